@@ -1,0 +1,91 @@
+package executor
+
+import (
+	"context"
+	"time"
+
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// Operator is a batch (pull) operator. Next returns the next chunk, or nil
+// at the end; after the end or an error it keeps returning the same. Close
+// releases resources and is safe to call more than once, also before the
+// end.
+type Operator interface {
+	Next(ctx context.Context) (*types.Chunk, error)
+	Close()
+}
+
+// Evaluator is a compiled expression. Eval computes the expression for
+// every row of in (rows that are not visible may hold any value) and
+// returns a vector of in.Len() rows; the vector may be reused by the next
+// call.
+type Evaluator interface {
+	Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error)
+}
+
+// EvalCtx is what expressions may read besides their input row.
+type EvalCtx struct {
+	// Params are the statement's $1..$n values.
+	Params []types.Datum
+	// Outer is the stack of enclosing rows for correlated subqueries;
+	// Outer[len(Outer)-d] is the row at depth d.
+	Outer []types.Row
+	// Now is the statement's transaction timestamp (now(),
+	// current_timestamp), microseconds since 1970-01-01 UTC.
+	Now int64
+	// Location is the session's TimeZone, for timestamptz input, output and
+	// arithmetic.
+	Location *time.Location
+	// Session answers current_user, current_database(), current_setting().
+	Session SessionInfo
+	// Exec runs subquery plans; nil where subqueries cannot occur.
+	Exec *ExecCtx
+}
+
+// SessionInfo is the part of a session that functions can read.
+type SessionInfo interface {
+	User() string
+	Database() string
+	// Setting returns a session variable's current value and whether it exists.
+	Setting(name string) (string, bool)
+}
+
+// Source gives batch operators the rows of relations at one snapshot.
+type Source interface {
+	// ScanRelation returns the full rows (in Relation.Cols order) of a
+	// table or materialized view with the given ID.
+	ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (RowIter, error)
+	// ScanSystem returns the rows of a virtual system table.
+	ScanSystem(ctx context.Context, schema, name string) ([]types.Row, error)
+}
+
+// RowIter iterates over rows; Next returns nil at the end.
+type RowIter interface {
+	Next() (types.Row, error)
+	Close()
+}
+
+// Writer applies DML to tables. Keys are full rows' primary key columns;
+// Insert fails with 23505 when the key exists (in storage or earlier in
+// the same statement).
+type Writer interface {
+	Insert(relID uint32, row types.Row) error
+	// Update replaces the row whose key is the key of old by new. When the
+	// key changes, it fails with 23505 if new's key exists.
+	Update(relID uint32, old, new types.Row) error
+	Delete(relID uint32, old types.Row) error
+	// NextRowID returns a fresh hidden row id for a table without a
+	// primary key.
+	NextRowID(relID uint32) (int64, error)
+}
+
+// ExecCtx is the context of one statement execution.
+type ExecCtx struct {
+	Eval   EvalCtx
+	Source Source
+	Writer Writer // nil for read-only statements
+}
+
+var _ = planner.Plan(nil)

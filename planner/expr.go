@@ -1,0 +1,160 @@
+package planner
+
+import "github.com/weirdb/weir/types"
+
+// Expr is a bound, typed scalar expression. Expressions are plain data: the
+// executor compiles them into vectorized evaluators over chunks, for batch
+// queries and stream operators alike.
+//
+// Every Expr is evaluated against the output row of its node's input (for
+// a Join's Cond: the left columns followed by the right columns).
+type Expr interface {
+	// Type returns the result type.
+	Type() types.T
+}
+
+// ColRef reads column Idx of the input row.
+type ColRef struct {
+	Idx int
+	T   types.T
+	// Name is for EXPLAIN output only.
+	Name string
+}
+
+// OuterRef reads column Idx of an enclosing query's current row, for a
+// correlated subquery. Depth 1 is the immediately enclosing query.
+type OuterRef struct {
+	Depth int
+	Idx   int
+	T     types.T
+}
+
+// Const is a literal of type T. A NULL literal of a yet unknown type has
+// T = types.TUnknown until coercion gives it one.
+type Const struct {
+	V types.Datum
+	T types.T
+}
+
+// Param is the statement parameter $N (1-based).
+type Param struct {
+	N int
+	T types.T
+}
+
+// Call applies a scalar function or operator. Fn is the canonical name in
+// the function registry (see functions.go): operators use their symbol
+// ("+", "=", "||", "~~" for LIKE), functions their lower-case Postgres name
+// ("upper", "date_trunc"). Args are already coerced to the overload's
+// parameter types, and T is its result type.
+type Call struct {
+	Fn   string
+	Args []Expr
+	T    types.T
+}
+
+// Cast converts Arg to T with Postgres's cast semantics (explicit casts:
+// text to anything parses with 22P02 on bad input; overflow is 22003;
+// varchar(n) truncates on explicit cast).
+type Cast struct {
+	Arg Expr
+	T   types.T
+}
+
+// And is the three-valued logical AND of Args (two or more).
+type And struct{ Args []Expr }
+
+// Or is the three-valued logical OR of Args (two or more).
+type Or struct{ Args []Expr }
+
+// Not is the logical negation of Arg.
+type Not struct{ Arg Expr }
+
+// IsNull is Arg IS NULL, or Arg IS NOT NULL when Not is set.
+type IsNull struct {
+	Arg Expr
+	Not bool
+}
+
+// IsBool is Arg IS [NOT] TRUE / FALSE / UNKNOWN, never NULL itself.
+type IsBool struct {
+	Arg Expr
+	// Want is "true", "false" or "unknown".
+	Want string
+	Not  bool
+}
+
+// When is one WHEN Cond THEN Then arm of a Case.
+type When struct {
+	Cond Expr
+	Then Expr
+}
+
+// Case is a searched CASE (the simple form CASE x WHEN v ... is bound into
+// Conds x = v). Else is nil for ELSE NULL. Only the chosen arm is evaluated
+// per row, so errors in other arms do not surface (as in Postgres).
+type Case struct {
+	Whens []When
+	Else  Expr
+	T     types.T
+}
+
+// Coalesce returns its first non-NULL argument, evaluating lazily.
+type Coalesce struct {
+	Args []Expr
+	T    types.T
+}
+
+// InList is Arg [NOT] IN (List...), with SQL's NULL rules.
+type InList struct {
+	Arg  Expr
+	List []Expr
+	Not  bool
+}
+
+// SubqueryKind says how a subquery's rows become a value.
+type SubqueryKind uint8
+
+// Subquery kinds.
+const (
+	// SubScalar yields the single column of at most one row (NULL for no
+	// row, 21000 for more than one).
+	SubScalar SubqueryKind = iota
+	// SubExists yields whether the plan returns any row.
+	SubExists
+	// SubAny is Arg Op ANY (plan); IN is SubAny with Op "=".
+	SubAny
+	// SubAll is Arg Op ALL (plan); NOT IN is SubAll with Op "<>".
+	SubAll
+	// SubArray yields a text[] of the single column (ARRAY(subquery)).
+	SubArray
+)
+
+// Subquery is a nested query used as an expression. When Correlated is
+// set, Plan contains OuterRefs and is re-evaluated per outer row; otherwise
+// the executor evaluates it once per execution.
+type Subquery struct {
+	Kind       SubqueryKind
+	Plan       Plan
+	Arg        Expr   // SubAny / SubAll only
+	Op         string // comparison operator for SubAny / SubAll
+	Correlated bool
+	T          types.T
+}
+
+// Type implementations.
+func (e *ColRef) Type() types.T   { return e.T }
+func (e *OuterRef) Type() types.T { return e.T }
+func (e *Const) Type() types.T    { return e.T }
+func (e *Param) Type() types.T    { return e.T }
+func (e *Call) Type() types.T     { return e.T }
+func (e *Cast) Type() types.T     { return e.T }
+func (e *And) Type() types.T      { return types.TBool }
+func (e *Or) Type() types.T       { return types.TBool }
+func (e *Not) Type() types.T      { return types.TBool }
+func (e *IsNull) Type() types.T   { return types.TBool }
+func (e *IsBool) Type() types.T   { return types.TBool }
+func (e *Case) Type() types.T     { return e.T }
+func (e *Coalesce) Type() types.T { return e.T }
+func (e *InList) Type() types.T   { return types.TBool }
+func (e *Subquery) Type() types.T { return e.T }

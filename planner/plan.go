@@ -1,0 +1,266 @@
+package planner
+
+import (
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// Plan is a node of a logical/batch query plan. Plans are plain data: the
+// executor builds operators from them, and EXPLAIN prints them. Every node
+// produces the rows described by Schema(); expressions inside a node refer
+// to its input's columns by index (ColRef).
+type Plan interface {
+	// Schema returns the node's output columns.
+	Schema() types.Schema
+	// Inputs returns the child plans (nil for leaves).
+	Inputs() []Plan
+}
+
+// Scan reads a user relation (table or materialized view) at the
+// statement's snapshot. Cols are indexes into Rel.Cols, in output order.
+type Scan struct {
+	Rel  *catalog.Relation
+	Cols []int
+	Out  types.Schema
+}
+
+// SystemScan reads a virtual system table (pg_catalog.*,
+// information_schema.*, weir's own), generated at execution time from the
+// catalog.
+type SystemScan struct {
+	Schema_ string // "pg_catalog", "information_schema", ...
+	Name    string
+	Out     types.Schema
+}
+
+// Values produces literal rows (VALUES lists, SELECT without FROM as one
+// empty row with Rows = [][]Expr{{}}).
+type Values struct {
+	Rows [][]Expr
+	Out  types.Schema
+}
+
+// Filter keeps the rows for which Cond is true.
+type Filter struct {
+	Input Plan
+	Cond  Expr
+}
+
+// Project computes one output column per expression.
+type Project struct {
+	Input Plan
+	Exprs []Expr
+	Out   types.Schema
+}
+
+// AggCall is one aggregate: Fn over Args ("count" with no Args is
+// count(*)), optionally DISTINCT, with a FILTER condition (nil for none) and
+// an ORDER BY for order-sensitive aggregates (string_agg).
+type AggCall struct {
+	Fn       string
+	Args     []Expr
+	Distinct bool
+	Filter   Expr
+	OrderBy  []SortKey
+	T        types.T
+}
+
+// Agg groups by GroupBy and computes Aggs. Output columns are the group
+// keys in order, then one column per aggregate. With no GroupBy it yields
+// exactly one row, even over empty input (Postgres semantics).
+type Agg struct {
+	Input   Plan
+	GroupBy []Expr
+	Aggs    []AggCall
+	Out     types.Schema
+}
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// Join kinds. Semi and Anti output only the left columns.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	SemiJoin
+	AntiJoin
+)
+
+// Join joins Left and Right. Output columns are Left's then Right's (Left's
+// only for Semi/Anti). LeftKeys[i] = RightKeys[i] are the equi-join keys
+// (each evaluated against its own side; NULL never matches); Cond is the
+// residual condition over the concatenated row (nil for none). A cross
+// join is an InnerJoin with no keys and no Cond.
+type Join struct {
+	Kind      JoinKind
+	Left      Plan
+	Right     Plan
+	LeftKeys  []Expr
+	RightKeys []Expr
+	Cond      Expr
+	Out       types.Schema
+}
+
+// SortKey is one ORDER BY item. NullsFirst is explicit: the binder fills in
+// Postgres's default (NULLS LAST for ASC, NULLS FIRST for DESC).
+type SortKey struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input by Keys (a stable sort).
+type Sort struct {
+	Input Plan
+	Keys  []SortKey
+}
+
+// Limit skips Offset rows then passes at most Limit rows. Either may be nil
+// (no limit / no offset); both are int8 expressions without column refs.
+type Limit struct {
+	Input  Plan
+	Limit  Expr
+	Offset Expr
+}
+
+// Distinct removes duplicate rows (all columns), or with On set, keeps the
+// first row of each group of equal On values (DISTINCT ON; the input is
+// sorted by the binder).
+type Distinct struct {
+	Input Plan
+	On    []Expr
+}
+
+// SetOpKind is UNION, INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+// Set operation kinds.
+const (
+	Union SetOpKind = iota
+	Intersect
+	Except
+)
+
+// SetOp combines two inputs with the same column types. Out carries the
+// left input's names with the unified types.
+type SetOp struct {
+	Kind  SetOpKind
+	All   bool
+	Left  Plan
+	Right Plan
+	Out   types.Schema
+}
+
+// FrameBound is one end of a window frame.
+type FrameBound struct {
+	// Kind is "unbounded_preceding", "preceding", "current_row",
+	// "following" or "unbounded_following".
+	Kind   string
+	Offset Expr // for "preceding" / "following"
+}
+
+// Frame is a window frame clause. Mode is "rows", "range" or "groups".
+type Frame struct {
+	Mode  string
+	Start FrameBound
+	End   FrameBound
+}
+
+// WindowCall is one window function: a ranking function (row_number,
+// rank, dense_rank, lag, lead, first_value, last_value, ntile...) or an
+// aggregate OVER a window. Frame nil means the SQL default (RANGE
+// UNBOUNDED PRECEDING to CURRENT ROW with ORDER BY, the whole partition
+// without).
+type WindowCall struct {
+	Fn          string
+	Args        []Expr
+	PartitionBy []Expr
+	OrderBy     []SortKey
+	Frame       *Frame
+	T           types.T
+}
+
+// Window computes window functions. Output columns are the input's, then
+// one per call. Row order of the output is unspecified.
+type Window struct {
+	Input Plan
+	Calls []WindowCall
+	Out   types.Schema
+}
+
+// TableFunc is a set-returning function in FROM, such as
+// generate_series(1, 10) or unnest. Args have no column refs.
+type TableFunc struct {
+	Fn   string
+	Args []Expr
+	Out  types.Schema
+}
+
+// Insert writes its input rows into Rel. Input yields full rows in Rel.Cols
+// order (the binder fills in defaults and hidden row ids are assigned by
+// the executor). Returning, when set, is evaluated over each inserted row
+// (in Rel.Cols order) and becomes the output; otherwise the output is
+// empty and the tag counts rows.
+type Insert struct {
+	Rel       *catalog.Relation
+	Input     Plan
+	Returning []Expr
+	Out       types.Schema
+}
+
+// Update rewrites the rows Input yields. Input yields the old rows in
+// Rel.Cols order; Set[i] computes the new value of column i from the old
+// row (nil keeps it). Returning is evaluated over the new row.
+type Update struct {
+	Rel       *catalog.Relation
+	Input     Plan
+	Set       []Expr
+	Returning []Expr
+	Out       types.Schema
+}
+
+// Delete removes the rows Input yields (old rows in Rel.Cols order).
+// Returning is evaluated over the deleted row.
+type Delete struct {
+	Rel       *catalog.Relation
+	Input     Plan
+	Returning []Expr
+	Out       types.Schema
+}
+
+// Schema and Inputs implementations.
+func (p *Scan) Schema() types.Schema       { return p.Out }
+func (p *SystemScan) Schema() types.Schema { return p.Out }
+func (p *Values) Schema() types.Schema     { return p.Out }
+func (p *Filter) Schema() types.Schema     { return p.Input.Schema() }
+func (p *Project) Schema() types.Schema    { return p.Out }
+func (p *Agg) Schema() types.Schema        { return p.Out }
+func (p *Join) Schema() types.Schema       { return p.Out }
+func (p *Sort) Schema() types.Schema       { return p.Input.Schema() }
+func (p *Limit) Schema() types.Schema      { return p.Input.Schema() }
+func (p *Distinct) Schema() types.Schema   { return p.Input.Schema() }
+func (p *SetOp) Schema() types.Schema      { return p.Out }
+func (p *Window) Schema() types.Schema     { return p.Out }
+func (p *TableFunc) Schema() types.Schema  { return p.Out }
+func (p *Insert) Schema() types.Schema     { return p.Out }
+func (p *Update) Schema() types.Schema     { return p.Out }
+func (p *Delete) Schema() types.Schema     { return p.Out }
+
+func (p *Scan) Inputs() []Plan       { return nil }
+func (p *SystemScan) Inputs() []Plan { return nil }
+func (p *Values) Inputs() []Plan     { return nil }
+func (p *Filter) Inputs() []Plan     { return []Plan{p.Input} }
+func (p *Project) Inputs() []Plan    { return []Plan{p.Input} }
+func (p *Agg) Inputs() []Plan        { return []Plan{p.Input} }
+func (p *Join) Inputs() []Plan       { return []Plan{p.Left, p.Right} }
+func (p *Sort) Inputs() []Plan       { return []Plan{p.Input} }
+func (p *Limit) Inputs() []Plan      { return []Plan{p.Input} }
+func (p *Distinct) Inputs() []Plan   { return []Plan{p.Input} }
+func (p *SetOp) Inputs() []Plan      { return []Plan{p.Left, p.Right} }
+func (p *Window) Inputs() []Plan     { return []Plan{p.Input} }
+func (p *TableFunc) Inputs() []Plan  { return nil }
+func (p *Insert) Inputs() []Plan     { return []Plan{p.Input} }
+func (p *Update) Inputs() []Plan     { return []Plan{p.Input} }
+func (p *Delete) Inputs() []Plan     { return []Plan{p.Input} }

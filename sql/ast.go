@@ -1,0 +1,213 @@
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/types"
+)
+
+// Stmt is one parsed statement: either one of weir's own statement types
+// below or a *Query for the statements the TiDB parser handles.
+type Stmt interface{ stmt() }
+
+// Query is a statement parsed by the TiDB parser after the dialect bridge:
+// SELECT (incl. WITH, set operations, VALUES), INSERT, UPDATE, DELETE.
+type Query struct {
+	// Text is the original statement text.
+	Text string
+	// Rewritten is the bridged text that was given to the TiDB parser.
+	Rewritten string
+	// Node is the TiDB AST (*ast.SelectStmt, *ast.SetOprStmt,
+	// *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt).
+	Node ast.StmtNode
+	// Params maps TiDB's ParamMarkerExpr.Order (0-based, in text order) to
+	// the Postgres parameter number: `$2 ... $1` is Params = [2, 1].
+	Params []int
+	// TVFs holds the table functions that stood in FROM, keyed by the
+	// placeholder table name that replaced them in Rewritten.
+	TVFs map[string]*TVF
+	// Returning holds the RETURNING list of an INSERT/UPDATE/DELETE (nil
+	// when absent); TiDB's grammar has no RETURNING, so the bridge cuts it
+	// off and parses it as a select list.
+	Returning []*ast.SelectField
+	// Aliases holds column alias lists of derived tables and VALUES in FROM
+	// (`(...) AS t(a, b)`), keyed by the table alias.
+	Aliases map[string][]string
+}
+
+// TVF is a table function call in FROM, such as generate_series(1, 10) or
+// TUMBLE(t, ts, INTERVAL '1' MINUTE).
+type TVF struct {
+	Name string         // lower-case function name
+	Args []ast.ExprNode // arguments, parsed by the TiDB parser after bridging
+	// ArgText holds each argument's bridged text (for TUMBLE/HOP, whose
+	// first argument is a relation name).
+	ArgText []string
+	Alias   string   // table alias ("" when none)
+	Columns []string // column alias list ("" when none)
+}
+
+// TypeName is a Postgres type as written in DDL or a cast.
+type TypeName struct {
+	T    types.T
+	Text string // as written, for error messages
+}
+
+// ColumnDef is a column of CREATE TABLE / CREATE SOURCE.
+type ColumnDef struct {
+	Name       string
+	Type       TypeName
+	NotNull    bool
+	Null       bool // explicit NULL
+	PrimaryKey bool
+	// Default is the DEFAULT expression's bridged text ("" when none) and
+	// DefaultExpr its TiDB AST.
+	Default     string
+	DefaultExpr ast.ExprNode
+}
+
+// CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))
+// [APPEND ONLY] [WITH (...)] [FORMAT ... ENCODE ...] [WATERMARK FOR ...].
+type CreateTable struct {
+	Name        ObjectName
+	IfNotExists bool
+	Columns     []ColumnDef
+	PrimaryKey  []string // from a table constraint or column PRIMARY KEY
+	AppendOnly  bool
+	With        map[string]string
+	Format      string
+	Encode      string
+	// AsQuery is set for CREATE TABLE ... AS query.
+	AsQuery *Query
+}
+
+// ObjectName is an optionally schema-qualified name, folded to lower case
+// unless quoted.
+type ObjectName struct {
+	Schema string // "" when unqualified
+	Name   string
+}
+
+// String returns schema.name or name.
+func (n ObjectName) String() string {
+	if n.Schema == "" {
+		return n.Name
+	}
+	return n.Schema + "." + n.Name
+}
+
+// CreateView is CREATE [OR REPLACE] [MATERIALIZED] VIEW [IF NOT EXISTS]
+// name [(cols)] AS query.
+type CreateView struct {
+	Name              ObjectName
+	OrReplace         bool
+	Materialized      bool
+	IfNotExists       bool
+	Columns           []string
+	Query             *Query
+	QueryText         string // the query text as written
+	EmitOnWindowClose bool
+	With              map[string]string
+}
+
+// Drop is DROP TABLE|VIEW|MATERIALIZED VIEW|SOURCE|SINK|INDEX|SCHEMA
+// [IF EXISTS] names [CASCADE|RESTRICT].
+type Drop struct {
+	Kind     string // "table", "view", "materialized view", "source", "sink", "index", "schema"
+	Names    []ObjectName
+	IfExists bool
+	Cascade  bool
+}
+
+// Show is SHOW name | SHOW ALL | SHOW TABLES | SHOW MATERIALIZED VIEWS |
+// SHOW CREATE TABLE x | ... Kind is the lower-cased words after SHOW
+// ("tables", "create table", "variable"), Name the variable or object.
+type Show struct {
+	Kind string
+	Name string
+	Obj  ObjectName
+}
+
+// Describe is DESCRIBE name (also DESC name).
+type Describe struct{ Name ObjectName }
+
+// Set is SET [SESSION|LOCAL] name {TO|=} value[, ...] | DEFAULT, and SET
+// TIME ZONE value. Value holds the values as text, joined with ", ".
+type Set struct {
+	Name    string
+	Value   string
+	Default bool
+	Local   bool
+}
+
+// AlterSystem is ALTER SYSTEM SET name {TO|=} value.
+type AlterSystem struct {
+	Name  string
+	Value string
+}
+
+// Reset is RESET name | RESET ALL.
+type Reset struct{ Name string }
+
+// TxnKind is BEGIN/START TRANSACTION, COMMIT/END, ROLLBACK/ABORT.
+type TxnKind uint8
+
+// Transaction statement kinds.
+const (
+	TxnBegin TxnKind = iota
+	TxnCommit
+	TxnRollback
+)
+
+// Txn is a transaction control statement.
+type Txn struct{ Kind TxnKind }
+
+// Copy is COPY table [(cols)] FROM STDIN | TO STDOUT [WITH] (options), or
+// COPY (query) TO STDOUT.
+type Copy struct {
+	Table   ObjectName
+	Columns []string
+	Query   *Query // COPY (query) TO STDOUT
+	From    bool   // FROM STDIN (else TO STDOUT)
+	// Options, lower-cased: format ("text" | "csv" | "binary"), delimiter,
+	// null, header, quote, escape.
+	Options map[string]string
+}
+
+// Explain is EXPLAIN [ANALYZE] [VERBOSE] stmt.
+type Explain struct {
+	Stmt    Stmt
+	Analyze bool
+	Verbose bool
+}
+
+// Flush is FLUSH: wait for the next committed checkpoint.
+type Flush struct{}
+
+// Truncate is TRUNCATE [TABLE] name[, ...].
+type Truncate struct{ Names []ObjectName }
+
+// CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name.
+type CreateSchema struct {
+	Name        string
+	IfNotExists bool
+}
+
+// Discard is DISCARD ALL|PLANS|... (accepted, as pgx and poolers send it).
+type Discard struct{ What string }
+
+func (*Query) stmt()        {}
+func (*CreateTable) stmt()  {}
+func (*CreateView) stmt()   {}
+func (*Drop) stmt()         {}
+func (*Show) stmt()         {}
+func (*Describe) stmt()     {}
+func (*Set) stmt()          {}
+func (*AlterSystem) stmt()  {}
+func (*Reset) stmt()        {}
+func (*Txn) stmt()          {}
+func (*Copy) stmt()         {}
+func (*Explain) stmt()      {}
+func (*Flush) stmt()        {}
+func (*Truncate) stmt()     {}
+func (*CreateSchema) stmt() {}
+func (*Discard) stmt()      {}

@@ -1,0 +1,64 @@
+package catalog
+
+import "github.com/weirdb/weir/types"
+
+// Kind is the kind of a catalog relation.
+type Kind uint8
+
+// Relation kinds, with the pg_class.relkind letter each maps to.
+const (
+	KindTable  Kind = iota // 'r'
+	KindView               // 'v'
+	KindMView              // 'm'
+	KindSource             // 'r' in pg_class (RisingWave shows sources apart)
+	KindSink               // not in pg_class
+	KindSystem             // pg_catalog / information_schema virtual table
+)
+
+// Column is one column of a relation.
+type Column struct {
+	Name    string
+	T       types.T
+	NotNull bool
+	// Default is the DEFAULT expression's SQL text ("" when none), bound
+	// again whenever an INSERT needs it.
+	Default string
+	// Hidden marks the generated row id of a table without a primary key;
+	// hidden columns are left out of SELECT * and \d.
+	Hidden bool
+}
+
+// Relation is a table, view, materialized view, source or sink.
+type Relation struct {
+	ID     uint32 // unique, never reused; also the state table id of its data
+	OID    uint32 // pg_class.oid as psql sees it (ID + FirstUserOID)
+	Schema string // namespace, "public" for user objects
+	Name   string
+	Kind   Kind
+	Cols   []Column
+	// PK holds the indexes into Cols of the primary key (the hidden row id
+	// for a table without one).
+	PK []int
+	// SQL is the definition: the query text for a view or MV, the full
+	// CREATE statement for the others (SHOW CREATE prints it).
+	SQL string
+	// Deps are the IDs of the relations this one reads from.
+	Deps []uint32
+	// With holds the WITH (...) options, lower-cased keys.
+	With map[string]string
+}
+
+// FirstUserOID is the first OID given to user objects, as in Postgres
+// (FirstNormalObjectId = 16384).
+const FirstUserOID = 16384
+
+// Schema returns the visible columns as a types.Schema.
+func (r *Relation) VisibleSchema() types.Schema {
+	s := make(types.Schema, 0, len(r.Cols))
+	for _, c := range r.Cols {
+		if !c.Hidden {
+			s = append(s, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull})
+		}
+	}
+	return s
+}

@@ -1,0 +1,203 @@
+package types
+
+import "fmt"
+
+// TypeID identifies a SQL type family. The zero value is Unknown: the type
+// of an untyped literal or NULL before the binder resolves it.
+type TypeID uint8
+
+// The SQL types weir supports (DESIGN.md §6), plus the few catalog types
+// that psql's catalog queries need (oid, name, "char", text[]).
+const (
+	Unknown TypeID = iota
+	Bool
+	Int2
+	Int4
+	Int8
+	Float4
+	Float8
+	Numeric
+	Varchar
+	Text
+	Bytea
+	Date
+	Time
+	Timestamp
+	Timestamptz
+	Interval
+	Jsonb
+	Oid
+	Name
+	Char // Postgres's internal single-byte "char" type (OID 18)
+	TextArray
+	numTypeIDs
+)
+
+// T is a SQL type: a family plus a Postgres type modifier. Mod has exactly
+// Postgres's atttypmod meaning, so it can go into RowDescription and
+// pg_attribute unchanged: -1 means none; varchar(n) is n+4; numeric(p,s) is
+// ((p<<16)|s)+4; timestamp(p), time(p) and interval(p) are p.
+type T struct {
+	ID  TypeID
+	Mod int32
+}
+
+// Convenience values for unmodified types.
+var (
+	TUnknown     = T{Unknown, -1}
+	TBool        = T{Bool, -1}
+	TInt2        = T{Int2, -1}
+	TInt4        = T{Int4, -1}
+	TInt8        = T{Int8, -1}
+	TFloat4      = T{Float4, -1}
+	TFloat8      = T{Float8, -1}
+	TNumeric     = T{Numeric, -1}
+	TVarchar     = T{Varchar, -1}
+	TText        = T{Text, -1}
+	TBytea       = T{Bytea, -1}
+	TDate        = T{Date, -1}
+	TTime        = T{Time, -1}
+	TTimestamp   = T{Timestamp, -1}
+	TTimestamptz = T{Timestamptz, -1}
+	TInterval    = T{Interval, -1}
+	TJsonb       = T{Jsonb, -1}
+	TOid         = T{Oid, -1}
+	TName        = T{Name, -1}
+	TChar        = T{Char, -1}
+	TTextArray   = T{TextArray, -1}
+)
+
+type typeInfo struct {
+	name   string // Postgres's canonical name, as format_type prints it
+	oid    uint32 // pg_type.oid
+	size   int16  // pg_type.typlen, as RowDescription's DataTypeSize
+	arrOID uint32 // OID of the array type, for pg_type
+}
+
+var infos = [numTypeIDs]typeInfo{
+	Unknown:     {"unknown", 705, -2, 0},
+	Bool:        {"boolean", 16, 1, 1000},
+	Int2:        {"smallint", 21, 2, 1005},
+	Int4:        {"integer", 23, 4, 1007},
+	Int8:        {"bigint", 20, 8, 1016},
+	Float4:      {"real", 700, 4, 1021},
+	Float8:      {"double precision", 701, 8, 1022},
+	Numeric:     {"numeric", 1700, -1, 1231},
+	Varchar:     {"character varying", 1043, -1, 1015},
+	Text:        {"text", 25, -1, 1009},
+	Bytea:       {"bytea", 17, -1, 1001},
+	Date:        {"date", 1082, 4, 1182},
+	Time:        {"time without time zone", 1083, 8, 1183},
+	Timestamp:   {"timestamp without time zone", 1114, 8, 1115},
+	Timestamptz: {"timestamp with time zone", 1184, 8, 1185},
+	Interval:    {"interval", 1186, 16, 1187},
+	Jsonb:       {"jsonb", 3802, -1, 3807},
+	Oid:         {"oid", 26, 4, 1028},
+	Name:        {"name", 19, 64, 1003},
+	Char:        {"\"char\"", 18, 1, 1002},
+	TextArray:   {"text[]", 1009, -1, 0},
+}
+
+// OID returns the Postgres type OID (pg_type.oid) of t, as sent in
+// RowDescription and ParameterDescription.
+func (t T) OID() uint32 { return infos[t.ID].oid }
+
+// Size returns pg_type.typlen: the fixed width in bytes, or -1 for
+// variable-length types (RowDescription's DataTypeSize).
+func (t T) Size() int16 { return infos[t.ID].size }
+
+// ArrayOID returns the OID of the array type whose elements are t (0 if none).
+func (t T) ArrayOID() uint32 { return infos[t.ID].arrOID }
+
+// String returns the type as Postgres's format_type prints it, including the
+// modifier: "integer", "character varying(10)", "numeric(10,2)",
+// "timestamp(3) without time zone".
+func (t T) String() string {
+	base := infos[t.ID].name
+	if t.Mod < 0 {
+		return base
+	}
+	switch t.ID {
+	case Varchar:
+		return fmt.Sprintf("character varying(%d)", t.Mod-4)
+	case Numeric:
+		p, s := (t.Mod-4)>>16, (t.Mod-4)&0xffff
+		return fmt.Sprintf("numeric(%d,%d)", p, s)
+	case Timestamp:
+		return fmt.Sprintf("timestamp(%d) without time zone", t.Mod)
+	case Timestamptz:
+		return fmt.Sprintf("timestamp(%d) with time zone", t.Mod)
+	case Time:
+		return fmt.Sprintf("time(%d) without time zone", t.Mod)
+	case Interval:
+		return fmt.Sprintf("interval(%d)", t.Mod)
+	}
+	return base
+}
+
+// Name returns the family name without modifier (for example "integer").
+func (id TypeID) Name() string { return infos[id].name }
+
+// String implements fmt.Stringer for a TypeID.
+func (id TypeID) String() string { return infos[id].name }
+
+// ByOID returns the type with the given Postgres OID and false if weir
+// does not know it.
+func ByOID(oid uint32) (T, bool) {
+	for id := TypeID(0); id < numTypeIDs; id++ {
+		if infos[id].oid == oid {
+			return T{id, -1}, true
+		}
+	}
+	return TUnknown, false
+}
+
+// IsInteger reports whether t is smallint, integer or bigint.
+func (t T) IsInteger() bool { return t.ID == Int2 || t.ID == Int4 || t.ID == Int8 }
+
+// IsNumeric reports whether t is one of the numeric types (integers,
+// floats, numeric).
+func (t T) IsNumeric() bool {
+	switch t.ID {
+	case Int2, Int4, Int8, Float4, Float8, Numeric, Oid:
+		return true
+	}
+	return false
+}
+
+// IsString reports whether t is one of the character types (text, varchar,
+// name, "char").
+func (t T) IsString() bool {
+	switch t.ID {
+	case Text, Varchar, Name, Char:
+		return true
+	}
+	return false
+}
+
+// Family returns how values of t are stored in a Datum and a Vec.
+func (t T) Family() Family { return families[t.ID] }
+
+// Family says which field of a Datum, and which slice of a Vec, holds a
+// type's values.
+type Family uint8
+
+// Storage families.
+const (
+	FamNone     Family = iota // Unknown: always NULL
+	FamBool                   // Datum.I (0/1); Vec.B
+	FamInt                    // Datum.I; Vec.I
+	FamFloat                  // Datum.F; Vec.F
+	FamDecimal                // Datum.D; Vec.D
+	FamString                 // Datum.S; Vec.S (bytes for bytea; canonical text for jsonb; text[] in Postgres array text form)
+	FamInterval               // Datum.Iv; Vec.Iv
+)
+
+var families = [numTypeIDs]Family{
+	Unknown: FamString, Bool: FamBool, Int2: FamInt, Int4: FamInt, Int8: FamInt,
+	Float4: FamFloat, Float8: FamFloat, Numeric: FamDecimal,
+	Varchar: FamString, Text: FamString, Bytea: FamString,
+	Date: FamInt, Time: FamInt, Timestamp: FamInt, Timestamptz: FamInt,
+	Interval: FamInterval, Jsonb: FamString, Oid: FamInt, Name: FamString, Char: FamString,
+	TextArray: FamString,
+}

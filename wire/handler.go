@@ -1,0 +1,108 @@
+package wire
+
+import (
+	"context"
+	"io"
+
+	"github.com/weirdb/weir/types"
+)
+
+// Handler is what the wire server needs from the database. engine
+// implements it. The server owns connections, protocol state, parameter
+// and result encoding (text and binary formats), portals and query
+// cancellation; the handler owns statements and their execution.
+type Handler interface {
+	// NewSession is called once per connection after the StartupMessage.
+	// An error is sent as a FATAL ErrorResponse and the connection closed.
+	NewSession(ctx context.Context, p StartupParams) (Session, error)
+	// ServerParams returns the ParameterStatus values sent after
+	// authentication (server_version, TimeZone, ...), in send order.
+	ServerParams() [][2]string
+}
+
+// StartupParams are the values of the client's StartupMessage.
+type StartupParams struct {
+	User     string
+	Database string
+	// Options holds every other startup parameter (application_name,
+	// client_encoding, DateStyle, options, ...).
+	Options map[string]string
+}
+
+// Piece is one statement of a simple-protocol query string.
+type Piece struct {
+	Text   string
+	Offset int // byte offset of Text in the whole query string
+}
+
+// Session is one client connection's state.
+type Session interface {
+	// Split splits a simple-protocol query string into statements. Empty
+	// statements (only whitespace, comments or ';') are dropped; an empty
+	// result makes the server send EmptyQueryResponse. Split fails only on
+	// unterminated quotes or comments (SQLSTATE 42601).
+	Split(text string) ([]Piece, error)
+	// Prepare parses and binds text, which holds one statement. paramTypes
+	// are the client's type hints by OID (0 or missing: infer).
+	Prepare(ctx context.Context, text string, paramTypes []uint32) (Prepared, error)
+	// TxStatus returns the ReadyForQuery status: 'I' idle, 'T' in a
+	// transaction block, 'E' in a failed transaction block.
+	TxStatus() byte
+	// Close releases the session; it is called exactly once, also when the
+	// client disconnects mid-statement.
+	Close()
+}
+
+// Field describes one result column for RowDescription.
+type Field struct {
+	Name string
+	T    types.T
+	// TableOID and Column identify the source table column when known
+	// (0 otherwise).
+	TableOID uint32
+	Column   int16
+}
+
+// Prepared is a parsed and bound statement.
+type Prepared interface {
+	// ParamTypes returns the types of $1..$n, as sent in
+	// ParameterDescription.
+	ParamTypes() []types.T
+	// Fields returns the result columns, or nil when the statement returns
+	// no rows (the server then sends NoData on Describe).
+	Fields() []Field
+	// Execute runs the statement with decoded parameters. Rows are pulled
+	// from the returned Result; ctx is cancelled by a CancelRequest or when
+	// the client goes away, and the handler must then leave nothing
+	// half-done.
+	Execute(ctx context.Context, params []types.Datum, io ExecIO) (Result, error)
+}
+
+// Result is the outcome of one execution: a cursor over rows, then a
+// command tag.
+type Result interface {
+	// Next returns the next row, or nil at the end.
+	Next(ctx context.Context) (types.Row, error)
+	// Tag returns the CommandComplete tag ("SELECT 3", "INSERT 0 1",
+	// "CREATE TABLE"); valid once Next returned nil.
+	Tag() string
+	// Close releases the cursor; it may be called before the end (portal
+	// closed, client gone) and more than once.
+	Close()
+}
+
+// ExecIO is what a running statement may ask of the connection besides
+// returning rows.
+type ExecIO interface {
+	// Notice sends a NoticeResponse (severity NOTICE unless set).
+	Notice(severity, code, message string)
+	// CopyIn switches the connection into COPY FROM STDIN mode for ncols
+	// columns (format 0 text, 1 binary) and returns a reader of the data the
+	// client sends. Read returns io.EOF at CopyDone, and an error when the
+	// client sends CopyFail.
+	CopyIn(format int16, ncols int) (io.Reader, error)
+	// CopyOut switches the connection into COPY TO STDOUT mode and returns
+	// a writer; each Write becomes one CopyData message. The statement's
+	// Result then ends the copy with CopyDone and CommandComplete.
+	CopyOut(format int16, ncols int) (io.Writer, error)
+}
