@@ -12,8 +12,21 @@ type Piece struct {
 // quotes ('…', "…", E'…', $tag$…$tag$), comments (-- and nested /* */) and
 // parentheses. Empty statements are dropped. It fails with 42601 on an
 // unterminated quote or comment.
+//
+// Each Piece's Text runs from the statement's first token to the end of
+// its last token (comments and blanks around it are left out), and Offset
+// is the byte offset of that first token in text.
 func Split(text string) ([]Piece, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "sql.Split: not implemented")
+	toks, err := Lex(text)
+	if err != nil {
+		return nil, err
+	}
+	var out []Piece
+	for _, st := range splitTokens(toks) {
+		off := st[0].Off
+		out = append(out, Piece{Text: text[off:st[len(st)-1].End], Offset: off})
+	}
+	return out, nil
 }
 
 // Parse parses one statement (no trailing statements; a trailing ';' is
