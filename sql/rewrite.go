@@ -436,8 +436,49 @@ func (b *bridge) calls(seq []*node) []*node {
 		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
 			seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
 		}
+		if !notFunctions[w] && !windowWords[w] {
+			aggOrder(seq[i+1])
+		}
 	}
 	return seq
+}
+
+// windowWords stand before a parenthesised ORDER BY that is not an
+// aggregate's.
+var windowWords = wordSet(`over group window as`)
+
+// aggOrder rewrites an aggregate's ORDER BY inside its argument group g:
+// agg(args ORDER BY k1 DESC, k2) becomes
+// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
+func aggOrder(g *node) {
+	kids := g.kids
+	j := -1
+	for k := 1; k+1 < len(kids); k++ {
+		if kids[k].isWord("order") && kids[k+1].isWord("by") {
+			j = k
+			break
+		}
+	}
+	if j < 0 || isSubquery(kids) {
+		return
+	}
+	var keys []*node
+	for n, key := range splitCommas(kids[j+2:]) {
+		if len(key) == 0 {
+			return
+		}
+		dir := "asc"
+		if w := key[len(key)-1].word(); w == "asc" || w == "desc" {
+			dir, key = w, key[:len(key)-1]
+		}
+		if n > 0 {
+			keys = append(keys, leafOp(",", key[0].off))
+		}
+		keys = append(keys, key...)
+		keys = append(keys, leafOp(",", key[0].off), textNode(quoteString(dir), key[0].off))
+	}
+	out := append(append([]*node{}, kids[:j]...), leafOp(",", kids[j].off), synth("pg_agg_order_by(", keys, ")", kids[j].off))
+	g.kids = out
 }
 
 // filterArgs rewrites agg(args) FILTER (WHERE cond) into the argument
