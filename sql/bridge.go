@@ -210,6 +210,27 @@ func (b *bridge) syntaxError(off int) *pgerr.Error {
 	return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: len(b.src)})
 }
 
+// syntaxErrorAfter reports a syntax error at the first token after the
+// one at source offset off.
+func (b *bridge) syntaxErrorAfter(off int) *pgerr.Error {
+	for _, t := range b.toks {
+		if t.Off > off {
+			return syntaxErrorAt(b.src, t)
+		}
+	}
+	return b.syntaxError(len(b.src) + 1)
+}
+
+// nextTokenOff returns the source offset of the token after the one at off.
+func (b *bridge) nextTokenOff(off int) int {
+	for _, t := range b.toks {
+		if t.Off > off {
+			return t.Off
+		}
+	}
+	return off
+}
+
 // parse emits seq, parses it with TiDB and registers its parameter markers.
 func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 	e := &emitter{}

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
 )
@@ -34,7 +36,7 @@ func (p *stmtParser) create() (Stmt, error) {
 	if !p.accept("view") {
 		switch p.word(0) {
 		case "source", "sink", "index", "function", "sequence", "type", "database", "user", "role":
-			return nil, p.unsupported("CREATE " + upper(p.word(0)))
+			return nil, p.unsupported("CREATE " + upper(p.word(0)) + " is")
 		}
 		return nil, p.errHere()
 	}
@@ -107,7 +109,7 @@ func (p *stmtParser) createTable() (Stmt, error) {
 	if err := p.expectOp("("); err != nil {
 		return nil, err
 	}
-	for !p.acceptOp(")") {
+	for {
 		if err := p.tableElement(ct); err != nil {
 			return nil, err
 		}
@@ -197,9 +199,9 @@ func (p *stmtParser) tableElement(ct *CreateTable) error {
 		p.word(0) == "exclude":
 		return p.unsupported(upper(p.word(0)) + " constraints are")
 	case p.word(0) == "watermark" && p.word(1) == "for":
-		return p.unsupported("WATERMARK")
+		return p.unsupported("WATERMARK is")
 	case p.word(0) == "like" && p.peekAt(1).Kind != TEOF && p.peekAt(1).Kind != TOp:
-		return p.unsupported("CREATE TABLE ... LIKE")
+		return p.unsupported("CREATE TABLE ... LIKE is")
 	}
 	name, err := p.name()
 	if err != nil {
@@ -300,7 +302,7 @@ loop:
 	if err != nil {
 		return err
 	}
-	col.Default = q.Rewritten[len("select "):]
+	col.Default = strings.TrimSpace(strings.TrimPrefix(q.Rewritten, "select"))
 	col.DefaultExpr = q.Node.(*ast.SelectStmt).Fields.Fields[0].Expr
 	p.pos = i
 	return nil

@@ -128,7 +128,7 @@ func (lx *lexer) skipSpace() error {
 			depth := 0
 			for {
 				if lx.pos+1 >= len(s) {
-					return lx.errAt(start, "unterminated /* comment at or near %q", s[start:])
+					return lx.errAt(start, "unterminated /* comment at or near \"%s\"", s[start:])
 				}
 				if s[lx.pos] == '/' && s[lx.pos+1] == '*' {
 					depth++
@@ -244,7 +244,7 @@ func (lx *lexer) next() (Token, error) {
 			delim := s[start : j+1]
 			k := strings.Index(s[j+1:], delim)
 			if k < 0 {
-				return Token{}, lx.errAt(start, "unterminated dollar-quoted string at or near %q", s[start:])
+				return Token{}, lx.errAt(start, "unterminated dollar-quoted string at or near \"%s\"", s[start:])
 			}
 			lx.pos = j + 1 + k + len(delim)
 			return tok(TString, s[j+1:j+1+k])
@@ -298,9 +298,9 @@ func (lx *lexer) quoted(q byte, tokStart int) (string, error) {
 	for {
 		if lx.pos >= len(s) {
 			if q == '"' {
-				return "", lx.errAt(tokStart, "unterminated quoted identifier at or near %q", s[tokStart:])
+				return "", lx.errAt(tokStart, "unterminated quoted identifier at or near \"%s\"", s[tokStart:])
 			}
-			return "", lx.errAt(tokStart, "unterminated quoted string at or near %q", s[tokStart:])
+			return "", lx.errAt(tokStart, "unterminated quoted string at or near \"%s\"", s[tokStart:])
 		}
 		c := s[lx.pos]
 		switch {

@@ -25,7 +25,7 @@ func syntaxErrorAt(src string, t Token) *pgerr.Error {
 		}
 		return pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
 	}
-	return pgerr.New(pgerr.SyntaxError, "syntax error at or near %q", src[t.Off:t.End]).WithPosition(charPos(src, t.Off))
+	return pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", src[t.Off:t.End]).WithPosition(charPos(src, t.Off))
 }
 
 // stmtTokens returns one statement's tokens followed by a TEOF token at
@@ -45,7 +45,7 @@ func stmtTokens(src string, st []Token, all []Token) []Token {
 	return append(out, Token{Kind: TEOF, Off: end, End: end})
 }
 
-func (p *stmtParser) peek() Token       { return p.toks[p.pos] }
+func (p *stmtParser) peek() Token { return p.toks[p.pos] }
 func (p *stmtParser) peekAt(k int) Token {
 	if p.pos+k >= len(p.toks) {
 		return p.toks[len(p.toks)-1]
@@ -769,8 +769,10 @@ func (p *stmtParser) options() (map[string]string, error) {
 	}
 }
 
+// unsupported returns 0A000 "<what> not supported yet" at the cursor;
+// what ends with "is" or "are".
 func (p *stmtParser) unsupported(what string) error {
-	return pgerr.New(pgerr.FeatureNotSupported, "%s is not supported yet", what).WithPosition(charPos(p.src, p.peek().Off))
+	return pgerr.New(pgerr.FeatureNotSupported, "%s not supported yet", what).WithPosition(charPos(p.src, p.peek().Off))
 }
 
 var _ = fmt.Sprint

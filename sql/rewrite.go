@@ -816,6 +816,18 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			tvf := &TVF{Name: strings.ToLower(name), Alias: alias, Columns: cols}
 			if len(call.kids) > 0 {
 				args := splitCommas(call.kids)
+				for k, arg := range args {
+					if len(arg) == 0 {
+						// Point at the token after the comma (or the "(")
+						// that precedes the empty argument.
+						off := call.off
+						if k > 0 && len(args[k-1]) > 0 {
+							off = b.nextTokenOff(args[k-1][len(args[k-1])-1].off)
+						}
+						b.fail(b.syntaxErrorAfter(off))
+						return seq
+					}
+				}
 				sel := []*node{textNode("select", call.off)}
 				for k, arg := range args {
 					ae := &emitter{}
@@ -893,6 +905,9 @@ func (b *bridge) values(seq []*node) []*node {
 			}
 			out = append(out, textNode("select", row.off))
 			for c, col := range splitCommas(row.kids) {
+				if len(col) == 0 {
+					col = []*node{textNode("", row.off)}
+				}
 				if c > 0 {
 					out = append(out, leafOp(",", col[0].off))
 				}
