@@ -116,6 +116,9 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 			}
 		}
 	}
+	if seq[0].isWord("update") {
+		seq = updateFrom(seq)
+	}
 	seq = b.level(seq)
 	if b.err != nil {
 		return nil, b.err
@@ -142,6 +145,34 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 	}
 	b.finishParams()
 	return b.q, nil
+}
+
+// updateFrom moves the FROM list of UPDATE t SET ... FROM u WHERE ...
+// behind the target table, giving TiDB's multi-table UPDATE t, u SET ...
+// WHERE ...; the first table stays the one updated.
+func updateFrom(seq []*node) []*node {
+	set, from, end := -1, -1, len(seq)
+	for i, n := range seq {
+		switch {
+		case set < 0 && n.isWord("set"):
+			set = i
+		case set >= 0 && from < 0 && n.isWord("from"):
+			from = i
+		case from >= 0 && n.isWord("where"):
+			end = i
+		}
+		if end < len(seq) {
+			break
+		}
+	}
+	if set < 0 || from < 0 || from+1 >= end {
+		return seq
+	}
+	out := append([]*node{}, seq[:set]...)
+	out = append(out, leafOp(",", seq[from].off))
+	out = append(out, seq[from+1:end]...)
+	out = append(out, seq[set:from]...)
+	return append(out, seq[end:]...)
 }
 
 // bridgeExpr bridges one scalar expression as `SELECT <expr>`.

@@ -95,8 +95,11 @@
 //	    x = ANY (expr), expr not a subquery    pg_any_eq(x, (expr)); x extends back to the
 //	                                           nearest boundary or comparison operator.
 //	                                           x = ANY (subquery) stays native
-//	    x[i]                                   pg_subscript(x, i) (slices x[i:j] are not
-//	                                           rewritten); '{0}' stays a string
+//	    x op ANY|SOME (expr), op not =         pg_any(x, 'op', (expr)) (op: <> != < > <= >=)
+//	    x op ALL (expr)                        pg_all(x, 'op', (expr)) (op: = <> != < > <= >=)
+//	    x[i]                                   pg_subscript(x, i); '{0}' stays a string
+//	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
+//	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
 //	                                           FULL OUTER JOIN); ON/USING kept
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
@@ -123,12 +126,15 @@
 //	                                           FALSE, NULL are native
 //	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries)
 //	22  TABLE t                                SELECT * FROM t
+//	23  a ^ b                                  power(a, b) (adjacent primaries; TiDB's ^ is XOR)
+//	24  UPDATE t SET ... FROM u, v WHERE ...   UPDATE t, u, v SET ... WHERE ... (TiDB's
+//	                                           multi-table UPDATE; the first table is the
+//	                                           target). DELETE FROM t USING u is native.
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
 // source token the failing bridged token came from.
 //
-// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS, SIMILAR TO, array
-// slices, nested ARRAY[[..]] and ^ (power; TiDB reads it as XOR) are not
-// rewritten.
+// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS and SIMILAR TO are
+// not rewritten (TiDB rejects them: 42601); -2 ^ 2 is read as -(2 ^ 2).
 package sql

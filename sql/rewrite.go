@@ -25,6 +25,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.subscripts(seq)
 	seq = b.casts(seq)
 	seq = b.jsonOps(seq)
+	seq = b.powers(seq)
 	seq = b.regexOps(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
@@ -422,7 +423,7 @@ func (b *bridge) calls(seq []*node) []*node {
 				seq = splice(seq, i, i+2, synth("pg_array_subquery(", []*node{g}, ")", n.off))
 				continue
 			case g.isBracket():
-				seq = splice(seq, i, i+2, synth("pg_array(", g.kids, ")", n.off))
+				seq = splice(seq, i, i+2, arrayNode(g))
 				continue
 			}
 		}
@@ -516,6 +517,19 @@ func aggOrder(g *node) {
 	g.kids = out
 }
 
+// arrayNode turns the brackets of ARRAY[...] into pg_array(...), also the
+// inner brackets of a multi-dimensional ARRAY[[1, 2], [3, 4]].
+func arrayNode(g *node) *node {
+	kids := make([]*node, len(g.kids))
+	for i, k := range g.kids {
+		if k.isBracket() && (i == 0 || g.kids[i-1].isOp(",")) {
+			k = arrayNode(k)
+		}
+		kids[i] = k
+	}
+	return synth("pg_array(", kids, ")", g.off)
+}
+
 // filterArgs rewrites agg(args) FILTER (WHERE cond) into the argument
 // group of agg(CASE WHEN (cond) THEN first END, other args).
 func filterArgs(g *node, cond []*node) *node {
@@ -558,14 +572,38 @@ func (b *bridge) subscripts(seq []*node) []*node {
 			continue
 		}
 		s := primaryLeft(seq, i)
-		if s < 0 {
+		if s < 0 || at(seq, s-1).isOp("::") {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", g.off)), g.kids...)
-		seq = splice(seq, s, i+1, synth("pg_subscript(", kids, ")", seq[s].off))
+		kids := append(append([]*node{}, seq[s:i]...), leafOp(",", g.off))
+		fn := "pg_subscript("
+		if c := colonIndex(g.kids); c >= 0 {
+			// A slice x[lo:hi]; a missing bound is NULL.
+			fn = "pg_slice("
+			lo, hi := g.kids[:c], g.kids[c+1:]
+			if len(lo) == 0 {
+				lo = []*node{textNode("null", g.off)}
+			}
+			if len(hi) == 0 {
+				hi = []*node{textNode("null", g.off)}
+			}
+			kids = append(append(append(kids, lo...), leafOp(",", g.off)), hi...)
+		} else {
+			kids = append(kids, g.kids...)
+		}
+		seq = splice(seq, s, i+1, synth(fn, kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
+}
+
+func colonIndex(seq []*node) int {
+	for i, n := range seq {
+		if n.isOp(":") {
+			return i
+		}
+	}
+	return -1
 }
 
 // casts rewrites x::type into pg_cast(x, 'type'), left to right so that
@@ -696,19 +734,49 @@ func scanForward(seq []*node, i int) int {
 }
 
 // anyOps rewrites `x = ANY (expr)` whose operand is not a subquery into
-// pg_any_eq(x, (expr)).
+// pg_any_eq(x, (expr)), and the other comparisons `x op ANY|SOME|ALL
+// (expr)` into pg_any(x, 'op', (expr)) / pg_all(x, 'op', (expr)).
 func (b *bridge) anyOps(seq []*node) []*node {
 	for i := 1; i < len(seq); i++ {
-		n, g := seq[i], at(seq, i+1)
-		if !(n.isWord("any") || n.isWord("some")) || !g.isParen() || !seq[i-1].isOp("=") || isSubquery(g.kids) {
+		n, g, op := seq[i], at(seq, i+1), seq[i-1]
+		w := n.word()
+		if !(w == "any" || w == "some" || w == "all") || !g.isParen() || isSubquery(g.kids) ||
+			op.kind != nLeaf || op.tok.Kind != TOp || !compareOps[op.tok.Val] {
 			continue
 		}
 		s := scanBack(seq, i-1, true)
 		if s >= i-1 {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off)), g)
-		seq = splice(seq, s, i+2, synth("pg_any_eq(", kids, ")", seq[s].off))
+		fn := "pg_any_eq("
+		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off))
+		if w == "all" || op.tok.Val != "=" {
+			fn = "pg_any("
+			if w == "all" {
+				fn = "pg_all("
+			}
+			kids = append(kids, textNode(quoteString(op.tok.Val), op.off), leafOp(",", n.off))
+		}
+		kids = append(kids, g)
+		seq = splice(seq, s, i+2, synth(fn, kids, ")", seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// powers rewrites a ^ b (Postgres's exponentiation; TiDB reads ^ as XOR)
+// into power(a, b) over the adjacent primaries, left-associative.
+func (b *bridge) powers(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isOp("^") {
+			continue
+		}
+		s, e := primaryLeft(seq, i), primaryRight(seq, i+1)
+		if s < 0 || e < 0 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", seq[i].off)), seq[i+1:e]...)
+		seq = splice(seq, s, e, synth("power(", kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
