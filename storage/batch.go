@@ -113,6 +113,16 @@ func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
 	return scanTable(b.b, tableID, nil, nil, ts)
 }
 
+// ScanRange returns an iterator over the rows of tableID whose
+// memcomparable keys k satisfy lo <= k < hi as the batch sees them, in key
+// order. A nil lo means from the first row, a nil hi to the last.
+func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
+	if err := b.check(); err != nil {
+		return &rowIter{done: true, err: err}
+	}
+	return scanTable(b.b, tableID, lo, hi, ts)
+}
+
 // Len returns the number of writes in the batch.
 func (b *Batch) Len() int { return int(b.b.Count()) }
 

@@ -75,6 +75,9 @@ func TestBatchReadsOwnWritesAndCommits(t *testing.T) {
 	if got := dump(t, b.Scan(7, testTypes)); got != "-1=v-1 2=v2 3=v3" {
 		t.Fatalf("batch scan = %q", got)
 	}
+	if got := dump(t, b.ScanRange(7, key(0), key(3), testTypes)); got != "2=v2" {
+		t.Fatalf("batch range scan = %q", got)
+	}
 	// Not visible before Commit.
 	if got := scan(t, db, 7); got != "" {
 		t.Fatalf("uncommitted rows visible: %q", got)
