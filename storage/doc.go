@@ -44,6 +44,10 @@
 //	b.SetMeta("committed_epoch", epochBytes)
 //	err := b.Commit() // durable when nil
 //
+// A failed write or sync of the write-ahead log or MANIFEST is fatal:
+// Pebble cannot know what reached the disk, so the process logs the error
+// and exits (as Postgres PANICs), and recovery starts from what was synced.
+//
 // Id counters (DB.NextID) hand out relation ids and hidden row ids that are
 // never repeated, even across crashes, by durably reserving them a block
 // at a time.
