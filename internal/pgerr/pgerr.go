@@ -33,6 +33,8 @@ const (
 	DatetimeFieldOverflow        Code = "22008"
 	InvalidTimeZoneDisplacement  Code = "22009"
 	InvalidParameterValue        Code = "22023"
+	BadCopyFileFormat            Code = "22P04"
+	CantChangeRuntimeParam       Code = "55P02"
 	DivisionByZero               Code = "22012"
 	IntervalFieldOverflow        Code = "22015"
 	InvalidTextRepresentation    Code = "22P02"
@@ -106,6 +108,8 @@ type Error struct {
 	Message  string
 	Detail   string
 	Hint     string
+	// Where is the context line psql prints as CONTEXT (ErrorResponse 'W').
+	Where    string
 	Position int
 	cause    error
 }
@@ -143,6 +147,12 @@ func (e *Error) WithDetail(format string, args ...any) *Error {
 // WithHint returns e with Hint set.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithWhere returns e with the context (Where) set.
+func (e *Error) WithWhere(format string, args ...any) *Error {
+	e.Where = fmt.Sprintf(format, args...)
 	return e
 }
 
