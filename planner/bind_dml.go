@@ -101,7 +101,7 @@ func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 func (b *binder) assign(e Expr, rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
 	if out := b.tryCoerce(e, col.T, ctxAssignment); out != nil {
-		if c, ok := out.(*Cast); ok {
+		if c, ok := out.(*Cast); ok && out != e {
 			c.Assign = true
 		}
 		return out

@@ -164,7 +164,7 @@ func (b *binder) expr(c *exprCtx, n ast.ExprNode) Expr {
 	case *ast.FuncCallExpr:
 		return b.funcCall(c, n)
 	case *ast.AggregateFuncExpr:
-		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
+		fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	case *ast.WindowFuncExpr:
 		return b.windowCall(c, n)
 	case *ast.SubqueryExpr:
@@ -223,6 +223,9 @@ func (b *binder) literal(l *sql.Literal) Expr {
 	case int64:
 		return intConst(v)
 	case uint64:
+		if v <= math.MaxInt64 {
+			return intConst(int64(v))
+		}
 		d, _, err := apd.NewFromString(strconv.FormatUint(v, 10))
 		if err != nil {
 			failf(pgerr.InternalError, "bad integer literal %d", v)
@@ -305,6 +308,10 @@ func (b *binder) tryCoerce(e Expr, t types.T, cc castContext) Expr {
 	}
 	if !canCoerce(from.ID, t.ID, cc) {
 		return nil
+	}
+	// Widening an integer constant needs no run-time cast.
+	if k, ok := e.(*Const); ok && from.IsInteger() && (t.ID == types.Int8 || (t.ID == types.Int4 && from.ID == types.Int2)) {
+		return &Const{V: k.V, T: t}
 	}
 	return &Cast{Arg: e, T: t, Assign: cc == ctxAssignment}
 }

@@ -280,6 +280,13 @@ func dropHidden(p Plan, n int) Plan {
 // of preference).
 func (b *binder) groupKey(sc *scope, fields []*ast.SelectField, e ast.ExprNode) Expr {
 	plain := &exprCtx{s: sc, clause: "GROUP BY"}
+	if pe, ok := unparen(e).(*ast.PositionExpr); ok {
+		k := pe.N
+		if k < 1 || k > len(fields) || fields[k-1].WildCard != nil {
+			fail(pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k).WithPosition(b.pos(e)))
+		}
+		return b.finalize(b.expr(plain, fields[k-1].Expr))
+	}
 	if l, ok := unparen(e).(*sql.Literal); ok {
 		if k, ok := l.Value.(int64); ok {
 			if k < 1 || int(k) > len(fields) || fields[k-1].WildCard != nil {
@@ -383,6 +390,11 @@ func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, dist
 // column name; -1 when it is neither.
 func (b *binder) outputRef(e ast.ExprNode, sel []selectItem) int {
 	switch x := unparen(e).(type) {
+	case *ast.PositionExpr:
+		if x.N < 1 || x.N > len(sel) {
+			fail(pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", x.N).WithPosition(b.pos(e)))
+		}
+		return x.N - 1
 	case *sql.Literal:
 		if k, ok := x.Value.(int64); ok {
 			if k < 1 || int(k) > len(sel) {
@@ -515,10 +527,10 @@ func (b *binder) combine(l, r Plan, op *ast.SetOprType) Plan {
 		rc[i] = b.castCol(i, rs[i], t, &rneed)
 	}
 	if lneed {
-		l = &Project{Input: l, Exprs: lc, Out: withTypes(ls, out)}
+		l = b.coerceOutputs(l, lc, out)
 	}
 	if rneed {
-		r = &Project{Input: r, Exprs: rc, Out: withTypes(rs, out)}
+		r = b.coerceOutputs(r, rc, out)
 	}
 	return &SetOp{Kind: kind, All: all, Left: l, Right: r, Out: out}
 }
@@ -529,6 +541,45 @@ func withTypes(names, ts types.Schema) types.Schema {
 		out[i] = types.Column{Name: names[i].Name, T: ts[i].T}
 	}
 	return out
+}
+
+// coerceOutputs converts a set-operation branch's columns to the unified
+// types: in place when the branch ends in a projection (so untyped
+// literals become typed constants), else through a new projection.
+func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
+	if pr, ok := p.(*Project); ok {
+		for i := range pr.Exprs {
+			if pr.Out[i].T == want[i].T {
+				continue
+			}
+			x := pr.Exprs[i]
+			if b.typeOf(x).ID == types.Unknown && !b.isUnknown(x) {
+				x = &Cast{Arg: x, T: types.TText}
+			}
+			if c := b.tryCoerce(x, want[i].T, ctxImplicit); c != nil {
+				pr.Exprs[i] = c
+			} else {
+				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
+			}
+			pr.Out[i].T = want[i].T
+		}
+		return pr
+	}
+	if v, ok := p.(*Values); ok {
+		for j := range v.Out {
+			if v.Out[j].T == want[j].T {
+				continue
+			}
+			for _, r := range v.Rows {
+				if c := b.tryCoerce(r[j], want[j].T, ctxImplicit); c != nil {
+					r[j] = c
+				}
+			}
+			v.Out[j].T = want[j].T
+		}
+		return v
+	}
+	return &Project{Input: p, Exprs: casts, Out: withTypes(p.Schema(), want)}
 }
 
 // castCol references column i of a branch, cast to t when needed.
