@@ -58,6 +58,7 @@ const (
 	UndefinedObject              Code = "42704"
 	DuplicateColumn              Code = "42701"
 	DuplicateDatabase            Code = "42P04"
+	DuplicateSchema              Code = "42P06"
 	DuplicateObject              Code = "42710"
 	DuplicateTable               Code = "42P07"
 	DuplicatePreparedStatement   Code = "42P05"
