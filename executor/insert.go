@@ -95,7 +95,7 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 			}
 		}
 		var written *types.Chunk
-		if d.returning != nil {
+		if len(d.returning) > 0 {
 			written = types.NewChunk(d.relTs, c.Len())
 		}
 		for i := 0; i < c.Len(); i++ {
