@@ -145,7 +145,7 @@ func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
 		parts := partitionRows(wrows[ci], exprTypes(call.PartitionBy), call.OrderBy)
 		results[ci] = make([]types.Datum, len(inputs))
 		for _, p := range parts {
-			if err := computeWindow(call, p, results[ci]); err != nil {
+			if err := computeWindow(call, p, results[ci], w.ec); err != nil {
 				return nil, err
 			}
 		}
@@ -207,7 +207,7 @@ func partitionRows(rows []winRow, partTs []types.T, ord []planner.SortKey) [][]w
 
 // computeWindow computes call over one sorted partition p, storing each
 // row's value at out[row.idx].
-func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum) error {
+func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *ExecCtx) error {
 	n := len(p)
 	// peerStart[i] and peerEnd[i] bound the peer group of row i (rows
 	// equal on the ORDER BY keys; all rows without ORDER BY).
@@ -287,7 +287,7 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum) error
 		}
 		return nil
 	}
-	bounds, err := frameBounds(call, p, peerStart, peerEnd, group)
+	bounds, err := frameBounds(call, p, peerStart, peerEnd, group, ec)
 	if err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func ntile(p []winRow, out []types.Datum) error {
 
 // frameBounds returns a function giving the frame [lo, hi] of row i (lo >
 // hi for an empty frame).
-func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group []int) (func(int) (int, int), error) {
+func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group []int, ec *ExecCtx) (func(int) (int, int), error) {
 	n := len(p)
 	f := call.Frame
 	if f == nil {
@@ -386,17 +386,19 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 		if b.Offset == nil {
 			return 0, nil
 		}
-		c, ok := b.Offset.(*planner.Const)
-		if !ok {
-			return 0, pgerr.New(pgerr.FeatureNotSupported, "frame offsets must be constants")
+		// Offsets have no column references (the binder checks), so one
+		// evaluation serves the whole partition.
+		v, err := evalConst(b.Offset, ec)
+		if err != nil {
+			return 0, err
 		}
-		if c.V.Null {
+		if v.Null {
 			return 0, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
 		}
-		if c.V.I < 0 {
+		if v.I < 0 {
 			return 0, pgerr.New("22013", "frame starting offset must not be negative")
 		}
-		return c.V.I, nil
+		return v.I, nil
 	}
 	if f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
