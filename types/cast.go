@@ -95,6 +95,12 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 		var s string
 		if from.IsString() {
 			s = d.S
+		} else if from.ID == Bool {
+			// booltext spells the words out, unlike boolout.
+			s = "false"
+			if d.I != 0 {
+				s = "true"
+			}
 		} else {
 			s = FormatText(d, from, loc)
 		}
@@ -345,7 +351,7 @@ func numericToFloat(d *apd.Decimal, id TypeID) (Datum, error) {
 	}
 	f, err := strconv.ParseFloat(s, bits)
 	if err != nil || (f == 0 && d.Coeff.Sign() != 0) {
-		return NullDatum, pgerr.New(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", s, id.Name())
+		return NullDatum, pgerr.New(pgerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", s, id.Name())
 	}
 	return DFloat(f), nil
 }

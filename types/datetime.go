@@ -34,7 +34,7 @@ const (
 // Postgres's supported ranges: dates from 4714-11-24 BC (Julian day 0) to
 // 5874897-12-31; timestamps from 4714-11-24 BC on.
 const (
-	minDateDays      = -unixEpochJDate            // Julian day 0
+	minDateDays      = -unixEpochJDate             // Julian day 0
 	maxDateDays      = 2147483494 - unixEpochJDate // date2j(5874898,1,1)-1 - epoch
 	minTimestampUSec = int64(minDateDays) * USecsPerDay
 	// Postgres's upper bound (294276-12-31) does not fit in int64
@@ -183,32 +183,39 @@ func ZoneOffset(us int64, loc *time.Location) int {
 	return off
 }
 
-// LocalToUTC converts a wall-clock timestamp in loc to an instant, the way
-// Postgres resolves local times: time.Date's choice for times in a DST gap
-// or overlap.
+// LocalToUTC converts a wall-clock timestamp in loc to an instant the way
+// Postgres's DetermineTimeZoneOffset resolves local times: a time that
+// exists once uses its offset; a time repeated by a fall-back transition
+// takes the later ("after") interpretation; a time skipped by a
+// spring-forward transition is read with the offset in effect before it.
 func LocalToUTC(wall int64, loc *time.Location) int64 {
 	if loc == nil || loc == time.UTC {
 		return wall
 	}
-	// Guess with the offset at the wall time read as UTC, then correct once
-	// with the offset at the guessed instant (DST transitions settle in
-	// two steps).
-	off := ZoneOffset(wall, loc)
-	guess := wall - int64(off)*USecsPerSec
-	off2 := ZoneOffset(guess, loc)
-	if off2 != off {
-		guess2 := wall - int64(off2)*USecsPerSec
-		if ZoneOffset(guess2, loc) == off2 {
-			return guess2
+	const span = 14 * USecsPerHour
+	before := ZoneOffset(wall-span, loc)
+	after := ZoneOffset(wall+span, loc)
+	fits := func(off int) bool { return ZoneOffset(wall-int64(off)*USecsPerSec, loc) == off }
+	bOK, aOK := fits(before), fits(after)
+	switch {
+	case bOK && aOK:
+		// Both interpretations exist: the later instant is "after".
+		ib, ia := wall-int64(before)*USecsPerSec, wall-int64(after)*USecsPerSec
+		if ia > ib {
+			return ia
 		}
-		// In a DST gap neither offset fits: Postgres uses the offset in
-		// effect before the transition.
-		if off < off2 {
-			return wall - int64(off)*USecsPerSec
-		}
-		return wall - int64(off2)*USecsPerSec
+		return ib
+	case aOK:
+		return wall - int64(after)*USecsPerSec
+	case bOK:
+		return wall - int64(before)*USecsPerSec
 	}
-	return guess
+	// Neither fits: a gap, or a transition we did not bracket; try the
+	// offset at the naive instant before falling back to "before".
+	if off := ZoneOffset(wall, loc); fits(off) {
+		return wall - int64(off)*USecsPerSec
+	}
+	return wall - int64(before)*USecsPerSec
 }
 
 // appendYear appends a year as Postgres does: at least four digits, BC

@@ -461,15 +461,15 @@ func decodeDateTime(s string) (f dtFields, ok bool) {
 }
 
 func dtSyntaxError(typ, s string) error {
-	return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", typ, s)
+	return pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: \"%s\"", typ, s)
 }
 
 func dtRangeError(s string) error {
-	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
+	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 }
 
 func zoneError(name string) error {
-	return pgerr.New(pgerr.InvalidParameterValue, "time zone %q not recognized", strings.ToLower(name))
+	return pgerr.New(pgerr.InvalidParameterValue, "time zone \"%s\" not recognized", strings.ToLower(name))
 }
 
 // nowFunc is the clock for now/today; tests replace it.
@@ -530,7 +530,7 @@ func ParseTimestamp(s string, withTZ bool, loc *time.Location) (int64, error) {
 		return 0, dtSyntaxError(typ, s)
 	}
 	if days < minDateDays || days > maxTimestampUSec/USecsPerDay-1 {
-		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %q", s)
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	wall := days*USecsPerDay + f.tod
 	if !withTZ {
@@ -546,7 +546,7 @@ func ParseTimestamp(s string, withTZ bool, loc *time.Location) (int64, error) {
 		us = LocalToUTC(wall, loc)
 	}
 	if !TimestampInRange(us) {
-		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: %q", s)
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	return us, nil
 }
@@ -585,7 +585,7 @@ func ParseDate(s string, loc *time.Location) (int64, error) {
 		return 0, dtSyntaxError("date", s)
 	}
 	if !DateInRange(days) {
-		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: %q", s)
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
 	}
 	return days, nil
 }
@@ -593,6 +593,14 @@ func ParseDate(s string, loc *time.Location) (int64, error) {
 // ParseTime parses time-of-day input (microseconds since midnight); a date
 // and a zone are accepted and ignored, as Postgres's time_in does.
 func ParseTime(s string) (int64, error) {
+	// A lone six-digit number is hhmmss.
+	if t := strings.TrimSpace(s); len(t) == 6 && strings.Trim(t, "0123456789") == "" {
+		us, ok, rng := parseClock(t[:2] + ":" + t[2:4] + ":" + t[4:])
+		if ok && rng {
+			return us, nil
+		}
+		return 0, dtRangeError(s)
+	}
 	f, ok := decodeDateTime(s)
 	if !ok {
 		return 0, dtSyntaxError("time", s)

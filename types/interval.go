@@ -151,10 +151,10 @@ var intervalUnits = map[string]string{
 // `interval out of range`.
 func ParseInterval(s string) (IntervalVal, error) {
 	bad := func() (IntervalVal, error) {
-		return IntervalVal{}, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", s)
+		return IntervalVal{}, pgerr.New(pgerr.InvalidDatetimeFormat, "invalid input syntax for type interval: \"%s\"", s)
 	}
 	oor := func() (IntervalVal, error) {
-		return IntervalVal{}, pgerr.New(pgerr.DatetimeFieldOverflow, "interval field value out of range: %q", s)
+		return IntervalVal{}, pgerr.New(pgerr.IntervalFieldOverflow, "interval field value out of range: \"%s\"", s)
 	}
 	t := strings.ToLower(strings.TrimSpace(s))
 	if t == "" {

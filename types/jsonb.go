@@ -50,7 +50,7 @@ func ParseJSONB(s string) (*JSONValue, error) {
 	}
 	p.skipWS()
 	if p.pos < len(s) {
-		return nil, p.tokenError()
+		return nil, p.expected("end of input")
 	}
 	return v, nil
 }
@@ -256,6 +256,21 @@ func (p *jsonParser) tokenError() error {
 	return p.syntaxError("Token \"" + p.s[p.pos:end] + "\" is invalid.")
 }
 
+// expected reports a grammatically misplaced token as Postgres does:
+// `Expected ":", but found "}".`
+func (p *jsonParser) expected(what string) error {
+	if p.pos >= len(p.s) {
+		return p.syntaxError("The input string ended unexpectedly.")
+	}
+	end := p.pos + 1
+	if isJSONTokenChar(p.s[p.pos]) {
+		for end < len(p.s) && isJSONTokenChar(p.s[end]) {
+			end++
+		}
+	}
+	return p.syntaxError("Expected " + what + ", but found \"" + p.s[p.pos:end] + "\".")
+}
+
 func isJSONTokenChar(c byte) bool {
 	return !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':' ||
 		c == '[' || c == ']' || c == '{' || c == '}' || c == '"')
@@ -277,10 +292,13 @@ func (p *jsonParser) value(depth int) (*JSONValue, error) {
 			p.pos++
 			return &JSONValue{Kind: JSONObject}, nil
 		}
-		for {
+		for first := true; ; first = false {
 			p.skipWS()
 			if p.pos >= len(p.s) || p.s[p.pos] != '"' {
-				return nil, p.tokenError()
+				if first {
+					return nil, p.expected("string or \"}\"")
+				}
+				return nil, p.expected("string")
 			}
 			k, err := p.str()
 			if err != nil {
@@ -288,7 +306,7 @@ func (p *jsonParser) value(depth int) (*JSONValue, error) {
 			}
 			p.skipWS()
 			if p.pos >= len(p.s) || p.s[p.pos] != ':' {
-				return nil, p.tokenError()
+				return nil, p.expected("\":\"")
 			}
 			p.pos++
 			p.skipWS()
@@ -306,7 +324,7 @@ func (p *jsonParser) value(depth int) (*JSONValue, error) {
 				p.pos++
 				break
 			}
-			return nil, p.tokenError()
+			return nil, p.expected("\",\" or \"}\"")
 		}
 		out := &JSONValue{Kind: JSONObject, Keys: make([]string, 0, len(obj))}
 		for k := range obj {
@@ -342,7 +360,7 @@ func (p *jsonParser) value(depth int) (*JSONValue, error) {
 				p.pos++
 				return out, nil
 			}
-			return nil, p.tokenError()
+			return nil, p.expected("\",\" or \"]\"")
 		}
 	case c == '"':
 		s, err := p.str()
@@ -396,6 +414,8 @@ func (p *jsonParser) value(depth int) (*JSONValue, error) {
 		}
 		p.pos = i
 		return &JSONValue{Kind: JSONNumber, Num: d}, nil
+	case c == ']' || c == '}' || c == ',' || c == ':':
+		return nil, p.expected("JSON value")
 	default:
 		end := p.pos
 		for end < len(p.s) && isJSONTokenChar(p.s[end]) {
@@ -418,11 +438,12 @@ func (p *jsonParser) value(depth int) (*JSONValue, error) {
 
 // str parses a string literal at p.pos (which is '"').
 func (p *jsonParser) str() (string, error) {
+	start := p.pos
 	p.pos++
 	var b strings.Builder
 	for {
 		if p.pos >= len(p.s) {
-			return "", p.syntaxError("The input string ended unexpectedly.")
+			return "", p.syntaxError("Token \"" + p.s[start:] + "\" is invalid.")
 		}
 		c := p.s[p.pos]
 		switch {

@@ -41,7 +41,7 @@ var NumericContext = &apd.Context{
 func NumericFromText(s string) (*apd.Decimal, error) {
 	t := strings.TrimSpace(s)
 	bad := func() error {
-		return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: %q", s)
+		return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", s)
 	}
 	switch strings.ToLower(t) {
 	case "nan":

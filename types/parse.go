@@ -182,7 +182,7 @@ func ParseBool(s string) (bool, error) {
 			}
 		}
 	}
-	return false, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", s)
+	return false, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type boolean: \"%s\"", s)
 }
 
 func isSpace(c byte) bool {
@@ -202,16 +202,16 @@ func parseInt(s string, bitSize int, typ string) (int64, error) {
 	body := s[i:j]
 	digits := strings.TrimLeft(body, "+-")
 	if len(body)-len(digits) > 1 || digits == "" {
-		return 0, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", typ, s)
+		return 0, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", typ, s)
 	}
 	for k := 0; k < len(digits); k++ {
 		if !isDigit(digits[k]) {
-			return 0, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", typ, s)
+			return 0, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", typ, s)
 		}
 	}
 	v, err := strconv.ParseInt(body, 10, bitSize)
 	if err != nil {
-		return 0, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", s, typ)
+		return 0, pgerr.New(pgerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
 	}
 	return v, nil
 }
@@ -219,19 +219,19 @@ func parseInt(s string, bitSize int, typ string) (int64, error) {
 // parseOid is oidin: like strtoul, so -1 is 4294967295.
 func parseOid(s string) (Datum, error) {
 	t := strings.TrimSpace(s)
-	bad := pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type oid: %q", s)
+	bad := pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type oid: \"%s\"", s)
 	if t == "" {
 		return NullDatum, bad
 	}
 	v, err := strconv.ParseInt(t, 10, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return NullDatum, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type oid", s)
+			return NullDatum, pgerr.New(pgerr.NumericValueOutOfRange, "value \"%s\" is out of range for type oid", s)
 		}
 		return NullDatum, bad
 	}
 	if v > math.MaxUint32 || v < math.MinInt32 {
-		return NullDatum, pgerr.New(pgerr.NumericValueOutOfRange, "value %q is out of range for type oid", s)
+		return NullDatum, pgerr.New(pgerr.NumericValueOutOfRange, "value \"%s\" is out of range for type oid", s)
 	}
 	return DInt(int64(uint32(v))), nil
 }
@@ -255,7 +255,7 @@ func ParseFloat(s string, bitSize int) (float64, error) {
 	case "-infinity", "-inf":
 		return math.Inf(-1), nil
 	}
-	bad := pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", typ, s)
+	bad := pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", typ, s)
 	// Allow only what strtod accepts in decimal form.
 	i := 0
 	if i < len(t) && (t[i] == '+' || t[i] == '-') {
@@ -291,7 +291,7 @@ func ParseFloat(s string, bitSize int) (float64, error) {
 	f, err := strconv.ParseFloat(t, bitSize)
 	if err != nil || (f == 0 && nonzero) {
 		if ne, ok := err.(*strconv.NumError); err == nil || (ok && ne.Err == strconv.ErrRange) {
-			return 0, pgerr.New(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", t, typ)
+			return 0, pgerr.New(pgerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", t, typ)
 		}
 		return 0, bad
 	}
@@ -322,9 +322,6 @@ func ParseBytea(s string) (string, error) {
 			}
 			lo, ok := hexVal(s[i+1])
 			if !ok {
-				if isSpace(s[i+1]) {
-					return "", pgerr.New(pgerr.InvalidParameterValue, "invalid hexadecimal data: odd number of digits")
-				}
 				return "", pgerr.New(pgerr.InvalidParameterValue, "invalid hexadecimal digit: \"%c\"", rune(s[i+1]))
 			}
 			out = append(out, hi<<4|lo)
@@ -373,7 +370,7 @@ func hexVal(c byte) (byte, bool) {
 // `malformed array literal: "..."`.
 func ParseTextArray(s string) (elems []string, nulls []bool, err error) {
 	bad := func(detail string) error {
-		return pgerr.New(pgerr.InvalidTextRepresentation, "malformed array literal: %q", s).WithDetail("%s", detail)
+		return pgerr.New(pgerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", s).WithDetail("%s", detail)
 	}
 	p := strings.TrimLeft(s, " \t\n\r\v\f")
 	if strings.HasPrefix(p, "[") {
