@@ -267,6 +267,12 @@ func (p *jsonParser) expected(what string) error {
 		for end < len(p.s) && isJSONTokenChar(p.s[end]) {
 			end++
 		}
+		switch tok := p.s[p.pos:end]; {
+		case tok == "true" || tok == "false" || tok == "null":
+		case tok[0] == '-' || isDigit(tok[0]):
+		default:
+			return p.syntaxError("Token \"" + tok + "\" is invalid.")
+		}
 	}
 	return p.syntaxError("Expected " + what + ", but found \"" + p.s[p.pos:end] + "\".")
 }
