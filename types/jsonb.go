@@ -200,11 +200,10 @@ func compareJSON(a, b *JSONValue, top bool) int {
 			return cmpInt(int64(len(a.Keys)), int64(len(b.Keys)))
 		}
 		for i := range a.Keys {
-			if a.Keys[i] != b.Keys[i] {
-				if jsonKeyLess(a.Keys[i], b.Keys[i]) {
-					return -1
-				}
-				return 1
+			// Pairs are visited in storage order, but keys compare as
+			// strings (compareJsonbScalarValue), bytewise in C collation.
+			if c := strings.Compare(a.Keys[i], b.Keys[i]); c != 0 {
+				return c
 			}
 			if c := compareJSON(a.Vals[i], b.Vals[i], false); c != 0 {
 				return c
