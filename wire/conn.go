@@ -526,6 +526,9 @@ func (c *conn) sendError(err error, base int) {
 		Hint:                pe.Hint,
 		Position:            int32(pos),
 	})
+	// Postgres flushes every error at once, so a client waiting for a
+	// Flush response (or one that is about to be dropped) sees it.
+	c.flush()
 }
 
 // fatal sends err with severity FATAL and flushes; the caller then ends

@@ -49,8 +49,8 @@ type Server struct {
 	mu        sync.Mutex
 	closed    bool
 	listeners map[net.Listener]struct{}
-	conns     map[uint32]*conn         // sessions by BackendKeyData process id
-	netConns  map[net.Conn]struct{}    // every open socket, for a forced close
+	conns     map[uint32]*conn      // sessions by BackendKeyData process id
+	netConns  map[net.Conn]struct{} // every open socket, for a forced close
 	nextPID   uint32
 	wg        sync.WaitGroup
 }
