@@ -148,6 +148,10 @@ func (s *fakeSession) Prepare(ctx context.Context, text string, hints []uint32) 
 		p.fields = []Field{{Name: "sum", T: types.TInt8}}
 	case q == "texts":
 		p.fields = []Field{{Name: "a", T: types.TText}, {Name: "b", T: types.TText}, {Name: "c", T: types.TText}}
+	case strings.HasPrefix(q, "select ") && strings.HasPrefix(strings.TrimSpace(q[len("select "):]), "'") && strings.HasSuffix(q, "'"):
+		lit := strings.TrimSpace(strings.TrimSpace(text)[len("select "):])
+		p.lit = strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+		p.fields = []Field{{Name: "?column?", T: types.TText}}
 	case strings.HasPrefix(q, "select \""):
 		p.fields = []Field{{Name: "a", T: types.TInt8, TableOID: 16384, Column: 1}}
 		p.n = 0
@@ -173,6 +177,7 @@ type fakePrepared struct {
 	s      *fakeSession
 	q      string
 	n      int
+	lit    string
 	params []types.T
 	fields []Field
 }
@@ -191,6 +196,8 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 		r.rows, r.tag = []types.Row{{params[0]}}, "SELECT 1"
 	case q == "add $1 $2":
 		r.rows, r.tag = []types.Row{{types.DInt(params[0].I + params[1].I)}}, "SELECT 1"
+	case p.lit != "":
+		r.rows, r.tag = []types.Row{{types.DString(p.lit)}}, "SELECT 1"
 	case q == "texts":
 		r.rows, r.tag = []types.Row{{types.DString("héllo"), types.DString(""), types.NullDatum}}, "SELECT 1"
 	case q == "fail next":
@@ -275,6 +282,11 @@ func fakeCopyIn(eio ExecIO, bin bool) ([]string, error) {
 	data = data[19:]
 	var rows []string
 	for {
+		if len(data) == 0 {
+			// Like Postgres, accept a stream that ends without the
+			// trailer (pgx omits it).
+			return rows, nil
+		}
 		if len(data) < 2 {
 			return nil, bad
 		}
