@@ -225,6 +225,15 @@ func (p *tparser) cmp() (planner.Expr, error) {
 		}
 		return &planner.InList{Arg: l, List: list, Not: not}, nil
 	}
+	if p.peek() == "not" && p.pos+1 < len(p.toks) && (p.toks[p.pos+1] == "like" || p.toks[p.pos+1] == "ilike") {
+		p.next()
+		op := map[string]string{"like": "!~~", "ilike": "!~~*"}[p.next()]
+		r, err := p.concat()
+		if err != nil {
+			return nil, err
+		}
+		return call(op, l, r)
+	}
 	if op, ok := cmpOps[p.peek()]; ok {
 		p.next()
 		r, err := p.concat()
