@@ -114,7 +114,7 @@ func TestPsqlMetaCommands(t *testing.T) {
 				}
 				return
 			}
-			path := filepath.Join(golden, c.name+".out")
+			path := filepath.Join(golden, c.name+".txt")
 			if *rewrite {
 				os.MkdirAll(golden, 0o755)
 				if err := os.WriteFile(path, got, 0o644); err != nil {
