@@ -253,3 +253,11 @@ type pgAs struct {
 func (p *pgAs) User() string       { return p.user }
 func (p *pgAs) Database() string   { return p.db }
 func (p *pgAs) ConnString() string { return connString(p.user, p.Addr(), p.db) }
+
+// Command returns an unstarted postgres command on this cluster's data
+// directory listening on port, for tests that check what a second server
+// on the same data directory does.
+func (pg *Postgres) Command(port int) *exec.Cmd {
+	return pg.command(filepath.Join(pg.bindir, "postgres"),
+		"-D", pg.DataDir, "-p", strconv.Itoa(port), "-k", pg.Dir, "-c", "listen_addresses=127.0.0.1")
+}

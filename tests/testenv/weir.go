@@ -90,8 +90,13 @@ func Start(t testing.TB, opts Options) *Server {
 // themselves (for example a second server that must fail on a locked
 // data directory).
 func (s *Server) Command(extraArgs ...string) *exec.Cmd {
+	return s.CommandOn(s.port, extraArgs...)
+}
+
+// CommandOn is Command listening on another port.
+func (s *Server) CommandOn(port int, extraArgs ...string) *exec.Cmd {
 	args := []string{"serve",
-		"--listen", s.Addr(),
+		"--listen", net.JoinHostPort(s.Host(), strconv.Itoa(port)),
 		"--data-dir", s.DataDir,
 		"--metrics-listen", "127.0.0.1:0",
 	}
