@@ -355,7 +355,6 @@ func (a *sumFloatAcc) Result() types.Datum {
 	return types.DFloat(a.sum)
 }
 
-var errIntervalRange = pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
 
 // sumIntervalAcc is sum(interval): months, days and microseconds add
 // separately (Postgres's interval_pl), each checked for overflow.
@@ -364,7 +363,7 @@ type sumIntervalAcc struct {
 	n   int64
 }
 
-func addInterval(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
+func addIntervalSigned(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
 	m := int64(a.Months) + sign*int64(b.Months)
 	d := int64(a.Days) + sign*int64(b.Days)
 	us, ok := addInt64(a.Micros, sign*b.Micros)
@@ -378,7 +377,7 @@ func (a *sumIntervalAcc) Add(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, err := addInterval(a.sum, args[0].Iv, 1)
+	s, err := addIntervalSigned(a.sum, args[0].Iv, 1)
 	if err != nil {
 		return err
 	}
@@ -391,7 +390,7 @@ func (a *sumIntervalAcc) Retract(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, err := addInterval(a.sum, args[0].Iv, -1)
+	s, err := addIntervalSigned(a.sum, args[0].Iv, -1)
 	if err != nil {
 		return err
 	}
@@ -723,7 +722,7 @@ func (a *varDecAcc) Result() types.Datum {
 		ctx.Mul(&den, n, n)
 	}
 	rscale := selectDivScale(&num, &den)
-	v := divScale(&num, &den, rscale)
+	v := aggDivScale(&num, &den, rscale)
 	if !a.kind.variance {
 		v = sqrtScale(v, rscale)
 	}
@@ -895,13 +894,9 @@ func (a *orderedAcc) Result() types.Datum {
 // adt/numeric.c). Postgres stores numerics as base-10000 digits; its
 // division picks the result scale from the inputs' weights in that base.
 
-const (
-	numericMinSigDigits    = 16
-	numericMaxDisplayScale = 1000
-)
 
 // dscale returns a decimal's display scale (digits after the point).
-func dscale(d *apd.Decimal) int {
+func aggDscale(d *apd.Decimal) int {
 	return max(0, -int(d.Exponent))
 }
 
@@ -935,19 +930,19 @@ func selectDivScale(x, y *apd.Decimal) int {
 		qweight--
 	}
 	rscale := numericMinSigDigits - qweight*4
-	rscale = max(rscale, dscale(x), dscale(y), 0)
+	rscale = max(rscale, aggDscale(x), aggDscale(y), 0)
 	return min(rscale, numericMaxDisplayScale)
 }
 
 // numericDiv returns x / y (y non-zero) at Postgres's division scale.
 func numericDiv(x, y *apd.Decimal) *apd.Decimal {
-	return divScale(x, y, selectDivScale(x, y))
+	return aggDivScale(x, y, selectDivScale(x, y))
 }
 
 // divScale returns x / y rounded half away from zero to rscale digits.
 // The quotient is first truncated to a few more digits than needed, which
 // makes the final rounding exact.
-func divScale(x, y *apd.Decimal, rscale int) *apd.Decimal {
+func aggDivScale(x, y *apd.Decimal, rscale int) *apd.Decimal {
 	intDigits := int(x.NumDigits()) + int(x.Exponent) - int(y.NumDigits()) - int(y.Exponent) + 1
 	prec := uint32(max(intDigits, 1) + rscale + 4)
 	ctx := apd.BaseContext.WithPrecision(prec)

@@ -121,7 +121,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 				continue
 			}
 			idx := int32(len(j.rrows))
-			j.rrows = append(j.rrows, copyRow(c, i))
+			j.rrows = append(j.rrows, detachRow(c, i))
 			if j.nested {
 				continue
 			}
@@ -240,7 +240,7 @@ rows:
 		if !c.Visible(i) {
 			continue
 		}
-		j.lrows = append(j.lrows, copyRow(c, i))
+		j.lrows = append(j.lrows, detachRow(c, i))
 		if j.nested {
 			continue
 		}

@@ -102,7 +102,7 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 			if !c.Visible(i) {
 				continue
 			}
-			r, err := write(copyRow(c, i))
+			r, err := write(detachRow(c, i))
 			if err != nil {
 				return nil, err
 			}

@@ -80,8 +80,8 @@ func copyDatum(d types.Datum) types.Datum {
 	return d
 }
 
-// copyRow returns row i of c with every datum detached from c.
-func copyRow(c *types.Chunk, i int) types.Row {
+// detachRow returns row i of c with every datum detached from c.
+func detachRow(c *types.Chunk, i int) types.Row {
 	r := make(types.Row, len(c.Cols))
 	for j, v := range c.Cols {
 		r[j] = copyDatum(v.Get(i))
@@ -152,18 +152,6 @@ func evalConst(e planner.Expr, ec *ExecCtx) (types.Datum, error) {
 	return copyDatum(v.Get(0)), nil
 }
 
-// compileAll compiles es.
-func compileAll(es []planner.Expr) ([]Evaluator, error) {
-	out := make([]Evaluator, len(es))
-	for i, e := range es {
-		ev, err := Compile(e)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = ev
-	}
-	return out, nil
-}
 
 // evalAll evaluates evs over c.
 func evalAll(ec *ExecCtx, evs []Evaluator, c *types.Chunk) ([]*types.Vec, error) {

@@ -93,7 +93,7 @@ func (s *Sort) load(ctx context.Context) ([]types.Row, error) {
 			for j, v := range kv {
 				key[j] = copyDatum(v.Get(i))
 			}
-			rows = append(rows, sortedRow{row: copyRow(c, i), key: key})
+			rows = append(rows, sortedRow{row: detachRow(c, i), key: key})
 		}
 	}
 	s.in.Close()

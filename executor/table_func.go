@@ -110,7 +110,7 @@ func (f *TableFunc) start(args []types.Datum) (func() (types.Datum, bool), error
 		}
 	case "unnest":
 		if len(args) == 1 {
-			elems, err := parseTextArray(args[0].S)
+			elems, err := parseTextArrayDatums(args[0].S)
 			if err != nil {
 				return nil, err
 			}
@@ -225,9 +225,9 @@ func addIntervalToTimestamp(ts int64, iv types.IntervalVal, loc *time.Location) 
 	return us, ok
 }
 
-// parseTextArray parses a one-dimensional text[] in Postgres's array text
+// parseTextArrayDatums parses a one-dimensional text[] in Postgres's array text
 // form, such as {a,"b c",NULL}, into its elements.
-func parseTextArray(s string) ([]types.Datum, error) {
+func parseTextArrayDatums(s string) ([]types.Datum, error) {
 	bad := pgerr.New(pgerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", s)
 	s = strings.TrimSpace(s)
 	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {

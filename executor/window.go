@@ -131,7 +131,7 @@ func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
 		}
 		for i := 0; i < c.Len(); i++ {
 			if c.Visible(i) {
-				inputs = append(inputs, copyRow(c, i))
+				inputs = append(inputs, detachRow(c, i))
 			}
 		}
 	}
