@@ -355,7 +355,6 @@ func (a *sumFloatAcc) Result() types.Datum {
 	return types.DFloat(a.sum)
 }
 
-
 // sumIntervalAcc is sum(interval): months, days and microseconds add
 // separately (Postgres's interval_pl), each checked for overflow.
 type sumIntervalAcc struct {
@@ -893,7 +892,6 @@ func (a *orderedAcc) Result() types.Datum {
 // Postgres numeric arithmetic at its display scales (src/backend/utils/
 // adt/numeric.c). Postgres stores numerics as base-10000 digits; its
 // division picks the result scale from the inputs' weights in that base.
-
 
 // dscale returns a decimal's display scale (digits after the point).
 func aggDscale(d *apd.Decimal) int {

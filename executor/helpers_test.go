@@ -67,16 +67,6 @@ func fallbackCompare(a, b types.Datum, t types.T) int {
 	return cmpInt(a.I, b.I)
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func fallbackHash(d types.Datum, t types.T) uint64 {
 	h := fnv.New64a()
 	switch t.Family() {

@@ -152,7 +152,6 @@ func evalConst(e planner.Expr, ec *ExecCtx) (types.Datum, error) {
 	return copyDatum(v.Get(0)), nil
 }
 
-
 // evalAll evaluates evs over c.
 func evalAll(ec *ExecCtx, evs []Evaluator, c *types.Chunk) ([]*types.Vec, error) {
 	out := make([]*types.Vec, len(evs))
