@@ -76,7 +76,7 @@ func TestUpdateAndDelete(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("n=%d err=%v", n, err)
 	}
-	if normalize(t, c.String(), []types.T{tI4, tTxt}, false) != normalize(t, "+ 1 z\n+ 2 z", []types.T{tI4, tTxt}, false) {
+	if normalizePretty(t, c.String(), []types.T{tI4, tTxt}, false) != normalizePretty(t, "+ 1 z\n+ 2 z", []types.T{tI4, tTxt}, false) {
 		t.Fatalf("returning:\n%s", c)
 	}
 	if got := strings.Join(w.log, "; "); got != "update (1,x,10) -> (1,z,10); update (2,y,11) -> (2,z,11)" {

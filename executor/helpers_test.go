@@ -260,9 +260,9 @@ func drain(ctx context.Context, op Operator, ts []types.T) (*types.Chunk, error)
 	}
 }
 
-// normalize re-renders a pretty form so that spacing does not matter; with
+// normalizePretty re-renders a pretty form so that spacing does not matter; with
 // rowsort it also sorts the rows.
-func normalize(t *testing.T, s string, ts []types.T, rowsort bool) string {
+func normalizePretty(t *testing.T, s string, ts []types.T, rowsort bool) string {
 	t.Helper()
 	c, err := types.ParseChunk(s, ts)
 	if err != nil {
@@ -286,7 +286,7 @@ func expect(t *testing.T, p planner.Plan, ec *ExecCtx, want string, rowsort bool
 		t.Fatalf("unexpected error: %v", err)
 	}
 	ts := p.Schema().Types()
-	g, w := normalize(t, got.String(), ts, rowsort), normalize(t, want, ts, rowsort)
+	g, w := normalizePretty(t, got.String(), ts, rowsort), normalizePretty(t, want, ts, rowsort)
 	if g != w {
 		t.Fatalf("got\n%s\nwant\n%s", g, w)
 	}
