@@ -3,6 +3,7 @@ package types
 import (
 	"math"
 	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -148,14 +149,13 @@ func Hash(d Datum, t T) uint64 {
 			}
 			return 0x7ff0000000000003
 		}
-		var r apd.Decimal
-		r.Reduce(d.D)
-		if r.Coeff.Sign() == 0 {
+		if d.D.Coeff.Sign() == 0 {
 			return mix64(0)
 		}
-		h := hashString(r.Coeff.String())
-		h = mix64(h ^ uint64(int64(r.Exponent)))
-		if r.Negative {
+		digits, exp := reducedDigits(d.D)
+		h := hashString(digits)
+		h = mix64(h ^ uint64(exp))
+		if d.D.Negative {
 			h = mix64(h ^ 1)
 		}
 		return h
@@ -192,9 +192,17 @@ func jsonHashKey(v *JSONValue) string {
 	walk = func(v *JSONValue) {
 		switch v.Kind {
 		case JSONNumber:
-			var r apd.Decimal
-			r.Reduce(v.Num)
-			b.WriteString(r.String())
+			if v.Num.Form != apd.Finite || v.Num.Coeff.Sign() == 0 {
+				b.WriteString(FormatNumeric(v.Num))
+				break
+			}
+			digits, exp := reducedDigits(v.Num)
+			if v.Num.Negative {
+				b.WriteByte('-')
+			}
+			b.WriteString(digits)
+			b.WriteByte('e')
+			b.WriteString(strconv.FormatInt(exp, 10))
 		case JSONArray:
 			b.WriteByte('[')
 			for _, e := range v.Elems {
@@ -217,6 +225,16 @@ func jsonHashKey(v *JSONValue) string {
 	}
 	walk(v)
 	return b.String()
+}
+
+// reducedDigits returns the coefficient digits of a finite non-zero d
+// without trailing zeros and the matching exponent, so that numerically
+// equal values give equal results. (apd's Reduce divides by ten once per
+// zero, which is quadratic on Postgres-sized numbers.)
+func reducedDigits(d *apd.Decimal) (string, int64) {
+	s := d.Coeff.String()
+	t := strings.TrimRight(s, "0")
+	return t, int64(d.Exponent) + int64(len(s)-len(t))
 }
 
 // mix64 is the splitmix64 finaliser.

@@ -136,7 +136,8 @@ func charIn(s string) string {
 		s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7' {
 		return string([]byte{(s[1]-'0')<<6 | (s[2]-'0')<<3 | (s[3] - '0')})
 	}
-	if s == "" {
+	if s == "" || s[0] == 0 {
+		// A zero byte is the empty "char", as charout prints it.
 		return ""
 	}
 	return s[:1]
