@@ -21,7 +21,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			failf(pgerr.SyntaxError, "syntax error in EXTRACT")
 		}
 		field := b.expr(c, n.Args[0])
-		return b.call("extract", []Expr{field, b.expr(c, n.Args[1])}, n, false, Scalar)
+		return b.call("pg_extract", []Expr{field, b.expr(c, n.Args[1])}, n, false, Scalar)
 	case "pg_nulls_first", "pg_nulls_last":
 		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"NULLS\"").WithPosition(b.pos(n)))
 	case "pg_icase":
@@ -34,14 +34,15 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		return e
 	case "pg_concat":
-		return b.call("concat", b.exprs(c, n.Args), n, false, Scalar)
+		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains":
 		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>"}[name]
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error at or near \"%s\"", sym)
 		}
-		return b.op(sym, b.exprs(c, n.Args), n)
+		// The registry keeps jsonb operators under the bridge's names.
+		return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
 	case "coalesce":
 		if len(n.Args) == 0 {
 			failf(pgerr.SyntaxError, "syntax error at or near \")\"")
@@ -309,6 +310,15 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	case *ast.FuncCallExpr:
 		args = n.Args
 	}
+	// agg(args ORDER BY k1 DESC, k2) arrives from the bridge as
+	// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
+	var orderKeys []SortKey
+	if len(args) > 0 {
+		if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
+			args = args[:len(args)-1]
+			orderKeys = b.aggOrderKeys(inner, f)
+		}
+	}
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {
 			if _, star := l.Value.(int); star { // TiDB writes count(*) as count(1) with a Go int
@@ -326,6 +336,9 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	if order != nil {
 		ac.OrderBy = b.sortKeys(inner, order.Items)
 	}
+	if orderKeys != nil {
+		ac.OrderBy = orderKeys
+	}
 	key := aggKey(ac)
 	for j, k := range c.agg.aggStrs {
 		if k == key {
@@ -335,6 +348,31 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	c.agg.aggs = append(c.agg.aggs, ac)
 	c.agg.aggStrs = append(c.agg.aggStrs, key)
 	return &ColRef{Idx: len(c.agg.keys) + len(c.agg.aggs) - 1, T: ac.T, Name: FormatAgg(ac)}
+}
+
+// aggOrderKeys binds the keys of a pg_agg_order_by(k1, 'asc', ...) call,
+// with Postgres's default NULL order (last for ASC, first for DESC) unless
+// a key is wrapped in pg_nulls_first / pg_nulls_last.
+func (b *binder) aggOrderKeys(c *exprCtx, f *ast.FuncCallExpr) []SortKey {
+	var keys []SortKey
+	for i := 0; i+1 < len(f.Args); i += 2 {
+		k := f.Args[i]
+		desc := false
+		if l, ok := f.Args[i+1].(*sql.Literal); ok {
+			desc = l.GetString() == "desc"
+		}
+		nullsFirst := desc
+		if w, ok := k.(*ast.FuncCallExpr); ok && len(w.Args) == 1 {
+			switch w.FnName.L {
+			case "pg_nulls_first":
+				k, nullsFirst = w.Args[0], true
+			case "pg_nulls_last":
+				k, nullsFirst = w.Args[0], false
+			}
+		}
+		keys = append(keys, SortKey{Expr: b.expr(c, k), Desc: desc, NullsFirst: nullsFirst})
+	}
+	return keys
 }
 
 func aggKey(a AggCall) string {
