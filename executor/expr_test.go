@@ -35,8 +35,8 @@ func evalOne(t *testing.T, src string) string {
 
 type fakeSession struct{}
 
-func (fakeSession) User() string     { return "root" }
-func (fakeSession) Database() string { return "dev" }
+func (fakeSession) User() string     { return "postgres" }
+func (fakeSession) Database() string { return "postgres" }
 func (fakeSession) Setting(name string) (string, bool) {
 	if name == "timezone" {
 		return "UTC", true
