@@ -516,8 +516,12 @@ func init() {
 			Micros: d[4].I*3600e6 + d[5].I*60e6 + int64(math.Round(d[6].F*1e6))}
 		return types.DInterval(iv), nil
 	})
-	defRow("justify_days", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return types.DInterval(justifyDays(d[0].Iv)), nil })
-	defRow("justify_hours", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return types.DInterval(justifyHours(d[0].Iv)), nil })
+	defRow("justify_days", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return types.DInterval(justifyDays(d[0].Iv)), nil
+	})
+	defRow("justify_hours", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return types.DInterval(justifyHours(d[0].Iv)), nil
+	})
 	defRow("justify_interval", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyInterval(d[0].Iv)), nil
 	})

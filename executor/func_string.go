@@ -171,7 +171,7 @@ func quoteIdent(s string) string {
 }
 
 // quoteLiteral is quote_literal: single quotes doubled; a backslash makes
-// it an E'' string with backslashes doubled.
+// it an E” string with backslashes doubled.
 func quoteLiteral(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	if strings.Contains(s, `\`) {
