@@ -30,7 +30,11 @@ func evalOne(t *testing.T, src string) string {
 	if err != nil {
 		return "ERROR: " + pgerr.As(err).Message
 	}
-	return testFormat(v.Get(0), e.Type())
+	d := v.Get(0)
+	if d.Null {
+		return ""
+	}
+	return types.FormatText(d, e.Type(), time.UTC)
 }
 
 type fakeSession struct{}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cockroachdb/apd/v3"
@@ -386,7 +387,7 @@ func castTo(e planner.Expr, t types.T) (planner.Expr, error) {
 		if c.V.Null {
 			return &planner.Const{V: types.NullDatum, T: t}, nil
 		}
-		d, err := testParse(c.V.S, t)
+		d, err := types.ParseText(c.V.S, t, time.UTC)
 		if err != nil {
 			return nil, err
 		}
