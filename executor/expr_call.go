@@ -160,7 +160,7 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			continue
 		}
 		switch {
-		case ff == types.FamInt && tf == types.FamInt && c.from.IsInteger() && c.to.IsInteger():
+		case ff == types.FamInt && tf == types.FamInt && (c.from.IsInteger() || c.from.ID == types.Oid) && (c.to.IsInteger() || c.to.ID == types.Oid):
 			if err := checkIntRange(a.I[i], c.to.ID); err != nil {
 				return nil, err
 			}

@@ -30,13 +30,17 @@ func evalOne(t *testing.T, src string) string {
 	if err != nil {
 		return "ERROR: " + pgerr.As(err).Message
 	}
-	return testFormat(v.Get(0), e.Type())
+	d := v.Get(0)
+	if d.Null {
+		return ""
+	}
+	return types.FormatText(d, e.Type(), time.UTC)
 }
 
 type fakeSession struct{}
 
-func (fakeSession) User() string     { return "root" }
-func (fakeSession) Database() string { return "dev" }
+func (fakeSession) User() string     { return "postgres" }
+func (fakeSession) Database() string { return "postgres" }
 func (fakeSession) Setting(name string) (string, bool) {
 	if name == "timezone" {
 		return "UTC", true

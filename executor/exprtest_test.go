@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cockroachdb/apd/v3"
@@ -386,7 +387,7 @@ func castTo(e planner.Expr, t types.T) (planner.Expr, error) {
 		if c.V.Null {
 			return &planner.Const{V: types.NullDatum, T: t}, nil
 		}
-		d, err := testParse(c.V.S, t)
+		d, err := types.ParseText(c.V.S, t, time.UTC)
 		if err != nil {
 			return nil, err
 		}
@@ -432,7 +433,26 @@ func (p *tparser) primary() (planner.Expr, error) {
 	if ty, ok := typeNames[t]; ok && strings.HasPrefix(p.peek(), "'") {
 		return castTo(&planner.Const{V: types.DString(p.next()[1:]), T: types.TUnknown}, ty)
 	}
+	if t == "extract" && p.peek() == "(" {
+		p.next()
+		field := p.next()
+		if err := p.expect("from"); err != nil {
+			return nil, err
+		}
+		arg, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		return call("pg_extract", &planner.Const{V: types.DString(field), T: types.TText}, arg)
+	}
 	if p.peek() != "(" {
+		switch t {
+		case "current_user", "session_user", "current_date", "current_timestamp", "localtimestamp":
+			return call(t)
+		}
 		return nil, fmt.Errorf("unexpected %q", t)
 	}
 	p.next()
@@ -454,6 +474,8 @@ func (p *tparser) primary() (planner.Expr, error) {
 		return &planner.Coalesce{Args: args, T: args[0].Type()}, nil
 	case "concat":
 		t = "pg_concat"
+	case "greatest", "least":
+		args = unify(args)
 	}
 	return call(t, args...)
 }
@@ -544,7 +566,7 @@ func resolve(name string, args []planner.Expr) (*planner.Overload, []planner.Exp
 				if slot == types.Text {
 					cost-- // prefer the preferred type, as Postgres does
 				}
-			case at == types.Varchar && slot == types.Text:
+			case at == types.Varchar && slot == types.Text, at == types.Int4 && slot == types.Oid:
 				cost++
 			case implicitRank[at] > 0 && slot == types.Float8:
 				cost += 5 // float8 is the numeric category's preferred type

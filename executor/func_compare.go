@@ -24,13 +24,13 @@ func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 	fa, fb := ta.Family(), tb.Family()
 	switch {
 	case ta.ID == types.Date && (tb.ID == types.Timestamp || tb.ID == types.Timestamptz):
-		return func(a, b types.Datum) int { return cmpInt(dateToTS(a.I), b.I) }, nil
+		return func(a, b types.Datum) int { return cmpInt64(dateToTS(a.I), b.I) }, nil
 	case tb.ID == types.Date && (ta.ID == types.Timestamp || ta.ID == types.Timestamptz):
-		return func(a, b types.Datum) int { return cmpInt(a.I, dateToTS(b.I)) }, nil
+		return func(a, b types.Datum) int { return cmpInt64(a.I, dateToTS(b.I)) }, nil
 	case fa == types.FamInt && fb == types.FamInt:
-		return func(a, b types.Datum) int { return cmpInt(a.I, b.I) }, nil
+		return func(a, b types.Datum) int { return cmpInt64(a.I, b.I) }, nil
 	case fa == types.FamBool && fb == types.FamBool:
-		return func(a, b types.Datum) int { return cmpInt(a.I, b.I) }, nil
+		return func(a, b types.Datum) int { return cmpInt64(a.I, b.I) }, nil
 	case fa == types.FamFloat && fb == types.FamFloat:
 		return func(a, b types.Datum) int { return cmpFloat(a.F, b.F) }, nil
 	case fa == types.FamDecimal && fb == types.FamDecimal:
@@ -49,7 +49,7 @@ func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", ta, tb)
 }
 
-func cmpInt(a, b int64) int {
+func cmpInt64(a, b int64) int {
 	switch {
 	case a < b:
 		return -1
@@ -83,10 +83,10 @@ func cmpFloat(a, b float64) int {
 func cmpInterval(a, b types.IntervalVal) int {
 	da, ma := intervalSpan(a)
 	db, mb := intervalSpan(b)
-	if c := cmpInt(da, db); c != 0 {
+	if c := cmpInt64(da, db); c != 0 {
 		return c
 	}
-	return cmpInt(ma, mb)
+	return cmpInt64(ma, mb)
 }
 
 // intervalSpan returns iv's span as whole days and the remaining
@@ -131,7 +131,7 @@ func cmpVec(op string, ta, tb types.T) vecFn {
 					out.Nulls[i] = true
 					continue
 				}
-				out.B[i] = holds[cmpInt(a.I[i], b.I[i])+1]
+				out.B[i] = holds[cmpInt64(a.I[i], b.I[i])+1]
 			}
 			return nil
 		}

@@ -39,7 +39,7 @@ func writeJSON(b *strings.Builder, v any) {
 		if err != nil {
 			b.WriteString(string(x))
 		} else {
-			b.WriteString(normalize(d).Text('f'))
+			b.WriteString(normScale(d).Text('f'))
 		}
 	case string:
 		var buf bytes.Buffer

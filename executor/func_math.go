@@ -129,7 +129,7 @@ func init() {
 			if _, err := c.Quantize(r, d[0].D, -int32(s)); err != nil {
 				return types.NullDatum, errNumericOverflow
 			}
-			return types.DDecimal(normalize(r)), nil
+			return types.DDecimal(normScale(r)), nil
 		}}, true
 	})
 	floatFn("sign", func(x float64) (float64, error) {
@@ -343,7 +343,7 @@ func init() {
 	defRow("trim_scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		r := new(apd.Decimal)
 		r.Reduce(d[0].D)
-		return types.DDecimal(normalize(r)), nil
+		return types.DDecimal(normScale(r)), nil
 	})
 	// greatest / least ignore NULLs and return NULL only when all are NULL.
 	for _, n := range []string{"greatest", "least"} {

@@ -43,7 +43,7 @@ func dscale(d *apd.Decimal) int32 {
 }
 
 // normalize gives d a non-negative scale, as every Postgres numeric has.
-func normalize(d *apd.Decimal) *apd.Decimal {
+func normScale(d *apd.Decimal) *apd.Decimal {
 	if d.Form == apd.Finite && d.Exponent > 0 {
 		_, _ = decCtx.Quantize(d, d, 0)
 	}
@@ -58,7 +58,7 @@ func roundTo(d *apd.Decimal, s int32) *apd.Decimal {
 	}
 	r := new(apd.Decimal)
 	_, _ = decCtx.Quantize(r, d, -s)
-	return normalize(r)
+	return normScale(r)
 }
 
 // NumericAdd returns a + b exactly (Postgres numeric_add).
@@ -86,7 +86,7 @@ func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
 	if _, err := decCtx.Mul(r, a, b); err != nil {
 		return nil, errNumericOverflow
 	}
-	return normalize(r), nil
+	return normScale(r), nil
 }
 
 // base10000 returns Postgres's view of non-zero d in base-10000 digits: the
@@ -162,7 +162,7 @@ func divRound(a, b *apd.Decimal, s int32) *apd.Decimal {
 	res.Coeff.SetMathBigInt(q)
 	res.Exponent = -s
 	res.Negative = (a.Negative != b.Negative) && q.Sign() != 0
-	return normalize(res)
+	return normScale(res)
 }
 
 // NumericMod returns the remainder of a / b truncated toward zero, with a's
@@ -175,7 +175,7 @@ func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
 	if _, err := decCtx.Rem(r, a, b); err != nil {
 		return nil, errNumericOverflow
 	}
-	return normalize(r), nil
+	return normScale(r), nil
 }
 
 // NumericDivTrunc is div(a, b): the integer quotient truncated toward zero.
@@ -187,7 +187,7 @@ func NumericDivTrunc(a, b *apd.Decimal) (*apd.Decimal, error) {
 	if _, err := decCtx.QuoInteger(r, a, b); err != nil {
 		return nil, errNumericOverflow
 	}
-	return normalize(r), nil
+	return normScale(r), nil
 }
 
 // scaledOp computes f with enough precision for scale s and rounds to s.
