@@ -420,9 +420,15 @@ func (p *stmtParser) set() (Stmt, error) {
 	}
 	var vals []string
 	for {
+		quoted := p.peek().Kind == TQIdent
 		v, err := p.value()
 		if err != nil {
 			return nil, err
+		}
+		if quoted && name == "search_path" {
+			// List settings keep the quotes their elements need, as
+			// Postgres prints search_path back: public, "$user".
+			v = quoteIdent(v)
 		}
 		vals = append(vals, v)
 		if !p.acceptOp(",") {

@@ -207,6 +207,27 @@ func (b *bridge) normalize(seq []*node) []*node {
 			}
 			seq = splice(seq, i, j)
 			i--
+		case isStringLeaf(n) && isStringLeaf(at(seq, i+1)):
+			// Postgres concatenates string constants separated by a
+			// newline and rejects them on one line (TiDB would concatenate).
+			m := seq[i+1]
+			if !strings.Contains(b.src[n.tok.End:m.tok.Off], "\n") {
+				b.fail(syntaxErrorAt(b.src, m.tok))
+				return seq
+			}
+			joined := *n
+			joined.tok.Val += m.tok.Val
+			joined.tok.End = m.tok.End
+			seq = splice(seq, i, i+2, &joined)
+			i--
+		case n.isWord("at") && at(seq, i+1).isWord("time") && at(seq, i+2).isWord("zone"):
+			s, e := primaryLeft(seq, i), primaryRight(seq, i+3)
+			if s < 0 || e < 0 {
+				continue
+			}
+			kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
+			seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
+			i = s
 		case n.isWord("full") && at(seq, i+1).isWord("join"):
 			seq = splice(seq, i, i+2, textNode("straight_join", n.off))
 		case n.isWord("full") && at(seq, i+1).isWord("outer") && at(seq, i+2).isWord("join"):
@@ -215,6 +236,8 @@ func (b *bridge) normalize(seq []*node) []*node {
 	}
 	return seq
 }
+
+func isStringLeaf(n *node) bool { return n != nil && n.kind == nLeaf && n.tok.Kind == TString }
 
 // limitValue reports whether n can be a LIMIT/OFFSET count.
 func limitValue(n *node) bool {
@@ -324,6 +347,18 @@ func (b *bridge) typedLiterals(seq []*node) []*node {
 					}
 				} else {
 					val = strings.TrimSpace(val) + " " + u
+				}
+			}
+			if w := at(seq, j).word(); w == "preceding" || w == "following" {
+				// A RANGE frame offset: TiDB's grammar wants MySQL's
+				// INTERVAL 'n' UNIT there, and reads it into the FrameBound.
+				if f := strings.Fields(val); len(f) == 2 && isNumber(f[0]) {
+					u := strings.TrimSuffix(strings.ToLower(f[1]), "s")
+					if intervalFields[u] {
+						seq = splice(seq, i, j, textNode("interval", n.off), textNode(quoteString(f[0]), s.off), textNode(u, s.off))
+						i += 2
+						continue
+					}
 				}
 			}
 			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: val, Off: s.off, End: s.tok.End}, off: s.off}

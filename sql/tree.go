@@ -65,7 +65,7 @@ func buildTree(toks []Token) []*node {
 		opens = opens[:len(opens)-1]
 		g.kids = cur
 		g.close = "" // unclosed: emit without the closing token
-		g.last = len(toks) - 1
+		g.last = g.first
 		if len(cur) > 0 {
 			g.last = cur[len(cur)-1].last
 		}

@@ -295,6 +295,11 @@ func parseTypeAt(src string, toks []Token, i int) (TypeName, int, error) {
 	if !ok {
 		return TypeName{}, i, syntaxErrorAt(src, toks[i])
 	}
+	for _, n := range seq[:end] {
+		if n.kind == nGroup && n.close == "" {
+			return TypeName{}, i, syntaxErrorAt(src, toks[len(toks)-1])
+		}
+	}
 	next := i + seq[end-1].last + 1
 	text := src[toks[i].Off:toks[next-1].End]
 	t, err := resolveType(spec)
