@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -306,10 +307,7 @@ func (c *conn) readLoop(br *bufio.Reader) {
 				f.err = pgerr.New(pgerr.ProgramLimitExceeded,
 					"message of %d bytes exceeds the limit of %d bytes", n, max)
 			default:
-				f.body = make([]byte, n)
-				if _, err := io.ReadFull(br, f.body); err != nil {
-					f.err = err
-				}
+				f.body, f.err = readBody(br, n)
 			}
 		}
 		if f.err != nil {
@@ -327,6 +325,25 @@ func (c *conn) readLoop(br *bufio.Reader) {
 			return
 		}
 	}
+}
+
+// readBody reads a message body of n bytes. Large bodies grow with the
+// bytes that actually arrive, so a length word alone cannot make the
+// server allocate up to the message limit.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	const chunk = 64 << 10
+	if n <= chunk {
+		b := make([]byte, n)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(chunk)
+	m, err := buf.ReadFrom(io.LimitReader(r, n))
+	if err == nil && m < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return buf.Bytes(), err
 }
 
 // next returns the next frame; an error means the connection must end.

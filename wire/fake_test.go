@@ -336,7 +336,10 @@ func (r *fakeResult) Next(ctx context.Context) (types.Row, error) {
 		panic("Next after Close")
 	}
 	if r.sleep {
-		r.h.sleeping <- struct{}{}
+		select {
+		case r.h.sleeping <- struct{}{}:
+		default:
+		}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
