@@ -507,6 +507,9 @@ func aggOrder(g *node) {
 		if w := key[len(key)-1].word(); w == "asc" || w == "desc" {
 			dir, key = w, key[:len(key)-1]
 		}
+		if len(key) == 0 {
+			return // ORDER BY DESC: left for TiDB to reject
+		}
 		if n > 0 {
 			keys = append(keys, leafOp(",", key[0].off))
 		}
