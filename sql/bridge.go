@@ -98,6 +98,9 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 	}
 	b := &bridge{src: src, toks: toks}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	if !balanced(toks) {
+		return nil, b.syntaxError(len(src) + 1)
+	}
 	seq := buildTree(toks)
 	if seq[0].isWord("table") {
 		off := seq[0].off
@@ -190,6 +193,9 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 	}
 	b := &bridge{src: src, toks: toks}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	if !balanced(toks) {
+		return nil, b.syntaxError(len(src) + 1)
+	}
 	seq := append([]*node{textNode("select", toks[0].Off)}, buildTree(toks)...)
 	seq = b.level(seq)
 	if b.err != nil {
@@ -207,6 +213,23 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 	b.q.Node, b.q.Rewritten = stmt, text
 	b.finishParams()
 	return b.q, nil
+}
+
+// balanced reports whether every ( and [ in toks is closed; a statement
+// that ends inside a group is a syntax error at its end, as in Postgres.
+func balanced(toks []Token) bool {
+	depth := 0
+	for _, t := range toks {
+		if t.Kind == TOp {
+			switch t.Val {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			}
+		}
+	}
+	return depth <= 0
 }
 
 // finishParams gives every parameter marker its Order and fills Params.
