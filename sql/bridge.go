@@ -40,14 +40,17 @@ var tidbParsers = sync.Pool{New: func() any {
 // parse; quoting a lower-case name does not change it.
 var quoteWords = func() map[string]bool {
 	keep := map[string]bool{}
-	for _, w := range strings.Fields(`all and as asc between bigint binary both by case char character
+	// Type names are not kept: casts and typed literals are rewritten, so
+	// a type word left in the text is a column name (or a function name,
+	// which is never quoted).
+	for _, w := range strings.Fields(`all and as asc between both by case
 		check column constraint create cross current_date current_role current_time current_timestamp
-		current_user default delete desc distinct else except exists false fetch float for foreign from
-		full grant group having ilike in inner insert int integer intersect interval into is join lateral
-		leading left like limit localtime localtimestamp natural not null numeric on or order outer over
-		partition precision primary range real recursive references regexp right row rows select set
-		smallint straight_join table tablesample then to trailing true union unique update using values
-		varchar varying when where window with groups escape of analyze double`) {
+		current_user default delete desc distinct else except exists false fetch for foreign from
+		full grant group having ilike in inner insert intersect into is join lateral
+		leading left like limit localtime localtimestamp natural not null on or order outer over
+		partition primary recursive references regexp right row select set
+		straight_join table tablesample then to trailing true union unique update using values
+		when where window with escape of analyze`) {
 		keep[w] = true
 	}
 	m := map[string]bool{}
@@ -426,7 +429,16 @@ func (e *emitter) node(n *node, next *node) {
 		t := n.tok
 		switch t.Kind {
 		case TIdent:
-			if quoteWords[t.Val] && !next.isParen() {
+			if frameWords[t.Val] {
+				// ROWS, RANGE and GROUPS are frame keywords only before a
+				// frame bound; elsewhere they are names.
+				if w := next.word(); w == "between" || w == "unbounded" || w == "current" || w == "interval" ||
+					next != nil && next.kind == nLeaf && (next.tok.Kind == TNumber || next.tok.Kind == TParam) {
+					e.write(t.Val, t.Off)
+				} else {
+					e.write(quoteIdent(t.Val), t.Off)
+				}
+			} else if quoteWords[t.Val] && !next.isParen() {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -451,6 +463,8 @@ func (e *emitter) node(n *node, next *node) {
 		}
 	}
 }
+
+var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 

@@ -31,7 +31,10 @@
 //	                                           case; quoted names keep their case; words TiDB
 //	                                           reserves but Postgres does not, such as key,
 //	                                           status or rank, are written quoted unless a "("
-//	                                           follows, which does not change the name)
+//	                                           follows, which does not change the name; so are
+//	                                           type words left after rewrite 2 (int, real,
+//	                                           interval, ...) and rows/range/groups unless a
+//	                                           frame bound follows)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
