@@ -117,6 +117,8 @@
 //	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
 //	    OFFSET n LIMIT m                       LIMIT m OFFSET n
 //	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
+//	    LIMIT $1::int, LIMIT (5)               LIMIT ?, LIMIT 5 (TiDB takes only a number or
+//	                                           a parameter; the cast is dropped)
 //	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
 //	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
 //	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
@@ -127,7 +129,9 @@
 //	    current_role                           current_role(); current_date,
 //	                                           current_timestamp[(p)], localtimestamp, TRUE,
 //	                                           FALSE, NULL are native
-//	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries)
+//	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries,
+//	                                           after casts: ts::timestamp AT TIME ZONE 'UTC'
+//	                                           converts the cast)
 //	22  TABLE t                                SELECT * FROM t
 //	23  a ^ b                                  power(a, b) (adjacent primaries; TiDB's ^ is XOR)
 //	24  UPDATE t SET ... FROM u, v WHERE ...   UPDATE t, u, v SET ... WHERE ... (TiDB's

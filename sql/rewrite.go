@@ -19,11 +19,12 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
-	seq = b.limits(seq)
 	seq = b.typedLiterals(seq)
 	seq = b.calls(seq)
 	seq = b.subscripts(seq)
 	seq = b.casts(seq)
+	seq = b.limits(seq)
+	seq = b.atTimeZone(seq)
 	seq = b.jsonOps(seq)
 	seq = b.powers(seq)
 	seq = b.regexOps(seq)
@@ -221,14 +222,6 @@ func (b *bridge) normalize(seq []*node) []*node {
 			joined.tok.End = m.tok.End
 			seq = splice(seq, i, i+2, &joined)
 			i--
-		case n.isWord("at") && at(seq, i+1).isWord("time") && at(seq, i+2).isWord("zone"):
-			s, e := primaryLeft(seq, i), primaryRight(seq, i+3)
-			if s < 0 || e < 0 {
-				continue
-			}
-			kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
-			seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
-			i = s
 		case n.isWord("full") && at(seq, i+1).isWord("join"):
 			seq = splice(seq, i, i+2, textNode("straight_join", n.off))
 		case n.isWord("full") && at(seq, i+1).isWord("outer") && at(seq, i+2).isWord("join"):
@@ -242,7 +235,17 @@ func isStringLeaf(n *node) bool { return n != nil && n.kind == nLeaf && n.tok.Ki
 
 // limitValue reports whether n can be a LIMIT/OFFSET count.
 func limitValue(n *node) bool {
-	return n != nil && (n.isParen() || n.kind == nLeaf && (n.tok.Kind == TNumber || n.tok.Kind == TParam))
+	return n != nil && (n.isParen() || n.kind == nSynth || n.kind == nLeaf && (n.tok.Kind == TNumber || n.tok.Kind == TParam))
+}
+
+// limitArg unwraps a LIMIT/OFFSET count for TiDB, whose grammar takes
+// only a number or a parameter there: (5) and $1::bigint become 5 and $1
+// (the count is a bigint either way).
+func limitArg(n *node) *node {
+	for (n.isParen() || n.kind == nSynth && n.open == "pg_cast(") && len(n.kids) == 1 {
+		n = n.kids[0]
+	}
+	return n
 }
 
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
@@ -265,12 +268,12 @@ func (b *bridge) limits(seq []*node) []*node {
 			i--
 		case n.isWord("limit") && limitValue(at(seq, i+1)):
 			mark(i)
-			count = []*node{seq[i+1]}
+			count = []*node{limitArg(seq[i+1])}
 			seq = splice(seq, i, i+2)
 			i--
 		case n.isWord("offset") && limitValue(at(seq, i+1)) && primaryLeft(seq, i) >= 0:
 			mark(i)
-			offset = []*node{seq[i+1]}
+			offset = []*node{limitArg(seq[i+1])}
 			j := i + 2
 			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
 				j++
@@ -281,7 +284,7 @@ func (b *bridge) limits(seq []*node) []*node {
 			j := i + 2
 			c := []*node{textNode("1", n.off)}
 			if limitValue(at(seq, j)) {
-				c = []*node{seq[j]}
+				c = []*node{limitArg(seq[j])}
 				j++
 			}
 			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) || !at(seq, j+1).isWord("only") {
@@ -622,6 +625,25 @@ func (b *bridge) casts(seq []*node) []*node {
 			continue
 		}
 		seq = splice(seq, s, e, castNode(seq[s:i], canon(spec), seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// atTimeZone rewrites x AT TIME ZONE z into pg_at_time_zone(x, z); AT
+// binds looser than :: and tighter than the arithmetic operators.
+func (b *bridge) atTimeZone(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if !n.isWord("at") || !at(seq, i+1).isWord("time") || !at(seq, i+2).isWord("zone") {
+			continue
+		}
+		s, e := primaryLeft(seq, i), primaryRight(seq, i+3)
+		if s < 0 || e < 0 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
+		seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
