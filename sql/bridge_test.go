@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,5 +111,49 @@ func TestErrorPositions(t *testing.T) {
 		if pe.Message != c.msg || pe.Position != c.pos {
 			t.Errorf("%s: got %q at %d, want %q at %d", c.text, pe.Message, pe.Position, c.msg, c.pos)
 		}
+	}
+}
+
+// TestRebridge checks that bridged text parses again to itself: column
+// DEFAULTs are stored bridged and parsed again with ParseExpr.
+func TestRebridge(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txt")
+	n := 0
+	for _, path := range files {
+		for _, c := range readGolden(t, path) {
+			if c.cmd != "parse" && c.cmd != "expr" {
+				continue
+			}
+			var texts []string
+			if st, err := Parse(c.input); err == nil {
+				switch s := st.(type) {
+				case *Query:
+					if len(s.TVFs) == 0 && s.Returning == nil && s.Aliases == nil {
+						texts = append(texts, s.Rewritten)
+					}
+				case *CreateTable:
+					for _, col := range s.Columns {
+						if col.Default != "" {
+							texts = append(texts, "select "+col.Default)
+						}
+					}
+				}
+			}
+			for _, text := range texts {
+				n++
+				st, err := Parse(text)
+				if err != nil {
+					t.Errorf("%s: bridged %q does not parse: %v", path, text, err)
+					continue
+				}
+				// Spacing around parentheses may differ.
+				if got := st.(*Query).Rewritten; strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(text, " ", "") {
+					t.Errorf("%s: bridged %q bridges again to %q", path, text, got)
+				}
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d bridged texts checked", n)
 	}
 }
