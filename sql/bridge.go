@@ -248,23 +248,21 @@ func (b *bridge) finishParams() {
 func (b *bridge) syntaxError(off int) *pgerr.Error {
 	for _, t := range b.toks {
 		if t.Off >= off {
-			if t.Off == off || off < t.End {
-				return syntaxErrorAt(b.src, t)
-			}
 			return syntaxErrorAt(b.src, t)
 		}
 	}
+	// The statement ended early: point at what follows it (a ';', the
+	// end of the text, or the clause after an embedded query).
 	end := len(b.src)
 	if len(b.toks) > 0 {
 		end = b.toks[len(b.toks)-1].End
 	}
-	// The statement ended early: point at what follows it (a ';') or at
-	// the end of the text.
 	lx := lexer{s: b.src, pos: end}
-	if t, err := lx.next(); err == nil {
+	t, err := lx.next()
+	if err != nil || t.Kind == TEOF || t.Kind == TOp && t.Val == ";" {
 		return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: t.Off})
 	}
-	return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: len(b.src)})
+	return syntaxErrorAt(b.src, t)
 }
 
 // syntaxErrorAfter reports a syntax error at the first token after the
