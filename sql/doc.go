@@ -126,7 +126,7 @@
 //	                                           literals, groups, calls, casts)
 //	20  current_user, session_user,            current_user(), session_user(),
 //	    current_schema, current_catalog,       current_schema(), current_catalog(),
-//	    current_role                           current_role(); current_date,
+//	    current_role, user                     current_role(), current_user(); current_date,
 //	                                           current_timestamp[(p)], localtimestamp, TRUE,
 //	                                           FALSE, NULL are native
 //	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries,

@@ -396,7 +396,7 @@ func isNumber(s string) bool {
 
 // sessionFuncs are Postgres's parenless function-like keywords that TiDB
 // needs to see as calls.
-var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role`)
+var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role user`)
 
 // calls rewrites CAST, EXTRACT, ARRAY, concat, FILTER and the parenless
 // session functions.
@@ -417,6 +417,9 @@ func (b *bridge) calls(seq []*node) []*node {
 		}
 		g := at(seq, i+1)
 		if sessionFuncs[w] && !g.isParen() && !qualified {
+			if w == "user" {
+				w = "current_user" // USER is Postgres's synonym, a reserved word
+			}
 			seq[i] = textNode(w+"()", n.off)
 			continue
 		}
