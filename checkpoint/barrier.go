@@ -33,6 +33,12 @@ func EpochTime(e uint64) time.Time {
 	return time.UnixMilli(int64(e >> EpochSeqBits))
 }
 
+// epochString formats an epoch as <unix ms>.<seq>, which reads better
+// than the raw number in logs and traces.
+func epochString(e uint64) string {
+	return fmt.Sprintf("%d.%d", e>>EpochSeqBits, e&(1<<EpochSeqBits-1))
+}
+
 // Epoch is the pair of epochs a barrier separates: the rows before the
 // barrier belong to Curr, and Prev is the epoch of the barrier before it
 // (after a start or recovery: the committed epoch state was restored

@@ -339,8 +339,8 @@ func (c *Coordinator) String() string {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	s := fmt.Sprintf("phase=%s committed=%d jobs=%v waiting=%v mutations=%d interval=%s",
-		c.phase, c.committed, ids, c.waiters, len(c.mutations), c.cfg.Interval)
+	s := fmt.Sprintf("phase=%s committed=%s jobs=%v waiting=%v mutations=%d interval=%s",
+		c.phase, epochString(c.committed), ids, c.waiters, len(c.mutations), c.cfg.Interval)
 	if c.paused {
 		s += " paused"
 	}
@@ -391,14 +391,14 @@ func (c *Coordinator) Step(ev Event) error {
 
 func (c *Coordinator) ack(ev Ack) error {
 	if c.phase != phaseCollecting || ev.Epoch != c.cur.barrier.Epoch.Curr {
-		return fmt.Errorf("%w: epoch %d from actor %d", ErrStaleAck, ev.Epoch, ev.Actor)
+		return fmt.Errorf("%w: epoch %s from actor %d", ErrStaleAck, epochString(ev.Epoch), ev.Actor)
 	}
 	done, ok := c.cur.expected[ev.Actor]
 	if !ok {
-		return fmt.Errorf("%w: actor %d, epoch %d", ErrUnknownActor, ev.Actor, ev.Epoch)
+		return fmt.Errorf("%w: actor %d, epoch %s", ErrUnknownActor, ev.Actor, epochString(ev.Epoch))
 	}
 	if done {
-		return fmt.Errorf("%w: actor %d, epoch %d", ErrDuplicateAck, ev.Actor, ev.Epoch)
+		return fmt.Errorf("%w: actor %d, epoch %s", ErrDuplicateAck, ev.Actor, epochString(ev.Epoch))
 	}
 	c.cur.expected[ev.Actor] = true
 	c.cur.remaining--
@@ -419,10 +419,10 @@ func (c *Coordinator) startCommit() {
 
 func (c *Coordinator) commitDone(ev CommitDone) error {
 	if c.phase != phaseCommitting || ev.Epoch != c.cur.barrier.Epoch.Curr {
-		return fmt.Errorf("%w: epoch %d", ErrStaleCommit, ev.Epoch)
+		return fmt.Errorf("%w: epoch %s", ErrStaleCommit, epochString(ev.Epoch))
 	}
 	if ev.Err != nil {
-		c.fail(pgerr.Wrap(pgerr.IOError, ev.Err, fmt.Sprintf("checkpoint of epoch %d failed to commit", ev.Epoch)))
+		c.fail(pgerr.Wrap(pgerr.IOError, ev.Err, fmt.Sprintf("checkpoint of epoch %s failed to commit", epochString(ev.Epoch))))
 		return nil
 	}
 	cur := c.cur
@@ -437,23 +437,25 @@ func (c *Coordinator) commitDone(ev CommitDone) error {
 	return nil
 }
 
-// jobKnown reports whether id is a running job or the subject of a
-// pending AddJob, and whether a StopJob for it is pending.
-func (c *Coordinator) jobKnown(id JobID) (known, stopping bool) {
-	_, known = c.jobs[id]
+// jobExists reports whether job id will exist once the pending
+// mutations have been carried out in order.
+func (c *Coordinator) jobExists(id JobID) bool {
+	_, exists := c.jobs[id]
 	for _, p := range c.mutations {
-		switch {
-		case p.m.Kind == MutationAddJob && p.m.Job.ID == id:
-			known = true
-		case p.m.Kind == MutationStopJob && p.m.Job.ID == id:
-			stopping = true
+		if p.m.Job.ID == id {
+			switch p.m.Kind {
+			case MutationAddJob:
+				exists = true
+			case MutationStopJob:
+				exists = false
+			}
 		}
 	}
-	return known, stopping
+	return exists
 }
 
 func (c *Coordinator) addJob(ev AddJob) error {
-	if known, stopping := c.jobKnown(ev.Job.ID); known && !stopping {
+	if c.jobExists(ev.Job.ID) {
 		return fmt.Errorf("%w: job %d", ErrDuplicateJob, ev.Job.ID)
 	}
 	j := Job{ID: ev.Job.ID, Actors: slices.Clone(ev.Job.Actors)}
@@ -463,7 +465,7 @@ func (c *Coordinator) addJob(ev AddJob) error {
 }
 
 func (c *Coordinator) stopJob(ev StopJob) error {
-	if known, stopping := c.jobKnown(ev.Job); !known || stopping {
+	if !c.jobExists(ev.Job) {
 		return fmt.Errorf("%w: job %d", ErrUnknownJob, ev.Job)
 	}
 	c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationStopJob, Job: Job{ID: ev.Job}}, ev.Waiter})
@@ -547,8 +549,8 @@ func (c *Coordinator) advance() {
 		}
 	case phaseCollecting:
 		if c.now.Sub(c.cur.injectedAt) >= c.cfg.Timeout {
-			c.fail(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %d timed out after %s waiting for %d acknowledgements",
-				c.cur.barrier.Epoch.Curr, c.cfg.Timeout, c.cur.remaining))
+			c.fail(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %s timed out after %s waiting for %d acknowledgements",
+				epochString(c.cur.barrier.Epoch.Curr), c.cfg.Timeout, c.cur.remaining))
 		}
 	case phaseIdle:
 		switch {
