@@ -598,7 +598,7 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 	}
 	return &utilPrepared{fields: textFields("QUERY PLAN"), params: b.Params, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
 		var rows []types.Row
-		for _, line := range strings.Split(strings.TrimRight(explainPlan(b.Plan), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(planner.Explain(b.Plan), "\n"), "\n") {
 			rows = append(rows, textRow(line))
 		}
 		return &rowsResult{rows: rows, tag: "EXPLAIN"}, nil
@@ -639,6 +639,3 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 	}
 	return int64(len(rows)), nil
 }
-
-// explainPlan renders a plan for EXPLAIN.
-var explainPlan = func(p planner.Plan) string { return fmt.Sprintf("%T", p) }

@@ -1,0 +1,84 @@
+// Package wire is weir's PostgreSQL frontend/backend protocol server
+// (protocol version 3.0, as in chapter 55 of the PostgreSQL 15 manual),
+// built on the message codecs of github.com/jackc/pgx/v5/pgproto3.
+//
+// The server owns sockets, protocol state, prepared statements, portals,
+// parameter decoding and result encoding (text and binary formats), COPY
+// framing and query cancellation. Everything about statements is asked of
+// a Handler (see handler.go), which the engine implements: a Session splits
+// and prepares statement text, and a Prepared statement executes into a
+// Result cursor.
+//
+// # Connections
+//
+// Serve runs one goroutine per connection. After the startup phase, a
+// second goroutine owns the socket's read side and cuts it into frames;
+// reading ahead is what lets a broken connection cancel the running
+// statement's context at once. Output is buffered and flushed at
+// ReadyForQuery, on Flush, after every ErrorResponse and every 64 KiB while
+// rows stream.
+//
+//	client                                 server
+//	SSLRequest / GSSEncRequest  ------->
+//	                            <-------   'N' (no encryption)
+//	StartupMessage (3.0)        ------->   Handler.NewSession
+//	                            <-------   AuthenticationOk (trust)
+//	                            <-------   ParameterStatus ... (ServerParams,
+//	                                         application_name, client_encoding,
+//	                                         session_authorization, is_superuser)
+//	                            <-------   BackendKeyData (pid, random secret)
+//	                            <-------   ReadyForQuery I
+//
+// A CancelRequest arrives on a new connection carrying (pid, secret); the
+// matching session's running statement has its context canceled and fails
+// with 57014 "canceling statement due to user request".
+//
+// # Simple query
+//
+//	Query "s1; s2"              ------->   Session.Split -> [s1, s2]
+//	                                       s1: Prepare, Execute, Next...
+//	                            <-------   RowDescription (if Fields != nil)
+//	                            <-------   DataRow (text) ...
+//	                            <-------   CommandComplete s1's tag
+//	                                       s2: ... (the first error stops the
+//	                                       string: ErrorResponse, Position
+//	                                       counted in the whole string)
+//	                            <-------   ReadyForQuery (Session.TxStatus)
+//
+// An empty string answers EmptyQueryResponse.
+//
+// # Extended query
+//
+//	Parse name,text,OIDs        ------->   Split (one statement) + Prepare
+//	                            <-------   ParseComplete
+//	Bind portal,name,params     ------->   decode params (types.ParseText or
+//	                                       types.ParseBinary by format code)
+//	                            <-------   BindComplete
+//	Describe S/P                ------->
+//	                            <-------   [ParameterDescription] RowDescription | NoData
+//	Execute portal,maxRows      ------->   first time: Prepared.Execute; then Next
+//	                            <-------   DataRow ... (types.FormatText or
+//	                                       types.AppendBinary per column)
+//	                            <-------   CommandComplete | PortalSuspended
+//	Sync                        ------->   outside a transaction block, every
+//	                                       portal is closed (Result.Close)
+//	                            <-------   ReadyForQuery
+//
+// After an error, messages are discarded until Sync. A later Execute of a
+// suspended portal continues the same Result.
+//
+// # COPY
+//
+// A statement calls ExecIO.CopyIn (CopyInResponse; its reader yields the
+// CopyData payloads, io.EOF at CopyDone, 57014 at CopyFail) or
+// ExecIO.CopyOut (CopyOutResponse; each Write is a CopyData). The server
+// sends CopyDone before the statement's CommandComplete, and discards the
+// rest of a COPY FROM STDIN stream that a failed statement did not read.
+//
+// # Ending
+//
+// Terminate, EOF, a write error, a FATAL error (protocol violation 08P01,
+// oversized message 54000) or Shutdown (FATAL 57P01) end the connection:
+// the running statement's context is canceled, every open Result is closed
+// once, then Session.Close is called once.
+package wire
