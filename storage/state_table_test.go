@@ -370,3 +370,29 @@ func BenchmarkStateTableInsert(b *testing.B) {
 		}
 	}
 }
+
+func TestCommittedEpoch(t *testing.T) {
+	fs := vfs.NewMem()
+	db := openMem(t, fs)
+	if e, err := db.CommittedEpoch(); e != 0 || err != nil {
+		t.Fatalf("fresh CommittedEpoch = %d, %v", e, err)
+	}
+	st := newST(db, NewCache(1<<20))
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	b := db.NewBatch()
+	if err := st.Commit(b, 7<<16); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetCommittedEpoch(7 << 16); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = openMem(t, fs)
+	defer db.Close()
+	if e, err := db.CommittedEpoch(); e != 7<<16 || err != nil {
+		t.Fatalf("CommittedEpoch after reopen = %d, %v", e, err)
+	}
+}
