@@ -531,7 +531,7 @@ func (c *Coordinator) fail(err error) {
 		e.Hint = "The changes were not committed; retry the statement."
 		c.emit(FailWaiters{Waiters: ws, Err: e})
 	}
-	c.cur, c.waiters, c.mutations = nil, nil, nil
+	c.cur, c.waiters, c.mutations, c.failAfter = nil, nil, nil, nil
 	c.jobs = map[JobID]Job{}
 	c.phase = phaseRecovering
 	c.retryDue = false
