@@ -151,19 +151,6 @@ func floatFromKeyBits(u uint64) float64 {
 	return math.Float64frombits(^u)
 }
 
-// intervalSpan returns Postgres's comparison span of iv (interval_cmp_value
-// in src/backend/utils/adt/timestamp.c) as whole days plus the micros left
-// over, with micros in [0, microsPerDay).
-func intervalSpan(iv IntervalVal) (days, micros int64) {
-	days = int64(iv.Months)*30 + int64(iv.Days)
-	q, r := iv.Micros/microsPerDay, iv.Micros%microsPerDay
-	if r < 0 {
-		q--
-		r += microsPerDay
-	}
-	return days + q, r
-}
-
 func appendEscaped(buf []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/weirdb/weir/types"
 )
@@ -51,6 +52,15 @@ type Session interface {
 	// Close releases the session; it is called exactly once, also when the
 	// client disconnects mid-statement.
 	Close()
+}
+
+// SessionLocation is optionally implemented by a Session whose TimeZone
+// setting can change. The server decodes text parameters and formats
+// timestamptz results in the returned location; without it, it uses UTC.
+type SessionLocation interface {
+	// Location returns the session's current TimeZone; it is called once
+	// per Bind and per executed statement.
+	Location() *time.Location
 }
 
 // Field describes one result column for RowDescription.
@@ -105,4 +115,8 @@ type ExecIO interface {
 	// a writer; each Write becomes one CopyData message. The statement's
 	// Result then ends the copy with CopyDone and CommandComplete.
 	CopyOut(format int16, ncols int) (io.Writer, error)
+	// ParameterStatus reports a changed run-time parameter to the client
+	// (for example after SET TimeZone), as Postgres does for the
+	// parameters it marks GUC_REPORT.
+	ParameterStatus(name, value string)
 }

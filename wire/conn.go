@@ -1,0 +1,596 @@
+package wire
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// Startup packet codes (Postgres protocol docs, "Message Formats").
+const (
+	codeCancelRequest = 80877102
+	codeSSLRequest    = 80877103
+	codeGSSEncRequest = 80877104
+	maxStartupPacket  = 10000 // MAX_STARTUP_PACKET_LENGTH in Postgres
+	startupTimeout    = time.Minute
+	flushThreshold    = 64 << 10 // flush while streaming once this much is buffered
+)
+
+// Codes that pgerr does not (yet) name.
+const (
+	codeInvalidAuthorization pgerr.Code = "28000"
+	codeDuplicateCursor      pgerr.Code = "42P03"
+)
+
+// frame is one frontend message as read off the socket: its type byte and
+// its body (without the length word). err ends the stream.
+type frame struct {
+	typ  byte
+	body []byte
+	err  error
+}
+
+// conn is one client connection. Except for cancelRunning and the reader
+// goroutine, all of its state belongs to the connection goroutine.
+type conn struct {
+	s   *Server
+	nc  net.Conn
+	log *slog.Logger
+	dbg bool // debug logging enabled, checked once
+
+	pid    uint32
+	secret [4]byte
+
+	// ctx lives as long as the connection; it is canceled when the client
+	// goes away or the server shuts down.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	// runMu guards running, the cancel function of the statement in
+	// progress (nil between statements).
+	runMu   sync.Mutex
+	running context.CancelCauseFunc
+
+	frames chan frame
+	done   chan struct{} // closed when the connection goroutine ends
+	// readErr is the error that ended the frame stream; every later next
+	// returns it.
+	readErr error
+
+	wbuf []byte
+	werr error
+
+	sess    Session
+	stmts   map[string]*stmt
+	portals map[string]*portal
+	// skipToSync is set after an error in the extended protocol: messages
+	// are discarded until the next Sync.
+	skipToSync bool
+	// sentFatal is set once a FATAL ErrorResponse was sent; the connection
+	// then ends.
+	sentFatal bool
+}
+
+// serveConn runs one connection from its startup packet to its end.
+func (s *Server) serveConn(nc net.Conn) {
+	defer s.untrack(nc)
+	defer nc.Close()
+
+	ctx, cancel := context.WithCancelCause(s.ctx)
+	defer cancel(nil)
+	c := &conn{
+		s:       s,
+		nc:      nc,
+		log:     s.log.With("remote", nc.RemoteAddr().String()),
+		ctx:     ctx,
+		cancel:  cancel,
+		frames:  make(chan frame, 8),
+		done:    make(chan struct{}),
+		stmts:   map[string]*stmt{},
+		portals: map[string]*portal{},
+	}
+	c.dbg = c.log.Enabled(ctx, slog.LevelDebug)
+	br := bufio.NewReaderSize(nc, 16<<10)
+
+	// A socket stuck in the startup phase does not watch ctx: close it on
+	// shutdown, and bound how long a client may take to start up.
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	nc.SetReadDeadline(time.Now().Add(startupTimeout))
+	params, ok := c.startup(br)
+	nc.SetReadDeadline(time.Time{})
+	if !ok || !stop() {
+		c.flush()
+		return
+	}
+	c.serveSession(br, params)
+}
+
+// startup reads packets until a StartupMessage arrives and answers SSL and
+// GSS encryption requests with 'N'. It handles a CancelRequest itself and
+// then reports false, as it does for every failure (after sending FATAL
+// where the protocol allows it).
+func (c *conn) startup(br *bufio.Reader) (StartupParams, bool) {
+	for {
+		var hdr [8]byte
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return StartupParams{}, false
+		}
+		n := int(int32(binary.BigEndian.Uint32(hdr[:4])))
+		if n < 8 || n > maxStartupPacket {
+			c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid length of startup packet"))
+			return StartupParams{}, false
+		}
+		code := binary.BigEndian.Uint32(hdr[4:])
+		body := make([]byte, n-8)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return StartupParams{}, false
+		}
+		switch code {
+		case codeSSLRequest, codeGSSEncRequest:
+			if c.dbg {
+				c.log.Debug("encryption request refused", "code", code)
+			}
+			// Refuse encryption: the client then sends a plain
+			// StartupMessage on the same socket.
+			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+				return StartupParams{}, false
+			}
+			continue
+		case codeCancelRequest:
+			if len(body) >= 8 {
+				c.s.cancelRequest(binary.BigEndian.Uint32(body), body[4:])
+			}
+			return StartupParams{}, false
+		}
+		major, minor := code>>16, code&0xffff
+		if major != 3 {
+			c.fatal(pgerr.New(pgerr.FeatureNotSupported,
+				"unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", major, minor))
+			return StartupParams{}, false
+		}
+		var sm pgproto3.StartupMessage
+		full := append(hdr[4:8:8], body...)
+		if minor != 0 {
+			// Decode only knows the versions pgx speaks; the body layout is
+			// the same for every 3.x.
+			binary.BigEndian.PutUint32(full, pgproto3.ProtocolVersion30)
+		}
+		if err := sm.Decode(full); err != nil {
+			c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid startup packet layout: %v", err))
+			return StartupParams{}, false
+		}
+		if minor != 0 {
+			// A newer minor version is negotiated down, as Postgres does.
+			c.send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 0})
+		}
+		return c.startupParams(sm.Parameters)
+	}
+}
+
+// startupParams validates the StartupMessage parameters.
+func (c *conn) startupParams(m map[string]string) (StartupParams, bool) {
+	p := StartupParams{Options: map[string]string{}}
+	for k, v := range m {
+		switch k {
+		case "user":
+			p.User = v
+		case "database":
+			p.Database = v
+		default:
+			p.Options[k] = v
+		}
+	}
+	if p.User == "" {
+		c.fatal(pgerr.New(codeInvalidAuthorization, "no PostgreSQL user name specified in startup packet"))
+		return p, false
+	}
+	if p.Database == "" {
+		p.Database = p.User
+	}
+	if enc, ok := p.Options["client_encoding"]; ok {
+		canon, ok := clientEncoding(enc)
+		if !ok {
+			c.fatal(pgerr.New(pgerr.InvalidParameterValue,
+				"invalid value for parameter \"client_encoding\": \"%s\"", enc).
+				WithDetail("weir supports only the UTF8 client encoding."))
+			return p, false
+		}
+		p.Options["client_encoding"] = canon
+	}
+	return p, true
+}
+
+// clientEncoding returns the canonical name of a client_encoding value the
+// server accepts. Postgres compares encoding names ignoring case and
+// non-alphanumeric characters. SQL_ASCII is accepted too because it is what
+// libpq's "auto" picks under the C locale, and ASCII is a subset of UTF-8.
+func clientEncoding(v string) (string, bool) {
+	var b strings.Builder
+	for _, r := range strings.ToLower(v) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	switch b.String() {
+	case "utf8", "unicode":
+		return "UTF8", true
+	case "sqlascii":
+		return "SQL_ASCII", true
+	}
+	return "", false
+}
+
+// serveSession authenticates the client, opens its Session and runs the
+// message loop until the client leaves.
+func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
+	if err := c.s.register(c); err != nil {
+		c.fatal(pgerr.Wrap(pgerr.InternalError, err, "cannot create cancel key"))
+		return
+	}
+	defer c.s.unregister(c)
+
+	sess, err := c.s.h.NewSession(c.ctx, p)
+	if err != nil {
+		pe := *pgerr.As(err)
+		pe.Severity = "FATAL"
+		c.fatal(&pe)
+		return
+	}
+	c.sess = sess
+	c.log = c.log.With("pid", c.pid, "user", p.User, "database", p.Database)
+	c.log.Info("session started")
+	defer func() {
+		c.closeAllPortals()
+		c.sess.Close()
+		c.log.Info("session ended", "cause", context.Cause(c.ctx))
+	}()
+
+	c.send(&pgproto3.AuthenticationOk{})
+	own := map[string]string{
+		"application_name":      p.Options["application_name"],
+		"client_encoding":       "UTF8",
+		"session_authorization": p.User,
+		"is_superuser":          "on",
+	}
+	if enc, ok := p.Options["client_encoding"]; ok {
+		own["client_encoding"] = enc
+	}
+	for _, kv := range c.s.h.ServerParams() {
+		if _, mine := own[kv[0]]; !mine {
+			c.send(&pgproto3.ParameterStatus{Name: kv[0], Value: kv[1]})
+		}
+	}
+	for _, k := range []string{"application_name", "client_encoding", "session_authorization", "is_superuser"} {
+		c.send(&pgproto3.ParameterStatus{Name: k, Value: own[k]})
+	}
+	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
+	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	if c.flush() != nil {
+		return
+	}
+
+	go c.readLoop(br)
+	defer close(c.done)
+	c.loop()
+}
+
+// readLoop owns the socket's read side once the session runs: it cuts the
+// stream into frames for the connection goroutine. Reading ahead is what
+// lets a broken connection cancel the running statement at once. It stops
+// after Terminate, after an oversized message, or at the first read error.
+func (c *conn) readLoop(br *bufio.Reader) {
+	max := c.s.opts.MaxMessageBytes
+	for {
+		var f frame
+		var hdr [5]byte
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			f.err = err
+		} else {
+			f.typ = hdr[0]
+			n := int64(int32(binary.BigEndian.Uint32(hdr[1:]))) - 4
+			switch {
+			case n < 0:
+				f.err = pgerr.New(pgerr.ProtocolViolation, "invalid message length")
+			case n > int64(max):
+				f.err = pgerr.New(pgerr.ProgramLimitExceeded,
+					"message of %d bytes exceeds the limit of %d bytes", n, max)
+			default:
+				f.body = make([]byte, n)
+				if _, err := io.ReadFull(br, f.body); err != nil {
+					f.err = err
+				}
+			}
+		}
+		if f.err != nil {
+			if _, isPG := f.err.(*pgerr.Error); !isPG {
+				// The client is gone: whatever runs must stop now.
+				c.cancel(errClientGone)
+			}
+		}
+		select {
+		case c.frames <- f:
+		case <-c.done:
+			return
+		}
+		if f.err != nil || f.typ == 'X' {
+			return
+		}
+	}
+}
+
+// next returns the next frame; an error means the connection must end.
+func (c *conn) next() (frame, error) {
+	if c.readErr != nil {
+		return frame{}, c.readErr
+	}
+	select {
+	case f := <-c.frames:
+		if f.err != nil {
+			c.readErr = f.err
+		}
+		if c.dbg && f.err == nil {
+			c.log.Debug("frontend message", "type", msgName(f.typ), "bytes", len(f.body))
+		}
+		return f, f.err
+	case <-c.ctx.Done():
+		return frame{}, context.Cause(c.ctx)
+	}
+}
+
+// loop is the connection's message loop.
+func (c *conn) loop() {
+	for {
+		f, err := c.next()
+		if err != nil {
+			var pe *pgerr.Error
+			if errors.As(err, &pe) && pe != errClientGone {
+				c.fatal(pe)
+			}
+			return
+		}
+		if !c.dispatch(f) || c.werr != nil {
+			return
+		}
+	}
+}
+
+// dispatch handles one frame and reports whether the session goes on.
+func (c *conn) dispatch(f frame) bool {
+	if c.skipToSync && f.typ != 'S' && f.typ != 'X' {
+		if c.dbg {
+			c.log.Debug("discarded until Sync", "type", msgName(f.typ))
+		}
+		return true
+	}
+	var err error
+	switch f.typ {
+	case 'Q':
+		var m pgproto3.Query
+		if err = m.Decode(f.body); err == nil {
+			return c.simpleQuery(m.String)
+		}
+	case 'P':
+		var m pgproto3.Parse
+		if err = m.Decode(f.body); err == nil {
+			c.extended(c.parse(&m))
+			return true
+		}
+	case 'B':
+		var m pgproto3.Bind
+		if err = m.Decode(f.body); err == nil {
+			c.extended(c.bind(&m))
+			return true
+		}
+	case 'D':
+		var m pgproto3.Describe
+		if err = m.Decode(f.body); err == nil {
+			c.extended(c.describe(&m))
+			return true
+		}
+	case 'E':
+		var m pgproto3.Execute
+		if err = m.Decode(f.body); err == nil {
+			c.extended(c.execute(m.Portal, m.MaxRows))
+			return !c.fatalSent()
+		}
+	case 'C':
+		var m pgproto3.Close
+		if err = m.Decode(f.body); err == nil {
+			c.extended(c.closeMsg(&m))
+			return true
+		}
+	case 'S':
+		c.skipToSync = false
+		c.sync()
+		return c.flush() == nil
+	case 'H':
+		return c.flush() == nil
+	case 'X':
+		return false
+	case 'd', 'c', 'f':
+		// Copy messages outside COPY are ignored, as the protocol says.
+		return true
+	case 'F':
+		c.extended(pgerr.New(pgerr.FeatureNotSupported, "function call messages are not supported"))
+		return true
+	default:
+		c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid frontend message type %d", f.typ))
+		return false
+	}
+	c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid %s message format", msgName(f.typ)))
+	return false
+}
+
+// extended reports err (if any) for an extended-protocol message and makes
+// the connection skip messages until Sync.
+func (c *conn) extended(err error) {
+	if err == nil {
+		return
+	}
+	c.sendError(err, 0)
+	c.skipToSync = true
+}
+
+// sync ends an extended-protocol batch. Outside a transaction block the
+// implicit transaction ends here, and with it every portal (Postgres drops
+// portals at transaction end).
+func (c *conn) sync() {
+	tx := c.sess.TxStatus()
+	if tx == 'I' {
+		c.closeAllPortals()
+	}
+	c.send(&pgproto3.ReadyForQuery{TxStatus: tx})
+}
+
+// send buffers a backend message.
+func (c *conn) send(m pgproto3.BackendMessage) {
+	if c.werr != nil {
+		return
+	}
+	b, err := m.Encode(c.wbuf)
+	if err != nil {
+		c.werr = err
+		return
+	}
+	c.wbuf = b
+}
+
+// flush writes the buffered messages to the socket.
+func (c *conn) flush() error {
+	if c.werr != nil {
+		return c.werr
+	}
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	_, err := c.nc.Write(c.wbuf)
+	if cap(c.wbuf) > 4*flushThreshold {
+		c.wbuf = nil
+	} else {
+		c.wbuf = c.wbuf[:0]
+	}
+	if err != nil {
+		c.werr = err
+		c.cancel(errClientGone)
+	}
+	return err
+}
+
+// maybeFlush flushes once enough output is buffered, so long results
+// stream instead of piling up in memory.
+func (c *conn) maybeFlush() error {
+	if len(c.wbuf) >= flushThreshold {
+		return c.flush()
+	}
+	return c.werr
+}
+
+// sendError sends err as an ErrorResponse. base is the 1-based character
+// position of the statement text within what the client sent, minus one;
+// a statement error's Position is shifted by it.
+func (c *conn) sendError(err error, base int) {
+	pe := pgerr.As(err)
+	sev := pe.Severity
+	if sev == "" {
+		sev = "ERROR"
+	}
+	pos := 0
+	if pe.Position > 0 {
+		pos = pe.Position + base
+	}
+	if sev == "FATAL" || sev == "PANIC" {
+		c.sentFatal = true
+	}
+	if pe.Code == pgerr.InternalError {
+		c.log.Error("internal error", "err", err)
+	} else if c.dbg {
+		c.log.Debug("error response", "code", string(pe.Code), "message", pe.Message)
+	}
+	c.send(&pgproto3.ErrorResponse{
+		Severity:            sev,
+		SeverityUnlocalized: sev,
+		Code:                string(pe.Code),
+		Message:             pe.Message,
+		Detail:              pe.Detail,
+		Hint:                pe.Hint,
+		Position:            int32(pos),
+	})
+	// Postgres flushes every error at once, so a client waiting for a
+	// Flush response (or one that is about to be dropped) sees it.
+	c.flush()
+}
+
+// fatal sends err with severity FATAL and flushes; the caller then ends
+// the connection.
+func (c *conn) fatal(err *pgerr.Error) {
+	pe := *err
+	pe.Severity = "FATAL"
+	c.sendError(&pe, 0)
+	c.flush()
+}
+
+// fatalSent reports whether a FATAL error went out, after which the
+// connection must close.
+func (c *conn) fatalSent() bool { return c.sentFatal }
+
+// setRunning records cancel as the running statement's cancel function.
+func (c *conn) setRunning(cancel context.CancelCauseFunc) {
+	c.runMu.Lock()
+	c.running = cancel
+	c.runMu.Unlock()
+}
+
+// cancelRunning cancels the running statement, if any, with cause.
+func (c *conn) cancelRunning(cause error) {
+	c.runMu.Lock()
+	defer c.runMu.Unlock()
+	if c.running != nil {
+		c.running(cause)
+	}
+}
+
+// msgName names a frontend message type for logs.
+func msgName(t byte) string {
+	switch t {
+	case 'Q':
+		return "Query"
+	case 'P':
+		return "Parse"
+	case 'B':
+		return "Bind"
+	case 'D':
+		return "Describe"
+	case 'E':
+		return "Execute"
+	case 'C':
+		return "Close"
+	case 'S':
+		return "Sync"
+	case 'H':
+		return "Flush"
+	case 'X':
+		return "Terminate"
+	case 'd':
+		return "CopyData"
+	case 'c':
+		return "CopyDone"
+	case 'f':
+		return "CopyFail"
+	case 'F':
+		return "FunctionCall"
+	case 'p':
+		return "PasswordMessage"
+	}
+	return fmt.Sprintf("0x%02x", t)
+}

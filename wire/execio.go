@@ -1,0 +1,144 @@
+package wire
+
+import (
+	"io"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// execIO is the ExecIO of one statement execution. Its methods must be
+// called from the goroutine that runs Prepared.Execute and Result.Next,
+// which is the connection goroutine.
+type execIO struct {
+	c   *conn
+	in  *copyIn
+	out bool // CopyOutResponse was sent; CopyDone follows the last row
+}
+
+var _ ExecIO = (*execIO)(nil)
+
+// Notice sends a NoticeResponse.
+func (e *execIO) Notice(severity, code, message string) {
+	if severity == "" {
+		severity = "NOTICE"
+	}
+	if code == "" {
+		code = string(pgerr.SuccessfulCompletion)
+	}
+	e.c.send(&pgproto3.NoticeResponse{Severity: severity, SeverityUnlocalized: severity, Code: code, Message: message})
+}
+
+// ParameterStatus sends a ParameterStatus message.
+func (e *execIO) ParameterStatus(name, value string) {
+	e.c.send(&pgproto3.ParameterStatus{Name: name, Value: value})
+}
+
+// CopyIn sends CopyInResponse and returns a reader over the CopyData
+// payloads that follow. Errors: 08P01 when a COPY is already in progress,
+// 22023 for a format other than 0 or 1.
+func (e *execIO) CopyIn(format int16, ncols int) (io.Reader, error) {
+	if e.in != nil || e.out {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "COPY already in progress")
+	}
+	if format != 0 && format != 1 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "unsupported COPY format code: %d", format)
+	}
+	e.c.send(&pgproto3.CopyInResponse{OverallFormat: byte(format), ColumnFormatCodes: columnFormats(format, ncols)})
+	if err := e.c.flush(); err != nil {
+		return nil, errClientGone
+	}
+	e.in = &copyIn{c: e.c}
+	return e.in, nil
+}
+
+// CopyOut sends CopyOutResponse and returns a writer whose every Write is
+// one CopyData message.
+func (e *execIO) CopyOut(format int16, ncols int) (io.Writer, error) {
+	if e.in != nil || e.out {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "COPY already in progress")
+	}
+	if format != 0 && format != 1 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "unsupported COPY format code: %d", format)
+	}
+	e.c.send(&pgproto3.CopyOutResponse{OverallFormat: byte(format), ColumnFormatCodes: columnFormats(format, ncols)})
+	e.out = true
+	return copyOut{e.c}, nil
+}
+
+func columnFormats(format int16, ncols int) []uint16 {
+	f := make([]uint16, max(ncols, 0))
+	for i := range f {
+		f[i] = uint16(format)
+	}
+	return f
+}
+
+// copyOut writes CopyData messages.
+type copyOut struct{ c *conn }
+
+func (w copyOut) Write(p []byte) (int, error) {
+	w.c.send(&pgproto3.CopyData{Data: p})
+	if err := w.c.maybeFlush(); err != nil {
+		return 0, errClientGone
+	}
+	return len(p), nil
+}
+
+// copyIn reads the client's CopyData stream during COPY FROM STDIN.
+type copyIn struct {
+	c        *conn
+	buf      []byte
+	err      error
+	finished bool // CopyDone, CopyFail or a broken stream was seen
+}
+
+// Read returns CopyData payload bytes, io.EOF after CopyDone, and 57014
+// `COPY from stdin failed: <message>` after CopyFail. Flush and Sync are
+// ignored during COPY, as in Postgres; any other message is a protocol
+// violation (08P01) that ends the copy.
+func (r *copyIn) Read(p []byte) (int, error) {
+	for len(r.buf) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		r.step()
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// step consumes one frontend message of the copy stream.
+func (r *copyIn) step() {
+	f, err := r.c.next()
+	if err != nil {
+		r.err, r.finished = err, true
+		return
+	}
+	switch f.typ {
+	case 'd':
+		r.buf = f.body
+	case 'c':
+		r.err, r.finished = io.EOF, true
+	case 'f':
+		var m pgproto3.CopyFail
+		m.Decode(f.body)
+		r.err = pgerr.New(pgerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
+		r.finished = true
+	case 'H', 'S':
+	default:
+		r.err = pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", f.typ)
+		r.finished = true
+	}
+}
+
+// drain discards the rest of a copy stream the statement did not read to
+// its end (it failed, or stopped early), so the next message the loop sees
+// follows the copy.
+func (r *copyIn) drain() {
+	r.buf = nil
+	for !r.finished {
+		r.step()
+	}
+}

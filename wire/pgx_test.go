@@ -1,0 +1,217 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func connectPgx(t *testing.T, ts *testServer) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://root@%s/dev?sslmode=disable", ts.addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+func TestPgxQueries(t *testing.T) {
+	ts := startServer(t, newFakeHandler(), Options{})
+	conn := connectPgx(t, ts)
+	ctx := context.Background()
+
+	if v := conn.PgConn().ParameterStatus("session_authorization"); v != "root" {
+		t.Errorf("session_authorization %q", v)
+	}
+
+	for _, mode := range []pgx.QueryExecMode{
+		pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol,
+	} {
+		t.Run(mode.String(), func(t *testing.T) {
+			rows, err := conn.Query(ctx, "select 4", mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(ns) != "[1 2 3 4]" {
+				t.Errorf("rows %v", ns)
+			}
+			if tag := rows.CommandTag().String(); tag != "SELECT 4" {
+				t.Errorf("tag %q", tag)
+			}
+
+			var s string
+			if err := conn.QueryRow(ctx, "select $1", mode, "it's").Scan(&s); err != nil || s != "it's" {
+				t.Errorf("echo: %q %v", s, err)
+			}
+			if mode != pgx.QueryExecModeSimpleProtocol {
+				var sum int64
+				if err := conn.QueryRow(ctx, "add $1 $2", mode, int64(40), int64(2)).Scan(&sum); err != nil || sum != 42 {
+					t.Errorf("add: %d %v", sum, err)
+				}
+			}
+			var a, b string
+			var c *string
+			if err := conn.QueryRow(ctx, "texts", mode).Scan(&a, &b, &c); err != nil || a != "héllo" || b != "" || c != nil {
+				t.Errorf("texts: %q %q %v %v", a, b, c, err)
+			}
+
+			_, err = conn.Exec(ctx, "select bogus", mode)
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "42601" || pe.Position != 8 || pe.Severity != "ERROR" {
+				t.Errorf("error %#v", err)
+			}
+			// The connection is still usable.
+			var n int32
+			if err := conn.QueryRow(ctx, "select 1", mode).Scan(&n); err != nil || n != 1 {
+				t.Errorf("after error: %d %v", n, err)
+			}
+		})
+	}
+}
+
+func TestPgxPreparedAndBatch(t *testing.T) {
+	ts := startServer(t, newFakeHandler(), Options{})
+	conn := connectPgx(t, ts)
+	ctx := context.Background()
+
+	sd, err := conn.Prepare(ctx, "three", "select 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sd.Fields) != 1 || sd.Fields[0].DataTypeOID != 23 {
+		t.Errorf("description %+v", sd.Fields)
+	}
+	rows, _ := conn.Query(ctx, "three")
+	ns, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil || len(ns) != 3 {
+		t.Errorf("prepared: %v %v", ns, err)
+	}
+	// The same name with another text is a duplicate on the server.
+	_, err = conn.PgConn().Prepare(ctx, "three", "select 4", nil)
+	if pgCode(err) != "42P05" {
+		t.Errorf("duplicate prepare: %v", err)
+	}
+	if err := conn.Deallocate(ctx, "three"); err != nil {
+		t.Fatal(err)
+	}
+
+	b := &pgx.Batch{}
+	b.Queue("select 2")
+	b.Queue("select $1", "x")
+	b.Queue("fail exec")
+	b.Queue("select 1")
+	br := conn.SendBatch(ctx, b)
+	r, err := br.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err = pgx.CollectRows(r, pgx.RowTo[int32])
+	if err != nil || len(ns) != 2 {
+		t.Errorf("batch 1: %v %v", ns, err)
+	}
+	var s string
+	if err := br.QueryRow().Scan(&s); err != nil || s != "x" {
+		t.Errorf("batch 2: %q %v", s, err)
+	}
+	if _, err := br.Exec(); pgCode(err) != "22012" {
+		t.Errorf("batch 3: %v", err)
+	}
+	if err := br.Close(); err != nil && pgCode(err) != "22012" {
+		t.Errorf("batch close: %v", err)
+	}
+	var n int32
+	if err := conn.QueryRow(ctx, "select 1").Scan(&n); err != nil || n != 1 {
+		t.Errorf("after batch: %v", err)
+	}
+}
+
+func TestPgxCopy(t *testing.T) {
+	h := newFakeHandler()
+	ts := startServer(t, h, Options{})
+	conn := connectPgx(t, ts)
+	ctx := context.Background()
+
+	// pgx's CopyFrom probes the columns, then sends binary COPY data.
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"a"}, pgx.CopyFromRows([][]any{{int64(1)}, {int64(2)}, {nil}}))
+	if err != nil || n != 3 {
+		t.Fatalf("CopyFrom: %d %v", n, err)
+	}
+	h.mu.Lock()
+	if got := strings.Join(h.copied, "|"); got != "1|2|NULL" {
+		t.Errorf("copied %q", got)
+	}
+	h.mu.Unlock()
+
+	// Text COPY through pgconn, in and out.
+	tag, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("x\ny\n"), "copy t from stdin")
+	if err != nil || tag.String() != "COPY 2" {
+		t.Errorf("pgconn CopyFrom: %v %v", tag, err)
+	}
+	var out strings.Builder
+	tag, err = conn.PgConn().CopyTo(ctx, &out, "copy t to stdout")
+	if err != nil || tag.String() != "COPY 3" || out.String() != "1\n2\n3\n" {
+		t.Errorf("CopyTo: %q %v %v", out.String(), tag, err)
+	}
+}
+
+func TestPgxCancel(t *testing.T) {
+	h := newFakeHandler()
+	ts := startServer(t, h, Options{})
+	conn := connectPgx(t, ts)
+
+	// Context cancellation makes pgx send a CancelRequest.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-h.sleeping
+		cancel()
+	}()
+	_, err := conn.Exec(ctx, "sleep")
+	if err == nil {
+		t.Fatal("sleep returned without error")
+	}
+	// pgx may close the connection if the cancel does not arrive in time;
+	// otherwise the statement failed with 57014.
+	if code := pgCode(err); code != "" && code != "57014" {
+		t.Errorf("canceled sleep: %v", err)
+	}
+
+	// An explicit CancelRequest from another goroutine.
+	conn2 := connectPgx(t, ts)
+	go func() {
+		<-h.sleeping
+		if err := conn2.PgConn().CancelRequest(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	_, err = conn2.Exec(context.Background(), "sleep")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "canceling statement due to user request" {
+		t.Fatalf("CancelRequest: %v", err)
+	}
+	var n int32
+	if err := conn2.QueryRow(context.Background(), "select 1").Scan(&n); err != nil || n != 1 {
+		t.Errorf("after cancel: %v", err)
+	}
+}

@@ -1,0 +1,483 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// stmt is a prepared statement (named, or the unnamed one).
+type stmt struct {
+	empty  bool // the query text held no statement
+	prep   Prepared
+	params []types.T
+	fields []Field
+}
+
+// portal is a bound statement with its parameters and result formats, and
+// once executed, its open Result.
+type portal struct {
+	st      *stmt
+	params  []types.Datum
+	formats []int16 // one per field: 0 text, 1 binary
+	// ctx spans the portal's life, which may cover several Execute
+	// messages; cancel ends it with a cause.
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	rowDesc  bool // send RowDescription before the rows (simple protocol)
+	started  bool
+	done     bool
+	tag      string
+	res      Result
+	io       *execIO
+	vals     [][]byte // scratch for DataRow
+	scratch  []byte
+	location *time.Location
+}
+
+// simpleQuery runs a simple-protocol Query: every statement in turn until
+// the first error, then ReadyForQuery. It reports whether the session goes
+// on.
+func (c *conn) simpleQuery(q string) bool {
+	// A Query drops the unnamed statement and portal, as in Postgres.
+	delete(c.stmts, "")
+	c.closePortal("")
+
+	pieces, err := c.sess.Split(q)
+	switch {
+	case err != nil:
+		c.sendError(err, 0)
+	case len(pieces) == 0:
+		c.send(&pgproto3.EmptyQueryResponse{})
+	}
+	for _, pc := range pieces {
+		base := runeOffset(q, pc.Offset)
+		ctx, cancel := context.WithCancelCause(c.ctx)
+		c.setRunning(cancel)
+		prep, err := c.sess.Prepare(ctx, pc.Text, nil)
+		c.setRunning(nil)
+		if err != nil {
+			c.sendError(stmtErr(ctx, err), base)
+			cancel(nil)
+			break
+		}
+		p := &portal{
+			st:      &stmt{prep: prep, params: prep.ParamTypes(), fields: prep.Fields()},
+			formats: make([]int16, len(prep.Fields())),
+			ctx:     ctx,
+			cancel:  cancel,
+			rowDesc: true,
+		}
+		ok := c.runPortal(p, 0, base)
+		c.dropPortal(p)
+		if !ok || c.sentFatal || c.werr != nil {
+			break
+		}
+	}
+	if c.sentFatal {
+		c.flush()
+		return false
+	}
+	c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+	return c.flush() == nil
+}
+
+// runeOffset converts the byte offset off in q to a count of characters,
+// clamped to q, for shifting error positions.
+func runeOffset(q string, off int) int {
+	off = min(max(off, 0), len(q))
+	return utf8.RuneCountInString(q[:off])
+}
+
+// stmtErr returns the error to report for a statement that failed with
+// err: when its context was canceled with a cause (CancelRequest,
+// shutdown), the cause explains the failure better than the context error
+// the statement saw.
+func stmtErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		var pe *pgerr.Error
+		if errors.As(context.Cause(ctx), &pe) {
+			return pe
+		}
+	}
+	return err
+}
+
+// parse handles a Parse message.
+func (c *conn) parse(m *pgproto3.Parse) error {
+	if m.Name == "" {
+		delete(c.stmts, "")
+	} else if _, dup := c.stmts[m.Name]; dup {
+		return pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", m.Name)
+	}
+	for _, oid := range m.ParameterOIDs {
+		if oid == 0 {
+			continue
+		}
+		if _, ok := types.ByOID(oid); !ok {
+			return pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", oid)
+		}
+	}
+	pieces, err := c.sess.Split(m.Query)
+	if err != nil {
+		return err
+	}
+	st := &stmt{}
+	switch len(pieces) {
+	case 0:
+		st.empty = true
+	case 1:
+		ctx, cancel := context.WithCancelCause(c.ctx)
+		c.setRunning(cancel)
+		prep, err := c.sess.Prepare(ctx, pieces[0].Text, m.ParameterOIDs)
+		c.setRunning(nil)
+		cancel(nil)
+		if err != nil {
+			return shiftPosition(stmtErr(ctx, err), runeOffset(m.Query, pieces[0].Offset))
+		}
+		st.prep, st.params, st.fields = prep, prep.ParamTypes(), prep.Fields()
+	default:
+		return pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	c.stmts[m.Name] = st
+	c.send(&pgproto3.ParseComplete{})
+	return nil
+}
+
+// shiftPosition returns err with its Position moved by base characters.
+func shiftPosition(err error, base int) error {
+	pe := *pgerr.As(err)
+	if pe.Position > 0 {
+		pe.Position += base
+	}
+	return &pe
+}
+
+// bind handles a Bind message: it decodes the parameters and creates the
+// portal. The statement itself runs at the first Execute.
+func (c *conn) bind(m *pgproto3.Bind) error {
+	st := c.stmts[m.PreparedStatement]
+	if st == nil {
+		return pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", m.PreparedStatement)
+	}
+	if m.DestinationPortal == "" {
+		c.closePortal("")
+	} else if _, dup := c.portals[m.DestinationPortal]; dup {
+		return pgerr.New(codeDuplicateCursor, "portal \"%s\" already exists", m.DestinationPortal)
+	}
+	n := len(m.Parameters)
+	if n != len(st.params) {
+		return pgerr.New(pgerr.ProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement \"%s\" requires %d",
+			n, m.PreparedStatement, len(st.params))
+	}
+	pf := m.ParameterFormatCodes
+	if len(pf) > 1 && len(pf) != n {
+		return pgerr.New(pgerr.ProtocolViolation, "bind message has %d parameter formats but %d parameters", len(pf), n)
+	}
+	loc := c.location()
+	params := make([]types.Datum, n)
+	for i, raw := range m.Parameters {
+		if raw == nil {
+			params[i] = types.NullDatum
+			continue
+		}
+		f := int16(0)
+		if len(pf) == 1 {
+			f = pf[0]
+		} else if len(pf) > 1 {
+			f = pf[i]
+		}
+		var d types.Datum
+		var err error
+		switch f {
+		case 0:
+			if !utf8.Valid(raw) {
+				return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+			}
+			d, err = c.s.codec.parseText(string(raw), st.params[i], loc)
+		case 1:
+			d, err = c.s.codec.parseBinary(raw, st.params[i])
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f)
+		}
+		if err != nil {
+			return err
+		}
+		params[i] = d
+	}
+	formats, err := resultFormats(m.ResultFormatCodes, len(st.fields))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	c.portals[m.DestinationPortal] = &portal{st: st, params: params, formats: formats, ctx: ctx, cancel: cancel}
+	c.send(&pgproto3.BindComplete{})
+	return nil
+}
+
+// resultFormats expands Bind's result format codes to one per column.
+func resultFormats(codes []int16, ncols int) ([]int16, error) {
+	if len(codes) > 1 && len(codes) != ncols {
+		return nil, pgerr.New(pgerr.ProtocolViolation, "bind message has %d result formats but query has %d columns", len(codes), ncols)
+	}
+	out := make([]int16, ncols)
+	for i := range out {
+		switch len(codes) {
+		case 1:
+			out[i] = codes[0]
+		case ncols:
+			out[i] = codes[i]
+		}
+		if out[i] != 0 && out[i] != 1 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", out[i])
+		}
+	}
+	return out, nil
+}
+
+// describe handles Describe 'S' and 'P'.
+func (c *conn) describe(m *pgproto3.Describe) error {
+	switch m.ObjectType {
+	case 'S':
+		st := c.stmts[m.Name]
+		if st == nil {
+			return pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", m.Name)
+		}
+		oids := make([]uint32, len(st.params))
+		for i, t := range st.params {
+			oids[i] = t.OID()
+		}
+		c.send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
+		c.sendRowDescription(st.fields, nil)
+	case 'P':
+		p := c.portals[m.Name]
+		if p == nil {
+			return pgerr.New(pgerr.InvalidCursorName, "portal \"%s\" does not exist", m.Name)
+		}
+		c.sendRowDescription(p.st.fields, p.formats)
+	default:
+		return pgerr.New(pgerr.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
+	}
+	return nil
+}
+
+// sendRowDescription sends RowDescription for fields, or NoData when the
+// statement returns no rows. formats may be nil (all text).
+func (c *conn) sendRowDescription(fields []Field, formats []int16) {
+	if fields == nil {
+		c.send(&pgproto3.NoData{})
+		return
+	}
+	fd := make([]pgproto3.FieldDescription, len(fields))
+	for i, f := range fields {
+		fd[i] = pgproto3.FieldDescription{
+			Name:                 []byte(f.Name),
+			TableOID:             f.TableOID,
+			TableAttributeNumber: uint16(f.Column),
+			DataTypeOID:          f.T.OID(),
+			DataTypeSize:         f.T.Size(),
+			TypeModifier:         f.T.Mod,
+		}
+		if formats != nil {
+			fd[i].Format = formats[i]
+		}
+	}
+	c.send(&pgproto3.RowDescription{Fields: fd})
+}
+
+// execute handles an Execute message.
+func (c *conn) execute(name string, maxRows uint32) error {
+	p := c.portals[name]
+	if p == nil {
+		return pgerr.New(pgerr.InvalidCursorName, "portal \"%s\" does not exist", name)
+	}
+	if !c.runPortal(p, maxRows, 0) {
+		// The error went out already; skip to Sync.
+		c.skipToSync = true
+	}
+	return nil
+}
+
+// closeMsg handles Close 'S' and 'P'. Closing something that does not
+// exist is not an error.
+func (c *conn) closeMsg(m *pgproto3.Close) error {
+	switch m.ObjectType {
+	case 'S':
+		delete(c.stmts, m.Name)
+	case 'P':
+		c.closePortal(m.Name)
+	default:
+		return pgerr.New(pgerr.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType)
+	}
+	c.send(&pgproto3.CloseComplete{})
+	return nil
+}
+
+// closePortal closes the named portal, if it exists.
+func (c *conn) closePortal(name string) {
+	if p := c.portals[name]; p != nil {
+		delete(c.portals, name)
+		c.dropPortal(p)
+	}
+}
+
+// closeAllPortals closes every portal.
+func (c *conn) closeAllPortals() {
+	for name, p := range c.portals {
+		delete(c.portals, name)
+		c.dropPortal(p)
+	}
+}
+
+// dropPortal releases p's Result (once) and its context.
+func (c *conn) dropPortal(p *portal) {
+	if p.res != nil {
+		p.res.Close()
+		p.res = nil
+	}
+	p.cancel(nil)
+}
+
+// location returns the session's TimeZone.
+func (c *conn) location() *time.Location {
+	if sl, ok := c.sess.(SessionLocation); ok {
+		if l := sl.Location(); l != nil {
+			return l
+		}
+	}
+	return time.UTC
+}
+
+// runPortal executes p for at most maxRows rows (0: all) and sends its
+// output: rows then CommandComplete, or PortalSuspended when maxRows
+// stopped it, or EmptyQueryResponse. On failure it sends the
+// ErrorResponse (positions shifted by base characters), closes the Result
+// and reports false. Either way, a COPY FROM STDIN the statement left
+// unfinished is drained.
+func (c *conn) runPortal(p *portal, maxRows uint32, base int) bool {
+	err := c.runPortalRows(p, maxRows)
+	if err != nil {
+		if p.res != nil {
+			p.res.Close()
+			p.res = nil
+		}
+		p.done = true
+		p.tag = ""
+		c.sendError(stmtErr(p.ctx, err), base)
+	}
+	if p.io != nil && p.io.in != nil && !p.io.in.finished {
+		c.flush()
+		p.io.in.drain()
+	}
+	return err == nil
+}
+
+func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
+	if p.st.empty {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	if p.done {
+		// Postgres answers a finished portal with an empty completion.
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		return nil
+	}
+	c.setRunning(p.cancel)
+	defer c.setRunning(nil)
+	if !p.started {
+		p.started = true
+		p.location = c.location()
+		p.io = &execIO{c: c}
+		res, err := p.st.prep.Execute(p.ctx, p.params, p.io)
+		if err != nil {
+			return err
+		}
+		p.res = res
+		if p.rowDesc && p.st.fields != nil {
+			c.sendRowDescription(p.st.fields, nil)
+		}
+	}
+	for n := uint32(0); ; n++ {
+		if maxRows > 0 && n >= maxRows {
+			c.send(&pgproto3.PortalSuspended{})
+			return nil
+		}
+		row, err := p.res.Next(p.ctx)
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			break
+		}
+		if err := c.sendRow(p, row); err != nil {
+			return err
+		}
+		if c.maybeFlush() != nil {
+			// The client is gone; the loop ends the connection.
+			return nil
+		}
+	}
+	p.tag = p.res.Tag()
+	p.res.Close()
+	p.res = nil
+	p.done = true
+	if p.io.out {
+		c.send(&pgproto3.CopyDone{})
+	}
+	c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+	return nil
+}
+
+// sendRow encodes row in the portal's result formats as a DataRow.
+func (c *conn) sendRow(p *portal, row types.Row) error {
+	fields := p.st.fields
+	if len(row) != len(fields) {
+		return pgerr.New(pgerr.InternalError, "result row has %d columns, but the statement declared %d", len(row), len(fields))
+	}
+	if cap(p.vals) < len(row) {
+		p.vals = make([][]byte, len(row))
+	}
+	vals := p.vals[:len(row)]
+	buf := p.scratch[:0]
+	// ends holds where each value stops in buf; slices are cut afterwards
+	// because appending may move buf.
+	var endsArr [32]int
+	ends := endsArr[:0]
+	for i, d := range row {
+		if d.Null {
+			ends = append(ends, -1)
+			continue
+		}
+		if p.formats[i] == 1 {
+			var err error
+			if buf, err = c.s.codec.appendBinary(buf, d, fields[i].T); err != nil {
+				return err
+			}
+		} else {
+			buf = append(buf, c.s.codec.formatText(d, fields[i].T, p.location)...)
+		}
+		ends = append(ends, len(buf))
+	}
+	start := 0
+	for i, e := range ends {
+		switch {
+		case e < 0:
+			vals[i] = nil
+			continue
+		case e == start:
+			vals[i] = []byte{} // an empty value, not NULL
+		default:
+			vals[i] = buf[start:e:e]
+		}
+		start = e
+	}
+	p.scratch = buf
+	c.send(&pgproto3.DataRow{Values: vals})
+	return nil
+}
