@@ -104,7 +104,9 @@ type SourceConfig struct {
 	// find new ones (default 10 s).
 	DiscoveryInterval time.Duration
 
-	Now        func() time.Time // clock for MalformedRecord.At (default time.Now)
+	// Now stamps MalformedRecord.At (default time.Now); the discovery
+	// schedule runs on the monotonic clock.
+	Now        func() time.Time
 	Logger     *slog.Logger
 	ClientOpts []kgo.Opt
 }
@@ -220,7 +222,7 @@ func (r *SourceReader) Schema() types.Schema {
 // resolved to numbers here, so that Positions is exact from the first
 // checkpoint on, whatever the startup mode.
 func (r *SourceReader) discover(ctx context.Context) error {
-	r.lastD = r.cfg.Now()
+	r.lastD = time.Now()
 	tds, err := r.adm.ListTopics(ctx, r.cfg.Topic)
 	if err != nil {
 		return fmt.Errorf("kafka source: list topic %s: %w", r.cfg.Topic, err)
@@ -307,7 +309,7 @@ func (r *SourceReader) discover(ctx context.Context) error {
 // errors. Errors: the first partition listing failed, or the client is
 // closed.
 func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
-	if !r.listed || r.cfg.Now().Sub(r.lastD) >= r.cfg.DiscoveryInterval {
+	if !r.listed || time.Since(r.lastD) >= r.cfg.DiscoveryInterval {
 		if err := r.discover(ctx); err != nil {
 			if !r.listed {
 				return Batch{}, err
@@ -315,7 +317,7 @@ func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
 			r.log.Warn("kafka source partition discovery failed", "err", err)
 		}
 	}
-	wait := r.cfg.DiscoveryInterval - r.cfg.Now().Sub(r.lastD)
+	wait := r.cfg.DiscoveryInterval - time.Since(r.lastD)
 	pctx, cancel := context.WithTimeout(ctx, max0(wait))
 	defer cancel()
 	if r.cl == nil {
