@@ -168,7 +168,7 @@ func (s *fakeSession) Prepare(ctx context.Context, text string, hints []uint32) 
 	case strings.HasPrefix(q, "copy ") && strings.Contains(q, "from stdin"):
 	case strings.HasPrefix(q, "copy ") && strings.Contains(q, "to stdout"):
 	default:
-		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", strings.Fields(text)[0]).WithPosition(1)
+		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", strings.SplitN(text, " ", 2)[0]).WithPosition(1)
 	}
 	return p, nil
 }

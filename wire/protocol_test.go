@@ -382,6 +382,21 @@ func TestCancelRequest(t *testing.T) {
 	expectTrace(t, c, "ErrorResponse ERROR 57014 canceling statement due to user request\nReadyForQuery I")
 	c.send(&pgproto3.Query{String: "select 1"})
 	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+
+	// A COPY FROM STDIN waiting for data is canceled too; the rest of the
+	// copy stream is then discarded.
+	c.send(&pgproto3.Query{String: "copy t from stdin"}, &pgproto3.CopyData{Data: []byte("a\n")})
+	if got := render(c.recv()); got != "CopyInResponse 0" {
+		t.Fatalf("got %s", got)
+	}
+	cr = dialRaw(t, ts.addr)
+	cr.send(&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey})
+	readAllUntilEOF(t, cr.nc)
+	if got := render(c.recv()); got != "ErrorResponse ERROR 57014 canceling statement due to user request" {
+		t.Fatalf("got %s", got)
+	}
+	c.send(&pgproto3.CopyData{Data: []byte("b\n")}, &pgproto3.CopyDone{})
+	expectTrace(t, c, "ReadyForQuery I")
 }
 
 func TestDisconnectMidStatement(t *testing.T) {

@@ -393,7 +393,7 @@ func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
 	if !p.started {
 		p.started = true
 		p.location = c.location()
-		p.io = &execIO{c: c}
+		p.io = &execIO{c: c, ctx: p.ctx}
 		res, err := p.st.prep.Execute(p.ctx, p.params, p.io)
 		if err != nil {
 			return err
