@@ -1,6 +1,10 @@
 package planner
 
 import (
+	"fmt"
+	"sort"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -31,11 +35,394 @@ type Bound struct {
 	Deps []uint32
 }
 
+// The sql front end's entry points, as variables so that tests can bind
+// bridged text before the front end is complete.
+var (
+	parseStmt = sql.Parse
+	parseExpr = sql.ParseExpr
+	parseType = sql.ParseType
+)
+
 // Bind binds a parsed query against cat. paramHints are the client's
 // parameter types (may be shorter than the number of parameters, or
 // TUnknown entries: infer). Errors carry SQLSTATEs: 42P01 unknown table,
 // 42703 unknown column, 42702 ambiguous column, 42883 unknown function or
-// operator, 42804 type mismatch, 42803 grouping error, 42601 syntax.
-func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (*Bound, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "planner.Bind: not implemented")
+// operator, 42804 type mismatch, 42803 grouping error, 42601 syntax,
+// 42P10 invalid ORDER BY / GROUP BY reference, 0A000 unsupported feature.
+//
+// The returned plan has the rewrite rules of rules.go applied.
+func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}}
+	n := 0
+	for _, p := range q.Params {
+		if p > n {
+			n = p
+		}
+	}
+	b.params = make([]types.T, n)
+	for i := range b.params {
+		b.params[i] = types.TUnknown
+		if i < len(paramHints) && paramHints[i].ID != types.Unknown {
+			b.params[i] = paramHints[i]
+		}
+	}
+	defer func() {
+		// The binder reports errors by panicking with a *pgerr.Error
+		// internally (deep recursion makes explicit returns noisy); the
+		// panic never crosses the package boundary.
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			bd, err = nil, pe
+		}
+	}()
+	bd = &Bound{}
+	switch node := q.Node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		r := b.bindQuery(node.(ast.ResultSetNode), nil, &level{}, nil)
+		bd.Plan = r.plan
+		bd.Tag = "SELECT"
+	case *ast.InsertStmt:
+		bd.Plan = b.bindInsert(node)
+		bd.Tag = "INSERT"
+	case *ast.UpdateStmt:
+		bd.Plan = b.bindUpdate(node)
+		bd.Tag = "UPDATE"
+	case *ast.DeleteStmt:
+		bd.Plan = b.bindDelete(node)
+		bd.Tag = "DELETE"
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", q.Node)
+	}
+	for i, t := range b.params {
+		if t.ID == types.Unknown {
+			b.params[i] = types.TText
+		}
+	}
+	bd.Params = b.params
+	fixParams(bd.Plan, b.params)
+	bd.Plan = Rewrite(bd.Plan)
+	for id := range b.deps {
+		bd.Deps = append(bd.Deps, id)
+	}
+	sort.Slice(bd.Deps, func(i, j int) bool { return bd.Deps[i] < bd.Deps[j] })
+	return bd, nil
 }
+
+// binder holds the state of binding one statement.
+type binder struct {
+	q      *sql.Query
+	cat    Catalog
+	params []types.T // $n's type at index n-1; Unknown while open
+	deps   map[uint32]bool
+	// ctes is the stack of WITH clauses in scope, innermost last.
+	ctes []map[string]*cteDef
+	// viewDepth guards against views that (through a catalog bug) refer
+	// to themselves.
+	viewDepth int
+}
+
+type cteDef struct {
+	cte *ast.CommonTableExpression
+	// ctes is the WITH stack visible to the CTE's own query.
+	ctes []map[string]*cteDef
+}
+
+// fail aborts binding with err (recovered in Bind).
+func fail(err *pgerr.Error) { panic(err) }
+
+func failf(code pgerr.Code, format string, args ...any) {
+	panic(pgerr.New(code, format, args...))
+}
+
+// pos returns the 1-based character position of an AST node in the
+// original text, when it can be mapped (0 otherwise).
+func (b *binder) pos(n ast.Node) int {
+	if n == nil || b.q == nil {
+		return 0
+	}
+	off := n.OriginTextPosition()
+	if off <= 0 || b.q.Rewritten != b.q.Text {
+		// Offsets are into the bridged text; they map to the original
+		// only when the bridge left the text unchanged.
+		if off <= 0 {
+			return 0
+		}
+		if b.q.Rewritten != "" && b.q.Rewritten != b.q.Text {
+			return 0
+		}
+	}
+	// Convert the byte offset into a character offset.
+	text := b.q.Text
+	if off > len(text) {
+		return 0
+	}
+	return len([]rune(text[:off])) + 1
+}
+
+// level is one query level: the statement itself or a subquery used as an
+// expression. Derived tables in FROM belong to the level of the query they
+// stand in. OuterRef.Depth counts levels.
+type level struct {
+	parent     *level
+	correlated bool
+}
+
+func (l *level) depthTo(target *level) int {
+	d := 0
+	for x := l; x != nil && x != target; x = x.parent {
+		d++
+	}
+	return d
+}
+
+// colInfo is one column visible in a FROM scope.
+type colInfo struct {
+	table   string // range variable ("" for USING-merged columns)
+	name    string
+	t       types.T
+	notNull bool
+	// hidden columns (generated row ids) are not part of any *.
+	hidden bool
+	// merged columns were folded into a USING/NATURAL column: they are
+	// reachable only qualified, and only `t.*` lists them.
+	merged bool
+}
+
+// scope is the set of columns a query level's expressions can name, in
+// the order of the input row they are evaluated against.
+type scope struct {
+	cols   []colInfo
+	tables []string // range variables in FROM order
+	parent *scope   // the enclosing query's scope (for correlation)
+	lvl    *level
+	// grouped is set once the query is known to aggregate: columns of this
+	// scope seen from a subquery must then be group keys, and map to the
+	// aggregation's output.
+	grouped *aggState
+}
+
+func (s *scope) hasTable(name string) bool {
+	for _, t := range s.tables {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveColumn finds a column by (optional) table and name, searching
+// enclosing queries for correlated references.
+func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr {
+	tbl, name := cn.Table.O, cn.Name.O
+	display := name
+	if tbl != "" {
+		display = tbl + "." + name
+	}
+	for cur := s; cur != nil; cur = cur.parent {
+		idx := -1
+		if tbl != "" {
+			if !cur.hasTable(tbl) {
+				continue
+			}
+			for i, c := range cur.cols {
+				if c.table == tbl && c.name == name {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				fail(pgerr.New(pgerr.UndefinedColumn, "column %s.%s does not exist", tbl, name).WithPosition(b.pos(node)))
+			}
+		} else {
+			for i, c := range cur.cols {
+				if c.name == name && !c.merged {
+					if idx >= 0 {
+						fail(pgerr.New(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", name).WithPosition(b.pos(node)))
+					}
+					idx = i
+				}
+			}
+			if idx < 0 {
+				continue
+			}
+		}
+		c := cur.cols[idx]
+		qual := c.name
+		if c.table != "" {
+			qual = c.table + "." + c.name
+		}
+		if cur == s {
+			return &ColRef{Idx: idx, T: c.t, Name: qual}
+		}
+		// A correlated reference: every level between here and the
+		// column's own is re-evaluated per outer row.
+		for l := s.lvl; l != nil && l != cur.lvl; l = l.parent {
+			l.correlated = true
+		}
+		depth := s.lvl.depthTo(cur.lvl)
+		if cur.grouped != nil {
+			k := cur.grouped.keyIndexOfCol(idx)
+			if k < 0 {
+				fail(pgerr.New(pgerr.GroupingError, "subquery uses ungrouped column \"%s\" from outer query", qual).WithPosition(b.pos(node)))
+			}
+			idx = k
+		}
+		return &OuterRef{Depth: depth, Idx: idx, T: c.t, Name: qual}
+	}
+	if tbl != "" {
+		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(node)))
+	}
+	fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", display).WithPosition(b.pos(node)))
+	return nil
+}
+
+// fixParams gives every Param node its final type.
+func fixParams(p Plan, params []types.T) {
+	WalkPlanExprs(p, func(e Expr) {
+		if pe, ok := e.(*Param); ok && pe.N >= 1 && pe.N <= len(params) {
+			pe.T = params[pe.N-1]
+		}
+	})
+}
+
+// WalkPlanExprs calls fn on every expression (and sub-expression) of p and
+// its inputs, including the plans of subqueries.
+func WalkPlanExprs(p Plan, fn func(Expr)) {
+	if p == nil {
+		return
+	}
+	for _, e := range planExprs(p) {
+		WalkExpr(e, func(x Expr) {
+			fn(x)
+			if sq, ok := x.(*Subquery); ok {
+				WalkPlanExprs(sq.Plan, fn)
+			}
+		})
+	}
+	for _, in := range p.Inputs() {
+		WalkPlanExprs(in, fn)
+	}
+}
+
+// planExprs lists the expressions held directly by p.
+func planExprs(p Plan) []Expr {
+	var out []Expr
+	add := func(es ...Expr) {
+		for _, e := range es {
+			if e != nil {
+				out = append(out, e)
+			}
+		}
+	}
+	switch n := p.(type) {
+	case *Values:
+		for _, r := range n.Rows {
+			add(r...)
+		}
+	case *Filter:
+		add(n.Cond)
+	case *Project:
+		add(n.Exprs...)
+	case *Agg:
+		add(n.GroupBy...)
+		for _, a := range n.Aggs {
+			add(a.Args...)
+			add(a.Filter)
+			for _, k := range a.OrderBy {
+				add(k.Expr)
+			}
+		}
+	case *Join:
+		add(n.LeftKeys...)
+		add(n.RightKeys...)
+		add(n.Cond)
+	case *Sort:
+		for _, k := range n.Keys {
+			add(k.Expr)
+		}
+	case *Limit:
+		add(n.Limit, n.Offset)
+	case *Distinct:
+		add(n.On...)
+	case *Window:
+		for _, c := range n.Calls {
+			add(c.Args...)
+			add(c.PartitionBy...)
+			for _, k := range c.OrderBy {
+				add(k.Expr)
+			}
+			if c.Frame != nil {
+				add(c.Frame.Start.Offset, c.Frame.End.Offset)
+			}
+		}
+	case *TableFunc:
+		add(n.Args...)
+	case *Insert:
+		add(n.Returning...)
+	case *Update:
+		add(n.Set...)
+		add(n.Returning...)
+	case *Delete:
+		add(n.Returning...)
+	}
+	return out
+}
+
+// WalkExpr calls fn on e and each of its sub-expressions, parents first.
+// Subquery plans are not entered.
+func WalkExpr(e Expr, fn func(Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	for _, c := range exprChildren(e) {
+		WalkExpr(c, fn)
+	}
+}
+
+func exprChildren(e Expr) []Expr {
+	switch n := e.(type) {
+	case *Call:
+		return n.Args
+	case *Cast:
+		return []Expr{n.Arg}
+	case *And:
+		return n.Args
+	case *Or:
+		return n.Args
+	case *Not:
+		return []Expr{n.Arg}
+	case *IsNull:
+		return []Expr{n.Arg}
+	case *IsBool:
+		return []Expr{n.Arg}
+	case *Case:
+		var out []Expr
+		for _, w := range n.Whens {
+			out = append(out, w.Cond, w.Then)
+		}
+		if n.Else != nil {
+			out = append(out, n.Else)
+		}
+		return out
+	case *Coalesce:
+		return n.Args
+	case *InList:
+		return append([]Expr{n.Arg}, n.List...)
+	case *Subquery:
+		if n.Arg != nil {
+			return []Expr{n.Arg}
+		}
+	}
+	return nil
+}
+
+// typeErrorf is a 42804 error.
+func typeErrorf(format string, args ...any) *pgerr.Error {
+	return pgerr.New(pgerr.DatatypeMismatch, format, args...)
+}
+
+var _ = fmt.Sprintf

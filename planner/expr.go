@@ -27,6 +27,8 @@ type OuterRef struct {
 	Depth int
 	Idx   int
 	T     types.T
+	// Name is for EXPLAIN output only.
+	Name string
 }
 
 // Const is a literal of type T. A NULL literal of a yet unknown type has
@@ -59,6 +61,10 @@ type Call struct {
 type Cast struct {
 	Arg Expr
 	T   types.T
+	// Assign marks an assignment cast (INSERT/UPDATE targets): types.Cast
+	// with explicit=false, so text that overflows varchar(n) is 22001
+	// instead of being truncated.
+	Assign bool
 }
 
 // And is the three-valued logical AND of Args (two or more).

@@ -12,27 +12,103 @@ type Piece struct {
 // quotes ('…', "…", E'…', $tag$…$tag$), comments (-- and nested /* */) and
 // parentheses. Empty statements are dropped. It fails with 42601 on an
 // unterminated quote or comment.
+//
+// Each Piece's Text runs from the statement's first token to the end of
+// its last token (comments and blanks around it are left out), and Offset
+// is the byte offset of that first token in text.
 func Split(text string) ([]Piece, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "sql.Split: not implemented")
+	toks, err := Lex(text)
+	if err != nil {
+		return nil, err
+	}
+	var out []Piece
+	for _, st := range splitTokens(toks) {
+		off := st[0].Off
+		out = append(out, Piece{Text: text[off:st[len(st)-1].End], Offset: off})
+	}
+	return out, nil
 }
 
 // Parse parses one statement (no trailing statements; a trailing ';' is
 // allowed). Syntax errors are 42601 with a 1-based character Position into
 // text.
-func Parse(text string) (Stmt, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "sql.Parse: not implemented")
+//
+// Statements weir parses itself come back as their own types (CreateTable,
+// Set, ...); SELECT, VALUES, TABLE, INSERT, UPDATE and DELETE come back
+// as a *Query bridged to the TiDB parser (see doc.go). More than one
+// statement is 42601 `cannot insert multiple commands into a prepared
+// statement`, as in Postgres's extended protocol.
+func Parse(text string) (stmt Stmt, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stmt, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing statement: %v", r)
+		}
+	}()
+	toks, err := Lex(text)
+	if err != nil {
+		return nil, err
+	}
+	stmts := splitTokens(toks)
+	switch len(stmts) {
+	case 0:
+		return nil, syntaxErrorAt(text, toks[len(toks)-1])
+	case 1:
+	default:
+		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	p := &stmtParser{src: text, toks: stmtTokens(text, stmts[0], toks)}
+	return p.stmt()
 }
 
 // ParseExpr parses one scalar expression in Postgres syntax (used for
 // column DEFAULTs and view options) and returns it as a Query whose Node
 // is `SELECT <expr>`.
-func ParseExpr(text string) (*Query, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "sql.ParseExpr: not implemented")
+//
+// The returned Query's Rewritten text is "select " followed by the bridged
+// expression; errors are positioned in text.
+func ParseExpr(text string) (q *Query, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			q, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing expression: %v", r)
+		}
+	}()
+	toks, err := Lex(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range toks {
+		if t.Kind == TOp && t.Val == ";" {
+			return nil, syntaxErrorAt(text, t)
+		}
+	}
+	return bridgeExpr(text, toks)
 }
 
 // ParseType parses a Postgres type name ("int", "varchar(10)",
 // "timestamp with time zone", "double precision", "numeric(10,2)",
 // "pg_catalog.int4", "text[]") into a types.T. Unknown names are 42704.
+//
+// Modelled: smallint/int2, integer/int/int4, bigint/int8, real/float4,
+// double precision/float8/float(p), numeric/decimal(p,s), varchar/
+// character varying(n), text, bytea, boolean/bool, date, time [(p)]
+// [without time zone], timestamp [(p)] [without time zone], timestamptz/
+// timestamp with time zone, interval [(p)], jsonb (json is read as jsonb),
+// oid, name, "char" and text[]. character(n), timetz, the reg* types and
+// arrays other than text[] are 0A000.
 func ParseType(text string) (TypeName, error) {
-	return TypeName{}, pgerr.New(pgerr.FeatureNotSupported, "sql.ParseType: not implemented")
+	toks, err := Lex(text)
+	if err != nil {
+		return TypeName{}, err
+	}
+	if toks[0].Kind == TEOF {
+		return TypeName{}, syntaxErrorAt(text, toks[0])
+	}
+	tn, next, err := parseTypeAt(text, toks, 0)
+	if err != nil {
+		return TypeName{}, err
+	}
+	if toks[next].Kind != TEOF {
+		return TypeName{}, syntaxErrorAt(text, toks[next])
+	}
+	return tn, nil
 }

@@ -33,6 +33,8 @@ const (
 	DatetimeFieldOverflow        Code = "22008"
 	InvalidTimeZoneDisplacement  Code = "22009"
 	InvalidParameterValue        Code = "22023"
+	BadCopyFileFormat            Code = "22P04"
+	CantChangeRuntimeParam       Code = "55P02"
 	DivisionByZero               Code = "22012"
 	IntervalFieldOverflow        Code = "22015"
 	InvalidTextRepresentation    Code = "22P02"
@@ -58,6 +60,7 @@ const (
 	UndefinedObject              Code = "42704"
 	DuplicateColumn              Code = "42701"
 	DuplicateDatabase            Code = "42P04"
+	DuplicateSchema              Code = "42P06"
 	DuplicateObject              Code = "42710"
 	DuplicateTable               Code = "42P07"
 	DuplicatePreparedStatement   Code = "42P05"
@@ -105,6 +108,8 @@ type Error struct {
 	Message  string
 	Detail   string
 	Hint     string
+	// Where is the context line psql prints as CONTEXT (ErrorResponse 'W').
+	Where    string
 	Position int
 	cause    error
 }
@@ -142,6 +147,12 @@ func (e *Error) WithDetail(format string, args ...any) *Error {
 // WithHint returns e with Hint set.
 func (e *Error) WithHint(format string, args ...any) *Error {
 	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithWhere returns e with the context (Where) set.
+func (e *Error) WithWhere(format string, args ...any) *Error {
+	e.Where = fmt.Sprintf(format, args...)
 	return e
 }
 

@@ -52,7 +52,7 @@ type Relation struct {
 // (FirstNormalObjectId = 16384).
 const FirstUserOID = 16384
 
-// Schema returns the visible columns as a types.Schema.
+// VisibleSchema returns the visible (not hidden) columns as a types.Schema.
 func (r *Relation) VisibleSchema() types.Schema {
 	s := make(types.Schema, 0, len(r.Cols))
 	for _, c := range r.Cols {

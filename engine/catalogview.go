@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// catalogView is the binder's view of the catalog from one session.
+type catalogView struct{ s *Session }
+
+func (s *Session) catalogView() planner.Catalog { return catalogView{s} }
+
+func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
+	if schema == "" {
+		schema = "public"
+	}
+	return v.s.eng.cat.Lookup(schema, name)
+}
+
+func (v catalogView) SystemTable(schema, name string) (string, types.Schema, bool) {
+	return lookupSystemTable(schema, name)
+}
+
+// collect runs a bound read-only plan over snap and returns all rows.
+func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
+	ec := s.execCtx(nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	op, err := executor.Build(b.Plan, ec)
+	if err != nil {
+		return nil, err
+	}
+	defer op.Close()
+	var rows []types.Row
+	for {
+		c, err := op.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return rows, nil
+		}
+		for i := 0; i < c.Len(); i++ {
+			if c.Visible(i) {
+				r := c.Row(i)
+				copyDecimals(r)
+				rows = append(rows, r)
+			}
+		}
+	}
+}

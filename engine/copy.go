@@ -1,0 +1,590 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// copyOptions are the parsed options of a COPY statement (Postgres docs,
+// "COPY": text and csv formats).
+type copyOptions struct {
+	csv    bool
+	delim  byte
+	null   string
+	header bool
+	quote  byte
+	escape byte
+}
+
+func parseCopyOptions(o map[string]string) (copyOptions, error) {
+	co := copyOptions{delim: '\t', null: `\N`, quote: '"', escape: '"'}
+	switch strings.ToLower(o["format"]) {
+	case "", "text":
+	case "csv":
+		co.csv, co.delim, co.null = true, ',', ""
+	case "binary":
+		return co, pgerr.New(pgerr.FeatureNotSupported, "COPY format \"binary\" is not supported yet")
+	default:
+		return co, pgerr.New(pgerr.InvalidParameterValue, "COPY format \"%s\" not recognized", o["format"])
+	}
+	if d, ok := o["delimiter"]; ok {
+		if len(d) != 1 {
+			return co, pgerr.New(pgerr.FeatureNotSupported, "COPY delimiter must be a single one-byte character")
+		}
+		co.delim = d[0]
+	}
+	if n, ok := o["null"]; ok {
+		co.null = n
+	}
+	if h, ok := o["header"]; ok {
+		switch strings.ToLower(h) {
+		case "", "true", "on", "1", "yes":
+			co.header = true
+		case "false", "off", "0", "no":
+		default:
+			return co, pgerr.New(pgerr.InvalidParameterValue, "header requires a Boolean value")
+		}
+		if !co.csv && co.header {
+			return co, pgerr.New(pgerr.FeatureNotSupported, "COPY HEADER available only in CSV mode")
+		}
+	}
+	if q, ok := o["quote"]; ok {
+		if len(q) != 1 {
+			return co, pgerr.New(pgerr.FeatureNotSupported, "COPY quote must be a single one-byte character")
+		}
+		co.quote = q[0]
+		co.escape = q[0]
+	}
+	if e, ok := o["escape"]; ok {
+		if len(e) != 1 {
+			return co, pgerr.New(pgerr.FeatureNotSupported, "COPY escape must be a single one-byte character")
+		}
+		co.escape = e[0]
+	}
+	return co, nil
+}
+
+func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
+	co, err := parseCopyOptions(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	if st.Query != nil {
+		if st.From {
+			return nil, pgerr.New(pgerr.SyntaxError, "COPY (query) FROM is not allowed")
+		}
+		b, err := planner.Bind(st.Query, s.catalogView(), nil)
+		if err != nil {
+			return nil, err
+		}
+		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+			return s.copyOut(ctx, b, co, io)
+		}}, nil
+	}
+	rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Table.Name)
+	}
+	cols, err := copyColumns(rel, st.Columns)
+	if err != nil {
+		return nil, err
+	}
+	if st.From {
+		if rel.Kind != catalog.KindTable {
+			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to %s \"%s\"", kindWords[rel.Kind], rel.Name)
+		}
+		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+			return s.copyIn(ctx, rel, cols, co, io)
+		}}, nil
+	}
+	if rel.Kind == catalog.KindView {
+		return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view \"%s\"", rel.Name).
+			WithHint("Try the COPY (SELECT ...) TO variant.")
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = quoteIdent(rel.Cols[c].Name)
+	}
+	q, err := sql.Parse("SELECT " + strings.Join(names, ", ") + " FROM " + quoteIdent(rel.Schema) + "." + quoteIdent(rel.Name))
+	if err != nil {
+		return nil, err
+	}
+	b, err := planner.Bind(q.(*sql.Query), s.catalogView(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+		return s.copyOut(ctx, b, co, io)
+	}}, nil
+}
+
+// quoteIdent quotes an identifier when Postgres would need it.
+func quoteIdent(s string) string {
+	ok := s != ""
+	for i, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
+			ok = false
+		}
+	}
+	if ok {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// copyColumns resolves a COPY column list (all visible columns if empty)
+// to indexes into rel.Cols.
+func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
+	var cols []int
+	if len(names) == 0 {
+		for i, c := range rel.Cols {
+			if !c.Hidden {
+				cols = append(cols, i)
+			}
+		}
+		return cols, nil
+	}
+	for _, n := range names {
+		idx := -1
+		for i, c := range rel.Cols {
+			if c.Name == n && !c.Hidden {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, rel.Name)
+		}
+		for _, have := range cols {
+			if have == idx {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", n)
+			}
+		}
+		cols = append(cols, idx)
+	}
+	return cols, nil
+}
+
+// copyIn reads rows from the client and inserts them in one durable batch.
+func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	r, err := io.CopyIn(0, len(cols))
+	if err != nil {
+		return nil, err
+	}
+	// Read everything first: a COPY is one statement and commits as one.
+	data, err := readAllCopy(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	defaults, err := s.defaultsFor(rel, cols)
+	if err != nil {
+		return nil, err
+	}
+	e := s.eng
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	batch := e.db.NewBatch()
+	defer batch.Close()
+	w := &batchWriter{eng: e, batch: batch}
+	var n int64
+	line := 0
+	insert := func(fields []*string) error {
+		line++
+		if co.header && line == 1 {
+			return nil
+		}
+		if len(fields) > len(cols) {
+			return pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column").
+				WithWhere("COPY %s, line %d", rel.Name, line)
+		}
+		if len(fields) < len(cols) {
+			return pgerr.New(pgerr.BadCopyFileFormat, "missing data for column \"%s\"", rel.Cols[cols[len(fields)]].Name).
+				WithWhere("COPY %s, line %d", rel.Name, line)
+		}
+		row, err := defaults(ctx)
+		if err != nil {
+			return err
+		}
+		for i, f := range fields {
+			c := rel.Cols[cols[i]]
+			if f == nil {
+				row[cols[i]] = types.NullDatum
+				continue
+			}
+			d, err := types.ParseText(*f, c.T, s.loc)
+			if err != nil {
+				pe := pgerr.As(err)
+				return pe.WithWhere("COPY %s, line %d, column %s: \"%s\"", rel.Name, line, c.Name, *f)
+			}
+			row[cols[i]] = d
+		}
+		for i, c := range rel.Cols {
+			if c.Hidden {
+				id, err := w.NextRowID(rel.ID)
+				if err != nil {
+					return err
+				}
+				row[i] = types.DInt(id)
+			}
+			if c.NotNull && row[i].Null {
+				return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
+					WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, "")
+			}
+		}
+		if err := w.Insert(rel.ID, row); err != nil {
+			return pgerr.As(err).WithWhere("COPY %s, line %d", rel.Name, line)
+		}
+		n++
+		return nil
+	}
+	if co.csv {
+		err = readCSV(data, co, insert)
+	} else {
+		err = readCopyText(data, co, insert)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx)
+	}
+	if err := batch.Commit(); err != nil {
+		return nil, err
+	}
+	return done(fmt.Sprintf("COPY %d", n))
+}
+
+func readAllCopy(ctx context.Context, r io.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, r); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
+		var pe *pgerr.Error
+		if errors.As(err, &pe) {
+			return nil, pe
+		}
+		return nil, pgerr.Wrap(pgerr.QueryCanceled, err, "COPY from stdin failed")
+	}
+	return buf.Bytes(), nil
+}
+
+// defaultsFor returns a function producing a fresh full row holding the
+// column defaults of the columns not listed in cols (NULL otherwise).
+func (s *Session) defaultsFor(rel *catalog.Relation, cols []int) (func(context.Context) (types.Row, error), error) {
+	listed := map[int]bool{}
+	for _, c := range cols {
+		listed[c] = true
+	}
+	var exprs []string
+	var idx []int
+	for i, c := range rel.Cols {
+		if !listed[i] && c.Default != "" {
+			exprs = append(exprs, c.Default)
+			idx = append(idx, i)
+		}
+	}
+	if len(exprs) == 0 {
+		return func(context.Context) (types.Row, error) {
+			row := make(types.Row, len(rel.Cols))
+			for i := range row {
+				row[i] = types.NullDatum
+			}
+			return row, nil
+		}, nil
+	}
+	q, err := sql.Parse("SELECT " + strings.Join(exprs, ", "))
+	if err != nil {
+		return nil, err
+	}
+	b, err := planner.Bind(q.(*sql.Query), s.catalogView(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (types.Row, error) {
+		row := make(types.Row, len(rel.Cols))
+		for i := range row {
+			row[i] = types.NullDatum
+		}
+		snap := s.eng.db.NewSnapshot()
+		defer snap.Close()
+		vals, err := s.collect(ctx, b, snap)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			v, err := types.Cast(vals[0][j], b.Plan.Schema()[j].T, rel.Cols[i].T, false, s.loc)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v
+		}
+		return row, nil
+	}, nil
+}
+
+// readCopyText parses COPY's text format: one row per line, fields split
+// by the delimiter, backslash escapes, `\N` (or the NULL option) for NULL,
+// and an optional `\.` end marker.
+func readCopyText(data []byte, co copyOptions, row func([]*string) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line == `\.` {
+			break
+		}
+		var fields []*string
+		for _, raw := range splitUnescaped(line, co.delim) {
+			if raw == co.null {
+				fields = append(fields, nil)
+				continue
+			}
+			v := unescapeCopy(raw)
+			fields = append(fields, &v)
+		}
+		if err := row(fields); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// splitUnescaped splits on delim bytes that are not preceded by a backslash
+// escape.
+func splitUnescaped(line string, delim byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case delim:
+			out = append(out, line[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, line[start:])
+}
+
+func unescapeCopy(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if j > i+1 {
+				v, _ := strconv.ParseUint(s[i+1:j], 16, 8)
+				b.WriteByte(byte(v))
+				i = j - 1
+			} else {
+				b.WriteByte('x')
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 8)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// readCSV parses COPY's csv format. An unquoted field equal to the NULL
+// string is NULL; a quoted one is a value.
+func readCSV(data []byte, co copyOptions, row func([]*string) error) error {
+	if co.escape != co.quote {
+		return pgerr.New(pgerr.FeatureNotSupported, "COPY ESCAPE different from QUOTE is not supported yet")
+	}
+	lines := data
+	// Drop a trailing end-of-data marker line.
+	if i := bytes.Index(lines, []byte("\n\\.\n")); i >= 0 {
+		lines = lines[:i+1]
+	} else if bytes.HasPrefix(lines, []byte("\\.\n")) {
+		lines = nil
+	}
+	r := csv.NewReader(bytes.NewReader(lines))
+	r.Comma = rune(co.delim)
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = false
+	r.ReuseRecord = false
+	for {
+		offsetBefore := r.InputOffset()
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return pgerr.New(pgerr.BadCopyFileFormat, "invalid CSV input: %v", err)
+		}
+		rawLine := string(lines[offsetBefore:r.InputOffset()])
+		fields := make([]*string, len(rec))
+		for i := range rec {
+			v := rec[i]
+			if v == co.null && !csvFieldQuoted(rawLine, i, co) {
+				continue
+			}
+			fields[i] = &v
+		}
+		if err := row(fields); err != nil {
+			return err
+		}
+	}
+}
+
+// csvFieldQuoted reports whether field i of a raw CSV record was quoted.
+func csvFieldQuoted(raw string, i int, co copyOptions) bool {
+	field, inQuote, start := 0, false, true
+	for j := 0; j < len(raw); j++ {
+		c := raw[j]
+		if start {
+			if field == i {
+				return c == co.quote
+			}
+			start = false
+		}
+		switch {
+		case c == co.quote:
+			inQuote = !inQuote
+		case c == co.delim && !inQuote:
+			field++
+			start = true
+		}
+	}
+	return false
+}
+
+// copyOut runs a query and streams its rows to the client.
+func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	snap := s.eng.db.NewSnapshot()
+	defer snap.Close()
+	rows, err := s.collect(ctx, b, snap)
+	if err != nil {
+		return nil, err
+	}
+	sc := b.Plan.Schema()
+	w, err := io.CopyOut(0, len(sc))
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if co.header {
+		for i, c := range sc {
+			if i > 0 {
+				buf.WriteByte(co.delim)
+			}
+			buf.WriteString(csvQuote(c.Name, co))
+		}
+		buf.WriteByte('\n')
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range rows {
+		buf.Reset()
+		for i, d := range r[:len(sc)] {
+			if i > 0 {
+				buf.WriteByte(co.delim)
+			}
+			if d.Null {
+				buf.WriteString(co.null)
+				continue
+			}
+			v := types.FormatText(d, sc[i].T, s.loc)
+			if co.csv {
+				buf.WriteString(csvQuote(v, co))
+			} else {
+				buf.WriteString(escapeCopy(v, co.delim))
+			}
+		}
+		buf.WriteByte('\n')
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	return done(fmt.Sprintf("COPY %d", len(rows)))
+}
+
+func csvQuote(v string, co copyOptions) string {
+	need := v == co.null || strings.ContainsAny(v, string([]byte{co.delim, co.quote, '\n', '\r'})) || v == `\.`
+	if !need {
+		return v
+	}
+	q := string(co.quote)
+	return q + strings.ReplaceAll(v, q, string(co.escape)+q) + q
+}
+
+func escapeCopy(v string, delim byte) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\v':
+			b.WriteString(`\v`)
+		default:
+			if c == delim {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/wire"
+)
+
+// Version is weir's version, reported by `weir version`, version() and
+// the server_version parameter suffix.
+var Version = "0.1.0-dev"
+
+// ServerVersion is the Postgres version weir presents to clients
+// (server_version ParameterStatus and version()); psql and drivers pick
+// their catalog queries by it.
+const ServerVersion = "15.0"
+
+// Config configures an Engine.
+type Config struct {
+	// DataDir is the directory of the Pebble database (created if missing).
+	DataDir string
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+	// Storage options (tests pass an in-memory FS).
+	Storage storage.Options
+}
+
+// Engine is the database: it owns storage and the catalog, and serves
+// sessions. It implements wire.Handler.
+type Engine struct {
+	cfg     Config
+	log     *slog.Logger
+	db      *storage.DB
+	cat     *catalog.Catalog
+	started time.Time
+
+	// writeMu serialises DML and DDL statements: each one reads its
+	// snapshot, checks constraints and commits one durable batch while
+	// holding it, so constraint checks never race.
+	writeMu sync.Mutex
+
+	nextPID atomic.Uint32
+	metrics *Metrics
+}
+
+// Open opens (or creates) the database in cfg.DataDir. It fails with
+// SQLSTATE 55006 when another weir process holds the directory.
+func Open(cfg Config) (*Engine, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts := cfg.Storage
+	if opts.Logger == nil {
+		opts.Logger = log
+	}
+	db, err := storage.Open(cfg.DataDir, opts)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Open(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open catalog: %w", err)
+	}
+	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics()}
+	e.nextPID.Store(uint32(time.Now().UnixNano()%100000) + 1000)
+	log.Info("database open", "data_dir", cfg.DataDir, "relations", len(cat.All()))
+	return e, nil
+}
+
+// Close closes the database. Sessions must be closed first.
+func (e *Engine) Close() error {
+	return e.db.Close()
+}
+
+// Catalog returns the engine's catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// Metrics returns the engine's Prometheus metrics.
+func (e *Engine) Metrics() *Metrics { return e.metrics }
+
+// ServerParams implements wire.Handler: the ParameterStatus values sent at
+// connection start, as Postgres 15 sends them.
+func (e *Engine) ServerParams() [][2]string {
+	return [][2]string{
+		{"server_version", ServerVersion + " (weir " + Version + ")"},
+		{"server_encoding", "UTF8"},
+		{"client_encoding", "UTF8"},
+		{"DateStyle", "ISO, MDY"},
+		{"IntervalStyle", "postgres"},
+		{"TimeZone", "UTC"},
+		{"integer_datetimes", "on"},
+		{"standard_conforming_strings", "on"},
+		{"is_superuser", "on"},
+		{"session_authorization", "root"},
+	}
+}
+
+// NewSession implements wire.Handler.
+func (e *Engine) NewSession(ctx context.Context, p wire.StartupParams) (wire.Session, error) {
+	s := newSession(e, p)
+	e.metrics.sessions.Inc()
+	return s, nil
+}
+
+var _ wire.Handler = (*Engine)(nil)

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// queryPrepared is a bound SELECT / INSERT / UPDATE / DELETE.
+type queryPrepared struct {
+	s      *Session
+	bound  *planner.Bound
+	fields []wire.Field
+}
+
+func (s *Session) prepareQuery(q *sql.Query, hints []types.T) (*queryPrepared, error) {
+	b, err := planner.Bind(q, s.catalogView(), hints)
+	if err != nil {
+		return nil, err
+	}
+	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
+}
+
+// fieldsOf converts a plan schema to wire fields; returnsRows false yields
+// nil (NoData).
+func fieldsOf(sc types.Schema, returnsRows bool) []wire.Field {
+	if !returnsRows {
+		return nil
+	}
+	fs := make([]wire.Field, 0, len(sc))
+	for _, c := range sc {
+		if c.Hidden {
+			continue
+		}
+		fs = append(fs, wire.Field{Name: c.Name, T: c.T})
+	}
+	return fs
+}
+
+func (p *queryPrepared) ParamTypes() []types.T { return p.bound.Params }
+func (p *queryPrepared) Fields() []wire.Field  { return p.fields }
+
+// Execute runs the statement. A read runs lazily over one snapshot; a
+// write runs to completion under the engine's write lock and commits one
+// durable batch before anything is returned, so an acknowledged write is
+// on disk and a failed one leaves nothing behind.
+func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wire.ExecIO) (wire.Result, error) {
+	s := p.s
+	if err := checkParams(p.bound.Params, params); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.withTimeout(ctx)
+	if p.bound.Tag != "SELECT" {
+		defer cancel()
+		return s.eng.runWrite(ctx, s, p.bound, params)
+	}
+	snap := s.eng.db.NewSnapshot()
+	ec := s.execCtx(params, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	op, err := executor.Build(p.bound.Plan, ec)
+	if err != nil {
+		snap.Close()
+		cancel()
+		return nil, err
+	}
+	p.s.eng.metrics.statements.WithLabelValues("select").Inc()
+	return &operatorResult{op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){func() { snap.Close() }, cancel}}, nil
+}
+
+func checkParams(want []types.T, got []types.Datum) error {
+	if len(got) != len(want) {
+		return pgerr.New(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(got), len(want))
+	}
+	return nil
+}
+
+// withTimeout applies statement_timeout to ctx.
+func (s *Session) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := s.statementTimeout(); d > 0 {
+		ctx, cancel := context.WithTimeoutCause(ctx, d, pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout"))
+		return ctx, cancel
+	}
+	return context.WithCancel(ctx)
+}
+
+// execCtx builds the executor context for one statement.
+func (s *Session) execCtx(params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
+	ec := &executor.ExecCtx{Source: src, Writer: w}
+	ec.Eval = executor.EvalCtx{
+		Params:   params,
+		Now:      time.Now().UnixMicro(),
+		Location: s.loc,
+		Session:  s,
+		Exec:     ec,
+	}
+	return ec
+}
+
+// operatorResult streams the rows of a batch operator tree.
+type operatorResult struct {
+	op      executor.Operator
+	verb    string
+	ncols   int
+	chunk   *types.Chunk
+	pos     int
+	n       int64
+	done    bool
+	closers []func()
+}
+
+func (r *operatorResult) Next(ctx context.Context) (types.Row, error) {
+	for !r.done {
+		if r.chunk != nil {
+			for r.pos < r.chunk.Len() {
+				i := r.pos
+				r.pos++
+				if !r.chunk.Visible(i) {
+					continue
+				}
+				r.n++
+				row := r.chunk.Row(i)
+				if len(row) > r.ncols {
+					row = row[:r.ncols]
+				}
+				return row, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, ctxError(ctx)
+		}
+		c, err := r.op.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctxError(ctx)
+			}
+			return nil, err
+		}
+		if c == nil {
+			r.done = true
+			r.Close()
+			break
+		}
+		r.chunk, r.pos = c, 0
+	}
+	return nil, nil
+}
+
+func (r *operatorResult) Tag() string { return fmt.Sprintf("%s %d", r.verb, r.n) }
+
+func (r *operatorResult) Close() {
+	if r.op != nil {
+		r.op.Close()
+		r.op = nil
+	}
+	for _, c := range r.closers {
+		c()
+	}
+	r.closers = nil
+}
+
+// ctxError turns a cancelled context into the Postgres error the client
+// expects.
+func ctxError(ctx context.Context) error {
+	if c := context.Cause(ctx); c != nil {
+		if pe, ok := c.(*pgerr.Error); ok {
+			return pe
+		}
+	}
+	return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+}
+
+// rowsResult is a fully computed result.
+type rowsResult struct {
+	rows []types.Row
+	pos  int
+	tag  string
+}
+
+func (r *rowsResult) Next(context.Context) (types.Row, error) {
+	if r.pos >= len(r.rows) {
+		return nil, nil
+	}
+	r.pos++
+	return r.rows[r.pos-1], nil
+}
+func (r *rowsResult) Tag() string { return r.tag }
+func (r *rowsResult) Close()      {}

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// Session is one client connection's state: its settings, its
+// transaction-block status and its identity. It implements wire.Session
+// and the executor's SessionInfo.
+type Session struct {
+	eng      *Engine
+	user     string
+	database string
+	pid      uint32
+
+	vars map[string]string // lower-case setting name → value
+	loc  *time.Location
+
+	// txn is the ReadyForQuery status: 'I' idle, 'T' in a transaction
+	// block, 'E' in a failed block. weir commits every statement on its
+	// own (each is durable when acknowledged); BEGIN ... COMMIT blocks are
+	// accepted for client compatibility and tracked only for the status.
+	txn byte
+}
+
+func newSession(e *Engine, p wire.StartupParams) *Session {
+	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: time.UTC, txn: 'I'}
+	if s.user == "" {
+		s.user = "root"
+	}
+	if s.database == "" {
+		s.database = s.user
+	}
+	s.pid = e.nextPID.Add(1)
+	for k, v := range p.Options {
+		if st, err := lookupSetting(k); err == nil && !st.readOnly {
+			_ = s.set(st, v)
+		}
+	}
+	return s
+}
+
+// User implements executor.SessionInfo.
+func (s *Session) User() string { return s.user }
+
+// Database implements executor.SessionInfo.
+func (s *Session) Database() string { return s.database }
+
+// Setting implements executor.SessionInfo.
+func (s *Session) Setting(name string) (string, bool) {
+	st, err := lookupSetting(name)
+	if err != nil {
+		return "", false
+	}
+	return s.get(st), true
+}
+
+func (s *Session) get(st *setting) string {
+	if v, ok := s.vars[strings.ToLower(st.name)]; ok {
+		return v
+	}
+	return st.def
+}
+
+func (s *Session) set(st *setting, v string) error {
+	if st.readOnly {
+		return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.name)
+	}
+	if st.check != nil {
+		nv, err := st.check(v)
+		if err != nil {
+			return err
+		}
+		v = nv
+	}
+	if strings.EqualFold(st.name, "TimeZone") {
+		loc, _, err := loadLocation(v)
+		if err != nil {
+			return err
+		}
+		s.loc = loc
+	}
+	s.vars[strings.ToLower(st.name)] = v
+	return nil
+}
+
+func (s *Session) reset(st *setting) {
+	delete(s.vars, strings.ToLower(st.name))
+	if strings.EqualFold(st.name, "TimeZone") {
+		s.loc = time.UTC
+	}
+}
+
+// statementTimeout returns the session's statement_timeout (0: none).
+func (s *Session) statementTimeout() time.Duration {
+	st, _ := lookupSetting("statement_timeout")
+	d, _ := parseDurationSetting(s.get(st))
+	return d
+}
+
+// Split implements wire.Session.
+func (s *Session) Split(text string) ([]wire.Piece, error) {
+	ps, err := sql.Split(text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Piece, len(ps))
+	for i, p := range ps {
+		out[i] = wire.Piece{Text: p.Text, Offset: p.Offset}
+	}
+	return out, nil
+}
+
+// TxStatus implements wire.Session.
+func (s *Session) TxStatus() byte { return s.txn }
+
+// Close implements wire.Session.
+func (s *Session) Close() { s.eng.metrics.sessions.Dec() }
+
+// Prepare implements wire.Session.
+func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (wire.Prepared, error) {
+	stmt, err := sql.Parse(text)
+	if err != nil {
+		s.fail()
+		return nil, err
+	}
+	if s.txn == 'E' {
+		if t, ok := stmt.(*sql.Txn); !ok || t.Kind == sql.TxnBegin {
+			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+	}
+	hints := make([]types.T, len(paramOIDs))
+	for i, oid := range paramOIDs {
+		if t, ok := types.ByOID(oid); ok && oid != 0 {
+			hints[i] = t
+		} else {
+			hints[i] = types.TUnknown
+		}
+	}
+	p, err := s.prepare(ctx, stmt, text, hints)
+	if err != nil {
+		s.fail()
+		return nil, err
+	}
+	return &failTracking{Prepared: p, s: s}, nil
+}
+
+// fail moves an open transaction block into the failed state, as Postgres
+// does after any error inside BEGIN ... COMMIT.
+func (s *Session) fail() {
+	if s.txn == 'T' {
+		s.txn = 'E'
+	}
+}
+
+// failTracking wraps a prepared statement so that execution errors mark
+// the transaction block failed.
+type failTracking struct {
+	wire.Prepared
+	s *Session
+}
+
+func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (wire.Result, error) {
+	r, err := f.Prepared.Execute(ctx, params, io)
+	if err != nil {
+		f.s.fail()
+		return nil, err
+	}
+	return &failTrackingResult{Result: r, s: f.s}, nil
+}
+
+type failTrackingResult struct {
+	wire.Result
+	s *Session
+}
+
+func (r *failTrackingResult) Next(ctx context.Context) (types.Row, error) {
+	row, err := r.Result.Next(ctx)
+	if err != nil {
+		r.s.fail()
+	}
+	return row, err
+}

@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// setting is a session variable (a Postgres GUC).
+type setting struct {
+	// name is the canonical spelling, which SHOW uses as its column name.
+	name string
+	def  string
+	desc string
+	// check validates and normalises a new value; nil accepts anything.
+	check func(v string) (string, error)
+	// readOnly settings can be shown but not set.
+	readOnly bool
+}
+
+var settingList = []setting{
+	{name: "application_name", def: "", desc: "Sets the application name to be reported in statistics and logs."},
+	{name: "client_encoding", def: "UTF8", desc: "Sets the client's character set encoding.", check: checkEncoding},
+	{name: "client_min_messages", def: "notice", desc: "Sets the message levels that are sent to the client."},
+	{name: "DateStyle", def: "ISO, MDY", desc: "Sets the display format for date and time values.", check: checkDateStyle},
+	{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: checkInt(-15, 3)},
+	{name: "IntervalStyle", def: "postgres", desc: "Sets the display format for interval values.", check: checkOneOf("postgres")},
+	{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
+	{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration},
+	{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.", check: checkTimeZone},
+	{name: "standard_conforming_strings", def: "on", desc: "Causes '...' strings to treat backslashes literally.", check: checkOneOf("on")},
+	{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level."},
+	{name: "default_transaction_isolation", def: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
+	{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status."},
+	{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", check: checkDuration},
+	{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.", check: checkDuration},
+	{name: "row_security", def: "on", desc: "Enable row security."},
+	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", check: checkOneOf("hex")},
+	{name: "server_version", def: ServerVersion, desc: "Shows the server version.", readOnly: true},
+	{name: "server_version_num", def: "150000", desc: "Shows the server version as an integer.", readOnly: true},
+	{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", readOnly: true},
+	{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", readOnly: true},
+	{name: "max_identifier_length", def: "63", desc: "Shows the maximum identifier length.", readOnly: true},
+	{name: "lc_collate", def: "C", desc: "Shows the collation order locale.", readOnly: true},
+	{name: "lc_ctype", def: "C", desc: "Shows the character classification and case conversion locale.", readOnly: true},
+	{name: "lc_messages", def: "C", desc: "Sets the language in which messages are displayed."},
+	{name: "is_superuser", def: "on", desc: "Shows whether the current user is a superuser.", readOnly: true},
+	{name: "streaming_parallelism", def: "0", desc: "Sets the number of actors per fragment of new streaming jobs (0: number of cores).", check: checkInt(0, 1024)},
+}
+
+var settingsByName = func() map[string]*setting {
+	m := make(map[string]*setting, len(settingList))
+	for i := range settingList {
+		m[strings.ToLower(settingList[i].name)] = &settingList[i]
+	}
+	return m
+}()
+
+// lookupSetting finds a setting by case-insensitive name.
+func lookupSetting(name string) (*setting, error) {
+	st, ok := settingsByName[strings.ToLower(name)]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	return st, nil
+}
+
+func sortedSettingNames() []string {
+	names := make([]string, 0, len(settingList))
+	for _, s := range settingList {
+		names = append(names, s.name)
+	}
+	sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+	return names
+}
+
+func checkOneOf(allowed ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, a := range allowed {
+			if strings.EqualFold(v, a) {
+				return a, nil
+			}
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value: \"%s\"", v).WithDetail("Only %s is supported.", strings.Join(allowed, ", "))
+	}
+}
+
+func checkEncoding(v string) (string, error) {
+	switch strings.ToUpper(strings.ReplaceAll(v, "-", "")) {
+	case "UTF8", "UNICODE":
+		return "UTF8", nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"client_encoding\": \"%s\"", v).WithDetail("weir supports only UTF8.")
+}
+
+func checkDateStyle(v string) (string, error) {
+	norm := strings.ToUpper(strings.ReplaceAll(v, " ", ""))
+	switch norm {
+	case "ISO", "ISO,MDY", "MDY,ISO", "ISO,US":
+		return "ISO, MDY", nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v).WithDetail("weir supports only ISO, MDY.")
+}
+
+func checkInt(lo, hi int) func(string) (string, error) {
+	return func(v string) (string, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for integer parameter: \"%s\"", v)
+		}
+		if n < lo || n > hi {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter (%d .. %d)", n, lo, hi)
+		}
+		return strconv.Itoa(n), nil
+	}
+}
+
+// parseDurationSetting reads a Postgres time setting: a bare number is
+// milliseconds; units ms, s, min, h, d are accepted.
+func parseDurationSetting(v string) (time.Duration, error) {
+	v = strings.TrimSpace(strings.Trim(v, "'"))
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9') {
+		i++
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil || i == 0 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
+	}
+	unit := strings.TrimSpace(v[i:])
+	mult := map[string]time.Duration{"": time.Millisecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v).WithHint("Valid units for this parameter are \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	return time.Duration(n) * m, nil
+}
+
+func checkDuration(v string) (string, error) {
+	d, err := parseDurationSetting(v)
+	if err != nil {
+		return "", err
+	}
+	return formatDurationSetting(d), nil
+}
+
+// formatDurationSetting prints a duration as SHOW does (0, 5s, 100ms, 1min).
+func formatDurationSetting(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d%(24*time.Hour) == 0:
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "min"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+}
+
+// loadLocation resolves a TimeZone value: IANA names, UTC/GMT/Z, and
+// numeric offsets (which, as in Postgres's POSIX reading, count hours
+// west of Greenwich when written as a plain number like '-8': we follow
+// Postgres's SET TIME ZONE reading, where '-8' means UTC-8).
+func loadLocation(v string) (*time.Location, string, error) {
+	s := strings.TrimSpace(strings.Trim(v, "'"))
+	switch strings.ToUpper(s) {
+	case "UTC", "GMT", "Z", "ZULU", "UCT", "ETC/UTC":
+		return time.UTC, canonicalUTC(s), nil
+	case "LOCAL", "DEFAULT":
+		return time.UTC, "UTC", nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		secs := int(f * 3600)
+		name := "<" + formatOffsetName(secs) + ">" + formatPosixOffset(-secs)
+		return time.FixedZone(name, secs), name, nil
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil {
+		return nil, "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": \"%s\"", v)
+	}
+	return loc, s, nil
+}
+
+func canonicalUTC(s string) string {
+	if strings.EqualFold(s, "utc") {
+		return "UTC"
+	}
+	if strings.EqualFold(s, "gmt") {
+		return "GMT"
+	}
+	return s
+}
+
+func formatOffsetName(secs int) string {
+	sign := "+"
+	if secs < 0 {
+		sign = "-"
+		secs = -secs
+	}
+	h, m := secs/3600, (secs%3600)/60
+	if m != 0 {
+		return sign + strconv.Itoa(h/10) + strconv.Itoa(h%10) + ":" + strconv.Itoa(m/10) + strconv.Itoa(m%10)
+	}
+	return sign + strconv.Itoa(h/10) + strconv.Itoa(h%10)
+}
+
+func formatPosixOffset(secs int) string {
+	sign := ""
+	if secs < 0 {
+		sign = "-"
+		secs = -secs
+	} else {
+		sign = "+"
+	}
+	h, m := secs/3600, (secs%3600)/60
+	if m != 0 {
+		return sign + strconv.Itoa(h) + ":" + strconv.Itoa(m/10) + strconv.Itoa(m%10)
+	}
+	return sign + strconv.Itoa(h)
+}
+
+func checkTimeZone(v string) (string, error) {
+	_, name, err := loadLocation(v)
+	return name, err
+}

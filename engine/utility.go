@@ -1,0 +1,641 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// utilPrepared is a prepared utility statement (DDL, SET, SHOW, ...). It
+// does its work at Execute time; fields are known at Prepare time so
+// Describe can answer.
+type utilPrepared struct {
+	fields []wire.Field
+	params []types.T
+	run    func(ctx context.Context, params []types.Datum, io wire.ExecIO) (wire.Result, error)
+}
+
+func (p *utilPrepared) ParamTypes() []types.T { return p.params }
+func (p *utilPrepared) Fields() []wire.Field  { return p.fields }
+func (p *utilPrepared) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (wire.Result, error) {
+	return p.run(ctx, params, io)
+}
+
+// done returns a utility statement that only reports tag.
+func done(tag string) (wire.Result, error) { return &rowsResult{tag: tag}, nil }
+
+func textFields(names ...string) []wire.Field {
+	fs := make([]wire.Field, len(names))
+	for i, n := range names {
+		fs[i] = wire.Field{Name: n, T: types.TText}
+	}
+	return fs
+}
+
+func textRow(vals ...string) types.Row {
+	r := make(types.Row, len(vals))
+	for i, v := range vals {
+		r[i] = types.DString(v)
+	}
+	return r
+}
+
+// prepare dispatches a parsed statement.
+func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints []types.T) (wire.Prepared, error) {
+	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
+		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
+	}
+	switch st := stmt.(type) {
+	case *sql.Query:
+		return s.prepareQuery(st, hints)
+	case *sql.CreateTable:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.createTable(ctx, st, text, io)
+		}), nil
+	case *sql.CreateView:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
+	case *sql.Drop:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(st, io) }), nil
+	case *sql.CreateSchema:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
+	case *sql.Truncate:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(st) }), nil
+	case *sql.Set:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runSet(st) }), nil
+	case *sql.Reset:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st) }), nil
+	case *sql.Txn:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(st, io) }), nil
+	case *sql.Discard:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			s.vars = map[string]string{}
+			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
+		}), nil
+	case *sql.Flush:
+		// Every acknowledged statement is already durable; FLUSH waits for
+		// the next checkpoint once streaming jobs exist.
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return done("FLUSH") }), nil
+	case *sql.AlterSystem:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER SYSTEM SET %s is not supported yet", st.Name)
+		}), nil
+	case *sql.Show:
+		return s.prepareShow(st)
+	case *sql.Describe:
+		return s.prepareDescribe(st)
+	case *sql.Explain:
+		return s.prepareExplain(ctx, st, hints)
+	case *sql.Copy:
+		return s.prepareCopy(st)
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", stmt)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// schemaOf resolves the schema of a name for creation.
+func schemaOf(n sql.ObjectName) string {
+	if n.Schema == "" {
+		return "public"
+	}
+	return n.Schema
+}
+
+// hiddenRowID is the name of the generated key column of a table without
+// a primary key.
+const hiddenRowID = "_row_id"
+
+func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
+	if st.With["connector"] != "" || st.Format != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables with a connector are not supported yet")
+	}
+	e := s.eng
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	schema := schemaOf(st.Name)
+	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
+		if st.IfNotExists {
+			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
+			return done("CREATE TABLE")
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
+	}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: st.With}
+	var asBound *planner.Bound
+	if st.AsQuery != nil {
+		b, err := planner.Bind(st.AsQuery, s.catalogView(), nil)
+		if err != nil {
+			return nil, err
+		}
+		asBound = b
+		for _, c := range b.Plan.Schema() {
+			t := c.T
+			if t.ID == types.Unknown {
+				t = types.TText
+			}
+			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t})
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range st.Columns {
+		if seen[c.Name] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default}
+		if c.Default != "" {
+			if err := s.checkDefault(c.Default, col.T); err != nil {
+				return nil, err
+			}
+		}
+		rel.Cols = append(rel.Cols, col)
+	}
+	if len(rel.Cols) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	for _, name := range st.PrimaryKey {
+		idx := -1
+		for i, c := range rel.Cols {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", name)
+		}
+		for _, have := range rel.PK {
+			if have == idx {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in primary key constraint", name)
+			}
+		}
+		rel.PK = append(rel.PK, idx)
+		rel.Cols[idx].NotNull = true
+	}
+	if len(rel.PK) == 0 {
+		rel.Cols = append(rel.Cols, catalog.Column{Name: hiddenRowID, T: types.TInt8, NotNull: true, Hidden: true})
+		rel.PK = []int{len(rel.Cols) - 1}
+	}
+	for _, i := range rel.PK {
+		if rel.Cols[i].T.ID == types.Jsonb {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
+		}
+	}
+	if err := e.cat.Create(rel); err != nil {
+		return nil, err
+	}
+	e.log.Info("created table", "name", rel.Name, "id", rel.ID)
+	if asBound != nil {
+		n, err := s.insertFromPlan(ctx, rel, asBound)
+		if err != nil {
+			// CREATE TABLE AS is atomic in Postgres: undo the table.
+			_ = e.cat.Drop(rel.ID)
+			return nil, err
+		}
+		return done(fmt.Sprintf("SELECT %d", n))
+	}
+	return done("CREATE TABLE")
+}
+
+// checkDefault binds a DEFAULT expression to report errors at CREATE time.
+func (s *Session) checkDefault(text string, t types.T) error {
+	q, err := sql.ParseExpr(text)
+	if err != nil {
+		return err
+	}
+	b, err := planner.Bind(q, s.catalogView(), nil)
+	if err != nil {
+		return err
+	}
+	if len(b.Deps) > 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
+	}
+	return nil
+}
+
+func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
+	if st.Materialized {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views are not supported yet")
+	}
+	e := s.eng
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	schema := schemaOf(st.Name)
+	b, err := planner.Bind(st.Query, s.catalogView(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(b.Params) > 0 {
+		return nil, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $1")
+	}
+	sc := b.Plan.Schema()
+	if len(st.Columns) > len(sc) {
+		return nil, pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
+	names := map[string]bool{}
+	for i, c := range sc {
+		name := c.Name
+		if i < len(st.Columns) {
+			name = st.Columns[i]
+		}
+		if names[name] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		names[name] = true
+		t := c.T
+		if t.ID == types.Unknown {
+			t = types.TText
+		}
+		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t})
+	}
+	if old, ok := e.cat.Lookup(schema, st.Name.Name); ok {
+		switch {
+		case st.IfNotExists:
+			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
+			return done("CREATE VIEW")
+		case st.OrReplace && old.Kind == catalog.KindView:
+			rel.ID, rel.OID = old.ID, old.OID
+			if err := e.cat.Replace(rel); err != nil {
+				return nil, err
+			}
+			return done("CREATE VIEW")
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
+	}
+	if err := e.cat.Create(rel); err != nil {
+		return nil, err
+	}
+	return done("CREATE VIEW")
+}
+
+var kindWords = map[catalog.Kind]string{
+	catalog.KindTable: "table", catalog.KindView: "view", catalog.KindMView: "materialized view",
+	catalog.KindSource: "source", catalog.KindSink: "sink",
+}
+
+var dropKinds = map[string]catalog.Kind{
+	"table": catalog.KindTable, "view": catalog.KindView, "materialized view": catalog.KindMView,
+	"source": catalog.KindSource, "sink": catalog.KindSink,
+}
+
+func (s *Session) drop(st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	tag := "DROP " + strings.ToUpper(st.Kind)
+	if st.Kind == "schema" || st.Kind == "index" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.ToUpper(st.Kind))
+	}
+	want, ok := dropKinds[st.Kind]
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", strings.ToUpper(st.Kind))
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	var targets []*catalog.Relation
+	for _, n := range st.Names {
+		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		if !ok {
+			if st.IfExists {
+				io.Notice("NOTICE", "00000", fmt.Sprintf("%s \"%s\" does not exist, skipping", st.Kind, n.Name))
+				continue
+			}
+			code := pgerr.UndefinedTable
+			if want != catalog.KindTable && want != catalog.KindView && want != catalog.KindMView {
+				code = pgerr.UndefinedObject
+			}
+			return nil, pgerr.New(code, "%s \"%s\" does not exist", st.Kind, n.Name)
+		}
+		if rel.Kind != want {
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", n.Name, st.Kind).
+				WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindWords[rel.Kind]), kindWords[rel.Kind])
+		}
+		targets = append(targets, rel)
+	}
+	// Collect dependents; without CASCADE any dependent outside the drop
+	// list is an error (2BP01), as in Postgres.
+	dropping := map[uint32]*catalog.Relation{}
+	var order []*catalog.Relation
+	var visit func(r *catalog.Relation) error
+	visit = func(r *catalog.Relation) error {
+		if _, ok := dropping[r.ID]; ok {
+			return nil
+		}
+		dropping[r.ID] = r
+		for _, d := range e.cat.Dependents(r.ID) {
+			if !st.Cascade && !inList(targets, d.ID) {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindWords[r.Kind], r.Name).
+					WithDetail("%s %s depends on %s %s", kindWords[d.Kind], d.Name, kindWords[r.Kind], r.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+			if st.Cascade && !inList(targets, d.ID) {
+				if _, seen := dropping[d.ID]; !seen {
+					io.Notice("NOTICE", "00000", fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+				}
+			}
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+		order = append(order, r)
+		return nil
+	}
+	for _, t := range targets {
+		if err := visit(t); err != nil {
+			return nil, err
+		}
+	}
+	// One catalog call drops everything atomically, with the relations'
+	// data, in one durable batch.
+	ids := make([]uint32, len(order))
+	for i, r := range order {
+		ids[i] = r.ID
+	}
+	if len(ids) > 0 {
+		if err := e.cat.Drop(ids...); err != nil {
+			return nil, err
+		}
+		e.log.Info("dropped relations", "count", len(ids), "first", order[0].Name)
+	}
+	return done(tag)
+}
+
+func inList(rs []*catalog.Relation, id uint32) bool {
+	for _, r := range rs {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	for _, have := range e.cat.Schemas() {
+		if have == st.Name {
+			if st.IfNotExists {
+				io.Notice("NOTICE", "42P06", fmt.Sprintf("schema \"%s\" already exists, skipping", st.Name))
+				return done("CREATE SCHEMA")
+			}
+			return nil, pgerr.New("42P06", "schema \"%s\" already exists", st.Name)
+		}
+	}
+	if err := e.cat.CreateSchema(st.Name); err != nil {
+		return nil, err
+	}
+	return done("CREATE SCHEMA")
+}
+
+func (s *Session) truncate(st *sql.Truncate) (wire.Result, error) {
+	e := s.eng
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	batch := e.db.NewBatch()
+	defer batch.Close()
+	for _, n := range st.Names {
+		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
+		}
+		if rel.Kind != catalog.KindTable {
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", n.Name)
+		}
+		if err := batch.DeleteRange(rel.ID); err != nil {
+			return nil, err
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		return nil, err
+	}
+	return done("TRUNCATE TABLE")
+}
+
+func (s *Session) runSet(st *sql.Set) (wire.Result, error) {
+	name := st.Name
+	if strings.EqualFold(name, "time zone") || strings.EqualFold(name, "timezone") {
+		name = "TimeZone"
+	}
+	if strings.EqualFold(name, "names") {
+		name = "client_encoding"
+	}
+	if strings.EqualFold(name, "session characteristics") || strings.EqualFold(name, "transaction") {
+		return done("SET")
+	}
+	stt, err := lookupSetting(name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Default {
+		s.reset(stt)
+		return done("SET")
+	}
+	if err := s.set(stt, unquoteSetting(st.Value)); err != nil {
+		return nil, err
+	}
+	return done("SET")
+}
+
+// unquoteSetting strips one level of quotes from a SET value.
+func unquoteSetting(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+	}
+	return v
+}
+
+func (s *Session) runReset(st *sql.Reset) (wire.Result, error) {
+	if strings.EqualFold(st.Name, "all") {
+		s.vars = map[string]string{}
+		s.reset(settingsByName["timezone"])
+		return done("RESET")
+	}
+	stt, err := lookupSetting(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	s.reset(stt)
+	return done("RESET")
+}
+
+func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
+	switch st.Kind {
+	case sql.TxnBegin:
+		if s.txn != 'I' {
+			io.Notice("WARNING", "25001", "there is already a transaction in progress")
+			return done("BEGIN")
+		}
+		s.txn = 'T'
+		return done("BEGIN")
+	case sql.TxnCommit:
+		if s.txn == 'I' {
+			io.Notice("WARNING", "25P01", "there is no transaction in progress")
+			return done("COMMIT")
+		}
+		failed := s.txn == 'E'
+		s.txn = 'I'
+		if failed {
+			return done("ROLLBACK")
+		}
+		return done("COMMIT")
+	default:
+		if s.txn == 'I' {
+			io.Notice("WARNING", "25P01", "there is no transaction in progress")
+		}
+		s.txn = 'I'
+		return done("ROLLBACK")
+	}
+}
+
+func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
+	e := s.eng
+	switch st.Kind {
+	case "all":
+		return &utilPrepared{fields: textFields("name", "setting", "description"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+			var rows []types.Row
+			for _, n := range sortedSettingNames() {
+				stt, _ := lookupSetting(n)
+				rows = append(rows, textRow(stt.name, s.get(stt), stt.desc))
+			}
+			return &rowsResult{rows: rows, tag: "SHOW"}, nil
+		}}, nil
+	case "tables", "views", "materialized views", "sources", "sinks":
+		want := map[string]catalog.Kind{"tables": catalog.KindTable, "views": catalog.KindView, "materialized views": catalog.KindMView, "sources": catalog.KindSource, "sinks": catalog.KindSink}[st.Kind]
+		return &utilPrepared{fields: textFields("Name"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+			var names []string
+			for _, r := range e.cat.All() {
+				if r.Kind == want && (st.Obj.Schema == "" || r.Schema == st.Obj.Schema) {
+					names = append(names, r.Name)
+				}
+			}
+			sort.Strings(names)
+			rows := make([]types.Row, len(names))
+			for i, n := range names {
+				rows[i] = textRow(n)
+			}
+			return &rowsResult{rows: rows, tag: "SHOW"}, nil
+		}}, nil
+	case "create table", "create view", "create materialized view", "create source", "create sink":
+		return &utilPrepared{fields: textFields("Name", "Create Sql"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+			rel, ok := e.cat.Lookup(schemaOf(st.Obj), st.Obj.Name)
+			if !ok {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Obj.Name)
+			}
+			def := rel.SQL
+			if rel.Kind == catalog.KindView {
+				def = "CREATE VIEW " + rel.Name + " AS " + rel.SQL
+			}
+			return &rowsResult{rows: []types.Row{textRow(rel.Schema+"."+rel.Name, def)}, tag: "SHOW"}, nil
+		}}, nil
+	case "time zone":
+		st = &sql.Show{Kind: "variable", Name: "TimeZone"}
+	case "transaction isolation level":
+		st = &sql.Show{Kind: "variable", Name: "transaction_isolation"}
+	}
+	stt, err := lookupSetting(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &utilPrepared{fields: textFields(stt.name), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+		return &rowsResult{rows: []types.Row{textRow(s.get(stt))}, tag: "SHOW"}, nil
+	}}, nil
+}
+
+func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
+	e := s.eng
+	return &utilPrepared{fields: textFields("Name", "Type", "Is Hidden", "Description"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+		rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
+		}
+		var rows []types.Row
+		for _, c := range rel.Cols {
+			hidden := "false"
+			if c.Hidden {
+				hidden = "true"
+			}
+			r := textRow(c.Name, c.T.String(), hidden, "")
+			r[3] = types.NullDatum
+			rows = append(rows, r)
+		}
+		if len(rel.PK) > 0 && rel.Kind == catalog.KindTable {
+			names := make([]string, len(rel.PK))
+			for i, k := range rel.PK {
+				names[i] = rel.Cols[k].Name
+			}
+			r := textRow("primary key", strings.Join(names, ", "), "", "")
+			r[2], r[3] = types.NullDatum, types.NullDatum
+			rows = append(rows, r)
+		}
+		return &rowsResult{rows: rows, tag: "DESCRIBE"}, nil
+	}}, nil
+}
+
+func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []types.T) (wire.Prepared, error) {
+	q, ok := st.Stmt.(*sql.Query)
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported yet")
+	}
+	if st.Analyze {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN ANALYZE is not supported yet")
+	}
+	b, err := planner.Bind(q, s.catalogView(), hints)
+	if err != nil {
+		return nil, err
+	}
+	return &utilPrepared{fields: textFields("QUERY PLAN"), params: b.Params, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+		var rows []types.Row
+		for _, line := range strings.Split(strings.TrimRight(planner.Explain(b.Plan), "\n"), "\n") {
+			rows = append(rows, textRow(line))
+		}
+		return &rowsResult{rows: rows, tag: "EXPLAIN"}, nil
+	}}, nil
+}
+
+// insertFromPlan inserts the rows of a bound query into rel (CREATE TABLE
+// AS), returning the row count.
+func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *planner.Bound) (int64, error) {
+	e := s.eng
+	snap := e.db.NewSnapshot()
+	defer snap.Close()
+	batch := e.db.NewBatch()
+	defer batch.Close()
+	w := &batchWriter{eng: e, batch: batch}
+	rows, err := s.collect(ctx, b, snap)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rows {
+		full := make(types.Row, len(rel.Cols))
+		copy(full, r)
+		for i, c := range rel.Cols {
+			if c.Hidden {
+				id, err := w.NextRowID(rel.ID)
+				if err != nil {
+					return 0, err
+				}
+				full[i] = types.DInt(id)
+			}
+		}
+		if err := w.Insert(rel.ID, full); err != nil {
+			return 0, err
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		return 0, err
+	}
+	return int64(len(rows)), nil
+}

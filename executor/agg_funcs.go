@@ -1,0 +1,973 @@
+package executor
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Accumulator is the running state of one aggregate function over one
+// group. Add folds in one input row's arguments; Retract takes back a row
+// that was added before (exactly: min and max keep the multiset of their
+// inputs, sums and counts subtract, avg keeps its sum and count), which is
+// what the streaming aggregation needs for deletes. Result returns the
+// aggregate of the rows added and not retracted; it does not change the
+// state, so it can be called after every row (window frames).
+//
+// args holds the aggregate's arguments in order (none for count(*)),
+// followed by the values of its ORDER BY keys when it has any. Strict
+// aggregates skip rows whose argument is NULL, as in Postgres. Add and
+// Retract fail only with SQL errors (22003 on integer overflow).
+//
+// The state of every implementation is plain values (integers, decimals,
+// datum slices), so it can be serialised into a state table.
+type Accumulator interface {
+	Add(args []types.Datum) error
+	Retract(args []types.Datum) error
+	Result() types.Datum
+}
+
+// OrderSpec is one ORDER BY key of an order-sensitive aggregate.
+type OrderSpec struct {
+	T          types.T
+	Desc       bool
+	NullsFirst bool
+}
+
+// AggSpec describes one aggregate call for NewAccumulatorFunc.
+type AggSpec struct {
+	// Fn is the aggregate's name in the function registry ("count" with no
+	// ArgTypes is count(*)).
+	Fn string
+	// ArgTypes are the argument types; T is the result type.
+	ArgTypes []types.T
+	T        types.T
+	// Distinct folds each distinct argument tuple in once.
+	Distinct bool
+	// OrderBy are the aggregate's ORDER BY keys, whose values follow the
+	// arguments in Add.
+	OrderBy []OrderSpec
+	// Retractable asks for accumulators whose Retract works. Batch
+	// aggregation leaves it off, which lets min and max keep only the
+	// current extreme instead of the whole multiset.
+	Retractable bool
+}
+
+// NewAccumulatorFunc returns a constructor of fresh accumulators for s,
+// or 42883 when the function or its argument types are not supported.
+func NewAccumulatorFunc(s AggSpec) (func() Accumulator, error) {
+	base, err := baseAccumulator(s)
+	if err != nil {
+		return nil, err
+	}
+	nargs := len(s.ArgTypes)
+	mk := base
+	if s.Distinct {
+		inner := mk
+		mk = func() Accumulator { return &distinctAcc{seen: newRowTable(s.ArgTypes), inner: inner()} }
+	}
+	if len(s.OrderBy) > 0 {
+		inner := mk
+		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: s.OrderBy, mk: inner} }
+	}
+	return mk, nil
+}
+
+func unsupportedAgg(s AggSpec) error {
+	names := make([]string, len(s.ArgTypes))
+	for i, t := range s.ArgTypes {
+		names[i] = t.String()
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", s.Fn, strings.Join(names, ", "))
+}
+
+func baseAccumulator(s AggSpec) (func() Accumulator, error) {
+	var at types.T
+	if len(s.ArgTypes) > 0 {
+		at = s.ArgTypes[0]
+	}
+	switch s.Fn {
+	case "count":
+		star := len(s.ArgTypes) == 0
+		return func() Accumulator { return &countAcc{star: star} }, nil
+	case "sum":
+		switch {
+		case at.ID == types.Int2 || at.ID == types.Int4:
+			return func() Accumulator { return &sumIntAcc{} }, nil
+		case at.ID == types.Int8:
+			return func() Accumulator { return &sumInt128Acc{} }, nil
+		case at.ID == types.Numeric:
+			return func() Accumulator { return &sumDecAcc{} }, nil
+		case at.Family() == types.FamFloat:
+			f32 := at.ID == types.Float4
+			return func() Accumulator { return &sumFloatAcc{f32: f32} }, nil
+		case at.ID == types.Interval:
+			return func() Accumulator { return &sumIntervalAcc{} }, nil
+		}
+	case "avg":
+		switch {
+		case at.IsInteger():
+			return func() Accumulator { return &avgAcc{sum: sumInt128Acc{}} }, nil
+		case at.ID == types.Numeric:
+			return func() Accumulator { return &avgAcc{numeric: true} }, nil
+		case at.Family() == types.FamFloat:
+			return func() Accumulator { return &avgFloatAcc{} }, nil
+		case at.ID == types.Interval:
+			return func() Accumulator { return &avgIntervalAcc{} }, nil
+		}
+	case "min", "max":
+		if len(s.ArgTypes) == 1 {
+			isMax, retr := s.Fn == "max", s.Retractable
+			return func() Accumulator { return &minMaxAcc{t: at, max: isMax, retractable: retr} }, nil
+		}
+	case "string_agg":
+		if len(s.ArgTypes) == 2 {
+			return func() Accumulator { return &stringAggAcc{} }, nil
+		}
+	case "bool_and", "every", "bool_or":
+		if at.ID == types.Bool {
+			and := s.Fn != "bool_or"
+			return func() Accumulator { return &boolAcc{and: and} }, nil
+		}
+	case "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop":
+		v := varKind{
+			sample:   s.Fn != "var_pop" && s.Fn != "stddev_pop",
+			variance: strings.HasPrefix(s.Fn, "var"),
+		}
+		switch {
+		case at.IsInteger() || at.ID == types.Numeric:
+			return func() Accumulator { return &varDecAcc{kind: v} }, nil
+		case at.Family() == types.FamFloat:
+			return func() Accumulator { return &varFloatAcc{kind: v} }, nil
+		}
+	}
+	return nil, unsupportedAgg(s)
+}
+
+var errBigintRange = pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
+
+// countAcc is count(*) (every row) and count(x) (non-NULL x).
+type countAcc struct {
+	star bool
+	n    int64
+}
+
+func (a *countAcc) Add(args []types.Datum) error {
+	if a.star || !args[0].Null {
+		a.n++
+	}
+	return nil
+}
+
+func (a *countAcc) Retract(args []types.Datum) error {
+	if a.star || !args[0].Null {
+		a.n--
+	}
+	return nil
+}
+
+func (a *countAcc) Result() types.Datum { return types.DInt(a.n) }
+
+// sumIntAcc is sum(smallint|integer): a bigint, with Postgres's 22003
+// "bigint out of range" on overflow.
+type sumIntAcc struct {
+	sum, n int64
+}
+
+func (a *sumIntAcc) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	s, ok := addInt64(a.sum, args[0].I)
+	if !ok {
+		return errBigintRange
+	}
+	a.sum = s
+	a.n++
+	return nil
+}
+
+func (a *sumIntAcc) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	s, ok := addInt64(a.sum, -args[0].I)
+	if !ok {
+		return errBigintRange
+	}
+	a.sum = s
+	a.n--
+	return nil
+}
+
+func (a *sumIntAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return types.DInt(a.sum)
+}
+
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+// sumInt128Acc is sum(bigint), a numeric: the sum is kept as a 128-bit
+// two's complement integer, which cannot overflow for fewer than 2^64
+// rows and is much cheaper than decimal arithmetic.
+type sumInt128Acc struct {
+	hi int64
+	lo uint64
+	n  int64
+}
+
+func (a *sumInt128Acc) add(x int64) {
+	var carry uint64
+	a.lo, carry = bits.Add64(a.lo, uint64(x), 0)
+	a.hi += x>>63 + int64(carry)
+}
+
+func (a *sumInt128Acc) sub(x int64) {
+	var borrow uint64
+	a.lo, borrow = bits.Sub64(a.lo, uint64(x), 0)
+	a.hi -= x>>63 + int64(borrow)
+}
+
+func (a *sumInt128Acc) Add(args []types.Datum) error {
+	if !args[0].Null {
+		a.add(args[0].I)
+		a.n++
+	}
+	return nil
+}
+
+func (a *sumInt128Acc) Retract(args []types.Datum) error {
+	if !args[0].Null {
+		a.sub(args[0].I)
+		a.n--
+	}
+	return nil
+}
+
+// decimal returns the sum as a decimal.
+func (a *sumInt128Acc) decimal() *apd.Decimal {
+	if (a.hi == 0 && a.lo <= math.MaxInt64) || (a.hi == -1 && a.lo > math.MaxInt64) {
+		return apd.New(int64(a.lo), 0)
+	}
+	b := new(big.Int).SetInt64(a.hi)
+	b.Lsh(b, 64)
+	b.Or(b, new(big.Int).SetUint64(a.lo))
+	d := new(apd.Decimal)
+	d.Coeff.SetMathBigInt(b.Abs(b))
+	d.Negative = a.hi < 0
+	return d
+}
+
+func (a *sumInt128Acc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return types.DDecimal(a.decimal())
+}
+
+// sumDecAcc is sum(numeric); the result keeps the largest input scale,
+// as Postgres's does.
+type sumDecAcc struct {
+	sum apd.Decimal
+	n   int64
+}
+
+func (a *sumDecAcc) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if _, err := apd.BaseContext.Add(&a.sum, &a.sum, args[0].D); err != nil {
+		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric sum")
+	}
+	a.n++
+	return nil
+}
+
+func (a *sumDecAcc) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if _, err := apd.BaseContext.Sub(&a.sum, &a.sum, args[0].D); err != nil {
+		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric sum")
+	}
+	a.n--
+	return nil
+}
+
+func (a *sumDecAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	d := new(apd.Decimal).Set(&a.sum)
+	if d.IsZero() {
+		d.Negative = false
+	}
+	return types.DDecimal(d)
+}
+
+// sumFloatAcc is sum(real) (rounded to float4 after each step, like
+// Postgres's float4pl) and sum(double precision).
+type sumFloatAcc struct {
+	f32 bool
+	sum float64
+	n   int64
+}
+
+func (a *sumFloatAcc) round(f float64) float64 {
+	if a.f32 {
+		return float64(float32(f))
+	}
+	return f
+}
+
+func (a *sumFloatAcc) Add(args []types.Datum) error {
+	if !args[0].Null {
+		a.sum = a.round(a.sum + args[0].F)
+		a.n++
+	}
+	return nil
+}
+
+func (a *sumFloatAcc) Retract(args []types.Datum) error {
+	if !args[0].Null {
+		a.sum = a.round(a.sum - args[0].F)
+		a.n--
+	}
+	return nil
+}
+
+func (a *sumFloatAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return types.DFloat(a.sum)
+}
+
+// sumIntervalAcc is sum(interval): months, days and microseconds add
+// separately (Postgres's interval_pl), each checked for overflow.
+type sumIntervalAcc struct {
+	sum types.IntervalVal
+	n   int64
+}
+
+func addIntervalSigned(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
+	m := int64(a.Months) + sign*int64(b.Months)
+	d := int64(a.Days) + sign*int64(b.Days)
+	us, ok := addInt64(a.Micros, sign*b.Micros)
+	if !ok || m != int64(int32(m)) || d != int64(int32(d)) {
+		return a, errIntervalRange
+	}
+	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
+}
+
+func (a *sumIntervalAcc) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	s, err := addIntervalSigned(a.sum, args[0].Iv, 1)
+	if err != nil {
+		return err
+	}
+	a.sum = s
+	a.n++
+	return nil
+}
+
+func (a *sumIntervalAcc) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	s, err := addIntervalSigned(a.sum, args[0].Iv, -1)
+	if err != nil {
+		return err
+	}
+	a.sum = s
+	a.n--
+	return nil
+}
+
+func (a *sumIntervalAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return types.DInterval(a.sum)
+}
+
+// avgAcc is avg over integers and numeric, a numeric: the sum divided by
+// the count with Postgres's division scale (select_div_scale), so avg of
+// integers 1 and 2 is 1.5000000000000000.
+type avgAcc struct {
+	numeric bool
+	sum     sumInt128Acc // integer inputs
+	dec     sumDecAcc    // numeric inputs
+}
+
+func (a *avgAcc) Add(args []types.Datum) error {
+	if a.numeric {
+		return a.dec.Add(args)
+	}
+	return a.sum.Add(args)
+}
+
+func (a *avgAcc) Retract(args []types.Datum) error {
+	if a.numeric {
+		return a.dec.Retract(args)
+	}
+	return a.sum.Retract(args)
+}
+
+func (a *avgAcc) Result() types.Datum {
+	var sum *apd.Decimal
+	var n int64
+	if a.numeric {
+		sum, n = &a.dec.sum, a.dec.n
+	} else {
+		sum, n = a.sum.decimal(), a.sum.n
+	}
+	if n == 0 {
+		return types.NullDatum
+	}
+	return types.DDecimal(numericDiv(sum, apd.New(n, 0)))
+}
+
+// avgFloatAcc is avg(real | double precision), a double precision.
+type avgFloatAcc struct {
+	sum float64
+	n   int64
+}
+
+func (a *avgFloatAcc) Add(args []types.Datum) error {
+	if !args[0].Null {
+		a.sum += args[0].F
+		a.n++
+	}
+	return nil
+}
+
+func (a *avgFloatAcc) Retract(args []types.Datum) error {
+	if !args[0].Null {
+		a.sum -= args[0].F
+		a.n--
+	}
+	return nil
+}
+
+func (a *avgFloatAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return types.DFloat(a.sum / float64(a.n))
+}
+
+// avgIntervalAcc is avg(interval): the interval sum divided by the count
+// with Postgres's interval_div.
+type avgIntervalAcc struct{ sumIntervalAcc }
+
+func (a *avgIntervalAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return types.DInterval(intervalDiv(a.sum, float64(a.n)))
+}
+
+// intervalDiv divides an interval by a factor the way Postgres 15's
+// interval_div does: fractional months cascade into days (30 per month)
+// and fractional days into microseconds, rounded to microseconds.
+func intervalDiv(span types.IntervalVal, factor float64) types.IntervalVal {
+	const daysPerMonth, secsPerDay = 30.0, 86400.0
+	tsround := func(j float64) float64 { return math.RoundToEven(j*1e6) / 1e6 }
+	var r types.IntervalVal
+	r.Months = int32(float64(span.Months) / factor)
+	r.Days = int32(float64(span.Days) / factor)
+	monthRemainderDays := tsround((float64(span.Months)/factor - float64(r.Months)) * daysPerMonth)
+	secRemainder := tsround((float64(span.Days)/factor - float64(r.Days) +
+		monthRemainderDays - float64(int32(monthRemainderDays))) * secsPerDay)
+	if math.Abs(secRemainder) >= secsPerDay {
+		r.Days += int32(secRemainder / secsPerDay)
+		secRemainder -= float64(int32(secRemainder/secsPerDay)) * secsPerDay
+	}
+	r.Days += int32(monthRemainderDays)
+	r.Micros = int64(math.RoundToEven(float64(span.Micros)/factor + secRemainder*1e6))
+	return r
+}
+
+// minMaxAcc is min and max over any ordered type. A retractable one keeps
+// the sorted multiset of its non-NULL inputs (value and count), so a
+// retraction of the current extreme finds the next one exactly.
+type minMaxAcc struct {
+	t           types.T
+	max         bool
+	retractable bool
+	cur         types.Datum
+	has         bool
+	ms          []msEntry
+}
+
+type msEntry struct {
+	d types.Datum
+	n int64
+}
+
+func (a *minMaxAcc) search(d types.Datum) (int, bool) {
+	i := sort.Search(len(a.ms), func(i int) bool { return compareDatum(a.ms[i].d, d, a.t) >= 0 })
+	return i, i < len(a.ms) && compareDatum(a.ms[i].d, d, a.t) == 0
+}
+
+func (a *minMaxAcc) Add(args []types.Datum) error {
+	d := args[0]
+	if d.Null {
+		return nil
+	}
+	if !a.retractable {
+		if !a.has {
+			a.cur, a.has = copyDatum(d), true
+			return nil
+		}
+		c := compareDatum(d, a.cur, a.t)
+		if (a.max && c > 0) || (!a.max && c < 0) {
+			a.cur = copyDatum(d)
+		}
+		return nil
+	}
+	i, found := a.search(d)
+	if found {
+		a.ms[i].n++
+		return nil
+	}
+	a.ms = append(a.ms, msEntry{})
+	copy(a.ms[i+1:], a.ms[i:])
+	a.ms[i] = msEntry{d: copyDatum(d), n: 1}
+	return nil
+}
+
+func (a *minMaxAcc) Retract(args []types.Datum) error {
+	d := args[0]
+	if d.Null {
+		return nil
+	}
+	if !a.retractable {
+		return pgerr.New(pgerr.InternalError, "%s accumulator built without retraction support", map[bool]string{true: "max", false: "min"}[a.max])
+	}
+	i, found := a.search(d)
+	if !found {
+		return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+	}
+	if a.ms[i].n--; a.ms[i].n == 0 {
+		a.ms = append(a.ms[:i], a.ms[i+1:]...)
+	}
+	return nil
+}
+
+func (a *minMaxAcc) Result() types.Datum {
+	if !a.retractable {
+		if !a.has {
+			return types.NullDatum
+		}
+		return a.cur
+	}
+	if len(a.ms) == 0 {
+		return types.NullDatum
+	}
+	if a.max {
+		return a.ms[len(a.ms)-1].d
+	}
+	return a.ms[0].d
+}
+
+// stringAggAcc is string_agg(value, delimiter) over text or bytea: NULL
+// values are skipped, each value after the first is preceded by its own
+// row's delimiter (NULL meaning empty), and no value gives NULL.
+type stringAggAcc struct {
+	parts []saPart
+}
+
+type saPart struct{ val, delim string }
+
+func (a *stringAggAcc) Add(args []types.Datum) error {
+	if !args[0].Null {
+		a.parts = append(a.parts, saPart{args[0].S, args[1].S})
+	}
+	return nil
+}
+
+func (a *stringAggAcc) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	for i, p := range a.parts {
+		if p.val == args[0].S && p.delim == args[1].S {
+			a.parts = append(a.parts[:i], a.parts[i+1:]...)
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+func (a *stringAggAcc) Result() types.Datum {
+	if len(a.parts) == 0 {
+		return types.NullDatum
+	}
+	var b strings.Builder
+	for i, p := range a.parts {
+		if i > 0 {
+			b.WriteString(p.delim)
+		}
+		b.WriteString(p.val)
+	}
+	return types.DString(b.String())
+}
+
+// boolAcc is bool_and / every (and) and bool_or: it counts true and false
+// inputs, so retraction is exact.
+type boolAcc struct {
+	and          bool
+	nTrue, nFals int64
+}
+
+func (a *boolAcc) step(d types.Datum, by int64) {
+	if d.Null {
+		return
+	}
+	if d.Bool() {
+		a.nTrue += by
+	} else {
+		a.nFals += by
+	}
+}
+
+func (a *boolAcc) Add(args []types.Datum) error     { a.step(args[0], 1); return nil }
+func (a *boolAcc) Retract(args []types.Datum) error { a.step(args[0], -1); return nil }
+
+func (a *boolAcc) Result() types.Datum {
+	if a.nTrue+a.nFals == 0 {
+		return types.NullDatum
+	}
+	if a.and {
+		return types.DBool(a.nFals == 0)
+	}
+	return types.DBool(a.nTrue > 0)
+}
+
+// varKind selects one of the variance and standard deviation aggregates.
+type varKind struct{ sample, variance bool }
+
+// varDecAcc is the variance/stddev family over integers and numeric, a
+// numeric computed as Postgres's numeric_stddev_internal does: exact sums
+// of X and X², then (N·ΣX² − (ΣX)²) / (N·(N−1)) (or N² for the population
+// forms) at select_div_scale's scale, and a square root at the same scale.
+type varDecAcc struct {
+	kind    varKind
+	n       int64
+	sx, sx2 apd.Decimal
+}
+
+func (a *varDecAcc) step(d types.Datum, sign int64) error {
+	if d.Null {
+		return nil
+	}
+	x := d.D
+	if x == nil {
+		x = apd.New(d.I, 0)
+	}
+	var x2 apd.Decimal
+	if _, err := apd.BaseContext.Mul(&x2, x, x); err != nil {
+		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric variance")
+	}
+	op := apd.BaseContext.Add
+	if sign < 0 {
+		op = apd.BaseContext.Sub
+	}
+	if _, err := op(&a.sx, &a.sx, x); err != nil {
+		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric variance")
+	}
+	if _, err := op(&a.sx2, &a.sx2, &x2); err != nil {
+		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric variance")
+	}
+	a.n += sign
+	return nil
+}
+
+func (a *varDecAcc) Add(args []types.Datum) error     { return a.step(args[0], 1) }
+func (a *varDecAcc) Retract(args []types.Datum) error { return a.step(args[0], -1) }
+
+func (a *varDecAcc) Result() types.Datum {
+	if a.n == 0 || (a.kind.sample && a.n == 1) {
+		return types.NullDatum
+	}
+	ctx := apd.BaseContext
+	n := apd.New(a.n, 0)
+	var sq, num, den apd.Decimal
+	ctx.Mul(&sq, &a.sx, &a.sx)
+	ctx.Mul(&num, n, &a.sx2)
+	ctx.Sub(&num, &num, &sq)
+	if num.Sign() <= 0 {
+		return types.DDecimal(apd.New(0, 0))
+	}
+	if a.kind.sample {
+		ctx.Mul(&den, n, apd.New(a.n-1, 0))
+	} else {
+		ctx.Mul(&den, n, n)
+	}
+	rscale := selectDivScale(&num, &den)
+	v := aggDivScale(&num, &den, rscale)
+	if !a.kind.variance {
+		v = sqrtScale(v, rscale)
+	}
+	return types.DDecimal(v)
+}
+
+// varFloatAcc is the variance/stddev family over floats, a double
+// precision, with the Youngs-Cramer update Postgres's float8_accum uses;
+// retraction applies the update's inverse.
+type varFloatAcc struct {
+	kind       varKind
+	n, sx, sxx float64
+}
+
+func (a *varFloatAcc) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	x := args[0].F
+	n := a.n + 1
+	sx := a.sx + x
+	if a.n > 0 {
+		tmp := x*n - sx
+		a.sxx += tmp * tmp / (a.n * n)
+	} else {
+		a.sxx = 0
+	}
+	a.n, a.sx = n, sx
+	return nil
+}
+
+func (a *varFloatAcc) Retract(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	x := args[0].F
+	n := a.n - 1
+	if n > 0 {
+		tmp := x*a.n - a.sx
+		a.sxx -= tmp * tmp / (n * a.n)
+	} else {
+		a.sxx = 0
+	}
+	a.n, a.sx = n, a.sx-x
+	return nil
+}
+
+func (a *varFloatAcc) Result() types.Datum {
+	if a.n == 0 || (a.kind.sample && a.n == 1) {
+		return types.NullDatum
+	}
+	d := a.n
+	if a.kind.sample {
+		d = a.n - 1
+	}
+	v := a.sxx / d
+	if !a.kind.variance {
+		v = math.Sqrt(v)
+	}
+	return types.DFloat(v)
+}
+
+// distinctAcc feeds each distinct argument tuple to its inner accumulator
+// once; it counts duplicates so that retraction takes a tuple back only
+// when its last copy goes.
+type distinctAcc struct {
+	seen   *rowTable
+	counts []int64
+	inner  Accumulator
+}
+
+func (a *distinctAcc) Add(args []types.Datum) error {
+	i, added := a.seen.findOrInsert(args)
+	if added {
+		a.counts = append(a.counts, 0)
+	}
+	a.counts[i]++
+	if a.counts[i] == 1 {
+		return a.inner.Add(a.seen.rows[i])
+	}
+	return nil
+}
+
+func (a *distinctAcc) Retract(args []types.Datum) error {
+	i := a.seen.find(hashRow(args, a.seen.ts), args)
+	if i < 0 || a.counts[i] == 0 {
+		return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+	}
+	a.counts[i]--
+	if a.counts[i] == 0 {
+		return a.inner.Retract(a.seen.rows[i])
+	}
+	return nil
+}
+
+func (a *distinctAcc) Result() types.Datum { return a.inner.Result() }
+
+// orderedAcc implements an aggregate's ORDER BY: it buffers the argument
+// rows and, for Result, feeds them sorted (stably) into a fresh inner
+// accumulator.
+type orderedAcc struct {
+	nargs int
+	keys  []OrderSpec
+	mk    func() Accumulator
+	rows  []types.Row
+}
+
+func (a *orderedAcc) Add(args []types.Datum) error {
+	r := make(types.Row, len(args))
+	for i, d := range args {
+		r[i] = copyDatum(d)
+	}
+	a.rows = append(a.rows, r)
+	return nil
+}
+
+func (a *orderedAcc) Retract(args []types.Datum) error {
+	for i, r := range a.rows {
+		if sameRowLoose(r, args) {
+			a.rows = append(a.rows[:i], a.rows[i+1:]...)
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+// sameRowLoose compares rows field by field without type knowledge (every
+// Datum field), for finding a buffered copy of a row.
+func sameRowLoose(a, b types.Row) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Null != y.Null || x.I != y.I || x.S != y.S || x.Iv != y.Iv ||
+			(x.F != y.F && !(math.IsNaN(x.F) && math.IsNaN(y.F))) {
+			return false
+		}
+		if (x.D == nil) != (y.D == nil) || (x.D != nil && x.D.Cmp(y.D) != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *orderedAcc) Result() types.Datum {
+	rows := make([]types.Row, len(a.rows))
+	copy(rows, a.rows)
+	sort.SliceStable(rows, func(i, j int) bool {
+		x, y := rows[i][a.nargs:], rows[j][a.nargs:]
+		for k, key := range a.keys {
+			c := cmpNulls(x[k], y[k], key.T, key.NullsFirst != key.Desc)
+			if key.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	// The aggregates that take ORDER BY here (string_agg, count, min,
+	// max, bool_*) cannot fail in Add, so there is no error to lose.
+	inner := a.mk()
+	for _, r := range rows {
+		_ = inner.Add(r[:a.nargs])
+	}
+	return inner.Result()
+}
+
+// Postgres numeric arithmetic at its display scales (src/backend/utils/
+// adt/numeric.c). Postgres stores numerics as base-10000 digits; its
+// division picks the result scale from the inputs' weights in that base.
+
+// dscale returns a decimal's display scale (digits after the point).
+func aggDscale(d *apd.Decimal) int {
+	return max(0, -int(d.Exponent))
+}
+
+// weightAndFirst returns the base-10000 weight of d's first non-zero digit
+// and that digit, as select_div_scale computes them (0, 0 for zero).
+func weightAndFirst(d *apd.Decimal) (int, int) {
+	if d.IsZero() {
+		return 0, 0
+	}
+	s := d.Coeff.String()
+	e := len(s) - 1 + int(d.Exponent) // power of ten of the leading digit
+	w := e / 4
+	if e < 0 && e%4 != 0 {
+		w--
+	}
+	k := e - 4*w + 1
+	for len(s) < k {
+		s += "0"
+	}
+	first, _ := strconv.Atoi(s[:k])
+	return w, first
+}
+
+// selectDivScale is Postgres's select_div_scale: the result scale of
+// x / y.
+func selectDivScale(x, y *apd.Decimal) int {
+	w1, f1 := weightAndFirst(x)
+	w2, f2 := weightAndFirst(y)
+	qweight := w1 - w2
+	if f1 <= f2 {
+		qweight--
+	}
+	rscale := numericMinSigDigits - qweight*4
+	rscale = max(rscale, aggDscale(x), aggDscale(y), 0)
+	return min(rscale, numericMaxDisplayScale)
+}
+
+// numericDiv returns x / y (y non-zero) at Postgres's division scale.
+func numericDiv(x, y *apd.Decimal) *apd.Decimal {
+	return aggDivScale(x, y, selectDivScale(x, y))
+}
+
+// divScale returns x / y rounded half away from zero to rscale digits.
+// The quotient is first truncated to a few more digits than needed, which
+// makes the final rounding exact.
+func aggDivScale(x, y *apd.Decimal, rscale int) *apd.Decimal {
+	intDigits := int(x.NumDigits()) + int(x.Exponent) - int(y.NumDigits()) - int(y.Exponent) + 1
+	prec := uint32(max(intDigits, 1) + rscale + 4)
+	ctx := apd.BaseContext.WithPrecision(prec)
+	ctx.Rounding = apd.RoundDown
+	q := new(apd.Decimal)
+	ctx.Quo(q, x, y)
+	return quantize(q, rscale)
+}
+
+// sqrtScale returns the square root of non-negative x rounded to rscale
+// digits.
+func sqrtScale(x *apd.Decimal, rscale int) *apd.Decimal {
+	intDigits := (int(x.NumDigits())+int(x.Exponent))/2 + 1
+	ctx := apd.BaseContext.WithPrecision(uint32(max(intDigits, 1) + rscale + 8))
+	r := new(apd.Decimal)
+	ctx.Sqrt(r, x)
+	return quantize(r, rscale)
+}
+
+func quantize(x *apd.Decimal, rscale int) *apd.Decimal {
+	digits := int(x.NumDigits()) + int(x.Exponent) + rscale + 2
+	ctx := apd.BaseContext.WithPrecision(uint32(max(digits, 1)))
+	ctx.Rounding = apd.RoundHalfUp
+	r := new(apd.Decimal)
+	ctx.Quantize(r, x, int32(-rscale))
+	if r.IsZero() {
+		r.Negative = false
+	}
+	return r
+}

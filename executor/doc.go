@@ -1,0 +1,39 @@
+// Package executor runs plans. This file set holds the batch operators: a
+// pull-based tree of Operators built from planner plan nodes by Build.
+//
+// # The batch operator contract
+//
+//   - Next(ctx) returns the next chunk of output rows, or nil at the end.
+//     After the end, or after an error, Next keeps returning nil (or the
+//     same error); it never panics on misuse.
+//   - A returned chunk is valid until the next call to Next on the same
+//     operator: operators may reuse vectors, and evaluators may return
+//     their input's columns. An operator that keeps rows across calls
+//     (sort, aggregation, join build sides) copies them.
+//   - Batch chunks have Ops nil (every row is an insert). A chunk may carry
+//     a visibility map (Chunk.Vis): Filter, Limit and Distinct clear
+//     entries instead of copying rows, so every operator reads only the
+//     rows for which chunk.Visible(i) holds. A returned chunk may have no
+//     visible row only at the end (operators skip empty chunks).
+//   - Errors are returned, never panicked, and carry a SQLSTATE (pgerr)
+//     when they can reach a user.
+//   - Every loop checks ctx.Err() once per chunk, so a cancelled query
+//     stops promptly with the context's error.
+//   - Close releases resources (input iterators, buffered rows), closes the
+//     operator's inputs, and is idempotent; it may be called before the
+//     end.
+//
+// # Example
+//
+// SELECT k, count(*) FROM t WHERE v > 0 GROUP BY k ORDER BY k becomes
+//
+//	Sort(keys: k)
+//	└── HashAgg(group: k; count(*))
+//	    └── Filter(v > 0)
+//	        └── Scan(t)
+//
+// DML operators (Insert, Update, Delete) write through ExecCtx.Writer and
+// report how many rows they changed through RowCounter; the engine makes
+// the statement atomic by committing the Writer's batch after Next
+// returned nil.
+package executor

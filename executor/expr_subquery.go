@@ -1,0 +1,236 @@
+package executor
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// subqueryEval evaluates a nested query as an expression. An uncorrelated
+// subquery runs once per execution (per ExecCtx) and its value is cached;
+// a correlated one runs once per visible row with that row pushed on
+// EvalCtx.Outer.
+type subqueryEval struct {
+	q   *planner.Subquery
+	arg Evaluator
+	cmp func(a, b types.Datum) int
+
+	cachedFor *ExecCtx
+	cached    []types.Row
+}
+
+func compileSubquery(e *planner.Subquery) (Evaluator, error) {
+	s := &subqueryEval{q: e}
+	if e.Kind == planner.SubAny || e.Kind == planner.SubAll {
+		arg, err := Compile(e.Arg)
+		if err != nil {
+			return nil, err
+		}
+		s.arg = arg
+		sch := e.Plan.Schema()
+		if len(sch) != 1 {
+			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
+		}
+		cmp, err := comparer(e.Arg.Type(), sch[0].T)
+		if err != nil {
+			return nil, err
+		}
+		s.cmp = cmp
+	}
+	return s, nil
+}
+
+// run executes the subquery plan and returns its visible rows. Scalar and
+// EXISTS subqueries stop reading early.
+func (s *subqueryEval) run(ctx *EvalCtx, outer types.Row) ([]types.Row, error) {
+	if ctx.Exec == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported here")
+	}
+	ec := *ctx.Exec
+	ec.Eval = *ctx
+	if outer != nil {
+		ec.Eval.Outer = append(append([]types.Row(nil), ctx.Outer...), outer)
+	}
+	ec.Eval.Exec = &ec
+	op, err := Build(s.q.Plan, &ec)
+	if err != nil {
+		return nil, err
+	}
+	defer op.Close()
+	limit := -1
+	switch s.q.Kind {
+	case planner.SubExists:
+		limit = 1
+	case planner.SubScalar:
+		limit = 2
+	}
+	var rows []types.Row
+	for {
+		c, err := op.Next(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return rows, nil
+		}
+		for i := 0; i < c.Len(); i++ {
+			if !c.Visible(i) {
+				continue
+			}
+			r := c.Row(i)
+			for j := range r {
+				if r[j].D != nil {
+					// Detach numerics from the chunk, which may be reused.
+					r[j].D = new(apdDecimal).Set(r[j].D)
+				}
+			}
+			rows = append(rows, r)
+			if limit > 0 && len(rows) >= limit {
+				return rows, nil
+			}
+		}
+	}
+}
+
+func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
+	n := in.Len()
+	out := newOut(s.q.T, n)
+	var args *types.Vec
+	if s.arg != nil {
+		var err error
+		if args, err = s.arg.Eval(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	if !s.q.Correlated && (s.cachedFor != ctx.Exec || s.cached == nil) {
+		rows, err := s.run(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.cachedFor, s.cached = ctx.Exec, rows
+		if s.cached == nil {
+			s.cached = []types.Row{}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if !in.Visible(i) {
+			out.Nulls[i] = true
+			continue
+		}
+		rows := s.cached
+		if s.q.Correlated {
+			var err error
+			if rows, err = s.run(ctx, in.Row(i)); err != nil {
+				return nil, err
+			}
+		}
+		var arg types.Datum
+		if args != nil {
+			arg = args.Get(i)
+		}
+		d, err := s.value(ctx, rows, arg)
+		if err != nil {
+			return nil, err
+		}
+		setDatum(out, i, d)
+	}
+	return out, nil
+}
+
+// value turns the subquery's rows into the expression's value for one row.
+func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum) (types.Datum, error) {
+	switch s.q.Kind {
+	case planner.SubScalar:
+		if len(rows) > 1 {
+			return types.NullDatum, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+		}
+		if len(rows) == 0 {
+			return types.NullDatum, nil
+		}
+		return rows[0][0], nil
+	case planner.SubExists:
+		return types.DBool(len(rows) > 0), nil
+	case planner.SubArray:
+		t := s.q.Plan.Schema()[0].T
+		elems := make([]string, len(rows))
+		for i, r := range rows {
+			if r[0].Null {
+				elems[i] = "NULL"
+			} else {
+				elems[i] = quoteArrayElem(types.FormatText(r[0], t, ctx.loc()))
+			}
+		}
+		return types.DString("{" + strings.Join(elems, ",") + "}"), nil
+	}
+	// ANY / ALL: Postgres's rules (docs §9.23.4): ANY is true if some
+	// comparison is true, else NULL if some is NULL, else false; ALL is
+	// false if some comparison is false, else NULL if some is NULL, else
+	// true. An empty set gives false / true whatever the argument.
+	all := s.q.Kind == planner.SubAll
+	sawNull := false
+	for _, r := range rows {
+		if arg.Null || r[0].Null {
+			sawNull = true
+			continue
+		}
+		ok := cmpHolds(s.q.Op, s.cmp(arg, r[0]))
+		if ok != all {
+			return types.DBool(!all), nil
+		}
+	}
+	if sawNull {
+		return types.NullDatum, nil
+	}
+	return types.DBool(all), nil
+}
+
+// cmpHolds reports whether comparison operator op holds for a three-way
+// comparison result c.
+func cmpHolds(op string, c int) bool {
+	switch op {
+	case "=":
+		return c == 0
+	case "<>", "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return false
+}
+
+// quoteArrayElem quotes an element of a Postgres array's text form when
+// array_out would: empty strings, "NULL", and strings holding braces,
+// commas, quotes, backslashes or white space.
+func quoteArrayElem(s string) string {
+	if s != "" && !strings.EqualFold(s, "NULL") && !strings.ContainsAny(s, "{},\"\\ \t\n\r\v\f") {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		if r == '"' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// loc returns the session time zone (UTC when unset).
+func (ctx *EvalCtx) loc() *time.Location {
+	if ctx == nil || ctx.Location == nil {
+		return time.UTC
+	}
+	return ctx.Location
+}

@@ -1,0 +1,185 @@
+package executor
+
+import (
+	"bytes"
+	"math"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// Comparison operators (= <> < <= > >=) for every comparable type and
+// Postgres's cross-type pairs (int2 vs int8, float4 vs float8, date vs
+// timestamp, timestamp vs timestamptz).
+
+const microsPerDay = 86400 * 1000000
+
+// comparer returns a three-way comparison of non-NULL values of types ta
+// and tb with Postgres's btree order. Timestamp against timestamptz
+// compares the timestamp as UTC; the operators below convert it in the
+// session zone first.
+func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
+	fa, fb := ta.Family(), tb.Family()
+	switch {
+	case ta.ID == types.Date && (tb.ID == types.Timestamp || tb.ID == types.Timestamptz):
+		return func(a, b types.Datum) int { return cmpInt64(dateToTS(a.I), b.I) }, nil
+	case tb.ID == types.Date && (ta.ID == types.Timestamp || ta.ID == types.Timestamptz):
+		return func(a, b types.Datum) int { return cmpInt64(a.I, dateToTS(b.I)) }, nil
+	case fa == types.FamInt && fb == types.FamInt:
+		return func(a, b types.Datum) int { return cmpInt64(a.I, b.I) }, nil
+	case fa == types.FamBool && fb == types.FamBool:
+		return func(a, b types.Datum) int { return cmpInt64(a.I, b.I) }, nil
+	case fa == types.FamFloat && fb == types.FamFloat:
+		return func(a, b types.Datum) int { return cmpFloat(a.F, b.F) }, nil
+	case fa == types.FamDecimal && fb == types.FamDecimal:
+		return func(a, b types.Datum) int { return a.D.Cmp(b.D) }, nil
+	case fa == types.FamInterval && fb == types.FamInterval:
+		return func(a, b types.Datum) int { return cmpInterval(a.Iv, b.Iv) }, nil
+	case fa == types.FamString && fb == types.FamString:
+		if ta.ID == types.Bytea {
+			return func(a, b types.Datum) int { return bytes.Compare([]byte(a.S), []byte(b.S)) }, nil
+		}
+		return func(a, b types.Datum) int { return strings.Compare(a.S, b.S) }, nil
+	case ta.IsNumeric() && tb.IsNumeric():
+		// Mixed numeric families (the binder normally unifies them).
+		return func(a, b types.Datum) int { return cmpNumbers(a, ta, b, tb) }, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", ta, tb)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpFloat orders floats as Postgres does: NaN equals NaN and sorts above
+// every other value, -0 equals 0.
+func cmpFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpInterval compares intervals by their total span with a month counted
+// as 30 days and a day as 24 hours (Postgres's interval_cmp_value).
+func cmpInterval(a, b types.IntervalVal) int {
+	da, ma := intervalSpan(a)
+	db, mb := intervalSpan(b)
+	if c := cmpInt64(da, db); c != 0 {
+		return c
+	}
+	return cmpInt64(ma, mb)
+}
+
+// intervalSpan returns iv's span as whole days and the remaining
+// microseconds (0 <= micros < one day).
+func intervalSpan(iv types.IntervalVal) (days, micros int64) {
+	days = int64(iv.Months)*30 + int64(iv.Days) + iv.Micros/microsPerDay
+	micros = iv.Micros % microsPerDay
+	if micros < 0 {
+		micros += microsPerDay
+		days--
+	}
+	return days, micros
+}
+
+func cmpNumbers(a types.Datum, ta types.T, b types.Datum, tb types.T) int {
+	x, y := toDecimal(a, ta), toDecimal(b, tb)
+	return x.Cmp(y)
+}
+
+// dateToTS converts days since 1970 to microseconds, keeping infinities.
+func dateToTS(d int64) int64 {
+	switch d {
+	case math.MinInt64, math.MaxInt64:
+		return d
+	}
+	return d * microsPerDay
+}
+
+// cmpVec is a vectorized comparison of two integer-family or float vectors.
+func cmpVec(op string, ta, tb types.T) vecFn {
+	holds := [3]bool{cmpHolds(op, -1), cmpHolds(op, 0), cmpHolds(op, 1)}
+	if ta.Family() == types.FamInt && tb.Family() == types.FamInt &&
+		!(ta.ID == types.Date) != !(tb.ID == types.Date) {
+		return nil // date vs timestamp needs conversion: row path
+	}
+	switch {
+	case ta.Family() == types.FamInt && tb.Family() == types.FamInt:
+		return func(_ *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
+			a, b := args[0], args[1]
+			for i := 0; i < n; i++ {
+				if a.Nulls[i] || b.Nulls[i] || (vis != nil && !vis[i]) {
+					out.Nulls[i] = true
+					continue
+				}
+				out.B[i] = holds[cmpInt64(a.I[i], b.I[i])+1]
+			}
+			return nil
+		}
+	case ta.Family() == types.FamFloat && tb.Family() == types.FamFloat:
+		return func(_ *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
+			a, b := args[0], args[1]
+			for i := 0; i < n; i++ {
+				if a.Nulls[i] || b.Nulls[i] || (vis != nil && !vis[i]) {
+					out.Nulls[i] = true
+					continue
+				}
+				out.B[i] = holds[cmpFloat(a.F[i], b.F[i])+1]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+func init() {
+	for _, op := range planner.CompareOps {
+		op := op
+		def(op, func(args []types.T, _ types.T) (impl, bool) {
+			if len(args) != 2 {
+				return impl{}, false
+			}
+			ta, tb := args[0], args[1]
+			if v := cmpVec(op, ta, tb); v != nil {
+				return impl{vec: v}, true
+			}
+			cmp, err := comparer(ta, tb)
+			if err != nil {
+				return impl{}, false
+			}
+			// timestamp vs timestamptz: the timestamp is read in the
+			// session zone (timestamp_cmp_timestamptz).
+			convA := ta.ID == types.Timestamp && tb.ID == types.Timestamptz
+			convB := tb.ID == types.Timestamp && ta.ID == types.Timestamptz
+			return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+				a, b := d[0], d[1]
+				if convA {
+					a.I = tsToTSTZ(a.I, ctx.loc())
+				}
+				if convB {
+					b.I = tsToTSTZ(b.I, ctx.loc())
+				}
+				return types.DBool(cmpHolds(op, cmp(a, b))), nil
+			}}, true
+		})
+	}
+}

@@ -1,0 +1,326 @@
+package executor
+
+import (
+	"math"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Date and time arithmetic (docs §9.9, Table 9.31). Dates are days since
+// 1970-01-01, times microseconds since midnight, timestamps microseconds
+// since 1970-01-01 00:00 (timestamp: of the wall clock; timestamptz: UTC).
+
+var (
+	errTSRange       = pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
+	errDateRange     = pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
+	errIntervalRange = pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+)
+
+func isInfinite(x int64) bool { return x == math.MinInt64 || x == math.MaxInt64 }
+
+// wallTime returns wall-clock micros as a UTC time.Time.
+func wallTime(w int64) time.Time { return time.UnixMicro(w).UTC() }
+
+// tsToTSTZ reads wall-clock micros w in zone loc and returns UTC micros.
+func tsToTSTZ(w int64, loc *time.Location) int64 {
+	if isInfinite(w) {
+		return w
+	}
+	t := wallTime(w)
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc).UnixMicro()
+}
+
+// tstzToTS returns the wall-clock micros in zone loc of UTC micros u.
+func tstzToTS(u int64, loc *time.Location) int64 {
+	if isInfinite(u) {
+		return u
+	}
+	_, off := time.UnixMicro(u).In(loc).Zone()
+	return u + int64(off)*1000000
+}
+
+// addMonthsDays adds months then days to wall-clock micros w; the day of
+// month is clamped to the end of the resulting month, as Postgres does
+// (Jan 31 + 1 month = Feb 28/29).
+func addMonthsDays(w int64, months, days int32) int64 {
+	if months != 0 {
+		t := wallTime(w)
+		y, m, d := t.Date()
+		mm := int(m) - 1 + int(months)
+		y += floorDiv(mm, 12)
+		mm = mm - floorDiv(mm, 12)*12 + 1
+		if dim := daysIn(time.Month(mm), y); d > dim {
+			d = dim
+		}
+		tod := w - floorDiv64(w, microsPerDay)*microsPerDay
+		w = time.Date(y, time.Month(mm), d, 0, 0, 0, 0, time.UTC).UnixMicro() + tod
+	}
+	return w + int64(days)*microsPerDay
+}
+
+func floorDiv64(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func daysIn(m time.Month, y int) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// tsPlusInterval is timestamp + interval.
+func tsPlusInterval(w int64, iv types.IntervalVal) (int64, error) {
+	if isInfinite(w) {
+		return w, nil
+	}
+	r := addMonthsDays(w, iv.Months, iv.Days) + iv.Micros
+	return r, checkTS(r)
+}
+
+// tstzPlusInterval is timestamptz + interval: months and days step the
+// wall clock in the session zone, so a day across a DST change is 23 or 25
+// hours, as in Postgres.
+func tstzPlusInterval(u int64, iv types.IntervalVal, loc *time.Location) (int64, error) {
+	if isInfinite(u) {
+		return u, nil
+	}
+	if iv.Months != 0 || iv.Days != 0 {
+		u = tsToTSTZ(addMonthsDays(tstzToTS(u, loc), iv.Months, iv.Days), loc)
+	}
+	r := u + iv.Micros
+	return r, checkTS(r)
+}
+
+// Timestamps span 4713 BC to 294276 AD in Postgres; the upper end lies
+// beyond int64 micros since 1970, so only infinity itself is excluded.
+const (
+	minTS = -210866803200000000 // 4714-11-24 00:00:00 BC
+	maxTS = math.MaxInt64
+)
+
+func checkTS(x int64) error {
+	if x < minTS || x >= maxTS {
+		return errTSRange
+	}
+	return nil
+}
+
+func negInterval(iv types.IntervalVal) types.IntervalVal {
+	return types.IntervalVal{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
+}
+
+func addInterval(a, b types.IntervalVal) (types.IntervalVal, error) {
+	m := int64(a.Months) + int64(b.Months)
+	d := int64(a.Days) + int64(b.Days)
+	us := a.Micros + b.Micros
+	if m != int64(int32(m)) || d != int64(int32(d)) || (a.Micros^us)&(b.Micros^us) < 0 {
+		return types.IntervalVal{}, errIntervalRange
+	}
+	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
+}
+
+// justifyHours moves whole days out of the microseconds (justify_hours).
+func justifyHours(iv types.IntervalVal) types.IntervalVal {
+	iv.Days += int32(iv.Micros / microsPerDay)
+	iv.Micros %= microsPerDay
+	if iv.Days > 0 && iv.Micros < 0 {
+		iv.Micros += microsPerDay
+		iv.Days--
+	} else if iv.Days < 0 && iv.Micros > 0 {
+		iv.Micros -= microsPerDay
+		iv.Days++
+	}
+	return iv
+}
+
+// justifyDays moves whole 30-day months out of the days (justify_days).
+func justifyDays(iv types.IntervalVal) types.IntervalVal {
+	iv.Months += iv.Days / 30
+	iv.Days %= 30
+	if iv.Months > 0 && iv.Days < 0 {
+		iv.Days += 30
+		iv.Months--
+	} else if iv.Months < 0 && iv.Days > 0 {
+		iv.Days -= 30
+		iv.Months++
+	}
+	return iv
+}
+
+// justifyInterval is justify_interval: both of the above, with signs made
+// consistent.
+func justifyInterval(iv types.IntervalVal) types.IntervalVal {
+	iv.Days += int32(iv.Micros / microsPerDay)
+	iv.Micros %= microsPerDay
+	iv.Months += iv.Days / 30
+	iv.Days %= 30
+	if iv.Months > 0 && (iv.Days < 0 || (iv.Days == 0 && iv.Micros < 0)) {
+		iv.Days += 30
+		iv.Months--
+	} else if iv.Months < 0 && (iv.Days > 0 || (iv.Days == 0 && iv.Micros > 0)) {
+		iv.Days -= 30
+		iv.Months++
+	}
+	if iv.Days > 0 && iv.Micros < 0 {
+		iv.Micros += microsPerDay
+		iv.Days--
+	} else if iv.Days < 0 && iv.Micros > 0 {
+		iv.Micros -= microsPerDay
+		iv.Days++
+	}
+	return iv
+}
+
+// tsround rounds to microsecond precision (Postgres's TSROUND).
+func tsround(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
+
+// mulInterval is interval * factor (Postgres interval_mul): fractional
+// months cascade into days (30 per month) and fractional days into time.
+func mulInterval(iv types.IntervalVal, f float64) (types.IntervalVal, error) {
+	if math.IsNaN(f) {
+		return types.IntervalVal{}, errIntervalRange
+	}
+	md := float64(iv.Months) * f
+	dd := float64(iv.Days) * f
+	if md > math.MaxInt32 || md < math.MinInt32 || dd > math.MaxInt32 || dd < math.MinInt32 {
+		return types.IntervalVal{}, errIntervalRange
+	}
+	r := types.IntervalVal{Months: int32(md), Days: int32(dd)}
+	monthRemDays := tsround((md - float64(r.Months)) * 30)
+	secRem := tsround((dd - float64(r.Days) + monthRemDays - math.Trunc(monthRemDays)) * 86400)
+	if math.Abs(secRem) >= 86400 {
+		r.Days += int32(secRem / 86400)
+		secRem -= math.Trunc(secRem/86400) * 86400
+	}
+	r.Days += int32(monthRemDays)
+	us := math.RoundToEven(float64(iv.Micros)*f + secRem*1e6)
+	if us > math.MaxInt64 || us < math.MinInt64 || math.IsNaN(us) {
+		return types.IntervalVal{}, errIntervalRange
+	}
+	r.Micros = int64(us)
+	return r, nil
+}
+
+func row2(f func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error)) rowFn {
+	return func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) { return f(ctx, d[0], d[1]) }
+}
+
+// dtArith is the table of date/time operators by (operator, left, right).
+var dtArith = map[[3]string]rowFn{}
+
+func dtOp(op string, a, b types.TypeID, f func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error)) {
+	dtArith[[3]string{op, a.Name(), b.Name()}] = row2(f)
+}
+
+func tsDatum(x int64, err error) (types.Datum, error) {
+	if err != nil {
+		return types.NullDatum, err
+	}
+	return types.DInt(x), nil
+}
+
+func ivDatum(iv types.IntervalVal, err error) (types.Datum, error) {
+	if err != nil {
+		return types.NullDatum, err
+	}
+	return types.DInterval(iv), nil
+}
+
+func dateAddDays(d int64, n int64) (types.Datum, error) {
+	if isInfinite(d) {
+		return types.DInt(d), nil
+	}
+	r := d + n
+	// Postgres dates span 4713 BC to 5874897 AD.
+	if r < -2440588 || r > 2145031948 {
+		return types.NullDatum, errDateRange
+	}
+	return types.DInt(r), nil
+}
+
+func init() {
+	const (
+		D, T, TS, TZ, IV, I4, F8 = types.Date, types.Time, types.Timestamp, types.Timestamptz, types.Interval, types.Int4, types.Float8
+	)
+	dtOp("+", D, I4, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, b.I) })
+	dtOp("+", I4, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return dateAddDays(b.I, a.I) })
+	dtOp("-", D, I4, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, -b.I) })
+	dtOp("-", D, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		if isInfinite(a.I) || isInfinite(b.I) {
+			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
+		}
+		return types.DInt(a.I - b.I), nil
+	})
+	dtOp("+", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tsPlusInterval(dateToTS(a.I), b.Iv))
+	})
+	dtOp("+", IV, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tsPlusInterval(dateToTS(b.I), a.Iv))
+	})
+	dtOp("-", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tsPlusInterval(dateToTS(a.I), negInterval(b.Iv)))
+	})
+	dtOp("+", D, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(dateToTS(a.I)+b.I, nil) })
+	dtOp("+", T, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(dateToTS(b.I)+a.I, nil) })
+	dtOp("+", TS, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(tsPlusInterval(a.I, b.Iv)) })
+	dtOp("+", IV, TS, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(tsPlusInterval(b.I, a.Iv)) })
+	dtOp("-", TS, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tsPlusInterval(a.I, negInterval(b.Iv)))
+	})
+	dtOp("+", TZ, IV, func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tstzPlusInterval(a.I, b.Iv, ctx.loc()))
+	})
+	dtOp("+", IV, TZ, func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tstzPlusInterval(b.I, a.Iv, ctx.loc()))
+	})
+	dtOp("-", TZ, IV, func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(tstzPlusInterval(a.I, negInterval(b.Iv), ctx.loc()))
+	})
+	tsMinus := func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		if isInfinite(a.I) || isInfinite(b.I) {
+			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
+		}
+		return types.DInterval(justifyHours(types.IntervalVal{Micros: a.I - b.I})), nil
+	}
+	dtOp("-", TS, TS, tsMinus)
+	dtOp("-", TZ, TZ, tsMinus)
+	timePlus := func(t int64, us int64) types.Datum {
+		r := (t + us) % microsPerDay
+		if r < 0 {
+			r += microsPerDay
+		}
+		return types.DInt(r)
+	}
+	dtOp("+", T, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, b.Iv.Micros), nil })
+	dtOp("+", IV, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return timePlus(b.I, a.Iv.Micros), nil })
+	dtOp("-", T, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, -b.Iv.Micros), nil })
+	dtOp("-", T, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return types.DInterval(types.IntervalVal{Micros: a.I - b.I}), nil
+	})
+	dtOp("+", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(addInterval(a.Iv, b.Iv)) })
+	dtOp("-", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		return ivDatum(addInterval(a.Iv, negInterval(b.Iv)))
+	})
+	dtOp("*", IV, F8, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(a.Iv, b.F)) })
+	dtOp("*", F8, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(b.Iv, a.F)) })
+	dtOp("/", IV, F8, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+		if b.F == 0 {
+			return types.NullDatum, errDivByZero
+		}
+		return ivDatum(mulInterval(a.Iv, 1/b.F))
+	})
+	for _, op := range []string{"+", "-", "*", "/"} {
+		op := op
+		def(op, func(args []types.T, _ types.T) (impl, bool) {
+			if len(args) != 2 {
+				return impl{}, false
+			}
+			f, ok := dtArith[[3]string{op, args[0].ID.Name(), args[1].ID.Name()}]
+			return impl{row: f}, ok
+		})
+	}
+}

@@ -1,0 +1,599 @@
+package executor
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Date and time functions (docs §9.9): current time, date_trunc,
+// date_part / EXTRACT, age, make_*, justify_*, date_bin, AT TIME ZONE.
+
+func unitError(unit string, t types.T) error {
+	return pgerr.New(pgerr.InvalidParameterValue, "unit \"%s\" not supported for type %s", unit, t)
+}
+
+// canonicalUnit maps Postgres's unit spellings to one name.
+func canonicalUnit(u string) string {
+	u = strings.ToLower(strings.TrimSpace(u))
+	switch u {
+	case "microsecond", "microseconds", "us", "usec", "usecs", "useconds":
+		return "microseconds"
+	case "millisecond", "milliseconds", "ms", "msec", "msecs", "mseconds":
+		return "milliseconds"
+	case "second", "seconds", "s", "sec", "secs":
+		return "second"
+	case "minute", "minutes", "m", "min", "mins":
+		return "minute"
+	case "hour", "hours", "h", "hr", "hrs":
+		return "hour"
+	case "day", "days", "d":
+		return "day"
+	case "week", "weeks", "w":
+		return "week"
+	case "month", "months", "mon", "mons":
+		return "month"
+	case "quarter", "qtr":
+		return "quarter"
+	case "year", "years", "y", "yr", "yrs":
+		return "year"
+	case "decade", "decades", "dec":
+		return "decade"
+	case "century", "centuries", "c", "cent":
+		return "century"
+	case "millennium", "millennia", "mil", "mils":
+		return "millennium"
+	}
+	return u
+}
+
+// truncWall truncates wall-clock micros w to unit.
+func truncWall(unit string, w int64) (int64, bool) {
+	if isInfinite(w) {
+		return w, true
+	}
+	t := wallTime(w)
+	y, m, d := t.Date()
+	day := func(y int, m time.Month, d int) int64 { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).UnixMicro() }
+	tod := w - floorDiv64(w, microsPerDay)*microsPerDay
+	switch unit {
+	case "microseconds":
+		return w, true
+	case "milliseconds":
+		return floorDiv64(w, 1000) * 1000, true
+	case "second":
+		return floorDiv64(w, 1e6) * 1e6, true
+	case "minute":
+		return w - tod + tod/60e6*60e6, true
+	case "hour":
+		return w - tod + tod/3600e6*3600e6, true
+	case "day":
+		return w - tod, true
+	case "week":
+		wd := (int(t.Weekday()) + 6) % 7 // days since Monday
+		return day(y, m, d-wd), true
+	case "month":
+		return day(y, m, 1), true
+	case "quarter":
+		return day(y, time.Month((int(m)-1)/3*3+1), 1), true
+	case "year":
+		return day(y, 1, 1), true
+	case "decade":
+		return day(floorDiv(y, 10)*10, 1, 1), true
+	case "century":
+		if y > 0 {
+			return day((y-1)/100*100+1, 1, 1), true
+		}
+		return day(-((99-y)/100)*100+1, 1, 1), true
+	case "millennium":
+		if y > 0 {
+			return day((y-1)/1000*1000+1, 1, 1), true
+		}
+		return day(-((999-y)/1000)*1000+1, 1, 1), true
+	}
+	return 0, false
+}
+
+func truncInterval(unit string, iv types.IntervalVal) (types.IntervalVal, bool) {
+	us := iv.Micros
+	switch unit {
+	case "microseconds":
+	case "milliseconds":
+		us = us / 1000 * 1000
+	case "second":
+		us = us / 1e6 * 1e6
+	case "minute":
+		us = us / 60e6 * 60e6
+	case "hour":
+		us = us / 3600e6 * 3600e6
+	case "day":
+		us = 0
+	case "month":
+		return types.IntervalVal{Months: iv.Months}, true
+	case "quarter":
+		return types.IntervalVal{Months: iv.Months / 3 * 3}, true
+	case "year":
+		return types.IntervalVal{Months: iv.Months / 12 * 12}, true
+	case "decade":
+		return types.IntervalVal{Months: iv.Months / 120 * 120}, true
+	case "century":
+		return types.IntervalVal{Months: iv.Months / 1200 * 1200}, true
+	case "millennium":
+		return types.IntervalVal{Months: iv.Months / 12000 * 12000}, true
+	default:
+		return iv, false
+	}
+	return types.IntervalVal{Months: iv.Months, Days: iv.Days, Micros: us}, true
+}
+
+// loadZone resolves a time zone name as AT TIME ZONE does. A bare numeric
+// offset follows POSIX, where "+05" means five hours west of Greenwich.
+func loadZone(name string) (*time.Location, error) {
+	if loc, err := time.LoadLocation(name); err == nil {
+		return loc, nil
+	}
+	switch strings.ToLower(name) {
+	case "utc", "gmt", "z", "zulu":
+		return time.UTC, nil
+	}
+	s := name
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+		sign := -1
+		if s[0] == '-' {
+			sign = 1
+		}
+		s = strings.TrimLeft(s, "+-")
+		h, m, _ := strings.Cut(s, ":")
+		hh, err1 := strconv.Atoi(h)
+		mm := 0
+		var err2 error
+		if m != "" {
+			mm, err2 = strconv.Atoi(m)
+		}
+		if err1 == nil && err2 == nil {
+			return time.FixedZone(name, sign*(hh*3600+mm*60)), nil
+		}
+	}
+	return nil, pgerr.New(pgerr.InvalidParameterValue, "time zone \"%s\" not recognized", name)
+}
+
+// extractField computes EXTRACT(unit FROM x) as a numeric with Postgres
+// 14+'s scales (seconds and epoch with 6 decimals for timestamps).
+func extractField(ctx *EvalCtx, unit string, x types.Datum, t types.T) (*apd.Decimal, error) {
+	u := canonicalUnit(unit)
+	if t.ID == types.Interval {
+		return extractInterval(u, unit, x.Iv, t)
+	}
+	var w int64 // wall-clock micros
+	switch t.ID {
+	case types.Date:
+		w = dateToTS(x.I)
+		switch u {
+		case "microseconds", "milliseconds", "second", "minute", "hour":
+			return nil, unitError(unit, t)
+		case "epoch":
+			return apd.New(x.I*86400, 0), nil
+		}
+	case types.Time:
+		w = x.I
+		switch u {
+		case "microseconds", "milliseconds", "second", "minute", "hour", "epoch":
+		default:
+			return nil, unitError(unit, t)
+		}
+	case types.Timestamp:
+		w = x.I
+	case types.Timestamptz:
+		w = tstzToTS(x.I, ctx.loc())
+		switch u {
+		case "epoch":
+			return apd.New(x.I, -6), nil
+		case "timezone":
+			return apd.New((w-x.I)/1e6, 0), nil
+		case "timezone_hour":
+			return apd.New((w-x.I)/3600e6, 0), nil
+		case "timezone_minute":
+			return apd.New((w-x.I)/60e6%60, 0), nil
+		}
+	default:
+		return nil, unitError(unit, t)
+	}
+	if isInfinite(w) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "infinite values are not supported here")
+	}
+	tm := wallTime(w)
+	tod := w - floorDiv64(w, microsPerDay)*microsPerDay
+	secUS := tod % 60e6
+	y := tm.Year()
+	var v int64
+	switch u {
+	case "microseconds":
+		v = secUS
+	case "milliseconds":
+		return apd.New(secUS, -3), nil
+	case "second":
+		return apd.New(secUS, -6), nil
+	case "minute":
+		v = tod / 60e6 % 60
+	case "hour":
+		v = tod / 3600e6
+	case "day":
+		v = int64(tm.Day())
+	case "month":
+		v = int64(tm.Month())
+	case "quarter":
+		v = (int64(tm.Month())-1)/3 + 1
+	case "year":
+		v = int64(y)
+		if y <= 0 {
+			v = int64(y) - 1 // there is no year 0: 1 BC follows 1 AD
+		}
+	case "decade":
+		v = int64(floorDiv(y, 10))
+	case "century":
+		if y > 0 {
+			v = int64((y + 99) / 100)
+		} else {
+			v = -int64((99 - (y - 1)) / 100)
+		}
+	case "millennium":
+		if y > 0 {
+			v = int64((y + 999) / 1000)
+		} else {
+			v = -int64((999 - (y - 1)) / 1000)
+		}
+	case "dow":
+		v = int64(tm.Weekday())
+	case "isodow":
+		v = int64(tm.Weekday())
+		if v == 0 {
+			v = 7
+		}
+	case "doy":
+		v = int64(tm.YearDay())
+	case "week":
+		_, wk := tm.ISOWeek()
+		v = int64(wk)
+	case "isoyear":
+		iy, _ := tm.ISOWeek()
+		v = int64(iy)
+	case "epoch":
+		if t.ID == types.Time {
+			return apd.New(w, -6), nil
+		}
+		return apd.New(w, -6), nil
+	case "julian":
+		days := floorDiv64(w, microsPerDay) + 2440588
+		if t.ID == types.Date || tod == 0 {
+			return apd.New(days, 0), nil
+		}
+		// Julian day plus the fraction of the day, as numeric division.
+		frac, _ := NumericDiv(apd.New(tod, 0), apd.New(microsPerDay, 0))
+		return NumericAdd(apd.New(days, 0), frac)
+	default:
+		return nil, unitError(unit, t)
+	}
+	return apd.New(v, 0), nil
+}
+
+func extractInterval(u, unit string, iv types.IntervalVal, t types.T) (*apd.Decimal, error) {
+	secUS := iv.Micros % 60e6
+	var v int64
+	switch u {
+	case "microseconds":
+		v = secUS
+	case "milliseconds":
+		return apd.New(secUS, -3), nil
+	case "second":
+		return apd.New(secUS, -6), nil
+	case "minute":
+		v = iv.Micros / 60e6 % 60
+	case "hour":
+		v = iv.Micros / 3600e6
+	case "day":
+		v = int64(iv.Days)
+	case "month":
+		v = int64(iv.Months % 12)
+	case "quarter":
+		v = int64(iv.Months%12)/3 + 1
+	case "year":
+		v = int64(iv.Months / 12)
+	case "decade":
+		v = int64(iv.Months / 120)
+	case "century":
+		v = int64(iv.Months / 1200)
+	case "millennium":
+		v = int64(iv.Months / 12000)
+	case "epoch":
+		// 365.25 days per year, 30 days per month (interval_part).
+		secs := new(apd.Decimal)
+		years, months := int64(iv.Months/12), int64(iv.Months%12)
+		days := apd.New(years*36525*864, 0) // 365.25 * 86400 = 31557600
+		_, _ = decCtx.Add(secs, days, apd.New(months*30*86400+int64(iv.Days)*86400, 0))
+		_, _ = decCtx.Add(secs, secs, apd.New(iv.Micros, -6))
+		return secs, nil
+	default:
+		return nil, unitError(unit, t)
+	}
+	return apd.New(v, 0), nil
+}
+
+// age computes Postgres's symbolic difference a - b in years, months,
+// days and time (timestamp_age), borrowing from larger fields.
+func age(a, b int64) types.IntervalVal {
+	neg := a < b
+	if neg {
+		a, b = b, a
+	}
+	ta, tb := wallTime(a), wallTime(b)
+	todA, todB := a-floorDiv64(a, microsPerDay)*microsPerDay, b-floorDiv64(b, microsPerDay)*microsPerDay
+	us := todA - todB
+	days := ta.Day() - tb.Day()
+	months := int(ta.Month()) - int(tb.Month())
+	years := ta.Year() - tb.Year()
+	if us < 0 {
+		us += microsPerDay
+		days--
+	}
+	if days < 0 {
+		// Borrow the length of the earlier timestamp's month, as
+		// Postgres's timestamp_age does.
+		days += daysIn(tb.Month(), tb.Year())
+		months--
+	}
+	if months < 0 {
+		months += 12
+		years--
+	}
+	iv := types.IntervalVal{Months: int32(years*12 + months), Days: int32(days), Micros: us}
+	if neg {
+		iv = negInterval(iv)
+	}
+	return iv
+}
+
+func makeDate(y, m, d int64) (int64, error) {
+	if y == 0 {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", y, m, d)
+	}
+	yy := y
+	if y < 0 {
+		yy = y + 1
+	}
+	if m < 1 || m > 12 || d < 1 || d > int64(daysIn(time.Month(m), int(yy))) {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", y, m, d)
+	}
+	return floorDiv64(time.Date(int(yy), time.Month(m), int(d), 0, 0, 0, 0, time.UTC).Unix(), 86400), nil
+}
+
+func makeTime(h, m int64, s float64) (int64, error) {
+	us := int64(math.Round(s * 1e6))
+	if h < 0 || h > 24 || m < 0 || m > 59 || s < 0 || us > 60e6 || h == 24 && (m > 0 || us > 0) {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "time field value out of range: %d:%02d:%02g", h, m, s)
+	}
+	return h*3600e6 + m*60e6 + us, nil
+}
+
+func init() {
+	now := func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) { return dInt(ctx.Now) }
+	for _, n := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
+		defRow(n, now)
+	}
+	def("clock_timestamp", func([]types.T, types.T) (impl, bool) {
+		return impl{row: func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(time.Now().UnixMicro()) }}, true
+	})
+	defRow("current_date", func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+		return dInt(floorDiv64(tstzToTS(ctx.Now, ctx.loc()), microsPerDay))
+	})
+	tod := func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+		w := tstzToTS(ctx.Now, ctx.loc())
+		return dInt(w - floorDiv64(w, microsPerDay)*microsPerDay)
+	}
+	defRow("current_time", tod)
+	defRow("localtime", tod)
+	defRow("localtimestamp", func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+		return dInt(tstzToTS(ctx.Now, ctx.loc()))
+	})
+	def("date_trunc", func(args []types.T, _ types.T) (impl, bool) {
+		t := args[1]
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			u := canonicalUnit(d[0].S)
+			switch t.ID {
+			case types.Interval:
+				r, ok := truncInterval(u, d[1].Iv)
+				if !ok {
+					return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "unit \"%s\" not supported for type interval", d[0].S)
+				}
+				return types.DInterval(r), nil
+			case types.Timestamptz:
+				loc := ctx.loc()
+				if len(d) > 2 {
+					var err error
+					if loc, err = loadZone(d[2].S); err != nil {
+						return types.NullDatum, err
+					}
+				}
+				r, ok := truncWall(u, tstzToTS(d[1].I, loc))
+				if !ok {
+					return types.NullDatum, unitError(d[0].S, t)
+				}
+				if u == "microseconds" || u == "milliseconds" || u == "second" || u == "minute" {
+					// Sub-hour truncation never crosses a zone offset change.
+					r2, _ := truncWall(u, d[1].I)
+					return dInt(r2)
+				}
+				return dInt(tsToTSTZ(r, loc))
+			}
+			r, ok := truncWall(u, d[1].I)
+			if !ok {
+				return types.NullDatum, unitError(d[0].S, t)
+			}
+			return dInt(r)
+		}}, true
+	})
+	def("pg_extract", func(args []types.T, _ types.T) (impl, bool) {
+		t := args[1]
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return dDec(extractField(ctx, d[0].S, d[1], t))
+		}}, true
+	})
+	def("date_part", func(args []types.T, _ types.T) (impl, bool) {
+		t := args[1]
+		if t.ID == types.Date {
+			t = types.TTimestamp // date_part(text, date) reads the date as a timestamp
+		}
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			x := d[1]
+			if args[1].ID == types.Date {
+				x.I = dateToTS(x.I)
+			}
+			r, err := extractField(ctx, d[0].S, x, t)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			f, _ := r.Float64()
+			return dFloat(f)
+		}}, true
+	})
+	def("age", func(args []types.T, _ types.T) (impl, bool) {
+		tz := args[0].ID == types.Timestamptz
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			a, b := d[0].I, int64(0)
+			if len(d) == 1 {
+				// age(x) is age(current_date at midnight, x).
+				w := tstzToTS(ctx.Now, ctx.loc())
+				a, b = w-(w-floorDiv64(w, microsPerDay)*microsPerDay), d[0].I
+				if tz {
+					b = tstzToTS(b, ctx.loc())
+				}
+			} else {
+				b = d[1].I
+				if tz {
+					a, b = tstzToTS(a, ctx.loc()), tstzToTS(b, ctx.loc())
+				}
+			}
+			return types.DInterval(age(a, b)), nil
+		}}, true
+	})
+	defRow("make_date", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return tsDatum(makeDate(d[0].I, d[1].I, d[2].I))
+	})
+	defRow("make_time", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return tsDatum(makeTime(d[0].I, d[1].I, d[2].F))
+	})
+	makeTS := func(d []types.Datum) (int64, error) {
+		day, err := makeDate(d[0].I, d[1].I, d[2].I)
+		if err != nil {
+			return 0, err
+		}
+		tod, err := makeTime(d[3].I, d[4].I, d[5].F)
+		if err != nil {
+			return 0, err
+		}
+		return day*microsPerDay + tod, nil
+	}
+	defRow("make_timestamp", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return tsDatum(makeTS(d)) })
+	defRow("make_timestamptz", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		w, err := makeTS(d)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		loc := ctx.loc()
+		if len(d) > 6 {
+			if loc, err = loadZone(d[6].S); err != nil {
+				return types.NullDatum, err
+			}
+		}
+		return dInt(tsToTSTZ(w, loc))
+	})
+	defRow("make_interval", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		iv := types.IntervalVal{Months: int32(d[0].I*12 + d[1].I), Days: int32(d[2].I*7 + d[3].I),
+			Micros: d[4].I*3600e6 + d[5].I*60e6 + int64(math.Round(d[6].F*1e6))}
+		return types.DInterval(iv), nil
+	})
+	defRow("justify_days", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return types.DInterval(justifyDays(d[0].Iv)), nil
+	})
+	defRow("justify_hours", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return types.DInterval(justifyHours(d[0].Iv)), nil
+	})
+	defRow("justify_interval", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return types.DInterval(justifyInterval(d[0].Iv)), nil
+	})
+	defRow("date_bin", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		st := d[0].Iv
+		if st.Months != 0 {
+			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
+		}
+		stride := int64(st.Days)*microsPerDay + st.Micros
+		if stride <= 0 {
+			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "stride must be greater than zero")
+		}
+		src, origin := d[1].I, d[2].I
+		delta := src - origin
+		bin := delta / stride * stride
+		if delta < 0 && delta%stride != 0 {
+			bin -= stride
+		}
+		return dInt(origin + bin)
+	})
+	def("isfinite", func(args []types.T, _ types.T) (impl, bool) {
+		iv := args[0].ID == types.Interval
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return types.DBool(iv || !isInfinite(d[0].I)), nil
+		}}, true
+	})
+	def("timezone", func(args []types.T, _ types.T) (impl, bool) {
+		fromTZ := args[1].ID == types.Timestamptz
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			var loc *time.Location
+			if args[0].ID == types.Interval {
+				loc = time.FixedZone("", int(d[0].Iv.Micros/1e6))
+			} else {
+				var err error
+				if loc, err = loadZone(d[0].S); err != nil {
+					return types.NullDatum, err
+				}
+			}
+			if fromTZ {
+				return dInt(tstzToTS(d[1].I, loc))
+			}
+			return dInt(tsToTSTZ(d[1].I, loc))
+		}}, true
+	})
+	def("to_timestamp", func(args []types.T, _ types.T) (impl, bool) {
+		if len(args) != 1 {
+			return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+				w, err := parseWithTemplate(d[0].S, d[1].S)
+				if err != nil {
+					return types.NullDatum, err
+				}
+				return dInt(tsToTSTZ(w, ctx.loc()))
+			}}, true
+		}
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			f := d[0].F
+			switch {
+			case math.IsInf(f, 1):
+				return dInt(math.MaxInt64)
+			case math.IsInf(f, -1):
+				return dInt(math.MinInt64)
+			case math.IsNaN(f) || f*1e6 < minTS || f*1e6 >= 9.2e18:
+				return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%g\"", f)
+			}
+			return dInt(int64(math.Round(f * 1e6)))
+		}}, true
+	})
+	defRow("to_date", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		w, err := parseWithTemplate(d[0].S, d[1].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return dInt(floorDiv64(w, microsPerDay))
+	})
+}

@@ -1,0 +1,478 @@
+package executor
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// jsonb functions and operators (docs §9.16). A jsonb datum holds its
+// canonical text; functions decode it into Go values (numbers kept as
+// json.Number) and encode results back in Postgres's canonical form:
+// object keys ordered by length then bytes, ", " and ": " separators.
+
+func parseJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, pgerr.New(pgerr.InvalidJSONText, "invalid input syntax for type json")
+	}
+	return v, nil
+}
+
+// writeJSON appends v's canonical jsonb text.
+func writeJSON(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case json.Number:
+		d, _, err := apd.NewFromString(string(x))
+		if err != nil {
+			b.WriteString(string(x))
+		} else {
+			b.WriteString(normScale(d).Text('f'))
+		}
+	case string:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(x)
+		b.WriteString(strings.TrimSuffix(buf.String(), "\n"))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSON(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if len(keys[i]) != len(keys[j]) {
+				return len(keys[i]) < len(keys[j])
+			}
+			return keys[i] < keys[j]
+		})
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJSON(b, k)
+			b.WriteString(": ")
+			writeJSON(b, x[k])
+		}
+		b.WriteByte('}')
+	}
+}
+
+func jsonText(v any) string {
+	var b strings.Builder
+	writeJSON(&b, v)
+	return b.String()
+}
+
+// toJSONValue converts a SQL value of type t to a JSON value (to_jsonb).
+func toJSONValue(ctx *EvalCtx, d types.Datum, t types.T) any {
+	if d.Null {
+		return nil
+	}
+	switch {
+	case t.ID == types.Jsonb:
+		v, _ := parseJSON(d.S)
+		return v
+	case t.ID == types.Bool:
+		return d.I != 0
+	case t.IsNumeric():
+		return json.Number(formatValue(ctx, d, t))
+	}
+	return formatValue(ctx, d, t)
+}
+
+func jsonbConcat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	a, err := parseJSON(d[0].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	b, err := parseJSON(d[1].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	ao, aok := a.(map[string]any)
+	bo, bok := b.(map[string]any)
+	if aok && bok {
+		for k, v := range bo {
+			ao[k] = v
+		}
+		return dText(jsonText(ao))
+	}
+	arr := func(v any) []any {
+		if x, ok := v.([]any); ok {
+			return x
+		}
+		return []any{v}
+	}
+	return dText(jsonText(append(arr(a), arr(b)...)))
+}
+
+// jsonGet is -> / ->>: an object field by key or an array element by
+// index (negative counts from the end); nil when absent.
+func jsonGet(v any, key types.Datum, byIndex bool) (any, bool) {
+	if byIndex {
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, false
+		}
+		i := int(key.I)
+		if i < 0 {
+			i += len(arr)
+		}
+		if i < 0 || i >= len(arr) {
+			return nil, false
+		}
+		return arr[i], true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		e, ok := x[key.S]
+		return e, ok
+	case []any:
+		// #> paths index arrays with text keys.
+		i, err := strconv.Atoi(key.S)
+		if err != nil {
+			return nil, false
+		}
+		return jsonGet(x, types.DInt(int64(i)), true)
+	}
+	return nil, false
+}
+
+// jsonResult returns v as jsonb, or as text for the ->> forms (strings
+// unquoted, JSON null as SQL NULL).
+func jsonResult(v any, ok, asText bool) (types.Datum, error) {
+	if !ok {
+		return types.NullDatum, nil
+	}
+	if asText {
+		switch x := v.(type) {
+		case nil:
+			return types.NullDatum, nil
+		case string:
+			return dText(x)
+		}
+	}
+	return dText(jsonText(v))
+}
+
+// jsonContains is @>: every part of b appears in a (Postgres's jsonb
+// containment, docs §8.14.3).
+func jsonContains(a, b any) bool {
+	switch bv := b.(type) {
+	case map[string]any:
+		av, ok := a.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, e := range bv {
+			ae, ok := av[k]
+			if !ok || !jsonContains(ae, e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		av, ok := a.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range bv {
+			found := false
+			for _, ae := range av {
+				if jsonContains(ae, e) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		an, ok := a.(json.Number)
+		if !ok {
+			return false
+		}
+		x, _, _ := apd.NewFromString(string(an))
+		y, _, _ := apd.NewFromString(string(bv))
+		return x != nil && y != nil && x.Cmp(y) == 0
+	default:
+		if arr, ok := a.([]any); ok {
+			// A scalar is contained in an array holding it.
+			for _, e := range arr {
+				if jsonContains(e, b) {
+					return true
+				}
+			}
+			return false
+		}
+		return a == b
+	}
+}
+
+func init() {
+	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
+		asText := name == "pg_json_get_text"
+		def(name, func(args []types.T, _ types.T) (impl, bool) {
+			byIndex := args[1].IsInteger()
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				v, err := parseJSON(d[0].S)
+				if err != nil {
+					return types.NullDatum, err
+				}
+				e, ok := jsonGet(v, d[1], byIndex)
+				return jsonResult(e, ok, asText)
+			}}, true
+		})
+	}
+	path := func(asText bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			v, err := parseJSON(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			var keys []*string
+			if len(d) == 2 && d[1].S != "" && d[1].S[0] == '{' {
+				if keys, err = parseTextArray(d[1].S); err != nil {
+					return types.NullDatum, err
+				}
+			} else {
+				for i := range d[1:] {
+					if d[1+i].Null {
+						return types.NullDatum, nil
+					}
+					keys = append(keys, &d[1+i].S)
+				}
+			}
+			ok := true
+			for _, k := range keys {
+				if k == nil {
+					return types.NullDatum, nil
+				}
+				if v, ok = jsonGet(v, types.DString(*k), false); !ok {
+					break
+				}
+			}
+			return jsonResult(v, ok, asText)
+		}
+	}
+	defRow("pg_json_path", path(false))
+	defRow("pg_json_path_text", path(true))
+	defRow("jsonb_extract_path", path(false))
+	defRow("jsonb_extract_path_text", path(true))
+	contains := func(flip bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			a, err := parseJSON(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			b, err := parseJSON(d[1].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if flip {
+				a, b = b, a
+			}
+			return types.DBool(jsonContains(a, b)), nil
+		}
+	}
+	defRow("pg_json_contains", contains(false))
+	defRow("pg_json_contained", contains(true))
+	defRow("pg_json_exists", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		v, err := parseJSON(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			_, ok := x[d[1].S]
+			return types.DBool(ok), nil
+		case []any:
+			for _, e := range x {
+				if s, ok := e.(string); ok && s == d[1].S {
+					return types.DBool(true), nil
+				}
+			}
+		case string:
+			return types.DBool(x == d[1].S), nil
+		}
+		return types.DBool(false), nil
+	})
+	defRow("jsonb_typeof", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		v, err := parseJSON(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		switch v.(type) {
+		case nil:
+			return dText("null")
+		case bool:
+			return dText("boolean")
+		case json.Number:
+			return dText("number")
+		case string:
+			return dText("string")
+		case []any:
+			return dText("array")
+		}
+		return dText("object")
+	})
+	defRow("jsonb_array_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		v, err := parseJSON(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		arr, ok := v.([]any)
+		if !ok {
+			what := "a scalar"
+			if _, isObj := v.(map[string]any); isObj {
+				what = "an object"
+			}
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "cannot get array length of %s", what)
+		}
+		return dInt(int64(len(arr)))
+	})
+	def("to_jsonb", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, nil
+			}
+			return dText(jsonText(toJSONValue(ctx, d[0], args[0])))
+		}}, true
+	})
+	def("jsonb_build_array", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			arr := make([]any, len(d))
+			for i, x := range d {
+				arr[i] = toJSONValue(ctx, x, args[i])
+			}
+			return dText(jsonText(arr))
+		}}, true
+	})
+	def("jsonb_build_object", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if len(d)%2 != 0 {
+				return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements").
+					WithHint("The arguments of jsonb_build_object() must consist of alternating keys and values.")
+			}
+			obj := map[string]any{}
+			for i := 0; i < len(d); i += 2 {
+				if d[i].Null {
+					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument %d: key must not be null", i+1)
+				}
+				obj[formatValue(ctx, d[i], args[i])] = toJSONValue(ctx, d[i+1], args[i+1])
+			}
+			return dText(jsonText(obj))
+		}}, true
+	})
+	defRow("jsonb_pretty", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		v, err := parseJSON(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		var b strings.Builder
+		prettyJSON(&b, v, 0)
+		return dText(b.String())
+	})
+	defRow("jsonb_strip_nulls", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		v, err := parseJSON(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return dText(jsonText(stripNulls(v)))
+	})
+}
+
+func stripNulls(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+			} else {
+				x[k] = stripNulls(e)
+			}
+		}
+	case []any:
+		for i := range x {
+			x[i] = stripNulls(x[i])
+		}
+	}
+	return v
+}
+
+// prettyJSON writes jsonb_pretty's layout: four-space indents, one member
+// per line.
+func prettyJSON(b *strings.Builder, v any, depth int) {
+	ind := strings.Repeat("    ", depth+1)
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			b.WriteString("[\n" + strings.Repeat("    ", depth) + "]")
+			return
+		}
+		b.WriteString("[\n")
+		for i, e := range x {
+			b.WriteString(ind)
+			prettyJSON(b, e, depth+1)
+			if i < len(x)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Repeat("    ", depth) + "]")
+	case map[string]any:
+		if len(x) == 0 {
+			b.WriteString("{\n" + strings.Repeat("    ", depth) + "}")
+			return
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if len(keys[i]) != len(keys[j]) {
+				return len(keys[i]) < len(keys[j])
+			}
+			return keys[i] < keys[j]
+		})
+		b.WriteString("{\n")
+		for i, k := range keys {
+			b.WriteString(ind)
+			writeJSON(b, k)
+			b.WriteString(": ")
+			prettyJSON(b, x[k], depth+1)
+			if i < len(keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Repeat("    ", depth) + "}")
+	default:
+		writeJSON(b, v)
+	}
+}

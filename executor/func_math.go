@@ -1,0 +1,382 @@
+package executor
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Mathematical functions (docs §9.3).
+
+func dFloat(f float64) (types.Datum, error) { return types.DFloat(f), nil }
+
+func dDec(d *apd.Decimal, err error) (types.Datum, error) {
+	if err != nil {
+		return types.NullDatum, err
+	}
+	return types.DDecimal(d), nil
+}
+
+// floatFn registers a float8 function f with Postgres's domain errors.
+func floatFn(name string, f func(float64) (float64, error)) {
+	def(name, func(args []types.T, _ types.T) (impl, bool) {
+		if len(args) != 1 || args[0].Family() != types.FamFloat {
+			return impl{}, false
+		}
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			r, err := f(d[0].F)
+			return types.DFloat(r), err
+		}}, true
+	})
+}
+
+// numFn registers a numeric function f.
+func numFn(name string, f func(*apd.Decimal) (*apd.Decimal, error)) {
+	def(name, func(args []types.T, _ types.T) (impl, bool) {
+		if len(args) != 1 || args[0].ID != types.Numeric {
+			return impl{}, false
+		}
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dDec(f(d[0].D)) }}, true
+	})
+}
+
+func pure(f func(float64) float64) func(float64) (float64, error) {
+	return func(x float64) (float64, error) { return f(x), nil }
+}
+
+var errInputOutOfRange = pgerr.New(pgerr.NumericValueOutOfRange, "input is out of range")
+
+func integral(mode apd.Rounder) func(*apd.Decimal) (*apd.Decimal, error) {
+	return func(x *apd.Decimal) (*apd.Decimal, error) {
+		c := *decCtx
+		c.Rounding = mode
+		r := new(apd.Decimal)
+		if x.Exponent >= 0 {
+			return r.Set(x), nil
+		}
+		_, err := c.Quantize(r, x, 0)
+		if r.IsZero() {
+			r.Negative = false
+		}
+		return r, err
+	}
+}
+
+func init() {
+	def("abs", func(args []types.T, ret types.T) (impl, bool) {
+		switch args[0].Family() {
+		case types.FamInt:
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				if d[0].I < 0 {
+					if d[0].I == math.MinInt64 {
+						return types.NullDatum, intRangeError(ret.ID)
+					}
+					return types.DInt(-d[0].I), checkIntRange(-d[0].I, ret.ID)
+				}
+				return types.DInt(d[0].I), nil
+			}}, true
+		case types.FamFloat:
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dFloat(math.Abs(d[0].F)) }}, true
+		case types.FamDecimal:
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				return types.DDecimal(new(apd.Decimal).Abs(d[0].D)), nil
+			}}, true
+		}
+		return impl{}, false
+	})
+	for _, n := range []string{"ceil", "ceiling"} {
+		floatFn(n, pure(math.Ceil))
+		numFn(n, integral(apd.RoundCeiling))
+	}
+	floatFn("floor", pure(math.Floor))
+	numFn("floor", integral(apd.RoundFloor))
+	// round(float8) rounds half to even (rint); round(numeric) half away
+	// from zero.
+	floatFn("round", pure(math.RoundToEven))
+	floatFn("trunc", pure(math.Trunc))
+	def("round", func(args []types.T, _ types.T) (impl, bool) {
+		if args[0].ID != types.Numeric {
+			return impl{}, false
+		}
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			var s int64
+			if len(d) > 1 {
+				s = d[1].I
+			}
+			r := roundTo(d[0].D, int32(max(min(s, 2000), -2000)))
+			if r.IsZero() {
+				r.Negative = false
+			}
+			return types.DDecimal(r), nil
+		}}, true
+	})
+	def("trunc", func(args []types.T, _ types.T) (impl, bool) {
+		if args[0].ID != types.Numeric {
+			return impl{}, false
+		}
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			var s int64
+			if len(d) > 1 {
+				s = d[1].I
+			}
+			c := *decCtx
+			c.Rounding = apd.RoundDown
+			r := new(apd.Decimal)
+			if _, err := c.Quantize(r, d[0].D, -int32(s)); err != nil {
+				return types.NullDatum, errNumericOverflow
+			}
+			return types.DDecimal(normScale(r)), nil
+		}}, true
+	})
+	floatFn("sign", func(x float64) (float64, error) {
+		switch {
+		case x > 0:
+			return 1, nil
+		case x < 0:
+			return -1, nil
+		}
+		return 0, nil
+	})
+	numFn("sign", func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil })
+	floatFn("sqrt", func(x float64) (float64, error) {
+		if x < 0 {
+			return 0, pgerr.New("2201F", "cannot take square root of a negative number")
+		}
+		return math.Sqrt(x), nil
+	})
+	numFn("sqrt", NumericSqrt)
+	floatFn("cbrt", pure(math.Cbrt))
+	floatFn("exp", func(x float64) (float64, error) {
+		r := math.Exp(x)
+		if isInf(r) && !isInf(x) {
+			return 0, errFloatOverflow
+		}
+		if r == 0 && !isInf(x) {
+			return 0, errFloatUnderflow
+		}
+		return r, nil
+	})
+	numFn("exp", NumericExp)
+	logf := func(f func(float64) float64) func(float64) (float64, error) {
+		return func(x float64) (float64, error) {
+			if x == 0 {
+				return 0, pgerr.New("2201E", "cannot take logarithm of zero")
+			}
+			if x < 0 {
+				return 0, pgerr.New("2201E", "cannot take logarithm of a negative number")
+			}
+			return f(x), nil
+		}
+	}
+	floatFn("ln", logf(math.Log))
+	floatFn("log", logf(math.Log10))
+	floatFn("log10", logf(math.Log10))
+	numFn("ln", NumericLn)
+	ten := apd.New(10, 0)
+	numFn("log10", func(x *apd.Decimal) (*apd.Decimal, error) { return NumericLog(ten, x) })
+	def("log", func(args []types.T, _ types.T) (impl, bool) {
+		if args[0].ID != types.Numeric {
+			return impl{}, false
+		}
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if len(d) == 1 {
+				return dDec(NumericLog(ten, d[0].D))
+			}
+			return dDec(NumericLog(d[0].D, d[1].D))
+		}}, true
+	})
+	for _, n := range []string{"power", "pow"} {
+		def(n, func(args []types.T, _ types.T) (impl, bool) {
+			if args[0].ID == types.Numeric {
+				return impl{row: numericArith('^')}, true
+			}
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				r, err := floatPow(d[0].F, d[1].F)
+				return types.DFloat(r), err
+			}}, true
+		})
+	}
+	def("mod", func(args []types.T, ret types.T) (impl, bool) {
+		if args[0].ID == types.Numeric {
+			return impl{row: numericArith('%')}, true
+		}
+		return impl{vec: intArith('%', ret.ID)}, true
+	})
+	defRow("div", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dDec(NumericDivTrunc(d[0].D, d[1].D)) })
+	defRow("pi", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dFloat(math.Pi) })
+	def("random", func([]types.T, types.T) (impl, bool) {
+		return impl{row: func(*EvalCtx, []types.Datum) (types.Datum, error) { return dFloat(rand.Float64()) }}, true
+	})
+	defRow("setseed", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].F < -1 || d[0].F > 1 {
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "setseed parameter %g is out of allowed range [-1,1]", d[0].F)
+		}
+		return types.NullDatum, nil
+	})
+	floatFn("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil })
+	floatFn("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil })
+	trig := map[string]func(float64) float64{"sin": math.Sin, "cos": math.Cos, "tan": math.Tan,
+		"atan": math.Atan, "sinh": math.Sinh, "cosh": math.Cosh, "tanh": math.Tanh,
+		"cot": func(x float64) float64 { return 1 / math.Tan(x) }}
+	for n, f := range trig {
+		floatFn(n, pure(f))
+	}
+	for n, f := range map[string]func(float64) float64{"asin": math.Asin, "acos": math.Acos} {
+		f := f
+		floatFn(n, func(x float64) (float64, error) {
+			if x < -1 || x > 1 {
+				return 0, errInputOutOfRange
+			}
+			return f(x), nil
+		})
+	}
+	deg := func(f func(float64) float64) func(float64) (float64, error) {
+		return func(x float64) (float64, error) { return f(x * math.Pi / 180), nil }
+	}
+	floatFn("sind", deg(math.Sin))
+	floatFn("cosd", deg(math.Cos))
+	floatFn("tand", deg(math.Tan))
+	floatFn("asind", func(x float64) (float64, error) { return math.Asin(x) * 180 / math.Pi, nil })
+	floatFn("acosd", func(x float64) (float64, error) { return math.Acos(x) * 180 / math.Pi, nil })
+	floatFn("atand", func(x float64) (float64, error) { return math.Atan(x) * 180 / math.Pi, nil })
+	defRow("atan2", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dFloat(math.Atan2(d[0].F, d[1].F)) })
+	defRow("atan2d", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return dFloat(math.Atan2(d[0].F, d[1].F) * 180 / math.Pi)
+	})
+	gcdLcm := func(lcm bool) implFactory {
+		return func(args []types.T, ret types.T) (impl, bool) {
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				var a, b big.Int
+				if args[0].ID == types.Numeric {
+					if d[0].D.Exponent < 0 || d[1].D.Exponent < 0 {
+						ia, _ := integral(apd.RoundDown)(d[0].D)
+						ib, _ := integral(apd.RoundDown)(d[1].D)
+						if ia.Cmp(d[0].D) != 0 || ib.Cmp(d[1].D) != 0 {
+							return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "gcd/lcm of non-integer numerics is not supported")
+						}
+					}
+					a.SetString(d[0].D.Text('f'), 10)
+					b.SetString(d[1].D.Text('f'), 10)
+				} else {
+					a.SetInt64(d[0].I)
+					b.SetInt64(d[1].I)
+				}
+				a.Abs(&a)
+				b.Abs(&b)
+				var r big.Int
+				r.GCD(nil, nil, &a, &b)
+				if lcm {
+					if a.Sign() == 0 || b.Sign() == 0 {
+						r.SetInt64(0)
+					} else {
+						r.Mul(r.Quo(&a, &r), &b)
+					}
+				}
+				if args[0].ID == types.Numeric {
+					dd := new(apd.Decimal)
+					dd.Coeff.SetMathBigInt(&r)
+					return types.DDecimal(dd), nil
+				}
+				if !r.IsInt64() || checkIntRange(r.Int64(), ret.ID) != nil {
+					return types.NullDatum, intRangeError(ret.ID)
+				}
+				return types.DInt(r.Int64()), nil
+			}}, true
+		}
+	}
+	def("gcd", gcdLcm(false))
+	def("lcm", gcdLcm(true))
+	def("width_bucket", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			var x, lo, hi float64
+			if args[0].ID == types.Numeric {
+				x, _ = d[0].D.Float64()
+				lo, _ = d[1].D.Float64()
+				hi, _ = d[2].D.Float64()
+			} else {
+				x, lo, hi = d[0].F, d[1].F, d[2].F
+			}
+			n := d[3].I
+			if n <= 0 {
+				return types.NullDatum, pgerr.New("2201G", "count must be greater than zero")
+			}
+			if lo == hi {
+				return types.NullDatum, pgerr.New("2201G", "lower bound cannot equal upper bound")
+			}
+			var r int64
+			switch {
+			case lo < hi && x < lo, lo > hi && x > lo:
+				r = 0
+			case lo < hi && x >= hi, lo > hi && x <= hi:
+				r = n + 1
+			case lo < hi:
+				r = int64(float64(n)*(x-lo)/(hi-lo)) + 1
+			default:
+				r = int64(float64(n)*(lo-x)/(lo-hi)) + 1
+			}
+			return types.DInt(r), nil
+		}}, true
+	})
+	defRow("factorial", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].I < 0 {
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "factorial of a negative number is undefined")
+		}
+		if d[0].I > 32177 {
+			return types.NullDatum, errNumericOverflow
+		}
+		var r big.Int
+		r.MulRange(1, max(d[0].I, 1))
+		dd := new(apd.Decimal)
+		dd.Coeff.SetMathBigInt(&r)
+		return types.DDecimal(dd), nil
+	})
+	defRow("scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(dscale(d[0].D))) })
+	defRow("min_scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		var r apd.Decimal
+		r.Reduce(d[0].D)
+		return dInt(int64(dscale(&r)))
+	})
+	defRow("trim_scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		r := new(apd.Decimal)
+		r.Reduce(d[0].D)
+		return types.DDecimal(normScale(r)), nil
+	})
+	// greatest / least ignore NULLs and return NULL only when all are NULL.
+	for _, n := range []string{"greatest", "least"} {
+		want := 1
+		if n == "least" {
+			want = -1
+		}
+		def(n, func(args []types.T, _ types.T) (impl, bool) {
+			cmp, err := comparer(args[0], args[0])
+			if err != nil {
+				return impl{}, false
+			}
+			return impl{nonStrict: true, row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				best := types.NullDatum
+				for _, x := range d {
+					if !x.Null && (best.Null || cmp(x, best) == want) {
+						best = x
+					}
+				}
+				return best, nil
+			}}, true
+		})
+	}
+	def("nullif", func(args []types.T, _ types.T) (impl, bool) {
+		cmp, err := comparer(args[0], args[1])
+		if err != nil {
+			return impl{}, false
+		}
+		return impl{nonStrict: true, row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if !d[0].Null && !d[1].Null && cmp(d[0], d[1]) == 0 {
+				return types.NullDatum, nil
+			}
+			return d[0], nil
+		}}, true
+	})
+}

@@ -1,0 +1,826 @@
+package executor
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// String functions and operators (docs §9.4, §9.7). Lengths and positions
+// count characters (runes), as Postgres does in UTF8 databases.
+
+func dText(s string) (types.Datum, error) { return types.DString(s), nil }
+func dInt(i int64) (types.Datum, error)   { return types.DInt(i), nil }
+
+// formatValue returns d (non-NULL, of type t) as Postgres's output
+// function prints it, for concat(), format() and text || anynonarray.
+func formatValue(ctx *EvalCtx, d types.Datum, t types.T) string {
+	switch {
+	case t.IsString() || t.ID == types.Unknown:
+		return d.S
+	case t.IsInteger() || t.ID == types.Oid:
+		return strconv.FormatInt(d.I, 10)
+	case t.ID == types.Bool:
+		if d.I != 0 {
+			return "true"
+		}
+		return "false"
+	case t.ID == types.Numeric:
+		return d.D.Text('f')
+	}
+	return types.FormatText(d, t, ctx.loc())
+}
+
+func runeSlice(s string, from, to int) string {
+	// from and to are 0-based rune offsets, clamped by the caller.
+	i, start, end := 0, len(s), len(s)
+	for pos := range s {
+		if i == from {
+			start = pos
+		}
+		if i == to {
+			end = pos
+			break
+		}
+		i++
+	}
+	if from >= i && start == len(s) {
+		return ""
+	}
+	return s[start:end]
+}
+
+// substring is Postgres's text_substr: characters start .. start+n-1
+// (1-based; start may be below 1), n < 0 is 22011.
+func substring(s string, start int64, n int64, hasLen bool) (string, error) {
+	if hasLen && n < 0 {
+		return "", pgerr.New("22011", "negative substring length not allowed")
+	}
+	l := int64(utf8.RuneCountInString(s))
+	end := l + 1
+	if hasLen {
+		end = start + n
+		if end < start { // overflow
+			end = l + 1
+		}
+	}
+	from := max(start, 1)
+	if end > l+1 {
+		end = l + 1
+	}
+	if from >= end {
+		return "", nil
+	}
+	return runeSlice(s, int(from-1), int(end-1)), nil
+}
+
+func trimChars(s, chars string, left, right bool) string {
+	set := func(r rune) bool { return strings.ContainsRune(chars, r) }
+	if left {
+		s = strings.TrimLeftFunc(s, set)
+	}
+	if right {
+		s = strings.TrimRightFunc(s, set)
+	}
+	return s
+}
+
+func pad(s string, n int64, fill string, left bool) string {
+	if n <= 0 {
+		return ""
+	}
+	rs := []rune(s)
+	if int64(len(rs)) >= n || fill == "" {
+		if int64(len(rs)) > n {
+			rs = rs[:n]
+		}
+		return string(rs)
+	}
+	fr := []rune(fill)
+	padding := make([]rune, 0, n-int64(len(rs)))
+	for i := 0; int64(len(padding)) < n-int64(len(rs)); i++ {
+		padding = append(padding, fr[i%len(fr)])
+	}
+	if left {
+		return string(padding) + s
+	}
+	return s + string(padding)
+}
+
+func initcap(s string) string {
+	var b strings.Builder
+	inWord := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if inWord {
+				b.WriteRune(unicode.ToLower(r))
+			} else {
+				b.WriteRune(unicode.ToUpper(r))
+			}
+			inWord = true
+		} else {
+			b.WriteRune(r)
+			inWord = false
+		}
+	}
+	return b.String()
+}
+
+// reservedWords are the keywords quote_ident must quote (Postgres's
+// reserved and type-function-name keywords that are commonly hit).
+var reservedWords = map[string]bool{"all": true, "analyse": true, "analyze": true, "and": true, "any": true,
+	"array": true, "as": true, "asc": true, "both": true, "case": true, "cast": true, "check": true,
+	"collate": true, "column": true, "constraint": true, "create": true, "current_date": true,
+	"current_role": true, "current_time": true, "current_timestamp": true, "current_user": true,
+	"default": true, "desc": true, "distinct": true, "do": true, "else": true, "end": true,
+	"except": true, "false": true, "fetch": true, "for": true, "foreign": true, "from": true,
+	"grant": true, "group": true, "having": true, "in": true, "initially": true, "intersect": true,
+	"into": true, "join": true, "leading": true, "limit": true, "localtime": true, "localtimestamp": true,
+	"not": true, "null": true, "offset": true, "on": true, "only": true, "or": true, "order": true,
+	"placing": true, "primary": true, "references": true, "returning": true, "select": true,
+	"session_user": true, "some": true, "symmetric": true, "table": true, "then": true, "to": true,
+	"trailing": true, "true": true, "union": true, "unique": true, "user": true, "using": true,
+	"variadic": true, "when": true, "where": true, "window": true, "with": true, "left": true,
+	"right": true, "inner": true, "outer": true, "full": true, "cross": true, "natural": true,
+	"is": true, "like": true, "ilike": true, "between": true, "similar": true}
+
+// quoteIdent is quote_ident: quotes unless s is a lower-case identifier
+// that is not a reserved word.
+func quoteIdent(s string) string {
+	safe := s != "" && !reservedWords[s]
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// quoteLiteral is quote_literal: single quotes doubled; a backslash makes
+// it an E” string with backslashes doubled.
+func quoteLiteral(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		q = "E" + strings.ReplaceAll(q, `\`, `\\`)
+	}
+	return q
+}
+
+// pgFormat implements format(): %s, %I, %L, %% with optional n$ argument
+// positions and width, flag '-'.
+func pgFormat(ctx *EvalCtx, f string, args []types.Datum, ts []types.T) (string, error) {
+	var b strings.Builder
+	next := 0
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i >= len(f) {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "unterminated format() type specifier")
+		}
+		if f[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		// Optional argument position n$.
+		j := i
+		for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+			j++
+		}
+		if j < len(f) && f[j] == '$' && j > i {
+			n, _ := strconv.Atoi(f[i:j])
+			if n == 0 {
+				return "", pgerr.New(pgerr.InvalidParameterValue, "format specifies argument 0, but arguments are numbered from 1")
+			}
+			next = n - 1
+			i = j + 1
+		}
+		leftAlign := false
+		if i < len(f) && f[i] == '-' {
+			leftAlign = true
+			i++
+		}
+		width := 0
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			width = width*10 + int(f[i]-'0')
+			i++
+		}
+		if i >= len(f) {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "unterminated format() type specifier")
+		}
+		if next >= len(args) {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "too few arguments for format()")
+		}
+		a, t := args[next], ts[next]
+		next++
+		var s string
+		switch f[i] {
+		case 's':
+			if !a.Null {
+				s = formatValue(ctx, a, t)
+			}
+		case 'I':
+			if a.Null {
+				return "", pgerr.New(pgerr.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
+			}
+			s = quoteIdent(formatValue(ctx, a, t))
+		case 'L':
+			if a.Null {
+				s = "NULL"
+			} else {
+				s = quoteLiteral(formatValue(ctx, a, t))
+			}
+		default:
+			return "", pgerr.New(pgerr.InvalidParameterValue, "unrecognized format() type specifier \"%c\"", f[i]).
+				WithHint("For a single \"%%\" use \"%%%%\".")
+		}
+		if n := utf8.RuneCountInString(s); n < width {
+			if leftAlign {
+				s += strings.Repeat(" ", width-n)
+			} else {
+				s = strings.Repeat(" ", width-n) + s
+			}
+		}
+		b.WriteString(s)
+	}
+	return b.String(), nil
+}
+
+// likeMatch reports whether s matches the LIKE pattern p (% any string,
+// _ one character, \ escapes the next character).
+func likeMatch(s, p []rune) bool {
+	for len(p) > 0 {
+		switch p[0] {
+		case '%':
+			for len(p) > 0 && p[0] == '%' {
+				p = p[1:]
+			}
+			if len(p) == 0 {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if likeMatch(s[i:], p) {
+					return true
+				}
+			}
+			return false
+		case '_':
+			if len(s) == 0 {
+				return false
+			}
+			s, p = s[1:], p[1:]
+		default:
+			c := p[0]
+			if c == '\\' && len(p) > 1 {
+				p = p[1:]
+				c = p[0]
+			}
+			if len(s) == 0 || s[0] != c {
+				return false
+			}
+			s, p = s[1:], p[1:]
+		}
+	}
+	return len(s) == 0
+}
+
+// regexCache holds compiled regular expressions by (flags, pattern).
+var regexCache sync.Map
+
+// aregex translates the common Postgres ARE constructs Go's RE2 spells
+// differently and compiles the result: word boundaries \m \M \y and
+// [[:<:]] [[:>:]].
+func aregex(p string, icase bool) (*regexp.Regexp, error) {
+	key := p
+	if icase {
+		key = "(?i)" + p
+	}
+	if re, ok := regexCache.Load(key); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	t := strings.NewReplacer(`[[:<:]]`, `\b`, `[[:>:]]`, `\b`, `\m`, `\b`, `\M`, `\b`, `\y`, `\b`, `\Y`, `\B`).Replace(p)
+	if icase {
+		t = "(?i)" + t
+	}
+	re, err := regexp.Compile(t)
+	if err != nil {
+		return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	regexCache.Store(key, re)
+	return re, nil
+}
+
+// regexpReplace is regexp_replace(s, pattern, replacement, flags): \1..\9
+// and \& in the replacement refer to groups; flag g replaces every match,
+// i ignores case.
+func regexpReplace(s, pat, rep, flags string) (string, error) {
+	global, icase := false, false
+	for _, f := range flags {
+		switch f {
+		case 'g':
+			global = true
+		case 'i':
+			icase = true
+		case 'c', 'n', 'p', 'w', 's', 'x', 'q', 'b', 'e', 'm', 't':
+		default:
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+		}
+	}
+	re, err := aregex(pat, icase)
+	if err != nil {
+		return "", err
+	}
+	var tmpl strings.Builder
+	for i := 0; i < len(rep); i++ {
+		c := rep[i]
+		switch {
+		case c == '$':
+			tmpl.WriteString("$$")
+		case c == '\\' && i+1 < len(rep) && rep[i+1] >= '1' && rep[i+1] <= '9':
+			tmpl.WriteString("${" + string(rep[i+1]) + "}")
+			i++
+		case c == '\\' && i+1 < len(rep) && rep[i+1] == '&':
+			tmpl.WriteString("${0}")
+			i++
+		case c == '\\' && i+1 < len(rep) && rep[i+1] == '\\':
+			tmpl.WriteByte('\\')
+			i++
+		default:
+			tmpl.WriteByte(c)
+		}
+	}
+	t := tmpl.String()
+	if global {
+		return re.ReplaceAllString(s, t), nil
+	}
+	loc := re.FindStringSubmatchIndex(s)
+	if loc == nil {
+		return s, nil
+	}
+	out := re.ExpandString(nil, t, s, loc)
+	return s[:loc[0]] + string(out) + s[loc[1]:], nil
+}
+
+// parseTextArray splits a text[] value in Postgres array text form into
+// its elements; NULL elements come back as nil.
+func parseTextArray(s string) ([]*string, error) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, pgerr.New(pgerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", s)
+	}
+	body := s[1 : len(s)-1]
+	var out []*string
+	if strings.TrimSpace(body) == "" {
+		return out, nil
+	}
+	for i := 0; i <= len(body); {
+		var b strings.Builder
+		quoted := false
+		for i < len(body) && body[i] == ' ' {
+			i++
+		}
+		if i < len(body) && body[i] == '"' {
+			quoted = true
+			i++
+			for i < len(body) && body[i] != '"' {
+				if body[i] == '\\' && i+1 < len(body) {
+					i++
+				}
+				b.WriteByte(body[i])
+				i++
+			}
+			i++
+		}
+		for i < len(body) && body[i] != ',' {
+			if body[i] == '\\' && i+1 < len(body) {
+				i++
+			}
+			b.WriteByte(body[i])
+			i++
+		}
+		e := b.String()
+		if !quoted {
+			e = strings.TrimSpace(e)
+		}
+		if !quoted && strings.EqualFold(e, "NULL") {
+			out = append(out, nil)
+		} else {
+			out = append(out, &e)
+		}
+		i++
+	}
+	return out, nil
+}
+
+func encodeBytes(b, format string) (string, error) {
+	switch strings.ToLower(format) {
+	case "hex":
+		return hex.EncodeToString([]byte(b)), nil
+	case "base64":
+		e := base64.StdEncoding.EncodeToString([]byte(b))
+		var out strings.Builder
+		for len(e) > 76 {
+			out.WriteString(e[:76] + "\n")
+			e = e[76:]
+		}
+		out.WriteString(e)
+		return out.String(), nil
+	case "escape":
+		var out strings.Builder
+		for i := 0; i < len(b); i++ {
+			c := b[i]
+			switch {
+			case c == '\\':
+				out.WriteString(`\\`)
+			case c == 0 || c >= 0x80:
+				fmt.Fprintf(&out, `\%03o`, c)
+			default:
+				out.WriteByte(c)
+			}
+		}
+		return out.String(), nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "unrecognized encoding: \"%s\"", format)
+}
+
+func decodeBytes(s, format string) (string, error) {
+	switch strings.ToLower(format) {
+	case "hex":
+		b, err := hex.DecodeString(s)
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid hexadecimal data: odd number of digits")
+		}
+		return string(b), nil
+	case "base64":
+		b, err := base64.StdEncoding.DecodeString(strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) {
+				return -1
+			}
+			return r
+		}, s))
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid base64 end sequence")
+		}
+		return string(b), nil
+	case "escape":
+		var out []byte
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+				out = append(out, '\\')
+				i++
+			} else if s[i] == '\\' && i+3 < len(s)+0 && i+3 <= len(s)-1+1 {
+				v, err := strconv.ParseUint(s[i+1:i+4], 8, 8)
+				if err != nil {
+					return "", pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type bytea")
+				}
+				out = append(out, byte(v))
+				i += 3
+			} else {
+				out = append(out, s[i])
+			}
+		}
+		return string(out), nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "unrecognized encoding: \"%s\"", format)
+}
+
+func init() {
+	charLen := func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return dInt(int64(utf8.RuneCountInString(d[0].S)))
+	}
+	def("length", func(args []types.T, _ types.T) (impl, bool) {
+		if args[0].ID == types.Bytea {
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) }}, true
+		}
+		return impl{row: charLen}, true
+	})
+	defRow("char_length", charLen)
+	defRow("character_length", charLen)
+	defRow("octet_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
+	defRow("bit_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
+	defRow("lower", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(strings.ToLower(d[0].S)) })
+	defRow("upper", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(strings.ToUpper(d[0].S)) })
+	defRow("initcap", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
+	substr := func(args []types.T, _ types.T) (impl, bool) {
+		bytea := args[0].ID == types.Bytea
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			var n int64
+			if len(d) > 2 {
+				n = d[2].I
+			}
+			if bytea {
+				if len(d) > 2 && n < 0 {
+					return types.NullDatum, pgerr.New("22011", "negative substring length not allowed")
+				}
+				from, end := max(d[1].I, 1), int64(len(d[0].S))+1
+				if len(d) > 2 {
+					end = min(end, d[1].I+n)
+				}
+				if from >= end {
+					return dText("")
+				}
+				return dText(d[0].S[from-1 : end-1])
+			}
+			s, err := substring(d[0].S, d[1].I, n, len(d) > 2)
+			return types.DString(s), err
+		}}, true
+	}
+	def("substr", substr)
+	def("substring", substr)
+	strpos := func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		i := strings.Index(d[0].S, d[1].S)
+		if i < 0 {
+			return dInt(0)
+		}
+		return dInt(int64(utf8.RuneCountInString(d[0].S[:i])) + 1)
+	}
+	// position(string, substring) as in pg_proc; SQL's POSITION(sub IN s)
+	// binds to position(s, sub).
+	defRow("position", strpos)
+	defRow("strpos", strpos)
+	defRow("replace", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[1].S == "" {
+			return dText(d[0].S)
+		}
+		return dText(strings.ReplaceAll(d[0].S, d[1].S, d[2].S))
+	})
+	trim := func(left, right bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			chars := " "
+			if len(d) > 1 {
+				chars = d[1].S
+			}
+			return dText(trimChars(d[0].S, chars, left, right))
+		}
+	}
+	defRow("btrim", trim(true, true))
+	defRow("trim", trim(true, true))
+	defRow("ltrim", trim(true, false))
+	defRow("rtrim", trim(false, true))
+	padFn := func(left bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			fill := " "
+			if len(d) > 2 {
+				fill = d[2].S
+			}
+			return dText(pad(d[0].S, d[1].I, fill, left))
+		}
+	}
+	defRow("lpad", padFn(true))
+	defRow("rpad", padFn(false))
+	defRow("left", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		rs, n := []rune(d[0].S), d[1].I
+		if n < 0 {
+			n = max(int64(len(rs))+n, 0)
+		}
+		return dText(string(rs[:min(n, int64(len(rs)))]))
+	})
+	defRow("right", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		rs, n := []rune(d[0].S), d[1].I
+		if n < 0 {
+			n = max(int64(len(rs))+n, 0)
+		}
+		n = min(n, int64(len(rs)))
+		return dText(string(rs[int64(len(rs))-n:]))
+	})
+	defRow("repeat", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[1].I <= 0 {
+			return dText("")
+		}
+		if int64(len(d[0].S))*d[1].I > 1<<30 {
+			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "requested length too large")
+		}
+		return dText(strings.Repeat(d[0].S, int(d[1].I)))
+	})
+	defRow("reverse", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		rs := []rune(d[0].S)
+		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+			rs[i], rs[j] = rs[j], rs[i]
+		}
+		return dText(string(rs))
+	})
+	defRow("split_part", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		n := d[2].I
+		if n == 0 {
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "field position must not be zero")
+		}
+		var parts []string
+		if d[1].S == "" {
+			parts = []string{d[0].S}
+			if d[0].S == "" {
+				parts = nil
+			}
+		} else {
+			parts = strings.Split(d[0].S, d[1].S)
+		}
+		if n < 0 {
+			n = int64(len(parts)) + n + 1
+		}
+		if n < 1 || n > int64(len(parts)) {
+			return dText("")
+		}
+		return dText(parts[n-1])
+	})
+	def("pg_concat", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			var b strings.Builder
+			for i, x := range d {
+				if !x.Null {
+					b.WriteString(formatValue(ctx, x, args[i]))
+				}
+			}
+			return dText(b.String())
+		}}, true
+	})
+	def("concat_ws", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, nil
+			}
+			var parts []string
+			for i, x := range d[1:] {
+				if !x.Null {
+					parts = append(parts, formatValue(ctx, x, args[i+1]))
+				}
+			}
+			return dText(strings.Join(parts, d[0].S))
+		}}, true
+	})
+	def("||", func(args []types.T, ret types.T) (impl, bool) {
+		if len(args) != 2 {
+			return impl{}, false
+		}
+		if ret.ID == types.Jsonb {
+			return impl{row: jsonbConcat}, true
+		}
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
+		}}, true
+	})
+	defRow("md5", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return dText(fmt.Sprintf("%x", md5.Sum([]byte(d[0].S))))
+	})
+	defRow("ascii", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		r, _ := utf8.DecodeRuneInString(d[0].S)
+		if d[0].S == "" {
+			r = 0
+		}
+		return dInt(int64(r))
+	})
+	defRow("chr", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		switch {
+		case d[0].I == 0:
+			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
+		case d[0].I < 0:
+			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "character number must be positive")
+		case d[0].I > unicode.MaxRune || (d[0].I >= 0xD800 && d[0].I <= 0xDFFF):
+			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", d[0].I)
+		}
+		return dText(string(rune(d[0].I)))
+	})
+	def("to_hex", func(args []types.T, _ types.T) (impl, bool) {
+		bits32 := args[0].ID != types.Int8
+		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if bits32 {
+				return dText(strconv.FormatUint(uint64(uint32(d[0].I)), 16))
+			}
+			return dText(strconv.FormatUint(uint64(d[0].I), 16))
+		}}, true
+	})
+	defRow("starts_with", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return types.DBool(strings.HasPrefix(d[0].S, d[1].S)), nil
+	})
+	def("format", func(args []types.T, _ types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, nil
+			}
+			s, err := pgFormat(ctx, d[0].S, d[1:], args[1:])
+			return types.DString(s), err
+		}}, true
+	})
+	defRow("quote_ident", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(quoteIdent(d[0].S)) })
+	defRow("quote_literal", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(quoteLiteral(d[0].S)) })
+	defRowNS("quote_nullable", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].Null {
+			return dText("NULL")
+		}
+		return dText(quoteLiteral(d[0].S))
+	})
+	defRow("regexp_replace", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		flags := ""
+		if len(d) > 3 {
+			flags = d[3].S
+		}
+		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, flags)
+		return types.DString(s), err
+	})
+	defRow("translate", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		from, to := []rune(d[1].S), []rune(d[2].S)
+		return dText(strings.Map(func(r rune) rune {
+			for i, f := range from {
+				if f == r {
+					if i < len(to) {
+						return to[i]
+					}
+					return -1
+				}
+			}
+			return r
+		}, d[0].S))
+	})
+	defRow("encode", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		s, err := encodeBytes(d[0].S, d[1].S)
+		return types.DString(s), err
+	})
+	defRow("decode", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		s, err := decodeBytes(d[0].S, d[1].S)
+		return types.DString(s), err
+	})
+	defRow("pg_icase", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
+
+	// LIKE and regular expressions.
+	like := func(icase, neg bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			s, p := d[0].S, d[1].S
+			if icase {
+				s, p = strings.ToLower(s), strings.ToLower(p)
+			}
+			if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
+				return types.NullDatum, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+			}
+			return types.DBool(likeMatch([]rune(s), []rune(p)) != neg), nil
+		}
+	}
+	defRow("~~", like(false, false))
+	defRow("!~~", like(false, true))
+	defRow("~~*", like(true, false))
+	defRow("!~~*", like(true, true))
+	re := func(icase, neg bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			r, err := aregex(d[1].S, icase)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			return types.DBool(r.MatchString(d[0].S) != neg), nil
+		}
+	}
+	defRow("~", re(false, false))
+	defRow("~*", re(true, false))
+	defRow("!~", re(false, true))
+	defRow("!~*", re(true, true))
+
+	// text[] functions.
+	defRow("array_to_string", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		elems, err := parseTextArray(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		var parts []string
+		for _, e := range elems {
+			if e != nil {
+				parts = append(parts, *e)
+			}
+		}
+		return dText(strings.Join(parts, d[1].S))
+	})
+	arrLen := func(upper bool) rowFn {
+		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			elems, err := parseTextArray(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if len(elems) == 0 || d[1].I != 1 {
+				return types.NullDatum, nil
+			}
+			if upper {
+				return dInt(int64(len(elems)))
+			}
+			return dInt(1)
+		}
+	}
+	defRow("array_upper", arrLen(true))
+	defRow("array_length", arrLen(true))
+	defRow("array_lower", arrLen(false))
+	defRow("cardinality", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		elems, err := parseTextArray(d[0].S)
+		return types.DInt(int64(len(elems))), err
+	})
+}

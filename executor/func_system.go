@@ -1,0 +1,129 @@
+package executor
+
+import (
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// System information functions (docs §9.26) answered the way a single
+// local PostgreSQL 15 server with superuser "root" would, so that psql and
+// drivers' catalog queries work.
+
+// Version is what version() returns.
+const Version = "PostgreSQL 15.0 (weir) on x86_64-pc-linux-gnu, compiled by go, 64-bit"
+
+var (
+	startTime = time.Now()
+	txidSeq   atomic.Int64
+)
+
+func constText(s string) rowFn {
+	return func(*EvalCtx, []types.Datum) (types.Datum, error) { return dText(s) }
+}
+
+func constBool(b bool) rowFn {
+	return func(*EvalCtx, []types.Datum) (types.Datum, error) { return types.DBool(b), nil }
+}
+
+func nullFn(*EvalCtx, []types.Datum) (types.Datum, error) { return types.NullDatum, nil }
+
+func sessionUser(ctx *EvalCtx) string {
+	if ctx.Session != nil {
+		return ctx.Session.User()
+	}
+	return "root"
+}
+
+func init() {
+	defRow("version", constText(Version))
+	curDB := func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+		if ctx.Session != nil {
+			return dText(ctx.Session.Database())
+		}
+		return dText("dev")
+	}
+	defRow("current_database", curDB)
+	defRow("current_catalog", curDB)
+	defRow("current_schema", constText("public"))
+	defRow("current_schemas", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].I != 0 {
+			return dText("{pg_catalog,public}")
+		}
+		return dText("{public}")
+	})
+	for _, n := range []string{"current_user", "session_user", "user", "current_role"} {
+		defRow(n, func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
+	}
+	defRow("current_setting", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if ctx.Session != nil {
+			if v, ok := ctx.Session.Setting(d[0].S); ok {
+				return dText(v)
+			}
+		}
+		if len(d) > 1 && d[1].I != 0 {
+			return types.NullDatum, nil
+		}
+		return types.NullDatum, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", d[0].S)
+	})
+	defRowNS("set_config", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		// Settings are changed by SET in the session; set_config reports
+		// the value it was given.
+		if d[0].Null {
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "SET requires parameter name")
+		}
+		return types.Datum{Null: d[1].Null, S: d[1].S}, nil
+	})
+	def("pg_typeof", func(args []types.T, _ types.T) (impl, bool) {
+		name := args[0].String()
+		if args[0].ID == types.Unknown {
+			name = "unknown"
+		}
+		return impl{nonStrict: true, row: constText(name)}, true
+	})
+	pid := int64(os.Getpid())
+	defRow("pg_backend_pid", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(pid) })
+	for _, n := range []string{"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
+		"has_table_privilege", "has_schema_privilege", "has_database_privilege"} {
+		defRow(n, constBool(true))
+	}
+	defRow("pg_relation_is_publishable", constBool(false))
+	defRow("pg_is_in_recovery", constBool(false))
+	defRow("pg_get_userbyid", constText("root"))
+	defRowNS("format_type", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].Null {
+			return types.NullDatum, nil
+		}
+		t, ok := types.ByOID(uint32(d[0].I))
+		if !ok {
+			return dText("???")
+		}
+		if !d[1].Null {
+			t.Mod = int32(d[1].I)
+		}
+		return dText(t.String())
+	})
+	defRow("pg_encoding_to_char", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		switch d[0].I {
+		case 6:
+			return dText("UTF8")
+		case 0:
+			return dText("SQL_ASCII")
+		}
+		return dText("")
+	})
+	defRow("pg_get_expr", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(d[0].S) })
+	for _, n := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_viewdef"} {
+		defRow(n, constText(""))
+	}
+	for _, n := range []string{"obj_description", "col_description", "shobj_description", "inet_server_addr", "inet_server_port"} {
+		defRow(n, nullFn)
+	}
+	defRow("pg_postmaster_start_time", func(*EvalCtx, []types.Datum) (types.Datum, error) {
+		return dInt(startTime.UnixMicro())
+	})
+	defRow("txid_current", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(txidSeq.Add(1) + 1000) })
+}

@@ -1,0 +1,177 @@
+package executor
+
+import (
+	"context"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// RowCounter is implemented by the DML operators: RowsAffected is the
+// number of rows written so far, complete once Next returned nil. The
+// engine builds the command tag from it (INSERT 0 n, UPDATE n, DELETE n).
+type RowCounter interface {
+	RowsAffected() int64
+}
+
+// formatText formats values for error details; a variable only so that
+// this package's tests can run before the types package's formatter is
+// linked in.
+var formatText = types.FormatText
+
+// checkNotNull returns Postgres's 23502 error when a NOT NULL column of
+// rel is NULL in row (in rel.Cols order).
+func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx) error {
+	for i, c := range rel.Cols {
+		if !c.NotNull || !row[i].Null || c.Hidden {
+			continue
+		}
+		vals := make([]string, 0, len(row))
+		for k, col := range rel.Cols {
+			switch {
+			case col.Hidden:
+			case row[k].Null:
+				vals = append(vals, "null")
+			default:
+				vals = append(vals, formatText(row[k], col.T, ec.Eval.Location))
+			}
+		}
+		return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
+			WithDetail("Failing row contains (%s).", strings.Join(vals, ", "))
+	}
+	return nil
+}
+
+// dml is what Insert, Update and Delete share: the input, the RETURNING
+// evaluators and the affected-row count.
+type dml struct {
+	endState
+	in        Operator
+	rel       *catalog.Relation
+	ec        *ExecCtx
+	returning []Evaluator
+	relTs     []types.T
+	n         int64
+}
+
+func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *ExecCtx) (dml, error) {
+	evs, err := compileAll(returning)
+	if err != nil {
+		return dml{}, err
+	}
+	ts := make([]types.T, len(rel.Cols))
+	for i, c := range rel.Cols {
+		ts[i] = c.T
+	}
+	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts}, nil
+}
+
+// RowsAffected implements RowCounter.
+func (d *dml) RowsAffected() int64 { return d.n }
+
+// run pulls input chunks, calls prepare (when set) on each, applies write
+// to each visible row (write returns the row RETURNING is evaluated
+// over), and returns the RETURNING rows a chunk at a time; without
+// RETURNING it consumes the whole input and returns nil.
+func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write func(old types.Row) (types.Row, error)) (*types.Chunk, error) {
+	if d.ec.Writer == nil {
+		return nil, pgerr.New(pgerr.InternalError, "DML without a writer")
+	}
+	for {
+		c, err := nextVisible(ctx, d.in)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			d.in.Close()
+			return nil, nil
+		}
+		if prepare != nil {
+			if err := prepare(c); err != nil {
+				return nil, err
+			}
+		}
+		var written *types.Chunk
+		if len(d.returning) > 0 {
+			written = types.NewChunk(d.relTs, c.Len())
+		}
+		for i := 0; i < c.Len(); i++ {
+			if !c.Visible(i) {
+				continue
+			}
+			r, err := write(detachRow(c, i))
+			if err != nil {
+				return nil, err
+			}
+			d.n++
+			if written != nil {
+				written.AppendRow(types.OpInsert, r)
+			}
+		}
+		if written != nil && written.Len() > 0 {
+			vecs, err := evalAll(d.ec, d.returning, written)
+			if err != nil {
+				return nil, err
+			}
+			return types.NewChunkFromVecs(vecs, written.Len()), nil
+		}
+	}
+}
+
+// Insert writes its input rows (full rows in Rel.Cols order) into the
+// table through ExecCtx.Writer: hidden row id columns get
+// Writer.NextRowID, NOT NULL columns are checked (23502 with Postgres's
+// message and "Failing row contains (...)" detail), and the Writer's
+// errors (23505 for a duplicate key) pass through unchanged. With
+// RETURNING it emits the RETURNING expressions over each inserted row;
+// without, it consumes its input on the first Next and emits nothing. It
+// never commits: the engine commits the Writer's batch after Next
+// returned nil.
+type Insert struct {
+	dml
+}
+
+var (
+	_ Operator   = (*Insert)(nil)
+	_ RowCounter = (*Insert)(nil)
+)
+
+// NewInsert returns an Insert of in's rows for p.
+func NewInsert(in Operator, p *planner.Insert, ec *ExecCtx) (*Insert, error) {
+	d, err := newDML(in, p.Rel, p.Returning, ec)
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{d}, nil
+}
+
+// Next implements Operator.
+func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
+	if o.done {
+		return nil, o.err
+	}
+	return o.finish(o.run(ctx, nil, func(r types.Row) (types.Row, error) {
+		for i, c := range o.rel.Cols {
+			if c.Hidden && r[i].Null {
+				id, err := o.ec.Writer.NextRowID(o.rel.ID)
+				if err != nil {
+					return nil, err
+				}
+				r[i] = types.DInt(id)
+			}
+		}
+		if err := checkNotNull(o.rel, r, o.ec); err != nil {
+			return nil, err
+		}
+		return r, o.ec.Writer.Insert(o.rel.ID, r)
+	}))
+}
+
+// Close implements Operator.
+func (o *Insert) Close() {
+	o.done = true
+	o.in.Close()
+}

@@ -1,0 +1,121 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// Limit skips the first Offset visible rows of its input, then passes at
+// most Limit rows, clearing visibility entries rather than copying. The
+// LIMIT and OFFSET expressions are evaluated once, at the first Next: NULL
+// means no limit (no offset); a negative LIMIT is 2201W and a negative
+// OFFSET 2201X, as in Postgres. Limit stops pulling its input once the
+// limit is reached.
+type Limit struct {
+	endState
+	in         Operator
+	plan       *planner.Limit
+	ec         *ExecCtx
+	started    bool
+	hasLimit   bool
+	limit, off int64
+}
+
+var _ Operator = (*Limit)(nil)
+
+// NewLimit returns a Limit of in for p.
+func NewLimit(in Operator, p *planner.Limit, ec *ExecCtx) *Limit {
+	return &Limit{in: in, plan: p, ec: ec}
+}
+
+// Next implements Operator.
+func (l *Limit) Next(ctx context.Context) (*types.Chunk, error) {
+	if l.done {
+		return nil, l.err
+	}
+	return l.finish(l.next(ctx))
+}
+
+func (l *Limit) start() error {
+	l.started = true
+	if l.plan.Limit != nil {
+		d, err := evalConst(l.plan.Limit, l.ec)
+		if err != nil {
+			return err
+		}
+		if !d.Null {
+			if d.I < 0 {
+				return pgerr.New(pgerr.InvalidRowCountInLimit, "LIMIT must not be negative")
+			}
+			l.hasLimit, l.limit = true, d.I
+		}
+	}
+	if l.plan.Offset != nil {
+		d, err := evalConst(l.plan.Offset, l.ec)
+		if err != nil {
+			return err
+		}
+		if !d.Null {
+			if d.I < 0 {
+				return pgerr.New(pgerr.InvalidRowCountInOffset, "OFFSET must not be negative")
+			}
+			l.off = d.I
+		}
+	}
+	return nil
+}
+
+func (l *Limit) next(ctx context.Context) (*types.Chunk, error) {
+	if !l.started {
+		if err := l.start(); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if l.hasLimit && l.limit == 0 {
+			l.in.Close()
+			return nil, nil
+		}
+		c, err := nextVisible(ctx, l.in)
+		if err != nil || c == nil {
+			return nil, err
+		}
+		n := int64(c.VisibleCount())
+		if l.off >= n {
+			l.off -= n
+			continue
+		}
+		if l.off == 0 && (!l.hasLimit || l.limit >= n) {
+			l.limit -= n
+			return c, nil
+		}
+		vis := make([]bool, c.Len())
+		for i := range vis {
+			if !c.Visible(i) {
+				continue
+			}
+			if l.off > 0 {
+				l.off--
+				continue
+			}
+			if l.hasLimit {
+				if l.limit == 0 {
+					break
+				}
+				l.limit--
+			}
+			vis[i] = true
+		}
+		c.Vis = vis
+		return c, nil
+	}
+}
+
+// Close implements Operator.
+func (l *Limit) Close() {
+	l.done = true
+	l.in.Close()
+}

@@ -1,0 +1,297 @@
+package executor
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// TableFunc runs a set-returning function in FROM. Its arguments have no
+// column references and are evaluated once, at the first Next; the rows
+// are then generated lazily, a chunk at a time, so generate_series over a
+// large range needs no memory. Supported (Postgres docs §9.25, §9.19):
+//
+//   - generate_series(start, stop [, step]) over integer and bigint (step
+//     default 1), numeric (step default 1), and timestamp / timestamptz
+//     with an interval step; a zero step is 22023 "step size cannot equal
+//     zero"; a NULL argument gives no rows.
+//   - unnest(text[]): one row per element.
+type TableFunc struct {
+	endState
+	plan *planner.TableFunc
+	ec   *ExecCtx
+	gen  func() (types.Datum, bool) // next value, false at the end
+	ts   []types.T
+}
+
+var _ Operator = (*TableFunc)(nil)
+
+// NewTableFunc returns a TableFunc for p.
+func NewTableFunc(p *planner.TableFunc, ec *ExecCtx) *TableFunc {
+	return &TableFunc{plan: p, ec: ec, ts: p.Out.Types()}
+}
+
+// Next implements Operator.
+func (f *TableFunc) Next(ctx context.Context) (*types.Chunk, error) {
+	if f.done {
+		return nil, f.err
+	}
+	return f.finish(f.next(ctx))
+}
+
+func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f.gen == nil {
+		args := make([]types.Datum, len(f.plan.Args))
+		for i, a := range f.plan.Args {
+			d, err := evalConst(a, f.ec)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = d
+		}
+		gen, err := f.start(args)
+		if err != nil {
+			return nil, err
+		}
+		f.gen = gen
+	}
+	c := types.NewChunk(f.ts, types.ChunkCap)
+	row := make(types.Row, 1)
+	for c.Len() < types.ChunkCap {
+		d, ok := f.gen()
+		if !ok {
+			f.gen = func() (types.Datum, bool) { return types.NullDatum, false }
+			break
+		}
+		row[0] = d
+		c.AppendRow(types.OpInsert, row)
+	}
+	if c.Len() == 0 {
+		return nil, nil
+	}
+	return c, nil
+}
+
+var errZeroStep = pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
+
+func noRows() (types.Datum, bool) { return types.NullDatum, false }
+
+func (f *TableFunc) start(args []types.Datum) (func() (types.Datum, bool), error) {
+	for _, a := range args {
+		if a.Null {
+			return noRows, nil
+		}
+	}
+	argTs := exprTypes(f.plan.Args)
+	switch f.plan.Fn {
+	case "generate_series":
+		if len(args) < 2 || len(args) > 3 {
+			break
+		}
+		switch argTs[0].Family() {
+		case types.FamInt:
+			if argTs[0].ID == types.Timestamp || argTs[0].ID == types.Timestamptz {
+				if len(args) != 3 {
+					break
+				}
+				return f.seriesTime(args, argTs[0].ID == types.Timestamptz)
+			}
+			return seriesInt(args)
+		case types.FamDecimal:
+			return seriesNumeric(args)
+		}
+	case "unnest":
+		if len(args) == 1 {
+			elems, err := parseTextArrayDatums(args[0].S)
+			if err != nil {
+				return nil, err
+			}
+			i := 0
+			return func() (types.Datum, bool) {
+				if i >= len(elems) {
+					return types.NullDatum, false
+				}
+				i++
+				return elems[i-1], true
+			}, nil
+		}
+	}
+	names := make([]string, len(argTs))
+	for i, t := range argTs {
+		names[i] = t.String()
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", f.plan.Fn, strings.Join(names, ", "))
+}
+
+func seriesInt(args []types.Datum) (func() (types.Datum, bool), error) {
+	cur, stop, step := args[0].I, args[1].I, int64(1)
+	if len(args) == 3 {
+		step = args[2].I
+	}
+	if step == 0 {
+		return nil, errZeroStep
+	}
+	done := false
+	return func() (types.Datum, bool) {
+		if done || (step > 0 && cur > stop) || (step < 0 && cur < stop) {
+			return types.NullDatum, false
+		}
+		v := cur
+		next, ok := addInt64(cur, step)
+		// Stop rather than wrap around when the next value overflows.
+		done = !ok
+		cur = next
+		return types.DInt(v), true
+	}, nil
+}
+
+func seriesNumeric(args []types.Datum) (func() (types.Datum, bool), error) {
+	cur := new(apd.Decimal).Set(args[0].D)
+	stop := args[1].D
+	step := apd.New(1, 0)
+	if len(args) == 3 {
+		step = args[2].D
+	}
+	if step.IsZero() {
+		return nil, errZeroStep
+	}
+	if cur.Form != apd.Finite || stop.Form != apd.Finite || step.Form != apd.Finite {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "start, stop and step values cannot be NaN")
+	}
+	neg := step.Negative
+	return func() (types.Datum, bool) {
+		c := cur.Cmp(stop)
+		if (!neg && c > 0) || (neg && c < 0) {
+			return types.NullDatum, false
+		}
+		v := new(apd.Decimal).Set(cur)
+		apd.BaseContext.Add(cur, cur, step)
+		return types.DDecimal(v), true
+	}, nil
+}
+
+func (f *TableFunc) seriesTime(args []types.Datum, tz bool) (func() (types.Datum, bool), error) {
+	cur, stop, step := args[0].I, args[1].I, args[2].Iv
+	loc := time.UTC
+	if tz && f.ec.Eval.Location != nil {
+		loc = f.ec.Eval.Location
+	}
+	// Postgres orders intervals by their span with 30-day months.
+	span := (int64(step.Months)*30+int64(step.Days))*86400_000_000 + step.Micros
+	if span == 0 {
+		return nil, errZeroStep
+	}
+	done := false
+	return func() (types.Datum, bool) {
+		if done || (span > 0 && cur > stop) || (span < 0 && cur < stop) {
+			return types.NullDatum, false
+		}
+		v := cur
+		next, ok := addIntervalToTimestamp(cur, step, loc)
+		done = !ok
+		cur = next
+		return types.DInt(v), true
+	}, nil
+}
+
+// addIntervalToTimestamp adds iv to ts (microseconds since the epoch) the
+// way Postgres's timestamp_pl_interval does: months first, clamping the
+// day to the month's last day, then days on the wall clock of loc, then
+// microseconds. It reports false for infinite or out-of-range results.
+func addIntervalToTimestamp(ts int64, iv types.IntervalVal, loc *time.Location) (int64, bool) {
+	t := time.UnixMicro(ts).In(loc)
+	if iv.Months != 0 || iv.Days != 0 {
+		y, m, d := t.Date()
+		mon := int(m) - 1 + int(iv.Months)
+		y += mon / 12
+		mon %= 12
+		if mon < 0 {
+			mon += 12
+			y--
+		}
+		last := time.Date(y, time.Month(mon+2), 0, 0, 0, 0, 0, time.UTC).Day()
+		d = min(d, last)
+		t = time.Date(y, time.Month(mon+1), d+int(iv.Days), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
+	}
+	us, ok := addInt64(t.UnixMicro(), iv.Micros)
+	return us, ok
+}
+
+// parseTextArrayDatums parses a one-dimensional text[] in Postgres's array text
+// form, such as {a,"b c",NULL}, into its elements.
+func parseTextArrayDatums(s string) ([]types.Datum, error) {
+	bad := pgerr.New(pgerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", s)
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, bad
+	}
+	body := s[1 : len(s)-1]
+	var out []types.Datum
+	if strings.TrimSpace(body) == "" {
+		return out, nil
+	}
+	i := 0
+	for {
+		for i < len(body) && body[i] == ' ' {
+			i++
+		}
+		var b strings.Builder
+		quoted := false
+		if i < len(body) && body[i] == '"' {
+			quoted = true
+			i++
+			for i < len(body) && body[i] != '"' {
+				if body[i] == '\\' && i+1 < len(body) {
+					i++
+				}
+				b.WriteByte(body[i])
+				i++
+			}
+			if i >= len(body) {
+				return nil, bad
+			}
+			i++
+		} else {
+			for i < len(body) && body[i] != ',' {
+				if body[i] == '\\' && i+1 < len(body) {
+					i++
+				}
+				b.WriteByte(body[i])
+				i++
+			}
+		}
+		v := b.String()
+		if !quoted {
+			v = strings.TrimRight(v, " ")
+		}
+		if !quoted && strings.EqualFold(v, "NULL") {
+			out = append(out, types.NullDatum)
+		} else {
+			out = append(out, types.DString(v))
+		}
+		for i < len(body) && body[i] == ' ' {
+			i++
+		}
+		if i == len(body) {
+			return out, nil
+		}
+		if body[i] != ',' {
+			return nil, bad
+		}
+		i++
+	}
+}
+
+// Close implements Operator.
+func (f *TableFunc) Close() {
+	f.done = true
+	f.gen = nil
+}

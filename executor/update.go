@@ -1,0 +1,100 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// Update rewrites the rows its input yields (old rows in Rel.Cols order):
+// the new row takes Set[i] evaluated over the old row for each column
+// with a Set expression and keeps the old value otherwise. New rows are
+// checked for NOT NULL (23502) and written with Writer.Update, whose
+// errors (23505 when a changed key exists) pass through. RETURNING is
+// evaluated over the new rows. It never commits.
+type Update struct {
+	dml
+	set []Evaluator // nil entries keep the column
+}
+
+var (
+	_ Operator   = (*Update)(nil)
+	_ RowCounter = (*Update)(nil)
+)
+
+// NewUpdate returns an Update of in's rows for p.
+func NewUpdate(in Operator, p *planner.Update, ec *ExecCtx) (*Update, error) {
+	d, err := newDML(in, p.Rel, p.Returning, ec)
+	if err != nil {
+		return nil, err
+	}
+	u := &Update{dml: d, set: make([]Evaluator, len(p.Set))}
+	for i, e := range p.Set {
+		if e == nil {
+			continue
+		}
+		if u.set[i], err = Compile(e); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// Next implements Operator.
+func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
+	if u.done {
+		return nil, u.err
+	}
+	// The Set expressions are evaluated over each whole input chunk before
+	// its rows are written; write takes each visible row's values in turn.
+	var newVals [][]types.Datum
+	pos := 0
+	prepare := func(c *types.Chunk) error {
+		newVals, pos = newVals[:0], 0
+		vecs := make([]*types.Vec, len(u.set))
+		for i, ev := range u.set {
+			if ev == nil {
+				continue
+			}
+			v, err := ev.Eval(&u.ec.Eval, c)
+			if err != nil {
+				return err
+			}
+			vecs[i] = v
+		}
+		for r := 0; r < c.Len(); r++ {
+			if !c.Visible(r) {
+				continue
+			}
+			vals := make([]types.Datum, len(u.set))
+			for i, v := range vecs {
+				if v != nil {
+					vals[i] = copyDatum(v.Get(r))
+				}
+			}
+			newVals = append(newVals, vals)
+		}
+		return nil
+	}
+	return u.finish(u.run(ctx, prepare, func(old types.Row) (types.Row, error) {
+		vals := newVals[pos]
+		pos++
+		nr := append(types.Row(nil), old...)
+		for i, ev := range u.set {
+			if ev != nil {
+				nr[i] = vals[i]
+			}
+		}
+		if err := checkNotNull(u.rel, nr, u.ec); err != nil {
+			return nil, err
+		}
+		return nr, u.ec.Writer.Update(u.rel.ID, old, nr)
+	}))
+}
+
+// Close implements Operator.
+func (u *Update) Close() {
+	u.done = true
+	u.in.Close()
+}

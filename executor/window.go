@@ -1,0 +1,476 @@
+package executor
+
+import (
+	"context"
+	"sort"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// Window computes window functions. It reads its whole input, then for
+// each call splits the rows into partitions (PartitionBy, NULLs equal),
+// orders each partition stably by the call's OrderBy, and computes one
+// value per row: ranking functions (row_number, rank, dense_rank,
+// percent_rank, cume_dist, ntile), offsets (lag, lead), frame values
+// (first_value, last_value, nth_value) and aggregates over the frame.
+//
+// Frames follow Postgres (docs §4.2.8): without a frame clause, RANGE
+// UNBOUNDED PRECEDING to CURRENT ROW including the current row's peers
+// when there is an ORDER BY, the whole partition otherwise; ROWS frames
+// with n PRECEDING / FOLLOWING; GROUPS frames count peer groups. RANGE
+// with an offset is not supported (0A000).
+//
+// The output is the input columns then one column per call. Rows come
+// out ordered like Postgres's WindowAgg emits them: by the last call's
+// partition keys (ascending, NULLs last) then its ORDER BY, stable with
+// respect to the input order.
+type Window struct {
+	endState
+	in   Operator
+	plan *planner.Window
+	ec   *ExecCtx
+	buf  *rowBuffer
+}
+
+var _ Operator = (*Window)(nil)
+
+// NewWindow returns a Window of in for p.
+func NewWindow(in Operator, p *planner.Window, ec *ExecCtx) *Window {
+	return &Window{in: in, plan: p, ec: ec}
+}
+
+// Next implements Operator.
+func (w *Window) Next(ctx context.Context) (*types.Chunk, error) {
+	if w.done {
+		return nil, w.err
+	}
+	if w.buf == nil {
+		rows, err := w.compute(ctx)
+		if err != nil {
+			return w.finish(nil, err)
+		}
+		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: rows}
+	}
+	return w.finish(w.buf.next(), nil)
+}
+
+// winRow is an input row with the evaluated partition keys, order keys
+// and arguments of the call being computed.
+type winRow struct {
+	idx  int
+	part types.Row
+	ord  types.Row
+	args types.Row
+}
+
+func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
+	var inputs []types.Row
+	// Evaluated expressions per call: partition keys, order keys, args.
+	type callExprs struct{ part, ord, args []Evaluator }
+	ces := make([]callExprs, len(w.plan.Calls))
+	for i, c := range w.plan.Calls {
+		var err error
+		if ces[i].part, err = compileAll(c.PartitionBy); err != nil {
+			return nil, err
+		}
+		ord := make([]planner.Expr, len(c.OrderBy))
+		for k, o := range c.OrderBy {
+			ord[k] = o.Expr
+		}
+		if ces[i].ord, err = compileAll(ord); err != nil {
+			return nil, err
+		}
+		if ces[i].args, err = compileAll(c.Args); err != nil {
+			return nil, err
+		}
+	}
+	wrows := make([][]winRow, len(w.plan.Calls))
+	for {
+		c, err := nextVisible(ctx, w.in)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			break
+		}
+		for ci, ce := range ces {
+			pv, err := evalAll(w.ec, ce.part, c)
+			if err != nil {
+				return nil, err
+			}
+			pr := make([]types.Row, c.Len())
+			for i := range pr {
+				if c.Visible(i) {
+					pr[i] = vecRow(pv, i)
+				}
+			}
+			ov, err := evalAll(w.ec, ce.ord, c)
+			if err != nil {
+				return nil, err
+			}
+			or := make([]types.Row, c.Len())
+			for i := range or {
+				if c.Visible(i) {
+					or[i] = vecRow(ov, i)
+				}
+			}
+			av, err := evalAll(w.ec, ce.args, c)
+			if err != nil {
+				return nil, err
+			}
+			n := len(inputs)
+			for i := 0; i < c.Len(); i++ {
+				if !c.Visible(i) {
+					continue
+				}
+				wrows[ci] = append(wrows[ci], winRow{idx: n, part: pr[i], ord: or[i], args: vecRow(av, i)})
+				n++
+			}
+		}
+		for i := 0; i < c.Len(); i++ {
+			if c.Visible(i) {
+				inputs = append(inputs, detachRow(c, i))
+			}
+		}
+	}
+	w.in.Close()
+	results := make([][]types.Datum, len(w.plan.Calls))
+	var order []int
+	for ci, call := range w.plan.Calls {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		parts := partitionRows(wrows[ci], exprTypes(call.PartitionBy), call.OrderBy)
+		results[ci] = make([]types.Datum, len(inputs))
+		for _, p := range parts {
+			if err := computeWindow(call, p, results[ci], w.ec); err != nil {
+				return nil, err
+			}
+		}
+		if ci == len(w.plan.Calls)-1 {
+			for _, p := range parts {
+				for _, r := range p {
+					order = append(order, r.idx)
+				}
+			}
+		}
+	}
+	out := make([]types.Row, 0, len(inputs))
+	for _, idx := range order {
+		r := append(types.Row(nil), inputs[idx]...)
+		for ci := range w.plan.Calls {
+			r = append(r, results[ci][idx])
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// vecRow returns row i of vecs, detached from them.
+func vecRow(vecs []*types.Vec, i int) types.Row {
+	r := make(types.Row, len(vecs))
+	for j, v := range vecs {
+		r[j] = copyDatum(v.Get(i))
+	}
+	return r
+}
+
+// partitionRows groups rows by partition key, sorts the partitions by key
+// (ascending, NULLs last, as Postgres's sort before a WindowAgg does) and
+// each partition stably by the ORDER BY keys.
+func partitionRows(rows []winRow, partTs []types.T, ord []planner.SortKey) [][]winRow {
+	t := newRowTable(partTs)
+	var parts [][]winRow
+	for _, r := range rows {
+		g, added := t.findOrInsert(r.part)
+		if added {
+			parts = append(parts, nil)
+		}
+		parts[g] = append(parts[g], r)
+	}
+	sort.SliceStable(parts, func(a, b int) bool {
+		ka, kb := parts[a][0].part, parts[b][0].part
+		for i, ty := range partTs {
+			if c := cmpNulls(ka[i], kb[i], ty, false); c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	for _, p := range parts {
+		sort.SliceStable(p, func(a, b int) bool { return compareKeys(p[a].ord, p[b].ord, ord) < 0 })
+	}
+	return parts
+}
+
+// computeWindow computes call over one sorted partition p, storing each
+// row's value at out[row.idx].
+func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *ExecCtx) error {
+	n := len(p)
+	// peerStart[i] and peerEnd[i] bound the peer group of row i (rows
+	// equal on the ORDER BY keys; all rows without ORDER BY).
+	peerStart, peerEnd := make([]int, n), make([]int, n)
+	group := make([]int, n) // peer group number
+	for i := 0; i < n; i++ {
+		if i > 0 && compareKeys(p[i-1].ord, p[i].ord, call.OrderBy) == 0 {
+			peerStart[i], group[i] = peerStart[i-1], group[i-1]
+		} else {
+			peerStart[i] = i
+			if i > 0 {
+				group[i] = group[i-1] + 1
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		if i < n-1 && peerStart[i+1] == peerStart[i] {
+			peerEnd[i] = peerEnd[i+1]
+		} else {
+			peerEnd[i] = i
+		}
+	}
+	switch call.Fn {
+	case "row_number":
+		for i, r := range p {
+			out[r.idx] = types.DInt(int64(i + 1))
+		}
+		return nil
+	case "rank":
+		for i, r := range p {
+			out[r.idx] = types.DInt(int64(peerStart[i] + 1))
+		}
+		return nil
+	case "dense_rank":
+		for i, r := range p {
+			out[r.idx] = types.DInt(int64(group[i] + 1))
+		}
+		return nil
+	case "percent_rank":
+		for i, r := range p {
+			v := 0.0
+			if n > 1 {
+				v = float64(peerStart[i]) / float64(n-1)
+			}
+			out[r.idx] = types.DFloat(v)
+		}
+		return nil
+	case "cume_dist":
+		for i, r := range p {
+			out[r.idx] = types.DFloat(float64(peerEnd[i]+1) / float64(n))
+		}
+		return nil
+	case "ntile":
+		return ntile(p, out)
+	case "lag", "lead":
+		for i, r := range p {
+			off := int64(1)
+			if len(r.args) > 1 {
+				if r.args[1].Null {
+					out[r.idx] = types.NullDatum
+					continue
+				}
+				off = r.args[1].I
+			}
+			if call.Fn == "lag" {
+				off = -off
+			}
+			j := int64(i) + off
+			switch {
+			case j >= 0 && j < int64(n):
+				out[r.idx] = p[j].args[0]
+			case len(r.args) > 2:
+				out[r.idx] = r.args[2]
+			default:
+				out[r.idx] = types.NullDatum
+			}
+		}
+		return nil
+	}
+	bounds, err := frameBounds(call, p, peerStart, peerEnd, group, ec)
+	if err != nil {
+		return err
+	}
+	switch call.Fn {
+	case "first_value", "last_value", "nth_value":
+		for i, r := range p {
+			lo, hi := bounds(i)
+			k := lo
+			switch call.Fn {
+			case "last_value":
+				k = hi
+			case "nth_value":
+				if r.args[1].Null {
+					out[r.idx] = types.NullDatum
+					continue
+				}
+				if r.args[1].I <= 0 {
+					return pgerr.New("22016", "argument of nth_value must be greater than zero")
+				}
+				k = lo + int(r.args[1].I) - 1
+			}
+			if lo > hi || k > hi {
+				out[r.idx] = types.NullDatum
+			} else {
+				out[r.idx] = p[k].args[0]
+			}
+		}
+		return nil
+	}
+	spec := AggSpec{Fn: call.Fn, ArgTypes: exprTypes(call.Args), T: call.T}
+	mk, err := NewAccumulatorFunc(spec)
+	if err != nil {
+		if pgerr.CodeOf(err) == pgerr.UndefinedFunction {
+			return pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", call.Fn)
+		}
+		return err
+	}
+	// Frames whose start never moves extend one accumulator; others are
+	// recomputed per row (exact for every type, including floats, where
+	// retraction would not be).
+	var acc Accumulator
+	accLo, accHi := 0, -1
+	for i, r := range p {
+		lo, hi := bounds(i)
+		if acc == nil || lo != accLo || hi < accHi {
+			acc, accLo, accHi = mk(), lo, lo-1
+		}
+		for ; accHi < hi; accHi++ {
+			if err := acc.Add(p[accHi+1].args); err != nil {
+				return err
+			}
+		}
+		out[r.idx] = acc.Result()
+	}
+	return nil
+}
+
+// ntile implements ntile(n): the partition's rows split into n buckets
+// whose sizes differ by at most one, larger buckets first.
+func ntile(p []winRow, out []types.Datum) error {
+	total := int64(len(p))
+	for i, r := range p {
+		a := r.args[0]
+		if a.Null {
+			out[r.idx] = types.NullDatum
+			continue
+		}
+		if a.I <= 0 {
+			return pgerr.New("22014", "argument of ntile must be greater than zero")
+		}
+		per, rem := total/a.I, total%a.I
+		pos := int64(i)
+		var bucket int64
+		if big := rem * (per + 1); pos < big {
+			bucket = pos/(per+1) + 1
+		} else {
+			bucket = rem + (pos-big)/max(per, 1) + 1
+		}
+		out[r.idx] = types.DInt(bucket)
+	}
+	return nil
+}
+
+// frameBounds returns a function giving the frame [lo, hi] of row i (lo >
+// hi for an empty frame).
+func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group []int, ec *ExecCtx) (func(int) (int, int), error) {
+	n := len(p)
+	f := call.Frame
+	if f == nil {
+		if len(call.OrderBy) == 0 {
+			return func(int) (int, int) { return 0, n - 1 }, nil
+		}
+		return func(i int) (int, int) { return 0, peerEnd[i] }, nil
+	}
+	offset := func(b planner.FrameBound) (int64, error) {
+		if b.Offset == nil {
+			return 0, nil
+		}
+		// Offsets have no column references (the binder checks), so one
+		// evaluation serves the whole partition.
+		v, err := evalConst(b.Offset, ec)
+		if err != nil {
+			return 0, err
+		}
+		if v.Null {
+			return 0, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
+		}
+		if v.I < 0 {
+			return 0, pgerr.New("22013", "frame starting offset must not be negative")
+		}
+		return v.I, nil
+	}
+	if f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
+	}
+	so, err := offset(f.Start)
+	if err != nil {
+		return nil, err
+	}
+	eo, err := offset(f.End)
+	if err != nil {
+		return nil, err
+	}
+	// Group boundaries for GROUPS mode: first row of each peer group.
+	var groupStart []int
+	if f.Mode == "groups" {
+		for i := 0; i < n; i++ {
+			if peerStart[i] == i {
+				groupStart = append(groupStart, i)
+			}
+		}
+	}
+	bound := func(b planner.FrameBound, off int64, i int, start bool) int {
+		switch b.Kind {
+		case "unbounded_preceding":
+			return 0
+		case "unbounded_following":
+			return n - 1
+		case "current_row":
+			if f.Mode == "rows" {
+				return i
+			}
+			if start {
+				return peerStart[i]
+			}
+			return peerEnd[i]
+		}
+		sign := int64(1)
+		if b.Kind == "preceding" {
+			sign = -1
+		}
+		if f.Mode == "groups" {
+			g := int64(group[i]) + sign*off
+			if g < 0 {
+				if start {
+					return 0
+				}
+				return -1
+			}
+			if g >= int64(len(groupStart)) {
+				if start {
+					return n
+				}
+				return n - 1
+			}
+			if start {
+				return groupStart[g]
+			}
+			return peerEnd[groupStart[g]]
+		}
+		j := int64(i) + sign*off
+		return int(max(min(j, int64(n)), -1))
+	}
+	return func(i int) (int, int) {
+		lo := max(bound(f.Start, so, i, true), 0)
+		hi := min(bound(f.End, eo, i, false), n-1)
+		return lo, hi
+	}, nil
+}
+
+// Close implements Operator.
+func (w *Window) Close() {
+	w.done = true
+	w.buf = nil
+	w.in.Close()
+}

@@ -1,0 +1,296 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// targetTable resolves the table an INSERT/UPDATE/DELETE writes.
+func (b *binder) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.Relation, string) {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		failf(pgerr.FeatureNotSupported, "%s over several tables is not supported", verb)
+	}
+	ts, ok := refs.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		failf(pgerr.FeatureNotSupported, "%s target must be a table", verb)
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		failf(pgerr.FeatureNotSupported, "%s target must be a table", verb)
+	}
+	schema, name := tn.Schema.O, tn.Name.O
+	rel, ok := b.cat.Relation(schema, name)
+	if !ok {
+		if _, _, sys := b.cat.SystemTable(schema, name); sys {
+			failf(pgerr.FeatureNotSupported, "cannot %s system table \"%s\"", dmlVerb(verb), name)
+		}
+		full := name
+		if schema != "" {
+			full = schema + "." + name
+		}
+		fail(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", full).WithPosition(b.pos(tn)))
+	}
+	switch rel.Kind {
+	case catalog.KindView:
+		failf(pgerr.WrongObjectType, "cannot %s view \"%s\"", dmlVerb(verb), name)
+	case catalog.KindMView:
+		failf(pgerr.WrongObjectType, "cannot change materialized view \"%s\"", name)
+	case catalog.KindTable:
+	default:
+		failf(pgerr.WrongObjectType, "\"%s\" is not a table", name)
+	}
+	alias := ts.AsName.O
+	if alias == "" {
+		alias = name
+	}
+	return rel, alias
+}
+
+func dmlVerb(verb string) string {
+	switch verb {
+	case "INSERT":
+		return "insert into"
+	case "UPDATE":
+		return "update"
+	}
+	return "delete from"
+}
+
+// tableScope is the scope of a DML target's full row (Rel.Cols order).
+func tableScope(rel *catalog.Relation, alias string) *scope {
+	sc := &scope{lvl: &level{}, tables: []string{alias}}
+	for _, c := range rel.Cols {
+		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+	}
+	return sc
+}
+
+func scanAll(rel *catalog.Relation) *Scan {
+	s := &Scan{Rel: rel}
+	for i, c := range rel.Cols {
+		s.Cols = append(s.Cols, i)
+		s.Out = append(s.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
+	}
+	return s
+}
+
+// defaultExpr binds column i's DEFAULT (NULL when it has none; hidden row
+// ids are left NULL for the executor to assign).
+func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
+	col := rel.Cols[i]
+	if col.Default == "" || col.Hidden {
+		return &Const{V: types.NullDatum, T: col.T}
+	}
+	dq, err := parseExpr(col.Default)
+	if err != nil {
+		fail(pgerr.As(err))
+	}
+	sel, ok := dq.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		failf(pgerr.InternalError, "bad default expression for column \"%s\"", col.Name)
+	}
+	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil}
+	e := db.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, sel.Fields.Fields[0].Expr)
+	return db.assign(e, rel, i)
+}
+
+// assign applies the assignment cast of a value stored into column i.
+func (b *binder) assign(e Expr, rel *catalog.Relation, i int) Expr {
+	col := rel.Cols[i]
+	if out := b.tryCoerce(e, col.T, ctxAssignment); out != nil {
+		if c, ok := out.(*Cast); ok && out != e {
+			c.Assign = true
+		}
+		return out
+	}
+	fail(typeErrorf("column \"%s\" is of type %s but expression is of type %s", col.Name, col.T, b.typeOf(e)).
+		WithHint("You will need to rewrite or cast the expression."))
+	return nil
+}
+
+// findColumn finds a target column by name.
+func findColumn(rel *catalog.Relation, name string) int {
+	for i, c := range rel.Cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
+	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
+		failf(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
+	}
+	rel, alias := b.targetTable(n.Table, "INSERT")
+	var targets []int
+	if len(n.Columns) > 0 {
+		seen := map[int]bool{}
+		for _, c := range n.Columns {
+			i := findColumn(rel, c.Name.O)
+			if i < 0 || rel.Cols[i].Hidden {
+				fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", c.Name.O, rel.Name).WithPosition(b.pos(c)))
+			}
+			if seen[i] {
+				fail(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name.O).WithPosition(b.pos(c)))
+			}
+			seen[i] = true
+			targets = append(targets, i)
+		}
+	} else {
+		for i, c := range rel.Cols {
+			if !c.Hidden {
+				targets = append(targets, i)
+			}
+		}
+	}
+	var input Plan
+	switch {
+	case n.Select != nil:
+		r := b.bindQuery(n.Select.(ast.ResultSetNode), nil, &level{}, &qopts{keepUnknown: true})
+		sch := r.plan.Schema()
+		if len(sch) > len(targets) {
+			failf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(sch) < len(targets) && len(n.Columns) > 0 {
+			failf(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		}
+		pr := &Project{Input: r.plan}
+		pos := map[int]int{}
+		for k, t := range targets[:len(sch)] {
+			pos[t] = k
+		}
+		for i, c := range rel.Cols {
+			var e Expr
+			if k, ok := pos[i]; ok {
+				var ref Expr = &ColRef{Idx: k, T: sch[k].T, Name: sch[k].Name}
+				if sch[k].T.ID == types.Unknown {
+					ref = &Cast{Arg: ref, T: types.TText}
+				}
+				e = b.assign(ref, rel, i)
+			} else {
+				e = b.defaultExpr(rel, i)
+			}
+			pr.Exprs = append(pr.Exprs, e)
+			pr.Out = append(pr.Out, types.Column{Name: c.Name, T: c.T, Hidden: c.Hidden})
+		}
+		input = pr
+	default:
+		vals := &Values{}
+		for _, c := range rel.Cols {
+			vals.Out = append(vals.Out, types.Column{Name: c.Name, T: c.T, Hidden: c.Hidden})
+		}
+		ctx := &exprCtx{s: &scope{lvl: &level{}}, clause: "VALUES"}
+		lists := n.Lists
+		if len(lists) == 0 {
+			lists = [][]ast.ExprNode{{}}
+		}
+		for _, list := range lists {
+			if len(list) > len(targets) {
+				fail(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(list[len(targets)])))
+			}
+			if len(list) < len(targets) && len(n.Columns) > 0 && len(list) > 0 {
+				failf(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			row := make([]Expr, len(rel.Cols))
+			set := map[int]bool{}
+			for k, x := range list {
+				i := targets[k]
+				set[i] = true
+				if _, isDef := x.(*ast.DefaultExpr); isDef {
+					row[i] = b.defaultExpr(rel, i)
+					continue
+				}
+				row[i] = b.assign(b.expr(ctx, x), rel, i)
+			}
+			for i := range rel.Cols {
+				if !set[i] {
+					row[i] = b.defaultExpr(rel, i)
+				}
+			}
+			vals.Rows = append(vals.Rows, row)
+		}
+		input = vals
+	}
+	ins := &Insert{Rel: rel, Input: input}
+	ins.Returning, ins.Out = b.returning(rel, alias)
+	return ins
+}
+
+// returning binds the RETURNING list over the affected row.
+func (b *binder) returning(rel *catalog.Relation, alias string) ([]Expr, types.Schema) {
+	if b.q.Returning == nil {
+		return nil, nil
+	}
+	sc := tableScope(rel, alias)
+	ctx := &exprCtx{s: sc, clause: "RETURNING"}
+	var es []Expr
+	var out types.Schema
+	for _, f := range b.q.Returning {
+		if f.WildCard != nil {
+			for _, it := range b.expandStar(ctx, sc, f.WildCard, f) {
+				es = append(es, it.e)
+				out = append(out, types.Column{Name: it.name, T: it.e.Type()})
+			}
+			continue
+		}
+		e := b.finalize(b.expr(ctx, f.Expr))
+		name := f.AsName.O
+		if name == "" {
+			name = b.colName(f.Expr)
+		}
+		es = append(es, e)
+		out = append(out, types.Column{Name: name, T: e.Type()})
+	}
+	return es, out
+}
+
+func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
+	if n.Order != nil || n.Limit != nil || n.MultipleTable {
+		failf(pgerr.FeatureNotSupported, "this form of UPDATE is not supported")
+	}
+	rel, alias := b.targetTable(n.TableRefs, "UPDATE")
+	sc := tableScope(rel, alias)
+	var input Plan = scanAll(rel)
+	if n.Where != nil {
+		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
+	}
+	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols))}
+	ctx := &exprCtx{s: sc, clause: "UPDATE"}
+	for _, a := range n.List {
+		i := findColumn(rel, a.Column.Name.O)
+		if i < 0 || rel.Cols[i].Hidden {
+			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
+		}
+		if upd.Set[i] != nil {
+			failf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", a.Column.Name.O)
+		}
+		if _, isDef := a.Expr.(*ast.DefaultExpr); isDef {
+			upd.Set[i] = b.defaultExpr(rel, i)
+			continue
+		}
+		upd.Set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
+	}
+	upd.Returning, upd.Out = b.returning(rel, alias)
+	return upd
+}
+
+func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
+	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
+		failf(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
+	}
+	rel, alias := b.targetTable(n.TableRefs, "DELETE")
+	sc := tableScope(rel, alias)
+	var input Plan = scanAll(rel)
+	if n.Where != nil {
+		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
+	}
+	del := &Delete{Rel: rel, Input: input}
+	del.Returning, del.Out = b.returning(rel, alias)
+	return del
+}
+
+var _ = sql.Parse

@@ -1,0 +1,706 @@
+package planner
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/types"
+)
+
+// exprCtx is where an expression is being bound.
+type exprCtx struct {
+	s *scope
+	// agg is set when binding above an aggregation (select list, HAVING,
+	// ORDER BY of a grouped query): aggregate calls become references to
+	// the Agg's outputs and other column references must be group keys.
+	agg *aggState
+	// win is set where window functions are allowed (select list, ORDER BY).
+	win *winState
+	// clause names the clause for "not allowed in" errors ("WHERE").
+	clause string
+}
+
+// aggState collects the group keys and aggregate calls of one query.
+type aggState struct {
+	from      *scope
+	keys      []Expr
+	keyStrs   []string
+	aggs      []AggCall
+	aggStrs   []string
+	keyOffset int // always 0: keys come first in Agg's output
+}
+
+// keyIndexOfCol returns the group key position that is exactly input
+// column idx, or -1.
+func (a *aggState) keyIndexOfCol(idx int) int {
+	for i, k := range a.keys {
+		if c, ok := k.(*ColRef); ok && c.Idx == idx {
+			return i
+		}
+	}
+	return -1
+}
+
+// winState collects a query's window calls. Their output columns come
+// after the window input's columns, whose count is only known once all of
+// the select list is bound, so references are patched afterwards.
+type winState struct {
+	calls []WindowCall
+	refs  []*ColRef // refs[i] reads calls[i]; Idx is patched
+	specs map[string]*ast.WindowSpec
+}
+
+func (b *binder) exprs(c *exprCtx, ns []ast.ExprNode) []Expr {
+	out := make([]Expr, len(ns))
+	for i, n := range ns {
+		out[i] = b.expr(c, n)
+	}
+	return out
+}
+
+// expr binds one expression.
+func (b *binder) expr(c *exprCtx, n ast.ExprNode) Expr {
+	if p, ok := n.(*ast.ParenthesesExpr); ok {
+		return b.expr(c, p.Expr)
+	}
+	if c.agg != nil {
+		if name, ok := b.isAggregate(n); ok {
+			return b.bindAggCall(c, n, name)
+		}
+		switch n.(type) {
+		case *sql.Literal, *sql.ParamMarker, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.WindowFuncExpr:
+		default:
+			if !b.containsAggOrWindow(n) {
+				plain := &exprCtx{s: c.agg.from, clause: c.clause}
+				e := b.expr(plain, n)
+				k := exprKey(e)
+				for i, ks := range c.agg.keyStrs {
+					if ks == k {
+						return &ColRef{Idx: i, T: e.Type(), Name: FormatExpr(c.agg.keys[i])}
+					}
+				}
+				if _, isCol := n.(*ast.ColumnNameExpr); isCol {
+					if cr, ok := e.(*ColRef); ok {
+						fail(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", cr.Name).WithPosition(b.pos(n)))
+					}
+					return e // an outer reference is a constant here
+				}
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *sql.ParamMarker:
+		num := n.Order + 1
+		if n.Order < len(b.q.Params) {
+			num = b.q.Params[n.Order]
+		}
+		if num > len(b.params) {
+			grow := make([]types.T, num)
+			copy(grow, b.params)
+			for i := len(b.params); i < num; i++ {
+				grow[i] = types.TUnknown
+			}
+			b.params = grow
+		}
+		return &Param{N: num, T: b.params[num-1]}
+	case *sql.Literal:
+		return b.literal(n)
+	case *ast.ColumnNameExpr:
+		return b.resolveColumn(c.s, n.Name, n)
+	case *ast.BinaryOperationExpr:
+		return b.binary(c, n)
+	case *ast.UnaryOperationExpr:
+		return b.unary(c, n)
+	case *ast.IsNullExpr:
+		return &IsNull{Arg: b.expr(c, n.Expr), Not: n.Not}
+	case *ast.IsTruthExpr:
+		arg := b.boolArg(b.expr(c, n.Expr), "IS TRUE")
+		want := "false"
+		if n.True > 0 {
+			want = "true"
+		}
+		return &IsBool{Arg: arg, Want: want, Not: n.Not}
+	case *ast.PatternLikeOrIlikeExpr:
+		op := "~~"
+		if !n.IsLike {
+			op = "~~*"
+		}
+		if n.Escape != '\\' && n.Escape != 0 {
+			failf(pgerr.FeatureNotSupported, "LIKE ... ESCAPE is not supported")
+		}
+		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, n.Pattern)}, n)
+		if n.Not {
+			return &Not{Arg: e}
+		}
+		return e
+	case *ast.PatternRegexpExpr:
+		op := "~"
+		pat := n.Pattern
+		if f, ok := pat.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_icase" && len(f.Args) == 1 {
+			op, pat = "~*", f.Args[0]
+		}
+		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, pat)}, n)
+		if n.Not {
+			return &Not{Arg: e}
+		}
+		return e
+	case *ast.PatternInExpr:
+		return b.in(c, n)
+	case *ast.BetweenExpr:
+		x, lo, hi := b.expr(c, n.Expr), b.expr(c, n.Left), b.expr(c, n.Right)
+		if n.Not {
+			return &Or{Args: []Expr{b.op("<", []Expr{x, lo}, n), b.op(">", []Expr{x, hi}, n)}}
+		}
+		return &And{Args: []Expr{b.op(">=", []Expr{x, lo}, n), b.op("<=", []Expr{x, hi}, n)}}
+	case *ast.CaseExpr:
+		return b.caseExpr(c, n)
+	case *ast.FuncCallExpr:
+		return b.funcCall(c, n)
+	case *ast.AggregateFuncExpr:
+		fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
+	case *ast.WindowFuncExpr:
+		return b.windowCall(c, n)
+	case *ast.SubqueryExpr:
+		return b.subquery(c, n, SubScalar, nil, "")
+	case *ast.ExistsSubqueryExpr:
+		sq, ok := n.Sel.(*ast.SubqueryExpr)
+		if !ok {
+			failf(pgerr.SyntaxError, "syntax error in EXISTS")
+		}
+		e := b.subquery(c, sq, SubExists, nil, "")
+		if n.Not {
+			return &Not{Arg: e}
+		}
+		return e
+	case *ast.CompareSubqueryExpr:
+		sq, ok := n.R.(*ast.SubqueryExpr)
+		if !ok {
+			failf(pgerr.FeatureNotSupported, "ANY/ALL over a non-subquery is not supported")
+		}
+		op := cmpOp(n.Op)
+		if op == "" {
+			failf(pgerr.SyntaxError, "operator %s is not a comparison", n.Op)
+		}
+		kind := SubAny
+		if n.All {
+			kind = SubAll
+		}
+		return b.subquery(c, sq, kind, b.expr(c, n.L), op)
+	case *ast.DefaultExpr:
+		failf(pgerr.SyntaxError, "DEFAULT is not allowed in this context")
+	case *ast.RowExpr:
+		failf(pgerr.FeatureNotSupported, "row constructors are not supported")
+	}
+	failf(pgerr.FeatureNotSupported, "expression %T is not supported", n)
+	return nil
+}
+
+func (c *exprCtx) clauseName() string {
+	if c.clause == "" {
+		return "this context"
+	}
+	return c.clause
+}
+
+// literal binds a literal per Postgres's lexer rules: integers are int4,
+// int8 or numeric by size; decimals and exponent forms are numeric;
+// strings are of unknown type until context resolves them.
+func (b *binder) literal(l *sql.Literal) Expr {
+	switch v := l.Value.(type) {
+	case nil:
+		return &Const{V: types.NullDatum, T: types.TUnknown}
+	case bool:
+		return &Const{V: types.DBool(v), T: types.TBool}
+	case int:
+		return intConst(int64(v))
+	case int64:
+		return intConst(v)
+	case uint64:
+		if v <= math.MaxInt64 {
+			return intConst(int64(v))
+		}
+		d, _, err := apd.NewFromString(strconv.FormatUint(v, 10))
+		if err != nil {
+			failf(pgerr.InternalError, "bad integer literal %d", v)
+		}
+		return &Const{V: types.DDecimal(d), T: types.TNumeric}
+	case sql.DecimalText:
+		d, _, err := apd.NewFromString(string(v))
+		if err != nil {
+			failf(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%s\"", v)
+		}
+		return &Const{V: types.DDecimal(d), T: types.TNumeric}
+	case float64:
+		d, _, err := apd.NewFromString(strconv.FormatFloat(v, 'g', -1, 64))
+		if err != nil {
+			failf(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \"%v\"", v)
+		}
+		if d.Exponent > 0 {
+			d.Coeff.Mul(&d.Coeff, apd.NewBigInt(0).Exp(apd.NewBigInt(10), apd.NewBigInt(int64(d.Exponent)), nil))
+			d.Exponent = 0
+		}
+		return &Const{V: types.DDecimal(d), T: types.TNumeric}
+	case string:
+		return &Const{V: types.DString(v), T: types.TUnknown}
+	case []byte:
+		return &Const{V: types.DString(string(v)), T: types.TBytea}
+	}
+	failf(pgerr.FeatureNotSupported, "literal of type %T is not supported", l.Value)
+	return nil
+}
+
+func intConst(v int64) *Const {
+	if v >= math.MinInt32 && v <= math.MaxInt32 {
+		return &Const{V: types.DInt(v), T: types.TInt4}
+	}
+	return &Const{V: types.DInt(v), T: types.TInt8}
+}
+
+// isUnknown reports whether e's type is still open: an untyped literal or
+// NULL, or a parameter without a known type.
+func (b *binder) isUnknown(e Expr) bool {
+	switch x := e.(type) {
+	case *Const:
+		return x.T.ID == types.Unknown
+	case *Param:
+		return b.params[x.N-1].ID == types.Unknown
+	}
+	return false
+}
+
+func (b *binder) typeOf(e Expr) types.T {
+	if p, ok := e.(*Param); ok {
+		return b.params[p.N-1]
+	}
+	return e.Type()
+}
+
+// coerce converts e to t in context cc, or returns nil when no such
+// conversion exists.
+func (b *binder) tryCoerce(e Expr, t types.T, cc castContext) Expr {
+	if t.ID == types.Unknown {
+		return e
+	}
+	switch x := e.(type) {
+	case *Const:
+		if x.T.ID == types.Unknown {
+			if x.V.Null {
+				return &Const{V: types.NullDatum, T: t}
+			}
+			return b.convertLiteral(x.V.S, t)
+		}
+	case *Param:
+		if b.params[x.N-1].ID == types.Unknown {
+			b.params[x.N-1] = t
+			return &Param{N: x.N, T: t}
+		}
+	}
+	from := b.typeOf(e)
+	if from.ID == t.ID && (t.Mod < 0 || from.Mod == t.Mod) {
+		return e
+	}
+	if !canCoerce(from.ID, t.ID, cc) {
+		return nil
+	}
+	// Widening an integer constant needs no run-time cast.
+	if k, ok := e.(*Const); ok && from.IsInteger() && (t.ID == types.Int8 || (t.ID == types.Int4 && from.ID == types.Int2)) {
+		return &Const{V: k.V, T: t}
+	}
+	return &Cast{Arg: e, T: t, Assign: cc == ctxAssignment}
+}
+
+// coerce is tryCoerce that fails with 42804 naming what.
+func (b *binder) coerce(e Expr, t types.T, cc castContext, what string) Expr {
+	if out := b.tryCoerce(e, t, cc); out != nil {
+		return out
+	}
+	fail(typeErrorf("%s must be type %s, not type %s", what, t, b.typeOf(e)))
+	return nil
+}
+
+// convertLiteral turns the text of an untyped literal into a value of t.
+// Values whose parsing does not depend on the session (numbers, strings,
+// booleans, intervals) are parsed now, as Postgres does, so bad input
+// fails at bind time; the others stay a cast from text evaluated at run
+// time.
+func (b *binder) convertLiteral(s string, t types.T) Expr {
+	switch t.ID {
+	case types.Text, types.Name:
+		return &Const{V: types.DString(s), T: t}
+	case types.Varchar:
+		if t.Mod < 0 {
+			return &Const{V: types.DString(s), T: t}
+		}
+	case types.Date, types.Time, types.Timestamp, types.Timestamptz:
+		return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
+	}
+	d, err := types.ParseText(s, t, time.UTC)
+	if err == nil {
+		return &Const{V: d, T: t}
+	}
+	if pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+		fail(pgerr.As(err))
+	}
+	return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
+}
+
+// finalize resolves a still-unknown expression to text, as Postgres does
+// for output columns and other places without context.
+func (b *binder) finalize(e Expr) Expr {
+	if b.isUnknown(e) {
+		return b.tryCoerce(e, types.TText, ctxImplicit)
+	}
+	return e
+}
+
+// boolArg coerces e to boolean for AND/OR/NOT/WHERE.
+func (b *binder) boolArg(e Expr, what string) Expr {
+	if out := b.tryCoerce(e, types.TBool, ctxImplicit); out != nil {
+		return out
+	}
+	fail(typeErrorf("argument of %s must be type boolean, not type %s", what, b.typeOf(e)))
+	return nil
+}
+
+func cmpOp(op opcode.Op) string {
+	switch op {
+	case opcode.EQ:
+		return "="
+	case opcode.NE:
+		return "<>"
+	case opcode.LT:
+		return "<"
+	case opcode.LE:
+		return "<="
+	case opcode.GT:
+		return ">"
+	case opcode.GE:
+		return ">="
+	}
+	return ""
+}
+
+func (b *binder) binary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
+	switch n.Op {
+	case opcode.LogicAnd, opcode.LogicOr:
+		what := "AND"
+		if n.Op == opcode.LogicOr {
+			what = "OR"
+		}
+		l := b.boolArg(b.expr(c, n.L), what)
+		r := b.boolArg(b.expr(c, n.R), what)
+		var args []Expr
+		for _, x := range []Expr{l, r} {
+			if a, ok := x.(*And); ok && n.Op == opcode.LogicAnd {
+				args = append(args, a.Args...)
+			} else if o, ok := x.(*Or); ok && n.Op == opcode.LogicOr {
+				args = append(args, o.Args...)
+			} else {
+				args = append(args, x)
+			}
+		}
+		if n.Op == opcode.LogicAnd {
+			return &And{Args: args}
+		}
+		return &Or{Args: args}
+	case opcode.NullEQ:
+		// a <=> b is IS NOT DISTINCT FROM (the bridge writes IS DISTINCT
+		// FROM as NOT (a <=> b)). It is bound with the existing nodes:
+		// CASE WHEN a IS NULL THEN b IS NULL WHEN b IS NULL THEN false
+		// ELSE a = b END.
+		l, r := b.expr(c, n.L), b.expr(c, n.R)
+		eq := b.op("=", []Expr{l, r}, n)
+		call := eq.(*Call)
+		l, r = call.Args[0], call.Args[1]
+		return &Case{Whens: []When{
+			{Cond: &IsNull{Arg: l}, Then: &IsNull{Arg: r}},
+			{Cond: &IsNull{Arg: r}, Then: &Const{V: types.DBool(false), T: types.TBool}},
+		}, Else: eq, T: types.TBool}
+	case opcode.IntDiv:
+		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"DIV\"").WithPosition(b.pos(n)))
+	case opcode.LogicXor:
+		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"XOR\"").WithPosition(b.pos(n)))
+	}
+	var sym string
+	switch n.Op {
+	case opcode.Plus:
+		sym = "+"
+	case opcode.Minus:
+		sym = "-"
+	case opcode.Mul:
+		sym = "*"
+	case opcode.Div:
+		sym = "/"
+	case opcode.Mod:
+		sym = "%"
+	case opcode.Xor:
+		sym = "^"
+	case opcode.And:
+		sym = "&"
+	case opcode.Or:
+		sym = "|"
+	case opcode.LeftShift:
+		sym = "<<"
+	case opcode.RightShift:
+		sym = ">>"
+	default:
+		sym = cmpOp(n.Op)
+	}
+	if sym == "" {
+		failf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
+	}
+	return b.op(sym, []Expr{b.expr(c, n.L), b.expr(c, n.R)}, n)
+}
+
+func (b *binder) unary(c *exprCtx, n *ast.UnaryOperationExpr) Expr {
+	switch n.Op {
+	case opcode.Not, opcode.Not2:
+		return &Not{Arg: b.boolArg(b.expr(c, n.V), "NOT")}
+	case opcode.Plus:
+		return b.expr(c, n.V)
+	case opcode.Minus:
+		// Postgres's grammar folds the minus into a numeric literal, so
+		// -2147483648 is an int4.
+		if l, ok := unparen(n.V).(*sql.Literal); ok {
+			switch v := l.Value.(type) {
+			case int64:
+				return intConst(-v)
+			case int:
+				return intConst(-int64(v))
+			case uint64:
+				if v == 1<<63 {
+					return &Const{V: types.DInt(math.MinInt64), T: types.TInt8}
+				}
+			}
+			if c, ok := b.literal(l).(*Const); ok && c.T.ID == types.Numeric {
+				d := new(apd.Decimal).Neg(c.V.D)
+				return &Const{V: types.DDecimal(d), T: types.TNumeric}
+			}
+		}
+		return b.op("neg", []Expr{b.expr(c, n.V)}, n)
+	case opcode.BitNeg:
+		return b.op("~", []Expr{b.expr(c, n.V)}, n)
+	}
+	failf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
+	return nil
+}
+
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
+}
+
+// op resolves and applies an operator (§10.2).
+func (b *binder) op(name string, args []Expr, node ast.Node) Expr {
+	return b.call(name, args, node, true, Scalar)
+}
+
+// call resolves a function or operator over bound args and coerces them.
+func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind FuncKind) *Call {
+	var cands []*Overload
+	for _, o := range Overloads(name) {
+		if o.Kind == kind || (kind == WindowOnly && o.Kind == Aggregate) {
+			cands = append(cands, o)
+		}
+	}
+	an := make([]argNode, len(args))
+	for i, a := range args {
+		an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+	}
+	o, amb := resolveOverload(cands, an)
+	if o == nil {
+		fail(b.noSuchFunc(name, an, isOp, node))
+	}
+	if amb {
+		if isOp {
+			fail(pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s", opSig(name, an)).
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.").WithPosition(b.pos(node)))
+		}
+		fail(pgerr.New(pgerr.AmbiguousFunction, "function %s is not unique", funcSig(name, an)).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.").WithPosition(b.pos(node)))
+	}
+	ps, _ := expandParams(o, len(args))
+	out := make([]Expr, len(args))
+	ts := make([]types.T, len(args))
+	for i, a := range args {
+		var t types.T
+		if ps[i] == types.Unknown {
+			t = b.typeOf(a)
+			if t.ID == types.Unknown {
+				t = types.TText
+			}
+		} else {
+			t = types.T{ID: ps[i], Mod: -1}
+			// Keep the argument's modifier when the family matches, so
+			// numeric(10,2) + numeric keeps its scale information.
+			if at := b.typeOf(a); at.ID == t.ID {
+				t = at
+			}
+		}
+		out[i] = b.tryCoerce(a, t, ctxImplicit)
+		if out[i] == nil {
+			fail(b.noSuchFunc(name, an, isOp, node))
+		}
+		ts[i] = b.typeOf(out[i])
+	}
+	return &Call{Fn: name, Args: out, T: o.Result(ts)}
+}
+
+func opSig(name string, an []argNode) string {
+	if name == "neg" {
+		name = "-"
+	}
+	if len(an) == 1 {
+		return name + " " + an[0].t.String()
+	}
+	return an[0].t.String() + " " + name + " " + an[1].t.String()
+}
+
+func funcSig(name string, an []argNode) string {
+	parts := make([]string, len(an))
+	for i, a := range an {
+		parts[i] = a.t.String()
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node) *pgerr.Error {
+	if isOp {
+		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(name, an)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
+	}
+	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(name, an)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
+}
+
+// in binds x IN (list) and x IN (subquery).
+func (b *binder) in(c *exprCtx, n *ast.PatternInExpr) Expr {
+	x := b.expr(c, n.Expr)
+	if n.Sel != nil {
+		sq, ok := unparen(n.Sel).(*ast.SubqueryExpr)
+		if !ok {
+			failf(pgerr.FeatureNotSupported, "IN over %T is not supported", n.Sel)
+		}
+		if n.Not {
+			return b.subquery(c, sq, SubAll, x, "<>")
+		}
+		return b.subquery(c, sq, SubAny, x, "=")
+	}
+	list := b.exprs(c, n.List)
+	return b.inList(x, list, n.Not, n)
+}
+
+func (b *binder) inList(x Expr, list []Expr, not bool, node ast.Node) Expr {
+	ts := []types.T{b.typeOf(x)}
+	for _, e := range list {
+		ts = append(ts, b.typeOf(e))
+	}
+	t, err := commonType("IN", ts)
+	if err != nil {
+		// Postgres falls back to x = e1 OR x = e2 ... with per-pair
+		// operator resolution.
+		var ors []Expr
+		for _, e := range list {
+			ors = append(ors, b.op("=", []Expr{x, e}, node))
+		}
+		var out Expr = &Or{Args: ors}
+		if len(ors) == 1 {
+			out = ors[0]
+		}
+		if not {
+			return &Not{Arg: out}
+		}
+		return out
+	}
+	// The comparison must exist for the common type.
+	eq := b.op("=", []Expr{b.tryCoerce(x, t, ctxImplicit), b.tryCoerce(&Const{V: types.NullDatum, T: t}, t, ctxImplicit)}, node).(*Call)
+	t = eq.Args[0].Type()
+	out := &InList{Arg: b.tryCoerce(x, t, ctxImplicit), Not: not}
+	for _, e := range list {
+		out.List = append(out.List, b.tryCoerce(e, t, ctxImplicit))
+	}
+	return out
+}
+
+func (b *binder) caseExpr(c *exprCtx, n *ast.CaseExpr) Expr {
+	var arg Expr
+	if n.Value != nil {
+		arg = b.expr(c, n.Value)
+	}
+	out := &Case{}
+	var results []Expr
+	var elseE Expr
+	if n.ElseClause != nil {
+		elseE = b.expr(c, n.ElseClause)
+	}
+	for _, w := range n.WhenClauses {
+		var cond Expr
+		if arg != nil {
+			cond = b.op("=", []Expr{arg, b.expr(c, w.Expr)}, w)
+		} else {
+			cond = b.boolArg(b.expr(c, w.Expr), "CASE/WHEN")
+		}
+		then := b.expr(c, w.Result)
+		out.Whens = append(out.Whens, When{Cond: cond, Then: then})
+		results = append(results, then)
+	}
+	// Postgres puts the ELSE branch first when choosing the type.
+	ts := []types.T{}
+	if elseE != nil {
+		ts = append(ts, b.typeOf(elseE))
+	}
+	for _, r := range results {
+		ts = append(ts, b.typeOf(r))
+	}
+	t, err := commonType("CASE", ts)
+	if err != nil {
+		fail(pgerr.As(err).WithPosition(b.pos(n)))
+	}
+	for i := range out.Whens {
+		out.Whens[i].Then = b.mustCoerce(out.Whens[i].Then, t, "CASE")
+	}
+	if elseE != nil {
+		out.Else = b.mustCoerce(elseE, t, "CASE")
+	}
+	out.T = t
+	return out
+}
+
+// mustCoerce coerces e implicitly to t, which commonType chose so that it
+// is always possible.
+func (b *binder) mustCoerce(e Expr, t types.T, context string) Expr {
+	if out := b.tryCoerce(e, t, ctxImplicit); out != nil {
+		return out
+	}
+	fail(typeErrorf("%s could not convert type %s to %s", context, b.typeOf(e), t))
+	return nil
+}
+
+// unify coerces es to their common type.
+func (b *binder) unify(context string, es []Expr, node ast.Node) ([]Expr, types.T) {
+	ts := make([]types.T, len(es))
+	for i, e := range es {
+		ts[i] = b.typeOf(e)
+	}
+	t, err := commonType(context, ts)
+	if err != nil {
+		fail(pgerr.As(err).WithPosition(b.pos(node)))
+	}
+	out := make([]Expr, len(es))
+	for i, e := range es {
+		out[i] = b.mustCoerce(e, t, context)
+	}
+	return out, t
+}

@@ -1,0 +1,560 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/types"
+)
+
+// funcCall binds a function call, including the pg_* forms the dialect
+// bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
+func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	name := n.FnName.L
+	switch name {
+	case "pg_cast":
+		return b.pgCast(c, n)
+	case "pg_extract":
+		if len(n.Args) != 2 {
+			failf(pgerr.SyntaxError, "syntax error in EXTRACT")
+		}
+		field := b.expr(c, n.Args[0])
+		return b.call("pg_extract", []Expr{field, b.expr(c, n.Args[1])}, n, false, Scalar)
+	case "pg_nulls_first", "pg_nulls_last":
+		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"NULLS\"").WithPosition(b.pos(n)))
+	case "pg_icase":
+		failf(pgerr.SyntaxError, "syntax error in regular expression match")
+	case "concat": // the || operator
+		args := b.exprs(c, n.Args)
+		e := args[0]
+		for _, a := range args[1:] {
+			e = b.op("||", []Expr{e, a}, n)
+		}
+		return e
+	case "pg_concat":
+		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains":
+		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
+			"pg_json_path_text": "#>>", "pg_json_contains": "@>"}[name]
+		if len(n.Args) != 2 {
+			failf(pgerr.SyntaxError, "syntax error at or near \"%s\"", sym)
+		}
+		// The registry keeps jsonb operators under the bridge's names.
+		return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
+	case "coalesce":
+		if len(n.Args) == 0 {
+			failf(pgerr.SyntaxError, "syntax error at or near \")\"")
+		}
+		args, t := b.unify("COALESCE", b.exprs(c, n.Args), n)
+		return &Coalesce{Args: args, T: t}
+	case "nullif":
+		if len(n.Args) != 2 {
+			fail(b.noSuchFunc("nullif", nil, false, n))
+		}
+		eq := b.op("=", b.exprs(c, n.Args), n).(*Call)
+		a := eq.Args[0]
+		return &Case{Whens: []When{{Cond: eq, Then: &Const{V: types.NullDatum, T: a.Type()}}}, Else: a, T: a.Type()}
+	case "greatest", "least":
+		args, t := b.unify(strings.ToUpper(name), b.exprs(c, n.Args), n)
+		return &Call{Fn: name, Args: args, T: t}
+	case "pg_array":
+		args, _ := b.unify("ARRAY", b.exprs(c, n.Args), n)
+		for i, a := range args {
+			args[i] = b.coerce(a, types.TText, ctxAssignment, "array element")
+		}
+		return b.call("array", args, n, false, Scalar)
+	case "pg_array_subquery":
+		if len(n.Args) == 1 {
+			if sq, ok := unparen(n.Args[0]).(*ast.SubqueryExpr); ok {
+				return b.subquery(c, sq, SubArray, nil, "")
+			}
+		}
+		failf(pgerr.SyntaxError, "syntax error in ARRAY(subquery)")
+	case "pg_any_eq":
+		if len(n.Args) == 2 {
+			x := b.expr(c, n.Args[0])
+			switch arr := unparen(n.Args[1]).(type) {
+			case *ast.FuncCallExpr:
+				if arr.FnName.L == "pg_array" {
+					return b.inList(x, b.exprs(c, arr.Args), false, n)
+				}
+				if arr.FnName.L == "pg_array_subquery" && len(arr.Args) == 1 {
+					if sq, ok := unparen(arr.Args[0]).(*ast.SubqueryExpr); ok {
+						return b.subquery(c, sq, SubAny, x, "=")
+					}
+				}
+			}
+			return b.call("pg_any_eq", []Expr{x, b.expr(c, n.Args[1])}, n, false, Scalar)
+		}
+	}
+	if _, ok := b.isAggregate(n); ok {
+		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
+	}
+	return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
+}
+
+// lookupType parses a type name as written in a cast.
+func (b *binder) lookupType(text string, node ast.Node) types.T {
+	tn, err := parseType(text)
+	if err != nil {
+		fail(pgerr.As(err).WithPosition(b.pos(node)))
+	}
+	return tn.T
+}
+
+// castTypeText returns the type text of pg_cast's second argument.
+func castTypeText(n *ast.FuncCallExpr) string {
+	if len(n.Args) != 2 {
+		failf(pgerr.SyntaxError, "syntax error in cast")
+	}
+	l, ok := n.Args[1].(*sql.Literal)
+	if !ok {
+		failf(pgerr.SyntaxError, "syntax error in cast")
+	}
+	s, ok := l.Value.(string)
+	if !ok {
+		failf(pgerr.SyntaxError, "syntax error in cast")
+	}
+	return s
+}
+
+// lenientTypeName reports casts to types weir lacks that psql's catalog
+// queries use, normalised ("regclass").
+func lenientTypeName(text string) string {
+	t := strings.ToLower(strings.TrimSpace(text))
+	t = strings.TrimPrefix(t, "pg_catalog.")
+	switch t {
+	case "regclass", "regtype", "regproc", "regprocedure", "regnamespace", "regrole", "regoper", "regconfig":
+		return t
+	}
+	return ""
+}
+
+// pgCast binds pg_cast(x, 'type'), an explicit Postgres cast.
+func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	text := castTypeText(n)
+	if reg := lenientTypeName(text); reg != "" {
+		x := b.expr(c, n.Args[0])
+		if reg == "regclass" {
+			if k, ok := x.(*Const); ok && k.T.ID == types.Unknown && !k.V.Null {
+				return &Const{V: types.DInt(int64(b.relationOID(k.V.S, n))), T: types.TOid}
+			}
+		}
+		return b.explicitCast(x, types.TOid, n)
+	}
+	t := b.lookupType(text, n)
+	// 'name'::regclass::text is the relation's name.
+	if inner, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && inner.FnName.L == "pg_cast" &&
+		lenientTypeName(castTypeText(inner)) == "regclass" && t.IsString() {
+		if l, ok := unparen(inner.Args[0]).(*sql.Literal); ok {
+			if s, ok := l.Value.(string); ok {
+				b.relationOID(s, inner)
+				name := s
+				if i := strings.LastIndexByte(s, '.'); i >= 0 {
+					name = s[i+1:]
+				}
+				return &Const{V: types.DString(strings.Trim(name, "\"")), T: t}
+			}
+		}
+	}
+	return b.explicitCast(b.expr(c, n.Args[0]), t, n)
+}
+
+// explicitCast converts x to t as CAST / :: do.
+func (b *binder) explicitCast(x Expr, t types.T, node ast.Node) Expr {
+	if b.isUnknown(x) {
+		return b.tryCoerce(x, t, ctxExplicit)
+	}
+	from := b.typeOf(x)
+	if from == t {
+		return x
+	}
+	if castKind(from.ID, t.ID) == ctxNone && t.ID != from.ID {
+		fail(pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t).WithPosition(b.pos(node)))
+	}
+	return &Cast{Arg: x, T: t}
+}
+
+// relationOID resolves a relation name written as a regclass literal.
+func (b *binder) relationOID(s string, node ast.Node) uint32 {
+	schema, name := "", s
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		schema, name = s[:i], s[i+1:]
+	}
+	fold := func(x string) string {
+		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
+			return x[1 : len(x)-1]
+		}
+		return strings.ToLower(x)
+	}
+	schema, name = fold(schema), fold(name)
+	if rel, ok := b.cat.Relation(schema, name); ok {
+		return rel.OID
+	}
+	if _, _, ok := b.cat.SystemTable(schema, name); ok {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "regclass of system table \"%s\" is not supported", s).WithPosition(b.pos(node)))
+	}
+	fail(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", s).WithPosition(b.pos(node)))
+	return 0
+}
+
+// isAggregate reports whether n is an aggregate call, returning the
+// function's name.
+func (b *binder) isAggregate(n ast.ExprNode) (string, bool) {
+	switch n := n.(type) {
+	case *ast.AggregateFuncExpr:
+		name := strings.ToLower(n.F)
+		if name == "group_concat" {
+			name = "string_agg"
+		}
+		return name, true
+	case *ast.FuncCallExpr:
+		for _, o := range Overloads(n.FnName.L) {
+			if o.Kind == Aggregate {
+				return n.FnName.L, true
+			}
+		}
+	}
+	return "", false
+}
+
+// aggFinder looks for aggregate or window calls outside subqueries.
+type aggFinder struct {
+	b     *binder
+	found bool
+}
+
+func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SubqueryExpr:
+		return n, true
+	case *ast.WindowFuncExpr:
+		v.found = true
+		return n, true
+	case ast.ExprNode:
+		if _, ok := v.b.isAggregate(n); ok {
+			v.found = true
+			return n, true
+		}
+	}
+	return n, false
+}
+
+func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func (b *binder) containsAggOrWindow(n ast.Node) bool {
+	if n == nil {
+		return false
+	}
+	v := &aggFinder{b: b}
+	n.Accept(v)
+	return v.found
+}
+
+// containsAgg reports an aggregate call (not counting those inside window
+// function arguments' OVER, which still count) outside subqueries.
+func (b *binder) containsAgg(n ast.Node) bool {
+	if n == nil {
+		return false
+	}
+	v := &onlyAggFinder{b: b}
+	n.Accept(v)
+	return v.found
+}
+
+type onlyAggFinder struct {
+	b     *binder
+	found bool
+}
+
+func (v *onlyAggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SubqueryExpr:
+		return n, true
+	case *ast.WindowFuncExpr:
+		// An aggregate OVER a window is not a grouping aggregate, but its
+		// arguments may hold one.
+		for _, a := range n.Args {
+			if v.b.containsAgg(a) {
+				v.found = true
+			}
+		}
+		return n, true
+	case ast.ExprNode:
+		if _, ok := v.b.isAggregate(n); ok {
+			v.found = true
+			return n, true
+		}
+	}
+	return n, false
+}
+
+func (v *onlyAggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// bindAggCall binds an aggregate call above the aggregation: it becomes a
+// reference to the Agg's output column for the call.
+func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
+	inner := &exprCtx{s: c.agg.from, clause: "aggregate function calls"}
+	var args []ast.ExprNode
+	var order *ast.OrderByClause
+	distinct := false
+	switch n := n.(type) {
+	case *ast.AggregateFuncExpr:
+		args, distinct, order = n.Args, n.Distinct, n.Order
+		if strings.ToLower(n.F) == "group_concat" && len(args) >= 2 {
+			// string_agg(x, sep ORDER BY ...) as the bridge writes it.
+			args = args[len(args)-2:]
+		}
+	case *ast.FuncCallExpr:
+		args = n.Args
+	}
+	// agg(args ORDER BY k1 DESC, k2) arrives from the bridge as
+	// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
+	var orderKeys []SortKey
+	if len(args) > 0 {
+		if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
+			args = args[:len(args)-1]
+			orderKeys = b.aggOrderKeys(inner, f)
+		}
+	}
+	if name == "count" && len(args) == 1 {
+		if l, ok := args[0].(*sql.Literal); ok {
+			if _, star := l.Value.(int); star { // TiDB writes count(*) as count(1) with a Go int
+				args = nil
+			}
+		}
+	}
+	for _, a := range args {
+		if b.containsAgg(a) {
+			fail(pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(b.pos(a)))
+		}
+	}
+	call := b.call(name, b.exprs(inner, args), n, false, Aggregate)
+	ac := AggCall{Fn: name, Args: call.Args, Distinct: distinct, T: call.T}
+	if order != nil {
+		ac.OrderBy = b.sortKeys(inner, order.Items)
+	}
+	if orderKeys != nil {
+		ac.OrderBy = orderKeys
+	}
+	key := aggKey(ac)
+	for j, k := range c.agg.aggStrs {
+		if k == key {
+			return &ColRef{Idx: len(c.agg.keys) + j, T: ac.T, Name: FormatAgg(ac)}
+		}
+	}
+	c.agg.aggs = append(c.agg.aggs, ac)
+	c.agg.aggStrs = append(c.agg.aggStrs, key)
+	return &ColRef{Idx: len(c.agg.keys) + len(c.agg.aggs) - 1, T: ac.T, Name: FormatAgg(ac)}
+}
+
+// aggOrderKeys binds the keys of a pg_agg_order_by(k1, 'asc', ...) call,
+// with Postgres's default NULL order (last for ASC, first for DESC) unless
+// a key is wrapped in pg_nulls_first / pg_nulls_last.
+func (b *binder) aggOrderKeys(c *exprCtx, f *ast.FuncCallExpr) []SortKey {
+	var keys []SortKey
+	for i := 0; i+1 < len(f.Args); i += 2 {
+		k := f.Args[i]
+		desc := false
+		if l, ok := f.Args[i+1].(*sql.Literal); ok {
+			desc = l.GetString() == "desc"
+		}
+		nullsFirst := desc
+		if w, ok := k.(*ast.FuncCallExpr); ok && len(w.Args) == 1 {
+			switch w.FnName.L {
+			case "pg_nulls_first":
+				k, nullsFirst = w.Args[0], true
+			case "pg_nulls_last":
+				k, nullsFirst = w.Args[0], false
+			}
+		}
+		keys = append(keys, SortKey{Expr: b.expr(c, k), Desc: desc, NullsFirst: nullsFirst})
+	}
+	return keys
+}
+
+func aggKey(a AggCall) string {
+	var sb strings.Builder
+	sb.WriteString(a.Fn)
+	if a.Distinct {
+		sb.WriteString(" distinct")
+	}
+	for _, x := range a.Args {
+		sb.WriteString("|" + exprKey(x))
+	}
+	for _, k := range a.OrderBy {
+		sb.WriteString("|o:" + exprKey(k.Expr))
+		if k.Desc {
+			sb.WriteString(" desc")
+		}
+		if k.NullsFirst {
+			sb.WriteString(" nf")
+		}
+	}
+	return sb.String()
+}
+
+// sortKeys binds ORDER BY items (of a window or an aggregate), unwrapping
+// the bridge's pg_nulls_first / pg_nulls_last markers.
+func (b *binder) sortKeys(c *exprCtx, items []*ast.ByItem) []SortKey {
+	var out []SortKey
+	for _, it := range items {
+		e, nf := unwrapNulls(it.Expr, it.Desc)
+		x := b.finalize(b.expr(c, e))
+		out = append(out, SortKey{Expr: x, Desc: it.Desc, NullsFirst: nf})
+	}
+	return out
+}
+
+// unwrapNulls strips a NULLS FIRST/LAST marker, returning the sort
+// expression and whether NULLs sort first (Postgres's default: first for
+// DESC, last for ASC).
+func unwrapNulls(e ast.ExprNode, desc bool) (ast.ExprNode, bool) {
+	if f, ok := unparen(e).(*ast.FuncCallExpr); ok && len(f.Args) == 1 {
+		switch f.FnName.L {
+		case "pg_nulls_first":
+			return f.Args[0], true
+		case "pg_nulls_last":
+			return f.Args[0], false
+		}
+	}
+	return e, desc
+}
+
+// windowCall binds fn(...) OVER (...): a reference to the Window node's
+// output column for the call.
+func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
+	if c.win == nil {
+		fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
+	}
+	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
+	name := strings.ToLower(n.Name)
+	args := n.Args
+	if name == "count" && len(args) == 1 {
+		if l, ok := args[0].(*sql.Literal); ok {
+			if _, star := l.Value.(int); star {
+				args = nil
+			}
+		}
+	}
+	call := b.call(name, b.exprs(inner, args), n, false, WindowOnly)
+	wc := WindowCall{Fn: name, Args: call.Args, T: call.T}
+	spec := b.resolveWindowSpec(c.win, &n.Spec)
+	if spec.PartitionBy != nil {
+		for _, it := range spec.PartitionBy.Items {
+			wc.PartitionBy = append(wc.PartitionBy, b.finalize(b.expr(inner, it.Expr)))
+		}
+	}
+	if spec.OrderBy != nil {
+		wc.OrderBy = b.sortKeys(inner, spec.OrderBy.Items)
+	}
+	if spec.Frame != nil {
+		wc.Frame = b.frame(inner, spec.Frame)
+	}
+	c.win.calls = append(c.win.calls, wc)
+	ref := &ColRef{T: wc.T, Name: FormatWindowCall(wc)}
+	c.win.refs = append(c.win.refs, ref)
+	return ref
+}
+
+// resolveWindowSpec merges a window clause with the named window it
+// refers to (OVER w, OVER (w ORDER BY ...)).
+func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpec {
+	ref := s.Ref.L
+	if s.Name.L != "" && s.OnlyAlias {
+		ref = s.Name.L
+	}
+	if ref == "" {
+		return *s
+	}
+	base, ok := w.specs[ref]
+	if !ok {
+		failf(pgerr.UndefinedObject, "window \"%s\" does not exist", ref)
+	}
+	merged := b.resolveWindowSpec(w, base)
+	if s.OnlyAlias {
+		return merged
+	}
+	if s.OrderBy != nil {
+		merged.OrderBy = s.OrderBy
+	}
+	if s.Frame != nil {
+		merged.Frame = s.Frame
+	}
+	return merged
+}
+
+func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
+	out := &Frame{Mode: "rows"}
+	switch f.Type {
+	case ast.Ranges:
+		out.Mode = "range"
+	case ast.Groups:
+		out.Mode = "groups"
+	}
+	bound := func(fb ast.FrameBound) FrameBound {
+		switch {
+		case fb.Type == ast.CurrentRow:
+			return FrameBound{Kind: "current_row"}
+		case fb.UnBounded && fb.Type == ast.Preceding:
+			return FrameBound{Kind: "unbounded_preceding"}
+		case fb.UnBounded:
+			return FrameBound{Kind: "unbounded_following"}
+		}
+		kind := "following"
+		if fb.Type == ast.Preceding {
+			kind = "preceding"
+		}
+		off := b.expr(c, fb.Expr)
+		if out.Mode != "range" {
+			off = b.coerce(off, types.TInt8, ctxImplicit, "argument of "+strings.ToUpper(out.Mode))
+		} else {
+			off = b.finalize(off)
+		}
+		return FrameBound{Kind: kind, Offset: off}
+	}
+	out.Start = bound(f.Extent.Start)
+	out.End = bound(f.Extent.End)
+	if f.Extent.End.Type == 0 && !f.Extent.End.UnBounded && f.Extent.End.Expr == nil {
+		// "ROWS start" without BETWEEN ends at the current row.
+		out.End = FrameBound{Kind: "current_row"}
+	}
+	return out
+}
+
+// subquery binds a subquery used as an expression.
+func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, arg Expr, op string) Expr {
+	lvl := &level{parent: c.s.lvl}
+	r := b.bindQuery(sq.Query, c.s, lvl, nil)
+	plan := r.plan
+	cols := plan.Schema()
+	out := &Subquery{Kind: kind, Arg: arg, Op: op}
+	switch kind {
+	case SubScalar, SubArray:
+		if len(cols) != 1 {
+			fail(pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(b.pos(sq)))
+		}
+		out.T = cols[0].T
+		if kind == SubArray {
+			out.T = types.TTextArray
+		}
+	case SubExists:
+		out.T = types.TBool
+	case SubAny, SubAll:
+		if len(cols) != 1 {
+			fail(pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(b.pos(sq)))
+		}
+		col := &ColRef{Idx: 0, T: cols[0].T, Name: cols[0].Name}
+		call := b.op(op, []Expr{arg, col}, sq).(*Call)
+		out.Arg = call.Args[0]
+		if call.Args[1] != Expr(col) {
+			plan = &Project{Input: plan, Exprs: []Expr{call.Args[1]}, Out: types.Schema{{Name: cols[0].Name, T: call.Args[1].Type()}}}
+		}
+		out.T = types.TBool
+	}
+	out.Plan = plan
+	out.Correlated = lvl.correlated
+	return out
+}

@@ -1,0 +1,962 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// qopts are options for binding one query.
+type qopts struct {
+	// keepUnknown leaves untyped literals in the output unresolved, for
+	// the leaves of a set operation (resolved by §10.5 across branches).
+	keepUnknown bool
+}
+
+type result struct{ plan Plan }
+
+// bindQuery binds a SELECT, VALUES or set operation.
+func (b *binder) bindQuery(n ast.ResultSetNode, outer *scope, lvl *level, o *qopts) result {
+	if o == nil {
+		o = &qopts{}
+	}
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return b.bindSelect(n, outer, lvl, o)
+	case *ast.SetOprStmt:
+		pop := b.pushWith(n.With)
+		defer pop()
+		plan := b.bindSetOpList(n.SelectList, outer, lvl)
+		plan = b.setOpOrderLimit(plan, n.OrderBy, n.Limit, outer, lvl)
+		if !o.keepUnknown {
+			plan = b.resolveUnknownOutputs(plan)
+		}
+		return result{plan}
+	}
+	failf(pgerr.FeatureNotSupported, "query %T is not supported", n)
+	return result{}
+}
+
+// pushWith makes a WITH clause's CTEs visible; the returned func pops them.
+func (b *binder) pushWith(w *ast.WithClause) func() {
+	if w == nil {
+		return func() {}
+	}
+	if w.IsRecursive {
+		failf(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
+	}
+	saved := b.ctes
+	m := map[string]*cteDef{}
+	b.ctes = append(append([]map[string]*cteDef(nil), b.ctes...), m)
+	for _, c := range w.CTEs {
+		if _, dup := m[c.Name.O]; dup {
+			failf(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", c.Name.O)
+		}
+		// A CTE sees the ones before it in the same WITH.
+		vis := append([]map[string]*cteDef(nil), saved...)
+		prev := map[string]*cteDef{}
+		for k, v := range m {
+			prev[k] = v
+		}
+		vis = append(vis, prev)
+		m[c.Name.O] = &cteDef{cte: c, ctes: vis}
+	}
+	return func() { b.ctes = saved }
+}
+
+func (b *binder) findCTE(name string) *cteDef {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if d, ok := b.ctes[i][name]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// resolveUnknownOutputs casts output columns still of unknown type to text.
+func (b *binder) resolveUnknownOutputs(p Plan) Plan {
+	sch := p.Schema()
+	need := false
+	for _, c := range sch {
+		if c.T.ID == types.Unknown {
+			need = true
+		}
+	}
+	if !need {
+		return p
+	}
+	if pr, ok := p.(*Project); ok {
+		for i, e := range pr.Exprs {
+			pr.Exprs[i] = b.finalize(e)
+			pr.Out[i].T = pr.Exprs[i].Type()
+		}
+		return pr
+	}
+	if v, ok := p.(*Values); ok {
+		for j := range v.Out {
+			if v.Out[j].T.ID == types.Unknown {
+				for _, r := range v.Rows {
+					r[j] = b.finalize(r[j])
+				}
+				v.Out[j].T = types.TText
+			}
+		}
+		return v
+	}
+	exprs := make([]Expr, len(sch))
+	out := make(types.Schema, len(sch))
+	for i, c := range sch {
+		exprs[i] = &ColRef{Idx: i, T: c.T, Name: c.Name}
+		if c.T.ID == types.Unknown {
+			exprs[i] = &Cast{Arg: exprs[i], T: types.TText}
+		}
+		out[i] = types.Column{Name: c.Name, T: exprs[i].Type()}
+	}
+	return &Project{Input: p, Exprs: exprs, Out: out}
+}
+
+// selectItem is one output column of a SELECT being bound.
+type selectItem struct {
+	name string
+	e    Expr
+	node ast.ExprNode
+}
+
+func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopts) result {
+	pop := b.pushWith(n.With)
+	defer pop()
+	if n.Kind == ast.SelectStmtKindValues {
+		p := b.bindValues(n.Lists, outer, lvl, o.keepUnknown)
+		p = b.setOpOrderLimit(p, n.OrderBy, n.Limit, outer, lvl)
+		return result{p}
+	}
+	if n.Kind == ast.SelectStmtKindTable {
+		failf(pgerr.FeatureNotSupported, "TABLE statements are not supported")
+	}
+	var plan Plan
+	var sc *scope
+	if n.From == nil {
+		plan = &Values{Rows: [][]Expr{{}}}
+		sc = &scope{parent: outer, lvl: lvl}
+	} else {
+		plan, sc = b.fromItem(n.From.TableRefs, outer, lvl)
+	}
+	if n.Where != nil {
+		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
+		plan = &Filter{Input: plan, Cond: cond}
+	}
+	win := &winState{specs: map[string]*ast.WindowSpec{}}
+	for i := range n.WindowSpecs {
+		win.specs[n.WindowSpecs[i].Name.L] = &n.WindowSpecs[i]
+	}
+	hasAgg := n.GroupBy != nil || n.Having != nil
+	for _, f := range n.Fields.Fields {
+		if f.Expr != nil && b.containsAgg(f.Expr) {
+			hasAgg = true
+		}
+	}
+	if n.OrderBy != nil {
+		for _, it := range n.OrderBy.Items {
+			if b.containsAgg(it.Expr) {
+				hasAgg = true
+			}
+		}
+	}
+	post := &exprCtx{s: sc, win: win, clause: "SELECT"}
+	var agg *aggState
+	if hasAgg {
+		agg = &aggState{from: sc}
+		if n.GroupBy != nil {
+			for _, it := range n.GroupBy.Items {
+				e := b.groupKey(sc, n.Fields.Fields, it.Expr)
+				k := exprKey(e)
+				dup := false
+				for _, ks := range agg.keyStrs {
+					if ks == k {
+						dup = true
+					}
+				}
+				if !dup {
+					agg.keys = append(agg.keys, e)
+					agg.keyStrs = append(agg.keyStrs, k)
+				}
+			}
+		}
+		sc.grouped = agg
+		post.agg = agg
+	}
+	// The select list.
+	var items []selectItem
+	for _, f := range n.Fields.Fields {
+		if f.WildCard != nil {
+			items = append(items, b.expandStar(post, sc, f.WildCard, f)...)
+			continue
+		}
+		e := b.expr(post, f.Expr)
+		if !o.keepUnknown {
+			e = b.finalize(e)
+		}
+		name := f.AsName.O
+		if name == "" {
+			name = b.colName(f.Expr)
+		}
+		items = append(items, selectItem{name: name, e: e, node: f.Expr})
+	}
+	var having Expr
+	if n.Having != nil {
+		hc := &exprCtx{s: sc, agg: agg, clause: "HAVING"}
+		having = b.boolArg(b.expr(hc, n.Having.Expr), "HAVING")
+	}
+	// ORDER BY, possibly adding hidden columns.
+	var keys []SortKey
+	var extras []Expr
+	if n.OrderBy != nil {
+		keys, extras = b.orderBy(post, n.OrderBy.Items, items, n.Distinct)
+	}
+	// Assemble the plan.
+	if agg != nil {
+		out := types.Schema{}
+		for _, k := range agg.keys {
+			out = append(out, types.Column{Name: FormatExpr(k), T: k.Type()})
+		}
+		for _, a := range agg.aggs {
+			out = append(out, types.Column{Name: FormatAgg(a), T: a.T})
+		}
+		plan = &Agg{Input: plan, GroupBy: agg.keys, Aggs: agg.aggs, Out: out}
+		if having != nil {
+			plan = &Filter{Input: plan, Cond: having}
+		}
+	}
+	if len(win.calls) > 0 {
+		in := plan.Schema()
+		out := append(types.Schema{}, in...)
+		for i, c := range win.calls {
+			win.refs[i].Idx = len(in) + i
+			out = append(out, types.Column{Name: c.Fn, T: c.T})
+		}
+		plan = &Window{Input: plan, Calls: win.calls, Out: out}
+	}
+	proj := &Project{Input: plan}
+	for _, it := range items {
+		proj.Exprs = append(proj.Exprs, it.e)
+		proj.Out = append(proj.Out, types.Column{Name: it.name, T: it.e.Type()})
+	}
+	for i, e := range extras {
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Out = append(proj.Out, types.Column{Name: fmt.Sprintf("?order%d?", i+1), T: e.Type(), Hidden: true})
+	}
+	plan = proj
+	if n.Distinct {
+		plan = &Distinct{Input: plan}
+	}
+	if len(keys) > 0 {
+		plan = &Sort{Input: plan, Keys: keys}
+	}
+	plan = b.limit(plan, n.Limit, outer, lvl)
+	if len(extras) > 0 {
+		plan = dropHidden(plan, len(items))
+	}
+	return result{plan}
+}
+
+// dropHidden projects away the columns after the first n.
+func dropHidden(p Plan, n int) Plan {
+	sch := p.Schema()
+	out := &Project{Input: p}
+	for i := 0; i < n; i++ {
+		out.Exprs = append(out.Exprs, &ColRef{Idx: i, T: sch[i].T, Name: sch[i].Name})
+		out.Out = append(out.Out, types.Column{Name: sch[i].Name, T: sch[i].T})
+	}
+	return out
+}
+
+// groupKey binds one GROUP BY item: an ordinal, an input column, an
+// output column alias, or an expression over the input (Postgres's order
+// of preference).
+func (b *binder) groupKey(sc *scope, fields []*ast.SelectField, e ast.ExprNode) Expr {
+	plain := &exprCtx{s: sc, clause: "GROUP BY"}
+	if pe, ok := unparen(e).(*ast.PositionExpr); ok {
+		k := pe.N
+		if k < 1 || k > len(fields) || fields[k-1].WildCard != nil {
+			fail(pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k).WithPosition(b.pos(e)))
+		}
+		return b.finalize(b.expr(plain, fields[k-1].Expr))
+	}
+	if l, ok := unparen(e).(*sql.Literal); ok {
+		if k, ok := l.Value.(int64); ok {
+			if k < 1 || int(k) > len(fields) || fields[k-1].WildCard != nil {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", k).WithPosition(b.pos(e)))
+			}
+			return b.finalize(b.expr(plain, fields[k-1].Expr))
+		}
+	}
+	if cn, ok := unparen(e).(*ast.ColumnNameExpr); ok && cn.Name.Table.O == "" {
+		found := false
+		for _, c := range sc.cols {
+			if c.name == cn.Name.Name.O && !c.merged {
+				found = true
+			}
+		}
+		if !found {
+			for _, f := range fields {
+				if f.WildCard == nil && f.AsName.O == cn.Name.Name.O {
+					return b.finalize(b.expr(plain, f.Expr))
+				}
+			}
+		}
+	}
+	return b.finalize(b.expr(plain, e))
+}
+
+// expandStar expands * or t.* into column references.
+func (b *binder) expandStar(c *exprCtx, sc *scope, w *ast.WildCardField, f *ast.SelectField) []selectItem {
+	tbl := w.Table.O
+	if tbl == "" && len(sc.tables) == 0 {
+		fail(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid").WithPosition(b.pos(f)))
+	}
+	if tbl != "" && !sc.hasTable(tbl) {
+		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(f)))
+	}
+	var out []selectItem
+	for _, col := range sc.cols {
+		if col.hidden {
+			continue
+		}
+		if tbl == "" && col.merged {
+			continue
+		}
+		if tbl != "" && col.table != tbl {
+			continue
+		}
+		node := &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(col.table), Name: ast.NewCIStr(col.name)}}
+		e := b.expr(c, node)
+		out = append(out, selectItem{name: col.name, e: e, node: node})
+	}
+	return out
+}
+
+// orderBy binds ORDER BY items of a SELECT. A bare name or an ordinal
+// refers to an output column; anything else is an expression over the
+// input, matched against the select list or else computed as a hidden
+// column.
+func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, distinct bool) ([]SortKey, []Expr) {
+	var keys []SortKey
+	var extras []Expr
+	for _, it := range items {
+		e, nf := unwrapNulls(it.Expr, it.Desc)
+		idx := b.outputRef(e, sel)
+		if idx < 0 {
+			x := b.finalize(b.expr(c, e))
+			k := exprKey(x)
+			for i, s := range sel {
+				if exprKey(s.e) == k {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				if distinct {
+					fail(pgerr.New(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPosition(b.pos(e)))
+				}
+				for j, ex := range extras {
+					if exprKey(ex) == k {
+						idx = len(sel) + j
+					}
+				}
+				if idx < 0 {
+					extras = append(extras, x)
+					idx = len(sel) + len(extras) - 1
+				}
+			}
+		}
+		var t types.T
+		var name string
+		if idx < len(sel) {
+			t, name = sel[idx].e.Type(), sel[idx].name
+		} else {
+			t, name = extras[idx-len(sel)].Type(), FormatExpr(extras[idx-len(sel)])
+		}
+		keys = append(keys, SortKey{Expr: &ColRef{Idx: idx, T: t, Name: name}, Desc: it.Desc, NullsFirst: nf})
+	}
+	return keys, extras
+}
+
+// outputRef resolves an ORDER BY item that is an ordinal or a bare output
+// column name; -1 when it is neither.
+func (b *binder) outputRef(e ast.ExprNode, sel []selectItem) int {
+	switch x := unparen(e).(type) {
+	case *ast.PositionExpr:
+		if x.N < 1 || x.N > len(sel) {
+			fail(pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", x.N).WithPosition(b.pos(e)))
+		}
+		return x.N - 1
+	case *sql.Literal:
+		if k, ok := x.Value.(int64); ok {
+			if k < 1 || int(k) > len(sel) {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", k).WithPosition(b.pos(e)))
+			}
+			return int(k - 1)
+		}
+	case *ast.ColumnNameExpr:
+		if x.Name.Table.O != "" {
+			return -1
+		}
+		idx := -1
+		for i, s := range sel {
+			if s.name == x.Name.Name.O {
+				if idx >= 0 && exprKey(sel[idx].e) != exprKey(s.e) {
+					fail(pgerr.New(pgerr.AmbiguousColumn, "ORDER BY \"%s\" is ambiguous", s.name).WithPosition(b.pos(e)))
+				}
+				if idx < 0 {
+					idx = i
+				}
+			}
+		}
+		return idx
+	}
+	return -1
+}
+
+// limit adds LIMIT/OFFSET (int8 expressions without column references).
+func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
+	if l == nil {
+		return p
+	}
+	empty := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "LIMIT"}
+	out := &Limit{Input: p}
+	if l.Count != nil {
+		out.Limit = b.coerce(b.expr(empty, l.Count), types.TInt8, ctxImplicit, "argument of LIMIT")
+	}
+	if l.Offset != nil {
+		empty.clause = "OFFSET"
+		out.Offset = b.coerce(b.expr(empty, l.Offset), types.TInt8, ctxImplicit, "argument of OFFSET")
+	}
+	return out
+}
+
+// setOpOrderLimit applies ORDER BY / LIMIT to a set operation or VALUES,
+// whose ORDER BY may name only output columns.
+func (b *binder) setOpOrderLimit(p Plan, ob *ast.OrderByClause, l *ast.Limit, outer *scope, lvl *level) Plan {
+	if ob != nil {
+		sch := p.Schema()
+		sel := make([]selectItem, len(sch))
+		for i, c := range sch {
+			sel[i] = selectItem{name: c.Name, e: &ColRef{Idx: i, T: c.T, Name: c.Name}}
+		}
+		var keys []SortKey
+		for _, it := range ob.Items {
+			e, nf := unwrapNulls(it.Expr, it.Desc)
+			idx := b.outputRef(e, sel)
+			if idx < 0 {
+				if cn, ok := unparen(e).(*ast.ColumnNameExpr); ok {
+					fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", cn.Name.Name.O).WithPosition(b.pos(e)))
+				}
+				fail(pgerr.New(pgerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
+					WithDetail("Only result column names can be used, not expressions or functions.").WithPosition(b.pos(e)))
+			}
+			keys = append(keys, SortKey{Expr: sel[idx].e, Desc: it.Desc, NullsFirst: nf})
+		}
+		p = &Sort{Input: p, Keys: keys}
+	}
+	return b.limit(p, l, outer, lvl)
+}
+
+// bindSetOpList folds a list of set-operation branches left to right.
+func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level) Plan {
+	pop := b.pushWith(l.With)
+	defer pop()
+	var acc Plan
+	for i, s := range l.Selects {
+		var p Plan
+		var op *ast.SetOprType
+		switch s := s.(type) {
+		case *ast.SelectStmt:
+			p = b.bindSelect(s, outer, lvl, &qopts{keepUnknown: true}).plan
+			op = s.AfterSetOperator
+		case *ast.SetOprSelectList:
+			p = b.bindSetOpList(s, outer, lvl)
+			p = b.setOpOrderLimit(p, s.OrderBy, s.Limit, outer, lvl)
+			op = s.AfterSetOperator
+		default:
+			failf(pgerr.FeatureNotSupported, "set operation branch %T is not supported", s)
+		}
+		if i == 0 {
+			acc = p
+			continue
+		}
+		acc = b.combine(acc, p, op)
+	}
+	return acc
+}
+
+func (b *binder) combine(l, r Plan, op *ast.SetOprType) Plan {
+	kind, all, word := Union, false, "UNION"
+	if op != nil {
+		switch *op {
+		case ast.UnionAll:
+			all = true
+		case ast.Intersect:
+			kind, word = Intersect, "INTERSECT"
+		case ast.IntersectAll:
+			kind, all, word = Intersect, true, "INTERSECT"
+		case ast.Except:
+			kind, word = Except, "EXCEPT"
+		case ast.ExceptAll:
+			kind, all, word = Except, true, "EXCEPT"
+		}
+	}
+	ls, rs := l.Schema(), r.Schema()
+	if len(ls) != len(rs) {
+		failf(pgerr.SyntaxError, "each %s query must have the same number of columns", word)
+	}
+	out := make(types.Schema, len(ls))
+	lc, rc := make([]Expr, len(ls)), make([]Expr, len(ls))
+	lneed, rneed := false, false
+	for i := range ls {
+		t, err := commonType(word, []types.T{ls[i].T, rs[i].T})
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		out[i] = types.Column{Name: ls[i].Name, T: t}
+		lc[i] = b.castCol(i, ls[i], t, &lneed)
+		rc[i] = b.castCol(i, rs[i], t, &rneed)
+	}
+	if lneed {
+		l = b.coerceOutputs(l, lc, out)
+	}
+	if rneed {
+		r = b.coerceOutputs(r, rc, out)
+	}
+	return &SetOp{Kind: kind, All: all, Left: l, Right: r, Out: out}
+}
+
+func withTypes(names, ts types.Schema) types.Schema {
+	out := make(types.Schema, len(names))
+	for i := range names {
+		out[i] = types.Column{Name: names[i].Name, T: ts[i].T}
+	}
+	return out
+}
+
+// coerceOutputs converts a set-operation branch's columns to the unified
+// types: in place when the branch ends in a projection (so untyped
+// literals become typed constants), else through a new projection.
+func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
+	if pr, ok := p.(*Project); ok {
+		for i := range pr.Exprs {
+			if pr.Out[i].T == want[i].T {
+				continue
+			}
+			x := pr.Exprs[i]
+			if b.typeOf(x).ID == types.Unknown && !b.isUnknown(x) {
+				x = &Cast{Arg: x, T: types.TText}
+			}
+			if c := b.tryCoerce(x, want[i].T, ctxImplicit); c != nil {
+				pr.Exprs[i] = c
+			} else {
+				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
+			}
+			pr.Out[i].T = want[i].T
+		}
+		return pr
+	}
+	if v, ok := p.(*Values); ok {
+		for j := range v.Out {
+			if v.Out[j].T == want[j].T {
+				continue
+			}
+			for _, r := range v.Rows {
+				if c := b.tryCoerce(r[j], want[j].T, ctxImplicit); c != nil {
+					r[j] = c
+				}
+			}
+			v.Out[j].T = want[j].T
+		}
+		return v
+	}
+	return &Project{Input: p, Exprs: casts, Out: withTypes(p.Schema(), want)}
+}
+
+// castCol references column i of a branch, cast to t when needed.
+func (b *binder) castCol(i int, c types.Column, t types.T, need *bool) Expr {
+	var e Expr = &ColRef{Idx: i, T: c.T, Name: c.Name}
+	if c.T == t {
+		return e
+	}
+	*need = true
+	if c.T.ID == types.Unknown {
+		return &Cast{Arg: &Cast{Arg: e, T: types.TText}, T: t}
+	}
+	return &Cast{Arg: e, T: t}
+}
+
+// bindValues binds a VALUES list: column types per §10.5, names column1..n.
+func (b *binder) bindValues(lists []*ast.RowExpr, outer *scope, lvl *level, keepUnknown bool) Plan {
+	c := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "VALUES"}
+	var rows [][]Expr
+	for _, r := range lists {
+		row := b.exprs(c, r.Values)
+		if len(rows) > 0 && len(row) != len(rows[0]) {
+			failf(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		failf(pgerr.SyntaxError, "syntax error at end of input")
+	}
+	out := make(types.Schema, len(rows[0]))
+	for j := range rows[0] {
+		col := make([]Expr, len(rows))
+		for i := range rows {
+			col[i] = rows[i][j]
+		}
+		var t types.T
+		allUnknown := true
+		for _, e := range col {
+			if !b.isUnknown(e) {
+				allUnknown = false
+			}
+		}
+		if allUnknown && keepUnknown {
+			t = types.TUnknown
+		} else {
+			col, t = b.unify("VALUES", col, nil)
+		}
+		for i := range rows {
+			rows[i][j] = col[i]
+		}
+		out[j] = types.Column{Name: fmt.Sprintf("column%d", j+1), T: t}
+	}
+	return &Values{Rows: rows, Out: out}
+}
+
+// fromItem binds a FROM item: a table, a derived table, a table function
+// or a join tree.
+func (b *binder) fromItem(n ast.ResultSetNode, outer *scope, lvl *level) (Plan, *scope) {
+	switch n := n.(type) {
+	case *ast.Join:
+		if n.Right == nil {
+			return b.fromItem(n.Left, outer, lvl)
+		}
+		return b.join(n, outer, lvl)
+	case *ast.TableSource:
+		alias := n.AsName.O
+		switch src := n.Source.(type) {
+		case *ast.TableName:
+			return b.tableRef(src, alias, outer, lvl)
+		case *ast.SelectStmt, *ast.SetOprStmt:
+			if alias == "" {
+				failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
+			}
+			r := b.bindQuery(src, outer, lvl, nil)
+			return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+		case *ast.Join:
+			return b.fromItem(src, outer, lvl)
+		}
+		failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
+	}
+	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n)
+	return nil, nil
+}
+
+// derived makes a scope for a subquery (or CTE, view) in FROM named
+// alias, renaming its columns by colAliases.
+func (b *binder) derived(p Plan, alias string, colAliases []string, outer *scope, lvl *level) (Plan, *scope) {
+	sch := p.Schema()
+	if len(colAliases) > len(sch) {
+		failf(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, len(sch), len(colAliases))
+	}
+	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
+	renamed := false
+	for i, c := range sch {
+		name := c.Name
+		if i < len(colAliases) && colAliases[i] != "" {
+			name = colAliases[i]
+			renamed = renamed || name != c.Name
+		}
+		sc.cols = append(sc.cols, colInfo{table: alias, name: name, t: c.T, hidden: c.Hidden})
+	}
+	if renamed {
+		pr := &Project{Input: p}
+		for i, c := range sch {
+			pr.Exprs = append(pr.Exprs, &ColRef{Idx: i, T: c.T, Name: c.Name})
+			pr.Out = append(pr.Out, types.Column{Name: sc.cols[i].name, T: c.T})
+		}
+		p = pr
+	}
+	return p, sc
+}
+
+// tableRef binds a table name: a CTE, a table function placeholder, a
+// user relation or a system table.
+func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *level) (Plan, *scope) {
+	schema, name := tn.Schema.O, tn.Name.O
+	if schema == "" {
+		if d := b.findCTE(name); d != nil {
+			saved := b.ctes
+			b.ctes = d.ctes
+			r := b.bindQuery(d.cte.Query.Query, outer, lvl, nil)
+			b.ctes = saved
+			var cols []string
+			for _, c := range d.cte.ColNameList {
+				cols = append(cols, c.O)
+			}
+			if alias == "" {
+				alias = name
+			}
+			return b.derived(r.plan, alias, cols, outer, lvl)
+		}
+		if tvf, ok := b.q.TVFs[name]; ok {
+			return b.tableFunc(tvf, alias, outer, lvl)
+		}
+	}
+	if alias == "" {
+		alias = name
+	}
+	rel, ok := b.cat.Relation(schema, name)
+	if !ok {
+		if sch, cols, ok := b.cat.SystemTable(schema, name); ok {
+			sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
+			out := make(types.Schema, len(cols))
+			for i, c := range cols {
+				sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+				out[i] = c
+			}
+			return &SystemScan{Schema_: sch, Name: name, Out: out}, sc
+		}
+		full := name
+		if schema != "" {
+			full = schema + "." + name
+		}
+		fail(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", full).WithPosition(b.pos(tn)))
+	}
+	b.deps[rel.ID] = true
+	switch rel.Kind {
+	case catalog.KindView:
+		return b.expandView(rel, alias, outer, lvl)
+	case catalog.KindSink:
+		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
+	}
+	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
+	scan := &Scan{Rel: rel}
+	for i, c := range rel.Cols {
+		scan.Cols = append(scan.Cols, i)
+		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+	}
+	return scan, sc
+}
+
+// expandView binds a view's definition in place of its name.
+func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, lvl *level) (Plan, *scope) {
+	if b.viewDepth > 32 {
+		failf(pgerr.InvalidRecursion, "infinite recursion detected in rules for relation \"%s\"", rel.Name)
+	}
+	st, err := parseStmt(rel.SQL)
+	if err != nil {
+		fail(pgerr.As(err))
+	}
+	vq, ok := st.(*sql.Query)
+	if !ok {
+		failf(pgerr.InternalError, "view \"%s\" has no query", rel.Name)
+	}
+	vb := &binder{q: vq, cat: b.cat, deps: b.deps, viewDepth: b.viewDepth + 1}
+	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
+	var names []string
+	for _, c := range rel.Cols {
+		names = append(names, c.Name)
+	}
+	return b.derived(r.plan, alias, names, outer, lvl)
+}
+
+// tableFunc binds a table function in FROM.
+func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (Plan, *scope) {
+	if alias == "" {
+		alias = f.Alias
+	}
+	c := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "functions in FROM"}
+	var tf *TableFunc
+	switch f.Name {
+	case "generate_series":
+		args := b.exprs(c, f.Args)
+		call := b.resolveLocal("generate_series", generateSeries, args)
+		tf = &TableFunc{Fn: "generate_series", Args: call.Args, Out: types.Schema{{Name: "generate_series", T: call.T}}}
+	case "unnest":
+		if len(f.Args) == 1 {
+			if arr, ok := unparen(f.Args[0]).(*ast.FuncCallExpr); ok && arr.FnName.L == "pg_array" {
+				args, t := b.unify("ARRAY", b.exprs(c, arr.Args), arr)
+				tf = &TableFunc{Fn: "unnest", Args: args, Out: types.Schema{{Name: "unnest", T: t}}}
+			}
+		}
+		if tf == nil {
+			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...]")
+		}
+	default:
+		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)
+	}
+	tableName := alias
+	if tableName == "" {
+		tableName = tf.Fn
+	} else if len(f.Columns) == 0 {
+		// A scalar function's single column takes the table alias.
+		tf.Out[0].Name = alias
+	}
+	if len(f.Columns) > 0 && f.Columns[0] != "" {
+		tf.Out[0].Name = f.Columns[0]
+	}
+	sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
+	sc.cols = append(sc.cols, colInfo{table: tableName, name: tf.Out[0].Name, t: tf.Out[0].T})
+	return tf, sc
+}
+
+// generateSeries lists generate_series's signatures (Postgres 15 §9.25).
+var generateSeries = []*Overload{
+	{Name: "generate_series", Args: []types.TypeID{types.Int4, types.Int4}, Ret: types.Int4},
+	{Name: "generate_series", Args: []types.TypeID{types.Int4, types.Int4, types.Int4}, Ret: types.Int4},
+	{Name: "generate_series", Args: []types.TypeID{types.Int8, types.Int8}, Ret: types.Int8},
+	{Name: "generate_series", Args: []types.TypeID{types.Int8, types.Int8, types.Int8}, Ret: types.Int8},
+	{Name: "generate_series", Args: []types.TypeID{types.Numeric, types.Numeric}, Ret: types.Numeric},
+	{Name: "generate_series", Args: []types.TypeID{types.Numeric, types.Numeric, types.Numeric}, Ret: types.Numeric},
+	{Name: "generate_series", Args: []types.TypeID{types.Timestamp, types.Timestamp, types.Interval}, Ret: types.Timestamp},
+	{Name: "generate_series", Args: []types.TypeID{types.Timestamptz, types.Timestamptz, types.Interval}, Ret: types.Timestamptz},
+}
+
+// resolveLocal resolves a call against a local overload list.
+func (b *binder) resolveLocal(name string, cands []*Overload, args []Expr) *Call {
+	an := make([]argNode, len(args))
+	for i, a := range args {
+		an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+	}
+	o, _ := resolveOverload(cands, an)
+	if o == nil {
+		fail(b.noSuchFunc(name, an, false, nil))
+	}
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		out[i] = b.tryCoerce(a, types.T{ID: o.Args[i], Mod: -1}, ctxImplicit)
+	}
+	return &Call{Fn: name, Args: out, T: o.Result(nil)}
+}
+
+// join binds a join of two FROM items.
+func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
+	lp, ls := b.fromItem(n.Left, outer, lvl)
+	rp, rs := b.fromItem(n.Right, outer, lvl)
+	for _, t := range rs.tables {
+		if ls.hasTable(t) {
+			failf(pgerr.DuplicateAlias, "table name \"%s\" specified more than once", t)
+		}
+	}
+	kind := InnerJoin
+	switch {
+	case n.StraightJoin:
+		kind = FullJoin
+	case n.Tp == ast.LeftJoin:
+		kind = LeftJoin
+	case n.Tp == ast.RightJoin:
+		kind = RightJoin
+	}
+	sc := &scope{parent: outer, lvl: lvl, tables: append(append([]string{}, ls.tables...), rs.tables...)}
+	sc.cols = append(append([]colInfo{}, ls.cols...), rs.cols...)
+	out := append(append(types.Schema{}, lp.Schema()...), rp.Schema()...)
+	j := &Join{Kind: kind, Left: lp, Right: rp, Out: out}
+	if kind == LeftJoin || kind == FullJoin {
+		for i := len(ls.cols); i < len(sc.cols); i++ {
+			j.Out[i].NotNull = false
+		}
+	}
+	if n.NaturalJoin || len(n.Using) > 0 {
+		var names []string
+		if n.NaturalJoin {
+			for _, c := range ls.cols {
+				if c.hidden || c.merged {
+					continue
+				}
+				for _, rc := range rs.cols {
+					if rc.name == c.name && !rc.hidden && !rc.merged {
+						names = append(names, c.name)
+						break
+					}
+				}
+			}
+		} else {
+			for _, u := range n.Using {
+				names = append(names, u.Name.O)
+			}
+		}
+		return b.usingJoin(j, ls, rs, sc, names)
+	}
+	if n.On != nil {
+		j.Cond = b.boolArg(b.expr(&exprCtx{s: sc, clause: "JOIN conditions"}, n.On.Expr), "JOIN/ON")
+	}
+	return j, sc
+}
+
+// usingJoin completes a USING / NATURAL join: the join condition is the
+// equality of the named columns, and a projection puts the merged columns
+// first, as Postgres's * shows them.
+func (b *binder) usingJoin(j *Join, ls, rs, sc *scope, names []string) (Plan, *scope) {
+	find := func(s *scope, name, side string) int {
+		idx := -1
+		for i, c := range s.cols {
+			if c.name == name && !c.merged {
+				if idx >= 0 {
+					failf(pgerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, side)
+				}
+				idx = i
+			}
+		}
+		if idx < 0 {
+			failf(pgerr.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, side)
+		}
+		return idx
+	}
+	nl := len(ls.cols)
+	var conds []Expr
+	proj := &Project{Input: j}
+	nsc := &scope{parent: sc.parent, lvl: sc.lvl, tables: sc.tables}
+	mergedL, mergedR := map[int]bool{}, map[int]bool{}
+	for _, name := range names {
+		li, ri := find(ls, name, "left"), nl+find(rs, name, "right")
+		mergedL[li], mergedR[ri] = true, true
+		l := &ColRef{Idx: li, T: sc.cols[li].t, Name: sc.cols[li].table + "." + name}
+		r := &ColRef{Idx: ri, T: sc.cols[ri].t, Name: sc.cols[ri].table + "." + name}
+		eq := b.op("=", []Expr{l, r}, nil).(*Call)
+		conds = append(conds, eq)
+		t, err := commonType("JOIN/USING", []types.T{l.T, r.T})
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		var m Expr
+		switch j.Kind {
+		case RightJoin:
+			m = b.mustCoerce(r, t, "JOIN/USING")
+		case FullJoin:
+			m = &Coalesce{Args: []Expr{b.mustCoerce(l, t, "JOIN/USING"), b.mustCoerce(r, t, "JOIN/USING")}, T: t}
+		default:
+			m = b.mustCoerce(l, t, "JOIN/USING")
+		}
+		proj.Exprs = append(proj.Exprs, m)
+		proj.Out = append(proj.Out, types.Column{Name: name, T: t})
+		nsc.cols = append(nsc.cols, colInfo{name: name, t: t})
+	}
+	for i, c := range sc.cols {
+		proj.Exprs = append(proj.Exprs, &ColRef{Idx: i, T: c.t, Name: c.table + "." + c.name})
+		proj.Out = append(proj.Out, types.Column{Name: c.name, T: c.t, Hidden: c.hidden})
+		c.merged = c.merged || mergedL[i] || mergedR[i]
+		nsc.cols = append(nsc.cols, c)
+	}
+	if len(conds) == 1 {
+		j.Cond = conds[0]
+	} else if len(conds) > 1 {
+		j.Cond = &And{Args: conds}
+	}
+	return proj, nsc
+}
+
+var _ = strings.ToLower

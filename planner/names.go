@@ -1,0 +1,110 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/sql"
+)
+
+// colName names an output column the way Postgres's FigureColname does:
+// a column reference by its name, a function call by the function's name,
+// a cast by its argument's name or else the type's internal name, CASE as
+// "case", EXISTS as "exists", ARRAY as "array", a scalar subquery by its
+// own column's name, and anything else "?column?".
+func (b *binder) colName(n ast.ExprNode) string {
+	name, _ := b.figureColname(n)
+	if name == "" {
+		return "?column?"
+	}
+	return name
+}
+
+// figureColname returns a name and its strength (2: a real name, 1: a
+// type name from a cast, 0: none), as FigureColnameInternal in Postgres's
+// parse_target.c.
+func (b *binder) figureColname(n ast.ExprNode) (string, int) {
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return b.figureColname(n.Expr)
+	case *ast.ColumnNameExpr:
+		return n.Name.Name.O, 2
+	case *sql.Literal:
+		// TRUE and FALSE are casts to bool in Postgres's grammar.
+		if _, ok := n.Value.(bool); ok {
+			return "bool", 1
+		}
+		return "", 0
+	case *ast.AggregateFuncExpr:
+		f := strings.ToLower(n.F)
+		if f == "group_concat" {
+			f = "string_agg"
+		}
+		return f, 2
+	case *ast.WindowFuncExpr:
+		return strings.ToLower(n.Name), 2
+	case *ast.CaseExpr:
+		return "case", 2
+	case *ast.ExistsSubqueryExpr:
+		if n.Not {
+			return "", 0
+		}
+		return "exists", 2
+	case *ast.SubqueryExpr:
+		return b.subqueryColname(n.Query)
+	case *ast.FuncCallExpr:
+		switch n.FnName.L {
+		case "pg_cast":
+			if len(n.Args) == 2 {
+				if name, s := b.figureColname(n.Args[0]); s == 2 {
+					return name, 2
+				}
+				text := castTypeText(n)
+				if reg := lenientTypeName(text); reg != "" {
+					return reg, 1
+				}
+				return pgTypeName(b.lookupType(text, n)), 1
+			}
+		case "pg_extract":
+			return "extract", 2
+		case "pg_array", "pg_array_subquery":
+			return "array", 2
+		case "pg_concat":
+			return "concat", 2
+		case "pg_subscript":
+			if len(n.Args) > 0 {
+				return b.figureColname(n.Args[0])
+			}
+		case "concat", "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text",
+			"pg_json_contains", "pg_any_eq", "pg_icase", "pg_nulls_first", "pg_nulls_last":
+			return "", 0
+		}
+		return n.FnName.L, 2
+	}
+	return "", 0
+}
+
+// subqueryColname names a scalar subquery after its single output column.
+func (b *binder) subqueryColname(q ast.ResultSetNode) (string, int) {
+	var sel *ast.SelectStmt
+	switch q := q.(type) {
+	case *ast.SelectStmt:
+		sel = q
+	case *ast.SetOprStmt:
+		if q.SelectList != nil && len(q.SelectList.Selects) > 0 {
+			sel, _ = q.SelectList.Selects[0].(*ast.SelectStmt)
+		}
+	}
+	if sel == nil || sel.Fields == nil || len(sel.Fields.Fields) == 0 {
+		return "", 0
+	}
+	f := sel.Fields.Fields[0]
+	if f.AsName.O != "" {
+		return f.AsName.O, 2
+	}
+	if f.WildCard != nil || f.Expr == nil {
+		return "", 0
+	}
+	name := b.colName(f.Expr)
+	return name, 2
+}

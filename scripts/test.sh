@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The project's test command: every package's tests, then each fuzz target
+# for a short bounded run. Fuzz targets are found automatically (any
+# `func FuzzX(f *testing.F)` in a _test.go file).
+#
+# Environment:
+#   FUZZTIME     how long each fuzz target runs (default 10s; 0 skips fuzzing)
+#   TEST_TIMEOUT go test -timeout (default 15m)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZTIME="${FUZZTIME:-10s}"
+TEST_TIMEOUT="${TEST_TIMEOUT:-15m}"
+
+echo "== go vet ./..."
+go vet ./...
+
+echo "== go test ./..."
+go test -timeout "$TEST_TIMEOUT" ./...
+
+if [[ "$FUZZTIME" == "0" ]]; then
+  exit 0
+fi
+
+echo "== fuzz targets (${FUZZTIME} each)"
+# grep prints file:FuzzName for each target; the package is the file's directory.
+grep -rEo --include='*_test.go' '^func (Fuzz[A-Za-z0-9_]*)\(\w+ \*testing\.F\)' . \
+  | sed -E 's/^(.*)\/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*/\1 \2/' \
+  | sort -u \
+  | while read -r dir name; do
+      echo "-- $name in $dir"
+      go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$dir"
+    done

@@ -1,0 +1,403 @@
+package sql
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	tidb "github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// The dialect bridge: it rewrites a Postgres statement, on our own tokens,
+// into text the TiDB parser accepts, parses that text, and post-processes
+// the AST. The rewrites are a contract with the binder; doc.go lists them.
+
+// tidbMode is the SQL mode the bridged text is written for.
+var tidbMode = func() mysql.SQLMode {
+	m, err := mysql.GetSQLMode("ANSI_QUOTES,PIPES_AS_CONCAT,NO_BACKSLASH_ESCAPES")
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+// TiDB parsers are not safe for concurrent use and are costly to build.
+var tidbParsers = sync.Pool{New: func() any {
+	p := tidb.New()
+	p.SetSQLMode(tidbMode)
+	p.EnableWindowFunc(true)
+	return p
+}}
+
+// quoteWords are the words TiDB reserves that Postgres lets users take as
+// plain names (key, index, status, rank, ...). The bridge quotes them
+// when they are not followed by "(", so `t.key` or `SELECT key FROM t`
+// parse; quoting a lower-case name does not change it.
+var quoteWords = func() map[string]bool {
+	keep := map[string]bool{}
+	for _, w := range strings.Fields(`all and as asc between bigint binary both by case char character
+		check column constraint create cross current_date current_role current_time current_timestamp
+		current_user default delete desc distinct else except exists false fetch float for foreign from
+		full grant group having ilike in inner insert int integer intersect interval into is join lateral
+		leading left like limit localtime localtimestamp natural not null numeric on or order outer over
+		partition precision primary range real recursive references regexp right row rows select set
+		smallint straight_join table tablesample then to trailing true union unique update using values
+		varchar varying when where window with groups escape of analyze double`) {
+		keep[w] = true
+	}
+	m := map[string]bool{}
+	for _, k := range tidb.Keywords {
+		if w := strings.ToLower(k.Word); k.Reserved && !keep[w] {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// bridge holds the state of bridging one statement.
+type bridge struct {
+	src  string
+	toks []Token
+	q    *Query
+	err  error
+	// markers collects the parameter markers of every TiDB parse of the
+	// statement (the main text, TVF arguments, RETURNING), in that order,
+	// with their Postgres numbers.
+	markers []markerRef
+}
+
+type markerRef struct {
+	m *ParamMarker
+	n int
+}
+
+func (b *bridge) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// bridgeQuery bridges and parses the tokens of one query statement (no
+// TEOF) whose offsets index src.
+func bridgeQuery(src string, toks []Token) (*Query, error) {
+	for _, t := range toks {
+		if t.Err != nil {
+			return nil, t.Err
+		}
+	}
+	if len(toks) > 0 && toks[len(toks)-1].Kind == TEOF {
+		toks = toks[:len(toks)-1]
+	}
+	if len(toks) == 0 {
+		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
+	}
+	b := &bridge{src: src, toks: toks}
+	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	seq := buildTree(toks)
+	if seq[0].isWord("table") {
+		off := seq[0].off
+		seq = append([]*node{textNode("select", off), textNode("*", off), textNode("from", off)}, seq[1:]...)
+	}
+	var returning []*node
+	if w := seq[0].word(); w == "insert" || w == "update" || w == "delete" || w == "with" {
+		for i, n := range seq {
+			if n.isWord("returning") {
+				returning = seq[i+1:]
+				seq = seq[:i]
+				if len(returning) == 0 {
+					return nil, b.syntaxError(toks[len(toks)-1].End)
+				}
+				break
+			}
+		}
+	}
+	seq = b.level(seq)
+	if b.err != nil {
+		return nil, b.err
+	}
+	stmt, text, err := b.parse(seq)
+	if err != nil {
+		return nil, err
+	}
+	b.q.Node, b.q.Rewritten = stmt, text
+	if returning != nil {
+		rs := b.level(returning)
+		if b.err != nil {
+			return nil, b.err
+		}
+		sel, _, err := b.parse(append([]*node{textNode("select", returning[0].off)}, rs...))
+		if err != nil {
+			return nil, err
+		}
+		s, ok := sel.(*ast.SelectStmt)
+		if !ok || s.From != nil || s.Where != nil || s.GroupBy != nil || s.OrderBy != nil || s.Limit != nil {
+			return nil, b.syntaxError(returning[0].off)
+		}
+		b.q.Returning = s.Fields.Fields
+	}
+	b.finishParams()
+	return b.q, nil
+}
+
+// bridgeExpr bridges one scalar expression as `SELECT <expr>`.
+func bridgeExpr(src string, toks []Token) (*Query, error) {
+	for _, t := range toks {
+		if t.Err != nil {
+			return nil, t.Err
+		}
+	}
+	if len(toks) > 0 && toks[len(toks)-1].Kind == TEOF {
+		toks = toks[:len(toks)-1]
+	}
+	if len(toks) == 0 {
+		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
+	}
+	b := &bridge{src: src, toks: toks}
+	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	seq := append([]*node{textNode("select", toks[0].Off)}, buildTree(toks)...)
+	seq = b.level(seq)
+	if b.err != nil {
+		return nil, b.err
+	}
+	stmt, text, err := b.parse(seq)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := stmt.(*ast.SelectStmt)
+	if !ok || len(s.Fields.Fields) != 1 || s.Fields.Fields[0].AsName.O != "" || s.From != nil || s.Where != nil ||
+		s.GroupBy != nil || s.Having != nil || s.OrderBy != nil || s.Limit != nil || s.Fields.Fields[0].Expr == nil || s.Distinct {
+		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
+	}
+	b.q.Node, b.q.Rewritten = stmt, text
+	b.finishParams()
+	return b.q, nil
+}
+
+// finishParams gives every parameter marker its Order and fills Params.
+func (b *bridge) finishParams() {
+	for i, r := range b.markers {
+		r.m.Order = i
+		b.q.Params = append(b.q.Params, r.n)
+	}
+}
+
+// syntaxError reports `syntax error at or near "tok"` for the token at
+// source offset off (or at end of input).
+func (b *bridge) syntaxError(off int) *pgerr.Error {
+	for _, t := range b.toks {
+		if t.Off >= off {
+			if t.Off == off || off < t.End {
+				return syntaxErrorAt(b.src, t)
+			}
+			return syntaxErrorAt(b.src, t)
+		}
+	}
+	end := len(b.src)
+	if len(b.toks) > 0 {
+		end = b.toks[len(b.toks)-1].End
+	}
+	// The statement ended early: point at what follows it (a ';') or at
+	// the end of the text.
+	lx := lexer{s: b.src, pos: end}
+	if t, err := lx.next(); err == nil {
+		return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: t.Off})
+	}
+	return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: len(b.src)})
+}
+
+// syntaxErrorAfter reports a syntax error at the first token after the
+// one at source offset off.
+func (b *bridge) syntaxErrorAfter(off int) *pgerr.Error {
+	for _, t := range b.toks {
+		if t.Off > off {
+			return syntaxErrorAt(b.src, t)
+		}
+	}
+	return b.syntaxError(len(b.src) + 1)
+}
+
+// nextTokenOff returns the source offset of the token after the one at off.
+func (b *bridge) nextTokenOff(off int) int {
+	for _, t := range b.toks {
+		if t.Off > off {
+			return t.Off
+		}
+	}
+	return off
+}
+
+// parse emits seq, parses it with TiDB and registers its parameter markers.
+func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
+	e := &emitter{}
+	e.seq(seq)
+	text := e.b.String()
+	stmt, off, err := tidbParse(text)
+	if err != nil {
+		if off < 0 {
+			return nil, text, pgerr.Wrap(pgerr.InternalError, err, "parser failed")
+		}
+		return nil, text, b.syntaxError(e.srcOffset(off))
+	}
+	var ms []*ParamMarker
+	stmt.Accept(&markerVisitor{out: &ms})
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Offset < ms[j].Offset })
+	for _, m := range ms {
+		b.markers = append(b.markers, markerRef{m, e.params[m.Offset]})
+	}
+	return stmt, text, nil
+}
+
+type markerVisitor struct{ out *[]*ParamMarker }
+
+func (v *markerVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if m, ok := n.(*ParamMarker); ok {
+		*v.out = append(*v.out, m)
+	}
+	return n, false
+}
+
+func (v *markerVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// tidbParse parses text with the TiDB parser. On a syntax error it
+// returns the byte offset in text of the offending token (len(text) at
+// the end), or -1 when the parser failed in another way (a recovered
+// panic).
+func tidbParse(text string) (stmt ast.StmtNode, off int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stmt, off, err = nil, -1, fmt.Errorf("%v", r)
+		}
+	}()
+	p := tidbParsers.Get().(*tidb.Parser)
+	stmts, _, err := p.Parse(text, "", "")
+	tidbParsers.Put(p)
+	if err != nil {
+		return nil, nearOffset(text, err.Error()), err
+	}
+	if len(stmts) != 1 {
+		return nil, len(text), fmt.Errorf("expected one statement, got %d", len(stmts))
+	}
+	return stmts[0], 0, nil
+}
+
+// nearOffset finds where TiDB's `line L column C near "rest"` error
+// points: rest is the text from the offending token on (cut at 2048 bytes,
+// then followed by "(total length N)").
+func nearOffset(text, msg string) int {
+	i := strings.Index(msg, `near "`)
+	if i < 0 {
+		return len(text)
+	}
+	rest := msg[i+len(`near "`):]
+	if j := strings.LastIndex(rest, "(total length "); j >= 0 {
+		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest[j+len("(total length "):]), ")")); err == nil && n <= len(text) {
+			return len(text) - n
+		}
+	}
+	for o := 0; o <= len(text); o++ {
+		if strings.HasPrefix(rest, text[o:]+`"`) {
+			return o
+		}
+	}
+	return len(text)
+}
+
+// emitter writes nodes as TiDB text, remembering for each piece the
+// source offset it came from and for each "?" its parameter number.
+type emitter struct {
+	b      strings.Builder
+	outs   []int // output offsets of pieces, ascending
+	srcs   []int // their source offsets
+	params map[int]int
+}
+
+func (e *emitter) write(s string, src int) {
+	if s == "" {
+		return
+	}
+	if e.b.Len() > 0 {
+		out := e.b.String()
+		last, first := out[len(out)-1], s[0]
+		space := true
+		switch {
+		case first == ')' || first == ']' || first == ',' || first == '.':
+			space = false
+		case last == '(' || last == '[' || last == '.':
+			space = false
+		case first == '(' && (isIdentCont(last) || last == '"'):
+			space = false
+		}
+		if space {
+			e.b.WriteByte(' ')
+		}
+	}
+	e.outs = append(e.outs, e.b.Len())
+	e.srcs = append(e.srcs, src)
+	e.b.WriteString(s)
+}
+
+// srcOffset maps an output offset back to the source offset of the piece
+// that holds it (the end of the statement for offsets past the text).
+func (e *emitter) srcOffset(off int) int {
+	if off >= e.b.Len() {
+		return 1 << 40
+	}
+	i := sort.SearchInts(e.outs, off+1) - 1
+	if i < 0 {
+		return e.srcs[0]
+	}
+	return e.srcs[i]
+}
+
+func (e *emitter) seq(ns []*node) {
+	for i, n := range ns {
+		e.node(n, at(ns, i+1))
+	}
+}
+
+func (e *emitter) node(n *node, next *node) {
+	switch n.kind {
+	case nText:
+		e.write(n.text, n.off)
+	case nGroup, nSynth:
+		e.write(n.open, n.off)
+		e.seq(n.kids)
+		e.write(n.close, n.off)
+	case nLeaf:
+		t := n.tok
+		switch t.Kind {
+		case TIdent:
+			if quoteWords[t.Val] && !next.isParen() {
+				e.write(quoteIdent(t.Val), t.Off)
+			} else {
+				e.write(t.Val, t.Off)
+			}
+		case TQIdent:
+			e.write(quoteIdent(t.Val), t.Off)
+		case TString:
+			e.write(quoteString(t.Val), t.Off)
+		case TBitString:
+			e.write("b'"+t.Val+"'", t.Off)
+		case THexString:
+			e.write("x'"+t.Val+"'", t.Off)
+		case TParam:
+			n, _ := strconv.Atoi(t.Val)
+			if e.params == nil {
+				e.params = map[int]int{}
+			}
+			e.write("?", t.Off)
+			e.params[e.outs[len(e.outs)-1]] = n
+		default:
+			e.write(t.Val, t.Off)
+		}
+	}
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

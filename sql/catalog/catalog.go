@@ -1,0 +1,513 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// PublicSchema is the schema that always exists and that an empty schema
+// name means.
+const PublicSchema = "public"
+
+// SystemSchemas are the reserved schemas of the virtual system catalogs.
+// They are not stored: relations cannot be created in them and schemas
+// with their names cannot be created.
+var SystemSchemas = []string{"pg_catalog", "information_schema"}
+
+// relationIDCounter is the storage id counter relation ids come from.
+const relationIDCounter = "relation"
+
+// Catalog is the persistent set of schemas and relations, loaded into
+// memory by Open and written through to storage synchronously by every
+// change. It is safe for concurrent use.
+//
+// The *Relation values it returns are shared and must be treated as
+// read-only: a change goes through Replace with a modified copy (see
+// Relation.Clone).
+type Catalog struct {
+	db *storage.DB
+
+	mu      sync.RWMutex
+	byID    map[uint32]*Relation
+	byName  map[string]map[string]*Relation // schema -> name -> relation
+	schemas map[string]bool                 // user schemas, public included
+}
+
+// Open loads the catalog stored in db. A stored entry it cannot decode
+// (corruption, or a format version newer than this weir knows) is a
+// DataCorrupted error.
+func Open(db *storage.DB) (*Catalog, error) {
+	c := &Catalog{
+		db:      db,
+		byID:    map[uint32]*Relation{},
+		byName:  map[string]map[string]*Relation{},
+		schemas: map[string]bool{PublicSchema: true},
+	}
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	err := snap.ScanPrefix(storage.CatalogKey(nil), func(k, v []byte) error {
+		sub := k[1:]
+		switch {
+		case len(sub) > 0 && sub[0] == schemaTag:
+			name, err := decodeSchema(v)
+			if err != nil {
+				return err
+			}
+			c.schemas[name] = true
+		case len(sub) > 0 && sub[0] == relationTag:
+			rel, err := decodeRelation(v)
+			if err != nil {
+				return err
+			}
+			c.byID[rel.ID] = rel
+		default:
+			return pgerr.New(pgerr.DataCorrupted, "unknown catalog key %x", k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range c.byID {
+		c.index(rel)
+	}
+	return c, nil
+}
+
+func (c *Catalog) index(rel *Relation) {
+	m := c.byName[rel.Schema]
+	if m == nil {
+		m = map[string]*Relation{}
+		c.byName[rel.Schema] = m
+	}
+	m[rel.Name] = rel
+}
+
+func (c *Catalog) unindex(rel *Relation) {
+	delete(c.byName[rel.Schema], rel.Name)
+}
+
+func normSchema(s string) string {
+	if s == "" {
+		return PublicSchema
+	}
+	return s
+}
+
+func isSystemSchema(s string) bool { return slices.Contains(SystemSchemas, s) }
+
+// checkSchema returns the error for creating relation name in schema, or
+// nil when the schema exists and is a user schema. c.mu must be held.
+func (c *Catalog) checkSchema(schema, name string) error {
+	if isSystemSchema(schema) {
+		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to create \"%s.%s\"", schema, name).
+			WithDetail("System catalog modifications are currently disallowed.")
+	}
+	if !c.schemas[schema] {
+		return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	return nil
+}
+
+// Create adds rel to the catalog: it assigns rel.ID (never reused, even
+// across restarts) and rel.OID = FirstUserOID + ID, fills an empty schema
+// with "public", and returns once the entry is durable. Errors: 3F000 for
+// an unknown schema, 42501 for a system schema, 42P07 `relation "x"
+// already exists` when the schema already holds the name. The catalog
+// keeps its own copy of rel.
+func (c *Catalog) Create(rel *Relation) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	schema := normSchema(rel.Schema)
+	if err := c.checkSchema(schema, rel.Name); err != nil {
+		return err
+	}
+	if _, dup := c.byName[schema][rel.Name]; dup {
+		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rel.Name)
+	}
+	id, err := c.db.NextID(relationIDCounter)
+	if err != nil {
+		return err
+	}
+	if id > 1<<32-1-FirstUserOID {
+		return pgerr.New(pgerr.ProgramLimitExceeded, "out of relation ids")
+	}
+	stored := rel.Clone()
+	stored.ID, stored.OID, stored.Schema = uint32(id), FirstUserOID+uint32(id), schema
+	if err := c.write(func(b *storage.Batch) error { return putRelation(b, stored) }); err != nil {
+		return err
+	}
+	rel.ID, rel.OID, rel.Schema = stored.ID, stored.OID, stored.Schema
+	c.byID[stored.ID] = stored
+	c.index(stored)
+	return nil
+}
+
+// Replace overwrites the relation with rel.ID by rel (CREATE OR REPLACE,
+// ALTER), keeping its ID and OID, and returns once the change is durable.
+// Renaming is allowed when the new name is free. Errors: 42P01 when no
+// relation has rel.ID, 42P07 when the new name is taken, 3F000 for an
+// unknown schema.
+func (c *Catalog) Replace(rel *Relation) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.byID[rel.ID]
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", rel.ID)
+	}
+	stored := rel.Clone()
+	stored.Schema = normSchema(stored.Schema)
+	stored.OID = old.OID
+	if stored.Schema != old.Schema || stored.Name != old.Name {
+		if err := c.checkSchema(stored.Schema, stored.Name); err != nil {
+			return err
+		}
+		if _, dup := c.byName[stored.Schema][stored.Name]; dup {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", stored.Name)
+		}
+	}
+	if err := c.write(func(b *storage.Batch) error { return putRelation(b, stored) }); err != nil {
+		return err
+	}
+	c.unindex(old)
+	c.byID[stored.ID] = stored
+	c.index(stored)
+	return nil
+}
+
+// Drop removes the relations with the given ids and all their data (the
+// table keyspace of each id) in one durable batch. Dropping a relation
+// that others still depend on is refused with 2BP01 unless the dependents
+// are dropped in the same call (which is how DROP ... CASCADE works). An
+// unknown id is 42P01.
+func (c *Catalog) Drop(ids ...uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dropping := map[uint32]bool{}
+	for _, id := range ids {
+		if _, ok := c.byID[id]; !ok {
+			return pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", id)
+		}
+		dropping[id] = true
+	}
+	for _, id := range ids {
+		for _, dep := range c.dependents(id) {
+			if !dropping[dep.ID] {
+				rel := c.byID[id]
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it",
+					rel.Kind.noun(), rel.Name).
+					WithDetail("%s %s depends on %s %s", dep.Kind.noun(), dep.Name, rel.Kind.noun(), rel.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+		}
+	}
+	err := c.write(func(b *storage.Batch) error {
+		for _, id := range ids {
+			if err := b.DeleteKey(storage.CatalogKey(relationKey(id))); err != nil {
+				return err
+			}
+			if err := b.DeleteRange(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c.unindex(c.byID[id])
+		delete(c.byID, id)
+	}
+	return nil
+}
+
+// Lookup returns the relation named name in schema ("" means public).
+func (c *Catalog) Lookup(schema, name string) (*Relation, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	rel, ok := c.byName[normSchema(schema)][name]
+	return rel, ok
+}
+
+// ByID returns the relation with the given id.
+func (c *Catalog) ByID(id uint32) (*Relation, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	rel, ok := c.byID[id]
+	return rel, ok
+}
+
+// ByOID returns the relation with the given pg_class oid.
+func (c *Catalog) ByOID(oid uint32) (*Relation, bool) {
+	if oid <= FirstUserOID {
+		return nil, false
+	}
+	return c.ByID(oid - FirstUserOID)
+}
+
+// All returns every relation, sorted by ID.
+func (c *Catalog) All() []*Relation {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.SortedFunc(maps.Values(c.byID), byID)
+}
+
+// Dependents returns the relations whose Deps include id, sorted by ID.
+func (c *Catalog) Dependents(id uint32) []*Relation {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.dependents(id)
+}
+
+func (c *Catalog) dependents(id uint32) []*Relation {
+	var out []*Relation
+	for _, rel := range c.byID {
+		if slices.Contains(rel.Deps, id) {
+			out = append(out, rel)
+		}
+	}
+	slices.SortFunc(out, byID)
+	return out
+}
+
+func byID(a, b *Relation) int {
+	switch {
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// CreateSchema creates a user schema, durably. Errors: 42P06 `schema "x"
+// already exists` (also for public and the system schemas), 42602 for an
+// empty name.
+func (c *Catalog) CreateSchema(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if name == "" {
+		return pgerr.New(pgerr.InvalidName, "zero-length delimited identifier")
+	}
+	if c.schemas[name] || isSystemSchema(name) {
+		return pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" already exists", name)
+	}
+	err := c.write(func(b *storage.Batch) error {
+		v, err := json.Marshal(schemaEntry{V: formatVersion, Name: name})
+		if err != nil {
+			return pgerr.Wrap(pgerr.InternalError, err, "encoding schema")
+		}
+		return b.Set(storage.CatalogKey(schemaKey(name)), v)
+	})
+	if err != nil {
+		return err
+	}
+	c.schemas[name] = true
+	return nil
+}
+
+// DropSchema removes an empty user schema, durably. Errors: 3F000 when it
+// does not exist, 2BP01 when it still holds relations, 42501 for public
+// and the system schemas.
+func (c *Catalog) DropSchema(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if name == PublicSchema || isSystemSchema(name) {
+		return pgerr.New(pgerr.InsufficientPrivilege, "cannot drop schema %s because it is required by the database system", name)
+	}
+	if !c.schemas[name] {
+		return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+	}
+	if rels := c.byName[name]; len(rels) > 0 {
+		first := slices.SortedFunc(maps.Values(rels), byID)[0]
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
+			WithDetail("%s %s.%s depends on schema %s", first.Kind.noun(), name, first.Name, name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if err := c.write(func(b *storage.Batch) error { return b.DeleteKey(storage.CatalogKey(schemaKey(name))) }); err != nil {
+		return err
+	}
+	delete(c.schemas, name)
+	delete(c.byName, name)
+	return nil
+}
+
+// Schemas returns the user schemas (public included, the system schemas
+// not), sorted by name.
+func (c *Catalog) Schemas() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Sorted(maps.Keys(c.schemas))
+}
+
+// write applies fn to a new batch and commits it durably.
+func (c *Catalog) write(fn func(b *storage.Batch) error) error {
+	b := c.db.NewBatch()
+	defer b.Close()
+	if err := fn(b); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// Clone returns a deep copy of r.
+func (r *Relation) Clone() *Relation {
+	c := *r
+	c.Cols = slices.Clone(r.Cols)
+	c.PK = slices.Clone(r.PK)
+	c.Deps = slices.Clone(r.Deps)
+	c.With = maps.Clone(r.With)
+	return &c
+}
+
+// noun is how Postgres names the kind in messages ("table", "view").
+func (k Kind) noun() string {
+	switch k {
+	case KindView:
+		return "view"
+	case KindMView:
+		return "materialized view"
+	case KindSource:
+		return "source"
+	case KindSink:
+		return "sink"
+	}
+	return "table"
+}
+
+// Storage format of catalog entries. Keys below storage.PrefixCatalog:
+//
+//	's' schema name          -> schemaEntry as JSON
+//	'r' relation id (u32 BE) -> relationEntry as JSON
+//
+// JSON keeps entries readable in a debugger and lets fields be added
+// freely; every entry carries the format version "v", and an entry with a
+// version this code does not know is refused rather than misread. Types
+// are stored by Postgres type OID and typmod, which never change, rather
+// than by weir's TypeID numbering; kinds by name.
+const formatVersion = 1
+
+const (
+	schemaTag   byte = 's'
+	relationTag byte = 'r'
+)
+
+func schemaKey(name string) []byte { return append([]byte{schemaTag}, name...) }
+
+func relationKey(id uint32) []byte { return binary.BigEndian.AppendUint32([]byte{relationTag}, id) }
+
+type schemaEntry struct {
+	V    int    `json:"v"`
+	Name string `json:"name"`
+}
+
+type relationEntry struct {
+	V      int               `json:"v"`
+	ID     uint32            `json:"id"`
+	Schema string            `json:"schema"`
+	Name   string            `json:"name"`
+	Kind   string            `json:"kind"`
+	Cols   []columnEntry     `json:"cols"`
+	PK     []int             `json:"pk,omitempty"`
+	SQL    string            `json:"sql,omitempty"`
+	Deps   []uint32          `json:"deps,omitempty"`
+	With   map[string]string `json:"with,omitempty"`
+}
+
+type columnEntry struct {
+	Name    string `json:"name"`
+	TypeOID uint32 `json:"type_oid"`
+	TypMod  int32  `json:"typmod"`
+	NotNull bool   `json:"not_null,omitempty"`
+	Default string `json:"default,omitempty"`
+	Hidden  bool   `json:"hidden,omitempty"`
+}
+
+var kindNames = map[Kind]string{
+	KindTable: "table", KindView: "view", KindMView: "mview",
+	KindSource: "source", KindSink: "sink", KindSystem: "system",
+}
+
+func putRelation(b *storage.Batch, rel *Relation) error {
+	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
+		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With}
+	for _, col := range rel.Cols {
+		e.Cols = append(e.Cols, columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
+			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden})
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return pgerr.Wrap(pgerr.InternalError, err, "encoding catalog entry")
+	}
+	return b.Set(storage.CatalogKey(relationKey(rel.ID)), v)
+}
+
+func corrupt(format string, args ...any) error {
+	return pgerr.New(pgerr.DataCorrupted, "corrupt catalog entry: "+format, args...)
+}
+
+func decodeSchema(v []byte) (string, error) {
+	var e schemaEntry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return "", corrupt("%v", err)
+	}
+	if e.V != formatVersion {
+		return "", corrupt("schema %q has format version %d", e.Name, e.V)
+	}
+	return e.Name, nil
+}
+
+func decodeRelation(v []byte) (*Relation, error) {
+	var e relationEntry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return nil, corrupt("%v", err)
+	}
+	if e.V != formatVersion {
+		return nil, corrupt("relation %q has format version %d", e.Name, e.V)
+	}
+	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
+		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With}
+	kind, ok := kindByName(e.Kind)
+	if !ok {
+		return nil, corrupt("relation %q has unknown kind %q", e.Name, e.Kind)
+	}
+	rel.Kind = kind
+	for _, ce := range e.Cols {
+		t, ok := types.ByOID(ce.TypeOID)
+		if !ok {
+			return nil, corrupt("column %s.%s has unknown type oid %d", e.Name, ce.Name, ce.TypeOID)
+		}
+		t.Mod = ce.TypMod
+		rel.Cols = append(rel.Cols, Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden})
+	}
+	return rel, nil
+}
+
+func kindByName(s string) (Kind, bool) {
+	for k, n := range kindNames {
+		if n == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// String returns a one-line description of r for tests and logs:
+// "public.t(16385 table: a integer, b text)".
+func (r *Relation) String() string {
+	var cols []string
+	for _, c := range r.Cols {
+		cols = append(cols, c.Name+" "+c.T.String())
+	}
+	return fmt.Sprintf("%s.%s(%d %s: %s)", r.Schema, r.Name, r.OID, r.Kind.noun(), strings.Join(cols, ", "))
+}

@@ -1,0 +1,134 @@
+// Package sql is weir's SQL front end: a Postgres lexer (lexer.go), the
+// statement splitter (Split), a parser for weir's own statements
+// (parser.go, ddl.go: CREATE TABLE/VIEW/MATERIALIZED VIEW/SCHEMA, DROP,
+// SHOW, SET, COPY, EXPLAIN, transactions, ...), Postgres type names
+// (ParseType), and the dialect bridge (bridge.go, rewrite.go) that hands
+// queries to the TiDB parser.
+//
+// # Flow
+//
+//	text ──Lex──▶ tokens ──split at top-level ';'──▶ statement tokens
+//	  ├─ CREATE/DROP/SHOW/SET/COPY/...  ──stmtParser──▶ *CreateTable, *Set, ...
+//	  └─ SELECT/WITH/VALUES/TABLE/INSERT/UPDATE/DELETE
+//	        ──buildTree (nest at ( ) and [ ])──▶ node tree
+//	        ──rewrite passes, innermost group first──▶ bridged text
+//	        ──TiDB parser (ANSI_QUOTES, PIPES_AS_CONCAT,
+//	          NO_BACKSLASH_ESCAPES, window functions)──▶ *Query{Node, ...}
+//
+// The TiDB parser speaks MySQL; the bridge rewrites the Postgres forms it
+// does not accept into ordinary function calls with reserved pg_* names,
+// which the binder interprets. The bridged text keeps a map back to the
+// source offsets, so a syntax error TiDB reports is turned into Postgres's
+// `syntax error at or near "tok"` (42601) positioned in the original text.
+//
+// # Rewrite contract
+//
+// These encodings are a contract with the binder (planner). "x", "y", "a",
+// "b" are operands as described; 'T' is a string literal.
+//
+//	 #  Postgres form                          bridged form (TiDB input)
+//	 1  Foo, "Foo"                             foo, "Foo" (unquoted names are folded to lower
+//	                                           case; quoted names keep their case; words TiDB
+//	                                           reserves but Postgres does not, such as key,
+//	                                           status or rank, are written quoted unless a "("
+//	                                           follows, which does not change the name)
+//	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
+//	                                           of ParseType (e.g. 'integer', 'character
+//	                                           varying(10)', 'timestamp with time zone',
+//	                                           '"char"', 'text[]'); for types weir does not
+//	                                           model it is the name as written, lower-cased,
+//	                                           without pg_catalog (e.g. 'regclass', 'int2[]',
+//	                                           'int[]', 'character(3)'). :: binds tighter
+//	                                           than everything but . and []: -1::int is
+//	                                           -(1::int); (a+b)::int, f(x)::t, a.b::t and
+//	                                           CASE ... END::t cast the whole primary.
+//	 3  INTERVAL 'str'                         pg_cast('str', 'interval')
+//	    INTERVAL 'n' UNIT                      pg_cast('n unit', 'interval')
+//	    INTERVAL 'n' U1 TO U2                  pg_cast('n u2', 'interval') when 'n' is a bare
+//	                                           number (as Postgres reads it), else
+//	                                           pg_cast('n', 'interval'): the field restriction
+//	                                           is otherwise ignored
+//	    RANGE ... INTERVAL 'n unit' PRECEDING  interval 'n' unit preceding (TiDB's frame
+//	                                           syntax, read into ast.FrameBound)
+//	 4  a IS DISTINCT FROM b                   not ((a) <=> (b))
+//	    a IS NOT DISTINCT FROM b               ((a) <=> (b))
+//	                                           The operands extend to the nearest boundary at
+//	                                           the same depth: , ( ) AND OR NOT WHERE ON WHEN
+//	                                           THEN ELSE SELECT HAVING SET FROM BY AS IS ...;
+//	                                           comparisons belong to the operands, as IS binds
+//	                                           looser than = in Postgres.
+//	 5  agg(x, y) FILTER (WHERE c)             agg(CASE WHEN (c) THEN x END, y)
+//	    count(*) FILTER (WHERE c)              count(CASE WHEN (c) THEN 1 END)
+//	    count(DISTINCT x) FILTER (WHERE c)     count(DISTINCT CASE WHEN (c) THEN x END)
+//	 6  EXTRACT(field FROM x)                  pg_extract('field', x), field lower-cased
+//	                                           ('epoch', 'dow', 'year', ...); date_part(...)
+//	                                           stays an ordinary call
+//	 7  ORDER BY e [ASC|DESC] NULLS FIRST      ORDER BY pg_nulls_first(e) [ASC|DESC]
+//	    ORDER BY e [ASC|DESC] NULLS LAST       ORDER BY pg_nulls_last(e) [ASC|DESC]
+//	                                           (in SELECT, OVER (...) and aggregate ORDER BY)
+//	 7b agg(args ORDER BY k1 DESC, k2)         agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc'))
+//	                                           the last argument carries the aggregate's
+//	                                           ordering (TiDB only has it for GROUP_CONCAT)
+//	 8  $n                                     ? ; after parsing each *ParamMarker has Order
+//	                                           set and Query.Params[Order] = n. Orders count
+//	                                           the markers of the TVF arguments first, then
+//	                                           the statement, then RETURNING, each in text
+//	                                           order
+//	 9  E'..', U&'..', $$..$$, $t$..$t$        '...' with the content unescaped and quotes
+//	                                           doubled; plain '..' is kept byte for byte
+//	                                           (NO_BACKSLASH_ESCAPES); 'a'<newline>'b' is
+//	                                           joined, 'a' 'b' on one line is 42601
+//	10  FROM f(args) [AS] a[(c1, c2)]          FROM "__weir_tvf_N" [AS a] and Query.TVFs
+//	                                           ["__weir_tvf_N"] = &TVF{Name: "f" (lower-case,
+//	                                           schema dropped), Args, ArgText, Alias, Columns};
+//	                                           N counts from 1 per statement
+//	    FROM (query) [AS] t(a, b)              FROM (query) AS t and Query.Aliases["t"] =
+//	    FROM (VALUES ...) t(a, b)              ["a", "b"]; the same for tables: FROM x AS
+//	    FROM tbl AS t(a, b)                    t(a, b)
+//	11  a ~ b, a !~ b                          a REGEXP b, a NOT REGEXP b
+//	    a ~* b, a !~* b                        a REGEXP pg_icase(b), a NOT REGEXP pg_icase(b)
+//	    a ~~ b, a !~~ b, a ~~* b, a !~~* b     a LIKE b, a NOT LIKE b, a ILIKE b, a NOT ILIKE b
+//	    OPERATOR(pg_catalog.op)                op, then the rules above
+//	12  x COLLATE name                         x (the clause is dropped)
+//	13  ARRAY(subquery)                        pg_array_subquery((subquery))
+//	    ARRAY[a, b]                            pg_array(a, b)
+//	    x = ANY (expr), expr not a subquery    pg_any_eq(x, (expr)); x extends back to the
+//	                                           nearest boundary or comparison operator.
+//	                                           x = ANY (subquery) stays native
+//	    x[i]                                   pg_subscript(x, i) (slices x[i:j] are not
+//	                                           rewritten); '{0}' stays a string
+//	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
+//	                                           FULL OUTER JOIN); ON/USING kept
+//	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
+//	16  VALUES (1, 'a'), (2, 'b')              SELECT 1 AS column1, 'a' AS column2 UNION ALL
+//	    (statement, derived table, CTE,        SELECT 2, 'b'
+//	    set operation operand)
+//	    INSERT ... VALUES                      native
+//	    INSERT INTO t DEFAULT VALUES           INSERT INTO t () VALUES ()
+//	17  ... RETURNING list                     cut off; Query.Returning holds the fields of
+//	                                           SELECT list
+//	18  LIMIT ALL                              dropped
+//	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
+//	    OFFSET n LIMIT m                       LIMIT m OFFSET n
+//	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
+//	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
+//	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
+//	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
+//	                                           x and y are the adjacent primaries (names,
+//	                                           literals, groups, calls, casts)
+//	20  current_user, session_user,            current_user(), session_user(),
+//	    current_schema, current_catalog,       current_schema(), current_catalog(),
+//	    current_role                           current_role(); current_date,
+//	                                           current_timestamp[(p)], localtimestamp, TRUE,
+//	                                           FALSE, NULL are native
+//	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries)
+//	22  TABLE t                                SELECT * FROM t
+//
+// Everything else is passed through: unquoted words lower-cased, strings
+// re-quoted. When TiDB then rejects the text, the error is 42601 at the
+// source token the failing bridged token came from.
+//
+// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS, SIMILAR TO, array
+// slices, nested ARRAY[[..]] and ^ (power; TiDB reads it as XOR) are not
+// rewritten.
+package sql

@@ -1,0 +1,784 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// stmtParser is weir's recursive-descent parser for its own statements. It
+// works on the tokens of one statement, which end with a TEOF token whose
+// offset is the statement's end (a terminating ';' or the end of text).
+type stmtParser struct {
+	src  string
+	toks []Token
+	pos  int
+}
+
+// syntaxErrorAt returns Postgres's 42601 `syntax error at or near "tok"`
+// (or `at end of input`) positioned at t.
+func syntaxErrorAt(src string, t Token) *pgerr.Error {
+	if t.Kind == TEOF {
+		if t.Off < len(src) && src[t.Off] == ';' {
+			return pgerr.New(pgerr.SyntaxError, `syntax error at or near ";"`).WithPosition(charPos(src, t.Off))
+		}
+		return pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
+	}
+	return pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", src[t.Off:t.End]).WithPosition(charPos(src, t.Off))
+}
+
+// stmtTokens returns one statement's tokens followed by a TEOF token at
+// the statement's end.
+func stmtTokens(src string, st []Token, all []Token) []Token {
+	out := make([]Token, len(st), len(st)+1)
+	copy(out, st)
+	end := len(src)
+	// The statement ends at the next token of the full text: a ';' or EOF.
+	last := st[len(st)-1]
+	for _, t := range all {
+		if t.Off >= last.End {
+			end = t.Off
+			break
+		}
+	}
+	return append(out, Token{Kind: TEOF, Off: end, End: end})
+}
+
+func (p *stmtParser) peek() Token { return p.toks[p.pos] }
+func (p *stmtParser) peekAt(k int) Token {
+	if p.pos+k >= len(p.toks) {
+		return p.toks[len(p.toks)-1]
+	}
+	return p.toks[p.pos+k]
+}
+
+// word returns the lower-case word at offset k from the cursor, or "".
+func (p *stmtParser) word(k int) string {
+	t := p.peekAt(k)
+	if t.Kind == TIdent {
+		return t.Val
+	}
+	return ""
+}
+
+func (p *stmtParser) errHere() error { return syntaxErrorAt(p.src, p.peek()) }
+
+// accept consumes the given words if they are next.
+func (p *stmtParser) accept(words ...string) bool {
+	for i, w := range words {
+		if p.word(i) != w {
+			return false
+		}
+	}
+	p.pos += len(words)
+	return true
+}
+
+func (p *stmtParser) expect(words ...string) error {
+	for _, w := range words {
+		if !p.accept(w) {
+			return p.errHere()
+		}
+	}
+	return nil
+}
+
+func (p *stmtParser) acceptOp(op string) bool {
+	if t := p.peek(); t.Kind == TOp && t.Val == op {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *stmtParser) expectOp(op string) error {
+	if !p.acceptOp(op) {
+		return p.errHere()
+	}
+	return nil
+}
+
+func (p *stmtParser) atEnd() bool { return p.peek().Kind == TEOF }
+
+func (p *stmtParser) expectEnd() error {
+	if !p.atEnd() {
+		return p.errHere()
+	}
+	return nil
+}
+
+// name parses an identifier (quoted or not).
+func (p *stmtParser) name() (string, error) {
+	t := p.peek()
+	if t.Kind != TIdent && t.Kind != TQIdent {
+		return "", p.errHere()
+	}
+	p.pos++
+	return t.Val, nil
+}
+
+// objectName parses name or schema.name.
+func (p *stmtParser) objectName() (ObjectName, error) {
+	a, err := p.name()
+	if err != nil {
+		return ObjectName{}, err
+	}
+	if p.acceptOp(".") {
+		b, err := p.name()
+		if err != nil {
+			return ObjectName{}, err
+		}
+		if p.peek().Kind == TOp && p.peek().Val == "." {
+			// database.schema.name: drop the database part.
+			p.pos++
+			c, err := p.name()
+			if err != nil {
+				return ObjectName{}, err
+			}
+			return ObjectName{Schema: b, Name: c}, nil
+		}
+		return ObjectName{Schema: a, Name: b}, nil
+	}
+	return ObjectName{Name: a}, nil
+}
+
+func (p *stmtParser) objectNames() ([]ObjectName, error) {
+	var out []ObjectName
+	for {
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+		if !p.acceptOp(",") {
+			return out, nil
+		}
+	}
+}
+
+// nameList parses ( name, ... ).
+func (p *stmtParser) nameList() ([]string, error) {
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	var out []string
+	for {
+		n, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+		if p.acceptOp(")") {
+			return out, nil
+		}
+		if err := p.expectOp(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// value parses an option or setting value: a string, a signed number, an
+// identifier or keyword (lower-cased), returning its text.
+func (p *stmtParser) value() (string, error) {
+	t := p.peek()
+	switch t.Kind {
+	case TString:
+		if t.Err != nil {
+			return "", t.Err
+		}
+		p.pos++
+		return t.Val, nil
+	case TNumber, TIdent, TQIdent:
+		p.pos++
+		return t.Val, nil
+	case TOp:
+		if (t.Val == "-" || t.Val == "+") && p.peekAt(1).Kind == TNumber {
+			p.pos += 2
+			if t.Val == "-" {
+				return "-" + p.toks[p.pos-1].Val, nil
+			}
+			return p.toks[p.pos-1].Val, nil
+		}
+	}
+	return "", p.errHere()
+}
+
+// rest returns the statement text from the cursor to its end.
+func (p *stmtParser) rest() string {
+	return p.src[p.peek().Off:p.toks[len(p.toks)-1].Off]
+}
+
+// query bridges the tokens from the cursor to end (exclusive) as a Query.
+func (p *stmtParser) query(end int) (*Query, error) {
+	if p.pos >= end {
+		return nil, p.errHere()
+	}
+	q, err := bridgeQuery(p.src, p.toks[p.pos:end])
+	if err != nil {
+		return nil, err
+	}
+	p.pos = end
+	return q, nil
+}
+
+func (p *stmtParser) endIndex() int { return len(p.toks) - 1 }
+
+var queryStarts = map[string]bool{"select": true, "with": true, "values": true, "table": true, "insert": true, "update": true, "delete": true}
+
+// stmt parses the statement at the cursor, which must run to the end.
+func (p *stmtParser) stmt() (Stmt, error) {
+	t := p.peek()
+	if t.Err != nil {
+		return nil, t.Err
+	}
+	if t.Kind == TOp && t.Val == "(" || queryStarts[p.word(0)] {
+		return p.query(p.endIndex())
+	}
+	var s Stmt
+	var err error
+	switch p.word(0) {
+	case "create":
+		s, err = p.create()
+	case "drop":
+		s, err = p.drop()
+	case "show":
+		s, err = p.show()
+	case "describe", "desc":
+		p.pos++
+		var n ObjectName
+		n, err = p.objectName()
+		s = &Describe{Name: n}
+	case "set":
+		s, err = p.set()
+	case "reset":
+		p.pos++
+		var n string
+		switch {
+		case p.accept("time", "zone"):
+			n = "timezone"
+		case p.accept("all"):
+			n = "all"
+		default:
+			n, err = p.settingName()
+		}
+		s = &Reset{Name: n}
+	case "alter":
+		s, err = p.alterSystem()
+	case "begin", "start", "commit", "end", "rollback", "abort":
+		s, err = p.txn()
+	case "copy":
+		s, err = p.copy()
+	case "explain":
+		s, err = p.explain()
+	case "flush":
+		p.pos++
+		s = &Flush{}
+	case "truncate":
+		p.pos++
+		p.accept("table")
+		var names []ObjectName
+		names, err = p.objectNames()
+		if err == nil {
+			_ = p.accept("restart", "identity") || p.accept("continue", "identity")
+			_ = p.accept("cascade") || p.accept("restrict")
+		}
+		s = &Truncate{Names: names}
+	case "discard":
+		p.pos++
+		w := p.word(0)
+		switch w {
+		case "all", "plans", "sequences", "temp", "temporary":
+			p.pos++
+			s = &Discard{What: w}
+		default:
+			err = p.errHere()
+		}
+	default:
+		return nil, p.errHere()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectEnd(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// settingName parses a configuration parameter name (name or a.b).
+func (p *stmtParser) settingName() (string, error) {
+	n, err := p.name()
+	if err != nil {
+		return "", err
+	}
+	for p.acceptOp(".") {
+		m, err := p.name()
+		if err != nil {
+			return "", err
+		}
+		n += "." + m
+	}
+	return strings.ToLower(n), nil
+}
+
+func (p *stmtParser) show() (Stmt, error) {
+	p.pos++
+	switch {
+	case p.accept("all"):
+		return &Show{Kind: "all"}, nil
+	case p.accept("tables"):
+		return &Show{Kind: "tables"}, nil
+	case p.accept("materialized", "views"):
+		return &Show{Kind: "materialized views"}, nil
+	case p.accept("views"):
+		return &Show{Kind: "views"}, nil
+	case p.accept("sources"):
+		return &Show{Kind: "sources"}, nil
+	case p.accept("sinks"):
+		return &Show{Kind: "sinks"}, nil
+	case p.accept("time", "zone"):
+		return &Show{Kind: "variable", Name: "timezone"}, nil
+	case p.accept("transaction", "isolation", "level"):
+		return &Show{Kind: "variable", Name: "transaction_isolation"}, nil
+	case p.word(0) == "create" && p.peekAt(1).Kind == TIdent:
+		p.pos++
+		var kind string
+		switch {
+		case p.accept("table"):
+			kind = "create table"
+		case p.accept("view"):
+			kind = "create view"
+		case p.accept("materialized", "view"):
+			kind = "create materialized view"
+		default:
+			return nil, p.errHere()
+		}
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		return &Show{Kind: kind, Obj: n}, nil
+	}
+	n, err := p.settingName()
+	if err != nil {
+		return nil, err
+	}
+	return &Show{Kind: "variable", Name: n}, nil
+}
+
+func (p *stmtParser) set() (Stmt, error) {
+	p.pos++
+	local := false
+	if p.accept("local") {
+		local = true
+	} else {
+		p.accept("session")
+	}
+	switch {
+	case p.accept("characteristics", "as", "transaction"):
+		// Accepted: weir runs every transaction the same way.
+		s := &Set{Name: "session_characteristics", Value: strings.ToLower(p.rest()), Local: local}
+		p.pos = p.endIndex()
+		return s, nil
+	case p.accept("transaction"):
+		s := &Set{Name: "transaction", Value: strings.ToLower(p.rest()), Local: true}
+		p.pos = p.endIndex()
+		return s, nil
+	case p.accept("time", "zone"):
+		s := &Set{Name: "timezone", Local: local}
+		if p.accept("local") || p.accept("default") {
+			s.Default = true
+			return s, nil
+		}
+		if p.word(0) == "interval" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "SET TIME ZONE INTERVAL is not supported").WithPosition(charPos(p.src, p.peek().Off))
+		}
+		v, err := p.value()
+		s.Value = v
+		return s, err
+	case p.word(0) == "names" && p.peekAt(1).Kind == TString:
+		p.pos++
+		v, err := p.value()
+		return &Set{Name: "client_encoding", Value: v, Local: local}, err
+	case p.word(0) == "schema" && p.peekAt(1).Kind == TString:
+		p.pos++
+		v, err := p.value()
+		return &Set{Name: "search_path", Value: v, Local: local}, err
+	}
+	name, err := p.settingName()
+	if err != nil {
+		return nil, err
+	}
+	if !p.accept("to") && !p.acceptOp("=") {
+		return nil, p.errHere()
+	}
+	s := &Set{Name: name, Local: local}
+	if p.accept("default") {
+		s.Default = true
+		return s, nil
+	}
+	var vals []string
+	for {
+		quoted := p.peek().Kind == TQIdent
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		if quoted && name == "search_path" {
+			// List settings keep the quotes their elements need, as
+			// Postgres prints search_path back: public, "$user".
+			v = quoteIdent(v)
+		}
+		vals = append(vals, v)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	s.Value = strings.Join(vals, ", ")
+	return s, nil
+}
+
+func (p *stmtParser) alterSystem() (Stmt, error) {
+	p.pos++
+	if err := p.expect("system", "set"); err != nil {
+		return nil, err
+	}
+	name, err := p.settingName()
+	if err != nil {
+		return nil, err
+	}
+	if !p.accept("to") && !p.acceptOp("=") {
+		return nil, p.errHere()
+	}
+	if p.accept("default") {
+		return &AlterSystem{Name: name}, nil
+	}
+	var vals []string
+	for {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, v)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	return &AlterSystem{Name: name, Value: strings.Join(vals, ", ")}, nil
+}
+
+func (p *stmtParser) txn() (Stmt, error) {
+	w := p.word(0)
+	p.pos++
+	switch w {
+	case "begin", "start":
+		if w == "start" {
+			if err := p.expect("transaction"); err != nil {
+				return nil, err
+			}
+		} else {
+			_ = p.accept("work") || p.accept("transaction")
+		}
+		// Transaction modes are accepted and ignored: weir runs every
+		// transaction at one level.
+		for !p.atEnd() {
+			switch {
+			case p.accept("isolation", "level", "serializable"),
+				p.accept("isolation", "level", "repeatable", "read"),
+				p.accept("isolation", "level", "read", "committed"),
+				p.accept("isolation", "level", "read", "uncommitted"),
+				p.accept("read", "only"), p.accept("read", "write"),
+				p.accept("not", "deferrable"), p.accept("deferrable"):
+				p.acceptOp(",")
+			default:
+				return nil, p.errHere()
+			}
+		}
+		return &Txn{Kind: TxnBegin}, nil
+	case "commit", "end":
+		_ = p.accept("work") || p.accept("transaction")
+		_ = p.accept("and", "no", "chain")
+		return &Txn{Kind: TxnCommit}, nil
+	default:
+		_ = p.accept("work") || p.accept("transaction")
+		_ = p.accept("and", "no", "chain")
+		return &Txn{Kind: TxnRollback}, nil
+	}
+}
+
+func (p *stmtParser) drop() (Stmt, error) {
+	p.pos++
+	d := &Drop{}
+	switch {
+	case p.accept("table"):
+		d.Kind = "table"
+	case p.accept("view"):
+		d.Kind = "view"
+	case p.accept("materialized", "view"):
+		d.Kind = "materialized view"
+	case p.accept("source"):
+		d.Kind = "source"
+	case p.accept("sink"):
+		d.Kind = "sink"
+	case p.accept("index"):
+		d.Kind = "index"
+	case p.accept("schema"):
+		d.Kind = "schema"
+	default:
+		return nil, p.errHere()
+	}
+	d.IfExists = p.accept("if", "exists")
+	names, err := p.objectNames()
+	if err != nil {
+		return nil, err
+	}
+	d.Names = names
+	if p.accept("cascade") {
+		d.Cascade = true
+	} else {
+		p.accept("restrict")
+	}
+	return d, nil
+}
+
+func (p *stmtParser) explain() (Stmt, error) {
+	p.pos++
+	e := &Explain{}
+	if p.peek().Kind == TOp && p.peek().Val == "(" {
+		p.pos++
+		for {
+			opt := p.word(0)
+			if opt == "" {
+				return nil, p.errHere()
+			}
+			p.pos++
+			on := true
+			switch p.word(0) {
+			case "true", "on":
+				p.pos++
+			case "false", "off":
+				p.pos++
+				on = false
+			default:
+				if t := p.peek(); t.Kind == TNumber || t.Kind == TString || (t.Kind == TIdent && opt == "format") {
+					on = t.Val != "0"
+					p.pos++
+				}
+			}
+			switch opt {
+			case "analyze", "analyse":
+				e.Analyze = on
+			case "verbose":
+				e.Verbose = on
+			case "costs", "buffers", "timing", "summary", "settings", "wal", "format":
+			default:
+				return nil, pgerr.New(pgerr.SyntaxError, "unrecognized EXPLAIN option %q", opt).WithPosition(charPos(p.src, p.toks[p.pos-1].Off))
+			}
+			if p.acceptOp(")") {
+				break
+			}
+			if err := p.expectOp(","); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		e.Analyze = p.accept("analyze") || p.accept("analyse")
+		e.Verbose = p.accept("verbose")
+	}
+	inner, err := p.stmt()
+	if err != nil {
+		return nil, err
+	}
+	e.Stmt = inner
+	return e, nil
+}
+
+// copy parses COPY in both the parenthesised option syntax and the
+// pre-9.0 syntax (WITH CSV HEADER DELIMITER ',').
+func (p *stmtParser) copy() (Stmt, error) {
+	p.pos++
+	c := &Copy{Options: map[string]string{}}
+	if p.peek().Kind == TOp && p.peek().Val == "(" {
+		// COPY (query) TO STDOUT: find the matching parenthesis.
+		depth, end := 0, -1
+		for i := p.pos; i < len(p.toks); i++ {
+			if t := p.toks[i]; t.Kind == TOp {
+				if t.Val == "(" {
+					depth++
+				} else if t.Val == ")" {
+					depth--
+					if depth == 0 {
+						end = i
+						break
+					}
+				}
+			}
+		}
+		if end < 0 {
+			p.pos = p.endIndex()
+			return nil, p.errHere()
+		}
+		p.pos++
+		q, err := p.query(end)
+		if err != nil {
+			return nil, err
+		}
+		p.pos = end + 1
+		c.Query = q
+	} else {
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		c.Table = n
+		if p.peek().Kind == TOp && p.peek().Val == "(" {
+			cols, err := p.nameList()
+			if err != nil {
+				return nil, err
+			}
+			c.Columns = cols
+		}
+	}
+	switch {
+	case p.accept("from"):
+		c.From = true
+		if !p.accept("stdin") {
+			if p.peek().Kind == TString || p.word(0) == "program" {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY from a file is not supported; use COPY ... FROM STDIN").WithPosition(charPos(p.src, p.peek().Off))
+			}
+			return nil, p.errHere()
+		}
+	case p.accept("to"):
+		if !p.accept("stdout") {
+			if p.peek().Kind == TString || p.word(0) == "program" {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "COPY to a file is not supported; use COPY ... TO STDOUT").WithPosition(charPos(p.src, p.peek().Off))
+			}
+			return nil, p.errHere()
+		}
+	default:
+		return nil, p.errHere()
+	}
+	if c.Query != nil && c.From {
+		return nil, syntaxErrorAt(p.src, p.toks[p.pos-2])
+	}
+	p.accept("with")
+	if p.peek().Kind == TOp && p.peek().Val == "(" {
+		p.pos++
+		for {
+			opt := p.word(0)
+			if opt == "" {
+				return nil, p.errHere()
+			}
+			p.pos++
+			val := ""
+			if t := p.peek(); !(t.Kind == TOp && (t.Val == "," || t.Val == ")")) {
+				v, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				val = v
+			}
+			if err := c.setOption(opt, val); err != nil {
+				return nil, err.WithPosition(charPos(p.src, p.toks[p.pos-1].Off))
+			}
+			if p.acceptOp(")") {
+				break
+			}
+			if err := p.expectOp(","); err != nil {
+				return nil, err
+			}
+		}
+		return c, nil
+	}
+	// The old option syntax.
+	for !p.atEnd() {
+		switch {
+		case p.accept("binary"):
+			c.Options["format"] = "binary"
+		case p.accept("csv"):
+			c.Options["format"] = "csv"
+		case p.accept("header"):
+			c.Options["header"] = "true"
+		case p.word(0) == "delimiter" || p.word(0) == "null" || p.word(0) == "quote" || p.word(0) == "escape":
+			opt := p.word(0)
+			p.pos++
+			p.accept("as")
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			c.Options[opt] = v
+		default:
+			return nil, p.errHere()
+		}
+	}
+	return c, nil
+}
+
+// setOption stores one COPY option, normalising FORMAT and HEADER.
+func (c *Copy) setOption(opt, val string) *pgerr.Error {
+	switch opt {
+	case "format":
+		v := strings.ToLower(val)
+		if v != "text" && v != "csv" && v != "binary" {
+			return pgerr.New(pgerr.InvalidParameterValue, "COPY format %q not recognized", val)
+		}
+		c.Options["format"] = v
+	case "header":
+		switch strings.ToLower(val) {
+		case "", "true", "on", "1":
+			c.Options["header"] = "true"
+		case "false", "off", "0":
+			c.Options["header"] = "false"
+		case "match":
+			c.Options["header"] = "match"
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "header requires a Boolean value or \"match\"")
+		}
+	case "delimiter", "null", "quote", "escape", "encoding", "default":
+		c.Options[opt] = val
+	case "freeze", "force_quote", "force_not_null", "force_null":
+		c.Options[opt] = val
+	default:
+		return pgerr.New(pgerr.SyntaxError, "option %q not recognized", opt)
+	}
+	return nil
+}
+
+// options parses WITH ( key = value, ... ): keys are dotted names, lower-cased.
+func (p *stmtParser) options() (map[string]string, error) {
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if p.acceptOp(")") {
+		return m, nil
+	}
+	for {
+		k, err := p.settingName()
+		if err != nil {
+			return nil, err
+		}
+		p.acceptOp("=")
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		if p.acceptOp(")") {
+			return m, nil
+		}
+		if err := p.expectOp(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// unsupported returns 0A000 "<what> not supported yet" at the cursor;
+// what ends with "is" or "are".
+func (p *stmtParser) unsupported(what string) error {
+	return pgerr.New(pgerr.FeatureNotSupported, "%s not supported yet", what).WithPosition(charPos(p.src, p.peek().Off))
+}
+
+var _ = fmt.Sprint

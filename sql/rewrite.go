@@ -1,0 +1,964 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// level rewrites one nesting level of the token tree: first the contents
+// of every parenthesised or bracketed group, then the forms at this level,
+// in an order that respects Postgres's precedence (postfix casts and
+// subscripts bind before operators; IS DISTINCT FROM binds after
+// comparisons).
+func (b *bridge) level(seq []*node) []*node {
+	for _, n := range seq {
+		if n.kind == nGroup {
+			n.kids = b.level(n.kids)
+		}
+	}
+	seq = b.normalize(seq)
+	seq = b.limits(seq)
+	seq = b.typedLiterals(seq)
+	seq = b.calls(seq)
+	seq = b.subscripts(seq)
+	seq = b.casts(seq)
+	seq = b.jsonOps(seq)
+	seq = b.regexOps(seq)
+	seq = b.anyOps(seq)
+	seq = b.distinctFrom(seq)
+	seq = b.nullsOrder(seq)
+	seq = b.fromItems(seq)
+	seq = b.values(seq)
+	return seq
+}
+
+// splice replaces seq[i:j] with repl.
+func splice(seq []*node, i, j int, repl ...*node) []*node {
+	out := make([]*node, 0, len(seq)-(j-i)+len(repl))
+	out = append(out, seq[:i]...)
+	out = append(out, repl...)
+	return append(out, seq[j:]...)
+}
+
+// synth returns an atom node open + kids + close standing at off.
+func synth(open string, kids []*node, close string, off int) *node {
+	return &node{kind: nSynth, open: open, kids: kids, close: close, off: off}
+}
+
+func group(kids []*node, off int) *node {
+	return &node{kind: nGroup, open: "(", close: ")", kids: kids, off: off}
+}
+
+func leafOp(op string, off int) *node {
+	return &node{kind: nLeaf, tok: Token{Kind: TOp, Val: op, Off: off, End: off}, off: off}
+}
+
+// notFunctions are words that may stand before a parenthesised group
+// without being a function name.
+var notFunctions = wordSet(`in exists and or not select from where as on using values over any all some then else
+	when case by join is like ilike between distinct with union intersect except into returning set lateral filter
+	within lateral table only having`)
+
+// notOperands are keywords that cannot end an operand.
+var notOperands = wordSet(`select from where and or not in is as on using then else when case by join like ilike
+	between distinct with union intersect except into returning set having group order limit offset values
+	any all some escape similar over partition straight_join regexp`)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// qualLeft extends a name at seq[s] to the left over "a." prefixes.
+func qualLeft(seq []*node, s int) int {
+	for at(seq, s-1).isOp(".") && at(seq, s-2).isName() {
+		s -= 2
+	}
+	return s
+}
+
+// matchCaseLeft returns the index of the CASE that the END at seq[j]
+// closes, or -1.
+func matchCaseLeft(seq []*node, j int) int {
+	depth := 0
+	for k := j; k >= 0; k-- {
+		switch seq[k].word() {
+		case "end":
+			depth++
+		case "case":
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// matchEndRight returns the index after the END closing the CASE at
+// seq[i], or -1.
+func matchEndRight(seq []*node, i int) int {
+	depth := 0
+	for k := i; k < len(seq); k++ {
+		switch seq[k].word() {
+		case "case":
+			depth++
+		case "end":
+			depth--
+			if depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	return -1
+}
+
+// primaryLeft returns the start of the primary expression that ends just
+// before seq[i] (a name chain, literal, parameter, group, function call,
+// CASE ... END or rewritten atom), or -1.
+func primaryLeft(seq []*node, i int) int {
+	j := i - 1
+	n := at(seq, j)
+	switch {
+	case n == nil:
+		return -1
+	case n.isParen():
+		if f := at(seq, j-1); f.isName() && !(f.tok.Kind == TIdent && notFunctions[f.word()]) {
+			return qualLeft(seq, j-1)
+		}
+		return j
+	case n.kind == nSynth:
+		return j
+	case n.kind == nLeaf:
+		switch n.tok.Kind {
+		case TIdent:
+			if n.word() == "end" {
+				return matchCaseLeft(seq, j)
+			}
+			if notOperands[n.word()] {
+				return -1
+			}
+			return qualLeft(seq, j)
+		case TQIdent:
+			return qualLeft(seq, j)
+		case TString, TNumber, TParam, TBitString, THexString:
+			return j
+		}
+	}
+	return -1
+}
+
+// primaryRight returns the end (exclusive) of the primary expression that
+// starts at seq[i], or -1. A leading sign is included.
+func primaryRight(seq []*node, i int) int {
+	n := at(seq, i)
+	switch {
+	case n == nil:
+		return -1
+	case n.isParen(), n.kind == nSynth:
+		return i + 1
+	case n.isOp("-") || n.isOp("+"):
+		return primaryRight(seq, i+1)
+	case n.kind == nLeaf:
+		switch n.tok.Kind {
+		case TIdent, TQIdent:
+			if n.isWord("case") {
+				return matchEndRight(seq, i)
+			}
+			if n.tok.Kind == TIdent && notOperands[n.word()] {
+				return -1
+			}
+			e := i + 1
+			for at(seq, e).isOp(".") && at(seq, e+1).isName() {
+				e += 2
+			}
+			if at(seq, e).isParen() && !(n.tok.Kind == TIdent && notFunctions[n.word()]) {
+				e++
+			}
+			return e
+		case TString, TNumber, TParam, TBitString, THexString:
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// normalize drops COLLATE clauses, turns OPERATOR(schema.op) into the bare
+// operator and FULL [OUTER] JOIN into STRAIGHT_JOIN.
+func (b *bridge) normalize(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		switch {
+		case n.isWord("operator") && at(seq, i+1).isParen():
+			kids := seq[i+1].kids
+			op := at(kids, len(kids)-1)
+			if op != nil && op.kind == nLeaf && op.tok.Kind == TOp && (len(kids) == 1 || len(kids) == 3 && kids[0].isName() && kids[1].isOp(".")) {
+				seq = splice(seq, i, i+2, leafOp(op.tok.Val, op.off))
+			}
+		case n.isWord("collate") && at(seq, i+1).isName():
+			j := i + 2
+			if at(seq, j).isOp(".") && at(seq, j+1).isName() {
+				j += 2
+			}
+			seq = splice(seq, i, j)
+			i--
+		case isStringLeaf(n) && isStringLeaf(at(seq, i+1)):
+			// Postgres concatenates string constants separated by a
+			// newline and rejects them on one line (TiDB would concatenate).
+			m := seq[i+1]
+			if !strings.Contains(b.src[n.tok.End:m.tok.Off], "\n") {
+				b.fail(syntaxErrorAt(b.src, m.tok))
+				return seq
+			}
+			joined := *n
+			joined.tok.Val += m.tok.Val
+			joined.tok.End = m.tok.End
+			seq = splice(seq, i, i+2, &joined)
+			i--
+		case n.isWord("at") && at(seq, i+1).isWord("time") && at(seq, i+2).isWord("zone"):
+			s, e := primaryLeft(seq, i), primaryRight(seq, i+3)
+			if s < 0 || e < 0 {
+				continue
+			}
+			kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
+			seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
+			i = s
+		case n.isWord("full") && at(seq, i+1).isWord("join"):
+			seq = splice(seq, i, i+2, textNode("straight_join", n.off))
+		case n.isWord("full") && at(seq, i+1).isWord("outer") && at(seq, i+2).isWord("join"):
+			seq = splice(seq, i, i+3, textNode("straight_join", n.off))
+		}
+	}
+	return seq
+}
+
+func isStringLeaf(n *node) bool { return n != nil && n.kind == nLeaf && n.tok.Kind == TString }
+
+// limitValue reports whether n can be a LIMIT/OFFSET count.
+func limitValue(n *node) bool {
+	return n != nil && (n.isParen() || n.kind == nLeaf && (n.tok.Kind == TNumber || n.tok.Kind == TParam))
+}
+
+// limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
+// OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n.
+func (b *bridge) limits(seq []*node) []*node {
+	var count, offset []*node
+	pos, found := -1, false
+	mark := func(i int) {
+		if pos < 0 || i < pos {
+			pos = i
+		}
+		found = true
+	}
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		switch {
+		case n.isWord("limit") && at(seq, i+1).isWord("all"):
+			mark(i)
+			seq = splice(seq, i, i+2)
+			i--
+		case n.isWord("limit") && limitValue(at(seq, i+1)):
+			mark(i)
+			count = []*node{seq[i+1]}
+			seq = splice(seq, i, i+2)
+			i--
+		case n.isWord("offset") && limitValue(at(seq, i+1)) && primaryLeft(seq, i) >= 0:
+			mark(i)
+			offset = []*node{seq[i+1]}
+			j := i + 2
+			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
+				j++
+			}
+			seq = splice(seq, i, j)
+			i--
+		case n.isWord("fetch") && (at(seq, i+1).isWord("first") || at(seq, i+1).isWord("next")):
+			j := i + 2
+			c := []*node{textNode("1", n.off)}
+			if limitValue(at(seq, j)) {
+				c = []*node{seq[j]}
+				j++
+			}
+			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) || !at(seq, j+1).isWord("only") {
+				continue // FETCH ... WITH TIES and the like: left for TiDB to reject
+			}
+			mark(i)
+			count = c
+			seq = splice(seq, i, j+2)
+			i--
+		}
+	}
+	if !found {
+		return seq
+	}
+	var tail []*node
+	if count != nil || offset != nil {
+		tail = append(tail, textNode("limit", seq[min(pos, len(seq)-1)].off))
+		if count != nil {
+			tail = append(tail, count...)
+		} else {
+			tail = append(tail, textNode("18446744073709551615", offset[0].off))
+		}
+		if offset != nil {
+			tail = append(tail, textNode("offset", offset[0].off))
+			tail = append(tail, offset...)
+		}
+	}
+	return splice(seq, pos, pos, tail...)
+}
+
+// canon returns the type name pg_cast receives: types.T.String() of a
+// type weir models, else the name as written, lower-cased.
+func canon(spec typeSpec) string {
+	if t, err := resolveType(spec); err == nil {
+		return t.String()
+	}
+	return spec.written()
+}
+
+func castNode(kids []*node, typ string, off int) *node {
+	return synth("pg_cast(", kids, ", "+quoteString(typ)+")", off)
+}
+
+// typedLiterals rewrites `type 'string'` and INTERVAL 'n' [unit [TO unit]].
+func (b *bridge) typedLiterals(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if !n.isName() || at(seq, i-1).isOp(".") || at(seq, i-1).isOp("::") {
+			continue
+		}
+		if n.isWord("interval") {
+			s := at(seq, i+1)
+			if s == nil || s.kind != nLeaf || s.tok.Kind != TString {
+				continue
+			}
+			val, j := s.tok.Val, i+2
+			if u := at(seq, j).word(); intervalFields[u] {
+				j++
+				if at(seq, j).isWord("to") && intervalFields[at(seq, j+1).word()] {
+					u = at(seq, j+1).word()
+					j += 2
+					if isNumber(strings.TrimSpace(val)) {
+						val = strings.TrimSpace(val) + " " + u
+					}
+				} else {
+					val = strings.TrimSpace(val) + " " + u
+				}
+			}
+			if w := at(seq, j).word(); w == "preceding" || w == "following" {
+				// A RANGE frame offset: TiDB's grammar wants MySQL's
+				// INTERVAL 'n' UNIT there, and reads it into the FrameBound.
+				if f := strings.Fields(val); len(f) == 2 && isNumber(f[0]) {
+					u := strings.TrimSuffix(strings.ToLower(f[1]), "s")
+					if intervalFields[u] {
+						seq = splice(seq, i, j, textNode("interval", n.off), textNode(quoteString(f[0]), s.off), textNode(u, s.off))
+						i += 2
+						continue
+					}
+				}
+			}
+			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: val, Off: s.off, End: s.tok.End}, off: s.off}
+			seq = splice(seq, i, j, castNode([]*node{lit}, "interval", n.off))
+			continue
+		}
+		spec, e, ok := scanType(seq, i)
+		s := at(seq, e)
+		if !ok || s == nil || s.kind != nLeaf || s.tok.Kind != TString {
+			continue
+		}
+		if _, err := resolveType(spec); err != nil && err.Code != "0A000" {
+			continue
+		}
+		seq = splice(seq, i, e+1, castNode([]*node{s}, canon(spec), n.off))
+	}
+	return seq
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) && s[i] != '.' && !(i == 0 && (s[i] == '-' || s[i] == '+')) {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionFuncs are Postgres's parenless function-like keywords that TiDB
+// needs to see as calls.
+var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role`)
+
+// calls rewrites CAST, EXTRACT, ARRAY, concat, FILTER and the parenless
+// session functions.
+func (b *bridge) calls(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if !n.isName() || n.tok.Kind != TIdent {
+			continue
+		}
+		w := n.word()
+		qualified := at(seq, i-1).isOp(".")
+		if qualified && !(at(seq, i-2).isWord("pg_catalog") && !at(seq, i-3).isOp(".")) {
+			continue
+		}
+		start := i
+		if qualified {
+			start = i - 2
+		}
+		g := at(seq, i+1)
+		if sessionFuncs[w] && !g.isParen() && !qualified {
+			seq[i] = textNode(w+"()", n.off)
+			continue
+		}
+		if w == "array" && !qualified {
+			switch {
+			case g.isParen():
+				seq = splice(seq, i, i+2, synth("pg_array_subquery(", []*node{g}, ")", n.off))
+				continue
+			case g.isBracket():
+				seq = splice(seq, i, i+2, synth("pg_array(", g.kids, ")", n.off))
+				continue
+			}
+		}
+		if !g.isParen() {
+			continue
+		}
+		switch w {
+		case "cast":
+			k := -1
+			for j, kid := range g.kids {
+				if kid.isWord("as") {
+					k = j
+				}
+			}
+			if k < 1 {
+				continue
+			}
+			spec, e, ok := scanType(g.kids, k+1)
+			if !ok || e != len(g.kids) {
+				continue
+			}
+			seq = splice(seq, start, i+2, castNode(g.kids[:k], canon(spec), n.off))
+			i = start
+			continue
+		case "extract":
+			if len(g.kids) < 3 || !g.kids[1].isWord("from") {
+				continue
+			}
+			f := g.kids[0]
+			var field string
+			switch {
+			case f.kind == nLeaf && (f.tok.Kind == TIdent || f.tok.Kind == TString || f.tok.Kind == TQIdent):
+				field = strings.ToLower(f.tok.Val)
+			default:
+				continue
+			}
+			kids := append([]*node{textNode(quoteString(field), f.off), leafOp(",", f.off)}, g.kids[2:]...)
+			seq = splice(seq, start, i+2, synth("pg_extract(", kids, ")", n.off))
+			i = start
+			continue
+		case "concat":
+			seq = splice(seq, start, i+1, textNode("pg_concat", n.off))
+			i = start
+			continue
+		}
+		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
+			seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
+		}
+		if !notFunctions[w] && !windowWords[w] {
+			aggOrder(seq[i+1])
+		}
+	}
+	return seq
+}
+
+// windowWords stand before a parenthesised ORDER BY that is not an
+// aggregate's.
+var windowWords = wordSet(`over group window as`)
+
+// aggOrder rewrites an aggregate's ORDER BY inside its argument group g:
+// agg(args ORDER BY k1 DESC, k2) becomes
+// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
+func aggOrder(g *node) {
+	kids := g.kids
+	j := -1
+	for k := 1; k+1 < len(kids); k++ {
+		if kids[k].isWord("order") && kids[k+1].isWord("by") {
+			j = k
+			break
+		}
+	}
+	if j < 0 || isSubquery(kids) {
+		return
+	}
+	var keys []*node
+	for n, key := range splitCommas(kids[j+2:]) {
+		if len(key) == 0 {
+			return
+		}
+		dir := "asc"
+		if w := key[len(key)-1].word(); w == "asc" || w == "desc" {
+			dir, key = w, key[:len(key)-1]
+		}
+		if n > 0 {
+			keys = append(keys, leafOp(",", key[0].off))
+		}
+		keys = append(keys, key...)
+		keys = append(keys, leafOp(",", key[0].off), textNode(quoteString(dir), key[0].off))
+	}
+	out := append(append([]*node{}, kids[:j]...), leafOp(",", kids[j].off), synth("pg_agg_order_by(", keys, ")", kids[j].off))
+	g.kids = out
+}
+
+// filterArgs rewrites agg(args) FILTER (WHERE cond) into the argument
+// group of agg(CASE WHEN (cond) THEN first END, other args).
+func filterArgs(g *node, cond []*node) *node {
+	args := g.kids
+	off := g.off
+	var pre, tail []*node
+	if len(args) > 0 && (args[0].isWord("distinct") || args[0].isWord("all")) {
+		pre, args = args[:1], args[1:]
+	}
+	for j := 0; j+1 < len(args); j++ {
+		if args[j].isWord("order") && args[j+1].isWord("by") {
+			args, tail = args[:j], args[j:]
+			break
+		}
+	}
+	first, rest := args, []*node(nil)
+	for j, a := range args {
+		if a.isOp(",") {
+			first, rest = args[:j], args[j:]
+			break
+		}
+	}
+	if len(first) == 1 && first[0].isOp("*") {
+		first = []*node{textNode("1", off)}
+	}
+	kids := append([]*node{}, pre...)
+	kids = append(kids, textNode("case", off), textNode("when", off), group(cond, off), textNode("then", off))
+	kids = append(kids, first...)
+	kids = append(kids, textNode("end", off))
+	kids = append(kids, rest...)
+	kids = append(kids, tail...)
+	return group(kids, off)
+}
+
+// subscripts rewrites x[i] into pg_subscript(x, i).
+func (b *bridge) subscripts(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		g := seq[i]
+		if !g.isBracket() || len(g.kids) == 0 {
+			continue
+		}
+		s := primaryLeft(seq, i)
+		if s < 0 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", g.off)), g.kids...)
+		seq = splice(seq, s, i+1, synth("pg_subscript(", kids, ")", seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// casts rewrites x::type into pg_cast(x, 'type'), left to right so that
+// chained casts nest.
+func (b *bridge) casts(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isOp("::") {
+			continue
+		}
+		s := primaryLeft(seq, i)
+		spec, e, ok := scanType(seq, i+1)
+		if s < 0 || !ok {
+			continue
+		}
+		seq = splice(seq, s, e, castNode(seq[s:i], canon(spec), seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+var jsonFuncs = map[string]string{
+	"->": "pg_json_get", "->>": "pg_json_get_text", "#>": "pg_json_path", "#>>": "pg_json_path_text",
+	"@>": "pg_json_contains", "<@": "pg_json_contains",
+}
+
+// jsonOps rewrites the jsonb operators between primaries into calls.
+func (b *bridge) jsonOps(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if n.kind != nLeaf || n.tok.Kind != TOp || jsonFuncs[n.tok.Val] == "" {
+			continue
+		}
+		s, e := primaryLeft(seq, i), primaryRight(seq, i+1)
+		if s < 0 || e < 0 {
+			continue
+		}
+		l, r := seq[s:i], seq[i+1:e]
+		if n.tok.Val == "<@" {
+			l, r = r, l
+		}
+		kids := append(append(append([]*node{}, l...), leafOp(",", n.off)), r...)
+		seq = splice(seq, s, e, synth(jsonFuncs[n.tok.Val]+"(", kids, ")", seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+var regexOps = map[string]string{
+	"~": "regexp", "!~": "not regexp", "~*": "regexp", "!~*": "not regexp",
+	"~~": "like", "!~~": "not like", "~~*": "ilike", "!~~*": "not ilike",
+}
+
+// regexOps rewrites the Postgres pattern-matching operators.
+func (b *bridge) regexOps(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if n.kind != nLeaf || n.tok.Kind != TOp || regexOps[n.tok.Val] == "" || primaryLeft(seq, i) < 0 {
+			continue
+		}
+		op := n.tok.Val
+		seq[i] = textNode(regexOps[op], n.off)
+		if op == "~*" || op == "!~*" {
+			if e := primaryRight(seq, i+1); e > i+1 {
+				seq = splice(seq, i+1, e, synth("pg_icase(", seq[i+1:e], ")", seq[i+1].off))
+			}
+		}
+	}
+	return seq
+}
+
+// isSubquery reports whether a group's contents are a query.
+func isSubquery(kids []*node) bool {
+	if len(kids) == 0 {
+		return false
+	}
+	switch kids[0].word() {
+	case "select", "with", "values", "table":
+		return true
+	}
+	return kids[0].isParen() && isSubquery(kids[0].kids)
+}
+
+// boundaryWords end an operand scan for IS DISTINCT FROM and = ANY:
+// lower-precedence operators and clause keywords.
+var boundaryWords = wordSet(`and or not where on when then else select having set from by as returning distinct all
+	union intersect except limit offset with using join straight_join group order window into values is
+	asc desc nulls filter over partition rows range`)
+
+// scanBack returns the start of the operand that ends before seq[i].
+func scanBack(seq []*node, i int, stopCompare bool) int {
+	k := i - 1
+	for ; k >= 0; k-- {
+		n := seq[k]
+		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] && n.word() != "end" {
+			break
+		}
+		if n.isWord("end") {
+			if c := matchCaseLeft(seq, k); c >= 0 {
+				k = c
+				continue
+			}
+		}
+		if stopCompare && n.kind == nLeaf && n.tok.Kind == TOp && compareOps[n.tok.Val] {
+			break
+		}
+	}
+	return k + 1
+}
+
+var compareOps = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
+// scanForward returns the end of the operand that starts at seq[i].
+func scanForward(seq []*node, i int) int {
+	k := i
+	for ; k < len(seq); k++ {
+		n := seq[k]
+		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] || n.isWord("end") {
+			break
+		}
+		if n.isWord("case") {
+			if e := matchEndRight(seq, k); e > 0 {
+				k = e - 1
+				continue
+			}
+		}
+	}
+	return k
+}
+
+// anyOps rewrites `x = ANY (expr)` whose operand is not a subquery into
+// pg_any_eq(x, (expr)).
+func (b *bridge) anyOps(seq []*node) []*node {
+	for i := 1; i < len(seq); i++ {
+		n, g := seq[i], at(seq, i+1)
+		if !(n.isWord("any") || n.isWord("some")) || !g.isParen() || !seq[i-1].isOp("=") || isSubquery(g.kids) {
+			continue
+		}
+		s := scanBack(seq, i-1, true)
+		if s >= i-1 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off)), g)
+		seq = splice(seq, s, i+2, synth("pg_any_eq(", kids, ")", seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// distinctFrom rewrites a IS [NOT] DISTINCT FROM b into the null-safe
+// comparison <=>.
+func (b *bridge) distinctFrom(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("is") {
+			continue
+		}
+		j, not := i+1, false
+		if at(seq, j).isWord("not") {
+			j, not = j+1, true
+		}
+		if !at(seq, j).isWord("distinct") || !at(seq, j+1).isWord("from") {
+			continue
+		}
+		s, e := scanBack(seq, i, false), scanForward(seq, j+2)
+		if s == i || e == j+2 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i]...), textNode(") <=> (", seq[i].off)), seq[j+2:e]...)
+		open, cl := "((", "))"
+		if !not {
+			open = "not ((" // IS DISTINCT FROM is the negated null-safe equality
+		}
+		seq = splice(seq, s, e, synth(open, kids, cl, seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// nullsOrder rewrites ORDER BY e [ASC|DESC] NULLS FIRST|LAST.
+func (b *bridge) nullsOrder(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("nulls") || !(at(seq, i+1).isWord("first") || at(seq, i+1).isWord("last")) {
+			continue
+		}
+		fn := "pg_nulls_" + seq[i+1].word() + "("
+		e := i
+		var dir []*node
+		if w := at(seq, i-1).word(); w == "asc" || w == "desc" {
+			e, dir = i-1, []*node{seq[i-1]}
+		}
+		s := e
+		for s > 0 && !seq[s-1].isOp(",") && !seq[s-1].isWord("by") {
+			s--
+		}
+		if s == e {
+			continue
+		}
+		repl := append([]*node{synth(fn, seq[s:e], ")", seq[s].off)}, dir...)
+		seq = splice(seq, s, i+2, repl...)
+		i = s
+	}
+	return seq
+}
+
+// fromEnd are the words that end a FROM clause.
+var fromEnd = wordSet(`where group having order limit offset window union intersect except for fetch on using
+	returning set values`)
+
+// fromItems replaces table functions in FROM with placeholder tables and
+// moves derived-table column alias lists into Query.Aliases.
+func (b *bridge) fromItems(seq []*node) []*node {
+	inFrom, itemStart, sawSelect := false, false, false
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		w := n.word()
+		switch {
+		case w == "select" || w == "update" || w == "delete":
+			sawSelect = true
+			inFrom = false
+			continue
+		case w == "from" && sawSelect:
+			inFrom, itemStart = true, true
+			continue
+		case !inFrom:
+			continue
+		case w == "join" || w == "straight_join" || w == "lateral" || n.isOp(","):
+			itemStart = true
+			continue
+		case w == "on" || w == "using":
+			itemStart = false
+			continue
+		case fromEnd[w] && n.kind != nLeaf || fromEnd[w] && n.tok.Kind == TIdent:
+			inFrom = false
+			continue
+		}
+		if !itemStart {
+			continue
+		}
+		itemStart = false
+		// The item's primary: a function call, a derived table or a name.
+		e := i
+		isCall := false
+		switch {
+		case n.isName():
+			e = i + 1
+			for at(seq, e).isOp(".") && at(seq, e+1).isName() {
+				e += 2
+			}
+			if at(seq, e).isParen() {
+				isCall = true
+				e++
+			}
+		case n.isParen():
+			e = i + 1
+		default:
+			continue
+		}
+		// The alias: [AS] name [(columns)].
+		a := e
+		alias, aliasNode := "", (*node)(nil)
+		if at(seq, a).isWord("as") {
+			a++
+		}
+		if an := at(seq, a); an.isName() && !(an.tok.Kind == TIdent && (fromEnd[an.word()] || notOperands[an.word()] || joinWords[an.word()])) {
+			alias, aliasNode = an.nameVal(), an
+			a++
+		} else {
+			a = e
+		}
+		var cols []string
+		colsEnd := a
+		if aliasNode != nil && at(seq, a).isParen() {
+			for _, part := range splitCommas(seq[a].kids) {
+				if len(part) == 1 && part[0].isName() {
+					cols = append(cols, part[0].nameVal())
+				}
+			}
+			colsEnd = a + 1
+		}
+		if isCall {
+			call := seq[e-1]
+			name := seq[e-2].nameVal()
+			b.q.TVFs = ensureTVFs(b.q.TVFs)
+			tvf := &TVF{Name: strings.ToLower(name), Alias: alias, Columns: cols}
+			if len(call.kids) > 0 {
+				args := splitCommas(call.kids)
+				for k, arg := range args {
+					if len(arg) == 0 {
+						// Point at the token after the comma (or the "(")
+						// that precedes the empty argument.
+						off := call.off
+						if k > 0 && len(args[k-1]) > 0 {
+							off = b.nextTokenOff(args[k-1][len(args[k-1])-1].off)
+						}
+						b.fail(b.syntaxErrorAfter(off))
+						return seq
+					}
+				}
+				sel := []*node{textNode("select", call.off)}
+				for k, arg := range args {
+					ae := &emitter{}
+					ae.seq(arg)
+					tvf.ArgText = append(tvf.ArgText, ae.b.String())
+					if k > 0 {
+						sel = append(sel, leafOp(",", arg[0].off))
+					}
+					sel = append(sel, arg...)
+				}
+				stmt, _, err := b.parse(sel)
+				if err != nil {
+					b.fail(err)
+					return seq
+				}
+				for _, f := range stmt.(*ast.SelectStmt).Fields.Fields {
+					tvf.Args = append(tvf.Args, f.Expr)
+				}
+			}
+			key := fmt.Sprintf("__weir_tvf_%d", len(b.q.TVFs)+1)
+			b.q.TVFs[key] = tvf
+			repl := []*node{textNode(quoteIdent(key), n.off)}
+			if aliasNode != nil {
+				repl = append(repl, textNode("as", aliasNode.off), aliasNode)
+			}
+			seq = splice(seq, i, colsEnd, repl...)
+			i += len(repl) - 1
+			continue
+		}
+		if cols != nil {
+			if b.q.Aliases == nil {
+				b.q.Aliases = map[string][]string{}
+			}
+			b.q.Aliases[alias] = cols
+			seq = splice(seq, a, colsEnd)
+		}
+		i = a - 1
+	}
+	return seq
+}
+
+var joinWords = wordSet(`join inner left right full cross natural straight_join outer lateral`)
+
+func ensureTVFs(m map[string]*TVF) map[string]*TVF {
+	if m == nil {
+		return map[string]*TVF{}
+	}
+	return m
+}
+
+// values rewrites a standalone VALUES list into SELECT ... UNION ALL, and
+// INSERT ... DEFAULT VALUES into INSERT ... () VALUES ().
+func (b *bridge) values(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if n.isWord("default") && at(seq, i+1).isWord("values") && at(seq, i+2) == nil {
+			return splice(seq, i, i+2, textNode("()", n.off), textNode("values", n.off), textNode("()", n.off))
+		}
+		if !n.isWord("values") || !at(seq, i+1).isParen() {
+			continue
+		}
+		if i > 0 {
+			switch seq[i-1].word() {
+			case "union", "intersect", "except", "all", "distinct":
+			default:
+				continue
+			}
+		}
+		var out []*node
+		j := i + 1
+		for r := 0; ; r++ {
+			row := seq[j]
+			if r > 0 {
+				out = append(out, textNode("union all", row.off))
+			}
+			out = append(out, textNode("select", row.off))
+			for c, col := range splitCommas(row.kids) {
+				if len(col) == 0 {
+					col = []*node{textNode("", row.off)}
+				}
+				if c > 0 {
+					out = append(out, leafOp(",", col[0].off))
+				}
+				out = append(out, col...)
+				if r == 0 {
+					out = append(out, textNode(fmt.Sprintf("as column%d", c+1), row.off))
+				}
+			}
+			j++
+			if !(at(seq, j).isOp(",") && at(seq, j+1).isParen()) {
+				break
+			}
+			j++
+		}
+		seq = splice(seq, i, j, out...)
+		i += len(out) - 1
+	}
+	return seq
+}

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Batch is an atomic set of writes. Reads through a Batch (Get, Scan) see
+// its own writes over the database's latest committed state. Nothing is
+// visible to others until Commit, which is durable (fsynced) when it
+// returns. A Batch is not safe for concurrent use.
+type Batch struct {
+	b      *pebble.Batch
+	db     *DB
+	closed bool
+	buf    []byte // scratch for encoding rows
+}
+
+// NewBatch returns an empty, indexed write batch.
+func (db *DB) NewBatch() *Batch {
+	return &Batch{b: db.pdb.NewIndexedBatch(), db: db}
+}
+
+func (b *Batch) check() error {
+	if b.closed {
+		return pgerr.New(pgerr.InternalError, "storage batch used after Commit or Close")
+	}
+	return nil
+}
+
+func wrapWrite(err error) error {
+	if err == nil {
+		return nil
+	}
+	return pgerr.Wrap(pgerr.InternalError, err, "writing storage batch")
+}
+
+// Put sets the row of tableID with memcomparable key key to row, encoded
+// with the column types ts.
+func (b *Batch) Put(tableID uint32, key []byte, row types.Row, ts []types.T) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	// Pebble copies key and value into the batch, so the scratch buffer can
+	// be reused.
+	b.buf = types.AppendRow(b.buf[:0], row, ts)
+	return wrapWrite(b.b.Set(TableKey(tableID, key), b.buf, nil))
+}
+
+// Delete removes the row of tableID with memcomparable key key (a no-op
+// when there is none).
+func (b *Batch) Delete(tableID uint32, key []byte) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	return wrapWrite(b.b.Delete(TableKey(tableID, key), nil))
+}
+
+// DeleteRange removes every row of tableID (DROP TABLE, TRUNCATE) with one
+// range deletion, whatever the table's size.
+func (b *Batch) DeleteRange(tableID uint32) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	p := TablePrefix(tableID)
+	return wrapWrite(b.b.DeleteRange(p, prefixEnd(p), nil))
+}
+
+// SetMeta sets the metadata entry name to value. Names starting with
+// "counter/" are reserved for NextID.
+func (b *Batch) SetMeta(name string, value []byte) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	return wrapWrite(b.b.Set(MetaKey(name), value, nil))
+}
+
+// Set writes a raw key built with one of the key builders (CatalogKey,
+// SourceOffsetKey, SinkTxnKey...).
+func (b *Batch) Set(key, value []byte) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	return wrapWrite(b.b.Set(key, value, nil))
+}
+
+// DeleteKey removes a raw key built with one of the key builders.
+func (b *Batch) DeleteKey(key []byte) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	return wrapWrite(b.b.Delete(key, nil))
+}
+
+// Get returns the row of tableID with memcomparable key key as the batch
+// sees it (its own writes over the committed state), and false when there
+// is none.
+func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, error) {
+	if err := b.check(); err != nil {
+		return nil, false, err
+	}
+	return getRow(b.b, tableID, key, ts)
+}
+
+// Scan returns an iterator over every row of tableID as the batch sees
+// it, in key order. Writing to the batch while the iterator is open is
+// allowed, but the iterator may or may not see those writes.
+func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
+	if err := b.check(); err != nil {
+		return &rowIter{done: true, err: err}
+	}
+	return scanTable(b.b, tableID, nil, nil, ts)
+}
+
+// ScanRange returns an iterator over the rows of tableID whose
+// memcomparable keys k satisfy lo <= k < hi as the batch sees them, in key
+// order. A nil lo means from the first row, a nil hi to the last.
+func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
+	if err := b.check(); err != nil {
+		return &rowIter{done: true, err: err}
+	}
+	return scanTable(b.b, tableID, lo, hi, ts)
+}
+
+// Len returns the number of writes in the batch.
+func (b *Batch) Len() int { return int(b.b.Count()) }
+
+// Commit applies the batch atomically and returns once it is durable
+// (written and fsynced to the write-ahead log). The batch is closed
+// afterwards, whether or not Commit succeeded.
+func (b *Batch) Commit() error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	err := b.b.Commit(pebble.Sync)
+	b.Close()
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "committing to storage")
+	}
+	return nil
+}
+
+// Close discards the batch if it was not committed. It may be called more
+// than once, and after Commit.
+func (b *Batch) Close() {
+	if b.closed {
+		return
+	}
+	b.closed = true
+	_ = b.b.Close()
+}

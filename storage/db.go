@@ -1,0 +1,251 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// Options configures Open. The zero value opens a database on the real
+// file system with a 64 MiB block cache.
+type Options struct {
+	// FS is the file system; nil means the operating system's. Tests pass
+	// vfs.NewMem() or vfs.NewCrashableMem().
+	FS vfs.FS
+	// Logger receives Pebble's messages at debug level (errors at error
+	// level); nil means slog.Default().
+	Logger *slog.Logger
+	// CacheBytes is the size of Pebble's block cache; 0 means 64 MiB.
+	CacheBytes int64
+}
+
+// IDBlockSize is how many ids NextID reserves with one durable write. A
+// crash loses at most the unused rest of a block; ids are never repeated.
+const IDBlockSize = 1000
+
+// lockFile is the name of the data directory's lock file, and pebbleDir
+// the subdirectory holding the Pebble database (Pebble keeps its own LOCK
+// file there).
+const (
+	lockFile  = "LOCK"
+	pebbleDir = "pebble"
+)
+
+// DB is weir's storage: one Pebble database in the data directory. A DB is
+// safe for concurrent use.
+type DB struct {
+	dir  string
+	pdb  *pebble.DB
+	lock io.Closer
+	log  *slog.Logger
+
+	idMu sync.Mutex
+	ids  map[string]*idBlock
+}
+
+// idBlock is the part of a counter's ids reserved durably and not yet
+// handed out: [next, limit).
+type idBlock struct{ next, limit uint64 }
+
+// Open opens (creating if needed) the database in dir. It takes an
+// exclusive lock on dir/LOCK holding this process's pid, so a second
+// process opening the same directory fails at once with an ObjectInUse
+// (55006) error naming the directory and the pid holding it.
+func Open(dir string, opts Options) (*DB, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	fs := opts.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	if err := fs.MkdirAll(fs.PathJoin(dir, pebbleDir), 0o755); err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not create data directory %q", dir))
+	}
+	// A directory entry is durable only once its parent directory is
+	// synced; Pebble syncs its own directory but not the ones above it.
+	for _, d := range []string{fs.PathDir(dir), dir} {
+		if err := syncDir(fs, d); err != nil {
+			return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not sync data directory %q", dir))
+		}
+	}
+	lock, err := lockDir(fs, dir)
+	if err != nil {
+		return nil, err
+	}
+	cacheBytes := opts.CacheBytes
+	if cacheBytes <= 0 {
+		cacheBytes = 64 << 20
+	}
+	cache := pebble.NewCache(cacheBytes)
+	defer cache.Unref()
+	popts := &pebble.Options{
+		FS:                 fs,
+		Cache:              cache,
+		Logger:             slogLogger{log},
+		FormatMajorVersion: pebble.FormatNewest,
+	}
+	pdb, err := pebble.Open(fs.PathJoin(dir, pebbleDir), popts)
+	if err != nil {
+		lock.Close()
+		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not open database in %q", dir))
+	}
+	return &DB{dir: dir, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{}}, nil
+}
+
+func syncDir(fs vfs.FS, dir string) error {
+	f, err := fs.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// lockDir takes the data directory's lock. On the operating system's file
+// system it is a flock(2) on dir/LOCK, which also holds the owner's pid
+// for the error message; other file systems use their own Lock.
+func lockDir(fs vfs.FS, dir string) (io.Closer, error) {
+	path := fs.PathJoin(dir, lockFile)
+	if fs != vfs.Default {
+		l, err := fs.Lock(path)
+		if err != nil {
+			return nil, pgerr.Wrap(pgerr.ObjectInUse, err, fmt.Sprintf("data directory %q is in use by another weir process", dir))
+		}
+		return l, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not open lock file of data directory %q", dir))
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := io.ReadAll(io.LimitReader(f, 32))
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, pgerr.New(pgerr.ObjectInUse, "data directory %q is in use by another weir process (pid %s)",
+				dir, strings.TrimSpace(string(pid)))
+		}
+		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not lock data directory %q", dir))
+	}
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not write lock file of data directory %q", dir))
+	}
+	// Closing the file releases the flock.
+	return f, nil
+}
+
+// Dir returns the data directory the DB was opened in.
+func (db *DB) Dir() string { return db.dir }
+
+// Close closes the database and releases the directory lock. Snapshots,
+// iterators and batches must be closed first.
+func (db *DB) Close() error {
+	err := db.pdb.Close()
+	if lerr := db.lock.Close(); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "closing storage")
+	}
+	return nil
+}
+
+// Meta returns the metadata value stored under name, and false when there
+// is none.
+func (db *DB) Meta(name string) ([]byte, bool, error) {
+	return getRaw(db.pdb, MetaKey(name))
+}
+
+// NextID returns a fresh id from the counter name (relation ids, hidden
+// row ids...). Ids start at 1, increase, and are never handed out twice,
+// even across crashes: ids are reserved IDBlockSize at a time by a durable
+// write of the counter's high-water mark, so a crash skips at most the
+// rest of a block.
+func (db *DB) NextID(name string) (uint64, error) {
+	return db.NextIDs(name, 1)
+}
+
+// NextIDs reserves n consecutive fresh ids from the counter name and
+// returns the first; the same guarantees as NextID apply.
+func (db *DB) NextIDs(name string, n uint64) (uint64, error) {
+	if n == 0 {
+		n = 1
+	}
+	db.idMu.Lock()
+	defer db.idMu.Unlock()
+	blk := db.ids[name]
+	if blk == nil || blk.limit-blk.next < n {
+		hw := uint64(1)
+		if blk != nil {
+			hw = blk.limit
+		} else {
+			v, ok, err := db.Meta(counterMeta(name))
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				if len(v) != 8 {
+					return 0, pgerr.New(pgerr.DataCorrupted, "corrupt id counter %q", name)
+				}
+				hw = binary.BigEndian.Uint64(v)
+			}
+		}
+		// Blocks that a short remainder cannot serve are abandoned: gaps
+		// are harmless, repeats are not.
+		// Large requests (a bulk INSERT's row ids) reserve room for several
+		// more like them, so that they do not pay an extra fsync each.
+		limit := hw + max(IDBlockSize, 8*n)
+		b := db.pdb.NewBatch()
+		_ = b.Set(MetaKey(counterMeta(name)), binary.BigEndian.AppendUint64(nil, limit), nil)
+		if err := b.Commit(pebble.Sync); err != nil {
+			b.Close()
+			return 0, pgerr.Wrap(pgerr.IOError, err, "persisting id counter "+name)
+		}
+		b.Close()
+		blk = &idBlock{next: hw, limit: limit}
+		db.ids[name] = blk
+	}
+	id := blk.next
+	blk.next += n
+	return id, nil
+}
+
+func counterMeta(name string) string { return "counter/" + name }
+
+// slogLogger routes Pebble's log lines to slog: routine messages ("Found 0
+// WALs", compactions) at debug, errors at error.
+type slogLogger struct{ l *slog.Logger }
+
+func (s slogLogger) Infof(format string, args ...any) {
+	s.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (s slogLogger) Errorf(format string, args ...any) {
+	s.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+// Fatalf is called by Pebble on an unrecoverable invariant violation and
+// must not return; like Pebble's own logger it ends the process.
+func (s slogLogger) Fatalf(format string, args ...any) {
+	s.l.Error(fmt.Sprintf(format, args...), "component", "pebble", "fatal", true)
+	os.Exit(1)
+}

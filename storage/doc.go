@@ -1,0 +1,61 @@
+// Package storage is weir's persistence: one Pebble database
+// (github.com/cockroachdb/pebble/v2) per data directory, holding the
+// catalog, metadata, table and state table rows, source offsets and sink
+// transaction records, each in its own keyspace.
+//
+// # Data directory
+//
+//	<data-dir>/
+//	    LOCK      flock(2)ed by the running weir, holds its pid; a second
+//	              weir on the same directory fails with 55006 object_in_use
+//	    pebble/   the Pebble database
+//
+// # Keyspaces
+//
+// The first byte of a key names its keyspace:
+//
+//	0x01 catalog        [0x01][catalog-defined suffix]            -> catalog entry (package sql/catalog)
+//	0x02 meta           [0x02][name]                              -> value
+//	                         "counter/<name>"                     -> next id not yet reserved (8 bytes BE)
+//	                         committed epoch, ...
+//	0x03 source offset  [0x03][source id u32 BE][split]           -> offset
+//	0x04 sink txn       [0x04][sink id u32 BE][epoch u64 BE]      -> transaction record
+//	0x10 table / state  [0x10][table id u32 BE][memcomparable key] -> row value
+//
+// Table rows come last, and a table's rows share the prefix [0x10][id], so
+// a whole table is one contiguous range: DROP and TRUNCATE are one range
+// deletion. The key suffix is types.AppendKey of the key columns, so an
+// iteration in key order is an iteration in SQL order of the key; the
+// value is types.AppendRow of the full row.
+//
+// # Reading and writing
+//
+// Reads go through a Snapshot (DB.NewSnapshot): a consistent view as of
+// one moment, which is how a SELECT sees every table and materialized view
+// at the same committed epoch. Writes go into a Batch (DB.NewBatch), which
+// reads its own writes over the committed state and is applied atomically
+// by Commit; Commit returns only after the write-ahead log is fsynced, so
+// an acknowledged batch survives a crash and an unacknowledged one leaves
+// no trace.
+//
+//	b := db.NewBatch()
+//	defer b.Close()
+//	b.Put(tableID, types.AppendKey(nil, id, types.TInt8, false), row, ts)
+//	b.SetMeta("committed_epoch", epochBytes)
+//	err := b.Commit() // durable when nil
+//
+// A failed write or sync of the write-ahead log or MANIFEST is fatal:
+// Pebble cannot know what reached the disk, so the process logs the error
+// and exits (as Postgres PANICs), and recovery starts from what was synced.
+//
+// Id counters (DB.NextID) hand out relation ids and hidden row ids that are
+// never repeated, even across crashes, by durably reserving them a block
+// at a time.
+//
+// # What comes next
+//
+// The streaming engine's StateTable (DESIGN.md §4: a read-through cache
+// over a table's keyspace plus the epoch's dirty entries, flushed into the
+// checkpoint's batch on a barrier) will be built on Snapshot and Batch in
+// this package; it does not exist yet.
+package storage

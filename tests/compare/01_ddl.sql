@@ -1,0 +1,22 @@
+-- DDL: tables with keys, NOT NULL, DEFAULT; views; DROP with notices.
+CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL, price numeric(8,2) DEFAULT 0, tags varchar(20));
+CREATE TABLE items (x int);
+CREATE TABLE IF NOT EXISTS items (x int);
+CREATE TABLE pair (a int, b text, PRIMARY KEY (a, b));
+CREATE TABLE bad (a int, a int);
+CREATE TABLE bad2 (a nosuchtype);
+CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 10;
+CREATE VIEW cheap AS SELECT 1;
+INSERT INTO items (id, name) VALUES (1, 'pen');
+SELECT * FROM cheap;
+DROP TABLE items;
+DROP TABLE items CASCADE;
+SELECT * FROM cheap;
+DROP TABLE IF EXISTS items;
+DROP VIEW IF EXISTS cheap;
+DROP TABLE nosuch;
+DROP TABLE IF EXISTS pair, nosuch;
+CREATE TABLE "Odd ""Name""" ("Col A" int);
+INSERT INTO "Odd ""Name""" VALUES (1);
+SELECT * FROM "Odd ""Name""";
+DROP TABLE "Odd ""Name""";

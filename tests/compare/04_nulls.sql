@@ -1,0 +1,20 @@
+-- NULL-heavy data through every clause.
+CREATE TABLE n (a int, b text, c float8, d boolean);
+INSERT INTO n VALUES (NULL, NULL, NULL, NULL), (1, NULL, NULL, NULL), (NULL, 'x', NULL, true), (2, '', 0, false), (NULL, NULL, NULL, NULL);
+SELECT * FROM n ORDER BY a NULLS FIRST, b NULLS FIRST;
+SELECT a, b FROM n ORDER BY a DESC, b;
+SELECT count(*), count(a), count(b), sum(a), avg(c), min(b), max(d), bool_and(d), string_agg(b, ',') FROM n;
+SELECT a IS NULL AS a_null, count(*) FROM n GROUP BY 1 ORDER BY 1;
+SELECT b, count(*) FROM n GROUP BY b ORDER BY b NULLS FIRST;
+SELECT DISTINCT a FROM n ORDER BY a;
+SELECT a = NULL, a IS NULL, a IS DISTINCT FROM 1, coalesce(a, -1), nullif(a, 1) FROM n ORDER BY a NULLS LAST, b;
+SELECT NULL::int + 1, NULL::text || 'x', NULL AND false, NULL OR true, NOT NULL::boolean;
+SELECT 1 IN (NULL, 2), 1 NOT IN (NULL, 2), NULL IN (1), 1 = ANY (ARRAY[NULL, 1]);
+SELECT x.a, y.a FROM n x JOIN n y ON x.a = y.a ORDER BY 1;
+SELECT x.a, y.a FROM n x LEFT JOIN n y ON x.a = y.a AND y.a > 1 ORDER BY 1 NULLS FIRST, 2;
+SELECT a FROM n UNION SELECT NULL ORDER BY 1;
+SELECT a FROM n INTERSECT SELECT NULL::int;
+SELECT a, row_number() OVER (ORDER BY a NULLS FIRST, b NULLS FIRST, d NULLS FIRST) AS rn FROM n ORDER BY rn;
+SELECT '' AS empty, NULL AS null_col, ' ' AS space;
+SELECT max(a) FROM n WHERE false;
+SELECT count(*) FROM n WHERE NULL;
