@@ -6,12 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
@@ -363,78 +361,4 @@ func (r *fakeResult) Close() {
 		r.closed = true
 		r.h.resultsClosed.Add(1)
 	}
-}
-
-// testCodec is a minimal value codec for the types the fake uses. Tests use
-// the real types codec once it is implemented (see useCodec).
-var testCodec = codec{
-	formatText: func(d types.Datum, t types.T, _ *time.Location) string {
-		switch t.Family() {
-		case types.FamInt:
-			return strconv.FormatInt(d.I, 10)
-		case types.FamBool:
-			if d.I != 0 {
-				return "t"
-			}
-			return "f"
-		case types.FamFloat:
-			return strconv.FormatFloat(d.F, 'g', -1, 64)
-		}
-		return d.S
-	},
-	appendBinary: func(b []byte, d types.Datum, t types.T) ([]byte, error) {
-		switch t.ID {
-		case types.Int2:
-			return binary.BigEndian.AppendUint16(b, uint16(d.I)), nil
-		case types.Int4:
-			return binary.BigEndian.AppendUint32(b, uint32(d.I)), nil
-		case types.Int8:
-			return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil
-		case types.Float8:
-			return binary.BigEndian.AppendUint64(b, math.Float64bits(d.F)), nil
-		case types.Bool:
-			return append(b, byte(d.I)), nil
-		case types.Text, types.Varchar:
-			return append(b, d.S...), nil
-		}
-		return b, pgerr.New(pgerr.FeatureNotSupported, "no binary output for %s", t)
-	},
-	parseText: func(s string, t types.T, _ *time.Location) (types.Datum, error) {
-		if t.Family() == types.FamInt {
-			i, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return types.NullDatum, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t, s)
-			}
-			return types.DInt(i), nil
-		}
-		return types.DString(s), nil
-	},
-	parseBinary: func(b []byte, t types.T) (types.Datum, error) {
-		switch t.ID {
-		case types.Int8:
-			if len(b) != 8 {
-				return types.NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format")
-			}
-			return types.DInt(int64(binary.BigEndian.Uint64(b))), nil
-		case types.Int4:
-			if len(b) != 4 {
-				return types.NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format")
-			}
-			return types.DInt(int64(int32(binary.BigEndian.Uint32(b)))), nil
-		case types.Text, types.Varchar:
-			return types.DString(string(b)), nil
-		}
-		return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "no binary input for %s", t)
-	},
-}
-
-// useCodec returns the types package's codec when it is implemented, and
-// the minimal test codec while types still holds stubs.
-func useCodec() codec {
-	if types.FormatText(types.DInt(12), types.TInt4, time.UTC) == "12" {
-		if _, err := types.AppendBinary(nil, types.DInt(1), types.TInt4); err == nil {
-			return typesCodec
-		}
-	}
-	return testCodec
 }

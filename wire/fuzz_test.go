@@ -66,7 +66,6 @@ func fuzzOne(t *testing.T, data, startup, terminate []byte, logger *slog.Logger)
 	{
 		h := newFakeHandler()
 		s := NewServer(h, Options{Logger: logger, MaxMessageBytes: 1 << 16})
-		s.codec = useCodec()
 		client, server := net.Pipe()
 		if !s.track(server) {
 			t.Fatal("server refused the connection")

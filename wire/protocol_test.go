@@ -454,7 +454,6 @@ func TestProtocolViolations(t *testing.T) {
 func TestShutdown(t *testing.T) {
 	h := newFakeHandler()
 	s := NewServer(h, Options{})
-	s.codec = useCodec()
 	ln, err := listen(t)
 	if err != nil {
 		t.Fatal(err)

@@ -200,9 +200,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			if !utf8.Valid(raw) {
 				return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
-			d, err = c.s.codec.parseText(string(raw), st.params[i], loc)
+			d, err = types.ParseText(string(raw), st.params[i], loc)
 		case 1:
-			d, err = c.s.codec.parseBinary(raw, st.params[i])
+			d, err = types.ParseBinary(raw, st.params[i])
 		default:
 			return pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f)
 		}
@@ -456,11 +456,11 @@ func (c *conn) sendRow(p *portal, row types.Row) error {
 		}
 		if p.formats[i] == 1 {
 			var err error
-			if buf, err = c.s.codec.appendBinary(buf, d, fields[i].T); err != nil {
+			if buf, err = types.AppendBinary(buf, d, fields[i].T); err != nil {
 				return err
 			}
 		} else {
-			buf = append(buf, c.s.codec.formatText(d, fields[i].T, p.location)...)
+			buf = append(buf, types.FormatText(d, fields[i].T, p.location)...)
 		}
 		ends = append(ends, len(buf))
 	}
