@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
@@ -22,6 +23,7 @@ import (
 //	select $1             one row echoing the parameter (text, or the hinted type)
 //	add $1 $2             one int8 row: $1 + $2 (both int8)
 //	texts                 one row of three text columns: 'héllo', '', NULL
+//	typed                 one row with a value of each of typedColumns
 //	select bogus          Prepare fails: 42601 at "bogus" (position 8)
 //	fail exec             Execute fails: 22012 division by zero
 //	fail next             the second row fails: 22012
@@ -76,6 +78,7 @@ func (h *fakeHandler) ServerParams() [][2]string {
 
 type fakeSession struct {
 	h      *fakeHandler
+	loc    *time.Location // nil until "set timezone"
 	tx     byte
 	closed atomic.Bool
 }
@@ -113,6 +116,29 @@ func (s *fakeSession) Split(text string) ([]Piece, error) {
 	return out, nil
 }
 
+// Location implements SessionLocation.
+func (s *fakeSession) Location() *time.Location { return s.loc }
+
+// typedColumns are the columns of the typed statement: the value's text
+// input, and its text output in UTC as Postgres prints it.
+var typedColumns = []struct {
+	name string
+	t    types.T
+	in   string
+	out  string
+}{
+	{"b", types.TBool, "true", "t"},
+	{"i2", types.TInt2, "-7", "-7"},
+	{"f8", types.TFloat8, "1.5", "1.5"},
+	{"num", types.TNumeric, "12.340", "12.340"},
+	{"d", types.TDate, "2024-02-29", "2024-02-29"},
+	{"ts", types.TTimestamp, "2024-02-29 13:14:15.5", "2024-02-29 13:14:15.5"},
+	{"tstz", types.TTimestamptz, "2024-02-29 13:14:15+00", "2024-02-29 13:14:15+00"},
+	{"iv", types.TInterval, "1 day 02:00:00", "1 day 02:00:00"},
+	{"by", types.TBytea, "\\x0102", "\\x0102"},
+	{"j", types.TJsonb, `{"a":1}`, `{"a": 1}`},
+}
+
 func (s *fakeSession) TxStatus() byte {
 	if s.tx == 0 {
 		return 'I'
@@ -144,6 +170,10 @@ func (s *fakeSession) Prepare(ctx context.Context, text string, hints []uint32) 
 	case q == "add $1 $2":
 		p.params = []types.T{types.TInt8, types.TInt8}
 		p.fields = []Field{{Name: "sum", T: types.TInt8}}
+	case q == "typed":
+		for _, col := range typedColumns {
+			p.fields = append(p.fields, Field{Name: col.name, T: col.t})
+		}
 	case q == "texts":
 		p.fields = []Field{{Name: "a", T: types.TText}, {Name: "b", T: types.TText}, {Name: "c", T: types.TText}}
 	case strings.HasPrefix(q, "select ") && strings.HasPrefix(strings.TrimSpace(q[len("select "):]), "'") && strings.HasSuffix(q, "'"):
@@ -196,6 +226,16 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 		r.rows, r.tag = []types.Row{{types.DInt(params[0].I + params[1].I)}}, "SELECT 1"
 	case p.lit != "":
 		r.rows, r.tag = []types.Row{{types.DString(p.lit)}}, "SELECT 1"
+	case q == "typed":
+		var row types.Row
+		for _, col := range typedColumns {
+			d, err := types.ParseText(col.in, col.t, time.UTC)
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, d)
+		}
+		r.rows, r.tag = []types.Row{row}, "SELECT 1"
 	case q == "texts":
 		r.rows, r.tag = []types.Row{{types.DString("héllo"), types.DString(""), types.NullDatum}}, "SELECT 1"
 	case q == "fail next":
@@ -204,6 +244,7 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 		io.Notice("", "", "hello from the engine")
 		r.tag = "DO"
 	case q == "set timezone":
+		p.s.loc, _ = time.LoadLocation("Europe/Paris")
 		io.ParameterStatus("TimeZone", "Europe/Paris")
 		r.tag = "SET"
 	case q == "begin":

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -384,8 +385,13 @@ func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
 		return nil
 	}
 	if p.done {
-		// Postgres answers a finished portal with an empty completion.
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		// Postgres answers a finished portal with an empty completion:
+		// "SELECT 0" for a query, the same tag for any other command.
+		tag := p.tag
+		if strings.HasPrefix(tag, "SELECT ") {
+			tag = "SELECT 0"
+		}
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	}
 	c.setRunning(p.cancel)
