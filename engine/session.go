@@ -188,3 +188,7 @@ func (r *failTrackingResult) Next(ctx context.Context) (types.Row, error) {
 	}
 	return row, err
 }
+
+// Location implements wire.SessionLocation: the session's TimeZone, used to
+// read text parameters and print timestamptz results.
+func (s *Session) Location() *time.Location { return s.loc }
