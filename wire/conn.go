@@ -262,7 +262,11 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	defer func() {
 		c.closeAllPortals()
 		c.sess.Close()
-		c.log.Info("session ended", "cause", context.Cause(c.ctx))
+		if cause := context.Cause(c.ctx); cause != nil {
+			c.log.Info("session ended", "cause", cause)
+		} else {
+			c.log.Info("session ended")
+		}
 	}()
 
 	c.send(&pgproto3.AuthenticationOk{})
