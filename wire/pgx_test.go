@@ -250,3 +250,25 @@ func TestPgxTypedValues(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRoundTrip measures one statement round trip through the server
+// (fake handler), per protocol flavour.
+func BenchmarkRoundTrip(b *testing.B) {
+	ts := startServer(b, newFakeHandler(), Options{})
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://root@%s/dev?sslmode=disable", ts.addr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		b.Run(mode.String(), func(b *testing.B) {
+			var n int32
+			for b.Loop() {
+				if err := conn.QueryRow(ctx, "select 1", mode).Scan(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
