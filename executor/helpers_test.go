@@ -62,9 +62,9 @@ func fallbackCompare(a, b types.Datum, t types.T) int {
 	case types.FamInterval:
 		sa := (int64(a.Iv.Months)*30+int64(a.Iv.Days))*86400e6 + a.Iv.Micros
 		sb := (int64(b.Iv.Months)*30+int64(b.Iv.Days))*86400e6 + b.Iv.Micros
-		return cmpInt(sa, sb)
+		return cmpInt64(sa, sb)
 	}
-	return cmpInt(a.I, b.I)
+	return cmpInt64(a.I, b.I)
 }
 
 func fallbackHash(d types.Datum, t types.T) uint64 {

@@ -52,10 +52,11 @@
 // never repeated, even across crashes, by durably reserving them a block
 // at a time.
 //
-// # What comes next
+// # State tables
 //
-// The streaming engine's StateTable (DESIGN.md §4: a read-through cache
-// over a table's keyspace plus the epoch's dirty entries, flushed into the
-// checkpoint's batch on a barrier) will be built on Snapshot and Batch in
-// this package; it does not exist yet.
+// A StateTable (state_table.go) holds one stateful operator's state
+// (DESIGN.md §4): a read-through cache over the table's keyspace plus the
+// epoch's dirty entries, moved into the checkpoint's batch on a barrier.
+// All state tables share one memory budget (Cache) that evicts clean
+// entries only.
 package storage

@@ -32,6 +32,15 @@ var layers = []string{
 	"tests",
 }
 
+// interfaceEdges are the imports the table's own text asks for against its
+// order: §1's wire row says wire "defines the handler interface that engine
+// satisfies", and in Go satisfying an interface whose methods mention
+// wire's types means importing wire. wire itself still may not import
+// engine (it is checked both ways: wire sits below engine).
+var interfaceEdges = map[[2]string]bool{
+	{"engine", "wire"}: true,
+}
+
 // layer returns the rank of a module-relative package path: its index in
 // layers, -1 for internal/ leaves, or an error for a package the table
 // does not place.
@@ -81,6 +90,8 @@ func check(graph map[string][]string) []string {
 				// Packages of one entry (connector/kafka and connector,
 				// executor and its subpackages, tests/...) may use each
 				// other.
+			case interfaceEdges[[2]string{layers[from], layers[to]}]:
+				// allowed by the table's text, see interfaceEdges.
 			case to >= from:
 				bad = append(bad, fmt.Sprintf("%s imports %s, which is not above it in DESIGN.md §1", pkg, imp))
 			}
@@ -135,7 +146,7 @@ func TestCheckFindsViolations(t *testing.T) {
 		"internal/pgerr":     {"types"},                     // a leaf importing weir
 		"connector/kafka":    {"connector", "executor"},     // fine
 		"wire":               {"engine", "types"},           // engine is above wire
-		"engine":             {"wire"},                      // wire is below engine
+		"engine":             {"wire"},                      // allowed: wire's handler interface
 		"metrics":            nil,                           // not in the table
 		"internal/types":     {"internal/pgerr"},            // the types package's home
 		"executor":           {"internal/types", "planner"}, // fine
@@ -149,7 +160,6 @@ func TestCheckFindsViolations(t *testing.T) {
 	got := check(graph)
 	want := []string{
 		"connector/nexmark imports checkpoint, which is not above it in DESIGN.md §1",
-		"engine imports wire, which is not above it in DESIGN.md §1",
 		"internal/pgerr imports types: internal/ leaf packages may import only other internal/ packages",
 		"package metrics is not placed in DESIGN.md §1's table; add it there and to layers in this test",
 		"planner imports executor, which is not above it in DESIGN.md §1",

@@ -1,0 +1,639 @@
+package checkpoint
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// Config holds the coordinator's timing. Zero fields take the defaults.
+type Config struct {
+	// Interval is the time between periodic barriers
+	// (barrier_interval_ms); default 1 s.
+	Interval time.Duration
+	// MinPause is the least time between two injections when a barrier
+	// was asked for (DML, FLUSH, a mutation): writers arriving within it
+	// share one barrier and one fsync (group commit). Default 0: since
+	// only one checkpoint is in flight at a time, writers arriving while
+	// one is in flight already share the next one. Negative means 0.
+	MinPause time.Duration
+	// Timeout fails a checkpoint whose acknowledgements have not all
+	// arrived this long after its barrier was injected; default 10 min.
+	Timeout time.Duration
+	// RecoveryBackoff is how long to wait before starting recovery again
+	// after a recovery failed; default 1 s.
+	RecoveryBackoff time.Duration
+	// CommittedEpoch is the committed epoch read from storage at start;
+	// the first (Initial) barrier restores state as of it.
+	CommittedEpoch uint64
+}
+
+// Defaults for Config's zero fields.
+const (
+	DefaultInterval        = time.Second
+	DefaultTimeout         = 10 * time.Minute
+	DefaultRecoveryBackoff = time.Second
+)
+
+// Event is an input to Coordinator.Step: one of Tick, RequestBarrier,
+// Ack, CommitDone, AddJob, StopJob, Pause, Resume, SetInterval,
+// ActorFailed, RecoveryDone.
+type Event interface{ isEvent() }
+
+// Tick advances the coordinator's clock to Now (a clock that goes back is
+// ignored). Periodic barriers, min-pause waits, timeouts and recovery
+// retries happen on ticks; NextDeadline says when the next one is due.
+type Tick struct{ Now time.Time }
+
+// RequestBarrier asks for a checkpoint covering everything written before
+// the request (DML, FLUSH). Waiter is released (Committed) when the first
+// barrier injected after the request commits, or failed (FailWaiters) if
+// that checkpoint fails.
+type RequestBarrier struct{ Waiter WaiterID }
+
+// Ack is an actor's acknowledgement of the barrier of Epoch, with its
+// write set for that epoch.
+type Ack struct {
+	Epoch    uint64
+	Actor    ActorID
+	WriteSet WriteSet
+}
+
+// CommitDone reports the outcome of a Commit action: nil Err means the
+// write sets and the committed epoch are durable.
+type CommitDone struct {
+	Epoch uint64
+	Err   error
+}
+
+// AddJob adds a job whose actors are built and waiting for their first
+// barrier; the next barrier carries MutationAddJob. Waiter (optional) is
+// released when that barrier commits.
+type AddJob struct {
+	Job    Job
+	Waiter WaiterID
+}
+
+// StopJob stops a job; the next barrier carries MutationStopJob. Waiter
+// (optional) is released when that barrier commits.
+type StopJob struct {
+	Job    JobID
+	Waiter WaiterID
+}
+
+// Pause asks sources to stop reading; the next barrier carries
+// MutationPause.
+type Pause struct{ Waiter WaiterID }
+
+// Resume asks paused sources to read again; the next barrier carries
+// MutationResume.
+type Resume struct{ Waiter WaiterID }
+
+// SetInterval changes the periodic barrier interval (barrier_interval_ms)
+// at run time; it takes effect from the last injection.
+type SetInterval struct{ Interval time.Duration }
+
+// ActorFailed reports that an actor stopped with an error: the
+// checkpoint in flight cannot complete, so the coordinator starts
+// recovery (after the outcome of a commit in progress is known).
+type ActorFailed struct {
+	Actor ActorID
+	Err   error
+}
+
+// RecoveryDone reports the end of a recovery started by StartRecovery:
+// with nil Err, Jobs are the rebuilt jobs (all waiting for the Initial
+// barrier, which is injected at once); with an Err, recovery is started
+// again after Config.RecoveryBackoff.
+type RecoveryDone struct {
+	Jobs []Job
+	Err  error
+}
+
+func (Tick) isEvent()           {}
+func (RequestBarrier) isEvent() {}
+func (Ack) isEvent()            {}
+func (CommitDone) isEvent()     {}
+func (AddJob) isEvent()         {}
+func (StopJob) isEvent()        {}
+func (Pause) isEvent()          {}
+func (Resume) isEvent()         {}
+func (SetInterval) isEvent()    {}
+func (ActorFailed) isEvent()    {}
+func (RecoveryDone) isEvent()   {}
+
+// Action is an output of the coordinator, for the caller to carry out in
+// order: one of InjectBarrier, Commit, Committed, FailWaiters,
+// StartRecovery.
+type Action interface{ isAction() }
+
+// InjectBarrier asks the caller to inject Barrier into the source actors
+// of every job; Targets are all the actors that must acknowledge it
+// (sorted).
+type InjectBarrier struct {
+	Barrier Barrier
+	Targets []ActorID
+}
+
+// Commit asks the caller to write every write set and committed_epoch =
+// Epoch in ONE atomic, durable batch, then report CommitDone. Only one
+// Commit is outstanding at a time.
+type Commit struct {
+	Epoch     uint64
+	WriteSets []ActorWriteSet // sorted by actor
+}
+
+// Committed announces that Epoch is durable: sinks commit their
+// transactions of the epoch (phase 2), reads move to the new snapshot,
+// and Waiters are released. Mutation is the barrier's mutation (a stopped
+// job's resources may now be dropped).
+type Committed struct {
+	Epoch    uint64
+	Mutation Mutation
+	Waiters  []WaiterID
+}
+
+// FailWaiters releases Waiters with Err: their checkpoint failed, so what
+// they wrote was not committed.
+type FailWaiters struct {
+	Waiters []WaiterID
+	Err     error
+}
+
+// StartRecovery asks the caller to stop every actor, rebuild the jobs
+// with their state as of FromEpoch (the committed epoch), seek sources to
+// their committed offsets, and report RecoveryDone. Err says why
+// (nil at start).
+type StartRecovery struct {
+	FromEpoch uint64
+	Err       error
+}
+
+func (InjectBarrier) isAction() {}
+func (Commit) isAction()        {}
+func (Committed) isAction()     {}
+func (FailWaiters) isAction()   {}
+func (StartRecovery) isAction() {}
+
+// Errors returned by Step for events that do not fit the coordinator's
+// state. The event is ignored; they are for logging, never fatal.
+var (
+	ErrStaleAck     = errors.New("checkpoint: acknowledgement of an epoch not in flight")
+	ErrDuplicateAck = errors.New("checkpoint: duplicate acknowledgement")
+	ErrUnknownActor = errors.New("checkpoint: acknowledgement from an actor the barrier was not sent to")
+	ErrStaleCommit  = errors.New("checkpoint: commit outcome for an epoch not being committed")
+	ErrNotRecovery  = errors.New("checkpoint: recovery outcome while not recovering")
+	ErrDuplicateJob = errors.New("checkpoint: job already exists")
+	ErrUnknownJob   = errors.New("checkpoint: no such job")
+)
+
+// phase is where the coordinator is in its cycle.
+type phase uint8
+
+const (
+	// phaseRecovering: StartRecovery was emitted (or is due at retryAt),
+	// waiting for RecoveryDone.
+	phaseRecovering phase = iota
+	// phaseIdle: no checkpoint in flight.
+	phaseIdle
+	// phaseCollecting: a barrier is in flight, acknowledgements arrive.
+	phaseCollecting
+	// phaseCommitting: a Commit is outstanding.
+	phaseCommitting
+)
+
+func (p phase) String() string {
+	return [...]string{"recovering", "idle", "collecting", "committing"}[p]
+}
+
+// inflight is the checkpoint whose barrier is in flight.
+type inflight struct {
+	barrier    Barrier
+	injectedAt time.Time
+	expected   map[ActorID]bool // true once acknowledged
+	remaining  int
+	writeSets  []ActorWriteSet
+	waiters    []WaiterID
+}
+
+// pendingMutation is a mutation waiting for the next barrier.
+type pendingMutation struct {
+	m      Mutation
+	waiter WaiterID
+}
+
+// Coordinator is the barrier coordinator as a deterministic state
+// machine: Step feeds it an event, Ready returns the actions it decided
+// on. It does no IO, starts no goroutines, reads no clock (time comes in
+// with Tick) and uses no randomness, so the same events always give the
+// same actions. It is not safe for concurrent use; Driver runs one in a
+// goroutine.
+type Coordinator struct {
+	cfg Config
+	now time.Time
+
+	phase        phase
+	committed    uint64 // last committed epoch
+	prev         uint64 // Prev of the next barrier
+	last         uint64 // highest epoch handed out
+	lastInjectAt time.Time
+	needInitial  bool
+	paused       bool
+	retryAt      time.Time // phaseRecovering: when to emit StartRecovery again
+	retryDue     bool
+	failAfter    error // failure seen while committing, acted on after CommitDone
+
+	jobs      map[JobID]Job
+	cur       *inflight
+	waiters   []WaiterID        // for the next barrier
+	mutations []pendingMutation // FIFO, one per barrier
+
+	actions []Action
+}
+
+// New returns a coordinator starting from cfg.CommittedEpoch. Its first
+// action is StartRecovery: starting is recovering from the committed
+// epoch, with no jobs yet; the Initial barrier follows RecoveryDone.
+func New(cfg Config) *Coordinator {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.MinPause < 0 {
+		cfg.MinPause = 0
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.RecoveryBackoff <= 0 {
+		cfg.RecoveryBackoff = DefaultRecoveryBackoff
+	}
+	c := &Coordinator{
+		cfg:       cfg,
+		now:       time.UnixMilli(0),
+		phase:     phaseRecovering,
+		committed: cfg.CommittedEpoch,
+		prev:      cfg.CommittedEpoch,
+		last:      cfg.CommittedEpoch,
+		jobs:      map[JobID]Job{},
+	}
+	c.emit(StartRecovery{FromEpoch: c.committed})
+	return c
+}
+
+// Ready returns the actions decided since the last call, in the order the
+// caller must carry them out, and forgets them.
+func (c *Coordinator) Ready() []Action {
+	a := c.actions
+	c.actions = nil
+	return a
+}
+
+// CommittedEpoch returns the last committed epoch.
+func (c *Coordinator) CommittedEpoch() uint64 { return c.committed }
+
+// Interval returns the current periodic barrier interval.
+func (c *Coordinator) Interval() time.Duration { return c.cfg.Interval }
+
+// InFlight returns the epoch of the checkpoint in flight (collecting or
+// committing), and false when there is none.
+func (c *Coordinator) InFlight() (uint64, bool) {
+	if c.cur == nil {
+		return 0, false
+	}
+	return c.cur.barrier.Epoch.Curr, true
+}
+
+// NextDeadline returns the time at which a Tick will next have something
+// to do (a periodic barrier, the end of a min-pause, a timeout, a
+// recovery retry), and false when only an event can move the coordinator
+// on. The driver sets its timer to it.
+func (c *Coordinator) NextDeadline() (time.Time, bool) {
+	switch c.phase {
+	case phaseRecovering:
+		return c.retryAt, c.retryDue
+	case phaseCollecting:
+		return c.cur.injectedAt.Add(c.cfg.Timeout), true
+	case phaseIdle:
+		if c.needInitial {
+			return c.now, true
+		}
+		if len(c.waiters) > 0 || len(c.mutations) > 0 {
+			return c.lastInjectAt.Add(c.cfg.MinPause), true
+		}
+		if len(c.jobs) > 0 {
+			return c.lastInjectAt.Add(c.cfg.Interval), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// String describes the coordinator's state on one line (for traces and
+// logs).
+func (c *Coordinator) String() string {
+	ids := make([]JobID, 0, len(c.jobs))
+	for id := range c.jobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	s := fmt.Sprintf("phase=%s committed=%s jobs=%v waiting=%v mutations=%d interval=%s",
+		c.phase, epochString(c.committed), ids, c.waiters, len(c.mutations), c.cfg.Interval)
+	if c.paused {
+		s += " paused"
+	}
+	return s
+}
+
+func (c *Coordinator) emit(a Action) { c.actions = append(c.actions, a) }
+
+// Step feeds one event to the coordinator. Events that do not fit its
+// state (a stale or duplicate acknowledgement, an unknown job) are
+// ignored and reported with one of the Err* errors; the coordinator is
+// unchanged then.
+func (c *Coordinator) Step(ev Event) error {
+	var err error
+	switch ev := ev.(type) {
+	case Tick:
+		if ev.Now.After(c.now) {
+			c.now = ev.Now
+		}
+	case RequestBarrier:
+		c.waiters = append(c.waiters, ev.Waiter)
+	case Ack:
+		err = c.ack(ev)
+	case CommitDone:
+		err = c.commitDone(ev)
+	case AddJob:
+		err = c.addJob(ev)
+	case StopJob:
+		err = c.stopJob(ev)
+	case Pause:
+		c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationPause}, ev.Waiter})
+	case Resume:
+		c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationResume}, ev.Waiter})
+	case SetInterval:
+		if ev.Interval > 0 {
+			c.cfg.Interval = ev.Interval
+		}
+	case ActorFailed:
+		err = c.actorFailed(ev)
+	case RecoveryDone:
+		err = c.recoveryDone(ev)
+	default:
+		err = fmt.Errorf("checkpoint: unknown event %T", ev)
+	}
+	c.advance()
+	return err
+}
+
+func (c *Coordinator) ack(ev Ack) error {
+	if c.phase != phaseCollecting || ev.Epoch != c.cur.barrier.Epoch.Curr {
+		return fmt.Errorf("%w: epoch %s from actor %d", ErrStaleAck, epochString(ev.Epoch), ev.Actor)
+	}
+	done, ok := c.cur.expected[ev.Actor]
+	if !ok {
+		return fmt.Errorf("%w: actor %d, epoch %s", ErrUnknownActor, ev.Actor, epochString(ev.Epoch))
+	}
+	if done {
+		return fmt.Errorf("%w: actor %d, epoch %s", ErrDuplicateAck, ev.Actor, epochString(ev.Epoch))
+	}
+	c.cur.expected[ev.Actor] = true
+	c.cur.remaining--
+	c.cur.writeSets = append(c.cur.writeSets, ActorWriteSet{ev.Actor, ev.WriteSet})
+	if c.cur.remaining == 0 {
+		c.startCommit()
+	}
+	return nil
+}
+
+// startCommit asks for the commit of the in-flight checkpoint, all of
+// whose acknowledgements have arrived.
+func (c *Coordinator) startCommit() {
+	slices.SortFunc(c.cur.writeSets, func(a, b ActorWriteSet) int { return cmp.Compare(a.Actor, b.Actor) })
+	c.phase = phaseCommitting
+	c.emit(Commit{Epoch: c.cur.barrier.Epoch.Curr, WriteSets: c.cur.writeSets})
+}
+
+func (c *Coordinator) commitDone(ev CommitDone) error {
+	if c.phase != phaseCommitting || ev.Epoch != c.cur.barrier.Epoch.Curr {
+		return fmt.Errorf("%w: epoch %s", ErrStaleCommit, epochString(ev.Epoch))
+	}
+	if ev.Err != nil {
+		c.fail(pgerr.Wrap(pgerr.IOError, ev.Err, fmt.Sprintf("checkpoint of epoch %s failed to commit", epochString(ev.Epoch))))
+		return nil
+	}
+	cur := c.cur
+	c.committed = cur.barrier.Epoch.Curr
+	c.cur = nil
+	c.phase = phaseIdle
+	c.emit(Committed{Epoch: c.committed, Mutation: cur.barrier.Mutation, Waiters: cur.waiters})
+	if err := c.failAfter; err != nil {
+		c.failAfter = nil
+		c.fail(err)
+	}
+	return nil
+}
+
+// jobExists reports whether job id will exist once the pending
+// mutations have been carried out in order.
+func (c *Coordinator) jobExists(id JobID) bool {
+	_, exists := c.jobs[id]
+	for _, p := range c.mutations {
+		if p.m.Job.ID == id {
+			switch p.m.Kind {
+			case MutationAddJob:
+				exists = true
+			case MutationStopJob:
+				exists = false
+			}
+		}
+	}
+	return exists
+}
+
+func (c *Coordinator) addJob(ev AddJob) error {
+	if c.jobExists(ev.Job.ID) {
+		return fmt.Errorf("%w: job %d", ErrDuplicateJob, ev.Job.ID)
+	}
+	j := Job{ID: ev.Job.ID, Actors: slices.Clone(ev.Job.Actors)}
+	slices.Sort(j.Actors)
+	c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationAddJob, Job: j}, ev.Waiter})
+	return nil
+}
+
+func (c *Coordinator) stopJob(ev StopJob) error {
+	if !c.jobExists(ev.Job) {
+		return fmt.Errorf("%w: job %d", ErrUnknownJob, ev.Job)
+	}
+	c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationStopJob, Job: Job{ID: ev.Job}}, ev.Waiter})
+	return nil
+}
+
+func (c *Coordinator) actorFailed(ev ActorFailed) error {
+	if c.phase == phaseRecovering {
+		// Actors of the old generation are expected to fail while they
+		// are torn down.
+		return nil
+	}
+	err := pgerr.Wrap(pgerr.InternalError, ev.Err, fmt.Sprintf("actor %d failed", ev.Actor))
+	if c.phase == phaseCommitting {
+		// The commit may still succeed; recovery must start from its
+		// outcome, not guess it.
+		if c.failAfter == nil {
+			c.failAfter = err
+		}
+		return nil
+	}
+	c.fail(err)
+	return nil
+}
+
+func (c *Coordinator) recoveryDone(ev RecoveryDone) error {
+	if c.phase != phaseRecovering || c.retryDue {
+		return ErrNotRecovery
+	}
+	if ev.Err != nil {
+		c.retryDue = true
+		c.retryAt = c.now.Add(c.cfg.RecoveryBackoff)
+		return nil
+	}
+	c.jobs = map[JobID]Job{}
+	for _, j := range ev.Jobs {
+		j.Actors = slices.Clone(j.Actors)
+		slices.Sort(j.Actors)
+		c.jobs[j.ID] = j
+	}
+	c.phase = phaseIdle
+	c.needInitial = true
+	return nil
+}
+
+// fail abandons the checkpoint in flight (if any), fails every waiter,
+// drops pending mutations (recovery rebuilds the jobs the engine decides
+// on) and starts recovery from the committed epoch. It is never called
+// while a Commit is outstanding, so the committed epoch is exact.
+func (c *Coordinator) fail(err error) {
+	var ws []WaiterID
+	if c.cur != nil {
+		ws = append(ws, c.cur.waiters...)
+	}
+	ws = append(ws, c.waiters...)
+	for _, p := range c.mutations {
+		if p.waiter != 0 {
+			ws = append(ws, p.waiter)
+		}
+	}
+	if len(ws) > 0 {
+		e := pgerr.Wrap(pgerr.CodeOf(err), err, "")
+		e.Hint = "The changes were not committed; retry the statement."
+		c.emit(FailWaiters{Waiters: ws, Err: e})
+	}
+	c.cur, c.waiters, c.mutations, c.failAfter = nil, nil, nil, nil
+	c.jobs = map[JobID]Job{}
+	c.phase = phaseRecovering
+	c.retryDue = false
+	c.prev = c.committed
+	c.emit(StartRecovery{FromEpoch: c.committed, Err: err})
+}
+
+// advance takes the steps that are due at the current time.
+func (c *Coordinator) advance() {
+	switch c.phase {
+	case phaseRecovering:
+		if c.retryDue && !c.now.Before(c.retryAt) {
+			c.retryDue = false
+			c.emit(StartRecovery{FromEpoch: c.committed, Err: errors.New("retrying failed recovery")})
+		}
+	case phaseCollecting:
+		if c.now.Sub(c.cur.injectedAt) >= c.cfg.Timeout {
+			c.fail(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %s timed out after %s waiting for %d acknowledgements",
+				epochString(c.cur.barrier.Epoch.Curr), c.cfg.Timeout, c.cur.remaining))
+		}
+	case phaseIdle:
+		switch {
+		case c.needInitial:
+			c.needInitial = false
+			c.inject(KindInitial)
+		case len(c.waiters) > 0 || len(c.mutations) > 0:
+			if c.now.Sub(c.lastInjectAt) >= c.cfg.MinPause {
+				c.inject(KindCheckpoint)
+			}
+		case len(c.jobs) > 0:
+			// Without jobs a periodic checkpoint would only fsync an
+			// empty batch.
+			if c.now.Sub(c.lastInjectAt) >= c.cfg.Interval {
+				c.inject(KindCheckpoint)
+			}
+		}
+	}
+}
+
+// inject starts a checkpoint: it picks the next epoch and the barrier's
+// mutation (the oldest pending one; an Initial barrier carries only a
+// pause the sources must keep), applies the mutation to the set of jobs
+// and emits the barrier for every actor to acknowledge.
+func (c *Coordinator) inject(kind Kind) {
+	b := Barrier{Kind: kind}
+	var waiters []WaiterID
+	if kind == KindInitial {
+		if c.paused {
+			b.Mutation = Mutation{Kind: MutationPause}
+		}
+	} else if len(c.mutations) > 0 {
+		p := c.mutations[0]
+		c.mutations = c.mutations[1:]
+		b.Mutation = p.m
+		if p.waiter != 0 {
+			waiters = append(waiters, p.waiter)
+		}
+	}
+	var stopped *Job
+	switch m := b.Mutation; m.Kind {
+	case MutationAddJob:
+		c.jobs[m.Job.ID] = m.Job
+	case MutationStopJob:
+		// The stopped job's actors acknowledge this barrier, and no later
+		// one.
+		j := c.jobs[m.Job.ID]
+		stopped = &j
+		b.Mutation.Job = j
+		delete(c.jobs, m.Job.ID)
+	case MutationPause:
+		c.paused = true
+	case MutationResume:
+		c.paused = false
+	}
+	c.last = NextEpoch(c.last, c.now)
+	b.Epoch = Epoch{Prev: c.prev, Curr: c.last}
+	c.prev = c.last
+	c.lastInjectAt = c.now
+
+	cur := &inflight{barrier: b, injectedAt: c.now, expected: map[ActorID]bool{}}
+	cur.waiters = append(c.waiters, waiters...)
+	c.waiters = nil
+	for _, j := range c.jobs {
+		for _, a := range j.Actors {
+			cur.expected[a] = false
+		}
+	}
+	if stopped != nil {
+		for _, a := range stopped.Actors {
+			cur.expected[a] = false
+		}
+	}
+	cur.remaining = len(cur.expected)
+	targets := make([]ActorID, 0, len(cur.expected))
+	for a := range cur.expected {
+		targets = append(targets, a)
+	}
+	slices.Sort(targets)
+	c.cur = cur
+	c.phase = phaseCollecting
+	c.emit(InjectBarrier{Barrier: b, Targets: targets})
+	if cur.remaining == 0 {
+		c.startCommit()
+	}
+}

@@ -1,0 +1,239 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// IO is what the driver needs from the engine; it is declared here, where
+// it is consumed, and implemented by the engine.
+type IO interface {
+	// Inject delivers a barrier to the source actors of every job (the
+	// rest of the actors get it through the dataflow). It is called from
+	// the driver's goroutine and must not block for long.
+	Inject(b InjectBarrier)
+	// Commit writes every write set and committed_epoch = epoch in one
+	// atomic batch and returns once it is durable. It runs in its own
+	// goroutine; only one Commit runs at a time.
+	Commit(ctx context.Context, epoch uint64, writeSets []ActorWriteSet) error
+	// Committed announces that epoch is durable: sinks commit the epoch's
+	// transactions (phase 2) and reads move to a snapshot taken after it.
+	// It is called from the driver's goroutine and must not block for
+	// long.
+	Committed(epoch uint64, m Mutation)
+	// Recover stops every actor, rebuilds the jobs with their state as of
+	// fromEpoch and returns them, each waiting for the Initial barrier.
+	// It runs in its own goroutine; cause says why (nil at start).
+	Recover(ctx context.Context, fromEpoch uint64, cause error) ([]Job, error)
+}
+
+// Driver runs a Coordinator in one goroutine (Run) with the real clock,
+// carries out its actions through an IO, and turns its waiters into
+// blocking calls. Its methods are safe for concurrent use.
+type Driver struct {
+	io     IO
+	log    *slog.Logger
+	c      *Coordinator
+	events chan Event
+
+	mu      sync.Mutex
+	nextW   WaiterID
+	waiters map[WaiterID]chan error
+}
+
+// NewDriver returns a driver for a coordinator configured by cfg; nothing
+// happens until Run. A nil log means slog.Default().
+func NewDriver(cfg Config, io IO, log *slog.Logger) *Driver {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Driver{
+		io:      io,
+		log:     log,
+		c:       New(cfg),
+		events:  make(chan Event, 1024),
+		waiters: map[WaiterID]chan error{},
+	}
+}
+
+// Run drives the coordinator until ctx is done, then fails every waiter
+// with an AdminShutdown (57P01) error and returns ctx.Err(). It must be
+// called once.
+func (d *Driver) Run(ctx context.Context) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	d.carryOut(ctx)
+	for {
+		if dl, ok := d.c.NextDeadline(); ok {
+			timer.Reset(max(0, time.Until(dl)))
+		} else {
+			timer.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			d.failAll(pgerr.New(pgerr.AdminShutdown, "terminating checkpoints because the server is shutting down"))
+			return ctx.Err()
+		case ev := <-d.events:
+			d.step(ctx, Tick{Now: time.Now()})
+			d.step(ctx, ev)
+		case <-timer.C:
+			d.step(ctx, Tick{Now: time.Now()})
+		}
+	}
+}
+
+func (d *Driver) step(ctx context.Context, ev Event) {
+	if err := d.c.Step(ev); err != nil {
+		if w := waiterOf(ev); w != 0 {
+			d.release(w, pgerr.Wrap(pgerr.ObjectNotInPrerequisiteState, err, ""))
+		} else {
+			d.log.Debug("checkpoint event ignored", "err", err)
+		}
+	}
+	d.carryOut(ctx)
+}
+
+func waiterOf(ev Event) WaiterID {
+	switch ev := ev.(type) {
+	case AddJob:
+		return ev.Waiter
+	case StopJob:
+		return ev.Waiter
+	}
+	return 0
+}
+
+// carryOut performs the coordinator's pending actions. Commit and Recover
+// run in goroutines of their own and report back through the event
+// channel, so acknowledgements and requests keep flowing meanwhile.
+func (d *Driver) carryOut(ctx context.Context) {
+	for _, a := range d.c.Ready() {
+		switch a := a.(type) {
+		case InjectBarrier:
+			d.io.Inject(a)
+		case Commit:
+			go func() {
+				err := d.io.Commit(ctx, a.Epoch, a.WriteSets)
+				d.send(ctx, CommitDone{Epoch: a.Epoch, Err: err})
+			}()
+		case Committed:
+			d.io.Committed(a.Epoch, a.Mutation)
+			for _, w := range a.Waiters {
+				d.release(w, nil)
+			}
+		case FailWaiters:
+			for _, w := range a.Waiters {
+				d.release(w, a.Err)
+			}
+		case StartRecovery:
+			if a.Err != nil {
+				d.log.Warn("checkpoint failed, recovering", "from_epoch", a.FromEpoch, "err", a.Err)
+			}
+			go func() {
+				jobs, err := d.io.Recover(ctx, a.FromEpoch, a.Err)
+				d.send(ctx, RecoveryDone{Jobs: jobs, Err: err})
+			}()
+		}
+	}
+}
+
+func (d *Driver) send(ctx context.Context, ev Event) error {
+	select {
+	case d.events <- ev:
+		return nil
+	case <-ctx.Done():
+		return pgerr.New(pgerr.AdminShutdown, "terminating checkpoints because the server is shutting down")
+	}
+}
+
+func (d *Driver) release(w WaiterID, err error) {
+	d.mu.Lock()
+	ch := d.waiters[w]
+	delete(d.waiters, w)
+	d.mu.Unlock()
+	if ch != nil {
+		ch <- err // buffered: never blocks
+	}
+}
+
+func (d *Driver) failAll(err error) {
+	d.mu.Lock()
+	ws := d.waiters
+	d.waiters = map[WaiterID]chan error{}
+	d.mu.Unlock()
+	for _, ch := range ws {
+		ch <- err
+	}
+}
+
+// wait registers a waiter, sends the event mk builds for it and blocks
+// until the waiter is released or ctx is done.
+func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
+	d.mu.Lock()
+	d.nextW++
+	w := d.nextW
+	ch := make(chan error, 1)
+	d.waiters[w] = ch
+	d.mu.Unlock()
+	if err := d.send(ctx, mk(w)); err != nil {
+		d.release(w, nil)
+		return err
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		// The waiter stays registered and is released into its buffered
+		// channel later; nobody reads it.
+		return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while waiting for a checkpoint")
+	}
+}
+
+// Barrier asks for a checkpoint and returns once everything written
+// before the call is committed (DML acknowledgement, FLUSH). It fails when
+// that checkpoint fails (the writes are lost and the statement may be
+// retried), or with QueryCanceled (57014) when ctx is done first (the
+// writes may still commit).
+func (d *Driver) Barrier(ctx context.Context) error {
+	return d.wait(ctx, func(w WaiterID) Event { return RequestBarrier{Waiter: w} })
+}
+
+// AddJob adds a job whose actors are built and waiting for their first
+// barrier, and returns once the barrier carrying the addition commits.
+func (d *Driver) AddJob(ctx context.Context, j Job) error {
+	return d.wait(ctx, func(w WaiterID) Event { return AddJob{Job: j, Waiter: w} })
+}
+
+// StopJob stops a job and returns once the barrier carrying the stop
+// commits; the job's actors end after acknowledging it.
+func (d *Driver) StopJob(ctx context.Context, id JobID) error {
+	return d.wait(ctx, func(w WaiterID) Event { return StopJob{Job: id, Waiter: w} })
+}
+
+// Ack hands an actor's acknowledgement of epoch and its write set to the
+// coordinator. It blocks only while the event queue is full.
+func (d *Driver) Ack(ctx context.Context, epoch uint64, actor ActorID, ws WriteSet) error {
+	return d.send(ctx, Ack{Epoch: epoch, Actor: actor, WriteSet: ws})
+}
+
+// ActorFailed reports an actor that stopped with err; the coordinator
+// recovers.
+func (d *Driver) ActorFailed(ctx context.Context, actor ActorID, err error) error {
+	if err == nil {
+		err = errors.New("actor stopped")
+	}
+	return d.send(ctx, ActorFailed{Actor: actor, Err: err})
+}
+
+// SetInterval changes barrier_interval_ms at run time.
+func (d *Driver) SetInterval(ctx context.Context, interval time.Duration) error {
+	if interval <= 0 {
+		return pgerr.New(pgerr.InvalidParameterValue, "barrier interval must be positive, not %s", interval)
+	}
+	return d.send(ctx, SetInterval{Interval: interval})
+}

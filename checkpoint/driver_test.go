@@ -1,0 +1,164 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// fakeIO acknowledges every barrier from every target at once (as if the
+// dataflow were instantaneous), records commits, and fails the commits it
+// is told to.
+type fakeIO struct {
+	d *Driver
+
+	mu         sync.Mutex
+	commits    []uint64
+	committed  []uint64
+	recoveries int
+	failNext   bool
+	jobs       []Job
+}
+
+func (f *fakeIO) Inject(b InjectBarrier) {
+	for _, a := range b.Targets {
+		go f.d.Ack(context.Background(), b.Barrier.Epoch.Curr, a, a)
+	}
+}
+
+func (f *fakeIO) Commit(ctx context.Context, epoch uint64, ws []ActorWriteSet) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failNext {
+		f.failNext = false
+		return errors.New("injected commit failure")
+	}
+	f.commits = append(f.commits, epoch)
+	return nil
+}
+
+func (f *fakeIO) Committed(epoch uint64, m Mutation) {
+	f.mu.Lock()
+	f.committed = append(f.committed, epoch)
+	f.mu.Unlock()
+}
+
+func (f *fakeIO) Recover(ctx context.Context, from uint64, cause error) ([]Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.recoveries++
+	return slices.Clone(f.jobs), nil
+}
+
+func startDriver(t *testing.T, cfg Config, f *fakeIO) (*Driver, func()) {
+	d := NewDriver(cfg, f, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f.d = d
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	return d, func() {
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Run = %v", err)
+		}
+	}
+}
+
+func TestDriverGroupCommit(t *testing.T) {
+	f := &fakeIO{jobs: []Job{{ID: 1, Actors: []ActorID{1, 2, 3}}}}
+	d, stop := startDriver(t, Config{Interval: time.Hour, MinPause: 2 * time.Millisecond}, f)
+	defer stop()
+	ctx := context.Background()
+
+	// Concurrent writers share barriers: far fewer commits than writers.
+	const writers = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- d.Barrier(ctx)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	n := len(f.commits)
+	ok := slices.IsSorted(f.committed) && slices.Equal(f.commits, f.committed)
+	f.mu.Unlock()
+	if n == 0 || n > writers/2 || !ok {
+		t.Fatalf("%d commits for %d writers (sorted and announced: %v)", n, writers, ok)
+	}
+
+	// Adding a job returns once its barrier is committed; adding it
+	// again is rejected.
+	if err := d.AddJob(ctx, Job{ID: 2, Actors: []ActorID{4}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AddJob(ctx, Job{ID: 2, Actors: []ActorID{5}}); pgerr.CodeOf(err) != pgerr.ObjectNotInPrerequisiteState {
+		t.Fatalf("second AddJob = %v", err)
+	}
+	if err := d.StopJob(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDriverCommitFailureRecovers(t *testing.T) {
+	f := &fakeIO{jobs: []Job{{ID: 1, Actors: []ActorID{1}}}}
+	d, stop := startDriver(t, Config{Interval: time.Hour}, f)
+	defer stop()
+	ctx := context.Background()
+	if err := d.Barrier(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.failNext = true
+	f.mu.Unlock()
+	if err := d.Barrier(ctx); pgerr.CodeOf(err) != pgerr.IOError {
+		t.Fatalf("Barrier over a failing commit = %v", err)
+	}
+	// Recovery rebuilds the job and the next barrier commits.
+	if err := d.Barrier(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.recoveries != 2 {
+		t.Fatalf("%d recoveries, want 2 (start and after the failure)", f.recoveries)
+	}
+}
+
+func TestDriverPeriodicAndShutdown(t *testing.T) {
+	f := &fakeIO{jobs: []Job{{ID: 1, Actors: []ActorID{1}}}}
+	d, stop := startDriver(t, Config{Interval: 5 * time.Millisecond}, f)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f.mu.Lock()
+		n := len(f.committed)
+		f.mu.Unlock()
+		if n >= 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d periodic checkpoints in 5s", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := d.SetInterval(context.Background(), 0); pgerr.CodeOf(err) != pgerr.InvalidParameterValue {
+		t.Fatalf("SetInterval(0) = %v", err)
+	}
+	stop()
+}

@@ -1,0 +1,225 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/weirdb/weir/types"
+)
+
+// Decoder turns a Kafka record's bytes into a row of its schema. An error
+// means the record is malformed: the source skips it, counts it and
+// records the error text as the reason.
+type Decoder interface {
+	// Decode returns a fresh row with one datum per schema column.
+	Decode(data []byte) (types.Row, error)
+}
+
+// JSONDecoder decodes a JSON object into a row by column name (ENCODE
+// JSON). Fields that are not columns are ignored; a missing field or JSON
+// null is NULL, which a NOT NULL column rejects. Values map to column types
+// as follows:
+//
+//   - JSON strings are parsed with the column type's input function
+//     (types.ParseText), as a cast from text would; for text columns they
+//     are taken as is (varchar(n) checks the length).
+//   - JSON numbers go to integer, float and numeric columns through the
+//     same input functions (so 1.5 into an integer column is malformed,
+//     as in Postgres); into timestamp and timestamptz columns a number is
+//     milliseconds since the Unix epoch, the usual Kafka convention.
+//   - true/false go to boolean columns.
+//   - A jsonb column takes any JSON value; a text column takes a
+//     non-string value as its JSON text.
+//
+// Anything else is malformed. It uses encoding/json (UseNumber semantics:
+// numbers are kept as their text, never rounded through float64).
+type JSONDecoder struct {
+	schema types.Schema
+	loc    *time.Location
+	index  map[string]int
+}
+
+// NewJSONDecoder returns a JSON decoder for schema; loc is the time zone
+// for timestamptz input without an offset (nil means UTC).
+func NewJSONDecoder(schema types.Schema, loc *time.Location) *JSONDecoder {
+	if loc == nil {
+		loc = time.UTC
+	}
+	idx := make(map[string]int, len(schema))
+	for i, c := range schema {
+		idx[c.Name] = i
+	}
+	return &JSONDecoder{schema: schema, loc: loc, index: idx}
+}
+
+// Decode implements Decoder.
+func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if fields == nil {
+		return nil, errors.New("JSON value is not an object")
+	}
+	row := make(types.Row, len(d.schema))
+	for i, c := range d.schema {
+		raw, ok := fields[c.Name]
+		if !ok || string(raw) == "null" {
+			if c.NotNull {
+				return nil, fmt.Errorf("missing value for NOT NULL column %q", c.Name)
+			}
+			row[i] = types.NullDatum
+			continue
+		}
+		v, err := d.value(raw, c.T)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %v", c.Name, err)
+		}
+		row[i] = v
+	}
+	return row, nil
+}
+
+func (d *JSONDecoder) value(raw json.RawMessage, t types.T) (types.Datum, error) {
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return types.NullDatum, err
+		}
+		if t.ID == types.Jsonb {
+			return types.ParseText(string(raw), t, d.loc)
+		}
+		return parseScalar(s, t, d.loc)
+	case 't', 'f':
+		switch {
+		case t.ID == types.Bool:
+			return types.DBool(raw[0] == 't'), nil
+		case t.IsString(), t.ID == types.Jsonb:
+			return parseScalar(string(raw), t, d.loc)
+		}
+		return types.NullDatum, fmt.Errorf("JSON boolean for a %s column", t)
+	case '{', '[':
+		switch {
+		case t.ID == types.Jsonb:
+			return types.ParseText(string(raw), t, d.loc)
+		case t.IsString():
+			return parseScalar(string(raw), t, d.loc)
+		}
+		return types.NullDatum, fmt.Errorf("JSON %s for a %s column", kindOf(raw[0]), t)
+	default: // a number
+		switch t.ID {
+		case types.Timestamp, types.Timestamptz:
+			ms, err := strconv.ParseInt(string(raw), 10, 64)
+			if err != nil || ms > maxEpochMillis || ms < -maxEpochMillis {
+				return types.NullDatum, fmt.Errorf("%s is not milliseconds since the epoch", raw)
+			}
+			return types.DInt(ms * 1000), nil
+		case types.Bool:
+			return types.NullDatum, fmt.Errorf("JSON number for a %s column", t)
+		}
+		return parseScalar(string(raw), t, d.loc)
+	}
+}
+
+// maxEpochMillis keeps milliseconds*1000 inside int64.
+const maxEpochMillis = 1<<63/1000 - 1
+
+func kindOf(c byte) string {
+	if c == '{' {
+		return "object"
+	}
+	return "array"
+}
+
+// parseScalar converts text to a datum of type t. The common types are
+// converted here, on the hot path of every record; the rest go through
+// Postgres's input functions in types.ParseText.
+func parseScalar(s string, t types.T, loc *time.Location) (types.Datum, error) {
+	switch t.ID {
+	case types.Text, types.Name:
+		return types.DString(s), nil
+	case types.Varchar:
+		if t.Mod >= 4 && utf8.RuneCountInString(s) > int(t.Mod-4) {
+			return types.NullDatum, fmt.Errorf("value too long for type %s", t)
+		}
+		return types.DString(s), nil
+	case types.Int2, types.Int4, types.Int8:
+		bits := map[types.TypeID]int{types.Int2: 16, types.Int4: 32, types.Int8: 64}[t.ID]
+		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return types.NullDatum, fmt.Errorf("value %q is out of range for type %s", s, t)
+			}
+			return types.NullDatum, fmt.Errorf("invalid input syntax for type %s: %q", t, s)
+		}
+		return types.DInt(i), nil
+	case types.Float8:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err == nil {
+			return types.DFloat(f), nil
+		}
+	}
+	return types.ParseText(s, t, loc)
+}
+
+// CSVDecoder decodes one CSV line per record into the schema's columns by
+// position (ENCODE CSV), with RFC 4180 quoting. An empty field is NULL,
+// except in text columns where it is the empty string (encoding/csv does
+// not tell a quoted empty field from an unquoted one). A wrong number of
+// fields is malformed.
+type CSVDecoder struct {
+	schema types.Schema
+	loc    *time.Location
+	comma  rune
+}
+
+// NewCSVDecoder returns a CSV decoder for schema with the given delimiter
+// (0 means ',').
+func NewCSVDecoder(schema types.Schema, delimiter rune, loc *time.Location) *CSVDecoder {
+	if delimiter == 0 {
+		delimiter = ','
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return &CSVDecoder{schema: schema, loc: loc, comma: delimiter}
+}
+
+// Decode implements Decoder.
+func (d *CSVDecoder) Decode(data []byte) (types.Row, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = d.comma
+	r.FieldsPerRecord = len(d.schema)
+	fields, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("invalid CSV: %v", err)
+	}
+	if _, err := r.Read(); err == nil {
+		return nil, errors.New("invalid CSV: more than one line")
+	}
+	row := make(types.Row, len(d.schema))
+	for i, c := range d.schema {
+		f := fields[i]
+		if f == "" && !c.T.IsString() {
+			if c.NotNull {
+				return nil, fmt.Errorf("missing value for NOT NULL column %q", c.Name)
+			}
+			row[i] = types.NullDatum
+			continue
+		}
+		v, err := parseScalar(f, c.T, d.loc)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %v", c.Name, err)
+		}
+		row[i] = v
+	}
+	return row, nil
+}

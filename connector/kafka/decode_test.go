@@ -1,0 +1,93 @@
+package kafka
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/types"
+)
+
+var decSchema = types.Schema{
+	{Name: "id", T: types.TInt4, NotNull: true},
+	{Name: "name", T: types.TText},
+	{Name: "ok", T: types.TBool},
+	{Name: "ts", T: types.TTimestamp},
+	{Name: "code", T: types.T{ID: types.Varchar, Mod: 3 + 4}},
+	{Name: "big", T: types.TInt8},
+}
+
+// fmtRow prints a row through Postgres's text output, NULL as "NULL".
+func fmtRow(s types.Schema, r types.Row) string {
+	parts := make([]string, len(r))
+	for i, d := range r {
+		if d.Null {
+			parts[i] = "NULL"
+		} else {
+			parts[i] = types.FormatText(d, s[i].T, time.UTC)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+func TestJSONDecoder(t *testing.T) {
+	d := NewJSONDecoder(decSchema, nil)
+	for _, tc := range []struct{ in, want string }{
+		{`{"id": 1, "name": "a", "ok": true, "ts": "2024-01-02 03:04:05.5", "code": "abc", "big": 9007199254740993}`,
+			"1|a|t|2024-01-02 03:04:05.5|abc|9007199254740993"},
+		{`{"id": "2", "name": 12.50, "ok": false, "ts": 1700000000123, "extra": [1]}`,
+			"2|12.50|f|2023-11-14 22:13:20.123|NULL|NULL"},
+		{`{"id": 3, "name": {"x": [1, null]}, "ok": null, "ts": "2024-01-02T03:04:05Z"}`,
+			`3|{"x": [1, null]}|NULL|2024-01-02 03:04:05|NULL|NULL`},
+		{`{"id": 4, "name": true}`, "4|true|NULL|NULL|NULL|NULL"},
+		{`not json`, "ERROR invalid JSON"},
+		{`[1, 2]`, "ERROR invalid JSON"},
+		{`null`, "ERROR JSON value is not an object"},
+		{`{"name": "no id"}`, `ERROR missing value for NOT NULL column "id"`},
+		{`{"id": null}`, `ERROR missing value for NOT NULL column "id"`},
+		{`{"id": 1.5}`, `ERROR column "id": invalid input syntax for type integer`},
+		{`{"id": 3000000000}`, `ERROR column "id": value "3000000000" is out of range for type integer`},
+		{`{"id": "x"}`, `ERROR column "id": invalid input syntax`},
+		{`{"id": 1, "ok": 1}`, `ERROR column "ok": JSON number for a boolean column`},
+		{`{"id": 1, "ok": "maybe"}`, `ERROR column "ok"`},
+		{`{"id": 1, "ts": "yesterday-ish"}`, `ERROR column "ts"`},
+		{`{"id": 1, "code": "abcd"}`, `ERROR column "code": value too long for type character varying(3)`},
+		{`{"id": {}}`, `ERROR column "id": JSON object for a integer column`},
+	} {
+		row, err := d.Decode([]byte(tc.in))
+		var got string
+		if err != nil {
+			got = "ERROR " + err.Error()
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("%s: got %q, want prefix %q", tc.in, got, tc.want)
+			}
+			continue
+		}
+		if got = fmtRow(decSchema, row); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCSVDecoder(t *testing.T) {
+	d := NewCSVDecoder(decSchema, 0, nil)
+	for _, tc := range []struct{ in, want string }{
+		{`1,"a, ""quoted""",true,2024-01-02 03:04:05,ab,7`, `1|a, "quoted"|t|2024-01-02 03:04:05|ab|7`},
+		{"2,,,,,\n", "2||NULL|NULL||NULL"},
+		{`1,a,t`, "ERROR invalid CSV"},
+		{"1,a,t,,,\n2,b,f,,,", "ERROR invalid CSV: more than one line"},
+		{`,a,t,,,`, `ERROR missing value for NOT NULL column "id"`},
+		{`x,a,t,,,`, `ERROR column "id": invalid input syntax for type integer: "x"`},
+	} {
+		row, err := d.Decode([]byte(tc.in))
+		if err != nil {
+			if got := "ERROR " + err.Error(); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("%q: got %q, want prefix %q", tc.in, got, tc.want)
+			}
+			continue
+		}
+		if got := fmtRow(decSchema, row); got != tc.want {
+			t.Errorf("%q:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,512 @@
+package storage
+
+import (
+	"bytes"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/RaduBerinde/btreemap"
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Cache is the memory budget shared by every StateTable of a process
+// (DESIGN.md §4: caches evict clean entries under a global budget). It
+// only accounts: each table keeps its own entries and evicts its own
+// clean ones, least recently used first, on its own goroutine, so no
+// table ever touches another's entries. To spread eviction over tables,
+// a table that cannot get under the budget by evicting entries idle since
+// the last pressure raises the cache's generation; every table then
+// evicts, when it next runs, the entries it has not touched since (the
+// scheme of RisingWave's memory manager, with generations for its epoch
+// watermark). Dirty entries, and entries whose epoch is not yet durable,
+// are never evicted, so the budget can be exceeded by one epoch's writes.
+//
+// A Cache is safe for concurrent use.
+type Cache struct {
+	budget int64
+	used   atomic.Int64
+	gen    atomic.Uint64
+}
+
+// NewCache returns a cache with a budget of budgetBytes (approximate
+// bytes of keys, rows and bookkeeping).
+func NewCache(budgetBytes int64) *Cache {
+	c := &Cache{budget: budgetBytes}
+	c.gen.Store(1)
+	return c
+}
+
+// Budget returns the cache's budget in bytes.
+func (c *Cache) Budget() int64 { return c.budget }
+
+// Used returns the approximate bytes held by all state tables' entries,
+// clean and dirty.
+func (c *Cache) Used() int64 { return c.used.Load() }
+
+func (c *Cache) over() bool { return c.used.Load() > c.budget }
+
+// stEntry is one key of a state table held in memory: a row, or nil for a
+// key known to be absent (a deletion not yet durable, or a miss).
+type stEntry struct {
+	key  string
+	row  types.Row // nil: absent
+	size int64
+
+	// dirty: written since the last Commit (in the open epoch).
+	dirty bool
+	// flushEpoch is the epoch whose batch holds the entry's last flushed
+	// value, until Committed reports that epoch durable; 0 otherwise.
+	flushEpoch uint64
+	// inOverlay: the entry is dirty or flushed and not durable, so it is
+	// in the table's ordered overlay and not in its LRU list.
+	inOverlay bool
+
+	seq        uint64 // cache generation at the last access
+	prev, next *stEntry
+}
+
+// entryOverhead approximates the bytes of an entry besides its key and
+// row: the struct, its map slot and its B-tree or list links.
+const entryOverhead = int64(unsafe.Sizeof(stEntry{})) + 48
+
+var datumSize = int64(unsafe.Sizeof(types.Datum{}))
+
+func rowSize(r types.Row) int64 {
+	n := int64(len(r)) * datumSize
+	for i := range r {
+		n += int64(len(r[i].S))
+		if r[i].D != nil {
+			n += 48
+		}
+	}
+	return n
+}
+
+// StateTable is the state of one stateful operator (DESIGN.md §4): rows
+// keyed by a memcomparable key, stored in the table keyspace of tableID.
+// Reads go through an in-memory cache to Pebble; writes stay in memory as
+// the epoch's dirty entries until Commit moves them into the
+// checkpoint's write batch, so nothing is written to Pebble between
+// barriers. The table reads Pebble directly: only its own operator
+// writes its keyspace, and its writes not yet durable are held in memory
+// and take precedence, so what it sees is its committed state plus its
+// own writes.
+//
+// Keys are rows of the key columns (keyTypes), encoded with
+// types.AppendKey (ascending unless SetDesc says otherwise); values are
+// whole rows of valueTypes. Rows passed in and returned are shared with
+// the table: callers must not modify them.
+//
+// A StateTable belongs to one actor and is not safe for concurrent use.
+type StateTable struct {
+	db         *DB
+	id         uint32
+	prefix     []byte
+	keyTypes   []types.T
+	desc       []bool
+	valueTypes []types.T
+	cache      *Cache
+
+	entries map[string]*stEntry
+	// overlay holds, in key order, the entries not yet durable (dirty or
+	// flushed into a batch that has not committed), which iteration
+	// merges over Pebble.
+	overlay *btreemap.BTreeMap[string, *stEntry]
+	dirty   []*stEntry
+	flushed []*stEntry
+	// lruHead is the most recently used clean entry; lruTail the least.
+	lruHead, lruTail *stEntry
+	bytes            int64
+
+	kbuf []byte
+}
+
+// NewStateTable returns the state table tableID of db, with key columns
+// keyTypes and rows of valueTypes, whose clean entries count against
+// cache.
+func NewStateTable(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache *Cache) *StateTable {
+	return &StateTable{
+		db:         db,
+		id:         tableID,
+		prefix:     TablePrefix(tableID),
+		keyTypes:   keyTypes,
+		desc:       make([]bool, len(keyTypes)),
+		valueTypes: valueTypes,
+		cache:      cache,
+		entries:    map[string]*stEntry{},
+		overlay:    btreemap.New[string, *stEntry](16, strings.Compare),
+	}
+}
+
+// SetDesc sets which key columns sort descending (for TopN on ORDER BY
+// ... DESC); it must be called before the table is used.
+func (t *StateTable) SetDesc(desc []bool) {
+	copy(t.desc, desc)
+}
+
+// ID returns the table's id.
+func (t *StateTable) ID() uint32 { return t.id }
+
+// Bytes returns the approximate bytes of the table's in-memory entries.
+func (t *StateTable) Bytes() int64 { return t.bytes }
+
+// DirtyLen returns the number of entries written in the open epoch.
+func (t *StateTable) DirtyLen() int { return len(t.dirty) }
+
+// EncodeKey appends the memcomparable encoding of the key columns (or a
+// prefix of them) to buf.
+func (t *StateTable) EncodeKey(buf []byte, key types.Row) []byte {
+	for i, d := range key {
+		buf = types.AppendKey(buf, d, t.keyTypes[i], t.desc[i])
+	}
+	return buf
+}
+
+// Get returns the row with the given key, and false when there is none.
+func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
+	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	if e, ok := t.entries[string(t.kbuf)]; ok {
+		t.touch(e)
+		if t.cache.over() {
+			// Another table raised the pressure: give back idle entries.
+			t.maybeEvict()
+		}
+		return e.row, e.row != nil, nil
+	}
+	row, ok, err := getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+	if err != nil {
+		return nil, false, err
+	}
+	// Misses are cached too: a hash aggregation looks up every new group
+	// once before inserting it.
+	e := t.newEntry(string(t.kbuf), row)
+	t.lruPush(e)
+	t.maybeEvict()
+	return row, ok, nil
+}
+
+// Insert sets the row of key in the open epoch. It is Update under
+// another name: operators say which one they mean.
+func (t *StateTable) Insert(key, row types.Row) { t.set(key, row) }
+
+// Update sets the row of key in the open epoch.
+func (t *StateTable) Update(key, row types.Row) { t.set(key, row) }
+
+// Delete removes the row of key in the open epoch (a no-op when there is
+// none).
+func (t *StateTable) Delete(key types.Row) { t.set(key, nil) }
+
+func (t *StateTable) set(key, row types.Row) {
+	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	e, ok := t.entries[string(t.kbuf)]
+	if !ok {
+		e = t.newEntry(string(t.kbuf), nil)
+	} else if !e.inOverlay {
+		t.lruRemove(e)
+	}
+	if !e.inOverlay {
+		e.inOverlay = true
+		t.overlay.ReplaceOrInsert(e.key, e)
+	}
+	t.resize(e, row)
+	e.row = row
+	e.seq = t.cache.gen.Load()
+	if !e.dirty {
+		e.dirty = true
+		t.dirty = append(t.dirty, e)
+	}
+	if t.cache.over() {
+		t.maybeEvict()
+	}
+}
+
+// Commit writes the open epoch's dirty entries into b, the checkpoint's
+// batch of epoch, and starts the next epoch. The entries stay in memory,
+// and cannot be evicted, until Committed(epoch) reports the batch
+// durable.
+func (t *StateTable) Commit(b *Batch, epoch uint64) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	for _, e := range t.dirty {
+		// Pebble copies keys and values into the batch.
+		k := append(t.kbuf[:0], t.prefix...)
+		k = append(k, e.key...)
+		var err error
+		if e.row == nil {
+			err = b.b.Delete(k, nil)
+		} else {
+			b.buf = types.AppendRow(b.buf[:0], e.row, t.valueTypes)
+			err = b.b.Set(k, b.buf, nil)
+		}
+		t.kbuf = k
+		if err != nil {
+			return wrapWrite(err)
+		}
+		e.dirty = false
+		e.flushEpoch = epoch
+		t.flushed = append(t.flushed, e)
+	}
+	clear(t.dirty)
+	t.dirty = t.dirty[:0]
+	return nil
+}
+
+// Committed reports that the batches of every epoch up to epoch are
+// durable: the entries they hold become clean cache entries, which may
+// be evicted. The operator calls it when it learns of the commit (a
+// barrier is injected only after the previous one committed, so a
+// barrier's Epoch.Prev is durable by the time the barrier arrives).
+func (t *StateTable) Committed(epoch uint64) {
+	keep := t.flushed[:0]
+	for _, e := range t.flushed {
+		switch {
+		case e.flushEpoch == 0:
+			// Made clean through an earlier occurrence in the list.
+		case e.flushEpoch > epoch:
+			keep = append(keep, e)
+		default:
+			e.flushEpoch = 0
+			if !e.dirty {
+				e.inOverlay = false
+				t.overlay.Delete(e.key)
+				t.lruPush(e)
+			}
+		}
+	}
+	clear(t.flushed[len(keep):])
+	t.flushed = keep
+	t.maybeEvict()
+}
+
+// Iter returns an iterator over the rows whose keys start with prefix
+// (the first len(prefix) key columns; empty for all), merging the
+// committed state with the table's writes not yet durable, in key order,
+// or in reverse key order when reverse is set. It sees the table as of
+// the call; later writes do not affect it.
+func (t *StateTable) Iter(prefix types.Row, reverse bool) RowIter {
+	lo := t.EncodeKey(nil, prefix)
+	return t.iter(lo, prefixEnd(TableKey(t.id, lo)), reverse)
+}
+
+// IterRange is Iter over the keys k with lo <= k < hi, comparing encoded
+// keys: a partial hi excludes every key starting with it. A nil lo or hi
+// leaves that end open.
+func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
+	var hiKey []byte
+	if hi != nil {
+		hiKey = TableKey(t.id, t.EncodeKey(nil, hi))
+	} else {
+		hiKey = prefixEnd(t.prefix)
+	}
+	return t.iter(t.EncodeKey(nil, lo), hiKey, reverse)
+}
+
+// iter merges Pebble's rows in [prefix+lo, hiFull) with the overlay's.
+func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
+	it := &stateIter{reverse: reverse, prefix: len(t.prefix), ts: t.valueTypes}
+	loB := btreemap.GE(string(lo))
+	hiB := btreemap.Max[string]()
+	if hiFull != nil && bytes.HasPrefix(hiFull, t.prefix) {
+		hiB = btreemap.LT(string(hiFull[len(t.prefix):]))
+	}
+	collect := func(k string, e *stEntry) bool {
+		it.ovl = append(it.ovl, ovlRow{key: k, row: e.row})
+		return true
+	}
+	if reverse {
+		t.overlay.DescendFunc(btreemap.UpperBound[string](hiB), btreemap.LowerBound[string](loB), collect)
+	} else {
+		t.overlay.AscendFunc(loB, hiB, collect)
+	}
+	pit, err := t.db.pdb.NewIter(&pebble.IterOptions{LowerBound: TableKey(t.id, lo), UpperBound: hiFull})
+	if err != nil {
+		it.done, it.err = true, pgerr.Wrap(pgerr.IOError, err, "opening state table iterator")
+		return it
+	}
+	it.it = pit
+	return it
+}
+
+type ovlRow struct {
+	key string
+	row types.Row
+}
+
+// stateIter merges a Pebble iterator with a snapshot of the overlay; on
+// equal keys the overlay wins, and an overlay deletion hides the row.
+type stateIter struct {
+	it      *pebble.Iterator
+	ovl     []ovlRow
+	i       int
+	reverse bool
+	prefix  int
+	ts      []types.T
+	started bool
+	done    bool
+	err     error
+	key     []byte
+}
+
+func (s *stateIter) Next() (types.Row, error) {
+	if s.done {
+		return nil, s.err
+	}
+	if !s.started {
+		s.started = true
+		if s.reverse {
+			s.it.Last()
+		} else {
+			s.it.First()
+		}
+	}
+	for {
+		pv := s.it.Valid()
+		ov := s.i < len(s.ovl)
+		if !pv && !ov {
+			if err := s.it.Error(); err != nil {
+				s.err = pgerr.Wrap(pgerr.IOError, err, "reading state table")
+			}
+			s.done = true
+			return nil, s.err
+		}
+		c := 0
+		switch {
+		case !pv:
+			c = 1
+		case !ov:
+			c = -1
+		default:
+			c = strings.Compare(string(s.it.Key()[s.prefix:]), s.ovl[s.i].key)
+			if s.reverse {
+				c = -c
+			}
+		}
+		if c < 0 {
+			s.key = append(s.key[:0], s.it.Key()[s.prefix:]...)
+			v, err := s.it.ValueAndErr()
+			if err == nil {
+				var row types.Row
+				if row, err = types.DecodeRow(v, s.ts); err == nil {
+					s.step()
+					return row, nil
+				}
+			}
+			s.done, s.err = true, pgerr.Wrap(pgerr.IOError, err, "reading state table")
+			return nil, s.err
+		}
+		if c == 0 {
+			s.step()
+		}
+		o := s.ovl[s.i]
+		s.i++
+		if o.row != nil {
+			s.key = append(s.key[:0], o.key...)
+			return o.row, nil
+		}
+	}
+}
+
+func (s *stateIter) step() {
+	if s.reverse {
+		s.it.Prev()
+	} else {
+		s.it.Next()
+	}
+}
+
+func (s *stateIter) Key() []byte { return s.key }
+
+func (s *stateIter) Close() {
+	if s.it != nil {
+		_ = s.it.Close()
+		s.it = nil
+	}
+	s.done = true
+}
+
+// newEntry adds an entry for key to the map (the caller puts it in the
+// overlay or the LRU list) and accounts its bytes.
+func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
+	e := &stEntry{key: key, row: row, seq: t.cache.gen.Load()}
+	e.size = entryOverhead + int64(len(key)) + rowSize(row)
+	t.entries[key] = e
+	t.bytes += e.size
+	t.cache.used.Add(e.size)
+	return e
+}
+
+func (t *StateTable) resize(e *stEntry, row types.Row) {
+	n := entryOverhead + int64(len(e.key)) + rowSize(row)
+	if d := n - e.size; d != 0 {
+		e.size = n
+		t.bytes += d
+		t.cache.used.Add(d)
+	}
+}
+
+// touch records an access to e: it becomes the most recently used clean
+// entry and is stamped with the cache's generation.
+func (t *StateTable) touch(e *stEntry) {
+	e.seq = t.cache.gen.Load()
+	if !e.inOverlay && t.lruHead != e {
+		t.lruRemove(e)
+		t.lruPush(e)
+	}
+}
+
+func (t *StateTable) lruPush(e *stEntry) {
+	e.prev, e.next = nil, t.lruHead
+	if t.lruHead != nil {
+		t.lruHead.prev = e
+	} else {
+		t.lruTail = e
+	}
+	t.lruHead = e
+}
+
+func (t *StateTable) lruRemove(e *stEntry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		t.lruHead = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		t.lruTail = e.prev
+	}
+	e.prev, e.next = nil, nil
+}
+
+func (t *StateTable) evict(e *stEntry) {
+	t.lruRemove(e)
+	delete(t.entries, e.key)
+	t.bytes -= e.size
+	t.cache.used.Add(-e.size)
+}
+
+// maybeEvict brings the cache under its budget if it is over: first by
+// evicting this table's clean entries idle since the last pressure
+// (generation), then, raising the generation so that other tables give
+// back their idle entries too, by evicting this table's least recently
+// used clean entries.
+func (t *StateTable) maybeEvict() {
+	if !t.cache.over() {
+		return
+	}
+	gen := t.cache.gen.Load()
+	for t.lruTail != nil && t.lruTail.seq < gen && t.cache.over() {
+		t.evict(t.lruTail)
+	}
+	if !t.cache.over() {
+		return
+	}
+	t.cache.gen.Add(1)
+	for t.lruTail != nil && t.cache.over() {
+		t.evict(t.lruTail)
+	}
+}

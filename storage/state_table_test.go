@@ -1,0 +1,398 @@
+package storage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/types"
+)
+
+// State tables in these tests are keyed by (group int8, x int8) and hold
+// rows (group, x, text).
+var (
+	stKeyTypes = []types.T{types.TInt8, types.TInt8}
+	stRowTypes = []types.T{types.TInt8, types.TInt8, types.TText}
+)
+
+func stKey(g, x int64) types.Row { return types.Row{types.DInt(g), types.DInt(x)} }
+
+func stRow(g, x int64, s string) types.Row {
+	return types.Row{types.DInt(g), types.DInt(x), types.DString(s)}
+}
+
+func newST(db *DB, cache *Cache) *StateTable {
+	return NewStateTable(db, 42, stKeyTypes, stRowTypes, cache)
+}
+
+// stDump renders an iteration as "g/x=s" items.
+func stDump(t testing.TB, it RowIter) string {
+	t.Helper()
+	defer it.Close()
+	var out []string
+	for {
+		r, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			return strings.Join(out, " ")
+		}
+		out = append(out, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+	}
+}
+
+func stGet(t testing.TB, st *StateTable, g, x int64) string {
+	t.Helper()
+	r, ok, err := st.Get(stKey(g, x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return "<none>"
+	}
+	return r[2].S
+}
+
+// commitEpoch runs one checkpoint of st the way the engine does: Commit
+// into the epoch's batch, commit the batch, report it durable.
+func commitEpoch(t testing.TB, db *DB, st *StateTable, epoch uint64) {
+	t.Helper()
+	b := db.NewBatch()
+	if err := st.Commit(b, epoch); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(epoch)
+}
+
+func TestStateTableReadYourWrites(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(1<<20))
+	if got := stGet(t, st, 1, 1); got != "<none>" {
+		t.Fatalf("empty table Get = %s", got)
+	}
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	st.Insert(stKey(1, 2), stRow(1, 2, "b"))
+	if got := stGet(t, st, 1, 1); got != "a" {
+		t.Fatalf("Get after Insert = %s", got)
+	}
+	st.Update(stKey(1, 1), stRow(1, 1, "a2"))
+	st.Delete(stKey(1, 2))
+	if got := stGet(t, st, 1, 1) + " " + stGet(t, st, 1, 2); got != "a2 <none>" {
+		t.Fatalf("Get after Update/Delete = %s", got)
+	}
+	if got := stDump(t, st.Iter(nil, false)); got != "1/1=a2" {
+		t.Fatalf("Iter = %s", got)
+	}
+	// Nothing reaches Pebble between barriers.
+	if got := scan(t, db, 42); got != "" {
+		t.Fatalf("Pebble holds %q before the barrier", got)
+	}
+	if st.DirtyLen() != 2 {
+		t.Fatalf("DirtyLen = %d, want 2", st.DirtyLen())
+	}
+}
+
+func TestStateTableCommitReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	db := openMem(t, fs)
+	cache := NewCache(1 << 20)
+	st := newST(db, cache)
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	st.Insert(stKey(2, 1), stRow(2, 1, "b"))
+	commitEpoch(t, db, st, 1)
+	st.Delete(stKey(1, 1))
+	st.Insert(stKey(3, 1), stRow(3, 1, "c"))
+	commitEpoch(t, db, st, 2)
+	if st.DirtyLen() != 0 {
+		t.Fatalf("DirtyLen after commit = %d", st.DirtyLen())
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = openMem(t, fs)
+	defer db.Close()
+	st = newST(db, cache)
+	if got := stDump(t, st.Iter(nil, false)); got != "2/1=b 3/1=c" {
+		t.Fatalf("after reopen Iter = %s", got)
+	}
+	if got := stGet(t, st, 1, 1) + " " + stGet(t, st, 3, 1); got != "<none> c" {
+		t.Fatalf("after reopen Get = %s", got)
+	}
+}
+
+// TestStateTableCrashLosesUncommitted crashes (keeping only synced data)
+// with one epoch committed, one flushed into a batch that never committed
+// and one still dirty: only the committed epoch survives.
+func TestStateTableCrashLosesUncommitted(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	db := openMem(t, fs)
+	st := newST(db, NewCache(1<<20))
+	st.Insert(stKey(1, 1), stRow(1, 1, "committed"))
+	commitEpoch(t, db, st, 1)
+
+	st.Insert(stKey(1, 2), stRow(1, 2, "flushed"))
+	st.Update(stKey(1, 1), stRow(1, 1, "overwritten"))
+	pending := db.NewBatch()
+	if err := st.Commit(pending, 2); err != nil {
+		t.Fatal(err)
+	}
+	st.Insert(stKey(1, 3), stRow(1, 3, "dirty"))
+	if got := stDump(t, st.Iter(nil, false)); got != "1/1=overwritten 1/2=flushed 1/3=dirty" {
+		t.Fatalf("before crash Iter = %s", got)
+	}
+
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 50, RNG: rand.New(rand.NewPCG(1, 2))})
+	pending.Close()
+	db.Close()
+	db = openMem(t, crashed)
+	defer db.Close()
+	st = newST(db, NewCache(1<<20))
+	if got := stDump(t, st.Iter(nil, false)); got != "1/1=committed" {
+		t.Fatalf("after crash Iter = %s", got)
+	}
+}
+
+// TestStateTableIterMerge checks that iteration merges committed rows
+// with dirty and flushed-but-not-durable ones, deletions hiding committed
+// rows, forwards and backwards, over prefixes and ranges.
+func TestStateTableIterMerge(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(1<<20))
+	for g := int64(1); g <= 3; g++ {
+		for x := int64(1); x <= 4; x++ {
+			st.Insert(stKey(g, x), stRow(g, x, "c"))
+		}
+	}
+	commitEpoch(t, db, st, 1)
+	// Epoch 2 is flushed into a batch whose commit is still outstanding.
+	st.Delete(stKey(2, 1))
+	st.Update(stKey(2, 3), stRow(2, 3, "f"))
+	b := db.NewBatch()
+	if err := st.Commit(b, 2); err != nil {
+		t.Fatal(err)
+	}
+	// Epoch 3 is open.
+	st.Delete(stKey(2, 4))
+	st.Insert(stKey(2, 0), stRow(2, 0, "d"))
+	st.Insert(stKey(2, 5), stRow(2, 5, "d"))
+	st.Delete(stKey(3, 9)) // deleting a missing key is harmless
+
+	check := func(stage string) {
+		t.Helper()
+		for _, c := range []struct {
+			it   RowIter
+			want string
+		}{
+			{st.Iter(stKey(2, 0)[:1], false), "2/0=d 2/2=c 2/3=f 2/5=d"},
+			{st.Iter(stKey(2, 0)[:1], true), "2/5=d 2/3=f 2/2=c 2/0=d"},
+			{st.IterRange(stKey(1, 4), stKey(2, 3), false), "1/4=c 2/0=d 2/2=c"},
+			{st.IterRange(stKey(1, 4), stKey(2, 3), true), "2/2=c 2/0=d 1/4=c"},
+			{st.IterRange(stKey(3, 0)[:1], nil, false), "3/1=c 3/2=c 3/3=c 3/4=c"},
+			{st.IterRange(nil, stKey(1, 3), true), "1/2=c 1/1=c"},
+		} {
+			if got := stDump(t, c.it); got != c.want {
+				t.Errorf("%s: got %s, want %s", stage, got, c.want)
+			}
+		}
+	}
+	check("epoch 2 pending")
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(2)
+	check("epoch 2 durable")
+	commitEpoch(t, db, st, 3)
+	check("epoch 3 durable")
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	it := snap.ScanRange(42, st.EncodeKey(nil, stKey(2, 0)[:1]), st.EncodeKey(nil, stKey(3, 0)[:1]), stRowTypes)
+	if got := stDump(t, it); got != "2/0=d 2/2=c 2/3=f 2/5=d" {
+		t.Fatalf("Pebble after epoch 3 = %s", got)
+	}
+}
+
+// TestStateTableEvictionModel runs random operations on two state tables
+// sharing a tiny cache, checkpointing now and then, and checks every read
+// and iteration against a model, and that the budget is kept whenever no
+// unevictable entries exceed it.
+func TestStateTableEvictionModel(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(4 << 10)
+	rng := rand.New(rand.NewPCG(3, 4))
+	type model map[[2]int64]string
+	tables := []*StateTable{
+		NewStateTable(db, 7, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 8, stKeyTypes, stRowTypes, cache),
+	}
+	tables[1].SetDesc([]bool{false, true})
+	models := []model{{}, {}}
+	epoch := uint64(1)
+	var pending *Batch
+	for step := range 20000 {
+		i := rng.IntN(2)
+		st, m := tables[i], models[i]
+		g, x := int64(rng.IntN(4)), int64(rng.IntN(12))
+		k := [2]int64{g, x}
+		switch op := rng.IntN(100); {
+		case op < 45:
+			want, ok := m[k]
+			if !ok {
+				want = "<none>"
+			}
+			if got := stGet(t, st, g, x); got != want {
+				t.Fatalf("step %d table %d Get(%d,%d) = %s, want %s", step, i, g, x, got, want)
+			}
+		case op < 75:
+			v := fmt.Sprint("v", step, strings.Repeat("x", rng.IntN(30)))
+			st.Insert(stKey(g, x), stRow(g, x, v))
+			m[k] = v
+		case op < 90:
+			st.Delete(stKey(g, x))
+			delete(m, k)
+		case op < 93:
+			var want []string
+			xs := []int64{}
+			for kk := range m {
+				if kk[0] == g {
+					xs = append(xs, kk[1])
+				}
+			}
+			slices.Sort(xs)
+			if i == 1 {
+				slices.Reverse(xs) // x is a descending key column
+			}
+			for _, x := range xs {
+				want = append(want, fmt.Sprintf("%d/%d=%s", g, x, m[[2]int64{g, x}]))
+			}
+			if got := stDump(t, st.Iter(stKey(g, 0)[:1], false)); got != strings.Join(want, " ") {
+				t.Fatalf("step %d table %d Iter(%d):\n got %s\nwant %s", step, i, g, got, strings.Join(want, " "))
+			}
+		default:
+			// A barrier: the previous epoch's batch commits (as the
+			// coordinator does before injecting the next barrier), then
+			// both tables flush into this epoch's batch.
+			if pending != nil {
+				if err := pending.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range tables {
+					st.Committed(epoch - 1)
+				}
+			}
+			pending = db.NewBatch()
+			for _, st := range tables {
+				if err := st.Commit(pending, epoch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			epoch++
+		}
+	}
+	if pending != nil {
+		if err := pending.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range tables {
+			st.Committed(epoch - 1)
+		}
+	}
+	tables[0].Get(stKey(0, 0)) // lets the table give back memory after the last commit
+	tables[1].Get(stKey(0, 0))
+	if cache.Used() > cache.Budget() {
+		t.Fatalf("cache holds %d bytes with nothing dirty, budget %d", cache.Used(), cache.Budget())
+	}
+	if tables[0].Bytes()+tables[1].Bytes() != cache.Used() {
+		t.Fatalf("tables account %d+%d bytes, cache %d", tables[0].Bytes(), tables[1].Bytes(), cache.Used())
+	}
+}
+
+func BenchmarkStateTableGetHit(b *testing.B) {
+	db := openMem(b, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(64<<20))
+	for x := range int64(1000) {
+		st.Insert(stKey(1, x), stRow(1, x, "value"))
+	}
+	commitEpoch(b, db, st, 1)
+	key := stKey(1, 0)
+	b.ResetTimer()
+	for i := range b.N {
+		key[1].I = int64(i % 1000)
+		if _, ok, err := st.Get(key); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+func BenchmarkStateTableGetMiss(b *testing.B) {
+	db := openMem(b, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(1<<10)) // nothing stays cached
+	for x := range int64(1000) {
+		st.Insert(stKey(1, x), stRow(1, x, "value"))
+	}
+	commitEpoch(b, db, st, 1)
+	key := stKey(1, 0)
+	b.ResetTimer()
+	for i := range b.N {
+		key[1].I = int64(i % 1000)
+		if _, ok, err := st.Get(key); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+func BenchmarkStateTableInsert(b *testing.B) {
+	db := openMem(b, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(64<<20))
+	row := stRow(1, 0, "value")
+	key := stKey(1, 0)
+	b.ResetTimer()
+	for i := range b.N {
+		key[1].I = int64(i % 1000)
+		st.Insert(key, row)
+		if i%1000 == 999 {
+			b.StopTimer()
+			commitEpoch(b, db, st, uint64(i))
+			b.StartTimer()
+		}
+	}
+}
+
+func TestCommittedEpoch(t *testing.T) {
+	fs := vfs.NewMem()
+	db := openMem(t, fs)
+	if e, err := db.CommittedEpoch(); e != 0 || err != nil {
+		t.Fatalf("fresh CommittedEpoch = %d, %v", e, err)
+	}
+	st := newST(db, NewCache(1<<20))
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	b := db.NewBatch()
+	if err := st.Commit(b, 7<<16); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetCommittedEpoch(7 << 16); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = openMem(t, fs)
+	defer db.Close()
+	if e, err := db.CommittedEpoch(); e != 7<<16 || err != nil {
+		t.Fatalf("CommittedEpoch after reopen = %d, %v", e, err)
+	}
+}
