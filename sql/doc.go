@@ -123,6 +123,9 @@
 //	                                           FALSE, NULL are native
 //	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries)
 //	22  TABLE t                                SELECT * FROM t
+//	23  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
+//	                                           decimals with Postgres's display scale and a
+//	                                           point, so they stay exact numerics)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
