@@ -200,16 +200,30 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	return 0
 }
 
+// aggFuncName is the Postgres name of a TiDB aggregate or window function
+// name: group_concat is how the bridge writes string_agg, and STDDEV_SAMP
+// and VAR_SAMP in upper case are its spellings of stddev and variance
+// (which TiDB would read as the population forms).
+func aggFuncName(f string) string {
+	switch f {
+	case "STDDEV_SAMP":
+		return "stddev"
+	case "VAR_SAMP":
+		return "variance"
+	}
+	name := strings.ToLower(f)
+	if name == "group_concat" {
+		name = "string_agg"
+	}
+	return name
+}
+
 // isAggregate reports whether n is an aggregate call, returning the
 // function's name.
 func (b *binder) isAggregate(n ast.ExprNode) (string, bool) {
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
-		name := strings.ToLower(n.F)
-		if name == "group_concat" {
-			name = "string_agg"
-		}
-		return name, true
+		return aggFuncName(n.F), true
 	case *ast.FuncCallExpr:
 		for _, o := range Overloads(n.FnName.L) {
 			if o.Kind == Aggregate {
@@ -430,7 +444,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
-	name := strings.ToLower(n.Name)
+	name := aggFuncName(n.Name)
 	args := n.Args
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {

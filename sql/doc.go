@@ -126,6 +126,10 @@
 //	23  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
 //	                                           decimals with Postgres's display scale and a
 //	                                           point, so they stay exact numerics)
+//	24  stddev(x), variance(x)                 STDDEV_SAMP(x), VAR_SAMP(x): upper case marks
+//	                                           the Postgres names (TiDB reads stddev and
+//	                                           variance as the population forms)
+//	    div(a, b)                              "div"(a, b) (DIV is a TiDB operator)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
