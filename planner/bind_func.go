@@ -35,6 +35,12 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return e
 	case "pg_concat":
 		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+	case "position":
+		// POSITION(sub IN str) arrives as position(sub, str) (the only form
+		// either grammar accepts); the function is position(str, sub).
+		if len(n.Args) == 2 {
+			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
+		}
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains":
 		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>"}[name]
