@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cockroachdb/apd/v3"
 	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
@@ -449,6 +450,8 @@ func (e *emitter) node(n *node, next *node) {
 			e.write("b'"+t.Val+"'", t.Off)
 		case THexString:
 			e.write("x'"+t.Val+"'", t.Off)
+		case TNumber:
+			e.write(plainNumber(t.Val), t.Off)
 		case TParam:
 			n, _ := strconv.Atoi(t.Val)
 			if e.params == nil {
@@ -467,3 +470,29 @@ var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// plainNumber writes a numeric literal with an exponent (1.0e-10, 1e20)
+// as the plain decimal with the same value and display scale (Postgres's
+// numeric input keeps max(0, fraction digits - exponent) digits after the
+// point: 0.00000000010, 100000000000000000000.), always with a decimal
+// point, so TiDB reads it as an exact decimal (a numeric in Postgres) and
+// not as a float64 that would lose the scale. Other literals are kept.
+func plainNumber(s string) string {
+	if !strings.ContainsAny(s, "eE") {
+		return s
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Exponent > 100000 || d.Exponent < -100000 {
+		// Let TiDB read (and Postgres-range checks reject) it as written.
+		return s
+	}
+	if d.Exponent > 0 {
+		d.Coeff.Mul(&d.Coeff, new(apd.BigInt).Exp(apd.NewBigInt(10), apd.NewBigInt(int64(d.Exponent)), nil))
+		d.Exponent = 0
+	}
+	out := d.Text('f')
+	if !strings.Contains(out, ".") {
+		out += "."
+	}
+	return out
+}
