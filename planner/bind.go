@@ -125,6 +125,8 @@ type binder struct {
 	// inReturning is set while the RETURNING list is bound: its nodes
 	// were parsed from a text of their own (Query.ReturningMap).
 	inReturning bool
+	// epos holds the source position of bound expressions (see notePos).
+	epos map[Expr]int
 }
 
 type cteDef struct {
@@ -164,6 +166,25 @@ func (b *binder) pos(n ast.Node) int {
 		return len([]rune(b.q.Text[:off])) + 1
 	}
 	return m.Pos(off)
+}
+
+// opPos is the position of an operator expression's operator, where
+// Postgres reports operator errors (`operator does not exist`): for
+// `a + b` it is the token just before b. Other nodes are positioned at
+// their start.
+func (b *binder) opPos(n ast.Node) int {
+	bin, ok := n.(*ast.BinaryOperationExpr)
+	if !ok || b.q == nil {
+		return b.pos(n)
+	}
+	m := b.q.Map
+	if b.inReturning {
+		m = b.q.ReturningMap
+	}
+	if p := m.PosBefore(bin.R.OriginTextPosition()); p > 0 {
+		return p
+	}
+	return b.pos(n)
 }
 
 // level is one query level: the statement itself or a subquery used as an

@@ -249,7 +249,8 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 		}
 		return nil, text, b.syntaxError(e.srcOffset(off))
 	}
-	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src}
+	positionNodes(stmt, text)
+	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text}
 	var ms []*ParamMarker
 	stmt.Accept(&markerVisitor{out: &ms})
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Offset < ms[j].Offset })
@@ -356,6 +357,7 @@ type SourceMap struct {
 	outs, srcs []int // as in emitter
 	base       int   // source offset of Query.Text
 	src        string
+	text       string // the bridged text
 }
 
 // Pos returns the 1-based character position in Query.Text of the source
@@ -375,6 +377,37 @@ func (m *SourceMap) Pos(off int) int {
 		return 0
 	}
 	return utf8.RuneCountInString(m.src[m.base:m.base+s]) + 1
+}
+
+// PosBefore is Pos of the bridged token that ends just before the
+// bridged byte offset off (blanks skipped): for the right operand of a
+// binary operator, the operator. It returns 0 when there is none.
+func (m *SourceMap) PosBefore(off int) int {
+	if m == nil || off <= 0 || off > len(m.text) {
+		return 0
+	}
+	i := off
+	for i > 0 && m.text[i-1] == ' ' {
+		i--
+	}
+	if i == 0 {
+		return 0
+	}
+	isWord := func(c byte) bool { return isIdentCont(c) }
+	isOp := func(c byte) bool { return strings.IndexByte("+-*/<>=~!@#%^&|`?", c) >= 0 }
+	switch c := m.text[i-1]; {
+	case isWord(c):
+		for i > 0 && isWord(m.text[i-1]) {
+			i--
+		}
+	case isOp(c):
+		for i > 0 && isOp(m.text[i-1]) {
+			i--
+		}
+	default:
+		i--
+	}
+	return m.Pos(i)
 }
 
 // srcOffset maps an output offset back to the source offset of the piece
