@@ -63,6 +63,10 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 				if reg := lenientTypeName(text); reg != "" {
 					return reg, 1
 				}
+				// Postgres names x::t[] after t, the type name's last part.
+				if elem, ok := strings.CutSuffix(strings.TrimSpace(text), "[]"); ok {
+					text = elem
+				}
 				return pgTypeName(b.lookupType(text, n)), 1
 			}
 		case "pg_extract":
