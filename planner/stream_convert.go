@@ -1154,6 +1154,11 @@ func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog
 		hidden := i >= len(out) || out[i].Hidden
 		name := c.Name
 		if hidden {
+			if strings.HasPrefix(name, "?") {
+				// A binder-made name such as ?order1?: the column is kept
+				// only as part of the key.
+				name = "_key"
+			}
 			name = uniqueName(name, seen)
 		}
 		seen[name] = true

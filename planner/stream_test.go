@@ -308,3 +308,52 @@ func TestPlanStreamAllocOrder(t *testing.T) {
 		t.Fatalf("alloc not used:\n%s", ExplainStream(a))
 	}
 }
+
+// TestPlanStreamDistinctOn converts a DISTINCT ON plan built by hand (the
+// front end does not parse DISTINCT ON yet): one row per group, the first
+// in the ORDER BY's order.
+func TestPlanStreamDistinctOn(t *testing.T) {
+	rel := streamCatalog().rels["t"]
+	var out types.Schema
+	for _, c := range rel.Cols {
+		out = append(out, types.Column{Name: c.Name, T: c.T})
+	}
+	scan := &Scan{Rel: rel, Cols: []int{0, 1, 2, 3, 4}, Out: out}
+	b := &ColRef{Idx: 1, T: types.TText, Name: "t.b"}
+	e := &ColRef{Idx: 4, T: types.TFloat8, Name: "t.e"}
+	p := &Distinct{On: []Expr{b}, Input: &Sort{Input: scan, Keys: []SortKey{{Expr: b}, {Expr: e, Desc: true, NullsFirst: true}}}}
+	mv := &catalog.Relation{ID: 100, Name: "mv1", Kind: catalog.KindMView}
+	next := uint32(0)
+	root, err := PlanStream(p, mv, func() uint32 { next++; return next })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := validateStream(root); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := ExplainStream(root)
+	want := `StreamMaterialize { columns: [a, b, c, d, e], pk: [a], state: [materialize#100] }
+└─StreamExchange { dist: HashShard(a) }
+  └─StreamGroupTopN { group_key: [b], order: [b, e DESC], limit: 1, state: [topn#1] }
+    └─StreamExchange { dist: HashShard(b) }
+      └─StreamTableScan { table: t, columns: [a, b, c, d, e], stream_key: [a], dist: HashShard(a) }
+State tables:
+  materialize#100 { columns: [a, b, c, d, e], key: [a], dist_key: [a] }
+  topn#1 { columns: [a, b, c, d, e], key: [b, e DESC, a], dist_key: [b] }
+`
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestPlanStreamOffsetWithoutLimit checks the error for OFFSET alone, a
+// plan the front end cannot produce yet.
+func TestPlanStreamOffsetWithoutLimit(t *testing.T) {
+	rel := streamCatalog().rels["t"]
+	scan := &Scan{Rel: rel, Cols: []int{0}, Out: types.Schema{{Name: "a", T: types.TInt4}}}
+	p := &Limit{Input: scan, Offset: &Const{V: types.DInt(2), T: types.TInt8}}
+	_, err := PlanStream(p, &catalog.Relation{ID: 100, Name: "mv1"}, func() uint32 { return 1 })
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.FeatureNotSupported || !strings.Contains(pe.Message, "OFFSET") {
+		t.Fatalf("got %v", err)
+	}
+}
