@@ -12,7 +12,7 @@ import (
 // PlanStream converts the bound query of CREATE MATERIALIZED VIEW (the plan
 // Bind returns) into a stream plan rooted at a StreamMaterialize that
 // writes into mv. The conversion and its invariants are described in
-// stream_doc.go.
+// the package documentation (doc.go, "Stream plans").
 //
 // PlanStream fills in mv.Cols (the query's output columns, then the hidden
 // stream key columns it needs to identify rows) and mv.PK (the root's
@@ -87,6 +87,16 @@ var timeDependent = map[string]bool{
 // carry stream key columns that p's output lacks). Parents refer to p's
 // columns by their logical index, which the prefix keeps valid.
 func (sp *streamPlanner) plan(p Plan) StreamNode {
+	switch p.(type) {
+	case *Filter, *Project:
+		// Their subqueries are turned into joins.
+	default:
+		for _, e := range planExprs(p) {
+			if hasSubquery(e) {
+				failUnsupported("subqueries in %s are not supported in materialized views yet", clauseOf(p))
+			}
+		}
+	}
 	switch n := p.(type) {
 	case *Scan:
 		return sp.scan(n)
@@ -118,6 +128,25 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 	}
 	failUnsupported("%T is not supported in materialized views", p)
 	return nil
+}
+
+// clauseOf names the SQL clause a plan node comes from, for errors.
+func clauseOf(p Plan) string {
+	switch p.(type) {
+	case *Join:
+		return "JOIN conditions"
+	case *Agg:
+		return "GROUP BY or aggregate arguments"
+	case *Sort, *Distinct:
+		return "ORDER BY or DISTINCT ON"
+	case *Limit:
+		return "LIMIT"
+	case *Window:
+		return "window definitions"
+	case *Values:
+		return "VALUES"
+	}
+	return "this position"
 }
 
 // ---- leaves ----
