@@ -71,7 +71,7 @@
 //
 //	StreamMaterialize { columns: [dept, cnt], pk: [dept], state: [materialize#100] }
 //	└─StreamProject { exprs: [emp.dept, count(*) AS cnt] }
-//	  └─StreamHashAgg { group_key: [dept], aggs: [count(*)], state: [agg_state#1001], dist: HashShard(dept) }
+//	  └─StreamHashAgg { group_key: [dept], aggs: [count(*)], state: [agg_state#1001], stream_key: [dept] }
 //	    └─StreamExchange { dist: HashShard(dept) }
 //	      └─StreamTableScan { table: emp, columns: [id, dept, salary], stream_key: [id], dist: HashShard(id) }
 //

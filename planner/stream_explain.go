@@ -12,15 +12,19 @@ import (
 // the operator tree, one node per line in RisingWave's form, then the
 // state tables the operators keep.
 //
-//	StreamMaterialize { columns: [b, count], pk: [b], state: [materialize#7] }
-//	└─StreamProject { exprs: [t.b, count(*)] }
-//	  └─StreamHashAgg { group_key: [b], aggs: [count(*)], stream_key: [b], dist: HashShard(b), state: [agg_state#1000] }
+//	StreamMaterialize { columns: [b, count], pk: [b], state: [materialize#100] }
+//	└─StreamProject { exprs: [t.b, count(*) AS count] }
+//	  └─StreamHashAgg { group_key: [b], aggs: [count(*)], state: [agg_state#1001], stream_key: [b] }
 //	    └─StreamExchange { dist: HashShard(b) }
-//	      └─StreamTableScan { table: t, columns: [a, b], stream_key: [a], dist: HashShard(a) }
+//	      └─StreamTableScan { table: t, columns: [a, b, c, d, e], stream_key: [a], dist: HashShard(a) }
+//	State tables:
+//	  materialize#100 { columns: [b, count], key: [b], dist_key: [b] }
+//	  agg_state#1001 { columns: [b, count, _row_count], key: [b], dist_key: [b] }
 //
-// Every node shows its stream key (the columns identifying its rows) when
-// it differs from its input's, "append_only" when it never retracts, and
-// its distribution when it differs from its input's (exchanges always).
+// Every node shows its stream key (the columns identifying its rows) and
+// its distribution when they differ from its first input's (an
+// exchange's distribution always), and "append_only" when it never
+// retracts.
 // Columns are named by the node's output names, suffixed #i when a name
 // is not unique.
 func ExplainStream(n StreamNode) string {
@@ -87,8 +91,6 @@ func describeDist(s types.Schema, d Distribution) string {
 	}
 	return "Any"
 }
-
-func sameDist(a, b Distribution) bool { return a.Kind == b.Kind && equalInts(a.Keys, b.Keys) }
 
 func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	f := &exprFormatter{}
@@ -206,11 +208,17 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	}
 	ins := n.StreamInputs()
 	if _, ok := n.(*StreamExchange); !ok {
-		if len(ins) == 0 || !equalInts(ins[0].Base().StreamKey, b.StreamKey) {
-			add("stream_key: %s", colNames(b.Out, b.StreamKey))
+		// Compared as printed, so a key of other columns at the same
+		// positions still shows.
+		var ib *StreamBase
+		if len(ins) > 0 {
+			ib = ins[0].Base()
 		}
-		if len(ins) == 0 || !sameDist(ins[0].Base().Dist, b.Dist) {
-			add("dist: %s", describeDist(b.Out, b.Dist))
+		if key := colNames(b.Out, b.StreamKey); ib == nil || key != colNames(ib.Out, ib.StreamKey) {
+			add("stream_key: %s", key)
+		}
+		if dist := describeDist(b.Out, b.Dist); ib == nil || dist != describeDist(ib.Out, ib.Dist) {
+			add("dist: %s", dist)
 		}
 	}
 	if b.AppendOnly {
