@@ -36,8 +36,11 @@ const (
 	// retracted when it drops to 0.
 	aggDistinct
 	// aggStringAgg: the values in the Extra table keyed by group key +
-	// ORDER BY keys + arrival sequence; the Result row holds the next
-	// sequence number and the current concatenation.
+	// ORDER BY keys + a tie-break (the input's stream key, or else the
+	// value and delimiter), with a count; the Result row holds the
+	// current concatenation. Rows tied on the ORDER BY keys thus come in
+	// stream key order (for a table, its primary key or insertion order),
+	// and a retraction finds its row exactly.
 	aggStringAgg
 )
 
@@ -48,6 +51,7 @@ type aggCallState struct {
 	nargs int
 	// args evaluates the arguments, then the ORDER BY keys.
 	args   []executor.Evaluator
+	evalTs []types.T // the types of args' values
 	argTs  []types.T
 	filter executor.Evaluator
 	mk     func() executor.Accumulator
@@ -61,6 +65,10 @@ type aggCallState struct {
 	extra     *storage.StateTable
 	// extraKeyLen is the number of key columns of extra.
 	extraKeyLen int
+	// tieCols are the input's stream key columns that break string_agg's
+	// ORDER BY ties (evaluated after the ORDER BY keys); empty when the
+	// input has no stream key.
+	tieCols int
 }
 
 // aggCallVal is a call's state in one group while the group is dirty.
@@ -69,13 +77,13 @@ type aggCallVal struct {
 	// stale: the min/max extreme must be found again by a scan, or the
 	// string_agg concatenation rebuilt, at the barrier.
 	stale bool
-	seq   int64
 	str   types.Datum
 }
 
 // newAggCallState compiles call; extra is its Extra state table (nil
 // when the plan has none), retractable whether the input may retract.
-func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs []types.T, retractable bool, actx *ActorContext) (*aggCallState, error) {
+func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs []types.T, in *planner.StreamBase, actx *ActorContext) (*aggCallState, error) {
+	retractable := !in.AppendOnly
 	s := &aggCallState{call: call, nargs: len(call.Args)}
 	exprs := append([]planner.Expr(nil), call.Args...)
 	for _, e := range call.Args {
@@ -101,6 +109,10 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		for _, k := range call.OrderBy {
 			exprs = append(exprs, k.Expr)
 		}
+		for _, c := range in.StreamKey {
+			exprs = append(exprs, &planner.ColRef{Idx: c, T: in.Out[c].T})
+		}
+		s.tieCols = len(in.StreamKey)
 	case call.Distinct:
 		if extra == nil {
 			return nil, pgerr.New(pgerr.InternalError, "streaming %s(DISTINCT ...) needs a state table", call.Fn)
@@ -110,6 +122,9 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 	if call.Fn == "sum" && len(s.argTs) == 1 && (s.argTs[0].ID == types.Int2 || s.argTs[0].ID == types.Int4) {
 		spec.ArgTypes = []types.T{types.TInt8}
 		s.sumToInt8 = true
+	}
+	for _, e := range exprs {
+		s.evalTs = append(s.evalTs, e.Type())
 	}
 	var err error
 	if s.args, err = compileExprs(exprs); err != nil {
@@ -130,7 +145,7 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		}
 		s.stateTs = ts
 	} else {
-		s.stateTs = []types.T{types.TInt8, call.T}
+		s.stateTs = []types.T{call.T}
 	}
 	if extra == nil || s.kind == aggPlain {
 		return s, nil
@@ -156,9 +171,15 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 			extraKey = append(extraKey, types.TInt2, k.Expr.Type())
 			desc = append(desc, false, k.Desc)
 		}
-		extraKey = append(extraKey, types.TInt8)
-		desc = append(desc, false)
-		rowTail = s.argTs
+		if s.tieCols > 0 {
+			for _, c := range in.StreamKey {
+				extraKey = append(extraKey, in.Out[c].T)
+			}
+		} else {
+			extraKey = append(extraKey, s.argTs...)
+		}
+		desc = append(desc, make([]bool, len(extraKey)-len(desc))...)
+		rowTail = append(append([]types.T(nil), s.argTs...), types.TInt8)
 	}
 	s.extraKeyLen = len(extraKey)
 	s.extra = storage.NewStateTable(actx.DB, extra.ID, extraKey, append(append([]types.T(nil), extraKey...), rowTail...), actx.Cache)
@@ -191,7 +212,7 @@ func (s *aggCallState) newVal() aggCallVal {
 func (s *aggCallState) decode(src types.Row) (aggCallVal, error) {
 	v := s.newVal()
 	if s.kind == aggStringAgg {
-		v.seq, v.str = src[0].I, src[1]
+		v.str = src[0]
 		return v, nil
 	}
 	return v, executor.SetAccumulatorState(v.acc, src)
@@ -200,7 +221,7 @@ func (s *aggCallState) decode(src types.Row) (aggCallVal, error) {
 // encode appends a call's state columns of a Result row to dst.
 func (s *aggCallState) encode(dst types.Row, v *aggCallVal) types.Row {
 	if s.kind == aggStringAgg {
-		return append(dst, types.DInt(v.seq), v.str)
+		return append(dst, v.str)
 	}
 	return executor.AppendAccumulatorState(dst, v.acc)
 }
@@ -300,33 +321,36 @@ func (s *aggCallState) applyStringAgg(key types.Row, v *aggCallVal, args []types
 		return nil
 	}
 	v.stale = true
-	k := make(types.Row, 0, s.extraKeyLen+2)
+	k := make(types.Row, 0, s.extraKeyLen+3)
 	k = append(k, key...)
-	k = appendOrderKey(k, args[s.nargs:], s.call.OrderBy)
-	if sign > 0 {
-		k = append(k, types.DInt(v.seq))
-		v.seq++
-		row := append(k[:len(k):len(k)], detach(args[0]), detach(args[1]))
-		s.extra.Insert(k, row)
-		return nil
+	nord := len(s.call.OrderBy)
+	k = appendOrderKey(k, args[s.nargs:s.nargs+nord], s.call.OrderBy)
+	if s.tieCols > 0 {
+		for _, d := range args[s.nargs+nord:] {
+			k = append(k, detach(d))
+		}
+	} else {
+		k = append(k, detach(args[0]), detach(args[1]))
 	}
-	// Take back the earliest arrival with the same ORDER BY keys and
-	// arguments.
-	it := s.extra.Iter(k, false)
-	defer it.Close()
-	for {
-		r, err := it.Next()
-		if err != nil {
-			return err
-		}
-		if r == nil {
-			return pgerr.New(pgerr.InternalError, "string_agg state: retracting a value that was never added")
-		}
-		if sameDatum(r[s.extraKeyLen], args[0]) && sameDatum(r[s.extraKeyLen+1], args[1]) {
-			s.extra.Delete(r[:s.extraKeyLen])
-			return nil
-		}
+	old, ok, err := s.extra.Get(k)
+	if err != nil {
+		return err
 	}
+	var n int64
+	if ok {
+		n = old[s.extraKeyLen+2].I
+	}
+	n += sign
+	switch {
+	case n > 0:
+		row := append(k[:len(k):len(k)], detach(args[0]), detach(args[1]), types.DInt(n))
+		s.extra.Update(k, row)
+	case n == 0:
+		s.extra.Delete(k)
+	default:
+		return pgerr.New(pgerr.InternalError, "string_agg state: retracting a value that was never added")
+	}
+	return nil
 }
 
 // refresh recomputes a stale min/max extreme or string_agg value from the
@@ -359,11 +383,13 @@ func (s *aggCallState) refresh(key types.Row, v *aggCallVal) error {
 		if r == nil {
 			break
 		}
-		if n > 0 && !r[s.extraKeyLen+1].Null {
-			buf = append(buf, r[s.extraKeyLen+1].S...)
+		for c := r[s.extraKeyLen+2].I; c > 0; c-- {
+			if n > 0 && !r[s.extraKeyLen+1].Null {
+				buf = append(buf, r[s.extraKeyLen+1].S...)
+			}
+			buf = append(buf, r[s.extraKeyLen].S...)
+			n++
 		}
-		buf = append(buf, r[s.extraKeyLen].S...)
-		n++
 	}
 	v.str = types.NullDatum
 	if n > 0 {
@@ -508,3 +534,4 @@ func (b *outBuilder) take(dst []types.Message) []types.Message {
 	b.chunks = nil
 	return dst
 }
+

@@ -104,10 +104,9 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		}
 		extraOf[ai] = &n.Extra[i]
 	}
-	retractable := !n.Input.Base().AppendOnly
 	a.stateTs = append(a.stateTs, a.keyTs...)
 	for i, c := range n.Aggs {
-		cs, err := newAggCallState(c, extraOf[i], a.keyTs, retractable, actx)
+		cs, err := newAggCallState(c, extraOf[i], a.keyTs, n.Input.Base(), actx)
 		if err != nil {
 			return nil, err
 		}
@@ -220,14 +219,7 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 	for j, cs := range a.calls {
 		a.vecs[j] = a.vecs[j][:0]
 		for k, ev := range cs.args {
-			t := cs.argTs
-			var typ types.T
-			if k < len(t) {
-				typ = t[k]
-			} else {
-				typ = cs.call.OrderBy[k-len(t)].Expr.Type()
-			}
-			v, err := evalIsolated(a.actx, "HashAgg", &a.ectx, ev, typ, c)
+			v, err := evalIsolated(a.actx, "HashAgg", &a.ectx, ev, cs.evalTs[k], c)
 			if err != nil {
 				return err
 			}
