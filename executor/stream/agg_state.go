@@ -534,4 +534,3 @@ func (b *outBuilder) take(dst []types.Message) []types.Message {
 	b.chunks = nil
 	return dst
 }
-
