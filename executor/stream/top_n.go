@@ -34,7 +34,8 @@ import (
 // Barrier: each dirty group's window is read again and diffed with the
 // one kept: rows that left are emitted as -, rows whose contents or
 // (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
-// in that order per group. Then the dirty state goes into the epoch's
+// each kind for all groups before the next, so a row moving between
+// groups leaves before it enters. Then the dirty state goes into the epoch's
 // write set, held watermarks are emitted and the barrier is forwarded.
 //
 // Ranks follow Postgres: row_number counts rows, rank is 1 + the number
@@ -334,12 +335,19 @@ func (t *TopN) output(e *topEntry) types.Row {
 func (t *TopN) barrier(b types.Barrier) error {
 	t.state.Committed(b.Epoch.Prev)
 	t.started = true
-	for _, g := range t.groups {
-		cur, err := t.window(g.key)
-		if err != nil {
-			return err
+	// Retractions of every group go first: a row that moved to another
+	// group (or to another place in its own) must leave before it enters.
+	curs := make([][]topEntry, len(t.groups))
+	for phase := range 3 {
+		for i, g := range t.groups {
+			if phase == 0 {
+				var err error
+				if curs[i], err = t.window(g.key); err != nil {
+					return err
+				}
+			}
+			t.diff(phase, g.old, curs[i])
 		}
-		t.diff(g.old, cur)
 	}
 	clear(t.dirty)
 	clear(t.groups)
@@ -356,30 +364,35 @@ func (t *TopN) barrier(b types.Barrier) error {
 	return nil
 }
 
-// diff emits the changes from window old to window cur.
-func (t *TopN) diff(old, cur []topEntry) {
+// diff emits one phase of the changes from window old to window cur:
+// 0 the rows that left (-), 1 the rows whose contents or selected rank
+// changed (U-/U+), 2 the rows that entered (+).
+func (t *TopN) diff(phase int, old, cur []topEntry) {
+	switch phase {
+	case 0:
+		is := make(map[topID]bool, len(cur))
+		for i := range cur {
+			is[cur[i].id] = true
+		}
+		for i := range old {
+			if !is[old[i].id] {
+				t.ob.add(types.OpDelete, t.output(&old[i]))
+			}
+		}
+		return
+	}
 	was := make(map[topID]*topEntry, len(old))
 	for i := range old {
 		was[old[i].id] = &old[i]
 	}
-	is := make(map[topID]bool, len(cur))
-	for i := range cur {
-		is[cur[i].id] = true
-	}
-	for i := range old {
-		if !is[old[i].id] {
-			t.ob.add(types.OpDelete, t.output(&old[i]))
-		}
-	}
 	ranked := t.plan.RankCol >= 0
 	for i := range cur {
-		if o := was[cur[i].id]; o != nil && (!sameRow(o.row, cur[i].row) || (ranked && o.rank != cur[i].rank)) {
-			t.ob.update(t.output(o), t.output(&cur[i]))
-		}
-	}
-	for i := range cur {
-		if was[cur[i].id] == nil {
+		o := was[cur[i].id]
+		switch {
+		case phase == 2 && o == nil:
 			t.ob.add(types.OpInsert, t.output(&cur[i]))
+		case phase == 1 && o != nil && (!sameRow(o.row, cur[i].row) || (ranked && o.rank != cur[i].rank)):
+			t.ob.update(t.output(o), t.output(&cur[i]))
 		}
 	}
 }
