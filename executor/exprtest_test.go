@@ -374,6 +374,20 @@ func (p *tparser) postfix() (planner.Expr, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown type %q", tn)
 		}
+		if tn == "numeric" && p.peek() == "(" {
+			// numeric(p,s): the modifier is ((p << 16) | s) + 4 (VARHDRSZ).
+			p.next()
+			prec, _ := strconv.Atoi(p.next())
+			scale := 0
+			if p.peek() == "," {
+				p.next()
+				scale, _ = strconv.Atoi(p.next())
+			}
+			if err := p.expect(")"); err != nil {
+				return nil, err
+			}
+			t.Mod = int32(prec<<16|scale) + 4
+		}
 		if e, err = castTo(e, t); err != nil {
 			return nil, err
 		}
