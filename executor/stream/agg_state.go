@@ -534,3 +534,12 @@ func (b *outBuilder) take(dst []types.Message) []types.Message {
 	b.chunks = nil
 	return dst
 }
+
+// seqCols returns the column indexes 0..n-1.
+func seqCols(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

@@ -114,7 +114,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.tieCols = in.StreamKey
 	if len(t.tieCols) == 0 {
-		t.tieCols = keyCols(len(t.inTs))
+		t.tieCols = seqCols(len(t.inTs))
 	}
 	for _, c := range t.tieCols {
 		keyTs = append(keyTs, t.inTs[c])
