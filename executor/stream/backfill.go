@@ -82,6 +82,8 @@ type Backfill struct {
 	snap      *storage.Snapshot
 	it        storage.RowIter
 	scanDone  bool
+	// epochRows counts the snapshot rows read in the open epoch.
+	epochRows int
 	// prev holds the previous epoch's changes to keys beyond the position
 	// then; cur the open epoch's changes (whole rows).
 	prev, cur []*types.Chunk
@@ -90,6 +92,10 @@ type Backfill struct {
 }
 
 var _ Operator = (*Backfill)(nil)
+
+// backfillRowsPerEpoch, when positive, caps the snapshot rows an actor
+// reads per epoch; tests set it to spread a backfill over many epochs.
+var backfillRowsPerEpoch = 0
 
 // backfillStateTypes are the value columns of the backfill state table,
 // keyed by the actor's Index (int4).
@@ -120,7 +126,7 @@ func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
 			return m, nil
 		}
 		var msg types.Message
-		if b.done || !b.started || b.it == nil || b.scanDone {
+		if b.done || !b.started || b.it == nil || b.scanDone || b.throttled() {
 			m, err := b.src.Next(ctx)
 			if err != nil {
 				return nil, err
@@ -174,7 +180,7 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 	out := types.NewChunk(outTypes, types.ChunkCap)
 	// Bound the rows looked at per call, so that upstream messages and
 	// barriers are not held up by a long run of other partitions' rows.
-	for looked := 0; out.Len() < types.ChunkCap && looked < 4*types.ChunkCap; looked++ {
+	for looked := 0; out.Len() < types.ChunkCap && looked < 4*types.ChunkCap && !b.throttled(); looked++ {
 		row, err := b.it.Next()
 		if err != nil {
 			return nil, err
@@ -188,6 +194,7 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 			continue
 		}
 		b.rows++
+		b.epochRows++
 		r := make(types.Row, len(b.cols))
 		for j, c := range b.cols {
 			r[j] = row[c]
@@ -198,6 +205,10 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 		return nil, nil
 	}
 	return out, nil
+}
+
+func (b *Backfill) throttled() bool {
+	return backfillRowsPerEpoch > 0 && b.epochRows >= backfillRowsPerEpoch
 }
 
 // barrier handles a barrier while backfilling (or the first barrier).
@@ -273,6 +284,7 @@ func (b *Backfill) barrier(m types.Barrier) error {
 		}
 		b.it = b.snap.ScanRange(b.rel.ID, lo, nil, b.relTypes)
 		b.scanDone = false
+		b.epochRows = 0
 	}
 	b.report()
 	b.out = append(b.out, m)
