@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/cockroachdb/apd/v3"
 	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
@@ -40,14 +42,17 @@ var tidbParsers = sync.Pool{New: func() any {
 // parse; quoting a lower-case name does not change it.
 var quoteWords = func() map[string]bool {
 	keep := map[string]bool{}
-	for _, w := range strings.Fields(`all and as asc between bigint binary both by case char character
+	// Type names are not kept: casts and typed literals are rewritten, so
+	// a type word left in the text is a column name (or a function name,
+	// which is never quoted).
+	for _, w := range strings.Fields(`all and as asc between both by case
 		check column constraint create cross current_date current_role current_time current_timestamp
-		current_user default delete desc distinct else except exists false fetch float for foreign from
-		full grant group having ilike in inner insert int integer intersect interval into is join lateral
-		leading left like limit localtime localtimestamp natural not null numeric on or order outer over
-		partition precision primary range real recursive references regexp right row rows select set
-		smallint straight_join table tablesample then to trailing true union unique update using values
-		varchar varying when where window with groups escape of analyze double`) {
+		current_user default delete desc distinct else except exists false fetch for foreign from
+		full grant group having ilike in inner insert intersect into is join lateral
+		leading left like limit localtime localtimestamp natural not null on or order outer over
+		partition primary recursive references regexp right row select set
+		straight_join table tablesample then to trailing true union unique update using values
+		when where window with escape of analyze`) {
 		keep[w] = true
 	}
 	m := map[string]bool{}
@@ -69,6 +74,8 @@ type bridge struct {
 	// statement (the main text, TVF arguments, RETURNING), in that order,
 	// with their Postgres numbers.
 	markers []markerRef
+	// lastMap maps the text of the latest parse back to the source.
+	lastMap *SourceMap
 }
 
 type markerRef struct {
@@ -98,6 +105,9 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 	}
 	b := &bridge{src: src, toks: toks}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	if !balanced(toks) {
+		return nil, b.syntaxError(len(src) + 1)
+	}
 	seq := buildTree(toks)
 	if seq[0].isWord("table") {
 		off := seq[0].off
@@ -116,6 +126,9 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 			}
 		}
 	}
+	if seq[0].isWord("update") {
+		seq = updateFrom(seq)
+	}
 	seq = b.level(seq)
 	if b.err != nil {
 		return nil, b.err
@@ -125,6 +138,7 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 		return nil, err
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
+	b.q.Map = b.lastMap
 	if returning != nil {
 		rs := b.level(returning)
 		if b.err != nil {
@@ -139,9 +153,38 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 			return nil, b.syntaxError(returning[0].off)
 		}
 		b.q.Returning = s.Fields.Fields
+		b.q.ReturningMap = b.lastMap
 	}
 	b.finishParams()
 	return b.q, nil
+}
+
+// updateFrom moves the FROM list of UPDATE t SET ... FROM u WHERE ...
+// behind the target table, giving TiDB's multi-table UPDATE t, u SET ...
+// WHERE ...; the first table stays the one updated.
+func updateFrom(seq []*node) []*node {
+	set, from, end := -1, -1, len(seq)
+	for i, n := range seq {
+		switch {
+		case set < 0 && n.isWord("set"):
+			set = i
+		case set >= 0 && from < 0 && n.isWord("from"):
+			from = i
+		case from >= 0 && n.isWord("where"):
+			end = i
+		}
+		if end < len(seq) {
+			break
+		}
+	}
+	if set < 0 || from < 0 || from+1 >= end {
+		return seq
+	}
+	out := append([]*node{}, seq[:set]...)
+	out = append(out, leafOp(",", seq[from].off))
+	out = append(out, seq[from+1:end]...)
+	out = append(out, seq[set:from]...)
+	return append(out, seq[end:]...)
 }
 
 // bridgeExpr bridges one scalar expression as `SELECT <expr>`.
@@ -159,6 +202,9 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 	}
 	b := &bridge{src: src, toks: toks}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	if !balanced(toks) {
+		return nil, b.syntaxError(len(src) + 1)
+	}
 	seq := append([]*node{textNode("select", toks[0].Off)}, buildTree(toks)...)
 	seq = b.level(seq)
 	if b.err != nil {
@@ -174,8 +220,26 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
+	b.q.Map = b.lastMap
 	b.finishParams()
 	return b.q, nil
+}
+
+// balanced reports whether every ( and [ in toks is closed; a statement
+// that ends inside a group is a syntax error at its end, as in Postgres.
+func balanced(toks []Token) bool {
+	depth := 0
+	for _, t := range toks {
+		if t.Kind == TOp {
+			switch t.Val {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			}
+		}
+	}
+	return depth <= 0
 }
 
 // finishParams gives every parameter marker its Order and fills Params.
@@ -191,23 +255,21 @@ func (b *bridge) finishParams() {
 func (b *bridge) syntaxError(off int) *pgerr.Error {
 	for _, t := range b.toks {
 		if t.Off >= off {
-			if t.Off == off || off < t.End {
-				return syntaxErrorAt(b.src, t)
-			}
 			return syntaxErrorAt(b.src, t)
 		}
 	}
+	// The statement ended early: point at what follows it (a ';', the
+	// end of the text, or the clause after an embedded query).
 	end := len(b.src)
 	if len(b.toks) > 0 {
 		end = b.toks[len(b.toks)-1].End
 	}
-	// The statement ended early: point at what follows it (a ';') or at
-	// the end of the text.
 	lx := lexer{s: b.src, pos: end}
-	if t, err := lx.next(); err == nil {
+	t, err := lx.next()
+	if err != nil || t.Kind == TEOF || t.Kind == TOp && t.Val == ";" {
 		return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: t.Off})
 	}
-	return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: len(b.src)})
+	return syntaxErrorAt(b.src, t)
 }
 
 // syntaxErrorAfter reports a syntax error at the first token after the
@@ -243,6 +305,8 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 		}
 		return nil, text, b.syntaxError(e.srcOffset(off))
 	}
+	positionNodes(stmt, text)
+	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text}
 	var ms []*ParamMarker
 	stmt.Accept(&markerVisitor{out: &ms})
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Offset < ms[j].Offset })
@@ -341,6 +405,67 @@ func (e *emitter) write(s string, src int) {
 	e.b.WriteString(s)
 }
 
+// SourceMap maps byte offsets of a bridged text (such as the
+// OriginTextPosition of a TiDB AST node) back to the statement's original
+// text: each offset maps to the source token the bridged piece holding it
+// came from.
+type SourceMap struct {
+	outs, srcs []int // as in emitter
+	base       int   // source offset of Query.Text
+	src        string
+	text       string // the bridged text
+}
+
+// Pos returns the 1-based character position in Query.Text of the source
+// token that produced the bridged byte offset off, or 0 when off lies
+// outside the bridged text. Postgres's ErrorResponse Position counts
+// characters the same way.
+func (m *SourceMap) Pos(off int) int {
+	if m == nil || off < 0 || len(m.outs) == 0 {
+		return 0
+	}
+	i := sort.SearchInts(m.outs, off+1) - 1
+	if i < 0 {
+		i = 0
+	}
+	s := m.srcs[i] - m.base
+	if s < 0 || m.base+s > len(m.src) {
+		return 0
+	}
+	return utf8.RuneCountInString(m.src[m.base:m.base+s]) + 1
+}
+
+// PosBefore is Pos of the bridged token that ends just before the
+// bridged byte offset off (blanks skipped): for the right operand of a
+// binary operator, the operator. It returns 0 when there is none.
+func (m *SourceMap) PosBefore(off int) int {
+	if m == nil || off <= 0 || off > len(m.text) {
+		return 0
+	}
+	i := off
+	for i > 0 && m.text[i-1] == ' ' {
+		i--
+	}
+	if i == 0 {
+		return 0
+	}
+	isWord := func(c byte) bool { return isIdentCont(c) }
+	isOp := func(c byte) bool { return strings.IndexByte("+-*/<>=~!@#%^&|`?", c) >= 0 }
+	switch c := m.text[i-1]; {
+	case isWord(c):
+		for i > 0 && isWord(m.text[i-1]) {
+			i--
+		}
+	case isOp(c):
+		for i > 0 && isOp(m.text[i-1]) {
+			i--
+		}
+	default:
+		i--
+	}
+	return m.Pos(i)
+}
+
 // srcOffset maps an output offset back to the source offset of the piece
 // that holds it (the end of the statement for offsets past the text).
 func (e *emitter) srcOffset(off int) int {
@@ -372,7 +497,16 @@ func (e *emitter) node(n *node, next *node) {
 		t := n.tok
 		switch t.Kind {
 		case TIdent:
-			if quoteWords[t.Val] && !next.isParen() {
+			if frameWords[t.Val] {
+				// ROWS, RANGE and GROUPS are frame keywords only before a
+				// frame bound; elsewhere they are names.
+				if w := next.word(); w == "between" || w == "unbounded" || w == "current" || w == "interval" ||
+					next != nil && next.kind == nLeaf && (next.tok.Kind == TNumber || next.tok.Kind == TParam) {
+					e.write(t.Val, t.Off)
+				} else {
+					e.write(quoteIdent(t.Val), t.Off)
+				}
+			} else if quoteWords[t.Val] && !next.isParen() {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -385,6 +519,8 @@ func (e *emitter) node(n *node, next *node) {
 			e.write("b'"+t.Val+"'", t.Off)
 		case THexString:
 			e.write("x'"+t.Val+"'", t.Off)
+		case TNumber:
+			e.write(plainNumber(t.Val), t.Off)
 		case TParam:
 			n, _ := strconv.Atoi(t.Val)
 			if e.params == nil {
@@ -398,6 +534,34 @@ func (e *emitter) node(n *node, next *node) {
 	}
 }
 
+var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
+
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// plainNumber writes a numeric literal with an exponent (1.0e-10, 1e20)
+// as the plain decimal with the same value and display scale (Postgres's
+// numeric input keeps max(0, fraction digits - exponent) digits after the
+// point: 0.00000000010, 100000000000000000000.), always with a decimal
+// point, so TiDB reads it as an exact decimal (a numeric in Postgres) and
+// not as a float64 that would lose the scale. Other literals are kept.
+func plainNumber(s string) string {
+	if !strings.ContainsAny(s, "eE") {
+		return s
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Exponent > 100000 || d.Exponent < -100000 {
+		// Let TiDB read (and Postgres-range checks reject) it as written.
+		return s
+	}
+	if d.Exponent > 0 {
+		d.Coeff.Mul(&d.Coeff, new(apd.BigInt).Exp(apd.NewBigInt(10), apd.NewBigInt(int64(d.Exponent)), nil))
+		d.Exponent = 0
+	}
+	out := d.Text('f')
+	if !strings.Contains(out, ".") {
+		out += "."
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -62,7 +63,7 @@ func (c *conn) simpleQuery(q string) bool {
 		prep, err := c.sess.Prepare(ctx, pc.Text, nil)
 		c.setRunning(nil)
 		if err != nil {
-			c.sendError(stmtErr(ctx, err), base)
+			c.sendError(atSemicolon(stmtErr(ctx, err), q, pc), base)
 			cancel(nil)
 			break
 		}
@@ -138,7 +139,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 		c.setRunning(nil)
 		cancel(nil)
 		if err != nil {
-			return shiftPosition(stmtErr(ctx, err), runeOffset(m.Query, pieces[0].Offset))
+			return shiftPosition(atSemicolon(stmtErr(ctx, err), m.Query, pieces[0]), runeOffset(m.Query, pieces[0].Offset))
 		}
 		st.prep, st.params, st.fields = prep, prep.ParamTypes(), prep.Fields()
 	default:
@@ -147,6 +148,29 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	c.stmts[m.Name] = st
 	c.send(&pgproto3.ParseComplete{})
 	return nil
+}
+
+// atSemicolon turns a statement's `syntax error at end of input` into
+// Postgres's `syntax error at or near ";"` when the statement was ended
+// by a semicolon in q: Postgres parses the whole string, so the token it
+// stops at is the ';' (the piece given to Prepare leaves it out).
+func atSemicolon(err error, q string, pc Piece) error {
+	pe := pgerr.As(err)
+	if pe.Code != pgerr.SyntaxError || pe.Message != "syntax error at end of input" {
+		return err
+	}
+	end := pc.Offset + len(pc.Text)
+	i := end
+	for i < len(q) && (q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r') {
+		i++
+	}
+	if i >= len(q) || q[i] != ';' {
+		return err
+	}
+	out := *pe
+	out.Message = `syntax error at or near ";"`
+	out.Position = utf8.RuneCountInString(q[pc.Offset:i]) + 1
+	return &out
 }
 
 // shiftPosition returns err with its Position moved by base characters.
@@ -200,9 +224,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			if !utf8.Valid(raw) {
 				return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
-			d, err = c.s.codec.parseText(string(raw), st.params[i], loc)
+			d, err = types.ParseText(string(raw), st.params[i], loc)
 		case 1:
-			d, err = c.s.codec.parseBinary(raw, st.params[i])
+			d, err = types.ParseBinary(raw, st.params[i])
 		default:
 			return pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f)
 		}
@@ -384,8 +408,13 @@ func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
 		return nil
 	}
 	if p.done {
-		// Postgres answers a finished portal with an empty completion.
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		// Postgres answers a finished portal with an empty completion:
+		// "SELECT 0" for a query, the same tag for any other command.
+		tag := p.tag
+		if strings.HasPrefix(tag, "SELECT ") {
+			tag = "SELECT 0"
+		}
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	}
 	c.setRunning(p.cancel)
@@ -393,7 +422,7 @@ func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
 	if !p.started {
 		p.started = true
 		p.location = c.location()
-		p.io = &execIO{c: c}
+		p.io = &execIO{c: c, ctx: p.ctx}
 		res, err := p.st.prep.Execute(p.ctx, p.params, p.io)
 		if err != nil {
 			return err
@@ -456,11 +485,11 @@ func (c *conn) sendRow(p *portal, row types.Row) error {
 		}
 		if p.formats[i] == 1 {
 			var err error
-			if buf, err = c.s.codec.appendBinary(buf, d, fields[i].T); err != nil {
+			if buf, err = types.AppendBinary(buf, d, fields[i].T); err != nil {
 				return err
 			}
 		} else {
-			buf = append(buf, c.s.codec.formatText(d, fields[i].T, p.location)...)
+			buf = append(buf, types.FormatText(d, fields[i].T, p.location)...)
 		}
 		ends = append(ends, len(buf))
 	}
