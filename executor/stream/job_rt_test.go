@@ -34,6 +34,10 @@ var tableRel = &catalog.Relation{ID: tableID, Name: "t", Kind: catalog.KindTable
 	{Name: "k", T: types.TInt8}, {Name: "v", T: types.TInt8}, {Name: "s", T: types.TText},
 }}
 
+// scanStateID is the backfill state table of the scan; 0 keeps the
+// progress in metadata entries.
+var scanStateID uint32 = backfillID
+
 var tableTypes = []types.T{types.TInt8, types.TInt8, types.TText}
 
 func viewPlan() planner.StreamNode {
@@ -41,7 +45,7 @@ func viewPlan() planner.StreamNode {
 	scan := &planner.StreamTableScan{
 		StreamBase: planner.StreamBase{Out: types.Schema{{Name: "k", T: types.TInt8}, {Name: "v", T: types.TInt8}}, StreamKey: []int{0}},
 		Rel:        tableRel, Cols: []int{0, 1},
-		State: planner.StateTableDesc{ID: backfillID, Name: "backfill"},
+		State: planner.StateTableDesc{ID: scanStateID, Name: "backfill"},
 	}
 	filter := &planner.StreamFilter{StreamBase: scan.StreamBase, Input: scan,
 		Cond: call(">", types.TBool, col(1, types.TInt8), cint(0))}
@@ -347,6 +351,16 @@ func TestJobRestart(t *testing.T) {
 // rows per epoch), a crash in the middle, and checks the view against the
 // table after every epoch once the backfill is done, and at the end.
 func TestBackfill(t *testing.T) {
+	for _, id := range []uint32{backfillID, 0} {
+		t.Run(fmt.Sprintf("state=%d", id), func(t *testing.T) {
+			defer func(id uint32) { scanStateID = id }(scanStateID)
+			scanStateID = id
+			testBackfill(t)
+		})
+	}
+}
+
+func testBackfill(t *testing.T) {
 	defer func(n int) { backfillRowsPerEpoch = n }(backfillRowsPerEpoch)
 	backfillRowsPerEpoch = 7
 	db := openMemDB(t, vfs.NewMem())
