@@ -408,3 +408,78 @@ func testBackfill(t *testing.T) {
 	}
 	h.crash()
 }
+
+// TestUnionOfValues builds a job whose union reads two inputs running in
+// actors of their own, and checks the view: the rows come in the epoch
+// after the barrier adding the job, and later epochs add nothing.
+func TestUnionOfValues(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	out := types.Schema{{Name: "x", T: types.TInt8}}
+	vals := func(xs ...int64) *planner.StreamValues {
+		n := &planner.StreamValues{StreamBase: planner.StreamBase{Out: out}}
+		for _, x := range xs {
+			n.Rows = append(n.Rows, []planner.Expr{cint(x)})
+		}
+		return n
+	}
+	union := &planner.StreamUnion{StreamBase: planner.StreamBase{Out: out}, Inputs: []planner.StreamNode{vals(1, 2), vals(3)}}
+	root := &planner.StreamMaterialize{StreamBase: union.StreamBase, Input: union, Cols: []int{0},
+		State: planner.StateTableDesc{ID: viewID, Cols: out, KeyCols: []int{0}}}
+	sink := newFakeSink()
+	job, err := Build(root, Env{Job: testJob, DB: db, Sink: sink, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(job.Fragments) != 3 {
+		t.Fatalf("%d fragments, want the union's and one per input", len(job.Fragments))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- job.Run(ctx) }()
+	for e := uint64(1); e <= 3; e++ {
+		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
+		if e == 1 {
+			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
+		}
+		if err := job.Inject(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		batch := db.NewBatch()
+		for _, ws := range sink.wait(t, e, len(job.ActorIDs())) {
+			if err := batch.Apply(ws); err != nil {
+				t.Fatal(err)
+			}
+			ws.Close()
+		}
+		if err := batch.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		snap := db.NewSnapshot()
+		it := snap.Scan(viewID, []types.T{types.TInt8})
+		var got []int64
+		for {
+			r, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r == nil {
+				break
+			}
+			got = append(got, r[0].I)
+		}
+		it.Close()
+		snap.Close()
+		want := "[1 2 3]"
+		if e == 1 {
+			want = "[]"
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("epoch %d: view %v", e, got)
+		}
+	}
+	cancel()
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+}
