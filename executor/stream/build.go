@@ -360,13 +360,13 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		if err != nil {
 			return nil, err
 		}
-		return newHashAgg(actx, in, n)
+		return NewHashAgg(actx, in, n)
 	case *planner.StreamTopN:
 		in, err := input(n.Input)
 		if err != nil {
 			return nil, err
 		}
-		return newTopN(actx, in, n)
+		return NewTopN(actx, in, n)
 	case *planner.StreamHashJoin:
 		l, err := input(n.Left)
 		if err != nil {
