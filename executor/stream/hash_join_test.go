@@ -1,0 +1,243 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// The join tests use two inputs of the same shape, (id, k, v) int8 with
+// stream key id and join key k: output columns are l.id l.k l.v r.id r.k
+// r.v (left's only for semi and anti).
+var joinSideTypes = []types.T{types.TInt8, types.TInt8, types.TInt8}
+
+// sideNode returns a placeholder input node of the test shape.
+func sideNode() planner.StreamNode {
+	out := types.Schema{
+		{Name: "id", T: types.TInt8, NotNull: true},
+		{Name: "k", T: types.TInt8},
+		{Name: "v", T: types.TInt8},
+	}
+	return &planner.StreamValues{StreamBase: planner.StreamBase{Out: out, StreamKey: []int{0}}}
+}
+
+// joinStateDesc is the stream planner's state layout for a join side:
+// the input columns (+ _degree), keyed by join key + stream key.
+func joinStateDesc(id uint32, name string, in planner.StreamNode, keys []int, degree bool) planner.StateTableDesc {
+	b := in.Base()
+	d := planner.StateTableDesc{ID: id, Name: name, Cols: append(types.Schema(nil), b.Out...)}
+	for _, k := range append(append([]int(nil), keys...), b.StreamKey...) {
+		dup := false
+		for _, x := range d.KeyCols {
+			dup = dup || x == k
+		}
+		if !dup {
+			d.KeyCols = append(d.KeyCols, k)
+		}
+	}
+	d.OrderDesc = make([]bool, len(d.KeyCols))
+	d.DistKeyCols = append([]int(nil), keys...)
+	if degree {
+		d.Cols = append(d.Cols, types.Column{Name: "_degree", T: types.TInt8, NotNull: true})
+	}
+	return d
+}
+
+// joinNode returns a join of two test inputs on k = k with cond.
+func joinNode(kind planner.JoinKind, cond planner.Expr) *planner.StreamHashJoin {
+	return joinNodeKeys(kind, []int{1}, []int{1}, cond)
+}
+
+func joinNodeKeys(kind planner.JoinKind, lk, rk []int, cond planner.Expr) *planner.StreamHashJoin {
+	l, r := sideNode(), sideNode()
+	n := &planner.StreamHashJoin{Kind: kind, Left: l, Right: r, LeftKeys: lk, RightKeys: rk, Cond: cond}
+	semi := kind == planner.SemiJoin || kind == planner.AntiJoin
+	n.Out = append(types.Schema(nil), l.Base().Out...)
+	n.StreamKey = []int{0}
+	if !semi {
+		n.Out = append(n.Out, r.Base().Out...)
+		n.StreamKey = append(n.StreamKey, 3)
+	}
+	ld := kind == planner.LeftJoin || kind == planner.FullJoin || semi
+	rd := kind == planner.RightJoin || kind == planner.FullJoin
+	n.LeftState = joinStateDesc(1001, "join_left", l, lk, ld)
+	n.RightState = joinStateDesc(1002, "join_right", r, rk, rd)
+	return n
+}
+
+// sidedScript yields a script's messages in order with their side, as a
+// joinReader: the tests decide the interleaving of the two inputs. The
+// script form, one item per line:
+//
+//	barrier 3        aligned barrier of epoch {2, 3}
+//	L + 1 2 3        a left row (R: a right row); consecutive rows of
+//	                 one side form one chunk
+//	--               ends a chunk
+type sidedScript struct {
+	sides []int
+	msgs  []types.Message
+}
+
+func parseSided(t testing.TB, script string) *sidedScript {
+	t.Helper()
+	s := &sidedScript{}
+	var rows []string
+	side := -1
+	flush := func() {
+		if len(rows) == 0 {
+			return
+		}
+		c, err := types.ParseChunk(strings.Join(rows, "\n"), joinSideTypes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.sides = append(s.sides, side)
+		s.msgs = append(s.msgs, c)
+		rows = nil
+	}
+	for _, line := range strings.Split(script, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "--":
+			flush()
+		case "barrier":
+			flush()
+			e, _ := strconv.ParseUint(f[1], 10, 64)
+			s.sides = append(s.sides, 0)
+			s.msgs = append(s.msgs, types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}})
+		case "L", "R":
+			sd := 0
+			if f[0] == "R" {
+				sd = 1
+			}
+			if sd != side {
+				flush()
+				side = sd
+			}
+			rows = append(rows, strings.Join(f[1:], " "))
+		default:
+			t.Fatalf("bad script line %q", line)
+		}
+	}
+	flush()
+	return s
+}
+
+func (s *sidedScript) next(ctx context.Context) (int, types.Message, error) {
+	if len(s.msgs) == 0 {
+		return 0, nil, fmt.Errorf("script exhausted")
+	}
+	side, m := s.sides[0], s.msgs[0]
+	s.sides, s.msgs = s.sides[1:], s.msgs[1:]
+	return side, m, nil
+}
+
+func (s *sidedScript) close() {}
+
+func (s *sidedScript) barriers() int {
+	n := 0
+	for _, m := range s.msgs {
+		if _, ok := m.(types.Barrier); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// newScriptedJoin returns join n over the scripted inputs.
+func newScriptedJoin(t testing.TB, actx *ActorContext, n *planner.StreamHashJoin, script *sidedScript) *HashJoin {
+	t.Helper()
+	op, err := NewHashJoin(actx, &scriptInput{}, &scriptInput{}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := op.(*HashJoin)
+	j.in = script
+	return j
+}
+
+func runJoin(t *testing.T, n *planner.StreamHashJoin, script string) (string, *ActorContext) {
+	t.Helper()
+	db := openMemDB(t, vfs.NewMem())
+	t.Cleanup(func() { db.Close() })
+	actx := newTestActx(db)
+	s := parseSided(t, script)
+	j := newScriptedJoin(t, actx, n, s)
+	defer j.Close()
+	return drain(t, j, s.barriers()), actx
+}
+
+// condLt is left.v < right.v; condDiv is 10 / (right.v - left.v) > 0,
+// which fails (division by zero) when the values are equal.
+func condLt() planner.Expr {
+	return call("<", types.TBool, col(2, types.TInt8), col(5, types.TInt8))
+}
+
+func condDiv() planner.Expr {
+	return call(">", types.TBool, call("/", types.TInt8, cint(10), call("-", types.TInt8, col(5, types.TInt8), col(2, types.TInt8))), cint(0))
+}
+
+var joinCases = []struct {
+	name   string
+	kind   planner.JoinKind
+	cond   func() planner.Expr
+	script string
+	want   string
+	errs   int // expression errors recorded
+}{
+	{
+		name: "inner",
+		kind: planner.InnerJoin,
+		script: `
+barrier 1
+L + 1 10 100
+L + 2 20 200
+R + 1 10 1000
+barrier 2
+R + 2 10 1001
+R + 3 30 1002
+L - 1 10 100
+barrier 3
+`,
+		want: `
+barrier 1
+ I  I   I   I  I    I
++ 1 10 100 1 10 1000
+barrier 2
+ I  I   I   I  I    I
++ 1 10 100 2 10 1001
+ I  I   I   I  I    I
+- 1 10 100 1 10 1000
+- 1 10 100 2 10 1001
+barrier 3
+`,
+	},
+}
+
+func TestHashJoinCases(t *testing.T) {
+	for _, tc := range joinCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var cond planner.Expr
+			if tc.cond != nil {
+				cond = tc.cond()
+			}
+			got, actx := runJoin(t, joinNode(tc.kind, cond), tc.script)
+			checkOutput(t, got, tc.want)
+			if n := len(actx.Errors.(*errList).errs); n != tc.errs {
+				t.Errorf("%d expression errors recorded, want %d: %v", n, tc.errs, actx.Errors.(*errList).errs)
+			}
+		})
+	}
+}
+
+var _ = storage.NewCache
