@@ -222,6 +222,384 @@ barrier 2
 barrier 3
 `,
 	},
+	{
+		name: "inner many-to-many, updates, NULL keys",
+		kind: planner.InnerJoin,
+		script: `
+barrier 1
+L + 1 10 100
+L + 2 10 200
+L + 3 . 300
+R + 1 10 1000
+R + 2 10 1001
+R + 3 . 1002
+barrier 2
+L U- 1 10 100
+L U+ 1 10 101
+--
+R U- 1 10 1000
+R U+ 1 20 1000
+--
+L U- 2 10 200
+L U+ 2 20 200
+--
+L U- 3 . 300
+L U+ 3 10 300
+barrier 3
+`,
+		want: `
+barrier 1
+I I  I   I I  I
++ 1 10 100 1 10 1000
++ 2 10 200 1 10 1000
++ 1 10 100 2 10 1001
++ 2 10 200 2 10 1001
+barrier 2
+I I  I   I I  I
+U- 1 10 100 1 10 1000
+U+ 1 10 101 1 10 1000
+U- 1 10 100 2 10 1001
+U+ 1 10 101 2 10 1001
+I I  I   I I  I
+- 1 10 101 1 10 1000
+- 2 10 200 1 10 1000
+I I  I   I I  I
+- 2 10 200 2 10 1001
++ 2 20 200 1 20 1000
+I I  I   I I  I
++ 3 10 300 2 10 1001
+barrier 3
+`,
+	},
+	{
+		name: "left degrees",
+		kind: planner.LeftJoin,
+		script: `
+barrier 1
+L + 1 10 100
+L + 2 . 200
+barrier 2
+R + 1 10 1000
+R + 2 10 1001
+R + 3 . 1002
+barrier 3
+R - 1 10 1000
+R - 2 10 1001
+L U- 2 . 200
+L U+ 2 . 201
+barrier 4
+L U- 1 10 100
+L U+ 1 10 101
+--
+R + 4 10 1004
+--
+L U- 1 10 101
+L U+ 1 20 101
+--
+L - 2 . 201
+barrier 5
+`,
+		want: `
+barrier 1
+I I  I   I I I
++ 1 10 100 . . .
++ 2 .  200 . . .
+barrier 2
+I I  I   I I  I
+- 1 10 100 . .  .
++ 1 10 100 1 10 1000
++ 1 10 100 2 10 1001
+barrier 3
+I I  I   I I  I
+- 1 10 100 1 10 1000
+- 1 10 100 2 10 1001
++ 1 10 100 . .  .
+I I I   I I I
+U- 2 . 200 . . .
+U+ 2 . 201 . . .
+barrier 4
+I I  I   I I I
+U- 1 10 100 . . .
+U+ 1 10 101 . . .
+I I  I   I I  I
+- 1 10 101 . .  .
++ 1 10 101 4 10 1004
+I I  I   I I  I
+- 1 10 101 4 10 1004
++ 1 20 101 . .  .
+I I I   I I I
+- 2 . 201 . . .
+barrier 5
+`,
+	},
+	{
+		name: "right degrees",
+		kind: planner.RightJoin,
+		script: `
+barrier 1
+R + 1 10 1000
+R + 2 . 1001
+barrier 2
+L + 1 10 100
+L + 2 10 200
+barrier 3
+L - 1 10 100
+L U- 2 10 200
+L U+ 2 20 200
+--
+R U- 1 10 1000
+R U+ 1 20 1000
+barrier 4
+`,
+		want: `
+barrier 1
+I I I I I  I
++ . . . 1 10 1000
++ . . . 2 .  1001
+barrier 2
+I I  I   I I  I
+- . .  .   1 10 1000
++ 1 10 100 1 10 1000
++ 2 10 200 1 10 1000
+barrier 3
+I I  I   I I  I
+- 1 10 100 1 10 1000
+- 2 10 200 1 10 1000
++ . .  .   1 10 1000
+I I  I   I I  I
+- . .  .   1 10 1000
++ 2 20 200 1 20 1000
+barrier 4
+`,
+	},
+	{
+		name: "full degrees",
+		kind: planner.FullJoin,
+		script: `
+barrier 1
+L + 1 10 100
+R + 1 20 1000
+barrier 2
+L U- 1 10 100
+L U+ 1 20 100
+--
+R + 2 . 1001
+--
+L + 2 . 200
+barrier 3
+R - 1 20 1000
+--
+L - 1 20 100
+barrier 4
+`,
+		want: `
+barrier 1
+I I  I   I I I
++ 1 10 100 . . .
+I I I I I  I
++ . . . 1 20 1000
+barrier 2
+I I  I   I I  I
+- 1 10 100 . .  .
+- . .  .   1 20 1000
++ 1 20 100 1 20 1000
+I I I I I I
++ . . . 2 . 1001
+I I I   I I I
++ 2 . 200 . . .
+barrier 3
+I I  I   I I  I
+- 1 20 100 1 20 1000
++ 1 20 100 . .  .
+I I  I   I I I
+- 1 20 100 . . .
+barrier 4
+`,
+	},
+	{
+		name: "semi",
+		kind: planner.SemiJoin,
+		script: `
+barrier 1
+L + 1 10 100
+L + 2 . 200
+R + 1 10 1000
+R + 2 10 1001
+barrier 2
+R - 1 10 1000
+--
+L U- 1 10 100
+L U+ 1 10 101
+--
+R - 2 10 1001
+--
+R + 3 . 1003
+barrier 3
+R + 4 10 1004
+--
+L U- 1 10 101
+L U+ 1 20 101
+barrier 4
+`,
+		want: `
+barrier 1
+I I  I
++ 1 10 100
+barrier 2
+I I  I
+U- 1 10 100
+U+ 1 10 101
+I I  I
+- 1 10 101
+barrier 3
+I I  I
++ 1 10 101
+I I  I
+- 1 10 101
+barrier 4
+`,
+	},
+	{
+		name: "anti",
+		kind: planner.AntiJoin,
+		script: `
+barrier 1
+L + 1 10 100
+L + 2 . 200
+R + 1 10 1000
+R + 2 10 1001
+barrier 2
+R - 1 10 1000
+--
+R - 2 10 1001
+--
+L U- 1 10 100
+L U+ 1 10 101
+--
+R + 3 . 1003
+barrier 3
+R + 4 10 1004
+--
+L U- 2 . 200
+L U+ 2 10 200
+barrier 4
+`,
+		want: `
+barrier 1
+I I  I
++ 1 10 100
++ 2 .  200
+I I  I
+- 1 10 100
+barrier 2
+I I  I
++ 1 10 100
+I I  I
+U- 1 10 100
+U+ 1 10 101
+barrier 3
+I I  I
+- 1 10 101
+I I I
+- 2 . 200
+barrier 4
+`,
+	},
+	{
+		name: "left residual condition",
+		kind: planner.LeftJoin,
+		cond: condLt,
+		script: `
+barrier 1
+L + 1 10 5
+R + 1 10 3
+R + 2 10 7
+barrier 2
+R U- 1 10 3
+R U+ 1 10 9
+--
+R U- 2 10 7
+R U+ 2 10 1
+--
+L U- 1 10 5
+L U+ 1 10 0
+barrier 3
+`,
+		want: `
+barrier 1
+I I  I I I I
++ 1 10 5 . . .
+I I  I I I  I
+- 1 10 5 . .  .
++ 1 10 5 2 10 7
+barrier 2
+I I  I I I  I
++ 1 10 5 1 10 9
+I I  I I I  I
+- 1 10 5 2 10 7
+I I  I I I  I
+- 1 10 5 1 10 9
++ 1 10 0 1 10 9
++ 1 10 0 2 10 1
+barrier 3
+`,
+	},
+	{
+		name: "full residual errors",
+		kind: planner.FullJoin,
+		cond: condDiv,
+		errs: 2,
+		script: `
+barrier 1
+L + 1 10 5
+R + 1 10 5
+R + 2 10 7
+barrier 2
+L - 1 10 5
+barrier 3
+`,
+		want: `
+barrier 1
+I I  I I I I
++ 1 10 5 . . .
+I I  I I I  I
++ . .  . 1 10 5
+- 1 10 5 . .  .
++ 1 10 5 2 10 7
+barrier 2
+I I  I I I  I
+- 1 10 5 2 10 7
++ . .  . 2 10 7
+barrier 3
+`,
+	},
+	{
+		name: "anti residual condition",
+		kind: planner.AntiJoin,
+		cond: condLt,
+		script: `
+barrier 1
+L + 1 10 5
+R + 1 10 3
+barrier 2
+R + 2 10 7
+--
+R U- 2 10 7
+R U+ 2 10 2
+barrier 3
+`,
+		want: `
+barrier 1
+I I  I
++ 1 10 5
+barrier 2
+I I  I
+- 1 10 5
+I I  I
++ 1 10 5
+barrier 3
+`,
+	},
 }
 
 func TestHashJoinCases(t *testing.T) {
