@@ -18,6 +18,11 @@ import (
 // r.v (left's only for semi and anti).
 var joinSideTypes = []types.T{types.TInt8, types.TInt8, types.TInt8}
 
+var joinKindNames = map[planner.JoinKind]string{
+	planner.InnerJoin: "inner", planner.LeftJoin: "left", planner.RightJoin: "right",
+	planner.FullJoin: "full", planner.SemiJoin: "semi", planner.AntiJoin: "anti",
+}
+
 // sideNode returns a placeholder input node of the test shape.
 func sideNode() planner.StreamNode {
 	out := types.Schema{
@@ -672,7 +677,7 @@ L - 1 10 100
 barrier 5
 `
 	for _, kind := range []planner.JoinKind{planner.InnerJoin, planner.LeftJoin, planner.RightJoin, planner.FullJoin, planner.SemiJoin, planner.AntiJoin} {
-		t.Run(fmt.Sprint(kind), func(t *testing.T) {
+		t.Run(joinKindNames[kind], func(t *testing.T) {
 			// Uninterrupted.
 			fs := vfs.NewMem()
 			db := openMemDB(t, fs)
