@@ -52,9 +52,9 @@ func BenchmarkHashJoinInner(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	actx := newTestActx(db)
+	actx := joinActx(db)
 	actx.Cache = storage.NewCache(64 << 20)
-	op, err := NewHashJoin(actx, &scriptInput{}, &scriptInput{}, joinNode(planner.InnerJoin, nil))
+	op, err := NewHashJoin(actx, &joinInput{}, &joinInput{}, joinNode(planner.InnerJoin, nil))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -41,9 +41,9 @@ type randSide struct {
 
 func randomJoinRun(t *testing.T, kind planner.JoinKind, withCond bool, seed int64) {
 	rng := rand.New(rand.NewSource(seed))
-	db := openMemDB(t, vfs.NewMem())
+	db := joinOpenDB(t, vfs.NewMem())
 	defer db.Close()
-	actx := newTestActx(db)
+	actx := joinActx(db)
 	actx.Cache = storage.NewCache(4 << 10)
 	var cond planner.Expr
 	if withCond {

@@ -6,9 +6,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
@@ -163,7 +166,7 @@ func (s *sidedScript) barriers() int {
 // newScriptedJoin returns join n over the scripted inputs.
 func newScriptedJoin(t testing.TB, actx *ActorContext, n *planner.StreamHashJoin, script *sidedScript) *HashJoin {
 	t.Helper()
-	op, err := NewHashJoin(actx, &scriptInput{}, &scriptInput{}, n)
+	op, err := NewHashJoin(actx, &joinInput{}, &joinInput{}, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,23 +177,23 @@ func newScriptedJoin(t testing.TB, actx *ActorContext, n *planner.StreamHashJoin
 
 func runJoin(t *testing.T, n *planner.StreamHashJoin, script string) (string, *ActorContext) {
 	t.Helper()
-	db := openMemDB(t, vfs.NewMem())
+	db := joinOpenDB(t, vfs.NewMem())
 	t.Cleanup(func() { db.Close() })
-	actx := newTestActx(db)
+	actx := joinActx(db)
 	s := parseSided(t, script)
 	j := newScriptedJoin(t, actx, n, s)
 	defer j.Close()
-	return drain(t, j, s.barriers()), actx
+	return joinDrain(t, j, s.barriers()), actx
 }
 
 // condLt is left.v < right.v; condDiv is 10 / (right.v - left.v) > 0,
 // which fails (division by zero) when the values are equal.
 func condLt() planner.Expr {
-	return call("<", types.TBool, col(2, types.TInt8), col(5, types.TInt8))
+	return joinCall("<", types.TBool, joinCol(2, types.TInt8), joinCol(5, types.TInt8))
 }
 
 func condDiv() planner.Expr {
-	return call(">", types.TBool, call("/", types.TInt8, cint(10), call("-", types.TInt8, col(5, types.TInt8), col(2, types.TInt8))), cint(0))
+	return joinCall(">", types.TBool, joinCall("/", types.TInt8, joinInt(10), joinCall("-", types.TInt8, joinCol(5, types.TInt8), joinCol(2, types.TInt8))), joinInt(0))
 }
 
 var joinCases = []struct {
@@ -616,15 +619,13 @@ func TestHashJoinCases(t *testing.T) {
 				cond = tc.cond()
 			}
 			got, actx := runJoin(t, joinNode(tc.kind, cond), tc.script)
-			checkOutput(t, got, tc.want)
-			if n := len(actx.Errors.(*errList).errs); n != tc.errs {
-				t.Errorf("%d expression errors recorded, want %d: %v", n, tc.errs, actx.Errors.(*errList).errs)
+			joinCheck(t, got, tc.want)
+			if n := len(actx.Errors.(*joinErrs).errs); n != tc.errs {
+				t.Errorf("%d expression errors recorded, want %d: %v", n, tc.errs, actx.Errors.(*joinErrs).errs)
 			}
 		})
 	}
 }
-
-var _ = storage.NewCache
 
 // stepEpoch pulls from op until a barrier, returning the rendered output,
 // then does what the actor does with the barrier: commits the epoch's
@@ -637,7 +638,7 @@ func stepEpoch(t testing.TB, op Operator, actx *ActorContext) string {
 		if err != nil {
 			t.Fatalf("after\n%s: %v", b.String(), err)
 		}
-		b.WriteString(render(m))
+		b.WriteString(joinRender(m))
 		if _, ok := m.(types.Barrier); ok {
 			if err := actx.WriteSet.Commit(); err != nil {
 				t.Fatal(err)
@@ -681,8 +682,8 @@ barrier 5
 		t.Run(joinKindNames[kind], func(t *testing.T) {
 			// Uninterrupted.
 			fs := vfs.NewMem()
-			db := openMemDB(t, fs)
-			actx := newTestActx(db)
+			db := joinOpenDB(t, fs)
+			actx := joinActx(db)
 			s := parseSided(t, head+tail)
 			j := newScriptedJoin(t, actx, joinNode(kind, nil), s)
 			var want []string
@@ -694,8 +695,8 @@ barrier 5
 
 			// Interrupted after barrier 3, with part of epoch 4 lost.
 			fs = vfs.NewMem()
-			db = openMemDB(t, fs)
-			actx = newTestActx(db)
+			db = joinOpenDB(t, fs)
+			actx = joinActx(db)
 			s = parseSided(t, head+lost)
 			j = newScriptedJoin(t, actx, joinNode(kind, nil), s)
 			var got []string
@@ -712,9 +713,9 @@ barrier 5
 			actx.WriteSet.Close()
 			db.Close()
 
-			db = openMemDB(t, fs)
+			db = joinOpenDB(t, fs)
 			defer db.Close()
-			actx = newTestActx(db)
+			actx = joinActx(db)
 			s = parseSided(t, "barrier 3\n"+tail)
 			s.msgs[0] = types.Barrier{Epoch: types.Epoch{Prev: 3, Curr: 3}, Kind: types.BarrierInitial}
 			j = newScriptedJoin(t, actx, joinNode(kind, nil), s)
@@ -723,7 +724,7 @@ barrier 5
 			for i := 0; i < 2; i++ {
 				got = append(got, stepEpoch(t, j, actx))
 			}
-			checkOutput(t, strings.Join(got, ""), strings.Join(want, ""))
+			joinCheck(t, strings.Join(got, ""), strings.Join(want, ""))
 		})
 	}
 }
@@ -774,9 +775,9 @@ barrier 3
 		"+ 1 10 100 2 10 1001\n+ 2 10 200 1 10 1000\n+ 2 10 200 2 10 1001\nbarrier 3",
 	}
 	check := func(t *testing.T, l, r Operator) {
-		db := openMemDB(t, vfs.NewMem())
+		db := joinOpenDB(t, vfs.NewMem())
 		defer db.Close()
-		actx := newTestActx(db)
+		actx := joinActx(db)
 		j, err := NewHashJoin(actx, l, r, joinNode(planner.InnerJoin, nil))
 		if err != nil {
 			t.Fatal(err)
@@ -792,7 +793,7 @@ barrier 3
 	}
 	t.Run("operators", func(t *testing.T) {
 		for i := 0; i < 20; i++ {
-			check(t, &scriptInput{msgs: parseScript(t, joinSideTypes, left)}, &scriptInput{msgs: parseScript(t, joinSideTypes, right)})
+			check(t, &joinInput{msgs: joinScript(t, joinSideTypes, left)}, &joinInput{msgs: joinScript(t, joinSideTypes, right)})
 		}
 	})
 	t.Run("exchanges", func(t *testing.T) {
@@ -802,7 +803,7 @@ barrier 3
 				// Two upstream actors per side: the script's rows go to
 				// the first, barriers to both.
 				chs := []chan types.Message{make(chan types.Message, 16), make(chan types.Message, 16)}
-				for _, m := range parseScript(t, joinSideTypes, script) {
+				for _, m := range joinScript(t, joinSideTypes, script) {
 					chs[0] <- m
 					if _, ok := m.(types.Barrier); ok {
 						chs[1] <- m
@@ -829,10 +830,10 @@ func (f *failingInput) Close() {}
 
 // TestHashJoinInputError checks that an input's error is the join's.
 func TestHashJoinInputError(t *testing.T) {
-	db := openMemDB(t, vfs.NewMem())
+	db := joinOpenDB(t, vfs.NewMem())
 	defer db.Close()
-	actx := newTestActx(db)
-	right := &scriptInput{msgs: parseScript(t, joinSideTypes, "barrier 1\n+ 1 1 1\n")}
+	actx := joinActx(db)
+	right := &joinInput{msgs: joinScript(t, joinSideTypes, "barrier 1\n+ 1 1 1\n")}
 	j, err := NewHashJoin(actx, &failingInput{}, right, joinNode(planner.InnerJoin, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -852,3 +853,121 @@ func TestHashJoinInputError(t *testing.T) {
 		t.Fatalf("got error %v, want the input's", err)
 	}
 }
+
+// The helpers below are the join tests' own, so that they do not depend
+// on other tests of the package.
+
+// joinInput is an operator yielding scripted messages, then an error.
+type joinInput struct {
+	msgs []types.Message
+}
+
+func (s *joinInput) Next(ctx context.Context) (types.Message, error) {
+	if len(s.msgs) == 0 {
+		return nil, fmt.Errorf("script exhausted")
+	}
+	m := s.msgs[0]
+	s.msgs = s.msgs[1:]
+	return m, nil
+}
+
+func (s *joinInput) Close() {}
+
+// joinScript parses a one-input script: barrier lines and pretty rows of
+// the test shape.
+func joinScript(t testing.TB, ts []types.T, script string) []types.Message {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(script, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 && f[0] != "barrier" && f[0] != "--" {
+			l = "L " + l
+		}
+		lines = append(lines, l)
+	}
+	return parseSided(t, strings.Join(lines, "\n")).msgs
+}
+
+// joinRender prints a message in the test form.
+func joinRender(m types.Message) string {
+	switch x := m.(type) {
+	case *types.Chunk:
+		return x.String()
+	case types.Barrier:
+		return fmt.Sprintf("barrier %d\n", x.Epoch.Curr)
+	case types.Watermark:
+		return fmt.Sprintf("wm %d %s\n", x.Col, types.FormatText(x.Val, x.T, nil))
+	}
+	return "?\n"
+}
+
+// joinDrain pulls from op until it returned n barriers, rendering the
+// messages.
+func joinDrain(t testing.TB, op Operator, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for n > 0 {
+		m, err := op.Next(context.Background())
+		if err != nil {
+			t.Fatalf("after\n%s: %v", b.String(), err)
+		}
+		b.WriteString(joinRender(m))
+		if _, ok := m.(types.Barrier); ok {
+			n--
+		}
+	}
+	return b.String()
+}
+
+// joinCheck compares outputs ignoring the amount of white space.
+func joinCheck(t testing.TB, got, want string) {
+	t.Helper()
+	norm := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) > 0 {
+				out = append(out, strings.Join(f, " "))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if norm(got) != norm(want) {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func joinOpenDB(t testing.TB, fs vfs.FS) *storage.DB {
+	t.Helper()
+	db, err := storage.Open("data", storage.Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// joinErrs records expression errors.
+type joinErrs struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (e *joinErrs) Record(job types.JobID, op string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errs = append(e.errs, op+": "+err.Error())
+}
+
+func joinActx(db *storage.DB) *ActorContext {
+	return &ActorContext{
+		Job: 7, Actor: 1, Parallelism: 1, DB: db, Cache: storage.NewCache(1 << 20),
+		WriteSet: db.NewBatch(), Errors: &joinErrs{}, Eval: &executor.EvalCtx{Location: time.UTC},
+	}
+}
+
+func joinCol(i int, t types.T) *planner.ColRef { return &planner.ColRef{Idx: i, T: t} }
+
+func joinCall(fn string, t types.T, args ...planner.Expr) *planner.Call {
+	return &planner.Call{Fn: fn, Args: args, T: t}
+}
+
+func joinInt(v int64) *planner.Const { return &planner.Const{V: types.DInt(v), T: types.TInt8} }
