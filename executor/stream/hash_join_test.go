@@ -89,6 +89,7 @@ func joinNodeKeys(kind planner.JoinKind, lk, rk []int, cond planner.Expr) *plann
 //	L + 1 2 3        a left row (R: a right row); consecutive rows of
 //	                 one side form one chunk
 //	--               ends a chunk
+//	wm L 1 5         a watermark of the left side on column 1 at 5
 type sidedScript struct {
 	sides []int
 	msgs  []types.Message
@@ -124,6 +125,17 @@ func parseSided(t testing.TB, script string) *sidedScript {
 			e, _ := strconv.ParseUint(f[1], 10, 64)
 			s.sides = append(s.sides, 0)
 			s.msgs = append(s.msgs, types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}})
+		case "wm":
+			// wm L|R COL VALUE: an int8 watermark of one side.
+			flush()
+			c, _ := strconv.Atoi(f[2])
+			v, _ := strconv.ParseInt(f[3], 10, 64)
+			sd := 0
+			if f[1] == "R" {
+				sd = 1
+			}
+			s.sides = append(s.sides, sd)
+			s.msgs = append(s.msgs, types.Watermark{Col: c, T: types.TInt8, Val: types.DInt(v)})
 		case "L", "R":
 			sd := 0
 			if f[0] == "R" {
@@ -609,6 +621,64 @@ I I  I
 barrier 3
 `,
 	},
+}
+
+// TestHashJoinWatermarks checks that inner and semi joins forward the
+// minimum of both sides' watermarks on a join key, and outer joins none.
+func TestHashJoinWatermarks(t *testing.T) {
+	script := `
+barrier 1
+wm L 1 5
+wm L 2 9
+wm R 1 3
+wm L 1 7
+wm R 1 6
+wm R 1 8
+wm R 1 8
+barrier 2
+`
+	for _, tc := range []struct {
+		kind planner.JoinKind
+		want string
+	}{
+		{planner.InnerJoin, "barrier 1\nwm 1 3\nwm 4 3\nwm 1 6\nwm 4 6\nwm 1 7\nwm 4 7\nbarrier 2\n"},
+		{planner.SemiJoin, "barrier 1\nwm 1 3\nwm 1 6\nwm 1 7\nbarrier 2\n"},
+		{planner.LeftJoin, "barrier 1\nbarrier 2\n"},
+	} {
+		got, _ := runJoin(t, joinNode(tc.kind, nil), script)
+		joinCheck(t, got, tc.want)
+	}
+}
+
+// TestHashJoinRepeatedKeyColumn joins on l.k = r.k AND l.k = r.v: the
+// left state is keyed by k once, and a probe from the right matches only
+// when its two key values are equal.
+func TestHashJoinRepeatedKeyColumn(t *testing.T) {
+	script := `
+barrier 1
+L + 1 10 0
+L + 2 11 0
+R + 1 10 10
+R + 2 10 11
+R + 3 11 11
+barrier 2
+L - 1 10 0
+L + 4 10 5
+barrier 3
+`
+	want := `
+barrier 1
+ I  I  I  I  I  I
++ 1 10 0 1 10 10
++ 2 11 0 3 11 11
+barrier 2
+ I  I  I  I  I  I
+- 1 10 0 1 10 10
++ 4 10 5 1 10 10
+barrier 3
+`
+	got, _ := runJoin(t, joinNodeKeys(planner.InnerJoin, []int{1, 1}, []int{1, 2}, nil), script)
+	joinCheck(t, got, want)
 }
 
 func TestHashJoinCases(t *testing.T) {
