@@ -12,16 +12,19 @@ import (
 // e it is not read again until the other delivered e too, and e is then
 // reported once.
 //
-// In a built job both inputs are exchange receivers (the planner puts an
-// exchange under each side of a join), so their channels are read
-// directly by one aligner, with no goroutine of the join's own. Any other
-// input (a fused operator, a test's scripted input) is pulled by a small
-// goroutine, its pump, that feeds a channel the aligner reads. A pump
-// stops pulling after it passed a barrier and waits until the join is
-// asked for its next message after forwarding that barrier: the input's
-// operators may write the actor's WriteSet on a barrier, which must not
-// happen while the join itself commits or before the actor took the
-// epoch's write set.
+// In a built job both inputs are exchange receivers (Build runs each
+// input of a multi-input operator in actors of its own), so their
+// channels are read directly by one aligner, with no goroutine of the
+// join's own. Any other input (an operator, a test's scripted input) is
+// pulled by a small goroutine, its pump, that feeds a channel the aligner
+// reads: blocking on one input's Next while the other has data could
+// stall the dataflow. A pump stops pulling after it passed a barrier and
+// waits until the join is asked for its next message after forwarding
+// that barrier, so an input's operators never write the actor's WriteSet
+// while the join commits or after the actor took the epoch's write set.
+// The two pumps do run at the same time, so at most one of two pumped
+// inputs may hold state of its own (two would write the WriteSet at
+// once); Build never pumps.
 type joinInputs struct {
 	inputs [2]Operator
 	al     *aligner
