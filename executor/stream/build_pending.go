@@ -10,5 +10,5 @@ import (
 // yet. The stub is then replaced by a call to NewHashJoin.
 
 func newHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHashJoin) (Operator, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "incremental joins are not supported yet")
+	return NewHashJoin(actx, left, right, n)
 }
