@@ -376,7 +376,7 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		if err != nil {
 			return nil, err
 		}
-		return newHashJoin(actx, l, r, n)
+		return NewHashJoin(actx, l, r, n)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "stream operator %T is not supported", node)
 }
