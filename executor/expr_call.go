@@ -175,7 +175,7 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			out.F[i] = f
 		case c.from.ID == c.to.ID && c.to.Mod < 0:
 			copyRow(out, i, a, i)
-		case ff == types.FamInt && c.from.IsInteger() && tf == types.FamDecimal:
+		case ff == types.FamInt && c.from.IsInteger() && tf == types.FamDecimal && c.to.Mod < 0:
 			out.D[i].SetInt64(a.I[i])
 		case ff == types.FamDecimal && tf == types.FamFloat:
 			f, _ := a.D[i].Float64()
