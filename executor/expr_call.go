@@ -135,7 +135,7 @@ type castEval struct {
 	arg      Evaluator
 	from, to types.T
 	// explicit is false for assignment casts (INSERT/UPDATE targets),
-	// where varchar(n) overflow is an error rather than a truncation.
+	// where a too-long varchar is an error rather than truncated.
 	explicit bool
 }
 
@@ -147,8 +147,8 @@ func compileCast(e *planner.Cast) (Evaluator, error) {
 	return &castEval{arg: arg, from: e.Arg.Type(), to: e.T, explicit: !e.Assign}, nil
 }
 
-// Eval casts row by row with explicit- or assignment-cast semantics, with
-// fast paths for the integer and float conversions.
+// Eval casts row by row (explicit or assignment semantics), with fast
+// paths for the integer and float conversions.
 func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	a, err := c.arg.Eval(ctx, in)
 	if err != nil {
@@ -196,8 +196,8 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	return out, nil
 }
 
-// castDatum casts one non-NULL value with explicit-cast semantics when
-// explicit is true and assignment-cast semantics otherwise.
+// castDatum casts one non-NULL value with explicit-cast semantics, or
+// assignment semantics when explicit is false.
 func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (types.Datum, error) {
 	if from.ID == types.Unknown && to.IsString() {
 		return d, nil

@@ -35,6 +35,12 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return e
 	case "pg_concat":
 		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+	case "position":
+		// POSITION(sub IN str) arrives as position(sub, str) (the only form
+		// either grammar accepts); the function is position(str, sub).
+		if len(n.Args) == 2 {
+			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
+		}
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains":
 		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>"}[name]
@@ -200,16 +206,30 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	return 0
 }
 
+// aggFuncName is the Postgres name of a TiDB aggregate or window function
+// name: group_concat is how the bridge writes string_agg, and STDDEV_SAMP
+// and VAR_SAMP in upper case are its spellings of stddev and variance
+// (which TiDB would read as the population forms).
+func aggFuncName(f string) string {
+	switch f {
+	case "STDDEV_SAMP":
+		return "stddev"
+	case "VAR_SAMP":
+		return "variance"
+	}
+	name := strings.ToLower(f)
+	if name == "group_concat" {
+		name = "string_agg"
+	}
+	return name
+}
+
 // isAggregate reports whether n is an aggregate call, returning the
 // function's name.
 func (b *binder) isAggregate(n ast.ExprNode) (string, bool) {
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
-		name := strings.ToLower(n.F)
-		if name == "group_concat" {
-			name = "string_agg"
-		}
-		return name, true
+		return aggFuncName(n.F), true
 	case *ast.FuncCallExpr:
 		for _, o := range Overloads(n.FnName.L) {
 			if o.Kind == Aggregate {
@@ -430,7 +450,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
-	name := strings.ToLower(n.Name)
+	name := aggFuncName(n.Name)
 	args := n.Args
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {

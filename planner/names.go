@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strings"
-
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/sql"
 )
@@ -36,13 +34,9 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 		}
 		return "", 0
 	case *ast.AggregateFuncExpr:
-		f := strings.ToLower(n.F)
-		if f == "group_concat" {
-			f = "string_agg"
-		}
-		return f, 2
+		return aggFuncName(n.F), 2
 	case *ast.WindowFuncExpr:
-		return strings.ToLower(n.Name), 2
+		return aggFuncName(n.Name), 2
 	case *ast.CaseExpr:
 		return "case", 2
 	case *ast.ExistsSubqueryExpr:
