@@ -34,7 +34,9 @@
 //	                                           follows, which does not change the name; so are
 //	                                           type words left after rewrite 2 (int, real,
 //	                                           interval, ...) and rows/range/groups unless a
-//	                                           frame bound follows)
+//	                                           frame bound follows; after AS every word TiDB
+//	                                           reserves is quoted, as Postgres takes any
+//	                                           keyword as a label there: AS trailing)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
