@@ -298,8 +298,16 @@ func (b *binder) isUnknown(e Expr) bool {
 		return x.T.ID == types.Unknown
 	case *Param:
 		return b.params[x.N-1].ID == types.Unknown
+	case *Call:
+		return isUntypedElement(x)
 	}
 	return false
+}
+
+// isUntypedElement reports whether e is a text[] subscript, whose value
+// is typed by its context (see funcCall's pg_subscript).
+func isUntypedElement(e *Call) bool {
+	return e.Fn == "pg_subscript" && e.T.ID == types.Unknown
 }
 
 func (b *binder) typeOf(e Expr) types.T {
@@ -327,6 +335,17 @@ func (b *binder) tryCoerce(e Expr, t types.T, cc castContext) Expr {
 		if b.params[x.N-1].ID == types.Unknown {
 			b.params[x.N-1] = t
 			return &Param{N: x.N, T: t}
+		}
+	case *Call:
+		if isUntypedElement(x) {
+			elem := &Call{Fn: x.Fn, Args: x.Args, T: types.TText}
+			if t.ID == types.Text {
+				return elem
+			}
+			if !canCoerce(types.Text, t.ID, ctxExplicit) {
+				return nil
+			}
+			return &Cast{Arg: elem, T: t, Assign: true}
 		}
 	}
 	from := b.typeOf(e)
