@@ -34,7 +34,9 @@
 //	                                           follows, which does not change the name; so are
 //	                                           type words left after rewrite 2 (int, real,
 //	                                           interval, ...) and rows/range/groups unless a
-//	                                           frame bound follows)
+//	                                           frame bound follows; after AS every word TiDB
+//	                                           reserves is quoted, as Postgres takes any
+//	                                           keyword as a label there: AS trailing)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
@@ -144,11 +146,13 @@
 //	                                           the Postgres names (TiDB reads stddev and
 //	                                           variance as the population forms)
 //	    div(a, b)                              "div"(a, b) (DIV is a TiDB operator)
+//	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
+//	                                           first field carries the keys)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
 // source token the failing bridged token came from.
 //
-// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS and SIMILAR TO are
+// Known gaps: ON CONFLICT, GROUPING SETS and SIMILAR TO are
 // not rewritten (TiDB rejects them: 42601); -2 ^ 2 is read as -(2 ^ 2).
 package sql
