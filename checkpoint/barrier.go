@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"fmt"
 	"time"
+
+	"github.com/weirdb/weir/types"
 )
 
 // EpochSeqBits is the number of low bits of an epoch that hold a sequence
@@ -39,110 +41,36 @@ func epochString(e uint64) string {
 	return fmt.Sprintf("%d.%d", e>>EpochSeqBits, e&(1<<EpochSeqBits-1))
 }
 
-// Epoch is the pair of epochs a barrier separates: the rows before the
-// barrier belong to Curr, and Prev is the epoch of the barrier before it
-// (after a start or recovery: the committed epoch state was restored
-// from).
-type Epoch struct {
-	Prev, Curr uint64
-}
-
-// Kind says what a barrier asks of the operators it passes.
-type Kind uint8
-
-const (
-	// KindCheckpoint is the ordinary barrier: operators write the epoch's
-	// dirty state into its write set and forward the barrier.
-	KindCheckpoint Kind = iota
-	// KindInitial is the first barrier after a start or a recovery:
-	// operators initialise their state as of Epoch.Prev, the committed
-	// epoch, then treat it as a checkpoint barrier. It is committed like
-	// any other.
-	KindInitial
+// The barrier vocabulary (Epoch, Kind, Barrier, Mutation, Job, ...) lives
+// in package types so that stream operators (executor) and this package
+// share it; these aliases keep the coordinator's own names.
+type (
+	Epoch        = types.Epoch
+	Kind         = types.BarrierKind
+	JobID        = types.JobID
+	ActorID      = types.ActorID
+	Job          = types.Job
+	MutationKind = types.MutationKind
+	Mutation     = types.Mutation
+	Barrier      = types.Barrier
 )
 
-func (k Kind) String() string {
-	switch k {
-	case KindCheckpoint:
-		return "checkpoint"
-	case KindInitial:
-		return "initial"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
-
-// JobID identifies a streaming job (the dataflow of one materialized view
-// or sink).
-type JobID uint32
-
-// ActorID identifies one actor (a goroutine running a chain of operators)
-// of a job.
-type ActorID uint32
+// Barrier kinds and mutation kinds, as in package types.
+const (
+	KindCheckpoint  = types.BarrierCheckpoint
+	KindInitial     = types.BarrierInitial
+	MutationNone    = types.MutationNone
+	MutationAddJob  = types.MutationAddJob
+	MutationStopJob = types.MutationStopJob
+	MutationPause   = types.MutationPause
+	MutationResume  = types.MutationResume
+)
 
 // WaiterID identifies someone waiting for a checkpoint to commit (a DML
 // statement, FLUSH, or a DDL statement waiting for its mutation). The
 // coordinator only passes it back; the caller maps it to whoever waits.
 // Zero means nobody waits.
 type WaiterID uint64
-
-// Job is a streaming job as the coordinator sees it: the actors that must
-// acknowledge every barrier. The engine injects a barrier into the job's
-// source actors; it reaches every other actor through the dataflow.
-type Job struct {
-	ID     JobID
-	Actors []ActorID
-}
-
-// MutationKind is the kind of control change a barrier carries.
-type MutationKind uint8
-
-const (
-	// MutationNone: the barrier changes nothing.
-	MutationNone MutationKind = iota
-	// MutationAddJob: Mutation.Job's actors start with this barrier, which
-	// is the first one they see (and acknowledge).
-	MutationAddJob
-	// MutationStopJob: Mutation.Job's actors acknowledge this barrier and
-	// then stop; later barriers no longer await them.
-	MutationStopJob
-	// MutationPause: sources stop reading after this barrier (barriers
-	// keep flowing).
-	MutationPause
-	// MutationResume: sources read again after this barrier.
-	MutationResume
-)
-
-func (k MutationKind) String() string {
-	switch k {
-	case MutationNone:
-		return "none"
-	case MutationAddJob:
-		return "add"
-	case MutationStopJob:
-		return "stop"
-	case MutationPause:
-		return "pause"
-	case MutationResume:
-		return "resume"
-	}
-	return fmt.Sprintf("MutationKind(%d)", uint8(k))
-}
-
-// Mutation is a control change carried by a barrier, so that every actor
-// applies it at the same point of the stream.
-type Mutation struct {
-	Kind MutationKind
-	// Job is the job added (with its actors) or stopped (ID only is
-	// needed) by MutationAddJob and MutationStopJob.
-	Job Job
-}
-
-// Barrier is a checkpoint barrier as injected by the coordinator.
-type Barrier struct {
-	Epoch    Epoch
-	Kind     Kind
-	Mutation Mutation
-}
 
 // WriteSet is an actor's contribution to a checkpoint, handed over with
 // its acknowledgement: its state tables' dirty entries, source offsets,

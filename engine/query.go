@@ -70,7 +70,7 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		return nil, err
 	}
 	p.s.eng.metrics.statements.WithLabelValues("select").Inc()
-	return &operatorResult{op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){func() { snap.Close() }, cancel}}, nil
+	return &operatorResult{ctx: ctx, op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){func() { snap.Close() }, cancel}}, nil
 }
 
 func checkParams(want []types.T, got []types.Datum) error {
@@ -104,6 +104,9 @@ func (s *Session) execCtx(params []types.Datum, src executor.Source, w executor.
 
 // operatorResult streams the rows of a batch operator tree.
 type operatorResult struct {
+	// ctx is the statement's context (carrying statement_timeout); it is
+	// cancelled too when the caller's context is.
+	ctx     context.Context
 	op      executor.Operator
 	verb    string
 	ncols   int
@@ -114,7 +117,11 @@ type operatorResult struct {
 	closers []func()
 }
 
-func (r *operatorResult) Next(ctx context.Context) (types.Row, error) {
+func (r *operatorResult) Next(callerCtx context.Context) (types.Row, error) {
+	ctx := r.ctx
+	if err := callerCtx.Err(); err != nil {
+		return nil, ctxError(callerCtx)
+	}
 	for !r.done {
 		if r.chunk != nil {
 			for r.pos < r.chunk.Len() {

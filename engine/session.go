@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
@@ -105,11 +106,29 @@ func (s *Session) statementTimeout() time.Duration {
 	return d
 }
 
-// Split implements wire.Session.
+// Split implements wire.Session. Like Postgres, it parses the whole query
+// string before anything runs: a syntax error in any statement fails the
+// query with nothing executed.
 func (s *Session) Split(text string) ([]wire.Piece, error) {
 	ps, err := sql.Split(text)
 	if err != nil {
 		return nil, err
+	}
+	if len(ps) > 1 {
+		for _, p := range ps {
+			if _, err := sql.Parse(p.Text); err != nil {
+				pe := pgerr.As(err)
+				if pe.Code != pgerr.SyntaxError {
+					continue
+				}
+				if pe.Position > 0 {
+					shifted := *pe
+					shifted.Position += utf8.RuneCountInString(text[:p.Offset])
+					return nil, &shifted
+				}
+				return nil, pe
+			}
+		}
 	}
 	out := make([]wire.Piece, len(ps))
 	for i, p := range ps {

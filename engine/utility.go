@@ -69,9 +69,9 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Truncate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(st) }), nil
 	case *sql.Set:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runSet(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runSet(st, io) }), nil
 	case *sql.Reset:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st, io) }), nil
 	case *sql.Txn:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(st, io) }), nil
 	case *sql.Discard:
@@ -423,7 +423,21 @@ func (s *Session) truncate(st *sql.Truncate) (wire.Result, error) {
 	return done("TRUNCATE TABLE")
 }
 
-func (s *Session) runSet(st *sql.Set) (wire.Result, error) {
+// reported are the settings whose changes Postgres reports to the client
+// with a ParameterStatus message (GUC_REPORT).
+var reported = map[string]bool{
+	"application_name": true, "client_encoding": true, "datestyle": true, "intervalstyle": true,
+	"timezone": true, "standard_conforming_strings": true, "is_superuser": true, "integer_datetimes": true,
+}
+
+// report sends a ParameterStatus for st if clients track it.
+func (s *Session) report(st *setting, io wire.ExecIO) {
+	if reported[strings.ToLower(st.name)] {
+		io.ParameterStatus(st.name, s.get(st))
+	}
+}
+
+func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	name := st.Name
 	if strings.EqualFold(name, "time zone") || strings.EqualFold(name, "timezone") {
 		name = "TimeZone"
@@ -440,11 +454,13 @@ func (s *Session) runSet(st *sql.Set) (wire.Result, error) {
 	}
 	if st.Default {
 		s.reset(stt)
+		s.report(stt, io)
 		return done("SET")
 	}
 	if err := s.set(stt, unquoteSetting(st.Value)); err != nil {
 		return nil, err
 	}
+	s.report(stt, io)
 	return done("SET")
 }
 
@@ -457,10 +473,13 @@ func unquoteSetting(v string) string {
 	return v
 }
 
-func (s *Session) runReset(st *sql.Reset) (wire.Result, error) {
+func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 	if strings.EqualFold(st.Name, "all") {
 		s.vars = map[string]string{}
 		s.reset(settingsByName["timezone"])
+		for i := range settingList {
+			s.report(&settingList[i], io)
+		}
 		return done("RESET")
 	}
 	stt, err := lookupSetting(st.Name)
@@ -468,6 +487,7 @@ func (s *Session) runReset(st *sql.Reset) (wire.Result, error) {
 		return nil, err
 	}
 	s.reset(stt)
+	s.report(stt, io)
 	return done("RESET")
 }
 

@@ -207,16 +207,8 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 }
 
 // aggFuncName is the Postgres name of a TiDB aggregate or window function
-// name: group_concat is how the bridge writes string_agg, and STDDEV_SAMP
-// and VAR_SAMP in upper case are its spellings of stddev and variance
-// (which TiDB would read as the population forms).
+// name: group_concat is how the bridge writes string_agg.
 func aggFuncName(f string) string {
-	switch f {
-	case "STDDEV_SAMP":
-		return "stddev"
-	case "VAR_SAMP":
-		return "variance"
-	}
 	name := strings.ToLower(f)
 	if name == "group_concat" {
 		name = "string_agg"

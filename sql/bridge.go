@@ -41,14 +41,17 @@ var tidbParsers = sync.Pool{New: func() any {
 // parse; quoting a lower-case name does not change it.
 var quoteWords = func() map[string]bool {
 	keep := map[string]bool{}
-	for _, w := range strings.Fields(`all and as asc between bigint binary both by case char character
+	// Type names are not kept: casts and typed literals are rewritten, so
+	// a type word left in the text is a column name (or a function name,
+	// which is never quoted).
+	for _, w := range strings.Fields(`all and as asc between both by case
 		check column constraint create cross current_date current_role current_time current_timestamp
-		current_user default delete desc distinct else except exists false fetch float for foreign from
-		full grant group having ilike in inner insert int integer intersect interval into is join lateral
-		leading left like limit localtime localtimestamp natural not null numeric on or order outer over
-		partition precision primary range real recursive references regexp right row rows select set
-		smallint straight_join table tablesample then to trailing true union unique update using values
-		varchar varying when where window with groups escape of analyze double`) {
+		current_user default delete desc distinct else except exists false fetch for foreign from
+		full grant group having ilike in inner insert intersect into is join lateral
+		leading left like limit localtime localtimestamp natural not null on or order outer over
+		partition primary recursive references regexp right row select set
+		straight_join table tablesample then to trailing true union unique update using values
+		when where window with escape of analyze`) {
 		keep[w] = true
 	}
 	m := map[string]bool{}
@@ -99,6 +102,9 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 	}
 	b := &bridge{src: src, toks: toks}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	if !balanced(toks) {
+		return nil, b.syntaxError(len(src) + 1)
+	}
 	seq := buildTree(toks)
 	if seq[0].isWord("table") {
 		off := seq[0].off
@@ -116,6 +122,9 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 				break
 			}
 		}
+	}
+	if seq[0].isWord("update") {
+		seq = updateFrom(seq)
 	}
 	seq = b.level(seq)
 	if b.err != nil {
@@ -145,6 +154,34 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 	return b.q, nil
 }
 
+// updateFrom moves the FROM list of UPDATE t SET ... FROM u WHERE ...
+// behind the target table, giving TiDB's multi-table UPDATE t, u SET ...
+// WHERE ...; the first table stays the one updated.
+func updateFrom(seq []*node) []*node {
+	set, from, end := -1, -1, len(seq)
+	for i, n := range seq {
+		switch {
+		case set < 0 && n.isWord("set"):
+			set = i
+		case set >= 0 && from < 0 && n.isWord("from"):
+			from = i
+		case from >= 0 && n.isWord("where"):
+			end = i
+		}
+		if end < len(seq) {
+			break
+		}
+	}
+	if set < 0 || from < 0 || from+1 >= end {
+		return seq
+	}
+	out := append([]*node{}, seq[:set]...)
+	out = append(out, leafOp(",", seq[from].off))
+	out = append(out, seq[from+1:end]...)
+	out = append(out, seq[set:from]...)
+	return append(out, seq[end:]...)
+}
+
 // bridgeExpr bridges one scalar expression as `SELECT <expr>`.
 func bridgeExpr(src string, toks []Token) (*Query, error) {
 	for _, t := range toks {
@@ -160,6 +197,9 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 	}
 	b := &bridge{src: src, toks: toks}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
+	if !balanced(toks) {
+		return nil, b.syntaxError(len(src) + 1)
+	}
 	seq := append([]*node{textNode("select", toks[0].Off)}, buildTree(toks)...)
 	seq = b.level(seq)
 	if b.err != nil {
@@ -179,6 +219,23 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 	return b.q, nil
 }
 
+// balanced reports whether every ( and [ in toks is closed; a statement
+// that ends inside a group is a syntax error at its end, as in Postgres.
+func balanced(toks []Token) bool {
+	depth := 0
+	for _, t := range toks {
+		if t.Kind == TOp {
+			switch t.Val {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			}
+		}
+	}
+	return depth <= 0
+}
+
 // finishParams gives every parameter marker its Order and fills Params.
 func (b *bridge) finishParams() {
 	for i, r := range b.markers {
@@ -192,23 +249,21 @@ func (b *bridge) finishParams() {
 func (b *bridge) syntaxError(off int) *pgerr.Error {
 	for _, t := range b.toks {
 		if t.Off >= off {
-			if t.Off == off || off < t.End {
-				return syntaxErrorAt(b.src, t)
-			}
 			return syntaxErrorAt(b.src, t)
 		}
 	}
+	// The statement ended early: point at what follows it (a ';', the
+	// end of the text, or the clause after an embedded query).
 	end := len(b.src)
 	if len(b.toks) > 0 {
 		end = b.toks[len(b.toks)-1].End
 	}
-	// The statement ended early: point at what follows it (a ';') or at
-	// the end of the text.
 	lx := lexer{s: b.src, pos: end}
-	if t, err := lx.next(); err == nil {
+	t, err := lx.next()
+	if err != nil || t.Kind == TEOF || t.Kind == TOp && t.Val == ";" {
 		return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: t.Off})
 	}
-	return syntaxErrorAt(b.src, Token{Kind: TEOF, Off: len(b.src)})
+	return syntaxErrorAt(b.src, t)
 }
 
 // syntaxErrorAfter reports a syntax error at the first token after the
@@ -373,7 +428,16 @@ func (e *emitter) node(n *node, next *node) {
 		t := n.tok
 		switch t.Kind {
 		case TIdent:
-			if quoteWords[t.Val] && !next.isParen() {
+			if frameWords[t.Val] {
+				// ROWS, RANGE and GROUPS are frame keywords only before a
+				// frame bound; elsewhere they are names.
+				if w := next.word(); w == "between" || w == "unbounded" || w == "current" || w == "interval" ||
+					next != nil && next.kind == nLeaf && (next.tok.Kind == TNumber || next.tok.Kind == TParam) {
+					e.write(t.Val, t.Off)
+				} else {
+					e.write(quoteIdent(t.Val), t.Off)
+				}
+			} else if quoteWords[t.Val] && !next.isParen() {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -400,6 +464,8 @@ func (e *emitter) node(n *node, next *node) {
 		}
 	}
 }
+
+var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 

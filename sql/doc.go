@@ -31,7 +31,10 @@
 //	                                           case; quoted names keep their case; words TiDB
 //	                                           reserves but Postgres does not, such as key,
 //	                                           status or rank, are written quoted unless a "("
-//	                                           follows, which does not change the name)
+//	                                           follows, which does not change the name; so are
+//	                                           type words left after rewrite 2 (int, real,
+//	                                           interval, ...) and rows/range/groups unless a
+//	                                           frame bound follows)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
@@ -95,8 +98,11 @@
 //	    x = ANY (expr), expr not a subquery    pg_any_eq(x, (expr)); x extends back to the
 //	                                           nearest boundary or comparison operator.
 //	                                           x = ANY (subquery) stays native
-//	    x[i]                                   pg_subscript(x, i) (slices x[i:j] are not
-//	                                           rewritten); '{0}' stays a string
+//	    x op ANY|SOME (expr), op not =         pg_any(x, 'op', (expr)) (op: <> != < > <= >=)
+//	    x op ALL (expr)                        pg_all(x, 'op', (expr)) (op: = <> != < > <= >=)
+//	    x[i]                                   pg_subscript(x, i); '{0}' stays a string
+//	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
+//	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
 //	                                           FULL OUTER JOIN); ON/USING kept
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
@@ -111,6 +117,8 @@
 //	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
 //	    OFFSET n LIMIT m                       LIMIT m OFFSET n
 //	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
+//	    LIMIT $1::int, LIMIT (5)               LIMIT ?, LIMIT 5 (TiDB takes only a number or
+//	                                           a parameter; the cast is dropped)
 //	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
 //	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
 //	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
@@ -118,24 +126,28 @@
 //	                                           literals, groups, calls, casts)
 //	20  current_user, session_user,            current_user(), session_user(),
 //	    current_schema, current_catalog,       current_schema(), current_catalog(),
-//	    current_role                           current_role(); current_date,
+//	    current_role, user                     current_role(), current_user(); current_date,
 //	                                           current_timestamp[(p)], localtimestamp, TRUE,
 //	                                           FALSE, NULL are native
-//	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries)
+//	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries,
+//	                                           after casts: ts::timestamp AT TIME ZONE 'UTC'
+//	                                           converts the cast)
 //	22  TABLE t                                SELECT * FROM t
-//	23  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
+//	23  a ^ b                                  power(a, b) (adjacent primaries; TiDB's ^ is XOR)
+//	24  UPDATE t SET ... FROM u, v WHERE ...   UPDATE t, u, v SET ... WHERE ... (TiDB's
+//	                                           multi-table UPDATE; the first table is the
+//	                                           target). DELETE FROM t USING u is native.
+//	25  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
 //	                                           decimals with Postgres's display scale and a
 //	                                           point, so they stay exact numerics)
-//	24  stddev(x), variance(x)                 STDDEV_SAMP(x), VAR_SAMP(x): upper case marks
-//	                                           the Postgres names (TiDB reads stddev and
-//	                                           variance as the population forms)
-//	    div(a, b)                              "div"(a, b) (DIV is a TiDB operator)
+//	26  stddev(x), variance(x), div(a, b)      "stddev"(x), "variance"(x), "div"(a, b): plain
+//	                                           calls (TiDB reads stddev and variance as the
+//	                                           population forms and DIV as an operator)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
 // source token the failing bridged token came from.
 //
-// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS, SIMILAR TO, array
-// slices, nested ARRAY[[..]] and ^ (power; TiDB reads it as XOR) are not
-// rewritten.
+// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS and SIMILAR TO are
+// not rewritten (TiDB rejects them: 42601); -2 ^ 2 is read as -(2 ^ 2).
 package sql

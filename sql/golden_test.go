@@ -182,7 +182,10 @@ func restore(n ast.Node) string {
 
 func printQuery(q *Query) string {
 	var out []string
-	out = append(out, "rewritten: "+q.Rewritten, "restored:  "+restore(q.Node))
+	// Newlines inside string literals are shown as \n so that an output
+	// never holds the blank line that ends a case.
+	nl := strings.NewReplacer("\n", `\n`)
+	out = append(out, "rewritten: "+nl.Replace(q.Rewritten), "restored:  "+nl.Replace(restore(q.Node)))
 	if len(q.Params) > 0 {
 		out = append(out, fmt.Sprintf("params: %v", q.Params))
 	}

@@ -105,8 +105,10 @@ func lowerASCII(s string) string {
 }
 
 // multiOps lists the multi-character operators weir knows, longest first.
+// <=> is not Postgres's, but the bridge writes it, and bridged text (a
+// column DEFAULT) is parsed again.
 var multiOps = []string{
-	"!~~*", "->>", "#>>", "!~~", "~~*", "!~*",
+	"!~~*", "->>", "#>>", "!~~", "~~*", "!~*", "<=>",
 	"::", "<=", ">=", "<>", "!=", "||", "->", "#>", "@>", "<@", "~*", "!~", "~~", "=>", "<<", ">>", "&&",
 }
 

@@ -19,12 +19,14 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
-	seq = b.limits(seq)
 	seq = b.typedLiterals(seq)
 	seq = b.calls(seq)
 	seq = b.subscripts(seq)
 	seq = b.casts(seq)
+	seq = b.limits(seq)
+	seq = b.atTimeZone(seq)
 	seq = b.jsonOps(seq)
+	seq = b.powers(seq)
 	seq = b.regexOps(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
@@ -220,14 +222,6 @@ func (b *bridge) normalize(seq []*node) []*node {
 			joined.tok.End = m.tok.End
 			seq = splice(seq, i, i+2, &joined)
 			i--
-		case n.isWord("at") && at(seq, i+1).isWord("time") && at(seq, i+2).isWord("zone"):
-			s, e := primaryLeft(seq, i), primaryRight(seq, i+3)
-			if s < 0 || e < 0 {
-				continue
-			}
-			kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
-			seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
-			i = s
 		case n.isWord("full") && at(seq, i+1).isWord("join"):
 			seq = splice(seq, i, i+2, textNode("straight_join", n.off))
 		case n.isWord("full") && at(seq, i+1).isWord("outer") && at(seq, i+2).isWord("join"):
@@ -241,7 +235,17 @@ func isStringLeaf(n *node) bool { return n != nil && n.kind == nLeaf && n.tok.Ki
 
 // limitValue reports whether n can be a LIMIT/OFFSET count.
 func limitValue(n *node) bool {
-	return n != nil && (n.isParen() || n.kind == nLeaf && (n.tok.Kind == TNumber || n.tok.Kind == TParam))
+	return n != nil && (n.isParen() || n.kind == nSynth || n.kind == nLeaf && (n.tok.Kind == TNumber || n.tok.Kind == TParam))
+}
+
+// limitArg unwraps a LIMIT/OFFSET count for TiDB, whose grammar takes
+// only a number or a parameter there: (5) and $1::bigint become 5 and $1
+// (the count is a bigint either way).
+func limitArg(n *node) *node {
+	for (n.isParen() || n.kind == nSynth && n.open == "pg_cast(") && len(n.kids) == 1 {
+		n = n.kids[0]
+	}
+	return n
 }
 
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
@@ -264,12 +268,12 @@ func (b *bridge) limits(seq []*node) []*node {
 			i--
 		case n.isWord("limit") && limitValue(at(seq, i+1)):
 			mark(i)
-			count = []*node{seq[i+1]}
+			count = []*node{limitArg(seq[i+1])}
 			seq = splice(seq, i, i+2)
 			i--
 		case n.isWord("offset") && limitValue(at(seq, i+1)) && primaryLeft(seq, i) >= 0:
 			mark(i)
-			offset = []*node{seq[i+1]}
+			offset = []*node{limitArg(seq[i+1])}
 			j := i + 2
 			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
 				j++
@@ -280,7 +284,7 @@ func (b *bridge) limits(seq []*node) []*node {
 			j := i + 2
 			c := []*node{textNode("1", n.off)}
 			if limitValue(at(seq, j)) {
-				c = []*node{seq[j]}
+				c = []*node{limitArg(seq[j])}
 				j++
 			}
 			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) || !at(seq, j+1).isWord("only") {
@@ -392,10 +396,7 @@ func isNumber(s string) bool {
 
 // sessionFuncs are Postgres's parenless function-like keywords that TiDB
 // needs to see as calls.
-var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role`)
-
-// sampleAggs are the bridged spellings of stddev and variance (doc.go #24).
-var sampleAggs = map[string]string{"stddev": "STDDEV_SAMP", "variance": "VAR_SAMP"}
+var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role user`)
 
 // calls rewrites CAST, EXTRACT, ARRAY, concat, FILTER and the parenless
 // session functions.
@@ -416,6 +417,9 @@ func (b *bridge) calls(seq []*node) []*node {
 		}
 		g := at(seq, i+1)
 		if sessionFuncs[w] && !g.isParen() && !qualified {
+			if w == "user" {
+				w = "current_user" // USER is Postgres's synonym, a reserved word
+			}
 			seq[i] = textNode(w+"()", n.off)
 			continue
 		}
@@ -425,7 +429,7 @@ func (b *bridge) calls(seq []*node) []*node {
 				seq = splice(seq, i, i+2, synth("pg_array_subquery(", []*node{g}, ")", n.off))
 				continue
 			case g.isBracket():
-				seq = splice(seq, i, i+2, synth("pg_array(", g.kids, ")", n.off))
+				seq = splice(seq, i, i+2, arrayNode(g))
 				continue
 			}
 		}
@@ -470,16 +474,10 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+1, textNode("pg_concat", n.off))
 			i = start
 			continue
-		case "stddev", "variance":
-			// TiDB reads both as the population forms (MySQL's meaning);
-			// Postgres's are the sample forms. The upper-case spelling
-			// survives in the AST (TiDB keeps the written text of the
-			// sample forms) and tells the binder the name to report.
-			seq = splice(seq, start, i+1, textNode(sampleAggs[w], n.off))
-			i = start
-			continue
-		case "div":
-			// A reserved operator word in TiDB; quoted it is a plain call.
+		case "stddev", "variance", "div":
+			// TiDB reads stddev and variance as MySQL's population forms
+			// (Postgres's are the sample forms) and div as an operator:
+			// quoted, each is a plain call of the Postgres function.
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
 			continue
@@ -522,6 +520,9 @@ func aggOrder(g *node) {
 		if w := key[len(key)-1].word(); w == "asc" || w == "desc" {
 			dir, key = w, key[:len(key)-1]
 		}
+		if len(key) == 0 {
+			return // ORDER BY DESC: left for TiDB to reject
+		}
 		if n > 0 {
 			keys = append(keys, leafOp(",", key[0].off))
 		}
@@ -530,6 +531,19 @@ func aggOrder(g *node) {
 	}
 	out := append(append([]*node{}, kids[:j]...), leafOp(",", kids[j].off), synth("pg_agg_order_by(", keys, ")", kids[j].off))
 	g.kids = out
+}
+
+// arrayNode turns the brackets of ARRAY[...] into pg_array(...), also the
+// inner brackets of a multi-dimensional ARRAY[[1, 2], [3, 4]].
+func arrayNode(g *node) *node {
+	kids := make([]*node, len(g.kids))
+	for i, k := range g.kids {
+		if k.isBracket() && (i == 0 || g.kids[i-1].isOp(",")) {
+			k = arrayNode(k)
+		}
+		kids[i] = k
+	}
+	return synth("pg_array(", kids, ")", g.off)
 }
 
 // filterArgs rewrites agg(args) FILTER (WHERE cond) into the argument
@@ -574,14 +588,38 @@ func (b *bridge) subscripts(seq []*node) []*node {
 			continue
 		}
 		s := primaryLeft(seq, i)
-		if s < 0 {
+		if s < 0 || at(seq, s-1).isOp("::") {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", g.off)), g.kids...)
-		seq = splice(seq, s, i+1, synth("pg_subscript(", kids, ")", seq[s].off))
+		kids := append(append([]*node{}, seq[s:i]...), leafOp(",", g.off))
+		fn := "pg_subscript("
+		if c := colonIndex(g.kids); c >= 0 {
+			// A slice x[lo:hi]; a missing bound is NULL.
+			fn = "pg_slice("
+			lo, hi := g.kids[:c], g.kids[c+1:]
+			if len(lo) == 0 {
+				lo = []*node{textNode("null", g.off)}
+			}
+			if len(hi) == 0 {
+				hi = []*node{textNode("null", g.off)}
+			}
+			kids = append(append(append(kids, lo...), leafOp(",", g.off)), hi...)
+		} else {
+			kids = append(kids, g.kids...)
+		}
+		seq = splice(seq, s, i+1, synth(fn, kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
+}
+
+func colonIndex(seq []*node) int {
+	for i, n := range seq {
+		if n.isOp(":") {
+			return i
+		}
+	}
+	return -1
 }
 
 // casts rewrites x::type into pg_cast(x, 'type'), left to right so that
@@ -597,6 +635,25 @@ func (b *bridge) casts(seq []*node) []*node {
 			continue
 		}
 		seq = splice(seq, s, e, castNode(seq[s:i], canon(spec), seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// atTimeZone rewrites x AT TIME ZONE z into pg_at_time_zone(x, z); AT
+// binds looser than :: and tighter than the arithmetic operators.
+func (b *bridge) atTimeZone(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if !n.isWord("at") || !at(seq, i+1).isWord("time") || !at(seq, i+2).isWord("zone") {
+			continue
+		}
+		s, e := primaryLeft(seq, i), primaryRight(seq, i+3)
+		if s < 0 || e < 0 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
+		seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
@@ -712,19 +769,49 @@ func scanForward(seq []*node, i int) int {
 }
 
 // anyOps rewrites `x = ANY (expr)` whose operand is not a subquery into
-// pg_any_eq(x, (expr)).
+// pg_any_eq(x, (expr)), and the other comparisons `x op ANY|SOME|ALL
+// (expr)` into pg_any(x, 'op', (expr)) / pg_all(x, 'op', (expr)).
 func (b *bridge) anyOps(seq []*node) []*node {
 	for i := 1; i < len(seq); i++ {
-		n, g := seq[i], at(seq, i+1)
-		if !(n.isWord("any") || n.isWord("some")) || !g.isParen() || !seq[i-1].isOp("=") || isSubquery(g.kids) {
+		n, g, op := seq[i], at(seq, i+1), seq[i-1]
+		w := n.word()
+		if !(w == "any" || w == "some" || w == "all") || !g.isParen() || isSubquery(g.kids) ||
+			op.kind != nLeaf || op.tok.Kind != TOp || !compareOps[op.tok.Val] {
 			continue
 		}
 		s := scanBack(seq, i-1, true)
 		if s >= i-1 {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off)), g)
-		seq = splice(seq, s, i+2, synth("pg_any_eq(", kids, ")", seq[s].off))
+		fn := "pg_any_eq("
+		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off))
+		if w == "all" || op.tok.Val != "=" {
+			fn = "pg_any("
+			if w == "all" {
+				fn = "pg_all("
+			}
+			kids = append(kids, textNode(quoteString(op.tok.Val), op.off), leafOp(",", n.off))
+		}
+		kids = append(kids, g)
+		seq = splice(seq, s, i+2, synth(fn, kids, ")", seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// powers rewrites a ^ b (Postgres's exponentiation; TiDB reads ^ as XOR)
+// into power(a, b) over the adjacent primaries, left-associative.
+func (b *bridge) powers(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isOp("^") {
+			continue
+		}
+		s, e := primaryLeft(seq, i), primaryRight(seq, i+1)
+		if s < 0 || e < 0 {
+			continue
+		}
+		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", seq[i].off)), seq[i+1:e]...)
+		seq = splice(seq, s, e, synth("power(", kids, ")", seq[s].off))
 		i = s
 	}
 	return seq

@@ -45,6 +45,15 @@ func (s typeSpec) written() string {
 	return b.String()
 }
 
+// pgReserved are Postgres's reserved key words (Appendix C of the
+// manual), which cannot name a type.
+var pgReserved = wordSet(`all analyse analyze and any array as asc asymmetric both case cast check collate column
+	constraint create current_catalog current_date current_role current_time current_timestamp current_user
+	default deferrable desc distinct do else end except false fetch for foreign from grant group having in
+	initially intersect into lateral leading limit localtime localtimestamp not null offset on only or order
+	placing primary references returning select session_user some symmetric table then to trailing true union
+	unique user using variadic when where window with`)
+
 var intervalFields = map[string]bool{"year": true, "month": true, "day": true, "hour": true, "minute": true, "second": true}
 
 // scanType scans a type name starting at seq[i]: an optionally qualified
@@ -54,7 +63,7 @@ var intervalFields = map[string]bool{"year": true, "month": true, "day": true, "
 // false if seq[i] cannot start a type name.
 func scanType(seq []*node, i int) (typeSpec, int, bool) {
 	n := at(seq, i)
-	if !n.isName() {
+	if !n.isName() || n.tok.Kind == TIdent && pgReserved[n.word()] {
 		return typeSpec{}, i, false
 	}
 	spec := typeSpec{off: n.off}

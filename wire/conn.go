@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,13 @@ type conn struct {
 func (s *Server) serveConn(nc net.Conn) {
 	defer s.untrack(nc)
 	defer nc.Close()
+	defer func() {
+		// A panic in a handler must not take every other session down
+		// with it: it ends this connection only, like net/http does.
+		if r := recover(); r != nil {
+			s.log.Error("panic serving connection", "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
 
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
@@ -254,7 +262,11 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	defer func() {
 		c.closeAllPortals()
 		c.sess.Close()
-		c.log.Info("session ended", "cause", context.Cause(c.ctx))
+		if cause := context.Cause(c.ctx); cause != nil {
+			c.log.Info("session ended", "cause", cause)
+		} else {
+			c.log.Info("session ended")
+		}
 	}()
 
 	c.send(&pgproto3.AuthenticationOk{})
@@ -348,10 +360,23 @@ func readBody(r io.Reader, n int64) ([]byte, error) {
 
 // next returns the next frame; an error means the connection must end.
 func (c *conn) next() (frame, error) {
+	return c.nextCtx(nil)
+}
+
+// nextCtx is next that also gives up when stmt (if not nil), the context
+// of the running statement, is canceled; it then returns the statement's
+// error and the connection goes on.
+func (c *conn) nextCtx(stmt context.Context) (frame, error) {
 	if c.readErr != nil {
 		return frame{}, c.readErr
 	}
+	var stmtDone <-chan struct{}
+	if stmt != nil {
+		stmtDone = stmt.Done()
+	}
 	select {
+	case <-stmtDone:
+		return frame{}, stmtErr(stmt, stmt.Err())
 	case f := <-c.frames:
 		if f.err != nil {
 			c.readErr = f.err
@@ -376,7 +401,7 @@ func (c *conn) loop() {
 			}
 			return
 		}
-		if !c.dispatch(f) || c.werr != nil {
+		if !c.dispatch(f) || c.werr != nil || c.sentFatal {
 			return
 		}
 	}

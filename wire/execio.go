@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"io"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -12,6 +13,7 @@ import (
 // which is the connection goroutine.
 type execIO struct {
 	c   *conn
+	ctx context.Context // the statement's context
 	in  *copyIn
 	out bool // CopyOutResponse was sent; CopyDone follows the last row
 }
@@ -48,7 +50,7 @@ func (e *execIO) CopyIn(format int16, ncols int) (io.Reader, error) {
 	if err := e.c.flush(); err != nil {
 		return nil, errClientGone
 	}
-	e.in = &copyIn{c: e.c}
+	e.in = &copyIn{c: e.c, ctx: e.ctx}
 	return e.in, nil
 }
 
@@ -88,6 +90,7 @@ func (w copyOut) Write(p []byte) (int, error) {
 // copyIn reads the client's CopyData stream during COPY FROM STDIN.
 type copyIn struct {
 	c        *conn
+	ctx      context.Context
 	buf      []byte
 	err      error
 	finished bool // CopyDone, CopyFail or a broken stream was seen
@@ -111,9 +114,12 @@ func (r *copyIn) Read(p []byte) (int, error) {
 
 // step consumes one frontend message of the copy stream.
 func (r *copyIn) step() {
-	f, err := r.c.next()
+	f, err := r.c.nextCtx(r.ctx)
 	if err != nil {
-		r.err, r.finished = err, true
+		r.err = err
+		// A canceled statement leaves the stream to drain; a broken
+		// connection ends it.
+		r.finished = r.ctx.Err() == nil
 		return
 	}
 	switch f.typ {
@@ -138,6 +144,7 @@ func (r *copyIn) step() {
 // follows the copy.
 func (r *copyIn) drain() {
 	r.buf = nil
+	r.ctx = context.Background()
 	for !r.finished {
 		r.step()
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 //	select $1             one row echoing the parameter (text, or the hinted type)
 //	add $1 $2             one int8 row: $1 + $2 (both int8)
 //	texts                 one row of three text columns: 'héllo', '', NULL
+//	typed                 one row with a value of each of typedColumns
 //	select bogus          Prepare fails: 42601 at "bogus" (position 8)
 //	fail exec             Execute fails: 22012 division by zero
 //	fail next             the second row fails: 22012
@@ -78,6 +78,7 @@ func (h *fakeHandler) ServerParams() [][2]string {
 
 type fakeSession struct {
 	h      *fakeHandler
+	loc    *time.Location // nil until "set timezone"
 	tx     byte
 	closed atomic.Bool
 }
@@ -115,6 +116,29 @@ func (s *fakeSession) Split(text string) ([]Piece, error) {
 	return out, nil
 }
 
+// Location implements SessionLocation.
+func (s *fakeSession) Location() *time.Location { return s.loc }
+
+// typedColumns are the columns of the typed statement: the value's text
+// input, and its text output in UTC as Postgres prints it.
+var typedColumns = []struct {
+	name string
+	t    types.T
+	in   string
+	out  string
+}{
+	{"b", types.TBool, "true", "t"},
+	{"i2", types.TInt2, "-7", "-7"},
+	{"f8", types.TFloat8, "1.5", "1.5"},
+	{"num", types.TNumeric, "12.340", "12.340"},
+	{"d", types.TDate, "2024-02-29", "2024-02-29"},
+	{"ts", types.TTimestamp, "2024-02-29 13:14:15.5", "2024-02-29 13:14:15.5"},
+	{"tstz", types.TTimestamptz, "2024-02-29 13:14:15+00", "2024-02-29 13:14:15+00"},
+	{"iv", types.TInterval, "1 day 02:00:00", "1 day 02:00:00"},
+	{"by", types.TBytea, "\\x0102", "\\x0102"},
+	{"j", types.TJsonb, `{"a":1}`, `{"a": 1}`},
+}
+
 func (s *fakeSession) TxStatus() byte {
 	if s.tx == 0 {
 		return 'I'
@@ -146,6 +170,10 @@ func (s *fakeSession) Prepare(ctx context.Context, text string, hints []uint32) 
 	case q == "add $1 $2":
 		p.params = []types.T{types.TInt8, types.TInt8}
 		p.fields = []Field{{Name: "sum", T: types.TInt8}}
+	case q == "typed":
+		for _, col := range typedColumns {
+			p.fields = append(p.fields, Field{Name: col.name, T: col.t})
+		}
 	case q == "texts":
 		p.fields = []Field{{Name: "a", T: types.TText}, {Name: "b", T: types.TText}, {Name: "c", T: types.TText}}
 	case strings.HasPrefix(q, "select ") && strings.HasPrefix(strings.TrimSpace(q[len("select "):]), "'") && strings.HasSuffix(q, "'"):
@@ -168,7 +196,7 @@ func (s *fakeSession) Prepare(ctx context.Context, text string, hints []uint32) 
 	case strings.HasPrefix(q, "copy ") && strings.Contains(q, "from stdin"):
 	case strings.HasPrefix(q, "copy ") && strings.Contains(q, "to stdout"):
 	default:
-		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", strings.Fields(text)[0]).WithPosition(1)
+		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", strings.SplitN(text, " ", 2)[0]).WithPosition(1)
 	}
 	return p, nil
 }
@@ -198,6 +226,16 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 		r.rows, r.tag = []types.Row{{types.DInt(params[0].I + params[1].I)}}, "SELECT 1"
 	case p.lit != "":
 		r.rows, r.tag = []types.Row{{types.DString(p.lit)}}, "SELECT 1"
+	case q == "typed":
+		var row types.Row
+		for _, col := range typedColumns {
+			d, err := types.ParseText(col.in, col.t, time.UTC)
+			if err != nil {
+				return nil, err
+			}
+			row = append(row, d)
+		}
+		r.rows, r.tag = []types.Row{row}, "SELECT 1"
 	case q == "texts":
 		r.rows, r.tag = []types.Row{{types.DString("héllo"), types.DString(""), types.NullDatum}}, "SELECT 1"
 	case q == "fail next":
@@ -206,6 +244,7 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 		io.Notice("", "", "hello from the engine")
 		r.tag = "DO"
 	case q == "set timezone":
+		p.s.loc, _ = time.LoadLocation("Europe/Paris")
 		io.ParameterStatus("TimeZone", "Europe/Paris")
 		r.tag = "SET"
 	case q == "begin":
@@ -363,78 +402,4 @@ func (r *fakeResult) Close() {
 		r.closed = true
 		r.h.resultsClosed.Add(1)
 	}
-}
-
-// testCodec is a minimal value codec for the types the fake uses. Tests use
-// the real types codec once it is implemented (see useCodec).
-var testCodec = codec{
-	formatText: func(d types.Datum, t types.T, _ *time.Location) string {
-		switch t.Family() {
-		case types.FamInt:
-			return strconv.FormatInt(d.I, 10)
-		case types.FamBool:
-			if d.I != 0 {
-				return "t"
-			}
-			return "f"
-		case types.FamFloat:
-			return strconv.FormatFloat(d.F, 'g', -1, 64)
-		}
-		return d.S
-	},
-	appendBinary: func(b []byte, d types.Datum, t types.T) ([]byte, error) {
-		switch t.ID {
-		case types.Int2:
-			return binary.BigEndian.AppendUint16(b, uint16(d.I)), nil
-		case types.Int4:
-			return binary.BigEndian.AppendUint32(b, uint32(d.I)), nil
-		case types.Int8:
-			return binary.BigEndian.AppendUint64(b, uint64(d.I)), nil
-		case types.Float8:
-			return binary.BigEndian.AppendUint64(b, math.Float64bits(d.F)), nil
-		case types.Bool:
-			return append(b, byte(d.I)), nil
-		case types.Text, types.Varchar:
-			return append(b, d.S...), nil
-		}
-		return b, pgerr.New(pgerr.FeatureNotSupported, "no binary output for %s", t)
-	},
-	parseText: func(s string, t types.T, _ *time.Location) (types.Datum, error) {
-		if t.Family() == types.FamInt {
-			i, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return types.NullDatum, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t, s)
-			}
-			return types.DInt(i), nil
-		}
-		return types.DString(s), nil
-	},
-	parseBinary: func(b []byte, t types.T) (types.Datum, error) {
-		switch t.ID {
-		case types.Int8:
-			if len(b) != 8 {
-				return types.NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format")
-			}
-			return types.DInt(int64(binary.BigEndian.Uint64(b))), nil
-		case types.Int4:
-			if len(b) != 4 {
-				return types.NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format")
-			}
-			return types.DInt(int64(int32(binary.BigEndian.Uint32(b)))), nil
-		case types.Text, types.Varchar:
-			return types.DString(string(b)), nil
-		}
-		return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "no binary input for %s", t)
-	},
-}
-
-// useCodec returns the types package's codec when it is implemented, and
-// the minimal test codec while types still holds stubs.
-func useCodec() codec {
-	if types.FormatText(types.DInt(12), types.TInt4, time.UTC) == "12" {
-		if _, err := types.AppendBinary(nil, types.DInt(1), types.TInt4); err == nil {
-			return typesCodec
-		}
-	}
-	return testCodec
 }

@@ -102,7 +102,8 @@ type Result interface {
 }
 
 // ExecIO is what a running statement may ask of the connection besides
-// returning rows.
+// returning rows. Its methods may be called only while Execute or
+// Result.Next runs, from the goroutine that called them (the connection's).
 type ExecIO interface {
 	// Notice sends a NoticeResponse (severity NOTICE unless set).
 	Notice(severity, code, message string)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 func connectPgx(t *testing.T, ts *testServer) *pgx.Conn {
@@ -213,5 +214,61 @@ func TestPgxCancel(t *testing.T) {
 	var n int32
 	if err := conn2.QueryRow(context.Background(), "select 1").Scan(&n); err != nil || n != 1 {
 		t.Errorf("after cancel: %v", err)
+	}
+}
+
+// TestPgxTypedValues reads a value of each type family in binary (pgx's
+// default for known types) and in text (simple protocol).
+func TestPgxTypedValues(t *testing.T) {
+	ts := startServer(t, newFakeHandler(), Options{})
+	conn := connectPgx(t, ts)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		t.Run(mode.String(), func(t *testing.T) {
+			var (
+				b     bool
+				i2    int16
+				f8    float64
+				num   pgtype.Numeric
+				d, ts time.Time
+				tstz  time.Time
+				iv    pgtype.Interval
+				by    []byte
+				j     map[string]any
+			)
+			err := conn.QueryRow(context.Background(), "typed", mode).Scan(&b, &i2, &f8, &num, &d, &ts, &tstz, &iv, &by, &j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			numText, _ := num.Value()
+			got := fmt.Sprintf("%v %v %v %v %s %s %s %+v %x %v", b, i2, f8, numText,
+				d.Format(time.DateOnly), ts.Format("2006-01-02 15:04:05.0"), tstz.UTC().Format(time.RFC3339),
+				iv, by, j)
+			want := "true -7 1.5 12.340 2024-02-29 2024-02-29 13:14:15.5 2024-02-29T13:14:15Z {Microseconds:7200000000 Days:1 Months:0 Valid:true} 0102 map[a:1]"
+			if got != want {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// BenchmarkRoundTrip measures one statement round trip through the server
+// (fake handler), per protocol flavour.
+func BenchmarkRoundTrip(b *testing.B) {
+	ts := startServer(b, newFakeHandler(), Options{})
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://root@%s/dev?sslmode=disable", ts.addr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		b.Run(mode.String(), func(b *testing.B) {
+			var n int32
+			for b.Loop() {
+				if err := conn.QueryRow(ctx, "select 1", mode).Scan(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

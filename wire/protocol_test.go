@@ -312,8 +312,8 @@ ReadyForQuery I`)
 	expectTrace(t, c, "CommandComplete BEGIN\nReadyForQuery T")
 	c.send(&pgproto3.Bind{DestinationPortal: "q", PreparedStatement: "s3"}, &pgproto3.Execute{Portal: "q", MaxRows: 1}, &pgproto3.Sync{})
 	expectTrace(t, c, "BindComplete\nDataRow '1'\nPortalSuspended\nReadyForQuery T")
-	c.send(&pgproto3.Execute{Portal: "q"}, &pgproto3.Sync{})
-	expectTrace(t, c, "DataRow '2'\nDataRow '3'\nCommandComplete SELECT 3\nReadyForQuery T")
+	c.send(&pgproto3.Execute{Portal: "q"}, &pgproto3.Execute{Portal: "q"}, &pgproto3.Sync{})
+	expectTrace(t, c, "DataRow '2'\nDataRow '3'\nCommandComplete SELECT 3\nCommandComplete SELECT 0\nReadyForQuery T")
 	c.send(&pgproto3.Query{String: "commit"})
 	expectTrace(t, c, "CommandComplete COMMIT\nReadyForQuery I")
 }
@@ -382,6 +382,21 @@ func TestCancelRequest(t *testing.T) {
 	expectTrace(t, c, "ErrorResponse ERROR 57014 canceling statement due to user request\nReadyForQuery I")
 	c.send(&pgproto3.Query{String: "select 1"})
 	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
+
+	// A COPY FROM STDIN waiting for data is canceled too; the rest of the
+	// copy stream is then discarded.
+	c.send(&pgproto3.Query{String: "copy t from stdin"}, &pgproto3.CopyData{Data: []byte("a\n")})
+	if got := render(c.recv()); got != "CopyInResponse 0" {
+		t.Fatalf("got %s", got)
+	}
+	cr = dialRaw(t, ts.addr)
+	cr.send(&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey})
+	readAllUntilEOF(t, cr.nc)
+	if got := render(c.recv()); got != "ErrorResponse ERROR 57014 canceling statement due to user request" {
+		t.Fatalf("got %s", got)
+	}
+	c.send(&pgproto3.CopyData{Data: []byte("b\n")}, &pgproto3.CopyDone{})
+	expectTrace(t, c, "ReadyForQuery I")
 }
 
 func TestDisconnectMidStatement(t *testing.T) {
@@ -439,7 +454,6 @@ func TestProtocolViolations(t *testing.T) {
 func TestShutdown(t *testing.T) {
 	h := newFakeHandler()
 	s := NewServer(h, Options{})
-	s.codec = useCodec()
 	ln, err := listen(t)
 	if err != nil {
 		t.Fatal(err)
@@ -488,5 +502,26 @@ func TestLargeResultStreams(t *testing.T) {
 	}
 	if n != 100000 || buf.String() != "RowDescription n:23/0\nCommandComplete SELECT 100000\nReadyForQuery I\n" {
 		t.Errorf("%d rows, trace %q", n, buf.String())
+	}
+}
+
+// TestTypedValues checks text output of every type family through the
+// types codecs, in UTC and in the session's TimeZone.
+func TestTypedValues(t *testing.T) {
+	ts := startServer(t, newFakeHandler(), Options{})
+	c, _ := connectRaw(t, ts.addr, nil)
+	var want []string
+	for _, col := range typedColumns {
+		want = append(want, "'"+col.out+"'")
+	}
+	row := "DataRow " + strings.Join(want, " ")
+	c.send(&pgproto3.Query{String: "typed"})
+	if got := c.trace(); !strings.Contains(got, "\n"+row+"\n") {
+		t.Errorf("got\n%s\nwant row\n%s", got, row)
+	}
+	c.send(&pgproto3.Query{String: "set timezone; typed"})
+	paris := strings.Replace(row, "13:14:15+00", "14:14:15+01", 1)
+	if got := c.trace(); !strings.Contains(got, "\n"+paris+"\n") {
+		t.Errorf("got\n%s\nwant row\n%s", got, paris)
 	}
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -200,9 +201,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			if !utf8.Valid(raw) {
 				return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
-			d, err = c.s.codec.parseText(string(raw), st.params[i], loc)
+			d, err = types.ParseText(string(raw), st.params[i], loc)
 		case 1:
-			d, err = c.s.codec.parseBinary(raw, st.params[i])
+			d, err = types.ParseBinary(raw, st.params[i])
 		default:
 			return pgerr.New(pgerr.InvalidParameterValue, "unsupported format code: %d", f)
 		}
@@ -384,8 +385,13 @@ func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
 		return nil
 	}
 	if p.done {
-		// Postgres answers a finished portal with an empty completion.
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		// Postgres answers a finished portal with an empty completion:
+		// "SELECT 0" for a query, the same tag for any other command.
+		tag := p.tag
+		if strings.HasPrefix(tag, "SELECT ") {
+			tag = "SELECT 0"
+		}
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	}
 	c.setRunning(p.cancel)
@@ -393,7 +399,7 @@ func (c *conn) runPortalRows(p *portal, maxRows uint32) error {
 	if !p.started {
 		p.started = true
 		p.location = c.location()
-		p.io = &execIO{c: c}
+		p.io = &execIO{c: c, ctx: p.ctx}
 		res, err := p.st.prep.Execute(p.ctx, p.params, p.io)
 		if err != nil {
 			return err
@@ -456,11 +462,11 @@ func (c *conn) sendRow(p *portal, row types.Row) error {
 		}
 		if p.formats[i] == 1 {
 			var err error
-			if buf, err = c.s.codec.appendBinary(buf, d, fields[i].T); err != nil {
+			if buf, err = types.AppendBinary(buf, d, fields[i].T); err != nil {
 				return err
 			}
 		} else {
-			buf = append(buf, c.s.codec.formatText(d, fields[i].T, p.location)...)
+			buf = append(buf, types.FormatText(d, fields[i].T, p.location)...)
 		}
 		ends = append(ends, len(buf))
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
-	"github.com/weirdb/weir/types"
 )
 
 // DefaultMaxMessageBytes is the largest frontend message body accepted when
@@ -36,10 +35,9 @@ type Options struct {
 // through a Handler. One goroutine serves each connection. A Server is safe
 // for concurrent use; Serve may be called for several listeners.
 type Server struct {
-	h     Handler
-	opts  Options
-	log   *slog.Logger
-	codec codec
+	h    Handler
+	opts Options
+	log  *slog.Logger
 
 	// ctx is the parent of every connection's context; Shutdown cancels it
 	// with an AdminShutdown cause.
@@ -55,22 +53,6 @@ type Server struct {
 	wg        sync.WaitGroup
 }
 
-// codec holds the value encoders the server uses. It is a field so tests
-// can run the protocol before every type's codec exists.
-type codec struct {
-	formatText   func(types.Datum, types.T, *time.Location) string
-	appendBinary func([]byte, types.Datum, types.T) ([]byte, error)
-	parseText    func(string, types.T, *time.Location) (types.Datum, error)
-	parseBinary  func([]byte, types.T) (types.Datum, error)
-}
-
-var typesCodec = codec{
-	formatText:   types.FormatText,
-	appendBinary: types.AppendBinary,
-	parseText:    types.ParseText,
-	parseBinary:  types.ParseBinary,
-}
-
 // NewServer returns a server that runs statements through h.
 func NewServer(h Handler, opts Options) *Server {
 	if opts.Logger == nil {
@@ -84,7 +66,6 @@ func NewServer(h Handler, opts Options) *Server {
 		h:         h,
 		opts:      opts,
 		log:       opts.Logger,
-		codec:     typesCodec,
 		ctx:       ctx,
 		cancel:    cancel,
 		listeners: map[net.Listener]struct{}{},

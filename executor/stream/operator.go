@@ -1,0 +1,56 @@
+// Package stream is weir's streaming runtime: incremental operators over
+// changelog chunks, actors (one goroutine each) joined by bounded
+// channels, exchanges, barrier alignment, and the builder that turns a
+// stream plan (planner.StreamNode) into running actors. See DESIGN.md §2-5.
+package stream
+
+import (
+	"context"
+
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// Operator is a pull-based stream operator (DESIGN.md §3). Next returns
+// the next message: a *types.Chunk, a types.Barrier or a types.Watermark.
+// The first message every operator sees and returns is a barrier; state is
+// initialised from it (no Open). An error fails the actor, and the job
+// recovers from the last committed checkpoint. Close releases resources
+// and is idempotent.
+//
+// Every operator file has the same shape: a struct doc stating how it
+// handles Chunk, Watermark and Barrier; a constructor; one Next loop; on a
+// barrier, in this order: emit pending output → write dirty state into
+// the epoch's write set → emit watermarks → forward the barrier.
+type Operator interface {
+	Next(ctx context.Context) (types.Message, error)
+	Close()
+}
+
+// ActorContext is what operators of one actor share: the actor's identity
+// and the write set of the epoch in progress. Stateful operators, on a
+// barrier, move their state tables' dirty entries into WriteSet (via
+// StateTable.Commit); the actor hands WriteSet to the checkpoint
+// coordinator with its acknowledgement and starts a fresh one. Only the
+// actor's goroutine touches it.
+type ActorContext struct {
+	Job   types.JobID
+	Actor types.ActorID
+	// Index is the actor's position among its fragment's Parallelism
+	// actors (for hash partitioning).
+	Index, Parallelism int
+	DB                 *storage.DB
+	Cache              *storage.Cache
+	// WriteSet is the current epoch's batch of state writes.
+	WriteSet *storage.Batch
+	// Errors records expression errors that were turned into NULLs
+	// (division by zero in one row never stops the job).
+	Errors ErrorRecorder
+}
+
+// ErrorRecorder counts and remembers errors raised while evaluating one
+// row's expressions; the row gets NULL and the job goes on. The engine
+// shows them in a system view and the log.
+type ErrorRecorder interface {
+	Record(job types.JobID, operator string, err error)
+}

@@ -1,0 +1,207 @@
+package planner
+
+import (
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// StreamNode is a node of a stream plan: the dataflow that keeps a
+// materialized view up to date. Stream plans are plain data like batch
+// plans; the stream executor (executor/stream) builds actors and operators
+// from them, and EXPLAIN CREATE MATERIALIZED VIEW prints them.
+//
+// Every node produces a changelog (rows with ops +, -, U-, U+) whose rows
+// are described by Base.Out. Base.StreamKey holds the columns that
+// identify a row of the node's output uniquely over time: a retraction (-
+// or U-) always names a row previously inserted with the same stream key
+// values. Base.AppendOnly is set when the node never emits retractions.
+type StreamNode interface {
+	Base() *StreamBase
+	StreamInputs() []StreamNode
+}
+
+// StreamBase holds the properties every stream node has.
+type StreamBase struct {
+	Out        types.Schema
+	StreamKey  []int
+	AppendOnly bool
+	// Dist is how the node's output is partitioned across the fragment's
+	// actors (set by the planner when inserting exchanges).
+	Dist Distribution
+}
+
+// DistKind is the kind of a data distribution.
+type DistKind uint8
+
+// Distribution kinds.
+const (
+	// DistAny: rows may be on any actor (no requirement).
+	DistAny DistKind = iota
+	// DistSingle: all rows go to one actor (parallelism 1).
+	DistSingle
+	// DistHash: rows are partitioned by a hash of Keys (columns of Out).
+	DistHash
+	// DistBroadcast: every actor gets every row.
+	DistBroadcast
+)
+
+// Distribution describes how rows are spread over a fragment's actors.
+type Distribution struct {
+	Kind DistKind
+	Keys []int
+}
+
+// StateTableDesc describes one state table of a stateful operator: a
+// keyspace `[ID][memcomparable key]` → value row (DESIGN.md §4). KeyCols
+// and ValueCols index into Cols; the full stored row is Cols, with the key
+// columns at KeyCols. OrderDesc gives per-key-column descending order
+// (TopN, min/max keep ordered keys).
+type StateTableDesc struct {
+	ID        uint32
+	Name      string // for EXPLAIN: "agg_state", "join_left", ...
+	Cols      types.Schema
+	KeyCols   []int
+	OrderDesc []bool
+	// DistKeyCols are the key columns the data is hash-partitioned by,
+	// a prefix of KeyCols in order (for parallel actors).
+	DistKeyCols []int
+}
+
+// StreamTableScan reads a table (or an upstream materialized view): first
+// a backfill of a consistent snapshot, then the change stream of the
+// relation's later writes, with no row missed or counted twice at the
+// switch. Cols index into Rel.Cols.
+type StreamTableScan struct {
+	StreamBase
+	Rel  *catalog.Relation
+	Cols []int
+}
+
+// StreamValues emits constant rows once (views over VALUES or without
+// FROM).
+type StreamValues struct {
+	StreamBase
+	Rows [][]Expr
+}
+
+// StreamProject computes expressions over each row; retractions keep
+// their op.
+type StreamProject struct {
+	StreamBase
+	Input StreamNode
+	Exprs []Expr
+}
+
+// StreamFilter keeps the rows for which Cond is true (an update whose old
+// and new rows fall on different sides becomes an insert or a delete).
+type StreamFilter struct {
+	StreamBase
+	Input StreamNode
+	Cond  Expr
+}
+
+// StreamHashAgg is an incremental GROUP BY. Output: the group keys then one
+// column per aggregate; a stream key of the group keys. Without GroupBy it
+// keeps exactly one row (a global aggregate, as Postgres). Changes of an
+// epoch are emitted at its barrier, folded into one change per group.
+// State: Result holds one row per group (keys, aggregate states, row
+// count); each min/max/string_agg/count-distinct call that must be exact
+// after deletes has its own state table in Extra, keyed by group keys +
+// argument value(s).
+type StreamHashAgg struct {
+	StreamBase
+	Input   StreamNode
+	GroupBy []int // input columns (the converter projects expressions first)
+	Aggs    []AggCall
+	Result  StateTableDesc
+	Extra   []StateTableDesc // one per entry in ExtraFor
+	// ExtraFor[i] is the index in Aggs of Extra[i]'s aggregate.
+	ExtraFor []int
+}
+
+// StreamHashJoin is an incremental equi-join of two changelogs (inner,
+// left, right, full; semi/anti for IN/EXISTS). Both sides are kept in
+// state tables keyed by join key + stream key; for outer joins each side's
+// state also holds the row's degree (its number of matches) so NULL-padded
+// rows are emitted and retracted exactly.
+type StreamHashJoin struct {
+	StreamBase
+	Kind       JoinKind
+	Left       StreamNode
+	Right      StreamNode
+	LeftKeys   []int // input columns of Left
+	RightKeys  []int // input columns of Right
+	Cond       Expr  // residual over left ++ right columns, nil for none
+	LeftState  StateTableDesc
+	RightState StateTableDesc
+}
+
+// StreamTopN keeps the rows ranked Offset..Offset+Limit by Order, per
+// group of GroupBy (empty: one group). WithTies keeps rows tied with the
+// last one (RANK() <= N). Output: the input columns (plus RankCol when the
+// query selects the rank).
+type StreamTopN struct {
+	StreamBase
+	Input    StreamNode
+	GroupBy  []int
+	Order    []SortKey // expressions are ColRefs of Input
+	Limit    int64
+	Offset   int64
+	WithTies bool
+	// RankFn is "" (plain ORDER BY LIMIT), "row_number", "rank" or
+	// "dense_rank"; RankCol >= 0 when the rank is an output column.
+	RankFn  string
+	RankCol int
+	State   StateTableDesc
+}
+
+// StreamUnion merges inputs with identical schemas (UNION ALL; UNION
+// DISTINCT is a StreamUnion under a StreamHashAgg on all columns). Barriers
+// are aligned across inputs.
+type StreamUnion struct {
+	StreamBase
+	Inputs []StreamNode
+}
+
+// StreamExchange repartitions its input for the next fragment: a fragment
+// boundary in the dataflow (actors on each side are joined by bounded
+// channels).
+type StreamExchange struct {
+	StreamBase
+	Input StreamNode
+}
+
+// StreamMaterialize writes the view's rows into the relation's storage
+// (keyed by the view's primary key = stream key) and is the job's root.
+// Rows whose op is a retraction delete by key.
+type StreamMaterialize struct {
+	StreamBase
+	Input StreamNode
+	Rel   *catalog.Relation
+	// Cols maps Rel.Cols (in order) to input columns.
+	Cols  []int
+	State StateTableDesc
+}
+
+// StreamBase implementations.
+func (n *StreamTableScan) Base() *StreamBase   { return &n.StreamBase }
+func (n *StreamValues) Base() *StreamBase      { return &n.StreamBase }
+func (n *StreamProject) Base() *StreamBase     { return &n.StreamBase }
+func (n *StreamFilter) Base() *StreamBase      { return &n.StreamBase }
+func (n *StreamHashAgg) Base() *StreamBase     { return &n.StreamBase }
+func (n *StreamHashJoin) Base() *StreamBase    { return &n.StreamBase }
+func (n *StreamTopN) Base() *StreamBase        { return &n.StreamBase }
+func (n *StreamUnion) Base() *StreamBase       { return &n.StreamBase }
+func (n *StreamExchange) Base() *StreamBase    { return &n.StreamBase }
+func (n *StreamMaterialize) Base() *StreamBase { return &n.StreamBase }
+
+func (n *StreamTableScan) StreamInputs() []StreamNode   { return nil }
+func (n *StreamValues) StreamInputs() []StreamNode      { return nil }
+func (n *StreamProject) StreamInputs() []StreamNode     { return []StreamNode{n.Input} }
+func (n *StreamFilter) StreamInputs() []StreamNode      { return []StreamNode{n.Input} }
+func (n *StreamHashAgg) StreamInputs() []StreamNode     { return []StreamNode{n.Input} }
+func (n *StreamHashJoin) StreamInputs() []StreamNode    { return []StreamNode{n.Left, n.Right} }
+func (n *StreamTopN) StreamInputs() []StreamNode        { return []StreamNode{n.Input} }
+func (n *StreamUnion) StreamInputs() []StreamNode       { return n.Inputs }
+func (n *StreamExchange) StreamInputs() []StreamNode    { return []StreamNode{n.Input} }
+func (n *StreamMaterialize) StreamInputs() []StreamNode { return []StreamNode{n.Input} }

@@ -1,0 +1,124 @@
+package types
+
+import "fmt"
+
+// This file holds the vocabulary of checkpoint barriers shared by the
+// stream operators (executor) and the barrier coordinator (checkpoint):
+// DESIGN.md §2 and §5.
+
+// Epoch is the pair of epochs a barrier separates: the rows before the
+// barrier belong to Curr, and Prev is the epoch of the barrier before it
+// (after a start or recovery: the committed epoch state was restored
+// from).
+type Epoch struct {
+	Prev, Curr uint64
+}
+
+// BarrierKind says what a barrier asks of the operators it passes.
+type BarrierKind uint8
+
+const (
+	// BarrierCheckpoint is the ordinary barrier: operators write the epoch's
+	// dirty state into its write set and forward the barrier.
+	BarrierCheckpoint BarrierKind = iota
+	// BarrierInitial is the first barrier after a start or a recovery:
+	// operators initialise their state as of Epoch.Prev, the committed
+	// epoch, then treat it as a checkpoint barrier. It is committed like
+	// any other.
+	BarrierInitial
+)
+
+func (k BarrierKind) String() string {
+	switch k {
+	case BarrierCheckpoint:
+		return "checkpoint"
+	case BarrierInitial:
+		return "initial"
+	}
+	return fmt.Sprintf("BarrierKind(%d)", uint8(k))
+}
+
+// JobID identifies a streaming job (the dataflow of one materialized view
+// or sink).
+type JobID uint32
+
+// ActorID identifies one actor (a goroutine running a chain of operators)
+// of a job.
+type ActorID uint32
+
+// Job is a streaming job as the coordinator sees it: the actors that must
+// acknowledge every barrier. The engine injects a barrier into the job's
+// source actors; it reaches every other actor through the dataflow.
+type Job struct {
+	ID     JobID
+	Actors []ActorID
+}
+
+// MutationKind is the kind of control change a barrier carries.
+type MutationKind uint8
+
+const (
+	// MutationNone: the barrier changes nothing.
+	MutationNone MutationKind = iota
+	// MutationAddJob: Mutation.Job's actors start with this barrier, which
+	// is the first one they see (and acknowledge).
+	MutationAddJob
+	// MutationStopJob: Mutation.Job's actors acknowledge this barrier and
+	// then stop; later barriers no longer await them.
+	MutationStopJob
+	// MutationPause: sources stop reading after this barrier (barriers
+	// keep flowing).
+	MutationPause
+	// MutationResume: sources read again after this barrier.
+	MutationResume
+)
+
+func (k MutationKind) String() string {
+	switch k {
+	case MutationNone:
+		return "none"
+	case MutationAddJob:
+		return "add"
+	case MutationStopJob:
+		return "stop"
+	case MutationPause:
+		return "pause"
+	case MutationResume:
+		return "resume"
+	}
+	return fmt.Sprintf("MutationKind(%d)", uint8(k))
+}
+
+// Mutation is a control change carried by a barrier, so that every actor
+// applies it at the same point of the stream.
+type Mutation struct {
+	Kind MutationKind
+	// Job is the job added (with its actors) or stopped (ID only is
+	// needed) by MutationAddJob and MutationStopJob.
+	Job Job
+}
+
+// Barrier is a checkpoint barrier as injected by the coordinator.
+type Barrier struct {
+	Epoch    Epoch
+	Kind     BarrierKind
+	Mutation Mutation
+}
+
+// Watermark says that no later row will have a value below Val in column
+// Col (of type T) of the stream it travels in (DESIGN.md §2). Multi-input
+// operators forward the minimum over their inputs.
+type Watermark struct {
+	Col int
+	T   T
+	Val Datum
+}
+
+// Message is what flows between stream operators: exactly *Chunk, Barrier
+// or Watermark (DESIGN.md §2). The interface is sealed by an unexported
+// method.
+type Message interface{ isMessage() }
+
+func (*Chunk) isMessage()    {}
+func (Barrier) isMessage()   {}
+func (Watermark) isMessage() {}
