@@ -63,6 +63,11 @@ var quoteWords = func() map[string]bool {
 	return m
 }()
 
+// byWords are the words BY follows as a keyword in a query (ORDER BY,
+// GROUP BY, PARTITION BY); elsewhere by is a name, which Postgres allows
+// (it is an unreserved keyword) and TiDB does not unless quoted.
+var byWords = map[string]bool{"order": true, "group": true, "partition": true}
+
 // bridge holds the state of bridging one statement.
 type bridge struct {
 	src  string
@@ -370,6 +375,7 @@ type emitter struct {
 	outs   []int // output offsets of pieces, ascending
 	srcs   []int // their source offsets
 	params map[int]int
+	last   string // the piece written last
 }
 
 func (e *emitter) write(s string, src int) {
@@ -395,6 +401,7 @@ func (e *emitter) write(s string, src int) {
 	e.outs = append(e.outs, e.b.Len())
 	e.srcs = append(e.srcs, src)
 	e.b.WriteString(s)
+	e.last = s
 }
 
 // srcOffset maps an output offset back to the source offset of the piece
@@ -437,7 +444,7 @@ func (e *emitter) node(n *node, next *node) {
 				} else {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
-			} else if quoteWords[t.Val] && !next.isParen() {
+			} else if (quoteWords[t.Val] && !next.isParen()) || (t.Val == "by" && !byWords[e.last]) {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
