@@ -33,8 +33,9 @@
 //	                                           status or rank, are written quoted unless a "("
 //	                                           follows, which does not change the name; so are
 //	                                           type words left after rewrite 2 (int, real,
-//	                                           interval, ...) and rows/range/groups unless a
-//	                                           frame bound follows)
+//	                                           interval, ...), rows/range/groups unless a
+//	                                           frame bound follows, and by unless it follows
+//	                                           ORDER, GROUP or PARTITION)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
