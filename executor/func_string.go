@@ -845,6 +845,37 @@ func init() {
 		}
 		return dText(strings.Join(parts, d[1].S))
 	})
+	// x = ANY(text[]): true if an element equals x, NULL if none does
+	// but one is NULL, false otherwise (docs §9.24.3).
+	defRow("pg_any_eq", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		elems, err := parseTextArray(d[1].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		sawNull := false
+		for _, e := range elems {
+			if e == nil {
+				sawNull = true
+			} else if *e == d[0].S {
+				return types.DBool(true), nil
+			}
+		}
+		if sawNull {
+			return types.NullDatum, nil
+		}
+		return types.DBool(false), nil
+	})
+	// x[i]: the i-th element (from 1), NULL outside the array.
+	defRow("pg_subscript", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		elems, err := parseTextArray(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if d[1].I < 1 || d[1].I > int64(len(elems)) || elems[d[1].I-1] == nil {
+			return types.NullDatum, nil
+		}
+		return dText(*elems[d[1].I-1])
+	})
 	arrLen := func(upper bool) rowFn {
 		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 			elems, err := parseTextArray(d[0].S)

@@ -78,6 +78,19 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 		failf(pgerr.SyntaxError, "syntax error in ARRAY(subquery)")
+	case "pg_subscript":
+		// x[i] over text[], weir's only array type. The element's
+		// Postgres type may be another (int2[] in psql's catalog
+		// queries), so the element is typed like an untyped literal and
+		// takes its type from the context, as text by default.
+		if len(n.Args) == 2 {
+			args := b.exprs(c, n.Args)
+			if b.typeOf(args[0]).ID == types.TextArray {
+				call := b.call("pg_subscript", args, n, false, Scalar)
+				call.T = types.TUnknown
+				return call
+			}
+		}
 	case "pg_any_eq":
 		if len(n.Args) == 2 {
 			x := b.expr(c, n.Args[0])
@@ -92,7 +105,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					}
 				}
 			}
-			return b.call("pg_any_eq", []Expr{x, b.expr(c, n.Args[1])}, n, false, Scalar)
+			// weir's only array type is text[]: compare x's text form
+			// with the elements, as Postgres does after coercing the
+			// elements to x's type (exact for text, oid and integers).
+			a := b.expr(c, n.Args[1])
+			if b.typeOf(a).ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
+				if cx := b.tryCoerce(x, types.TText, ctxExplicit); cx != nil {
+					x = cx
+				}
+			}
+			return b.call("pg_any_eq", []Expr{x, a}, n, false, Scalar)
 		}
 	}
 	if _, ok := b.isAggregate(n); ok {
@@ -101,9 +123,19 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
 }
 
-// lookupType parses a type name as written in a cast.
+// lookupType parses a type name as written in a cast. weir models one
+// array type, text[]: a cast to an array of another element type (psql
+// writes int2[] and oid[] in its catalog queries) yields text[], whose
+// elements print as Postgres prints the element type's values.
 func (b *binder) lookupType(text string, node ast.Node) types.T {
 	tn, err := parseType(text)
+	if err != nil && pgerr.CodeOf(err) == pgerr.FeatureNotSupported {
+		if elem, ok := strings.CutSuffix(strings.TrimSpace(text), "[]"); ok {
+			if _, eerr := parseType(elem); eerr == nil {
+				return types.TTextArray
+			}
+		}
+	}
 	if err != nil {
 		fail(pgerr.As(err).WithPosition(b.pos(node)))
 	}

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/sql"
 )
@@ -56,6 +58,10 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 				text := castTypeText(n)
 				if reg := lenientTypeName(text); reg != "" {
 					return reg, 1
+				}
+				// Postgres names x::t[] after t, the type name's last part.
+				if elem, ok := strings.CutSuffix(strings.TrimSpace(text), "[]"); ok {
+					text = elem
 				}
 				return pgTypeName(b.lookupType(text, n)), 1
 			}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	tidb "github.com/pingcap/tidb/pkg/parser"
@@ -78,6 +79,8 @@ type bridge struct {
 	// statement (the main text, TVF arguments, RETURNING), in that order,
 	// with their Postgres numbers.
 	markers []markerRef
+	// lastMap maps the text of the latest parse back to the source.
+	lastMap *SourceMap
 }
 
 type markerRef struct {
@@ -140,6 +143,7 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 		return nil, err
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
+	b.q.Map = b.lastMap
 	if returning != nil {
 		rs := b.level(returning)
 		if b.err != nil {
@@ -154,6 +158,7 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 			return nil, b.syntaxError(returning[0].off)
 		}
 		b.q.Returning = s.Fields.Fields
+		b.q.ReturningMap = b.lastMap
 	}
 	b.finishParams()
 	return b.q, nil
@@ -220,6 +225,7 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
+	b.q.Map = b.lastMap
 	b.finishParams()
 	return b.q, nil
 }
@@ -304,6 +310,8 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 		}
 		return nil, text, b.syntaxError(e.srcOffset(off))
 	}
+	positionNodes(stmt, text)
+	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text}
 	var ms []*ParamMarker
 	stmt.Accept(&markerVisitor{out: &ms})
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Offset < ms[j].Offset })
@@ -402,6 +410,67 @@ func (e *emitter) write(s string, src int) {
 	e.srcs = append(e.srcs, src)
 	e.b.WriteString(s)
 	e.last = s
+}
+
+// SourceMap maps byte offsets of a bridged text (such as the
+// OriginTextPosition of a TiDB AST node) back to the statement's original
+// text: each offset maps to the source token the bridged piece holding it
+// came from.
+type SourceMap struct {
+	outs, srcs []int // as in emitter
+	base       int   // source offset of Query.Text
+	src        string
+	text       string // the bridged text
+}
+
+// Pos returns the 1-based character position in Query.Text of the source
+// token that produced the bridged byte offset off, or 0 when off lies
+// outside the bridged text. Postgres's ErrorResponse Position counts
+// characters the same way.
+func (m *SourceMap) Pos(off int) int {
+	if m == nil || off < 0 || len(m.outs) == 0 {
+		return 0
+	}
+	i := sort.SearchInts(m.outs, off+1) - 1
+	if i < 0 {
+		i = 0
+	}
+	s := m.srcs[i] - m.base
+	if s < 0 || m.base+s > len(m.src) {
+		return 0
+	}
+	return utf8.RuneCountInString(m.src[m.base:m.base+s]) + 1
+}
+
+// PosBefore is Pos of the bridged token that ends just before the
+// bridged byte offset off (blanks skipped): for the right operand of a
+// binary operator, the operator. It returns 0 when there is none.
+func (m *SourceMap) PosBefore(off int) int {
+	if m == nil || off <= 0 || off > len(m.text) {
+		return 0
+	}
+	i := off
+	for i > 0 && m.text[i-1] == ' ' {
+		i--
+	}
+	if i == 0 {
+		return 0
+	}
+	isWord := func(c byte) bool { return isIdentCont(c) }
+	isOp := func(c byte) bool { return strings.IndexByte("+-*/<>=~!@#%^&|`?", c) >= 0 }
+	switch c := m.text[i-1]; {
+	case isWord(c):
+		for i > 0 && isWord(m.text[i-1]) {
+			i--
+		}
+	case isOp(c):
+		for i > 0 && isOp(m.text[i-1]) {
+			i--
+		}
+	default:
+		i--
+	}
+	return m.Pos(i)
 }
 
 // srcOffset maps an output offset back to the source offset of the piece
