@@ -120,6 +120,12 @@
 //	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
 //	    LIMIT $1::int, LIMIT (5)               LIMIT ?, LIMIT 5 (TiDB takes only a number or
 //	                                           a parameter; the cast is dropped)
+//	    LIMIT e, OFFSET e (any other count:    LIMIT 18446744073709550000+k: the k-th such
+//	    -1, NULL, 2.5, $1 + 1, (subquery))     count (from 0) is parsed apart as SELECT e and
+//	                                           put in place of the sentinel in the AST; its
+//	                                           parameter markers come before the statement's
+//	                                           and its node offsets are k+1 << 30 past the
+//	                                           bridged text's, which Query.Map covers
 //	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
 //	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
 //	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
