@@ -73,6 +73,9 @@
 //	 7b agg(args ORDER BY k1 DESC, k2)         agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc'))
 //	                                           the last argument carries the aggregate's
 //	                                           ordering (TiDB only has it for GROUP_CONCAT)
+//	 7c agg(DISTINCT args), agg not one of     agg(args, pg_agg_distinct()) (after any
+//	    count sum avg min max stddev_pop ...   pg_agg_order_by: the marker is last), as
+//	                                           TiDB's grammar has DISTINCT only for its own
 //	 8  $n                                     ? ; after parsing each *ParamMarker has Order
 //	                                           set and Query.Params[Order] = n. Orders count
 //	                                           the markers of the TVF arguments first, then

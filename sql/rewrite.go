@@ -572,16 +572,31 @@ func (b *bridge) calls(seq []*node) []*node {
 			// quoted, each is a plain call of the Postgres function.
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
-			continue
 		}
 		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
 			seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
 		}
 		if !notFunctions[w] && !windowWords[w] {
 			aggOrder(seq[i+1])
+			aggDistinct(w, seq[i+1])
 		}
 	}
 	return seq
+}
+
+// tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar
+// takes; the others get it from the bridge as a marker argument.
+var tidbDistinctAggs = wordSet(`count sum avg min max group_concat std stddev_pop stddev_samp var_pop var_samp`)
+
+// aggDistinct rewrites agg(DISTINCT args) of an aggregate TiDB does not
+// know into agg(args, pg_agg_distinct()): the marker is the last argument,
+// after any pg_agg_order_by.
+func aggDistinct(name string, g *node) {
+	if tidbDistinctAggs[name] || !g.isParen() || len(g.kids) < 2 || !g.kids[0].isWord("distinct") || isSubquery(g.kids) {
+		return
+	}
+	off := g.kids[0].off
+	g.kids = append(g.kids[1:], leafOp(",", off), textNode("pg_agg_distinct()", off))
 }
 
 // windowWords stand before a parenthesised ORDER BY that is not an
