@@ -224,6 +224,10 @@ type colInfo struct {
 	// merged columns were folded into a USING/NATURAL column: they are
 	// reachable only qualified, and only `t.*` lists them.
 	merged bool
+	// pk marks the columns of a table's (declared) primary key: grouping
+	// by all of them makes the table's other columns functionally
+	// dependent on the group, so they may be selected ungrouped.
+	pk bool
 }
 
 // scope is the set of columns a query level's expressions can name, in

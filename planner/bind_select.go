@@ -766,6 +766,12 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
 		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
 	}
+	for _, i := range rel.PK {
+		// A generated row id is no declared key (Postgres has none).
+		if i < len(sc.cols) && !sc.cols[i].hidden {
+			sc.cols[i].pk = true
+		}
+	}
 	return scan, sc
 }
 
