@@ -201,6 +201,10 @@ func registerAggregates() {
 	os = append(os, agg("string_agg", tText, tText, tText), agg("string_agg", tBytea, tBytea, tBytea),
 		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
 		agg("array_agg", tTArr, tText), agg("jsonb_agg", tJsonb, tAny),
+		// array_agg of these prints exactly as Postgres's typed arrays do
+		// (weir's only array type is text[]; see executor's arrayAggAcc).
+		agg("array_agg", tTArr, tI2), agg("array_agg", tTArr, tI4), agg("array_agg", tTArr, tI8),
+		agg("array_agg", tTArr, tNum), agg("array_agg", tTArr, tBool),
 		agg("jsonb_object_agg", tJsonb, tText, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
 		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8))

@@ -68,6 +68,7 @@ const (
 	AmbiguousColumn              Code = "42702"
 	AmbiguousFunction            Code = "42725"
 	AmbiguousParameter           Code = "42P08"
+	IndeterminateDatatype        Code = "42P18"
 	DatatypeMismatch             Code = "42804"
 	WrongObjectType              Code = "42809"
 	CannotCoerce                 Code = "42846"
