@@ -714,6 +714,9 @@ func init() {
 		if ret.ID == types.Jsonb {
 			return impl{row: jsonbConcat}, true
 		}
+		if ret.ID == types.TextArray {
+			return impl{row: arrayCat, nonStrict: true}, true
+		}
 		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
 		}}, true
@@ -898,4 +901,24 @@ func init() {
 		elems, err := parseTextArray(d[0].S)
 		return types.DInt(int64(len(elems))), err
 	})
+}
+
+// arrayCat concatenates two text[] values; a NULL operand counts as an
+// empty array, NULL || NULL is NULL (array_cat).
+func arrayCat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	switch {
+	case d[0].Null:
+		return d[1], nil
+	case d[1].Null:
+		return d[0], nil
+	}
+	a, an, err := types.ParseTextArray(d[0].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	b, bn, err := types.ParseTextArray(d[1].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	return dText(types.FormatTextArray(append(a, b...), append(an, bn...)))
 }

@@ -78,6 +78,14 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 		failf(pgerr.SyntaxError, "syntax error in ARRAY(subquery)")
+	case "trim":
+		// TRIM([LEADING|TRAILING|BOTH] [chars] FROM s) is Postgres's
+		// ltrim, rtrim or btrim (s, chars).
+		if len(n.Args) == 3 {
+			if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {
+				return b.call(trimFunc(d.Direction), b.exprs(c, n.Args[:2]), n, false, Scalar)
+			}
+		}
 	case "pg_subscript":
 		// x[i] over text[], weir's only array type. The element's
 		// Postgres type may be another (int2[] in psql's catalog
@@ -623,4 +631,15 @@ func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, a
 	out.Plan = plan
 	out.Correlated = lvl.correlated
 	return out
+}
+
+// trimFunc is the function TRIM with direction d stands for.
+func trimFunc(d ast.TrimDirectionType) string {
+	switch d {
+	case ast.TrimLeading:
+		return "ltrim"
+	case ast.TrimTrailing:
+		return "rtrim"
+	}
+	return "btrim"
 }

@@ -814,10 +814,14 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 			if arr, ok := unparen(f.Args[0]).(*ast.FuncCallExpr); ok && arr.FnName.L == "pg_array" {
 				args, t := b.unify("ARRAY", b.exprs(c, arr.Args), arr)
 				tf = &TableFunc{Fn: "unnest", Args: args, Out: types.Schema{{Name: "unnest", T: t}}}
+			} else if arg := b.expr(c, f.Args[0]); b.typeOf(arg).ID == types.TextArray {
+				// unnest(text[] value), possibly of an outer column
+				// (psql's \d+ unnests pg_class.reloptions).
+				tf = &TableFunc{Fn: "unnest", Args: []Expr{arg}, Out: types.Schema{{Name: "unnest", T: types.TText}}}
 			}
 		}
 		if tf == nil {
-			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...]")
+			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...] and text[]")
 		}
 	default:
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)

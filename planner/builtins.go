@@ -66,6 +66,14 @@ func intResult(a, b types.TypeID) types.TypeID {
 	return b
 }
 
+// arrayCat is text[] || text[] (array_cat), which treats a NULL operand
+// as an empty array.
+var arrayCat = func() *Overload {
+	o := op("||", tTArr, tTArr, tTArr)
+	o.NonStrict = true
+	return o
+}()
+
 func init() {
 	var os []*Overload
 
@@ -120,7 +128,7 @@ func init() {
 	// whose non-text side is converted with its output function.
 	os = append(os, op("||", tText, tText, tText), op("||", tBytea, tBytea, tBytea),
 		op("||", tJsonb, tJsonb, tJsonb),
-		op("||", tText, tText, tAny), op("||", tText, tAny, tText))
+		op("||", tText, tText, tAny), op("||", tText, tAny, tText), arrayCat)
 
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
 	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
