@@ -211,7 +211,8 @@ type Insert struct {
 }
 
 // Update rewrites the rows Input yields. Input yields the old rows in
-// Rel.Cols order; Set[i] computes the new value of column i from the old
+// Rel.Cols order, for UPDATE ... FROM followed by the columns of the other
+// tables joined; Set[i] computes the new value of column i from the input
 // row (nil keeps it). Returning is evaluated over the new row.
 type Update struct {
 	Rel       *catalog.Relation
