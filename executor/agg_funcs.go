@@ -958,7 +958,9 @@ func sameRowLoose(a, b types.Row) bool {
 func (a *orderedAcc) Result() types.Datum {
 	rows := make([]types.Row, len(a.rows))
 	copy(rows, a.rows)
-	sort.SliceStable(rows, func(i, j int) bool {
+	// Postgres sorts an aggregate's input with its own quicksort; equal
+	// keys come out in the same order.
+	pgQsort(len(rows), func(i, j int) int {
 		x, y := rows[i][a.nargs:], rows[j][a.nargs:]
 		for k, key := range a.keys {
 			c := cmpNulls(x[k], y[k], key.T, key.NullsFirst != key.Desc)
@@ -966,11 +968,11 @@ func (a *orderedAcc) Result() types.Datum {
 				c = -c
 			}
 			if c != 0 {
-				return c < 0
+				return c
 			}
 		}
-		return false
-	})
+		return 0
+	}, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 	// The aggregates that take ORDER BY here (string_agg, count, min,
 	// max, bool_*) cannot fail in Add, so there is no error to lose.
 	inner := a.mk()

@@ -65,6 +65,12 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	case "greatest", "least":
 		args, t := b.unify(strings.ToUpper(name), b.exprs(c, n.Args), n)
 		return &Call{Fn: name, Args: args, T: t}
+	case "pg_at_time_zone":
+		// x AT TIME ZONE z (sql doc.go #21) is Postgres's timezone(z, x).
+		if len(n.Args) == 2 {
+			args := b.exprs(c, n.Args)
+			return b.call("timezone", []Expr{args[1], args[0]}, n, false, Scalar)
+		}
 	case "pg_array":
 		args, _ := b.unify("ARRAY", b.exprs(c, n.Args), n)
 		for i, a := range args {

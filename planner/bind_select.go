@@ -139,6 +139,19 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	if n.Kind == ast.SelectStmtKindTable {
 		failf(pgerr.FeatureNotSupported, "TABLE statements are not supported")
 	}
+	// DISTINCT ON (doc.go #27 in package sql): the first field holds the
+	// keys. Bind a copy without it, as a plain SELECT whose output is
+	// sorted and then reduced to the first row of each key.
+	var distinctOn []ast.ExprNode
+	if n.Distinct && n.Fields != nil && len(n.Fields.Fields) > 0 {
+		if fc, ok := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_distinct_on" {
+			distinctOn = fc.Args
+			cp := *n
+			cp.Fields = &ast.FieldList{Fields: n.Fields.Fields[1:]}
+			cp.Distinct = false
+			n = &cp
+		}
+	}
 	var plan Plan
 	var sc *scope
 	if n.From == nil {
@@ -216,7 +229,40 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	// ORDER BY, possibly adding hidden columns.
 	var keys []SortKey
 	var extras []Expr
-	if n.OrderBy != nil {
+	var onKeys []Expr
+	switch {
+	case distinctOn != nil:
+		// The keys are bound like ORDER BY items (output names and
+		// ordinals allowed), ahead of the ORDER BY list.
+		var by []*ast.ByItem
+		for _, e := range distinctOn {
+			by = append(by, &ast.ByItem{Expr: e, NullOrder: true})
+		}
+		nOn := len(by)
+		if n.OrderBy != nil {
+			by = append(by, n.OrderBy.Items...)
+		}
+		all, ex := b.orderBy(post, by, items, false)
+		extras = ex
+		for _, k := range all[:nOn] {
+			onKeys = append(onKeys, k.Expr)
+		}
+		keys = all[nOn:]
+		if n.OrderBy == nil {
+			keys = all[:nOn]
+		}
+		// Postgres: each DISTINCT ON key must be among the leading
+		// ORDER BY keys, so equal keys are adjacent after the sort.
+		lead := map[int]bool{}
+		for i := 0; i < len(keys) && i < nOn; i++ {
+			lead[keys[i].Expr.(*ColRef).Idx] = true
+		}
+		for i, k := range onKeys {
+			if !lead[k.(*ColRef).Idx] {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").WithPosition(b.pos(distinctOn[i])))
+			}
+		}
+	case n.OrderBy != nil:
 		keys, extras = b.orderBy(post, n.OrderBy.Items, items, n.Distinct)
 	}
 	// Assemble the plan.
@@ -257,6 +303,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	}
 	if len(keys) > 0 {
 		plan = &Sort{Input: plan, Keys: keys}
+	}
+	if onKeys != nil {
+		plan = &Distinct{Input: plan, On: onKeys}
 	}
 	plan = b.limit(plan, n.Limit, outer, lvl)
 	if len(extras) > 0 {

@@ -554,7 +554,7 @@ func (e *emitter) node(n *node, next *node) {
 				} else {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
-			} else if (quoteWords[t.Val] && !next.isParen()) || (t.Val == "by" && !byWords[e.last]) {
+			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -583,6 +583,32 @@ func (e *emitter) node(n *node, next *node) {
 }
 
 var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
+
+// afterAs reports whether the last piece written is the word AS.
+func (e *emitter) afterAs() bool {
+	if len(e.outs) == 0 {
+		return false
+	}
+	last := e.b.String()[e.outs[len(e.outs)-1]:]
+	return last == "as" || last == "AS"
+}
+
+// labelWords are the words TiDB reserves that Postgres accepts as a
+// column label after AS (any keyword is a ColLabel there: `AS trailing`,
+// `AS order`). The words that begin a query follow AS in another role
+// (CREATE VIEW v AS SELECT, AS NOT MATERIALIZED) and are left alone.
+var labelWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range tidb.Keywords {
+		if k.Reserved {
+			m[strings.ToLower(k.Word)] = true
+		}
+	}
+	for _, w := range []string{"select", "with", "values", "not"} {
+		delete(m, w)
+	}
+	return m
+}()
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 

@@ -35,7 +35,9 @@
 //	                                           type words left after rewrite 2 (int, real,
 //	                                           interval, ...), rows/range/groups unless a
 //	                                           frame bound follows, and by unless it follows
-//	                                           ORDER, GROUP or PARTITION)
+//	                                           ORDER, GROUP or PARTITION; after AS every word
+//	                                           TiDB reserves is quoted, as Postgres takes any
+//	                                           keyword as a label there: AS trailing)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
@@ -153,11 +155,13 @@
 //	26  stddev(x), variance(x), div(a, b)      "stddev"(x), "variance"(x), "div"(a, b): plain
 //	                                           calls (TiDB reads stddev and variance as the
 //	                                           population forms and DIV as an operator)
+//	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
+//	                                           first field carries the keys)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
 // source token the failing bridged token came from.
 //
-// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS and SIMILAR TO are
+// Known gaps: ON CONFLICT, GROUPING SETS and SIMILAR TO are
 // not rewritten (TiDB rejects them: 42601); -2 ^ 2 is read as -(2 ^ 2).
 package sql

@@ -19,6 +19,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
+	seq = b.distinctOn(seq)
 	seq = b.typedLiterals(seq)
 	seq = b.calls(seq)
 	seq = b.subscripts(seq)
@@ -33,6 +34,25 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.nullsOrder(seq)
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
+	return seq
+}
+
+// distinctOn rewrites SELECT DISTINCT ON (k1, k2) list into SELECT
+// DISTINCT pg_distinct_on(k1, k2), list (doc.go #27): the binder takes
+// the first select field back out as the DISTINCT ON keys.
+func (b *bridge) distinctOn(seq []*node) []*node {
+	for i := 0; i+3 < len(seq); i++ {
+		if !seq[i].isWord("select") || !seq[i+1].isWord("distinct") || !seq[i+2].isWord("on") || !seq[i+3].isParen() {
+			continue
+		}
+		g := seq[i+3]
+		if len(g.kids) == 0 {
+			b.fail(b.syntaxError(g.off))
+			return seq
+		}
+		call := synth("pg_distinct_on(", g.kids, ")", seq[i+2].off)
+		seq = splice(seq, i+2, i+4, call, leafOp(",", g.off))
+	}
 	return seq
 }
 
