@@ -101,6 +101,10 @@ type Join struct {
 	RightKeys []Expr
 	Cond      Expr
 	Out       types.Schema
+	// Lateral marks a LATERAL right side: Right is re-evaluated per left
+	// row, its OuterRefs of depth 1 reading that row (Kind is InnerJoin or
+	// LeftJoin, and there are no keys).
+	Lateral bool
 }
 
 // SortKey is one ORDER BY item. NullsFirst is explicit: the binder fills in
