@@ -91,4 +91,4 @@ func (j *LateralJoin) Close() {
 type bufferOp struct{ buf rowBuffer }
 
 func (b *bufferOp) Next(context.Context) (*types.Chunk, error) { return b.buf.next(), nil }
-func (b *bufferOp) Close()                                    {}
+func (b *bufferOp) Close()                                     {}
