@@ -119,6 +119,9 @@ func schemaOf(n sql.ObjectName) string {
 const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+		return nil, err
+	}
 	if st.With["connector"] != "" || st.Format != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables with a connector are not supported yet")
 	}
@@ -226,6 +229,9 @@ func (s *Session) checkDefault(text string, t types.T) error {
 }
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE VIEW"); err != nil {
+		return nil, err
+	}
 	if st.Materialized {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views are not supported yet")
 	}
@@ -267,6 +273,9 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
 			return done("CREATE VIEW")
 		case st.OrReplace && old.Kind == catalog.KindView:
+			if err := checkViewReplace(old, rel); err != nil {
+				return nil, err
+			}
 			rel.ID, rel.OID = old.ID, old.OID
 			if err := e.cat.Replace(rel); err != nil {
 				return nil, err
@@ -292,6 +301,9 @@ var dropKinds = map[string]catalog.Kind{
 }
 
 func (s *Session) drop(st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("DROP"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	tag := "DROP " + strings.ToUpper(st.Kind)
 	if st.Kind == "schema" || st.Kind == "index" {
@@ -381,6 +393,9 @@ func inList(rs []*catalog.Relation, id uint32) bool {
 }
 
 func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -400,6 +415,9 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 }
 
 func (s *Session) truncate(st *sql.Truncate) (wire.Result, error) {
+	if err := s.noDDLInBlock("TRUNCATE"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -508,7 +526,11 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 		failed := s.txn == 'E'
 		s.txn = 'I'
 		if failed {
+			_ = s.endTxn(false)
 			return done("ROLLBACK")
+		}
+		if err := s.endTxn(true); err != nil {
+			return nil, err
 		}
 		return done("COMMIT")
 	default:
@@ -516,6 +538,7 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 		}
 		s.txn = 'I'
+		_ = s.endTxn(false)
 		return done("ROLLBACK")
 	}
 }
@@ -658,4 +681,24 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 		return 0, err
 	}
 	return int64(len(rows)), nil
+}
+
+// checkViewReplace applies Postgres's rule for CREATE OR REPLACE VIEW: the
+// new query must produce the old columns, with the same names and types,
+// in the same order; it may only add columns at the end.
+func checkViewReplace(old, rel *catalog.Relation) error {
+	if len(rel.Cols) < len(old.Cols) {
+		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, oc := range old.Cols {
+		nc := rel.Cols[i]
+		if nc.Name != oc.Name {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", oc.Name, nc.Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if nc.T != oc.T {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", oc.Name, oc.T, nc.T)
+		}
+	}
+	return nil
 }

@@ -168,6 +168,11 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		if n.Order < len(b.q.Params) {
 			num = b.q.Params[n.Order]
 		}
+		// The protocol counts parameters in an int16 (Postgres allows
+		// 65535); $0 and beyond are not parameters at all.
+		if num < 1 || num > maxParams {
+			fail(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", num).WithPosition(b.pos(n)))
+		}
 		if num > len(b.params) {
 			grow := make([]types.T, num)
 			copy(grow, b.params)
@@ -810,3 +815,8 @@ func (b *binder) unify(context string, es []Expr, node ast.Node) ([]Expr, types.
 	}
 	return out, t
 }
+
+// maxParams is the largest parameter number a statement may use: the
+// protocol's ParameterDescription counts parameters in an int16, and
+// Postgres allows 65535.
+const maxParams = 65535
