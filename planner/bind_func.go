@@ -534,8 +534,19 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
-	name := aggFuncName(n.Name)
-	args := n.Args
+	name, args, wrapped := windowTarget(n)
+	if wrapped {
+		// Postgres (parse_func.c) rejects these before resolving f.
+		if len(args) > 0 {
+			if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_distinct" && len(f.Args) == 0 {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(b.pos(n)))
+			}
+			if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(b.pos(n)))
+			}
+		}
+		b.checkWindowable(name, n)
+	}
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {
 			if _, star := l.Value.(int); star {
@@ -561,6 +572,39 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	ref := &ColRef{T: wc.T, Name: FormatWindowCall(wc)}
 	c.win.refs = append(c.win.refs, ref)
 	return ref
+}
+
+// windowTarget returns the function and arguments of a window call. The
+// bridge writes a call TiDB does not take before OVER, f(args) OVER spec,
+// as first_value(pg_window_call('f', args)) OVER spec (sql/doc.go #28);
+// wrapped reports that form.
+func windowTarget(n *ast.WindowFuncExpr) (name string, args []ast.ExprNode, wrapped bool) {
+	if strings.EqualFold(n.Name, "first_value") && len(n.Args) == 1 {
+		if f, ok := n.Args[0].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_window_call" && len(f.Args) > 0 {
+			if l, ok := f.Args[0].(*sql.Literal); ok {
+				if s, ok := l.Value.(string); ok {
+					return s, f.Args[1:], true
+				}
+			}
+		}
+	}
+	return aggFuncName(n.Name), n.Args, false
+}
+
+// checkWindowable fails with Postgres's error when name has overloads but
+// none is an aggregate or a window function (lower(x) OVER ()); a name
+// without any overload is left to the call's resolution (42883).
+func (b *binder) checkWindowable(name string, n ast.Node) {
+	os := Overloads(name)
+	if len(os) == 0 {
+		return
+	}
+	for _, o := range os {
+		if o.Kind == WindowOnly || o.Kind == Aggregate {
+			return
+		}
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(b.pos(n)))
 }
 
 // resolveWindowSpec merges a window clause with the named window it
