@@ -270,8 +270,9 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 		}
 	case Jsonb:
 		// Only text (above) casts to jsonb.
-	case TextArray:
-		// Only text (above) casts to text[].
+	}
+	if from.IsArray() && to.IsArray() {
+		return castArray(d, from, to, explicit, loc)
 	}
 	return NullDatum, cannotCast(from, to)
 }
