@@ -131,6 +131,10 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 		if len(s.ArgTypes) == 2 {
 			return func() Accumulator { return &stringAggAcc{} }, nil
 		}
+	case "array_agg":
+		if len(s.ArgTypes) == 1 && s.T.IsArray() {
+			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
+		}
 	case "bool_and", "every", "bool_or":
 		if at.ID == types.Bool {
 			and := s.Fn != "bool_or"
@@ -972,4 +976,36 @@ func quantize(x *apd.Decimal, rscale int) *apd.Decimal {
 		r.Negative = false
 	}
 	return r
+}
+
+// arrayAggAcc is array_agg(x): the input values, NULLs included, in input
+// order (or the aggregate's ORDER BY, applied by orderedAcc); NULL over no
+// rows. The result is the array's canonical text form (types.FormatArray);
+// timestamptz elements print in UTC since accumulators have no session
+// time zone.
+type arrayAggAcc struct {
+	t     types.T
+	elems []types.Datum
+}
+
+func (a *arrayAggAcc) Add(args []types.Datum) error {
+	a.elems = append(a.elems, args[0])
+	return nil
+}
+
+func (a *arrayAggAcc) Retract(args []types.Datum) error {
+	for i, e := range a.elems {
+		if e.Null == args[0].Null && (e.Null || types.Compare(e, args[0], a.t) == 0) {
+			a.elems = append(a.elems[:i], a.elems[i+1:]...)
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+func (a *arrayAggAcc) Result() types.Datum {
+	if len(a.elems) == 0 {
+		return types.NullDatum
+	}
+	return types.DString(types.FormatArray(a.elems, a.t, nil))
 }

@@ -35,6 +35,8 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return e
 	case "pg_concat":
 		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+	case "pg_cardinality":
+		return b.call("cardinality", b.exprs(c, n.Args), n, false, Scalar)
 	case "position":
 		// POSITION(sub IN str) arrives as position(sub, str) (the only form
 		// either grammar accepts); the function is position(str, sub).
@@ -72,11 +74,23 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			return b.call("timezone", []Expr{args[1], args[0]}, n, false, Scalar)
 		}
 	case "pg_array":
-		args, _ := b.unify("ARRAY", b.exprs(c, n.Args), n)
-		for i, a := range args {
-			args[i] = b.coerce(a, types.TText, ctxAssignment, "array element")
+		// ARRAY[...]: the elements take their common type (text when
+		// all are untyped), and the result is that type's array.
+		if len(n.Args) == 0 {
+			fail(pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[]."))
 		}
-		return b.call("array", args, n, false, Scalar)
+		args, t := b.unify("ARRAY", b.exprs(c, n.Args), n)
+		if t.ID == types.Unknown {
+			t = types.TText
+		}
+		at, ok := types.ArrayOf(t)
+		if !ok {
+			failf(pgerr.FeatureNotSupported, "arrays of type %s are not supported", t)
+		}
+		for i, a := range args {
+			args[i] = b.coerce(a, types.T{ID: t.ID, Mod: -1}, ctxAssignment, "array element")
+		}
+		return &Call{Fn: "array", Args: args, T: at}
 	case "pg_array_subquery":
 		if len(n.Args) == 1 {
 			if sq, ok := unparen(n.Args[0]).(*ast.SubqueryExpr); ok {
@@ -119,12 +133,17 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					}
 				}
 			}
-			// weir's only array type is text[]: compare x's text form
-			// with the elements, as Postgres does after coercing the
-			// elements to x's type (exact for text, oid and integers).
+			// Over text[] (the catalog's arrays of any element type), x's
+			// text form is compared with the elements, as Postgres does
+			// after coercing the elements to x's type (exact for text, oid
+			// and integers). Over other arrays x takes the element type.
 			a := b.expr(c, n.Args[1])
-			if b.typeOf(a).ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
+			if at := b.typeOf(a); at.ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
 				if cx := b.tryCoerce(x, types.TText, ctxExplicit); cx != nil {
+					x = cx
+				}
+			} else if at.IsArray() {
+				if cx := b.tryCoerce(x, at.Elem(), ctxImplicit); cx != nil {
 					x = cx
 				}
 			}

@@ -59,6 +59,9 @@ func ArrayOf(elem T) (T, bool) {
 // its element values. Errors are those of ParseTextArray and of the
 // element type's input function.
 func ArrayElems(s string, t T, loc *time.Location) ([]Datum, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
 	elems, nulls, err := ParseTextArray(s)
 	if err != nil {
 		return nil, err
@@ -84,6 +87,9 @@ func ArrayElems(s string, t T, loc *time.Location) ([]Datum, error) {
 // FormatArray prints element values of type elem in Postgres's array output
 // form, the storage form of an array Datum.
 func FormatArray(elems []Datum, elem T, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, e := range elems {
@@ -261,4 +267,15 @@ func parseArrayBinary(b []byte, t T) (Datum, error) {
 		return NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format in array element")
 	}
 	return DString(FormatArray(elems, et, time.UTC)), nil
+}
+
+// ArrayTypes returns every array type, in TypeID order.
+func ArrayTypes() []T {
+	var out []T
+	for id := TypeID(0); id < numTypeIDs; id++ {
+		if elemOf[id] != Unknown {
+			out = append(out, T{id, -1})
+		}
+	}
+	return out
 }

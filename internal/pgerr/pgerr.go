@@ -76,6 +76,7 @@ const (
 	InvalidColumnReference       Code = "42P10"
 	InvalidTableDefinition       Code = "42P16"
 	InvalidRecursion             Code = "42P19"
+	IndeterminateDatatype        Code = "42P18"
 	InvalidColumnDefinition      Code = "42611"
 	InvalidName                  Code = "42602"
 	TooManyColumns               Code = "54011"
