@@ -193,12 +193,13 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
-	e := s.eng
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	batch := e.db.NewBatch()
-	defer batch.Close()
-	w := &batchWriter{eng: e, batch: batch}
+	w, finish := s.beginWrite()
+	committed := false
+	defer func() {
+		if !committed {
+			_ = finish(false)
+		}
+	}()
 	var n int64
 	line := 0
 	insert := func(fields []*string) error {
@@ -261,7 +262,8 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx)
 	}
-	if err := batch.Commit(); err != nil {
+	committed = true
+	if err := finish(true); err != nil {
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))

@@ -35,14 +35,20 @@ func pkKey(rel *catalog.Relation, row types.Row) []byte {
 	return k
 }
 
-// snapshotSource serves scans from one storage snapshot.
+// snapshotSource serves scans from one storage snapshot, or, inside a
+// transaction block that has written, from the block's batch over the
+// committed data (so the block reads its own writes).
 type snapshotSource struct {
-	eng  *Engine
-	snap *storage.Snapshot
-	s    *Session
+	eng   *Engine
+	snap  *storage.Snapshot
+	s     *Session
+	batch *storage.Batch
 }
 
 func (src *snapshotSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
+	if src.batch != nil {
+		return src.batch.Scan(relID, colTypes), nil
+	}
 	return src.snap.Scan(relID, colTypes), nil
 }
 
@@ -55,6 +61,17 @@ func (src *snapshotSource) ScanSystem(ctx context.Context, schema, name string) 
 type batchWriter struct {
 	eng   *Engine
 	batch *storage.Batch
+	// tx is the transaction block the writes belong to (nil outside one);
+	// every touched key's committed state is remembered for COMMIT's check.
+	tx *txnState
+}
+
+// touch remembers a key's committed state for the block's COMMIT check.
+func (w *batchWriter) touch(rel *catalog.Relation, key []byte) error {
+	if w.tx == nil {
+		return nil
+	}
+	return w.tx.remember(w.eng, rel, key)
 }
 
 func (w *batchWriter) rel(id uint32) (*catalog.Relation, error) {
@@ -72,6 +89,9 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 	}
 	ts := relTypes(rel)
 	key := pkKey(rel, row)
+	if err := w.touch(rel, key); err != nil {
+		return err
+	}
 	if _, found, err := w.batch.Get(relID, key, ts); err != nil {
 		return err
 	} else if found {
@@ -87,6 +107,12 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 	}
 	ts := relTypes(rel)
 	oldKey, newKey := pkKey(rel, old), pkKey(rel, new)
+	if err := w.touch(rel, oldKey); err != nil {
+		return err
+	}
+	if err := w.touch(rel, newKey); err != nil {
+		return err
+	}
 	if string(oldKey) != string(newKey) {
 		if _, found, err := w.batch.Get(relID, newKey, ts); err != nil {
 			return err
@@ -105,7 +131,11 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	if err != nil {
 		return err
 	}
-	return w.batch.Delete(relID, pkKey(rel, old))
+	key := pkKey(rel, old)
+	if err := w.touch(rel, key); err != nil {
+		return err
+	}
+	return w.batch.Delete(relID, key)
 }
 
 func (w *batchWriter) NextRowID(relID uint32) (int64, error) {
@@ -132,16 +162,24 @@ func duplicateKey(rel *catalog.Relation, row types.Row) error {
 // rowCounter is implemented by DML operators.
 type rowCounter interface{ RowsAffected() int64 }
 
-// runWrite executes a DML statement to completion and commits it
-// durably (fsync) before returning.
-func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (wire.Result, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+// runWrite executes a DML statement to completion and, outside a
+// transaction block, commits it durably (fsync) before returning; inside
+// one, its writes join the block's batch.
+func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (res wire.Result, err error) {
+	w, finish := s.beginWrite()
+	committed := false
+	defer func() {
+		if !committed {
+			_ = finish(false)
+		}
+	}()
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
-	batch := e.db.NewBatch()
-	defer batch.Close()
-	ec := s.execCtx(params, &snapshotSource{eng: e, snap: snap, s: s}, &batchWriter{eng: e, batch: batch})
+	src := &snapshotSource{eng: e, snap: snap, s: s}
+	if w.tx != nil {
+		src.batch = w.batch
+	}
+	ec := s.execCtx(params, src, w)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err
@@ -171,8 +209,9 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx)
 	}
-	if err := batch.Commit(); err != nil {
-		return nil, pgerr.Wrap(pgerr.IOError, err, "could not commit")
+	committed = true
+	if err := finish(true); err != nil {
+		return nil, err
 	}
 	var n int64
 	if rc, ok := op.(rowCounter); ok {

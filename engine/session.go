@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,6 +30,8 @@ type Session struct {
 	// own (each is durable when acknowledged); BEGIN ... COMMIT blocks are
 	// accepted for client compatibility and tracked only for the status.
 	txn byte
+	// tx holds the block's pending writes (nil until the block writes).
+	tx *txnState
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -141,10 +144,25 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 func (s *Session) TxStatus() byte { return s.txn }
 
 // Close implements wire.Session.
-func (s *Session) Close() { s.eng.metrics.sessions.Dec() }
+func (s *Session) Close() {
+	_ = s.endTxn(false)
+	s.eng.metrics.sessions.Dec()
+}
+
+// recoverInternal turns a panic in statement processing into an internal
+// error (XX000) for the client, logging the stack: a bug in one statement
+// must never end the session or the server.
+func (s *Session) recoverInternal(err *error) {
+	if r := recover(); r != nil {
+		s.eng.log.Error("internal error", "panic", r, "stack", string(debug.Stack()))
+		*err = pgerr.New(pgerr.InternalError, "internal error: %v", r)
+		s.fail()
+	}
+}
 
 // Prepare implements wire.Session.
-func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (wire.Prepared, error) {
+func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (_ wire.Prepared, err error) {
+	defer s.recoverInternal(&err)
 	stmt, err := sql.Parse(text)
 	if err != nil {
 		s.fail()
@@ -186,7 +204,8 @@ type failTracking struct {
 	s *Session
 }
 
-func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (wire.Result, error) {
+func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (_ wire.Result, err error) {
+	defer f.s.recoverInternal(&err)
 	r, err := f.Prepared.Execute(ctx, params, io)
 	if err != nil {
 		f.s.fail()
@@ -200,7 +219,8 @@ type failTrackingResult struct {
 	s *Session
 }
 
-func (r *failTrackingResult) Next(ctx context.Context) (types.Row, error) {
+func (r *failTrackingResult) Next(ctx context.Context) (_ types.Row, err error) {
+	defer r.s.recoverInternal(&err)
 	row, err := r.Result.Next(ctx)
 	if err != nil {
 		r.s.fail()

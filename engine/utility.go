@@ -119,6 +119,9 @@ func schemaOf(n sql.ObjectName) string {
 const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+		return nil, err
+	}
 	if st.With["connector"] != "" || st.Format != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables with a connector are not supported yet")
 	}
@@ -230,6 +233,9 @@ func (s *Session) checkDefault(text string, t types.T) error {
 }
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE VIEW"); err != nil {
+		return nil, err
+	}
 	if st.Materialized {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views are not supported yet")
 	}
@@ -296,6 +302,9 @@ var dropKinds = map[string]catalog.Kind{
 }
 
 func (s *Session) drop(st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("DROP"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	tag := "DROP " + strings.ToUpper(st.Kind)
 	if st.Kind == "schema" || st.Kind == "index" {
@@ -385,6 +394,9 @@ func inList(rs []*catalog.Relation, id uint32) bool {
 }
 
 func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -404,6 +416,9 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 }
 
 func (s *Session) truncate(st *sql.Truncate) (wire.Result, error) {
+	if err := s.noDDLInBlock("TRUNCATE"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -512,7 +527,11 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 		failed := s.txn == 'E'
 		s.txn = 'I'
 		if failed {
+			_ = s.endTxn(false)
 			return done("ROLLBACK")
+		}
+		if err := s.endTxn(true); err != nil {
+			return nil, err
 		}
 		return done("COMMIT")
 	default:
@@ -520,6 +539,7 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 		}
 		s.txn = 'I'
+		_ = s.endTxn(false)
 		return done("ROLLBACK")
 	}
 }

@@ -131,6 +131,10 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 		if len(s.ArgTypes) == 2 {
 			return func() Accumulator { return &stringAggAcc{} }, nil
 		}
+	case "pg_group_value":
+		if len(s.ArgTypes) == 1 {
+			return func() Accumulator { return &groupValueAcc{} }, nil
+		}
 	case "array_agg":
 		if len(s.ArgTypes) == 1 && s.T.IsArray() {
 			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
@@ -631,6 +635,37 @@ func (a *stringAggAcc) Result() types.Datum {
 		b.WriteString(p.val)
 	}
 	return types.DString(b.String())
+}
+
+// groupValueAcc is the planner's pg_group_value(column): a column that is
+// functionally dependent on the group keys (the same in every row of the
+// group), read as the value of the group's rows.
+type groupValueAcc struct {
+	v types.Datum
+	n int64
+}
+
+func (a *groupValueAcc) Add(args []types.Datum) error {
+	if a.n == 0 {
+		a.v = copyDatum(args[0])
+	}
+	a.n++
+	return nil
+}
+
+func (a *groupValueAcc) Retract([]types.Datum) error {
+	if a.n == 0 {
+		return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+	}
+	a.n--
+	return nil
+}
+
+func (a *groupValueAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return a.v
 }
 
 // boolAcc is bool_and / every (and) and bool_or: it counts true and false

@@ -272,16 +272,8 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 }
 
 // aggFuncName is the Postgres name of a TiDB aggregate or window function
-// name: group_concat is how the bridge writes string_agg, and STDDEV_SAMP
-// and VAR_SAMP in upper case are its spellings of stddev and variance
-// (which TiDB would read as the population forms).
+// name: group_concat is how the bridge writes string_agg.
 func aggFuncName(f string) string {
-	switch f {
-	case "STDDEV_SAMP":
-		return "stddev"
-	case "VAR_SAMP":
-		return "variance"
-	}
 	name := strings.ToLower(f)
 	if name == "group_concat" {
 		name = "string_agg"
@@ -394,6 +386,13 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 		}
 	case *ast.FuncCallExpr:
 		args = n.Args
+		// agg(DISTINCT args) of an aggregate TiDB does not know arrives
+		// as agg(args, pg_agg_distinct()).
+		if len(args) > 0 {
+			if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_distinct" && len(f.Args) == 0 {
+				args, distinct = args[:len(args)-1], true
+			}
+		}
 	}
 	// agg(args ORDER BY k1 DESC, k2) arrives from the bridge as
 	// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
@@ -423,6 +422,21 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	}
 	if orderKeys != nil {
 		ac.OrderBy = orderKeys
+	}
+	if distinct {
+		// Postgres (parse_agg.c): with DISTINCT, the sort keys must be
+		// arguments, so that sorting and de-duplicating agree.
+		for _, k := range ac.OrderBy {
+			found := false
+			for _, a := range ac.Args {
+				if exprKey(a) == exprKey(k.Expr) {
+					found = true
+				}
+			}
+			if !found {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(b.pos(n)))
+			}
+		}
 	}
 	key := aggKey(ac)
 	for j, k := range c.agg.aggStrs {

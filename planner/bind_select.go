@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -471,21 +472,37 @@ func (b *binder) outputRef(e ast.ExprNode, sel []selectItem) int {
 	return -1
 }
 
-// limit adds LIMIT/OFFSET (int8 expressions without column references).
+// limit adds LIMIT/OFFSET (int8 expressions without column references,
+// assignment-coerced as Postgres's transformLimitClause does, so 2.5
+// rounds to 3 and '3' is read as a number). The bridge writes OFFSET
+// without LIMIT as LIMIT 18446744073709551615, which means no limit.
 func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
 	if l == nil {
 		return p
 	}
 	empty := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "LIMIT"}
 	out := &Limit{Input: p}
-	if l.Count != nil {
-		out.Limit = b.coerce(b.expr(empty, l.Count), types.TInt8, ctxImplicit, "argument of LIMIT")
+	if l.Count != nil && !isNoLimit(l.Count) {
+		out.Limit = b.coerce(b.expr(empty, l.Count), types.TInt8, ctxAssignment, "argument of LIMIT")
 	}
 	if l.Offset != nil {
 		empty.clause = "OFFSET"
-		out.Offset = b.coerce(b.expr(empty, l.Offset), types.TInt8, ctxImplicit, "argument of OFFSET")
+		out.Offset = b.coerce(b.expr(empty, l.Offset), types.TInt8, ctxAssignment, "argument of OFFSET")
+	}
+	if out.Limit == nil && out.Offset == nil {
+		return p
 	}
 	return out
+}
+
+// isNoLimit reports the bridge's LIMIT for OFFSET without LIMIT.
+func isNoLimit(e ast.ExprNode) bool {
+	l, ok := e.(*sql.Literal)
+	if !ok {
+		return false
+	}
+	u, ok := l.Value.(uint64)
+	return ok && u == math.MaxUint64
 }
 
 // setOpOrderLimit applies ORDER BY / LIMIT to a set operation or VALUES,
@@ -797,6 +814,12 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		scan.Cols = append(scan.Cols, i)
 		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
 		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+	}
+	for _, i := range rel.PK {
+		// A generated row id is no declared key (Postgres has none).
+		if i < len(sc.cols) && !sc.cols[i].hidden {
+			sc.cols[i].pk = true
+		}
 	}
 	return scan, sc
 }

@@ -119,8 +119,7 @@ func init() {
 			op(name, tBool, tDate, tTSTZ), op(name, tBool, tTSTZ, tDate),
 			op(name, tBool, tTS, tTSTZ), op(name, tBool, tTSTZ, tTS))
 	}
-	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb),
-	)
+	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb))
 	// Array comparisons (array_eq, array_lt, ...: element-wise, then
 	// length); psql compares acl and role arrays.
 	for _, at := range types.ArrayTypes() {

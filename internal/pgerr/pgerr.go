@@ -35,6 +35,7 @@ const (
 	InvalidParameterValue        Code = "22023"
 	BadCopyFileFormat            Code = "22P04"
 	CantChangeRuntimeParam       Code = "55P02"
+	SerializationFailure         Code = "40001"
 	DivisionByZero               Code = "22012"
 	IntervalFieldOverflow        Code = "22015"
 	InvalidTextRepresentation    Code = "22P02"
