@@ -69,13 +69,21 @@ func NewAccumulatorFunc(s AggSpec) (func() Accumulator, error) {
 	}
 	nargs := len(s.ArgTypes)
 	mk := base
+	if s.Distinct && len(s.OrderBy) == 0 && (s.Fn == "array_agg" || s.Fn == "string_agg" || s.Fn == "jsonb_agg") {
+		// Postgres finds an aggregate's DISTINCT values by sorting its
+		// input, so order-sensitive aggregates see them in ascending
+		// order of the first argument.
+		inner := mk
+		keys := []OrderSpec{{T: s.ArgTypes[0]}}
+		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: keys, keyAt: 0, mk: inner} }
+	}
 	if s.Distinct {
 		inner := mk
 		mk = func() Accumulator { return &distinctAcc{seen: newRowTable(s.ArgTypes), inner: inner()} }
 	}
 	if len(s.OrderBy) > 0 {
 		inner := mk
-		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: s.OrderBy, mk: inner} }
+		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: s.OrderBy, keyAt: nargs, mk: inner} }
 	}
 	return mk, nil
 }
@@ -864,6 +872,7 @@ func (a *distinctAcc) Result() types.Datum { return a.inner.Result() }
 type orderedAcc struct {
 	nargs int
 	keys  []OrderSpec
+	keyAt int // index of the first sort key in a buffered row
 	mk    func() Accumulator
 	rows  []types.Row
 }
@@ -909,7 +918,7 @@ func (a *orderedAcc) Result() types.Datum {
 	// Postgres sorts an aggregate's input with its own quicksort; equal
 	// keys come out in the same order.
 	pgQsort(len(rows), func(i, j int) int {
-		x, y := rows[i][a.nargs:], rows[j][a.nargs:]
+		x, y := rows[i][a.keyAt:], rows[j][a.keyAt:]
 		for k, key := range a.keys {
 			c := cmpNulls(x[k], y[k], key.T, key.NullsFirst != key.Desc)
 			if key.Desc {

@@ -77,7 +77,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// ARRAY[...]: the elements take their common type (text when
 		// all are untyped), and the result is that type's array.
 		if len(n.Args) == 0 {
-			fail(pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[]."))
+			fail(pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].").WithPosition(b.pos(n)))
 		}
 		args, t := b.unify("ARRAY", b.exprs(c, n.Args), n)
 		if t.ID == types.Unknown {
