@@ -107,10 +107,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 	case "pg_subscript":
-		// x[i] over text[], weir's only array type. The element's
-		// Postgres type may be another (int2[] in psql's catalog
-		// queries), so the element is typed like an untyped literal and
-		// takes its type from the context, as text by default.
+		// x[i] over text[]: the catalog's text[] columns stand for
+		// Postgres arrays of other element types (int2vector, oid[] in
+		// psql's catalog queries), so the element is typed like an
+		// untyped literal and takes its type from the context, as text
+		// by default. Over the other arrays it has the element type.
 		if len(n.Args) == 2 {
 			args := b.exprs(c, n.Args)
 			if b.typeOf(args[0]).ID == types.TextArray {
@@ -156,10 +157,10 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
 }
 
-// lookupType parses a type name as written in a cast. weir models one
-// array type, text[]: a cast to an array of another element type (psql
-// writes int2[] and oid[] in its catalog queries) yields text[], whose
-// elements print as Postgres prints the element type's values.
+// lookupType parses a type name as written in a cast. A cast to an array
+// of an element type weir has no array type for (regclass[] and the like
+// in psql's catalog queries) yields text[], whose elements print as
+// Postgres prints the element type's values.
 func (b *binder) lookupType(text string, node ast.Node) types.T {
 	tn, err := parseType(text)
 	if err != nil && pgerr.CodeOf(err) == pgerr.FeatureNotSupported {
