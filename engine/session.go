@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -113,6 +114,9 @@ func (s *Session) statementTimeout() time.Duration {
 // string before anything runs: a syntax error in any statement fails the
 // query with nothing executed.
 func (s *Session) Split(text string) ([]wire.Piece, error) {
+	if err := checkUTF8(text); err != nil {
+		return nil, err
+	}
 	ps, err := sql.Split(text)
 	if err != nil {
 		return nil, err
@@ -163,6 +167,9 @@ func (s *Session) recoverInternal(err *error) {
 // Prepare implements wire.Session.
 func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (_ wire.Prepared, err error) {
 	defer s.recoverInternal(&err)
+	if err := checkUTF8(text); err != nil {
+		return nil, err
+	}
 	stmt, err := sql.Parse(text)
 	if err != nil {
 		s.fail()
@@ -231,3 +238,36 @@ func (r *failTrackingResult) Next(ctx context.Context) (_ types.Row, err error) 
 // Location implements wire.SessionLocation: the session's TimeZone, used to
 // read text parameters and print timestamptz results.
 func (s *Session) Location() *time.Location { return s.loc }
+
+// checkUTF8 rejects statement text that is not valid UTF-8 (the only
+// client encoding weir speaks), with Postgres's error (22021), so invalid
+// bytes never reach stored values.
+func checkUTF8(text string) error {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n <= 1 || r == 0 {
+			// Like Postgres, show the bytes of the sequence the lead byte
+			// announces.
+			want := 1
+			switch b := text[i]; {
+			case b >= 0xc0 && b < 0xe0:
+				want = 2
+			case b >= 0xe0 && b < 0xf0:
+				want = 3
+			case b >= 0xf0 && b < 0xf8:
+				want = 4
+			}
+			end := min(i+want, len(text))
+			var hex strings.Builder
+			for j, b := range []byte(text[i:end]) {
+				if j > 0 {
+					hex.WriteByte(' ')
+				}
+				fmt.Fprintf(&hex, "0x%02x", b)
+			}
+			return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", hex.String())
+		}
+		i += n
+	}
+	return nil
+}

@@ -62,3 +62,19 @@ func TestSettingChecks(t *testing.T) {
 		t.Error("unsupported DateStyle accepted")
 	}
 }
+
+func TestCheckUTF8(t *testing.T) {
+	if err := checkUTF8("select 'héllo'"); err != nil {
+		t.Errorf("valid UTF-8 refused: %v", err)
+	}
+	for in, want := range map[string]string{
+		"select 'ok\xff\xfeend'": `invalid byte sequence for encoding "UTF8": 0xff`,
+		"select '\x00'":          `invalid byte sequence for encoding "UTF8": 0x00`,
+		"select '\xe2\x82'":      `invalid byte sequence for encoding "UTF8": 0xe2 0x82 0x27`,
+	} {
+		err := checkUTF8(in)
+		if err == nil || err.Error() != want {
+			t.Errorf("checkUTF8(%q) = %v, want %s", in, err, want)
+		}
+	}
+}

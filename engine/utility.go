@@ -277,6 +277,9 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
 			return done("CREATE VIEW")
 		case st.OrReplace && old.Kind == catalog.KindView:
+			if err := checkViewReplace(old, rel); err != nil {
+				return nil, err
+			}
 			rel.ID, rel.OID = old.ID, old.OID
 			if err := e.cat.Replace(rel); err != nil {
 				return nil, err
@@ -682,4 +685,24 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 		return 0, err
 	}
 	return int64(len(rows)), nil
+}
+
+// checkViewReplace applies Postgres's rule for CREATE OR REPLACE VIEW: the
+// new query must produce the old columns, with the same names and types,
+// in the same order; it may only add columns at the end.
+func checkViewReplace(old, rel *catalog.Relation) error {
+	if len(rel.Cols) < len(old.Cols) {
+		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, oc := range old.Cols {
+		nc := rel.Cols[i]
+		if nc.Name != oc.Name {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", oc.Name, nc.Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if nc.T != oc.T {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", oc.Name, oc.T, nc.T)
+		}
+	}
+	return nil
 }

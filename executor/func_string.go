@@ -624,6 +624,11 @@ func init() {
 			if len(d) > 2 {
 				fill = d[2].S
 			}
+			// Postgres limits a value to 1 GB; check before building it
+			// (characters take at most 4 bytes in UTF-8).
+			if d[1].I > (1<<30)/4 {
+				return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "requested length too large")
+			}
 			return dText(pad(d[0].S, d[1].I, fill, left))
 		}
 	}
