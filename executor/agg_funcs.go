@@ -1026,9 +1026,8 @@ func quantize(x *apd.Decimal, rscale int) *apd.Decimal {
 
 // arrayAggAcc is array_agg(x): the input values, NULLs included, in input
 // order (or the aggregate's ORDER BY, applied by orderedAcc); NULL over no
-// rows. The result is the array's canonical text form (types.FormatArray);
-// timestamptz elements print in UTC since accumulators have no session
-// time zone.
+// rows. The result is the array's stored text form (types.FormatArray,
+// timestamptz elements in UTC).
 type arrayAggAcc struct {
 	t     types.T
 	elems []types.Datum

@@ -899,7 +899,8 @@ func init() {
 	// array's canonical text form.
 	def("array", func(_ []types.T, ret types.T) (impl, bool) {
 		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
-			return types.DString(types.FormatArray(d, ret.Elem(), ctx.loc())), nil
+			// Stored form: timestamptz elements in UTC (types/array.go).
+			return types.DString(types.FormatArray(d, ret.Elem(), nil)), nil
 		}}, true
 	})
 	arrLen := func(upper bool) rowFn {

@@ -18,7 +18,8 @@ import (
 // array_agg, binary input) produces that canonical form, so two equal arrays
 // have equal strings except where the element type itself has several
 // spellings of one value (numeric 1.0 and 1.00); Compare and Hash therefore
-// work element-wise. The lower bound is always 1; multidimensional arrays
+// work element-wise. timestamptz[] elements are stored in UTC (+00) and
+// FormatText prints them in the session time zone. The lower bound is always 1; multidimensional arrays
 // and arrays as key columns are not supported.
 
 var (
@@ -113,7 +114,7 @@ func parseArray(s string, t T, loc *time.Location) (Datum, error) {
 	if err != nil {
 		return NullDatum, err
 	}
-	return DString(FormatArray(elems, t.Elem(), loc)), nil
+	return DString(FormatArray(elems, t.Elem(), nil)), nil
 }
 
 // castArray converts between array types element by element (Postgres's
@@ -128,7 +129,7 @@ func castArray(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, e
 			return NullDatum, err
 		}
 	}
-	return DString(FormatArray(elems, to.Elem(), loc)), nil
+	return DString(FormatArray(elems, to.Elem(), nil)), nil
 }
 
 // compareArray orders arrays as Postgres's btarraycmp: element by element
@@ -278,4 +279,17 @@ func ArrayTypes() []T {
 		}
 	}
 	return out
+}
+
+// formatArrayIn prints a stored array in the session time zone loc: only
+// timestamptz[] elements depend on it.
+func formatArrayIn(s string, t T, loc *time.Location) string {
+	if t.ID != TimestamptzArray || loc == nil || loc == time.UTC {
+		return s
+	}
+	elems, err := ArrayElems(s, t, time.UTC)
+	if err != nil {
+		return s
+	}
+	return FormatArray(elems, t.Elem(), loc)
 }

@@ -2,6 +2,7 @@ package types
 
 import (
 	"testing"
+	"time"
 )
 
 func TestArrayParseFormat(t *testing.T) {
@@ -73,5 +74,23 @@ func TestArrayCompareCastBinary(t *testing.T) {
 	}
 	if len(b) != 20+8+4 || b[11] != 23 { // header, 2 length words, one int4; element OID 23
 		t.Errorf("binary form = %x", b)
+	}
+}
+
+func TestTimestamptzArrayZone(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := T{TimestamptzArray, -1}
+	d, err := ParseText("{\"2020-01-01 10:00\"}", at, ny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.S != `{"2020-01-01 15:00:00+00"}` {
+		t.Errorf("stored %q, want UTC", d.S)
+	}
+	if got := FormatText(d, at, ny); got != `{"2020-01-01 10:00:00-05"}` {
+		t.Errorf("FormatText in New York = %q", got)
 	}
 }
