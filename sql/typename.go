@@ -292,6 +292,7 @@ func arrayOf(t types.T, spec typeSpec) (types.T, *pgerr.Error) {
 	}
 	if spec.arrays == 1 {
 		if at, ok := types.ArrayOf(t); ok {
+			at.Mod = t.Mod // the element's modifier, as Postgres keeps it
 			return at, nil
 		}
 	}

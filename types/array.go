@@ -46,8 +46,9 @@ func init() {
 func (t T) IsArray() bool { return elemOf[t.ID] != Unknown }
 
 // Elem returns the element type of array type t (TUnknown if t is not an
-// array).
-func (t T) Elem() T { return T{elemOf[t.ID], -1} }
+// array). An array type's Mod is its elements' modifier, as in Postgres's
+// atttypmod (varchar(5)[] has Mod 9).
+func (t T) Elem() T { return T{elemOf[t.ID], t.Mod} }
 
 // ArrayOf returns the array type whose elements are of type elem, and false
 // if weir has no such array type (arrays of arrays, unknown).

@@ -94,3 +94,17 @@ func TestTimestamptzArrayZone(t *testing.T) {
 		t.Errorf("FormatText in New York = %q", got)
 	}
 }
+
+func TestArrayElementTypmod(t *testing.T) {
+	v3 := T{VarcharArray, 3 + 4}
+	if v3.String() != "character varying(3)[]" {
+		t.Errorf("String = %q", v3.String())
+	}
+	d, err := Cast(DString("{abcdef,x}"), TUnknown, v3, true, nil)
+	if err != nil || d.S != "{abc,x}" {
+		t.Errorf("explicit cast to varchar(3)[] = %q, %v", d.S, err)
+	}
+	if _, err := Cast(DString("{abcdef}"), TUnknown, v3, false, nil); err == nil {
+		t.Errorf("assignment cast to varchar(3)[] should fail on a long element")
+	}
+}

@@ -36,6 +36,11 @@ func applyTypmod(d Datum, to T, explicit bool) (Datum, error) {
 	if to.Mod < 0 {
 		return d, nil
 	}
+	if to.IsArray() {
+		// The element modifier applies to every element (array_in and
+		// array coercions with a typmod).
+		return castArray(d, T{to.ID, -1}, to, explicit, time.UTC)
+	}
 	switch to.ID {
 	case Varchar:
 		return d.withVarcharMod(to.Mod, explicit)

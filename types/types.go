@@ -156,6 +156,9 @@ func (t T) String() string {
 	if t.Mod < 0 {
 		return base
 	}
+	if t.IsArray() {
+		return t.Elem().String() + "[]"
+	}
 	switch t.ID {
 	case Varchar:
 		return fmt.Sprintf("character varying(%d)", t.Mod-4)
