@@ -48,9 +48,6 @@ func (b *binder) pushWith(w *ast.WithClause) func() {
 	if w == nil {
 		return func() {}
 	}
-	if w.IsRecursive {
-		failf(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
-	}
 	saved := b.ctes
 	m := map[string]*cteDef{}
 	b.ctes = append(append([]map[string]*cteDef(nil), b.ctes...), m)
@@ -65,7 +62,12 @@ func (b *binder) pushWith(w *ast.WithClause) func() {
 			prev[k] = v
 		}
 		vis = append(vis, prev)
-		m[c.Name.O] = &cteDef{cte: c, ctes: vis}
+		if w.IsRecursive {
+			// Every CTE of a WITH RECURSIVE sees all of them, itself
+			// included.
+			vis = append(append([]map[string]*cteDef(nil), saved...), m)
+		}
+		m[c.Name.O] = &cteDef{cte: c, ctes: vis, recursive: w.IsRecursive}
 	}
 	return func() { b.ctes = saved }
 }
@@ -764,18 +766,26 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	schema, name := tn.Schema.O, tn.Name.O
 	if schema == "" {
 		if d := b.findCTE(name); d != nil {
+			if alias == "" {
+				alias = name
+			}
+			if d.state != cteIdle {
+				return b.recursiveRef(d, tn, alias, outer, lvl)
+			}
 			saved := b.ctes
 			b.ctes = d.ctes
-			r := b.bindQuery(d.cte.Query.Query, outer, lvl, nil)
+			var plan Plan
+			if d.recursive {
+				plan = b.bindRecursiveCTE(d, outer, lvl)
+			} else {
+				plan = b.bindQuery(d.cte.Query.Query, outer, lvl, nil).plan
+			}
 			b.ctes = saved
 			var cols []string
 			for _, c := range d.cte.ColNameList {
 				cols = append(cols, c.O)
 			}
-			if alias == "" {
-				alias = name
-			}
-			return b.derived(r.plan, alias, cols, outer, lvl)
+			return b.derived(plan, alias, cols, outer, lvl)
 		}
 		if tvf, ok := b.q.TVFs[name]; ok {
 			return b.tableFunc(tvf, alias, outer, lvl)
