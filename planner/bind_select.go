@@ -870,17 +870,14 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		tf = &TableFunc{Fn: "generate_series", Args: call.Args, Out: types.Schema{{Name: "generate_series", T: call.T}}}
 	case "unnest":
 		if len(f.Args) == 1 {
-			if arr, ok := unparen(f.Args[0]).(*ast.FuncCallExpr); ok && arr.FnName.L == "pg_array" {
-				args, t := b.unify("ARRAY", b.exprs(c, arr.Args), arr)
-				tf = &TableFunc{Fn: "unnest", Args: args, Out: types.Schema{{Name: "unnest", T: t}}}
-			} else if arg := b.expr(c, f.Args[0]); b.typeOf(arg).ID == types.TextArray {
-				// unnest(text[] value), possibly of an outer column
-				// (psql's \d+ unnests pg_class.reloptions).
-				tf = &TableFunc{Fn: "unnest", Args: []Expr{arg}, Out: types.Schema{{Name: "unnest", T: types.TText}}}
+			// unnest(array value), possibly of an outer column (psql's
+			// \d+ unnests pg_class.reloptions).
+			if arg := b.expr(c, f.Args[0]); b.typeOf(arg).IsArray() {
+				tf = &TableFunc{Fn: "unnest", Args: []Expr{arg}, Out: types.Schema{{Name: "unnest", T: b.typeOf(arg).Elem()}}}
 			}
 		}
 		if tf == nil {
-			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...] and text[]")
+			failf(pgerr.FeatureNotSupported, "unnest is supported only over one-dimensional arrays")
 		}
 	default:
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)

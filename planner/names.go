@@ -72,6 +72,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			return "array", 2
 		case "pg_concat":
 			return "concat", 2
+		case "pg_cardinality":
+			return "cardinality", 2
 		case "trim":
 			// Postgres names TRIM after the function it becomes.
 			if len(n.Args) == 3 {

@@ -112,6 +112,7 @@
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
 //	                                           FULL OUTER JOIN); ON/USING kept
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
+//	    cardinality(a)                         pg_cardinality(a) (a keyword for TiDB)
 //	16  VALUES (1, 'a'), (2, 'b')              SELECT 1 AS column1, 'a' AS column2 UNION ALL
 //	    (statement, derived table, CTE,        SELECT 2, 'b'
 //	    set operation operand)

@@ -586,8 +586,10 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+2, synth("pg_extract(", kids, ")", n.off))
 			i = start
 			continue
-		case "concat":
-			seq = splice(seq, start, i+1, textNode("pg_concat", n.off))
+		case "concat", "cardinality":
+			// TiDB's parser has its own concat and reads cardinality as
+			// a keyword.
+			seq = splice(seq, start, i+1, textNode("pg_"+w, n.off))
 			i = start
 			continue
 		case "stddev", "variance", "div":
