@@ -323,6 +323,8 @@ func runCase(c testCase) string {
 	switch fields[0] {
 	case "bind":
 		return bindToString(c.input, hints, true)
+	case "stream":
+		return streamToString(c.input)
 	}
 	return "unknown directive " + fields[0] + "\n"
 }

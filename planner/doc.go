@@ -57,4 +57,85 @@
 // shape errors, 42809 writes to views, 0A000 unsupported features.
 // Internally errors travel as panics of *pgerr.Error that Bind recovers; no
 // panic leaves the package.
+//
+// # Stream plans
+//
+// PlanStream (stream_convert.go) turns the bound query of CREATE
+// MATERIALIZED VIEW into a stream plan (stream_plan.go): a dataflow of
+// incremental operators over changelogs, rooted at a StreamMaterialize
+// that stores the view, in the manner of RisingWave's stream planner.
+// ExplainStream prints it for EXPLAIN CREATE MATERIALIZED VIEW. With
+// emp(id int primary key, dept text, salary bigint):
+//
+//	SELECT dept, count(*) AS cnt FROM emp GROUP BY dept
+//
+//	StreamMaterialize { columns: [dept, cnt], pk: [dept], state: [materialize#100] }
+//	└─StreamProject { exprs: [emp.dept, count(*) AS cnt] }
+//	  └─StreamHashAgg { group_key: [dept], aggs: [count(*)], state: [agg_state#1001], stream_key: [dept] }
+//	    └─StreamExchange { dist: HashShard(dept) }
+//	      └─StreamTableScan { table: emp, columns: [id, dept, salary], stream_key: [id], dist: HashShard(id) }
+//
+// Stream keys. Every node has a stream key: columns whose values identify
+// a row of its output over time, so a retraction names the row it takes
+// back. A table scan's is the table's primary key (the hidden row id for
+// tables without one), read even when the query does not select it; a
+// projection that drops a stream key column keeps it as a hidden column
+// after its outputs. Conversion keeps one invariant: the first columns
+// of a converted node are the logical node's, in order, and hidden
+// columns come after them, so parents' column references stay valid. The
+// view's primary key is the root's stream key (its distribution key
+// first); the hidden key columns are stored as Hidden columns of the view,
+// left out of SELECT *. Aggregations are keyed by their group keys (none
+// for a global aggregate: one row), joins by both sides' keys (the left's
+// only for semi and anti joins; an inner join drops right key columns
+// equal to a left key column), unions by the inputs' keys plus the number
+// of the input, TopN by its input's key.
+//
+// Operators. Scan, Filter, Project and Values map to their stream nodes
+// (VALUES rows get a hidden row number as key). An aggregation computes
+// expression group keys in a projection, repartitions by the group keys
+// (a global aggregate goes to a single actor) and runs a StreamHashAgg,
+// whose Result state table holds one row per group (keys, the encoded
+// accumulator states, the row count); DISTINCT aggregates, string_agg,
+// and min/max over input that can retract also keep their input values
+// in an Extra table, keyed by group keys and values with a count.
+// HAVING and the expressions over aggregates are the binder's Filter and
+// Project above it. A join repartitions both sides by their join keys
+// (a join without equality keys runs on one actor) and keeps each side
+// in a state table keyed by join key then stream key; the side whose
+// unmatched rows are emitted (outer joins) or whose rows wait for a match
+// (semi, anti) also counts its matches, the degree. DISTINCT is an
+// aggregation without aggregates over all columns; UNION ALL a
+// StreamUnion; UNION adds that DISTINCT; INTERSECT and EXCEPT count each
+// row's occurrences per side in one aggregation and filter on the counts
+// (the ALL forms are 0A000: they would need an operator that emits a
+// row n times). ORDER BY with LIMIT becomes a StreamTopN on one actor;
+// DISTINCT ON a TopN of one row per group; a filter `rn <= N` (or `<`,
+// or `= 1`) over row_number(), rank() or dense_rank() a group TopN
+// partitioned like the window. ORDER BY without LIMIT is dropped: a view
+// has no order.
+//
+// Subqueries. EXISTS and `x op ANY (...)` (IN) conjuncts of a WHERE
+// become semi joins, NOT EXISTS anti joins, when the subquery is
+// correlated only through a filter directly under its select list; an
+// uncorrelated scalar subquery that always returns one row (an aggregate
+// without GROUP BY) becomes a cross join. NOT IN (NULL semantics differ
+// from an anti join), correlated scalar subqueries and subqueries
+// elsewhere are 0A000.
+//
+// Distribution and append-only. Each node records how its rows are
+// spread over actors; an exchange is inserted where an operator needs
+// rows partitioned by its keys (aggregation: a hash over a subset of the
+// group keys suffices; joins: exactly the join keys on both sides) and
+// before the materialize unless rows are partitioned by a subset of the
+// view's key. Nodes over append-only inputs (sources, APPEND ONLY tables,
+// VALUES) that never retract are marked append-only; min and max over
+// them need no input state.
+//
+// Not supported (0A000, naming the construct): other window functions,
+// volatile and time-dependent functions (now(): a view's rows must not
+// depend on when they are computed), parameters, system tables, table
+// functions, aggregates without retraction (array_agg, jsonb_agg, ...).
+// State table ids come from the caller's allocator in a deterministic
+// order; the view's own table is its relation id.
 package planner

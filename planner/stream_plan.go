@@ -75,6 +75,12 @@ type StreamTableScan struct {
 	StreamBase
 	Rel  *catalog.Relation
 	Cols []int
+	// State holds the backfill progress, one row per actor of the scan's
+	// fragment: key (actor index int4), value (done bool, rows read int8,
+	// position bytea = the memcomparable primary key of the last row read
+	// from the snapshot), so that a backfill resumes where it stopped
+	// after a recovery. The stream builder requires it (ID != 0).
+	State StateTableDesc
 }
 
 // StreamValues emits constant rows once (views over VALUES or without

@@ -123,6 +123,20 @@ func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
 	return scanTable(b.b, tableID, lo, hi, ts)
 }
 
+// Apply appends every write of src to b, in order, as if they had been
+// made on b (later writes win). The checkpoint commit merges the write
+// sets of all actors of an epoch into one batch this way. src is left
+// unchanged; the caller still closes it.
+func (b *Batch) Apply(src *Batch) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if err := src.check(); err != nil {
+		return err
+	}
+	return wrapWrite(b.b.Apply(src.b, nil))
+}
+
 // Len returns the number of writes in the batch.
 func (b *Batch) Len() int { return int(b.b.Count()) }
 

@@ -7,6 +7,7 @@ package stream
 import (
 	"context"
 
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -46,6 +47,10 @@ type ActorContext struct {
 	// Errors records expression errors that were turned into NULLs
 	// (division by zero in one row never stops the job).
 	Errors ErrorRecorder
+	// Eval is what expressions read besides their input row (the time
+	// zone for timestamptz arithmetic, for instance); never nil in an
+	// actor built by Build. Operators must not change it.
+	Eval *executor.EvalCtx
 }
 
 // ErrorRecorder counts and remembers errors raised while evaluating one

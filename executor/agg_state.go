@@ -1,0 +1,167 @@
+package executor
+
+import (
+	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Serialised accumulator states, for the streaming aggregation's state
+// tables: an accumulator whose state is a fixed number of values is
+// written as a row of datums and restored from it after a restart. The
+// layouts (types in order):
+//
+//	count                          n int8
+//	sum(smallint|integer)          sum int8, n int8
+//	sum(bigint), avg(integers)     hi int8, lo int8 (128-bit sum), n int8
+//	sum(numeric), avg(numeric)     sum numeric, n int8
+//	sum(float), avg(float)         sum float8, n int8
+//	sum(interval), avg(interval)   sum interval, n int8
+//	bool_and, bool_or              true count int8, false count int8
+//	variance family (decimal)      n int8, ΣX numeric, ΣX² numeric
+//	variance family (float)        n float8, ΣX float8, ΣX² term float8
+//	min, max (not retractable)     the current extreme (NULL: no input)
+//
+// Retractable min/max, string_agg and the DISTINCT and ORDER BY wrappers
+// keep their inputs, which do not fit a row: a streaming aggregation
+// keeps those inputs in state tables of their own.
+
+// AccumulatorStateTypes returns the column types of a's serialised state,
+// and false when a's state is not a fixed row.
+func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
+	i8, f8, num, iv := types.TInt8, types.TFloat8, types.TNumeric, types.TInterval
+	switch a := a.(type) {
+	case *countAcc:
+		return []types.T{i8}, true
+	case *sumIntAcc:
+		return []types.T{i8, i8}, true
+	case *sumInt128Acc:
+		return []types.T{i8, i8, i8}, true
+	case *sumDecAcc:
+		return []types.T{num, i8}, true
+	case *sumFloatAcc, *avgFloatAcc:
+		return []types.T{f8, i8}, true
+	case *sumIntervalAcc, *avgIntervalAcc:
+		return []types.T{iv, i8}, true
+	case *avgAcc:
+		if a.numeric {
+			return []types.T{num, i8}, true
+		}
+		return []types.T{i8, i8, i8}, true
+	case *boolAcc:
+		return []types.T{i8, i8}, true
+	case *varDecAcc:
+		return []types.T{i8, num, num}, true
+	case *varFloatAcc:
+		return []types.T{f8, f8, f8}, true
+	case *minMaxAcc:
+		if !a.retractable {
+			return []types.T{a.t}, true
+		}
+	}
+	return nil, false
+}
+
+func decDatum(d *apd.Decimal) types.Datum {
+	return types.DDecimal(new(apd.Decimal).Set(d))
+}
+
+// AppendAccumulatorState appends a's serialised state (see
+// AccumulatorStateTypes) to dst. Numeric values are copied, so the row
+// does not alias a.
+func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
+	switch a := a.(type) {
+	case *countAcc:
+		return append(dst, types.DInt(a.n))
+	case *sumIntAcc:
+		return append(dst, types.DInt(a.sum), types.DInt(a.n))
+	case *sumInt128Acc:
+		return append(dst, types.DInt(a.hi), types.DInt(int64(a.lo)), types.DInt(a.n))
+	case *sumDecAcc:
+		return append(dst, decDatum(&a.sum), types.DInt(a.n))
+	case *sumFloatAcc:
+		return append(dst, types.DFloat(a.sum), types.DInt(a.n))
+	case *avgFloatAcc:
+		return append(dst, types.DFloat(a.sum), types.DInt(a.n))
+	case *sumIntervalAcc:
+		return append(dst, types.DInterval(a.sum), types.DInt(a.n))
+	case *avgIntervalAcc:
+		return append(dst, types.DInterval(a.sum), types.DInt(a.n))
+	case *avgAcc:
+		if a.numeric {
+			return append(dst, decDatum(&a.dec.sum), types.DInt(a.dec.n))
+		}
+		return append(dst, types.DInt(a.sum.hi), types.DInt(int64(a.sum.lo)), types.DInt(a.sum.n))
+	case *boolAcc:
+		return append(dst, types.DInt(a.nTrue), types.DInt(a.nFals))
+	case *varDecAcc:
+		return append(dst, types.DInt(a.n), decDatum(&a.sx), decDatum(&a.sx2))
+	case *varFloatAcc:
+		return append(dst, types.DFloat(a.n), types.DFloat(a.sx), types.DFloat(a.sxx))
+	case *minMaxAcc:
+		if !a.has {
+			return append(dst, types.NullDatum)
+		}
+		return append(dst, copyDatum(a.cur))
+	}
+	return dst
+}
+
+// SetAccumulatorState restores a's state from src, a row written by
+// AppendAccumulatorState for an accumulator of the same AggSpec. It fails
+// with XX001 (data corrupted) when src is too short or an accumulator
+// without a fixed state is given.
+func SetAccumulatorState(a Accumulator, src types.Row) error {
+	want, ok := AccumulatorStateTypes(a)
+	if !ok || len(src) < len(want) {
+		return pgerr.New(pgerr.DataCorrupted, "aggregate state of %d values does not fit %T", len(src), a)
+	}
+	dec := func(d types.Datum, dst *apd.Decimal) {
+		if d.Null || d.D == nil {
+			dst.SetInt64(0)
+			return
+		}
+		dst.Set(d.D)
+	}
+	switch a := a.(type) {
+	case *countAcc:
+		a.n = src[0].I
+	case *sumIntAcc:
+		a.sum, a.n = src[0].I, src[1].I
+	case *sumInt128Acc:
+		a.hi, a.lo, a.n = src[0].I, uint64(src[1].I), src[2].I
+	case *sumDecAcc:
+		dec(src[0], &a.sum)
+		a.n = src[1].I
+	case *sumFloatAcc:
+		a.sum, a.n = src[0].F, src[1].I
+	case *avgFloatAcc:
+		a.sum, a.n = src[0].F, src[1].I
+	case *sumIntervalAcc:
+		a.sum, a.n = src[0].Iv, src[1].I
+	case *avgIntervalAcc:
+		a.sum, a.n = src[0].Iv, src[1].I
+	case *avgAcc:
+		if a.numeric {
+			dec(src[0], &a.dec.sum)
+			a.dec.n = src[1].I
+		} else {
+			a.sum.hi, a.sum.lo, a.sum.n = src[0].I, uint64(src[1].I), src[2].I
+		}
+	case *boolAcc:
+		a.nTrue, a.nFals = src[0].I, src[1].I
+	case *varDecAcc:
+		a.n = src[0].I
+		dec(src[1], &a.sx)
+		dec(src[2], &a.sx2)
+	case *varFloatAcc:
+		a.n, a.sx, a.sxx = src[0].F, src[1].F, src[2].F
+	case *minMaxAcc:
+		a.has = !src[0].Null
+		a.cur = types.NullDatum
+		if a.has {
+			a.cur = copyDatum(src[0])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package stream
+
+import (
+	"context"
+	"errors"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// BarrierSink receives what actors report to the checkpoint coordinator.
+// The engine implements it over the checkpoint driver (checkpoint.Driver's
+// Ack and ActorFailed).
+type BarrierSink interface {
+	// Ack acknowledges that barrier epoch (its Epoch.Curr) has left the
+	// actor, handing over the actor's write set for that epoch: its state
+	// tables' dirty entries. The sink owns ws from then on: it merges it
+	// into the epoch's commit (storage.Batch.Apply) and closes it.
+	Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error
+	// ActorFailed reports an actor that stopped with err; the coordinator
+	// then recovers the jobs from the last committed checkpoint.
+	ActorFailed(ctx context.Context, actor types.ActorID, err error) error
+}
+
+// Actor is one goroutine pulling messages from the root of its chain of
+// fused operators and pushing them to its dispatcher: the channels to
+// the next fragment's actors, or nowhere for the job's root fragment
+// (Materialize writes the view itself).
+//
+// On every barrier that leaves the root, the actor dispatches it, then
+// acknowledges it to the BarrierSink with the epoch's write set
+// (ActorContext.WriteSet, which the operators filled on the barrier) and
+// starts a fresh write set for the next epoch. A barrier whose mutation
+// stops the actor's job is acknowledged like any other, and then the
+// actor ends. An error fails the actor: it is reported to the sink and
+// the job is recovered by the coordinator. When ctx is cancelled (the
+// engine stops the job, or recovery stops every actor), the actor ends
+// without reporting anything.
+type Actor struct {
+	ctx  *ActorContext
+	root Operator
+	out  dispatcher // nil for the job's root fragment
+	sink BarrierSink
+}
+
+// ID returns the actor's id.
+func (a *Actor) ID() types.ActorID { return a.ctx.Actor }
+
+// Context returns the context its operators share.
+func (a *Actor) Context() *ActorContext { return a.ctx }
+
+// Run runs the actor until its job is stopped (nil), ctx is cancelled
+// (nil), or an operator fails (the error, also reported to the sink). It
+// closes the operator chain before returning.
+func (a *Actor) Run(ctx context.Context) error {
+	defer a.root.Close()
+	defer func() {
+		if a.ctx.WriteSet != nil {
+			a.ctx.WriteSet.Close()
+			a.ctx.WriteSet = nil
+		}
+	}()
+	err := a.run(ctx)
+	if err == nil || ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return nil
+	}
+	if rerr := a.sink.ActorFailed(ctx, a.ctx.Actor, err); rerr != nil && ctx.Err() == nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+func (a *Actor) run(ctx context.Context) error {
+	if a.ctx.WriteSet == nil {
+		a.ctx.WriteSet = a.ctx.DB.NewBatch()
+	}
+	for {
+		msg, err := a.root.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if msg == nil {
+			return pgerr.New(pgerr.InternalError, "stream operator %T returned no message", a.root)
+		}
+		if a.out != nil {
+			if err := a.out.dispatch(ctx, msg); err != nil {
+				return err
+			}
+		}
+		b, ok := msg.(types.Barrier)
+		if !ok {
+			continue
+		}
+		ws := a.ctx.WriteSet
+		a.ctx.WriteSet = a.ctx.DB.NewBatch()
+		if err := a.sink.Ack(ctx, b.Epoch.Curr, a.ctx.Actor, ws); err != nil {
+			return err
+		}
+		if b.Mutation.Kind == types.MutationStopJob && b.Mutation.Job.ID == a.ctx.Job {
+			return nil
+		}
+	}
+}

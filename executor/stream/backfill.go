@@ -1,0 +1,378 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// BackfillProgress is one actor's backfill progress, reported at every
+// barrier while it backfills and once when it is done (the engine turns
+// it into NOTICEs and a system view).
+type BackfillProgress struct {
+	Job   types.JobID
+	Actor types.ActorID
+	// Rel is the table being backfilled.
+	Rel *catalog.Relation
+	// Rows is the number of snapshot rows this actor has read; Total is
+	// an estimate of how many it will read in all (0 when unknown).
+	Rows, Total int64
+	Done        bool
+}
+
+// Backfill is the scan of a table by a new job: a consistent snapshot of
+// the rows the table already holds, merged with the table's later
+// changes so that no row is missed or counted twice at the switch
+// (RisingWave's no-shuffle backfill). Each actor scans the rows of its
+// partition (hash of the primary key, as TableInput partitions changes)
+// in primary key order; its position is the key of the last snapshot row
+// read. Output rows are the scan's columns (StreamTableScan.Cols).
+//
+// The snapshot is the table's storage as of the last committed epoch,
+// re-taken at every barrier after the first (the first epoch has no
+// snapshot: the epoch the job was added in may hold changes the job does
+// not receive, and they are committed only with that barrier). With
+// snapshot S of epoch k-1 taken at barrier k, the operator keeps this
+// invariant: after a barrier, its output holds exactly the table's rows
+// with keys <= position. Upstream changes are therefore buffered until
+// the barrier that ends their epoch, and then
+//   - changes to keys <= position (the scan has emitted the key, from a
+//     snapshot older than the change) are emitted;
+//   - changes of the epoch just ended to keys > position are kept for one
+//     more epoch: the next snapshot (epoch k-1) does not hold them yet,
+//     and they are emitted when the scan passes their key;
+//   - older changes to keys > position are dropped: the next snapshot
+//     holds them.
+//
+// Changes cannot pass through as they arrive: the scan reads a snapshot
+// older than the epoch, so a change to a key the scan reaches later in
+// the same epoch would be overwritten by the snapshot's older row.
+//
+//   - Chunk (upstream): buffered as above while backfilling; projected
+//     and returned once the backfill is done.
+//   - Watermark: dropped while backfilling (the table's rows read from the
+//     snapshot may be below it), forwarded afterwards.
+//   - Barrier: emit the changes the position now covers, persist the
+//     position (state table: actor Index → done, rows read, position), take
+//     a new snapshot, report progress, forward the barrier. When the
+//     snapshot was read to its end, every buffered change is emitted and
+//     the backfill is done: from then on changes pass through. After a
+//     recovery the position is read back and the scan resumes.
+type Backfill struct {
+	actx     *ActorContext
+	src      *TableSource
+	rel      *catalog.Relation
+	cols     []int
+	relTypes []types.T
+	st       *storage.StateTable
+	progress func(BackfillProgress)
+
+	started bool
+	done    bool
+	pos     []byte // nil: no snapshot row read yet
+	rows    int64
+	total   int64
+	// estimated: total was computed (once per run, on the first snapshot).
+	estimated bool
+	snap      *storage.Snapshot
+	it        storage.RowIter
+	scanDone  bool
+	// prev holds the previous epoch's changes to keys beyond the position
+	// then; cur the open epoch's changes (whole rows).
+	prev, cur []*types.Chunk
+	out       []types.Message
+	kbuf      []byte
+}
+
+var _ Operator = (*Backfill)(nil)
+
+// backfillStateTypes are the value columns of the backfill state table,
+// keyed by the actor's Index (int4).
+var backfillStateTypes = []types.T{types.TBool, types.TInt8, types.TBytea}
+
+// NewBackfill returns a Backfill of n.Rel over src; progress, if not
+// nil, is called with the actor's progress at each barrier while it
+// backfills.
+func NewBackfill(actx *ActorContext, src *TableSource, n *planner.StreamTableScan, progress func(BackfillProgress)) (*Backfill, error) {
+	if n.State.ID == 0 {
+		return nil, pgerr.New(pgerr.InternalError, "backfill of %s: no state table for its progress", n.Rel.Name)
+	}
+	ts := make([]types.T, len(n.Rel.Cols))
+	for i, c := range n.Rel.Cols {
+		ts[i] = c.T
+	}
+	st := storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
+	return &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, st: st, progress: progress}, nil
+}
+
+// Next implements Operator.
+func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if len(b.out) > 0 {
+			m := b.out[0]
+			b.out[0] = nil
+			b.out = b.out[1:]
+			return m, nil
+		}
+		var msg types.Message
+		if b.done || !b.started || b.it == nil || b.scanDone {
+			m, err := b.src.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			msg = m
+		} else if m, ok := b.src.poll(); ok {
+			msg = m
+		} else {
+			// Nothing from upstream: read on in the snapshot.
+			c, err := b.scan()
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
+				return c, nil
+			}
+			continue
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			if b.done {
+				if c := b.project(m); c != nil {
+					return c, nil
+				}
+				continue
+			}
+			if !b.started {
+				return nil, pgerr.New(pgerr.InternalError, "backfill of %s: a chunk before the first barrier", b.rel.Name)
+			}
+			b.cur = append(b.cur, m)
+		case types.Watermark:
+			if b.done {
+				return m, nil
+			}
+		case types.Barrier:
+			if err := b.barrier(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// scan reads up to a chunk of the actor's partition from the snapshot,
+// returning the projected rows as inserts, or nil when it found none
+// (scanDone is then set if the snapshot is exhausted).
+func (b *Backfill) scan() (*types.Chunk, error) {
+	outTypes := make([]types.T, len(b.cols))
+	for j, c := range b.cols {
+		outTypes[j] = b.relTypes[c]
+	}
+	out := types.NewChunk(outTypes, types.ChunkCap)
+	// Bound the rows looked at per call, so that upstream messages and
+	// barriers are not held up by a long run of other partitions' rows.
+	for looked := 0; out.Len() < types.ChunkCap && looked < 4*types.ChunkCap; looked++ {
+		row, err := b.it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			b.scanDone = true
+			break
+		}
+		b.pos = append(b.pos[:0], b.it.Key()...)
+		if partitionOf(hashRow(row, b.rel.PK, b.relTypes), b.actx.Parallelism) != b.actx.Index {
+			continue
+		}
+		b.rows++
+		r := make(types.Row, len(b.cols))
+		for j, c := range b.cols {
+			r[j] = row[c]
+		}
+		out.AppendRow(types.OpInsert, r)
+	}
+	if out.Len() == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// barrier handles a barrier while backfilling (or the first barrier).
+func (b *Backfill) barrier(m types.Barrier) error {
+	b.st.Committed(m.Epoch.Prev)
+	if !b.started {
+		b.started = true
+		state, found, err := b.st.Get(types.Row{types.DInt(int64(b.actx.Index))})
+		if err != nil {
+			return err
+		}
+		if found {
+			b.done = state[0].Bool()
+			b.rows = state[1].I
+			if !state[2].Null {
+				b.pos = []byte(state[2].S)
+			}
+		}
+		b.out = append(b.out, m)
+		if b.done {
+			b.report()
+		}
+		return nil
+	}
+	if b.done {
+		b.out = append(b.out, m)
+		return nil
+	}
+	if b.scanDone {
+		// The snapshot was read to its end: the position is past every
+		// key, so every buffered change is covered.
+		for _, c := range b.prev {
+			b.emit(c)
+		}
+		for _, c := range b.cur {
+			b.emit(c)
+		}
+		b.prev, b.cur = nil, nil
+		b.done = true
+		b.closeSnapshot()
+	} else {
+		for _, c := range b.prev {
+			if keep, _ := b.split(c); keep != nil {
+				b.emit(keep)
+			}
+		}
+		var next []*types.Chunk
+		for _, c := range b.cur {
+			keep, rest := b.split(c)
+			if keep != nil {
+				b.emit(keep)
+			}
+			if rest != nil {
+				next = append(next, rest)
+			}
+		}
+		b.prev, b.cur = next, nil
+	}
+	if err := b.persist(m.Epoch.Curr); err != nil {
+		return err
+	}
+	if !b.done {
+		b.closeSnapshot()
+		b.snap = b.actx.DB.NewSnapshot()
+		if !b.estimated {
+			b.estimated = true
+			b.total = b.estimate()
+		}
+		var lo []byte
+		if b.pos != nil {
+			// The smallest key after pos.
+			lo = append(append([]byte(nil), b.pos...), 0)
+		}
+		b.it = b.snap.ScanRange(b.rel.ID, lo, nil, b.relTypes)
+		b.scanDone = false
+	}
+	b.report()
+	b.out = append(b.out, m)
+	return nil
+}
+
+// split divides a chunk of whole rows into the rows whose primary keys
+// are <= the position and the others, each with its update pairs fixed.
+func (b *Backfill) split(c *types.Chunk) (keep, rest *types.Chunk) {
+	vis := make([]bool, c.Len())
+	inv := make([]bool, c.Len())
+	for i := range vis {
+		if !c.Visible(i) {
+			continue
+		}
+		b.kbuf = b.kbuf[:0]
+		row := c.Row(i)
+		for _, k := range b.rel.PK {
+			b.kbuf = types.AppendKey(b.kbuf, row[k], b.relTypes[k], false)
+		}
+		if b.pos != nil && bytes.Compare(b.kbuf, b.pos) <= 0 {
+			vis[i] = true
+		} else {
+			inv[i] = true
+		}
+	}
+	pick := func(v []bool) *types.Chunk {
+		x := *c
+		x.Vis = v
+		fixUpdatePairs(&x)
+		return compactChunk(&x)
+	}
+	return pick(vis), pick(inv)
+}
+
+// emit queues a chunk of whole rows, projected to the scan's columns.
+func (b *Backfill) emit(c *types.Chunk) {
+	if p := b.project(c); p != nil {
+		b.out = append(b.out, p)
+	}
+}
+
+func (b *Backfill) project(c *types.Chunk) *types.Chunk {
+	if c.VisibleCount() == 0 {
+		return nil
+	}
+	vecs := make([]*types.Vec, len(b.cols))
+	for j, k := range b.cols {
+		vecs[j] = c.Cols[k]
+	}
+	out := types.NewChunkFromVecs(vecs, c.Len())
+	out.Ops, out.Vis = c.Ops, c.Vis
+	return out
+}
+
+// persist writes the actor's progress into the epoch's write set.
+func (b *Backfill) persist(epoch uint64) error {
+	pos := types.NullDatum
+	if b.pos != nil {
+		pos = types.DString(string(b.pos))
+	}
+	b.st.Update(types.Row{types.DInt(int64(b.actx.Index))}, types.Row{types.DBool(b.done), types.DInt(b.rows), pos})
+	return b.st.Commit(b.actx.WriteSet, epoch)
+}
+
+// estimate counts the table's rows in the snapshot and returns this
+// actor's share.
+func (b *Backfill) estimate() int64 {
+	it := b.snap.Scan(b.rel.ID, b.relTypes)
+	defer it.Close()
+	var n int64
+	for {
+		row, err := it.Next()
+		if err != nil || row == nil {
+			break
+		}
+		n++
+	}
+	return n / int64(max(b.actx.Parallelism, 1))
+}
+
+func (b *Backfill) report() {
+	if b.progress != nil {
+		b.progress(BackfillProgress{Job: b.actx.Job, Actor: b.actx.Actor, Rel: b.rel, Rows: b.rows, Total: b.total, Done: b.done})
+	}
+}
+
+func (b *Backfill) closeSnapshot() {
+	if b.it != nil {
+		b.it.Close()
+		b.it = nil
+	}
+	if b.snap != nil {
+		_ = b.snap.Close()
+		b.snap = nil
+	}
+}
+
+// Close implements Operator.
+func (b *Backfill) Close() {
+	b.closeSnapshot()
+	b.src.Close()
+}

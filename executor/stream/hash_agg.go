@@ -1,0 +1,359 @@
+package stream
+
+import (
+	"context"
+	"time"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// HashAgg is the incremental GROUP BY (planner.StreamHashAgg) with full
+// retraction.
+//
+// Chunk: each visible row is folded into its group's state, adding for +
+// and U+ and retracting for - and U-; a call's FILTER skips the rows where
+// it is not true. Only the groups touched in the epoch (dirty groups) are
+// held in memory; the others live in the Result state table, one row per
+// group: the group keys, each call's serialised state (executor's
+// AccumulatorStateTypes; min/max keep their current extreme, string_agg
+// its next sequence number and concatenation), and the group's row
+// count. min/max, DISTINCT aggregates and string_agg keep their inputs in
+// their Extra state tables (see aggKind), so they stay exact after
+// deletes. Nothing is emitted before the barrier.
+//
+// Watermark: one on a group key column is held until the barrier and
+// forwarded on the output's column of that key (no later row changes a
+// group below it); others are dropped.
+//
+// Barrier: the epoch's changes are emitted, one per dirty group in order
+// of first touch: + for a new group, - for a group whose row count fell to
+// 0 (its state row is deleted), U-/U+ for a group whose output changed,
+// nothing otherwise. Then the dirty state goes into the epoch's write set,
+// held watermarks are emitted and the barrier is forwarded. Without GROUP
+// BY there is always exactly one output row, as in Postgres (count 0, sum
+// NULL over no rows): it is created at the first barrier when the state
+// holds none and emitted with the next epoch's changes.
+type HashAgg struct {
+	actx   *ActorContext
+	input  Operator
+	plan   *planner.StreamHashAgg
+	ectx   executor.EvalCtx
+	keyTs  []types.T
+	calls  []*aggCallState
+	result *storage.StateTable
+	// stateTs are the Result row's column types.
+	stateTs []types.T
+
+	started bool
+	// dirty maps an encoded group key to the group's in-memory state for
+	// the epoch; order lists the dirty groups in order of first touch.
+	dirty map[string]*aggGroup
+	order []*aggGroup
+	wms   []types.Watermark
+	out   []types.Message
+	ob    outBuilder
+
+	kbuf []byte
+	key  types.Row
+	args [][]types.Datum
+	vecs [][]*types.Vec
+}
+
+// aggGroup is one dirty group.
+type aggGroup struct {
+	key types.Row
+	// existed: the group had a state row (and an output row, old) before
+	// the epoch.
+	existed bool
+	old     types.Row
+	rows    int64
+	vals    []aggCallVal
+}
+
+var _ Operator = (*HashAgg)(nil)
+
+// NewHashAgg returns a HashAgg over input for n. Aggregates that cannot
+// be kept exactly fail with 0A000 (string_agg(DISTINCT ...)) or 42883
+// (unknown functions).
+func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (Operator, error) {
+	a := &HashAgg{
+		actx:  actx,
+		input: input,
+		plan:  n,
+		dirty: map[string]*aggGroup{},
+		ectx:  executor.EvalCtx{Location: time.UTC},
+	}
+	inTs := n.Input.Base().Out.Types()
+	for _, g := range n.GroupBy {
+		if g < 0 || g >= len(inTs) {
+			return nil, pgerr.New(pgerr.InternalError, "hash aggregation groups by column %d of %d", g, len(inTs))
+		}
+		a.keyTs = append(a.keyTs, inTs[g])
+	}
+	if len(n.Extra) != len(n.ExtraFor) {
+		return nil, pgerr.New(pgerr.InternalError, "hash aggregation has %d extra state tables for %d calls", len(n.Extra), len(n.ExtraFor))
+	}
+	extraOf := make([]*planner.StateTableDesc, len(n.Aggs))
+	for i, ai := range n.ExtraFor {
+		if ai < 0 || ai >= len(n.Aggs) {
+			return nil, pgerr.New(pgerr.InternalError, "extra state table for aggregate %d of %d", ai, len(n.Aggs))
+		}
+		extraOf[ai] = &n.Extra[i]
+	}
+	a.stateTs = append(a.stateTs, a.keyTs...)
+	for i, c := range n.Aggs {
+		cs, err := newAggCallState(c, extraOf[i], a.keyTs, n.Input.Base(), actx)
+		if err != nil {
+			return nil, err
+		}
+		a.calls = append(a.calls, cs)
+		a.stateTs = append(a.stateTs, cs.stateTs...)
+		a.args = append(a.args, make([]types.Datum, len(cs.args)))
+	}
+	a.stateTs = append(a.stateTs, types.TInt8)
+	a.vecs = make([][]*types.Vec, len(a.calls))
+	a.result = storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
+	a.ob.ts = n.Out.Types()
+	a.key = make(types.Row, len(a.keyTs))
+	return a, nil
+}
+
+// Next implements Operator.
+func (a *HashAgg) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if len(a.out) > 0 {
+			m := a.out[0]
+			a.out[0] = nil
+			a.out = a.out[1:]
+			return m, nil
+		}
+		msg, err := a.input.Next(ctx)
+		if err != nil || msg == nil {
+			return msg, err
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			if !a.started {
+				return nil, pgerr.New(pgerr.InternalError, "hash aggregation got a chunk before the first barrier")
+			}
+			if err := a.applyChunk(m); err != nil {
+				return nil, err
+			}
+		case types.Watermark:
+			for i, g := range a.plan.GroupBy {
+				if g == m.Col {
+					m.Col = i
+					a.wms = append(a.wms, m)
+					break
+				}
+			}
+		case types.Barrier:
+			if err := a.barrier(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// group returns the dirty group of the key in a.key, loading it from the
+// Result table (or creating it) on first touch in the epoch.
+func (a *HashAgg) group() (*aggGroup, error) {
+	a.kbuf = a.result.EncodeKey(a.kbuf[:0], a.key)
+	if g, ok := a.dirty[string(a.kbuf)]; ok {
+		return g, nil
+	}
+	ek := string(a.kbuf)
+	g := &aggGroup{key: make(types.Row, len(a.key)), vals: make([]aggCallVal, len(a.calls))}
+	for i, d := range a.key {
+		g.key[i] = detach(d)
+	}
+	row, ok, err := a.result.Get(g.key)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		g.existed = true
+		p := len(a.keyTs)
+		for i, c := range a.calls {
+			if g.vals[i], err = c.decode(row[p : p+len(c.stateTs)]); err != nil {
+				return nil, err
+			}
+			p += len(c.stateTs)
+		}
+		g.rows = row[p].I
+		g.old = a.output(g)
+	} else {
+		for i, c := range a.calls {
+			g.vals[i] = c.newVal()
+		}
+	}
+	a.dirty[ek] = g
+	a.order = append(a.order, g)
+	return g, nil
+}
+
+// output returns the group's output row: keys, then each call's result.
+func (a *HashAgg) output(g *aggGroup) types.Row {
+	r := make(types.Row, 0, len(a.ob.ts))
+	r = append(r, g.key...)
+	for i, c := range a.calls {
+		d, err := c.result(&g.vals[i])
+		if err != nil {
+			recordError(a.actx, "HashAgg", err)
+		}
+		r = append(r, d)
+	}
+	return r
+}
+
+// applyChunk folds a chunk into the dirty groups.
+func (a *HashAgg) applyChunk(c *types.Chunk) error {
+	// Evaluate every call's arguments and FILTER over the chunk first:
+	// column references cost nothing, and other expressions run
+	// vectorized.
+	filters := make([]*types.Vec, len(a.calls))
+	for j, cs := range a.calls {
+		a.vecs[j] = a.vecs[j][:0]
+		for k, ev := range cs.args {
+			v, err := evalIsolated(a.actx, "HashAgg", &a.ectx, ev, cs.evalTs[k], c)
+			if err != nil {
+				return err
+			}
+			a.vecs[j] = append(a.vecs[j], v)
+		}
+		if cs.filter != nil {
+			v, err := evalIsolated(a.actx, "HashAgg", &a.ectx, cs.filter, types.TBool, c)
+			if err != nil {
+				return err
+			}
+			filters[j] = v
+		}
+	}
+	for i := 0; i < c.Len(); i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		for k, col := range a.plan.GroupBy {
+			a.key[k] = c.Cols[col].Get(i)
+		}
+		g, err := a.group()
+		if err != nil {
+			return err
+		}
+		sign := signOf(c.Op(i))
+		g.rows += sign
+		for j, cs := range a.calls {
+			if f := filters[j]; f != nil && !isTrue(f, i) {
+				continue
+			}
+			args := a.args[j]
+			for k, v := range a.vecs[j] {
+				args[k] = v.Get(i)
+			}
+			if err := cs.apply(g.key, &g.vals[j], args, sign); err != nil {
+				if pgerr.CodeOf(err) == pgerr.InternalError {
+					return err
+				}
+				// A value the state cannot take (an interval or numeric
+				// sum out of range) is left out and reported; the row's
+				// later retraction is left out the same way.
+				recordError(a.actx, "HashAgg", err)
+			}
+		}
+	}
+	return nil
+}
+
+// barrier emits the epoch's changes, commits the dirty state and
+// forwards b with the held watermarks.
+func (a *HashAgg) barrier(b types.Barrier) error {
+	a.result.Committed(b.Epoch.Prev)
+	for _, c := range a.calls {
+		if c.extra != nil {
+			c.extra.Committed(b.Epoch.Prev)
+		}
+	}
+	for _, g := range a.order {
+		if err := a.flushGroup(g); err != nil {
+			return err
+		}
+	}
+	clear(a.dirty)
+	clear(a.order)
+	a.order = a.order[:0]
+	if !a.started {
+		a.started = true
+		if len(a.keyTs) == 0 {
+			// The global aggregate's row exists from the start: loaded
+			// (or created) now, it is emitted with the next epoch's
+			// changes, since nothing precedes the first barrier.
+			if _, err := a.group(); err != nil {
+				return err
+			}
+		}
+	}
+	a.out = a.ob.take(a.out)
+	if err := a.result.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
+		return err
+	}
+	for _, c := range a.calls {
+		if c.extra != nil {
+			if err := c.extra.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
+				return err
+			}
+		}
+	}
+	for _, w := range a.wms {
+		a.out = append(a.out, w)
+	}
+	a.wms = a.wms[:0]
+	a.out = append(a.out, b)
+	return nil
+}
+
+// flushGroup emits a dirty group's change and writes its state.
+func (a *HashAgg) flushGroup(g *aggGroup) error {
+	global := len(a.keyTs) == 0
+	if g.rows < 0 {
+		return pgerr.New(pgerr.InternalError, "hash aggregation: group row count %d below zero", g.rows)
+	}
+	if g.rows == 0 && !global {
+		if g.existed {
+			a.ob.add(types.OpDelete, g.old)
+			a.result.Delete(g.key)
+		}
+		return nil
+	}
+	for i, c := range a.calls {
+		if err := c.refresh(g.key, &g.vals[i]); err != nil {
+			return err
+		}
+	}
+	cur := a.output(g)
+	switch {
+	case !g.existed:
+		a.ob.add(types.OpInsert, cur)
+	case !sameRow(g.old, cur):
+		a.ob.update(g.old, cur)
+	}
+	st := make(types.Row, 0, len(a.stateTs))
+	st = append(st, g.key...)
+	for i, c := range a.calls {
+		st = c.encode(st, &g.vals[i])
+	}
+	st = append(st, types.DInt(g.rows))
+	a.result.Update(g.key, st)
+	return nil
+}
+
+// Close implements Operator.
+func (a *HashAgg) Close() {
+	if a.input != nil {
+		a.input.Close()
+		a.input = nil
+	}
+}

@@ -1,0 +1,406 @@
+package stream
+
+import (
+	"context"
+	"math"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// TopN keeps the rows ranked Offset+1 .. Offset+Limit by the ORDER BY
+// keys in each group (planner.StreamTopN): ORDER BY ... LIMIT n OFFSET m
+// over a changelog (one group, optionally WITH TIES), and the per-group
+// top-N of ROW_NUMBER(), RANK() or DENSE_RANK() OVER (PARTITION BY ...
+// ORDER BY ...) <= N.
+//
+// State: every input row, in an ordered state table keyed by group key,
+// then per ORDER BY key a null rank and the value (descending for DESC,
+// NULLs placed as NULLS FIRST/LAST asks), then the input's stream key
+// (all columns when it has none); the stored row is the input row and a
+// count of identical rows. The first rows of a group's key range are its
+// top-N, so when a row leaves, the next one enters.
+//
+// Chunk: each visible row is applied to the state table at once (+1 for
+// + and U+, -1 for - and U-). The first time a group is touched in an
+// epoch, its current top-N window is read and kept in memory (only
+// the epoch's dirty groups are).
+//
+// Watermark: one on a group key column is held until the barrier and
+// forwarded (no later row changes a group below it); others are dropped.
+//
+// Barrier: each dirty group's window is read again and diffed with the
+// one kept: rows that left are emitted as -, rows whose contents or
+// (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
+// each kind for all groups before the next, so a row moving between
+// groups leaves before it enters. Then the dirty state goes into the epoch's
+// write set, held watermarks are emitted and the barrier is forwarded.
+//
+// Ranks follow Postgres: row_number counts rows, rank is 1 + the number
+// of rows ordered strictly before, dense_rank counts distinct ORDER BY
+// values. Rows tied on the ORDER BY keys are ordered by stream key, which
+// decides which of them a plain LIMIT keeps.
+type TopN struct {
+	actx  *ActorContext
+	input Operator
+	plan  *planner.StreamTopN
+	inTs  []types.T
+	// orderCols are the input columns of the ORDER BY keys; tieCols the
+	// columns that make a state key unique.
+	orderCols []int
+	tieCols   []int
+	state     *storage.StateTable
+	// lo < position (or rank) <= hi is the window.
+	lo, hi int64
+
+	started bool
+	dirty   map[string]*topGroup
+	groups  []*topGroup
+	wms     []types.Watermark
+	out     []types.Message
+	ob      outBuilder
+	kbuf    []byte
+}
+
+// topGroup is one dirty group with its window before the epoch.
+type topGroup struct {
+	key types.Row
+	old []topEntry
+}
+
+// topEntry is one row of a window: copy is the index among identical
+// rows (same state key).
+type topEntry struct {
+	id   topID
+	row  types.Row
+	rank int64
+}
+
+type topID struct {
+	key  string
+	copy int64
+}
+
+var _ Operator = (*TopN)(nil)
+
+// NewTopN returns a TopN over input for n.
+func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operator, error) {
+	in := n.Input.Base()
+	t := &TopN{actx: actx, input: input, plan: n, inTs: in.Out.Types(), dirty: map[string]*topGroup{}}
+	switch n.RankFn {
+	case "", "row_number", "rank", "dense_rank":
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "top-N by %s is not supported", n.RankFn)
+	}
+	keyTs := make([]types.T, 0, len(n.GroupBy)+2*len(n.Order)+len(t.inTs))
+	var desc []bool
+	for _, g := range n.GroupBy {
+		if g < 0 || g >= len(t.inTs) {
+			return nil, pgerr.New(pgerr.InternalError, "top-N groups by column %d of %d", g, len(t.inTs))
+		}
+		keyTs = append(keyTs, t.inTs[g])
+		desc = append(desc, false)
+	}
+	for _, k := range n.Order {
+		c, ok := k.Expr.(*planner.ColRef)
+		if !ok || c.Idx < 0 || c.Idx >= len(t.inTs) {
+			return nil, pgerr.New(pgerr.InternalError, "top-N ORDER BY key is not an input column")
+		}
+		t.orderCols = append(t.orderCols, c.Idx)
+		keyTs = append(keyTs, types.TInt2, t.inTs[c.Idx])
+		desc = append(desc, false, k.Desc)
+	}
+	t.tieCols = in.StreamKey
+	if len(t.tieCols) == 0 {
+		t.tieCols = keyCols(len(t.inTs))
+	}
+	for _, c := range t.tieCols {
+		keyTs = append(keyTs, t.inTs[c])
+		desc = append(desc, false)
+	}
+	t.state = storage.NewStateTable(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
+	t.state.SetDesc(desc)
+	t.lo = max(n.Offset, 0)
+	t.hi = math.MaxInt64
+	if n.Limit >= 0 && n.Limit <= math.MaxInt64-t.lo {
+		t.hi = t.lo + n.Limit
+	}
+	t.ob.ts = n.Out.Types()
+	return t, nil
+}
+
+// Next implements Operator.
+func (t *TopN) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if len(t.out) > 0 {
+			m := t.out[0]
+			t.out[0] = nil
+			t.out = t.out[1:]
+			return m, nil
+		}
+		msg, err := t.input.Next(ctx)
+		if err != nil || msg == nil {
+			return msg, err
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			if !t.started {
+				return nil, pgerr.New(pgerr.InternalError, "top-N got a chunk before the first barrier")
+			}
+			if err := t.applyChunk(m); err != nil {
+				return nil, err
+			}
+		case types.Watermark:
+			for _, g := range t.plan.GroupBy {
+				if g == m.Col {
+					m.Col = t.outCol(g)
+					t.wms = append(t.wms, m)
+					break
+				}
+			}
+		case types.Barrier:
+			if err := t.barrier(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// outCol returns the output column of input column c.
+func (t *TopN) outCol(c int) int {
+	if t.plan.RankCol >= 0 && c >= t.plan.RankCol {
+		return c + 1
+	}
+	return c
+}
+
+func (t *TopN) applyChunk(c *types.Chunk) error {
+	ng, no := len(t.plan.GroupBy), len(t.orderCols)
+	vals := make([]types.Datum, no)
+	for i := 0; i < c.Len(); i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		row := make(types.Row, len(t.inTs))
+		for j, v := range c.Cols {
+			row[j] = detach(v.Get(i))
+		}
+		key := make(types.Row, 0, ng+2*no+len(t.tieCols))
+		for _, g := range t.plan.GroupBy {
+			key = append(key, row[g])
+		}
+		if err := t.touch(key); err != nil {
+			return err
+		}
+		for j, oc := range t.orderCols {
+			vals[j] = row[oc]
+		}
+		key = appendOrderKey(key, vals, t.plan.Order)
+		for _, tc := range t.tieCols {
+			key = append(key, row[tc])
+		}
+		old, ok, err := t.state.Get(key)
+		if err != nil {
+			return err
+		}
+		var n int64
+		if ok {
+			n = old[len(t.inTs)].I
+		}
+		n += signOf(c.Op(i))
+		switch {
+		case n > 0:
+			t.state.Update(key, append(row, types.DInt(n)))
+		case n == 0:
+			t.state.Delete(key)
+		default:
+			return pgerr.New(pgerr.InternalError, "top-N: retraction of a row that is not in the state")
+		}
+	}
+	return nil
+}
+
+// touch makes the group of key dirty, reading its window as it is before
+// the change about to be applied.
+func (t *TopN) touch(key types.Row) error {
+	t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
+	if _, ok := t.dirty[string(t.kbuf)]; ok {
+		return nil
+	}
+	g := &topGroup{key: append(types.Row(nil), key...)}
+	var err error
+	if g.old, err = t.window(g.key); err != nil {
+		return err
+	}
+	t.dirty[string(t.kbuf)] = g
+	t.groups = append(t.groups, g)
+	return nil
+}
+
+// sameOrder reports whether rows a and b tie on the ORDER BY keys.
+func (t *TopN) sameOrder(a, b types.Row) bool {
+	for _, c := range t.orderCols {
+		x, y := a[c], b[c]
+		if x.Null || y.Null {
+			if x.Null != y.Null {
+				return false
+			}
+			continue
+		}
+		if types.Compare(x, y, t.inTs[c]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// window reads the group's rows in order up to the end of its window and
+// returns those in it, with their ranks.
+func (t *TopN) window(key types.Row) ([]topEntry, error) {
+	it := t.state.Iter(key, false)
+	defer it.Close()
+	var out []topEntry
+	var pos, rank, dense int64
+	var prev, edge types.Row // the previous row; the row at position hi
+	mode := t.plan.RankFn
+	if mode == "" && t.plan.WithTies {
+		mode = "ties"
+	}
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return out, nil
+		}
+		id := string(it.Key())
+		row := r[:len(t.inTs)]
+		for c := int64(0); c < r[len(t.inTs)].I; c++ {
+			pos++
+			if prev == nil || !t.sameOrder(prev, row) {
+				rank = pos
+				dense++
+			}
+			prev = row
+			var in bool
+			var rk int64
+			switch mode {
+			case "rank":
+				if rank > t.hi {
+					return out, nil
+				}
+				in, rk = rank > t.lo, rank
+			case "dense_rank":
+				if dense > t.hi {
+					return out, nil
+				}
+				in, rk = dense > t.lo, dense
+			case "ties":
+				if pos > t.hi && (edge == nil || !t.sameOrder(edge, row)) {
+					return out, nil
+				}
+				if pos == t.hi {
+					edge = row
+				}
+				in, rk = pos > t.lo, pos
+			default:
+				if pos > t.hi {
+					return out, nil
+				}
+				in, rk = pos > t.lo, pos
+			}
+			if in {
+				out = append(out, topEntry{id: topID{id, c}, row: row, rank: rk})
+			}
+		}
+	}
+}
+
+// output returns the output row of e: the input row with the rank
+// inserted at RankCol when the rank is selected.
+func (t *TopN) output(e *topEntry) types.Row {
+	rc := t.plan.RankCol
+	if rc < 0 {
+		return e.row
+	}
+	r := make(types.Row, 0, len(e.row)+1)
+	r = append(r, e.row[:rc]...)
+	r = append(r, types.DInt(e.rank))
+	return append(r, e.row[rc:]...)
+}
+
+func (t *TopN) barrier(b types.Barrier) error {
+	t.state.Committed(b.Epoch.Prev)
+	t.started = true
+	// Retractions of every group go first: a row that moved to another
+	// group (or to another place in its own) must leave before it enters.
+	curs := make([][]topEntry, len(t.groups))
+	for phase := range 3 {
+		for i, g := range t.groups {
+			if phase == 0 {
+				var err error
+				if curs[i], err = t.window(g.key); err != nil {
+					return err
+				}
+			}
+			t.diff(phase, g.old, curs[i])
+		}
+	}
+	clear(t.dirty)
+	clear(t.groups)
+	t.groups = t.groups[:0]
+	t.out = t.ob.take(t.out)
+	if err := t.state.Commit(t.actx.WriteSet, b.Epoch.Curr); err != nil {
+		return err
+	}
+	for _, w := range t.wms {
+		t.out = append(t.out, w)
+	}
+	t.wms = t.wms[:0]
+	t.out = append(t.out, b)
+	return nil
+}
+
+// diff emits one phase of the changes from window old to window cur:
+// 0 the rows that left (-), 1 the rows whose contents or selected rank
+// changed (U-/U+), 2 the rows that entered (+).
+func (t *TopN) diff(phase int, old, cur []topEntry) {
+	switch phase {
+	case 0:
+		is := make(map[topID]bool, len(cur))
+		for i := range cur {
+			is[cur[i].id] = true
+		}
+		for i := range old {
+			if !is[old[i].id] {
+				t.ob.add(types.OpDelete, t.output(&old[i]))
+			}
+		}
+		return
+	}
+	was := make(map[topID]*topEntry, len(old))
+	for i := range old {
+		was[old[i].id] = &old[i]
+	}
+	ranked := t.plan.RankCol >= 0
+	for i := range cur {
+		o := was[cur[i].id]
+		switch {
+		case phase == 2 && o == nil:
+			t.ob.add(types.OpInsert, t.output(&cur[i]))
+		case phase == 1 && o != nil && (!sameRow(o.row, cur[i].row) || (ranked && o.rank != cur[i].rank)):
+			t.ob.update(t.output(o), t.output(&cur[i]))
+		}
+	}
+}
+
+// Close implements Operator.
+func (t *TopN) Close() {
+	if t.input != nil {
+		t.input.Close()
+		t.input = nil
+	}
+}

@@ -1,0 +1,229 @@
+package stream
+
+import (
+	"testing"
+
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// The TopN tests read rows (id int8, g int8, v int4) with stream key id.
+var topInTs = []types.T{types.TInt8, types.TInt8, types.TInt4}
+
+// topNode returns a StreamTopN over (id, g, v) ordered by v (desc when
+// asked), grouped by groupBy; rankFn != "" selects the rank as the last
+// output column.
+func topNode(groupBy []int, desc bool, limit, offset int64, rankFn string, withTies bool) *planner.StreamTopN {
+	in := &planner.StreamValues{StreamBase: planner.StreamBase{
+		Out:       types.Schema{col("id", types.TInt8), col("g", types.TInt8), col("v", types.TInt4)},
+		StreamKey: []int{0},
+	}}
+	n := &planner.StreamTopN{
+		Input: in, GroupBy: groupBy, Limit: limit, Offset: offset, WithTies: withTies,
+		Order:  []planner.SortKey{{Expr: colRef(2, types.TInt4), Desc: desc, NullsFirst: desc}},
+		RankFn: rankFn, RankCol: -1, State: planner.StateTableDesc{ID: 200},
+	}
+	n.Out = append(types.Schema(nil), in.Out...)
+	if rankFn != "" {
+		n.RankCol = 3
+		n.Out = append(n.Out, col(rankFn, types.TInt8))
+	}
+	n.StreamKey = []int{0}
+	return n
+}
+
+func runTop(t *testing.T, e *opEnv, n *planner.StreamTopN, script string) []string {
+	t.Helper()
+	op, err := NewTopN(e.actx, &scriptInput{msgs: e.script(t, script, topInTs)}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	return e.drain(t, op)
+}
+
+func TestTopNLimitOffset(t *testing.T) {
+	// ORDER BY v LIMIT 2 OFFSET 1. An update that moves a row within the
+	// window leaves as a delete and an insert of its stream key (its
+	// position in the state changes).
+	got := runTop(t, newOpEnv(t), topNode(nil, false, 2, 1, "", false), `
+barrier
++ 1 0 50
++ 2 0 10
++ 3 0 30
++ 4 0 40
+barrier
+- 3 0 30
+barrier
++ 5 0 5
++ 6 0 . 
+- 6 0 .
+barrier
+U- 4 0 40
+U+ 4 0 45
+barrier
+- 1 0 50
+- 2 0 10
+- 4 0 45
+- 5 0 5
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 3 0 30
++ 4 0 40
+`, `
+- 3 0 30
++ 1 0 50
+`, `
+- 1 0 50
++ 2 0 10
+`, `
+- 4 0 40
++ 4 0 45
+`, `
+- 2 0 10
+- 4 0 45
+`)
+}
+
+func TestTopNGroupRowNumber(t *testing.T) {
+	// ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC) <= 2
+	got := runTop(t, newOpEnv(t), topNode([]int{1}, true, 2, 0, "row_number", false), `
+barrier
++ 1 1 10
++ 2 1 20
++ 3 1 30
++ 4 2 5
+barrier
+U- 3 1 30
+U+ 3 2 30
+barrier
++ 5 1 15
+- 4 2 5
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 3 1 30 1
++ 2 1 20 2
++ 4 2 5 1
+`, `
+- 3 1 30 1
+U- 2 1 20 2
+U+ 2 1 20 1
+U- 4 2 5 1
+U+ 4 2 5 2
++ 1 1 10 2
++ 3 2 30 1
+`, `
+- 1 1 10 2
+- 4 2 5 2
++ 5 1 15 2
+`)
+}
+
+func TestTopNRankTies(t *testing.T) {
+	script := `
+barrier
++ 1 0 10
++ 2 0 20
++ 3 0 20
++ 4 0 30
+barrier
+- 1 0 10
+barrier
+`
+	// RANK() OVER (ORDER BY v) <= 2: 10 is 1st, both 20s are 2nd.
+	got := runTop(t, newOpEnv(t), topNode(nil, false, 2, 0, "rank", false), script)
+	checkEpochs(t, got, ``, `
++ 1 0 10 1
++ 2 0 20 2
++ 3 0 20 2
+`, `
+- 1 0 10 1
+U- 2 0 20 2
+U+ 2 0 20 1
+U- 3 0 20 2
+U+ 3 0 20 1
+`)
+	// DENSE_RANK() <= 2 also keeps both 20s, and 30 enters once 10 goes.
+	got = runTop(t, newOpEnv(t), topNode(nil, false, 2, 0, "dense_rank", false), script)
+	checkEpochs(t, got, ``, `
++ 1 0 10 1
++ 2 0 20 2
++ 3 0 20 2
+`, `
+- 1 0 10 1
+U- 2 0 20 2
+U+ 2 0 20 1
+U- 3 0 20 2
+U+ 3 0 20 1
++ 4 0 30 2
+`)
+	// ROW_NUMBER() <= 2 keeps one of the tied rows (the lower stream key).
+	got = runTop(t, newOpEnv(t), topNode(nil, false, 2, 0, "row_number", false), script)
+	checkEpochs(t, got, ``, `
++ 1 0 10 1
++ 2 0 20 2
+`, `
+- 1 0 10 1
+U- 2 0 20 2
+U+ 2 0 20 1
++ 3 0 20 2
+`)
+	// ORDER BY v FETCH FIRST 2 ROWS WITH TIES.
+	got = runTop(t, newOpEnv(t), topNode(nil, false, 2, 0, "", true), script)
+	checkEpochs(t, got, ``, `
++ 1 0 10
++ 2 0 20
++ 3 0 20
+`, `
+- 1 0 10
+`)
+}
+
+// TestTopNRestart commits state at a barrier, rebuilds the operator from
+// storage and continues: the output equals an uninterrupted run's.
+func TestTopNRestart(t *testing.T) {
+	n := topNode([]int{1}, true, 2, 0, "rank", false)
+	part1 := `
+barrier
++ 1 1 10
++ 2 1 20
++ 3 1 30
++ 4 2 5
+barrier
+`
+	part2 := `
+- 3 1 30
++ 5 2 7
+barrier
+- 2 1 20
+barrier
+`
+	whole := runTop(t, newOpEnv(t), n, part1+part2)
+	e := newOpEnv(t)
+	first := runTop(t, e, n, part1)
+	e.reset()
+	second := runTop(t, e, n, "barrier\n"+part2)
+	if second[0] != "" {
+		t.Fatalf("recovery barrier emitted %q", second[0])
+	}
+	checkEpochs(t, append(first, second[1:]...), whole...)
+	checkEpochs(t, whole, ``, `
++ 3 1 30 1
++ 2 1 20 2
++ 4 2 5 1
+`, `
+- 3 1 30 1
+U- 2 1 20 2
+U+ 2 1 20 1
+U- 4 2 5 1
+U+ 4 2 5 2
++ 1 1 10 2
++ 5 2 7 1
+`, `
+- 2 1 20 1
+U- 1 1 10 2
+U+ 1 1 10 1
+`)
+}

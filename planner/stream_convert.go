@@ -1,0 +1,1288 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// PlanStream converts the bound query of CREATE MATERIALIZED VIEW (the plan
+// Bind returns) into a stream plan rooted at a StreamMaterialize that
+// writes into mv. The conversion and its invariants are described in
+// the package documentation (doc.go, "Stream plans").
+//
+// PlanStream fills in mv.Cols (the query's output columns, then the hidden
+// stream key columns it needs to identify rows) and mv.PK (the root's
+// stream key); the rest of mv (ID, Name, ...) is the caller's. The view's
+// own data is the state table mv.ID. alloc hands out the IDs of all other
+// state tables; it is called in a deterministic order for a given plan, so
+// replaying the IDs it returned rebuilds the same plan after a restart.
+//
+// Errors carry SQLSTATEs: 0A000 for constructs that cannot be maintained
+// incrementally yet (the message names the construct), 42701 for
+// duplicate output column names (as Postgres's CREATE MATERIALIZED VIEW).
+func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *StreamMaterialize, err error) {
+	defer func() {
+		// Like the binder, the converter reports errors by panicking with
+		// a *pgerr.Error; the panic never leaves the package.
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			root, err = nil, pe
+		}
+	}()
+	sp := &streamPlanner{alloc: alloc}
+	sp.checkExprs(p)
+	n := sp.plan(p)
+	return sp.materialize(n, p.Schema(), mv), nil
+}
+
+// streamPlanner holds the state of one conversion.
+type streamPlanner struct {
+	alloc func() uint32
+}
+
+func unsupported(format string, args ...any) *pgerr.Error {
+	return pgerr.New(pgerr.FeatureNotSupported, format, args...)
+}
+
+func failUnsupported(format string, args ...any) { fail(unsupported(format, args...)) }
+
+// checkExprs rejects expressions whose value would differ between the
+// first computation and a recomputation after recovery (volatile
+// functions) or that have no value at all in a view (parameters).
+func (sp *streamPlanner) checkExprs(p Plan) {
+	WalkPlanExprs(p, func(x Expr) {
+		switch n := x.(type) {
+		case *Param:
+			fail(pgerr.New(pgerr.FeatureNotSupported, "materialized views may not be defined using bound parameters"))
+		case *Call:
+			volatile := timeDependent[n.Fn]
+			for _, o := range Overloads(n.Fn) {
+				volatile = volatile || o.Volatile
+			}
+			if volatile {
+				fail(unsupported("function %s() is not supported in materialized views", n.Fn).
+					WithHint("A materialized view is maintained incrementally; its rows must not depend on when they are computed."))
+			}
+		}
+	})
+}
+
+// timeDependent are the functions that are stable within a statement but
+// whose value depends on when the statement runs: a view row computed
+// from them would change meaning when recomputed.
+var timeDependent = map[string]bool{
+	"now": true, "current_timestamp": true, "transaction_timestamp": true, "statement_timestamp": true,
+	"current_date": true, "current_time": true, "localtimestamp": true, "localtime": true,
+}
+
+// plan converts p. The returned node's first len(p.Schema()) output
+// columns are p's columns in order; columns after them are hidden (they
+// carry stream key columns that p's output lacks). Parents refer to p's
+// columns by their logical index, which the prefix keeps valid.
+func (sp *streamPlanner) plan(p Plan) StreamNode {
+	switch p.(type) {
+	case *Filter, *Project:
+		// Their subqueries are turned into joins.
+	default:
+		for _, e := range planExprs(p) {
+			if hasSubquery(e) {
+				failUnsupported("subqueries in %s are not supported in materialized views yet", clauseOf(p))
+			}
+		}
+	}
+	switch n := p.(type) {
+	case *Scan:
+		return sp.scan(n)
+	case *Values:
+		return sp.values(n)
+	case *Filter:
+		return sp.filter(n)
+	case *Project:
+		return sp.project(n)
+	case *Agg:
+		return sp.agg(n)
+	case *Join:
+		return sp.join(n)
+	case *Sort:
+		// Order is not part of a relation: a view's rows have none.
+		return sp.plan(n.Input)
+	case *Limit:
+		return sp.limit(n)
+	case *Distinct:
+		return sp.distinct(n)
+	case *SetOp:
+		return sp.setOp(n)
+	case *Window:
+		failWindow(n)
+	case *SystemScan:
+		failUnsupported("system table %s.%s is not supported in materialized views", n.Schema_, n.Name)
+	case *TableFunc:
+		failUnsupported("table function %s() is not supported in materialized views yet", n.Fn)
+	}
+	failUnsupported("%T is not supported in materialized views", p)
+	return nil
+}
+
+// clauseOf names the SQL clause a plan node comes from, for errors.
+func clauseOf(p Plan) string {
+	switch p.(type) {
+	case *Join:
+		return "JOIN conditions"
+	case *Agg:
+		return "GROUP BY or aggregate arguments"
+	case *Sort, *Distinct:
+		return "ORDER BY or DISTINCT ON"
+	case *Limit:
+		return "LIMIT"
+	case *Window:
+		return "window definitions"
+	case *Values:
+		return "VALUES"
+	}
+	return "this position"
+}
+
+// ---- leaves ----
+
+// relAppendOnly reports whether a relation never deletes or updates rows:
+// sources, and tables created APPEND ONLY (recorded as the WITH option
+// append_only = 'true').
+func relAppendOnly(r *catalog.Relation) bool {
+	return r.Kind == catalog.KindSource || strings.EqualFold(r.With["append_only"], "true")
+}
+
+func (sp *streamPlanner) scan(s *Scan) StreamNode {
+	n := &StreamTableScan{Rel: s.Rel, Cols: append([]int(nil), s.Cols...)}
+	n.Out = append(types.Schema(nil), s.Out...)
+	// The relation's primary key identifies its rows in the change stream;
+	// read it even when the query does not select it.
+	for _, pk := range s.Rel.PK {
+		at := indexOf(n.Cols, pk)
+		if at < 0 {
+			at = len(n.Cols)
+			n.Cols = append(n.Cols, pk)
+			c := s.Rel.Cols[pk]
+			n.Out = append(n.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: true})
+		}
+		n.StreamKey = append(n.StreamKey, at)
+	}
+	if len(s.Rel.PK) == 0 {
+		failUnsupported("relation %q has no primary key or row id", s.Rel.Name)
+	}
+	n.AppendOnly = relAppendOnly(s.Rel)
+	n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), n.StreamKey...)}
+	return n
+}
+
+func (sp *streamPlanner) values(v *Values) StreamNode {
+	// A hidden row number is the stream key of constant rows.
+	n := &StreamValues{}
+	n.Out = append(append(types.Schema(nil), v.Out...), types.Column{Name: "_row_id", T: types.TInt8, NotNull: true, Hidden: true})
+	for i, r := range v.Rows {
+		row := append(append([]Expr(nil), r...), &Const{V: types.DInt(int64(i)), T: types.TInt8})
+		n.Rows = append(n.Rows, row)
+	}
+	n.StreamKey = []int{len(v.Out)}
+	n.AppendOnly = true
+	n.Dist = Distribution{Kind: DistSingle}
+	return n
+}
+
+// ---- filter and project ----
+
+func (sp *streamPlanner) filter(f *Filter) StreamNode {
+	if hasSubquery(f.Cond) {
+		return sp.plan(sp.unnestFilter(f))
+	}
+	if top := sp.rankTopN(f); top != nil {
+		return top
+	}
+	if w, ok := f.Input.(*Window); ok {
+		failWindow(w)
+	}
+	in := sp.plan(f.Input)
+	return newFilter(in, f.Cond)
+}
+
+func newFilter(in StreamNode, cond Expr) *StreamFilter {
+	b := in.Base()
+	n := &StreamFilter{Input: in, Cond: cond}
+	n.StreamBase = StreamBase{Out: b.Out, StreamKey: b.StreamKey, AppendOnly: b.AppendOnly, Dist: b.Dist}
+	return n
+}
+
+func (sp *streamPlanner) project(p *Project) StreamNode {
+	for _, e := range p.Exprs {
+		if hasSubquery(e) {
+			return sp.plan(sp.unnestProject(p))
+		}
+	}
+	in := sp.plan(p.Input)
+	return newProject(in, p.Exprs, p.Out)
+}
+
+// newProject computes exprs (named by out) over in and appends, as hidden
+// columns, the input stream key columns that exprs do not pass through,
+// so the output keeps a stream key.
+func newProject(in StreamNode, exprs []Expr, out types.Schema) *StreamProject {
+	b := in.Base()
+	n := &StreamProject{Input: in, Exprs: append([]Expr(nil), exprs...)}
+	n.Out = append(types.Schema(nil), out...)
+	// where[i] is the output column passing input column i through.
+	where := map[int]int{}
+	for i, e := range exprs {
+		if c, ok := e.(*ColRef); ok {
+			if _, seen := where[c.Idx]; !seen {
+				where[c.Idx] = i
+			}
+		}
+	}
+	for _, k := range b.StreamKey {
+		at, ok := where[k]
+		if !ok {
+			at = len(n.Exprs)
+			c := b.Out[k]
+			n.Exprs = append(n.Exprs, &ColRef{Idx: k, T: c.T, Name: c.Name})
+			n.Out = append(n.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: true})
+			where[k] = at
+		}
+		n.StreamKey = append(n.StreamKey, at)
+	}
+	n.AppendOnly = b.AppendOnly
+	n.Dist = mapDist(b.Dist, where)
+	return n
+}
+
+// mapDist carries a distribution through a projection that moves input
+// column i to output column where[i]; a hash distribution over a column
+// the projection drops becomes DistAny.
+func mapDist(d Distribution, where map[int]int) Distribution {
+	if d.Kind != DistHash {
+		return d
+	}
+	out := Distribution{Kind: DistHash}
+	for _, k := range d.Keys {
+		at, ok := where[k]
+		if !ok {
+			return Distribution{Kind: DistAny}
+		}
+		out.Keys = append(out.Keys, at)
+	}
+	return out
+}
+
+// columnsOf returns ColRefs for columns [0, n) of s.
+func columnsOf(s types.Schema, n int) []Expr {
+	out := make([]Expr, n)
+	for i := 0; i < n; i++ {
+		out[i] = &ColRef{Idx: i, T: s[i].T, Name: s[i].Name}
+	}
+	return out
+}
+
+// withColumns makes every expression of es a column of in: ColRefs are
+// used as they are; other expressions are computed by a StreamProject
+// that appends them (hidden) after all of in's columns. It returns the
+// node and the column index of each expression.
+func withColumns(in StreamNode, es []Expr) (StreamNode, []int) {
+	b := in.Base()
+	idx := make([]int, len(es))
+	var extra []Expr
+	for i, e := range es {
+		if c, ok := e.(*ColRef); ok {
+			idx[i] = c.Idx
+			continue
+		}
+		idx[i] = len(b.Out) + len(extra)
+		extra = append(extra, e)
+	}
+	if len(extra) == 0 {
+		return in, idx
+	}
+	exprs := columnsOf(b.Out, len(b.Out))
+	out := append(types.Schema(nil), b.Out...)
+	for _, e := range extra {
+		exprs = append(exprs, e)
+		out = append(out, types.Column{Name: FormatExpr(e), T: e.Type(), Hidden: true})
+	}
+	return newProject(in, exprs, out), idx
+}
+
+// ---- exchanges ----
+
+// satisfies reports whether rows distributed by have are distributed as
+// want requires. For aggregation (exact false) a hash over a subset of
+// the wanted keys keeps equal keys together; a join needs exactly the
+// same keys in the same order on both sides.
+func satisfies(have, want Distribution, exact bool) bool {
+	switch want.Kind {
+	case DistAny:
+		return true
+	case DistSingle:
+		return have.Kind == DistSingle
+	case DistHash:
+		if have.Kind == DistSingle {
+			return !exact
+		}
+		if have.Kind != DistHash || len(have.Keys) == 0 {
+			return false
+		}
+		if exact {
+			return equalInts(have.Keys, want.Keys)
+		}
+		for _, k := range have.Keys {
+			if indexOf(want.Keys, k) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// exchange returns in when its distribution satisfies want, otherwise a
+// StreamExchange that repartitions it to want.
+func exchange(in StreamNode, want Distribution, exact bool) StreamNode {
+	b := in.Base()
+	if satisfies(b.Dist, want, exact) {
+		return in
+	}
+	n := &StreamExchange{Input: in}
+	n.StreamBase = StreamBase{Out: b.Out, StreamKey: b.StreamKey, AppendOnly: b.AppendOnly, Dist: want}
+	return n
+}
+
+func hashDist(keys []int) Distribution {
+	if len(keys) == 0 {
+		return Distribution{Kind: DistSingle}
+	}
+	return Distribution{Kind: DistHash, Keys: append([]int(nil), keys...)}
+}
+
+// ---- aggregation ----
+
+// streamAggs are the aggregate functions the stream HashAgg maintains
+// under retraction (executor/agg_funcs.go).
+var streamAggs = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "string_agg": true,
+	"bool_and": true, "bool_or": true, "every": true, "variance": true, "var_samp": true,
+	"var_pop": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+}
+
+// needsExtraState reports whether an aggregate must keep its input values
+// (not just a running value) to stay exact: DISTINCT needs the set of
+// values seen; min and max after a delete need the next extreme;
+// string_agg needs every value to rebuild its result.
+func needsExtraState(a AggCall, appendOnly bool) bool {
+	switch {
+	case a.Distinct, a.Fn == "string_agg":
+		return true
+	case a.Fn == "min" || a.Fn == "max":
+		return !appendOnly
+	}
+	return false
+}
+
+func (sp *streamPlanner) agg(a *Agg) StreamNode {
+	in := sp.plan(a.Input)
+	for _, c := range a.Aggs {
+		if !streamAggs[c.Fn] {
+			failUnsupported("aggregate function %s() is not supported in materialized views yet", c.Fn)
+		}
+	}
+	// Group keys that are expressions are computed first, so the
+	// exchange and the agg see them as columns.
+	in, keys := withColumns(in, a.GroupBy)
+	return sp.hashAgg(in, keys, a.Aggs, a.Out[len(a.GroupBy):])
+}
+
+// hashAgg builds exchange → StreamHashAgg grouping in by keys (distinct
+// columns of in) computing aggs, whose output columns are named by
+// aggOut.
+func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggOut types.Schema) *StreamHashAgg {
+	keys = dedupInts(keys)
+	in = exchange(in, hashDist(keys), false)
+	ib := in.Base()
+	n := &StreamHashAgg{Input: in, GroupBy: keys, Aggs: aggs}
+	var keyCols types.Schema
+	for _, k := range keys {
+		c := ib.Out[k]
+		c.Hidden = false
+		keyCols = append(keyCols, c)
+	}
+	n.Out = append(append(types.Schema(nil), keyCols...), aggOut...)
+	n.StreamKey = seq(0, len(keys))
+	n.Dist = hashDist(n.StreamKey)
+
+	// Result: one row per group, keyed by the group keys: the encoded
+	// state of each accumulator, then the group's row count.
+	res := StateTableDesc{ID: sp.alloc(), Name: "agg_state", Cols: append(types.Schema(nil), keyCols...), KeyCols: seq(0, len(keys))}
+	for _, c := range aggOut {
+		res.Cols = append(res.Cols, types.Column{Name: c.Name, T: types.TBytea})
+	}
+	res.Cols = append(res.Cols, types.Column{Name: "_row_count", T: types.TInt8, NotNull: true})
+	res.OrderDesc = make([]bool, len(keys))
+	res.DistKeyCols = seq(0, len(keys))
+	n.Result = res
+
+	for i, c := range aggs {
+		if !needsExtraState(c, ib.AppendOnly) {
+			continue
+		}
+		n.Extra = append(n.Extra, sp.aggExtra(keyCols, c))
+		n.ExtraFor = append(n.ExtraFor, i)
+	}
+	return n
+}
+
+// aggExtra describes the input-value state of one aggregate: keyed by
+// group keys, then the arguments (and for string_agg the ORDER BY values
+// first, then the argument), with the number of input rows holding that
+// key as the value, so duplicates are counted, not stored twice.
+func (sp *streamPlanner) aggExtra(keyCols types.Schema, c AggCall) StateTableDesc {
+	kind := "agg_distinct"
+	switch {
+	case c.Distinct:
+	case c.Fn == "min" || c.Fn == "max":
+		kind = "agg_minmax"
+	default:
+		kind = "agg_values"
+	}
+	d := StateTableDesc{ID: sp.alloc(), Name: kind, Cols: append(types.Schema(nil), keyCols...)}
+	d.OrderDesc = make([]bool, len(keyCols))
+	d.DistKeyCols = seq(0, len(keyCols))
+	var vals []SortKey
+	if !c.Distinct {
+		vals = append(vals, c.OrderBy...)
+	}
+	for _, a := range c.Args {
+		// max keeps its values in descending order, so the first entry
+		// of a group is its result, as for min.
+		vals = append(vals, SortKey{Expr: a, Desc: c.Fn == "max" && !c.Distinct})
+	}
+	for i, v := range vals {
+		d.Cols = append(d.Cols, types.Column{Name: fmt.Sprintf("_arg%d", i), T: v.Expr.Type()})
+		d.OrderDesc = append(d.OrderDesc, v.Desc)
+	}
+	d.KeyCols = seq(0, len(d.Cols))
+	d.Cols = append(d.Cols, types.Column{Name: "_count", T: types.TInt8, NotNull: true})
+	return d
+}
+
+// ---- joins ----
+
+func (sp *streamPlanner) join(j *Join) StreamNode {
+	nl := len(j.Left.Schema())
+	nr := len(j.Right.Schema())
+	left := sp.plan(j.Left)
+	right := sp.plan(j.Right)
+	left, lk := withColumns(left, j.LeftKeys)
+	right, rk := withColumns(right, j.RightKeys)
+	lb, rb := left.Base(), right.Base()
+	nlw := len(lb.Out)
+
+	n := &StreamHashJoin{Kind: j.Kind, LeftKeys: lk, RightKeys: rk}
+	if len(lk) == 0 {
+		// Without equality keys every row may match every other: one
+		// actor holds both sides.
+		n.Left = exchange(left, Distribution{Kind: DistSingle}, true)
+		n.Right = exchange(right, Distribution{Kind: DistSingle}, true)
+	} else {
+		n.Left = exchange(left, hashDist(lk), true)
+		n.Right = exchange(right, hashDist(rk), true)
+	}
+	// The residual condition refers to the logical left ++ right row; the
+	// physical left side may be wider.
+	n.Cond = mapExpr(j.Cond, func(x Expr) Expr {
+		if c, ok := x.(*ColRef); ok && c.Idx >= nl {
+			return &ColRef{Idx: c.Idx - nl + nlw, T: c.T, Name: c.Name}
+		}
+		return x
+	})
+
+	semi := j.Kind == SemiJoin || j.Kind == AntiJoin
+	n.Out = append(types.Schema(nil), lb.Out...)
+	n.StreamKey = append([]int(nil), lb.StreamKey...)
+	if !semi {
+		// Columns of the side that an outer join pads with NULLs become
+		// nullable.
+		for i := range n.Out {
+			if j.Kind == RightJoin || j.Kind == FullJoin {
+				n.Out[i].NotNull = false
+			}
+		}
+		for _, c := range rb.Out {
+			if j.Kind == LeftJoin || j.Kind == FullJoin {
+				c.NotNull = false
+			}
+			n.Out = append(n.Out, c)
+		}
+		for _, k := range rb.StreamKey {
+			// In an inner join a right key column equal (by the join
+			// condition) to a left stream key column adds nothing.
+			if i := indexOf(rk, k); j.Kind == InnerJoin && i >= 0 && indexOf(lb.StreamKey, lk[i]) >= 0 {
+				continue
+			}
+			n.StreamKey = append(n.StreamKey, nlw+k)
+		}
+	}
+	switch {
+	case len(lk) == 0:
+		n.Dist = Distribution{Kind: DistSingle}
+	case j.Kind == RightJoin:
+		n.Dist = Distribution{Kind: DistHash, Keys: shiftInts(rk, nlw)}
+	case j.Kind == FullJoin:
+		n.Dist = Distribution{Kind: DistAny}
+	default:
+		n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), lk...)}
+	}
+	n.AppendOnly = (j.Kind == InnerJoin || j.Kind == SemiJoin) && lb.AppendOnly && rb.AppendOnly
+
+	// Each side's rows are kept by join key + stream key; the side whose
+	// rows an outer, semi or anti join emits depending on whether they
+	// match also counts its matches (the degree).
+	leftDegree := j.Kind == LeftJoin || j.Kind == FullJoin || semi
+	rightDegree := j.Kind == RightJoin || j.Kind == FullJoin
+	n.LeftState = sp.joinState("join_left", lb, lk, leftDegree)
+	n.RightState = sp.joinState("join_right", rb, rk, rightDegree)
+
+	if semi || nlw == nl {
+		return n
+	}
+	// Restore the logical layout (left's columns, then right's) for the
+	// parents; the projection keeps the stream key columns.
+	exprs := columnsOf(n.Out, nl)
+	out := append(types.Schema(nil), n.Out[:nl]...)
+	for i := 0; i < nr; i++ {
+		c := n.Out[nlw+i]
+		exprs = append(exprs, &ColRef{Idx: nlw + i, T: c.T, Name: c.Name})
+		out = append(out, c)
+	}
+	return newProject(n, exprs, out)
+}
+
+func (sp *streamPlanner) joinState(name string, side *StreamBase, keys []int, degree bool) StateTableDesc {
+	d := StateTableDesc{ID: sp.alloc(), Name: name, Cols: append(types.Schema(nil), side.Out...)}
+	d.KeyCols = dedupInts(append(append([]int(nil), keys...), side.StreamKey...))
+	d.OrderDesc = make([]bool, len(d.KeyCols))
+	d.DistKeyCols = append([]int(nil), keys...)
+	if degree {
+		d.Cols = append(d.Cols, types.Column{Name: "_degree", T: types.TInt8, NotNull: true})
+	}
+	return d
+}
+
+// ---- TopN ----
+
+// constInt returns the value of a constant LIMIT/OFFSET expression (null
+// reports whether it is NULL, which means "none").
+func constInt(e Expr, what string) (v int64, null bool) {
+	for {
+		c, ok := e.(*Cast)
+		if !ok {
+			break
+		}
+		e = c.Arg
+	}
+	c, ok := e.(*Const)
+	if !ok || c.T.Family() != types.FamInt {
+		failUnsupported("%s must be a constant in materialized views", what)
+	}
+	if c.V.Null {
+		return 0, true
+	}
+	return c.V.I, false
+}
+
+func (sp *streamPlanner) limit(l *Limit) StreamNode {
+	var limit, offset int64
+	var noLimit bool
+	if l.Limit == nil {
+		noLimit = true
+	} else {
+		limit, noLimit = constInt(l.Limit, "LIMIT")
+	}
+	if l.Offset != nil {
+		offset, _ = constInt(l.Offset, "OFFSET")
+	}
+	if noLimit {
+		if offset == 0 {
+			return sp.plan(l.Input)
+		}
+		failUnsupported("OFFSET without LIMIT is not supported in materialized views")
+	}
+	var order []SortKey
+	input := l.Input
+	if s, ok := input.(*Sort); ok {
+		order, input = s.Keys, s.Input
+	}
+	in := sp.plan(input)
+	return sp.topN(in, nil, order, limit, offset, false, "", len(input.Schema()))
+}
+
+// topN builds exchange → StreamTopN over in. order's expressions are over
+// in's columns; without order, rows rank by their stream key so the
+// choice of rows is deterministic. rankAt is where the rank column goes
+// when rankFn is set (the Window's layout); the TopN's output otherwise
+// equals its input.
+func (sp *streamPlanner) topN(in StreamNode, groupBy []Expr, order []SortKey, limit, offset int64, withTies bool, rankFn string, rankAt int) StreamNode {
+	if limit < 0 || offset < 0 {
+		failUnsupported("negative LIMIT or OFFSET in a materialized view")
+	}
+	var oexprs []Expr
+	for _, k := range order {
+		oexprs = append(oexprs, k.Expr)
+	}
+	in, gcols := withColumns(in, groupBy)
+	in, ocols := withColumns(in, oexprs)
+	gcols = dedupInts(gcols)
+	in = exchange(in, hashDist(gcols), false)
+	b := in.Base()
+	n := &StreamTopN{Input: in, GroupBy: gcols, Limit: limit, Offset: offset, WithTies: withTies, RankFn: rankFn, RankCol: -1}
+	for i, k := range order {
+		c := b.Out[ocols[i]]
+		n.Order = append(n.Order, SortKey{Expr: &ColRef{Idx: ocols[i], T: c.T, Name: c.Name}, Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	if len(n.Order) == 0 {
+		for _, k := range b.StreamKey {
+			c := b.Out[k]
+			n.Order = append(n.Order, SortKey{Expr: &ColRef{Idx: k, T: c.T, Name: c.Name}})
+		}
+	}
+	n.Out = append(types.Schema(nil), b.Out...)
+	n.StreamKey = append([]int(nil), b.StreamKey...)
+	n.Dist = hashDist(gcols)
+
+	// State: the input rows of each group in rank order, keyed by group
+	// keys, order keys, then the stream key (ties stay distinct rows).
+	st := StateTableDesc{ID: sp.alloc(), Name: "topn", Cols: append(types.Schema(nil), b.Out...)}
+	for _, g := range gcols {
+		st.KeyCols = append(st.KeyCols, g)
+		st.OrderDesc = append(st.OrderDesc, false)
+	}
+	for _, k := range n.Order {
+		idx := k.Expr.(*ColRef).Idx
+		if indexOf(st.KeyCols, idx) < 0 {
+			st.KeyCols = append(st.KeyCols, idx)
+			st.OrderDesc = append(st.OrderDesc, k.Desc)
+		}
+	}
+	for _, k := range b.StreamKey {
+		if indexOf(st.KeyCols, k) < 0 {
+			st.KeyCols = append(st.KeyCols, k)
+			st.OrderDesc = append(st.OrderDesc, false)
+		}
+	}
+	st.DistKeyCols = append([]int(nil), gcols...)
+	n.State = st
+
+	if rankFn == "" {
+		return n
+	}
+	// The rank becomes an output column; when the input gained computed
+	// group or order columns, a projection puts the rank where the
+	// Window had it (right after the Window's input columns).
+	n.RankCol = len(n.Out)
+	n.Out = append(n.Out, types.Column{Name: rankFn, T: types.TInt8, NotNull: true})
+	if n.RankCol == rankAt {
+		return n
+	}
+	exprs := columnsOf(n.Out, rankAt)
+	exprs = append(exprs, &ColRef{Idx: n.RankCol, T: types.TInt8, Name: rankFn})
+	out := append(append(types.Schema(nil), n.Out[:rankAt]...), n.Out[n.RankCol])
+	return newProject(n, exprs, out)
+}
+
+// rankTopN recognises a filter on a ranking window function, the group
+// TopN pattern:
+//
+//	Filter [rn <= N AND rest]
+//	└─Project [..., row_number() OVER (PARTITION BY p ORDER BY o) AS rn, ...]  (optional)
+//	  └─Window [row_number() OVER (PARTITION BY p ORDER BY o)]
+//
+// and converts it into a StreamTopN grouped by p, ordered by o, keeping N
+// rows (ties included for rank and dense_rank), with the other conjuncts
+// as a filter above. It returns nil when f is not of that shape.
+func (sp *streamPlanner) rankTopN(f *Filter) StreamNode {
+	var proj *Project
+	var win *Window
+	switch in := f.Input.(type) {
+	case *Window:
+		win = in
+	case *Project:
+		w, ok := in.Input.(*Window)
+		if !ok {
+			return nil
+		}
+		proj, win = in, w
+	default:
+		return nil
+	}
+	if len(win.Calls) != 1 {
+		failWindow(win)
+	}
+	call := win.Calls[0]
+	switch call.Fn {
+	case "row_number", "rank", "dense_rank":
+	default:
+		failWindow(win)
+	}
+	nIn := len(win.Input.Schema())
+	// isRank reports whether column i of the filter's input is the rank.
+	isRank := func(e Expr) bool {
+		c, ok := e.(*ColRef)
+		if !ok {
+			return false
+		}
+		if proj == nil {
+			return c.Idx == nIn
+		}
+		pc, ok := proj.Exprs[c.Idx].(*ColRef)
+		return ok && pc.Idx == nIn
+	}
+	limit := int64(-1)
+	var rest []Expr
+	for _, c := range conjuncts(f.Cond) {
+		if n, ok := rankBound(c, isRank); ok && (limit < 0 || n < limit) {
+			limit = n
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if limit < 0 {
+		failWindow(win)
+	}
+	in := sp.plan(win.Input)
+	var groupBy []Expr
+	groupBy = append(groupBy, call.PartitionBy...)
+	var node StreamNode = sp.topN(in, groupBy, call.OrderBy, limit, 0, call.Fn != "row_number", call.Fn, nIn)
+	if proj != nil {
+		node = newProject(node, proj.Exprs, proj.Out)
+	}
+	if len(rest) > 0 {
+		node = newFilter(node, conjoin(rest))
+	}
+	return node
+}
+
+// rankBound recognises `rank <= N`, `rank < N`, `rank = 1` (and their
+// mirrored forms) and returns the number of ranks kept.
+func rankBound(e Expr, isRank func(Expr) bool) (int64, bool) {
+	c, ok := e.(*Call)
+	if !ok || len(c.Args) != 2 {
+		return 0, false
+	}
+	op, a, b := c.Fn, c.Args[0], c.Args[1]
+	if !isRank(a) {
+		mirror := map[string]string{">=": "<=", ">": "<", "=": "="}
+		m, ok := mirror[op]
+		if !ok || !isRank(b) {
+			return 0, false
+		}
+		op, a, b = m, b, a
+	}
+	k, ok := b.(*Const)
+	if !ok || k.V.Null || k.T.Family() != types.FamInt {
+		return 0, false
+	}
+	switch op {
+	case "<=":
+		return max(k.V.I, 0), true
+	case "<":
+		return max(k.V.I-1, 0), true
+	case "=":
+		if k.V.I == 1 {
+			return 1, true
+		}
+	}
+	return 0, false
+}
+
+func failWindow(w *Window) {
+	for _, c := range w.Calls {
+		if c.Fn != "row_number" && c.Fn != "rank" && c.Fn != "dense_rank" {
+			fail(unsupported("window function %s() is not supported in materialized views yet", c.Fn).
+				WithHint("Only row_number(), rank() and dense_rank() are supported, filtered by an upper bound in an outer query (WHERE rn <= N)."))
+		}
+	}
+	fail(unsupported("window functions are not supported in materialized views yet unless filtered by their rank").
+		WithHint("Only row_number(), rank() and dense_rank() are supported, filtered by an upper bound in an outer query (WHERE rn <= N)."))
+}
+
+// ---- DISTINCT and set operations ----
+
+func (sp *streamPlanner) distinct(d *Distinct) StreamNode {
+	n := len(d.Input.Schema())
+	if len(d.On) == 0 {
+		in := sp.plan(d.Input)
+		return sp.hashAgg(in, seq(0, n), nil, nil)
+	}
+	// DISTINCT ON keeps the first row of each group in the ORDER BY's
+	// order (the binder sorts the input): a TopN of one row per group.
+	var order []SortKey
+	input := d.Input
+	if s, ok := input.(*Sort); ok {
+		order, input = s.Keys, s.Input
+	}
+	in := sp.plan(input)
+	return sp.topN(in, d.On, order, 1, 0, false, "", n)
+}
+
+func (sp *streamPlanner) setOp(s *SetOp) StreamNode {
+	n := len(s.Out)
+	if s.Kind == Union {
+		u := sp.union([]Plan{s.Left, s.Right}, s.Out, false)
+		if s.All {
+			return u
+		}
+		return sp.hashAgg(u, seq(0, n), nil, nil)
+	}
+	name := [...]string{"UNION", "INTERSECT", "EXCEPT"}[s.Kind]
+	if s.All {
+		fail(unsupported("%s ALL is not supported in materialized views yet", name).
+			WithHint("Use %s (without ALL), which removes duplicates.", name))
+	}
+	// INTERSECT and EXCEPT count, per distinct row, how many rows each
+	// side has (a union whose rows carry a non-NULL marker in their
+	// side's column), then keep the rows whose counts qualify.
+	u := sp.union([]Plan{s.Left, s.Right}, s.Out, true)
+	ub := u.Base()
+	mark := func(i int) Expr { return &ColRef{Idx: n + i, T: types.TBool, Name: ub.Out[n+i].Name} }
+	aggs := []AggCall{{Fn: "count", Args: []Expr{mark(0)}, T: types.TInt8}, {Fn: "count", Args: []Expr{mark(1)}, T: types.TInt8}}
+	aggOut := types.Schema{{Name: "_left_count", T: types.TInt8, NotNull: true, Hidden: true}, {Name: "_right_count", T: types.TInt8, NotNull: true, Hidden: true}}
+	agg := sp.hashAgg(u, seq(0, n), aggs, aggOut)
+	count := func(i int) Expr { return &ColRef{Idx: n + i, T: types.TInt8, Name: aggOut[i].Name} }
+	zero := &Const{V: types.DInt(0), T: types.TInt8}
+	cond := []Expr{&Call{Fn: ">", Args: []Expr{count(0), zero}, T: types.TBool}}
+	if s.Kind == Intersect {
+		cond = append(cond, &Call{Fn: ">", Args: []Expr{count(1), zero}, T: types.TBool})
+	} else {
+		cond = append(cond, &Call{Fn: "=", Args: []Expr{count(1), zero}, T: types.TBool})
+	}
+	f := newFilter(agg, conjoin(cond))
+	return newProject(f, columnsOf(f.Out, n), s.Out)
+}
+
+// union converts inputs into a StreamUnion whose rows have the columns
+// out, then (with marks) one boolean column per input that is true for
+// that input's rows and NULL for the others, then per input its hidden
+// stream key columns (NULL for other inputs' rows), then the number of
+// the input the row came from. The stream key is the inputs' key columns
+// plus that number: rows of different inputs never share a key.
+func (sp *streamPlanner) union(inputs []Plan, out types.Schema, marks bool) StreamNode {
+	n := len(out)
+	nodes := make([]StreamNode, len(inputs))
+	var visibleKeys []int
+	type slot struct {
+		in, col int
+	}
+	var slots []slot
+	for i, p := range inputs {
+		nodes[i] = sp.plan(p)
+		b := nodes[i].Base()
+		for _, k := range b.StreamKey {
+			// A visible key column passes through unchanged unless the
+			// union casts it; a cast one is kept in a slot of its own.
+			if k < n && b.Out[k].T == out[k].T {
+				if indexOf(visibleKeys, k) < 0 {
+					visibleKeys = append(visibleKeys, k)
+				}
+				continue
+			}
+			slots = append(slots, slot{i, k})
+		}
+	}
+	u := &StreamUnion{}
+	u.Out = append(types.Schema(nil), out...)
+	nmarks := 0
+	if marks {
+		nmarks = len(inputs)
+		for i := range inputs {
+			u.Out = append(u.Out, types.Column{Name: fmt.Sprintf("_in%d", i), T: types.TBool, Hidden: true})
+		}
+	}
+	for _, s := range slots {
+		c := nodes[s.in].Base().Out[s.col]
+		u.Out = append(u.Out, types.Column{Name: c.Name, T: c.T, Hidden: true})
+	}
+	u.Out = append(u.Out, types.Column{Name: "_union_input", T: types.TInt4, NotNull: true, Hidden: true})
+	u.AppendOnly = true
+	for i, node := range nodes {
+		b := node.Base()
+		var exprs []Expr
+		for j := 0; j < n; j++ {
+			var e Expr = &ColRef{Idx: j, T: b.Out[j].T, Name: b.Out[j].Name}
+			if b.Out[j].T != out[j].T {
+				e = &Cast{Arg: e, T: out[j].T}
+			}
+			exprs = append(exprs, e)
+		}
+		for m := 0; m < nmarks; m++ {
+			if m == i {
+				exprs = append(exprs, &Const{V: types.DBool(true), T: types.TBool})
+			} else {
+				exprs = append(exprs, &Const{V: types.Datum{Null: true}, T: types.TBool})
+			}
+		}
+		for _, s := range slots {
+			if s.in == i {
+				exprs = append(exprs, &ColRef{Idx: s.col, T: b.Out[s.col].T, Name: b.Out[s.col].Name})
+			} else {
+				exprs = append(exprs, &Const{V: types.Datum{Null: true}, T: nodes[s.in].Base().Out[s.col].T})
+			}
+		}
+		exprs = append(exprs, &Const{V: types.DInt(int64(i)), T: types.TInt4})
+		// The projection passes every key column through, so it adds no
+		// hidden columns of its own.
+		nodes[i] = newProject(node, exprs, u.Out)
+		u.AppendOnly = u.AppendOnly && b.AppendOnly
+	}
+	u.Inputs = nodes
+	u.StreamKey = append(visibleKeys, seq(n+nmarks, len(u.Out))...)
+	u.Dist = Distribution{Kind: DistAny}
+	return u
+}
+
+// ---- subqueries ----
+
+func hasSubquery(e Expr) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		if _, ok := x.(*Subquery); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// unnestFilter turns the subqueries of a filter into joins: EXISTS and
+// `x op ANY (subquery)` conjuncts into semi joins, NOT EXISTS into anti
+// joins, and uncorrelated scalar subqueries returning one row into cross
+// joins (see liftScalars). Anything else is 0A000.
+func (sp *streamPlanner) unnestFilter(f *Filter) Plan {
+	input := f.Input
+	nIn := len(input.Schema())
+	var rest []Expr
+	for _, c := range conjuncts(f.Cond) {
+		var sub *Subquery
+		kind := SemiJoin
+		switch x := c.(type) {
+		case *Subquery:
+			sub = x
+		case *Not:
+			if s, ok := x.Arg.(*Subquery); ok && s.Kind == SubExists {
+				sub, kind = s, AntiJoin
+			}
+		}
+		if sub != nil && (sub.Kind == SubExists || sub.Kind == SubAny) {
+			input = sp.semiJoin(input, sub, kind)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if len(rest) == 0 {
+		return input
+	}
+	input, lifted := sp.liftScalars(input, rest)
+	var out Plan = &Filter{Input: input, Cond: conjoin(lifted)}
+	if len(input.Schema()) != nIn {
+		s := input.Schema()
+		out = &Project{Input: out, Exprs: columnsOf(s, nIn), Out: append(types.Schema(nil), s[:nIn]...)}
+	}
+	return out
+}
+
+func (sp *streamPlanner) unnestProject(p *Project) Plan {
+	input, exprs := sp.liftScalars(p.Input, p.Exprs)
+	return &Project{Input: input, Exprs: exprs, Out: p.Out}
+}
+
+// semiJoin joins left with the subquery of an EXISTS or ANY conjunct. The
+// subquery's plan must be `[Project] [Filter] rest`, where only the
+// Project and Filter refer to the outer query (one level up): the
+// Filter's condition (and for ANY, `arg op column`) becomes the join
+// condition, with outer references turned into left columns.
+func (sp *streamPlanner) semiJoin(left Plan, sub *Subquery, kind JoinKind) Plan {
+	nl := len(left.Schema())
+	p := sub.Plan
+	var proj *Project
+	if x, ok := p.(*Project); ok {
+		proj, p = x, x.Input
+	}
+	var cond []Expr
+	if x, ok := p.(*Filter); ok {
+		cond, p = conjuncts(x.Cond), x.Input
+	}
+	if refersOuter(p) {
+		failUnsupported("this correlated subquery is not supported in materialized views yet")
+	}
+	remap := func(e Expr) Expr {
+		return mapExpr(e, func(x Expr) Expr {
+			switch c := x.(type) {
+			case *ColRef:
+				return &ColRef{Idx: c.Idx + nl, T: c.T, Name: c.Name}
+			case *OuterRef:
+				if c.Depth != 1 {
+					failUnsupported("subqueries referring more than one level out are not supported in materialized views yet")
+				}
+				return &ColRef{Idx: c.Idx, T: c.T, Name: c.Name}
+			case *Subquery:
+				failUnsupported("nested subqueries are not supported in materialized views yet")
+			}
+			return x
+		})
+	}
+	var on []Expr
+	for _, c := range cond {
+		on = append(on, remap(c))
+	}
+	if sub.Kind == SubAny {
+		var col Expr = &ColRef{Idx: 0, T: p.Schema()[0].T, Name: p.Schema()[0].Name}
+		if proj != nil {
+			col = proj.Exprs[0]
+		}
+		on = append(on, &Call{Fn: sub.Op, Args: []Expr{sub.Arg, remap(col)}, T: types.TBool})
+	}
+	j := &Join{Kind: kind, Left: left, Right: p, Out: left.Schema()}
+	splitJoinCond(j, conjoin(on))
+	return j
+}
+
+// splitJoinCond sets j's equi-join keys and residual condition from cond
+// (over left ++ right), for semi and anti joins. Conditions on the right
+// side alone filter it (a right row that fails them matches nothing).
+func splitJoinCond(j *Join, cond Expr) {
+	nl := len(j.Left.Schema())
+	var rest, right []Expr
+	for _, c := range conjuncts(cond) {
+		switch side(c, nl) {
+		case 'r':
+			right = append(right, shift(c, nl))
+			continue
+		case 'b':
+			if call, ok := c.(*Call); ok && call.Fn == "=" && len(call.Args) == 2 {
+				a, b := call.Args[0], call.Args[1]
+				sa, sb := side(a, nl), side(b, nl)
+				if sa == 'r' && sb == 'l' {
+					a, b, sa, sb = b, a, sb, sa
+				}
+				if sa == 'l' && sb == 'r' && a.Type() == b.Type() {
+					j.LeftKeys = append(j.LeftKeys, a)
+					j.RightKeys = append(j.RightKeys, shift(b, nl))
+					continue
+				}
+			}
+		}
+		rest = append(rest, c)
+	}
+	if len(right) > 0 {
+		j.Right = &Filter{Input: j.Right, Cond: conjoin(right)}
+	}
+	j.Cond = conjoin(rest)
+}
+
+// refersOuter reports whether p or its subqueries read an enclosing
+// query's row.
+func refersOuter(p Plan) bool {
+	// Conservative: an outer reference inside a nested subquery may point
+	// into p itself, but such plans are rejected anyway.
+	found := false
+	WalkPlanExprs(p, func(x Expr) {
+		if _, ok := x.(*OuterRef); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// liftScalars replaces the uncorrelated scalar subqueries of es by
+// columns of a cross join of input with each subquery. Only subqueries
+// that always return exactly one row qualify (an aggregate without GROUP
+// BY), so the join neither drops nor duplicates input rows.
+func (sp *streamPlanner) liftScalars(input Plan, es []Expr) (Plan, []Expr) {
+	out := make([]Expr, len(es))
+	for i, e := range es {
+		out[i] = mapExpr(e, func(x Expr) Expr {
+			s, ok := x.(*Subquery)
+			if !ok {
+				return x
+			}
+			if s.Kind != SubScalar {
+				what := [...]string{"scalar", "EXISTS", "ANY/IN", "ALL/NOT IN", "ARRAY"}[s.Kind]
+				failUnsupported("%s subqueries are not supported in this position in materialized views yet", what)
+			}
+			if s.Correlated || refersOuter(s.Plan) {
+				failUnsupported("correlated scalar subqueries are not supported in materialized views yet")
+			}
+			if !singleRow(s.Plan) {
+				failUnsupported("scalar subqueries that may return more than one row are not supported in materialized views yet")
+			}
+			nl := len(input.Schema())
+			sub := s.Plan.Schema()
+			ls := input.Schema()
+			input = &Join{Kind: InnerJoin, Left: input, Right: s.Plan, Out: append(append(types.Schema(nil), ls...), sub...)}
+			return &ColRef{Idx: nl, T: sub[0].T, Name: sub[0].Name}
+		})
+	}
+	return input, out
+}
+
+// singleRow reports whether p always yields exactly one row.
+func singleRow(p Plan) bool {
+	switch n := p.(type) {
+	case *Project:
+		return singleRow(n.Input)
+	case *Agg:
+		return len(n.GroupBy) == 0
+	case *Values:
+		return len(n.Rows) == 1
+	}
+	return false
+}
+
+// ---- the root ----
+
+// materialize puts the StreamMaterialize on top of n, whose first
+// len(out) columns are the view's; it fills in mv's columns and primary
+// key.
+func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog.Relation) *StreamMaterialize {
+	b := n.Base()
+	seen := map[string]bool{}
+	var cols []int
+	for i, c := range out {
+		if c.Hidden {
+			continue
+		}
+		if seen[c.Name] {
+			fail(pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name))
+		}
+		seen[c.Name] = true
+		cols = append(cols, i)
+	}
+	for _, k := range b.StreamKey {
+		if indexOf(cols, k) < 0 {
+			cols = append(cols, k)
+		}
+	}
+	// The view is stored by its primary key, so all changes of a key must
+	// reach the same actor.
+	n = exchange(n, hashDist(b.StreamKey), false)
+	b = n.Base()
+
+	m := &StreamMaterialize{Input: n, Rel: mv, Cols: cols}
+	mv.Cols = nil
+	for _, i := range cols {
+		c := b.Out[i]
+		hidden := i >= len(out) || out[i].Hidden
+		name := c.Name
+		if hidden {
+			if strings.HasPrefix(name, "?") {
+				// A binder-made name such as ?order1?: the column is kept
+				// only as part of the key.
+				name = "_key"
+			}
+			name = uniqueName(name, seen)
+		}
+		seen[name] = true
+		mv.Cols = append(mv.Cols, catalog.Column{Name: name, T: c.T, NotNull: c.NotNull && hidden, Hidden: hidden})
+		m.Out = append(m.Out, types.Column{Name: name, T: c.T, NotNull: c.NotNull, Hidden: hidden})
+	}
+	// The primary key starts with the distribution key, so the view's
+	// storage is partitioned by a key prefix, as state tables are.
+	pk := append([]int(nil), b.StreamKey...)
+	if b.Dist.Kind == DistHash {
+		pk = dedupInts(append(append([]int(nil), b.Dist.Keys...), b.StreamKey...))
+	}
+	mv.PK = nil
+	for _, k := range pk {
+		mv.PK = append(mv.PK, indexOf(cols, k))
+	}
+	m.StreamKey = append([]int(nil), mv.PK...)
+	m.AppendOnly = b.AppendOnly
+	m.Dist = mapDist(b.Dist, inverse(cols))
+	m.State = StateTableDesc{ID: mv.ID, Name: "materialize", Cols: append(types.Schema(nil), m.Out...), KeyCols: append([]int(nil), mv.PK...)}
+	m.State.OrderDesc = make([]bool, len(mv.PK))
+	if m.Dist.Kind == DistHash {
+		m.State.DistKeyCols = append([]int(nil), mv.PK[:len(m.Dist.Keys)]...)
+	}
+	return m
+}
+
+// uniqueName returns name, or name#2, name#3, ... when taken.
+func uniqueName(name string, taken map[string]bool) string {
+	if !taken[name] {
+		return name
+	}
+	for i := 2; ; i++ {
+		if s := fmt.Sprintf("%s#%d", name, i); !taken[s] {
+			return s
+		}
+	}
+}
+
+// ---- small helpers ----
+
+func indexOf(xs []int, x int) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func dedupInts(xs []int) []int {
+	var out []int
+	for _, x := range xs {
+		if indexOf(out, x) < 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func seq(from, to int) []int {
+	out := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func shiftInts(xs []int, d int) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = x + d
+	}
+	return out
+}
+
+// inverse maps each value of xs to its position.
+func inverse(xs []int) map[int]int {
+	m := make(map[int]int, len(xs))
+	for i, x := range xs {
+		if _, ok := m[x]; !ok {
+			m[x] = i
+		}
+	}
+	return m
+}

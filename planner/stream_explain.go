@@ -1,0 +1,254 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/types"
+)
+
+// ExplainStream prints a stream plan for EXPLAIN CREATE MATERIALIZED VIEW:
+// the operator tree, one node per line in RisingWave's form, then the
+// state tables the operators keep.
+//
+//	StreamMaterialize { columns: [b, count], pk: [b], state: [materialize#100] }
+//	└─StreamProject { exprs: [t.b, count(*) AS count] }
+//	  └─StreamHashAgg { group_key: [b], aggs: [count(*)], state: [agg_state#1001], stream_key: [b] }
+//	    └─StreamExchange { dist: HashShard(b) }
+//	      └─StreamTableScan { table: t, columns: [a, b, c, d, e], stream_key: [a], dist: HashShard(a) }
+//	State tables:
+//	  materialize#100 { columns: [b, count], key: [b], dist_key: [b] }
+//	  agg_state#1001 { columns: [b, count, _row_count], key: [b], dist_key: [b] }
+//
+// Every node shows its stream key (the columns identifying its rows) and
+// its distribution when they differ from its first input's (an
+// exchange's distribution always), and "append_only" when it never
+// retracts.
+// Columns are named by the node's output names, suffixed #i when a name
+// is not unique.
+func ExplainStream(n StreamNode) string {
+	var sb strings.Builder
+	var tables []StateTableDesc
+	explainStreamNode(&sb, n, "", "", &tables)
+	if len(tables) > 0 {
+		sb.WriteString("State tables:\n")
+		for _, t := range tables {
+			sb.WriteString("  " + describeStateTable(t) + "\n")
+		}
+	}
+	return sb.String()
+}
+
+func explainStreamNode(sb *strings.Builder, n StreamNode, first, rest string, tables *[]StateTableDesc) {
+	sb.WriteString(first)
+	sb.WriteString(describeStreamNode(n, tables))
+	sb.WriteString("\n")
+	ins := n.StreamInputs()
+	for i, in := range ins {
+		if i == len(ins)-1 {
+			explainStreamNode(sb, in, rest+"└─", rest+"  ", tables)
+		} else {
+			explainStreamNode(sb, in, rest+"├─", rest+"│ ", tables)
+		}
+	}
+}
+
+// colNames names columns idx of s.
+func colNames(s types.Schema, idx []int) string {
+	parts := make([]string, len(idx))
+	for i, k := range idx {
+		parts[i] = colName(s, k)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func colName(s types.Schema, k int) string {
+	if k < 0 || k >= len(s) {
+		return "#" + strconv.Itoa(k)
+	}
+	name := s[k].Name
+	for j, c := range s {
+		if j != k && c.Name == name {
+			return name + "#" + strconv.Itoa(k)
+		}
+	}
+	return name
+}
+
+func describeDist(s types.Schema, d Distribution) string {
+	switch d.Kind {
+	case DistSingle:
+		return "Single"
+	case DistHash:
+		var parts []string
+		for _, k := range d.Keys {
+			parts = append(parts, colName(s, k))
+		}
+		return "HashShard(" + strings.Join(parts, ", ") + ")"
+	case DistBroadcast:
+		return "Broadcast"
+	}
+	return "Any"
+}
+
+func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
+	f := &exprFormatter{}
+	b := n.Base()
+	var props []string
+	add := func(format string, args ...any) { props = append(props, fmt.Sprintf(format, args...)) }
+	state := func(ds ...StateTableDesc) {
+		var names []string
+		for _, d := range ds {
+			names = append(names, fmt.Sprintf("%s#%d", d.Name, d.ID))
+			*tables = append(*tables, d)
+		}
+		add("state: [%s]", strings.Join(names, ", "))
+	}
+	var name string
+	switch x := n.(type) {
+	case *StreamMaterialize:
+		name = "StreamMaterialize"
+		var cols []string
+		for _, c := range b.Out {
+			if c.Hidden {
+				cols = append(cols, c.Name+" (hidden)")
+			} else {
+				cols = append(cols, c.Name)
+			}
+		}
+		add("columns: [%s]", strings.Join(cols, ", "))
+		add("pk: %s", colNames(b.Out, b.StreamKey))
+	case *StreamTableScan:
+		name = "StreamTableScan"
+		add("table: %s", x.Rel.Name)
+		var cols []string
+		for _, c := range b.Out {
+			cols = append(cols, c.Name)
+		}
+		add("columns: [%s]", strings.Join(cols, ", "))
+	case *StreamValues:
+		name = "StreamValues"
+		var rows []string
+		for _, r := range x.Rows {
+			rows = append(rows, "("+f.list(r)+")")
+		}
+		add("rows: [%s]", strings.Join(rows, ", "))
+	case *StreamProject:
+		name = "StreamProject"
+		parts := make([]string, len(x.Exprs))
+		for i, e := range x.Exprs {
+			s := f.expr(e)
+			if c := b.Out[i]; c.Hidden {
+				s += " (hidden)"
+			} else if c.Name != s && !strings.HasSuffix(s, "."+c.Name) {
+				s += " AS " + c.Name
+			}
+			parts[i] = s
+		}
+		add("exprs: [%s]", strings.Join(parts, ", "))
+	case *StreamFilter:
+		name = "StreamFilter"
+		add("cond: %s", f.expr(x.Cond))
+	case *StreamHashAgg:
+		name = "StreamHashAgg"
+		in := x.Input.Base().Out
+		if len(x.GroupBy) > 0 {
+			add("group_key: %s", colNames(in, x.GroupBy))
+		}
+		var aggs []string
+		for _, a := range x.Aggs {
+			aggs = append(aggs, f.agg(a))
+		}
+		if len(aggs) > 0 {
+			add("aggs: [%s]", strings.Join(aggs, ", "))
+		}
+		state(append([]StateTableDesc{x.Result}, x.Extra...)...)
+	case *StreamHashJoin:
+		name = "StreamHashJoin"
+		add("type: %s", [...]string{"Inner", "LeftOuter", "RightOuter", "FullOuter", "LeftSemi", "LeftAnti"}[x.Kind])
+		lo, ro := x.Left.Base().Out, x.Right.Base().Out
+		var keys []string
+		for i := range x.LeftKeys {
+			keys = append(keys, colName(lo, x.LeftKeys[i])+" = "+colName(ro, x.RightKeys[i]))
+		}
+		if len(keys) > 0 {
+			add("keys: [%s]", strings.Join(keys, ", "))
+		}
+		if x.Cond != nil {
+			add("cond: %s", f.expr(x.Cond))
+		}
+		state(x.LeftState, x.RightState)
+	case *StreamTopN:
+		name = "StreamTopN"
+		in := x.Input.Base().Out
+		if len(x.GroupBy) > 0 {
+			name = "StreamGroupTopN"
+			add("group_key: %s", colNames(in, x.GroupBy))
+		}
+		add("order: [%s]", f.sortKeys(x.Order))
+		add("limit: %d", x.Limit)
+		if x.Offset > 0 {
+			add("offset: %d", x.Offset)
+		}
+		if x.WithTies {
+			add("with_ties")
+		}
+		if x.RankFn != "" {
+			add("rank: %s", x.RankFn)
+		}
+		state(x.State)
+	case *StreamUnion:
+		name = "StreamUnion"
+	case *StreamExchange:
+		name = "StreamExchange"
+		add("dist: %s", describeDist(b.Out, b.Dist))
+	default:
+		name = fmt.Sprintf("%T", n)
+	}
+	ins := n.StreamInputs()
+	if _, ok := n.(*StreamExchange); !ok {
+		// Compared as printed, so a key of other columns at the same
+		// positions still shows.
+		var ib *StreamBase
+		if len(ins) > 0 {
+			ib = ins[0].Base()
+		}
+		if key := colNames(b.Out, b.StreamKey); ib == nil || key != colNames(ib.Out, ib.StreamKey) {
+			add("stream_key: %s", key)
+		}
+		if dist := describeDist(b.Out, b.Dist); ib == nil || dist != describeDist(ib.Out, ib.Dist) {
+			add("dist: %s", dist)
+		}
+	}
+	if b.AppendOnly {
+		add("append_only")
+	}
+	if x, ok := n.(*StreamMaterialize); ok {
+		state(x.State)
+	}
+	if len(props) == 0 {
+		return name
+	}
+	return name + " { " + strings.Join(props, ", ") + " }"
+}
+
+func describeStateTable(d StateTableDesc) string {
+	var cols []string
+	for _, c := range d.Cols {
+		cols = append(cols, c.Name)
+	}
+	var keys []string
+	for i, k := range d.KeyCols {
+		s := colName(d.Cols, k)
+		if i < len(d.OrderDesc) && d.OrderDesc[i] {
+			s += " DESC"
+		}
+		keys = append(keys, s)
+	}
+	s := fmt.Sprintf("%s#%d { columns: [%s], key: [%s]", d.Name, d.ID, strings.Join(cols, ", "), strings.Join(keys, ", "))
+	if len(d.DistKeyCols) > 0 {
+		s += ", dist_key: " + colNames(d.Cols, d.DistKeyCols)
+	}
+	return s + " }"
+}
