@@ -114,7 +114,11 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.tieCols = in.StreamKey
 	if len(t.tieCols) == 0 {
-		t.tieCols = keyCols(len(t.inTs))
+		// Without a stream key every column together identifies a row.
+		t.tieCols = make([]int, len(t.inTs))
+		for i := range t.tieCols {
+			t.tieCols[i] = i
+		}
 	}
 	for _, c := range t.tieCols {
 		keyTs = append(keyTs, t.inTs[c])
