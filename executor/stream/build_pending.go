@@ -5,17 +5,16 @@ import (
 	"github.com/weirdb/weir/planner"
 )
 
-// The stateful operators below are being written in their own files
-// (hash_agg.go, top_n.go, hash_join.go); until they land, Build reports
-// plans that need them as not supported yet. Each stub is replaced by a
-// call to the operator's constructor (NewHashAgg, NewTopN, NewHashJoin).
+// The stateful operators are built by their own constructors; the join is
+// being written in its own file (hash_join.go) and, until it lands, Build
+// reports plans that need it as not supported yet.
 
 func newHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (Operator, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "incremental aggregation is not supported yet")
+	return NewHashAgg(actx, input, n)
 }
 
 func newTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operator, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "incremental top-N is not supported yet")
+	return NewTopN(actx, input, n)
 }
 
 func newHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHashJoin) (Operator, error) {
