@@ -195,10 +195,13 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	}
 	e := s.eng
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	batch := e.db.NewBatch()
-	defer batch.Close()
-	w := &batchWriter{eng: e, batch: batch}
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
+	w := e.newStmtWriter()
 	var n int64
 	line := 0
 	insert := func(fields []*string) error {
@@ -261,7 +264,13 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx)
 	}
-	if err := batch.Commit(); err != nil {
+	pe, err := w.apply()
+	locked = false
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.waitCommitted(ctx, pe); err != nil {
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))
