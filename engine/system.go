@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -17,16 +18,18 @@ import (
 
 // Well-known OIDs, as in Postgres.
 const (
-	oidPgCatalog    = 11
-	oidPublic       = 2200
-	oidInfoSchema   = 13183
-	oidRoot         = 10 // the bootstrap superuser; weir's only role
-	oidDatabase     = 16384 - 1
-	oidHeapAM       = 2
-	oidBtreeAM      = 403
-	oidPgClassRel   = 1259
-	oidPgTypeRel    = 1247
-	oidPgConstraint = 2606
+	oidPgCatalog  = 11
+	oidPublic     = 2200
+	oidInfoSchema = 13183
+	oidRoot       = 10 // the bootstrap superuser; weir's only role
+	// oidDatabaseOwner is the pg_database_owner role, which owns public.
+	oidDatabaseOwner = 6171
+	oidDatabase      = 16384 - 1
+	oidHeapAM        = 2
+	oidBtreeAM       = 403
+	oidPgClassRel    = 1259
+	oidPgTypeRel     = 1247
+	oidPgConstraint  = 2606
 	// indexOIDBase offsets the OID of a table's primary key index from
 	// the table's OID.
 	indexOIDBase = 1 << 24
@@ -201,10 +204,11 @@ var pgTypes = []typeRow{
 }
 
 func init() {
-	addSys("pg_catalog", "pg_namespace", "oid:oid nspname:name nspowner:oid nspacl:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_namespace", "oid:oid nspname:name nspowner:oid nspacl:text[]", func(e *Engine, s *Session) []types.Row {
 		rows := []types.Row{
 			{vOid(oidPgCatalog), vStr("pg_catalog"), vOid(oidRoot), null},
-			{vOid(oidPublic), vStr("public"), vOid(oidRoot), null},
+			// Postgres 15 gives public to pg_database_owner.
+			{vOid(oidPublic), vStr("public"), vOid(oidDatabaseOwner), null},
 			{vOid(oidInfoSchema), vStr("information_schema"), vOid(oidRoot), null},
 		}
 		for _, sc := range e.cat.Schemas() {
@@ -214,7 +218,7 @@ func init() {
 		}
 		return rows
 	})
-	addSys("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text reloptions:text relpartbound:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text relpartbound:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			am := uint32(oidHeapAM)
@@ -232,7 +236,7 @@ func init() {
 		}
 		return rows
 	})
-	addSys("pg_catalog", "pg_attribute", "attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2 attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text attoptions:text attfdwoptions:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_attribute", "attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2 attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text[] attoptions:text attfdwoptions:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			for i, c := range r.Cols {
@@ -261,13 +265,13 @@ func init() {
 		for _, r := range userRelations(e) {
 			for i, c := range r.Cols {
 				if c.Default != "" && !c.Hidden {
-					rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(c.Default)})
+					rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(s.defaultText(r, i))})
 				}
 			}
 		}
 		return rows
 	})
-	addSys("pg_catalog", "pg_type", "oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool typtype:char typcategory:char typispreferred:bool typisdefined:bool typdelim:char typrelid:oid typelem:oid typarray:oid typinput:text typoutput:text typreceive:text typsend:text typalign:char typstorage:char typnotnull:bool typbasetype:oid typtypmod:int4 typndims:int4 typcollation:oid typdefault:text typacl:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_type", "oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool typtype:char typcategory:char typispreferred:bool typisdefined:bool typdelim:char typrelid:oid typelem:oid typarray:oid typinput:text typoutput:text typreceive:text typsend:text typalign:char typstorage:char typnotnull:bool typbasetype:oid typtypmod:int4 typndims:int4 typcollation:oid typdefault:text typacl:text[]", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
 		for _, tr := range pgTypes {
 			elem := uint32(0)
@@ -283,7 +287,7 @@ func init() {
 		}
 		return rows
 	})
-	addSys("pg_catalog", "pg_database", "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool datallowconn:bool datconnlimit:int4 datcollate:text datctype:text daticulocale:text datcollversion:text datacl:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_database", "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool datallowconn:bool datconnlimit:int4 datcollate:text datctype:text daticulocale:text datcollversion:text datacl:text[]", func(e *Engine, s *Session) []types.Row {
 		return []types.Row{{vOid(oidDatabase), vStr(s.database), vOid(oidRoot), vInt(6), vStr("c"), vBool(false), vBool(true), vInt(-1), vStr("C"), vStr("C"), null, null, null}}
 	})
 	addSys("pg_catalog", "pg_am", "oid:oid amname:name amhandler:text amtype:char", func(e *Engine, s *Session) []types.Row {
@@ -318,11 +322,11 @@ func init() {
 		return rows
 	})
 	empty := func(e *Engine, s *Session) []types.Row { return nil }
-	addSys("pg_catalog", "pg_policy", "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:text polqual:text polwithcheck:text", empty)
-	addSys("pg_catalog", "pg_statistic_ext", "oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:int4 stxkeys:text stxkind:text", empty)
+	addSys("pg_catalog", "pg_policy", "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:text[] polqual:text polwithcheck:text", empty)
+	addSys("pg_catalog", "pg_statistic_ext", "oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:int4 stxkeys:text stxkind:text[]", empty)
 	addSys("pg_catalog", "pg_publication", "oid:oid pubname:name pubowner:oid puballtables:bool pubinsert:bool pubupdate:bool pubdelete:bool pubtruncate:bool pubviaroot:bool", empty)
 	addSys("pg_catalog", "pg_publication_namespace", "oid:oid pnpubid:oid pnnspid:oid", empty)
-	addSys("pg_catalog", "pg_publication_rel", "oid:oid prpubid:oid prrelid:oid prqual:text prattrs:text", empty)
+	addSys("pg_catalog", "pg_publication_rel", "oid:oid prpubid:oid prrelid:oid prqual:text prattrs:text[]", empty)
 	addSys("pg_catalog", "pg_inherits", "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", empty)
 	addSys("pg_catalog", "pg_trigger", "oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2 tgenabled:char tgisinternal:bool", empty)
 	addSys("pg_catalog", "pg_rewrite", "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool", empty)
@@ -332,7 +336,7 @@ func init() {
 	addSys("pg_catalog", "pg_foreign_table", "ftrelid:oid ftserver:oid ftoptions:text", empty)
 	addSys("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty)
 	addSys("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", empty)
-	addSys("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text spcoptions:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(e *Engine, s *Session) []types.Row {
 		return []types.Row{{vOid(1663), vStr("pg_default"), vOid(oidRoot), null, null}}
 	})
 	addSys("pg_catalog", "pg_collation", "oid:oid collname:name collnamespace:oid collowner:oid collprovider:char collisdeterministic:bool collencoding:int4 collcollate:text collctype:text", func(e *Engine, s *Session) []types.Row {
@@ -438,7 +442,7 @@ func init() {
 				}
 				def := null
 				if c.Default != "" {
-					def = vStr(c.Default)
+					def = vStr(s.defaultText(r, i))
 				}
 				charLen, prec, scale, dtp := null, null, null, null
 				switch c.T.ID {
@@ -485,4 +489,69 @@ func init() {
 // indexDef is what pg_get_indexdef prints for a table's primary key index.
 func indexDef(r *catalog.Relation) string {
 	return "CREATE UNIQUE INDEX " + quoteIdent(r.Name+"_pkey") + " ON " + r.Schema + "." + quoteIdent(r.Name) + " USING btree (" + strings.Join(pkColumns(r), ", ") + ")"
+}
+
+// DescribeObject implements executor.CatalogDescriber over the OIDs that
+// pg_class, pg_index and pg_constraint give weir's objects: a table's
+// primary key index is its OID plus indexOIDBase, the key's constraint its
+// OID plus 2*indexOIDBase.
+func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
+	cat := s.eng.cat
+	switch fn {
+	case "pg_get_userbyid":
+		switch oid {
+		case oidRoot:
+			return "root", true
+		case oidDatabaseOwner:
+			return "pg_database_owner", true
+		}
+	case "pg_get_indexdef":
+		if oid < indexOIDBase || oid >= 2*indexOIDBase {
+			return "", false
+		}
+		r, ok := cat.ByOID(oid - indexOIDBase)
+		if !ok || !hasRealPK(r) {
+			return "", false
+		}
+		if col > 0 {
+			if col > len(r.PK) {
+				return "", true
+			}
+			return quoteIdent(r.Cols[r.PK[col-1]].Name), true
+		}
+		return indexDef(r), true
+	case "pg_get_constraintdef":
+		if oid < 2*indexOIDBase {
+			return "", false
+		}
+		r, ok := cat.ByOID(oid - 2*indexOIDBase)
+		if !ok || !hasRealPK(r) {
+			return "", false
+		}
+		return "PRIMARY KEY (" + strings.Join(pkColumns(r), ", ") + ")", true
+	case "pg_get_viewdef":
+		r, ok := cat.ByOID(oid)
+		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {
+			return "", false
+		}
+		return viewDef(r), true
+	}
+	return "", false
+}
+
+// viewDef is what pg_get_viewdef prints for a view: Postgres deparses the
+// stored query tree; weir prints the query as written, in Postgres's
+// layout (a leading space, a closing semicolon).
+func viewDef(r *catalog.Relation) string {
+	q := strings.TrimRight(strings.TrimSpace(r.SQL), ";")
+	return " " + q + ";"
+}
+
+// defaultText is column i's DEFAULT as pg_get_expr prints it, or as
+// written if it no longer binds.
+func (s *Session) defaultText(r *catalog.Relation, i int) string {
+	if t, err := planner.DefaultText(r, i, s.catalogView()); err == nil {
+		return t
+	}
+	return r.Cols[i].Default
 }

@@ -52,6 +52,19 @@ type SessionInfo interface {
 	Setting(name string) (string, bool)
 }
 
+// CatalogDescriber is implemented by sessions that can describe catalog
+// objects by OID, for the functions that print them (docs §9.26, table
+// "System Catalog Information Functions"). Functions whose session lacks
+// it answer as for an object that does not exist.
+type CatalogDescriber interface {
+	// DescribeObject returns what fn prints for the object with the
+	// given OID, and false (the function returns NULL) when there is no
+	// such object. fn is "pg_get_indexdef" (col > 0 asks for the col-th
+	// key column alone), "pg_get_constraintdef", "pg_get_viewdef" or
+	// "pg_get_userbyid"; pretty is the functions' pretty-print flag.
+	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
+}
+
 // Source gives batch operators the rows of relations at one snapshot.
 type Source interface {
 	// ScanRelation returns the full rows (in Relation.Cols order) of a

@@ -134,6 +134,9 @@ rows:
 type castEval struct {
 	arg      Evaluator
 	from, to types.T
+	// explicit is false for assignment casts (INSERT/UPDATE targets),
+	// where a too-long varchar is an error rather than truncated.
+	explicit bool
 }
 
 func compileCast(e *planner.Cast) (Evaluator, error) {
@@ -141,11 +144,11 @@ func compileCast(e *planner.Cast) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &castEval{arg: arg, from: e.Arg.Type(), to: e.T}, nil
+	return &castEval{arg: arg, from: e.Arg.Type(), to: e.T, explicit: !e.Assign}, nil
 }
 
-// Eval casts row by row with explicit-cast semantics, with fast paths for
-// the integer and float conversions.
+// Eval casts row by row (explicit or assignment semantics), with fast
+// paths for the integer and float conversions.
 func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	a, err := c.arg.Eval(ctx, in)
 	if err != nil {
@@ -175,7 +178,7 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			out.F[i] = f
 		case c.from.ID == c.to.ID && c.to.Mod < 0:
 			copyRow(out, i, a, i)
-		case ff == types.FamInt && c.from.IsInteger() && tf == types.FamDecimal:
+		case ff == types.FamInt && c.from.IsInteger() && tf == types.FamDecimal && c.to.Mod < 0:
 			out.D[i].SetInt64(a.I[i])
 		case ff == types.FamDecimal && tf == types.FamFloat:
 			f, _ := a.D[i].Float64()
@@ -183,7 +186,7 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 		case c.from.IsString() && c.to.ID == types.Text:
 			out.S[i] = a.S[i]
 		default:
-			d, err := castDatum(ctx, a.Get(i), c.from, c.to)
+			d, err := castDatum(ctx, a.Get(i), c.from, c.to, c.explicit)
 			if err != nil {
 				return nil, err
 			}
@@ -193,10 +196,11 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	return out, nil
 }
 
-// castDatum casts one non-NULL value with explicit-cast semantics.
-func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T) (types.Datum, error) {
+// castDatum casts one non-NULL value with explicit-cast semantics, or
+// assignment semantics when explicit is false.
+func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (types.Datum, error) {
 	if from.ID == types.Unknown && to.IsString() {
 		return d, nil
 	}
-	return types.Cast(d, from, to, true, ctx.loc())
+	return types.Cast(d, from, to, explicit, ctx.loc())
 }

@@ -374,6 +374,36 @@ func (p *tparser) postfix() (planner.Expr, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown type %q", tn)
 		}
+		// A modifier: numeric(p,s) or varchar(n), in pg_attribute.atttypmod
+		// encoding (VARHDRSZ = 4 added).
+		if p.peek() == "(" {
+			p.next()
+			var mods []int32
+			for {
+				v, err := strconv.Atoi(p.next())
+				if err != nil {
+					return nil, fmt.Errorf("bad type modifier: %v", err)
+				}
+				mods = append(mods, int32(v))
+				if p.peek() != "," {
+					break
+				}
+				p.next()
+			}
+			if err := p.expect(")"); err != nil {
+				return nil, err
+			}
+			switch {
+			case t.ID == types.Numeric && len(mods) == 2:
+				t.Mod = mods[0]<<16 | mods[1] + 4
+			case t.ID == types.Numeric && len(mods) == 1:
+				t.Mod = mods[0]<<16 + 4
+			case t.ID == types.Varchar && len(mods) == 1:
+				t.Mod = mods[0] + 4
+			default:
+				return nil, fmt.Errorf("unsupported type modifier for %s", tn)
+			}
+		}
 		if e, err = castTo(e, t); err != nil {
 			return nil, err
 		}

@@ -149,7 +149,7 @@ func init() {
 		return math.Sqrt(x), nil
 	})
 	numFn("sqrt", NumericSqrt)
-	floatFn("cbrt", pure(math.Cbrt))
+	floatFn("cbrt", pure(glibcCbrt))
 	floatFn("exp", func(x float64) (float64, error) {
 		r := math.Exp(x)
 		if isInf(r) && !isInf(x) {
@@ -379,4 +379,39 @@ func init() {
 			return d[0], nil
 		}}, true
 	})
+}
+
+// glibcCbrtFactor is 2^(n/3) for n = -2..2, each computed as a double
+// quotient as C does (a Go constant quotient would be exact before
+// rounding and differ in the last bit).
+var glibcCbrtFactor = func() [5]float64 {
+	cbrt2, sqrCbrt2 := 1.2599210498948731648, 1.5874010519681994748
+	return [5]float64{1.0 / sqrCbrt2, 1.0 / cbrt2, 1.0, cbrt2, sqrCbrt2}
+}()
+
+// glibcCbrt is glibc's cbrt (sysdeps/ieee754/dbl-64/s_cbrt.c), which
+// Postgres's cbrt() calls on Linux: a polynomial first guess refined by
+// one Halley step. It is not correctly rounded (cbrt(27) is
+// 3.0000000000000004), and Go's math.Cbrt differs from it in the last
+// bit for many inputs. The float64 conversions keep every operation
+// rounded on its own, as C evaluates it without fused multiply-adds.
+func glibcCbrt(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x + x
+	}
+	xm, xe := math.Frexp(math.Abs(x))
+	u := float64(-0.145263899385486377 * xm)
+	u = float64(float64(0.784932344976639262+u) * xm)
+	u = float64(float64(-1.83469277483613086+u) * xm)
+	u = float64(float64(2.44693122563534430+u) * xm)
+	u = float64(float64(-2.11499494167371287+u) * xm)
+	u = float64(float64(1.50819193781584896+u) * xm)
+	u = 0.354895765043919860 + u
+	t2 := float64(float64(u*u) * u)
+	ym := float64(float64(u*float64(t2+float64(2.0*xm))) / float64(float64(2.0*t2)+xm))
+	ym = float64(ym * glibcCbrtFactor[2+xe%3])
+	if x < 0 {
+		ym = -ym
+	}
+	return math.Ldexp(ym, xe/3)
 }

@@ -22,8 +22,23 @@ import (
 func dText(s string) (types.Datum, error) { return types.DString(s), nil }
 func dInt(i int64) (types.Datum, error)   { return types.DInt(i), nil }
 
-// formatValue returns d (non-NULL, of type t) as Postgres's output
-// function prints it, for concat(), format() and text || anynonarray.
+// outputValue returns d (non-NULL, of type t) as Postgres's output
+// function prints it, for concat(), concat_ws() and format(): booleans are
+// t and f there.
+func outputValue(ctx *EvalCtx, d types.Datum, t types.T) string {
+	if t.ID == types.Bool {
+		if d.I != 0 {
+			return "t"
+		}
+		return "f"
+	}
+	return formatValue(ctx, d, t)
+}
+
+// formatValue returns d (non-NULL, of type t) as its cast to text gives
+// it, for text || anynonarray and JSON keys: booleans are true and false
+// (Postgres's bool-to-text cast), every other type as its output function
+// prints it.
 func formatValue(ctx *EvalCtx, d types.Datum, t types.T) string {
 	switch {
 	case t.IsString() || t.ID == types.Unknown:
@@ -117,15 +132,18 @@ func pad(s string, n int64, fill string, left bool) string {
 	return s + string(padding)
 }
 
+// initcap upper-cases the first ASCII letter or digit of every run of
+// them and lower-cases the rest (C locale: other characters separate
+// words and keep their case).
 func initcap(s string) string {
 	var b strings.Builder
 	inWord := false
 	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if r < utf8.RuneSelf && (isASCIILetter(byte(r)) || (r >= '0' && r <= '9')) {
 			if inWord {
-				b.WriteRune(unicode.ToLower(r))
+				b.WriteString(asciiLower(string(r)))
 			} else {
-				b.WriteRune(unicode.ToUpper(r))
+				b.WriteString(asciiUpper(string(r)))
 			}
 			inWord = true
 		} else {
@@ -134,6 +152,32 @@ func initcap(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Case mapping follows the database's C locale (LC_CTYPE=C), as
+// Postgres's str_tolower/str_toupper/str_initcap do there: only ASCII
+// letters change case; ILIKE folds the same way.
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// asciiLower lower-cases the ASCII letters of s.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// asciiUpper upper-cases the ASCII letters of s.
+func asciiUpper(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		return r
+	}, s)
 }
 
 // reservedWords are the keywords quote_ident must quote (Postgres's
@@ -234,18 +278,18 @@ func pgFormat(ctx *EvalCtx, f string, args []types.Datum, ts []types.T) (string,
 		switch f[i] {
 		case 's':
 			if !a.Null {
-				s = formatValue(ctx, a, t)
+				s = outputValue(ctx, a, t)
 			}
 		case 'I':
 			if a.Null {
 				return "", pgerr.New(pgerr.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
 			}
-			s = quoteIdent(formatValue(ctx, a, t))
+			s = quoteIdent(outputValue(ctx, a, t))
 		case 'L':
 			if a.Null {
 				s = "NULL"
 			} else {
-				s = quoteLiteral(formatValue(ctx, a, t))
+				s = quoteLiteral(outputValue(ctx, a, t))
 			}
 		default:
 			return "", pgerr.New(pgerr.InvalidParameterValue, "unrecognized format() type specifier \"%c\"", f[i]).
@@ -515,8 +559,8 @@ func init() {
 	defRow("character_length", charLen)
 	defRow("octet_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
 	defRow("bit_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
-	defRow("lower", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(strings.ToLower(d[0].S)) })
-	defRow("upper", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(strings.ToUpper(d[0].S)) })
+	defRow("lower", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(asciiLower(d[0].S)) })
+	defRow("upper", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(asciiUpper(d[0].S)) })
 	defRow("initcap", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
 	substr := func(args []types.T, _ types.T) (impl, bool) {
 		bytea := args[0].ID == types.Bytea
@@ -643,7 +687,7 @@ func init() {
 			var b strings.Builder
 			for i, x := range d {
 				if !x.Null {
-					b.WriteString(formatValue(ctx, x, args[i]))
+					b.WriteString(outputValue(ctx, x, args[i]))
 				}
 			}
 			return dText(b.String())
@@ -657,7 +701,7 @@ func init() {
 			var parts []string
 			for i, x := range d[1:] {
 				if !x.Null {
-					parts = append(parts, formatValue(ctx, x, args[i+1]))
+					parts = append(parts, outputValue(ctx, x, args[i+1]))
 				}
 			}
 			return dText(strings.Join(parts, d[0].S))
@@ -761,7 +805,7 @@ func init() {
 		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 			s, p := d[0].S, d[1].S
 			if icase {
-				s, p = strings.ToLower(s), strings.ToLower(p)
+				s, p = asciiLower(s), asciiLower(p)
 			}
 			if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
 				return types.NullDatum, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
@@ -800,6 +844,37 @@ func init() {
 			}
 		}
 		return dText(strings.Join(parts, d[1].S))
+	})
+	// x = ANY(text[]): true if an element equals x, NULL if none does
+	// but one is NULL, false otherwise (docs §9.24.3).
+	defRow("pg_any_eq", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		elems, err := parseTextArray(d[1].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		sawNull := false
+		for _, e := range elems {
+			if e == nil {
+				sawNull = true
+			} else if *e == d[0].S {
+				return types.DBool(true), nil
+			}
+		}
+		if sawNull {
+			return types.NullDatum, nil
+		}
+		return types.DBool(false), nil
+	})
+	// x[i]: the i-th element (from 1), NULL outside the array.
+	defRow("pg_subscript", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		elems, err := parseTextArray(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if d[1].I < 1 || d[1].I > int64(len(elems)) || elems[d[1].I-1] == nil {
+			return types.NullDatum, nil
+		}
+		return dText(*elems[d[1].I-1])
 	})
 	arrLen := func(upper bool) rowFn {
 		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {

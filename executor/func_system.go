@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"sync/atomic"
 	"time"
@@ -36,6 +38,15 @@ func sessionUser(ctx *EvalCtx) string {
 		return ctx.Session.User()
 	}
 	return "root"
+}
+
+// describe asks the session's catalog about an object (see
+// CatalogDescriber).
+func describe(ctx *EvalCtx, fn string, oid int64, col int, pretty bool) (string, bool) {
+	if cd, ok := ctx.Session.(CatalogDescriber); ok && oid >= 0 && oid <= math.MaxUint32 {
+		return cd.DescribeObject(fn, uint32(oid), col, pretty)
+	}
+	return "", false
 }
 
 func init() {
@@ -92,7 +103,13 @@ func init() {
 	}
 	defRow("pg_relation_is_publishable", constBool(false))
 	defRow("pg_is_in_recovery", constBool(false))
-	defRow("pg_get_userbyid", constText("root"))
+	// pg_get_userbyid names unknown roles as Postgres does.
+	defRow("pg_get_userbyid", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_get_userbyid", d[0].I, 0, false); ok {
+			return dText(s)
+		}
+		return dText(fmt.Sprintf("unknown (OID=%d)", uint32(d[0].I)))
+	})
 	defRowNS("format_type", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return types.NullDatum, nil
@@ -116,9 +133,25 @@ func init() {
 		return dText("")
 	})
 	defRow("pg_get_expr", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(d[0].S) })
+	// pg_get_indexdef(oid [, col, pretty]), pg_get_constraintdef(oid
+	// [, pretty]), pg_get_viewdef(oid [, pretty]): NULL for unknown OIDs.
 	for _, n := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_viewdef"} {
-		defRow(n, constText(""))
+		n := n
+		defRow(n, func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			col, pretty := 0, false
+			switch {
+			case n == "pg_get_indexdef" && len(d) == 3:
+				col, pretty = int(d[1].I), d[2].I != 0
+			case len(d) == 2:
+				pretty = d[1].I != 0
+			}
+			if s, ok := describe(ctx, n, d[0].I, col, pretty); ok {
+				return dText(s)
+			}
+			return types.NullDatum, nil
+		})
 	}
+	defRow("pg_get_statisticsobjdef_columns", nullFn)
 	for _, n := range []string{"obj_description", "col_description", "shobj_description", "inet_server_addr", "inet_server_port"} {
 		defRow(n, nullFn)
 	}

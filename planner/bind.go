@@ -122,6 +122,11 @@ type binder struct {
 	// viewDepth guards against views that (through a catalog bug) refer
 	// to themselves.
 	viewDepth int
+	// inReturning is set while the RETURNING list is bound: its nodes
+	// were parsed from a text of their own (Query.ReturningMap).
+	inReturning bool
+	// epos holds the source position of bound expressions (see notePos).
+	epos map[Expr]int
 }
 
 type cteDef struct {
@@ -138,28 +143,48 @@ func failf(code pgerr.Code, format string, args ...any) {
 }
 
 // pos returns the 1-based character position of an AST node in the
-// original text, when it can be mapped (0 otherwise).
+// original text, when it can be mapped (0 otherwise). TiDB records the
+// byte offset of an expression's first token in the bridged text; the
+// query's source map takes it back to the Postgres text.
 func (b *binder) pos(n ast.Node) int {
 	if n == nil || b.q == nil {
 		return 0
 	}
 	off := n.OriginTextPosition()
-	if off <= 0 || b.q.Rewritten != b.q.Text {
-		// Offsets are into the bridged text; they map to the original
-		// only when the bridge left the text unchanged.
-		if off <= 0 {
-			return 0
-		}
-		if b.q.Rewritten != "" && b.q.Rewritten != b.q.Text {
-			return 0
-		}
-	}
-	// Convert the byte offset into a character offset.
-	text := b.q.Text
-	if off > len(text) {
+	if off <= 0 {
 		return 0
 	}
-	return len([]rune(text[:off])) + 1
+	m := b.q.Map
+	if b.inReturning {
+		m = b.q.ReturningMap
+	}
+	if m == nil {
+		// A query built without the bridge (tests): offsets index Text.
+		if b.q.Rewritten != "" && b.q.Rewritten != b.q.Text || off > len(b.q.Text) {
+			return 0
+		}
+		return len([]rune(b.q.Text[:off])) + 1
+	}
+	return m.Pos(off)
+}
+
+// opPos is the position of an operator expression's operator, where
+// Postgres reports operator errors (`operator does not exist`): for
+// `a + b` it is the token just before b. Other nodes are positioned at
+// their start.
+func (b *binder) opPos(n ast.Node) int {
+	bin, ok := n.(*ast.BinaryOperationExpr)
+	if !ok || b.q == nil {
+		return b.pos(n)
+	}
+	m := b.q.Map
+	if b.inReturning {
+		m = b.q.ReturningMap
+	}
+	if p := m.PosBefore(bin.R.OriginTextPosition()); p > 0 {
+		return p
+	}
+	return b.pos(n)
 }
 
 // level is one query level: the statement itself or a subquery used as an

@@ -227,6 +227,8 @@ func (b *binder) returning(rel *catalog.Relation, alias string) ([]Expr, types.S
 	}
 	sc := tableScope(rel, alias)
 	ctx := &exprCtx{s: sc, clause: "RETURNING"}
+	b.inReturning = true
+	defer func() { b.inReturning = false }()
 	var es []Expr
 	var out types.Schema
 	for _, f := range b.q.Returning {

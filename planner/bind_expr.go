@@ -67,6 +67,33 @@ func (b *binder) exprs(c *exprCtx, ns []ast.ExprNode) []Expr {
 
 // expr binds one expression.
 func (b *binder) expr(c *exprCtx, n ast.ExprNode) Expr {
+	e := b.expr1(c, n)
+	b.notePos(e, n)
+	return e
+}
+
+// notePos remembers where the bound expression e came from, for errors
+// raised later about e as a whole (a failed coercion, an unmatched CASE
+// branch). The innermost node wins: `(x)` is positioned at x.
+func (b *binder) notePos(e Expr, n ast.Node) {
+	if e == nil {
+		return
+	}
+	if _, ok := b.epos[e]; ok {
+		return
+	}
+	if p := b.pos(n); p > 0 {
+		if b.epos == nil {
+			b.epos = map[Expr]int{}
+		}
+		b.epos[e] = p
+	}
+}
+
+// exprPos is the position noted for e (0 when unknown).
+func (b *binder) exprPos(e Expr) int { return b.epos[e] }
+
+func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 	if p, ok := n.(*ast.ParenthesesExpr); ok {
 		return b.expr(c, p.Expr)
 	}
@@ -271,8 +298,16 @@ func (b *binder) isUnknown(e Expr) bool {
 		return x.T.ID == types.Unknown
 	case *Param:
 		return b.params[x.N-1].ID == types.Unknown
+	case *Call:
+		return isUntypedElement(x)
 	}
 	return false
+}
+
+// isUntypedElement reports whether e is a text[] subscript, whose value
+// is typed by its context (see funcCall's pg_subscript).
+func isUntypedElement(e *Call) bool {
+	return e.Fn == "pg_subscript" && e.T.ID == types.Unknown
 }
 
 func (b *binder) typeOf(e Expr) types.T {
@@ -294,12 +329,23 @@ func (b *binder) tryCoerce(e Expr, t types.T, cc castContext) Expr {
 			if x.V.Null {
 				return &Const{V: types.NullDatum, T: t}
 			}
-			return b.convertLiteral(x.V.S, t)
+			return b.convertLiteral(x.V.S, t, b.exprPos(x))
 		}
 	case *Param:
 		if b.params[x.N-1].ID == types.Unknown {
 			b.params[x.N-1] = t
 			return &Param{N: x.N, T: t}
+		}
+	case *Call:
+		if isUntypedElement(x) {
+			elem := &Call{Fn: x.Fn, Args: x.Args, T: types.TText}
+			if t.ID == types.Text {
+				return elem
+			}
+			if !canCoerce(types.Text, t.ID, ctxExplicit) {
+				return nil
+			}
+			return &Cast{Arg: elem, T: t, Assign: true}
 		}
 	}
 	from := b.typeOf(e)
@@ -321,7 +367,7 @@ func (b *binder) coerce(e Expr, t types.T, cc castContext, what string) Expr {
 	if out := b.tryCoerce(e, t, cc); out != nil {
 		return out
 	}
-	fail(typeErrorf("%s must be type %s, not type %s", what, t, b.typeOf(e)))
+	fail(typeErrorf("%s must be type %s, not type %s", what, t, b.typeOf(e)).WithPosition(b.exprPos(e)))
 	return nil
 }
 
@@ -330,7 +376,7 @@ func (b *binder) coerce(e Expr, t types.T, cc castContext, what string) Expr {
 // booleans, intervals) are parsed now, as Postgres does, so bad input
 // fails at bind time; the others stay a cast from text evaluated at run
 // time.
-func (b *binder) convertLiteral(s string, t types.T) Expr {
+func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 	switch t.ID {
 	case types.Text, types.Name:
 		return &Const{V: types.DString(s), T: t}
@@ -339,6 +385,12 @@ func (b *binder) convertLiteral(s string, t types.T) Expr {
 			return &Const{V: types.DString(s), T: t}
 		}
 	case types.Date, types.Time, types.Timestamp, types.Timestamptz:
+		// The value depends on the session (TimeZone, 'now'), but
+		// malformed input does not: reject it now, positioned at the
+		// literal, as Postgres does.
+		if _, err := types.ParseText(s, t, time.UTC); err != nil && pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+			fail(pgerr.As(err).WithPosition(pos))
+		}
 		return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
 	}
 	d, err := types.ParseText(s, t, time.UTC)
@@ -346,7 +398,15 @@ func (b *binder) convertLiteral(s string, t types.T) Expr {
 		return &Const{V: d, T: t}
 	}
 	if pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
-		fail(pgerr.As(err))
+		if t.Mod >= 0 {
+			// Postgres applies a modifier by a separate length-coercion
+			// call, whose errors (value too long, numeric field overflow)
+			// carry no position.
+			if _, err2 := types.ParseText(s, types.T{ID: t.ID, Mod: -1}, time.UTC); err2 == nil {
+				pos = 0
+			}
+		}
+		fail(pgerr.As(err).WithPosition(pos))
 	}
 	return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
 }
@@ -365,7 +425,7 @@ func (b *binder) boolArg(e Expr, what string) Expr {
 	if out := b.tryCoerce(e, types.TBool, ctxImplicit); out != nil {
 		return out
 	}
-	fail(typeErrorf("argument of %s must be type boolean, not type %s", what, b.typeOf(e)))
+	fail(typeErrorf("argument of %s must be type boolean, not type %s", what, b.typeOf(e)).WithPosition(b.exprPos(e)))
 	return nil
 }
 
@@ -526,7 +586,7 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 	if amb {
 		if isOp {
 			fail(pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s", opSig(name, an)).
-				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.").WithPosition(b.pos(node)))
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.").WithPosition(b.opPos(node)))
 		}
 		fail(pgerr.New(pgerr.AmbiguousFunction, "function %s is not unique", funcSig(name, an)).
 			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.").WithPosition(b.pos(node)))
@@ -579,7 +639,7 @@ func funcSig(name string, an []argNode) string {
 func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node) *pgerr.Error {
 	if isOp {
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(name, an)).
-			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.opPos(node))
 	}
 	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(name, an)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
@@ -657,16 +717,18 @@ func (b *binder) caseExpr(c *exprCtx, n *ast.CaseExpr) Expr {
 		results = append(results, then)
 	}
 	// Postgres puts the ELSE branch first when choosing the type.
-	ts := []types.T{}
+	var branches []Expr
 	if elseE != nil {
-		ts = append(ts, b.typeOf(elseE))
+		branches = append(branches, elseE)
 	}
-	for _, r := range results {
-		ts = append(ts, b.typeOf(r))
+	branches = append(branches, results...)
+	ts := make([]types.T, len(branches))
+	for i, r := range branches {
+		ts[i] = b.typeOf(r)
 	}
-	t, err := commonType("CASE", ts)
+	t, bad, err := commonTypeAt("CASE", ts)
 	if err != nil {
-		fail(pgerr.As(err).WithPosition(b.pos(n)))
+		fail(pgerr.As(err).WithPosition(b.exprPos(branches[bad])))
 	}
 	for i := range out.Whens {
 		out.Whens[i].Then = b.mustCoerce(out.Whens[i].Then, t, "CASE")
@@ -684,7 +746,7 @@ func (b *binder) mustCoerce(e Expr, t types.T, context string) Expr {
 	if out := b.tryCoerce(e, t, ctxImplicit); out != nil {
 		return out
 	}
-	fail(typeErrorf("%s could not convert type %s to %s", context, b.typeOf(e), t))
+	fail(typeErrorf("%s could not convert type %s to %s", context, b.typeOf(e), t).WithPosition(b.exprPos(e)))
 	return nil
 }
 
@@ -694,9 +756,13 @@ func (b *binder) unify(context string, es []Expr, node ast.Node) ([]Expr, types.
 	for i, e := range es {
 		ts[i] = b.typeOf(e)
 	}
-	t, err := commonType(context, ts)
+	t, bad, err := commonTypeAt(context, ts)
 	if err != nil {
-		fail(pgerr.As(err).WithPosition(b.pos(node)))
+		pos := b.exprPos(es[bad])
+		if pos == 0 {
+			pos = b.pos(node)
+		}
+		fail(pgerr.As(err).WithPosition(pos))
 	}
 	out := make([]Expr, len(es))
 	for i, e := range es {

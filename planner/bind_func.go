@@ -35,6 +35,12 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return e
 	case "pg_concat":
 		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+	case "position":
+		// POSITION(sub IN str) arrives as position(sub, str) (the only form
+		// either grammar accepts); the function is position(str, sub).
+		if len(n.Args) == 2 {
+			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
+		}
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains":
 		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>"}[name]
@@ -72,6 +78,19 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 		failf(pgerr.SyntaxError, "syntax error in ARRAY(subquery)")
+	case "pg_subscript":
+		// x[i] over text[], weir's only array type. The element's
+		// Postgres type may be another (int2[] in psql's catalog
+		// queries), so the element is typed like an untyped literal and
+		// takes its type from the context, as text by default.
+		if len(n.Args) == 2 {
+			args := b.exprs(c, n.Args)
+			if b.typeOf(args[0]).ID == types.TextArray {
+				call := b.call("pg_subscript", args, n, false, Scalar)
+				call.T = types.TUnknown
+				return call
+			}
+		}
 	case "pg_any_eq":
 		if len(n.Args) == 2 {
 			x := b.expr(c, n.Args[0])
@@ -86,7 +105,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					}
 				}
 			}
-			return b.call("pg_any_eq", []Expr{x, b.expr(c, n.Args[1])}, n, false, Scalar)
+			// weir's only array type is text[]: compare x's text form
+			// with the elements, as Postgres does after coercing the
+			// elements to x's type (exact for text, oid and integers).
+			a := b.expr(c, n.Args[1])
+			if b.typeOf(a).ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
+				if cx := b.tryCoerce(x, types.TText, ctxExplicit); cx != nil {
+					x = cx
+				}
+			}
+			return b.call("pg_any_eq", []Expr{x, a}, n, false, Scalar)
 		}
 	}
 	if _, ok := b.isAggregate(n); ok {
@@ -95,9 +123,19 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
 }
 
-// lookupType parses a type name as written in a cast.
+// lookupType parses a type name as written in a cast. weir models one
+// array type, text[]: a cast to an array of another element type (psql
+// writes int2[] and oid[] in its catalog queries) yields text[], whose
+// elements print as Postgres prints the element type's values.
 func (b *binder) lookupType(text string, node ast.Node) types.T {
 	tn, err := parseType(text)
+	if err != nil && pgerr.CodeOf(err) == pgerr.FeatureNotSupported {
+		if elem, ok := strings.CutSuffix(strings.TrimSpace(text), "[]"); ok {
+			if _, eerr := parseType(elem); eerr == nil {
+				return types.TTextArray
+			}
+		}
+	}
 	if err != nil {
 		fail(pgerr.As(err).WithPosition(b.pos(node)))
 	}
@@ -200,16 +238,30 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	return 0
 }
 
+// aggFuncName is the Postgres name of a TiDB aggregate or window function
+// name: group_concat is how the bridge writes string_agg, and STDDEV_SAMP
+// and VAR_SAMP in upper case are its spellings of stddev and variance
+// (which TiDB would read as the population forms).
+func aggFuncName(f string) string {
+	switch f {
+	case "STDDEV_SAMP":
+		return "stddev"
+	case "VAR_SAMP":
+		return "variance"
+	}
+	name := strings.ToLower(f)
+	if name == "group_concat" {
+		name = "string_agg"
+	}
+	return name
+}
+
 // isAggregate reports whether n is an aggregate call, returning the
 // function's name.
 func (b *binder) isAggregate(n ast.ExprNode) (string, bool) {
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
-		name := strings.ToLower(n.F)
-		if name == "group_concat" {
-			name = "string_agg"
-		}
-		return name, true
+		return aggFuncName(n.F), true
 	case *ast.FuncCallExpr:
 		for _, o := range Overloads(n.FnName.L) {
 			if o.Kind == Aggregate {
@@ -430,7 +482,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
-	name := strings.ToLower(n.Name)
+	name := aggFuncName(n.Name)
 	args := n.Args
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {

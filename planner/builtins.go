@@ -111,7 +111,9 @@ func init() {
 			op(name, tBool, tDate, tTSTZ), op(name, tBool, tTSTZ, tDate),
 			op(name, tBool, tTS, tTSTZ), op(name, tBool, tTSTZ, tTS))
 	}
-	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb))
+	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb),
+		// array_eq and array_ne; psql compares acl and role arrays.
+		op("=", tBool, tTArr, tTArr), op("<>", tBool, tTArr, tTArr))
 
 	// Concatenation: text || text, bytea || bytea, jsonb || jsonb, and
 	// Postgres's anynonarray || text / text || anynonarray (textanycat),
@@ -152,6 +154,8 @@ func init() {
 		op("pg_json_path", tJsonb, tJsonb, tTArr), op("pg_json_path_text", tText, tJsonb, tTArr),
 		op("pg_json_contains", tBool, tJsonb, tJsonb), op("pg_json_contained", tBool, tJsonb, tJsonb),
 		op("pg_json_exists", tBool, tJsonb, tText),
+		// x = ANY(array): the binder casts x to text for text[].
+		op("pg_any_eq", tBool, tText, tTArr),
 	)
 	Register(os...)
 

@@ -67,6 +67,7 @@ func init() {
 		fn("array_to_string", tText, tTArr, tText), fn("array_upper", tI4, tTArr, tI4),
 		fn("array_lower", tI4, tTArr, tI4),
 		fn("array_length", tI4, tTArr, tI4), fn("cardinality", tI4, tTArr),
+		fn("pg_subscript", tText, tTArr, tI4), // x[i]
 	)
 
 	// Math functions (docs §9.3).
@@ -163,6 +164,7 @@ func init() {
 		fn("pg_get_indexdef", tText, tOid), fn("pg_get_indexdef", tText, tOid, tI4, tBool),
 		fn("pg_get_constraintdef", tText, tOid), fn("pg_get_constraintdef", tText, tOid, tBool),
 		fn("pg_get_viewdef", tText, tOid), fn("pg_get_viewdef", tText, tOid, tBool),
+		fn("pg_get_statisticsobjdef_columns", tText, tOid),
 		fn("obj_description", tText, tOid), fn("obj_description", tText, tOid, tName),
 		fn("col_description", tText, tOid, tI4), fn("shobj_description", tText, tOid, tName),
 		fn("has_table_privilege", tBool, tText, tText), fn("has_table_privilege", tBool, tName, tText, tText),

@@ -361,11 +361,18 @@ func expandParams(o *Overload, n int) ([]types.TypeID, bool) {
 // ("CASE types integer and text cannot be matched"). Unknown inputs
 // resolve to text when everything is unknown.
 func commonType(context string, ts []types.T) (types.T, error) {
+	t, _, err := commonTypeAt(context, ts)
+	return t, err
+}
+
+// commonTypeAt is commonType that also returns, on error, the index of
+// the input the error is about (Postgres positions the error there).
+func commonTypeAt(context string, ts []types.T) (types.T, int, error) {
 	if len(ts) == 0 {
-		return types.TText, nil
+		return types.TText, 0, nil
 	}
 	p := ts[0]
-	for _, n := range ts[1:] {
+	for i, n := range ts[1:] {
 		if n.ID == types.Unknown || n.ID == p.ID {
 			continue
 		}
@@ -374,18 +381,18 @@ func commonType(context string, ts []types.T) (types.T, error) {
 			continue
 		}
 		if typeCategory(p.ID) != typeCategory(n.ID) {
-			return types.T{}, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", context, p, n)
+			return types.T{}, i + 1, pgerr.New(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", context, p, n)
 		}
 		if !isPreferred(p.ID) && canCoerce(p.ID, n.ID, ctxImplicit) && !canCoerce(n.ID, p.ID, ctxImplicit) {
 			p = n
 		}
 	}
 	if p.ID == types.Unknown {
-		return types.TText, nil
+		return types.TText, 0, nil
 	}
-	for _, n := range ts {
+	for i, n := range ts {
 		if !canCoerce(n.ID, p.ID, ctxImplicit) {
-			return types.T{}, pgerr.New(pgerr.DatatypeMismatch, "%s could not convert type %s to %s", context, n, p)
+			return types.T{}, i, pgerr.New(pgerr.DatatypeMismatch, "%s could not convert type %s to %s", context, n, p)
 		}
 	}
 	// select_common_typmod: keep the modifier only when all inputs agree.
@@ -407,7 +414,7 @@ func commonType(context string, ts []types.T) (types.T, error) {
 	if mod == -2 {
 		mod = -1
 	}
-	return types.T{ID: p.ID, Mod: mod}, nil
+	return types.T{ID: p.ID, Mod: mod}, 0, nil
 }
 
 // pgTypeName is the internal type name Postgres uses for an output column

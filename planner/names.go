@@ -36,13 +36,9 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 		}
 		return "", 0
 	case *ast.AggregateFuncExpr:
-		f := strings.ToLower(n.F)
-		if f == "group_concat" {
-			f = "string_agg"
-		}
-		return f, 2
+		return aggFuncName(n.F), 2
 	case *ast.WindowFuncExpr:
-		return strings.ToLower(n.Name), 2
+		return aggFuncName(n.Name), 2
 	case *ast.CaseExpr:
 		return "case", 2
 	case *ast.ExistsSubqueryExpr:
@@ -62,6 +58,10 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 				text := castTypeText(n)
 				if reg := lenientTypeName(text); reg != "" {
 					return reg, 1
+				}
+				// Postgres names x::t[] after t, the type name's last part.
+				if elem, ok := strings.CutSuffix(strings.TrimSpace(text), "[]"); ok {
+					text = elem
 				}
 				return pgTypeName(b.lookupType(text, n)), 1
 			}

@@ -19,7 +19,7 @@ import (
 //	      └─StreamTableScan { table: t, columns: [a, b, c, d, e], stream_key: [a], dist: HashShard(a) }
 //	State tables:
 //	  materialize#100 { columns: [b, count], key: [b], dist_key: [b] }
-//	  agg_state#1001 { columns: [b, count, _row_count], key: [b], dist_key: [b] }
+//	  agg_state#1001 { columns: [b, count(*), _row_count], key: [b], dist_key: [b] }
 //
 // Every node shows its stream key (the columns identifying its rows) and
 // its distribution when they differ from its first input's (an

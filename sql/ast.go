@@ -32,6 +32,10 @@ type Query struct {
 	// Aliases holds column alias lists of derived tables and VALUES in FROM
 	// (`(...) AS t(a, b)`), keyed by the table alias.
 	Aliases map[string][]string
+	// Map maps byte offsets in Rewritten (ast node OriginTextPosition)
+	// back to character positions in Text; ReturningMap does the same for
+	// the nodes of Returning, which were parsed from a text of their own.
+	Map, ReturningMap *SourceMap
 }
 
 // TVF is a table function call in FROM, such as generate_series(1, 10) or

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/cockroachdb/apd/v3"
 	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
@@ -72,6 +74,8 @@ type bridge struct {
 	// statement (the main text, TVF arguments, RETURNING), in that order,
 	// with their Postgres numbers.
 	markers []markerRef
+	// lastMap maps the text of the latest parse back to the source.
+	lastMap *SourceMap
 }
 
 type markerRef struct {
@@ -134,6 +138,7 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 		return nil, err
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
+	b.q.Map = b.lastMap
 	if returning != nil {
 		rs := b.level(returning)
 		if b.err != nil {
@@ -148,6 +153,7 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 			return nil, b.syntaxError(returning[0].off)
 		}
 		b.q.Returning = s.Fields.Fields
+		b.q.ReturningMap = b.lastMap
 	}
 	b.finishParams()
 	return b.q, nil
@@ -214,6 +220,7 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
+	b.q.Map = b.lastMap
 	b.finishParams()
 	return b.q, nil
 }
@@ -298,6 +305,8 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 		}
 		return nil, text, b.syntaxError(e.srcOffset(off))
 	}
+	positionNodes(stmt, text)
+	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text}
 	var ms []*ParamMarker
 	stmt.Accept(&markerVisitor{out: &ms})
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Offset < ms[j].Offset })
@@ -396,6 +405,67 @@ func (e *emitter) write(s string, src int) {
 	e.b.WriteString(s)
 }
 
+// SourceMap maps byte offsets of a bridged text (such as the
+// OriginTextPosition of a TiDB AST node) back to the statement's original
+// text: each offset maps to the source token the bridged piece holding it
+// came from.
+type SourceMap struct {
+	outs, srcs []int // as in emitter
+	base       int   // source offset of Query.Text
+	src        string
+	text       string // the bridged text
+}
+
+// Pos returns the 1-based character position in Query.Text of the source
+// token that produced the bridged byte offset off, or 0 when off lies
+// outside the bridged text. Postgres's ErrorResponse Position counts
+// characters the same way.
+func (m *SourceMap) Pos(off int) int {
+	if m == nil || off < 0 || len(m.outs) == 0 {
+		return 0
+	}
+	i := sort.SearchInts(m.outs, off+1) - 1
+	if i < 0 {
+		i = 0
+	}
+	s := m.srcs[i] - m.base
+	if s < 0 || m.base+s > len(m.src) {
+		return 0
+	}
+	return utf8.RuneCountInString(m.src[m.base:m.base+s]) + 1
+}
+
+// PosBefore is Pos of the bridged token that ends just before the
+// bridged byte offset off (blanks skipped): for the right operand of a
+// binary operator, the operator. It returns 0 when there is none.
+func (m *SourceMap) PosBefore(off int) int {
+	if m == nil || off <= 0 || off > len(m.text) {
+		return 0
+	}
+	i := off
+	for i > 0 && m.text[i-1] == ' ' {
+		i--
+	}
+	if i == 0 {
+		return 0
+	}
+	isWord := func(c byte) bool { return isIdentCont(c) }
+	isOp := func(c byte) bool { return strings.IndexByte("+-*/<>=~!@#%^&|`?", c) >= 0 }
+	switch c := m.text[i-1]; {
+	case isWord(c):
+		for i > 0 && isWord(m.text[i-1]) {
+			i--
+		}
+	case isOp(c):
+		for i > 0 && isOp(m.text[i-1]) {
+			i--
+		}
+	default:
+		i--
+	}
+	return m.Pos(i)
+}
+
 // srcOffset maps an output offset back to the source offset of the piece
 // that holds it (the end of the statement for offsets past the text).
 func (e *emitter) srcOffset(off int) int {
@@ -449,6 +519,8 @@ func (e *emitter) node(n *node, next *node) {
 			e.write("b'"+t.Val+"'", t.Off)
 		case THexString:
 			e.write("x'"+t.Val+"'", t.Off)
+		case TNumber:
+			e.write(plainNumber(t.Val), t.Off)
 		case TParam:
 			n, _ := strconv.Atoi(t.Val)
 			if e.params == nil {
@@ -467,3 +539,29 @@ var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// plainNumber writes a numeric literal with an exponent (1.0e-10, 1e20)
+// as the plain decimal with the same value and display scale (Postgres's
+// numeric input keeps max(0, fraction digits - exponent) digits after the
+// point: 0.00000000010, 100000000000000000000.), always with a decimal
+// point, so TiDB reads it as an exact decimal (a numeric in Postgres) and
+// not as a float64 that would lose the scale. Other literals are kept.
+func plainNumber(s string) string {
+	if !strings.ContainsAny(s, "eE") {
+		return s
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Exponent > 100000 || d.Exponent < -100000 {
+		// Let TiDB read (and Postgres-range checks reject) it as written.
+		return s
+	}
+	if d.Exponent > 0 {
+		d.Coeff.Mul(&d.Coeff, new(apd.BigInt).Exp(apd.NewBigInt(10), apd.NewBigInt(int64(d.Exponent)), nil))
+		d.Exponent = 0
+	}
+	out := d.Text('f')
+	if !strings.Contains(out, ".") {
+		out += "."
+	}
+	return out
+}

@@ -209,7 +209,9 @@ func (p *stmtParser) tableElement(ct *CreateTable) error {
 	}
 	for _, c := range ct.Columns {
 		if c.Name == name {
-			return pgerr.New(pgerr.DuplicateColumn, "column %q specified more than once", name).WithPosition(charPos(p.src, start.Off))
+			// Postgres finds duplicates after parsing (transformCreateStmt),
+			// so the error has no position.
+			return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
 		}
 	}
 	col := ColumnDef{Name: name}

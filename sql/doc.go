@@ -137,6 +137,13 @@
 //	24  UPDATE t SET ... FROM u, v WHERE ...   UPDATE t, u, v SET ... WHERE ... (TiDB's
 //	                                           multi-table UPDATE; the first table is the
 //	                                           target). DELETE FROM t USING u is native.
+//	25  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
+//	                                           decimals with Postgres's display scale and a
+//	                                           point, so they stay exact numerics)
+//	26  stddev(x), variance(x)                 STDDEV_SAMP(x), VAR_SAMP(x): upper case marks
+//	                                           the Postgres names (TiDB reads stddev and
+//	                                           variance as the population forms)
+//	    div(a, b)                              "div"(a, b) (DIV is a TiDB operator)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the

@@ -398,6 +398,9 @@ func isNumber(s string) bool {
 // needs to see as calls.
 var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role user`)
 
+// sampleAggs are the bridged spellings of stddev and variance (doc.go #24).
+var sampleAggs = map[string]string{"stddev": "STDDEV_SAMP", "variance": "VAR_SAMP"}
+
 // calls rewrites CAST, EXTRACT, ARRAY, concat, FILTER and the parenless
 // session functions.
 func (b *bridge) calls(seq []*node) []*node {
@@ -472,6 +475,19 @@ func (b *bridge) calls(seq []*node) []*node {
 			continue
 		case "concat":
 			seq = splice(seq, start, i+1, textNode("pg_concat", n.off))
+			i = start
+			continue
+		case "stddev", "variance":
+			// TiDB reads both as the population forms (MySQL's meaning);
+			// Postgres's are the sample forms. The upper-case spelling
+			// survives in the AST (TiDB keeps the written text of the
+			// sample forms) and tells the binder the name to report.
+			seq = splice(seq, start, i+1, textNode(sampleAggs[w], n.off))
+			i = start
+			continue
+		case "div":
+			// A reserved operator word in TiDB; quoted it is a plain call.
+			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
 			continue
 		}

@@ -192,10 +192,17 @@ func quoteLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 func errResult(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return "err " + pe.Code + " " + strconv.Quote(pe.Message) + withDetail(pe.Detail)
+		return "err " + pe.Code + " " + strconv.Quote(pe.Message) + withDetail(pe.Detail) + withContext(pe.Where)
 	}
 	e := pgerr.As(err)
-	return "err " + string(e.Code) + " " + strconv.Quote(e.Message) + withDetail(e.Detail)
+	return "err " + string(e.Code) + " " + strconv.Quote(e.Message) + withDetail(e.Detail) + withContext(e.Where)
+}
+
+func withContext(w string) string {
+	if w == "" {
+		return ""
+	}
+	return " context " + strconv.Quote(w)
 }
 
 func withDetail(d string) string {

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,28 +239,56 @@ func (p *jsonParser) skipWS() {
 	}
 }
 
-func (p *jsonParser) syntaxError(detail string) error {
-	return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json").WithDetail("%s", detail)
+func (p *jsonParser) syntaxError(detail string, end int) error {
+	return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json").WithDetail("%s", detail).
+		WithWhere("%s", p.context(end))
+}
+
+// context is the CONTEXT line of a JSON syntax error, as
+// report_json_context (jsonfuncs.c) builds it: the current line from its
+// start (or from at most 50 bytes back, after "...") to end, the end of
+// the offending token, followed by "..." when input follows on the line.
+func (p *jsonParser) context(end int) string {
+	end = min(max(end, 0), len(p.s))
+	at := min(p.pos, end)
+	lineStart := strings.LastIndexByte(p.s[:at], '\n') + 1
+	line := 1 + strings.Count(p.s[:lineStart], "\n")
+	start := lineStart
+	for end-start >= 50 {
+		_, size := utf8.DecodeRuneInString(p.s[start:])
+		start += size
+	}
+	if start-lineStart <= 3 {
+		start = lineStart
+	}
+	prefix, suffix := "", ""
+	if start > lineStart {
+		prefix = "..."
+	}
+	if end < len(p.s) && p.s[end] != '\n' && p.s[end] != '\r' {
+		suffix = "..."
+	}
+	return fmt.Sprintf("JSON data, line %d: %s%s%s", line, prefix, p.s[start:end], suffix)
 }
 
 // tokenError reports the token at the current position as Postgres does:
 // `Token "x" is invalid.` or the end of input.
 func (p *jsonParser) tokenError() error {
 	if p.pos >= len(p.s) {
-		return p.syntaxError("The input string ended unexpectedly.")
+		return p.syntaxError("The input string ended unexpectedly.", len(p.s))
 	}
 	end := p.pos + 1
 	for end < len(p.s) && isJSONTokenChar(p.s[end]) && isJSONTokenChar(p.s[p.pos]) {
 		end++
 	}
-	return p.syntaxError("Token \"" + p.s[p.pos:end] + "\" is invalid.")
+	return p.syntaxError("Token \""+p.s[p.pos:end]+"\" is invalid.", end)
 }
 
 // expected reports a grammatically misplaced token as Postgres does:
 // `Expected ":", but found "}".`
 func (p *jsonParser) expected(what string) error {
 	if p.pos >= len(p.s) {
-		return p.syntaxError("The input string ended unexpectedly.")
+		return p.syntaxError("The input string ended unexpectedly.", len(p.s))
 	}
 	end := p.pos + 1
 	if isJSONTokenChar(p.s[p.pos]) {
@@ -270,10 +299,10 @@ func (p *jsonParser) expected(what string) error {
 		case tok == "true" || tok == "false" || tok == "null":
 		case tok[0] == '-' || isDigit(tok[0]):
 		default:
-			return p.syntaxError("Token \"" + tok + "\" is invalid.")
+			return p.syntaxError("Token \""+tok+"\" is invalid.", end)
 		}
 	}
-	return p.syntaxError("Expected " + what + ", but found \"" + p.s[p.pos:end] + "\".")
+	return p.syntaxError("Expected "+what+", but found \""+p.s[p.pos:end]+"\".", end)
 }
 
 func isJSONTokenChar(c byte) bool {
@@ -448,7 +477,7 @@ func (p *jsonParser) str() (string, error) {
 	var b strings.Builder
 	for {
 		if p.pos >= len(p.s) {
-			return "", p.syntaxError("Token \"" + p.s[start:] + "\" is invalid.")
+			return "", p.syntaxError("Token \""+p.s[start:]+"\" is invalid.", len(p.s))
 		}
 		c := p.s[p.pos]
 		switch {
@@ -456,10 +485,10 @@ func (p *jsonParser) str() (string, error) {
 			p.pos++
 			return b.String(), nil
 		case c < 0x20:
-			return "", p.syntaxError("Character with value 0x" + strconv.FormatInt(int64(c)+0x100, 16)[1:] + " must be escaped.")
+			return "", p.syntaxError("Character with value 0x"+strconv.FormatInt(int64(c)+0x100, 16)[1:]+" must be escaped.", p.pos+1)
 		case c == '\\':
 			if p.pos+1 >= len(p.s) {
-				return "", p.syntaxError("The input string ended unexpectedly.")
+				return "", p.syntaxError("The input string ended unexpectedly.", len(p.s))
 			}
 			e := p.s[p.pos+1]
 			p.pos += 2
@@ -479,33 +508,33 @@ func (p *jsonParser) str() (string, error) {
 			case 'u':
 				r, ok := p.hex4()
 				if !ok {
-					return "", p.syntaxError("\"\\u\" must be followed by four hexadecimal digits.")
+					return "", p.syntaxError("\"\\u\" must be followed by four hexadecimal digits.", p.hexEnd())
 				}
 				if r == 0 {
 					return "", pgerr.New(pgerr.UntranslatableCharacter, "unsupported Unicode escape sequence").
-						WithDetail("\\u0000 cannot be converted to text.")
+						WithDetail("\\u0000 cannot be converted to text.").WithWhere("%s", p.context(p.pos))
 				}
 				if utf16.IsSurrogate(r) {
 					if r >= 0xdc00 {
-						return "", p.syntaxError("Unicode low surrogate must follow a high surrogate.")
+						return "", p.syntaxError("Unicode low surrogate must follow a high surrogate.", p.pos)
 					}
 					if p.pos+1 < len(p.s) && p.s[p.pos] == '\\' && p.s[p.pos+1] == 'u' {
 						p.pos += 2
 						r2, ok := p.hex4()
 						if !ok {
-							return "", p.syntaxError("\"\\u\" must be followed by four hexadecimal digits.")
+							return "", p.syntaxError("\"\\u\" must be followed by four hexadecimal digits.", p.hexEnd())
 						}
 						if r2 < 0xdc00 || r2 > 0xdfff {
-							return "", p.syntaxError("Unicode high surrogate must not follow a high surrogate.")
+							return "", p.syntaxError("Unicode high surrogate must not follow a high surrogate.", p.pos)
 						}
 						r = utf16.DecodeRune(r, r2)
 					} else {
-						return "", p.syntaxError("Unicode low surrogate must follow a high surrogate.")
+						return "", p.syntaxError("Unicode low surrogate must follow a high surrogate.", p.pos)
 					}
 				}
 				b.WriteRune(r)
 			default:
-				return "", p.syntaxError("Escape sequence \"\\" + string(e) + "\" is invalid.")
+				return "", p.syntaxError("Escape sequence \"\\"+string(e)+"\" is invalid.", p.pos)
 			}
 		default:
 			r, size := utf8.DecodeRuneInString(p.s[p.pos:])
@@ -516,6 +545,18 @@ func (p *jsonParser) str() (string, error) {
 			p.pos += size
 		}
 	}
+}
+
+// hexEnd is where Postgres ends a bad \u escape's token: just past the
+// first of the four characters at p.pos that is not a hex digit.
+func (p *jsonParser) hexEnd() int {
+	for i := p.pos; i < p.pos+4 && i < len(p.s); i++ {
+		c := p.s[i]
+		if !(isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return i + 1
+		}
+	}
+	return min(p.pos+4, len(p.s))
 }
 
 func (p *jsonParser) hex4() (rune, bool) {

@@ -566,6 +566,7 @@ func (c *conn) sendError(err error, base int) {
 		Message:             pe.Message,
 		Detail:              pe.Detail,
 		Hint:                pe.Hint,
+		Where:               pe.Where,
 		Position:            int32(pos),
 	})
 	// Postgres flushes every error at once, so a client waiting for a

@@ -25,7 +25,7 @@ import (
 //	texts                 one row of three text columns: 'héllo', '', NULL
 //	typed                 one row with a value of each of typedColumns
 //	select bogus          Prepare fails: 42601 at "bogus" (position 8)
-//	fail exec             Execute fails: 22012 division by zero
+//	fail exec             Execute fails: 22012 division by zero, CONTEXT "fake context"
 //	fail next             the second row fails: 22012
 //	notice                sends a NoticeResponse, tag DO
 //	set timezone          reports ParameterStatus TimeZone, tag SET
@@ -219,7 +219,7 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 	q := p.q
 	switch {
 	case q == "fail exec":
-		return nil, pgerr.New(pgerr.DivisionByZero, "division by zero")
+		return nil, pgerr.New(pgerr.DivisionByZero, "division by zero").WithWhere("fake context")
 	case q == "select $1":
 		r.rows, r.tag = []types.Row{{params[0]}}, "SELECT 1"
 	case q == "add $1 $2":

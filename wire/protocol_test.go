@@ -166,6 +166,13 @@ ReadyForQuery I`)
 	// Errors while executing and while fetching; the session goes on.
 	c.send(&pgproto3.Query{String: "fail exec"})
 	expectTrace(t, c, "ErrorResponse ERROR 22012 division by zero\nReadyForQuery I")
+	// The error's context goes out as the 'W' field, which psql prints
+	// as CONTEXT.
+	c.send(&pgproto3.Query{String: "fail exec"})
+	if e, ok := c.recv().(*pgproto3.ErrorResponse); !ok || e.Where != "fake context" {
+		t.Fatalf("want an ErrorResponse with Where \"fake context\", got %#v", e)
+	}
+	expectTrace(t, c, "ReadyForQuery I")
 	c.send(&pgproto3.Query{String: "fail next"})
 	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nErrorResponse ERROR 22012 division by zero\nReadyForQuery I")
 

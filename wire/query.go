@@ -63,7 +63,7 @@ func (c *conn) simpleQuery(q string) bool {
 		prep, err := c.sess.Prepare(ctx, pc.Text, nil)
 		c.setRunning(nil)
 		if err != nil {
-			c.sendError(stmtErr(ctx, err), base)
+			c.sendError(atSemicolon(stmtErr(ctx, err), q, pc), base)
 			cancel(nil)
 			break
 		}
@@ -139,7 +139,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 		c.setRunning(nil)
 		cancel(nil)
 		if err != nil {
-			return shiftPosition(stmtErr(ctx, err), runeOffset(m.Query, pieces[0].Offset))
+			return shiftPosition(atSemicolon(stmtErr(ctx, err), m.Query, pieces[0]), runeOffset(m.Query, pieces[0].Offset))
 		}
 		st.prep, st.params, st.fields = prep, prep.ParamTypes(), prep.Fields()
 	default:
@@ -148,6 +148,29 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	c.stmts[m.Name] = st
 	c.send(&pgproto3.ParseComplete{})
 	return nil
+}
+
+// atSemicolon turns a statement's `syntax error at end of input` into
+// Postgres's `syntax error at or near ";"` when the statement was ended
+// by a semicolon in q: Postgres parses the whole string, so the token it
+// stops at is the ';' (the piece given to Prepare leaves it out).
+func atSemicolon(err error, q string, pc Piece) error {
+	pe := pgerr.As(err)
+	if pe.Code != pgerr.SyntaxError || pe.Message != "syntax error at end of input" {
+		return err
+	}
+	end := pc.Offset + len(pc.Text)
+	i := end
+	for i < len(q) && (q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r') {
+		i++
+	}
+	if i >= len(q) || q[i] != ';' {
+		return err
+	}
+	out := *pe
+	out.Message = `syntax error at or near ";"`
+	out.Position = utf8.RuneCountInString(q[pc.Offset:i]) + 1
+	return &out
 }
 
 // shiftPosition returns err with its Position moved by base characters.

@@ -152,8 +152,8 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 	}
 	// The Extra table's layout is the operator's own (only its ID comes
 	// from the plan): group keys, then per kind the value, the arguments,
-	// or the ORDER BY keys and an arrival sequence; the stored row is the
-	// key columns followed by a count or the string_agg arguments.
+	// or the ORDER BY keys and a tie-break; the stored row is the key
+	// columns followed by a count (string_agg: its arguments and a count).
 	extraKey := append([]types.T(nil), keyTs...)
 	desc := make([]bool, len(keyTs))
 	var rowTail []types.T
@@ -533,4 +533,13 @@ func (b *outBuilder) take(dst []types.Message) []types.Message {
 	}
 	b.chunks = nil
 	return dst
+}
+
+// seqCols returns the column indexes 0..n-1.
+func seqCols(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

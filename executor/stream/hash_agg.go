@@ -20,8 +20,8 @@ import (
 // held in memory; the others live in the Result state table, one row per
 // group: the group keys, each call's serialised state (executor's
 // AccumulatorStateTypes; min/max keep their current extreme, string_agg
-// its next sequence number and concatenation), and the group's row
-// count. min/max, DISTINCT aggregates and string_agg keep their inputs in
+// its concatenation), and the group's row count. The plan's state table
+// descriptors give the tables' IDs; their layouts are the operator's. min/max, DISTINCT aggregates and string_agg keep their inputs in
 // their Extra state tables (see aggKind), so they stay exact after
 // deletes. Nothing is emitted before the barrier.
 //

@@ -260,7 +260,7 @@ func TestHashAggRandom(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(len(tc.groupBy))))
 			e := newOpEnv(t)
 			n := aggNode(tc.groupBy, calls...)
-			mv := newMview(n.Out.Types(), keyCols(len(tc.groupBy)))
+			mv := newMview(n.Out.Types(), seqCols(len(tc.groupBy)))
 			var live []types.Row
 			in := &pushInput{}
 			build := func() Operator {
@@ -313,12 +313,4 @@ func TestHashAggRandom(t *testing.T) {
 			op.Close()
 		})
 	}
-}
-
-func keyCols(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }

@@ -114,11 +114,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.tieCols = in.StreamKey
 	if len(t.tieCols) == 0 {
-		// Without a stream key every column together identifies a row.
-		t.tieCols = make([]int, len(t.inTs))
-		for i := range t.tieCols {
-			t.tieCols[i] = i
-		}
+		t.tieCols = seqCols(len(t.inTs))
 	}
 	for _, c := range t.tieCols {
 		keyTs = append(keyTs, t.inTs[c])
