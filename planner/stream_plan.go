@@ -79,7 +79,8 @@ type StreamTableScan struct {
 	// fragment: key (actor index int4), value (done bool, rows read int8,
 	// position bytea = the memcomparable primary key of the last row read
 	// from the snapshot), so that a backfill resumes where it stopped
-	// after a recovery. The stream builder requires it (ID != 0).
+	// after a recovery. With ID 0 the stream builder keeps the progress
+	// in metadata entries of the job instead.
 	State StateTableDesc
 }
 

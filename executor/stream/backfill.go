@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"context"
+	"fmt"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -69,7 +70,9 @@ type Backfill struct {
 	rel      *catalog.Relation
 	cols     []int
 	relTypes []types.T
+	// The progress lives in st, or in the metadata entry meta.
 	st       *storage.StateTable
+	meta     string
 	progress func(BackfillProgress)
 
 	started bool
@@ -82,6 +85,8 @@ type Backfill struct {
 	snap      *storage.Snapshot
 	it        storage.RowIter
 	scanDone  bool
+	// epochRows counts the snapshot rows read in the open epoch.
+	epochRows int
 	// prev holds the previous epoch's changes to keys beyond the position
 	// then; cur the open epoch's changes (whole rows).
 	prev, cur []*types.Chunk
@@ -91,6 +96,10 @@ type Backfill struct {
 
 var _ Operator = (*Backfill)(nil)
 
+// backfillRowsPerEpoch, when positive, caps the snapshot rows an actor
+// reads per epoch; tests set it to spread a backfill over many epochs.
+var backfillRowsPerEpoch = 0
+
 // backfillStateTypes are the value columns of the backfill state table,
 // keyed by the actor's Index (int4).
 var backfillStateTypes = []types.T{types.TBool, types.TInt8, types.TBytea}
@@ -98,17 +107,30 @@ var backfillStateTypes = []types.T{types.TBool, types.TInt8, types.TBytea}
 // NewBackfill returns a Backfill of n.Rel over src; progress, if not
 // nil, is called with the actor's progress at each barrier while it
 // backfills.
-func NewBackfill(actx *ActorContext, src *TableSource, n *planner.StreamTableScan, progress func(BackfillProgress)) (*Backfill, error) {
-	if n.State.ID == 0 {
-		return nil, pgerr.New(pgerr.InternalError, "backfill of %s: no state table for its progress", n.Rel.Name)
-	}
+//
+// The progress is kept in n.State when the plan gives one, and otherwise
+// in a metadata entry named after the job, scanSeq (the scan's number
+// among the job's scans) and the actor's Index.
+func NewBackfill(actx *ActorContext, src *TableSource, n *planner.StreamTableScan, scanSeq int, progress func(BackfillProgress)) (*Backfill, error) {
 	ts := make([]types.T, len(n.Rel.Cols))
 	for i, c := range n.Rel.Cols {
 		ts[i] = c.T
 	}
-	st := storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
-	return &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, st: st, progress: progress}, nil
+	b := &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, progress: progress}
+	if n.State.ID != 0 {
+		b.st = storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
+	} else {
+		b.meta = fmt.Sprintf("%s%d/%d/%d", BackfillMetaPrefix, actx.Job, scanSeq, actx.Index)
+	}
+	return b, nil
 }
+
+// BackfillMetaPrefix starts the names of the metadata entries
+// (storage.MetaKey) that hold backfill progress when the plan gives the
+// scan no state table: "stream/backfill/<job>/<scan>/<actor index>",
+// where scan numbers the job's table scans in build order. Dropping a
+// job may delete them.
+const BackfillMetaPrefix = "stream/backfill/"
 
 // Next implements Operator.
 func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
@@ -120,7 +142,7 @@ func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
 			return m, nil
 		}
 		var msg types.Message
-		if b.done || !b.started || b.it == nil || b.scanDone {
+		if b.done || !b.started || b.it == nil || b.scanDone || b.throttled() {
 			m, err := b.src.Next(ctx)
 			if err != nil {
 				return nil, err
@@ -174,7 +196,7 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 	out := types.NewChunk(outTypes, types.ChunkCap)
 	// Bound the rows looked at per call, so that upstream messages and
 	// barriers are not held up by a long run of other partitions' rows.
-	for looked := 0; out.Len() < types.ChunkCap && looked < 4*types.ChunkCap; looked++ {
+	for looked := 0; out.Len() < types.ChunkCap && looked < 4*types.ChunkCap && !b.throttled(); looked++ {
 		row, err := b.it.Next()
 		if err != nil {
 			return nil, err
@@ -188,6 +210,7 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 			continue
 		}
 		b.rows++
+		b.epochRows++
 		r := make(types.Row, len(b.cols))
 		for j, c := range b.cols {
 			r[j] = row[c]
@@ -200,12 +223,18 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 	return out, nil
 }
 
+func (b *Backfill) throttled() bool {
+	return backfillRowsPerEpoch > 0 && b.epochRows >= backfillRowsPerEpoch
+}
+
 // barrier handles a barrier while backfilling (or the first barrier).
 func (b *Backfill) barrier(m types.Barrier) error {
-	b.st.Committed(m.Epoch.Prev)
+	if b.st != nil {
+		b.st.Committed(m.Epoch.Prev)
+	}
 	if !b.started {
 		b.started = true
-		state, found, err := b.st.Get(types.Row{types.DInt(int64(b.actx.Index))})
+		state, found, err := b.load()
 		if err != nil {
 			return err
 		}
@@ -273,6 +302,7 @@ func (b *Backfill) barrier(m types.Barrier) error {
 		}
 		b.it = b.snap.ScanRange(b.rel.ID, lo, nil, b.relTypes)
 		b.scanDone = false
+		b.epochRows = 0
 	}
 	b.report()
 	b.out = append(b.out, m)
@@ -334,8 +364,28 @@ func (b *Backfill) persist(epoch uint64) error {
 	if b.pos != nil {
 		pos = types.DString(string(b.pos))
 	}
-	b.st.Update(types.Row{types.DInt(int64(b.actx.Index))}, types.Row{types.DBool(b.done), types.DInt(b.rows), pos})
+	row := types.Row{types.DBool(b.done), types.DInt(b.rows), pos}
+	if b.st == nil {
+		return b.actx.WriteSet.SetMeta(b.meta, types.AppendRow(nil, row, backfillStateTypes))
+	}
+	b.st.Update(types.Row{types.DInt(int64(b.actx.Index))}, row)
 	return b.st.Commit(b.actx.WriteSet, epoch)
+}
+
+// load reads the actor's persisted progress, as of the committed epoch.
+func (b *Backfill) load() (types.Row, bool, error) {
+	if b.st != nil {
+		return b.st.Get(types.Row{types.DInt(int64(b.actx.Index))})
+	}
+	v, ok, err := b.actx.DB.Meta(b.meta)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	row, err := types.DecodeRow(v, backfillStateTypes)
+	if err != nil {
+		return nil, false, pgerr.Wrap(pgerr.DataCorrupted, err, "reading backfill progress")
+	}
+	return row, true, nil
 }
 
 // estimate counts the table's rows in the snapshot and returns this

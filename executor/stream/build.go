@@ -324,9 +324,9 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		// exchange's input at the root of the child fragment.
 		return nil, pgerr.New(pgerr.InternalError, "stream build: exchange at the root of a fragment")
 	case *planner.StreamTableScan:
-		ti := b.tableInput(n, f)
-		src := &TableSource{ch: ti.chans[actx.Index]}
-		return NewBackfill(actx, src, n, b.env.Progress)
+		te := b.tableInput(n, f)
+		src := &TableSource{ch: te.chans[actx.Index]}
+		return NewBackfill(actx, src, n, te.seq, b.env.Progress)
 	case *planner.StreamValues:
 		ch := make(chan types.Message, ChannelCap)
 		b.job.entries = append(b.job.entries, ch)
@@ -393,7 +393,7 @@ func (b *builder) tableInput(n *planner.StreamTableScan, f *fragSpec) *tableEntr
 		}
 	}
 	p := f.frag.Parallelism
-	te := &tableEntry{node: n, chans: make([]chan types.Message, p)}
+	te := &tableEntry{node: n, seq: len(b.tables), chans: make([]chan types.Message, p)}
 	outs := make([]chan<- types.Message, p)
 	for i := range te.chans {
 		te.chans[i] = make(chan types.Message, ChannelCap)
@@ -407,5 +407,6 @@ func (b *builder) tableInput(n *planner.StreamTableScan, f *fragSpec) *tableEntr
 
 type tableEntry struct {
 	node  *planner.StreamTableScan
+	seq   int
 	chans []chan types.Message
 }

@@ -1,7 +1,3 @@
-// Package stream is weir's streaming runtime: incremental operators over
-// changelog chunks, actors (one goroutine each) joined by bounded
-// channels, exchanges, barrier alignment, and the builder that turns a
-// stream plan (planner.StreamNode) into running actors. See DESIGN.md §2-5.
 package stream
 
 import (

@@ -1,0 +1,80 @@
+// Package stream is weir's streaming runtime: incremental operators over
+// changelog chunks, actors (one goroutine each) joined by bounded
+// channels, exchanges, barrier alignment, and the builder that turns a
+// stream plan (planner.StreamNode) into running actors. See DESIGN.md §2-5.
+//
+// A materialized view is kept up to date by a job: a dataflow of
+// incremental operators over changelogs (rows with ops +, -, U-, U+),
+// built from a stream plan by Build.
+//
+// # Fragments and actors
+//
+// Build cuts the plan into fragments at every StreamExchange and at every
+// input of a multi-input operator (Union, HashJoin), and runs each
+// fragment as Parallelism actors (one for a single distribution). An
+// actor is one goroutine that pulls messages from the root of its chain
+// of fused operators (Operator.Next) and pushes them to its dispatcher.
+// Actors meet only through bounded channels (ChannelCap messages), so a
+// slow consumer blocks its producers: backpressure reaches the engine's
+// Push of a table's changes.
+//
+//	  engine: PushDML / Inject
+//	      │            │
+//	      ▼            ▼ (barriers to every source actor)
+//	┌─ fragment 1 ────────────────────┐   ┌─ fragment 1 ─ actor 1 ─┐
+//	│ actor 0:                        │   │  (same chain)          │
+//	│ TableSource → Backfill → Filter │   │                        │
+//	│   → Project → hash dispatcher   │   │                        │
+//	└───────────┬─────────────┬───────┘   └────┬──────────────┬────┘
+//	            │ chan 0→0    └─chan 0→1─┐     │ chan 1→0     │ chan 1→1
+//	            ▼                        ▼     ▼              ▼
+//	┌─ fragment 0, actor 0 ─────────────┐   ┌─ fragment 0, actor 1 ──┐
+//	│ Merge(2 channels) → Materialize   │   │ Merge → Materialize    │
+//	└───────────────────────────────────┘   └────────────────────────┘
+//
+// Every upstream actor of an exchange has a channel to every downstream
+// actor: chunks go where the dispatcher's distribution sends them (hash of
+// key columns, one target, or all), while barriers and watermarks go to
+// every channel. A hash dispatcher sends row r to the actor whose Index
+// is hash(r.keys) mod N; an update pair whose key moves between actors is
+// split into a delete and an insert. Table inputs partition a table's
+// changes by primary key with the same hash, and each backfill actor scans
+// the same partition of the table's snapshot (no-shuffle backfill).
+//
+// # Barriers and alignment
+//
+// The coordinator's barriers enter at the source actors (Job.Inject) and
+// flow with the data. A Merge (the receiving end of an exchange) and a
+// multi-input operator align them: after one channel delivered barrier
+// e, it is not read again until every channel delivered e, and only then
+// does e go on. So every message before the barrier on any channel
+// belongs to epoch e, every message after it to the next. Watermarks are
+// combined the same way: the minimum over the channels, forwarded when it
+// rises.
+//
+// # Write sets and acknowledgements
+//
+// Each actor owns the write set of the epoch in progress
+// (ActorContext.WriteSet, a storage.Batch). When a barrier reaches a
+// stateful operator, the operator emits its pending output, moves its
+// state tables' dirty entries into the write set (StateTable.Commit),
+// emits watermarks and forwards the barrier. When the barrier leaves the
+// actor's root, the actor dispatches it, acknowledges it to the
+// BarrierSink with the write set, and starts a new one. The coordinator
+// commits an epoch once every actor acknowledged it: all write sets,
+// merged (storage.Batch.Apply), with committed_epoch in one batch. A
+// barrier carrying MutationStopJob for the actor's job is acknowledged,
+// then the actor ends. An operator error fails the actor, which reports
+// it to the sink; the coordinator then recovers every job from the last
+// committed epoch: Build again, first barrier Initial.
+//
+// # Backfill
+//
+// A new view over a table that already holds rows reads a snapshot of it
+// while the table keeps changing (see Backfill): snapshot rows up to a
+// position (a primary key) are emitted, changes are buffered to their
+// epoch's barrier and emitted once the position covers their key, and the
+// position is persisted at every barrier so a recovery resumes the scan.
+// The engine waits for every backfill actor to report Done before CREATE
+// MATERIALIZED VIEW returns.
+package stream
