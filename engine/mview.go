@@ -36,6 +36,7 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 	if err != nil {
 		return nil, nil, err
 	}
+	assignScanStates(root, alloc)
 	if len(st.Columns) > 0 {
 		var visible []int
 		for i, c := range mv.Cols {
@@ -58,6 +59,27 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 		}
 	}
 	return root, b, nil
+}
+
+// assignScanStates gives every table scan of the plan that has none a
+// state table for its backfill progress, allocated after the planner's
+// own in a fixed (depth-first) order, so that planning again replays the
+// same ids.
+func assignScanStates(n planner.StreamNode, alloc func() uint32) {
+	if s, ok := n.(*planner.StreamTableScan); ok && s.State.ID == 0 {
+		s.State = planner.StateTableDesc{
+			ID:   alloc(),
+			Name: "backfill",
+			Cols: types.Schema{
+				{Name: "actor", T: types.TInt4}, {Name: "done", T: types.TBool},
+				{Name: "rows", T: types.TInt8}, {Name: "position", T: types.TBytea},
+			},
+			KeyCols: []int{0},
+		}
+	}
+	for _, in := range n.StreamInputs() {
+		assignScanStates(in, alloc)
+	}
 }
 
 // createMView runs CREATE MATERIALIZED VIEW: it plans the view, records

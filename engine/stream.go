@@ -463,6 +463,7 @@ func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, er
 	if err != nil {
 		return nil, err
 	}
+	assignScanStates(root, alloc)
 	if next != len(rel.StateTables) {
 		return nil, pgerr.New(pgerr.InternalError, "materialized view %s: its plan has %d state tables, the catalog records %d", rel.Name, next, len(rel.StateTables))
 	}
