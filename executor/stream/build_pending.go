@@ -18,5 +18,5 @@ func newTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 }
 
 func newHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHashJoin) (Operator, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "incremental joins are not supported yet")
+	return NewHashJoin(actx, left, right, n)
 }

@@ -1,0 +1,506 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// HashJoin is the incremental equi-join of two changelogs (inner, left,
+// right and full outer; semi and anti for EXISTS / NOT EXISTS), after
+// RisingWave's hash join executor. Each side's rows are kept in a state
+// table keyed by join key + stream key (joinSide), so the rows of the
+// other side that a row matches are one prefix scan. A match is equal,
+// non-NULL join keys and a residual condition (Cond, over left ++ right
+// columns) that is true; an expression error in Cond counts as NULL (no
+// match) and is recorded. The rows an outer, semi or anti join emits
+// depending on whether they match (the outer sides, the left side of
+// semi/anti) store their degree, the number of rows of the other side
+// they match, so that an unmatched row's NULL-padded output (for semi:
+// its presence; for anti: its absence) is emitted exactly when the
+// degree leaves or returns to 0. Output columns are left's then right's
+// (left's only for semi and anti), with the planner's stream key.
+//
+//   - Chunk: each visible row is joined at once with the other side's
+//     state and the changes are returned right away (a join's output
+//     does not grow by waiting, so there is nothing to fold at the
+//     barrier): an insert emits + for each joined row, a delete -, and
+//     degree transitions retract or re-emit padded rows. An update pair
+//     (U-, U+) is a delete then an insert; when these produce the same
+//     number of retractions and insertions pairwise of equal output
+//     stream key (the common case of a change outside the join key),
+//     they leave as U-/U+ pairs, and a padded row retracted and
+//     re-emitted identically by the pair is dropped. Rows with a NULL
+//     join key match nothing and are not stored; in outer and anti joins
+//     they are emitted (padded) and retracted like unmatched rows.
+//   - Watermark: inputs' watermarks are combined per side; for inner and
+//     semi joins, a watermark on a join key column is forwarded on the
+//     output's key column(s) once both sides have one for that key, as
+//     the minimum of the two. Other watermarks are dropped: a row emitted
+//     later may carry an older value (an old left row joined with a new
+//     right row, a padded row re-emitted after a delete).
+//   - Barrier: aligned across the two inputs (joinInputs). Then the
+//     previous epoch is marked durable in both state tables, their dirty
+//     rows move into the epoch's write set, and the barrier is forwarded.
+type HashJoin struct {
+	actx  *ActorContext
+	in    joinReader
+	kind  planner.JoinKind
+	sides [2]*joinSide
+
+	cond      *exprEval // nil without a residual condition
+	condChunk *types.Chunk
+	condRow   types.Row
+
+	outTs  []types.T
+	outKey []int // output stream key columns
+	nl     int   // left input width
+
+	pend []outRow        // changes of the input chunk being processed
+	out  []types.Message // messages ready to return
+	mbuf []types.Row
+	kbuf []byte
+
+	// wm[s][col] is side s's latest watermark on col; wmSent[i] the last
+	// watermark forwarded for join key i.
+	wm     [2]map[int]types.Watermark
+	wmSent map[int]types.Watermark
+}
+
+// joinReader delivers a join's input messages with their side (0 left,
+// 1 right), barriers aligned (joinInputs).
+type joinReader interface {
+	next(ctx context.Context) (side int, msg types.Message, err error)
+	close()
+}
+
+// outRow is one change of the join's output.
+type outRow struct {
+	op  types.Op
+	row types.Row
+}
+
+var _ Operator = (*HashJoin)(nil)
+
+// maxOutRows is the number of rows in an output chunk (an update pair is
+// never split, so a chunk may hold one more).
+const maxOutRows = 1024
+
+// NewHashJoin returns the join n of left and right. Both inputs' first
+// messages must be barriers, as every operator's.
+func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHashJoin) (Operator, error) {
+	if n.Left == nil || n.Right == nil {
+		return nil, pgerr.New(pgerr.InternalError, "hash join: missing input node")
+	}
+	if len(n.LeftKeys) != len(n.RightKeys) {
+		return nil, pgerr.New(pgerr.InternalError, "hash join: %d left keys for %d right keys", len(n.LeftKeys), len(n.RightKeys))
+	}
+	semi := n.Kind == planner.SemiJoin || n.Kind == planner.AntiJoin
+	leftDegree := n.Kind == planner.LeftJoin || n.Kind == planner.FullJoin || semi
+	rightDegree := n.Kind == planner.RightJoin || n.Kind == planner.FullJoin
+	ls, err := newJoinSide(actx, n.Left, n.LeftKeys, n.LeftState, leftDegree)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := newJoinSide(actx, n.Right, n.RightKeys, n.RightState, rightDegree)
+	if err != nil {
+		return nil, err
+	}
+	for i := range n.LeftKeys {
+		lt, rt := ls.ts[n.LeftKeys[i]], rs.ts[n.RightKeys[i]]
+		if lt.Family() != rt.Family() {
+			// Keys are compared by their memcomparable encoding, which
+			// is per type family.
+			return nil, pgerr.New(pgerr.InternalError, "hash join: key %d compares %s with %s", i, lt, rt)
+		}
+	}
+	j := &HashJoin{
+		actx: actx, kind: n.Kind, sides: [2]*joinSide{ls, rs},
+		outTs: n.Out.Types(), outKey: n.StreamKey, nl: len(ls.ts),
+		wm:     [2]map[int]types.Watermark{{}, {}},
+		wmSent: map[int]types.Watermark{},
+	}
+	want := len(ls.ts) + len(rs.ts)
+	if semi {
+		want = len(ls.ts)
+	}
+	if len(j.outTs) != want {
+		return nil, pgerr.New(pgerr.InternalError, "hash join: %d output columns, want %d", len(j.outTs), want)
+	}
+	if n.Cond != nil {
+		ev, err := executor.Compile(n.Cond)
+		if err != nil {
+			return nil, err
+		}
+		j.cond = &exprEval{ev: ev, t: types.TBool, ec: actx.Eval, op: "HashJoin"}
+		ts := append(append([]types.T(nil), ls.ts...), rs.ts...)
+		j.condChunk = types.NewChunk(ts, 16)
+		j.condRow = make(types.Row, len(ts))
+	}
+	if j.in, err = newJoinInputs(left, right); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Next implements Operator.
+func (j *HashJoin) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if len(j.out) > 0 {
+			m := j.out[0]
+			j.out[0] = nil
+			j.out = j.out[1:]
+			return m, nil
+		}
+		side, msg, err := j.in.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			if err := j.chunk(side, m); err != nil {
+				return nil, err
+			}
+		case types.Watermark:
+			j.watermark(side, m)
+		case types.Barrier:
+			// Output left with each chunk, so there is nothing pending.
+			for _, s := range j.sides {
+				s.st.Committed(m.Epoch.Prev)
+				if err := s.st.Commit(j.actx.WriteSet, m.Epoch.Curr); err != nil {
+					return nil, err
+				}
+			}
+			return m, nil
+		}
+	}
+}
+
+// chunk joins the visible rows of c, from side s, and queues the output.
+func (j *HashJoin) chunk(s int, c *types.Chunk) error {
+	n := c.Len()
+	for i := 0; i < n; i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		op := c.Op(i)
+		if op == types.OpUpdateDelete && i+1 < n && c.Visible(i+1) && c.Op(i+1) == types.OpUpdateInsert {
+			start := len(j.pend)
+			if err := j.apply(s, false, ownRow(c, i)); err != nil {
+				return err
+			}
+			mid := len(j.pend)
+			if err := j.apply(s, true, ownRow(c, i+1)); err != nil {
+				return err
+			}
+			j.pairUpdate(start, mid)
+			i++
+		} else if err := j.apply(s, op.IsInsert(), ownRow(c, i)); err != nil {
+			return err
+		}
+		if len(j.pend) >= maxOutRows {
+			j.flush()
+		}
+	}
+	j.flush()
+	return nil
+}
+
+// apply inserts (ins) or deletes row of side s: it joins the row with the
+// other side's state, emits the joined rows and the degree transitions,
+// and stores or removes the row.
+func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
+	me, ot := j.sides[s], j.sides[1-s]
+	keyNull := me.joinKeyNull(row)
+	var matches []types.Row
+	if !keyNull {
+		var err error
+		if j.mbuf, err = ot.matches(me, row, j.mbuf[:0]); err != nil {
+			return err
+		}
+		matches = j.filter(s, row, j.mbuf)
+	}
+	op := types.OpDelete
+	if ins {
+		op = types.OpInsert
+	}
+	semi := j.kind == planner.SemiJoin || j.kind == planner.AntiJoin
+	for _, m := range matches {
+		or := ot.input(m)
+		var d, nd int64
+		if ot.degree {
+			d = ot.degreeOf(m)
+			if ins {
+				nd = d + 1
+			} else if nd = d - 1; nd < 0 {
+				if strictChangelog {
+					return pgerr.New(pgerr.InternalError, "hash join: degree below zero")
+				}
+				nd = 0
+			}
+			ot.st.Update(ot.key(or), ot.stored(or, nd))
+			switch {
+			case j.kind == planner.SemiJoin:
+				// Only the left side has degrees in a semi join.
+				if ins && d == 0 {
+					j.emit(types.OpInsert, or)
+				} else if !ins && nd == 0 {
+					j.emit(types.OpDelete, or)
+				}
+			case j.kind == planner.AntiJoin:
+				if ins && d == 0 {
+					j.emit(types.OpDelete, or)
+				} else if !ins && nd == 0 {
+					j.emit(types.OpInsert, or)
+				}
+			case ins && d == 0:
+				j.emit(types.OpDelete, j.padded(1-s, or))
+			}
+		}
+		if !semi {
+			j.emit(op, j.joined(s, row, or))
+		}
+		if ot.degree && !semi && !ins && nd == 0 {
+			j.emit(types.OpInsert, j.padded(1-s, or))
+		}
+	}
+	deg := int64(len(matches))
+	if me.degree {
+		switch j.kind {
+		case planner.SemiJoin:
+			if deg > 0 {
+				j.emit(op, row)
+			}
+		case planner.AntiJoin:
+			if deg == 0 {
+				j.emit(op, row)
+			}
+		default:
+			if deg == 0 {
+				j.emit(op, j.padded(s, row))
+			}
+		}
+	}
+	if !keyNull {
+		if ins {
+			me.st.Insert(me.key(row), me.stored(row, deg))
+		} else {
+			me.st.Delete(me.key(row))
+		}
+	}
+	return nil
+}
+
+// filter returns the candidates (stored rows of the other side with the
+// same join key as row, from side s) for which the residual condition is
+// true, reusing cands' storage.
+func (j *HashJoin) filter(s int, row types.Row, cands []types.Row) []types.Row {
+	if j.cond == nil || len(cands) == 0 {
+		return cands
+	}
+	ot := j.sides[1-s]
+	c := j.condChunk
+	c.Reset()
+	for _, m := range cands {
+		or := ot.input(m)
+		if s == 0 {
+			copy(j.condRow, row)
+			copy(j.condRow[j.nl:], or)
+		} else {
+			copy(j.condRow, or)
+			copy(j.condRow[j.nl:], row)
+		}
+		c.AppendRow(types.OpInsert, j.condRow)
+	}
+	v, _ := j.cond.eval(j.actx, c)
+	kept := cands[:0]
+	for i, m := range cands {
+		if v != nil && isTrueAt(v, i) {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
+// joined returns the output row of row (from side s) joined with or (a
+// row of the other side).
+func (j *HashJoin) joined(s int, row, or types.Row) types.Row {
+	l, r := row, or
+	if s == 1 {
+		l, r = or, row
+	}
+	out := make(types.Row, 0, len(l)+len(r))
+	return append(append(out, l...), r...)
+}
+
+// padded returns the output row of an unmatched row of side s: the other
+// side's columns are NULL.
+func (j *HashJoin) padded(s int, row types.Row) types.Row {
+	out := make(types.Row, len(j.outTs))
+	if s == 0 {
+		copy(out, row)
+	} else {
+		copy(out[j.nl:], row)
+	}
+	for i := range out {
+		if (s == 0 && i >= j.nl) || (s == 1 && i < j.nl) {
+			out[i] = types.NullDatum
+		}
+	}
+	return out
+}
+
+func (j *HashJoin) emit(op types.Op, row types.Row) {
+	j.pend = append(j.pend, outRow{op: op, row: row})
+}
+
+// pairUpdate rewrites the changes of one input update, pend[start:mid]
+// from its old row and pend[mid:] from its new row. A row inserted by the
+// first part and deleted by the second (a padded row that stays) is
+// dropped. When the rest is n deletes then n inserts pairwise of equal
+// output stream key, they become n U-/U+ pairs; otherwise they stay
+// deletes and inserts.
+func (j *HashJoin) pairUpdate(start, mid int) {
+	end := len(j.pend)
+	if start == mid || mid == end {
+		return
+	}
+	// Drop rows re-emitted unchanged. Update pairs are small (one
+	// key's matches), so the quadratic search stays cheap in practice;
+	// it is skipped for large fan-outs.
+	if (mid-start)*(end-mid) <= 4096 {
+		for a := start; a < mid; a++ {
+			if j.pend[a].op != types.OpInsert {
+				continue
+			}
+			for b := mid; b < end; b++ {
+				if j.pend[b].op == types.OpDelete && j.sameRow(j.pend[a].row, j.pend[b].row) {
+					j.pend[a].op, j.pend[b].op = 0xff, 0xff
+					break
+				}
+			}
+		}
+	}
+	var dels, inss []outRow
+	for _, r := range j.pend[start:end] {
+		switch r.op {
+		case 0xff:
+		case types.OpDelete:
+			if len(inss) > 0 {
+				j.compact(start)
+				return
+			}
+			dels = append(dels, r)
+		default:
+			inss = append(inss, r)
+		}
+	}
+	if len(dels) != len(inss) {
+		j.compact(start)
+		return
+	}
+	for i := range dels {
+		if !j.sameKey(dels[i].row, inss[i].row) {
+			j.compact(start)
+			return
+		}
+	}
+	j.pend = j.pend[:start]
+	for i := range dels {
+		j.pend = append(j.pend, outRow{types.OpUpdateDelete, dels[i].row}, outRow{types.OpUpdateInsert, inss[i].row})
+	}
+}
+
+// compact removes the changes pairUpdate dropped from pend[start:].
+func (j *HashJoin) compact(start int) {
+	k := start
+	for _, r := range j.pend[start:] {
+		if r.op != 0xff {
+			j.pend[k] = r
+			k++
+		}
+	}
+	clear(j.pend[k:])
+	j.pend = j.pend[:k]
+}
+
+// sameKey reports whether two output rows have equal stream keys (NULLs
+// equal, values by their key encoding).
+func (j *HashJoin) sameKey(a, b types.Row) bool {
+	j.kbuf = j.kbuf[:0]
+	for _, k := range j.outKey {
+		j.kbuf = types.AppendKey(j.kbuf, a[k], j.outTs[k], false)
+	}
+	n := len(j.kbuf)
+	for _, k := range j.outKey {
+		j.kbuf = types.AppendKey(j.kbuf, b[k], j.outTs[k], false)
+	}
+	return bytes.Equal(j.kbuf[:n], j.kbuf[n:])
+}
+
+// sameRow reports whether two output rows are identical (by their value
+// encoding, so 1.0 and 1.00 differ).
+func (j *HashJoin) sameRow(a, b types.Row) bool {
+	j.kbuf = types.AppendRow(j.kbuf[:0], a, j.outTs)
+	n := len(j.kbuf)
+	j.kbuf = types.AppendRow(j.kbuf, b, j.outTs)
+	return bytes.Equal(j.kbuf[:n], j.kbuf[n:])
+}
+
+// flush moves the pending changes into output chunks of about
+// maxOutRows rows, never splitting an update pair.
+func (j *HashJoin) flush() {
+	for len(j.pend) > 0 {
+		n := min(len(j.pend), maxOutRows)
+		if j.pend[n-1].op == types.OpUpdateDelete && n < len(j.pend) {
+			n++
+		}
+		c := types.NewChunk(j.outTs, n)
+		for _, r := range j.pend[:n] {
+			c.AppendRow(r.op, r.row)
+		}
+		j.out = append(j.out, c)
+		clear(j.pend[:n])
+		j.pend = j.pend[n:]
+	}
+	j.pend = j.pend[:0]
+}
+
+// watermark records side s's watermark w and queues the watermarks it
+// lets the join forward (inner and semi joins, join key columns only).
+func (j *HashJoin) watermark(s int, w types.Watermark) {
+	j.wm[s][w.Col] = w
+	if j.kind != planner.InnerJoin && j.kind != planner.SemiJoin {
+		return
+	}
+	me, ot := j.sides[s], j.sides[1-s]
+	for i, k := range me.keys {
+		if k != w.Col {
+			continue
+		}
+		o, ok := j.wm[1-s][ot.keys[i]]
+		if !ok {
+			continue
+		}
+		lo := w
+		if types.Compare(o.Val, w.Val, w.T) < 0 {
+			lo = o
+		}
+		if prev, ok := j.wmSent[i]; ok && types.Compare(lo.Val, prev.Val, w.T) <= 0 {
+			continue
+		}
+		j.wmSent[i] = lo
+		lk, rk := j.sides[0].keys[i], j.sides[1].keys[i]
+		j.out = append(j.out, types.Watermark{Col: lk, T: j.outTs[lk], Val: lo.Val})
+		if j.kind == planner.InnerJoin {
+			j.out = append(j.out, types.Watermark{Col: j.nl + rk, T: j.outTs[j.nl+rk], Val: lo.Val})
+		}
+	}
+}
+
+// Close implements Operator.
+func (j *HashJoin) Close() { j.in.close() }

@@ -1,0 +1,171 @@
+package stream
+
+import (
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// joinSide is one input of a HashJoin with its state table. The table's
+// layout is the stream planner's (planner.StreamHashJoin LeftState /
+// RightState): the stored row is the input row, followed by a _degree
+// int8 column when the side's rows are emitted depending on whether they
+// match (the outer side of an outer join, the left side of semi and anti
+// joins); the key is the join key columns (without repeats) followed by
+// the input's stream key columns not already among them. The join key is
+// thus a prefix of the state key, and the rows matching a probe are one
+// prefix scan.
+type joinSide struct {
+	st *storage.StateTable
+	// keys are the join key columns of the input, in the order of the
+	// plan's LeftKeys/RightKeys; keys[i] of one side is compared with
+	// keys[i] of the other.
+	keys []int
+	// stateKey are the input columns of the state key; its first
+	// len(prefixFrom) columns are the distinct join key columns.
+	stateKey []int
+	// prefixFrom[j] is the position in keys of the first occurrence of
+	// stateKey[j]; dups lists the pairs (i, first occurrence) of key
+	// positions naming the same column twice, whose probe values must be
+	// equal for a match.
+	prefixFrom []int
+	dups       [][2]int
+	ts         []types.T // input column types
+	degree     bool      // stored rows carry a trailing degree column
+}
+
+func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool) (*joinSide, error) {
+	ts := in.Base().Out.Types()
+	if d.ID == 0 {
+		return nil, pgerr.New(pgerr.InternalError, "hash join: %s has no state table", d.Name)
+	}
+	want := len(ts)
+	if degree {
+		want++
+	}
+	if len(d.Cols) != want {
+		return nil, pgerr.New(pgerr.InternalError, "hash join: state table %s has %d columns, want %d", d.Name, len(d.Cols), want)
+	}
+	s := &joinSide{keys: keys, stateKey: d.KeyCols, ts: ts, degree: degree}
+	for i, k := range keys {
+		if k < 0 || k >= len(ts) {
+			return nil, pgerr.New(pgerr.InternalError, "hash join: key column %d out of range", k)
+		}
+		first := i
+		for p := 0; p < i; p++ {
+			if keys[p] == k {
+				first = p
+				break
+			}
+		}
+		if first != i {
+			s.dups = append(s.dups, [2]int{i, first})
+			continue
+		}
+		j := len(s.prefixFrom)
+		if j >= len(d.KeyCols) || d.KeyCols[j] != k {
+			return nil, pgerr.New(pgerr.InternalError, "hash join: state table %s is not keyed by the join key first", d.Name)
+		}
+		s.prefixFrom = append(s.prefixFrom, i)
+	}
+	for _, k := range d.KeyCols {
+		if k >= len(ts) {
+			return nil, pgerr.New(pgerr.InternalError, "hash join: state table %s key column %d is not an input column", d.Name, k)
+		}
+	}
+	vts := d.Cols.Types()
+	kts := make([]types.T, len(d.KeyCols))
+	for i, k := range d.KeyCols {
+		kts[i] = vts[k]
+	}
+	s.st = storage.NewStateTable(actx.DB, d.ID, kts, vts, actx.Cache)
+	if len(d.OrderDesc) == len(kts) {
+		s.st.SetDesc(d.OrderDesc)
+	}
+	return s, nil
+}
+
+// joinKeyNull reports whether a join key column of row (an input row of
+// s) is NULL: such a row matches nothing.
+func (s *joinSide) joinKeyNull(row types.Row) bool {
+	for _, k := range s.keys {
+		if row[k].Null {
+			return true
+		}
+	}
+	return false
+}
+
+// probePrefix returns the state-key prefix of s that rows of s matching
+// row (an input row of the other side, whose join key columns are
+// other.keys) must have, and false when nothing can match: a NULL key,
+// or a column of s compared with two probe columns of different values.
+func (s *joinSide) probePrefix(other *joinSide, row types.Row) (types.Row, bool) {
+	for _, k := range other.keys {
+		if row[k].Null {
+			return nil, false
+		}
+	}
+	for _, d := range s.dups {
+		a, b := other.keys[d[0]], other.keys[d[1]]
+		if types.Compare(row[a], row[b], other.ts[a]) != 0 {
+			return nil, false
+		}
+	}
+	prefix := make(types.Row, len(s.prefixFrom))
+	for j, i := range s.prefixFrom {
+		prefix[j] = row[other.keys[i]]
+	}
+	return prefix, true
+}
+
+// key returns the state key of a row of s (an input row, or a stored row,
+// whose leading columns are the input row).
+func (s *joinSide) key(row types.Row) types.Row {
+	k := make(types.Row, len(s.stateKey))
+	for i, c := range s.stateKey {
+		k[i] = row[c]
+	}
+	return k
+}
+
+// stored returns the row to store for input row with the given degree.
+func (s *joinSide) stored(row types.Row, degree int64) types.Row {
+	if !s.degree {
+		return row
+	}
+	out := make(types.Row, len(row)+1)
+	copy(out, row)
+	out[len(row)] = types.DInt(degree)
+	return out
+}
+
+// degreeOf returns the degree held by a stored row of s.
+func (s *joinSide) degreeOf(stored types.Row) int64 {
+	return stored[len(s.ts)].I
+}
+
+// input returns the input columns of a stored row of s.
+func (s *joinSide) input(stored types.Row) types.Row { return stored[:len(s.ts)] }
+
+// matches appends to buf the stored rows of s whose join key equals the
+// probe row's (an input row of the other side) and returns it.
+func (s *joinSide) matches(other *joinSide, row types.Row, buf []types.Row) ([]types.Row, error) {
+	prefix, ok := s.probePrefix(other, row)
+	if !ok {
+		return buf, nil
+	}
+	it := s.st.Iter(prefix, false)
+	defer it.Close()
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return buf, err
+		}
+		if r == nil {
+			return buf, nil
+		}
+		buf = append(buf, r)
+	}
+}
