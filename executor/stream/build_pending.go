@@ -1,13 +1,10 @@
 package stream
 
 import (
-	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 )
 
-// The stateful operators are built by their own constructors; the join is
-// being written in its own file (hash_join.go) and, until it lands, Build
-// reports plans that need it as not supported yet.
+// The stateful operators are built by their own constructors.
 
 func newHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (Operator, error) {
 	return NewHashAgg(actx, input, n)
