@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -87,4 +91,48 @@ func (r *streamErrors) rows() []streamErrorRow {
 		out = append(out, streamErrorRow{key: k, streamErrorEntry: *e})
 	}
 	return out
+}
+
+// weir's own system views (schema weir), served like the pg_catalog ones:
+//
+//	weir.stream_errors    expression errors turned into NULLs, per view,
+//	                      operator and SQLSTATE
+//	weir.jobs             the streaming jobs: one per materialized view
+//	weir.checkpoint       the committed epoch and the barrier interval
+func init() {
+	addSys("weir", "stream_errors", "view:text operator:text sqlstate:text error_count:int8 last_error:text first_seen:timestamptz last_seen:timestamptz", func(e *Engine, s *Session) []types.Row {
+		rows := e.st.errs.rows()
+		slices.SortFunc(rows, func(a, b streamErrorRow) int {
+			return cmp.Or(cmp.Compare(a.key.job, b.key.job), cmp.Compare(a.key.operator, b.key.operator), cmp.Compare(a.key.code, b.key.code))
+		})
+		out := make([]types.Row, 0, len(rows))
+		for _, r := range rows {
+			name := fmt.Sprintf("#%d", r.key.job)
+			if rel, ok := e.cat.ByID(uint32(r.key.job)); ok {
+				name = rel.Name
+			}
+			out = append(out, types.Row{vStr(name), vStr(r.key.operator), vStr(r.key.code), types.DInt(r.count), vStr(r.last),
+				types.DInt(r.firstAt.UnixMicro()), types.DInt(r.lastAt.UnixMicro())})
+		}
+		return out
+	})
+	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool", func(e *Engine, s *Session) []types.Row {
+		e.writeMu.Lock()
+		jobs := e.st.sortedJobs()
+		e.writeMu.Unlock()
+		var out []types.Row
+		for _, j := range jobs {
+			rows, _, _, done := j.backfillState()
+			out = append(out, types.Row{types.DInt(int64(j.id)), vStr(j.rel.Name), types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(rows), vBool(done)})
+		}
+		return out
+	})
+	addSys("weir", "checkpoint", "committed_epoch:int8 committed_at:timestamptz barrier_interval_ms:int8", func(e *Engine, s *Session) []types.Row {
+		ep := e.st.committed.Load()
+		at := null
+		if ep > 0 {
+			at = types.DInt(checkpoint.EpochTime(ep).UnixMicro())
+		}
+		return []types.Row{{types.DInt(int64(ep)), at, types.DInt(e.st.interval.Load())}}
+	})
 }
