@@ -101,8 +101,11 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	e.writeMu.Lock()
 	j, created, err := s.addMViewLocked(st, io)
 	e.writeMu.Unlock()
-	if err != nil || !created {
+	if err != nil {
 		return nil, err
+	}
+	if !created {
+		return done("CREATE MATERIALIZED VIEW")
 	}
 	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
 		return nil, err
