@@ -409,6 +409,9 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 			continue
 		}
 		j, err := e.buildJob(rel)
+		if err == nil {
+			err = st.checkUpstreams(j)
+		}
 		if err != nil {
 			e.log.Error("cannot rebuild the job of a materialized view", "view", rel.Name, "err", err)
 			st.errs.Record(types.JobID(rel.ID), "build", err)
@@ -424,6 +427,17 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	}
 	st.readyOnce.Do(func() { close(st.ready) })
 	return specs, nil
+}
+
+// checkUpstreams fails when a view the job reads has no running job (its
+// rebuild failed): the job would never see a barrier on that input.
+func (st *streams) checkUpstreams(j *jobRun) error {
+	for _, t := range j.job.Tables {
+		if t.Rel.Kind == catalog.KindMView && st.jobs[types.JobID(t.Rel.ID)] == nil {
+			return pgerr.New(pgerr.DependentObjectsStillExist, "materialized view \"%s\" it reads has no running job", t.Rel.Name)
+		}
+	}
+	return nil
 }
 
 // buildJob plans and builds the job of materialized view rel (not yet
