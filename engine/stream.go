@@ -156,6 +156,19 @@ type streams struct {
 	// view holds the writes of sealed and cur over the database: what DML
 	// statements read.
 	view *storage.Batch
+	// initialized is false from a recovery until its Initial barrier is
+	// injected: the rebuilt jobs must see that barrier first, so changes
+	// written meanwhile are held and pushed right after it (they belong to
+	// the epoch after the Initial one, which carries no changes).
+	initialized bool
+	held        []heldChanges
+}
+
+// heldChanges are a statement's changes of one table held until the
+// Initial barrier.
+type heldChanges struct {
+	relID  uint32
+	chunks []*types.Chunk
 }
 
 // startStreams starts the checkpoint driver; its first action is the
@@ -269,8 +282,15 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 			st.sealed.finish(nil)
 		}
 	}
-	st.sealed = st.cur
-	st.cur = newPendingEpoch(e.db)
+	initial := b.Barrier.Kind == types.BarrierInitial
+	if initial {
+		// The Initial epoch is empty: what was written since the recovery
+		// joins the next epoch, after the barrier.
+		st.sealed = newPendingEpoch(e.db)
+	} else {
+		st.sealed = st.cur
+		st.cur = newPendingEpoch(e.db)
+	}
 	m := b.Barrier.Mutation
 	if m.Kind == types.MutationAddJob {
 		if j := st.jobs[m.Job.ID]; j != nil {
@@ -288,6 +308,16 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	if m.Kind == types.MutationStopJob {
 		if j := st.jobs[m.Job.ID]; j != nil {
 			j.active = false
+		}
+	}
+	if initial {
+		st.initialized = true
+		held := st.held
+		st.held = nil
+		for _, h := range held {
+			if err := e.pushChanges(h.relID, h.chunks); err != nil {
+				e.log.Error("pushing changes held during recovery", "err", err)
+			}
 		}
 	}
 }
@@ -400,6 +430,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	st.cur = newPendingEpoch(e.db)
 	st.view.Close()
 	st.view = e.db.NewBatch()
+	st.initialized, st.held = false, nil
 
 	var specs []checkpoint.Job
 	rels := e.cat.All()
@@ -692,6 +723,10 @@ func (s barrierSink) ActorFailed(ctx context.Context, actor types.ActorID, err e
 // table apart), only when the job stops, and then a recovery discards
 // the epoch.
 func (e *Engine) pushChanges(relID uint32, chunks []*types.Chunk) error {
+	if !e.st.initialized {
+		e.st.held = append(e.st.held, heldChanges{relID: relID, chunks: chunks})
+		return nil
+	}
 	for _, j := range e.st.sortedJobs() {
 		if !j.active || !j.job.Scans(relID) {
 			continue
