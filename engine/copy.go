@@ -193,15 +193,14 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
-	e := s.eng
-	e.writeMu.Lock()
-	locked := true
+	ws := s.beginWrite()
+	w := ws.w
+	committed := false
 	defer func() {
-		if locked {
-			e.writeMu.Unlock()
+		if !committed {
+			_ = ws.finish(ctx, false)
 		}
 	}()
-	w := e.newStmtWriter()
 	var n int64
 	line := 0
 	insert := func(fields []*string) error {
@@ -264,13 +263,8 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx)
 	}
-	pe, err := w.apply()
-	locked = false
-	e.writeMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if err := e.waitCommitted(ctx, pe); err != nil {
+	committed = true
+	if err := ws.finish(ctx, true); err != nil {
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))

@@ -36,14 +36,20 @@ func pkKey(rel *catalog.Relation, row types.Row) []byte {
 	return k
 }
 
-// snapshotSource serves scans from one storage snapshot.
+// snapshotSource serves scans from one storage snapshot, or, inside a
+// transaction block that has written, from the block's batch over the
+// committed data (so the block reads its own writes).
 type snapshotSource struct {
-	eng  *Engine
-	snap *storage.Snapshot
-	s    *Session
+	eng   *Engine
+	snap  *storage.Snapshot
+	s     *Session
+	batch *storage.Batch
 }
 
 func (src *snapshotSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
+	if src.batch != nil {
+		return src.batch.Scan(relID, colTypes), nil
+	}
 	return src.snap.Scan(relID, colTypes), nil
 }
 
@@ -56,6 +62,17 @@ func (src *snapshotSource) ScanSystem(ctx context.Context, schema, name string) 
 type batchWriter struct {
 	eng   *Engine
 	batch *storage.Batch
+	// tx is the transaction block the writes belong to (nil outside one);
+	// every touched key's committed state is remembered for COMMIT's check.
+	tx *txnState
+}
+
+// touch remembers a key's committed state for the block's COMMIT check.
+func (w *batchWriter) touch(rel *catalog.Relation, key []byte) error {
+	if w.tx == nil {
+		return nil
+	}
+	return w.tx.remember(w.eng, rel, key)
 }
 
 func (w *batchWriter) rel(id uint32) (*catalog.Relation, error) {
@@ -73,6 +90,9 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 	}
 	ts := relTypes(rel)
 	key := pkKey(rel, row)
+	if err := w.touch(rel, key); err != nil {
+		return err
+	}
 	if _, found, err := w.batch.Get(relID, key, ts); err != nil {
 		return err
 	} else if found {
@@ -88,6 +108,12 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 	}
 	ts := relTypes(rel)
 	oldKey, newKey := pkKey(rel, old), pkKey(rel, new)
+	if err := w.touch(rel, oldKey); err != nil {
+		return err
+	}
+	if err := w.touch(rel, newKey); err != nil {
+		return err
+	}
 	if string(oldKey) != string(newKey) {
 		if _, found, err := w.batch.Get(relID, newKey, ts); err != nil {
 			return err
@@ -106,7 +132,11 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	if err != nil {
 		return err
 	}
-	return w.batch.Delete(relID, pkKey(rel, old))
+	key := pkKey(rel, old)
+	if err := w.touch(rel, key); err != nil {
+		return err
+	}
+	return w.batch.Delete(relID, key)
 }
 
 func (w *batchWriter) NextRowID(relID uint32) (int64, error) {
@@ -133,66 +163,61 @@ func duplicateKey(rel *catalog.Relation, row types.Row) error {
 // rowCounter is implemented by DML operators.
 type rowCounter interface{ RowsAffected() int64 }
 
-// runWrite executes a DML statement and returns once its changes are
-// committed by a checkpoint (durable, and reflected in every
-// materialized view). The statement runs to completion under the
-// engine's write lock against the tables' committed state plus the
-// changes of statements not yet committed; its changes then join the
-// open epoch and flow to the jobs reading the tables. A statement that
-// fails leaves nothing behind.
-func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (wire.Result, error) {
-	e.writeMu.Lock()
-	w := e.newStmtWriter()
-	ec := s.execCtx(params, &viewSource{eng: e, view: e.st.view, s: s}, w)
-	rows, n, err := func() ([]types.Row, int64, error) {
-		op, err := executor.Build(b.Plan, ec)
-		if err != nil {
-			return nil, 0, err
+// runWrite executes a DML statement. Outside a transaction block it
+// returns once its changes are committed by a checkpoint (durable, and
+// reflected in every materialized view): the statement runs to
+// completion under the engine's write lock against the tables' committed
+// state plus the changes of statements not yet committed, then its
+// changes join the open epoch and flow to the jobs reading the tables. A
+// statement that fails leaves nothing behind. Inside a block its writes
+// join the block's batch until COMMIT.
+func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (res wire.Result, err error) {
+	ws := s.beginWrite()
+	committed := false
+	defer func() {
+		if !committed {
+			_ = ws.finish(ctx, false)
 		}
-		defer op.Close()
-		var rows []types.Row
-		ncols := len(b.Plan.Schema())
-		for {
-			c, err := op.Next(ctx)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, 0, ctxError(ctx)
-				}
-				return nil, 0, err
-			}
-			if c == nil {
-				break
-			}
-			for i := 0; i < c.Len(); i++ {
-				if c.Visible(i) {
-					r := c.Row(i)
-					copyDecimals(r)
-					rows = append(rows, r[:ncols])
-				}
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, 0, ctxError(ctx)
-		}
-		var n int64
-		if rc, ok := op.(rowCounter); ok {
-			n = rc.RowsAffected()
-		} else {
-			n = int64(len(rows))
-		}
-		return rows, n, nil
 	}()
-	if err != nil {
-		e.writeMu.Unlock()
-		return nil, err
-	}
-	pe, err := w.apply()
-	e.writeMu.Unlock()
+	ec := s.execCtx(params, ws.src, ws.w)
+	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.waitCommitted(ctx, pe); err != nil {
+	defer op.Close()
+	var rows []types.Row
+	ncols := len(b.Plan.Schema())
+	for {
+		c, err := op.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctxError(ctx)
+			}
+			return nil, err
+		}
+		if c == nil {
+			break
+		}
+		for i := 0; i < c.Len(); i++ {
+			if c.Visible(i) {
+				r := c.Row(i)
+				copyDecimals(r)
+				rows = append(rows, r[:ncols])
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx)
+	}
+	committed = true
+	if err := ws.finish(ctx, true); err != nil {
 		return nil, err
+	}
+	var n int64
+	if rc, ok := op.(rowCounter); ok {
+		n = rc.RowsAffected()
+	} else {
+		n = int64(len(rows))
 	}
 	e.metrics.statements.WithLabelValues(strings.ToLower(b.Tag)).Inc()
 	tag := fmt.Sprintf("%s %d", b.Tag, n)

@@ -62,7 +62,11 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		return s.eng.runWrite(ctx, s, p.bound, params)
 	}
 	snap := s.eng.db.NewSnapshot()
-	ec := s.execCtx(params, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	src := &snapshotSource{eng: s.eng, snap: snap, s: s}
+	if s.tx != nil {
+		src.batch = s.tx.batch
+	}
+	ec := s.execCtx(params, src, nil)
 	op, err := executor.Build(p.bound.Plan, ec)
 	if err != nil {
 		snap.Close()

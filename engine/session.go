@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,6 +31,8 @@ type Session struct {
 	// own (each is durable when acknowledged); BEGIN ... COMMIT blocks are
 	// accepted for client compatibility and tracked only for the status.
 	txn byte
+	// tx holds the block's pending writes (nil until the block writes).
+	tx *txnState
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -110,6 +114,9 @@ func (s *Session) statementTimeout() time.Duration {
 // string before anything runs: a syntax error in any statement fails the
 // query with nothing executed.
 func (s *Session) Split(text string) ([]wire.Piece, error) {
+	if err := checkUTF8(text); err != nil {
+		return nil, err
+	}
 	ps, err := sql.Split(text)
 	if err != nil {
 		return nil, err
@@ -141,10 +148,28 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 func (s *Session) TxStatus() byte { return s.txn }
 
 // Close implements wire.Session.
-func (s *Session) Close() { s.eng.metrics.sessions.Dec() }
+func (s *Session) Close() {
+	_ = s.endTxn(context.Background(), false)
+	s.eng.metrics.sessions.Dec()
+}
+
+// recoverInternal turns a panic in statement processing into an internal
+// error (XX000) for the client, logging the stack: a bug in one statement
+// must never end the session or the server.
+func (s *Session) recoverInternal(err *error) {
+	if r := recover(); r != nil {
+		s.eng.log.Error("internal error", "panic", r, "stack", string(debug.Stack()))
+		*err = pgerr.New(pgerr.InternalError, "internal error: %v", r)
+		s.fail()
+	}
+}
 
 // Prepare implements wire.Session.
-func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (wire.Prepared, error) {
+func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) (_ wire.Prepared, err error) {
+	defer s.recoverInternal(&err)
+	if err := checkUTF8(text); err != nil {
+		return nil, err
+	}
 	stmt, err := sql.Parse(text)
 	if err != nil {
 		s.fail()
@@ -186,7 +211,8 @@ type failTracking struct {
 	s *Session
 }
 
-func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (wire.Result, error) {
+func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (_ wire.Result, err error) {
+	defer f.s.recoverInternal(&err)
 	r, err := f.Prepared.Execute(ctx, params, io)
 	if err != nil {
 		f.s.fail()
@@ -200,7 +226,8 @@ type failTrackingResult struct {
 	s *Session
 }
 
-func (r *failTrackingResult) Next(ctx context.Context) (types.Row, error) {
+func (r *failTrackingResult) Next(ctx context.Context) (_ types.Row, err error) {
+	defer r.s.recoverInternal(&err)
 	row, err := r.Result.Next(ctx)
 	if err != nil {
 		r.s.fail()
@@ -211,3 +238,36 @@ func (r *failTrackingResult) Next(ctx context.Context) (types.Row, error) {
 // Location implements wire.SessionLocation: the session's TimeZone, used to
 // read text parameters and print timestamptz results.
 func (s *Session) Location() *time.Location { return s.loc }
+
+// checkUTF8 rejects statement text that is not valid UTF-8 (the only
+// client encoding weir speaks), with Postgres's error (22021), so invalid
+// bytes never reach stored values.
+func checkUTF8(text string) error {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n <= 1 || r == 0 {
+			// Like Postgres, show the bytes of the sequence the lead byte
+			// announces.
+			want := 1
+			switch b := text[i]; {
+			case b >= 0xc0 && b < 0xe0:
+				want = 2
+			case b >= 0xe0 && b < 0xf0:
+				want = 3
+			case b >= 0xf0 && b < 0xf8:
+				want = 4
+			}
+			end := min(i+want, len(text))
+			var hex strings.Builder
+			for j, b := range []byte(text[i:end]) {
+				if j > 0 {
+					hex.WriteByte(' ')
+				}
+				fmt.Fprintf(&hex, "0x%02x", b)
+			}
+			return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", hex.String())
+		}
+		i += n
+	}
+	return nil
+}

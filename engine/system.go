@@ -218,7 +218,7 @@ func init() {
 		}
 		return rows
 	})
-	addSys("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text relpartbound:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text[] relpartbound:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			am := uint32(oidHeapAM)
@@ -248,7 +248,7 @@ func init() {
 					coll = 100
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-					vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr("p"), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+					vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 			}
 			if hasRealPK(r) {
 				for j, k := range r.PK {
@@ -283,7 +283,7 @@ func init() {
 				coll = 100
 			}
 			rows = append(rows, types.Row{vOid(tr.t.OID()), vStr(tr.name), vOid(oidPgCatalog), vOid(oidRoot), vInt(int(tr.t.Size())), vBool(tr.t.Size() > 0 && tr.t.Size() <= 8), vStr("b"), vStr(tr.category), vBool(tr.pref), vBool(true), vStr(","), vOid(0), vOid(elem), vOid(tr.t.ArrayOID()),
-				vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr("i"), vStr("p"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+				vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr("i"), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
 		}
 		return rows
 	})
@@ -293,7 +293,7 @@ func init() {
 	addSys("pg_catalog", "pg_am", "oid:oid amname:name amhandler:text amtype:char", func(e *Engine, s *Session) []types.Row {
 		return []types.Row{{vOid(oidHeapAM), vStr("heap"), vStr("heap_tableam_handler"), vStr("t")}, {vOid(oidBtreeAM), vStr("btree"), vStr("bthandler"), vStr("i")}}
 	})
-	addSys("pg_catalog", "pg_index", "indexrelid:oid indrelid:oid indnatts:int2 indnkeyatts:int2 indisunique:bool indisprimary:bool indisexclusion:bool indimmediate:bool indisclustered:bool indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indkey:text indexprs:text indpred:text", func(e *Engine, s *Session) []types.Row {
+	addSys("pg_catalog", "pg_index", "indexrelid:oid indrelid:oid indnatts:int2 indnkeyatts:int2 indisunique:bool indisprimary:bool indisexclusion:bool indimmediate:bool indisclustered:bool indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indnullsnotdistinct:bool indkey:text indexprs:text indpred:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			if !hasRealPK(r) {
@@ -303,7 +303,7 @@ func init() {
 			for _, k := range r.PK {
 				keys = append(keys, strconv.Itoa(attnum(r, k)))
 			}
-			rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vOid(r.OID), vInt(len(r.PK)), vInt(len(r.PK)), vBool(true), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vStr(strings.Join(keys, " ")), null, null})
+			rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vOid(r.OID), vInt(len(r.PK)), vInt(len(r.PK)), vBool(true), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(keys, " ")), null, null})
 		}
 		return rows
 	})
@@ -554,4 +554,16 @@ func (s *Session) defaultText(r *catalog.Relation, i int) string {
 		return t
 	}
 	return r.Cols[i].Default
+}
+
+// typStorage is pg_type.typstorage: variable-length types are stored
+// extended, numeric main, fixed-size ones plain.
+func typStorage(t types.T) string {
+	switch t.ID {
+	case types.Numeric:
+		return "m"
+	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.TextArray:
+		return "x"
+	}
+	return "p"
 }

@@ -73,7 +73,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Reset:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st, io) }), nil
 	case *sql.Txn:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(ctx, st, io) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			s.vars = map[string]string{}
@@ -124,6 +124,9 @@ func schemaOf(n sql.ObjectName) string {
 const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+		return nil, err
+	}
 	if st.With["connector"] != "" || st.Format != "" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables with a connector are not supported yet")
 	}
@@ -231,6 +234,9 @@ func (s *Session) checkDefault(text string, t types.T) error {
 }
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE VIEW"); err != nil {
+		return nil, err
+	}
 	if st.Materialized {
 		return s.createMView(ctx, st, io)
 	}
@@ -272,6 +278,9 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
 			return done("CREATE VIEW")
 		case st.OrReplace && old.Kind == catalog.KindView:
+			if err := checkViewReplace(old, rel); err != nil {
+				return nil, err
+			}
 			rel.ID, rel.OID = old.ID, old.OID
 			if err := e.cat.Replace(rel); err != nil {
 				return nil, err
@@ -297,6 +306,9 @@ var dropKinds = map[string]catalog.Kind{
 }
 
 func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("DROP"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	tag := "DROP " + strings.ToUpper(st.Kind)
 	if st.Kind == "schema" || st.Kind == "index" {
@@ -415,6 +427,9 @@ func inList(rs []*catalog.Relation, id uint32) bool {
 }
 
 func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -434,6 +449,9 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 }
 
 func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, error) {
+	if err := s.noDDLInBlock("TRUNCATE"); err != nil {
+		return nil, err
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	locked := true
@@ -550,7 +568,7 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 	return done("RESET")
 }
 
-func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 	switch st.Kind {
 	case sql.TxnBegin:
 		if s.txn != 'I' {
@@ -567,7 +585,11 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 		failed := s.txn == 'E'
 		s.txn = 'I'
 		if failed {
+			_ = s.endTxn(context.Background(), false)
 			return done("ROLLBACK")
+		}
+		if err := s.endTxn(ctx, true); err != nil {
+			return nil, err
 		}
 		return done("COMMIT")
 	default:
@@ -575,6 +597,7 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 		}
 		s.txn = 'I'
+		_ = s.endTxn(context.Background(), false)
 		return done("ROLLBACK")
 	}
 }
@@ -723,4 +746,24 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 		return 0, err
 	}
 	return int64(len(rows)), nil
+}
+
+// checkViewReplace applies Postgres's rule for CREATE OR REPLACE VIEW: the
+// new query must produce the old columns, with the same names and types,
+// in the same order; it may only add columns at the end.
+func checkViewReplace(old, rel *catalog.Relation) error {
+	if len(rel.Cols) < len(old.Cols) {
+		return pgerr.New(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, oc := range old.Cols {
+		nc := rel.Cols[i]
+		if nc.Name != oc.Name {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", oc.Name, nc.Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if nc.T != oc.T {
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", oc.Name, oc.T, nc.T)
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -130,6 +131,14 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 	case "string_agg":
 		if len(s.ArgTypes) == 2 {
 			return func() Accumulator { return &stringAggAcc{} }, nil
+		}
+	case "pg_group_value":
+		if len(s.ArgTypes) == 1 {
+			return func() Accumulator { return &groupValueAcc{} }, nil
+		}
+	case "array_agg":
+		if len(s.ArgTypes) == 1 {
+			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
 		}
 	case "bool_and", "every", "bool_or":
 		if at.ID == types.Bool {
@@ -629,6 +638,86 @@ func (a *stringAggAcc) Result() types.Datum {
 	return types.DString(b.String())
 }
 
+// groupValueAcc is the planner's pg_group_value(column): a column that is
+// functionally dependent on the group keys (the same in every row of the
+// group), read as the value of the group's rows.
+type groupValueAcc struct {
+	v types.Datum
+	n int64
+}
+
+func (a *groupValueAcc) Add(args []types.Datum) error {
+	if a.n == 0 {
+		a.v = copyDatum(args[0])
+	}
+	a.n++
+	return nil
+}
+
+func (a *groupValueAcc) Retract([]types.Datum) error {
+	if a.n == 0 {
+		return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+	}
+	a.n--
+	return nil
+}
+
+func (a *groupValueAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	return a.v
+}
+
+// arrayAggAcc is array_agg(value): every value, NULLs included, in input
+// order, printed as a one-dimensional array (NULL for no rows). weir's
+// only array type is text[], so the elements are kept as their output
+// text: for the element types array_agg accepts (see planner's
+// builtins), that prints exactly as Postgres prints the typed array.
+type arrayAggAcc struct {
+	t     types.T
+	elems []string
+	nulls []bool
+}
+
+func (a *arrayAggAcc) text(d types.Datum) string {
+	if a.t.IsString() || a.t.ID == types.Unknown {
+		return d.S
+	}
+	return types.FormatText(d, a.t, time.UTC)
+}
+
+func (a *arrayAggAcc) Add(args []types.Datum) error {
+	if args[0].Null {
+		a.elems, a.nulls = append(a.elems, ""), append(a.nulls, true)
+	} else {
+		a.elems, a.nulls = append(a.elems, a.text(args[0])), append(a.nulls, false)
+	}
+	return nil
+}
+
+func (a *arrayAggAcc) Retract(args []types.Datum) error {
+	e := ""
+	if !args[0].Null {
+		e = a.text(args[0])
+	}
+	for i := range a.elems {
+		if a.nulls[i] == args[0].Null && a.elems[i] == e {
+			a.elems = append(a.elems[:i], a.elems[i+1:]...)
+			a.nulls = append(a.nulls[:i], a.nulls[i+1:]...)
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+func (a *arrayAggAcc) Result() types.Datum {
+	if len(a.elems) == 0 {
+		return types.NullDatum
+	}
+	return types.DString(types.FormatTextArray(a.elems, a.nulls))
+}
+
 // boolAcc is bool_and / every (and) and bool_or: it counts true and false
 // inputs, so retraction is exact.
 type boolAcc struct {
@@ -867,7 +956,9 @@ func sameRowLoose(a, b types.Row) bool {
 func (a *orderedAcc) Result() types.Datum {
 	rows := make([]types.Row, len(a.rows))
 	copy(rows, a.rows)
-	sort.SliceStable(rows, func(i, j int) bool {
+	// Postgres sorts an aggregate's input with its own quicksort; equal
+	// keys come out in the same order.
+	pgQsort(len(rows), func(i, j int) int {
 		x, y := rows[i][a.nargs:], rows[j][a.nargs:]
 		for k, key := range a.keys {
 			c := cmpNulls(x[k], y[k], key.T, key.NullsFirst != key.Desc)
@@ -875,11 +966,11 @@ func (a *orderedAcc) Result() types.Datum {
 				c = -c
 			}
 			if c != 0 {
-				return c < 0
+				return c
 			}
 		}
-		return false
-	})
+		return 0
+	}, func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
 	// The aggregates that take ORDER BY here (string_agg, count, min,
 	// max, bool_*) cannot fail in Add, so there is no error to lose.
 	inner := a.mk()

@@ -68,6 +68,8 @@ func TestAccumulators(t *testing.T) {
 		{"bool_and", tB, tB, []types.Datum{types.DBool(true), types.DBool(false), null}, "f", []types.Datum{types.DBool(false)}, "t"},
 		{"bool_or", tB, tB, []types.Datum{types.DBool(true), types.DBool(false)}, "t", []types.Datum{types.DBool(true)}, "f"},
 		{"every", tB, tB, nil, ".", nil, "."},
+		{"array_agg", tI4, types.TTextArray, append(dints(3, 1), null, types.DInt(-2)), "{3,1,NULL,-2}", dints(1), "{3,NULL,-2}"},
+		{"array_agg", tTxt, types.TTextArray, []types.Datum{types.DString("a b"), types.DString("")}, `"{\"a b\",\"\"}"`, nil, `"{\"a b\",\"\"}"`},
 		// variance/stddev of 1, 2 (and 1, 2, 4).
 		{"stddev", tI4, tN, dints(1, 2), "0.70710678118654752440", nil, "0.70710678118654752440"},
 		{"variance", tI4, tN, dints(1, 2, 4), "2.3333333333333333", dints(4), "0.50000000000000000000"},

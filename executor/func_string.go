@@ -624,6 +624,11 @@ func init() {
 			if len(d) > 2 {
 				fill = d[2].S
 			}
+			// Postgres limits a value to 1 GB; check before building it
+			// (characters take at most 4 bytes in UTF-8).
+			if d[1].I > (1<<30)/4 {
+				return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "requested length too large")
+			}
 			return dText(pad(d[0].S, d[1].I, fill, left))
 		}
 	}
@@ -713,6 +718,9 @@ func init() {
 		}
 		if ret.ID == types.Jsonb {
 			return impl{row: jsonbConcat}, true
+		}
+		if ret.ID == types.TextArray {
+			return impl{row: arrayCat, nonStrict: true}, true
 		}
 		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
@@ -898,4 +906,24 @@ func init() {
 		elems, err := parseTextArray(d[0].S)
 		return types.DInt(int64(len(elems))), err
 	})
+}
+
+// arrayCat concatenates two text[] values; a NULL operand counts as an
+// empty array, NULL || NULL is NULL (array_cat).
+func arrayCat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	switch {
+	case d[0].Null:
+		return d[1], nil
+	case d[1].Null:
+		return d[0], nil
+	}
+	a, an, err := types.ParseTextArray(d[0].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	b, bn, err := types.ParseTextArray(d[1].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	return dText(types.FormatTextArray(append(a, b...), append(an, bn...)))
 }

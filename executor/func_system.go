@@ -152,6 +152,13 @@ func init() {
 		})
 	}
 	defRow("pg_get_statisticsobjdef_columns", nullFn)
+	defRow("pg_get_ruledef", nullFn) // weir has no rules
+	// weir does not account storage per relation: sizes read 0, as for
+	// a relation without storage.
+	for _, n := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {
+		defRow(n, func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(0) })
+	}
+	defRow("pg_size_pretty", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
 	for _, n := range []string{"obj_description", "col_description", "shobj_description", "inet_server_addr", "inet_server_port"} {
 		defRow(n, nullFn)
 	}
@@ -159,4 +166,36 @@ func init() {
 		return dInt(startTime.UnixMicro())
 	})
 	defRow("txid_current", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(txidSeq.Add(1) + 1000) })
+}
+
+// sizePretty is pg_size_pretty(bigint) of Postgres 15 (dbsize.c): bytes
+// below 10 kB, then the largest unit whose value stays below 20480
+// (10 * 1024 * 2), rounding half away from zero.
+func sizePretty(size int64) string {
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	halfRounded := func(x int64) int64 {
+		if x < 0 {
+			return (x - 1) / 2
+		}
+		return (x + 1) / 2
+	}
+	const limit = 10 * 1024
+	if abs(size) < limit {
+		return fmt.Sprintf("%d bytes", size)
+	}
+	units := []string{"kB", "MB", "GB", "TB", "PB"}
+	// Keep one extra bit for rounding.
+	size >>= 9
+	for i, u := range units {
+		if abs(size) < limit*2-1 || i == len(units)-1 {
+			return fmt.Sprintf("%d %s", halfRounded(size), u)
+		}
+		size >>= 10
+	}
+	return ""
 }

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"sort"
 
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -97,7 +96,10 @@ func (s *Sort) load(ctx context.Context) ([]types.Row, error) {
 		}
 	}
 	s.in.Close()
-	sort.SliceStable(rows, func(a, b int) bool { return compareKeys(rows[a].key, rows[b].key, s.keys) < 0 })
+	// Postgres's own quicksort, so rows with equal keys come out in the
+	// order Postgres gives them.
+	pgQsort(len(rows), func(a, b int) int { return compareKeys(rows[a].key, rows[b].key, s.keys) },
+		func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
 	out := make([]types.Row, len(rows))
 	for i, r := range rows {
 		out[i] = r.row

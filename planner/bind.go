@@ -96,8 +96,18 @@ func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error
 	default:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", q.Node)
 	}
+	used := make([]bool, len(b.params))
+	for _, p := range q.Params {
+		used[p-1] = true
+	}
 	for i, t := range b.params {
 		if t.ID == types.Unknown {
+			// A parameter the text never mentions (SELECT $2 leaves $1)
+			// has no type to infer, as in Postgres's
+			// check_variable_parameters; one it mentions defaults to text.
+			if !used[i] {
+				return nil, pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", i+1)
+			}
 			b.params[i] = types.TText
 		}
 	}
@@ -214,6 +224,10 @@ type colInfo struct {
 	// merged columns were folded into a USING/NATURAL column: they are
 	// reachable only qualified, and only `t.*` lists them.
 	merged bool
+	// pk marks the columns of a table's (declared) primary key: grouping
+	// by all of them makes the table's other columns functionally
+	// dependent on the group, so they may be selected ungrouped.
+	pk bool
 }
 
 // scope is the set of columns a query level's expressions can name, in

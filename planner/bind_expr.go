@@ -37,6 +37,43 @@ type aggState struct {
 	keyOffset int // always 0: keys come first in Agg's output
 }
 
+// groupDependent reports whether input column cr is functionally
+// dependent on the group keys: its table's primary key columns are all
+// keys (Postgres's check_functional_grouping, for primary keys).
+func (b *binder) groupDependent(a *aggState, cr *ColRef) bool {
+	cols := a.from.cols
+	if cr.Idx < 0 || cr.Idx >= len(cols) || cols[cr.Idx].table == "" {
+		return false
+	}
+	table, found := cols[cr.Idx].table, false
+	for i, c := range cols {
+		if c.table == table && c.pk {
+			if a.keyIndexOfCol(i) < 0 {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// groupValue reads a column that is functionally dependent on the group
+// keys through a pg_group_value aggregate (every row of a group holds the
+// same value; Agg outputs the keys before the aggregates, so the column
+// cannot become a key once aggregates are bound).
+func (b *binder) groupValue(a *aggState, cr *ColRef) Expr {
+	ac := AggCall{Fn: "pg_group_value", Args: []Expr{cr}, T: cr.T}
+	key := aggKey(ac)
+	for j, k := range a.aggStrs {
+		if k == key {
+			return &ColRef{Idx: len(a.keys) + j, T: ac.T, Name: cr.Name}
+		}
+	}
+	a.aggs = append(a.aggs, ac)
+	a.aggStrs = append(a.aggStrs, key)
+	return &ColRef{Idx: len(a.keys) + len(a.aggs) - 1, T: ac.T, Name: cr.Name}
+}
+
 // keyIndexOfCol returns the group key position that is exactly input
 // column idx, or -1.
 func (a *aggState) keyIndexOfCol(idx int) int {
@@ -115,6 +152,9 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 				}
 				if _, isCol := n.(*ast.ColumnNameExpr); isCol {
 					if cr, ok := e.(*ColRef); ok {
+						if b.groupDependent(c.agg, cr) {
+							return b.groupValue(c.agg, cr)
+						}
 						fail(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", cr.Name).WithPosition(b.pos(n)))
 					}
 					return e // an outer reference is a constant here
@@ -127,6 +167,11 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		num := n.Order + 1
 		if n.Order < len(b.q.Params) {
 			num = b.q.Params[n.Order]
+		}
+		// The protocol counts parameters in an int16 (Postgres allows
+		// 65535); $0 and beyond are not parameters at all.
+		if num < 1 || num > maxParams {
+			fail(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", num).WithPosition(b.pos(n)))
 		}
 		if num > len(b.params) {
 			grow := make([]types.T, num)
@@ -770,3 +815,8 @@ func (b *binder) unify(context string, es []Expr, node ast.Node) ([]Expr, types.
 	}
 	return out, t
 }
+
+// maxParams is the largest parameter number a statement may use: the
+// protocol's ParameterDescription counts parameters in an int16, and
+// Postgres allows 65535.
+const maxParams = 65535

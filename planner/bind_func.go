@@ -65,6 +65,12 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	case "greatest", "least":
 		args, t := b.unify(strings.ToUpper(name), b.exprs(c, n.Args), n)
 		return &Call{Fn: name, Args: args, T: t}
+	case "pg_at_time_zone":
+		// x AT TIME ZONE z (sql doc.go #21) is Postgres's timezone(z, x).
+		if len(n.Args) == 2 {
+			args := b.exprs(c, n.Args)
+			return b.call("timezone", []Expr{args[1], args[0]}, n, false, Scalar)
+		}
 	case "pg_array":
 		args, _ := b.unify("ARRAY", b.exprs(c, n.Args), n)
 		for i, a := range args {
@@ -78,6 +84,14 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 		failf(pgerr.SyntaxError, "syntax error in ARRAY(subquery)")
+	case "trim":
+		// TRIM([LEADING|TRAILING|BOTH] [chars] FROM s) is Postgres's
+		// ltrim, rtrim or btrim (s, chars).
+		if len(n.Args) == 3 {
+			if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {
+				return b.call(trimFunc(d.Direction), b.exprs(c, n.Args[:2]), n, false, Scalar)
+			}
+		}
 	case "pg_subscript":
 		// x[i] over text[], weir's only array type. The element's
 		// Postgres type may be another (int2[] in psql's catalog
@@ -239,16 +253,8 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 }
 
 // aggFuncName is the Postgres name of a TiDB aggregate or window function
-// name: group_concat is how the bridge writes string_agg, and STDDEV_SAMP
-// and VAR_SAMP in upper case are its spellings of stddev and variance
-// (which TiDB would read as the population forms).
+// name: group_concat is how the bridge writes string_agg.
 func aggFuncName(f string) string {
-	switch f {
-	case "STDDEV_SAMP":
-		return "stddev"
-	case "VAR_SAMP":
-		return "variance"
-	}
 	name := strings.ToLower(f)
 	if name == "group_concat" {
 		name = "string_agg"
@@ -361,6 +367,13 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 		}
 	case *ast.FuncCallExpr:
 		args = n.Args
+		// agg(DISTINCT args) of an aggregate TiDB does not know arrives
+		// as agg(args, pg_agg_distinct()).
+		if len(args) > 0 {
+			if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_distinct" && len(f.Args) == 0 {
+				args, distinct = args[:len(args)-1], true
+			}
+		}
 	}
 	// agg(args ORDER BY k1 DESC, k2) arrives from the bridge as
 	// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
@@ -390,6 +403,21 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	}
 	if orderKeys != nil {
 		ac.OrderBy = orderKeys
+	}
+	if distinct {
+		// Postgres (parse_agg.c): with DISTINCT, the sort keys must be
+		// arguments, so that sorting and de-duplicating agree.
+		for _, k := range ac.OrderBy {
+			found := false
+			for _, a := range ac.Args {
+				if exprKey(a) == exprKey(k.Expr) {
+					found = true
+				}
+			}
+			if !found {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").WithPosition(b.pos(n)))
+			}
+		}
 	}
 	key := aggKey(ac)
 	for j, k := range c.agg.aggStrs {
@@ -609,4 +637,15 @@ func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, a
 	out.Plan = plan
 	out.Correlated = lvl.correlated
 	return out
+}
+
+// trimFunc is the function TRIM with direction d stands for.
+func trimFunc(d ast.TrimDirectionType) string {
+	switch d {
+	case ast.TrimLeading:
+		return "ltrim"
+	case ast.TrimTrailing:
+		return "rtrim"
+	}
+	return "btrim"
 }

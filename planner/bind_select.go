@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -138,6 +139,19 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	if n.Kind == ast.SelectStmtKindTable {
 		failf(pgerr.FeatureNotSupported, "TABLE statements are not supported")
 	}
+	// DISTINCT ON (doc.go #27 in package sql): the first field holds the
+	// keys. Bind a copy without it, as a plain SELECT whose output is
+	// sorted and then reduced to the first row of each key.
+	var distinctOn []ast.ExprNode
+	if n.Distinct && n.Fields != nil && len(n.Fields.Fields) > 0 {
+		if fc, ok := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_distinct_on" {
+			distinctOn = fc.Args
+			cp := *n
+			cp.Fields = &ast.FieldList{Fields: n.Fields.Fields[1:]}
+			cp.Distinct = false
+			n = &cp
+		}
+	}
 	var plan Plan
 	var sc *scope
 	if n.From == nil {
@@ -215,7 +229,40 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	// ORDER BY, possibly adding hidden columns.
 	var keys []SortKey
 	var extras []Expr
-	if n.OrderBy != nil {
+	var onKeys []Expr
+	switch {
+	case distinctOn != nil:
+		// The keys are bound like ORDER BY items (output names and
+		// ordinals allowed), ahead of the ORDER BY list.
+		var by []*ast.ByItem
+		for _, e := range distinctOn {
+			by = append(by, &ast.ByItem{Expr: e, NullOrder: true})
+		}
+		nOn := len(by)
+		if n.OrderBy != nil {
+			by = append(by, n.OrderBy.Items...)
+		}
+		all, ex := b.orderBy(post, by, items, false)
+		extras = ex
+		for _, k := range all[:nOn] {
+			onKeys = append(onKeys, k.Expr)
+		}
+		keys = all[nOn:]
+		if n.OrderBy == nil {
+			keys = all[:nOn]
+		}
+		// Postgres: each DISTINCT ON key must be among the leading
+		// ORDER BY keys, so equal keys are adjacent after the sort.
+		lead := map[int]bool{}
+		for i := 0; i < len(keys) && i < nOn; i++ {
+			lead[keys[i].Expr.(*ColRef).Idx] = true
+		}
+		for i, k := range onKeys {
+			if !lead[k.(*ColRef).Idx] {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").WithPosition(b.pos(distinctOn[i])))
+			}
+		}
+	case n.OrderBy != nil:
 		keys, extras = b.orderBy(post, n.OrderBy.Items, items, n.Distinct)
 	}
 	// Assemble the plan.
@@ -256,6 +303,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	}
 	if len(keys) > 0 {
 		plan = &Sort{Input: plan, Keys: keys}
+	}
+	if onKeys != nil {
+		plan = &Distinct{Input: plan, On: onKeys}
 	}
 	plan = b.limit(plan, n.Limit, outer, lvl)
 	if len(extras) > 0 {
@@ -422,21 +472,37 @@ func (b *binder) outputRef(e ast.ExprNode, sel []selectItem) int {
 	return -1
 }
 
-// limit adds LIMIT/OFFSET (int8 expressions without column references).
+// limit adds LIMIT/OFFSET (int8 expressions without column references,
+// assignment-coerced as Postgres's transformLimitClause does, so 2.5
+// rounds to 3 and '3' is read as a number). The bridge writes OFFSET
+// without LIMIT as LIMIT 18446744073709551615, which means no limit.
 func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
 	if l == nil {
 		return p
 	}
 	empty := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "LIMIT"}
 	out := &Limit{Input: p}
-	if l.Count != nil {
-		out.Limit = b.coerce(b.expr(empty, l.Count), types.TInt8, ctxImplicit, "argument of LIMIT")
+	if l.Count != nil && !isNoLimit(l.Count) {
+		out.Limit = b.coerce(b.expr(empty, l.Count), types.TInt8, ctxAssignment, "argument of LIMIT")
 	}
 	if l.Offset != nil {
 		empty.clause = "OFFSET"
-		out.Offset = b.coerce(b.expr(empty, l.Offset), types.TInt8, ctxImplicit, "argument of OFFSET")
+		out.Offset = b.coerce(b.expr(empty, l.Offset), types.TInt8, ctxAssignment, "argument of OFFSET")
+	}
+	if out.Limit == nil && out.Offset == nil {
+		return p
 	}
 	return out
+}
+
+// isNoLimit reports the bridge's LIMIT for OFFSET without LIMIT.
+func isNoLimit(e ast.ExprNode) bool {
+	l, ok := e.(*sql.Literal)
+	if !ok {
+		return false
+	}
+	u, ok := l.Value.(uint64)
+	return ok && u == math.MaxUint64
 }
 
 // setOpOrderLimit applies ORDER BY / LIMIT to a set operation or VALUES,
@@ -749,6 +815,12 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
 		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
 	}
+	for _, i := range rel.PK {
+		// A generated row id is no declared key (Postgres has none).
+		if i < len(sc.cols) && !sc.cols[i].hidden {
+			sc.cols[i].pk = true
+		}
+	}
 	return scan, sc
 }
 
@@ -791,10 +863,14 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 			if arr, ok := unparen(f.Args[0]).(*ast.FuncCallExpr); ok && arr.FnName.L == "pg_array" {
 				args, t := b.unify("ARRAY", b.exprs(c, arr.Args), arr)
 				tf = &TableFunc{Fn: "unnest", Args: args, Out: types.Schema{{Name: "unnest", T: t}}}
+			} else if arg := b.expr(c, f.Args[0]); b.typeOf(arg).ID == types.TextArray {
+				// unnest(text[] value), possibly of an outer column
+				// (psql's \d+ unnests pg_class.reloptions).
+				tf = &TableFunc{Fn: "unnest", Args: []Expr{arg}, Out: types.Schema{{Name: "unnest", T: types.TText}}}
 			}
 		}
 		if tf == nil {
-			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...]")
+			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...] and text[]")
 		}
 	default:
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)

@@ -66,6 +66,14 @@ func intResult(a, b types.TypeID) types.TypeID {
 	return b
 }
 
+// arrayCat is text[] || text[] (array_cat), which treats a NULL operand
+// as an empty array.
+var arrayCat = func() *Overload {
+	o := op("||", tTArr, tTArr, tTArr)
+	o.NonStrict = true
+	return o
+}()
+
 func init() {
 	var os []*Overload
 
@@ -120,7 +128,7 @@ func init() {
 	// whose non-text side is converted with its output function.
 	os = append(os, op("||", tText, tText, tText), op("||", tBytea, tBytea, tBytea),
 		op("||", tJsonb, tJsonb, tJsonb),
-		op("||", tText, tText, tAny), op("||", tText, tAny, tText))
+		op("||", tText, tText, tAny), op("||", tText, tAny, tText), arrayCat)
 
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
 	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
@@ -193,6 +201,10 @@ func registerAggregates() {
 	os = append(os, agg("string_agg", tText, tText, tText), agg("string_agg", tBytea, tBytea, tBytea),
 		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
 		agg("array_agg", tTArr, tText), agg("jsonb_agg", tJsonb, tAny),
+		// array_agg of these prints exactly as Postgres's typed arrays do
+		// (weir's only array type is text[]; see executor's arrayAggAcc).
+		agg("array_agg", tTArr, tI2), agg("array_agg", tTArr, tI4), agg("array_agg", tTArr, tI8),
+		agg("array_agg", tTArr, tNum), agg("array_agg", tTArr, tBool),
 		agg("jsonb_object_agg", tJsonb, tText, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
 		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8))

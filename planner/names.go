@@ -71,6 +71,16 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			return "array", 2
 		case "pg_concat":
 			return "concat", 2
+		case "trim":
+			// Postgres names TRIM after the function it becomes.
+			if len(n.Args) == 3 {
+				if d, ok := n.Args[2].(*ast.TrimDirectionExpr); ok {
+					return trimFunc(d.Direction), 2
+				}
+			}
+			return "btrim", 2
+		case "pg_at_time_zone":
+			return "timezone", 2
 		case "pg_subscript":
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])

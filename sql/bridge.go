@@ -64,6 +64,11 @@ var quoteWords = func() map[string]bool {
 	return m
 }()
 
+// byWords are the words BY follows as a keyword in a query (ORDER BY,
+// GROUP BY, PARTITION BY); elsewhere by is a name, which Postgres allows
+// (it is an unreserved keyword) and TiDB does not unless quoted.
+var byWords = map[string]bool{"order": true, "group": true, "partition": true}
+
 // bridge holds the state of bridging one statement.
 type bridge struct {
 	src  string
@@ -76,6 +81,41 @@ type bridge struct {
 	markers []markerRef
 	// lastMap maps the text of the latest parse back to the source.
 	lastMap *SourceMap
+	// limitExprs are the LIMIT/OFFSET counts parsed apart (limitArg),
+	// limitMap their texts' maps back to the source, at offsets shifted
+	// past the statement's text (limitShift), which extend Query.Map.
+	limitExprs []ast.ExprNode
+	limitMap   SourceMap
+	// shift is added to the node offsets of the parse under way.
+	shift int
+}
+
+// limitShift is where the bridged offsets of the k-th LIMIT/OFFSET count
+// parsed apart start (k from 1): far past any statement's text.
+func limitShift(k int) int { return k << 30 }
+
+// shifter adds by to the text offset of every positioned node.
+type shifter struct{ by int }
+
+func (v *shifter) Enter(n ast.Node) (ast.Node, bool) {
+	if o := n.OriginTextPosition(); o > 0 {
+		n.SetOriginTextPosition(o + v.by)
+	}
+	return n, false
+}
+
+func (v *shifter) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// withLimitMap returns m extended with the maps of the LIMIT/OFFSET counts
+// parsed apart.
+func (b *bridge) withLimitMap(m *SourceMap) *SourceMap {
+	if m == nil || len(b.limitMap.outs) == 0 {
+		return m
+	}
+	out := *m
+	out.outs = append(append([]int{}, m.outs...), b.limitMap.outs...)
+	out.srcs = append(append([]int{}, m.srcs...), b.limitMap.srcs...)
+	return &out
 }
 
 type markerRef struct {
@@ -138,7 +178,7 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 		return nil, err
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
-	b.q.Map = b.lastMap
+	b.q.Map = b.withLimitMap(b.lastMap)
 	if returning != nil {
 		rs := b.level(returning)
 		if b.err != nil {
@@ -220,7 +260,7 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
-	b.q.Map = b.lastMap
+	b.q.Map = b.withLimitMap(b.lastMap)
 	b.finishParams()
 	return b.q, nil
 }
@@ -309,6 +349,12 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text}
 	var ms []*ParamMarker
 	stmt.Accept(&markerVisitor{out: &ms})
+	if b.shift > 0 {
+		stmt.Accept(&shifter{by: b.shift})
+	}
+	// After the markers are collected: the LIMIT/OFFSET expressions put in
+	// place hold markers of their own parse.
+	b.replaceLimits(stmt)
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Offset < ms[j].Offset })
 	for _, m := range ms {
 		b.markers = append(b.markers, markerRef{m, e.params[m.Offset]})
@@ -378,6 +424,7 @@ type emitter struct {
 	outs   []int // output offsets of pieces, ascending
 	srcs   []int // their source offsets
 	params map[int]int
+	last   string // the piece written last
 }
 
 func (e *emitter) write(s string, src int) {
@@ -403,6 +450,7 @@ func (e *emitter) write(s string, src int) {
 	e.outs = append(e.outs, e.b.Len())
 	e.srcs = append(e.srcs, src)
 	e.b.WriteString(s)
+	e.last = s
 }
 
 // SourceMap maps byte offsets of a bridged text (such as the
@@ -506,7 +554,7 @@ func (e *emitter) node(n *node, next *node) {
 				} else {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
-			} else if quoteWords[t.Val] && !next.isParen() {
+			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -535,6 +583,32 @@ func (e *emitter) node(n *node, next *node) {
 }
 
 var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
+
+// afterAs reports whether the last piece written is the word AS.
+func (e *emitter) afterAs() bool {
+	if len(e.outs) == 0 {
+		return false
+	}
+	last := e.b.String()[e.outs[len(e.outs)-1]:]
+	return last == "as" || last == "AS"
+}
+
+// labelWords are the words TiDB reserves that Postgres accepts as a
+// column label after AS (any keyword is a ColLabel there: `AS trailing`,
+// `AS order`). The words that begin a query follow AS in another role
+// (CREATE VIEW v AS SELECT, AS NOT MATERIALIZED) and are left alone.
+var labelWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range tidb.Keywords {
+		if k.Reserved {
+			m[strings.ToLower(k.Word)] = true
+		}
+	}
+	for _, w := range []string{"select", "with", "values", "not"} {
+		delete(m, w)
+	}
+	return m
+}()
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 

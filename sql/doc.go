@@ -33,8 +33,11 @@
 //	                                           status or rank, are written quoted unless a "("
 //	                                           follows, which does not change the name; so are
 //	                                           type words left after rewrite 2 (int, real,
-//	                                           interval, ...) and rows/range/groups unless a
-//	                                           frame bound follows)
+//	                                           interval, ...), rows/range/groups unless a
+//	                                           frame bound follows, and by unless it follows
+//	                                           ORDER, GROUP or PARTITION; after AS every word
+//	                                           TiDB reserves is quoted, as Postgres takes any
+//	                                           keyword as a label there: AS trailing)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
@@ -72,6 +75,9 @@
 //	 7b agg(args ORDER BY k1 DESC, k2)         agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc'))
 //	                                           the last argument carries the aggregate's
 //	                                           ordering (TiDB only has it for GROUP_CONCAT)
+//	 7c agg(DISTINCT args), agg not one of     agg(args, pg_agg_distinct()) (after any
+//	    count sum avg min max stddev_pop ...   pg_agg_order_by: the marker is last), as
+//	                                           TiDB's grammar has DISTINCT only for its own
 //	 8  $n                                     ? ; after parsing each *ParamMarker has Order
 //	                                           set and Query.Params[Order] = n. Orders count
 //	                                           the markers of the TVF arguments first, then
@@ -119,6 +125,12 @@
 //	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
 //	    LIMIT $1::int, LIMIT (5)               LIMIT ?, LIMIT 5 (TiDB takes only a number or
 //	                                           a parameter; the cast is dropped)
+//	    LIMIT e, OFFSET e (any other count:    LIMIT 18446744073709550000+k: the k-th such
+//	    -1, NULL, 2.5, $1 + 1, (subquery))     count (from 0) is parsed apart as SELECT e and
+//	                                           put in place of the sentinel in the AST; its
+//	                                           parameter markers come before the statement's
+//	                                           and its node offsets are k+1 << 30 past the
+//	                                           bridged text's, which Query.Map covers
 //	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
 //	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
 //	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
@@ -140,15 +152,16 @@
 //	25  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
 //	                                           decimals with Postgres's display scale and a
 //	                                           point, so they stay exact numerics)
-//	26  stddev(x), variance(x)                 STDDEV_SAMP(x), VAR_SAMP(x): upper case marks
-//	                                           the Postgres names (TiDB reads stddev and
-//	                                           variance as the population forms)
-//	    div(a, b)                              "div"(a, b) (DIV is a TiDB operator)
+//	26  stddev(x), variance(x), div(a, b)      "stddev"(x), "variance"(x), "div"(a, b): plain
+//	                                           calls (TiDB reads stddev and variance as the
+//	                                           population forms and DIV as an operator)
+//	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
+//	                                           first field carries the keys)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the
 // source token the failing bridged token came from.
 //
-// Known gaps: DISTINCT ON, ON CONFLICT, GROUPING SETS and SIMILAR TO are
+// Known gaps: ON CONFLICT, GROUPING SETS and SIMILAR TO are
 // not rewritten (TiDB rejects them: 42601); -2 ^ 2 is read as -(2 ^ 2).
 package sql

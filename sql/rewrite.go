@@ -19,6 +19,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
+	seq = b.distinctOn(seq)
 	seq = b.typedLiterals(seq)
 	seq = b.calls(seq)
 	seq = b.subscripts(seq)
@@ -33,6 +34,25 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.nullsOrder(seq)
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
+	return seq
+}
+
+// distinctOn rewrites SELECT DISTINCT ON (k1, k2) list into SELECT
+// DISTINCT pg_distinct_on(k1, k2), list (doc.go #27): the binder takes
+// the first select field back out as the DISTINCT ON keys.
+func (b *bridge) distinctOn(seq []*node) []*node {
+	for i := 0; i+3 < len(seq); i++ {
+		if !seq[i].isWord("select") || !seq[i+1].isWord("distinct") || !seq[i+2].isWord("on") || !seq[i+3].isParen() {
+			continue
+		}
+		g := seq[i+3]
+		if len(g.kids) == 0 {
+			b.fail(b.syntaxError(g.off))
+			return seq
+		}
+		call := synth("pg_distinct_on(", g.kids, ")", seq[i+2].off)
+		seq = splice(seq, i+2, i+4, call, leafOp(",", g.off))
+	}
 	return seq
 }
 
@@ -233,20 +253,111 @@ func (b *bridge) normalize(seq []*node) []*node {
 
 func isStringLeaf(n *node) bool { return n != nil && n.kind == nLeaf && n.tok.Kind == TString }
 
-// limitValue reports whether n can be a LIMIT/OFFSET count.
-func limitValue(n *node) bool {
-	return n != nil && (n.isParen() || n.kind == nSynth || n.kind == nLeaf && (n.tok.Kind == TNumber || n.tok.Kind == TParam))
+// limitSentinelBase is the first of the LIMIT/OFFSET values that stand
+// in the bridged text for a count TiDB's grammar cannot hold (rewrite 27):
+// the k-th such count (from 0) is written as limitSentinelBase+k. These
+// are above the bigint range, so no count Postgres accepts collides.
+const limitSentinelBase uint64 = 18446744073709550000
+
+// limitStops end a LIMIT/OFFSET count at its level.
+var limitStops = wordSet(`limit offset fetch for row rows union intersect except`)
+
+// limitSpan returns the end of the LIMIT/OFFSET count starting at seq[i].
+func limitSpan(seq []*node, i int) int {
+	j := i
+	for j < len(seq) && !(seq[j].kind == nLeaf && seq[j].tok.Kind == TIdent && limitStops[seq[j].word()]) && !seq[j].isOp(";") {
+		j++
+	}
+	return j
 }
 
-// limitArg unwraps a LIMIT/OFFSET count for TiDB, whose grammar takes
-// only a number or a parameter there: (5) and $1::bigint become 5 and $1
-// (the count is a bigint either way).
-func limitArg(n *node) *node {
-	for (n.isParen() || n.kind == nSynth && n.open == "pg_cast(") && len(n.kids) == 1 {
-		n = n.kids[0]
+// limitArg turns the LIMIT/OFFSET count seq[i:j] into what TiDB reads.
+// TiDB's grammar takes only an unsigned integer or a parameter there: (5)
+// and $1::bigint are written as 5 and ? (the count is a bigint either
+// way); any other expression (-1, NULL, 2.5, 1 + 1, a subquery) is parsed
+// now on its own and stands as a sentinel number in the text, which
+// replaceLimits swaps for it after the statement is parsed.
+func (b *bridge) limitArg(seq []*node, i, j int) *node {
+	if j == i+1 {
+		n := seq[i]
+		for (n.isParen() || n.kind == nSynth && n.open == "pg_cast(") && len(n.kids) == 1 {
+			n = n.kids[0]
+		}
+		// (A bare ? only occurs in text bridged before, parsed again.)
+		if n.kind == nLeaf && (n.tok.Kind == TParam || n.isOp("?") || n.tok.Kind == TNumber && strings.Trim(n.tok.Val, "0123456789") == "") {
+			return n
+		}
 	}
-	return n
+	span := append([]*node{}, seq[i:j]...)
+	span = b.atTimeZone(span)
+	span = b.jsonOps(span)
+	span = b.powers(span)
+	span = b.regexOps(span)
+	span = b.anyOps(span)
+	span = b.distinctFrom(span)
+	if b.err != nil {
+		return textNode("0", seq[i].off)
+	}
+	k := uint64(len(b.limitExprs))
+	b.shift = limitShift(int(k) + 1)
+	stmt, _, err := b.parse(append([]*node{textNode("select", seq[i].off)}, span...))
+	b.shift = 0
+	if err == nil {
+		for _, o := range b.lastMap.outs {
+			b.limitMap.outs = append(b.limitMap.outs, o+limitShift(int(k)+1))
+		}
+		b.limitMap.srcs = append(b.limitMap.srcs, b.lastMap.srcs...)
+	}
+	if err != nil {
+		b.fail(err)
+		return textNode("0", seq[i].off)
+	}
+	sel, ok := stmt.(*ast.SelectStmt)
+	if !ok || len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].Expr == nil || sel.Fields.Fields[0].AsName.O != "" ||
+		sel.From != nil || sel.Where != nil || sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Distinct {
+		b.fail(b.syntaxError(seq[i].off))
+		return textNode("0", seq[i].off)
+	}
+	b.limitExprs = append(b.limitExprs, sel.Fields.Fields[0].Expr)
+	return textNode(fmt.Sprint(limitSentinelBase+k), seq[i].off)
 }
+
+// replaceLimits puts the LIMIT/OFFSET expressions limitArg parsed apart
+// in place of their sentinels in stmt (every TiDB parse of the statement's
+// pieces, so counts nested in subqueries of other pieces are found too).
+func (b *bridge) replaceLimits(stmt ast.Node) {
+	if len(b.limitExprs) > 0 {
+		stmt.Accept(&limitReplacer{exprs: b.limitExprs})
+	}
+}
+
+type limitReplacer struct{ exprs []ast.ExprNode }
+
+func (v *limitReplacer) swap(e ast.ExprNode) ast.ExprNode {
+	l, ok := e.(*Literal)
+	if !ok {
+		return e
+	}
+	u, ok := l.Value.(uint64)
+	if !ok || u < limitSentinelBase || u-limitSentinelBase >= uint64(len(v.exprs)) {
+		return e
+	}
+	return v.exprs[u-limitSentinelBase]
+}
+
+func (v *limitReplacer) Enter(n ast.Node) (ast.Node, bool) {
+	if l, ok := n.(*ast.Limit); ok {
+		if l.Count != nil {
+			l.Count = v.swap(l.Count)
+		}
+		if l.Offset != nil {
+			l.Offset = v.swap(l.Offset)
+		}
+	}
+	return n, false
+}
+
+func (v *limitReplacer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
 // OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n.
@@ -266,15 +377,16 @@ func (b *bridge) limits(seq []*node) []*node {
 			mark(i)
 			seq = splice(seq, i, i+2)
 			i--
-		case n.isWord("limit") && limitValue(at(seq, i+1)):
+		case n.isWord("limit") && limitSpan(seq, i+1) > i+1:
 			mark(i)
-			count = []*node{limitArg(seq[i+1])}
-			seq = splice(seq, i, i+2)
+			j := limitSpan(seq, i+1)
+			count = []*node{b.limitArg(seq, i+1, j)}
+			seq = splice(seq, i, j)
 			i--
-		case n.isWord("offset") && limitValue(at(seq, i+1)) && primaryLeft(seq, i) >= 0:
+		case n.isWord("offset") && limitSpan(seq, i+1) > i+1 && primaryLeft(seq, i) >= 0:
 			mark(i)
-			offset = []*node{limitArg(seq[i+1])}
-			j := i + 2
+			j := limitSpan(seq, i+1)
+			offset = []*node{b.limitArg(seq, i+1, j)}
 			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
 				j++
 			}
@@ -283,9 +395,9 @@ func (b *bridge) limits(seq []*node) []*node {
 		case n.isWord("fetch") && (at(seq, i+1).isWord("first") || at(seq, i+1).isWord("next")):
 			j := i + 2
 			c := []*node{textNode("1", n.off)}
-			if limitValue(at(seq, j)) {
-				c = []*node{limitArg(seq[j])}
-				j++
+			if e := limitSpan(seq, j); e > j {
+				c = []*node{b.limitArg(seq, j, e)}
+				j = e
 			}
 			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) || !at(seq, j+1).isWord("only") {
 				continue // FETCH ... WITH TIES and the like: left for TiDB to reject
@@ -398,9 +510,6 @@ func isNumber(s string) bool {
 // needs to see as calls.
 var sessionFuncs = wordSet(`current_user session_user current_schema current_catalog current_role user`)
 
-// sampleAggs are the bridged spellings of stddev and variance (doc.go #24).
-var sampleAggs = map[string]string{"stddev": "STDDEV_SAMP", "variance": "VAR_SAMP"}
-
 // calls rewrites CAST, EXTRACT, ARRAY, concat, FILTER and the parenless
 // session functions.
 func (b *bridge) calls(seq []*node) []*node {
@@ -477,28 +586,37 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+1, textNode("pg_concat", n.off))
 			i = start
 			continue
-		case "stddev", "variance":
-			// TiDB reads both as the population forms (MySQL's meaning);
-			// Postgres's are the sample forms. The upper-case spelling
-			// survives in the AST (TiDB keeps the written text of the
-			// sample forms) and tells the binder the name to report.
-			seq = splice(seq, start, i+1, textNode(sampleAggs[w], n.off))
-			i = start
-			continue
-		case "div":
-			// A reserved operator word in TiDB; quoted it is a plain call.
+		case "stddev", "variance", "div":
+			// TiDB reads stddev and variance as MySQL's population forms
+			// (Postgres's are the sample forms) and div as an operator:
+			// quoted, each is a plain call of the Postgres function.
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
-			continue
 		}
 		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
 			seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
 		}
 		if !notFunctions[w] && !windowWords[w] {
 			aggOrder(seq[i+1])
+			aggDistinct(w, seq[i+1])
 		}
 	}
 	return seq
+}
+
+// tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar
+// takes; the others get it from the bridge as a marker argument.
+var tidbDistinctAggs = wordSet(`count sum avg min max group_concat std stddev_pop stddev_samp var_pop var_samp`)
+
+// aggDistinct rewrites agg(DISTINCT args) of an aggregate TiDB does not
+// know into agg(args, pg_agg_distinct()): the marker is the last argument,
+// after any pg_agg_order_by.
+func aggDistinct(name string, g *node) {
+	if tidbDistinctAggs[name] || !g.isParen() || len(g.kids) < 2 || !g.kids[0].isWord("distinct") || isSubquery(g.kids) {
+		return
+	}
+	off := g.kids[0].off
+	g.kids = append(g.kids[1:], leafOp(",", off), textNode("pg_agg_distinct()", off))
 }
 
 // windowWords stand before a parenthesised ORDER BY that is not an

@@ -363,13 +363,13 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		if err != nil {
 			return nil, err
 		}
-		return newHashAgg(actx, in, n)
+		return NewHashAgg(actx, in, n)
 	case *planner.StreamTopN:
 		in, err := input(n.Input)
 		if err != nil {
 			return nil, err
 		}
-		return newTopN(actx, in, n)
+		return NewTopN(actx, in, n)
 	case *planner.StreamHashJoin:
 		l, err := input(n.Left)
 		if err != nil {
@@ -379,7 +379,7 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		if err != nil {
 			return nil, err
 		}
-		return newHashJoin(actx, l, r, n)
+		return NewHashJoin(actx, l, r, n)
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "stream operator %T is not supported", node)
 }

@@ -48,9 +48,9 @@ func viewPlan() planner.StreamNode {
 		State: planner.StateTableDesc{ID: scanStateID, Name: "backfill"},
 	}
 	filter := &planner.StreamFilter{StreamBase: scan.StreamBase, Input: scan,
-		Cond: call(">", types.TBool, cref(1, types.TInt8), cint(0))}
+		Cond: call(">", types.TBool, rtCol(1, types.TInt8), cint(0))}
 	project := &planner.StreamProject{StreamBase: planner.StreamBase{Out: viewCols, StreamKey: []int{0}}, Input: filter,
-		Exprs: []planner.Expr{cref(0, types.TInt8), call("*", types.TInt8, cref(1, types.TInt8), cint(2))}}
+		Exprs: []planner.Expr{rtCol(0, types.TInt8), call("*", types.TInt8, rtCol(1, types.TInt8), cint(2))}}
 	exch := &planner.StreamExchange{StreamBase: planner.StreamBase{Out: viewCols, StreamKey: []int{0},
 		Dist: planner.Distribution{Kind: planner.DistHash, Keys: []int{0}}}, Input: project}
 	view := &catalog.Relation{ID: viewID, Name: "mv", Kind: catalog.KindMView, PK: []int{0},

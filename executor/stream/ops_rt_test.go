@@ -16,7 +16,7 @@ func TestFilterSplitsUpdatePairs(t *testing.T) {
 	db := openMemDB(t, vfs.NewMem())
 	defer db.Close()
 	actx := newTestActx(db)
-	in := &msgScript{msgs: parseScript(t, ts2, `
+	in := &rtScript{msgs: parseScript(t, ts2, `
 barrier 1 add
 +  1 a
 +  5 b
@@ -32,7 +32,7 @@ barrier 2
 + 1 z
 barrier 3
 `)}
-	f, err := NewFilter(actx, in, &planner.StreamFilter{Cond: call(">", types.TBool, cref(0, types.TInt8), cint(4))})
+	f, err := NewFilter(actx, in, &planner.StreamFilter{Cond: call(">", types.TBool, rtCol(0, types.TInt8), cint(4))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestProjectRecordsRowErrors(t *testing.T) {
 	db := openMemDB(t, vfs.NewMem())
 	defer db.Close()
 	actx := newTestActx(db)
-	in := &msgScript{msgs: parseScript(t, ts2, `
+	in := &rtScript{msgs: parseScript(t, ts2, `
 barrier 1 add
 +  2 a
 +  0 b
@@ -65,8 +65,8 @@ wm 1 3
 barrier 2
 `)}
 	p, err := NewProject(actx, in, &planner.StreamProject{Exprs: []planner.Expr{
-		call("/", types.TInt8, cint(10), cref(0, types.TInt8)),
-		cref(0, types.TInt8),
+		call("/", types.TInt8, cint(10), rtCol(0, types.TInt8)),
+		rtCol(0, types.TInt8),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestValuesEmitOnceWhenAdded(t *testing.T) {
 		{"barrier 1 add\nbarrier 2", "barrier 1\n I\n+ 1\n+ 2\nbarrier 2"},
 		{"barrier 5 initial\nbarrier 6", "barrier 5\nbarrier 6"},
 	} {
-		v, err := NewValues(newTestActx(db), &msgScript{msgs: parseScript(t, nil, tc.script)}, n)
+		v, err := NewValues(newTestActx(db), &rtScript{msgs: parseScript(t, nil, tc.script)}, n)
 		if err != nil {
 			t.Fatal(err)
 		}

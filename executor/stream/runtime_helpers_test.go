@@ -18,7 +18,7 @@ import (
 
 func init() { strictChangelog = true }
 
-// msgScript is a mock input yielding scripted messages. The script
+// rtScript is a mock input yielding scripted messages. The script
 // form, one item per line:
 //
 //	barrier 3          barrier of epoch {2, 3}
@@ -28,11 +28,11 @@ func init() { strictChangelog = true }
 //	wm 0 7             watermark on column 0 at 7 (int8)
 //	+ 1 a              a row; consecutive rows form one chunk
 //	--                 ends a chunk
-type msgScript struct {
+type rtScript struct {
 	msgs []types.Message
 }
 
-func (s *msgScript) Next(ctx context.Context) (types.Message, error) {
+func (s *rtScript) Next(ctx context.Context) (types.Message, error) {
 	if len(s.msgs) == 0 {
 		return nil, fmt.Errorf("script exhausted")
 	}
@@ -41,7 +41,7 @@ func (s *msgScript) Next(ctx context.Context) (types.Message, error) {
 	return m, nil
 }
 
-func (s *msgScript) Close() {}
+func (s *rtScript) Close() {}
 
 const testJob types.JobID = 7
 
@@ -171,7 +171,7 @@ func newTestActx(db *storage.DB) *ActorContext {
 	}
 }
 
-func cref(i int, t types.T) *planner.ColRef { return &planner.ColRef{Idx: i, T: t} }
+func rtCol(i int, t types.T) *planner.ColRef { return &planner.ColRef{Idx: i, T: t} }
 
 func call(fn string, t types.T, args ...planner.Expr) *planner.Call {
 	return &planner.Call{Fn: fn, Args: args, T: t}

@@ -33,6 +33,7 @@ CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL DEFAULT 'none', price
 CREATE TABLE people (id bigint, email text NOT NULL, ok boolean DEFAULT true);
 CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 10;
 CREATE TABLE loaded (id int PRIMARY KEY, name text, score double precision);
+INSERT INTO items (id, name, price, tags) VALUES (1, 'pen', 2.50, 'office'), (2, DEFAULT, 12, NULL);
 `
 
 // cases are psql inputs. compare says whether the output must equal
@@ -49,11 +50,27 @@ var cases = []struct {
 	{"d_people", `\d people`, true},
 	{"d_cheap", `\d cheap`, true},
 	{"d_missing", `\d nosuch`, true},
-	{"dt_pattern", `\dt p*`, true},
+	// Patterns without a schema also match Postgres's pg_catalog tables,
+	// whose set weir does not copy; these stay within public.
+	{"dt_pattern", `\dt pe*`, true},
+	{"dt_schema_pattern", `\dt public.p*`, true},
+	{"d_index", `\d items_pkey`, true},
+	{"di", `\di`, true},
+	{"ds", `\ds`, true},
+	{"dT", `\dT`, true},
+	{"d_plus_items", `\d+ items`, true},
+	{"d_plus_people", `\d+ people`, true},
+	{"dv_plus", `\dv+`, true},
+	{"expanded", "\\x on\nSELECT * FROM items;\n\\x off\nSELECT count(*) FROM people;\n", true},
 	{"copy", "\\copy loaded from 'in.csv' csv header\n\\copy loaded to stdout\n\\copy loaded (id, name) to stdout csv header\nSELECT * FROM loaded ORDER BY id;\n", true},
 	{"copy_bad", "\\copy loaded from 'bad.csv' csv header\nSELECT count(*) FROM loaded;\n", true},
 	{"l", `\l`, false},
-	{"dn", `\dn`, false},
+	{"dn", `\dn`, true},
+	// weir does not account relation sizes (0 bytes), prints a view's
+	// definition as written, and has the one role root.
+	{"dt_plus", `\dt+`, false},
+	{"d_plus_cheap", `\d+ cheap`, false},
+	{"du", `\du`, false},
 	{"conninfo", `\conninfo`, false},
 }
 

@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"slices"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// txnState is an explicit transaction block's pending writes (BEGIN ...
+// COMMIT). Writes go into one storage batch that statements in the block
+// read through (they see their own writes; other sessions do not), and
+// COMMIT applies it atomically and durably; ROLLBACK, or a failed block,
+// discards it.
+//
+// Concurrency control is optimistic, at the level of single rows: the
+// first time the block touches a key it remembers that row as committed
+// at that moment, and COMMIT, holding the engine's write lock, checks that
+// every remembered row is still the same. If another session changed one
+// in between, COMMIT fails with 40001 (serialization_failure) and nothing
+// is applied. Reads are READ COMMITTED, Postgres's default level.
+type txnState struct {
+	batch *storage.Batch
+	// prior maps table id + key to the encoded committed row (nil when the
+	// key did not exist) as first seen by the block.
+	prior map[string][]byte
+	rels  map[string]*catalog.Relation
+}
+
+func newTxnState(db *storage.DB) *txnState {
+	return &txnState{batch: db.NewBatch(), prior: map[string][]byte{}, rels: map[string]*catalog.Relation{}}
+}
+
+func priorKey(relID uint32, key []byte) string {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], relID)
+	return string(b[:]) + string(key)
+}
+
+// remember records the committed state of a key the first time the block
+// touches it.
+func (t *txnState) remember(e *Engine, rel *catalog.Relation, key []byte) error {
+	pk := priorKey(rel.ID, key)
+	if _, ok := t.prior[pk]; ok {
+		return nil
+	}
+	enc, err := committedRow(e, rel, key)
+	if err != nil {
+		return err
+	}
+	t.prior[pk] = enc
+	t.rels[pk] = rel
+	return nil
+}
+
+// committedRow returns the encoded committed row for key (nil if absent).
+func committedRow(e *Engine, rel *catalog.Relation, key []byte) ([]byte, error) {
+	snap := e.db.NewSnapshot()
+	defer snap.Close()
+	ts := relTypes(rel)
+	row, found, err := snap.Get(rel.ID, key, ts)
+	if err != nil || !found {
+		return nil, err
+	}
+	return types.AppendRow([]byte{1}, row, ts), nil
+}
+
+// currentRow returns the encoded row for key as DML sees it: committed
+// plus the changes not yet committed (nil if absent). Called under
+// writeMu.
+func currentRow(e *Engine, rel *catalog.Relation, key []byte) ([]byte, error) {
+	ts := relTypes(rel)
+	row, found, err := e.st.view.Get(rel.ID, key, ts)
+	if err != nil || !found {
+		return nil, err
+	}
+	return types.AppendRow([]byte{1}, row, ts), nil
+}
+
+// validate checks, under the engine's write lock, that no row the block
+// touched was changed by another session since (including changes whose
+// checkpoint has not committed yet).
+func (t *txnState) validate(e *Engine) error {
+	for pk, want := range t.prior {
+		rel := t.rels[pk]
+		if _, ok := e.cat.ByID(rel.ID); !ok {
+			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was dropped", rel.Name)
+		}
+		got, err := currentRow(e, rel, []byte(pk[4:]))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, want) {
+			return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update").
+				WithHint("The transaction might succeed if retried.")
+		}
+	}
+	return nil
+}
+
+// changes turns the block's writes into a statement's changelog: for
+// every key it touched, its row before the block (validated to be the
+// current one) against its row in the block's batch. Called under
+// writeMu.
+func (t *txnState) changes(w *stmtWriter) error {
+	pks := make([]string, 0, len(t.prior))
+	for pk := range t.prior {
+		pks = append(pks, pk)
+	}
+	slices.Sort(pks)
+	for _, pk := range pks {
+		rel := t.rels[pk]
+		key := []byte(pk[4:])
+		tc, err := w.table(rel.ID)
+		if err != nil {
+			return err
+		}
+		var before types.Row
+		if enc := t.prior[pk]; enc != nil {
+			if before, err = types.DecodeRow(enc[1:], tc.ts); err != nil {
+				return err
+			}
+		}
+		after, found, err := t.batch.Get(rel.ID, key, tc.ts)
+		if err != nil {
+			return err
+		}
+		switch {
+		case before == nil && found:
+			w.add(tc, types.OpInsert, key, after)
+		case before != nil && !found:
+			w.add(tc, types.OpDelete, key, before)
+		case before != nil && found && !bytes.Equal(t.prior[pk][1:], types.AppendRow(nil, after, tc.ts)):
+			w.add(tc, types.OpUpdateDelete, key, before)
+			w.add(tc, types.OpUpdateInsert, key, after)
+		}
+	}
+	return nil
+}
+
+// writeScope is where a DML statement writes: its writer, the source its
+// scans read, and finish, which ends the statement: finish(ctx, true)
+// commits it (outside a block: through the dataflow, returning once the
+// checkpoint holding it committed; inside one: it stays in the block's
+// batch for COMMIT), finish(ctx, false) abandons it (inside a block the
+// block is failed anyway, so its batch is discarded at its end).
+type writeScope struct {
+	w      executor.Writer
+	src    executor.Source
+	finish func(ctx context.Context, commit bool) error
+}
+
+// beginWrite starts a DML statement. Outside a transaction block the
+// statement holds the engine's write lock until finish.
+func (s *Session) beginWrite() writeScope {
+	e := s.eng
+	if s.txn == 'T' {
+		if s.tx == nil {
+			s.tx = newTxnState(e.db)
+		}
+		snap := e.db.NewSnapshot()
+		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
+		return writeScope{
+			w:   &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx},
+			src: src,
+			finish: func(context.Context, bool) error {
+				snap.Close()
+				return nil
+			},
+		}
+	}
+	e.writeMu.Lock()
+	w := e.newStmtWriter()
+	locked := true
+	return writeScope{
+		w:   w,
+		src: &viewSource{eng: e, view: e.st.view, s: s},
+		finish: func(ctx context.Context, commit bool) error {
+			if !locked {
+				return nil
+			}
+			locked = false
+			if !commit {
+				e.writeMu.Unlock()
+				return nil
+			}
+			pe, err := w.apply()
+			e.writeMu.Unlock()
+			if err != nil {
+				return err
+			}
+			return e.waitCommitted(ctx, pe)
+		},
+	}
+}
+
+// endTxn finishes a transaction block: commit validates its writes and
+// sends them through the dataflow as one statement, returning once they
+// are committed; otherwise they are discarded.
+func (s *Session) endTxn(ctx context.Context, commit bool) error {
+	t := s.tx
+	s.tx = nil
+	if t == nil {
+		return nil
+	}
+	defer t.batch.Close()
+	if !commit || t.batch.Len() == 0 {
+		return nil
+	}
+	e := s.eng
+	e.writeMu.Lock()
+	if err := t.validate(e); err != nil {
+		e.writeMu.Unlock()
+		return err
+	}
+	w := e.newStmtWriter()
+	if err := t.changes(w); err != nil {
+		e.writeMu.Unlock()
+		return err
+	}
+	pe, err := w.apply()
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.waitCommitted(ctx, pe)
+}
+
+// noDDLInBlock refuses catalog changes inside a transaction block: weir's
+// DDL commits on its own and cannot be rolled back with the block.
+func (s *Session) noDDLInBlock(what string) error {
+	if s.txn == 'T' || s.txn == 'E' {
+		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
+	}
+	return nil
+}
