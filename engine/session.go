@@ -33,6 +33,9 @@ type Session struct {
 	txn byte
 	// tx holds the block's pending writes (nil until the block writes).
 	tx *txnState
+	// implicit is set while the statements of one multi-statement Query
+	// run as Postgres's implicit transaction (txn is then 'T').
+	implicit bool
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {

@@ -232,9 +232,37 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	return e.waitCommitted(ctx, pe)
 }
 
+// BeginImplicit implements wire.ImplicitTransaction: the statements of a
+// multi-statement Query share one transaction unless an explicit block is
+// open already.
+func (s *Session) BeginImplicit() {
+	if s.txn == 'I' {
+		s.implicit = true
+		s.txn = 'T'
+	}
+}
+
+// EndImplicit implements wire.ImplicitTransaction: it commits the implicit
+// transaction's writes when every statement succeeded and discards them
+// otherwise.
+func (s *Session) EndImplicit(ok bool) error {
+	if !s.implicit {
+		return nil
+	}
+	s.implicit = false
+	s.txn = 'I'
+	return s.endTxn(ok)
+}
+
 // noDDLInBlock refuses catalog changes inside a transaction block: weir's
-// DDL commits on its own and cannot be rolled back with the block.
+// DDL commits on its own and cannot be rolled back with the block. In an
+// implicit transaction (a multi-statement Query) the writes so far are
+// committed first and the DDL runs on its own, so scripts that create
+// tables and fill them in one string keep working.
 func (s *Session) noDDLInBlock(what string) error {
+	if s.implicit {
+		return s.endTxn(true)
+	}
 	if s.txn == 'T' || s.txn == 'E' {
 		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
 	}

@@ -571,6 +571,13 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 	switch st.Kind {
 	case sql.TxnBegin:
+		if s.implicit {
+			// BEGIN turns the implicit transaction into a regular block
+			// (Postgres protocol docs, "Multiple Statements in a Simple
+			// Query").
+			s.implicit = false
+			return done("BEGIN")
+		}
 		if s.txn != 'I' {
 			io.Notice("WARNING", "25001", "there is already a transaction in progress")
 			return done("BEGIN")
@@ -578,6 +585,15 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 		s.txn = 'T'
 		return done("BEGIN")
 	case sql.TxnCommit:
+		if s.implicit {
+			s.implicit = false
+			s.txn = 'I'
+			io.Notice("WARNING", "25P01", "there is no transaction in progress")
+			if err := s.endTxn(true); err != nil {
+				return nil, err
+			}
+			return done("COMMIT")
+		}
 		if s.txn == 'I' {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 			return done("COMMIT")

@@ -96,7 +96,9 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 	}
 	switch s.Fn {
 	case "count":
-		star := len(s.ArgTypes) == 0
+		// count(*), and count over a row value's fields (the planner's
+		// count((a, b))): a row value is never NULL.
+		star := len(s.ArgTypes) != 1
 		return func() Accumulator { return &countAcc{star: star} }, nil
 	case "sum":
 		switch {

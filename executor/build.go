@@ -58,6 +58,9 @@ func Build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 	case *planner.Delete:
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewDelete(in, p, ec) })
 	case *planner.Join:
+		if p.Lateral {
+			return unary(p.Left, ec, func(in Operator) (Operator, error) { return NewLateralJoin(in, p, ec), nil })
+		}
 		return binary(p.Left, p.Right, ec, func(l, r Operator) (Operator, error) {
 			if len(p.LeftKeys) == 0 {
 				return NewNestedLoopJoin(l, r, p, ec)

@@ -92,3 +92,20 @@ func TestUpdateAndDelete(t *testing.T) {
 		t.Fatalf("delete: n=%d err=%v log=%v", n, err, w.log)
 	}
 }
+
+// UPDATE ... FROM: the input row is the target's row followed by the
+// joined table's columns; a target row joined twice is updated once.
+func TestUpdateFromJoinedRows(t *testing.T) {
+	w := newFakeWriter(2)
+	ec := newEC()
+	ec.Writer = w
+	in := vals(t, "+ 1 x 10 p\n+ 1 x 10 q\n+ 2 y 11 r", tI4, tTxt, tI8, tTxt)
+	up := &planner.Update{Rel: testRel, Input: in, Set: []planner.Expr{nil, col(3, tTxt), nil}}
+	_, n, err := runDML(t, up, ec)
+	if err != nil || n != 2 {
+		t.Fatalf("n=%d err=%v", n, err)
+	}
+	if got := strings.Join(w.log, "; "); got != "update (1,x,10) -> (1,p,10); update (2,y,11) -> (2,r,11)" {
+		t.Fatalf("writes: %s", got)
+	}
+}

@@ -74,7 +74,7 @@ func (d *dml) RowsAffected() int64 { return d.n }
 
 // run pulls input chunks, calls prepare (when set) on each, applies write
 // to each visible row (write returns the row RETURNING is evaluated
-// over), and returns the RETURNING rows a chunk at a time; without
+// over, or nil for a row it skipped), and returns the RETURNING rows a chunk at a time; without
 // RETURNING it consumes the whole input and returns nil.
 func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write func(old types.Row) (types.Row, error)) (*types.Chunk, error) {
 	if d.ec.Writer == nil {
@@ -105,6 +105,9 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 			r, err := write(detachRow(c, i))
 			if err != nil {
 				return nil, err
+			}
+			if r == nil {
+				continue // a row write skipped (see Update)
 			}
 			d.n++
 			if written != nil {

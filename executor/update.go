@@ -7,7 +7,8 @@ import (
 	"github.com/weirdb/weir/types"
 )
 
-// Update rewrites the rows its input yields (old rows in Rel.Cols order):
+// Update rewrites the rows its input yields (old rows in Rel.Cols order,
+// possibly followed by the columns of UPDATE ... FROM's other tables):
 // the new row takes Set[i] evaluated over the old row for each column
 // with a Set expression and keeps the old value otherwise. New rows are
 // checked for NOT NULL (23502) and written with Writer.Update, whose
@@ -16,6 +17,8 @@ import (
 type Update struct {
 	dml
 	set []Evaluator // nil entries keep the column
+	// seen holds the target rows UPDATE ... FROM has updated.
+	seen *rowTable
 }
 
 var (
@@ -80,6 +83,23 @@ func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
 	return u.finish(u.run(ctx, prepare, func(old types.Row) (types.Row, error) {
 		vals := newVals[pos]
 		pos++
+		if len(old) > len(u.rel.Cols) {
+			// UPDATE ... FROM joins more columns after the target's row.
+			// A target row joined more than once is updated once, with
+			// its first match, as in Postgres (which leaves the choice
+			// of match unspecified).
+			old = old[:len(u.rel.Cols)]
+			if u.seen == nil {
+				ts := make([]types.T, len(u.rel.Cols))
+				for i, c := range u.rel.Cols {
+					ts[i] = c.T
+				}
+				u.seen = newRowTable(ts)
+			}
+			if _, added := u.seen.findOrInsert(old); !added {
+				return nil, nil
+			}
+		}
 		nr := append(types.Row(nil), old...)
 		for i, ev := range u.set {
 			if ev != nil {

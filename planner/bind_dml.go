@@ -251,12 +251,32 @@ func (b *binder) returning(rel *catalog.Relation, alias string) ([]Expr, types.S
 }
 
 func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
-	if n.Order != nil || n.Limit != nil || n.MultipleTable {
+	if n.Order != nil || n.Limit != nil {
 		failf(pgerr.FeatureNotSupported, "this form of UPDATE is not supported")
 	}
-	rel, alias := b.targetTable(n.TableRefs, "UPDATE")
-	sc := tableScope(rel, alias)
-	var input Plan = scanAll(rel)
+	var rel *catalog.Relation
+	var alias string
+	var sc *scope
+	var input Plan
+	if j := n.TableRefs; j != nil && j.TableRefs != nil && j.TableRefs.Right != nil {
+		// UPDATE t SET ... FROM u, v arrives as TiDB's UPDATE t, u, v SET
+		// (the target first): the input is the join of all of them, whose
+		// first columns are the target's full row (the old row).
+		first := j.TableRefs
+		for {
+			l, ok := first.Left.(*ast.Join)
+			if !ok {
+				break
+			}
+			first = l
+		}
+		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "UPDATE")
+		input, sc = b.fromItem(j.TableRefs, nil, &level{})
+	} else {
+		rel, alias = b.targetTable(n.TableRefs, "UPDATE")
+		sc = tableScope(rel, alias)
+		input = scanAll(rel)
+	}
 	if n.Where != nil {
 		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
 	}

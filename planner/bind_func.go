@@ -396,8 +396,17 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 			fail(pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(b.pos(a)))
 		}
 	}
-	call := b.call(name, b.exprs(inner, args), n, false, Aggregate)
-	ac := AggCall{Fn: name, Args: call.Args, Distinct: distinct, T: call.T}
+	var ac AggCall
+	if row, ok := unparenNode(args).(*ast.RowExpr); ok && name == "count" && len(orderKeys) == 0 && order == nil {
+		// count([DISTINCT] (a, b)) counts row values, which are never
+		// NULL (even when every field is): count over several
+		// arguments counts every row (executor's countAcc), and DISTINCT
+		// compares the whole tuples.
+		ac = AggCall{Fn: "count", Args: b.exprs(inner, row.Values), Distinct: distinct, T: types.TInt8}
+	} else {
+		call := b.call(name, b.exprs(inner, args), n, false, Aggregate)
+		ac = AggCall{Fn: name, Args: call.Args, Distinct: distinct, T: call.T}
+	}
 	if order != nil {
 		ac.OrderBy = b.sortKeys(inner, order.Items)
 	}
@@ -428,6 +437,21 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	c.agg.aggs = append(c.agg.aggs, ac)
 	c.agg.aggStrs = append(c.agg.aggStrs, key)
 	return &ColRef{Idx: len(c.agg.keys) + len(c.agg.aggs) - 1, T: ac.T, Name: FormatAgg(ac)}
+}
+
+// unparenNode returns the only node of args without parentheses, or nil.
+func unparenNode(args []ast.ExprNode) ast.ExprNode {
+	if len(args) != 1 {
+		return nil
+	}
+	e := args[0]
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
 }
 
 // aggOrderKeys binds the keys of a pg_agg_order_by(k1, 'asc', ...) call,

@@ -922,7 +922,26 @@ func (b *binder) resolveLocal(name string, cands []*Overload, args []Expr) *Call
 // join binds a join of two FROM items.
 func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	lp, ls := b.fromItem(n.Left, outer, lvl)
-	rp, rs := b.fromItem(n.Right, outer, lvl)
+	var rp Plan
+	var rs *scope
+	lateral := false
+	if ts, ok := n.Right.(*ast.TableSource); ok && ts.Lateral {
+		switch src := ts.Source.(type) {
+		case *ast.SelectStmt, *ast.SetOprStmt:
+			// A LATERAL subquery sees the columns to its left as those
+			// of an enclosing query: it is re-run for each left row.
+			alias := ts.AsName.O
+			if alias == "" {
+				failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
+			}
+			r := b.bindQuery(src.(ast.ResultSetNode), ls, &level{parent: lvl}, nil)
+			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+			lateral = true
+		}
+	}
+	if rp == nil {
+		rp, rs = b.fromItem(n.Right, outer, lvl)
+	}
 	for _, t := range rs.tables {
 		if ls.hasTable(t) {
 			failf(pgerr.DuplicateAlias, "table name \"%s\" specified more than once", t)
@@ -940,7 +959,10 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	sc := &scope{parent: outer, lvl: lvl, tables: append(append([]string{}, ls.tables...), rs.tables...)}
 	sc.cols = append(append([]colInfo{}, ls.cols...), rs.cols...)
 	out := append(append(types.Schema{}, lp.Schema()...), rp.Schema()...)
-	j := &Join{Kind: kind, Left: lp, Right: rp, Out: out}
+	j := &Join{Kind: kind, Left: lp, Right: rp, Out: out, Lateral: lateral}
+	if lateral && kind != InnerJoin && kind != LeftJoin {
+		failf(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table \"%s\"", ls.tables[0])
+	}
 	if kind == LeftJoin || kind == FullJoin {
 		for i := len(ls.cols); i < len(sc.cols); i++ {
 			j.Out[i].NotNull = false

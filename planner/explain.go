@@ -158,7 +158,10 @@ func (f *exprFormatter) describe(p Plan) string {
 			parts = append(parts, "cond: "+f.expr(n.Cond))
 		}
 		name := "HashJoin"
-		if len(n.LeftKeys) == 0 {
+		switch {
+		case n.Lateral:
+			name = "LateralJoin"
+		case len(n.LeftKeys) == 0:
 			name = "NestedLoopJoin"
 		}
 		return fmt.Sprintf("%s [%s]", name, strings.Join(parts, ", "))

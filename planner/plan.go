@@ -101,6 +101,10 @@ type Join struct {
 	RightKeys []Expr
 	Cond      Expr
 	Out       types.Schema
+	// Lateral marks a LATERAL right side: Right is re-evaluated per left
+	// row, its OuterRefs of depth 1 reading that row (Kind is InnerJoin or
+	// LeftJoin, and there are no keys).
+	Lateral bool
 }
 
 // SortKey is one ORDER BY item. NullsFirst is explicit: the binder fills in
@@ -211,7 +215,8 @@ type Insert struct {
 }
 
 // Update rewrites the rows Input yields. Input yields the old rows in
-// Rel.Cols order; Set[i] computes the new value of column i from the old
+// Rel.Cols order, for UPDATE ... FROM followed by the columns of the other
+// tables joined; Set[i] computes the new value of column i from the input
 // row (nil keeps it). Returning is evaluated over the new row.
 type Update struct {
 	Rel       *catalog.Relation

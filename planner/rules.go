@@ -230,7 +230,7 @@ func pushFilterIntoJoin(f *Filter, j *Join) Plan {
 // optimizeJoin pushes single-side ON conjuncts into the sides where that
 // is safe and extracts equi-join keys from the rest.
 func optimizeJoin(j *Join) Plan {
-	if j.Kind == SemiJoin || j.Kind == AntiJoin {
+	if j.Kind == SemiJoin || j.Kind == AntiJoin || j.Lateral {
 		return j
 	}
 	nl := len(j.Left.Schema())

@@ -479,6 +479,9 @@ func (sp *streamPlanner) aggExtra(keyCols types.Schema, c AggCall) StateTableDes
 // ---- joins ----
 
 func (sp *streamPlanner) join(j *Join) StreamNode {
+	if j.Lateral {
+		failUnsupported("LATERAL subqueries are not supported in materialized views yet")
+	}
 	nl := len(j.Left.Schema())
 	nr := len(j.Right.Schema())
 	left := sp.plan(j.Left)

@@ -54,6 +54,17 @@ type Session interface {
 	Close()
 }
 
+// ImplicitTransaction is optionally implemented by a Session that runs the
+// statements of one multi-statement simple Query as one transaction, as
+// Postgres does. The server calls BeginImplicit before the first statement
+// and EndImplicit after the last one run, with ok false when a statement
+// failed (its work must then be undone). An error from EndImplicit(true)
+// is sent to the client.
+type ImplicitTransaction interface {
+	BeginImplicit()
+	EndImplicit(ok bool) error
+}
+
 // SessionLocation is optionally implemented by a Session whose TimeZone
 // setting can change. The server decodes text parameters and formats
 // timestamptz results in the returned location; without it, it uses UTC.

@@ -56,6 +56,14 @@ func (c *conn) simpleQuery(q string) bool {
 	case len(pieces) == 0:
 		c.send(&pgproto3.EmptyQueryResponse{})
 	}
+	// Several statements in one Query run as one implicit transaction in
+	// Postgres: an error in any of them undoes the ones before.
+	it, implicit := c.sess.(ImplicitTransaction)
+	implicit = implicit && len(pieces) > 1
+	if implicit {
+		it.BeginImplicit()
+	}
+	failed := false
 	for _, pc := range pieces {
 		base := runeOffset(q, pc.Offset)
 		ctx, cancel := context.WithCancelCause(c.ctx)
@@ -65,6 +73,7 @@ func (c *conn) simpleQuery(q string) bool {
 		if err != nil {
 			c.sendError(atSemicolon(stmtErr(ctx, err), q, pc), base)
 			cancel(nil)
+			failed = true
 			break
 		}
 		p := &portal{
@@ -77,7 +86,13 @@ func (c *conn) simpleQuery(q string) bool {
 		ok := c.runPortal(p, 0, base)
 		c.dropPortal(p)
 		if !ok || c.sentFatal || c.werr != nil {
+			failed = true
 			break
+		}
+	}
+	if implicit {
+		if err := it.EndImplicit(!failed); err != nil && !failed && !c.sentFatal {
+			c.sendError(err, 0)
 		}
 	}
 	if c.sentFatal {
