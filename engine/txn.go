@@ -251,7 +251,7 @@ func (s *Session) EndImplicit(ok bool) error {
 	}
 	s.implicit = false
 	s.txn = 'I'
-	return s.endTxn(ok)
+	return s.endTxn(context.Background(), ok)
 }
 
 // noDDLInBlock refuses catalog changes inside a transaction block: weir's
@@ -261,7 +261,7 @@ func (s *Session) EndImplicit(ok bool) error {
 // tables and fill them in one string keep working.
 func (s *Session) noDDLInBlock(what string) error {
 	if s.implicit {
-		return s.endTxn(true)
+		return s.endTxn(context.Background(), true)
 	}
 	if s.txn == 'T' || s.txn == 'E' {
 		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)

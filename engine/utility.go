@@ -589,7 +589,7 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 			s.implicit = false
 			s.txn = 'I'
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
-			if err := s.endTxn(true); err != nil {
+			if err := s.endTxn(ctx, true); err != nil {
 				return nil, err
 			}
 			return done("COMMIT")
