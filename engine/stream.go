@@ -146,6 +146,12 @@ type streams struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
+	// ioMu is held (shared) by Commit and Recover, which the driver runs
+	// in goroutines of their own, and exclusively by stopStreams, so that
+	// no commit or rebuild runs once the database is being closed.
+	ioMu    sync.RWMutex
+	closing bool
+
 	committed atomic.Uint64 // last committed epoch
 	interval  atomic.Int64  // barrier_interval_ms
 
@@ -223,6 +229,9 @@ func (e *Engine) stopStreams() {
 	}
 	st.cancel()
 	st.wg.Wait()
+	st.ioMu.Lock()
+	st.closing = true
+	st.ioMu.Unlock()
 	e.writeMu.Lock()
 	jobs := st.jobs
 	st.jobs = map[types.JobID]*jobRun{}
@@ -275,12 +284,11 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if st.sealed != nil {
-		// Cannot happen: one checkpoint is in flight at a time and Commit
-		// clears sealed. Keep the writes rather than lose them.
+		// Cannot happen: one checkpoint is in flight at a time, and a
+		// commit either clears sealed or fails into a recovery, which
+		// discards it. Its statements fail rather than wait forever.
 		e.log.Error("checkpoint injected while the previous epoch is not committed", "epoch", b.Barrier.Epoch.Curr)
-		if err := st.cur.batch.Apply(st.sealed.batch); err == nil {
-			st.sealed.finish(nil)
-		}
+		st.sealed.finish(errors.New("the previous epoch was not committed"))
 	}
 	initial := b.Barrier.Kind == types.BarrierInitial
 	if initial {
@@ -336,6 +344,8 @@ func (st *streams) sortedJobs() []*jobRun {
 func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkpoint.ActorWriteSet) error {
 	e := io.e
 	st := e.st
+	st.ioMu.RLock()
+	defer st.ioMu.RUnlock()
 	defer func() {
 		for _, w := range writeSets {
 			if b, ok := w.WriteSet.(*storage.Batch); ok {
@@ -343,6 +353,9 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 			}
 		}
 	}()
+	if st.closing {
+		return errors.New("the server is shutting down")
+	}
 	e.writeMu.Lock()
 	sealed := st.sealed
 	e.writeMu.Unlock()
@@ -401,6 +414,11 @@ func (io *streamIO) Committed(epoch uint64, m checkpoint.Mutation) {
 func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) ([]checkpoint.Job, error) {
 	e := io.e
 	st := e.st
+	st.ioMu.RLock()
+	defer st.ioMu.RUnlock()
+	if st.closing {
+		return nil, errors.New("the server is shutting down")
+	}
 	if cause != nil {
 		e.log.Warn("recovering streaming jobs", "from_epoch", fromEpoch, "cause", cause)
 	}
