@@ -19,7 +19,7 @@ import (
 
 // backfillNoticeEvery is how often CREATE MATERIALIZED VIEW reports the
 // progress of a long backfill with a NOTICE.
-const backfillNoticeEvery = 2 * time.Second
+var backfillNoticeEvery = 2 * time.Second
 
 // planMView binds and plans the query of CREATE MATERIALIZED VIEW st into
 // a stream plan over mv (whose Cols and PK it fills in), with state table

@@ -176,3 +176,31 @@ func TestStreamErrors(t *testing.T) {
 	mustRun(t, s, "INSERT INTO t VALUES (4, 10)")
 	wantRows(t, s, "SELECT count(*) FROM q", "4")
 }
+
+// TestBackfillNotices checks that CREATE MATERIALIZED VIEW reports the
+// progress of its backfill with NOTICEs (every round here, as the
+// interval is zero) and returns with the view complete.
+func TestBackfillNotices(t *testing.T) {
+	defer func(d time.Duration) { backfillNoticeEvery = d }(backfillNoticeEvery)
+	backfillNoticeEvery = 0
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustRun(t, s, "INSERT INTO t SELECT i FROM generate_series(1, 5000) i")
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "CREATE MATERIALIZED VIEW c AS SELECT count(*) AS n FROM t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio := &testIO{}
+	r, err := p.Execute(ctx, nil, tio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if len(tio.notices) == 0 || !strings.Contains(tio.notices[0], `materialized view "c": backfilled`) {
+		t.Fatalf("notices: %q", tio.notices)
+	}
+	wantRows(t, s, "SELECT n FROM c", "5000")
+}
