@@ -200,6 +200,10 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		if rel.Cols[i].T.ID == types.Jsonb {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
 		}
+		if rel.Cols[i].T.IsArray() {
+			// The key codec orders strings, not arrays element-wise.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+		}
 	}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err

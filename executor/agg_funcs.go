@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -70,13 +69,21 @@ func NewAccumulatorFunc(s AggSpec) (func() Accumulator, error) {
 	}
 	nargs := len(s.ArgTypes)
 	mk := base
+	if s.Distinct && len(s.OrderBy) == 0 && (s.Fn == "array_agg" || s.Fn == "string_agg" || s.Fn == "jsonb_agg") {
+		// Postgres finds an aggregate's DISTINCT values by sorting its
+		// input, so order-sensitive aggregates see them in ascending
+		// order of the first argument.
+		inner := mk
+		keys := []OrderSpec{{T: s.ArgTypes[0]}}
+		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: keys, keyAt: 0, mk: inner} }
+	}
 	if s.Distinct {
 		inner := mk
 		mk = func() Accumulator { return &distinctAcc{seen: newRowTable(s.ArgTypes), inner: inner()} }
 	}
 	if len(s.OrderBy) > 0 {
 		inner := mk
-		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: s.OrderBy, mk: inner} }
+		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: s.OrderBy, keyAt: nargs, mk: inner} }
 	}
 	return mk, nil
 }
@@ -139,7 +146,7 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 			return func() Accumulator { return &groupValueAcc{} }, nil
 		}
 	case "array_agg":
-		if len(s.ArgTypes) == 1 {
+		if len(s.ArgTypes) == 1 && s.T.IsArray() {
 			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
 		}
 	case "bool_and", "every", "bool_or":
@@ -671,55 +678,6 @@ func (a *groupValueAcc) Result() types.Datum {
 	return a.v
 }
 
-// arrayAggAcc is array_agg(value): every value, NULLs included, in input
-// order, printed as a one-dimensional array (NULL for no rows). weir's
-// only array type is text[], so the elements are kept as their output
-// text: for the element types array_agg accepts (see planner's
-// builtins), that prints exactly as Postgres prints the typed array.
-type arrayAggAcc struct {
-	t     types.T
-	elems []string
-	nulls []bool
-}
-
-func (a *arrayAggAcc) text(d types.Datum) string {
-	if a.t.IsString() || a.t.ID == types.Unknown {
-		return d.S
-	}
-	return types.FormatText(d, a.t, time.UTC)
-}
-
-func (a *arrayAggAcc) Add(args []types.Datum) error {
-	if args[0].Null {
-		a.elems, a.nulls = append(a.elems, ""), append(a.nulls, true)
-	} else {
-		a.elems, a.nulls = append(a.elems, a.text(args[0])), append(a.nulls, false)
-	}
-	return nil
-}
-
-func (a *arrayAggAcc) Retract(args []types.Datum) error {
-	e := ""
-	if !args[0].Null {
-		e = a.text(args[0])
-	}
-	for i := range a.elems {
-		if a.nulls[i] == args[0].Null && a.elems[i] == e {
-			a.elems = append(a.elems[:i], a.elems[i+1:]...)
-			a.nulls = append(a.nulls[:i], a.nulls[i+1:]...)
-			return nil
-		}
-	}
-	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
-}
-
-func (a *arrayAggAcc) Result() types.Datum {
-	if len(a.elems) == 0 {
-		return types.NullDatum
-	}
-	return types.DString(types.FormatTextArray(a.elems, a.nulls))
-}
-
 // boolAcc is bool_and / every (and) and bool_or: it counts true and false
 // inputs, so retraction is exact.
 type boolAcc struct {
@@ -916,6 +874,7 @@ func (a *distinctAcc) Result() types.Datum { return a.inner.Result() }
 type orderedAcc struct {
 	nargs int
 	keys  []OrderSpec
+	keyAt int // index of the first sort key in a buffered row
 	mk    func() Accumulator
 	rows  []types.Row
 }
@@ -961,7 +920,7 @@ func (a *orderedAcc) Result() types.Datum {
 	// Postgres sorts an aggregate's input with its own quicksort; equal
 	// keys come out in the same order.
 	pgQsort(len(rows), func(i, j int) int {
-		x, y := rows[i][a.nargs:], rows[j][a.nargs:]
+		x, y := rows[i][a.keyAt:], rows[j][a.keyAt:]
 		for k, key := range a.keys {
 			c := cmpNulls(x[k], y[k], key.T, key.NullsFirst != key.Desc)
 			if key.Desc {
@@ -1063,4 +1022,35 @@ func quantize(x *apd.Decimal, rscale int) *apd.Decimal {
 		r.Negative = false
 	}
 	return r
+}
+
+// arrayAggAcc is array_agg(x): the input values, NULLs included, in input
+// order (or the aggregate's ORDER BY, applied by orderedAcc); NULL over no
+// rows. The result is the array's stored text form (types.FormatArray,
+// timestamptz elements in UTC).
+type arrayAggAcc struct {
+	t     types.T
+	elems []types.Datum
+}
+
+func (a *arrayAggAcc) Add(args []types.Datum) error {
+	a.elems = append(a.elems, args[0])
+	return nil
+}
+
+func (a *arrayAggAcc) Retract(args []types.Datum) error {
+	for i, e := range a.elems {
+		if e.Null == args[0].Null && (e.Null || types.Compare(e, args[0], a.t) == 0) {
+			a.elems = append(a.elems[:i], a.elems[i+1:]...)
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+func (a *arrayAggAcc) Result() types.Datum {
+	if len(a.elems) == 0 {
+		return types.NullDatum
+	}
+	return types.DString(types.FormatArray(a.elems, a.t, nil))
 }

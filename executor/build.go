@@ -67,6 +67,10 @@ func Build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 			}
 			return NewHashJoin(l, r, p, ec)
 		})
+	case *planner.RecursiveUnion:
+		return unary(p.NonRecursive, ec, func(in Operator) (Operator, error) { return NewRecursiveUnion(in, p, ec), nil })
+	case *planner.WorkTableScan:
+		return NewWorkTableScan(p, ec), nil
 	case *planner.SetOp:
 		return binary(p.Left, p.Right, ec, func(l, r Operator) (Operator, error) { return NewSetOp(l, r, p), nil })
 	}

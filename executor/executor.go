@@ -99,6 +99,9 @@ type ExecCtx struct {
 	Eval   EvalCtx
 	Source Source
 	Writer Writer // nil for read-only statements
+	// workTables holds the working tables of the running WITH RECURSIVE
+	// evaluations, by planner.RecursiveUnion.WorkTable id.
+	workTables map[int]*[]types.Row
 }
 
 var _ = planner.Plan(nil)

@@ -366,10 +366,10 @@ func (p *tparser) postfix() (planner.Expr, error) {
 		p.next()
 		tn := p.next()
 		t, ok := typeNames[tn]
-		if tn == "text" && p.peek() == "[" {
+		if ok && p.peek() == "[" {
 			p.next()
 			p.next()
-			t, ok = types.TTextArray, true
+			t, ok = types.ArrayOf(t)
 		}
 		if !ok {
 			return nil, fmt.Errorf("unknown type %q", tn)

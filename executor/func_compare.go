@@ -37,7 +37,7 @@ func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 		return func(a, b types.Datum) int { return a.D.Cmp(b.D) }, nil
 	case fa == types.FamInterval && fb == types.FamInterval:
 		return func(a, b types.Datum) int { return cmpInterval(a.Iv, b.Iv) }, nil
-	case ta.ID == types.TextArray && tb.ID == types.TextArray:
+	case ta.IsArray() && ta.ID == tb.ID:
 		return func(a, b types.Datum) int { return types.Compare(a, b, ta) }, nil
 	case fa == types.FamString && fb == types.FamString:
 		if ta.ID == types.Bytea {

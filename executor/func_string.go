@@ -719,7 +719,7 @@ func init() {
 		if ret.ID == types.Jsonb {
 			return impl{row: jsonbConcat}, true
 		}
-		if ret.ID == types.TextArray {
+		if ret.IsArray() {
 			return impl{row: arrayCat, nonStrict: true}, true
 		}
 		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
@@ -855,34 +855,53 @@ func init() {
 	})
 	// x = ANY(text[]): true if an element equals x, NULL if none does
 	// but one is NULL, false otherwise (docs §9.24.3).
-	defRow("pg_any_eq", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
-		elems, err := parseTextArray(d[1].S)
-		if err != nil {
-			return types.NullDatum, err
+	def("pg_any_eq", func(args []types.T, _ types.T) (impl, bool) {
+		if args[1].ID == types.TextArray {
+			return impl{row: anyEqText}, true
 		}
-		sawNull := false
-		for _, e := range elems {
-			if e == nil {
-				sawNull = true
-			} else if *e == d[0].S {
-				return types.DBool(true), nil
+		at := args[1]
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			elems, err := types.ArrayElems(d[1].S, at, ctx.loc())
+			if err != nil {
+				return types.NullDatum, err
 			}
-		}
-		if sawNull {
-			return types.NullDatum, nil
-		}
-		return types.DBool(false), nil
+			sawNull := false
+			for _, e := range elems {
+				if e.Null {
+					sawNull = true
+				} else if types.Compare(d[0], e, at.Elem()) == 0 {
+					return types.DBool(true), nil
+				}
+			}
+			if sawNull {
+				return types.NullDatum, nil
+			}
+			return types.DBool(false), nil
+		}}, true
 	})
 	// x[i]: the i-th element (from 1), NULL outside the array.
-	defRow("pg_subscript", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
-		elems, err := parseTextArray(d[0].S)
-		if err != nil {
-			return types.NullDatum, err
-		}
-		if d[1].I < 1 || d[1].I > int64(len(elems)) || elems[d[1].I-1] == nil {
-			return types.NullDatum, nil
-		}
-		return dText(*elems[d[1].I-1])
+	def("pg_subscript", func(_ []types.T, ret types.T) (impl, bool) {
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			elems, err := parseTextArray(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if d[1].I < 1 || d[1].I > int64(len(elems)) || elems[d[1].I-1] == nil {
+				return types.NullDatum, nil
+			}
+			if ret.ID == types.Text || ret.ID == types.Unknown {
+				return dText(*elems[d[1].I-1])
+			}
+			return types.ParseText(*elems[d[1].I-1], ret, ctx.loc())
+		}}, true
+	})
+	// ARRAY[...]: the elements, already of the element type, in the
+	// array's canonical text form.
+	def("array", func(_ []types.T, ret types.T) (impl, bool) {
+		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			// Stored form: timestamptz elements in UTC (types/array.go).
+			return types.DString(types.FormatArray(d, ret.Elem(), nil)), nil
+		}}, true
 	})
 	arrLen := func(upper bool) rowFn {
 		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
@@ -926,4 +945,26 @@ func arrayCat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		return types.NullDatum, err
 	}
 	return dText(types.FormatTextArray(append(a, b...), append(an, bn...)))
+}
+
+// anyEqText is x = ANY(text[]) with x in text form: true if an element
+// equals x, NULL if none does but one is NULL, false otherwise (docs
+// §9.24.3).
+func anyEqText(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	elems, err := parseTextArray(d[1].S)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	sawNull := false
+	for _, e := range elems {
+		if e == nil {
+			sawNull = true
+		} else if *e == d[0].S {
+			return types.DBool(true), nil
+		}
+	}
+	if sawNull {
+		return types.NullDatum, nil
+	}
+	return types.DBool(false), nil
 }

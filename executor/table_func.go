@@ -109,8 +109,8 @@ func (f *TableFunc) start(args []types.Datum) (func() (types.Datum, bool), error
 			return seriesNumeric(args)
 		}
 	case "unnest":
-		if len(args) == 1 {
-			elems, err := parseTextArrayDatums(args[0].S)
+		if len(args) == 1 && argTs[0].IsArray() {
+			elems, err := types.ArrayElems(args[0].S, argTs[0], nil)
 			if err != nil {
 				return nil, err
 			}

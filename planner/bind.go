@@ -129,6 +129,9 @@ type binder struct {
 	deps   map[uint32]bool
 	// ctes is the stack of WITH clauses in scope, innermost last.
 	ctes []map[string]*cteDef
+	// workTables counts the RecursiveUnion nodes bound so far, to give
+	// each its own working table id.
+	workTables int
 	// viewDepth guards against views that (through a catalog bug) refer
 	// to themselves.
 	viewDepth int
@@ -143,7 +146,27 @@ type cteDef struct {
 	cte *ast.CommonTableExpression
 	// ctes is the WITH stack visible to the CTE's own query.
 	ctes []map[string]*cteDef
+	// recursive is set for the CTEs of a WITH RECURSIVE, which see
+	// themselves.
+	recursive bool
+	// state tells which part of a recursive CTE is being bound (a
+	// reference to the CTE then means recursion), refs counts the
+	// references from its recursive term, and work is the working table
+	// those references read.
+	state cteState
+	refs  int
+	work  WorkTableScan
 }
+
+// cteState is the binding state of a recursive CTE.
+type cteState uint8
+
+const (
+	cteIdle         cteState = iota
+	cteWhole                 // bound whole: not of the recursive form
+	cteNonRecursive          // its non-recursive term
+	cteRecursive             // its recursive term
+)
 
 // fail aborts binding with err (recovered in Bind).
 func fail(err *pgerr.Error) { panic(err) }

@@ -438,6 +438,12 @@ func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 		}
 		return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
 	}
+	if t.IsArray() && t.Mod >= 0 {
+		// The element modifier is applied by the cast, which truncates
+		// (explicit) or errors (assignment) as Postgres's array coercion
+		// does.
+		return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
+	}
 	d, err := types.ParseText(s, t, time.UTC)
 	if err == nil {
 		return &Const{V: d, T: t}

@@ -35,6 +35,8 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return e
 	case "pg_concat":
 		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+	case "pg_cardinality":
+		return b.call("cardinality", b.exprs(c, n.Args), n, false, Scalar)
 	case "position":
 		// POSITION(sub IN str) arrives as position(sub, str) (the only form
 		// either grammar accepts); the function is position(str, sub).
@@ -72,11 +74,23 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			return b.call("timezone", []Expr{args[1], args[0]}, n, false, Scalar)
 		}
 	case "pg_array":
-		args, _ := b.unify("ARRAY", b.exprs(c, n.Args), n)
-		for i, a := range args {
-			args[i] = b.coerce(a, types.TText, ctxAssignment, "array element")
+		// ARRAY[...]: the elements take their common type (text when
+		// all are untyped), and the result is that type's array.
+		if len(n.Args) == 0 {
+			fail(pgerr.New(pgerr.IndeterminateDatatype, "cannot determine type of empty array").WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[].").WithPosition(b.pos(n)))
 		}
-		return b.call("array", args, n, false, Scalar)
+		args, t := b.unify("ARRAY", b.exprs(c, n.Args), n)
+		if t.ID == types.Unknown {
+			t = types.TText
+		}
+		at, ok := types.ArrayOf(t)
+		if !ok {
+			failf(pgerr.FeatureNotSupported, "arrays of type %s are not supported", t)
+		}
+		for i, a := range args {
+			args[i] = b.coerce(a, types.T{ID: t.ID, Mod: -1}, ctxAssignment, "array element")
+		}
+		return &Call{Fn: "array", Args: args, T: at}
 	case "pg_array_subquery":
 		if len(n.Args) == 1 {
 			if sq, ok := unparen(n.Args[0]).(*ast.SubqueryExpr); ok {
@@ -93,10 +107,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 	case "pg_subscript":
-		// x[i] over text[], weir's only array type. The element's
-		// Postgres type may be another (int2[] in psql's catalog
-		// queries), so the element is typed like an untyped literal and
-		// takes its type from the context, as text by default.
+		// x[i] over text[]: the catalog's text[] columns stand for
+		// Postgres arrays of other element types (int2vector, oid[] in
+		// psql's catalog queries), so the element is typed like an
+		// untyped literal and takes its type from the context, as text
+		// by default. Over the other arrays it has the element type.
 		if len(n.Args) == 2 {
 			args := b.exprs(c, n.Args)
 			if b.typeOf(args[0]).ID == types.TextArray {
@@ -119,12 +134,17 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					}
 				}
 			}
-			// weir's only array type is text[]: compare x's text form
-			// with the elements, as Postgres does after coercing the
-			// elements to x's type (exact for text, oid and integers).
+			// Over text[] (the catalog's arrays of any element type), x's
+			// text form is compared with the elements, as Postgres does
+			// after coercing the elements to x's type (exact for text, oid
+			// and integers). Over other arrays x takes the element type.
 			a := b.expr(c, n.Args[1])
-			if b.typeOf(a).ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
+			if at := b.typeOf(a); at.ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
 				if cx := b.tryCoerce(x, types.TText, ctxExplicit); cx != nil {
+					x = cx
+				}
+			} else if at.IsArray() {
+				if cx := b.tryCoerce(x, at.Elem(), ctxImplicit); cx != nil {
 					x = cx
 				}
 			}
@@ -137,10 +157,10 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
 }
 
-// lookupType parses a type name as written in a cast. weir models one
-// array type, text[]: a cast to an array of another element type (psql
-// writes int2[] and oid[] in its catalog queries) yields text[], whose
-// elements print as Postgres prints the element type's values.
+// lookupType parses a type name as written in a cast. A cast to an array
+// of an element type weir has no array type for (regclass[] and the like
+// in psql's catalog queries) yields text[], whose elements print as
+// Postgres prints the element type's values.
 func (b *binder) lookupType(text string, node ast.Node) types.T {
 	tn, err := parseType(text)
 	if err != nil && pgerr.CodeOf(err) == pgerr.FeatureNotSupported {
@@ -534,8 +554,19 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
-	name := aggFuncName(n.Name)
-	args := n.Args
+	name, args, wrapped := windowTarget(n)
+	if wrapped {
+		// Postgres (parse_func.c) rejects these before resolving f.
+		if len(args) > 0 {
+			if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_distinct" && len(f.Args) == 0 {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions").WithPosition(b.pos(n)))
+			}
+			if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "aggregate ORDER BY is not implemented for window functions").WithPosition(b.pos(n)))
+			}
+		}
+		b.checkWindowable(name, n)
+	}
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {
 			if _, star := l.Value.(int); star {
@@ -561,6 +592,39 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	ref := &ColRef{T: wc.T, Name: FormatWindowCall(wc)}
 	c.win.refs = append(c.win.refs, ref)
 	return ref
+}
+
+// windowTarget returns the function and arguments of a window call. The
+// bridge writes a call TiDB does not take before OVER, f(args) OVER spec,
+// as first_value(pg_window_call('f', args)) OVER spec (sql/doc.go #28);
+// wrapped reports that form.
+func windowTarget(n *ast.WindowFuncExpr) (name string, args []ast.ExprNode, wrapped bool) {
+	if strings.EqualFold(n.Name, "first_value") && len(n.Args) == 1 {
+		if f, ok := n.Args[0].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_window_call" && len(f.Args) > 0 {
+			if l, ok := f.Args[0].(*sql.Literal); ok {
+				if s, ok := l.Value.(string); ok {
+					return s, f.Args[1:], true
+				}
+			}
+		}
+	}
+	return aggFuncName(n.Name), n.Args, false
+}
+
+// checkWindowable fails with Postgres's error when name has overloads but
+// none is an aggregate or a window function (lower(x) OVER ()); a name
+// without any overload is left to the call's resolution (42883).
+func (b *binder) checkWindowable(name string, n ast.Node) {
+	os := Overloads(name)
+	if len(os) == 0 {
+		return
+	}
+	for _, o := range os {
+		if o.Kind == WindowOnly || o.Kind == Aggregate {
+			return
+		}
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name).WithPosition(b.pos(n)))
 }
 
 // resolveWindowSpec merges a window clause with the named window it

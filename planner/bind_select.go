@@ -48,9 +48,6 @@ func (b *binder) pushWith(w *ast.WithClause) func() {
 	if w == nil {
 		return func() {}
 	}
-	if w.IsRecursive {
-		failf(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
-	}
 	saved := b.ctes
 	m := map[string]*cteDef{}
 	b.ctes = append(append([]map[string]*cteDef(nil), b.ctes...), m)
@@ -65,7 +62,12 @@ func (b *binder) pushWith(w *ast.WithClause) func() {
 			prev[k] = v
 		}
 		vis = append(vis, prev)
-		m[c.Name.O] = &cteDef{cte: c, ctes: vis}
+		if w.IsRecursive {
+			// Every CTE of a WITH RECURSIVE sees all of them, itself
+			// included.
+			vis = append(append([]map[string]*cteDef(nil), saved...), m)
+		}
+		m[c.Name.O] = &cteDef{cte: c, ctes: vis, recursive: w.IsRecursive}
 	}
 	return func() { b.ctes = saved }
 }
@@ -764,18 +766,26 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	schema, name := tn.Schema.O, tn.Name.O
 	if schema == "" {
 		if d := b.findCTE(name); d != nil {
+			if alias == "" {
+				alias = name
+			}
+			if d.state != cteIdle {
+				return b.recursiveRef(d, tn, alias, outer, lvl)
+			}
 			saved := b.ctes
 			b.ctes = d.ctes
-			r := b.bindQuery(d.cte.Query.Query, outer, lvl, nil)
+			var plan Plan
+			if d.recursive {
+				plan = b.bindRecursiveCTE(d, outer, lvl)
+			} else {
+				plan = b.bindQuery(d.cte.Query.Query, outer, lvl, nil).plan
+			}
 			b.ctes = saved
 			var cols []string
 			for _, c := range d.cte.ColNameList {
 				cols = append(cols, c.O)
 			}
-			if alias == "" {
-				alias = name
-			}
-			return b.derived(r.plan, alias, cols, outer, lvl)
+			return b.derived(plan, alias, cols, outer, lvl)
 		}
 		if tvf, ok := b.q.TVFs[name]; ok {
 			return b.tableFunc(tvf, alias, outer, lvl)
@@ -860,17 +870,14 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		tf = &TableFunc{Fn: "generate_series", Args: call.Args, Out: types.Schema{{Name: "generate_series", T: call.T}}}
 	case "unnest":
 		if len(f.Args) == 1 {
-			if arr, ok := unparen(f.Args[0]).(*ast.FuncCallExpr); ok && arr.FnName.L == "pg_array" {
-				args, t := b.unify("ARRAY", b.exprs(c, arr.Args), arr)
-				tf = &TableFunc{Fn: "unnest", Args: args, Out: types.Schema{{Name: "unnest", T: t}}}
-			} else if arg := b.expr(c, f.Args[0]); b.typeOf(arg).ID == types.TextArray {
-				// unnest(text[] value), possibly of an outer column
-				// (psql's \d+ unnests pg_class.reloptions).
-				tf = &TableFunc{Fn: "unnest", Args: []Expr{arg}, Out: types.Schema{{Name: "unnest", T: types.TText}}}
+			// unnest(array value), possibly of an outer column (psql's
+			// \d+ unnests pg_class.reloptions).
+			if arg := b.expr(c, f.Args[0]); b.typeOf(arg).IsArray() {
+				tf = &TableFunc{Fn: "unnest", Args: []Expr{arg}, Out: types.Schema{{Name: "unnest", T: b.typeOf(arg).Elem()}}}
 			}
 		}
 		if tf == nil {
-			failf(pgerr.FeatureNotSupported, "unnest is supported only over ARRAY[...] and text[]")
+			failf(pgerr.FeatureNotSupported, "unnest is supported only over one-dimensional arrays")
 		}
 	default:
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)

@@ -119,9 +119,14 @@ func init() {
 			op(name, tBool, tDate, tTSTZ), op(name, tBool, tTSTZ, tDate),
 			op(name, tBool, tTS, tTSTZ), op(name, tBool, tTSTZ, tTS))
 	}
-	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb),
-		// array_eq and array_ne; psql compares acl and role arrays.
-		op("=", tBool, tTArr, tTArr), op("<>", tBool, tTArr, tTArr))
+	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb))
+	// Array comparisons (array_eq, array_lt, ...: element-wise, then
+	// length); psql compares acl and role arrays.
+	for _, at := range types.ArrayTypes() {
+		for _, name := range CompareOps {
+			os = append(os, op(name, tBool, at.ID, at.ID))
+		}
+	}
 
 	// Concatenation: text || text, bytea || bytea, jsonb || jsonb, and
 	// Postgres's anynonarray || text / text || anynonarray (textanycat),
@@ -162,9 +167,17 @@ func init() {
 		op("pg_json_path", tJsonb, tJsonb, tTArr), op("pg_json_path_text", tText, tJsonb, tTArr),
 		op("pg_json_contains", tBool, tJsonb, tJsonb), op("pg_json_contained", tBool, tJsonb, tJsonb),
 		op("pg_json_exists", tBool, tJsonb, tText),
-		// x = ANY(array): the binder casts x to text for text[].
-		op("pg_any_eq", tBool, tText, tTArr),
 	)
+	// x = ANY(array): the binder casts x to the element type (to text for
+	// text[]); || is array_cat.
+	for _, at := range types.ArrayTypes() {
+		os = append(os, op("pg_any_eq", tBool, at.Elem().ID, at.ID))
+		if at.ID != tTArr {
+			o := op("||", at.ID, at.ID, at.ID)
+			o.NonStrict = true
+			os = append(os, o)
+		}
+	}
 	Register(os...)
 
 	registerAggregates()
@@ -200,14 +213,16 @@ func registerAggregates() {
 	}
 	os = append(os, agg("string_agg", tText, tText, tText), agg("string_agg", tBytea, tBytea, tBytea),
 		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
-		agg("array_agg", tTArr, tText), agg("jsonb_agg", tJsonb, tAny),
-		// array_agg of these prints exactly as Postgres's typed arrays do
-		// (weir's only array type is text[]; see executor's arrayAggAcc).
-		agg("array_agg", tTArr, tI2), agg("array_agg", tTArr, tI4), agg("array_agg", tTArr, tI8),
-		agg("array_agg", tTArr, tNum), agg("array_agg", tTArr, tBool),
+		agg("jsonb_agg", tJsonb, tAny),
 		agg("jsonb_object_agg", tJsonb, tText, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
 		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8))
+	// array_agg(anynonarray) → anyarray, one overload per element type.
+	for _, at := range types.ArrayTypes() {
+		o := agg("array_agg", at.ID, at.Elem().ID)
+		o.NonStrict = true
+		os = append(os, o)
+	}
 	// Statistics: integers and numeric → numeric, floats → float8.
 	for _, name := range []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"} {
 		os = append(os, agg(name, tNum, tI2), agg(name, tNum, tI4), agg(name, tNum, tI8),

@@ -64,11 +64,14 @@ func init() {
 		fn("translate", tText, tText, tText, tText),
 		fn("encode", tText, tBytea, tText), fn("decode", tBytea, tText, tText),
 		fn("pg_icase", tText, tText),
-		fn("array_to_string", tText, tTArr, tText), fn("array_upper", tI4, tTArr, tI4),
-		fn("array_lower", tI4, tTArr, tI4),
-		fn("array_length", tI4, tTArr, tI4), fn("cardinality", tI4, tTArr),
-		fn("pg_subscript", tText, tTArr, tI4), // x[i]
 	)
+	// Array functions (docs §9.19), one overload per array type.
+	for _, at := range types.ArrayTypes() {
+		a := at.ID
+		os = append(os, fn("array_to_string", tText, a, tText), fn("array_upper", tI4, a, tI4),
+			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
+			fn("pg_subscript", at.Elem().ID, a, tI4)) // x[i]
+	}
 
 	// Math functions (docs §9.3).
 	for _, t := range []types.TypeID{tI2, tI4, tI8, tF4, tF8, tNum} {

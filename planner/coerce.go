@@ -37,10 +37,11 @@ func typeCategory(id types.TypeID) category {
 		return catDatetime
 	case types.Interval:
 		return catTimespan
-	case types.TextArray:
-		return catArray
 	case types.Unknown:
 		return catUnknown
+	}
+	if (types.T{ID: id}).IsArray() {
+		return catArray
 	}
 	return catUser
 }
@@ -72,6 +73,11 @@ const (
 func castKind(from, to types.TypeID) castContext {
 	if from == to || from == types.Unknown {
 		return ctxImplicit
+	}
+	if ft, tt := (types.T{ID: from}), (types.T{ID: to}); ft.IsArray() && tt.IsArray() {
+		// An array coercion applies the element cast (array_map) in the
+		// element cast's context.
+		return castKind(ft.Elem().ID, tt.Elem().ID)
 	}
 	switch from {
 	case types.Int2:
@@ -459,8 +465,10 @@ func pgTypeName(t types.T) string {
 		return "name"
 	case types.Char:
 		return "char"
-	case types.TextArray:
-		return "_text"
+	}
+	if t.IsArray() {
+		// FigureColname names a cast to int4[] after its base type name.
+		return pgTypeName(t.Elem())
 	}
 	return "unknown"
 }

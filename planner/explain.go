@@ -187,6 +187,14 @@ func (f *exprFormatter) describe(p Plan) string {
 			s += " [all]"
 		}
 		return s
+	case *RecursiveUnion:
+		s := "RecursiveUnion " + n.Name
+		if n.All {
+			s += " [all]"
+		}
+		return s
+	case *WorkTableScan:
+		return "WorkTableScan " + n.Name
 	case *Window:
 		var calls []string
 		for _, c := range n.Calls {

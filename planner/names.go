@@ -38,7 +38,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 	case *ast.AggregateFuncExpr:
 		return aggFuncName(n.F), 2
 	case *ast.WindowFuncExpr:
-		return aggFuncName(n.Name), 2
+		name, _, _ := windowTarget(n)
+		return name, 2
 	case *ast.CaseExpr:
 		return "case", 2
 	case *ast.ExistsSubqueryExpr:
@@ -71,6 +72,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			return "array", 2
 		case "pg_concat":
 			return "concat", 2
+		case "pg_cardinality":
+			return "cardinality", 2
 		case "trim":
 			// Postgres names TRIM after the function it becomes.
 			if len(n.Args) == 3 {

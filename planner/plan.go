@@ -157,6 +157,30 @@ type SetOp struct {
 	Out   types.Schema
 }
 
+// RecursiveUnion evaluates a WITH RECURSIVE common table expression
+// (Postgres docs §7.8.2): it emits NonRecursive's rows, then repeatedly
+// evaluates Recursive, whose WorkTableScan with the same WorkTable id
+// reads the rows the previous round emitted, until a round emits none.
+// Without All, rows already emitted (NULLs equal) are dropped, across
+// rounds. Out has NonRecursive's types and the CTE's column names;
+// Recursive's columns are already cast to those types.
+type RecursiveUnion struct {
+	Name         string // the CTE's name, for EXPLAIN
+	NonRecursive Plan
+	Recursive    Plan
+	All          bool
+	WorkTable    int // id shared with the WorkTableScan in Recursive
+	Out          types.Schema
+}
+
+// WorkTableScan reads the working table of the RecursiveUnion with the
+// same WorkTable id: the rows its previous round emitted.
+type WorkTableScan struct {
+	Name      string // the CTE's name, for EXPLAIN
+	WorkTable int
+	Out       types.Schema
+}
+
 // FrameBound is one end of a window frame.
 type FrameBound struct {
 	// Kind is "unbounded_preceding", "preceding", "current_row",
@@ -236,36 +260,40 @@ type Delete struct {
 }
 
 // Schema and Inputs implementations.
-func (p *Scan) Schema() types.Schema       { return p.Out }
-func (p *SystemScan) Schema() types.Schema { return p.Out }
-func (p *Values) Schema() types.Schema     { return p.Out }
-func (p *Filter) Schema() types.Schema     { return p.Input.Schema() }
-func (p *Project) Schema() types.Schema    { return p.Out }
-func (p *Agg) Schema() types.Schema        { return p.Out }
-func (p *Join) Schema() types.Schema       { return p.Out }
-func (p *Sort) Schema() types.Schema       { return p.Input.Schema() }
-func (p *Limit) Schema() types.Schema      { return p.Input.Schema() }
-func (p *Distinct) Schema() types.Schema   { return p.Input.Schema() }
-func (p *SetOp) Schema() types.Schema      { return p.Out }
-func (p *Window) Schema() types.Schema     { return p.Out }
-func (p *TableFunc) Schema() types.Schema  { return p.Out }
-func (p *Insert) Schema() types.Schema     { return p.Out }
-func (p *Update) Schema() types.Schema     { return p.Out }
-func (p *Delete) Schema() types.Schema     { return p.Out }
+func (p *Scan) Schema() types.Schema           { return p.Out }
+func (p *SystemScan) Schema() types.Schema     { return p.Out }
+func (p *Values) Schema() types.Schema         { return p.Out }
+func (p *Filter) Schema() types.Schema         { return p.Input.Schema() }
+func (p *Project) Schema() types.Schema        { return p.Out }
+func (p *Agg) Schema() types.Schema            { return p.Out }
+func (p *Join) Schema() types.Schema           { return p.Out }
+func (p *Sort) Schema() types.Schema           { return p.Input.Schema() }
+func (p *Limit) Schema() types.Schema          { return p.Input.Schema() }
+func (p *Distinct) Schema() types.Schema       { return p.Input.Schema() }
+func (p *SetOp) Schema() types.Schema          { return p.Out }
+func (p *Window) Schema() types.Schema         { return p.Out }
+func (p *RecursiveUnion) Schema() types.Schema { return p.Out }
+func (p *WorkTableScan) Schema() types.Schema  { return p.Out }
+func (p *TableFunc) Schema() types.Schema      { return p.Out }
+func (p *Insert) Schema() types.Schema         { return p.Out }
+func (p *Update) Schema() types.Schema         { return p.Out }
+func (p *Delete) Schema() types.Schema         { return p.Out }
 
-func (p *Scan) Inputs() []Plan       { return nil }
-func (p *SystemScan) Inputs() []Plan { return nil }
-func (p *Values) Inputs() []Plan     { return nil }
-func (p *Filter) Inputs() []Plan     { return []Plan{p.Input} }
-func (p *Project) Inputs() []Plan    { return []Plan{p.Input} }
-func (p *Agg) Inputs() []Plan        { return []Plan{p.Input} }
-func (p *Join) Inputs() []Plan       { return []Plan{p.Left, p.Right} }
-func (p *Sort) Inputs() []Plan       { return []Plan{p.Input} }
-func (p *Limit) Inputs() []Plan      { return []Plan{p.Input} }
-func (p *Distinct) Inputs() []Plan   { return []Plan{p.Input} }
-func (p *SetOp) Inputs() []Plan      { return []Plan{p.Left, p.Right} }
-func (p *Window) Inputs() []Plan     { return []Plan{p.Input} }
-func (p *TableFunc) Inputs() []Plan  { return nil }
-func (p *Insert) Inputs() []Plan     { return []Plan{p.Input} }
-func (p *Update) Inputs() []Plan     { return []Plan{p.Input} }
-func (p *Delete) Inputs() []Plan     { return []Plan{p.Input} }
+func (p *Scan) Inputs() []Plan           { return nil }
+func (p *SystemScan) Inputs() []Plan     { return nil }
+func (p *Values) Inputs() []Plan         { return nil }
+func (p *Filter) Inputs() []Plan         { return []Plan{p.Input} }
+func (p *Project) Inputs() []Plan        { return []Plan{p.Input} }
+func (p *Agg) Inputs() []Plan            { return []Plan{p.Input} }
+func (p *Join) Inputs() []Plan           { return []Plan{p.Left, p.Right} }
+func (p *Sort) Inputs() []Plan           { return []Plan{p.Input} }
+func (p *Limit) Inputs() []Plan          { return []Plan{p.Input} }
+func (p *Distinct) Inputs() []Plan       { return []Plan{p.Input} }
+func (p *SetOp) Inputs() []Plan          { return []Plan{p.Left, p.Right} }
+func (p *Window) Inputs() []Plan         { return []Plan{p.Input} }
+func (p *RecursiveUnion) Inputs() []Plan { return []Plan{p.NonRecursive, p.Recursive} }
+func (p *WorkTableScan) Inputs() []Plan  { return nil }
+func (p *TableFunc) Inputs() []Plan      { return nil }
+func (p *Insert) Inputs() []Plan         { return []Plan{p.Input} }
+func (p *Update) Inputs() []Plan         { return []Plan{p.Input} }
+func (p *Delete) Inputs() []Plan         { return []Plan{p.Input} }

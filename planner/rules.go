@@ -56,6 +56,9 @@ func rewriteNode(p Plan) Plan {
 	case *SetOp:
 		n.Left = rewriteNode(n.Left)
 		n.Right = rewriteNode(n.Right)
+	case *RecursiveUnion:
+		n.NonRecursive = rewriteNode(n.NonRecursive)
+		n.Recursive = rewriteNode(n.Recursive)
 	case *Insert:
 		n.Input = rewriteNode(n.Input)
 	case *Update:

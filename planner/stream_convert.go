@@ -121,6 +121,8 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 		return sp.setOp(n)
 	case *Window:
 		failWindow(n)
+	case *RecursiveUnion, *WorkTableScan:
+		failUnsupported("WITH RECURSIVE is not supported in materialized views")
 	case *SystemScan:
 		failUnsupported("system table %s.%s is not supported in materialized views", n.Schema_, n.Name)
 	case *TableFunc:

@@ -112,6 +112,7 @@
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
 //	                                           FULL OUTER JOIN); ON/USING kept
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
+//	    cardinality(a)                         pg_cardinality(a) (a keyword for TiDB)
 //	16  VALUES (1, 'a'), (2, 'b')              SELECT 1 AS column1, 'a' AS column2 UNION ALL
 //	    (statement, derived table, CTE,        SELECT 2, 'b'
 //	    set operation operand)
@@ -157,6 +158,11 @@
 //	                                           population forms and DIV as an operator)
 //	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
 //	                                           first field carries the keys)
+//	28  f(args) OVER spec, f a name TiDB       first_value(pg_window_call('f', args)) OVER spec
+//	    does not take before OVER (bool_and,   (after #5, #7b, #7c and #26); TiDB takes only
+//	    string_agg, "stddev", nosuch, a        its own window functions and aggregates there.
+//	    quoted or pg_catalog-qualified name)   The binder binds a window call of f (schema
+//	                                           dropped; a quoted name keeps its case)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the

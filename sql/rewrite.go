@@ -515,6 +515,10 @@ var sessionFuncs = wordSet(`current_user session_user current_schema current_cat
 func (b *bridge) calls(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
+		if n.isName() && n.tok.Kind == TQIdent && at(seq, i+1).isParen() && at(seq, i+2).isWord("over") && !at(seq, i-1).isOp(".") {
+			seq = windowCall(seq, i, i, n)
+			continue
+		}
 		if !n.isName() || n.tok.Kind != TIdent {
 			continue
 		}
@@ -582,8 +586,10 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+2, synth("pg_extract(", kids, ")", n.off))
 			i = start
 			continue
-		case "concat":
-			seq = splice(seq, start, i+1, textNode("pg_concat", n.off))
+		case "concat", "cardinality":
+			// TiDB's parser has its own concat and reads cardinality as
+			// a keyword.
+			seq = splice(seq, start, i+1, textNode("pg_"+w, n.off))
 			i = start
 			continue
 		case "stddev", "variance", "div":
@@ -600,8 +606,44 @@ func (b *bridge) calls(seq []*node) []*node {
 			aggOrder(seq[i+1])
 			aggDistinct(w, seq[i+1])
 		}
+		if at(seq, i+2).isWord("over") && !notFunctions[w] && !windowWords[w] {
+			seq = windowCall(seq, start, i, n)
+			i = start
+		}
 	}
 	return seq
+}
+
+// tidbWindowNames are the function names TiDB's grammar takes before
+// OVER: its window functions and the aggregates of its SumExpr rule.
+var tidbWindowNames = wordSet(`row_number rank dense_rank cume_dist percent_rank ntile lead lag first_value last_value
+	nth_value avg bit_and bit_or bit_xor count group_concat max min sum std stddev_pop stddev_samp var_pop var_samp
+	json_arrayagg json_objectagg`)
+
+// windowCall rewrites f(args) OVER at seq[start:i+2] (name at seq[i],
+// the argument group at seq[i+1]) into first_value(pg_window_call('f',
+// args)) OVER when TiDB would not take f before OVER (doc.go #28): any
+// aggregate or window function name TiDB does not know, a quoted name
+// (also stddev and variance, quoted by #26) or a pg_catalog-qualified
+// one. The binder unwraps the call.
+func windowCall(seq []*node, start, i int, n *node) []*node {
+	g := seq[i+1]
+	name := n.tok.Val
+	if n.tok.Kind == TIdent {
+		name = n.word()
+		if tidbWindowNames[name] && start == i {
+			return seq
+		}
+	}
+	if len(g.kids) == 1 && g.kids[0].isOp("*") {
+		return seq // f(*) is left for TiDB to judge
+	}
+	kids := []*node{textNode(quoteString(name), n.off)}
+	if len(g.kids) > 0 {
+		kids = append(kids, leafOp(",", g.off))
+		kids = append(kids, g.kids...)
+	}
+	return splice(seq, start, i+2, synth("first_value(pg_window_call(", kids, "))", n.off))
 }
 
 // tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar

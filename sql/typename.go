@@ -284,14 +284,17 @@ func precision(t types.T, mods []int, spec typeSpec) (types.T, *pgerr.Error) {
 	return arrayOf(t, spec)
 }
 
-// arrayOf applies the [] suffixes: only text[] (and varchar[], stored as
-// text[]) is modelled.
+// arrayOf applies the [] suffixes: one-dimensional arrays of the scalar
+// types are modelled (types.ArrayOf), without the element's modifier.
 func arrayOf(t types.T, spec typeSpec) (types.T, *pgerr.Error) {
 	if spec.arrays == 0 {
 		return t, nil
 	}
-	if spec.arrays == 1 && (t.ID == types.Text || t.ID == types.Varchar || t.ID == types.Name) {
-		return types.TTextArray, nil
+	if spec.arrays == 1 {
+		if at, ok := types.ArrayOf(t); ok {
+			at.Mod = t.Mod // the element's modifier, as Postgres keeps it
+			return at, nil
+		}
 	}
 	return types.TUnknown, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported yet", spec.written())
 }

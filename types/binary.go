@@ -94,12 +94,9 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 	case Jsonb:
 		buf = append(buf, 1)
 		return append(buf, d.S...), nil
-	case TextArray:
-		elems, nulls, err := ParseTextArray(d.S)
-		if err != nil {
-			return buf, err
-		}
-		return appendTextArrayBinary(buf, elems, nulls), nil
+	}
+	if t.IsArray() {
+		return appendArrayBinary(buf, d, t)
 	}
 	return buf, pgerr.New(pgerr.FeatureNotSupported, "binary format of type %s is not supported", t)
 }
@@ -225,8 +222,9 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		}
 		s, err := CanonicalJSONB(string(b[1:]))
 		return DString(s), err
-	case TextArray:
-		return parseTextArrayBinary(b)
+	}
+	if t.IsArray() {
+		return parseArrayBinary(b, t)
 	}
 	return NullDatum, pgerr.New(pgerr.FeatureNotSupported, "binary format of type %s is not supported", t)
 }
@@ -358,79 +356,4 @@ func parseNumericBinary(b []byte) (*apd.Decimal, error) {
 		return nil, err
 	}
 	return d, nil
-}
-
-func appendTextArrayBinary(buf []byte, elems []string, nulls []bool) []byte {
-	if len(elems) == 0 {
-		buf = binary.BigEndian.AppendUint32(buf, 0)
-		buf = binary.BigEndian.AppendUint32(buf, 0)
-		return binary.BigEndian.AppendUint32(buf, TText.OID())
-	}
-	hasNull := uint32(0)
-	for _, n := range nulls {
-		if n {
-			hasNull = 1
-		}
-	}
-	buf = binary.BigEndian.AppendUint32(buf, 1)
-	buf = binary.BigEndian.AppendUint32(buf, hasNull)
-	buf = binary.BigEndian.AppendUint32(buf, TText.OID())
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(elems)))
-	buf = binary.BigEndian.AppendUint32(buf, 1)
-	for i, e := range elems {
-		if nulls[i] {
-			buf = binary.BigEndian.AppendUint32(buf, math.MaxUint32)
-			continue
-		}
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(e)))
-		buf = append(buf, e...)
-	}
-	return buf
-}
-
-func parseTextArrayBinary(b []byte) (Datum, error) {
-	bad := func() (Datum, error) {
-		return NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "insufficient data left in message")
-	}
-	if len(b) < 12 {
-		return bad()
-	}
-	ndim := int32(binary.BigEndian.Uint32(b))
-	b = b[12:]
-	if ndim == 0 {
-		return DString("{}"), nil
-	}
-	if ndim != 1 {
-		return NullDatum, pgerr.New(pgerr.FeatureNotSupported, "multidimensional text arrays are not supported")
-	}
-	if len(b) < 8 {
-		return bad()
-	}
-	n := int(int32(binary.BigEndian.Uint32(b)))
-	b = b[8:]
-	if n < 0 || n > len(b)/4 {
-		return bad()
-	}
-	elems := make([]string, n)
-	nulls := make([]bool, n)
-	for i := 0; i < n; i++ {
-		if len(b) < 4 {
-			return bad()
-		}
-		l := int32(binary.BigEndian.Uint32(b))
-		b = b[4:]
-		if l == -1 {
-			nulls[i] = true
-			continue
-		}
-		if l < 0 || int(l) > len(b) {
-			return bad()
-		}
-		elems[i] = string(b[:l])
-		b = b[l:]
-	}
-	if len(b) != 0 {
-		return NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format in array element")
-	}
-	return DString(FormatTextArray(elems, nulls)), nil
 }

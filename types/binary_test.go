@@ -28,6 +28,11 @@ var binaryCases = []parseCase{
 	{TTimestamptz, "2024-01-02 13:04:05.5+00"}, {TTimestamptz, "0044-03-15 12:00 BC"},
 	{TInterval, "1 year 2 mons 3 days 04:05:06.5"}, {TInterval, "-1 days +02:00:00"},
 	{TJsonb, `{"b":1,"a":[1,2.5]}`}, {TTextArray, `{a,"b c",NULL}`}, {TTextArray, `{}`},
+	{T{Int4Array, -1}, "{1,NULL,-3}"}, {T{Int8Array, -1}, "{}"}, {T{Int2Array, -1}, "{7}"},
+	{T{NumericArray, -1}, "{1.50,NaN}"}, {T{Float8Array, -1}, "{0.5}"}, {T{BoolArray, -1}, "{t,f}"},
+	{T{DateArray, -1}, "{2024-01-02}"}, {T{TimestampArray, -1}, "{\"2024-01-02 13:04:05\"}"},
+	{T{IntervalArray, -1}, "{\"1 day\"}"}, {T{VarcharArray, -1}, "{x,\"y z\"}"},
+	{T{JsonbArray, -1}, `{"{\"a\": 1}"}`},
 }
 
 func binaryKey(c parseCase) string { return sqlType(c.typ) + "\t" + strconv.Quote(c.input) }
@@ -120,6 +125,32 @@ func TestBinaryWithPgx(t *testing.T) {
 		if compareDecimal(got.D, d.D) != 0 {
 			t.Errorf("%s: ParseBinary of pgx's encoding gave %s", in, FormatNumeric(got.D))
 		}
+	}
+	// pgx's array codecs read our int4[] and text[] send format.
+	ia, _ := ParseText("{1,NULL,3}", T{Int4Array, -1}, nil)
+	b, _ := AppendBinary(nil, ia, T{Int4Array, -1})
+	var ints []*int32
+	if err := m.Scan(pgtype.Int4ArrayOID, pgx.BinaryFormatCode, b, &ints); err != nil {
+		t.Fatal(err)
+	}
+	if len(ints) != 3 || *ints[0] != 1 || ints[1] != nil || *ints[2] != 3 {
+		t.Errorf("pgx decoded int4[] {1,NULL,3} as %v", ints)
+	}
+	ta, _ := ParseText(`{a,"b c"}`, TTextArray, nil)
+	b, _ = AppendBinary(nil, ta, TTextArray)
+	var strs []string
+	if err := m.Scan(pgtype.TextArrayOID, pgx.BinaryFormatCode, b, &strs); err != nil {
+		t.Fatal(err)
+	}
+	if len(strs) != 2 || strs[0] != "a" || strs[1] != "b c" {
+		t.Errorf("pgx decoded text[] as %q", strs)
+	}
+	enc, err := m.Encode(pgtype.Int8ArrayOID, pgx.BinaryFormatCode, []int64{5, 6}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ParseBinary(enc, T{Int8Array, -1}); err != nil || got.S != "{5,6}" {
+		t.Errorf("ParseBinary of pgx's int8[] = %q, %v", got.S, err)
 	}
 	for _, in := range []string{"1 year 2 mons 3 days 04:05:06.5", "-1 days +02:00:00"} {
 		d, _ := ParseText(in, TInterval, nil)

@@ -36,6 +36,11 @@ func applyTypmod(d Datum, to T, explicit bool) (Datum, error) {
 	if to.Mod < 0 {
 		return d, nil
 	}
+	if to.IsArray() {
+		// The element modifier applies to every element (array_in and
+		// array coercions with a typmod).
+		return castArray(d, T{to.ID, -1}, to, explicit, time.UTC)
+	}
 	switch to.ID {
 	case Varchar:
 		return d.withVarcharMod(to.Mod, explicit)
@@ -270,8 +275,9 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 		}
 	case Jsonb:
 		// Only text (above) casts to jsonb.
-	case TextArray:
-		// Only text (above) casts to text[].
+	}
+	if from.IsArray() && to.IsArray() {
+		return castArray(d, from, to, explicit, loc)
 	}
 	return NullDatum, cannotCast(from, to)
 }

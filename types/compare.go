@@ -42,26 +42,9 @@ func Compare(a, b Datum, t T) int {
 			return strings.Compare(a.S, b.S)
 		}
 		return CompareJSONB(ja, jb)
-	case TextArray:
-		ea, na, err1 := ParseTextArray(a.S)
-		eb, nb, err2 := ParseTextArray(b.S)
-		if err1 != nil || err2 != nil {
-			return strings.Compare(a.S, b.S)
-		}
-		for i := 0; i < len(ea) && i < len(eb); i++ {
-			switch {
-			case na[i] && nb[i]:
-				continue
-			case na[i]:
-				return 1
-			case nb[i]:
-				return -1
-			}
-			if c := strings.Compare(ea[i], eb[i]); c != 0 {
-				return c
-			}
-		}
-		return cmpInt(int64(len(ea)), int64(len(eb)))
+	}
+	if t.IsArray() {
+		return compareArray(a, b, t)
 	}
 	return strings.Compare(a.S, b.S)
 }
@@ -170,18 +153,9 @@ func Hash(d Datum, t T) uint64 {
 			// different scale (1.0 and 1); strip trailing zeros first.
 			return hashString(jsonHashKey(v))
 		}
-	case TextArray:
-		if e, n, err := ParseTextArray(d.S); err == nil {
-			h := uint64(len(e))
-			for i := range e {
-				if n[i] {
-					h = mix64(h ^ 0x5bd1e995)
-				} else {
-					h = mix64(h ^ hashString(e[i]))
-				}
-			}
-			return h
-		}
+	}
+	if t.IsArray() {
+		return hashArray(d, t)
 	}
 	return hashString(d.S)
 }

@@ -49,6 +49,8 @@ func FormatText(d Datum, t T, loc *time.Location) string {
 		return FormatInterval(d.Iv)
 	case Char:
 		return formatChar(d.S)
+	case TimestamptzArray:
+		return formatArrayIn(d.S, t, loc)
 	}
 	// Text, varchar, name, unknown, jsonb and text[] are stored in their
 	// output form.

@@ -88,9 +88,9 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	case Jsonb:
 		c, err := CanonicalJSONB(s)
 		return DString(c), err
-	case TextArray:
-		c, err := canonicalTextArray(s)
-		return DString(c), err
+	}
+	if t.IsArray() {
+		return parseArray(s, t, loc)
 	}
 	return NullDatum, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)
 }
@@ -476,12 +476,4 @@ func ParseTextArray(s string) (elems []string, nulls []bool, err error) {
 		return nil, nil, bad("Junk after closing right brace.")
 	}
 	return elems, nulls, nil
-}
-
-func canonicalTextArray(s string) (string, error) {
-	e, n, err := ParseTextArray(s)
-	if err != nil {
-		return "", err
-	}
-	return FormatTextArray(e, n), nil
 }

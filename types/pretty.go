@@ -63,8 +63,9 @@ func prettyCode(t T) string {
 		return "J"
 	case Oid:
 		return "O"
-	case TextArray:
-		return "T[]"
+	}
+	if t.IsArray() {
+		return prettyCode(t.Elem()) + "[]"
 	}
 	return "?"
 }

@@ -30,6 +30,26 @@ const (
 	Name
 	Char // Postgres's internal single-byte "char" type (OID 18)
 	TextArray
+	// One-dimensional arrays of the scalar types (see array.go); text[]
+	// is TextArray above.
+	BoolArray
+	Int2Array
+	Int4Array
+	Int8Array
+	Float4Array
+	Float8Array
+	NumericArray
+	VarcharArray
+	ByteaArray
+	DateArray
+	TimeArray
+	TimestampArray
+	TimestamptzArray
+	IntervalArray
+	JsonbArray
+	OidArray
+	NameArray
+	CharArray
 	numTypeIDs
 )
 
@@ -96,6 +116,25 @@ var infos = [numTypeIDs]typeInfo{
 	Name:        {"name", 19, 64, 1003},
 	Char:        {"\"char\"", 18, 1, 1002},
 	TextArray:   {"text[]", 1009, -1, 0},
+
+	BoolArray:        {"boolean[]", 1000, -1, 0},
+	Int2Array:        {"smallint[]", 1005, -1, 0},
+	Int4Array:        {"integer[]", 1007, -1, 0},
+	Int8Array:        {"bigint[]", 1016, -1, 0},
+	Float4Array:      {"real[]", 1021, -1, 0},
+	Float8Array:      {"double precision[]", 1022, -1, 0},
+	NumericArray:     {"numeric[]", 1231, -1, 0},
+	VarcharArray:     {"character varying[]", 1015, -1, 0},
+	ByteaArray:       {"bytea[]", 1001, -1, 0},
+	DateArray:        {"date[]", 1182, -1, 0},
+	TimeArray:        {"time without time zone[]", 1183, -1, 0},
+	TimestampArray:   {"timestamp without time zone[]", 1115, -1, 0},
+	TimestamptzArray: {"timestamp with time zone[]", 1185, -1, 0},
+	IntervalArray:    {"interval[]", 1187, -1, 0},
+	JsonbArray:       {"jsonb[]", 3807, -1, 0},
+	OidArray:         {"oid[]", 1028, -1, 0},
+	NameArray:        {"name[]", 1003, -1, 0},
+	CharArray:        {"\"char\"[]", 1002, -1, 0},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -116,6 +155,9 @@ func (t T) String() string {
 	base := infos[t.ID].name
 	if t.Mod < 0 {
 		return base
+	}
+	if t.IsArray() {
+		return t.Elem().String() + "[]"
 	}
 	switch t.ID {
 	case Varchar:
@@ -189,7 +231,7 @@ const (
 	FamInt                    // Datum.I; Vec.I
 	FamFloat                  // Datum.F; Vec.F
 	FamDecimal                // Datum.D; Vec.D
-	FamString                 // Datum.S; Vec.S (bytes for bytea; canonical text for jsonb; text[] in Postgres array text form)
+	FamString                 // Datum.S; Vec.S (bytes for bytea; canonical text for jsonb; arrays in Postgres array text form)
 	FamInterval               // Datum.Iv; Vec.Iv
 )
 
@@ -200,4 +242,9 @@ var families = [numTypeIDs]Family{
 	Date: FamInt, Time: FamInt, Timestamp: FamInt, Timestamptz: FamInt,
 	Interval: FamInterval, Jsonb: FamString, Oid: FamInt, Name: FamString, Char: FamString,
 	TextArray: FamString,
+	BoolArray: FamString, Int2Array: FamString, Int4Array: FamString, Int8Array: FamString,
+	Float4Array: FamString, Float8Array: FamString, NumericArray: FamString, VarcharArray: FamString,
+	ByteaArray: FamString, DateArray: FamString, TimeArray: FamString, TimestampArray: FamString,
+	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
+	NameArray: FamString, CharArray: FamString,
 }

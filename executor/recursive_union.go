@@ -1,0 +1,159 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// RecursiveUnion evaluates WITH RECURSIVE as Postgres does (docs §7.8.2,
+// executor/nodeRecursiveunion.c): it emits the non-recursive term's rows
+// and keeps them as the working table; then, while the working table is
+// not empty, it builds and runs the recursive term, whose WorkTableScan
+// reads the working table, emits the rows it yields and makes them the
+// next working table. Without ALL, rows already emitted are dropped
+// (NULLs equal). Rows are emitted as they are computed, so a LIMIT above
+// can stop an unbounded recursion; otherwise only the statement's
+// context (cancellation, statement_timeout) ends it, as in Postgres.
+type RecursiveUnion struct {
+	endState
+	plan    *planner.RecursiveUnion
+	ec      *ExecCtx
+	ts      []types.T
+	nonRec  Operator // nil once exhausted
+	rec     Operator // the current round's recursive term, or nil
+	seen    *rowTable
+	next    []types.Row // rows of the round being computed
+	started bool
+}
+
+var _ Operator = (*RecursiveUnion)(nil)
+
+// NewRecursiveUnion returns a RecursiveUnion over the built non-recursive
+// term nonRec; it builds the recursive term once per round in ec.
+func NewRecursiveUnion(nonRec Operator, p *planner.RecursiveUnion, ec *ExecCtx) *RecursiveUnion {
+	r := &RecursiveUnion{plan: p, ec: ec, ts: p.Out.Types(), nonRec: nonRec}
+	if !p.All {
+		r.seen = newRowTable(r.ts)
+	}
+	return r
+}
+
+// workTable returns the rows of working table id in ec, creating the
+// map on first use.
+func (ec *ExecCtx) workTable(id int) *[]types.Row {
+	if ec.workTables == nil {
+		ec.workTables = map[int]*[]types.Row{}
+	}
+	w, ok := ec.workTables[id]
+	if !ok {
+		w = new([]types.Row)
+		ec.workTables[id] = w
+	}
+	return w
+}
+
+// Next implements Operator.
+func (r *RecursiveUnion) Next(ctx context.Context) (*types.Chunk, error) {
+	if r.done {
+		return nil, r.err
+	}
+	return r.finish(r.step(ctx))
+}
+
+func (r *RecursiveUnion) step(ctx context.Context) (*types.Chunk, error) {
+	for {
+		in := r.nonRec
+		if in == nil {
+			if r.rec == nil {
+				// A round ended: its rows are the next working table.
+				if len(r.next) == 0 {
+					return nil, nil
+				}
+				*r.ec.workTable(r.plan.WorkTable) = r.next
+				r.next = nil
+				op, err := Build(r.plan.Recursive, r.ec)
+				if err != nil {
+					return nil, err
+				}
+				r.rec = op
+			}
+			in = r.rec
+		}
+		c, err := nextVisible(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			in.Close()
+			if in == r.nonRec {
+				r.nonRec = nil
+			} else {
+				r.rec = nil
+			}
+			continue
+		}
+		out := types.NewChunk(r.ts, c.Len())
+		for i := 0; i < c.Len(); i++ {
+			if !c.Visible(i) {
+				continue
+			}
+			row := c.Row(i)
+			if r.seen != nil {
+				if _, added := r.seen.findOrInsert(row); !added {
+					continue
+				}
+			}
+			cp := make(types.Row, len(row))
+			for j, d := range row {
+				cp[j] = copyDatum(d)
+			}
+			r.next = append(r.next, cp)
+			out.AppendRow(types.OpInsert, cp)
+		}
+		if out.Len() > 0 {
+			return out, nil
+		}
+	}
+}
+
+// Close implements Operator.
+func (r *RecursiveUnion) Close() {
+	r.done = true
+	closeAll(r.nonRec, r.rec)
+	r.nonRec, r.rec, r.seen, r.next = nil, nil, nil, nil
+	if r.ec.workTables != nil {
+		delete(r.ec.workTables, r.plan.WorkTable)
+	}
+}
+
+// WorkTableScan emits the rows of its RecursiveUnion's working table as
+// they were when the scan started.
+type WorkTableScan struct {
+	endState
+	plan *planner.WorkTableScan
+	ec   *ExecCtx
+	buf  *rowBuffer
+}
+
+var _ Operator = (*WorkTableScan)(nil)
+
+// NewWorkTableScan returns a scan of p's working table in ec.
+func NewWorkTableScan(p *planner.WorkTableScan, ec *ExecCtx) *WorkTableScan {
+	return &WorkTableScan{plan: p, ec: ec}
+}
+
+// Next implements Operator.
+func (w *WorkTableScan) Next(ctx context.Context) (*types.Chunk, error) {
+	if w.done {
+		return nil, w.err
+	}
+	if w.buf == nil {
+		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: *w.ec.workTable(w.plan.WorkTable)}
+	}
+	return w.finish(w.buf.next(), nil)
+}
+
+// Close implements Operator.
+func (w *WorkTableScan) Close() { w.done, w.buf = true, nil }
