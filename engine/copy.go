@@ -193,11 +193,12 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
-	w, finish := s.beginWrite()
+	ws := s.beginWrite()
+	w := ws.w
 	committed := false
 	defer func() {
 		if !committed {
-			_ = finish(false)
+			_ = ws.finish(ctx, false)
 		}
 	}()
 	var n int64
@@ -263,7 +264,7 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		return nil, ctxError(ctx)
 	}
 	committed = true
-	if err := finish(true); err != nil {
+	if err := ws.finish(ctx, true); err != nil {
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))

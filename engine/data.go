@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"fmt"
 	"github.com/cockroachdb/apd/v3"
@@ -162,24 +163,23 @@ func duplicateKey(rel *catalog.Relation, row types.Row) error {
 // rowCounter is implemented by DML operators.
 type rowCounter interface{ RowsAffected() int64 }
 
-// runWrite executes a DML statement to completion and, outside a
-// transaction block, commits it durably (fsync) before returning; inside
-// one, its writes join the block's batch.
+// runWrite executes a DML statement. Outside a transaction block it
+// returns once its changes are committed by a checkpoint (durable, and
+// reflected in every materialized view): the statement runs to
+// completion under the engine's write lock against the tables' committed
+// state plus the changes of statements not yet committed, then its
+// changes join the open epoch and flow to the jobs reading the tables. A
+// statement that fails leaves nothing behind. Inside a block its writes
+// join the block's batch until COMMIT.
 func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (res wire.Result, err error) {
-	w, finish := s.beginWrite()
+	ws := s.beginWrite()
 	committed := false
 	defer func() {
 		if !committed {
-			_ = finish(false)
+			_ = ws.finish(ctx, false)
 		}
 	}()
-	snap := e.db.NewSnapshot()
-	defer snap.Close()
-	src := &snapshotSource{eng: e, snap: snap, s: s}
-	if w.tx != nil {
-		src.batch = w.batch
-	}
-	ec := s.execCtx(params, src, w)
+	ec := s.execCtx(params, ws.src, ws.w)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 		return nil, ctxError(ctx)
 	}
 	committed = true
-	if err := finish(true); err != nil {
+	if err := ws.finish(ctx, true); err != nil {
 		return nil, err
 	}
 	var n int64
@@ -225,6 +225,188 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 		tag = fmt.Sprintf("INSERT 0 %d", n)
 	}
 	return &rowsResult{rows: rows, tag: tag}, nil
+}
+
+// viewSource serves a DML statement's scans from the tables' committed
+// state plus the changes not yet committed (the engine's view batch).
+type viewSource struct {
+	eng  *Engine
+	view *storage.Batch
+	s    *Session
+}
+
+func (src *viewSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
+	return src.view.Scan(relID, colTypes), nil
+}
+
+func (src *viewSource) ScanSystem(ctx context.Context, schema, name string) ([]types.Row, error) {
+	return src.eng.systemRows(src.s, schema, name)
+}
+
+// stmtWriter collects one statement's changes. Primary keys are checked
+// against the statement's own writes over the engine's view (committed
+// state plus pending changes), so constraint checks see every write
+// acknowledged or in flight. Nothing is applied until apply, so a failed
+// statement leaves nothing behind.
+type stmtWriter struct {
+	eng  *Engine
+	view *storage.Batch
+	// own holds the statement's writes per table: key → row, nil for a
+	// deleted key.
+	own     map[uint32]map[string]types.Row
+	changes map[uint32]*tableChanges
+	order   []uint32
+}
+
+// tableChanges is a statement's changelog of one table, in order.
+type tableChanges struct {
+	rel  *catalog.Relation
+	ts   []types.T
+	ops  []types.Op
+	rows []types.Row
+	keys [][]byte
+}
+
+func (e *Engine) newStmtWriter() *stmtWriter {
+	return &stmtWriter{eng: e, view: e.st.view, own: map[uint32]map[string]types.Row{}, changes: map[uint32]*tableChanges{}}
+}
+
+func (w *stmtWriter) table(relID uint32) (*tableChanges, error) {
+	if tc := w.changes[relID]; tc != nil {
+		return tc, nil
+	}
+	rel, ok := w.eng.cat.ByID(relID)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", relID)
+	}
+	if rel.Kind != catalog.KindTable {
+		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change %s \"%s\"", kindWords[rel.Kind], rel.Name)
+	}
+	tc := &tableChanges{rel: rel, ts: relTypes(rel)}
+	w.changes[relID] = tc
+	w.own[relID] = map[string]types.Row{}
+	w.order = append(w.order, relID)
+	return tc, nil
+}
+
+func (w *stmtWriter) exists(tc *tableChanges, key []byte) (bool, error) {
+	if r, ok := w.own[tc.rel.ID][string(key)]; ok {
+		return r != nil, nil
+	}
+	_, found, err := w.view.Get(tc.rel.ID, key, tc.ts)
+	return found, err
+}
+
+func (w *stmtWriter) add(tc *tableChanges, op types.Op, key []byte, row types.Row) {
+	copyDecimals(row)
+	tc.ops = append(tc.ops, op)
+	tc.rows = append(tc.rows, row)
+	tc.keys = append(tc.keys, key)
+	if op.IsInsert() {
+		w.own[tc.rel.ID][string(key)] = row
+	} else {
+		w.own[tc.rel.ID][string(key)] = nil
+	}
+}
+
+func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
+	tc, err := w.table(relID)
+	if err != nil {
+		return err
+	}
+	key := pkKey(tc.rel, row)
+	if found, err := w.exists(tc, key); err != nil {
+		return err
+	} else if found {
+		return duplicateKey(tc.rel, row)
+	}
+	w.add(tc, types.OpInsert, key, slices.Clone(row))
+	return nil
+}
+
+func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
+	tc, err := w.table(relID)
+	if err != nil {
+		return err
+	}
+	oldKey, newKey := pkKey(tc.rel, old), pkKey(tc.rel, new)
+	if string(oldKey) != string(newKey) {
+		if found, err := w.exists(tc, newKey); err != nil {
+			return err
+		} else if found {
+			return duplicateKey(tc.rel, new)
+		}
+		w.add(tc, types.OpDelete, oldKey, slices.Clone(old))
+		w.add(tc, types.OpInsert, newKey, slices.Clone(new))
+		return nil
+	}
+	w.add(tc, types.OpUpdateDelete, oldKey, slices.Clone(old))
+	w.add(tc, types.OpUpdateInsert, newKey, slices.Clone(new))
+	return nil
+}
+
+func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
+	tc, err := w.table(relID)
+	if err != nil {
+		return err
+	}
+	w.add(tc, types.OpDelete, pkKey(tc.rel, old), slices.Clone(old))
+	return nil
+}
+
+func (w *stmtWriter) NextRowID(relID uint32) (int64, error) {
+	id, err := w.eng.db.NextID(fmt.Sprintf("rowid/%d", relID))
+	return int64(id), err
+}
+
+// apply adds the statement's changes to the open epoch (the tables'
+// writes, and the view DML reads) and pushes them to the jobs reading
+// the tables. It returns the epoch to wait for. Called under writeMu.
+func (w *stmtWriter) apply() (*pendingEpoch, error) {
+	e := w.eng
+	st := e.st
+	pe := st.cur
+	for _, id := range w.order {
+		tc := w.changes[id]
+		for i, op := range tc.ops {
+			for _, b := range []*storage.Batch{st.view, pe.batch} {
+				var err error
+				if op.IsInsert() {
+					err = b.Put(id, tc.keys[i], tc.rows[i], tc.ts)
+				} else {
+					err = b.Delete(id, tc.keys[i])
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, id := range w.order {
+		tc := w.changes[id]
+		if len(tc.ops) == 0 {
+			continue
+		}
+		if err := e.pushChanges(id, tc.chunks()); err != nil {
+			return nil, err
+		}
+	}
+	return pe, nil
+}
+
+// chunks cuts the changelog into chunks of at most about
+// types.ChunkCap rows, never splitting an update pair.
+func (tc *tableChanges) chunks() []*types.Chunk {
+	var out []*types.Chunk
+	var c *types.Chunk
+	for i, op := range tc.ops {
+		if c == nil || (c.Len() >= types.ChunkCap && op != types.OpUpdateInsert) {
+			c = types.NewChunk(tc.ts, min(types.ChunkCap+1, len(tc.ops)-i))
+			out = append(out, c)
+		}
+		c.AppendRow(op, tc.rows[i])
+	}
+	return out
 }
 
 // copyDecimals detaches numeric datums from the chunk they point into, so

@@ -41,10 +41,18 @@ type Engine struct {
 	cat     *catalog.Catalog
 	started time.Time
 
-	// writeMu serialises DML and DDL statements: each one reads its
-	// snapshot, checks constraints and commits one durable batch while
-	// holding it, so constraint checks never race.
+	// ddlMu serialises DDL statements, which may wait for checkpoints
+	// (creating or dropping a materialized view) and so must not hold
+	// writeMu while they wait.
+	ddlMu sync.Mutex
+	// writeMu serialises the changes to tables and the catalog: a DML
+	// statement computes its changes and checks constraints against the
+	// committed state plus the pending epochs while holding it, so
+	// constraint checks never race; barriers are injected (epochs sealed)
+	// and committed epochs retired under it.
 	writeMu sync.Mutex
+	// st is the streaming side: checkpoints, epochs, running jobs.
+	st *streams
 
 	nextPID atomic.Uint32
 	metrics *Metrics
@@ -72,12 +80,19 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics()}
 	e.nextPID.Store(uint32(time.Now().UnixNano()%100000) + 1000)
+	if err := e.startStreams(); err != nil {
+		e.stopStreams()
+		db.Close()
+		return nil, err
+	}
 	log.Info("database open", "data_dir", cfg.DataDir, "relations", len(cat.All()))
 	return e, nil
 }
 
-// Close closes the database. Sessions must be closed first.
+// Close stops the streaming jobs and closes the database. Sessions must
+// be closed first.
 func (e *Engine) Close() error {
+	e.stopStreams()
 	return e.db.Close()
 }
 

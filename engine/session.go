@@ -152,7 +152,7 @@ func (s *Session) TxStatus() byte { return s.txn }
 
 // Close implements wire.Session.
 func (s *Session) Close() {
-	_ = s.endTxn(false)
+	_ = s.endTxn(context.Background(), false)
 	s.eng.metrics.sessions.Dec()
 }
 

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"slices"
 
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
@@ -68,15 +71,28 @@ func committedRow(e *Engine, rel *catalog.Relation, key []byte) ([]byte, error) 
 	return types.AppendRow([]byte{1}, row, ts), nil
 }
 
+// currentRow returns the encoded row for key as DML sees it: committed
+// plus the changes not yet committed (nil if absent). Called under
+// writeMu.
+func currentRow(e *Engine, rel *catalog.Relation, key []byte) ([]byte, error) {
+	ts := relTypes(rel)
+	row, found, err := e.st.view.Get(rel.ID, key, ts)
+	if err != nil || !found {
+		return nil, err
+	}
+	return types.AppendRow([]byte{1}, row, ts), nil
+}
+
 // validate checks, under the engine's write lock, that no row the block
-// touched was changed by another session since.
+// touched was changed by another session since (including changes whose
+// checkpoint has not committed yet).
 func (t *txnState) validate(e *Engine) error {
 	for pk, want := range t.prior {
 		rel := t.rels[pk]
 		if _, ok := e.cat.ByID(rel.ID); !ok {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was dropped", rel.Name)
 		}
-		got, err := committedRow(e, rel, []byte(pk[4:]))
+		got, err := currentRow(e, rel, []byte(pk[4:]))
 		if err != nil {
 			return err
 		}
@@ -88,38 +104,106 @@ func (t *txnState) validate(e *Engine) error {
 	return nil
 }
 
-// beginWrite returns the writer a DML statement uses and a function that
-// ends the statement. Outside a transaction block the statement holds the
-// engine's write lock and finish(true) commits its own durable batch;
-// inside one, the statement adds to the block's batch and finish keeps it
-// for COMMIT. finish(false) abandons the statement's work (inside a block
-// the block is failed anyway, so its batch is discarded at its end).
-func (s *Session) beginWrite() (*batchWriter, func(commit bool) error) {
+// changes turns the block's writes into a statement's changelog: for
+// every key it touched, its row before the block (validated to be the
+// current one) against its row in the block's batch. Called under
+// writeMu.
+func (t *txnState) changes(w *stmtWriter) error {
+	pks := make([]string, 0, len(t.prior))
+	for pk := range t.prior {
+		pks = append(pks, pk)
+	}
+	slices.Sort(pks)
+	for _, pk := range pks {
+		rel := t.rels[pk]
+		key := []byte(pk[4:])
+		tc, err := w.table(rel.ID)
+		if err != nil {
+			return err
+		}
+		var before types.Row
+		if enc := t.prior[pk]; enc != nil {
+			if before, err = types.DecodeRow(enc[1:], tc.ts); err != nil {
+				return err
+			}
+		}
+		after, found, err := t.batch.Get(rel.ID, key, tc.ts)
+		if err != nil {
+			return err
+		}
+		switch {
+		case before == nil && found:
+			w.add(tc, types.OpInsert, key, after)
+		case before != nil && !found:
+			w.add(tc, types.OpDelete, key, before)
+		case before != nil && found && !bytes.Equal(t.prior[pk][1:], types.AppendRow(nil, after, tc.ts)):
+			w.add(tc, types.OpUpdateDelete, key, before)
+			w.add(tc, types.OpUpdateInsert, key, after)
+		}
+	}
+	return nil
+}
+
+// writeScope is where a DML statement writes: its writer, the source its
+// scans read, and finish, which ends the statement: finish(ctx, true)
+// commits it (outside a block: through the dataflow, returning once the
+// checkpoint holding it committed; inside one: it stays in the block's
+// batch for COMMIT), finish(ctx, false) abandons it (inside a block the
+// block is failed anyway, so its batch is discarded at its end).
+type writeScope struct {
+	w      executor.Writer
+	src    executor.Source
+	finish func(ctx context.Context, commit bool) error
+}
+
+// beginWrite starts a DML statement. Outside a transaction block the
+// statement holds the engine's write lock until finish.
+func (s *Session) beginWrite() writeScope {
 	e := s.eng
 	if s.txn == 'T' {
 		if s.tx == nil {
 			s.tx = newTxnState(e.db)
 		}
-		return &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx}, func(bool) error { return nil }
+		snap := e.db.NewSnapshot()
+		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
+		return writeScope{
+			w:   &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx},
+			src: src,
+			finish: func(context.Context, bool) error {
+				snap.Close()
+				return nil
+			},
+		}
 	}
 	e.writeMu.Lock()
-	batch := e.db.NewBatch()
-	return &batchWriter{eng: e, batch: batch}, func(commit bool) error {
-		defer e.writeMu.Unlock()
-		defer batch.Close()
-		if !commit {
-			return nil
-		}
-		if err := batch.Commit(); err != nil {
-			return pgerr.Wrap(pgerr.IOError, err, "could not commit")
-		}
-		return nil
+	w := e.newStmtWriter()
+	locked := true
+	return writeScope{
+		w:   w,
+		src: &viewSource{eng: e, view: e.st.view, s: s},
+		finish: func(ctx context.Context, commit bool) error {
+			if !locked {
+				return nil
+			}
+			locked = false
+			if !commit {
+				e.writeMu.Unlock()
+				return nil
+			}
+			pe, err := w.apply()
+			e.writeMu.Unlock()
+			if err != nil {
+				return err
+			}
+			return e.waitCommitted(ctx, pe)
+		},
 	}
 }
 
-// endTxn finishes a transaction block: commit applies its writes after
-// validating them; otherwise they are discarded.
-func (s *Session) endTxn(commit bool) error {
+// endTxn finishes a transaction block: commit validates its writes and
+// sends them through the dataflow as one statement, returning once they
+// are committed; otherwise they are discarded.
+func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	t := s.tx
 	s.tx = nil
 	if t == nil {
@@ -131,14 +215,21 @@ func (s *Session) endTxn(commit bool) error {
 	}
 	e := s.eng
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	if err := t.validate(e); err != nil {
+		e.writeMu.Unlock()
 		return err
 	}
-	if err := t.batch.Commit(); err != nil {
-		return pgerr.Wrap(pgerr.IOError, err, "could not commit")
+	w := e.newStmtWriter()
+	if err := t.changes(w); err != nil {
+		e.writeMu.Unlock()
+		return err
 	}
-	return nil
+	pe, err := w.apply()
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.waitCommitted(ctx, pe)
 }
 
 // BeginImplicit implements wire.ImplicitTransaction: the statements of a
@@ -160,7 +251,7 @@ func (s *Session) EndImplicit(ok bool) error {
 	}
 	s.implicit = false
 	s.txn = 'I'
-	return s.endTxn(ok)
+	return s.endTxn(context.Background(), ok)
 }
 
 // noDDLInBlock refuses catalog changes inside a transaction block: weir's
@@ -170,7 +261,7 @@ func (s *Session) EndImplicit(ok bool) error {
 // tables and fill them in one string keep working.
 func (s *Session) noDDLInBlock(what string) error {
 	if s.implicit {
-		return s.endTxn(true)
+		return s.endTxn(context.Background(), true)
 	}
 	if s.txn == 'T' || s.txn == 'E' {
 		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)

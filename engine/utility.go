@@ -63,30 +63,35 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.CreateView:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
 	case *sql.Drop:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(ctx, st, io) }), nil
 	case *sql.CreateSchema:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
 	case *sql.Truncate:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st) }), nil
 	case *sql.Set:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runSet(st, io) }), nil
 	case *sql.Reset:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st, io) }), nil
 	case *sql.Txn:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(ctx, st, io) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			s.vars = map[string]string{}
 			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
 		}), nil
 	case *sql.Flush:
-		// Every acknowledged statement is already durable; FLUSH waits for
-		// the next checkpoint once streaming jobs exist.
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return done("FLUSH") }), nil
-	case *sql.AlterSystem:
+		// FLUSH waits for the next committed checkpoint: everything
+		// written before it is durable and in every view.
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER SYSTEM SET %s is not supported yet", st.Name)
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
+			if err := s.eng.st.drv.Barrier(ctx); err != nil {
+				return nil, err
+			}
+			return done("FLUSH")
 		}), nil
+	case *sql.AlterSystem:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSystem(ctx, st) }), nil
 	case *sql.Show:
 		return s.prepareShow(st)
 	case *sql.Describe:
@@ -237,7 +242,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		return nil, err
 	}
 	if st.Materialized {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views are not supported yet")
+		return s.createMView(ctx, st, io)
 	}
 	e := s.eng
 	e.writeMu.Lock()
@@ -304,7 +309,7 @@ var dropKinds = map[string]catalog.Kind{
 	"source": catalog.KindSource, "sink": catalog.KindSink,
 }
 
-func (s *Session) drop(st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("DROP"); err != nil {
 		return nil, err
 	}
@@ -317,8 +322,15 @@ func (s *Session) drop(st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
 	if !ok {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", strings.ToUpper(st.Kind))
 	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
 	var targets []*catalog.Relation
 	for _, n := range st.Names {
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
@@ -378,9 +390,31 @@ func (s *Session) drop(st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
 	for i, r := range order {
 		ids[i] = r.ID
 	}
+	// The jobs of the views go first, dependents before what they read,
+	// each stopped by a barrier; then the catalog entries go with their
+	// data and state tables.
+	locked = false
+	e.writeMu.Unlock()
+	for _, r := range order {
+		if r.Kind == catalog.KindMView {
+			if err := e.stopJob(ctx, r.ID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e.writeMu.Lock()
+	locked = true
 	if len(ids) > 0 {
 		if err := e.cat.Drop(ids...); err != nil {
 			return nil, err
+		}
+		// Changes of dropped tables not yet committed must not bring rows
+		// back when their epoch commits.
+		for _, r := range order {
+			if r.Kind == catalog.KindTable {
+				_ = e.st.cur.batch.DeleteRange(r.ID)
+				_ = e.st.view.DeleteRange(r.ID)
+			}
 		}
 		e.log.Info("dropped relations", "count", len(ids), "first", order[0].Name)
 	}
@@ -418,15 +452,21 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 	return done("CREATE SCHEMA")
 }
 
-func (s *Session) truncate(st *sql.Truncate) (wire.Result, error) {
+func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, error) {
 	if err := s.noDDLInBlock("TRUNCATE"); err != nil {
 		return nil, err
 	}
 	e := s.eng
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	batch := e.db.NewBatch()
-	defer batch.Close()
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
+	// TRUNCATE deletes every row through the dataflow, so the views over
+	// the tables follow.
+	w := e.newStmtWriter()
 	for _, n := range st.Names {
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
 		if !ok {
@@ -435,11 +475,30 @@ func (s *Session) truncate(st *sql.Truncate) (wire.Result, error) {
 		if rel.Kind != catalog.KindTable {
 			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", n.Name)
 		}
-		if err := batch.DeleteRange(rel.ID); err != nil {
-			return nil, err
+		it := w.view.Scan(rel.ID, relTypes(rel))
+		for {
+			row, err := it.Next()
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			if row == nil {
+				break
+			}
+			if err := w.Delete(rel.ID, row); err != nil {
+				it.Close()
+				return nil, err
+			}
 		}
+		it.Close()
 	}
-	if err := batch.Commit(); err != nil {
+	pe, err := w.apply()
+	locked = false
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.waitCommitted(ctx, pe); err != nil {
 		return nil, err
 	}
 	return done("TRUNCATE TABLE")
@@ -513,7 +572,7 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 	return done("RESET")
 }
 
-func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 	switch st.Kind {
 	case sql.TxnBegin:
 		if s.implicit {
@@ -534,7 +593,7 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 			s.implicit = false
 			s.txn = 'I'
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
-			if err := s.endTxn(true); err != nil {
+			if err := s.endTxn(ctx, true); err != nil {
 				return nil, err
 			}
 			return done("COMMIT")
@@ -546,10 +605,10 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 		failed := s.txn == 'E'
 		s.txn = 'I'
 		if failed {
-			_ = s.endTxn(false)
+			_ = s.endTxn(context.Background(), false)
 			return done("ROLLBACK")
 		}
-		if err := s.endTxn(true); err != nil {
+		if err := s.endTxn(ctx, true); err != nil {
 			return nil, err
 		}
 		return done("COMMIT")
@@ -558,7 +617,7 @@ func (s *Session) runTxn(st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
 		}
 		s.txn = 'I'
-		_ = s.endTxn(false)
+		_ = s.endTxn(context.Background(), false)
 		return done("ROLLBACK")
 	}
 }
@@ -598,8 +657,11 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Obj.Name)
 			}
 			def := rel.SQL
-			if rel.Kind == catalog.KindView {
+			switch rel.Kind {
+			case catalog.KindView:
 				def = "CREATE VIEW " + rel.Name + " AS " + rel.SQL
+			case catalog.KindMView:
+				def = "CREATE MATERIALIZED VIEW " + rel.Name + " AS " + rel.SQL
 			}
 			return &rowsResult{rows: []types.Row{textRow(rel.Schema+"."+rel.Name, def)}, tag: "SHOW"}, nil
 		}}, nil
@@ -648,6 +710,9 @@ func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 }
 
 func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []types.T) (wire.Prepared, error) {
+	if cv, ok := st.Stmt.(*sql.CreateView); ok && cv.Materialized && !st.Analyze {
+		return s.prepareExplainMView(cv)
+	}
 	q, ok := st.Stmt.(*sql.Query)
 	if !ok {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported yet")

@@ -538,6 +538,22 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 			n.StreamKey = append(n.StreamKey, nlw+k)
 		}
 	}
+	// The join key joins the stream key: when a row's join key changes
+	// (on either side) within an epoch, the retraction of its old
+	// matches comes from the actor of the old key and the new matches
+	// from the actor of the new key, and after a later exchange the two
+	// travel on different channels in no particular order. With the join
+	// key in the stream key they name different rows (a row padded with
+	// NULLs has no key of the other side that would tell them apart), so
+	// their order does not matter.
+	switch j.Kind {
+	case RightJoin:
+		n.StreamKey = dedupInts(append(n.StreamKey, shiftInts(rk, nlw)...))
+	case FullJoin:
+		n.StreamKey = dedupInts(append(append(n.StreamKey, lk...), shiftInts(rk, nlw)...))
+	default:
+		n.StreamKey = dedupInts(append(n.StreamKey, lk...))
+	}
 	switch {
 	case len(lk) == 0:
 		n.Dist = Distribution{Kind: DistSingle}
@@ -662,7 +678,12 @@ func (sp *streamPlanner) topN(in StreamNode, groupBy []Expr, order []SortKey, li
 		}
 	}
 	n.Out = append(types.Schema(nil), b.Out...)
-	n.StreamKey = append([]int(nil), b.StreamKey...)
+	// The stream key starts with the group keys: a row that changes group
+	// leaves one actor as a delete and enters another as an insert, and
+	// downstream of a later exchange the two travel on different channels
+	// in no particular order; with the group in the key they name
+	// different rows, so their order does not matter.
+	n.StreamKey = dedupInts(append(append([]int(nil), gcols...), b.StreamKey...))
 	n.Dist = hashDist(gcols)
 
 	// State: the input rows of each group in rank order, keyed by group

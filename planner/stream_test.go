@@ -332,13 +332,12 @@ func TestPlanStreamDistinctOn(t *testing.T) {
 		t.Fatal(errs)
 	}
 	got := ExplainStream(root)
-	want := `StreamMaterialize { columns: [a, b, c, d, e], pk: [a], state: [materialize#100] }
-└─StreamExchange { dist: HashShard(a) }
-  └─StreamGroupTopN { group_key: [b], order: [b, e DESC], limit: 1, state: [topn#1] }
-    └─StreamExchange { dist: HashShard(b) }
-      └─StreamTableScan { table: t, columns: [a, b, c, d, e], stream_key: [a], dist: HashShard(a) }
+	want := `StreamMaterialize { columns: [a, b, c, d, e], pk: [b, a], state: [materialize#100] }
+└─StreamGroupTopN { group_key: [b], order: [b, e DESC], limit: 1, state: [topn#1], stream_key: [b, a] }
+  └─StreamExchange { dist: HashShard(b) }
+    └─StreamTableScan { table: t, columns: [a, b, c, d, e], stream_key: [a], dist: HashShard(a) }
 State tables:
-  materialize#100 { columns: [a, b, c, d, e], key: [a], dist_key: [a] }
+  materialize#100 { columns: [a, b, c, d, e], key: [b, a], dist_key: [b] }
   topn#1 { columns: [a, b, c, d, e], key: [b, e DESC, a], dist_key: [b] }
 `
 	if got != want {

@@ -84,6 +84,9 @@ func (j *Job) ActorIDs() []types.ActorID {
 // blocks while a source's input is full, unless ctx is done first.
 func (j *Job) Inject(ctx context.Context, b types.Barrier) error {
 	for _, t := range j.Tables {
+		if t.Relayed {
+			continue
+		}
 		if err := t.inject(ctx, b); err != nil {
 			return err
 		}

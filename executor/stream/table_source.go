@@ -27,9 +27,14 @@ import (
 // backfill reads the table's storage as the state of the last committed
 // epoch.
 type TableInput struct {
-	Rel  *catalog.Relation
-	outs []chan<- types.Message
-	disp *hashDispatcher
+	Rel *catalog.Relation
+	// Relayed is set (before the job runs) when the relation is a view
+	// whose changes, and barriers, come from the view's own job through
+	// the engine (Job.Output): Job.Inject then leaves this input alone,
+	// since its barriers arrive with the view's changes.
+	Relayed bool
+	outs    []chan<- types.Message
+	disp    *hashDispatcher
 }
 
 // Push sends a chunk of the table's changes in the open epoch, blocking
@@ -37,6 +42,12 @@ type TableInput struct {
 // The chunk is copied: the caller may reuse it.
 func (t *TableInput) Push(ctx context.Context, c *types.Chunk) error {
 	return t.disp.dispatch(ctx, c)
+}
+
+// Inject sends a barrier or watermark to every actor reading the table
+// (the engine relays a view's barriers this way).
+func (t *TableInput) Inject(ctx context.Context, b types.Message) error {
+	return broadcastAll(ctx, t.outs, b)
 }
 
 // inject sends a barrier to every actor reading the table.

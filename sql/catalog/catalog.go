@@ -218,6 +218,11 @@ func (c *Catalog) Drop(ids ...uint32) error {
 			if err := b.DeleteRange(id); err != nil {
 				return err
 			}
+			for _, st := range c.byID[id].StateTables {
+				if err := b.DeleteRange(st); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
@@ -229,6 +234,20 @@ func (c *Catalog) Drop(ids ...uint32) error {
 		delete(c.byID, id)
 	}
 	return nil
+}
+
+// NextStateTableID returns a fresh id for a state table of a streaming
+// job. State tables share the table keyspace with relations, so their
+// ids come from the same counter and never collide with a relation's.
+func (c *Catalog) NextStateTableID() (uint32, error) {
+	id, err := c.db.NextID(relationIDCounter)
+	if err != nil {
+		return 0, err
+	}
+	if id > 1<<32-1-FirstUserOID {
+		return 0, pgerr.New(pgerr.ProgramLimitExceeded, "out of relation ids")
+	}
+	return uint32(id), nil
 }
 
 // Lookup returns the relation named name in schema ("" means public).
@@ -367,6 +386,7 @@ func (r *Relation) Clone() *Relation {
 	c.PK = slices.Clone(r.PK)
 	c.Deps = slices.Clone(r.Deps)
 	c.With = maps.Clone(r.With)
+	c.StateTables = slices.Clone(r.StateTables)
 	return &c
 }
 
@@ -422,6 +442,7 @@ type relationEntry struct {
 	SQL    string            `json:"sql,omitempty"`
 	Deps   []uint32          `json:"deps,omitempty"`
 	With   map[string]string `json:"with,omitempty"`
+	State  []uint32          `json:"state_tables,omitempty"`
 }
 
 type columnEntry struct {
@@ -440,7 +461,7 @@ var kindNames = map[Kind]string{
 
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
-		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With}
+		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables}
 	for _, col := range rel.Cols {
 		e.Cols = append(e.Cols, columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden})
@@ -476,7 +497,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 		return nil, corrupt("relation %q has format version %d", e.Name, e.V)
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
-		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With}
+		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State}
 	kind, ok := kindByName(e.Kind)
 	if !ok {
 		return nil, corrupt("relation %q has unknown kind %q", e.Name, e.Kind)

@@ -46,6 +46,12 @@ type Relation struct {
 	Deps []uint32
 	// With holds the WITH (...) options, lower-cased keys.
 	With map[string]string
+	// StateTables are the ids of a materialized view's state tables (its
+	// own data is the table ID), in the order the stream planner
+	// allocated them, so that planning the view again after a restart
+	// gives every operator its state back. Dropping the relation drops
+	// them with it.
+	StateTables []uint32
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres

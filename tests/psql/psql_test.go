@@ -32,6 +32,7 @@ const setup = `
 CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL DEFAULT 'none', price numeric(8,2), added timestamptz, tags varchar(10));
 CREATE TABLE people (id bigint, email text NOT NULL, ok boolean DEFAULT true);
 CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 10;
+CREATE MATERIALIZED VIEW item_count AS SELECT count(*) AS n, max(price) AS top FROM items;
 CREATE TABLE loaded (id int PRIMARY KEY, name text, score double precision);
 INSERT INTO items (id, name, price, tags) VALUES (1, 'pen', 2.50, 'office'), (2, DEFAULT, 12, NULL);
 `
@@ -49,6 +50,8 @@ var cases = []struct {
 	{"d_items", `\d items`, true},
 	{"d_people", `\d people`, true},
 	{"d_cheap", `\d cheap`, true},
+	{"dm", `\dm`, true},
+	{"d_item_count", `\d item_count`, true},
 	{"d_missing", `\d nosuch`, true},
 	// Patterns without a schema also match Postgres's pg_catalog tables,
 	// whose set weir does not copy; these stay within public.

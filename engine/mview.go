@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// backfillNoticeEvery is how often CREATE MATERIALIZED VIEW reports the
+// progress of a long backfill with a NOTICE.
+var backfillNoticeEvery = 2 * time.Second
+
+// planMView binds and plans the query of CREATE MATERIALIZED VIEW st into
+// a stream plan over mv (whose Cols and PK it fills in), with state table
+// ids from alloc.
+func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func() uint32) (*planner.StreamMaterialize, *planner.Bound, error) {
+	b, err := planner.Bind(st.Query, s.catalogView(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(b.Params) > 0 {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views may not be defined using bound parameters")
+	}
+	root, err := planner.PlanStream(b.Plan, mv, alloc)
+	if err != nil {
+		return nil, nil, err
+	}
+	assignScanStates(root, alloc)
+	if len(st.Columns) > 0 {
+		var visible []int
+		for i, c := range mv.Cols {
+			if !c.Hidden {
+				visible = append(visible, i)
+			}
+		}
+		if len(st.Columns) > len(visible) {
+			return nil, nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+		}
+		seen := map[string]bool{}
+		for i, name := range st.Columns {
+			mv.Cols[visible[i]].Name = name
+		}
+		for _, c := range mv.Cols {
+			if seen[c.Name] {
+				return nil, nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+			}
+			seen[c.Name] = true
+		}
+	}
+	return root, b, nil
+}
+
+// assignScanStates gives every table scan of the plan that has none a
+// state table for its backfill progress, allocated after the planner's
+// own in a fixed (depth-first) order, so that planning again replays the
+// same ids.
+func assignScanStates(n planner.StreamNode, alloc func() uint32) {
+	if s, ok := n.(*planner.StreamTableScan); ok && s.State.ID == 0 {
+		s.State = planner.StateTableDesc{
+			ID:   alloc(),
+			Name: "backfill",
+			Cols: types.Schema{
+				{Name: "actor", T: types.TInt4}, {Name: "done", T: types.TBool},
+				{Name: "rows", T: types.TInt8}, {Name: "position", T: types.TBytea},
+			},
+			KeyCols: []int{0},
+		}
+	}
+	for _, in := range n.StreamInputs() {
+		assignScanStates(in, alloc)
+	}
+}
+
+// createMView runs CREATE MATERIALIZED VIEW: it plans the view, records
+// it in the catalog with its state table ids, builds its job and adds it
+// with a barrier (from which the job reads the tables' changes), then
+// waits until the backfill of the existing rows is done and committed,
+// sending NOTICEs with the progress of a long backfill.
+func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	if st.OrReplace {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE OR REPLACE MATERIALIZED VIEW is not supported")
+	}
+	if st.EmitOnWindowClose {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE is not supported yet")
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+
+	e.writeMu.Lock()
+	j, created, err := s.addMViewLocked(st, io)
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if !created {
+		return done("CREATE MATERIALIZED VIEW")
+	}
+	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
+		return nil, err
+	}
+	if err := e.awaitBackfill(ctx, j, io); err != nil {
+		return nil, err
+	}
+	e.log.Info("created materialized view", "name", j.rel.Name, "id", j.rel.ID)
+	return done("CREATE MATERIALIZED VIEW")
+}
+
+// addMViewLocked creates the catalog entry and the (not yet added) job of
+// a new view. It reports false when the view exists and IF NOT EXISTS
+// was given. Called under writeMu.
+func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, bool, error) {
+	e := s.eng
+	schema := schemaOf(st.Name)
+	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
+		if st.IfNotExists {
+			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
+			return nil, false, nil
+		}
+		return nil, false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
+	}
+	with := maps.Clone(st.With)
+	if with == nil {
+		with = map[string]string{}
+	}
+	if _, ok := with["streaming_parallelism"]; !ok {
+		par, _ := strconv.Atoi(s.get(settingsByName["streaming_parallelism"]))
+		if par <= 0 {
+			par = runtime.NumCPU()
+		}
+		with["streaming_parallelism"] = strconv.Itoa(par)
+	}
+	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindMView, SQL: st.QueryText, With: with}
+	var allocErr error
+	alloc := func() uint32 {
+		id, err := e.cat.NextStateTableID()
+		if err != nil && allocErr == nil {
+			allocErr = err
+		}
+		mv.StateTables = append(mv.StateTables, id)
+		return id
+	}
+	root, b, err := s.planMView(st, mv, alloc)
+	if err != nil {
+		return nil, false, err
+	}
+	if allocErr != nil {
+		return nil, false, allocErr
+	}
+	mv.Deps = b.Deps
+	if err := e.cat.Create(mv); err != nil {
+		return nil, false, err
+	}
+	rel, _ := e.cat.ByID(mv.ID)
+	root.Rel = rel
+	root.State.ID = rel.ID
+	j, err := e.newJob(rel, root)
+	if err != nil {
+		_ = e.cat.Drop(rel.ID)
+		return nil, false, err
+	}
+	e.subscribe(j, false)
+	e.st.jobs[j.id] = j
+	e.runJob(j)
+	return j, true, nil
+}
+
+// awaitBackfill waits until every backfilling actor of the view's job is
+// done and that is committed. Each round asks for a checkpoint: actors
+// report their progress at every barrier, so after one committed round
+// every actor has reported.
+func (e *Engine) awaitBackfill(ctx context.Context, j *jobRun, io wire.ExecIO) error {
+	lastNotice := time.Now()
+	pause := 5 * time.Millisecond
+	for {
+		if err := e.st.drv.Barrier(ctx); err != nil {
+			return err
+		}
+		e.writeMu.Lock()
+		cur := e.st.jobs[j.id]
+		e.writeMu.Unlock()
+		if cur == nil {
+			return pgerr.New(pgerr.InternalError, "the job of materialized view \"%s\" could not be started; see weir.stream_errors", j.rel.Name)
+		}
+		// A recovery rebuilds the job; follow the new one.
+		j = cur
+		rows, total, _, finished := j.backfillState()
+		if finished {
+			return nil
+		}
+		if time.Since(lastNotice) >= backfillNoticeEvery {
+			lastNotice = time.Now()
+			msg := fmt.Sprintf("materialized view \"%s\": backfilled %d rows", j.rel.Name, rows)
+			if total > 0 {
+				msg = fmt.Sprintf("materialized view \"%s\": backfilled %d of about %d rows (%d%%)", j.rel.Name, rows, total, min(100, rows*100/total))
+			}
+			io.Notice("NOTICE", "00000", msg)
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return ctxError(ctx)
+		}
+		pause = min(2*pause, 200*time.Millisecond)
+	}
+}
+
+// stopJob stops the job of view id with a barrier and waits until its
+// actors ended. Called under ddlMu, without writeMu.
+func (e *Engine) stopJob(ctx context.Context, id uint32) error {
+	e.writeMu.Lock()
+	j := e.st.jobs[types.JobID(id)]
+	e.writeMu.Unlock()
+	if j == nil {
+		return nil
+	}
+	if err := e.st.drv.StopJob(ctx, j.id); err != nil {
+		return err
+	}
+	e.writeMu.Lock()
+	if e.st.jobs[j.id] == j {
+		delete(e.st.jobs, j.id)
+	}
+	e.writeMu.Unlock()
+	// The actors end after acknowledging the stop barrier; the relay after
+	// forwarding it.
+	select {
+	case <-j.ended:
+	case <-time.After(10 * time.Second):
+		j.cancel()
+		<-j.ended
+	}
+	e.st.errs.forget(j.id)
+	return nil
+}
+
+// prepareExplainMView is EXPLAIN CREATE MATERIALIZED VIEW: the stream
+// plan as a tree, with state tables numbered from 1 in planning order
+// (the view's own table is #0).
+func (s *Session) prepareExplainMView(st *sql.CreateView) (wire.Prepared, error) {
+	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+		mv := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindMView}
+		var next uint32
+		root, _, err := s.planMView(st, mv, func() uint32 { next++; return next })
+		if err != nil {
+			return nil, err
+		}
+		var rows []types.Row
+		for _, line := range strings.Split(strings.TrimRight(planner.ExplainStream(root), "\n"), "\n") {
+			rows = append(rows, textRow(line))
+		}
+		return &rowsResult{rows: rows, tag: "EXPLAIN"}, nil
+	}}, nil
+}
+
+// alterSystem runs ALTER SYSTEM SET: barrier_interval_ms changes the
+// periodic checkpoint interval at once and is kept across restarts.
+func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Result, error) {
+	e := s.eng
+	switch strings.ToLower(st.Name) {
+	case "barrier_interval_ms":
+		v := unquoteSetting(st.Value)
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 || ms > 3600_000 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"barrier_interval_ms\": \"%s\"", v).
+				WithHint("A positive number of milliseconds up to 3600000 is expected.")
+		}
+		b := e.db.NewBatch()
+		defer b.Close()
+		if err := b.SetMeta(metaBarrierInterval, []byte(strconv.Itoa(ms))); err != nil {
+			return nil, err
+		}
+		if err := b.Commit(); err != nil {
+			return nil, err
+		}
+		if err := e.st.drv.SetInterval(ctx, time.Duration(ms)*time.Millisecond); err != nil {
+			return nil, err
+		}
+		e.st.interval.Store(int64(ms))
+		return done("ALTER SYSTEM")
+	}
+	return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", st.Name)
+}

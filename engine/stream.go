@@ -1,0 +1,777 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirdb/weir/checkpoint"
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// This file holds the streaming side of the engine: the checkpoint
+// driver and its IO (inject, commit, recover), the running jobs of the
+// materialized views, and the epochs that DML statements write into.
+//
+// Writes and epochs. A DML statement computes its changes under
+// writeMu against the tables' committed state plus the changes of
+// earlier statements not yet committed (view), appends them to the open
+// epoch (cur) and pushes them, as chunks, to every job that reads the
+// table. Then it asks for a barrier and waits until the epoch holding its
+// changes is committed. Inject seals cur as the epoch of the barrier
+// under writeMu, so a statement's changes fall into exactly one epoch on
+// every job and in the table's storage. Commit writes every actor's
+// write set, the sealed epoch's table writes and the committed epoch in
+// one synced Pebble batch: the tables and every view change together, so
+// a snapshot read (SELECT) sees them all at one epoch.
+//
+// Views over views. A job's output (its Materialize's changes and the
+// barriers behind them) is relayed into the table inputs of the jobs
+// that read the view; those inputs get their barriers from the relay, not
+// from Inject, so a downstream job sees an epoch's changes of the view
+// before that epoch's barrier. A new downstream job is subscribed when
+// its AddJob barrier passes the relay, and unsubscribed after its StopJob
+// barrier, as RisingWave's dispatcher mutations do.
+
+// Stream defaults.
+const (
+	// defaultBarrierInterval is barrier_interval_ms's default.
+	defaultBarrierInterval = time.Second
+	// dmlMinPause is the least time between two barriers asked for by
+	// DML: writers arriving within it share one barrier and one fsync.
+	dmlMinPause = time.Millisecond
+	// metaBarrierInterval is the meta entry holding barrier_interval_ms
+	// as set by ALTER SYSTEM (decimal milliseconds).
+	metaBarrierInterval = "system/barrier_interval_ms"
+	// streamCacheBytes is the memory budget of all state tables' caches.
+	streamCacheBytes = 256 << 20
+)
+
+// pendingEpoch is the table writes of one epoch not yet committed: the
+// open epoch (cur) or the sealed one whose checkpoint is in flight.
+type pendingEpoch struct {
+	batch *storage.Batch
+	// done is closed once the epoch is committed (err nil) or discarded
+	// by a recovery (err set).
+	done chan struct{}
+	err  error
+}
+
+func newPendingEpoch(db *storage.DB) *pendingEpoch {
+	return &pendingEpoch{batch: db.NewBatch(), done: make(chan struct{})}
+}
+
+func (p *pendingEpoch) finish(err error) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.err = err
+	close(p.done)
+	p.batch.Close()
+}
+
+// result reports the epoch's outcome once it is known: nil when
+// committed, the discard error otherwise, and false while neither.
+func (p *pendingEpoch) result() (error, bool) {
+	select {
+	case <-p.done:
+		return p.err, true
+	default:
+		return nil, false
+	}
+}
+
+// errNotCommitted is what a statement whose epoch was discarded by a
+// recovery returns.
+func errNotCommitted(cause error) error {
+	e := pgerr.New(pgerr.IOError, "the changes were not committed: the checkpoint failed and the database recovered")
+	if cause != nil {
+		e = pgerr.Wrap(pgerr.IOError, cause, "the changes were not committed")
+	}
+	e.Hint = "Retry the statement."
+	return e
+}
+
+// jobRun is one running job: a materialized view's dataflow.
+type jobRun struct {
+	id   types.JobID
+	rel  *catalog.Relation
+	root *planner.StreamMaterialize
+	job  *stream.Job
+	out  stream.Operator
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	// ended is closed once every actor and the relay have returned.
+	ended chan struct{}
+	// active: the job gets DML changes and injected barriers (set under
+	// writeMu when its AddJob barrier is injected, or at recovery).
+	active bool
+
+	// subMu guards the relay's subscribers: the jobs reading this view.
+	subMu   sync.Mutex
+	subs    []*jobRun
+	pending map[types.JobID]*jobRun // subscribe at their AddJob barrier
+
+	// progress is the latest backfill report per (actor, relation).
+	progMu   sync.Mutex
+	progress map[[2]uint32]stream.BackfillProgress
+}
+
+// streams is the engine's streaming state.
+type streams struct {
+	drv    *checkpoint.Driver
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	cache  *storage.Cache
+	errs   *streamErrors
+
+	nextActor atomic.Uint32
+	// ready is closed after the first recovery (start-up) is done.
+	ready     chan struct{}
+	readyOnce sync.Once
+
+	// ioMu is held (shared) by Commit and Recover, which the driver runs
+	// in goroutines of their own, and exclusively by stopStreams, so that
+	// no commit or rebuild runs once the database is being closed.
+	ioMu    sync.RWMutex
+	closing bool
+
+	committed atomic.Uint64 // last committed epoch
+	interval  atomic.Int64  // barrier_interval_ms
+
+	// The fields below are guarded by Engine.writeMu.
+	jobs   map[types.JobID]*jobRun
+	cur    *pendingEpoch
+	sealed *pendingEpoch
+	// view holds the writes of sealed and cur over the database: what DML
+	// statements read.
+	view *storage.Batch
+	// initialized is false from a recovery until its Initial barrier is
+	// injected: the rebuilt jobs must see that barrier first, so changes
+	// written meanwhile are held and pushed right after it (they belong to
+	// the epoch after the Initial one, which carries no changes).
+	initialized bool
+	held        []heldChanges
+}
+
+// heldChanges are a statement's changes of one table held until the
+// Initial barrier.
+type heldChanges struct {
+	relID  uint32
+	chunks []*types.Chunk
+}
+
+// startStreams starts the checkpoint driver; its first action is the
+// recovery that rebuilds every job from the catalog.
+func (e *Engine) startStreams() error {
+	committed, err := e.db.CommittedEpoch()
+	if err != nil {
+		return err
+	}
+	interval := defaultBarrierInterval
+	if v, ok, err := e.db.Meta(metaBarrierInterval); err == nil && ok {
+		if ms, err := strconv.Atoi(string(v)); err == nil && ms > 0 {
+			interval = time.Duration(ms) * time.Millisecond
+		}
+	}
+	st := &streams{
+		cache: storage.NewCache(streamCacheBytes),
+		errs:  newStreamErrors(e.log),
+		ready: make(chan struct{}),
+		jobs:  map[types.JobID]*jobRun{},
+	}
+	st.committed.Store(committed)
+	st.interval.Store(interval.Milliseconds())
+	st.cur = newPendingEpoch(e.db)
+	st.view = e.db.NewBatch()
+	e.st = st
+	st.drv = checkpoint.NewDriver(checkpoint.Config{
+		Interval:       interval,
+		MinPause:       dmlMinPause,
+		CommittedEpoch: committed,
+	}, &streamIO{e: e}, e.log)
+	ctx, cancel := context.WithCancel(context.Background())
+	st.cancel = cancel
+	st.wg.Add(1)
+	go func() {
+		defer st.wg.Done()
+		_ = st.drv.Run(ctx)
+	}()
+	select {
+	case <-st.ready:
+	case <-time.After(5 * time.Minute):
+		return pgerr.New(pgerr.InternalError, "streaming jobs did not start within 5 minutes")
+	}
+	return nil
+}
+
+// stopStreams stops the driver and every job.
+func (e *Engine) stopStreams() {
+	st := e.st
+	if st == nil {
+		return
+	}
+	st.cancel()
+	st.wg.Wait()
+	st.ioMu.Lock()
+	st.closing = true
+	st.ioMu.Unlock()
+	e.writeMu.Lock()
+	jobs := st.jobs
+	st.jobs = map[types.JobID]*jobRun{}
+	e.writeMu.Unlock()
+	for _, j := range jobs {
+		j.cancel()
+	}
+	for _, j := range jobs {
+		<-j.ended
+	}
+	e.writeMu.Lock()
+	closed := errors.New("the server is shutting down")
+	if st.sealed != nil {
+		st.sealed.finish(closed)
+	}
+	st.cur.finish(closed)
+	st.view.Close()
+	e.writeMu.Unlock()
+}
+
+// waitCommitted asks for a barrier and waits until the epoch p (holding
+// the caller's writes) is committed.
+func (e *Engine) waitCommitted(ctx context.Context, p *pendingEpoch) error {
+	for {
+		if err, ok := p.result(); ok {
+			if err != nil {
+				return errNotCommitted(err)
+			}
+			return nil
+		}
+		if err := e.st.drv.Barrier(ctx); err != nil {
+			if res, ok := p.result(); ok && res == nil {
+				// The epoch committed before a later checkpoint failed.
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// streamIO implements checkpoint.IO over the engine.
+type streamIO struct{ e *Engine }
+
+// Inject seals the open epoch as the barrier's and delivers the barrier
+// to every active job's table inputs (views' inputs get it through their
+// relays).
+func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
+	e := io.e
+	st := e.st
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if st.sealed != nil {
+		// Cannot happen: one checkpoint is in flight at a time, and a
+		// commit either clears sealed or fails into a recovery, which
+		// discards it. Its statements fail rather than wait forever.
+		e.log.Error("checkpoint injected while the previous epoch is not committed", "epoch", b.Barrier.Epoch.Curr)
+		st.sealed.finish(errors.New("the previous epoch was not committed"))
+	}
+	initial := b.Barrier.Kind == types.BarrierInitial
+	if initial {
+		// The Initial epoch is empty: what was written since the recovery
+		// joins the next epoch, after the barrier.
+		st.sealed = newPendingEpoch(e.db)
+	} else {
+		st.sealed = st.cur
+		st.cur = newPendingEpoch(e.db)
+	}
+	m := b.Barrier.Mutation
+	if m.Kind == types.MutationAddJob {
+		if j := st.jobs[m.Job.ID]; j != nil {
+			j.active = true
+		}
+	}
+	for _, j := range st.sortedJobs() {
+		if !j.active {
+			continue
+		}
+		if err := j.job.Inject(j.ctx, b.Barrier); err != nil && j.ctx.Err() == nil {
+			e.log.Error("injecting a barrier", "job", j.rel.Name, "err", err)
+		}
+	}
+	if m.Kind == types.MutationStopJob {
+		if j := st.jobs[m.Job.ID]; j != nil {
+			j.active = false
+		}
+	}
+	if initial {
+		st.initialized = true
+		held := st.held
+		st.held = nil
+		for _, h := range held {
+			if err := e.pushChanges(h.relID, h.chunks); err != nil {
+				e.log.Error("pushing changes held during recovery", "err", err)
+			}
+		}
+	}
+}
+
+func (st *streams) sortedJobs() []*jobRun {
+	js := make([]*jobRun, 0, len(st.jobs))
+	for _, j := range st.jobs {
+		js = append(js, j)
+	}
+	slices.SortFunc(js, func(a, b *jobRun) int { return int(a.id) - int(b.id) })
+	return js
+}
+
+// Commit writes every actor's write set, the epoch's table writes and
+// the committed epoch in one synced batch.
+func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkpoint.ActorWriteSet) error {
+	e := io.e
+	st := e.st
+	st.ioMu.RLock()
+	defer st.ioMu.RUnlock()
+	defer func() {
+		for _, w := range writeSets {
+			if b, ok := w.WriteSet.(*storage.Batch); ok {
+				b.Close()
+			}
+		}
+	}()
+	if st.closing {
+		return errors.New("the server is shutting down")
+	}
+	e.writeMu.Lock()
+	sealed := st.sealed
+	e.writeMu.Unlock()
+	batch := e.db.NewBatch()
+	defer batch.Close()
+	for _, w := range writeSets {
+		b, ok := w.WriteSet.(*storage.Batch)
+		if !ok || b == nil {
+			continue
+		}
+		if err := batch.Apply(b); err != nil {
+			return err
+		}
+	}
+	if sealed != nil {
+		if err := batch.Apply(sealed.batch); err != nil {
+			return err
+		}
+	}
+	if err := batch.SetCommittedEpoch(epoch); err != nil {
+		return err
+	}
+	if err := batch.Commit(); err != nil {
+		return err
+	}
+	st.committed.Store(epoch)
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if st.sealed == sealed {
+		st.sealed = nil
+	}
+	// The sealed writes are in the database now: DML reads the open
+	// epoch's writes over it.
+	view := e.db.NewBatch()
+	if err := view.Apply(st.cur.batch); err != nil {
+		view.Close()
+		return err
+	}
+	st.view.Close()
+	st.view = view
+	if sealed != nil {
+		sealed.finish(nil)
+	}
+	return nil
+}
+
+// Committed records the committed epoch; statements waiting for it are
+// released by the driver.
+func (io *streamIO) Committed(epoch uint64, m checkpoint.Mutation) {
+	io.e.st.committed.Store(epoch)
+}
+
+// Recover stops every job, discards the writes of epochs that did not
+// commit, and rebuilds every materialized view's job from the catalog,
+// with its state as of the committed epoch.
+func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) ([]checkpoint.Job, error) {
+	e := io.e
+	st := e.st
+	st.ioMu.RLock()
+	defer st.ioMu.RUnlock()
+	if st.closing {
+		return nil, errors.New("the server is shutting down")
+	}
+	if cause != nil {
+		e.log.Warn("recovering streaming jobs", "from_epoch", fromEpoch, "cause", cause)
+	}
+	e.writeMu.Lock()
+	old := st.jobs
+	st.jobs = map[types.JobID]*jobRun{}
+	for _, j := range old {
+		j.active = false
+		j.cancel()
+	}
+	e.writeMu.Unlock()
+	for _, j := range old {
+		<-j.ended
+	}
+
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	discard := cause
+	if discard == nil {
+		discard = errors.New("recovery")
+	}
+	if st.sealed != nil {
+		st.sealed.finish(discard)
+		st.sealed = nil
+	}
+	st.cur.finish(discard)
+	st.cur = newPendingEpoch(e.db)
+	st.view.Close()
+	st.view = e.db.NewBatch()
+	st.initialized, st.held = false, nil
+
+	var specs []checkpoint.Job
+	rels := e.cat.All()
+	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return int(a.ID) - int(b.ID) })
+	for _, rel := range rels {
+		if rel.Kind != catalog.KindMView {
+			continue
+		}
+		j, err := e.buildJob(rel)
+		if err == nil {
+			err = st.checkUpstreams(j)
+		}
+		if err != nil {
+			e.log.Error("cannot rebuild the job of a materialized view", "view", rel.Name, "err", err)
+			st.errs.Record(types.JobID(rel.ID), "build", err)
+			continue
+		}
+		j.active = true
+		e.subscribe(j, true)
+		st.jobs[j.id] = j
+		specs = append(specs, j.job.Spec())
+	}
+	for _, j := range st.sortedJobs() {
+		e.runJob(j)
+	}
+	st.readyOnce.Do(func() { close(st.ready) })
+	return specs, nil
+}
+
+// checkUpstreams fails when a view the job reads has no running job (its
+// rebuild failed): the job would never see a barrier on that input.
+func (st *streams) checkUpstreams(j *jobRun) error {
+	for _, t := range j.job.Tables {
+		if t.Rel.Kind == catalog.KindMView && st.jobs[types.JobID(t.Rel.ID)] == nil {
+			return pgerr.New(pgerr.DependentObjectsStillExist, "materialized view \"%s\" it reads has no running job", t.Rel.Name)
+		}
+	}
+	return nil
+}
+
+// buildJob plans and builds the job of materialized view rel (not yet
+// running). The plan's state table ids are the ones recorded in the
+// catalog when the view was created.
+func (e *Engine) buildJob(rel *catalog.Relation) (*jobRun, error) {
+	root, err := e.planView(rel)
+	if err != nil {
+		return nil, err
+	}
+	return e.newJob(rel, root)
+}
+
+// planView binds rel's query and plans it into a stream plan whose state
+// table ids replay rel.StateTables.
+func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, error) {
+	q, err := parseQuery(rel.SQL)
+	if err != nil {
+		return nil, err
+	}
+	s := e.internalSession()
+	b, err := planner.Bind(q, s.catalogView(), nil)
+	if err != nil {
+		return nil, err
+	}
+	mv := rel.Clone()
+	next := 0
+	alloc := func() uint32 {
+		if next < len(rel.StateTables) {
+			next++
+			return rel.StateTables[next-1]
+		}
+		next++
+		return 0
+	}
+	root, err := planner.PlanStream(b.Plan, mv, alloc)
+	if err != nil {
+		return nil, err
+	}
+	assignScanStates(root, alloc)
+	if next != len(rel.StateTables) {
+		return nil, pgerr.New(pgerr.InternalError, "materialized view %s: its plan has %d state tables, the catalog records %d", rel.Name, next, len(rel.StateTables))
+	}
+	// The catalog's relation (with its column names) is what the job
+	// writes and downstream jobs read.
+	root.Rel = rel
+	return root, nil
+}
+
+// newJob builds the actors of a planned view.
+func (e *Engine) newJob(rel *catalog.Relation, root *planner.StreamMaterialize) (*jobRun, error) {
+	st := e.st
+	par := 0
+	if v, ok := rel.With["streaming_parallelism"]; ok {
+		par, _ = strconv.Atoi(v)
+	}
+	j := &jobRun{
+		id: types.JobID(rel.ID), rel: rel, root: root,
+		ended:    make(chan struct{}),
+		pending:  map[types.JobID]*jobRun{},
+		progress: map[[2]uint32]stream.BackfillProgress{},
+	}
+	job, err := stream.Build(root, stream.Env{
+		Job:         j.id,
+		DB:          e.db,
+		Cache:       st.cache,
+		Sink:        barrierSink{st.drv},
+		Errors:      st.errs,
+		Eval:        &executor.EvalCtx{Location: time.UTC},
+		Parallelism: par,
+		NewActorID: func() (types.ActorID, error) {
+			return types.ActorID(st.nextActor.Add(1)), nil
+		},
+		Progress: j.report,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := job.Output()
+	if err != nil {
+		return nil, err
+	}
+	j.job, j.out = job, out
+	j.ctx, j.cancel = context.WithCancel(context.Background())
+	return j, nil
+}
+
+func (j *jobRun) report(p stream.BackfillProgress) {
+	var relID uint32
+	if p.Rel != nil {
+		relID = p.Rel.ID
+	}
+	j.progMu.Lock()
+	j.progress[[2]uint32{uint32(p.Actor), relID}] = p
+	j.progMu.Unlock()
+}
+
+// backfillState sums the job's backfill progress: rows read, estimated
+// total, and whether every reporting actor is done.
+func (j *jobRun) backfillState() (rows, total int64, reported int, done bool) {
+	j.progMu.Lock()
+	defer j.progMu.Unlock()
+	done = true
+	for _, p := range j.progress {
+		rows += p.Rows
+		total += p.Total
+		done = done && p.Done
+	}
+	return rows, total, len(j.progress), done
+}
+
+// subscribe marks the job's inputs that read views as relayed and
+// registers the job with the views' jobs: at once (recovery: every job
+// starts with the Initial barrier) or at its AddJob barrier. Called
+// under writeMu.
+func (e *Engine) subscribe(j *jobRun, now bool) {
+	for _, t := range j.job.Tables {
+		if t.Rel.Kind != catalog.KindMView {
+			continue
+		}
+		t.Relayed = true
+		up := e.st.jobs[types.JobID(t.Rel.ID)]
+		if up == nil {
+			continue
+		}
+		up.subMu.Lock()
+		if now {
+			if !slices.Contains(up.subs, j) {
+				up.subs = append(up.subs, j)
+			}
+		} else {
+			up.pending[j.id] = j
+		}
+		up.subMu.Unlock()
+	}
+}
+
+// runJob starts the job's actors and its relay.
+func (e *Engine) runJob(j *jobRun) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := j.job.Run(j.ctx); err != nil && j.ctx.Err() == nil {
+			e.log.Error("streaming job failed", "view", j.rel.Name, "err", err)
+		}
+		// The relay may be blocked on an actor that ended.
+		j.cancel()
+	}()
+	go func() {
+		defer wg.Done()
+		e.relay(j)
+	}()
+	go func() {
+		wg.Wait()
+		close(j.ended)
+	}()
+}
+
+// relay forwards the job's output to the jobs that read its view, until
+// the barrier stopping the job, or until the job is cancelled.
+func (e *Engine) relay(j *jobRun) {
+	for {
+		msg, err := j.out.Next(j.ctx)
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			c := j.project(m)
+			for _, sub := range j.subscribers() {
+				if err := sub.job.PushDML(j.ctx, j.rel.ID, c); err != nil {
+					return
+				}
+			}
+		case types.Barrier:
+			j.subMu.Lock()
+			if m.Mutation.Kind == types.MutationAddJob {
+				if sub := j.pending[m.Mutation.Job.ID]; sub != nil {
+					delete(j.pending, sub.id)
+					j.subs = append(j.subs, sub)
+				}
+			}
+			subs := slices.Clone(j.subs)
+			j.subMu.Unlock()
+			for _, sub := range subs {
+				if err := sub.injectRelayed(j.ctx, j.rel.ID, m); err != nil {
+					return
+				}
+			}
+			if m.Mutation.Kind == types.MutationStopJob {
+				j.subMu.Lock()
+				j.subs = slices.DeleteFunc(j.subs, func(s *jobRun) bool { return s.id == m.Mutation.Job.ID })
+				j.subMu.Unlock()
+				if m.Mutation.Job.ID == j.id {
+					return
+				}
+			}
+		case types.Watermark:
+			// Watermarks are in the Materialize input's columns; views
+			// do not propagate them to readers yet.
+		}
+	}
+}
+
+func (j *jobRun) subscribers() []*jobRun {
+	j.subMu.Lock()
+	defer j.subMu.Unlock()
+	return slices.Clone(j.subs)
+}
+
+// injectRelayed delivers a barrier relayed from view relID to the job's
+// inputs reading it.
+func (j *jobRun) injectRelayed(ctx context.Context, relID uint32, b types.Barrier) error {
+	for _, t := range j.job.Tables {
+		if t.Rel.ID == relID && t.Relayed {
+			if err := t.Inject(ctx, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// project maps a chunk of the Materialize's input to the view's columns
+// (the rows as stored), which is what readers of the view receive.
+func (j *jobRun) project(c *types.Chunk) *types.Chunk {
+	vecs := make([]*types.Vec, len(j.root.Cols))
+	for i, src := range j.root.Cols {
+		vecs[i] = c.Cols[src]
+	}
+	out := types.NewChunkFromVecs(vecs, c.Len())
+	out.Ops, out.Vis = c.Ops, c.Vis
+	return out
+}
+
+// barrierSink hands actors' acknowledgements to the driver.
+type barrierSink struct{ d *checkpoint.Driver }
+
+func (s barrierSink) Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error {
+	return s.d.Ack(ctx, epoch, actor, ws)
+}
+
+func (s barrierSink) ActorFailed(ctx context.Context, actor types.ActorID, err error) error {
+	return s.d.ActorFailed(ctx, actor, err)
+}
+
+// pushChanges sends a statement's changes of table relID to every active
+// job that reads the table. Called under writeMu, after the changes
+// joined the open epoch: a push is never abandoned halfway for the
+// statement's sake (a cancelled statement would leave the views and the
+// table apart), only when the job stops, and then a recovery discards
+// the epoch.
+func (e *Engine) pushChanges(relID uint32, chunks []*types.Chunk) error {
+	if !e.st.initialized {
+		e.st.held = append(e.st.held, heldChanges{relID: relID, chunks: chunks})
+		return nil
+	}
+	for _, j := range e.st.sortedJobs() {
+		if !j.active || !j.job.Scans(relID) {
+			continue
+		}
+		for _, c := range chunks {
+			if err := j.job.PushDML(j.ctx, relID, c); err != nil {
+				return errNotCommitted(fmt.Errorf("the job of %s stopped", j.rel.Name))
+			}
+		}
+	}
+	return nil
+}
+
+// parseQuery parses a view's stored query text.
+func parseQuery(text string) (*sql.Query, error) {
+	stmt, err := sql.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := stmt.(*sql.Query)
+	if !ok {
+		return nil, pgerr.New(pgerr.InternalError, "the stored definition is not a query: %T", stmt)
+	}
+	return q, nil
+}
+
+// internalSession is the session the engine binds stored queries in.
+func (e *Engine) internalSession() *Session {
+	return newSession(e, wire.StartupParams{User: "root", Database: "dev"})
+}
