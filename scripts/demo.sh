@@ -40,7 +40,12 @@ psql -X -e -h 127.0.0.1 -p "$PORT" -U root -d dev <<'SQL'
 CREATE TABLE fruit (id int PRIMARY KEY, name text NOT NULL, price numeric(6,2));
 INSERT INTO fruit VALUES (1, 'apple', 0.50), (2, 'pear', 0.75), (3, 'fig', 2.10);
 SELECT name, price FROM fruit WHERE price < 1 ORDER BY name;
-SELECT count(*), sum(price) FROM fruit;
+CREATE MATERIALIZED VIEW fruit_stats AS
+  SELECT price < 1 AS cheap, count(*) AS n, sum(price) AS total, max(price) AS top FROM fruit GROUP BY price < 1;
+SELECT * FROM fruit_stats ORDER BY cheap;
+INSERT INTO fruit VALUES (4, 'kiwi', 0.30);
+UPDATE fruit SET price = 3.00 WHERE name = 'pear';
+SELECT * FROM fruit_stats ORDER BY cheap;
 SQL
 
 echo "stopping weir"
