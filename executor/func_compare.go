@@ -2,6 +2,7 @@ package executor
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"strings"
 
@@ -51,57 +52,13 @@ func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", ta, tb)
 }
 
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func cmpInt64(a, b int64) int { return cmp.Compare(a, b) }
 
-// cmpFloat orders floats as Postgres does: NaN equals NaN and sorts above
-// every other value, -0 equals 0.
-func cmpFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpInterval compares intervals by their total span with a month counted
-// as 30 days and a day as 24 hours (Postgres's interval_cmp_value).
-func cmpInterval(a, b types.IntervalVal) int {
-	da, ma := intervalSpan(a)
-	db, mb := intervalSpan(b)
-	if c := cmpInt64(da, db); c != 0 {
-		return c
-	}
-	return cmpInt64(ma, mb)
-}
-
-// intervalSpan returns iv's span as whole days and the remaining
-// microseconds (0 <= micros < one day).
-func intervalSpan(iv types.IntervalVal) (days, micros int64) {
-	days = int64(iv.Months)*30 + int64(iv.Days) + iv.Micros/microsPerDay
-	micros = iv.Micros % microsPerDay
-	if micros < 0 {
-		micros += microsPerDay
-		days--
-	}
-	return days, micros
-}
+// cmpFloat and cmpInterval are Postgres's orderings, kept in types.
+var (
+	cmpFloat    = types.CompareFloat
+	cmpInterval = types.CompareInterval
+)
 
 func cmpNumbers(a types.Datum, ta types.T, b types.Datum, tb types.T) int {
 	x, y := toDecimal(a, ta), toDecimal(b, tb)

@@ -23,16 +23,11 @@ func Compare(a, b Datum, t T) int {
 		}
 		return cmpInt(a.I, b.I)
 	case FamFloat:
-		return compareFloat(a.F, b.F)
+		return CompareFloat(a.F, b.F)
 	case FamDecimal:
 		return compareDecimal(a.D, b.D)
 	case FamInterval:
-		ad, ar := intervalSpan(a.Iv)
-		bd, br := intervalSpan(b.Iv)
-		if c := cmpInt(ad, bd); c != 0 {
-			return c
-		}
-		return cmpInt(ar, br)
+		return CompareInterval(a.Iv, b.Iv)
 	}
 	switch t.ID {
 	case Jsonb:
@@ -66,7 +61,21 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-func compareFloat(a, b float64) int {
+// CompareInterval orders intervals as Postgres does (interval_cmp_value):
+// by their span with a month counted as 30 days and a day as 24 hours, so
+// '1 mon' equals '30 days'.
+func CompareInterval(a, b IntervalVal) int {
+	ad, ar := intervalSpan(a)
+	bd, br := intervalSpan(b)
+	if c := cmpInt(ad, bd); c != 0 {
+		return c
+	}
+	return cmpInt(ar, br)
+}
+
+// CompareFloat orders floats as Postgres does: NaN equals NaN and sorts
+// above every other value, and -0 equals 0.
+func CompareFloat(a, b float64) int {
 	an, bn := math.IsNaN(a), math.IsNaN(b)
 	switch {
 	case an && bn:
