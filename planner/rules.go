@@ -252,17 +252,10 @@ func optimizeJoin(j *Join) Plan {
 				continue
 			}
 		case 'b':
-			if call, ok := c.(*Call); ok && call.Fn == "=" && len(call.Args) == 2 {
-				a, b := call.Args[0], call.Args[1]
-				sa, sb := side(a, nl), side(b, nl)
-				if sa == 'r' && sb == 'l' {
-					a, b, sa, sb = b, a, sb, sa
-				}
-				if sa == 'l' && sb == 'r' && a.Type() == b.Type() {
-					j.LeftKeys = append(j.LeftKeys, a)
-					j.RightKeys = append(j.RightKeys, shift(b, nl))
-					continue
-				}
+			if l, r, ok := equiKey(c, nl); ok {
+				j.LeftKeys = append(j.LeftKeys, l)
+				j.RightKeys = append(j.RightKeys, r)
+				continue
 			}
 		}
 		rest = append(rest, c)
@@ -275,4 +268,24 @@ func optimizeJoin(j *Join) Plan {
 	}
 	j.Cond = conjoin(rest)
 	return j
+}
+
+// equiKey reports whether conjunct c of a join condition over a row with
+// nl left columns is an equality between a left-side and a right-side
+// expression of the same type, and returns them as hash keys (the right
+// one re-based onto the right input's columns).
+func equiKey(c Expr, nl int) (l, r Expr, ok bool) {
+	call, isCall := c.(*Call)
+	if !isCall || call.Fn != "=" || len(call.Args) != 2 {
+		return nil, nil, false
+	}
+	a, b := call.Args[0], call.Args[1]
+	sa, sb := side(a, nl), side(b, nl)
+	if sa == 'r' && sb == 'l' {
+		a, b, sa, sb = b, a, sb, sa
+	}
+	if sa != 'l' || sb != 'r' || a.Type() != b.Type() {
+		return nil, nil, false
+	}
+	return a, shift(b, nl), true
 }

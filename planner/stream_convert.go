@@ -1093,17 +1093,10 @@ func splitJoinCond(j *Join, cond Expr) {
 			right = append(right, shift(c, nl))
 			continue
 		case 'b':
-			if call, ok := c.(*Call); ok && call.Fn == "=" && len(call.Args) == 2 {
-				a, b := call.Args[0], call.Args[1]
-				sa, sb := side(a, nl), side(b, nl)
-				if sa == 'r' && sb == 'l' {
-					a, b, sa, sb = b, a, sb, sa
-				}
-				if sa == 'l' && sb == 'r' && a.Type() == b.Type() {
-					j.LeftKeys = append(j.LeftKeys, a)
-					j.RightKeys = append(j.RightKeys, shift(b, nl))
-					continue
-				}
+			if l, r, ok := equiKey(c, nl); ok {
+				j.LeftKeys = append(j.LeftKeys, l)
+				j.RightKeys = append(j.RightKeys, r)
+				continue
 			}
 		}
 		rest = append(rest, c)
