@@ -82,6 +82,27 @@ type StreamTableScan struct {
 	// after a recovery. With ID 0 the stream builder keeps the progress
 	// in metadata entries of the job instead.
 	State StateTableDesc
+	// SkipSnapshot: no backfill; only changes after the job starts are
+	// read (CREATE SINK ... WITH (snapshot = 'false')).
+	SkipSnapshot bool
+}
+
+// StreamSource reads an external source (a Kafka topic) inside the job,
+// as RisingWave's non-shared source: every job reading the source has its
+// own reader, so each sees every record exactly once. It runs in one
+// actor (DistSingle) reading every partition. Its rows are Rel.Cols (the
+// declared columns, the INCLUDE columns, then the hidden _row_id) with
+// op Insert, or Delete for an UPSERT tombstone; Cols index into Rel.Cols
+// as for StreamTableScan.
+//
+// State holds the source's position: one row per partition, key
+// (partition int4), value (next offset int8), written at every barrier
+// so that a recovery resumes exactly after the last checkpointed record.
+type StreamSource struct {
+	StreamBase
+	Rel   *catalog.Relation
+	Cols  []int
+	State StateTableDesc
 }
 
 // StreamValues emits constant rows once (views over VALUES or without
@@ -188,6 +209,41 @@ type StreamMaterialize struct {
 	// Cols maps Rel.Cols (in order) to input columns.
 	Cols  []int
 	State StateTableDesc
+	// Upsert makes a keyed input's changes overwrite (RisingWave's
+	// conflict behaviour "overwrite", for tables fed FORMAT UPSERT): an
+	// insert of a key already stored becomes U-(old row), U+(new row); a
+	// delete of a key removes the stored row and emits it as the - row
+	// (whatever the input's delete row held besides the key); a delete of
+	// a missing key is dropped. The emitted chunk, not the input, is what
+	// Next returns, so readers of the relation see an exact changelog.
+	Upsert bool
+}
+
+// StreamSink writes its input's changelog to an external system (a Kafka
+// topic) and is the root of a sink's job. Rel is the sink relation; its
+// With holds the connector options. Cols maps the sink's columns
+// (Rel.Cols, in order) to input columns; Key indexes Rel.Cols: the sink's
+// primary key (UPSERT and DEBEZIUM records are keyed by it).
+//
+// Format is "plain", "upsert" or "debezium". A PLAIN sink writes inserts
+// only: with ForceAppendOnly, deletes and U- rows are dropped and U+ rows
+// become inserts (the planner refuses PLAIN over a changelog that can
+// retract without it).
+//
+// State holds the sink's pre-committed transactions, one row per
+// transactional id: key (actor index int4, transactional id text), value
+// (checkpoint epoch int8, record bytea: the connector's encoded
+// transaction record). Recovery commits every row it finds before the
+// sink's producers start (DESIGN.md §5).
+type StreamSink struct {
+	StreamBase
+	Input           StreamNode
+	Rel             *catalog.Relation
+	Cols            []int
+	Key             []int
+	Format          string
+	ForceAppendOnly bool
+	State           StateTableDesc
 }
 
 // StreamBase implementations.
@@ -201,6 +257,8 @@ func (n *StreamTopN) Base() *StreamBase        { return &n.StreamBase }
 func (n *StreamUnion) Base() *StreamBase       { return &n.StreamBase }
 func (n *StreamExchange) Base() *StreamBase    { return &n.StreamBase }
 func (n *StreamMaterialize) Base() *StreamBase { return &n.StreamBase }
+func (n *StreamSource) Base() *StreamBase      { return &n.StreamBase }
+func (n *StreamSink) Base() *StreamBase        { return &n.StreamBase }
 
 func (n *StreamTableScan) StreamInputs() []StreamNode   { return nil }
 func (n *StreamValues) StreamInputs() []StreamNode      { return nil }
@@ -212,3 +270,5 @@ func (n *StreamTopN) StreamInputs() []StreamNode        { return []StreamNode{n.
 func (n *StreamUnion) StreamInputs() []StreamNode       { return n.Inputs }
 func (n *StreamExchange) StreamInputs() []StreamNode    { return []StreamNode{n.Input} }
 func (n *StreamMaterialize) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+func (n *StreamSource) StreamInputs() []StreamNode      { return nil }
+func (n *StreamSink) StreamInputs() []StreamNode        { return []StreamNode{n.Input} }

@@ -82,6 +82,59 @@ type CreateTable struct {
 	Encode      string
 	// AsQuery is set for CREATE TABLE ... AS query.
 	AsQuery *Query
+	// Include lists INCLUDE clauses (tables and sources with a connector).
+	Include []IncludeClause
+	// Watermark is the WATERMARK FOR clause (nil when absent).
+	Watermark *WatermarkDef
+}
+
+// IncludeClause is `INCLUDE partition | offset | timestamp | key [AS name]`
+// after the column list of a source or a table with a connector: an extra
+// column holding a Kafka record attribute.
+type IncludeClause struct {
+	What  string // "partition", "offset", "timestamp" or "key", lower case
+	Alias string // "" when there is no AS
+}
+
+// WatermarkDef is `WATERMARK FOR col AS expr` in a column list.
+type WatermarkDef struct {
+	Column string
+	// Expr is the bridged text of the expression and ExprNode its TiDB
+	// AST (for example `ts - INTERVAL '5' SECOND`).
+	Expr     string
+	ExprNode ast.ExprNode
+}
+
+// CreateSource is CREATE SOURCE [IF NOT EXISTS] name (cols [, WATERMARK
+// FOR ...]) [INCLUDE ...] WITH (options) FORMAT f ENCODE e [(options)].
+// A source stores nothing: views and sinks read it (RisingWave's
+// non-shared source).
+type CreateSource struct {
+	Name        ObjectName
+	IfNotExists bool
+	Columns     []ColumnDef
+	Include     []IncludeClause
+	Watermark   *WatermarkDef
+	// With holds the WITH options and the ENCODE options, lower-cased
+	// keys (connector, topic, properties.bootstrap.server, ...).
+	With   map[string]string
+	Format string // "plain", "upsert", ... lower case ("" when absent)
+	Encode string // "json", "csv", ... lower case
+}
+
+// CreateSink is CREATE SINK [IF NOT EXISTS] name FROM relation | AS query
+// WITH (options) [FORMAT f ENCODE e [(options)]].
+type CreateSink struct {
+	Name        ObjectName
+	IfNotExists bool
+	// From is the relation sunk (FROM name); Query is set instead for AS
+	// query, with QueryText its text as written.
+	From      ObjectName
+	Query     *Query
+	QueryText string
+	With      map[string]string
+	Format    string // "plain", "upsert" or "debezium", lower case ("" when absent)
+	Encode    string
 }
 
 // ObjectName is an optionally schema-qualified name, folded to lower case
@@ -202,6 +255,8 @@ type Discard struct{ What string }
 func (*Query) stmt()        {}
 func (*CreateTable) stmt()  {}
 func (*CreateView) stmt()   {}
+func (*CreateSource) stmt() {}
+func (*CreateSink) stmt()   {}
 func (*Drop) stmt()         {}
 func (*Show) stmt()         {}
 func (*Describe) stmt()     {}

@@ -34,6 +34,10 @@ type Env struct {
 	NewActorID func() (types.ActorID, error)
 	// Progress receives backfill progress; may be nil.
 	Progress func(BackfillProgress)
+	// OpenSource and OpenSink connect source and sink nodes to their
+	// connectors; a plan with such a node fails to build without them.
+	OpenSource OpenSourceFunc
+	OpenSink   OpenSinkFunc
 }
 
 // Job is a built streaming job: its fragments' actors wired by channels,
