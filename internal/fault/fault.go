@@ -1,0 +1,143 @@
+package fault
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// EnvVar is the environment variable that names the armed point.
+const EnvVar = "WEIR_FAULT"
+
+// The crash points of the sink and checkpoint protocol, in the order an
+// epoch passes them.
+const (
+	// SinkBeforePrecommit is hit by a sink on a checkpoint barrier before
+	// it flushes the epoch's Kafka transaction: the records may have been
+	// produced but nothing is pre-committed and no checkpoint refers to
+	// them. Recovery must abort the transaction and replay the epoch.
+	SinkBeforePrecommit = "sink.before_precommit"
+	// SinkAfterPrecommit is hit after the sink's Kafka flush succeeded
+	// (the transaction is pre-committed) and before the checkpoint's
+	// Pebble commit. The checkpoint never commits, so recovery must abort
+	// the transaction and replay the epoch.
+	SinkAfterPrecommit = "sink.after_precommit"
+	// CheckpointAfterCommit is hit after the checkpoint's Pebble batch is
+	// committed (fsynced) and before any sink commits its Kafka
+	// transaction. Recovery must commit the recorded transactions.
+	CheckpointAfterCommit = "checkpoint.after_commit"
+	// SinkDuringCommit is hit in phase two, between the commits of two
+	// pending transactions and right after EndTxn is sent, so that some
+	// transactions of a committed checkpoint are committed and others are
+	// not (or the broker committed one but the sink never saw the answer).
+	// Recovery must commit the rest and treat the committed ones as done.
+	SinkDuringCommit = "sink.during_commit"
+	// RecoveryBeforeSinkCommit is hit during recovery, before pending
+	// sink transactions are committed again: a crash while recovering
+	// must leave a state the next recovery handles the same way.
+	RecoveryBeforeSinkCommit = "recovery.before_sink_commit"
+)
+
+// Points lists the documented crash points, for tests that sweep them.
+var Points = []string{
+	SinkBeforePrecommit,
+	SinkAfterPrecommit,
+	CheckpointAfterCommit,
+	SinkDuringCommit,
+	RecoveryBeforeSinkCommit,
+}
+
+// armed is the point selected by the environment; nil when none is, which
+// is the case Hit checks first.
+var armed *spec
+
+// spec is an armed point: the process dies at the n-th hit of name.
+type spec struct {
+	name string
+	n    int64
+	hits atomic.Int64
+}
+
+func init() {
+	v, ok := os.LookupEnv(EnvVar)
+	if !ok || v == "" {
+		return
+	}
+	name, n, err := Parse(v)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weir: ignoring %s: %v\n", EnvVar, err)
+		return
+	}
+	if !known(name) {
+		fmt.Fprintf(os.Stderr, "weir: %s names %q, which is not a documented fault point; arming it anyway\n", EnvVar, name)
+	}
+	armed = &spec{name: name, n: int64(n)}
+}
+
+func known(name string) bool {
+	for _, p := range Points {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse reads a WEIR_FAULT value, "point" or "point:N", into the point's
+// name and the 1-based hit at which the process dies (1 when N is
+// omitted). Errors: an empty point name, or N that is not a positive
+// decimal integer.
+func Parse(v string) (name string, n int, err error) {
+	name, count, hasCount := strings.Cut(strings.TrimSpace(v), ":")
+	if name == "" {
+		return "", 0, fmt.Errorf("%q: empty fault point name", v)
+	}
+	n = 1
+	if hasCount {
+		n, err = strconv.Atoi(count)
+		if err != nil || n < 1 {
+			return "", 0, fmt.Errorf("%q: the hit count after ':' must be a positive integer", v)
+		}
+	}
+	return name, n, nil
+}
+
+// Armed returns the point named by WEIR_FAULT and its hit count, or ok
+// false when no point is armed.
+func Armed() (name string, n int, ok bool) {
+	if armed == nil {
+		return "", 0, false
+	}
+	return armed.name, int(armed.n), true
+}
+
+// Hit marks that execution reached the point name. When WEIR_FAULT arms
+// this point and this is its N-th hit (counted across goroutines), Hit
+// writes a line to stderr and kills the process with SIGKILL; it does not
+// return. A goroutine hitting the point after the N-th hit blocks until the
+// process is gone, so nothing passes the point once the fault fired. In
+// every other case Hit returns at once; with WEIR_FAULT unset it is one
+// nil check.
+func Hit(name string) {
+	if armed != nil {
+		armed.hit(name)
+	}
+}
+
+func (s *spec) hit(name string) {
+	if name != s.name {
+		return
+	}
+	k := s.hits.Add(1)
+	if k < s.n {
+		return
+	}
+	if k == s.n {
+		// os.Stderr is unbuffered: the line is written before the kill.
+		fmt.Fprintf(os.Stderr, "weir: fault point %s reached (hit %d): killing the process with SIGKILL\n", name, k)
+		kill()
+	}
+	select {} // wait for the signal; never pass the point
+}
