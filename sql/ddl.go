@@ -12,6 +12,10 @@ func (p *stmtParser) create() (Stmt, error) {
 	switch {
 	case p.accept("table"):
 		return p.createTable()
+	case p.accept("source"):
+		return p.createSource()
+	case p.accept("sink"):
+		return p.createSink()
 	case p.accept("schema"):
 		s := &CreateSchema{IfNotExists: p.accept("if", "not", "exists")}
 		n, err := p.name()
@@ -35,7 +39,7 @@ func (p *stmtParser) create() (Stmt, error) {
 	}
 	if !p.accept("view") {
 		switch p.word(0) {
-		case "source", "sink", "index", "function", "sequence", "type", "database", "user", "role":
+		case "index", "function", "sequence", "type", "database", "user", "role":
 			return nil, p.unsupported("CREATE " + upper(p.word(0)) + " is")
 		}
 		return nil, p.errHere()
@@ -106,70 +110,50 @@ func (p *stmtParser) createTable() (Stmt, error) {
 		ct.AsQuery = q
 		return ct, nil
 	}
-	if err := p.expectOp("("); err != nil {
+	if err := p.columnList(ct, "table"); err != nil {
 		return nil, err
 	}
-	for {
-		if err := p.tableElement(ct); err != nil {
+	var cs connectorSpec
+	for !p.atEnd() {
+		if p.accept("append", "only") {
+			ct.AppendOnly = true
+			continue
+		}
+		ok, err := p.connectorClause(&cs)
+		if err != nil {
 			return nil, err
 		}
-		if !p.acceptOp(",") {
-			if err := p.expectOp(")"); err != nil {
-				return nil, err
-			}
-			break
-		}
-	}
-	for !p.atEnd() {
-		switch {
-		case p.accept("append", "only"):
-			ct.AppendOnly = true
-		case p.accept("with"):
-			m, err := p.options()
-			if err != nil {
-				return nil, err
-			}
-			if ct.With == nil {
-				ct.With = m
-			} else {
-				for k, v := range m {
-					ct.With[k] = v
-				}
-			}
-		case p.accept("format"):
-			f, err := p.name()
-			if err != nil {
-				return nil, err
-			}
-			ct.Format = lowerASCII(f)
-			if err := p.expect("encode"); err != nil {
-				return nil, err
-			}
-			e, err := p.name()
-			if err != nil {
-				return nil, err
-			}
-			ct.Encode = lowerASCII(e)
-			if p.peek().Kind == TOp && p.peek().Val == "(" {
-				m, err := p.options()
-				if err != nil {
-					return nil, err
-				}
-				if ct.With == nil {
-					ct.With = map[string]string{}
-				}
-				for k, v := range m {
-					ct.With[k] = v
-				}
-			}
-		default:
+		if !ok {
 			return nil, p.errHere()
 		}
 	}
+	ct.Include, ct.With, ct.Format, ct.Encode = cs.include, cs.with, cs.format, cs.encode
 	return ct, nil
 }
 
-func (p *stmtParser) setPrimaryKey(ct *CreateTable, cols []string, at Token) error {
+// columnList parses ( element, ... ) of CREATE TABLE or CREATE SOURCE
+// into ct; what ("table" or "source") names the object in errors.
+func (p *stmtParser) columnList(ct *CreateTable, what string) error {
+	if err := p.expectOp("("); err != nil {
+		return err
+	}
+	for {
+		if err := p.tableElement(ct, what); err != nil {
+			return err
+		}
+		if !p.acceptOp(",") {
+			return p.expectOp(")")
+		}
+	}
+}
+
+func (p *stmtParser) setPrimaryKey(ct *CreateTable, cols []string, at Token, what string) error {
+	if what == "source" {
+		// A source stores nothing, so there is no key to keep rows by.
+		return pgerr.New(pgerr.FeatureNotSupported, "PRIMARY KEY is not supported on a source").
+			WithHint("Use CREATE TABLE with the same connector to keep the latest row per key.").
+			WithPosition(charPos(p.src, at.Off))
+	}
 	if ct.PrimaryKey != nil {
 		return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table %q are not allowed", ct.Name.Name).WithPosition(charPos(p.src, at.Off))
 	}
@@ -177,8 +161,9 @@ func (p *stmtParser) setPrimaryKey(ct *CreateTable, cols []string, at Token) err
 	return nil
 }
 
-// tableElement parses one column definition or table constraint.
-func (p *stmtParser) tableElement(ct *CreateTable) error {
+// tableElement parses one column definition, table constraint or
+// WATERMARK FOR clause; what is "table" or "source".
+func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	start := p.peek()
 	if p.accept("constraint") {
 		if _, err := p.name(); err != nil {
@@ -192,14 +177,14 @@ func (p *stmtParser) tableElement(ct *CreateTable) error {
 		if err != nil {
 			return err
 		}
-		return p.setPrimaryKey(ct, cols, start)
+		return p.setPrimaryKey(ct, cols, start, what)
 	case p.word(0) == "unique" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "check" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "foreign" && p.word(1) == "key",
 		p.word(0) == "exclude":
 		return p.unsupported(upper(p.word(0)) + " constraints are")
 	case p.word(0) == "watermark" && p.word(1) == "for":
-		return p.unsupported("WATERMARK is")
+		return p.watermark(ct)
 	case p.word(0) == "like" && p.peekAt(1).Kind != TEOF && p.peekAt(1).Kind != TOp:
 		return p.unsupported("CREATE TABLE ... LIKE is")
 	}
@@ -233,7 +218,7 @@ func (p *stmtParser) tableElement(ct *CreateTable) error {
 		}
 		switch {
 		case p.accept("primary", "key"):
-			if err := p.setPrimaryKey(ct, []string{name}, at); err != nil {
+			if err := p.setPrimaryKey(ct, []string{name}, at, what); err != nil {
 				return err
 			}
 			col.PrimaryKey = true
@@ -253,7 +238,7 @@ func (p *stmtParser) tableElement(ct *CreateTable) error {
 			}
 		default:
 			if col.NotNull && col.Null {
-				return pgerr.New(pgerr.SyntaxError, "conflicting NULL/NOT NULL declarations for column %q of table %q", name, ct.Name.Name).WithPosition(charPos(p.src, start.Off))
+				return pgerr.New(pgerr.SyntaxError, "conflicting NULL/NOT NULL declarations for column %q of %s %q", name, what, ct.Name.Name).WithPosition(charPos(p.src, start.Off))
 			}
 			ct.Columns = append(ct.Columns, col)
 			return nil
@@ -261,9 +246,44 @@ func (p *stmtParser) tableElement(ct *CreateTable) error {
 	}
 }
 
+// watermark parses WATERMARK FOR col AS expr, the expression running to
+// the next ',' or the end of the column list.
+func (p *stmtParser) watermark(ct *CreateTable) error {
+	if ct.Watermark != nil {
+		return p.unsupported("more than one WATERMARK clause is")
+	}
+	p.pos += 2
+	col, err := p.name()
+	if err != nil {
+		return err
+	}
+	if err := p.expect("as"); err != nil {
+		return err
+	}
+	text, node, err := p.expr(p.exprEnd(false))
+	if err != nil {
+		return err
+	}
+	ct.Watermark = &WatermarkDef{Column: col, Expr: text, ExprNode: node}
+	return nil
+}
+
 // columnDefault parses the expression after DEFAULT up to the next column
 // constraint or the end of the column definition, and bridges it.
 func (p *stmtParser) columnDefault(col *ColumnDef) error {
+	text, node, err := p.expr(p.exprEnd(true))
+	if err != nil {
+		return err
+	}
+	col.Default, col.DefaultExpr = text, node
+	return nil
+}
+
+// exprEnd returns the index of the token after the expression at the
+// cursor inside a column list: the next ',' or unmatched ')' at its
+// nesting level, or, when constraints is set, the next column constraint
+// keyword (PRIMARY, NOT NULL, ...).
+func (p *stmtParser) exprEnd(constraints bool) int {
 	start := p.pos
 	depth := 0
 	i := p.pos
@@ -282,7 +302,7 @@ loop:
 			depth--
 		case depth == 0 && t.Kind == TOp && t.Val == ",":
 			break loop
-		case depth == 0 && i > start && t.Kind == TIdent:
+		case constraints && depth == 0 && i > start && t.Kind == TIdent:
 			switch t.Val {
 			case "primary", "unique", "check", "references", "constraint", "collate", "generated":
 				break loop
@@ -297,15 +317,256 @@ loop:
 			}
 		}
 	}
-	if i == start {
-		return p.errHere()
+	return i
+}
+
+// expr bridges the tokens from the cursor to end (exclusive) as one scalar
+// expression and returns its bridged text and TiDB AST.
+func (p *stmtParser) expr(end int) (string, ast.ExprNode, error) {
+	if end == p.pos {
+		return "", nil, p.errHere()
 	}
-	q, err := bridgeExpr(p.src, p.toks[start:i])
+	q, err := bridgeExpr(p.src, p.toks[p.pos:end])
+	if err != nil {
+		return "", nil, err
+	}
+	p.pos = end
+	return strings.TrimSpace(strings.TrimPrefix(q.Rewritten, "select")), q.Node.(*ast.SelectStmt).Fields.Fields[0].Expr, nil
+}
+
+// connectorSpec collects the clauses after the column list of a source or
+// a table that say where its rows come from.
+type connectorSpec struct {
+	include        []IncludeClause
+	with           map[string]string
+	withSeen       bool
+	format, encode string
+	formatAt       int // token index of FORMAT; meaningful when format != ""
+}
+
+// merge adds options to the spec's WITH options (ENCODE options and a
+// repeated WITH land in the same map).
+func (cs *connectorSpec) merge(m map[string]string) {
+	if cs.with == nil {
+		cs.with = m
+		return
+	}
+	for k, v := range m {
+		cs.with[k] = v
+	}
+}
+
+// connectorClause parses one INCLUDE, WITH (...) or FORMAT ... ENCODE ...
+// clause into cs, reporting false when none is at the cursor. The clauses
+// may come in any order.
+func (p *stmtParser) connectorClause(cs *connectorSpec) (bool, error) {
+	switch {
+	case p.accept("include"):
+		return true, p.include(cs)
+	case p.accept("with"):
+		m, err := p.options()
+		if err != nil {
+			return true, err
+		}
+		cs.withSeen = true
+		cs.merge(m)
+		return true, nil
+	case p.word(0) == "format":
+		if cs.format != "" {
+			return true, pgerr.New(pgerr.SyntaxError, "conflicting or redundant FORMAT clauses").WithPosition(charPos(p.src, p.peek().Off))
+		}
+		cs.formatAt = p.pos
+		p.pos++
+		return true, p.formatEncode(&cs.format, &cs.encode, cs.merge)
+	}
+	return false, nil
+}
+
+// formatEncode parses `f ENCODE e [(options)]` after FORMAT, lower-casing
+// f and e; the ENCODE options are passed to merge.
+func (p *stmtParser) formatEncode(format, encode *string, merge func(map[string]string)) error {
+	f, err := p.name()
 	if err != nil {
 		return err
 	}
-	col.Default = strings.TrimSpace(strings.TrimPrefix(q.Rewritten, "select"))
-	col.DefaultExpr = q.Node.(*ast.SelectStmt).Fields.Fields[0].Expr
-	p.pos = i
+	if err := p.expect("encode"); err != nil {
+		return err
+	}
+	e, err := p.name()
+	if err != nil {
+		return err
+	}
+	*format, *encode = lowerASCII(f), lowerASCII(e)
+	if p.peek().Kind == TOp && p.peek().Val == "(" {
+		m, err := p.options()
+		if err != nil {
+			return err
+		}
+		merge(m)
+	}
 	return nil
+}
+
+// include parses `partition | offset | timestamp | key [AS name]` after
+// INCLUDE. RisingWave's header and payload are 0A000; any other word is
+// 42601. Including the same attribute twice is 42601.
+func (p *stmtParser) include(cs *connectorSpec) error {
+	at := p.peek()
+	w := p.word(0)
+	switch w {
+	case "partition", "offset", "timestamp", "key":
+	case "header", "payload":
+		return p.unsupported("INCLUDE " + upper(w) + " is")
+	default:
+		if at.Kind != TIdent && at.Kind != TQIdent {
+			return p.errHere()
+		}
+		return pgerr.New(pgerr.SyntaxError, "unrecognized INCLUDE item %q", at.Val).
+			WithHint("Expected partition, offset, timestamp or key.").
+			WithPosition(charPos(p.src, at.Off))
+	}
+	for _, c := range cs.include {
+		if c.What == w {
+			return pgerr.New(pgerr.SyntaxError, "INCLUDE %s specified more than once", w).WithPosition(charPos(p.src, at.Off))
+		}
+	}
+	p.pos++
+	inc := IncludeClause{What: w}
+	if p.accept("as") {
+		a, err := p.name()
+		if err != nil {
+			return err
+		}
+		inc.Alias = a
+	}
+	cs.include = append(cs.include, inc)
+	return nil
+}
+
+// missingWith is the error for a CREATE SOURCE or CREATE SINK without its
+// WITH (connector = ...) clause, positioned at the token at.
+func (p *stmtParser) missingWith(what string, at Token) error {
+	off := at.Off
+	if at.Kind == TEOF {
+		off = len(p.src)
+		if at.Off < len(p.src) && p.src[at.Off] == ';' {
+			off = at.Off
+		}
+	}
+	return pgerr.New(pgerr.SyntaxError, "CREATE %s requires a WITH clause", what).
+		WithHint("Name the connector and its options: WITH (connector = 'kafka', topic = '...', properties.bootstrap.server = '...').").
+		WithPosition(charPos(p.src, off))
+}
+
+// createSource parses CREATE SOURCE after the SOURCE keyword. The column
+// list is CREATE TABLE's (without PRIMARY KEY); INCLUDE, WITH and FORMAT
+// may follow in any order, and WITH is required.
+func (p *stmtParser) createSource() (Stmt, error) {
+	s := &CreateSource{IfNotExists: p.accept("if", "not", "exists")}
+	n, err := p.objectName()
+	if err != nil {
+		return nil, err
+	}
+	s.Name = n
+	ct := &CreateTable{Name: n}
+	if err := p.columnList(ct, "source"); err != nil {
+		return nil, err
+	}
+	s.Columns, s.Watermark = ct.Columns, ct.Watermark
+	var cs connectorSpec
+	for !p.atEnd() {
+		ok, err := p.connectorClause(&cs)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if p.word(0) == "append" && p.word(1) == "only" {
+				return nil, pgerr.New(pgerr.SyntaxError, "APPEND ONLY applies to tables; a source is always append-only").WithPosition(charPos(p.src, p.peek().Off))
+			}
+			return nil, p.errHere()
+		}
+	}
+	if !cs.withSeen {
+		at := p.peek()
+		if cs.format != "" {
+			at = p.toks[cs.formatAt]
+		}
+		return nil, p.missingWith("SOURCE", at)
+	}
+	s.Include, s.With, s.Format, s.Encode = cs.include, cs.with, cs.format, cs.encode
+	return s, nil
+}
+
+// createSink parses CREATE SINK after the SINK keyword:
+//
+//	name FROM relation WITH (...) [FORMAT f ENCODE e [(...)]]
+//	name AS query WITH (...) [FORMAT f ENCODE e [(...)]]
+//
+// The query of the AS form ends at the last `WITH (` at the statement's
+// top nesting level. A query never has one there itself: its own WITH
+// (a CTE list) is followed by a name or RECURSIVE, and WITH TIME ZONE,
+// WITH ORDINALITY and WITH TIES by words, so the last one is the sink's.
+func (p *stmtParser) createSink() (Stmt, error) {
+	s := &CreateSink{IfNotExists: p.accept("if", "not", "exists")}
+	n, err := p.objectName()
+	if err != nil {
+		return nil, err
+	}
+	s.Name = n
+	switch {
+	case p.accept("from"):
+		if s.From, err = p.objectName(); err != nil {
+			return nil, err
+		}
+	case p.accept("as"):
+		start, end := p.pos, -1
+		depth := 0
+		for i := start; i < p.endIndex(); i++ {
+			t := p.toks[i]
+			switch {
+			case t.Kind == TOp && (t.Val == "(" || t.Val == "["):
+				depth++
+			case t.Kind == TOp && (t.Val == ")" || t.Val == "]"):
+				depth--
+			case depth == 0 && t.Kind == TIdent && t.Val == "with" && p.toks[i+1].Kind == TOp && p.toks[i+1].Val == "(":
+				end = i
+			}
+		}
+		if end < 0 {
+			if start == p.endIndex() {
+				return nil, p.errHere()
+			}
+			return nil, p.missingWith("SINK", p.toks[p.endIndex()])
+		}
+		q, err := p.query(end)
+		if err != nil {
+			return nil, err
+		}
+		s.Query = q
+		s.QueryText = p.src[p.toks[start].Off:p.toks[end-1].End]
+	case p.word(0) == "into":
+		return nil, p.unsupported("CREATE SINK ... INTO is")
+	default:
+		return nil, p.errHere()
+	}
+	if !p.accept("with") {
+		if p.atEnd() || p.word(0) == "format" {
+			return nil, p.missingWith("SINK", p.peek())
+		}
+		return nil, p.errHere()
+	}
+	if s.With, err = p.options(); err != nil {
+		return nil, err
+	}
+	if p.accept("format") {
+		merge := func(m map[string]string) {
+			for k, v := range m {
+				s.With[k] = v
+			}
+		}
+		if err := p.formatEncode(&s.Format, &s.Encode, merge); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }

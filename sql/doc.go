@@ -1,9 +1,29 @@
 // Package sql is weir's SQL front end: a Postgres lexer (lexer.go), the
 // statement splitter (Split), a parser for weir's own statements
-// (parser.go, ddl.go: CREATE TABLE/VIEW/MATERIALIZED VIEW/SCHEMA, DROP,
-// SHOW, SET, COPY, EXPLAIN, transactions, ...), Postgres type names
-// (ParseType), and the dialect bridge (bridge.go, rewrite.go) that hands
-// queries to the TiDB parser.
+// (parser.go, ddl.go: CREATE TABLE/SOURCE/SINK/VIEW/MATERIALIZED
+// VIEW/SCHEMA, DROP, SHOW, SET, COPY, EXPLAIN, transactions, ...),
+// Postgres type names (ParseType), and the dialect bridge (bridge.go,
+// rewrite.go) that hands queries to the TiDB parser.
+//
+// # Streaming DDL
+//
+// The connector statements follow RisingWave's grammar:
+//
+//	CREATE SOURCE [IF NOT EXISTS] name (cols [, WATERMARK FOR col AS expr])
+//	    [INCLUDE partition|offset|timestamp|key [AS alias]]...
+//	    WITH (key = value, ...) [FORMAT f ENCODE e [(key = value, ...)]]
+//	CREATE TABLE name (cols [, WATERMARK FOR col AS expr]) [APPEND ONLY]
+//	    [INCLUDE ...]... [WITH (...)] [FORMAT f ENCODE e [(...)]]
+//	CREATE SINK [IF NOT EXISTS] name FROM relation | AS query
+//	    WITH (...) [FORMAT f ENCODE e [(...)]]
+//
+// The clauses after a column list may come in any order. Option keys are
+// dotted names folded to lower case (properties.bootstrap.server); values
+// are strings, numbers or words, kept as text; ENCODE options join the
+// WITH options. WATERMARK and DEFAULT expressions go through the bridge
+// like a query's. The query of CREATE SINK ... AS ends at the last WITH
+// followed by "(" at the statement's top nesting level (a query's own
+// WITH is followed by a CTE name).
 //
 // # Flow
 //

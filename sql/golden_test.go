@@ -263,6 +263,16 @@ func printStmt(s Stmt) string {
 				}
 				out = append(out, l)
 			}
+		case []IncludeClause:
+			for _, c := range x {
+				l := "  include " + c.What
+				if c.Alias != "" {
+					l += fmt.Sprintf(" AS %q", c.Alias)
+				}
+				out = append(out, l)
+			}
+		case *WatermarkDef:
+			out = append(out, fmt.Sprintf("  watermark for %q AS %s => %s", x.Column, x.Expr, restore(x.ExprNode)))
 		case map[string]string:
 			keys := make([]string, 0, len(x))
 			for k := range x {

@@ -351,6 +351,10 @@ func (p *stmtParser) show() (Stmt, error) {
 			kind = "create view"
 		case p.accept("materialized", "view"):
 			kind = "create materialized view"
+		case p.accept("source"):
+			kind = "create source"
+		case p.accept("sink"):
+			kind = "create sink"
 		default:
 			return nil, p.errHere()
 		}

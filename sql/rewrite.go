@@ -363,10 +363,12 @@ func (v *limitReplacer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n.
 func (b *bridge) limits(seq []*node) []*node {
 	var count, offset []*node
-	pos, found := -1, false
+	pos, posOff, found := -1, 0, false
 	mark := func(i int) {
+		// The offset is taken now: the clause may be all the group holds,
+		// leaving nothing to read it from after the splice.
 		if pos < 0 || i < pos {
-			pos = i
+			pos, posOff = i, seq[i].off
 		}
 		found = true
 	}
@@ -413,7 +415,7 @@ func (b *bridge) limits(seq []*node) []*node {
 	}
 	var tail []*node
 	if count != nil || offset != nil {
-		tail = append(tail, textNode("limit", seq[min(pos, len(seq)-1)].off))
+		tail = append(tail, textNode("limit", posOff))
 		if count != nil {
 			tail = append(tail, count...)
 		} else {
