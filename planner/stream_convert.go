@@ -161,6 +161,9 @@ func relAppendOnly(r *catalog.Relation) bool {
 }
 
 func (sp *streamPlanner) scan(s *Scan) StreamNode {
+	if s.Rel.Kind == catalog.KindSource {
+		return sp.source(s)
+	}
 	n := &StreamTableScan{Rel: s.Rel, Cols: append([]int(nil), s.Cols...)}
 	n.Out = append(types.Schema(nil), s.Out...)
 	// The relation's primary key identifies its rows in the change stream;

@@ -127,6 +127,31 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 			cols = append(cols, c.Name)
 		}
 		add("columns: [%s]", strings.Join(cols, ", "))
+	case *StreamSource:
+		name = "StreamSource"
+		add("source: %s", x.Rel.Name)
+		var cols []string
+		for _, c := range b.Out {
+			cols = append(cols, c.Name)
+		}
+		add("columns: [%s]", strings.Join(cols, ", "))
+		state(x.State)
+	case *StreamSink:
+		name = "StreamSink"
+		add("sink: %s", x.Rel.Name)
+		add("format: %s", strings.ToUpper(x.Format))
+		var cols []string
+		for _, c := range b.Out {
+			cols = append(cols, c.Name)
+		}
+		add("columns: [%s]", strings.Join(cols, ", "))
+		if len(x.Key) > 0 {
+			add("key: %s", colNames(b.Out, x.Key))
+		}
+		if x.ForceAppendOnly {
+			add("force_append_only")
+		}
+		state(x.State)
 	case *StreamValues:
 		name = "StreamValues"
 		var rows []string

@@ -70,7 +70,8 @@ type ColumnDef struct {
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))
-// [APPEND ONLY] [WITH (...)] [FORMAT ... ENCODE ...] [WATERMARK FOR ...].
+// [APPEND ONLY] [INCLUDE ...] [WITH (...)] [FORMAT ... ENCODE ...]; a
+// WATERMARK FOR col AS expr element may stand in the column list.
 type CreateTable struct {
 	Name        ObjectName
 	IfNotExists bool
