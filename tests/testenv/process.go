@@ -79,10 +79,12 @@ func (e *Exit) String() string {
 
 // wait waits up to timeout for the exit and describes it.
 func (p *proc) wait(timeout time.Duration) (*Exit, error) {
-	select {
-	case <-p.done:
-	case <-time.After(timeout):
-		return nil, fmt.Errorf("process %d still running after %v", p.cmd.Process.Pid, timeout)
+	if !p.exited() { // an exited process wins over a zero timeout
+		select {
+		case <-p.done:
+		case <-time.After(timeout):
+			return nil, fmt.Errorf("process %d still running after %v", p.cmd.Process.Pid, timeout)
+		}
 	}
 	st := p.cmd.ProcessState
 	e := &Exit{Code: st.ExitCode()}
@@ -169,4 +171,3 @@ func (s *Server) WaitExit(timeout time.Duration) (*Exit, error) {
 
 // Tail returns the last n bytes of the server's log.
 func (s *Server) Tail(n int) string { return tail(s.LogPath, n) }
-
