@@ -1,5 +1,6 @@
 // Command weir is the weir streaming database: `weir serve` runs the
-// server that psql and Postgres drivers connect to; `weir version` prints
+// server that psql and Postgres drivers connect to, `weir kafka` runs the
+// embedded development Kafka broker on its own, and `weir version` prints
 // the version.
 package main
 
@@ -8,16 +9,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/engine"
 	"github.com/weirdb/weir/wire"
 )
@@ -26,9 +28,38 @@ const usage = `weir: a SQL streaming database that speaks the Postgres protocol.
 
 Usage:
   weir serve [flags]    run the server (psql -h 127.0.0.1 -p 4566 -U root -d dev)
+  weir kafka [flags]    run the embedded development Kafka broker alone
+                        (kcat -b 127.0.0.1:9092 -L)
   weir version          print the version
 
-Run 'weir serve -h' for the server's flags.
+weir serve flags:
+  --listen ADDR          Postgres wire protocol listener (default 127.0.0.1:4566)
+  --data-dir DIR         database directory, created if missing (default ./weir-data)
+  --metrics-listen ADDR  Prometheus /metrics listener, empty for none
+                         (default 127.0.0.1:9249)
+  --embedded-kafka ADDR  also serve the embedded Kafka broker on ADDR (for example
+                         127.0.0.1:9092), started before the database and stopped
+                         after it; its topics live in DIR/kafka, every write
+                         fsynced, so they survive restarts and crashes
+  --log-level LEVEL      debug, info, warn or error (default info)
+
+weir kafka flags:
+  --listen ADDR          broker listener (default 127.0.0.1:9092; port 0 picks one)
+  --advertise ADDR       address put into metadata responses, for a wildcard
+                         --listen such as 0.0.0.0:9092 (default: the listener's)
+  --data-dir DIR         keep topics, offsets and transactions in DIR and reload
+                         them on start (default: in memory only)
+  --sync-writes          fsync every produced batch (default true; with --data-dir)
+  --partitions N         partitions of automatically created topics (default 1)
+  --log-level LEVEL      debug, info, warn or error (default info)
+
+The broker is franz-go's kfake: one broker speaking the Kafka protocol,
+including transactions; topics are created automatically on first use.
+'weir kafka' prints one line with the address it listens on and runs
+until SIGINT or SIGTERM.
+
+Fault injection (tests only): WEIR_FAULT=point[:N] kills the process with
+SIGKILL at the N-th time it reaches the named point (see internal/fault).
 `
 
 func main() {
@@ -39,6 +70,8 @@ func main() {
 	switch os.Args[1] {
 	case "serve":
 		os.Exit(serve(os.Args[2:]))
+	case "kafka":
+		os.Exit(kafkaCmd(os.Args[2:]))
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (Postgres protocol %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":
@@ -54,16 +87,40 @@ func serve(args []string) int {
 	listen := fs.String("listen", "127.0.0.1:4566", "address of the Postgres wire protocol listener")
 	dataDir := fs.String("data-dir", "./weir-data", "directory of the database (created if missing)")
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
+	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		fmt.Fprintf(os.Stderr, "weir: bad --log-level %q: %v\n", *logLevel, err)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "weir serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log, ok := newLogger(*logLevel)
+	if !ok {
+		return 2
+	}
+
+	// The broker starts before the engine, whose recovery commits the
+	// pending transactions of sinks that may write to it, and stops after
+	// the engine (defers run in reverse).
+	if *embeddedKafka != "" {
+		b, unlock, err := startBroker(kafka.BrokerOptions{
+			Listen:     *embeddedKafka,
+			DataDir:    filepath.Join(*dataDir, "kafka"),
+			SyncWrites: true,
+		})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "weir: embedded kafka: %v\n", err)
+			return 1
+		}
+		defer unlock()
+		defer func() {
+			b.Close()
+			log.Info("embedded kafka closed")
+		}()
+		log.Info("embedded kafka listening", "addr", b.Addr(), "data_dir", filepath.Join(*dataDir, "kafka"))
+	}
 
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log})
 	if err != nil {

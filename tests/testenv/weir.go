@@ -100,10 +100,13 @@ func (s *Server) CommandOn(port int, extraArgs ...string) *exec.Cmd {
 		"--data-dir", s.DataDir,
 		"--metrics-listen", "127.0.0.1:0",
 	}
+	s.mu.Lock()
 	args = append(args, s.opts.Args...)
+	env := s.opts.Env
+	s.mu.Unlock()
 	args = append(args, extraArgs...)
 	cmd := exec.Command(s.bin, args...)
-	cmd.Env = append(cmd.Environ(), s.opts.Env...)
+	cmd.Env = append(cmd.Environ(), env...)
 	return cmd
 }
 

@@ -1,0 +1,42 @@
+// Package kafkatest is the harness of weir's Kafka end-to-end tests: it
+// runs weir with its embedded broker (or the broker as its own process),
+// restarts and kills them on the same data directories, and reads and
+// writes topics with kcat, an independent librdkafka client, so that what
+// the tests see is what any Kafka consumer would see.
+//
+// A typical exactly-once crash test:
+//
+//	w := kafkatest.StartWeir(t, kafkatest.Options{})
+//	kafkatest.CreateTopic(t, w.KafkaAddr, "in", 3)
+//	kafkatest.Produce(t, w.KafkaAddr, "in", lines...)
+//	// CREATE SOURCE ... CREATE SINK ... over w.ConnString()
+//	w.SetEnv("WEIR_FAULT=" + fault.CheckpointAfterCommit)
+//	w.Restart()                       // armed; dies at the point
+//	exit, err := w.WaitExit(time.Minute)
+//	w.SetEnv()                        // disarmed
+//	w.Restart()                       // recovery
+//	recs := kafkatest.Consume(t, w.KafkaAddr, "out")
+//	if d := kafkatest.Duplicates(recs); len(d) > 0 { ... }
+//
+// # Topics
+//
+// Tests create their topics with CreateTopic (a CreateTopics request sent
+// with franz-go's kadm), because kcat cannot create topics and because
+// automatic creation picks the broker's default partition count. weir's
+// broker also persists automatically created topics at once (kfake alone
+// writes them only on a clean shutdown), so producing to a new topic
+// with kcat works too and survives a crash.
+//
+// # Crashes and the embedded broker
+//
+// SIGKILL of `weir serve --embedded-kafka` kills the broker with it. On
+// restart kfake aborts every transaction that was open when it died, so a
+// sink transaction pre-committed by a checkpoint that had committed
+// (fault point checkpoint.after_commit) can no longer be committed and
+// its records are lost (TestCrashedBrokerAbortsOpenTransactions shows
+// it). Crash tests of that window run the broker as its own process with
+// StartBroker, so that only weir dies.
+//
+// kcat must be installed; the helpers skip the test (t.Skip) when it is
+// not on PATH.
+package kafkatest
