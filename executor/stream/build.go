@@ -53,7 +53,7 @@ type Job struct {
 	// StreamTableScan.
 	Tables []*TableInput
 	// entries are the barrier inputs of source actors other than table
-	// scans (Values).
+	// scans (Values, Source).
 	entries []chan<- types.Message
 }
 
@@ -84,8 +84,9 @@ func (j *Job) ActorIDs() []types.ActorID {
 }
 
 // Inject delivers a barrier to every source actor of the job (table
-// scans and values); the other actors get it through the dataflow. It
-// blocks while a source's input is full, unless ctx is done first.
+// scans, external sources and values); the other actors get it through
+// the dataflow. It blocks while a source's input is full, unless ctx is
+// done first.
 func (j *Job) Inject(ctx context.Context, b types.Barrier) error {
 	for _, t := range j.Tables {
 		if t.Relayed {
@@ -335,6 +336,10 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		ch := make(chan types.Message, ChannelCap)
 		b.job.entries = append(b.job.entries, ch)
 		return NewValues(actx, newMerge([]<-chan types.Message{ch}), n)
+	case *planner.StreamSource:
+		ch := make(chan types.Message, ChannelCap)
+		b.job.entries = append(b.job.entries, ch)
+		return NewSource(actx, ch, n, b.env.OpenSource)
 	case *planner.StreamProject:
 		in, err := input(n.Input)
 		if err != nil {
