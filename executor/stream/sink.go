@@ -195,6 +195,13 @@ func (s *Sink) barrier(ctx context.Context, b types.Barrier) error {
 			return err
 		}
 	} else {
+		// One checkpoint is in flight at a time, so the checkpoint of
+		// b.Epoch.Prev has committed: commit its transaction now if the
+		// committer has not yet, so that transactional ids are freed at
+		// the pace of checkpoints however late a notification is.
+		if err := s.commitUpToLocked(ctx, b.Epoch.Prev); err != nil {
+			return err
+		}
 		txn, ok, err := s.w.PreCommit(ctx)
 		if err != nil {
 			return err
@@ -315,6 +322,11 @@ func (s *Sink) commitLoop(ctx context.Context) {
 func (s *Sink) commitUpTo(ctx context.Context, epoch uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.commitUpToLocked(ctx, epoch)
+}
+
+// commitUpToLocked is commitUpTo with s.mu held.
+func (s *Sink) commitUpToLocked(ctx context.Context, epoch uint64) error {
 	for len(s.pending) > 0 && s.pending[0].Epoch <= epoch {
 		if err := s.w.Commit(ctx, s.pending[0]); err != nil {
 			return err

@@ -380,7 +380,9 @@ func TestJobCommittedReachesSinks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := make(chan error, 1)
 	go func() { ended <- job.Run(ctx) }()
-	for e := uint64(1); e <= 3; e++ {
+	// Barrier e+1 comes only after checkpoint e committed (one in
+	// flight); the test stops at barrier 2, whose checkpoint holds txn-1.
+	for e := uint64(1); e <= 2; e++ {
 		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
 		if e == 1 {
 			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
@@ -400,11 +402,8 @@ write txn-1
 + a 1
 precommit txn-1
 takedone []
-begin 2
-precommit none
-takedone []
-begin 3`)
-	job.Committed(3)
+begin 2`)
+	job.Committed(2)
 	w.waitCommit(t)
 	checkOutput(t, w.take(), "commit txn-1@2 rec-txn-1")
 	cancel()
