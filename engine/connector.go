@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/fault"
@@ -273,11 +275,11 @@ func rowIDOf(partition int32, offset int64) int64 { return int64(partition)<<40 
 
 // kafkaSource is a stream.SourceReader over a connector reader.
 type kafkaSource struct {
-	r      *kafka.SourceReader
-	l      *sourceLayout
-	ts     []types.T
-	width  int
-	unreg  func()
+	r     *kafka.SourceReader
+	l     *sourceLayout
+	ts    []types.T
+	width int
+	unreg func()
 }
 
 func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, error) {
@@ -458,8 +460,22 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 	if len(recs) > 0 {
 		fault.Hit(fault.RecoveryBeforeSinkCommit)
 		e.log.Info("committing sink transactions recorded by the last checkpoint", "sink", n.Rel.Name, "count", len(recs))
-		if err := kafka.RecoverPending(ctx, cfg.Brokers, recs); err != nil {
-			return nil, err
+		for _, r := range recs {
+			err := kafka.RecoverPending(ctx, cfg.Brokers, []kafka.TxnRecord{r})
+			if errors.Is(err, kerr.InvalidTxnState) {
+				// The broker no longer has the transaction open: it aborted
+				// it (a broker that crashed with it open may, as the
+				// embedded development broker does). Its records are lost
+				// to read_committed readers; say so loudly rather than fail
+				// the sink forever.
+				e.log.Error("a committed checkpoint's sink transaction was aborted by the broker; its records are lost",
+					"sink", n.Rel.Name, "txn", r.String(), "err", err)
+				e.st.errs.Record(actx.Job, "sink recovery", pgerr.Wrap(pgerr.DataCorrupted, err, "transaction "+r.String()+" was aborted by the broker"))
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	format, ok := sinkFormats[n.Format]
