@@ -323,3 +323,37 @@ func splitPretty(line string) ([]string, error) {
 	}
 	return toks, nil
 }
+
+// String returns w in the pretty form operator tests share beside
+// chunks: "wm COL VALUE", the value as a chunk token of w.T.
+func (w Watermark) String() string {
+	return "wm " + strconv.Itoa(w.Col) + " " + prettyToken(w.Val, w.T)
+}
+
+// ParseWatermark parses the pretty form of a watermark ("wm COL VALUE",
+// see Watermark.String) on a stream whose columns have types ts; the
+// value is read as ts[COL]. Errors are 22P02.
+func ParseWatermark(line string, ts []T) (Watermark, error) {
+	toks, err := splitPretty(line)
+	if err != nil || len(toks) != 3 || toks[0] != "wm" {
+		return Watermark{}, pgerr.New(pgerr.InvalidTextRepresentation, "pretty watermark: want \"wm COL VALUE\", got %q", line)
+	}
+	col, err := strconv.Atoi(toks[1])
+	if err != nil || col < 0 || col >= len(ts) {
+		return Watermark{}, pgerr.New(pgerr.InvalidTextRepresentation, "pretty watermark: bad column %q for %d columns", toks[1], len(ts))
+	}
+	tok := toks[2]
+	if tok == "." {
+		return Watermark{}, pgerr.New(pgerr.InvalidTextRepresentation, "pretty watermark: a watermark cannot be NULL")
+	}
+	if strings.HasPrefix(tok, `"`) {
+		if tok, err = strconv.Unquote(tok); err != nil {
+			return Watermark{}, pgerr.New(pgerr.InvalidTextRepresentation, "pretty watermark: bad quoted token in line %q", line)
+		}
+	}
+	v, err := prettyParse(tok, ts[col])
+	if err != nil {
+		return Watermark{}, err
+	}
+	return Watermark{Col: col, T: ts[col], Val: v}, nil
+}

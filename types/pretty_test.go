@@ -57,3 +57,25 @@ func splitLines(s string) []string {
 	}
 	return out
 }
+
+func TestPrettyWatermark(t *testing.T) {
+	ts := []T{TInt8, TTimestamp}
+	for _, line := range []string{"wm 0 7", "wm 1 2024-01-01T00:01:30"} {
+		w, err := ParseWatermark(line, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.String(); got != line {
+			t.Errorf("round trip of %q gave %q", line, got)
+		}
+	}
+	w, _ := ParseWatermark("wm 1 1970-01-01T00:00:01", ts)
+	if w.Col != 1 || w.T != TTimestamp || w.Val.I != 1e6 {
+		t.Errorf("parsed %+v", w)
+	}
+	for _, bad := range []string{"wm 2 7", "wm 0 .", "wm 0", "wm x 1", "wm 0 x", "+ 0 1"} {
+		if _, err := ParseWatermark(bad, ts); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -2,8 +2,6 @@ package stream
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -100,12 +98,11 @@ func (e *opEnv) script(t testing.TB, text string, ts []types.T) []types.Message 
 			msgs = append(msgs, b)
 		case strings.HasPrefix(line, "wm "):
 			flush()
-			var col int
-			var v int64
-			if _, err := fmt.Sscan(line[3:], &col, &v); err != nil {
+			w, err := types.ParseWatermark(line, ts)
+			if err != nil {
 				t.Fatal(err)
 			}
-			msgs = append(msgs, types.Watermark{Col: col, T: types.TInt8, Val: types.DInt(v)})
+			msgs = append(msgs, w)
 		default:
 			rows = append(rows, line)
 		}
@@ -135,7 +132,7 @@ func (e *opEnv) drain(t testing.TB, op Operator) []string {
 			s := m.String()
 			cur.WriteString(s[strings.IndexByte(s, '\n')+1:])
 		case types.Watermark:
-			cur.WriteString("wm " + strconv.Itoa(m.Col) + " " + strconv.FormatInt(m.Val.I, 10) + "\n")
+			cur.WriteString(m.String() + "\n")
 		case types.Barrier:
 			if err := e.actx.WriteSet.Commit(); err != nil {
 				t.Fatal(err)

@@ -25,7 +25,7 @@ func init() { strictChangelog = true }
 //	barrier 1 add      barrier adding the job (MutationAddJob)
 //	barrier 4 stop     barrier stopping the job
 //	barrier 5 initial  Initial barrier (after a recovery)
-//	wm 0 7             watermark on column 0 at 7 (int8)
+//	wm 0 7             watermark on column 0 at 7 (read as column 0 of the types)
 //	+ 1 a              a row; consecutive rows form one chunk
 //	--                 ends a chunk
 type rtScript struct {
@@ -85,9 +85,11 @@ func parseScript(t *testing.T, ts []types.T, script string) []types.Message {
 			msgs = append(msgs, b)
 		case "wm":
 			flush()
-			col, _ := strconv.Atoi(f[1])
-			v, _ := strconv.ParseInt(f[2], 10, 64)
-			msgs = append(msgs, types.Watermark{Col: col, T: types.TInt8, Val: types.DInt(v)})
+			w, err := types.ParseWatermark(line, ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, w)
 		default:
 			rows = append(rows, line)
 		}
@@ -105,7 +107,7 @@ func render(m types.Message) string {
 	case types.Barrier:
 		return fmt.Sprintf("barrier %d\n", x.Epoch.Curr)
 	case types.Watermark:
-		return fmt.Sprintf("wm %d %s\n", x.Col, types.FormatText(x.Val, x.T, nil))
+		return x.String() + "\n"
 	}
 	return "?\n"
 }
