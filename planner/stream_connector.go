@@ -45,6 +45,9 @@ func (sp *streamPlanner) newSource(rel *catalog.Relation) *StreamSource {
 	n.AppendOnly = !strings.EqualFold(rel.With["format"], "upsert")
 	n.Dist = Distribution{Kind: DistSingle}
 	n.State = sp.sourceState()
+	if n.Watermark = sourceWatermark(rel); n.Watermark != nil {
+		n.Watermarks = []int{n.Watermark.Col}
+	}
 	return n
 }
 
@@ -102,6 +105,7 @@ func PlanConnectorTable(rel *catalog.Relation, alloc func() uint32) (root *Strea
 	m.StreamKey = append([]int(nil), rel.PK...)
 	m.AppendOnly = src.AppendOnly
 	m.Dist = n.Base().Dist
+	m.Watermarks = mappedWatermarks(n.Base().Watermarks, m.Cols)
 	m.State = StateTableDesc{ID: rel.ID, Name: "materialize", Cols: append(types.Schema(nil), m.Out...),
 		KeyCols: append([]int(nil), rel.PK...), OrderDesc: make([]bool, len(rel.PK)), DistKeyCols: append([]int(nil), rel.PK...)}
 	return m, nil

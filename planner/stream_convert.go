@@ -36,15 +36,20 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 			root, err = nil, pe
 		}
 	}()
-	sp := &streamPlanner{alloc: alloc}
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv)}
 	sp.checkExprs(p)
 	n := sp.plan(p)
+	sp.checkEOWC()
 	return sp.materialize(n, p.Schema(), mv), nil
 }
 
 // streamPlanner holds the state of one conversion.
 type streamPlanner struct {
 	alloc func() uint32
+	// emitOnClose: the view is EMIT ON WINDOW CLOSE; eowcAggs counts the
+	// aggregations planned in that mode.
+	emitOnClose bool
+	eowcAggs    int
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -154,10 +159,11 @@ func clauseOf(p Plan) string {
 // ---- leaves ----
 
 // relAppendOnly reports whether a relation never deletes or updates rows:
-// sources, and tables created APPEND ONLY (recorded as the WITH option
-// append_only = 'true').
+// sources, tables created APPEND ONLY (recorded as the WITH option
+// append_only = 'true') and views that EMIT ON WINDOW CLOSE.
 func relAppendOnly(r *catalog.Relation) bool {
-	return r.Kind == catalog.KindSource || strings.EqualFold(r.With["append_only"], "true")
+	return r.Kind == catalog.KindSource || strings.EqualFold(r.With["append_only"], "true") ||
+		r.Kind == catalog.KindMView && emitOnWindowClose(r)
 }
 
 func (sp *streamPlanner) scan(s *Scan) StreamNode {
@@ -183,6 +189,7 @@ func (sp *streamPlanner) scan(s *Scan) StreamNode {
 	}
 	n.AppendOnly = relAppendOnly(s.Rel)
 	n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), n.StreamKey...)}
+	n.Watermarks = scanWatermarks(s.Rel, n.Cols)
 	return n
 }
 
@@ -219,7 +226,7 @@ func (sp *streamPlanner) filter(f *Filter) StreamNode {
 func newFilter(in StreamNode, cond Expr) *StreamFilter {
 	b := in.Base()
 	n := &StreamFilter{Input: in, Cond: cond}
-	n.StreamBase = StreamBase{Out: b.Out, StreamKey: b.StreamKey, AppendOnly: b.AppendOnly, Dist: b.Dist}
+	n.StreamBase = StreamBase{Out: b.Out, StreamKey: b.StreamKey, AppendOnly: b.AppendOnly, Dist: b.Dist, Watermarks: b.Watermarks}
 	return n
 }
 
@@ -262,6 +269,7 @@ func newProject(in StreamNode, exprs []Expr, out types.Schema) *StreamProject {
 	}
 	n.AppendOnly = b.AppendOnly
 	n.Dist = mapDist(b.Dist, where)
+	n.Watermarks = projectWatermarks(b.Watermarks, n.Exprs)
 	return n
 }
 
@@ -360,7 +368,7 @@ func exchange(in StreamNode, want Distribution, exact bool) StreamNode {
 		return in
 	}
 	n := &StreamExchange{Input: in}
-	n.StreamBase = StreamBase{Out: b.Out, StreamKey: b.StreamKey, AppendOnly: b.AppendOnly, Dist: want}
+	n.StreamBase = StreamBase{Out: b.Out, StreamKey: b.StreamKey, AppendOnly: b.AppendOnly, Dist: want, Watermarks: b.Watermarks}
 	return n
 }
 
@@ -443,6 +451,10 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 		}
 		n.Extra = append(n.Extra, sp.aggExtra(keyCols, c))
 		n.ExtraFor = append(n.ExtraFor, i)
+	}
+	n.Watermarks = keyWatermarks(ib.Watermarks, keys)
+	if sp.emitOnClose {
+		sp.eowc(n)
 	}
 	return n
 }
@@ -568,6 +580,7 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), lk...)}
 	}
 	n.AppendOnly = (j.Kind == InnerJoin || j.Kind == SemiJoin) && lb.AppendOnly && rb.AppendOnly
+	n.Watermarks = joinWatermarks(n, nlw)
 
 	// Each side's rows are kept by join key + stream key; the side whose
 	// rows an outer, semi or anti join emits depending on whether they
@@ -688,6 +701,7 @@ func (sp *streamPlanner) topN(in StreamNode, groupBy []Expr, order []SortKey, li
 	// different rows, so their order does not matter.
 	n.StreamKey = dedupInts(append(append([]int(nil), gcols...), b.StreamKey...))
 	n.Dist = hashDist(gcols)
+	n.Watermarks = keptWatermarks(b.Watermarks, gcols)
 
 	// State: the input rows of each group in rank order, keyed by group
 	// keys, order keys, then the stream key (ties stay distinct rows).
@@ -974,6 +988,7 @@ func (sp *streamPlanner) union(inputs []Plan, out types.Schema, marks bool) Stre
 		u.AppendOnly = u.AppendOnly && b.AppendOnly
 	}
 	u.Inputs = nodes
+	u.Watermarks = unionWatermarks(nodes)
 	u.StreamKey = append(visibleKeys, seq(n+nmarks, len(u.Out))...)
 	u.Dist = Distribution{Kind: DistAny}
 	return u
@@ -1229,6 +1244,7 @@ func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog
 	m.StreamKey = append([]int(nil), mv.PK...)
 	m.AppendOnly = b.AppendOnly
 	m.Dist = mapDist(b.Dist, inverse(cols))
+	m.Watermarks = mappedWatermarks(b.Watermarks, cols)
 	m.State = StateTableDesc{ID: mv.ID, Name: "materialize", Cols: append(types.Schema(nil), m.Out...), KeyCols: append([]int(nil), mv.PK...)}
 	m.State.OrderDesc = make([]bool, len(mv.PK))
 	if m.Dist.Kind == DistHash {

@@ -23,8 +23,8 @@ import (
 //
 // Every node shows its stream key (the columns identifying its rows) and
 // its distribution when they differ from its first input's (an
-// exchange's distribution always), and "append_only" when it never
-// retracts.
+// exchange's distribution always), "append_only" when it never
+// retracts, and the columns it emits watermarks on.
 // Columns are named by the node's output names, suffixed #i when a name
 // is not unique.
 func ExplainStream(n StreamNode) string {
@@ -135,6 +135,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 			cols = append(cols, c.Name)
 		}
 		add("columns: [%s]", strings.Join(cols, ", "))
+		if w := x.Watermark; w != nil {
+			add("watermark: %s AS %s", x.Rel.Cols[w.Col].Name, f.expr(w.Expr))
+		}
 		state(x.State)
 	case *StreamSink:
 		name = "StreamSink"
@@ -187,6 +190,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		}
 		if len(aggs) > 0 {
 			add("aggs: [%s]", strings.Join(aggs, ", "))
+		}
+		if x.EOWC {
+			add("emit_on_window_close")
 		}
 		state(append([]StateTableDesc{x.Result}, x.Extra...)...)
 	case *StreamHashJoin:
@@ -248,6 +254,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	}
 	if b.AppendOnly {
 		add("append_only")
+	}
+	if len(b.Watermarks) > 0 {
+		add("watermark_columns: %s", colNames(b.Out, b.Watermarks))
 	}
 	if x, ok := n.(*StreamMaterialize); ok {
 		state(x.State)

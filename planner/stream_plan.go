@@ -28,6 +28,9 @@ type StreamBase struct {
 	// Dist is how the node's output is partitioned across the fragment's
 	// actors (set by the planner when inserting exchanges).
 	Dist Distribution
+	// Watermarks are the output columns on which the node emits
+	// watermarks (stream_watermark.go).
+	Watermarks []int
 }
 
 // DistKind is the kind of a data distribution.
@@ -98,11 +101,18 @@ type StreamTableScan struct {
 // State holds the source's position: one row per partition, key
 // (partition int4), value (next offset int8), written at every barrier
 // so that a recovery resumes exactly after the last checkpointed record.
+// A source with a watermark also keeps the watermark it emitted last in
+// the row of partition -1 (value: the watermark's Datum.I), so that it
+// stays monotonic across recoveries.
 type StreamSource struct {
 	StreamBase
 	Rel   *catalog.Relation
 	Cols  []int
 	State StateTableDesc
+	// Watermark is the source's WATERMARK FOR clause (nil when it has
+	// none): the source generates watermarks on Watermarks and drops the
+	// rows that arrive behind them.
+	Watermark *SourceWatermark
 }
 
 // StreamValues emits constant rows once (views over VALUES or without
@@ -145,6 +155,12 @@ type StreamHashAgg struct {
 	Extra   []StateTableDesc // one per entry in ExtraFor
 	// ExtraFor[i] is the index in Aggs of Extra[i]'s aggregate.
 	ExtraFor []int
+	// EOWC is EMIT ON WINDOW CLOSE: nothing is emitted while a group is
+	// open; once a watermark on a group key column passes the group's
+	// value, the group's row is emitted once (an insert) and its state
+	// deleted. The output is append-only. Without EOWC, groups passed by
+	// a watermark have their state deleted without any output.
+	EOWC bool
 }
 
 // StreamHashJoin is an incremental equi-join of two changelogs (inner,

@@ -1,0 +1,182 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// wmCatalog is the stream test catalog plus an append-only table and a
+// source with watermarks on their ts columns.
+func wmCatalog() *fakeCatalog {
+	c := streamCatalog()
+	add := func(r *catalog.Relation) {
+		r.OID = r.ID + catalog.FirstUserOID
+		r.Schema = "public"
+		c.rels[r.Name] = r
+	}
+	add(&catalog.Relation{ID: 30, Name: "clicks", Kind: catalog.KindTable, PK: []int{3},
+		With: map[string]string{"append_only": "true", WithWatermarkColumn: "ts", WithWatermarkExpr: "ts - pg_cast('5 seconds', 'interval')"},
+		Cols: []catalog.Column{col("uid", types.TInt4), col("ts", types.TTimestamp), col("n", types.TInt8),
+			{Name: "_row_id", T: types.TInt8, Hidden: true}}})
+	add(&catalog.Relation{ID: 31, Name: "taps", Kind: catalog.KindSource, PK: []int{2},
+		With: map[string]string{WithWatermarkColumn: "t", WithWatermarkExpr: "t - 10", WithWatermarkIdleTimeout: "250"},
+		Cols: []catalog.Column{col("k", types.TText), col("t", types.TInt8), {Name: "_row_id", T: types.TInt8, Hidden: true}}})
+	return c
+}
+
+func planWM(t *testing.T, text string, eowc bool) (*StreamMaterialize, error) {
+	t.Helper()
+	useTestFrontEnd()
+	q, err := parseQuery(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := Bind(q, wmCatalog(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mv := &catalog.Relation{ID: 100, Name: "mv1", Kind: catalog.KindMView, With: map[string]string{}}
+	if eowc {
+		mv.With[WithEmitOnWindowClose] = "true"
+	}
+	next := uint32(1000)
+	root, err := PlanStream(bd.Plan, mv, func() uint32 { next++; return next })
+	if err == nil {
+		if errs := validateStream(root); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	}
+	return root, err
+}
+
+func TestRelWatermark(t *testing.T) {
+	useTestFrontEnd()
+	c := wmCatalog()
+	w, err := RelWatermark(c.rels["clicks"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Col != 1 || w.T != types.TTimestamp || w.IdleTimeoutMs != DefaultWatermarkIdleTimeoutMs || FormatExpr(w.Expr) != "clicks.ts - '0 mons 0 days 5000000 us'::interval" {
+		t.Fatalf("got %+v %s", w, FormatExpr(w.Expr))
+	}
+	w, err = RelWatermark(c.rels["taps"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Col != 1 || w.IdleTimeoutMs != 250 {
+		t.Fatalf("got %+v", w)
+	}
+	if w, err := RelWatermark(c.rels["emp"]); w != nil || err != nil {
+		t.Fatalf("no watermark: got %v %v", w, err)
+	}
+	bad := []struct {
+		col, expr, idle string
+		code            pgerr.Code
+	}{
+		{"nope", "nope", "", pgerr.UndefinedColumn},
+		{"k", "k", "", pgerr.FeatureNotSupported},
+		{"ts", "uid", "", pgerr.DatatypeMismatch},
+		{"ts", "ts - pg_cast('1 day', 'interval') + ", "", pgerr.SyntaxError},
+		{"ts", "(select max(ts) from x)", "", pgerr.FeatureNotSupported},
+		{"ts", "ts", "-1", pgerr.InvalidParameterValue},
+		{"_row_id", "_row_id", "", pgerr.UndefinedColumn},
+	}
+	for _, b := range bad {
+		rel := &catalog.Relation{Name: "x", Kind: catalog.KindTable, PK: []int{3}, With: map[string]string{WithWatermarkColumn: b.col, WithWatermarkExpr: b.expr},
+			Cols: []catalog.Column{col("uid", types.TInt4), col("ts", types.TTimestamp), col("k", types.TText), {Name: "_row_id", T: types.TInt8, Hidden: true}}}
+		if b.idle != "" {
+			rel.With[WithWatermarkIdleTimeout] = b.idle
+		}
+		_, err := RelWatermark(rel)
+		if pe := pgerr.As(err); pe == nil || pe.Code != b.code {
+			t.Errorf("%s AS %s: got %v, want %s", b.col, b.expr, err, b.code)
+		}
+	}
+}
+
+func TestStreamWatermarkColumns(t *testing.T) {
+	root, err := planWM(t, `select date_bin(interval '1 minute', ts, timestamp '1970-01-01') as w, ts + interval '1 hour' as later, uid, n, ts::date as d, count(*) as c
+		from clicks where n > 0 group by 1, 2, 3, 4, 5`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ExplainStream(root)
+	// Every key computed from ts carries a watermark; uid and n do not.
+	const dateBin = "date_bin('0 mons 0 days 60000000 us'::interval, clicks.ts, '1970-01-01'::timestamp without time zone)"
+	const later = "clicks.ts + '0 mons 0 days 3600000000 us'::interval"
+	checkNode(t, got, "StreamTableScan", "watermark_columns: [ts]")
+	checkNode(t, got, "StreamFilter", "watermark_columns: [ts]")
+	checkNode(t, got, "StreamExchange", "watermark_columns: [ts, "+dateBin+", "+later+", clicks.ts::date]")
+	checkNode(t, got, "StreamHashAgg", "watermark_columns: ["+dateBin+", "+later+", clicks.ts::date]")
+	checkNode(t, got, "StreamMaterialize", "watermark_columns: [w, later, d]")
+	if strings.Contains(got, "emit_on_window_close") {
+		t.Errorf("EOWC without asking:\n%s", got)
+	}
+
+	// Expressions that may decrease as ts grows carry none.
+	root, err = planWM(t, `select -n as m, ts - interval '1 day' * n as x, count(*) from clicks group by 1, 2`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ExplainStream(root); strings.Contains(nodeLine(got, "StreamHashAgg"), "watermark_columns") {
+		t.Errorf("watermark on a non-monotone expression:\n%s", got)
+	}
+
+	// A source's watermark is generated by the source node.
+	root, err = planWM(t, `select k, t from taps`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ExplainStream(root); !strings.Contains(got, "StreamSource { source: taps, columns: [k, t, _row_id], watermark: t AS taps.t - 10") ||
+		!strings.Contains(got, "watermark_columns: [t]") {
+		t.Errorf("source watermark missing:\n%s", got)
+	}
+}
+
+func TestStreamEOWC(t *testing.T) {
+	root, err := planWM(t, `select date_bin(interval '1 minute', ts, timestamp '1970-01-01') as window_start, count(*) as c, max(n) as m
+		from clicks group by 1`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ExplainStream(root)
+	checkNode(t, got, "StreamMaterialize", "append_only, watermark_columns: [window_start]")
+	checkNode(t, got, "StreamHashAgg", "aggs: [count(*), max(clicks.n)], emit_on_window_close, state: [agg_state#1001]")
+	checkNode(t, got, "StreamHashAgg", "append_only")
+	for _, q := range []string{
+		"select uid, count(*) from clicks group by uid",
+		"select ts, n from clicks",
+		"select dept, count(*) from emp group by dept",
+	} {
+		_, err := planWM(t, q, true)
+		if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.FeatureNotSupported || !strings.Contains(pe.Message, "EMIT ON WINDOW CLOSE") {
+			t.Errorf("%s: got %v", q, err)
+		}
+	}
+	// An EOWC view reads as append-only.
+	mv := &catalog.Relation{Kind: catalog.KindMView, With: map[string]string{WithEmitOnWindowClose: "true"}}
+	if !relAppendOnly(mv) {
+		t.Error("EOWC view not append-only")
+	}
+}
+
+// nodeLine returns the first line of an EXPLAIN output showing node.
+func nodeLine(explain, node string) string {
+	for _, l := range strings.Split(explain, "\n") {
+		if strings.Contains(l, node+" {") {
+			return l
+		}
+	}
+	return ""
+}
+
+func checkNode(t *testing.T, explain, node, want string) {
+	t.Helper()
+	if !strings.Contains(nodeLine(explain, node), want) {
+		t.Errorf("%s lacks %q:\n%s", node, want, explain)
+	}
+}
