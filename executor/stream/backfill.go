@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -57,7 +58,9 @@ type BackfillProgress struct {
 //   - Chunk (upstream): buffered as above while backfilling; projected
 //     and returned once the backfill is done.
 //   - Watermark: dropped while backfilling (the table's rows read from the
-//     snapshot may be below it), forwarded afterwards.
+//     snapshot may be below it), forwarded afterwards on the scan's
+//     column of the watermark's table column (dropped when the scan does
+//     not read that column).
 //   - Barrier: emit the changes the position now covers, persist the
 //     position (state table: actor Index → done, rows read, position), take
 //     a new snapshot, report progress, forward the barrier. When the
@@ -180,7 +183,10 @@ func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
 			}
 			b.cur = append(b.cur, m)
 		case types.Watermark:
-			if b.done {
+			// The table input's watermarks are on the relation's columns;
+			// the scan's output has its own.
+			if j := slices.Index(b.cols, m.Col); b.done && j >= 0 {
+				m.Col = j
 				return m, nil
 			}
 		case types.Barrier:

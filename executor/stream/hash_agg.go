@@ -27,7 +27,13 @@ import (
 //
 // Watermark: one on a group key column is held until the barrier and
 // forwarded on the output's column of that key (no later row changes a
-// group below it); others are dropped.
+// group below it); others are dropped. At the barrier, every group whose
+// key is below it is closed (hash_agg_window.go): its state is deleted,
+// and in EMIT ON WINDOW CLOSE mode (StreamHashAgg.EOWC) its row is
+// emitted then, once, as an insert; without EOWC nothing is emitted for
+// it (its last change went out with its epoch). Later input rows of a
+// closed group are dropped. In EOWC mode nothing else is ever emitted:
+// dirty groups only update their state at the barrier.
 //
 // Barrier: the epoch's changes are emitted, one per dirty group in order
 // of first touch: + for a new group, - for a group whose row count fell to
@@ -56,6 +62,13 @@ type HashAgg struct {
 	wms   []types.Watermark
 	out   []types.Message
 	ob    outBuilder
+
+	// eowc: StreamHashAgg.EOWC. closed[i] is the last watermark applied
+	// on group key i (valid when hasClosed[i]); anyClosed: one is.
+	eowc      bool
+	closed    []types.Datum
+	hasClosed []bool
+	anyClosed bool
 
 	kbuf []byte
 	key  types.Row
@@ -119,6 +132,9 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	a.result = storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
 	a.ob.ts = n.Out.Types()
 	a.key = make(types.Row, len(a.keyTs))
+	a.eowc = n.EOWC
+	a.closed = make([]types.Datum, len(a.keyTs))
+	a.hasClosed = make([]bool, len(a.keyTs))
 	return a, nil
 }
 
@@ -176,16 +192,9 @@ func (a *HashAgg) group() (*aggGroup, error) {
 		return nil, err
 	}
 	if ok {
-		g.existed = true
-		p := len(a.keyTs)
-		for i, c := range a.calls {
-			if g.vals[i], err = c.decode(row[p : p+len(c.stateTs)]); err != nil {
-				return nil, err
-			}
-			p += len(c.stateTs)
+		if err := a.decodeGroup(g, row); err != nil {
+			return nil, err
 		}
-		g.rows = row[p].I
-		g.old = a.output(g)
 	} else {
 		for i, c := range a.calls {
 			g.vals[i] = c.newVal()
@@ -194,6 +203,22 @@ func (a *HashAgg) group() (*aggGroup, error) {
 	a.dirty[ek] = g
 	a.order = append(a.order, g)
 	return g, nil
+}
+
+// decodeGroup fills g (with its key set) from its Result row.
+func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
+	g.existed = true
+	p := len(a.keyTs)
+	for i, c := range a.calls {
+		var err error
+		if g.vals[i], err = c.decode(row[p : p+len(c.stateTs)]); err != nil {
+			return err
+		}
+		p += len(c.stateTs)
+	}
+	g.rows = row[p].I
+	g.old = a.output(g)
+	return nil
 }
 
 // output returns the group's output row: keys, then each call's result.
@@ -240,6 +265,9 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 		for k, col := range a.plan.GroupBy {
 			a.key[k] = c.Cols[col].Get(i)
 		}
+		if a.anyClosed && a.behind() {
+			continue
+		}
 		g, err := a.group()
 		if err != nil {
 			return err
@@ -282,6 +310,9 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 			return err
 		}
 	}
+	if err := a.closeGroups(); err != nil {
+		return err
+	}
 	clear(a.dirty)
 	clear(a.order)
 	a.order = a.order[:0]
@@ -323,7 +354,9 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 	}
 	if g.rows == 0 && !global {
 		if g.existed {
-			a.ob.add(types.OpDelete, g.old)
+			if !a.eowc {
+				a.ob.add(types.OpDelete, g.old)
+			}
 			a.result.Delete(g.key)
 		}
 		return nil
@@ -335,6 +368,8 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 	}
 	cur := a.output(g)
 	switch {
+	case a.eowc:
+		// Emitted when the watermark closes the group.
 	case !g.existed:
 		a.ob.add(types.OpInsert, cur)
 	case !sameRow(g.old, cur):

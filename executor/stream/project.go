@@ -15,8 +15,12 @@ import (
 //     visibility. A row whose expression fails gets NULL and the error is
 //     recorded (ActorContext.Errors); the job goes on.
 //   - Watermark: forwarded on the first output column that is a plain
-//     reference to the watermark's column; dropped when no output column
-//     carries it.
+//     reference to the watermark's column, and turned into a watermark on
+//     every other output column the plan says carries one
+//     (StreamBase.Watermarks: an expression that never decreases as the
+//     column grows, such as date_bin over it): the expression evaluated
+//     at the watermark's value. Dropped when no output column carries
+//     it.
 //   - Barrier: forwarded (Project has no state).
 type Project struct {
 	actx  *ActorContext
@@ -24,6 +28,11 @@ type Project struct {
 	exprs []*exprEval
 	// wmCol[c] is the output column carrying input column c unchanged.
 	wmCol map[int]int
+	// derived[c] are the output columns whose watermark is computed from
+	// one on input column c; inTs are the input's column types.
+	derived map[int][]int
+	inTs    []types.T
+	out     []types.Message
 }
 
 var _ Operator = (*Project)(nil)
@@ -43,12 +52,38 @@ func NewProject(actx *ActorContext, in Operator, n *planner.StreamProject) (*Pro
 			}
 		}
 	}
+	if n.Input == nil {
+		return p, nil
+	}
+	ib := n.Input.Base()
+	p.inTs = ib.Out.Types()
+	for _, j := range n.Watermarks {
+		if j < 0 || j >= len(n.Exprs) {
+			continue
+		}
+		c, ok := planner.WatermarkSource(n.Exprs[j], ib.Watermarks)
+		if !ok {
+			continue
+		}
+		if w, plain := p.wmCol[c]; plain && w == j {
+			continue
+		}
+		if p.derived == nil {
+			p.derived = map[int][]int{}
+		}
+		p.derived[c] = append(p.derived[c], j)
+	}
 	return p, nil
 }
 
 // Next implements Operator.
 func (p *Project) Next(ctx context.Context) (types.Message, error) {
 	for {
+		if len(p.out) > 0 {
+			m := p.out[0]
+			p.out = p.out[1:]
+			return m, nil
+		}
 		msg, err := p.in.Next(ctx)
 		if err != nil {
 			return nil, err
@@ -66,13 +101,39 @@ func (p *Project) Next(ctx context.Context) (types.Message, error) {
 			return out, nil
 		case types.Watermark:
 			if j, ok := p.wmCol[m.Col]; ok {
-				m.Col = j
-				return m, nil
+				w := m
+				w.Col = j
+				p.out = append(p.out, w)
+			}
+			for _, j := range p.derived[m.Col] {
+				if w, ok := p.derive(m, j); ok {
+					p.out = append(p.out, w)
+				}
 			}
 		default:
 			return msg, nil
 		}
 	}
+}
+
+// derive returns the watermark on output column j implied by w: its
+// expression evaluated over a row holding w's value in w's column (the
+// expression reads no other column). A value that fails to evaluate or
+// is NULL gives none.
+func (p *Project) derive(w types.Watermark, j int) (types.Watermark, bool) {
+	row := make(types.Row, len(p.inTs))
+	for i := range row {
+		row[i] = types.NullDatum
+	}
+	row[w.Col] = w.Val
+	c := types.NewChunk(p.inTs, 1)
+	c.AppendRow(types.OpInsert, row)
+	e := p.exprs[j]
+	v, err := e.ev.Eval(e.ec, c)
+	if err != nil || v.Len() != 1 || v.Nulls[0] {
+		return types.Watermark{}, false
+	}
+	return types.Watermark{Col: j, T: e.t, Val: v.Get(0)}, true
 }
 
 // Close implements Operator.

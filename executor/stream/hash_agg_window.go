@@ -1,0 +1,107 @@
+package stream
+
+import (
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// This file is HashAgg's handling of watermarks on group keys: closing
+// the groups a watermark has passed (state cleaning, and the output of
+// EMIT ON WINDOW CLOSE) and dropping input rows of closed groups.
+//
+// A watermark W on group key i says no later input row has key i below
+// W, so a group whose key i is below W is final. Its state is deleted
+// (which bounds the state of a windowed aggregation by the windows still
+// open); in EOWC mode its row is emitted at that moment, once. Deleting
+// state never emits a retraction.
+
+// behind reports whether the group key in a.key lies in a group closed by
+// a watermark; such a row is late and dropped.
+func (a *HashAgg) behind() bool {
+	for i, ok := range a.hasClosed {
+		if ok && !a.key[i].Null && types.Compare(a.key[i], a.closed[i], a.keyTs[i]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// closeGroups closes the groups passed by the watermarks held for this
+// barrier, after the epoch's dirty groups went into the state tables.
+// Groups are visited in key order when the watermark is on the first
+// group key (a range scan of the Result table), and by a full scan
+// otherwise.
+func (a *HashAgg) closeGroups() error {
+	for _, w := range a.wms {
+		i := w.Col
+		if a.hasClosed[i] && types.Compare(w.Val, a.closed[i], a.keyTs[i]) <= 0 {
+			continue
+		}
+		a.closed[i], a.hasClosed[i], a.anyClosed = detach(w.Val), true, true
+		var it storage.RowIter
+		if i == 0 {
+			it = a.result.IterRange(nil, types.Row{w.Val}, false)
+		} else {
+			it = a.result.Iter(nil, false)
+		}
+		var rows []types.Row
+		for {
+			row, err := it.Next()
+			if err != nil {
+				it.Close()
+				return err
+			}
+			if row == nil {
+				break
+			}
+			if row[i].Null || types.Compare(row[i], w.Val, a.keyTs[i]) >= 0 {
+				continue
+			}
+			rows = append(rows, row)
+		}
+		it.Close()
+		for _, row := range rows {
+			if err := a.closeGroup(row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// closeGroup emits a closed group's row in EOWC mode and deletes its
+// state: its Result row and its rows in every Extra table.
+func (a *HashAgg) closeGroup(row types.Row) error {
+	key := row[:len(a.keyTs)]
+	if a.eowc {
+		g := &aggGroup{key: key, vals: make([]aggCallVal, len(a.calls))}
+		if err := a.decodeGroup(g, row); err != nil {
+			return err
+		}
+		a.ob.add(types.OpInsert, g.old)
+	}
+	a.result.Delete(key)
+	for _, c := range a.calls {
+		if c.extra == nil {
+			continue
+		}
+		it := c.extra.Iter(key, false)
+		var keys []types.Row
+		for {
+			r, err := it.Next()
+			if err != nil {
+				it.Close()
+				return err
+			}
+			if r == nil {
+				break
+			}
+			keys = append(keys, r[:c.extraKeyLen])
+		}
+		it.Close()
+		for _, k := range keys {
+			c.extra.Delete(k)
+		}
+	}
+	return nil
+}
