@@ -38,6 +38,9 @@ type Env struct {
 	// connectors; a plan with such a node fails to build without them.
 	OpenSource OpenSourceFunc
 	OpenSink   OpenSinkFunc
+	// Watermarks learns of the sources' watermarks and late rows; may be
+	// nil.
+	Watermarks WatermarkRecorder
 }
 
 // Job is a built streaming job: its fragments' actors wired by channels,
@@ -302,6 +305,7 @@ func (b *builder) buildFragment(f *fragSpec) error {
 		actx := &ActorContext{
 			Job: b.env.Job, Actor: id, Index: i, Parallelism: p,
 			DB: b.env.DB, Cache: b.env.Cache, Errors: b.env.Errors, Eval: b.env.Eval,
+			Watermarks: b.env.Watermarks,
 		}
 		root, err := b.op(actx, f, f.frag.Root)
 		if err != nil {

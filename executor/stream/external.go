@@ -22,6 +22,10 @@ type SourceBatch struct {
 	// Positions is the next offset to read per partition after this
 	// batch, for every partition being read.
 	Positions map[int32]int64
+	// Partitions, when set, is the partition of each row of Chunk; a
+	// source with a watermark tracks event time per partition with it
+	// (without it, all rows count as partition 0).
+	Partitions []int32
 }
 
 // SourceReader reads an external source for one source actor. Poll and

@@ -47,6 +47,22 @@ type ActorContext struct {
 	// zone for timestamptz arithmetic, for instance); never nil in an
 	// actor built by Build. Operators must not change it.
 	Eval *executor.EvalCtx
+	// Watermarks learns of the sources' watermarks and late rows; may be
+	// nil.
+	Watermarks WatermarkRecorder
+}
+
+// WatermarkRecorder learns of the watermarks that sources generate and
+// of the rows they drop for arriving behind them (the engine shows both
+// in a system view and logs the drops). Calls come from actor
+// goroutines, concurrently.
+type WatermarkRecorder interface {
+	// LateRows reports that n rows of relation rel arrived behind the
+	// source's watermark w and were dropped.
+	LateRows(job types.JobID, rel uint32, n int64, w types.Watermark)
+	// Watermark reports the watermark w the source of relation rel in job
+	// emitted.
+	Watermark(job types.JobID, rel uint32, w types.Watermark)
 }
 
 // ErrorRecorder counts and remembers errors raised while evaluating one

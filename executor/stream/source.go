@@ -3,7 +3,9 @@ package stream
 import (
 	"context"
 	"sync"
+	"time"
 
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -37,8 +39,13 @@ const sourcePollChunks = 2
 //
 //   - Chunk: none expected from the entry; the polled batches are
 //     projected to StreamSource.Cols and emitted (empty ones are not,
-//     but their positions count as emitted).
-//   - Watermark: forwarded.
+//     but their positions count as emitted). With a WATERMARK FOR clause
+//     (StreamSource.Watermark) rows behind the watermark are dropped
+//     first and counted (source_watermark.go).
+//   - Watermark: forwarded. A source with a WATERMARK FOR clause
+//     generates its own: at every barrier, before the barrier, when it
+//     rose (and once after a restart); it is checkpointed with the
+//     positions (the state row of partition -1), so it never goes back.
 //   - Barrier: a waiting barrier is always taken before more data. The
 //     first barrier (Initial after a recovery, AddJob for a new job) loads
 //     the committed positions from the state table and opens the reader
@@ -69,6 +76,13 @@ type Source struct {
 	batches chan sourcePoll
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+
+	// wm generates the watermark (nil without a WATERMARK FOR clause);
+	// now is its clock. queue holds a barrier to return after the
+	// watermark that precedes it.
+	wm    *sourceWatermarker
+	now   func() time.Time
+	queue []types.Message
 }
 
 // sourcePoll is one Poll's result as the poll goroutine hands it over.
@@ -106,11 +120,30 @@ func NewSource(actx *ActorContext, barriers <-chan types.Message, n *planner.Str
 			return nil, pgerr.New(pgerr.InternalError, "source %s: column %d of %d", n.Rel.Name, c, len(n.Rel.Cols))
 		}
 	}
+	s.now = time.Now
+	if w := n.Watermark; w != nil {
+		if w.Col < 0 || w.Col >= len(n.Rel.Cols) {
+			return nil, pgerr.New(pgerr.InternalError, "source %s: watermark column %d of %d", n.Rel.Name, w.Col, len(n.Rel.Cols))
+		}
+		ec := actx.Eval
+		if ec == nil {
+			ec = &executor.EvalCtx{Location: time.UTC}
+		}
+		var err error
+		if s.wm, err = newSourceWatermarker(n, ec); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
 // Next implements Operator.
 func (s *Source) Next(ctx context.Context) (types.Message, error) {
+	if len(s.queue) > 0 {
+		m := s.queue[0]
+		s.queue = s.queue[1:]
+		return m, nil
+	}
 	for {
 		if s.batches == nil || s.paused {
 			select {
@@ -167,10 +200,49 @@ func (s *Source) control(ctx context.Context, m types.Message) (types.Message, e
 			s.st.Update(types.Row{types.DInt(int64(p))}, types.Row{types.DInt(int64(p)), types.DInt(s.pos[p])})
 		}
 		clear(s.dirty)
+		var w types.Watermark
+		emit := false
+		if s.wm != nil {
+			w, emit = s.watermark()
+		}
 		if err := s.st.Commit(s.actx.WriteSet, b.Epoch.Curr); err != nil {
 			return nil, err
 		}
+		if emit {
+			s.applyMutation(b)
+			s.queue = append(s.queue, b)
+			return w, nil
+		}
 	}
+	s.applyMutation(b)
+	return b, nil
+}
+
+// watermark advances the watermark at a barrier, records it in the state
+// table, reports it and the late rows, and returns it when it is to be
+// emitted.
+func (s *Source) watermark() (types.Watermark, bool) {
+	sw := s.wm
+	rec := s.actx.Watermarks
+	if rec != nil && sw.late > 0 {
+		// The rows were late behind the watermark before this barrier.
+		rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.cur})
+	}
+	sw.late = 0
+	w, emit := sw.advance(s.now())
+	if sw.changed {
+		k := types.DInt(watermarkPartition)
+		s.st.Update(types.Row{k}, types.Row{k, types.DInt(sw.cur.I)})
+		sw.changed = false
+	}
+	if rec != nil && emit {
+		rec.Watermark(s.actx.Job, s.n.Rel.ID, w)
+	}
+	return w, emit
+}
+
+// applyMutation applies a barrier's control change to the source.
+func (s *Source) applyMutation(b types.Barrier) {
 	switch b.Mutation.Kind {
 	case types.MutationPause:
 		s.paused = true
@@ -181,7 +253,6 @@ func (s *Source) control(ctx context.Context, m types.Message) (types.Message, e
 			s.stop()
 		}
 	}
-	return b, nil
 }
 
 // start loads the committed positions, opens the reader and starts the
@@ -196,6 +267,12 @@ func (s *Source) start(ctx context.Context) error {
 		}
 		if r == nil {
 			break
+		}
+		if r[0].I == watermarkPartition {
+			if s.wm != nil {
+				s.wm.restore(r[1].I)
+			}
+			continue
 		}
 		s.pos[int32(r[0].I)] = r[1].I
 	}
@@ -250,6 +327,14 @@ func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
 		}
 	}
 	c := b.Chunk
+	if s.wm != nil {
+		if c != nil && len(c.Cols) != len(s.n.Rel.Cols) {
+			return nil, pgerr.New(pgerr.InternalError, "source %s: a batch of %d columns for %d", s.n.Rel.Name, len(c.Cols), len(s.n.Rel.Cols))
+		}
+		if err := s.wm.observe(s.actx, c, b.Partitions, b.Positions, s.now()); err != nil {
+			return nil, err
+		}
+	}
 	if c == nil || c.VisibleCount() == 0 {
 		return nil, nil
 	}

@@ -1,10 +1,16 @@
 package stream
 
 import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -154,4 +160,142 @@ func stateRows(t testing.TB, e *opEnv, id uint32) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// wmSourceRel is a source (k text, t int8) with WATERMARK FOR t AS t - 10
+// and an idle timeout of 100 ms; the scan reads (t, k).
+var wmSourceRel = &catalog.Relation{ID: 12, Name: "taps", Cols: []catalog.Column{{Name: "k", T: types.TText}, {Name: "t", T: types.TInt8}}}
+
+func wmSourceNode() *planner.StreamSource {
+	n := sourceNode()
+	n.Rel = wmSourceRel
+	n.Cols = []int{1, 0}
+	n.Out = types.Schema{{Name: "t", T: types.TInt8}, {Name: "k", T: types.TText}}
+	n.StreamKey = nil
+	n.Watermarks = []int{0}
+	n.Watermark = &planner.SourceWatermark{Col: 1, T: types.TInt8, IdleTimeoutMs: 100,
+		Expr: call("-", types.TInt8, rtCol(1, types.TInt8), cint(10))}
+	return n
+}
+
+// wmBatch builds a batch of rows "k t p" (p: the row's partition) and
+// positions "p:o ...".
+func wmBatch(t *testing.T, rows, pos string) SourceBatch {
+	t.Helper()
+	var b SourceBatch
+	if rows != "" {
+		c := types.NewChunk([]types.T{types.TText, types.TInt8}, 4)
+		for _, l := range strings.Split(rows, "\n") {
+			var k string
+			var ev int64
+			var p int32
+			if _, err := fmt.Sscan(l, &k, &ev, &p); err != nil {
+				t.Fatal(err)
+			}
+			c.AppendRow(types.OpInsert, types.Row{types.DString(k), types.DInt(ev)})
+			b.Partitions = append(b.Partitions, p)
+		}
+		b.Chunk = c
+	}
+	b.Positions = batch(t, "", pos).Positions
+	return b
+}
+
+// wmRecorder records what sources report.
+type wmRecorder struct {
+	mu   sync.Mutex
+	late []string
+	wms  []string
+}
+
+func (r *wmRecorder) LateRows(job types.JobID, rel uint32, n int64, w types.Watermark) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.late = append(r.late, fmt.Sprintf("%d late behind %s", n, w))
+}
+
+func (r *wmRecorder) Watermark(job types.JobID, rel uint32, w types.Watermark) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wms = append(r.wms, w.String())
+}
+
+// TestSourceWatermark checks a source's watermark: the minimum over its
+// partitions' candidates, emitted before the barrier when it rose; an
+// idle partition stops holding it back; late rows are dropped and
+// reported; the watermark is checkpointed and announced again after a
+// restart, and rows behind it stay late.
+func TestSourceWatermark(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	rec := &wmRecorder{}
+	actx.Watermarks = rec
+	reader := &scriptedReader{polls: make(chan struct{}, 16), batches: []SourceBatch{
+		wmBatch(t, "a 50 0\nb 30 1", "0:1 1:1"),
+		wmBatch(t, "c 15 0\nd 60 0\ne 0 0", "0:4 1:1"),
+	}}
+	reader.batches[1].Chunk.Cols[1].Nulls[2] = true
+	open := func(context.Context, *ActorContext, *planner.StreamSource, map[int32]int64) (SourceReader, error) {
+		return reader, nil
+	}
+	barriers := make(chan types.Message, 4)
+	src, err := NewSource(actx, barriers, wmSourceNode(), open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(1000, 0)
+	src.now = func() time.Time { return clock }
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}, Mutation: types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}}
+	got := render(mustNext(t, src)) + render(mustNext(t, src))
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 1, Curr: 2}}
+	got += render(mustNext(t, src)) + render(mustNext(t, src))
+	// 200 ms later partition 1, without rows since, is idle.
+	clock = clock.Add(200 * time.Millisecond)
+	got += render(mustNext(t, src))
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 2, Curr: 3}}
+	got += render(mustNext(t, src)) + render(mustNext(t, src))
+	checkOutput(t, got, `
+barrier 1
+ I T
++ 50 a
++ 30 b
+wm 0 20
+barrier 2
+ I T
++ 60 d
++ . e
+wm 0 50
+barrier 3
+`)
+	commitWS(t, actx, 3)
+	if got := sourcePositions(t, db); got != "-1:50 0:4 1:1" {
+		t.Errorf("committed state %q", got)
+	}
+	src.Close()
+	if fmt.Sprint(rec.late) != "[1 late behind wm 0 20]" || fmt.Sprint(rec.wms) != "[wm 0 20 wm 0 50]" {
+		t.Errorf("reported late %q, watermarks %q", rec.late, rec.wms)
+	}
+
+	// After a restart the watermark is read back: a row behind it is
+	// late at once, and it is announced at the next barrier although a
+	// partition without rows holds it back.
+	reader = &scriptedReader{polls: make(chan struct{}, 16), batches: []SourceBatch{wmBatch(t, "f 40 0\ng 70 0", "0:6 1:1")}}
+	src, err = NewSource(actx, barriers, wmSourceNode(), open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	src.now = func() time.Time { return clock }
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 3, Curr: 4}, Kind: types.BarrierInitial}
+	got = render(mustNext(t, src)) + render(mustNext(t, src))
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 4, Curr: 5}}
+	got += render(mustNext(t, src)) + render(mustNext(t, src))
+	checkOutput(t, got, `
+barrier 4
+ I T
++ 70 g
+wm 0 50
+barrier 5
+`)
 }
