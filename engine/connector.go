@@ -49,7 +49,7 @@ const (
 
 // sourceOptions are known source option keys, for a clear error on typos.
 var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMode, optStartupMillis,
-	optFormat, optEncode, optDelimiter, optMaxRecordBytes, "without_header"}
+	optFormat, optEncode, optDelimiter, optMaxRecordBytes, "without_header", planner.WithWatermarkIdleTimeout}
 
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
@@ -295,7 +295,9 @@ func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, er
 		return out, nil
 	}
 	c := types.NewChunk(s.ts, len(b.Rows))
+	out.Partitions = make([]int32, 0, len(b.Rows))
 	for _, sr := range b.Rows {
+		out.Partitions = append(out.Partitions, sr.Partition)
 		row := sr.Row
 		if s.l.rowID >= 0 {
 			full := make(types.Row, s.width)

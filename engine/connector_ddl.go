@@ -84,9 +84,6 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	if err := s.noDDLInBlock("CREATE SOURCE"); err != nil {
 		return nil, err
 	}
-	if st.Watermark != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WATERMARK FOR is not supported yet")
-	}
 	for _, c := range st.Columns {
 		if c.PrimaryKey {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a source cannot have a primary key").
@@ -112,6 +109,9 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	e := s.eng
 	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSource,
 		Cols: cols, PK: []int{len(cols) - 1}, SQL: text, With: with}
+	if err := setWatermarkOptions(rel, st.Watermark, true); err != nil {
+		return nil, err
+	}
 	if _, _, err := e.sourceConfig(rel, nil); err != nil {
 		return nil, err
 	}
@@ -140,9 +140,6 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
 	if st.AsQuery != nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS with a connector is not supported")
-	}
-	if st.Watermark != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WATERMARK FOR is not supported yet")
 	}
 	with := connectorWith(st.With, st.Format, st.Encode)
 	if err := checkOptions(with, sourceOptions, "table connector"); err != nil {
@@ -181,6 +178,12 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		if t := rel.Cols[i].T; t.ID == types.Jsonb || t.IsArray() {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a %s column cannot be part of a primary key", t)
 		}
+	}
+	if st.AppendOnly && with[optFormat] != "upsert" {
+		with["append_only"] = "true"
+	}
+	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
+		return nil, err
 	}
 	e := s.eng
 	if _, _, err := e.sourceConfig(rel, nil); err != nil {

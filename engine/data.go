@@ -106,6 +106,9 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 	if err != nil {
 		return err
 	}
+	if appendOnlyTable(rel) {
+		return errAppendOnly(rel, "update")
+	}
 	ts := relTypes(rel)
 	oldKey, newKey := pkKey(rel, old), pkKey(rel, new)
 	if err := w.touch(rel, oldKey); err != nil {
@@ -131,6 +134,9 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	rel, err := w.rel(relID)
 	if err != nil {
 		return err
+	}
+	if appendOnlyTable(rel) {
+		return errAppendOnly(rel, "delete from")
 	}
 	key := pkKey(rel, old)
 	if err := w.touch(rel, key); err != nil {
@@ -333,6 +339,9 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 	if err != nil {
 		return err
 	}
+	if appendOnlyTable(tc.rel) {
+		return errAppendOnly(tc.rel, "update")
+	}
 	oldKey, newKey := pkKey(tc.rel, old), pkKey(tc.rel, new)
 	if string(oldKey) != string(newKey) {
 		if found, err := w.exists(tc, newKey); err != nil {
@@ -354,6 +363,9 @@ func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 	if err != nil {
 		return err
 	}
+	if appendOnlyTable(tc.rel) {
+		return errAppendOnly(tc.rel, "delete from")
+	}
 	w.add(tc, types.OpDelete, pkKey(tc.rel, old), slices.Clone(old))
 	return nil
 }
@@ -370,6 +382,18 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	e := w.eng
 	st := e.st
 	pe := st.cur
+	wms := make(map[uint32]*tableWatermark)
+	for _, id := range w.order {
+		tc := w.changes[id]
+		tw, err := e.tableWatermark(tc.rel)
+		if err != nil {
+			return nil, err
+		}
+		if tw != nil {
+			wms[id] = tw
+			e.filterLate(tc, tw)
+		}
+	}
 	for _, id := range w.order {
 		tc := w.changes[id]
 		for i, op := range tc.ops {
@@ -393,6 +417,9 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 		}
 		if err := e.pushChanges(id, tc.chunks()); err != nil {
 			return nil, err
+		}
+		if tw := wms[id]; tw != nil {
+			e.advanceWatermark(tc, tw)
 		}
 	}
 	return pe, nil

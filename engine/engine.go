@@ -58,6 +58,9 @@ type Engine struct {
 	metrics *Metrics
 	// conns tracks running connector readers and writers (system views).
 	conns *connectors
+	// wms holds the tables' watermarks and what sources report of
+	// theirs (watermark.go).
+	wms *watermarkState
 }
 
 // Open opens (or creates) the database in cfg.DataDir. It fails with
@@ -80,7 +83,8 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
-	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors()}
+	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
+	e.wms.log = e.logLateRows
 	e.nextPID.Store(uint32(time.Now().UnixNano()%100000) + 1000)
 	if err := e.startStreams(); err != nil {
 		e.stopStreams()

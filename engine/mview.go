@@ -32,6 +32,14 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 	if len(b.Params) > 0 {
 		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views may not be defined using bound parameters")
 	}
+	if st.EmitOnWindowClose {
+		// Kept with the view, so that planning it again after a restart
+		// keeps the mode.
+		if mv.With == nil {
+			mv.With = map[string]string{}
+		}
+		mv.With[planner.WithEmitOnWindowClose] = "true"
+	}
 	root, err := planner.PlanStream(b.Plan, mv, alloc)
 	if err != nil {
 		return nil, nil, err
@@ -91,9 +99,6 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	e := s.eng
 	if st.OrReplace {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE OR REPLACE MATERIALIZED VIEW is not supported")
-	}
-	if st.EmitOnWindowClose {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE is not supported yet")
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()

@@ -304,6 +304,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		st.sealed = st.cur
 		st.cur = newPendingEpoch(e.db)
 	}
+	e.storeTableWatermarks(st.sealed.batch)
 	m := b.Barrier.Mutation
 	if m.Kind == types.MutationAddJob {
 		if j := st.jobs[m.Job.ID]; j != nil {
@@ -313,6 +314,13 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	for _, j := range st.sortedJobs() {
 		if !j.active {
 			continue
+		}
+		// The tables' watermarks go ahead of the barrier, except to jobs
+		// whose first message this barrier is.
+		if !initial && !(m.Kind == types.MutationAddJob && m.Job.ID == j.id) {
+			if err := e.injectTableWatermarks(j.ctx, j); err != nil && j.ctx.Err() == nil {
+				e.log.Error("injecting watermarks", "job", j.rel.Name, "err", err)
+			}
 		}
 		if err := j.job.Inject(j.ctx, b.Barrier); err != nil && j.ctx.Err() == nil {
 			e.log.Error("injecting a barrier", "job", j.rel.Name, "err", err)
@@ -470,6 +478,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	st.view.Close()
 	st.view = e.db.NewBatch()
 	st.initialized, st.held = false, nil
+	e.forgetTableWatermarks()
 
 	var specs []checkpoint.Job
 	rels := e.cat.All()
@@ -629,6 +638,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		Progress:   j.report,
 		OpenSource: e.openSource,
 		OpenSink:   e.openSink,
+		Watermarks: e.wms,
 	})
 	if err != nil {
 		return nil, err
@@ -757,8 +767,21 @@ func (e *Engine) relay(j *jobRun) {
 				}
 			}
 		case types.Watermark:
-			// Watermarks are in the Materialize input's columns; views
-			// do not propagate them to readers yet.
+			// Watermarks are in the Materialize input's columns; readers
+			// of the view get them on the view's columns.
+			if j.mat == nil {
+				continue
+			}
+			col := slices.Index(j.mat.Cols, m.Col)
+			if col < 0 {
+				continue
+			}
+			m.Col = col
+			for _, sub := range j.subscribers() {
+				if err := sub.injectRelayed(j.ctx, j.rel.ID, m); err != nil {
+					return
+				}
+			}
 		}
 	}
 }
@@ -769,9 +792,9 @@ func (j *jobRun) subscribers() []*jobRun {
 	return slices.Clone(j.subs)
 }
 
-// injectRelayed delivers a barrier relayed from view relID to the job's
-// inputs reading it.
-func (j *jobRun) injectRelayed(ctx context.Context, relID uint32, b types.Barrier) error {
+// injectRelayed delivers a barrier or watermark relayed from view relID
+// to the job's inputs reading it.
+func (j *jobRun) injectRelayed(ctx context.Context, relID uint32, b types.Message) error {
 	for _, t := range j.job.Tables {
 		if t.Rel.ID == relID && t.Relayed {
 			if err := t.Inject(ctx, b); err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -138,9 +139,6 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
 		return s.createConnectorTable(ctx, st, text, io)
 	}
-	if st.Watermark != nil {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "WATERMARK FOR is not supported yet")
-	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -152,7 +150,13 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: st.With}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With)}
+	if rel.With == nil {
+		rel.With = map[string]string{}
+	}
+	if st.AppendOnly {
+		rel.With["append_only"] = "true"
+	}
 	var asBound *planner.Bound
 	if st.AsQuery != nil {
 		b, err := planner.Bind(st.AsQuery, s.catalogView(), nil)
@@ -215,6 +219,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			// The key codec orders strings, not arrays element-wise.
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
 		}
+	}
+	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
+		return nil, err
 	}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
@@ -426,6 +433,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 				_ = e.st.cur.batch.DeleteRange(r.ID)
 				_ = e.st.view.DeleteRange(r.ID)
 			}
+			e.dropWatermark(r, e.st.cur.batch)
 		}
 		e.log.Info("dropped relations", "count", len(ids), "first", order[0].Name)
 	}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// This file holds the engine's side of watermarks (DESIGN.md §2).
+//
+// A table or source keeps its WATERMARK FOR clause in WITH options
+// (planner.WithWatermarkColumn, planner.WithWatermarkExpr). A source
+// generates its watermark inside every job that reads it (the Source
+// operator). A table's rows come from DML, so the engine generates the
+// table's watermark: the largest value of the watermark expression over
+// the rows inserted so far. A statement's rows whose watermark column is
+// below the watermark as the statement begins are late: they are dropped
+// (not stored, not sent to the views) and counted. Before every barrier
+// the engine sends the table's watermark to the jobs that scan it, and
+// the watermark is stored with the epoch's writes (a meta entry), so it
+// never goes back, not even across a restart.
+//
+// weir.watermarks shows every relation with a watermark: its current
+// watermark and how many rows were dropped for arriving behind it.
+
+// tableWatermark is the watermark of one table fed by DML. Guarded by
+// Engine.writeMu.
+type tableWatermark struct {
+	def *planner.SourceWatermark
+	ev  executor.Evaluator
+	// loaded: cur was read from storage (after a start or a recovery).
+	loaded bool
+	cur    types.Datum
+	has    bool
+	// stored is the value written into an epoch last (has: storedOK).
+	stored   int64
+	storedOK bool
+}
+
+// watermarkState is the engine's record of watermarks: tables' own, and
+// what the sources' jobs report (stream.WatermarkRecorder).
+type watermarkState struct {
+	// tables is guarded by Engine.writeMu.
+	tables map[uint32]*tableWatermark
+
+	mu sync.Mutex
+	// late counts rows dropped per relation since the server started;
+	// current is the latest watermark per relation (the highest over the
+	// jobs reading a source).
+	late    map[uint32]int64
+	current map[uint32]types.Watermark
+	log     func(rel uint32, n int64, w types.Watermark)
+}
+
+func newWatermarkState() *watermarkState {
+	return &watermarkState{tables: map[uint32]*tableWatermark{}, late: map[uint32]int64{}, current: map[uint32]types.Watermark{}}
+}
+
+// LateRows implements stream.WatermarkRecorder.
+func (ws *watermarkState) LateRows(job types.JobID, rel uint32, n int64, w types.Watermark) {
+	ws.mu.Lock()
+	ws.late[rel] += n
+	log := ws.log
+	ws.mu.Unlock()
+	if log != nil {
+		log(rel, n, w)
+	}
+}
+
+// Watermark implements stream.WatermarkRecorder.
+func (ws *watermarkState) Watermark(job types.JobID, rel uint32, w types.Watermark) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if cur, ok := ws.current[rel]; !ok || types.Compare(w.Val, cur.Val, w.T) > 0 {
+		ws.current[rel] = w
+	}
+}
+
+// watermarkMetaKey names the meta entry holding table relID's watermark
+// (decimal Datum.I).
+func watermarkMetaKey(relID uint32) string {
+	return "table/watermark/" + strconv.FormatUint(uint64(relID), 10)
+}
+
+// setWatermarkOptions records a WATERMARK FOR clause in with and checks
+// it against the relation's columns (rel.With must be with). A table
+// with a watermark must be APPEND ONLY (appendOnly), since its late rows
+// are dropped as they come: a row that could be updated or deleted later
+// would make the watermark a promise about a changing set.
+func setWatermarkOptions(rel *catalog.Relation, wm *sql.WatermarkDef, appendOnly bool) error {
+	if wm == nil {
+		if _, ok := rel.With[planner.WithWatermarkIdleTimeout]; ok {
+			return pgerr.New(pgerr.InvalidParameterValue, "%s needs a WATERMARK FOR clause", planner.WithWatermarkIdleTimeout)
+		}
+		return nil
+	}
+	if rel.Kind == catalog.KindTable && !appendOnly {
+		return pgerr.New(pgerr.InvalidTableDefinition, "a table with a watermark must be APPEND ONLY").
+			WithHint("Add APPEND ONLY after the column list: rows behind the watermark are dropped, so rows cannot be updated or deleted.")
+	}
+	if strings.EqualFold(rel.With[optFormat], "upsert") {
+		return pgerr.New(pgerr.InvalidTableDefinition, "a watermark cannot be defined with FORMAT UPSERT")
+	}
+	rel.With[planner.WithWatermarkColumn] = wm.Column
+	rel.With[planner.WithWatermarkExpr] = wm.Expr
+	_, err := planner.RelWatermark(rel)
+	return err
+}
+
+// appendOnlyTable reports whether rel was created APPEND ONLY.
+func appendOnlyTable(rel *catalog.Relation) bool {
+	return strings.EqualFold(rel.With["append_only"], "true")
+}
+
+// errAppendOnly is the error for an UPDATE or DELETE of an append-only
+// table.
+func errAppendOnly(rel *catalog.Relation, what string) error {
+	return pgerr.New(pgerr.FeatureNotSupported, "cannot %s table \"%s\": it is APPEND ONLY", what, rel.Name)
+}
+
+// tableWatermark returns the watermark state of table rel (nil when it
+// has none), loading the stored watermark on first use. Called under
+// writeMu.
+func (e *Engine) tableWatermark(rel *catalog.Relation) (*tableWatermark, error) {
+	if rel.Kind != catalog.KindTable || planner.HasConnector(rel) || rel.With[planner.WithWatermarkColumn] == "" {
+		return nil, nil
+	}
+	tw := e.wms.tables[rel.ID]
+	if tw == nil {
+		def, err := planner.RelWatermark(rel)
+		if err != nil || def == nil {
+			return nil, err
+		}
+		ev, err := executor.Compile(def.Expr)
+		if err != nil {
+			return nil, err
+		}
+		tw = &tableWatermark{def: def, ev: ev}
+		e.wms.tables[rel.ID] = tw
+	}
+	if !tw.loaded {
+		v, ok, err := e.db.Meta(watermarkMetaKey(rel.ID))
+		if err != nil {
+			return nil, err
+		}
+		tw.has, tw.storedOK = false, false
+		if ok {
+			i, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil {
+				return nil, pgerr.New(pgerr.DataCorrupted, "table %s: stored watermark %q", rel.Name, v)
+			}
+			tw.cur, tw.has, tw.stored, tw.storedOK = types.DInt(i), true, i, true
+			e.wms.Watermark(0, rel.ID, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur})
+		}
+		tw.loaded = true
+	}
+	return tw, nil
+}
+
+// filterLate drops the late rows of a statement's changes of one table
+// and returns how many it dropped. Called under writeMu, before the
+// changes are applied.
+func (e *Engine) filterLate(tc *tableChanges, tw *tableWatermark) int64 {
+	if !tw.has {
+		return 0
+	}
+	col := tw.def.Col
+	keep := 0
+	for i, op := range tc.ops {
+		v := tc.rows[i][col]
+		if op.IsInsert() && !v.Null && types.Compare(v, tw.cur, tw.def.T) < 0 {
+			continue
+		}
+		tc.ops[keep], tc.rows[keep], tc.keys[keep] = op, tc.rows[i], tc.keys[i]
+		keep++
+	}
+	n := int64(len(tc.ops) - keep)
+	clear(tc.rows[keep:])
+	tc.ops, tc.rows, tc.keys = tc.ops[:keep], tc.rows[:keep], tc.keys[:keep]
+	if n > 0 {
+		w := types.Watermark{Col: col, T: tw.def.T, Val: tw.cur}
+		e.wms.LateRows(0, tc.rel.ID, n, w)
+	}
+	return n
+}
+
+// advanceWatermark raises the table's watermark over the statement's
+// inserted rows, after they were sent to the jobs (so the watermark
+// reaches every job after them). Rows whose expression fails or is NULL
+// do not count.
+func (e *Engine) advanceWatermark(tc *tableChanges, tw *tableWatermark) {
+	c := types.NewChunk(tc.ts, len(tc.rows))
+	for i, op := range tc.ops {
+		if op.IsInsert() {
+			c.AppendRow(types.OpInsert, tc.rows[i])
+		}
+	}
+	if c.Len() == 0 {
+		return
+	}
+	ec := &executor.EvalCtx{Location: time.UTC}
+	v, err := tw.ev.Eval(ec, c)
+	if err != nil {
+		// One row failed: evaluate row by row, leaving the failing ones
+		// out.
+		v = types.NewVec(tw.def.T, c.Len())
+		one := types.NewChunk(tc.ts, 1)
+		for i := 0; i < c.Len(); i++ {
+			one.Reset()
+			one.AppendRow(types.OpInsert, c.Row(i))
+			if rv, err := tw.ev.Eval(ec, one); err == nil {
+				v.Append(rv.Get(0))
+			} else {
+				v.Append(types.NullDatum)
+			}
+		}
+	}
+	for i := 0; i < v.Len(); i++ {
+		if v.Nulls[i] {
+			continue
+		}
+		if d := v.Get(i); !tw.has || types.Compare(d, tw.cur, tw.def.T) > 0 {
+			tw.cur, tw.has = d, true
+		}
+	}
+	if tw.has {
+		e.wms.Watermark(0, tc.rel.ID, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur})
+	}
+}
+
+// injectTableWatermarks sends every table's watermark to job j's inputs
+// that scan the table, ahead of a barrier, and stores the watermarks
+// that moved into the sealed epoch's batch. Called under writeMu by
+// Inject.
+func (e *Engine) injectTableWatermarks(ctx context.Context, j *jobRun) error {
+	for _, t := range j.job.Tables {
+		if t.Relayed {
+			continue
+		}
+		tw := e.wms.tables[t.Rel.ID]
+		if tw == nil || !tw.has {
+			continue
+		}
+		if err := t.Inject(ctx, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeTableWatermarks writes the table watermarks that moved into b,
+// the batch of the epoch being sealed. Called under writeMu.
+func (e *Engine) storeTableWatermarks(b *storage.Batch) {
+	for id, tw := range e.wms.tables {
+		if !tw.has || tw.storedOK && tw.stored == tw.cur.I {
+			continue
+		}
+		if err := b.SetMeta(watermarkMetaKey(id), []byte(strconv.FormatInt(tw.cur.I, 10))); err != nil {
+			e.log.Error("storing a table's watermark", "table", id, "err", err)
+			continue
+		}
+		tw.stored, tw.storedOK = tw.cur.I, true
+	}
+}
+
+// forgetTableWatermarks makes the tables' watermarks be read again from
+// storage: a recovery discards the epochs that moved them since. Called
+// under writeMu.
+func (e *Engine) forgetTableWatermarks() {
+	for _, tw := range e.wms.tables {
+		tw.loaded = false
+	}
+}
+
+// dropWatermark forgets a dropped relation's watermark; b is the batch
+// of the open epoch, which removes the stored one.
+func (e *Engine) dropWatermark(rel *catalog.Relation, b *storage.Batch) {
+	if _, ok := e.wms.tables[rel.ID]; ok {
+		delete(e.wms.tables, rel.ID)
+		_ = b.DeleteKey(storage.MetaKey(watermarkMetaKey(rel.ID)))
+	}
+	e.wms.mu.Lock()
+	delete(e.wms.late, rel.ID)
+	delete(e.wms.current, rel.ID)
+	e.wms.mu.Unlock()
+}
+
+func init() {
+	addSys("weir", "watermarks", "name:text kind:text watermark_column:text watermark_expr:text watermark:text late_rows:int8",
+		func(e *Engine, s *Session) []types.Row {
+			var rels []*catalog.Relation
+			for _, r := range e.cat.All() {
+				if r.With[planner.WithWatermarkColumn] != "" {
+					rels = append(rels, r)
+				}
+			}
+			slices.SortFunc(rels, func(a, b *catalog.Relation) int { return cmp.Compare(a.Name, b.Name) })
+			e.wms.mu.Lock()
+			defer e.wms.mu.Unlock()
+			var out []types.Row
+			for _, r := range rels {
+				wm := null
+				if w, ok := e.wms.current[r.ID]; ok {
+					wm = vStr(types.FormatText(w.Val, w.T, nil))
+				}
+				out = append(out, types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[planner.WithWatermarkColumn]),
+					vStr(r.With[planner.WithWatermarkExpr]), wm, types.DInt(e.wms.late[r.ID])})
+			}
+			return out
+		})
+}
+
+// logLateRows logs, at debug level, rows dropped behind a watermark.
+func (e *Engine) logLateRows(rel uint32, n int64, w types.Watermark) {
+	name := strconv.FormatUint(uint64(rel), 10)
+	if r, ok := e.cat.ByID(rel); ok {
+		name = r.Name
+	}
+	e.log.Debug("rows behind the watermark dropped", "relation", name, "rows", n, "watermark", types.FormatText(w.Val, w.T, nil))
+}
