@@ -282,6 +282,10 @@ func (w *stmtWriter) table(relID uint32) (*tableChanges, error) {
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot change %s \"%s\"", kindWords[rel.Kind], rel.Name)
 	}
+	if planner.HasConnector(rel) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot change table \"%s\": its rows come from connector %s", rel.Name, rel.With[optConnector]).
+			WithHint("Write to the connector's topic instead.")
+	}
 	tc := &tableChanges{rel: rel, ts: relTypes(rel)}
 	w.changes[relID] = tc
 	w.own[relID] = map[string]types.Row{}

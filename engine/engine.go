@@ -56,6 +56,8 @@ type Engine struct {
 
 	nextPID atomic.Uint32
 	metrics *Metrics
+	// conns tracks running connector readers and writers (system views).
+	conns *connectors
 }
 
 // Open opens (or creates) the database in cfg.DataDir. It fails with
@@ -78,7 +80,7 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
-	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics()}
+	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors()}
 	e.nextPID.Store(uint32(time.Now().UnixNano()%100000) + 1000)
 	if err := e.startStreams(); err != nil {
 		e.stopStreams()

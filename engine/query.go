@@ -9,6 +9,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -24,6 +25,12 @@ func (s *Session) prepareQuery(q *sql.Query, hints []types.T) (*queryPrepared, e
 	b, err := planner.Bind(q, s.catalogView(), hints)
 	if err != nil {
 		return nil, err
+	}
+	for _, id := range b.Deps {
+		if rel, ok := s.eng.cat.ByID(id); ok && rel.Kind == catalog.KindSource {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot query source \"%s\" directly: a source stores no rows", rel.Name).
+				WithHint("Create a materialized view over the source, or a table with the connector, and query that.")
+		}
 	}
 	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
 }

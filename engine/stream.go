@@ -13,6 +13,7 @@ import (
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -107,11 +108,15 @@ func errNotCommitted(cause error) error {
 	return e
 }
 
-// jobRun is one running job: a materialized view's dataflow.
+// jobRun is one running job: the dataflow of a materialized view, of a
+// table fed by a connector, or of a sink.
 type jobRun struct {
-	id   types.JobID
-	rel  *catalog.Relation
-	root *planner.StreamMaterialize
+	id  types.JobID
+	rel *catalog.Relation
+	// root is the plan's root: a *planner.StreamMaterialize (mat, whose
+	// changes readers of the relation receive) or a *planner.StreamSink.
+	root planner.StreamNode
+	mat  *planner.StreamMaterialize
 	job  *stream.Job
 	out  stream.Operator
 
@@ -381,6 +386,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if err := batch.Commit(); err != nil {
 		return err
 	}
+	fault.Hit(fault.CheckpointAfterCommit)
 	st.committed.Store(epoch)
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -405,7 +411,22 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 // Committed records the committed epoch; statements waiting for it are
 // released by the driver.
 func (io *streamIO) Committed(epoch uint64, m checkpoint.Mutation) {
-	io.e.st.committed.Store(epoch)
+	e := io.e
+	e.st.committed.Store(epoch)
+	// Phase two of the sinks' two-phase commit. Not on the driver's
+	// goroutine: writeMu may be held by a statement waiting on a job that
+	// waits on the driver. A late notification is harmless: a sink
+	// commits every transaction up to the epoch it is told.
+	go func() {
+		e.writeMu.Lock()
+		jobs := e.st.sortedJobs()
+		e.writeMu.Unlock()
+		for _, j := range jobs {
+			if _, ok := j.root.(*planner.StreamSink); ok {
+				j.job.Committed(epoch)
+			}
+		}
+	}()
 }
 
 // Recover stops every job, discards the writes of epochs that did not
@@ -454,7 +475,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	rels := e.cat.All()
 	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return int(a.ID) - int(b.ID) })
 	for _, rel := range rels {
-		if rel.Kind != catalog.KindMView {
+		if !hasJob(rel) {
 			continue
 		}
 		j, err := e.buildJob(rel)
@@ -462,7 +483,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 			err = st.checkUpstreams(j)
 		}
 		if err != nil {
-			e.log.Error("cannot rebuild the job of a materialized view", "view", rel.Name, "err", err)
+			e.log.Error("cannot rebuild a streaming job", "relation", rel.Name, "kind", kindWords[rel.Kind], "err", err)
 			st.errs.Record(types.JobID(rel.ID), "build", err)
 			continue
 		}
@@ -482,22 +503,74 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 // rebuild failed): the job would never see a barrier on that input.
 func (st *streams) checkUpstreams(j *jobRun) error {
 	for _, t := range j.job.Tables {
-		if t.Rel.Kind == catalog.KindMView && st.jobs[types.JobID(t.Rel.ID)] == nil {
-			return pgerr.New(pgerr.DependentObjectsStillExist, "materialized view \"%s\" it reads has no running job", t.Rel.Name)
+		if hasJob(t.Rel) && st.jobs[types.JobID(t.Rel.ID)] == nil {
+			return pgerr.New(pgerr.DependentObjectsStillExist, "%s \"%s\" it reads has no running job", kindWords[t.Rel.Kind], t.Rel.Name)
 		}
 	}
 	return nil
 }
 
-// buildJob plans and builds the job of materialized view rel (not yet
-// running). The plan's state table ids are the ones recorded in the
-// catalog when the view was created.
+// hasJob reports whether rel is maintained by a streaming job of its
+// own: a materialized view, a table fed by a connector, or a sink.
+func hasJob(rel *catalog.Relation) bool {
+	return rel.Kind == catalog.KindMView || rel.Kind == catalog.KindSink ||
+		rel.Kind == catalog.KindTable && planner.HasConnector(rel)
+}
+
+// relayed reports whether readers of rel get its changes from its job's
+// output (a view, or a table fed by a connector) rather than from DML.
+func relayed(rel *catalog.Relation) bool {
+	return hasJob(rel) && rel.Kind != catalog.KindSink
+}
+
+// buildJob plans and builds the job of rel (not yet running). The plan's
+// state table ids are the ones recorded in the catalog when the relation
+// was created.
 func (e *Engine) buildJob(rel *catalog.Relation) (*jobRun, error) {
-	root, err := e.planView(rel)
+	var root planner.StreamNode
+	var err error
+	switch {
+	case rel.Kind == catalog.KindMView:
+		root, err = e.planView(rel)
+	case rel.Kind == catalog.KindSink:
+		root, err = e.planSinkRel(rel)
+	default:
+		root, err = planConnectorTable(rel)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return e.newJob(rel, root)
+}
+
+// replayAlloc returns a state table id allocator that hands out rel's
+// recorded ids in order, and a check that all were used.
+func replayAlloc(rel *catalog.Relation) (alloc func() uint32, check func() error) {
+	next := 0
+	alloc = func() uint32 {
+		next++
+		if next <= len(rel.StateTables) {
+			return rel.StateTables[next-1]
+		}
+		return 0
+	}
+	check = func() error {
+		if next != len(rel.StateTables) {
+			return pgerr.New(pgerr.InternalError, "%s %s: its plan has %d state tables, the catalog records %d", kindWords[rel.Kind], rel.Name, next, len(rel.StateTables))
+		}
+		return nil
+	}
+	return alloc, check
+}
+
+// planConnectorTable plans the job of a table fed by a connector.
+func planConnectorTable(rel *catalog.Relation) (*planner.StreamMaterialize, error) {
+	alloc, check := replayAlloc(rel)
+	root, err := planner.PlanConnectorTable(rel, alloc)
+	if err != nil {
+		return nil, err
+	}
+	return root, check()
 }
 
 // planView binds rel's query and plans it into a stream plan whose state
@@ -513,22 +586,14 @@ func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, er
 		return nil, err
 	}
 	mv := rel.Clone()
-	next := 0
-	alloc := func() uint32 {
-		if next < len(rel.StateTables) {
-			next++
-			return rel.StateTables[next-1]
-		}
-		next++
-		return 0
-	}
+	alloc, check := replayAlloc(rel)
 	root, err := planner.PlanStream(b.Plan, mv, alloc)
 	if err != nil {
 		return nil, err
 	}
 	assignScanStates(root, alloc)
-	if next != len(rel.StateTables) {
-		return nil, pgerr.New(pgerr.InternalError, "materialized view %s: its plan has %d state tables, the catalog records %d", rel.Name, next, len(rel.StateTables))
+	if err := check(); err != nil {
+		return nil, err
 	}
 	// The catalog's relation (with its column names) is what the job
 	// writes and downstream jobs read.
@@ -536,15 +601,16 @@ func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, er
 	return root, nil
 }
 
-// newJob builds the actors of a planned view.
-func (e *Engine) newJob(rel *catalog.Relation, root *planner.StreamMaterialize) (*jobRun, error) {
+// newJob builds the actors of a planned job.
+func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun, error) {
 	st := e.st
 	par := 0
 	if v, ok := rel.With["streaming_parallelism"]; ok {
 		par, _ = strconv.Atoi(v)
 	}
+	mat, _ := root.(*planner.StreamMaterialize)
 	j := &jobRun{
-		id: types.JobID(rel.ID), rel: rel, root: root,
+		id: types.JobID(rel.ID), rel: rel, root: root, mat: mat,
 		ended:    make(chan struct{}),
 		pending:  map[types.JobID]*jobRun{},
 		progress: map[[2]uint32]stream.BackfillProgress{},
@@ -560,7 +626,9 @@ func (e *Engine) newJob(rel *catalog.Relation, root *planner.StreamMaterialize) 
 		NewActorID: func() (types.ActorID, error) {
 			return types.ActorID(st.nextActor.Add(1)), nil
 		},
-		Progress: j.report,
+		Progress:   j.report,
+		OpenSource: e.openSource,
+		OpenSink:   e.openSink,
 	})
 	if err != nil {
 		return nil, err
@@ -604,7 +672,7 @@ func (j *jobRun) backfillState() (rows, total int64, reported int, done bool) {
 // under writeMu.
 func (e *Engine) subscribe(j *jobRun, now bool) {
 	for _, t := range j.job.Tables {
-		if t.Rel.Kind != catalog.KindMView {
+		if !relayed(t.Rel) {
 			continue
 		}
 		t.Relayed = true
@@ -656,6 +724,9 @@ func (e *Engine) relay(j *jobRun) {
 		}
 		switch m := msg.(type) {
 		case *types.Chunk:
+			if j.mat == nil {
+				continue
+			}
 			c := j.project(m)
 			for _, sub := range j.subscribers() {
 				if err := sub.job.PushDML(j.ctx, j.rel.ID, c); err != nil {
@@ -714,8 +785,8 @@ func (j *jobRun) injectRelayed(ctx context.Context, relID uint32, b types.Barrie
 // project maps a chunk of the Materialize's input to the view's columns
 // (the rows as stored), which is what readers of the view receive.
 func (j *jobRun) project(c *types.Chunk) *types.Chunk {
-	vecs := make([]*types.Vec, len(j.root.Cols))
-	for i, src := range j.root.Cols {
+	vecs := make([]*types.Vec, len(j.mat.Cols))
+	for i, src := range j.mat.Cols {
 		vecs[i] = c.Cols[src]
 	}
 	out := types.NewChunkFromVecs(vecs, c.Len())

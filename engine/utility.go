@@ -62,6 +62,14 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.CreateView:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
+	case *sql.CreateSource:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.createSource(ctx, st, text, io)
+		}), nil
+	case *sql.CreateSink:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.createSink(ctx, st, text, io)
+		}), nil
 	case *sql.Drop:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(ctx, st, io) }), nil
 	case *sql.CreateSchema:
@@ -127,8 +135,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
 		return nil, err
 	}
-	if st.With["connector"] != "" || st.Format != "" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables with a connector are not supported yet")
+	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		return s.createConnectorTable(ctx, st, text, io)
+	}
+	if st.Watermark != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WATERMARK FOR is not supported yet")
 	}
 	e := s.eng
 	e.writeMu.Lock()
@@ -396,7 +407,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	locked = false
 	e.writeMu.Unlock()
 	for _, r := range order {
-		if r.Kind == catalog.KindMView {
+		if hasJob(r) {
 			if err := e.stopJob(ctx, r.ID); err != nil {
 				return nil, err
 			}
@@ -634,7 +645,9 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			}
 			return &rowsResult{rows: rows, tag: "SHOW"}, nil
 		}}, nil
-	case "tables", "views", "materialized views", "sources", "sinks":
+	case "sinks":
+		return s.prepareShowSinks()
+	case "tables", "views", "materialized views", "sources":
 		want := map[string]catalog.Kind{"tables": catalog.KindTable, "views": catalog.KindView, "materialized views": catalog.KindMView, "sources": catalog.KindSource, "sinks": catalog.KindSink}[st.Kind]
 		return &utilPrepared{fields: textFields("Name"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
 			var names []string
@@ -712,6 +725,9 @@ func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []types.T) (wire.Prepared, error) {
 	if cv, ok := st.Stmt.(*sql.CreateView); ok && cv.Materialized && !st.Analyze {
 		return s.prepareExplainMView(cv)
+	}
+	if cs, ok := st.Stmt.(*sql.CreateSink); ok && !st.Analyze {
+		return s.prepareExplainSink(cs)
 	}
 	q, ok := st.Stmt.(*sql.Query)
 	if !ok {

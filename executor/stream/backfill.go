@@ -64,6 +64,10 @@ type BackfillProgress struct {
 //     snapshot was read to its end, every buffered change is emitted and
 //     the backfill is done: from then on changes pass through. After a
 //     recovery the position is read back and the scan resumes.
+//
+// With StreamTableScan.SkipSnapshot there is no snapshot: the backfill is
+// done from the first barrier on (and reported so), and only the changes
+// after it pass through.
 type Backfill struct {
 	actx     *ActorContext
 	src      *TableSource
@@ -74,6 +78,8 @@ type Backfill struct {
 	st       *storage.StateTable
 	meta     string
 	progress func(BackfillProgress)
+	// skip: SkipSnapshot.
+	skip bool
 
 	started bool
 	done    bool
@@ -116,7 +122,7 @@ func NewBackfill(actx *ActorContext, src *TableSource, n *planner.StreamTableSca
 	for i, c := range n.Rel.Cols {
 		ts[i] = c.T
 	}
-	b := &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, progress: progress}
+	b := &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, progress: progress, skip: n.SkipSnapshot}
 	if n.State.ID != 0 {
 		b.st = storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
 	} else {
@@ -234,6 +240,12 @@ func (b *Backfill) barrier(m types.Barrier) error {
 	}
 	if !b.started {
 		b.started = true
+		if b.skip {
+			b.done = true
+			b.out = append(b.out, m)
+			b.report()
+			return nil
+		}
 		state, found, err := b.load()
 		if err != nil {
 			return err

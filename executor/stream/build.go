@@ -53,8 +53,10 @@ type Job struct {
 	// StreamTableScan.
 	Tables []*TableInput
 	// entries are the barrier inputs of source actors other than table
-	// scans (Values).
+	// scans (Values, Source).
 	entries []chan<- types.Message
+	// sinks are the job's sink operators, told of committed checkpoints.
+	sinks []*Sink
 }
 
 // Fragment is a part of the dataflow between exchanges, run by
@@ -84,8 +86,9 @@ func (j *Job) ActorIDs() []types.ActorID {
 }
 
 // Inject delivers a barrier to every source actor of the job (table
-// scans and values); the other actors get it through the dataflow. It
-// blocks while a source's input is full, unless ctx is done first.
+// scans, external sources and values); the other actors get it through
+// the dataflow. It blocks while a source's input is full, unless ctx is
+// done first.
 func (j *Job) Inject(ctx context.Context, b types.Barrier) error {
 	for _, t := range j.Tables {
 		if t.Relayed {
@@ -96,6 +99,17 @@ func (j *Job) Inject(ctx context.Context, b types.Barrier) error {
 		}
 	}
 	return broadcastAll(ctx, j.entries, b)
+}
+
+// Committed tells the job that the checkpoint of epoch committed, so
+// that its sinks commit their transactions of that epoch and older
+// (phase two of DESIGN.md §5). The engine calls it after every committed
+// checkpoint. It never blocks (the sinks commit in goroutines of their
+// own) and is safe from any goroutine.
+func (j *Job) Committed(epoch uint64) {
+	for _, s := range j.sinks {
+		s.Committed(epoch)
+	}
 }
 
 // PushDML sends a chunk of changes of table relID (whole rows in
@@ -335,6 +349,21 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		ch := make(chan types.Message, ChannelCap)
 		b.job.entries = append(b.job.entries, ch)
 		return NewValues(actx, newMerge([]<-chan types.Message{ch}), n)
+	case *planner.StreamSource:
+		ch := make(chan types.Message, ChannelCap)
+		b.job.entries = append(b.job.entries, ch)
+		return NewSource(actx, ch, n, b.env.OpenSource)
+	case *planner.StreamSink:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		s, err := NewSink(actx, in, n, b.env.OpenSink)
+		if err != nil {
+			return nil, err
+		}
+		b.job.sinks = append(b.job.sinks, s)
+		return s, nil
 	case *planner.StreamProject:
 		in, err := input(n.Input)
 		if err != nil {

@@ -77,4 +77,17 @@
 // position is persisted at every barrier so a recovery resumes the scan.
 // The engine waits for every backfill actor to report Done before CREATE
 // MATERIALIZED VIEW returns.
+//
+// # External sources and sinks
+//
+// A job may also read an external source (Source, over a connector's
+// SourceReader) and end in a sink (Sink, over a SinkWriter); the engine
+// supplies both through Env.OpenSource and Env.OpenSink (external.go is
+// the contract). Exactly-once is the checkpoint's: a source writes into
+// epoch e's write set the positions after the rows it emitted before
+// barrier e, so a recovery from e resumes right after them; a sink
+// pre-commits one transaction per epoch at the barrier and records it in
+// the same checkpoint, and commits it once the engine reports the
+// checkpoint committed (Job.Committed). A recovery commits the recorded
+// transactions again (commits are idempotent) before writing anything.
 package stream

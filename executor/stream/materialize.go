@@ -26,6 +26,15 @@ var strictChangelog = false
 //     (n.Cols); + and U+ set the row of its key, - and U- delete its key.
 //     An update pair that keeps its key is a delete then a set, which
 //     amounts to the new row. The chunk is then returned unchanged.
+//     With n.Upsert (a table fed FORMAT UPSERT), each row is looked up
+//     by key instead, and the chunk returned is the exact changelog of
+//     the relation: an insert of a stored key becomes U-(stored row)
+//     U+(row), an insert of a new key stays an insert, a delete of a
+//     stored key becomes a delete of the stored row, and a delete of a
+//     missing key is dropped (U+ counts as an insert, U- as a delete).
+//     Its columns are the input's; a stored row maps back through
+//     n.Cols, and input columns the relation does not store are NULL in
+//     it. A chunk left without rows is not returned.
 //   - Watermark: forwarded.
 //   - Barrier: rows written since the previous barrier are moved into the
 //     epoch's write set (StateTable.Commit), the previous epoch is marked
@@ -39,6 +48,8 @@ type Materialize struct {
 	kts  []types.T
 	vts  []types.T
 	name string
+	// upsert: overwrite semantics (planner.StreamMaterialize.Upsert).
+	upsert bool
 }
 
 var _ Operator = (*Materialize)(nil)
@@ -64,27 +75,100 @@ func NewMaterialize(actx *ActorContext, in Operator, n *planner.StreamMaterializ
 	if n.Rel != nil {
 		name = n.Rel.Name
 	}
-	return &Materialize{actx: actx, in: in, st: st, cols: n.Cols, keys: n.State.KeyCols, kts: kts, vts: vts, name: name}, nil
+	return &Materialize{actx: actx, in: in, st: st, cols: n.Cols, keys: n.State.KeyCols, kts: kts, vts: vts, name: name, upsert: n.Upsert}, nil
 }
 
 // Next implements Operator.
 func (m *Materialize) Next(ctx context.Context) (types.Message, error) {
-	msg, err := m.in.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	switch x := msg.(type) {
-	case *types.Chunk:
-		if err := m.apply(x); err != nil {
+	for {
+		msg, err := m.in.Next(ctx)
+		if err != nil {
 			return nil, err
 		}
-	case types.Barrier:
-		m.st.Committed(x.Epoch.Prev)
-		if err := m.st.Commit(m.actx.WriteSet, x.Epoch.Curr); err != nil {
+		switch x := msg.(type) {
+		case *types.Chunk:
+			if m.upsert {
+				out, err := m.applyUpsert(x)
+				if err != nil {
+					return nil, err
+				}
+				if out == nil {
+					continue
+				}
+				return out, nil
+			}
+			if err := m.apply(x); err != nil {
+				return nil, err
+			}
+		case types.Barrier:
+			m.st.Committed(x.Epoch.Prev)
+			if err := m.st.Commit(m.actx.WriteSet, x.Epoch.Curr); err != nil {
+				return nil, err
+			}
+		}
+		return msg, nil
+	}
+}
+
+// applyUpsert applies a chunk with overwrite semantics and returns the
+// changelog it made, or nil when it changed nothing.
+func (m *Materialize) applyUpsert(c *types.Chunk) (*types.Chunk, error) {
+	ts := make([]types.T, len(c.Cols))
+	for j, v := range c.Cols {
+		ts[j] = v.T
+	}
+	var out *types.Chunk
+	for i := 0; i < c.Len(); i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		row := make(types.Row, len(m.cols))
+		for j, src := range m.cols {
+			row[j] = ownDatum(c.Cols[src].Get(i))
+		}
+		key := make(types.Row, len(m.keys))
+		for j, k := range m.keys {
+			key[j] = row[k]
+		}
+		old, found, err := m.st.Get(key)
+		if err != nil {
 			return nil, err
 		}
+		if !c.Op(i).IsInsert() && !found {
+			continue
+		}
+		if out == nil {
+			out = types.NewChunk(ts, 2*c.Len())
+		}
+		switch {
+		case c.Op(i).IsInsert() && found:
+			out.AppendRow(types.OpUpdateDelete, m.inputRow(old, len(ts)))
+			out.AppendRow(types.OpUpdateInsert, c.Row(i))
+		case c.Op(i).IsInsert():
+			out.AppendRow(types.OpInsert, c.Row(i))
+		default:
+			out.AppendRow(types.OpDelete, m.inputRow(old, len(ts)))
+		}
+		if c.Op(i).IsInsert() {
+			m.st.Insert(key, row)
+		} else {
+			m.st.Delete(key)
+		}
 	}
-	return msg, nil
+	return out, nil
+}
+
+// inputRow maps a stored row back to the input's n columns (NULL where
+// the relation stores no input column).
+func (m *Materialize) inputRow(stored types.Row, n int) types.Row {
+	r := make(types.Row, n)
+	for j := range r {
+		r[j] = types.NullDatum
+	}
+	for j, src := range m.cols {
+		r[src] = stored[j]
+	}
+	return r
 }
 
 func (m *Materialize) apply(c *types.Chunk) error {

@@ -1,0 +1,607 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/weirdb/weir/connector/kafka"
+	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/internal/fault"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// This file connects the stream executor's source and sink nodes to the
+// Kafka connector (DESIGN.md §7): it turns a relation's WITH options into
+// connector configurations, and implements stream.SourceReader and
+// stream.SinkWriter over connector/kafka.
+
+// Option keys of sources, tables with a connector, and sinks (RisingWave's
+// names).
+const (
+	optConnector      = "connector"
+	optTopic          = "topic"
+	optBootstrap      = "properties.bootstrap.server"
+	optStartupMode    = "scan.startup.mode"
+	optStartupMillis  = "scan.startup.timestamp.millis"
+	optFormat         = "format"
+	optEncode         = "encode"
+	optDelimiter      = "delimiter"
+	optPrimaryKey     = "primary_key"
+	optGuarantee      = "sink.delivery.guarantee"
+	optTxnPrefix      = "sink.transactional.id.prefix"
+	optTxnTimeout     = "properties.transaction.timeout.ms"
+	optForceAppend    = "force_append_only"
+	optSnapshot       = "snapshot"
+	optIncludePrefix  = "include."
+	optMaxRecordBytes = "max.record.bytes"
+)
+
+// sourceOptions are known source option keys, for a clear error on typos.
+var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMode, optStartupMillis,
+	optFormat, optEncode, optDelimiter, optMaxRecordBytes, "without_header"}
+
+// sinkOptions are known sink option keys.
+var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
+	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type"}
+
+// checkOptions fails with 22023 on an option key not in known (include.*
+// keys are the engine's own and always known).
+func checkOptions(with map[string]string, known []string, what string) error {
+	keys := make([]string, 0, len(with))
+	for k := range with {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(known, k) && !strings.HasPrefix(k, optIncludePrefix) && k != "append_only" {
+			return pgerr.New(pgerr.InvalidParameterValue, "unknown %s option \"%s\"", what, k).
+				WithHint("Known options: %s.", strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// requireKafka checks the connector option and returns the bootstrap
+// brokers and topic. Errors: 0A000 for another connector, 22023 for a
+// missing option.
+func requireKafka(with map[string]string) (brokers []string, topic string, err error) {
+	switch c := strings.ToLower(with[optConnector]); c {
+	case "kafka":
+	case "":
+		return nil, "", pgerr.New(pgerr.InvalidParameterValue, "the connector option is required").
+			WithHint("Add connector = 'kafka' to the WITH options.")
+	default:
+		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "connector \"%s\" is not supported", c).
+			WithHint("weir supports connector = 'kafka'.")
+	}
+	topic = with[optTopic]
+	if topic == "" {
+		return nil, "", pgerr.New(pgerr.InvalidParameterValue, "the topic option is required")
+	}
+	for _, b := range strings.Split(with[optBootstrap], ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	if len(brokers) == 0 {
+		return nil, "", pgerr.New(pgerr.InvalidParameterValue, "the %s option is required", optBootstrap).
+			WithHint("For example properties.bootstrap.server = '127.0.0.1:9092'.")
+	}
+	return brokers, topic, nil
+}
+
+// includeKinds maps INCLUDE words to the connector's attributes.
+var includeKinds = map[string]kafka.Include{
+	"partition": kafka.IncludePartition, "offset": kafka.IncludeOffset,
+	"timestamp": kafka.IncludeTimestamp, "key": kafka.IncludeKey,
+}
+
+// sourceLayout describes how a source relation's columns come from the
+// connector's rows: the decoded columns, then the INCLUDE columns, then
+// (when the relation has a generated row id) the hidden _row_id.
+type sourceLayout struct {
+	decoded  types.Schema
+	include  []kafka.Include
+	rowID    int // index of the generated _row_id in Rel.Cols, or -1
+	keyCols  []int
+	upsert   bool
+	csvDelim rune
+}
+
+// layoutOf derives the layout of rel (a source or a table with a
+// connector) from its columns and options.
+func layoutOf(rel *catalog.Relation) (*sourceLayout, error) {
+	l := &sourceLayout{rowID: -1, upsert: strings.EqualFold(rel.With[optFormat], "upsert")}
+	incl := map[string]kafka.Include{}
+	for k, v := range rel.With {
+		if name, ok := strings.CutPrefix(k, optIncludePrefix); ok {
+			kind, ok := includeKinds[v]
+			if !ok {
+				return nil, pgerr.New(pgerr.DataCorrupted, "unknown INCLUDE kind %q of column %s", v, name)
+			}
+			incl[name] = kind
+		}
+	}
+	for i, c := range rel.Cols {
+		if kind, ok := incl[c.Name]; ok {
+			l.include = append(l.include, kind)
+			continue
+		}
+		if c.Hidden && c.Name == hiddenRowID {
+			l.rowID = i
+			continue
+		}
+		if len(l.include) > 0 {
+			return nil, pgerr.New(pgerr.DataCorrupted, "source %s: declared column %s after INCLUDE columns", rel.Name, c.Name)
+		}
+		l.decoded = append(l.decoded, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull})
+	}
+	if l.upsert {
+		for _, k := range rel.PK {
+			if k >= len(l.decoded) {
+				return nil, pgerr.New(pgerr.InvalidTableDefinition, "the primary key of an UPSERT table must be declared columns")
+			}
+			l.keyCols = append(l.keyCols, k)
+		}
+	}
+	l.csvDelim = ','
+	if d := rel.With[optDelimiter]; d != "" {
+		r := []rune(d)
+		if len(r) != 1 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "delimiter must be a single character")
+		}
+		l.csvDelim = r[0]
+	}
+	return l, nil
+}
+
+// sourceConfig builds the connector configuration of rel's reader.
+func (e *Engine) sourceConfig(rel *catalog.Relation, positions map[int32]int64) (kafka.SourceConfig, *sourceLayout, error) {
+	brokers, topic, err := requireKafka(rel.With)
+	if err != nil {
+		return kafka.SourceConfig{}, nil, err
+	}
+	l, err := layoutOf(rel)
+	if err != nil {
+		return kafka.SourceConfig{}, nil, err
+	}
+	cfg := kafka.SourceConfig{
+		Name: rel.Name, Brokers: brokers, Topic: topic, Positions: positions,
+		Schema: l.decoded, Include: l.include, Logger: e.log,
+	}
+	switch m := strings.ToLower(rel.With[optStartupMode]); m {
+	case "", "earliest":
+		cfg.Startup = kafka.StartEarliest
+	case "latest":
+		cfg.Startup = kafka.StartLatest
+	case "timestamp":
+		cfg.Startup = kafka.StartTimestamp
+	default:
+		return cfg, nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optStartupMode, m).
+			WithHint("Use 'earliest' or 'latest', or give scan.startup.timestamp.millis.")
+	}
+	if ms := rel.With[optStartupMillis]; ms != "" {
+		v, err := strconv.ParseInt(ms, 10, 64)
+		if err != nil {
+			return cfg, nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optStartupMillis, ms)
+		}
+		cfg.Startup, cfg.StartTimestampMillis = kafka.StartTimestamp, v
+	}
+	if cfg.Startup == kafka.StartTimestamp && rel.With[optStartupMillis] == "" {
+		return cfg, nil, pgerr.New(pgerr.InvalidParameterValue, "scan.startup.mode 'timestamp' needs %s", optStartupMillis)
+	}
+	if v := rel.With[optMaxRecordBytes]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return cfg, nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optMaxRecordBytes, v)
+		}
+		cfg.MaxRecordBytes = n
+	}
+	format := strings.ToLower(rel.With[optFormat])
+	switch format {
+	case "", "plain":
+		cfg.Format = kafka.SourcePlain
+	case "upsert":
+		cfg.Format = kafka.SourceUpsert
+	default:
+		return cfg, nil, pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for sources", strings.ToUpper(format)).
+			WithHint("Use FORMAT PLAIN, or FORMAT UPSERT for a table with a primary key.")
+	}
+	switch enc := strings.ToLower(rel.With[optEncode]); enc {
+	case "", "json":
+		cfg.Decoder = kafka.NewJSONDecoder(l.decoded, time.UTC)
+	case "csv":
+		if cfg.Format == kafka.SourceUpsert {
+			return cfg, nil, pgerr.New(pgerr.FeatureNotSupported, "FORMAT UPSERT ENCODE CSV is not supported").
+				WithHint("Use FORMAT UPSERT ENCODE JSON.")
+		}
+		cfg.Decoder = kafka.NewCSVDecoder(l.decoded, l.csvDelim, time.UTC)
+	default:
+		return cfg, nil, pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported", strings.ToUpper(enc)).
+			WithHint("Use ENCODE JSON or ENCODE CSV.")
+	}
+	if cfg.Format == kafka.SourceUpsert {
+		var keySchema types.Schema
+		for _, k := range l.keyCols {
+			keySchema = append(keySchema, l.decoded[k])
+		}
+		cfg.KeyDecoder = &upsertKeyDecoder{schema: keySchema, obj: kafka.NewJSONDecoder(keySchema, time.UTC)}
+		cfg.KeyColumns = l.keyCols
+	}
+	return cfg, l, nil
+}
+
+// upsertKeyDecoder decodes an UPSERT record's key: a JSON object of the
+// key columns, or, for a single-column key, the bare value (a JSON scalar
+// or plain text, as many producers write keys).
+type upsertKeyDecoder struct {
+	schema types.Schema
+	obj    *kafka.JSONDecoder
+}
+
+func (d *upsertKeyDecoder) Decode(data []byte) (types.Row, error) {
+	s := strings.TrimSpace(string(data))
+	if strings.HasPrefix(s, "{") || len(d.schema) != 1 {
+		return d.obj.Decode(data)
+	}
+	if strings.HasPrefix(s, "\"") {
+		var str string
+		if err := json.Unmarshal([]byte(s), &str); err != nil {
+			return nil, err
+		}
+		s = str
+	}
+	v, err := types.ParseText(s, d.schema[0].T, time.UTC)
+	if err != nil {
+		return nil, err
+	}
+	return types.Row{v}, nil
+}
+
+// rowIDOf is the generated _row_id of a record: its partition and offset,
+// unique and the same on every replay.
+func rowIDOf(partition int32, offset int64) int64 { return int64(partition)<<40 | offset }
+
+// kafkaSource is a stream.SourceReader over a connector reader.
+type kafkaSource struct {
+	r     *kafka.SourceReader
+	l     *sourceLayout
+	ts    []types.T
+	width int
+	unreg func()
+}
+
+func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, error) {
+	b, err := s.r.Poll(ctx, max)
+	if err != nil && len(b.Rows) == 0 {
+		if ctx.Err() != nil {
+			return stream.SourceBatch{Positions: b.Positions}, nil
+		}
+		return stream.SourceBatch{}, err
+	}
+	out := stream.SourceBatch{Positions: b.Positions}
+	if len(b.Rows) == 0 {
+		return out, nil
+	}
+	c := types.NewChunk(s.ts, len(b.Rows))
+	for _, sr := range b.Rows {
+		row := sr.Row
+		if s.l.rowID >= 0 {
+			full := make(types.Row, s.width)
+			copy(full, row[:s.l.rowID])
+			full[s.l.rowID] = types.DInt(rowIDOf(sr.Partition, sr.Offset))
+			copy(full[s.l.rowID+1:], row[s.l.rowID:])
+			row = full
+		}
+		c.AppendRow(sr.Op, row)
+	}
+	out.Chunk = c
+	return out, nil
+}
+
+func (s *kafkaSource) Close() {
+	s.r.Close()
+	if s.unreg != nil {
+		s.unreg()
+	}
+}
+
+// openSource implements stream.OpenSourceFunc.
+func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSource, positions map[int32]int64) (stream.SourceReader, error) {
+	cfg, l, err := e.sourceConfig(n.Rel, positions)
+	if err != nil {
+		return nil, err
+	}
+	r, err := kafka.NewSourceReader(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]types.T, len(n.Rel.Cols))
+	for i, c := range n.Rel.Cols {
+		ts[i] = c.T
+	}
+	s := &kafkaSource{r: r, l: l, ts: ts, width: len(n.Rel.Cols)}
+	s.unreg = e.conns.addReader(n.Rel.ID, actx.Job, r)
+	return s, nil
+}
+
+// sinkFormats maps FORMAT words to the connector's formats.
+var sinkFormats = map[string]kafka.SinkFormat{
+	"plain": kafka.FormatPlain, "upsert": kafka.FormatUpsert, "debezium": kafka.FormatDebezium,
+}
+
+// sinkConfig builds a sink actor's writer configuration from the sink's
+// options.
+func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig, error) {
+	brokers, topic, err := requireKafka(rel.With)
+	if err != nil {
+		return kafka.SinkConfig{}, err
+	}
+	cfg := kafka.SinkConfig{Brokers: brokers, Topic: topic, TxnIDPrefix: rel.With[optTxnPrefix],
+		SinkID: strconv.FormatUint(uint64(rel.ID), 10), Actor: actor, Logger: e.log}
+	g, err := sinkGuarantee(rel.With)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Guarantee = g
+	if v := rel.With[optTxnTimeout]; v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return cfg, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optTxnTimeout, v)
+		}
+		cfg.TransactionTimeout = time.Duration(ms) * time.Millisecond
+	}
+	return cfg, nil
+}
+
+// sinkGuarantee reads sink.delivery.guarantee (exactly-once by default).
+func sinkGuarantee(with map[string]string) (kafka.Guarantee, error) {
+	switch v := strings.ReplaceAll(strings.ToLower(with[optGuarantee]), "_", "-"); v {
+	case "", "exactly-once":
+		return kafka.ExactlyOnce, nil
+	case "at-least-once":
+		return kafka.AtLeastOnce, nil
+	default:
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optGuarantee, v).
+			WithHint("Use 'exactly-once' or 'at-least-once'.")
+	}
+}
+
+// kafkaSink is a stream.SinkWriter over a connector writer.
+type kafkaSink struct {
+	w    *kafka.SinkWriter
+	enc  *kafka.Encoder
+	recs []kafka.Record
+	info *sinkInfo
+}
+
+func (s *kafkaSink) BeginEpoch(ep uint64) error { return s.w.BeginEpoch(ep) }
+
+func (s *kafkaSink) Write(ctx context.Context, c *types.Chunk) error {
+	s.recs = s.enc.AppendChunk(s.recs[:0], c)
+	if len(s.recs) == 0 {
+		return nil
+	}
+	s.info.written.Add(int64(len(s.recs)))
+	return s.w.Write(ctx, s.recs...)
+}
+
+func (s *kafkaSink) PreCommit(ctx context.Context) (stream.SinkTxn, bool, error) {
+	fault.Hit(fault.SinkBeforePrecommit)
+	rec, err := s.w.PreCommit(ctx)
+	if err != nil {
+		return stream.SinkTxn{}, false, err
+	}
+	fault.Hit(fault.SinkAfterPrecommit)
+	if rec.TransactionalID == "" {
+		return stream.SinkTxn{}, false, nil // at-least-once: flushed, nothing to commit
+	}
+	if rec.Empty {
+		// The epoch wrote nothing, so no transaction exists on the broker:
+		// release the transactional id now rather than after the
+		// checkpoint.
+		return stream.SinkTxn{}, false, s.w.Commit(ctx, rec)
+	}
+	s.info.setPending(rec)
+	return stream.SinkTxn{ID: rec.TransactionalID, Epoch: rec.Epoch, Data: rec.Marshal()}, true, nil
+}
+
+func (s *kafkaSink) TakeDone() []stream.SinkTxn {
+	var out []stream.SinkTxn
+	for _, r := range s.w.TakeDone() {
+		out = append(out, stream.SinkTxn{ID: r.TransactionalID, Epoch: r.Epoch, Data: r.Marshal()})
+	}
+	return out
+}
+
+func (s *kafkaSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
+	rec, err := kafka.UnmarshalTxnRecord(txn.Data)
+	if err != nil {
+		return err
+	}
+	if err := s.w.Commit(ctx, rec); err != nil {
+		return err
+	}
+	s.info.committed(txn.Epoch, rec)
+	fault.Hit(fault.SinkDuringCommit)
+	return nil
+}
+
+func (s *kafkaSink) Abort(ctx context.Context) error { return s.w.Abort(ctx) }
+
+func (s *kafkaSink) Close() { s.w.Close() }
+
+// openSink implements stream.OpenSinkFunc: it commits the transactions a
+// committed checkpoint recorded (recovery), then starts the producers.
+func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, pending []stream.SinkTxn) (stream.SinkWriter, error) {
+	cfg, err := e.sinkConfig(n.Rel, actx.Index)
+	if err != nil {
+		return nil, err
+	}
+	var recs []kafka.TxnRecord
+	for _, p := range pending {
+		r, err := kafka.UnmarshalTxnRecord(p.Data)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) > 0 {
+		fault.Hit(fault.RecoveryBeforeSinkCommit)
+		e.log.Info("committing sink transactions recorded by the last checkpoint", "sink", n.Rel.Name, "count", len(recs))
+		for _, r := range recs {
+			err := kafka.RecoverPending(ctx, cfg.Brokers, []kafka.TxnRecord{r})
+			if errors.Is(err, kerr.InvalidTxnState) {
+				// The broker no longer has the transaction open: it aborted
+				// it (a broker that crashed with it open may, as the
+				// embedded development broker does). Its records are lost
+				// to read_committed readers; say so loudly rather than fail
+				// the sink forever.
+				e.log.Error("a committed checkpoint's sink transaction was aborted by the broker; its records are lost",
+					"sink", n.Rel.Name, "txn", r.String(), "err", err)
+				e.st.errs.Record(actx.Job, "sink recovery", pgerr.Wrap(pgerr.DataCorrupted, err, "transaction "+r.String()+" was aborted by the broker"))
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	format, ok := sinkFormats[n.Format]
+	if !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for sinks", strings.ToUpper(n.Format))
+	}
+	enc, err := kafka.NewEncoder(format, n.Out, n.Key, time.UTC, nil)
+	if err != nil {
+		return nil, err
+	}
+	w, err := kafka.NewSinkWriter(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	info := e.conns.sink(n.Rel.ID, cfg.Guarantee)
+	return &kafkaSink{w: w, enc: enc, info: info}, nil
+}
+
+// connectors tracks the running connector readers and writers for the
+// system views: malformed records per source, and sinks' transactions.
+type connectors struct {
+	mu      sync.Mutex
+	readers map[uint32]map[types.JobID]*kafka.SourceReader
+	// skipped counts malformed records of readers that were closed, per
+	// source, so that counts survive a job's restart within the process.
+	skipped map[uint32]int64
+	sinks   map[uint32]*sinkInfo
+}
+
+func newConnectors() *connectors {
+	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{},
+		skipped: map[uint32]int64{}, sinks: map[uint32]*sinkInfo{}}
+}
+
+func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.readers[rel]
+	if m == nil {
+		m = map[types.JobID]*kafka.SourceReader{}
+		c.readers[rel] = m
+	}
+	m[job] = r
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.readers[rel][job] == r {
+			delete(c.readers[rel], job)
+			c.skipped[rel] += r.MalformedCount()
+		}
+	}
+}
+
+// malformed returns the number of records skipped for source rel since
+// the server started, and the latest ones of its running readers.
+func (c *connectors) malformed(rel uint32) (int64, []kafka.MalformedRecord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.skipped[rel]
+	var recs []kafka.MalformedRecord
+	for _, r := range c.readers[rel] {
+		n += r.MalformedCount()
+		recs = append(recs, r.Malformed()...)
+	}
+	slices.SortFunc(recs, func(a, b kafka.MalformedRecord) int {
+		if a.Partition != b.Partition {
+			return int(a.Partition - b.Partition)
+		}
+		return int(a.Offset - b.Offset)
+	})
+	return n, recs
+}
+
+func (c *connectors) sink(rel uint32, g kafka.Guarantee) *sinkInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sinks[rel]
+	if s == nil {
+		s = &sinkInfo{}
+		c.sinks[rel] = s
+	}
+	s.guarantee = g
+	return s
+}
+
+func (c *connectors) sinkInfo(rel uint32) *sinkInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sinks[rel]
+}
+
+// sinkInfo is what SHOW SINKS shows of a running sink.
+type sinkInfo struct {
+	guarantee kafka.Guarantee
+	written   atomic.Int64
+	mu        sync.Mutex
+	lastEpoch uint64 // last checkpoint epoch whose transaction committed
+	pending   map[string]kafka.TxnRecord
+}
+
+func (s *sinkInfo) setPending(r kafka.TxnRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		s.pending = map[string]kafka.TxnRecord{}
+	}
+	s.pending[r.TransactionalID] = r
+}
+
+func (s *sinkInfo) committed(epoch uint64, r kafka.TxnRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pending[r.TransactionalID]; ok && p.Epoch == r.Epoch {
+		delete(s.pending, r.TransactionalID)
+	}
+	s.lastEpoch = max(s.lastEpoch, epoch)
+}
+
+// snapshot returns the last committed epoch and the pending transactions.
+func (s *sinkInfo) snapshot() (uint64, []kafka.TxnRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var p []kafka.TxnRecord
+	for _, r := range s.pending {
+		p = append(p, r)
+	}
+	slices.SortFunc(p, func(a, b kafka.TxnRecord) int { return strings.Compare(a.TransactionalID, b.TransactionalID) })
+	return s.lastEpoch, p
+}

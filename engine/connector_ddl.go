@@ -1,0 +1,475 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/connector/kafka"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// This file runs the DDL of connectors: CREATE SOURCE, CREATE TABLE ...
+// WITH (connector = ...), CREATE SINK, and EXPLAIN CREATE SINK.
+
+// connectorColumns turns the column list and INCLUDE clauses of a source
+// or a table with a connector into catalog columns; with has the
+// include.<column> options added.
+func connectorColumns(defs []sql.ColumnDef, include []sql.IncludeClause, with map[string]string) ([]catalog.Column, error) {
+	var cols []catalog.Column
+	seen := map[string]bool{}
+	add := func(c catalog.Column) error {
+		if seen[c.Name] {
+			return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		cols = append(cols, c)
+		return nil
+	}
+	for _, d := range defs {
+		if d.Default != "" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DEFAULT is not supported on columns read from a connector")
+		}
+		if err := add(catalog.Column{Name: d.Name, T: d.Type.T, NotNull: d.NotNull || d.PrimaryKey}); err != nil {
+			return nil, err
+		}
+	}
+	for _, inc := range include {
+		kind, ok := includeKinds[inc.What]
+		if !ok {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "INCLUDE %s is not supported", inc.What).
+				WithHint("Use INCLUDE partition, offset, timestamp or key.")
+		}
+		c := kind.Column()
+		name := c.Name
+		if inc.Alias != "" {
+			name = inc.Alias
+		}
+		if err := add(catalog.Column{Name: name, T: c.T}); err != nil {
+			return nil, err
+		}
+		with[optIncludePrefix+name] = inc.What
+	}
+	return cols, nil
+}
+
+// connectorWith merges a statement's WITH options with its FORMAT and
+// ENCODE.
+func connectorWith(with map[string]string, format, encode string) map[string]string {
+	m := maps.Clone(with)
+	if m == nil {
+		m = map[string]string{}
+	}
+	if format != "" {
+		m[optFormat] = format
+	}
+	if encode != "" {
+		m[optEncode] = encode
+	}
+	return m
+}
+
+// createSource runs CREATE SOURCE: it records the source in the catalog.
+// A source stores nothing and runs nothing by itself: every materialized
+// view or sink reading it gets a reader of its own.
+func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text string, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE SOURCE"); err != nil {
+		return nil, err
+	}
+	if st.Watermark != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WATERMARK FOR is not supported yet")
+	}
+	for _, c := range st.Columns {
+		if c.PrimaryKey {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "a source cannot have a primary key").
+				WithHint("Use CREATE TABLE ... (..., PRIMARY KEY (...)) WITH (connector = 'kafka', ...) FORMAT UPSERT ENCODE JSON for a keyed topic.")
+		}
+	}
+	with := connectorWith(st.With, st.Format, st.Encode)
+	if err := checkOptions(with, sourceOptions, "source"); err != nil {
+		return nil, err
+	}
+	if f := with[optFormat]; f == "upsert" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "FORMAT UPSERT is not supported for sources").
+			WithHint("Use CREATE TABLE with a primary key for a keyed topic.")
+	}
+	cols, err := connectorColumns(st.Columns, st.Include, with)
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Columns) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a source needs at least one column")
+	}
+	cols = append(cols, catalog.Column{Name: hiddenRowID, T: types.TInt8, NotNull: true, Hidden: true})
+	e := s.eng
+	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSource,
+		Cols: cols, PK: []int{len(cols) - 1}, SQL: text, With: with}
+	if _, _, err := e.sourceConfig(rel, nil); err != nil {
+		return nil, err
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if _, ok := e.cat.Lookup(rel.Schema, rel.Name); ok {
+		if st.IfNotExists {
+			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", rel.Name))
+			return done("CREATE SOURCE")
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rel.Name)
+	}
+	if err := e.cat.Create(rel); err != nil {
+		return nil, err
+	}
+	e.log.Info("created source", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
+	return done("CREATE SOURCE")
+}
+
+// createConnectorTable runs CREATE TABLE ... WITH (connector = ...): a
+// table whose rows come from a connector, written by a job of its own
+// (the source read into the table's storage; FORMAT UPSERT and tables
+// with a primary key overwrite rows by key).
+func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
+	if st.AsQuery != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS with a connector is not supported")
+	}
+	if st.Watermark != nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "WATERMARK FOR is not supported yet")
+	}
+	with := connectorWith(st.With, st.Format, st.Encode)
+	if err := checkOptions(with, sourceOptions, "table connector"); err != nil {
+		return nil, err
+	}
+	cols, err := connectorColumns(st.Columns, st.Include, with)
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Columns) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindTable, Cols: cols, SQL: text, With: with}
+	for _, name := range st.PrimaryKey {
+		idx := -1
+		for i, c := range rel.Cols {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", name)
+		}
+		rel.PK = append(rel.PK, idx)
+		rel.Cols[idx].NotNull = true
+	}
+	if with[optFormat] == "upsert" && len(rel.PK) == 0 {
+		return nil, pgerr.New(pgerr.InvalidTableDefinition, "a table with FORMAT UPSERT needs a primary key").
+			WithHint("The primary key says which record a later record with the same Kafka key replaces.")
+	}
+	if len(rel.PK) == 0 {
+		rel.Cols = append(rel.Cols, catalog.Column{Name: hiddenRowID, T: types.TInt8, NotNull: true, Hidden: true})
+		rel.PK = []int{len(rel.Cols) - 1}
+	}
+	for _, i := range rel.PK {
+		if t := rel.Cols[i].T; t.ID == types.Jsonb || t.IsArray() {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "a %s column cannot be part of a primary key", t)
+		}
+	}
+	e := s.eng
+	if _, _, err := e.sourceConfig(rel, nil); err != nil {
+		return nil, err
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.writeMu.Lock()
+	j, created, err := func() (*jobRun, bool, error) {
+		defer e.writeMu.Unlock()
+		if _, ok := e.cat.Lookup(rel.Schema, rel.Name); ok {
+			if st.IfNotExists {
+				io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", rel.Name))
+				return nil, false, nil
+			}
+			return nil, false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rel.Name)
+		}
+		var allocErr error
+		alloc := func() uint32 {
+			id, err := e.cat.NextStateTableID()
+			if err != nil && allocErr == nil {
+				allocErr = err
+			}
+			rel.StateTables = append(rel.StateTables, id)
+			return id
+		}
+		if _, err := planner.PlanConnectorTable(rel, alloc); err != nil {
+			return nil, false, err
+		}
+		if allocErr != nil {
+			return nil, false, allocErr
+		}
+		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return planConnectorTable(r) })
+	}()
+	if err != nil || !created {
+		if err != nil {
+			return nil, err
+		}
+		return done("CREATE TABLE")
+	}
+	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
+		return nil, err
+	}
+	e.log.Info("created table with a connector", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
+	return done("CREATE TABLE")
+}
+
+// deployLocked records rel in the catalog, plans its job again from the
+// stored relation (so the job is exactly what a recovery rebuilds) and
+// starts its actors; the caller then adds it with a barrier. Called under
+// writeMu.
+func (e *Engine) deployLocked(rel *catalog.Relation, plan func(*catalog.Relation) (planner.StreamNode, error)) (*jobRun, bool, error) {
+	if err := e.cat.Create(rel); err != nil {
+		return nil, false, err
+	}
+	stored, _ := e.cat.ByID(rel.ID)
+	root, err := plan(stored)
+	if err == nil {
+		var j *jobRun
+		if j, err = e.newJob(stored, root); err == nil {
+			e.subscribe(j, false)
+			e.st.jobs[j.id] = j
+			e.runJob(j)
+			return j, true, nil
+		}
+	}
+	_ = e.cat.Drop(rel.ID)
+	return nil, false, err
+}
+
+// sinkSpec reads a sink's FORMAT and options.
+func sinkSpec(with map[string]string) (planner.SinkSpec, error) {
+	spec := planner.SinkSpec{Format: strings.ToLower(with[optFormat])}
+	if spec.Format == "" {
+		// RisingWave's older form: type = 'append-only' | 'upsert'.
+		switch strings.ToLower(with["type"]) {
+		case "", "append-only", "append_only":
+			spec.Format = "plain"
+		case "upsert":
+			spec.Format = "upsert"
+		default:
+			return spec, pgerr.New(pgerr.InvalidParameterValue, "invalid value for type: \"%s\"", with["type"])
+		}
+	}
+	if _, ok := sinkFormats[spec.Format]; !ok {
+		return spec, pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for sinks", strings.ToUpper(spec.Format)).
+			WithHint("Use FORMAT PLAIN, UPSERT or DEBEZIUM.")
+	}
+	if enc := strings.ToLower(with[optEncode]); enc != "" && enc != "json" {
+		return spec, pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported for sinks", strings.ToUpper(enc)).
+			WithHint("Use ENCODE JSON.")
+	}
+	for _, k := range strings.Split(with[optPrimaryKey], ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			spec.PrimaryKey = append(spec.PrimaryKey, strings.ToLower(k))
+		}
+	}
+	b, err := boolOption(with, optForceAppend, false)
+	if err != nil {
+		return spec, err
+	}
+	spec.ForceAppendOnly = b
+	return spec, nil
+}
+
+// boolOption reads a 'true'/'false' option.
+func boolOption(with map[string]string, key string, def bool) (bool, error) {
+	v, ok := with[key]
+	if !ok {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(strings.ToLower(v))
+	if err != nil {
+		return false, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", key, v).WithHint("Use 'true' or 'false'.")
+	}
+	return b, nil
+}
+
+// sinkQuery returns the query a sink reads: its AS query, or all columns
+// of its FROM relation.
+func sinkQuery(st *sql.CreateSink) (*sql.Query, error) {
+	if st.Query != nil {
+		return st.Query, nil
+	}
+	stmt, err := sql.Parse("SELECT * FROM " + quoteName(st.From))
+	if err != nil {
+		return nil, err
+	}
+	return stmt.(*sql.Query), nil
+}
+
+func quoteName(n sql.ObjectName) string {
+	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	if n.Schema == "" {
+		return q(n.Name)
+	}
+	return q(n.Schema) + "." + q(n.Name)
+}
+
+// planSink binds and plans a sink's query into a stream plan rooted at a
+// StreamSink of rel (whose Cols it fills in).
+func (s *Session) planSink(st *sql.CreateSink, rel *catalog.Relation, alloc func() uint32) (*planner.StreamSink, *planner.Bound, error) {
+	spec, err := sinkSpec(rel.With)
+	if err != nil {
+		return nil, nil, err
+	}
+	snapshot, err := boolOption(rel.With, optSnapshot, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := sinkQuery(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := planner.Bind(q, s.catalogView(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(b.Params) > 0 {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "sinks may not be defined using bound parameters")
+	}
+	root, err := planner.PlanSink(b.Plan, rel, spec, alloc)
+	if err != nil {
+		return nil, nil, err
+	}
+	assignScanStates(root, alloc)
+	if !snapshot {
+		skipSnapshots(root)
+	}
+	return root, b, nil
+}
+
+// skipSnapshots makes every table scan of the plan read only changes.
+func skipSnapshots(n planner.StreamNode) {
+	if s, ok := n.(*planner.StreamTableScan); ok {
+		s.SkipSnapshot = true
+	}
+	for _, in := range n.StreamInputs() {
+		skipSnapshots(in)
+	}
+}
+
+// planSinkRel plans the job of a stored sink again (recovery).
+func (e *Engine) planSinkRel(rel *catalog.Relation) (*planner.StreamSink, error) {
+	stmt, err := sql.Parse(rel.SQL)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := stmt.(*sql.CreateSink)
+	if !ok {
+		return nil, pgerr.New(pgerr.InternalError, "the stored definition of sink %s is not CREATE SINK: %T", rel.Name, stmt)
+	}
+	alloc, check := replayAlloc(rel)
+	r := rel.Clone()
+	root, _, err := e.internalSession().planSink(st, r, alloc)
+	if err != nil {
+		return nil, err
+	}
+	root.Rel = rel
+	return root, check()
+}
+
+// createSink runs CREATE SINK: it plans the sink's query, records the
+// sink, starts its job and, unless snapshot = 'false', waits until the
+// current contents of what it reads have been written (and committed).
+func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text string, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE SINK"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	with := connectorWith(st.With, st.Format, st.Encode)
+	if err := checkOptions(with, sinkOptions, "sink"); err != nil {
+		return nil, err
+	}
+	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
+	if _, err := e.sinkConfig(rel, 0); err != nil {
+		return nil, err
+	}
+	if _, ok := with["streaming_parallelism"]; !ok {
+		par, _ := strconv.Atoi(s.get(settingsByName["streaming_parallelism"]))
+		if par <= 0 {
+			par = runtime.NumCPU()
+		}
+		with["streaming_parallelism"] = strconv.Itoa(par)
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.writeMu.Lock()
+	j, created, err := func() (*jobRun, bool, error) {
+		defer e.writeMu.Unlock()
+		if _, ok := e.cat.Lookup(rel.Schema, rel.Name); ok {
+			if st.IfNotExists {
+				io.Notice("NOTICE", "42P07", fmt.Sprintf("sink \"%s\" already exists, skipping", rel.Name))
+				return nil, false, nil
+			}
+			return nil, false, pgerr.New(pgerr.DuplicateObject, "sink \"%s\" already exists", rel.Name)
+		}
+		var allocErr error
+		alloc := func() uint32 {
+			id, err := e.cat.NextStateTableID()
+			if err != nil && allocErr == nil {
+				allocErr = err
+			}
+			rel.StateTables = append(rel.StateTables, id)
+			return id
+		}
+		root, b, err := s.planSink(st, rel, alloc)
+		if err != nil {
+			return nil, false, err
+		}
+		if allocErr != nil {
+			return nil, false, allocErr
+		}
+		if _, err := kafka.NewEncoder(sinkFormats[root.Format], root.Out, root.Key, nil, nil); err != nil {
+			return nil, false, pgerr.Wrap(pgerr.InvalidParameterValue, err, "sink "+rel.Name)
+		}
+		rel.Deps = b.Deps
+		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return e.planSinkRel(r) })
+	}()
+	if err != nil {
+		return nil, err
+	}
+	if !created {
+		return done("CREATE SINK")
+	}
+	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
+		return nil, err
+	}
+	if err := e.awaitBackfill(ctx, j, io); err != nil {
+		return nil, err
+	}
+	e.log.Info("created sink", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
+	return done("CREATE SINK")
+}
+
+// prepareExplainSink is EXPLAIN CREATE SINK: the stream plan as a tree.
+func (s *Session) prepareExplainSink(st *sql.CreateSink) (wire.Prepared, error) {
+	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+		rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink,
+			With: connectorWith(st.With, st.Format, st.Encode)}
+		var next uint32
+		root, _, err := s.planSink(st, rel, func() uint32 { next++; return next })
+		if err != nil {
+			return nil, err
+		}
+		var rows []types.Row
+		for _, line := range strings.Split(strings.TrimRight(planner.ExplainStream(root), "\n"), "\n") {
+			rows = append(rows, textRow(line))
+		}
+		return &rowsResult{rows: rows, tag: "EXPLAIN"}, nil
+	}}, nil
+}

@@ -1,0 +1,414 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+const sinkStateID = 50
+
+// sinkInTypes are the sink input's columns (k int8, v text, x int8); the
+// sink writes (v, k).
+var sinkInTypes = []types.T{types.TInt8, types.TText, types.TInt8}
+
+func sinkNode(format string) *planner.StreamSink {
+	in := &planner.StreamValues{StreamBase: planner.StreamBase{Out: types.Schema{
+		{Name: "k", T: types.TInt8}, {Name: "v", T: types.TText}, {Name: "x", T: types.TInt8}}}}
+	return &planner.StreamSink{
+		Input: in,
+		Rel: &catalog.Relation{ID: 12, Name: "snk", Cols: []catalog.Column{
+			{Name: "v", T: types.TText}, {Name: "k", T: types.TInt8}}},
+		Cols: []int{1, 0}, Key: []int{1}, Format: format,
+		State: planner.StateTableDesc{ID: sinkStateID, Name: "sink"},
+	}
+}
+
+// fakeWriter logs the calls a sink makes. A transaction is opened by the
+// first Write of an epoch and named txn-<n>; Commit marks it done for the
+// next TakeDone.
+type fakeWriter struct {
+	mu        sync.Mutex
+	log       []string
+	n         int
+	epoch     uint64
+	open      string
+	done      []SinkTxn
+	commitErr error
+	// commits receives a token after every Commit call.
+	commits chan struct{}
+}
+
+func newFakeWriter() *fakeWriter { return &fakeWriter{commits: make(chan struct{}, 16)} }
+
+func (w *fakeWriter) logf(format string, args ...any) {
+	w.mu.Lock()
+	w.log = append(w.log, fmt.Sprintf(format, args...))
+	w.mu.Unlock()
+}
+
+func (w *fakeWriter) BeginEpoch(e uint64) error {
+	w.epoch = e
+	w.logf("begin %d", e)
+	return nil
+}
+
+func (w *fakeWriter) Write(ctx context.Context, c *types.Chunk) error {
+	if w.open == "" {
+		w.n++
+		w.open = fmt.Sprintf("txn-%d", w.n)
+	}
+	w.logf("write %s\n%s", w.open, strings.TrimRight(c.String(), "\n"))
+	return nil
+}
+
+func (w *fakeWriter) PreCommit(ctx context.Context) (SinkTxn, bool, error) {
+	if w.open == "" {
+		w.logf("precommit none")
+		return SinkTxn{}, false, nil
+	}
+	txn := SinkTxn{ID: w.open, Epoch: w.epoch, Data: []byte("rec-" + w.open)}
+	w.open = ""
+	w.logf("precommit %s", txn.ID)
+	return txn, true, nil
+}
+
+func (w *fakeWriter) TakeDone() []SinkTxn {
+	d := w.done
+	w.done = nil
+	var ids []string
+	for _, t := range d {
+		ids = append(ids, t.ID)
+	}
+	w.logf("takedone %v", ids)
+	return d
+}
+
+func (w *fakeWriter) Commit(ctx context.Context, txn SinkTxn) error {
+	defer func() { w.commits <- struct{}{} }()
+	w.logf("commit %s@%d %s", txn.ID, txn.Epoch, txn.Data)
+	if w.commitErr != nil {
+		return w.commitErr
+	}
+	w.done = append(w.done, txn)
+	return nil
+}
+
+func (w *fakeWriter) Abort(ctx context.Context) error {
+	w.logf("abort")
+	return nil
+}
+
+func (w *fakeWriter) Close() { w.logf("close") }
+
+// take returns the log since the last call.
+func (w *fakeWriter) take() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := strings.Join(w.log, "\n")
+	w.log = nil
+	return s
+}
+
+// waitCommit waits for the committer's next Commit call.
+func (w *fakeWriter) waitCommit(t *testing.T) {
+	t.Helper()
+	select {
+	case <-w.commits:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no commit")
+	}
+}
+
+// opener opens w, logging the pending transactions it is given.
+func opener(w *fakeWriter) OpenSinkFunc {
+	return func(ctx context.Context, actx *ActorContext, n *planner.StreamSink, pending []SinkTxn) (SinkWriter, error) {
+		var s []string
+		for _, t := range pending {
+			s = append(s, fmt.Sprintf("%s@%d %s", t.ID, t.Epoch, t.Data))
+		}
+		w.logf("open actor %d pending %v", actx.Index, s)
+		return w, nil
+	}
+}
+
+// sinkState returns the committed rows of the sink's state table.
+func sinkState(t *testing.T, db *storage.DB) string {
+	t.Helper()
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	it := snap.Scan(sinkStateID, SinkStateTypes)
+	defer it.Close()
+	var out []string
+	for {
+		r, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			return strings.Join(out, " ")
+		}
+		out = append(out, fmt.Sprintf("%d/%s@%d:%s", r[0].I, r[1].S, r[2].I, r[3].S))
+	}
+}
+
+// putSinkState commits state rows "index/id@epoch:data" as a checkpoint
+// left them.
+func putSinkState(t *testing.T, db *storage.DB, rows ...string) {
+	t.Helper()
+	st := storage.NewStateTable(db, sinkStateID, SinkStateTypes[:2], SinkStateTypes, storage.NewCache(1<<20))
+	for _, r := range rows {
+		var idx, epoch int64
+		var id, data string
+		idAt, rest, _ := strings.Cut(r, "@")
+		fmt.Sscanf(idAt, "%d/", &idx)
+		id = idAt[strings.Index(idAt, "/")+1:]
+		e, d, _ := strings.Cut(rest, ":")
+		fmt.Sscanf(e, "%d", &epoch)
+		data = d
+		st.Update(types.Row{types.DInt(idx), types.DString(id)},
+			types.Row{types.DInt(idx), types.DString(id), types.DInt(epoch), types.DString(data)})
+	}
+	b := db.NewBatch()
+	defer b.Close()
+	if err := st.Commit(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSinkTwoPhaseCommit drives a PLAIN sink through recovery of pending
+// transactions, epochs with and without rows, phase two after the
+// checkpoint commits, and the barrier stopping its job.
+func TestSinkTwoPhaseCommit(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	// Transactions a previous run recorded: this actor's, one of an actor
+	// index beyond the parallelism (actor 0 takes it), and one of another
+	// actor.
+	putSinkState(t, db, "0/old-a@3:ra", "0/old-b@2:rb", "4/old-c@1:rc")
+	actx := newTestActx(db)
+	actx.Parallelism = 4
+	in := &rtScript{msgs: parseScript(t, sinkInTypes, `
+barrier 5 initial
++  1 a 10
+U- 1 a 10
+U+ 1 b 11
+-  2 c 12
+--
+- 3 d 13
+barrier 6
+barrier 7
++ 4 e 14
+barrier 8 stop
+`)}
+	w := newFakeWriter()
+	s, err := NewSink(actx, in, sinkNode("plain"), opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	next := func() {
+		t.Helper()
+		m := mustNext(t, s)
+		if _, ok := m.(types.Barrier); ok {
+			got.WriteString(render(m))
+		}
+	}
+	step := func(want string) {
+		t.Helper()
+		checkOutput(t, w.take(), want)
+	}
+
+	next() // barrier 5
+	step(`
+open actor 0 pending [old-c@1 rc old-b@2 rb old-a@3 ra]
+begin 5`)
+	commitWS(t, actx, 5)
+	if st := sinkState(t, db); st != "" {
+		t.Errorf("state after recovery: %q", st)
+	}
+	// A chunk whose rows are all retractions is not written.
+	next()
+	next() // barrier 6
+	step(`
+write txn-1
+ T I
++ a 1
++ b 1
+precommit txn-1
+takedone []
+begin 6`)
+	commitWS(t, actx, 6)
+	if st := sinkState(t, db); st != "0/txn-1@6:rec-txn-1" {
+		t.Errorf("state after epoch 6: %q", st)
+	}
+	// Phase two only once the checkpoint committed, without more input.
+	s.Committed(6)
+	w.waitCommit(t)
+	step("commit txn-1@6 rec-txn-1")
+	next() // barrier 7
+	step(`
+precommit none
+takedone [txn-1]
+begin 7`)
+	commitWS(t, actx, 7)
+	if st := sinkState(t, db); st != "" {
+		t.Errorf("state after epoch 7: %q", st)
+	}
+	next()
+	next() // barrier 8 stop
+	step(`
+write txn-2
+ T I
++ e 4
+precommit txn-2
+takedone []`)
+	commitWS(t, actx, 8)
+	s.Close()
+	step("close")
+	checkOutput(t, got.String(), "barrier 5\nbarrier 6\nbarrier 7\nbarrier 8")
+
+	// A rebuilt sink commits the pending transaction through OpenSink and
+	// deletes its row.
+	w = newFakeWriter()
+	s, err = NewSink(actx, &rtScript{msgs: parseScript(t, sinkInTypes, "barrier 9 initial")}, sinkNode("plain"), opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	next()
+	step("open actor 0 pending [txn-2@8 rec-txn-2]\nbegin 9")
+	commitWS(t, actx, 9)
+	if st := sinkState(t, db); st != "" {
+		t.Errorf("state after the rebuild: %q", st)
+	}
+}
+
+// TestSinkUpsertKeepsRetractions checks that a non-PLAIN sink writes
+// every op, and that an actor other than 0 takes only its own state rows.
+func TestSinkUpsertKeepsRetractions(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	putSinkState(t, db, "0/a@1:ra", "1/b@1:rb", "2/c@1:rc")
+	actx := newTestActx(db)
+	actx.Index, actx.Parallelism = 1, 2
+	in := &rtScript{msgs: parseScript(t, sinkInTypes, `
+barrier 5 initial
++  1 a 10
+U- 1 a 10
+U+ 1 b 11
+-  2 c 12
+barrier 6
+`)}
+	w := newFakeWriter()
+	s, err := NewSink(actx, in, sinkNode("upsert"), opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	drain(t, s, 2)
+	checkOutput(t, w.take(), `
+open actor 1 pending [b@1 rb]
+begin 5
+write txn-1
+ T I
++  a 1
+U- a 1
+U+ b 1
+-  c 2
+precommit txn-1
+takedone []
+begin 6`)
+	commitWS(t, actx, 6)
+	if st := sinkState(t, db); st != "0/a@1:ra 1/txn-1@6:rec-txn-1 2/c@1:rc" {
+		t.Errorf("state: %q", st)
+	}
+}
+
+// TestSinkCommitError checks that a failed Commit fails the sink at its
+// next message.
+func TestSinkCommitError(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	in := &rtScript{msgs: parseScript(t, sinkInTypes, "barrier 1 add\n+ 1 a 1\nbarrier 2\nbarrier 3")}
+	w := newFakeWriter()
+	w.commitErr = fmt.Errorf("fenced")
+	s, err := NewSink(actx, in, sinkNode("plain"), opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	drain(t, s, 2)
+	s.Committed(2)
+	w.waitCommit(t)
+	// The committer stores the error after Commit returned; wait for it
+	// to be stored without sleeping: Close stops the committer.
+	s.Close()
+	if _, err := s.Next(context.Background()); err == nil || !strings.Contains(err.Error(), "fenced") {
+		t.Errorf("Next after a failed commit: %v", err)
+	}
+}
+
+// TestJobCommittedReachesSinks builds a job whose root is a sink and
+// checks that Job.Committed makes it commit, in epoch order, every
+// transaction up to the epoch given.
+func TestJobCommittedReachesSinks(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	n := sinkNode("plain")
+	vals := n.Input.(*planner.StreamValues)
+	vals.Rows = [][]planner.Expr{{cint(1), &planner.Const{V: types.DString("a"), T: types.TText}, cint(0)}}
+	w := newFakeWriter()
+	sink := newFakeSink()
+	job, err := Build(n, Env{Job: testJob, DB: db, Sink: sink, Parallelism: 1, OpenSink: opener(w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- job.Run(ctx) }()
+	// Barrier e+1 comes only after checkpoint e committed (one in
+	// flight); the test stops at barrier 2, whose checkpoint holds txn-1.
+	for e := uint64(1); e <= 2; e++ {
+		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
+		if e == 1 {
+			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
+		}
+		if err := job.Inject(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		for _, ws := range sink.wait(t, e, len(job.ActorIDs())) {
+			ws.Close()
+		}
+	}
+	checkOutput(t, w.take(), `
+open actor 0 pending []
+begin 1
+write txn-1
+ T I
++ a 1
+precommit txn-1
+takedone []
+begin 2`)
+	job.Committed(2)
+	w.waitCommit(t)
+	checkOutput(t, w.take(), "commit txn-1@2 rec-txn-1")
+	cancel()
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	checkOutput(t, w.take(), "close")
+}

@@ -1,0 +1,308 @@
+package stream
+
+import (
+	"context"
+	"sync"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// SourceStateTypes is the row layout of a source's state table
+// (StreamSource.State): (partition int4, next offset int8), keyed by its
+// first column. Each row says where reading that partition resumes: the
+// offset of the first record not yet in a committed epoch.
+var SourceStateTypes = []types.T{types.TInt4, types.TInt8}
+
+// sourcePollChunks is how many polled batches wait for the actor at most.
+// A batch waiting in the channel is not emitted yet, so its positions are
+// not checkpointed: a small number keeps the records read ahead (and read
+// again after a recovery) few.
+const sourcePollChunks = 2
+
+// Source reads an external source (planner.StreamSource) through the
+// connector's SourceReader. It is the leaf of its actor; the engine
+// injects barriers into its entry channel (Job.Inject), as for Values.
+// A poll goroutine calls SourceReader.Poll and hands each batch over a
+// small bounded channel, so the reader reads ahead while the actor works,
+// and a barrier never waits behind a Poll.
+//
+// Exactly-once: the positions the source checkpoints are those after the
+// last batch it emitted. Rows emitted before barrier e belong to epoch e,
+// and the barrier writes the positions after them into e's write set, so
+// a recovery from e reopens the reader right after the last row of e:
+// nothing is read twice into committed state, nothing is skipped.
+//
+//   - Chunk: none expected from the entry; the polled batches are
+//     projected to StreamSource.Cols and emitted (empty ones are not,
+//     but their positions count as emitted).
+//   - Watermark: forwarded.
+//   - Barrier: a waiting barrier is always taken before more data. The
+//     first barrier (Initial after a recovery, AddJob for a new job) loads
+//     the committed positions from the state table and opens the reader
+//     (OpenSourceFunc) with them; the poll goroutine starts. Every later
+//     barrier writes the positions that moved during the epoch into the
+//     state table and its rows into the epoch's write set, then is
+//     forwarded. Pause stops taking batches (the poll goroutine then
+//     blocks on the full channel), Resume takes them again. After the
+//     barrier stopping its job, the poll goroutine is stopped and the
+//     reader closed.
+//
+// A Poll error fails the actor.
+type Source struct {
+	actx     *ActorContext
+	n        *planner.StreamSource
+	open     OpenSourceFunc
+	barriers <-chan types.Message
+	st       *storage.StateTable
+
+	started bool
+	paused  bool
+	// pos holds the positions after the last emitted batch; dirty the
+	// partitions whose position moved in the open epoch.
+	pos   map[int32]int64
+	dirty map[int32]bool
+
+	reader  SourceReader
+	batches chan sourcePoll
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// sourcePoll is one Poll's result as the poll goroutine hands it over.
+type sourcePoll struct {
+	batch SourceBatch
+	err   error
+}
+
+var _ Operator = (*Source)(nil)
+
+// NewSource returns a Source of n whose barriers arrive on barriers and
+// whose reader open opens on the first barrier. It fails with XX000 when
+// the plan gives no state table or open is nil.
+func NewSource(actx *ActorContext, barriers <-chan types.Message, n *planner.StreamSource, open OpenSourceFunc) (*Source, error) {
+	if n.Rel == nil {
+		return nil, pgerr.New(pgerr.InternalError, "source: no relation")
+	}
+	if n.State.ID == 0 {
+		return nil, pgerr.New(pgerr.InternalError, "source %s: no state table", n.Rel.Name)
+	}
+	if open == nil {
+		return nil, pgerr.New(pgerr.InternalError, "source %s: no connector to open it", n.Rel.Name)
+	}
+	if err := checkStateLayout("source", n.State, SourceStateTypes, 1); err != nil {
+		return nil, err
+	}
+	s := &Source{
+		actx: actx, n: n, open: open, barriers: barriers,
+		st:    storage.NewStateTable(actx.DB, n.State.ID, SourceStateTypes[:1], SourceStateTypes, actx.Cache),
+		pos:   map[int32]int64{},
+		dirty: map[int32]bool{},
+	}
+	for _, c := range n.Cols {
+		if c < 0 || c >= len(n.Rel.Cols) {
+			return nil, pgerr.New(pgerr.InternalError, "source %s: column %d of %d", n.Rel.Name, c, len(n.Rel.Cols))
+		}
+	}
+	return s, nil
+}
+
+// Next implements Operator.
+func (s *Source) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if s.batches == nil || s.paused {
+			select {
+			case m := <-s.barriers:
+				return s.control(ctx, m)
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		// A waiting barrier goes first: select alone would pick at random
+		// between it and a batch.
+		select {
+		case m := <-s.barriers:
+			return s.control(ctx, m)
+		default:
+		}
+		select {
+		case m := <-s.barriers:
+			return s.control(ctx, m)
+		case p := <-s.batches:
+			if p.err != nil {
+				return nil, p.err
+			}
+			c, err := s.take(p.batch)
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
+				return c, nil
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// control handles a message of the barrier entry.
+func (s *Source) control(ctx context.Context, m types.Message) (types.Message, error) {
+	b, ok := m.(types.Barrier)
+	if !ok {
+		if _, isChunk := m.(*types.Chunk); isChunk {
+			return nil, pgerr.New(pgerr.InternalError, "source %s: a chunk on the barrier entry", s.n.Rel.Name)
+		}
+		return m, nil
+	}
+	s.st.Committed(b.Epoch.Prev)
+	if !s.started {
+		s.started = true
+		if err := s.start(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		for p := range s.dirty {
+			s.st.Update(types.Row{types.DInt(int64(p))}, types.Row{types.DInt(int64(p)), types.DInt(s.pos[p])})
+		}
+		clear(s.dirty)
+		if err := s.st.Commit(s.actx.WriteSet, b.Epoch.Curr); err != nil {
+			return nil, err
+		}
+	}
+	switch b.Mutation.Kind {
+	case types.MutationPause:
+		s.paused = true
+	case types.MutationResume:
+		s.paused = false
+	case types.MutationStopJob:
+		if b.Mutation.Job.ID == s.actx.Job {
+			s.stop()
+		}
+	}
+	return b, nil
+}
+
+// start loads the committed positions, opens the reader and starts the
+// poll goroutine.
+func (s *Source) start(ctx context.Context) error {
+	it := s.st.Iter(nil, false)
+	for {
+		r, err := it.Next()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if r == nil {
+			break
+		}
+		s.pos[int32(r[0].I)] = r[1].I
+	}
+	it.Close()
+	positions := make(map[int32]int64, len(s.pos))
+	for p, o := range s.pos {
+		positions[p] = o
+	}
+	r, err := s.open(ctx, s.actx, s.n, positions)
+	if err != nil {
+		return err
+	}
+	s.reader = r
+	pctx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	s.batches = make(chan sourcePoll, sourcePollChunks)
+	s.wg.Add(1)
+	go s.poll(pctx, r, s.batches)
+	return nil
+}
+
+// poll runs in its own goroutine until ctx ends or Poll fails.
+func (s *Source) poll(ctx context.Context, r SourceReader, out chan<- sourcePoll) {
+	defer s.wg.Done()
+	for {
+		b, err := r.Poll(ctx, types.ChunkCap)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil && (b.Chunk == nil || b.Chunk.VisibleCount() == 0) && len(b.Positions) == 0 {
+			continue
+		}
+		select {
+		case out <- sourcePoll{batch: b, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// take records a batch's positions as emitted and returns its rows
+// projected to the source's columns, or nil when it has none. A chunk
+// without the relation's columns is an internal error (of the connector).
+func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
+	for p, o := range b.Positions {
+		if old, ok := s.pos[p]; !ok || old != o {
+			s.pos[p] = o
+			s.dirty[p] = true
+		}
+	}
+	c := b.Chunk
+	if c == nil || c.VisibleCount() == 0 {
+		return nil, nil
+	}
+	if len(c.Cols) != len(s.n.Rel.Cols) {
+		return nil, pgerr.New(pgerr.InternalError, "source %s: a batch of %d columns for %d", s.n.Rel.Name, len(c.Cols), len(s.n.Rel.Cols))
+	}
+	vecs := make([]*types.Vec, len(s.n.Cols))
+	for j, k := range s.n.Cols {
+		vecs[j] = c.Cols[k]
+	}
+	out := types.NewChunkFromVecs(vecs, c.Len())
+	out.Ops, out.Vis = c.Ops, c.Vis
+	return out, nil
+}
+
+// stop ends the poll goroutine and closes the reader; it is idempotent.
+func (s *Source) stop() {
+	if s.cancel != nil {
+		s.cancel()
+		s.wg.Wait()
+		s.cancel = nil
+	}
+	if s.reader != nil {
+		s.reader.Close()
+		s.reader = nil
+	}
+	s.batches = nil
+}
+
+// Close implements Operator.
+func (s *Source) Close() { s.stop() }
+
+// checkStateLayout checks a plan's description of an operator's state
+// table against the layout the operator writes (whole rows of ts, keyed
+// by their first nkey columns), when the plan describes it at all: a planner
+// that disagrees fails the build instead of reading rows it cannot
+// decode.
+func checkStateLayout(what string, d planner.StateTableDesc, ts []types.T, nkey int) error {
+	if len(d.Cols) == 0 {
+		return nil
+	}
+	ok := len(d.Cols) == len(ts)
+	for i := 0; ok && i < len(ts); i++ {
+		ok = d.Cols[i].T == ts[i]
+	}
+	if len(d.KeyCols) > 0 {
+		ok = ok && len(d.KeyCols) == nkey
+		for i, k := range d.KeyCols {
+			ok = ok && k == i
+		}
+	}
+	if !ok {
+		return pgerr.New(pgerr.InternalError, "%s state table %d: layout %v, want %v", what, d.ID, d.Cols.Types(), ts)
+	}
+	return nil
+}
