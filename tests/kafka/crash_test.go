@@ -153,3 +153,31 @@ func logCommitted(t *testing.T, p *pipeline, when string) {
 		t.Logf("%s: %s holds %d committed records", when, upsertTopic, len(kafkatest.Consume(t, p.b.Addr, upsertTopic)))
 	}
 }
+
+// TestCrashAgainAfterRecoveryCommitted crashes twice in a row: first at
+// checkpoint.after_commit, which leaves the epoch's sink transactions for
+// recovery to commit; then the recovering server, once it has committed
+// them and started its producers, dies at its first pre-commit. The third
+// start recovers again, and the view and both sinks end up exact. (A
+// crash that lands after the recovery started the producers and before
+// the first checkpoint after it committed is the case of
+// TestRecoveryRepeatsAfterProducersStarted; fault points cannot aim at
+// that window, the kill loop finds it.)
+func TestCrashAgainAfterRecoveryCommitted(t *testing.T) {
+	kafkatest.Kcat(t)
+	p := newPipeline(t, true, true)
+	p.produce(crashPart1)
+	p.waitMV(crashPart1)
+	p.w.Stop()
+	p.produce(crashPart2)
+	errc := p.produceAsync(crashPart3, crashBatch, crashPause)
+	dieAt(t, p.w, fault.CheckpointAfterCommit, faultHits[fault.CheckpointAfterCommit])
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	dieAt(t, p.w, fault.SinkBeforePrecommit, 1)
+	p.w.SetEnv()
+	p.w.Restart()
+	p.produce(crashTotal)
+	p.check(crashTotal)
+}

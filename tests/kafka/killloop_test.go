@@ -15,7 +15,7 @@ import (
 const (
 	killTotal    = 200_000
 	killBatch    = 4_000
-	killPause    = 150 * time.Millisecond
+	killPause    = 300 * time.Millisecond
 	killMinKills = 20
 	killMaxKills = 40
 )
@@ -47,9 +47,9 @@ func TestKillLoop(t *testing.T) {
 		if kills == killMaxKills {
 			break
 		}
-		// Up to 1.5 s of running between kills: long enough for a few
+		// Up to 0.9 s of running between kills: long enough for a few
 		// checkpoints, short enough that many kills land mid-epoch.
-		time.Sleep(time.Duration(100+rng.IntN(1400)) * time.Millisecond)
+		time.Sleep(time.Duration(100+rng.IntN(800)) * time.Millisecond)
 		if !produced {
 			select {
 			case err := <-errc:

@@ -78,7 +78,7 @@ func TestMalformedRecordsSkipped(t *testing.T) {
 	}
 
 	// weir.source_errors lists each with its position and a reason.
-	errs := kafkatest.Query(t, w.ConnString(), "SELECT source, partition, \"offset\", reason FROM weir.source_errors")
+	errs := kafkatest.Query(t, w.ConnString(), `SELECT source, "partition", "offset", reason FROM weir.source_errors`)
 	got := map[int64]string{}
 	for _, r := range errs {
 		off, err := strconv.ParseInt(r[2], 10, 64)
@@ -117,7 +117,7 @@ func TestMalformedRecordsSkipped(t *testing.T) {
 	if len(rows) != 1 || rows[0][0] != strconv.Itoa(len(wantBad)+1) {
 		t.Errorf("malformed_count after one more bad record: %v, want %d", rows, len(wantBad)+1)
 	}
-	errs = kafkatest.Query(t, w.ConnString(), "SELECT \"offset\" FROM weir.source_errors WHERE source = 'mixed'")
+	errs = kafkatest.Query(t, w.ConnString(), `SELECT "offset" FROM weir.source_errors WHERE source = 'mixed'`)
 	if !slices.ContainsFunc(errs, func(r []string) bool { return r[0] == strconv.Itoa(len(records)+1) }) {
 		t.Errorf("weir.source_errors misses the bad record at offset %d: %v", len(records)+1, errs)
 	}

@@ -84,6 +84,7 @@ func newPipeline(t *testing.T, plain, upsert bool) *pipeline {
 	b := kafkatest.StartBroker(t, "")
 	kafkatest.CreateTopic(t, b.Addr, inTopic, 3)
 	w := kafkatest.StartWeir(t, kafkatest.Options{Broker: b})
+	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
 	p := &pipeline{t: t, b: b, w: w, plain: plain, upsert: upsert}
 	stmts := []string{
 		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
@@ -152,7 +153,7 @@ func (p *pipeline) mvCount() (n int64, ok bool) {
 // means some record was counted twice, and fails at once.
 func (p *pipeline) waitMV(total int) {
 	p.t.Helper()
-	kafkatest.Eventually(p.t, 3*time.Minute, fmt.Sprintf("agg counting %d input records", total), func() (bool, string) {
+	kafkatest.Eventually(p.t, 2*time.Minute, fmt.Sprintf("agg counting %d input records", total), func() (bool, string) {
 		n, ok := p.mvCount()
 		if ok && n > int64(total) {
 			p.t.Fatalf("agg counts %d records, but only %d were produced: records were counted twice", n, total)
@@ -193,6 +194,14 @@ func (p *pipeline) check(total int) {
 		p.t.Fatalf("agg after %d records differs from their aggregate:\n%s", total, diffAgg(got, want))
 	}
 	kafkatest.Exec(p.t, p.w.ConnString(), "FLUSH")
+	// A recovery that finds a recorded transaction aborted by the broker
+	// says so in weir.stream_errors; the input has no malformed record.
+	if rows := kafkatest.Query(p.t, p.w.ConnString(), "SELECT view, operator, sqlstate, last_error FROM weir.stream_errors"); len(rows) > 0 {
+		p.t.Errorf("weir.stream_errors after the run:\n%s", kafkatest.Lines(rows))
+	}
+	if rows := kafkatest.Query(p.t, p.w.ConnString(), "SELECT name, malformed_count FROM weir.sources WHERE malformed_count <> 0"); len(rows) > 0 {
+		p.t.Errorf("weir.sources counts malformed records, but the input has none:\n%s", kafkatest.Lines(rows))
+	}
 	if p.plain {
 		checkPlain(p.t, p.b.Addr, plainTopic, total)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -189,4 +190,26 @@ func Lines(rows [][]string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// KeepLogs arranges for the files at paths (server logs) to be copied
+// into t.ArtifactDir() when the test fails, so that `go test -artifacts`
+// keeps them whole; the failure message shows only their last lines.
+func KeepLogs(t *testing.T, paths ...string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		dir := t.ArtifactDir()
+		for i, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			dst := filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(p)))
+			if err := os.WriteFile(dst, data, 0o644); err == nil {
+				t.Logf("kept %s as %s", p, dst)
+			}
+		}
+	})
 }
