@@ -182,6 +182,9 @@ func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
 	d.mu.Unlock()
 	if err := d.send(ctx, mk(w)); err != nil {
 		d.release(w, nil)
+		if ctx.Err() != nil {
+			return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while waiting for a checkpoint")
+		}
 		return err
 	}
 	select {

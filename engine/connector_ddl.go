@@ -221,7 +221,8 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		}
 		return done("CREATE TABLE")
 	}
-	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
+	if err := e.addJob(ctx, j); err != nil {
+		e.undoCreate(j)
 		return nil, err
 	}
 	e.log.Info("created table with a connector", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
@@ -406,6 +407,8 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 		}
 		with["streaming_parallelism"] = strconv.Itoa(par)
 	}
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
@@ -446,10 +449,12 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	if !created {
 		return done("CREATE SINK")
 	}
-	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
+	if err := e.addJob(ctx, j); err != nil {
+		e.undoCreate(j)
 		return nil, err
 	}
 	if err := e.awaitBackfill(ctx, j, io); err != nil {
+		e.undoCreate(j)
 		return nil, err
 	}
 	e.log.Info("created sink", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])

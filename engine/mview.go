@@ -95,6 +95,8 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	if st.EmitOnWindowClose {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE is not supported yet")
 	}
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 
@@ -107,10 +109,12 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	if !created {
 		return done("CREATE MATERIALIZED VIEW")
 	}
-	if err := e.st.drv.AddJob(ctx, j.job.Spec()); err != nil {
+	if err := e.addJob(ctx, j); err != nil {
+		e.undoCreate(j)
 		return nil, err
 	}
 	if err := e.awaitBackfill(ctx, j, io); err != nil {
+		e.undoCreate(j)
 		return nil, err
 	}
 	e.log.Info("created materialized view", "name", j.rel.Name, "id", j.rel.ID)
@@ -291,4 +295,54 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		return done("ALTER SYSTEM")
 	}
 	return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", st.Name)
+}
+
+// undoCreate removes a relation whose CREATE failed or was cancelled after
+// its job was started (while waiting for its backfill, say): the job is
+// stopped and the catalog entry goes with its state, so a failed CREATE
+// leaves nothing behind, as in Postgres. Called under ddlMu, so nothing
+// can have come to depend on rel meanwhile.
+func (e *Engine) undoCreate(j *jobRun) {
+	start := time.Now()
+	e.writeMu.Lock()
+	cur := e.st.jobs[j.id]
+	active := cur != nil && cur.active
+	if cur != nil && !active {
+		// Never added by a barrier: no barrier will reach it.
+		delete(e.st.jobs, j.id)
+	}
+	e.writeMu.Unlock()
+	if cur != nil && !active {
+		cur.cancel()
+		<-cur.ended
+	} else if cur != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := e.stopJob(ctx, j.rel.ID); err != nil {
+			e.log.Error("stopping the job of a failed CREATE", "relation", j.rel.Name, "err", err)
+		}
+		cancel()
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if err := e.cat.Drop(j.rel.ID); err != nil {
+		e.log.Error("removing the relation of a failed CREATE", "relation", j.rel.Name, "err", err)
+		return
+	}
+	e.st.errs.forget(j.id)
+	e.log.Info("removed the relation of a failed CREATE", "relation", j.rel.Name, "took", time.Since(start))
+}
+
+// addJob adds a started job with a barrier and waits for it to commit.
+// Once asked for, the addition is not abandoned when the statement is
+// cancelled: the coordinator would then wait for acknowledgements from
+// actors that were stopped. One barrier round takes little time; a
+// cancellation is honoured by the caller afterwards.
+func (e *Engine) addJob(ctx context.Context, j *jobRun) error {
+	if err := e.st.drv.AddJob(context.WithoutCancel(ctx), j.job.Spec()); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement")
+	}
+	return nil
 }
