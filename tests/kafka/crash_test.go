@@ -20,7 +20,7 @@ const (
 	crashPart3  = 4000
 	crashTotal  = 5000
 	crashRetry  = 400 // records produced for another try of a crash
-	crashBatch  = 200
+	crashBatch  = 100
 	crashPause  = 100 * time.Millisecond
 	faultWait   = 2 * time.Minute
 	crashPoints = 5
@@ -31,10 +31,10 @@ const (
 // by every sink actor at every barrier, the checkpoint point once per
 // checkpoint, sink.during_commit once per committed non-empty transaction.
 var faultHits = map[string]int{
-	fault.SinkBeforePrecommit:   6,
-	fault.SinkAfterPrecommit:    6,
-	fault.CheckpointAfterCommit: 4,
-	fault.SinkDuringCommit:      3,
+	fault.SinkBeforePrecommit:   10,
+	fault.SinkAfterPrecommit:    10,
+	fault.CheckpointAfterCommit: 7,
+	fault.SinkDuringCommit:      5,
 }
 
 // TestCrashMatrix kills weir (SIGKILL, from inside, at a fault point of
@@ -117,6 +117,7 @@ func crashRecovery(t *testing.T, p *pipeline) {
 	for attempt := 1; ; attempt++ {
 		w.SetEnv(fault.EnvVar + "=" + point)
 		before := kafkatest.CountInLog(w.LogPath, kafkatest.FaultLine(point))
+		size := kafkatest.LogSize(w.LogPath)
 		w.Spawn()
 		exit, err := w.WaitExit(20 * time.Second)
 		if err == nil {
@@ -131,7 +132,7 @@ func crashRecovery(t *testing.T, p *pipeline) {
 			t.Fatalf("the recovery never reached %s in %d attempts: no crash at %s left sink transactions to commit\nlog:\n%s",
 				point, attempt, fault.CheckpointAfterCommit, w.Tail(3000))
 		}
-		t.Logf("attempt %d: the recovery had no sink transaction to commit; crashing at %s again", attempt, fault.CheckpointAfterCommit)
+		t.Logf("attempt %d: the recovery had no sink transaction to commit; crashing at %s again; log:\n%s", attempt, fault.CheckpointAfterCommit, kafkatest.LogSince(w.LogPath, size))
 		w.Kill()
 		// Fresh records, so that the next epochs write to the sink.
 		errc := p.produceAsync(p.next+crashRetry, crashBatch, crashPause)
