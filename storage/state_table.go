@@ -61,8 +61,10 @@ type stEntry struct {
 	// value, until Committed reports that epoch durable; 0 otherwise.
 	flushEpoch uint64
 	// inOverlay: the entry is dirty or flushed and not durable, so it is
-	// in the table's ordered overlay and not in its LRU list.
+	// in the table's overlay (sorted or not yet) and not in its LRU list.
 	inOverlay bool
+	// inTree: the entry is in the overlay's B-tree.
+	inTree bool
 
 	seq        uint64 // cache generation at the last access
 	prev, next *stEntry
@@ -111,15 +113,23 @@ type StateTable struct {
 	cache      *Cache
 
 	entries map[string]*stEntry
-	// overlay holds, in key order, the entries not yet durable (dirty or
-	// flushed into a batch that has not committed), which iteration
-	// merges over Pebble.
-	overlay *btreemap.BTreeMap[string, *stEntry]
+	// The overlay is the entries not yet durable (dirty or flushed into a
+	// batch that has not committed), which iteration merges over Pebble:
+	// those in the B-tree overlay, in key order, and those in unsorted,
+	// which the next iteration moves into the tree first. Writes thus
+	// cost no ordered insert unless the table is iterated, and tables
+	// written and never scanned (most) never sort anything. unsorted may
+	// also hold entries that have left the overlay since (skipped, and
+	// pruned at Committed).
+	overlay  *btreemap.BTreeMap[string, *stEntry]
+	unsorted []*stEntry
 	dirty   []*stEntry
 	flushed []*stEntry
 	// lruHead is the most recently used clean entry; lruTail the least.
 	lruHead, lruTail *stEntry
 	bytes            int64
+	// dropClean: entries leave memory once durable (DropClean).
+	dropClean bool
 
 	kbuf []byte
 }
@@ -146,6 +156,14 @@ func NewStateTable(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache
 func (t *StateTable) SetDesc(desc []bool) {
 	copy(t.desc, desc)
 }
+
+// DropClean makes the table keep no clean entries: an entry leaves
+// memory as soon as the batch holding its write is durable, and reads
+// (Get, and the misses they find) go to Pebble without being cached. It
+// suits tables written blindly and read only by range scans, whose clean
+// entries would only take the cache from tables that are read. It must
+// be called before the table is used.
+func (t *StateTable) DropClean() { t.dropClean = true }
 
 // ID returns the table's id.
 func (t *StateTable) ID() uint32 { return t.id }
@@ -177,8 +195,8 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		return e.row, e.row != nil, nil
 	}
 	row, ok, err := getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
-	if err != nil {
-		return nil, false, err
+	if err != nil || t.dropClean {
+		return row, ok, err
 	}
 	// Misses are cached too: a hash aggregation looks up every new group
 	// once before inserting it.
@@ -209,7 +227,7 @@ func (t *StateTable) set(key, row types.Row) {
 	}
 	if !e.inOverlay {
 		e.inOverlay = true
-		t.overlay.ReplaceOrInsert(e.key, e)
+		t.unsorted = append(t.unsorted, e)
 	}
 	t.resize(e, row)
 	e.row = row
@@ -272,14 +290,46 @@ func (t *StateTable) Committed(epoch uint64) {
 			e.flushEpoch = 0
 			if !e.dirty {
 				e.inOverlay = false
-				t.overlay.Delete(e.key)
-				t.lruPush(e)
+				if e.inTree {
+					e.inTree = false
+					t.overlay.Delete(e.key)
+				}
+				if t.dropClean {
+					t.drop(e)
+				} else {
+					t.lruPush(e)
+				}
 			}
 		}
 	}
 	clear(t.flushed[len(keep):])
 	t.flushed = keep
+	t.pruneUnsorted()
 	t.maybeEvict()
+}
+
+// pruneUnsorted drops the entries that left the overlay from unsorted.
+func (t *StateTable) pruneUnsorted() {
+	keep := t.unsorted[:0]
+	for _, e := range t.unsorted {
+		if e.inOverlay && !e.inTree {
+			keep = append(keep, e)
+		}
+	}
+	clear(t.unsorted[len(keep):])
+	t.unsorted = keep
+}
+
+// sortOverlay moves the unsorted overlay entries into the B-tree.
+func (t *StateTable) sortOverlay() {
+	for _, e := range t.unsorted {
+		if e.inOverlay && !e.inTree {
+			e.inTree = true
+			t.overlay.ReplaceOrInsert(e.key, e)
+		}
+	}
+	clear(t.unsorted)
+	t.unsorted = t.unsorted[:0]
 }
 
 // Iter returns an iterator over the rows whose keys start with prefix
@@ -308,6 +358,7 @@ func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
 // iter merges Pebble's rows in [prefix+lo, hiFull) with the overlay's.
 func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 	it := &stateIter{reverse: reverse, prefix: len(t.prefix), ts: t.valueTypes}
+	t.sortOverlay()
 	loB := btreemap.GE(string(lo))
 	hiB := btreemap.Max[string]()
 	if hiFull != nil && bytes.HasPrefix(hiFull, t.prefix) {
@@ -484,6 +535,11 @@ func (t *StateTable) lruRemove(e *stEntry) {
 
 func (t *StateTable) evict(e *stEntry) {
 	t.lruRemove(e)
+	t.drop(e)
+}
+
+// drop forgets an entry that is in neither the overlay nor the LRU list.
+func (t *StateTable) drop(e *stEntry) {
 	delete(t.entries, e.key)
 	t.bytes -= e.size
 	t.cache.used.Add(-e.size)

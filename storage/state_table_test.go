@@ -396,3 +396,47 @@ func TestCommittedEpoch(t *testing.T) {
 		t.Fatalf("CommittedEpoch after reopen = %d, %v", e, err)
 	}
 }
+
+// TestStateTableDropClean: a DropClean table holds its entries only until
+// they are durable, serves its own writes meanwhile (Get and Iter), and
+// reads Pebble afterwards without caching what it reads.
+func TestStateTableDropClean(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(1 << 20)
+	st := newST(db, cache)
+	st.DropClean()
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	st.Insert(stKey(1, 2), stRow(1, 2, "b"))
+	if got := stGet(t, st, 1, 2); got != "b" {
+		t.Fatalf("dirty Get = %s", got)
+	}
+	b := db.NewBatch()
+	if err := st.Commit(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	st.Delete(stKey(1, 1))
+	if got := stDump(t, st.Iter(stKey(1, 0)[:1], false)); got != "1/2=b" {
+		t.Fatalf("Iter before the commit = %q", got)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(1)
+	if st.Bytes() == 0 {
+		t.Fatal("the deletion not yet flushed left memory")
+	}
+	commitEpoch(t, db, st, 2)
+	if st.Bytes() != 0 || cache.Used() != 0 {
+		t.Fatalf("durable entries kept: table %d bytes, cache %d", st.Bytes(), cache.Used())
+	}
+	if got := stGet(t, st, 1, 2) + stGet(t, st, 1, 1); got != "b<none>" {
+		t.Fatalf("Get after the commit = %s", got)
+	}
+	if st.Bytes() != 0 {
+		t.Fatalf("reads were cached: %d bytes", st.Bytes())
+	}
+	if got := stDump(t, st.Iter(nil, false)); got != "1/2=b" {
+		t.Fatalf("Iter after the commit = %q", got)
+	}
+}

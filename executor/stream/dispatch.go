@@ -47,16 +47,13 @@ func (d *hashDispatcher) dispatch(ctx context.Context, m types.Message) error {
 		}
 		return nil
 	}
-	ts := make([]types.T, len(c.Cols))
-	for i, v := range c.Cols {
-		ts[i] = v.T
-	}
-	parts := make([]*types.Chunk, n)
+	// Each partition's rows (and ops, which a split update pair changes)
+	// are gathered first, then copied column by column.
+	sels := make([][]int, n)
+	ops := make([][]types.Op, n)
 	put := func(p int, op types.Op, i int) {
-		if parts[p] == nil {
-			parts[p] = types.NewChunk(ts, c.Len())
-		}
-		parts[p].AppendRow(op, c.Row(i))
+		sels[p] = append(sels[p], i)
+		ops[p] = append(ops[p], op)
 	}
 	for i := 0; i < c.Len(); i++ {
 		if !c.Visible(i) {
@@ -78,9 +75,9 @@ func (d *hashDispatcher) dispatch(ctx context.Context, m types.Message) error {
 		}
 		put(p, op, i)
 	}
-	for p, pc := range parts {
-		if pc != nil {
-			if err := send(ctx, d.outs[p], pc); err != nil {
+	for p, sel := range sels {
+		if len(sel) > 0 {
+			if err := send(ctx, d.outs[p], gatherChunk(c, sel, len(sel), insertsAsNil(ops[p]))); err != nil {
 				return err
 			}
 		}
