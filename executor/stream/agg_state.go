@@ -76,6 +76,7 @@ type aggCallState struct {
 	tieCols int
 	// keyedMinMax: min/max keeps one Extra entry per input row (aggMinMax).
 	keyedMinMax bool
+	kbuf        types.Row
 }
 
 // aggCallVal is a call's state in one group while the group is dirty.
@@ -355,11 +356,10 @@ func (s *aggCallState) bumpCount(key types.Row, vals []types.Datum, sign int64) 
 // extreme. A retraction of the extreme makes it stale: the barrier scans
 // for the new one (other rows may hold the same value).
 func (s *aggCallState) applyKeyedMinMax(key types.Row, v *aggCallVal, args []types.Datum, sign int64) error {
-	k := make(types.Row, 0, s.extraKeyLen)
-	k = append(k, key...)
-	for _, d := range args[:1+s.tieCols] {
-		k = append(k, detach(d))
-	}
+	// The table keeps only the encoding of a key: one buffer serves every
+	// row.
+	k := append(append(s.kbuf[:0], key...), args[:1+s.tieCols]...)
+	s.kbuf = k
 	if strictChangelog {
 		// Tests check the changelog: a row is added once and retracted
 		// only after it was added.
@@ -372,7 +372,7 @@ func (s *aggCallState) applyKeyedMinMax(key types.Row, v *aggCallVal, args []typ
 		}
 	}
 	if sign > 0 {
-		s.extra.Insert(k, k[len(key):len(key)+1])
+		s.extra.Insert(k, types.Row{detach(args[0])})
 		return v.acc.Add(args[:1])
 	}
 	s.extra.Delete(k)

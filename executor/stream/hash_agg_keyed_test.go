@@ -46,8 +46,12 @@ func TestHashAggKeyedMinMaxRandom(t *testing.T) {
 			mv := newMview(n.Out.Types(), seqCols(len(tc.groupBy)))
 			var live []types.Row
 			nextID := int64(0)
+			// Some rows have a NULL group key: a group of its own.
 			row := func() types.Row {
 				r := append(randAggRow(rng), types.DInt(nextID))
+				if rng.IntN(10) == 0 {
+					r[0] = types.NullDatum
+				}
 				nextID++
 				return r
 			}
@@ -77,7 +81,8 @@ func TestHashAggKeyedMinMaxRandom(t *testing.T) {
 						// An update keeps the row's id; half of them stay in
 						// the group.
 						i := rng.IntN(len(live))
-						r := append(randAggRow(rng), live[i][4])
+						r := row()
+						r[4] = live[i][4]
 						if rng.IntN(2) == 0 {
 							r[0] = live[i][0]
 						}
