@@ -159,10 +159,12 @@ func (t *StateTable) SetDesc(desc []bool) {
 
 // DropClean makes the table keep no clean entries: an entry leaves
 // memory as soon as the batch holding its write is durable, and reads
-// (Get, and the misses they find) go to Pebble without being cached. It
-// suits tables written blindly and read only by range scans, whose clean
-// entries would only take the cache from tables that are read. It must
-// be called before the table is used.
+// (Get, and the misses they find) go to Pebble without being cached.
+// Writes then go by no index: a key written several times in an epoch
+// is held once per write until the epoch is durable (the last write
+// wins). It suits tables written blindly, each key about once, and read
+// mostly by range scans, whose clean entries would only take the cache
+// from tables that are read. It must be called before the table is used.
 func (t *StateTable) DropClean() { t.dropClean = true }
 
 // ID returns the table's id.
@@ -186,6 +188,14 @@ func (t *StateTable) EncodeKey(buf []byte, key types.Row) []byte {
 // Get returns the row with the given key, and false when there is none.
 func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	if t.dropClean {
+		// Not yet durable writes are found in the overlay only.
+		t.sortOverlay()
+		if _, e, ok := t.overlay.Get(string(t.kbuf)); ok {
+			return e.row, e.row != nil, nil
+		}
+		return getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+	}
 	if e, ok := t.entries[string(t.kbuf)]; ok {
 		t.touch(e)
 		if t.cache.over() {
@@ -195,8 +205,8 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		return e.row, e.row != nil, nil
 	}
 	row, ok, err := getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
-	if err != nil || t.dropClean {
-		return row, ok, err
+	if err != nil {
+		return nil, false, err
 	}
 	// Misses are cached too: a hash aggregation looks up every new group
 	// once before inserting it.
@@ -219,6 +229,19 @@ func (t *StateTable) Delete(key types.Row) { t.set(key, nil) }
 
 func (t *StateTable) set(key, row types.Row) {
 	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	if t.dropClean {
+		// Each write is an entry of its own, found by no index: the
+		// overlay's sort, and Commit writing the epoch's entries in
+		// order, let the last write of a key win.
+		e := &stEntry{key: string(t.kbuf), row: row, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
+		t.account(e)
+		t.dirty = append(t.dirty, e)
+		t.unsorted = append(t.unsorted, e)
+		if t.cache.over() {
+			t.maybeEvict()
+		}
+		return
+	}
 	e, ok := t.entries[string(t.kbuf)]
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
@@ -320,12 +343,16 @@ func (t *StateTable) pruneUnsorted() {
 	t.unsorted = keep
 }
 
-// sortOverlay moves the unsorted overlay entries into the B-tree.
+// sortOverlay moves the unsorted overlay entries into the B-tree. In a
+// DropClean table, where a key may have several entries, unsorted lists
+// them in the order they were written and each replaces the one before.
 func (t *StateTable) sortOverlay() {
 	for _, e := range t.unsorted {
 		if e.inOverlay && !e.inTree {
 			e.inTree = true
-			t.overlay.ReplaceOrInsert(e.key, e)
+			if _, old, replaced := t.overlay.ReplaceOrInsert(e.key, e); replaced && old != e {
+				old.inTree = false
+			}
 		}
 	}
 	clear(t.unsorted)
@@ -483,11 +510,17 @@ func (s *stateIter) Close() {
 // overlay or the LRU list) and accounts its bytes.
 func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 	e := &stEntry{key: key, row: row, seq: t.cache.gen.Load()}
-	e.size = entryOverhead + int64(len(key)) + rowSize(row)
 	t.entries[key] = e
+	t.account(e)
+	return e
+}
+
+// account sizes a new entry and adds its bytes to the table's and the
+// cache's.
+func (t *StateTable) account(e *stEntry) {
+	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row)
 	t.bytes += e.size
 	t.cache.used.Add(e.size)
-	return e
 }
 
 func (t *StateTable) resize(e *stEntry, row types.Row) {
@@ -540,7 +573,9 @@ func (t *StateTable) evict(e *stEntry) {
 
 // drop forgets an entry that is in neither the overlay nor the LRU list.
 func (t *StateTable) drop(e *stEntry) {
-	delete(t.entries, e.key)
+	if !t.dropClean {
+		delete(t.entries, e.key)
+	}
 	t.bytes -= e.size
 	t.cache.used.Add(-e.size)
 }

@@ -234,13 +234,16 @@ func TestStateTableEvictionModel(t *testing.T) {
 	tables := []*StateTable{
 		NewStateTable(db, 7, stKeyTypes, stRowTypes, cache),
 		NewStateTable(db, 8, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 9, stKeyTypes, stRowTypes, cache),
 	}
 	tables[1].SetDesc([]bool{false, true})
-	models := []model{{}, {}}
+	// The third table keeps nothing clean and indexes no write by key.
+	tables[2].DropClean()
+	models := []model{{}, {}, {}}
 	epoch := uint64(1)
 	var pending *Batch
 	for step := range 20000 {
-		i := rng.IntN(2)
+		i := rng.IntN(len(tables))
 		st, m := tables[i], models[i]
 		g, x := int64(rng.IntN(4)), int64(rng.IntN(12))
 		k := [2]int64{g, x}
@@ -307,12 +310,17 @@ func TestStateTableEvictionModel(t *testing.T) {
 			st.Committed(epoch - 1)
 		}
 	}
+	// Once its last writes are durable, the DropClean table holds nothing.
+	commitEpoch(t, db, tables[2], epoch)
 	tables[0].Get(stKey(0, 0)) // lets the table give back memory after the last commit
 	tables[1].Get(stKey(0, 0))
 	if cache.Used() > cache.Budget() {
 		t.Fatalf("cache holds %d bytes with nothing dirty, budget %d", cache.Used(), cache.Budget())
 	}
-	if tables[0].Bytes()+tables[1].Bytes() != cache.Used() {
+	if tables[2].Bytes() != 0 {
+		t.Fatalf("the DropClean table holds %d bytes with everything durable", tables[2].Bytes())
+	}
+	if tables[0].Bytes()+tables[1].Bytes()+tables[2].Bytes() != cache.Used() {
 		t.Fatalf("tables account %d+%d bytes, cache %d", tables[0].Bytes(), tables[1].Bytes(), cache.Used())
 	}
 }
