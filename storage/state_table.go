@@ -123,8 +123,8 @@ type StateTable struct {
 	// pruned at Committed).
 	overlay  *btreemap.BTreeMap[string, *stEntry]
 	unsorted []*stEntry
-	dirty   []*stEntry
-	flushed []*stEntry
+	dirty    []*stEntry
+	flushed  []*stEntry
 	// lruHead is the most recently used clean entry; lruTail the least.
 	lruHead, lruTail *stEntry
 	bytes            int64

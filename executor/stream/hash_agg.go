@@ -59,9 +59,9 @@ type HashAgg struct {
 	intKey    bool
 	dirtyInt  map[int64]*aggGroup
 	dirtyNull *aggGroup
-	wms   []types.Watermark
-	out   []types.Message
-	ob    outBuilder
+	wms       []types.Watermark
+	out       []types.Message
+	ob        outBuilder
 
 	kbuf []byte
 	key  types.Row
