@@ -76,7 +76,8 @@ type aggCallState struct {
 	tieCols int
 	// keyedMinMax: min/max keeps one Extra entry per input row (aggMinMax).
 	keyedMinMax bool
-	kbuf        types.Row
+	// kbuf is applyKeyedMinMax's key buffer.
+	kbuf types.Row
 }
 
 // aggCallVal is a call's state in one group while the group is dirty.
