@@ -53,7 +53,7 @@ var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMod
 
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
-	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type"}
+	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optBarrierAlignment}
 
 // checkOptions fails with 22023 on an option key not in known (include.*
 // keys are the engine's own and always known).

@@ -38,6 +38,12 @@ type Env struct {
 	// connectors; a plan with such a node fails to build without them.
 	OpenSource OpenSourceFunc
 	OpenSink   OpenSinkFunc
+	// Unaligned skips barrier alignment in the job's exchange receivers
+	// and multi-input operators (see Merge): an input that delivered
+	// barrier e is read on while the others catch up, so rows after e may
+	// fall into epoch e. Only for at-least-once jobs (the view or sink
+	// option streaming.barrier_alignment = 'false'); false aligns.
+	Unaligned bool
 }
 
 // Job is a built streaming job: its fragments' actors wired by channels,
@@ -333,7 +339,11 @@ func newDispatcher(e *edge, i int) dispatcher {
 // for one actor of f.
 func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (Operator, error) {
 	if e, ok := b.edges[node]; ok && node != f.frag.Root {
-		return newMerge(e.x.inputs(actx.Index)), nil
+		m := newMerge(e.x.inputs(actx.Index))
+		if b.env.Unaligned {
+			m.unaligned()
+		}
+		return m, nil
 	}
 	input := func(in planner.StreamNode) (Operator, error) { return b.op(actx, f, in) }
 	switch n := node.(type) {
