@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"math"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/planner"
@@ -14,11 +15,12 @@ import (
 //
 //   - Chunk: every visible row is emitted once per window with its op, so
 //     a delete retracts exactly the rows its insert produced. An update
-//     pair (U-, U+) becomes N pairs, the k-th window of the old row with
-//     the k-th of the new: a pair whose windows start alike stays an
-//     update; otherwise, being two different rows of the output (the
-//     stream key holds window_start), it becomes a delete and an insert.
-//     A row whose time is NULL yields nothing (the other half of its
+//     pair (U-, U+) becomes deletes of the old row's windows that the new
+//     row is not in, an update pair for each window both are in, then
+//     inserts of the new row's other windows (the stream key holds
+//     window_start, so rows of different windows are different rows;
+//     deletes go first so that no window is inserted before the same
+//     window's delete). A row whose time is NULL yields nothing (the other half of its
 //     update pair then stands alone as a delete or an insert); a time
 //     whose windows leave the timestamp range is recorded as an error
 //     (ActorContext.Errors) and treated as NULL. Output chunks hold at
@@ -39,7 +41,10 @@ type HopWindow struct {
 	cur  *types.Chunk // input chunk being expanded
 	row  int          // next row of cur
 	unit []hopRow     // the row or update pair being expanded
-	k    int          // next window of unit
+	k    int          // next step of unit
+	// steps is the number of steps of unit: its windows, for a pair
+	// N plus the number of windows the rows do not share.
+	steps int
 	// pending holds the watermarks derived from one input watermark.
 	pending []types.Message
 }
@@ -113,20 +118,13 @@ func (h *HopWindow) expand() *types.Chunk {
 			break
 		}
 		if len(h.unit) == 2 {
-			o, n := h.unit[0], h.unit[1]
-			os, ns := h.window(o), h.window(n)
-			if os == ns {
-				out.AppendRow(types.OpUpdateDelete, o.vals)
-				out.AppendRow(types.OpUpdateInsert, n.vals)
-			} else {
-				out.AppendRow(types.OpDelete, o.vals)
-				out.AppendRow(types.OpInsert, n.vals)
-			}
+			h.pairStep(out)
 		} else {
-			h.window(h.unit[0])
-			out.AppendRow(h.unit[0].op, h.unit[0].vals)
+			r := h.unit[0]
+			h.window(r, h.k)
+			out.AppendRow(r.op, r.vals)
 		}
-		if h.k++; h.k == h.hop.N {
+		if h.k++; h.k == h.steps {
 			h.unit = nil
 		}
 	}
@@ -136,11 +134,79 @@ func (h *HopWindow) expand() *types.Chunk {
 	return out
 }
 
-// window fills in r's k-th window and returns its start.
-func (h *HopWindow) window(r hopRow) int64 {
-	start := r.first + int64(h.k)*h.hop.Slide
+// pairStep emits step k of an update pair. The old and new rows' windows
+// lie on the same grid, so the windows they share form a run: the old
+// row's other windows are deleted first, then each shared window gets an
+// update pair, then the new row's other windows are inserted. Deletes
+// come before inserts because an old-only window and a new-only window
+// never share a start, but a delete and an insert of the same window
+// would, in the other order, remove the row just inserted.
+func (h *HopWindow) pairStep(out *types.Chunk) {
+	o, n := h.unit[0], h.unit[1]
+	nw := h.hop.N
+	shift := h.shift(o, n)
+	only := abs(shift) // windows of each row the other lacks
+	k := h.k
+	switch {
+	case k < only:
+		// Old-only windows: the first ones when the row moves later.
+		i := k
+		if shift < 0 {
+			i = nw - only + k
+		}
+		h.window(o, i)
+		out.AppendRow(types.OpDelete, o.vals)
+	case k < nw:
+		// Shared windows.
+		i := k - only
+		oi, ni := i, i
+		if shift > 0 {
+			oi += shift
+		} else {
+			ni -= shift
+		}
+		h.window(o, oi)
+		h.window(n, ni)
+		out.AppendRow(types.OpUpdateDelete, o.vals)
+		out.AppendRow(types.OpUpdateInsert, n.vals)
+	default:
+		// New-only windows: the last ones when the row moves later.
+		i := k - nw
+		if shift > 0 {
+			i = nw - only + i
+		}
+		h.window(n, i)
+		out.AppendRow(types.OpInsert, n.vals)
+	}
+}
+
+// shift returns how many windows later the new row's first window
+// starts than the old row's, clamped to [-N, N] (no shared window
+// beyond).
+func (h *HopWindow) shift(o, n hopRow) int {
+	d := n.first - o.first
+	// The difference of two timestamps may overflow; it then only
+	// matters that it is far beyond N windows.
+	if n.first >= o.first && d < 0 {
+		d = math.MaxInt64
+	} else if n.first < o.first && d > 0 {
+		d = math.MinInt64
+	}
+	nw := int64(h.hop.N)
+	return int(min(max(d/h.hop.Slide, -nw), nw))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// window fills in r's i-th window.
+func (h *HopWindow) window(r hopRow, i int) {
+	start := r.first + int64(i)*h.hop.Slide
 	r.vals[h.nIn], r.vals[h.nIn+1] = types.DInt(start), types.DInt(start+h.hop.Size)
-	return start
 }
 
 // nextUnit loads the next row or update pair of cur that has windows
@@ -183,7 +249,10 @@ func (h *HopWindow) nextUnit() bool {
 			}
 		}
 		if rows != nil {
-			h.unit, h.k = rows, 0
+			h.unit, h.k, h.steps = rows, 0, h.hop.N
+			if len(rows) == 2 {
+				h.steps += abs(h.shift(rows[0], rows[1]))
+			}
 			return true
 		}
 	}

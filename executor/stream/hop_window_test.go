@@ -2,6 +2,9 @@ package stream
 
 import (
 	"context"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,6 +53,9 @@ U- 3 .
 U+ 3 1970-01-01T00:00:00
 U- 4 1970-01-01T00:00:00
 U+ 4 .
++  5 1970-01-01T00:00:10
+U- 5 1970-01-01T00:00:10
+U+ 5 1970-01-01T00:01:10
 barrier 2
 `)
 	// A watermark on the time column at 00:01:30, one on the other
@@ -76,12 +82,12 @@ U- 1 1970-01-01T00:01:30 1970-01-01T00:00:00 1970-01-01T00:03:00
 U+ 1 1970-01-01T00:01:45 1970-01-01T00:00:00 1970-01-01T00:03:00
 U- 1 1970-01-01T00:01:30 1970-01-01T00:01:00 1970-01-01T00:04:00
 U+ 1 1970-01-01T00:01:45 1970-01-01T00:01:00 1970-01-01T00:04:00
--  1 1970-01-01T00:01:45 1969-12-31T23:59:00 1970-01-01T00:02:00
-+  1 1969-12-31T23:59:00 1969-12-31T23:57:00 1970-01-01T00:00:00
 -  1 1970-01-01T00:01:45 1970-01-01T00:00:00 1970-01-01T00:03:00
-+  1 1969-12-31T23:59:00 1969-12-31T23:58:00 1970-01-01T00:01:00
 -  1 1970-01-01T00:01:45 1970-01-01T00:01:00 1970-01-01T00:04:00
-+  1 1969-12-31T23:59:00 1969-12-31T23:59:00 1970-01-01T00:02:00
+U- 1 1970-01-01T00:01:45 1969-12-31T23:59:00 1970-01-01T00:02:00
+U+ 1 1969-12-31T23:59:00 1969-12-31T23:59:00 1970-01-01T00:02:00
++  1 1969-12-31T23:59:00 1969-12-31T23:57:00 1970-01-01T00:00:00
++  1 1969-12-31T23:59:00 1969-12-31T23:58:00 1970-01-01T00:01:00
 -  1 1969-12-31T23:59:00 1969-12-31T23:57:00 1970-01-01T00:00:00
 -  1 1969-12-31T23:59:00 1969-12-31T23:58:00 1970-01-01T00:01:00
 -  1 1969-12-31T23:59:00 1969-12-31T23:59:00 1970-01-01T00:02:00
@@ -91,6 +97,15 @@ U+ 1 1970-01-01T00:01:45 1970-01-01T00:01:00 1970-01-01T00:04:00
 -  4 1970-01-01T00:00:00 1969-12-31T23:58:00 1970-01-01T00:01:00
 -  4 1970-01-01T00:00:00 1969-12-31T23:59:00 1970-01-01T00:02:00
 -  4 1970-01-01T00:00:00 1970-01-01T00:00:00 1970-01-01T00:03:00
++  5 1970-01-01T00:00:10 1969-12-31T23:58:00 1970-01-01T00:01:00
++  5 1970-01-01T00:00:10 1969-12-31T23:59:00 1970-01-01T00:02:00
++  5 1970-01-01T00:00:10 1970-01-01T00:00:00 1970-01-01T00:03:00
+-  5 1970-01-01T00:00:10 1969-12-31T23:58:00 1970-01-01T00:01:00
+U- 5 1970-01-01T00:00:10 1969-12-31T23:59:00 1970-01-01T00:02:00
+U+ 5 1970-01-01T00:01:10 1969-12-31T23:59:00 1970-01-01T00:02:00
+U- 5 1970-01-01T00:00:10 1970-01-01T00:00:00 1970-01-01T00:03:00
+U+ 5 1970-01-01T00:01:10 1970-01-01T00:00:00 1970-01-01T00:03:00
++  5 1970-01-01T00:01:10 1970-01-01T00:01:00 1970-01-01T00:04:00
 wm 1 1970-01-01 00:01:30
 wm 2 1969-12-31 23:59:00
 wm 3 1970-01-01 00:02:00
@@ -145,7 +160,7 @@ func TestHopWindowChunking(t *testing.T) {
 barrier 1 add
 +  2024-01-01T00:00:00
 U- 2024-01-01T00:00:00
-U+ 2024-01-01T00:00:00.5
+U+ 2024-01-01T00:00:00.000001
 barrier 2
 `)}
 	// 1,000 windows per row, one per microsecond.
@@ -176,9 +191,126 @@ barrier 2
 			ops = append(ops, c.Op(i))
 		}
 	}
-	// 1,000 inserts, then 1,000 deletes and inserts: a time moved by half
-	// a second shares no one-millisecond window with its old value.
-	if len(ops) != 3000 || ops[999] != types.OpInsert || ops[1000] != types.OpDelete || ops[1001] != types.OpInsert {
+	// 1,000 inserts; then, for a time moved by one microsecond, a delete
+	// of the window it left, 999 update pairs, an insert of the window it
+	// entered.
+	want := []types.Op{types.OpInsert, types.OpDelete}
+	for i := 0; i < 999; i++ {
+		want = append(want, types.OpUpdateDelete, types.OpUpdateInsert)
+	}
+	want = append(want, types.OpInsert)
+	if len(ops) != 3000 || !slices.Equal(ops[999:], want) {
 		t.Fatalf("got %d rows", len(ops))
+	}
+}
+
+// TestHopWindowRandom feeds random inserts, updates (moving times by
+// small and large amounts, to and from NULL) and deletes of keyed rows
+// through HopWindow in random chunks, applies the output as a changelog
+// keyed by (id, window_start) that must stay consistent (no insert of a
+// present key, no delete or U- of a missing one, U-/U+ pairs of one key),
+// and compares the result with the windows of the live rows computed
+// directly.
+func TestHopWindowRandom(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(7, 11))
+	ts := []types.T{types.TInt8, types.TTimestamp}
+	for _, p := range []struct{ slide, size, offset int64 }{
+		{10, 30, 0}, {7, 7, 3}, {5, 40, -12}, {1, 4, 1},
+	} {
+		actx := newTestActx(db)
+		live := map[int64]types.Datum{}
+		randTime := func() types.Datum {
+			if rng.IntN(8) == 0 {
+				return types.NullDatum
+			}
+			return types.DInt(rng.Int64N(400) - 200)
+		}
+		var msgs []types.Message
+		msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}})
+		for c := 0; c < 200; c++ {
+			chunk := types.NewChunk(ts, 8)
+			for r := rng.IntN(6); r >= 0; r-- {
+				id := rng.Int64N(12)
+				old, ok := live[id]
+				switch {
+				case !ok:
+					tm := randTime()
+					chunk.AppendRow(types.OpInsert, types.Row{types.DInt(id), tm})
+					live[id] = tm
+				case rng.IntN(4) == 0:
+					chunk.AppendRow(types.OpDelete, types.Row{types.DInt(id), old})
+					delete(live, id)
+				default:
+					tm := randTime()
+					if !old.Null && !tm.Null && rng.IntN(2) == 0 {
+						tm = types.DInt(old.I + rng.Int64N(2*p.slide+1) - p.slide)
+					}
+					chunk.AppendRow(types.OpUpdateDelete, types.Row{types.DInt(id), old})
+					chunk.AppendRow(types.OpUpdateInsert, types.Row{types.DInt(id), tm})
+					live[id] = tm
+				}
+			}
+			msgs = append(msgs, chunk)
+		}
+		msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 1, Curr: 2}})
+		h, err := NewHopWindow(actx, &rtScript{msgs: msgs}, hopNode(ts, 1, p.slide, p.size, p.offset))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct{ id, start int64 }
+		state := map[key]int64{} // window end by (id, window_start)
+		barriers := 0
+		for barriers < 2 {
+			m, err := h.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, ok := m.(*types.Chunk)
+			if !ok {
+				if _, ok := m.(types.Barrier); ok {
+					barriers++
+				}
+				continue
+			}
+			for i := 0; i < c.Len(); i++ {
+				k := key{c.Cols[0].Get(i).I, c.Cols[2].Get(i).I}
+				_, present := state[k]
+				switch op := c.Op(i); op {
+				case types.OpInsert, types.OpUpdateInsert:
+					if present && op == types.OpInsert {
+						t.Fatalf("%+v: insert of present %v", p, k)
+					}
+					state[k] = c.Cols[3].Get(i).I
+				case types.OpDelete, types.OpUpdateDelete:
+					if !present {
+						t.Fatalf("%+v: delete of missing %v", p, k)
+					}
+					if op == types.OpUpdateDelete {
+						nk := key{c.Cols[0].Get(i + 1).I, c.Cols[2].Get(i + 1).I}
+						if i+1 >= c.Len() || c.Op(i+1) != types.OpUpdateInsert || nk != k {
+							t.Fatalf("%+v: U- of %v not followed by U+ of it", p, k)
+						}
+						continue
+					}
+					delete(state, k)
+				}
+			}
+		}
+		want := map[key]int64{}
+		for id, tm := range live {
+			if tm.Null {
+				continue
+			}
+			for s := p.offset - 100*p.size; s <= tm.I; s += p.slide {
+				if s <= tm.I && tm.I < s+p.size {
+					want[key{id, s}] = s + p.size
+				}
+			}
+		}
+		if !maps.Equal(state, want) {
+			t.Fatalf("%+v: got %d windows, want %d", p, len(state), len(want))
+		}
 	}
 }
