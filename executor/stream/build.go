@@ -386,6 +386,12 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 			return nil, err
 		}
 		return NewFilter(actx, in, n)
+	case *planner.StreamHopWindow:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewHopWindow(actx, in, n)
 	case *planner.StreamMaterialize:
 		in, err := input(n.Input)
 		if err != nil {
