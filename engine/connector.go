@@ -53,7 +53,7 @@ var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMod
 
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
-	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type"}
+	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optBarrierAlignment}
 
 // checkOptions fails with 22023 on an option key not in known (include.*
 // keys are the engine's own and always known).
@@ -493,6 +493,7 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 		return nil, err
 	}
 	info := e.conns.sink(n.Rel.ID, cfg.Guarantee)
+	info.forget(cfg.TransactionalIDs())
 	return &kafkaSink{w: w, enc: enc, info: info}, nil
 }
 
@@ -563,6 +564,22 @@ func (c *connectors) sink(rel uint32, g kafka.Guarantee) *sinkInfo {
 	return s
 }
 
+// anyPending reports whether some sink has a pre-committed transaction
+// not yet committed in Kafka.
+func (c *connectors) anyPending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.sinks {
+		s.mu.Lock()
+		n := len(s.pending)
+		s.mu.Unlock()
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *connectors) sinkInfo(rel uint32) *sinkInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -585,6 +602,16 @@ func (s *sinkInfo) setPending(r kafka.TxnRecord) {
 		s.pending = map[string]kafka.TxnRecord{}
 	}
 	s.pending[r.TransactionalID] = r
+}
+
+// forget drops the pending transactions of ids: a new writer on them
+// has committed or aborted whatever was left.
+func (s *sinkInfo) forget(ids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		delete(s.pending, id)
+	}
 }
 
 func (s *sinkInfo) committed(epoch uint64, r kafka.TxnRecord) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -394,7 +395,11 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if err := batch.Commit(); err != nil {
 		return err
 	}
-	fault.Hit(fault.CheckpointAfterCommit)
+	if e.conns.anyPending() {
+		// The point of the protocol between the two commits is there only
+		// while a sink transaction waits for its Kafka commit.
+		fault.Hit(fault.CheckpointAfterCommit)
+	}
 	st.committed.Store(epoch)
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -610,12 +615,39 @@ func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, er
 	return root, nil
 }
 
+// optBarrierAlignment is the view and sink option that, set to 'false',
+// lets the job's multi-input operators skip barrier alignment
+// (stream.Env.Unaligned): at-least-once processing for jobs whose inputs
+// run at different speeds.
+const optBarrierAlignment = "streaming.barrier_alignment"
+
+// barrierAlignment reads streaming.barrier_alignment (true by default).
+// Errors: 22023 for a value that is not a boolean.
+func barrierAlignment(with map[string]string) (bool, error) {
+	v, ok := with[optBarrierAlignment]
+	if !ok {
+		return true, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "on", "1":
+		return true, nil
+	case "false", "off", "0":
+		return false, nil
+	}
+	return false, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optBarrierAlignment, v).
+		WithHint("Use 'true' (aligned barriers, the default) or 'false' (at-least-once).")
+}
+
 // newJob builds the actors of a planned job.
 func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun, error) {
 	st := e.st
 	par := 0
 	if v, ok := rel.With["streaming_parallelism"]; ok {
 		par, _ = strconv.Atoi(v)
+	}
+	aligned, err := barrierAlignment(rel.With)
+	if err != nil {
+		return nil, err
 	}
 	mat, _ := root.(*planner.StreamMaterialize)
 	j := &jobRun{
@@ -639,6 +671,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		OpenSource: e.openSource,
 		OpenSink:   e.openSink,
 		Watermarks: e.wms,
+		Unaligned:  !aligned,
 	})
 	if err != nil {
 		return nil, err

@@ -861,6 +861,9 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 	if alias == "" {
 		alias = f.Alias
 	}
+	if f.Name == "tumble" || f.Name == "hop" {
+		return b.windowFunc(f, alias, outer, lvl)
+	}
 	c := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "functions in FROM"}
 	var tf *TableFunc
 	switch f.Name {

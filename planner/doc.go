@@ -4,7 +4,8 @@
 // its dialect bridge and resolves, in Postgres's terms:
 //
 //   - names: tables, views (expanded from their stored SQL), system tables,
-//     CTEs (inlined), derived tables, table functions, columns (with
+//     CTEs (inlined), derived tables, table functions, the time window
+//     functions TUMBLE and HOP (bind_timewindow.go), columns (with
 //     correlated references to enclosing queries as OuterRef);
 //   - types: literals (int4/int8/numeric by size, strings of unknown type
 //     until context decides), operator and function overloads (coerce.go,
@@ -114,6 +115,14 @@
 // or `= 1`) over row_number(), rank() or dense_rank() a group TopN
 // partitioned like the window. ORDER BY without LIMIT is dropped: a view
 // has no order.
+//
+// Time windows. TUMBLE(t, col, size [, offset]) is bound as a projection
+// adding window_start = tumble_start(col, size [, offset]) and window_end
+// = window_start + size, so it needs no operator of its own. HOP(t, col,
+// slide, size [, offset]) is a HopWindow, converted into a
+// StreamHopWindow that emits each row once per window holding it; its
+// stream key is the input's plus window_start, and it is append-only when
+// its input is. Both align windows to 1970-01-01 plus the offset.
 //
 // Subqueries. EXISTS and `x op ANY (...)` (IN) conjuncts of a WHERE
 // become semi joins, NOT EXISTS anti joins, when the subquery is

@@ -203,6 +203,8 @@ func (f *exprFormatter) describe(p Plan) string {
 		return fmt.Sprintf("Window [%s]", strings.Join(calls, ", "))
 	case *TableFunc:
 		return fmt.Sprintf("TableFunc %s(%s)", n.Fn, f.list(n.Args))
+	case *HopWindow:
+		return "HopWindow [" + describeHop(n.Input.Schema(), n.TimeCol, n.Slide, n.Size, n.Offset) + "]"
 	case *Insert:
 		return "Insert " + n.Rel.Name + f.returning(n.Returning)
 	case *Update:
@@ -455,7 +457,7 @@ func formatConst(c *Const) string {
 			return s
 		}
 	case types.FamInterval:
-		s = fmt.Sprintf("'%d mons %d days %d us'", c.V.Iv.Months, c.V.Iv.Days, c.V.Iv.Micros)
+		s = "'" + types.FormatInterval(c.V.Iv) + "'"
 	}
 	return s + "::" + c.T.String()
 }

@@ -53,6 +53,8 @@ func rewriteNode(p Plan) Plan {
 		n.Input = rewriteNode(n.Input)
 	case *Window:
 		n.Input = rewriteNode(n.Input)
+	case *HopWindow:
+		n.Input = rewriteNode(n.Input)
 	case *SetOp:
 		n.Left = rewriteNode(n.Left)
 		n.Right = rewriteNode(n.Right)

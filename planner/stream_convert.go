@@ -126,6 +126,8 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 		return sp.setOp(n)
 	case *Window:
 		failWindow(n)
+	case *HopWindow:
+		return sp.hopWindow(n)
 	case *RecursiveUnion, *WorkTableScan:
 		failUnsupported("WITH RECURSIVE is not supported in materialized views")
 	case *SystemScan:

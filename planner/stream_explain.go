@@ -231,6 +231,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		state(x.State)
 	case *StreamUnion:
 		name = "StreamUnion"
+	case *StreamHopWindow:
+		name = "StreamHopWindow"
+		add("%s", describeHop(x.Input.Base().Out, x.TimeCol, x.Slide, x.Size, x.Offset))
 	case *StreamExchange:
 		name = "StreamExchange"
 		add("dist: %s", describeDist(b.Out, b.Dist))

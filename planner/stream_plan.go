@@ -288,3 +288,27 @@ func (n *StreamExchange) StreamInputs() []StreamNode    { return []StreamNode{n.
 func (n *StreamMaterialize) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
 func (n *StreamSource) StreamInputs() []StreamNode      { return nil }
 func (n *StreamSink) StreamInputs() []StreamNode        { return []StreamNode{n.Input} }
+
+// StreamHopWindow assigns each input row to every hopping window holding
+// its time, as HopWindow does in batch plans (same parameters, in
+// microseconds): one output row per (input row, window), the input's
+// columns followed by window_start and window_end. Ops are kept: an
+// insert inserts the row into each of its windows and a delete retracts
+// all of them; an update whose time stays in the same windows stays an
+// update pair per window, otherwise each pair becomes a delete and an
+// insert. Rows whose time is NULL are dropped. The stream key is the
+// input's plus window_start; stateless, append-only when its input is.
+type StreamHopWindow struct {
+	StreamBase
+	Input   StreamNode
+	TimeCol int
+	Slide   int64
+	Size    int64
+	Offset  int64
+}
+
+// Base implements StreamNode.
+func (n *StreamHopWindow) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamHopWindow) StreamInputs() []StreamNode { return []StreamNode{n.Input} }

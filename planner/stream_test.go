@@ -28,6 +28,8 @@ func streamCatalog() *fakeCatalog {
 		{Name: "id", T: types.TInt4, NotNull: true}, col("dept", types.TText), col("salary", types.TInt8)}})
 	add(&catalog.Relation{ID: 22, Name: "bids", Kind: catalog.KindSource, PK: []int{2}, Cols: []catalog.Column{
 		col("auction", types.TInt8), col("price", types.TInt8), {Name: "_row_id", T: types.TInt8, Hidden: true}}})
+	add(&catalog.Relation{ID: 23, Name: "clicks", Kind: catalog.KindSource, PK: []int{3}, Cols: []catalog.Column{
+		col("usr", types.TText), col("ts", types.TTimestamp), col("day", types.TDate), {Name: "_row_id", T: types.TInt8, Hidden: true}}})
 	return c
 }
 

@@ -14,12 +14,30 @@ type Batch struct {
 	b      *pebble.Batch
 	db     *DB
 	closed bool
-	buf    []byte // scratch for encoding rows
+	// writeOnly: the batch keeps no index of its writes (NewWriteBatch).
+	writeOnly bool
+	buf       []byte // scratch for encoding rows
 }
 
 // NewBatch returns an empty, indexed write batch.
 func (db *DB) NewBatch() *Batch {
 	return &Batch{b: db.pdb.NewIndexedBatch(), db: db}
+}
+
+// NewWriteBatch returns an empty write-only batch: a Batch that keeps no
+// index of its writes, so each write costs an append instead of an
+// ordered insert, and that cannot be read (Get, Scan and ScanRange fail
+// with an InternalError). Actors' write sets, which are only ever applied
+// to the checkpoint's batch, are write-only.
+func (db *DB) NewWriteBatch() *Batch {
+	return &Batch{b: db.pdb.NewBatch(), db: db, writeOnly: true}
+}
+
+func (b *Batch) checkRead() error {
+	if b.writeOnly {
+		return pgerr.New(pgerr.InternalError, "storage batch is write-only")
+	}
+	return b.check()
 }
 
 func (b *Batch) check() error {
@@ -97,7 +115,7 @@ func (b *Batch) DeleteKey(key []byte) error {
 // sees it (its own writes over the committed state), and false when there
 // is none.
 func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, error) {
-	if err := b.check(); err != nil {
+	if err := b.checkRead(); err != nil {
 		return nil, false, err
 	}
 	return getRow(b.b, tableID, key, ts)
@@ -107,7 +125,7 @@ func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, 
 // it, in key order. Writing to the batch while the iterator is open is
 // allowed, but the iterator may or may not see those writes.
 func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
-	if err := b.check(); err != nil {
+	if err := b.checkRead(); err != nil {
 		return &rowIter{done: true, err: err}
 	}
 	return scanTable(b.b, tableID, nil, nil, ts)
@@ -117,7 +135,7 @@ func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
 // memcomparable keys k satisfy lo <= k < hi as the batch sees them, in key
 // order. A nil lo means from the first row, a nil hi to the last.
 func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
-	if err := b.check(); err != nil {
+	if err := b.checkRead(); err != nil {
 		return &rowIter{done: true, err: err}
 	}
 	return scanTable(b.b, tableID, lo, hi, ts)

@@ -61,8 +61,10 @@ type stEntry struct {
 	// value, until Committed reports that epoch durable; 0 otherwise.
 	flushEpoch uint64
 	// inOverlay: the entry is dirty or flushed and not durable, so it is
-	// in the table's ordered overlay and not in its LRU list.
+	// in the table's overlay (sorted or not yet) and not in its LRU list.
 	inOverlay bool
+	// inTree: the entry is in the overlay's B-tree.
+	inTree bool
 
 	seq        uint64 // cache generation at the last access
 	prev, next *stEntry
@@ -111,15 +113,23 @@ type StateTable struct {
 	cache      *Cache
 
 	entries map[string]*stEntry
-	// overlay holds, in key order, the entries not yet durable (dirty or
-	// flushed into a batch that has not committed), which iteration
-	// merges over Pebble.
-	overlay *btreemap.BTreeMap[string, *stEntry]
-	dirty   []*stEntry
-	flushed []*stEntry
+	// The overlay is the entries not yet durable (dirty or flushed into a
+	// batch that has not committed), which iteration merges over Pebble:
+	// those in the B-tree overlay, in key order, and those in unsorted,
+	// which the next iteration moves into the tree first. Writes thus
+	// cost no ordered insert unless the table is iterated, and tables
+	// written and never scanned (most) never sort anything. unsorted may
+	// also hold entries that have left the overlay since (skipped, and
+	// pruned at Committed).
+	overlay  *btreemap.BTreeMap[string, *stEntry]
+	unsorted []*stEntry
+	dirty    []*stEntry
+	flushed  []*stEntry
 	// lruHead is the most recently used clean entry; lruTail the least.
 	lruHead, lruTail *stEntry
 	bytes            int64
+	// dropClean: entries leave memory once durable (DropClean).
+	dropClean bool
 
 	kbuf []byte
 }
@@ -147,6 +157,16 @@ func (t *StateTable) SetDesc(desc []bool) {
 	copy(t.desc, desc)
 }
 
+// DropClean makes the table keep no clean entries: an entry leaves
+// memory as soon as the batch holding its write is durable, and reads
+// (Get, and the misses they find) go to Pebble without being cached.
+// Writes then go by no index: a key written several times in an epoch
+// is held once per write until the epoch is durable (the last write
+// wins). It suits tables written blindly, each key about once, and read
+// mostly by range scans, whose clean entries would only take the cache
+// from tables that are read. It must be called before the table is used.
+func (t *StateTable) DropClean() { t.dropClean = true }
+
 // ID returns the table's id.
 func (t *StateTable) ID() uint32 { return t.id }
 
@@ -168,6 +188,14 @@ func (t *StateTable) EncodeKey(buf []byte, key types.Row) []byte {
 // Get returns the row with the given key, and false when there is none.
 func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	if t.dropClean {
+		// Not yet durable writes are found in the overlay only.
+		t.sortOverlay()
+		if _, e, ok := t.overlay.Get(string(t.kbuf)); ok {
+			return e.row, e.row != nil, nil
+		}
+		return getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+	}
 	if e, ok := t.entries[string(t.kbuf)]; ok {
 		t.touch(e)
 		if t.cache.over() {
@@ -201,6 +229,19 @@ func (t *StateTable) Delete(key types.Row) { t.set(key, nil) }
 
 func (t *StateTable) set(key, row types.Row) {
 	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	if t.dropClean {
+		// Each write is an entry of its own, found by no index: the
+		// overlay's sort, and Commit writing the epoch's entries in
+		// order, let the last write of a key win.
+		e := &stEntry{key: string(t.kbuf), row: row, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
+		t.account(e)
+		t.dirty = append(t.dirty, e)
+		t.unsorted = append(t.unsorted, e)
+		if t.cache.over() {
+			t.maybeEvict()
+		}
+		return
+	}
 	e, ok := t.entries[string(t.kbuf)]
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
@@ -209,7 +250,7 @@ func (t *StateTable) set(key, row types.Row) {
 	}
 	if !e.inOverlay {
 		e.inOverlay = true
-		t.overlay.ReplaceOrInsert(e.key, e)
+		t.unsorted = append(t.unsorted, e)
 	}
 	t.resize(e, row)
 	e.row = row
@@ -272,14 +313,50 @@ func (t *StateTable) Committed(epoch uint64) {
 			e.flushEpoch = 0
 			if !e.dirty {
 				e.inOverlay = false
-				t.overlay.Delete(e.key)
-				t.lruPush(e)
+				if e.inTree {
+					e.inTree = false
+					t.overlay.Delete(e.key)
+				}
+				if t.dropClean {
+					t.drop(e)
+				} else {
+					t.lruPush(e)
+				}
 			}
 		}
 	}
 	clear(t.flushed[len(keep):])
 	t.flushed = keep
+	t.pruneUnsorted()
 	t.maybeEvict()
+}
+
+// pruneUnsorted drops the entries that left the overlay from unsorted.
+func (t *StateTable) pruneUnsorted() {
+	keep := t.unsorted[:0]
+	for _, e := range t.unsorted {
+		if e.inOverlay && !e.inTree {
+			keep = append(keep, e)
+		}
+	}
+	clear(t.unsorted[len(keep):])
+	t.unsorted = keep
+}
+
+// sortOverlay moves the unsorted overlay entries into the B-tree. In a
+// DropClean table, where a key may have several entries, unsorted lists
+// them in the order they were written and each replaces the one before.
+func (t *StateTable) sortOverlay() {
+	for _, e := range t.unsorted {
+		if e.inOverlay && !e.inTree {
+			e.inTree = true
+			if _, old, replaced := t.overlay.ReplaceOrInsert(e.key, e); replaced && old != e {
+				old.inTree = false
+			}
+		}
+	}
+	clear(t.unsorted)
+	t.unsorted = t.unsorted[:0]
 }
 
 // Iter returns an iterator over the rows whose keys start with prefix
@@ -308,6 +385,7 @@ func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
 // iter merges Pebble's rows in [prefix+lo, hiFull) with the overlay's.
 func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 	it := &stateIter{reverse: reverse, prefix: len(t.prefix), ts: t.valueTypes}
+	t.sortOverlay()
 	loB := btreemap.GE(string(lo))
 	hiB := btreemap.Max[string]()
 	if hiFull != nil && bytes.HasPrefix(hiFull, t.prefix) {
@@ -432,11 +510,17 @@ func (s *stateIter) Close() {
 // overlay or the LRU list) and accounts its bytes.
 func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 	e := &stEntry{key: key, row: row, seq: t.cache.gen.Load()}
-	e.size = entryOverhead + int64(len(key)) + rowSize(row)
 	t.entries[key] = e
+	t.account(e)
+	return e
+}
+
+// account sizes a new entry and adds its bytes to the table's and the
+// cache's.
+func (t *StateTable) account(e *stEntry) {
+	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row)
 	t.bytes += e.size
 	t.cache.used.Add(e.size)
-	return e
 }
 
 func (t *StateTable) resize(e *stEntry, row types.Row) {
@@ -484,7 +568,14 @@ func (t *StateTable) lruRemove(e *stEntry) {
 
 func (t *StateTable) evict(e *stEntry) {
 	t.lruRemove(e)
-	delete(t.entries, e.key)
+	t.drop(e)
+}
+
+// drop forgets an entry that is in neither the overlay nor the LRU list.
+func (t *StateTable) drop(e *stEntry) {
+	if !t.dropClean {
+		delete(t.entries, e.key)
+	}
 	t.bytes -= e.size
 	t.cache.used.Add(-e.size)
 }

@@ -234,13 +234,16 @@ func TestStateTableEvictionModel(t *testing.T) {
 	tables := []*StateTable{
 		NewStateTable(db, 7, stKeyTypes, stRowTypes, cache),
 		NewStateTable(db, 8, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 9, stKeyTypes, stRowTypes, cache),
 	}
 	tables[1].SetDesc([]bool{false, true})
-	models := []model{{}, {}}
+	// The third table keeps nothing clean and indexes no write by key.
+	tables[2].DropClean()
+	models := []model{{}, {}, {}}
 	epoch := uint64(1)
 	var pending *Batch
 	for step := range 20000 {
-		i := rng.IntN(2)
+		i := rng.IntN(len(tables))
 		st, m := tables[i], models[i]
 		g, x := int64(rng.IntN(4)), int64(rng.IntN(12))
 		k := [2]int64{g, x}
@@ -307,12 +310,17 @@ func TestStateTableEvictionModel(t *testing.T) {
 			st.Committed(epoch - 1)
 		}
 	}
+	// Once its last writes are durable, the DropClean table holds nothing.
+	commitEpoch(t, db, tables[2], epoch)
 	tables[0].Get(stKey(0, 0)) // lets the table give back memory after the last commit
 	tables[1].Get(stKey(0, 0))
 	if cache.Used() > cache.Budget() {
 		t.Fatalf("cache holds %d bytes with nothing dirty, budget %d", cache.Used(), cache.Budget())
 	}
-	if tables[0].Bytes()+tables[1].Bytes() != cache.Used() {
+	if tables[2].Bytes() != 0 {
+		t.Fatalf("the DropClean table holds %d bytes with everything durable", tables[2].Bytes())
+	}
+	if tables[0].Bytes()+tables[1].Bytes()+tables[2].Bytes() != cache.Used() {
 		t.Fatalf("tables account %d+%d bytes, cache %d", tables[0].Bytes(), tables[1].Bytes(), cache.Used())
 	}
 }
@@ -394,5 +402,49 @@ func TestCommittedEpoch(t *testing.T) {
 	defer db.Close()
 	if e, err := db.CommittedEpoch(); e != 7<<16 || err != nil {
 		t.Fatalf("CommittedEpoch after reopen = %d, %v", e, err)
+	}
+}
+
+// TestStateTableDropClean: a DropClean table holds its entries only until
+// they are durable, serves its own writes meanwhile (Get and Iter), and
+// reads Pebble afterwards without caching what it reads.
+func TestStateTableDropClean(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(1 << 20)
+	st := newST(db, cache)
+	st.DropClean()
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	st.Insert(stKey(1, 2), stRow(1, 2, "b"))
+	if got := stGet(t, st, 1, 2); got != "b" {
+		t.Fatalf("dirty Get = %s", got)
+	}
+	b := db.NewBatch()
+	if err := st.Commit(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	st.Delete(stKey(1, 1))
+	if got := stDump(t, st.Iter(stKey(1, 0)[:1], false)); got != "1/2=b" {
+		t.Fatalf("Iter before the commit = %q", got)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(1)
+	if st.Bytes() == 0 {
+		t.Fatal("the deletion not yet flushed left memory")
+	}
+	commitEpoch(t, db, st, 2)
+	if st.Bytes() != 0 || cache.Used() != 0 {
+		t.Fatalf("durable entries kept: table %d bytes, cache %d", st.Bytes(), cache.Used())
+	}
+	if got := stGet(t, st, 1, 2) + stGet(t, st, 1, 1); got != "b<none>" {
+		t.Fatalf("Get after the commit = %s", got)
+	}
+	if st.Bytes() != 0 {
+		t.Fatalf("reads were cached: %d bytes", st.Bytes())
+	}
+	if got := stDump(t, st.Iter(nil, false)); got != "1/2=b" {
+		t.Fatalf("Iter after the commit = %q", got)
 	}
 }

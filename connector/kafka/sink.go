@@ -529,7 +529,10 @@ func (w *SinkWriter) Close() {
 // repeat. Only afterwards may NewSinkWriter initialise the producers,
 // which aborts everything else left open. Errors: a transaction could not
 // be committed (for example it timed out and the broker aborted it); every
-// record is still tried.
+// record is still tried. A record whose producer epoch is fenced counts as
+// committed: nothing but a recovery that committed it starts a producer
+// on the id (NewSinkWriter comes after RecoverPending), so a recovery
+// repeated after producers started finds the epoch bumped.
 func RecoverPending(ctx context.Context, brokers []string, recs []TxnRecord, opts ...kgo.Opt) error {
 	var todo []TxnRecord
 	for _, r := range recs {
@@ -547,7 +550,16 @@ func RecoverPending(ctx context.Context, brokers []string, recs []TxnRecord, opt
 	defer cl.Close()
 	var errs []error
 	for _, r := range todo {
-		if err := endTxnCommit(ctx, cl, r); err != nil {
+		err := endTxnCommit(ctx, cl, r)
+		if errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) {
+			// A newer producer epoch exists on the id. The sink's ids are
+			// its own, and its producers start (bumping the epoch) only
+			// after every recorded transaction was committed here: this
+			// one was committed by an earlier recovery that stopped
+			// before a checkpoint dropped the record.
+			continue
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -73,7 +73,7 @@ func (a *Actor) Run(ctx context.Context) error {
 
 func (a *Actor) run(ctx context.Context) error {
 	if a.ctx.WriteSet == nil {
-		a.ctx.WriteSet = a.ctx.DB.NewBatch()
+		a.ctx.WriteSet = a.ctx.DB.NewWriteBatch()
 	}
 	for {
 		msg, err := a.root.Next(ctx)
@@ -93,7 +93,7 @@ func (a *Actor) run(ctx context.Context) error {
 			continue
 		}
 		ws := a.ctx.WriteSet
-		a.ctx.WriteSet = a.ctx.DB.NewBatch()
+		a.ctx.WriteSet = a.ctx.DB.NewWriteBatch()
 		if err := a.sink.Ack(ctx, b.Epoch.Curr, a.ctx.Actor, ws); err != nil {
 			return err
 		}

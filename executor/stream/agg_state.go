@@ -25,10 +25,14 @@ const (
 	// (count, sum, avg, bool_and/or, variance, and min/max over an
 	// append-only input), kept in the group's Result row.
 	aggPlain aggKind = iota
-	// aggMinMax: the current extreme in the Result row; the input multiset
-	// (value → count) in the call's Extra table, keyed by group key +
-	// value, so that deleting the extreme finds the next one by an
-	// ordered scan.
+	// aggMinMax: the current extreme in the Result row; the input values
+	// in the call's Extra table, so that deleting the extreme finds the
+	// next one by an ordered scan. When the input has a stream key, one
+	// entry per input row, keyed by group key + value + stream key and
+	// holding the value: inserts and deletes are blind writes, so a row
+	// costs no read of the table (keyedMinMax). Otherwise the multiset
+	// (value → count), keyed by group key + value, read and rewritten
+	// for every row.
 	aggMinMax
 	// aggDistinct: per group distinct-value counts in the Extra table,
 	// keyed by group key + arguments; a value is added to the inner
@@ -66,9 +70,14 @@ type aggCallState struct {
 	// extraKeyLen is the number of key columns of extra.
 	extraKeyLen int
 	// tieCols are the input's stream key columns that break string_agg's
-	// ORDER BY ties (evaluated after the ORDER BY keys); empty when the
-	// input has no stream key.
+	// ORDER BY ties (evaluated after the ORDER BY keys), or that key
+	// min/max's entries (evaluated after the argument); 0 when the input
+	// has no stream key.
 	tieCols int
+	// keyedMinMax: min/max keeps one Extra entry per input row (aggMinMax).
+	keyedMinMax bool
+	// kbuf is applyKeyedMinMax's key buffer.
+	kbuf types.Row
 }
 
 // aggCallVal is a call's state in one group while the group is dirty.
@@ -95,6 +104,13 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		s.isMax = call.Fn == "max"
 		if extra != nil {
 			s.kind = aggMinMax
+			if len(in.StreamKey) > 0 {
+				s.keyedMinMax = true
+				for _, c := range in.StreamKey {
+					exprs = append(exprs, &planner.ColRef{Idx: c, T: in.Out[c].T})
+				}
+				s.tieCols = len(in.StreamKey)
+			}
 		} else if retractable {
 			return nil, pgerr.New(pgerr.InternalError, "streaming %s over a retracting input needs a state table", call.Fn)
 		}
@@ -162,6 +178,12 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		extraKey = append(extraKey, s.argTs[0])
 		desc = append(desc, false)
 		rowTail = []types.T{types.TInt8}
+		if s.keyedMinMax {
+			for _, c := range in.StreamKey {
+				extraKey = append(extraKey, in.Out[c].T)
+				desc = append(desc, false)
+			}
+		}
 	case aggDistinct:
 		extraKey = append(extraKey, s.argTs...)
 		desc = append(desc, make([]bool, len(s.argTs))...)
@@ -182,8 +204,19 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		rowTail = append(append([]types.T(nil), s.argTs...), types.TInt8)
 	}
 	s.extraKeyLen = len(extraKey)
-	s.extra = storage.NewStateTable(actx.DB, extra.ID, extraKey, append(append([]types.T(nil), extraKey...), rowTail...), actx.Cache)
+	rowTs := append(append([]types.T(nil), extraKey...), rowTail...)
+	if s.keyedMinMax {
+		// The stored row is the value alone: it is all a scan for the
+		// extreme reads, and nothing reads an entry by its key.
+		rowTs = []types.T{s.argTs[0]}
+	}
+	s.extra = storage.NewStateTable(actx.DB, extra.ID, extraKey, rowTs, actx.Cache)
 	s.extra.SetDesc(desc)
+	if s.keyedMinMax {
+		// Written blindly and read only by scans for a group's extreme:
+		// its durable entries would only crowd the cache.
+		s.extra.DropClean()
+	}
 	return s, nil
 }
 
@@ -257,6 +290,9 @@ func (s *aggCallState) apply(key types.Row, v *aggCallVal, args []types.Datum, s
 		if args[0].Null {
 			return nil
 		}
+		if s.keyedMinMax {
+			return s.applyKeyedMinMax(key, v, args, sign)
+		}
 		n, err := s.bumpCount(key, args[:1], sign)
 		if err != nil {
 			return err
@@ -316,6 +352,40 @@ func (s *aggCallState) bumpCount(key types.Row, vals []types.Datum, sign int64) 
 	return n, nil
 }
 
+// applyKeyedMinMax records an input row's value under its stream key
+// (args: the value, then the stream key columns) and folds it into the
+// extreme. A retraction of the extreme makes it stale: the barrier scans
+// for the new one (other rows may hold the same value).
+func (s *aggCallState) applyKeyedMinMax(key types.Row, v *aggCallVal, args []types.Datum, sign int64) error {
+	// The table keeps only the encoding of a key: one buffer serves every
+	// row.
+	k := append(append(s.kbuf[:0], key...), args[:1+s.tieCols]...)
+	s.kbuf = k
+	if strictChangelog {
+		// Tests check the changelog: a row is added once and retracted
+		// only after it was added.
+		_, found, err := s.extra.Get(k)
+		if err != nil {
+			return err
+		}
+		if found == (sign > 0) {
+			return pgerr.New(pgerr.InternalError, "aggregate state: %s", map[bool]string{true: "adding a row twice", false: "retracting a row that was never added"}[sign > 0])
+		}
+	}
+	if sign > 0 {
+		s.extra.Insert(k, types.Row{detach(args[0])})
+		return v.acc.Add(args[:1])
+	}
+	s.extra.Delete(k)
+	if !v.stale {
+		cur := v.acc.Result()
+		if cur.Null || types.Compare(cur, args[0], s.argTs[0]) == 0 {
+			v.stale = true
+		}
+	}
+	return nil
+}
+
 func (s *aggCallState) applyStringAgg(key types.Row, v *aggCallVal, args []types.Datum, sign int64) error {
 	if args[0].Null {
 		return nil
@@ -368,7 +438,11 @@ func (s *aggCallState) refresh(key types.Row, v *aggCallVal) error {
 			return err
 		}
 		d := types.NullDatum
-		if r != nil {
+		switch {
+		case r == nil:
+		case s.keyedMinMax:
+			d = r[0]
+		default:
 			d = r[len(key)]
 		}
 		return executor.SetAccumulatorState(v.acc, types.Row{d})

@@ -41,6 +41,12 @@ type Env struct {
 	// Watermarks learns of the sources' watermarks and late rows; may be
 	// nil.
 	Watermarks WatermarkRecorder
+	// Unaligned skips barrier alignment in the job's exchange receivers
+	// and multi-input operators (see Merge): an input that delivered
+	// barrier e is read on while the others catch up, so rows after e may
+	// fall into epoch e. Only for at-least-once jobs (the view or sink
+	// option streaming.barrier_alignment = 'false'); false aligns.
+	Unaligned bool
 }
 
 // Job is a built streaming job: its fragments' actors wired by channels,
@@ -337,7 +343,11 @@ func newDispatcher(e *edge, i int) dispatcher {
 // for one actor of f.
 func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (Operator, error) {
 	if e, ok := b.edges[node]; ok && node != f.frag.Root {
-		return newMerge(e.x.inputs(actx.Index)), nil
+		m := newMerge(e.x.inputs(actx.Index))
+		if b.env.Unaligned {
+			m.unaligned()
+		}
+		return m, nil
 	}
 	input := func(in planner.StreamNode) (Operator, error) { return b.op(actx, f, in) }
 	switch n := node.(type) {
@@ -380,6 +390,12 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 			return nil, err
 		}
 		return NewFilter(actx, in, n)
+	case *planner.StreamHopWindow:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewHopWindow(actx, in, n)
 	case *planner.StreamMaterialize:
 		in, err := input(n.Input)
 		if err != nil {

@@ -17,19 +17,109 @@ import (
 // its next evaluation, and a receiver may change the chunk it got (a
 // filter sets Vis, for instance).
 func compactChunk(c *types.Chunk) *types.Chunk {
-	n := c.VisibleCount()
-	if n == 0 {
+	if c.Vis == nil {
+		if c.Len() == 0 {
+			return nil
+		}
+		var ops []types.Op
+		if c.Ops != nil {
+			ops = insertsAsNil(append([]types.Op(nil), c.Ops[:c.Len()]...))
+		}
+		return gatherChunk(c, nil, c.Len(), ops)
+	}
+	sel := make([]int, 0, c.Len())
+	var ops []types.Op
+	for i := 0; i < c.Len(); i++ {
+		if c.Vis[i] {
+			sel = append(sel, i)
+			ops = append(ops, c.Op(i))
+		}
+	}
+	if len(sel) == 0 {
 		return nil
 	}
-	ts := make([]types.T, len(c.Cols))
-	for i, v := range c.Cols {
-		ts[i] = v.T
-	}
-	out := types.NewChunk(ts, n)
-	for i := 0; i < c.Len(); i++ {
-		if c.Visible(i) {
-			out.AppendRow(c.Op(i), c.Row(i))
+	return gatherChunk(c, sel, len(sel), insertsAsNil(ops))
+}
+
+// insertsAsNil returns nil when every op is an insert (a chunk's Ops may
+// then be nil), and ops otherwise.
+func insertsAsNil(ops []types.Op) []types.Op {
+	for _, op := range ops {
+		if op != types.OpInsert {
+			return ops
 		}
+	}
+	return nil
+}
+
+// gatherChunk returns a fresh chunk of the n rows sel of c, in that order
+// (the first n rows when sel is nil), with ops (nil: all inserts). It
+// copies column by column: a dispatcher copies every row that crosses an
+// actor boundary, so this is on every row's path.
+func gatherChunk(c *types.Chunk, sel []int, n int, ops []types.Op) *types.Chunk {
+	out := types.NewChunkFromVecs(make([]*types.Vec, len(c.Cols)), n)
+	for j, v := range c.Cols {
+		out.Cols[j] = gatherVec(v, sel, n)
+	}
+	out.Ops = ops
+	return out
+}
+
+// gatherVec returns a fresh vector of the n values sel of v (the first n
+// when sel is nil). Numeric values are copied, since a numeric datum read
+// from a vector points into it.
+func gatherVec(v *types.Vec, sel []int, n int) *types.Vec {
+	out := &types.Vec{T: v.T, Nulls: gather(v.Nulls, sel, n)}
+	l := len(v.Nulls)
+	switch v.T.Family() {
+	case types.FamBool:
+		if len(v.B) == l {
+			out.B = gather(v.B, sel, n)
+			return out
+		}
+	case types.FamInt:
+		if len(v.I) == l {
+			out.I = gather(v.I, sel, n)
+			return out
+		}
+	case types.FamFloat:
+		if len(v.F) == l {
+			out.F = gather(v.F, sel, n)
+			return out
+		}
+	case types.FamString, types.FamNone:
+		if len(v.S) == l {
+			out.S = gather(v.S, sel, n)
+			return out
+		}
+	case types.FamInterval:
+		if len(v.Iv) == l {
+			out.Iv = gather(v.Iv, sel, n)
+			return out
+		}
+	}
+	// Numerics, and vectors whose value slice does not follow their type's
+	// family: value by value.
+	slow := types.NewVec(v.T, n)
+	for k := 0; k < n; k++ {
+		i := k
+		if sel != nil {
+			i = sel[k]
+		}
+		slow.Append(v.Get(i))
+	}
+	return slow
+}
+
+// gather returns a fresh slice of the n elements sel of xs (the first n
+// when sel is nil).
+func gather[E any](xs []E, sel []int, n int) []E {
+	if sel == nil {
+		return append(make([]E, 0, n), xs[:n]...)
+	}
+	out := make([]E, n)
+	for k, i := range sel {
+		out[k] = xs[i]
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"sync"
 
 	"github.com/weirdb/weir/types"
 )
@@ -33,6 +34,12 @@ func broadcastAll(ctx context.Context, outs []chan<- types.Message, m types.Mess
 type hashDispatcher struct {
 	outs []chan<- types.Message
 	keys []int
+	// sels and ops are scratch kept between calls, guarded by mu: each
+	// partition's rows of a chunk and their ops. A call that finds mu
+	// taken (a TableInput's Push callers are not known) uses its own.
+	mu   sync.Mutex
+	sels [][]int
+	ops  [][]types.Op
 }
 
 func (d *hashDispatcher) dispatch(ctx context.Context, m types.Message) error {
@@ -47,16 +54,25 @@ func (d *hashDispatcher) dispatch(ctx context.Context, m types.Message) error {
 		}
 		return nil
 	}
-	ts := make([]types.T, len(c.Cols))
-	for i, v := range c.Cols {
-		ts[i] = v.T
-	}
-	parts := make([]*types.Chunk, n)
-	put := func(p int, op types.Op, i int) {
-		if parts[p] == nil {
-			parts[p] = types.NewChunk(ts, c.Len())
+	// Each partition's rows (and ops, which a split update pair changes)
+	// are gathered first, then copied column by column.
+	var sels [][]int
+	var ops [][]types.Op
+	locked := d.mu.TryLock()
+	if locked {
+		if len(d.sels) != n {
+			d.sels, d.ops = make([][]int, n), make([][]types.Op, n)
 		}
-		parts[p].AppendRow(op, c.Row(i))
+		sels, ops = d.sels, d.ops
+	} else {
+		sels, ops = make([][]int, n), make([][]types.Op, n)
+	}
+	for p := range sels {
+		sels[p], ops[p] = sels[p][:0], ops[p][:0]
+	}
+	put := func(p int, op types.Op, i int) {
+		sels[p] = append(sels[p], i)
+		ops[p] = append(ops[p], op)
 	}
 	for i := 0; i < c.Len(); i++ {
 		if !c.Visible(i) {
@@ -77,6 +93,19 @@ func (d *hashDispatcher) dispatch(ctx context.Context, m types.Message) error {
 			continue
 		}
 		put(p, op, i)
+	}
+	parts := make([]*types.Chunk, n)
+	for p, sel := range sels {
+		if len(sel) > 0 {
+			pops := insertsAsNil(ops[p])
+			if pops != nil {
+				pops = append([]types.Op(nil), pops...)
+			}
+			parts[p] = gatherChunk(c, sel, len(sel), pops)
+		}
+	}
+	if locked {
+		d.mu.Unlock()
 	}
 	for p, pc := range parts {
 		if pc != nil {

@@ -59,9 +59,15 @@ type HashAgg struct {
 	// the epoch; order lists the dirty groups in order of first touch.
 	dirty map[string]*aggGroup
 	order []*aggGroup
-	wms   []types.Watermark
-	out   []types.Message
-	ob    outBuilder
+	// intKey: the only group key is of the integer family, whose key
+	// encoding is its value's: dirty groups are then found by value
+	// (dirtyInt, or dirtyNull for NULL) without encoding the key.
+	intKey    bool
+	dirtyInt  map[int64]*aggGroup
+	dirtyNull *aggGroup
+	wms       []types.Watermark
+	out       []types.Message
+	ob        outBuilder
 
 	// eowc: StreamHashAgg.EOWC. closed[i] is the last watermark applied
 	// on group key i (valid when hasClosed[i]); anyClosed: one is.
@@ -128,6 +134,10 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		a.args = append(a.args, make([]types.Datum, len(cs.args)))
 	}
 	a.stateTs = append(a.stateTs, types.TInt8)
+	if len(a.keyTs) == 1 && a.keyTs[0].Family() == types.FamInt && a.keyTs[0].ID != types.Unknown {
+		a.intKey = true
+		a.dirtyInt = map[int64]*aggGroup{}
+	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
 	a.result = storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
 	a.ob.ts = n.Out.Types()
@@ -178,11 +188,42 @@ func (a *HashAgg) Next(ctx context.Context) (types.Message, error) {
 // group returns the dirty group of the key in a.key, loading it from the
 // Result table (or creating it) on first touch in the epoch.
 func (a *HashAgg) group() (*aggGroup, error) {
+	if a.intKey {
+		d := a.key[0]
+		if d.Null {
+			if a.dirtyNull != nil {
+				return a.dirtyNull, nil
+			}
+		} else if g, ok := a.dirtyInt[d.I]; ok {
+			return g, nil
+		}
+		g, err := a.load()
+		if err != nil {
+			return nil, err
+		}
+		if d.Null {
+			a.dirtyNull = g
+		} else {
+			a.dirtyInt[d.I] = g
+		}
+		return g, nil
+	}
 	a.kbuf = a.result.EncodeKey(a.kbuf[:0], a.key)
 	if g, ok := a.dirty[string(a.kbuf)]; ok {
 		return g, nil
 	}
 	ek := string(a.kbuf)
+	g, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	a.dirty[ek] = g
+	return g, nil
+}
+
+// load reads the group of the key in a.key from the Result table (or
+// creates it) and lists it as dirty.
+func (a *HashAgg) load() (*aggGroup, error) {
 	g := &aggGroup{key: make(types.Row, len(a.key)), vals: make([]aggCallVal, len(a.calls))}
 	for i, d := range a.key {
 		g.key[i] = detach(d)
@@ -200,7 +241,6 @@ func (a *HashAgg) group() (*aggGroup, error) {
 			g.vals[i] = c.newVal()
 		}
 	}
-	a.dirty[ek] = g
 	a.order = append(a.order, g)
 	return g, nil
 }
@@ -314,6 +354,8 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 		return err
 	}
 	clear(a.dirty)
+	clear(a.dirtyInt)
+	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]
 	if !a.started {

@@ -17,7 +17,10 @@ import (
 //   - Barrier: aligned (DESIGN.md §3). After a channel delivers barrier e,
 //     Merge stops reading it and keeps reading the others until every
 //     channel delivered e; then it returns e once. Barriers of different
-//     epochs on two channels are an error.
+//     epochs on two channels are an error. Without alignment (Env.Unaligned,
+//     for at-least-once jobs) a channel that delivered e is read on, so its
+//     rows after e may be returned before e and fall into epoch e; e is
+//     still returned once, after every channel delivered it.
 //   - Watermark: per column, Merge remembers each channel's latest
 //     watermark and returns the minimum over the channels whenever every
 //     channel has one and the minimum rose.
@@ -32,6 +35,13 @@ var _ Operator = (*Merge)(nil)
 func newMerge(ins []<-chan types.Message) *Merge {
 	groups := make([]int, len(ins))
 	return &Merge{al: newAligner(ins, groups, 1)}
+}
+
+// unaligned makes m skip barrier alignment (Env.Unaligned) and returns
+// it. Multi-input operators built over unaligned Merges skip it too.
+func (m *Merge) unaligned() *Merge {
+	m.al.unaligned = true
+	return m
 }
 
 // Next implements Operator.
@@ -49,15 +59,36 @@ func (m *Merge) Close() {}
 // two-input operator (a join) can use it over its two inputs' channels in
 // two groups through alignInputs, learning each message's side.
 // Watermarks are combined per group.
+//
+// Without alignment (unaligned), a channel that delivered barrier e is
+// still read, and e is returned once every channel delivered it, so rows
+// that follow e on a channel that is ahead may come before e: they fall
+// into epoch e, which at-least-once delivery allows (on recovery they are
+// replayed, not lost, since the sources' positions at e precede them). A
+// channel is still blocked after delivering a second barrier while the
+// first awaits the others (one barrier ahead at most; with one checkpoint
+// in flight it never is), and these barriers are always aligned: the
+// first one returned (operators must see a barrier before any row), an
+// Initial barrier, and a barrier carrying a mutation (adding, stopping,
+// pausing jobs happens at one point of every stream).
 type aligner struct {
 	ins     []<-chan types.Message
 	group   []int
 	ngroups int
 
-	// blocked[i]: channel i delivered the barrier being aligned.
-	blocked  []bool
-	nblocked int
-	barrier  types.Barrier
+	unaligned bool
+	// started: a barrier was returned.
+	started bool
+	// got[i] counts the barriers channel i delivered that were not yet
+	// returned; pend holds them, oldest first (each channel delivers the
+	// same sequence, so pend[k] is every channel's k-th). nhave counts
+	// the channels with got[i] > 0: pend[0] is complete when it is
+	// len(ins).
+	got   []int
+	pend  []types.Barrier
+	nhave int
+	// blocked[i]: channel i is not read until pend[0] is returned.
+	blocked []bool
 
 	// wms[i][col] is channel i's latest watermark on col; sent[g][col] the
 	// last watermark returned for group g.
@@ -71,6 +102,7 @@ type aligner struct {
 func newAligner(ins []<-chan types.Message, group []int, ngroups int) *aligner {
 	a := &aligner{
 		ins: ins, group: group, ngroups: ngroups,
+		got:     make([]int, len(ins)),
 		blocked: make([]bool, len(ins)),
 		wms:     make([]map[int]types.Watermark, len(ins)),
 		sent:    make([]map[int]types.Watermark, ngroups),
@@ -98,11 +130,13 @@ func alignInputs(inputs ...Operator) (*aligner, error) {
 func alignGroups(inputs []Operator, perSide bool) (*aligner, error) {
 	var ins []<-chan types.Message
 	var group []int
+	unaligned := len(inputs) > 0
 	for side, in := range inputs {
 		m, ok := in.(*Merge)
 		if !ok {
 			return nil, pgerr.New(pgerr.InternalError, "input %d of a multi-input stream operator is %T, not an exchange receiver", side, in)
 		}
+		unaligned = unaligned && m.al.unaligned
 		for _, ch := range m.al.ins {
 			ins = append(ins, ch)
 			if perSide {
@@ -112,16 +146,22 @@ func alignGroups(inputs []Operator, perSide bool) (*aligner, error) {
 			}
 		}
 	}
+	ngroups := len(inputs)
 	if !perSide {
-		return newAligner(ins, group, 1), nil
+		ngroups = 1
 	}
-	return newAligner(ins, group, len(inputs)), nil
+	a := newAligner(ins, group, ngroups)
+	a.unaligned = unaligned
+	return a, nil
 }
 
 // next returns the next message and the group (side) it came from; an
 // aligned barrier reports side 0.
 func (a *aligner) next(ctx context.Context) (int, types.Message, error) {
 	for {
+		if len(a.pend) > 0 && a.nhave == len(a.ins) {
+			return 0, a.release(), nil
+		}
 		i, msg, err := a.recv(ctx)
 		if err != nil {
 			return 0, nil, err
@@ -134,20 +174,61 @@ func (a *aligner) next(ctx context.Context) (int, types.Message, error) {
 				return a.group[i], w, nil
 			}
 		case types.Barrier:
-			if a.nblocked == 0 {
-				a.barrier = m
-			} else if a.barrier.Epoch != m.Epoch {
-				return 0, nil, pgerr.New(pgerr.InternalError, "barrier misalignment: input %d delivered epoch %d while aligning epoch %d", i, m.Epoch.Curr, a.barrier.Epoch.Curr)
-			}
-			a.blocked[i] = true
-			a.nblocked++
-			if a.nblocked == len(a.ins) {
-				clear(a.blocked)
-				a.nblocked = 0
-				return 0, a.barrier, nil
+			if err := a.barrier(i, m); err != nil {
+				return 0, nil, err
 			}
 		}
 	}
+}
+
+// barrier records barrier b delivered by channel i and blocks i when it
+// must wait for the others.
+func (a *aligner) barrier(i int, b types.Barrier) error {
+	k := a.got[i]
+	if k < len(a.pend) {
+		if want := a.pend[k]; want.Epoch != b.Epoch {
+			return pgerr.New(pgerr.InternalError, "barrier misalignment: input %d delivered epoch %d while aligning epoch %d", i, b.Epoch.Curr, want.Epoch.Curr)
+		}
+	} else {
+		a.pend = append(a.pend, b)
+	}
+	if k == 0 {
+		a.nhave++
+	}
+	a.got[i]++
+	a.blocked[i] = a.mustWait(i)
+	return nil
+}
+
+// mustWait reports whether channel i, which delivered got[i] > 0
+// barriers not yet returned, must not be read until pend[0] is.
+func (a *aligner) mustWait(i int) bool {
+	n := a.got[i]
+	if n == 0 {
+		return false
+	}
+	if !a.unaligned || !a.started || n > 1 {
+		return true
+	}
+	b := a.pend[n-1]
+	return b.Kind != types.BarrierCheckpoint || b.Mutation.Kind != types.MutationNone
+}
+
+// release removes the complete barrier pend[0] and returns it,
+// unblocking the channels that have no other barrier pending.
+func (a *aligner) release() types.Barrier {
+	b := a.pend[0]
+	a.pend = append(a.pend[:0], a.pend[1:]...)
+	a.started = true
+	a.nhave = 0
+	for i := range a.got {
+		a.got[i]--
+		if a.got[i] > 0 {
+			a.nhave++
+		}
+		a.blocked[i] = a.mustWait(i)
+	}
+	return b
 }
 
 // recv receives from one of the channels not blocked by alignment.

@@ -1,0 +1,283 @@
+package stream
+
+import (
+	"context"
+	"math"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// HopWindow assigns each row to every hopping window holding its time
+// (planner.StreamHopWindow): a row becomes N = size/slide rows, its
+// columns then window_start and window_end, windows in ascending order.
+//
+//   - Chunk: every visible row is emitted once per window with its op, so
+//     a delete retracts exactly the rows its insert produced. An update
+//     pair (U-, U+) becomes deletes of the old row's windows that the new
+//     row is not in, an update pair for each window both are in, then
+//     inserts of the new row's other windows (the stream key holds
+//     window_start, so rows of different windows are different rows;
+//     deletes go first so that no window is inserted before the same
+//     window's delete). A row whose time is NULL yields nothing (the other half of its
+//     update pair then stands alone as a delete or an insert); a time
+//     whose windows leave the timestamp range is recorded as an error
+//     (ActorContext.Errors) and treated as NULL. Output chunks hold at
+//     most types.ChunkCap rows and never split an update pair.
+//   - Watermark: forwarded (the input's columns keep their positions); a
+//     watermark on the time column also yields watermarks on
+//     window_start and window_end (executor.Hop.Watermarks).
+//   - Barrier: forwarded (HopWindow has no state).
+type HopWindow struct {
+	actx *ActorContext
+	in   Operator
+	hop  executor.Hop
+	col  int     // time column
+	tt   types.T // its type
+	nIn  int     // number of input columns
+	ts   []types.T
+
+	cur  *types.Chunk // input chunk being expanded
+	row  int          // next row of cur
+	unit []hopRow     // the row or update pair being expanded
+	k    int          // next step of unit
+	// steps is the number of steps of unit: its windows, for a pair
+	// N plus the number of windows the rows do not share.
+	steps int
+	// pending holds the watermarks derived from one input watermark.
+	pending []types.Message
+}
+
+// hopRow is an input row with room for the window columns, and the start
+// of its first window.
+type hopRow struct {
+	op    types.Op
+	vals  types.Row
+	first int64
+}
+
+var _ Operator = (*HopWindow)(nil)
+
+// NewHopWindow returns a HopWindow of in for n.
+func NewHopWindow(actx *ActorContext, in Operator, n *planner.StreamHopWindow) (*HopWindow, error) {
+	hop, err := executor.NewHop(n.Slide, n.Size, n.Offset)
+	if err != nil {
+		return nil, err
+	}
+	in0 := n.Input.Base().Out
+	return &HopWindow{actx: actx, in: in, hop: hop, col: n.TimeCol, tt: in0[n.TimeCol].T, nIn: len(in0), ts: n.Out.Types()}, nil
+}
+
+// Next implements Operator.
+func (h *HopWindow) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if out := h.expand(); out != nil {
+			return out, nil
+		}
+		if len(h.pending) > 0 {
+			m := h.pending[0]
+			h.pending = h.pending[1:]
+			return m, nil
+		}
+		msg, err := h.in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			h.cur, h.row, h.unit = m, 0, nil
+		case types.Watermark:
+			h.pending = append(h.pending, m)
+			if m.Col == h.col && !m.Val.Null {
+				if t, err := executor.WindowTime(m.Val, h.tt); err == nil {
+					if start, end, ok := h.hop.Watermarks(t); ok {
+						wt := h.ts[h.nIn]
+						h.pending = append(h.pending,
+							types.Watermark{Col: h.nIn, T: wt, Val: types.DInt(start)},
+							types.Watermark{Col: h.nIn + 1, T: wt, Val: types.DInt(end)})
+					}
+				}
+			}
+		default:
+			return msg, nil
+		}
+	}
+}
+
+// expand returns the next output chunk of the current input chunk, or
+// nil when it is used up.
+func (h *HopWindow) expand() *types.Chunk {
+	if h.cur == nil {
+		return nil
+	}
+	out := types.NewChunk(h.ts, types.ChunkCap)
+	for out.Len()+2 <= types.ChunkCap {
+		if h.unit == nil && !h.nextUnit() {
+			h.cur = nil
+			break
+		}
+		if len(h.unit) == 2 {
+			h.pairStep(out)
+		} else {
+			r := h.unit[0]
+			h.window(r, h.k)
+			out.AppendRow(r.op, r.vals)
+		}
+		if h.k++; h.k == h.steps {
+			h.unit = nil
+		}
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	return out
+}
+
+// pairStep emits step k of an update pair. The old and new rows' windows
+// lie on the same grid, so the windows they share form a run: the old
+// row's other windows are deleted first, then each shared window gets an
+// update pair, then the new row's other windows are inserted. Deletes
+// come before inserts because an old-only window and a new-only window
+// never share a start, but a delete and an insert of the same window
+// would, in the other order, remove the row just inserted.
+func (h *HopWindow) pairStep(out *types.Chunk) {
+	o, n := h.unit[0], h.unit[1]
+	nw := h.hop.N
+	shift := h.shift(o, n)
+	only := abs(shift) // windows of each row the other lacks
+	k := h.k
+	switch {
+	case k < only:
+		// Old-only windows: the first ones when the row moves later.
+		i := k
+		if shift < 0 {
+			i = nw - only + k
+		}
+		h.window(o, i)
+		out.AppendRow(types.OpDelete, o.vals)
+	case k < nw:
+		// Shared windows.
+		i := k - only
+		oi, ni := i, i
+		if shift > 0 {
+			oi += shift
+		} else {
+			ni -= shift
+		}
+		h.window(o, oi)
+		h.window(n, ni)
+		out.AppendRow(types.OpUpdateDelete, o.vals)
+		out.AppendRow(types.OpUpdateInsert, n.vals)
+	default:
+		// New-only windows: the last ones when the row moves later.
+		i := k - nw
+		if shift > 0 {
+			i = nw - only + i
+		}
+		h.window(n, i)
+		out.AppendRow(types.OpInsert, n.vals)
+	}
+}
+
+// shift returns how many windows later the new row's first window
+// starts than the old row's, clamped to [-N, N] (no shared window
+// beyond).
+func (h *HopWindow) shift(o, n hopRow) int {
+	d := n.first - o.first
+	// The difference of two timestamps may overflow; it then only
+	// matters that it is far beyond N windows.
+	if n.first >= o.first && d < 0 {
+		d = math.MaxInt64
+	} else if n.first < o.first && d > 0 {
+		d = math.MinInt64
+	}
+	nw := int64(h.hop.N)
+	return int(min(max(d/h.hop.Slide, -nw), nw))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// window fills in r's i-th window.
+func (h *HopWindow) window(r hopRow, i int) {
+	start := r.first + int64(i)*h.hop.Slide
+	r.vals[h.nIn], r.vals[h.nIn+1] = types.DInt(start), types.DInt(start+h.hop.Size)
+}
+
+// nextUnit loads the next row or update pair of cur that has windows
+// into unit; false when cur is used up.
+func (h *HopWindow) nextUnit() bool {
+	c := h.cur
+	for h.row < c.Len() {
+		i := h.row
+		if !c.Visible(i) {
+			h.row++
+			continue
+		}
+		op := c.Op(i)
+		var rows []hopRow
+		if op == types.OpUpdateDelete && i+1 < c.Len() && c.Visible(i+1) && c.Op(i+1) == types.OpUpdateInsert {
+			h.row += 2
+			o, oldOK := h.load(i, types.OpUpdateDelete)
+			n, newOK := h.load(i+1, types.OpUpdateInsert)
+			switch {
+			case oldOK && newOK:
+				rows = []hopRow{o, n}
+			case oldOK:
+				o.op = types.OpDelete
+				rows = []hopRow{o}
+			case newOK:
+				n.op = types.OpInsert
+				rows = []hopRow{n}
+			}
+		} else {
+			h.row++
+			// A lone half of an update pair is a plain delete or insert.
+			switch op {
+			case types.OpUpdateDelete:
+				op = types.OpDelete
+			case types.OpUpdateInsert:
+				op = types.OpInsert
+			}
+			if r, ok := h.load(i, op); ok {
+				rows = []hopRow{r}
+			}
+		}
+		if rows != nil {
+			h.unit, h.k, h.steps = rows, 0, h.hop.N
+			if len(rows) == 2 {
+				h.steps += abs(h.shift(rows[0], rows[1]))
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// load reads row i of cur; false when its time is NULL or out of range.
+func (h *HopWindow) load(i int, op types.Op) (hopRow, bool) {
+	d := h.cur.Cols[h.col].Get(i)
+	if d.Null {
+		return hopRow{}, false
+	}
+	t, err := executor.WindowTime(d, h.tt)
+	var first int64
+	if err == nil {
+		first, err = h.hop.First(t)
+	}
+	if err != nil {
+		if h.actx.Errors != nil {
+			h.actx.Errors.Record(h.actx.Job, "HopWindow", err)
+		}
+		return hopRow{}, false
+	}
+	return hopRow{op: op, vals: append(h.cur.Row(i), types.NullDatum, types.NullDatum), first: first}, true
+}
+
+// Close implements Operator.
+func (h *HopWindow) Close() { h.in.Close() }

@@ -1,0 +1,316 @@
+package stream
+
+import (
+	"context"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+const (
+	usSecond = int64(1_000_000)
+	usMinute = 60 * usSecond
+)
+
+// hopNode returns a StreamHopWindow over columns ts (the time column is
+// timeCol) with the given parameters in microseconds.
+func hopNode(ts []types.T, timeCol int, slide, size, offset int64) *planner.StreamHopWindow {
+	n := &planner.StreamHopWindow{TimeCol: timeCol, Slide: slide, Size: size, Offset: offset}
+	in := &planner.StreamValues{}
+	for _, t := range ts {
+		in.Out = append(in.Out, types.Column{Name: "c", T: t})
+	}
+	n.Input = in
+	wt := ts[timeCol]
+	if wt.ID == types.Date {
+		wt = types.TTimestamp
+	}
+	n.Out = append(append(types.Schema(nil), in.Out...), types.Column{Name: "window_start", T: wt}, types.Column{Name: "window_end", T: wt})
+	return n
+}
+
+func TestHopWindowOps(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	ts := []types.T{types.TInt8, types.TTimestamp}
+	msgs := parseScript(t, ts, `
+barrier 1 add
++  1 1970-01-01T00:01:30
++  2 .
+U- 1 1970-01-01T00:01:30
+U+ 1 1970-01-01T00:01:45
+U- 1 1970-01-01T00:01:45
+U+ 1 1969-12-31T23:59:00
+-  1 1969-12-31T23:59:00
+U- 3 .
+U+ 3 1970-01-01T00:00:00
+U- 4 1970-01-01T00:00:00
+U+ 4 .
++  5 1970-01-01T00:00:10
+U- 5 1970-01-01T00:00:10
+U+ 5 1970-01-01T00:01:10
+barrier 2
+`)
+	// A watermark on the time column at 00:01:30, one on the other
+	// column, then the closing barrier.
+	last := msgs[len(msgs)-1]
+	msgs = append(msgs[:len(msgs)-1],
+		types.Watermark{Col: 1, T: types.TTimestamp, Val: types.DInt(90 * usSecond)},
+		types.Watermark{Col: 0, T: types.TInt8, Val: types.DInt(5)},
+		last)
+	// Windows of three minutes every minute: each row is in three.
+	h, err := NewHopWindow(actx, &rtScript{msgs: msgs}, hopNode(ts, 1, usMinute, 3*usMinute, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOutput(t, drain(t, h, 2), `
+barrier 1
+ I TS TS TS
++  1 1970-01-01T00:01:30 1969-12-31T23:59:00 1970-01-01T00:02:00
++  1 1970-01-01T00:01:30 1970-01-01T00:00:00 1970-01-01T00:03:00
++  1 1970-01-01T00:01:30 1970-01-01T00:01:00 1970-01-01T00:04:00
+U- 1 1970-01-01T00:01:30 1969-12-31T23:59:00 1970-01-01T00:02:00
+U+ 1 1970-01-01T00:01:45 1969-12-31T23:59:00 1970-01-01T00:02:00
+U- 1 1970-01-01T00:01:30 1970-01-01T00:00:00 1970-01-01T00:03:00
+U+ 1 1970-01-01T00:01:45 1970-01-01T00:00:00 1970-01-01T00:03:00
+U- 1 1970-01-01T00:01:30 1970-01-01T00:01:00 1970-01-01T00:04:00
+U+ 1 1970-01-01T00:01:45 1970-01-01T00:01:00 1970-01-01T00:04:00
+-  1 1970-01-01T00:01:45 1970-01-01T00:00:00 1970-01-01T00:03:00
+-  1 1970-01-01T00:01:45 1970-01-01T00:01:00 1970-01-01T00:04:00
+U- 1 1970-01-01T00:01:45 1969-12-31T23:59:00 1970-01-01T00:02:00
+U+ 1 1969-12-31T23:59:00 1969-12-31T23:59:00 1970-01-01T00:02:00
++  1 1969-12-31T23:59:00 1969-12-31T23:57:00 1970-01-01T00:00:00
++  1 1969-12-31T23:59:00 1969-12-31T23:58:00 1970-01-01T00:01:00
+-  1 1969-12-31T23:59:00 1969-12-31T23:57:00 1970-01-01T00:00:00
+-  1 1969-12-31T23:59:00 1969-12-31T23:58:00 1970-01-01T00:01:00
+-  1 1969-12-31T23:59:00 1969-12-31T23:59:00 1970-01-01T00:02:00
++  3 1970-01-01T00:00:00 1969-12-31T23:58:00 1970-01-01T00:01:00
++  3 1970-01-01T00:00:00 1969-12-31T23:59:00 1970-01-01T00:02:00
++  3 1970-01-01T00:00:00 1970-01-01T00:00:00 1970-01-01T00:03:00
+-  4 1970-01-01T00:00:00 1969-12-31T23:58:00 1970-01-01T00:01:00
+-  4 1970-01-01T00:00:00 1969-12-31T23:59:00 1970-01-01T00:02:00
+-  4 1970-01-01T00:00:00 1970-01-01T00:00:00 1970-01-01T00:03:00
++  5 1970-01-01T00:00:10 1969-12-31T23:58:00 1970-01-01T00:01:00
++  5 1970-01-01T00:00:10 1969-12-31T23:59:00 1970-01-01T00:02:00
++  5 1970-01-01T00:00:10 1970-01-01T00:00:00 1970-01-01T00:03:00
+-  5 1970-01-01T00:00:10 1969-12-31T23:58:00 1970-01-01T00:01:00
+U- 5 1970-01-01T00:00:10 1969-12-31T23:59:00 1970-01-01T00:02:00
+U+ 5 1970-01-01T00:01:10 1969-12-31T23:59:00 1970-01-01T00:02:00
+U- 5 1970-01-01T00:00:10 1970-01-01T00:00:00 1970-01-01T00:03:00
+U+ 5 1970-01-01T00:01:10 1970-01-01T00:00:00 1970-01-01T00:03:00
++  5 1970-01-01T00:01:10 1970-01-01T00:01:00 1970-01-01T00:04:00
+wm 1 1970-01-01 00:01:30
+wm 2 1969-12-31 23:59:00
+wm 3 1970-01-01 00:02:00
+wm 0 5
+barrier 2
+`)
+}
+
+// TestHopWindowOffsetAndDate checks the alignment offset and a date time
+// column, whose windows are timestamps from its midnight.
+func TestHopWindowOffsetAndDate(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	ts := []types.T{types.TDate}
+	msgs := parseScript(t, ts, `
+barrier 1 add
++ 1969-12-31
+barrier 2
+`)
+	// An infinite date has no windows.
+	msgs[1].(*types.Chunk).AppendRow(types.OpInsert, types.Row{types.DInt(types.PosInfinity)})
+	in := &rtScript{msgs: msgs}
+	// Two-day windows every day, starting at 06:00.
+	day := 24 * 60 * usMinute
+	h, err := NewHopWindow(actx, in, hopNode(ts, 0, day, 2*day, 6*60*usMinute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOutput(t, drain(t, h, 2), `
+barrier 1
+ D TS TS
++ 1969-12-31 1969-12-29T06:00:00 1969-12-31T06:00:00
++ 1969-12-31 1969-12-30T06:00:00 1970-01-01T06:00:00
+barrier 2
+`)
+	errs := actx.Errors.(*errList).errs
+	if len(errs) != 1 || !strings.Contains(errs[0], "out of range") {
+		t.Errorf("recorded errors: %q", errs)
+	}
+}
+
+// TestHopWindowChunking checks that a row with more windows than a chunk
+// holds is spread over several chunks of at most types.ChunkCap rows,
+// and that no chunk splits an update pair.
+func TestHopWindowChunking(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	ts := []types.T{types.TTimestamp}
+	in := &rtScript{msgs: parseScript(t, ts, `
+barrier 1 add
++  2024-01-01T00:00:00
+U- 2024-01-01T00:00:00
+U+ 2024-01-01T00:00:00.000001
+barrier 2
+`)}
+	// 1,000 windows per row, one per microsecond.
+	h, err := NewHopWindow(actx, in, hopNode(ts, 0, 1, 1000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []types.Op
+	for {
+		m, err := h.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, ok := m.(types.Barrier); ok {
+			if b.Epoch.Curr == 2 {
+				break
+			}
+			continue
+		}
+		c := m.(*types.Chunk)
+		if c.Len() > types.ChunkCap {
+			t.Fatalf("chunk of %d rows", c.Len())
+		}
+		if c.Op(c.Len()-1) == types.OpUpdateDelete || c.Op(0) == types.OpUpdateInsert {
+			t.Fatalf("chunk splits an update pair")
+		}
+		for i := 0; i < c.Len(); i++ {
+			ops = append(ops, c.Op(i))
+		}
+	}
+	// 1,000 inserts; then, for a time moved by one microsecond, a delete
+	// of the window it left, 999 update pairs, an insert of the window it
+	// entered.
+	want := []types.Op{types.OpInsert, types.OpDelete}
+	for i := 0; i < 999; i++ {
+		want = append(want, types.OpUpdateDelete, types.OpUpdateInsert)
+	}
+	want = append(want, types.OpInsert)
+	if len(ops) != 3000 || !slices.Equal(ops[999:], want) {
+		t.Fatalf("got %d rows", len(ops))
+	}
+}
+
+// TestHopWindowRandom feeds random inserts, updates (moving times by
+// small and large amounts, to and from NULL) and deletes of keyed rows
+// through HopWindow in random chunks, applies the output as a changelog
+// keyed by (id, window_start) that must stay consistent (no insert of a
+// present key, no delete or U- of a missing one, U-/U+ pairs of one key),
+// and compares the result with the windows of the live rows computed
+// directly.
+func TestHopWindowRandom(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(7, 11))
+	ts := []types.T{types.TInt8, types.TTimestamp}
+	for _, p := range []struct{ slide, size, offset int64 }{
+		{10, 30, 0}, {7, 7, 3}, {5, 40, -12}, {1, 4, 1},
+	} {
+		actx := newTestActx(db)
+		live := map[int64]types.Datum{}
+		randTime := func() types.Datum {
+			if rng.IntN(8) == 0 {
+				return types.NullDatum
+			}
+			return types.DInt(rng.Int64N(400) - 200)
+		}
+		var msgs []types.Message
+		msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}})
+		for c := 0; c < 200; c++ {
+			chunk := types.NewChunk(ts, 8)
+			for r := rng.IntN(6); r >= 0; r-- {
+				id := rng.Int64N(12)
+				old, ok := live[id]
+				switch {
+				case !ok:
+					tm := randTime()
+					chunk.AppendRow(types.OpInsert, types.Row{types.DInt(id), tm})
+					live[id] = tm
+				case rng.IntN(4) == 0:
+					chunk.AppendRow(types.OpDelete, types.Row{types.DInt(id), old})
+					delete(live, id)
+				default:
+					tm := randTime()
+					if !old.Null && !tm.Null && rng.IntN(2) == 0 {
+						tm = types.DInt(old.I + rng.Int64N(2*p.slide+1) - p.slide)
+					}
+					chunk.AppendRow(types.OpUpdateDelete, types.Row{types.DInt(id), old})
+					chunk.AppendRow(types.OpUpdateInsert, types.Row{types.DInt(id), tm})
+					live[id] = tm
+				}
+			}
+			msgs = append(msgs, chunk)
+		}
+		msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 1, Curr: 2}})
+		h, err := NewHopWindow(actx, &rtScript{msgs: msgs}, hopNode(ts, 1, p.slide, p.size, p.offset))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct{ id, start int64 }
+		state := map[key]int64{} // window end by (id, window_start)
+		barriers := 0
+		for barriers < 2 {
+			m, err := h.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, ok := m.(*types.Chunk)
+			if !ok {
+				if _, ok := m.(types.Barrier); ok {
+					barriers++
+				}
+				continue
+			}
+			for i := 0; i < c.Len(); i++ {
+				k := key{c.Cols[0].Get(i).I, c.Cols[2].Get(i).I}
+				_, present := state[k]
+				switch op := c.Op(i); op {
+				case types.OpInsert, types.OpUpdateInsert:
+					if present && op == types.OpInsert {
+						t.Fatalf("%+v: insert of present %v", p, k)
+					}
+					state[k] = c.Cols[3].Get(i).I
+				case types.OpDelete, types.OpUpdateDelete:
+					if !present {
+						t.Fatalf("%+v: delete of missing %v", p, k)
+					}
+					if op == types.OpUpdateDelete {
+						nk := key{c.Cols[0].Get(i + 1).I, c.Cols[2].Get(i + 1).I}
+						if i+1 >= c.Len() || c.Op(i+1) != types.OpUpdateInsert || nk != k {
+							t.Fatalf("%+v: U- of %v not followed by U+ of it", p, k)
+						}
+						continue
+					}
+					delete(state, k)
+				}
+			}
+		}
+		want := map[key]int64{}
+		for id, tm := range live {
+			if tm.Null {
+				continue
+			}
+			for s := p.offset - 100*p.size; s <= tm.I; s += p.slide {
+				if s <= tm.I && tm.I < s+p.size {
+					want[key{id, s}] = s + p.size
+				}
+			}
+		}
+		if !maps.Equal(state, want) {
+			t.Fatalf("%+v: got %d windows, want %d", p, len(state), len(want))
+		}
+	}
+}
