@@ -283,6 +283,14 @@ func monotoneIn(e Expr) (int, bool) {
 			return monotoneIn(n.Args[1])
 		case n.Fn == "date_trunc" && len(n.Args) == 2 && isConstExpr(n.Args[0]) && n.Args[1].Type().ID != types.Interval:
 			return monotoneIn(n.Args[1])
+		case n.Fn == "tumble_start" && len(n.Args) >= 2:
+			// TUMBLE's window_start (its window_end adds the size).
+			for _, a := range n.Args[1:] {
+				if !isConstExpr(a) {
+					return 0, false
+				}
+			}
+			return monotoneIn(n.Args[0])
 		}
 	}
 	return 0, false
@@ -358,6 +366,17 @@ func keptWatermarks(in []int, cols []int) []int {
 		if indexOf(in, c) >= 0 {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// hopWatermarks returns the output columns of a StreamHopWindow that
+// carry a watermark: the input's, in place, and window_start and
+// window_end (at ws, ws+1) when the time column has one.
+func hopWatermarks(in []int, timeCol, ws int) []int {
+	out := append([]int(nil), in...)
+	if indexOf(in, timeCol) >= 0 {
+		out = append(out, ws, ws+1)
 	}
 	return out
 }

@@ -60,7 +60,7 @@ func TestRelWatermark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Col != 1 || w.T != types.TTimestamp || w.IdleTimeoutMs != DefaultWatermarkIdleTimeoutMs || FormatExpr(w.Expr) != "clicks.ts - '0 mons 0 days 5000000 us'::interval" {
+	if w.Col != 1 || w.T != types.TTimestamp || w.IdleTimeoutMs != DefaultWatermarkIdleTimeoutMs || FormatExpr(w.Expr) != "clicks.ts - '00:00:05'::interval" {
 		t.Fatalf("got %+v %s", w, FormatExpr(w.Expr))
 	}
 	w, err = RelWatermark(c.rels["taps"])
@@ -106,8 +106,8 @@ func TestStreamWatermarkColumns(t *testing.T) {
 	}
 	got := ExplainStream(root)
 	// Every key computed from ts carries a watermark; uid and n do not.
-	const dateBin = "date_bin('0 mons 0 days 60000000 us'::interval, clicks.ts, '1970-01-01'::timestamp without time zone)"
-	const later = "clicks.ts + '0 mons 0 days 3600000000 us'::interval"
+	const dateBin = "date_bin('00:01:00'::interval, clicks.ts, '1970-01-01'::timestamp without time zone)"
+	const later = "clicks.ts + '01:00:00'::interval"
 	checkNode(t, got, "StreamTableScan", "watermark_columns: [ts]")
 	checkNode(t, got, "StreamFilter", "watermark_columns: [ts]")
 	checkNode(t, got, "StreamExchange", "watermark_columns: [ts, "+dateBin+", "+later+", clicks.ts::date]")
@@ -147,6 +147,17 @@ func TestStreamEOWC(t *testing.T) {
 	checkNode(t, got, "StreamMaterialize", "append_only, watermark_columns: [window_start]")
 	checkNode(t, got, "StreamHashAgg", "aggs: [count(*), max(clicks.n)], emit_on_window_close, state: [agg_state#1001]")
 	checkNode(t, got, "StreamHashAgg", "append_only")
+	// TUMBLE's window_start and window_end, HOP's too.
+	for _, q := range []string{
+		"select window_start, window_end, count(*) as c from tumble(clicks, ts, interval '1 minute') group by window_start, window_end",
+		"select window_start, window_end, count(*) as c from hop(clicks, ts, interval '30 seconds', interval '1 minute') group by window_start, window_end",
+	} {
+		root, err := planWM(t, q, true)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		checkNode(t, ExplainStream(root), "StreamMaterialize", "append_only, watermark_columns: [window_start, window_end]")
+	}
 	for _, q := range []string{
 		"select uid, count(*) from clicks group by uid",
 		"select ts, n from clicks",

@@ -19,6 +19,7 @@ func (sp *streamPlanner) hopWindow(h *HopWindow) StreamNode {
 	n.StreamKey = append(append([]int(nil), b.StreamKey...), ws)
 	n.AppendOnly = b.AppendOnly
 	n.Dist = b.Dist
+	n.Watermarks = hopWatermarks(b.Watermarks, h.TimeCol, ws)
 	if ws == nIn {
 		return n
 	}
