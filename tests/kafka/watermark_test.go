@@ -1,0 +1,64 @@
+package kafka
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/tests/kafka/kafkatest"
+)
+
+// TestWatermarkOverSource runs a source with WATERMARK FOR through an
+// EMIT ON WINDOW CLOSE view of TUMBLE counts and a PLAIN sink of that
+// view: each minute appears once, when the watermark passes it, with the
+// rows that came in time (out of order within the bound included); a row
+// behind the watermark is dropped and counted in weir.watermarks.
+func TestWatermarkOverSource(t *testing.T) {
+	kafkatest.Kcat(t)
+	w := kafkatest.StartWeir(t, kafkatest.Options{})
+	kafkatest.CreateTopic(t, w.KafkaAddr, "events", 1)
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf(`CREATE SOURCE events (id bigint, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '5 seconds')
+			WITH (connector = 'kafka', topic = 'events', properties.bootstrap.server = '%s', scan.startup.mode = 'earliest')
+			FORMAT PLAIN ENCODE JSON`, w.KafkaAddr),
+		`CREATE MATERIALIZED VIEW per_minute AS
+			SELECT window_start, count(*) AS n FROM TUMBLE(events, ts, INTERVAL '1 minute') GROUP BY window_start
+			EMIT ON WINDOW CLOSE`,
+		fmt.Sprintf(`CREATE SINK closed_out FROM per_minute
+			WITH (connector = 'kafka', topic = 'closed_out', properties.bootstrap.server = '%s')
+			FORMAT PLAIN ENCODE JSON`, w.KafkaAddr),
+	)
+	event := func(id int, ts string) string { return fmt.Sprintf(`{"id": %d, "ts": "2024-01-01 %s"}`, id, ts) }
+	waitMinutes := func(want string) {
+		t.Helper()
+		kafkatest.Eventually(t, time.Minute, "per_minute", func() (bool, string) {
+			s := strings.TrimSpace(kafkatest.Lines(kafkatest.Query(t, conn, "SELECT window_start::text, n FROM per_minute ORDER BY 1")))
+			return s == want, s
+		})
+	}
+
+	// The watermark reaches 10:01:25 (10:00:47 is out of order, but
+	// within the 5 seconds): minute 10:00 closes.
+	kafkatest.Produce(t, w.KafkaAddr, "events", event(1, "10:00:10"), event(2, "10:00:50"), event(3, "10:00:47"),
+		event(4, "10:01:05"), event(5, "10:01:30"))
+	waitMinutes("2024-01-01 10:00:00 | 3")
+
+	// The watermark is at least 10:01:00 now: 10:00:40 is late. 10:02:10
+	// closes minute 10:01.
+	kafkatest.Produce(t, w.KafkaAddr, "events", event(6, "10:00:40"), event(7, "10:02:10"))
+	waitMinutes("2024-01-01 10:00:00 | 3\n2024-01-01 10:01:00 | 2")
+	if got := strings.TrimSpace(kafkatest.Lines(kafkatest.Query(t, conn, "SELECT name, kind, late_rows FROM weir.watermarks"))); got != "events | source | 1" {
+		t.Errorf("weir.watermarks: %q", got)
+	}
+
+	// The sink writes each closed minute once.
+	kafkatest.Eventually(t, time.Minute, "closed_out", func() (bool, string) {
+		vals := kafkatest.Values(kafkatest.Consume(t, w.KafkaAddr, "closed_out"))
+		slices.Sort(vals)
+		s := strings.Join(vals, "\n")
+		return s == `{"window_start":"2024-01-01 10:00:00","n":3}`+"\n"+`{"window_start":"2024-01-01 10:01:00","n":2}`, s
+	})
+}
