@@ -124,6 +124,22 @@
 // stream key is the input's plus window_start, and it is append-only when
 // its input is. Both align windows to 1970-01-01 plus the offset.
 //
+// Watermarks (stream_watermark.go). A table or source created with
+// WATERMARK FOR col AS expr keeps the clause in its WITH options; its
+// scans carry a watermark on col (RelWatermark binds it; a source node
+// generates it, the engine generates a table's). Every node records the
+// output columns it emits watermarks on: filters and exchanges keep
+// them, a projection derives one for every expression that never
+// decreases as one watermark column grows (the column itself, date_bin,
+// date_trunc, tumble_start, ± a constant, widening casts), an
+// aggregation keeps those of its group keys, a hop window adds
+// window_start and window_end, an inner join keeps join keys watermarked
+// on both sides, a union the columns watermarked in every input. An
+// aggregation drops the state of groups behind a watermark on a group
+// key; in a view created with EMIT ON WINDOW CLOSE every aggregation must
+// have such a key, runs with StreamHashAgg.EOWC (each group emitted once,
+// when the watermark passes it) and is append-only.
+//
 // Subqueries. EXISTS and `x op ANY (...)` (IN) conjuncts of a WHERE
 // become semi joins, NOT EXISTS anti joins, when the subquery is
 // correlated only through a filter directly under its select list; an

@@ -50,7 +50,19 @@
 // does e go on. So every message before the barrier on any channel
 // belongs to epoch e, every message after it to the next. Watermarks are
 // combined the same way: the minimum over the channels, forwarded when it
-// rises.
+// rises, once every channel has one on that column.
+//
+// # Watermarks
+//
+// A Source with a WATERMARK FOR clause generates watermarks (the minimum
+// over its partitions, an idle partition left out) and drops the rows
+// behind them; the engine generates a table's and sends them into its
+// TableInputs before barriers. Project maps them to its columns and
+// derives watermarks of monotone expressions (planner.WatermarkSource),
+// Filter, exchanges and HopWindow forward them, Merge and Union take the
+// minimum, HashAgg and TopN keep those on group keys. HashAgg closes the
+// groups a watermark passed: it deletes their state, and in EMIT ON
+// WINDOW CLOSE mode emits their rows then, once.
 //
 // # Write sets and acknowledgements
 //
