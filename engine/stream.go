@@ -483,7 +483,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	st.view.Close()
 	st.view = e.db.NewBatch()
 	st.initialized, st.held = false, nil
-	e.forgetTableWatermarks()
+	e.reloadTableWatermarks()
 
 	var specs []checkpoint.Job
 	rels := e.cat.All()

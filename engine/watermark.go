@@ -151,22 +151,32 @@ func (e *Engine) tableWatermark(rel *catalog.Relation) (*tableWatermark, error) 
 		e.wms.tables[rel.ID] = tw
 	}
 	if !tw.loaded {
-		v, ok, err := e.db.Meta(watermarkMetaKey(rel.ID))
-		if err != nil {
+		if err := e.loadTableWatermark(rel.ID, tw); err != nil {
 			return nil, err
 		}
-		tw.has, tw.storedOK = false, false
-		if ok {
-			i, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil {
-				return nil, pgerr.New(pgerr.DataCorrupted, "table %s: stored watermark %q", rel.Name, v)
-			}
-			tw.cur, tw.has, tw.stored, tw.storedOK = types.DInt(i), true, i, true
-			e.wms.Watermark(0, rel.ID, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur})
-		}
-		tw.loaded = true
 	}
 	return tw, nil
+}
+
+// loadTableWatermark reads table relID's committed watermark into tw.
+func (e *Engine) loadTableWatermark(relID uint32, tw *tableWatermark) error {
+	v, ok, err := e.db.Meta(watermarkMetaKey(relID))
+	if err != nil {
+		return err
+	}
+	tw.has, tw.storedOK = false, false
+	if ok {
+		i, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return pgerr.New(pgerr.DataCorrupted, "table %d: stored watermark %q", relID, v)
+		}
+		tw.cur, tw.has, tw.stored, tw.storedOK = types.DInt(i), true, i, true
+		e.wms.mu.Lock()
+		e.wms.current[relID] = types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur}
+		e.wms.mu.Unlock()
+	}
+	tw.loaded = true
+	return nil
 }
 
 // filterLate drops the late rows of a statement's changes of one table
@@ -275,12 +285,21 @@ func (e *Engine) storeTableWatermarks(b *storage.Batch) {
 	}
 }
 
-// forgetTableWatermarks makes the tables' watermarks be read again from
-// storage: a recovery discards the epochs that moved them since. Called
-// under writeMu.
-func (e *Engine) forgetTableWatermarks() {
+// reloadTableWatermarks reads the tables' watermarks (again) from
+// storage, at the start and after a recovery, which discards the epochs
+// that moved them since. A watermark that cannot be read is read again
+// at the table's next write. Called under writeMu.
+func (e *Engine) reloadTableWatermarks() {
 	for _, tw := range e.wms.tables {
 		tw.loaded = false
+	}
+	for _, rel := range e.cat.All() {
+		if _, err := e.tableWatermark(rel); err != nil {
+			if tw := e.wms.tables[rel.ID]; tw != nil {
+				tw.loaded, tw.has = false, false
+			}
+			e.log.Error("reading a table's watermark", "table", rel.Name, "err", err)
+		}
 	}
 }
 
