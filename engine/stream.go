@@ -365,7 +365,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	e.writeMu.Lock()
 	sealed := st.sealed
 	e.writeMu.Unlock()
-	batch := e.db.NewBatch()
+	batch := e.db.NewWriteBatch() // only applied and committed, never read
 	defer batch.Close()
 	for _, w := range writeSets {
 		b, ok := w.WriteSet.(*storage.Batch)
