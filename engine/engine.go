@@ -30,7 +30,14 @@ type Config struct {
 	Logger *slog.Logger
 	// Storage options (tests pass an in-memory FS).
 	Storage storage.Options
+	// StateCacheBytes is the memory budget (bytes) of the state tables'
+	// shared read-through cache: clean entries are evicted beyond it.
+	// Zero means DefaultStateCacheBytes.
+	StateCacheBytes int64
 }
+
+// DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).
+const DefaultStateCacheBytes = 256 << 20
 
 // Engine is the database: it owns storage and the catalog, and serves
 // sessions. It implements wire.Handler.
