@@ -53,7 +53,7 @@ var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMod
 
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
-	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optBarrierAlignment}
+	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optMaxRecordBytes, optBarrierAlignment}
 
 // checkOptions fails with 22023 on an option key not in known (include.*
 // keys are the engine's own and always known).
@@ -280,16 +280,31 @@ type kafkaSource struct {
 	ts    []types.T
 	width int
 	unreg func()
+	// fail reports a read error (logged and shown in weir.stream_errors).
+	fail func(error)
+	// backoff is the wait after the last failed read (0 after a success).
+	backoff time.Duration
 }
 
+// Poll implements stream.SourceReader. An unreachable broker or topic is
+// not the job's failure: checkpoints of every job would stop with it. The
+// error is reported, and the source retries with a growing pause (up to
+// 5 s) while barriers keep passing.
 func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, error) {
 	b, err := s.r.Poll(ctx, max)
 	if err != nil && len(b.Rows) == 0 {
 		if ctx.Err() != nil {
 			return stream.SourceBatch{Positions: b.Positions}, nil
 		}
-		return stream.SourceBatch{}, err
+		s.fail(err)
+		s.backoff = min(2*s.backoff+100*time.Millisecond, 5*time.Second)
+		select {
+		case <-ctx.Done():
+		case <-time.After(s.backoff):
+		}
+		return stream.SourceBatch{}, nil
 	}
+	s.backoff = 0
 	out := stream.SourceBatch{Positions: b.Positions}
 	if len(b.Rows) == 0 {
 		return out, nil
@@ -334,6 +349,9 @@ func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *p
 		ts[i] = c.T
 	}
 	s := &kafkaSource{r: r, l: l, ts: ts, width: len(n.Rel.Cols)}
+	s.fail = func(err error) {
+		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.Wrap(pgerr.ConnectionException, err, "reading the topic"))
+	}
 	s.unreg = e.conns.addReader(n.Rel.ID, actx.Job, r)
 	return s, nil
 }
@@ -350,7 +368,13 @@ func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig,
 	if err != nil {
 		return kafka.SinkConfig{}, err
 	}
-	cfg := kafka.SinkConfig{Brokers: brokers, Topic: topic, TxnIDPrefix: rel.With[optTxnPrefix],
+	prefix := rel.With[optTxnPrefix]
+	if prefix == "" {
+		// Unique per database: two databases on one broker must not
+		// fence each other's transactional ids.
+		prefix = "weir-" + e.databaseID
+	}
+	cfg := kafka.SinkConfig{Brokers: brokers, Topic: topic, TxnIDPrefix: prefix,
 		SinkID: strconv.FormatUint(uint64(rel.ID), 10), Actor: actor, Logger: e.log}
 	g, err := sinkGuarantee(rel.With)
 	if err != nil {
@@ -386,12 +410,32 @@ type kafkaSink struct {
 	enc  *kafka.Encoder
 	recs []kafka.Record
 	info *sinkInfo
+	// maxBytes bounds a record's key + value; skip reports one too large.
+	maxBytes int
+	skip     func(error)
 }
+
+// defaultSinkMaxRecordBytes is the sink's max.record.bytes default: under
+// Kafka's default message.max.bytes (1048588) with room for the batch
+// overhead.
+const defaultSinkMaxRecordBytes = 1_000_000
 
 func (s *kafkaSink) BeginEpoch(ep uint64) error { return s.w.BeginEpoch(ep) }
 
 func (s *kafkaSink) Write(ctx context.Context, c *types.Chunk) error {
 	s.recs = s.enc.AppendChunk(s.recs[:0], c)
+	// A record the broker would refuse (MESSAGE_TOO_LARGE) would fail
+	// every retry of the epoch: it is skipped and reported instead, as a
+	// malformed source record is.
+	kept := s.recs[:0]
+	for _, r := range s.recs {
+		if n := len(r.Key) + len(r.Value); n > s.maxBytes {
+			s.skip(pgerr.New(pgerr.ProgramLimitExceeded, "a record of %d bytes exceeds the sink's limit of %d bytes (%s) and was not written", n, s.maxBytes, optMaxRecordBytes))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	s.recs = kept
 	if len(s.recs) == 0 {
 		return nil
 	}
@@ -494,7 +538,18 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 	}
 	info := e.conns.sink(n.Rel.ID, cfg.Guarantee)
 	info.forget(cfg.TransactionalIDs())
-	return &kafkaSink{w: w, enc: enc, info: info}, nil
+	maxBytes := defaultSinkMaxRecordBytes
+	if v := n.Rel.With[optMaxRecordBytes]; v != "" {
+		if maxBytes, err = strconv.Atoi(v); err != nil || maxBytes <= 0 {
+			w.Close()
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optMaxRecordBytes, v)
+		}
+	}
+	skip := func(err error) {
+		info.skipped.Add(1)
+		e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err)
+	}
+	return &kafkaSink{w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip}, nil
 }
 
 // connectors tracks the running connector readers and writers for the
@@ -590,6 +645,7 @@ func (c *connectors) sinkInfo(rel uint32) *sinkInfo {
 type sinkInfo struct {
 	guarantee kafka.Guarantee
 	written   atomic.Int64
+	skipped   atomic.Int64 // records too large to write
 	mu        sync.Mutex
 	lastEpoch uint64 // last checkpoint epoch whose transaction committed
 	pending   map[string]kafka.TxnRecord

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -278,8 +279,11 @@ func sinkSpec(with map[string]string) (planner.SinkSpec, error) {
 			WithHint("Use ENCODE JSON.")
 	}
 	for _, k := range strings.Split(with[optPrimaryKey], ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			spec.PrimaryKey = append(spec.PrimaryKey, strings.ToLower(k))
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" {
+			if slices.Contains(spec.PrimaryKey, k) {
+				return spec, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in primary_key", k)
+			}
+			spec.PrimaryKey = append(spec.PrimaryKey, k)
 		}
 	}
 	b, err := boolOption(with, optForceAppend, false)

@@ -18,7 +18,8 @@ import (
 //	weir.source_errors  the latest malformed records per source, with
 //	                    partition, offset and reason
 //	weir.sinks          sinks: topic, format, delivery guarantee, last
-//	                    committed epoch, pending transactions
+//	                    committed epoch, pending transactions, records
+//	                    written and skipped (too large)
 func init() {
 	addSys("weir", "sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row
@@ -43,7 +44,7 @@ func init() {
 }
 
 // sinkColumns are the columns of weir.sinks and SHOW SINKS.
-const sinkColumns = "name:text topic:text format:text guarantee:text last_committed_epoch:int8 pending_transactions:text records_written:int8"
+const sinkColumns = "name:text topic:text format:text guarantee:text last_committed_epoch:int8 pending_transactions:text records_written:int8 records_skipped:int8"
 
 // connectorRels returns the sources and tables with a connector (sinks
 // when sinks is set), by name.
@@ -62,7 +63,7 @@ func sinkRows(e *Engine) []types.Row {
 	var out []types.Row
 	for _, r := range connectorRels(e, true) {
 		g, _ := sinkGuarantee(r.With)
-		last, pending, written := e.st.committed.Load(), "", int64(0)
+		last, pending, written, skipped := e.st.committed.Load(), "", int64(0), int64(0)
 		if info := e.conns.sinkInfo(r.ID); info != nil {
 			ep, recs := info.snapshot()
 			var ps []string
@@ -73,7 +74,7 @@ func sinkRows(e *Engine) []types.Row {
 			if len(recs) > 0 {
 				last = ep
 			}
-			written = info.written.Load()
+			written, skipped = info.written.Load(), info.skipped.Load()
 		}
 		spec, _ := sinkSpec(r.With)
 		pend := vStr(pending)
@@ -81,7 +82,7 @@ func sinkRows(e *Engine) []types.Row {
 			pend = null
 		}
 		out = append(out, types.Row{vStr(r.Name), vStr(r.With[optTopic]), vStr(strings.ToUpper(spec.Format)),
-			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written)})
+			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written), types.DInt(skipped)})
 	}
 	return out
 }

@@ -505,6 +505,9 @@ func csvFieldQuoted(raw string, i int, co copyOptions) bool {
 
 // copyOut runs a query and streams its rows to the client.
 func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noSourceReads(b); err != nil {
+		return nil, err
+	}
 	snap := s.eng.db.NewSnapshot()
 	defer snap.Close()
 	rows, err := s.collect(ctx, b, snap)

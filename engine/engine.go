@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -30,7 +32,14 @@ type Config struct {
 	Logger *slog.Logger
 	// Storage options (tests pass an in-memory FS).
 	Storage storage.Options
+	// StateCacheBytes is the memory budget (bytes) of the state tables'
+	// shared read-through cache: clean entries are evicted beyond it.
+	// Zero means DefaultStateCacheBytes.
+	StateCacheBytes int64
 }
+
+// DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).
+const DefaultStateCacheBytes = 256 << 20
 
 // Engine is the database: it owns storage and the catalog, and serves
 // sessions. It implements wire.Handler.
@@ -61,6 +70,34 @@ type Engine struct {
 	// wms holds the tables' watermarks and what sources report of
 	// theirs (watermark.go).
 	wms *watermarkState
+	// databaseID is a random id made when the data directory was created
+	// (hex), part of the sinks' default transactional id prefix.
+	databaseID string
+}
+
+// metaDatabaseID is the meta entry holding Engine.databaseID.
+const metaDatabaseID = "system/database_id"
+
+// loadDatabaseID reads the database's id, creating it on first open.
+func loadDatabaseID(db *storage.DB) (string, error) {
+	v, ok, err := db.Meta(metaDatabaseID)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return string(v), nil
+	}
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	id := hex.EncodeToString(b[:])
+	batch := db.NewBatch()
+	defer batch.Close()
+	if err := batch.SetMeta(metaDatabaseID, []byte(id)); err != nil {
+		return "", err
+	}
+	return id, batch.Commit()
 }
 
 // Open opens (or creates) the database in cfg.DataDir. It fails with
@@ -85,6 +122,10 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
+	if e.databaseID, err = loadDatabaseID(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database id: %w", err)
+	}
 	e.nextPID.Store(uint32(time.Now().UnixNano()%100000) + 1000)
 	if err := e.startStreams(); err != nil {
 		e.stopStreams()

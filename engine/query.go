@@ -26,11 +26,8 @@ func (s *Session) prepareQuery(q *sql.Query, hints []types.T) (*queryPrepared, e
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range b.Deps {
-		if rel, ok := s.eng.cat.ByID(id); ok && rel.Kind == catalog.KindSource {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot query source \"%s\" directly: a source stores no rows", rel.Name).
-				WithHint("Create a materialized view over the source, or a table with the connector, and query that.")
-		}
+	if err := s.noSourceReads(b); err != nil {
+		return nil, err
 	}
 	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
 }
@@ -209,3 +206,15 @@ func (r *rowsResult) Next(context.Context) (types.Row, error) {
 }
 func (r *rowsResult) Tag() string { return r.tag }
 func (r *rowsResult) Close()      {}
+
+// noSourceReads fails with 0A000 when a batch statement reads a source:
+// a source stores no rows, so the answer would be silently empty.
+func (s *Session) noSourceReads(b *planner.Bound) error {
+	for _, id := range b.Deps {
+		if rel, ok := s.eng.cat.ByID(id); ok && rel.Kind == catalog.KindSource {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot query source \"%s\" directly: a source stores no rows", rel.Name).
+				WithHint("Create a materialized view over the source, or a table with the connector, and query that.")
+		}
+	}
+	return nil
+}

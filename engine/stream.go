@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,8 +59,6 @@ const (
 	// metaBarrierInterval is the meta entry holding barrier_interval_ms
 	// as set by ALTER SYSTEM (decimal milliseconds).
 	metaBarrierInterval = "system/barrier_interval_ms"
-	// streamCacheBytes is the memory budget of all state tables' caches.
-	streamCacheBytes = 256 << 20
 )
 
 // pendingEpoch is the table writes of one epoch not yet committed: the
@@ -197,7 +196,7 @@ func (e *Engine) startStreams() error {
 		}
 	}
 	st := &streams{
-		cache: storage.NewCache(streamCacheBytes),
+		cache: storage.NewCache(cmp.Or(e.cfg.StateCacheBytes, DefaultStateCacheBytes)),
 		errs:  newStreamErrors(e.log),
 		ready: make(chan struct{}),
 		jobs:  map[types.JobID]*jobRun{},
@@ -373,7 +372,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	e.writeMu.Lock()
 	sealed := st.sealed
 	e.writeMu.Unlock()
-	batch := e.db.NewBatch()
+	batch := e.db.NewWriteBatch() // only applied and committed, never read
 	defer batch.Close()
 	for _, w := range writeSets {
 		b, ok := w.WriteSet.(*storage.Batch)

@@ -126,12 +126,20 @@ func nspOID(schema string, e *Engine) uint32 {
 	return 0
 }
 
+// oidKafkaServer is the pg_foreign_server row standing for the Kafka
+// connector (an OID below FirstUserOID, never a relation's).
+const oidKafkaServer = 16300
+
 func relkind(k catalog.Kind) string {
 	switch k {
 	case catalog.KindView:
 		return "v"
 	case catalog.KindMView:
 		return "m"
+	case catalog.KindSource:
+		// A source's rows live outside the database, like a foreign
+		// table's: psql lists it as one.
+		return "f"
 	}
 	return "r"
 }
@@ -222,7 +230,7 @@ func init() {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			am := uint32(oidHeapAM)
-			if r.Kind == catalog.KindView {
+			if r.Kind == catalog.KindView || r.Kind == catalog.KindSource {
 				am = 0
 			}
 			rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, e)), vOid(0), vOid(0), vOid(oidRoot), vOid(am), vOid(r.OID), vOid(0),
@@ -333,7 +341,21 @@ func init() {
 	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", empty)
 	addSys("pg_catalog", "pg_shdescription", "objoid:oid classoid:oid description:text", empty)
 	addSys("pg_catalog", "pg_extension", "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text", empty)
-	addSys("pg_catalog", "pg_foreign_table", "ftrelid:oid ftserver:oid ftoptions:text", empty)
+	// Sources appear as foreign tables of one server per connector
+	// (psql's \d prints "Server: kafka"); their options stay in weir's
+	// own views.
+	addSys("pg_catalog", "pg_foreign_table", "ftrelid:oid ftserver:oid ftoptions:text[]", func(e *Engine, s *Session) []types.Row {
+		var rows []types.Row
+		for _, r := range e.cat.All() {
+			if r.Kind == catalog.KindSource {
+				rows = append(rows, types.Row{vOid(r.OID), vOid(oidKafkaServer), null})
+			}
+		}
+		return rows
+	})
+	addSys("pg_catalog", "pg_foreign_server", "oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:text[] srvoptions:text[]", func(e *Engine, s *Session) []types.Row {
+		return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(0), null, null, null, null}}
+	})
 	addSys("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty)
 	addSys("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", empty)
 	addSys("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(e *Engine, s *Session) []types.Row {

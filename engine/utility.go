@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -161,6 +162,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if st.AsQuery != nil {
 		b, err := planner.Bind(st.AsQuery, s.catalogView(), nil)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.noSourceReads(b); err != nil {
 			return nil, err
 		}
 		asBound = b
@@ -677,6 +681,10 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Obj.Name)
 			}
+			if want := strings.TrimPrefix(st.Kind, "create "); want != kindWords[rel.Kind] {
+				return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, want).
+					WithHint("It is a %s: use SHOW CREATE %s.", kindWords[rel.Kind], strings.ToUpper(kindWords[rel.Kind]))
+			}
 			def := rel.SQL
 			switch rel.Kind {
 			case catalog.KindView:
@@ -686,6 +694,13 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			}
 			return &rowsResult{rows: []types.Row{textRow(rel.Schema+"."+rel.Name, def)}, tag: "SHOW"}, nil
 		}}, nil
+	case "variable":
+		if strings.EqualFold(st.Name, "barrier_interval_ms") {
+			// A system setting (ALTER SYSTEM SET), not a session one.
+			return &utilPrepared{fields: textFields("barrier_interval_ms"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+				return &rowsResult{rows: []types.Row{textRow(strconv.FormatInt(e.st.interval.Load(), 10))}, tag: "SHOW"}, nil
+			}}, nil
+		}
 	case "time zone":
 		st = &sql.Show{Kind: "variable", Name: "TimeZone"}
 	case "transaction isolation level":

@@ -865,6 +865,20 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		return b.windowFunc(f, alias, outer, lvl)
 	}
 	c := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "functions in FROM"}
+	if f.Name == "pg_options_to_table" && len(f.Args) == 1 {
+		// psql's \d of a foreign table (how sources appear) lists the
+		// table's options; weir keeps none in pg_foreign_table, so the
+		// function is only ever called on NULL and returns no rows.
+		b.expr(c, f.Args[0])
+		tf := &TableFunc{Fn: "pg_options_to_table", Args: []Expr{&Const{V: types.NullDatum, T: types.TTextArray}},
+			Out: types.Schema{{Name: "option_name", T: types.TText}, {Name: "option_value", T: types.TText}}}
+		tableName := cmpOr(alias, tf.Fn)
+		sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
+		for _, col := range tf.Out {
+			sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
+		}
+		return tf, sc
+	}
 	var tf *TableFunc
 	switch f.Name {
 	case "generate_series":
@@ -1068,3 +1082,10 @@ func (b *binder) usingJoin(j *Join, ls, rs, sc *scope, names []string) (Plan, *s
 }
 
 var _ = strings.ToLower
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -88,6 +88,7 @@ func serve(args []string) int {
 	dataDir := fs.String("data-dir", "./weir-data", "directory of the database (created if missing)")
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
+	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -122,7 +123,11 @@ func serve(args []string) int {
 		log.Info("embedded kafka listening", "addr", b.Addr(), "data_dir", filepath.Join(*dataDir, "kafka"))
 	}
 
-	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log})
+	if *stateCacheMB <= 0 {
+		fmt.Fprintf(os.Stderr, "weir serve: --state-cache-mb must be positive, not %d\n", *stateCacheMB)
+		return 2
+	}
+	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
 		return 1
