@@ -202,20 +202,12 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 			}
 			return nil, false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rel.Name)
 		}
-		var allocErr error
-		alloc := func() uint32 {
-			id, err := e.cat.NextStateTableID()
-			if err != nil && allocErr == nil {
-				allocErr = err
-			}
-			rel.StateTables = append(rel.StateTables, id)
-			return id
-		}
+		alloc, allocErr := e.stateTableAlloc(rel)
 		if _, err := planner.PlanConnectorTable(rel, alloc); err != nil {
 			return nil, false, err
 		}
-		if allocErr != nil {
-			return nil, false, allocErr
+		if err := allocErr(); err != nil {
+			return nil, false, err
 		}
 		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return planConnectorTable(r) })
 	}()
@@ -428,21 +420,13 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 			}
 			return nil, false, pgerr.New(pgerr.DuplicateObject, "sink \"%s\" already exists", rel.Name)
 		}
-		var allocErr error
-		alloc := func() uint32 {
-			id, err := e.cat.NextStateTableID()
-			if err != nil && allocErr == nil {
-				allocErr = err
-			}
-			rel.StateTables = append(rel.StateTables, id)
-			return id
-		}
+		alloc, allocErr := e.stateTableAlloc(rel)
 		root, b, err := s.planSink(st, rel, alloc)
 		if err != nil {
 			return nil, false, err
 		}
-		if allocErr != nil {
-			return nil, false, allocErr
+		if err := allocErr(); err != nil {
+			return nil, false, err
 		}
 		if _, err := kafka.NewEncoder(sinkFormats[root.Format], root.Out, root.Key, nil, nil); err != nil {
 			return nil, false, pgerr.Wrap(pgerr.InvalidParameterValue, err, "sink "+rel.Name)

@@ -151,21 +151,13 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 		with["streaming_parallelism"] = strconv.Itoa(par)
 	}
 	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindMView, SQL: st.QueryText, With: with}
-	var allocErr error
-	alloc := func() uint32 {
-		id, err := e.cat.NextStateTableID()
-		if err != nil && allocErr == nil {
-			allocErr = err
-		}
-		mv.StateTables = append(mv.StateTables, id)
-		return id
-	}
+	alloc, allocErr := e.stateTableAlloc(mv)
 	root, b, err := s.planMView(st, mv, alloc)
 	if err != nil {
 		return nil, false, err
 	}
-	if allocErr != nil {
-		return nil, false, allocErr
+	if err := allocErr(); err != nil {
+		return nil, false, err
 	}
 	mv.Deps = b.Deps
 	if err := e.cat.Create(mv); err != nil {
@@ -350,4 +342,21 @@ func (e *Engine) addJob(ctx context.Context, j *jobRun) error {
 		return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement")
 	}
 	return nil
+}
+
+// stateTableAlloc returns an allocator of fresh state table ids for a new
+// relation, recording each in rel.StateTables in allocation order (so
+// planning again after a restart replays them), and the first allocation
+// error, if any.
+func (e *Engine) stateTableAlloc(rel *catalog.Relation) (alloc func() uint32, firstErr func() error) {
+	var allocErr error
+	alloc = func() uint32 {
+		id, err := e.cat.NextStateTableID()
+		if err != nil && allocErr == nil {
+			allocErr = err
+		}
+		rel.StateTables = append(rel.StateTables, id)
+		return id
+	}
+	return alloc, func() error { return allocErr }
 }
