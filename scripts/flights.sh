@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in psql kcat jq go; do
+for tool in psql kcat jq; do
   command -v "$tool" >/dev/null || { echo "flights.sh needs $tool" >&2; exit 1; }
 done
 
@@ -70,6 +70,7 @@ wait_for() {
 
 weir="${WEIR:-}"
 if [[ -z "$weir" ]]; then
+  command -v go >/dev/null || { echo "flights.sh needs go (or WEIR=path of a weir binary)" >&2; exit 1; }
   echo "== building weir"
   go build -o "$work/weir" ./cmd/weir
   weir="$work/weir"
@@ -137,7 +138,8 @@ while IFS=$'\t' read -r name query; do
     echo "ok   $name: $rows rows equal the batch query"
   else
     echo "FAIL $name differs from the batch query (< view, > batch):"
-    diff "$work/view.csv" "$work/batch.csv" | head -20
+    diff "$work/view.csv" "$work/batch.csv" >"$work/diff" || true
+    head -20 "$work/diff"
     failed=1
   fi
 done <"$work/views.tsv"
@@ -168,7 +170,8 @@ if [[ "$sink_ok" == 1 ]]; then
   head -3 "$work/sink.csv"
 else
   echo "FAIL the sink topic differs from departure_board (< view, > sink):"
-  diff "$work/board.csv" "$work/sink.csv" | head -20
+  diff "$work/board.csv" "$work/sink.csv" >"$work/diff" || true
+  head -20 "$work/diff"
   failed=1
 fi
 
