@@ -30,6 +30,8 @@ Usage:
   weir serve [flags]    run the server (psql -h 127.0.0.1 -p 4566 -U root -d dev)
   weir kafka [flags]    run the embedded development Kafka broker alone
                         (kcat -b 127.0.0.1:9092 -L)
+  weir replay [flags]   produce a flights file to Kafka in event-time order
+                        (examples/flights; weir replay -h for its flags)
   weir version          print the version
 
 weir serve flags:
@@ -72,6 +74,8 @@ func main() {
 		os.Exit(serve(os.Args[2:]))
 	case "kafka":
 		os.Exit(kafkaCmd(os.Args[2:]))
+	case "replay":
+		os.Exit(replay(os.Args[2:]))
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (Postgres protocol %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":
