@@ -28,7 +28,7 @@ func TestFlightsExample(t *testing.T) {
 	kafkatest.Kcat(t)
 	for _, tool := range []string{"psql", "jq", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (%v); scripts/flights.sh needs it", tool, err)
+			t.Fatalf("%s is not installed (%v); scripts/flights.sh needs it (.ci/run installs it)", tool, err)
 		}
 	}
 	root, err := testenv.ModuleRoot()

@@ -37,6 +37,6 @@
 // it). Crash tests of that window run the broker as its own process with
 // StartBroker, so that only weir dies.
 //
-// kcat must be installed; the helpers skip the test (t.Skip) when it is
+// kcat must be installed; the helpers fail the test (t.Fatal) when it is
 // not on PATH.
 package kafkatest

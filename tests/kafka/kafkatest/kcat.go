@@ -27,7 +27,7 @@ func Kcat(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("kcat")
 	if err != nil {
-		t.Skipf("kcat is not installed (%v); the Kafka end-to-end tests use it as the independent client", err)
+		t.Fatalf("kcat is not installed (%v); the Kafka end-to-end tests use it as the independent client (.ci/run installs it)", err)
 	}
 	return p
 }
