@@ -412,3 +412,54 @@ begin 2`)
 	}
 	checkOutput(t, w.take(), "close")
 }
+
+// TestSinkCommitsAtNextBarrier checks that a sink commits the previous
+// checkpoint's transaction at the next barrier even when no Committed
+// notification arrived: barrier e+1 comes only after checkpoint e
+// committed, so waiting for the notification could exhaust the pool of
+// transactional ids when notifications lag.
+func TestSinkCommitsAtNextBarrier(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	n := sinkNode("plain")
+	vals := n.Input.(*planner.StreamValues)
+	vals.Rows = [][]planner.Expr{{cint(1), &planner.Const{V: types.DString("a"), T: types.TText}, cint(0)}}
+	w := newFakeWriter()
+	sink := newFakeSink()
+	job, err := Build(n, Env{Job: testJob, DB: db, Sink: sink, Parallelism: 1, OpenSink: opener(w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- job.Run(ctx) }()
+	for e := uint64(1); e <= 3; e++ {
+		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
+		if e == 1 {
+			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
+		}
+		if err := job.Inject(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		for _, ws := range sink.wait(t, e, len(job.ActorIDs())) {
+			ws.Close()
+		}
+	}
+	checkOutput(t, w.take(), `
+open actor 0 pending []
+begin 1
+write txn-1
+ T I
++ a 1
+precommit txn-1
+takedone []
+begin 2
+commit txn-1@2 rec-txn-1
+precommit none
+takedone [txn-1]
+begin 3`)
+	cancel()
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+}
