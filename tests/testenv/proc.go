@@ -82,13 +82,18 @@ func (p *proc) stop(sig syscall.Signal, timeout time.Duration) error {
 	return fmt.Errorf("process %d did not exit within %v of %v; killed", p.cmd.Process.Pid, timeout, sig)
 }
 
-// kill sends SIGKILL to the group and waits for the exit. Children that
-// outlive the leader (none expected) are killed too, since they share the
-// group.
+// kill sends SIGKILL to the group and waits until every process of the
+// group is gone: the leader (reaped here) and its children (PostgreSQL's
+// backends, which are not ours to reap). A backend still dying holds the
+// cluster's shared memory, and a restart would then refuse to start.
 func (p *proc) kill() {
 	p.signal(syscall.SIGKILL)
 	<-p.done
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	pgid := -p.cmd.Process.Pid
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pgid, syscall.SIGKILL) == nil && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // exitCode returns the exit code after exit, or -1 when killed by a signal.
