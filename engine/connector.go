@@ -49,7 +49,7 @@ const (
 
 // sourceOptions are known source option keys, for a clear error on typos.
 var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMode, optStartupMillis,
-	optFormat, optEncode, optDelimiter, optMaxRecordBytes, "without_header", planner.WithWatermarkIdleTimeout}
+	optFormat, optEncode, optDelimiter, optMaxRecordBytes, planner.WithWatermarkIdleTimeout}
 
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
@@ -193,7 +193,7 @@ func (e *Engine) sourceConfig(rel *catalog.Relation, positions map[int32]int64) 
 	}
 	if ms := rel.With[optStartupMillis]; ms != "" {
 		v, err := strconv.ParseInt(ms, 10, 64)
-		if err != nil {
+		if err != nil || v < 0 {
 			return cfg, nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optStartupMillis, ms)
 		}
 		cfg.Startup, cfg.StartTimestampMillis = kafka.StartTimestamp, v
