@@ -13,7 +13,9 @@
 #   (b) the latest record per key of the sink topic, read with kcat at
 #       read_committed, equals the departure board's rows.
 # Needs psql, kcat and jq. Environment: PORT, KAFKA_PORT (free ports),
-# WEIR (a built weir binary; built from this tree if unset).
+# WEIR (a built weir binary; built from this tree if unset), ANSWERS (a
+# file that receives the answers printed after the restart; the README
+# shows them, and tests/kafka checks that it shows them as they are).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -102,7 +104,8 @@ cat "$work/replay.out"
 wait_for "all flights counted" "SELECT sum(departures) FROM departure_board" "$TOTAL"
 wait_for "all flights in the hourly view" "SELECT sum(departures) FROM delay_by_origin_hour" "$TOTAL"
 psql_ -c 'FLUSH' >/dev/null
-psql_ <<'SQL'
+echo "== the answers after the restart"
+psql_ <<'SQL' | tee "$work/answers.txt"
 SELECT sum(departures) AS flights FROM departure_board;
 SELECT * FROM most_delayed_routes ORDER BY avg_delay DESC, origin, destination;
 SELECT origin, departures, late, round(avg_delay, 2) AS avg_delay, last_departure
@@ -113,6 +116,8 @@ SELECT state, window_start, window_end, departures, round(avg_delay, 2) AS avg_d
   FROM delay_by_state_3h ORDER BY departures DESC, state, window_start LIMIT 5;
 SELECT * FROM last_departures WHERE origin IN ('SFO', 'JFK') ORDER BY origin, date DESC;
 SQL
+
+if [[ -n "${ANSWERS:-}" ]]; then cp "$work/answers.txt" "$ANSWERS"; fi
 
 echo "== (a) every view equals its query run as a batch query over a plain table"
 # The same flights as CSV, converted as weir replay converts them.

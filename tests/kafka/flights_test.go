@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,10 +54,12 @@ func TestFlightsExample(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "flights.sh"))
 	cmd.Dir = root
+	answers := filepath.Join(t.TempDir(), "answers.txt")
 	cmd.Env = append(os.Environ(),
 		fmt.Sprintf("PORT=%d", port),
 		fmt.Sprintf("KAFKA_PORT=%d", kafkaPort),
 		"WEIR="+bin,
+		"ANSWERS="+answers,
 	)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -67,4 +70,48 @@ func TestFlightsExample(t *testing.T) {
 		t.Fatalf("scripts/flights.sh succeeded without its checks:\n%s", out)
 	}
 	t.Logf("scripts/flights.sh:\n%s", out[max(0, len(out)-1500):])
+	checkReadmeAnswers(t, filepath.Join(root, "README.md"), answers)
 }
+
+// Markers around the flights answers in README.md.
+const (
+	answersBegin = "<!-- flights answers: written by scripts/flights.sh, checked by tests/kafka (go test ./tests/kafka -run TestFlightsExample -rewrite) -->\n```\n"
+	answersEnd   = "```\n<!-- end of flights answers -->"
+)
+
+// checkReadmeAnswers fails unless README.md shows, between its markers,
+// exactly the answers the script printed after the restart (all flights
+// counted, so they do not depend on where the SIGKILL landed); -rewrite
+// writes them there instead.
+func checkReadmeAnswers(t *testing.T, readme, answersPath string) {
+	t.Helper()
+	got, err := os.ReadFile(answersPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i := strings.Index(s, answersBegin)
+	j := strings.Index(s, answersEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no flights answers block (markers %q ... %q)", answersBegin, answersEnd)
+	}
+	shown := s[i+len(answersBegin) : j]
+	if shown == string(got) {
+		return
+	}
+	if *rewrite {
+		s = s[:i+len(answersBegin)] + string(got) + s[j:]
+		if err := os.WriteFile(readme, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote the flights answers in %s", readme)
+		return
+	}
+	t.Errorf("README.md shows other flights answers than scripts/flights.sh prints (rerun with -rewrite):\n--- README\n%s\n--- script\n%s", shown, got)
+}
+
+var rewrite = flag.Bool("rewrite", false, "write the flights answers the script prints into README.md")
