@@ -222,7 +222,7 @@ func replay(args []string) int {
 	fs.Usage = func() { fmt.Fprint(os.Stderr, replayUsage) }
 	brokers := fs.String("brokers", "127.0.0.1:9092", "Kafka bootstrap brokers, comma separated")
 	topic := fs.String("topic", "flights", "topic to produce to")
-	file := fs.String("file", "", "flights file (JSON array or JSON lines)")
+	file := fs.String("file", "", "flights file: JSON array, JSON lines, or .parquet (vega-datasets flights-3m.parquet)")
 	rate := fs.Float64("rate", 0, "records per second (0: as fast as possible)")
 	speedup := fs.Float64("speedup", 0, "event seconds per wall second (0: off)")
 	jitterMs := fs.Int64("jitter-ms", 0, "bound of the out-of-order jitter in milliseconds of event time")
@@ -244,13 +244,19 @@ func replay(args []string) int {
 		fmt.Fprint(os.Stderr, "weir replay: give --rate or --speedup, not both\n")
 		return 2
 	}
-	f, err := os.Open(*file)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir replay: %v\n", err)
-		return 1
+	var flights []flight
+	var err error
+	if strings.HasSuffix(*file, ".parquet") {
+		flights, err = readFlightsParquet(*file)
+	} else {
+		var f *os.File
+		if f, err = os.Open(*file); err != nil {
+			fmt.Fprintf(os.Stderr, "weir replay: %v\n", err)
+			return 1
+		}
+		flights, err = readFlights(f)
+		f.Close()
 	}
-	flights, err := readFlights(f)
-	f.Close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir replay: %s: %v\n", *file, err)
 		return 1

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 func TestReadFlightsArrayAndLines(t *testing.T) {
@@ -104,5 +108,38 @@ func TestExampleFile(t *testing.T) {
 	var r flightJSON
 	if err := json.Unmarshal(encodeFlight(fs[0]), &r); err != nil || r.Date != "2001-01-01T00:47:00" {
 		t.Fatalf("first record %+v, %v", r, err)
+	}
+}
+
+// TestReadFlightsParquet writes flights in the layout of vega-datasets'
+// flights-3m.parquet and reads them back.
+func TestReadFlightsParquet(t *testing.T) {
+	ptr := func(v int64) *int64 { return &v }
+	str := func(s string) *string { return &s }
+	at := time.Date(2001, 1, 2, 3, 4, 0, 0, time.UTC)
+	rows := []flightParquet{
+		{Date: ptr(at.UnixMicro()), Delay: ptr(-3), Distance: ptr(500), Origin: str("SFO"), Destination: str("LAX")},
+		{Date: ptr(at.Add(time.Hour).UnixMicro()), Origin: str("JFK"), Destination: str("BOS")},
+	}
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	if err := parquet.WriteFile(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readFlightsParquet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []flight{
+		{Date: at, Delay: -3, Distance: 500, Origin: "SFO", Destination: "LAX"},
+		{Date: at.Add(time.Hour), Origin: "JFK", Destination: "BOS"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if err := parquet.WriteFile(path, []flightParquet{{Origin: str("X")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readFlightsParquet(path); err == nil {
+		t.Fatal("a row without a date was accepted")
 	}
 }
