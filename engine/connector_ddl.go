@@ -217,8 +217,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		}
 		return done("CREATE TABLE")
 	}
-	if err := e.addJob(ctx, j); err != nil {
-		e.undoCreate(j)
+	if err := e.launch(ctx, j, io, false); err != nil {
 		return nil, err
 	}
 	e.log.Info("created table with a connector", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
@@ -440,12 +439,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	if !created {
 		return done("CREATE SINK")
 	}
-	if err := e.addJob(ctx, j); err != nil {
-		e.undoCreate(j)
-		return nil, err
-	}
-	if err := e.awaitBackfill(ctx, j, io); err != nil {
-		e.undoCreate(j)
+	if err := e.launch(ctx, j, io, true); err != nil {
 		return nil, err
 	}
 	e.log.Info("created sink", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])

@@ -114,12 +114,7 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	if !created {
 		return done("CREATE MATERIALIZED VIEW")
 	}
-	if err := e.addJob(ctx, j); err != nil {
-		e.undoCreate(j)
-		return nil, err
-	}
-	if err := e.awaitBackfill(ctx, j, io); err != nil {
-		e.undoCreate(j)
+	if err := e.launch(ctx, j, io, true); err != nil {
 		return nil, err
 	}
 	e.log.Info("created materialized view", "name", j.rel.Name, "id", j.rel.ID)
@@ -359,4 +354,19 @@ func (e *Engine) stateTableAlloc(rel *catalog.Relation) (alloc func() uint32, fi
 		return id
 	}
 	return alloc, func() error { return allocErr }
+}
+
+// launch adds a job just deployed by a CREATE and, with backfill, waits
+// until its backfill is done and committed (sending progress NOTICEs to
+// io). On failure or cancellation the job and its relation are removed
+// (undoCreate), so the CREATE leaves nothing behind.
+func (e *Engine) launch(ctx context.Context, j *jobRun, io wire.ExecIO, backfill bool) error {
+	err := e.addJob(ctx, j)
+	if err == nil && backfill {
+		err = e.awaitBackfill(ctx, j, io)
+	}
+	if err != nil {
+		e.undoCreate(j)
+	}
+	return err
 }

@@ -366,34 +366,10 @@ func TestSinkCommitError(t *testing.T) {
 // checks that Job.Committed makes it commit, in epoch order, every
 // transaction up to the epoch given.
 func TestJobCommittedReachesSinks(t *testing.T) {
-	db := openMemDB(t, vfs.NewMem())
-	defer db.Close()
-	n := sinkNode("plain")
-	vals := n.Input.(*planner.StreamValues)
-	vals.Rows = [][]planner.Expr{{cint(1), &planner.Const{V: types.DString("a"), T: types.TText}, cint(0)}}
-	w := newFakeWriter()
-	sink := newFakeSink()
-	job, err := Build(n, Env{Job: testJob, DB: db, Sink: sink, Parallelism: 1, OpenSink: opener(w)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ended := make(chan error, 1)
-	go func() { ended <- job.Run(ctx) }()
 	// Barrier e+1 comes only after checkpoint e committed (one in
 	// flight); the test stops at barrier 2, whose checkpoint holds txn-1.
-	for e := uint64(1); e <= 2; e++ {
-		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
-		if e == 1 {
-			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
-		}
-		if err := job.Inject(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		for _, ws := range sink.wait(t, e, len(job.ActorIDs())) {
-			ws.Close()
-		}
-	}
+	sj := startSinkJob(t, 2)
+	job, w, cancel, ended := sj.job, sj.w, sj.cancel, sj.ended
 	checkOutput(t, w.take(), `
 open actor 0 pending []
 begin 1
@@ -419,32 +395,8 @@ begin 2`)
 // committed, so waiting for the notification could exhaust the pool of
 // transactional ids when notifications lag.
 func TestSinkCommitsAtNextBarrier(t *testing.T) {
-	db := openMemDB(t, vfs.NewMem())
-	defer db.Close()
-	n := sinkNode("plain")
-	vals := n.Input.(*planner.StreamValues)
-	vals.Rows = [][]planner.Expr{{cint(1), &planner.Const{V: types.DString("a"), T: types.TText}, cint(0)}}
-	w := newFakeWriter()
-	sink := newFakeSink()
-	job, err := Build(n, Env{Job: testJob, DB: db, Sink: sink, Parallelism: 1, OpenSink: opener(w)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ended := make(chan error, 1)
-	go func() { ended <- job.Run(ctx) }()
-	for e := uint64(1); e <= 3; e++ {
-		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
-		if e == 1 {
-			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
-		}
-		if err := job.Inject(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		for _, ws := range sink.wait(t, e, len(job.ActorIDs())) {
-			ws.Close()
-		}
-	}
+	sj := startSinkJob(t, 3)
+	w, cancel, ended := sj.w, sj.cancel, sj.ended
 	checkOutput(t, w.take(), `
 open actor 0 pending []
 begin 1
@@ -462,4 +414,46 @@ begin 3`)
 	if err := <-ended; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sinkJob is a running job of a PLAIN sink over one constant row, with a
+// fake writer recording its calls.
+type sinkJob struct {
+	job    *Job
+	w      *fakeWriter
+	cancel context.CancelFunc
+	ended  chan error
+}
+
+// startSinkJob builds and runs the job and passes it barriers 1..upTo
+// (the first adding the job), waiting for each to be acknowledged.
+func startSinkJob(t *testing.T, upTo uint64) sinkJob {
+	t.Helper()
+	db := openMemDB(t, vfs.NewMem())
+	t.Cleanup(func() { db.Close() })
+	n := sinkNode("plain")
+	vals := n.Input.(*planner.StreamValues)
+	vals.Rows = [][]planner.Expr{{cint(1), &planner.Const{V: types.DString("a"), T: types.TText}, cint(0)}}
+	w := newFakeWriter()
+	sink := newFakeSink()
+	job, err := Build(n, Env{Job: testJob, DB: db, Sink: sink, Parallelism: 1, OpenSink: opener(w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- job.Run(ctx) }()
+	for e := uint64(1); e <= upTo; e++ {
+		b := types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}}
+		if e == 1 {
+			b.Mutation = types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}
+		}
+		if err := job.Inject(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		for _, ws := range sink.wait(t, e, len(job.ActorIDs())) {
+			ws.Close()
+		}
+	}
+	return sinkJob{job: job, w: w, cancel: cancel, ended: ended}
 }
