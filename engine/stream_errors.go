@@ -11,6 +11,8 @@ import (
 
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -99,6 +101,8 @@ func (r *streamErrors) rows() []streamErrorRow {
 //	                      operator and SQLSTATE
 //	weir.jobs             the streaming jobs: one per materialized view
 //	weir.checkpoint       the committed epoch and the barrier interval
+//	weir.state_tables     every state table of every job, with its rows
+//	                      at the last committed checkpoint
 func init() {
 	addSys("weir", "stream_errors", "view:text operator:text sqlstate:text error_count:int8 last_error:text first_seen:timestamptz last_seen:timestamptz", func(e *Engine, s *Session) []types.Row {
 		rows := e.st.errs.rows()
@@ -124,6 +128,32 @@ func init() {
 		for _, j := range jobs {
 			rows, _, _, done := j.backfillState()
 			out = append(out, types.Row{types.DInt(int64(j.id)), vStr(j.rel.Name), types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(rows), vBool(done)})
+		}
+		return out
+	})
+	addSys("weir", "state_tables", "job:text job_id:int8 table_id:int8 name:text operator:text rows:int8", func(e *Engine, s *Session) []types.Row {
+		e.writeMu.Lock()
+		jobs := e.st.sortedJobs()
+		e.writeMu.Unlock()
+		// Rows are counted in one snapshot, so every table is read at
+		// the same committed checkpoint; a state table holds exactly the
+		// entries committed (the open epoch's writes are in memory).
+		snap := e.db.NewSnapshot()
+		defer snap.Close()
+		var out []types.Row
+		for _, j := range jobs {
+			for _, t := range planner.StateTables(j.root) {
+				n := int64(0)
+				count := func(_, _ []byte) error { n++; return nil }
+				var rows types.Datum
+				if err := snap.ScanPrefix(storage.TablePrefix(t.Table.ID), count); err != nil {
+					rows = null
+				} else {
+					rows = types.DInt(n)
+				}
+				out = append(out, types.Row{vStr(j.rel.Name), types.DInt(int64(j.id)), types.DInt(int64(t.Table.ID)),
+					vStr(t.Table.Name), vStr(t.Operator), rows})
+			}
 		}
 		return out
 	})

@@ -289,3 +289,33 @@ func describeStateTable(d StateTableDesc) string {
 	}
 	return s + " }"
 }
+
+// OperatorStateTable is one state table of a stream plan with the plan
+// node that owns it.
+type OperatorStateTable struct {
+	// Operator is the node's name as EXPLAIN prints it
+	// ("StreamHashAgg", "StreamHashJoin", ...).
+	Operator string
+	Table    StateTableDesc
+}
+
+// StateTables returns every state table of the plan rooted at n, in the
+// order EXPLAIN lists them (depth first, each node's tables in the
+// order of its state: [...] property).
+func StateTables(n StreamNode) []OperatorStateTable {
+	var out []OperatorStateTable
+	var walk func(StreamNode)
+	walk = func(n StreamNode) {
+		var tables []StateTableDesc
+		desc := describeStreamNode(n, &tables)
+		op, _, _ := strings.Cut(desc, " ")
+		for _, t := range tables {
+			out = append(out, OperatorStateTable{Operator: op, Table: t})
+		}
+		for _, in := range n.StreamInputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	return out
+}
