@@ -130,6 +130,9 @@ type StateTable struct {
 	bytes            int64
 	// dropClean: entries leave memory once durable (DropClean).
 	dropClean bool
+	// keep, when set, tells the committed rows of this table's partition
+	// (SetPartition).
+	keep func(types.Row) bool
 
 	kbuf []byte
 }
@@ -156,6 +159,15 @@ func NewStateTable(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache
 func (t *StateTable) SetDesc(desc []bool) {
 	copy(t.desc, desc)
 }
+
+// SetPartition makes iterators skip the committed rows for which keep
+// returns false. The actors of a parallel fragment share their
+// operator's state table keyspace, each holding the rows of its hash
+// partition; a scan that is not confined to one partition by its key
+// prefix (closing every window below a watermark, say) would otherwise
+// also see the rows of the other actors. Rows written by this table
+// itself are never filtered, and Get is not affected.
+func (t *StateTable) SetPartition(keep func(row types.Row) bool) { t.keep = keep }
 
 // DropClean makes the table keep no clean entries: an entry leaves
 // memory as soon as the batch holding its write is durable, and reads
@@ -384,7 +396,7 @@ func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
 
 // iter merges Pebble's rows in [prefix+lo, hiFull) with the overlay's.
 func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
-	it := &stateIter{reverse: reverse, prefix: len(t.prefix), ts: t.valueTypes}
+	it := &stateIter{reverse: reverse, prefix: len(t.prefix), ts: t.valueTypes, keep: t.keep}
 	t.sortOverlay()
 	loB := btreemap.GE(string(lo))
 	hiB := btreemap.Max[string]()
@@ -427,6 +439,7 @@ type stateIter struct {
 	done    bool
 	err     error
 	key     []byte
+	keep    func(types.Row) bool
 }
 
 func (s *stateIter) Next() (types.Row, error) {
@@ -470,6 +483,9 @@ func (s *stateIter) Next() (types.Row, error) {
 				var row types.Row
 				if row, err = types.DecodeRow(v, s.ts); err == nil {
 					s.step()
+					if s.keep != nil && !s.keep(row) {
+						continue
+					}
 					return row, nil
 				}
 			}

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/weirdb/weir/executor"
@@ -140,6 +141,13 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
 	a.result = storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
+	// Closing windows scans the Result table across group keys; it must
+	// see only this actor's groups.
+	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return slices.Index(n.GroupBy, c) }, a.stateTs)
+	if err != nil {
+		return nil, err
+	}
+	a.result.SetPartition(keep)
 	a.ob.ts = n.Out.Types()
 	a.key = make(types.Row, len(a.keyTs))
 	a.eowc = n.EOWC
