@@ -8,14 +8,8 @@ import (
 )
 
 // EpochSeqBits is the number of low bits of an epoch that hold a sequence
-// number; the bits above hold Unix milliseconds. An epoch is therefore
-// (unix ms << 16) | seq, as in RisingWave: it reads as the wall-clock time
-// its barrier was injected, it needs no counter of its own to stay
-// monotonic across restarts (the next epoch is always above the last one
-// handed out, which is at least the committed one read back from storage),
-// and up to 65,536 barriers fit in one millisecond before the sequence
-// carries into the millisecond bits (which keeps the order all the same).
-const EpochSeqBits = 16
+// number (types.EpochSeqBits, where the layout is described).
+const EpochSeqBits = types.EpochSeqBits
 
 // NextEpoch returns the epoch of a barrier injected at now after the epoch
 // last: the physical epoch of now, or last+1 when the clock has not moved
@@ -32,7 +26,7 @@ func NextEpoch(last uint64, now time.Time) uint64 {
 // EpochTime returns the wall-clock time encoded in an epoch, to the
 // millisecond.
 func EpochTime(e uint64) time.Time {
-	return time.UnixMilli(int64(e >> EpochSeqBits))
+	return time.UnixMilli(types.EpochMillis(e))
 }
 
 // epochString formats an epoch as <unix ms>.<seq>, which reads better

@@ -14,6 +14,21 @@ type Epoch struct {
 	Prev, Curr uint64
 }
 
+// EpochSeqBits is the number of low bits of an epoch that hold a sequence
+// number; the bits above hold Unix milliseconds. An epoch is therefore
+// (unix ms << 16) | seq, as in RisingWave: it reads as the wall-clock time
+// its barrier was injected, it needs no counter of its own to stay
+// monotonic across restarts (the next epoch is always above the last one
+// handed out, which is at least the committed one read back from storage),
+// and up to 65,536 barriers fit in one millisecond before the sequence
+// carries into the millisecond bits (which keeps the order all the same).
+const EpochSeqBits = 16
+
+// EpochMillis returns the wall-clock time encoded in epoch e, in Unix
+// milliseconds. Operators use it as the processing time of the epoch a
+// barrier closes (state TTL).
+func EpochMillis(e uint64) int64 { return int64(e >> EpochSeqBits) }
+
 // BarrierKind says what a barrier asks of the operators it passes.
 type BarrierKind uint8
 
