@@ -239,8 +239,39 @@ func (t *StateTable) Update(key, row types.Row) { t.set(key, row) }
 // none).
 func (t *StateTable) Delete(key types.Row) { t.set(key, nil) }
 
+// DeletePrefix removes every row whose key starts with prefix (the first
+// len(prefix) key columns) in the open epoch, as Delete of each would.
+// It works whatever the rows hold, since it deletes by the encoded keys
+// an iteration finds.
+func (t *StateTable) DeletePrefix(prefix types.Row) error {
+	it := t.Iter(prefix, false)
+	var keys []string
+	for {
+		r, err := it.Next()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if r == nil {
+			break
+		}
+		keys = append(keys, string(it.Key()))
+	}
+	it.Close()
+	for _, k := range keys {
+		t.kbuf = append(t.kbuf[:0], k...)
+		t.setEncoded(nil)
+	}
+	return nil
+}
+
 func (t *StateTable) set(key, row types.Row) {
 	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	t.setEncoded(row)
+}
+
+// setEncoded sets the row of the key encoded in t.kbuf.
+func (t *StateTable) setEncoded(row types.Row) {
 	if t.dropClean {
 		// Each write is an entry of its own, found by no index: the
 		// overlay's sort, and Commit writing the epoch's entries in

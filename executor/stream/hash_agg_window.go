@@ -85,22 +85,10 @@ func (a *HashAgg) closeGroup(row types.Row) error {
 		if c.extra == nil {
 			continue
 		}
-		it := c.extra.Iter(key, false)
-		var keys []types.Row
-		for {
-			r, err := it.Next()
-			if err != nil {
-				it.Close()
-				return err
-			}
-			if r == nil {
-				break
-			}
-			keys = append(keys, r[:c.extraKeyLen])
-		}
-		it.Close()
-		for _, k := range keys {
-			c.extra.Delete(k)
+		// The rows of the group's values (some layouts store no key
+		// columns in the row).
+		if err := c.extra.DeletePrefix(key); err != nil {
+			return err
 		}
 	}
 	return nil
