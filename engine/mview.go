@@ -246,7 +246,7 @@ func (e *Engine) stopJob(ctx context.Context, id uint32) error {
 // (the view's own table is #0).
 func (s *Session) prepareExplainMView(st *sql.CreateView) (wire.Prepared, error) {
 	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		mv := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindMView}
+		mv := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindMView, With: maps.Clone(st.With)}
 		var next uint32
 		root, _, err := s.planMView(st, mv, func() uint32 { next++; return next })
 		if err != nil {

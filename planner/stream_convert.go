@@ -36,11 +36,19 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 			root, err = nil, pe
 		}
 	}()
-	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv)}
+	ttl, err := StateTTL(mv)
+	if err != nil {
+		return nil, err
+	}
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl}
 	sp.checkExprs(p)
 	n := sp.plan(p)
 	sp.checkEOWC()
-	return sp.materialize(n, p.Schema(), mv), nil
+	m := sp.materialize(n, p.Schema(), mv)
+	// A group whose state expired comes back as an insert of a key the
+	// view holds: the view overwrites it, and tells its readers an update.
+	m.Upsert = sp.ttlUsed
+	return m, nil
 }
 
 // streamPlanner holds the state of one conversion.
@@ -50,6 +58,10 @@ type streamPlanner struct {
 	// aggregations planned in that mode.
 	emitOnClose bool
 	eowcAggs    int
+	// ttlMs is the view's state TTL in milliseconds (0: none); ttlUsed
+	// says an operator of the plan has one (stream_ttl.go).
+	ttlMs   int64
+	ttlUsed bool
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -457,6 +469,9 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 	n.Watermarks = keyWatermarks(ib.Watermarks, keys)
 	if sp.emitOnClose {
 		sp.eowc(n)
+	}
+	if sp.ttlMs > 0 && !n.EOWC && len(keys) > 0 {
+		sp.aggTTL(n, keyCols)
 	}
 	return n
 }

@@ -194,7 +194,12 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		if x.EOWC {
 			add("emit_on_window_close")
 		}
-		state(append([]StateTableDesc{x.Result}, x.Extra...)...)
+		if x.TTLMs > 0 {
+			add("state_ttl: %s", types.FormatInterval(micros(x.TTLMs*1000)))
+			state(append(append([]StateTableDesc{x.Result}, x.Extra...), x.TTL)...)
+		} else {
+			state(append([]StateTableDesc{x.Result}, x.Extra...)...)
+		}
 	case *StreamHashJoin:
 		name = "StreamHashJoin"
 		add("type: %s", [...]string{"Inner", "LeftOuter", "RightOuter", "FullOuter", "LeftSemi", "LeftAnti"}[x.Kind])

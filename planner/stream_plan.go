@@ -161,6 +161,13 @@ type StreamHashAgg struct {
 	// deleted. The output is append-only. Without EOWC, groups passed by
 	// a watermark have their state deleted without any output.
 	EOWC bool
+	// TTLMs is the state TTL in milliseconds (stream_ttl.go), 0 for
+	// none. With one, Result rows end with the processing time (epoch
+	// ms) of their last write, and TTL indexes them: key (that time, the
+	// group keys), so the groups not written for TTLMs are one range
+	// scan; they are then deleted without output.
+	TTLMs int64
+	TTL   StateTableDesc
 }
 
 // StreamHashJoin is an incremental equi-join of two changelogs (inner,

@@ -78,6 +78,10 @@ type aggCallState struct {
 	keyedMinMax bool
 	// kbuf is applyKeyedMinMax's key buffer.
 	kbuf types.Row
+	// lenient: a retraction of a value the state does not hold is
+	// ignored instead of failing (the aggregation has a state TTL, and
+	// the value may have been counted in state that expired).
+	lenient bool
 }
 
 // aggCallVal is a call's state in one group while the group is dirty.
@@ -346,6 +350,9 @@ func (s *aggCallState) bumpCount(key types.Row, vals []types.Datum, sign int64) 
 		s.extra.Update(k, append(k, types.DInt(n)))
 	case n == 0:
 		s.extra.Delete(k)
+	case s.lenient:
+		// Ignored: -1 tells the caller the value was not held.
+		return -1, nil
 	default:
 		return 0, pgerr.New(pgerr.InternalError, "aggregate state: retracting a value that was never added")
 	}
@@ -361,7 +368,7 @@ func (s *aggCallState) applyKeyedMinMax(key types.Row, v *aggCallVal, args []typ
 	// row.
 	k := append(append(s.kbuf[:0], key...), args[:1+s.tieCols]...)
 	s.kbuf = k
-	if strictChangelog {
+	if strictChangelog && !s.lenient {
 		// Tests check the changelog: a row is added once and retracted
 		// only after it was added.
 		_, found, err := s.extra.Get(k)
@@ -417,6 +424,7 @@ func (s *aggCallState) applyStringAgg(key types.Row, v *aggCallVal, args []types
 		s.extra.Update(k, row)
 	case n == 0:
 		s.extra.Delete(k)
+	case s.lenient:
 	default:
 		return pgerr.New(pgerr.InternalError, "string_agg state: retracting a value that was never added")
 	}

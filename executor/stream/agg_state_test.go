@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,7 +66,8 @@ func (s *scriptInput) Next(context.Context) (types.Message, error) {
 func (s *scriptInput) Close() { s.closed = true }
 
 // script turns text into messages: "barrier" lines become barriers (the
-// first one Initial) numbered from e.epoch, "wm COL VALUE" lines int8
+// first one Initial) numbered from e.epoch ("barrier @MS" one whose
+// epoch time is MS milliseconds), "wm COL VALUE" lines int8
 // watermarks, and the pretty rows between them chunks of types ts.
 func (e *opEnv) script(t testing.TB, text string, ts []types.T) []types.Message {
 	t.Helper()
@@ -87,14 +89,24 @@ func (e *opEnv) script(t testing.TB, text string, ts []types.T) []types.Message 
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "":
-		case line == "barrier":
+		case line == "barrier" || strings.HasPrefix(line, "barrier @"):
 			flush()
-			b := types.Barrier{Epoch: types.Epoch{Prev: e.epoch, Curr: e.epoch + 1}}
+			next := e.epoch + 1
+			if at, ok := strings.CutPrefix(line, "barrier @"); ok {
+				// barrier @MS: the epoch's processing time is MS
+				// milliseconds (types.EpochMillis).
+				ms, err := strconv.ParseUint(at, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next = max(next, ms<<types.EpochSeqBits)
+			}
+			b := types.Barrier{Epoch: types.Epoch{Prev: e.epoch, Curr: next}}
 			if first {
 				b.Kind = types.BarrierInitial
 				first = false
 			}
-			e.epoch++
+			e.epoch = next
 			msgs = append(msgs, b)
 		case strings.HasPrefix(line, "wm "):
 			flush()

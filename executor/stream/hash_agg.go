@@ -36,6 +36,14 @@ import (
 // closed group are dropped. In EOWC mode nothing else is ever emitted:
 // dirty groups only update their state at the barrier.
 //
+// With a state TTL (StreamHashAgg.TTLMs, planner/stream_ttl.go), each
+// group's state records the processing time of its last write (the
+// epoch time of the barrier that flushed it), and a TTL index orders the
+// groups by it; at each barrier the groups not written for TTLMs are
+// deleted without output (hash_agg_ttl.go). A retraction for a group
+// without rows is then dropped, and one of a value its state does not
+// hold is ignored: both can only be for rows counted in expired state.
+//
 // Barrier: the epoch's changes are emitted, one per dirty group in order
 // of first touch: + for a new group, - for a group whose row count fell to
 // 0 (its state row is deleted), U-/U+ for a group whose output changed,
@@ -77,6 +85,13 @@ type HashAgg struct {
 	hasClosed []bool
 	anyClosed bool
 
+	// ttl is the state TTL in ms (StreamHashAgg.TTLMs, 0 for none);
+	// ttlIdx orders the groups by the time of their last write, and now
+	// is the processing time of the epoch being closed (ms).
+	ttl    int64
+	ttlIdx *storage.StateTable
+	now    int64
+
 	kbuf []byte
 	key  types.Row
 	args [][]types.Datum
@@ -92,6 +107,8 @@ type aggGroup struct {
 	old     types.Row
 	rows    int64
 	vals    []aggCallVal
+	// writeMs is when the group's state was last written (with a TTL).
+	writeMs int64
 }
 
 var _ Operator = (*HashAgg)(nil)
@@ -135,6 +152,16 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		a.args = append(a.args, make([]types.Datum, len(cs.args)))
 	}
 	a.stateTs = append(a.stateTs, types.TInt8)
+	if n.TTLMs > 0 {
+		if len(a.keyTs) == 0 || n.TTL.ID == 0 {
+			return nil, pgerr.New(pgerr.InternalError, "hash aggregation: a state TTL needs group keys and a TTL table")
+		}
+		a.ttl = n.TTLMs
+		a.stateTs = append(a.stateTs, types.TInt8)
+		for _, c := range a.calls {
+			c.lenient = true
+		}
+	}
 	if len(a.keyTs) == 1 && a.keyTs[0].Family() == types.FamInt && a.keyTs[0].ID != types.Unknown {
 		a.intKey = true
 		a.dirtyInt = map[int64]*aggGroup{}
@@ -148,6 +175,20 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		return nil, err
 	}
 	a.result.SetPartition(keep)
+	if a.ttl > 0 {
+		idxTs := append([]types.T{types.TInt8}, a.keyTs...)
+		a.ttlIdx = storage.NewStateTable(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
+		keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int {
+			if i := slices.Index(n.GroupBy, c); i >= 0 {
+				return i + 1
+			}
+			return -1
+		}, idxTs)
+		if err != nil {
+			return nil, err
+		}
+		a.ttlIdx.SetPartition(keep)
+	}
 	a.ob.ts = n.Out.Types()
 	a.key = make(types.Row, len(a.keyTs))
 	a.eowc = n.EOWC
@@ -265,6 +306,9 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 		p += len(c.stateTs)
 	}
 	g.rows = row[p].I
+	if a.ttl > 0 {
+		g.writeMs = row[p+1].I
+	}
 	g.old = a.output(g)
 	return nil
 }
@@ -321,6 +365,11 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 			return err
 		}
 		sign := signOf(c.Op(i))
+		if sign < 0 && g.rows <= 0 && a.ttl > 0 {
+			// A retraction for a group without rows: its state expired
+			// (stream_ttl.go), so there is nothing to retract it from.
+			continue
+		}
 		g.rows += sign
 		for j, cs := range a.calls {
 			if f := filters[j]; f != nil && !isTrue(f, i) {
@@ -347,7 +396,11 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 // barrier emits the epoch's changes, commits the dirty state and
 // forwards b with the held watermarks.
 func (a *HashAgg) barrier(b types.Barrier) error {
+	a.now = types.EpochMillis(b.Epoch.Curr)
 	a.result.Committed(b.Epoch.Prev)
+	if a.ttlIdx != nil {
+		a.ttlIdx.Committed(b.Epoch.Prev)
+	}
 	for _, c := range a.calls {
 		if c.extra != nil {
 			c.extra.Committed(b.Epoch.Prev)
@@ -359,6 +412,9 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 		}
 	}
 	if err := a.closeGroups(); err != nil {
+		return err
+	}
+	if err := a.expire(); err != nil {
 		return err
 	}
 	clear(a.dirty)
@@ -388,6 +444,11 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 			}
 		}
 	}
+	if a.ttlIdx != nil {
+		if err := a.ttlIdx.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
+			return err
+		}
+	}
 	for _, w := range a.wms {
 		a.out = append(a.out, w)
 	}
@@ -408,6 +469,7 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 				a.ob.add(types.OpDelete, g.old)
 			}
 			a.result.Delete(g.key)
+			a.unindex(g.key, g.writeMs)
 		}
 		return nil
 	}
@@ -431,6 +493,16 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 		st = c.encode(st, &g.vals[i])
 	}
 	st = append(st, types.DInt(g.rows))
+	if a.ttl > 0 {
+		st = append(st, types.DInt(a.now))
+		if !g.existed || g.writeMs != a.now {
+			if g.existed {
+				a.unindex(g.key, g.writeMs)
+			}
+			k := a.ttlKey(g.key, a.now)
+			a.ttlIdx.Insert(k, k)
+		}
+	}
 	a.result.Update(g.key, st)
 	return nil
 }

@@ -80,7 +80,16 @@ func (a *HashAgg) closeGroup(row types.Row) error {
 		}
 		a.ob.add(types.OpInsert, g.old)
 	}
+	return a.deleteGroup(key, row)
+}
+
+// deleteGroup deletes the state of the group of key, whose Result row is
+// row: that row, its rows in every Extra table and its TTL index entry.
+func (a *HashAgg) deleteGroup(key, row types.Row) error {
 	a.result.Delete(key)
+	if a.ttl > 0 {
+		a.unindex(key, row[len(row)-1].I)
+	}
 	for _, c := range a.calls {
 		if c.extra == nil {
 			continue
