@@ -1,0 +1,214 @@
+package oracle
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/tests/testenv"
+)
+
+// The event-time oracle streams rows with advancing, out-of-order event
+// times into an APPEND ONLY table with a watermark, and checks after
+// every statement that each windowed view on weir equals the same query
+// written with plain arithmetic (date_bin, generate_series for the
+// windows of a hop) run by PostgreSQL over the rows weir accepted; for
+// EMIT ON WINDOW CLOSE views, over the windows the watermark closed.
+// The test computes which rows are late by the documented rule (a
+// statement's rows behind the watermark as it starts are dropped; the
+// watermark is the largest accepted time minus the delay) and checks
+// weir's table and watermark against it.
+
+// etLagSeconds is the watermark delay of the oracle's tables.
+const etLagSeconds = 10
+
+// etSchema is created on weir; PostgreSQL gets the same tables without
+// the watermark clause.
+var etSchema = []string{
+	"CREATE TABLE ev (id int, k int, v int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '10 seconds') APPEND ONLY",
+}
+
+// etView is a view on weir and the PostgreSQL query it must equal.
+// The PostgreSQL query may use $W, the watermark as a timestamp literal.
+type etView struct {
+	name, weir, postgres string
+}
+
+var etViews = []etView{
+	{
+		"tumble_closed",
+		`SELECT window_start, window_end, k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi
+		 FROM TUMBLE(ev, ts, INTERVAL '1 minute') GROUP BY window_start, window_end, k EMIT ON WINDOW CLOSE`,
+		`SELECT date_bin('1 minute', ts, TIMESTAMP '1970-01-01') AS ws, date_bin('1 minute', ts, TIMESTAMP '1970-01-01') + INTERVAL '1 minute', k, count(*), sum(v), min(v), max(v)
+		 FROM ev GROUP BY 1, 2, 3 HAVING date_bin('1 minute', ts, TIMESTAMP '1970-01-01') + INTERVAL '1 minute' <= $W`,
+	},
+	{
+		"hop_closed",
+		`SELECT window_start, count(*) AS n, sum(v) AS s, count(DISTINCT k) AS keys
+		 FROM HOP(ev, ts, INTERVAL '20 seconds', INTERVAL '1 minute') GROUP BY window_start EMIT ON WINDOW CLOSE`,
+		`SELECT ws, count(*), sum(v), count(DISTINCT k)
+		 FROM ev, LATERAL (SELECT date_bin('20 seconds', ev.ts, TIMESTAMP '1970-01-01') - g * INTERVAL '20 seconds' AS ws FROM generate_series(0, 2) g) h
+		 GROUP BY ws HAVING ws + INTERVAL '1 minute' <= $W`,
+	},
+	{
+		"binned_closed",
+		`SELECT date_bin(INTERVAL '15 seconds', ts, TIMESTAMP '1970-01-01') AS b, count(*) AS n, max(v) AS hi
+		 FROM ev GROUP BY 1 EMIT ON WINDOW CLOSE`,
+		`SELECT date_bin('15 seconds', ts, TIMESTAMP '1970-01-01'), count(*), max(v)
+		 FROM ev GROUP BY 1 HAVING date_bin('15 seconds', ts, TIMESTAMP '1970-01-01') + INTERVAL '15 seconds' <= $W`,
+	},
+	{
+		// A view over an EMIT ON WINDOW CLOSE view counts each window
+		// once: it sees the windows' appends, never one twice.
+		"closed_total",
+		`SELECT count(*) AS windows, sum(n) AS n FROM tumble_closed`,
+		`SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM ev GROUP BY date_bin('1 minute', ts, TIMESTAMP '1970-01-01'), k
+		 HAVING date_bin('1 minute', ts, TIMESTAMP '1970-01-01') + INTERVAL '1 minute' <= $W) x`,
+	},
+	{
+		// Updated at every checkpoint; the state of windows behind the
+		// watermark is dropped, their rows stay.
+		"tumble_live",
+		`SELECT window_start, k, count(*) AS n, sum(v) AS s, max(v) AS hi FROM TUMBLE(ev, ts, INTERVAL '30 seconds') GROUP BY window_start, k`,
+		`SELECT date_bin('30 seconds', ts, TIMESTAMP '1970-01-01'), k, count(*), sum(v), max(v) FROM ev GROUP BY 1, 2`,
+	},
+}
+
+// TestEventTimeOracle runs the fixed seeds and one fresh one.
+func TestEventTimeOracle(t *testing.T) {
+	seeds := []uint64{1, 2, uint64(time.Now().UnixNano())}
+	if *seedFlag != 0 {
+		seeds = []uint64{*seedFlag}
+	}
+	pg := testenv.StartPostgres(t)
+	pg.CreateUserDB(t, "root", "dev")
+	for i, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			db := fmt.Sprintf("eventtime_%d", i)
+			pg.RecreateDB(t, db, "root")
+			runEventTimeSeed(t, seed, pg.As("root", db))
+		})
+	}
+}
+
+// etClock tracks what weir must accept: the table's watermark (the
+// largest accepted event time minus the delay) in seconds from base.
+type etClock struct {
+	wm  int64 // valid when any
+	any bool
+}
+
+var etBase = time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
+
+func etTime(sec int64) string {
+	return etBase.Add(time.Duration(sec) * time.Second).Format("2006-01-02 15:04:05")
+}
+
+func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	failed := true
+	defer func() {
+		if failed {
+			t.Logf("reproduce with: go test ./tests/oracle/ -run TestEventTimeOracle -seed %d", seed)
+		}
+	}()
+	rng := rand.New(rand.NewPCG(seed, 0xe7e7))
+	weir := testenv.Start(t, testenv.Options{})
+	w := &side{"weir", connect(t, ctx, weir)}
+	p := &side{"postgres", connect(t, ctx, pgTarget)}
+	par := []int{1, 2, 3}[rng.IntN(3)]
+	t.Logf("seed %d: streaming_parallelism %d", seed, par)
+	mustExec(t, ctx, w, fmt.Sprintf("SET streaming_parallelism = %d", par))
+	for _, s := range etSchema {
+		mustExec(t, ctx, w, s)
+		mustExec(t, ctx, p, s[:strings.Index(s, ", WATERMARK")]+")")
+	}
+	var clk etClock
+	cursor, id, late := int64(0), 0, 0
+	insert := func() {
+		n := 1 + rng.IntN(5)
+		var all, kept []string
+		stmtWm, stmtAny := clk.wm, clk.any
+		for range n {
+			cursor += int64(rng.IntN(7))
+			// Mostly a little out of order; now and then far behind.
+			sec := cursor - int64(rng.IntN(4))
+			if rng.IntN(8) == 0 {
+				sec = cursor - int64(rng.IntN(3*etLagSeconds))
+			}
+			id++
+			row := fmt.Sprintf("(%d, %d, %d, '%s')", id, rng.IntN(4), rng.IntN(100), etTime(sec))
+			all = append(all, row)
+			if stmtAny && sec < stmtWm {
+				late++
+				continue
+			}
+			kept = append(kept, row)
+			if !clk.any || sec-etLagSeconds > clk.wm {
+				clk.wm, clk.any = sec-etLagSeconds, true
+			}
+		}
+		mustExec(t, ctx, w, "INSERT INTO ev VALUES "+strings.Join(all, ", "))
+		if len(kept) > 0 {
+			mustExec(t, ctx, p, "INSERT INTO ev VALUES "+strings.Join(kept, ", "))
+		}
+	}
+	// Some rows come before the views, which backfill them.
+	for range 10 {
+		insert()
+	}
+	for _, v := range etViews {
+		mustExec(t, ctx, w, "CREATE MATERIALIZED VIEW "+v.name+" AS "+v.weir)
+	}
+	etCompare(t, ctx, w, p, clk, "after creating the views")
+	for i := range 150 {
+		insert()
+		etCompare(t, ctx, w, p, clk, fmt.Sprintf("after statement %d", i+1))
+	}
+	var sizes []string
+	for _, v := range etViews {
+		rows, err := textRows(ctx, w.conn, "SELECT * FROM "+v.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %d", v.name, len(rows)))
+	}
+	t.Logf("%d rows, %d late; view rows: %s", id, late, strings.Join(sizes, ", "))
+	failed = t.Failed()
+}
+
+// etCompare checks weir's table, watermark and views against clk and
+// PostgreSQL.
+func etCompare(t *testing.T, ctx context.Context, w, p *side, clk etClock, when string) {
+	t.Helper()
+	got, err := textRows(ctx, w.conn, "SELECT watermark FROM weir.watermarks WHERE name = 'ev'")
+	if err != nil {
+		t.Fatalf("%s: weir.watermarks: %v", when, err)
+	}
+	if want := []string{etTime(clk.wm)}; !slices.Equal(got, want) {
+		t.Fatalf("%s: watermark %v, want %v", when, got, want)
+	}
+	pairs := [][2]string{{"SELECT * FROM ev", "SELECT * FROM ev"}}
+	wm := "TIMESTAMP '" + etTime(clk.wm) + "'"
+	for _, v := range etViews {
+		pairs = append(pairs, [2]string{"SELECT * FROM " + v.name, strings.ReplaceAll(v.postgres, "$W", wm)})
+	}
+	for _, q := range pairs {
+		got, err := textRows(ctx, w.conn, q[0])
+		if err != nil {
+			t.Fatalf("%s: weir: %s: %v", when, q[0], err)
+		}
+		want, err := textRows(ctx, p.conn, q[1])
+		if err != nil {
+			t.Fatalf("%s: postgres: %s: %v", when, q[1], err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %s differs (watermark %s)\nweir:     %v\npostgres: %v", when, q[0], etTime(clk.wm), got, want)
+		}
+	}
+}
