@@ -72,6 +72,24 @@ type RowIter interface {
 	Close()
 }
 
+// Collect reads it to the end and closes it, returning the rows for
+// which keep is true (every row when keep is nil). It is for scans whose
+// rows are then written to the table they came from, which must not
+// happen while the iteration is open.
+func Collect(it RowIter, keep func(types.Row) bool) ([]types.Row, error) {
+	defer it.Close()
+	var rows []types.Row
+	for {
+		r, err := it.Next()
+		if err != nil || r == nil {
+			return rows, err
+		}
+		if keep == nil || keep(r) {
+			rows = append(rows, r)
+		}
+	}
+}
+
 type rowIter struct {
 	it      *pebble.Iterator
 	prefix  int

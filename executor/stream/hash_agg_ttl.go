@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -30,20 +31,10 @@ func (a *HashAgg) expire() error {
 	if a.ttl == 0 {
 		return nil
 	}
-	it := a.ttlIdx.IterRange(nil, types.Row{types.DInt(a.now - a.ttl)}, false)
-	var entries []types.Row
-	for {
-		r, err := it.Next()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		if r == nil {
-			break
-		}
-		entries = append(entries, r)
+	entries, err := storage.Collect(a.ttlIdx.IterRange(nil, types.Row{types.DInt(a.now - a.ttl)}, false), nil)
+	if err != nil {
+		return err
 	}
-	it.Close()
 	for _, e := range entries {
 		key := e[1:]
 		row, ok, err := a.result.Get(key)

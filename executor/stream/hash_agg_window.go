@@ -44,22 +44,12 @@ func (a *HashAgg) closeGroups() error {
 		} else {
 			it = a.result.Iter(nil, false)
 		}
-		var rows []types.Row
-		for {
-			row, err := it.Next()
-			if err != nil {
-				it.Close()
-				return err
-			}
-			if row == nil {
-				break
-			}
-			if row[i].Null || types.Compare(row[i], w.Val, a.keyTs[i]) >= 0 {
-				continue
-			}
-			rows = append(rows, row)
+		rows, err := storage.Collect(it, func(row types.Row) bool {
+			return !row[i].Null && types.Compare(row[i], w.Val, a.keyTs[i]) < 0
+		})
+		if err != nil {
+			return err
 		}
-		it.Close()
 		for _, row := range rows {
 			if err := a.closeGroup(row); err != nil {
 				return err
