@@ -205,6 +205,31 @@ func partitionRows(rows []winRow, partTs []types.T, ord []planner.SortKey) [][]w
 	return parts
 }
 
+// WindowPartition computes call over one partition exactly as Window
+// computes it over each of its partitions, for operators that keep their
+// partitions themselves (the stream OverWindow). The rows are given in
+// the partition's order, ties already in the order they are to be
+// numbered in: ord[i] holds the values of row i's ORDER BY keys
+// (call.OrderBy, in order) and args[i] those of its arguments (call.Args).
+// The result holds row i's value at index i. Frame offsets are evaluated
+// once, in ec.
+//
+// Errors are Window's: 0A000 for RANGE with an offset, 22013 and 22004
+// for a negative or NULL frame offset, 22014 and 22016 for ntile or
+// nth_value arguments below one, 42883 for a function it cannot compute,
+// 22003 for an aggregate overflowing.
+func WindowPartition(call planner.WindowCall, ord, args []types.Row, ec *ExecCtx) ([]types.Datum, error) {
+	p := make([]winRow, len(ord))
+	for i := range p {
+		p[i] = winRow{idx: i, ord: ord[i], args: args[i]}
+	}
+	out := make([]types.Datum, len(p))
+	if err := computeWindow(call, p, out, ec); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // computeWindow computes call over one sorted partition p, storing each
 // row's value at out[row.idx].
 func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *ExecCtx) error {

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -99,4 +100,63 @@ func TestWindowNtileMatchesPostgres(t *testing.T) {
 + 8 3
 + 9 4
 + 10 4`, false)
+}
+
+// TestWindowPartition checks that WindowPartition gives the values Window
+// gives for the same partition (the second partition of TestWindowRanking's
+// rows, k = 1), and that its ties keep the order they are given in.
+func TestWindowPartition(t *testing.T) {
+	ord := []planner.SortKey{{Expr: col(0, tI4)}}
+	v := col(1, tI4)
+	rows := []types.Row{
+		{types.DInt(10), types.DInt(10)}, {types.DInt(20), types.DInt(21)},
+		{types.DInt(20), types.DInt(20)}, {types.DInt(30), types.DInt(30)},
+	}
+	ords := make([]types.Row, len(rows))
+	for i, r := range rows {
+		ords[i] = types.Row{r[0]}
+	}
+	args := func(extra ...types.Datum) []types.Row {
+		out := make([]types.Row, len(rows))
+		for i, r := range rows {
+			out[i] = append(types.Row{r[1]}, extra...)
+		}
+		return out
+	}
+	cases := []struct {
+		call planner.WindowCall
+		args []types.Row
+		want string
+	}{
+		{planner.WindowCall{Fn: "row_number", OrderBy: ord, T: tI8}, make([]types.Row, 4), "[1 2 3 4]"},
+		{planner.WindowCall{Fn: "rank", OrderBy: ord, T: tI8}, make([]types.Row, 4), "[1 2 2 4]"},
+		{planner.WindowCall{Fn: "lag", Args: []planner.Expr{v}, OrderBy: ord, T: tI4}, args(), "[NULL 10 21 20]"},
+		{planner.WindowCall{Fn: "lead", Args: []planner.Expr{v, cnst(types.DInt(2), tI4), cnst(types.DInt(-1), tI4)}, OrderBy: ord, T: tI4},
+			args(types.DInt(2), types.DInt(-1)), "[20 30 -1 -1]"},
+		{planner.WindowCall{Fn: "sum", Args: []planner.Expr{v}, OrderBy: ord, T: tI8}, args(), "[10 51 51 81]"},
+		{planner.WindowCall{Fn: "sum", Args: []planner.Expr{v}, OrderBy: ord, T: tI8,
+			Frame: &planner.Frame{Mode: "rows", Start: planner.FrameBound{Kind: "preceding", Offset: i8(1)}, End: planner.FrameBound{Kind: "current_row"}}},
+			args(), "[10 31 41 50]"},
+	}
+	for _, c := range cases {
+		got, err := WindowPartition(c.call, ords, c.args, newEC())
+		if err != nil {
+			t.Fatalf("%s: %v", c.call.Fn, err)
+		}
+		var parts []string
+		for _, d := range got {
+			if d.Null {
+				parts = append(parts, "NULL")
+				continue
+			}
+			parts = append(parts, types.FormatText(d, c.call.T, nil))
+		}
+		if s := "[" + strings.Join(parts, " ") + "]"; s != c.want {
+			t.Errorf("%s: got %s, want %s", planner.FormatWindowCall(c.call), s, c.want)
+		}
+	}
+	bad := planner.WindowCall{Fn: "ntile", Args: []planner.Expr{col(1, tI4)}, OrderBy: ord, T: tI4}
+	if _, err := WindowPartition(bad, ords, []types.Row{{types.DInt(0)}, {types.DInt(0)}, {types.DInt(0)}, {types.DInt(0)}}, newEC()); pgerr.CodeOf(err) != "22014" {
+		t.Errorf("ntile(0): got %v", err)
+	}
 }

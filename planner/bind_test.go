@@ -324,7 +324,7 @@ func runCase(c testCase) string {
 	case "bind":
 		return bindToString(c.input, hints, true)
 	case "stream":
-		return streamToString(c.input)
+		return streamToString(c.input, fields[1:]...)
 	}
 	return "unknown directive " + fields[0] + "\n"
 }

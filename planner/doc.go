@@ -116,6 +116,27 @@
 // partitioned like the window. ORDER BY without LIMIT is dropped: a view
 // has no order.
 //
+// Window functions (stream_over.go). Any other Window becomes
+// StreamOverWindow nodes, one per distinct window (PARTITION BY and
+// ORDER BY): its calls' partition keys, ORDER BY keys and non-constant
+// arguments are computed into columns first, the input is repartitioned
+// by the partition keys (a single actor without PARTITION BY), and each
+// node appends one column per call; nodes of different windows are
+// stacked, and a projection puts the calls' columns back where the
+// Window had them. The stream key is the partition keys then the
+// input's. In the general mode the node keeps every input row with the
+// values it last emitted (over_window) and recomputes the partitions an
+// epoch changed at its barrier. In a view created with EMIT ON WINDOW
+// CLOSE it runs in the EOWC mode over an append-only input whose first
+// ORDER BY key (ascending) carries a watermark: each row is emitted once,
+// when it and the rows its frame needs are final, with state for the
+// rows still waiting and the last rows later ones need (over_buffer) and
+// counters and running aggregates per partition (over_partition); its
+// output is append-only. Calls that need the partition's end (ntile,
+// percent_rank, cume_dist, UNBOUNDED FOLLOWING), GROUPS frames and
+// RANGE frames starting at the current row are 0A000 there, as is RANGE
+// with an offset in both modes.
+//
 // Time windows. TUMBLE(t, col, size [, offset]) is bound as a projection
 // adding window_start = tumble_start(col, size [, offset]) and window_end
 // = window_start + size, so it needs no operator of its own. HOP(t, col,
@@ -138,7 +159,9 @@
 // aggregation drops the state of groups behind a watermark on a group
 // key; in a view created with EMIT ON WINDOW CLOSE every aggregation must
 // have such a key, runs with StreamHashAgg.EOWC (each group emitted once,
-// when the watermark passes it) and is append-only.
+// when the watermark passes it) and is append-only, every over window
+// runs in the EOWC mode, and the view's rows must never be retracted (so
+// a PLAIN sink may read it).
 //
 // Subqueries. EXISTS and `x op ANY (...)` (IN) conjuncts of a WHERE
 // become semi joins, NOT EXISTS anti joins, when the subquery is
@@ -157,10 +180,10 @@
 // VALUES) that never retract are marked append-only; min and max over
 // them need no input state.
 //
-// Not supported (0A000, naming the construct): other window functions,
-// volatile and time-dependent functions (now(): a view's rows must not
-// depend on when they are computed), parameters, system tables, table
-// functions, aggregates without retraction (array_agg, jsonb_agg, ...).
+// Not supported (0A000, naming the construct): volatile and
+// time-dependent functions (now(): a view's rows must not depend on when
+// they are computed), parameters, system tables, table functions,
+// aggregates without retraction (array_agg, jsonb_agg, ...) in GROUP BY.
 // State table ids come from the caller's allocator in a deterministic
 // order; the view's own table is its relation id.
 package planner

@@ -43,7 +43,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl}
 	sp.checkExprs(p)
 	n := sp.plan(p)
-	sp.checkEOWC()
+	sp.checkEOWC(n)
 	m := sp.materialize(n, p.Schema(), mv)
 	// A group whose state expired comes back as an insert of a key the
 	// view holds: the view overwrites it, and tells its readers an update.
@@ -54,10 +54,10 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 // streamPlanner holds the state of one conversion.
 type streamPlanner struct {
 	alloc func() uint32
-	// emitOnClose: the view is EMIT ON WINDOW CLOSE; eowcAggs counts the
-	// aggregations planned in that mode.
+	// emitOnClose: the view is EMIT ON WINDOW CLOSE; eowcNodes counts the
+	// aggregations and over windows planned in that mode.
 	emitOnClose bool
-	eowcAggs    int
+	eowcNodes   int
 	// ttlMs is the view's state TTL in milliseconds (0: none); ttlUsed
 	// says an operator of the plan has one (stream_ttl.go).
 	ttlMs   int64
@@ -137,7 +137,7 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 	case *SetOp:
 		return sp.setOp(n)
 	case *Window:
-		failWindow(n)
+		return sp.window(n)
 	case *HopWindow:
 		return sp.hopWindow(n)
 	case *RecursiveUnion, *WorkTableScan:
@@ -229,9 +229,6 @@ func (sp *streamPlanner) filter(f *Filter) StreamNode {
 	}
 	if top := sp.rankTopN(f); top != nil {
 		return top
-	}
-	if w, ok := f.Input.(*Window); ok {
-		failWindow(w)
 	}
 	in := sp.plan(f.Input)
 	return newFilter(in, f.Cond)
@@ -769,7 +766,12 @@ func (sp *streamPlanner) topN(in StreamNode, groupBy []Expr, order []SortKey, li
 //
 // and converts it into a StreamTopN grouped by p, ordered by o, keeping N
 // rows (ties included for rank and dense_rank), with the other conjuncts
-// as a filter above. It returns nil when f is not of that shape.
+// as a filter above. It returns nil when f is not of that shape (the
+// window then becomes a StreamOverWindow under the filter).
+//
+// In an EMIT ON WINDOW CLOSE view, a window ordered by a column with a
+// watermark over an append-only input becomes an EOWC over window under
+// the filter instead: a TopN retracts, and such a view must not.
 func (sp *streamPlanner) rankTopN(f *Filter) StreamNode {
 	var proj *Project
 	var win *Window
@@ -786,13 +788,13 @@ func (sp *streamPlanner) rankTopN(f *Filter) StreamNode {
 		return nil
 	}
 	if len(win.Calls) != 1 {
-		failWindow(win)
+		return nil
 	}
 	call := win.Calls[0]
 	switch call.Fn {
 	case "row_number", "rank", "dense_rank":
 	default:
-		failWindow(win)
+		return nil
 	}
 	nIn := len(win.Input.Schema())
 	// isRank reports whether column i of the filter's input is the rank.
@@ -817,9 +819,16 @@ func (sp *streamPlanner) rankTopN(f *Filter) StreamNode {
 		rest = append(rest, c)
 	}
 	if limit < 0 {
-		failWindow(win)
+		return nil
 	}
 	in := sp.plan(win.Input)
+	if sp.emitOnClose && eowcOrdered(in, call) {
+		var node StreamNode = sp.windowOver(win, in)
+		if proj != nil {
+			node = newProject(node, proj.Exprs, proj.Out)
+		}
+		return newFilter(node, f.Cond)
+	}
 	var groupBy []Expr
 	groupBy = append(groupBy, call.PartitionBy...)
 	var node StreamNode = sp.topN(in, groupBy, call.OrderBy, limit, 0, call.Fn != "row_number", call.Fn, nIn)
@@ -863,17 +872,6 @@ func rankBound(e Expr, isRank func(Expr) bool) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-func failWindow(w *Window) {
-	for _, c := range w.Calls {
-		if c.Fn != "row_number" && c.Fn != "rank" && c.Fn != "dense_rank" {
-			fail(unsupported("window function %s() is not supported in materialized views yet", c.Fn).
-				WithHint("Only row_number(), rank() and dense_rank() are supported, filtered by an upper bound in an outer query (WHERE rn <= N)."))
-		}
-	}
-	fail(unsupported("window functions are not supported in materialized views yet unless filtered by their rank").
-		WithHint("Only row_number(), rank() and dense_rank() are supported, filtered by an upper bound in an outer query (WHERE rn <= N)."))
 }
 
 // ---- DISTINCT and set operations ----

@@ -234,6 +234,23 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 			add("rank: %s", x.RankFn)
 		}
 		state(x.State)
+	case *StreamOverWindow:
+		name = "StreamOverWindow"
+		var calls []string
+		for _, c := range x.Calls {
+			calls = append(calls, f.window(c))
+		}
+		add("window_functions: [%s]", strings.Join(calls, ", "))
+		if len(x.PartitionBy) > 0 {
+			add("partition_by: %s", colNames(x.Input.Base().Out, x.PartitionBy))
+		}
+		if len(x.OrderBy) > 0 {
+			add("order_by: [%s]", f.sortKeys(x.OrderBy))
+		}
+		if x.EOWC {
+			add("emit_on_window_close")
+		}
+		state(x.States()...)
 	case *StreamUnion:
 		name = "StreamUnion"
 	case *StreamHopWindow:

@@ -319,3 +319,59 @@ func (n *StreamHopWindow) Base() *StreamBase { return &n.StreamBase }
 
 // StreamInputs implements StreamNode.
 func (n *StreamHopWindow) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+
+// StreamOverWindow computes window functions (a Window of a batch plan)
+// over a changelog. Its Calls share one window: PartitionBy (columns of
+// Input) and OrderBy (ColRefs of Input); each call's PartitionBy and
+// OrderBy are the node's, its Args are ColRefs of Input or constant
+// expressions, and its Frame is its own (offsets are constants). Calls
+// over different windows are separate nodes, stacked. Output: the
+// input's columns, then one column per call; the stream key is the
+// partition columns then the input's stream key (a row that moves to
+// another partition leaves one actor and enters another, and with the
+// partition in the key the two changes name different rows, so their
+// order downstream does not matter).
+//
+// Without EOWC (the general mode) the input may retract: Rows holds
+// every input row keyed by partition columns, ORDER BY values, then the
+// input's stream key, with the window values last emitted for it (the
+// output row); at each barrier every partition changed in the epoch is
+// computed again and the difference to what was emitted goes out.
+//
+// With EOWC (EMIT ON WINDOW CLOSE) the input is append-only and the
+// first ORDER BY key carries a watermark: a row is final once the
+// watermark passes its value, and it is emitted once, as an insert,
+// when it and the rows its frame needs are final. Rows holds the rows
+// not emitted yet and the last emitted rows that later rows still need
+// (LAG, n PRECEDING); Partitions holds one row per partition with what
+// the rows to come need of the rows gone: how many were emitted, the
+// last rank and dense rank, and the running state of frames starting
+// UNBOUNDED PRECEDING. The output is append-only, and carries the
+// watermark on the ORDER BY column when no call looks ahead.
+type StreamOverWindow struct {
+	StreamBase
+	Input       StreamNode
+	PartitionBy []int
+	OrderBy     []SortKey
+	Calls       []WindowCall
+	EOWC        bool
+	Rows        StateTableDesc
+	// Partitions is the EOWC mode's per-partition state (ID 0 in the
+	// general mode).
+	Partitions StateTableDesc
+}
+
+// Base implements StreamNode.
+func (n *StreamOverWindow) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamOverWindow) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+
+// States returns the node's state tables: Rows, then Partitions in the
+// EOWC mode.
+func (n *StreamOverWindow) States() []StateTableDesc {
+	if n.EOWC {
+		return []StateTableDesc{n.Rows, n.Partitions}
+	}
+	return []StateTableDesc{n.Rows}
+}

@@ -47,24 +47,36 @@ func parseQuery(text string) (*sql.Query, error) {
 // planStreamText binds text as the query of a materialized view named
 // mv1 and converts it.
 func planStreamText(text string) (*StreamMaterialize, *catalog.Relation, error) {
+	return planStreamIn(text, streamCatalog(), false)
+}
+
+// planStreamIn is planStreamText over catalog c, for a view created
+// with EMIT ON WINDOW CLOSE when eowc is set.
+func planStreamIn(text string, c *fakeCatalog, eowc bool) (*StreamMaterialize, *catalog.Relation, error) {
 	q, err := parseQuery(text)
 	if err != nil {
 		return nil, nil, err
 	}
-	bd, err := Bind(q, streamCatalog(), nil)
+	bd, err := Bind(q, c, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	mv := &catalog.Relation{ID: 100, OID: 100 + catalog.FirstUserOID, Schema: "public", Name: "mv1", Kind: catalog.KindMView}
+	if eowc {
+		mv.With = map[string]string{WithEmitOnWindowClose: "true"}
+	}
 	next := uint32(1000)
 	root, err := PlanStream(bd.Plan, mv, func() uint32 { next++; return next })
 	return root, mv, err
 }
 
 // streamToString prints the outcome of planning text for golden files:
-// the view's columns, then the plan, or the error.
-func streamToString(text string) string {
-	root, mv, err := planStreamText(text)
+// the view's columns, then the plan, or the error. The directive's
+// "watermarks" option plans over the catalog with watermarked relations
+// (wmCatalog), "eowc" also as an EMIT ON WINDOW CLOSE view.
+func streamToString(text string, opts ...string) string {
+	c, eowc := streamOptions(opts)
+	root, mv, err := planStreamIn(text, c, eowc)
 	if err != nil {
 		pe := pgerr.As(err)
 		s := fmt.Sprintf("error %s: %s\n", pe.Code, pe.Message)
@@ -90,6 +102,21 @@ func streamToString(text string) string {
 		out += "INVALID: " + e + "\n"
 	}
 	return out + ExplainStream(root)
+}
+
+// streamOptions reads the options of a stream directive: the catalog to
+// plan over and whether the view is EMIT ON WINDOW CLOSE.
+func streamOptions(opts []string) (*fakeCatalog, bool) {
+	c, eowc := streamCatalog(), false
+	for _, o := range opts {
+		switch o {
+		case "watermarks":
+			c = wmCatalog()
+		case "eowc":
+			c, eowc = wmCatalog(), true
+		}
+	}
+	return c, eowc
 }
 
 // validateStream checks the invariants every stream plan must hold and
@@ -203,6 +230,28 @@ func validateStream(root *StreamMaterialize) []string {
 				checkExprCols(n, in, k.Expr)
 			}
 			checkState(n, x.State)
+		case *StreamOverWindow:
+			checkCols(n, in, x.PartitionBy, "partition")
+			for _, k := range x.OrderBy {
+				checkExprCols(n, in, k.Expr)
+			}
+			for _, c := range x.Calls {
+				for _, e := range c.Args {
+					checkExprCols(n, in, e)
+				}
+				if len(c.PartitionBy) != len(x.PartitionBy) || len(c.OrderBy) != len(x.OrderBy) {
+					bad(n, "call %s has another window than the node", c.Fn)
+				}
+			}
+			if len(b.Out) != len(in)+len(x.Calls) {
+				bad(n, "%d columns for %d input columns and %d calls", len(b.Out), len(in), len(x.Calls))
+			}
+			if d := x.Input.Base().Dist; len(x.PartitionBy) > 0 && d.Kind != DistSingle && (d.Kind != DistHash || !allIn(d.Keys, x.PartitionBy)) {
+				bad(n, "input not distributed by the partition keys")
+			}
+			for _, d := range x.States() {
+				checkState(n, d)
+			}
 		case *StreamUnion:
 			for _, u := range x.Inputs {
 				us := u.Base().Out
@@ -258,7 +307,8 @@ func TestStreamPlansValid(t *testing.T) {
 	n := 0
 	for _, path := range files {
 		for _, c := range readCases(t, path) {
-			root, _, err := planStreamText(c.input)
+			cat, eowc := streamOptions(strings.Fields(c.directive)[1:])
+			root, _, err := planStreamIn(c.input, cat, eowc)
 			if err != nil {
 				continue
 			}

@@ -431,14 +431,36 @@ func (sp *streamPlanner) eowc(n *StreamHashAgg) {
 	}
 	n.EOWC = true
 	n.AppendOnly = true
-	sp.eowcAggs++
+	sp.eowcNodes++
 }
 
-// checkEOWC fails a plan in EMIT ON WINDOW CLOSE mode that has no
-// aggregation to emit by window.
-func (sp *streamPlanner) checkEOWC() {
-	if sp.emitOnClose && sp.eowcAggs == 0 {
-		fail(unsupported("EMIT ON WINDOW CLOSE needs an aggregation grouped by a column with a watermark"))
+// eowcOrdered reports whether a window call over in can run in EMIT ON
+// WINDOW CLOSE mode as far as its input goes: in is append-only and the
+// call's first ORDER BY key is ascending (NULLs last) and never
+// decreases as a watermark column of in grows.
+func eowcOrdered(in StreamNode, c WindowCall) bool {
+	b := in.Base()
+	if !b.AppendOnly || len(c.OrderBy) == 0 || c.OrderBy[0].Desc || c.OrderBy[0].NullsFirst {
+		return false
+	}
+	_, ok := WatermarkSource(c.OrderBy[0].Expr, b.Watermarks)
+	return ok
+}
+
+// checkEOWC fails a plan in EMIT ON WINDOW CLOSE mode that has nothing to
+// emit by window (no aggregation or over window in that mode), or whose
+// root could still retract a row: such a view reads as append-only
+// (relAppendOnly), so a PLAIN sink may read it.
+func (sp *streamPlanner) checkEOWC(root StreamNode) {
+	if !sp.emitOnClose {
+		return
+	}
+	if sp.eowcNodes == 0 {
+		fail(unsupported("EMIT ON WINDOW CLOSE needs an aggregation grouped by a column with a watermark, or window functions ordered by one"))
+	}
+	if !root.Base().AppendOnly {
+		fail(unsupported("EMIT ON WINDOW CLOSE needs a query whose rows are never retracted").
+			WithHint("Operators above the windowed aggregation or window functions (a join with a table, a LIMIT) may retract rows; move them into another view."))
 	}
 }
 

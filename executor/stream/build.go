@@ -423,6 +423,12 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 			return nil, err
 		}
 		return NewTopN(actx, in, n)
+	case *planner.StreamOverWindow:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewOverWindow(actx, in, n)
 	case *planner.StreamHashJoin:
 		l, err := input(n.Left)
 		if err != nil {

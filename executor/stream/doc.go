@@ -60,9 +60,12 @@
 // TableInputs before barriers. Project maps them to its columns and
 // derives watermarks of monotone expressions (planner.WatermarkSource),
 // Filter, exchanges and HopWindow forward them, Merge and Union take the
-// minimum, HashAgg and TopN keep those on group keys. HashAgg closes the
-// groups a watermark passed: it deletes their state, and in EMIT ON
-// WINDOW CLOSE mode emits their rows then, once.
+// minimum, HashAgg and TopN keep those on group keys, OverWindow those
+// on partition keys. HashAgg closes the groups a watermark passed: it
+// deletes their state, and in EMIT ON WINDOW CLOSE mode emits their rows
+// then, once. EOWCOverWindow emits each row once the watermark on its
+// first ORDER BY column has passed it (and the rows its window reaches
+// ahead), and forwards that watermark when no call looks ahead.
 //
 // # Write sets and acknowledgements
 //

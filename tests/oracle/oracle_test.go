@@ -51,6 +51,10 @@ var views = []struct{ name, query string }{
 	{"v_left", "SELECT t2.id, count(t1.id) AS n, sum(t1.v) AS s FROM t2 LEFT JOIN t1 ON t1.k = t2.k GROUP BY t2.id"},
 	{"v_top", "SELECT id, v FROM t1 ORDER BY v DESC, id LIMIT 5"},
 	{"v_group_top", "SELECT k, id, v FROM (SELECT k, id, v, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM t1) x WHERE rn <= 2"},
+	{"v_over", "SELECT id, k, v, rank() OVER (PARTITION BY k ORDER BY v) AS r, dense_rank() OVER (PARTITION BY k ORDER BY v) AS dr, " +
+		"lag(v) OVER (PARTITION BY k ORDER BY v, id) AS pv, lead(id, 1, -1) OVER (PARTITION BY k ORDER BY v, id) AS nid, " +
+		"sum(v) OVER (PARTITION BY k ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2, count(*) OVER (PARTITION BY k) AS n FROM t1"},
+	{"v_over_all", "SELECT id, row_number() OVER (ORDER BY v DESC, id) AS rn, max(v) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS mx FROM t1"},
 	{"v_nokey", "SELECT a, count(*) AS n FROM t3 GROUP BY a"},
 	{"v_on_agg", "SELECT sum(n) AS total, count(*) AS groups, max(hi) AS top FROM v_agg"},
 	{"v_on_join", "SELECT id2, count(*) AS n FROM v_join GROUP BY id2"},

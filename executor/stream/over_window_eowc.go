@@ -1,0 +1,738 @@
+package stream
+
+import (
+	"container/heap"
+	"context"
+	"slices"
+	"sort"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// EOWCOverWindow computes window functions in EMIT ON WINDOW CLOSE mode
+// (planner.StreamOverWindow with EOWC; RisingWave's EowcOverWindow) over
+// an unbounded append-only input whose first ORDER BY key (ascending)
+// carries a watermark. A row is final once the watermark W has passed
+// its ORDER BY value (value < W): every row it ties with has arrived,
+// and every later row sorts after it. Each row is emitted once, as an
+// insert, when it and the rows its calls need are final: LEAD(x, k) and
+// frames ending k FOLLOWING wait for k final rows after it (the
+// lookahead). Rows tied on the ORDER BY keys are ordered by the input's
+// stream key.
+//
+// State: Rows (the buffer) holds, per partition, the rows not emitted
+// yet and the last H emitted rows, the most any call reaches back (LAG's
+// offset, n PRECEDING, one row for rank); it is keyed like
+// OverWindow's, so a partition reads in window order: the emitted rows
+// kept, then the final rows, then the others. Partitions holds one row
+// per partition: the number of rows emitted, the last rank and dense
+// rank, and for each aggregate, first_value, last_value or nth_value
+// over a frame starting UNBOUNDED PRECEDING its running state and the
+// number of rows folded into it. Every value is thus computed from the
+// buffer and these counters, and the state is bounded by the partitions
+// times (H + lookahead) plus the rows not yet final, whatever the number
+// of rows a partition has seen.
+//
+// Chunk: each row goes into the buffer, except rows whose ORDER BY value
+// is NULL (never final; dropped) or behind the watermark already applied
+// (late; dropped). A retraction is an error: the input must be
+// append-only. The partition is noted with the smallest ORDER BY value
+// it holds that is not final yet.
+//
+// Watermark: one on the first ORDER BY column is held until the barrier;
+// others are dropped.
+//
+// Barrier: when the held watermark is above the one applied, it is
+// applied: each partition holding a row it makes final is read from the
+// buffer, and its rows ready are emitted in order, their values computed
+// from the counters and running states (row_number, rank, dense_rank,
+// frames from UNBOUNDED PRECEDING) or with the batch Window's code over
+// the rows in the buffer (LAG, LEAD, frames starting n PRECEDING or
+// later). Rows no longer needed leave the buffer. Then the dirty state
+// goes into the epoch's write set, the watermark is emitted on the
+// ORDER BY column when no call looks ahead (every row below it has been
+// emitted) and the barrier is forwarded.
+//
+// After a recovery the buffer is scanned once (at the first barrier) to
+// find the partitions holding rows; the first watermark then completes
+// whatever was left, as the counters say what was emitted.
+type EOWCOverWindow struct {
+	actx  *ActorContext
+	input Operator
+	plan  *planner.StreamOverWindow
+	ec    *executor.ExecCtx
+	inTs  []types.T
+	nIn   int
+	keyTs []types.T
+	skTs  []types.T
+	// ordCols are the input columns of the ORDER BY keys; tsCol is the
+	// first, which carries the watermark.
+	ordCols []int
+	tsCol   int
+	partTs  []types.T
+	rows    *storage.StateTable
+	parts   *storage.StateTable
+	args    []overArgs
+	calls   []*eowcCall
+	// hist is how many emitted rows later rows need (H); ahead is how
+	// many final rows after a row it needs (the lookahead).
+	hist, ahead int64
+	wmOut       bool
+
+	started bool
+	// w is the watermark applied (valid when hasW), held the highest one
+	// received since.
+	w, held       int64
+	hasW, hasHeld bool
+	wmMsg         types.Watermark
+	// pending maps each partition holding a row that is not final yet
+	// (encoded key) to the smallest such ORDER BY value; due orders them
+	// by that value, lazily (an entry that no longer matches pending is
+	// skipped).
+	pending map[string]*eowcPending
+	due     eowcHeap
+	out     []types.Message
+	ob      outBuilder
+	kbuf    []byte
+}
+
+type eowcPending struct {
+	key   types.Row
+	minTs int64
+}
+
+// eowcCall is how one call is computed: kind says which state it uses.
+type eowcCall struct {
+	call planner.WindowCall
+	kind eowcKind
+	// For eowcRunning: the end of the frame (rows: offset from the
+	// current row; peers: the current row's last peer), and a
+	// constructor of the aggregate's accumulator (nil for first_value,
+	// last_value and nth_value, whose running state is one value).
+	endOff   int64
+	endPeers bool
+	mk       func() executor.Accumulator
+	stateTs  []types.T
+	nth      int64
+	nthNull  bool
+}
+
+type eowcKind uint8
+
+const (
+	eowcRowNumber eowcKind = iota
+	eowcRank
+	eowcDenseRank
+	// eowcRunning: a frame starting UNBOUNDED PRECEDING, kept as a
+	// running state in Partitions.
+	eowcRunning
+	// eowcBuffer: computed over the rows in the buffer (LAG, LEAD,
+	// frames starting n PRECEDING or later).
+	eowcBuffer
+)
+
+// eowcRun is the running state of one eowcRunning call in one
+// partition: n rows folded in, into acc or (value functions) v.
+type eowcRun struct {
+	n   int64
+	acc executor.Accumulator
+	v   types.Datum
+}
+
+var _ Operator = (*EOWCOverWindow)(nil)
+
+// NewEOWCOverWindow returns an EOWCOverWindow over input for n. Errors:
+// 0A000 for a call or frame that would wait for rows that never become
+// final or keep unbounded state (the planner refuses them first), 22013
+// for a negative offset, 22016 for nth_value's argument below one.
+func NewEOWCOverWindow(actx *ActorContext, input Operator, n *planner.StreamOverWindow) (*EOWCOverWindow, error) {
+	o := &EOWCOverWindow{actx: actx, input: input, plan: n, pending: map[string]*eowcPending{}}
+	o.ec = overExecCtx(actx)
+	var err error
+	o.inTs, o.keyTs, o.skTs, o.ordCols, err = overKeyTypes(n)
+	if err != nil {
+		return nil, err
+	}
+	o.nIn = len(o.inTs)
+	if len(o.ordCols) == 0 || n.OrderBy[0].Desc || n.OrderBy[0].NullsFirst || !planner.WatermarkTypeOK(o.inTs[o.ordCols[0]]) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE needs window functions ordered by a column with a watermark")
+	}
+	o.tsCol = o.ordCols[0]
+	if o.args, err = overCallArgs(n, o.ec); err != nil {
+		return nil, err
+	}
+	valTs := append([]types.T(nil), o.keyTs[:len(n.PartitionBy)]...)
+	o.partTs = append([]types.T(nil), valTs...)
+	valTs = append(valTs, types.TInt8, types.TInt8, types.TInt8)
+	for i, c := range n.Calls {
+		ec, err := o.newCall(c, o.args[i])
+		if err != nil {
+			return nil, err
+		}
+		o.calls = append(o.calls, ec)
+		if ec.kind == eowcRunning {
+			valTs = append(valTs, types.TInt8)
+			valTs = append(valTs, ec.stateTs...)
+		}
+	}
+	o.wmOut = slices.Contains(n.Watermarks, o.tsCol)
+	if o.wmOut && o.ahead > 0 {
+		return nil, pgerr.New(pgerr.InternalError, "EOWC over window: a watermark on the output of calls that look ahead")
+	}
+	o.rows = storage.NewStateTable(actx.DB, n.Rows.ID, o.keyTs, o.inTs, actx.Cache)
+	o.rows.SetDesc(overKeyDesc(n))
+	o.parts = storage.NewStateTable(actx.DB, n.Partitions.ID, o.partTs, valTs, actx.Cache)
+	// The scan at recovery must find only this actor's partitions; the
+	// buffer holds input rows, hashed by their own columns.
+	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return c }, o.inTs)
+	if err != nil {
+		return nil, err
+	}
+	o.rows.SetPartition(keep)
+	o.ob.ts = n.Out.Types()
+	return o, nil
+}
+
+// newCall classifies c and records how far back and ahead it reaches.
+func (o *EOWCOverWindow) newCall(c planner.WindowCall, args overArgs) (*eowcCall, error) {
+	ec := &eowcCall{call: c, kind: eowcBuffer}
+	back := func(n int64) { o.hist = max(o.hist, n) }
+	ahead := func(n int64) { o.ahead = max(o.ahead, n) }
+	constArg := func(j int) (types.Datum, error) {
+		if j >= len(args.col) {
+			return types.NullDatum, pgerr.New(pgerr.InternalError, "%s has no argument %d", c.Fn, j+1)
+		}
+		if args.col[j] >= 0 {
+			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "the offset of %s() must be a constant with EMIT ON WINDOW CLOSE", c.Fn)
+		}
+		return args.consts[j], nil
+	}
+	switch c.Fn {
+	case "row_number":
+		ec.kind = eowcRowNumber
+		return ec, nil
+	case "rank", "dense_rank":
+		ec.kind = eowcRank
+		if c.Fn == "dense_rank" {
+			ec.kind = eowcDenseRank
+		}
+		back(1)
+		return ec, nil
+	case "lag", "lead":
+		off := int64(1)
+		if len(args.col) > 1 {
+			d, err := constArg(1)
+			if err != nil {
+				return nil, err
+			}
+			if d.Null {
+				return ec, nil
+			}
+			off = d.I
+		}
+		if c.Fn == "lag" {
+			off = -off
+		}
+		if off < 0 {
+			back(-off)
+		} else {
+			ahead(off)
+		}
+		return ec, nil
+	case "ntile", "percent_rank", "cume_dist":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "window function %s() is not supported with EMIT ON WINDOW CLOSE", c.Fn)
+	}
+	if err := checkWindowCall(c); err != nil {
+		return nil, err
+	}
+	// A frame function: an aggregate, first_value, last_value or
+	// nth_value. Without a frame clause the frame is RANGE UNBOUNDED
+	// PRECEDING to the current row's last peer.
+	start, end := planner.FrameBound{Kind: "unbounded_preceding"}, planner.FrameBound{Kind: "current_row"}
+	peers := true
+	if f := c.Frame; f != nil {
+		start, end = f.Start, f.End
+		switch {
+		case f.Mode == "rows":
+			peers = false
+		case f.Mode == "range" && start.Kind == "unbounded_preceding" && end.Kind == "current_row":
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s frames from %s to %s are not supported with EMIT ON WINDOW CLOSE",
+				f.Mode, start.Kind, end.Kind)
+		}
+	}
+	offset := func(b planner.FrameBound) (int64, error) {
+		switch b.Kind {
+		case "current_row", "unbounded_preceding":
+			return 0, nil
+		case "unbounded_following":
+			return 0, pgerr.New(pgerr.FeatureNotSupported, "frames ending UNBOUNDED FOLLOWING are not supported with EMIT ON WINDOW CLOSE")
+		}
+		v, err := evalConstExpr(b.Offset, o.ec)
+		if err != nil {
+			return 0, err
+		}
+		if v.Null {
+			return 0, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
+		}
+		if v.I < 0 {
+			return 0, pgerr.New("22013", "frame starting offset must not be negative")
+		}
+		if b.Kind == "preceding" {
+			return -v.I, nil
+		}
+		return v.I, nil
+	}
+	s, err := offset(start)
+	if err != nil {
+		return nil, err
+	}
+	e, err := offset(end)
+	if err != nil {
+		return nil, err
+	}
+	back(max(-e, 0))
+	ahead(max(e, 0))
+	if start.Kind != "unbounded_preceding" {
+		back(max(-s, 0))
+		ahead(max(s, 0))
+		return ec, nil
+	}
+	ec.kind, ec.endOff, ec.endPeers = eowcRunning, e, peers && end.Kind == "current_row"
+	switch c.Fn {
+	case "first_value", "last_value", "nth_value":
+		ec.stateTs = []types.T{c.T}
+		if c.Fn == "nth_value" {
+			d, err := constArg(1)
+			if err != nil {
+				return nil, err
+			}
+			if !d.Null && d.I <= 0 {
+				return nil, pgerr.New("22016", "argument of nth_value must be greater than zero")
+			}
+			ec.nth, ec.nthNull = d.I, d.Null
+		}
+		return ec, nil
+	}
+	ts := make([]types.T, len(c.Args))
+	for i, a := range c.Args {
+		ts[i] = a.Type()
+	}
+	ec.mk, err = executor.NewAccumulatorFunc(executor.AggSpec{Fn: c.Fn, ArgTypes: ts, T: c.T})
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	if ec.stateTs, ok = executor.AccumulatorStateTypes(ec.mk()); !ok {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate %s() over a frame starting UNBOUNDED PRECEDING is not supported with EMIT ON WINDOW CLOSE", c.Fn)
+	}
+	return ec, nil
+}
+
+// Next implements Operator.
+func (o *EOWCOverWindow) Next(ctx context.Context) (types.Message, error) {
+	for {
+		if len(o.out) > 0 {
+			m := o.out[0]
+			o.out[0] = nil
+			o.out = o.out[1:]
+			return m, nil
+		}
+		msg, err := o.input.Next(ctx)
+		if err != nil || msg == nil {
+			return msg, err
+		}
+		switch m := msg.(type) {
+		case *types.Chunk:
+			if !o.started {
+				return nil, pgerr.New(pgerr.InternalError, "over window got a chunk before the first barrier")
+			}
+			if err := o.applyChunk(m); err != nil {
+				return nil, err
+			}
+		case types.Watermark:
+			if m.Col == o.tsCol && !m.Val.Null && (!o.hasHeld || m.Val.I > o.held) {
+				o.held, o.hasHeld, o.wmMsg = m.Val.I, true, m
+			}
+		case types.Barrier:
+			if err := o.barrier(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func (o *EOWCOverWindow) applyChunk(c *types.Chunk) error {
+	for i := 0; i < c.Len(); i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		if op := c.Op(i); op != types.OpInsert {
+			return pgerr.New(pgerr.InternalError, "EMIT ON WINDOW CLOSE over window got a %s row; its input must be append-only", op)
+		}
+		ts := c.Cols[o.tsCol].Get(i)
+		if ts.Null || o.hasW && ts.I < o.w {
+			continue
+		}
+		row := make(types.Row, o.nIn)
+		for j, v := range c.Cols {
+			row[j] = detach(v.Get(i))
+		}
+		o.rows.Insert(overStateKey(o.plan, o.ordCols, row), row)
+		o.notePending(row, ts.I)
+	}
+	return nil
+}
+
+// notePending records that row's partition holds a row of ORDER BY value
+// ts that is not final yet.
+func (o *EOWCOverWindow) notePending(row types.Row, ts int64) {
+	pk := o.partKey(row)
+	o.kbuf = o.parts.EncodeKey(o.kbuf[:0], pk)
+	p, ok := o.pending[string(o.kbuf)]
+	if ok && p.minTs <= ts {
+		return
+	}
+	if !ok {
+		p = &eowcPending{key: pk}
+		o.pending[string(o.kbuf)] = p
+	}
+	p.minTs = ts
+	heap.Push(&o.due, eowcDue{ts: ts, key: string(o.kbuf)})
+}
+
+func (o *EOWCOverWindow) partKey(row types.Row) types.Row {
+	pk := make(types.Row, len(o.plan.PartitionBy))
+	for i, c := range o.plan.PartitionBy {
+		pk[i] = row[c]
+	}
+	return pk
+}
+
+func (o *EOWCOverWindow) barrier(b types.Barrier) error {
+	o.rows.Committed(b.Epoch.Prev)
+	o.parts.Committed(b.Epoch.Prev)
+	if !o.started {
+		if err := o.recover(); err != nil {
+			return err
+		}
+		o.started = true
+	}
+	advanced := o.hasHeld && (!o.hasW || o.held > o.w)
+	if advanced {
+		o.w, o.hasW = o.held, true
+		if err := o.applyWatermark(); err != nil {
+			return err
+		}
+	}
+	o.out = o.ob.take(o.out)
+	if err := o.rows.Commit(o.actx.WriteSet, b.Epoch.Curr); err != nil {
+		return err
+	}
+	if err := o.parts.Commit(o.actx.WriteSet, b.Epoch.Curr); err != nil {
+		return err
+	}
+	if advanced && o.wmOut {
+		o.out = append(o.out, o.wmMsg)
+	}
+	o.out = append(o.out, b)
+	return nil
+}
+
+// recover finds the partitions of this actor that hold rows in the
+// buffer. Each is noted with its smallest ORDER BY value, so the first
+// watermark reads it again: emitting what was not emitted yet is all
+// that reading does to a partition whose state is up to date.
+func (o *EOWCOverWindow) recover() error {
+	it := o.rows.Iter(nil, false)
+	defer it.Close()
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			return nil
+		}
+		o.notePending(r, r[o.tsCol].I)
+	}
+}
+
+// applyWatermark processes, in key order, every partition holding a row
+// that the watermark o.w makes final.
+func (o *EOWCOverWindow) applyWatermark() error {
+	var keys []string
+	seen := map[string]bool{}
+	for o.due.Len() > 0 && o.due[0].ts < o.w {
+		d := heap.Pop(&o.due).(eowcDue)
+		if p := o.pending[d.key]; p != nil && p.minTs == d.ts && !seen[d.key] {
+			seen[d.key] = true
+			keys = append(keys, d.key)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := o.pending[k]
+		next, more, err := o.process(p.key)
+		if err != nil {
+			return err
+		}
+		if !more {
+			delete(o.pending, k)
+			continue
+		}
+		p.minTs = next
+		heap.Push(&o.due, eowcDue{ts: next, key: k})
+	}
+	return nil
+}
+
+// process emits the rows of partition pk that are ready under watermark
+// o.w and updates its state. It returns the smallest ORDER BY value of
+// the partition's rows that are not final, if it has any.
+func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error) {
+	emitted, rank, dense, runs, err := o.loadPartition(pk)
+	if err != nil {
+		return 0, false, err
+	}
+	hcount := min(emitted, o.hist)
+	// rows are the emitted rows kept, then the final rows not emitted.
+	var rows []types.Row
+	it := o.rows.Iter(pk, false)
+	for idx := int64(0); ; idx++ {
+		r, err := it.Next()
+		if err != nil {
+			it.Close()
+			return 0, false, err
+		}
+		if r == nil {
+			break
+		}
+		if idx >= hcount && r[o.tsCol].I >= o.w {
+			next, more = r[o.tsCol].I, true
+			break
+		}
+		rows = append(rows, r)
+	}
+	it.Close()
+	base := emitted - hcount
+	upTo := base + int64(len(rows)) - o.ahead
+	if upTo <= emitted {
+		return next, more, nil
+	}
+	bufVals, err := o.bufferValues(rows)
+	if err != nil {
+		return 0, false, err
+	}
+	for i := emitted; i < upTo; i++ {
+		k := i - base
+		out := make(types.Row, 0, len(o.plan.Out))
+		out = append(out, rows[k][:o.nIn]...)
+		tie := k > 0 && o.sameOrder(rows[k-1], rows[k])
+		for ci, c := range o.calls {
+			switch c.kind {
+			case eowcRowNumber:
+				out = append(out, types.DInt(i+1))
+			case eowcRank:
+				if !tie {
+					rank = i + 1
+				}
+				out = append(out, types.DInt(rank))
+			case eowcDenseRank:
+				if !tie {
+					dense++
+				}
+				out = append(out, types.DInt(dense))
+			case eowcRunning:
+				v, err := o.runTo(c, runs[ci], ci, rows, base, i, k)
+				if err != nil {
+					return 0, false, err
+				}
+				out = append(out, v)
+			default:
+				out = append(out, bufVals[ci][k])
+			}
+		}
+		o.ob.add(types.OpInsert, out)
+	}
+	emitted = upTo
+	for k := 0; k < len(rows) && base+int64(k) < emitted-o.hist; k++ {
+		o.rows.Delete(overStateKey(o.plan, o.ordCols, rows[k]))
+	}
+	o.storePartition(pk, emitted, rank, dense, runs)
+	return next, more, nil
+}
+
+// sameOrder reports whether rows a and b tie on every ORDER BY key
+// (NULLs equal).
+func (o *EOWCOverWindow) sameOrder(a, b types.Row) bool {
+	for _, c := range o.ordCols {
+		x, y := a[c], b[c]
+		if x.Null || y.Null {
+			if x.Null != y.Null {
+				return false
+			}
+			continue
+		}
+		if types.Compare(x, y, o.inTs[c]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bufferValues computes the eowcBuffer calls over rows (the emitted rows
+// kept, then the final ones) with the batch Window's code. The buffer
+// holds every row they reach (hist back, ahead forward), so the values of
+// the rows to emit are those over the whole partition.
+func (o *EOWCOverWindow) bufferValues(rows []types.Row) ([][]types.Datum, error) {
+	var idx []int
+	var calls []planner.WindowCall
+	var args []overArgs
+	for ci, c := range o.calls {
+		if c.kind == eowcBuffer {
+			idx = append(idx, ci)
+			calls = append(calls, c.call)
+			args = append(args, o.args[ci])
+		}
+	}
+	out := make([][]types.Datum, len(o.calls))
+	if len(calls) == 0 {
+		return out, nil
+	}
+	n := &planner.StreamOverWindow{Calls: calls}
+	vals, err := overValues(n, args, o.ordCols, rows, o.ec, o.actx)
+	if err != nil {
+		return nil, err
+	}
+	for j, ci := range idx {
+		out[ci] = vals[j]
+	}
+	return out, nil
+}
+
+// runTo folds the rows of call c's frame for row i (at k in rows, whose
+// first row is row base of the partition) into its running state r and
+// returns the call's value.
+func (o *EOWCOverWindow) runTo(c *eowcCall, r *eowcRun, ci int, rows []types.Row, base, i int64, k int64) (types.Datum, error) {
+	hi := i + c.endOff
+	if c.endPeers {
+		j := k
+		for j+1 < int64(len(rows)) && o.sameOrder(rows[j+1], rows[k]) {
+			j++
+		}
+		hi = base + j
+	}
+	for ; r.n <= hi; r.n++ {
+		row := rows[r.n-base]
+		if c.mk == nil {
+			v := o.args[ci].row(row)[0]
+			switch {
+			case c.call.Fn == "last_value", c.call.Fn == "first_value" && r.n == 0, c.call.Fn == "nth_value" && !c.nthNull && r.n == c.nth-1:
+				r.v = v
+			}
+			continue
+		}
+		if err := r.acc.Add(o.args[ci].row(row)); err != nil {
+			return types.NullDatum, err
+		}
+	}
+	if c.mk != nil {
+		return r.acc.Result(), nil
+	}
+	if r.n == 0 || c.call.Fn == "nth_value" && (c.nthNull || r.n < c.nth) {
+		return types.NullDatum, nil
+	}
+	return r.v, nil
+}
+
+// loadPartition reads partition pk's counters and running states (zero
+// for a partition not seen yet).
+func (o *EOWCOverWindow) loadPartition(pk types.Row) (emitted, rank, dense int64, runs []*eowcRun, err error) {
+	row, ok, err := o.parts.Get(pk)
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	runs = make([]*eowcRun, len(o.calls))
+	at := len(o.partTs)
+	if ok {
+		emitted, rank, dense = row[at].I, row[at+1].I, row[at+2].I
+	}
+	at += 3
+	for ci, c := range o.calls {
+		if c.kind != eowcRunning {
+			continue
+		}
+		r := &eowcRun{v: types.NullDatum}
+		if c.mk != nil {
+			r.acc = c.mk()
+		}
+		if ok {
+			r.n = row[at].I
+			st := row[at+1 : at+1+len(c.stateTs)]
+			if c.mk != nil {
+				if err := executor.SetAccumulatorState(r.acc, st); err != nil {
+					return 0, 0, 0, nil, err
+				}
+			} else {
+				r.v = st[0]
+			}
+		}
+		at += 1 + len(c.stateTs)
+		runs[ci] = r
+	}
+	return emitted, rank, dense, runs, nil
+}
+
+// storePartition writes partition pk's counters and running states.
+func (o *EOWCOverWindow) storePartition(pk types.Row, emitted, rank, dense int64, runs []*eowcRun) {
+	row := append(types.Row(nil), pk...)
+	row = append(row, types.DInt(emitted), types.DInt(rank), types.DInt(dense))
+	for ci, c := range o.calls {
+		if c.kind != eowcRunning {
+			continue
+		}
+		r := runs[ci]
+		row = append(row, types.DInt(r.n))
+		if c.mk != nil {
+			row = executor.AppendAccumulatorState(row, r.acc)
+		} else {
+			row = append(row, detach(r.v))
+		}
+	}
+	o.parts.Update(pk, row)
+}
+
+// Close implements Operator.
+func (o *EOWCOverWindow) Close() {
+	if o.input != nil {
+		o.input.Close()
+		o.input = nil
+	}
+}
+
+// eowcDue is one entry of the heap of partitions by the smallest ORDER BY
+// value they hold that is not final.
+type eowcDue struct {
+	ts  int64
+	key string
+}
+
+type eowcHeap []eowcDue
+
+func (h eowcHeap) Len() int { return len(h) }
+func (h eowcHeap) Less(i, j int) bool {
+	return h[i].ts < h[j].ts || h[i].ts == h[j].ts && h[i].key < h[j].key
+}
+func (h eowcHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eowcHeap) Push(x any)   { *h = append(*h, x.(eowcDue)) }
+func (h *eowcHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
