@@ -71,6 +71,33 @@ var etViews = []etView{
 		 HAVING date_bin('1 minute', ts, TIMESTAMP '1970-01-01') + INTERVAL '1 minute' <= $W) x`,
 	},
 	{
+		// An over window in EOWC mode emits each row once its time is
+		// behind the watermark; looking back only, that is every row
+		// with ts < W.
+		"over_closed",
+		`SELECT id, k, ts, v,
+		   row_number() OVER (PARTITION BY k ORDER BY ts, id) AS rn,
+		   rank() OVER (PARTITION BY k ORDER BY ts) AS rk,
+		   lag(v, 2, -1) OVER (PARTITION BY k ORDER BY ts, id) AS back2,
+		   sum(v) OVER (PARTITION BY k ORDER BY ts, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) AS s4,
+		   max(v) OVER (PARTITION BY k ORDER BY ts) AS hi
+		 FROM ev EMIT ON WINDOW CLOSE`,
+		`SELECT * FROM (SELECT id, k, ts, v,
+		   row_number() OVER (PARTITION BY k ORDER BY ts, id),
+		   rank() OVER (PARTITION BY k ORDER BY ts),
+		   lag(v, 2, -1) OVER (PARTITION BY k ORDER BY ts, id),
+		   sum(v) OVER (PARTITION BY k ORDER BY ts, id ROWS BETWEEN 3 PRECEDING AND CURRENT ROW),
+		   max(v) OVER (PARTITION BY k ORDER BY ts)
+		 FROM ev) x WHERE ts < $W`,
+	},
+	{
+		// lead() waits for the next row of the partition to be final.
+		"over_lead",
+		`SELECT id, k, ts, lead(v) OVER (PARTITION BY k ORDER BY ts, id) AS next_v FROM ev EMIT ON WINDOW CLOSE`,
+		`SELECT id, k, ts, nv FROM (SELECT id, k, ts, lead(v) OVER w AS nv, lead(ts) OVER w AS nts
+		 FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts, id)) x WHERE ts < $W AND nts < $W`,
+	},
+	{
 		// Updated at every checkpoint; the state of windows behind the
 		// watermark is dropped, their rows stay.
 		"tumble_live",
