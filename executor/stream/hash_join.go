@@ -23,7 +23,10 @@ import (
 // they match, so that an unmatched row's NULL-padded output (for semi:
 // its presence; for anti: its absence) is emitted exactly when the
 // degree leaves or returns to 0. Output columns are left's then right's
-// (left's only for semi and anti), with the planner's stream key.
+// (left's only for semi and anti), with the planner's stream key. An
+// interval join (planner.StreamHashJoin.Bounds) also drops the stored
+// rows that the other side's watermark has put out of reach of any
+// later match, so that its state stays bounded (hash_join_clean.go).
 //
 //   - Chunk: each visible row is joined at once with the other side's
 //     state and the changes are returned right away (a join's output
