@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"slices"
+
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -126,28 +128,17 @@ type sideClean struct {
 	index   *storage.StateTable
 	idxCols []int
 	keyAt   []int
-	// part tells this actor's rows from other actors' in the state
-	// table (stored rows) and in the index (index rows).
-	part, idxPart partition
+	// keep tells this actor's stored rows from other actors' in a scan
+	// of the state table (nil: every row is this actor's); the index
+	// table filters its scans itself (StateTable.SetPartition). Probes
+	// need neither: a join key's rows are all in one partition.
+	keep func(types.Row) bool
 	// bound: rows with col below it (or NULL) match no later row of the
 	// other side (valid when has). done: the bound applied at the last
 	// barrier, below which this actor stores no row (valid when
 	// hasDone); scans start there, past what was deleted already.
 	bound, done  types.Datum
 	has, hasDone bool
-}
-
-// partition is the hash partition of rows owned by one actor: rows whose
-// key columns keys (of types ts, indexed like the rows) hash to index me
-// of n. With n <= 1 every row is owned.
-type partition struct {
-	keys  []int
-	ts    []types.T
-	n, me int
-}
-
-func (p partition) owns(row types.Row) bool {
-	return p.n <= 1 || partitionOf(hashRow(row, p.keys, p.ts), p.n) == p.me
 }
 
 // newSideClean returns the cleaning of side s (whose input node is in)
@@ -165,16 +156,15 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 	if len(sc.bounds) == 0 {
 		return nil, pgerr.New(pgerr.InternalError, "hash join: side %d cleaned by column %d, which has no bound", side, c.Col)
 	}
-	var distKeys []int
-	if d := in.Base().Dist; d.Kind == planner.DistHash && actx.Parallelism > 1 {
-		distKeys = d.Keys
-		sc.part = partition{keys: distKeys, ts: s.ts, n: actx.Parallelism, me: actx.Index}
-	}
+	dist := in.Base().Dist
 	if c.Index.ID == 0 {
 		if len(s.stateKey) == 0 || s.stateKey[0] != c.Col {
 			return nil, pgerr.New(pgerr.InternalError, "hash join: side %d cleaned by column %d without an index table", side, c.Col)
 		}
-		return sc, nil
+		// Stored rows lead with the input row.
+		var err error
+		sc.keep, err = partitionKeep(actx, dist, func(k int) int { return k }, s.ts)
+		return sc, err
 	}
 	if len(c.IndexCols) == 0 || c.IndexCols[0] != c.Col || len(c.Index.Cols) != len(c.IndexCols) {
 		return nil, pgerr.New(pgerr.InternalError, "hash join: index table %s does not lead with the clean column", c.Index.Name)
@@ -202,17 +192,12 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 		}
 		sc.keyAt = append(sc.keyAt, i)
 	}
-	if sc.part.n > 1 {
-		sc.idxPart = partition{ts: ts, n: sc.part.n, me: sc.part.me}
-		for _, k := range distKeys {
-			i, err := at(k)
-			if err != nil {
-				return nil, err
-			}
-			sc.idxPart.keys = append(sc.idxPart.keys, i)
-		}
+	keep, err := partitionKeep(actx, dist, func(k int) int { return slices.Index(c.IndexCols, k) }, ts)
+	if err != nil {
+		return nil, err
 	}
 	sc.index = storage.NewStateTable(actx.DB, c.Index.ID, ts, ts, actx.Cache)
+	sc.index.SetPartition(keep)
 	return sc, nil
 }
 
@@ -284,8 +269,8 @@ func (s *joinSide) commit(ws *storage.Batch, epoch uint64) error {
 // cleanState deletes this actor's stored rows of s below the clean
 // bound, when it rose since the last barrier. The scan is a range scan
 // of the keys in [done, bound) of the state table, or of the index
-// (whose rows name the state rows to delete); the iterators see the
-// tables as of their creation, so rows are deleted as they are read.
+// (whose rows name the state rows to delete), read to its end before
+// anything is deleted.
 func (s *joinSide) cleanState() error {
 	c := s.clean
 	if c == nil || !c.has || c.hasDone && types.Compare(c.bound, c.done, c.t) <= 0 {
@@ -296,33 +281,27 @@ func (s *joinSide) cleanState() error {
 		lo = types.Row{c.done}
 	}
 	hi := types.Row{c.bound}
-	tbl, part := s.st, c.part
-	if c.index != nil {
-		tbl, part = c.index, c.idxPart
-	}
-	it := tbl.IterRange(lo, hi, false)
-	defer it.Close()
-	for {
-		r, err := it.Next()
+	if c.index == nil {
+		rows, err := storage.Collect(s.st.IterRange(lo, hi, false), c.keep)
 		if err != nil {
 			return err
 		}
-		if r == nil {
-			break
-		}
-		if !part.owns(r) {
-			continue
-		}
-		if c.index == nil {
+		for _, r := range rows {
 			s.st.Delete(s.key(r))
-			continue
 		}
-		key := make(types.Row, len(c.keyAt))
-		for i, p := range c.keyAt {
-			key[i] = r[p]
+	} else {
+		rows, err := storage.Collect(c.index.IterRange(lo, hi, false), nil)
+		if err != nil {
+			return err
 		}
-		s.st.Delete(key)
-		c.index.Delete(r)
+		for _, r := range rows {
+			key := make(types.Row, len(c.keyAt))
+			for i, p := range c.keyAt {
+				key[i] = r[p]
+			}
+			s.st.Delete(key)
+			c.index.Delete(r)
+		}
 	}
 	c.done, c.hasDone = c.bound, true
 	return nil

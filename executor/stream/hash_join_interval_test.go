@@ -364,10 +364,9 @@ func TestIntervalJoinRestart(t *testing.T) {
 // TestIntervalJoinOwnPartition runs one join as two actors over one
 // database: each actor cleans only the rows of its own hash partition
 // of the join key, even though a range scan of the shared tables shows
-// it the other's rows.
+// it the other's rows; through an index table, and through the state
+// table ordered by the key.
 func TestIntervalJoinOwnPartition(t *testing.T) {
-	db := joinOpenDB(t, vfs.NewMem())
-	defer db.Close()
 	// Keys 1..40 split by the hash exchange's function.
 	var mine [2][]int64
 	for k := int64(1); k <= 40; k++ {
@@ -377,41 +376,58 @@ func TestIntervalJoinOwnPartition(t *testing.T) {
 	if len(mine[0]) == 0 || len(mine[1]) == 0 {
 		t.Fatalf("partitions %v", mine)
 	}
-	plan := func() *planner.StreamHashJoin {
-		n := intervalNode(planner.InnerJoin, 0, 10, true)
-		n.Left.Base().Dist = planner.Distribution{Kind: planner.DistHash, Keys: []int{1}}
-		n.Right.Base().Dist = planner.Distribution{Kind: planner.DistHash, Keys: []int{1}}
-		return n
-	}
-	var joins [2]*HashJoin
-	var actxs [2]*ActorContext
-	for a := range 2 {
-		actxs[a] = joinActx(db)
-		actxs[a].Parallelism, actxs[a].Index = 2, a
-		var b strings.Builder
-		b.WriteString("barrier 1\n")
-		for i, k := range mine[a] {
-			fmt.Fprintf(&b, "R + %d %d 100\n", int64(a)*100+int64(i), k)
-		}
-		b.WriteString("barrier 2\n")
-		if a == 0 {
-			// Only actor 0 sees the left watermark pass the right rows.
-			b.WriteString("wm L 2 200\n")
-		}
-		b.WriteString("barrier 3\n")
-		s := parseSided(t, b.String())
-		joins[a] = newScriptedJoin(t, actxs[a], plan(), s)
-		defer joins[a].Close()
-		stepEpoch(t, joins[a], actxs[a])
-		stepEpoch(t, joins[a], actxs[a])
-	}
-	all := len(mine[0]) + len(mine[1])
-	if n := tableRows(t, db, ijRight); n != all {
-		t.Fatalf("%d right rows stored, want %d", n, all)
-	}
-	stepEpoch(t, joins[0], actxs[0])
-	if n, m := tableRows(t, db, ijRight), tableRows(t, db, ijRightIdx); n != len(mine[1]) || m != len(mine[1]) {
-		t.Fatalf("after actor 0 cleaned: %d right rows, %d index rows; want actor 1's %d", n, m, len(mine[1]))
+	for _, tc := range []struct {
+		name string
+		plan func() *planner.StreamHashJoin
+		wm   string // the left watermark that passes every right row
+	}{
+		{"index", func() *planner.StreamHashJoin { return intervalNode(planner.InnerJoin, 0, 10, true) }, "wm L 2 200"},
+		{"state", func() *planner.StreamHashJoin { return withKeyBounds(joinNode(planner.InnerJoin, nil)) }, "wm L 1 200"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := joinOpenDB(t, vfs.NewMem())
+			defer db.Close()
+			plan := func() *planner.StreamHashJoin {
+				n := tc.plan()
+				n.Left.Base().Dist = planner.Distribution{Kind: planner.DistHash, Keys: []int{1}}
+				n.Right.Base().Dist = planner.Distribution{Kind: planner.DistHash, Keys: []int{1}}
+				return n
+			}
+			var joins [2]*HashJoin
+			var actxs [2]*ActorContext
+			for a := range 2 {
+				actxs[a] = joinActx(db)
+				actxs[a].Parallelism, actxs[a].Index = 2, a
+				var b strings.Builder
+				b.WriteString("barrier 1\n")
+				for i, k := range mine[a] {
+					fmt.Fprintf(&b, "R + %d %d 100\n", int64(a)*100+int64(i), k)
+				}
+				b.WriteString("barrier 2\n")
+				if a == 0 {
+					// Only actor 0 sees the left watermark pass the
+					// right rows.
+					b.WriteString(tc.wm + "\n")
+				}
+				b.WriteString("barrier 3\n")
+				s := parseSided(t, b.String())
+				joins[a] = newScriptedJoin(t, actxs[a], plan(), s)
+				defer joins[a].Close()
+				stepEpoch(t, joins[a], actxs[a])
+				stepEpoch(t, joins[a], actxs[a])
+			}
+			all := len(mine[0]) + len(mine[1])
+			if n := tableRows(t, db, ijRight); n != all {
+				t.Fatalf("%d right rows stored, want %d", n, all)
+			}
+			stepEpoch(t, joins[0], actxs[0])
+			if n := tableRows(t, db, ijRight); n != len(mine[1]) {
+				t.Fatalf("after actor 0 cleaned: %d right rows; want actor 1's %d", n, len(mine[1]))
+			}
+			if m := tableRows(t, db, ijRightIdx); tc.name == "index" && m != len(mine[1]) {
+				t.Fatalf("after actor 0 cleaned: %d right index rows; want actor 1's %d", m, len(mine[1]))
+			}
+		})
 	}
 }
 
