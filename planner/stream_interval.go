@@ -45,7 +45,9 @@ func joinBounds(n *StreamHashJoin, nlw int, keyNames [2][]string) []JoinBound {
 	var out []JoinBound
 	seen := map[string]bool{}
 	add := func(b JoinBound) {
-		if indexOf(wms[1-b.Side], b.OtherCol) < 0 {
+		// A bound's value is computed from a watermark and compared with
+		// the column like one: only the types watermarks have qualify.
+		if indexOf(wms[1-b.Side], b.OtherCol) < 0 || !WatermarkTypeOK(b.Expr.Type()) {
 			return
 		}
 		k := fmt.Sprintf("%d/%d/%s", b.Side, b.Col, exprKey(b.Expr))
