@@ -154,14 +154,26 @@
 // decreases as one watermark column grows (the column itself, date_bin,
 // date_trunc, tumble_start, ± a constant, widening casts), an
 // aggregation keeps those of its group keys, a hop window adds
-// window_start and window_end, an inner join keeps join keys watermarked
-// on both sides, a union the columns watermarked in every input. An
-// aggregation drops the state of groups behind a watermark on a group
-// key; in a view created with EMIT ON WINDOW CLOSE every aggregation must
-// have such a key, runs with StreamHashAgg.EOWC (each group emitted once,
-// when the watermark passes it) and is append-only, every over window
-// runs in the EOWC mode, and the view's rows must never be retracted (so
-// a PLAIN sink may read it).
+// window_start and window_end, a union the columns watermarked in every
+// input. An aggregation drops the state of groups behind a watermark on
+// a group key; in a view created with EMIT ON WINDOW CLOSE every
+// aggregation must have such a key, runs with StreamHashAgg.EOWC (each
+// group emitted once, when the watermark passes it) and is append-only,
+// every over window runs in the EOWC mode, and the view's rows must
+// never be retracted (so a PLAIN sink may read it).
+//
+// Interval joins (stream_interval.go). A join whose keys or top-level
+// conjuncts bound a column of one side from below by a monotone
+// expression of a watermarked column of the other (p.ts >= o.ts, o.ts >=
+// p.ts - 30 s from p.ts BETWEEN o.ts AND o.ts + 30 s; a.window_start =
+// b.window_start) records the bounds (StreamHashJoin.Bounds). A side with
+// a bound has its state cleaned as the other side's watermark passes
+// (JoinClean: through its state table when the bounded column leads the
+// state key, else through an index table keyed by that column), and
+// output columns of sides never padded with NULLs carry the watermark
+// min(own watermark, bound at the other side's), so a windowed
+// aggregation over an interval join can emit on window close. For an
+// equal join key that is the minimum of both sides' watermarks.
 //
 // Subqueries. EXISTS and `x op ANY (...)` (IN) conjuncts of a WHERE
 // become semi joins, NOT EXISTS anti joins, when the subquery is

@@ -594,6 +594,10 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), lk...)}
 	}
 	n.AppendOnly = (j.Kind == InnerJoin || j.Kind == SemiJoin) && lb.AppendOnly && rb.AppendOnly
+	// The bounds of an interval join (stream_interval.go) decide which
+	// output columns carry watermarks and how each side's state is
+	// cleaned.
+	n.Bounds = joinBounds(n, nlw, [2][]string{keyNames(j.LeftKeys), keyNames(j.RightKeys)})
 	n.Watermarks = joinWatermarks(n, nlw)
 
 	// Each side's rows are kept by join key + stream key; the side whose
@@ -603,6 +607,8 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	rightDegree := j.Kind == RightJoin || j.Kind == FullJoin
 	n.LeftState = sp.joinState("join_left", lb, lk, leftDegree)
 	n.RightState = sp.joinState("join_right", rb, rk, rightDegree)
+	n.LeftClean = sp.joinClean("join_left_clean", n, 0, n.LeftState)
+	n.RightClean = sp.joinClean("join_right_clean", n, 1, n.RightState)
 
 	if semi || nlw == nl {
 		return n
@@ -617,6 +623,15 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		out = append(out, c)
 	}
 	return newProject(n, exprs, out)
+}
+
+// keyNames names join key expressions for EXPLAIN.
+func keyNames(keys []Expr) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = FormatExpr(k)
+	}
+	return out
 }
 
 func (sp *streamPlanner) joinState(name string, side *StreamBase, keys []int, degree bool) StateTableDesc {

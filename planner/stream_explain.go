@@ -24,7 +24,10 @@ import (
 // Every node shows its stream key (the columns identifying its rows) and
 // its distribution when they differ from its first input's (an
 // exchange's distribution always), "append_only" when it never
-// retracts, and the columns it emits watermarks on.
+// retracts, and the columns it emits watermarks on. A join whose state
+// is cleaned by watermarks shows, per side, the rows it drops:
+// clean_right: [p.ts < watermark(o.ts)] drops the right side's rows
+// whose ts is below the left side's watermark on o.ts.
 // Columns are named by the node's output names, suffixed #i when a name
 // is not unique.
 func ExplainStream(n StreamNode) string {
@@ -214,7 +217,17 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		if x.Cond != nil {
 			add("cond: %s", f.expr(x.Cond))
 		}
-		state(x.LeftState, x.RightState)
+		tables := []StateTableDesc{x.LeftState, x.RightState}
+		for s, c := range []*JoinClean{x.LeftClean, x.RightClean} {
+			if c == nil {
+				continue
+			}
+			add("clean_%s: %s", [...]string{"left", "right"}[s], describeClean(f, x, s, c))
+			if c.Index.ID != 0 {
+				tables = append(tables, c.Index)
+			}
+		}
+		state(tables...)
 	case *StreamTopN:
 		name = "StreamTopN"
 		in := x.Input.Base().Out

@@ -175,6 +175,12 @@ type StreamHashAgg struct {
 // state tables keyed by join key + stream key; for outer joins each side's
 // state also holds the row's degree (its number of matches) so NULL-padded
 // rows are emitted and retracted exactly.
+//
+// An interval join is one whose condition bounds a column of one side
+// from below by a column of the other that carries a watermark (Bounds,
+// stream_interval.go): then a stored row that the watermark has passed
+// can never match again, and LeftClean / RightClean say how the side's
+// state drops such rows.
 type StreamHashJoin struct {
 	StreamBase
 	Kind       JoinKind
@@ -185,6 +191,48 @@ type StreamHashJoin struct {
 	Cond       Expr  // residual over left ++ right columns, nil for none
 	LeftState  StateTableDesc
 	RightState StateTableDesc
+	// Bounds are the lower bounds that the join keys and the top-level
+	// conjuncts of Cond put on each side's columns in terms of a
+	// watermarked column of the other side.
+	Bounds []JoinBound
+	// LeftClean and RightClean say which column's bounds clean each
+	// side's state, and through which table; nil when the side has no
+	// bound and its state is kept whole.
+	LeftClean  *JoinClean
+	RightClean *JoinClean
+}
+
+// JoinBound is a lower bound that a join's condition puts on a column of
+// one input in terms of a column of the other: every pair of rows that
+// matches has Col (an input column of side Side: 0 left, 1 right) >=
+// Expr(row of the other side), where Expr reads only the other side's
+// input column OtherCol and never decreases as it grows. A bound is
+// recorded only when OtherCol carries a watermark on the other input:
+// with W its value, no later row of the other side has OtherCol < W, so
+// a row of side Side whose Col is below Expr(W) (or NULL) can match no
+// later row of the other side.
+type JoinBound struct {
+	Side     int
+	Col      int
+	OtherCol int
+	// Expr is over the other side's input columns.
+	Expr Expr
+	// Name names Col for EXPLAIN only.
+	Name string
+}
+
+// JoinClean is how one join side's state is cleaned: by the bounds on
+// its input column Col (the highest of their values at the other side's
+// watermarks). When Col is the first column of the side's state key
+// (a join key), the state table is already ordered by it and Index has ID
+// 0; otherwise Index is a second state table holding, for every stored
+// row, its columns IndexCols (Col first, then the state key's columns
+// not already there), all of them key, so that the rows below a bound
+// are one range scan of it.
+type JoinClean struct {
+	Col       int
+	IndexCols []int // input columns of Index, in order
+	Index     StateTableDesc
 }
 
 // StreamTopN keeps the rows ranked Offset..Offset+Limit by Order, per

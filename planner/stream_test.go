@@ -30,6 +30,15 @@ func streamCatalog() *fakeCatalog {
 		col("auction", types.TInt8), col("price", types.TInt8), {Name: "_row_id", T: types.TInt8, Hidden: true}}})
 	add(&catalog.Relation{ID: 23, Name: "clicks", Kind: catalog.KindSource, PK: []int{3}, Cols: []catalog.Column{
 		col("usr", types.TText), col("ts", types.TTimestamp), col("day", types.TDate), {Name: "_row_id", T: types.TInt8, Hidden: true}}})
+	// Orders and their payments, append-only with watermarks on ts, for
+	// interval joins.
+	for i, name := range []string{"orders", "payments"} {
+		ref := [...]string{"cust", "oid"}[i]
+		add(&catalog.Relation{ID: 24 + uint32(i), Name: name, Kind: catalog.KindTable, PK: []int{4},
+			With: map[string]string{"append_only": "true", WithWatermarkColumn: "ts", WithWatermarkExpr: "ts - pg_cast('5 seconds', 'interval')"},
+			Cols: []catalog.Column{col("id", types.TInt8), col(ref, types.TInt8), col("ts", types.TTimestamp), col("amt", types.TInt8),
+				{Name: "_row_id", T: types.TInt8, Hidden: true}}})
+	}
 	return c
 }
 
@@ -224,6 +233,49 @@ func validateStream(root *StreamMaterialize) []string {
 			}
 			checkState(n, x.LeftState)
 			checkState(n, x.RightState)
+			ins := [2]*StreamBase{x.Left.Base(), x.Right.Base()}
+			for _, jb := range x.Bounds {
+				if jb.Side != 0 && jb.Side != 1 {
+					bad(n, "bound of side %d", jb.Side)
+					continue
+				}
+				me, ot := ins[jb.Side], ins[1-jb.Side]
+				checkCols(n, me.Out, []int{jb.Col}, "bound")
+				checkCols(n, ot.Out, []int{jb.OtherCol}, "bound's other")
+				checkExprCols(n, ot.Out, jb.Expr)
+				if c, ok := monotoneIn(jb.Expr); !ok || c != jb.OtherCol {
+					bad(n, "bound %s is not monotone in column %d", FormatExpr(jb.Expr), jb.OtherCol)
+				}
+				if indexOf(ot.Watermarks, jb.OtherCol) < 0 {
+					bad(n, "bound over column %d, which has no watermark", jb.OtherCol)
+				}
+				if jb.Col < len(me.Out) && jb.Expr.Type().ID != me.Out[jb.Col].T.ID {
+					bad(n, "bound %s of type %s on a column of type %s", FormatExpr(jb.Expr), jb.Expr.Type(), me.Out[jb.Col].T)
+				}
+			}
+			for s, c := range []*JoinClean{x.LeftClean, x.RightClean} {
+				if c == nil {
+					continue
+				}
+				found := false
+				for _, jb := range x.Bounds {
+					found = found || jb.Side == s && jb.Col == c.Col
+				}
+				if !found {
+					bad(n, "side %d cleaned by column %d without a bound on it", s, c.Col)
+				}
+				st := []StateTableDesc{x.LeftState, x.RightState}[s]
+				if c.Index.ID == 0 {
+					if len(st.KeyCols) == 0 || st.KeyCols[0] != c.Col {
+						bad(n, "side %d cleaned by column %d without an index, state key %v", s, c.Col, st.KeyCols)
+					}
+					continue
+				}
+				checkState(n, c.Index)
+				if len(c.IndexCols) == 0 || c.IndexCols[0] != c.Col || !allIn(st.KeyCols, c.IndexCols) || len(c.Index.Cols) != len(c.IndexCols) {
+					bad(n, "index %v of side %d does not lead with column %d and hold state key %v", c.IndexCols, s, c.Col, st.KeyCols)
+				}
+			}
 		case *StreamTopN:
 			checkCols(n, in, x.GroupBy, "group")
 			for _, k := range x.Order {

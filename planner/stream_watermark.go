@@ -400,27 +400,6 @@ func unionWatermarks(inputs []StreamNode) []int {
 	return out
 }
 
-// joinWatermarks returns the output columns of an inner or semi join
-// that carry a watermark: the join key columns on which both sides have
-// one (the executor forwards their minimum).
-func joinWatermarks(n *StreamHashJoin, nlw int) []int {
-	if n.Kind != InnerJoin && n.Kind != SemiJoin {
-		return nil
-	}
-	lw, rw := n.Left.Base().Watermarks, n.Right.Base().Watermarks
-	var out []int
-	for i := range n.LeftKeys {
-		if indexOf(lw, n.LeftKeys[i]) < 0 || indexOf(rw, n.RightKeys[i]) < 0 {
-			continue
-		}
-		out = append(out, n.LeftKeys[i])
-		if n.Kind == InnerJoin {
-			out = append(out, nlw+n.RightKeys[i])
-		}
-	}
-	return dedupInts(out)
-}
-
 // eowc switches an aggregation into EMIT ON WINDOW CLOSE mode: it needs a
 // group key carrying a watermark, emits each group once, when the
 // watermark passes it, and so never retracts.

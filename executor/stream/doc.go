@@ -65,7 +65,13 @@
 // deletes their state, and in EMIT ON WINDOW CLOSE mode emits their rows
 // then, once. EOWCOverWindow emits each row once the watermark on its
 // first ORDER BY column has passed it (and the rows its window reaches
-// ahead), and forwards that watermark when no call looks ahead.
+// ahead), and forwards that watermark when no call looks ahead. HashJoin
+// evaluates an interval join's bounds (every match has s.x >= f(o.y)) at
+// the other side's watermark: stored rows below the bound can match
+// nothing later and are deleted at the barrier, through the side's index
+// table when its state is not ordered by x (hash_join_clean.go), and the
+// output gets the watermark min(W(x), f(W(y))) on the sides never padded
+// with NULLs, so aggregations over the join can close their windows.
 //
 // # Write sets and acknowledgements
 //

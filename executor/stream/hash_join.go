@@ -23,7 +23,10 @@ import (
 // they match, so that an unmatched row's NULL-padded output (for semi:
 // its presence; for anti: its absence) is emitted exactly when the
 // degree leaves or returns to 0. Output columns are left's then right's
-// (left's only for semi and anti), with the planner's stream key.
+// (left's only for semi and anti), with the planner's stream key. An
+// interval join (planner.StreamHashJoin.Bounds) also drops the stored
+// rows that the other side's watermark has put out of reach of any
+// later match, so that its state stays bounded (hash_join_clean.go).
 //
 //   - Chunk: each visible row is joined at once with the other side's
 //     state and the changes are returned right away (a join's output
@@ -37,15 +40,26 @@ import (
 //     re-emitted identically by the pair is dropped. Rows with a NULL
 //     join key match nothing and are not stored; in outer and anti joins
 //     they are emitted (padded) and retracted like unmatched rows.
-//   - Watermark: inputs' watermarks are combined per side; for inner and
-//     semi joins, a watermark on a join key column is forwarded on the
-//     output's key column(s) once both sides have one for that key, as
-//     the minimum of the two. Other watermarks are dropped: a row emitted
-//     later may carry an older value (an old left row joined with a new
-//     right row, a padded row re-emitted after a delete).
+//   - Watermark: each side's latest watermark per column is kept, and
+//     the interval join's bounds over that column (planner.JoinBound:
+//     every match has s.x >= f(o.y)) are evaluated at it
+//     (hash_join_clean.go). They raise the other side's clean bound:
+//     from then on an arriving row of that side below it is joined but
+//     not stored. A watermark is forwarded on the plan's output
+//     watermark columns (a column x of a side never padded with NULLs,
+//     with a bound on it) as min(W(x), highest f(W(y))), whenever that
+//     rises: later output rows come from later rows of x's side or from
+//     stored ones matched with later rows of the other side. On an
+//     equal join key that is the minimum of both sides' watermarks.
+//     Other watermarks are dropped: a row emitted later may carry an
+//     older value (an old left row joined with a new right row, a
+//     padded row re-emitted after a delete).
 //   - Barrier: aligned across the two inputs (joinInputs). Then the
-//     previous epoch is marked durable in both state tables, their dirty
-//     rows move into the epoch's write set, and the barrier is forwarded.
+//     previous epoch is marked durable in the state tables, each side
+//     whose clean bound rose deletes its stored rows below it (a range
+//     scan of its state table or of its index table; nothing is
+//     emitted), the dirty rows move into the epoch's write set, and the
+//     barrier is forwarded.
 type HashJoin struct {
 	actx  *ActorContext
 	in    joinReader
@@ -65,10 +79,12 @@ type HashJoin struct {
 	mbuf []types.Row
 	kbuf []byte
 
-	// wm[s][col] is side s's latest watermark on col; wmSent[i] the last
-	// watermark forwarded for join key i.
+	// wm[s][col] is side s's latest watermark on col; bounds are the
+	// plan's Bounds with their values at those watermarks; outWms the
+	// output watermarks they give.
 	wm     [2]map[int]types.Watermark
-	wmSent map[int]types.Watermark
+	bounds []*joinBound
+	outWms []*outWatermark
 }
 
 // joinReader delivers a join's input messages with their side (0 left,
@@ -121,8 +137,23 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 	j := &HashJoin{
 		actx: actx, kind: n.Kind, sides: [2]*joinSide{ls, rs},
 		outTs: n.Out.Types(), outKey: n.StreamKey, nl: len(ls.ts),
-		wm:     [2]map[int]types.Watermark{{}, {}},
-		wmSent: map[int]types.Watermark{},
+		wm: [2]map[int]types.Watermark{{}, {}},
+	}
+	for _, b := range n.Bounds {
+		jb, err := newJoinBound(actx, b, [2][]types.T{ls.ts, rs.ts})
+		if err != nil {
+			return nil, err
+		}
+		j.bounds = append(j.bounds, jb)
+	}
+	for i, c := range []*planner.JoinClean{n.LeftClean, n.RightClean} {
+		if c == nil {
+			continue
+		}
+		in := []planner.StreamNode{n.Left, n.Right}[i]
+		if j.sides[i].clean, err = newSideClean(actx, j.sides[i], in, c, i, j.bounds); err != nil {
+			return nil, err
+		}
 	}
 	want := len(ls.ts) + len(rs.ts)
 	if semi {
@@ -130,6 +161,9 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 	}
 	if len(j.outTs) != want {
 		return nil, pgerr.New(pgerr.InternalError, "hash join: %d output columns, want %d", len(j.outTs), want)
+	}
+	if j.outWms, err = newOutWatermarks(n, j.nl, j.bounds); err != nil {
+		return nil, err
 	}
 	if n.Cond != nil {
 		ev, err := executor.Compile(n.Cond)
@@ -170,8 +204,15 @@ func (j *HashJoin) Next(ctx context.Context) (types.Message, error) {
 		case types.Barrier:
 			// Output left with each chunk, so there is nothing pending.
 			for _, s := range j.sides {
-				s.st.Committed(m.Epoch.Prev)
-				if err := s.st.Commit(j.actx.WriteSet, m.Epoch.Curr); err != nil {
+				s.committed(m.Epoch.Prev)
+			}
+			for _, s := range j.sides {
+				if err := s.cleanState(); err != nil {
+					return nil, err
+				}
+			}
+			for _, s := range j.sides {
+				if err := s.commit(j.actx.WriteSet, m.Epoch.Curr); err != nil {
 					return nil, err
 				}
 			}
@@ -286,10 +327,12 @@ func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
 		}
 	}
 	if !keyNull {
-		if ins {
-			me.st.Insert(me.key(row), me.stored(row, deg))
-		} else {
-			me.st.Delete(me.key(row))
+		// A row below its side's clean bound can match no later row of
+		// the other side: joined above, it is not stored.
+		if !ins {
+			me.remove(row)
+		} else if me.keeps(row) {
+			me.insert(row, deg)
 		}
 	}
 	return nil
@@ -468,38 +511,6 @@ func (j *HashJoin) flush() {
 		j.pend = j.pend[n:]
 	}
 	j.pend = j.pend[:0]
-}
-
-// watermark records side s's watermark w and queues the watermarks it
-// lets the join forward (inner and semi joins, join key columns only).
-func (j *HashJoin) watermark(s int, w types.Watermark) {
-	j.wm[s][w.Col] = w
-	if j.kind != planner.InnerJoin && j.kind != planner.SemiJoin {
-		return
-	}
-	me, ot := j.sides[s], j.sides[1-s]
-	for i, k := range me.keys {
-		if k != w.Col {
-			continue
-		}
-		o, ok := j.wm[1-s][ot.keys[i]]
-		if !ok {
-			continue
-		}
-		lo := w
-		if types.Compare(o.Val, w.Val, w.T) < 0 {
-			lo = o
-		}
-		if prev, ok := j.wmSent[i]; ok && types.Compare(lo.Val, prev.Val, w.T) <= 0 {
-			continue
-		}
-		j.wmSent[i] = lo
-		lk, rk := j.sides[0].keys[i], j.sides[1].keys[i]
-		j.out = append(j.out, types.Watermark{Col: lk, T: j.outTs[lk], Val: lo.Val})
-		if j.kind == planner.InnerJoin {
-			j.out = append(j.out, types.Watermark{Col: j.nl + rk, T: j.outTs[j.nl+rk], Val: lo.Val})
-		}
-	}
 }
 
 // Close implements Operator.

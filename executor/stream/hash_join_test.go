@@ -623,8 +623,10 @@ barrier 3
 	},
 }
 
-// TestHashJoinWatermarks checks that inner and semi joins forward the
-// minimum of both sides' watermarks on a join key, and outer joins none.
+// TestHashJoinWatermarks checks that a join forwards the minimum of both
+// sides' watermarks on a join key (the planner's bounds l.k >= r.k and
+// r.k >= l.k), on the sides never padded with NULLs, and a full join
+// none.
 func TestHashJoinWatermarks(t *testing.T) {
 	script := `
 barrier 1
@@ -643,9 +645,12 @@ barrier 2
 	}{
 		{planner.InnerJoin, "barrier 1\nwm 1 3\nwm 4 3\nwm 1 6\nwm 4 6\nwm 1 7\nwm 4 7\nbarrier 2\n"},
 		{planner.SemiJoin, "barrier 1\nwm 1 3\nwm 1 6\nwm 1 7\nbarrier 2\n"},
-		{planner.LeftJoin, "barrier 1\nbarrier 2\n"},
+		{planner.AntiJoin, "barrier 1\nwm 1 3\nwm 1 6\nwm 1 7\nbarrier 2\n"},
+		{planner.LeftJoin, "barrier 1\nwm 1 3\nwm 1 6\nwm 1 7\nbarrier 2\n"},
+		{planner.RightJoin, "barrier 1\nwm 4 3\nwm 4 6\nwm 4 7\nbarrier 2\n"},
+		{planner.FullJoin, "barrier 1\nbarrier 2\n"},
 	} {
-		got, _ := runJoin(t, joinNode(tc.kind, nil), script)
+		got, _ := runJoin(t, withKeyBounds(joinNode(tc.kind, nil)), script)
 		joinCheck(t, got, tc.want)
 	}
 }

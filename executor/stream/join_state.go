@@ -33,6 +33,11 @@ type joinSide struct {
 	dups       [][2]int
 	ts         []types.T // input column types
 	degree     bool      // stored rows carry a trailing degree column
+	// clean is the side's state cleaning by an interval join's bounds
+	// (hash_join_clean.go), nil when its state is kept whole; rows are
+	// then stored and removed through insert and remove, which keep its
+	// index table in step with the state table.
+	clean *sideClean
 }
 
 func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool) (*joinSide, error) {
