@@ -609,6 +609,9 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	n.RightState = sp.joinState("join_right", rb, rk, rightDegree)
 	n.LeftClean = sp.joinClean("join_left_clean", n, 0, n.LeftState)
 	n.RightClean = sp.joinClean("join_right_clean", n, 1, n.RightState)
+	if sp.ttlMs > 0 {
+		sp.joinTTL(n)
+	}
 
 	if semi || nlw == nl {
 		return n

@@ -227,6 +227,14 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 				tables = append(tables, c.Index)
 			}
 		}
+		if x.TTLMs > 0 {
+			add("state_ttl: %s", types.FormatInterval(micros(x.TTLMs*1000)))
+			for _, d := range []StateTableDesc{x.LeftTTL, x.RightTTL} {
+				if d.ID != 0 {
+					tables = append(tables, d)
+				}
+			}
+		}
 		state(tables...)
 	case *StreamTopN:
 		name = "StreamTopN"

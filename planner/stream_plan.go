@@ -200,6 +200,15 @@ type StreamHashJoin struct {
 	// bound and its state is kept whole.
 	LeftClean  *JoinClean
 	RightClean *JoinClean
+	// TTLMs is the state TTL in milliseconds (stream_ttl.go), 0 for none.
+	// It applies to the sides that no bound cleans: their stored rows end
+	// with the processing time (epoch ms) they were stored at, and
+	// LeftTTL / RightTTL (ID 0 for a side without) index them: key (that
+	// time, the side's state key), so the rows stored more than TTLMs ago
+	// are one range scan; they are then deleted without output.
+	TTLMs    int64
+	LeftTTL  StateTableDesc
+	RightTTL StateTableDesc
 }
 
 // JoinBound is a lower bound that a join's condition puts on a column of

@@ -94,3 +94,26 @@ func (sp *streamPlanner) aggTTL(n *StreamHashAgg, keyCols types.Schema) {
 	n.TTL = sp.ttlIndex("agg_ttl", keyCols)
 	sp.ttlUsed = true
 }
+
+// joinTTL gives the sides of the join n that no bound cleans a state TTL:
+// their stored rows carry ttlColumn last and a join_left_ttl /
+// join_right_ttl table indexes them by it.
+func (sp *streamPlanner) joinTTL(n *StreamHashJoin) {
+	for side, c := range []*JoinClean{n.LeftClean, n.RightClean} {
+		if c != nil {
+			continue
+		}
+		st, idx, name := &n.LeftState, &n.LeftTTL, "join_left_ttl"
+		if side == 1 {
+			st, idx, name = &n.RightState, &n.RightTTL, "join_right_ttl"
+		}
+		var keyCols types.Schema
+		for _, k := range st.KeyCols {
+			keyCols = append(keyCols, st.Cols[k])
+		}
+		st.Cols = append(st.Cols, ttlColumn)
+		*idx = sp.ttlIndex(name, keyCols)
+		n.TTLMs = sp.ttlMs
+		sp.ttlUsed = true
+	}
+}

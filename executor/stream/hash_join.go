@@ -58,8 +58,11 @@ import (
 //     previous epoch is marked durable in the state tables, each side
 //     whose clean bound rose deletes its stored rows below it (a range
 //     scan of its state table or of its index table; nothing is
-//     emitted), the dirty rows move into the epoch's write set, and the
-//     barrier is forwarded.
+//     emitted), each side with a state TTL (StreamHashJoin.TTLMs,
+//     hash_join_ttl.go) deletes the rows stored more than the TTL before
+//     the barrier's epoch time (nothing is emitted either), the dirty
+//     rows move into the epoch's write set, and the barrier is
+//     forwarded.
 type HashJoin struct {
 	actx  *ActorContext
 	in    joinReader
@@ -118,11 +121,11 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 	semi := n.Kind == planner.SemiJoin || n.Kind == planner.AntiJoin
 	leftDegree := n.Kind == planner.LeftJoin || n.Kind == planner.FullJoin || semi
 	rightDegree := n.Kind == planner.RightJoin || n.Kind == planner.FullJoin
-	ls, err := newJoinSide(actx, n.Left, n.LeftKeys, n.LeftState, leftDegree)
+	ls, err := newJoinSide(actx, n.Left, n.LeftKeys, n.LeftState, leftDegree, n.LeftTTL.ID != 0)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := newJoinSide(actx, n.Right, n.RightKeys, n.RightState, rightDegree)
+	rs, err := newJoinSide(actx, n.Right, n.RightKeys, n.RightState, rightDegree, n.RightTTL.ID != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +155,18 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 		}
 		in := []planner.StreamNode{n.Left, n.Right}[i]
 		if j.sides[i].clean, err = newSideClean(actx, j.sides[i], in, c, i, j.bounds); err != nil {
+			return nil, err
+		}
+	}
+	for i, d := range []planner.StateTableDesc{n.LeftTTL, n.RightTTL} {
+		if d.ID == 0 {
+			continue
+		}
+		if n.TTLMs <= 0 || j.sides[i].clean != nil {
+			return nil, pgerr.New(pgerr.InternalError, "hash join: TTL table %s without a TTL, or on a cleaned side", d.Name)
+		}
+		in := []planner.StreamNode{n.Left, n.Right}[i]
+		if j.sides[i].ttl, err = newSideTTL(actx, j.sides[i], in, d, n.TTLMs); err != nil {
 			return nil, err
 		}
 	}
@@ -208,6 +223,9 @@ func (j *HashJoin) Next(ctx context.Context) (types.Message, error) {
 			}
 			for _, s := range j.sides {
 				if err := s.cleanState(); err != nil {
+					return nil, err
+				}
+				if err := s.expire(types.EpochMillis(m.Epoch.Curr)); err != nil {
 					return nil, err
 				}
 			}
@@ -278,12 +296,14 @@ func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
 			if ins {
 				nd = d + 1
 			} else if nd = d - 1; nd < 0 {
-				if strictChangelog {
+				if strictChangelog && ot.ttl == nil && me.ttl == nil {
+					// With a TTL, a retraction may meet a row whose
+					// partner it matched expired meanwhile.
 					return pgerr.New(pgerr.InternalError, "hash join: degree below zero")
 				}
 				nd = 0
 			}
-			ot.st.Update(ot.key(or), ot.stored(or, nd))
+			ot.st.Update(ot.key(or), ot.withDegree(m, nd))
 			switch {
 			case j.kind == planner.SemiJoin:
 				// Only the left side has degrees in a semi join.

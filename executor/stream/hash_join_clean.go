@@ -225,12 +225,16 @@ func (c *sideClean) indexRow(row types.Row) types.Row {
 }
 
 // insert stores an input row of s with its degree, in the state table
-// and the index.
+// and the index (and the TTL index).
 func (s *joinSide) insert(row types.Row, degree int64) {
-	s.st.Insert(s.key(row), s.stored(row, degree))
+	key := s.key(row)
+	s.st.Insert(key, s.stored(row, degree))
 	if s.clean != nil && s.clean.index != nil {
 		r := s.clean.indexRow(row)
 		s.clean.index.Insert(r, r)
+	}
+	if s.ttl != nil {
+		s.ttl.insert(key)
 	}
 }
 
@@ -253,6 +257,9 @@ func (s *joinSide) committed(epoch uint64) {
 	if s.clean != nil && s.clean.index != nil {
 		s.clean.index.Committed(epoch)
 	}
+	if s.ttl != nil {
+		s.ttl.idx.Committed(epoch)
+	}
 }
 
 // commit moves the side's dirty rows into the epoch's write set.
@@ -261,7 +268,12 @@ func (s *joinSide) commit(ws *storage.Batch, epoch uint64) error {
 		return err
 	}
 	if s.clean != nil && s.clean.index != nil {
-		return s.clean.index.Commit(ws, epoch)
+		if err := s.clean.index.Commit(ws, epoch); err != nil {
+			return err
+		}
+	}
+	if s.ttl != nil {
+		return s.ttl.idx.Commit(ws, epoch)
 	}
 	return nil
 }

@@ -86,6 +86,7 @@ func joinNodeKeys(kind planner.JoinKind, lk, rk []int, cond planner.Expr) *plann
 // script form, one item per line:
 //
 //	barrier 3        aligned barrier of epoch {2, 3}
+//	barrier @1500    aligned barrier of an epoch of time 1500 ms
 //	L + 1 2 3        a left row (R: a right row); consecutive rows of
 //	                 one side form one chunk
 //	--               ends a chunk
@@ -100,6 +101,7 @@ func parseSided(t testing.TB, script string) *sidedScript {
 	s := &sidedScript{}
 	var rows []string
 	side := -1
+	var lastEpoch uint64
 	flush := func() {
 		if len(rows) == 0 {
 			return
@@ -123,8 +125,16 @@ func parseSided(t testing.TB, script string) *sidedScript {
 		case "barrier":
 			flush()
 			e, _ := strconv.ParseUint(f[1], 10, 64)
+			prev := e - 1
+			if at, ok := strings.CutPrefix(f[1], "@"); ok {
+				// barrier @MS: an epoch whose time is MS milliseconds,
+				// after the previous barrier's.
+				ms, _ := strconv.ParseUint(at, 10, 64)
+				e, prev = ms<<types.EpochSeqBits, lastEpoch
+			}
+			lastEpoch = e
 			s.sides = append(s.sides, 0)
-			s.msgs = append(s.msgs, types.Barrier{Epoch: types.Epoch{Prev: e - 1, Curr: e}})
+			s.msgs = append(s.msgs, types.Barrier{Epoch: types.Epoch{Prev: prev, Curr: e}})
 		case "wm":
 			// wm L|R COL VALUE: an int8 watermark of one side.
 			flush()

@@ -38,15 +38,21 @@ type joinSide struct {
 	// then stored and removed through insert and remove, which keep its
 	// index table in step with the state table.
 	clean *sideClean
+	// ttl is the side's state TTL (hash_join_ttl.go), nil for none;
+	// stored rows then end with the time they were stored at.
+	ttl *sideTTL
 }
 
-func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool) (*joinSide, error) {
+func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool, ttl bool) (*joinSide, error) {
 	ts := in.Base().Out.Types()
 	if d.ID == 0 {
 		return nil, pgerr.New(pgerr.InternalError, "hash join: %s has no state table", d.Name)
 	}
 	want := len(ts)
 	if degree {
+		want++
+	}
+	if ttl {
 		want++
 	}
 	if len(d.Cols) != want {
@@ -135,14 +141,28 @@ func (s *joinSide) key(row types.Row) types.Row {
 	return k
 }
 
-// stored returns the row to store for input row with the given degree.
+// stored returns the row to store for input row with the given degree
+// (and, with a TTL, the time it is stored at).
 func (s *joinSide) stored(row types.Row, degree int64) types.Row {
-	if !s.degree {
+	if !s.degree && s.ttl == nil {
 		return row
 	}
-	out := make(types.Row, len(row)+1)
+	out := make(types.Row, len(row), len(row)+2)
 	copy(out, row)
-	out[len(row)] = types.DInt(degree)
+	if s.degree {
+		out = append(out, types.DInt(degree))
+	}
+	if s.ttl != nil {
+		out = append(out, types.DInt(s.ttl.now))
+	}
+	return out
+}
+
+// withDegree returns stored row m of s with its degree set to degree;
+// the time a row with a TTL was stored at stays as it was.
+func (s *joinSide) withDegree(m types.Row, degree int64) types.Row {
+	out := append(types.Row(nil), m...)
+	out[len(s.ts)] = types.DInt(degree)
 	return out
 }
 
