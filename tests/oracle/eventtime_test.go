@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,10 +32,17 @@ const etLagSeconds = 10
 // the watermark clause.
 var etSchema = []string{
 	"CREATE TABLE ev (id int, k int, v int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '10 seconds') APPEND ONLY",
+	"CREATE TABLE pay (id int, k int, v int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '10 seconds') APPEND ONLY",
 }
 
+// etTables are the oracle's tables, in etSchema's order.
+var etTables = []string{"ev", "pay"}
+
 // etView is a view on weir and the PostgreSQL query it must equal.
-// The PostgreSQL query may use $W, the watermark as a timestamp literal.
+// The PostgreSQL query may use $W, ev's watermark as a timestamp
+// literal, and $JW, the watermark on e.ts of the interval joins below:
+// min(ev's watermark, pay's watermark - 20 seconds). Before a table has
+// a watermark, they are a time before every row.
 type etView struct {
 	name, weir, postgres string
 }
@@ -98,6 +106,33 @@ var etViews = []etView{
 		 FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts, id)) x WHERE ts < $W AND nts < $W`,
 	},
 	{
+		// Interval joins: their state is cleaned as both watermarks
+		// pass, and they still find every matching pair.
+		"paid",
+		`SELECT e.id AS eid, p.id AS pid, e.k, p.v FROM ev e JOIN pay p
+		 ON p.k = e.k AND p.ts BETWEEN e.ts AND e.ts + INTERVAL '20 seconds'`,
+		`SELECT e.id, p.id, e.k, p.v FROM ev e JOIN pay p
+		 ON p.k = e.k AND p.ts BETWEEN e.ts AND e.ts + INTERVAL '20 seconds'`,
+	},
+	{
+		"paid_left",
+		`SELECT e.id AS eid, p.id AS pid FROM ev e LEFT JOIN pay p
+		 ON p.k = e.k AND p.ts BETWEEN e.ts - INTERVAL '5 seconds' AND e.ts + INTERVAL '15 seconds'`,
+		`SELECT e.id, p.id FROM ev e LEFT JOIN pay p
+		 ON p.k = e.k AND p.ts BETWEEN e.ts - INTERVAL '5 seconds' AND e.ts + INTERVAL '15 seconds'`,
+	},
+	{
+		// A window over an interval join closes when the join's output
+		// watermark passes it.
+		"paid_closed",
+		`SELECT date_bin(INTERVAL '30 seconds', e.ts, TIMESTAMP '1970-01-01') AS w, count(*) AS n, sum(p.v) AS s
+		 FROM ev e JOIN pay p ON p.k = e.k AND p.ts BETWEEN e.ts AND e.ts + INTERVAL '20 seconds'
+		 GROUP BY 1 EMIT ON WINDOW CLOSE`,
+		`SELECT date_bin('30 seconds', e.ts, TIMESTAMP '1970-01-01'), count(*), sum(p.v)
+		 FROM ev e JOIN pay p ON p.k = e.k AND p.ts BETWEEN e.ts AND e.ts + INTERVAL '20 seconds'
+		 GROUP BY 1 HAVING date_bin('30 seconds', e.ts, TIMESTAMP '1970-01-01') + INTERVAL '30 seconds' <= $JW`,
+	},
+	{
 		// Updated at every checkpoint; the state of windows behind the
 		// watermark is dropped, their rows stay.
 		"tumble_live",
@@ -156,9 +191,11 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 		mustExec(t, ctx, w, s)
 		mustExec(t, ctx, p, s[:strings.Index(s, ", WATERMARK")]+")")
 	}
-	var clk etClock
+	clks := make([]etClock, len(etTables))
 	cursor, id, late := int64(0), 0, 0
 	insert := func() {
+		ti := rng.IntN(len(etTables))
+		clk := &clks[ti]
 		n := 1 + rng.IntN(5)
 		var all, kept []string
 		stmtWm, stmtAny := clk.wm, clk.any
@@ -181,9 +218,9 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 				clk.wm, clk.any = sec-etLagSeconds, true
 			}
 		}
-		mustExec(t, ctx, w, "INSERT INTO ev VALUES "+strings.Join(all, ", "))
+		mustExec(t, ctx, w, "INSERT INTO "+etTables[ti]+" VALUES "+strings.Join(all, ", "))
 		if len(kept) > 0 {
-			mustExec(t, ctx, p, "INSERT INTO ev VALUES "+strings.Join(kept, ", "))
+			mustExec(t, ctx, p, "INSERT INTO "+etTables[ti]+" VALUES "+strings.Join(kept, ", "))
 		}
 	}
 	// Some rows come before the views, which backfill them.
@@ -193,10 +230,10 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 	for _, v := range etViews {
 		mustExec(t, ctx, w, "CREATE MATERIALIZED VIEW "+v.name+" AS "+v.weir)
 	}
-	etCompare(t, ctx, w, p, clk, "after creating the views")
+	etCompare(t, ctx, w, p, clks, "after creating the views")
 	for i := range 150 {
 		insert()
-		etCompare(t, ctx, w, p, clk, fmt.Sprintf("after statement %d", i+1))
+		etCompare(t, ctx, w, p, clks, fmt.Sprintf("after statement %d", i+1))
 		if i%50 == 49 {
 			// A crash loses nothing acknowledged, and the recovered
 			// watermark keeps late rows late and closed windows closed.
@@ -204,7 +241,7 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 			weir.Restart()
 			w.conn = connect(t, ctx, weir)
 			mustExec(t, ctx, w, fmt.Sprintf("SET streaming_parallelism = %d", par))
-			etCompare(t, ctx, w, p, clk, fmt.Sprintf("after a SIGKILL at statement %d", i+1))
+			etCompare(t, ctx, w, p, clks, fmt.Sprintf("after a SIGKILL at statement %d", i+1))
 		}
 	}
 	var sizes []string
@@ -216,24 +253,53 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 		sizes = append(sizes, fmt.Sprintf("%s %d", v.name, len(rows)))
 	}
 	t.Logf("%d rows, %d late; view rows: %s", id, late, strings.Join(sizes, ", "))
+	// The joins' and windows' state holds what the watermarks have not
+	// passed, not the streams: rows within about a minute of event time.
+	states, err := textRows(ctx, w.conn, "SELECT job || '.' || name, rows FROM weir.state_tables WHERE name NOT IN ('materialize', 'backfill')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range states {
+		name, n, _ := strings.Cut(r, "|")
+		if rows, _ := strconv.Atoi(n); rows > 100 {
+			t.Errorf("state table %s holds %d rows of %d", name, rows, id)
+		}
+	}
+	t.Logf("state rows: %s", strings.Join(states, ", "))
 	failed = t.Failed()
 }
 
-// etCompare checks weir's table, watermark and views against clk and
-// PostgreSQL.
-func etCompare(t *testing.T, ctx context.Context, w, p *side, clk etClock, when string) {
+// etCompare checks weir's tables, watermarks and views against clks
+// (one per table) and PostgreSQL.
+func etCompare(t *testing.T, ctx context.Context, w, p *side, clks []etClock, when string) {
 	t.Helper()
-	got, err := textRows(ctx, w.conn, "SELECT watermark FROM weir.watermarks WHERE name = 'ev'")
-	if err != nil {
-		t.Fatalf("%s: weir.watermarks: %v", when, err)
+	var pairs [][2]string
+	for i, tbl := range etTables {
+		got, err := textRows(ctx, w.conn, "SELECT watermark FROM weir.watermarks WHERE name = '"+tbl+"'")
+		if err != nil {
+			t.Fatalf("%s: weir.watermarks: %v", when, err)
+		}
+		want := []string{"NULL"}
+		if clks[i].any {
+			want = []string{etTime(clks[i].wm)}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: watermark of %s %v, want %v", when, tbl, got, want)
+		}
+		pairs = append(pairs, [2]string{"SELECT * FROM " + tbl, "SELECT * FROM " + tbl})
 	}
-	if want := []string{etTime(clk.wm)}; !slices.Equal(got, want) {
-		t.Fatalf("%s: watermark %v, want %v", when, got, want)
+	lit := func(sec int64, ok bool) string {
+		if !ok {
+			return "TIMESTAMP '1900-01-01'"
+		}
+		return "TIMESTAMP '" + etTime(sec) + "'"
 	}
-	pairs := [][2]string{{"SELECT * FROM ev", "SELECT * FROM ev"}}
-	wm := "TIMESTAMP '" + etTime(clk.wm) + "'"
+	ev, pay := clks[0], clks[1]
+	wm := lit(ev.wm, ev.any)
+	jw := lit(min(ev.wm, pay.wm-20), ev.any && pay.any)
 	for _, v := range etViews {
-		pairs = append(pairs, [2]string{"SELECT * FROM " + v.name, strings.ReplaceAll(v.postgres, "$W", wm)})
+		q := strings.ReplaceAll(strings.ReplaceAll(v.postgres, "$JW", jw), "$W", wm)
+		pairs = append(pairs, [2]string{"SELECT * FROM " + v.name, q})
 	}
 	for _, q := range pairs {
 		got, err := textRows(ctx, w.conn, q[0])
@@ -245,7 +311,7 @@ func etCompare(t *testing.T, ctx context.Context, w, p *side, clk etClock, when 
 			t.Fatalf("%s: postgres: %s: %v", when, q[1], err)
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("%s: %s differs (watermark %s)\nweir:     %v\npostgres: %v", when, q[0], etTime(clk.wm), got, want)
+			t.Fatalf("%s: %s differs (watermarks %s, %s)\nweir:     %v\npostgres: %v", when, q[0], wm, jw, got, want)
 		}
 	}
 }
