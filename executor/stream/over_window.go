@@ -280,20 +280,10 @@ type overChanges struct {
 // recompute computes the values of partition p's rows and adds the
 // differences to what was emitted to ch.
 func (o *OverWindow) recompute(p *overPart, ch *overChanges) error {
-	it := o.state.Iter(p.key, false)
-	var rows []types.Row
-	for {
-		r, err := it.Next()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		if r == nil {
-			break
-		}
-		rows = append(rows, r)
+	rows, err := storage.Collect(o.state.Iter(p.key, false), nil)
+	if err != nil {
+		return err
 	}
-	it.Close()
 	vals, err := overValues(o.plan, o.args, o.ordCols, rows, o.ec, o.actx)
 	if err != nil {
 		return err
