@@ -97,3 +97,90 @@ func TestEOWCExactlyOnceAcrossKills(t *testing.T) {
 		t.Fatalf("per_minute: %v, want %d windows; sink holds %d", rows, len(wantLines), len(got))
 	}
 }
+
+// TestEOWCOverWindowExactlyOnceAcrossKills streams events of three
+// symbols from a source with a watermark through an EMIT ON WINDOW CLOSE
+// view of window functions (row_number and lag per symbol, in event-time
+// order) into a PLAIN sink, and SIGKILLs weir several times while the
+// events arrive. At the end a read_committed consumer of the sink's
+// topic sees every event the watermark has passed exactly once, with its
+// rank and previous event in its symbol, and the view holds the same.
+func TestEOWCOverWindowExactlyOnceAcrossKills(t *testing.T) {
+	kafkatest.Kcat(t)
+	b := kafkatest.StartBroker(t, "")
+	kafkatest.CreateTopic(t, b.Addr, "ticks", 1)
+	kafkatest.CreateTopic(t, b.Addr, "ranked", 1)
+	w := kafkatest.StartWeir(t, kafkatest.Options{Broker: b})
+	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
+		fmt.Sprintf(`CREATE SOURCE ticks (id bigint, sym int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '1 second')
+			WITH (connector = 'kafka', topic = 'ticks', properties.bootstrap.server = '%s', scan.startup.mode = 'earliest')
+			FORMAT PLAIN ENCODE JSON`, b.Addr),
+		`CREATE MATERIALIZED VIEW ranked AS
+			SELECT id, sym, row_number() OVER (PARTITION BY sym ORDER BY ts) AS rn, lag(id) OVER (PARTITION BY sym ORDER BY ts) AS prev
+			FROM ticks EMIT ON WINDOW CLOSE`,
+		fmt.Sprintf(`CREATE SINK ranked_out FROM ranked
+			WITH (connector = 'kafka', topic = 'ranked', properties.bootstrap.server = '%s')
+			FORMAT PLAIN ENCODE JSON`, b.Addr),
+	)
+	// Event i, of symbol i mod 3, happens at 00:00:00 + 2i seconds: it is
+	// the (i div 3 + 1)th of its symbol, after event i-3.
+	const events, batch, kills = 3000, 250, 5
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for from := 0; from < events; from += batch {
+		var lines []string
+		for i := from; i < min(from+batch, events); i++ {
+			lines = append(lines, fmt.Sprintf(`{"id": %d, "sym": %d, "ts": "%s"}`, i, i%3, start.Add(time.Duration(2*i)*time.Second).Format("2006-01-02 15:04:05")))
+		}
+		if err := kafkatest.ProduceLines(b.Addr, "ticks", lines); err != nil {
+			t.Fatal(err)
+		}
+		if k := from / batch; k%2 == 1 && k/2 < kills {
+			// Killed while the batch is still being read and emitted.
+			time.Sleep(time.Duration(13*k%50) * time.Millisecond)
+			n := len(kafkatest.Consume(t, b.Addr, "ranked"))
+			w.Kill()
+			t.Logf("SIGKILL %d after %d events, %d rows committed in the sink", k/2+1, from+batch, n)
+			w.Restart()
+		}
+	}
+	// The watermark ends 1 s behind the last event: every event but the
+	// last is final.
+	var want []string
+	for i := 0; i < events-1; i++ {
+		prev := "null"
+		if i >= 3 {
+			prev = fmt.Sprint(i - 3)
+		}
+		want = append(want, fmt.Sprintf(`{"id":%d,"sym":%d,"rn":%d,"prev":%s}`, i, i%3, i/3+1, prev))
+	}
+	slices.Sort(want)
+	kafkatest.Eventually(t, 2*time.Minute, "every final event in the sink exactly once", func() (bool, string) {
+		got := kafkatest.Values(kafkatest.Consume(t, b.Addr, "ranked"))
+		slices.Sort(got)
+		if len(got) > len(want) {
+			return false, fmt.Sprintf("%d records for %d events (duplicates)", len(got), len(want))
+		}
+		return slices.Equal(got, want), fmt.Sprintf("%d of %d events", len(got), len(want))
+	})
+	if dups := kafkatest.Duplicates(kafkatest.Consume(t, b.Addr, "ranked")); len(dups) > 0 {
+		t.Fatalf("duplicates in the sink: %v", dups)
+	}
+	rows := kafkatest.Query(t, conn, "SELECT count(*), sum(rn), count(prev) FROM ranked")
+	wantRow := []string{fmt.Sprint(events - 1), fmt.Sprint(sumRanks(events - 1)), fmt.Sprint(events - 1 - 3)}
+	if len(rows) != 1 || !slices.Equal(rows[0], wantRow) {
+		t.Fatalf("ranked: %v, want %v", rows, wantRow)
+	}
+}
+
+// sumRanks is the sum of the ranks of events 0..n-1 in the over window
+// test: event i ranks i/3 + 1.
+func sumRanks(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += i/3 + 1
+	}
+	return s
+}
