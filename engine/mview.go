@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,9 @@ var backfillNoticeEvery = 2 * time.Second
 // a stream plan over mv (whose Cols and PK it fills in), with state table
 // ids from alloc.
 func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func() uint32) (*planner.StreamMaterialize, *planner.Bound, error) {
+	if err := checkMViewOptions(st.With); err != nil {
+		return nil, nil, err
+	}
 	b, err := planner.Bind(st.Query, s.catalogView(), nil)
 	if err != nil {
 		return nil, nil, err
@@ -67,6 +71,53 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 		}
 	}
 	return root, b, nil
+}
+
+// mviewOptions are the options CREATE MATERIALIZED VIEW ... WITH (...)
+// takes.
+var mviewOptions = []string{"state_ttl", "streaming.barrier_alignment", "streaming_parallelism"}
+
+// checkMViewOptions refuses unknown options of CREATE MATERIALIZED VIEW
+// and bad values of those that the planner does not read itself (it
+// checks state_ttl). Errors: 22023.
+func checkMViewOptions(with map[string]string) error {
+	keys := slices.Sorted(maps.Keys(with))
+	for _, k := range keys {
+		if !slices.Contains(mviewOptions, k) {
+			return pgerr.New(pgerr.InvalidParameterValue, "unrecognized materialized view option \"%s\"", k).
+				WithHint("The options are %s.", strings.Join(mviewOptions, ", "))
+		}
+	}
+	if v, ok := with["streaming_parallelism"]; ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > 1024 {
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for streaming_parallelism: \"%s\"", v).
+				WithHint("A number of actors from 1 to 1024 is expected.")
+		}
+	}
+	_, err := barrierAlignment(with)
+	return err
+}
+
+// mviewDefinition returns the CREATE MATERIALIZED VIEW statement of rel:
+// its options (streaming_parallelism as the view was planned with) and
+// EMIT ON WINDOW CLOSE around its query as written.
+func mviewDefinition(rel *catalog.Relation) string {
+	var opts []string
+	for _, k := range slices.Sorted(maps.Keys(rel.With)) {
+		if k == planner.WithEmitOnWindowClose {
+			continue
+		}
+		opts = append(opts, k+" = '"+strings.ReplaceAll(rel.With[k], "'", "''")+"'")
+	}
+	def := "CREATE MATERIALIZED VIEW " + rel.Name
+	if len(opts) > 0 {
+		def += " WITH (" + strings.Join(opts, ", ") + ")"
+	}
+	def += " AS " + rel.SQL
+	if rel.With[planner.WithEmitOnWindowClose] == "true" {
+		def += " EMIT ON WINDOW CLOSE"
+	}
+	return def
 }
 
 // assignScanStates gives every table scan of the plan that has none a

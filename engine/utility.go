@@ -690,7 +690,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			case catalog.KindView:
 				def = "CREATE VIEW " + rel.Name + " AS " + rel.SQL
 			case catalog.KindMView:
-				def = "CREATE MATERIALIZED VIEW " + rel.Name + " AS " + rel.SQL
+				def = mviewDefinition(rel)
 			}
 			return &rowsResult{rows: []types.Row{textRow(rel.Schema+"."+rel.Name, def)}, tag: "SHOW"}, nil
 		}}, nil
