@@ -262,6 +262,9 @@ type stmtWriter struct {
 	own     map[uint32]map[string]types.Row
 	changes map[uint32]*tableChanges
 	order   []uint32
+	// late counts the rows Insert dropped per table for arriving behind
+	// its watermark, reported when the statement commits.
+	late map[uint32]int64
 }
 
 // tableChanges is a statement's changelog of one table, in order.
@@ -323,6 +326,17 @@ func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
 	tc, err := w.table(relID)
 	if err != nil {
 		return err
+	}
+	// The statement holds writeMu: the table's watermark is the one it
+	// began with until apply raises it.
+	if tw, err := w.eng.tableWatermark(tc.rel); err != nil {
+		return err
+	} else if tw != nil && tw.behind(row) {
+		if w.late == nil {
+			w.late = map[uint32]int64{}
+		}
+		w.late[relID]++
+		return executor.ErrRowDropped
 	}
 	key := pkKey(tc.rel, row)
 	if found, err := w.exists(tc, key); err != nil {
@@ -393,6 +407,10 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 			wms[id] = tw
 			e.filterLate(tc, tw)
 		}
+	}
+	for id, n := range w.late {
+		tw := e.wms.tables[id]
+		e.wms.LateRows(0, id, n, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur})
 	}
 	for _, id := range w.order {
 		tc := w.changes[id]

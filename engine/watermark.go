@@ -179,6 +179,13 @@ func (e *Engine) loadTableWatermark(relID uint32, tw *tableWatermark) error {
 	return nil
 }
 
+// behind reports whether a row to be inserted is behind the table's
+// watermark (late). Called under writeMu.
+func (tw *tableWatermark) behind(row types.Row) bool {
+	v := row[tw.def.Col]
+	return tw.has && !v.Null && types.Compare(v, tw.cur, tw.def.T) < 0
+}
+
 // filterLate drops the late rows of a statement's changes of one table
 // and returns how many it dropped. Called under writeMu, before the
 // changes are applied.
@@ -189,8 +196,7 @@ func (e *Engine) filterLate(tc *tableChanges, tw *tableWatermark) int64 {
 	col := tw.def.Col
 	keep := 0
 	for i, op := range tc.ops {
-		v := tc.rows[i][col]
-		if op.IsInsert() && !v.Null && types.Compare(v, tw.cur, tw.def.T) < 0 {
+		if op.IsInsert() && tw.behind(tc.rows[i]) {
 			continue
 		}
 		tc.ops[keep], tc.rows[keep], tc.keys[keep] = op, tc.rows[i], tc.keys[i]

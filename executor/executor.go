@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/weirdb/weir/planner"
@@ -84,6 +85,8 @@ type RowIter interface {
 // Insert fails with 23505 when the key exists (in storage or earlier in
 // the same statement).
 type Writer interface {
+	// Insert adds row to the table. It returns ErrRowDropped for a row
+	// the table drops on arrival instead of storing it.
 	Insert(relID uint32, row types.Row) error
 	// Update replaces the row whose key is the key of old by new. When the
 	// key changes, it fails with 23505 if new's key exists.
@@ -93,6 +96,12 @@ type Writer interface {
 	// primary key.
 	NextRowID(relID uint32) (int64, error)
 }
+
+// ErrRowDropped is what Writer.Insert returns for a row the table drops
+// as it arrives (a row behind the watermark of an APPEND ONLY table with
+// WATERMARK FOR): the statement goes on, and the row is neither counted
+// in its tag nor returned by RETURNING.
+var ErrRowDropped = errors.New("row dropped on arrival")
 
 // ExecCtx is the context of one statement execution.
 type ExecCtx struct {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -169,7 +170,13 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 		if err := checkNotNull(o.rel, r, o.ec); err != nil {
 			return nil, err
 		}
-		return r, o.ec.Writer.Insert(o.rel.ID, r)
+		if err := o.ec.Writer.Insert(o.rel.ID, r); err != nil {
+			if errors.Is(err, ErrRowDropped) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		return r, nil
 	}))
 }
 
