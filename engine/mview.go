@@ -407,6 +407,15 @@ func (e *Engine) stateTableAlloc(rel *catalog.Relation) (alloc func() uint32, fi
 	return alloc, func() error { return allocErr }
 }
 
+// carriesWatermarks reports whether a node of the plan rooted at n
+// carries a watermark.
+func carriesWatermarks(n planner.StreamNode) bool {
+	if len(n.Base().Watermarks) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(n.StreamInputs(), carriesWatermarks)
+}
+
 // launch adds a job just deployed by a CREATE and, with backfill, waits
 // until its backfill is done and committed (sending progress NOTICEs to
 // io). On failure or cancellation the job and its relation are removed
@@ -415,6 +424,12 @@ func (e *Engine) launch(ctx context.Context, j *jobRun, io wire.ExecIO, backfill
 	err := e.addJob(ctx, j)
 	if err == nil && backfill {
 		err = e.awaitBackfill(ctx, j, io)
+	}
+	if err == nil && backfill && carriesWatermarks(j.root) {
+		// The tables' watermarks reach a backfilled job with the next
+		// barrier: one more checkpoint, and the view already shows what
+		// they do (windows closed, state cleaned) as CREATE returns.
+		err = e.st.drv.Barrier(ctx)
 	}
 	if err != nil {
 		e.undoCreate(j)
