@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -558,14 +560,15 @@ type connectors struct {
 	mu      sync.Mutex
 	readers map[uint32]map[types.JobID]*kafka.SourceReader
 	// skipped counts malformed records of readers that were closed, per
-	// source, so that counts survive a job's restart within the process.
-	skipped map[uint32]int64
+	// source and job, so that counts survive a job's restart within the
+	// process.
+	skipped map[uint32]map[types.JobID]int64
 	sinks   map[uint32]*sinkInfo
 }
 
 func newConnectors() *connectors {
 	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{},
-		skipped: map[uint32]int64{}, sinks: map[uint32]*sinkInfo{}}
+		skipped: map[uint32]map[types.JobID]int64{}, sinks: map[uint32]*sinkInfo{}}
 }
 
 func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) func() {
@@ -582,27 +585,40 @@ func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReade
 		defer c.mu.Unlock()
 		if c.readers[rel][job] == r {
 			delete(c.readers[rel], job)
-			c.skipped[rel] += r.MalformedCount()
+			if c.skipped[rel] == nil {
+				c.skipped[rel] = map[types.JobID]int64{}
+			}
+			c.skipped[rel][job] += r.MalformedCount()
 		}
 	}
 }
 
 // malformed returns the number of records skipped for source rel since
-// the server started, and the latest ones of its running readers.
+// the server started, and the latest ones of its running readers. Every
+// job reading a source has a reader of its own, which sees (and skips)
+// every record: the count is the highest of one job's readers, and a
+// record skipped by several readers is listed once.
 func (c *connectors) malformed(rel uint32) (int64, []kafka.MalformedRecord) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := c.skipped[rel]
+	perJob := maps.Clone(c.skipped[rel])
+	if perJob == nil {
+		perJob = map[types.JobID]int64{}
+	}
 	var recs []kafka.MalformedRecord
-	for _, r := range c.readers[rel] {
-		n += r.MalformedCount()
+	for job, r := range c.readers[rel] {
+		perJob[job] += r.MalformedCount()
 		recs = append(recs, r.Malformed()...)
 	}
+	var n int64
+	for _, v := range perJob {
+		n = max(n, v)
+	}
 	slices.SortFunc(recs, func(a, b kafka.MalformedRecord) int {
-		if a.Partition != b.Partition {
-			return int(a.Partition - b.Partition)
-		}
-		return int(a.Offset - b.Offset)
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
+	})
+	recs = slices.CompactFunc(recs, func(a, b kafka.MalformedRecord) bool {
+		return a.Partition == b.Partition && a.Offset == b.Offset
 	})
 	return n, recs
 }

@@ -56,27 +56,42 @@ type watermarkState struct {
 	tables map[uint32]*tableWatermark
 
 	mu sync.Mutex
-	// late counts rows dropped per relation since the server started;
-	// current is the latest watermark per relation (the highest over the
-	// jobs reading a source).
-	late    map[uint32]int64
+	// late counts rows dropped per relation and job since the server
+	// started (job 0 for a table's DML); current is the latest watermark
+	// per relation (the highest over the jobs reading a source).
+	late    map[uint32]map[types.JobID]int64
 	current map[uint32]types.Watermark
 	log     func(rel uint32, n int64, w types.Watermark)
 }
 
 func newWatermarkState() *watermarkState {
-	return &watermarkState{tables: map[uint32]*tableWatermark{}, late: map[uint32]int64{}, current: map[uint32]types.Watermark{}}
+	return &watermarkState{tables: map[uint32]*tableWatermark{}, late: map[uint32]map[types.JobID]int64{}, current: map[uint32]types.Watermark{}}
 }
 
 // LateRows implements stream.WatermarkRecorder.
 func (ws *watermarkState) LateRows(job types.JobID, rel uint32, n int64, w types.Watermark) {
 	ws.mu.Lock()
-	ws.late[rel] += n
+	if ws.late[rel] == nil {
+		ws.late[rel] = map[types.JobID]int64{}
+	}
+	ws.late[rel][job] += n
 	log := ws.log
 	ws.mu.Unlock()
 	if log != nil {
 		log(rel, n, w)
 	}
+}
+
+// lateRows returns the number of rows of relation rel dropped for
+// arriving late: every job reading a source has a reader of its own,
+// which sees every record, so a source's count is the highest of one
+// job's. Called with ws.mu held.
+func (ws *watermarkState) lateRows(rel uint32) int64 {
+	var n int64
+	for _, v := range ws.late[rel] {
+		n = max(n, v)
+	}
+	return n
 }
 
 // Watermark implements stream.WatermarkRecorder.
@@ -341,7 +356,7 @@ func init() {
 					wm = vStr(types.FormatText(w.Val, w.T, nil))
 				}
 				out = append(out, types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[planner.WithWatermarkColumn]),
-					vStr(r.With[planner.WithWatermarkExpr]), wm, types.DInt(e.wms.late[r.ID])})
+					vStr(r.With[planner.WithWatermarkExpr]), wm, types.DInt(e.wms.lateRows(r.ID))})
 			}
 			return out
 		})
