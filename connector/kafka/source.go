@@ -143,8 +143,9 @@ type MalformedRecord struct {
 // explicitly (no consumer group: offsets live in weir's checkpoints),
 // reads at isolation level read_committed, and resumes from the positions
 // of the last committed checkpoint. Partitions that appear later are found
-// by listing the topic every DiscoveryInterval and are read from their
-// earliest offset: every record in them is newer than the reader.
+// by listing the topic every DiscoveryInterval (every second while the
+// topic has none) and are read from their earliest offset: every record
+// in them is newer than the reader.
 //
 // Poll and Positions belong to the reading goroutine; Malformed and
 // MalformedCount may be called from anywhere.
@@ -302,6 +303,20 @@ func (r *SourceReader) discover(ctx context.Context) error {
 	return nil
 }
 
+// missingTopicInterval is how often a reader whose topic has no
+// partitions yet lists it: a source created before its topic starts
+// reading soon after the first record is produced.
+const missingTopicInterval = time.Second
+
+// discoveryInterval is the time between two listings of the topic: the
+// configured one, or missingTopicInterval while there is nothing to read.
+func (r *SourceReader) discoveryInterval() time.Duration {
+	if len(r.started) == 0 {
+		return min(r.cfg.DiscoveryInterval, missingTopicInterval)
+	}
+	return r.cfg.DiscoveryInterval
+}
+
 // Poll returns up to max decoded rows. It waits for records until ctx
 // ends or the next partition discovery is due, whichever is first; a wait
 // that ends with no records returns an empty batch (and ctx's error if ctx
@@ -309,7 +324,7 @@ func (r *SourceReader) discover(ctx context.Context) error {
 // errors. Errors: the first partition listing failed, or the client is
 // closed.
 func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
-	if !r.listed || time.Since(r.lastD) >= r.cfg.DiscoveryInterval {
+	if !r.listed || time.Since(r.lastD) >= r.discoveryInterval() {
 		if err := r.discover(ctx); err != nil {
 			if !r.listed {
 				return Batch{}, err
@@ -317,7 +332,7 @@ func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
 			r.log.Warn("kafka source partition discovery failed", "err", err)
 		}
 	}
-	wait := r.cfg.DiscoveryInterval - time.Since(r.lastD)
+	wait := r.discoveryInterval() - time.Since(r.lastD)
 	pctx, cancel := context.WithTimeout(ctx, max0(wait))
 	defer cancel()
 	if r.cl == nil {

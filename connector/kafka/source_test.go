@@ -237,3 +237,22 @@ func TestSourceUpsertCSV(t *testing.T) {
 		t.Fatalf("malformed %v", m)
 	}
 }
+
+// TestSourceFindsTopicCreatedLater checks that a reader of a topic that
+// does not exist yet keeps looking for it often, whatever its discovery
+// interval: an hour here, yet the rows produced once the topic exists
+// arrive (within pollRows's 15 s).
+func TestSourceFindsTopicCreatedLater(t *testing.T) {
+	b := startBroker(t, BrokerOptions{})
+	const topic = "later"
+	r := newReader(t, SourceConfig{
+		Name: "s", Brokers: []string{b.Addr()}, Topic: topic, Schema: srcSchema,
+		Decoder: NewJSONDecoder(srcSchema, nil), DiscoveryInterval: time.Hour, Logger: quiet,
+	})
+	expectNoRows(t, r)
+	createTopic(t, b, topic, 1)
+	produce(t, producer(t, b), topic, 0, "", `{"id": 1, "name": "a"}`)
+	if got := pollRows(t, r, 1); !slices.Equal(got, []string{"p0@0 + 1|a"}) {
+		t.Fatalf("rows: %q", got)
+	}
+}
