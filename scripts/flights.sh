@@ -86,9 +86,9 @@ start_weir
 echo "== source, airports (\\copy), views and the departure-board sink"
 psql_ -f "$EX/01_source.sql" -f "$EX/02_airports.sql" -f "$EX/03_views.sql" -f "$EX/04_sink.sql"
 
-echo "== replaying $TOTAL flights (weir replay, 5000 records/s, jitter up to 10 minutes of event time)"
+echo "== replaying $TOTAL flights (weir replay, 2000 records/s, jitter up to 10 minutes of event time)"
 "$weir" replay --brokers "$BROKER" --topic flights --file "$EX/flights-20k.json" \
-  --rate 5000 --jitter-ms 600000 >"$work/replay.out" &
+  --rate 2000 --jitter-ms 600000 >"$work/replay.out" &
 replay_pid=$!
 
 wait_for "first flights" "SELECT sum(departures) > 0 FROM departure_board" "t"
