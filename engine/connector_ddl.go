@@ -405,6 +405,13 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 		}
 		with["streaming_parallelism"] = strconv.Itoa(par)
 	}
+	if v, ok := with[optTimeZone]; ok {
+		if _, _, err := loadLocation(v); err != nil {
+			return nil, err
+		}
+	} else {
+		with[optTimeZone] = s.get(settingsByName["timezone"])
+	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	e.ddlMu.Lock()

@@ -75,7 +75,24 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 
 // mviewOptions are the options CREATE MATERIALIZED VIEW ... WITH (...)
 // takes.
-var mviewOptions = []string{"state_ttl", "streaming.barrier_alignment", "streaming_parallelism"}
+var mviewOptions = []string{"state_ttl", "streaming.barrier_alignment", "streaming_parallelism", optTimeZone}
+
+// optTimeZone is the option of views and sinks holding the time zone
+// their expressions compute timestamptz values in (date_trunc, casts to
+// date, ...): the session's TimeZone when they were created, kept so
+// that the job computes the same after a restart, whatever the session.
+const optTimeZone = "timezone"
+
+// jobLocation returns the time zone a job's expressions use: the
+// relation's optTimeZone, UTC when it has none (or an unknown one).
+func jobLocation(with map[string]string) *time.Location {
+	if v, ok := with[optTimeZone]; ok {
+		if loc, _, err := loadLocation(v); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
+}
 
 // checkMViewOptions refuses unknown options of CREATE MATERIALIZED VIEW
 // and bad values of those that the planner does not read itself (it
@@ -92,6 +109,11 @@ func checkMViewOptions(with map[string]string) error {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > 1024 {
 			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for streaming_parallelism: \"%s\"", v).
 				WithHint("A number of actors from 1 to 1024 is expected.")
+		}
+	}
+	if v, ok := with[optTimeZone]; ok {
+		if _, _, err := loadLocation(v); err != nil {
+			return err
 		}
 	}
 	_, err := barrierAlignment(with)
@@ -195,6 +217,9 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 			par = runtime.NumCPU()
 		}
 		with["streaming_parallelism"] = strconv.Itoa(par)
+	}
+	if _, ok := with[optTimeZone]; !ok {
+		with[optTimeZone] = s.get(settingsByName["timezone"])
 	}
 	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindMView, SQL: st.QueryText, With: with}
 	alloc, allocErr := e.stateTableAlloc(mv)

@@ -661,7 +661,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		Cache:       st.cache,
 		Sink:        barrierSink{st.drv},
 		Errors:      st.errs,
-		Eval:        &executor.EvalCtx{Location: time.UTC},
+		Eval:        &executor.EvalCtx{Location: jobLocation(rel.With)},
 		Parallelism: par,
 		NewActorID: func() (types.ActorID, error) {
 			return types.ActorID(st.nextActor.Add(1)), nil

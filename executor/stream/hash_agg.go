@@ -124,6 +124,9 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		dirty: map[string]*aggGroup{},
 		ectx:  executor.EvalCtx{Location: time.UTC},
 	}
+	if actx.Eval != nil {
+		a.ectx = *actx.Eval
+	}
 	inTs := n.Input.Base().Out.Types()
 	for _, g := range n.GroupBy {
 		if g < 0 || g >= len(inTs) {
