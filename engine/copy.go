@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -247,6 +248,10 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			}
 		}
 		if err := w.Insert(rel.ID, row); err != nil {
+			if errors.Is(err, executor.ErrRowDropped) {
+				// A late row of an APPEND ONLY table: not copied.
+				return nil
+			}
 			return pgerr.As(err).WithWhere("COPY %s, line %d", rel.Name, line)
 		}
 		n++

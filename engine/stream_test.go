@@ -21,6 +21,8 @@ import (
 type testIO struct {
 	mu      sync.Mutex
 	notices []string
+	// copyIn is the data a COPY FROM STDIN reads (none: COPY fails).
+	copyIn *string
 }
 
 func (t *testIO) Notice(severity, code, message string) {
@@ -29,7 +31,10 @@ func (t *testIO) Notice(severity, code, message string) {
 	t.mu.Unlock()
 }
 func (t *testIO) CopyIn(int16, int) (io.Reader, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "no COPY in tests")
+	if t.copyIn == nil {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "no COPY in tests")
+	}
+	return strings.NewReader(*t.copyIn), nil
 }
 func (t *testIO) CopyOut(int16, int) (io.Writer, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "no COPY in tests")
