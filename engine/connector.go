@@ -66,7 +66,7 @@ func checkOptions(with map[string]string, known []string, what string) error {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if !slices.Contains(known, k) && !strings.HasPrefix(k, optIncludePrefix) && k != "append_only" {
+		if !slices.Contains(known, k) && !strings.HasPrefix(k, optIncludePrefix) && k != appendOnlyOption {
 			return pgerr.New(pgerr.InvalidParameterValue, "unknown %s option \"%s\"", what, k).
 				WithHint("Known options: %s.", strings.Join(known, ", "))
 		}

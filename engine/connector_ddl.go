@@ -181,7 +181,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		}
 	}
 	if st.AppendOnly && with[optFormat] != "upsert" {
-		with["append_only"] = "true"
+		with[appendOnlyOption] = "true"
 	}
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
 		return nil, err

@@ -77,6 +77,10 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 // takes.
 var mviewOptions = []string{"state_ttl", "streaming.barrier_alignment", "streaming_parallelism", optTimeZone}
 
+// appendOnlyOption marks, in a relation's WITH options, a table created
+// APPEND ONLY or a view whose plan never retracts.
+const appendOnlyOption = "append_only"
+
 // optTimeZone is the option of views and sinks holding the time zone
 // their expressions compute timestamptz values in (date_trunc, casts to
 // date, ...): the session's TimeZone when they were created, kept so
@@ -126,7 +130,8 @@ func checkMViewOptions(with map[string]string) error {
 func mviewDefinition(rel *catalog.Relation) string {
 	var opts []string
 	for _, k := range slices.Sorted(maps.Keys(rel.With)) {
-		if k == planner.WithEmitOnWindowClose {
+		if k == planner.WithEmitOnWindowClose || k == appendOnlyOption {
+			// Recorded by weir from the view's plan, not options.
 			continue
 		}
 		opts = append(opts, k+" = '"+strings.ReplaceAll(rel.With[k], "'", "''")+"'")
@@ -231,6 +236,11 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 		return nil, false, err
 	}
 	mv.Deps = b.Deps
+	if root.AppendOnly && !root.Upsert {
+		// Readers of the view plan it as append-only (a PLAIN sink
+		// FROM it, say), as they do a source.
+		mv.With[appendOnlyOption] = "true"
+	}
 	if err := e.cat.Create(mv); err != nil {
 		return nil, false, err
 	}

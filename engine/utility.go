@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,7 +157,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		rel.With = map[string]string{}
 	}
 	if st.AppendOnly {
-		rel.With["append_only"] = "true"
+		rel.With[appendOnlyOption] = "true"
 	}
 	var asBound *planner.Bound
 	if st.AsQuery != nil {
@@ -265,6 +266,15 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	}
 	if st.Materialized {
 		return s.createMView(ctx, st, io)
+	}
+	if st.EmitOnWindowClose {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE is only supported for materialized views").
+			WithHint("A view is computed when it is queried; create a materialized view to emit windows as they close.")
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.With)) {
+		// Postgres's view options (check_option, security_barrier,
+		// security_invoker) have no meaning here.
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", k)
 	}
 	e := s.eng
 	e.writeMu.Lock()

@@ -136,7 +136,7 @@ func setWatermarkOptions(rel *catalog.Relation, wm *sql.WatermarkDef, appendOnly
 
 // appendOnlyTable reports whether rel was created APPEND ONLY.
 func appendOnlyTable(rel *catalog.Relation) bool {
-	return strings.EqualFold(rel.With["append_only"], "true")
+	return strings.EqualFold(rel.With[appendOnlyOption], "true")
 }
 
 // errAppendOnly is the error for an UPDATE or DELETE of an append-only

@@ -46,7 +46,7 @@ const WithStateTTL = "state_ttl"
 
 // StateTTL returns the state TTL that rel sets with WithStateTTL, in
 // milliseconds, or 0 when it sets none. Errors: 22023 for a value that is
-// not an interval, has months (no fixed length), or is not positive.
+// not an interval, has months (no fixed length), or is below 1 ms.
 func StateTTL(rel *catalog.Relation) (int64, error) {
 	if rel == nil {
 		return 0, nil
@@ -63,11 +63,11 @@ func StateTTL(rel *catalog.Relation) (int64, error) {
 	if err != nil || iv.Months != 0 {
 		return bad()
 	}
-	ms := int64(iv.Days)*86_400_000 + iv.Micros/1000
-	if ms <= 0 {
+	us := int64(iv.Days)*86_400_000_000 + iv.Micros
+	if us < 1000 {
 		return bad()
 	}
-	return ms, nil
+	return us / 1000, nil
 }
 
 // ttlColumn is the column of a state row that holds the processing time
