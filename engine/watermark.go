@@ -27,7 +27,9 @@ import (
 // table's watermark: the largest value of the watermark expression over
 // the rows inserted so far. A statement's rows whose watermark column is
 // below the watermark as the statement begins are late: they are dropped
-// (not stored, not sent to the views) and counted. Before every barrier
+// (not stored, not sent to the views, not counted in the command tag nor
+// returned by RETURNING) and counted as late. Inside a transaction block
+// the rows are judged at COMMIT, against the watermark then. Before every barrier
 // the engine sends the table's watermark to the jobs that scan it, and
 // the watermark is stored with the epoch's writes (a meta entry), so it
 // never goes back, not even across a restart.
