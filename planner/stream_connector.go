@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -127,7 +128,10 @@ type SinkSpec struct {
 // visible output columns). Errors: 0A000 as PlanStream; 42703 for a
 // primary_key column that is not an output column; 42P10 when an UPSERT
 // or DEBEZIUM sink has no key; 0A000 for a PLAIN sink over a changelog
-// that can retract without force_append_only.
+// that can retract without force_append_only. An UPSERT or DEBEZIUM sink
+// over a retracting query whose stream key is not within the sink's key
+// compacts each epoch's changes by that key (StreamSink.Compact), which is
+// exact when the key identifies the query's rows.
 func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32) (root *StreamSink, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -189,10 +193,20 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 			WithHint("Use FORMAT UPSERT or FORMAT DEBEZIUM, or add force_append_only = 'true' to the WITH options to drop deletes and write updates as inserts."))
 	}
 	if len(s.Key) > 0 {
-		// All changes of a key go through one sink actor, in order.
+		// All changes of a key go through one sink actor. They arrive in
+		// order only for one stream key (one upstream actor sends them
+		// all), so a retracting input whose stream key is not within the
+		// sink's key is compacted by the sink at each barrier.
 		keys := make([]int, len(s.Key))
 		for i, k := range s.Key {
 			keys[i] = s.Cols[k]
+		}
+		if spec.Format != "plain" && !b.AppendOnly {
+			for _, k := range b.StreamKey {
+				if !slices.Contains(keys, k) {
+					s.Compact = true
+				}
+			}
 		}
 		n = exchange(n, hashDist(keys), false)
 		b = n.Base()

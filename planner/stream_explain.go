@@ -27,7 +27,9 @@ import (
 // retracts, and the columns it emits watermarks on. A join whose state
 // is cleaned by watermarks shows, per side, the rows it drops:
 // clean_right: [p.ts < watermark(o.ts)] drops the right side's rows
-// whose ts is below the left side's watermark on o.ts.
+// whose ts is below the left side's watermark on o.ts. A sink shows
+// compact_by_key when it compacts each epoch's changes by its key
+// (StreamSink.Compact).
 // Columns are named by the node's output names, suffixed #i when a name
 // is not unique.
 func ExplainStream(n StreamNode) string {
@@ -156,6 +158,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		}
 		if x.ForceAppendOnly {
 			add("force_append_only")
+		}
+		if x.Compact {
+			add("compact_by_key")
 		}
 		state(x.State)
 	case *StreamValues:

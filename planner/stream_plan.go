@@ -310,6 +310,19 @@ type StreamMaterialize struct {
 // become inserts (the planner refuses PLAIN over a changelog that can
 // retract without it).
 //
+// Compact makes the sink compact each epoch's changes by Key before
+// writing them (executor/stream/sink_compact.go): per stream key of the
+// input (Input's StreamKey) the epoch's net change, then per sink key
+// the row the key ends the epoch with, or its delete. The planner sets it
+// for an UPSERT or DEBEZIUM sink over a retracting input whose stream key
+// is not within Key: the rows of one sink key then have several stream
+// keys, whose changes reach the sink's actor from different upstream
+// actors, so their order within the epoch is lost on the way (a delete
+// of one stream key may arrive after the insert of another that replaced
+// it). Compaction writes, per sink key, the view's row at the barrier
+// whatever the order; it is exact when Key identifies the input's rows at
+// every barrier.
+//
 // State holds the sink's pre-committed transactions, one row per
 // transactional id: key (actor index int4, transactional id text), value
 // (checkpoint epoch int8, record bytea: the connector's encoded
@@ -323,6 +336,7 @@ type StreamSink struct {
 	Key             []int
 	Format          string
 	ForceAppendOnly bool
+	Compact         bool
 	State           StateTableDesc
 }
 

@@ -111,4 +111,12 @@
 // the same checkpoint, and commits it once the engine reports the
 // checkpoint committed (Job.Committed). A recovery commits the recorded
 // transactions again (commits are idempotent) before writing anything.
+//
+// A keyed sink receives the changes of one key in order only when they
+// all have one stream key: changes of different stream keys come from
+// different upstream actors. When the sink's key does not hold the stream
+// key (a sink FROM a join view keyed by one side's id, say), the sink
+// keeps the epoch's changes in memory and writes, at the barrier and
+// before the pre-commit, the row each key ends the epoch with or its
+// delete (sink_compact.go).
 package stream

@@ -29,13 +29,18 @@ var SinkStateTypes = []types.T{types.TInt4, types.TText, types.TInt8, types.TByt
 //   - Chunk: projected to the sink's columns (StreamSink.Cols); with
 //     FORMAT PLAIN, - and U- rows are dropped and U+ rows become + (the
 //     planner allows retractions into PLAIN only with force_append_only).
-//     The visible rows are written into the open epoch's transaction.
+//     The visible rows are written into the open epoch's transaction. A
+//     sink that compacts by key (StreamSink.Compact) writes nothing yet:
+//     it folds the rows into the epoch's net change per key
+//     (sinkCompactor) and returns no chunk.
 //   - Watermark: forwarded.
 //   - Barrier: the first one reads the actor's state rows (the actor with
 //     Index 0 also takes the rows of indexes >= Parallelism, left by a
 //     larger parallelism), opens the writer (OpenSinkFunc, which commits
 //     them), deletes them in the epoch's write set and begins the next
-//     epoch. Every later barrier pre-commits the open epoch; the
+//     epoch. Every later barrier first writes the compacted changes of a
+//     compacting sink, so they are what the epoch's transaction holds,
+//     then pre-commits the open epoch; the
 //     transaction, stamped with the barrier's epoch, goes into the state
 //     table, and the transactions committed since the previous barrier
 //     (TakeDone) leave it; the state table's rows go into the epoch's
@@ -57,6 +62,9 @@ type Sink struct {
 	open  OpenSinkFunc
 	plain bool
 	st    *storage.StateTable
+	// compact folds the open epoch's changes when the sink compacts by
+	// key; nil otherwise.
+	compact *sinkCompactor
 
 	started bool
 
@@ -105,13 +113,37 @@ func NewSink(actx *ActorContext, in Operator, n *planner.StreamSink, open OpenSi
 			}
 		}
 	}
-	return &Sink{
+	s := &Sink{
 		actx: actx, in: in, n: n, open: open,
 		plain: strings.EqualFold(n.Format, "plain"),
 		st:    storage.NewStateTable(actx.DB, n.State.ID, SinkStateTypes[:2], SinkStateTypes, actx.Cache),
 		wake:  make(chan struct{}, 1),
 		quit:  make(chan struct{}),
-	}, nil
+	}
+	if n.Compact {
+		if n.Input == nil || s.plain || len(n.Key) == 0 {
+			return nil, pgerr.New(pgerr.InternalError, "sink %s: compaction by key needs a keyed UPSERT or DEBEZIUM sink and its input", n.Rel.Name)
+		}
+		in := n.Input.Base()
+		for _, k := range in.StreamKey {
+			if k < 0 || k >= len(in.Out) {
+				return nil, pgerr.New(pgerr.InternalError, "sink %s: stream key column %d of %d", n.Rel.Name, k, len(in.Out))
+			}
+		}
+		key := make([]int, len(n.Key))
+		for i, k := range n.Key {
+			if k < 0 || k >= len(n.Cols) {
+				return nil, pgerr.New(pgerr.InternalError, "sink %s: key column %d of %d", n.Rel.Name, k, len(n.Cols))
+			}
+			key[i] = n.Cols[k]
+		}
+		outTs := make([]types.T, len(n.Cols))
+		for i, c := range n.Cols {
+			outTs[i] = in.Out[c].T
+		}
+		s.compact = newSinkCompactor(in.StreamKey, key, n.Cols, outTs)
+	}
+	return s, nil
 }
 
 // Next implements Operator.
@@ -131,6 +163,10 @@ func (s *Sink) Next(ctx context.Context) (types.Message, error) {
 		case *types.Chunk:
 			if !s.started {
 				return nil, pgerr.New(pgerr.InternalError, "sink %s: a chunk before the first barrier", s.n.Rel.Name)
+			}
+			if s.compact != nil {
+				s.compact.add(m)
+				continue
 			}
 			c := s.project(m)
 			if c == nil {
@@ -201,6 +237,13 @@ func (s *Sink) barrier(ctx context.Context, b types.Barrier) error {
 		// the pace of checkpoints however late a notification is.
 		if err := s.commitUpToLocked(ctx, b.Epoch.Prev); err != nil {
 			return err
+		}
+		if s.compact != nil && !s.compact.empty() {
+			for _, c := range s.compact.flush() {
+				if err := s.w.Write(ctx, c); err != nil {
+					return err
+				}
+			}
 		}
 		txn, ok, err := s.w.PreCommit(ctx)
 		if err != nil {

@@ -337,6 +337,149 @@ begin 6`)
 	}
 }
 
+// compactSinkNode is sinkNode over an input whose stream key is x (input
+// column 2, which the sink does not write): keyed by k alone, the sink
+// compacts each epoch's changes by k.
+func compactSinkNode(format string) *planner.StreamSink {
+	n := sinkNode(format)
+	n.Input.Base().StreamKey = []int{2}
+	n.Compact = true
+	return n
+}
+
+// TestSinkCompactsByKey feeds a sink keyed by k, over an input whose
+// stream key is x, the changes of several epochs in an order a
+// re-sharding exchange may deliver them, and checks what each epoch's
+// transaction is written at its barrier: per k, the row k ends the epoch
+// with, or its delete.
+//
+// Before the first epoch (barrier 5 to 6) the input holds (k, v, x):
+// (1 a 10), (2 b 20), (3 c 30), (5 e 50), (7 g 70). In that epoch k=1
+// moves from x=10 to x=11 with the insert arriving before the delete (the
+// order the sink must not depend on); k=2 is deleted; k=4 comes and goes
+// (transient); k=6 is new; k=3 is updated within its stream key; k=5 is
+// deleted and inserted again unchanged, which writes nothing; the row of
+// x=70 moves from k=7 to k=8. The next epoch replaces k=6 twice (the last
+// insert wins, the before image is the row before the epoch), and the
+// last changes only transient keys, so its transaction writes nothing.
+func TestSinkCompactsByKey(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	in := &rtScript{msgs: parseScript(t, sinkInTypes, `
+barrier 5 initial
++  1 a2 11
+-  2 b  20
++  4 d  40
+--
+-  1 a  10
+-  4 d  40
++  6 f  60
+U- 3 c  30
+U+ 3 c2 30
+-  5 e  50
++  5 e  50
+U- 7 g  70
+U+ 8 g  70
+barrier 6
+-  6 f  60
++  6 f2 61
+-  6 f2 61
++  6 f3 62
+barrier 7
++  9 z  90
+-  9 z  90
++  1 y  12
+-  1 y  12
+barrier 8
+`)}
+	w := newFakeWriter()
+	s, err := NewSink(actx, in, compactSinkNode("upsert"), opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// The sink returns no chunk: what it writes is the barrier's.
+	checkOutput(t, drain(t, s, 4), "barrier 5\nbarrier 6\nbarrier 7\nbarrier 8")
+	// Each barrier commits the transaction of the checkpoint before it
+	// (TestSinkCommitsAtNextBarrier).
+	checkOutput(t, w.take(), `
+open actor 0 pending []
+begin 5
+write txn-1
+ T  I
+U- a  1
+U+ a2 1
+-  b  2
++  f  6
+U- c  3
+U+ c2 3
+-  g  7
++  g  8
+precommit txn-1
+takedone []
+begin 6
+commit txn-1@6 rec-txn-1
+write txn-2
+ T  I
+U- f  6
+U+ f3 6
+precommit txn-2
+takedone [txn-1]
+begin 7
+commit txn-2@7 rec-txn-2
+precommit none
+takedone [txn-2]
+begin 8`)
+}
+
+// TestSinkCompactionSplitsChunks checks that a compacted epoch larger
+// than a chunk is written in chunks of at most types.ChunkCap rows, an
+// update pair never split across two.
+func TestSinkCompactionSplitsChunks(t *testing.T) {
+	var script strings.Builder
+	script.WriteString("barrier 1 initial\n")
+	// Every k had the row (k, old, k); each moves to stream key k+10000.
+	for k := 0; k < types.ChunkCap; k++ {
+		fmt.Fprintf(&script, "+ %d new %d\n- %d old %d\n", k, k+10000, k, k)
+	}
+	script.WriteString("barrier 2\n")
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	w := &chunkWriter{fakeWriter: newFakeWriter()}
+	s, err := NewSink(actx, &rtScript{msgs: parseScript(t, sinkInTypes, script.String())}, compactSinkNode("debezium"),
+		func(context.Context, *ActorContext, *planner.StreamSink, []SinkTxn) (SinkWriter, error) {
+			return w, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	drain(t, s, 2)
+	rows := 0
+	for _, c := range w.chunks {
+		if c.Len() > types.ChunkCap || c.Op(0) != types.OpUpdateDelete || c.Op(c.Len()-1) != types.OpUpdateInsert {
+			t.Fatalf("a chunk of %d rows from %s to %s", c.Len(), c.Op(0), c.Op(c.Len()-1))
+		}
+		rows += c.Len()
+	}
+	if want := 2 * types.ChunkCap; rows != want || len(w.chunks) != 2 {
+		t.Fatalf("%d rows in %d chunks, want %d rows in 2", rows, len(w.chunks), want)
+	}
+}
+
+// chunkWriter is a fakeWriter that keeps the chunks written.
+type chunkWriter struct {
+	*fakeWriter
+	chunks []*types.Chunk
+}
+
+func (w *chunkWriter) Write(ctx context.Context, c *types.Chunk) error {
+	w.chunks = append(w.chunks, c)
+	return w.fakeWriter.Write(ctx, c)
+}
+
 // TestSinkCommitError checks that a failed Commit fails the sink at its
 // next message.
 func TestSinkCommitError(t *testing.T) {
