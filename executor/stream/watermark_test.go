@@ -62,6 +62,44 @@ barrier 2
 `)
 }
 
+// TestProjectDerivesNoInfiniteWatermark checks that no watermark is
+// derived from an infinite one: ts - 1 minute of infinity is infinity,
+// which would put every later row behind it, and date_bin fails on it.
+func TestProjectDerivesNoInfiniteWatermark(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	// The pretty form has no infinite timestamps.
+	script := parseScript(t, wmInTs, "barrier 1 add\nbarrier 2")
+	in := &rtScript{msgs: []types.Message{script[0],
+		types.Watermark{Col: 0, T: types.TTimestamp, Val: types.DInt(types.NegInfinity)},
+		types.Watermark{Col: 0, T: types.TTimestamp, Val: types.DInt(types.PosInfinity)},
+		script[1]}}
+	minute := &planner.Const{V: types.DInterval(types.IntervalVal{Micros: 60e6}), T: types.TInterval}
+	origin := &planner.Const{V: types.DInt(0), T: types.TTimestamp}
+	ts := rtCol(0, types.TTimestamp)
+	base := &planner.StreamValues{StreamBase: planner.StreamBase{Out: types.Schema{col("ts", types.TTimestamp), col("v", types.TInt8)}, Watermarks: []int{0}}}
+	n := &planner.StreamProject{Input: base, Exprs: []planner.Expr{
+		call("date_bin", types.TTimestamp, minute, ts, origin),
+		call("-", types.TTimestamp, ts, minute),
+		ts,
+	}}
+	n.Watermarks = []int{0, 1, 2}
+	p, err := NewProject(actx, in, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plain column forwards what arrives (the pretty form prints
+	// -infinity and infinity as the extreme int64 times); nothing is
+	// derived.
+	checkOutput(t, drain(t, p, 2), `
+barrier 1
+wm 2 -290308-12-21T19:59:05.224192
+wm 2 294247-01-10T04:00:54.775807
+barrier 2
+`)
+}
+
 // wmAggNode is a StreamHashAgg grouping aggInput by g (column 0, with a
 // watermark) computing count(*), sum(v) and max(v).
 func wmAggNode(eowc bool) *planner.StreamHashAgg {
