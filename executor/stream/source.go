@@ -40,12 +40,17 @@ const sourcePollChunks = 2
 //   - Chunk: none expected from the entry; the polled batches are
 //     projected to StreamSource.Cols and emitted (empty ones are not,
 //     but their positions count as emitted). With a WATERMARK FOR clause
-//     (StreamSource.Watermark) rows behind the watermark are dropped
-//     first and counted (source_watermark.go).
+//     (StreamSource.Watermark) the watermark advances row by row as the
+//     rows are read, and each row behind the watermark as it stands just
+//     before the row is dropped and counted (source_watermark.go): which
+//     rows of a partition are late depends on its records alone, not on
+//     how they fell into batches and epochs, so every job reading the
+//     source and every replay after a recovery drops the same ones.
 //   - Watermark: forwarded. A source with a WATERMARK FOR clause
-//     generates its own: at every barrier, before the barrier, when it
-//     rose (and once after a restart); it is checkpointed with the
-//     positions (the state row of partition -1), so it never goes back.
+//     generates its own, emitted at barriers, before the barrier, when
+//     it rose since the last one (and once after a restart); it is
+//     checkpointed with the positions (the state row of partition -1),
+//     so it never goes back.
 //   - Barrier: a waiting barrier is always taken before more data. The
 //     first barrier (Initial after a recovery, AddJob for a new job) loads
 //     the committed positions from the state table and opens the reader
@@ -225,11 +230,10 @@ func (s *Source) watermark() (types.Watermark, bool) {
 	sw := s.wm
 	rec := s.actx.Watermarks
 	if rec != nil && sw.late > 0 {
-		// The rows were late behind the watermark before this barrier.
-		rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.cur})
+		rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.lateAt})
 	}
 	sw.late = 0
-	w, emit := sw.advance(s.now())
+	w, emit := sw.barrier(s.now())
 	if sw.changed {
 		k := types.DInt(watermarkPartition)
 		s.st.Update(types.Row{k}, types.Row{k, types.DInt(sw.cur.I)})
@@ -331,9 +335,7 @@ func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
 		if c != nil && len(c.Cols) != len(s.n.Rel.Cols) {
 			return nil, pgerr.New(pgerr.InternalError, "source %s: a batch of %d columns for %d", s.n.Rel.Name, len(c.Cols), len(s.n.Rel.Cols))
 		}
-		if err := s.wm.observe(s.actx, c, b.Partitions, b.Positions, s.now()); err != nil {
-			return nil, err
-		}
+		s.wm.observe(s.actx, c, b.Partitions, b.Positions, s.now())
 	}
 	if c == nil || c.VisibleCount() == 0 {
 		return nil, nil

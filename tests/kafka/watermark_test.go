@@ -65,3 +65,57 @@ func TestWatermarkOverSource(t *testing.T) {
 		return s == `{"window_start":"2024-01-01 10:00:00","n":3}`+"\n"+`{"window_start":"2024-01-01 10:01:00","n":2}`, s
 	})
 }
+
+// TestWatermarkSameRowsForEveryReader runs two EMIT ON WINDOW CLOSE views
+// over one single-partition source, the second created after the first
+// has read a record that is late: each job has its own reader, read
+// with its own epochs, yet both drop the same record, because a record's
+// lateness is judged against the watermark of the records before it in
+// its partition, not against the watermark of the last barrier.
+func TestWatermarkSameRowsForEveryReader(t *testing.T) {
+	kafkatest.Kcat(t)
+	w := kafkatest.StartWeir(t, kafkatest.Options{})
+	kafkatest.KeepLogs(t, w.LogPath)
+	kafkatest.CreateTopic(t, w.KafkaAddr, "lt2", 1)
+	conn := w.ConnString()
+	kafkatest.Produce(t, w.KafkaAddr, "lt2", `{"id": 0}`)
+	view := func(name string) string {
+		return `CREATE MATERIALIZED VIEW ` + name + ` AS
+			SELECT window_start, count(*) AS n FROM TUMBLE(lt2, ts, INTERVAL '1 minute') GROUP BY window_start
+			EMIT ON WINDOW CLOSE`
+	}
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf(`CREATE SOURCE lt2 (id int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '1 second')
+			WITH (connector = 'kafka', topic = 'lt2', properties.bootstrap.server = '%s', scan.startup.mode = 'earliest')
+			FORMAT PLAIN ENCODE JSON`, w.KafkaAddr),
+		view("lt2_a"))
+	watermarks := func(want string) {
+		t.Helper()
+		kafkatest.Eventually(t, time.Minute, "weir.watermarks", func() (bool, string) {
+			s := strings.TrimSpace(kafkatest.Lines(kafkatest.Query(t, conn, "SELECT watermark, late_rows FROM weir.watermarks WHERE name = 'lt2'")))
+			return s == want, s
+		})
+	}
+	// lt2_a's reader has emitted the watermark of record 1 at a barrier,
+	// so it reads record 2 in a later epoch; 10:00:00 is behind 10:00:09.
+	kafkatest.Produce(t, w.KafkaAddr, "lt2", `{"id": 1, "ts": "2024-01-01 10:00:10"}`)
+	watermarks("2024-01-01 10:00:09 | 0")
+	kafkatest.Produce(t, w.KafkaAddr, "lt2", `{"id": 2, "ts": "2024-01-01 10:00:00"}`)
+	watermarks("2024-01-01 10:00:09 | 1")
+
+	// lt2_b's reader finds the three records in the topic at once.
+	kafkatest.Exec(t, conn, view("lt2_b"))
+	kafkatest.Produce(t, w.KafkaAddr, "lt2", `{"id": 3, "ts": "2024-01-01 10:02:00"}`)
+	rows := func(v string) string {
+		return strings.TrimSpace(kafkatest.Lines(kafkatest.Query(t, conn, "SELECT window_start::text, n FROM "+v+" ORDER BY 1")))
+	}
+	kafkatest.Eventually(t, time.Minute, "minute 10:00 closed in both views", func() (bool, string) {
+		a, b := rows("lt2_a"), rows("lt2_b")
+		return a != "" && b != "", "lt2_a: " + a + "; lt2_b: " + b
+	})
+	const want = "2024-01-01 10:00:00 | 1"
+	if a, b := rows("lt2_a"), rows("lt2_b"); a != want || b != want {
+		t.Errorf("lt2_a holds %q, lt2_b %q; want %q in both", a, b, want)
+	}
+	watermarks("2024-01-01 10:01:59 | 1")
+}
