@@ -14,28 +14,30 @@ import (
 //
 // The watermark advances record by record, as the records are read. A
 // partition's watermark is the largest value of the watermark expression
-// over the rows kept from it so far; the source's is the minimum over the
-// partitions that are not idle, and it only rises. A partition is idle
-// once it has delivered no record for the idle timeout (0: never), so a
-// quiet partition does not hold the others back. While a partition that
-// is not idle has delivered no row at all, the watermark does not rise.
+// over the rows kept from it so far, leaving out NULLs, failures and
+// infinite times; the source's is the minimum over the partitions that are
+// not idle, and it only rises. A partition is idle once it has delivered
+// no record for the idle timeout (0: never), so a quiet partition does not
+// hold the others back. While a partition that is not idle has delivered
+// no row at all, the watermark does not rise.
 //
 // Each row is judged against the source's watermark as it stands just
 // before the row, in its partition's record order: a row whose watermark
 // column is below it is late (downstream operators may have closed its
 // window already), so it is dropped, counted, and moves no watermark.
-// NULLs are never late. Hence, for a single partition (and within each
-// partition's own order), which rows are late depends on the records
-// alone, not on how they were batched into chunks and epochs: every job
-// reading the source drops the same rows, and so does a replay after a
-// recovery. Across partitions it also depends on how the reader
-// interleaves them, and with an idle timeout on when partitions went
-// quiet.
+// NULLs are never late; -infinity is below every watermark, so it is late
+// once the source has one, and infinity never is. Hence, for a single
+// partition (and within each partition's own order), which rows are late
+// depends on the records alone, not on how they were batched into chunks
+// and epochs: every job reading the source drops the same rows, and so
+// does a replay after a recovery. Across partitions it also depends on how
+// the reader interleaves them, and with an idle timeout on when partitions
+// went quiet.
 //
 // The watermark is emitted at barriers, before the barrier, when it rose
 // since the last one (and once after a restart). A row emitted after a
-// watermark W was judged against a watermark at least W, so no row below
-// a watermark follows it.
+// watermark W was judged against a watermark at least W, so no row below a
+// watermark follows it.
 type sourceWatermarker struct {
 	w *planner.SourceWatermark
 	// out is the source's output column of the watermark column (-1 when
@@ -152,7 +154,10 @@ func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partiti
 			sw.lateAt = sw.cur
 			continue
 		}
-		if d, ok := sw.value(actx, c, v, i); ok {
+		// An infinite value would put every later row behind the
+		// watermark, and no window can be computed from it (window
+		// functions fail on infinite times): it moves nothing.
+		if d, ok := sw.value(actx, c, v, i); ok && !types.IsInfinite(d, sw.w.T) {
 			sw.raise(sw.parts[partOf(i)], d, now)
 		}
 	}

@@ -491,3 +491,99 @@ func TestSourceLatenessPerRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceWatermarkIgnoresInfinity checks that an infinite time never
+// moves a source's watermark (it would make every later row late, and
+// no window could be computed from it), while the row itself is judged
+// by the watermark before it: infinity is never late, -infinity is
+// behind every watermark.
+func TestSourceWatermarkIgnoresInfinity(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	rel := &catalog.Relation{ID: 13, Name: "clicks", Cols: []catalog.Column{{Name: "k", T: types.TText}, {Name: "ts", T: types.TTimestamp}}}
+	second := &planner.Const{V: types.DInterval(types.IntervalVal{Micros: 1e6}), T: types.TInterval}
+	n := sourceNode()
+	n.Rel, n.Cols, n.StreamKey = rel, []int{1, 0}, nil
+	n.Out = types.Schema{{Name: "ts", T: types.TTimestamp}, {Name: "k", T: types.TText}}
+	n.Watermarks = []int{0}
+	n.Watermark = &planner.SourceWatermark{Col: 1, T: types.TTimestamp,
+		Expr: call("-", types.TTimestamp, rtCol(1, types.TTimestamp), second)}
+	batch := func(rows string, pos string) SourceBatch {
+		c := types.NewChunk([]types.T{types.TText, types.TTimestamp}, 4)
+		for _, l := range strings.Split(rows, "\n") {
+			k, ts, _ := strings.Cut(l, " ")
+			v, err := types.ParseText(ts, types.TTimestamp, time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.AppendRow(types.OpInsert, types.Row{types.DString(k), v})
+		}
+		b := wmBatch(t, "", pos)
+		b.Chunk = c
+		return b
+	}
+	reader := &scriptedReader{polls: make(chan struct{}, 16), batches: []SourceBatch{
+		// c is behind a's 10:00:09; d is not behind b's infinity.
+		batch("a 2024-01-01 10:00:10\nb infinity\nc 2024-01-01 10:00:05\nd 2024-01-01 10:00:20", "0:4"),
+		// -infinity is behind every watermark; g is at d's 10:00:19.
+		batch("e -infinity\nf infinity\ng 2024-01-01 10:00:19\nh 2024-01-01 10:00:30", "0:8"),
+	}}
+	open := func(context.Context, *ActorContext, *planner.StreamSource, map[int32]int64) (SourceReader, error) {
+		return reader, nil
+	}
+	barriers := make(chan types.Message, 4)
+	src, err := NewSource(actx, barriers, n, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}, Mutation: types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}}
+	var got []string
+	keys := func(m types.Message) {
+		if c, ok := m.(*types.Chunk); ok {
+			for i := 0; i < c.Len(); i++ {
+				if c.Visible(i) {
+					got = append(got, c.Cols[1].Get(i).S)
+				}
+			}
+			return
+		}
+		got = append(got, strings.TrimSpace(render(m)))
+	}
+	// Each batch gives one chunk (none of them is all late).
+	keys(mustNext(t, src))
+	keys(mustNext(t, src))
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 1, Curr: 2}}
+	for m := mustNext(t, src); ; m = mustNext(t, src) {
+		keys(m)
+		if _, ok := m.(types.Barrier); ok {
+			break
+		}
+	}
+	keys(mustNext(t, src))
+	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 2, Curr: 3}}
+	for m := mustNext(t, src); ; m = mustNext(t, src) {
+		keys(m)
+		if _, ok := m.(types.Barrier); ok {
+			break
+		}
+	}
+	want := "barrier 1|a|b|d|wm 0 2024-01-01T10:00:19|barrier 2|f|g|h|wm 0 2024-01-01T10:00:29|barrier 3"
+	if s := strings.Join(got, "|"); s != want {
+		t.Errorf("got  %s\nwant %s", s, want)
+	}
+	commitWS(t, actx, 3)
+	if got := sourcePositions(t, db); !strings.Contains(got, fmt.Sprintf("-1:%d", mustTS(t, "2024-01-01 10:00:29"))) {
+		t.Errorf("committed state %q", got)
+	}
+}
+
+func mustTS(t *testing.T, s string) int64 {
+	t.Helper()
+	v, err := types.ParseText(s, types.TTimestamp, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.I
+}
