@@ -15,7 +15,10 @@ import (
 // SourceStateTypes is the row layout of a source's state table
 // (StreamSource.State): (partition int4, next offset int8), keyed by its
 // first column. Each row says where reading that partition resumes: the
-// offset of the first record not yet in a committed epoch.
+// offset of the first record not yet in a committed epoch. A source with
+// a watermark also keeps it in rows of negative keys: the source's in the
+// row of -1, partition p's in the row of -2-p (watermarkPartition,
+// partitionWatermarkKey).
 var SourceStateTypes = []types.T{types.TInt4, types.TInt8}
 
 // sourcePollChunks is how many polled batches wait for the actor at most.
@@ -48,9 +51,12 @@ const sourcePollChunks = 2
 //     source and every replay after a recovery drops the same ones.
 //   - Watermark: forwarded. A source with a WATERMARK FOR clause
 //     generates its own, emitted at barriers, before the barrier, when
-//     it rose since the last one (and once after a restart); it is
-//     checkpointed with the positions (the state row of partition -1),
-//     so it never goes back.
+//     it rose since the last one (and once after a restart). It is
+//     checkpointed with the positions, in the same epoch, and so is
+//     every partition's watermark (the state rows of partition -1 and
+//     -2-p): a recovered reader resumes with exactly the watermarks it
+//     had, so the watermark never goes back, and it moves on without
+//     waiting for records from every partition again.
 //   - Barrier: a waiting barrier is always taken before more data. The
 //     first barrier (Initial after a recovery, AddJob for a new job) loads
 //     the committed positions from the state table and opens the reader
@@ -239,6 +245,10 @@ func (s *Source) watermark() (types.Watermark, bool) {
 		s.st.Update(types.Row{k}, types.Row{k, types.DInt(sw.cur.I)})
 		sw.changed = false
 	}
+	sw.dirtyPartitions(func(p int32, v int64) {
+		k := types.DInt(partitionWatermarkKey(p))
+		s.st.Update(types.Row{k}, types.Row{k, types.DInt(v)})
+	})
 	if rec != nil && emit {
 		rec.Watermark(s.actx.Job, s.n.Rel.ID, w)
 	}
@@ -275,6 +285,12 @@ func (s *Source) start(ctx context.Context) error {
 		if r[0].I == watermarkPartition {
 			if s.wm != nil {
 				s.wm.restore(r[1].I)
+			}
+			continue
+		}
+		if r[0].I < watermarkPartition {
+			if s.wm != nil {
+				s.wm.restorePartition(keyPartition(r[0].I), r[1].I, s.now())
 			}
 			continue
 		}

@@ -65,16 +65,29 @@ type sourceWatermarker struct {
 	lateAt types.Datum
 }
 
-// partitionWatermark is one partition's progress.
+// partitionWatermark is one partition's progress: its watermark (has:
+// it has one), when it last delivered a record, and whether its
+// watermark differs from the state table's row (dirty).
 type partitionWatermark struct {
-	max  types.Datum
-	has  bool
-	last time.Time
+	max   types.Datum
+	has   bool
+	last  time.Time
+	dirty bool
 }
 
 // watermarkPartition is the key of the state row holding a source's
 // watermark (partitions are never negative).
 const watermarkPartition = -1
+
+// partitionWatermarkKey is the key of the state row holding partition
+// p's watermark: -2-p, below the source's row and every position. Kafka
+// numbers partitions from 0 to at most 2^31-2, so the key fits the int4
+// column.
+func partitionWatermarkKey(p int32) int64 { return -2 - int64(p) }
+
+// keyPartition is the partition whose watermark the state row of key k
+// holds (k < watermarkPartition).
+func keyPartition(k int64) int32 { return int32(-2 - k) }
 
 func newSourceWatermarker(n *planner.StreamSource, ec *executor.EvalCtx) (*sourceWatermarker, error) {
 	ev, err := executor.Compile(n.Watermark.Expr)
@@ -96,6 +109,26 @@ func newSourceWatermarker(n *planner.StreamSource, ec *executor.EvalCtx) (*sourc
 // restore sets the watermark read back from the state table.
 func (sw *sourceWatermarker) restore(v int64) {
 	sw.cur, sw.has, sw.announce = types.DInt(v), true, true
+}
+
+// restorePartition sets partition p's watermark read back from the state
+// table at time now: with every partition's watermark and the source's
+// as they were at the checkpoint, the reader goes on exactly as it would
+// have (only the idle clocks start again, from now).
+func (sw *sourceWatermarker) restorePartition(p int32, v int64, now time.Time) {
+	pw := sw.part(p, now)
+	pw.max, pw.has = types.DInt(v), true
+}
+
+// dirtyPartitions calls f with every partition whose watermark moved
+// since the last call, and its watermark.
+func (sw *sourceWatermarker) dirtyPartitions(f func(p int32, v int64)) {
+	for p, pw := range sw.parts {
+		if pw.dirty {
+			f(p, pw.max.I)
+			pw.dirty = false
+		}
+	}
 }
 
 // part returns partition p's progress, first seen at now.
@@ -206,7 +239,7 @@ func (sw *sourceWatermarker) raise(pw *partitionWatermark, d types.Datum, now ti
 	// (Partitions going idle are noticed at the next barrier or the next
 	// rise of the lowest partition.)
 	low := !pw.has || !sw.has || types.Compare(pw.max, sw.cur, sw.w.T) <= 0
-	pw.max, pw.has = d, true
+	pw.max, pw.has, pw.dirty = d, true, true
 	if low {
 		sw.advance(now)
 	}

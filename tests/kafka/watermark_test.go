@@ -3,6 +3,7 @@ package kafka
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,54 @@ func TestWatermarkSameRowsForEveryReader(t *testing.T) {
 		t.Errorf("lt2_a holds %q, lt2_b %q; want %q in both", a, b, want)
 	}
 	watermarks("2024-01-01 10:01:59 | 1")
+}
+
+// TestWatermarkAfterRestartNeedsNoNewRecordsEverywhere runs a source over
+// three partitions whose partitions never go idle (idle timeout 0)
+// through a 10-second EMIT ON WINDOW CLOSE TUMBLE, SIGKILLs weir after
+// the watermark has reached 10:00:14, and then writes to one partition
+// only. Each partition's watermark was checkpointed with its position,
+// so the recovered reader still knows the other two are at 10:00:59 and
+// the watermark moves on to 10:00:39, closing window 10:00:10; a reader
+// that forgot them would wait for records of every partition forever.
+func TestWatermarkAfterRestartNeedsNoNewRecordsEverywhere(t *testing.T) {
+	kafkatest.Kcat(t)
+	b := kafkatest.StartBroker(t, "")
+	kafkatest.CreateTopic(t, b.Addr, "st", 3)
+	w := kafkatest.StartWeir(t, kafkatest.Options{Broker: b})
+	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf(`CREATE SOURCE st (id int, ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '1 second')
+			WITH (connector = 'kafka', topic = 'st', properties.bootstrap.server = '%s', scan.startup.mode = 'earliest',
+				watermark.idle_timeout_ms = '0')
+			FORMAT PLAIN ENCODE JSON`, b.Addr),
+		`CREATE MATERIALIZED VIEW st_closed AS
+			SELECT window_start, count(*) AS n FROM TUMBLE(st, ts, INTERVAL '10 seconds') GROUP BY window_start
+			EMIT ON WINDOW CLOSE`)
+	produce := func(p int, id int, ts string) {
+		t.Helper()
+		kafkatest.RunKcat(t, fmt.Sprintf(`{"id": %d, "ts": "2024-01-01 %s"}`+"\n", id, ts), "-P", "-b", b.Addr, "-t", "st", "-p", strconv.Itoa(p))
+	}
+	waitRows := func(want string) {
+		t.Helper()
+		kafkatest.Eventually(t, time.Minute, "st_closed", func() (bool, string) {
+			s := strings.TrimSpace(kafkatest.Lines(kafkatest.Query(t, conn, "SELECT window_start::text, n FROM st_closed ORDER BY 1")))
+			return s == want, s
+		})
+	}
+	produce(0, 1, "10:00:00")
+	produce(1, 2, "10:00:01")
+	produce(2, 3, "10:00:02")
+	produce(0, 4, "10:00:15")
+	produce(1, 5, "10:01:00")
+	produce(2, 6, "10:01:00")
+	// Window 10:00:00 closes only once every record is read (the
+	// watermark is then 10:00:14), and its epoch is committed when the
+	// view shows it.
+	waitRows("2024-01-01 10:00:00 | 3")
+	w.Kill()
+	w.Restart()
+	produce(0, 7, "10:00:40")
+	waitRows("2024-01-01 10:00:00 | 3\n2024-01-01 10:00:10 | 1")
 }
