@@ -259,7 +259,7 @@ func (r *wmRecorder) Watermark(job types.JobID, rel uint32, w types.Watermark) {
 }
 
 // TestSourceWatermark checks a source's watermark: the minimum over its
-// partitions' candidates, emitted before the barrier when it rose; an
+// partitions' watermarks, emitted before the barrier when it rose; an
 // idle partition stops holding it back; late rows are dropped and
 // reported; the watermark is checkpointed and announced again after a
 // restart, and rows behind it stay late.
