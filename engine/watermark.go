@@ -25,14 +25,17 @@ import (
 // generates its watermark inside every job that reads it (the Source
 // operator). A table's rows come from DML, so the engine generates the
 // table's watermark: the largest value of the watermark expression over
-// the rows inserted so far. A statement's rows whose watermark column is
-// below the watermark as the statement begins are late: they are dropped
-// (not stored, not sent to the views, not counted in the command tag nor
-// returned by RETURNING) and counted as late. Inside a transaction block
-// the rows are judged at COMMIT, against the watermark then. Before every barrier
-// the engine sends the table's watermark to the jobs that scan it, and
-// the watermark is stored with the epoch's writes (a meta entry), so it
-// never goes back, not even across a restart.
+// the rows inserted so far, leaving out NULLs, failures and infinities
+// (none of them ever moves the watermark). A statement's rows whose
+// watermark column is below the watermark as the statement begins are
+// late: they are dropped (not stored, not sent to the views, not counted
+// in the command tag nor returned by RETURNING) and counted as late.
+// Inside a transaction block the rows are judged at COMMIT, against the
+// watermark then. NULLs are never late; -infinity is below every
+// watermark, so it is late once the table has one, and infinity never
+// is. Before every barrier the engine sends the table's watermark to the
+// jobs that scan it, and the watermark is stored with the epoch's writes
+// (a meta entry), so it never goes back, not even across a restart.
 //
 // weir.watermarks shows every relation with a watermark: its current
 // watermark and how many rows were dropped for arriving behind it.
@@ -231,8 +234,10 @@ func (e *Engine) filterLate(tc *tableChanges, tw *tableWatermark) int64 {
 
 // advanceWatermark raises the table's watermark over the statement's
 // inserted rows, after they were sent to the jobs (so the watermark
-// reaches every job after them). Rows whose expression fails or is NULL
-// do not count.
+// reaches every job after them). Rows whose expression fails, is NULL or
+// is infinite do not count: an infinity would make every later row late
+// and no window could ever be computed from it (window functions fail
+// on infinite times), so one row would stop the table's views for good.
 func (e *Engine) advanceWatermark(tc *tableChanges, tw *tableWatermark) {
 	c := types.NewChunk(tc.ts, len(tc.rows))
 	for i, op := range tc.ops {
@@ -264,7 +269,11 @@ func (e *Engine) advanceWatermark(tc *tableChanges, tw *tableWatermark) {
 		if v.Nulls[i] {
 			continue
 		}
-		if d := v.Get(i); !tw.has || types.Compare(d, tw.cur, tw.def.T) > 0 {
+		d := v.Get(i)
+		if types.IsInfinite(d, tw.def.T) {
+			continue
+		}
+		if !tw.has || types.Compare(d, tw.cur, tw.def.T) > 0 {
 			tw.cur, tw.has = d, true
 		}
 	}

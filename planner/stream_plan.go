@@ -101,9 +101,14 @@ type StreamTableScan struct {
 // State holds the source's position: one row per partition, key
 // (partition int4), value (next offset int8), written at every barrier
 // so that a recovery resumes exactly after the last checkpointed record.
-// A source with a watermark also keeps the watermark it emitted last in
-// the row of partition -1 (value: the watermark's Datum.I), so that it
-// stays monotonic across recoveries.
+// A source with a watermark also keeps its watermark in the row of
+// partition -1 and each partition p's watermark (the highest value of
+// the watermark expression read from it) in the row of partition -2-p
+// (values: the watermarks' Datum.I), so that a recovery resumes with
+// the watermarks it had: the watermark stays monotonic, and it does not
+// wait for a record of every partition before it moves again. Data
+// written before partitions' watermarks were kept has no rows below -1;
+// its partitions start without watermarks, as they used to.
 type StreamSource struct {
 	StreamBase
 	Rel   *catalog.Relation

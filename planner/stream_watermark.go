@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,9 @@ const (
 	WithWatermarkExpr = "watermark.expr"
 	// WithWatermarkIdleTimeout is how long, in milliseconds, a source
 	// partition may deliver no row before it stops holding the
-	// watermark back (DefaultWatermarkIdleTimeoutMs when absent).
+	// watermark back (DefaultWatermarkIdleTimeoutMs when absent; 0: a
+	// partition is never idle, and the watermark waits for all of them;
+	// at most MaxWatermarkIdleTimeoutMs).
 	WithWatermarkIdleTimeout = "watermark.idle_timeout_ms"
 	// WithEmitOnWindowClose marks a materialized view created with EMIT
 	// ON WINDOW CLOSE ("true").
@@ -45,6 +48,12 @@ const (
 // when the relation does not set watermark.idle_timeout_ms.
 const DefaultWatermarkIdleTimeoutMs = 5000
 
+// MaxWatermarkIdleTimeoutMs is the largest idle timeout accepted: the
+// largest timeout Postgres accepts for its own settings (statement_timeout
+// and the like), about 24.8 days. A larger one would be as good as never
+// (0) and, near 2^63, overflows when turned into a duration.
+const MaxWatermarkIdleTimeoutMs = math.MaxInt32
+
 // SourceWatermark is the watermark a table or source declares with
 // WATERMARK FOR col AS expr: after a row r is read, no row whose Col is
 // below Expr(r) is accepted any more. Col indexes Rel.Cols and Expr is
@@ -54,7 +63,7 @@ type SourceWatermark struct {
 	T    types.T
 	Expr Expr
 	// IdleTimeoutMs: a source partition without rows for this long no
-	// longer holds the watermark back.
+	// longer holds the watermark back; 0: partitions are never idle.
 	IdleTimeoutMs int64
 }
 
@@ -97,9 +106,9 @@ func RelWatermark(rel *catalog.Relation) (*SourceWatermark, error) {
 	w := &SourceWatermark{Col: col, T: t, IdleTimeoutMs: DefaultWatermarkIdleTimeoutMs}
 	if v, ok := rel.With[WithWatermarkIdleTimeout]; ok {
 		ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || ms < 0 {
+		if err != nil || ms < 0 || ms > MaxWatermarkIdleTimeoutMs {
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", WithWatermarkIdleTimeout, v).
-				WithHint("A number of milliseconds, 0 or more, is expected.")
+				WithHint("A number of milliseconds from 0 (partitions are never idle) to %d is expected.", MaxWatermarkIdleTimeoutMs)
 		}
 		w.IdleTimeoutMs = ms
 	}

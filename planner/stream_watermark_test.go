@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -83,6 +84,9 @@ func TestRelWatermark(t *testing.T) {
 		{"ts", "ts - pg_cast('1 day', 'interval') + ", "", pgerr.SyntaxError},
 		{"ts", "(select max(ts) from x)", "", pgerr.FeatureNotSupported},
 		{"ts", "ts", "-1", pgerr.InvalidParameterValue},
+		// Near 2^63 milliseconds overflow a time.Duration.
+		{"ts", "ts", "9223372036854775000", pgerr.InvalidParameterValue},
+		{"ts", "ts", "2147483648", pgerr.InvalidParameterValue},
 		{"_row_id", "_row_id", "", pgerr.UndefinedColumn},
 	}
 	for _, b := range bad {
@@ -93,8 +97,14 @@ func TestRelWatermark(t *testing.T) {
 		}
 		_, err := RelWatermark(rel)
 		if pe := pgerr.As(err); pe == nil || pe.Code != b.code {
-			t.Errorf("%s AS %s: got %v, want %s", b.col, b.expr, err, b.code)
+			t.Errorf("%s AS %s (idle %q): got %v, want %s", b.col, b.expr, b.idle, err, b.code)
 		}
+	}
+	taps := *c.rels["taps"]
+	taps.With = maps.Clone(taps.With)
+	taps.With[WithWatermarkIdleTimeout] = "2147483647"
+	if w, err := RelWatermark(&taps); err != nil || w.IdleTimeoutMs != MaxWatermarkIdleTimeoutMs {
+		t.Errorf("the largest idle timeout: got %+v, %v", w, err)
 	}
 }
 

@@ -48,6 +48,17 @@ const (
 	PosInfinity = math.MaxInt64
 )
 
+// IsInfinite reports whether d, of type t, is a date or timestamp that is
+// infinity or -infinity. Integers are never infinite: math.MaxInt64 is an
+// ordinary bigint.
+func IsInfinite(d Datum, t T) bool {
+	switch t.ID {
+	case Date, Timestamp, Timestamptz:
+		return !d.Null && (d.I == NegInfinity || d.I == PosInfinity)
+	}
+	return false
+}
+
 func date2j(y, m, d int64) int64 {
 	if m > 2 {
 		m++

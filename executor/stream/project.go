@@ -19,8 +19,9 @@ import (
 //     every other output column the plan says carries one
 //     (StreamBase.Watermarks: an expression that never decreases as the
 //     column grows, such as date_bin over it): the expression evaluated
-//     at the watermark's value. Dropped when no output column carries
-//     it.
+//     at the watermark's value, unless that value or the result is
+//     infinite (no derived watermark then). Dropped when no output
+//     column carries it.
 //   - Barrier: forwarded (Project has no state).
 type Project struct {
 	actx  *ActorContext
@@ -119,8 +120,14 @@ func (p *Project) Next(ctx context.Context) (types.Message, error) {
 // derive returns the watermark on output column j implied by w: its
 // expression evaluated over a row holding w's value in w's column (the
 // expression reads no other column). A value that fails to evaluate or
-// is NULL gives none.
+// is NULL gives none, and so does an infinite one, in or out: ts - 1
+// second of infinity is infinity, which would put every later row
+// behind the derived watermark (sources and tables never generate one,
+// but a watermark is a promise nothing may break).
 func (p *Project) derive(w types.Watermark, j int) (types.Watermark, bool) {
+	if types.IsInfinite(w.Val, w.T) {
+		return types.Watermark{}, false
+	}
 	row := make(types.Row, len(p.inTs))
 	for i := range row {
 		row[i] = types.NullDatum
@@ -130,7 +137,7 @@ func (p *Project) derive(w types.Watermark, j int) (types.Watermark, bool) {
 	c.AppendRow(types.OpInsert, row)
 	e := p.exprs[j]
 	v, err := e.ev.Eval(e.ec, c)
-	if err != nil || v.Len() != 1 || v.Nulls[0] {
+	if err != nil || v.Len() != 1 || v.Nulls[0] || types.IsInfinite(v.Get(0), e.t) {
 		return types.Watermark{}, false
 	}
 	return types.Watermark{Col: j, T: e.t, Val: v.Get(0)}, true

@@ -15,7 +15,10 @@ import (
 // SourceStateTypes is the row layout of a source's state table
 // (StreamSource.State): (partition int4, next offset int8), keyed by its
 // first column. Each row says where reading that partition resumes: the
-// offset of the first record not yet in a committed epoch.
+// offset of the first record not yet in a committed epoch. A source with
+// a watermark also keeps it in rows of negative keys: the source's in the
+// row of -1, partition p's in the row of -2-p (watermarkPartition,
+// partitionWatermarkKey).
 var SourceStateTypes = []types.T{types.TInt4, types.TInt8}
 
 // sourcePollChunks is how many polled batches wait for the actor at most.
@@ -40,12 +43,20 @@ const sourcePollChunks = 2
 //   - Chunk: none expected from the entry; the polled batches are
 //     projected to StreamSource.Cols and emitted (empty ones are not,
 //     but their positions count as emitted). With a WATERMARK FOR clause
-//     (StreamSource.Watermark) rows behind the watermark are dropped
-//     first and counted (source_watermark.go).
+//     (StreamSource.Watermark) the watermark advances row by row as the
+//     rows are read, and each row behind the watermark as it stands just
+//     before the row is dropped and counted (source_watermark.go): which
+//     rows of a partition are late depends on its records alone, not on
+//     how they fell into batches and epochs, so every job reading the
+//     source and every replay after a recovery drops the same ones.
 //   - Watermark: forwarded. A source with a WATERMARK FOR clause
-//     generates its own: at every barrier, before the barrier, when it
-//     rose (and once after a restart); it is checkpointed with the
-//     positions (the state row of partition -1), so it never goes back.
+//     generates its own, emitted at barriers, before the barrier, when
+//     it rose since the last one (and once after a restart). It is
+//     checkpointed with the positions, in the same epoch, and so is
+//     every partition's watermark (the state rows of partition -1 and
+//     -2-p): a recovered reader resumes with exactly the watermarks it
+//     had, so the watermark never goes back, and it moves on without
+//     waiting for records from every partition again.
 //   - Barrier: a waiting barrier is always taken before more data. The
 //     first barrier (Initial after a recovery, AddJob for a new job) loads
 //     the committed positions from the state table and opens the reader
@@ -225,16 +236,19 @@ func (s *Source) watermark() (types.Watermark, bool) {
 	sw := s.wm
 	rec := s.actx.Watermarks
 	if rec != nil && sw.late > 0 {
-		// The rows were late behind the watermark before this barrier.
-		rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.cur})
+		rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.lateAt})
 	}
 	sw.late = 0
-	w, emit := sw.advance(s.now())
+	w, emit := sw.barrier(s.now())
 	if sw.changed {
 		k := types.DInt(watermarkPartition)
 		s.st.Update(types.Row{k}, types.Row{k, types.DInt(sw.cur.I)})
 		sw.changed = false
 	}
+	sw.dirtyPartitions(func(p int32, v int64) {
+		k := types.DInt(partitionWatermarkKey(p))
+		s.st.Update(types.Row{k}, types.Row{k, types.DInt(v)})
+	})
 	if rec != nil && emit {
 		rec.Watermark(s.actx.Job, s.n.Rel.ID, w)
 	}
@@ -271,6 +285,12 @@ func (s *Source) start(ctx context.Context) error {
 		if r[0].I == watermarkPartition {
 			if s.wm != nil {
 				s.wm.restore(r[1].I)
+			}
+			continue
+		}
+		if r[0].I < watermarkPartition {
+			if s.wm != nil {
+				s.wm.restorePartition(keyPartition(r[0].I), r[1].I, s.now())
 			}
 			continue
 		}
@@ -331,9 +351,7 @@ func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
 		if c != nil && len(c.Cols) != len(s.n.Rel.Cols) {
 			return nil, pgerr.New(pgerr.InternalError, "source %s: a batch of %d columns for %d", s.n.Rel.Name, len(c.Cols), len(s.n.Rel.Cols))
 		}
-		if err := s.wm.observe(s.actx, c, b.Partitions, b.Positions, s.now()); err != nil {
-			return nil, err
-		}
+		s.wm.observe(s.actx, c, b.Partitions, b.Positions, s.now())
 	}
 	if c == nil || c.VisibleCount() == 0 {
 		return nil, nil

@@ -12,18 +12,32 @@ import (
 // WATERMARK FOR clause (planner.SourceWatermark) and drops the rows that
 // arrive behind it.
 //
-// Each partition's candidate is the largest value of the watermark
-// expression over the rows read from it. The source's watermark is the
-// minimum of the candidates of the partitions that are not idle; a
-// partition is idle once it has delivered no row for the idle timeout
-// (0: never), so a quiet partition does not hold the others back. While
-// a partition that is not idle has delivered no row at all, nothing
-// advances. The watermark only rises; it is computed and emitted at
-// barriers.
+// The watermark advances record by record, as the records are read. A
+// partition's watermark is the largest value of the watermark expression
+// over the rows kept from it so far, leaving out NULLs, failures and
+// infinite times; the source's is the minimum over the partitions that are
+// not idle, and it only rises. A partition is idle once it has delivered
+// no record for the idle timeout (0: never), so a quiet partition does not
+// hold the others back. While a partition that is not idle has delivered
+// no row at all, the watermark does not rise.
 //
-// A row whose watermark column is below the watermark emitted last is
-// late: downstream operators may have closed its window already. It is
-// dropped and counted. NULLs are never late.
+// Each row is judged against the source's watermark as it stands just
+// before the row, in its partition's record order: a row whose watermark
+// column is below it is late (downstream operators may have closed its
+// window already), so it is dropped, counted, and moves no watermark.
+// NULLs are never late; -infinity is below every watermark, so it is late
+// once the source has one, and infinity never is. Hence, for a single
+// partition (and within each partition's own order), which rows are late
+// depends on the records alone, not on how they were batched into chunks
+// and epochs: every job reading the source drops the same rows, and so
+// does a replay after a recovery. Across partitions it also depends on how
+// the reader interleaves them, and with an idle timeout on when partitions
+// went quiet.
+//
+// The watermark is emitted at barriers, before the barrier, when it rose
+// since the last one (and once after a restart). A row emitted after a
+// watermark W was judged against a watermark at least W, so no row below a
+// watermark follows it.
 type sourceWatermarker struct {
 	w *planner.SourceWatermark
 	// out is the source's output column of the watermark column (-1 when
@@ -32,30 +46,48 @@ type sourceWatermarker struct {
 	ev   executor.Evaluator
 	ec   *executor.EvalCtx
 	idle time.Duration
+	// one holds a single row when a chunk's expression has to be
+	// evaluated row by row.
+	one *types.Chunk
 
 	parts map[int32]*partitionWatermark
-	// cur is the watermark emitted last (has: one was); announce asks to
-	// emit it again at the next barrier (after a restart, downstream
-	// operators start without it).
+	// cur is the source's watermark (has: it has one). announce asks to
+	// emit it at the next barrier: it rose, or a restart read it back
+	// (downstream operators start without it).
 	cur      types.Datum
 	has      bool
 	announce bool
 	// changed: cur differs from what the state table holds.
 	changed bool
-	// late counts the rows dropped since the last report.
-	late int64
+	// late counts the rows dropped since the last report; lateAt is the
+	// watermark the last of them was behind.
+	late   int64
+	lateAt types.Datum
 }
 
-// partitionWatermark is one partition's progress.
+// partitionWatermark is one partition's progress: its watermark (has:
+// it has one), when it last delivered a record, and whether its
+// watermark differs from the state table's row (dirty).
 type partitionWatermark struct {
-	max  types.Datum
-	has  bool
-	last time.Time
+	max   types.Datum
+	has   bool
+	last  time.Time
+	dirty bool
 }
 
 // watermarkPartition is the key of the state row holding a source's
 // watermark (partitions are never negative).
 const watermarkPartition = -1
+
+// partitionWatermarkKey is the key of the state row holding partition
+// p's watermark: -2-p, below the source's row and every position. Kafka
+// numbers partitions from 0 to at most 2^31-2, so the key fits the int4
+// column.
+func partitionWatermarkKey(p int32) int64 { return -2 - int64(p) }
+
+// keyPartition is the partition whose watermark the state row of key k
+// holds (k < watermarkPartition).
+func keyPartition(k int64) int32 { return int32(-2 - k) }
 
 func newSourceWatermarker(n *planner.StreamSource, ec *executor.EvalCtx) (*sourceWatermarker, error) {
 	ev, err := executor.Compile(n.Watermark.Expr)
@@ -79,6 +111,26 @@ func (sw *sourceWatermarker) restore(v int64) {
 	sw.cur, sw.has, sw.announce = types.DInt(v), true, true
 }
 
+// restorePartition sets partition p's watermark read back from the state
+// table at time now: with every partition's watermark and the source's
+// as they were at the checkpoint, the reader goes on exactly as it would
+// have (only the idle clocks start again, from now).
+func (sw *sourceWatermarker) restorePartition(p int32, v int64, now time.Time) {
+	pw := sw.part(p, now)
+	pw.max, pw.has = types.DInt(v), true
+}
+
+// dirtyPartitions calls f with every partition whose watermark moved
+// since the last call, and its watermark.
+func (sw *sourceWatermarker) dirtyPartitions(f func(p int32, v int64)) {
+	for p, pw := range sw.parts {
+		if pw.dirty {
+			f(p, pw.max.I)
+			pw.dirty = false
+		}
+	}
+}
+
 // part returns partition p's progress, first seen at now.
 func (sw *sourceWatermarker) part(p int32, now time.Time) *partitionWatermark {
 	pw := sw.parts[p]
@@ -89,23 +141,41 @@ func (sw *sourceWatermarker) part(p int32, now time.Time) *partitionWatermark {
 	return pw
 }
 
-// observe drops the late rows of c (whole rows of the source relation)
-// by clearing their visibility, and folds the others into their
-// partitions' candidates. partitions gives each row's partition (nil: 0);
-// positions names every partition being read.
-func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partitions []int32, positions map[int32]int64, now time.Time) error {
+// observe goes through the rows of c (whole rows of the source relation)
+// in order: it drops each late row by clearing its visibility, and folds
+// each other one into its partition's watermark, advancing the source's
+// before the next row is judged. partitions gives each row's partition
+// (nil: 0); positions names every partition being read.
+func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partitions []int32, positions map[int32]int64, now time.Time) {
 	for p := range positions {
 		sw.part(p, now)
 	}
 	if c == nil || c.Len() == 0 {
-		return nil
+		return
+	}
+	partOf := func(i int) int32 {
+		if i < len(partitions) {
+			return partitions[i]
+		}
+		return 0
+	}
+	// A partition delivering records is not idle, late ones included.
+	for i := 0; i < c.Len(); i++ {
+		if c.Visible(i) {
+			sw.part(partOf(i), now).last = now
+		}
+	}
+	v, err := sw.ev.Eval(sw.ec, c)
+	if err != nil {
+		// Some row fails: the rows kept are evaluated one by one.
+		v = nil
 	}
 	col := c.Cols[sw.w.Col]
-	if sw.has {
-		for i := 0; i < c.Len(); i++ {
-			if !c.Visible(i) || col.Nulls[i] || types.Compare(col.Get(i), sw.cur, sw.w.T) >= 0 {
-				continue
-			}
+	for i := 0; i < c.Len(); i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		if sw.has && !col.Nulls[i] && types.Compare(col.Get(i), sw.cur, sw.w.T) < 0 {
 			if c.Vis == nil {
 				c.Vis = make([]bool, c.Len())
 				for k := range c.Vis {
@@ -114,35 +184,71 @@ func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partiti
 			}
 			c.Vis[i] = false
 			sw.late++
-		}
-	}
-	v, err := (&exprEval{ev: sw.ev, t: sw.w.T, ec: sw.ec, op: "Source"}).eval(actx, c)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < c.Len(); i++ {
-		if !c.Visible(i) {
+			sw.lateAt = sw.cur
 			continue
 		}
-		var p int32
-		if i < len(partitions) {
-			p = partitions[i]
-		}
-		pw := sw.part(p, now)
-		pw.last = now
-		if v.Nulls[i] {
-			continue
-		}
-		if d := v.Get(i); !pw.has || types.Compare(d, pw.max, sw.w.T) > 0 {
-			pw.max, pw.has = d, true
+		// An infinite value would put every later row behind the
+		// watermark, and no window can be computed from it (window
+		// functions fail on infinite times): it moves nothing.
+		if d, ok := sw.value(actx, c, v, i); ok && !types.IsInfinite(d, sw.w.T) {
+			sw.raise(sw.parts[partOf(i)], d, now)
 		}
 	}
-	return nil
 }
 
-// advance computes the watermark at a barrier at time now and returns it
-// when it must be emitted: it rose, or it is to be announced.
-func (sw *sourceWatermarker) advance(now time.Time) (types.Watermark, bool) {
+// value returns the watermark expression's value for row i of c: from v
+// when the whole chunk evaluated, else evaluated alone, a failure being
+// recorded (ActorContext.Errors) and giving no value, as NULL does.
+func (sw *sourceWatermarker) value(actx *ActorContext, c *types.Chunk, v *types.Vec, i int) (types.Datum, bool) {
+	if v != nil {
+		if v.Nulls[i] {
+			return types.Datum{}, false
+		}
+		return v.Get(i), true
+	}
+	if sw.one == nil {
+		ts := make([]types.T, len(c.Cols))
+		for j, cv := range c.Cols {
+			ts[j] = cv.T
+		}
+		sw.one = types.NewChunk(ts, 1)
+	}
+	sw.one.Reset()
+	sw.one.AppendRow(types.OpInsert, c.Row(i))
+	rv, err := sw.ev.Eval(sw.ec, sw.one)
+	if err != nil {
+		if actx.Errors != nil {
+			actx.Errors.Record(actx.Job, "Source", err)
+		}
+		return types.Datum{}, false
+	}
+	if rv.Nulls[0] {
+		return types.Datum{}, false
+	}
+	return rv.Get(0), true
+}
+
+// raise folds value d of a row kept from partition pw into its
+// watermark and the source's.
+func (sw *sourceWatermarker) raise(pw *partitionWatermark, d types.Datum, now time.Time) {
+	if pw.has && types.Compare(d, pw.max, sw.w.T) <= 0 {
+		return
+	}
+	// The minimum over the partitions can move only when pw held it: a
+	// partition above the source's watermark was not the minimum.
+	// (Partitions going idle are noticed at the next barrier or the next
+	// rise of the lowest partition.)
+	low := !pw.has || !sw.has || types.Compare(pw.max, sw.cur, sw.w.T) <= 0
+	pw.max, pw.has, pw.dirty = d, true, true
+	if low {
+		sw.advance(now)
+	}
+}
+
+// advance computes the source's watermark at time now: it rises to the
+// minimum of the watermarks of the partitions not idle, when each of
+// them has one.
+func (sw *sourceWatermarker) advance(now time.Time) {
 	var lo types.Datum
 	found := false
 	for _, pw := range sw.parts {
@@ -150,8 +256,7 @@ func (sw *sourceWatermarker) advance(now time.Time) (types.Watermark, bool) {
 			continue
 		}
 		if !pw.has {
-			found = false
-			break
+			return
 		}
 		if !found || types.Compare(pw.max, lo, sw.w.T) < 0 {
 			lo, found = pw.max, true
@@ -160,6 +265,13 @@ func (sw *sourceWatermarker) advance(now time.Time) (types.Watermark, bool) {
 	if found && (!sw.has || types.Compare(lo, sw.cur, sw.w.T) > 0) {
 		sw.cur, sw.has, sw.changed, sw.announce = lo, true, true, true
 	}
+}
+
+// barrier advances the watermark at a barrier at time now (partitions
+// may have gone idle since the last record) and returns it when it must
+// be emitted: it rose since the last barrier, or it is to be announced.
+func (sw *sourceWatermarker) barrier(now time.Time) (types.Watermark, bool) {
+	sw.advance(now)
 	if !sw.announce || !sw.has || sw.out < 0 {
 		return types.Watermark{}, false
 	}
