@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -82,18 +84,110 @@ func (p *proc) stop(sig syscall.Signal, timeout time.Duration) error {
 	return fmt.Errorf("process %d did not exit within %v of %v; killed", p.cmd.Process.Pid, timeout, sig)
 }
 
-// kill sends SIGKILL to the group and waits until every process of the
-// group is gone: the leader (reaped here) and its children (PostgreSQL's
-// backends, which are not ours to reap). A backend still dying holds the
-// cluster's shared memory, and a restart would then refuse to start.
+// kill sends SIGKILL to the group and to every descendant of the
+// process, and waits until all of them are gone: the leader (reaped here)
+// and its children (PostgreSQL's backends, which are not ours to reap).
+// The descendants are found by their parent pids, since PostgreSQL's
+// children each call setsid() and so leave the postmaster's process
+// group. A backend still alive holds the cluster's shared memory, and a
+// restart would then refuse to start ("pre-existing shared memory block
+// is still in use").
 func (p *proc) kill() {
+	kids := descendants(p.cmd.Process.Pid)
 	p.signal(syscall.SIGKILL)
+	for _, k := range kids {
+		k.kill()
+	}
 	<-p.done
 	pgid := -p.cmd.Process.Pid
 	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pgid, syscall.SIGKILL) == nil && time.Now().Before(deadline) {
+	for time.Now().Before(deadline) {
+		left := syscall.Kill(pgid, syscall.SIGKILL) == nil
+		for _, k := range kids {
+			if k.running() {
+				k.kill()
+				left = true
+			}
+		}
+		if !left {
+			return
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// osProc is a process found in /proc: its pid and start time (in clock
+// ticks since boot), which together name it even once the pid is reused.
+type osProc struct {
+	pid   int
+	start string
+}
+
+// running reports whether the process is alive: not gone, not a zombie
+// waiting to be reaped (which holds no memory any more), and not a later
+// process with the same pid.
+func (o osProc) running() bool {
+	f, ok := statFields(o.pid)
+	return ok && f[0] != "Z" && f[0] != "X" && len(f) > 19 && f[19] == o.start
+}
+
+// kill sends SIGKILL to the process if it is still the one found.
+func (o osProc) kill() {
+	if o.running() {
+		_ = syscall.Kill(o.pid, syscall.SIGKILL)
+	}
+}
+
+// descendants returns the processes descending from pid, by the parent
+// pids in /proc (none where /proc cannot be read).
+func descendants(pid int) []osProc {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	parent := map[int]int{}
+	start := map[int]string{}
+	for _, e := range entries {
+		c, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f, ok := statFields(c)
+		if !ok || len(f) <= 19 {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			parent[c], start[c] = pp, f[19]
+		}
+	}
+	var out []osProc
+	seen := map[int]bool{pid: true}
+	for changed := true; changed; {
+		changed = false
+		for c, pp := range parent {
+			if seen[pp] && !seen[c] {
+				seen[c], changed = true, true
+				out = append(out, osProc{pid: c, start: start[c]})
+			}
+		}
+	}
+	return out
+}
+
+// statFields returns the fields of /proc/pid/stat after the command name
+// (state first, then the parent pid; the start time is the 20th).
+func statFields(pid int) ([]string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, false
+	}
+	// The command name is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	return f, len(f) >= 2
 }
 
 // exitCode returns the exit code after exit, or -1 when killed by a signal.
