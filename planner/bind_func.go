@@ -586,7 +586,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		wc.OrderBy = b.sortKeys(inner, spec.OrderBy.Items)
 	}
 	if spec.Frame != nil {
-		wc.Frame = b.frame(inner, spec.Frame)
+		wc.Frame = b.frame(c.s, spec.Frame, wc.OrderBy, b.pos(n))
 	}
 	c.win.calls = append(c.win.calls, wc)
 	ref := &ColRef{T: wc.T, Name: FormatWindowCall(wc)}
@@ -654,7 +654,11 @@ func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpe
 	return merged
 }
 
-func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
+// frame binds a window frame clause with Postgres's checks
+// (parse_clause.c): ROWS and GROUPS offsets are bigints (42804), and no
+// offset may read a column of the row (42P10), call an aggregate (42803)
+// or a window function (42P20).
+func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Frame {
 	out := &Frame{Mode: "rows"}
 	switch f.Type {
 	case ast.Ranges:
@@ -662,6 +666,8 @@ func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
 	case ast.Groups:
 		out.Mode = "groups"
 	}
+	construct := strings.ToUpper(out.Mode)
+	c := &exprCtx{s: s, clause: "window " + construct}
 	bound := func(fb ast.FrameBound) FrameBound {
 		switch {
 		case fb.Type == ast.CurrentRow:
@@ -675,12 +681,27 @@ func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
 		if fb.Type == ast.Preceding {
 			kind = "preceding"
 		}
-		off := b.expr(c, fb.Expr)
-		if out.Mode != "range" {
-			off = b.coerce(off, types.TInt8, ctxImplicit, "argument of "+strings.ToUpper(out.Mode))
-		} else {
-			off = b.finalize(off)
+		// The bridge writes every offset but a number as
+		// INTERVAL pg_frame_offset(e) DAY (sql/doc.go #29).
+		e := fb.Expr
+		if fc, ok := e.(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_frame_offset" && len(fc.Args) == 1 {
+			e = fc.Args[0]
+		} else if fb.Unit != ast.TimeUnitInvalid {
+			failf(pgerr.InternalError, "frame offset with a unit was not bridged")
 		}
+		raw := b.expr(c, e)
+		off := raw
+		if out.Mode != "range" {
+			// Like LIMIT's, an assignment coercion (2.5 is 3).
+			off = b.coerce(raw, types.TInt8, ctxAssignment, "argument of "+construct)
+		} else {
+			off = b.finalize(raw)
+		}
+		WalkExpr(off, func(x Expr) {
+			if _, ok := x.(*ColRef); ok {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", construct).WithPosition(b.exprPos(raw)))
+			}
+		})
 		return FrameBound{Kind: kind, Offset: off}
 	}
 	out.Start = bound(f.Extent.Start)
