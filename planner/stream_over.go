@@ -159,12 +159,6 @@ func (sp *streamPlanner) overWindow(in StreamNode, calls []WindowCall) *StreamOv
 		}
 		n.Calls = append(n.Calls, nc)
 	}
-	for _, c := range calls {
-		if f := c.Frame; f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) {
-			fail(unsupported("RANGE with offset PRECEDING/FOLLOWING is not supported").
-				WithHint("Use a ROWS frame."))
-		}
-	}
 	n.Out = append(types.Schema(nil), b.Out...)
 	for _, c := range calls {
 		n.Out = append(n.Out, types.Column{Name: c.Fn, T: c.T})

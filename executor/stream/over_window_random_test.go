@@ -59,9 +59,9 @@ func batchWindow(t testing.TB, n *planner.StreamOverWindow, rows []types.Row) []
 }
 
 // generalCases are windows for the randomized general-mode test: every
-// function and frame kind the batch Window has, partitioned or not,
-// ascending or descending with NULLs either side, one ORDER BY key or
-// two.
+// function and frame kind the batch Window has (RANGE frames with
+// offsets among them), partitioned or not, ascending or descending with
+// NULLs either side, one ORDER BY key or two.
 func generalCases() []*planner.StreamOverWindow {
 	v := colRef(2, types.TInt4)
 	i4 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt4} }
@@ -79,6 +79,10 @@ func generalCases() []*planner.StreamOverWindow {
 		overCall("max", types.TInt4, groups(bound("preceding", 1), bound("current_row", 0)), v),
 		overCall("sum", types.TInt8, rowsFrame(bound("current_row", 0), bound("unbounded_following", 0)), v),
 		overCall("sum", types.TInt8, rowsFrame(bound("preceding", 2), bound("preceding", 1)), v),
+		overCall("sum", types.TInt8, rangeFrame(rangeBound("preceding", i4(1)), rangeBound("following", i4(1))), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), rangeBound("following", i4(2)))),
+		overCall("max", types.TInt4, rangeFrame(rangeBound("preceding", i4(2)), rangeBound("preceding", i4(1))), v),
+		overCall("first_value", types.TInt4, rangeFrame(rangeBound("following", i4(1)), bound("unbounded_following", 0)), v),
 	}
 	a := overNode(false, true, 2, all...)
 	b := overNode(false, false, 2, all...)

@@ -27,6 +27,16 @@ func rowsFrame(start, end planner.FrameBound) *planner.Frame {
 	return &planner.Frame{Mode: "rows", Start: start, End: end}
 }
 
+func rangeFrame(start, end planner.FrameBound) *planner.Frame {
+	return &planner.Frame{Mode: "range", Start: start, End: end}
+}
+
+// rangeBound is a RANGE frame bound off PRECEDING or FOLLOWING, the
+// offset of the ORDER BY key's offset type.
+func rangeBound(kind string, off planner.Expr) planner.FrameBound {
+	return planner.FrameBound{Kind: kind, Offset: off}
+}
+
 func bound(kind string, off int64) planner.FrameBound {
 	b := planner.FrameBound{Kind: kind}
 	if kind == "preceding" || kind == "following" {
