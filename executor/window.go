@@ -94,7 +94,7 @@ func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
 			continue
 		}
 		for _, start := range []bool{true, false} {
-			if _, err := frameOffset(c.Frame, start, w.ec); err != nil {
+			if _, err := FrameOffset(c.Frame, start, w.ec); err != nil {
 				return nil, err
 			}
 		}
@@ -268,7 +268,7 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 			peerEnd[i] = i
 		}
 	}
-	if f := call.Frame; f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) && !frameFn(call.Fn) {
+	if f := call.Frame; f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) && !planner.ReadsFrame(call.Fn) {
 		// Postgres moves the frame's ends row by row even for functions
 		// that do not read the frame, so a bad offset fails them too.
 		if _, err := frameBounds(call, p, peerStart, peerEnd, group, ec); err != nil {
@@ -390,16 +390,6 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 	return nil
 }
 
-// frameFn reports whether fn reads its window frame: an aggregate or a
-// value function, as opposed to ranking and offset functions.
-func frameFn(fn string) bool {
-	switch fn {
-	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead":
-		return false
-	}
-	return true
-}
-
 // ntile implements ntile(n): the partition's rows split into n buckets
 // whose sizes differ by at most one, larger buckets first.
 func ntile(p []winRow, out []types.Datum) error {
@@ -437,11 +427,11 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 		}
 		return func(i int) (int, int) { return 0, peerEnd[i] }, nil
 	}
-	sv, err := frameOffset(f, true, ec)
+	sv, err := FrameOffset(f, true, ec)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := frameOffset(f, false, ec)
+	ev, err := FrameOffset(f, false, ec)
 	if err != nil {
 		return nil, err
 	}
@@ -510,13 +500,13 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 	}, nil
 }
 
-// frameOffset evaluates the offset of f's start (or end) bound, NULL
+// FrameOffset evaluates the offset of f's start (or end) bound, NULL
 // for a bound without one. Offsets have no column references (the binder
 // checks), so one evaluation serves the whole partition. A NULL offset
 // fails (22004), and so does a negative one of a ROWS or GROUPS frame
 // (22013); those of a RANGE frame are checked when rows are compared, as
 // Postgres's in_range functions check them.
-func frameOffset(f *planner.Frame, start bool, ec *ExecCtx) (types.Datum, error) {
+func FrameOffset(f *planner.Frame, start bool, ec *ExecCtx) (types.Datum, error) {
 	b, which := f.Start, "starting"
 	if !start {
 		b, which = f.End, "ending"

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -216,6 +217,9 @@ func (sp *streamPlanner) overWindow(in StreamNode, calls []WindowCall) *StreamOv
 		types.Column{Name: "_emitted", T: types.TInt8, NotNull: true},
 		types.Column{Name: "_rank", T: types.TInt8, NotNull: true},
 		types.Column{Name: "_dense_rank", T: types.TInt8, NotNull: true})
+	if slices.ContainsFunc(n.Calls, KeepsByDistance) {
+		parts.Cols = append(parts.Cols, types.Column{Name: "_kept", T: types.TInt8, NotNull: true})
+	}
 	for i, c := range n.Calls {
 		if keepsRunningState(c) {
 			parts.Cols = append(parts.Cols, types.Column{Name: FormatWindowCall(calls[i]), T: types.TBytea})
@@ -235,6 +239,27 @@ func rankingFn(fn string) bool { return fn == "row_number" || fn == "rank" || fn
 func keepsRunningState(c WindowCall) bool {
 	return runningFrame(c) && !rankingFn(c.Fn) && c.Fn != "lag" && c.Fn != "lead" &&
 		c.Fn != "ntile" && c.Fn != "percent_rank" && c.Fn != "cume_dist"
+}
+
+// KeepsByDistance reports whether an EOWC over window computing c keeps
+// emitted rows for later rows by ORDER BY distance rather than by count:
+// a RANGE frame starting n PRECEDING or at the current row's peers
+// reaches back to the rows whose values lie within n (or equal), and one
+// from UNBOUNDED PRECEDING to n PRECEDING folds in each row once a later
+// row's value is n past it. The over window's Partitions table then
+// counts the emitted rows its buffer still holds (_kept).
+func KeepsByDistance(c WindowCall) bool {
+	f := c.Frame
+	if f == nil || f.Mode != "range" || !ReadsFrame(c.Fn) {
+		return false
+	}
+	switch f.Start.Kind {
+	case "preceding", "current_row":
+		return true
+	case "unbounded_preceding":
+		return f.End.Kind == "preceding"
+	}
+	return false
 }
 
 // runningFrame reports whether c's frame starts at the partition's first
@@ -278,13 +303,10 @@ func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 		switch {
 		case f == nil:
 		case f.Mode == "groups":
-			fail(unsupported("GROUPS frames are not supported with EMIT ON WINDOW CLOSE").WithHint("Use a ROWS frame."))
+			fail(unsupported("GROUPS frames are not supported with EMIT ON WINDOW CLOSE").WithHint("Use a ROWS or RANGE frame."))
 		case f.End.Kind == "unbounded_following":
 			fail(unsupported("frames ending UNBOUNDED FOLLOWING are not supported with EMIT ON WINDOW CLOSE").
-				WithHint("The end of an unbounded partition never comes, so such a frame never closes; use n FOLLOWING."))
-		case f.Mode == "range" && f.Start.Kind != "unbounded_preceding":
-			fail(unsupported("RANGE frames starting at the current row are not supported with EMIT ON WINDOW CLOSE").
-				WithHint("Use a ROWS frame."))
+				WithHint("The end of an unbounded partition never comes, so such a frame never closes; use n FOLLOWING, or INTERVAL 'x' FOLLOWING in a RANGE frame."))
 		}
 	}
 }

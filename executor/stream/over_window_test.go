@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -371,6 +372,93 @@ barrier
 `, `
 + 3 1 3 30 40 50 70 10 4
 + 4 1 4 40 50 60 90 10 5
+`)
+}
+
+func TestEOWCOverWindowRange(t *testing.T) {
+	// sum(v) RANGE BETWEEN 2 PRECEDING AND CURRENT ROW and count(*)
+	// RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING: a row comes out once the
+	// watermark is above its ts + 2, with no later row needed (ts 2 at
+	// watermark 5), and an emitted row leaves the buffer once no later
+	// frame reaches it (ts 5 is gone when ts 8 comes).
+	v := colRef(3, types.TInt8)
+	i8 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt8} }
+	n := overNode(true, true, 2,
+		overCall("sum", types.TNumeric, rangeFrame(rangeBound("preceding", i8(2)), bound("current_row", 0)), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), rangeBound("following", i8(2)))))
+	e := newOpEnv(t)
+	got := runOver(t, e, n, `
+barrier
++ 1 1 1 10
++ 2 1 2 20
++ 3 1 5 30
+wm 2 4
+barrier
+wm 2 5
+barrier
+wm 2 8
+barrier
++ 4 1 8 40
+wm 2 20
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 1 1 1 10 10 2
+`, `
++ 2 1 2 20 30 1
+`, `
++ 3 1 5 30 30 1
+`, `
++ 4 1 8 40 40 1
+`)
+	// At watermark 20 no later frame reaches back to ts 8: the buffer is
+	// empty.
+	if rows := stateRows(t, e, n.Rows.ID); rows != 0 {
+		t.Fatalf("%d rows in the buffer, want none", rows)
+	}
+
+	// Offsets are checked when the operator is built.
+	for _, c := range []struct {
+		off  planner.Expr
+		code pgerr.Code
+	}{{i8(-1), "22013"}, {&planner.Const{V: types.NullDatum, T: types.TInt8}, pgerr.NullValueNotAllowed}} {
+		bad := overNode(true, true, 2, overCall("sum", types.TNumeric, rangeFrame(rangeBound("preceding", c.off), bound("current_row", 0)), v))
+		if _, err := NewOverWindow(newOpEnv(t).actx, &pushInput{}, bad); pgerr.CodeOf(err) != c.code {
+			t.Errorf("offset %s: %v, want %s", planner.FormatExpr(c.off), err, c.code)
+		}
+	}
+}
+
+func TestEOWCOverWindowRangeRecovery(t *testing.T) {
+	// A recovery with rows kept by distance (3 back, the peers, a running
+	// frame ending 1 before) and rows waiting for the watermark to pass
+	// them by 2.
+	v := colRef(3, types.TInt8)
+	i8 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt8} }
+	n := overNode(true, true, 2,
+		overCall("max", types.TInt8, rangeFrame(rangeBound("preceding", i8(3)), rangeBound("following", i8(2))), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), bound("current_row", 0))),
+		overCall("sum", types.TNumeric, rangeFrame(bound("unbounded_preceding", 0), rangeBound("preceding", i8(1))), v))
+	checkRecovery(t, n, `
+barrier
++ 1 1 1 10
++ 2 1 2 5
++ 3 1 2 30
++ 4 2 3 1
+wm 2 5
+barrier
++ 5 1 4 7
++ 6 2 5 2
+wm 2 6
+barrier
+`, `
+barrier
++ 7 1 6 8
+wm 2 7
+barrier
++ 8 2 9 3
+wm 2 12
+barrier
 `)
 }
 
