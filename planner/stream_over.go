@@ -312,9 +312,12 @@ func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 }
 
 // anyLooksAhead reports whether one of calls (those at idx, all when idx
-// is nil) may need rows after the current one: LEAD, LAG with a negative
-// offset, a frame bound n FOLLOWING with n > 0. Offsets that are not
-// plain constants count as looking ahead.
+// is nil) may need a number of rows after the current one: LEAD, LAG
+// with a negative offset, a ROWS frame bound n FOLLOWING with n > 0.
+// Offsets that are not plain constants count as looking ahead. Such a
+// node cannot tell how far behind the watermark its later rows may be,
+// so it emits no watermark. A RANGE frame ending n FOLLOWING looks ahead
+// by distance only: its node emits the watermark delayed by n.
 func anyLooksAhead(calls []WindowCall, idx []int) bool {
 	if idx == nil {
 		idx = seq(0, len(calls))
@@ -346,7 +349,7 @@ func looksAhead(c WindowCall) bool {
 		}
 		return off > 0
 	}
-	if f := c.Frame; f != nil {
+	if f := c.Frame; f != nil && f.Mode != "range" {
 		for _, b := range []FrameBound{f.Start, f.End} {
 			switch b.Kind {
 			case "unbounded_following":

@@ -66,8 +66,9 @@ import (
 // the rows in the buffer (LAG, LEAD, frames starting n PRECEDING or
 // later). Rows no longer needed leave the buffer. Then the dirty state
 // goes into the epoch's write set, the watermark is emitted on the
-// ORDER BY column when no call looks ahead (every row below it has been
-// emitted) and the barrier is forwarded.
+// ORDER BY column when no call looks ahead by a number of rows (every
+// row below it has been emitted; with RANGE frames ending n FOLLOWING it
+// is delayed by n) and the barrier is forwarded.
 //
 // After a recovery the buffer is scanned once (at the first barrier) to
 // find the partitions holding rows; the first watermark then completes
@@ -215,7 +216,7 @@ func NewEOWCOverWindow(actx *ActorContext, input Operator, n *planner.StreamOver
 		}
 	}
 	o.wmOut = slices.Contains(n.Watermarks, o.tsCol)
-	if o.wmOut && (o.ahead > 0 || len(o.rangeAhead) > 0) {
+	if o.wmOut && o.ahead > 0 {
 		return nil, pgerr.New(pgerr.InternalError, "EOWC over window: a watermark on the output of calls that look ahead")
 	}
 	o.rows = storage.NewStateTable(actx.DB, n.Rows.ID, o.keyTs, o.inTs, actx.Cache)
@@ -527,7 +528,15 @@ func (o *EOWCOverWindow) barrier(b types.Barrier) error {
 		return err
 	}
 	if advanced && o.wmOut {
-		o.out = append(o.out, o.wmMsg)
+		wm := o.wmMsg
+		if len(o.rangeAhead) > 0 {
+			v, err := o.delayedWatermark()
+			if err != nil {
+				return err
+			}
+			wm.Val = types.DInt(v)
+		}
+		o.out = append(o.out, wm)
 	}
 	o.out = append(o.out, b)
 	return nil
@@ -714,6 +723,66 @@ func (o *EOWCOverWindow) reach(row types.Row) (int64, error) {
 			return 0, err
 		}
 		out = max(out, r)
+	}
+	return out, nil
+}
+
+// delayedWatermark returns the watermark of the output when RANGE
+// frames look ahead: a row still to come is either not final yet (its
+// value at least o.w) or waits for the watermark to pass its frame's
+// reach, so its value is at least the smallest one whose reach is at or
+// above o.w. Reach grows with the value, so a search finds it; for a
+// plain offset it is o.w minus the offset.
+func (o *EOWCOverWindow) delayedWatermark() (int64, error) {
+	out := o.w
+	for _, off := range o.rangeAhead {
+		reach := func(v int64) (bool, error) {
+			r, err := executor.RangeReach(&o.ec.Eval, o.ordT, v, off)
+			return r >= o.w, err
+		}
+		// lo: a value whose reach is below the watermark (or the least
+		// one); hi: one whose reach is not.
+		hi := o.w
+		if ok, err := reach(hi); err != nil || !ok {
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		lo, found := int64(math.MinInt64), false
+		for step := int64(1); step > 0 && o.w >= math.MinInt64+step; step *= 2 {
+			ok, err := reach(o.w - step)
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				lo, found = o.w-step, true
+				break
+			}
+			hi = o.w - step
+		}
+		if !found {
+			ok, err := reach(lo)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				hi = lo // every value reaches the watermark
+			}
+		}
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			ok, err := reach(mid)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		out = min(out, hi)
 	}
 	return out, nil
 }

@@ -313,8 +313,9 @@ func TestEOWCOverWindowRandom(t *testing.T) {
 							emitted[r[0].I] = rowText(ts, r)
 						}
 					case types.Watermark:
-						if len(n.Watermarks) == 0 || m.Col != 2 || m.Val.I != wm {
-							t.Fatalf("watermark %v out (the input's is %d)", m, wm)
+						// Delayed by the RANGE frames' reach ahead.
+						if len(n.Watermarks) == 0 || m.Col != 2 || m.Val.I != wm-tc.reach {
+							t.Fatalf("watermark %v out (the input's is %d, the reach ahead %d)", m, wm, tc.reach)
 						}
 						wmOut, hasWmOut = m.Val.I, true
 					case types.Barrier:
