@@ -19,8 +19,9 @@ import (
 // Frames follow Postgres (docs §4.2.8): without a frame clause, RANGE
 // UNBOUNDED PRECEDING to CURRENT ROW including the current row's peers
 // when there is an ORDER BY, the whole partition otherwise; ROWS frames
-// with n PRECEDING / FOLLOWING; GROUPS frames count peer groups. RANGE
-// with an offset is not supported (0A000).
+// with n PRECEDING / FOLLOWING; GROUPS frames count peer groups; RANGE
+// frames with an offset hold the rows whose single ORDER BY value lies
+// within it of the current row's (window_range.go).
 //
 // The output is the input columns then one column per call. Rows come
 // out ordered like Postgres's WindowAgg emits them: by the last call's
@@ -84,6 +85,18 @@ func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
 		}
 		if ces[i].args, err = compileAll(c.Args); err != nil {
 			return nil, err
+		}
+	}
+	// Postgres evaluates the frame offsets before it reads a row, so a
+	// NULL (or negative ROWS) offset fails even over no rows.
+	for _, c := range w.plan.Calls {
+		if c.Frame == nil {
+			continue
+		}
+		for _, start := range []bool{true, false} {
+			if _, err := FrameOffset(c.Frame, start, w.ec); err != nil {
+				return nil, err
+			}
 		}
 	}
 	wrows := make([][]winRow, len(w.plan.Calls))
@@ -214,8 +227,8 @@ func partitionRows(rows []winRow, partTs []types.T, ord []planner.SortKey) [][]w
 // The result holds row i's value at index i. Frame offsets are evaluated
 // once, in ec.
 //
-// Errors are Window's: 0A000 for RANGE with an offset, 22013 and 22004
-// for a negative or NULL frame offset, 22014 and 22016 for ntile or
+// Errors are Window's: 22013 and 22004 for a negative or NULL frame
+// offset, 22014 and 22016 for ntile or
 // nth_value arguments below one, 42883 for a function it cannot compute,
 // 22003 for an aggregate overflowing.
 func WindowPartition(call planner.WindowCall, ord, args []types.Row, ec *ExecCtx) ([]types.Datum, error) {
@@ -253,6 +266,13 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 			peerEnd[i] = peerEnd[i+1]
 		} else {
 			peerEnd[i] = i
+		}
+	}
+	if f := call.Frame; f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) && !planner.ReadsFrame(call.Fn) {
+		// Postgres moves the frame's ends row by row even for functions
+		// that do not read the frame, so a bad offset fails them too.
+		if _, err := frameBounds(call, p, peerStart, peerEnd, group, ec); err != nil {
+			return err
 		}
 	}
 	switch call.Fn {
@@ -407,35 +427,22 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 		}
 		return func(i int) (int, int) { return 0, peerEnd[i] }, nil
 	}
-	offset := func(b planner.FrameBound) (int64, error) {
-		if b.Offset == nil {
-			return 0, nil
-		}
-		// Offsets have no column references (the binder checks), so one
-		// evaluation serves the whole partition.
-		v, err := evalConst(b.Offset, ec)
-		if err != nil {
-			return 0, err
-		}
-		if v.Null {
-			return 0, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
-		}
-		if v.I < 0 {
-			return 0, pgerr.New("22013", "frame starting offset must not be negative")
-		}
-		return v.I, nil
+	sv, err := FrameOffset(f, true, ec)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := FrameOffset(f, false, ec)
+	if err != nil {
+		return nil, err
 	}
 	if f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported")
+		lo, hi, err := rangeFrame(call, p, peerStart, peerEnd, sv, ev, ec)
+		if err != nil {
+			return nil, err
+		}
+		return func(i int) (int, int) { return lo[i], hi[i] }, nil
 	}
-	so, err := offset(f.Start)
-	if err != nil {
-		return nil, err
-	}
-	eo, err := offset(f.End)
-	if err != nil {
-		return nil, err
-	}
+	so, eo := sv.I, ev.I
 	// Group boundaries for GROUPS mode: first row of each peer group.
 	var groupStart []int
 	if f.Mode == "groups" {
@@ -491,6 +498,33 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 		hi := min(bound(f.End, eo, i, false), n-1)
 		return lo, hi
 	}, nil
+}
+
+// FrameOffset evaluates the offset of f's start (or end) bound, NULL
+// for a bound without one. Offsets have no column references (the binder
+// checks), so one evaluation serves the whole partition. A NULL offset
+// fails (22004), and so does a negative one of a ROWS or GROUPS frame
+// (22013); those of a RANGE frame are checked when rows are compared, as
+// Postgres's in_range functions check them.
+func FrameOffset(f *planner.Frame, start bool, ec *ExecCtx) (types.Datum, error) {
+	b, which := f.Start, "starting"
+	if !start {
+		b, which = f.End, "ending"
+	}
+	if b.Offset == nil {
+		return types.NullDatum, nil
+	}
+	v, err := evalConst(b.Offset, ec)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	if v.Null {
+		return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
+	}
+	if f.Mode != "range" && v.I < 0 {
+		return types.NullDatum, pgerr.New("22013", "frame %s offset must not be negative", which)
+	}
+	return v, nil
 }
 
 // Close implements Operator.

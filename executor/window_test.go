@@ -1,8 +1,10 @@
 package executor
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -76,11 +78,66 @@ func TestWindowFrames(t *testing.T) {
 + 20 70 3 50 120
 + 30 90 2 70 120
 + 40 70 1 70 120`, true)
-	rangeOff := &planner.Window{Input: in, Calls: []planner.WindowCall{{Fn: "sum", Args: []planner.Expr{col(0, tI4)}, OrderBy: ord, T: tI8,
-		Frame: &planner.Frame{Mode: "range", Start: b("preceding", 1), End: b("current_row", 0)}}}, Out: schema(tI4, tI8)}
-	if _, err := runPlan(t, rangeOff, newEC()); pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
-		t.Fatalf("RANGE with offset: %v", err)
+}
+
+// TestWindowRangeOffsets checks RANGE frames with offsets over an integer
+// key with ties and NULLs, ascending and descending, NULLs first and
+// last. Expected rows checked against PostgreSQL 15:
+//
+//	select v,
+//	  sum(v) over (order by v range between 1 preceding and 1 following),
+//	  count(*) over (order by v range between 2 preceding and 1 preceding),
+//	  sum(v) over (order by v range between current row and 3 following),
+//	  count(*) over (order by v nulls first range between unbounded preceding and 1 following),
+//	  sum(v) over (order by v desc range between 2 preceding and current row),
+//	  first_value(v) over (order by v desc nulls last range between 1 following and 5 following)
+//	from (values (1),(2),(2),(4),(7),(null),(null)) t(v)
+func TestWindowRangeOffsets(t *testing.T) {
+	in := vals(t, "+ 4\n+ .\n+ 2\n+ 7\n+ 1\n+ .\n+ 2", tI4)
+	v := col(0, tI4)
+	b := func(kind string, off int64) planner.FrameBound {
+		fb := planner.FrameBound{Kind: kind}
+		if kind == "preceding" || kind == "following" {
+			fb.Offset = cnst(types.DInt(off), tI4)
+		}
+		return fb
 	}
+	call := func(fn string, ty types.T, key planner.SortKey, start, end planner.FrameBound, args ...planner.Expr) planner.WindowCall {
+		return planner.WindowCall{Fn: fn, Args: args, OrderBy: []planner.SortKey{key}, T: ty,
+			Frame: &planner.Frame{Mode: "range", Start: start, End: end}}
+	}
+	asc, desc := planner.SortKey{Expr: v}, planner.SortKey{Expr: v, Desc: true, NullsFirst: true}
+	calls := []planner.WindowCall{
+		call("sum", tI8, asc, b("preceding", 1), b("following", 1), v),
+		call("count", tI8, asc, b("preceding", 2), b("preceding", 1)),
+		call("sum", tI8, asc, b("current_row", 0), b("following", 3), v),
+		call("count", tI8, planner.SortKey{Expr: v, NullsFirst: true}, b("unbounded_preceding", 0), b("following", 1)),
+		call("sum", tI8, desc, b("preceding", 2), b("current_row", 0), v),
+		call("first_value", tI4, planner.SortKey{Expr: v, Desc: true}, b("following", 1), b("following", 5), v),
+	}
+	p := &planner.Window{Input: in, Calls: calls, Out: schema(tI4, tI8, tI8, tI8, tI8, tI8, tI4)}
+	expect(t, p, newEC(), `
++ 1 5 0 9  5 5 .
++ 2 5 1 8  5 8 1
++ 2 5 1 8  5 8 1
++ 4 4 2 11 6 4 2
++ 7 7 0 7  7 7 4
++ . . 2 .  2 . .
++ . . 2 .  2 . .`, true)
+
+	// A negative offset fails when the frame first compares two rows,
+	// whatever the function; over no rows, or only NULL keys, it does
+	// not. A NULL offset fails even over no rows.
+	neg := func(in planner.Plan, fn string) *planner.Window {
+		c := call(fn, tI8, asc, b("preceding", -1), b("current_row", 0))
+		return &planner.Window{Input: in, Calls: []planner.WindowCall{c}, Out: schema(tI4, tI8)}
+	}
+	expectErr(t, neg(in, "sum"), newEC(), "22013", "invalid preceding or following size in window function")
+	expectErr(t, neg(in, "row_number"), newEC(), "22013", "invalid preceding or following size in window function")
+	expect(t, neg(vals(t, "+ .\n+ .", tI4), "count"), newEC(), "+ . 2\n+ . 2", true)
+	null := call("count", tI8, asc, b("current_row", 0), planner.FrameBound{Kind: "following", Offset: cnst(types.NullDatum, tI4)})
+	expectErr(t, &planner.Window{Input: vals(t, "", tI4), Calls: []planner.WindowCall{null}, Out: schema(tI4, tI8)}, newEC(),
+		pgerr.NullValueNotAllowed, "frame ending offset must not be null")
 }
 
 func TestWindowNtileMatchesPostgres(t *testing.T) {
@@ -158,5 +215,80 @@ func TestWindowPartition(t *testing.T) {
 	bad := planner.WindowCall{Fn: "ntile", Args: []planner.Expr{col(1, tI4)}, OrderBy: ord, T: tI4}
 	if _, err := WindowPartition(bad, ords, []types.Row{{types.DInt(0)}, {types.DInt(0)}, {types.DInt(0)}, {types.DInt(0)}}, newEC()); pgerr.CodeOf(err) != "22014" {
 		t.Errorf("ntile(0): got %v", err)
+	}
+}
+
+// TestInRange checks the in_range support functions at the edges where
+// each type has its own rules: integer overflow, NaN and infinities,
+// calendar months, DST days, times that do not wrap, negative offsets.
+// Expected values checked against PostgreSQL 15 (SET timezone =
+// 'Europe/Paris'; select in_range(val, base, off, sub, less)).
+func TestInRange(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &EvalCtx{Location: paris}
+	parse := func(s string, ty types.T) types.Datum {
+		d, err := types.ParseText(s, ty, paris)
+		if err != nil {
+			t.Fatalf("%s as %s: %v", s, ty, err)
+		}
+		return d
+	}
+	cases := []struct {
+		t              types.T
+		offT           types.T
+		val, base, off string
+		sub, less      bool
+		want           bool
+	}{
+		{types.TInt8, types.TInt8, "9223372036854775807", "9223372036854775800", "100", false, true, true},
+		{types.TInt8, types.TInt8, "-9223372036854775808", "-9223372036854775800", "100", true, false, true},
+		{types.TInt4, types.TInt4, "5", "3", "2", false, true, true},
+		{types.TInt4, types.TInt4, "5", "3", "1", false, true, false},
+		{types.TFloat8, types.TFloat8, "NaN", "1", "1", false, true, false},
+		{types.TFloat8, types.TFloat8, "1", "NaN", "1", false, true, true},
+		{types.TFloat8, types.TFloat8, "NaN", "NaN", "1", true, false, true},
+		{types.TFloat8, types.TFloat8, "-5", "Infinity", "Infinity", true, false, true},
+		{types.TFloat8, types.TFloat8, "-Infinity", "1", "Infinity", true, true, true},
+		{types.TNumeric, types.TNumeric, "NaN", "1", "1", false, false, true},
+		{types.TNumeric, types.TNumeric, "5", "Infinity", "Infinity", true, false, true},
+		{types.TNumeric, types.TNumeric, "5", "1", "Infinity", true, true, false},
+		{types.TNumeric, types.TNumeric, "-Infinity", "1", "Infinity", true, true, true},
+		{types.TNumeric, types.TNumeric, "Infinity", "1", "2", false, true, false},
+		{types.TNumeric, types.TNumeric, "2.5", "1", "1.5", false, true, true},
+		{types.TTimestamptz, types.TInterval, "2024-03-31 03:15+02", "2024-03-30 03:00+01", "1 day", false, true, false},
+		{types.TTimestamptz, types.TInterval, "2024-03-31 03:15+02", "2024-03-30 03:00+01", "24 hours", false, true, true},
+		{types.TDate, types.TInterval, "2024-02-29", "2024-01-31", "1 mon", false, true, true},
+		{types.TDate, types.TInterval, "2024-03-01", "2024-01-31", "1 mon", false, true, false},
+		{types.TTime, types.TInterval, "23:00", "12:00", "13 hours", false, true, true},
+		{types.TTime, types.TInterval, "01:00", "23:00", "3 hours", false, true, true},
+		{types.TInterval, types.TInterval, "1 mon", "1 day", "29 days", false, true, true},
+		{types.TInterval, types.TInterval, "1 mon", "1 day", "28 days", false, true, false},
+	}
+	for _, c := range cases {
+		got, err := InRange(ctx, c.t, parse(c.val, c.t), parse(c.base, c.t), parse(c.off, c.offT), c.sub, c.less)
+		if err != nil || got != c.want {
+			t.Errorf("in_range(%s, %s, %s, %v, %v) over %s = %v, %v; want %v", c.val, c.base, c.off, c.sub, c.less, c.t, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		t   types.T
+		off types.Datum
+	}{
+		{types.TInt4, types.DInt(-1)}, {types.TFloat8, types.DFloat(math.NaN())}, {types.TNumeric, parse("-0.5", types.TNumeric)},
+		{types.TTimestamp, parse("1 mon -40 days", types.TInterval)}, {types.TTime, parse("1 day -1 hour", types.TInterval)},
+	} {
+		base := parse("1", types.TInt4)
+		switch c.t.ID {
+		case types.TFloat8.ID:
+			base = types.DFloat(1)
+		case types.TNumeric.ID:
+			base = parse("1", types.TNumeric)
+		}
+		if _, err := InRange(ctx, c.t, base, base, c.off, false, true); pgerr.CodeOf(err) != "22013" {
+			t.Errorf("offset %v over %s: %v, want 22013", c.off, c.t, err)
+		}
 	}
 }

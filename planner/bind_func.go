@@ -586,7 +586,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 		wc.OrderBy = b.sortKeys(inner, spec.OrderBy.Items)
 	}
 	if spec.Frame != nil {
-		wc.Frame = b.frame(inner, spec.Frame)
+		wc.Frame = b.frame(c.s, spec.Frame, wc.OrderBy, b.pos(n))
 	}
 	c.win.calls = append(c.win.calls, wc)
 	ref := &ColRef{T: wc.T, Name: FormatWindowCall(wc)}
@@ -654,7 +654,15 @@ func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpe
 	return merged
 }
 
-func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
+// frame binds a window frame clause over the window's ORDER BY keys
+// ord, with Postgres's checks (parse_clause.c): a RANGE frame with an
+// offset needs exactly one ORDER BY key (42P20 at pos, the window's
+// position) of a type with an in_range support function, and its offsets
+// are coerced to the offset type that function takes (0A000 otherwise);
+// ROWS and GROUPS offsets are bigints (42804). No offset may read a
+// column of the row (42P10), call an aggregate (42803) or a window
+// function (42P20).
+func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Frame {
 	out := &Frame{Mode: "rows"}
 	switch f.Type {
 	case ast.Ranges:
@@ -662,6 +670,21 @@ func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
 	case ast.Groups:
 		out.Mode = "groups"
 	}
+	construct := strings.ToUpper(out.Mode)
+	hasOffset := func(fb ast.FrameBound) bool { return fb.Type != ast.CurrentRow && !fb.UnBounded && fb.Expr != nil }
+	var keyT types.T
+	if out.Mode == "range" && (hasOffset(f.Extent.Start) || hasOffset(f.Extent.End)) {
+		// Postgres drops repeated sort keys (ORDER BY x, x is one key).
+		keys := map[string]bool{}
+		for _, k := range ord {
+			keys[exprKey(k.Expr)] = true
+		}
+		if len(keys) != 1 {
+			fail(pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPosition(pos))
+		}
+		keyT = ord[0].Expr.Type()
+	}
+	c := &exprCtx{s: s, clause: "window " + construct}
 	bound := func(fb ast.FrameBound) FrameBound {
 		switch {
 		case fb.Type == ast.CurrentRow:
@@ -675,12 +698,27 @@ func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
 		if fb.Type == ast.Preceding {
 			kind = "preceding"
 		}
-		off := b.expr(c, fb.Expr)
-		if out.Mode != "range" {
-			off = b.coerce(off, types.TInt8, ctxImplicit, "argument of "+strings.ToUpper(out.Mode))
-		} else {
-			off = b.finalize(off)
+		// The bridge writes every offset but a number as
+		// INTERVAL pg_frame_offset(e) DAY (sql/doc.go #29).
+		e := fb.Expr
+		if fc, ok := e.(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_frame_offset" && len(fc.Args) == 1 {
+			e = fc.Args[0]
+		} else if fb.Unit != ast.TimeUnitInvalid {
+			failf(pgerr.InternalError, "frame offset with a unit was not bridged")
 		}
+		raw := b.expr(c, e)
+		off := raw
+		if out.Mode != "range" {
+			// Like LIMIT's, an assignment coercion (2.5 is 3).
+			off = b.coerce(raw, types.TInt8, ctxAssignment, "argument of "+construct)
+		} else {
+			off = b.rangeOffset(raw, keyT)
+		}
+		WalkExpr(off, func(x Expr) {
+			if _, ok := x.(*ColRef); ok {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", construct).WithPosition(b.exprPos(raw)))
+			}
+		})
 		return FrameBound{Kind: kind, Offset: off}
 	}
 	out.Start = bound(f.Extent.Start)
@@ -690,6 +728,78 @@ func (b *binder) frame(c *exprCtx, f *ast.FrameClause) *Frame {
 		out.End = FrameBound{Kind: "current_row"}
 	}
 	return out
+}
+
+// inRangeOffsets lists, for each ORDER BY key type with in_range support
+// functions in Postgres 15's btree operator families, the offset types
+// they take, in catalog order (by type OID). A RANGE frame with an offset
+// over any other key type is refused.
+var inRangeOffsets = map[types.TypeID][]types.TypeID{
+	types.Int2:        {types.Int8, types.Int2, types.Int4},
+	types.Int4:        {types.Int8, types.Int2, types.Int4},
+	types.Int8:        {types.Int8},
+	types.Float4:      {types.Float8},
+	types.Float8:      {types.Float8},
+	types.Numeric:     {types.Numeric},
+	types.Date:        {types.Interval},
+	types.Time:        {types.Interval},
+	types.Timestamp:   {types.Interval},
+	types.Timestamptz: {types.Interval},
+	types.Interval:    {types.Interval},
+}
+
+// rangeOffset coerces off, a RANGE frame offset, to the offset type of
+// the in_range support function for keys of type key, chosen as
+// Postgres's transformFrameOffset chooses it: among the functions whose
+// offset type off coerces to implicitly, the one taking off's own type
+// (the key's for an untyped literal), else the first.
+func (b *binder) rangeOffset(off Expr, key types.T) Expr {
+	keyName := rangeKeyTypeName(key)
+	cands := inRangeOffsets[key.ID]
+	if len(cands) == 0 {
+		fail(unsupported("RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", keyName).WithPosition(b.exprPos(off)))
+	}
+	from := b.typeOf(off)
+	unknown := b.isUnknown(off)
+	preferred := from.ID
+	if unknown {
+		preferred = key.ID
+	}
+	sel, n := types.Unknown, 0
+	for _, c := range cands {
+		if !unknown && !canCoerce(from.ID, c, ctxImplicit) {
+			continue
+		}
+		if n == 0 || c == preferred {
+			sel = c
+		}
+		n++
+	}
+	offName := types.T{ID: from.ID, Mod: -1}.String()
+	if unknown {
+		offName = "unknown"
+	}
+	if n == 0 {
+		fail(unsupported("RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", keyName, offName).
+			WithHint("Cast the offset value to an appropriate type.").WithPosition(b.exprPos(off)))
+	}
+	if n > 1 && sel != preferred {
+		fail(unsupported("RANGE with offset PRECEDING/FOLLOWING has multiple interpretations for column type %s and offset type %s", keyName, offName).
+			WithHint("Cast the offset value to the exact intended type.").WithPosition(b.exprPos(off)))
+	}
+	return b.coerce(off, types.T{ID: sel, Mod: -1}, ctxImplicit, "argument of RANGE")
+}
+
+// rangeKeyTypeName names an ORDER BY key type as Postgres's RANGE errors
+// do: the input type of its btree operator class, without modifier.
+func rangeKeyTypeName(t types.T) string {
+	switch {
+	case t.IsArray():
+		return "anyarray"
+	case t.ID == types.Varchar:
+		return "text"
+	}
+	return types.T{ID: t.ID, Mod: -1}.String()
 }
 
 // subquery binds a subquery used as an expression.

@@ -132,10 +132,13 @@
 // when it and the rows its frame needs are final, with state for the
 // rows still waiting and the last rows later ones need (over_buffer) and
 // counters and running aggregates per partition (over_partition); its
-// output is append-only. Calls that need the partition's end (ntile,
-// percent_rank, cume_dist, UNBOUNDED FOLLOWING), GROUPS frames and
-// RANGE frames starting at the current row are 0A000 there, as is RANGE
-// with an offset in both modes.
+// output is append-only. RANGE frames with offsets reach there by time
+// (the watermark column is their single ORDER BY key): a row waits
+// until the watermark has passed it by its frame's FOLLOWING offset,
+// and the emitted rows within a PRECEDING offset of the next row stay
+// in over_buffer (over_partition then counts them: _kept). Calls that
+// need the partition's end (ntile, percent_rank, cume_dist, UNBOUNDED
+// FOLLOWING) and GROUPS frames are 0A000 there.
 //
 // Time windows. TUMBLE(t, col, size [, offset]) is bound as a projection
 // adding window_start = tumble_start(col, size [, offset]) and window_end

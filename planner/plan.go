@@ -210,6 +210,17 @@ type WindowCall struct {
 	T           types.T
 }
 
+// ReadsFrame reports whether the window function fn reads its frame (an
+// aggregate or a value function), as opposed to ranking and offset
+// functions.
+func ReadsFrame(fn string) bool {
+	switch fn {
+	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead":
+		return false
+	}
+	return true
+}
+
 // Window computes window functions. Output columns are the input's, then
 // one per call. Row order of the output is unspecified.
 type Window struct {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -159,12 +160,6 @@ func (sp *streamPlanner) overWindow(in StreamNode, calls []WindowCall) *StreamOv
 		}
 		n.Calls = append(n.Calls, nc)
 	}
-	for _, c := range calls {
-		if f := c.Frame; f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) {
-			fail(unsupported("RANGE with offset PRECEDING/FOLLOWING is not supported").
-				WithHint("Use a ROWS frame."))
-		}
-	}
 	n.Out = append(types.Schema(nil), b.Out...)
 	for _, c := range calls {
 		n.Out = append(n.Out, types.Column{Name: c.Fn, T: c.T})
@@ -222,6 +217,9 @@ func (sp *streamPlanner) overWindow(in StreamNode, calls []WindowCall) *StreamOv
 		types.Column{Name: "_emitted", T: types.TInt8, NotNull: true},
 		types.Column{Name: "_rank", T: types.TInt8, NotNull: true},
 		types.Column{Name: "_dense_rank", T: types.TInt8, NotNull: true})
+	if slices.ContainsFunc(n.Calls, KeepsByDistance) {
+		parts.Cols = append(parts.Cols, types.Column{Name: "_kept", T: types.TInt8, NotNull: true})
+	}
 	for i, c := range n.Calls {
 		if keepsRunningState(c) {
 			parts.Cols = append(parts.Cols, types.Column{Name: FormatWindowCall(calls[i]), T: types.TBytea})
@@ -241,6 +239,27 @@ func rankingFn(fn string) bool { return fn == "row_number" || fn == "rank" || fn
 func keepsRunningState(c WindowCall) bool {
 	return runningFrame(c) && !rankingFn(c.Fn) && c.Fn != "lag" && c.Fn != "lead" &&
 		c.Fn != "ntile" && c.Fn != "percent_rank" && c.Fn != "cume_dist"
+}
+
+// KeepsByDistance reports whether an EOWC over window computing c keeps
+// emitted rows for later rows by ORDER BY distance rather than by count:
+// a RANGE frame starting n PRECEDING or at the current row's peers
+// reaches back to the rows whose values lie within n (or equal), and one
+// from UNBOUNDED PRECEDING to n PRECEDING folds in each row once a later
+// row's value is n past it. The over window's Partitions table then
+// counts the emitted rows its buffer still holds (_kept).
+func KeepsByDistance(c WindowCall) bool {
+	f := c.Frame
+	if f == nil || f.Mode != "range" || !ReadsFrame(c.Fn) {
+		return false
+	}
+	switch f.Start.Kind {
+	case "preceding", "current_row":
+		return true
+	case "unbounded_preceding":
+		return f.End.Kind == "preceding"
+	}
+	return false
 }
 
 // runningFrame reports whether c's frame starts at the partition's first
@@ -284,21 +303,21 @@ func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 		switch {
 		case f == nil:
 		case f.Mode == "groups":
-			fail(unsupported("GROUPS frames are not supported with EMIT ON WINDOW CLOSE").WithHint("Use a ROWS frame."))
+			fail(unsupported("GROUPS frames are not supported with EMIT ON WINDOW CLOSE").WithHint("Use a ROWS or RANGE frame."))
 		case f.End.Kind == "unbounded_following":
 			fail(unsupported("frames ending UNBOUNDED FOLLOWING are not supported with EMIT ON WINDOW CLOSE").
-				WithHint("The end of an unbounded partition never comes, so such a frame never closes; use n FOLLOWING."))
-		case f.Mode == "range" && f.Start.Kind != "unbounded_preceding":
-			fail(unsupported("RANGE frames starting at the current row are not supported with EMIT ON WINDOW CLOSE").
-				WithHint("Use a ROWS frame."))
+				WithHint("The end of an unbounded partition never comes, so such a frame never closes; use n FOLLOWING, or INTERVAL 'x' FOLLOWING in a RANGE frame."))
 		}
 	}
 }
 
 // anyLooksAhead reports whether one of calls (those at idx, all when idx
-// is nil) may need rows after the current one: LEAD, LAG with a negative
-// offset, a frame bound n FOLLOWING with n > 0. Offsets that are not
-// plain constants count as looking ahead.
+// is nil) may need a number of rows after the current one: LEAD, LAG
+// with a negative offset, a ROWS frame bound n FOLLOWING with n > 0.
+// Offsets that are not plain constants count as looking ahead. Such a
+// node cannot tell how far behind the watermark its later rows may be,
+// so it emits no watermark. A RANGE frame ending n FOLLOWING looks ahead
+// by distance only: its node emits the watermark delayed by n.
 func anyLooksAhead(calls []WindowCall, idx []int) bool {
 	if idx == nil {
 		idx = seq(0, len(calls))
@@ -330,7 +349,7 @@ func looksAhead(c WindowCall) bool {
 		}
 		return off > 0
 	}
-	if f := c.Frame; f != nil {
+	if f := c.Frame; f != nil && f.Mode != "range" {
 		for _, b := range []FrameBound{f.Start, f.End} {
 			switch b.Kind {
 			case "unbounded_following":

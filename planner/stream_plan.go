@@ -417,12 +417,15 @@ func (n *StreamHopWindow) StreamInputs() []StreamNode { return []StreamNode{n.In
 // With EOWC (EMIT ON WINDOW CLOSE) the input is append-only and the
 // first ORDER BY key carries a watermark: a row is final once the
 // watermark passes its value, and it is emitted once, as an insert,
-// when it and the rows its frame needs are final. Rows holds the rows
-// not emitted yet and the last emitted rows that later rows still need
-// (LAG, n PRECEDING); Partitions holds one row per partition with what
-// the rows to come need of the rows gone: how many were emitted, the
-// last rank and dense rank, and the running state of frames starting
-// UNBOUNDED PRECEDING. The output is append-only, and carries the
+// when it and the rows its frame needs are final (for a RANGE frame
+// ending n FOLLOWING, once the watermark has passed its value plus n).
+// Rows holds the rows not emitted yet and the last emitted rows that
+// later rows still need (LAG, n PRECEDING, or those within a RANGE
+// frame's offset); Partitions holds one row per partition with what the
+// rows to come need of the rows gone: how many were emitted, the last
+// rank and dense rank, how many emitted rows Rows keeps when RANGE
+// frames make that vary (KeepsByDistance), and the running state of
+// frames starting UNBOUNDED PRECEDING. The output is append-only, and carries the
 // watermark on the ORDER BY column when no call looks ahead.
 type StreamOverWindow struct {
 	StreamBase

@@ -74,8 +74,6 @@
 //	                                           number (as Postgres reads it), else
 //	                                           pg_cast('n', 'interval'): the field restriction
 //	                                           is otherwise ignored
-//	    RANGE ... INTERVAL 'n unit' PRECEDING  interval 'n' unit preceding (TiDB's frame
-//	                                           syntax, read into ast.FrameBound)
 //	 4  a IS DISTINCT FROM b                   not ((a) <=> (b))
 //	    a IS NOT DISTINCT FROM b               ((a) <=> (b))
 //	                                           The operands extend to the nearest boundary at
@@ -183,6 +181,18 @@
 //	    string_agg, "stddev", nosuch, a        its own window functions and aggregates there.
 //	    quoted or pg_catalog-qualified name)   The binder binds a window call of f (schema
 //	                                           dropped; a quoted name keeps its case)
+//	29  ROWS|RANGE|GROUPS [BETWEEN] e          ... interval pg_frame_offset(e) day PRECEDING
+//	    PRECEDING [AND ...] (any offset e: 2,  [AND ...] (TiDB's frame grammar takes
+//	    $1, -1, NULL, '1', x::bigint,          only a number, a parameter or INTERVAL expr
+//	    INTERVAL '1 hour', (subquery))         unit; its expr is any expression); only a
+//	                                           frame clause that ends its group (a window
+//	                                           specification) is rewritten. The binder takes
+//	                                           e back out of pg_frame_offset and ignores the
+//	                                           unit
+//	    a frame Postgres's grammar rejects     42P20 as Postgres words it (frame start
+//	    (ROWS 1 FOLLOWING, BETWEEN CURRENT     cannot be UNBOUNDED FOLLOWING, frame starting
+//	    ROW AND 1 PRECEDING, ...)              from current row cannot have preceding rows,
+//	                                           ...), at the bound it names
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the

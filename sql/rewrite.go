@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/weirdb/weir/internal/pgerr"
 )
 
 // level rewrites one nesting level of the token tree: first the contents
@@ -34,7 +36,114 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.nullsOrder(seq)
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
+	seq = b.frameOffsets(seq)
 	return seq
+}
+
+// frameOffsets rewrites the offsets of a window frame clause (#29).
+// Postgres takes any expression before PRECEDING or FOLLOWING, TiDB's
+// grammar only a number, a parameter (whose position it loses) or
+// INTERVAL expr unit, whose expr may be anything; so every offset e
+// becomes interval pg_frame_offset(e) day, which the binder unwraps, and
+// keeps its position. A frame clause ends its window specification, so
+// only one that ends seq (or is followed by EXCLUDE, which TiDB then
+// rejects) is taken for one: a column named rows elsewhere is left
+// alone. The frames Postgres's grammar rejects fail here with its errors
+// (42P20, positioned at the offending bound), not with TiDB's.
+func (b *bridge) frameOffsets(seq []*node) []*node {
+	for i, n := range seq {
+		if n.kind != nLeaf || !frameWords[n.word()] {
+			continue
+		}
+		j := i + 1
+		between := at(seq, j).isWord("between")
+		if between {
+			j++
+		}
+		start, ok := frameBound(seq, j)
+		end := start
+		if ok && between {
+			if !at(seq, start.end).isWord("and") {
+				continue
+			}
+			end, ok = frameBound(seq, start.end+1)
+		}
+		if !ok || end.end < len(seq) && !seq[end.end].isWord("exclude") {
+			continue
+		}
+		if msg, at := frameError(start, end, between); msg != "" {
+			b.fail(pgerr.New(pgerr.WindowingError, "%s", msg).WithPosition(charPos(b.src, seq[at].off)))
+			return seq
+		}
+		spans := [][2]int{{start.at, start.off}}
+		if between {
+			spans = append(spans, [2]int{end.at, end.off})
+		}
+		// Right to left, so the earlier span's indices stay valid.
+		for k := len(spans) - 1; k >= 0; k-- {
+			a, e := spans[k][0], spans[k][1]
+			if e == a {
+				continue // UNBOUNDED or CURRENT ROW
+			}
+			if seq[a].isWord("interval") && at(seq, a+1).isWord("pg_frame_offset") {
+				// Bridged already (text parsed again): keep the keyword
+				// from being quoted as a type name.
+				seq[a] = textNode("interval", seq[a].off)
+				continue
+			}
+			off := seq[a].off
+			kids := append([]*node(nil), seq[a:e]...)
+			seq = splice(seq, a, e, textNode("interval", off), synth("pg_frame_offset(", kids, ")", off), textNode("day", off))
+		}
+		return seq
+	}
+	return seq
+}
+
+// frameBoundAt is one frame bound read by frameBound: kind is
+// "unbounded preceding", "unbounded following", "current row",
+// "preceding" or "following" (an offset); the bound starts at seq[at],
+// its offset expression spans seq[at:off] (empty but for an offset) and
+// seq[end] follows it.
+type frameBoundAt struct {
+	kind         string
+	at, off, end int
+}
+
+// frameBound reads one frame bound at seq[i:].
+func frameBound(seq []*node, i int) (frameBoundAt, bool) {
+	if at(seq, i).isWord("current") && at(seq, i+1).isWord("row") {
+		return frameBoundAt{"current row", i, i, i + 2}, true
+	}
+	if w := at(seq, i+1).word(); at(seq, i).isWord("unbounded") && (w == "preceding" || w == "following") {
+		return frameBoundAt{"unbounded " + w, i, i, i + 2}, true
+	}
+	for k := i; k < len(seq); k++ {
+		if w := seq[k].word(); w == "preceding" || w == "following" {
+			return frameBoundAt{w, i, k, k + 1}, k > i
+		}
+	}
+	return frameBoundAt{}, false
+}
+
+// frameError returns the error Postgres's grammar (gram.y, frame_extent)
+// gives a frame from start to end (a single bound, which ends at the
+// current row, when !between) and the index of the bound it points at.
+func frameError(start, end frameBoundAt, between bool) (string, int) {
+	switch {
+	case start.kind == "unbounded following":
+		return "frame start cannot be UNBOUNDED FOLLOWING", start.at
+	case !between && start.kind == "following":
+		return "frame starting from following row cannot end with current row", start.at
+	case !between:
+	case end.kind == "unbounded preceding":
+		return "frame end cannot be UNBOUNDED PRECEDING", end.at
+	case start.kind == "current row" && end.kind == "preceding":
+		return "frame starting from current row cannot have preceding rows", end.at
+	case start.kind == "following" && (end.kind == "preceding" || end.kind == "current row"):
+		return "frame starting from following row cannot have preceding rows", end.at
+	}
+	return "", 0
 }
 
 // distinctOn rewrites SELECT DISTINCT ON (k1, k2) list into SELECT
@@ -465,18 +574,6 @@ func (b *bridge) typedLiterals(seq []*node) []*node {
 					}
 				} else {
 					val = strings.TrimSpace(val) + " " + u
-				}
-			}
-			if w := at(seq, j).word(); w == "preceding" || w == "following" {
-				// A RANGE frame offset: TiDB's grammar wants MySQL's
-				// INTERVAL 'n' UNIT there, and reads it into the FrameBound.
-				if f := strings.Fields(val); len(f) == 2 && isNumber(f[0]) {
-					u := strings.TrimSuffix(strings.ToLower(f[1]), "s")
-					if intervalFields[u] {
-						seq = splice(seq, i, j, textNode("interval", n.off), textNode(quoteString(f[0]), s.off), textNode(u, s.off))
-						i += 2
-						continue
-					}
 				}
 			}
 			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: val, Off: s.off, End: s.tok.End}, off: s.off}

@@ -3,8 +3,10 @@ package stream
 import (
 	"container/heap"
 	"context"
+	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -24,18 +26,28 @@ import (
 // lookahead). Rows tied on the ORDER BY keys are ordered by the input's
 // stream key.
 //
+// RANGE frames with an offset (on the watermark column, their only
+// ORDER BY key) reach by distance instead of by count: a frame ending n
+// FOLLOWING makes a row wait until the watermark has passed its value
+// plus n (then every row of its frame is final), and one starting n
+// PRECEDING (or at the current row's peers) needs the emitted rows whose
+// value is at least the next row's minus n.
+//
 // State: Rows (the buffer) holds, per partition, the rows not emitted
 // yet and the last H emitted rows, the most any call reaches back (LAG's
-// offset, n PRECEDING, one row for rank); it is keyed like
-// OverWindow's, so a partition reads in window order: the emitted rows
-// kept, then the final rows, then the others. Partitions holds one row
-// per partition: the number of rows emitted, the last rank and dense
-// rank, and for each aggregate, first_value, last_value or nth_value
-// over a frame starting UNBOUNDED PRECEDING its running state and the
-// number of rows folded into it. Every value is thus computed from the
-// buffer and these counters, and the state is bounded by the partitions
-// times (H + lookahead) plus the rows not yet final, whatever the number
-// of rows a partition has seen.
+// offset, n PRECEDING, one row for rank), or, with RANGE frames, the
+// emitted rows within their reach; it is keyed like OverWindow's, so a
+// partition reads in window order: the emitted rows kept, then the final
+// rows, then the others. Partitions holds one row per partition: the
+// number of rows emitted, the last rank and dense rank, the number of
+// emitted rows kept when RANGE frames make it vary, and for each
+// aggregate, first_value, last_value or nth_value over a frame starting
+// UNBOUNDED PRECEDING its running state and the number of rows folded
+// into it. Every value is thus computed from the buffer and these
+// counters, and the state is bounded by the partitions times (H +
+// lookahead) plus the rows within the RANGE frames' reach of the
+// watermark and the rows not yet final, whatever the number of rows a
+// partition has seen.
 //
 // Chunk: each row goes into the buffer, except rows whose ORDER BY value
 // is NULL (never final; dropped) or behind the watermark already applied
@@ -54,8 +66,9 @@ import (
 // the rows in the buffer (LAG, LEAD, frames starting n PRECEDING or
 // later). Rows no longer needed leave the buffer. Then the dirty state
 // goes into the epoch's write set, the watermark is emitted on the
-// ORDER BY column when no call looks ahead (every row below it has been
-// emitted) and the barrier is forwarded.
+// ORDER BY column when no call looks ahead by a number of rows (every
+// row below it has been emitted; with RANGE frames ending n FOLLOWING it
+// is delayed by n) and the barrier is forwarded.
 //
 // After a recovery the buffer is scanned once (at the first barrier) to
 // find the partitions holding rows; the first watermark then completes
@@ -81,7 +94,21 @@ type EOWCOverWindow struct {
 	// hist is how many emitted rows later rows need (H); ahead is how
 	// many final rows after a row it needs (the lookahead).
 	hist, ahead int64
-	wmOut       bool
+	// RANGE frames reach by ORDER BY distance instead: ordT is the type
+	// of the ORDER BY column. rangeBack holds the offsets of frames
+	// starting n PRECEDING, and rangePeers is set for frames starting at
+	// the current row's peers: an emitted row stays in the buffer while
+	// the next row's frame may still reach it. rangeAhead holds the
+	// offsets of frames ending n FOLLOWING: a row waits until the
+	// watermark passes its value plus n. byDistance is set when the
+	// number of emitted rows kept varies (planner.KeepsByDistance), so
+	// Partitions counts them.
+	ordT       types.T
+	rangeBack  []types.Datum
+	rangePeers bool
+	rangeAhead []types.Datum
+	byDistance bool
+	wmOut      bool
 
 	started bool
 	// w is the watermark applied (valid when hasW), held the highest one
@@ -115,6 +142,11 @@ type eowcCall struct {
 	// last_value and nth_value, whose running state is one value).
 	endOff   int64
 	endPeers bool
+	// endRange: a RANGE frame ending endOffV PRECEDING (endSub) or
+	// FOLLOWING: it folds in the rows whose value is within the offset.
+	endRange bool
+	endOffV  types.Datum
+	endSub   bool
 	mk       func() executor.Accumulator
 	stateTs  []types.T
 	nth      int64
@@ -162,12 +194,16 @@ func NewEOWCOverWindow(actx *ActorContext, input Operator, n *planner.StreamOver
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE needs window functions ordered by a column with a watermark")
 	}
 	o.tsCol = o.ordCols[0]
+	o.ordT = o.inTs[o.tsCol]
 	if o.args, err = overCallArgs(n, o.ec); err != nil {
 		return nil, err
 	}
 	valTs := append([]types.T(nil), o.keyTs[:len(n.PartitionBy)]...)
 	o.partTs = append([]types.T(nil), valTs...)
 	valTs = append(valTs, types.TInt8, types.TInt8, types.TInt8)
+	if o.byDistance = slices.ContainsFunc(n.Calls, planner.KeepsByDistance); o.byDistance {
+		valTs = append(valTs, types.TInt8)
+	}
 	for i, c := range n.Calls {
 		ec, err := o.newCall(c, o.args[i])
 		if err != nil {
@@ -202,15 +238,7 @@ func (o *EOWCOverWindow) newCall(c planner.WindowCall, args overArgs) (*eowcCall
 	ec := &eowcCall{call: c, kind: eowcBuffer}
 	back := func(n int64) { o.hist = max(o.hist, n) }
 	ahead := func(n int64) { o.ahead = max(o.ahead, n) }
-	constArg := func(j int) (types.Datum, error) {
-		if j >= len(args.col) {
-			return types.NullDatum, pgerr.New(pgerr.InternalError, "%s has no argument %d", c.Fn, j+1)
-		}
-		if args.col[j] >= 0 {
-			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "the offset of %s() must be a constant with EMIT ON WINDOW CLOSE", c.Fn)
-		}
-		return args.consts[j], nil
-	}
+	constArg := func(j int) (types.Datum, error) { return eowcConstArg(c, args, j) }
 	switch c.Fn {
 	case "row_number":
 		ec.kind = eowcRowNumber
@@ -252,46 +280,39 @@ func (o *EOWCOverWindow) newCall(c planner.WindowCall, args overArgs) (*eowcCall
 	// A frame function: an aggregate, first_value, last_value or
 	// nth_value. Without a frame clause the frame is RANGE UNBOUNDED
 	// PRECEDING to the current row's last peer.
+	if f := c.Frame; f != nil && f.Mode == "range" {
+		return o.newRangeCall(ec, args)
+	}
 	start, end := planner.FrameBound{Kind: "unbounded_preceding"}, planner.FrameBound{Kind: "current_row"}
 	peers := true
 	if f := c.Frame; f != nil {
 		start, end = f.Start, f.End
-		switch {
-		case f.Mode == "rows":
-			peers = false
-		case f.Mode == "range" && start.Kind == "unbounded_preceding" && end.Kind == "current_row":
-		default:
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s frames from %s to %s are not supported with EMIT ON WINDOW CLOSE",
-				f.Mode, start.Kind, end.Kind)
+		if f.Mode != "rows" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "%s frames are not supported with EMIT ON WINDOW CLOSE", strings.ToUpper(f.Mode))
 		}
+		peers = false
 	}
-	offset := func(b planner.FrameBound) (int64, error) {
+	offset := func(b planner.FrameBound, isStart bool) (int64, error) {
 		switch b.Kind {
 		case "current_row", "unbounded_preceding":
 			return 0, nil
 		case "unbounded_following":
 			return 0, pgerr.New(pgerr.FeatureNotSupported, "frames ending UNBOUNDED FOLLOWING are not supported with EMIT ON WINDOW CLOSE")
 		}
-		v, err := evalConstExpr(b.Offset, o.ec)
+		v, err := executor.FrameOffset(c.Frame, isStart, o.ec)
 		if err != nil {
 			return 0, err
-		}
-		if v.Null {
-			return 0, pgerr.New(pgerr.NullValueNotAllowed, "frame starting offset must not be null")
-		}
-		if v.I < 0 {
-			return 0, pgerr.New("22013", "frame starting offset must not be negative")
 		}
 		if b.Kind == "preceding" {
 			return -v.I, nil
 		}
 		return v.I, nil
 	}
-	s, err := offset(start)
+	s, err := offset(start, true)
 	if err != nil {
 		return nil, err
 	}
-	e, err := offset(end)
+	e, err := offset(end, false)
 	if err != nil {
 		return nil, err
 	}
@@ -303,11 +324,69 @@ func (o *EOWCOverWindow) newCall(c planner.WindowCall, args overArgs) (*eowcCall
 		return ec, nil
 	}
 	ec.kind, ec.endOff, ec.endPeers = eowcRunning, e, peers && end.Kind == "current_row"
+	return o.runningCall(ec, args)
+}
+
+// newRangeCall classifies c, a frame function over a RANGE frame, and
+// records how far back and ahead its frame reaches by ORDER BY distance.
+// Offsets are checked now, so a view fails when it is created rather
+// than at its first row: 22004 for NULL, 22013 for a negative one.
+func (o *EOWCOverWindow) newRangeCall(ec *eowcCall, args overArgs) (*eowcCall, error) {
+	f := ec.call.Frame
+	offset := func(isStart bool) (types.Datum, error) {
+		v, err := executor.FrameOffset(f, isStart, o.ec)
+		if err != nil || v.Null {
+			return v, err
+		}
+		if _, err := executor.RangeReach(&o.ec.Eval, o.ordT, 0, v); err != nil {
+			return types.NullDatum, err
+		}
+		return v, nil
+	}
+	so, err := offset(true)
+	if err != nil {
+		return nil, err
+	}
+	eo, err := offset(false)
+	if err != nil {
+		return nil, err
+	}
+	switch f.End.Kind {
+	case "unbounded_following":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "frames ending UNBOUNDED FOLLOWING are not supported with EMIT ON WINDOW CLOSE")
+	case "following":
+		if eo.I != 0 || eo.Iv != (types.IntervalVal{}) {
+			o.rangeAhead = append(o.rangeAhead, eo)
+		}
+	}
+	switch f.Start.Kind {
+	case "preceding":
+		o.rangeBack = append(o.rangeBack, so)
+	case "current_row":
+		o.rangePeers = true
+	case "unbounded_preceding":
+		ec.kind = eowcRunning
+		if f.End.Kind == "current_row" {
+			ec.endPeers = true
+		} else {
+			ec.endRange, ec.endOffV, ec.endSub = true, eo, f.End.Kind == "preceding"
+		}
+		return o.runningCall(ec, args)
+	}
+	// A frame starting n FOLLOWING needs no row before the current one.
+	return ec, nil
+}
+
+// runningCall sets up the running state of ec, a frame function over a
+// frame starting UNBOUNDED PRECEDING: one value for first_value,
+// last_value and nth_value, an aggregate's state otherwise.
+func (o *EOWCOverWindow) runningCall(ec *eowcCall, args overArgs) (*eowcCall, error) {
+	c := ec.call
 	switch c.Fn {
 	case "first_value", "last_value", "nth_value":
 		ec.stateTs = []types.T{c.T}
 		if c.Fn == "nth_value" {
-			d, err := constArg(1)
+			d, err := eowcConstArg(c, args, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -318,6 +397,7 @@ func (o *EOWCOverWindow) newCall(c planner.WindowCall, args overArgs) (*eowcCall
 		}
 		return ec, nil
 	}
+	var err error
 	ts := make([]types.T, len(c.Args))
 	for i, a := range c.Args {
 		ts[i] = a.Type()
@@ -331,6 +411,17 @@ func (o *EOWCOverWindow) newCall(c planner.WindowCall, args overArgs) (*eowcCall
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate %s() over a frame starting UNBOUNDED PRECEDING is not supported with EMIT ON WINDOW CLOSE", c.Fn)
 	}
 	return ec, nil
+}
+
+// eowcConstArg returns argument j of c, which must be a constant.
+func eowcConstArg(c planner.WindowCall, args overArgs, j int) (types.Datum, error) {
+	if j >= len(args.col) {
+		return types.NullDatum, pgerr.New(pgerr.InternalError, "%s has no argument %d", c.Fn, j+1)
+	}
+	if args.col[j] >= 0 {
+		return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "the offset of %s() must be a constant with EMIT ON WINDOW CLOSE", c.Fn)
+	}
+	return args.consts[j], nil
 }
 
 // Next implements Operator.
@@ -437,7 +528,15 @@ func (o *EOWCOverWindow) barrier(b types.Barrier) error {
 		return err
 	}
 	if advanced && o.wmOut {
-		o.out = append(o.out, o.wmMsg)
+		wm := o.wmMsg
+		if len(o.rangeAhead) > 0 {
+			v, err := o.delayedWatermark()
+			if err != nil {
+				return err
+			}
+			wm.Val = types.DInt(v)
+		}
+		o.out = append(o.out, wm)
 	}
 	o.out = append(o.out, b)
 	return nil
@@ -463,7 +562,8 @@ func (o *EOWCOverWindow) recover() error {
 }
 
 // applyWatermark processes, in key order, every partition holding a row
-// that the watermark o.w makes final.
+// that the watermark o.w makes final or a row waiting for it to pass its
+// RANGE frame's reach.
 func (o *EOWCOverWindow) applyWatermark() error {
 	var keys []string
 	seen := map[string]bool{}
@@ -491,15 +591,28 @@ func (o *EOWCOverWindow) applyWatermark() error {
 	return nil
 }
 
+// eowcPart is the state of one partition (a row of Partitions): the
+// rows emitted, the last rank and dense rank, the emitted rows the
+// buffer keeps (when that number varies) and the running states.
+type eowcPart struct {
+	emitted, rank, dense, kept int64
+	runs                       []*eowcRun
+}
+
 // process emits the rows of partition pk that are ready under watermark
-// o.w and updates its state. It returns the smallest ORDER BY value of
-// the partition's rows that are not final, if it has any.
+// o.w and updates its state. It returns the value the watermark must
+// pass for the partition to have a row to process again: the smallest
+// ORDER BY value of its rows that are not final, or the reach of the
+// RANGE frame of a final row waiting for it, if it has any.
 func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error) {
-	emitted, rank, dense, runs, err := o.loadPartition(pk)
+	st, err := o.loadPartition(pk)
 	if err != nil {
 		return 0, false, err
 	}
-	hcount := min(emitted, o.hist)
+	hcount := min(st.emitted, o.hist)
+	if o.byDistance {
+		hcount = st.kept
+	}
 	// rows are the emitted rows kept, then the final rows not emitted.
 	var rows []types.Row
 	it := o.rows.Iter(pk, false)
@@ -519,16 +632,31 @@ func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error
 		rows = append(rows, r)
 	}
 	it.Close()
-	base := emitted - hcount
+	base := st.emitted - hcount
 	upTo := base + int64(len(rows)) - o.ahead
-	if upTo <= emitted {
+	// A row whose RANGE frame reaches n FOLLOWING waits until the
+	// watermark has passed its value plus n; rows ascend, so those ready
+	// are a prefix.
+	for i := st.emitted; i < upTo && len(o.rangeAhead) > 0; i++ {
+		reach, err := o.reach(rows[i-base])
+		if err != nil {
+			return 0, false, err
+		}
+		if reach >= o.w {
+			upTo = i
+			if !more || reach < next {
+				next, more = reach, true
+			}
+		}
+	}
+	if upTo <= st.emitted {
 		return next, more, nil
 	}
 	bufVals, err := o.bufferValues(rows)
 	if err != nil {
 		return 0, false, err
 	}
-	for i := emitted; i < upTo; i++ {
+	for i := st.emitted; i < upTo; i++ {
 		k := i - base
 		out := make(types.Row, 0, len(o.plan.Out))
 		out = append(out, rows[k][:o.nIn]...)
@@ -539,16 +667,16 @@ func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error
 				out = append(out, types.DInt(i+1))
 			case eowcRank:
 				if !tie {
-					rank = i + 1
+					st.rank = i + 1
 				}
-				out = append(out, types.DInt(rank))
+				out = append(out, types.DInt(st.rank))
 			case eowcDenseRank:
 				if !tie {
-					dense++
+					st.dense++
 				}
-				out = append(out, types.DInt(dense))
+				out = append(out, types.DInt(st.dense))
 			case eowcRunning:
-				v, err := o.runTo(c, runs[ci], ci, rows, base, i, k)
+				v, err := o.runTo(c, st.runs[ci], ci, rows, base, i, k)
 				if err != nil {
 					return 0, false, err
 				}
@@ -559,12 +687,127 @@ func (o *EOWCOverWindow) process(pk types.Row) (next int64, more bool, err error
 		}
 		o.ob.add(types.OpInsert, out)
 	}
-	emitted = upTo
-	for k := 0; k < len(rows) && base+int64(k) < emitted-o.hist; k++ {
-		o.rows.Delete(overStateKey(o.plan, o.ordCols, rows[k]))
+	st.emitted = upTo
+	// The next row to emit has the value of the first final row left,
+	// or, when none is left, one at or above the watermark.
+	nextVal := types.DInt(o.w)
+	if k := st.emitted - base; k < int64(len(rows)) {
+		nextVal = rows[k][o.tsCol]
 	}
-	o.storePartition(pk, emitted, rank, dense, runs)
+	var dropped int64
+	for k := 0; k < len(rows) && base+int64(k) < st.emitted-o.hist; k++ {
+		if o.byDistance {
+			needed, err := o.neededLater(rows[k], base+int64(k), nextVal, st.runs)
+			if err != nil {
+				return 0, false, err
+			}
+			if needed {
+				break
+			}
+		}
+		o.rows.Delete(overStateKey(o.plan, o.ordCols, rows[k]))
+		dropped++
+	}
+	st.kept = st.emitted - base - dropped
+	o.storePartition(pk, st)
 	return next, more, nil
+}
+
+// reach returns the last ORDER BY value the RANGE frames ending n
+// FOLLOWING of row reach: the row is ready once the watermark is above.
+func (o *EOWCOverWindow) reach(row types.Row) (int64, error) {
+	var out int64 = math.MinInt64
+	for _, off := range o.rangeAhead {
+		r, err := executor.RangeReach(&o.ec.Eval, o.ordT, row[o.tsCol].I, off)
+		if err != nil {
+			return 0, err
+		}
+		out = max(out, r)
+	}
+	return out, nil
+}
+
+// delayedWatermark returns the watermark of the output when RANGE
+// frames look ahead: a row still to come is either not final yet (its
+// value at least o.w) or waits for the watermark to pass its frame's
+// reach, so its value is at least the smallest one whose reach is at or
+// above o.w. Reach grows with the value, so a search finds it; for a
+// plain offset it is o.w minus the offset.
+func (o *EOWCOverWindow) delayedWatermark() (int64, error) {
+	out := o.w
+	for _, off := range o.rangeAhead {
+		reach := func(v int64) (bool, error) {
+			r, err := executor.RangeReach(&o.ec.Eval, o.ordT, v, off)
+			return r >= o.w, err
+		}
+		// lo: a value whose reach is below the watermark (or the least
+		// one); hi: one whose reach is not.
+		hi := o.w
+		if ok, err := reach(hi); err != nil || !ok {
+			if err != nil {
+				return 0, err
+			}
+			continue
+		}
+		lo, found := int64(math.MinInt64), false
+		for step := int64(1); step > 0 && o.w >= math.MinInt64+step; step *= 2 {
+			ok, err := reach(o.w - step)
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				lo, found = o.w-step, true
+				break
+			}
+			hi = o.w - step
+		}
+		if !found {
+			ok, err := reach(lo)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				hi = lo // every value reaches the watermark
+			}
+		}
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			ok, err := reach(mid)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		out = min(out, hi)
+	}
+	return out, nil
+}
+
+// neededLater reports whether the emitted row at partition index idx
+// must stay in the buffer: a RANGE frame of a row still to come, whose
+// ORDER BY value is at least next, may reach back to it, or a running
+// RANGE frame has not folded it in yet.
+func (o *EOWCOverWindow) neededLater(row types.Row, idx int64, next types.Datum, runs []*eowcRun) (bool, error) {
+	v := row[o.tsCol]
+	if o.rangePeers && v.I >= next.I {
+		return true, nil
+	}
+	for _, off := range o.rangeBack {
+		in, err := executor.InRange(&o.ec.Eval, o.ordT, v, next, off, true, false)
+		if err != nil || in {
+			return in, err
+		}
+	}
+	for ci, c := range o.calls {
+		if c.kind == eowcRunning && runs[ci].n <= idx {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // sameOrder reports whether rows a and b tie on every ORDER BY key
@@ -620,12 +863,28 @@ func (o *EOWCOverWindow) bufferValues(rows []types.Row) ([][]types.Datum, error)
 // returns the call's value.
 func (o *EOWCOverWindow) runTo(c *eowcCall, r *eowcRun, ci int, rows []types.Row, base, i int64, k int64) (types.Datum, error) {
 	hi := i + c.endOff
-	if c.endPeers {
+	switch {
+	case c.endPeers:
 		j := k
 		for j+1 < int64(len(rows)) && o.sameOrder(rows[j+1], rows[k]) {
 			j++
 		}
 		hi = base + j
+	case c.endRange:
+		// The frame ends at the last row within the offset of this one;
+		// the rows up to it are final, and those not folded in yet are
+		// in the buffer.
+		hi = r.n - 1
+		for j := r.n - base; j < int64(len(rows)); j++ {
+			in, err := executor.InRange(&o.ec.Eval, o.ordT, rows[j][o.tsCol], rows[k][o.tsCol], c.endOffV, c.endSub, true)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if !in {
+				break
+			}
+			hi = base + j
+		}
 	}
 	for ; r.n <= hi; r.n++ {
 		row := rows[r.n-base]
@@ -652,17 +911,23 @@ func (o *EOWCOverWindow) runTo(c *eowcCall, r *eowcRun, ci int, rows []types.Row
 
 // loadPartition reads partition pk's counters and running states (zero
 // for a partition not seen yet).
-func (o *EOWCOverWindow) loadPartition(pk types.Row) (emitted, rank, dense int64, runs []*eowcRun, err error) {
+func (o *EOWCOverWindow) loadPartition(pk types.Row) (*eowcPart, error) {
 	row, ok, err := o.parts.Get(pk)
 	if err != nil {
-		return 0, 0, 0, nil, err
+		return nil, err
 	}
-	runs = make([]*eowcRun, len(o.calls))
+	st := &eowcPart{runs: make([]*eowcRun, len(o.calls))}
 	at := len(o.partTs)
 	if ok {
-		emitted, rank, dense = row[at].I, row[at+1].I, row[at+2].I
+		st.emitted, st.rank, st.dense = row[at].I, row[at+1].I, row[at+2].I
 	}
 	at += 3
+	if o.byDistance {
+		if ok {
+			st.kept = row[at].I
+		}
+		at++
+	}
 	for ci, c := range o.calls {
 		if c.kind != eowcRunning {
 			continue
@@ -673,30 +938,33 @@ func (o *EOWCOverWindow) loadPartition(pk types.Row) (emitted, rank, dense int64
 		}
 		if ok {
 			r.n = row[at].I
-			st := row[at+1 : at+1+len(c.stateTs)]
+			vals := row[at+1 : at+1+len(c.stateTs)]
 			if c.mk != nil {
-				if err := executor.SetAccumulatorState(r.acc, st); err != nil {
-					return 0, 0, 0, nil, err
+				if err := executor.SetAccumulatorState(r.acc, vals); err != nil {
+					return nil, err
 				}
 			} else {
-				r.v = st[0]
+				r.v = vals[0]
 			}
 		}
 		at += 1 + len(c.stateTs)
-		runs[ci] = r
+		st.runs[ci] = r
 	}
-	return emitted, rank, dense, runs, nil
+	return st, nil
 }
 
 // storePartition writes partition pk's counters and running states.
-func (o *EOWCOverWindow) storePartition(pk types.Row, emitted, rank, dense int64, runs []*eowcRun) {
+func (o *EOWCOverWindow) storePartition(pk types.Row, st *eowcPart) {
 	row := append(types.Row(nil), pk...)
-	row = append(row, types.DInt(emitted), types.DInt(rank), types.DInt(dense))
+	row = append(row, types.DInt(st.emitted), types.DInt(st.rank), types.DInt(st.dense))
+	if o.byDistance {
+		row = append(row, types.DInt(st.kept))
+	}
 	for ci, c := range o.calls {
 		if c.kind != eowcRunning {
 			continue
 		}
-		r := runs[ci]
+		r := st.runs[ci]
 		row = append(row, types.DInt(r.n))
 		if c.mk != nil {
 			row = executor.AppendAccumulatorState(row, r.acc)

@@ -59,9 +59,9 @@ func batchWindow(t testing.TB, n *planner.StreamOverWindow, rows []types.Row) []
 }
 
 // generalCases are windows for the randomized general-mode test: every
-// function and frame kind the batch Window has, partitioned or not,
-// ascending or descending with NULLs either side, one ORDER BY key or
-// two.
+// function and frame kind the batch Window has (RANGE frames with
+// offsets among them), partitioned or not, ascending or descending with
+// NULLs either side, one ORDER BY key or two.
 func generalCases() []*planner.StreamOverWindow {
 	v := colRef(2, types.TInt4)
 	i4 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt4} }
@@ -79,6 +79,10 @@ func generalCases() []*planner.StreamOverWindow {
 		overCall("max", types.TInt4, groups(bound("preceding", 1), bound("current_row", 0)), v),
 		overCall("sum", types.TInt8, rowsFrame(bound("current_row", 0), bound("unbounded_following", 0)), v),
 		overCall("sum", types.TInt8, rowsFrame(bound("preceding", 2), bound("preceding", 1)), v),
+		overCall("sum", types.TInt8, rangeFrame(rangeBound("preceding", i4(1)), rangeBound("following", i4(1))), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), rangeBound("following", i4(2)))),
+		overCall("max", types.TInt4, rangeFrame(rangeBound("preceding", i4(2)), rangeBound("preceding", i4(1))), v),
+		overCall("first_value", types.TInt4, rangeFrame(rangeBound("following", i4(1)), bound("unbounded_following", 0)), v),
 	}
 	a := overNode(false, true, 2, all...)
 	b := overNode(false, false, 2, all...)
@@ -185,11 +189,13 @@ func TestOverWindowRandom(t *testing.T) {
 }
 
 // eowcCases are windows for the randomized EOWC test with the lookahead
-// each needs: running counters and aggregates with history, calls that
-// wait for later rows, and ties on two ORDER BY keys.
+// each needs, in rows (ahead) and in ORDER BY distance (reach): running
+// counters and aggregates with history, calls that wait for later rows,
+// ties on two ORDER BY keys, and RANGE frames.
 func eowcCases() []struct {
 	n     *planner.StreamOverWindow
 	ahead int
+	reach int64
 } {
 	v := colRef(3, types.TInt8)
 	i4 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt4} }
@@ -223,10 +229,36 @@ func eowcCases() []struct {
 	d := overNode(true, true, 2, overCall("rank", types.TInt8, nil), overCall("dense_rank", types.TInt8, nil), overCall("lead", types.TInt8, nil, v))
 	e := overNode(true, true, 2, overCall("sum", types.TNumeric, rowsFrame(bound("unbounded_preceding", 0), bound("preceding", 2)), v))
 	f := overNode(true, true, 2, overCall("max", types.TInt8, rowsFrame(bound("preceding", 2), bound("current_row", 0)), v))
+	// RANGE frames over ts reach by distance: back 3 (and 5), to the
+	// current row's peers, and a running frame ending 2 before; ahead 2
+	// (one frame ends 2 FOLLOWING, a running one 1 FOLLOWING).
+	g := overNode(true, true, 2,
+		overCall("row_number", types.TInt8, nil), overCall("lag", types.TInt8, nil, v),
+		overCall("sum", types.TNumeric, rangeFrame(rangeBound("preceding", i8(3)), bound("current_row", 0)), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), bound("current_row", 0))),
+		overCall("max", types.TInt8, rangeFrame(rangeBound("preceding", i8(2)), rangeBound("preceding", i8(1))), v),
+		overCall("first_value", types.TInt8, rangeFrame(rangeBound("preceding", i8(5)), rangeBound("following", i8(2))), v),
+		overCall("sum", types.TNumeric, rangeFrame(bound("unbounded_preceding", 0), rangeBound("preceding", i8(2))), v),
+		overCall("count", types.TInt8, rangeFrame(bound("unbounded_preceding", 0), rangeBound("following", i8(1))), v))
+	// Unpartitioned, with a count lookahead (LEAD) beside a distance one,
+	// and a frame wholly after the current row.
+	h := overNode(true, false, 2, overCall("lead", types.TInt8, nil, v),
+		overCall("sum", types.TNumeric, rangeFrame(rangeBound("following", i8(1)), rangeBound("following", i8(3))), v),
+		overCall("min", types.TInt8, rangeFrame(rangeBound("preceding", i8(4)), rangeBound("following", i8(0))), v))
+	// Looking back only: the watermark passes through.
+	i := overNode(true, true, 2, overCall("rank", types.TInt8, nil),
+		overCall("avg", types.TNumeric, rangeFrame(rangeBound("preceding", i8(6)), rangeBound("preceding", i8(2))), v),
+		overCall("last_value", types.TInt8, rangeFrame(rangeBound("preceding", i8(1)), bound("current_row", 0)), v))
+	// Frames starting at the current row's peers: only LEAD's lookahead
+	// splits a peer group between emitted rows and rows to come.
+	j := overNode(true, true, 2, overCall("lead", types.TInt8, nil, v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), bound("current_row", 0))),
+		overCall("sum", types.TNumeric, rangeFrame(bound("current_row", 0), rangeBound("following", i8(1))), v))
 	return []struct {
 		n     *planner.StreamOverWindow
 		ahead int
-	}{{a, 0}, {b, 3}, {c, 0}, {d, 1}, {e, 0}, {f, 0}}
+		reach int64
+	}{{a, 0, 0}, {b, 3, 0}, {c, 0, 0}, {d, 1, 0}, {e, 0, 0}, {f, 0, 0}, {g, 0, 2}, {h, 1, 3}, {i, 0, 0}, {j, 1, 1}}
 }
 
 // TestEOWCOverWindowRandom streams random append-only rows with bounded
@@ -281,8 +313,9 @@ func TestEOWCOverWindowRandom(t *testing.T) {
 							emitted[r[0].I] = rowText(ts, r)
 						}
 					case types.Watermark:
-						if len(n.Watermarks) == 0 || m.Col != 2 || m.Val.I != wm {
-							t.Fatalf("watermark %v out (the input's is %d)", m, wm)
+						// Delayed by the RANGE frames' reach ahead.
+						if len(n.Watermarks) == 0 || m.Col != 2 || m.Val.I != wm-tc.reach {
+							t.Fatalf("watermark %v out (the input's is %d, the reach ahead %d)", m, wm, tc.reach)
 						}
 						wmOut, hasWmOut = m.Val.I, true
 					case types.Barrier:
@@ -327,7 +360,8 @@ func TestEOWCOverWindowRandom(t *testing.T) {
 					step(op, nil, types.BarrierInitial)
 				}
 				// The batch Window over the final rows; a row is due once
-				// ahead final rows of its partition follow it.
+				// ahead final rows of its partition follow it and the
+				// watermark has passed its time plus reach.
 				var final []types.Row
 				for _, r := range rows {
 					if r[2].I < wm {
@@ -350,7 +384,7 @@ func TestEOWCOverWindowRandom(t *testing.T) {
 					if len(n.PartitionBy) > 0 {
 						g = r[1].I
 					}
-					if pos[g] < per[g]-tc.ahead {
+					if pos[g] < per[g]-tc.ahead && r[2].I+tc.reach < wm {
 						want[r[0].I] = rowText(ts, r)
 					}
 					pos[g]++

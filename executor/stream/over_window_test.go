@@ -2,9 +2,13 @@ package stream
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -25,6 +29,16 @@ func overCall(fn string, t types.T, frame *planner.Frame, args ...planner.Expr) 
 
 func rowsFrame(start, end planner.FrameBound) *planner.Frame {
 	return &planner.Frame{Mode: "rows", Start: start, End: end}
+}
+
+func rangeFrame(start, end planner.FrameBound) *planner.Frame {
+	return &planner.Frame{Mode: "range", Start: start, End: end}
+}
+
+// rangeBound is a RANGE frame bound off PRECEDING or FOLLOWING, the
+// offset of the ORDER BY key's offset type.
+func rangeBound(kind string, off planner.Expr) planner.FrameBound {
+	return planner.FrameBound{Kind: kind, Offset: off}
 }
 
 func bound(kind string, off int64) planner.FrameBound {
@@ -65,7 +79,9 @@ func overNode(eowc, partitioned bool, orderCol int, calls ...planner.WindowCall)
 	if eowc {
 		lookahead := false
 		for _, c := range n.Calls {
-			lookahead = lookahead || c.Fn == "lead" || c.Frame != nil && c.Frame.End.Kind == "following"
+			// A RANGE frame looks ahead by distance: the node emits the
+			// watermark, delayed.
+			lookahead = lookahead || c.Fn == "lead" || c.Frame != nil && c.Frame.Mode != "range" && c.Frame.End.Kind == "following"
 		}
 		if !lookahead {
 			n.Watermarks = []int{2}
@@ -364,6 +380,98 @@ barrier
 `)
 }
 
+func TestEOWCOverWindowRange(t *testing.T) {
+	// sum(v) RANGE BETWEEN 2 PRECEDING AND CURRENT ROW and count(*)
+	// RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING: a row comes out once the
+	// watermark is above its ts + 2, with no later row needed (ts 2 at
+	// watermark 5), and an emitted row leaves the buffer once no later
+	// frame reaches it (ts 5 is gone when ts 8 comes). The watermark
+	// goes out 2 behind: a row still to come may be that far behind it.
+	v := colRef(3, types.TInt8)
+	i8 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt8} }
+	n := overNode(true, true, 2,
+		overCall("sum", types.TNumeric, rangeFrame(rangeBound("preceding", i8(2)), bound("current_row", 0)), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), rangeBound("following", i8(2)))))
+	e := newOpEnv(t)
+	got := runOver(t, e, n, `
+barrier
++ 1 1 1 10
++ 2 1 2 20
++ 3 1 5 30
+wm 2 4
+barrier
+wm 2 5
+barrier
+wm 2 8
+barrier
++ 4 1 8 40
+wm 2 20
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 1 1 1 10 10 2
+wm 2 2
+`, `
++ 2 1 2 20 30 1
+wm 2 3
+`, `
++ 3 1 5 30 30 1
+wm 2 6
+`, `
++ 4 1 8 40 40 1
+wm 2 18
+`)
+	// At watermark 20 no later frame reaches back to ts 8: the buffer is
+	// empty.
+	if rows := stateRows(t, e, n.Rows.ID); rows != 0 {
+		t.Fatalf("%d rows in the buffer, want none", rows)
+	}
+
+	// Offsets are checked when the operator is built.
+	for _, c := range []struct {
+		off  planner.Expr
+		code pgerr.Code
+	}{{i8(-1), "22013"}, {&planner.Const{V: types.NullDatum, T: types.TInt8}, pgerr.NullValueNotAllowed}} {
+		bad := overNode(true, true, 2, overCall("sum", types.TNumeric, rangeFrame(rangeBound("preceding", c.off), bound("current_row", 0)), v))
+		if _, err := NewOverWindow(newOpEnv(t).actx, &pushInput{}, bad); pgerr.CodeOf(err) != c.code {
+			t.Errorf("offset %s: %v, want %s", planner.FormatExpr(c.off), err, c.code)
+		}
+	}
+}
+
+func TestEOWCOverWindowRangeRecovery(t *testing.T) {
+	// A recovery with rows kept by distance (3 back, the peers, a running
+	// frame ending 1 before) and rows waiting for the watermark to pass
+	// them by 2.
+	v := colRef(3, types.TInt8)
+	i8 := func(x int64) planner.Expr { return &planner.Const{V: types.DInt(x), T: types.TInt8} }
+	n := overNode(true, true, 2,
+		overCall("max", types.TInt8, rangeFrame(rangeBound("preceding", i8(3)), rangeBound("following", i8(2))), v),
+		overCall("count", types.TInt8, rangeFrame(bound("current_row", 0), bound("current_row", 0))),
+		overCall("sum", types.TNumeric, rangeFrame(bound("unbounded_preceding", 0), rangeBound("preceding", i8(1))), v))
+	checkRecovery(t, n, `
+barrier
++ 1 1 1 10
++ 2 1 2 5
++ 3 1 2 30
++ 4 2 3 1
+wm 2 5
+barrier
++ 5 1 4 7
++ 6 2 5 2
+wm 2 6
+barrier
+`, `
+barrier
++ 7 1 6 8
+wm 2 7
+barrier
++ 8 2 9 3
+wm 2 12
+barrier
+`)
+}
+
 func TestEOWCOverWindowRecovery(t *testing.T) {
 	// A recovery between watermarks: rows waiting in the buffer, counters
 	// and running sums in the partition state, a partition with rows but
@@ -479,5 +587,51 @@ func TestEOWCOverWindowRecoveryParallel(t *testing.T) {
 	// Every row but the last of each partition (waiting for its LEAD).
 	if total != 40-8 {
 		t.Fatalf("%d rows emitted, want %d", total, 40-8)
+	}
+}
+
+// TestEOWCOverWindowDelayedWatermark checks the watermark an EOWC over
+// window emits when RANGE frames look ahead: the smallest ORDER BY value
+// whose reach is at or above the watermark, so that no row to come lies
+// below it, for plain offsets, calendar months, a DST day and dates.
+func TestEOWCOverWindowDelayedWatermark(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := executor.EvalCtx{Location: paris}
+	iv := func(s string) types.Datum {
+		d, err := types.ParseText(s, types.TInterval, paris)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	at := func(s string, ty types.T) int64 {
+		d, err := types.ParseText(s, ty, paris)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.I
+	}
+	cases := []struct {
+		t    types.T
+		w    int64
+		offs []types.Datum
+		want int64
+	}{
+		{types.TInt8, 100, []types.Datum{types.DInt(7), types.DInt(3)}, 93},
+		{types.TInt8, math.MinInt64 + 5, []types.Datum{types.DInt(10)}, math.MinInt64},
+		{types.TTimestamp, at("2024-03-31 00:00", types.TTimestamp), []types.Datum{iv("1 mon")}, at("2024-03-01 00:00", types.TTimestamp)},
+		{types.TTimestamptz, at("2024-03-31 12:00+02", types.TTimestamptz), []types.Datum{iv("1 day")}, at("2024-03-30 12:00+01", types.TTimestamptz)},
+		{types.TTimestamptz, at("2024-03-31 12:00+02", types.TTimestamptz), []types.Datum{iv("24 hours")}, at("2024-03-30 11:00+01", types.TTimestamptz)},
+		{types.TDate, at("2024-03-10", types.TDate), []types.Datum{iv("36 hours")}, at("2024-03-09", types.TDate)},
+	}
+	for _, c := range cases {
+		o := &EOWCOverWindow{ec: &executor.ExecCtx{Eval: ev}, ordT: c.t, w: c.w, rangeAhead: c.offs}
+		got, err := o.delayedWatermark()
+		if err != nil || got != c.want {
+			t.Errorf("%s watermark %d, offsets %v: %d, %v; want %d", c.t, c.w, c.offs, got, err, c.want)
+		}
 	}
 }

@@ -106,6 +106,36 @@ var etViews = []etView{
 		 FROM ev WINDOW w AS (PARTITION BY k ORDER BY ts, id)) x WHERE ts < $W AND nts < $W`,
 	},
 	{
+		// RANGE frames over event time reach back by time: looking back
+		// only, every row with ts < W is out.
+		"over_range_back",
+		`SELECT id, k, ts, v,
+		   sum(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '30 seconds' PRECEDING AND CURRENT ROW) AS s30,
+		   count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS peers,
+		   max(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND INTERVAL '5 seconds' PRECEDING) AS hi
+		 FROM ev EMIT ON WINDOW CLOSE`,
+		`SELECT * FROM (SELECT id, k, ts, v,
+		   sum(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '30 seconds' PRECEDING AND CURRENT ROW),
+		   count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN CURRENT ROW AND CURRENT ROW),
+		   max(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND INTERVAL '5 seconds' PRECEDING)
+		 FROM ev) x WHERE ts < $W`,
+	},
+	{
+		// Frames reaching ahead: two windows, two over windows stacked,
+		// each emitting its rows once the watermark has passed them by its
+		// reach (20 and 15 seconds) and passing on the watermark delayed by
+		// it, so a row is out once the watermark has passed it by 35.
+		"over_range_ahead",
+		`SELECT id, k, ts,
+		   count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10 seconds' PRECEDING AND INTERVAL '20 seconds' FOLLOWING) AS n,
+		   sum(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1 second' FOLLOWING AND INTERVAL '15 seconds' FOLLOWING) AS later
+		 FROM ev EMIT ON WINDOW CLOSE`,
+		`SELECT * FROM (SELECT id, k, ts,
+		   count(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '10 seconds' PRECEDING AND INTERVAL '20 seconds' FOLLOWING),
+		   sum(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1 second' FOLLOWING AND INTERVAL '15 seconds' FOLLOWING)
+		 FROM ev) x WHERE ts + INTERVAL '35 seconds' < $W`,
+	},
+	{
 		// Interval joins: their state is cleaned as both watermarks
 		// pass, and they still find every matching pair.
 		"paid",

@@ -55,6 +55,10 @@ var views = []struct{ name, query string }{
 		"lag(v) OVER (PARTITION BY k ORDER BY v, id) AS pv, lead(id, 1, -1) OVER (PARTITION BY k ORDER BY v, id) AS nid, " +
 		"sum(v) OVER (PARTITION BY k ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2, count(*) OVER (PARTITION BY k) AS n FROM t1"},
 	{"v_over_all", "SELECT id, row_number() OVER (ORDER BY v DESC, id) AS rn, max(v) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS mx FROM t1"},
+	{"v_over_range", "SELECT id, k, v, sum(v) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 10 PRECEDING AND 5 FOLLOWING) AS near, " +
+		"count(*) OVER (ORDER BY v DESC RANGE BETWEEN CURRENT ROW AND 20 FOLLOWING) AS below, " +
+		"sum(id) OVER (PARTITION BY k ORDER BY v::numeric / 4 RANGE BETWEEN 2.5 PRECEDING AND 1.25 PRECEDING) AS before, " +
+		"first_value(id) OVER (PARTITION BY k ORDER BY id RANGE BETWEEN 3 PRECEDING AND 3 FOLLOWING) AS fid FROM t1"},
 	{"v_nokey", "SELECT a, count(*) AS n FROM t3 GROUP BY a"},
 	{"v_on_agg", "SELECT sum(n) AS total, count(*) AS groups, max(hi) AS top FROM v_agg"},
 	{"v_on_join", "SELECT id2, count(*) AS n FROM v_join GROUP BY id2"},

@@ -1,0 +1,331 @@
+package executor
+
+import (
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// RANGE frames with an offset (docs §4.2.8): the frame of a row holds the
+// rows whose ORDER BY value lies within the offset of its own. As in
+// Postgres, the comparison is the btree operator family's in_range
+// support function of the key type (int2/int4/int8 with an integer
+// offset, float4/float8 with a float8 one, numeric with numeric, date,
+// time, timestamp, timestamptz and interval with an interval), and the
+// frame's first and last rows advance through the partition the way
+// nodeWindowAgg.c advances its frame head and tail.
+
+var errRangeOffset = pgerr.New("22013", "invalid preceding or following size in window function")
+
+// InRange is Postgres's in_range support function for ORDER BY keys of
+// type t: with sum = base - off (sub) or base + off, it reports val <=
+// sum (less) or val >= sum. val and base are not NULL. A negative or NaN
+// offset fails with 22013, as Postgres fails it, when a frame first
+// compares two rows; a sum out of the type's range fails as the type's
+// arithmetic does (timestamp out of range), except for integers, whose
+// overflow puts every value on the near side.
+func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool) (bool, error) {
+	cmp := func(c int) bool {
+		if less {
+			return c <= 0
+		}
+		return c >= 0
+	}
+	switch t.ID {
+	case types.Int2, types.Int4, types.Int8:
+		if off.I < 0 {
+			return false, errRangeOffset
+		}
+		o := off.I
+		if sub {
+			o = -o
+		}
+		sum := base.I + o
+		if (o > 0 && sum < base.I) || (o < 0 && sum > base.I) {
+			// The true sum lies beyond every value: above them all when
+			// adding, below when subtracting.
+			return sub != less, nil
+		}
+		return cmp(cmpInt64(val.I, sum)), nil
+	case types.Float4, types.Float8:
+		o := off.F
+		if math.IsNaN(o) || o < 0 {
+			return false, errRangeOffset
+		}
+		// NaN sorts above every other value; the offset cannot change that.
+		switch vn, bn := math.IsNaN(val.F), math.IsNaN(base.F); {
+		case vn && bn:
+			return true, nil
+		case vn:
+			return !less, nil
+		case bn:
+			return less, nil
+		}
+		// base -/+ an infinite offset from an infinite base of the other
+		// sign would be NaN: Postgres takes every value to be in range.
+		if math.IsInf(o, 0) && math.IsInf(base.F, 0) && (sub && base.F > 0 || !sub && base.F < 0) {
+			return true, nil
+		}
+		sum := base.F + o
+		if sub {
+			sum = base.F - o
+		}
+		if less {
+			return val.F <= sum, nil
+		}
+		return val.F >= sum, nil
+	case types.Numeric:
+		return inRangeNumeric(val.D, base.D, off.D, sub, less)
+	case types.Date:
+		return InRange(ctx, types.TTimestamp, types.DInt(dateToTS(val.I)), types.DInt(dateToTS(base.I)), off, sub, less)
+	case types.Timestamp, types.Timestamptz:
+		if types.CompareInterval(off.Iv, types.IntervalVal{}) < 0 {
+			return false, errRangeOffset
+		}
+		iv := off.Iv
+		if sub {
+			iv = negInterval(iv)
+		}
+		var sum int64
+		var err error
+		if t.ID == types.Timestamp {
+			sum, err = tsPlusInterval(base.I, iv)
+		} else {
+			sum, err = tstzPlusInterval(base.I, iv, ctx.loc())
+		}
+		if err != nil {
+			return false, err
+		}
+		return cmp(cmpInt64(val.I, sum)), nil
+	case types.Time:
+		// Like time + interval, the offset's months and days are
+		// ignored; unlike it, the sum does not wrap around midnight.
+		if off.Iv.Micros < 0 {
+			return false, errRangeOffset
+		}
+		sum := base.I + off.Iv.Micros
+		if sub {
+			sum = base.I - off.Iv.Micros
+		}
+		return cmp(cmpInt64(val.I, sum)), nil
+	case types.Interval:
+		if types.CompareInterval(off.Iv, types.IntervalVal{}) < 0 {
+			return false, errRangeOffset
+		}
+		iv := off.Iv
+		if sub {
+			iv = negInterval(iv)
+		}
+		sum, err := addInterval(base.Iv, iv)
+		if err != nil {
+			return false, err
+		}
+		return cmp(types.CompareInterval(val.Iv, sum)), nil
+	}
+	return false, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", t)
+}
+
+func decNaN(d *apd.Decimal) bool { return d.Form == apd.NaN || d.Form == apd.NaNSignaling }
+
+func decInf(d *apd.Decimal, neg bool) bool { return d.Form == apd.Infinite && d.Negative == neg }
+
+// inRangeNumeric is in_range for numeric keys, with Postgres's rules for
+// NaN (above every other value) and infinities.
+func inRangeNumeric(val, base, off *apd.Decimal, sub, less bool) (bool, error) {
+	if decNaN(off) || off.Negative && !off.IsZero() {
+		return false, errRangeOffset
+	}
+	switch {
+	case decNaN(val) && decNaN(base):
+		return true, nil
+	case decNaN(val):
+		return !less, nil
+	case decNaN(base):
+		return less, nil
+	case off.Form == apd.Infinite:
+		switch {
+		case sub && decInf(base, false) || !sub && decInf(base, true):
+			// base -/+ offset would be NaN: every value is in range.
+			return true, nil
+		case sub:
+			// base - offset is -Infinity.
+			return !less || decInf(val, true), nil
+		default:
+			// base + offset is +Infinity.
+			return less || decInf(val, false), nil
+		}
+	case val.Form == apd.Infinite || base.Form == apd.Infinite:
+		// The offset, finite, cannot change how they compare.
+		c := compareDecimal(val, base)
+		if less {
+			return c <= 0, nil
+		}
+		return c >= 0, nil
+	}
+	var sum *apd.Decimal
+	var err error
+	if sub {
+		sum, err = NumericSub(base, off)
+	} else {
+		sum, err = NumericAdd(base, off)
+	}
+	if err != nil {
+		return false, err
+	}
+	c := compareDecimal(val, sum)
+	if less {
+		return c <= 0, nil
+	}
+	return c >= 0, nil
+}
+
+// compareDecimal orders numerics as Postgres does (NaN above all).
+func compareDecimal(a, b *apd.Decimal) int {
+	return types.Compare(types.DDecimal(a), types.DDecimal(b), types.TNumeric)
+}
+
+// RangeReach returns the last ORDER BY value, as the int64 a watermark
+// column holds, within the offset off FOLLOWING of a row whose value is
+// base: the frame of a RANGE ... off FOLLOWING window holds the rows with
+// values up to it (for a date key, the last date at or before base + off
+// as a time). Rows reaching beyond every value, or past the type's range,
+// get math.MaxInt64. t is a type a watermark column may have (integers,
+// date, timestamp, timestamptz).
+func RangeReach(ctx *EvalCtx, t types.T, base int64, off types.Datum) (int64, error) {
+	switch t.ID {
+	case types.Int2, types.Int4, types.Int8:
+		if off.I < 0 {
+			return 0, errRangeOffset
+		}
+		if base > math.MaxInt64-off.I {
+			return math.MaxInt64, nil
+		}
+		return base + off.I, nil
+	case types.Date, types.Timestamp, types.Timestamptz:
+		if types.CompareInterval(off.Iv, types.IntervalVal{}) < 0 {
+			return 0, errRangeOffset
+		}
+		if isInfinite(base) {
+			return base, nil
+		}
+		var sum int64
+		var err error
+		switch t.ID {
+		case types.Timestamptz:
+			sum, err = tstzPlusInterval(base, off.Iv, ctx.loc())
+		case types.Date:
+			sum, err = tsPlusInterval(dateToTS(base), off.Iv)
+		default:
+			sum, err = tsPlusInterval(base, off.Iv)
+		}
+		if err != nil {
+			return math.MaxInt64, nil
+		}
+		if t.ID == types.Date {
+			return floorDiv64(sum, microsPerDay), nil
+		}
+		return sum, nil
+	}
+	return 0, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", t)
+}
+
+// rangeFrame returns the frame of every row of p, one partition in
+// window order, for a RANGE frame f with an offset at one end or both:
+// rows [lo[i], hi[i]] (lo > hi for an empty frame). Like nodeWindowAgg.c,
+// it moves a frame head and a frame tail forward through the partition:
+// the head stops at the first row whose value is not before current -
+// offset (PRECEDING; + offset for FOLLOWING; flipped for DESC), the tail
+// after the last row not beyond current + offset; a NULL value's frame
+// is its NULL peers (under NULLS FIRST or LAST), and a non-NULL value's
+// frame holds no NULL.
+func rangeFrame(call planner.WindowCall, p []winRow, peerStart, peerEnd []int, so, eo types.Datum, ec *ExecCtx) (lo, hi []int, err error) {
+	n := len(p)
+	f := call.Frame
+	key := call.OrderBy[0]
+	t := key.Expr.Type()
+	asc, nullsFirst := !key.Desc, key.NullsFirst
+	lo, hi = make([]int, n), make([]int, n)
+	ectx := &ec.Eval
+	// Frame head: the first row not before the frame's start.
+	head := 0
+	for i := 0; i < n; i++ {
+		switch f.Start.Kind {
+		case "unbounded_preceding":
+			lo[i] = 0
+			continue
+		case "current_row":
+			lo[i] = peerStart[i]
+			continue
+		}
+		sub, less := f.Start.Kind == "preceding", false
+		if !asc {
+			sub, less = !sub, true
+		}
+		cur := p[i].ord[0]
+		for ; head < n; head++ {
+			h := p[head].ord[0]
+			if h.Null || cur.Null {
+				// Only NULLS FIRST/LAST orders them.
+				if nullsFirst {
+					if !h.Null || cur.Null {
+						break
+					}
+				} else if h.Null || !cur.Null {
+					break
+				}
+				continue
+			}
+			in, err := InRange(ectx, t, h, cur, so, sub, less)
+			if err != nil {
+				return nil, nil, err
+			}
+			if in {
+				break
+			}
+		}
+		lo[i] = head
+	}
+	// Frame tail: the first row beyond the frame's end.
+	tail := 0
+	for i := 0; i < n; i++ {
+		switch f.End.Kind {
+		case "unbounded_following":
+			hi[i] = n - 1
+			continue
+		case "current_row":
+			hi[i] = peerEnd[i]
+			continue
+		}
+		sub, less := f.End.Kind == "preceding", true
+		if !asc {
+			sub, less = !sub, false
+		}
+		cur := p[i].ord[0]
+		for ; tail < n; tail++ {
+			tv := p[tail].ord[0]
+			if tv.Null || cur.Null {
+				if nullsFirst {
+					if !tv.Null {
+						break
+					}
+				} else if !cur.Null {
+					break
+				}
+				continue
+			}
+			in, err := InRange(ectx, t, tv, cur, eo, sub, less)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !in {
+				break
+			}
+		}
+		hi[i] = tail - 1
+	}
+	return lo, hi, nil
+}
