@@ -299,6 +299,10 @@ func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 			fail(unsupported("aggregate %s over a frame starting UNBOUNDED PRECEDING is not supported with EMIT ON WINDOW CLOSE", name).
 				WithHint("Use count, sum, avg, min, max, bool_and, bool_or or a statistics aggregate, or a frame starting n PRECEDING."))
 		}
+		if n := eowcRowReach(c); n > maxEOWCRowReach {
+			fail(unsupported("%s reaches %d rows away, more than the %d an EMIT ON WINDOW CLOSE window keeps per partition", name, n, maxEOWCRowReach).
+				WithHint("Each partition keeps the rows a later row reaches back to, and a row waits for those it reaches ahead to; use a smaller offset, or a RANGE frame with an interval."))
+		}
 		f := c.Frame
 		switch {
 		case f == nil:
@@ -309,6 +313,42 @@ func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 				WithHint("The end of an unbounded partition never comes, so such a frame never closes; use n FOLLOWING, or INTERVAL 'x' FOLLOWING in a RANGE frame."))
 		}
 	}
+}
+
+// maxEOWCRowReach is the largest number of rows an EMIT ON WINDOW CLOSE
+// window function may reach back or ahead (lag/lead offsets, ROWS frame
+// bounds): the rows a partition keeps, or a row waits for.
+const maxEOWCRowReach = 100_000
+
+// eowcRowReach returns how many rows call c reaches away from the
+// current one by constant offsets (0 for none, or for offsets that are
+// not integer constants, which the caller checks otherwise).
+func eowcRowReach(c WindowCall) int64 {
+	abs := func(v int64) int64 {
+		if v < 0 {
+			return -v
+		}
+		return v
+	}
+	var n int64
+	switch c.Fn {
+	case "lag", "lead":
+		if len(c.Args) > 1 {
+			if v, null, ok := constIntValue(c.Args[1]); ok && !null {
+				n = abs(v)
+			}
+		}
+	}
+	if f := c.Frame; f != nil && f.Mode == "rows" {
+		for _, b := range []FrameBound{f.Start, f.End} {
+			if b.Kind == "preceding" || b.Kind == "following" {
+				if v, null, ok := constIntValue(b.Offset); ok && !null {
+					n = max(n, abs(v))
+				}
+			}
+		}
+	}
+	return n
 }
 
 // anyLooksAhead reports whether one of calls (those at idx, all when idx
