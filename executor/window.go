@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"math"
 	"sort"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -471,8 +472,20 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 		if b.Kind == "preceding" {
 			sign = -1
 		}
+		// Offsets are never negative (the binder and FrameOffset check),
+		// so only a FOLLOWING offset can overflow: it then reaches past
+		// every row, as Postgres's saturating arithmetic does.
+		step := func(base int64) int64 {
+			if sign < 0 {
+				return base - off
+			}
+			if off > math.MaxInt64-base {
+				return math.MaxInt64
+			}
+			return base + off
+		}
 		if f.Mode == "groups" {
-			g := int64(group[i]) + sign*off
+			g := step(int64(group[i]))
 			if g < 0 {
 				if start {
 					return 0
@@ -490,7 +503,7 @@ func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group 
 			}
 			return peerEnd[groupStart[g]]
 		}
-		j := int64(i) + sign*off
+		j := step(int64(i))
 		return int(max(min(j, int64(n)), -1))
 	}
 	return func(i int) (int, int) {
