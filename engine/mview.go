@@ -136,7 +136,7 @@ func mviewDefinition(rel *catalog.Relation) string {
 		}
 		opts = append(opts, k+" = '"+strings.ReplaceAll(rel.With[k], "'", "''")+"'")
 	}
-	def := "CREATE MATERIALIZED VIEW " + rel.Name
+	def := "CREATE MATERIALIZED VIEW " + quoteIdent(rel.Name)
 	if len(opts) > 0 {
 		def += " WITH (" + strings.Join(opts, ", ") + ")"
 	}

@@ -698,7 +698,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			def := rel.SQL
 			switch rel.Kind {
 			case catalog.KindView:
-				def = "CREATE VIEW " + rel.Name + " AS " + rel.SQL
+				def = "CREATE VIEW " + quoteIdent(rel.Name) + " AS " + rel.SQL
 			case catalog.KindMView:
 				def = mviewDefinition(rel)
 			}
