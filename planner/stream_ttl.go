@@ -35,10 +35,11 @@ import (
 //   - A stored join row that expired no longer matches rows of the other
 //     side that arrive later; the joined rows already emitted stay.
 //
-// Watermark-cleaned state (EMIT ON WINDOW CLOSE aggregations, windows
-// closed by a watermark, interval joins) needs no TTL and keeps its
-// exact results; global aggregations (no GROUP BY) hold one row and have
-// none either.
+// EMIT ON WINDOW CLOSE aggregations and the sides of interval joins that
+// a bound cleans are bounded by watermarks: they get no TTL and keep
+// their exact results. Every other grouped aggregation does, windowed or
+// not (a window the watermark has not closed yet may be forgotten too);
+// global aggregations (no GROUP BY) hold one row and have none.
 
 // WithStateTTL is the view option that sets the state TTL, an interval
 // ('1 hour', '30 minutes', '90 seconds').
