@@ -179,8 +179,9 @@
 //	28  f(args) OVER spec, f a name TiDB       first_value(pg_window_call('f', args)) OVER spec
 //	    does not take before OVER (bool_and,   (after #5, #7b, #7c and #26); TiDB takes only
 //	    string_agg, "stddev", nosuch, a        its own window functions and aggregates there.
-//	    quoted or pg_catalog-qualified name)   The binder binds a window call of f (schema
-//	                                           dropped; a quoted name keeps its case)
+//	    quoted or pg_catalog-qualified name,   The binder binds a window call of f (schema
+//	    or lag/lead with an offset other than  dropped; a quoted name keeps its case)
+//	    an unsigned integer: '1', -1, n + 1)
 //	29  ROWS|RANGE|GROUPS [BETWEEN] e          ... interval pg_frame_offset(e) day PRECEDING
 //	    PRECEDING [AND ...] (any offset e: 2,  [AND ...] (TiDB's frame grammar takes
 //	    $1, -1, NULL, '1', x::bigint,          only a number, a parameter or INTERVAL expr

@@ -730,7 +730,7 @@ func windowCall(seq []*node, start, i int, n *node) []*node {
 	name := n.tok.Val
 	if n.tok.Kind == TIdent {
 		name = n.word()
-		if tidbWindowNames[name] && start == i {
+		if tidbWindowNames[name] && start == i && !leadLagOffsetExpr(name, g) {
 			return seq
 		}
 	}
@@ -743,6 +743,25 @@ func windowCall(seq []*node, start, i int, n *node) []*node {
 		kids = append(kids, g.kids...)
 	}
 	return splice(seq, start, i+2, synth("first_value(pg_window_call(", kids, "))", n.off))
+}
+
+// leadLagOffsetExpr reports whether g, the arguments of lag or lead,
+// has an offset TiDB's grammar does not take: it takes only an unsigned
+// integer literal there, Postgres any integer expression ('1', -1,
+// 1::int2, a column).
+func leadLagOffsetExpr(name string, g *node) bool {
+	if name != "lag" && name != "lead" {
+		return false
+	}
+	parts := splitCommas(g.kids)
+	if len(parts) < 2 {
+		return false
+	}
+	off := parts[1]
+	if len(off) != 1 || off[0].kind != nLeaf || off[0].tok.Kind != TNumber {
+		return true
+	}
+	return strings.Trim(off[0].tok.Val, "0123456789") != ""
 }
 
 // tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar
