@@ -86,12 +86,37 @@ func (a *aggState) keyIndexOfCol(idx int) int {
 }
 
 // winState collects a query's window calls. Their output columns come
-// after the window input's columns, whose count is only known once all of
-// the select list is bound, so references are patched afterwards.
+// after the window input's columns, whose count is only known once the
+// select list and ORDER BY are bound (an aggregate met later adds a
+// column to the Agg below the Window), so references are patched
+// afterwards. Until then a reference to call i has the provisional index
+// windowSlot(i), below every input column's: the select list and ORDER
+// BY are matched by exprKey before the patch, and a reference that
+// shared an index with an input column would be taken for it.
 type winState struct {
 	calls []WindowCall
-	refs  []*ColRef // refs[i] reads calls[i]; Idx is patched
+	keys  []string // keys[i] is windowKey(calls[i])
+	refs  []winRef
 	specs map[string]*ast.WindowSpec
+}
+
+// winRef is a reference to a window call's output column, whose index is
+// patched once the Window's input is known.
+type winRef struct {
+	call int
+	ref  *ColRef
+}
+
+// windowSlot is the provisional index of a reference to window call i:
+// negative, so distinct from every input column and every other call.
+func windowSlot(i int) int { return -1 - i }
+
+// patch points every reference at its call's output column, the calls
+// coming after the width input columns of the Window.
+func (w *winState) patch(width int) {
+	for _, r := range w.refs {
+		r.ref.Idx = width + r.call
+	}
 }
 
 func (b *binder) exprs(c *exprCtx, ns []ast.ExprNode) []Expr {

@@ -574,7 +574,8 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 			}
 		}
 	}
-	call := b.call(name, b.exprs(inner, args), n, false, WindowOnly)
+	bound := b.polymorphicWindowArgs(name, b.exprs(inner, args), n)
+	call := b.call(name, bound, n, false, WindowOnly)
 	wc := WindowCall{Fn: name, Args: call.Args, T: call.T}
 	spec := b.resolveWindowSpec(c.win, &n.Spec)
 	if spec.PartitionBy != nil {
@@ -588,10 +589,100 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	if spec.Frame != nil {
 		wc.Frame = b.frame(c.s, spec.Frame, wc.OrderBy, b.pos(n))
 	}
-	c.win.calls = append(c.win.calls, wc)
-	ref := &ColRef{T: wc.T, Name: FormatWindowCall(wc)}
-	c.win.refs = append(c.win.refs, ref)
+	// The same call written twice is computed once, so that ORDER BY
+	// matches it with the select list's as Postgres does (which matters
+	// for SELECT DISTINCT).
+	key := windowKey(wc)
+	i := len(c.win.calls)
+	for j, k := range c.win.keys {
+		if k == key {
+			i = j
+			break
+		}
+	}
+	if i == len(c.win.calls) {
+		c.win.calls = append(c.win.calls, wc)
+		c.win.keys = append(c.win.keys, key)
+	}
+	ref := &ColRef{Idx: windowSlot(i), T: wc.T, Name: FormatWindowCall(wc)}
+	c.win.refs = append(c.win.refs, winRef{call: i, ref: ref})
 	return ref
+}
+
+// polymorphicWindowArgs resolves the polymorphic arguments of the
+// window functions Postgres declares over anyelement and anycompatible
+// (pg_proc; docs §9.22): lag, lead, first_value, last_value and
+// nth_value take their value argument's type, which must be known
+// (42804 otherwise, as for lag('a')); lag and lead's default (third
+// argument) is anycompatible with the value, so both are converted to
+// their common type by select_common_type's rules, text when both are
+// unknown, and a default of another category means no such function
+// (42883, as for lag(int, int, text)). Other calls are returned as is.
+func (b *binder) polymorphicWindowArgs(name string, args []Expr, node ast.Node) []Expr {
+	switch name {
+	case "lag", "lead", "first_value", "last_value", "nth_value":
+	default:
+		return args
+	}
+	if len(args) == 0 {
+		return args
+	}
+	if (name == "lag" || name == "lead") && len(args) == 3 {
+		t, err := commonType("", []types.T{b.typeOf(args[0]), b.typeOf(args[2])})
+		an := []argNode{{t: b.typeOf(args[0])}, {t: b.typeOf(args[1])}, {t: b.typeOf(args[2])}}
+		if err != nil {
+			fail(b.noSuchFunc(name, an, false, node))
+		}
+		// The common type is a type, not a typmod: lag(v, 1, 'abcdef')
+		// over varchar(3) returns 'abcdef' uncut.
+		t.Mod = -1
+		out := append([]Expr{}, args...)
+		for _, i := range []int{0, 2} {
+			if b.typeOf(out[i]).ID == t.ID {
+				continue
+			}
+			if out[i] = b.tryCoerce(args[i], t, ctxImplicit); out[i] == nil {
+				fail(b.noSuchFunc(name, an, false, node))
+			}
+		}
+		return out
+	}
+	if b.typeOf(args[0]).ID == types.Unknown {
+		fail(pgerr.New(pgerr.DatatypeMismatch, "could not determine polymorphic type because input has type unknown").WithPosition(b.pos(node)))
+	}
+	return args
+}
+
+// windowKey is a structural key of a window call, like aggKey's: equal
+// keys compute the same value for every row.
+func windowKey(c WindowCall) string {
+	var sb strings.Builder
+	sb.WriteString(c.Fn + "::" + c.T.String())
+	for _, x := range c.Args {
+		sb.WriteString("|" + exprKey(x))
+	}
+	for _, x := range c.PartitionBy {
+		sb.WriteString("|p:" + exprKey(x))
+	}
+	for _, k := range c.OrderBy {
+		sb.WriteString("|o:" + exprKey(k.Expr))
+		if k.Desc {
+			sb.WriteString(" desc")
+		}
+		if k.NullsFirst {
+			sb.WriteString(" nf")
+		}
+	}
+	if f := c.Frame; f != nil {
+		sb.WriteString("|f:" + f.Mode)
+		for _, b := range []FrameBound{f.Start, f.End} {
+			sb.WriteString(" " + b.Kind)
+			if b.Offset != nil {
+				sb.WriteString(" " + exprKey(b.Offset))
+			}
+		}
+	}
+	return sb.String()
 }
 
 // windowTarget returns the function and arguments of a window call. The

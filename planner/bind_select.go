@@ -284,10 +284,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	if len(win.calls) > 0 {
 		in := plan.Schema()
 		out := append(types.Schema{}, in...)
-		for i, c := range win.calls {
-			win.refs[i].Idx = len(in) + i
+		for _, c := range win.calls {
 			out = append(out, types.Column{Name: c.Fn, T: c.T})
 		}
+		win.patch(len(in))
 		plan = &Window{Input: plan, Calls: win.calls, Out: out}
 	}
 	proj := &Project{Input: plan}
