@@ -55,7 +55,8 @@ var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMod
 
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
-	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optMaxRecordBytes, optBarrierAlignment, optTimeZone}
+	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optMaxRecordBytes, optBarrierAlignment, optTimeZone,
+	"streaming_parallelism"}
 
 // checkOptions fails with 22023 on an option key not in known (include.*
 // keys are the engine's own and always known).

@@ -394,6 +394,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	if err := checkOptions(with, sinkOptions, "sink"); err != nil {
 		return nil, err
 	}
+	if err := checkParallelism(with); err != nil {
+		return nil, err
+	}
 	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
 	if _, err := e.sinkConfig(rel, 0); err != nil {
 		return nil, err

@@ -109,11 +109,8 @@ func checkMViewOptions(with map[string]string) error {
 				WithHint("The options are %s.", strings.Join(mviewOptions, ", "))
 		}
 	}
-	if v, ok := with["streaming_parallelism"]; ok {
-		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > 1024 {
-			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for streaming_parallelism: \"%s\"", v).
-				WithHint("A number of actors from 1 to 1024 is expected.")
-		}
+	if err := checkParallelism(with); err != nil {
+		return err
 	}
 	if v, ok := with[optTimeZone]; ok {
 		if _, _, err := loadLocation(v); err != nil {
@@ -122,6 +119,19 @@ func checkMViewOptions(with map[string]string) error {
 	}
 	_, err := barrierAlignment(with)
 	return err
+}
+
+// checkParallelism checks a streaming job's streaming_parallelism
+// option, when given: a number of actors per fragment from 1 to 1024.
+// Errors: 22023.
+func checkParallelism(with map[string]string) error {
+	if v, ok := with["streaming_parallelism"]; ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > 1024 {
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for streaming_parallelism: \"%s\"", v).
+				WithHint("A number of actors from 1 to 1024 is expected.")
+		}
+	}
+	return nil
 }
 
 // mviewDefinition returns the CREATE MATERIALIZED VIEW statement of rel:
@@ -145,6 +155,48 @@ func mviewDefinition(rel *catalog.Relation) string {
 		def += " EMIT ON WINDOW CLOSE"
 	}
 	return def
+}
+
+// sinkDefinition is SHOW CREATE SINK's text: the sink's statement with
+// every option it runs with in WITH, those weir recorded at creation
+// included (the session's timezone), so that running it again sinks the
+// same rows. The ENCODE options, merged with WITH's at creation, are
+// shown in WITH. A statement that does not parse again is shown as
+// written.
+func sinkDefinition(rel *catalog.Relation) string {
+	stmt, err := sql.Parse(rel.SQL)
+	st, ok := stmt.(*sql.CreateSink)
+	if err != nil || !ok {
+		return rel.SQL
+	}
+	def := "CREATE SINK " + quoteObject(st.Name)
+	if st.Query != nil {
+		def += " AS " + st.QueryText
+	} else {
+		def += " FROM " + quoteObject(st.From)
+	}
+	var opts []string
+	for _, k := range slices.Sorted(maps.Keys(rel.With)) {
+		if k == optFormat || k == optEncode {
+			continue
+		}
+		opts = append(opts, k+" = '"+strings.ReplaceAll(rel.With[k], "'", "''")+"'")
+	}
+	if len(opts) > 0 {
+		def += " WITH (" + strings.Join(opts, ", ") + ")"
+	}
+	if f := rel.With[optFormat]; f != "" {
+		def += " FORMAT " + strings.ToUpper(f) + " ENCODE " + strings.ToUpper(rel.With[optEncode])
+	}
+	return def
+}
+
+// quoteObject is n as SQL text, each part quoted when it needs it.
+func quoteObject(n sql.ObjectName) string {
+	if n.Schema == "" {
+		return quoteIdent(n.Name)
+	}
+	return quoteIdent(n.Schema) + "." + quoteIdent(n.Name)
 }
 
 // assignScanStates gives every table scan of the plan that has none a

@@ -701,6 +701,8 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 				def = "CREATE VIEW " + quoteIdent(rel.Name) + " AS " + rel.SQL
 			case catalog.KindMView:
 				def = mviewDefinition(rel)
+			case catalog.KindSink:
+				def = sinkDefinition(rel)
 			}
 			return &rowsResult{rows: []types.Row{textRow(rel.Schema+"."+rel.Name, def)}, tag: "SHOW"}, nil
 		}}, nil
