@@ -508,7 +508,14 @@ func aggKey(a AggCall) string {
 	for _, x := range a.Args {
 		sb.WriteString("|" + exprKey(x))
 	}
-	for _, k := range a.OrderBy {
+	writeSortKeys(&sb, a.OrderBy)
+	return sb.String()
+}
+
+// writeSortKeys adds ORDER BY keys to a structural key (aggKey,
+// windowKey).
+func writeSortKeys(sb *strings.Builder, keys []SortKey) {
+	for _, k := range keys {
 		sb.WriteString("|o:" + exprKey(k.Expr))
 		if k.Desc {
 			sb.WriteString(" desc")
@@ -517,7 +524,6 @@ func aggKey(a AggCall) string {
 			sb.WriteString(" nf")
 		}
 	}
-	return sb.String()
 }
 
 // sortKeys binds ORDER BY items (of a window or an aggregate), unwrapping
@@ -664,15 +670,7 @@ func windowKey(c WindowCall) string {
 	for _, x := range c.PartitionBy {
 		sb.WriteString("|p:" + exprKey(x))
 	}
-	for _, k := range c.OrderBy {
-		sb.WriteString("|o:" + exprKey(k.Expr))
-		if k.Desc {
-			sb.WriteString(" desc")
-		}
-		if k.NullsFirst {
-			sb.WriteString(" nf")
-		}
-	}
+	writeSortKeys(&sb, c.OrderBy)
 	if f := c.Frame; f != nil {
 		sb.WriteString("|f:" + f.Mode)
 		for _, b := range []FrameBound{f.Start, f.End} {
