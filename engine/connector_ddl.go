@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -398,7 +399,11 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 		return nil, err
 	}
 	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
-	if _, err := e.sinkConfig(rel, 0); err != nil {
+	cfg, err := e.sinkConfig(rel, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSinkBroker(ctx, st, rel, cfg); err != nil {
 		return nil, err
 	}
 	if _, ok := with["streaming_parallelism"]; !ok {
@@ -454,6 +459,30 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	}
 	e.log.Info("created sink", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
 	return done("CREATE SINK")
+}
+
+// sinkPingTimeout bounds how long CREATE SINK waits for the broker to
+// answer.
+const sinkPingTimeout = 5 * time.Second
+
+// checkSinkBroker plans the sink's query, so that a query error comes
+// first, then checks that its broker answers: a sink whose actors cannot
+// connect would fail as it starts and send every streaming job through
+// recovery. Errors: the query's, or 08001 when no broker answered within
+// sinkPingTimeout.
+func (s *Session) checkSinkBroker(ctx context.Context, st *sql.CreateSink, rel *catalog.Relation, cfg kafka.SinkConfig) error {
+	trial := *rel
+	var next uint32
+	if _, _, err := s.planSink(st, &trial, func() uint32 { next++; return next }); err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, sinkPingTimeout)
+	defer cancel()
+	if err := kafka.Ping(pctx, cfg.Brokers, cfg.ClientOpts...); err != nil {
+		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %v", strings.Join(cfg.Brokers, ","), err).
+			WithHint("Check properties.bootstrap.server; the sink was not created.")
+	}
+	return nil
 }
 
 // prepareExplainSink is EXPLAIN CREATE SINK: the stream plan as a tree.

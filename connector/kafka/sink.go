@@ -591,3 +591,16 @@ func endTxnCommit(ctx context.Context, cl *kgo.Client, r TxnRecord) error {
 		backoff = min(2*backoff, time.Second)
 	}
 }
+
+// Ping reports whether one of brokers answers a Kafka request (a
+// Metadata request, kgo's Client.Ping) before ctx ends. A sink checks it
+// at creation: a broker that does not answer would fail the sink's
+// actors as they start. Errors: no broker answered, or ctx ended.
+func Ping(ctx context.Context, brokers []string, opts ...kgo.Opt) error {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, opts...)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return cl.Ping(ctx)
+}

@@ -87,6 +87,7 @@ const (
 	InvalidSchemaName            Code = "3F000"
 	ProtocolViolation            Code = "08P01"
 	ConnectionException          Code = "08000"
+	UnableToConnect              Code = "08001" // sqlclient_unable_to_establish_sqlconnection
 	QueryCanceled                Code = "57014"
 	AdminShutdown                Code = "57P01"
 	CannotConnectNow             Code = "57P03"
