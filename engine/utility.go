@@ -261,7 +261,11 @@ func (s *Session) checkDefault(text string, t types.T) error {
 }
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
-	if err := s.noDDLInBlock("CREATE VIEW"); err != nil {
+	what := "CREATE VIEW"
+	if st.Materialized {
+		what = "CREATE MATERIALIZED VIEW"
+	}
+	if err := s.noDDLInBlock(what); err != nil {
 		return nil, err
 	}
 	if st.Materialized {
@@ -507,6 +511,9 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		}
 		if rel.Kind != catalog.KindTable {
 			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", n.Name)
+		}
+		if appendOnlyTable(rel) {
+			return nil, errAppendOnly(rel, "truncate")
 		}
 		it := w.view.Scan(rel.ID, relTypes(rel))
 		for {

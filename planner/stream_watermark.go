@@ -444,7 +444,8 @@ func (sp *streamPlanner) checkEOWC(root StreamNode) {
 		return
 	}
 	if sp.eowcNodes == 0 {
-		fail(unsupported("EMIT ON WINDOW CLOSE needs an aggregation grouped by a column with a watermark, or window functions ordered by one"))
+		fail(unsupported("EMIT ON WINDOW CLOSE needs an aggregation grouped by a column with a watermark, or window functions ordered by one").
+			WithHint("Read a table or source created with WATERMARK FOR its time column, and GROUP BY window_start of TUMBLE or HOP over it (or the column itself), or order window functions by that column."))
 	}
 	if !root.Base().AppendOnly {
 		fail(unsupported("EMIT ON WINDOW CLOSE needs a query whose rows are never retracted").

@@ -78,9 +78,7 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 		return nil, err
 	}
 	end := p.endIndex()
-	if end-p.pos > 4 && p.toks[end-4].Kind == TIdent && p.toks[end-4].Val == "emit" &&
-		p.toks[end-3].Val == "on" && p.toks[end-2].Val == "window" && p.toks[end-1].Val == "close" &&
-		p.toks[end-3].Kind == TIdent && p.toks[end-2].Kind == TIdent && p.toks[end-1].Kind == TIdent {
+	if p.endsWithEOWC(end) {
 		v.EmitOnWindowClose = true
 		end -= 4
 	}

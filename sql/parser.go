@@ -224,6 +224,20 @@ func (p *stmtParser) query(end int) (*Query, error) {
 
 func (p *stmtParser) endIndex() int { return len(p.toks) - 1 }
 
+// endsWithEOWC reports whether the four tokens before p.toks[end] are
+// EMIT ON WINDOW CLOSE (after a view's query).
+func (p *stmtParser) endsWithEOWC(end int) bool {
+	if end-p.pos <= 4 {
+		return false
+	}
+	for i, w := range []string{"emit", "on", "window", "close"} {
+		if t := p.toks[end-4+i]; t.Kind != TIdent || t.Val != w {
+			return false
+		}
+	}
+	return true
+}
+
 var queryStarts = map[string]bool{"select": true, "with": true, "values": true, "table": true, "insert": true, "update": true, "delete": true}
 
 // stmt parses the statement at the cursor, which must run to the end.
@@ -233,6 +247,11 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		return nil, t.Err
 	}
 	if t.Kind == TOp && t.Val == "(" || queryStarts[p.word(0)] {
+		if end := p.endIndex(); p.endsWithEOWC(end) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE is only supported for materialized views").
+				WithHint("A query returns what its rows hold now; create a materialized view with it to emit each window once it closes.").
+				WithPosition(charPos(p.src, p.toks[end-4].Off))
+		}
 		return p.query(p.endIndex())
 	}
 	var s Stmt
