@@ -367,7 +367,7 @@ func init() {
 					wm = vStr(types.FormatText(w.Val, w.T, nil))
 				}
 				out = append(out, types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[planner.WithWatermarkColumn]),
-					vStr(r.With[planner.WithWatermarkExpr]), wm, types.DInt(e.wms.lateRows(r.ID))})
+					vStr(watermarkExprText(r)), wm, types.DInt(e.wms.lateRows(r.ID))})
 			}
 			return out
 		})
@@ -380,4 +380,15 @@ func (e *Engine) logLateRows(rel uint32, n int64, w types.Watermark) {
 		name = r.Name
 	}
 	e.log.Debug("rows behind the watermark dropped", "relation", name, "rows", n, "watermark", types.FormatText(w.Val, w.T, nil))
+}
+
+// watermarkExprText is rel's watermark expression as weir.watermarks
+// shows it: bound and printed as EXPLAIN prints expressions (with
+// Postgres's literal forms), or as recorded if it no longer binds.
+func watermarkExprText(rel *catalog.Relation) string {
+	w, err := planner.RelWatermark(rel)
+	if err != nil || w == nil || w.Expr == nil {
+		return rel.With[planner.WithWatermarkExpr]
+	}
+	return planner.FormatExpr(w.Expr)
 }
