@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -308,7 +307,7 @@ func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, er
 		return stream.SourceBatch{}, nil
 	}
 	s.backoff = 0
-	out := stream.SourceBatch{Positions: b.Positions}
+	out := stream.SourceBatch{Positions: b.Positions, Malformed: int64(b.Malformed)}
 	if len(b.Rows) == 0 {
 		return out, nil
 	}
@@ -560,16 +559,11 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 type connectors struct {
 	mu      sync.Mutex
 	readers map[uint32]map[types.JobID]*kafka.SourceReader
-	// skipped counts malformed records of readers that were closed, per
-	// source and job, so that counts survive a job's restart within the
-	// process.
-	skipped map[uint32]map[types.JobID]int64
 	sinks   map[uint32]*sinkInfo
 }
 
 func newConnectors() *connectors {
-	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{},
-		skipped: map[uint32]map[types.JobID]int64{}, sinks: map[uint32]*sinkInfo{}}
+	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{}, sinks: map[uint32]*sinkInfo{}}
 }
 
 func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) func() {
@@ -586,34 +580,21 @@ func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReade
 		defer c.mu.Unlock()
 		if c.readers[rel][job] == r {
 			delete(c.readers[rel], job)
-			if c.skipped[rel] == nil {
-				c.skipped[rel] = map[types.JobID]int64{}
-			}
-			c.skipped[rel][job] += r.MalformedCount()
 		}
 	}
 }
 
-// malformed returns the number of records skipped for source rel since
-// the server started, and the latest ones of its running readers. Every
-// job reading a source has a reader of its own, which sees (and skips)
-// every record: the count is the highest of one job's readers, and a
+// malformed returns the latest records skipped as malformed by the
+// running readers of source rel (since they started; how many were
+// skipped in all is watermarkState.malformedRecords). Every job reading a
+// source has a reader of its own, which sees (and skips) every record: a
 // record skipped by several readers is listed once.
-func (c *connectors) malformed(rel uint32) (int64, []kafka.MalformedRecord) {
+func (c *connectors) malformed(rel uint32) []kafka.MalformedRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	perJob := maps.Clone(c.skipped[rel])
-	if perJob == nil {
-		perJob = map[types.JobID]int64{}
-	}
 	var recs []kafka.MalformedRecord
-	for job, r := range c.readers[rel] {
-		perJob[job] += r.MalformedCount()
+	for _, r := range c.readers[rel] {
 		recs = append(recs, r.Malformed()...)
-	}
-	var n int64
-	for _, v := range perJob {
-		n = max(n, v)
 	}
 	slices.SortFunc(recs, func(a, b kafka.MalformedRecord) int {
 		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
@@ -621,7 +602,7 @@ func (c *connectors) malformed(rel uint32) (int64, []kafka.MalformedRecord) {
 	recs = slices.CompactFunc(recs, func(a, b kafka.MalformedRecord) bool {
 		return a.Partition == b.Partition && a.Offset == b.Offset
 	})
-	return n, recs
+	return recs
 }
 
 func (c *connectors) sink(rel uint32, g kafka.Guarantee) *sinkInfo {

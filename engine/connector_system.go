@@ -24,7 +24,7 @@ func init() {
 	addSys("weir", "sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row
 		for _, r := range connectorRels(e, false) {
-			n, _ := e.conns.malformed(r.ID)
+			n := e.wms.malformedRecords(r.ID)
 			out = append(out, types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[optTopic]),
 				vStr(strings.ToUpper(cmp.Or(r.With[optFormat], "plain"))), vStr(strings.ToUpper(cmp.Or(r.With[optEncode], "json"))), types.DInt(n)})
 		}
@@ -33,7 +33,7 @@ func init() {
 	addSys("weir", "source_errors", "source:text partition:int4 offset:int8 reason:text seen_at:timestamptz", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row
 		for _, r := range connectorRels(e, false) {
-			_, recs := e.conns.malformed(r.ID)
+			recs := e.conns.malformed(r.ID)
 			for _, m := range recs {
 				out = append(out, types.Row{vStr(r.Name), types.DInt(int64(m.Partition)), types.DInt(m.Offset), vStr(m.Reason), types.DInt(m.At.UnixMicro())})
 			}

@@ -61,16 +61,21 @@ type watermarkState struct {
 	tables map[uint32]*tableWatermark
 
 	mu sync.Mutex
-	// late counts rows dropped per relation and job since the server
-	// started (job 0 for a table's DML); current is the latest watermark
-	// per relation (the highest over the jobs reading a source).
-	late    map[uint32]map[types.JobID]int64
-	current map[uint32]types.Watermark
-	log     func(rel uint32, n int64, w types.Watermark)
+	// late counts rows dropped per relation and job (job 0 for a table's
+	// DML, counted since the server started; a source's jobs count from
+	// their committed counts, RestoreSourceCounts); malformed counts the
+	// records a source skipped, per job, the same way. current is the
+	// latest watermark per relation (the highest over the jobs reading a
+	// source).
+	late      map[uint32]map[types.JobID]int64
+	malformed map[uint32]map[types.JobID]int64
+	current   map[uint32]types.Watermark
+	log       func(rel uint32, n int64, w types.Watermark)
 }
 
 func newWatermarkState() *watermarkState {
-	return &watermarkState{tables: map[uint32]*tableWatermark{}, late: map[uint32]map[types.JobID]int64{}, current: map[uint32]types.Watermark{}}
+	return &watermarkState{tables: map[uint32]*tableWatermark{}, late: map[uint32]map[types.JobID]int64{},
+		malformed: map[uint32]map[types.JobID]int64{}, current: map[uint32]types.Watermark{}}
 }
 
 // LateRows implements stream.WatermarkRecorder.
@@ -87,13 +92,49 @@ func (ws *watermarkState) LateRows(job types.JobID, rel uint32, n int64, w types
 	}
 }
 
+// MalformedRecords implements stream.WatermarkRecorder.
+func (ws *watermarkState) MalformedRecords(job types.JobID, rel uint32, n int64) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.malformed[rel] == nil {
+		ws.malformed[rel] = map[types.JobID]int64{}
+	}
+	ws.malformed[rel][job] += n
+}
+
+// RestoreSourceCounts implements stream.WatermarkRecorder.
+func (ws *watermarkState) RestoreSourceCounts(job types.JobID, rel uint32, late, malformed int64) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, c := range []struct {
+		m map[uint32]map[types.JobID]int64
+		n int64
+	}{{ws.late, late}, {ws.malformed, malformed}} {
+		if c.m[rel] == nil {
+			c.m[rel] = map[types.JobID]int64{}
+		}
+		c.m[rel][job] = c.n
+	}
+}
+
 // lateRows returns the number of rows of relation rel dropped for
 // arriving late: every job reading a source has a reader of its own,
 // which sees every record, so a source's count is the highest of one
 // job's. Called with ws.mu held.
-func (ws *watermarkState) lateRows(rel uint32) int64 {
+func (ws *watermarkState) lateRows(rel uint32) int64 { return maxCount(ws.late[rel]) }
+
+// malformedRecords returns the number of records of source rel skipped
+// as malformed, the highest of one job's as for lateRows.
+func (ws *watermarkState) malformedRecords(rel uint32) int64 {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return maxCount(ws.malformed[rel])
+}
+
+// maxCount is the highest of a relation's per-job counts (0 for none).
+func maxCount(perJob map[types.JobID]int64) int64 {
 	var n int64
-	for _, v := range ws.late[rel] {
+	for _, v := range perJob {
 		n = max(n, v)
 	}
 	return n

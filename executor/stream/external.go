@@ -26,6 +26,11 @@ type SourceBatch struct {
 	// source with a watermark tracks event time per partition with it
 	// (without it, all rows count as partition 0).
 	Partitions []int32
+	// Malformed is how many records the batch's positions moved past
+	// without a row, skipped as malformed; the source counts them with
+	// its positions, so a count survives a restart and a replay after a
+	// recovery counts each record once.
+	Malformed int64
 }
 
 // SourceReader reads an external source for one source actor. Poll and

@@ -63,6 +63,14 @@ type WatermarkRecorder interface {
 	// Watermark reports the watermark w the source of relation rel in job
 	// emitted.
 	Watermark(job types.JobID, rel uint32, w types.Watermark)
+	// MalformedRecords reports that n records of the source of relation
+	// rel were skipped as malformed.
+	MalformedRecords(job types.JobID, rel uint32, n int64)
+	// RestoreSourceCounts reports that the source of relation rel in job
+	// resumed from a checkpoint that had counted late rows and malformed
+	// records: job's counts are these (what was counted after the
+	// checkpoint is read, and reported, again).
+	RestoreSourceCounts(job types.JobID, rel uint32, late, malformed int64)
 }
 
 // ErrorRecorder counts and remembers errors raised while evaluating one

@@ -18,7 +18,8 @@ import (
 // offset of the first record not yet in a committed epoch. A source with
 // a watermark also keeps it in rows of negative keys: the source's in the
 // row of -1, partition p's in the row of -2-p (watermarkPartition,
-// partitionWatermarkKey).
+// partitionWatermarkKey). The two lowest keys hold the source's counts of
+// late rows and malformed records (lateRowsKey, malformedKey).
 var SourceStateTypes = []types.T{types.TInt4, types.TInt8}
 
 // sourcePollChunks is how many polled batches wait for the actor at most.
@@ -94,6 +95,13 @@ type Source struct {
 	wm    *sourceWatermarker
 	now   func() time.Time
 	queue []types.Message
+
+	// late and malformed count the rows dropped behind the watermark and
+	// the records skipped as malformed, up to the positions (the state
+	// rows lateRowsKey and malformedKey); counted is set when they moved
+	// in the open epoch.
+	late, malformed int64
+	counted         bool
 }
 
 // sourcePoll is one Poll's result as the poll goroutine hands it over.
@@ -216,6 +224,13 @@ func (s *Source) control(ctx context.Context, m types.Message) (types.Message, e
 		if s.wm != nil {
 			w, emit = s.watermark()
 		}
+		if s.counted {
+			for _, kv := range [][2]int64{{lateRowsKey, s.late}, {malformedKey, s.malformed}} {
+				k := types.DInt(kv[0])
+				s.st.Update(types.Row{k}, types.Row{k, types.DInt(kv[1])})
+			}
+			s.counted = false
+		}
 		if err := s.st.Commit(s.actx.WriteSet, b.Epoch.Curr); err != nil {
 			return nil, err
 		}
@@ -235,8 +250,12 @@ func (s *Source) control(ctx context.Context, m types.Message) (types.Message, e
 func (s *Source) watermark() (types.Watermark, bool) {
 	sw := s.wm
 	rec := s.actx.Watermarks
-	if rec != nil && sw.late > 0 {
-		rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.lateAt})
+	if sw.late > 0 {
+		if rec != nil {
+			rec.LateRows(s.actx.Job, s.n.Rel.ID, sw.late, types.Watermark{Col: sw.out, T: sw.w.T, Val: sw.lateAt})
+		}
+		s.late += sw.late
+		s.counted = true
 	}
 	sw.late = 0
 	w, emit := sw.barrier(s.now())
@@ -282,6 +301,14 @@ func (s *Source) start(ctx context.Context) error {
 		if r == nil {
 			break
 		}
+		switch r[0].I {
+		case lateRowsKey:
+			s.late = r[1].I
+			continue
+		case malformedKey:
+			s.malformed = r[1].I
+			continue
+		}
 		if r[0].I == watermarkPartition {
 			if s.wm != nil {
 				s.wm.restore(r[1].I)
@@ -297,6 +324,9 @@ func (s *Source) start(ctx context.Context) error {
 		s.pos[int32(r[0].I)] = r[1].I
 	}
 	it.Close()
+	if rec := s.actx.Watermarks; rec != nil {
+		rec.RestoreSourceCounts(s.actx.Job, s.n.Rel.ID, s.late, s.malformed)
+	}
 	positions := make(map[int32]int64, len(s.pos))
 	for p, o := range s.pos {
 		positions[p] = o
@@ -340,6 +370,18 @@ func (s *Source) poll(ctx context.Context, r SourceReader, out chan<- sourcePoll
 // projected to the source's columns, or nil when it has none. A chunk
 // without the relation's columns is an internal error (of the connector).
 func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
+	for p := range b.Positions {
+		if p < 0 || p > MaxSourcePartition {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "source %s: partition %d is beyond the highest partition a source reads, %d", s.n.Rel.Name, p, MaxSourcePartition)
+		}
+	}
+	if b.Malformed > 0 {
+		s.malformed += b.Malformed
+		s.counted = true
+		if rec := s.actx.Watermarks; rec != nil {
+			rec.MalformedRecords(s.actx.Job, s.n.Rel.ID, b.Malformed)
+		}
+	}
 	for p, o := range b.Positions {
 		if old, ok := s.pos[p]; !ok || old != o {
 			s.pos[p] = o

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"math"
 	"time"
 
 	"github.com/weirdb/weir/executor"
@@ -80,10 +81,24 @@ type partitionWatermark struct {
 const watermarkPartition = -1
 
 // partitionWatermarkKey is the key of the state row holding partition
-// p's watermark: -2-p, below the source's row and every position. Kafka
-// numbers partitions from 0 to at most 2^31-2, so the key fits the int4
-// column.
+// p's watermark: -2-p, below the source's row and every position, and
+// above lateRowsKey and malformedKey while p is at most
+// MaxSourcePartition.
 func partitionWatermarkKey(p int32) int64 { return -2 - int64(p) }
+
+// lateRowsKey and malformedKey are the keys of the state rows holding
+// how many rows the source dropped for arriving behind its watermark and
+// how many records it skipped as malformed, up to its positions: the
+// two lowest int4 keys.
+const (
+	lateRowsKey  = math.MinInt32
+	malformedKey = math.MinInt32 + 1
+)
+
+// MaxSourcePartition is the highest partition number a source reads:
+// partition p's watermark row (-2-p) must stay above malformedKey. Kafka
+// numbers partitions from 0 up; brokers allow far fewer.
+const MaxSourcePartition = math.MaxInt32 - 3
 
 // keyPartition is the partition whose watermark the state row of key k
 // holds (k < watermarkPartition).

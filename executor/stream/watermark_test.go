@@ -241,9 +241,23 @@ func wmBatch(t *testing.T, rows, pos string) SourceBatch {
 
 // wmRecorder records what sources report.
 type wmRecorder struct {
-	mu   sync.Mutex
-	late []string
-	wms  []string
+	mu        sync.Mutex
+	late      []string
+	wms       []string
+	malformed []string
+	restored  []string
+}
+
+func (r *wmRecorder) MalformedRecords(job types.JobID, rel uint32, n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.malformed = append(r.malformed, fmt.Sprint(n))
+}
+
+func (r *wmRecorder) RestoreSourceCounts(job types.JobID, rel uint32, late, malformed int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.restored = append(r.restored, fmt.Sprintf("late %d malformed %d", late, malformed))
 }
 
 func (r *wmRecorder) LateRows(job types.JobID, rel uint32, n int64, w types.Watermark) {
@@ -274,6 +288,7 @@ func TestSourceWatermark(t *testing.T) {
 		wmBatch(t, "c 15 0\nd 60 0\ne 0 0", "0:4 1:1"),
 	}}
 	reader.batches[1].Chunk.Cols[1].Nulls[2] = true
+	reader.batches[1].Malformed = 2
 	open := func(context.Context, *ActorContext, *planner.StreamSource, map[int32]int64) (SourceReader, error) {
 		return reader, nil
 	}
@@ -308,13 +323,17 @@ barrier 3
 `)
 	commitWS(t, actx, 3)
 	// The partitions' watermarks (rows -2-p) and the source's (row -1)
-	// are checkpointed with the positions.
-	if got := sourcePositions(t, db); got != "-3:20 -2:50 -1:50 0:4 1:1" {
+	// are checkpointed with the positions, and so are the counts of late
+	// rows and malformed records (the two lowest keys).
+	if got := sourcePositions(t, db); got != "-2147483648:1 -2147483647:2 -3:20 -2:50 -1:50 0:4 1:1" {
 		t.Errorf("committed state %q", got)
 	}
 	src.Close()
 	if fmt.Sprint(rec.late) != "[1 late behind wm 0 20]" || fmt.Sprint(rec.wms) != "[wm 0 20 wm 0 50]" {
 		t.Errorf("reported late %q, watermarks %q", rec.late, rec.wms)
+	}
+	if fmt.Sprint(rec.malformed) != "[2]" || fmt.Sprint(rec.restored) != "[late 0 malformed 0]" {
+		t.Errorf("reported malformed %q, restored counts %q", rec.malformed, rec.restored)
 	}
 
 	// After a restart the watermark is read back: a row behind it is
@@ -338,6 +357,14 @@ barrier 4
 wm 0 50
 barrier 5
 `)
+	// The counts start from the committed ones and go on from there.
+	if fmt.Sprint(rec.restored) != "[late 0 malformed 0 late 1 malformed 2]" {
+		t.Errorf("restored counts %q", rec.restored)
+	}
+	commitWS(t, actx, 5)
+	if got := sourcePositions(t, db); !strings.HasPrefix(got, "-2147483648:2 -2147483647:2 ") {
+		t.Errorf("committed state after the restart %q", got)
+	}
 }
 
 // runSourceSplit reads records "t@p ..." (t of partition p; "t" alone

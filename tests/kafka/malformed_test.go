@@ -124,6 +124,34 @@ func TestMalformedRecordsSkipped(t *testing.T) {
 	if !slices.ContainsFunc(errs, func(r []string) bool { return r[0] == strconv.Itoa(len(records)+1) }) {
 		t.Errorf("weir.source_errors misses the bad record at offset %d: %v", len(records)+1, errs)
 	}
+
+	// The count is checkpointed with the source's positions: after a
+	// SIGKILL and a restart it is what it was, the records read again
+	// after the checkpoint not counted twice, and it goes on from there.
+	kafkatest.Exec(t, w.ConnString(), "FLUSH")
+	w.Kill()
+	w.Restart()
+	waitTotals(t, w, wantN+2, wantS+190, wantK+19)
+	waitMalformed(t, w, len(wantBad)+1)
+	kafkatest.Produce(t, w.KafkaAddr, "mixed", `{"k":11,"v":110}`, `[1,2]`)
+	waitTotals(t, w, wantN+3, wantS+300, wantK+30)
+	waitMalformed(t, w, len(wantBad)+2)
+}
+
+// waitMalformed waits until weir.sources counts n malformed records of
+// mixed; more fails at once.
+func waitMalformed(t *testing.T, w *kafkatest.Weir, n int) {
+	t.Helper()
+	kafkatest.Eventually(t, time.Minute, fmt.Sprintf("malformed_count = %d", n), func() (bool, string) {
+		rows, err := kafkatest.QueryErr(w.ConnString(), "SELECT malformed_count FROM weir.sources WHERE name = 'mixed'")
+		if err != nil || len(rows) != 1 {
+			return false, fmt.Sprintf("%v %v", rows, err)
+		}
+		if got, _ := strconv.Atoi(rows[0][0]); got > n {
+			t.Fatalf("malformed_count = %d, want %d: a record counted twice?", got, n)
+		}
+		return rows[0][0] == strconv.Itoa(n), rows[0][0]
+	})
 }
 
 // waitTotals waits until mixed_totals shows n rows with sum(v) = s and

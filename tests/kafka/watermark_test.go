@@ -65,6 +65,24 @@ func TestWatermarkOverSource(t *testing.T) {
 		s := strings.Join(vals, "\n")
 		return s == `{"window_start":"2024-01-01 10:00:00","n":3}`+"\n"+`{"window_start":"2024-01-01 10:01:00","n":2}`, s
 	})
+
+	// The late count is checkpointed with the source's positions: after a
+	// SIGKILL and a restart it is still 1, and a late record after the
+	// restart makes it 2.
+	kafkatest.Exec(t, conn, "FLUSH")
+	w.Kill()
+	w.Restart()
+	lateRows := func(want string) {
+		t.Helper()
+		kafkatest.Eventually(t, time.Minute, "late_rows "+want, func() (bool, string) {
+			s := strings.TrimSpace(kafkatest.Lines(kafkatest.Query(t, conn, "SELECT late_rows FROM weir.watermarks")))
+			return s == want, s
+		})
+	}
+	lateRows("1")
+	kafkatest.Produce(t, w.KafkaAddr, "events", event(8, "10:00:55"), event(9, "10:03:10"))
+	waitMinutes("2024-01-01 10:00:00 | 3\n2024-01-01 10:01:00 | 2\n2024-01-01 10:02:00 | 1")
+	lateRows("2")
 }
 
 // TestWatermarkSameRowsForEveryReader runs two EMIT ON WINDOW CLOSE views
