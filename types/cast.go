@@ -239,7 +239,7 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 			if d.I == PosInfinity || d.I == NegInfinity {
 				return DInt(d.I), nil
 			}
-			return DInt(d.I + int64(ZoneOffset(d.I, loc))*USecsPerSec), nil
+			return checkedTimestamp(d.I + int64(ZoneOffset(d.I, loc))*USecsPerSec)
 		}
 	case Timestamptz:
 		switch from.ID {
@@ -248,12 +248,12 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 			if err != nil || ts.I == PosInfinity || ts.I == NegInfinity {
 				return ts, err
 			}
-			return DInt(LocalToUTC(ts.I, loc)), nil
+			return checkedTimestamp(LocalToUTC(ts.I, loc))
 		case Timestamp:
 			if d.I == PosInfinity || d.I == NegInfinity {
 				return DInt(d.I), nil
 			}
-			return DInt(LocalToUTC(d.I, loc)), nil
+			return checkedTimestamp(LocalToUTC(d.I, loc))
 		}
 	case Time:
 		switch from.ID {
@@ -287,6 +287,15 @@ func timestampToDate(us int64) int64 {
 		return us
 	}
 	return floorDiv(us, USecsPerDay)
+}
+
+// checkedTimestamp returns us as a timestamp datum, failing with 22008
+// when a zone offset moved it out of the range.
+func checkedTimestamp(us int64) (Datum, error) {
+	if !TimestampInRange(us) {
+		return NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
+	}
+	return DInt(us), nil
 }
 
 func dateToTimestamp(days int64) (Datum, error) {

@@ -35,7 +35,7 @@ const (
 // 5874897-12-31; timestamps from 4714-11-24 BC on.
 const (
 	minDateDays      = -unixEpochJDate             // Julian day 0
-	maxDateDays      = 2147483494 - unixEpochJDate // date2j(5874898,1,1)-1 - epoch
+	maxDateDays      = 2147483493 - unixEpochJDate // date2j(5874898,1,1)-1 - epoch
 	minTimestampUSec = int64(minDateDays) * USecsPerDay
 	// Postgres's upper bound (294276-12-31) does not fit in int64
 	// microseconds since 1970, so ours is the largest finite int64.
@@ -195,38 +195,42 @@ func ZoneOffset(us int64, loc *time.Location) int {
 }
 
 // LocalToUTC converts a wall-clock timestamp in loc to an instant the way
-// Postgres's DetermineTimeZoneOffset resolves local times: a time that
-// exists once uses its offset; a time repeated by a fall-back transition
-// takes the later ("after") interpretation; a time skipped by a
-// spring-forward transition is read with the offset in effect before it.
+// Postgres's DetermineTimeZoneOffset resolves local times. It looks up the
+// first offset transition after the wall time less a day (read as UTC;
+// offsets are under a day and transitions more than two days apart) and
+// reads the wall time with the offsets before and after it: when both
+// readings fall on the same side of the transition, that side's offset
+// is the answer; otherwise the wall time is skipped by a spring-forward
+// transition or repeated by a fall-back one, and the later of the two
+// instants is taken. That is the offset in effect before a gap (02:30 on
+// a spring-forward night in New York is 03:30 daylight time) and the
+// offset in effect after an overlap (01:30 on a fall-back night is
+// standard time). The result may lie outside the timestamp range; near
+// the ends of int64 it wraps, so callers check it with TimestampInRange.
 func LocalToUTC(wall int64, loc *time.Location) int64 {
 	if loc == nil || loc == time.UTC {
 		return wall
 	}
-	const span = 14 * USecsPerHour
-	before := ZoneOffset(wall-span, loc)
-	after := ZoneOffset(wall+span, loc)
-	fits := func(off int) bool { return ZoneOffset(wall-int64(off)*USecsPerSec, loc) == off }
-	bOK, aOK := fits(before), fits(after)
+	prev := time.Unix(floorDiv(wall, USecsPerSec)-86400, 0).In(loc)
+	_, before := prev.Zone()
+	_, boundary := prev.ZoneBounds()
+	bt := wall - int64(before)*USecsPerSec
+	if boundary.IsZero() {
+		// No transition follows: the zone keeps this offset for good.
+		return bt
+	}
+	_, after := boundary.Zone()
+	at := wall - int64(after)*USecsPerSec
+	b := boundary.Unix() * USecsPerSec
 	switch {
-	case bOK && aOK:
-		// Both interpretations exist: the later instant is "after".
-		ib, ia := wall-int64(before)*USecsPerSec, wall-int64(after)*USecsPerSec
-		if ia > ib {
-			return ia
-		}
-		return ib
-	case aOK:
-		return wall - int64(after)*USecsPerSec
-	case bOK:
-		return wall - int64(before)*USecsPerSec
+	case bt < b && at < b:
+		return bt
+	case bt >= b && at >= b:
+		return at
+	case bt > at:
+		return bt
 	}
-	// Neither fits: a gap, or a transition we did not bracket; try the
-	// offset at the naive instant before falling back to "before".
-	if off := ZoneOffset(wall, loc); fits(off) {
-		return wall - int64(off)*USecsPerSec
-	}
-	return wall - int64(before)*USecsPerSec
+	return at
 }
 
 // appendYear appends a year as Postgres does: at least four digits, BC
