@@ -16,6 +16,7 @@ var (
 	errTSRange       = pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 	errDateRange     = pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
 	errIntervalRange = pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+	errDateForTS     = pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range for timestamp")
 )
 
 func isInfinite(x int64) bool { return x == math.MinInt64 || x == math.MaxInt64 }
@@ -23,13 +24,14 @@ func isInfinite(x int64) bool { return x == math.MinInt64 || x == math.MaxInt64 
 // wallTime returns wall-clock micros as a UTC time.Time.
 func wallTime(w int64) time.Time { return time.UnixMicro(w).UTC() }
 
-// tsToTSTZ reads wall-clock micros w in zone loc and returns UTC micros.
+// tsToTSTZ reads wall-clock micros w in zone loc and returns UTC micros,
+// resolving a time skipped or repeated by a DST change as Postgres does
+// (types.LocalToUTC). The result may lie outside the timestamp range.
 func tsToTSTZ(w int64, loc *time.Location) int64 {
 	if isInfinite(w) {
 		return w
 	}
-	t := wallTime(w)
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc).UnixMicro()
+	return types.LocalToUTC(w, loc)
 }
 
 // tstzToTS returns the wall-clock micros in zone loc of UTC micros u.
@@ -39,25 +41,6 @@ func tstzToTS(u int64, loc *time.Location) int64 {
 	}
 	_, off := time.UnixMicro(u).In(loc).Zone()
 	return u + int64(off)*1000000
-}
-
-// addMonthsDays adds months then days to wall-clock micros w; the day of
-// month is clamped to the end of the resulting month, as Postgres does
-// (Jan 31 + 1 month = Feb 28/29).
-func addMonthsDays(w int64, months, days int32) int64 {
-	if months != 0 {
-		t := wallTime(w)
-		y, m, d := t.Date()
-		mm := int(m) - 1 + int(months)
-		y += floorDiv(mm, 12)
-		mm = mm - floorDiv(mm, 12)*12 + 1
-		if dim := daysIn(time.Month(mm), y); d > dim {
-			d = dim
-		}
-		tod := w - floorDiv64(w, microsPerDay)*microsPerDay
-		w = time.Date(y, time.Month(mm), d, 0, 0, 0, 0, time.UTC).UnixMicro() + tod
-	}
-	return w + int64(days)*microsPerDay
 }
 
 func floorDiv64(a, b int64) int64 {
@@ -72,27 +55,109 @@ func daysIn(m time.Month, y int) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
-// tsPlusInterval is timestamp + interval.
+// Wall-clock values that calendar steps may produce: a day either side of
+// the timestamp range, so that a zone offset can still bring them into
+// it, and never so far that micros since 1970 overflow.
+const (
+	minWallDay = -2440588 - 1
+	maxWallDay = math.MaxInt64/microsPerDay - 1
+)
+
+// joinWall returns the wall-clock micros of a date (days since 1970) and
+// time of day, failing with 22008 beyond the days above.
+func joinWall(day, tod int64) (int64, error) {
+	if day < minWallDay || day > maxWallDay {
+		return 0, errTSRange
+	}
+	return day*microsPerDay + tod, nil
+}
+
+// addMonths steps wall-clock micros w by months, clamping the day of
+// month to the end of the resulting month as Postgres does (Jan 31 + 1
+// month = Feb 28/29).
+func addMonths(w int64, months int32) (int64, error) {
+	day := floorDiv64(w, microsPerDay)
+	tod := w - day*microsPerDay
+	y, m, d := types.YMDFromDate(day)
+	mm := int64(m) - 1 + int64(months)
+	yy := int64(y) + floorDiv64(mm, 12)
+	mm = mm - floorDiv64(mm, 12)*12 + 1
+	if dim := types.DaysInMonth(int(yy), int(mm)); d > dim {
+		d = dim
+	}
+	return joinWall(types.DateFromYMD(int(yy), int(mm), d), tod)
+}
+
+// addDays steps wall-clock micros w by days.
+func addDays(w int64, days int32) (int64, error) {
+	day := floorDiv64(w, microsPerDay)
+	return joinWall(day+int64(days), w-day*microsPerDay)
+}
+
+// addMicros adds us to the instant or wall time x and range-checks it.
+func addMicros(x, us int64) (int64, error) {
+	r, ok := addInt64(x, us)
+	if !ok {
+		return 0, errTSRange
+	}
+	return r, checkTS(r)
+}
+
+// tsPlusInterval is timestamp + interval (timestamp_pl_interval): months,
+// then days, then microseconds, each step failing with 22008 when it
+// leaves the timestamp range rather than wrapping around.
 func tsPlusInterval(w int64, iv types.IntervalVal) (int64, error) {
 	if isInfinite(w) {
 		return w, nil
 	}
-	r := addMonthsDays(w, iv.Months, iv.Days) + iv.Micros
-	return r, checkTS(r)
+	var err error
+	if iv.Months != 0 {
+		if w, err = addMonths(w, iv.Months); err != nil {
+			return 0, err
+		}
+		if err = checkTS(w); err != nil {
+			return 0, err
+		}
+	}
+	if iv.Days != 0 {
+		if w, err = addDays(w, iv.Days); err != nil {
+			return 0, err
+		}
+		if err = checkTS(w); err != nil {
+			return 0, err
+		}
+	}
+	return addMicros(w, iv.Micros)
 }
 
-// tstzPlusInterval is timestamptz + interval: months and days step the
-// wall clock in the session zone, so a day across a DST change is 23 or 25
-// hours, as in Postgres.
+// tstzPlusInterval is timestamptz + interval (timestamptz_pl_interval):
+// months and days step the wall clock in the session zone, each step
+// read back into an instant on its own as Postgres does, so a day across
+// a DST change is 23 or 25 hours and a step landing in a gap or overlap
+// resolves as types.LocalToUTC says; then the microseconds are added.
 func tstzPlusInterval(u int64, iv types.IntervalVal, loc *time.Location) (int64, error) {
 	if isInfinite(u) {
 		return u, nil
 	}
-	if iv.Months != 0 || iv.Days != 0 {
-		u = tsToTSTZ(addMonthsDays(tstzToTS(u, loc), iv.Months, iv.Days), loc)
+	step := func(f func(int64) (int64, error)) error {
+		w, err := f(tstzToTS(u, loc))
+		if err != nil {
+			return err
+		}
+		u = tsToTSTZ(w, loc)
+		return checkTS(u)
 	}
-	r := u + iv.Micros
-	return r, checkTS(r)
+	if iv.Months != 0 {
+		if err := step(func(w int64) (int64, error) { return addMonths(w, iv.Months) }); err != nil {
+			return 0, err
+		}
+	}
+	if iv.Days != 0 {
+		if err := step(func(w int64) (int64, error) { return addDays(w, iv.Days) }); err != nil {
+			return 0, err
+		}
+	}
+	return addMicros(u, iv.Micros)
 }
 
 // Timestamps span 4713 BC to 294276 AD in Postgres; the upper end lies
@@ -109,8 +174,32 @@ func checkTS(x int64) error {
 	return nil
 }
 
+// dateToTSChecked is date2timestamp: a date's midnight, failing with
+// 22008 for dates beyond the timestamp range.
+func dateToTSChecked(d int64) (int64, error) {
+	if isInfinite(d) {
+		return d, nil
+	}
+	if d < minTS/microsPerDay || d > maxWallDay {
+		return 0, errDateForTS
+	}
+	return d * microsPerDay, nil
+}
+
 func negInterval(iv types.IntervalVal) types.IntervalVal {
 	return types.IntervalVal{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
+}
+
+// subInterval is interval - interval (interval_mi), failing with 22008
+// when a field overflows.
+func subInterval(a, b types.IntervalVal) (types.IntervalVal, error) {
+	m := int64(a.Months) - int64(b.Months)
+	d := int64(a.Days) - int64(b.Days)
+	us := a.Micros - b.Micros
+	if m != int64(int32(m)) || d != int64(int32(d)) || (a.Micros^b.Micros)&(a.Micros^us) < 0 {
+		return types.IntervalVal{}, errIntervalRange
+	}
+	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
 
 func addInterval(a, b types.IntervalVal) (types.IntervalVal, error) {
@@ -223,6 +312,15 @@ func tsDatum(x int64, err error) (types.Datum, error) {
 	return types.DInt(x), nil
 }
 
+// tsChecked returns a timestamp that a zone offset may have moved out of
+// the range, failing with 22008 if it did; infinities pass.
+func tsChecked(x int64) (types.Datum, error) {
+	if isInfinite(x) {
+		return types.DInt(x), nil
+	}
+	return tsDatum(x, checkTS(x))
+}
+
 func ivDatum(iv types.IntervalVal, err error) (types.Datum, error) {
 	if err != nil {
 		return types.NullDatum, err
@@ -230,16 +328,36 @@ func ivDatum(iv types.IntervalVal, err error) (types.Datum, error) {
 	return types.DInterval(iv), nil
 }
 
+// dateAddDays is date + integer (date_pli); n is an int4, so the sum
+// cannot overflow before the range check.
 func dateAddDays(d int64, n int64) (types.Datum, error) {
 	if isInfinite(d) {
 		return types.DInt(d), nil
 	}
 	r := d + n
-	// Postgres dates span 4713 BC to 5874897 AD.
-	if r < -2440588 || r > 2145031948 {
+	if !types.DateInRange(r) {
 		return types.NullDatum, errDateRange
 	}
 	return types.DInt(r), nil
+}
+
+// datePlusInterval is date + interval: the date's midnight plus the
+// interval, a timestamp.
+func datePlusInterval(d int64, iv types.IntervalVal) (types.Datum, error) {
+	ts, err := dateToTSChecked(d)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	return tsDatum(tsPlusInterval(ts, iv))
+}
+
+// datePlusTime is date + time (datetime_timestamp).
+func datePlusTime(d, t int64) (types.Datum, error) {
+	ts, err := dateToTSChecked(d)
+	if err != nil || isInfinite(ts) {
+		return tsDatum(ts, err)
+	}
+	return tsDatum(addMicros(ts, t))
 }
 
 func init() {
@@ -255,17 +373,13 @@ func init() {
 		}
 		return types.DInt(a.I - b.I), nil
 	})
-	dtOp("+", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tsPlusInterval(dateToTS(a.I), b.Iv))
-	})
-	dtOp("+", IV, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tsPlusInterval(dateToTS(b.I), a.Iv))
-	})
+	dtOp("+", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusInterval(a.I, b.Iv) })
+	dtOp("+", IV, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusInterval(b.I, a.Iv) })
 	dtOp("-", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tsPlusInterval(dateToTS(a.I), negInterval(b.Iv)))
+		return datePlusInterval(a.I, negInterval(b.Iv))
 	})
-	dtOp("+", D, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(dateToTS(a.I)+b.I, nil) })
-	dtOp("+", T, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(dateToTS(b.I)+a.I, nil) })
+	dtOp("+", D, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusTime(a.I, b.I) })
+	dtOp("+", T, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusTime(b.I, a.I) })
 	dtOp("+", TS, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(tsPlusInterval(a.I, b.Iv)) })
 	dtOp("+", IV, TS, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(tsPlusInterval(b.I, a.Iv)) })
 	dtOp("-", TS, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
@@ -302,9 +416,7 @@ func init() {
 		return types.DInterval(types.IntervalVal{Micros: a.I - b.I}), nil
 	})
 	dtOp("+", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(addInterval(a.Iv, b.Iv)) })
-	dtOp("-", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return ivDatum(addInterval(a.Iv, negInterval(b.Iv)))
-	})
+	dtOp("-", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(subInterval(a.Iv, b.Iv)) })
 	dtOp("*", IV, F8, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(a.Iv, b.F)) })
 	dtOp("*", F8, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(b.Iv, a.F)) })
 	dtOp("/", IV, F8, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {

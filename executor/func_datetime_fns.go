@@ -99,6 +99,29 @@ func truncWall(unit string, w int64) (int64, bool) {
 	return 0, false
 }
 
+// truncTSTZ is date_trunc on a timestamptz u in zone loc
+// (timestamptz_trunc_internal): the wall time is truncated; below a day
+// the result keeps u's offset, and from a day up the truncated wall time
+// is read in loc again, a midnight skipped by a DST change becoming the
+// first instant after the gap (types.LocalToUTC).
+func truncTSTZ(unit, spelled string, u int64, loc *time.Location) (int64, error) {
+	if isInfinite(u) {
+		return u, nil
+	}
+	off := int64(types.ZoneOffset(u, loc)) * 1e6
+	r, ok := truncWall(unit, u+off)
+	if !ok {
+		return 0, unitError(spelled, types.TTimestamptz)
+	}
+	switch unit {
+	case "microseconds", "milliseconds", "second", "minute", "hour":
+		r -= off
+	default:
+		r = tsToTSTZ(r, loc)
+	}
+	return r, checkTS(r)
+}
+
 func truncInterval(unit string, iv types.IntervalVal) (types.IntervalVal, bool) {
 	us := iv.Micros
 	switch unit {
@@ -418,16 +441,7 @@ func init() {
 						return types.NullDatum, err
 					}
 				}
-				r, ok := truncWall(u, tstzToTS(d[1].I, loc))
-				if !ok {
-					return types.NullDatum, unitError(d[0].S, t)
-				}
-				if u == "microseconds" || u == "milliseconds" || u == "second" || u == "minute" {
-					// Sub-hour truncation never crosses a zone offset change.
-					r2, _ := truncWall(u, d[1].I)
-					return dInt(r2)
-				}
-				return dInt(tsToTSTZ(r, loc))
+				return tsDatum(truncTSTZ(u, d[0].S, d[1].I, loc))
 			}
 			r, ok := truncWall(u, d[1].I)
 			if !ok {
@@ -509,7 +523,7 @@ func init() {
 				return types.NullDatum, err
 			}
 		}
-		return dInt(tsToTSTZ(w, loc))
+		return tsChecked(tsToTSTZ(w, loc))
 	})
 	defRow("make_interval", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		iv := types.IntervalVal{Months: int32(d[0].I*12 + d[1].I), Days: int32(d[2].I*7 + d[3].I),
@@ -561,9 +575,9 @@ func init() {
 				}
 			}
 			if fromTZ {
-				return dInt(tstzToTS(d[1].I, loc))
+				return tsChecked(tstzToTS(d[1].I, loc))
 			}
-			return dInt(tsToTSTZ(d[1].I, loc))
+			return tsChecked(tsToTSTZ(d[1].I, loc))
 		}}, true
 	})
 	def("to_timestamp", func(args []types.T, _ types.T) (impl, bool) {
@@ -573,7 +587,7 @@ func init() {
 				if err != nil {
 					return types.NullDatum, err
 				}
-				return dInt(tsToTSTZ(w, ctx.loc()))
+				return tsChecked(tsToTSTZ(w, ctx.loc()))
 			}}, true
 		}
 		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {

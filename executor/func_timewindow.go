@@ -48,7 +48,11 @@ func WindowTime(d types.Datum, t types.T) (int64, error) {
 		return 0, errWindowRange
 	}
 	if t.ID == types.Date {
-		return d.I * microsPerDay, nil
+		ts, err := dateToTSChecked(d.I)
+		if err != nil {
+			return 0, errWindowRange
+		}
+		return ts, nil
 	}
 	return d.I, nil
 }

@@ -203,26 +203,11 @@ func (f *TableFunc) seriesTime(args []types.Datum, tz bool) (func() (types.Datum
 }
 
 // addIntervalToTimestamp adds iv to ts (microseconds since the epoch) the
-// way Postgres's timestamp_pl_interval does: months first, clamping the
-// day to the month's last day, then days on the wall clock of loc, then
-// microseconds. It reports false for infinite or out-of-range results.
+// way Postgres's timestamptz_pl_interval does in zone loc (UTC for a
+// timestamp). It reports false for out-of-range results.
 func addIntervalToTimestamp(ts int64, iv types.IntervalVal, loc *time.Location) (int64, bool) {
-	t := time.UnixMicro(ts).In(loc)
-	if iv.Months != 0 || iv.Days != 0 {
-		y, m, d := t.Date()
-		mon := int(m) - 1 + int(iv.Months)
-		y += mon / 12
-		mon %= 12
-		if mon < 0 {
-			mon += 12
-			y--
-		}
-		last := time.Date(y, time.Month(mon+2), 0, 0, 0, 0, 0, time.UTC).Day()
-		d = min(d, last)
-		t = time.Date(y, time.Month(mon+1), d+int(iv.Days), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
-	}
-	us, ok := addInt64(t.UnixMicro(), iv.Micros)
-	return us, ok
+	us, err := tstzPlusInterval(ts, iv, loc)
+	return us, err == nil
 }
 
 // parseTextArrayDatums parses a one-dimensional text[] in Postgres's array text

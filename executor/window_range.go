@@ -26,8 +26,11 @@ var errRangeOffset = pgerr.New("22013", "invalid preceding or following size in 
 // sum (less) or val >= sum. val and base are not NULL. A negative or NaN
 // offset fails with 22013, as Postgres fails it, when a frame first
 // compares two rows; a sum out of the type's range fails as the type's
-// arithmetic does (timestamp out of range), except for integers, whose
-// overflow puts every value on the near side.
+// arithmetic does (timestamp out of range: Postgres 15's in_range for
+// dates and timestamps does not guard against overflow), except for
+// integers, whose overflow puts every value on the near side. For
+// timestamptz the sum steps the wall clock of the session zone, as
+// timestamptz + interval does.
 func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool) (bool, error) {
 	cmp := func(c int) bool {
 		if less {
@@ -81,7 +84,17 @@ func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool
 	case types.Numeric:
 		return inRangeNumeric(val.D, base.D, off.D, sub, less)
 	case types.Date:
-		return InRange(ctx, types.TTimestamp, types.DInt(dateToTS(val.I)), types.DInt(dateToTS(base.I)), off, sub, less)
+		// in_range_date_interval compares the dates' midnights, failing
+		// like the cast for dates beyond the timestamp range.
+		v, err := dateToTSChecked(val.I)
+		if err != nil {
+			return false, err
+		}
+		b, err := dateToTSChecked(base.I)
+		if err != nil {
+			return false, err
+		}
+		return InRange(ctx, types.TTimestamp, types.DInt(v), types.DInt(b), off, sub, less)
 	case types.Timestamp, types.Timestamptz:
 		if types.CompareInterval(off.Iv, types.IntervalVal{}) < 0 {
 			return false, errRangeOffset
@@ -218,7 +231,9 @@ func RangeReach(ctx *EvalCtx, t types.T, base int64, off types.Datum) (int64, er
 		case types.Timestamptz:
 			sum, err = tstzPlusInterval(base, off.Iv, ctx.loc())
 		case types.Date:
-			sum, err = tsPlusInterval(dateToTS(base), off.Iv)
+			if sum, err = dateToTSChecked(base); err == nil {
+				sum, err = tsPlusInterval(sum, off.Iv)
+			}
 		default:
 			sum, err = tsPlusInterval(base, off.Iv)
 		}

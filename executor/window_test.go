@@ -260,6 +260,13 @@ func TestInRange(t *testing.T) {
 		{types.TNumeric, types.TNumeric, "2.5", "1", "1.5", false, true, true},
 		{types.TTimestamptz, types.TInterval, "2024-03-31 03:15+02", "2024-03-30 03:00+01", "1 day", false, true, false},
 		{types.TTimestamptz, types.TInterval, "2024-03-31 03:15+02", "2024-03-30 03:00+01", "24 hours", false, true, true},
+		// A day from base lands in the spring-forward gap (read with the
+		// offset before it) or the fall-back overlap (the offset after).
+		{types.TTimestamptz, types.TInterval, "2024-03-31 03:30+02", "2024-03-30 02:30+01", "1 day", false, true, true},
+		{types.TTimestamptz, types.TInterval, "2024-03-31 03:31+02", "2024-03-30 02:30+01", "1 day", false, true, false},
+		{types.TTimestamptz, types.TInterval, "2024-10-27 02:30+01", "2024-10-26 02:30+02", "1 day", false, true, true},
+		{types.TTimestamptz, types.TInterval, "2024-10-27 02:31+01", "2024-10-26 02:30+02", "1 day", false, true, false},
+		{types.TTimestamptz, types.TInterval, "2024-03-30 02:30+01", "2024-03-31 03:30+02", "1 day", true, false, false},
 		{types.TDate, types.TInterval, "2024-02-29", "2024-01-31", "1 mon", false, true, true},
 		{types.TDate, types.TInterval, "2024-03-01", "2024-01-31", "1 mon", false, true, false},
 		{types.TTime, types.TInterval, "23:00", "12:00", "13 hours", false, true, true},
@@ -271,6 +278,23 @@ func TestInRange(t *testing.T) {
 		got, err := InRange(ctx, c.t, parse(c.val, c.t), parse(c.base, c.t), parse(c.off, c.offT), c.sub, c.less)
 		if err != nil || got != c.want {
 			t.Errorf("in_range(%s, %s, %s, %v, %v) over %s = %v, %v; want %v", c.val, c.base, c.off, c.sub, c.less, c.t, got, err, c.want)
+		}
+	}
+	// Postgres 15's in_range does not guard against overflow: a sum out
+	// of range fails as the arithmetic does.
+	for _, c := range []struct {
+		t              types.T
+		val, base, off string
+		sub, less      bool
+		msg            string
+	}{
+		{types.TTimestamp, "2024-01-01", "2024-01-01", "300000 years", true, false, "timestamp out of range"},
+		{types.TTimestamptz, "2024-01-01", "2024-01-01", "300000 years", false, true, "timestamp out of range"},
+		{types.TDate, "2024-01-01", "5874897-12-31", "1 day", true, false, "date out of range for timestamp"},
+	} {
+		_, err := InRange(ctx, c.t, parse(c.val, c.t), parse(c.base, c.t), parse(c.off, types.TInterval), c.sub, c.less)
+		if pgerr.CodeOf(err) != "22008" || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("in_range(%s, %s, %s) over %s: %v, want 22008 %s", c.val, c.base, c.off, c.t, err, c.msg)
 		}
 	}
 	for _, c := range []struct {
