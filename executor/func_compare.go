@@ -65,21 +65,30 @@ func cmpNumbers(a types.Datum, ta types.T, b types.Datum, tb types.T) int {
 	return x.Cmp(y)
 }
 
-// dateToTS converts days since 1970 to microseconds, keeping infinities.
+// dateToTS converts days since 1970 to microseconds for comparing a date
+// with a timestamp, keeping infinities. A date beyond the timestamp range
+// becomes the last finite timestamp, after every other one and before
+// infinity, as date2timestamp_opt_overflow has it compare.
 func dateToTS(d int64) int64 {
-	switch d {
-	case math.MinInt64, math.MaxInt64:
+	switch {
+	case d == math.MinInt64 || d == math.MaxInt64:
 		return d
+	case d > maxWallDay:
+		return math.MaxInt64 - 1
 	}
 	return d * microsPerDay
+}
+
+func isDatetime(t types.T) bool {
+	return t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz
 }
 
 // cmpVec is a vectorized comparison of two integer-family or float vectors.
 func cmpVec(op string, ta, tb types.T) vecFn {
 	holds := [3]bool{cmpHolds(op, -1), cmpHolds(op, 0), cmpHolds(op, 1)}
 	if ta.Family() == types.FamInt && tb.Family() == types.FamInt &&
-		!(ta.ID == types.Date) != !(tb.ID == types.Date) {
-		return nil // date vs timestamp needs conversion: row path
+		(isDatetime(ta) || isDatetime(tb)) && ta.ID != tb.ID {
+		return nil // date vs timestamp vs timestamptz needs conversion: row path
 	}
 	switch {
 	case ta.Family() == types.FamInt && tb.Family() == types.FamInt:
@@ -125,19 +134,28 @@ func init() {
 			if err != nil {
 				return impl{}, false
 			}
-			// timestamp vs timestamptz: the timestamp is read in the
-			// session zone (timestamp_cmp_timestamptz).
-			convA := ta.ID == types.Timestamp && tb.ID == types.Timestamptz
-			convB := tb.ID == types.Timestamp && ta.ID == types.Timestamptz
-			return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
-				a, b := d[0], d[1]
-				if convA {
-					a.I = tsToTSTZ(a.I, ctx.loc())
+			// A date, timestamp and timestamptz compare as the later
+			// type of the two: a date as its midnight, and a date or
+			// timestamp against a timestamptz read in the session zone
+			// (timestamp_cmp_timestamptz, date_cmp_timestamptz).
+			if isDatetime(ta) && isDatetime(tb) && ta.ID != tb.ID {
+				tz := ta.ID == types.Timestamptz || tb.ID == types.Timestamptz
+				conv := func(ctx *EvalCtx, x int64, t types.T) int64 {
+					if t.ID == types.Date {
+						x = dateToTS(x)
+					}
+					if tz && t.ID != types.Timestamptz {
+						x = tsToTSTZ(x, ctx.loc())
+					}
+					return x
 				}
-				if convB {
-					b.I = tsToTSTZ(b.I, ctx.loc())
-				}
-				return types.DBool(cmpHolds(op, cmp(a, b))), nil
+				return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+					c := cmpInt64(conv(ctx, d[0].I, ta), conv(ctx, d[1].I, tb))
+					return types.DBool(cmpHolds(op, c)), nil
+				}}, true
+			}
+			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+				return types.DBool(cmpHolds(op, cmp(d[0], d[1]))), nil
 			}}, true
 		})
 	}
