@@ -33,6 +33,13 @@ import (
 // fixed length); a day counts as 24 hours, also for timestamptz, so the
 // planner hands the executor plain microseconds. Bad arguments are 22023.
 
+
+// MaxHopWindows is the most windows HOP puts one row in (size/slide):
+// every row becomes that many rows, so a slide of a microsecond over a
+// day (86,400,000,000 rows for one input row) is refused at planning,
+// not found out as the job runs out of memory.
+const MaxHopWindows = 100_000
+
 func init() {
 	var os []*Overload
 	for _, t := range []types.TypeID{tTS, tTSTZ, tDate} {
@@ -110,6 +117,10 @@ func (b *binder) windowFunc(f *sql.TVF, alias string, outer *scope, lvl *level) 
 			fail(pgerr.New(pgerr.InvalidParameterValue, "window size of HOP (%s) must be a multiple of its slide (%s)",
 				types.FormatInterval(micros(size)), types.FormatInterval(micros(slide))).
 				WithHint("Each row belongs to size/slide windows, so that number must be a whole number."))
+		}
+		if n := size / slide; n > MaxHopWindows {
+			fail(pgerr.New(pgerr.InvalidParameterValue, "HOP would put each row in %d windows, more than %d", n, MaxHopWindows).
+				WithHint("Each row becomes size/slide rows; use a larger slide or a smaller size."))
 		}
 	}
 
