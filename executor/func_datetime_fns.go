@@ -540,6 +540,14 @@ func init() {
 		return types.DInterval(justifyInterval(d[0].Iv)), nil
 	})
 	defRow("date_bin", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		// timestamp_bin: an infinite time is its own bin, an infinite
+		// origin is out of range.
+		if isInfinite(d[1].I) {
+			return d[1], nil
+		}
+		if isInfinite(d[2].I) {
+			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "origin out of range")
+		}
 		st := d[0].Iv
 		if st.Months != 0 {
 			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
@@ -550,11 +558,18 @@ func init() {
 		}
 		src, origin := d[1].I, d[2].I
 		delta := src - origin
+		if (origin < 0 && delta < src) || (origin > 0 && delta > src) {
+			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+		}
 		bin := delta / stride * stride
 		if delta < 0 && delta%stride != 0 {
 			bin -= stride
 		}
-		return dInt(origin + bin)
+		r := origin + bin
+		if (bin < 0 && r > origin) || (bin > 0 && r < origin) {
+			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
+		}
+		return tsChecked(r)
 	})
 	def("isfinite", func(args []types.T, _ types.T) (impl, bool) {
 		iv := args[0].ID == types.Interval
