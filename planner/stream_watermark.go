@@ -126,6 +126,11 @@ func RelWatermark(rel *catalog.Relation) (*SourceWatermark, error) {
 	}
 	bd, err := Bind(q, oneRelCatalog{rel}, nil)
 	if err != nil {
+		if pgerr.CodeOf(err) == pgerr.UndefinedTable {
+			// Only the relation itself is in the catalog it is bound
+			// against: another relation is read by a subquery.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries and parameters are not allowed in a watermark expression")
+		}
 		return nil, err
 	}
 	p, ok := bd.Plan.(*Project)
