@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -343,15 +345,25 @@ type connectorSpec struct {
 }
 
 // merge adds options to the spec's WITH options (ENCODE options and a
-// repeated WITH land in the same map).
-func (cs *connectorSpec) merge(m map[string]string) {
+// repeated WITH land in the same map). An option given twice is 22023.
+func (cs *connectorSpec) merge(m map[string]string) error {
 	if cs.with == nil {
 		cs.with = m
-		return
+		return nil
 	}
-	for k, v := range m {
-		cs.with[k] = v
+	return mergeOptions(cs.with, m)
+}
+
+// mergeOptions adds the options of m to into; an option in both is
+// 22023, as Postgres says of a repeated storage parameter.
+func mergeOptions(into, m map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if _, dup := into[k]; dup {
+			return pgerr.New(pgerr.InvalidParameterValue, "parameter \"%s\" specified more than once", k)
+		}
+		into[k] = m[k]
 	}
+	return nil
 }
 
 // connectorClause parses one INCLUDE, WITH (...) or FORMAT ... ENCODE ...
@@ -367,8 +379,7 @@ func (p *stmtParser) connectorClause(cs *connectorSpec) (bool, error) {
 			return true, err
 		}
 		cs.withSeen = true
-		cs.merge(m)
-		return true, nil
+		return true, cs.merge(m)
 	case p.word(0) == "format":
 		if cs.format != "" {
 			return true, pgerr.New(pgerr.SyntaxError, "conflicting or redundant FORMAT clauses").WithPosition(charPos(p.src, p.peek().Off))
@@ -382,7 +393,7 @@ func (p *stmtParser) connectorClause(cs *connectorSpec) (bool, error) {
 
 // formatEncode parses `f ENCODE e [(options)]` after FORMAT, lower-casing
 // f and e; the ENCODE options are passed to merge.
-func (p *stmtParser) formatEncode(format, encode *string, merge func(map[string]string)) error {
+func (p *stmtParser) formatEncode(format, encode *string, merge func(map[string]string) error) error {
 	f, err := p.name()
 	if err != nil {
 		return err
@@ -400,7 +411,7 @@ func (p *stmtParser) formatEncode(format, encode *string, merge func(map[string]
 		if err != nil {
 			return err
 		}
-		merge(m)
+		return merge(m)
 	}
 	return nil
 }
@@ -557,11 +568,7 @@ func (p *stmtParser) createSink() (Stmt, error) {
 		return nil, err
 	}
 	if p.accept("format") {
-		merge := func(m map[string]string) {
-			for k, v := range m {
-				s.With[k] = v
-			}
-		}
+		merge := func(m map[string]string) error { return mergeOptions(s.With, m) }
 		if err := p.formatEncode(&s.Format, &s.Encode, merge); err != nil {
 			return nil, err
 		}

@@ -779,9 +779,13 @@ func (p *stmtParser) options() (map[string]string, error) {
 		return m, nil
 	}
 	for {
+		at := p.peek().Off
 		k, err := p.settingName()
 		if err != nil {
 			return nil, err
+		}
+		if _, dup := m[k]; dup {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "parameter \"%s\" specified more than once", k).WithPosition(charPos(p.src, at))
 		}
 		p.acceptOp("=")
 		v, err := p.value()
