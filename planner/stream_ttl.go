@@ -58,7 +58,7 @@ func StateTTL(rel *catalog.Relation) (int64, error) {
 	}
 	bad := func() (int64, error) {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", WithStateTTL, v).
-			WithHint("An interval of fixed length above zero is expected, such as '1 hour' or '90 seconds'.")
+			WithHint("An interval of fixed length of at least 1 millisecond is expected, such as '1 hour' or '90 seconds'.")
 	}
 	iv, err := types.ParseInterval(strings.TrimSpace(v))
 	if err != nil || iv.Months != 0 {
