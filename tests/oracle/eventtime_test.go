@@ -163,6 +163,53 @@ var etViews = []etView{
 		 GROUP BY 1 HAVING date_bin('30 seconds', e.ts, TIMESTAMP '1970-01-01') + INTERVAL '30 seconds' <= $JW`,
 	},
 	{
+		// Nexmark q5 (RisingWave's text, over ev): the keys with the most
+		// rows per hop window, two windowed aggregations joined on the
+		// window start, whose state the watermark cleans.
+		"nexmark_q5",
+		`SELECT AuctionBids.k, AuctionBids.num, AuctionBids.starttime FROM (
+		   SELECT k, count(*) AS num, window_start AS starttime
+		   FROM HOP(ev, ts, INTERVAL '20 seconds', INTERVAL '1 minute') GROUP BY k, window_start) AS AuctionBids
+		 JOIN (
+		   SELECT max(CountBids.num) AS maxn, CountBids.starttime_c FROM (
+		     SELECT count(*) AS num, window_start AS starttime_c
+		     FROM HOP(ev, ts, INTERVAL '20 seconds', INTERVAL '1 minute') GROUP BY k, window_start) AS CountBids
+		   GROUP BY CountBids.starttime_c) AS MaxBids
+		 ON AuctionBids.starttime = MaxBids.starttime_c AND AuctionBids.num >= MaxBids.maxn`,
+		`WITH h AS (SELECT ev.k, date_bin('20 seconds', ev.ts, TIMESTAMP '1970-01-01') - g * INTERVAL '20 seconds' AS ws
+		   FROM ev, generate_series(0, 2) g),
+		 c AS (SELECT k, ws, count(*) AS num FROM h GROUP BY k, ws)
+		 SELECT c.k, c.num, c.ws FROM c JOIN (SELECT ws, max(num) AS maxn FROM c GROUP BY ws) m
+		 ON c.ws = m.ws AND c.num >= m.maxn`,
+	},
+	{
+		// Nexmark q7: the rows holding each tumbling window's highest v,
+		// an interval join of the rows with the windows' maxima.
+		"nexmark_q7",
+		`SELECT B.id, B.v, B.k, B.ts FROM ev B
+		 JOIN (SELECT max(v) AS maxv, window_end AS ts FROM TUMBLE(ev, ts, INTERVAL '30 seconds') GROUP BY window_end) B1
+		 ON B.v = B1.maxv
+		 WHERE B.ts BETWEEN B1.ts - INTERVAL '30 seconds' AND B1.ts`,
+		`SELECT B.id, B.v, B.k, B.ts FROM ev B
+		 JOIN (SELECT max(v) AS maxv, date_bin('30 seconds', ts, TIMESTAMP '1970-01-01') + INTERVAL '30 seconds' AS ts FROM ev GROUP BY 2) B1
+		 ON B.v = B1.maxv
+		 WHERE B.ts BETWEEN B1.ts - INTERVAL '30 seconds' AND B1.ts`,
+	},
+	{
+		// Nexmark q8: keys seen in both tables in the same tumbling
+		// window, a join of two windowed inputs on the window.
+		"nexmark_q8",
+		`SELECT P.k, P.starttime FROM (
+		   SELECT k, window_start AS starttime, window_end AS endtime
+		   FROM TUMBLE(ev, ts, INTERVAL '30 seconds') GROUP BY k, window_start, window_end) P
+		 JOIN (
+		   SELECT k AS seller, window_start AS starttime, window_end AS endtime
+		   FROM TUMBLE(pay, ts, INTERVAL '30 seconds') GROUP BY k, window_start, window_end) A
+		 ON P.k = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime`,
+		`SELECT DISTINCT e.k, date_bin('30 seconds', e.ts, TIMESTAMP '1970-01-01') FROM ev e JOIN pay p
+		 ON p.k = e.k AND date_bin('30 seconds', p.ts, TIMESTAMP '1970-01-01') = date_bin('30 seconds', e.ts, TIMESTAMP '1970-01-01')`,
+	},
+	{
 		// Updated at every checkpoint; the state of windows behind the
 		// watermark is dropped, their rows stay.
 		"tumble_live",
