@@ -251,6 +251,19 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 	case *ast.PatternInExpr:
 		return b.in(c, n)
 	case *ast.BetweenExpr:
+		if f, ok := n.Left.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_between_symmetric" && len(f.Args) == 1 {
+			// The bridge's BETWEEN SYMMETRIC (sql/doc.go #30): either
+			// order of the bounds.
+			x, lo, hi := b.expr(c, n.Expr), b.expr(c, f.Args[0]), b.expr(c, n.Right)
+			e := &Or{Args: []Expr{
+				&And{Args: []Expr{b.op(">=", []Expr{x, lo}, n), b.op("<=", []Expr{x, hi}, n)}},
+				&And{Args: []Expr{b.op(">=", []Expr{x, hi}, n), b.op("<=", []Expr{x, lo}, n)}},
+			}}
+			if n.Not {
+				return &Not{Arg: e}
+			}
+			return e
+		}
 		x, lo, hi := b.expr(c, n.Expr), b.expr(c, n.Left), b.expr(c, n.Right)
 		if n.Not {
 			return &Or{Args: []Expr{b.op("<", []Expr{x, lo}, n), b.op(">", []Expr{x, hi}, n)}}

@@ -194,6 +194,10 @@
 //	    (ROWS 1 FOLLOWING, BETWEEN CURRENT     cannot be UNBOUNDED FOLLOWING, frame starting
 //	    ROW AND 1 PRECEDING, ...)              from current row cannot have preceding rows,
 //	                                           ...), at the bound it names
+//	30  x [NOT] BETWEEN SYMMETRIC lo AND hi    x [NOT] BETWEEN pg_between_symmetric(lo) AND hi;
+//	    x BETWEEN ASYMMETRIC lo AND hi         x BETWEEN lo AND hi (the binder reads the
+//	                                           first as x BETWEEN lo AND hi OR x BETWEEN hi
+//	                                           AND lo, as Postgres's grammar does)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted. When TiDB then rejects the text, the error is 42601 at the

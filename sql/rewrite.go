@@ -33,6 +33,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.regexOps(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
+	seq = b.betweenSymmetric(seq)
 	seq = b.nullsOrder(seq)
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
@@ -1129,6 +1130,33 @@ func (b *bridge) distinctFrom(seq []*node) []*node {
 		}
 		seq = splice(seq, s, e, synth(open, kids, cl, seq[s].off))
 		i = s
+	}
+	return seq
+}
+
+// betweenSymmetric rewrites x [NOT] BETWEEN SYMMETRIC lo AND hi into x
+// [NOT] BETWEEN pg_between_symmetric(lo) AND hi, which the binder reads
+// as Postgres does (x BETWEEN lo AND hi OR x BETWEEN hi AND lo), and
+// drops ASYMMETRIC, the default. The lower bound runs to the first AND
+// of its level: Postgres's grammar takes no AND inside it.
+func (b *bridge) betweenSymmetric(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("between") {
+			continue
+		}
+		switch {
+		case at(seq, i+1).isWord("asymmetric"):
+			seq = splice(seq, i+1, i+2)
+		case at(seq, i+1).isWord("symmetric"):
+			k := i + 2
+			for k < len(seq) && !seq[k].isWord("and") {
+				k++
+			}
+			if k == i+2 || k == len(seq) {
+				continue
+			}
+			seq = splice(seq, i+1, k, synth("pg_between_symmetric(", append([]*node{}, seq[i+2:k]...), ")", seq[i+1].off))
+		}
 	}
 	return seq
 }
