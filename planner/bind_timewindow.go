@@ -33,7 +33,6 @@ import (
 // fixed length); a day counts as 24 hours, also for timestamptz, so the
 // planner hands the executor plain microseconds. Bad arguments are 22023.
 
-
 // MaxHopWindows is the most windows HOP puts one row in (size/slide):
 // every row becomes that many rows, so a slide of a microsecond over a
 // day (86,400,000,000 rows for one input row) is refused at planning,
