@@ -409,8 +409,7 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 		}
 	}
 	for id, n := range w.late {
-		tw := e.wms.tables[id]
-		e.wms.LateRows(0, id, n, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur})
+		e.countLate(id, e.wms.tables[id], n)
 	}
 	for _, id := range w.order {
 		tc := w.changes[id]

@@ -35,7 +35,8 @@ import (
 // watermark, so it is late once the table has one, and infinity never
 // is. Before every barrier the engine sends the table's watermark to the
 // jobs that scan it, and the watermark is stored with the epoch's writes
-// (a meta entry), so it never goes back, not even across a restart.
+// (a meta entry), so it never goes back, not even across a restart; so
+// is the count of the table's late rows.
 //
 // weir.watermarks shows every relation with a watermark: its current
 // watermark and how many rows were dropped for arriving behind it.
@@ -52,6 +53,10 @@ type tableWatermark struct {
 	// stored is the value written into an epoch last (has: storedOK).
 	stored   int64
 	storedOK bool
+	// late counts the table's rows dropped for arriving late, stored
+	// with the watermark (storedLate is the value written last), so the
+	// count survives a restart.
+	late, storedLate int64
 }
 
 // watermarkState is the engine's record of watermarks: tables' own, and
@@ -155,6 +160,12 @@ func watermarkMetaKey(relID uint32) string {
 	return "table/watermark/" + strconv.FormatUint(uint64(relID), 10)
 }
 
+// lateRowsMetaKey names the meta entry holding how many rows of table
+// relID were dropped for arriving late (decimal).
+func lateRowsMetaKey(relID uint32) string {
+	return "table/late_rows/" + strconv.FormatUint(uint64(relID), 10)
+}
+
 // setWatermarkOptions records a WATERMARK FOR clause in with and checks
 // it against the relation's columns (rel.With must be with). A table
 // with a watermark must be APPEND ONLY (appendOnly), since its late rows
@@ -225,6 +236,19 @@ func (e *Engine) loadTableWatermark(relID uint32, tw *tableWatermark) error {
 	if err != nil {
 		return err
 	}
+	lv, lok, err := e.db.Meta(lateRowsMetaKey(relID))
+	if err != nil {
+		return err
+	}
+	tw.late, tw.storedLate = 0, 0
+	if lok {
+		n, err := strconv.ParseInt(string(lv), 10, 64)
+		if err != nil {
+			return pgerr.New(pgerr.DataCorrupted, "table %d: stored late row count %q", relID, lv)
+		}
+		tw.late, tw.storedLate = n, n
+	}
+	e.wms.RestoreSourceCounts(0, relID, tw.late, 0)
 	tw.has, tw.storedOK = false, false
 	if ok {
 		i, err := strconv.ParseInt(string(v), 10, 64)
@@ -254,7 +278,6 @@ func (e *Engine) filterLate(tc *tableChanges, tw *tableWatermark) int64 {
 	if !tw.has {
 		return 0
 	}
-	col := tw.def.Col
 	keep := 0
 	for i, op := range tc.ops {
 		if op.IsInsert() && tw.behind(tc.rows[i]) {
@@ -266,11 +289,18 @@ func (e *Engine) filterLate(tc *tableChanges, tw *tableWatermark) int64 {
 	n := int64(len(tc.ops) - keep)
 	clear(tc.rows[keep:])
 	tc.ops, tc.rows, tc.keys = tc.ops[:keep], tc.rows[:keep], tc.keys[:keep]
-	if n > 0 {
-		w := types.Watermark{Col: col, T: tw.def.T, Val: tw.cur}
-		e.wms.LateRows(0, tc.rel.ID, n, w)
-	}
+	e.countLate(tc.rel.ID, tw, n)
 	return n
+}
+
+// countLate counts n rows of table id dropped behind its watermark tw.
+// Called under writeMu.
+func (e *Engine) countLate(id uint32, tw *tableWatermark, n int64) {
+	if n <= 0 {
+		return
+	}
+	tw.late += n
+	e.wms.LateRows(0, id, n, types.Watermark{Col: tw.def.Col, T: tw.def.T, Val: tw.cur})
 }
 
 // advanceWatermark raises the table's watermark over the statement's
@@ -347,6 +377,13 @@ func (e *Engine) injectTableWatermarks(ctx context.Context, j *jobRun) error {
 // the batch of the epoch being sealed. Called under writeMu.
 func (e *Engine) storeTableWatermarks(b *storage.Batch) {
 	for id, tw := range e.wms.tables {
+		if tw.late != tw.storedLate {
+			if err := b.SetMeta(lateRowsMetaKey(id), []byte(strconv.FormatInt(tw.late, 10))); err != nil {
+				e.log.Error("storing a table's late row count", "table", id, "err", err)
+			} else {
+				tw.storedLate = tw.late
+			}
+		}
 		if !tw.has || tw.storedOK && tw.stored == tw.cur.I {
 			continue
 		}
@@ -382,9 +419,11 @@ func (e *Engine) dropWatermark(rel *catalog.Relation, b *storage.Batch) {
 	if _, ok := e.wms.tables[rel.ID]; ok {
 		delete(e.wms.tables, rel.ID)
 		_ = b.DeleteKey(storage.MetaKey(watermarkMetaKey(rel.ID)))
+		_ = b.DeleteKey(storage.MetaKey(lateRowsMetaKey(rel.ID)))
 	}
 	e.wms.mu.Lock()
 	delete(e.wms.late, rel.ID)
+	delete(e.wms.malformed, rel.ID)
 	delete(e.wms.current, rel.ID)
 	e.wms.mu.Unlock()
 }
