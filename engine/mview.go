@@ -288,6 +288,12 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 		return nil, false, err
 	}
 	mv.Deps = b.Deps
+	if _, ok := with[planner.WithStateTTL]; ok && !root.Upsert {
+		// The planner gives a TTL to aggregations not emitting on
+		// window close and to joins no watermark cleans (Upsert is set
+		// when it did).
+		io.Notice("NOTICE", "00000", fmt.Sprintf("state_ttl has no effect on materialized view \"%s\": it keeps no aggregation or join state a TTL applies to", st.Name.Name))
+	}
 	if root.AppendOnly && !root.Upsert {
 		// Readers of the view plan it as append-only (a PLAIN sink
 		// FROM it, say), as they do a source.

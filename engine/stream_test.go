@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -208,4 +209,39 @@ func TestBackfillNotices(t *testing.T) {
 		t.Fatalf("notices: %q", tio.notices)
 	}
 	wantRows(t, s, "SELECT n FROM c", "5000")
+}
+
+// TestStateTTLWithoutStateNotice checks that CREATE MATERIALIZED VIEW
+// with a state_ttl says so when the view keeps no state a TTL applies to
+// (a projection, a window function), and says nothing for an
+// aggregation, which gets the TTL.
+func TestStateTTLWithoutStateNotice(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, g int)")
+	ctx := context.Background()
+	for _, c := range []struct {
+		sql    string
+		notice bool
+	}{
+		{"CREATE MATERIALIZED VIEW p WITH (state_ttl = '1 hour') AS SELECT id, g + 1 AS h FROM t", true},
+		{"CREATE MATERIALIZED VIEW w WITH (state_ttl = '1 hour') AS SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM t", true},
+		{"CREATE MATERIALIZED VIEW a WITH (state_ttl = '1 hour') AS SELECT g, count(*) FROM t GROUP BY g", false},
+	} {
+		p, err := s.Prepare(ctx, c.sql, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tio := &testIO{}
+		r, err := p.Execute(ctx, nil, tio)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		r.Close()
+		got := slices.ContainsFunc(tio.notices, func(n string) bool { return strings.Contains(n, "state_ttl has no effect") })
+		if got != c.notice {
+			t.Errorf("%s: notices %q, want the state_ttl notice: %v", c.sql, tio.notices, c.notice)
+		}
+	}
 }
