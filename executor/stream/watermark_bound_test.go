@@ -27,18 +27,7 @@ func TestEOWCStateBounded(t *testing.T) {
 	e := newOpEnv(t)
 	inTs := []types.T{types.TTimestamp, types.TInt8}
 	in := &pushInput{}
-	base := &planner.StreamValues{StreamBase: planner.StreamBase{Out: types.Schema{col("ts", types.TTimestamp), col("k", types.TInt8)}, AppendOnly: true, Watermarks: []int{0}}}
-	second := &planner.Const{V: types.DInterval(types.IntervalVal{Micros: windowMs * 1000}), T: types.TInterval}
-	origin := &planner.Const{V: types.DInt(0), T: types.TTimestamp}
-	proj := &planner.StreamProject{Input: base, Exprs: []planner.Expr{
-		call("date_bin", types.TTimestamp, second, rtCol(0, types.TTimestamp), origin), rtCol(1, types.TInt8),
-	}}
-	proj.Out = types.Schema{col("window_start", types.TTimestamp), col("k", types.TInt8)}
-	proj.AppendOnly, proj.Watermarks = true, []int{0}
-	p, err := NewProject(newTestActx(e.db), in, proj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proj, p := dateBinProject(t, e, in, windowMs)
 	kRef := rtCol(1, types.TInt8)
 	agg := &planner.StreamHashAgg{Input: proj, GroupBy: []int{0}, EOWC: true, Aggs: []planner.AggCall{
 		{Fn: "count", T: types.TInt8},
@@ -99,4 +88,25 @@ func TestEOWCStateBounded(t *testing.T) {
 		t.Fatalf("%d rows counted in closed windows of %d", counted, rows)
 	}
 	t.Logf("%d rows, %d windows closed, at most %d open windows and %d distinct rows in state", rows, emitted, maxState, maxExtra)
+}
+
+// dateBinProject returns a Project, reading in, of rows (ts timestamp, k
+// bigint) with a watermark on ts into (date_bin(windowMs ms, ts, 1970),
+// k), the window start keeping the watermark: the input of a windowed
+// aggregation.
+func dateBinProject(t testing.TB, e *opEnv, in Operator, windowMs int64) (*planner.StreamProject, Operator) {
+	t.Helper()
+	base := &planner.StreamValues{StreamBase: planner.StreamBase{Out: types.Schema{col("ts", types.TTimestamp), col("k", types.TInt8)}, AppendOnly: true, Watermarks: []int{0}}}
+	size := &planner.Const{V: types.DInterval(types.IntervalVal{Micros: windowMs * 1000}), T: types.TInterval}
+	origin := &planner.Const{V: types.DInt(0), T: types.TTimestamp}
+	proj := &planner.StreamProject{Input: base, Exprs: []planner.Expr{
+		call("date_bin", types.TTimestamp, size, rtCol(0, types.TTimestamp), origin), rtCol(1, types.TInt8),
+	}}
+	proj.Out = types.Schema{col("window_start", types.TTimestamp), col("k", types.TInt8)}
+	proj.AppendOnly, proj.Watermarks = true, []int{0}
+	p, err := NewProject(newTestActx(e.db), in, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proj, p
 }

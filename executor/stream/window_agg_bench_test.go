@@ -64,18 +64,7 @@ func BenchmarkWindowedAgg(b *testing.B) {
 	dataflow := func(eowc bool) int64 {
 		e := newOpEnv(b)
 		in := &pushInput{}
-		base := &planner.StreamValues{StreamBase: planner.StreamBase{Out: types.Schema{col("ts", types.TTimestamp), col("k", types.TInt8)}, AppendOnly: true, Watermarks: []int{0}}}
-		size := &planner.Const{V: types.DInterval(types.IntervalVal{Micros: windowMs * 1000}), T: types.TInterval}
-		origin := &planner.Const{V: types.DInt(0), T: types.TTimestamp}
-		proj := &planner.StreamProject{Input: base, Exprs: []planner.Expr{
-			call("date_bin", types.TTimestamp, size, rtCol(0, types.TTimestamp), origin), rtCol(1, types.TInt8),
-		}}
-		proj.Out = types.Schema{col("window_start", types.TTimestamp), col("k", types.TInt8)}
-		proj.AppendOnly, proj.Watermarks = true, []int{0}
-		p, err := NewProject(newTestActx(e.db), in, proj)
-		if err != nil {
-			b.Fatal(err)
-		}
+		proj, p := dateBinProject(b, e, in, windowMs)
 		agg := &planner.StreamHashAgg{Input: proj, GroupBy: []int{0}, EOWC: eowc, Aggs: []planner.AggCall{
 			{Fn: "count", T: types.TInt8}, {Fn: "sum", Args: []planner.Expr{rtCol(1, types.TInt8)}, T: types.TNumeric},
 		}, Result: planner.StateTableDesc{ID: 100}}
