@@ -194,6 +194,16 @@
 //	    (ROWS 1 FOLLOWING, BETWEEN CURRENT     cannot be UNBOUNDED FOLLOWING, frame starting
 //	    ROW AND 1 PRECEDING, ...)              from current row cannot have preceding rows,
 //	                                           ...), at the bound it names
+//	29b frame EXCLUDE CURRENT ROW|GROUP|TIES   the start bound carries it (TiDB has no
+//	                                           exclusion): e PRECEDING|FOLLOWING is interval
+//	                                           pg_frame_offset(e, 'x') day PRECEDING|FOLLOWING,
+//	                                           UNBOUNDED PRECEDING and CURRENT ROW are interval
+//	                                           pg_frame_bound('unbounded preceding', 'x') day
+//	                                           PRECEDING, 'current row' likewise; 'x' is
+//	                                           'current row', 'group' or 'ties'
+//	    frame EXCLUDE NO OTHERS                the frame (the clause is the default)
+//	    EXCLUDE ... not ending the frame's     42601 at the token Postgres's grammar stops at
+//	    window specification, or malformed
 //	30  x [NOT] BETWEEN SYMMETRIC lo AND hi    x [NOT] BETWEEN pg_between_symmetric(lo) AND hi;
 //	    x BETWEEN ASYMMETRIC lo AND hi         x BETWEEN lo AND hi (the binder reads the
 //	                                           first as x BETWEEN lo AND hi OR x BETWEEN hi

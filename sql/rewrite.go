@@ -47,10 +47,17 @@ func (b *bridge) level(seq []*node) []*node {
 // INTERVAL expr unit, whose expr may be anything; so every offset e
 // becomes interval pg_frame_offset(e) day, which the binder unwraps, and
 // keeps its position. A frame clause ends its window specification, so
-// only one that ends seq (or is followed by EXCLUDE, which TiDB then
-// rejects) is taken for one: a column named rows elsewhere is left
-// alone. The frames Postgres's grammar rejects fail here with its errors
-// (42P20, positioned at the offending bound), not with TiDB's.
+// only one that ends seq, or is followed by EXCLUDE, is taken for one: a
+// column named rows elsewhere is left alone. The frames Postgres's
+// grammar rejects fail here with its errors (42P20, positioned at the
+// offending bound), not with TiDB's.
+//
+// TiDB has no frame exclusion: EXCLUDE NO OTHERS (the default) is
+// dropped, and EXCLUDE CURRENT ROW, GROUP or TIES is carried by the
+// frame's start bound, which every frame has (#29b): an offset becomes
+// interval pg_frame_offset(e, 'x') day, UNBOUNDED PRECEDING and CURRENT
+// ROW become interval pg_frame_bound('unbounded preceding', 'x') day
+// PRECEDING, with x 'current row', 'group' or 'ties'.
 func (b *bridge) frameOffsets(seq []*node) []*node {
 	for i, n := range seq {
 		if n.kind != nLeaf || !frameWords[n.word()] {
@@ -76,6 +83,15 @@ func (b *bridge) frameOffsets(seq []*node) []*node {
 			b.fail(pgerr.New(pgerr.WindowingError, "%s", msg).WithPosition(charPos(b.src, seq[at].off)))
 			return seq
 		}
+		excl := ""
+		if end.end < len(seq) {
+			var err error
+			if excl, err = b.frameExclusion(seq[end.end:]); err != nil {
+				b.fail(err)
+				return seq
+			}
+			seq = seq[:end.end]
+		}
 		spans := [][2]int{{start.at, start.off}}
 		if between {
 			spans = append(spans, [2]int{end.at, end.off})
@@ -83,10 +99,18 @@ func (b *bridge) frameOffsets(seq []*node) []*node {
 		// Right to left, so the earlier span's indices stay valid.
 		for k := len(spans) - 1; k >= 0; k-- {
 			a, e := spans[k][0], spans[k][1]
+			mark := k == 0 && excl != ""
 			if e == a {
-				continue // UNBOUNDED or CURRENT ROW
+				// UNBOUNDED PRECEDING or CURRENT ROW.
+				if mark {
+					off := seq[a].off
+					bound := textNode(quoteString(start.kind)+", "+quoteString(excl), off)
+					seq = splice(seq, a, start.end, textNode("interval", off),
+						synth("pg_frame_bound(", []*node{bound}, ")", off), textNode("day", off), textNode("preceding", off))
+				}
+				continue
 			}
-			if seq[a].isWord("interval") && at(seq, a+1).isWord("pg_frame_offset") {
+			if seq[a].isWord("interval") && (at(seq, a+1).isWord("pg_frame_offset") || at(seq, a+1).isWord("pg_frame_bound")) {
 				// Bridged already (text parsed again): keep the keyword
 				// from being quoted as a type name.
 				seq[a] = textNode("interval", seq[a].off)
@@ -94,11 +118,45 @@ func (b *bridge) frameOffsets(seq []*node) []*node {
 			}
 			off := seq[a].off
 			kids := append([]*node(nil), seq[a:e]...)
+			if mark {
+				kids = append(kids, leafOp(",", off), textNode(quoteString(excl), off))
+			}
 			seq = splice(seq, a, e, textNode("interval", off), synth("pg_frame_offset(", kids, ")", off), textNode("day", off))
 		}
 		return seq
 	}
 	return seq
+}
+
+// frameExclusion reads the frame exclusion clause that makes up seq
+// (EXCLUDE CURRENT ROW, GROUP, TIES or NO OTHERS) and returns what it
+// excludes: "current row", "group", "ties", or "" for NO OTHERS. Any
+// other text is a syntax error at the first token Postgres's grammar
+// (opt_window_exclusion_clause) cannot take.
+func (b *bridge) frameExclusion(seq []*node) (string, error) {
+	var excl string
+	n := 2
+	switch w := at(seq, 1).word(); {
+	case w == "current" && at(seq, 2).isWord("row"):
+		excl, n = "current row", 3
+	case w == "group" || w == "ties":
+		excl = w
+	case w == "no" && at(seq, 2).isWord("others"):
+		n = 3
+	case w == "current" || w == "no":
+		if len(seq) == 2 {
+			return "", b.syntaxErrorAfter(seq[1].off)
+		}
+		return "", b.syntaxError(seq[2].off)
+	case len(seq) == 1:
+		return "", b.syntaxErrorAfter(seq[0].off)
+	default:
+		return "", b.syntaxError(seq[1].off)
+	}
+	if len(seq) > n {
+		return "", b.syntaxError(seq[n].off)
+	}
+	return excl, nil
 }
 
 // frameBoundAt is one frame bound read by frameBound: kind is
