@@ -679,6 +679,9 @@ func windowKey(c WindowCall) string {
 				sb.WriteString(" " + exprKey(b.Offset))
 			}
 		}
+		if f.Exclude != "" {
+			sb.WriteString(" exclude " + f.Exclude)
+		}
 	}
 	return sb.String()
 }
@@ -760,9 +763,37 @@ func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Fr
 		out.Mode = "groups"
 	}
 	construct := strings.ToUpper(out.Mode)
+	// The bridge writes every offset but a number as INTERVAL
+	// pg_frame_offset(e) DAY, and the frame's exclusion into its start
+	// bound: pg_frame_offset(e, 'x'), or pg_frame_bound('kind', 'x') for
+	// UNBOUNDED PRECEDING and CURRENT ROW (sql/doc.go #29, #29b).
+	start, end := f.Extent.Start, f.Extent.End
+	if fc, ok := start.Expr.(*ast.FuncCallExpr); ok && len(fc.Args) == 2 && (fc.FnName.L == "pg_frame_offset" || fc.FnName.L == "pg_frame_bound") {
+		excl := frameMarkerString(fc.Args[1])
+		out.Exclude = strings.ReplaceAll(excl, " ", "_")
+		if fc.FnName.L == "pg_frame_offset" {
+			nf := *fc
+			nf.Args = fc.Args[:1]
+			start.Expr = &nf
+		} else {
+			switch frameMarkerString(fc.Args[0]) {
+			case "current row":
+				start = ast.FrameBound{Type: ast.CurrentRow}
+			case "unbounded preceding":
+				start = ast.FrameBound{Type: ast.Preceding, UnBounded: true}
+			default:
+				failf(pgerr.InternalError, "unexpected frame bound marker")
+			}
+		}
+		switch out.Exclude {
+		case "current_row", "group", "ties":
+		default:
+			failf(pgerr.InternalError, "unexpected frame exclusion %q", excl)
+		}
+	}
 	hasOffset := func(fb ast.FrameBound) bool { return fb.Type != ast.CurrentRow && !fb.UnBounded && fb.Expr != nil }
 	var keyT types.T
-	if out.Mode == "range" && (hasOffset(f.Extent.Start) || hasOffset(f.Extent.End)) {
+	if out.Mode == "range" && (hasOffset(start) || hasOffset(end)) {
 		// Postgres drops repeated sort keys (ORDER BY x, x is one key).
 		keys := map[string]bool{}
 		for _, k := range ord {
@@ -810,13 +841,24 @@ func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Fr
 		})
 		return FrameBound{Kind: kind, Offset: off}
 	}
-	out.Start = bound(f.Extent.Start)
-	out.End = bound(f.Extent.End)
-	if f.Extent.End.Type == 0 && !f.Extent.End.UnBounded && f.Extent.End.Expr == nil {
+	out.Start = bound(start)
+	out.End = bound(end)
+	if end.Type == 0 && !end.UnBounded && end.Expr == nil {
 		// "ROWS start" without BETWEEN ends at the current row.
 		out.End = FrameBound{Kind: "current_row"}
 	}
 	return out
+}
+
+// frameMarkerString returns the string literal argument of a frame
+// marker the bridge wrote, "" for anything else.
+func frameMarkerString(e ast.ExprNode) string {
+	if l, ok := e.(*sql.Literal); ok {
+		if s, ok := l.Value.(string); ok {
+			return s
+		}
+	}
+	return ""
 }
 
 // inRangeOffsets lists, for each ORDER BY key type with in_range support

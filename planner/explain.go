@@ -264,7 +264,11 @@ func (f *exprFormatter) window(c WindowCall) string {
 			}
 			return strings.ToUpper(strings.ReplaceAll(b.Kind, "_", " "))
 		}
-		parts = append(parts, fmt.Sprintf("%s BETWEEN %s AND %s", strings.ToUpper(c.Frame.Mode), bound(c.Frame.Start), bound(c.Frame.End)))
+		frame := fmt.Sprintf("%s BETWEEN %s AND %s", strings.ToUpper(c.Frame.Mode), bound(c.Frame.Start), bound(c.Frame.End))
+		if x := c.Frame.Exclude; x != "" {
+			frame += " EXCLUDE " + strings.ToUpper(strings.ReplaceAll(x, "_", " "))
+		}
+		parts = append(parts, frame)
 	}
 	return s + strings.Join(parts, " ") + ")"
 }

@@ -194,6 +194,11 @@ type Frame struct {
 	Mode  string
 	Start FrameBound
 	End   FrameBound
+	// Exclude is the frame exclusion (docs §4.2.8): "" (EXCLUDE NO
+	// OTHERS), "current_row", "group" (the current row and its peers) or
+	// "ties" (its peers but not itself). It leaves out rows of the frame
+	// for the functions that read it (ReadsFrame).
+	Exclude string
 }
 
 // WindowCall is one window function: a ranking function (row_number,
