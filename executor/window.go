@@ -22,7 +22,10 @@ import (
 // when there is an ORDER BY, the whole partition otherwise; ROWS frames
 // with n PRECEDING / FOLLOWING; GROUPS frames count peer groups; RANGE
 // frames with an offset hold the rows whose single ORDER BY value lies
-// within it of the current row's (window_range.go).
+// within it of the current row's (window_range.go). A frame exclusion
+// leaves the current row, its peer group, or its peers but itself out of
+// the frame of the aggregates and of first_value, last_value and
+// nth_value.
 //
 // The output is the input columns then one column per call. Rows come
 // out ordered like Postgres's WindowAgg emits them: by the last call's
@@ -337,14 +340,25 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 	if err != nil {
 		return err
 	}
+	exclude := ""
+	if call.Frame != nil {
+		exclude = call.Frame.Exclude
+	}
+	var runs [][2]int
 	switch call.Fn {
 	case "first_value", "last_value", "nth_value":
 		for i, r := range p {
 			lo, hi := bounds(i)
-			k := lo
+			runs = keptRuns(exclude, lo, hi, i, peerStart[i], peerEnd[i], runs[:0])
+			// k counts the wanted row among the frame's rows from its
+			// first (from its last for last_value), -1 for none.
+			k := 0
 			switch call.Fn {
 			case "last_value":
-				k = hi
+				k = -1
+				if len(runs) > 0 {
+					k = runs[len(runs)-1][1]
+				}
 			case "nth_value":
 				if r.args[1].Null {
 					out[r.idx] = types.NullDatum
@@ -353,9 +367,11 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 				if r.args[1].I <= 0 {
 					return pgerr.New("22016", "argument of nth_value must be greater than zero")
 				}
-				k = lo + int(r.args[1].I) - 1
+				k = nthKept(runs, r.args[1].I-1)
+			default:
+				k = nthKept(runs, 0)
 			}
-			if lo > hi || k > hi {
+			if k < 0 {
 				out[r.idx] = types.NullDatum
 			} else {
 				out[r.idx] = p[k].args[0]
@@ -370,6 +386,24 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 			return pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", call.Fn)
 		}
 		return err
+	}
+	if exclude != "" {
+		// The rows left are not one run: each row's frame is aggregated
+		// afresh, in window order, as Postgres restarts the aggregate
+		// for every row of a frame with an exclusion.
+		for i, r := range p {
+			lo, hi := bounds(i)
+			acc := mk()
+			for _, run := range keptRuns(exclude, lo, hi, i, peerStart[i], peerEnd[i], runs[:0]) {
+				for k := run[0]; k <= run[1]; k++ {
+					if err := acc.Add(p[k].args); err != nil {
+						return err
+					}
+				}
+			}
+			out[r.idx] = acc.Result()
+		}
+		return nil
 	}
 	// Frames whose start never moves extend one accumulator; others are
 	// recomputed per row (exact for every type, including floats, where
@@ -389,6 +423,47 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 		out[r.idx] = acc.Result()
 	}
 	return nil
+}
+
+// keptRuns appends to buf the rows of row i's frame [lo, hi] that the
+// frame exclusion exclude (planner.Frame.Exclude) keeps, as ascending
+// runs [a, b] in window order (at most three), and returns it. The
+// current row's peer group is [ps, pe]; it need not lie in the frame.
+func keptRuns(exclude string, lo, hi, i, ps, pe int, buf [][2]int) [][2]int {
+	add := func(a, b int) {
+		a, b = max(a, lo), min(b, hi)
+		if a <= b {
+			buf = append(buf, [2]int{a, b})
+		}
+	}
+	switch exclude {
+	case "current_row":
+		add(lo, i-1)
+		add(i+1, hi)
+	case "group":
+		add(lo, ps-1)
+		add(pe+1, hi)
+	case "ties":
+		add(lo, ps-1)
+		add(i, i)
+		add(pe+1, hi)
+	default:
+		add(lo, hi)
+	}
+	return buf
+}
+
+// nthKept returns the row n places (from 0) after the first of runs, or
+// -1 when the runs hold no more than n rows.
+func nthKept(runs [][2]int, n int64) int {
+	for _, r := range runs {
+		if size := int64(r[1] - r[0] + 1); n >= size {
+			n -= size
+			continue
+		}
+		return r[0] + int(n)
+	}
+	return -1
 }
 
 // ntile implements ntile(n): the partition's rows split into n buckets

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -41,6 +42,79 @@ func TestWindowRanking(t *testing.T) {
 + 1 30 4 4 3 1                  1    3 80 20 -1 10 30 20
 + 2 5  1 1 1 0                  1    1 5  . -1 5  5  .
 + . 7  1 1 1 0                  1    1 7  . -1 7  7  .`, false)
+}
+
+// TestWindowFrameExclusion checks EXCLUDE CURRENT ROW, GROUP and TIES
+// for aggregates and the value functions. Expected rows checked against
+// PostgreSQL 15:
+//
+//	select v, sum(v) over (order by v rows between 1 preceding and 1 following exclude current row),
+//	  sum(v) over (order by v range between unbounded preceding and current row exclude group),
+//	  count(*) over (order by v groups between 1 preceding and 1 following exclude ties),
+//	  first_value(v) over (order by v rows between unbounded preceding and unbounded following exclude group),
+//	  last_value(v) over (order by v rows between unbounded preceding and unbounded following exclude ties),
+//	  nth_value(v, 2) over (order by v rows between current row and unbounded following exclude current row)
+//	from (values (10),(20),(20),(30),(40)) t(v)
+func TestWindowFrameExclusion(t *testing.T) {
+	in := vals(t, "+ 20\n+ 40\n+ 10\n+ 30\n+ 20", tI4)
+	v := col(0, tI4)
+	ord := []planner.SortKey{{Expr: v}}
+	b := func(kind string, off int64) planner.FrameBound {
+		fb := planner.FrameBound{Kind: kind}
+		if kind == "preceding" || kind == "following" {
+			fb.Offset = i8(off)
+		}
+		return fb
+	}
+	frame := func(mode string, start, end planner.FrameBound, excl string) *planner.Frame {
+		return &planner.Frame{Mode: mode, Start: start, End: end, Exclude: excl}
+	}
+	all := func(excl string) *planner.Frame {
+		return frame("rows", b("unbounded_preceding", 0), b("unbounded_following", 0), excl)
+	}
+	calls := []planner.WindowCall{
+		{Fn: "sum", Args: []planner.Expr{v}, OrderBy: ord, T: tI8,
+			Frame: frame("rows", b("preceding", 1), b("following", 1), "current_row")},
+		{Fn: "sum", Args: []planner.Expr{v}, OrderBy: ord, T: tI8,
+			Frame: frame("range", b("unbounded_preceding", 0), b("current_row", 0), "group")},
+		{Fn: "count", OrderBy: ord, T: tI8, Frame: frame("groups", b("preceding", 1), b("following", 1), "ties")},
+		{Fn: "first_value", Args: []planner.Expr{v}, OrderBy: ord, T: tI4, Frame: all("group")},
+		{Fn: "last_value", Args: []planner.Expr{v}, OrderBy: ord, T: tI4, Frame: all("ties")},
+		{Fn: "nth_value", Args: []planner.Expr{v, cnst(types.DInt(2), tI4)}, OrderBy: ord, T: tI4,
+			Frame: frame("rows", b("current_row", 0), b("unbounded_following", 0), "current_row")},
+	}
+	p := &planner.Window{Input: in, Calls: calls, Out: schema(tI4, tI8, tI8, tI8, tI4, tI4, tI4)}
+	expect(t, p, newEC(), `
++ 10 20 .  3 20 40 20
++ 20 30 10 3 10 40 30
++ 20 50 10 3 10 40 40
++ 30 60 50 4 10 40 .
++ 40 30 80 2 10 40 .`, true)
+}
+
+// TestKeptRuns checks the rows a frame exclusion keeps, including a
+// current row outside its own frame (ROWS BETWEEN 1 FOLLOWING AND ...).
+func TestKeptRuns(t *testing.T) {
+	for _, c := range []struct {
+		excl              string
+		lo, hi, i, ps, pe int
+		want              string
+	}{
+		{"", 0, 4, 2, 1, 3, "[[0 4]]"},
+		{"current_row", 0, 4, 2, 1, 3, "[[0 1] [3 4]]"},
+		{"group", 0, 4, 2, 1, 3, "[[0 0] [4 4]]"},
+		{"ties", 0, 4, 2, 1, 3, "[[0 0] [2 2] [4 4]]"},
+		{"ties", 1, 3, 2, 1, 3, "[[2 2]]"},
+		{"group", 0, 1, 0, 0, 1, "[]"},
+		{"current_row", 3, 5, 2, 2, 2, "[[3 5]]"},
+		{"ties", 3, 5, 2, 1, 4, "[[5 5]]"},
+		{"current_row", 3, 2, 2, 2, 2, "[]"},
+	} {
+		got := fmt.Sprint(keptRuns(c.excl, c.lo, c.hi, c.i, c.ps, c.pe, nil))
+		if got != c.want {
+			t.Errorf("%q frame [%d, %d] row %d peers [%d, %d]: got %s, want %s", c.excl, c.lo, c.hi, c.i, c.ps, c.pe, got, c.want)
+		}
+	}
 }
 
 // TestWindowFrames checks explicit frames. Expected rows checked against
