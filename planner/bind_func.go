@@ -720,7 +720,9 @@ func (b *binder) checkWindowable(name string, n ast.Node) {
 }
 
 // resolveWindowSpec merges a window clause with the named window it
-// refers to (OVER w, OVER (w ORDER BY ...)).
+// refers to (OVER w, OVER (w ORDER BY ...)), failing (42P20) as Postgres
+// does a copy that overrides the named window's PARTITION BY or ORDER BY
+// or copies its frame.
 func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpec {
 	ref := s.Ref.L
 	if s.Name.L != "" && s.OnlyAlias {
@@ -736,6 +738,22 @@ func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpe
 	merged := b.resolveWindowSpec(w, base)
 	if s.OnlyAlias {
 		return merged
+	}
+	// Postgres's checks (parse_clause.c, transformWindowDefinitions): a
+	// window that copies another may only add an ORDER BY it lacks and a
+	// frame, and cannot copy one with a frame.
+	if s.PartitionBy != nil {
+		failf(pgerr.WindowingError, "cannot override PARTITION BY clause of window \"%s\"", ref)
+	}
+	if s.OrderBy != nil && merged.OrderBy != nil {
+		failf(pgerr.WindowingError, "cannot override ORDER BY clause of window \"%s\"", ref)
+	}
+	if merged.Frame != nil {
+		err := pgerr.New(pgerr.WindowingError, "cannot copy window \"%s\" because it has a frame clause", ref)
+		if s.Name.L == "" && s.OrderBy == nil && s.Frame == nil {
+			err = err.WithHint("Omit the parentheses in this OVER clause.")
+		}
+		fail(err)
 	}
 	if s.OrderBy != nil {
 		merged.OrderBy = s.OrderBy
