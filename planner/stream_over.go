@@ -273,7 +273,8 @@ func runningFrame(c WindowCall) bool {
 // emit each row once, when final, with a bounded state: its input must
 // be append-only, its first ORDER BY key an ascending column with a
 // watermark, and its calls and frames must not depend on rows that never
-// become final (the end of an unbounded partition).
+// become final (the end of an unbounded partition) nor exclude rows from
+// the frame, which the EOWC frame code does not do.
 func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 	if !in.AppendOnly {
 		fail(unsupported("EMIT ON WINDOW CLOSE needs an append-only input for window functions").
@@ -306,6 +307,9 @@ func (sp *streamPlanner) checkOverEOWC(n *StreamOverWindow, in *StreamBase) {
 		f := c.Frame
 		switch {
 		case f == nil:
+		case f.Exclude != "" && ReadsFrame(c.Fn):
+			fail(unsupported("frame exclusion is not supported with EMIT ON WINDOW CLOSE").
+				WithHint("Leave out the EXCLUDE clause, or EMIT ON WINDOW CLOSE: a materialized view that follows every change computes it."))
 		case f.Mode == "groups":
 			fail(unsupported("GROUPS frames are not supported with EMIT ON WINDOW CLOSE").WithHint("Use a ROWS or RANGE frame."))
 		case f.End.Kind == "unbounded_following":
