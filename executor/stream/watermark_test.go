@@ -447,13 +447,16 @@ func runSourceSplit(t *testing.T, split string) string {
 		t.Fatal(err)
 	}
 	defer src.Close()
+	// The poll goroutine takes batches off the reader once the first
+	// barrier starts it: count them before.
+	nBatches := len(reader.batches)
 	barriers <- types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}, Mutation: types.Mutation{Kind: types.MutationAddJob, Job: types.Job{ID: testJob}}}
 	mustNext(t, src)
 	var kept []string
 	var wm types.Datum
 	hasWM := false
 	epoch := uint64(1)
-	for k := range reader.batches {
+	for k := range nBatches {
 		c, ok := mustNext(t, src).(*types.Chunk)
 		if !ok {
 			t.Fatalf("%s: batch %d gave no chunk", split, k)
