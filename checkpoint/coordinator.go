@@ -478,7 +478,16 @@ func (c *Coordinator) actorFailed(ev ActorFailed) error {
 		// are torn down.
 		return nil
 	}
-	err := pgerr.Wrap(pgerr.InternalError, ev.Err, fmt.Sprintf("actor %d failed", ev.Actor))
+	// An error with a SQLSTATE of its own (a sink's broker that does not
+	// answer, say) keeps it: the statements failing with it learn why.
+	code := pgerr.CodeOf(ev.Err)
+	if code == "" {
+		code = pgerr.InternalError
+	}
+	err := pgerr.Wrap(code, ev.Err, fmt.Sprintf("actor %d failed", ev.Actor))
+	if pe := pgerr.As(ev.Err); pe != nil && pe.Hint != "" {
+		err = err.WithHint("%s", pe.Hint)
+	}
 	if c.phase == phaseCommitting {
 		// The commit may still succeed; recovery must start from its
 		// outcome, not guess it.

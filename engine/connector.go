@@ -42,6 +42,7 @@ const (
 	optGuarantee      = "sink.delivery.guarantee"
 	optTxnPrefix      = "sink.transactional.id.prefix"
 	optTxnTimeout     = "properties.transaction.timeout.ms"
+	optDelivTimeout   = "properties.delivery.timeout.ms"
 	optForceAppend    = "force_append_only"
 	optSnapshot       = "snapshot"
 	optIncludePrefix  = "include."
@@ -55,7 +56,7 @@ var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMod
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
 	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optMaxRecordBytes, optBarrierAlignment, optTimeZone,
-	"streaming_parallelism"}
+	"streaming_parallelism", optDelivTimeout}
 
 // checkOptions fails with 22023 on an option key not in known (include.*
 // keys are the engine's own and always known).
@@ -383,12 +384,18 @@ func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig,
 		return cfg, err
 	}
 	cfg.Guarantee = g
-	if v := rel.With[optTxnTimeout]; v != "" {
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms <= 0 {
-			return cfg, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", optTxnTimeout, v)
+	for _, o := range []struct {
+		key string
+		d   *time.Duration
+	}{{optTxnTimeout, &cfg.TransactionTimeout}, {optDelivTimeout, &cfg.DeliveryTimeout}} {
+		if v := rel.With[o.key]; v != "" {
+			ms, err := strconv.Atoi(v)
+			if err != nil || ms <= 0 {
+				return cfg, pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", o.key, v).
+					WithHint("A number of milliseconds above zero is expected.")
+			}
+			*o.d = time.Duration(ms) * time.Millisecond
 		}
-		cfg.TransactionTimeout = time.Duration(ms) * time.Millisecond
 	}
 	return cfg, nil
 }
@@ -408,6 +415,7 @@ func sinkGuarantee(with map[string]string) (kafka.Guarantee, error) {
 
 // kafkaSink is a stream.SinkWriter over a connector writer.
 type kafkaSink struct {
+	name string // the sink's, for errors
 	w    *kafka.SinkWriter
 	enc  *kafka.Encoder
 	recs []kafka.Record
@@ -449,6 +457,12 @@ func (s *kafkaSink) PreCommit(ctx context.Context) (stream.SinkTxn, bool, error)
 	fault.Hit(fault.SinkBeforePrecommit)
 	rec, err := s.w.PreCommit(ctx)
 	if err != nil {
+		if ctx.Err() == nil {
+			// The broker did not take the epoch's records: the
+			// checkpoint fails, and so do the writes waiting for it.
+			return stream.SinkTxn{}, false, pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name).
+				WithHint("The sink's broker does not answer; writes fail until it does (properties.delivery.timeout.ms bounds the wait).")
+		}
 		return stream.SinkTxn{}, false, err
 	}
 	fault.Hit(fault.SinkAfterPrecommit)
@@ -551,7 +565,7 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 		info.skipped.Add(1)
 		e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err)
 	}
-	return &kafkaSink{w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip}, nil
+	return &kafkaSink{name: n.Rel.Name, w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip}, nil
 }
 
 // connectors tracks the running connector readers and writers for the

@@ -39,6 +39,10 @@ const (
 	DefaultTxnIDPrefix        = "weir"
 	DefaultTxnPoolSize        = 4
 	DefaultTransactionTimeout = 15 * time.Minute
+	// DefaultDeliveryTimeout bounds a sink's waits on the broker, as
+	// Kafka's producer delivery.timeout.ms does (its default, 2 min,
+	// shortened: a checkpoint waits on it, and so does every write).
+	DefaultDeliveryTimeout = time.Minute
 )
 
 // SinkConfig configures one sink actor's writer.
@@ -64,6 +68,11 @@ type SinkConfig struct {
 	// open longer is aborted by the broker, so it must cover a checkpoint
 	// interval plus the time until the checkpoint commits.
 	TransactionTimeout time.Duration
+	// DeliveryTimeout bounds each wait on the broker (default
+	// DefaultDeliveryTimeout): initialising a producer and flushing an
+	// epoch's records at PreCommit. A broker that does not answer in time
+	// fails the call, so the checkpoint fails instead of waiting forever.
+	DeliveryTimeout time.Duration
 	// Logger receives the writer's events (default slog.Default()).
 	Logger *slog.Logger
 	// ClientOpts are extra franz-go options (SASL, TLS, linger...).
@@ -213,6 +222,9 @@ func (cfg *SinkConfig) withDefaults() {
 	if cfg.TransactionTimeout <= 0 {
 		cfg.TransactionTimeout = DefaultTransactionTimeout
 	}
+	if cfg.DeliveryTimeout <= 0 {
+		cfg.DeliveryTimeout = DefaultDeliveryTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -275,7 +287,9 @@ func (w *SinkWriter) connect(ctx context.Context, s *slot, base []kgo.Opt) error
 	if err != nil {
 		return fmt.Errorf("kafka sink: %w", err)
 	}
-	pid, ep, err := cl.ProducerID(ctx)
+	ictx, cancel := context.WithTimeout(ctx, w.cfg.DeliveryTimeout)
+	pid, ep, err := cl.ProducerID(ictx)
+	cancel()
 	if err != nil {
 		cl.Close()
 		return fmt.Errorf("kafka sink: init producer for transactional id %s: %w", s.id, err)
@@ -370,7 +384,12 @@ func (w *SinkWriter) PreCommit(ctx context.Context) (TxnRecord, error) {
 	if cl == nil {
 		cl = w.cur.cl
 	}
-	if err := cl.Flush(ctx); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, w.cfg.DeliveryTimeout)
+	defer cancel()
+	if err := cl.Flush(fctx); err != nil {
+		if ctx.Err() == nil && fctx.Err() != nil {
+			return TxnRecord{}, fmt.Errorf("kafka sink: flush epoch %d: the broker did not take the records within %s", w.epoch, w.cfg.DeliveryTimeout)
+		}
 		return TxnRecord{}, fmt.Errorf("kafka sink: flush epoch %d: %w", w.epoch, err)
 	}
 	if err := w.takeProduceErr(); err != nil {
@@ -383,7 +402,7 @@ func (w *SinkWriter) PreCommit(ctx context.Context) (TxnRecord, error) {
 	s := w.cur
 	s.rec.Empty = !w.wrote
 	if w.wrote {
-		pid, ep, err := s.cl.ProducerID(ctx)
+		pid, ep, err := s.cl.ProducerID(fctx)
 		if err != nil {
 			return TxnRecord{}, fmt.Errorf("kafka sink: producer id of %s: %w", s.id, err)
 		}
