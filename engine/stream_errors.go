@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +66,12 @@ func (r *streamErrors) Record(job types.JobID, operator string, err error) {
 	if first {
 		level = slog.LevelWarn
 	}
-	r.log.Log(context.Background(), level, "streaming expression error, the value is NULL", "job", job, "operator", operator, "sqlstate", pe.Code, "err", pe.Message)
+	msg := "streaming expression error, the value is NULL"
+	if strings.HasPrefix(string(pe.Code), "08") {
+		// A connector that cannot reach its broker (it retries).
+		msg = "streaming connection error, retrying"
+	}
+	r.log.Log(context.Background(), level, msg, "job", job, "operator", operator, "sqlstate", pe.Code, "err", pe.Message)
 }
 
 // forget drops the entries of a job (its view was dropped).
