@@ -100,7 +100,7 @@ type TxnRecord struct {
 }
 
 func (r TxnRecord) String() string {
-	return fmt.Sprintf("txn %s pid=%d epoch=%d (checkpoint %d, empty=%v)",
+	return fmt.Sprintf("txn %s producer_id=%d producer_epoch=%d (checkpoint epoch %d, empty=%v)",
 		r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.Epoch, r.Empty)
 }
 
