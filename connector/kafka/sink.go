@@ -99,6 +99,7 @@ type TxnRecord struct {
 	Empty bool
 }
 
+// String describes r for logs and weir.sinks.
 func (r TxnRecord) String() string {
 	return fmt.Sprintf("txn %s producer_id=%d producer_epoch=%d (checkpoint epoch %d, empty=%v)",
 		r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.Epoch, r.Empty)
