@@ -43,6 +43,8 @@ weir serve flags:
                          127.0.0.1:9092), started before the database and stopped
                          after it; its topics live in DIR/kafka, every write
                          fsynced, so they survive restarts and crashes
+  --state-cache-mb N     memory budget of the streaming state cache in MiB; clean
+                         entries beyond it are evicted and read back from disk
   --log-level LEVEL      debug, info, warn or error (default info)
 
 weir kafka flags:
