@@ -59,6 +59,13 @@ var views = []struct{ name, query string }{
 		"count(*) OVER (ORDER BY v DESC RANGE BETWEEN CURRENT ROW AND 20 FOLLOWING) AS below, " +
 		"sum(id) OVER (PARTITION BY k ORDER BY v::numeric / 4 RANGE BETWEEN 2.5 PRECEDING AND 1.25 PRECEDING) AS before, " +
 		"first_value(id) OVER (PARTITION BY k ORDER BY id RANGE BETWEEN 3 PRECEDING AND 3 FOLLOWING) AS fid FROM t1"},
+	// Frame exclusion: the frames' sets of rows are fixed by the order
+	// keys (ties broken by id where the frame counts rows).
+	{"v_over_exclude", "SELECT id, k, v, sum(v) OVER (PARTITION BY k ORDER BY v, id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING EXCLUDE CURRENT ROW) AS around, " +
+		"count(*) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING EXCLUDE GROUP) AS others, " +
+		"max(id) OVER (PARTITION BY k ORDER BY v GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE TIES) AS hi, " +
+		"min(v) OVER (ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW) AS lo, " +
+		"last_value(id) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW) AS prev_id FROM t1"},
 	{"v_nokey", "SELECT a, count(*) AS n FROM t3 GROUP BY a"},
 	{"v_on_agg", "SELECT sum(n) AS total, count(*) AS groups, max(hi) AS top FROM v_agg"},
 	{"v_on_join", "SELECT id2, count(*) AS n FROM v_join GROUP BY id2"},
