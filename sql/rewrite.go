@@ -1210,9 +1210,14 @@ func (b *bridge) betweenSymmetric(seq []*node) []*node {
 			for k < len(seq) && !seq[k].isWord("and") {
 				k++
 			}
-			if k == i+2 || k == len(seq) {
+			if k == i+2 {
+				// No lower bound: TiDB's error is at the AND, as
+				// Postgres's.
+				seq = splice(seq, i+1, i+2)
 				continue
 			}
+			// Without an AND the bound still goes into the marker, so
+			// the error is at the end of the input, as Postgres's.
 			seq = splice(seq, i+1, k, synth("pg_between_symmetric(", append([]*node{}, seq[i+2:k]...), ")", seq[i+1].off))
 		}
 	}
