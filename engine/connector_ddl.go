@@ -114,9 +114,11 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	if err := setWatermarkOptions(rel, st.Watermark, true); err != nil {
 		return nil, err
 	}
-	if _, _, err := e.sourceConfig(rel, nil); err != nil {
+	cfg, _, err := e.sourceConfig(rel, nil)
+	if err != nil {
 		return nil, err
 	}
+	warnUnreachable(ctx, cfg.Brokers, io)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
@@ -188,9 +190,11 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		return nil, err
 	}
 	e := s.eng
-	if _, _, err := e.sourceConfig(rel, nil); err != nil {
+	cfg, _, err := e.sourceConfig(rel, nil)
+	if err != nil {
 		return nil, err
 	}
+	warnUnreachable(ctx, cfg.Brokers, io)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
@@ -459,6 +463,21 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	}
 	e.log.Info("created sink", "name", rel.Name, "id", rel.ID, "topic", with[optTopic])
 	return done("CREATE SINK")
+}
+
+// warnUnreachable warns, without failing the statement, when none of a
+// source's brokers answers within sinkPingTimeout: a source reads its
+// topic from the broker when views use it (retrying until the broker
+// answers, with its errors in weir.stream_errors), so a source may be
+// created before its broker is up, but a typo in the address should not
+// go unnoticed.
+func warnUnreachable(ctx context.Context, brokers []string, io wire.ExecIO) {
+	pctx, cancel := context.WithTimeout(ctx, sinkPingTimeout)
+	defer cancel()
+	if err := kafka.Ping(pctx, brokers); err != nil {
+		io.Notice("WARNING", string(pgerr.UnableToConnect), fmt.Sprintf("could not connect to the Kafka broker at %s: %v; views over it read nothing until it answers",
+			strings.Join(brokers, ","), err))
+	}
 }
 
 // sinkPingTimeout bounds how long CREATE SINK waits for the broker to

@@ -245,3 +245,27 @@ func TestStateTTLWithoutStateNotice(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateSourceWarnsUnreachableBroker checks that CREATE SOURCE over a
+// broker that does not answer succeeds (a source may come before its
+// broker) with a WARNING naming the address.
+func TestCreateSourceWarnsUnreachableBroker(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "CREATE SOURCE nowhere (a int) WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1') FORMAT PLAIN ENCODE JSON", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio := &testIO{}
+	r, err := p.Execute(ctx, nil, tio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if !slices.ContainsFunc(tio.notices, func(n string) bool { return strings.Contains(n, "could not connect to the Kafka broker at 127.0.0.1:1") }) {
+		t.Errorf("notices %q, want a warning about the unreachable broker", tio.notices)
+	}
+	wantRows(t, s, "SELECT name FROM weir.sources", "nowhere")
+}
