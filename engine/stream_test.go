@@ -264,7 +264,9 @@ func TestCreateSourceWarnsUnreachableBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	if !slices.ContainsFunc(tio.notices, func(n string) bool { return strings.Contains(n, "could not connect to the Kafka broker at 127.0.0.1:1") }) {
+	if !slices.ContainsFunc(tio.notices, func(n string) bool {
+		return strings.Contains(n, "could not connect to the Kafka broker at 127.0.0.1:1")
+	}) {
 		t.Errorf("notices %q, want a warning about the unreachable broker", tio.notices)
 	}
 	wantRows(t, s, "SELECT name FROM weir.sources", "nowhere")
