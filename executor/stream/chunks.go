@@ -214,26 +214,31 @@ func (e *exprEval) eval(actx *ActorContext, c *types.Chunk) (*types.Vec, error) 
 			out.Append(types.NullDatum)
 			continue
 		}
-		if e.one == nil {
-			ts := make([]types.T, len(c.Cols))
-			for j, cv := range c.Cols {
-				ts[j] = cv.T
-			}
-			e.one = types.NewChunk(ts, 1)
-		}
-		e.one.Reset()
-		e.one.AppendRow(types.OpInsert, c.Row(i))
-		rv, rerr := e.ev.Eval(e.ec, e.one)
-		if rerr != nil {
-			if actx.Errors != nil {
-				actx.Errors.Record(actx.Job, e.op, rerr)
-			}
-			out.Append(types.NullDatum)
-			continue
-		}
-		out.Append(rv.Get(0))
+		out.Append(e.evalRow(actx, c, i))
 	}
 	return out, nil
+}
+
+// evalRow evaluates row i of c alone; a failure is recorded through the
+// actor's ErrorRecorder and gives NULL.
+func (e *exprEval) evalRow(actx *ActorContext, c *types.Chunk, i int) types.Datum {
+	if e.one == nil {
+		ts := make([]types.T, len(c.Cols))
+		for j, cv := range c.Cols {
+			ts[j] = cv.T
+		}
+		e.one = types.NewChunk(ts, 1)
+	}
+	e.one.Reset()
+	e.one.AppendRow(types.OpInsert, c.Row(i))
+	rv, err := e.ev.Eval(e.ec, e.one)
+	if err != nil {
+		if actx.Errors != nil {
+			actx.Errors.Record(actx.Job, e.op, err)
+		}
+		return types.NullDatum
+	}
+	return rv.Get(0)
 }
 
 // isTrueAt reports whether row i of a boolean vector is true (not false,

@@ -43,13 +43,11 @@ type sourceWatermarker struct {
 	w *planner.SourceWatermark
 	// out is the source's output column of the watermark column (-1 when
 	// the source does not output it: late rows are dropped all the same).
-	out  int
-	ev   executor.Evaluator
-	ec   *executor.EvalCtx
+	out int
+	// expr is the watermark expression; a chunk on which it fails is
+	// evaluated row by row (exprEval.evalRow).
+	expr *exprEval
 	idle time.Duration
-	// one holds a single row when a chunk's expression has to be
-	// evaluated row by row.
-	one *types.Chunk
 
 	parts map[int32]*partitionWatermark
 	// cur is the source's watermark (has: it has one). announce asks to
@@ -109,7 +107,7 @@ func newSourceWatermarker(n *planner.StreamSource, ec *executor.EvalCtx) (*sourc
 	if err != nil {
 		return nil, err
 	}
-	sw := &sourceWatermarker{w: n.Watermark, out: -1, ev: ev, ec: ec,
+	sw := &sourceWatermarker{w: n.Watermark, out: -1, expr: &exprEval{ev: ev, t: n.Watermark.T, ec: ec, op: "Source"},
 		idle:  time.Duration(n.Watermark.IdleTimeoutMs) * time.Millisecond,
 		parts: map[int32]*partitionWatermark{}}
 	for j, c := range n.Cols {
@@ -180,7 +178,7 @@ func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partiti
 			sw.part(partOf(i), now).last = now
 		}
 	}
-	v, err := sw.ev.Eval(sw.ec, c)
+	v, err := sw.expr.ev.Eval(sw.expr.ec, c)
 	if err != nil {
 		// Some row fails: the rows kept are evaluated one by one.
 		v = nil
@@ -221,26 +219,8 @@ func (sw *sourceWatermarker) value(actx *ActorContext, c *types.Chunk, v *types.
 		}
 		return v.Get(i), true
 	}
-	if sw.one == nil {
-		ts := make([]types.T, len(c.Cols))
-		for j, cv := range c.Cols {
-			ts[j] = cv.T
-		}
-		sw.one = types.NewChunk(ts, 1)
-	}
-	sw.one.Reset()
-	sw.one.AppendRow(types.OpInsert, c.Row(i))
-	rv, err := sw.ev.Eval(sw.ec, sw.one)
-	if err != nil {
-		if actx.Errors != nil {
-			actx.Errors.Record(actx.Job, "Source", err)
-		}
-		return types.Datum{}, false
-	}
-	if rv.Nulls[0] {
-		return types.Datum{}, false
-	}
-	return rv.Get(0), true
+	d := sw.expr.evalRow(actx, c, i)
+	return d, !d.Null
 }
 
 // raise folds value d of a row kept from partition pw into its
