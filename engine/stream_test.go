@@ -114,6 +114,24 @@ func session(t *testing.T, e *Engine) wire.Session {
 	return s
 }
 
+// runNotices runs text, which must succeed, and returns the messages of
+// the notices it sent.
+func runNotices(t *testing.T, s wire.Session, text string) []string {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, text, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	tio := &testIO{}
+	r, err := p.Execute(ctx, nil, tio)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	r.Close()
+	return tio.notices
+}
+
 // TestViewFollowsDML checks read-your-writes: each DML statement returns
 // once every view reflects it, and a failed statement changes nothing.
 func TestViewFollowsDML(t *testing.T) {
@@ -194,19 +212,9 @@ func TestBackfillNotices(t *testing.T) {
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
 	mustRun(t, s, "INSERT INTO t SELECT i FROM generate_series(1, 5000) i")
-	ctx := context.Background()
-	p, err := s.Prepare(ctx, "CREATE MATERIALIZED VIEW c AS SELECT count(*) AS n FROM t", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio := &testIO{}
-	r, err := p.Execute(ctx, nil, tio)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	if len(tio.notices) == 0 || !strings.Contains(tio.notices[0], `materialized view "c": backfilled`) {
-		t.Fatalf("notices: %q", tio.notices)
+	notices := runNotices(t, s, "CREATE MATERIALIZED VIEW c AS SELECT count(*) AS n FROM t")
+	if len(notices) == 0 || !strings.Contains(notices[0], `materialized view "c": backfilled`) {
+		t.Fatalf("notices: %q", notices)
 	}
 	wantRows(t, s, "SELECT n FROM c", "5000")
 }
@@ -220,7 +228,6 @@ func TestStateTTLWithoutStateNotice(t *testing.T) {
 	defer e.Close()
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, g int)")
-	ctx := context.Background()
 	for _, c := range []struct {
 		sql    string
 		notice bool
@@ -229,19 +236,10 @@ func TestStateTTLWithoutStateNotice(t *testing.T) {
 		{"CREATE MATERIALIZED VIEW w WITH (state_ttl = '1 hour') AS SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM t", true},
 		{"CREATE MATERIALIZED VIEW a WITH (state_ttl = '1 hour') AS SELECT g, count(*) FROM t GROUP BY g", false},
 	} {
-		p, err := s.Prepare(ctx, c.sql, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tio := &testIO{}
-		r, err := p.Execute(ctx, nil, tio)
-		if err != nil {
-			t.Fatalf("%s: %v", c.sql, err)
-		}
-		r.Close()
-		got := slices.ContainsFunc(tio.notices, func(n string) bool { return strings.Contains(n, "state_ttl has no effect") })
+		notices := runNotices(t, s, c.sql)
+		got := slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "state_ttl has no effect") })
 		if got != c.notice {
-			t.Errorf("%s: notices %q, want the state_ttl notice: %v", c.sql, tio.notices, c.notice)
+			t.Errorf("%s: notices %q, want the state_ttl notice: %v", c.sql, notices, c.notice)
 		}
 	}
 }
@@ -253,21 +251,11 @@ func TestCreateSourceWarnsUnreachableBroker(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
 	s := session(t, e)
-	ctx := context.Background()
-	p, err := s.Prepare(ctx, "CREATE SOURCE nowhere (a int) WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1') FORMAT PLAIN ENCODE JSON", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio := &testIO{}
-	r, err := p.Execute(ctx, nil, tio)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	if !slices.ContainsFunc(tio.notices, func(n string) bool {
+	notices := runNotices(t, s, "CREATE SOURCE nowhere (a int) WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1') FORMAT PLAIN ENCODE JSON")
+	if !slices.ContainsFunc(notices, func(n string) bool {
 		return strings.Contains(n, "could not connect to the Kafka broker at 127.0.0.1:1")
 	}) {
-		t.Errorf("notices %q, want a warning about the unreachable broker", tio.notices)
+		t.Errorf("notices %q, want a warning about the unreachable broker", notices)
 	}
 	wantRows(t, s, "SELECT name FROM weir.sources", "nowhere")
 }
