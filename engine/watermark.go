@@ -86,10 +86,7 @@ func newWatermarkState() *watermarkState {
 // LateRows implements stream.WatermarkRecorder.
 func (ws *watermarkState) LateRows(job types.JobID, rel uint32, n int64, w types.Watermark) {
 	ws.mu.Lock()
-	if ws.late[rel] == nil {
-		ws.late[rel] = map[types.JobID]int64{}
-	}
-	ws.late[rel][job] += n
+	perJob(ws.late, rel)[job] += n
 	log := ws.log
 	ws.mu.Unlock()
 	if log != nil {
@@ -101,25 +98,32 @@ func (ws *watermarkState) LateRows(job types.JobID, rel uint32, n int64, w types
 func (ws *watermarkState) MalformedRecords(job types.JobID, rel uint32, n int64) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if ws.malformed[rel] == nil {
-		ws.malformed[rel] = map[types.JobID]int64{}
-	}
-	ws.malformed[rel][job] += n
+	perJob(ws.malformed, rel)[job] += n
 }
 
 // RestoreSourceCounts implements stream.WatermarkRecorder.
 func (ws *watermarkState) RestoreSourceCounts(job types.JobID, rel uint32, late, malformed int64) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	for _, c := range []struct {
-		m map[uint32]map[types.JobID]int64
-		n int64
-	}{{ws.late, late}, {ws.malformed, malformed}} {
-		if c.m[rel] == nil {
-			c.m[rel] = map[types.JobID]int64{}
-		}
-		c.m[rel][job] = c.n
+	perJob(ws.late, rel)[job] = late
+	perJob(ws.malformed, rel)[job] = malformed
+}
+
+// restoreTableLate sets the late rows of table rel's DML (job 0) to the
+// count stored with its watermark.
+func (ws *watermarkState) restoreTableLate(rel uint32, n int64) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	perJob(ws.late, rel)[0] = n
+}
+
+// perJob returns the per-job counts of relation rel in m, creating them.
+// Called with ws.mu held.
+func perJob(m map[uint32]map[types.JobID]int64, rel uint32) map[types.JobID]int64 {
+	if m[rel] == nil {
+		m[rel] = map[types.JobID]int64{}
 	}
+	return m[rel]
 }
 
 // lateRows returns the number of rows of relation rel dropped for
@@ -248,7 +252,7 @@ func (e *Engine) loadTableWatermark(relID uint32, tw *tableWatermark) error {
 		}
 		tw.late, tw.storedLate = n, n
 	}
-	e.wms.RestoreSourceCounts(0, relID, tw.late, 0)
+	e.wms.restoreTableLate(relID, tw.late)
 	tw.has, tw.storedOK = false, false
 	if ok {
 		i, err := strconv.ParseInt(string(v), 10, 64)
