@@ -138,19 +138,10 @@ func checkParallelism(with map[string]string) error {
 // its options (streaming_parallelism as the view was planned with) and
 // EMIT ON WINDOW CLOSE around its query as written.
 func mviewDefinition(rel *catalog.Relation) string {
-	var opts []string
-	for _, k := range slices.Sorted(maps.Keys(rel.With)) {
-		if k == planner.WithEmitOnWindowClose || k == appendOnlyOption {
-			// Recorded by weir from the view's plan, not options.
-			continue
-		}
-		opts = append(opts, k+" = '"+strings.ReplaceAll(rel.With[k], "'", "''")+"'")
-	}
-	def := "CREATE MATERIALIZED VIEW " + quoteIdent(rel.Name)
-	if len(opts) > 0 {
-		def += " WITH (" + strings.Join(opts, ", ") + ")"
-	}
-	def += " AS " + rel.SQL
+	// EMIT ON WINDOW CLOSE and append-only are recorded by weir from the
+	// view's plan, not options.
+	def := "CREATE MATERIALIZED VIEW " + quoteIdent(rel.Name) +
+		withClause(rel.With, planner.WithEmitOnWindowClose, appendOnlyOption) + " AS " + rel.SQL
 	if rel.With[planner.WithEmitOnWindowClose] == "true" {
 		def += " EMIT ON WINDOW CLOSE"
 	}
@@ -175,20 +166,26 @@ func sinkDefinition(rel *catalog.Relation) string {
 	} else {
 		def += " FROM " + quoteObject(st.From)
 	}
-	var opts []string
-	for _, k := range slices.Sorted(maps.Keys(rel.With)) {
-		if k == optFormat || k == optEncode {
-			continue
-		}
-		opts = append(opts, k+" = '"+strings.ReplaceAll(rel.With[k], "'", "''")+"'")
-	}
-	if len(opts) > 0 {
-		def += " WITH (" + strings.Join(opts, ", ") + ")"
-	}
+	def += withClause(rel.With, optFormat, optEncode)
 	if f := rel.With[optFormat]; f != "" {
 		def += " FORMAT " + strings.ToUpper(f) + " ENCODE " + strings.ToUpper(rel.With[optEncode])
 	}
 	return def
+}
+
+// withClause returns " WITH (k = 'v', ...)" of the options in with but
+// those in skip, sorted by key, or "" when none is left.
+func withClause(with map[string]string, skip ...string) string {
+	var opts []string
+	for _, k := range slices.Sorted(maps.Keys(with)) {
+		if !slices.Contains(skip, k) {
+			opts = append(opts, k+" = '"+strings.ReplaceAll(with[k], "'", "''")+"'")
+		}
+	}
+	if len(opts) == 0 {
+		return ""
+	}
+	return " WITH (" + strings.Join(opts, ", ") + ")"
 }
 
 // quoteObject is n as SQL text, each part quoted when it needs it.
