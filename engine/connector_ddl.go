@@ -465,41 +465,44 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	return done("CREATE SINK")
 }
 
-// warnUnreachable warns, without failing the statement, when none of a
-// source's brokers answers within sinkPingTimeout: a source reads its
-// topic from the broker when views use it (retrying until the broker
-// answers, with its errors in weir.stream_errors), so a source may be
-// created before its broker is up, but a typo in the address should not
-// go unnoticed.
-func warnUnreachable(ctx context.Context, brokers []string, io wire.ExecIO) {
-	pctx, cancel := context.WithTimeout(ctx, sinkPingTimeout)
+// brokerPingTimeout bounds how long CREATE SINK and CREATE SOURCE wait
+// for their broker to answer.
+const brokerPingTimeout = 5 * time.Second
+
+// pingBrokers returns 08001 when none of brokers answers within
+// brokerPingTimeout, else nil.
+func pingBrokers(ctx context.Context, brokers []string) *pgerr.Error {
+	pctx, cancel := context.WithTimeout(ctx, brokerPingTimeout)
 	defer cancel()
 	if err := kafka.Ping(pctx, brokers); err != nil {
-		io.Notice("WARNING", string(pgerr.UnableToConnect), fmt.Sprintf("could not connect to the Kafka broker at %s: %v; views over it read nothing until it answers",
-			strings.Join(brokers, ","), err))
+		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %v", strings.Join(brokers, ","), err)
 	}
+	return nil
 }
 
-// sinkPingTimeout bounds how long CREATE SINK waits for the broker to
-// answer.
-const sinkPingTimeout = 5 * time.Second
+// warnUnreachable warns, without failing the statement, when none of a
+// source's brokers answers: a source reads its topic from the broker
+// when views use it (retrying until the broker answers, with its errors
+// in weir.stream_errors), so a source may be created before its broker
+// is up, but a typo in the address should not go unnoticed.
+func warnUnreachable(ctx context.Context, brokers []string, io wire.ExecIO) {
+	if pe := pingBrokers(ctx, brokers); pe != nil {
+		io.Notice("WARNING", string(pe.Code), pe.Message+"; views over it read nothing until it answers")
+	}
+}
 
 // checkSinkBroker plans the sink's query, so that a query error comes
 // first, then checks that its broker answers: a sink whose actors cannot
 // connect would fail as it starts and send every streaming job through
-// recovery. Errors: the query's, or 08001 when no broker answered within
-// sinkPingTimeout.
+// recovery. Errors: the query's, or 08001 (pingBrokers).
 func (s *Session) checkSinkBroker(ctx context.Context, st *sql.CreateSink, rel *catalog.Relation, cfg kafka.SinkConfig) error {
 	trial := *rel
 	var next uint32
 	if _, _, err := s.planSink(st, &trial, func() uint32 { next++; return next }); err != nil {
 		return err
 	}
-	pctx, cancel := context.WithTimeout(ctx, sinkPingTimeout)
-	defer cancel()
-	if err := kafka.Ping(pctx, cfg.Brokers, cfg.ClientOpts...); err != nil {
-		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %v", strings.Join(cfg.Brokers, ","), err).
-			WithHint("Check properties.bootstrap.server; the sink was not created.")
+	if pe := pingBrokers(ctx, cfg.Brokers); pe != nil {
+		return pe.WithHint("Check properties.bootstrap.server; the sink was not created.")
 	}
 	return nil
 }
