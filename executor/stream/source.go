@@ -370,9 +370,13 @@ func (s *Source) poll(ctx context.Context, r SourceReader, out chan<- sourcePoll
 // projected to the source's columns, or nil when it has none. A chunk
 // without the relation's columns is an internal error (of the connector).
 func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
-	for p := range b.Positions {
+	for p, o := range b.Positions {
 		if p < 0 || p > MaxSourcePartition {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "source %s: partition %d is beyond the highest partition a source reads, %d", s.n.Rel.Name, p, MaxSourcePartition)
+		}
+		if old, ok := s.pos[p]; !ok || old != o {
+			s.pos[p] = o
+			s.dirty[p] = true
 		}
 	}
 	if b.Malformed > 0 {
@@ -380,12 +384,6 @@ func (s *Source) take(b SourceBatch) (*types.Chunk, error) {
 		s.counted = true
 		if rec := s.actx.Watermarks; rec != nil {
 			rec.MalformedRecords(s.actx.Job, s.n.Rel.ID, b.Malformed)
-		}
-	}
-	for p, o := range b.Positions {
-		if old, ok := s.pos[p]; !ok || old != o {
-			s.pos[p] = o
-			s.dirty[p] = true
 		}
 	}
 	c := b.Chunk
