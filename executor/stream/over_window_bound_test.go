@@ -55,13 +55,7 @@ func TestEOWCOverWindowStateBounded(t *testing.T) {
 	maxRows, maxParts := 0, 0
 	for sent := 0; sent < rows; {
 		for range perBarrier {
-			c := types.NewChunk(eowcInTs, chunkRows)
-			for range chunkRows {
-				ts := int64(sent) - rng.Int64N(jitterMs+1)
-				maxTs = max(maxTs, ts)
-				c.AppendRow(types.OpInsert, types.Row{types.DInt(int64(sent)), types.DInt(int64(sent % partitions)), types.DInt(ts), types.DInt(rng.Int64N(100))})
-				sent++
-			}
+			c := jitteredChunk(rng, &sent, &maxTs, chunkRows, partitions, jitterMs)
 			in.q = append(in.q, c, types.Watermark{Col: 2, T: types.TInt8, Val: types.DInt(maxTs - lagMs)})
 		}
 		for _, c := range e.stepBarrier(t, opr, in, nil, types.BarrierCheckpoint) {
@@ -141,13 +135,7 @@ func TestEOWCOverWindowRangeStateBounded(t *testing.T) {
 	maxRows, maxParts := 0, 0
 	for sent := 0; sent < rows; {
 		for range perBarrier {
-			c := types.NewChunk(eowcInTs, chunkRows)
-			for range chunkRows {
-				ts := int64(sent) - rng.Int64N(jitterMs+1)
-				maxTs = max(maxTs, ts)
-				c.AppendRow(types.OpInsert, types.Row{types.DInt(int64(sent)), types.DInt(int64(sent % partitions)), types.DInt(ts), types.DInt(rng.Int64N(100))})
-				sent++
-			}
+			c := jitteredChunk(rng, &sent, &maxTs, chunkRows, partitions, jitterMs)
 			wm = maxTs - lagMs
 			in.q = append(in.q, c, types.Watermark{Col: 2, T: types.TInt8, Val: types.DInt(wm)})
 		}
@@ -175,4 +163,18 @@ func TestEOWCOverWindowRangeStateBounded(t *testing.T) {
 	}
 	t.Logf("%d rows in, %d emitted; state at most %d buffer rows (bound %d) and %d partition rows (bound %d)",
 		rows, emitted, maxRows, maxBuffer, maxParts, partitions)
+}
+
+// jitteredChunk returns n rows (id, partition, ts, v) of eowcInTs: ids
+// from *sent on, one per event-time unit, each ts up to jitter units
+// early, over partitions partitions; it advances *sent and raises *maxTs.
+func jitteredChunk(rng *rand.Rand, sent *int, maxTs *int64, n, partitions, jitter int) *types.Chunk {
+	c := types.NewChunk(eowcInTs, n)
+	for range n {
+		ts := int64(*sent) - rng.Int64N(int64(jitter)+1)
+		*maxTs = max(*maxTs, ts)
+		c.AppendRow(types.OpInsert, types.Row{types.DInt(int64(*sent)), types.DInt(int64(*sent % partitions)), types.DInt(ts), types.DInt(rng.Int64N(100))})
+		*sent++
+	}
+	return c
 }
