@@ -286,3 +286,12 @@ func TestSinkAtLeastOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTxnRecordString checks that a transaction record names its
+// producer epoch apart from its checkpoint epoch (weir.sinks shows it).
+func TestTxnRecordString(t *testing.T) {
+	r := TxnRecord{TransactionalID: "weir-1-0-2", ProducerID: 7, ProducerEpoch: 3, Epoch: 900}
+	if got, want := r.String(), "txn weir-1-0-2 producer_id=7 producer_epoch=3 (checkpoint epoch 900, empty=false)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
