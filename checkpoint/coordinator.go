@@ -22,8 +22,24 @@ type Config struct {
 	// one is in flight already share the next one. Negative means 0.
 	MinPause time.Duration
 	// Timeout fails a checkpoint whose acknowledgements have not all
-	// arrived this long after its barrier was injected; default 10 min.
+	// arrived this long after its barrier was injected
+	// (checkpoint_timeout_ms); default 10 min.
 	Timeout time.Duration
+	// MinPauseBetweenCheckpoints is the least time between the end of
+	// one checkpoint (committed or failed) and the injection of the next
+	// (checkpoint_min_pause_ms), as Flink's min pause: it bounds how much
+	// of the time checkpoints take when they are slow. It applies to
+	// every barrier, those DML and FLUSH ask for included, so it trades
+	// write latency for fewer checkpoints; the Initial barrier of a
+	// recovery is not held back. Default 0; negative means 0.
+	MinPauseBetweenCheckpoints time.Duration
+	// TolerableFailures is the number of consecutive checkpoint timeouts
+	// tolerated before recovery starts (tolerable_checkpoint_failures).
+	// A tolerated timeout does not abandon the checkpoint, whose epoch's
+	// state would be lost with it: it is reported (CheckpointTimedOut)
+	// and the checkpoint is given another Timeout. A committed
+	// checkpoint resets the count. Default 0: the first timeout recovers.
+	TolerableFailures int
 	// RecoveryBackoff is how long to wait before starting recovery again
 	// after a recovery failed; default 1 s.
 	RecoveryBackoff time.Duration
@@ -41,8 +57,20 @@ const (
 
 // Event is an input to Coordinator.Step: one of Tick, RequestBarrier,
 // Ack, CommitDone, AddJob, StopJob, Pause, Resume, SetInterval,
-// ActorFailed, RecoveryDone.
+// SetTimeout, SetMinPause, SetTolerableFailures, ActorFailed,
+// RecoveryDone.
 type Event interface{ isEvent() }
+
+// SetTimeout changes checkpoint_timeout_ms at run time; a checkpoint in
+// flight gets the new timeout from the start of its current wait.
+type SetTimeout struct{ Timeout time.Duration }
+
+// SetMinPause changes checkpoint_min_pause_ms at run time.
+type SetMinPause struct{ MinPause time.Duration }
+
+// SetTolerableFailures changes tolerable_checkpoint_failures at run
+// time.
+type SetTolerableFailures struct{ N int }
 
 // Tick advances the coordinator's clock to Now (a clock that goes back is
 // ignored). Periodic barriers, min-pause waits, timeouts and recovery
@@ -123,12 +151,16 @@ func (StopJob) isEvent()        {}
 func (Pause) isEvent()          {}
 func (Resume) isEvent()         {}
 func (SetInterval) isEvent()    {}
-func (ActorFailed) isEvent()    {}
-func (RecoveryDone) isEvent()   {}
+func (SetTimeout) isEvent()     {}
+func (SetMinPause) isEvent()    {}
+
+func (SetTolerableFailures) isEvent() {}
+func (ActorFailed) isEvent()          {}
+func (RecoveryDone) isEvent()         {}
 
 // Action is an output of the coordinator, for the caller to carry out in
 // order: one of InjectBarrier, Commit, Committed, FailWaiters,
-// StartRecovery.
+// StartRecovery, CheckpointTimedOut.
 type Action interface{ isAction() }
 
 // InjectBarrier asks the caller to inject Barrier into the source actors
@@ -173,11 +205,25 @@ type StartRecovery struct {
 	Err       error
 }
 
-func (InjectBarrier) isAction() {}
-func (Commit) isAction()        {}
-func (Committed) isAction()     {}
-func (FailWaiters) isAction()   {}
-func (StartRecovery) isAction() {}
+// CheckpointTimedOut reports a checkpoint that timed out within
+// tolerable_checkpoint_failures: it stays in flight for another timeout.
+// Missing are the actors whose acknowledgements have not arrived;
+// Failures counts the consecutive timeouts so far (1-based), of at most
+// Tolerable tolerated.
+type CheckpointTimedOut struct {
+	Epoch     uint64
+	Missing   []ActorID
+	Failures  int
+	Tolerable int
+	Timeout   time.Duration
+}
+
+func (CheckpointTimedOut) isAction() {}
+func (InjectBarrier) isAction()      {}
+func (Commit) isAction()             {}
+func (Committed) isAction()          {}
+func (FailWaiters) isAction()        {}
+func (StartRecovery) isAction()      {}
 
 // Errors returned by Step for events that do not fit the coordinator's
 // state. The event is ignored; they are for logging, never fatal.
@@ -214,10 +260,13 @@ func (p phase) String() string {
 type inflight struct {
 	barrier    Barrier
 	injectedAt time.Time
-	expected   map[ActorID]bool // true once acknowledged
-	remaining  int
-	writeSets  []ActorWriteSet
-	waiters    []WaiterID
+	// waitFrom is when the current timeout period began: the injection,
+	// or the last tolerated timeout.
+	waitFrom  time.Time
+	expected  map[ActorID]bool // true once acknowledged
+	remaining int
+	writeSets []ActorWriteSet
+	waiters   []WaiterID
 }
 
 // pendingMutation is a mutation waiting for the next barrier.
@@ -241,6 +290,8 @@ type Coordinator struct {
 	prev         uint64 // Prev of the next barrier
 	last         uint64 // highest epoch handed out
 	lastInjectAt time.Time
+	lastEndAt    time.Time // when the last checkpoint committed or failed
+	failures     int       // consecutive checkpoint timeouts
 	needInitial  bool
 	paused       bool
 	retryAt      time.Time // phaseRecovering: when to emit StartRecovery again
@@ -264,6 +315,12 @@ func New(cfg Config) *Coordinator {
 	}
 	if cfg.MinPause < 0 {
 		cfg.MinPause = 0
+	}
+	if cfg.MinPauseBetweenCheckpoints < 0 {
+		cfg.MinPauseBetweenCheckpoints = 0
+	}
+	if cfg.TolerableFailures < 0 {
+		cfg.TolerableFailures = 0
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -298,6 +355,9 @@ func (c *Coordinator) CommittedEpoch() uint64 { return c.committed }
 // Interval returns the current periodic barrier interval.
 func (c *Coordinator) Interval() time.Duration { return c.cfg.Interval }
 
+// Timeout returns the current checkpoint timeout.
+func (c *Coordinator) Timeout() time.Duration { return c.cfg.Timeout }
+
 // InFlight returns the epoch of the checkpoint in flight (collecting or
 // committing), and false when there is none.
 func (c *Coordinator) InFlight() (uint64, bool) {
@@ -316,19 +376,27 @@ func (c *Coordinator) NextDeadline() (time.Time, bool) {
 	case phaseRecovering:
 		return c.retryAt, c.retryDue
 	case phaseCollecting:
-		return c.cur.injectedAt.Add(c.cfg.Timeout), true
+		return c.cur.waitFrom.Add(c.cfg.Timeout), true
 	case phaseIdle:
 		if c.needInitial {
 			return c.now, true
 		}
+		pause := c.lastEndAt.Add(c.cfg.MinPauseBetweenCheckpoints)
 		if len(c.waiters) > 0 || len(c.mutations) > 0 {
-			return c.lastInjectAt.Add(c.cfg.MinPause), true
+			return latest(c.lastInjectAt.Add(c.cfg.MinPause), pause), true
 		}
 		if len(c.jobs) > 0 {
-			return c.lastInjectAt.Add(c.cfg.Interval), true
+			return latest(c.lastInjectAt.Add(c.cfg.Interval), pause), true
 		}
 	}
 	return time.Time{}, false
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // String describes the coordinator's state on one line (for traces and
@@ -341,6 +409,15 @@ func (c *Coordinator) String() string {
 	slices.Sort(ids)
 	s := fmt.Sprintf("phase=%s committed=%s jobs=%v waiting=%v mutations=%d interval=%s",
 		c.phase, epochString(c.committed), ids, c.waiters, len(c.mutations), c.cfg.Interval)
+	if c.cfg.Timeout != DefaultTimeout {
+		s += fmt.Sprintf(" timeout=%s", c.cfg.Timeout)
+	}
+	if c.cfg.MinPauseBetweenCheckpoints > 0 {
+		s += fmt.Sprintf(" min-pause=%s", c.cfg.MinPauseBetweenCheckpoints)
+	}
+	if c.cfg.TolerableFailures > 0 || c.failures > 0 {
+		s += fmt.Sprintf(" failures=%d/%d", c.failures, c.cfg.TolerableFailures)
+	}
 	if c.paused {
 		s += " paused"
 	}
@@ -378,6 +455,14 @@ func (c *Coordinator) Step(ev Event) error {
 		if ev.Interval > 0 {
 			c.cfg.Interval = ev.Interval
 		}
+	case SetTimeout:
+		if ev.Timeout > 0 {
+			c.cfg.Timeout = ev.Timeout
+		}
+	case SetMinPause:
+		c.cfg.MinPauseBetweenCheckpoints = max(ev.MinPause, 0)
+	case SetTolerableFailures:
+		c.cfg.TolerableFailures = max(ev.N, 0)
 	case ActorFailed:
 		err = c.actorFailed(ev)
 	case RecoveryDone:
@@ -429,6 +514,8 @@ func (c *Coordinator) commitDone(ev CommitDone) error {
 	c.committed = cur.barrier.Epoch.Curr
 	c.cur = nil
 	c.phase = phaseIdle
+	c.lastEndAt = c.now
+	c.failures = 0
 	c.emit(Committed{Epoch: c.committed, Mutation: cur.barrier.Mutation, Waiters: cur.waiters})
 	if err := c.failAfter; err != nil {
 		c.failAfter = nil
@@ -541,6 +628,8 @@ func (c *Coordinator) fail(err error) {
 		c.emit(FailWaiters{Waiters: ws, Err: e})
 	}
 	c.cur, c.waiters, c.mutations, c.failAfter = nil, nil, nil, nil
+	c.lastEndAt = c.now
+	c.failures = 0
 	c.jobs = map[JobID]Job{}
 	c.phase = phaseRecovering
 	c.retryDue = false
@@ -557,15 +646,16 @@ func (c *Coordinator) advance() {
 			c.emit(StartRecovery{FromEpoch: c.committed, Err: errors.New("retrying failed recovery")})
 		}
 	case phaseCollecting:
-		if c.now.Sub(c.cur.injectedAt) >= c.cfg.Timeout {
-			c.fail(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %s timed out after %s waiting for %d acknowledgements",
-				epochString(c.cur.barrier.Epoch.Curr), c.cfg.Timeout, c.cur.remaining))
+		if c.now.Sub(c.cur.waitFrom) >= c.cfg.Timeout {
+			c.timedOut()
 		}
 	case phaseIdle:
+		paused := c.now.Sub(c.lastEndAt) < c.cfg.MinPauseBetweenCheckpoints
 		switch {
 		case c.needInitial:
 			c.needInitial = false
 			c.inject(KindInitial)
+		case paused:
 		case len(c.waiters) > 0 || len(c.mutations) > 0:
 			if c.now.Sub(c.lastInjectAt) >= c.cfg.MinPause {
 				c.inject(KindCheckpoint)
@@ -578,6 +668,34 @@ func (c *Coordinator) advance() {
 			}
 		}
 	}
+}
+
+// timedOut handles a checkpoint whose acknowledgements did not all
+// arrive within the timeout: within tolerable_checkpoint_failures it
+// waits another timeout (dropping it would drop its epoch's state),
+// beyond it the checkpoint fails and recovery starts.
+func (c *Coordinator) timedOut() {
+	c.failures++
+	var missing []ActorID
+	for a, done := range c.cur.expected {
+		if !done {
+			missing = append(missing, a)
+		}
+	}
+	slices.Sort(missing)
+	if c.failures <= c.cfg.TolerableFailures {
+		c.cur.waitFrom = c.now
+		c.emit(CheckpointTimedOut{Epoch: c.cur.barrier.Epoch.Curr, Missing: missing,
+			Failures: c.failures, Tolerable: c.cfg.TolerableFailures, Timeout: c.cfg.Timeout})
+		return
+	}
+	waited := c.now.Sub(c.cur.injectedAt)
+	err := pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %s timed out after %s waiting for %d acknowledgements",
+		epochString(c.cur.barrier.Epoch.Curr), waited, c.cur.remaining)
+	if c.cfg.TolerableFailures > 0 {
+		err = err.WithDetail("%d consecutive checkpoint timeouts exceed tolerable_checkpoint_failures = %d.", c.failures, c.cfg.TolerableFailures)
+	}
+	c.fail(err.WithHint("Raise checkpoint_timeout_ms (ALTER SYSTEM SET) if checkpoints are slow rather than stuck."))
 }
 
 // inject starts a checkpoint: it picks the next epoch and the barrier's
@@ -620,7 +738,7 @@ func (c *Coordinator) inject(kind Kind) {
 	c.prev = c.last
 	c.lastInjectAt = c.now
 
-	cur := &inflight{barrier: b, injectedAt: c.now, expected: map[ActorID]bool{}}
+	cur := &inflight{barrier: b, injectedAt: c.now, waitFrom: c.now, expected: map[ActorID]bool{}}
 	cur.waiters = append(c.waiters, waiters...)
 	c.waiters = nil
 	for _, j := range c.jobs {

@@ -130,6 +130,10 @@ func (d *Driver) carryOut(ctx context.Context) {
 			for _, w := range a.Waiters {
 				d.release(w, a.Err)
 			}
+		case CheckpointTimedOut:
+			d.log.Warn("checkpoint timed out, waiting on (tolerable_checkpoint_failures)",
+				"epoch", a.Epoch, "timeout", a.Timeout, "missing_actors", a.Missing,
+				"failures", a.Failures, "tolerable", a.Tolerable)
 		case StartRecovery:
 			if a.Err != nil {
 				d.log.Warn("checkpoint failed, recovering", "from_epoch", a.FromEpoch, "err", a.Err)
@@ -239,4 +243,29 @@ func (d *Driver) SetInterval(ctx context.Context, interval time.Duration) error 
 		return pgerr.New(pgerr.InvalidParameterValue, "barrier interval must be positive, not %s", interval)
 	}
 	return d.send(ctx, SetInterval{Interval: interval})
+}
+
+// SetTimeout changes checkpoint_timeout_ms at run time.
+func (d *Driver) SetTimeout(ctx context.Context, timeout time.Duration) error {
+	if timeout <= 0 {
+		return pgerr.New(pgerr.InvalidParameterValue, "checkpoint timeout must be positive, not %s", timeout)
+	}
+	return d.send(ctx, SetTimeout{Timeout: timeout})
+}
+
+// SetMinPause changes checkpoint_min_pause_ms at run time.
+func (d *Driver) SetMinPause(ctx context.Context, pause time.Duration) error {
+	if pause < 0 {
+		return pgerr.New(pgerr.InvalidParameterValue, "checkpoint min pause must not be negative, not %s", pause)
+	}
+	return d.send(ctx, SetMinPause{MinPause: pause})
+}
+
+// SetTolerableFailures changes tolerable_checkpoint_failures at run
+// time.
+func (d *Driver) SetTolerableFailures(ctx context.Context, n int) error {
+	if n < 0 {
+		return pgerr.New(pgerr.InvalidParameterValue, "tolerable checkpoint failures must not be negative, not %d", n)
+	}
+	return d.send(ctx, SetTolerableFailures{N: n})
 }

@@ -27,6 +27,10 @@ type randomRun struct {
 	c   *Coordinator
 	now time.Time
 	seq int // event counter, orders requests against injections
+	// lastEnd is when the last checkpoint committed or failed; pause is
+	// the min pause between checkpoints the coordinator was given.
+	lastEnd time.Time
+	pause   time.Duration
 
 	inflight   *InjectBarrier
 	injectSeq  int
@@ -60,7 +64,11 @@ func TestRandomInterleavings(t *testing.T) {
 			Interval: time.Duration(1+r.rng.IntN(500)) * time.Millisecond,
 			MinPause: time.Duration(r.rng.IntN(20)) * time.Millisecond,
 			Timeout:  time.Duration(100+r.rng.IntN(5000)) * time.Millisecond,
+
+			MinPauseBetweenCheckpoints: time.Duration(r.rng.IntN(3)*r.rng.IntN(50)) * time.Millisecond,
+			TolerableFailures:          r.rng.IntN(3),
 		})
+		r.pause = r.c.cfg.MinPauseBetweenCheckpoints
 		r.drain()
 		for range 3000 {
 			r.randomEvent()
@@ -212,6 +220,9 @@ func (r *randomRun) drain() {
 			if a.Barrier.Epoch.Prev < r.committed {
 				t.Fatalf("barrier prev %d below committed %d", a.Barrier.Epoch.Prev, r.committed)
 			}
+			if a.Barrier.Kind != KindInitial && r.now.Sub(r.lastEnd) < r.pause {
+				t.Fatalf("barrier %d injected %s after the last checkpoint ended, min pause %s", a.Barrier.Epoch.Curr, r.now.Sub(r.lastEnd), r.pause)
+			}
 			r.lastInject = a.Barrier.Epoch.Curr
 			r.inflight, r.injectSeq, r.acked = &a, r.seq, map[ActorID]bool{}
 		case Commit:
@@ -232,6 +243,7 @@ func (r *randomRun) drain() {
 				t.Fatalf("committed %d out of turn (last %d)", a.Epoch, r.committed)
 			}
 			r.committed = a.Epoch
+			r.lastEnd = r.now
 			for _, w := range a.Waiters {
 				if seq, ok := r.requested[w]; !ok || seq > r.injectSeq {
 					t.Fatalf("waiter %d (asked at %d) released by barrier injected at %d", w, seq, r.injectSeq)
@@ -239,6 +251,10 @@ func (r *randomRun) drain() {
 				r.release(w)
 			}
 			r.inflight, r.commit = nil, nil
+		case CheckpointTimedOut:
+			if r.inflight == nil || r.commit != nil || a.Epoch != r.inflight.Barrier.Epoch.Curr || a.Failures > a.Tolerable || len(a.Missing) == 0 {
+				t.Fatalf("timeout of %d reported out of turn: %+v", a.Epoch, a)
+			}
 		case FailWaiters:
 			if a.Err == nil {
 				t.Fatal("waiters failed without an error")
@@ -254,6 +270,7 @@ func (r *randomRun) drain() {
 				t.Fatalf("recovery from %d, committed %d", a.FromEpoch, r.committed)
 			}
 			r.inflight = nil
+			r.lastEnd = r.now
 			r.recovering = true
 			r.jobs = nil
 		}

@@ -26,6 +26,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 // Events:
 //
 //	new [committed=<epoch>] [interval=<ms>] [minpause=<ms>] [timeout=<ms>] [backoff=<ms>]
+//	    [checkpoint-pause=<ms>] [tolerable=<n>]
 //	tick <ms>
 //	request <waiter>...
 //	ack <epoch> <actor>...             (one Ack per actor, in order)
@@ -34,6 +35,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	stop-job <job> [waiter=<waiter>]
 //	pause [<waiter>] | resume [<waiter>]
 //	interval <ms>
+//	timeout <ms> | checkpoint-pause <ms> | tolerable <n>
 //	actor-failed <actor>
 //	recovery-done [<job>=<actor>,<actor>...]... [err=<word>]
 //	state
@@ -160,6 +162,11 @@ func (h *traceHarness) run(line string) []string {
 			MinPause:        h.ms(kv["minpause"]),
 			Timeout:         h.ms(kv["timeout"]),
 			RecoveryBackoff: h.ms(kv["backoff"]),
+
+			MinPauseBetweenCheckpoints: h.ms(kv["checkpoint-pause"]),
+		}
+		if n, ok := kv["tolerable"]; ok {
+			cfg.TolerableFailures = int(h.int(n))
 		}
 		h.c = New(cfg)
 		out = append(out, h.ready()...)
@@ -200,6 +207,12 @@ func (h *traceHarness) run(line string) []string {
 		}
 	case "interval":
 		step(SetInterval{Interval: h.ms(pos[0])})
+	case "timeout":
+		step(SetTimeout{Timeout: h.ms(pos[0])})
+	case "checkpoint-pause":
+		step(SetMinPause{MinPause: h.ms(pos[0])})
+	case "tolerable":
+		step(SetTolerableFailures{N: int(h.int(pos[0]))})
 	case "actor-failed":
 		step(ActorFailed{Actor: h.actor(pos[0]), Err: errors.New("boom")})
 	case "recovery-done":
@@ -263,6 +276,9 @@ func formatAction(a Action) string {
 		return s
 	case FailWaiters:
 		return fmt.Sprintf("fail-waiters waiters=%s err=%s %q", formatIDs("w", a.Waiters), pgerr.CodeOf(a.Err), a.Err)
+	case CheckpointTimedOut:
+		return fmt.Sprintf("checkpoint-timed-out epoch=%s missing=%s failures=%d/%d timeout=%s",
+			epochString(a.Epoch), formatIDs("a", a.Missing), a.Failures, a.Tolerable, a.Timeout)
 	case StartRecovery:
 		s := "start-recovery from=" + epochString(a.FromEpoch)
 		if a.Err != nil {
