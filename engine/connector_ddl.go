@@ -402,6 +402,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	if err := checkParallelism(with); err != nil {
 		return nil, err
 	}
+	if _, err := e.jobRestartStrategy(with); err != nil {
+		return nil, err
+	}
 	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
 	cfg, err := e.sinkConfig(rel, 0)
 	if err != nil {

@@ -29,6 +29,9 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 	if err := checkMViewOptions(st.With); err != nil {
 		return nil, nil, err
 	}
+	if _, err := s.eng.jobRestartStrategy(st.With); err != nil {
+		return nil, nil, err
+	}
 	b, err := planner.Bind(st.Query, s.catalogView(), nil)
 	if err != nil {
 		return nil, nil, err
@@ -425,6 +428,12 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 			return nil, err
 		}
 		e.st.interval.Store(int64(ms))
+		return done("ALTER SYSTEM")
+	}
+	if sys := lookupSystemSetting(st.Name); sys != nil {
+		if err := e.setSystemSetting(ctx, sys, st.Value); err != nil {
+			return nil, err
+		}
 		return done("ALTER SYSTEM")
 	}
 	return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", st.Name)

@@ -159,6 +159,7 @@ type streams struct {
 
 	committed atomic.Uint64 // last committed epoch
 	interval  atomic.Int64  // barrier_interval_ms
+	sys       *systemValues // ALTER SYSTEM settings (system_settings.go)
 
 	// The fields below are guarded by Engine.writeMu.
 	jobs   map[types.JobID]*jobRun
@@ -203,14 +204,15 @@ func (e *Engine) startStreams() error {
 	}
 	st.committed.Store(committed)
 	st.interval.Store(interval.Milliseconds())
+	st.sys = e.loadSystemValues()
 	st.cur = newPendingEpoch(e.db)
 	st.view = e.db.NewBatch()
 	e.st = st
-	st.drv = checkpoint.NewDriver(checkpoint.Config{
+	st.drv = checkpoint.NewDriver(st.sys.checkpointConfig(checkpoint.Config{
 		Interval:       interval,
 		MinPause:       dmlMinPause,
 		CommittedEpoch: committed,
-	}, &streamIO{e: e}, e.log)
+	}), &streamIO{e: e}, e.log)
 	ctx, cancel := context.WithCancel(context.Background())
 	st.cancel = cancel
 	st.wg.Add(1)

@@ -720,6 +720,11 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 				return &rowsResult{rows: []types.Row{textRow(strconv.FormatInt(e.st.interval.Load(), 10))}, tag: "SHOW"}, nil
 			}}, nil
 		}
+		if sys := lookupSystemSetting(st.Name); sys != nil {
+			return &utilPrepared{fields: textFields(sys.name), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+				return &rowsResult{rows: []types.Row{textRow(e.st.sys.show(sys))}, tag: "SHOW"}, nil
+			}}, nil
+		}
 	case "time zone":
 		st = &sql.Show{Kind: "variable", Name: "TimeZone"}
 	case "transaction isolation level":
