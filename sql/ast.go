@@ -203,6 +203,15 @@ type AlterSystem struct {
 	Value string
 }
 
+// AlterJob is ALTER MATERIALIZED VIEW | SINK name RESUME: it restarts
+// the streaming job of a view or sink that is FAILED (out of restart
+// attempts). Kind is "materialized view" or "sink"; Action is "resume".
+type AlterJob struct {
+	Kind   string
+	Name   ObjectName
+	Action string
+}
+
 // Reset is RESET name | RESET ALL.
 type Reset struct{ Name string }
 
@@ -263,6 +272,7 @@ func (*Show) stmt()         {}
 func (*Describe) stmt()     {}
 func (*Set) stmt()          {}
 func (*AlterSystem) stmt()  {}
+func (*AlterJob) stmt()     {}
 func (*Reset) stmt()        {}
 func (*Txn) stmt()          {}
 func (*Copy) stmt()         {}

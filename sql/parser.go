@@ -283,7 +283,11 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		}
 		s = &Reset{Name: n}
 	case "alter":
-		s, err = p.alterSystem()
+		if p.word(1) == "system" {
+			s, err = p.alterSystem()
+		} else {
+			s, err = p.alterJob()
+		}
 	case "begin", "start", "commit", "end", "rollback", "abort":
 		s, err = p.txn()
 	case "copy":
@@ -489,6 +493,28 @@ func (p *stmtParser) alterSystem() (Stmt, error) {
 		}
 	}
 	return &AlterSystem{Name: name, Value: strings.Join(vals, ", ")}, nil
+}
+
+// alterJob parses ALTER MATERIALIZED VIEW | SINK name RESUME.
+func (p *stmtParser) alterJob() (Stmt, error) {
+	p.pos++
+	var kind string
+	switch {
+	case p.accept("materialized", "view"):
+		kind = "materialized view"
+	case p.accept("sink"):
+		kind = "sink"
+	default:
+		return nil, p.errHere()
+	}
+	name, err := p.objectName()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("resume"); err != nil {
+		return nil, err
+	}
+	return &AlterJob{Kind: kind, Name: name, Action: "resume"}, nil
 }
 
 func (p *stmtParser) txn() (Stmt, error) {
