@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
@@ -34,7 +35,8 @@ type BarrierSink interface {
 // starts a fresh write set for the next epoch. A barrier whose mutation
 // stops the actor's job is acknowledged like any other, and then the
 // actor ends. An error fails the actor: it is reported to the sink and
-// the job is recovered by the coordinator. When ctx is cancelled (the
+// the job is recovered by the coordinator; a panic in an operator is
+// recovered and fails the actor the same way. When ctx is cancelled (the
 // engine stops the job, or recovery stops every actor), the actor ends
 // without reporting anything.
 type Actor struct {
@@ -61,7 +63,7 @@ func (a *Actor) Run(ctx context.Context) error {
 			a.ctx.WriteSet = nil
 		}
 	}()
-	err := a.run(ctx)
+	err := a.runRecovered(ctx)
 	if err == nil || ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return nil
 	}
@@ -69,6 +71,23 @@ func (a *Actor) Run(ctx context.Context) error {
 		return errors.Join(err, rerr)
 	}
 	return err
+}
+
+// runRecovered runs the actor's loop and turns a panic inside it (an
+// operator's bug) into an error, so that it fails this actor's job, which
+// is restarted, rather than the process.
+func (a *Actor) runRecovered(ctx context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stack := debug.Stack()
+			if len(stack) > 4096 {
+				stack = stack[:4096]
+			}
+			err = pgerr.New(pgerr.InternalError, "stream operator panicked in actor %d: %v", a.ctx.Actor, r).
+				WithDetail("%s", stack)
+		}
+	}()
+	return a.run(ctx)
 }
 
 func (a *Actor) run(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -87,6 +88,9 @@ func (m *Materialize) Next(ctx context.Context) (types.Message, error) {
 		}
 		switch x := msg.(type) {
 		case *types.Chunk:
+			if err := fault.Fail(fault.OperatorError, m.name); err != nil {
+				return nil, err
+			}
 			if m.upsert {
 				out, err := m.applyUpsert(x)
 				if err != nil {

@@ -65,6 +65,15 @@ func init() {
 	if !ok || v == "" {
 		return
 	}
+	if ferr, err := parseFailure(v); ferr != nil || err != nil {
+		// An error point (Fail) rather than a crash point.
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "weir: ignoring %s: %v\n", EnvVar, err)
+			return
+		}
+		failing = ferr
+		return
+	}
 	name, n, err := Parse(v)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: ignoring %s: %v\n", EnvVar, err)
