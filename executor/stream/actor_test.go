@@ -15,7 +15,7 @@ import (
 type panicking struct{}
 
 func (panicking) Next(context.Context) (types.Message, error) { panic("index out of range [3]") }
-func (panicking) Close()                                     {}
+func (panicking) Close()                                      {}
 
 // TestActorPanicFailsTheActor: a panic inside an operator is recovered
 // and reported as the actor's failure (XX000), so that the job is
