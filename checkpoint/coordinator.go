@@ -57,9 +57,23 @@ const (
 
 // Event is an input to Coordinator.Step: one of Tick, RequestBarrier,
 // Ack, CommitDone, AddJob, StopJob, Pause, Resume, SetInterval,
-// SetTimeout, SetMinPause, SetTolerableFailures, ActorFailed,
+// SetTimeout, SetMinPause, SetTolerableFailures, ActorFailed, JobFailed,
 // RecoveryDone.
 type Event interface{ isEvent() }
+
+// JobFailed takes a failed job out of the checkpoints so that it can be
+// restarted on its own while every other job goes on (per-job failure
+// isolation): the checkpoint in flight stops waiting for the job's
+// actors and commits none of their write sets for its epoch, so the
+// job's committed state stays that of a checkpoint all its actors
+// completed, and later barriers leave it out. The caller restarts the
+// job from that state and adds it back with AddJob. During a recovery,
+// or for a job not running, the event is ignored (ErrUnknownJob for the
+// latter).
+type JobFailed struct {
+	Job JobID
+	Err error
+}
 
 // SetTimeout changes checkpoint_timeout_ms at run time; a checkpoint in
 // flight gets the new timeout from the start of its current wait.
@@ -156,11 +170,12 @@ func (SetMinPause) isEvent()    {}
 
 func (SetTolerableFailures) isEvent() {}
 func (ActorFailed) isEvent()          {}
+func (JobFailed) isEvent()            {}
 func (RecoveryDone) isEvent()         {}
 
 // Action is an output of the coordinator, for the caller to carry out in
 // order: one of InjectBarrier, Commit, Committed, FailWaiters,
-// StartRecovery, CheckpointTimedOut.
+// StartRecovery, CheckpointTimedOut, JobRemoved.
 type Action interface{ isAction() }
 
 // InjectBarrier asks the caller to inject Barrier into the source actors
@@ -218,6 +233,17 @@ type CheckpointTimedOut struct {
 	Timeout   time.Duration
 }
 
+// JobRemoved confirms that a failed job (JobFailed) left the
+// checkpoints. Dropped are the write sets its actors had handed over for
+// the checkpoint in flight, which will not be committed: the caller
+// releases them.
+type JobRemoved struct {
+	Job     JobID
+	Epoch   uint64 // the checkpoint in flight, 0 when none
+	Dropped []ActorWriteSet
+}
+
+func (JobRemoved) isAction()         {}
 func (CheckpointTimedOut) isAction() {}
 func (InjectBarrier) isAction()      {}
 func (Commit) isAction()             {}
@@ -465,6 +491,8 @@ func (c *Coordinator) Step(ev Event) error {
 		c.cfg.TolerableFailures = max(ev.N, 0)
 	case ActorFailed:
 		err = c.actorFailed(ev)
+	case JobFailed:
+		err = c.jobFailed(ev)
 	case RecoveryDone:
 		err = c.recoveryDone(ev)
 	default:
@@ -567,13 +595,20 @@ func (c *Coordinator) actorFailed(ev ActorFailed) error {
 	}
 	// An error with a SQLSTATE of its own (a sink's broker that does not
 	// answer, say) keeps it: the statements failing with it learn why.
+	// The caller names the job in it (a user knows views and sinks, not
+	// actors).
 	code := pgerr.CodeOf(ev.Err)
 	if code == "" {
 		code = pgerr.InternalError
 	}
-	err := pgerr.Wrap(code, ev.Err, fmt.Sprintf("actor %d failed", ev.Actor))
-	if pe := pgerr.As(ev.Err); pe != nil && pe.Hint != "" {
-		err = err.WithHint("%s", pe.Hint)
+	err := pgerr.Wrap(code, ev.Err, "")
+	if pe := pgerr.As(ev.Err); pe != nil {
+		if pe.Hint != "" {
+			err = err.WithHint("%s", pe.Hint)
+		}
+		if pe.Detail != "" {
+			err = err.WithDetail("%s", pe.Detail)
+		}
 	}
 	if c.phase == phaseCommitting {
 		// The commit may still succeed; recovery must start from its
@@ -584,6 +619,53 @@ func (c *Coordinator) actorFailed(ev ActorFailed) error {
 		return nil
 	}
 	c.fail(err)
+	return nil
+}
+
+func (c *Coordinator) jobFailed(ev JobFailed) error {
+	if c.phase == phaseRecovering {
+		// Recovery rebuilds every job anyway.
+		return nil
+	}
+	j, ok := c.jobs[ev.Job]
+	if !ok && c.cur != nil && c.cur.barrier.Mutation.Kind == MutationStopJob && c.cur.barrier.Mutation.Job.ID == ev.Job {
+		// It failed on the barrier stopping it: that barrier need not
+		// wait for it either.
+		j, ok = c.cur.barrier.Mutation.Job, true
+	}
+	if !ok {
+		return fmt.Errorf("%w: job %d", ErrUnknownJob, ev.Job)
+	}
+	delete(c.jobs, ev.Job)
+	removed := JobRemoved{Job: ev.Job}
+	if c.phase == phaseCollecting {
+		// A commit already under way holds only complete write sets of
+		// the job (every actor acknowledged): it may go on.
+		removed.Epoch = c.cur.barrier.Epoch.Curr
+		for _, a := range j.Actors {
+			done, ok := c.cur.expected[a]
+			if !ok {
+				continue
+			}
+			delete(c.cur.expected, a)
+			if !done {
+				c.cur.remaining--
+			}
+		}
+		keep := c.cur.writeSets[:0]
+		for _, w := range c.cur.writeSets {
+			if slices.Contains(j.Actors, w.Actor) {
+				removed.Dropped = append(removed.Dropped, w)
+			} else {
+				keep = append(keep, w)
+			}
+		}
+		c.cur.writeSets = keep
+	}
+	c.emit(removed)
+	if c.phase == phaseCollecting && c.cur.remaining == 0 {
+		c.startCommit()
+	}
 	return nil
 }
 

@@ -58,6 +58,21 @@
 // Config.RecoveryBackoff. Starting up is a recovery from the committed
 // epoch read from storage.
 //
+// A job that can be restarted on its own (the engine decides) is not a
+// reason to stop the others: JobFailed takes it out of the checkpoints,
+// dropping what its actors handed over for the epoch in flight, and the
+// engine adds it back with AddJob once restarted from its own committed
+// state. When, and whether, a failed job is restarted is decided by its
+// restart strategy (Restarts: fixed-delay, exponential-delay,
+// failure-rate), a state machine of its own with the time and the
+// randomness passed in.
+//
+// Config.Timeout (checkpoint_timeout_ms), Config.MinPauseBetweenCheckpoints
+// (checkpoint_min_pause_ms) and Config.TolerableFailures
+// (tolerable_checkpoint_failures) can be changed at run time. A timeout
+// within the tolerated count is reported (CheckpointTimedOut) and the
+// checkpoint waits on: dropping it would drop its epoch's state.
+//
 // # Shape
 //
 // Coordinator is a deterministic state machine in the manner of

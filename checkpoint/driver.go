@@ -130,6 +130,12 @@ func (d *Driver) carryOut(ctx context.Context) {
 			for _, w := range a.Waiters {
 				d.release(w, a.Err)
 			}
+		case JobRemoved:
+			for _, w := range a.Dropped {
+				if c, ok := w.WriteSet.(interface{ Close() }); ok {
+					c.Close()
+				}
+			}
 		case CheckpointTimedOut:
 			d.log.Warn("checkpoint timed out, waiting on (tolerable_checkpoint_failures)",
 				"epoch", a.Epoch, "timeout", a.Timeout, "missing_actors", a.Missing,
@@ -235,6 +241,13 @@ func (d *Driver) ActorFailed(ctx context.Context, actor ActorID, err error) erro
 		err = errors.New("actor stopped")
 	}
 	return d.send(ctx, ActorFailed{Actor: actor, Err: err})
+}
+
+// JobFailed takes a failed job out of the checkpoints, to be restarted
+// on its own (see the JobFailed event). It returns once the coordinator
+// has the event queued.
+func (d *Driver) JobFailed(ctx context.Context, job JobID, err error) error {
+	return d.send(ctx, JobFailed{Job: job, Err: err})
 }
 
 // SetInterval changes barrier_interval_ms at run time.

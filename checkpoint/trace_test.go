@@ -37,6 +37,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	interval <ms>
 //	timeout <ms> | checkpoint-pause <ms> | tolerable <n>
 //	actor-failed <actor>
+//	job-failed <job>
 //	recovery-done [<job>=<actor>,<actor>...]... [err=<word>]
 //	state
 type traceBlock struct {
@@ -215,6 +216,8 @@ func (h *traceHarness) run(line string) []string {
 		step(SetTolerableFailures{N: int(h.int(pos[0]))})
 	case "actor-failed":
 		step(ActorFailed{Actor: h.actor(pos[0]), Err: errors.New("boom")})
+	case "job-failed":
+		step(JobFailed{Job: h.job(pos[0]), Err: errors.New("boom")})
 	case "recovery-done":
 		var ev RecoveryDone
 		if m, ok := kv["err"]; ok {
@@ -276,6 +279,12 @@ func formatAction(a Action) string {
 		return s
 	case FailWaiters:
 		return fmt.Sprintf("fail-waiters waiters=%s err=%s %q", formatIDs("w", a.Waiters), pgerr.CodeOf(a.Err), a.Err)
+	case JobRemoved:
+		ids := make([]ActorID, len(a.Dropped))
+		for i, w := range a.Dropped {
+			ids[i] = w.Actor
+		}
+		return fmt.Sprintf("job-removed j%d epoch=%s dropped=%s", a.Job, epochString(a.Epoch), formatIDs("a", ids))
 	case CheckpointTimedOut:
 		return fmt.Sprintf("checkpoint-timed-out epoch=%s missing=%s failures=%d/%d timeout=%s",
 			epochString(a.Epoch), formatIDs("a", a.Missing), a.Failures, a.Tolerable, a.Timeout)
