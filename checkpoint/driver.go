@@ -142,7 +142,9 @@ func (d *Driver) carryOut(ctx context.Context) {
 				"failures", a.Failures, "tolerable", a.Tolerable)
 		case StartRecovery:
 			if a.Err != nil {
-				d.log.Warn("checkpoint failed, recovering", "from_epoch", a.FromEpoch, "err", a.Err)
+				// The failure itself is logged where it is handled (a
+				// job's failure with its restart delay).
+				d.log.Info("checkpoint failed, recovering", "from_epoch", a.FromEpoch, "err", a.Err)
 			}
 			go func() {
 				jobs, err := d.io.Recover(ctx, a.FromEpoch, a.Err)

@@ -359,6 +359,7 @@ func (e *Engine) awaitBackfill(ctx context.Context, j *jobRun, io wire.ExecIO) e
 // stopJob stops the job of view id with a barrier and waits until its
 // actors ended. Called under ddlMu, without writeMu.
 func (e *Engine) stopJob(ctx context.Context, id uint32) error {
+	e.forgetJobHealth(types.JobID(id))
 	e.writeMu.Lock()
 	j := e.st.jobs[types.JobID(id)]
 	e.writeMu.Unlock()

@@ -160,6 +160,7 @@ type streams struct {
 	committed atomic.Uint64 // last committed epoch
 	interval  atomic.Int64  // barrier_interval_ms
 	sys       *systemValues // ALTER SYSTEM settings (system_settings.go)
+	health    *jobHealthTable // failed and restarting jobs (job_restart.go)
 
 	// The fields below are guarded by Engine.writeMu.
 	jobs   map[types.JobID]*jobRun
@@ -205,9 +206,11 @@ func (e *Engine) startStreams() error {
 	st.committed.Store(committed)
 	st.interval.Store(interval.Milliseconds())
 	st.sys = e.loadSystemValues()
+	st.health = newJobHealthTable()
 	st.cur = newPendingEpoch(e.db)
 	st.view = e.db.NewBatch()
 	e.st = st
+	e.loadFailedJobs()
 	st.drv = checkpoint.NewDriver(st.sys.checkpointConfig(checkpoint.Config{
 		Interval:       interval,
 		MinPause:       dmlMinPause,
@@ -234,6 +237,7 @@ func (e *Engine) stopStreams() {
 	if st == nil {
 		return
 	}
+	st.health.stop()
 	st.cancel()
 	st.wg.Wait()
 	st.ioMu.Lock()
@@ -455,7 +459,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 		return nil, errors.New("the server is shutting down")
 	}
 	if cause != nil {
-		e.log.Warn("recovering streaming jobs", "from_epoch", fromEpoch, "cause", cause)
+		e.log.Info("recovering streaming jobs", "from_epoch", fromEpoch, "cause", cause)
 	}
 	e.writeMu.Lock()
 	old := st.jobs
@@ -467,6 +471,9 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	e.writeMu.Unlock()
 	for _, j := range old {
 		<-j.ended
+	}
+	if !e.beforeRebuild(ctx) {
+		return nil, errors.New("the server is shutting down")
 	}
 
 	e.writeMu.Lock()
@@ -490,7 +497,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	rels := e.cat.All()
 	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return int(a.ID) - int(b.ID) })
 	for _, rel := range rels {
-		if !hasJob(rel) {
+		if !hasJob(rel) || st.health.isFailed(types.JobID(rel.ID)) {
 			continue
 		}
 		j, err := e.buildJob(rel)
@@ -500,8 +507,10 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 		if err != nil {
 			e.log.Error("cannot rebuild a streaming job", "relation", rel.Name, "kind", kindWords[rel.Kind], "err", err)
 			st.errs.Record(types.JobID(rel.ID), "build", err)
+			st.health.broken(e, rel, err)
 			continue
 		}
+		st.health.started(j.id)
 		j.active = true
 		e.subscribe(j, true)
 		st.jobs[j.id] = j
@@ -661,7 +670,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		Job:         j.id,
 		DB:          e.db,
 		Cache:       st.cache,
-		Sink:        barrierSink{st.drv},
+		Sink:        jobBarrierSink{e, j},
 		Errors:      st.errs,
 		Eval:        &executor.EvalCtx{Location: jobLocation(rel.With)},
 		Parallelism: par,
@@ -743,7 +752,8 @@ func (e *Engine) runJob(j *jobRun) {
 	go func() {
 		defer wg.Done()
 		if err := j.job.Run(j.ctx); err != nil && j.ctx.Err() == nil {
-			e.log.Error("streaming job failed", "view", j.rel.Name, "err", err)
+			// Logged where the failure is handled, with what follows.
+			e.log.Debug("streaming job failed", "relation", j.rel.Name, "err", err)
 		}
 		// The relay may be blocked on an actor that ended.
 		j.cancel()
@@ -849,17 +859,6 @@ func (j *jobRun) project(c *types.Chunk) *types.Chunk {
 	out := types.NewChunkFromVecs(vecs, c.Len())
 	out.Ops, out.Vis = c.Ops, c.Vis
 	return out
-}
-
-// barrierSink hands actors' acknowledgements to the driver.
-type barrierSink struct{ d *checkpoint.Driver }
-
-func (s barrierSink) Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error {
-	return s.d.Ack(ctx, epoch, actor, ws)
-}
-
-func (s barrierSink) ActorFailed(ctx context.Context, actor types.ActorID, err error) error {
-	return s.d.ActorFailed(ctx, actor, err)
 }
 
 // pushChanges sends a statement's changes of table relID to every active

@@ -13,6 +13,7 @@ import (
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -105,7 +106,9 @@ func (r *streamErrors) rows() []streamErrorRow {
 //
 //	weir.stream_errors    expression errors turned into NULLs, per view,
 //	                      operator and SQLSTATE
-//	weir.jobs             the streaming jobs: one per materialized view
+//	weir.jobs             the streaming jobs: one per materialized view,
+//	                      sink or connector table, with its status
+//	                      (running, restarting, failed) and restarts
 //	weir.checkpoint       the committed epoch and the barrier interval
 //	weir.state_tables     every state table of every job, with its rows
 //	                      at the last committed checkpoint
@@ -126,14 +129,43 @@ func init() {
 		}
 		return out
 	})
-	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool", func(e *Engine, s *Session) []types.Row {
+	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool status:text restarts:int8 last_error:text restart_strategy:text", func(e *Engine, s *Session) []types.Row {
 		e.writeMu.Lock()
-		jobs := e.st.sortedJobs()
+		running := map[types.JobID]*jobRun{}
+		for _, j := range e.st.sortedJobs() {
+			running[j.id] = j
+		}
 		e.writeMu.Unlock()
+		rels := e.cat.All()
+		slices.SortFunc(rels, func(a, b *catalog.Relation) int { return cmp.Compare(a.ID, b.ID) })
 		var out []types.Row
-		for _, j := range jobs {
-			rows, _, _, done := j.backfillState()
-			out = append(out, types.Row{types.DInt(int64(j.id)), vStr(j.rel.Name), types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(rows), vBool(done)})
+		for _, rel := range rels {
+			if !hasJob(rel) {
+				continue
+			}
+			id := types.JobID(rel.ID)
+			j := running[id]
+			h, known := e.st.health.snapshot(id)
+			if !known {
+				h.status = jobRunning
+				if st, err := e.jobRestartStrategy(rel.With); err == nil {
+					h.strategy = st.String()
+				}
+			}
+			if j == nil && h.status == jobRunning {
+				// Not started yet (a CREATE under way) or not rebuilt.
+				continue
+			}
+			actors, rows, done := null, null, null
+			if j != nil {
+				r, _, _, d := j.backfillState()
+				actors, rows, done = types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(r), vBool(d)
+			}
+			lastErr := null
+			if h.lastErr != "" {
+				lastErr = vStr(h.lastErr)
+			}
+			out = append(out, types.Row{types.DInt(int64(id)), vStr(rel.Name), actors, rows, done, vStr(h.status), types.DInt(int64(h.count)), lastErr, vStr(h.strategy)})
 		}
 		return out
 	})

@@ -103,6 +103,16 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.AlterSystem:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSystem(ctx, st) }), nil
+	case *sql.AlterJob:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			if err := s.noDDLInBlock("ALTER " + strings.ToUpper(st.Kind)); err != nil {
+				return nil, err
+			}
+			if err := s.resumeJob(ctx, st.Kind, schemaOf(st.Name), st.Name.Name, io); err != nil {
+				return nil, err
+			}
+			return done("ALTER " + strings.ToUpper(st.Kind))
+		}), nil
 	case *sql.Show:
 		return s.prepareShow(st)
 	case *sql.Describe:

@@ -1,0 +1,536 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirdb/weir/checkpoint"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// This file holds what happens when a streaming job fails: an operator
+// or connector error, or a panic in an actor.
+//
+// A job that can be restarted alone is taken out of the checkpoints
+// (checkpoint.JobFailed), stopped, and started again from its own last
+// committed state after the delay its restart strategy decides, while
+// every other job and all DML go on committing. That is a job whose
+// inputs replay from its own committed state, sources whose offsets are
+// committed with it, and whose output no other job reads. Any other job
+// (one fed by a table's DML or by another view's changes, or read by
+// another job) would miss changes committed while it is down, so its
+// failure recovers every job from the last checkpoint, as before, but
+// paced by the failed job's restart strategy. DESIGN.md §5a tells why.
+//
+// Either way a retry is logged once with its delay, and a job out of
+// attempts is FAILED: it is left out of the checkpoints and of every
+// recovery (its state stays as last committed, the failure is kept in
+// the meta keyspace across restarts), shown with its reason in
+// weir.jobs, until ALTER MATERIALIZED VIEW | SINK name RESUME.
+
+// Job statuses as weir.jobs shows them.
+const (
+	jobRunning    = "running"
+	jobRestarting = "restarting"
+	jobFailed     = "failed"
+)
+
+// jobHealth is a job's failure record: its restart strategy's state and
+// what weir.jobs shows.
+type jobHealth struct {
+	restarts *checkpoint.Restarts
+	status   string
+	count    int // restarts so far
+	lastErr  string
+	nextAt   time.Time // when a restarting job restarts
+	// gen changes whenever the job is started by anyone, so a restart
+	// timer that fires late does nothing.
+	gen   uint64
+	timer *time.Timer
+}
+
+// jobHealthTable holds every job's jobHealth, and the job whose failure
+// caused the recovery under way.
+type jobHealthTable struct {
+	mu      sync.Mutex
+	m       map[types.JobID]*jobHealth
+	blamed  types.JobID
+	blame   error
+	rng     *rand.Rand
+	ctx     context.Context // cancelled when streaming stops
+	cancel  context.CancelFunc
+	stopped bool
+}
+
+func newJobHealthTable() *jobHealthTable {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &jobHealthTable{m: map[types.JobID]*jobHealth{}, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13)), ctx: ctx, cancel: cancel}
+}
+
+// stop cancels pending restarts (the database is closing).
+func (t *jobHealthTable) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped = true
+	t.cancel()
+	for _, h := range t.m {
+		if h.timer != nil {
+			h.timer.Stop()
+		}
+	}
+}
+
+// entry returns id's record, made with the strategy s when there is
+// none; a record whose strategy changed (ALTER SYSTEM, say) starts over
+// with the new one. Called under t.mu.
+func (t *jobHealthTable) entry(id types.JobID, s checkpoint.RestartStrategy) *jobHealth {
+	h := t.m[id]
+	if h == nil {
+		h = &jobHealth{status: jobRunning, restarts: checkpoint.NewRestarts(s)}
+		t.m[id] = h
+	} else if h.restarts.Strategy() != s {
+		h.restarts = checkpoint.NewRestarts(s)
+	}
+	return h
+}
+
+func (t *jobHealthTable) isFailed(id types.JobID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.m[id]
+	return h != nil && h.status == jobFailed
+}
+
+// started records that a job was (re)built by anyone: a restart pending
+// for it is void.
+func (t *jobHealthTable) started(id types.JobID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h := t.m[id]; h != nil {
+		h.gen++
+		if h.status == jobRestarting {
+			h.status = jobRunning
+		}
+		if h.timer != nil {
+			h.timer.Stop()
+			h.timer = nil
+		}
+	}
+}
+
+// forget drops a job's record (its relation was dropped).
+func (t *jobHealthTable) forget(id types.JobID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h := t.m[id]; h != nil && h.timer != nil {
+		h.timer.Stop()
+	}
+	delete(t.m, id)
+	if t.blamed == id {
+		t.blamed, t.blame = 0, nil
+	}
+}
+
+// jobSnapshot is what weir.jobs shows of a job's health.
+type jobSnapshot struct {
+	status, lastErr, strategy string
+	count                     int
+}
+
+func (t *jobHealthTable) snapshot(id types.JobID) (jobSnapshot, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.m[id]
+	if h == nil {
+		return jobSnapshot{}, false
+	}
+	return jobSnapshot{status: h.status, lastErr: h.lastErr, strategy: h.restarts.Strategy().String(), count: h.count}, true
+}
+
+// metaJobFailed is the meta entry recording that job id is FAILED, with
+// the reason.
+func metaJobFailed(id types.JobID) string { return fmt.Sprintf("job_failed/%d", id) }
+
+// loadFailedJobs marks the jobs recorded FAILED in the meta keyspace.
+func (e *Engine) loadFailedJobs() {
+	for _, rel := range e.cat.All() {
+		if !hasJob(rel) {
+			continue
+		}
+		v, ok, err := e.db.Meta(metaJobFailed(types.JobID(rel.ID)))
+		if err != nil || !ok {
+			continue
+		}
+		s, err := e.jobRestartStrategy(rel.With)
+		if err != nil {
+			s = checkpoint.DefaultRestartStrategy
+		}
+		t := e.st.health
+		t.mu.Lock()
+		h := t.entry(types.JobID(rel.ID), s)
+		h.status, h.lastErr = jobFailed, string(v)
+		t.mu.Unlock()
+	}
+}
+
+// jobError names the view or sink whose job failed with err, keeping
+// err's SQLSTATE (XX000 when it has none), so that a statement failing
+// because of it says which object, why and what to do.
+func jobError(rel *catalog.Relation, err error) error {
+	code := pgerr.CodeOf(err)
+	if code == "" {
+		code = pgerr.InternalError
+	}
+	e := pgerr.Wrap(code, err, fmt.Sprintf("the streaming job of %s \"%s\" failed", kindWords[rel.Kind], rel.Name))
+	if pe := pgerr.As(err); pe != nil && pe.Hint != "" {
+		return e.WithHint("%s", pe.Hint)
+	}
+	return e.WithHint("It restarts by its restart strategy; weir.jobs shows its status and weir.stream_errors its errors.")
+}
+
+// jobBarrierSink is a job's stream.BarrierSink: acknowledgements go to
+// the checkpoint driver, failures to Engine.jobFailed.
+type jobBarrierSink struct {
+	e *Engine
+	j *jobRun
+}
+
+func (s jobBarrierSink) Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error {
+	return s.e.st.drv.Ack(ctx, epoch, actor, ws)
+}
+
+func (s jobBarrierSink) ActorFailed(ctx context.Context, actor types.ActorID, err error) error {
+	return s.e.jobFailed(ctx, s.j, actor, err)
+}
+
+// restartsAlone reports whether j can be restarted without the others:
+// its AddJob barrier was injected, it reads no table or view (whose
+// changes it would miss while down), and no job reads its output (which
+// got part of the failed epoch). Called under writeMu.
+func (e *Engine) restartsAlone(j *jobRun) bool {
+	if !j.active || len(j.job.Tables) > 0 {
+		return false
+	}
+	j.subMu.Lock()
+	defer j.subMu.Unlock()
+	return len(j.subs) == 0 && len(j.pending) == 0
+}
+
+// jobFailed handles the failure of one of j's actors: a restart of j
+// alone when it can be, a recovery of every job otherwise.
+func (e *Engine) jobFailed(ctx context.Context, j *jobRun, actor types.ActorID, err error) error {
+	st := e.st
+	named := jobError(j.rel, err)
+	e.writeMu.Lock()
+	if st.jobs[j.id] != j {
+		// A job already stopped or replaced; its actors' last words.
+		e.writeMu.Unlock()
+		return nil
+	}
+	if !e.restartsAlone(j) {
+		e.writeMu.Unlock()
+		st.health.mu.Lock()
+		if st.health.blamed == 0 {
+			st.health.blamed, st.health.blame = j.id, named
+		}
+		st.health.mu.Unlock()
+		return st.drv.ActorFailed(ctx, actor, named)
+	}
+	delete(st.jobs, j.id)
+	j.active = false
+	e.writeMu.Unlock()
+	sctx, cancel := context.WithTimeout(st.health.ctx, 10*time.Second)
+	derr := st.drv.JobFailed(sctx, j.id, named)
+	cancel()
+	j.cancel()
+	if derr != nil {
+		return derr
+	}
+	e.scheduleRestart(j.rel, named, true)
+	return nil
+}
+
+// decide applies rel's restart strategy to a failure now: it records the
+// failure, logs it once, and returns the delay before the restart, or
+// false when the job is out of attempts (then FAILED, and kept so).
+func (e *Engine) decide(rel *catalog.Relation, err error, alone bool) (time.Duration, uint64, bool) {
+	t := e.st.health
+	s, serr := e.jobRestartStrategy(rel.With)
+	if serr != nil {
+		s = checkpoint.DefaultRestartStrategy
+	}
+	now := time.Now()
+	t.mu.Lock()
+	h := t.entry(types.JobID(rel.ID), s)
+	d := h.restarts.Failed(now, t.rng.Float64())
+	h.lastErr = pgerr.As(err).Message
+	kind := kindWords[rel.Kind]
+	if !d.Restart {
+		h.status = jobFailed
+		h.lastErr = d.Reason + ": " + h.lastErr
+		reason := h.lastErr
+		t.mu.Unlock()
+		b := e.db.NewBatch()
+		defer b.Close()
+		if err := b.SetMeta(metaJobFailed(types.JobID(rel.ID)), []byte(reason)); err == nil {
+			_ = b.Commit()
+		}
+		e.log.Error("streaming job failed and is not restarted", strings.ReplaceAll(kind, " ", "_"), rel.Name,
+			"reason", d.Reason, "err", err, "hint", fmt.Sprintf("ALTER %s %s RESUME", strings.ToUpper(kind), quoteIdent(rel.Name)))
+		return 0, 0, false
+	}
+	h.count++
+	h.status = jobRestarting
+	h.nextAt = now.Add(d.Delay)
+	h.gen++
+	gen := h.gen
+	t.mu.Unlock()
+	how := "restarting it alone"
+	if !alone {
+		how = "recovering every job from the last checkpoint"
+	}
+	e.log.Warn("streaming job failed, "+how, strings.ReplaceAll(kind, " ", "_"), rel.Name,
+		"attempt", d.Attempt, "delay", d.Delay, "strategy", s.String(), "err", err)
+	return d.Delay, gen, true
+}
+
+// scheduleRestart decides about a failure of rel's job, which is
+// stopped and out of the checkpoints, and restarts it after the delay.
+func (e *Engine) scheduleRestart(rel *catalog.Relation, err error, alone bool) {
+	delay, gen, ok := e.decide(rel, err, alone)
+	if !ok {
+		return
+	}
+	t := e.st.health
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return
+	}
+	h := t.m[types.JobID(rel.ID)]
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	id := types.JobID(rel.ID)
+	h.timer = time.AfterFunc(delay, func() { e.restartJob(id, gen) })
+}
+
+// restartJob starts job id again from its committed state, unless
+// someone started it since the restart was scheduled (gen), and adds it
+// to the checkpoints. A failure to rebuild it counts as a failure.
+func (e *Engine) restartJob(id types.JobID, gen uint64) {
+	st := e.st
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	t := st.health
+	t.mu.Lock()
+	h := t.m[id]
+	ok := h != nil && h.gen == gen && h.status == jobRestarting && !t.stopped
+	t.mu.Unlock()
+	if !ok {
+		return
+	}
+	rel, found := e.cat.ByID(uint32(id))
+	if !found {
+		t.forget(id)
+		return
+	}
+	e.writeMu.Lock()
+	if st.jobs[id] != nil {
+		// A recovery rebuilt it meanwhile.
+		e.writeMu.Unlock()
+		t.started(id)
+		return
+	}
+	j, err := e.buildJob(rel)
+	if err == nil {
+		err = st.checkUpstreams(j)
+	}
+	if err != nil {
+		e.writeMu.Unlock()
+		e.scheduleRestart(rel, jobError(rel, err), true)
+		return
+	}
+	e.subscribe(j, false)
+	st.jobs[j.id] = j
+	e.writeMu.Unlock()
+	t.started(id)
+	e.runJob(j)
+	if err := st.drv.AddJob(t.ctx, j.job.Spec()); err != nil {
+		// A recovery under way rebuilds it, or the database is closing.
+		e.log.Warn("adding a restarted job", kindWords[rel.Kind], rel.Name, "err", err)
+		return
+	}
+	e.log.Info("streaming job restarted", strings.ReplaceAll(kindWords[rel.Kind], " ", "_"), rel.Name)
+}
+
+// beforeRebuild is called by a recovery once every job is stopped and
+// before they are rebuilt. When a job's failure caused the recovery, its
+// restart strategy applies: the recovery waits the delay it decides (no
+// job runs meanwhile, so nothing spins), or the job is FAILED and left
+// out. It returns false when ctx ended while waiting.
+func (e *Engine) beforeRebuild(ctx context.Context) bool {
+	t := e.st.health
+	t.mu.Lock()
+	id, cause := t.blamed, t.blame
+	t.blamed, t.blame = 0, nil
+	t.mu.Unlock()
+	if id == 0 {
+		return true
+	}
+	rel, ok := e.cat.ByID(uint32(id))
+	if !ok {
+		return true
+	}
+	delay, _, restart := e.decide(rel, cause, false)
+	if !restart || delay <= 0 {
+		return true
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+// resumeJob runs ALTER MATERIALIZED VIEW | SINK name RESUME: a FAILED
+// job gets its attempts back and is started again. A job that restarts
+// alone resumes from its committed state; a view fed by tables or views
+// is rebuilt from their current contents (its state is dropped and
+// backfilled, as by CREATE), since the changes it missed while FAILED
+// are not kept. Errors: 42P01, 42809 for an object of another kind,
+// 55000 for a job that is not FAILED, 0A000 for a sink fed by tables or
+// views.
+func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io wire.ExecIO) error {
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	rel, ok := e.cat.Lookup(schema, name)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "%s \"%s\" does not exist", kind, name)
+	}
+	if kindWords[rel.Kind] != kind {
+		return pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", name, kind).
+			WithHint("It is a %s.", kindWords[rel.Kind])
+	}
+	id := types.JobID(rel.ID)
+	t := e.st.health
+	t.mu.Lock()
+	h := t.m[id]
+	if h == nil || h.status != jobFailed {
+		status := jobRunning
+		if h != nil {
+			status = h.status
+		}
+		t.mu.Unlock()
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the streaming job of %s \"%s\" is %s, not failed", kind, name, status).
+			WithHint("RESUME restarts a job that ran out of restart attempts.")
+	}
+	t.mu.Unlock()
+
+	e.writeMu.Lock()
+	if e.st.jobs[id] != nil {
+		e.writeMu.Unlock()
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the streaming job of %s \"%s\" is running", kind, name)
+	}
+	j, err := e.buildJob(rel)
+	if err == nil {
+		err = e.st.checkUpstreams(j)
+	}
+	if err != nil {
+		e.writeMu.Unlock()
+		return pgerr.Wrap(pgerr.CodeOf(err), err, fmt.Sprintf("cannot resume %s \"%s\"", kind, name))
+	}
+	fresh := len(j.job.Tables) > 0
+	if fresh && rel.Kind == catalog.KindSink {
+		e.writeMu.Unlock()
+		j.cancel()
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot resume sink \"%s\": it reads tables or views whose changes while it was failed are not kept", name).
+			WithHint("Drop the sink and create it again (its snapshot option decides whether the current contents are delivered).")
+	}
+	if fresh {
+		// Rebuild from the inputs' current contents: drop every state
+		// table of the job (the view's rows and its backfill positions
+		// included), then build again so the operators start empty.
+		j.cancel()
+		b := e.db.NewBatch()
+		defer b.Close()
+		for _, tid := range append([]uint32{rel.ID}, rel.StateTables...) {
+			if err := b.DeleteRange(tid); err != nil {
+				e.writeMu.Unlock()
+				return err
+			}
+		}
+		if err := b.DeleteKey(storage.MetaKey(metaJobFailed(id))); err != nil {
+			e.writeMu.Unlock()
+			return err
+		}
+		if err := b.Commit(); err != nil {
+			e.writeMu.Unlock()
+			return err
+		}
+		if j, err = e.buildJob(rel); err != nil {
+			e.writeMu.Unlock()
+			return err
+		}
+	} else {
+		b := e.db.NewBatch()
+		defer b.Close()
+		if err := b.DeleteKey(storage.MetaKey(metaJobFailed(id))); err == nil {
+			_ = b.Commit()
+		}
+	}
+	t.mu.Lock()
+	h.restarts.Reset()
+	h.status, h.gen = jobRunning, h.gen+1
+	t.mu.Unlock()
+	e.subscribe(j, false)
+	e.st.jobs[j.id] = j
+	e.writeMu.Unlock()
+	e.runJob(j)
+	if err := e.addJob(ctx, j); err != nil {
+		return err
+	}
+	if fresh && rel.Kind == catalog.KindMView {
+		return e.awaitBackfill(ctx, j, io)
+	}
+	e.log.Info("streaming job resumed", strings.ReplaceAll(kind, " ", "_"), name)
+	return nil
+}
+
+// broken records that a recovery could not rebuild rel's job (a view it
+// reads is FAILED, say): it is FAILED too, for this run of the server.
+func (t *jobHealthTable) broken(e *Engine, rel *catalog.Relation, err error) {
+	s, serr := e.jobRestartStrategy(rel.With)
+	if serr != nil {
+		s = checkpoint.DefaultRestartStrategy
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.entry(types.JobID(rel.ID), s)
+	h.status, h.lastErr = jobFailed, "cannot be rebuilt: "+pgerr.As(err).Message
+}
+
+// forgetJobHealth drops what is known of job id's failures (its view or
+// sink is dropped).
+func (e *Engine) forgetJobHealth(id types.JobID) {
+	e.st.health.forget(id)
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteKey(storage.MetaKey(metaJobFailed(id))); err == nil {
+		_ = b.Commit()
+	}
+}

@@ -1,0 +1,113 @@
+package kafka
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/tests/kafka/kafkatest"
+)
+
+// TestFailingJobRestartsAlone makes the Materialize of one view fail on
+// chosen chunks (the error point stream.operator_error@failing, hits 2
+// to 4) and checks per-job failure isolation end to end: the view's job
+// is restarted alone by its restart strategy (fixed-delay, 2 attempts)
+// while a view over a table and the INSERTs into that table keep
+// committing, with no recovery of every job; the third failure exhausts
+// the strategy, which leaves the job FAILED with its reason in weir.jobs
+// while everything else goes on; ALTER MATERIALIZED VIEW ... RESUME
+// brings it back, and the view ends equal to its query over every
+// record of the topic, each counted once.
+func TestFailingJobRestartsAlone(t *testing.T) {
+	kafkatest.Kcat(t)
+	w := kafkatest.StartWeir(t, kafkatest.Options{Env: []string{"WEIR_FAULT=stream.operator_error@failing:2-4"}})
+	addr := w.KafkaAddr
+	conn := w.ConnString()
+	kafkatest.CreateTopic(t, addr, inTopic, 1)
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
+		fmt.Sprintf(`CREATE SOURCE src (k int, v bigint) WITH (connector = 'kafka', topic = '%s',
+			properties.bootstrap.server = '%s', scan.startup.mode = 'earliest') FORMAT PLAIN ENCODE JSON`, inTopic, addr),
+		`CREATE MATERIALIZED VIEW failing WITH (restart_strategy = 'fixed-delay', restart_attempts = 2, restart_delay_ms = 300)
+			AS SELECT count(*) AS n, sum(v) AS s FROM src`,
+		"CREATE TABLE t (id int PRIMARY KEY)",
+		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n FROM t",
+	)
+	inserted := 0
+	insert := func() {
+		t.Helper()
+		inserted++
+		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d)", inserted))
+		if got := kafkatest.Query(t, conn, "SELECT n FROM t_count"); len(got) != 1 || got[0][0] != fmt.Sprint(inserted) {
+			t.Fatalf("t_count = %v right after INSERT %d", got, inserted)
+		}
+	}
+	status := func() string {
+		rows := kafkatest.Query(t, conn, "SELECT status, restarts, coalesce(last_error, '') FROM weir.jobs WHERE name = 'failing'")
+		if len(rows) != 1 {
+			return fmt.Sprint(rows)
+		}
+		return strings.Join(rows[0], " | ")
+	}
+
+	// The records reach the view's Materialize as one chunk per epoch
+	// they are read in: the first passes, the next three fail, each
+	// after a restart that replays the epoch from the committed offsets.
+	total := 0
+	var sum int64
+	produce := func(n int) {
+		kafkatest.Produce(t, addr, inTopic, inputLines(total, total+n)...)
+		for i := total; i < total+n; i++ {
+			sum += int64(i + 1)
+		}
+		total += n
+	}
+	produce(10)
+	for range 3 {
+		insert()
+	}
+	produce(10)
+	kafkatest.Eventually(t, time.Minute, "the job FAILED after two restarts", func() (bool, string) {
+		insert()
+		s := status()
+		return strings.HasPrefix(s, "failed | 2 | restart strategy fixed-delay exhausted its 2 attempts"), s
+	})
+	if s := status(); !strings.Contains(s, "injected fault") {
+		t.Errorf("weir.jobs does not say why the job failed: %s", s)
+	}
+	// FAILED: the view keeps its last committed rows while everything
+	// else goes on.
+	before := kafkatest.Query(t, conn, "SELECT n FROM failing")
+	produce(5)
+	for range 3 {
+		insert()
+	}
+	if after := kafkatest.Query(t, conn, "SELECT n FROM failing"); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the failed view changed from %v to %v", before, after)
+	}
+	// Only the failed job restarted: no recovery of every job.
+	if n := kafkatest.CountInLog(w.LogPath, "recovering streaming jobs"); n != 0 {
+		t.Errorf("%d recoveries of every job; want the failing job restarted alone", n)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, restarting it alone"); n != 2 {
+		t.Errorf("%d restarts logged, want 2 (one line per retry)", n)
+	}
+
+	kafkatest.Exec(t, conn, "ALTER MATERIALIZED VIEW failing RESUME")
+	want := fmt.Sprintf("%d %d", total, sum)
+	kafkatest.Eventually(t, time.Minute, "the resumed view equal to its query over every record", func() (bool, string) {
+		got := kafkatest.Query(t, conn, "SELECT n, s FROM failing")
+		return len(got) == 1 && strings.Join(got[0], " ") == want, fmt.Sprintf("%v, want %s", got, want)
+	})
+	if s := status(); !strings.HasPrefix(s, "running | 2 |") {
+		t.Errorf("weir.jobs after RESUME: %s", s)
+	}
+	insert()
+	if _, err := kafkatest.QueryErr(conn, "ALTER MATERIALIZED VIEW failing RESUME"); err == nil || !strings.Contains(err.Error(), "55000") {
+		t.Errorf("RESUME of a running job: %v, want SQLSTATE 55000", err)
+	}
+	if _, err := kafkatest.QueryErr(conn, "ALTER SINK failing RESUME"); err == nil || !strings.Contains(err.Error(), "42809") {
+		t.Errorf("ALTER SINK on a view: %v, want SQLSTATE 42809", err)
+	}
+}
