@@ -157,9 +157,9 @@ type streams struct {
 	ioMu    sync.RWMutex
 	closing bool
 
-	committed atomic.Uint64 // last committed epoch
-	interval  atomic.Int64  // barrier_interval_ms
-	sys       *systemValues // ALTER SYSTEM settings (system_settings.go)
+	committed atomic.Uint64   // last committed epoch
+	interval  atomic.Int64    // barrier_interval_ms
+	sys       *systemValues   // ALTER SYSTEM settings (system_settings.go)
 	health    *jobHealthTable // failed and restarting jobs (job_restart.go)
 
 	// The fields below are guarded by Engine.writeMu.
