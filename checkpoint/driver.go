@@ -32,6 +32,16 @@ type IO interface {
 	Recover(ctx context.Context, fromEpoch uint64, cause error) ([]Job, error)
 }
 
+// JobRemover is implemented by an IO that wants to know when a failed
+// job has left the checkpoints (JobRemoved): epoch is the checkpoint in
+// flight that will commit without the job, 0 when there is none or when
+// its commit, which holds the job's whole epoch, is already under way.
+// It is called from the driver's goroutine before that checkpoint's
+// Commit, and must not block for long.
+type JobRemover interface {
+	JobRemoved(job JobID, epoch uint64)
+}
+
 // Driver runs a Coordinator in one goroutine (Run) with the real clock,
 // carries out its actions through an IO, and turns its waiters into
 // blocking calls. Its methods are safe for concurrent use.
@@ -131,6 +141,9 @@ func (d *Driver) carryOut(ctx context.Context) {
 				d.release(w, a.Err)
 			}
 		case JobRemoved:
+			if r, ok := d.io.(JobRemover); ok {
+				r.JobRemoved(a.Job, a.Epoch)
+			}
 			for _, w := range a.Dropped {
 				if c, ok := w.WriteSet.(interface{ Close() }); ok {
 					c.Close()

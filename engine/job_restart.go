@@ -20,13 +20,22 @@ import (
 // or connector error, or a panic in an actor.
 //
 // A job that can be restarted alone is taken out of the checkpoints
-// (checkpoint.JobFailed), stopped, and started again from its own last
-// committed state after the delay its restart strategy decides, while
-// every other job and all DML go on committing. That is a job whose
-// inputs replay from its own committed state, sources whose offsets are
-// committed with it, and whose output no other job reads. Any other job
-// (one fed by a table's DML or by another view's changes, or read by
-// another job) would miss changes committed while it is down, so its
+// (checkpoint.JobFailed), stopped, and started again after the delay its
+// restart strategy decides, while every other job and all DML go on
+// committing. Those are the jobs whose output no other job reads:
+//
+//   - a job whose inputs are sources restarts from its own last
+//     committed state, and its sources replay from the offsets committed
+//     with it;
+//   - a materialized view fed by tables or views is rebuilt: its state
+//     is dropped in the first checkpoint that leaves it out (so a crash
+//     never finds it stale next to tables that moved on) and it is
+//     backfilled from its inputs' current contents, as by CREATE; until
+//     the backfill is done it is "rebuilding" and a query reading it
+//     fails with 55000 rather than return a partial answer.
+//
+// Any other job (a sink fed by tables or views, or a job other jobs
+// read) would miss or spoil changes committed while it is down, so its
 // failure recovers every job from the last checkpoint, as before, but
 // paced by the failed job's restart strategy. DESIGN.md §5a tells why.
 //
@@ -41,6 +50,7 @@ const (
 	jobRunning    = "running"
 	jobRestarting = "restarting"
 	jobFailed     = "failed"
+	jobRebuilding = "rebuilding"
 )
 
 // jobHealth is a job's failure record: its restart strategy's state and
@@ -55,6 +65,11 @@ type jobHealth struct {
 	// timer that fires late does nothing.
 	gen   uint64
 	timer *time.Timer
+	// rebuild: the job's state is dropped and backfilled again when it
+	// restarts; truncAt is the pending epoch whose commit drops it (nil
+	// until the checkpoint leaving the job out is known).
+	rebuild bool
+	truncAt *pendingEpoch
 }
 
 // jobHealthTable holds every job's jobHealth, and the job whose failure
@@ -216,7 +231,7 @@ func (s jobBarrierSink) ActorFailed(ctx context.Context, actor types.ActorID, er
 // changes it would miss while down), and no job reads its output (which
 // got part of the failed epoch). Called under writeMu.
 func (e *Engine) restartsAlone(j *jobRun) bool {
-	if !j.active || len(j.job.Tables) > 0 {
+	if !j.active || len(j.job.Tables) > 0 && j.rel.Kind != catalog.KindMView {
 		return false
 	}
 	j.subMu.Lock()
@@ -246,6 +261,16 @@ func (e *Engine) jobFailed(ctx context.Context, j *jobRun, actor types.ActorID, 
 	}
 	delete(st.jobs, j.id)
 	j.active = false
+	if len(j.job.Tables) > 0 {
+		s, serr := e.jobRestartStrategy(j.rel.With)
+		if serr != nil {
+			s = checkpoint.DefaultRestartStrategy
+		}
+		st.health.mu.Lock()
+		h := st.health.entry(j.id, s)
+		h.rebuild, h.truncAt = true, nil
+		st.health.mu.Unlock()
+	}
 	e.writeMu.Unlock()
 	sctx, cancel := context.WithTimeout(st.health.ctx, 10*time.Second)
 	derr := st.drv.JobFailed(sctx, j.id, named)
@@ -343,6 +368,9 @@ func (e *Engine) restartJob(id types.JobID, gen uint64) {
 		t.forget(id)
 		return
 	}
+	if !e.awaitTruncation(id) {
+		return
+	}
 	e.writeMu.Lock()
 	if st.jobs[id] != nil {
 		// A recovery rebuilt it meanwhile.
@@ -370,6 +398,188 @@ func (e *Engine) restartJob(id types.JobID, gen uint64) {
 		return
 	}
 	e.log.Info("streaming job restarted", strings.ReplaceAll(kindWords[rel.Kind], " ", "_"), rel.Name)
+	e.watchRebuild(j)
+}
+
+// JobRemoved implements checkpoint.JobRemover: a job to be rebuilt has
+// its state dropped in the first checkpoint that leaves it out, the one
+// in flight (epoch) or the next. Between them the job's committed state
+// and its inputs' always agree: a crash before that commit finds the job
+// as committed with the inputs it had seen, a crash after it finds the
+// job empty, with a backfill to do.
+func (io *streamIO) JobRemoved(job checkpoint.JobID, epoch uint64) {
+	e := io.e
+	st := e.st
+	rel, ok := e.cat.ByID(uint32(job))
+	if !ok {
+		return
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	st.health.mu.Lock()
+	h := st.health.m[job]
+	if h == nil || !h.rebuild || h.truncAt != nil {
+		st.health.mu.Unlock()
+		return
+	}
+	target := st.cur
+	if epoch != 0 && st.sealed != nil {
+		// The Commit of epoch follows this call: its batch still takes
+		// writes.
+		target = st.sealed
+	}
+	h.truncAt = target
+	st.health.mu.Unlock()
+	for _, tid := range jobTables(rel) {
+		if err := target.batch.DeleteRange(tid); err != nil {
+			e.log.Error("dropping the state of a failed job", kindWords[rel.Kind], rel.Name, "err", err)
+		}
+	}
+}
+
+// jobTables returns every table of rel's job: the view's rows and its
+// state tables (the backfill positions among them).
+func jobTables(rel *catalog.Relation) []uint32 {
+	ids := []uint32{}
+	if rel.Kind == catalog.KindMView {
+		ids = append(ids, rel.ID)
+	}
+	return append(ids, rel.StateTables...)
+}
+
+// awaitTruncation waits, for a job to be rebuilt, until the epoch
+// dropping its state is committed. It returns false when that will not
+// happen (a recovery discarded the epoch and rebuilds the job, or the
+// database is closing).
+func (e *Engine) awaitTruncation(id types.JobID) bool {
+	t := e.st.health
+	for {
+		t.mu.Lock()
+		h := t.m[id]
+		var p *pendingEpoch
+		rebuild := h != nil && h.rebuild
+		if rebuild {
+			p = h.truncAt
+		}
+		t.mu.Unlock()
+		if !rebuild {
+			return true
+		}
+		if p == nil {
+			// The coordinator has not yet taken the job out.
+			select {
+			case <-time.After(10 * time.Millisecond):
+				continue
+			case <-t.ctx.Done():
+				return false
+			}
+		}
+		// Ask for the checkpoint rather than wait for a periodic one.
+		go func() {
+			ctx, cancel := context.WithTimeout(t.ctx, time.Minute)
+			defer cancel()
+			_ = e.st.drv.Barrier(ctx)
+		}()
+		select {
+		case <-p.done:
+			return p.err == nil
+		case <-t.ctx.Done():
+			return false
+		}
+	}
+}
+
+// dropForRebuild drops, during a recovery, the state of a job that was
+// to be rebuilt and whose state the discarded epochs did not drop.
+// Called under writeMu with no commit running.
+func (e *Engine) dropForRebuild(rel *catalog.Relation) error {
+	t := e.st.health
+	t.mu.Lock()
+	h := t.m[types.JobID(rel.ID)]
+	needed := h != nil && h.rebuild
+	t.mu.Unlock()
+	if !needed {
+		return nil
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, tid := range jobTables(rel) {
+		if err := b.DeleteRange(tid); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
+}
+
+// watchRebuild marks a rebuilt job running once its backfill is done
+// and committed.
+func (e *Engine) watchRebuild(j *jobRun) {
+	t := e.st.health
+	t.mu.Lock()
+	h := t.m[j.id]
+	rebuilding := h != nil && h.rebuild
+	if rebuilding {
+		h.status = jobRebuilding
+	}
+	t.mu.Unlock()
+	if !rebuilding {
+		return
+	}
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(t.ctx, time.Minute)
+			err := e.st.drv.Barrier(ctx)
+			cancel()
+			if t.ctx.Err() != nil {
+				return
+			}
+			e.writeMu.Lock()
+			cur := e.st.jobs[j.id]
+			e.writeMu.Unlock()
+			if cur != j {
+				return
+			}
+			if _, _, _, done := j.backfillState(); done && err == nil {
+				t.mu.Lock()
+				if h := t.m[j.id]; h != nil && h.status == jobRebuilding {
+					h.status, h.rebuild, h.truncAt = jobRunning, false, nil
+				}
+				t.mu.Unlock()
+				e.log.Info("streaming job rebuilt", strings.ReplaceAll(kindWords[j.rel.Kind], " ", "_"), j.rel.Name)
+				return
+			}
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-t.ctx.Done():
+				return
+			}
+		}
+	}()
+}
+
+// checkReadable fails with 55000 when a query reads a view being rebuilt
+// after its job failed: its rows are only partly back.
+func (e *Engine) checkReadable(deps []uint32) error {
+	t := e.st.health
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range deps {
+		if h := t.m[types.JobID(id)]; h != nil && h.rebuild && (h.status == jobRebuilding || h.truncAt != nil && h.truncAt.isCommitted()) {
+			name := fmt.Sprintf("#%d", id)
+			if rel, ok := e.cat.ByID(id); ok {
+				name = rel.Name
+			}
+			if h.status == jobFailed {
+				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" is failed: its streaming job ran out of restart attempts while being rebuilt", name).
+					WithDetail("%s", h.lastErr).
+					WithHint("ALTER MATERIALIZED VIEW %s RESUME rebuilds it.", quoteIdent(name))
+			}
+			return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" is being rebuilt after its streaming job failed", name).
+				WithDetail("Its rows are only partly back; weir.jobs shows its status and backfill progress.").
+				WithHint("Retry the query when weir.jobs shows the job running.")
+		}
+	}
+	return nil
 }
 
 // beforeRebuild is called by a recovery once every job is stopped and
@@ -496,6 +706,7 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 	t.mu.Lock()
 	h.restarts.Reset()
 	h.status, h.gen = jobRunning, h.gen+1
+	h.rebuild, h.truncAt = false, nil
 	t.mu.Unlock()
 	e.subscribe(j, false)
 	e.st.jobs[j.id] = j
@@ -533,4 +744,10 @@ func (e *Engine) forgetJobHealth(id types.JobID) {
 	if err := b.DeleteKey(storage.MetaKey(metaJobFailed(id))); err == nil {
 		_ = b.Commit()
 	}
+}
+
+// isCommitted reports whether the epoch committed.
+func (p *pendingEpoch) isCommitted() bool {
+	err, ok := p.result()
+	return ok && err == nil
 }

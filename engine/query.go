@@ -57,6 +57,9 @@ func (p *queryPrepared) Fields() []wire.Field  { return p.fields }
 // on disk and a failed one leaves nothing behind.
 func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wire.ExecIO) (wire.Result, error) {
 	s := p.s
+	if err := s.eng.checkReadable(p.bound.Deps); err != nil {
+		return nil, err
+	}
 	if err := checkParams(p.bound.Params, params); err != nil {
 		return nil, err
 	}

@@ -500,6 +500,9 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 		if !hasJob(rel) || st.health.isFailed(types.JobID(rel.ID)) {
 			continue
 		}
+		if err := e.dropForRebuild(rel); err != nil {
+			return nil, err
+		}
 		j, err := e.buildJob(rel)
 		if err == nil {
 			err = st.checkUpstreams(j)
@@ -511,6 +514,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 			continue
 		}
 		st.health.started(j.id)
+		e.watchRebuild(j)
 		j.active = true
 		e.subscribe(j, true)
 		st.jobs[j.id] = j

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/tests/kafka/kafkatest"
+	"github.com/weirdb/weir/tests/testenv"
 )
 
 // TestFailingJobRestartsAlone makes the Materialize of one view fail on
@@ -109,5 +110,56 @@ func TestFailingJobRestartsAlone(t *testing.T) {
 	}
 	if _, err := kafkatest.QueryErr(conn, "ALTER SINK failing RESUME"); err == nil || !strings.Contains(err.Error(), "42809") {
 		t.Errorf("ALTER SINK on a view: %v, want SQLSTATE 42809", err)
+	}
+}
+
+// TestFailingViewOverTableRebuildsAlone fails the Materialize of a view
+// over a table once (stream.operator_error@agg, hit 3) while INSERTs,
+// UPDATEs and DELETEs run one statement at a time: every statement
+// commits, a second view over the same table shows each one right after
+// it (no recovery of every job stops them), the failed view is rebuilt
+// alone from the table's current contents, and it ends equal to its
+// query.
+func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
+	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@agg:3"}})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		`CREATE MATERIALIZED VIEW agg WITH (restart_strategy = 'fixed-delay', restart_attempts = 3, restart_delay_ms = 100)
+			AS SELECT k % 5 AS g, count(*) AS n, sum(v) AS s FROM t GROUP BY k % 5`,
+		"CREATE MATERIALIZED VIEW other AS SELECT count(*) AS n FROM t",
+	)
+	for i := 1; i <= 40; i++ {
+		stmt := fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i*10)
+		switch {
+		case i%7 == 0:
+			stmt = fmt.Sprintf("UPDATE t SET v = v + 1 WHERE k = %d", i-3)
+		case i%11 == 0:
+			stmt = fmt.Sprintf("DELETE FROM t WHERE k = %d", i-5)
+		}
+		kafkatest.Exec(t, conn, stmt)
+		want := kafkatest.Query(t, conn, "SELECT count(*) FROM t")
+		if got := kafkatest.Query(t, conn, "SELECT n FROM other"); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after %q the other view shows %v, the table %v rows", stmt, got, want)
+		}
+	}
+	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k % 5, count(*), sum(v) FROM t GROUP BY k % 5 ORDER BY 1"))
+	kafkatest.Eventually(t, time.Minute, "the rebuilt view equal to its query", func() (bool, string) {
+		got, err := kafkatest.QueryErr(conn, "SELECT g, n, s FROM agg ORDER BY g")
+		if err != nil {
+			// 55000 while it is rebuilt.
+			return false, err.Error()
+		}
+		return kafkatest.Lines(got) == want, kafkatest.Lines(got) + "\nwant\n" + want
+	})
+	st := kafkatest.Query(t, conn, "SELECT status, restarts FROM weir.jobs WHERE name = 'agg'")
+	if kafkatest.Lines(st) != "running | 1\n" {
+		t.Errorf("weir.jobs shows agg as %q, want running after 1 restart", kafkatest.Lines(st))
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "recovering streaming jobs"); n != 0 {
+		t.Errorf("%d recoveries of every job; want the failing view rebuilt alone", n)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, restarting it alone"); n != 1 {
+		t.Errorf("%d restarts logged, want 1", n)
 	}
 }
