@@ -31,6 +31,9 @@ type randomRun struct {
 	// the min pause between checkpoints the coordinator was given.
 	lastEnd time.Time
 	pause   time.Duration
+	// removed are the actors of jobs that failed alone (JobFailed) while
+	// the barrier in flight was collecting: its commit leaves them out.
+	removed map[ActorID]bool
 
 	inflight   *InjectBarrier
 	injectSeq  int
@@ -117,7 +120,7 @@ func (r *randomRun) randomEvent() {
 		}
 		var left []ActorID
 		for _, a := range r.inflight.Targets {
-			if !r.acked[a] {
+			if !r.acked[a] && !r.removed[a] {
 				left = append(left, a)
 			}
 		}
@@ -163,6 +166,31 @@ func (r *randomRun) randomEvent() {
 			j := r.jobs[r.rng.IntN(len(r.jobs))]
 			r.step(ActorFailed{Actor: j.Actors[0], Err: errors.New("injected actor failure")})
 		}
+	case n < 86:
+		if len(r.jobs) == 0 || r.recovering {
+			return
+		}
+		i := r.rng.IntN(len(r.jobs))
+		j := r.jobs[i]
+		// The step checks the actions against removed: mark first, undo
+		// when the job was not running.
+		collecting := r.inflight != nil && r.commit == nil
+		var marked []ActorID
+		if collecting {
+			for _, a := range j.Actors {
+				if !r.removed[a] {
+					r.removed[a] = true
+					marked = append(marked, a)
+				}
+			}
+		}
+		if err := r.step(JobFailed{Job: j.ID, Err: errors.New("injected job failure")}); err != nil {
+			for _, a := range marked {
+				delete(r.removed, a)
+			}
+			return
+		}
+		r.jobs = slices.Delete(r.jobs, i, i+1)
 	case n < 92:
 		if !r.recovering {
 			return
@@ -224,16 +252,22 @@ func (r *randomRun) drain() {
 				t.Fatalf("barrier %d injected %s after the last checkpoint ended, min pause %s", a.Barrier.Epoch.Curr, r.now.Sub(r.lastEnd), r.pause)
 			}
 			r.lastInject = a.Barrier.Epoch.Curr
-			r.inflight, r.injectSeq, r.acked = &a, r.seq, map[ActorID]bool{}
+			r.inflight, r.injectSeq, r.acked, r.removed = &a, r.seq, map[ActorID]bool{}, map[ActorID]bool{}
 		case Commit:
 			if r.inflight == nil || r.commit != nil || a.Epoch != r.inflight.Barrier.Epoch.Curr {
 				t.Fatalf("commit of %d out of turn", a.Epoch)
 			}
-			if len(a.WriteSets) != len(r.inflight.Targets) {
-				t.Fatalf("commit of %d with %d write sets for %d targets", a.Epoch, len(a.WriteSets), len(r.inflight.Targets))
+			var want []ActorID
+			for _, a := range r.inflight.Targets {
+				if !r.removed[a] {
+					want = append(want, a)
+				}
+			}
+			if len(a.WriteSets) != len(want) {
+				t.Fatalf("commit of %d with %d write sets for %d targets (%d left out)", a.Epoch, len(a.WriteSets), len(want), len(r.removed))
 			}
 			for i, w := range a.WriteSets {
-				if w.Actor != r.inflight.Targets[i] || !r.acked[w.Actor] || w.WriteSet != w.Actor {
+				if w.Actor != want[i] || !r.acked[w.Actor] || w.WriteSet != w.Actor {
 					t.Fatalf("commit of %d: write set %d of actor %d (acked %v)", a.Epoch, i, w.Actor, r.acked[w.Actor])
 				}
 			}
@@ -251,6 +285,12 @@ func (r *randomRun) drain() {
 				r.release(w)
 			}
 			r.inflight, r.commit = nil, nil
+		case JobRemoved:
+			for _, w := range a.Dropped {
+				if !r.removed[w.Actor] || !r.acked[w.Actor] {
+					t.Fatalf("write set of actor %d dropped for job %d: not a removed, acknowledged actor", w.Actor, a.Job)
+				}
+			}
 		case CheckpointTimedOut:
 			if r.inflight == nil || r.commit != nil || a.Epoch != r.inflight.Barrier.Epoch.Curr || a.Failures > a.Tolerable || len(a.Missing) == 0 {
 				t.Fatalf("timeout of %d reported out of turn: %+v", a.Epoch, a)
@@ -301,7 +341,7 @@ func (r *randomRun) quiesce() {
 			r.step(CommitDone{Epoch: r.commit.Epoch})
 		case r.inflight != nil:
 			for _, a := range r.inflight.Targets {
-				if !r.acked[a] {
+				if !r.acked[a] && !r.removed[a] {
 					r.acked[a] = true
 					r.step(Ack{Epoch: r.inflight.Barrier.Epoch.Curr, Actor: a, WriteSet: a})
 				}
