@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -244,6 +245,10 @@ func (e *Engine) restartsAlone(j *jobRun) bool {
 func (e *Engine) jobFailed(ctx context.Context, j *jobRun, actor types.ActorID, err error) error {
 	st := e.st
 	named := jobError(j.rel, err)
+	// Stop the whole job first: a statement or a view's relay pushing
+	// changes into it (perhaps under writeMu) must not wait for actors
+	// that no longer read.
+	j.cancel()
 	e.writeMu.Lock()
 	if st.jobs[j.id] != j {
 		// A job already stopped or replaced; its actors' last words.
@@ -261,6 +266,7 @@ func (e *Engine) jobFailed(ctx context.Context, j *jobRun, actor types.ActorID, 
 	}
 	delete(st.jobs, j.id)
 	j.active = false
+	e.unsubscribe(j)
 	if len(j.job.Tables) > 0 {
 		s, serr := e.jobRestartStrategy(j.rel.With)
 		if serr != nil {
@@ -750,4 +756,43 @@ func (e *Engine) forgetJobHealth(id types.JobID) {
 func (p *pendingEpoch) isCommitted() bool {
 	err, ok := p.result()
 	return ok && err == nil
+}
+
+// unsubscribe removes j from the relays of the views it reads. Called
+// under writeMu.
+func (e *Engine) unsubscribe(j *jobRun) {
+	for _, t := range j.job.Tables {
+		up := e.st.jobs[types.JobID(t.Rel.ID)]
+		if up == nil {
+			continue
+		}
+		up.subMu.Lock()
+		up.subs = slices.DeleteFunc(up.subs, func(s *jobRun) bool { return s == j })
+		if up.pending[j.id] == j {
+			delete(up.pending, j.id)
+		}
+		up.subMu.Unlock()
+	}
+}
+
+// deliver runs send, a push of the view's changes or barriers to sub,
+// with a context that ends when either job stops. It returns false when
+// the view's own job stopped (its relay ends); a subscriber that stopped
+// (it failed, and restarts on its own) is dropped and the relay goes on.
+func (j *jobRun) deliver(sub *jobRun, send func(context.Context) error) bool {
+	ctx, cancel := context.WithCancel(j.ctx)
+	stop := context.AfterFunc(sub.ctx, cancel)
+	err := send(ctx)
+	stop()
+	cancel()
+	if err == nil {
+		return true
+	}
+	if j.ctx.Err() != nil {
+		return false
+	}
+	j.subMu.Lock()
+	j.subs = slices.DeleteFunc(j.subs, func(s *jobRun) bool { return s == sub })
+	j.subMu.Unlock()
+	return true
 }

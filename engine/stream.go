@@ -787,7 +787,7 @@ func (e *Engine) relay(j *jobRun) {
 			}
 			c := j.project(m)
 			for _, sub := range j.subscribers() {
-				if err := sub.job.PushDML(j.ctx, j.rel.ID, c); err != nil {
+				if !j.deliver(sub, func(ctx context.Context) error { return sub.job.PushDML(ctx, j.rel.ID, c) }) {
 					return
 				}
 			}
@@ -802,7 +802,7 @@ func (e *Engine) relay(j *jobRun) {
 			subs := slices.Clone(j.subs)
 			j.subMu.Unlock()
 			for _, sub := range subs {
-				if err := sub.injectRelayed(j.ctx, j.rel.ID, m); err != nil {
+				if !j.deliver(sub, func(ctx context.Context) error { return sub.injectRelayed(ctx, j.rel.ID, m) }) {
 					return
 				}
 			}
@@ -826,7 +826,7 @@ func (e *Engine) relay(j *jobRun) {
 			}
 			m.Col = col
 			for _, sub := range j.subscribers() {
-				if err := sub.injectRelayed(j.ctx, j.rel.ID, m); err != nil {
+				if !j.deliver(sub, func(ctx context.Context) error { return sub.injectRelayed(ctx, j.rel.ID, m) }) {
 					return
 				}
 			}
@@ -882,6 +882,12 @@ func (e *Engine) pushChanges(relID uint32, chunks []*types.Chunk) error {
 		}
 		for _, c := range chunks {
 			if err := j.job.PushDML(j.ctx, relID, c); err != nil {
+				if j.ctx.Err() != nil {
+					// The job failed: a restart rebuilds it from the
+					// table, or a recovery discards this epoch (and the
+					// statement learns it from the epoch's outcome).
+					break
+				}
 				return errNotCommitted(fmt.Errorf("the job of %s stopped", j.rel.Name))
 			}
 		}

@@ -114,19 +114,20 @@ func TestFailingJobRestartsAlone(t *testing.T) {
 }
 
 // TestFailingViewOverTableRebuildsAlone fails the Materialize of a view
-// over a table once (stream.operator_error@agg, hit 3) while INSERTs,
-// UPDATEs and DELETEs run one statement at a time: every statement
-// commits, a second view over the same table shows each one right after
-// it (no recovery of every job stops them), the failed view is rebuilt
-// alone from the table's current contents, and it ends equal to its
-// query.
+// over another view of a table once (stream.operator_error@agg, hit 3)
+// while INSERTs, UPDATEs and DELETEs run one statement at a time: every
+// statement commits, a third view over the same table shows each one
+// right after it (no recovery of every job stops them), the failed view
+// is rebuilt alone from the current contents of the view it reads, and it
+// ends equal to its query.
 func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
 	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@agg:3"}})
 	conn := w.ConnString()
 	kafkatest.Exec(t, conn,
 		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		"CREATE MATERIALIZED VIEW base AS SELECT k, v FROM t WHERE v > 0",
 		`CREATE MATERIALIZED VIEW agg WITH (restart_strategy = 'fixed-delay', restart_attempts = 3, restart_delay_ms = 100)
-			AS SELECT k % 5 AS g, count(*) AS n, sum(v) AS s FROM t GROUP BY k % 5`,
+			AS SELECT k % 5 AS g, count(*) AS n, sum(v) AS s FROM base GROUP BY k % 5`,
 		"CREATE MATERIALIZED VIEW other AS SELECT count(*) AS n FROM t",
 	)
 	for i := 1; i <= 40; i++ {
@@ -143,7 +144,7 @@ func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
 			t.Fatalf("after %q the other view shows %v, the table %v rows", stmt, got, want)
 		}
 	}
-	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k % 5, count(*), sum(v) FROM t GROUP BY k % 5 ORDER BY 1"))
+	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k % 5, count(*), sum(v) FROM t WHERE v > 0 GROUP BY k % 5 ORDER BY 1"))
 	kafkatest.Eventually(t, time.Minute, "the rebuilt view equal to its query", func() (bool, string) {
 		got, err := kafkatest.QueryErr(conn, "SELECT g, n, s FROM agg ORDER BY g")
 		if err != nil {
