@@ -9,6 +9,7 @@ import (
 
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
 )
 
 // System settings are the database's own (ALTER SYSTEM SET name = value),
@@ -222,6 +223,9 @@ func (sv *systemValues) show(s *systemSetting) string {
 // setSystemSetting runs ALTER SYSTEM SET for the settings of this file:
 // it checks the value, keeps it, and hands it to the running system.
 func (e *Engine) setSystemSetting(ctx context.Context, s *systemSetting, raw string) error {
+	if raw == "" {
+		return e.resetSystemSetting(ctx, s)
+	}
 	v, err := s.check(unquoteSetting(raw))
 	if err != nil {
 		return err
@@ -371,4 +375,40 @@ func (sv *systemValues) checkpointConfig(cfg checkpoint.Config) checkpoint.Confi
 		cfg.TolerableFailures, _ = strconv.Atoi(v)
 	}
 	return cfg
+}
+
+// resetSystemSetting runs ALTER SYSTEM SET name TO DEFAULT: the setting
+// is forgotten and its default applies again.
+func (e *Engine) resetSystemSetting(ctx context.Context, s *systemSetting) error {
+	sv := e.st.sys
+	if strings.HasPrefix(s.name, "restart_") {
+		sv.mu.Lock()
+		vals := map[string]string{}
+		for k, x := range sv.vals {
+			if k != s.name {
+				vals[k] = x
+			}
+		}
+		sv.mu.Unlock()
+		if _, err := restartStrategyOf(vals, nil); err != nil {
+			return err
+		}
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteKey(storage.MetaKey(metaSystemKey(s.name))); err != nil {
+		return err
+	}
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	if s.apply != nil && s.def != "" {
+		if err := s.apply(ctx, e, s.def); err != nil {
+			return err
+		}
+	}
+	sv.mu.Lock()
+	delete(sv.vals, s.name)
+	sv.mu.Unlock()
+	return nil
 }

@@ -65,4 +65,12 @@ func TestCheckpointSettings(t *testing.T) {
 	wantRows(t, s, "SHOW restart_attempts", "5")
 	mustRun(t, s, "INSERT INTO t VALUES (4, 4)")
 	wantRows(t, s, "SELECT n FROM m", "4")
+
+	// TO DEFAULT forgets a setting.
+	mustRun(t, s, "ALTER SYSTEM SET checkpoint_timeout_ms TO DEFAULT")
+	mustRun(t, s, "ALTER SYSTEM SET restart_attempts = DEFAULT")
+	wantRows(t, s, "SHOW checkpoint_timeout_ms", "600000")
+	wantRows(t, s, "SHOW restart_attempts", "3")
+	mustRun(t, s, "INSERT INTO t VALUES (5, 5)")
+	wantRows(t, s, "SELECT n FROM m", "5")
 }
