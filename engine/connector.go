@@ -56,7 +56,7 @@ var sourceOptions = []string{optConnector, optTopic, optBootstrap, optStartupMod
 // sinkOptions are known sink option keys.
 var sinkOptions = []string{optConnector, optTopic, optBootstrap, optPrimaryKey, optGuarantee, optTxnPrefix,
 	optTxnTimeout, optForceAppend, optSnapshot, optFormat, optEncode, "type", optMaxRecordBytes, optBarrierAlignment, optTimeZone,
-	"streaming_parallelism", optDelivTimeout}
+	"streaming_parallelism", optDelivTimeout, stream.OptSinkDecouple, stream.OptSinkLogMaxBytes}
 
 // checkOptions fails with 22023 on an option key not in known (include.*
 // keys are the engine's own and always known).
@@ -379,6 +379,9 @@ func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig,
 	}
 	cfg := kafka.SinkConfig{Brokers: brokers, Topic: topic, TxnIDPrefix: prefix,
 		SinkID: strconv.FormatUint(uint64(rel.ID), 10), Actor: actor, Logger: e.log}
+	if err := checkSinkLogOptions(rel.With); err != nil {
+		return cfg, err
+	}
 	g, err := sinkGuarantee(rel.With)
 	if err != nil {
 		return cfg, err
@@ -493,6 +496,9 @@ func (s *kafkaSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
 		return err
 	}
 	if err := s.w.Commit(ctx, rec); err != nil {
+		if errors.Is(err, kafka.ErrTxnAborted) {
+			return errors.Join(stream.ErrSinkTxnAborted, err)
+		}
 		return err
 	}
 	s.info.committed(txn.Epoch, rec)
@@ -661,6 +667,8 @@ type sinkInfo struct {
 	mu        sync.Mutex
 	lastEpoch uint64 // last checkpoint epoch whose transaction committed
 	pending   map[string]kafka.TxnRecord
+	// lags are the decoupled sink's actors' delivery lags, by index.
+	lags map[int]sinkLag
 }
 
 func (s *sinkInfo) setPending(r kafka.TxnRecord) {

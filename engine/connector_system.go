@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
@@ -44,7 +45,8 @@ func init() {
 }
 
 // sinkColumns are the columns of weir.sinks and SHOW SINKS.
-const sinkColumns = "name:text topic:text format:text guarantee:text last_committed_epoch:int8 pending_transactions:text records_written:int8 records_skipped:int8"
+const sinkColumns = "name:text topic:text format:text guarantee:text last_committed_epoch:int8 pending_transactions:text records_written:int8 records_skipped:int8 " +
+	"decoupled:bool lag_epochs:int8 lag_rows:int8 lag_bytes:int8 paused:bool"
 
 // connectorRels returns the sources and tables with a connector (sinks
 // when sinks is set), by name.
@@ -64,6 +66,9 @@ func sinkRows(e *Engine) []types.Row {
 	for _, r := range connectorRels(e, true) {
 		g, _ := sinkGuarantee(r.With)
 		last, pending, written, skipped := e.st.committed.Load(), "", int64(0), int64(0)
+		decoupled := stream.SinkDecoupled(r.With)
+		var lagEpochs, lagRows, lagBytes int64
+		var paused bool
 		if info := e.conns.sinkInfo(r.ID); info != nil {
 			ep, recs := info.snapshot()
 			var ps []string
@@ -75,6 +80,11 @@ func sinkRows(e *Engine) []types.Row {
 				last = ep
 			}
 			written, skipped = info.written.Load(), info.skipped.Load()
+			if decoupled {
+				var delivered uint64
+				lagEpochs, lagRows, lagBytes, paused, delivered = info.logLag()
+				last = delivered
+			}
 		}
 		spec, _ := sinkSpec(r.With)
 		pend := vStr(pending)
@@ -82,7 +92,8 @@ func sinkRows(e *Engine) []types.Row {
 			pend = null
 		}
 		out = append(out, types.Row{vStr(r.Name), vStr(r.With[optTopic]), vStr(strings.ToUpper(spec.Format)),
-			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written), types.DInt(skipped)})
+			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written), types.DInt(skipped),
+			types.DBool(decoupled), types.DInt(lagEpochs), types.DInt(lagRows), types.DInt(lagBytes), types.DBool(paused)})
 	}
 	return out
 }

@@ -686,6 +686,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		OpenSink:   e.openSink,
 		Watermarks: e.wms,
 		Unaligned:  !aligned,
+		Decoupling: e.sinkDecoupling(),
 	})
 	if err != nil {
 		return nil, err

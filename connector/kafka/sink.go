@@ -431,13 +431,20 @@ func (w *SinkWriter) TakeDone() []TxnRecord {
 	return done
 }
 
+// ErrTxnAborted is wrapped by Commit when the broker aborted the
+// transaction on its own (its transaction timeout passed, or it lost the
+// transaction in a crash): its records will never be visible to
+// read_committed readers, and whoever holds them may write them again in
+// a new transaction.
+var ErrTxnAborted = errors.New("the broker aborted the transaction")
+
 // Commit is phase two: called once the checkpoint holding rec is committed,
 // it commits rec's Kafka transaction, making its records visible to
 // read_committed readers. It also frees the ids whose done marks rode in
 // that checkpoint or an earlier one. Commit is idempotent: committing an
-// already committed record returns nil. Errors: the broker refused the
-// commit (for example the transaction timed out and was aborted); the
-// records are then lost to read_committed readers and the error says so.
+// already committed record returns nil. Errors: ErrTxnAborted (wrapped)
+// when the broker had aborted the transaction (for example it timed out);
+// any other error leaves the outcome unknown.
 func (w *SinkWriter) Commit(ctx context.Context, rec TxnRecord) error {
 	if w.plain != nil {
 		return nil
@@ -472,6 +479,12 @@ func (w *SinkWriter) Commit(ctx context.Context, rec TxnRecord) error {
 		// of the transaction is stale.
 		w.log.Warn("kafka sink commit failed, retrying with EndTxn", "txn", rec.String(), "err", err)
 		if rerr := endTxnCommit(ctx, s.cl, rec); rerr != nil {
+			if errors.Is(rerr, kerr.InvalidTxnState) {
+				// The broker no longer holds the transaction open and did
+				// not commit it: it aborted it on its own.
+				s.state = slotFree
+				return fmt.Errorf("kafka sink: commit %s: %w: %v", rec, ErrTxnAborted, rerr)
+			}
 			return fmt.Errorf("kafka sink: commit %s: %w (retry: %v)", rec, err, rerr)
 		}
 		s.cl.Close()

@@ -47,6 +47,9 @@ type Env struct {
 	// fall into epoch e. Only for at-least-once jobs (the view or sink
 	// option streaming.barrier_alignment = 'false'); false aligns.
 	Unaligned bool
+	// Decoupling makes the job's sinks decoupled (DESIGN.md §5a) unless
+	// their options say otherwise; the zero value leaves them coupled.
+	Decoupling SinkDecoupling
 }
 
 // Job is a built streaming job: its fragments' actors wired by channels,
@@ -66,6 +69,8 @@ type Job struct {
 	entries []chan<- types.Message
 	// sinks are the job's sink operators, told of committed checkpoints.
 	sinks []*Sink
+	// hold pauses the job's sources while a sink's log store is full.
+	hold *JobHold
 }
 
 // Fragment is a part of the dataflow between exchanges, run by
@@ -198,7 +203,7 @@ func Build(root planner.StreamNode, env Env) (*Job, error) {
 			return next, nil
 		}
 	}
-	b := &builder{env: env, job: &Job{ID: env.Job}, edges: map[planner.StreamNode]*edge{}}
+	b := &builder{env: env, job: &Job{ID: env.Job, hold: &JobHold{}}, edges: map[planner.StreamNode]*edge{}}
 	rootFrag := b.fragment(root)
 	b.sizeAll(rootFrag)
 	for _, f := range b.frags {
@@ -311,7 +316,7 @@ func (b *builder) buildFragment(f *fragSpec) error {
 		actx := &ActorContext{
 			Job: b.env.Job, Actor: id, Index: i, Parallelism: p,
 			DB: b.env.DB, Cache: b.env.Cache, Errors: b.env.Errors, Eval: b.env.Eval,
-			Watermarks: b.env.Watermarks,
+			Watermarks: b.env.Watermarks, Hold: b.job.hold,
 		}
 		root, err := b.op(actx, f, f.frag.Root)
 		if err != nil {
@@ -376,6 +381,7 @@ func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (
 		if err != nil {
 			return nil, err
 		}
+		s.setDecoupling(b.env.Decoupling)
 		b.job.sinks = append(b.job.sinks, s)
 		return s, nil
 	case *planner.StreamProject:

@@ -50,6 +50,9 @@ type ActorContext struct {
 	// Watermarks learns of the sources' watermarks and late rows; may be
 	// nil.
 	Watermarks WatermarkRecorder
+	// Hold is shared by the job's actors: its sinks hold it while their
+	// log store is full, and its sources then take no input. May be nil.
+	Hold *JobHold
 }
 
 // WatermarkRecorder learns of the watermarks that sources generate and

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/weirdb/weir/executor/sinktxn"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -85,6 +86,13 @@ type Sink struct {
 	// failed holds the committer's error.
 	failed    atomic.Pointer[error]
 	closeOnce sync.Once
+
+	// decouple is set when the sink is decoupled (sink_log.go): log
+	// holds the open epoch's rows and, from the first barrier on, the
+	// delivery (dlv, also read by Committed).
+	decouple *SinkDecoupling
+	log      *sinkLog
+	dlv      atomic.Pointer[deliverer]
 }
 
 var _ Operator = (*Sink)(nil)
@@ -172,6 +180,10 @@ func (s *Sink) Next(ctx context.Context) (types.Message, error) {
 			if c == nil {
 				continue
 			}
+			if s.log != nil {
+				s.log.add(c)
+				return c, nil
+			}
 			s.mu.Lock()
 			err := s.w.Write(ctx, c)
 			s.mu.Unlock()
@@ -221,6 +233,9 @@ func (s *Sink) project(c *types.Chunk) *types.Chunk {
 // barrier handles a barrier: recovery on the first, the pre-commit on the
 // others.
 func (s *Sink) barrier(ctx context.Context, b types.Barrier) error {
+	if s.log != nil {
+		return s.logBarrier(ctx, b)
+	}
 	s.st.Committed(b.Epoch.Prev)
 	stop := b.Mutation.Kind == types.MutationStopJob && b.Mutation.Job.ID == s.actx.Job
 	s.mu.Lock()
@@ -328,6 +343,10 @@ func (s *Sink) stateKey(id string) types.Row {
 // committer commits the transactions of that epoch and older. It never
 // blocks and is safe from any goroutine.
 func (s *Sink) Committed(epoch uint64) {
+	if d := s.dlv.Load(); d != nil {
+		d.step(sinktxn.CheckpointCommitted{Epoch: epoch})
+		return
+	}
 	for {
 		old := s.committed.Load()
 		if epoch <= old || s.committed.CompareAndSwap(old, epoch) {
@@ -392,6 +411,9 @@ func (s *Sink) err() error {
 // open and commits what the checkpoint recorded).
 func (s *Sink) Close() {
 	s.closeOnce.Do(func() {
+		if d := s.dlv.Load(); d != nil {
+			d.stop()
+		}
 		close(s.quit)
 		if s.cancel != nil {
 			s.cancel()

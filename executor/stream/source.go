@@ -65,7 +65,9 @@ const sourcePollChunks = 2
 //     barrier writes the positions that moved during the epoch into the
 //     state table and its rows into the epoch's write set, then is
 //     forwarded. Pause stops taking batches (the poll goroutine then
-//     blocks on the full channel), Resume takes them again. After the
+//     blocks on the full channel), Resume takes them again; so does a
+//     hold of the job by a sink whose log store is full (JobHold),
+//     until a barrier finds it released. After the
 //     barrier stopping its job, the poll goroutine is stopped and the
 //     reader closed.
 //
@@ -164,7 +166,7 @@ func (s *Source) Next(ctx context.Context) (types.Message, error) {
 		return m, nil
 	}
 	for {
-		if s.batches == nil || s.paused {
+		if s.batches == nil || s.paused || s.actx.Hold.Held() {
 			select {
 			case m := <-s.barriers:
 				return s.control(ctx, m)

@@ -38,6 +38,23 @@ const (
 	// sink transactions are committed again: a crash while recovering
 	// must leave a state the next recovery handles the same way.
 	RecoveryBeforeSinkCommit = "recovery.before_sink_commit"
+
+	// The points of a decoupled sink (DESIGN.md §5a), in the order an
+	// epoch passes them.
+
+	// SinkLogAppend is hit when a decoupled sink has put an epoch's rows
+	// into the checkpoint's write set (its log store append), before the
+	// checkpoint commits. Recovery must replay the epoch from the sources.
+	SinkLogAppend = "sink.log_append"
+	// SinkLogAfterRecord is hit when a decoupled sink's delivery has
+	// flushed an epoch's transaction and stored its record, before the
+	// Kafka commit. Recovery must commit the recorded transaction, or
+	// deliver the epoch again if the broker aborted it.
+	SinkLogAfterRecord = "sink.after_record"
+	// SinkLogAfterTruncate is hit after a decoupled sink's delivery
+	// committed an epoch's transaction and deleted the epoch from its log
+	// store. Recovery must go on with the next epoch.
+	SinkLogAfterTruncate = "sink.after_truncate"
 )
 
 // Points lists the documented crash points, for tests that sweep them.
@@ -47,6 +64,9 @@ var Points = []string{
 	CheckpointAfterCommit,
 	SinkDuringCommit,
 	RecoveryBeforeSinkCommit,
+	SinkLogAppend,
+	SinkLogAfterRecord,
+	SinkLogAfterTruncate,
 }
 
 // armed is the point selected by the environment; nil when none is, which

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/weirdb/weir/connector/kafka"
+	"github.com/weirdb/weir/executor/sinktxn"
+	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/internal/fault"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// This file wires decoupled sinks (DESIGN.md §5a) to Kafka: how a
+// recorded transaction is resolved without a producer, how the options
+// are checked, and how their deliveries show in the log and weir.sinks.
+
+// sinkDecoupling is what every job's sinks get to be decoupled.
+func (e *Engine) sinkDecoupling() stream.SinkDecoupling {
+	return stream.SinkDecoupling{Recover: e.recoverSinkTxn, Observer: sinkObserver{e}}
+}
+
+// checkSinkLogOptions checks sink.decouple and sink.log_store.max_bytes.
+// Errors: 22023 for a value that is not a boolean or a positive number.
+func checkSinkLogOptions(with map[string]string) error {
+	if v, ok := with[stream.OptSinkDecouple]; ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "on", "1", "yes", "false", "off", "0", "no":
+		default:
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", stream.OptSinkDecouple, v).
+				WithHint("Use 'true' (a log store between the sink and its broker, the default) or 'false'.")
+		}
+	}
+	if v, ok := with[stream.OptSinkLogMaxBytes]; ok {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil || n <= 0 {
+			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for %s: \"%s\"", stream.OptSinkLogMaxBytes, v).
+				WithHint("A number of bytes above zero is expected.")
+		}
+	}
+	return nil
+}
+
+// recoverSinkTxn implements stream.RecoverSinkTxnFunc over
+// kafka.RecoverPending, within the sink's delivery timeout.
+func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) error {
+	cfg, err := e.sinkConfig(n.Rel, actx.Index)
+	if err != nil {
+		return err
+	}
+	rec, err := kafka.UnmarshalTxnRecord(txn.Data)
+	if err != nil {
+		return err
+	}
+	fault.Hit(fault.RecoveryBeforeSinkCommit)
+	ctx, cancel := context.WithTimeout(ctx, cfg.DeliveryTimeout)
+	defer cancel()
+	err = kafka.RecoverPending(ctx, cfg.Brokers, []kafka.TxnRecord{rec})
+	if errors.Is(err, kerr.InvalidTxnState) {
+		return errors.Join(stream.ErrSinkTxnAborted, err)
+	}
+	if err == nil {
+		e.log.Info("committed a sink transaction recorded before a restart", "sink", n.Rel.Name, "txn", rec.String())
+	}
+	return err
+}
+
+// sinkObserver implements stream.SinkObserver for the engine.
+type sinkObserver struct{ e *Engine }
+
+func (o sinkObserver) SinkLag(rel uint32, index int, lag sinktxn.Lag, held bool) {
+	o.e.conns.sinkLag(rel, index, lag, held)
+}
+
+func (o sinkObserver) SinkRetry(job types.JobID, rel uint32, index int, r sinktxn.Retry) {
+	name := o.e.relName(rel)
+	o.e.log.Warn("sink delivery failed; retrying", "sink", name, "actor", index, "step", r.Step,
+		"attempt", r.Attempt, "delay", r.Delay, "err", r.Err)
+}
+
+func (o sinkObserver) SinkLost(job types.JobID, rel uint32, index int, l sinktxn.Lost) {
+	name := o.e.relName(rel)
+	o.e.log.Error("a recorded sink transaction was aborted by the broker and its epoch is no longer in the log store; its records are lost",
+		"sink", name, "txn", l.Txn.String(), "err", l.Err)
+	o.e.st.errs.Record(job, "sink recovery", pgerr.Wrap(pgerr.DataCorrupted, l.Err, "transaction "+l.Txn.String()+" was aborted by the broker"))
+}
+
+// relName returns the name of relation id, or its number.
+func (e *Engine) relName(id uint32) string {
+	for _, r := range e.cat.All() {
+		if r.ID == id {
+			return r.Name
+		}
+	}
+	return strconv.FormatUint(uint64(id), 10)
+}
+
+// sinkLag is one actor's delivery lag as weir.sinks shows it.
+type sinkLag struct {
+	lag  sinktxn.Lag
+	held bool
+}
+
+func (c *connectors) sinkLag(rel uint32, index int, lag sinktxn.Lag, held bool) {
+	c.mu.Lock()
+	s := c.sinks[rel]
+	if s == nil {
+		s = &sinkInfo{}
+		c.sinks[rel] = s
+	}
+	c.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lags == nil {
+		s.lags = map[int]sinkLag{}
+	}
+	s.lags[index] = sinkLag{lag: lag, held: held}
+}
+
+// logLag sums the actors' lags: epochs (the most of any actor), rows and
+// bytes in the log stores, whether any holds its job, and the newest
+// delivered epoch.
+func (s *sinkInfo) logLag() (epochs, rows, bytes int64, held bool, delivered uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.lags {
+		epochs = max(epochs, l.lag.Epochs)
+		rows += l.lag.Rows
+		bytes += l.lag.Bytes
+		held = held || l.held
+		delivered = max(delivered, l.lag.Delivered)
+	}
+	return epochs, rows, bytes, held, delivered
+}

@@ -1,0 +1,223 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
+)
+
+// fakeRecover is a RecoverSinkTxnFunc that logs into w and answers err.
+type fakeRecover struct {
+	mu  sync.Mutex
+	w   *fakeWriter
+	err error
+}
+
+func (f *fakeRecover) recover(ctx context.Context, actx *ActorContext, n *planner.StreamSink, txn SinkTxn) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.w.logf("resolve %s@%d %s", txn.ID, txn.Epoch, txn.Data)
+	return f.err
+}
+
+// logStoreState describes the committed sink state: records as
+// index/id@epoch:data, log entries as log@epoch.
+func logStoreState(t *testing.T, db *storage.DB) string {
+	t.Helper()
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	it := snap.Scan(sinkStateID, SinkStateTypes)
+	defer it.Close()
+	var out []string
+	for {
+		r, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			return strings.Join(out, " ")
+		}
+		if r[0].I < 0 {
+			out = append(out, fmt.Sprintf("log@%d", r[2].I))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d/%s@%d:%s", r[0].I, r[1].S, r[2].I, r[3].S))
+	}
+}
+
+// waitState waits until the committed sink state is want.
+func waitState(t *testing.T, db *storage.DB, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := logStoreState(t, db)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sink state is %q, want %q", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func newDecoupledSink(t *testing.T, actx *ActorContext, in Operator, w *fakeWriter, rec *fakeRecover) *Sink {
+	t.Helper()
+	s, err := NewSink(actx, in, sinkNode("plain"), opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.setDecoupling(SinkDecoupling{Recover: rec.recover, RetryInitial: time.Millisecond, RetryMax: time.Millisecond})
+	if s.log == nil {
+		t.Fatal("the sink is not decoupled")
+	}
+	return s
+}
+
+// TestSinkDecoupledDelivers drives a decoupled PLAIN sink: its barriers
+// only append to the log store (no writer call on the checkpoint's
+// path); once the checkpoint commits, the delivery writes the epoch in
+// one transaction, records it, commits it and truncates it; an epoch
+// without rows is not delivered.
+func TestSinkDecoupledDelivers(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	in := &rtScript{msgs: parseScript(t, sinkInTypes, `
+barrier 5 initial
++  1 a 10
+-  2 c 12
+barrier 6
+barrier 7
++ 4 e 14
+barrier 8 stop
+`)}
+	w := newFakeWriter()
+	rec := &fakeRecover{w: w}
+	s := newDecoupledSink(t, actx, in, w, rec)
+	defer s.Close()
+	drain(t, s, 1) // barrier 5: the delivery starts and connects
+	commitWS(t, actx, 5)
+	drain(t, s, 1) // the chunk and barrier 6
+	if got := logStoreState(t, db); got != "" {
+		t.Fatalf("state before the checkpoint of epoch 6: %q", got)
+	}
+	commitWS(t, actx, 6)
+	if got := logStoreState(t, db); got != "log@6" {
+		t.Fatalf("state after the checkpoint of epoch 6: %q", got)
+	}
+	s.Committed(6)
+	waitState(t, db, "")
+	checkOutput(t, w.take(), `
+open actor 0 pending []
+begin 6
+write txn-1
+ T I
++ a 1
+precommit txn-1
+commit txn-1@6 rec-txn-1
+takedone [txn-1]`)
+	drain(t, s, 2) // barrier 7, the chunk, barrier 8
+	commitWS(t, actx, 7)
+	commitWS(t, actx, 8)
+	s.Committed(8)
+	waitState(t, db, "")
+	checkOutput(t, w.take(), `
+begin 8
+write txn-2
+ T I
++ e 4
+precommit txn-2
+commit txn-2@8 rec-txn-2
+takedone [txn-2]`)
+}
+
+// TestSinkDecoupledRedelivers crashes a decoupled sink between its record
+// and its commit (the commit's outcome unknown, the record durable), and
+// restarts it with a broker that aborted the transaction: the epoch,
+// still in the log store, is delivered again in a new transaction whose
+// record replaces the old one.
+func TestSinkDecoupledRedelivers(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	w := newFakeWriter()
+	w.commitErr = errors.New("broker down")
+	rec := &fakeRecover{w: w, err: errors.New("broker down")}
+	s := newDecoupledSink(t, actx, &rtScript{msgs: parseScript(t, sinkInTypes, `
+barrier 5 initial
++ 1 a 10
+barrier 6
+`)}, w, rec)
+	drain(t, s, 2)
+	commitWS(t, actx, 5)
+	commitWS(t, actx, 6)
+	s.Committed(6)
+	waitState(t, db, "log@6 0/txn-1@6:rec-txn-1")
+	w.waitCommit(t)
+	s.Close() // a crash: the record and the epoch stay
+
+	w2 := newFakeWriter()
+	rec2 := &fakeRecover{w: w2, err: fmt.Errorf("EndTxn: %w", ErrSinkTxnAborted)}
+	actx = newTestActx(db)
+	s = newDecoupledSink(t, actx, &rtScript{msgs: parseScript(t, sinkInTypes, "barrier 9 initial")}, w2, rec2)
+	defer s.Close()
+	drain(t, s, 1)
+	waitState(t, db, "")
+	checkOutput(t, w2.take(), `
+resolve txn-1@6 rec-txn-1
+open actor 0 pending []
+begin 6
+write txn-1
+ T I
++ a 1
+precommit txn-1
+commit txn-1@6 rec-txn-1
+takedone [txn-1]`)
+}
+
+// TestSinkDecoupledHoldsWhenFull checks that a log store at its bound
+// holds the job (its sources pause) until delivery truncates it.
+func TestSinkDecoupledHoldsWhenFull(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	actx.Hold = &JobHold{}
+	w := newFakeWriter()
+	rec := &fakeRecover{w: w}
+	n := sinkNode("plain")
+	n.Rel.With = map[string]string{OptSinkLogMaxBytes: "1"}
+	s, err := NewSink(actx, &rtScript{msgs: parseScript(t, sinkInTypes, `
+barrier 5 initial
++ 1 a 10
+barrier 6
+`)}, n, opener(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.setDecoupling(SinkDecoupling{Recover: rec.recover})
+	defer s.Close()
+	drain(t, s, 2)
+	if !actx.Hold.Held() {
+		t.Fatal("a full log store does not hold the job")
+	}
+	commitWS(t, actx, 5)
+	commitWS(t, actx, 6)
+	s.Committed(6)
+	waitState(t, db, "")
+	deadline := time.Now().Add(10 * time.Second)
+	for actx.Hold.Held() {
+		if time.Now().After(deadline) {
+			t.Fatal("the hold is not released after truncation")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
