@@ -283,7 +283,14 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		}
 		s = &Reset{Name: n}
 	case "alter":
-		s, err = p.alterSystem()
+		if w := p.word(1); w == "role" || w == "user" {
+			p.pos++
+			s, err = p.alterRole()
+		} else {
+			s, err = p.alterSystem()
+		}
+	case "grant", "revoke":
+		s, err = p.grant()
 	case "begin", "start", "commit", "end", "rollback", "abort":
 		s, err = p.txn()
 	case "copy":
@@ -548,6 +555,8 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "index"
 	case p.accept("schema"):
 		d.Kind = "schema"
+	case p.word(0) == "role" || p.word(0) == "user":
+		return p.dropRole()
 	default:
 		return nil, p.errHere()
 	}
