@@ -189,6 +189,11 @@ func (c *Catalog) Replace(rel *Relation) error {
 	stored := rel.Clone()
 	stored.Schema = normSchema(stored.Schema)
 	stored.OID = old.OID
+	if stored.Owner == 0 {
+		// CREATE OR REPLACE keeps the owner and the grants, as in
+		// Postgres.
+		stored.Owner, stored.ACL = old.Owner, old.ACL.clone()
+	}
 	if stored.Schema != old.Schema || stored.Name != old.Name {
 		if err := c.checkSchema(stored.Schema, stored.Name); err != nil {
 			return err

@@ -79,6 +79,8 @@ func (p Privilege) Letters() string {
 // are implicit and not stored.
 type ACL map[uint32]Privilege
 
+func (a ACL) clone() ACL { return maps.Clone(a) }
+
 // Grantees returns the ACL's grantees in OID order.
 func (a ACL) Grantees() []uint32 {
 	ks := slices.Collect(maps.Keys(a))
