@@ -30,11 +30,11 @@ const BootstrapUser = "root"
 
 // Codes of this file that pgerr does not name.
 const (
-	codeInvalidCatalogName   pgerr.Code = "3D000"
-	codeInvalidAuthorization pgerr.Code = "28000"
-	codeDuplicateObject      pgerr.Code = "42710"
-	codeUndefinedObject      pgerr.Code = "42704"
-	codeReservedName         pgerr.Code = "42939"
+	codeInvalidCatalogName    pgerr.Code = "3D000"
+	codeInvalidAuthorization  pgerr.Code = "28000"
+	codeDuplicateObject       pgerr.Code = "42710"
+	codeUndefinedObject       pgerr.Code = "42704"
+	codeReservedName          pgerr.Code = "42939"
 	codeInvalidGrantOperation pgerr.Code = "0LP01"
 )
 
