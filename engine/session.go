@@ -124,6 +124,21 @@ func (s *Session) statementTimeout() time.Duration {
 	return d
 }
 
+// IdleSessionTimeout implements wire.IdleTimeouts: idle_session_timeout.
+func (s *Session) IdleSessionTimeout() time.Duration {
+	st, _ := lookupSetting("idle_session_timeout")
+	d, _ := parseDurationSetting(s.get(st))
+	return d
+}
+
+// IdleInTransactionTimeout implements wire.IdleTimeouts:
+// idle_in_transaction_session_timeout.
+func (s *Session) IdleInTransactionTimeout() time.Duration {
+	st, _ := lookupSetting("idle_in_transaction_session_timeout")
+	d, _ := parseDurationSetting(s.get(st))
+	return d
+}
+
 // Split implements wire.Session. Like Postgres, it parses the whole query
 // string before anything runs: a syntax error in any statement fails the
 // query with nothing executed.

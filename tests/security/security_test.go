@@ -492,3 +492,36 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// idle_session_timeout ends an idle session with FATAL 57P05, and
+// idle_in_transaction_session_timeout one idle inside BEGIN with 25P03.
+func TestIdleTimeouts(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	for _, c := range []struct{ setup, code string }{
+		{"SET idle_session_timeout = '100ms'", "57P05"},
+		{"SET idle_in_transaction_session_timeout = 100; BEGIN", "25P03"},
+	} {
+		nc, fe := rawSession(t, s.addr())
+		fe.Send(&pgproto3.Query{String: c.setup})
+		fe.Flush()
+		var got []string
+		for {
+			m, err := fe.Receive()
+			if err != nil {
+				got = append(got, "EOF")
+				break
+			}
+			switch m := m.(type) {
+			case *pgproto3.ErrorResponse:
+				got = append(got, m.Severity+" "+m.Code)
+			case *pgproto3.ReadyForQuery:
+				got = append(got, "ReadyForQuery")
+			}
+		}
+		nc.Close()
+		if want := "ReadyForQuery, FATAL " + c.code + ", EOF"; strings.Join(got, ", ") != want {
+			t.Errorf("%s: got %v, want %s", c.setup, got, want)
+		}
+	}
+	waitFor(t, "the timed-out sessions to end", func() bool { return s.sessionsGauge(t) == 0 })
+}
