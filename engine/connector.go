@@ -175,6 +175,9 @@ func (e *Engine) sourceConfig(rel *catalog.Relation, positions map[int32]int64) 
 	if err != nil {
 		return kafka.SourceConfig{}, nil, err
 	}
+	if err := e.checkConnectorHosts(brokers); err != nil {
+		return kafka.SourceConfig{}, nil, err
+	}
 	l, err := layoutOf(rel)
 	if err != nil {
 		return kafka.SourceConfig{}, nil, err
@@ -369,6 +372,9 @@ var sinkFormats = map[string]kafka.SinkFormat{
 func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig, error) {
 	brokers, topic, err := requireKafka(rel.With)
 	if err != nil {
+		return kafka.SinkConfig{}, err
+	}
+	if err := e.checkConnectorHosts(brokers); err != nil {
 		return kafka.SinkConfig{}, err
 	}
 	prefix := rel.With[optTxnPrefix]

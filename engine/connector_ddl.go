@@ -478,7 +478,7 @@ func pingBrokers(ctx context.Context, brokers []string) *pgerr.Error {
 	pctx, cancel := context.WithTimeout(ctx, brokerPingTimeout)
 	defer cancel()
 	if err := kafka.Ping(pctx, brokers); err != nil {
-		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %v", strings.Join(brokers, ","), err)
+		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %s", strings.Join(brokers, ","), brokerError(err))
 	}
 	return nil
 }

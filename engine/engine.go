@@ -45,6 +45,10 @@ type Config struct {
 	InitPassword string
 	// Rand is where password salts come from; nil means crypto/rand.
 	Rand io.Reader
+	// AllowedConnectorHosts limits the brokers sources and sinks may
+	// name: each entry is a host (any port) or host:port. Empty allows
+	// every host.
+	AllowedConnectorHosts []string
 }
 
 // DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).

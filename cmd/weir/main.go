@@ -56,6 +56,9 @@ weir serve flags:
   --tls-key FILE         PEM private key of --tls-cert
   --tls-required         refuse clients that do not use TLS
   --max-connections N    concurrent sessions; more get 53300 (default 100)
+  --allowed-connector-hosts H,...
+                         hosts (or host:port) that sources and sinks may reach;
+                         others are refused with 42501 (default: any)
 
 weir kafka flags:
   --listen ADDR          broker listener (default 127.0.0.1:9092; port 0 picks one)
@@ -150,7 +153,8 @@ func serve(args []string) int {
 		return 2
 	}
 	wopts.Logger = log
-	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword})
+	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword,
+		AllowedConnectorHosts: sec.allowedHosts()})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
 		return 1

@@ -25,6 +25,7 @@ type security struct {
 	tlsKey         *string
 	tlsRequired    *bool
 	maxConnections *int
+	connectorHosts *string
 }
 
 func securityFlags(fs *flag.FlagSet) *security {
@@ -35,6 +36,7 @@ func securityFlags(fs *flag.FlagSet) *security {
 		tlsKey:         fs.String("tls-key", "", "PEM private key file for TLS (with --tls-cert)"),
 		tlsRequired:    fs.Bool("tls-required", false, "refuse clients that do not use TLS"),
 		maxConnections: fs.Int("max-connections", wire.DefaultMaxConnections, "maximum concurrent sessions; more get SQLSTATE 53300"),
+		connectorHosts: fs.String("allowed-connector-hosts", "", "comma-separated hosts (or host:port) that sources and sinks may connect to (empty: any)"),
 	}
 }
 
@@ -105,6 +107,17 @@ func (f *security) options(listen string) (wire.Options, string, error) {
 		}
 	}
 	return o, password, nil
+}
+
+// allowedHosts returns the --allowed-connector-hosts entries.
+func (f *security) allowedHosts() []string {
+	var out []string
+	for _, h := range strings.Split(*f.connectorHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // checkCanLogIn refuses to serve password authentication when no role
