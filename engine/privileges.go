@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -24,7 +26,8 @@ import (
 //   - creating a table, view or materialized view needs CREATE on its
 //     schema (PostgreSQL 15 grants it on public to no one by default),
 //     and SELECT on every relation the view reads;
-//   - dropping or truncating a relation needs ownership;
+//   - truncating a table needs TRUNCATE; dropping a relation needs
+//     ownership;
 //   - creating a source, a sink or a table with a connector (which make
 //     the server connect to other hosts), creating or dropping a schema,
 //     and ALTER SYSTEM need a superuser.
@@ -77,6 +80,24 @@ func mustBeSuperuser(what string) error {
 		WithDetail("Only superusers may %s.", what)
 }
 
+// createNameAt finds where the name of a CREATE TABLE or CREATE [OR
+// REPLACE] [MATERIALIZED] VIEW statement starts, for the error position
+// Postgres gives a schema privilege error.
+var createNameAt = regexp.MustCompile(`(?is)^\s*create\s+(or\s+replace\s+)?(materialized\s+)?(table|view)\s+(if\s+not\s+exists\s+)?`)
+
+// authorizeText is authorize with the statement's text, which places the
+// error of a CREATE in a schema the role may not create in, as Postgres
+// does.
+func (s *Session) authorizeText(stmt sql.Stmt, text string) error {
+	err := s.authorize(stmt)
+	if pe, ok := err.(*pgerr.Error); ok && pe.Position == 0 && strings.HasPrefix(pe.Message, "permission denied for schema") {
+		if m := createNameAt.FindString(text); m != "" {
+			return pe.WithPosition(utf8.RuneCountInString(m) + 1)
+		}
+	}
+	return err
+}
+
 // authorize checks the session's privileges for stmt.
 func (s *Session) authorize(stmt sql.Stmt) error {
 	if s.superuser() {
@@ -101,6 +122,9 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		if err := s.authorizeCreate(st.Name); err != nil {
 			return err
 		}
+		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && old.Owner != s.roleOID {
+			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
+		}
 		return s.authorizeQuery(st.Query)
 	case *sql.CreateSource:
 		return mustBeSuperuser("create a source")
@@ -121,7 +145,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		}
 	case *sql.Truncate:
 		for _, n := range st.Names {
-			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTableAll) && rel.Owner != s.roleOID {
+			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTruncate) {
 				return denied(rel)
 			}
 		}
@@ -335,9 +359,12 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 			p |= catalog.PrivDelete
 		case "all":
 			p |= catalog.PrivTableAll
-		case "truncate", "references", "trigger":
-			// Accepted for compatibility; weir checks none of them
-			// (TRUNCATE needs ownership).
+		case "truncate":
+			p |= catalog.PrivTruncate
+		case "references":
+			p |= catalog.PrivReferences
+		case "trigger":
+			p |= catalog.PrivTrigger
 		default:
 			return nil, pgerr.New(codeInvalidGrantOperation, "invalid privilege type %s for table", strings.ToUpper(w))
 		}
@@ -453,12 +480,12 @@ func (s *Session) HasTablePrivilege(user, table string, oid uint32, privs string
 			want = catalog.PrivUpdate
 		case "DELETE":
 			want = catalog.PrivDelete
-		case "TRUNCATE", "REFERENCES", "TRIGGER":
-			// Only the owner (or a superuser) may truncate here.
-			if r.Superuser || rel.Owner == r.OID {
-				return true, nil
-			}
-			continue
+		case "TRUNCATE":
+			want = catalog.PrivTruncate
+		case "REFERENCES":
+			want = catalog.PrivReferences
+		case "TRIGGER":
+			want = catalog.PrivTrigger
 		default:
 			return false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
 		}

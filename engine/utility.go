@@ -56,7 +56,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
 	}
-	if err := s.authorize(stmt); err != nil {
+	if err := s.authorizeText(stmt, text); err != nil {
 		return nil, err
 	}
 	switch st := stmt.(type) {

@@ -41,8 +41,9 @@ type Role struct {
 }
 
 // Privilege is a set of privileges, as the letters of Postgres's aclitem
-// (r SELECT, a INSERT, w UPDATE, d DELETE, C CREATE, U USAGE).
-type Privilege uint8
+// (r SELECT, a INSERT, w UPDATE, d DELETE, D TRUNCATE, x REFERENCES,
+// t TRIGGER, C CREATE, U USAGE).
+type Privilege uint16
 
 // Privileges.
 const (
@@ -52,18 +53,25 @@ const (
 	PrivDelete
 	PrivCreate
 	PrivUsage
+	PrivTruncate
+	PrivReferences
+	PrivTrigger
 )
 
-// PrivTableAll is every privilege a table can have here.
-const PrivTableAll = PrivSelect | PrivInsert | PrivUpdate | PrivDelete
+// PrivTableAll is every privilege a table can have, Postgres 15's
+// ACL_ALL_RIGHTS_RELATION ("arwdDxt"). weir checks SELECT, INSERT,
+// UPDATE, DELETE and TRUNCATE; REFERENCES and TRIGGER are kept for
+// clients that grant them.
+const PrivTableAll = PrivSelect | PrivInsert | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
 
 var privLetters = []struct {
 	p Privilege
 	c byte
-}{{PrivInsert, 'a'}, {PrivSelect, 'r'}, {PrivUpdate, 'w'}, {PrivDelete, 'd'}, {PrivUsage, 'U'}, {PrivCreate, 'C'}}
+}{{PrivInsert, 'a'}, {PrivSelect, 'r'}, {PrivUpdate, 'w'}, {PrivDelete, 'd'}, {PrivTruncate, 'D'},
+	{PrivReferences, 'x'}, {PrivTrigger, 't'}, {PrivUsage, 'U'}, {PrivCreate, 'C'}}
 
 // Letters returns the privileges as aclitem letters in Postgres's order
-// ("arwd").
+// ("arwdDxt").
 func (p Privilege) Letters() string {
 	var b strings.Builder
 	for _, l := range privLetters {
