@@ -356,7 +356,7 @@ func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *p
 	}
 	s := &kafkaSource{r: r, l: l, ts: ts, width: len(n.Rel.Cols)}
 	s.fail = func(err error) {
-		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.Wrap(pgerr.ConnectionException, err, "reading the topic"))
+		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.New(pgerr.ConnectionException, "reading the topic: %s", readerError(err)))
 	}
 	s.unreg = e.conns.addReader(n.Rel.ID, actx.Job, r)
 	return s, nil

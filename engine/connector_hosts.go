@@ -67,3 +67,16 @@ func brokerError(err error) string {
 	}
 	return "the server there does not answer as a Kafka broker"
 }
+
+// readerError is the text of a source reader's error: the error itself,
+// unless the Kafka client read another protocol's bytes as a response
+// length (it then prints them as a number), which is reported as not
+// being a Kafka broker instead.
+func readerError(err error) string {
+	var oe *net.OpError
+	var ke *kerr.Error
+	if errors.As(err, &oe) || errors.As(err, &ke) || !strings.Contains(err.Error(), "invalid large response size") {
+		return err.Error()
+	}
+	return "the server at the bootstrap address does not answer as a Kafka broker"
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"io"
 	"net"
 	"slices"
@@ -71,5 +72,18 @@ func TestAllowedConnectorHosts(t *testing.T) {
 	}
 	if err := e.checkConnectorHosts([]string{"kafka.internal:19092", "127.0.0.1:9092"}); err != nil {
 		t.Fatalf("allowed hosts refused: %v", err)
+	}
+}
+
+// A reader's error keeps its text unless it is the Kafka client misreading
+// another protocol's reply.
+func TestReaderError(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{"kafka source: list topic t: unable to dial: dial tcp 127.0.0.1:1: connect: connection refused", "kafka source: list topic t: unable to dial: dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"kafka source: list topic t: invalid large response size 1157627904 > limit 104857600: response exceeds BrokerMaxReadBytes", "the server at the bootstrap address does not answer as a Kafka broker"},
+	} {
+		if got := readerError(errors.New(c.err)); got != c.want {
+			t.Errorf("readerError(%q) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
