@@ -175,6 +175,9 @@ func (e *Engine) sourceConfig(rel *catalog.Relation, positions map[int32]int64) 
 	if err != nil {
 		return kafka.SourceConfig{}, nil, err
 	}
+	if err := e.checkConnectorHosts(brokers); err != nil {
+		return kafka.SourceConfig{}, nil, err
+	}
 	l, err := layoutOf(rel)
 	if err != nil {
 		return kafka.SourceConfig{}, nil, err
@@ -353,7 +356,7 @@ func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *p
 	}
 	s := &kafkaSource{r: r, l: l, ts: ts, width: len(n.Rel.Cols)}
 	s.fail = func(err error) {
-		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.Wrap(pgerr.ConnectionException, err, "reading the topic"))
+		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.New(pgerr.ConnectionException, "reading the topic: %s", readerError(err)))
 	}
 	s.unreg = e.conns.addReader(n.Rel.ID, actx.Job, r)
 	return s, nil
@@ -369,6 +372,9 @@ var sinkFormats = map[string]kafka.SinkFormat{
 func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig, error) {
 	brokers, topic, err := requireKafka(rel.With)
 	if err != nil {
+		return kafka.SinkConfig{}, err
+	}
+	if err := e.checkConnectorHosts(brokers); err != nil {
 		return kafka.SinkConfig{}, err
 	}
 	prefix := rel.With[optTxnPrefix]

@@ -130,6 +130,7 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rel.Name)
 	}
+	rel.Owner = s.roleOID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -214,6 +215,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		if err := allocErr(); err != nil {
 			return nil, false, err
 		}
+		rel.Owner = s.roleOID
 		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return planConnectorTable(r) })
 	}()
 	if err != nil || !created {
@@ -453,6 +455,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 			return nil, false, pgerr.Wrap(pgerr.InvalidParameterValue, err, "sink "+rel.Name)
 		}
 		rel.Deps = b.Deps
+		rel.Owner = s.roleOID
 		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return e.planSinkRel(r) })
 	}()
 	if err != nil {
@@ -478,7 +481,7 @@ func pingBrokers(ctx context.Context, brokers []string) *pgerr.Error {
 	pctx, cancel := context.WithTimeout(ctx, brokerPingTimeout)
 	defer cancel()
 	if err := kafka.Ping(pctx, brokers); err != nil {
-		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %v", strings.Join(brokers, ","), err)
+		return pgerr.New(pgerr.UnableToConnect, "could not connect to the Kafka broker at %s: %s", strings.Join(brokers, ","), brokerError(err))
 	}
 	return nil
 }

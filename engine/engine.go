@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/wire"
@@ -36,6 +38,17 @@ type Config struct {
 	// shared read-through cache: clean entries are evicted beyond it.
 	// Zero means DefaultStateCacheBytes.
 	StateCacheBytes int64
+	// InitPassword is the password of the superuser made on first start
+	// (BootstrapUser); empty leaves it without one, so it can log in only
+	// where trust authentication applies. Only its SCRAM verifier is
+	// kept, and it is ignored once roles exist.
+	InitPassword string
+	// Rand is where password salts come from; nil means crypto/rand.
+	Rand io.Reader
+	// AllowedConnectorHosts limits the brokers sources and sinks may
+	// name: each entry is a host (any port) or host:port. Empty allows
+	// every host.
+	AllowedConnectorHosts []string
 }
 
 // DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).
@@ -122,6 +135,10 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
+	if err := e.bootstrapRoles(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bootstrap roles: %w", err)
+	}
 	if e.databaseID, err = loadDatabaseID(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("database id: %w", err)
@@ -166,9 +183,24 @@ func (e *Engine) ServerParams() [][2]string {
 	}
 }
 
-// NewSession implements wire.Handler.
+// NewSession implements wire.Handler. weir has one database,
+// DatabaseName: any other name is 3D000, as in Postgres. The user must be
+// an existing role (28000); the wire server has authenticated it.
 func (e *Engine) NewSession(ctx context.Context, p wire.StartupParams) (wire.Session, error) {
+	if p.Database != "" && p.Database != DatabaseName {
+		return nil, pgerr.New(codeInvalidCatalogName, "database \"%s\" does not exist", p.Database).
+			WithDetail("weir has one database, %s.", DatabaseName)
+	}
+	user := p.User
+	if user == "" {
+		user = BootstrapUser
+	}
+	r, ok := e.cat.RoleByName(user)
+	if !ok {
+		return nil, pgerr.New(codeInvalidAuthorization, "role \"%s\" does not exist", user)
+	}
 	s := newSession(e, p)
+	s.roleOID = r.OID
 	e.metrics.sessions.Inc()
 	return s, nil
 }

@@ -299,6 +299,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 		// FROM it, say), as they do a source.
 		mv.With[appendOnlyOption] = "true"
 	}
+	mv.Owner = s.roleOID
 	if err := e.cat.Create(mv); err != nil {
 		return nil, false, err
 	}

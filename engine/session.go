@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -22,6 +23,10 @@ type Session struct {
 	user     string
 	database string
 	pid      uint32
+	// roleOID is the session's role; its attributes and privileges are
+	// read from the catalog at every check, so ALTER ROLE and REVOKE take
+	// effect at once.
+	roleOID uint32
 
 	vars map[string]string // lower-case setting name → value
 	loc  *time.Location
@@ -39,7 +44,7 @@ type Session struct {
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
-	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: time.UTC, txn: 'I'}
+	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: time.UTC, txn: 'I', roleOID: catalog.BootstrapRoleOID}
 	if s.user == "" {
 		s.user = "root"
 	}
@@ -71,6 +76,12 @@ func (s *Session) Setting(name string) (string, bool) {
 }
 
 func (s *Session) get(st *setting) string {
+	if st.name == "is_superuser" {
+		if s.superuser() {
+			return "on"
+		}
+		return "off"
+	}
 	if v, ok := s.vars[strings.ToLower(st.name)]; ok {
 		return v
 	}
@@ -109,6 +120,21 @@ func (s *Session) reset(st *setting) {
 // statementTimeout returns the session's statement_timeout (0: none).
 func (s *Session) statementTimeout() time.Duration {
 	st, _ := lookupSetting("statement_timeout")
+	d, _ := parseDurationSetting(s.get(st))
+	return d
+}
+
+// IdleSessionTimeout implements wire.IdleTimeouts: idle_session_timeout.
+func (s *Session) IdleSessionTimeout() time.Duration {
+	st, _ := lookupSetting("idle_session_timeout")
+	d, _ := parseDurationSetting(s.get(st))
+	return d
+}
+
+// IdleInTransactionTimeout implements wire.IdleTimeouts:
+// idle_in_transaction_session_timeout.
+func (s *Session) IdleInTransactionTimeout() time.Duration {
+	st, _ := lookupSetting("idle_in_transaction_session_timeout")
 	d, _ := parseDurationSetting(s.get(st))
 	return d
 }

@@ -37,6 +37,7 @@ var settingList = []setting{
 	{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status."},
 	{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", check: checkDuration},
 	{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.", check: checkDuration},
+	{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.", check: checkDuration},
 	{name: "row_security", def: "on", desc: "Enable row security."},
 	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", check: checkOneOf("hex")},
 	{name: "server_version", def: ServerVersion, desc: "Shows the server version.", readOnly: true},

@@ -21,7 +21,7 @@ const (
 	oidPgCatalog  = 11
 	oidPublic     = 2200
 	oidInfoSchema = 13183
-	oidRoot       = 10 // the bootstrap superuser; weir's only role
+	oidRoot       = catalog.BootstrapRoleOID // the bootstrap superuser
 	// oidDatabaseOwner is the pg_database_owner role, which owns public.
 	oidDatabaseOwner = 6171
 	oidDatabase      = 16384 - 1
@@ -233,11 +233,15 @@ func init() {
 			if r.Kind == catalog.KindView || r.Kind == catalog.KindSource {
 				am = 0
 			}
-			rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, e)), vOid(0), vOid(0), vOid(oidRoot), vOid(am), vOid(r.OID), vOid(0),
+			relacl := null
+			if acl := e.aclText(r); acl != nil {
+				relacl = vStr(types.FormatTextArray(acl, nil))
+			}
+			rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, e)), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
 				vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasRealPK(r)), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
-				vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), null, null, null})
+				vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 			if hasRealPK(r) {
-				rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, e)), vOid(0), vOid(0), vOid(oidRoot), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
+				rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, e)), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
 					vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr("p"), vStr("i"), vInt(len(r.PK)), vInt(0),
 					vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), null, null, null})
 			}
@@ -366,13 +370,10 @@ func init() {
 			{vOid(950), vStr("C"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(-1), vStr("C"), vStr("C")}}
 	})
 	roleCols := "oid:oid rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool rolcreatedb:bool rolcanlogin:bool rolreplication:bool rolconnlimit:int4 rolpassword:text rolvaliduntil:timestamptz rolbypassrls:bool rolconfig:text"
-	roles := func(e *Engine, s *Session) []types.Row {
-		return []types.Row{{vOid(oidRoot), vStr("root"), vBool(true), vBool(true), vBool(true), vBool(true), vBool(true), vBool(true), vInt(-1), vStr("********"), null, vBool(true), null}}
-	}
-	addSys("pg_catalog", "pg_roles", roleCols, roles)
-	addSys("pg_catalog", "pg_authid", roleCols, roles)
+	addSys("pg_catalog", "pg_roles", roleCols, func(e *Engine, s *Session) []types.Row { return roleRows(e, true) })
+	addSys("pg_catalog", "pg_authid", roleCols, func(e *Engine, s *Session) []types.Row { return roleRows(e, false) })
 	addSys("pg_catalog", "pg_user", "usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text", func(e *Engine, s *Session) []types.Row {
-		return []types.Row{{vStr("root"), vOid(oidRoot), vBool(true), vBool(true), vBool(true), vBool(true), vStr("********"), null, null}}
+		return userRows(e)
 	})
 	addSys("pg_catalog", "pg_auth_members", "roleid:oid member:oid grantor:oid admin_option:bool", empty)
 	addSys("pg_catalog", "pg_settings", "name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text boot_val:text reset_val:text sourcefile:text sourceline:int4 pending_restart:bool", func(e *Engine, s *Session) []types.Row {
@@ -392,7 +393,7 @@ func init() {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			if r.Kind == catalog.KindTable {
-				rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr("root"), null, vBool(hasRealPK(r)), vBool(false), vBool(false), vBool(false)})
+				rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(e.roleName(r.Owner)), null, vBool(hasRealPK(r)), vBool(false), vBool(false), vBool(false)})
 			}
 		}
 		return rows
@@ -401,7 +402,7 @@ func init() {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			if r.Kind == catalog.KindView {
-				rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr("root"), vStr(r.SQL)})
+				rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(e.roleName(r.Owner)), vStr(r.SQL)})
 			}
 		}
 		return rows
@@ -410,7 +411,7 @@ func init() {
 		var rows []types.Row
 		for _, r := range userRelations(e) {
 			if r.Kind == catalog.KindMView {
-				rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr("root"), null, vBool(false), vBool(true), vStr(r.SQL)})
+				rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(e.roleName(r.Owner)), null, vBool(false), vBool(true), vStr(r.SQL)})
 			}
 		}
 		return rows
@@ -522,10 +523,11 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 	switch fn {
 	case "pg_get_userbyid":
 		switch oid {
-		case oidRoot:
-			return "root", true
 		case oidDatabaseOwner:
 			return "pg_database_owner", true
+		}
+		if r, ok := cat.RoleByOID(oid); ok {
+			return r.Name, true
 		}
 	case "pg_get_indexdef":
 		if oid < indexOIDBase || oid >= 2*indexOIDBase {

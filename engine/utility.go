@@ -56,9 +56,20 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
 	}
+	if err := s.authorizeText(stmt, text); err != nil {
+		return nil, err
+	}
 	switch st := stmt.(type) {
 	case *sql.Query:
 		return s.prepareQuery(st, hints)
+	case *sql.CreateRole:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createRole(ctx, st, io) }), nil
+	case *sql.AlterRole:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterRole(ctx, st, io) }), nil
+	case *sql.DropRole:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropRole(ctx, st, io) }), nil
+	case *sql.Grant:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.grant(ctx, st, io) }), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			return s.createTable(ctx, st, text, io)
@@ -238,6 +249,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
 		return nil, err
 	}
+	rel.Owner = s.roleOID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -339,6 +351,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
 	}
+	rel.Owner = s.roleOID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}

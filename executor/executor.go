@@ -66,6 +66,16 @@ type CatalogDescriber interface {
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 
+// PrivilegeChecker is implemented by sessions that keep privileges, for
+// has_table_privilege. table is a relation name as written (schema
+// qualified or not) unless oid is not zero; privs is a comma-separated
+// list such as "SELECT, INSERT" (any of them suffices, as in Postgres).
+// Errors: 42P01 for an unknown table, 42704 for an unknown role, 22023
+// for an unknown privilege.
+type PrivilegeChecker interface {
+	HasTablePrivilege(user, table string, oid uint32, privs string) (bool, error)
+}
+
 // Source gives batch operators the rows of relations at one snapshot.
 type Source interface {
 	// ScanRelation returns the full rows (in Relation.Cols order) of a

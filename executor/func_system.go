@@ -97,8 +97,34 @@ func init() {
 	})
 	pid := int64(os.Getpid())
 	defRow("pg_backend_pid", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(pid) })
+	// has_table_privilege asks the session when it can check privileges
+	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
+	// with the table as a name or an OID.
+	def("has_table_privilege", func(args []types.T, _ types.T) (impl, bool) {
+		byOID := args[len(args)-2].ID == types.Oid
+		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			pc, ok := ctx.Session.(PrivilegeChecker)
+			if !ok {
+				return types.DBool(true), nil
+			}
+			user := sessionUser(ctx)
+			if len(d) == 3 {
+				user = d[0].S
+			}
+			tbl := d[len(d)-2]
+			var oid uint32
+			if byOID {
+				oid = uint32(tbl.I)
+			}
+			ok, err := pc.HasTablePrivilege(user, tbl.S, oid, d[len(d)-1].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			return types.DBool(ok), nil
+		}}, true
+	})
 	for _, n := range []string{"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
-		"has_table_privilege", "has_schema_privilege", "has_database_privilege"} {
+		"has_schema_privilege", "has_database_privilege"} {
 		defRow(n, constBool(true))
 	}
 	defRow("pg_relation_is_publishable", constBool(false))

@@ -18,6 +18,8 @@ func (p *stmtParser) create() (Stmt, error) {
 		return p.createSource()
 	case p.accept("sink"):
 		return p.createSink()
+	case p.word(0) == "role" || p.word(0) == "user":
+		return p.createRole()
 	case p.accept("schema"):
 		s := &CreateSchema{IfNotExists: p.accept("if", "not", "exists")}
 		n, err := p.name()

@@ -283,11 +283,17 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		}
 		s = &Reset{Name: n}
 	case "alter":
-		if p.word(1) == "system" {
+		switch w := p.word(1); w {
+		case "system":
 			s, err = p.alterSystem()
-		} else {
+		case "role", "user":
+			p.pos++
+			s, err = p.alterRole()
+		default:
 			s, err = p.alterJob()
 		}
+	case "grant", "revoke":
+		s, err = p.grant()
 	case "begin", "start", "commit", "end", "rollback", "abort":
 		s, err = p.txn()
 	case "copy":
@@ -574,6 +580,8 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "index"
 	case p.accept("schema"):
 		d.Kind = "schema"
+	case p.word(0) == "role" || p.word(0) == "user":
+		return p.dropRole()
 	default:
 		return nil, p.errHere()
 	}

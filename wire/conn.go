@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -31,8 +32,12 @@ const (
 
 // Codes that pgerr does not (yet) name.
 const (
-	codeInvalidAuthorization pgerr.Code = "28000"
-	codeDuplicateCursor      pgerr.Code = "42P03"
+	codeInvalidAuthorization     pgerr.Code = "28000"
+	codeInvalidPassword          pgerr.Code = "28P01"
+	codeDuplicateCursor          pgerr.Code = "42P03"
+	codeTooManyConnections       pgerr.Code = "53300"
+	codeIdleSessionTimeout       pgerr.Code = "57P05"
+	codeIdleInTransactionTimeout pgerr.Code = "25P03"
 )
 
 // frame is one frontend message as read off the socket: its type byte and
@@ -53,6 +58,8 @@ type conn struct {
 
 	pid    uint32
 	secret [4]byte
+	// tls is set once the connection was upgraded to TLS.
+	tls bool
 
 	// ctx lives as long as the connection; it is canceled when the client
 	// goes away or the server shuts down.
@@ -115,9 +122,8 @@ func (s *Server) serveConn(nc net.Conn) {
 	// A socket stuck in the startup phase does not watch ctx: close it on
 	// shutdown, and bound how long a client may take to start up.
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
-	nc.SetReadDeadline(time.Now().Add(startupTimeout))
-	params, ok := c.startup(br)
-	nc.SetReadDeadline(time.Time{})
+	nc.SetDeadline(time.Now().Add(startupTimeout))
+	params, br, ok := c.startup(br)
 	if !ok || !stop() {
 		c.flush()
 		return
@@ -125,12 +131,20 @@ func (s *Server) serveConn(nc net.Conn) {
 	c.serveSession(br, params)
 }
 
-// startup reads packets until a StartupMessage arrives and answers SSL and
-// GSS encryption requests with 'N'. It handles a CancelRequest itself and
-// then reports false, as it does for every failure (after sending FATAL
-// where the protocol allows it).
-func (c *conn) startup(br *bufio.Reader) (StartupParams, bool) {
+// startup reads packets until a StartupMessage arrives. An SSLRequest is
+// answered 'S' and followed by the TLS handshake when the server has a
+// certificate, 'N' otherwise; GSS encryption requests get 'N'. It handles
+// a CancelRequest itself and then reports false, as it does for every
+// failure (after sending FATAL where the protocol allows it). It returns
+// the reader to go on with, which reads through TLS after an upgrade.
+func (c *conn) startup(br *bufio.Reader) (StartupParams, *bufio.Reader, bool) {
+	p, ok := c.startupPackets(&br)
+	return p, br, ok
+}
+
+func (c *conn) startupPackets(brp **bufio.Reader) (StartupParams, bool) {
 	for {
+		br := *brp
 		var hdr [8]byte
 		if _, err := io.ReadFull(br, hdr[:]); err != nil {
 			return StartupParams{}, false
@@ -144,6 +158,29 @@ func (c *conn) startup(br *bufio.Reader) (StartupParams, bool) {
 		body := make([]byte, n-8)
 		if _, err := io.ReadFull(br, body); err != nil {
 			return StartupParams{}, false
+		}
+		switch code {
+		case codeSSLRequest:
+			if c.s.opts.TLS == nil || c.tls {
+				break
+			}
+			if br.Buffered() > 0 {
+				// Bytes sent before the server's answer would be read
+				// as if they came through TLS (CVE-2021-23214).
+				c.fatal(pgerr.New(pgerr.ProtocolViolation, "received unencrypted data after SSL request"))
+				return StartupParams{}, false
+			}
+			if _, err := c.nc.Write([]byte{'S'}); err != nil {
+				return StartupParams{}, false
+			}
+			tc := tls.Server(c.nc, c.s.opts.TLS)
+			if err := tc.HandshakeContext(c.ctx); err != nil {
+				c.log.Info("TLS handshake failed", "err", err)
+				return StartupParams{}, false
+			}
+			c.nc, c.tls = tc, true
+			*brp = bufio.NewReaderSize(tc, 16<<10)
+			continue
 		}
 		switch code {
 		case codeSSLRequest, codeGSSEncRequest:
@@ -244,10 +281,28 @@ func clientEncoding(v string) (string, bool) {
 // message loop until the client leaves.
 func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	if err := c.s.register(c); err != nil {
-		c.fatal(pgerr.Wrap(pgerr.InternalError, err, "cannot create cancel key"))
+		if pe, ok := err.(*pgerr.Error); ok {
+			c.log.Warn("connection refused", "err", pe.Message, "code", string(pe.Code))
+			c.fatal(pe)
+		} else {
+			c.fatal(pgerr.Wrap(pgerr.InternalError, err, "cannot create cancel key"))
+		}
 		return
 	}
 	defer c.s.unregister(c)
+
+	if c.s.opts.TLSRequired && !c.tls {
+		c.log.Info("connection refused", "user", p.User, "reason", "no encryption")
+		c.fatal(pgerr.New(codeInvalidAuthorization,
+			"no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", no encryption",
+			remoteHost(c.nc), p.User, p.Database).WithHint("The server requires TLS: connect with sslmode=require or stronger."))
+		return
+	}
+	role, ok := c.authenticate(br, p)
+	c.nc.SetDeadline(time.Time{})
+	if !ok {
+		return
+	}
 
 	sess, err := c.s.h.NewSession(c.ctx, p)
 	if err != nil {
@@ -274,7 +329,7 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 		"application_name":      p.Options["application_name"],
 		"client_encoding":       "UTF8",
 		"session_authorization": p.User,
-		"is_superuser":          "on",
+		"is_superuser":          onOff(role.Superuser),
 	}
 	if enc, ok := p.Options["client_encoding"]; ok {
 		own["client_encoding"] = enc
@@ -296,6 +351,22 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	go c.readLoop(br)
 	defer close(c.done)
 	c.loop()
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// remoteHost is the client's address without its port.
+func remoteHost(nc net.Conn) string {
+	h, _, err := net.SplitHostPort(nc.RemoteAddr().String())
+	if err != nil {
+		return nc.RemoteAddr().String()
+	}
+	return h
 }
 
 // readLoop owns the socket's read side once the session runs: it cuts the
@@ -380,6 +451,11 @@ func (c *conn) nextCtx(stmt context.Context) (frame, error) {
 	case f := <-c.frames:
 		if f.err != nil {
 			c.readErr = f.err
+		} else if f.typ == 'X' {
+			// The reader stops after Terminate: whoever asks for the
+			// next frame, the message loop or a COPY in progress, must
+			// learn that the client is gone rather than wait forever.
+			c.readErr = errTerminated
 		}
 		if c.dbg && f.err == nil {
 			c.log.Debug("frontend message", "type", msgName(f.typ), "bytes", len(f.body))
@@ -390,10 +466,36 @@ func (c *conn) nextCtx(stmt context.Context) (frame, error) {
 	}
 }
 
+// nextIdle is next between statements: a session that implements
+// IdleTimeouts is ended with FATAL 57P05 (idle outside a transaction
+// block) or 25P03 (idle inside one) once it waited that long, as Postgres
+// does for idle_session_timeout and idle_in_transaction_session_timeout.
+func (c *conn) nextIdle() (frame, error) {
+	it, ok := c.sess.(IdleTimeouts)
+	if !ok || c.readErr != nil || len(c.frames) > 0 {
+		return c.next()
+	}
+	d, cause := it.IdleSessionTimeout(), errIdleSessionTimeout
+	if c.sess.TxStatus() != 'I' {
+		d, cause = it.IdleInTransactionTimeout(), errIdleInTransactionTimeout
+	}
+	if d <= 0 {
+		return c.next()
+	}
+	ctx, cancel := context.WithTimeoutCause(c.ctx, d, cause)
+	defer cancel()
+	f, err := c.nextCtx(ctx)
+	if err != nil && c.readErr == nil && c.ctx.Err() == nil && errors.Is(context.Cause(ctx), cause) {
+		c.log.Info("session timed out", "idle", d.String())
+		return frame{}, cause
+	}
+	return f, err
+}
+
 // loop is the connection's message loop.
 func (c *conn) loop() {
 	for {
-		f, err := c.next()
+		f, err := c.nextIdle()
 		if err != nil {
 			var pe *pgerr.Error
 			if errors.As(err, &pe) && pe != errClientGone {
@@ -464,8 +566,12 @@ func (c *conn) dispatch(f frame) bool {
 		// Copy messages outside COPY are ignored, as the protocol says.
 		return true
 	case 'F':
-		c.extended(pgerr.New(pgerr.FeatureNotSupported, "function call messages are not supported"))
-		return true
+		// FunctionCall is a cycle of its own, like a simple Query: its
+		// answer (here an error) is followed by ReadyForQuery.
+		c.sendError(pgerr.New(pgerr.FeatureNotSupported, "function call messages are not supported").
+			WithHint("Call the function in a SELECT statement."), 0)
+		c.send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+		return c.flush() == nil
 	default:
 		c.fatal(pgerr.New(pgerr.ProtocolViolation, "invalid frontend message type %d", f.typ))
 		return false

@@ -19,10 +19,21 @@
 // rows stream.
 //
 //	client                                 server
-//	SSLRequest / GSSEncRequest  ------->
-//	                            <-------   'N' (no encryption)
-//	StartupMessage (3.0)        ------->   Handler.NewSession
-//	                            <-------   AuthenticationOk (trust)
+//	SSLRequest                  ------->
+//	                            <-------   'S' and a crypto/tls handshake when
+//	                                         Options.TLS is set, else 'N'
+//	GSSEncRequest               ------->
+//	                            <-------   'N'
+//	StartupMessage (3.0)        ------->   max_connections (53300 beyond it),
+//	                                       TLSRequired (28000 when plain),
+//	                                       Roles.LookupRole
+//	                            <-------   AuthenticationSASL SCRAM-SHA-256
+//	SASLInitialResponse         ------->   (AuthPassword only; auth.go)
+//	                            <-------   AuthenticationSASLContinue
+//	SASLResponse                ------->   proof checked against the verifier
+//	                            <-------   AuthenticationSASLFinal (or FATAL 28P01)
+//	                                       Handler.NewSession
+//	                            <-------   AuthenticationOk
 //	                            <-------   ParameterStatus ... (ServerParams,
 //	                                         application_name, client_encoding,
 //	                                         session_authorization, is_superuser)
@@ -77,7 +88,8 @@
 //
 // # Ending
 //
-// Terminate, EOF, a write error, a FATAL error (protocol violation 08P01,
+// Terminate (also in the middle of COPY), EOF, idle_session_timeout
+// (IdleTimeouts), a write error, a FATAL error (protocol violation 08P01,
 // oversized message 54000) or Shutdown (FATAL 57P01) end the connection:
 // the running statement's context is canceled, every open Result is closed
 // once, then Session.Close is called once.

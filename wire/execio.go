@@ -133,6 +133,11 @@ func (r *copyIn) step() {
 		r.err = pgerr.New(pgerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
 		r.finished = true
 	case 'H', 'S':
+	case 'X':
+		// Terminate in the middle of COPY: the client is gone, so the
+		// statement is canceled and the session ends after it.
+		r.c.cancel(errClientGone)
+		r.err, r.finished = errClientGone, true
 	default:
 		r.err = pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", f.typ)
 		r.finished = true

@@ -47,6 +47,11 @@ type fakeHandler struct {
 	params []StartupParams
 	// openFails makes NewSession fail with this error.
 	openFails error
+	// roles, when not nil, makes the server see a Handler that keeps
+	// these roles (rolesFake).
+	roles map[string]Role
+	// idle is every session's idle_session_timeout (0: none).
+	idle time.Duration
 }
 
 func newFakeHandler() *fakeHandler {
@@ -115,6 +120,12 @@ func (s *fakeSession) Split(text string) ([]Piece, error) {
 	emit(len(text))
 	return out, nil
 }
+
+// IdleSessionTimeout implements IdleTimeouts.
+func (s *fakeSession) IdleSessionTimeout() time.Duration { return s.h.idle }
+
+// IdleInTransactionTimeout implements IdleTimeouts.
+func (s *fakeSession) IdleInTransactionTimeout() time.Duration { return 0 }
 
 // Location implements SessionLocation.
 func (s *fakeSession) Location() *time.Location { return s.loc }

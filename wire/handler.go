@@ -65,6 +65,15 @@ type ImplicitTransaction interface {
 	EndImplicit(ok bool) error
 }
 
+// IdleTimeouts is optionally implemented by a Session whose idle time
+// between statements is bounded (idle_session_timeout and
+// idle_in_transaction_session_timeout). Zero means no limit. The server
+// asks again before each wait, so a SET takes effect at once.
+type IdleTimeouts interface {
+	IdleSessionTimeout() time.Duration
+	IdleInTransactionTimeout() time.Duration
+}
+
 // SessionLocation is optionally implemented by a Session whose TimeZone
 // setting can change. The server decodes text parameters and formats
 // timestamptz results in the returned location; without it, it uses UTC.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -29,7 +30,27 @@ type Options struct {
 	// larger messages are refused with SQLSTATE 54000 and the connection is
 	// closed. Zero means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// MaxConnections bounds the number of concurrent sessions; a client
+	// beyond it gets FATAL 53300 "sorry, too many clients already" after
+	// its StartupMessage, as in Postgres, and the server goes on. Zero
+	// means DefaultMaxConnections.
+	MaxConnections int
+	// Auth is how clients prove who they are (AuthTrust when empty).
+	Auth AuthMethod
+	// TLS, when not nil, lets clients upgrade with SSLRequest; the server
+	// then answers 'S' and runs the handshake with crypto/tls.
+	TLS *tls.Config
+	// Now is the clock password expiry (VALID UNTIL) is checked against;
+	// nil means time.Now.
+	Now func() time.Time
+	// TLSRequired refuses clients that did not upgrade to TLS (28000),
+	// as a pg_hba.conf with only hostssl lines does.
+	TLSRequired bool
 }
+
+// DefaultMaxConnections is Options.MaxConnections's default, Postgres's
+// max_connections default.
+const DefaultMaxConnections = 100
 
 // Server accepts Postgres v3 protocol connections and runs their statements
 // through a Handler. One goroutine serves each connection. A Server is safe
@@ -61,6 +82,12 @@ func NewServer(h Handler, opts Options) *Server {
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = DefaultMaxConnections
+	}
+	if opts.Auth == "" {
+		opts.Auth = AuthTrust
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Server{
 		h:         h,
@@ -75,8 +102,11 @@ func NewServer(h Handler, opts Options) *Server {
 }
 
 // Serve accepts connections on ln until Shutdown is called (it then returns
-// ErrServerClosed) or Accept fails with a permanent error (returned as is).
-// Serve closes ln when it returns.
+// ErrServerClosed) or ln is closed (net.ErrClosed is returned). Every other
+// Accept error, such as EMFILE when the process is out of descriptors, is
+// logged and retried after a growing pause (5 ms up to 1 s): the sessions
+// that are open keep running and new ones are accepted once descriptors
+// are free again. Serve closes ln when it returns.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closed {
@@ -100,15 +130,22 @@ func (s *Server) Serve(ln net.Listener) error {
 			if s.isClosed() {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				// Temporary failures such as EMFILE: back off as
-				// net/http does rather than spin or give up.
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				time.Sleep(backoff)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			// EMFILE, ENFILE, ENOBUFS, ECONNABORTED...: back off as
+			// net/http does rather than spin or give up; the server
+			// must outlive a burst of clients.
+			if backoff == 0 {
+				s.log.Warn("accepting a connection failed; retrying", "err", err)
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(backoff):
+			case <-s.ctx.Done():
+				return ErrServerClosed
+			}
+			continue
 		}
 		backoff = 0
 		if !s.track(nc) {
@@ -178,13 +215,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // register assigns a process id and a random secret to c and makes it
-// reachable for CancelRequest.
+// reachable for CancelRequest. It fails with 53300 when MaxConnections
+// sessions are open.
 func (s *Server) register(c *conn) error {
 	if _, err := rand.Read(c.secret[:]); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.conns) >= s.opts.MaxConnections {
+		return errTooManyClients
+	}
 	for {
 		s.nextPID++
 		if s.nextPID == 0 {
@@ -228,4 +269,27 @@ var (
 	errAdminShutdown = &pgerr.Error{Code: pgerr.AdminShutdown, Severity: "FATAL",
 		Message: "terminating connection due to administrator command"}
 	errClientGone = pgerr.New(pgerr.ConnectionException, "client connection lost")
+	// errTooManyClients is Postgres's answer beyond max_connections.
+	errTooManyClients = &pgerr.Error{Code: codeTooManyConnections, Severity: "FATAL",
+		Message: "sorry, too many clients already"}
+	errIdleSessionTimeout = &pgerr.Error{Code: codeIdleSessionTimeout, Severity: "FATAL",
+		Message: "terminating connection due to idle-session timeout"}
+	errIdleInTransactionTimeout = &pgerr.Error{Code: codeIdleInTransactionTimeout, Severity: "FATAL",
+		Message: "terminating connection due to idle-in-transaction timeout"}
+	// errTerminated ends the frame stream after a Terminate message.
+	errTerminated = errors.New("client sent Terminate")
 )
+
+func (s *Server) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now()
+}
+
+// Sessions returns the number of open sessions.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}

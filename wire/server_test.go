@@ -34,7 +34,11 @@ func startServer(t testing.TB, h *fakeHandler, opts Options) *testServer {
 		}
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	}
-	s := NewServer(h, opts)
+	var handler Handler = h
+	if h.roles != nil {
+		handler = rolesFake{h}
+	}
+	s := NewServer(handler, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,19 @@ weir serve flags:
   --state-cache-mb N     memory budget of the streaming state cache in MiB; clean
                          entries beyond it are evicted and read back from disk
   --log-level LEVEL      debug, info, warn or error (default info)
+  --auth METHOD          trust or password (SCRAM-SHA-256); default trust when the
+                         listener is loopback, password otherwise; trust is refused
+                         on any other listener
+  --init-password-file F password of the superuser root, read on first start only
+                         (or the WEIR_PASSWORD environment variable); only its
+                         SCRAM-SHA-256 verifier is stored
+  --tls-cert FILE        PEM certificate (chain) for TLS; with --tls-key
+  --tls-key FILE         PEM private key of --tls-cert
+  --tls-required         refuse clients that do not use TLS
+  --max-connections N    concurrent sessions; more get 53300 (default 100)
+  --allowed-connector-hosts H,...
+                         hosts (or host:port) that sources and sinks may reach;
+                         others are refused with 42501 (default: any)
 
 weir kafka flags:
   --listen ADDR          broker listener (default 127.0.0.1:9092; port 0 picks one)
@@ -96,6 +109,7 @@ func serve(args []string) int {
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
 	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	sec := securityFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -133,19 +147,30 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "weir serve: --state-cache-mb must be positive, not %d\n", *stateCacheMB)
 		return 2
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20})
+	wopts, initPassword, err := sec.options(*listen)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weir serve: %v\n", err)
+		return 2
+	}
+	wopts.Logger = log
+	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword,
+		AllowedConnectorHosts: sec.allowedHosts()})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
 		return 1
 	}
 	defer eng.Close()
+	if err := checkCanLogIn(eng, wopts.Auth); err != nil {
+		fmt.Fprintf(os.Stderr, "weir serve: %v\n", err)
+		return 1
+	}
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: listen on %s: %v\n", *listen, err)
 		return 1
 	}
-	srv := wire.NewServer(eng, wire.Options{Logger: log})
+	srv := wire.NewServer(eng, wopts)
 
 	var metricsSrv *http.Server
 	if *metricsListen != "" {
@@ -163,7 +188,8 @@ func serve(args []string) int {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("weir listening", "addr", ln.Addr().String(), "data_dir", *dataDir, "version", engine.Version)
+	log.Info("weir listening", "addr", ln.Addr().String(), "data_dir", *dataDir, "version", engine.Version,
+		"auth", string(wopts.Auth), "tls", wopts.TLS != nil, "tls_required", wopts.TLSRequired, "max_connections", wopts.MaxConnections)
 
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)

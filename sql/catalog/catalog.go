@@ -40,6 +40,10 @@ type Catalog struct {
 	byID    map[uint32]*Relation
 	byName  map[string]map[string]*Relation // schema -> name -> relation
 	schemas map[string]bool                 // user schemas, public included
+	roles   map[uint32]*Role                // roles by OID (roles.go)
+	// schemaACL holds the privileges granted on schemas (GRANT ... ON
+	// SCHEMA); a schema without grants has no entry.
+	schemaACL map[string]ACL
 }
 
 // Open loads the catalog stored in db. A stored entry it cannot decode
@@ -51,6 +55,9 @@ func Open(db *storage.DB) (*Catalog, error) {
 		byID:    map[uint32]*Relation{},
 		byName:  map[string]map[string]*Relation{},
 		schemas: map[string]bool{PublicSchema: true},
+		roles:   map[uint32]*Role{},
+
+		schemaACL: map[string]ACL{},
 	}
 	snap := db.NewSnapshot()
 	defer snap.Close()
@@ -69,6 +76,18 @@ func Open(db *storage.DB) (*Catalog, error) {
 				return err
 			}
 			c.byID[rel.ID] = rel
+		case len(sub) > 0 && sub[0] == roleTag:
+			r, err := decodeRole(v)
+			if err != nil {
+				return err
+			}
+			c.roles[r.OID] = r
+		case len(sub) > 0 && sub[0] == schemaACLTag:
+			name, acl, err := decodeSchemaACL(v)
+			if err != nil {
+				return err
+			}
+			c.schemaACL[name] = acl
 		default:
 			return pgerr.New(pgerr.DataCorrupted, "unknown catalog key %x", k)
 		}
@@ -143,10 +162,13 @@ func (c *Catalog) Create(rel *Relation) error {
 	}
 	stored := rel.Clone()
 	stored.ID, stored.OID, stored.Schema = uint32(id), FirstUserOID+uint32(id), schema
+	if stored.Owner == 0 {
+		stored.Owner = BootstrapRoleOID
+	}
 	if err := c.write(func(b *storage.Batch) error { return putRelation(b, stored) }); err != nil {
 		return err
 	}
-	rel.ID, rel.OID, rel.Schema = stored.ID, stored.OID, stored.Schema
+	rel.ID, rel.OID, rel.Schema, rel.Owner = stored.ID, stored.OID, stored.Schema, stored.Owner
 	c.byID[stored.ID] = stored
 	c.index(stored)
 	return nil
@@ -167,6 +189,11 @@ func (c *Catalog) Replace(rel *Relation) error {
 	stored := rel.Clone()
 	stored.Schema = normSchema(stored.Schema)
 	stored.OID = old.OID
+	if stored.Owner == 0 {
+		// CREATE OR REPLACE keeps the owner and the grants, as in
+		// Postgres.
+		stored.Owner, stored.ACL = old.Owner, old.ACL.clone()
+	}
 	if stored.Schema != old.Schema || stored.Name != old.Name {
 		if err := c.checkSchema(stored.Schema, stored.Name); err != nil {
 			return err
@@ -353,10 +380,17 @@ func (c *Catalog) DropSchema(name string) error {
 			WithDetail("%s %s.%s depends on schema %s", first.Kind.noun(), name, first.Name, name).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	if err := c.write(func(b *storage.Batch) error { return b.DeleteKey(storage.CatalogKey(schemaKey(name))) }); err != nil {
+	err := c.write(func(b *storage.Batch) error {
+		if err := b.DeleteKey(storage.CatalogKey(schemaACLKey(name))); err != nil {
+			return err
+		}
+		return b.DeleteKey(storage.CatalogKey(schemaKey(name)))
+	})
+	if err != nil {
 		return err
 	}
 	delete(c.schemas, name)
+	delete(c.schemaACL, name)
 	delete(c.byName, name)
 	return nil
 }
@@ -387,6 +421,7 @@ func (r *Relation) Clone() *Relation {
 	c.Deps = slices.Clone(r.Deps)
 	c.With = maps.Clone(r.With)
 	c.StateTables = slices.Clone(r.StateTables)
+	c.ACL = maps.Clone(r.ACL)
 	return &c
 }
 
@@ -443,6 +478,10 @@ type relationEntry struct {
 	Deps   []uint32          `json:"deps,omitempty"`
 	With   map[string]string `json:"with,omitempty"`
 	State  []uint32          `json:"state_tables,omitempty"`
+	// Owner is the owning role's OID; entries written before roles
+	// existed have none and belong to the bootstrap superuser.
+	Owner uint32         `json:"owner,omitempty"`
+	ACL   map[uint32]int `json:"acl,omitempty"`
 }
 
 type columnEntry struct {
@@ -461,7 +500,13 @@ var kindNames = map[Kind]string{
 
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
-		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables}
+		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner}
+	for k, p := range rel.ACL {
+		if e.ACL == nil {
+			e.ACL = map[uint32]int{}
+		}
+		e.ACL[k] = int(p)
+	}
 	for _, col := range rel.Cols {
 		e.Cols = append(e.Cols, columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden})
@@ -497,7 +542,16 @@ func decodeRelation(v []byte) (*Relation, error) {
 		return nil, corrupt("relation %q has format version %d", e.Name, e.V)
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
-		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State}
+		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner}
+	if rel.Owner == 0 {
+		rel.Owner = BootstrapRoleOID
+	}
+	for k, p := range e.ACL {
+		if rel.ACL == nil {
+			rel.ACL = ACL{}
+		}
+		rel.ACL[k] = Privilege(p)
+	}
 	kind, ok := kindByName(e.Kind)
 	if !ok {
 		return nil, corrupt("relation %q has unknown kind %q", e.Name, e.Kind)

@@ -22,6 +22,9 @@
 //	[0x01]['s'][schema name]           -> {"v":1,"name":"analytics"}
 //	[0x01]['r'][relation id u32 BE]    -> {"v":1,"id":1,"schema":"public","name":"t","kind":"table",
 //	                                       "cols":[{"name":"a","type_oid":23,"typmod":-1}],"pk":[0],...}
+//	[0x01]['u'][role oid u32 BE]        -> {"v":1,"oid":10,"name":"root","superuser":true,
+//	                                       "password":"SCRAM-SHA-256$4096:...",...}
+//	[0x01]['g'][schema name]            -> {"v":1,"schema":"public","acl":{"1073741825":16}}
 //	...
 //	[0x10][relation id u32 BE][key]    -> rows of the relation (package storage)
 //
@@ -30,6 +33,12 @@
 // unknown. Column types are stored by Postgres type OID and typmod.
 // Dropping a relation deletes its entry and range-deletes its rows in the
 // same batch, so no orphaned data survives a crash.
+//
+// Roles (roles.go) live beside the relations: each relation records its
+// owner and the privileges granted on it (an ACL of grantee OID →
+// privileges, Postgres's aclitem), and schemas their granted CREATE and
+// USAGE. A role's password is stored only as its SCRAM-SHA-256 verifier.
+// Bootstrap makes the first superuser (OID 10) once, on first start.
 //
 // The public schema always exists and is not stored; pg_catalog and
 // information_schema are reserved for the virtual system catalogs, which

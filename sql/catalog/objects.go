@@ -52,6 +52,12 @@ type Relation struct {
 	// gives every operator its state back. Dropping the relation drops
 	// them with it.
 	StateTables []uint32
+	// Owner is the OID of the role that owns the relation (its creator);
+	// the owner holds every privilege on it. Zero means the bootstrap
+	// superuser.
+	Owner uint32
+	// ACL holds the privileges granted on the relation to other roles.
+	ACL ACL
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres

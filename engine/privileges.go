@@ -1,0 +1,497 @@
+package engine
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/wire"
+)
+
+// This file checks privileges as PostgreSQL does, before a statement is
+// planned. A superuser may do anything. Otherwise:
+//
+//   - the owner of a relation (its creator) holds every privilege on it;
+//     other roles hold what GRANT gave them or PUBLIC;
+//   - reading a relation needs SELECT on it, writing INSERT, UPDATE or
+//     DELETE (UPDATE and DELETE with a WHERE or RETURNING also SELECT);
+//     the relations a view reads are checked when the view is created,
+//     for its owner, so a role granted SELECT on a view can read it;
+//   - creating a table, view or materialized view needs CREATE on its
+//     schema (PostgreSQL 15 grants it on public to no one by default),
+//     and SELECT on every relation the view reads;
+//   - truncating a table needs TRUNCATE; dropping a relation needs
+//     ownership;
+//   - creating a source, a sink or a table with a connector (which make
+//     the server connect to other hosts), creating or dropping a schema,
+//     and ALTER SYSTEM need a superuser.
+//
+// Denials are 42501 with Postgres's messages.
+
+// hasPrivilege reports whether the session's role holds p on rel.
+func (s *Session) hasPrivilege(rel *catalog.Relation, p catalog.Privilege) bool {
+	me := s.role()
+	if me.Superuser || rel.Owner == me.OID || rel.Kind == catalog.KindSystem {
+		return true
+	}
+	return (rel.ACL[me.OID]|rel.ACL[catalog.PublicGrantee])&p == p
+}
+
+// hasSchemaPrivilege reports whether the session's role holds p on the
+// schema.
+func (s *Session) hasSchemaPrivilege(schema string, p catalog.Privilege) bool {
+	me := s.role()
+	if me.Superuser {
+		return true
+	}
+	acl := s.eng.cat.SchemaACL(schema)
+	return (acl[me.OID]|acl[catalog.PublicGrantee])&p == p
+}
+
+// denied is Postgres's `permission denied for table t`.
+func denied(rel *catalog.Relation) error {
+	return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for %s %s", aclNoun(rel.Kind), rel.Name)
+}
+
+// aclNoun names a relation kind in privilege messages, as Postgres's
+// aclcheck_error does.
+func aclNoun(k catalog.Kind) string {
+	switch k {
+	case catalog.KindView:
+		return "view"
+	case catalog.KindMView:
+		return "materialized view"
+	case catalog.KindSource:
+		return "source"
+	case catalog.KindSink:
+		return "sink"
+	}
+	return "table"
+}
+
+func mustBeSuperuser(what string) error {
+	return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to %s", what).
+		WithDetail("Only superusers may %s.", what)
+}
+
+// createNameAt finds where the name of a CREATE TABLE or CREATE [OR
+// REPLACE] [MATERIALIZED] VIEW statement starts, for the error position
+// Postgres gives a schema privilege error.
+var createNameAt = regexp.MustCompile(`(?is)^\s*create\s+(or\s+replace\s+)?(materialized\s+)?(table|view)\s+(if\s+not\s+exists\s+)?`)
+
+// authorizeText is authorize with the statement's text, which places the
+// error of a CREATE in a schema the role may not create in, as Postgres
+// does.
+func (s *Session) authorizeText(stmt sql.Stmt, text string) error {
+	err := s.authorize(stmt)
+	if pe, ok := err.(*pgerr.Error); ok && pe.Position == 0 && strings.HasPrefix(pe.Message, "permission denied for schema") {
+		if m := createNameAt.FindString(text); m != "" {
+			return pe.WithPosition(utf8.RuneCountInString(m) + 1)
+		}
+	}
+	return err
+}
+
+// authorize checks the session's privileges for stmt.
+func (s *Session) authorize(stmt sql.Stmt) error {
+	if s.superuser() {
+		return nil
+	}
+	switch st := stmt.(type) {
+	case *sql.Query:
+		return s.authorizeQuery(st)
+	case *sql.Explain:
+		return s.authorize(st.Stmt)
+	case *sql.CreateTable:
+		if st.With["connector"] != "" || st.Format != "" {
+			return mustBeSuperuser("create a table with a connector")
+		}
+		if err := s.authorizeCreate(st.Name); err != nil {
+			return err
+		}
+		if st.AsQuery != nil {
+			return s.authorizeQuery(st.AsQuery)
+		}
+	case *sql.CreateView:
+		if err := s.authorizeCreate(st.Name); err != nil {
+			return err
+		}
+		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && old.Owner != s.roleOID {
+			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
+		}
+		return s.authorizeQuery(st.Query)
+	case *sql.CreateSource:
+		return mustBeSuperuser("create a source")
+	case *sql.CreateSink:
+		return mustBeSuperuser("create a sink")
+	case *sql.AlterSystem:
+		return pgerr.New(pgerr.InsufficientPrivilege, "must be superuser to execute ALTER SYSTEM command")
+	case *sql.CreateSchema:
+		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
+	case *sql.Drop:
+		if st.Kind == "schema" {
+			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)
+		}
+		for _, n := range st.Names {
+			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && rel.Owner != s.roleOID {
+				return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
+			}
+		}
+	case *sql.Truncate:
+		for _, n := range st.Names {
+			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTruncate) {
+				return denied(rel)
+			}
+		}
+	case *sql.Copy:
+		if st.Query != nil {
+			return s.authorizeQuery(st.Query)
+		}
+		if rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name); ok {
+			p := catalog.PrivSelect
+			if st.From {
+				p = catalog.PrivInsert
+			}
+			if !s.hasPrivilege(rel, p) {
+				return denied(rel)
+			}
+		}
+	}
+	return nil
+}
+
+// authorizeCreate checks CREATE on the schema a new relation goes to.
+func (s *Session) authorizeCreate(name sql.ObjectName) error {
+	schema := schemaOf(name)
+	if !s.hasSchemaPrivilege(schema, catalog.PrivCreate) {
+		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
+	}
+	return nil
+}
+
+// authorizeQuery checks the privileges a query needs on the relations it
+// names. Names that resolve to no user relation are left to the binder,
+// which reports them; of the system tables only pg_authid is refused, as
+// in Postgres.
+func (s *Session) authorizeQuery(q *sql.Query) error {
+	if q == nil || q.Node == nil {
+		return nil
+	}
+	v := &tableRefs{ctes: map[string]bool{}}
+	q.Node.Accept(v)
+	var target *ast.TableName
+	var targetPriv catalog.Privilege
+	needSelect := q.Returning != nil
+	switch n := q.Node.(type) {
+	case *ast.InsertStmt:
+		target, targetPriv = dmlTarget(n.Table), catalog.PrivInsert
+	case *ast.UpdateStmt:
+		target, targetPriv = dmlTarget(n.TableRefs), catalog.PrivUpdate
+		needSelect = needSelect || n.Where != nil
+	case *ast.DeleteStmt:
+		target, targetPriv = dmlTarget(n.TableRefs), catalog.PrivDelete
+		needSelect = needSelect || n.Where != nil
+	}
+	if target != nil && needSelect {
+		targetPriv |= catalog.PrivSelect
+	}
+	check := func(schema, name string, p catalog.Privilege) error {
+		if schema == "" && v.ctes[name] {
+			return nil
+		}
+		if (schema == "" || schema == "pg_catalog") && name == "pg_authid" {
+			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table pg_authid")
+		}
+		rel, ok := s.eng.cat.Lookup(orDefault(schema, catalog.PublicSchema), name)
+		if !ok {
+			return nil
+		}
+		if !s.hasPrivilege(rel, p) {
+			return denied(rel)
+		}
+		return nil
+	}
+	for _, tn := range v.tables {
+		p := catalog.PrivSelect
+		if tn == target {
+			p = targetPriv
+		}
+		if _, placeholder := q.TVFs[tn.Name.L]; placeholder && tn.Schema.L == "" {
+			continue
+		}
+		if err := check(tn.Schema.L, tn.Name.L, p); err != nil {
+			return err
+		}
+	}
+	for _, f := range q.TVFs {
+		if (f.Name == "tumble" || f.Name == "hop") && len(f.ArgText) > 0 {
+			schema, name := splitRelName(f.ArgText[0])
+			if err := check(schema, name, catalog.PrivSelect); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dmlTarget returns the table an INSERT, UPDATE or DELETE writes.
+func dmlTarget(refs *ast.TableRefsClause) *ast.TableName {
+	if refs == nil || refs.TableRefs == nil {
+		return nil
+	}
+	if ts, ok := refs.TableRefs.Left.(*ast.TableSource); ok {
+		if tn, ok := ts.Source.(*ast.TableName); ok {
+			return tn
+		}
+	}
+	return nil
+}
+
+// splitRelName splits a relation name as written ("s.t", `"T"`).
+func splitRelName(text string) (string, string) {
+	text = strings.TrimSpace(text)
+	schema, name := "", text
+	if i := strings.LastIndexByte(text, '.'); i >= 0 {
+		schema, name = text[:i], text[i+1:]
+	}
+	fold := func(x string) string {
+		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
+			return strings.ReplaceAll(x[1:len(x)-1], `""`, `"`)
+		}
+		return strings.ToLower(x)
+	}
+	return fold(schema), fold(name)
+}
+
+// tableRefs collects the table names of a TiDB AST and the names of its
+// common table expressions.
+type tableRefs struct {
+	tables []*ast.TableName
+	ctes   map[string]bool
+}
+
+func (v *tableRefs) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.TableName:
+		v.tables = append(v.tables, n)
+	case *ast.CommonTableExpression:
+		v.ctes[n.Name.L] = true
+	}
+	return n, false
+}
+
+func (v *tableRefs) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// grant runs GRANT and REVOKE.
+func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wire.Result, error) {
+	tag := "GRANT"
+	if st.Revoke {
+		tag = "REVOKE"
+	}
+	var grantees []uint32
+	for _, g := range st.Grantees {
+		if g == "public" {
+			grantees = append(grantees, catalog.PublicGrantee)
+			continue
+		}
+		r, ok := s.eng.cat.RoleByName(g)
+		if !ok {
+			return nil, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", g)
+		}
+		grantees = append(grantees, r.OID)
+	}
+	apply := func(acl catalog.ACL, p catalog.Privilege) catalog.ACL {
+		if acl == nil {
+			acl = catalog.ACL{}
+		}
+		for _, g := range grantees {
+			if st.Revoke {
+				acl[g] &^= p
+				if acl[g] == 0 {
+					delete(acl, g)
+				}
+			} else {
+				acl[g] |= p
+			}
+		}
+		return acl
+	}
+	if st.On == "schema" {
+		var p catalog.Privilege
+		for _, w := range st.Privileges {
+			switch w {
+			case "create":
+				p |= catalog.PrivCreate
+			case "usage":
+				p |= catalog.PrivUsage
+			case "all":
+				p |= catalog.PrivCreate | catalog.PrivUsage
+			default:
+				return nil, pgerr.New(codeInvalidGrantOperation, "invalid privilege type %s for schema", strings.ToUpper(w))
+			}
+		}
+		if !s.superuser() {
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", st.Objects[0].Name)
+		}
+		for _, o := range st.Objects {
+			if err := s.eng.cat.SetSchemaACL(o.Name, apply(s.eng.cat.SchemaACL(o.Name), p)); err != nil {
+				return nil, err
+			}
+		}
+		return done(tag)
+	}
+	var p catalog.Privilege
+	for _, w := range st.Privileges {
+		switch w {
+		case "select":
+			p |= catalog.PrivSelect
+		case "insert":
+			p |= catalog.PrivInsert
+		case "update":
+			p |= catalog.PrivUpdate
+		case "delete":
+			p |= catalog.PrivDelete
+		case "all":
+			p |= catalog.PrivTableAll
+		case "truncate":
+			p |= catalog.PrivTruncate
+		case "references":
+			p |= catalog.PrivReferences
+		case "trigger":
+			p |= catalog.PrivTrigger
+		default:
+			return nil, pgerr.New(codeInvalidGrantOperation, "invalid privilege type %s for table", strings.ToUpper(w))
+		}
+	}
+	var rels []*catalog.Relation
+	if st.On == "all tables in schema" {
+		for _, o := range st.Objects {
+			for _, r := range s.eng.cat.All() {
+				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem {
+					rels = append(rels, r)
+				}
+			}
+		}
+	} else {
+		for _, o := range st.Objects {
+			r, ok := s.eng.cat.Lookup(schemaOf(o), o.Name)
+			if !ok {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", o.Name)
+			}
+			rels = append(rels, r)
+		}
+	}
+	s.eng.writeMu.Lock()
+	defer s.eng.writeMu.Unlock()
+	for _, r := range rels {
+		if !s.superuser() && r.Owner != s.roleOID {
+			return nil, denied(r)
+		}
+		// Read the relation again under writeMu so a concurrent change
+		// to it is not lost.
+		cur, ok := s.eng.cat.ByID(r.ID)
+		if !ok {
+			continue
+		}
+		cp := cur.Clone()
+		cp.ACL = apply(cp.ACL, p)
+		if err := s.eng.cat.Replace(cp); err != nil {
+			return nil, err
+		}
+	}
+	return done(tag)
+}
+
+// aclText renders a relation's privileges as Postgres's aclitem[] text
+// ({owner=arwd/owner,grantee=r/owner}), or "" when nothing was granted
+// (relacl is then NULL and the owner's privileges implicit).
+func (e *Engine) aclText(rel *catalog.Relation) []string {
+	if len(rel.ACL) == 0 {
+		return nil
+	}
+	owner := e.roleName(rel.Owner)
+	items := []string{aclName(owner) + "=" + catalog.PrivTableAll.Letters() + "/" + aclName(owner)}
+	for _, g := range rel.ACL.Grantees() {
+		name := ""
+		if g != catalog.PublicGrantee {
+			name = aclName(e.roleName(g))
+		}
+		items = append(items, name+"="+rel.ACL[g].Letters()+"/"+aclName(owner))
+	}
+	return items
+}
+
+// aclName quotes a role name inside an aclitem where Postgres would.
+func aclName(n string) string {
+	for _, r := range n {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
+		}
+	}
+	return n
+}
+
+// roleName names a role by OID, as pg_get_userbyid does.
+func (e *Engine) roleName(oid uint32) string {
+	if r, ok := e.cat.RoleByOID(oid); ok {
+		return r.Name
+	}
+	return "unknown (OID=" + strconv.FormatUint(uint64(oid), 10) + ")"
+}
+
+// HasTablePrivilege implements executor.PrivilegeChecker.
+func (s *Session) HasTablePrivilege(user, table string, oid uint32, privs string) (bool, error) {
+	r, ok := s.eng.cat.RoleByName(user)
+	if !ok {
+		return false, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", user)
+	}
+	var rel *catalog.Relation
+	if oid != 0 {
+		rel, ok = s.eng.cat.ByOID(oid)
+		if !ok {
+			// Postgres answers NULL for an OID that names nothing; a
+			// system table's OID falls here too, which everyone reads.
+			return true, nil
+		}
+	} else {
+		schema, name := splitRelName(table)
+		rel, ok = s.eng.cat.Lookup(orDefault(schema, catalog.PublicSchema), name)
+		if !ok {
+			if _, _, sys := lookupSystemTable(schema, name); sys {
+				return name != "pg_authid" || r.Superuser, nil
+			}
+			return false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", table)
+		}
+	}
+	for _, p := range strings.Split(privs, ",") {
+		var want catalog.Privilege
+		switch strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p), " WITH GRANT OPTION"))) {
+		case "SELECT":
+			want = catalog.PrivSelect
+		case "INSERT":
+			want = catalog.PrivInsert
+		case "UPDATE":
+			want = catalog.PrivUpdate
+		case "DELETE":
+			want = catalog.PrivDelete
+		case "TRUNCATE":
+			want = catalog.PrivTruncate
+		case "REFERENCES":
+			want = catalog.PrivReferences
+		case "TRIGGER":
+			want = catalog.PrivTrigger
+		default:
+			return false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
+		}
+		if r.Superuser || rel.Owner == r.OID || (rel.ACL[r.OID]|rel.ACL[catalog.PublicGrantee])&want == want {
+			return true, nil
+		}
+	}
+	return false, nil
+}

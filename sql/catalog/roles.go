@@ -1,0 +1,379 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
+)
+
+// BootstrapRoleOID is the OID of the superuser made when the catalog is
+// first set up, as Postgres's bootstrap superuser (BOOTSTRAP_SUPERUSERID).
+const BootstrapRoleOID = 10
+
+// PublicGrantee is the grantee OID that stands for PUBLIC (every role),
+// as in Postgres's aclitem.
+const PublicGrantee = 0
+
+// Role is a database role (a user when it can log in).
+type Role struct {
+	OID  uint32
+	Name string
+	// Superuser bypasses every privilege check.
+	Superuser  bool
+	Login      bool
+	CreateRole bool
+	CreateDB   bool
+	Inherit    bool
+	// ConnLimit is CONNECTION LIMIT (-1: none).
+	ConnLimit int
+	// Password is the SCRAM-SHA-256 verifier in Postgres's format, never
+	// the password itself; empty when the role has none.
+	Password string
+	// ValidUntil is when the password expires (zero: never).
+	ValidUntil time.Time
+}
+
+// Privilege is a set of privileges, as the letters of Postgres's aclitem
+// (r SELECT, a INSERT, w UPDATE, d DELETE, D TRUNCATE, x REFERENCES,
+// t TRIGGER, C CREATE, U USAGE).
+type Privilege uint16
+
+// Privileges.
+const (
+	PrivSelect Privilege = 1 << iota
+	PrivInsert
+	PrivUpdate
+	PrivDelete
+	PrivCreate
+	PrivUsage
+	PrivTruncate
+	PrivReferences
+	PrivTrigger
+)
+
+// PrivTableAll is every privilege a table can have, Postgres 15's
+// ACL_ALL_RIGHTS_RELATION ("arwdDxt"). weir checks SELECT, INSERT,
+// UPDATE, DELETE and TRUNCATE; REFERENCES and TRIGGER are kept for
+// clients that grant them.
+const PrivTableAll = PrivSelect | PrivInsert | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
+
+var privLetters = []struct {
+	p Privilege
+	c byte
+}{{PrivInsert, 'a'}, {PrivSelect, 'r'}, {PrivUpdate, 'w'}, {PrivDelete, 'd'}, {PrivTruncate, 'D'},
+	{PrivReferences, 'x'}, {PrivTrigger, 't'}, {PrivUsage, 'U'}, {PrivCreate, 'C'}}
+
+// Letters returns the privileges as aclitem letters in Postgres's order
+// ("arwdDxt").
+func (p Privilege) Letters() string {
+	var b strings.Builder
+	for _, l := range privLetters {
+		if p&l.p != 0 {
+			b.WriteByte(l.c)
+		}
+	}
+	return b.String()
+}
+
+// ACL maps grantee role OIDs (PublicGrantee for PUBLIC) to the
+// privileges granted to them by the owner. An owner's own privileges
+// are implicit and not stored.
+type ACL map[uint32]Privilege
+
+func (a ACL) clone() ACL { return maps.Clone(a) }
+
+// Grantees returns the ACL's grantees in OID order.
+func (a ACL) Grantees() []uint32 {
+	ks := slices.Collect(maps.Keys(a))
+	slices.Sort(ks)
+	return ks
+}
+
+// roleIDCounter is the storage id counter role OIDs come from.
+const roleIDCounter = "role"
+
+// FirstUserRoleOID is the first OID given to a created role. Roles have
+// OIDs of their own range so that they never meet a relation's.
+const FirstUserRoleOID = 1 << 30
+
+// Roles returns every role, ordered by name.
+func (c *Catalog) Roles() []*Role {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := slices.Collect(maps.Values(c.roles))
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// RoleByName finds a role by name.
+func (c *Catalog) RoleByName(name string) (*Role, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, r := range c.roles {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// RoleByOID finds a role by OID.
+func (c *Catalog) RoleByOID(oid uint32) (*Role, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	r, ok := c.roles[oid]
+	return r, ok
+}
+
+// Bootstrap creates the first superuser, with BootstrapRoleOID, when
+// the catalog holds no role yet (a new data directory, or one made
+// before roles existed), and reports whether it did. Later calls do
+// nothing, so the password given on first start is the one kept.
+func (c *Catalog) Bootstrap(name, verifier string) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.roles) > 0 {
+		return false, nil
+	}
+	r := &Role{OID: BootstrapRoleOID, Name: name, Superuser: true, Login: true, CreateRole: true,
+		CreateDB: true, Inherit: true, ConnLimit: -1, Password: verifier}
+	if err := c.write(func(b *storage.Batch) error { return putRole(b, r) }); err != nil {
+		return false, err
+	}
+	c.roles[r.OID] = r
+	return true, nil
+}
+
+// CreateRole adds r, assigning its OID. 42710 when the name is taken.
+func (c *Catalog) CreateRole(r *Role) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range c.roles {
+		if o.Name == r.Name {
+			return pgerr.New(codeDuplicateObject, "role \"%s\" already exists", r.Name)
+		}
+	}
+	id, err := c.db.NextID(roleIDCounter)
+	if err != nil {
+		return err
+	}
+	stored := *r
+	stored.OID = FirstUserRoleOID + uint32(id)
+	if err := c.write(func(b *storage.Batch) error { return putRole(b, &stored) }); err != nil {
+		return err
+	}
+	r.OID = stored.OID
+	c.roles[stored.OID] = &stored
+	return nil
+}
+
+// ReplaceRole overwrites the role with r.OID (ALTER ROLE). 42704 when it
+// does not exist, 42710 when a rename meets another role's name.
+func (c *Catalog) ReplaceRole(r *Role) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.roles[r.OID]; !ok {
+		return pgerr.New(codeUndefinedObject, "role with OID %d does not exist", r.OID)
+	}
+	for _, o := range c.roles {
+		if o.Name == r.Name && o.OID != r.OID {
+			return pgerr.New(codeDuplicateObject, "role \"%s\" already exists", r.Name)
+		}
+	}
+	stored := *r
+	if err := c.write(func(b *storage.Batch) error { return putRole(b, &stored) }); err != nil {
+		return err
+	}
+	c.roles[r.OID] = &stored
+	return nil
+}
+
+// DropRole removes a role and every privilege granted to it. A role that
+// owns relations cannot be dropped (2BP01), as in Postgres.
+func (c *Catalog) DropRole(oid uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.roles[oid]
+	if !ok {
+		return pgerr.New(codeUndefinedObject, "role with OID %d does not exist", oid)
+	}
+	var owned []string
+	var changed []*Relation
+	for _, rel := range c.byID {
+		if rel.Owner == oid {
+			owned = append(owned, "owner of "+rel.Kind.noun()+" "+rel.Name)
+		}
+		if _, granted := rel.ACL[oid]; granted {
+			cp := rel.Clone()
+			delete(cp.ACL, oid)
+			changed = append(changed, cp)
+		}
+	}
+	if len(owned) > 0 {
+		sort.Strings(owned)
+		return pgerr.New(pgerr.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", r.Name).
+			WithDetail("%s", strings.Join(owned, "\n"))
+	}
+	schemaGrants := map[string]ACL{}
+	for s, acl := range c.schemaACL {
+		if _, granted := acl[oid]; granted {
+			cp := maps.Clone(acl)
+			delete(cp, oid)
+			schemaGrants[s] = cp
+		}
+	}
+	err := c.write(func(b *storage.Batch) error {
+		for _, rel := range changed {
+			if err := putRelation(b, rel); err != nil {
+				return err
+			}
+		}
+		for s, acl := range schemaGrants {
+			if err := putSchemaACL(b, s, acl); err != nil {
+				return err
+			}
+		}
+		return b.DeleteKey(storage.CatalogKey(roleKey(oid)))
+	})
+	if err != nil {
+		return err
+	}
+	for _, rel := range changed {
+		c.unindex(c.byID[rel.ID])
+		c.byID[rel.ID] = rel
+		c.index(rel)
+	}
+	maps.Copy(c.schemaACL, schemaGrants)
+	delete(c.roles, oid)
+	return nil
+}
+
+// SchemaACL returns the privileges granted on a schema (nil when none).
+func (c *Catalog) SchemaACL(schema string) ACL {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return maps.Clone(c.schemaACL[normSchema(schema)])
+}
+
+// SetSchemaACL replaces the privileges granted on a schema (GRANT and
+// REVOKE ... ON SCHEMA). 3F000 for an unknown schema.
+func (c *Catalog) SetSchemaACL(schema string, acl ACL) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	schema = normSchema(schema)
+	if !c.schemas[schema] {
+		return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema)
+	}
+	acl = maps.Clone(acl)
+	if err := c.write(func(b *storage.Batch) error { return putSchemaACL(b, schema, acl) }); err != nil {
+		return err
+	}
+	c.schemaACL[schema] = acl
+	return nil
+}
+
+// Codes the catalog reports that pgerr does not name.
+const (
+	codeDuplicateObject pgerr.Code = "42710"
+	codeUndefinedObject pgerr.Code = "42704"
+)
+
+// Storage of roles and schema privileges, below storage.PrefixCatalog:
+//
+//	'u' role oid (u32 BE) -> roleEntry as JSON
+//	'g' schema name       -> schemaACLEntry as JSON
+const (
+	roleTag      byte = 'u'
+	schemaACLTag byte = 'g'
+)
+
+func roleKey(oid uint32) []byte { return binary.BigEndian.AppendUint32([]byte{roleTag}, oid) }
+
+func schemaACLKey(name string) []byte { return append([]byte{schemaACLTag}, name...) }
+
+type roleEntry struct {
+	V          int    `json:"v"`
+	OID        uint32 `json:"oid"`
+	Name       string `json:"name"`
+	Superuser  bool   `json:"superuser,omitempty"`
+	Login      bool   `json:"login,omitempty"`
+	CreateRole bool   `json:"createrole,omitempty"`
+	CreateDB   bool   `json:"createdb,omitempty"`
+	Inherit    bool   `json:"inherit,omitempty"`
+	ConnLimit  int    `json:"connlimit"`
+	Password   string `json:"password,omitempty"`
+	// ValidUntil is microseconds since 1970 UTC (0: never).
+	ValidUntil int64 `json:"valid_until,omitempty"`
+}
+
+type schemaACLEntry struct {
+	V      int            `json:"v"`
+	Schema string         `json:"schema"`
+	ACL    map[uint32]int `json:"acl"`
+}
+
+func putRole(b *storage.Batch, r *Role) error {
+	e := roleEntry{V: formatVersion, OID: r.OID, Name: r.Name, Superuser: r.Superuser, Login: r.Login,
+		CreateRole: r.CreateRole, CreateDB: r.CreateDB, Inherit: r.Inherit, ConnLimit: r.ConnLimit, Password: r.Password}
+	if !r.ValidUntil.IsZero() {
+		e.ValidUntil = r.ValidUntil.UnixMicro()
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return pgerr.Wrap(pgerr.InternalError, err, "encoding catalog entry")
+	}
+	return b.Set(storage.CatalogKey(roleKey(r.OID)), v)
+}
+
+func decodeRole(v []byte) (*Role, error) {
+	var e roleEntry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return nil, corrupt("%v", err)
+	}
+	if e.V != formatVersion {
+		return nil, corrupt("role %q has format version %d", e.Name, e.V)
+	}
+	r := &Role{OID: e.OID, Name: e.Name, Superuser: e.Superuser, Login: e.Login, CreateRole: e.CreateRole,
+		CreateDB: e.CreateDB, Inherit: e.Inherit, ConnLimit: e.ConnLimit, Password: e.Password}
+	if e.ValidUntil != 0 {
+		r.ValidUntil = time.UnixMicro(e.ValidUntil).UTC()
+	}
+	return r, nil
+}
+
+func putSchemaACL(b *storage.Batch, schema string, acl ACL) error {
+	if len(acl) == 0 {
+		return b.DeleteKey(storage.CatalogKey(schemaACLKey(schema)))
+	}
+	e := schemaACLEntry{V: formatVersion, Schema: schema, ACL: map[uint32]int{}}
+	for k, p := range acl {
+		e.ACL[k] = int(p)
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return pgerr.Wrap(pgerr.InternalError, err, "encoding catalog entry")
+	}
+	return b.Set(storage.CatalogKey(schemaACLKey(schema)), v)
+}
+
+func decodeSchemaACL(v []byte) (string, ACL, error) {
+	var e schemaACLEntry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return "", nil, corrupt("%v", err)
+	}
+	if e.V != formatVersion {
+		return "", nil, corrupt("privileges of schema %q have format version %d", e.Schema, e.V)
+	}
+	acl := ACL{}
+	for k, p := range e.ACL {
+		acl[k] = Privilege(p)
+	}
+	return e.Schema, acl, nil
+}

@@ -1,0 +1,78 @@
+package psql
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/weirdb/weir/tests/testenv"
+)
+
+// as is a target reached as another user.
+type as struct {
+	testenv.Target
+	user string
+}
+
+func (a as) User() string { return a.user }
+
+// privSetup grants a read-only role some privileges.
+const privSetup = `
+CREATE TABLE stock (id int PRIMARY KEY, qty int);
+CREATE TABLE ledger (id int PRIMARY KEY, amount numeric);
+INSERT INTO stock VALUES (1, 5);
+CREATE VIEW low AS SELECT id FROM stock WHERE qty < 10;
+GRANT SELECT ON stock, low TO reader;
+GRANT INSERT, UPDATE ON ledger TO reader;
+REVOKE UPDATE ON ledger FROM reader;
+`
+
+// privCases run as the owner (root) or the read-only role and must print
+// what PostgreSQL prints.
+var privCases = []struct {
+	name, user, input string
+}{
+	{"dp", "root", `\dp`},
+	{"z_stock", "root", `\z stock`},
+	{"has_table_privilege", "root", "SELECT has_table_privilege('reader', 'stock', 'SELECT'), has_table_privilege('reader', 'stock', 'INSERT'), has_table_privilege('reader', 'ledger', 'insert'), has_table_privilege('reader', 'ledger', 'UPDATE, DELETE'), has_table_privilege('root', 'ledger', 'DELETE');"},
+	{"pg_class_acl", "root", "SELECT relname, relacl FROM pg_class WHERE relname IN ('stock', 'ledger', 'low') ORDER BY 1;"},
+	{"reader_reads", "reader", "SELECT * FROM stock;\nSELECT * FROM low;\nSELECT current_user, session_user;\nSHOW is_superuser;"},
+	{"reader_refused", "reader", "SELECT * FROM ledger;\nINSERT INTO stock VALUES (2, 1);\nUPDATE stock SET qty = 0;\nDELETE FROM stock;\nTRUNCATE stock;\nCREATE TABLE mine (a int);\nDROP VIEW low;\nINSERT INTO ledger VALUES (1, 2.5);\nUPDATE ledger SET amount = 0;\nSELECT rolname FROM pg_authid;"},
+}
+
+// TestPsqlPrivileges compares GRANT, REVOKE and the privilege checks of
+// weir with PostgreSQL's, through psql, as the owner and as a role
+// granted some privileges.
+func TestPsqlPrivileges(t *testing.T) {
+	dir := t.TempDir()
+	pg := testenv.StartPostgres(t)
+	pg.CreateUserDB(t, "root", "dev")
+	ref := pg.As("root", "dev")
+	var sut testenv.Target
+	roleOnSUT := true
+	if testenv.TargetName() == "postgres" {
+		pg.CreateUserDB(t, "root", "sut")
+		sut = pg.As("root", "sut")
+		roleOnSUT = false // roles belong to the cluster
+	} else {
+		sut = testenv.Start(t, testenv.Options{})
+	}
+	if out := psql(t, ref, dir, "CREATE ROLE reader LOGIN;\n"+privSetup); len(out) != 0 {
+		t.Fatalf("setup on postgres printed:\n%s", out)
+	}
+	setup := privSetup
+	if roleOnSUT {
+		setup = "CREATE ROLE reader LOGIN;\n" + setup
+	}
+	if out := psql(t, sut, dir, setup); len(out) != 0 {
+		t.Fatalf("setup on %s printed:\n%s", sut.Kind(), out)
+	}
+	for _, c := range privCases {
+		t.Run(c.name, func(t *testing.T) {
+			got := psql(t, as{sut, c.user}, dir, c.input)
+			want := psql(t, as{ref, c.user}, dir, c.input)
+			if !bytes.Equal(got, want) {
+				t.Errorf("psql as %s %q: output differs from PostgreSQL's\n--- postgres\n%s\n--- %s\n%s", c.user, c.input, want, sut.Kind(), got)
+			}
+		})
+	}
+}

@@ -1,0 +1,527 @@
+// Package security tests, through the real weir binary and real clients
+// (psql, pgx, raw protocol messages), what stands between the network and
+// the data: SCRAM-SHA-256 passwords, TLS, privileges, the listener rules
+// of weir serve, and the connection limits and cleanup that keep one
+// client from exhausting the server.
+package security
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/weirdb/weir/tests/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// server is a weir process started with chosen flags.
+type server struct {
+	proc    *testenv.Process
+	port    int
+	metrics string
+}
+
+// startWeir runs `weir serve` on free loopback ports with extra args and
+// environment, and waits until connect (a conninfo fragment for
+// host/port-less pgx) succeeds.
+func startWeir(t *testing.T, env []string, connect string, args ...string) *server {
+	t.Helper()
+	port, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mport, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{port: port, metrics: net.JoinHostPort("127.0.0.1", strconv.Itoa(mport))}
+	cmd := exec.Command(testenv.Binary(t), append([]string{"serve",
+		"--listen", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		"--data-dir", filepath.Join(t.TempDir(), "data"),
+		"--metrics-listen", s.metrics}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	s.proc = testenv.StartProcess(t, cmd, filepath.Join(t.TempDir(), "weir.log"))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := s.connect(connect)
+		if err == nil {
+			conn.Close(context.Background())
+			return s
+		}
+		if s.proc.Exited() || time.Now().After(deadline) {
+			t.Fatalf("weir did not start: %v\n%s", err, s.proc.Tail(3000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *server) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+func (s *server) connect(conninfo string) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d dbname=dev %s", s.port, conninfo))
+}
+
+func code(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// writeCerts makes a CA and a server certificate for localhost and
+// 127.0.0.1 signed by it, and writes ca.pem, server.pem and server.key
+// into dir. Nothing is kept beyond the test.
+func writeCerts(t *testing.T, dir string) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "weir test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, block := range map[string]*pem.Block{
+		"ca.pem":     {Type: "CERTIFICATE", Bytes: caDER},
+		"server.pem": {Type: "CERTIFICATE", Bytes: der},
+		"server.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// psql runs psql with a conninfo string and PGPASSWORD.
+func psql(password, conninfo string, args ...string) (string, error) {
+	cmd := exec.Command("psql", append([]string{"-X", "-v", "ON_ERROR_STOP=1", conninfo}, args...)...)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+password, "PGCONNECT_TIMEOUT=10")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// psql connects over TLS with sslmode=verify-full against a test CA and
+// authenticates with SCRAM-SHA-256; a wrong password is 28P01 and a
+// plain connection is refused when TLS is required.
+func TestPsqlOverTLSWithPassword(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Fatal("psql is needed: ", err)
+	}
+	dir := t.TempDir()
+	writeCerts(t, dir)
+	ca := filepath.Join(dir, "ca.pem")
+	s := startWeir(t, []string{"WEIR_PASSWORD=correct horse"},
+		"user=root password='correct horse' sslmode=verify-full sslrootcert="+ca+" host=localhost",
+		"--auth", "password", "--tls-required",
+		"--tls-cert", filepath.Join(dir, "server.pem"), "--tls-key", filepath.Join(dir, "server.key"))
+	conninfo := func(user, sslmode string) string {
+		return fmt.Sprintf("host=localhost port=%d user=%s dbname=dev sslmode=%s sslrootcert=%s", s.port, user, sslmode, ca)
+	}
+	out, err := psql("correct horse", conninfo("root", "verify-full"),
+		"-c", "CREATE USER alice WITH PASSWORD 'wonderland'", "-c", `\conninfo`)
+	if err != nil {
+		t.Fatalf("psql as root: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "SSL connection (protocol: TLSv1.3") {
+		t.Fatalf("psql did not use TLS:\n%s", out)
+	}
+	out, err = psql("wonderland", conninfo("alice", "verify-full"), "-Atc", "SELECT current_user")
+	if err != nil || strings.TrimSpace(out) != "alice" {
+		t.Fatalf("psql as alice: %v\n%s", err, out)
+	}
+	out, err = psql("wrong", conninfo("alice", "verify-full"), "-c", "SELECT 1")
+	if err == nil || !strings.Contains(out, `FATAL:  password authentication failed for user "alice"`) {
+		t.Fatalf("wrong password: %v\n%s", err, out)
+	}
+	out, err = psql("wonderland", conninfo("alice", "disable"), "-c", "SELECT 1")
+	if err == nil || !strings.Contains(out, "no encryption") {
+		t.Fatalf("plain connection with --tls-required: %v\n%s", err, out)
+	}
+	// pgx sees the SQLSTATEs.
+	_, err = s.connect("user=alice password=wrong sslmode=require")
+	if code(err) != "28P01" {
+		t.Fatalf("pgx, wrong password: %v", err)
+	}
+	_, err = s.connect("user=nobody password=x sslmode=require")
+	if code(err) != "28P01" {
+		t.Fatalf("pgx, unknown role: %v", err)
+	}
+	conn, err := s.connect("user=alice password=wonderland sslmode=verify-full sslrootcert=" + ca + " host=localhost")
+	if err != nil {
+		t.Fatalf("pgx verify-full: %v", err)
+	}
+	conn.Close(context.Background())
+	if log := s.proc.Tail(1 << 16); !strings.Contains(log, `msg="password authentication failed" remote=127.0.0.1`) ||
+		strings.Contains(log, "wonderland") || strings.Contains(log, "correct horse") {
+		t.Fatalf("the log must record the failure and never a password:\n%s", log)
+	}
+}
+
+// A role granted SELECT reads tables and views and is refused every
+// write, DDL, ALTER SYSTEM and connector with 42501.
+func TestReadOnlyRole(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	root, err := s.connect("user=root sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close(context.Background())
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE TABLE accounts (id int PRIMARY KEY, balance int)",
+		"INSERT INTO accounts VALUES (1, 100), (2, 50)",
+		"CREATE VIEW rich AS SELECT id FROM accounts WHERE balance > 60",
+		"CREATE MATERIALIZED VIEW total AS SELECT sum(balance) AS s FROM accounts",
+		"CREATE TABLE secret (x int)",
+		"CREATE ROLE reader LOGIN",
+		"GRANT SELECT ON rich, total TO reader",
+	} {
+		if _, err := root.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	reader, err := s.connect("user=reader sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close(context.Background())
+	var id, sum int
+	if err := reader.QueryRow(ctx, "SELECT id FROM rich").Scan(&id); err != nil || id != 1 {
+		t.Fatalf("reader reads the view: %v %d", err, id)
+	}
+	if err := reader.QueryRow(ctx, "SELECT s FROM total").Scan(&sum); err != nil || sum != 150 {
+		t.Fatalf("reader reads the materialized view: %v %d", err, sum)
+	}
+	for _, q := range []string{
+		"SELECT * FROM accounts",
+		"SELECT * FROM secret",
+		"INSERT INTO accounts VALUES (3, 1)",
+		"UPDATE accounts SET balance = 0",
+		"DELETE FROM accounts",
+		"TRUNCATE accounts",
+		"COPY accounts TO STDOUT",
+		"CREATE TABLE mine (a int)",
+		"CREATE VIEW mine AS SELECT 1",
+		"DROP VIEW rich",
+		"DROP TABLE accounts",
+		"ALTER SYSTEM SET barrier_interval_ms = 10",
+		"CREATE SOURCE s (a int) WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1') FORMAT PLAIN ENCODE JSON",
+		"CREATE SINK k FROM rich WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1') FORMAT PLAIN ENCODE JSON",
+		"CREATE ROLE other",
+		"GRANT SELECT ON accounts TO reader",
+		"SELECT rolpassword FROM pg_authid",
+	} {
+		if _, err := reader.Exec(ctx, q); code(err) != "42501" {
+			t.Errorf("%s: got %v, want 42501", q, err)
+		}
+	}
+	// Granting INSERT lets the reader insert, and nothing more.
+	if _, err := root.Exec(ctx, "GRANT INSERT ON accounts TO reader"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.Exec(ctx, "INSERT INTO accounts VALUES (3, 1)"); err != nil {
+		t.Fatalf("insert after GRANT INSERT: %v", err)
+	}
+	if _, err := reader.Exec(ctx, "DELETE FROM accounts WHERE id = 3"); code(err) != "42501" {
+		t.Fatalf("delete without the privilege: %v", err)
+	}
+	var priv bool
+	if err := root.QueryRow(ctx, "SELECT has_table_privilege('reader', 'accounts', 'INSERT') AND NOT has_table_privilege('reader', 'accounts', 'DELETE')").Scan(&priv); err != nil || !priv {
+		t.Fatalf("has_table_privilege: %v %v", err, priv)
+	}
+}
+
+// weir serve refuses trust authentication on a listener that is not
+// loopback, before it listens.
+func TestTrustRefusedOffLoopback(t *testing.T) {
+	cmd := exec.Command(testenv.Binary(t), "serve", "--listen", "0.0.0.0:0", "--auth", "trust",
+		"--data-dir", filepath.Join(t.TempDir(), "data"), "--metrics-listen", "")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("weir serve exited with %v, want status 2\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--auth trust is allowed only on a loopback listener") {
+		t.Fatalf("message:\n%s", out)
+	}
+}
+
+// With --max-connections 100, 150 clients give 100 sessions and 50
+// FATAL 53300; the server keeps serving.
+func TestMaxConnections(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable", "--max-connections", "100")
+	var open []*pgx.Conn
+	defer func() {
+		for _, c := range open {
+			c.Close(context.Background())
+		}
+	}()
+	refused := 0
+	for range 150 {
+		c, err := s.connect("user=root sslmode=disable")
+		switch {
+		case err == nil:
+			open = append(open, c)
+		case code(err) == "53300" && strings.Contains(err.Error(), "sorry, too many clients already"):
+			refused++
+		default:
+			t.Fatalf("connection %d: %v", len(open)+refused, err)
+		}
+	}
+	if len(open) != 100 || refused != 50 {
+		t.Fatalf("%d sessions, %d refused; want 100 and 50", len(open), refused)
+	}
+	var n int
+	if err := open[99].QueryRow(context.Background(), "SELECT 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("an open session after the refusals: %v", err)
+	}
+	open[0].Close(context.Background())
+	open = open[1:]
+	c := waitConnect(t, s)
+	c.Close(context.Background())
+}
+
+// waitConnect connects as root, retrying while the server has not yet
+// seen a closed session go.
+func waitConnect(t *testing.T, s *server) *pgx.Conn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := s.connect("user=root sslmode=disable")
+		if err == nil {
+			return c
+		}
+		if code(err) != "53300" || time.Now().After(deadline) {
+			t.Fatalf("connecting after a session left: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// rawSession starts a session with raw protocol messages.
+func rawSession(t *testing.T, addr string) (net.Conn, *pgproto3.Frontend) {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	fe := pgproto3.NewFrontend(nc, nc)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
+		Parameters: map[string]string{"user": "root", "database": "dev"}})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch m := m.(type) {
+		case *pgproto3.ReadyForQuery:
+			return nc, fe
+		case *pgproto3.ErrorResponse:
+			t.Fatalf("startup: %s %s", m.Code, m.Message)
+		}
+	}
+}
+
+// sessionsGauge reads weir_sessions from /metrics.
+func (s *server) sessionsGauge(t *testing.T) int {
+	t.Helper()
+	resp, err := http.Get("http://" + s.metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "weir_sessions "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("weir_sessions %q", v)
+			}
+			return n
+		}
+	}
+	t.Fatal("no weir_sessions metric")
+	return 0
+}
+
+func (s *server) fds(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.proc.Pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// 300 clients that start COPY FROM STDIN, send a row and Terminate leave
+// no session and no descriptor behind.
+func TestCopyThenTerminateLeavesNothing(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	nc, fe := rawSession(t, s.addr())
+	fe.Send(&pgproto3.Query{String: "CREATE TABLE sink (a int)"})
+	fe.Flush()
+	for {
+		m, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	fe.Send(&pgproto3.Terminate{})
+	fe.Flush()
+	nc.Close()
+	waitFor(t, "the setup session to end", func() bool { return s.sessionsGauge(t) == 0 })
+	before := s.fds(t)
+	for range 300 {
+		nc, fe := rawSession(t, s.addr())
+		fe.Send(&pgproto3.Query{String: "COPY sink FROM STDIN"})
+		fe.Flush()
+		m, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.(*pgproto3.CopyInResponse); !ok {
+			t.Fatalf("got %T, want CopyInResponse", m)
+		}
+		fe.Send(&pgproto3.CopyData{Data: []byte("1\n")})
+		fe.Send(&pgproto3.Terminate{})
+		fe.Flush()
+		nc.Close()
+	}
+	waitFor(t, "weir_sessions to return to 0 and the descriptors to be freed", func() bool {
+		return s.sessionsGauge(t) == 0 && s.fds(t) <= before
+	})
+	// The server still serves, and no COPY row was committed.
+	c := waitConnect(t, s)
+	defer c.Close(context.Background())
+	var n int
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM sink").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows after aborted copies: %v %d", err, n)
+	}
+}
+
+// A FunctionCall message is answered with an error and ReadyForQuery.
+func TestFunctionCallGetsReadyForQuery(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	nc, fe := rawSession(t, s.addr())
+	defer nc.Close()
+	fe.Send(&pgproto3.FunctionCall{Function: 1598, ResultFormatCode: 0})
+	fe.Flush()
+	var got []string
+	for {
+		m, err := fe.Receive()
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		switch m := m.(type) {
+		case *pgproto3.ErrorResponse:
+			got = append(got, "ErrorResponse "+m.Code)
+		case *pgproto3.ReadyForQuery:
+			got = append(got, "ReadyForQuery "+string(m.TxStatus))
+		default:
+			got = append(got, fmt.Sprintf("%T", m))
+		}
+		if len(got) == 2 {
+			break
+		}
+	}
+	if strings.Join(got, ", ") != "ErrorResponse 0A000, ReadyForQuery I" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// waitFor polls cond until it holds; the bound only keeps a broken
+// server from hanging the test.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// idle_session_timeout ends an idle session with FATAL 57P05, and
+// idle_in_transaction_session_timeout one idle inside BEGIN with 25P03.
+func TestIdleTimeouts(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	for _, c := range []struct{ setup, code string }{
+		{"SET idle_session_timeout = '100ms'", "57P05"},
+		{"SET idle_in_transaction_session_timeout = 100; BEGIN", "25P03"},
+	} {
+		nc, fe := rawSession(t, s.addr())
+		fe.Send(&pgproto3.Query{String: c.setup})
+		fe.Flush()
+		var got []string
+		for {
+			m, err := fe.Receive()
+			if err != nil {
+				got = append(got, "EOF")
+				break
+			}
+			switch m := m.(type) {
+			case *pgproto3.ErrorResponse:
+				got = append(got, m.Severity+" "+m.Code)
+			case *pgproto3.ReadyForQuery:
+				got = append(got, "ReadyForQuery")
+			}
+		}
+		nc.Close()
+		if want := "ReadyForQuery, FATAL " + c.code + ", EOF"; strings.Join(got, ", ") != want {
+			t.Errorf("%s: got %v, want %s", c.setup, got, want)
+		}
+	}
+	waitFor(t, "the timed-out sessions to end", func() bool { return s.sessionsGauge(t) == 0 })
+}

@@ -1,0 +1,182 @@
+package wire
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"fmt"
+	"math/big"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// rolesFake is a fakeHandler that keeps roles.
+type rolesFake struct{ *fakeHandler }
+
+func (h rolesFake) LookupRole(name string) (Role, bool) {
+	r, ok := h.roles[name]
+	return r, ok
+}
+
+func verifier(t *testing.T, password string) string {
+	t.Helper()
+	v, err := SCRAMVerifier(password, []byte("0123456789abcdef"), DefaultSCRAMIterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The verifier is Postgres's, byte for byte: this one was made by
+// PostgreSQL 15.18 for the password "secret" (CREATE ROLE v PASSWORD
+// 'secret'; SELECT rolpassword FROM pg_authid), and SCRAMVerifier must
+// give the same text for the same salt and iteration count.
+func TestSCRAMVerifierFormat(t *testing.T) {
+	const pg = "SCRAM-SHA-256$4096:z4RfvvduZaMA5uTbhw1f7g==$xDPOYzkYIsOq7PZvWBbstyWLJK2DOhltPx7ujyDvpJE=:nphksIWl/dR/DXsUmRn8sMin2NRtNiCpZcUBwE9QokU="
+	salt, _ := base64.StdEncoding.DecodeString("z4RfvvduZaMA5uTbhw1f7g==")
+	v, err := SCRAMVerifier("secret", salt, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != pg {
+		t.Fatalf("verifier\n%s\nwant\n%s", v, pg)
+	}
+	cred, ok := ParseSCRAMVerifier(v)
+	if !ok || cred.Iters != 4096 || cred.Salt != string(salt) {
+		t.Fatalf("ParseSCRAMVerifier(%q) = %+v, %v", v, cred, ok)
+	}
+	for _, bad := range []string{"", "secret", "md5abc", "SCRAM-SHA-256$x:c2FsdA==$a:b", "SCRAM-SHA-256$4096:c2FsdA==$YQ==:YQ=="} {
+		if _, ok := ParseSCRAMVerifier(bad); ok {
+			t.Errorf("ParseSCRAMVerifier(%q) accepted", bad)
+		}
+	}
+}
+
+func connectErr(ts *testServer, conninfo string) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	host, port, _ := net.SplitHostPort(ts.addr)
+	return pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s dbname=dev %s", host, port, conninfo))
+}
+
+// Password authentication runs SCRAM-SHA-256 the way libpq and pgx
+// expect; every failure is 28P01 with the same message, and a role
+// without LOGIN is refused after it (28000).
+func TestSCRAMAuthentication(t *testing.T) {
+	h := newFakeHandler()
+	h.roles = map[string]Role{
+		"alice":   {CanLogin: true, Verifier: verifier(t, "wonderland")},
+		"nologin": {CanLogin: false, Verifier: verifier(t, "x")},
+		"nopass":  {CanLogin: true},
+		"expired": {CanLogin: true, Verifier: verifier(t, "x"), ValidUntil: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)},
+	}
+	ts := startServer(t, h, Options{Auth: AuthPassword})
+	conn, err := connectErr(ts, "user=alice password=wonderland sslmode=disable")
+	if err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	var one int
+	if err := conn.QueryRow(context.Background(), "select 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("select 1: %v %d", err, one)
+	}
+	conn.Close(context.Background())
+	for _, c := range []struct{ conninfo, code, msg string }{
+		{"user=alice password=wrong", "28P01", `password authentication failed for user "alice"`},
+		{"user=nobody password=x", "28P01", `password authentication failed for user "nobody"`},
+		{"user=nopass password=x", "28P01", `password authentication failed for user "nopass"`},
+		{"user=expired password=x", "28P01", `password authentication failed for user "expired"`},
+		{"user=nologin password=x", "28000", `role "nologin" is not permitted to log in`},
+	} {
+		_, err := connectErr(ts, c.conninfo+" sslmode=disable")
+		if pgCode(err) != c.code || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: got %v, want %s %s", c.conninfo, err, c.code, c.msg)
+		}
+	}
+}
+
+// Under trust, an existing role logs in without a password and an
+// unknown one gets 28000.
+func TestTrustNeedsAnExistingRole(t *testing.T) {
+	h := newFakeHandler()
+	h.roles = map[string]Role{"root": {CanLogin: true, Superuser: true}, "reader": {CanLogin: true}}
+	ts := startServer(t, h, Options{})
+	c, _ := connectRaw(t, ts.addr, map[string]string{"user": "reader", "database": "dev"})
+	c.send(&pgproto3.Terminate{})
+	_, err := connectErr(ts, "user=evil sslmode=disable")
+	if pgCode(err) != "28000" || !strings.Contains(err.Error(), `role "evil" does not exist`) {
+		t.Fatalf("unknown role: %v", err)
+	}
+}
+
+// testCerts makes a CA and a server certificate for 127.0.0.1 and
+// localhost signed by it, both only in memory.
+func testCerts(t *testing.T) (ca *x509.CertPool, server tls.Certificate) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "weir test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca = x509.NewCertPool()
+	ca.AddCert(caCert)
+	return ca, tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// SSLRequest is answered 'S' and the session runs over TLS; with
+// TLSRequired a plain connection is refused with 28000.
+func TestTLS(t *testing.T) {
+	ca, cert := testCerts(t)
+	h := newFakeHandler()
+	h.roles = map[string]Role{"alice": {CanLogin: true, Verifier: verifier(t, "wonderland")}}
+	ts := startServer(t, h, Options{Auth: AuthPassword, TLSRequired: true,
+		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	host, port, _ := net.SplitHostPort(ts.addr)
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s user=alice password=wonderland dbname=dev sslmode=verify-full", host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLSConfig.RootCAs = ca
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("verify-full: %v", err)
+	}
+	if _, ok := conn.PgConn().Conn().(*tls.Conn); !ok {
+		t.Fatalf("connection is %T, not TLS", conn.PgConn().Conn())
+	}
+	conn.Close(ctx)
+	_, err = connectErr(ts, "user=alice password=wonderland sslmode=disable")
+	if pgCode(err) != "28000" || !strings.Contains(err.Error(), "no encryption") {
+		t.Fatalf("plain connection with TLS required: %v", err)
+	}
+}
