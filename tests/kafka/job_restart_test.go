@@ -164,3 +164,77 @@ func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
 		t.Errorf("%d restarts logged, want 1", n)
 	}
 }
+
+// TestFailingViewReadByAnotherRecoversAll fails a view that another view
+// reads (stream.operator_error@base, hits 2 to 4): such a failure still
+// recovers every job, but paced by the view's restart strategy
+// (fixed-delay, 2 attempts, each retry logged once) and the statements
+// caught in it fail naming the view; the third failure leaves base
+// FAILED, the view reading it cannot be rebuilt and is FAILED too, and
+// the rest of the database runs on. RESUME brings both back, rebuilt
+// from the table, equal to their queries.
+func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
+	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@base:2-4"}})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		`CREATE MATERIALIZED VIEW base WITH (restart_strategy = 'fixed-delay', restart_attempts = 2, restart_delay_ms = 100)
+			AS SELECT k, v FROM t WHERE v % 3 <> 0`,
+		"CREATE MATERIALIZED VIEW top AS SELECT count(*) AS n, sum(v) AS s FROM base",
+		"CREATE MATERIALIZED VIEW other AS SELECT count(*) AS n FROM t",
+	)
+	status := func(name string) string {
+		return kafkatest.Lines(kafkatest.Query(t, conn, fmt.Sprintf(
+			"SELECT status, restarts, coalesce(last_error, '') FROM weir.jobs WHERE name = '%s'", name)))
+	}
+	failedWrites := 0
+	for i := 1; ; i++ {
+		if i > 200 {
+			t.Fatalf("base never FAILED: %s", status("base"))
+		}
+		_, err := kafkatest.QueryErr(conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
+		if err != nil {
+			failedWrites++
+			if !strings.Contains(err.Error(), `materialized view "base"`) {
+				t.Fatalf("a write failed without naming the failed view: %v", err)
+			}
+		}
+		if strings.HasPrefix(status("base"), "failed | 2 | restart strategy fixed-delay exhausted") {
+			break
+		}
+	}
+	if failedWrites == 0 {
+		t.Errorf("no write failed, though every job recovered")
+	}
+	// The recovery that found base out of attempts goes on without it,
+	// and without top, which reads it.
+	kafkatest.Eventually(t, time.Minute, "top FAILED", func() (bool, string) {
+		s := status("top")
+		return strings.HasPrefix(s, "failed | 0 | cannot be rebuilt"), s
+	})
+	// The rest goes on: writes commit and the other view follows them.
+	for i := 1000; i < 1005; i++ {
+		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
+	}
+	if got, want := kafkatest.Query(t, conn, "SELECT n FROM other"), kafkatest.Query(t, conn, "SELECT count(*) FROM t"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("other = %v, table has %v rows", got, want)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, recovering every job from the last checkpoint"); n != 2 {
+		t.Errorf("%d retries logged, want 2", n)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed and is not restarted"); n != 1 {
+		t.Errorf("%d exhaustions logged, want 1", n)
+	}
+
+	kafkatest.Exec(t, conn, "ALTER MATERIALIZED VIEW base RESUME", "ALTER MATERIALIZED VIEW top RESUME")
+	kafkatest.Exec(t, conn, "INSERT INTO t VALUES (2000, 2000)")
+	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT count(*), sum(v) FROM t WHERE v % 3 <> 0"))
+	if got := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT n, s FROM top")); got != want {
+		t.Errorf("top after RESUME = %s, want %s", got, want)
+	}
+	for _, v := range []string{"base", "top"} {
+		if s := status(v); !strings.HasPrefix(s, "running") {
+			t.Errorf("%s after RESUME: %s", v, s)
+		}
+	}
+}
