@@ -242,7 +242,7 @@ func (e *Engine) restartsAlone(j *jobRun) bool {
 
 // jobFailed handles the failure of one of j's actors: a restart of j
 // alone when it can be, a recovery of every job otherwise.
-func (e *Engine) jobFailed(ctx context.Context, j *jobRun, actor types.ActorID, err error) error {
+func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, err error) error {
 	st := e.st
 	named := jobError(j.rel, err)
 	// Stop the whole job first: a statement or a view's relay pushing
@@ -262,7 +262,8 @@ func (e *Engine) jobFailed(ctx context.Context, j *jobRun, actor types.ActorID, 
 			st.health.blamed, st.health.blame = j.id, named
 		}
 		st.health.mu.Unlock()
-		return st.drv.ActorFailed(ctx, actor, named)
+		// Not ctx: it ended with the job above.
+		return st.drv.ActorFailed(st.health.ctx, actor, named)
 	}
 	delete(st.jobs, j.id)
 	j.active = false

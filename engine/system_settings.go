@@ -412,3 +412,14 @@ func (e *Engine) resetSystemSetting(ctx context.Context, s *systemSetting) error
 	sv.mu.Unlock()
 	return nil
 }
+
+// systemSettingRows returns the rows SHOW ALL adds for the system
+// settings: name, value, description.
+func (e *Engine) systemSettingRows() [][3]string {
+	rows := [][3]string{{"barrier_interval_ms", strconv.FormatInt(e.st.interval.Load(), 10), "Time in milliseconds between periodic checkpoints."}}
+	for i := range systemSettingList {
+		s := &systemSettingList[i]
+		rows = append(rows, [3]string{s.name, e.st.sys.show(s), s.desc})
+	}
+	return rows
+}

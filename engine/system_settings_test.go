@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -21,6 +22,12 @@ func TestCheckpointSettings(t *testing.T) {
 	wantRows(t, s, "SHOW max_concurrent_checkpoints", "1")
 	wantRows(t, s, "SHOW restart_strategy", "exponential-delay")
 	wantRows(t, s, "SHOW restart_attempts", "0")
+	all := strings.Join(mustRun(t, s, "SHOW ALL"), "\n")
+	for _, want := range []string{"checkpoint_timeout_ms 600000 ", "max_concurrent_checkpoints 1 ", "restart_strategy exponential-delay ", "TimeZone UTC "} {
+		if !strings.Contains(all, want) {
+			t.Errorf("SHOW ALL lacks %q:\n%s", want, all)
+		}
+	}
 
 	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t")

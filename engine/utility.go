@@ -690,12 +690,18 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 	switch st.Kind {
 	case "all":
 		return &utilPrepared{fields: textFields("name", "setting", "description"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-			var rows []types.Row
+			var rows [][3]string
 			for _, n := range sortedSettingNames() {
 				stt, _ := lookupSetting(n)
-				rows = append(rows, textRow(stt.name, s.get(stt), stt.desc))
+				rows = append(rows, [3]string{stt.name, s.get(stt), stt.desc})
 			}
-			return &rowsResult{rows: rows, tag: "SHOW"}, nil
+			rows = append(rows, e.systemSettingRows()...)
+			sort.SliceStable(rows, func(i, j int) bool { return strings.ToLower(rows[i][0]) < strings.ToLower(rows[j][0]) })
+			out := make([]types.Row, len(rows))
+			for i, r := range rows {
+				out[i] = textRow(r[0], r[1], r[2])
+			}
+			return &rowsResult{rows: out, tag: "SHOW"}, nil
 		}}, nil
 	case "sinks":
 		return s.prepareShowSinks()

@@ -164,3 +164,115 @@ func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
 		t.Errorf("%d restarts logged, want 1", n)
 	}
 }
+
+// TestFailingViewReadByAnotherRecoversAll fails a view that another view
+// reads (stream.operator_error@base, hits 2 to 4): such a failure still
+// recovers every job, but paced by the view's restart strategy
+// (fixed-delay, 2 attempts, each retry logged once) and the statements
+// caught in it fail naming the view; the third failure leaves base
+// FAILED, the view reading it cannot be rebuilt and is FAILED too, and
+// the rest of the database runs on. RESUME brings both back, rebuilt
+// from the table, equal to their queries.
+func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
+	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@base:2-4"}})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		`CREATE MATERIALIZED VIEW base WITH (restart_strategy = 'fixed-delay', restart_attempts = 2, restart_delay_ms = 100)
+			AS SELECT k, v FROM t WHERE v % 3 <> 0`,
+		"CREATE MATERIALIZED VIEW top AS SELECT count(*) AS n, sum(v) AS s FROM base",
+		"CREATE MATERIALIZED VIEW other AS SELECT count(*) AS n FROM t",
+	)
+	status := func(name string) string {
+		return kafkatest.Lines(kafkatest.Query(t, conn, fmt.Sprintf(
+			"SELECT status, restarts, coalesce(last_error, '') FROM weir.jobs WHERE name = '%s'", name)))
+	}
+	failedWrites := 0
+	for i := 1; ; i++ {
+		if i > 200 {
+			t.Fatalf("base never FAILED: %s", status("base"))
+		}
+		_, err := kafkatest.QueryErr(conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
+		if err != nil {
+			failedWrites++
+			if !strings.Contains(err.Error(), `materialized view "base"`) {
+				t.Fatalf("a write failed without naming the failed view: %v", err)
+			}
+		}
+		if strings.HasPrefix(status("base"), "failed | 2 | restart strategy fixed-delay exhausted") {
+			break
+		}
+	}
+	if failedWrites == 0 {
+		t.Errorf("no write failed, though every job recovered")
+	}
+	// The recovery that found base out of attempts goes on without it,
+	// and without top, which reads it.
+	kafkatest.Eventually(t, time.Minute, "top FAILED", func() (bool, string) {
+		s := status("top")
+		return strings.HasPrefix(s, "failed | 0 | cannot be rebuilt"), s
+	})
+	// The rest goes on: writes commit and the other view follows them.
+	for i := 1000; i < 1005; i++ {
+		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
+	}
+	if got, want := kafkatest.Query(t, conn, "SELECT n FROM other"), kafkatest.Query(t, conn, "SELECT count(*) FROM t"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("other = %v, table has %v rows", got, want)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, recovering every job from the last checkpoint"); n != 2 {
+		t.Errorf("%d retries logged, want 2", n)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed and is not restarted"); n != 1 {
+		t.Errorf("%d exhaustions logged, want 1", n)
+	}
+
+	kafkatest.Exec(t, conn, "ALTER MATERIALIZED VIEW base RESUME", "ALTER MATERIALIZED VIEW top RESUME")
+	kafkatest.Exec(t, conn, "INSERT INTO t VALUES (2000, 2000)")
+	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT count(*), sum(v) FROM t WHERE v % 3 <> 0"))
+	if got := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT n, s FROM top")); got != want {
+		t.Errorf("top after RESUME = %s, want %s", got, want)
+	}
+	for _, v := range []string{"base", "top"} {
+		if s := status(v); !strings.HasPrefix(s, "running") {
+			t.Errorf("%s after RESUME: %s", v, s)
+		}
+	}
+}
+
+// TestCrashWhileViewAwaitsRebuild kills weir (SIGKILL) while a failed
+// view over a table waits out a long restart delay and writes to the
+// table go on committing. The view's state was dropped in the first
+// checkpoint that left it out, so the restarted server rebuilds it from
+// the table instead of resuming it from a state that missed those
+// writes: it ends equal to its query. Meanwhile, reading it fails with
+// 55000 instead of returning a partial answer.
+func TestCrashWhileViewAwaitsRebuild(t *testing.T) {
+	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@agg:2"}})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		`CREATE MATERIALIZED VIEW agg WITH (restart_strategy = 'fixed-delay', restart_delay_ms = 600000)
+			AS SELECT k % 3 AS g, count(*) AS n, sum(v) AS s FROM t GROUP BY k % 3`,
+	)
+	for i := 1; i <= 20; i++ {
+		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i*i))
+	}
+	kafkatest.Eventually(t, time.Minute, "agg restarting", func() (bool, string) {
+		s := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT status FROM weir.jobs WHERE name = 'agg'"))
+		return s == "restarting\n", s
+	})
+	if _, err := kafkatest.QueryErr(conn, "SELECT * FROM agg"); err == nil || !strings.Contains(err.Error(), "55000") {
+		t.Errorf("reading the view awaiting its rebuild: %v, want SQLSTATE 55000", err)
+	}
+	w.Kill()
+	w.SetEnv()
+	w.Restart()
+	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k % 3, count(*), sum(v) FROM t GROUP BY k % 3 ORDER BY 1"))
+	kafkatest.Eventually(t, time.Minute, "the view rebuilt after the crash", func() (bool, string) {
+		got, err := kafkatest.QueryErr(conn, "SELECT g, n, s FROM agg ORDER BY g")
+		if err != nil {
+			return false, err.Error()
+		}
+		return kafkatest.Lines(got) == want, kafkatest.Lines(got) + "\nwant\n" + want
+	})
+}
