@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/tests/kafka/kafkatest"
 )
@@ -231,3 +234,63 @@ func TestDecoupledSinkRedeliversAbortedTransaction(t *testing.T) {
 
 // redeliverLine is logged when a sink delivers an aborted epoch again.
 const redeliverLine = "the broker aborted a recorded sink transaction"
+
+// TestDecoupledSinkRedeliversTimedOutTransaction SIGKILLs weir after a
+// sink stored the record of a flushed transaction and before it committed
+// it, and waits until the broker (its own process) aborts that
+// transaction on its own, as a transaction timeout (here 3 s) does during
+// a long outage. The restarted sink finds the record aborted and delivers
+// the epoch again from its log store: the topic holds every row exactly
+// once (Flink's sink loses such a transaction).
+func TestDecoupledSinkRedeliversTimedOutTransaction(t *testing.T) {
+	kafkatest.Kcat(t)
+	b := kafkatest.StartBroker(t, "")
+	w := kafkatest.StartWeir(t, kafkatest.Options{Broker: b})
+	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
+	kafkatest.CreateTopic(t, b.Addr, "rows_out", 1)
+	kafkatest.Exec(t, w.ConnString(),
+		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
+		"CREATE TABLE rows_in (id int) APPEND ONLY",
+		fmt.Sprintf(`CREATE SINK rows_out FROM rows_in WITH (connector = 'kafka', topic = 'rows_out',
+			properties.bootstrap.server = '%s', properties.transaction.timeout.ms = '3000') FORMAT PLAIN ENCODE JSON`, b.Addr),
+		insertIDs(0, 20),
+	)
+	waitExactly(t, b.Addr, "rows_out", idRecords(0, 20))
+	w.Stop()
+	w.SetEnv(fmt.Sprintf("%s=%s:1", fault.EnvVar, fault.SinkLogAfterRecord))
+	before := kafkatest.CountInLog(w.LogPath, kafkatest.FaultLine(fault.SinkLogAfterRecord))
+	w.Restart()
+	kafkatest.QueryErr(w.ConnString(), insertIDs(20, 30))
+	kafkatest.WaitFault(t, w, fault.SinkLogAfterRecord, before, time.Minute)
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	kafkatest.Eventually(t, time.Minute, "the broker aborting the open transaction", func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		txns, err := adm.ListTransactions(ctx, nil, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		var states []string
+		open := false
+		for _, tx := range txns.Sorted() {
+			states = append(states, tx.TxnID+"="+tx.State)
+			open = open || tx.State == "Ongoing" || tx.State == "PrepareCommit"
+		}
+		return len(states) > 0 && !open, strings.Join(states, " ")
+	})
+	if got := tableSinkRows(t, b.Addr, "rows_out"); len(got) != 20 {
+		t.Fatalf("rows_out holds %d committed records before the restart, want the first 20", len(got))
+	}
+	w.SetEnv()
+	w.Restart()
+	waitExactly(t, b.Addr, "rows_out", idRecords(0, 30))
+	if n := kafkatest.CountInLog(w.LogPath, redeliverLine); n == 0 {
+		t.Errorf("the log does not say that an aborted epoch was delivered again (%q)", redeliverLine)
+	}
+}
