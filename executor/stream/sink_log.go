@@ -325,7 +325,13 @@ func (d *deliverer) step(ev sinktxn.Event) error {
 	d.mu.Lock()
 	err := d.m.Step(ev)
 	d.updateHoldLocked()
+	lag, held := d.m.Lag(), d.held
 	d.mu.Unlock()
+	// Reported here too, so that an epoch appended at a barrier shows in
+	// the lag before its checkpoint commits.
+	if obs := d.env.Observer; obs != nil {
+		obs.SinkLag(d.s.n.Rel.ID, d.s.actx.Index, lag, held)
+	}
 	d.signal()
 	return err
 }
