@@ -20,7 +20,9 @@ import (
 //	                    partition, offset and reason
 //	weir.sinks          sinks: topic, format, delivery guarantee, last
 //	                    committed epoch, pending transactions, records
-//	                    written and skipped (too large)
+//	                    written and skipped (too large); for a decoupled
+//	                    sink its log store's lag (epochs, rows, bytes not
+//	                    yet delivered) and whether it pauses its upstream
 func init() {
 	addSys("weir", "sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row
@@ -83,7 +85,11 @@ func sinkRows(e *Engine) []types.Row {
 			if decoupled {
 				var delivered uint64
 				lagEpochs, lagRows, lagBytes, paused, delivered = info.logLag()
-				last = delivered
+				if lagEpochs > 0 {
+					// Everything up to the committed checkpoint is
+					// delivered only once the log store is empty.
+					last = delivered
+				}
 			}
 		}
 		spec, _ := sinkSpec(r.With)

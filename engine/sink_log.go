@@ -20,6 +20,10 @@ import (
 // recorded transaction is resolved without a producer, how the options
 // are checked, and how their deliveries show in the log and weir.sinks.
 
+// sinkRedeliverMsg is logged when a decoupled sink finds its recorded
+// transaction aborted by the broker.
+const sinkRedeliverMsg = "the broker aborted a recorded sink transaction; delivering its epoch again from the log store"
+
 // sinkDecoupling is what every job's sinks get to be decoupled.
 func (e *Engine) sinkDecoupling() stream.SinkDecoupling {
 	return stream.SinkDecoupling{Recover: e.recoverSinkTxn, Observer: sinkObserver{e}}
@@ -57,7 +61,11 @@ func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, 
 		return err
 	}
 	fault.Hit(fault.RecoveryBeforeSinkCommit)
-	ctx, cancel := context.WithTimeout(ctx, cfg.DeliveryTimeout)
+	timeout := cfg.DeliveryTimeout
+	if timeout <= 0 {
+		timeout = kafka.DefaultDeliveryTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err = kafka.RecoverPending(ctx, cfg.Brokers, []kafka.TxnRecord{rec})
 	if errors.Is(err, kerr.InvalidTxnState) {
@@ -80,6 +88,10 @@ func (o sinkObserver) SinkRetry(job types.JobID, rel uint32, index int, r sinktx
 	name := o.e.relName(rel)
 	o.e.log.Warn("sink delivery failed; retrying", "sink", name, "actor", index, "step", r.Step,
 		"attempt", r.Attempt, "delay", r.Delay, "err", r.Err)
+}
+
+func (o sinkObserver) SinkAborted(job types.JobID, rel uint32, index int, epoch uint64, err error) {
+	o.e.log.Warn(sinkRedeliverMsg, "sink", o.e.relName(rel), "actor", index, "epoch", epoch, "err", err)
 }
 
 func (o sinkObserver) SinkLost(job types.JobID, rel uint32, index int, l sinktxn.Lost) {

@@ -75,6 +75,9 @@ type SinkObserver interface {
 	// SinkRetry reports that a delivery step failed and is retried after
 	// delay: one call per retry.
 	SinkRetry(job types.JobID, rel uint32, index int, r sinktxn.Retry)
+	// SinkAborted reports that the broker aborted the transaction of
+	// epoch on its own; the epoch is delivered again.
+	SinkAborted(job types.JobID, rel uint32, index int, epoch uint64, err error)
 	// SinkLost reports a recorded transaction the broker aborted whose
 	// rows are no longer in the log store.
 	SinkLost(job types.JobID, rel uint32, index int, l sinktxn.Lost)
@@ -322,7 +325,13 @@ func (d *deliverer) step(ev sinktxn.Event) error {
 	d.mu.Lock()
 	err := d.m.Step(ev)
 	d.updateHoldLocked()
+	lag, held := d.m.Lag(), d.held
 	d.mu.Unlock()
+	// Reported here too, so that an epoch appended at a barrier shows in
+	// the lag before its checkpoint commits.
+	if obs := d.env.Observer; obs != nil {
+		obs.SinkLag(d.s.n.Rel.ID, d.s.actx.Index, lag, held)
+	}
 	d.signal()
 	return err
 }
@@ -407,6 +416,9 @@ func (d *deliverer) run(ctx context.Context) {
 			ev := d.do(ctx, io)
 			if ctx.Err() != nil {
 				return
+			}
+			if ab, ok := ev.(sinktxn.Aborted); ok && d.env.Observer != nil {
+				d.env.Observer.SinkAborted(d.s.actx.Job, d.s.n.Rel.ID, d.s.actx.Index, ab.Epoch, ab.Err)
 			}
 			d.mu.Lock()
 			d.m.Step(sinktxn.Tick{Now: time.Now()})

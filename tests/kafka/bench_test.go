@@ -40,8 +40,10 @@ var (
 // BenchmarkKafkaSinkGuarantee measures the cost of exactly-once delivery
 // end to end: a Kafka source → filter/project → Kafka sink job, once with
 // sink.delivery.guarantee = 'exactly-once' (one Kafka transaction per
-// checkpoint epoch) and once with 'at-least-once' (an idempotent producer
-// flushed at each barrier, and streaming.barrier_alignment = 'false'),
+// checkpoint epoch, delivered from the sink's log store), once with
+// 'at-least-once' (an idempotent producer flushed at each barrier, and
+// streaming.barrier_alignment = 'false'), and once exactly-once with
+// sink.decouple = 'false' (the transaction pre-committed at the barrier),
 // with barrier_interval_ms = 1000. It prints a table and reports, per
 // mode:
 //
@@ -102,14 +104,16 @@ func BenchmarkKafkaSinkGuarantee(b *testing.B) {
 	modes := []benchMode{
 		{name: "exactly-once", with: "sink.delivery.guarantee = 'exactly-once'"},
 		{name: "at-least-once", with: "sink.delivery.guarantee = 'at-least-once', streaming.barrier_alignment = 'false'"},
+		{name: "exactly-once-coupled", with: "sink.delivery.guarantee = 'exactly-once', sink.decouple = 'false'"},
 	}
 	var results []benchResult
 	b.ResetTimer()
 	rounds := b.N * *benchRounds
 	for round := range rounds {
-		order := []int{0, 1}
-		if round%2 == 1 {
-			order = []int{1, 0}
+		// Each round starts with another mode.
+		var order []int
+		for i := range modes {
+			order = append(order, (round+i)%len(modes))
 		}
 		for _, m := range order {
 			b.StopTimer()
@@ -610,9 +614,10 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 		var e, a *benchResult
 		for i := range rs {
 			if rs[i].round == round {
-				if rs[i].mode == "exactly-once" {
+				switch rs[i].mode {
+				case "exactly-once":
 					e = &rs[i]
-				} else {
+				case "at-least-once":
 					a = &rs[i]
 				}
 			}
@@ -634,10 +639,18 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 		}
 		fmt.Fprintf(&sb, "ratio per round: %s; median %.3f\n", strings.Join(parts, " "), med)
 	}
+	ec := sums["exactly-once-coupled"]
+	if ec != nil {
+		fmt.Fprintf(&sb, "records per CPU-second (drain, all rounds): exactly-once decoupled %.0f, coupled %.0f; "+
+			"ratio %.3f (decoupling costs %.1f%%)\n", perCPU(eo), perCPU(ec), perCPU(eo)/perCPU(ec), 100*(1-perCPU(eo)/perCPU(ec)))
+	}
 	for _, x := range []struct {
 		name string
 		s    *sum
-	}{{"exactly-once", eo}, {"at-least-once", alo}} {
+	}{{"exactly-once", eo}, {"at-least-once", alo}, {"exactly-once-coupled", ec}} {
+		if x.s == nil {
+			continue
+		}
 		slices.Sort(x.s.lat)
 		fmt.Fprintf(&sb, "event-to-visible latency at read_committed, %s: p50 %s ms, p99 %s ms (%d records)\n",
 			x.name, ms(percentile(x.s.lat, 0.5)), ms(percentile(x.s.lat, 0.99)), len(x.s.lat))

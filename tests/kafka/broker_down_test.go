@@ -10,8 +10,9 @@ import (
 	"github.com/weirdb/weir/tests/kafka/kafkatest"
 )
 
-// TestSinkBrokerDownFailsWrites stops the broker of an exactly-once sink
-// (a broker in a process of its own, killed with SIGKILL) and checks that
+// TestSinkBrokerDownFailsWrites stops the broker of a coupled
+// (sink.decouple = 'false') exactly-once sink (a broker in a process of
+// its own, killed with SIGKILL) and checks that
 // a write then fails with an error within the sink's delivery timeout
 // instead of waiting for the broker forever (every write waits for its
 // checkpoint, which waits for the sink's pre-commit); that writes succeed
@@ -26,7 +27,8 @@ func TestSinkBrokerDownFailsWrites(t *testing.T) {
 	kafkatest.Exec(t, conn,
 		"CREATE TABLE rows_in (id int) APPEND ONLY",
 		fmt.Sprintf(`CREATE SINK rows_out FROM rows_in WITH (connector = 'kafka', topic = 'rows_out',
-			properties.bootstrap.server = '%s', properties.delivery.timeout.ms = '2000') FORMAT PLAIN ENCODE JSON`, b.Addr),
+			properties.bootstrap.server = '%s', properties.delivery.timeout.ms = '2000', sink.decouple = 'false')
+			FORMAT PLAIN ENCODE JSON`, b.Addr),
 		"INSERT INTO rows_in VALUES (1)",
 	)
 	sinkRows := func() []string {

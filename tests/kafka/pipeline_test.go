@@ -77,8 +77,9 @@ type pipeline struct {
 // newPipeline starts a broker as its own process (so that killing weir
 // leaves open transactions open, see package kafkatest), creates the
 // topics (three partitions each), starts weir on it and creates the
-// source, the view and the sinks asked for.
-func newPipeline(t *testing.T, plain, upsert bool) *pipeline {
+// source, the view and the sinks asked for; sinkWith are extra options
+// of both sinks ("sink.decouple = 'false'").
+func newPipeline(t *testing.T, plain, upsert bool, sinkWith ...string) *pipeline {
 	t.Helper()
 	kafkatest.Kcat(t)
 	b := kafkatest.StartBroker(t, "")
@@ -86,6 +87,10 @@ func newPipeline(t *testing.T, plain, upsert bool) *pipeline {
 	w := kafkatest.StartWeir(t, kafkatest.Options{Broker: b})
 	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
 	p := &pipeline{t: t, b: b, w: w, plain: plain, upsert: upsert}
+	extra := ""
+	for _, o := range sinkWith {
+		extra += ", " + o
+	}
 	stmts := []string{
 		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
 		fmt.Sprintf(`CREATE SOURCE src (k int, v bigint) WITH (connector = 'kafka', topic = '%s',
@@ -95,12 +100,12 @@ func newPipeline(t *testing.T, plain, upsert bool) *pipeline {
 	if plain {
 		kafkatest.CreateTopic(t, b.Addr, plainTopic, 3)
 		stmts = append(stmts, fmt.Sprintf(`CREATE SINK out_plain AS SELECT k, v FROM src WITH (connector = 'kafka',
-			topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON`, plainTopic, b.Addr))
+			topic = '%s', properties.bootstrap.server = '%s'%s) FORMAT PLAIN ENCODE JSON`, plainTopic, b.Addr, extra))
 	}
 	if upsert {
 		kafkatest.CreateTopic(t, b.Addr, upsertTopic, 3)
 		stmts = append(stmts, fmt.Sprintf(`CREATE SINK out_upsert FROM agg WITH (connector = 'kafka',
-			topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k') FORMAT UPSERT ENCODE JSON`, upsertTopic, b.Addr))
+			topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k'%s) FORMAT UPSERT ENCODE JSON`, upsertTopic, b.Addr, extra))
 	}
 	kafkatest.Exec(t, w.ConnString(), stmts...)
 	return p

@@ -77,11 +77,12 @@ func TestSinkKeyNarrowerThanStreamKey(t *testing.T) {
 func ljRow(aid, bid string) string { return "aid=" + aid + " bid=" + bid }
 
 // waitSinksCommitted waits until none of the sinks has a pre-committed
-// transaction left uncommitted: after a FLUSH, every record of the
-// flushed epochs is then visible at read_committed.
+// transaction left uncommitted or an epoch left in its log store: after
+// a FLUSH, every record of the flushed epochs is then visible at
+// read_committed.
 func waitSinksCommitted(t *testing.T, w *kafkatest.Weir, sinks ...string) {
 	t.Helper()
-	q := "SELECT name, pending_transactions FROM weir.sinks WHERE pending_transactions IS NOT NULL AND name IN ('" +
+	q := "SELECT name, pending_transactions, lag_epochs FROM weir.sinks WHERE (pending_transactions IS NOT NULL OR lag_epochs > 0) AND name IN ('" +
 		strings.Join(sinks, "', '") + "')"
 	kafkatest.Eventually(t, time.Minute, "the sinks' transactions committed", func() (bool, string) {
 		rows := kafkatest.Query(t, w.ConnString(), q)
