@@ -169,7 +169,9 @@ func TestPsqlOverTLSWithPassword(t *testing.T) {
 	if !strings.Contains(out, "SSL connection (protocol: TLSv1.3") {
 		t.Fatalf("psql did not use TLS:\n%s", out)
 	}
-	out, err = psql("wonderland", conninfo("alice", "verify-full"), "-Atc", "SELECT current_user")
+	// channel_binding=require makes psql insist on SCRAM-SHA-256-PLUS,
+	// bound to the server's certificate.
+	out, err = psql("wonderland", conninfo("alice", "verify-full")+" channel_binding=require", "-Atc", "SELECT current_user")
 	if err != nil || strings.TrimSpace(out) != "alice" {
 		t.Fatalf("psql as alice: %v\n%s", err, out)
 	}
