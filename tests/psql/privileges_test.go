@@ -24,6 +24,9 @@ CREATE USER app PASSWORD 'x' CREATEDB;
 ALTER ROLE app NOCREATEDB NOINHERIT;
 CREATE ROLE gone;
 DROP ROLE gone;
+CREATE ROLE readers;
+CREATE ROLE auditor LOGIN;
+GRANT readers TO auditor, app;
 `
 
 // privSetup grants a read-only role some privileges.
@@ -35,6 +38,7 @@ CREATE VIEW low AS SELECT id FROM stock WHERE qty < 10;
 GRANT SELECT ON stock, low TO reader;
 GRANT INSERT, UPDATE ON ledger TO reader;
 REVOKE UPDATE ON ledger FROM reader;
+GRANT SELECT ON ledger TO readers;
 `
 
 // privCases run as the owner (root) or the read-only role and must print
@@ -43,9 +47,11 @@ var privCases = []struct {
 	name, user, input string
 }{
 	{"dp", "root", `\dp`},
-	{"du_roles", "root", `\du (reader|ops|app|gone)`},
+	{"du_roles", "root", `\du (reader|ops|app|gone|readers|auditor)`},
+	{"member_reads", "auditor", "SELECT * FROM ledger;\nSELECT has_table_privilege('ledger', 'SELECT');"},
+	{"noinherit_member_refused", "app", "SELECT * FROM ledger;\nSELECT has_table_privilege('ledger', 'SELECT');"},
 	{"pg_roles", "root", "SELECT rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolconnlimit, rolpassword, rolvaliduntil FROM pg_roles WHERE rolname IN ('reader', 'ops', 'app') ORDER BY 1;"},
-	{"role_errors", "root", "CREATE ROLE reader;\nDROP ROLE nosuch;\nDROP ROLE IF EXISTS nosuch;\nALTER ROLE nosuch LOGIN;\nCREATE ROLE pg_x;\nGRANT SELECT ON stock TO nosuch;\nGRANT SELECT ON nosuch TO reader;"},
+	{"role_errors", "root", "CREATE ROLE reader;\nDROP ROLE nosuch;\nDROP ROLE IF EXISTS nosuch;\nALTER ROLE nosuch LOGIN;\nCREATE ROLE pg_x;\nGRANT SELECT ON stock TO nosuch;\nGRANT SELECT ON nosuch TO reader;\nGRANT readers TO readers;\nGRANT auditor TO readers;\nGRANT readers TO auditor;\nREVOKE readers FROM reader;\nGRANT nosuch TO reader;"},
 	{"z_stock", "root", `\z stock`},
 	{"has_table_privilege", "root", "SELECT has_table_privilege('reader', 'stock', 'SELECT'), has_table_privilege('reader', 'stock', 'INSERT'), has_table_privilege('reader', 'ledger', 'insert'), has_table_privilege('reader', 'ledger', 'UPDATE, DELETE'), has_table_privilege('root', 'ledger', 'DELETE');"},
 	{"pg_class_acl", "root", "SELECT relname, relacl FROM pg_class WHERE relname IN ('stock', 'ledger', 'low') ORDER BY 1;"},

@@ -375,7 +375,10 @@ func rawSession(t *testing.T, addr string) (net.Conn, *pgproto3.Frontend) {
 // sessionsGauge reads weir_sessions from /metrics.
 func (s *server) sessionsGauge(t *testing.T) int {
 	t.Helper()
-	resp, err := http.Get("http://" + s.metrics + "/metrics")
+	// No keep-alive: a scrape must not hold a descriptor of the server
+	// open while its descriptors are counted.
+	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := cl.Get("http://" + s.metrics + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
