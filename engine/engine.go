@@ -45,6 +45,9 @@ type Config struct {
 	InitPassword string
 	// Rand is where password salts come from; nil means crypto/rand.
 	Rand io.Reader
+	// MaxConnections is the wire server's session limit, shown by SHOW
+	// max_connections (zero: the default, 100).
+	MaxConnections int
 	// AllowedConnectorHosts limits the brokers sources and sinks may
 	// name: each entry is a host (any port) or host:port. Empty allows
 	// every host.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -34,13 +35,46 @@ import (
 //
 // Denials are 42501 with Postgres's messages.
 
-// hasPrivilege reports whether the session's role holds p on rel.
-func (s *Session) hasPrivilege(rel *catalog.Relation, p catalog.Privilege) bool {
-	me := s.role()
-	if me.Superuser || rel.Owner == me.OID || rel.Kind == catalog.KindSystem {
+// effectiveRoles returns r and, when r inherits, the roles it is a
+// member of (directly or through other inheriting roles): the roles
+// whose privileges r uses, as in Postgres.
+func (e *Engine) effectiveRoles(r *catalog.Role) []uint32 {
+	out := []uint32{r.OID}
+	seen := map[uint32]bool{r.OID: true}
+	for i := 0; i < len(out); i++ {
+		cur, ok := e.cat.RoleByOID(out[i])
+		if !ok || !cur.Inherit {
+			continue
+		}
+		for _, m := range cur.MemberOf {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether role r holds p on rel: as a superuser, as (a
+// member of) its owner, or through grants to it, its roles or PUBLIC.
+func (e *Engine) holds(r *catalog.Role, rel *catalog.Relation, p catalog.Privilege) bool {
+	if r.Superuser || rel.Kind == catalog.KindSystem {
 		return true
 	}
-	return (rel.ACL[me.OID]|rel.ACL[catalog.PublicGrantee])&p == p
+	have := rel.ACL[catalog.PublicGrantee]
+	for _, o := range e.effectiveRoles(r) {
+		if rel.Owner == o {
+			return true
+		}
+		have |= rel.ACL[o]
+	}
+	return have&p == p
+}
+
+// hasPrivilege reports whether the session's role holds p on rel.
+func (s *Session) hasPrivilege(rel *catalog.Relation, p catalog.Privilege) bool {
+	return s.eng.holds(s.role(), rel, p)
 }
 
 // hasSchemaPrivilege reports whether the session's role holds p on the
@@ -51,7 +85,17 @@ func (s *Session) hasSchemaPrivilege(schema string, p catalog.Privilege) bool {
 		return true
 	}
 	acl := s.eng.cat.SchemaACL(schema)
-	return (acl[me.OID]|acl[catalog.PublicGrantee])&p == p
+	have := acl[catalog.PublicGrantee]
+	for _, o := range s.eng.effectiveRoles(me) {
+		have |= acl[o]
+	}
+	return have&p == p
+}
+
+// owns reports whether the session's role owns rel or inherits from its
+// owner.
+func (s *Session) owns(rel *catalog.Relation) bool {
+	return slices.Contains(s.eng.effectiveRoles(s.role()), rel.Owner)
 }
 
 // denied is Postgres's `permission denied for table t`.
@@ -122,7 +166,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		if err := s.authorizeCreate(st.Name); err != nil {
 			return err
 		}
-		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && old.Owner != s.roleOID {
+		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && !s.owns(old) {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
 		}
 		return s.authorizeQuery(st.Query)
@@ -139,7 +183,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)
 		}
 		for _, n := range st.Names {
-			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && rel.Owner != s.roleOID {
+			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.owns(rel) {
 				return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
 			}
 		}
@@ -322,6 +366,9 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		}
 		return acl
 	}
+	if st.On == "role" {
+		return s.grantRoles(st, grantees, io)
+	}
 	if st.On == "schema" {
 		var p catalog.Privilege
 		for _, w := range st.Privileges {
@@ -390,7 +437,7 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	s.eng.writeMu.Lock()
 	defer s.eng.writeMu.Unlock()
 	for _, r := range rels {
-		if !s.superuser() && r.Owner != s.roleOID {
+		if !s.superuser() && !s.owns(r) {
 			return nil, denied(r)
 		}
 		// Read the relation again under writeMu so a concurrent change
@@ -489,9 +536,79 @@ func (s *Session) HasTablePrivilege(user, table string, oid uint32, privs string
 		default:
 			return false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
 		}
-		if r.Superuser || rel.Owner == r.OID || (rel.ACL[r.OID]|rel.ACL[catalog.PublicGrantee])&want == want {
+		if s.eng.holds(r, rel, want) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// grantRoles runs GRANT role TO role and REVOKE role FROM role: a
+// superuser may grant any role, a role with CREATEROLE any role that is
+// not a superuser. A grant that would make a role a member of itself is
+// refused (0LP01), as in Postgres.
+func (s *Session) grantRoles(st *sql.Grant, grantees []uint32, io wire.ExecIO) (wire.Result, error) {
+	tag := "GRANT ROLE"
+	if st.Revoke {
+		tag = "REVOKE ROLE"
+	}
+	for _, o := range st.Objects {
+		granted, ok := s.eng.cat.RoleByName(o.Name)
+		if !ok {
+			return nil, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", o.Name)
+		}
+		if err := s.checkRoleAdmin("grant", granted); err != nil {
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied to grant role \"%s\"", granted.Name)
+		}
+		for _, g := range grantees {
+			if g == catalog.PublicGrantee {
+				return nil, pgerr.New(codeUndefinedObject, "role \"public\" does not exist")
+			}
+			member, _ := s.eng.cat.RoleByOID(g)
+			r := *member
+			has := slices.Contains(r.MemberOf, granted.OID)
+			switch {
+			case st.Revoke && !has:
+				io.Notice("WARNING", "01000", "role \""+member.Name+"\" is not a member of role \""+granted.Name+"\"")
+				continue
+			case st.Revoke:
+				r.MemberOf = slices.DeleteFunc(slices.Clone(r.MemberOf), func(x uint32) bool { return x == granted.OID })
+			case has:
+				io.Notice("NOTICE", "00000", "role \""+member.Name+"\" is already a member of role \""+granted.Name+"\"")
+				continue
+			default:
+				// granted must not already be a member of member.
+				loop := granted.OID == member.OID
+				for _, x := range s.eng.effectiveRolesAll(granted) {
+					loop = loop || x == member.OID
+				}
+				if loop {
+					return nil, pgerr.New(codeInvalidGrantOperation, "role \"%s\" is a member of role \"%s\"", granted.Name, member.Name)
+				}
+				r.MemberOf = append(slices.Clone(r.MemberOf), granted.OID)
+			}
+			if err := s.eng.cat.ReplaceRole(&r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return done(tag)
+}
+
+// effectiveRolesAll is effectiveRoles ignoring INHERIT: every role r is
+// a member of, directly or not.
+func (e *Engine) effectiveRolesAll(r *catalog.Role) []uint32 {
+	out := []uint32{r.OID}
+	seen := map[uint32]bool{r.OID: true}
+	for i := 0; i < len(out); i++ {
+		if cur, ok := e.cat.RoleByOID(out[i]); ok {
+			for _, m := range cur.MemberOf {
+				if !seen[m] {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
 }

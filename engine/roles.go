@@ -293,11 +293,13 @@ func roleRows(e *Engine, masked bool) []types.Row {
 	slices.SortFunc(roles, func(a, b *catalog.Role) int { return int(a.OID) - int(b.OID) })
 	var rows []types.Row
 	for _, r := range roles {
-		pw := null
-		if r.Password != "" {
-			pw = vStr(r.Password)
-			if masked {
-				pw = vStr("********")
+		// pg_roles shows ******** whether or not the role has a
+		// password; pg_authid the verifier or NULL.
+		pw := vStr("********")
+		if !masked {
+			pw = null
+			if r.Password != "" {
+				pw = vStr(r.Password)
 			}
 		}
 		until := null
@@ -311,6 +313,7 @@ func roleRows(e *Engine, masked bool) []types.Row {
 }
 
 // userRows are the rows of pg_user: the roles that can log in.
+// (rolreplication and rolbypassrls are true only for superusers here.)
 func userRows(e *Engine) []types.Row {
 	var rows []types.Row
 	for _, r := range roleRows(e, true) {

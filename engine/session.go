@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -76,6 +77,9 @@ func (s *Session) Setting(name string) (string, bool) {
 }
 
 func (s *Session) get(st *setting) string {
+	if st.name == "max_connections" && s.eng.cfg.MaxConnections > 0 {
+		return strconv.Itoa(s.eng.cfg.MaxConnections)
+	}
 	if st.name == "is_superuser" {
 		if s.superuser() {
 			return "on"

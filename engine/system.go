@@ -375,7 +375,15 @@ func init() {
 	addSys("pg_catalog", "pg_user", "usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text", func(e *Engine, s *Session) []types.Row {
 		return userRows(e)
 	})
-	addSys("pg_catalog", "pg_auth_members", "roleid:oid member:oid grantor:oid admin_option:bool", empty)
+	addSys("pg_catalog", "pg_auth_members", "roleid:oid member:oid grantor:oid admin_option:bool", func(e *Engine, s *Session) []types.Row {
+		var rows []types.Row
+		for _, r := range e.cat.Roles() {
+			for _, m := range r.MemberOf {
+				rows = append(rows, types.Row{vOid(m), vOid(r.OID), vOid(oidRoot), vBool(false)})
+			}
+		}
+		return rows
+	})
 	addSys("pg_catalog", "pg_settings", "name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text boot_val:text reset_val:text sourcefile:text sourceline:int4 pending_restart:bool", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
 		for _, n := range sortedSettingNames() {

@@ -46,13 +46,14 @@ type DropRole struct {
 }
 
 // Grant is GRANT privileges ON object TO grantees, or REVOKE privileges
-// ON object FROM grantees. Privileges are lower-cased ("select",
+// ON object FROM grantees; or, with On "role", GRANT role, ... TO
+// grantees (membership), whose roles are in Objects. Privileges are lower-cased ("select",
 // "insert", "update", "delete", "create", "usage", "all"); a grantee
 // "public" is PUBLIC.
 type Grant struct {
 	Revoke     bool
 	Privileges []string
-	// On is "table", "schema" or "all tables in schema".
+	// On is "table", "schema", "all tables in schema" or "role".
 	On       string
 	Objects  []ObjectName
 	Grantees []string
@@ -175,6 +176,20 @@ func (p *stmtParser) grant() (Stmt, error) {
 	if g.Revoke && p.accept("grant", "option", "for") {
 		return nil, p.unsupported("REVOKE GRANT OPTION FOR is")
 	}
+	if p.isRoleGrant() {
+		g.On = "role"
+		for {
+			n, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			g.Objects = append(g.Objects, ObjectName{Name: n})
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		return p.grantees(g)
+	}
 	for {
 		w := p.word(0)
 		switch w {
@@ -208,6 +223,27 @@ func (p *stmtParser) grant() (Stmt, error) {
 		return nil, err
 	}
 	g.Objects = names
+	return p.grantees(g)
+}
+
+// isRoleGrant reports whether the GRANT or REVOKE at the cursor grants
+// roles: its TO or FROM comes before any ON.
+func (p *stmtParser) isRoleGrant() bool {
+	for k := 0; p.pos+k < len(p.toks)-1; k++ {
+		switch p.word(k) {
+		case "on":
+			return false
+		case "to", "from":
+			return true
+		}
+	}
+	return false
+}
+
+// grantees parses TO | FROM role, ... [WITH GRANT OPTION] [CASCADE |
+// RESTRICT] of GRANT and REVOKE.
+func (p *stmtParser) grantees(g *Grant) (Stmt, error) {
+	var err error
 	if g.Revoke {
 		err = p.expect("from")
 	} else {
@@ -227,8 +263,13 @@ func (p *stmtParser) grant() (Stmt, error) {
 			break
 		}
 	}
-	if p.accept("with", "grant", "option") {
-		return nil, p.unsupported("WITH GRANT OPTION is")
+	if p.accept("with", "grant", "option") || p.accept("with", "admin", "option") {
+		return nil, p.unsupported("WITH GRANT OPTION and WITH ADMIN OPTION are")
+	}
+	if g.On == "role" && p.accept("granted", "by") {
+		if _, err := p.name(); err != nil {
+			return nil, err
+		}
 	}
 	_ = p.accept("cascade") || p.accept("restrict")
 	return g, nil

@@ -18,6 +18,8 @@ func TestParseRoles(t *testing.T) {
 		{"REVOKE ALL PRIVILEGES ON t FROM reader", "grant true [all] table [t] [reader]"},
 		{"GRANT CREATE ON SCHEMA public TO writer", "grant false [create] schema [public] [writer]"},
 		{"GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", "grant false [select] all tables in schema [public] [reader]"},
+		{"GRANT readers, writers TO alice, bob", "grant false [] role [readers writers] [alice bob]"},
+		{"REVOKE readers FROM alice", "grant true [] role [readers] [alice]"},
 	} {
 		st, err := Parse(c.in)
 		if err != nil {

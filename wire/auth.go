@@ -3,10 +3,13 @@ package wire
 import (
 	"bufio"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -178,8 +181,16 @@ func (c *conn) scram(br *bufio.Reader, user string, role Role, exists bool) bool
 	if err != nil {
 		return fail(err.Error())
 	}
+	// Over TLS, SCRAM-SHA-256-PLUS binds the exchange to the server's
+	// certificate (tls-server-end-point, RFC 5929), as Postgres offers it,
+	// so a man in the middle holding another certificate cannot relay it.
+	mechs := []string{"SCRAM-SHA-256"}
 	conv := srv.NewConversation()
-	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
+	if cb, ok := c.channelBinding(); ok {
+		mechs = []string{"SCRAM-SHA-256-PLUS", "SCRAM-SHA-256"}
+		conv = srv.NewConversationWithChannelBinding(cb)
+	}
+	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: mechs})
 	if c.flush() != nil {
 		return false
 	}
@@ -192,7 +203,7 @@ func (c *conn) scram(br *bufio.Reader, user string, role Role, exists bool) bool
 		c.fatal(pgerr.New(pgerr.ProtocolViolation, "malformed SASL message"))
 		return false
 	}
-	if init.AuthMechanism != "SCRAM-SHA-256" {
+	if !slices.Contains(mechs, init.AuthMechanism) {
 		c.fatal(pgerr.New(pgerr.ProtocolViolation, "client selected an invalid SASL authentication mechanism"))
 		return false
 	}
@@ -218,6 +229,28 @@ func (c *conn) scram(br *bufio.Reader, user string, role Role, exists bool) bool
 	}
 	c.send(&pgproto3.AuthenticationSASLFinal{Data: []byte(final)})
 	return true
+}
+
+// channelBinding returns the tls-server-end-point binding of the
+// certificate the connection was served with.
+func (c *conn) channelBinding() (scram.ChannelBinding, bool) {
+	_, ok := c.nc.(*tls.Conn)
+	if !ok || len(c.s.opts.TLS.Certificates) == 0 {
+		return scram.ChannelBinding{}, false
+	}
+	cert := c.s.opts.TLS.Certificates[0]
+	leaf := cert.Leaf
+	if leaf == nil && len(cert.Certificate) > 0 {
+		var err error
+		if leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+			return scram.ChannelBinding{}, false
+		}
+	}
+	if leaf == nil {
+		return scram.ChannelBinding{}, false
+	}
+	cb, err := scram.NewTLSServerEndpointBinding(&tls.ConnectionState{PeerCertificates: []*x509.Certificate{leaf}})
+	return cb, err == nil
 }
 
 // readAuthMessage reads one PasswordMessage-family message ('p') during

@@ -160,7 +160,7 @@ func TestTLS(t *testing.T) {
 	ts := startServer(t, h, Options{Auth: AuthPassword, TLSRequired: true,
 		TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
 	host, port, _ := net.SplitHostPort(ts.addr)
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s user=alice password=wonderland dbname=dev sslmode=verify-full", host, port))
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s user=alice password=wonderland dbname=dev sslmode=verify-full channel_binding=require", host, port))
 	if err != nil {
 		t.Fatal(err)
 	}

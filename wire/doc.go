@@ -27,7 +27,8 @@
 //	StartupMessage (3.0)        ------->   max_connections (53300 beyond it),
 //	                                       TLSRequired (28000 when plain),
 //	                                       Roles.LookupRole
-//	                            <-------   AuthenticationSASL SCRAM-SHA-256
+//	                            <-------   AuthenticationSASL SCRAM-SHA-256 (and
+//	                                         SCRAM-SHA-256-PLUS over TLS)
 //	SASLInitialResponse         ------->   (AuthPassword only; auth.go)
 //	                            <-------   AuthenticationSASLContinue
 //	SASLResponse                ------->   proof checked against the verifier

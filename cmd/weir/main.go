@@ -154,7 +154,7 @@ func serve(args []string) int {
 	}
 	wopts.Logger = log
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword,
-		AllowedConnectorHosts: sec.allowedHosts()})
+		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
 		return 1

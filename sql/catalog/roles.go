@@ -38,6 +38,9 @@ type Role struct {
 	Password string
 	// ValidUntil is when the password expires (zero: never).
 	ValidUntil time.Time
+	// MemberOf holds the OIDs of the roles this role was granted (GRANT
+	// role TO this), in order.
+	MemberOf []uint32
 }
 
 // Privilege is a set of privileges, as the letters of Postgres's aclitem
@@ -188,6 +191,7 @@ func (c *Catalog) ReplaceRole(r *Role) error {
 		}
 	}
 	stored := *r
+	stored.MemberOf = slices.Clone(r.MemberOf)
 	if err := c.write(func(b *storage.Batch) error { return putRole(b, &stored) }); err != nil {
 		return err
 	}
@@ -229,7 +233,20 @@ func (c *Catalog) DropRole(oid uint32) error {
 			schemaGrants[s] = cp
 		}
 	}
+	var members []*Role
+	for _, m := range c.roles {
+		if slices.Contains(m.MemberOf, oid) {
+			cp := *m
+			cp.MemberOf = slices.DeleteFunc(slices.Clone(m.MemberOf), func(o uint32) bool { return o == oid })
+			members = append(members, &cp)
+		}
+	}
 	err := c.write(func(b *storage.Batch) error {
+		for _, m := range members {
+			if err := putRole(b, m); err != nil {
+				return err
+			}
+		}
 		for _, rel := range changed {
 			if err := putRelation(b, rel); err != nil {
 				return err
@@ -251,6 +268,9 @@ func (c *Catalog) DropRole(oid uint32) error {
 		c.index(rel)
 	}
 	maps.Copy(c.schemaACL, schemaGrants)
+	for _, m := range members {
+		c.roles[m.OID] = m
+	}
 	delete(c.roles, oid)
 	return nil
 }
@@ -310,7 +330,8 @@ type roleEntry struct {
 	ConnLimit  int    `json:"connlimit"`
 	Password   string `json:"password,omitempty"`
 	// ValidUntil is microseconds since 1970 UTC (0: never).
-	ValidUntil int64 `json:"valid_until,omitempty"`
+	ValidUntil int64    `json:"valid_until,omitempty"`
+	MemberOf   []uint32 `json:"member_of,omitempty"`
 }
 
 type schemaACLEntry struct {
@@ -321,7 +342,8 @@ type schemaACLEntry struct {
 
 func putRole(b *storage.Batch, r *Role) error {
 	e := roleEntry{V: formatVersion, OID: r.OID, Name: r.Name, Superuser: r.Superuser, Login: r.Login,
-		CreateRole: r.CreateRole, CreateDB: r.CreateDB, Inherit: r.Inherit, ConnLimit: r.ConnLimit, Password: r.Password}
+		CreateRole: r.CreateRole, CreateDB: r.CreateDB, Inherit: r.Inherit, ConnLimit: r.ConnLimit, Password: r.Password,
+		MemberOf: r.MemberOf}
 	if !r.ValidUntil.IsZero() {
 		e.ValidUntil = r.ValidUntil.UnixMicro()
 	}
@@ -341,7 +363,7 @@ func decodeRole(v []byte) (*Role, error) {
 		return nil, corrupt("role %q has format version %d", e.Name, e.V)
 	}
 	r := &Role{OID: e.OID, Name: e.Name, Superuser: e.Superuser, Login: e.Login, CreateRole: e.CreateRole,
-		CreateDB: e.CreateDB, Inherit: e.Inherit, ConnLimit: e.ConnLimit, Password: e.Password}
+		CreateDB: e.CreateDB, Inherit: e.Inherit, ConnLimit: e.ConnLimit, Password: e.Password, MemberOf: e.MemberOf}
 	if e.ValidUntil != 0 {
 		r.ValidUntil = time.UnixMicro(e.ValidUntil).UTC()
 	}

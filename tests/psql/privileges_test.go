@@ -15,6 +15,20 @@ type as struct {
 
 func (a as) User() string { return a.user }
 
+// roleSetup makes the roles (once per cluster: roles are global in
+// PostgreSQL).
+const roleSetup = `
+CREATE ROLE reader LOGIN;
+CREATE ROLE ops WITH CREATEROLE CONNECTION LIMIT 3 VALID UNTIL '2030-01-02 03:04:05+00';
+CREATE USER app PASSWORD 'x' CREATEDB;
+ALTER ROLE app NOCREATEDB NOINHERIT;
+CREATE ROLE gone;
+DROP ROLE gone;
+CREATE ROLE readers;
+CREATE ROLE auditor LOGIN;
+GRANT readers TO auditor, app;
+`
+
 // privSetup grants a read-only role some privileges.
 const privSetup = `
 CREATE TABLE stock (id int PRIMARY KEY, qty int);
@@ -24,6 +38,7 @@ CREATE VIEW low AS SELECT id FROM stock WHERE qty < 10;
 GRANT SELECT ON stock, low TO reader;
 GRANT INSERT, UPDATE ON ledger TO reader;
 REVOKE UPDATE ON ledger FROM reader;
+GRANT SELECT ON ledger TO readers;
 `
 
 // privCases run as the owner (root) or the read-only role and must print
@@ -32,6 +47,11 @@ var privCases = []struct {
 	name, user, input string
 }{
 	{"dp", "root", `\dp`},
+	{"du_roles", "root", `\du (reader|ops|app|gone|readers|auditor)`},
+	{"member_reads", "auditor", "SELECT * FROM ledger;\nSELECT has_table_privilege('ledger', 'SELECT');"},
+	{"noinherit_member_refused", "app", "SELECT * FROM ledger;\nSELECT has_table_privilege('ledger', 'SELECT');"},
+	{"pg_roles", "root", "SELECT rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolconnlimit, rolpassword, rolvaliduntil FROM pg_roles WHERE rolname IN ('reader', 'ops', 'app') ORDER BY 1;"},
+	{"role_errors", "root", "CREATE ROLE reader;\nDROP ROLE nosuch;\nDROP ROLE IF EXISTS nosuch;\nALTER ROLE nosuch LOGIN;\nCREATE ROLE pg_x;\nGRANT SELECT ON stock TO nosuch;\nGRANT SELECT ON nosuch TO reader;\nGRANT readers TO readers;\nGRANT auditor TO readers;\nGRANT readers TO auditor;\nREVOKE readers FROM reader;\nGRANT nosuch TO reader;"},
 	{"z_stock", "root", `\z stock`},
 	{"has_table_privilege", "root", "SELECT has_table_privilege('reader', 'stock', 'SELECT'), has_table_privilege('reader', 'stock', 'INSERT'), has_table_privilege('reader', 'ledger', 'insert'), has_table_privilege('reader', 'ledger', 'UPDATE, DELETE'), has_table_privilege('root', 'ledger', 'DELETE');"},
 	{"pg_class_acl", "root", "SELECT relname, relacl FROM pg_class WHERE relname IN ('stock', 'ledger', 'low') ORDER BY 1;"},
@@ -56,12 +76,12 @@ func TestPsqlPrivileges(t *testing.T) {
 	} else {
 		sut = testenv.Start(t, testenv.Options{})
 	}
-	if out := psql(t, ref, dir, "CREATE ROLE reader LOGIN;\n"+privSetup); len(out) != 0 {
+	if out := psql(t, ref, dir, roleSetup+privSetup); len(out) != 0 {
 		t.Fatalf("setup on postgres printed:\n%s", out)
 	}
 	setup := privSetup
 	if roleOnSUT {
-		setup = "CREATE ROLE reader LOGIN;\n" + setup
+		setup = roleSetup + setup
 	}
 	if out := psql(t, sut, dir, setup); len(out) != 0 {
 		t.Fatalf("setup on %s printed:\n%s", sut.Kind(), out)
