@@ -21,8 +21,8 @@ type queryPrepared struct {
 	fields []wire.Field
 }
 
-func (s *Session) prepareQuery(q *sql.Query, hints []types.T) (*queryPrepared, error) {
-	b, err := planner.Bind(q, s.catalogView(), hints)
+func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.T) (*queryPrepared, error) {
+	b, err := planner.BindContext(ctx, q, s.catalogView(), hints)
 	if err != nil {
 		return nil, err
 	}

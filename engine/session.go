@@ -173,7 +173,13 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if err := checkUTF8(text); err != nil {
 		return nil, err
 	}
+	// statement_timeout and cancellation cover parsing and binding too.
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	stmt, err := sql.Parse(text)
+	if err == nil && ctx.Err() != nil {
+		err = ctxError(ctx)
+	}
 	if err != nil {
 		s.fail()
 		return nil, err

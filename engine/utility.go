@@ -58,7 +58,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	}
 	switch st := stmt.(type) {
 	case *sql.Query:
-		return s.prepareQuery(st, hints)
+		return s.prepareQuery(ctx, st, hints)
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			return s.createTable(ctx, st, text, io)
