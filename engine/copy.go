@@ -230,6 +230,11 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			d, err := types.ParseText(*f, c.T, s.loc)
 			if err != nil {
 				pe := pgerr.As(err)
+				if pe.Code == pgerr.CharacterNotInRepertoire {
+					// The bytes are not text: Postgres reports them while
+					// reading the line, without echoing them back.
+					return pe.WithWhere("COPY %s, line %d", rel.Name, line)
+				}
 				return pe.WithWhere("COPY %s, line %d, column %s: \"%s\"", rel.Name, line, c.Name, *f)
 			}
 			row[cols[i]] = d
