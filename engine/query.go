@@ -61,6 +61,10 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		return nil, err
 	}
 	ctx, cancel := s.withTimeout(ctx)
+	if err := s.eng.awaitReadable(ctx, p.bound.Deps); err != nil {
+		cancel()
+		return nil, err
+	}
 	if p.bound.Tag != "SELECT" {
 		defer cancel()
 		return s.eng.runWrite(ctx, s, p.bound, params)

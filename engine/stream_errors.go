@@ -132,8 +132,8 @@ func init() {
 		e.writeMu.Unlock()
 		var out []types.Row
 		for _, j := range jobs {
-			rows, _, _, done := j.backfillState()
-			out = append(out, types.Row{types.DInt(int64(j.id)), vStr(j.rel.Name), types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(rows), vBool(done)})
+			rows, _, _, _ := j.backfillState()
+			out = append(out, types.Row{types.DInt(int64(j.id)), vStr(j.rel.Name), types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(rows), vBool(j.backfillDone())})
 		}
 		return out
 	})
