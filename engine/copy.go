@@ -181,6 +181,9 @@ func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 
 // copyIn reads rows from the client and inserts them in one durable batch.
 func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	if err := s.eng.checkDiskSpace(); err != nil {
+		return nil, err
+	}
 	r, err := io.CopyIn(0, len(cols))
 	if err != nil {
 		return nil, err

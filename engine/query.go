@@ -67,6 +67,9 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 	}
 	if p.bound.Tag != "SELECT" {
 		defer cancel()
+		if err := s.eng.checkDiskSpace(); err != nil {
+			return nil, err
+		}
 		return s.eng.runWrite(ctx, s, p.bound, params)
 	}
 	snap := s.eng.db.NewSnapshot()

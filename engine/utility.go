@@ -56,6 +56,14 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
 	}
+	switch stmt.(type) {
+	case *sql.CreateTable, *sql.CreateView, *sql.CreateSource, *sql.CreateSink, *sql.CreateSchema, *sql.AlterSystem:
+		// DDL writes the catalog and may start a job; DROP and TRUNCATE
+		// free space and go on.
+		if err := s.eng.checkDiskSpace(); err != nil {
+			return nil, err
+		}
+	}
 	switch st := stmt.(type) {
 	case *sql.Query:
 		return s.prepareQuery(ctx, st, hints)
