@@ -181,6 +181,9 @@ func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 
 // copyIn reads rows from the client and inserts them in one durable batch.
 func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	if err := s.eng.checkDiskSpace(); err != nil {
+		return nil, err
+	}
 	r, err := io.CopyIn(0, len(cols))
 	if err != nil {
 		return nil, err
@@ -230,6 +233,11 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			d, err := types.ParseText(*f, c.T, s.loc)
 			if err != nil {
 				pe := pgerr.As(err)
+				if pe.Code == pgerr.CharacterNotInRepertoire {
+					// The bytes are not text: Postgres reports them while
+					// reading the line, without echoing them back.
+					return pe.WithWhere("COPY %s, line %d", rel.Name, line)
+				}
 				return pe.WithWhere("COPY %s, line %d, column %s: \"%s\"", rel.Name, line, c.Name, *f)
 			}
 			row[cols[i]] = d

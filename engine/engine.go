@@ -52,6 +52,10 @@ type Config struct {
 	// name: each entry is a host (any port) or host:port. Empty allows
 	// every host.
 	AllowedConnectorHosts []string
+	// DiskReserveBytes is the free space kept in reserve on the data
+	// directory's file system (see disk.go): writes are refused below it.
+	// Zero means DefaultDiskReserveBytes; a negative value keeps none.
+	DiskReserveBytes int64
 }
 
 // DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).
@@ -126,6 +130,9 @@ func Open(cfg Config) (*Engine, error) {
 	opts := cfg.Storage
 	if opts.Logger == nil {
 		opts.Logger = log
+	}
+	if err := checkFreeSpace(cfg.DataDir, cfg.diskReserve(), "could not start on the data directory"); err != nil {
+		return nil, err
 	}
 	db, err := storage.Open(cfg.DataDir, opts)
 	if err != nil {

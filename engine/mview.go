@@ -234,6 +234,11 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	defer cancel()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
+	// The new view backfills from the views it reads: none may be half
+	// built (after a restart during its own backfill).
+	if err := e.awaitReadable(ctx, nil); err != nil {
+		return nil, err
+	}
 
 	e.writeMu.Lock()
 	j, created, err := s.addMViewLocked(st, io)
@@ -525,6 +530,9 @@ func (e *Engine) launch(ctx context.Context, j *jobRun, io wire.ExecIO, backfill
 	err := e.addJob(ctx, j)
 	if err == nil && backfill {
 		err = e.awaitBackfill(ctx, j, io)
+	}
+	if err == nil {
+		j.readable.Store(true)
 	}
 	if err == nil && backfill && carriesWatermarks(j.root) {
 		// The tables' watermarks reach a backfilled job with the next

@@ -21,8 +21,8 @@ type queryPrepared struct {
 	fields []wire.Field
 }
 
-func (s *Session) prepareQuery(q *sql.Query, hints []types.T) (*queryPrepared, error) {
-	b, err := planner.Bind(q, s.catalogView(), hints)
+func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.T) (*queryPrepared, error) {
+	b, err := planner.BindContext(ctx, q, s.catalogView(), hints)
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +64,15 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		return nil, err
 	}
 	ctx, cancel := s.withTimeout(ctx)
+	if err := s.eng.awaitReadable(ctx, p.bound.Deps); err != nil {
+		cancel()
+		return nil, err
+	}
 	if p.bound.Tag != "SELECT" {
 		defer cancel()
+		if err := s.eng.checkDiskSpace(); err != nil {
+			return nil, err
+		}
 		return s.eng.runWrite(ctx, s, p.bound, params)
 	}
 	snap := s.eng.db.NewSnapshot()

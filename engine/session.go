@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -203,7 +202,13 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if err := checkUTF8(text); err != nil {
 		return nil, err
 	}
+	// statement_timeout and cancellation cover parsing and binding too.
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	stmt, err := sql.Parse(text)
+	if err == nil && ctx.Err() != nil {
+		err = ctxError(ctx)
+	}
 	if err != nil {
 		s.fail()
 		return nil, err
@@ -276,31 +281,5 @@ func (s *Session) Location() *time.Location { return s.loc }
 // client encoding weir speaks), with Postgres's error (22021), so invalid
 // bytes never reach stored values.
 func checkUTF8(text string) error {
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && n <= 1 || r == 0 {
-			// Like Postgres, show the bytes of the sequence the lead byte
-			// announces.
-			want := 1
-			switch b := text[i]; {
-			case b >= 0xc0 && b < 0xe0:
-				want = 2
-			case b >= 0xe0 && b < 0xf0:
-				want = 3
-			case b >= 0xf0 && b < 0xf8:
-				want = 4
-			}
-			end := min(i+want, len(text))
-			var hex strings.Builder
-			for j, b := range []byte(text[i:end]) {
-				if j > 0 {
-					hex.WriteByte(' ')
-				}
-				fmt.Fprintf(&hex, "0x%02x", b)
-			}
-			return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", hex.String())
-		}
-		i += n
-	}
-	return nil
+	return types.CheckText(text)
 }

@@ -136,6 +136,9 @@ type jobRun struct {
 	// progress is the latest backfill report per (actor, relation).
 	progMu   sync.Mutex
 	progress map[[2]uint32]stream.BackfillProgress
+	// readable is set once the view's backfill is known complete and
+	// committed (see awaitReadable).
+	readable atomic.Bool
 }
 
 // streams is the engine's streaming state.

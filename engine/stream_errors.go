@@ -158,8 +158,8 @@ func init() {
 			}
 			actors, rows, done := null, null, null
 			if j != nil {
-				r, _, _, d := j.backfillState()
-				actors, rows, done = types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(r), vBool(d)
+				r, _, _, _ := j.backfillState()
+				actors, rows, done = types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(r), vBool(j.backfillDone())
 			}
 			lastErr := null
 			if h.lastErr != "" {

@@ -214,6 +214,9 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 		return nil
 	}
 	e := s.eng
+	if err := e.checkDiskSpace(); err != nil {
+		return err
+	}
 	e.writeMu.Lock()
 	if err := t.validate(e); err != nil {
 		e.writeMu.Unlock()

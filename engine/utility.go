@@ -59,9 +59,18 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	if err := s.authorizeText(stmt, text); err != nil {
 		return nil, err
 	}
+	switch stmt.(type) {
+	case *sql.CreateTable, *sql.CreateView, *sql.CreateSource, *sql.CreateSink, *sql.CreateSchema, *sql.AlterSystem,
+		*sql.CreateRole, *sql.AlterRole, *sql.Grant:
+		// DDL writes the catalog and may start a job; DROP and TRUNCATE
+		// free space and go on.
+		if err := s.eng.checkDiskSpace(); err != nil {
+			return nil, err
+		}
+	}
 	switch st := stmt.(type) {
 	case *sql.Query:
-		return s.prepareQuery(st, hints)
+		return s.prepareQuery(ctx, st, hints)
 	case *sql.CreateRole:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createRole(ctx, st, io) }), nil
 	case *sql.AlterRole:

@@ -175,14 +175,17 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			if c.to.ID == types.Float4 && isInf(f) && !isInf(a.F[i]) {
 				return nil, errFloatOverflow
 			}
+			if f == 0 && a.F[i] != 0 {
+				return nil, errFloatUnderflow
+			}
 			out.F[i] = f
 		case c.from.ID == c.to.ID && c.to.Mod < 0:
 			copyRow(out, i, a, i)
 		case ff == types.FamInt && c.from.IsInteger() && tf == types.FamDecimal && c.to.Mod < 0:
 			out.D[i].SetInt64(a.I[i])
-		case ff == types.FamDecimal && tf == types.FamFloat:
+		case ff == types.FamDecimal && tf == types.FamFloat && c.to.ID == types.Float8 && a.D[i].Form == apd.Finite && decimalFitsFloat8(&a.D[i]):
 			f, _ := a.D[i].Float64()
-			out.F[i] = roundFloat(f, c.to.ID)
+			out.F[i] = f
 		case c.from.IsString() && c.to.ID == types.Text:
 			out.S[i] = a.S[i]
 		default:
@@ -203,4 +206,16 @@ func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (ty
 		return d, nil
 	}
 	return types.Cast(d, from, to, explicit, ctx.loc())
+}
+
+// decimalFitsFloat8 reports whether d's magnitude is well inside double
+// precision's range (or d is zero), so that converting it can neither
+// overflow nor underflow; other values take types.Cast's exact path,
+// which reports 22003 as Postgres's numeric_float8 does.
+func decimalFitsFloat8(d *apd.Decimal) bool {
+	if d.Coeff.Sign() == 0 {
+		return true
+	}
+	adj := int64(d.Exponent) + d.NumDigits() - 1
+	return adj > -300 && adj < 300
 }

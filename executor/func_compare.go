@@ -35,7 +35,7 @@ func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 	case fa == types.FamFloat && fb == types.FamFloat:
 		return func(a, b types.Datum) int { return cmpFloat(a.F, b.F) }, nil
 	case fa == types.FamDecimal && fb == types.FamDecimal:
-		return func(a, b types.Datum) int { return a.D.Cmp(b.D) }, nil
+		return func(a, b types.Datum) int { return types.CompareDecimal(a.D, b.D) }, nil
 	case fa == types.FamInterval && fb == types.FamInterval:
 		return func(a, b types.Datum) int { return cmpInterval(a.Iv, b.Iv) }, nil
 	case ta.IsArray() && ta.ID == tb.ID:
@@ -62,7 +62,7 @@ var (
 
 func cmpNumbers(a types.Datum, ta types.T, b types.Datum, tb types.T) int {
 	x, y := toDecimal(a, ta), toDecimal(b, tb)
-	return x.Cmp(y)
+	return types.CompareDecimal(x, y)
 }
 
 // dateToTS converts days since 1970 to microseconds for comparing a date

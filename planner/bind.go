@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -52,7 +53,13 @@ var (
 //
 // The returned plan has the rewrite rules of rules.go applied.
 func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}}
+	return BindContext(context.Background(), q, cat, paramHints)
+}
+
+// BindContext is Bind under ctx: when ctx ends (statement_timeout, a
+// CancelRequest, the client gone) binding stops with ctx's cause.
+func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
 	n := 0
 	for _, p := range q.Params {
 		if p > n {
@@ -140,6 +147,12 @@ type binder struct {
 	inReturning bool
 	// epos holds the source position of bound expressions (see notePos).
 	epos map[Expr]int
+	// ctx is the statement's context, polled every ctxPollInterval
+	// expressions (see enter).
+	ctx context.Context
+	// depth is the nesting depth of the expression being bound, steps
+	// counts the expressions bound so far (see enter).
+	depth, steps int
 }
 
 type cteDef struct {

@@ -129,7 +129,9 @@ func (b *binder) exprs(c *exprCtx, ns []ast.ExprNode) []Expr {
 
 // expr binds one expression.
 func (b *binder) expr(c *exprCtx, n ast.ExprNode) Expr {
+	b.enter(n)
 	e := b.expr1(c, n)
+	b.depth--
 	b.notePos(e, n)
 	return e
 }
@@ -539,26 +541,7 @@ func cmpOp(op opcode.Op) string {
 func (b *binder) binary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	switch n.Op {
 	case opcode.LogicAnd, opcode.LogicOr:
-		what := "AND"
-		if n.Op == opcode.LogicOr {
-			what = "OR"
-		}
-		l := b.boolArg(b.expr(c, n.L), what)
-		r := b.boolArg(b.expr(c, n.R), what)
-		var args []Expr
-		for _, x := range []Expr{l, r} {
-			if a, ok := x.(*And); ok && n.Op == opcode.LogicAnd {
-				args = append(args, a.Args...)
-			} else if o, ok := x.(*Or); ok && n.Op == opcode.LogicOr {
-				args = append(args, o.Args...)
-			} else {
-				args = append(args, x)
-			}
-		}
-		if n.Op == opcode.LogicAnd {
-			return &And{Args: args}
-		}
-		return &Or{Args: args}
+		return b.logical(c, n)
 	case opcode.NullEQ:
 		// a <=> b is IS NOT DISTINCT FROM (the bridge writes IS DISTINCT
 		// FROM as NOT (a <=> b)). It is bound with the existing nodes:

@@ -48,6 +48,9 @@ func Parse(text string) (stmt Stmt, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNesting(text, toks); err != nil {
+		return nil, err
+	}
 	stmts := splitTokens(toks)
 	switch len(stmts) {
 	case 0:
@@ -74,6 +77,9 @@ func ParseExpr(text string) (q *Query, err error) {
 	}()
 	toks, err := Lex(text)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNesting(text, toks); err != nil {
 		return nil, err
 	}
 	for _, t := range toks {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	tidb "github.com/pingcap/tidb/pkg/parser"
@@ -346,7 +345,7 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 		return nil, text, b.syntaxError(e.srcOffset(off))
 	}
 	positionNodes(stmt, text)
-	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text}
+	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text, runes: newRuneIndex(b.src[b.toks[0].Off:])}
 	var ms []*ParamMarker
 	stmt.Accept(&markerVisitor{out: &ms})
 	if b.shift > 0 {
@@ -462,6 +461,9 @@ type SourceMap struct {
 	base       int   // source offset of Query.Text
 	src        string
 	text       string // the bridged text
+
+	// runes holds character counts for Pos; see runeCount.
+	runes runeIndex
 }
 
 // Pos returns the 1-based character position in Query.Text of the source
@@ -480,7 +482,7 @@ func (m *SourceMap) Pos(off int) int {
 	if s < 0 || m.base+s > len(m.src) {
 		return 0
 	}
-	return utf8.RuneCountInString(m.src[m.base:m.base+s]) + 1
+	return m.runeCount(s) + 1
 }
 
 // PosBefore is Pos of the bridged token that ends just before the

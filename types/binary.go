@@ -163,12 +163,20 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 			return NullDatum, err
 		}
 		return DDecimal(d), nil
-	case Text, Unknown, Bytea:
+	case Bytea:
 		return DString(string(b)), nil
-	case Varchar:
-		return DString(string(b)).withVarcharMod(t.Mod, false)
-	case Name:
-		return DString(truncateName(string(b))), nil
+	case Text, Unknown, Varchar, Name:
+		// textrecv converts from the client encoding, which verifies it.
+		if err := CheckText(string(b)); err != nil {
+			return NullDatum, err
+		}
+		switch t.ID {
+		case Varchar:
+			return DString(string(b)).withVarcharMod(t.Mod, false)
+		case Name:
+			return DString(truncateName(string(b))), nil
+		}
+		return DString(string(b)), nil
 	case Char:
 		if len(b) == 0 || b[0] == 0 {
 			return DString(""), nil

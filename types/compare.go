@@ -239,3 +239,7 @@ func hashString(s string) uint64 {
 	}
 	return mix64(h ^ bits.RotateLeft64(uint64(len(s)), 32))
 }
+
+// CompareDecimal orders numerics as Postgres's btree does: NaN equals NaN
+// and sorts above every other value, infinities included.
+func CompareDecimal(a, b *apd.Decimal) int { return compareDecimal(a, b) }

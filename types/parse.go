@@ -17,8 +17,12 @@ import (
 // checks). loc is the session TimeZone (nil means UTC). Bad input is 22P02
 // (or 22007/22008 for dates and times, 22003 for out-of-range numbers),
 // with Postgres's message, for example `invalid input syntax for type
-// integer: "x"`.
+// integer: "x"`. Text that is not valid UTF-8 or holds a NUL is 22021
+// (CheckText), whatever t is.
 func ParseText(s string, t T, loc *time.Location) (Datum, error) {
+	if err := CheckText(s); err != nil {
+		return NullDatum, err
+	}
 	switch t.ID {
 	case Bool:
 		b, err := ParseBool(s)

@@ -45,6 +45,8 @@ weir serve flags:
                          fsynced, so they survive restarts and crashes
   --state-cache-mb N     memory budget of the streaming state cache in MiB; clean
                          entries beyond it are evicted and read back from disk
+  --disk-reserve-mb N    free space kept on the data directory's file system: below
+                         it writes fail with 53100 and reads go on (default 128)
   --log-level LEVEL      debug, info, warn or error (default info)
   --auth METHOD          trust or password (SCRAM-SHA-256); default trust when the
                          listener is loopback, password otherwise; trust is refused
@@ -108,6 +110,7 @@ func serve(args []string) int {
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
 	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
+	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	sec := securityFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -153,8 +156,12 @@ func serve(args []string) int {
 		return 2
 	}
 	wopts.Logger = log
+	reserve := *diskReserveMB << 20
+	if reserve == 0 {
+		reserve = -1 // none
+	}
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword,
-		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections})
+		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
 		return 1

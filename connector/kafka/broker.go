@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -131,6 +132,15 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("kafka broker: %w", err)
+	}
+	if opts.DataDir != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), repairTimeout)
+		_, err := abortDanglingTxns(ctx, ln.Addr().String())
+		cancel()
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("kafka broker: writing the abort markers of transactions a crash left open: %w", err)
+		}
 	}
 	return &Broker{c: c, addr: adv.String()}, nil
 }

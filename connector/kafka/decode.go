@@ -61,6 +61,10 @@ func NewJSONDecoder(schema types.Schema, loc *time.Location) *JSONDecoder {
 
 // Decode implements Decoder.
 func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
+	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
+	if err := types.CheckText(string(data)); err != nil {
+		return nil, err
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %v", err)
@@ -143,6 +147,14 @@ func kindOf(c byte) string {
 // converted here, on the hot path of every record; the rest go through
 // Postgres's input functions in types.ParseText.
 func parseScalar(s string, t types.T, loc *time.Location) (types.Datum, error) {
+	switch t.ID {
+	case types.Text, types.Name, types.Varchar:
+		// A JSON string's \u0000 or a CSV field's bytes reach here
+		// unchecked; text holds neither NUL nor invalid UTF-8.
+		if err := types.CheckText(s); err != nil {
+			return types.NullDatum, err
+		}
+	}
 	switch t.ID {
 	case types.Text, types.Name:
 		return types.DString(s), nil

@@ -53,6 +53,11 @@ func TestJSONDecoder(t *testing.T) {
 		{`{"id": 1, "ts": "yesterday-ish"}`, `ERROR column "ts"`},
 		{`{"id": 1, "code": "abcd"}`, `ERROR column "code": value too long for type character varying(3)`},
 		{`{"id": {}}`, `ERROR column "id": JSON object for a integer column`},
+		// Text holds no NUL and no invalid UTF-8, as in Postgres (22021);
+		// encoding/json would have turned the 0xff into U+FFFD.
+		{`{"id": 1, "name": "a\u0000b"}`, `ERROR column "name": invalid byte sequence for encoding "UTF8": 0x00`},
+		{`{"id": 1, "code": "\u0000"}`, `ERROR column "code": invalid byte sequence for encoding "UTF8": 0x00`},
+		{"{\"id\": 1, \"name\": \"a\xffb\"}", `ERROR invalid byte sequence for encoding "UTF8": 0xff`},
 	} {
 		row, err := d.Decode([]byte(tc.in))
 		var got string
@@ -78,6 +83,9 @@ func TestCSVDecoder(t *testing.T) {
 		{"1,a,t,,,\n2,b,f,,,", "ERROR invalid CSV: more than one line"},
 		{`,a,t,,,`, `ERROR missing value for NOT NULL column "id"`},
 		{`x,a,t,,,`, `ERROR column "id": invalid input syntax for type integer: "x"`},
+		{"1,a\xffb,t,,,", `ERROR column "name": invalid byte sequence for encoding "UTF8": 0xff`},
+		{"1,a\x00b,t,,,", `ERROR column "name": invalid byte sequence for encoding "UTF8": 0x00`},
+		{"1,a,t,,\xe2\x82,", `ERROR column "code": invalid byte sequence for encoding "UTF8": 0xe2 0x82`},
 	} {
 		row, err := d.Decode([]byte(tc.in))
 		if err != nil {

@@ -264,9 +264,11 @@ func (b *Backfill) barrier(m types.Barrier) error {
 			}
 		}
 		b.out = append(b.out, m)
-		if b.done {
-			b.report()
-		}
+		// Report at the first barrier whether done or not: once it
+		// commits, every actor of the job has reported, so a job that
+		// resumes its backfill after a restart is never taken for done
+		// on the word of the actors that had finished.
+		b.report()
 		return nil
 	}
 	if b.done {

@@ -92,6 +92,7 @@ const (
 	AdminShutdown                Code = "57P01"
 	CannotConnectNow             Code = "57P03"
 	ProgramLimitExceeded         Code = "54000"
+	StatementTooComplex          Code = "54001" // Postgres: stack depth limit exceeded
 	ObjectNotInPrerequisiteState Code = "55000"
 	ObjectInUse                  Code = "55006"
 	DiskFull                     Code = "53100"

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/types"
+)
+
+// A materialized view is readable only once its backfill is complete and
+// committed. CREATE MATERIALIZED VIEW returns only then, but a restart
+// during the backfill brings the view back with its job resuming the
+// backfill: until it is done, the view's table holds part of the rows
+// (a sum over a quarter of them, say). Reads of such a view, and CREATEs
+// that would backfill from it, wait until its backfill completes, under
+// the statement's timeout and cancellation.
+
+// awaitReadable waits until the views among ids (every view when ids is
+// nil) are readable. Relations without a job (tables) are readable.
+func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
+	pending := func() []*jobRun {
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+		var out []*jobRun
+		if ids == nil {
+			for _, j := range e.st.jobs {
+				if !j.readable.Load() {
+					out = append(out, j)
+				}
+			}
+			return out
+		}
+		for _, id := range ids {
+			if j := e.st.jobs[types.JobID(id)]; j != nil && !j.readable.Load() {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	pause := 5 * time.Millisecond
+	for {
+		js := pending()
+		for _, j := range js {
+			if !hasTableScan(j.root) {
+				j.readable.Store(true)
+			}
+		}
+		if js = pending(); len(js) == 0 {
+			return nil
+		}
+		// Every actor reports its progress at every barrier: once one
+		// more barrier has committed, the reports are complete.
+		if err := e.st.drv.Barrier(ctx); err != nil {
+			return err
+		}
+		for _, j := range js {
+			if _, _, reported, done := j.backfillState(); reported > 0 && done {
+				j.readable.Store(true)
+			}
+		}
+		if len(pending()) == 0 {
+			return nil
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return ctxError(ctx)
+		}
+		pause = min(2*pause, 200*time.Millisecond)
+	}
+}
+
+// backfillDone is weir.jobs' backfill_done: whether the job has no
+// backfill or every actor of it has reported its backfill done.
+func (j *jobRun) backfillDone() bool {
+	if j.readable.Load() || !hasTableScan(j.root) {
+		return true
+	}
+	_, _, reported, done := j.backfillState()
+	return reported > 0 && done
+}
+
+// hasTableScan reports whether the plan rooted at n backfills from a
+// table or view.
+func hasTableScan(n planner.StreamNode) bool {
+	if _, ok := n.(*planner.StreamTableScan); ok {
+		return true
+	}
+	for _, in := range n.StreamInputs() {
+		if hasTableScan(in) {
+			return true
+		}
+	}
+	return false
+}

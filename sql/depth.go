@@ -1,0 +1,113 @@
+package sql
+
+import "github.com/weirdb/weir/internal/pgerr"
+
+// MaxNesting is the nesting budget of one statement, in the units
+// nestingCost counts. It plays the part of Postgres's max_stack_depth: the
+// bridge, the TiDB parser, the binder, the planner and the evaluator all
+// recurse over a statement's tree, and a Go stack overflow is fatal to
+// the whole server, so a statement nested deeper than this is refused
+// before any of them sees it, with Postgres's 54001.
+//
+// The budget admits 10,000 nested parentheses, function calls, CASEs or
+// operators of one chain (a 10,000-term 1+1+...+1), 1,000 nested
+// subqueries and 100,000-term AND/OR chains (the binder flattens those
+// without recursing).
+const MaxNesting = 100_000
+
+// The costs of the constructs nestingCost counts, in MaxNesting's units.
+const (
+	costGroup    = 10  // ( [ CASE: one more level of the tree
+	costOperator = 10  // an operator or a keyword operator (NOT, IS, LIKE, ...)
+	costSubquery = 100 // ( SELECT / VALUES / WITH / TABLE: a whole query level
+	costLogical  = 1   // AND, OR
+)
+
+// checkNesting refuses a statement whose nesting (see MaxNesting) exceeds
+// the budget, with Postgres's 54001 positioned at the token where it does.
+//
+// The measure is an upper bound of the tree's depth computed on tokens in
+// one pass: each open group ((, [, CASE) adds its cost, and within a
+// group every operator adds its cost until a separator (a comma, WHEN,
+// THEN, ELSE or a clause keyword) starts the next sibling expression.
+// Operators of one chain nest in the tree (1+1+1 is (1+1)+1), so counting
+// all of them bounds the depth of any parse of the chain; an AND or OR
+// ends the chain of the tighter-binding operators before it.
+func checkNesting(text string, toks []Token) error {
+	type group struct {
+		cost    int // what the group and its operators add to depth
+		ops     int // the operators' part of cost, AND and OR aside
+		logical int // the AND and OR part of cost
+	}
+	stack := []group{{}}
+	depth := 0
+	for i, t := range toks {
+		top := &stack[len(stack)-1]
+		add := 0
+		switch t.Kind {
+		case TOp:
+			switch t.Val {
+			case "(", "[":
+				c := costGroup
+				if t.Val == "(" && i+1 < len(toks) && toks[i+1].Kind == TIdent {
+					switch toks[i+1].Val {
+					case "select", "values", "with", "table":
+						c = costSubquery
+					}
+				}
+				stack = append(stack, group{cost: c})
+				depth += c
+			case ")", "]":
+				if len(stack) > 1 {
+					depth -= top.cost
+					stack = stack[:len(stack)-1]
+				}
+			case ",", ";":
+				depth -= top.ops + top.logical
+				top.cost -= top.ops + top.logical
+				top.ops, top.logical = 0, 0
+			case ".":
+			default:
+				add = costOperator
+			}
+		case TIdent:
+			switch t.Val {
+			case "case":
+				stack = append(stack, group{cost: costGroup})
+				depth += costGroup
+			case "end":
+				if len(stack) > 1 {
+					depth -= top.cost
+					stack = stack[:len(stack)-1]
+				}
+			case "when", "then", "else", "select", "from", "where", "group", "having",
+				"order", "limit", "offset", "on", "using", "set", "returning", "window", "over":
+				depth -= top.ops + top.logical
+				top.cost -= top.ops + top.logical
+				top.ops, top.logical = 0, 0
+			case "and", "or":
+				// The operators since the last AND or OR bind tighter:
+				// they nest inside one term of the chain, not below it.
+				depth -= top.ops
+				top.cost -= top.ops
+				top.ops = 0
+				top.logical += costLogical
+				top.cost += costLogical
+				depth += costLogical
+			case "not", "is", "like", "ilike", "similar", "between", "in", "collate", "at", "escape":
+				add = costOperator
+			}
+		}
+		if add > 0 {
+			top.ops += add
+			top.cost += add
+			depth += add
+		}
+		if depth > MaxNesting {
+			return pgerr.New(pgerr.StatementTooComplex, "stack depth limit exceeded").
+				WithDetail("The statement nests expressions deeper than weir's limit (10,000 nested expressions, operators in one chain or function calls; 1,000 nested subqueries).").
+				WithPosition(charPos(text, t.Off))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package hostile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/weirdb/weir/tests/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// sqlstate returns the SQLSTATE of a server error ("" for nil or another
+// kind of error).
+func sqlstate(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// nested returns open repeated n times, then mid, then close repeated n
+// times.
+func nested(open, mid, close string, n int) string {
+	return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
+}
+
+// TestNestingDepth sends statements nested far past any stack: Postgres
+// answers them with 54001 (stack depth limit exceeded); so must weir,
+// without its server dying of a Go stack overflow, and promptly (a
+// 300,000-deep CASE used to bind in time quadratic in its depth).
+func TestNestingDepth(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const m = 1_000_000
+	cases := []struct{ name, sql string }{
+		{"parentheses", "SELECT " + nested("(", "1", ")", m)},
+		{"NOT", "SELECT " + strings.Repeat("NOT ", m/5) + "true"},
+		{"unary minus", "SELECT " + strings.Repeat("- ", m/5) + "1"},
+		{"abs", "SELECT " + nested("abs(", "1", ")", 300_000)},
+		{"1+1+...", "SELECT 1" + strings.Repeat("+1", m)},
+		{"CASE", "SELECT " + nested("CASE WHEN true THEN ", "1", " END", 100_000)},
+		{"scalar subqueries", "SELECT " + nested("(SELECT ", "1", ")", 100_000)},
+		{"ARRAY", "SELECT " + nested("ARRAY[", "1", "]", m/5)},
+	}
+	for _, c := range cases {
+		t0 := time.Now()
+		_, err := conn.Exec(ctx, c.sql, pgx.QueryExecModeSimpleProtocol)
+		t.Logf("%s: %v", c.name, time.Since(t0))
+		if got := sqlstate(err); got != "54001" {
+			t.Errorf("%s: got %v (SQLSTATE %q), want SQLSTATE 54001", c.name, err, got)
+		}
+		var one int
+		if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+			t.Fatalf("after %s: SELECT 1 = %d, %v; the server should still answer", c.name, one, err)
+		}
+	}
+	// The extended protocol parses in Parse, not Query.
+	if _, err := conn.Exec(ctx, "SELECT "+nested("(", "$1::int", ")", m/5), 1); sqlstate(err) != "54001" {
+		t.Errorf("extended protocol: got %v, want SQLSTATE 54001", err)
+	}
+	// Deep but within the limit still works, and so does a long
+	// generated OR chain.
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT "+nested("(", "1", ")", 1000)+strings.Repeat("+1", 999)).Scan(&n); err != nil || n != 1000 {
+		t.Errorf("1000 nested parentheses + 999 terms: %d, %v; want 1000", n, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM generate_series(1, 10) g WHERE "+strings.Repeat("g = 3 OR ", 20_000)+"g = 4").Scan(&n); err != nil || n != 2 {
+		t.Errorf("20,000-term OR: %d, %v; want 2", n, err)
+	}
+	if !srv.Running() {
+		t.Fatal("the server exited")
+	}
+}
+
+// TestTimeoutCoversParseAndBind: statement_timeout runs from the moment
+// the statement arrives, so a statement that takes long to parse and bind
+// is canceled there, as in Postgres, rather than only once it executes.
+func TestTimeoutCoversParseAndBind(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	// About 9,000 nested calls: within the nesting limit, and far more
+	// than a millisecond's work to parse and bind.
+	q := "SELECT " + nested("abs(", "1", ")", 9000)
+	_, err = conn.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol)
+	if got := sqlstate(err); got != "57014" {
+		t.Fatalf("got %v (SQLSTATE %q), want 57014 canceling statement due to statement timeout", err, got)
+	}
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, q, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("without a timeout: %d, %v; want 1", n, err)
+	}
+}
