@@ -67,6 +67,8 @@ type Engine struct {
 	metrics *Metrics
 	// conns tracks running connector readers and writers (system views).
 	conns *connectors
+	// gen counts what the generator sources produce (connector_gen.go).
+	gen genStats
 	// wms holds the tables' watermarks and what sources report of
 	// theirs (watermark.go).
 	wms *watermarkState
