@@ -182,3 +182,32 @@ func TestGeneratorErrors(t *testing.T) {
 		t.Errorf("SHOW CREATE SOURCE: %v", rows)
 	}
 }
+
+// TestJoinOfSourceAggregation: an aggregation read straight from a
+// source runs on the source's one actor, so a join consuming it must
+// repartition it by the join key; before, the plan claimed the
+// aggregation's output was hash-partitioned already, and the join actors
+// other than the first never saw it.
+func TestJoinOfSourceAggregation(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, `CREATE SOURCE p (id bigint) WITH (connector = 'datagen', fields.id.start = '1', fields.id.end = '600', datagen.rows.per.second = '0')`)
+	mustRun(t, s, `CREATE SOURCE a (n bigint, seller bigint) WITH (connector = 'datagen', fields.n.start = '1', fields.n.end = '1800',
+		fields.seller.kind = 'random', fields.seller.min = '1', fields.seller.max = '900', datagen.rows.per.second = '0')`)
+	mustRun(t, s, "SET streaming_parallelism = 2")
+	mustRun(t, s, `CREATE MATERIALIZED VIEW j AS SELECT P.id FROM p P JOIN (SELECT seller FROM a GROUP BY seller) A ON P.id = A.seller`)
+	mustRun(t, s, `CREATE MATERIALIZED VIEW k AS SELECT count(DISTINCT seller) AS n FROM a WHERE seller <= 600`)
+	want := "0"
+	for range 600 {
+		mustRun(t, s, "FLUSH")
+		if w := mustRun(t, s, "SELECT n FROM k"); len(w) == 1 {
+			want = w[0]
+		}
+		if st := e.GeneratorStats(); st.Exhausted == st.Readers && want != "0" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitRows(t, s, "SELECT count(*) FROM j", want)
+}
