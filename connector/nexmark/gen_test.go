@@ -188,3 +188,27 @@ func TestCheckColumn(t *testing.T) {
 		t.Fatal("channel as bigint accepted")
 	}
 }
+
+func TestQueriesAndDDL(t *testing.T) {
+	qs := Queries()
+	var names []string
+	for _, q := range qs {
+		names = append(names, q.Name)
+		if len(q.Tables) == 0 {
+			t.Errorf("%s reads no source", q.Name)
+		}
+	}
+	want := "q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q14 q15 q16 q17 q18 q19 q20 q22"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("queries %s, want %s", got, want)
+	}
+	if q, ok := QueryByName("8"); !ok || !slices.Equal(q.Tables, []TableType{Person, Auction}) {
+		t.Fatalf("q8 reads %v", q.Tables)
+	}
+	ddl := DDL(Bid, SourceOptions{Events: 10, Watermark: true})
+	for _, s := range []string{"CREATE SOURCE bid (auction bigint", "WATERMARK FOR date_time", "nexmark.table.type = 'Bid'", "nexmark.event.num = '10'"} {
+		if !strings.Contains(ddl, s) {
+			t.Errorf("DDL %q lacks %q", ddl, s)
+		}
+	}
+}
