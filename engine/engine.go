@@ -69,6 +69,8 @@ type Engine struct {
 	conns *connectors
 	// gen counts what the generator sources produce (connector_gen.go).
 	gen genStats
+	// ckpt times the checkpoints (checkpoint_times.go).
+	ckpt checkpointTimes
 	// wms holds the tables' watermarks and what sources report of
 	// theirs (watermark.go).
 	wms *watermarkState
