@@ -179,6 +179,10 @@ func benchAll(o benchOpts, args []string) int {
 			failed = true
 		}
 		results = append(results, r)
+		// Each result as it comes, in case a later query fails or is
+		// stopped.
+		fmt.Fprintf(os.Stderr, "%s: %.0f events/s, %.0f events/CPU-s, peak RSS %.0f MiB %s\n", r.Query, r.eventsPerSec(), r.eventsPerCPU(),
+			float64(r.PeakRSSBytes)/(1<<20), r.Err)
 	}
 	printResults(os.Stdout, o, results)
 	if failed {
