@@ -202,8 +202,19 @@ func TestQueriesAndDDL(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("queries %s, want %s", got, want)
 	}
-	if q, ok := QueryByName("8"); !ok || !slices.Equal(q.Tables, []TableType{Person, Auction}) {
-		t.Fatalf("q8 reads %v", q.Tables)
+	P, A, B := Person, Auction, Bid
+	reads := map[string][]TableType{"q3": {P, A}, "q4": {A, B}, "q6": {A, B}, "q8": {P, A}, "q9": {A, B}, "q20": {A, B}}
+	for _, q := range qs {
+		want, ok := reads[q.Name]
+		if !ok {
+			want = []TableType{B}
+		}
+		if !slices.Equal(q.Tables, want) {
+			t.Errorf("%s reads %v, want %v", q.Name, q.Tables, want)
+		}
+	}
+	if q, ok := QueryByName("8"); !ok || q.Name != "q8" {
+		t.Fatalf("QueryByName(8) = %v, %v", q.Name, ok)
 	}
 	ddl := DDL(Bid, SourceOptions{Events: 10, Watermark: true})
 	for _, s := range []string{"CREATE SOURCE bid (auction bigint", "WATERMARK FOR date_time", "nexmark.table.type = 'Bid'", "nexmark.event.num = '10'"} {

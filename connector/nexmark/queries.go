@@ -3,6 +3,7 @@ package nexmark
 import (
 	"embed"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,17 +43,28 @@ func Queries() []Query {
 			panic(err)
 		}
 		q := Query{Name: strings.TrimSuffix(e.Name(), ".sql"), SQL: string(b)}
-		body := strings.ToLower(stripComments(q.SQL))
+		body := stripComments(q.SQL)
 		for _, t := range []TableType{Person, Auction, Bid} {
 			name := strings.ToLower(t.String())
-			if strings.Contains(body, " "+name+" ") || strings.Contains(body, " "+name+"\n") || strings.Contains(body, "("+name+",") {
-				q.Tables = append(q.Tables, t)
+			for _, re := range sourceRefs {
+				if slices.ContainsFunc(re.FindAllStringSubmatch(body, -1), func(m []string) bool { return strings.EqualFold(m[1], name) }) {
+					q.Tables = append(q.Tables, t)
+					break
+				}
 			}
 		}
 		qs = append(qs, q)
 	}
 	slices.SortFunc(qs, func(a, b Query) int { return queryNumber(a.Name) - queryNumber(b.Name) })
 	return qs
+}
+
+// sourceRefs find the sources a query reads: after FROM or JOIN, as the
+// table of a window function, or after a comma as an aliased relation
+// (FROM auction A, bid B).
+var sourceRefs = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)(?:\bfrom|\bjoin|\bhop\(|\btumble\()\s*(person|auction|bid)\b`),
+	regexp.MustCompile(`(?i),\s*(person|auction|bid)\s+(?:as\s+)?[a-z]\b`),
 }
 
 // stripComments drops the -- comment lines of a query.
