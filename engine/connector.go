@@ -342,6 +342,9 @@ func (s *kafkaSource) Close() {
 
 // openSource implements stream.OpenSourceFunc.
 func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSource, positions map[int32]int64) (stream.SourceReader, error) {
+	if generatorOf(n.Rel.With) != "" {
+		return e.openGenerator(n, positions)
+	}
 	cfg, l, err := e.sourceConfig(n.Rel, positions)
 	if err != nil {
 		return nil, err
@@ -519,6 +522,9 @@ func (s *kafkaSink) Close() { s.w.Close() }
 // openSink implements stream.OpenSinkFunc: it commits the transactions a
 // committed checkpoint recorded (recovery), then starts the producers.
 func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, pending []stream.SinkTxn) (stream.SinkWriter, error) {
+	if isBlackhole(n.Rel.With) {
+		return blackholeSink{rows: &blackholeRows}, nil
+	}
 	cfg, err := e.sinkConfig(n.Rel, actx.Index)
 	if err != nil {
 		return nil, err

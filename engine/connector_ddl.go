@@ -93,7 +93,7 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 		}
 	}
 	with := connectorWith(st.With, st.Format, st.Encode)
-	if err := checkOptions(with, sourceOptions, "source"); err != nil {
+	if err := checkSourceOptions(with, "source"); err != nil {
 		return nil, err
 	}
 	if f := with[optFormat]; f == "upsert" {
@@ -114,11 +114,9 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	if err := setWatermarkOptions(rel, st.Watermark, true); err != nil {
 		return nil, err
 	}
-	cfg, _, err := e.sourceConfig(rel, nil)
-	if err != nil {
+	if err := e.checkSourceConnector(ctx, rel, io); err != nil {
 		return nil, err
 	}
-	warnUnreachable(ctx, cfg.Brokers, io)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
@@ -147,7 +145,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE TABLE AS with a connector is not supported")
 	}
 	with := connectorWith(st.With, st.Format, st.Encode)
-	if err := checkOptions(with, sourceOptions, "table connector"); err != nil {
+	if err := checkSourceOptions(with, "table connector"); err != nil {
 		return nil, err
 	}
 	cols, err := connectorColumns(st.Columns, st.Include, with)
@@ -191,11 +189,9 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		return nil, err
 	}
 	e := s.eng
-	cfg, _, err := e.sourceConfig(rel, nil)
-	if err != nil {
+	if err := e.checkSourceConnector(ctx, rel, io); err != nil {
 		return nil, err
 	}
-	warnUnreachable(ctx, cfg.Brokers, io)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
@@ -408,11 +404,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 		return nil, err
 	}
 	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
-	cfg, err := e.sinkConfig(rel, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkSinkBroker(ctx, st, rel, cfg); err != nil {
+	if err := s.checkSinkConnector(ctx, st, rel); err != nil {
 		return nil, err
 	}
 	if _, ok := with["streaming_parallelism"]; !ok {

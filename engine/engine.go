@@ -87,6 +87,10 @@ type Engine struct {
 	metrics *Metrics
 	// conns tracks running connector readers and writers (system views).
 	conns *connectors
+	// gen counts what the generator sources produce (connector_gen.go).
+	gen genStats
+	// ckpt times the checkpoints (checkpoint_times.go).
+	ckpt checkpointTimes
 	// wms holds the tables' watermarks and what sources report of
 	// theirs (watermark.go).
 	wms *watermarkState

@@ -294,6 +294,7 @@ type streamIO struct{ e *Engine }
 // relays).
 func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	e := io.e
+	e.ckpt.inject(b.Barrier.Epoch.Curr, time.Now())
 	st := e.st
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -433,6 +434,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 // released by the driver.
 func (io *streamIO) Committed(epoch uint64, m checkpoint.Mutation) {
 	e := io.e
+	e.ckpt.committed(epoch, time.Now())
 	e.st.committed.Store(epoch)
 	// Phase two of the sinks' two-phase commit. Not on the driver's
 	// goroutine: writeMu may be held by a statement waiting on a job that

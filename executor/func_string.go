@@ -371,6 +371,47 @@ func aregex(p string, icase bool) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// regexpMatch is regexp_match(s, pattern, flags): the first match's
+// capture groups as a text[] (an unmatched group NULL), or the whole
+// match when the pattern has no groups; NULL without a match. Flag i
+// ignores case; g is refused, as Postgres refuses it.
+func regexpMatch(s, pat, flags string) (types.Datum, error) {
+	icase := false
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			icase = true
+		case 'g':
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "regexp_match() does not support the \"global\" option").
+				WithHint("Use the regexp_matches function instead.")
+		case 'c', 'n', 'p', 'w', 's', 'x', 'q', 'b', 'e', 'm', 't':
+		default:
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+		}
+	}
+	re, err := aregex(pat, icase)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	loc := re.FindStringSubmatchIndex(s)
+	if loc == nil {
+		return types.NullDatum, nil
+	}
+	if re.NumSubexp() == 0 {
+		return types.DString(types.FormatTextArray([]string{s[loc[0]:loc[1]]}, []bool{false})), nil
+	}
+	elems := make([]string, re.NumSubexp())
+	nulls := make([]bool, re.NumSubexp())
+	for i := range elems {
+		if a := loc[2*i+2]; a >= 0 {
+			elems[i] = s[a:loc[2*i+3]]
+		} else {
+			nulls[i] = true
+		}
+	}
+	return types.DString(types.FormatTextArray(elems, nulls)), nil
+}
+
 // regexpReplace is regexp_replace(s, pattern, replacement, flags): \1..\9
 // and \& in the replacement refer to groups; flag g replaces every match,
 // i ignores case.
@@ -783,6 +824,13 @@ func init() {
 		}
 		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, flags)
 		return types.DString(s), err
+	})
+	defRow("regexp_match", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		flags := ""
+		if len(d) > 2 {
+			flags = d[2].S
+		}
+		return regexpMatch(d[0].S, d[1].S, flags)
 	})
 	defRow("translate", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		from, to := []rune(d[1].S), []rune(d[2].S)

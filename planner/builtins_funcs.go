@@ -61,6 +61,7 @@ func init() {
 		fn("quote_ident", tText, tText), fn("quote_literal", tText, tText),
 		nonStrict("quote_nullable", tText, tText),
 		fn("regexp_replace", tText, tText, tText, tText), fn("regexp_replace", tText, tText, tText, tText, tText),
+		fn("regexp_match", tTArr, tText, tText), fn("regexp_match", tTArr, tText, tText, tText),
 		fn("translate", tText, tText, tText, tText),
 		fn("encode", tText, tBytea, tText), fn("decode", tBytea, tText, tText),
 		fn("pg_icase", tText, tText),

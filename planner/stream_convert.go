@@ -383,6 +383,18 @@ func exchange(in StreamNode, want Distribution, exact bool) StreamNode {
 	return n
 }
 
+// keyedDist is the distribution of a node grouping its input by keys
+// (columns of its output): hashed by them, unless the input runs on one
+// actor and was not exchanged (an aggregation needs no exchange then),
+// in which case the node runs on that one actor too and its output is
+// not hash-partitioned: a consumer that needs it so must exchange it.
+func keyedDist(in Distribution, keys []int) Distribution {
+	if in.Kind == DistSingle {
+		return in
+	}
+	return hashDist(keys)
+}
+
 func hashDist(keys []int) Distribution {
 	if len(keys) == 0 {
 		return Distribution{Kind: DistSingle}
@@ -443,7 +455,7 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 	}
 	n.Out = append(append(types.Schema(nil), keyCols...), aggOut...)
 	n.StreamKey = seq(0, len(keys))
-	n.Dist = hashDist(n.StreamKey)
+	n.Dist = keyedDist(ib.Dist, n.StreamKey)
 
 	// Result: one row per group, keyed by the group keys: the encoded
 	// state of each accumulator, then the group's row count.
@@ -732,7 +744,7 @@ func (sp *streamPlanner) topN(in StreamNode, groupBy []Expr, order []SortKey, li
 	// in no particular order; with the group in the key they name
 	// different rows, so their order does not matter.
 	n.StreamKey = dedupInts(append(append([]int(nil), gcols...), b.StreamKey...))
-	n.Dist = hashDist(gcols)
+	n.Dist = keyedDist(b.Dist, gcols)
 	n.Watermarks = keptWatermarks(b.Watermarks, gcols)
 
 	// State: the input rows of each group in rank order, keyed by group

@@ -165,7 +165,7 @@ func (sp *streamPlanner) overWindow(in StreamNode, calls []WindowCall) *StreamOv
 		n.Out = append(n.Out, types.Column{Name: c.Fn, T: c.T})
 	}
 	n.StreamKey = dedupInts(append(append([]int(nil), pcols...), b.StreamKey...))
-	n.Dist = hashDist(pcols)
+	n.Dist = keyedDist(b.Dist, pcols)
 
 	// Rows: keyed by partition keys, ORDER BY keys, then the input's
 	// stream key, so a partition's rows are read in window order (ties

@@ -32,6 +32,9 @@ Usage:
                         (kcat -b 127.0.0.1:9092 -L)
   weir replay [flags]   produce a flights file to Kafka in event-time order
                         (examples/flights; weir replay -h for its flags)
+  weir bench nexmark [flags]
+                        run the Nexmark benchmark in process over the built-in
+                        generator (weir bench nexmark -h for its flags)
   weir version          print the version
 
 weir serve flags:
@@ -93,6 +96,8 @@ func main() {
 		os.Exit(kafkaCmd(os.Args[2:]))
 	case "replay":
 		os.Exit(replay(os.Args[2:]))
+	case "bench":
+		os.Exit(bench(os.Args[2:]))
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (Postgres protocol %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/weirdb/weir/types"
 )
 
@@ -38,12 +40,13 @@ type Decoder interface {
 //   - A jsonb column takes any JSON value; a text column takes a
 //     non-string value as its JSON text.
 //
-// Anything else is malformed. It uses encoding/json (UseNumber semantics:
-// numbers are kept as their text, never rounded through float64).
+// Anything else is malformed. Numbers are kept as their text, never
+// rounded through float64.
 type JSONDecoder struct {
-	schema types.Schema
-	loc    *time.Location
-	index  map[string]int
+	schema  types.Schema
+	loc     *time.Location
+	index   map[string]int
+	parsers fastjson.ParserPool
 }
 
 // NewJSONDecoder returns a JSON decoder for schema; loc is the time zone
@@ -59,12 +62,69 @@ func NewJSONDecoder(schema types.Schema, loc *time.Location) *JSONDecoder {
 	return &JSONDecoder{schema: schema, loc: loc, index: idx}
 }
 
-// Decode implements Decoder.
+// Decode implements Decoder. It parses with valyala/fastjson (a pooled
+// parser, no maps, no reflection) and converts each column's value
+// straight from the parsed bytes. A record that is not a JSON object, or
+// whose text column holds an object or array, takes the slower path of
+// decodeSlow, which keeps such a value's text exactly as the record
+// spells it and explains malformed JSON as encoding/json does.
 func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
 	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
 	if err := types.CheckText(string(data)); err != nil {
 		return nil, err
 	}
+	p := d.parsers.Get()
+	defer d.parsers.Put(p)
+	v, err := p.ParseBytes(data)
+	if err != nil || v.Type() != fastjson.TypeObject {
+		// A malformed record: encoding/json says why, in the words
+		// weir.source_errors has always shown.
+		return d.decodeSlow(data)
+	}
+	o, _ := v.Object()
+	row := make(types.Row, len(d.schema))
+	seen := make([]*fastjson.Value, len(d.schema))
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		if i, ok := d.index[string(key)]; ok {
+			seen[i] = v // the last of duplicate keys wins, as in encoding/json
+		}
+	})
+	for i, c := range d.schema {
+		v := seen[i]
+		if v == nil || v.Type() == fastjson.TypeNull {
+			if c.NotNull {
+				return nil, fmt.Errorf("missing value for NOT NULL column %q", c.Name)
+			}
+			row[i] = types.NullDatum
+			continue
+		}
+		var x types.Datum
+		var err error
+		switch v.Type() {
+		case fastjson.TypeString:
+			if c.T.ID == types.Jsonb {
+				x, err = types.ParseText(string(v.MarshalTo(nil)), c.T, d.loc)
+			} else {
+				x, err = parseScalar(string(v.GetStringBytes()), c.T, d.loc)
+			}
+		case fastjson.TypeObject, fastjson.TypeArray:
+			if c.T.IsString() {
+				return d.decodeSlow(data)
+			}
+			x, err = d.value(v.MarshalTo(nil), c.T)
+		default:
+			x, err = d.value(v.MarshalTo(nil), c.T)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %v", c.Name, err)
+		}
+		row[i] = x
+	}
+	return row, nil
+}
+
+// decodeSlow decodes with encoding/json, keeping every value's raw text.
+func (d *JSONDecoder) decodeSlow(data []byte) (types.Row, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %v", err)
@@ -178,8 +238,78 @@ func parseScalar(s string, t types.T, loc *time.Location) (types.Datum, error) {
 		if err == nil {
 			return types.DFloat(f), nil
 		}
+	case types.Timestamp:
+		if us, ok := quickTimestamp(s); ok {
+			return types.DInt(us), nil
+		}
 	}
 	return types.ParseText(s, t, loc)
+}
+
+// quickTimestamp reads the common form YYYY-MM-DD HH:MM:SS[.f…] (or with
+// a T) of a timestamp without time zone, the form most producers write;
+// anything else (a zone, BC, special values, odd spacing) is left to
+// types.ParseText, which has the same result for this form.
+func quickTimestamp(s string) (int64, bool) {
+	if len(s) < 19 || len(s) > 26 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	num := func(a, b int) (int, bool) {
+		n := 0
+		for i := a; i < b; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	var p types.TimeParts
+	var ok [6]bool
+	p.Year, ok[0] = num(0, 4)
+	p.Month, ok[1] = num(5, 7)
+	p.Day, ok[2] = num(8, 10)
+	p.Hour, ok[3] = num(11, 13)
+	p.Minute, ok[4] = num(14, 16)
+	p.Second, ok[5] = num(17, 19)
+	for _, o := range ok {
+		if !o {
+			return 0, false
+		}
+	}
+	if len(s) > 19 {
+		if s[19] != '.' || len(s) == 20 {
+			return 0, false
+		}
+		f, good := num(20, len(s))
+		if !good {
+			return 0, false
+		}
+		for i := len(s) - 20; i < 6; i++ {
+			f *= 10
+		}
+		p.Micro = f
+	}
+	if p.Year < 1 || p.Month < 1 || p.Month > 12 || p.Day < 1 || p.Day > 28 && p.Day > daysIn(p.Year, p.Month) ||
+		p.Hour > 23 || p.Minute > 59 || p.Second > 59 {
+		return 0, false
+	}
+	return types.JoinTimestamp(p)
+}
+
+// daysIn is the length of a month of the Gregorian calendar.
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // CSVDecoder decodes one CSV line per record into the schema's columns by

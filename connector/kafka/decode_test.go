@@ -99,3 +99,24 @@ func TestCSVDecoder(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickTimestamp checks the fast path of timestamps against
+// types.ParseText, and that it leaves other forms to ParseText.
+func TestQuickTimestamp(t *testing.T) {
+	for _, s := range []string{
+		"2026-01-01 00:00:01.234", "2024-02-29 23:59:59", "2024-02-29T23:59:59.123456", "1970-01-01 00:00:00",
+		"0001-01-01 00:00:00", "1999-12-31 12:30:45.5",
+	} {
+		got, ok := quickTimestamp(s)
+		want, err := types.ParseText(s, types.TTimestamp, time.UTC)
+		if !ok || err != nil || got != want.I {
+			t.Errorf("%s: quick %d %v, ParseText %d %v", s, got, ok, want.I, err)
+		}
+	}
+	for _, s := range []string{"2023-02-29 00:00:00", "2024-13-01 00:00:00", "2024-01-01 24:00:00", "2024-01-01 00:00:00+02",
+		"2024-01-01 00:00:00.", "2024-01-01 00:00:00.1234567", "2024-1-01 00:00:00", "today"} {
+		if _, ok := quickTimestamp(s); ok {
+			t.Errorf("%s: taken by the fast path", s)
+		}
+	}
+}

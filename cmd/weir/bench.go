@@ -1,0 +1,426 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/weirdb/weir/connector/nexmark"
+	"github.com/weirdb/weir/engine"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// This file is `weir bench nexmark`: the Nexmark benchmark run in
+// process, each query as a sink into a blackhole over the generator
+// sources, in a fresh database of its own, measured with getrusage.
+
+const benchUsage = `Usage: weir bench nexmark [flags]
+
+Runs Nexmark queries in this process over the built-in generator (each
+query as CREATE SINK ... WITH (connector = 'blackhole') over the sources
+person, auction and bid, in a fresh database), and prints per query the
+events per second, events per CPU-second (user + system, from getrusage),
+peak RSS and checkpoint durations (barrier injected to epoch committed,
+p50 and p99). Events count every event of the stream, of all three kinds
+(nexmark.event.num), as the benchmark's other implementations count them.
+With --all each query runs in a child process of its own (so peak RSS and
+CPU are its own), after the generator alone, the ceiling of every query.
+
+Flags:
+`
+
+// benchResult is one measured run.
+type benchResult struct {
+	Query        string          `json:"query"`
+	Events       int64           `json:"events"`
+	Wall         time.Duration   `json:"wall_ns"`
+	CPU          time.Duration   `json:"cpu_ns"`
+	PeakRSSBytes int64           `json:"peak_rss_bytes"`
+	Checkpoints  []time.Duration `json:"checkpoints_ns,omitempty"`
+	SinkRows     int64           `json:"sink_rows"`
+	Err          string          `json:"error,omitempty"`
+}
+
+func (r benchResult) eventsPerSec() float64 { return float64(r.Events) / r.Wall.Seconds() }
+func (r benchResult) eventsPerCPU() float64 { return float64(r.Events) / r.CPU.Seconds() }
+
+// percentile returns the p-th percentile (0..100) of ds, 0 for none.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(p / 100 * float64(len(s)-1))
+	return s[i]
+}
+
+type benchOpts struct {
+	query      string
+	all        bool
+	events     int64
+	par        int
+	splits     int
+	interval   time.Duration
+	delivery   string
+	dataDir    string
+	jsonOut    bool
+	noProgress bool
+}
+
+func bench(args []string) int {
+	if len(args) == 0 || args[0] != "nexmark" {
+		fmt.Fprint(os.Stderr, "Usage: weir bench nexmark [flags] (weir bench nexmark -h for the flags)\n")
+		return 2
+	}
+	fs := flag.NewFlagSet("bench nexmark", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), benchUsage)
+		fs.PrintDefaults()
+	}
+	var o benchOpts
+	fs.StringVar(&o.query, "query", "", "the query to run: q0 ... q22, or gen for the generator alone")
+	fs.BoolVar(&o.all, "all", false, "run the generator alone and every query, one child process each, and print a table")
+	fs.Int64Var(&o.events, "events", 1_000_000, "events of the stream (all kinds): nexmark.event.num")
+	fs.IntVar(&o.par, "parallelism", 1, "streaming_parallelism of the query's job")
+	fs.IntVar(&o.splits, "splits", 1, "nexmark.split.num of each source")
+	fs.DurationVar(&o.interval, "barrier-interval", time.Second, "barrier (checkpoint) interval")
+	fs.StringVar(&o.delivery, "delivery", "exactly-once", "exactly-once (aligned barriers) or at-least-once (unaligned)")
+	fs.StringVar(&o.dataDir, "data-dir", "", "where the databases are created (default: a temporary directory, removed after)")
+	fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object (what --all reads from its children)")
+	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress bar even on a terminal")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "weir bench nexmark: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if o.delivery != "exactly-once" && o.delivery != "at-least-once" {
+		fmt.Fprintf(os.Stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
+		return 2
+	}
+	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 {
+		fmt.Fprint(os.Stderr, "weir bench nexmark: --events, --parallelism, --splits and --barrier-interval must be above zero\n")
+		return 2
+	}
+	if o.all == (o.query != "") {
+		fmt.Fprint(os.Stderr, "weir bench nexmark: give either --query q<N> or --all\n")
+		return 2
+	}
+	if o.all {
+		return benchAll(o, args[1:])
+	}
+	var r benchResult
+	var err error
+	if o.query == "gen" {
+		r = benchGenerator(o.events)
+	} else {
+		r, err = benchQuery(o)
+	}
+	if err != nil {
+		r.Query, r.Err = o.query, err.Error()
+	}
+	if o.jsonOut {
+		_ = json.NewEncoder(os.Stdout).Encode(r)
+	} else {
+		printResults(os.Stdout, o, []benchResult{r})
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// benchAll runs the generator and every query in child processes.
+func benchAll(o benchOpts, args []string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+		return 1
+	}
+	var base []string
+	for _, a := range args {
+		if a != "--all" && a != "-all" && a != "--json" && a != "-json" {
+			base = append(base, a)
+		}
+	}
+	names := []string{"gen"}
+	for _, q := range nexmark.Queries() {
+		names = append(names, q.Name)
+	}
+	var results []benchResult
+	failed := false
+	for _, name := range names {
+		cmd := exec.Command(self, append([]string{"bench", "nexmark", "--json", "--query", name}, base...)...)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		var r benchResult
+		if jerr := json.Unmarshal(out, &r); jerr != nil {
+			r = benchResult{Query: name, Err: fmt.Sprintf("%v (%v)", err, jerr)}
+		}
+		if r.Err != "" {
+			failed = true
+		}
+		results = append(results, r)
+		// Each result as it comes, in case a later query fails or is
+		// stopped.
+		fmt.Fprintf(os.Stderr, "%s: %.0f events/s, %.0f events/CPU-s, peak RSS %.0f MiB %s\n", r.Query, r.eventsPerSec(), r.eventsPerCPU(),
+			float64(r.PeakRSSBytes)/(1<<20), r.Err)
+	}
+	printResults(os.Stdout, o, results)
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+func printResults(w io.Writer, o benchOpts, rs []benchResult) {
+	fmt.Fprintf(w, "Nexmark, %d events, parallelism %d, %d split(s), barrier interval %v, %s, GOMAXPROCS %d, %d CPUs\n",
+		o.events, o.par, o.splits, o.interval, o.delivery, runtime.GOMAXPROCS(0), runtime.NumCPU())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "query\tevents/s\tevents/CPU-s\tCPU s\twall s\tpeak RSS MiB\tcheckpoints\tp50 ms\tp99 ms\tsink rows\t")
+	for _, r := range rs {
+		if r.Err != "" {
+			fmt.Fprintf(tw, "%s\terror: %s\t\t\t\t\t\t\t\t\t\n", r.Query, r.Err)
+			continue
+		}
+		ck := func(p float64) string {
+			if len(r.Checkpoints) == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", float64(percentile(r.Checkpoints, p))/1e6)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%d\t%s\t%s\t%d\t\n", r.Query, r.eventsPerSec(), r.eventsPerCPU(),
+			r.CPU.Seconds(), r.Wall.Seconds(), float64(r.PeakRSSBytes)/(1<<20), len(r.Checkpoints), ck(50), ck(99), r.SinkRows)
+	}
+	tw.Flush()
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSS is the process's peak resident set size in bytes.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) * 1024 // kilobytes on Linux
+}
+
+// benchGenerator generates every event of the stream (all three kinds,
+// all columns) with nothing downstream: the ceiling of every query.
+func benchGenerator(events int64) benchResult {
+	r := benchResult{Query: "gen", Events: events}
+	c0, t0 := cpuTime(), time.Now()
+	for _, k := range []nexmark.TableType{nexmark.Person, nexmark.Auction, nexmark.Bid} {
+		cols := nexmark.Columns(k)
+		cfg := nexmark.Config{Table: k, EventNum: events, Splits: 1, Clock: nexmark.Clock{BaseMillis: benchBase}}
+		for i, c := range cols {
+			cfg.Fields = append(cfg.Fields, i)
+			cfg.Types = append(cfg.Types, c.T)
+		}
+		rd, err := nexmark.NewReader(cfg)
+		if err != nil {
+			r.Err = err.Error()
+			return r
+		}
+		for {
+			b := rd.Next(types.ChunkCap)
+			if b.Chunk == nil {
+				break
+			}
+			r.SinkRows += int64(b.Chunk.Len())
+		}
+	}
+	r.Wall, r.CPU, r.PeakRSSBytes = time.Since(t0), cpuTime()-c0, peakRSS()
+	return r
+}
+
+// benchBase is the event time of the first event: 2026-01-01 00:00:00.
+const benchBase = 1767225600000
+
+// benchQuery runs one query in a fresh database.
+func benchQuery(o benchOpts) (benchResult, error) {
+	q, ok := nexmark.QueryByName(o.query)
+	if !ok {
+		return benchResult{}, fmt.Errorf("unknown query %q (q0 ... q22, or gen)", o.query)
+	}
+	dir := o.dataDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "weir-bench-")
+		if err != nil {
+			return benchResult{}, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else {
+		dir = dir + "/" + q.Name
+		if err := os.RemoveAll(dir); err != nil {
+			return benchResult{}, err
+		}
+	}
+	e, err := engine.Open(engine.Config{DataDir: dir})
+	if err != nil {
+		return benchResult{}, err
+	}
+	defer e.Close()
+	ctx := context.Background()
+	ws, err := e.NewSession(ctx, wire.StartupParams{User: "root", Database: "dev"})
+	if err != nil {
+		return benchResult{}, err
+	}
+	defer ws.Close()
+	exec := func(sql string) error { return benchExec(ctx, ws, sql) }
+	if err := exec(fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", o.interval.Milliseconds())); err != nil {
+		return benchResult{}, err
+	}
+	if err := exec(fmt.Sprintf("SET streaming_parallelism = %d", o.par)); err != nil {
+		return benchResult{}, err
+	}
+	src := nexmark.SourceOptions{Events: o.events, Splits: o.splits, BaseMillis: benchBase, Watermark: true}
+	var expect int64
+	for _, k := range q.Tables {
+		if err := exec(nexmark.DDL(k, src)); err != nil {
+			return benchResult{}, err
+		}
+		expect += nexmark.CountBefore(k, o.events)
+	}
+	aligned := o.delivery == "exactly-once"
+	sink := fmt.Sprintf("CREATE SINK %s AS %s WITH (connector = 'blackhole', type = 'append-only', force_append_only = 'true', streaming.barrier_alignment = '%t')",
+		q.Name, q.SQL, aligned)
+	sink0, ck0 := engine.BlackholeRows(), len(e.CheckpointDurations())
+	c0, t0 := cpuTime(), time.Now()
+	if err := exec(sink); err != nil {
+		return benchResult{}, err
+	}
+	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
+	for {
+		st := e.GeneratorStats()
+		bar.show(st.Rows)
+		if st.Readers > 0 && st.Exhausted == st.Readers {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The last batches read may still wait in the sources' queues; the
+	// sink's count settles once a checkpoint finds nothing more.
+	last := int64(-1)
+	for i := 0; i < 20; i++ {
+		if err := exec("FLUSH"); err != nil {
+			return benchResult{}, err
+		}
+		n := engine.BlackholeRows()
+		if n == last {
+			break
+		}
+		last = n
+	}
+	r := benchResult{Query: q.Name, Events: o.events, Wall: time.Since(t0), CPU: cpuTime() - c0, PeakRSSBytes: peakRSS(),
+		SinkRows: engine.BlackholeRows() - sink0}
+	bar.done()
+	if ds := e.CheckpointDurations(); len(ds) > ck0 {
+		r.Checkpoints = ds[ck0:]
+	}
+	return r, nil
+}
+
+// benchExec runs one statement and drains its result.
+func benchExec(ctx context.Context, s wire.Session, sql string) error {
+	p, err := s.Prepare(ctx, sql, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", firstLine(sql), err)
+	}
+	res, err := p.Execute(ctx, nil, discardIO{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", firstLine(sql), err)
+	}
+	defer res.Close()
+	for {
+		row, err := res.Next(ctx)
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			return nil
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// discardIO is the wire.ExecIO of the benchmark's statements.
+type discardIO struct{}
+
+func (discardIO) Notice(string, string, string) {}
+func (discardIO) CopyIn(int16, int) (io.Reader, error) {
+	return nil, errors.New("no COPY in benchmarks")
+}
+func (discardIO) CopyOut(int16, int) (io.Writer, error) {
+	return nil, errors.New("no COPY in benchmarks")
+}
+func (discardIO) ParameterStatus(string, string) {}
+
+// progress draws a progress bar on stderr when it is a terminal.
+type progress struct {
+	name   string
+	total  int64
+	on     bool
+	start  time.Time
+	shown  time.Time
+	drawn  bool
+	output io.Writer
+}
+
+func newProgress(name string, total int64, want bool) *progress {
+	p := &progress{name: name, total: total, start: time.Now(), output: os.Stderr}
+	if fi, err := os.Stderr.Stat(); err == nil && want && fi.Mode()&os.ModeCharDevice != 0 {
+		p.on = true
+	}
+	return p
+}
+
+func (p *progress) show(rows int64) {
+	if !p.on || time.Since(p.shown) < 200*time.Millisecond || p.total <= 0 {
+		return
+	}
+	p.shown = time.Now()
+	frac := min(float64(rows)/float64(p.total), 1)
+	const width = 30
+	n := int(frac * width)
+	fmt.Fprintf(p.output, "\r%-4s [%s%s] %3.0f%% %d/%d rows generated, %.1fs", p.name,
+		strings.Repeat("#", n), strings.Repeat(" ", width-n), frac*100, rows, p.total, time.Since(p.start).Seconds())
+	p.drawn = true
+}
+
+func (p *progress) done() {
+	if p.drawn {
+		fmt.Fprint(p.output, "\r\033[K")
+	}
+}

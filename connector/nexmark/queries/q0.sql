@@ -1,0 +1,3 @@
+-- Passthrough: every bid, four of its fields.
+SELECT auction, bidder, price, date_time
+FROM bid
