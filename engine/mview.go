@@ -296,6 +296,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 		// FROM it, say), as they do a source.
 		mv.With[appendOnlyOption] = "true"
 	}
+	mv.StateLayout = stateLayout(root, mv.StateTables)
 	if err := e.cat.Create(mv); err != nil {
 		return nil, false, err
 	}

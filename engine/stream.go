@@ -488,7 +488,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	rels := e.cat.All()
 	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return int(a.ID) - int(b.ID) })
 	for _, rel := range rels {
-		if !hasJob(rel) {
+		if !hasJob(rel) || e.sinkHeld(rel) {
 			continue
 		}
 		j, err := e.buildJob(rel)
@@ -549,6 +549,9 @@ func (e *Engine) buildJob(rel *catalog.Relation) (*jobRun, error) {
 		root, err = e.planSinkRel(rel)
 	default:
 		root, err = planConnectorTable(rel)
+	}
+	if err == nil {
+		err = checkStateLayout(rel, root)
 	}
 	if err != nil {
 		return nil, err

@@ -293,6 +293,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 	case "flush":
 		p.pos++
 		s = &Flush{}
+	case "backup":
+		s, err = p.backup()
 	case "truncate":
 		p.pos++
 		p.accept("table")
@@ -809,3 +811,28 @@ func (p *stmtParser) unsupported(what string) error {
 }
 
 var _ = fmt.Sprint
+
+// backup parses BACKUP TO 'directory' [WITH (option = value, ...)].
+func (p *stmtParser) backup() (Stmt, error) {
+	p.pos++
+	if err := p.expect("to"); err != nil {
+		return nil, err
+	}
+	t := p.peek()
+	if t.Kind != TString {
+		return nil, p.errHere()
+	}
+	if t.Err != nil {
+		return nil, t.Err
+	}
+	p.pos++
+	b := &Backup{Dir: t.Val, With: map[string]string{}}
+	if p.accept("with") {
+		w, err := p.options()
+		if err != nil {
+			return nil, err
+		}
+		b.With = w
+	}
+	return b, nil
+}

@@ -32,6 +32,8 @@ Usage:
                         (kcat -b 127.0.0.1:9092 -L)
   weir replay [flags]   produce a flights file to Kafka in event-time order
                         (examples/flights; weir replay -h for its flags)
+  weir backup [flags]   copy a stopped server's data directory at its last
+                        committed epoch (weir serve --data-dir COPY resumes it)
   weir version          print the version
 
 weir serve flags:
@@ -45,7 +47,16 @@ weir serve flags:
                          fsynced, so they survive restarts and crashes
   --state-cache-mb N     memory budget of the streaming state cache in MiB; clean
                          entries beyond it are evicted and read back from disk
+  --take-over-sinks      start the sinks of a database restored from a backup (or
+                         one that handed them over): its Kafka producers take over
+                         the sinks' transactional ids, fencing any other copy's
   --log-level LEVEL      debug, info, warn or error (default info)
+
+weir backup flags:
+  --data-dir DIR         data directory to copy (no server may be running on it)
+  --to DIR2              new directory for the copy (must not exist or be empty)
+  --hand-over-sinks      hold the sinks of DIR, so that only the copy (started with
+                         --take-over-sinks) continues them
 
 weir kafka flags:
   --listen ADDR          broker listener (default 127.0.0.1:9092; port 0 picks one)
@@ -78,6 +89,8 @@ func main() {
 		os.Exit(kafkaCmd(os.Args[2:]))
 	case "replay":
 		os.Exit(replay(os.Args[2:]))
+	case "backup":
+		os.Exit(backupCmd(os.Args[2:]))
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (Postgres protocol %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":
@@ -95,6 +108,7 @@ func serve(args []string) int {
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
 	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
+	takeOverSinks := fs.Bool("take-over-sinks", false, "start the sinks of a restored copy (or of a database that handed them over): their producers fence any other copy's")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -133,7 +147,7 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "weir serve: --state-cache-mb must be positive, not %d\n", *stateCacheMB)
 		return 2
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20})
+	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, TakeOverSinks: *takeOverSinks})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
 		return 1

@@ -387,6 +387,7 @@ func (r *Relation) Clone() *Relation {
 	c.Deps = slices.Clone(r.Deps)
 	c.With = maps.Clone(r.With)
 	c.StateTables = slices.Clone(r.StateTables)
+	c.StateLayout = slices.Clone(r.StateLayout)
 	return &c
 }
 
@@ -443,6 +444,7 @@ type relationEntry struct {
 	Deps   []uint32          `json:"deps,omitempty"`
 	With   map[string]string `json:"with,omitempty"`
 	State  []uint32          `json:"state_tables,omitempty"`
+	Layout []string          `json:"state_layout,omitempty"`
 }
 
 type columnEntry struct {
@@ -461,7 +463,7 @@ var kindNames = map[Kind]string{
 
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
-		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables}
+		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Layout: rel.StateLayout}
 	for _, col := range rel.Cols {
 		e.Cols = append(e.Cols, columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden})
@@ -497,7 +499,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 		return nil, corrupt("relation %q has format version %d", e.Name, e.V)
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
-		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State}
+		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, StateLayout: e.Layout}
 	kind, ok := kindByName(e.Kind)
 	if !ok {
 		return nil, corrupt("relation %q has unknown kind %q", e.Name, e.Kind)

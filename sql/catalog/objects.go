@@ -52,6 +52,13 @@ type Relation struct {
 	// gives every operator its state back. Dropping the relation drops
 	// them with it.
 	StateTables []uint32
+	// StateLayout describes, per entry of StateTables, the layout its
+	// operator reads and writes (operator, columns and key), as planned
+	// when the relation was created. A later plan of the relation must
+	// give every state table the same layout, or the job refuses to start
+	// rather than misread its state. Empty for relations recorded before
+	// layouts were (format version 1) until the upgrade fills it in.
+	StateLayout []string
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres
