@@ -30,15 +30,22 @@ import (
 //
 // Sinks. The copy keeps the database's id, and so its sinks' Kafka
 // transactional ids: it is the same database, moved. Two copies must never
-// both write to one sink, so a restored copy holds its sinks (does not
-// start them, and refuses CREATE SINK) until it is started with
-// --take-over-sinks. Taking over initialises producers on the original's
+// both write to one sink, so a restored copy that has sinks refuses to
+// start until it is told --take-over-sinks (and refuses CREATE SINK while
+// the hold lasts). It refuses to start at all rather than start without
+// its sinks: a sink reading a view gets the view's changes as they are
+// made, so views running ahead of their held sinks would leave the sinks
+// a gap. Taking over initialises producers on the original's
 // transactional ids, which fences the original's producers (their open
-// transaction is aborted and their next write fails). To continue a sink
-// with no record repeated, the original's sinks must stop at the backup's
-// epoch: BACKUP TO ... WITH (hand_over_sinks = true) stops them with the
-// backup (its other jobs keep running) and holds them in the original
-// too, where only --take-over-sinks starts them again.
+// transaction is aborted and their next write fails); the hold is lifted
+// for good.
+//
+// To continue a sink with no record lost or repeated, the original must
+// stop writing to it at the backup's epoch: BACKUP TO ... WITH
+// (hand_over_sinks = true) stops every sink's job with a barrier, takes
+// the copy right after, and then drops the sinks from the original,
+// whose other jobs keep running. Their last transactions are recorded in
+// the copy, which commits them as it takes over.
 
 // Meta entries of savepoints.
 const (
@@ -49,7 +56,7 @@ const (
 	// (text); --take-over-sinks removes it.
 	metaSinksHeld = "system/sinks_held"
 	// optHandOverSinks is BACKUP's option that stops the sinks at the
-	// backup's epoch and holds them here.
+	// backup's epoch and drops them from this database.
 	optHandOverSinks = "hand_over_sinks"
 )
 
@@ -67,8 +74,9 @@ type BackupResult struct {
 	Epoch uint64
 	// Dir is the copy's data directory.
 	Dir string
-	// HeldSinks names the sinks stopped and held here by hand_over_sinks.
-	HeldSinks []string
+	// HandedOver names the sinks handed over to the copy (and dropped
+	// here) by hand_over_sinks.
+	HandedOver []string
 }
 
 // checkBackupDir refuses a relative path (it would depend on the server's
@@ -87,8 +95,8 @@ func checkBackupDir(fs vfs.FS, dir string) error {
 // it asks for a checkpoint, waits for its commit, and copies the database
 // as of the latest committed epoch without stopping the streams. With
 // handOverSinks, every sink's job is first stopped with a barrier (so its
-// last transaction is recorded in that checkpoint) and the sinks stay
-// held here. DDL waits meanwhile.
+// last transaction is recorded in that checkpoint) and, once the copy is
+// written, the sinks are dropped here. DDL waits meanwhile.
 func (e *Engine) Backup(ctx context.Context, dir string, handOverSinks bool) (BackupResult, error) {
 	dir = filepath.Clean(dir)
 	if err := checkBackupDir(e.db.FS(), dir); err != nil {
@@ -117,16 +125,20 @@ func (e *Engine) Backup(ctx context.Context, dir string, handOverSinks bool) (Ba
 		e.resumeSinks(ctx, stopped)
 		return BackupResult{}, err
 	}
-	if handOverSinks {
-		reason := fmt.Sprintf("the sinks were handed over to the backup in %s at epoch %d", dir, res.Epoch)
-		if err := e.holdSinks(reason); err != nil {
-			return BackupResult{}, err
+	if len(stopped) > 0 {
+		// A crash before this drop leaves the sinks here, behind the
+		// views they read: the original must then not be restarted with
+		// them (drop them, or use the copy).
+		ids := make([]uint32, len(stopped))
+		for i, rel := range stopped {
+			ids[i] = rel.ID
+			res.HandedOver = append(res.HandedOver, rel.Name)
 		}
-		for _, rel := range stopped {
-			res.HeldSinks = append(res.HeldSinks, rel.Name)
+		if err := e.cat.Drop(ids...); err != nil {
+			return res, err
 		}
 	}
-	e.log.Info("backup written", "dir", dir, "epoch", res.Epoch, "held_sinks", res.HeldSinks)
+	e.log.Info("backup written", "dir", dir, "epoch", res.Epoch, "handed_over_sinks", res.HandedOver)
 	return res, nil
 }
 
@@ -179,8 +191,8 @@ func markCopy(dir, from, databaseID string, opts storage.Options) (uint64, error
 
 // BackupOffline copies the data directory dataDir, which no server may be
 // using, into dir (`weir backup`): the copy holds its last committed
-// epoch. With handOverSinks the sinks of dataDir are held, as BACKUP's
-// hand_over_sinks does.
+// epoch. With handOverSinks the sinks of dataDir are dropped once the
+// copy is written, as BACKUP's hand_over_sinks does.
 func BackupOffline(dataDir, dir string, handOverSinks bool, opts storage.Options) (BackupResult, error) {
 	dir = filepath.Clean(dir)
 	if !filepath.IsAbs(dir) {
@@ -214,35 +226,30 @@ func BackupOffline(dataDir, dir string, handOverSinks bool, opts storage.Options
 	}
 	res := BackupResult{Epoch: epoch, Dir: dir}
 	if handOverSinks {
-		reason := fmt.Sprintf("the sinks were handed over to the backup in %s at epoch %d", dir, epoch)
-		b := db.NewBatch()
-		defer b.Close()
-		if err := b.SetMeta(metaSinksHeld, []byte(reason)); err != nil {
+		cat, err := catalog.Open(db)
+		if err != nil {
 			return res, err
 		}
-		if err := b.Commit(); err != nil {
-			return res, err
+		var ids []uint32
+		for _, rel := range cat.All() {
+			if rel.Kind == catalog.KindSink {
+				ids = append(ids, rel.ID)
+				res.HandedOver = append(res.HandedOver, rel.Name)
+			}
+		}
+		if len(ids) > 0 {
+			if err := cat.Drop(ids...); err != nil {
+				return res, err
+			}
 		}
 	}
 	return res, nil
 }
 
-// holdSinks durably holds the database's sinks for reason.
-func (e *Engine) holdSinks(reason string) error {
-	b := e.db.NewBatch()
-	defer b.Close()
-	if err := b.SetMeta(metaSinksHeld, []byte(reason)); err != nil {
-		return err
-	}
-	if err := b.Commit(); err != nil {
-		return err
-	}
-	e.sinksHeld.Store(&reason)
-	return nil
-}
-
-// loadSinkHold reads whether the sinks are held; with takeOver it lifts
-// the hold (durably) instead. Called by Open before the jobs start.
+// loadSinkHold reads whether the sinks are held. With takeOver it lifts
+// the hold (durably). Without it, a database holding sinks is refused
+// (55000): its sinks must not write while another copy may, and its views
+// must not run ahead of them. Called by Open before the jobs start.
 func (e *Engine) loadSinkHold(takeOver bool) error {
 	v, ok, err := e.db.Meta(metaSinksHeld)
 	if err != nil || !ok {
@@ -261,15 +268,20 @@ func (e *Engine) loadSinkHold(takeOver bool) error {
 		e.log.Info("taking over the sinks: their producers fence any other copy's", "was_held", reason)
 		return nil
 	}
+	var sinks []string
+	for _, rel := range e.cat.All() {
+		if rel.Kind == catalog.KindSink {
+			sinks = append(sinks, rel.Name)
+		}
+	}
+	if len(sinks) > 0 {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the sinks of this database are held: %s", reason).
+			WithDetail("Sinks: %s. Their Kafka transactional ids are the original database's.", strings.Join(sinks, ", ")).
+			WithHint("Start weir with --take-over-sinks once the original no longer writes to them (a BACKUP with hand_over_sinks stops them at the backup's epoch); the copy's producers then fence the original's.")
+	}
 	e.sinksHeld.Store(&reason)
-	e.log.Warn("the sinks are held and do not run; start weir with --take-over-sinks once no other copy of this database writes to them",
-		"reason", reason)
+	e.log.Info("the sinks are held: CREATE SINK waits for a start with --take-over-sinks", "reason", reason)
 	return nil
-}
-
-// sinkHeld reports whether rel is a sink held by a backup.
-func (e *Engine) sinkHeld(rel *catalog.Relation) bool {
-	return rel.Kind == catalog.KindSink && e.sinksHeld.Load() != nil
 }
 
 // checkSinksNotHeld refuses to start a sink while the sinks are held.
@@ -331,8 +343,8 @@ func (s *Session) runBackup(ctx context.Context, st *sql.Backup, io wire.ExecIO)
 	if err != nil {
 		return nil, err
 	}
-	if len(res.HeldSinks) > 0 {
-		io.Notice("NOTICE", "00000", fmt.Sprintf("sinks stopped and held here: %s", strings.Join(res.HeldSinks, ", ")))
+	if len(res.HandedOver) > 0 {
+		io.Notice("NOTICE", "00000", fmt.Sprintf("sinks handed over to the backup and dropped here: %s", strings.Join(res.HandedOver, ", ")))
 	}
 	return &rowsResult{rows: []types.Row{{types.DInt(int64(res.Epoch)), types.DString(res.Dir)}}, tag: "BACKUP"}, nil
 }

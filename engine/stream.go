@@ -488,7 +488,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	rels := e.cat.All()
 	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return int(a.ID) - int(b.ID) })
 	for _, rel := range rels {
-		if !hasJob(rel) || e.sinkHeld(rel) {
+		if !hasJob(rel) {
 			continue
 		}
 		j, err := e.buildJob(rel)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 
 	"github.com/weirdb/weir/engine"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
 )
 
@@ -15,7 +17,7 @@ func backupCmd(args []string) int {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", "./weir-data", "data directory to copy (no server may be running on it)")
 	to := fs.String("to", "", "new directory for the copy (must not exist, or be empty)")
-	handOver := fs.Bool("hand-over-sinks", false, "hold the sinks of --data-dir so that only the copy continues them")
+	handOver := fs.Bool("hand-over-sinks", false, "drop the sinks from --data-dir once copied, so that only the copy continues them")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -30,9 +32,26 @@ func backupCmd(args []string) int {
 	}
 	res, err := engine.BackupOffline(*dataDir, *to, *handOver, storage.Options{Logger: log})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir backup: %v\n", err)
+		fmt.Fprintf(os.Stderr, "weir backup: %s\n", describeErr(err))
 		return 1
 	}
 	fmt.Printf("backup of %s at epoch %d written to %s\n", *dataDir, res.Epoch, res.Dir)
 	return 0
+}
+
+// describeErr prints err with its SQLSTATE, detail and hint, as psql
+// prints a server's error.
+func describeErr(err error) string {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	out := fmt.Sprintf("%v (SQLSTATE %s)", err, pe.Code)
+	if pe.Detail != "" {
+		out += "\nDETAIL:  " + pe.Detail
+	}
+	if pe.Hint != "" {
+		out += "\nHINT:  " + pe.Hint
+	}
+	return out
 }

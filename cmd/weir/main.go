@@ -47,16 +47,16 @@ weir serve flags:
                          fsynced, so they survive restarts and crashes
   --state-cache-mb N     memory budget of the streaming state cache in MiB; clean
                          entries beyond it are evicted and read back from disk
-  --take-over-sinks      start the sinks of a database restored from a backup (or
-                         one that handed them over): its Kafka producers take over
-                         the sinks' transactional ids, fencing any other copy's
+  --take-over-sinks      run the sinks of a database restored from a backup (which
+                         refuses to start without it): its Kafka producers take
+                         over the sinks' transactional ids, fencing the original's
   --log-level LEVEL      debug, info, warn or error (default info)
 
 weir backup flags:
   --data-dir DIR         data directory to copy (no server may be running on it)
   --to DIR2              new directory for the copy (must not exist or be empty)
-  --hand-over-sinks      hold the sinks of DIR, so that only the copy (started with
-                         --take-over-sinks) continues them
+  --hand-over-sinks      drop the sinks from DIR once copied, so that only the copy
+                         (started with --take-over-sinks) continues them
 
 weir kafka flags:
   --listen ADDR          broker listener (default 127.0.0.1:9092; port 0 picks one)
@@ -108,7 +108,7 @@ func serve(args []string) int {
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
 	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
-	takeOverSinks := fs.Bool("take-over-sinks", false, "start the sinks of a restored copy (or of a database that handed them over): their producers fence any other copy's")
+	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -149,7 +149,7 @@ func serve(args []string) int {
 	}
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, TakeOverSinks: *takeOverSinks})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
+		fmt.Fprintf(os.Stderr, "weir: %s\n", describeErr(err))
 		return 1
 	}
 	defer eng.Close()
