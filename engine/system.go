@@ -338,7 +338,7 @@ func init() {
 	addSys("pg_catalog", "pg_inherits", "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", empty)
 	addSys("pg_catalog", "pg_trigger", "oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2 tgenabled:char tgisinternal:bool", empty)
 	addSys("pg_catalog", "pg_rewrite", "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool", empty)
-	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", empty)
+	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", descriptionRows)
 	addSys("pg_catalog", "pg_shdescription", "objoid:oid classoid:oid description:text", empty)
 	addSys("pg_catalog", "pg_extension", "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text", empty)
 	// Sources appear as foreign tables of one server per connector

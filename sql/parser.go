@@ -283,7 +283,9 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		}
 		s = &Reset{Name: n}
 	case "alter":
-		s, err = p.alterSystem()
+		s, err = p.alter()
+	case "comment":
+		s, err = p.comment()
 	case "begin", "start", "commit", "end", "rollback", "abort":
 		s, err = p.txn()
 	case "copy":

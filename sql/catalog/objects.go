@@ -59,6 +59,10 @@ type Relation struct {
 	// rather than misread its state. Empty for relations recorded before
 	// layouts were (format version 1) until the upgrade fills it in.
 	StateLayout []string
+	// Comment is COMMENT ON's text for the relation ("" when none), and
+	// ColComments COMMENT ON COLUMN's by column name.
+	Comment     string
+	ColComments map[string]string
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres

@@ -76,9 +76,14 @@ func TestBackupHandOver(t *testing.T) {
 	kafkatest.KeepLogs(t, c.LogPath)
 	p.w = c
 	p.check(total)
-	// The take-over lasts: a plain restart runs the sinks.
+	// The take-over lasts: a plain restart runs the sinks. Renamed
+	// sources and sinks keep their positions and transactions.
+	kafkatest.Exec(t, c.ConnString(), "ALTER SOURCE src RENAME TO input", "ALTER SINK out_plain RENAME TO plain_out")
 	c.SetArgs()
 	c.Restart()
+	if rows := kafkatest.Query(t, c.ConnString(), "SELECT name FROM weir.sinks ORDER BY name"); fmt.Sprint(rows) != "[[out_upsert] [plain_out]]" {
+		t.Fatalf("sinks after the renames: %q", rows)
+	}
 	p.produce(total + 200)
 	p.check(total + 200)
 }

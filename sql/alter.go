@@ -1,0 +1,122 @@
+package sql
+
+// Rename is ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK
+// [IF EXISTS] name RENAME TO new_name.
+type Rename struct {
+	Kind     string // as in Drop.Kind: "table", "view", "materialized view", "source", "sink"
+	Name     ObjectName
+	NewName  string
+	IfExists bool
+}
+
+// Comment is COMMENT ON TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK
+// name IS 'text' | NULL, or COMMENT ON COLUMN relation.column IS ...
+type Comment struct {
+	Kind   string // as in Drop.Kind, or "column"
+	Name   ObjectName
+	Column string // for "column"
+	// Text is the comment; nil (IS NULL) removes it.
+	Text *string
+}
+
+func (*Rename) stmt()  {}
+func (*Comment) stmt() {}
+
+// alter parses the ALTER statements: ALTER SYSTEM, and renames.
+func (p *stmtParser) alter() (Stmt, error) {
+	if p.word(1) == "system" {
+		return p.alterSystem()
+	}
+	p.pos++
+	kind, ok := p.relationKind()
+	if !ok {
+		return nil, p.errHere()
+	}
+	r := &Rename{Kind: kind, IfExists: p.accept("if", "exists")}
+	n, err := p.objectName()
+	if err != nil {
+		return nil, err
+	}
+	r.Name = n
+	if err := p.expect("rename", "to"); err != nil {
+		return nil, err
+	}
+	if r.NewName, err = p.name(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// relationKind parses the words naming a kind of relation.
+func (p *stmtParser) relationKind() (string, bool) {
+	switch {
+	case p.accept("table"):
+		return "table", true
+	case p.accept("view"):
+		return "view", true
+	case p.accept("materialized", "view"):
+		return "materialized view", true
+	case p.accept("source"):
+		return "source", true
+	case p.accept("sink"):
+		return "sink", true
+	}
+	return "", false
+}
+
+// comment parses COMMENT ON ... IS 'text' | NULL.
+func (p *stmtParser) comment() (Stmt, error) {
+	p.pos++
+	if err := p.expect("on"); err != nil {
+		return nil, err
+	}
+	c := &Comment{}
+	if p.accept("column") {
+		c.Kind = "column"
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		// relation.column or schema.relation.column.
+		if !p.acceptOp(".") {
+			if n.Schema == "" {
+				return nil, p.errHere()
+			}
+			c.Name, c.Column = ObjectName{Name: n.Schema}, n.Name
+		} else {
+			col, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			c.Name, c.Column = n, col
+		}
+	} else {
+		kind, ok := p.relationKind()
+		if !ok {
+			return nil, p.errHere()
+		}
+		c.Kind = kind
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		c.Name = n
+	}
+	if err := p.expect("is"); err != nil {
+		return nil, err
+	}
+	if p.accept("null") {
+		return c, nil
+	}
+	t := p.peek()
+	if t.Kind != TString {
+		return nil, p.errHere()
+	}
+	if t.Err != nil {
+		return nil, t.Err
+	}
+	p.pos++
+	text := t.Val
+	c.Text = &text
+	return c, nil
+}
