@@ -19,8 +19,17 @@ type Comment struct {
 	Text *string
 }
 
-func (*Rename) stmt()  {}
-func (*Comment) stmt() {}
+// SetParallelism is ALTER MATERIALIZED VIEW | SINK name SET PARALLELISM
+// { = | TO } n.
+type SetParallelism struct {
+	Kind string // "materialized view" or "sink"
+	Name ObjectName
+	N    string
+}
+
+func (*Rename) stmt()         {}
+func (*Comment) stmt()        {}
+func (*SetParallelism) stmt() {}
 
 // alter parses the ALTER statements: ALTER SYSTEM, and renames.
 func (p *stmtParser) alter() (Stmt, error) {
@@ -38,6 +47,16 @@ func (p *stmtParser) alter() (Stmt, error) {
 		return nil, err
 	}
 	r.Name = n
+	if !r.IfExists && p.accept("set", "parallelism") {
+		if !p.accept("to") && !p.acceptOp("=") {
+			return nil, p.errHere()
+		}
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		return &SetParallelism{Kind: kind, Name: n, N: v}, nil
+	}
 	if err := p.expect("rename", "to"); err != nil {
 		return nil, err
 	}
