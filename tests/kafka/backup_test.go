@@ -20,7 +20,7 @@ import (
 // original's view goes on counting. The original is stopped and more
 // input arrives. The copy refuses to start without --take-over-sinks (it
 // would write to the original's sinks), and with it resumes from the
-// backup's epoch: at the end its view equals the aggregate of all the
+// backup's epoch, its view and sinks rescaled as it catches up: at the end its view equals the aggregate of all the
 // input, the PLAIN sink's topic read at read_committed holds every input
 // record exactly once, and the UPSERT sink's topic ends at the view's rows
 // with every count increasing.
@@ -75,6 +75,19 @@ func TestBackupHandOver(t *testing.T) {
 	c := kafkatest.StartWeir(t, kafkatest.Options{Broker: p.b, DataDir: backupDir, Args: []string{"--take-over-sinks"}})
 	kafkatest.KeepLogs(t, c.LogPath)
 	p.w = c
+	// The restored copy runs its view and sinks at other parallelisms
+	// than the original did, while it catches up.
+	actors := func() string {
+		return fmt.Sprint(kafkatest.Query(t, c.ConnString(), "SELECT name, actors FROM weir.jobs ORDER BY name"))
+	}
+	before := actors()
+	kafkatest.Exec(t, c.ConnString(),
+		"ALTER MATERIALIZED VIEW agg SET PARALLELISM = 3",
+		"ALTER SINK out_plain SET PARALLELISM = 3",
+		"ALTER SINK out_upsert SET PARALLELISM = 1")
+	if after := actors(); after == before {
+		t.Fatalf("the actors did not change with the parallelism: %s", after)
+	}
 	p.check(total)
 	// The take-over lasts: a plain restart runs the sinks. Renamed
 	// sources and sinks keep their positions and transactions.
