@@ -212,10 +212,7 @@ func (s *Session) comment(st *sql.Comment) (wire.Result, error) {
 	if st.Kind != "column" && rel.Kind != renameKinds[st.Kind] {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind)
 	}
-	text := ""
-	if st.Text != nil {
-		text = *st.Text
-	}
+	text := st.Text
 	up := rel.Clone()
 	if st.Kind == "column" {
 		if !slices.ContainsFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == st.Column && !c.Hidden }) {

@@ -15,8 +15,8 @@ type Comment struct {
 	Kind   string // as in Drop.Kind, or "column"
 	Name   ObjectName
 	Column string // for "column"
-	// Text is the comment; nil (IS NULL) removes it.
-	Text *string
+	// Text is the comment; "" (or IS NULL) removes it, as in PostgreSQL.
+	Text string
 }
 
 // SetParallelism is ALTER MATERIALIZED VIEW | SINK name SET PARALLELISM
@@ -91,23 +91,26 @@ func (p *stmtParser) comment() (Stmt, error) {
 	}
 	c := &Comment{}
 	if p.accept("column") {
+		// [schema.]relation.column
 		c.Kind = "column"
-		n, err := p.objectName()
-		if err != nil {
-			return nil, err
-		}
-		// relation.column or schema.relation.column.
-		if !p.acceptOp(".") {
-			if n.Schema == "" {
-				return nil, p.errHere()
-			}
-			c.Name, c.Column = ObjectName{Name: n.Schema}, n.Name
-		} else {
-			col, err := p.name()
+		parts := []string{}
+		for {
+			n, err := p.name()
 			if err != nil {
 				return nil, err
 			}
-			c.Name, c.Column = n, col
+			parts = append(parts, n)
+			if len(parts) == 3 || !p.acceptOp(".") {
+				break
+			}
+		}
+		switch len(parts) {
+		case 2:
+			c.Name, c.Column = ObjectName{Name: parts[0]}, parts[1]
+		case 3:
+			c.Name, c.Column = ObjectName{Schema: parts[0], Name: parts[1]}, parts[2]
+		default:
+			return nil, p.errHere()
 		}
 	} else {
 		kind, ok := p.relationKind()
@@ -135,7 +138,6 @@ func (p *stmtParser) comment() (Stmt, error) {
 		return nil, t.Err
 	}
 	p.pos++
-	text := t.Val
-	c.Text = &text
+	c.Text = t.Val
 	return c, nil
 }
