@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -19,7 +21,9 @@ import (
 // to it. What is kept per actor is the backfill progress (an actor the
 // old count did not have finds the backfill finished when every old one
 // had) and the sinks' transactions (actor 0 commits those of actors the
-// new count no longer has).
+// new count no longer has, and once the jobs run again the transactional
+// ids of those actors are fenced, which aborts what they left open so
+// that read_committed readers are not held up until it times out).
 //
 // A job cannot be swapped for its rescaled self between two barriers (the
 // changes of the epochs in between would reach neither), so ALTER ... SET
@@ -73,6 +77,7 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" is still backfilling", st.Kind, rel.Name).
 			WithHint("Change its parallelism once CREATE has returned.")
 	}
+	old, _ := strconv.Atoi(rel.With["streaming_parallelism"])
 	up := rel.Clone()
 	up.With["streaming_parallelism"] = strconv.Itoa(n)
 	e.writeMu.Lock()
@@ -93,6 +98,9 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 		e.writeMu.Unlock()
 		if nj != nil && nj != j {
 			if err := e.st.drv.Barrier(ctx); err == nil {
+				if rel.Kind == catalog.KindSink && old > n {
+					e.fenceSinkActors(ctx, up, n, old)
+				}
 				return done(tag)
 			}
 		}
@@ -100,6 +108,26 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 		case <-ctx.Done():
 			return nil, pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while the jobs restart")
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// fenceSinkActors initialises, and closes, the Kafka producers of the
+// sink's actors [from, to), which its new parallelism no longer has: that
+// aborts any transaction they left open. Their recorded transactions
+// were committed by actor 0 as the job restarted. A failure is logged:
+// the broker aborts the transaction when it times out.
+func (e *Engine) fenceSinkActors(ctx context.Context, rel *catalog.Relation, from, to int) {
+	for a := from; a < to; a++ {
+		cfg, err := e.sinkConfig(rel, a)
+		if err == nil && cfg.Guarantee == kafka.ExactlyOnce {
+			var w *kafka.SinkWriter
+			if w, err = kafka.NewSinkWriter(ctx, cfg); err == nil {
+				w.Close()
+			}
+		}
+		if err != nil {
+			e.log.Warn("could not fence the transactional ids of a sink actor removed by a rescale", "sink", rel.Name, "actor", a, "err", err)
 		}
 	}
 }
