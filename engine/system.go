@@ -551,6 +551,19 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return "", false
 		}
 		return "PRIMARY KEY (" + strings.Join(pkColumns(r), ", ") + ")", true
+	case "obj_description":
+		if r, ok := cat.ByOID(oid); ok && r.Comment != "" {
+			return r.Comment, true
+		}
+		return "", false
+	case "col_description":
+		if r, ok := cat.ByOID(oid); ok {
+			if cs := visibleCols(r); col <= len(cs) {
+				t, ok := r.ColComments[cs[col-1].Name]
+				return t, ok
+			}
+		}
+		return "", false
 	case "pg_get_viewdef":
 		r, ok := cat.ByOID(oid)
 		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {
