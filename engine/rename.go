@@ -63,6 +63,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	}
 	renamed := rel.Clone()
 	renamed.Name = st.NewName
+	if rel.Kind != catalog.KindView && rel.Kind != catalog.KindMView {
+		// The definition is the whole CREATE statement, naming the
+		// relation itself (SHOW CREATE prints it).
+		renamed.SQL = renameOwn(rel.SQL, rel.Name, st.NewName)
+	}
 	changes := []*catalog.Relation{renamed}
 	originals := []*catalog.Relation{rel}
 	for _, d := range e.cat.Dependents(rel.ID) {
@@ -195,6 +200,22 @@ func renameInSQL(text, schema, old, new string) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// renameOwn rewrites the name in a relation's own CREATE statement: the
+// first identifier old, which follows CREATE <kind> [IF NOT EXISTS]
+// [schema.].
+func renameOwn(text, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	for _, t := range toks {
+		if (t.Kind == sql.TIdent || t.Kind == sql.TQIdent) && t.Val == old {
+			return text[:t.Off] + quoteIdent(new) + text[t.End:]
+		}
+	}
+	return text
 }
 
 // comment runs COMMENT ON ... IS 'text' | NULL.
