@@ -232,6 +232,9 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 // starts its actors; the caller then adds it with a barrier. Called under
 // writeMu.
 func (e *Engine) deployLocked(rel *catalog.Relation, plan func(*catalog.Relation) (planner.StreamNode, error)) (*jobRun, bool, error) {
+	if root, err := plan(rel); err == nil {
+		rel.StateLayout = stateLayout(root, rel.StateTables)
+	}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, false, err
 	}
@@ -393,6 +396,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 		return nil, err
 	}
 	e := s.eng
+	if err := e.checkSinksNotHeld(); err != nil {
+		return nil, err
+	}
 	with := connectorWith(st.With, st.Format, st.Encode)
 	if err := checkOptions(with, sinkOptions, "sink"); err != nil {
 		return nil, err

@@ -56,6 +56,10 @@ type Config struct {
 	// directory's file system (see disk.go): writes are refused below it.
 	// Zero means DefaultDiskReserveBytes; a negative value keeps none.
 	DiskReserveBytes int64
+	// TakeOverSinks starts the sinks of a database whose sinks a backup
+	// holds (a restored copy, or an original that handed its sinks over):
+	// see backup.go.
+	TakeOverSinks bool
 }
 
 // DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).
@@ -97,6 +101,8 @@ type Engine struct {
 	// databaseID is a random id made when the data directory was created
 	// (hex), part of the sinks' default transactional id prefix.
 	databaseID string
+	// sinksHeld is why the sinks are held (backup.go), nil when they run.
+	sinksHeld atomic.Pointer[string]
 }
 
 // metaDatabaseID is the meta entry holding Engine.databaseID.
@@ -142,6 +148,10 @@ func Open(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := openFormat(db, log); err != nil {
+		db.Close()
+		return nil, err
+	}
 	cat, err := catalog.Open(db)
 	if err != nil {
 		db.Close()
@@ -156,6 +166,14 @@ func Open(cfg Config) (*Engine, error) {
 	if e.databaseID, err = loadDatabaseID(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("database id: %w", err)
+	}
+	if err := e.upgradeFormat(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("upgrade data directory: %w", err)
+	}
+	if err := e.loadSinkHold(cfg.TakeOverSinks); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sink hold: %w", err)
 	}
 	e.nextPID.Store(uint32(time.Now().UnixNano()%100000) + 1000)
 	if err := e.startStreams(); err != nil {

@@ -305,6 +305,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 		mv.With[appendOnlyOption] = "true"
 	}
 	mv.Owner = s.roleOID
+	mv.StateLayout = stateLayout(root, mv.StateTables)
 	if err := e.cat.Create(mv); err != nil {
 		return nil, false, err
 	}

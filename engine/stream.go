@@ -570,6 +570,9 @@ func (e *Engine) buildJob(rel *catalog.Relation) (*jobRun, error) {
 	default:
 		root, err = planConnectorTable(rel)
 	}
+	if err == nil {
+		err = checkStateLayout(rel, root)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -342,7 +342,7 @@ func init() {
 	addSys("pg_catalog", "pg_inherits", "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", empty)
 	addSys("pg_catalog", "pg_trigger", "oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2 tgenabled:char tgisinternal:bool", empty)
 	addSys("pg_catalog", "pg_rewrite", "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool", empty)
-	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", empty)
+	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", descriptionRows)
 	addSys("pg_catalog", "pg_shdescription", "objoid:oid classoid:oid description:text", empty)
 	addSys("pg_catalog", "pg_extension", "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text", empty)
 	// Sources appear as foreign tables of one server per connector
@@ -561,6 +561,19 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return "", false
 		}
 		return "PRIMARY KEY (" + strings.Join(pkColumns(r), ", ") + ")", true
+	case "obj_description":
+		if r, ok := cat.ByOID(oid); ok && r.Comment != "" {
+			return r.Comment, true
+		}
+		return "", false
+	case "col_description":
+		if r, ok := cat.ByOID(oid); ok {
+			if cs := visibleCols(r); col <= len(cs) {
+				t, ok := r.ColComments[cs[col-1].Name]
+				return t, ok
+			}
+		}
+		return "", false
 	case "pg_get_viewdef":
 		r, ok := cat.ByOID(oid)
 		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {

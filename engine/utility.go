@@ -121,6 +121,16 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			}
 			return done("FLUSH")
 		}), nil
+	case *sql.Rename:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
+	case *sql.SetParallelism:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.setParallelism(ctx, st) }), nil
+	case *sql.Comment:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.comment(st) }), nil
+	case *sql.Backup:
+		return &utilPrepared{fields: backupFields, run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+			return s.runBackup(ctx, st, io)
+		}}, nil
 	case *sql.AlterSystem:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSystem(ctx, st) }), nil
 	case *sql.AlterJob:

@@ -185,9 +185,28 @@ func init() {
 		defRow(n, func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(0) })
 	}
 	defRow("pg_size_pretty", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
-	for _, n := range []string{"obj_description", "col_description", "shobj_description", "inet_server_addr", "inet_server_port"} {
+	for _, n := range []string{"shobj_description", "inet_server_addr", "inet_server_port"} {
 		defRow(n, nullFn)
 	}
+	// COMMENT ON's texts, from the session's catalog.
+	defRow("obj_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].Null || len(d) > 1 && !d[1].Null && d[1].S != "pg_class" {
+			return types.NullDatum, nil
+		}
+		if s, ok := describe(ctx, "obj_description", d[0].I, 0, false); ok {
+			return dText(s)
+		}
+		return types.NullDatum, nil
+	})
+	defRow("col_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if d[0].Null || d[1].Null || d[1].I <= 0 {
+			return types.NullDatum, nil
+		}
+		if s, ok := describe(ctx, "col_description", d[0].I, int(d[1].I), false); ok {
+			return dText(s)
+		}
+		return types.NullDatum, nil
+	})
 	defRow("pg_postmaster_start_time", func(*EvalCtx, []types.Datum) (types.Datum, error) {
 		return dInt(startTime.UnixMicro())
 	})

@@ -250,6 +250,14 @@ type Explain struct {
 // Flush is FLUSH: wait for the next committed checkpoint.
 type Flush struct{}
 
+// Backup is BACKUP TO 'directory' [WITH (...)]: write a consistent copy
+// of the whole database, at one committed epoch, into a new directory on
+// the server's machine.
+type Backup struct {
+	Dir  string
+	With map[string]string
+}
+
 // Truncate is TRUNCATE [TABLE] name[, ...].
 type Truncate struct{ Names []ObjectName }
 
@@ -278,6 +286,7 @@ func (*Txn) stmt()          {}
 func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
 func (*Flush) stmt()        {}
+func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}
 func (*Discard) stmt()      {}

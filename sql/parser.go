@@ -283,17 +283,16 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		}
 		s = &Reset{Name: n}
 	case "alter":
-		switch w := p.word(1); w {
-		case "system":
-			s, err = p.alterSystem()
-		case "role", "user":
+		if w := p.word(1); w == "role" || w == "user" {
 			p.pos++
 			s, err = p.alterRole()
-		default:
-			s, err = p.alterJob()
+		} else {
+			s, err = p.alter()
 		}
 	case "grant", "revoke":
 		s, err = p.grant()
+	case "comment":
+		s, err = p.comment()
 	case "begin", "start", "commit", "end", "rollback", "abort":
 		s, err = p.txn()
 	case "copy":
@@ -303,6 +302,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 	case "flush":
 		p.pos++
 		s = &Flush{}
+	case "backup":
+		s, err = p.backup()
 	case "truncate":
 		p.pos++
 		p.accept("table")
@@ -499,28 +500,6 @@ func (p *stmtParser) alterSystem() (Stmt, error) {
 		}
 	}
 	return &AlterSystem{Name: name, Value: strings.Join(vals, ", ")}, nil
-}
-
-// alterJob parses ALTER MATERIALIZED VIEW | SINK name RESUME.
-func (p *stmtParser) alterJob() (Stmt, error) {
-	p.pos++
-	var kind string
-	switch {
-	case p.accept("materialized", "view"):
-		kind = "materialized view"
-	case p.accept("sink"):
-		kind = "sink"
-	default:
-		return nil, p.errHere()
-	}
-	name, err := p.objectName()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expect("resume"); err != nil {
-		return nil, err
-	}
-	return &AlterJob{Kind: kind, Name: name, Action: "resume"}, nil
 }
 
 func (p *stmtParser) txn() (Stmt, error) {
@@ -843,3 +822,28 @@ func (p *stmtParser) unsupported(what string) error {
 }
 
 var _ = fmt.Sprint
+
+// backup parses BACKUP TO 'directory' [WITH (option = value, ...)].
+func (p *stmtParser) backup() (Stmt, error) {
+	p.pos++
+	if err := p.expect("to"); err != nil {
+		return nil, err
+	}
+	t := p.peek()
+	if t.Kind != TString {
+		return nil, p.errHere()
+	}
+	if t.Err != nil {
+		return nil, t.Err
+	}
+	p.pos++
+	b := &Backup{Dir: t.Val, With: map[string]string{}}
+	if p.accept("with") {
+		w, err := p.options()
+		if err != nil {
+			return nil, err
+		}
+		b.With = w
+	}
+	return b, nil
+}

@@ -46,6 +46,7 @@ const (
 // safe for concurrent use.
 type DB struct {
 	dir  string
+	fs   vfs.FS
 	pdb  *pebble.DB
 	lock io.Closer
 	log  *slog.Logger
@@ -102,7 +103,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		lock.Close()
 		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not open database in %q", dir))
 	}
-	return &DB{dir: dir, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{}}, nil
+	return &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{}}, nil
 }
 
 func syncDir(fs vfs.FS, dir string) error {

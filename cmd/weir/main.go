@@ -35,6 +35,8 @@ Usage:
   weir bench nexmark [flags]
                         run the Nexmark benchmark in process over the built-in
                         generator (weir bench nexmark -h for its flags)
+  weir backup [flags]   copy a stopped server's data directory at its last
+                        committed epoch (weir serve --data-dir COPY resumes it)
   weir version          print the version
 
 weir serve flags:
@@ -50,6 +52,9 @@ weir serve flags:
                          entries beyond it are evicted and read back from disk
   --disk-reserve-mb N    free space kept on the data directory's file system: below
                          it writes fail with 53100 and reads go on (default 128)
+  --take-over-sinks      run the sinks of a database restored from a backup (which
+                         refuses to start without it): its Kafka producers take
+                         over the sinks' transactional ids, fencing the original's
   --log-level LEVEL      debug, info, warn or error (default info)
   --auth METHOD          trust or password (SCRAM-SHA-256); default trust when the
                          listener is loopback, password otherwise; trust is refused
@@ -64,6 +69,12 @@ weir serve flags:
   --allowed-connector-hosts H,...
                          hosts (or host:port) that sources and sinks may reach;
                          others are refused with 42501 (default: any)
+
+weir backup flags:
+  --data-dir DIR         data directory to copy (no server may be running on it)
+  --to DIR2              new directory for the copy (must not exist or be empty)
+  --hand-over-sinks      drop the sinks from DIR once copied, so that only the copy
+                         (started with --take-over-sinks) continues them
 
 weir kafka flags:
   --listen ADDR          broker listener (default 127.0.0.1:9092; port 0 picks one)
@@ -98,6 +109,8 @@ func main() {
 		os.Exit(replay(os.Args[2:]))
 	case "bench":
 		os.Exit(bench(os.Args[2:]))
+	case "backup":
+		os.Exit(backupCmd(os.Args[2:]))
 	case "version", "--version", "-v":
 		fmt.Printf("weir %s (Postgres protocol %s)\n", engine.Version, engine.ServerVersion)
 	case "help", "-h", "--help":
@@ -116,6 +129,7 @@ func serve(args []string) int {
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
 	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
 	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
+	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	sec := securityFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -166,9 +180,9 @@ func serve(args []string) int {
 		reserve = -1 // none
 	}
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword,
-		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve})
+		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir: %v\n", err)
+		fmt.Fprintf(os.Stderr, "weir: %s\n", describeErr(err))
 		return 1
 	}
 	defer eng.Close()

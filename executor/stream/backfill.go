@@ -393,9 +393,40 @@ func (b *Backfill) persist(epoch uint64) error {
 }
 
 // load reads the actor's persisted progress, as of the committed epoch.
+// An actor with no progress of its own in a job whose other actors have
+// some is an actor added by a change of parallelism (ALTER ... SET
+// PARALLELISM, or a restore): when every recorded actor had finished, the
+// backfill is done for all (the whole snapshot was read, by hash
+// partitions of the old count); otherwise its positions, which are per
+// partition, cannot be split again, and the job fails rather than read
+// the snapshot twice (the engine rescales finished backfills only).
 func (b *Backfill) load() (types.Row, bool, error) {
 	if b.st != nil {
-		return b.st.Get(types.Row{types.DInt(int64(b.actx.Index))})
+		row, ok, err := b.st.Get(types.Row{types.DInt(int64(b.actx.Index))})
+		if err != nil || ok {
+			return row, ok, err
+		}
+		it := b.st.Iter(nil, false)
+		defer it.Close()
+		seen, allDone := 0, true
+		for {
+			r, err := it.Next()
+			if err != nil {
+				return nil, false, err
+			}
+			if r == nil {
+				break
+			}
+			seen++
+			allDone = allDone && r[0].Bool()
+		}
+		if seen == 0 {
+			return nil, false, nil
+		}
+		if !allDone {
+			return nil, false, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the backfill of %s was not finished when its parallelism changed", b.rel.Name)
+		}
+		return types.Row{types.DBool(true), types.DInt(0), types.NullDatum}, true, nil
 	}
 	v, ok, err := b.actx.DB.Meta(b.meta)
 	if err != nil || !ok {

@@ -211,6 +211,57 @@ func (c *Catalog) Replace(rel *Relation) error {
 	return nil
 }
 
+// ReplaceAll overwrites several relations at once, in one durable batch
+// (ALTER ... RENAME TO rewriting the definitions of the dependents): as
+// Replace for each, with name conflicts checked against the catalog as it
+// will be after the whole change.
+func (c *Catalog) ReplaceAll(rels ...*Relation) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	changing := map[uint32]bool{}
+	for _, rel := range rels {
+		if _, ok := c.byID[rel.ID]; !ok {
+			return pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", rel.ID)
+		}
+		changing[rel.ID] = true
+	}
+	var stored []*Relation
+	taken := map[[2]string]bool{}
+	for _, rel := range rels {
+		st := rel.Clone()
+		st.Schema = normSchema(st.Schema)
+		st.OID = c.byID[rel.ID].OID
+		if err := c.checkSchema(st.Schema, st.Name); err != nil {
+			return err
+		}
+		key := [2]string{st.Schema, st.Name}
+		if other, dup := c.byName[st.Schema][st.Name]; (dup && !changing[other.ID]) || taken[key] {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name)
+		}
+		taken[key] = true
+		stored = append(stored, st)
+	}
+	err := c.write(func(b *storage.Batch) error {
+		for _, st := range stored {
+			if err := putRelation(b, st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, st := range stored {
+		c.unindex(c.byID[st.ID])
+	}
+	for _, st := range stored {
+		c.byID[st.ID] = st
+		c.index(st)
+	}
+	return nil
+}
+
 // Drop removes the relations with the given ids and all their data (the
 // table keyspace of each id) in one durable batch. Dropping a relation
 // that others still depend on is refused with 2BP01 unless the dependents
@@ -422,6 +473,8 @@ func (r *Relation) Clone() *Relation {
 	c.With = maps.Clone(r.With)
 	c.StateTables = slices.Clone(r.StateTables)
 	c.ACL = maps.Clone(r.ACL)
+	c.StateLayout = slices.Clone(r.StateLayout)
+	c.ColComments = maps.Clone(r.ColComments)
 	return &c
 }
 
@@ -480,8 +533,12 @@ type relationEntry struct {
 	State  []uint32          `json:"state_tables,omitempty"`
 	// Owner is the owning role's OID; entries written before roles
 	// existed have none and belong to the bootstrap superuser.
-	Owner uint32         `json:"owner,omitempty"`
-	ACL   map[uint32]int `json:"acl,omitempty"`
+	Owner  uint32         `json:"owner,omitempty"`
+	ACL    map[uint32]int `json:"acl,omitempty"`
+	Layout []string       `json:"state_layout,omitempty"`
+	// Comment and ColComments are COMMENT ON's texts.
+	Comment     string            `json:"comment,omitempty"`
+	ColComments map[string]string `json:"column_comments,omitempty"`
 }
 
 type columnEntry struct {
@@ -500,7 +557,8 @@ var kindNames = map[Kind]string{
 
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
-		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner}
+		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
+		Comment: rel.Comment, ColComments: rel.ColComments}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -542,7 +600,8 @@ func decodeRelation(v []byte) (*Relation, error) {
 		return nil, corrupt("relation %q has format version %d", e.Name, e.V)
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
-		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner}
+		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
+		Comment: e.Comment, ColComments: e.ColComments}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
 	}

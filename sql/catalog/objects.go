@@ -58,6 +58,17 @@ type Relation struct {
 	Owner uint32
 	// ACL holds the privileges granted on the relation to other roles.
 	ACL ACL
+	// StateLayout describes, per entry of StateTables, the layout its
+	// operator reads and writes (operator, columns and key), as planned
+	// when the relation was created. A later plan of the relation must
+	// give every state table the same layout, or the job refuses to start
+	// rather than misread its state. Empty for relations recorded before
+	// layouts were (format version 1) until the upgrade fills it in.
+	StateLayout []string
+	// Comment is COMMENT ON's text for the relation ("" when none), and
+	// ColComments COMMENT ON COLUMN's by column name.
+	Comment     string
+	ColComments map[string]string
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+)
+
+// Format versions. A data directory records the format of what it holds
+// (the catalog and the encodings of the state tables) in the meta entry
+// system/format_version; a directory without it was written before
+// versions were recorded and is version 1. A weir opens a directory of
+// its own version or an older one, upgrading it (each step below, in
+// order, durably) before anything else reads it; a directory of a newer
+// version is refused: this weir would misread it.
+//
+//	1  the format of weir 0.1 (catalog entries as JSON, "v":1)
+//	2  every streaming relation records the layout of each of its state
+//	   tables (catalog.Relation.StateLayout); jobs refuse a plan whose
+//	   layout differs from the recorded one. Backups record their origin
+//	   (system/restored_from) and may hold the sinks (system/sinks_held).
+const (
+	// FormatVersion is the data directory format this weir writes.
+	FormatVersion = 2
+	// metaFormatVersion is the meta entry holding the format (decimal).
+	metaFormatVersion = "system/format_version"
+)
+
+// readFormat returns the directory's format version: 1 when none is
+// recorded, 0 for a directory never used (no committed epoch, no catalog
+// entry, no version).
+func readFormat(db *storage.DB) (int, error) {
+	v, ok, err := db.Meta(metaFormatVersion)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 {
+			return 0, pgerr.New(pgerr.DataCorrupted, "corrupt format version %q in the data directory", v)
+		}
+		return n, nil
+	}
+	if _, used, err := db.Meta("counter/" + "relation"); err != nil || used {
+		return 1, err
+	}
+	if _, used, err := db.Meta(storage.MetaCommittedEpoch); err != nil || used {
+		return 1, err
+	}
+	return 0, nil
+}
+
+// checkFormat refuses a data directory written by a newer weir.
+func checkFormat(db *storage.DB) error {
+	v, err := readFormat(db)
+	if err != nil {
+		return err
+	}
+	if v > FormatVersion {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "database files are incompatible with this weir").
+			WithDetail("The data directory %s has format version %d; this weir (%s) reads versions up to %d.", db.Dir(), v, Version, FormatVersion).
+			WithHint("Run a weir at least as new as the one that wrote it.")
+	}
+	return nil
+}
+
+// openFormat checks the directory's format and records the current one
+// for a new directory. An older directory is upgraded by upgradeFormat
+// once the catalog is open.
+func openFormat(db *storage.DB, log *slog.Logger) error {
+	if err := checkFormat(db); err != nil {
+		return err
+	}
+	v, err := readFormat(db)
+	if err != nil || v != 0 {
+		return err
+	}
+	return writeFormat(db, FormatVersion)
+}
+
+func writeFormat(db *storage.DB, v int) error {
+	b := db.NewBatch()
+	defer b.Close()
+	if err := b.SetMeta(metaFormatVersion, []byte(strconv.Itoa(v))); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// upgradeFormat brings an older data directory to FormatVersion, one
+// version at a time. Called by Open after the catalog is loaded and
+// before any job starts.
+func (e *Engine) upgradeFormat() error {
+	v, err := readFormat(e.db)
+	if err != nil {
+		return err
+	}
+	for v < FormatVersion {
+		switch v {
+		case 1:
+			// Version 2 records every streaming relation's state layout:
+			// plan each as this weir does (with its recorded state table
+			// ids) and record what the plan reads and writes. A relation
+			// whose plan fails keeps no layout; its job reports the error.
+			for _, rel := range e.cat.All() {
+				if !hasJob(rel) || len(rel.StateLayout) > 0 {
+					continue
+				}
+				root, err := e.planRel(rel)
+				if err != nil {
+					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
+					continue
+				}
+				up := rel.Clone()
+				up.StateLayout = stateLayout(root, rel.StateTables)
+				if err := e.cat.Replace(up); err != nil {
+					return err
+				}
+			}
+		}
+		v++
+		if err := writeFormat(e.db, v); err != nil {
+			return err
+		}
+		e.log.Info("data directory upgraded", "format_version", v)
+	}
+	return nil
+}
+
+// planRel plans rel's job with its recorded state table ids.
+func (e *Engine) planRel(rel *catalog.Relation) (planner.StreamNode, error) {
+	switch {
+	case rel.Kind == catalog.KindMView:
+		return e.planView(rel)
+	case rel.Kind == catalog.KindSink:
+		return e.planSinkRel(rel)
+	default:
+		return planConnectorTable(rel)
+	}
+}
+
+// checkStateLayout compares the layout of a plan of rel with the one rel
+// recorded when it was created: a plan that would read its state tables
+// differently (a planner change since) is refused with 55000 naming the
+// first difference, never run over state it would misread.
+func checkStateLayout(rel *catalog.Relation, root planner.StreamNode) error {
+	if len(rel.StateLayout) == 0 {
+		return nil
+	}
+	got := stateLayout(root, rel.StateTables)
+	for i := range max(len(got), len(rel.StateLayout)) {
+		var want, have string
+		if i < len(rel.StateLayout) {
+			want = rel.StateLayout[i]
+		}
+		if i < len(got) {
+			have = got[i]
+		}
+		if want != have {
+			return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" cannot run on this weir: its state table %d was written as %s, and this weir would read it as %s",
+				kindWords[rel.Kind], rel.Name, i+1, orNone(want), orNone(have)).
+				WithHint("Run the weir version that created it, or drop and create it again.")
+		}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// stateLayout describes each state table of the plan rooted at root, in
+// the order of ids: operator name, column types, key columns with their
+// order, and the distribution key. Column names are left out: they do
+// not change how a row is stored.
+func stateLayout(root planner.StreamNode, ids []uint32) []string {
+	byID := map[uint32]planner.StateTableDesc{}
+	collectStates(reflect.ValueOf(root), byID, 0)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		d, ok := byID[id]
+		if !ok {
+			out[i] = "unused"
+			continue
+		}
+		out[i] = describeState(d)
+	}
+	return out
+}
+
+func describeState(d planner.StateTableDesc) string {
+	var b strings.Builder
+	b.WriteString(d.Name)
+	b.WriteByte('(')
+	for i, c := range d.Cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.T.String())
+	}
+	b.WriteString(") key ")
+	fmt.Fprint(&b, d.KeyCols)
+	if slices.Contains(d.OrderDesc, true) {
+		b.WriteString(" desc ")
+		fmt.Fprint(&b, d.OrderDesc)
+	}
+	if len(d.DistKeyCols) > 0 {
+		b.WriteString(" dist ")
+		fmt.Fprint(&b, d.DistKeyCols)
+	}
+	return b.String()
+}
+
+var (
+	stateDescType = reflect.TypeOf(planner.StateTableDesc{})
+	plannerPkg    = stateDescType.PkgPath()
+)
+
+// collectStates finds every StateTableDesc reachable from v through the
+// planner's own types (plan nodes, their specs, slices of them).
+func collectStates(v reflect.Value, out map[uint32]planner.StateTableDesc, depth int) {
+	if depth > 100 || !v.IsValid() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		collectStates(v.Elem(), out, depth+1)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() != reflect.Interface && v.Type().Elem().PkgPath() != plannerPkg &&
+			!(v.Type().Elem().Kind() == reflect.Pointer && v.Type().Elem().Elem().PkgPath() == plannerPkg) {
+			return
+		}
+		for i := range v.Len() {
+			collectStates(v.Index(i), out, depth+1)
+		}
+	case reflect.Struct:
+		if v.Type() == stateDescType {
+			d := v.Interface().(planner.StateTableDesc)
+			if d.ID != 0 {
+				out[d.ID] = d
+			}
+			return
+		}
+		if v.Type().PkgPath() != plannerPkg {
+			return
+		}
+		for i := range v.NumField() {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			collectStates(v.Field(i), out, depth+1)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// Stable identity. Everything a relation keeps is keyed by its id: its
+// rows and state tables ([table id][key]), its sources' positions, its
+// sinks' transactional ids, the jobs reading it. So ALTER ... RENAME TO
+// changes only catalog entries: the relation's name, and the stored
+// definitions of the relations that name it in their SQL, rewritten to
+// the new name (as RisingWave does; PostgreSQL's views follow by oid).
+// The rewritten definitions must plan exactly as before: the same
+// columns, and for streaming relations the same state layout, or the
+// rename is undone and refused. Running jobs keep running; nothing is
+// re-planned until the next start.
+
+// renameKinds maps ALTER's kind words to catalog kinds.
+var renameKinds = dropKinds
+
+// rename runs ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK name
+// RENAME TO new_name.
+func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("ALTER"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	tag := "ALTER " + strings.ToUpper(st.Kind)
+	want := renameKinds[st.Kind]
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	if !ok {
+		if st.IfExists {
+			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
+			return done(tag)
+		}
+		code := pgerr.UndefinedTable
+		if want == catalog.KindSource || want == catalog.KindSink {
+			code = pgerr.UndefinedObject
+		}
+		return nil, pgerr.New(code, "%s \"%s\" does not exist", st.Kind, st.Name.Name)
+	}
+	if rel.Kind != want {
+		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind).
+			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
+	}
+	if st.NewName == rel.Name {
+		return done(tag)
+	}
+	if _, taken := e.cat.Lookup(rel.Schema, st.NewName); taken {
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.NewName)
+	}
+	renamed := rel.Clone()
+	renamed.Name = st.NewName
+	if rel.Kind != catalog.KindView && rel.Kind != catalog.KindMView {
+		// The definition is the whole CREATE statement, naming the
+		// relation itself (SHOW CREATE prints it).
+		renamed.SQL = renameOwn(rel.SQL, rel.Name, st.NewName)
+	}
+	changes := []*catalog.Relation{renamed}
+	originals := []*catalog.Relation{rel}
+	for _, d := range e.cat.Dependents(rel.ID) {
+		text := renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
+		if text == d.SQL {
+			continue
+		}
+		nd := d.Clone()
+		nd.SQL = text
+		changes = append(changes, nd)
+		originals = append(originals, d)
+	}
+	e.writeMu.Lock()
+	err := e.cat.ReplaceAll(changes...)
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	// Each rewritten definition must mean what it meant.
+	for i, nd := range changes[1:] {
+		cur, _ := e.cat.ByID(nd.ID)
+		if err := e.samePlan(originals[i+1], cur); err != nil {
+			e.writeMu.Lock()
+			undoErr := e.cat.ReplaceAll(originals...)
+			e.writeMu.Unlock()
+			if undoErr != nil {
+				e.log.Error("could not undo a refused rename", "relation", rel.Name, "err", undoErr)
+			}
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot rename %s \"%s\": the definition of %s \"%s\" could not follow the new name",
+				st.Kind, rel.Name, kindWords[nd.Kind], nd.Name).
+				WithDetail("%v", err).
+				WithHint("Drop %s, rename, and create it again.", nd.Name)
+		}
+	}
+	// The running jobs keep their plans; their relations' names follow.
+	e.writeMu.Lock()
+	for _, j := range e.st.jobs {
+		if r, ok := e.cat.ByID(j.rel.ID); ok && r.Name != j.rel.Name || ok && r.SQL != j.rel.SQL {
+			j.rel = r
+		}
+	}
+	e.writeMu.Unlock()
+	e.log.Info("renamed relation", "kind", st.Kind, "from", rel.Name, "to", st.NewName, "id", rel.ID, "rewritten_definitions", len(changes)-1)
+	return done(tag)
+}
+
+// samePlan checks that now, a relation whose definition was rewritten,
+// binds to the columns of before and, when it is streaming, plans to the
+// same state layout.
+func (e *Engine) samePlan(before, now *catalog.Relation) error {
+	switch now.Kind {
+	case catalog.KindView:
+		q, err := parseQuery(now.SQL)
+		if err != nil {
+			return err
+		}
+		b, err := planner.Bind(q, e.internalSession().catalogView(), nil)
+		if err != nil {
+			return err
+		}
+		got := b.Plan.Schema()
+		if len(got) != len(before.Cols) {
+			return fmt.Errorf("it has %d columns, not %d", len(got), len(before.Cols))
+		}
+		for i, c := range got {
+			if c.Name != before.Cols[i].Name || c.T.OID() != before.Cols[i].T.OID() {
+				return fmt.Errorf("column %d is %s %s, not %s %s", i+1, c.Name, c.T, before.Cols[i].Name, before.Cols[i].T)
+			}
+		}
+		return nil
+	}
+	if !hasJob(now) {
+		return nil
+	}
+	root, err := e.planRel(now)
+	if err != nil {
+		return err
+	}
+	want := before.StateLayout
+	if len(want) == 0 {
+		if r0, err := e.planRel(before); err == nil {
+			want = stateLayout(r0, before.StateTables)
+		}
+	}
+	if got := stateLayout(root, now.StateTables); !slices.Equal(got, want) {
+		return fmt.Errorf("its state layout would change from %q to %q", want, got)
+	}
+	if m, ok := root.(*planner.StreamMaterialize); ok {
+		out := m.Input.Base().Out
+		for i, src := range m.Cols {
+			if i < len(before.Cols) && src < len(out) && out[src].T.OID() != before.Cols[i].T.OID() {
+				return fmt.Errorf("column %s would change type", before.Cols[i].Name)
+			}
+		}
+	}
+	return nil
+}
+
+// renameInSQL rewrites the references to the relation schema.old in a
+// stored definition to name new: every identifier old that is not
+// qualified by something other than schema (a column of another
+// relation), including qualifiers of columns (old.col). Strings,
+// comments and other identifiers are kept byte for byte.
+func renameInSQL(text, schema, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(t sql.Token) bool { return t.Kind == sql.TIdent || t.Kind == sql.TQIdent }
+	dot := func(i int) bool { return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == "." }
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if !ident(t) || t.Val != old {
+			continue
+		}
+		if dot(i - 1) {
+			// qualifier.old: a reference only when the qualifier is the
+			// relation's schema.
+			if i < 2 || !ident(toks[i-2]) || toks[i-2].Val != schema {
+				continue
+			}
+		}
+		b.WriteString(text[last:t.Off])
+		b.WriteString(quoteIdent(new))
+		last = t.End
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// renameOwn rewrites the name in a relation's own CREATE statement: the
+// first identifier old, which follows CREATE <kind> [IF NOT EXISTS]
+// [schema.].
+func renameOwn(text, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	for _, t := range toks {
+		if (t.Kind == sql.TIdent || t.Kind == sql.TQIdent) && t.Val == old {
+			return text[:t.Off] + quoteIdent(new) + text[t.End:]
+		}
+	}
+	return text
+}
+
+// comment runs COMMENT ON ... IS 'text' | NULL.
+func (s *Session) comment(st *sql.Comment) (wire.Result, error) {
+	if err := s.noDDLInBlock("COMMENT"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
+	}
+	if st.Kind != "column" && rel.Kind != renameKinds[st.Kind] {
+		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind)
+	}
+	text := st.Text
+	up := rel.Clone()
+	if st.Kind == "column" {
+		if !slices.ContainsFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == st.Column && !c.Hidden }) {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
+		}
+		if up.ColComments == nil {
+			up.ColComments = map[string]string{}
+		}
+		if text == "" {
+			delete(up.ColComments, st.Column)
+		} else {
+			up.ColComments[st.Column] = text
+		}
+	} else {
+		up.Comment = text
+	}
+	e.writeMu.Lock()
+	err := e.cat.Replace(up)
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return done("COMMENT")
+}
+
+// descriptionRows are pg_description's rows: the comments of relations
+// (objsubid 0) and of their columns (objsubid = attnum).
+func descriptionRows(e *Engine, _ *Session) []types.Row {
+	var rows []types.Row
+	for _, r := range e.cat.All() {
+		if r.Comment != "" {
+			rows = append(rows, types.Row{vOid(r.OID), vOid(oidPgClassRel), types.DInt(0), types.DString(r.Comment)})
+		}
+		for i, c := range r.Cols {
+			if t, ok := r.ColComments[c.Name]; ok && !c.Hidden {
+				rows = append(rows, types.Row{vOid(r.OID), vOid(oidPgClassRel), types.DInt(int64(attnum(r, i))), types.DString(t)})
+			}
+		}
+	}
+	return rows
+}
