@@ -590,7 +590,9 @@ func (b *binder) binary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	case opcode.Mod:
 		sym = "%"
 	case opcode.Xor:
-		sym = "^"
+		// The bridge writes PostgreSQL's # (XOR) as TiDB's ^; PostgreSQL's
+		// ^ (power) arrives as a call of power.
+		sym = "#"
 	case opcode.And:
 		sym = "&"
 	case opcode.Or:
