@@ -596,7 +596,8 @@ func (e *emitter) node(n *node, next *node) {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
 			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
-				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen()) {
+				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
+					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values")) {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -610,7 +611,13 @@ func (e *emitter) node(n *node, next *node) {
 		case THexString:
 			e.write("x'"+t.Val+"'", t.Off)
 		case TNumber:
-			e.write(plainNumber(t.Val), t.Off)
+			v := plainNumber(t.Val)
+			if e.strict && strings.HasSuffix(v, ".") {
+				// TiDB reads 5. AS c as a qualified name; (5.) is the
+				// same numeric.
+				v = "(" + v + ")"
+			}
+			e.write(v, t.Off)
 		case TParam:
 			n, _ := strconv.Atoi(t.Val)
 			if e.params == nil {

@@ -82,6 +82,15 @@ var mysqlFuncs = wordSet(`group_concat date_add date_sub adddate subdate timesta
 	get_format weight_string std json_arrayagg json_objectagg approx_count_distinct approx_percentile
 	curdate curtime sysdate utc_date utc_time utc_timestamp if ifnull nvl`)
 
+// selectOptions are TiDB's SELECT modifiers; PostgreSQL sees names
+// (STRAIGHT_JOIN (x) is a call of a function straight_join).
+var selectOptions = wordSet(`straight_join sql_no_cache sql_cache sql_calc_found_rows high_priority
+	sql_small_result sql_big_result sql_buffer_result distinctrow`)
+
+// literalStops are keywords after which a string constant is no
+// expression PostgreSQL takes.
+var literalStops = wordSet(`true false null end`)
+
 // internalFuncs are the function names the bridge writes for the forms
 // TiDB lacks (doc.go's rewrite contract). They are not PostgreSQL
 // functions, so a call written by the user is 42883 as in PostgreSQL.
@@ -132,6 +141,14 @@ func checkDialect(src string, toks []Token) error {
 			}
 			if t.Kind == TIdent && t.Val == "with" && next.Kind == TIdent && next.Val == "rollup" {
 				return syntaxErrorAt(src, t)
+			}
+			if t.Kind == TIdent && t.Val == "tablesample" {
+				return tablesample(src, toks, i)
+			}
+			if next.Kind == TString {
+				if err := typedLiteral(src, toks, i); err != nil {
+					return err
+				}
 			}
 		case TString:
 			// A string right after a number, a parameter or a closing
@@ -295,4 +312,50 @@ func checkCollation(src string, n *node) error {
 		return pgerr.New(pgerr.FeatureNotSupported, "collation \"%s\" is not supported", name).WithPosition(charPos(src, n.off))
 	}
 	return pgerr.New(pgerr.UndefinedObject, "collation \"%s\" for encoding \"UTF8\" does not exist", name).WithPosition(charPos(src, n.off))
+}
+
+// typedLiteral checks the name at toks[i] that a string constant follows:
+// PostgreSQL reads name 'str' as a constant of the type name, so a name
+// that is no type is 42704 (3F000 with a schema that does not exist),
+// and a string after TRUE, FALSE, NULL or END, or after a collation
+// name, is a syntax error.
+func typedLiteral(src string, toks []Token, i int) error {
+	t, str := toks[i], toks[i+1]
+	if t.Kind == TIdent && literalStops[t.Val] || i > 0 && toks[i-1].Kind == TIdent && toks[i-1].Val == "collate" {
+		return syntaxErrorAt(src, str)
+	}
+	if t.Kind == TIdent && pgKeywords[t.Val] {
+		return nil // type keywords (interval, int, ...) and clause words
+	}
+	if i > 1 && toks[i-1].Kind == TOp && toks[i-1].Val == "." {
+		q := toks[i-2]
+		if q.Val == "pg_catalog" {
+			return nil
+		}
+		if q.Val != "public" {
+			return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", q.Val).WithPosition(charPos(src, q.Off))
+		}
+		t = q
+	}
+	if _, err := ParseType(quoteIdent(toks[i].Val)); err != nil {
+		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.UndefinedObject {
+			return pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", toks[i].Val).WithPosition(charPos(src, t.Off))
+		}
+	}
+	return nil
+}
+
+// tablesample refuses TABLESAMPLE at toks[i]: weir samples no tables.
+// PostgreSQL's grammar wants method(args): without arguments it is a
+// syntax error, and a method it has not got is 42704.
+func tablesample(src string, toks []Token, i int) error {
+	if i+3 < len(toks) && toks[i+2].Val == "(" && toks[i+3].Val == ")" {
+		return syntaxErrorAt(src, toks[i+3])
+	}
+	if i+1 < len(toks) {
+		if m := toks[i+1]; m.Kind == TIdent && m.Val != "bernoulli" && m.Val != "system" {
+			return pgerr.New(pgerr.UndefinedObject, "tablesample method \"%s\" does not exist", m.Val).WithPosition(charPos(src, m.Off))
+		}
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "TABLESAMPLE is not supported").WithPosition(charPos(src, toks[i].Off))
 }

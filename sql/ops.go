@@ -182,10 +182,7 @@ func (b *bridge) operandEnd(seq []*node, i int) int {
 		if n.kind == nLeaf && n.tok.Kind == TOp && binaryOps[n.tok.Val] && endsOperand(at(seq, k-1)) {
 			break
 		}
-		// Two operands side by side: the second is a column label
-		// (~ a.x c0) or the grammar's problem, not this operand's.
-		if k > i && endsOperand(seq[k-1]) && (n.kind == nLeaf && n.tok.Kind != TOp || n.kind == nSynth ||
-			n.kind == nGroup && !seq[k-1].isName()) {
+		if k > i && adjacent(seq[k-1], n) {
 			break
 		}
 	}
@@ -241,4 +238,23 @@ func (b *bridge) setOpPrecedence(seq []*node) []*node {
 		k = first
 	}
 	return seq
+}
+
+// adjacent reports whether n follows the operand that ends with prev
+// without an operator between: n is then a column label (~ a.x c0) or
+// the grammar's problem, not part of the operand. A group after a name
+// (or after a function name the bridge wrote) is a call's arguments.
+func adjacent(prev, n *node) bool {
+	if !endsOperand(prev) {
+		return false
+	}
+	switch n.kind {
+	case nLeaf:
+		return n.tok.Kind != TOp
+	case nSynth:
+		return true
+	case nGroup:
+		return !prev.isName() && prev.kind != nText
+	}
+	return false
 }

@@ -1111,7 +1111,7 @@ func scanForward(seq []*node, i int) int {
 	k := i
 	for ; k < len(seq); k++ {
 		n := seq[k]
-		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] || n.isWord("end") {
+		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] || n.isWord("end") || k > i && adjacent(seq[k-1], n) {
 			break
 		}
 		if n.isWord("case") {
@@ -1200,7 +1200,11 @@ func (b *bridge) distinctFrom(seq []*node) []*node {
 		if s == i || e == j+2 {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i]...), textNode(") <=> (", seq[i].off)), seq[j+2:e]...)
+		// The operands may hold IS DISTINCT FROM of their own (inside
+		// CASE ... END).
+		l := b.distinctFrom(append([]*node{}, seq[s:i]...))
+		r := b.distinctFrom(append([]*node{}, seq[j+2:e]...))
+		kids := append(append(l, textNode(") <=> (", seq[i].off)), r...)
 		open, cl := "((", "))"
 		if !not {
 			open = "not ((" // IS DISTINCT FROM is the negated null-safe equality
