@@ -322,7 +322,7 @@ func (s *Session) defaultsFor(rel *catalog.Relation, cols []int) (func(context.C
 			return row, nil
 		}, nil
 	}
-	q, err := sql.Parse("SELECT " + strings.Join(exprs, ", "))
+	q, err := sql.ParseStored("SELECT " + strings.Join(exprs, ", "))
 	if err != nil {
 		return nil, err
 	}

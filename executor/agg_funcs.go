@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -300,6 +301,11 @@ func (a *sumInt128Acc) Result() types.Datum {
 type sumDecAcc struct {
 	sum apd.Decimal
 	n   int64
+	// scales counts the inputs by display scale (scales[s] inputs of
+	// scale s). After a retraction the sum is shown at the largest scale
+	// of the inputs it still holds, as PostgreSQL's sum of those inputs:
+	// {1.5000, 2, 0.25} less 1.5000 is 2.25, not 2.2500.
+	scales []int64
 }
 
 func (a *sumDecAcc) Add(args []types.Datum) error {
@@ -310,6 +316,11 @@ func (a *sumDecAcc) Add(args []types.Datum) error {
 		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric sum")
 	}
 	a.n++
+	s := aggDscale(args[0].D)
+	for len(a.scales) <= s {
+		a.scales = append(a.scales, 0)
+	}
+	a.scales[s]++
 	return nil
 }
 
@@ -321,18 +332,69 @@ func (a *sumDecAcc) Retract(args []types.Datum) error {
 		return pgerr.Wrap(pgerr.NumericValueOutOfRange, err, "numeric sum")
 	}
 	a.n--
+	if s := aggDscale(args[0].D); s < len(a.scales) && a.scales[s] > 0 {
+		a.scales[s]--
+	}
 	return nil
+}
+
+// value returns the sum at the largest scale of the inputs it holds
+// (the digits dropped are zeros: every input has at most that scale).
+func (a *sumDecAcc) value() *apd.Decimal {
+	d := new(apd.Decimal).Set(&a.sum)
+	top := len(a.scales) - 1
+	for top >= 0 && a.scales[top] == 0 {
+		top--
+	}
+	if k := -int(d.Exponent) - top; top >= 0 && k > 0 {
+		ten := new(apd.BigInt).Exp(apd.NewBigInt(10), apd.NewBigInt(int64(k)), nil)
+		d.Coeff.Quo(&d.Coeff, ten)
+		d.Exponent += int32(k)
+	}
+	if d.IsZero() {
+		d.Negative = false
+	}
+	return d
 }
 
 func (a *sumDecAcc) Result() types.Datum {
 	if a.n == 0 {
 		return types.NullDatum
 	}
-	d := new(apd.Decimal).Set(&a.sum)
-	if d.IsZero() {
-		d.Negative = false
+	return types.DDecimal(a.value())
+}
+
+// scalesText and setScales serialise sumDecAcc.scales as "scale:count"
+// pairs, for the state row.
+func (a *sumDecAcc) scalesText() types.Datum {
+	var b strings.Builder
+	for s, c := range a.scales {
+		if c > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d:%d", s, c)
+		}
 	}
-	return types.DDecimal(d)
+	return types.DString(b.String())
+}
+
+func (a *sumDecAcc) setScales(d types.Datum) {
+	a.scales = a.scales[:0]
+	if d.Null {
+		return
+	}
+	for _, p := range strings.Split(d.S, ",") {
+		var s int
+		var c int64
+		if _, err := fmt.Sscanf(p, "%d:%d", &s, &c); err != nil || s < 0 || s > 1<<14 {
+			continue
+		}
+		for len(a.scales) <= s {
+			a.scales = append(a.scales, 0)
+		}
+		a.scales[s] = c
+	}
 }
 
 // sumFloatAcc is sum(real) (rounded to float4 after each step, like
@@ -450,7 +512,7 @@ func (a *avgAcc) Result() types.Datum {
 	var sum *apd.Decimal
 	var n int64
 	if a.numeric {
-		sum, n = &a.dec.sum, a.dec.n
+		sum, n = a.dec.value(), a.dec.n
 	} else {
 		sum, n = a.sum.decimal(), a.sum.n
 	}

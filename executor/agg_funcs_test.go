@@ -3,6 +3,7 @@ package executor
 import (
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -56,7 +57,7 @@ func TestAccumulators(t *testing.T) {
 		{"sum", tI4, tI8, nil, ".", nil, "."},
 		{"sum", tI8, tN, dints(9223372036854775807, 1), "9223372036854775808", dints(1), "9223372036854775807"},
 		{"sum", tI8, tN, dints(-9223372036854775808, -1), "-9223372036854775809", dints(-1, -9223372036854775808), "."},
-		{"sum", tN, tN, decs("1.5", "2.25"), "3.75", decs("2.25"), "1.50"},
+		{"sum", tN, tN, decs("1.5", "2.25"), "3.75", decs("2.25"), "1.5"},
 		{"sum", tF8, tF8, []types.Datum{types.DFloat(0.5), types.DFloat(2)}, "2.5", []types.Datum{types.DFloat(2)}, "0.5"},
 		{"avg", tI4, tN, dints(1, 2), "1.5000000000000000", dints(2), "1.00000000000000000000"},
 		{"avg", tN, tN, decs("1.5", "2.25", "7"), "3.5833333333333333", decs("7"), "1.8750000000000000"},
@@ -164,5 +165,44 @@ func TestCountStarAndDistinctAndOrderedStringAgg(t *testing.T) {
 	}
 	if _, err := NewAccumulatorFunc(AggSpec{Fn: "sum", ArgTypes: []types.T{tTxt}}); pgerr.CodeOf(err) != pgerr.UndefinedFunction {
 		t.Fatalf("sum(text): %v", err)
+	}
+}
+
+// TestSumNumericScaleAfterRetract: a numeric sum shows the largest scale
+// of the values it holds now, as PostgreSQL's sum over them does, also
+// after its state is written and read back.
+func TestSumNumericScaleAfterRetract(t *testing.T) {
+	num := func(s string) []types.Datum {
+		d, _, err := apd.NewFromString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []types.Datum{types.DDecimal(d)}
+	}
+	for _, fn := range []string{"sum", "avg"} {
+		mk, err := NewAccumulatorFunc(AggSpec{Fn: fn, ArgTypes: []types.T{types.TNumeric}, T: types.TNumeric, Retractable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mk()
+		for _, v := range []string{"1.5000", "2", "0.25"} {
+			if err := a.Add(num(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.Retract(num("1.5000")); err != nil {
+			t.Fatal(err)
+		}
+		b := mk()
+		if err := SetAccumulatorState(b, AppendAccumulatorState(nil, a)); err != nil {
+			t.Fatal(err)
+		}
+		// PostgreSQL: sum(2, 0.25) = 2.25, avg = 1.12500000000000000000.
+		want := map[string]string{"sum": "2.25", "avg": "1.12500000000000000000"}[fn]
+		for _, acc := range []Accumulator{a, b} {
+			if got := acc.Result().D.String(); got != want {
+				t.Errorf("%s: got %s, want %s", fn, got, want)
+			}
+		}
 	}
 }

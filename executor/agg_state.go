@@ -38,14 +38,14 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 	case *sumInt128Acc:
 		return []types.T{i8, i8, i8}, true
 	case *sumDecAcc:
-		return []types.T{num, i8}, true
+		return []types.T{num, i8, types.TText}, true
 	case *sumFloatAcc, *avgFloatAcc:
 		return []types.T{f8, i8}, true
 	case *sumIntervalAcc, *avgIntervalAcc:
 		return []types.T{iv, i8}, true
 	case *avgAcc:
 		if a.numeric {
-			return []types.T{num, i8}, true
+			return []types.T{num, i8, types.TText}, true
 		}
 		return []types.T{i8, i8, i8}, true
 	case *boolAcc:
@@ -78,7 +78,7 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 	case *sumInt128Acc:
 		return append(dst, types.DInt(a.hi), types.DInt(int64(a.lo)), types.DInt(a.n))
 	case *sumDecAcc:
-		return append(dst, decDatum(&a.sum), types.DInt(a.n))
+		return append(dst, decDatum(&a.sum), types.DInt(a.n), a.scalesText())
 	case *sumFloatAcc:
 		return append(dst, types.DFloat(a.sum), types.DInt(a.n))
 	case *avgFloatAcc:
@@ -89,7 +89,7 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 		return append(dst, types.DInterval(a.sum), types.DInt(a.n))
 	case *avgAcc:
 		if a.numeric {
-			return append(dst, decDatum(&a.dec.sum), types.DInt(a.dec.n))
+			return append(dst, decDatum(&a.dec.sum), types.DInt(a.dec.n), a.dec.scalesText())
 		}
 		return append(dst, types.DInt(a.sum.hi), types.DInt(int64(a.sum.lo)), types.DInt(a.sum.n))
 	case *boolAcc:
@@ -133,6 +133,7 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 	case *sumDecAcc:
 		dec(src[0], &a.sum)
 		a.n = src[1].I
+		a.setScales(src[2])
 	case *sumFloatAcc:
 		a.sum, a.n = src[0].F, src[1].I
 	case *avgFloatAcc:
@@ -145,6 +146,7 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		if a.numeric {
 			dec(src[0], &a.dec.sum)
 			a.dec.n = src[1].I
+			a.dec.setScales(src[2])
 		} else {
 			a.sum.hi, a.sum.lo, a.sum.n = src[0].I, uint64(src[1].I), src[2].I
 		}

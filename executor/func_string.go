@@ -882,7 +882,8 @@ func init() {
 			return types.DBool(r.MatchString(d[0].S) != neg), nil
 		}
 	}
-	defRow("~", re(false, false))
+	// ~ with one operand is the bitwise not (func_bitwise.go).
+	def("~", func(args []types.T, _ types.T) (impl, bool) { return impl{row: re(false, false)}, len(args) == 2 })
 	defRow("~*", re(true, false))
 	defRow("!~", re(false, true))
 	defRow("!~*", re(true, true))

@@ -40,8 +40,11 @@ type Bound struct {
 // bridged text before the front end is complete.
 var (
 	parseStmt = sql.Parse
-	parseExpr = sql.ParseExpr
-	parseType = sql.ParseType
+	// parseStored parses text the bridge wrote (a stored watermark
+	// expression), which the dialect gate would refuse as user text.
+	parseStored = sql.ParseStored
+	parseExpr   = sql.ParseExpr
+	parseType   = sql.ParseType
 )
 
 // Bind binds a parsed query against cat. paramHints are the client's

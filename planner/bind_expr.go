@@ -573,7 +573,9 @@ func (b *binder) binary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	case opcode.Mod:
 		sym = "%"
 	case opcode.Xor:
-		sym = "^"
+		// The bridge writes PostgreSQL's # (XOR) as TiDB's ^; PostgreSQL's
+		// ^ (power) arrives as a call of power.
+		sym = "#"
 	case opcode.And:
 		sym = "&"
 	case opcode.Or:
@@ -596,7 +598,12 @@ func (b *binder) unary(c *exprCtx, n *ast.UnaryOperationExpr) Expr {
 	case opcode.Not, opcode.Not2:
 		return &Not{Arg: b.boolArg(b.expr(c, n.V), "NOT")}
 	case opcode.Plus:
-		return b.expr(c, n.V)
+		// Prefix + exists for the numeric types only (int4up, ...).
+		arg := b.expr(c, n.V)
+		if t := arg.Type(); t.ID != types.Unknown && !t.IsInteger() && t.Family() != types.FamFloat && t.ID != types.Numeric {
+			failf(pgerr.UndefinedFunction, "operator does not exist: + %s", t)
+		}
+		return arg
 	case opcode.Minus:
 		// Postgres's grammar folds the minus into a numeric literal, so
 		// -2147483648 is an int4.

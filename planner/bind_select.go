@@ -831,6 +831,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 			sc.cols[i].pk = true
 		}
 	}
+	if cols := b.q.Aliases[alias]; cols != nil && alias != name {
+		return b.renameColumns(scan, sc, alias, cols)
+	}
 	return scan, sc
 }
 
@@ -1088,4 +1091,31 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// renameColumns applies the column aliases of FROM tbl AS t(a, b) to the
+// table's visible columns, in order; the columns not named keep their
+// names.
+func (b *binder) renameColumns(p Plan, sc *scope, alias string, cols []string) (Plan, *scope) {
+	visible := 0
+	for _, c := range sc.cols {
+		if !c.hidden {
+			visible++
+		}
+	}
+	if len(cols) > visible {
+		failf(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, visible, len(cols))
+	}
+	k := 0
+	pr := &Project{Input: p}
+	for i := range sc.cols {
+		c := &sc.cols[i]
+		if !c.hidden && k < len(cols) {
+			c.name = cols[k]
+			k++
+		}
+		pr.Exprs = append(pr.Exprs, &ColRef{Idx: i, T: c.t, Name: c.name})
+		pr.Out = append(pr.Out, types.Column{Name: c.name, T: c.t, NotNull: c.notNull, Hidden: c.hidden})
+	}
+	return pr, sc
 }

@@ -94,6 +94,13 @@ func init() {
 	}
 	os = append(os, op("%", tNum, tNum, tNum))
 	os = append(os, op("^", tF8, tF8, tF8), op("^", tNum, tNum, tNum))
+	// Bitwise operators (int4and, int4or, int4xor, int4not, int4shl,
+	// int4shr and their int2/int8 forms): one operand type; the shift
+	// count is an integer.
+	for _, a := range intTypes {
+		os = append(os, op("&", a, a, a), op("|", a, a, a), op("#", a, a, a), op("~", a, a),
+			op("<<", a, a, tI4), op(">>", a, a, tI4))
+	}
 	for _, t := range numberTypes {
 		os = append(os, op("neg", t, t))
 	}

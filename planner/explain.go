@@ -297,7 +297,7 @@ var infixOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "=": true, "<>": true,
 	"<": true, "<=": true, ">": true, ">=": true, "||": true, "~~": true, "~~*": true, "~": true,
 	"~*": true, "&": true, "|": true, "<<": true, ">>": true, "->": true, "->>": true, "#>": true,
-	"#>>": true, "@>": true,
+	"#>>": true, "@>": true, "#": true,
 }
 
 // sub prints e as an operand, parenthesised when it is itself an operator.

@@ -531,6 +531,20 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	right := sp.plan(j.Right)
 	left, lk := withColumns(left, j.LeftKeys)
 	right, rk := withColumns(right, j.RightKeys)
+	// A full join pads rows of both sides with NULLs: when the stream
+	// keys of both sides may be NULL (two aggregates grouped by a
+	// nullable column), a left row padded on the right and a right row
+	// padded on the left would have the same key. Each side carries a
+	// constant true column into the stream key; padding makes it NULL,
+	// which tells the two apart.
+	var marks [2]int
+	if j.Kind == FullJoin {
+		var ix []int
+		left, ix = withColumns(left, []Expr{&Const{V: types.DBool(true), T: types.TBool}})
+		marks[0] = ix[0]
+		right, ix = withColumns(right, []Expr{&Const{V: types.DBool(true), T: types.TBool}})
+		marks[1] = ix[0]
+	}
 	lb, rb := left.Base(), right.Base()
 	nlw := len(lb.Out)
 
@@ -592,6 +606,7 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		n.StreamKey = dedupInts(append(n.StreamKey, shiftInts(rk, nlw)...))
 	case FullJoin:
 		n.StreamKey = dedupInts(append(append(n.StreamKey, lk...), shiftInts(rk, nlw)...))
+		n.StreamKey = append(n.StreamKey, marks[0], nlw+marks[1])
 	default:
 		n.StreamKey = dedupInts(append(n.StreamKey, lk...))
 	}

@@ -116,7 +116,7 @@ func RelWatermark(rel *catalog.Relation) (*SourceWatermark, error) {
 	if strings.TrimSpace(text) == "" {
 		text = quoteIdent(name)
 	}
-	stmt, err := parseStmt("SELECT " + text + " FROM " + quoteIdent(rel.Name))
+	stmt, err := parseStored("SELECT " + text + " FROM " + quoteIdent(rel.Name))
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,9 @@ func Split(text string) ([]Piece, error) {
 // as a *Query bridged to the TiDB parser (see doc.go). More than one
 // statement is 42601 `cannot insert multiple commands into a prepared
 // statement`, as in Postgres's extended protocol.
-func Parse(text string) (stmt Stmt, err error) {
+func Parse(text string) (stmt Stmt, err error) { return parse(text, false) }
+
+func parse(text string, stored bool) (stmt Stmt, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			stmt, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing statement: %v", r)
@@ -59,9 +61,14 @@ func Parse(text string) (stmt Stmt, err error) {
 	default:
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	p := &stmtParser{src: text, toks: stmtTokens(text, stmts[0], toks)}
+	p := &stmtParser{src: text, toks: stmtTokens(text, stmts[0], toks), stored: stored}
 	return p.stmt()
 }
+
+// ParseStored parses one statement the bridge wrote itself (such as a
+// SELECT of stored column DEFAULTs): as Parse, without the dialect gate
+// that refuses the bridge's own constructs in user text.
+func ParseStored(text string) (Stmt, error) { return parse(text, true) }
 
 // ParseExpr parses one scalar expression in Postgres syntax (used for
 // column DEFAULTs and view options) and returns it as a Query whose Node
@@ -87,7 +94,7 @@ func ParseExpr(text string) (q *Query, err error) {
 			return nil, syntaxErrorAt(text, t)
 		}
 	}
-	return bridgeExpr(text, toks)
+	return bridgeStoredExpr(text, toks)
 }
 
 // ParseType parses a Postgres type name ("int", "varchar(10)",

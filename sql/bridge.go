@@ -87,6 +87,9 @@ type bridge struct {
 	limitMap   SourceMap
 	// shift is added to the node offsets of the parse under way.
 	shift int
+	// strict is set for user text, which passes the dialect gate
+	// (dialect.go); text the bridge wrote itself does not.
+	strict bool
 }
 
 // limitShift is where the bridged offsets of the k-th LIMIT/OFFSET count
@@ -130,7 +133,11 @@ func (b *bridge) fail(err error) {
 
 // bridgeQuery bridges and parses the tokens of one query statement (no
 // TEOF) whose offsets index src.
-func bridgeQuery(src string, toks []Token) (*Query, error) {
+func bridgeQuery(src string, toks []Token) (*Query, error) { return bridgeQueryMode(src, toks, true) }
+
+// bridgeQueryMode is bridgeQuery; strict is false for text the bridge
+// wrote itself, which skips the dialect gate.
+func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 	for _, t := range toks {
 		if t.Err != nil {
 			return nil, t.Err
@@ -142,12 +149,25 @@ func bridgeQuery(src string, toks []Token) (*Query, error) {
 	if len(toks) == 0 {
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
 	}
-	b := &bridge{src: src, toks: toks}
+	if strict {
+		if err := checkDialect(src, toks); err != nil {
+			return nil, err
+		}
+	}
+	b := &bridge{src: src, toks: toks, strict: strict}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
 	if !balanced(toks) {
 		return nil, b.syntaxError(len(src) + 1)
 	}
 	seq := buildTree(toks)
+	if strict {
+		if err := b.checkShape(seq); err != nil {
+			return nil, err
+		}
+		if err := b.checkTree(seq); err != nil {
+			return nil, err
+		}
+	}
 	if seq[0].isWord("table") {
 		off := seq[0].off
 		seq = append([]*node{textNode("select", off), textNode("*", off), textNode("from", off)}, seq[1:]...)
@@ -226,8 +246,16 @@ func updateFrom(seq []*node) []*node {
 	return append(out, seq[end:]...)
 }
 
-// bridgeExpr bridges one scalar expression as `SELECT <expr>`.
-func bridgeExpr(src string, toks []Token) (*Query, error) {
+// bridgeExpr bridges one scalar expression of user text as `SELECT <expr>`.
+func bridgeExpr(src string, toks []Token) (*Query, error) { return bridgeExprMode(src, toks, true) }
+
+// bridgeStoredExpr bridges an expression the bridge wrote before (a
+// column DEFAULT), which skips the dialect gate.
+func bridgeStoredExpr(src string, toks []Token) (*Query, error) {
+	return bridgeExprMode(src, toks, false)
+}
+
+func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 	for _, t := range toks {
 		if t.Err != nil {
 			return nil, t.Err
@@ -239,10 +267,20 @@ func bridgeExpr(src string, toks []Token) (*Query, error) {
 	if len(toks) == 0 {
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
 	}
-	b := &bridge{src: src, toks: toks}
+	if strict {
+		if err := checkDialect(src, toks); err != nil {
+			return nil, err
+		}
+	}
+	b := &bridge{src: src, toks: toks, strict: strict}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
 	if !balanced(toks) {
 		return nil, b.syntaxError(len(src) + 1)
+	}
+	if strict {
+		if err := b.checkTree(buildTree(toks)); err != nil {
+			return nil, err
+		}
 	}
 	seq := append([]*node{textNode("select", toks[0].Off)}, buildTree(toks)...)
 	seq = b.level(seq)
@@ -334,7 +372,7 @@ func (b *bridge) nextTokenOff(off int) int {
 
 // parse emits seq, parses it with TiDB and registers its parameter markers.
 func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
-	e := &emitter{}
+	e := &emitter{strict: b.strict}
 	e.seq(seq)
 	text := e.b.String()
 	stmt, off, err := tidbParse(text)
@@ -424,6 +462,9 @@ type emitter struct {
 	srcs   []int // their source offsets
 	params map[int]int
 	last   string // the piece written last
+	// strict quotes the words of user text that TiDB takes as keywords
+	// and PostgreSQL does not (dialect.go).
+	strict bool
 }
 
 func (e *emitter) write(s string, src int) {
@@ -435,7 +476,7 @@ func (e *emitter) write(s string, src int) {
 		last, first := out[len(out)-1], s[0]
 		space := true
 		switch {
-		case first == ')' || first == ']' || first == ',' || first == '.':
+		case first == ')' || first == ']' || first == ',' || first == '.' && !(len(s) > 1 && isDigit(s[1])):
 			space = false
 		case last == '(' || last == '[' || last == '.':
 			space = false
@@ -556,7 +597,9 @@ func (e *emitter) node(n *node, next *node) {
 				} else {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
-			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) {
+			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
+				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
+					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values")) {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -570,7 +613,13 @@ func (e *emitter) node(n *node, next *node) {
 		case THexString:
 			e.write("x'"+t.Val+"'", t.Off)
 		case TNumber:
-			e.write(plainNumber(t.Val), t.Off)
+			v := plainNumber(t.Val)
+			if e.strict && strings.HasSuffix(v, ".") {
+				// TiDB reads 5. AS c as a qualified name; (5.) is the
+				// same numeric.
+				v = "(" + v + ")"
+			}
+			e.write(v, t.Off)
 		case TParam:
 			n, _ := strconv.Atoi(t.Val)
 			if e.params == nil {

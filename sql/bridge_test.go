@@ -141,7 +141,7 @@ func TestRebridge(t *testing.T) {
 			}
 			for _, text := range texts {
 				n++
-				st, err := Parse(text)
+				st, err := ParseStored(text)
 				if err != nil {
 					t.Errorf("%s: bridged %q does not parse: %v", path, text, err)
 					continue

@@ -104,12 +104,31 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// multiOps lists the multi-character operators weir knows, longest first.
-// <=> is not Postgres's, but the bridge writes it, and bridged text (a
-// column DEFAULT) is parsed again.
-var multiOps = []string{
-	"!~~*", "->>", "#>>", "!~~", "~~*", "!~*", "<=>",
-	"::", "<=", ">=", "<>", "!=", "||", "->", "#>", "@>", "<@", "~*", "!~", "~~", "=>", "<<", ">>", "&&",
+// opChars are the characters of Postgres's operators (scan.l op_chars).
+const opChars = "~!@#^&|`?+-*/%<>="
+
+// scanOp returns the length of the operator starting at s[0], by
+// Postgres's rule (scan.l, {operator}): the longest run of opChars, cut
+// before any "/*" or "--" in it, then, when longer than one character
+// and ending in + or -, shortened while it does so unless it holds one of
+// ~ ! @ # ^ & | ` ? % (so a=-1 is a = -1 but @-1 is the operator @-).
+func scanOp(s string) int {
+	n := 0
+	for n < len(s) && strings.IndexByte(opChars, s[n]) >= 0 {
+		n++
+	}
+	if i := strings.Index(s[:n], "/*"); i >= 0 {
+		n = i
+	}
+	if i := strings.Index(s[:n], "--"); i >= 0 {
+		n = i
+	}
+	if n > 1 && (s[n-1] == '+' || s[n-1] == '-') && !strings.ContainsAny(s[:n], "~!@#^&|`?%") {
+		for n > 1 && (s[n-1] == '+' || s[n-1] == '-') {
+			n--
+		}
+	}
+	return n
 }
 
 // skipSpace skips whitespace and comments; it fails on an unterminated
@@ -235,6 +254,13 @@ func (lx *lexer) next() (Token, error) {
 			for lx.pos < len(s) && isDigit(s[lx.pos]) {
 				lx.pos++
 			}
+			if lx.pos < len(s) && isIdentStart(s[lx.pos]) {
+				j := lx.pos
+				for j < len(s) && isIdentCont(s[j]) {
+					j++
+				}
+				return Token{}, lx.errAt(start, "trailing junk after parameter at or near \"%s\"", s[start:j])
+			}
 			return tok(TParam, s[start+1:lx.pos])
 		}
 		// A dollar quote: $$ or $tag$ where tag is an identifier without $.
@@ -273,15 +299,29 @@ func (lx *lexer) next() (Token, error) {
 					j++
 				}
 				lx.pos = j
+			} else if j > lx.pos+1 {
+				// 1e+ (PostgreSQL 15's realfail): an exponent without digits.
+				return Token{}, lx.errAt(start, "trailing junk after numeric literal at or near \"%s\"", s[start:j])
 			}
+		}
+		if lx.pos < len(s) && isIdentStart(s[lx.pos]) {
+			// PostgreSQL 15 refuses a number run into a name (123abc,
+			// 0x1F, 1_000, 1e): integer_junk, numeric_junk, real_junk.
+			j := lx.pos
+			for j < len(s) && isIdentCont(s[j]) {
+				j++
+			}
+			return Token{}, lx.errAt(start, "trailing junk after numeric literal at or near \"%s\"", s[start:j])
 		}
 		return tok(TNumber, s[start:lx.pos])
 	}
-	for _, op := range multiOps {
-		if strings.HasPrefix(s[start:], op) {
-			lx.pos += len(op)
-			return tok(TOp, op)
-		}
+	if strings.HasPrefix(s[start:], "::") || strings.HasPrefix(s[start:], ":=") {
+		lx.pos += 2
+		return tok(TOp, s[start:lx.pos])
+	}
+	if n := scanOp(s[start:]); n > 0 {
+		lx.pos += n
+		return tok(TOp, s[start:lx.pos])
 	}
 	_, n := utf8.DecodeRuneInString(s[start:])
 	lx.pos += n

@@ -14,6 +14,9 @@ type stmtParser struct {
 	src  string
 	toks []Token
 	pos  int
+	// stored is set for text the bridge wrote (ParseStored), which
+	// skips the dialect gate.
+	stored bool
 }
 
 // syntaxErrorAt returns Postgres's 42601 `syntax error at or near "tok"`
@@ -214,7 +217,7 @@ func (p *stmtParser) query(end int) (*Query, error) {
 	if p.pos >= end {
 		return nil, p.errHere()
 	}
-	q, err := bridgeQuery(p.src, p.toks[p.pos:end])
+	q, err := bridgeQueryMode(p.src, p.toks[p.pos:end], !p.stored)
 	if err != nil {
 		return nil, err
 	}

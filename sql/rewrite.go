@@ -15,8 +15,8 @@ import (
 // subscripts bind before operators; IS DISTINCT FROM binds after
 // comparisons).
 func (b *bridge) level(seq []*node) []*node {
-	for _, n := range seq {
-		if n.kind == nGroup {
+	for i, n := range seq {
+		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
 			n.kids = b.level(n.kids)
 		}
 	}
@@ -31,6 +31,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.jsonOps(seq)
 	seq = b.powers(seq)
 	seq = b.regexOps(seq)
+	seq = b.genericOps(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
@@ -38,6 +39,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
+	seq = b.setOpPrecedence(seq)
 	return seq
 }
 
@@ -391,9 +393,16 @@ func (b *bridge) normalize(seq []*node) []*node {
 				seq = splice(seq, i, i+2, leafOp(op.tok.Val, op.off))
 			}
 		case n.isWord("collate") && at(seq, i+1).isName():
-			j := i + 2
+			j, name := i+2, seq[i+1]
 			if at(seq, j).isOp(".") && at(seq, j+1).isName() {
+				name = seq[j+1]
 				j += 2
+			}
+			if b.strict {
+				if err := checkCollation(b.src, name); err != nil {
+					b.fail(err)
+					return seq
+				}
 			}
 			seq = splice(seq, i, j)
 			i--
@@ -461,6 +470,7 @@ func (b *bridge) limitArg(seq []*node, i, j int) *node {
 	span = b.jsonOps(span)
 	span = b.powers(span)
 	span = b.regexOps(span)
+	span = b.genericOps(span)
 	span = b.anyOps(span)
 	span = b.distinctFrom(span)
 	if b.err != nil {
@@ -1101,7 +1111,7 @@ func scanForward(seq []*node, i int) int {
 	k := i
 	for ; k < len(seq); k++ {
 		n := seq[k]
-		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] || n.isWord("end") {
+		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] || n.isWord("end") || k > i && adjacent(seq[k-1], n) {
 			break
 		}
 		if n.isWord("case") {
@@ -1148,6 +1158,10 @@ func (b *bridge) anyOps(seq []*node) []*node {
 // powers rewrites a ^ b (Postgres's exponentiation; TiDB reads ^ as XOR)
 // into power(a, b) over the adjacent primaries, left-associative.
 func (b *bridge) powers(seq []*node) []*node {
+	if !b.strict {
+		// Text the bridge wrote has no ^ but the XOR it wrote for #.
+		return seq
+	}
 	for i := 0; i < len(seq); i++ {
 		if !seq[i].isOp("^") {
 			continue
@@ -1155,6 +1169,11 @@ func (b *bridge) powers(seq []*node) []*node {
 		s, e := primaryLeft(seq, i), primaryRight(seq, i+1)
 		if s < 0 || e < 0 {
 			continue
+		}
+		// A unary minus or plus binds tighter than ^ (gram.y: UMINUS
+		// above '^'): -2 ^ 2 is (-2) ^ 2.
+		for (at(seq, s-1).isOp("-") || at(seq, s-1).isOp("+")) && !endsOperand(at(seq, s-2)) {
+			s--
 		}
 		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", seq[i].off)), seq[i+1:e]...)
 		seq = splice(seq, s, e, synth("power(", kids, ")", seq[s].off))
@@ -1181,7 +1200,11 @@ func (b *bridge) distinctFrom(seq []*node) []*node {
 		if s == i || e == j+2 {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i]...), textNode(") <=> (", seq[i].off)), seq[j+2:e]...)
+		// The operands may hold IS DISTINCT FROM of their own (inside
+		// CASE ... END).
+		l := b.distinctFrom(append([]*node{}, seq[s:i]...))
+		r := b.distinctFrom(append([]*node{}, seq[j+2:e]...))
+		kids := append(append(l, textNode(") <=> (", seq[i].off)), r...)
 		open, cl := "((", "))"
 		if !not {
 			open = "not ((" // IS DISTINCT FROM is the negated null-safe equality

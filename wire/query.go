@@ -76,6 +76,19 @@ func (c *conn) simpleQuery(q string) bool {
 			failed = true
 			break
 		}
+		if len(prep.ParamTypes()) > 0 {
+			// A simple Query binds no parameters: PostgreSQL refuses $n
+			// when it analyses the statement.
+			n, at := firstParam(pc.Text)
+			err := pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%s", n)
+			if at >= 0 {
+				err = err.WithPosition(utf8.RuneCountInString(pc.Text[:at]) + 1)
+			}
+			c.sendError(err, base)
+			cancel(nil)
+			failed = true
+			break
+		}
 		p := &portal{
 			st:      &stmt{prep: prep, params: prep.ParamTypes(), fields: prep.Fields()},
 			formats: make([]int16, len(prep.Fields())),
@@ -524,4 +537,53 @@ func (c *conn) sendRow(p *portal, row types.Row) error {
 	p.scratch = buf
 	c.send(&pgproto3.DataRow{Values: vals})
 	return nil
+}
+
+// firstParam returns the number of the first $n parameter in the SQL text
+// and its byte offset, skipping quoted strings, quoted names, dollar
+// quotes and comments; ("1", -1) when none is found.
+func firstParam(text string) (string, int) {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\'' || c == '"':
+			// '' inside a string ends it and opens the next: the same.
+			escapes := c == '\'' && i > 0 && (text[i-1] == 'e' || text[i-1] == 'E')
+			for i++; i < len(text) && text[i] != c; i++ {
+				if escapes && text[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' && strings.HasPrefix(text[i:], "--"):
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '/' && strings.HasPrefix(text[i:], "/*"):
+			if j := strings.Index(text[i+2:], "*/"); j >= 0 {
+				i += j + 3
+			} else {
+				i = len(text)
+			}
+		case c == '$':
+			j := i + 1
+			for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+				j++
+			}
+			if j > i+1 {
+				return text[i+1 : j], i
+			}
+			// A dollar quote $tag$...$tag$.
+			for j < len(text) && (text[j] == '_' || text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z' || text[j] >= '0' && text[j] <= '9') {
+				j++
+			}
+			if j < len(text) && text[j] == '$' {
+				tag := text[i : j+1]
+				if k := strings.Index(text[j+1:], tag); k >= 0 {
+					i = j + k + len(tag)
+				} else {
+					i = len(text)
+				}
+			}
+		}
+	}
+	return "1", -1
 }

@@ -70,6 +70,9 @@ var views = []struct{ name, query string }{
 	{"v_on_agg", "SELECT sum(n) AS total, count(*) AS groups, max(hi) AS top FROM v_agg"},
 	{"v_on_join", "SELECT id2, count(*) AS n FROM v_join GROUP BY id2"},
 	{"v_having", "SELECT k, sum(v) AS s FROM t1 GROUP BY k HAVING count(*) > 2"},
+	// Both sides' groups with a NULL key are padded rows of their own.
+	{"v_full_agg", "SELECT l.k AS lk, r.k AS rk, l.n, r.m FROM (SELECT k, count(*) AS n FROM t1 GROUP BY k) l " +
+		"FULL JOIN (SELECT k, count(*) AS m FROM t2 GROUP BY k) r ON l.k = r.k"},
 }
 
 // TestOracle runs the fixed seeds and one fresh one.

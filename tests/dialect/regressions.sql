@@ -1,0 +1,85 @@
+SELECT 5 # 3 AS x, 1 AS y
+----
+-- dml
+DELETE FROM a WHERE id = 5 # 3
+----
+SELECT * FROM a STRAIGHT_JOIN b ON a.id = b.id
+----
+SELECT x, count(*) FROM a GROUP BY x WITH ROLLUP
+----
+SELECT * FROM a JOIN b
+----
+SELECT B'101'
+----
+SELECT x'FF'
+----
+SELECT y COLLATE "nosuchcollation" FROM a
+----
+SELECT * FROM a TABLESAMPLE REGIONS()
+----
+SELECT 1 <=> 1
+----
+SELECT 'a' REGEXP 'a'
+----
+SELECT group_concat(y) FROM a
+----
+SELECT 1 AS 'x'
+----
+SELECT SQL_NO_CACHE 1
+----
+-- dml
+UPDATE a, b SET a.x = 1 WHERE a.id = b.id
+----
+SELECT 1 LIMIT 1, 2
+----
+SELECT `x` FROM a
+----
+SELECT pg_cast(1, 'text')
+----
+SELECT pg_nulls_first(3)
+----
+SELECT pg_distinct_on()
+----
+SELECT .5, 5., 1.e2
+----
+SELECT ~5
+----
+SELECT |/ 16
+----
+SELECT -2 ^ 2
+----
+SELECT 1 UNION SELECT 1 INTERSECT SELECT 2
+----
+SELECT 1 'x'
+----
+SELECT false 'x'
+----
+SELECT foo 'x'
+----
+SELECT 5. AS c, 1e3 AS d
+----
+SELECT 1 AS select, 2 AS regexp
+----
+SELECT x - -2 % 7 IS NOT DISTINCT FROM 007 c0 FROM a
+----
+SELECT ~ a.x c0 FROM a
+----
+SELECT 'a' || concat(a.id::text, substr(a.y, 2)) FROM a
+----
+SELECT (a.id) IS DISTINCT FROM CASE WHEN a.x IS DISTINCT FROM 1 THEN 3 | id ELSE 0 END FROM a
+----
+SELECT +abs(0)::text
+----
+SELECT 1e
+----
+SELECT 0x1F
+----
+SELECT $1
+----
+SELECT ~~5
+----
+SELECT STRAIGHT_JOIN (1)
+----
+SELECT * FROM a TABLESAMPLE REGIONS()
+----
+SELECT 4 | 1 & 2, 1 | 2 << 1, 'a' || 1 + 1, @ -5 + 1, |/ 16 + 9, 5 # 3
