@@ -287,6 +287,8 @@ type kafkaSource struct {
 	fail func(error)
 	// backoff is the wait after the last failed read (0 after a success).
 	backoff time.Duration
+	// stats counts the records read per partition (monitoring).
+	stats *sourceStats
 }
 
 // Poll implements stream.SourceReader. An unreachable broker or topic is
@@ -308,6 +310,7 @@ func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, er
 		return stream.SourceBatch{}, nil
 	}
 	s.backoff = 0
+	s.stats.add(b.Records, b.Bytes, b.Positions)
 	out := stream.SourceBatch{Positions: b.Positions, Malformed: int64(b.Malformed)}
 	if len(b.Rows) == 0 {
 		return out, nil
@@ -355,7 +358,7 @@ func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *p
 	s.fail = func(err error) {
 		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.Wrap(pgerr.ConnectionException, err, "reading the topic"))
 	}
-	s.unreg = e.conns.addReader(n.Rel.ID, actx.Job, r)
+	s.unreg, s.stats = e.conns.addReader(n.Rel.ID, actx.Job, r)
 	return s, nil
 }
 
@@ -496,11 +499,18 @@ func (s *kafkaSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
 		return err
 	}
 	s.info.committed(txn.Epoch, rec)
+	s.info.txCommitted.Add(1)
 	fault.Hit(fault.SinkDuringCommit)
 	return nil
 }
 
-func (s *kafkaSink) Abort(ctx context.Context) error { return s.w.Abort(ctx) }
+func (s *kafkaSink) Abort(ctx context.Context) error {
+	err := s.w.Abort(ctx)
+	if err == nil {
+		s.info.txAborted.Add(1)
+	}
+	return err
+}
 
 func (s *kafkaSink) Close() { s.w.Close() }
 
@@ -538,6 +548,7 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 			if err != nil {
 				return nil, err
 			}
+			e.conns.sink(n.Rel.ID, cfg.Guarantee).txRecommitted.Add(1)
 		}
 	}
 	format, ok := sinkFormats[n.Format]
@@ -574,13 +585,16 @@ type connectors struct {
 	mu      sync.Mutex
 	readers map[uint32]map[types.JobID]*kafka.SourceReader
 	sinks   map[uint32]*sinkInfo
+	// stats counts each running reader's records (monitoring).
+	stats map[*kafka.SourceReader]*sourceStats
 }
 
 func newConnectors() *connectors {
-	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{}, sinks: map[uint32]*sinkInfo{}}
+	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{}, sinks: map[uint32]*sinkInfo{},
+		stats: map[*kafka.SourceReader]*sourceStats{}}
 }
 
-func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) func() {
+func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) (func(), *sourceStats) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m := c.readers[rel]
@@ -589,13 +603,16 @@ func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReade
 		c.readers[rel] = m
 	}
 	m[job] = r
+	st := &sourceStats{}
+	c.stats[r] = st
 	return func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.readers[rel][job] == r {
 			delete(c.readers[rel], job)
 		}
-	}
+		delete(c.stats, r)
+	}, st
 }
 
 // malformed returns the latest records skipped as malformed by the
@@ -661,6 +678,10 @@ type sinkInfo struct {
 	mu        sync.Mutex
 	lastEpoch uint64 // last checkpoint epoch whose transaction committed
 	pending   map[string]kafka.TxnRecord
+
+	// Transactions committed, aborted, and committed again by a
+	// recovery, since the server started.
+	txCommitted, txAborted, txRecommitted atomic.Int64
 }
 
 func (s *sinkInfo) setPending(r kafka.TxnRecord) {

@@ -65,6 +65,10 @@ type Engine struct {
 
 	nextPID atomic.Uint32
 	metrics *Metrics
+	// obs measures checkpoints, jobs and DML for monitoring (observe.go).
+	obs *observer
+	// sessions holds the open sessions by pid (sessions by state).
+	sessions sync.Map
 	// conns tracks running connector readers and writers (system views).
 	conns *connectors
 	// wms holds the tables' watermarks and what sources report of
@@ -122,6 +126,8 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
+	e.obs = newObserver()
+	e.obs.register(e.metrics.Registry, e)
 	if e.databaseID, err = loadDatabaseID(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("database id: %w", err)
@@ -170,6 +176,7 @@ func (e *Engine) ServerParams() [][2]string {
 func (e *Engine) NewSession(ctx context.Context, p wire.StartupParams) (wire.Session, error) {
 	s := newSession(e, p)
 	e.metrics.sessions.Inc()
+	e.sessions.Store(s.pid, s)
 	return s, nil
 }
 

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
@@ -42,6 +43,9 @@ type Actor struct {
 	root Operator
 	out  dispatcher // nil for the job's root fragment
 	sink BarrierSink
+	// blocked counts the time spent waiting on full output channels
+	// (OperatorStats.BlockedNanos of the fragment's root); may be nil.
+	blocked *atomic.Int64
 }
 
 // ID returns the actor's id.
@@ -75,6 +79,7 @@ func (a *Actor) run(ctx context.Context) error {
 	if a.ctx.WriteSet == nil {
 		a.ctx.WriteSet = a.ctx.DB.NewWriteBatch()
 	}
+	ctx = withBlockedCounter(ctx, a.blocked)
 	for {
 		msg, err := a.root.Next(ctx)
 		if err != nil {

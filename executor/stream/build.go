@@ -66,6 +66,8 @@ type Job struct {
 	entries []chan<- types.Message
 	// sinks are the job's sink operators, told of committed checkpoints.
 	sinks []*Sink
+	// stats are the operators' counters, by plan node (see Stats).
+	stats map[planner.StreamNode]*OperatorStats
 }
 
 // Fragment is a part of the dataflow between exchanges, run by
@@ -317,7 +319,7 @@ func (b *builder) buildFragment(f *fragSpec) error {
 		if err != nil {
 			return err
 		}
-		a := &Actor{ctx: actx, root: root, sink: b.env.Sink}
+		a := &Actor{ctx: actx, root: root, sink: b.env.Sink, blocked: &b.statsOf(f.frag.Root).BlockedNanos}
 		if f.out != nil {
 			a.out = newDispatcher(f.out, i)
 		}
@@ -340,8 +342,20 @@ func newDispatcher(e *edge, i int) dispatcher {
 }
 
 // op creates the operator of node (and its inputs within the fragment)
-// for one actor of f.
+// for one actor of f, counting the rows it emits (Job.Stats).
 func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (Operator, error) {
+	if _, ok := b.edges[node]; ok && node != f.frag.Root {
+		return b.newOp(actx, f, node)
+	}
+	o, err := b.newOp(actx, f, node)
+	if err != nil {
+		return nil, err
+	}
+	return counted{Operator: o, s: b.statsOf(node)}, nil
+}
+
+// newOp creates the operator of node for one actor of f.
+func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode) (Operator, error) {
 	if e, ok := b.edges[node]; ok && node != f.frag.Root {
 		m := newMerge(e.x.inputs(actx.Index))
 		if b.env.Unaligned {
