@@ -235,12 +235,13 @@ func (o *observer) dmlWaited(start time.Time, err *error) {
 }
 
 // stateSizes returns the committed rows and bytes of every state table,
-// measured at most sizesTTL ago.
-func (e *Engine) stateSizes() map[uint32]tableSize {
+// measured at most maxAge ago (scrapes reuse a recent measurement; a
+// user's query measures anew).
+func (e *Engine) stateSizes(maxAge time.Duration) map[uint32]tableSize {
 	o := e.obs
 	o.sizesMu.Lock()
 	defer o.sizesMu.Unlock()
-	if o.sizes != nil && time.Since(o.sizesAt) < sizesTTL {
+	if o.sizes != nil && time.Since(o.sizesAt) < maxAge {
 		return o.sizes
 	}
 	sizes := map[uint32]tableSize{}
@@ -312,8 +313,8 @@ type operatorStat struct {
 }
 
 // operatorStats returns the operators of job j in EXPLAIN's order with
-// their live counts.
-func (e *Engine) operatorStats(j *jobRun) []operatorStat {
+// their live counts, and state sizes measured at most maxAge ago.
+func (e *Engine) operatorStats(j *jobRun, maxAge time.Duration) []operatorStat {
 	stats := j.job.Stats()
 	var rowsOut func(n planner.StreamNode) (int64, bool)
 	rowsOut = func(n planner.StreamNode) (int64, bool) {
@@ -326,7 +327,7 @@ func (e *Engine) operatorStats(j *jobRun) []operatorStat {
 		}
 		return 0, false
 	}
-	sizes := e.stateSizes()
+	sizes := e.stateSizes(maxAge)
 	var out []operatorStat
 	for _, op := range planner.StreamOperators(j.root) {
 		st := operatorStat{op: op}
@@ -617,7 +618,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		rows, total, n, done := j.backfillState()
 		gauge(descBackfillRows, float64(rows), name, kind)
 		gauge(descBackfillProgress, backfillRatio(rows, total, n, done), name, kind)
-		for _, op := range e.operatorStats(j) {
+		for _, op := range e.operatorStats(j, sizesTTL) {
 			id := strconv.Itoa(op.op.ID)
 			labels := []string{name, id, op.op.Name}
 			if !op.isLeaf {

@@ -126,17 +126,8 @@ func init() {
 		}
 		return out
 	})
-	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool", func(e *Engine, s *Session) []types.Row {
-		e.writeMu.Lock()
-		jobs := e.st.sortedJobs()
-		e.writeMu.Unlock()
-		var out []types.Row
-		for _, j := range jobs {
-			rows, _, _, done := j.backfillState()
-			out = append(out, types.Row{types.DInt(int64(j.id)), vStr(j.rel.Name), types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(rows), vBool(done)})
-		}
-		return out
-	})
+	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool kind:text status:text parallelism:int4 restarts:int8 last_error:text last_error_at:timestamptz backfill_progress:float8",
+		func(e *Engine, s *Session) []types.Row { return e.jobRows() })
 	addSys("weir", "state_tables", "job:text job_id:int8 table_id:int8 name:text operator:text rows:int8", func(e *Engine, s *Session) []types.Row {
 		e.writeMu.Lock()
 		jobs := e.st.sortedJobs()

@@ -97,10 +97,18 @@ func init() {
 	})
 	pid := int64(os.Getpid())
 	defRow("pg_backend_pid", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(pid) })
-	for _, n := range []string{"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
+	for _, n := range []string{"pg_type_is_visible", "pg_function_is_visible",
 		"has_table_privilege", "has_schema_privilege", "has_database_privilege"} {
 		defRow(n, constBool(true))
 	}
+	// pg_table_is_visible asks the session (a relation outside the search
+	// path is not visible); relations it does not answer for are.
+	defRow("pg_table_is_visible", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_table_is_visible", d[0].I, 0, false); ok {
+			return types.DBool(s == "t"), nil
+		}
+		return types.DBool(true), nil
+	})
 	defRow("pg_relation_is_publishable", constBool(false))
 	defRow("pg_is_in_recovery", constBool(false))
 	// pg_get_userbyid names unknown roles as Postgres does.
@@ -159,9 +167,24 @@ func init() {
 		defRow(n, func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(0) })
 	}
 	defRow("pg_size_pretty", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
-	for _, n := range []string{"obj_description", "col_description", "shobj_description", "inet_server_addr", "inet_server_port"} {
+	for _, n := range []string{"shobj_description", "inet_server_addr", "inet_server_port"} {
 		defRow(n, nullFn)
 	}
+	// obj_description(oid [, catalog]) and col_description(oid, column)
+	// print the comments the session knows (weir's own views have them);
+	// NULL otherwise.
+	defRow("obj_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "obj_description", d[0].I, 0, false); ok {
+			return dText(s)
+		}
+		return types.NullDatum, nil
+	})
+	defRow("col_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "col_description", d[0].I, int(d[1].I), false); ok {
+			return dText(s)
+		}
+		return types.NullDatum, nil
+	})
 	defRow("pg_postmaster_start_time", func(*EvalCtx, []types.Datum) (types.Datum, error) {
 		return dInt(startTime.UnixMicro())
 	})

@@ -231,6 +231,14 @@ type Copy struct {
 	Options map[string]string
 }
 
+// ExplainJob is EXPLAIN MATERIALIZED VIEW name or EXPLAIN SINK name: the
+// dataflow of the running job, with its operators' live counts. Kind is
+// "materialized view" or "sink".
+type ExplainJob struct {
+	Kind string
+	Name ObjectName
+}
+
 // Explain is EXPLAIN [ANALYZE] [VERBOSE] stmt.
 type Explain struct {
 	Stmt    Stmt
@@ -267,6 +275,7 @@ func (*Reset) stmt()        {}
 func (*Txn) stmt()          {}
 func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
+func (*ExplainJob) stmt()   {}
 func (*Flush) stmt()        {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}
