@@ -426,6 +426,9 @@ type kafkaSink struct {
 	// maxBytes bounds a record's key + value; skip reports one too large.
 	maxBytes int
 	skip     func(error)
+	// fail records an error that fails the sink's checkpoint, so that
+	// weir.stream_errors shows it.
+	fail func(error)
 }
 
 // defaultSinkMaxRecordBytes is the sink's max.record.bytes default: under
@@ -463,8 +466,12 @@ func (s *kafkaSink) PreCommit(ctx context.Context) (stream.SinkTxn, bool, error)
 		if ctx.Err() == nil {
 			// The broker did not take the epoch's records: the
 			// checkpoint fails, and so do the writes waiting for it.
-			return stream.SinkTxn{}, false, pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name).
+			err := pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name).
 				WithHint("The sink's broker does not answer; writes fail until it does (properties.delivery.timeout.ms bounds the wait).")
+			if s.fail != nil {
+				s.fail(err)
+			}
+			return stream.SinkTxn{}, false, err
 		}
 		return stream.SinkTxn{}, false, err
 	}
@@ -496,6 +503,9 @@ func (s *kafkaSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
 		return err
 	}
 	if err := s.w.Commit(ctx, rec); err != nil {
+		if ctx.Err() == nil && s.fail != nil {
+			s.fail(pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name))
+		}
 		return err
 	}
 	s.info.committed(txn.Epoch, rec)
@@ -576,7 +586,8 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 		info.skipped.Add(1)
 		e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err)
 	}
-	return &kafkaSink{name: n.Rel.Name, w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip}, nil
+	fail := func(err error) { e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err) }
+	return &kafkaSink{name: n.Rel.Name, w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip, fail: fail}, nil
 }
 
 // connectors tracks the running connector readers and writers for the

@@ -63,6 +63,10 @@ type observer struct {
 	jobs        map[types.JobID]*jobHealth
 	// hwms are the last high watermarks read per source.
 	hwms map[uint32]map[int32]int64
+	// roots are the plans of the jobs last seen running, so that what is
+	// known of a job being rebuilt (its sources' committed positions)
+	// stays visible meanwhile.
+	roots map[types.JobID]planner.StreamNode
 	// recovering is set from a recovery's start until its Initial
 	// barrier is injected.
 	recovering atomic.Bool
@@ -88,8 +92,9 @@ type tableSize struct{ rows, bytes int64 }
 
 func newObserver() *observer {
 	return &observer{
-		jobs: map[types.JobID]*jobHealth{},
-		hwms: map[uint32]map[int32]int64{},
+		jobs:  map[types.JobID]*jobHealth{},
+		hwms:  map[uint32]map[int32]int64{},
+		roots: map[types.JobID]planner.StreamNode{},
 		ckptDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "weir", Name: "checkpoint_duration_seconds",
 			Help:    "Time from a checkpoint barrier's injection to the checkpoint's commit.",
@@ -267,8 +272,43 @@ func (e *Engine) stateSizes(maxAge time.Duration) map[uint32]tableSize {
 // runningJobs returns the running jobs by id.
 func (e *Engine) runningJobs() []*jobRun {
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	return e.st.sortedJobs()
+	js := e.st.sortedJobs()
+	e.writeMu.Unlock()
+	e.obs.mu.Lock()
+	for _, j := range js {
+		e.obs.roots[j.id] = j.root
+	}
+	e.obs.mu.Unlock()
+	return js
+}
+
+// jobRoot is a job's id and plan.
+type jobRoot struct {
+	id   types.JobID
+	root planner.StreamNode
+}
+
+// jobRoots returns the plan of every relation's job: the running one's,
+// or the one last seen running while it is being rebuilt.
+func (e *Engine) jobRoots() []jobRoot {
+	rels, _ := e.jobStatuses() // records the running jobs' plans
+	e.obs.mu.Lock()
+	defer e.obs.mu.Unlock()
+	var out []jobRoot
+	keep := map[types.JobID]bool{}
+	for _, r := range rels {
+		id := types.JobID(r.ID)
+		keep[id] = true
+		if root := e.obs.roots[id]; root != nil {
+			out = append(out, jobRoot{id, root})
+		}
+	}
+	for id := range e.obs.roots {
+		if !keep[id] {
+			delete(e.obs.roots, id) // dropped
+		}
+	}
+	return out
 }
 
 // jobStatus is a job's status as weir.jobs and weir_job_state show it.
@@ -463,7 +503,7 @@ func (e *Engine) sourcePartitions(ctx context.Context) []sourcePartition {
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
 	var out []sourcePartition
-	for _, j := range e.runningJobs() {
+	for _, j := range e.jobRoots() {
 		for _, op := range planner.StreamOperators(j.root) {
 			src, ok := op.Node.(*planner.StreamSource)
 			if !ok {

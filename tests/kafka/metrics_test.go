@@ -123,6 +123,22 @@ func TestMetricsWhileStreaming(t *testing.T) {
 		l, ok := lag(m, "m_out")
 		return ok && l >= lagDown+30, fmt.Sprintf("lag %g, was %g\n%s", l, lagDown, m.Series("weir_source_lag_records"))
 	})
+	// The catalog tells the same story: a failed checkpoint naming the
+	// sink, the sink's error, and its lag per partition.
+	if rows := kafkatest.Query(t, conn, "SELECT count(*) FROM weir.checkpoints WHERE status = 'failed' AND failure_reason LIKE '%sink%'"); rows[0][0] == "0" {
+		t.Errorf("weir.checkpoints has no failed checkpoint whose reason is the sink")
+	}
+	if rows := kafkatest.Query(t, conn, "SELECT sqlstate FROM weir.stream_errors WHERE view = 'm_out' AND operator = 'sink m_out'"); len(rows) != 1 || rows[0][0] != "08000" {
+		t.Errorf("weir.stream_errors of the sink m_out: %v, want one row of SQLSTATE 08000", rows)
+	}
+	kafkatest.Eventually(t, time.Minute, "weir.source_partitions showing the sink job's lag", func() (bool, string) {
+		rows, err := kafkatest.QueryErr(conn, "SELECT sum(lag) FROM weir.source_partitions WHERE job = 'm_out'")
+		if err != nil {
+			return false, err.Error()
+		}
+		n, err := strconv.Atoi(rows[0][0])
+		return err == nil && n >= 80, fmt.Sprint(rows)
+	})
 	m = scrape()
 	if v := value(m, "weir_job_restarts_total", "job", "m_out"); v < 1 {
 		t.Errorf("weir_job_restarts_total{job=m_out} = %g after failed checkpoints, want > 0", v)
