@@ -297,15 +297,15 @@ func (e *Engine) checkSinksNotHeld() error {
 // failed.
 func (e *Engine) resumeSinks(ctx context.Context, rels []*catalog.Relation) {
 	for _, rel := range rels {
-		if err := e.restartJob(ctx, rel); err != nil {
+		if err := e.startJobAgain(ctx, rel); err != nil {
 			e.log.Error("could not restart a sink after a failed backup; it runs again after a restart", "sink", rel.Name, "err", err)
 		}
 	}
 }
 
-// restartJob builds the job of rel again from its committed state and
+// startJobAgain builds the job of rel again from its committed state and
 // adds it with a barrier.
-func (e *Engine) restartJob(ctx context.Context, rel *catalog.Relation) error {
+func (e *Engine) startJobAgain(ctx context.Context, rel *catalog.Relation) error {
 	e.writeMu.Lock()
 	j, err := e.buildJob(rel)
 	if err != nil {

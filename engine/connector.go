@@ -290,6 +290,8 @@ type kafkaSource struct {
 	fail func(error)
 	// backoff is the wait after the last failed read (0 after a success).
 	backoff time.Duration
+	// stats counts the records read per partition (monitoring).
+	stats *sourceStats
 }
 
 // Poll implements stream.SourceReader. An unreachable broker or topic is
@@ -311,6 +313,7 @@ func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, er
 		return stream.SourceBatch{}, nil
 	}
 	s.backoff = 0
+	s.stats.add(b.Records, b.Bytes, b.Positions)
 	out := stream.SourceBatch{Positions: b.Positions, Malformed: int64(b.Malformed)}
 	if len(b.Rows) == 0 {
 		return out, nil
@@ -361,7 +364,7 @@ func (e *Engine) openSource(ctx context.Context, actx *stream.ActorContext, n *p
 	s.fail = func(err error) {
 		e.st.errs.Record(actx.Job, "source "+n.Rel.Name, pgerr.New(pgerr.ConnectionException, "reading the topic: %s", readerError(err)))
 	}
-	s.unreg = e.conns.addReader(n.Rel.ID, actx.Job, r)
+	s.unreg, s.stats = e.conns.addReader(n.Rel.ID, actx.Job, r)
 	return s, nil
 }
 
@@ -435,6 +438,9 @@ type kafkaSink struct {
 	// maxBytes bounds a record's key + value; skip reports one too large.
 	maxBytes int
 	skip     func(error)
+	// fail records an error that fails the sink's checkpoint, so that
+	// weir.stream_errors shows it.
+	fail func(error)
 }
 
 // defaultSinkMaxRecordBytes is the sink's max.record.bytes default: under
@@ -472,8 +478,12 @@ func (s *kafkaSink) PreCommit(ctx context.Context) (stream.SinkTxn, bool, error)
 		if ctx.Err() == nil {
 			// The broker did not take the epoch's records: the
 			// checkpoint fails, and so do the writes waiting for it.
-			return stream.SinkTxn{}, false, pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name).
+			err := pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name).
 				WithHint("The sink's broker does not answer; writes fail until it does (properties.delivery.timeout.ms bounds the wait).")
+			if s.fail != nil {
+				s.fail(err)
+			}
+			return stream.SinkTxn{}, false, err
 		}
 		return stream.SinkTxn{}, false, err
 	}
@@ -508,14 +518,24 @@ func (s *kafkaSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
 		if errors.Is(err, kafka.ErrTxnAborted) {
 			return errors.Join(stream.ErrSinkTxnAborted, err)
 		}
+		if ctx.Err() == nil && s.fail != nil {
+			s.fail(pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name))
+		}
 		return err
 	}
 	s.info.committed(txn.Epoch, rec)
+	s.info.txCommitted.Add(1)
 	fault.Hit(fault.SinkDuringCommit)
 	return nil
 }
 
-func (s *kafkaSink) Abort(ctx context.Context) error { return s.w.Abort(ctx) }
+func (s *kafkaSink) Abort(ctx context.Context) error {
+	err := s.w.Abort(ctx)
+	if err == nil {
+		s.info.txAborted.Add(1)
+	}
+	return err
+}
 
 func (s *kafkaSink) Close() { s.w.Close() }
 
@@ -556,6 +576,7 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 			if err != nil {
 				return nil, err
 			}
+			e.conns.sink(n.Rel.ID, cfg.Guarantee).txRecommitted.Add(1)
 		}
 	}
 	format, ok := sinkFormats[n.Format]
@@ -583,7 +604,8 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 		info.skipped.Add(1)
 		e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err)
 	}
-	return &kafkaSink{name: n.Rel.Name, w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip}, nil
+	fail := func(err error) { e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err) }
+	return &kafkaSink{name: n.Rel.Name, w: w, enc: enc, info: info, maxBytes: maxBytes, skip: skip, fail: fail}, nil
 }
 
 // connectors tracks the running connector readers and writers for the
@@ -592,13 +614,16 @@ type connectors struct {
 	mu      sync.Mutex
 	readers map[uint32]map[types.JobID]*kafka.SourceReader
 	sinks   map[uint32]*sinkInfo
+	// stats counts each running reader's records (monitoring).
+	stats map[*kafka.SourceReader]*sourceStats
 }
 
 func newConnectors() *connectors {
-	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{}, sinks: map[uint32]*sinkInfo{}}
+	return &connectors{readers: map[uint32]map[types.JobID]*kafka.SourceReader{}, sinks: map[uint32]*sinkInfo{},
+		stats: map[*kafka.SourceReader]*sourceStats{}}
 }
 
-func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) func() {
+func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReader) (func(), *sourceStats) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m := c.readers[rel]
@@ -607,13 +632,16 @@ func (c *connectors) addReader(rel uint32, job types.JobID, r *kafka.SourceReade
 		c.readers[rel] = m
 	}
 	m[job] = r
+	st := &sourceStats{}
+	c.stats[r] = st
 	return func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.readers[rel][job] == r {
 			delete(c.readers[rel], job)
 		}
-	}
+		delete(c.stats, r)
+	}, st
 }
 
 // malformed returns the latest records skipped as malformed by the
@@ -681,6 +709,10 @@ type sinkInfo struct {
 	pending   map[string]kafka.TxnRecord
 	// lags are the decoupled sink's actors' delivery lags, by index.
 	lags map[int]sinkLag
+
+	// Transactions committed, aborted, and committed again by a
+	// recovery, since the server started.
+	txCommitted, txAborted, txRecommitted atomic.Int64
 }
 
 func (s *sinkInfo) setPending(r kafka.TxnRecord) {

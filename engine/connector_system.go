@@ -24,12 +24,14 @@ import (
 //	                    sink its log store's lag (epochs, rows, bytes not
 //	                    yet delivered) and whether it pauses its upstream
 func init() {
-	addSys("weir", "sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8", func(e *Engine, s *Session) []types.Row {
+	addSys("weir", "sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8 late_rows:int8 partitions:int4 lag:int8", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row
+		parts := e.sourcePartitions(context.Background())
 		for _, r := range connectorRels(e, false) {
 			n := e.wms.malformedRecords(r.ID)
-			out = append(out, types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[optTopic]),
-				vStr(strings.ToUpper(cmp.Or(r.With[optFormat], "plain"))), vStr(strings.ToUpper(cmp.Or(r.With[optEncode], "json"))), types.DInt(n)})
+			row := types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[optTopic]),
+				vStr(strings.ToUpper(cmp.Or(r.With[optFormat], "plain"))), vStr(strings.ToUpper(cmp.Or(r.With[optEncode], "json"))), types.DInt(n)}
+			out = append(out, append(row, e.sourceExtra(parts, r)...))
 		}
 		return out
 	})
@@ -48,7 +50,8 @@ func init() {
 
 // sinkColumns are the columns of weir.sinks and SHOW SINKS.
 const sinkColumns = "name:text topic:text format:text guarantee:text last_committed_epoch:int8 pending_transactions:text records_written:int8 records_skipped:int8 " +
-	"decoupled:bool lag_epochs:int8 lag_rows:int8 lag_bytes:int8 paused:bool"
+	"decoupled:bool lag_epochs:int8 lag_rows:int8 lag_bytes:int8 paused:bool" +
+	" state:text last_committed_at:timestamptz transactions_committed:int8 transactions_aborted:int8 transactions_recommitted:int8 last_error:text"
 
 // connectorRels returns the sources and tables with a connector (sinks
 // when sinks is set), by name.
@@ -65,6 +68,7 @@ func connectorRels(e *Engine, sinks bool) []*catalog.Relation {
 
 func sinkRows(e *Engine) []types.Row {
 	var out []types.Row
+	_, running := e.jobStatuses()
 	for _, r := range connectorRels(e, true) {
 		g, _ := sinkGuarantee(r.With)
 		last, pending, written, skipped := e.st.committed.Load(), "", int64(0), int64(0)
@@ -100,6 +104,7 @@ func sinkRows(e *Engine) []types.Row {
 		out = append(out, types.Row{vStr(r.Name), vStr(r.With[optTopic]), vStr(strings.ToUpper(spec.Format)),
 			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written), types.DInt(skipped),
 			types.DBool(decoupled), types.DInt(lagEpochs), types.DInt(lagRows), types.DInt(lagBytes), types.DBool(paused)})
+		out[len(out)-1] = append(out[len(out)-1], e.sinkExtra(r, running)...)
 	}
 	return out
 }

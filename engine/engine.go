@@ -89,6 +89,10 @@ type Engine struct {
 
 	nextPID atomic.Uint32
 	metrics *Metrics
+	// obs measures checkpoints, jobs and DML for monitoring (observe.go).
+	obs *observer
+	// sessions holds the open sessions by pid (sessions by state).
+	sessions sync.Map
 	// conns tracks running connector readers and writers (system views).
 	conns *connectors
 	// gen counts what the generator sources produce (connector_gen.go).
@@ -163,6 +167,8 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("bootstrap roles: %w", err)
 	}
+	e.obs = newObserver()
+	e.obs.register(e.metrics.Registry, e)
 	if e.databaseID, err = loadDatabaseID(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("database id: %w", err)
@@ -234,6 +240,7 @@ func (e *Engine) NewSession(ctx context.Context, p wire.StartupParams) (wire.Ses
 	s := newSession(e, p)
 	s.roleOID = r.OID
 	e.metrics.sessions.Inc()
+	e.sessions.Store(s.pid, s)
 	return s, nil
 }
 

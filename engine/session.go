@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -41,6 +42,9 @@ type Session struct {
 	// implicit is set while the statements of one multi-statement Query
 	// run as Postgres's implicit transaction (txn is then 'T').
 	implicit bool
+	// activity is sessActive while a statement runs, else the last
+	// ReadyForQuery status (read by the metrics, from other goroutines).
+	activity atomic.Uint32
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -177,12 +181,16 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 }
 
 // TxStatus implements wire.Session.
-func (s *Session) TxStatus() byte { return s.txn }
+func (s *Session) TxStatus() byte {
+	s.activity.Store(uint32(s.txn))
+	return s.txn
+}
 
 // Close implements wire.Session.
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
 	s.eng.metrics.sessions.Dec()
+	s.eng.sessions.Delete(s.pid)
 }
 
 // recoverInternal turns a panic in statement processing into an internal
@@ -251,6 +259,7 @@ type failTracking struct {
 
 func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (_ wire.Result, err error) {
 	defer f.s.recoverInternal(&err)
+	f.s.activity.Store(sessActive)
 	r, err := f.Prepared.Execute(ctx, params, io)
 	if err != nil {
 		f.s.fail()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -268,7 +269,8 @@ func (e *Engine) stopStreams() {
 
 // waitCommitted asks for a barrier and waits until the epoch p (holding
 // the caller's writes) is committed.
-func (e *Engine) waitCommitted(ctx context.Context, p *pendingEpoch) error {
+func (e *Engine) waitCommitted(ctx context.Context, p *pendingEpoch) (err error) {
+	defer e.obs.dmlWaited(time.Now(), &err)
 	for {
 		if err, ok := p.result(); ok {
 			if err != nil {
@@ -306,6 +308,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		st.sealed.finish(errors.New("the previous epoch was not committed"))
 	}
 	initial := b.Barrier.Kind == types.BarrierInitial
+	e.obs.checkpointInjected(b.Barrier.Epoch.Curr, initial, time.Now())
 	if initial {
 		// The Initial epoch is empty: what was written since the recovery
 		// joins the next epoch, after the barrier.
@@ -401,9 +404,11 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if err := batch.SetCommittedEpoch(epoch); err != nil {
 		return err
 	}
+	size := int64(batch.Bytes())
 	if err := batch.Commit(); err != nil {
 		return err
 	}
+	e.obs.checkpointCommitted(epoch, size, time.Now())
 	if e.conns.anyPending() {
 		// The point of the protocol between the two commits is there only
 		// while a sink transaction waits for its Kafka commit.
@@ -468,6 +473,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	}
 	e.writeMu.Lock()
 	old := st.jobs
+	e.obs.recoveryStarted(cause, slices.Collect(maps.Keys(old)), time.Now())
 	st.jobs = map[types.JobID]*jobRun{}
 	for _, j := range old {
 		j.active = false
@@ -516,6 +522,7 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 			e.log.Error("cannot rebuild a streaming job", "relation", rel.Name, "kind", kindWords[rel.Kind], "err", err)
 			st.errs.Record(types.JobID(rel.ID), "build", err)
 			st.health.broken(e, rel, err)
+			e.obs.jobFailed(types.JobID(rel.ID), err, time.Now())
 			continue
 		}
 		st.health.started(j.id)

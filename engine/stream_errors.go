@@ -13,7 +13,6 @@ import (
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
-	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -129,46 +128,8 @@ func init() {
 		}
 		return out
 	})
-	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool status:text restarts:int8 last_error:text restart_strategy:text", func(e *Engine, s *Session) []types.Row {
-		e.writeMu.Lock()
-		running := map[types.JobID]*jobRun{}
-		for _, j := range e.st.sortedJobs() {
-			running[j.id] = j
-		}
-		e.writeMu.Unlock()
-		rels := e.cat.All()
-		slices.SortFunc(rels, func(a, b *catalog.Relation) int { return cmp.Compare(a.ID, b.ID) })
-		var out []types.Row
-		for _, rel := range rels {
-			if !hasJob(rel) {
-				continue
-			}
-			id := types.JobID(rel.ID)
-			j := running[id]
-			h, known := e.st.health.snapshot(id)
-			if !known {
-				h.status = jobRunning
-				if st, err := e.jobRestartStrategy(rel.With); err == nil {
-					h.strategy = st.String()
-				}
-			}
-			if j == nil && h.status == jobRunning {
-				// Not started yet (a CREATE under way) or not rebuilt.
-				continue
-			}
-			actors, rows, done := null, null, null
-			if j != nil {
-				r, _, _, _ := j.backfillState()
-				actors, rows, done = types.DInt(int64(len(j.job.ActorIDs()))), types.DInt(r), vBool(j.backfillDone())
-			}
-			lastErr := null
-			if h.lastErr != "" {
-				lastErr = vStr(h.lastErr)
-			}
-			out = append(out, types.Row{types.DInt(int64(id)), vStr(rel.Name), actors, rows, done, vStr(h.status), types.DInt(int64(h.count)), lastErr, vStr(h.strategy)})
-		}
-		return out
-	})
+	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool kind:text status:text parallelism:int4 restarts:int8 last_error:text last_error_at:timestamptz backfill_progress:float8 restart_strategy:text",
+		func(e *Engine, s *Session) []types.Row { return e.jobRows() })
 	addSys("weir", "state_tables", "job:text job_id:int8 table_id:int8 name:text operator:text rows:int8", func(e *Engine, s *Session) []types.Row {
 		e.writeMu.Lock()
 		jobs := e.st.sortedJobs()

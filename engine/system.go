@@ -45,7 +45,7 @@ type sysTable struct {
 var sysTypeNames = map[string]types.T{
 	"oid": types.TOid, "name": types.TName, "char": types.TChar, "bool": types.TBool,
 	"int2": types.TInt2, "int4": types.TInt4, "int8": types.TInt8, "float4": types.TFloat4,
-	"text": types.TText, "text[]": types.TTextArray, "timestamptz": types.TTimestamptz,
+	"text": types.TText, "text[]": types.TTextArray, "timestamptz": types.TTimestamptz, "float8": types.TFloat8,
 }
 
 // cols parses "name:type name:type ..." into a schema.
@@ -117,6 +117,8 @@ func nspOID(schema string, e *Engine) uint32 {
 		return oidPublic
 	case "information_schema":
 		return oidInfoSchema
+	case weirSchema:
+		return oidWeirSchema
 	}
 	for i, sc := range e.cat.Schemas() {
 		if sc == schema {
@@ -218,6 +220,7 @@ func init() {
 			// Postgres 15 gives public to pg_database_owner.
 			{vOid(oidPublic), vStr("public"), vOid(oidDatabaseOwner), null},
 			{vOid(oidInfoSchema), vStr("information_schema"), vOid(oidRoot), null},
+			weirNamespaceRow(),
 		}
 		for _, sc := range e.cat.Schemas() {
 			if sc != "public" {
@@ -246,7 +249,7 @@ func init() {
 					vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), null, null, null})
 			}
 		}
-		return rows
+		return append(rows, weirClassRows()...)
 	})
 	addSys("pg_catalog", "pg_attribute", "attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2 attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text[] attoptions:text attfdwoptions:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
@@ -270,7 +273,7 @@ func init() {
 				}
 			}
 		}
-		return rows
+		return append(rows, weirAttributeRows()...)
 	})
 	addSys("pg_catalog", "pg_attrdef", "oid:oid adrelid:oid adnum:int2 adbin:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
@@ -342,7 +345,9 @@ func init() {
 	addSys("pg_catalog", "pg_inherits", "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", empty)
 	addSys("pg_catalog", "pg_trigger", "oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2 tgenabled:char tgisinternal:bool", empty)
 	addSys("pg_catalog", "pg_rewrite", "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool", empty)
-	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", descriptionRows)
+	addSys("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", func(e *Engine, s *Session) []types.Row {
+		return append(descriptionRows(e, s), weirDescriptionRows()...)
+	})
 	addSys("pg_catalog", "pg_shdescription", "objoid:oid classoid:oid description:text", empty)
 	addSys("pg_catalog", "pg_extension", "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text", empty)
 	// Sources appear as foreign tables of one server per connector
@@ -434,7 +439,7 @@ func init() {
 		return rows
 	})
 	addSys("information_schema", "schemata", "catalog_name:name schema_name:name schema_owner:name", func(e *Engine, s *Session) []types.Row {
-		rows := []types.Row{{vStr(s.database), vStr("information_schema"), vStr("root")}, {vStr(s.database), vStr("pg_catalog"), vStr("root")}}
+		rows := []types.Row{{vStr(s.database), vStr("information_schema"), vStr("root")}, {vStr(s.database), vStr("pg_catalog"), vStr("root")}, {vStr(s.database), vStr(weirSchema), vStr("root")}}
 		for _, sc := range e.cat.Schemas() {
 			rows = append(rows, types.Row{vStr(s.database), vStr(sc), vStr("root")})
 		}
@@ -449,7 +454,7 @@ func init() {
 			}
 			rows = append(rows, types.Row{vStr(s.database), vStr(r.Schema), vStr(r.Name), vStr(tt), vStr(ins)})
 		}
-		return rows
+		return append(rows, weirTablesRows(s)...)
 	})
 	addSys("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(e *Engine, s *Session) []types.Row {
 		var rows []types.Row
@@ -513,7 +518,7 @@ func init() {
 					vStr(types.T{ID: c.T.ID, Mod: -1}.String()), charLen, prec, scale, dtp, vStr(udt)})
 			}
 		}
-		return rows
+		return append(rows, weirColumnsRows(s)...)
 	})
 }
 
@@ -528,6 +533,9 @@ func indexDef(r *catalog.Relation) string {
 // OID plus 2*indexOIDBase.
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
 	cat := s.eng.cat
+	if d, ok := s.describeWeir(fn, oid, col); ok {
+		return d, true
+	}
 	switch fn {
 	case "pg_get_userbyid":
 		switch oid {

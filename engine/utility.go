@@ -149,6 +149,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return s.prepareDescribe(st)
 	case *sql.Explain:
 		return s.prepareExplain(ctx, st, hints)
+	case *sql.ExplainJob:
+		return s.prepareExplainJob(st)
 	case *sql.Copy:
 		return s.prepareCopy(st)
 	}
@@ -724,6 +726,12 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 		}}, nil
 	case "sinks":
 		return s.prepareShowSinks()
+	case "jobs":
+		return s.prepareShowJobs()
+	case "parameters":
+		return s.prepareShowParameters()
+	case "columns":
+		return s.prepareShowColumns(st.Obj)
 	case "tables", "views", "materialized views", "sources":
 		want := map[string]catalog.Kind{"tables": catalog.KindTable, "views": catalog.KindView, "materialized views": catalog.KindMView, "sources": catalog.KindSource, "sinks": catalog.KindSink}[st.Kind]
 		return &utilPrepared{fields: textFields("Name"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {

@@ -123,10 +123,18 @@ func init() {
 			return types.DBool(ok), nil
 		}}, true
 	})
-	for _, n := range []string{"pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
+	for _, n := range []string{"pg_type_is_visible", "pg_function_is_visible",
 		"has_schema_privilege", "has_database_privilege"} {
 		defRow(n, constBool(true))
 	}
+	// pg_table_is_visible asks the session (a relation outside the search
+	// path is not visible); relations it does not answer for are.
+	defRow("pg_table_is_visible", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_table_is_visible", d[0].I, 0, false); ok {
+			return types.DBool(s == "t"), nil
+		}
+		return types.DBool(true), nil
+	})
 	defRow("pg_relation_is_publishable", constBool(false))
 	defRow("pg_is_in_recovery", constBool(false))
 	// pg_get_userbyid names unknown roles as Postgres does.
@@ -188,7 +196,9 @@ func init() {
 	for _, n := range []string{"shobj_description", "inet_server_addr", "inet_server_port"} {
 		defRow(n, nullFn)
 	}
-	// COMMENT ON's texts, from the session's catalog.
+	// obj_description(oid [, catalog]) and col_description(oid, column)
+	// print COMMENT ON's texts and the descriptions of weir's own views;
+	// NULL otherwise.
 	defRow("obj_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || len(d) > 1 && !d[1].Null && d[1].S != "pg_class" {
 			return types.NullDatum, nil

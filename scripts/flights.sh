@@ -12,7 +12,8 @@
 #       from the JSON file, not through Kafka), and
 #   (b) the latest record per key of the sink topic, read with kcat at
 #       read_committed, equals the departure board's rows.
-# Needs psql, kcat and jq. Environment: PORT, KAFKA_PORT (free ports),
+# Needs psql, kcat and jq, and installs those missing on a Debian machine
+# (scripts/deps.sh). Environment: PORT, KAFKA_PORT (free ports),
 # WEIR (a built weir binary; built from this tree if unset), ANSWERS (a
 # file that receives the answers printed after the restart; the README
 # shows them, and tests/kafka checks that it shows them as they are).
@@ -39,9 +40,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in psql kcat jq; do
-  command -v "$tool" >/dev/null || { echo "flights.sh needs $tool" >&2; exit 1; }
-done
+source scripts/deps.sh
+need psql kcat jq
 
 psql_() { psql -X -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 -v broker="$BROKER" "$@"; }
 
@@ -104,16 +104,23 @@ cat "$work/replay.out"
 wait_for "all flights counted" "SELECT sum(departures) FROM departure_board" "$TOTAL"
 wait_for "all flights in the hourly view" "SELECT sum(departures) FROM delay_by_origin_hour" "$TOTAL"
 psql_ -c 'FLUSH' >/dev/null
-echo "== the answers after the restart"
+echo "== the answers after the restart (each view is checked against its batch query below)"
 psql_ <<'SQL' | tee "$work/answers.txt"
+\echo 'Flights counted once each across the SIGKILL (checked: all 20000):'
 SELECT sum(departures) AS flights FROM departure_board;
-SELECT * FROM most_delayed_routes ORDER BY avg_delay DESC, origin, destination;
-SELECT origin, departures, late, round(avg_delay, 2) AS avg_delay, last_departure
-  FROM departure_board ORDER BY departures DESC, origin LIMIT 10;
+\echo 'Delay per origin per hour (TUMBLE), the five worst hours:'
 SELECT origin, window_start, departures, round(avg_delay, 2) AS avg_delay
   FROM delay_by_origin_hour ORDER BY avg_delay DESC, origin, window_start LIMIT 5;
+\echo 'Rolling 3-hour departures by state (HOP joined with the airports), the five busiest:'
 SELECT state, window_start, window_end, departures, round(avg_delay, 2) AS avg_delay
   FROM delay_by_state_3h ORDER BY departures DESC, state, window_start LIMIT 5;
+\echo 'The ten most delayed routes (top-N, at least 10 departures):'
+SELECT origin, destination, departures, round(avg_delay, 2) AS avg_delay
+  FROM most_delayed_routes ORDER BY avg_delay DESC, origin, destination;
+\echo 'The departure board, the ten busiest airports (the sink below carries every row):'
+SELECT origin, departures, late, round(avg_delay, 2) AS avg_delay, last_departure
+  FROM departure_board ORDER BY departures DESC, origin LIMIT 10;
+\echo 'The last departures of SFO and JFK (group top-N):'
 SELECT * FROM last_departures WHERE origin IN ('SFO', 'JFK') ORDER BY origin, date DESC;
 SQL
 
@@ -171,8 +178,11 @@ for _ in $(seq 1 100); do
   sleep 0.3
 done
 if [[ "$sink_ok" == 1 ]]; then
-  echo "ok   departure_board_out: $(wc -l <"$work/sink.csv") keys equal the view's rows"
-  head -3 "$work/sink.csv"
+  echo "ok   departure_board_out: $(wc -l <"$work/sink.csv") keys equal the view's rows, for example:"
+  # origin, departures, late, avg_delay, last_departure, as the view's
+  # columns; the average printed to two decimals.
+  sort -t, -k2,2nr "$work/sink.csv" | head -3 |
+    awk -F, '{ printf "       %s: %d departures, %d late, average delay %.2f min, last at %s\n", $1, $2, $3, $4, $5 }'
 else
   echo "FAIL the sink topic differs from departure_board (< view, > sink):"
   diff "$work/board.csv" "$work/sink.csv" >"$work/diff" || true

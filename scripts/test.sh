@@ -3,6 +3,9 @@
 # for a short bounded run. Fuzz targets are found automatically (any
 # `func FuzzX(f *testing.F)` in a _test.go file).
 #
+# The end-to-end tests need PostgreSQL 15, psql, kcat and jq: those
+# missing are installed on a Debian machine (scripts/deps.sh).
+#
 # Environment:
 #   FUZZTIME     how long each fuzz target runs (default 10s; 0 skips fuzzing)
 #   TEST_TIMEOUT go test -timeout (default 15m)
@@ -11,6 +14,9 @@ cd "$(dirname "$0")/.."
 
 FUZZTIME="${FUZZTIME:-10s}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-15m}"
+
+source scripts/deps.sh
+need postgres psql kcat jq
 
 echo "== go vet ./..."
 go vet ./...

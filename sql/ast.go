@@ -240,6 +240,14 @@ type Copy struct {
 	Options map[string]string
 }
 
+// ExplainJob is EXPLAIN MATERIALIZED VIEW name or EXPLAIN SINK name: the
+// dataflow of the running job, with its operators' live counts. Kind is
+// "materialized view" or "sink".
+type ExplainJob struct {
+	Kind string
+	Name ObjectName
+}
+
 // Explain is EXPLAIN [ANALYZE] [VERBOSE] stmt.
 type Explain struct {
 	Stmt    Stmt
@@ -285,6 +293,7 @@ func (*Reset) stmt()        {}
 func (*Txn) stmt()          {}
 func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
+func (*ExplainJob) stmt()   {}
 func (*Flush) stmt()        {}
 func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}

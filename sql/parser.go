@@ -370,6 +370,17 @@ func (p *stmtParser) show() (Stmt, error) {
 		return &Show{Kind: "sources"}, nil
 	case p.accept("sinks"):
 		return &Show{Kind: "sinks"}, nil
+	case p.accept("jobs"):
+		return &Show{Kind: "jobs"}, nil
+	case p.accept("parameters"):
+		return &Show{Kind: "parameters"}, nil
+	case p.word(0) == "columns" && (p.word(1) == "from" || p.word(1) == "in"):
+		p.pos += 2
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		return &Show{Kind: "columns", Obj: n}, nil
 	case p.accept("time", "zone"):
 		return &Show{Kind: "variable", Name: "timezone"}, nil
 	case p.accept("transaction", "isolation", "level"):
@@ -624,6 +635,20 @@ func (p *stmtParser) explain() (Stmt, error) {
 	} else {
 		e.Analyze = p.accept("analyze") || p.accept("analyse")
 		e.Verbose = p.accept("verbose")
+	}
+	// EXPLAIN MATERIALIZED VIEW name / EXPLAIN SINK name: the running
+	// job, not a statement.
+	if kind := p.word(0); kind == "sink" || kind == "materialized" && p.word(1) == "view" {
+		if kind == "materialized" {
+			p.pos++
+			kind = "materialized view"
+		}
+		p.pos++
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		return &ExplainJob{Kind: kind, Name: n}, nil
 	}
 	inner, err := p.stmt()
 	if err != nil {

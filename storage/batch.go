@@ -155,6 +155,10 @@ func (b *Batch) Apply(src *Batch) error {
 	return wrapWrite(b.b.Apply(src.b, nil))
 }
 
+// Bytes returns the size of the batch's writes as encoded for the
+// write-ahead log.
+func (b *Batch) Bytes() int { return len(b.b.Repr()) }
+
 // Len returns the number of writes in the batch.
 func (b *Batch) Len() int { return int(b.b.Count()) }
 

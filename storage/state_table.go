@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -29,6 +30,8 @@ type Cache struct {
 	budget int64
 	used   atomic.Int64
 	gen    atomic.Uint64
+	// stats holds a *TableCacheStats per state table id.
+	stats sync.Map
 }
 
 // NewCache returns a cache with a budget of budgetBytes (approximate
@@ -111,6 +114,8 @@ type StateTable struct {
 	desc       []bool
 	valueTypes []types.T
 	cache      *Cache
+	// cstats counts this table's cache hits, misses and evictions.
+	cstats *TableCacheStats
 
 	entries map[string]*stEntry
 	// The overlay is the entries not yet durable (dirty or flushed into a
@@ -149,6 +154,7 @@ func NewStateTable(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache
 		desc:       make([]bool, len(keyTypes)),
 		valueTypes: valueTypes,
 		cache:      cache,
+		cstats:     cache.TableStats(tableID),
 		entries:    map[string]*stEntry{},
 		overlay:    btreemap.New[string, *stEntry](16, strings.Compare),
 	}
@@ -209,6 +215,7 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		return getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
 	}
 	if e, ok := t.entries[string(t.kbuf)]; ok {
+		t.cstats.Hits.Add(1)
 		t.touch(e)
 		if t.cache.over() {
 			// Another table raised the pressure: give back idle entries.
@@ -216,6 +223,7 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		}
 		return e.row, e.row != nil, nil
 	}
+	t.cstats.Misses.Add(1)
 	row, ok, err := getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
 	if err != nil {
 		return nil, false, err
@@ -614,6 +622,7 @@ func (t *StateTable) lruRemove(e *stEntry) {
 }
 
 func (t *StateTable) evict(e *stEntry) {
+	t.cstats.Evictions.Add(1)
 	t.lruRemove(e)
 	t.drop(e)
 }

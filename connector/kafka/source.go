@@ -129,6 +129,9 @@ type Batch struct {
 	Positions map[int32]int64
 	// Malformed is how many records of this batch were skipped.
 	Malformed int
+	// Records and Bytes count the batch's records (malformed ones
+	// included) and their key and value bytes, per partition.
+	Records, Bytes map[int32]int64
 }
 
 // MalformedRecord describes a record that was skipped.
@@ -351,6 +354,7 @@ func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
 	var b Batch
 	fs.EachRecord(func(rec *kgo.Record) {
 		r.pos[rec.Partition] = rec.Offset + 1
+		b.count(rec)
 		row, op, reason := r.decode(rec)
 		if reason != "" {
 			b.Malformed++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
@@ -44,6 +45,9 @@ type Actor struct {
 	root Operator
 	out  dispatcher // nil for the job's root fragment
 	sink BarrierSink
+	// blocked counts the time spent waiting on full output channels
+	// (OperatorStats.BlockedNanos of the fragment's root); may be nil.
+	blocked *atomic.Int64
 }
 
 // ID returns the actor's id.
@@ -94,6 +98,7 @@ func (a *Actor) run(ctx context.Context) error {
 	if a.ctx.WriteSet == nil {
 		a.ctx.WriteSet = a.ctx.DB.NewWriteBatch()
 	}
+	ctx = withBlockedCounter(ctx, a.blocked)
 	for {
 		msg, err := a.root.Next(ctx)
 		if err != nil {

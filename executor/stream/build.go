@@ -71,6 +71,8 @@ type Job struct {
 	sinks []*Sink
 	// hold pauses the job's sources while a sink's log store is full.
 	hold *JobHold
+	// stats are the operators' counters, by plan node (see Stats).
+	stats map[planner.StreamNode]*OperatorStats
 }
 
 // Fragment is a part of the dataflow between exchanges, run by
@@ -87,6 +89,10 @@ type Fragment struct {
 func (j *Job) Spec() types.Job {
 	return types.Job{ID: j.ID, Actors: j.ActorIDs()}
 }
+
+// Held reports whether the job's sources are paused because one of its
+// sinks' log stores is full.
+func (j *Job) Held() bool { return j.hold.Held() }
 
 // ActorIDs returns the ids of every actor of the job.
 func (j *Job) ActorIDs() []types.ActorID {
@@ -322,7 +328,7 @@ func (b *builder) buildFragment(f *fragSpec) error {
 		if err != nil {
 			return err
 		}
-		a := &Actor{ctx: actx, root: root, sink: b.env.Sink}
+		a := &Actor{ctx: actx, root: root, sink: b.env.Sink, blocked: &b.statsOf(f.frag.Root).BlockedNanos}
 		if f.out != nil {
 			a.out = newDispatcher(f.out, i)
 		}
@@ -345,8 +351,20 @@ func newDispatcher(e *edge, i int) dispatcher {
 }
 
 // op creates the operator of node (and its inputs within the fragment)
-// for one actor of f.
+// for one actor of f, counting the rows it emits (Job.Stats).
 func (b *builder) op(actx *ActorContext, f *fragSpec, node planner.StreamNode) (Operator, error) {
+	if _, ok := b.edges[node]; ok && node != f.frag.Root {
+		return b.newOp(actx, f, node)
+	}
+	o, err := b.newOp(actx, f, node)
+	if err != nil {
+		return nil, err
+	}
+	return counted{Operator: o, s: b.statsOf(node)}, nil
+}
+
+// newOp creates the operator of node for one actor of f.
+func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode) (Operator, error) {
 	if e, ok := b.edges[node]; ok && node != f.frag.Root {
 		m := newMerge(e.x.inputs(actx.Index))
 		if b.env.Unaligned {

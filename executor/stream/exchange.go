@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"time"
 
 	"github.com/weirdb/weir/types"
 )
@@ -66,6 +67,9 @@ func send(ctx context.Context, ch chan<- types.Message, m types.Message) error {
 		return nil
 	default:
 	}
+	// The channel is full: the receiver is behind, and the time until it
+	// takes m is this actor's backpressure.
+	defer addBlocked(ctx, time.Now())
 	select {
 	case ch <- m:
 		return nil
