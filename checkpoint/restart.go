@@ -32,6 +32,7 @@ const (
 
 var restartKindNames = [...]string{"none", "fixed-delay", "exponential-delay", "failure-rate"}
 
+// String returns the kind's name as restart_strategy spells it.
 func (k RestartKind) String() string {
 	if int(k) < len(restartKindNames) {
 		return restartKindNames[k]

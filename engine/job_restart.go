@@ -219,10 +219,12 @@ type jobBarrierSink struct {
 	j *jobRun
 }
 
+// Ack implements stream.BarrierSink.
 func (s jobBarrierSink) Ack(ctx context.Context, epoch uint64, actor types.ActorID, ws *storage.Batch) error {
 	return s.e.st.drv.Ack(ctx, epoch, actor, ws)
 }
 
+// ActorFailed implements stream.BarrierSink.
 func (s jobBarrierSink) ActorFailed(ctx context.Context, actor types.ActorID, err error) error {
 	return s.e.jobFailed(ctx, s.j, actor, err)
 }

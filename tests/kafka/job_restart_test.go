@@ -171,8 +171,9 @@ func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
 // (fixed-delay, 2 attempts, each retry logged once) and the statements
 // caught in it fail naming the view; the third failure leaves base
 // FAILED, the view reading it cannot be rebuilt and is FAILED too, and
-// the rest of the database runs on. RESUME brings both back, rebuilt
-// from the table, equal to their queries.
+// the rest of the database runs on, also after a restart of the server.
+// RESUME brings both back, rebuilt from the table, equal to their
+// queries.
 func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
 	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@base:2-4"}})
 	conn := w.ConnString()
@@ -224,6 +225,16 @@ func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
 	}
 	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed and is not restarted"); n != 1 {
 		t.Errorf("%d exhaustions logged, want 1", n)
+	}
+
+	// FAILED survives a restart of the server.
+	w.SetEnv()
+	w.Restart()
+	if s := status("base"); !strings.HasPrefix(s, "failed | 0 | restart strategy fixed-delay exhausted") {
+		t.Errorf("base after a restart: %s", s)
+	}
+	if s := status("top"); !strings.HasPrefix(s, "failed | 0 | cannot be rebuilt") {
+		t.Errorf("top after a restart: %s", s)
 	}
 
 	kafkatest.Exec(t, conn, "ALTER MATERIALIZED VIEW base RESUME", "ALTER MATERIALIZED VIEW top RESUME")
