@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/wire"
+)
+
+func sessionAs(t *testing.T, e *Engine, user string) wire.Session {
+	t.Helper()
+	s, err := e.NewSession(context.Background(), wire.StartupParams{User: user, Database: DatabaseName})
+	if err != nil {
+		t.Fatalf("session as %s: %v", user, err)
+	}
+	return s
+}
+
+func wantCode(t *testing.T, s wire.Session, q string, code pgerr.Code, msg string) {
+	t.Helper()
+	_, err := run(t, s, q)
+	if pgerr.CodeOf(err) != code || !strings.Contains(err.Error(), msg) {
+		t.Errorf("%s: got %v, want %s %q", q, err, code, msg)
+	}
+}
+
+// Who may manage roles, as Postgres has it: CREATEROLE manages roles
+// that are not superusers, a role changes its own password, and neither
+// the session's role nor the bootstrap superuser can be dropped.
+func TestRoleAdministration(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE ROLE admin LOGIN CREATEROLE")
+	mustRun(t, root, "CREATE USER plain PASSWORD 'a'")
+	admin := sessionAs(t, e, "admin")
+	plain := sessionAs(t, e, "plain")
+	mustRun(t, admin, "CREATE ROLE helper LOGIN")
+	wantCode(t, admin, "CREATE ROLE boss SUPERUSER", pgerr.InsufficientPrivilege, "permission denied to create role")
+	wantCode(t, admin, "ALTER ROLE root PASSWORD 'x'", pgerr.InsufficientPrivilege, "permission denied to alter role")
+	wantCode(t, plain, "CREATE ROLE x", pgerr.InsufficientPrivilege, "permission denied to create role")
+	wantCode(t, plain, "ALTER ROLE plain CREATEDB", pgerr.InsufficientPrivilege, "permission denied to alter role")
+	before, _ := e.cat.RoleByName("plain")
+	mustRun(t, plain, "ALTER ROLE plain PASSWORD 'b'")
+	after, _ := e.cat.RoleByName("plain")
+	if after.Password == before.Password || !strings.HasPrefix(after.Password, "SCRAM-SHA-256$4096:") || strings.Contains(after.Password, "'b'") {
+		t.Fatalf("password not replaced by a new verifier: %q -> %q", before.Password, after.Password)
+	}
+	wantCode(t, root, "DROP ROLE root", pgerr.ObjectInUse, "current user cannot be dropped")
+	wantCode(t, admin, "DROP ROLE root", pgerr.ObjectInUse, "required by the database system")
+	wantCode(t, root, "ALTER ROLE root NOSUPERUSER", pgerr.InsufficientPrivilege, "permission denied to alter role")
+	mustRun(t, root, "CREATE TABLE owned (a int)")
+	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO helper")
+	helper := sessionAs(t, e, "helper")
+	mustRun(t, helper, "CREATE TABLE mine (a int)")
+	wantCode(t, admin, "DROP ROLE helper", "2BP01", `role "helper" cannot be dropped because some objects depend on it`)
+	mustRun(t, helper, "DROP TABLE mine")
+	mustRun(t, admin, "DROP ROLE helper")
+	if _, err := e.NewSession(context.Background(), wire.StartupParams{User: "helper", Database: DatabaseName}); pgerr.CodeOf(err) != "28000" {
+		t.Fatalf("session of a dropped role: %v", err)
+	}
+	if _, err := e.NewSession(context.Background(), wire.StartupParams{User: "root", Database: "other"}); pgerr.CodeOf(err) != "3D000" {
+		t.Fatalf("another database: %v", err)
+	}
+}
+
+// The initial password is the bootstrap superuser's first password: set
+// on first start, or later while it has none, and never replaced.
+func TestInitialPassword(t *testing.T) {
+	fs := vfs.NewMem()
+	open := func(pw string) *Engine {
+		e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}, InitPassword: pw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open("")
+	if r, _ := e.LookupRole("root"); r.Verifier != "" || !r.Superuser || !r.CanLogin {
+		t.Fatalf("root after a first start without a password: %+v", r)
+	}
+	e.Close()
+	e = open("first")
+	r1, _ := e.LookupRole("root")
+	if !strings.HasPrefix(r1.Verifier, "SCRAM-SHA-256$4096:") {
+		t.Fatalf("root's verifier %q", r1.Verifier)
+	}
+	e.Close()
+	e = open("second")
+	defer e.Close()
+	if r2, _ := e.LookupRole("root"); r2.Verifier != r1.Verifier {
+		t.Fatal("a later initial password replaced root's password")
+	}
+}
