@@ -48,6 +48,10 @@
 // Pebble cannot know what reached the disk, so the process logs the error
 // and exits (as Postgres PANICs), and recovery starts from what was synced.
 //
+// DB.Checkpoint copies the whole database into a new data directory (a
+// Pebble checkpoint: hard links where possible); every batch is atomic,
+// so the copy holds whole checkpoints only. It is how BACKUP TO works.
+//
 // Id counters (DB.NextID) hand out relation ids and hidden row ids that are
 // never repeated, even across crashes, by durably reserving them a block
 // at a time.
