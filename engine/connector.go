@@ -313,7 +313,7 @@ func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, er
 		return stream.SourceBatch{}, nil
 	}
 	s.backoff = 0
-	s.stats.add(b.Records, b.Bytes, b.Positions)
+	s.stats.add(b.Records, b.Bytes, b.MalformedBy, b.Positions)
 	out := stream.SourceBatch{Positions: b.Positions, Malformed: int64(b.Malformed)}
 	if len(b.Rows) == 0 {
 		return out, nil

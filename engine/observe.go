@@ -411,6 +411,7 @@ type sourcePartition struct {
 	partition    int32
 	records      int64
 	bytes        int64
+	malformed    int64
 	position     int64 // the reader's next offset (-1: unknown)
 	committed    int64 // the checkpointed next offset (-1: none yet)
 	hwm          int64
@@ -442,18 +443,22 @@ type sourceStats struct {
 	mu        sync.Mutex
 	records   map[int32]int64
 	bytes     map[int32]int64
+	malformed map[int32]int64
 	positions map[int32]int64
 }
 
 // add counts a polled batch.
-func (s *sourceStats) add(records, bytes, positions map[int32]int64) {
+func (s *sourceStats) add(records, bytes, malformed, positions map[int32]int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.records == nil {
-		s.records, s.bytes, s.positions = map[int32]int64{}, map[int32]int64{}, map[int32]int64{}
+		s.records, s.bytes, s.malformed, s.positions = map[int32]int64{}, map[int32]int64{}, map[int32]int64{}, map[int32]int64{}
 	}
 	for p, n := range records {
 		s.records[p] += n
+	}
+	for p, n := range malformed {
+		s.malformed[p] += n
 	}
 	for p, n := range bytes {
 		s.bytes[p] += n
@@ -536,10 +541,10 @@ func (e *Engine) sourcePartitions(ctx context.Context) []sourcePartition {
 				parts[p] = true
 			}
 			rd := readers[[2]uint32{src.Rel.ID, uint32(j.id)}]
-			var records, bytes, positions map[int32]int64
+			var records, bytes, malformed, positions map[int32]int64
 			if rd.stats != nil {
 				rd.stats.mu.Lock()
-				records, bytes, positions = maps.Clone(rd.stats.records), maps.Clone(rd.stats.bytes), maps.Clone(rd.stats.positions)
+				records, bytes, malformed, positions = maps.Clone(rd.stats.records), maps.Clone(rd.stats.bytes), maps.Clone(rd.stats.malformed), maps.Clone(rd.stats.positions)
 				rd.stats.mu.Unlock()
 				for p := range positions {
 					parts[p] = true
@@ -547,7 +552,7 @@ func (e *Engine) sourcePartitions(ctx context.Context) []sourcePartition {
 			}
 			keys := slices.Sorted(maps.Keys(parts))
 			for _, p := range keys {
-				sp := sourcePartition{rel: src.Rel, job: j.id, partition: p, records: records[p], bytes: bytes[p]}
+				sp := sourcePartition{rel: src.Rel, job: j.id, partition: p, records: records[p], bytes: bytes[p], malformed: malformed[p]}
 				sp.position, sp.hasPosition = positions[p]
 				sp.committed, sp.hasCommitted = committed[p]
 				sp.hwm, sp.hasHWM = hw[p]

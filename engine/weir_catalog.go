@@ -232,7 +232,7 @@ func init() {
 		"status: succeeded, failed, timed_out or in_progress.",
 		"failure_reason: Why it failed.")
 
-	addSys("weir", "source_partitions", "source:text job:text partition:int4 position:int8 committed_position:int8 high_watermark:int8 lag:int8 records:int8 bytes:int8", func(e *Engine, s *Session) []types.Row {
+	addSys("weir", "source_partitions", "source:text job:text partition:int4 position:int8 committed_position:int8 high_watermark:int8 lag:int8 records:int8 bytes:int8 malformed:int8", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row
 		for _, p := range e.sourcePartitions(context.Background()) {
 			pos, com, hwm, lag := null, null, null, null
@@ -248,7 +248,7 @@ func init() {
 			if l, ok := p.lag(); ok {
 				lag = types.DInt(l)
 			}
-			out = append(out, types.Row{vStr(p.rel.Name), vStr(jobName(e, p.job)), vInt(int(p.partition)), pos, com, hwm, lag, types.DInt(p.records), types.DInt(p.bytes)})
+			out = append(out, types.Row{vStr(p.rel.Name), vStr(jobName(e, p.job)), vInt(int(p.partition)), pos, com, hwm, lag, types.DInt(p.records), types.DInt(p.bytes), types.DInt(p.malformed)})
 		}
 		return out
 	})
@@ -261,7 +261,8 @@ func init() {
 		"high_watermark: The partition's high watermark: the offset the next record produced will get.",
 		"lag: Records not covered by a committed checkpoint: high_watermark - committed_position.",
 		"records: Records read since the reader started.",
-		"bytes: Key and value bytes read since the reader started.")
+		"bytes: Key and value bytes read since the reader started.",
+		"malformed: Records skipped as malformed since the reader started (weir.sources counts them across restarts).")
 
 	addSys("weir", "operators", "job:text job_id:int8 operator_id:int4 operator:text rows_in:int8 rows_out:int8 state_tables:int4 state_rows:int8 state_bytes:int8 cache_hits:int8 cache_misses:int8 cache_evictions:int8 backpressure_ms:float8", func(e *Engine, s *Session) []types.Row {
 		var out []types.Row

@@ -130,8 +130,9 @@ type Batch struct {
 	// Malformed is how many records of this batch were skipped.
 	Malformed int
 	// Records and Bytes count the batch's records (malformed ones
-	// included) and their key and value bytes, per partition.
-	Records, Bytes map[int32]int64
+	// included) and their key and value bytes, per partition;
+	// MalformedBy counts the malformed ones per partition.
+	Records, Bytes, MalformedBy map[int32]int64
 }
 
 // MalformedRecord describes a record that was skipped.
@@ -358,6 +359,7 @@ func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
 		row, op, reason := r.decode(rec)
 		if reason != "" {
 			b.Malformed++
+			b.MalformedBy[rec.Partition]++ // count made the map
 			r.skip(rec, reason)
 			return
 		}

@@ -37,7 +37,7 @@ func (r *SourceReader) HighWatermarks(ctx context.Context) (map[int32]int64, err
 // count adds rec to the batch's per-partition record and byte counts.
 func (b *Batch) count(rec *kgo.Record) {
 	if b.Records == nil {
-		b.Records, b.Bytes = map[int32]int64{}, map[int32]int64{}
+		b.Records, b.Bytes, b.MalformedBy = map[int32]int64{}, map[int32]int64{}, map[int32]int64{}
 	}
 	b.Records[rec.Partition]++
 	b.Bytes[rec.Partition] += int64(len(rec.Key) + len(rec.Value))

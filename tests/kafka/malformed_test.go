@@ -79,6 +79,18 @@ func TestMalformedRecordsSkipped(t *testing.T) {
 	if count != int64(len(wantBad)) {
 		t.Errorf("weir.sources.malformed_count of mixed = %d, want %d", count, len(wantBad))
 	}
+	// weir.source_partitions counts them per reader and partition, and
+	// places each reader at the end of the topic.
+	want := fmt.Sprintf("%d %d", len(wantBad), len(records))
+	parts := kafkatest.Query(t, w.ConnString(), `SELECT job, "partition", malformed, position, high_watermark FROM weir.source_partitions WHERE source = 'mixed' ORDER BY job`)
+	if len(parts) != 2 || parts[0][0] != "mixed_seen" || parts[1][0] != "mixed_totals" {
+		t.Errorf("weir.source_partitions of mixed: %q, want one row for each view's reader", parts)
+	}
+	for _, r := range parts {
+		if got := r[2] + " " + r[3]; r[1] != "0" || got != want || r[4] != r[3] {
+			t.Errorf("weir.source_partitions row %q: want partition 0 with malformed and position %s, at the high watermark", r, want)
+		}
+	}
 
 	// weir.source_errors lists each with its position and a reason.
 	errs := kafkatest.Query(t, w.ConnString(), `SELECT source, "partition", "offset", reason FROM weir.source_errors`)

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// TestObserverCheckpoints walks the observer through a committed
+// checkpoint, one that fails, one that times out and a recovery at start
+// (no failure), with the times passed in, and checks weir.checkpoints'
+// records, the outcome counters and the jobs' restarts.
+func TestObserverCheckpoints(t *testing.T) {
+	o := newObserver()
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+	o.recoveryStarted(nil, nil, at(0)) // start-up: not a failure
+	o.checkpointInjected(1, true, at(1))
+	o.checkpointCommitted(1, 100, at(3))
+	o.checkpointInjected(2, false, at(10))
+	o.recoveryStarted(pgerr.New(pgerr.ConnectionException, "sink s: the broker did not answer"), []types.JobID{7, 8}, at(40))
+	o.checkpointInjected(3, true, at(50))
+	o.recoveryStarted(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch 3 timed out"), []types.JobID{7}, at(90))
+	o.checkpointInjected(4, true, at(100))
+	o.checkpointCommitted(4, 250, at(104))
+	// A commit reported twice, or for an epoch not recorded, changes nothing.
+	o.checkpointCommitted(4, 999, at(110))
+	o.checkpointCommitted(99, 1, at(111))
+
+	type rec struct {
+		epoch  uint64
+		ms     int
+		bytes  int64
+		status string
+	}
+	var got []rec
+	for _, c := range o.checkpoints() {
+		got = append(got, rec{c.epoch, int(c.duration.Milliseconds()), c.bytes, c.status})
+	}
+	want := []rec{{4, 4, 250, ckptSucceeded}, {3, 40, 0, ckptTimedOut}, {2, 30, 0, ckptFailed}, {1, 2, 100, ckptSucceeded}}
+	if len(got) != len(want) {
+		t.Fatalf("checkpoints %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("checkpoint %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if r := o.checkpoints()[2].reason; r != "sink s: the broker did not answer" {
+		t.Errorf("failure reason %q", r)
+	}
+	for outcome, n := range map[string]float64{ckptSucceeded: 2, ckptFailed: 1, ckptTimedOut: 1} {
+		if v := testutil.ToFloat64(o.ckptTotal.WithLabelValues(outcome)); v != n {
+			t.Errorf("weir_checkpoints_total{outcome=%q} = %g, want %g", outcome, v, n)
+		}
+	}
+	if n := testutil.CollectAndCount(o.ckptDuration); n != 1 {
+		t.Errorf("duration histogram: %d series", n)
+	}
+	if h := o.jobHealthOf(7); h.restarts != 2 || h.lastError != "checkpoint of epoch 3 timed out" || !h.lastAt.Equal(at(90)) {
+		t.Errorf("job 7: %+v, want 2 restarts and the timeout as its last error", h)
+	}
+	if h := o.jobHealthOf(8); h.restarts != 1 {
+		t.Errorf("job 8: %+v, want 1 restart", h)
+	}
+	if o.recovering.Load() {
+		t.Errorf("still recovering after the Initial barrier")
+	}
+	o.jobFailed(9, errors.New("cannot rebuild"), at(120))
+	if h := o.jobHealthOf(9); h.restarts != 0 || h.lastError != "cannot rebuild" {
+		t.Errorf("job 9: %+v", h)
+	}
+}
+
+// TestObserverHistoryBounded checks that weir.checkpoints keeps the last
+// checkpointHistory checkpoints.
+func TestObserverHistoryBounded(t *testing.T) {
+	o := newObserver()
+	t0 := time.Unix(0, 0)
+	for e := uint64(1); e <= checkpointHistory+20; e++ {
+		o.checkpointInjected(e, false, t0)
+		o.checkpointCommitted(e, 1, t0)
+	}
+	cs := o.checkpoints()
+	if len(cs) != checkpointHistory || cs[0].epoch != checkpointHistory+20 || cs[len(cs)-1].epoch != 21 {
+		t.Errorf("kept %d checkpoints, epochs %d..%d; want %d, %d..21", len(cs), cs[0].epoch, cs[len(cs)-1].epoch, checkpointHistory, checkpointHistory+20)
+	}
+}
