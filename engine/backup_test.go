@@ -11,7 +11,7 @@ import (
 	"github.com/weirdb/weir/storage"
 )
 
-func wantCode(t *testing.T, err error, code pgerr.Code, text string) {
+func wantErrCode(t *testing.T, err error, code pgerr.Code, text string) {
 	t.Helper()
 	var pe *pgerr.Error
 	if !errors.As(err, &pe) || pe.Code != code {
@@ -35,7 +35,7 @@ func TestBackupRestore(t *testing.T) {
 	if _, err := run(t, s, "BACKUP TO 'relative/dir'"); err == nil {
 		t.Fatal("a relative backup directory was accepted")
 	} else {
-		wantCode(t, err, pgerr.InvalidParameterValue, "relative directory")
+		wantErrCode(t, err, pgerr.InvalidParameterValue, "relative directory")
 	}
 	if _, err := run(t, s, "BACKUP TO '/bk' WITH (bogus = 1)"); err == nil {
 		t.Fatal("an unknown option was accepted")
@@ -47,7 +47,7 @@ func TestBackupRestore(t *testing.T) {
 	if _, err := run(t, s, "BACKUP TO '/bk'"); err == nil {
 		t.Fatal("a backup into a non-empty directory was accepted")
 	} else {
-		wantCode(t, err, pgerr.DuplicateObject, "existing directory")
+		wantErrCode(t, err, pgerr.DuplicateObject, "existing directory")
 	}
 	// Changes after the backup stay in the original.
 	mustRun(t, s, "INSERT INTO t VALUES (4, 2, 40)")
@@ -72,7 +72,7 @@ func TestBackupRestore(t *testing.T) {
 	wantRows(t, cs, "SELECT g, count(*), sum(v) FROM t GROUP BY g ORDER BY g", "1 3 65", "2 1 1")
 	// The copy's sinks are held until --take-over-sinks.
 	_, err = run(t, cs, "CREATE SINK k FROM agg WITH (connector = 'kafka', topic = 'x', properties.bootstrap.server = '127.0.0.1:1') FORMAT UPSERT ENCODE JSON (primary_key = 'g')")
-	wantCode(t, err, pgerr.ObjectNotInPrerequisiteState, "CREATE SINK in a held copy")
+	wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "CREATE SINK in a held copy")
 	if v, ok, err := c.db.Meta(metaRestoredFrom); err != nil || !ok || !strings.Contains(string(v), `"database_id":"`+c.databaseID+`"`) {
 		t.Fatalf("restored_from = %q, %v, %v", v, ok, err)
 	}

@@ -60,7 +60,7 @@ func TestFormatVersion(t *testing.T) {
 
 	setMeta(t, fs, metaFormatVersion, "99")
 	_, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}})
-	wantCode(t, err, pgerr.ObjectNotInPrerequisiteState, "newer format")
+	wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "newer format")
 	if !strings.Contains(err.Error(), "incompatible") {
 		t.Fatalf("error: %v", err)
 	}
