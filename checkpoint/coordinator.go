@@ -602,13 +602,8 @@ func (c *Coordinator) actorFailed(ev ActorFailed) error {
 		code = pgerr.InternalError
 	}
 	err := pgerr.Wrap(code, ev.Err, "")
-	if pe := pgerr.As(ev.Err); pe != nil {
-		if pe.Hint != "" {
-			err = err.WithHint("%s", pe.Hint)
-		}
-		if pe.Detail != "" {
-			err = err.WithDetail("%s", pe.Detail)
-		}
+	if pe := pgerr.As(ev.Err); pe != nil && pe.Hint != "" {
+		err = err.WithHint("%s", pe.Hint)
 	}
 	if c.phase == phaseCommitting {
 		// The commit may still succeed; recovery must start from its

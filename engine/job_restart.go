@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -331,8 +332,12 @@ func (e *Engine) decide(rel *catalog.Relation, err error, alone bool) (time.Dura
 	if !alone {
 		how = "recovering every job from the last checkpoint"
 	}
-	e.log.Warn("streaming job failed, "+how, strings.ReplaceAll(kind, " ", "_"), rel.Name,
-		"attempt", d.Attempt, "delay", d.Delay, "strategy", s.String(), "err", err)
+	args := []any{strings.ReplaceAll(kind, " ", "_"), rel.Name, "attempt", d.Attempt, "delay", d.Delay, "strategy", s.String(), "err", err}
+	if d := causeDetail(err); d != "" {
+		// A panic's stack, say.
+		args = append(args, "detail", d)
+	}
+	e.log.Warn("streaming job failed, "+how, args...)
 	return d.Delay, gen, true
 }
 
@@ -798,4 +803,14 @@ func (j *jobRun) deliver(sub *jobRun, send func(context.Context) error) bool {
 	j.subs = slices.DeleteFunc(j.subs, func(s *jobRun) bool { return s == sub })
 	j.subMu.Unlock()
 	return true
+}
+
+// causeDetail returns the first Detail found along err's chain.
+func causeDetail(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if pe, ok := e.(*pgerr.Error); ok && pe.Detail != "" {
+			return pe.Detail
+		}
+	}
+	return ""
 }
