@@ -47,6 +47,13 @@ type server struct {
 // host/port-less pgx) succeeds.
 func startWeir(t *testing.T, env []string, connect string, args ...string) *server {
 	t.Helper()
+	return startWeirLimited(t, 0, env, connect, args...)
+}
+
+// startWeirLimited is startWeir with the process's open-file limit set
+// to nofile (0: inherited).
+func startWeirLimited(t *testing.T, nofile int, env []string, connect string, args ...string) *server {
+	t.Helper()
 	port, err := testenv.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -56,10 +63,15 @@ func startWeir(t *testing.T, env []string, connect string, args ...string) *serv
 		t.Fatal(err)
 	}
 	s := &server{port: port, metrics: net.JoinHostPort("127.0.0.1", strconv.Itoa(mport))}
-	cmd := exec.Command(testenv.Binary(t), append([]string{"serve",
+	args = append([]string{"serve",
 		"--listen", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		"--data-dir", filepath.Join(t.TempDir(), "data"),
-		"--metrics-listen", s.metrics}, args...)...)
+		"--metrics-listen", s.metrics}, args...)
+	cmd := exec.Command(testenv.Binary(t), args...)
+	if nofile > 0 {
+		// Run under a descriptor limit, as `ulimit -n` does.
+		cmd = exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, nofile), testenv.Binary(t)}, args...)...)
+	}
 	cmd.Env = append(os.Environ(), env...)
 	s.proc = testenv.StartProcess(t, cmd, filepath.Join(t.TempDir(), "weir.log"))
 	deadline := time.Now().Add(30 * time.Second)
@@ -529,4 +541,40 @@ func TestIdleTimeouts(t *testing.T) {
 		}
 	}
 	waitFor(t, "the timed-out sessions to end", func() bool { return s.sessionsGauge(t) == 0 })
+}
+
+// Out of descriptors, the server pauses accepting instead of exiting:
+// with a limit of 200 open files, 250 idle sockets make accept fail with
+// EMFILE; once they close, the server serves again.
+func TestOutOfDescriptorsKeepsServing(t *testing.T) {
+	s := startWeirLimited(t, 200, nil, "user=root sslmode=disable")
+	var socks []net.Conn
+	defer func() {
+		for _, c := range socks {
+			c.Close()
+		}
+	}()
+	for range 250 {
+		c, err := net.DialTimeout("tcp", s.addr(), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		socks = append(socks, c)
+	}
+	waitFor(t, "accept to fail with EMFILE", func() bool {
+		return strings.Contains(s.proc.Tail(1<<16), "too many open files")
+	})
+	for _, c := range socks {
+		c.Close()
+	}
+	socks = nil
+	if s.proc.Exited() {
+		t.Fatalf("weir exited:\n%s", s.proc.Tail(3000))
+	}
+	c := waitConnect(t, s)
+	defer c.Close(context.Background())
+	var n int
+	if err := c.QueryRow(context.Background(), "SELECT 41 + 1").Scan(&n); err != nil || n != 42 {
+		t.Fatalf("after EMFILE: %v %d", err, n)
+	}
 }
