@@ -152,7 +152,7 @@ func Open(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := openFormat(db, log); err != nil {
+	if err := openFormat(db); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"log/slog"
 	"reflect"
 	"slices"
 	"strconv"
@@ -75,7 +74,7 @@ func checkFormat(db *storage.DB) error {
 // openFormat checks the directory's format and records the current one
 // for a new directory. An older directory is upgraded by upgradeFormat
 // once the catalog is open.
-func openFormat(db *storage.DB, log *slog.Logger) error {
+func openFormat(db *storage.DB) error {
 	if err := checkFormat(db); err != nil {
 		return err
 	}
