@@ -426,6 +426,8 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		}
 		e.st.interval.Store(int64(ms))
 		return done("ALTER SYSTEM")
+	case sysSinkLogMaxBytes:
+		return s.alterSinkLogMaxBytes(unquoteSetting(st.Value))
 	}
 	return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", st.Name)
 }
