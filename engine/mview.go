@@ -437,6 +437,8 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		}
 		e.st.interval.Store(int64(ms))
 		return done("ALTER SYSTEM")
+	case sysSinkLogMaxBytes:
+		return s.alterSinkLogMaxBytes(unquoteSetting(st.Value))
 	}
 	if sys := lookupSystemSetting(st.Name); sys != nil {
 		if err := e.setSystemSetting(ctx, sys, st.Value); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
 )
 
 // This file wires decoupled sinks (DESIGN.md §5a) to Kafka: how a
@@ -24,9 +25,42 @@ import (
 // transaction aborted by the broker.
 const sinkRedeliverMsg = "the broker aborted a recorded sink transaction; delivering its epoch again from the log store"
 
-// sinkDecoupling is what every job's sinks get to be decoupled.
+// sysSinkLogMaxBytes is the ALTER SYSTEM parameter of the log store
+// bound of sinks that set none; metaSinkLogMaxBytes keeps it.
+const (
+	sysSinkLogMaxBytes  = "sink_log_store_max_bytes"
+	metaSinkLogMaxBytes = "system/" + sysSinkLogMaxBytes
+)
+
+// sinkDecoupling is what every job's sinks get to be decoupled; the
+// system's log store bound applies to the sinks started after it is set.
 func (e *Engine) sinkDecoupling() stream.SinkDecoupling {
-	return stream.SinkDecoupling{Recover: e.recoverSinkTxn, Observer: sinkObserver{e}}
+	d := stream.SinkDecoupling{Recover: e.recoverSinkTxn, Observer: sinkObserver{e}}
+	if v, ok, err := e.db.Meta(metaSinkLogMaxBytes); err == nil && ok {
+		d.MaxBytes, _ = strconv.ParseInt(string(v), 10, 64)
+	}
+	return d
+}
+
+// alterSinkLogMaxBytes runs ALTER SYSTEM SET sink_log_store_max_bytes:
+// the log store bound of sinks without sink.log_store.max_bytes, kept
+// across restarts. Errors: 22023 for a value that is not a positive
+// number of bytes.
+func (s *Session) alterSinkLogMaxBytes(v string) (wire.Result, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= 0 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", sysSinkLogMaxBytes, v).
+			WithHint("A number of bytes above zero is expected.")
+	}
+	b := s.eng.db.NewBatch()
+	defer b.Close()
+	if err := b.SetMeta(metaSinkLogMaxBytes, []byte(strconv.FormatInt(n, 10))); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
+	}
+	return done("ALTER SYSTEM")
 }
 
 // checkSinkLogOptions checks sink.decouple and sink.log_store.max_bytes.

@@ -111,6 +111,11 @@
 // the same checkpoint, and commits it once the engine reports the
 // checkpoint committed (Job.Committed). A recovery commits the recorded
 // transactions again (commits are idempotent) before writing anything.
+// That is a coupled sink. A decoupled sink (Env.Decoupling, the engine's
+// default; sink_log.go) only appends each epoch's rows to its log store
+// at the barrier, and a goroutine of its own delivers the committed
+// epochs, one transaction each, by the state machine of package sinktxn;
+// a full log store holds the job's sources (JobHold).
 //
 // A keyed sink receives the changes of one key in order only when they
 // all have one stream key: changes of different stream keys come from

@@ -49,6 +49,15 @@ var SinkStateTypes = []types.T{types.TInt4, types.TText, types.TInt8, types.TByt
 //     the barrier stopping its job no epoch begins; the writer is closed
 //     with the operator.
 //
+// That is the coupled sink (sink.decouple = 'false'). A decoupled sink
+// (the default when Build is given a SinkDecoupling, sink_log.go) writes
+// nothing to its connector on the checkpoint's path: Chunk rows are
+// encoded into the open epoch, and every barrier after the first appends
+// them to the sink's log store in the epoch's write set; its first
+// barrier starts the delivery goroutine, which runs the sinktxn state
+// machine over the writer. Committed feeds that machine instead of the
+// committer.
+//
 // Phase two runs in a committer goroutine: when the job learns that a
 // checkpoint committed (Job.Committed), every pre-committed transaction of
 // that epoch or older is committed, in epoch order, without waiting for

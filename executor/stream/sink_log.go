@@ -605,14 +605,6 @@ func (d *deliverer) truncate(a sinktxn.Truncate) error {
 	return b.Commit()
 }
 
-// lag returns the delivery's lag and whether it holds the job, for
-// tests and the engine.
-func (d *deliverer) lag() (sinktxn.Lag, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.m.Lag(), d.held
-}
-
 // setDecoupling makes the sink decoupled when dec can recover its
 // transactions and its options do not say sink.decouple = 'false'.
 func (s *Sink) setDecoupling(dec SinkDecoupling) {

@@ -294,3 +294,53 @@ func TestDecoupledSinkRedeliversTimedOutTransaction(t *testing.T) {
 		t.Errorf("the log does not say that an aborted epoch was delivered again (%q)", redeliverLine)
 	}
 }
+
+// TestDecoupledSinkFullLogStorePausesItsJob gives a sink over a source a
+// log store of 1,000 bytes and kills its broker: the log store fills, the
+// sink's job pauses its source (weir.sinks says paused) while a view over
+// the same source reads every record; when the broker returns the sink
+// drains its log store, its source reads on, and the topic holds every
+// record exactly once.
+func TestDecoupledSinkFullLogStorePausesItsJob(t *testing.T) {
+	kafkatest.Kcat(t)
+	b := kafkatest.StartBroker(t, "")
+	w := kafkatest.StartWeir(t, kafkatest.Options{})
+	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
+	healthy := w.KafkaAddr
+	kafkatest.CreateTopic(t, healthy, inTopic, 1)
+	kafkatest.CreateTopic(t, b.Addr, plainTopic, 1)
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
+		fmt.Sprintf(`CREATE SOURCE src (k int, v bigint) WITH (connector = 'kafka', topic = '%s',
+			properties.bootstrap.server = '%s', scan.startup.mode = 'earliest') FORMAT PLAIN ENCODE JSON`, inTopic, healthy),
+		"CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s FROM src GROUP BY k",
+		fmt.Sprintf(`CREATE SINK out_plain AS SELECT k, v FROM src WITH (connector = 'kafka', topic = '%s',
+			properties.bootstrap.server = '%s', properties.delivery.timeout.ms = '2000',
+			sink.log_store.max_bytes = '1000') FORMAT PLAIN ENCODE JSON`, plainTopic, b.Addr),
+	)
+	b.Kill()
+	p := &pipeline{t: t, b: &kafkatest.Broker{Addr: healthy}, w: w}
+	p.produce(2000)
+	p.waitMV(2000)
+	kafkatest.Eventually(t, time.Minute, "weir.sinks showing out_plain paused", func() (bool, string) {
+		n, paused := sinkLag(t, conn, "out_plain")
+		return paused == "t", fmt.Sprintf("lag_rows %d paused %s", n, paused)
+	})
+	// Paused, the sink's job reads no more, while the view reads on.
+	p.produce(10000)
+	p.waitMV(10000)
+	n, _ := sinkLag(t, conn, "out_plain")
+	t.Logf("paused with %d rows in the log store, of 10000 records", n)
+	if n >= 10000 {
+		t.Errorf("the paused sink holds all %d records in its log store: its source did not pause", n)
+	}
+	b.Restart()
+	back := time.Now()
+	checkPlain(t, b.Addr, plainTopic, 10000)
+	t.Logf("out_plain delivered all 10000 records %s after its broker returned", time.Since(back).Round(time.Millisecond))
+	kafkatest.Eventually(t, time.Minute, "out_plain no longer paused", func() (bool, string) {
+		_, paused := sinkLag(t, conn, "out_plain")
+		return paused == "f", paused
+	})
+}
