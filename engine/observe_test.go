@@ -2,9 +2,11 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
@@ -89,5 +91,64 @@ func TestObserverHistoryBounded(t *testing.T) {
 	cs := o.checkpoints()
 	if len(cs) != checkpointHistory || cs[0].epoch != checkpointHistory+20 || cs[len(cs)-1].epoch != 21 {
 		t.Errorf("kept %d checkpoints, epochs %d..%d; want %d, %d..21", len(cs), cs[0].epoch, cs[len(cs)-1].epoch, checkpointHistory, checkpointHistory+20)
+	}
+}
+
+// TestMonitoringWhileWriting reads the metrics, weir.operators and
+// EXPLAIN MATERIALIZED VIEW while another session writes (run with -race
+// to check that reading the running jobs' counters is safe), then checks
+// the counts once the writes are committed: the aggregation read every
+// row and keeps one state row per group.
+func TestMonitoringWhileWriting(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, g int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT g, count(*) AS n FROM t GROUP BY g")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w := session(t, e)
+		for i := 0; i < 20; i++ {
+			if _, err := run(t, w, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i%4)); err != nil {
+				t.Errorf("insert: %v", err)
+				return
+			}
+		}
+	}()
+	r := session(t, e)
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		if _, err := e.Metrics().Registry.Gather(); err != nil {
+			t.Fatalf("gathering metrics: %v", err)
+		}
+		mustRun(t, r, "SELECT * FROM weir.operators")
+		mustRun(t, r, "EXPLAIN MATERIALIZED VIEW m")
+	}
+	wantRows(t, s, "SELECT operator, rows_in, state_rows FROM weir.operators WHERE job = 'm' AND operator = 'StreamHashAgg'", "StreamHashAgg 20 4")
+	wantRows(t, s, "SELECT name, status, restarts FROM weir.jobs", "m running 0")
+	fams, err := e.Metrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rowsOut float64
+	for _, f := range fams {
+		if f.GetName() != "weir_operator_rows_out_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "operator" && l.GetValue() == "StreamTableScan" {
+					rowsOut += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	if rowsOut != 20 {
+		t.Errorf("weir_operator_rows_out_total{operator=StreamTableScan} = %g, want 20", rowsOut)
 	}
 }
