@@ -22,13 +22,13 @@ func TestObserverCheckpoints(t *testing.T) {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
 	o.recoveryStarted(nil, nil, at(0)) // start-up: not a failure
-	o.checkpointInjected(1, true, at(1))
+	o.checkpointInjected(1, true, nil, at(1))
 	o.checkpointCommitted(1, 100, at(3))
-	o.checkpointInjected(2, false, at(10))
+	o.checkpointInjected(2, false, nil, at(10))
 	o.recoveryStarted(pgerr.New(pgerr.ConnectionException, "sink s: the broker did not answer"), []types.JobID{7, 8}, at(40))
-	o.checkpointInjected(3, true, at(50))
+	o.checkpointInjected(3, true, nil, at(50))
 	o.recoveryStarted(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch 3 timed out"), []types.JobID{7}, at(90))
-	o.checkpointInjected(4, true, at(100))
+	o.checkpointInjected(4, true, nil, at(100))
 	o.checkpointCommitted(4, 250, at(104))
 	// A commit reported twice, or for an epoch not recorded, changes nothing.
 	o.checkpointCommitted(4, 999, at(110))
@@ -85,7 +85,7 @@ func TestObserverHistoryBounded(t *testing.T) {
 	o := newObserver()
 	t0 := time.Unix(0, 0)
 	for e := uint64(1); e <= checkpointHistory+20; e++ {
-		o.checkpointInjected(e, false, t0)
+		o.checkpointInjected(e, false, nil, t0)
 		o.checkpointCommitted(e, 1, t0)
 	}
 	cs := o.checkpoints()
@@ -151,4 +151,21 @@ func TestMonitoringWhileWriting(t *testing.T) {
 	if rowsOut != 20 {
 		t.Errorf("weir_operator_rows_out_total{operator=StreamTableScan} = %g, want 20", rowsOut)
 	}
+}
+
+// TestWeirViewsInsideDML reads weir's views in INSERT ... SELECT, whose
+// rows are computed while the statement holds the engine's write lock:
+// the views must answer (from the jobs the last barrier went to) rather
+// than wait for the lock forever.
+func TestWeirViewsInsideDML(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT id % 2 AS g, count(*) AS n FROM t GROUP BY id % 2")
+	mustRun(t, s, "CREATE TABLE x (what text, n text)")
+	mustRun(t, s, "INSERT INTO x SELECT 'job', name || ' ' || status FROM weir.jobs")
+	mustRun(t, s, "INSERT INTO x SELECT 'operator', operator FROM weir.operators WHERE operator = 'StreamHashAgg'")
+	mustRun(t, s, "INSERT INTO x SELECT 'state', job FROM weir.state_tables WHERE operator = 'StreamHashAgg'")
+	wantRows(t, s, "SELECT * FROM x ORDER BY what", "job m running", "operator StreamHashAgg", "state m")
 }
