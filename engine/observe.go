@@ -67,6 +67,8 @@ type observer struct {
 	// known of a job being rebuilt (its sources' committed positions)
 	// stays visible meanwhile.
 	roots map[types.JobID]planner.StreamNode
+	// running is the list of running jobs read last (runningJobs).
+	running []*jobRun
 	// recovering is set from a recovery's start until its Initial
 	// barrier is injected.
 	recovering atomic.Bool
@@ -126,13 +128,15 @@ func (o *observer) register(reg *prometheus.Registry, e *Engine) {
 	reg.MustRegister(o.ckptDuration, o.ckptBytes, o.ckptTotal, o.dmlCommit, liveCollector{e})
 }
 
-// checkpointInjected records the start of the checkpoint of epoch.
-func (o *observer) checkpointInjected(epoch uint64, initial bool, now time.Time) {
+// checkpointInjected records the start of the checkpoint of epoch and the
+// jobs it was injected into (the running jobs, for runningJobs).
+func (o *observer) checkpointInjected(epoch uint64, initial bool, jobs []*jobRun, now time.Time) {
 	if initial {
 		o.recovering.Store(false)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.running = jobs
 	o.history = append(o.history, checkpointRecord{epoch: epoch, started: now})
 	if len(o.history) > checkpointHistory {
 		o.history = slices.Delete(o.history, 0, len(o.history)-checkpointHistory)
@@ -269,12 +273,20 @@ func (e *Engine) stateSizes(maxAge time.Duration) map[uint32]tableSize {
 	return sizes
 }
 
-// runningJobs returns the running jobs by id.
+// runningJobs returns the running jobs by id. The jobs are guarded by
+// writeMu, which a statement reading a weir view may already hold (INSERT
+// ... SELECT FROM weir.jobs computes its rows under it): then, or while
+// another statement holds it, the list read last is returned.
 func (e *Engine) runningJobs() []*jobRun {
-	e.writeMu.Lock()
+	if !e.writeMu.TryLock() {
+		e.obs.mu.Lock()
+		defer e.obs.mu.Unlock()
+		return e.obs.running
+	}
 	js := e.st.sortedJobs()
 	e.writeMu.Unlock()
 	e.obs.mu.Lock()
+	e.obs.running = js
 	for _, j := range js {
 		e.obs.roots[j.id] = j.root
 	}

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
@@ -20,13 +22,13 @@ func TestObserverCheckpoints(t *testing.T) {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
 	o.recoveryStarted(nil, nil, at(0)) // start-up: not a failure
-	o.checkpointInjected(1, true, at(1))
+	o.checkpointInjected(1, true, nil, at(1))
 	o.checkpointCommitted(1, 100, at(3))
-	o.checkpointInjected(2, false, at(10))
+	o.checkpointInjected(2, false, nil, at(10))
 	o.recoveryStarted(pgerr.New(pgerr.ConnectionException, "sink s: the broker did not answer"), []types.JobID{7, 8}, at(40))
-	o.checkpointInjected(3, true, at(50))
+	o.checkpointInjected(3, true, nil, at(50))
 	o.recoveryStarted(pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch 3 timed out"), []types.JobID{7}, at(90))
-	o.checkpointInjected(4, true, at(100))
+	o.checkpointInjected(4, true, nil, at(100))
 	o.checkpointCommitted(4, 250, at(104))
 	// A commit reported twice, or for an epoch not recorded, changes nothing.
 	o.checkpointCommitted(4, 999, at(110))
@@ -83,11 +85,87 @@ func TestObserverHistoryBounded(t *testing.T) {
 	o := newObserver()
 	t0 := time.Unix(0, 0)
 	for e := uint64(1); e <= checkpointHistory+20; e++ {
-		o.checkpointInjected(e, false, t0)
+		o.checkpointInjected(e, false, nil, t0)
 		o.checkpointCommitted(e, 1, t0)
 	}
 	cs := o.checkpoints()
 	if len(cs) != checkpointHistory || cs[0].epoch != checkpointHistory+20 || cs[len(cs)-1].epoch != 21 {
 		t.Errorf("kept %d checkpoints, epochs %d..%d; want %d, %d..21", len(cs), cs[0].epoch, cs[len(cs)-1].epoch, checkpointHistory, checkpointHistory+20)
 	}
+}
+
+// TestMonitoringWhileWriting reads the metrics, weir.operators and
+// EXPLAIN MATERIALIZED VIEW while another session writes (run with -race
+// to check that reading the running jobs' counters is safe), then checks
+// the counts once the writes are committed: the aggregation read every
+// row and keeps one state row per group.
+func TestMonitoringWhileWriting(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, g int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT g, count(*) AS n FROM t GROUP BY g")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w := session(t, e)
+		for i := 0; i < 20; i++ {
+			if _, err := run(t, w, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i%4)); err != nil {
+				t.Errorf("insert: %v", err)
+				return
+			}
+		}
+	}()
+	r := session(t, e)
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		if _, err := e.Metrics().Registry.Gather(); err != nil {
+			t.Fatalf("gathering metrics: %v", err)
+		}
+		mustRun(t, r, "SELECT * FROM weir.operators")
+		mustRun(t, r, "EXPLAIN MATERIALIZED VIEW m")
+	}
+	wantRows(t, s, "SELECT operator, rows_in, state_rows FROM weir.operators WHERE job = 'm' AND operator = 'StreamHashAgg'", "StreamHashAgg 20 4")
+	wantRows(t, s, "SELECT name, status, restarts FROM weir.jobs", "m running 0")
+	fams, err := e.Metrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rowsOut float64
+	for _, f := range fams {
+		if f.GetName() != "weir_operator_rows_out_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "operator" && l.GetValue() == "StreamTableScan" {
+					rowsOut += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	if rowsOut != 20 {
+		t.Errorf("weir_operator_rows_out_total{operator=StreamTableScan} = %g, want 20", rowsOut)
+	}
+}
+
+// TestWeirViewsInsideDML reads weir's views in INSERT ... SELECT, whose
+// rows are computed while the statement holds the engine's write lock:
+// the views must answer (from the jobs the last barrier went to) rather
+// than wait for the lock forever.
+func TestWeirViewsInsideDML(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT id % 2 AS g, count(*) AS n FROM t GROUP BY id % 2")
+	mustRun(t, s, "CREATE TABLE x (what text, n text)")
+	mustRun(t, s, "INSERT INTO x SELECT 'job', name || ' ' || status FROM weir.jobs")
+	mustRun(t, s, "INSERT INTO x SELECT 'operator', operator FROM weir.operators WHERE operator = 'StreamHashAgg'")
+	mustRun(t, s, "INSERT INTO x SELECT 'state', job FROM weir.state_tables WHERE operator = 'StreamHashAgg'")
+	wantRows(t, s, "SELECT * FROM x ORDER BY what", "job m running", "operator StreamHashAgg", "state m")
 }

@@ -308,7 +308,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		st.sealed.finish(errors.New("the previous epoch was not committed"))
 	}
 	initial := b.Barrier.Kind == types.BarrierInitial
-	e.obs.checkpointInjected(b.Barrier.Epoch.Curr, initial, time.Now())
+	e.obs.checkpointInjected(b.Barrier.Epoch.Curr, initial, st.sortedJobs(), time.Now())
 	if initial {
 		// The Initial epoch is empty: what was written since the recovery
 		// joins the next epoch, after the barrier.

@@ -131,9 +131,7 @@ func init() {
 	addSys("weir", "jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool kind:text status:text parallelism:int4 restarts:int8 last_error:text last_error_at:timestamptz backfill_progress:float8 restart_strategy:text",
 		func(e *Engine, s *Session) []types.Row { return e.jobRows() })
 	addSys("weir", "state_tables", "job:text job_id:int8 table_id:int8 name:text operator:text rows:int8", func(e *Engine, s *Session) []types.Row {
-		e.writeMu.Lock()
-		jobs := e.st.sortedJobs()
-		e.writeMu.Unlock()
+		jobs := e.runningJobs()
 		// Rows are counted in one snapshot, so every table is read at
 		// the same committed checkpoint; a state table holds exactly the
 		// entries committed (the open epoch's writes are in memory).
