@@ -286,6 +286,9 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		}
 		s = &Reset{Name: n}
 	case "alter":
+		if p.word(1) != "system" {
+			return nil, p.unsupportedStmt()
+		}
 		s, err = p.alterSystem()
 	case "begin", "start", "commit", "end", "rollback", "abort":
 		s, err = p.txn()
@@ -317,7 +320,7 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			err = p.errHere()
 		}
 	default:
-		return nil, p.errHere()
+		return nil, p.unsupportedStmt()
 	}
 	if err != nil {
 		return nil, err
