@@ -306,13 +306,23 @@ func formatNumber(tmpl string, v float64, exact string) string {
 	}
 	res := string(out)
 	if seenDot {
-		res += "." + fp
 		if fm {
-			res = strings.TrimRight(res, "0")
-			if strings.HasSuffix(res, ".") && fracDigits > 0 {
-				// FM drops trailing zeros but keeps the point.
+			// FM drops the trailing zeros of 9 positions; a 0 position
+			// always prints (FM9,999.00 of 1234.5 is 1,234.50). The
+			// point stays.
+			var fracPat []byte
+			if k := strings.IndexAny(t, ".D"); k >= 0 {
+				for _, c := range []byte(t[k+1:]) {
+					if c == '9' || c == '0' {
+						fracPat = append(fracPat, c)
+					}
+				}
+			}
+			for len(fp) > 0 && fp[len(fp)-1] == '0' && len(fp) <= len(fracPat) && fracPat[len(fp)-1] == '9' {
+				fp = fp[:len(fp)-1]
 			}
 		}
+		res += "." + fp
 	}
 	sign := " "
 	if neg {

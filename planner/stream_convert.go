@@ -542,8 +542,10 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		var ix []int
 		left, ix = withColumns(left, []Expr{&Const{V: types.DBool(true), T: types.TBool}})
 		marks[0] = ix[0]
+		left.Base().Out[marks[0]].Name = "_left_row"
 		right, ix = withColumns(right, []Expr{&Const{V: types.DBool(true), T: types.TBool}})
 		marks[1] = ix[0]
+		right.Base().Out[marks[1]].Name = "_right_row"
 	}
 	lb, rb := left.Base(), right.Base()
 	nlw := len(lb.Out)

@@ -1,5 +1,11 @@
 package sql
 
+import (
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
 // Rename is ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK
 // [IF EXISTS] name RENAME TO new_name.
 type Rename struct {
@@ -36,10 +42,12 @@ func (p *stmtParser) alter() (Stmt, error) {
 	if p.word(1) == "system" {
 		return p.alterSystem()
 	}
+	start := p.pos
 	p.pos++
 	kind, ok := p.relationKind()
 	if !ok {
-		return nil, p.errHere()
+		p.pos = start
+		return nil, p.unsupportedStmt()
 	}
 	r := &Rename{Kind: kind, IfExists: p.accept("if", "exists")}
 	n, err := p.objectName()
@@ -60,13 +68,33 @@ func (p *stmtParser) alter() (Stmt, error) {
 		}
 		return &SetParallelism{Kind: kind, Name: n, N: v}, nil
 	}
-	if err := p.expect("rename", "to"); err != nil {
-		return nil, err
+	if !p.accept("rename", "to") {
+		w := p.word(0)
+		if w == "rename" && p.word(1) != "column" && p.word(1) != "constraint" && p.word(2) != "to" {
+			p.pos++ // RENAME without TO: as PostgreSQL, a syntax error after it
+			return nil, p.errHere()
+		}
+		if pgAlterActions[w] {
+			// A form of ALTER PostgreSQL has and weir does not (ADD
+			// COLUMN, OWNER TO, ...): 0A000, not a syntax error.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER %s ... %s is not supported", strings.ToUpper(kind), strings.ToUpper(w)).
+				WithPosition(charPos(p.src, p.peek().Off))
+		}
+		return nil, p.errHere()
 	}
 	if r.NewName, err = p.name(); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// pgAlterActions are the words that begin an action of PostgreSQL's ALTER
+// TABLE | VIEW | MATERIALIZED VIEW beyond RENAME TO.
+var pgAlterActions = map[string]bool{
+	"add": true, "drop": true, "alter": true, "rename": true, "set": true, "reset": true,
+	"owner": true, "enable": true, "disable": true, "attach": true, "detach": true,
+	"cluster": true, "inherit": true, "no": true, "replica": true, "validate": true,
+	"of": true, "not": true, "force": true, "depends": true,
 }
 
 // relationKind parses the words naming a kind of relation.

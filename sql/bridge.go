@@ -599,7 +599,8 @@ func (e *emitter) node(n *node, next *node) {
 				}
 			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
 				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
-					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values")) {
+					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values") ||
+					mysqlOps[t.Val] && e.afterOperand()) {
 				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
@@ -634,6 +635,17 @@ func (e *emitter) node(n *node, next *node) {
 }
 
 var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
+
+// afterOperand reports whether the last piece written ends an operand
+// (a name, a literal, a closing parenthesis), so that a word after it is
+// no function name.
+func (e *emitter) afterOperand() bool {
+	if e.last == "" || pgKeywords[strings.ToLower(e.last)] {
+		return false
+	}
+	c := e.last[len(e.last)-1]
+	return isIdentCont(c) || c == ')' || c == '\'' || c == '"'
+}
 
 // afterAs reports whether the last piece written is the word AS.
 func (e *emitter) afterAs() bool {

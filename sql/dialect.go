@@ -87,6 +87,11 @@ var mysqlFuncs = wordSet(`group_concat date_add date_sub adddate subdate timesta
 var selectOptions = wordSet(`straight_join sql_no_cache sql_cache sql_calc_found_rows high_priority
 	sql_small_result sql_big_result sql_buffer_result distinctrow`)
 
+// mysqlOps are TiDB's word operators; between two operands PostgreSQL
+// sees a column label followed by junk, so the emitter quotes them there
+// even before a "(" (a MOD (b)).
+var mysqlOps = wordSet(`mod div xor rlike regexp`)
+
 // literalStops are keywords after which a string constant is no
 // expression PostgreSQL takes.
 var literalStops = wordSet(`true false null end`)
@@ -141,6 +146,9 @@ func checkDialect(src string, toks []Token) error {
 			}
 			if t.Kind == TIdent && t.Val == "with" && next.Kind == TIdent && next.Val == "rollup" {
 				return syntaxErrorAt(src, t)
+			}
+			if t.Kind == TIdent && t.Val == "within" && next.Kind == TIdent && next.Val == "group" {
+				return pgerr.New(pgerr.FeatureNotSupported, "ordered-set aggregates (WITHIN GROUP) are not supported").WithPosition(charPos(src, t.Off))
 			}
 			if t.Kind == TIdent && t.Val == "tablesample" {
 				return tablesample(src, toks, i)
@@ -326,6 +334,15 @@ func typedLiteral(src string, toks []Token, i int) error {
 	}
 	if t.Kind == TIdent && pgKeywords[t.Val] {
 		return nil // type keywords (interval, int, ...) and clause words
+	}
+	if i > 0 {
+		// After an operand the name is a column label ('a' regexp 'a'),
+		// and the string has no place.
+		switch p := toks[i-1]; {
+		case p.Kind == TString || p.Kind == TNumber || p.Kind == TParam || p.Kind == TQIdent,
+			p.Kind == TIdent && !pgKeywords[p.Val], p.Kind == TOp && (p.Val == ")" || p.Val == "]"):
+			return syntaxErrorAt(src, str)
+		}
 	}
 	if i > 1 && toks[i-1].Kind == TOp && toks[i-1].Val == "." {
 		q := toks[i-2]

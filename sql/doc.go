@@ -208,11 +208,41 @@
 //	    x BETWEEN ASYMMETRIC lo AND hi         x BETWEEN lo AND hi (the binder reads the
 //	                                           first as x BETWEEN lo AND hi OR x BETWEEN hi
 //	                                           AND lo, as Postgres's grammar does)
+//	31  a # b, a || b, a & b, a | b,           ((a) ^ (b)), ((a) || (b)), ...: the operators of
+//	    a << b, a >> b                         PostgreSQL's Op precedence (below + and -, above
+//	                                           comparisons, left-associative) with their
+//	                                           operands grouped; TiDB's ^ is XOR, which the
+//	                                           binder binds as #
+//	    ~ a, @ a, |/ a, ||/ a                  (~ (a)), abs((a)), sqrt(pg_cast((a), 'double
+//	                                           precision')), cbrt(...)
+//	32  -2 ^ 2                                 power(- 2, 2): a unary sign binds tighter than ^
+//	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
+//	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
-// re-quoted. When TiDB then rejects the text, the error is 42601 at the
-// source token the failing bridged token came from.
+// re-quoted, and the words TiDB takes as keywords where PostgreSQL has
+// plain names (straight_join, regexp, sql_no_cache, xor, div, source,
+// ...) quoted. When TiDB then rejects the text, the error is 42601 at
+// the source token the failing bridged token came from.
+//
+// # The dialect gate
+//
+// Before anything is bridged, user text passes a gate (dialect.go) that
+// refuses, with PostgreSQL's SQLSTATE, what TiDB would otherwise read
+// with a MySQL meaning: backtick names, operators PostgreSQL's lexer
+// forms but weir has not got (<=>, ?, !, @-, ||-: 42883), :=, bit-string
+// constants (no bit type: 0A000), AS 'x', a string after a number or a
+// closing parenthesis, name 'str' where name is no type (42704), GROUP
+// BY ... WITH ROLLUP, a JOIN without ON or USING, UPDATE t, u, DELETE t
+// FROM, INSERT without INTO, INSERT ... SET/VALUE, ORDER BY or LIMIT in
+// UPDATE and DELETE, COLLATE with a collation weir does not order by
+// (42704 or 0A000), TABLESAMPLE, WITHIN GROUP (0A000), and calls of the
+// internal names above (pg_cast, pg_nulls_first, ...: 42883). The lexer
+// refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
+// does. Text the bridge wrote itself (stored DEFAULT and watermark
+// expressions, ParseStored) skips the gate and rewrites 31 and 32.
 //
 // Known gaps: ON CONFLICT, GROUPING SETS and SIMILAR TO are
-// not rewritten (TiDB rejects them: 42601); -2 ^ 2 is read as -(2 ^ 2).
+// not rewritten (TiDB rejects them: 42601); a bare SELECT (no columns)
+// is a syntax error; x IS UNKNOWN is read as x IS NULL.
 package sql

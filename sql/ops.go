@@ -115,11 +115,15 @@ func (b *bridge) genericOps(seq []*node) []*node {
 		if b.err != nil {
 			return seq
 		}
+		// The passes after this one do not look inside the group it
+		// makes: give the operands (a CASE ... END holds any expression)
+		// to them now.
+		right = b.lateOps(right)
 		s := i
 		var repl *node
 		if binary {
 			s = operandStart(seq, i)
-			left := seq[s:i]
+			left := b.lateOps(append([]*node{}, seq[s:i]...))
 			op := leafOp(n.tok.Val, n.off)
 			if n.tok.Val == "#" {
 				op = textNode("^", n.off)
@@ -257,4 +261,12 @@ func adjacent(prev, n *node) bool {
 		return !prev.isName() && prev.kind != nText
 	}
 	return false
+}
+
+// lateOps runs the rewrites that come after genericOps in level on an
+// operand that genericOps groups.
+func (b *bridge) lateOps(seq []*node) []*node {
+	seq = b.anyOps(seq)
+	seq = b.distinctFrom(seq)
+	return b.betweenSymmetric(seq)
 }

@@ -328,7 +328,7 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			err = p.errHere()
 		}
 	default:
-		return nil, p.errHere()
+		return nil, p.unsupportedStmt()
 	}
 	if err != nil {
 		return nil, err

@@ -133,7 +133,7 @@ func (g *gen) numExpr(d int) string {
 	case 1:
 		return fmt.Sprintf("%s ^ %s", g.pick("2", "-2", "2.0", "- 2", "(-2)", "3"), g.pick("2", "3", "-1"))
 	case 2:
-		return fmt.Sprintf("%s %s", g.pick("|/", "||/", "@", "-"), g.pick("16", "27", "2", "-8", "16.0", "0.25"))
+		return fmt.Sprintf("%s %s", g.pick("|/", "||/", "@", "-"), g.pick("16", "27", "2", "16.0", "0.25"))
 	case 3:
 		return fmt.Sprintf("round(%s, %s)", l, g.pick("0", "1", "2"))
 	case 4:

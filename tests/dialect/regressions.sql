@@ -83,3 +83,17 @@ SELECT STRAIGHT_JOIN (1)
 SELECT * FROM a TABLESAMPLE REGIONS()
 ----
 SELECT 4 | 1 & 2, 1 | 2 << 1, 'a' || 1 + 1, @ -5 + 1, |/ 16 + 9, 5 # 3
+----
+-- dml
+PREPARE p AS SELECT 1
+----
+-- dml
+ALTER TABLE a ADD COLUMN z int
+----
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM a
+----
+SELECT upper((y) COLLATE "C") || CASE WHEN 3 IS NOT DISTINCT FROM x THEN x ELSE 100 + id END c0 FROM a
+----
+SELECT a.id::int MOD (coalesce(-1, 100)) FROM a
+----
+SELECT mod(7, 3), 7 % 3
