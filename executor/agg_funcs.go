@@ -306,6 +306,10 @@ type sumDecAcc struct {
 	// of the inputs it still holds, as PostgreSQL's sum of those inputs:
 	// {1.5000, 2, 0.25} less 1.5000 is 2.25, not 2.2500.
 	scales []int64
+	// untracked is set for a sum restored from state written before
+	// scales were counted: its scales are unknown, so it keeps the scale
+	// of the sum (the behaviour it was created with) until it is empty.
+	untracked bool
 }
 
 func (a *sumDecAcc) Add(args []types.Datum) error {
@@ -335,6 +339,9 @@ func (a *sumDecAcc) Retract(args []types.Datum) error {
 	if s := aggDscale(args[0].D); s < len(a.scales) && a.scales[s] > 0 {
 		a.scales[s]--
 	}
+	if a.n == 0 {
+		a.untracked, a.scales = false, a.scales[:0]
+	}
 	return nil
 }
 
@@ -342,6 +349,12 @@ func (a *sumDecAcc) Retract(args []types.Datum) error {
 // (the digits dropped are zeros: every input has at most that scale).
 func (a *sumDecAcc) value() *apd.Decimal {
 	d := new(apd.Decimal).Set(&a.sum)
+	if a.untracked {
+		if d.IsZero() {
+			d.Negative = false
+		}
+		return d
+	}
 	top := len(a.scales) - 1
 	for top >= 0 && a.scales[top] == 0 {
 		top--
@@ -367,6 +380,9 @@ func (a *sumDecAcc) Result() types.Datum {
 // scalesText and setScales serialise sumDecAcc.scales as "scale:count"
 // pairs, for the state row.
 func (a *sumDecAcc) scalesText() types.Datum {
+	if a.untracked {
+		return types.NullDatum
+	}
 	var b strings.Builder
 	for s, c := range a.scales {
 		if c > 0 {
@@ -381,6 +397,7 @@ func (a *sumDecAcc) scalesText() types.Datum {
 
 func (a *sumDecAcc) setScales(d types.Datum) {
 	a.scales = a.scales[:0]
+	a.untracked = d.Null && a.n > 0
 	if d.Null {
 		return
 	}

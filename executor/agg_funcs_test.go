@@ -197,12 +197,24 @@ func TestSumNumericScaleAfterRetract(t *testing.T) {
 		if err := SetAccumulatorState(b, AppendAccumulatorState(nil, a)); err != nil {
 			t.Fatal(err)
 		}
+		SetAccumulatorTail(b, AppendAccumulatorTail(nil, a))
 		// PostgreSQL: sum(2, 0.25) = 2.25, avg = 1.12500000000000000000.
 		want := map[string]string{"sum": "2.25", "avg": "1.12500000000000000000"}[fn]
 		for _, acc := range []Accumulator{a, b} {
 			if got := acc.Result().D.String(); got != want {
 				t.Errorf("%s: got %s, want %s", fn, got, want)
 			}
+		}
+		// State written before the tail existed (its tail reads NULL)
+		// keeps the sum's own scale, as the build that wrote it showed.
+		old := mk()
+		if err := SetAccumulatorState(old, AppendAccumulatorState(nil, a)); err != nil {
+			t.Fatal(err)
+		}
+		SetAccumulatorTail(old, types.Row{types.NullDatum})
+		wantOld := map[string]string{"sum": "2.2500", "avg": "1.12500000000000000000"}[fn]
+		if got := old.Result().D.String(); got != wantOld {
+			t.Errorf("%s from a tail-less state: got %s, want %s", fn, got, wantOld)
 		}
 	}
 }

@@ -38,14 +38,14 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 	case *sumInt128Acc:
 		return []types.T{i8, i8, i8}, true
 	case *sumDecAcc:
-		return []types.T{num, i8, types.TText}, true
+		return []types.T{num, i8}, true
 	case *sumFloatAcc, *avgFloatAcc:
 		return []types.T{f8, i8}, true
 	case *sumIntervalAcc, *avgIntervalAcc:
 		return []types.T{iv, i8}, true
 	case *avgAcc:
 		if a.numeric {
-			return []types.T{num, i8, types.TText}, true
+			return []types.T{num, i8}, true
 		}
 		return []types.T{i8, i8, i8}, true
 	case *boolAcc:
@@ -60,6 +60,57 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 		}
 	}
 	return nil, false
+}
+
+// An accumulator's tail is state added after its state row's layout was
+// fixed: a state table stores every call's tail after all the calls'
+// state columns, so a row written before the tail existed still decodes
+// (its tail reads NULL) and no later column moves. Today only the numeric
+// sum and avg have one: their inputs counted by display scale.
+
+// AccumulatorTailTypes returns the column types of a's tail (none for
+// most accumulators).
+func AccumulatorTailTypes(a Accumulator) []types.T {
+	switch a := a.(type) {
+	case *sumDecAcc:
+		return []types.T{types.TText}
+	case *avgAcc:
+		if a.numeric {
+			return []types.T{types.TText}
+		}
+	}
+	return nil
+}
+
+// AppendAccumulatorTail appends a's tail (see AccumulatorTailTypes) to dst.
+func AppendAccumulatorTail(dst types.Row, a Accumulator) types.Row {
+	switch a := a.(type) {
+	case *sumDecAcc:
+		return append(dst, a.scalesText())
+	case *avgAcc:
+		if a.numeric {
+			return append(dst, a.dec.scalesText())
+		}
+	}
+	return dst
+}
+
+// SetAccumulatorTail restores a's tail from src, after
+// SetAccumulatorState. A NULL tail (a row written before the tail
+// existed) leaves the accumulator as it was before: a numeric sum then
+// keeps the scale of its sum.
+func SetAccumulatorTail(a Accumulator, src types.Row) {
+	if len(src) == 0 {
+		return
+	}
+	switch a := a.(type) {
+	case *sumDecAcc:
+		a.setScales(src[0])
+	case *avgAcc:
+		if a.numeric {
+			a.dec.setScales(src[0])
+		}
+	}
 }
 
 func decDatum(d *apd.Decimal) types.Datum {
@@ -78,7 +129,7 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 	case *sumInt128Acc:
 		return append(dst, types.DInt(a.hi), types.DInt(int64(a.lo)), types.DInt(a.n))
 	case *sumDecAcc:
-		return append(dst, decDatum(&a.sum), types.DInt(a.n), a.scalesText())
+		return append(dst, decDatum(&a.sum), types.DInt(a.n))
 	case *sumFloatAcc:
 		return append(dst, types.DFloat(a.sum), types.DInt(a.n))
 	case *avgFloatAcc:
@@ -89,7 +140,7 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 		return append(dst, types.DInterval(a.sum), types.DInt(a.n))
 	case *avgAcc:
 		if a.numeric {
-			return append(dst, decDatum(&a.dec.sum), types.DInt(a.dec.n), a.dec.scalesText())
+			return append(dst, decDatum(&a.dec.sum), types.DInt(a.dec.n))
 		}
 		return append(dst, types.DInt(a.sum.hi), types.DInt(int64(a.sum.lo)), types.DInt(a.sum.n))
 	case *boolAcc:
@@ -133,7 +184,7 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 	case *sumDecAcc:
 		dec(src[0], &a.sum)
 		a.n = src[1].I
-		a.setScales(src[2])
+		a.setScales(types.NullDatum) // until SetAccumulatorTail says more
 	case *sumFloatAcc:
 		a.sum, a.n = src[0].F, src[1].I
 	case *avgFloatAcc:
@@ -146,7 +197,7 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		if a.numeric {
 			dec(src[0], &a.dec.sum)
 			a.dec.n = src[1].I
-			a.dec.setScales(src[2])
+			a.dec.setScales(types.NullDatum) // until SetAccumulatorTail says more
 		} else {
 			a.sum.hi, a.sum.lo, a.sum.n = src[0].I, uint64(src[1].I), src[2].I
 		}

@@ -61,6 +61,9 @@ type aggCallState struct {
 	mk     func() executor.Accumulator
 	// stateTs are the call's columns in the Result row.
 	stateTs []types.T
+	// tailTs are the call's tail columns (executor.AccumulatorTailTypes),
+	// stored after every call's state columns.
+	tailTs []types.T
 	// sumToInt8: sum(smallint|integer) runs on the 128-bit bigint sum and
 	// its result is checked into bigint range (22003 as in the batch
 	// aggregation, where the 64-bit sum would overflow).
@@ -164,6 +167,7 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate %s is not supported in materialized views", call.Fn)
 		}
 		s.stateTs = ts
+		s.tailTs = executor.AccumulatorTailTypes(s.mk())
 	} else {
 		s.stateTs = []types.T{call.T}
 	}
@@ -253,6 +257,14 @@ func (s *aggCallState) decode(src types.Row) (aggCallVal, error) {
 		return v, nil
 	}
 	return v, executor.SetAccumulatorState(v.acc, src)
+}
+
+// encodeTail appends a call's tail columns of a Result row to dst.
+func (s *aggCallState) encodeTail(dst types.Row, v *aggCallVal) types.Row {
+	if len(s.tailTs) == 0 {
+		return dst
+	}
+	return executor.AppendAccumulatorTail(dst, v.acc)
 }
 
 // encode appends a call's state columns of a Result row to dst.

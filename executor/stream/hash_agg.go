@@ -165,6 +165,9 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 			c.lenient = true
 		}
 	}
+	for _, c := range a.calls {
+		a.stateTs = append(a.stateTs, c.tailTs...)
+	}
 	if len(a.keyTs) == 1 && a.keyTs[0].Family() == types.FamInt && a.keyTs[0].ID != types.Unknown {
 		a.intKey = true
 		a.dirtyInt = map[int64]*aggGroup{}
@@ -309,8 +312,16 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 		p += len(c.stateTs)
 	}
 	g.rows = row[p].I
+	p++
 	if a.ttl > 0 {
-		g.writeMs = row[p+1].I
+		g.writeMs = row[p].I
+		p++
+	}
+	for i, c := range a.calls {
+		if len(c.tailTs) > 0 {
+			executor.SetAccumulatorTail(g.vals[i].acc, row[p:p+len(c.tailTs)])
+			p += len(c.tailTs)
+		}
 	}
 	g.old = a.output(g)
 	return nil
@@ -505,6 +516,9 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 			k := a.ttlKey(g.key, a.now)
 			a.ttlIdx.Insert(k, k)
 		}
+	}
+	for i, c := range a.calls {
+		st = c.encodeTail(st, &g.vals[i])
 	}
 	a.result.Update(g.key, st)
 	return nil
