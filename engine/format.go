@@ -26,9 +26,15 @@ import (
 //	   tables (catalog.Relation.StateLayout); jobs refuse a plan whose
 //	   layout differs from the recorded one. Backups record their origin
 //	   (system/restored_from) and may hold the sinks (system/sinks_held).
+//	3  a full join's stream key holds a mark of each side, so the
+//	   NULL-padded rows of its two sides never share a key; relations
+//	   created before keep their layout (planner.WithFullJoinMarks
+//	   "false", set by the upgrade from 1), and a numeric sum's counts
+//	   by scale follow its aggregation's state columns
+//	   (executor.AccumulatorTailTypes), which older rows lack.
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 2
+	FormatVersion = 3
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -113,12 +119,18 @@ func (e *Engine) upgradeFormat() error {
 				if !hasJob(rel) || len(rel.StateLayout) > 0 {
 					continue
 				}
-				root, err := e.planRel(rel)
+				// Its full joins were planned without side marks (format
+				// 3): keep them so.
+				up := rel.Clone()
+				if up.With == nil {
+					up.With = map[string]string{}
+				}
+				up.With[planner.WithFullJoinMarks] = "false"
+				root, err := e.planRel(up)
 				if err != nil {
 					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
 					continue
 				}
-				up := rel.Clone()
 				up.StateLayout = stateLayout(root, rel.StateTables)
 				if err := e.cat.Replace(up); err != nil {
 					return err

@@ -48,7 +48,7 @@ func TestFormatVersion(t *testing.T) {
 	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, g int)")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW c AS SELECT g, count(*) AS n FROM t GROUP BY g")
 	mustRun(t, s, "INSERT INTO t VALUES (1, 1), (2, 1)")
-	if v, ok, _ := e.db.Meta(metaFormatVersion); !ok || string(v) != "2" {
+	if v, ok, _ := e.db.Meta(metaFormatVersion); !ok || string(v) != strconv.Itoa(FormatVersion) {
 		t.Fatalf("format version of a new directory: %q", v)
 	}
 	rel, _ := e.cat.Lookup("", "c")
@@ -88,7 +88,7 @@ func TestFormatVersion(t *testing.T) {
 	db.Close()
 	e = openTest(t, fs)
 	s = session(t, e)
-	if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != "2" {
+	if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
 		t.Fatalf("format version after the upgrade: %q", v)
 	}
 	rel, _ = e.cat.Lookup("", "c")

@@ -144,7 +144,7 @@ func mviewDefinition(rel *catalog.Relation) string {
 	// EMIT ON WINDOW CLOSE and append-only are recorded by weir from the
 	// view's plan, not options.
 	def := "CREATE MATERIALIZED VIEW " + quoteIdent(rel.Name) +
-		withClause(rel.With, planner.WithEmitOnWindowClose, appendOnlyOption) + " AS " + rel.SQL
+		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, appendOnlyOption) + " AS " + rel.SQL
 	if rel.With[planner.WithEmitOnWindowClose] == "true" {
 		def += " EMIT ON WINDOW CLOSE"
 	}
@@ -169,7 +169,7 @@ func sinkDefinition(rel *catalog.Relation) string {
 	} else {
 		def += " FROM " + quoteObject(st.From)
 	}
-	def += withClause(rel.With, optFormat, optEncode)
+	def += withClause(rel.With, optFormat, optEncode, planner.WithFullJoinMarks)
 	if f := rel.With[optFormat]; f != "" {
 		def += " FORMAT " + strings.ToUpper(f) + " ENCODE " + strings.ToUpper(rel.With[optEncode])
 	}

@@ -40,7 +40,8 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	if err != nil {
 		return nil, err
 	}
-	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl}
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl,
+		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	sp.checkExprs(p)
 	n := sp.plan(p)
 	sp.checkEOWC(n)
@@ -62,6 +63,9 @@ type streamPlanner struct {
 	// says an operator of the plan has one (stream_ttl.go).
 	ttlMs   int64
 	ttlUsed bool
+	// noFullJoinMarks plans full joins without their side marks
+	// (WithFullJoinMarks).
+	noFullJoinMarks bool
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -538,7 +542,7 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	// constant true column into the stream key; padding makes it NULL,
 	// which tells the two apart.
 	var marks [2]int
-	if j.Kind == FullJoin {
+	if j.Kind == FullJoin && !sp.noFullJoinMarks {
 		var ix []int
 		left, ix = withColumns(left, []Expr{&Const{V: types.DBool(true), T: types.TBool}})
 		marks[0] = ix[0]
@@ -608,7 +612,9 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		n.StreamKey = dedupInts(append(n.StreamKey, shiftInts(rk, nlw)...))
 	case FullJoin:
 		n.StreamKey = dedupInts(append(append(n.StreamKey, lk...), shiftInts(rk, nlw)...))
-		n.StreamKey = append(n.StreamKey, marks[0], nlw+marks[1])
+		if !sp.noFullJoinMarks {
+			n.StreamKey = append(n.StreamKey, marks[0], nlw+marks[1])
+		}
 	default:
 		n.StreamKey = dedupInts(append(n.StreamKey, lk...))
 	}

@@ -42,6 +42,11 @@ const (
 	// WithEmitOnWindowClose marks a materialized view created with EMIT
 	// ON WINDOW CLOSE ("true").
 	WithEmitOnWindowClose = "emit_on_window_close"
+	// WithFullJoinMarks, "false", plans the relation's full joins as
+	// builds before format version 3 did, without the columns that keep
+	// the NULL-padded rows of its two sides apart: a relation created by
+	// such a build keeps the state layout it was created with.
+	WithFullJoinMarks = "full_join_marks"
 )
 
 // DefaultWatermarkIdleTimeoutMs is the idle timeout of source partitions
