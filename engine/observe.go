@@ -350,9 +350,18 @@ func (e *Engine) jobStatuses() ([]*catalog.Relation, map[types.JobID]*jobRun) {
 		running[j.id] = j
 	}
 	var rels []*catalog.Relation
+	seen := map[uint32]bool{}
 	for _, r := range e.cat.All() {
 		if hasJob(r) {
 			rels = append(rels, r)
+			seen[r.ID] = true
+		}
+	}
+	// A job whose CREATE is still backfilling runs before its relation
+	// is in the catalog.
+	for _, j := range running {
+		if !seen[uint32(j.id)] && j.rel != nil {
+			rels = append(rels, j.rel)
 		}
 	}
 	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return int(a.ID) - int(b.ID) })
