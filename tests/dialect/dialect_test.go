@@ -180,6 +180,8 @@ func TestDialect(t *testing.T) {
 				if !total.add(w, p) {
 					bad++
 					t.Errorf("%s\n  weir:     %s\n  postgres: %s", text, w, p)
+				} else if w.code == "0A000" && p.code == "" {
+					t.Logf("refused as unsupported: %s: %s", text, w.msg)
 				}
 			}
 			if bad > 0 {
