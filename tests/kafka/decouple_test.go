@@ -142,12 +142,14 @@ func TestDecoupledSinkBrokerDown(t *testing.T) {
 			return n == 0, fmt.Sprint(n)
 		})
 	}
+	// The sink retries its delivery with a backoff, one line per retry.
+	kafkatest.Eventually(t, 2*time.Minute, "a delivery retry logged", func() (bool, string) {
+		n := kafkatest.CountInLog(w.LogPath, sinkRetryLine) - retriesBefore
+		return n > 0, fmt.Sprint(n)
+	})
 	down := time.Since(outage)
 	retries := kafkatest.CountInLog(w.LogPath, sinkRetryLine) - retriesBefore
 	t.Logf("outage of %s: %d delivery retries logged", down.Round(time.Millisecond), retries)
-	if retries == 0 {
-		t.Errorf("no delivery retry logged during the outage")
-	}
 
 	b.Restart()
 	back := time.Now()
@@ -193,43 +195,6 @@ func TestDecoupledSinkStartsWithBrokerDown(t *testing.T) {
 	}
 	b.Restart()
 	waitExactly(t, b.Addr, "rows_out", idRecords(0, 100))
-}
-
-// TestDecoupledSinkRedeliversAbortedTransaction SIGKILLs `weir serve
-// --embedded-kafka` after a sink stored the record of a flushed
-// transaction and before it committed it. The embedded broker dies with
-// weir and aborts the open transaction on restart (see
-// TestCrashedBrokerAbortsOpenTransactions); the epoch is still in the
-// sink's log store, so the restarted sink delivers it again in a new
-// transaction and the topic holds every row exactly once.
-func TestDecoupledSinkRedeliversAbortedTransaction(t *testing.T) {
-	kafkatest.Kcat(t)
-	w := kafkatest.StartWeir(t, kafkatest.Options{})
-	kafkatest.KeepLogs(t, w.LogPath)
-	addr := w.KafkaAddr
-	kafkatest.CreateTopic(t, addr, "rows_out", 1)
-	kafkatest.Exec(t, w.ConnString(),
-		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
-		"CREATE TABLE rows_in (id int) APPEND ONLY",
-		fmt.Sprintf(`CREATE SINK rows_out FROM rows_in WITH (connector = 'kafka', topic = 'rows_out',
-			properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON`, addr),
-		insertIDs(0, 20),
-	)
-	waitExactly(t, addr, "rows_out", idRecords(0, 20))
-	w.Stop()
-	w.SetEnv(fmt.Sprintf("%s=%s:1", fault.EnvVar, fault.SinkLogAfterRecord))
-	before := kafkatest.CountInLog(w.LogPath, kafkatest.FaultLine(fault.SinkLogAfterRecord))
-	w.Restart()
-	// The INSERT commits; weir dies in the delivery that follows, maybe
-	// before the INSERT's answer.
-	kafkatest.QueryErr(w.ConnString(), insertIDs(20, 30))
-	kafkatest.WaitFault(t, w, fault.SinkLogAfterRecord, before, time.Minute)
-	w.SetEnv()
-	w.Restart()
-	waitExactly(t, addr, "rows_out", idRecords(0, 30))
-	if n := kafkatest.CountInLog(w.LogPath, redeliverLine); n == 0 {
-		t.Errorf("the log does not say that an aborted epoch was delivered again (%q)", redeliverLine)
-	}
 }
 
 // redeliverLine is logged when a sink delivers an aborted epoch again.
