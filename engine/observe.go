@@ -690,7 +690,7 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, s := range []string{"running", "backfilling", "recovering", "failed"} {
 			gauge(descJobState, b2f(s == status), name, kind, s)
 		}
-		counter(descJobRestarts, float64(e.obs.jobHealthOf(types.JobID(r.ID)).restarts), name, kind)
+		counter(descJobRestarts, float64(e.jobRestarts(types.JobID(r.ID))), name, kind)
 		if j == nil {
 			continue
 		}

@@ -377,9 +377,7 @@ func (e *Engine) jobRows() []types.Row {
 			done := j.backfillDone()
 			brows, bdone, prog = rows, done, backfillRatio(rows, total, n, done)
 		}
-		// A job's own failures are in its health record; recoveries of
-		// every job (another job's failure) in the observer's.
-		restarts := max(int64(h.count), obs.restarts)
+		restarts := e.jobRestarts(id)
 		lastErr, lastAt := null, null
 		switch {
 		case h.lastErr != "":
@@ -394,6 +392,16 @@ func (e *Engine) jobRows() []types.Row {
 			vStr(jobKind(r)), vStr(e.jobStatus(r, j)), vInt(par), types.DInt(restarts), lastErr, lastAt, vFloat(prog), vStr(h.strategy)})
 	}
 	return out
+}
+
+// jobRestarts is how often job id was restarted: a job that failed
+// itself counts the restarts of its strategy, any other the recoveries
+// of every job it went through.
+func (e *Engine) jobRestarts(id types.JobID) int64 {
+	if h, ok := e.st.health.snapshot(id); ok {
+		return int64(h.count)
+	}
+	return e.obs.jobHealthOf(id).restarts
 }
 
 // sourceExtra are the columns weir.sources has beyond its first ones:

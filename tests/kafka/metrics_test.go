@@ -39,7 +39,7 @@ func TestMetricsWhileStreaming(t *testing.T) {
 			properties.bootstrap.server = '%s', scan.startup.mode = 'earliest') FORMAT PLAIN ENCODE JSON`, w.KafkaAddr),
 		"CREATE MATERIALIZED VIEW m_count AS SELECT count(*) AS n FROM m_in",
 		fmt.Sprintf(`CREATE SINK m_out AS SELECT id FROM m_in WITH (connector = 'kafka', topic = 'm_out',
-			properties.bootstrap.server = '%s', properties.delivery.timeout.ms = '2000') FORMAT PLAIN ENCODE JSON`, sb.Addr),
+			properties.bootstrap.server = '%s', properties.delivery.timeout.ms = '2000', sink.decouple = 'false') FORMAT PLAIN ENCODE JSON`, sb.Addr),
 	)
 	produce := func(from, n int) {
 		vals := make([]string, n)
@@ -101,21 +101,21 @@ func TestMetricsWhileStreaming(t *testing.T) {
 	if v := value(m, "weir_job_state", "job", "m_out", "state", "running"); v != 1 {
 		t.Errorf("weir_job_state{job=m_out,state=running} = %g, want 1\n%s", v, m.Series("weir_job_state", "job", "m_out"))
 	}
-	failedBefore := value(m, "weir_checkpoints_total", "outcome", "failed")
+	restartsBefore := value(m, "weir_job_restarts_total", "job", "m_out")
 
-	// The sink's broker goes away: no checkpoint holding the sink's
-	// records can commit, so the sink job's committed positions stay
-	// while the topic grows.
+	// The sink's broker goes away: the coupled sink's job cannot
+	// pre-commit, fails and restarts alone by its strategy from its
+	// committed positions, which stay while the topic grows.
 	sb.Kill()
 	produce(100, 50)
 	var lagDown float64
-	kafkatest.Eventually(t, 2*time.Minute, "a failed checkpoint and the sink job's lag at 50 or more", func() (bool, string) {
+	kafkatest.Eventually(t, 2*time.Minute, "a restart of the sink job and its lag at 50 or more", func() (bool, string) {
 		m := scrape()
 		l, ok := lag(m, "m_out")
 		lagDown = l
-		failed := value(m, "weir_checkpoints_total", "outcome", "failed")
-		return ok && l >= 50 && failed > failedBefore,
-			fmt.Sprintf("failed checkpoints %g (before %g)\n%s", failed, failedBefore, m.Series("weir_source_lag_records"))
+		restarts := value(m, "weir_job_restarts_total", "job", "m_out")
+		return ok && l >= 50 && restarts > restartsBefore,
+			fmt.Sprintf("restarts %g (before %g)\n%s", restarts, restartsBefore, m.Series("weir_source_lag_records"))
 	})
 	produce(150, 30)
 	kafkatest.Eventually(t, 2*time.Minute, "the sink job's lag growing by the 30 new records", func() (bool, string) {
@@ -123,10 +123,10 @@ func TestMetricsWhileStreaming(t *testing.T) {
 		l, ok := lag(m, "m_out")
 		return ok && l >= lagDown+30, fmt.Sprintf("lag %g, was %g\n%s", l, lagDown, m.Series("weir_source_lag_records"))
 	})
-	// The catalog tells the same story: a failed checkpoint naming the
-	// sink, the sink's error, and its lag per partition.
-	if rows := kafkatest.Query(t, conn, "SELECT count(*) FROM weir.checkpoints WHERE status = 'failed' AND failure_reason LIKE '%sink%'"); rows[0][0] == "0" {
-		t.Errorf("weir.checkpoints has no failed checkpoint whose reason is the sink")
+	// The catalog tells the same story: the job's error naming the sink,
+	// the sink's error, and its lag per partition.
+	if rows := kafkatest.Query(t, conn, "SELECT count(*) FROM weir.jobs WHERE name = 'm_out' AND last_error LIKE '%sink%'"); rows[0][0] == "0" {
+		t.Errorf("weir.jobs shows no error of the sink m_out")
 	}
 	if rows := kafkatest.Query(t, conn, "SELECT sqlstate FROM weir.stream_errors WHERE view = 'm_out' AND operator = 'sink m_out'"); len(rows) != 1 || rows[0][0] != "08000" {
 		t.Errorf("weir.stream_errors of the sink m_out: %v, want one row of SQLSTATE 08000", rows)
