@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
@@ -232,6 +233,7 @@ func (b *Backfill) scan() (*types.Chunk, error) {
 	if out.Len() == 0 {
 		return nil, nil
 	}
+	fault.Hit(fault.BackfillChunk)
 	return out, nil
 }
 

@@ -106,8 +106,14 @@ type JobHold struct{ n atomic.Int32 }
 // Held reports whether some sink holds the job.
 func (h *JobHold) Held() bool { return h != nil && h.n.Load() > 0 }
 
-// SinkDecoupled reports whether a sink's options leave it decoupled.
+// SinkDecoupled reports whether a sink's options leave it decoupled (a
+// blackhole sink never is).
 func SinkDecoupled(with map[string]string) bool {
+	if strings.EqualFold(with["connector"], "blackhole") {
+		// Nothing outside waits to be delivered to: a log store would
+		// only hold rows to throw away.
+		return false
+	}
 	switch strings.ToLower(strings.TrimSpace(with[OptSinkDecouple])) {
 	case "false", "off", "0", "no":
 		return false

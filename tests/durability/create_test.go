@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/tests/testenv"
 )
 
@@ -33,30 +34,19 @@ func TestKillDuringBackfill(t *testing.T) {
 	exec1(t, ctx, conn, "CREATE TABLE big (id int PRIMARY KEY, n int)")
 	exec1(t, ctx, conn, "INSERT INTO big SELECT g, 1 FROM generate_series(1, 200000) g")
 
-	created := make(chan error, 1)
-	go func() {
-		c2 := connect(t, ctx, srv)
-		_, err := c2.Exec(ctx, "CREATE MATERIALIZED VIEW total WITH (streaming_parallelism = 2) AS SELECT count(*) AS c, sum(n) AS s FROM big")
-		created <- err
-	}()
-	// Kill as soon as the view's job exists: its backfill has started
-	// (or is about to) and is far from done.
-	for {
-		var rows int64
-		err := conn.QueryRow(ctx, "SELECT backfill_rows FROM weir.jobs WHERE name = 'total'").Scan(&rows)
-		if err == nil {
-			break
-		}
-		select {
-		case err := <-created:
-			t.Fatalf("CREATE MATERIALIZED VIEW finished (%v) before the backfill could be interrupted", err)
-		default:
-		}
-	}
-	srv.Kill()
-	if err := <-created; err == nil {
+	// The server kills itself (SIGKILL) at the 20th chunk its backfill
+	// emits: the backfill is under way and far from done.
+	srv.SetEnv("WEIR_FAULT=" + fault.BackfillChunk + ":20")
+	srv.Restart()
+	conn = connect(t, ctx, srv)
+	_, err := conn.Exec(ctx, "CREATE MATERIALIZED VIEW total WITH (streaming_parallelism = 2) AS SELECT count(*) AS c, sum(n) AS s FROM big")
+	if err == nil {
 		t.Fatal("CREATE MATERIALIZED VIEW succeeded although the server was killed during its backfill")
 	}
+	if _, err := srv.WaitExit(time.Minute); err != nil {
+		t.Fatalf("the server did not die at the fault point: %v", err)
+	}
+	srv.SetEnv()
 	srv.Restart()
 
 	conn = connect(t, ctx, srv)
@@ -64,7 +54,7 @@ func TestKillDuringBackfill(t *testing.T) {
 	var doneBefore bool
 	jobErr := conn.QueryRow(ctx, "SELECT backfill_done FROM weir.jobs WHERE name = 'total'").Scan(&doneBefore)
 	var c, s int64
-	err := conn.QueryRow(ctx, "SELECT c, s FROM total").Scan(&c, &s)
+	err = conn.QueryRow(ctx, "SELECT c, s FROM total").Scan(&c, &s)
 	switch {
 	case sqlstateOf(err) == "42P01":
 		return // the view is gone, as the failed CREATE said
