@@ -227,7 +227,11 @@ func updateFrom(seq []*node) []*node {
 		switch {
 		case set < 0 && n.isWord("set"):
 			set = i
-		case set >= 0 && from < 0 && n.isWord("from"):
+		case set >= 0 && from < 0 && n.isWord("where"):
+			// No FROM list before WHERE: a FROM after it belongs to
+			// the condition (IS DISTINCT FROM).
+			return seq
+		case set >= 0 && from < 0 && n.isWord("from") && !at(seq, i-1).isWord("distinct"):
 			from = i
 		case from >= 0 && n.isWord("where"):
 			end = i

@@ -97,3 +97,9 @@ SELECT upper((y) COLLATE "C") || CASE WHEN 3 IS NOT DISTINCT FROM x THEN x ELSE 
 SELECT a.id::int MOD (coalesce(-1, 100)) FROM a
 ----
 SELECT mod(7, 3), 7 % 3
+----
+-- dml
+UPDATE a SET x = a.x # a.x WHERE id IS DISTINCT FROM x
+----
+-- dml
+UPDATE a SET x = 1 FROM b WHERE a.id = b.id AND a.x IS DISTINCT FROM b.x
