@@ -181,8 +181,9 @@ if [[ "$sink_ok" == 1 ]]; then
   echo "ok   departure_board_out: $(wc -l <"$work/sink.csv") keys equal the view's rows, for example:"
   # origin, departures, late, avg_delay, last_departure, as the view's
   # columns; the average printed to two decimals.
-  sort -t, -k2,2nr "$work/sink.csv" | head -3 |
-    awk -F, '{ printf "       %s: %d departures, %d late, average delay %.2f min, last at %s\n", $1, $2, $3, $4, $5 }'
+  # (awk reads to the end: a "| head" would end sort with SIGPIPE.)
+  sort -t, -k2,2nr "$work/sink.csv" |
+    awk -F, 'NR <= 3 { printf "       %s: %d departures, %d late, average delay %.2f min, last at %s\n", $1, $2, $3, $4, $5 }'
 else
   echo "FAIL the sink topic differs from departure_board (< view, > sink):"
   diff "$work/board.csv" "$work/sink.csv" >"$work/diff" || true
