@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 )
@@ -196,4 +197,36 @@ func TestOpenFormatV1Fixture(t *testing.T) {
 	same("SELECT * FROM big_orders ORDER BY id", "SELECT id, customer, amount FROM orders WHERE amount >= 100 ORDER BY id")
 	wantRows(t, s, "SELECT customer, n, smallest, largest FROM revenue ORDER BY customer", "ann 2 1 120", "bob 1 150 150", "cid 1 300 300", "dee 1 500 500")
 	wantRows(t, s, "SELECT count(*) FROM notes", "3")
+}
+
+// TestOpenFormatV1FullJoinFixture opens a copy of a data directory whose
+// view is a FULL JOIN written by weir 0.1 (testdata/format-v1-fulljoin):
+// the upgrade keeps the join planned without side marks, as its state
+// was written, and the view answers and streams as its query.
+func TestOpenFormatV1FullJoinFixture(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	copyDir(t, "testdata/format-v1-fulljoin", dir)
+	e, err := Open(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := session(t, e)
+	rel, _ := e.cat.Lookup("", "lr")
+	if rel.With[planner.WithFullJoinMarks] != "false" {
+		t.Fatalf("the upgraded full join's options: %v", rel.With)
+	}
+	// What weir 0.1 answered before it stopped.
+	wantRows(t, s, "SELECT * FROM lr ORDER BY lid, rid", "1 10 l1 r10", "3 NULL l3 NULL", "NULL 11 NULL r11", "NULL 12 NULL r12")
+	mustRun(t, s, "INSERT INTO l VALUES (4, 3, 'l4'), (5, NULL, 'l5')")
+	mustRun(t, s, "INSERT INTO r VALUES (13, NULL, 'r13'), (14, 1, 'r14')")
+	mustRun(t, s, "DELETE FROM r WHERE id = 12")
+	mustRun(t, s, "UPDATE l SET k = 2 WHERE id = 1")
+	want := mustRun(t, s, "SELECT l.id AS lid, r.id AS rid, l.a, r.b FROM l FULL JOIN r ON l.k = r.k ORDER BY lid, rid")
+	wantRows(t, s, "SELECT * FROM lr ORDER BY lid, rid", want...)
+	// A view created now gets the marks.
+	mustRun(t, s, "CREATE MATERIALIZED VIEW lr2 AS SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k")
+	if rel, _ := e.cat.Lookup("", "lr2"); rel.With[planner.WithFullJoinMarks] == "false" {
+		t.Fatalf("a new full join planned without marks: %v", rel.With)
+	}
 }
