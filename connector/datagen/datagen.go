@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/connector/splits"
 	"github.com/weirdb/weir/types"
 )
 
@@ -184,7 +185,7 @@ func NewReader(cfg Config) (*Reader, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	r := &Reader{cfg: cfg, next: make([]int64, cfg.Splits), rows: -1}
+	r := &Reader{cfg: cfg, rows: -1}
 	for _, f := range cfg.Fields {
 		if f.Kind == Sequence {
 			n := f.End - f.Start + 1
@@ -193,19 +194,9 @@ func NewReader(cfg Config) (*Reader, error) {
 			}
 		}
 	}
-	for s := range r.next {
-		r.next[s] = int64(s)
-		if p, ok := cfg.Positions[int32(s)]; ok {
-			if p < 0 || p%int64(cfg.Splits) != int64(s) {
-				return nil, fmt.Errorf("split %d of %d cannot resume at row %d", s, cfg.Splits, p)
-			}
-			r.next[s] = p
-		}
-	}
-	for p := range cfg.Positions {
-		if p < 0 || int(p) >= cfg.Splits {
-			return nil, fmt.Errorf("a checkpoint has a position for split %d, but the source has %d splits", p, cfg.Splits)
-		}
+	var err error
+	if r.next, err = splits.Resume(cfg.Splits, cfg.Positions, "row"); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

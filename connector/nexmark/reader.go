@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/weirdb/weir/connector/splits"
 	"github.com/weirdb/weir/types"
 )
 
@@ -115,23 +116,13 @@ func NewReader(cfg Config) (*Reader, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	r := &Reader{cfg: cfg, gen: NewGenerator(cfg.Clock), next: make([]int64, cfg.Splits), max: cfg.MaxChunkSize}
+	r := &Reader{cfg: cfg, gen: NewGenerator(cfg.Clock), max: cfg.MaxChunkSize}
 	if r.max <= 0 {
 		r.max = types.ChunkCap
 	}
-	for s := range r.next {
-		r.next[s] = int64(s)
-		if p, ok := cfg.Positions[int32(s)]; ok {
-			if p < 0 || p%int64(cfg.Splits) != int64(s) {
-				return nil, fmt.Errorf("split %d of %d cannot resume at event %d", s, cfg.Splits, p)
-			}
-			r.next[s] = p
-		}
-	}
-	for p := range cfg.Positions {
-		if p < 0 || int(p) >= cfg.Splits {
-			return nil, fmt.Errorf("a checkpoint has a position for split %d, but the source has %d splits", p, cfg.Splits)
-		}
+	var err error
+	if r.next, err = splits.Resume(cfg.Splits, cfg.Positions, "event"); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
