@@ -320,7 +320,7 @@ func (e *Engine) startJobAgain(ctx context.Context, rel *catalog.Relation) error
 }
 
 // runBackup is BACKUP TO: one row with the epoch and directory of the
-// copy. Any session may run it for now (weir has no roles yet).
+// copy. Only a superuser may run it (privileges.go).
 func (s *Session) runBackup(ctx context.Context, st *sql.Backup, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("BACKUP"); err != nil {
 		return nil, err

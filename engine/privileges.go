@@ -119,6 +119,16 @@ func aclNoun(k catalog.Kind) string {
 	return "table"
 }
 
+// mustOwn refuses, as PostgreSQL does, to let a role that does not own
+// the relation named n alter it (a missing relation is left to the
+// statement to report).
+func (s *Session) mustOwn(n sql.ObjectName) error {
+	if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.owns(rel) {
+		return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
+	}
+	return nil
+}
+
 func mustBeSuperuser(what string) error {
 	return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to %s", what).
 		WithDetail("Only superusers may %s.", what)
@@ -176,6 +186,17 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return mustBeSuperuser("create a sink")
 	case *sql.AlterSystem:
 		return pgerr.New(pgerr.InsufficientPrivilege, "must be superuser to execute ALTER SYSTEM command")
+	case *sql.Backup:
+		// A backup copies every relation and every role's verifier.
+		return mustBeSuperuser("take a backup")
+	case *sql.Rename:
+		return s.mustOwn(st.Name)
+	case *sql.Comment:
+		return s.mustOwn(st.Name)
+	case *sql.SetParallelism:
+		return s.mustOwn(st.Name)
+	case *sql.AlterJob:
+		return s.mustOwn(st.Name)
 	case *sql.CreateSchema:
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
 	case *sql.Drop:

@@ -268,6 +268,12 @@ func TestReadOnlyRole(t *testing.T) {
 		"CREATE ROLE other",
 		"GRANT SELECT ON accounts TO reader",
 		"SELECT rolpassword FROM pg_authid",
+		"BACKUP TO '/tmp/weir-security-test-backup'",
+		"ALTER MATERIALIZED VIEW total RENAME TO total2",
+		"ALTER MATERIALIZED VIEW total SET PARALLELISM = 1",
+		"ALTER MATERIALIZED VIEW total RESUME",
+		"COMMENT ON MATERIALIZED VIEW total IS 'x'",
+		"ALTER TABLE accounts RENAME TO a2",
 	} {
 		if _, err := reader.Exec(ctx, q); code(err) != "42501" {
 			t.Errorf("%s: got %v, want 42501", q, err)
