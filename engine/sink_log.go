@@ -42,6 +42,15 @@ func (e *Engine) sinkDecoupling() stream.SinkDecoupling {
 	return d
 }
 
+// sinkLogMaxBytesSetting is SHOW sink_log_store_max_bytes: the system's
+// log store bound, or the default when none was set.
+func (e *Engine) sinkLogMaxBytesSetting() string {
+	if n := e.sinkDecoupling().MaxBytes; n > 0 {
+		return strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(stream.DefaultSinkLogMaxBytes, 10)
+}
+
 // alterSinkLogMaxBytes runs ALTER SYSTEM SET sink_log_store_max_bytes:
 // the log store bound of sinks without sink.log_store.max_bytes, kept
 // across restarts. Errors: 22023 for a value that is not a positive

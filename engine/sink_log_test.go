@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -33,5 +35,24 @@ func TestSinkLogStoreSystemBound(t *testing.T) {
 	defer e.Close()
 	if got := e.sinkDecoupling().MaxBytes; got != 1<<20 {
 		t.Fatalf("the bound after a restart is %d, want 1048576", got)
+	}
+}
+
+// TestShowSinkLogMaxBytes: the system's log store bound is shown by SHOW,
+// SHOW ALL and SHOW PARAMETERS, default or set.
+func TestShowSinkLogMaxBytes(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	s := session(t, e)
+	wantRows(t, s, "SHOW sink_log_store_max_bytes", strconv.Itoa(256<<20))
+	mustRun(t, s, "ALTER SYSTEM SET sink_log_store_max_bytes = 1048576")
+	wantRows(t, s, "SHOW sink_log_store_max_bytes", "1048576")
+	for _, q := range []string{"SHOW ALL", "SHOW PARAMETERS"} {
+		if all := strings.Join(mustRun(t, s, q), "\n"); !strings.Contains(all, "sink_log_store_max_bytes 1048576") {
+			t.Errorf("%s lacks the bound:\n%s", q, all)
+		}
+	}
+	mustRun(t, s, "ALTER SYSTEM SET checkpoint_timeout_ms = 300000")
+	if all := strings.Join(mustRun(t, s, "SHOW PARAMETERS"), "\n"); !strings.Contains(all, "checkpoint_timeout_ms 300000") {
+		t.Errorf("SHOW PARAMETERS does not show the checkpoint timeout set:\n%s", all)
 	}
 }

@@ -421,5 +421,7 @@ func (e *Engine) systemSettingRows() [][3]string {
 		s := &systemSettingList[i]
 		rows = append(rows, [3]string{s.name, e.st.sys.show(s), s.desc})
 	}
+	rows = append(rows, [3]string{sysSinkLogMaxBytes, e.sinkLogMaxBytesSetting(),
+		"The log store bound in bytes of decoupled sinks that set no sink.log_store.max_bytes."})
 	return rows
 }

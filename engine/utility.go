@@ -781,6 +781,11 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 				return &rowsResult{rows: []types.Row{textRow(e.st.sys.show(sys))}, tag: "SHOW"}, nil
 			}}, nil
 		}
+		if strings.EqualFold(st.Name, sysSinkLogMaxBytes) {
+			return &utilPrepared{fields: textFields(sysSinkLogMaxBytes), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
+				return &rowsResult{rows: []types.Row{textRow(e.sinkLogMaxBytesSetting())}, tag: "SHOW"}, nil
+			}}, nil
+		}
 	case "time zone":
 		st = &sql.Show{Kind: "variable", Name: "TimeZone"}
 	case "transaction isolation level":

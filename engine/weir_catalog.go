@@ -533,12 +533,15 @@ func (s *Session) prepareShowParameters() (wire.Prepared, error) {
 		if budget == 0 {
 			budget = DefaultStateCacheBytes
 		}
-		rows := []types.Row{
-			textRow("barrier_interval_ms", strconv.FormatInt(e.st.interval.Load(), 10), "The time between two periodic checkpoint barriers.", "true"),
-			textRow("checkpoint_timeout_ms", strconv.FormatInt(checkpoint.DefaultTimeout.Milliseconds(), 10), "A checkpoint not committed within it fails.", "false"),
-			textRow("data_directory", e.db.Dir(), "Where the database keeps its files (weir serve --data-dir).", "false"),
-			textRow("state_cache_bytes", strconv.FormatInt(budget, 10), "The memory budget of the streaming state cache (weir serve --state-cache-mb).", "false"),
+		// The settings ALTER SYSTEM changes, with their current values,
+		// then what weir serve's flags fixed.
+		var rows []types.Row
+		for _, r := range e.systemSettingRows() {
+			rows = append(rows, textRow(r[0], r[1], r[2], "true"))
 		}
+		rows = append(rows,
+			textRow("data_directory", e.db.Dir(), "Where the database keeps its files (weir serve --data-dir).", "false"),
+			textRow("state_cache_bytes", strconv.FormatInt(budget, 10), "The memory budget of the streaming state cache (weir serve --state-cache-mb).", "false"))
 		return &rowsResult{rows: rows, tag: "SHOW"}, nil
 	}}, nil
 }
