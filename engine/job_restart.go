@@ -194,8 +194,32 @@ func (e *Engine) loadFailedJobs() {
 		t.mu.Lock()
 		h := t.entry(types.JobID(rel.ID), s)
 		h.status, h.lastErr = jobFailed, string(v)
+		// A view fed by tables or views had its state dropped to be
+		// rebuilt: it stays unreadable until RESUME rebuilds it.
+		h.rebuild = rel.Kind == catalog.KindMView && e.readsRelations(rel)
 		t.mu.Unlock()
 	}
+}
+
+// readsRelations reports whether rel's job reads a table or a view
+// (directly or through plain views), rather than only sources.
+func (e *Engine) readsRelations(rel *catalog.Relation) bool {
+	for _, d := range rel.Deps {
+		dep, ok := e.cat.ByID(d)
+		if !ok {
+			continue
+		}
+		switch dep.Kind {
+		case catalog.KindSource:
+		case catalog.KindView:
+			if e.readsRelations(dep) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // jobError names the view or sink whose job failed with err, keeping
@@ -578,7 +602,7 @@ func (e *Engine) checkReadable(deps []uint32) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, id := range deps {
-		if h := t.m[types.JobID(id)]; h != nil && h.rebuild && (h.status == jobRebuilding || h.truncAt != nil && h.truncAt.isCommitted()) {
+		if h := t.m[types.JobID(id)]; h != nil && h.rebuild && (h.status == jobRebuilding || h.status == jobFailed || h.truncAt != nil && h.truncAt.isCommitted()) {
 			name := fmt.Sprintf("#%d", id)
 			if rel, ok := e.cat.ByID(id); ok {
 				name = rel.Name
