@@ -87,7 +87,9 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 		return nil, err
 	}
 	e.log.Info("rescaling: restarting the streaming jobs from the last checkpoint", "relation", rel.Name, "parallelism", n)
-	cause := pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)
+	// 40001, as a serialization failure: the writes it fails were not
+	// committed, and clients retry statements failing with it.
+	cause := pgerr.New(pgerr.SerializationFailure, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)
 	if err := e.st.drv.ActorFailed(ctx, 0, cause); err != nil {
 		return nil, err
 	}
