@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/connector/kafka"
+	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -78,6 +79,15 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 			WithHint("Change its parallelism once CREATE has returned.")
 	}
 	old, _ := strconv.Atoi(rel.With["streaming_parallelism"])
+	if rel.Kind == catalog.KindSink && stream.SinkDecoupled(rel.With) {
+		// Each actor delivers the log store and transactions kept under
+		// its own index, in its own order: with other actors, epochs of
+		// an actor scaled away would never be delivered, and a key's
+		// older pending epochs could land after its newer ones.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "the parallelism of a decoupled sink cannot be changed (from %d to %d actors)", old, n).
+			WithDetail("Its log store is kept per actor.").
+			WithHint("Create it again with the parallelism wanted; a sink with sink.decouple = 'false' can be rescaled.")
+	}
 	up := rel.Clone()
 	up.With["streaming_parallelism"] = strconv.Itoa(n)
 	e.writeMu.Lock()
