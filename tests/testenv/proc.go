@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -196,15 +198,51 @@ func (p *proc) exitCode() int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that is free now and that no
+// earlier call in this process returned.
+//
+// Ports come from below the kernel's ephemeral range (32768 and up on
+// Linux), so a port handed out here is not also given to another
+// process's listen on port 0 or to an outgoing connection, and a test that
+// picks two ports (a broker and a metrics listener, say) never gets the
+// same one twice: asking the kernel for port 0 twice in a row can return
+// the same port once the first listener is closed.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	portMu.Lock()
+	defer portMu.Unlock()
+	if portRand == nil {
+		portRand = rand.New(rand.NewSource(time.Now().UnixNano() ^ int64(os.Getpid())<<20))
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	var last error
+	for range 200 {
+		port := freePortLow + portRand.Intn(freePortHigh-freePortLow)
+		if portsGiven[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			last = err
+			continue
+		}
+		l.Close()
+		portsGiven[port] = true
+		return port, nil
+	}
+	return 0, fmt.Errorf("no free port in [%d, %d): %v", freePortLow, freePortHigh, last)
 }
+
+// The range FreePort draws from: above the well-known and common service
+// ports, below Linux's default ephemeral range.
+const (
+	freePortLow  = 20000
+	freePortHigh = 32000
+)
+
+var (
+	portMu     sync.Mutex
+	portRand   *rand.Rand
+	portsGiven = map[int]bool{}
+)
 
 // WaitReady polls addr until a PostgreSQL startup as user on database
 // succeeds (the server answers ReadyForQuery), the process exits, or the
