@@ -28,6 +28,7 @@ var layers = []string{
 	"checkpoint",
 	"engine",
 	"wire",
+	"cluster",
 	"cmd/weir",
 	"tests",
 }
