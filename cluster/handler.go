@@ -97,8 +97,8 @@ type prepared struct {
 	exec   func(ctx context.Context, io wire.ExecIO) (*result, error)
 }
 
-func (p *prepared) ParamTypes() []types.T  { return nil }
-func (p *prepared) Fields() []wire.Field { return p.fields }
+func (p *prepared) ParamTypes() []types.T { return nil }
+func (p *prepared) Fields() []wire.Field  { return p.fields }
 func (p *prepared) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (wire.Result, error) {
 	if len(params) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "parameters are not supported in cluster mode")

@@ -85,7 +85,7 @@ func (n *Node) startJob(v *View, src *Source, sinks []*Sink) (*job, error) {
 		kg:       newKeyGroups(v),
 		sinks:    sinks,
 		encoders: map[string]*kafka.Encoder{}, sinkParts: map[string]int32{},
-		done:     make(chan struct{}),
+		done: make(chan struct{}),
 	}
 	var err error
 	j.sess, err = kgo.NewGroupTransactSession(
