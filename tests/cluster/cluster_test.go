@@ -68,6 +68,11 @@ func (c *cluster) start(id int) *testenv.Server {
 
 // produce writes records n in [from, to) as {"k": n % keys, "x": n}.
 func produce(t *testing.T, addr string, from, to int) error {
+	return produceKeys(addr, from, to, keys)
+}
+
+// produceKeys writes records n in [from, to) as {"k": n % nkeys, "x": n}.
+func produceKeys(addr string, from, to, nkeys int) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(sourceTopic))
 	if err != nil {
 		return err
@@ -79,7 +84,7 @@ func produce(t *testing.T, addr string, from, to int) error {
 	for lo := from; lo < to; lo += batch {
 		var recs []*kgo.Record
 		for n := lo; n < min(lo+batch, to); n++ {
-			recs = append(recs, &kgo.Record{Value: []byte(fmt.Sprintf(`{"k": %d, "x": %d}`, n%keys, n))})
+			recs = append(recs, &kgo.Record{Value: []byte(fmt.Sprintf(`{"k": %d, "x": %d}`, n%nkeys, n))})
 		}
 		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 			return err
