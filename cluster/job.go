@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weirdb/weir/connector/kafka"
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -88,23 +89,7 @@ func (n *Node) startJob(v *View, src *Source, sinks []*Sink) (*job, error) {
 		done: make(chan struct{}),
 	}
 	var err error
-	j.sess, err = kgo.NewGroupTransactSession(
-		kgo.SeedBrokers(n.cfg.Bootstrap),
-		kgo.ClientID(fmt.Sprintf("weir-node-%d@%s", n.cfg.NodeID, n.cfg.Addr)),
-		kgo.ConsumerGroup(j.topics.group),
-		kgo.ConsumeTopics(src.Topic, j.topics.repartition),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.TransactionalID(j.topics.txnID),
-		kgo.TransactionTimeout(n.cfg.TxnTimeout),
-		kgo.SessionTimeout(n.cfg.SessionTimeout),
-		kgo.HeartbeatInterval(n.cfg.SessionTimeout/4),
-		kgo.RebalanceTimeout(n.cfg.TxnTimeout+n.cfg.SessionTimeout),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { j.queue(true, m) }),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { j.queue(false, m) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { j.queue(false, m) }),
-	)
+	j.sess, err = j.newSession()
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +102,48 @@ func (n *Node) startJob(v *View, src *Source, sinks []*Sink) (*job, error) {
 	j.cancel = cancel
 	go j.run(ctx)
 	return j, nil
+}
+
+// newSession makes the job's member of the view's group, with its
+// transactional producer.
+func (j *job) newSession() (*kgo.GroupTransactSession, error) {
+	n := j.n
+	return kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(n.cfg.Bootstrap),
+		kgo.ClientID(fmt.Sprintf("weir-node-%d@%s", n.cfg.NodeID, n.cfg.Addr)),
+		kgo.ConsumerGroup(j.topics.group),
+		kgo.ConsumeTopics(j.src.Topic, j.topics.repartition),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.TransactionalID(j.topics.txnID),
+		kgo.TransactionTimeout(n.cfg.TxnTimeout),
+		kgo.SessionTimeout(n.cfg.SessionTimeout),
+		kgo.HeartbeatInterval(n.cfg.SessionTimeout/4),
+		kgo.RebalanceTimeout(n.cfg.TxnTimeout+n.cfg.SessionTimeout),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { j.queue(true, m) }),
+		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { j.queue(false, m) }),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { j.queue(false, m) }),
+	)
+}
+
+// resetSession replaces a session whose producer failed for good (kgo's
+// End errors are not retryable): the job leaves the group, forgets its key
+// groups and joins again, restoring whatever it is assigned.
+func (j *job) resetSession() error {
+	j.sess.Close()
+	j.evMu.Lock()
+	j.events = nil
+	j.evMu.Unlock()
+	j.mu.Lock()
+	j.kg = newKeyGroups(j.view)
+	j.mu.Unlock()
+	sess, err := j.newSession()
+	if err != nil {
+		return err
+	}
+	j.sess = sess
+	return nil
 }
 
 // stop leaves the group and waits for the loop to end.
@@ -142,7 +169,7 @@ func (j *job) setSinks(sinks []*Sink) {
 func (j *job) run(ctx context.Context) {
 	defer close(j.done)
 	defer j.plain.Close()
-	defer j.sess.Close()
+	defer func() { j.sess.Close() }()
 	failures := 0
 	for ctx.Err() == nil {
 		if err := j.epochOnce(ctx); err != nil {
@@ -152,6 +179,12 @@ func (j *job) run(ctx context.Context) {
 			failures++
 			delay := time.Duration(min(failures, 20)) * 100 * time.Millisecond
 			j.log.Warn("cluster epoch failed; retrying", "err", err, "delay", delay)
+			if failures%3 == 0 {
+				j.log.Warn("recreating the group session after repeated failures")
+				if err := j.resetSession(); err != nil {
+					j.log.Error("recreating the group session", "err", err)
+				}
+			}
 			select {
 			case <-ctx.Done():
 			case <-time.After(delay):
@@ -213,6 +246,14 @@ func (j *job) epochOnce(ctx context.Context) error {
 	perr := j.process(ctx, recs, sinks)
 	if perr != nil {
 		j.log.Warn("epoch aborted", "err", perr)
+	}
+	if perr == nil {
+		// End flushes too; flushing first puts the epoch's records on
+		// the broker before the crash point, as an open transaction.
+		if err := j.sess.Client().Flush(ctx); err != nil {
+			perr = err
+		}
+		fault.Hit(fault.ClusterBeforeCommit)
 	}
 	try := kgo.TryCommit
 	if perr != nil || j.produceErr.Load() != nil {

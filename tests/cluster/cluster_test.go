@@ -57,8 +57,8 @@ func startBroker(t *testing.T) *cluster {
 	return &cluster{t: t, broker: b, nodes: map[int]*testenv.Server{}}
 }
 
-func (c *cluster) start(id int) *testenv.Server {
-	s := testenv.Start(c.t, testenv.Options{Args: []string{
+func (c *cluster) start(id int, env ...string) *testenv.Server {
+	s := testenv.Start(c.t, testenv.Options{Env: env, Args: []string{
 		"--cluster", c.broker.Addr, "--node-id", strconv.Itoa(id),
 		"--cluster-session-timeout", "2s", "--cluster-txn-timeout", "4s",
 	}})
@@ -171,7 +171,8 @@ func diff(got, want map[int][2]int64) string {
 }
 
 // TestClusterFailover is the scale-out proof: three nodes, a 200k-record
-// stream, one node SIGKILLed mid-stream, a fourth started later; then the
+// stream, one node SIGKILLed mid-stream inside an open transaction, a
+// fourth started later; then the
 // view read through every live node equals the exact aggregate, and the
 // sink topic read by kcat with read_committed holds each key's change
 // chain exactly once (every event's before is the previous event's after,
@@ -179,7 +180,9 @@ func diff(got, want map[int][2]int64) string {
 func TestClusterFailover(t *testing.T) {
 	const records = 200000
 	c := startBroker(t)
-	n1, n2, n3 := c.start(1), c.start(2), c.start(3)
+	// Node 2 is SIGKILLed by a crash point in its 12th epoch with data,
+	// with the epoch's records on the broker and its transaction open.
+	n1, n2, n3 := c.start(1), c.start(2, "WEIR_FAULT=cluster.before_commit:12"), c.start(3)
 
 	// DDL on any node applies everywhere.
 	kafkatest.Exec(t, n1.ConnString(), fmt.Sprintf(`CREATE SOURCE events (k int, x bigint) WITH (connector = 'kafka', topic = '%s',
@@ -219,10 +222,18 @@ func TestClusterFailover(t *testing.T) {
 			return total(got) >= atLeast, fmt.Sprintf("%d counted, %d produced", total(got), produced.Load())
 		})
 	}
-	progress(n1, 50000)
+	exit, err := n2.WaitExit(2 * time.Minute)
+	if err != nil {
+		t.Fatalf("node 2 did not reach its crash point: %v", err)
+	}
 	killedAt := time.Now()
-	n2.Kill()
-	t.Logf("node 2 killed at %s", killedAt.Format("15:04:05.000"))
+	if !exit.Killed() || kafkatest.CountInLog(n2.LogPath, kafkatest.FaultLine("cluster.before_commit")) != 1 {
+		t.Fatalf("node 2 ended otherwise than at its crash point: %v", exit)
+	}
+	t.Logf("node 2 killed at %s, %d records produced", killedAt.Format("15:04:05.000"), produced.Load())
+	if produced.Load() >= records {
+		t.Fatalf("node 2 died after the stream ended: not mid-stream")
+	}
 	progress(n3, 100000)
 	n4 := c.start(4)
 	t.Logf("node 4 started at %s", time.Now().Format("15:04:05.000"))
