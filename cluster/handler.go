@@ -85,6 +85,9 @@ func (s *session) Prepare(ctx context.Context, text string, paramTypes []uint32)
 		// Drivers set session parameters at connect; a node keeps none.
 		return &prepared{exec: func(context.Context, wire.ExecIO) (*result, error) { return &result{tag: "SET"}, nil }}, nil
 	case *sql.Query:
+		if err := s.n.syncCatalog(ctx); err != nil {
+			return nil, err
+		}
 		return s.n.prepareSelect(q)
 	}
 	return nil, Unsupported(st)

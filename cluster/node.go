@@ -230,9 +230,40 @@ func (n *Node) reconcile() {
 	}
 }
 
+// syncCatalog waits until this node has applied every catalog record
+// appended before the call: a statement on any node then sees all DDL
+// that was acknowledged anywhere before it began.
+func (n *Node) syncCatalog(ctx context.Context) error {
+	topic := n.prefix + ".catalog"
+	ends, err := n.adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return pgerr.Wrap(pgerr.ConnectionException, err, "cannot read the cluster catalog's end")
+	}
+	o, ok := ends.Lookup(topic, 0)
+	if !ok || o.Err != nil {
+		return pgerr.New(pgerr.ConnectionException, "cannot read the cluster catalog's end")
+	}
+	for {
+		n.mu.Lock()
+		applied := n.cat.Applied
+		n.mu.Unlock()
+		if applied+1 >= o.Offset {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 // Submit checks a DDL statement, appends it to the catalog topic and
 // waits until this node's replay applied it; the result is the replay's.
 func (n *Node) Submit(ctx context.Context, st sql.Stmt, text string) (Change, error) {
+	if err := n.syncCatalog(ctx); err != nil {
+		return Change{}, err
+	}
 	e := Entry{ID: newNonce()[:12], SQL: text}
 	n.mu.Lock()
 	cat := n.cat

@@ -292,6 +292,16 @@ func TestClusterFailover(t *testing.T) {
 	}
 	t.Logf("sink: %d events, %d keys, chains intact", len(recs), len(last))
 
+	// DDL through one node is seen at once by the others.
+	kafkatest.Exec(t, n4.ConnString(), "DROP SINK totals")
+	if _, err := kafkatest.QueryErr(n1.ConnString(), "DROP MATERIALIZED VIEW v, nosuch"); err == nil || !strings.Contains(err.Error(), "42P01") {
+		t.Fatalf("DROP of a missing view: got %v, want 42P01", err)
+	}
+	kafkatest.Exec(t, n3.ConnString(), "DROP MATERIALIZED VIEW v")
+	if _, err := kafkatest.QueryErr(n1.ConnString(), "SELECT * FROM v"); err == nil || !strings.Contains(err.Error(), "42P01") {
+		t.Fatalf("SELECT of the dropped view through another node: got %v, want 42P01", err)
+	}
+
 	// How long the killed node's key groups took to move: the survivors
 	// log each restore.
 	re := regexp.MustCompile(`time=(\S+) .*msg="restore done".*key_groups=(\d+) bytes=(\d+) elapsed_ms=(\d+)`)
