@@ -34,6 +34,8 @@ type cluster struct {
 	t      *testing.T
 	broker *kafkatest.Broker
 	nodes  map[int]*testenv.Server
+	// txnTimeout is the nodes' --cluster-txn-timeout.
+	txnTimeout string
 }
 
 // startBroker starts `weir kafka` without fsync (--sync-writes=false: a
@@ -54,13 +56,13 @@ func startBroker(t *testing.T) *cluster {
 		t.Fatalf("lowering group.min.session.timeout.ms: %v", err)
 	}
 	kafkatest.CreateTopic(t, b.Addr, sourceTopic, partitions)
-	return &cluster{t: t, broker: b, nodes: map[int]*testenv.Server{}}
+	return &cluster{t: t, broker: b, nodes: map[int]*testenv.Server{}, txnTimeout: "4s"}
 }
 
 func (c *cluster) start(id int, env ...string) *testenv.Server {
 	s := testenv.Start(c.t, testenv.Options{Env: env, Args: []string{
 		"--cluster", c.broker.Addr, "--node-id", strconv.Itoa(id),
-		"--cluster-session-timeout", "2s", "--cluster-txn-timeout", "4s",
+		"--cluster-session-timeout", "2s", "--cluster-txn-timeout", c.txnTimeout,
 	}})
 	c.nodes[id] = s
 	return s
@@ -357,4 +359,39 @@ func TestClusterFailover(t *testing.T) {
 			t.Logf("node %d restored %s key groups (%s bytes) in %s ms, %.2f s after the kill", id, m[2], m[3], m[4], at.Sub(killedAt).Seconds())
 		}
 	}
+}
+
+// TestClusterRestartFences checks that a node restarted with its id takes
+// over at once from its previous incarnation, which died inside a
+// transaction: the new producer's InitProducerID aborts the open
+// transaction, so the restore does not wait for the transaction timeout
+// (set to 2 minutes here, beyond the 60 s the test waits).
+func TestClusterRestartFences(t *testing.T) {
+	const records = 50000
+	c := startBroker(t)
+	c.txnTimeout = "120s"
+	n1 := c.start(1, "WEIR_FAULT=cluster.before_commit:3")
+	if err := produce(t, c.broker.Addr, 0, records); err != nil {
+		t.Fatal(err)
+	}
+	kafkatest.Exec(t, n1.ConnString(), fmt.Sprintf(`CREATE SOURCE events (k int, x bigint) WITH (connector = 'kafka', topic = '%s',
+		properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON`, sourceTopic, c.broker.Addr),
+		`CREATE MATERIALIZED VIEW v AS SELECT k, count(*) AS n, sum(x) AS s FROM events GROUP BY k`)
+	exit, err := n1.WaitExit(time.Minute)
+	if err != nil || !exit.Killed() {
+		t.Fatalf("node 1 did not die at its crash point: %v %v", exit, err)
+	}
+	n1.SetEnv()
+	n1.Spawn()
+	if err := n1.WaitReady(); err != nil {
+		t.Fatalf("restarting node 1: %v", err)
+	}
+	want := expected(records)
+	kafkatest.Eventually(t, time.Minute, "the view complete after the restart", func() (bool, string) {
+		got, _, err := readView(n1.ConnString())
+		if err != nil {
+			return false, err.Error()
+		}
+		return diff(got, want) == "", diff(got, want)
+	})
 }
