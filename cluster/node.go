@@ -104,7 +104,19 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, prefix: "_weir." + cfg.Name, log: cfg.Logger.With("node", cfg.NodeID),
 		cat: NewCatalog(), waiters: map[string]chan applied{}, jobs: map[string]*job{}, done: make(chan struct{})}
 	catTopic := n.prefix + ".catalog"
-	var err error
+	// The catalog topic is created before any client consumes it: the
+	// development broker creates a topic it is asked about with its
+	// default partition count.
+	admCl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Bootstrap))
+	if err != nil {
+		return nil, err
+	}
+	adm := kadm.NewClient(admCl)
+	if err := n.createTopicWith(ctx, adm, catTopic, 1, nil); err != nil {
+		admCl.Close()
+		return nil, fmt.Errorf("catalog topic: %w", err)
+	}
+	admCl.Close()
 	n.cl, err = kgo.NewClient(kgo.SeedBrokers(cfg.Bootstrap),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{catTopic: {0: kgo.NewOffset().AtStart()}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -114,10 +126,6 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n.adm = kadm.NewClient(n.cl)
-	if err := n.createTopic(ctx, catTopic, 1, nil); err != nil {
-		n.cl.Close()
-		return nil, fmt.Errorf("catalog topic: %w", err)
-	}
 	ends, err := n.adm.ListEndOffsets(ctx, catTopic)
 	if err != nil {
 		n.cl.Close()
@@ -280,6 +288,10 @@ func (n *Node) Submit(ctx context.Context, st sql.Stmt, text string) (Change, er
 			n.mu.Lock()
 			if err != nil {
 				n.mu.Unlock()
+				var pe *pgerr.Error
+				if errors.As(err, &pe) {
+					return Change{}, err
+				}
 				return Change{}, pgerr.Wrap(pgerr.ConnectionException, err, "cannot read the partitions of the source topic")
 			}
 		}
@@ -343,7 +355,11 @@ func (n *Node) Submit(ctx context.Context, st sql.Stmt, text string) (Change, er
 
 // createTopic creates a topic unless it exists.
 func (n *Node) createTopic(ctx context.Context, topic string, parts int32, configs map[string]*string) error {
-	resp, err := n.adm.CreateTopic(ctx, parts, 1, configs, topic)
+	return n.createTopicWith(ctx, n.adm, topic, parts, configs)
+}
+
+func (n *Node) createTopicWith(ctx context.Context, adm *kadm.Client, topic string, parts int32, configs map[string]*string) error {
+	resp, err := adm.CreateTopic(ctx, parts, 1, configs, topic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return err
 	}
@@ -365,7 +381,8 @@ func (n *Node) partitionCount(ctx context.Context, topic string) (int32, error) 
 		if ok && !errors.Is(d.Err, kerr.UnknownTopicOrPartition) {
 			return 0, d.Err
 		}
-		return 0, fmt.Errorf("topic %q does not exist", topic)
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "Kafka topic %q does not exist", topic).
+			WithHint("Create the topic first: its partition count becomes the view's key group count.")
 	}
 	return int32(len(d.Partitions)), nil
 }
