@@ -219,7 +219,7 @@ func (j *job) epochOnce(ctx context.Context) error {
 	// Assignments that arrived during the poll come before the records
 	// of their partitions: kgo runs the callback before it fetches them.
 	if err := j.handleEvents(ctx); err != nil {
-		return err
+		return j.rewind(ctx, err)
 	}
 	recs := fs.Records()
 	j.sinkMu.Lock()
@@ -234,12 +234,12 @@ func (j *job) epochOnce(ctx context.Context) error {
 	}
 	for _, s := range sinks {
 		if err := j.prepareSink(ctx, s); err != nil {
-			return err
+			return j.rewind(ctx, err)
 		}
 	}
 
 	if err := j.sess.Begin(); err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return j.rewind(ctx, fmt.Errorf("begin transaction: %w", err))
 	}
 	j.produceErr.Store(nil)
 	j.kg.begin()
@@ -277,6 +277,17 @@ func (j *job) epochOnce(ctx context.Context) error {
 		return fmt.Errorf("end transaction: %w", endErr)
 	}
 	return nil
+}
+
+// rewind puts the consumer back at the committed offsets after records
+// were polled but no epoch ran over them: without it the next epoch would
+// commit offsets past records nobody processed. An abort-End outside a
+// transaction does exactly that (kgo resets to the committed offsets).
+func (j *job) rewind(ctx context.Context, cause error) error {
+	if _, err := j.sess.End(ctx, kgo.TryAbort); err != nil {
+		return fmt.Errorf("%v; rewinding: %w", cause, err)
+	}
+	return cause
 }
 
 func (j *job) snapshotDue(sinks []string) bool {

@@ -46,7 +46,8 @@ type Config struct {
 	// ReadTimeout bounds how long a query waits for every key group of a
 	// view to have an active owner (default 30 s); after it, 40001.
 	ReadTimeout time.Duration
-	Logger      *slog.Logger
+	// Logger receives the node's structured log (nil: slog.Default()).
+	Logger *slog.Logger
 }
 
 func (c *Config) withDefaults() {
