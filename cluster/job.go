@@ -198,8 +198,17 @@ func (j *job) run(ctx context.Context) {
 // epochOnce polls once and, when there is work, runs one epoch as one
 // transaction.
 func (j *job) epochOnce(ctx context.Context) error {
-	if err := j.handleEvents(ctx); err != nil {
+	revoked, err := j.handleEvents(ctx)
+	if err != nil {
 		return err
+	}
+	if revoked {
+		// kgo marks the session failed at a revocation until the next
+		// End; ending now (nothing is polled or open) keeps the next
+		// epoch from aborting for a revocation that preceded it.
+		if err := j.rewind(ctx, nil); err != nil {
+			return err
+		}
 	}
 	pctx, cancel := context.WithTimeout(ctx, j.n.cfg.PollWait)
 	fs := j.sess.PollRecords(pctx, j.n.cfg.EpochRecords)
@@ -218,8 +227,13 @@ func (j *job) epochOnce(ctx context.Context) error {
 	}
 	// Assignments that arrived during the poll come before the records
 	// of their partitions: kgo runs the callback before it fetches them.
-	if err := j.handleEvents(ctx); err != nil {
+	revoked, err = j.handleEvents(ctx)
+	if err != nil {
 		return j.rewind(ctx, err)
+	}
+	if revoked {
+		// The epoch would abort: rewind and poll again instead.
+		return j.rewind(ctx, nil)
 	}
 	recs := fs.Records()
 	j.sinkMu.Lock()
@@ -285,6 +299,9 @@ func (j *job) epochOnce(ctx context.Context) error {
 // transaction does exactly that (kgo resets to the committed offsets).
 func (j *job) rewind(ctx context.Context, cause error) error {
 	if _, err := j.sess.End(ctx, kgo.TryAbort); err != nil {
+		if cause == nil {
+			return fmt.Errorf("rewinding: %w", err)
+		}
 		return fmt.Errorf("%v; rewinding: %w", cause, err)
 	}
 	return cause
@@ -332,14 +349,15 @@ func (j *job) drainRevocations() {
 }
 
 // handleEvents applies queued assignments and revocations in order, and
-// fences and restores the key groups assigned.
-func (j *job) handleEvents(ctx context.Context) error {
+// fences and restores the key groups assigned; it reports whether any
+// key group was revoked.
+func (j *job) handleEvents(ctx context.Context) (revoked bool, err error) {
 	j.evMu.Lock()
 	evs := j.events
 	j.events = nil
 	j.evMu.Unlock()
 	if len(evs) == 0 {
-		return nil
+		return false, nil
 	}
 	var fence []action
 	j.mu.Lock()
@@ -347,6 +365,7 @@ func (j *job) handleEvents(ctx context.Context) error {
 		if ev.assign {
 			fence = append(fence, j.kg.assign(ev.part, newNonce())...)
 		} else {
+			revoked = true
 			for _, a := range j.kg.revoke(ev.part) {
 				j.log.Info("key group revoked", "part", a.part)
 			}
@@ -355,9 +374,9 @@ func (j *job) handleEvents(ctx context.Context) error {
 	}
 	j.mu.Unlock()
 	if len(fence) == 0 {
-		return nil
+		return revoked, nil
 	}
-	return j.restore(ctx, fence)
+	return revoked, j.restore(ctx, fence)
 }
 
 func dropAction(as []action, p int32) []action {
