@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
@@ -23,7 +24,7 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 }
 
 func (v catalogView) SystemTable(schema, name string) (string, types.Schema, bool) {
-	return lookupSystemTable(schema, name)
+	return syscat.Lookup(schema, name)
 }
 
 // collect runs a bound read-only plan over snap and returns all rows.

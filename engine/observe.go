@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -28,7 +29,7 @@ import (
 // disagree.
 
 // checkpointHistory is how many checkpoints weir.checkpoints keeps.
-const checkpointHistory = 100
+const checkpointHistory = syscat.CheckpointHistory
 
 // Checkpoint outcomes, as weir.checkpoints' status and the outcome label
 // of weir_checkpoints_total.
