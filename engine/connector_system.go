@@ -29,7 +29,7 @@ import (
 //	                    yet delivered) and whether it pauses its upstream
 
 // Sources implements syscat.System.
-func (v system) Sources() []syscat.Source {
+func (v liveSystem) Sources() []syscat.Source {
 	e := v.e
 	var out []syscat.Source
 	parts := e.sourcePartitions(context.Background())
@@ -71,7 +71,7 @@ func (e *Engine) sourceExtra(src *syscat.Source, parts []sourcePartition, r *cat
 }
 
 // SourceErrors implements syscat.System.
-func (v system) SourceErrors() []syscat.SourceError {
+func (v liveSystem) SourceErrors() []syscat.SourceError {
 	var out []syscat.SourceError
 	for _, r := range connectorRels(v.e, false) {
 		for _, m := range v.e.conns.malformed(r.ID) {
@@ -95,7 +95,7 @@ func connectorRels(e *Engine, sinks bool) []*catalog.Relation {
 }
 
 // Sinks implements syscat.System.
-func (v system) Sinks() []syscat.Sink {
+func (v liveSystem) Sinks() []syscat.Sink {
 	e := v.e
 	var out []syscat.Sink
 	_, running := e.jobStatuses()

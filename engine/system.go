@@ -18,21 +18,21 @@ import (
 // at every scan. The facts of connectors are in connector_system.go,
 // of watermarks in watermark.go.
 
-// system is the running engine as the weir schema sees it
+// liveSystem is the running engine as the weir schema sees it
 // (syscat.System).
-type system struct{ e *Engine }
+type liveSystem struct{ e *Engine }
 
 // sessionCatalog is the engine as one session's system catalog sees it
 // (syscat.Provider).
 type sessionCatalog struct {
-	system
+	liveSystem
 	s *Session
 }
 
 var _ syscat.Provider = sessionCatalog{}
 
 // sysCatalog is the system catalog's provider for session s.
-func (s *Session) sysCatalog() syscat.Provider { return sessionCatalog{system{s.eng}, s} }
+func (s *Session) sysCatalog() syscat.Provider { return sessionCatalog{liveSystem{s.eng}, s} }
 
 // systemRows returns the rows of system table schema.name as session s
 // sees them.
@@ -78,7 +78,7 @@ func (c sessionCatalog) DefaultText(r *catalog.Relation, i int) string {
 func (c sessionCatalog) ACL(r *catalog.Relation) []string { return c.e.aclText(r) }
 
 // Committed implements syscat.System.
-func (v system) Committed() syscat.Committed {
+func (v liveSystem) Committed() syscat.Committed {
 	e := v.e
 	ep := e.st.committed.Load()
 	c := syscat.Committed{Epoch: ep, BarrierInterval: e.st.interval.Load()}
@@ -89,7 +89,7 @@ func (v system) Committed() syscat.Committed {
 }
 
 // Checkpoints implements syscat.System.
-func (v system) Checkpoints() []syscat.Checkpoint {
+func (v liveSystem) Checkpoints() []syscat.Checkpoint {
 	var out []syscat.Checkpoint
 	for _, c := range v.e.obs.checkpoints() {
 		out = append(out, syscat.Checkpoint{Epoch: c.epoch, Started: c.started, Duration: c.duration, Bytes: c.bytes, Status: c.status, Reason: c.reason})
@@ -98,7 +98,7 @@ func (v system) Checkpoints() []syscat.Checkpoint {
 }
 
 // Jobs implements syscat.System.
-func (v system) Jobs() []syscat.Job {
+func (v liveSystem) Jobs() []syscat.Job {
 	e := v.e
 	rels, running := e.jobStatuses()
 	var out []syscat.Job
@@ -160,7 +160,7 @@ func jobStatement(r *catalog.Relation) string {
 }
 
 // Operators implements syscat.System.
-func (v system) Operators() []syscat.Operator {
+func (v liveSystem) Operators() []syscat.Operator {
 	var out []syscat.Operator
 	for _, j := range v.e.runningJobs() {
 		for _, op := range v.e.operatorStats(j, 0) {
@@ -178,7 +178,7 @@ func (v system) Operators() []syscat.Operator {
 }
 
 // StateTables implements syscat.System.
-func (v system) StateTables() []syscat.StateTable {
+func (v liveSystem) StateTables() []syscat.StateTable {
 	e := v.e
 	jobs := e.runningJobs()
 	// Rows are counted in one snapshot, so every table is read at the
@@ -200,7 +200,7 @@ func (v system) StateTables() []syscat.StateTable {
 }
 
 // SourcePartitions implements syscat.System.
-func (v system) SourcePartitions() []syscat.SourcePartition {
+func (v liveSystem) SourcePartitions() []syscat.SourcePartition {
 	var out []syscat.SourcePartition
 	for _, p := range v.e.sourcePartitions(context.Background()) {
 		lag, ok := p.lag()
@@ -213,4 +213,4 @@ func (v system) SourcePartitions() []syscat.SourcePartition {
 }
 
 // StreamErrors implements syscat.System.
-func (v system) StreamErrors() []syscat.StreamError { return v.e.streamErrorRecords() }
+func (v liveSystem) StreamErrors() []syscat.StreamError { return v.e.streamErrorRecords() }

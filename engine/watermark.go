@@ -435,7 +435,7 @@ func (e *Engine) dropWatermark(rel *catalog.Relation, b *storage.Batch) {
 
 // Watermarks implements syscat.System: the watermarks of sources and
 // tables with a WATERMARK FOR clause, by name.
-func (v system) Watermarks() []syscat.Watermark {
+func (v liveSystem) Watermarks() []syscat.Watermark {
 	e := v.e
 	var rels []*catalog.Relation
 	for _, r := range e.cat.All() {
