@@ -95,6 +95,16 @@ func hasRealPK(r *catalog.Relation) bool {
 	return r.Kind == catalog.KindTable && len(r.PK) > 0 && !r.Cols[r.PK[0]].Hidden
 }
 
+// pkAttnums are the attribute numbers of a table's primary key columns.
+func pkAttnums(r *catalog.Relation) []string {
+	var keys []string
+	for _, k := range r.PK {
+		keys = append(keys, strconv.Itoa(attnum(r, k)))
+	}
+	return keys
+}
+
+// pkColumns are the quoted names of a table's primary key columns.
 func pkColumns(r *catalog.Relation) []string {
 	names := make([]string, len(r.PK))
 	for i, k := range r.PK {
@@ -103,7 +113,8 @@ func pkColumns(r *catalog.Relation) []string {
 	return names
 }
 
-// visibleAttnums numbers the visible columns 1..n as pg_attribute does.
+// visibleCols returns the columns pg_attribute lists (numbered 1..n):
+// the hidden ones are left out.
 func visibleCols(r *catalog.Relation) []catalog.Column {
 	var cs []catalog.Column
 	for _, c := range r.Cols {
@@ -249,10 +260,7 @@ func pgCatalogTables() []*table {
 				if !hasRealPK(r) {
 					continue
 				}
-				var keys []string
-				for _, k := range r.PK {
-					keys = append(keys, strconv.Itoa(attnum(r, k)))
-				}
+				keys := pkAttnums(r)
 				rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vOid(r.OID), vInt(len(r.PK)), vInt(len(r.PK)), vBool(true), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(keys, " ")), null, null})
 			}
 			return rows
@@ -263,10 +271,7 @@ func pgCatalogTables() []*table {
 				if !hasRealPK(r) {
 					continue
 				}
-				var keys []string
-				for _, k := range r.PK {
-					keys = append(keys, strconv.Itoa(attnum(r, k)))
-				}
+				keys := pkAttnums(r)
 				rows = append(rows, types.Row{vOid(r.OID + 2*indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vStr("p"), vBool(false), vBool(false), vBool(true), vOid(r.OID), vOid(0), vOid(r.OID + indexOIDBase), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(true), vStr("{" + strings.Join(keys, ",") + "}"), null, null})
 			}
 			return rows
@@ -381,10 +386,10 @@ func indexDef(r *catalog.Relation) string {
 // Describe answers the catalog functions that executor.CatalogDescriber
 // names (pg_get_userbyid, pg_get_indexdef, pg_get_constraintdef,
 // obj_description, col_description, pg_get_viewdef, pg_table_is_visible)
-// over the OIDs that
-// pg_class, pg_index and pg_constraint give weir's objects: a table's
-// primary key index is its OID plus indexOIDBase, the key's constraint its
-// OID plus 2*indexOIDBase.
+// over the OIDs that pg_class, pg_index and pg_constraint give weir's
+// objects: a table's primary key index is its OID plus indexOIDBase, the
+// key's constraint its OID plus 2*indexOIDBase. ok is false for a
+// function or OID it does not know.
 func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 	cat := p.Catalog()
 	if d, ok := describeWeir(p, fn, oid, col); ok {
