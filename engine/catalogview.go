@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
@@ -19,7 +18,7 @@ func (s *Session) catalogView() planner.Catalog { return catalogView{s} }
 
 func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	if schema == "" {
-		if _, _, ok := syscat.Lookup(syscat.PgCatalog, name); ok && pgCatalogFirst(v.s.vars["search_path"]) {
+		if syscat.CatalogFirst(v.s.vars["search_path"], name) {
 			// The catalog relation of that name hides a user
 			// relation's: the binder takes the system table.
 			return nil, false
@@ -27,21 +26,6 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 		schema = "public"
 	}
 	return v.s.eng.cat.Lookup(schema, name)
-}
-
-// pgCatalogFirst reports whether an unqualified name is looked up in
-// pg_catalog before public under searchPath: PostgreSQL searches
-// pg_catalog first unless search_path names it, and then in its place.
-func pgCatalogFirst(searchPath string) bool {
-	for _, s := range strings.Split(searchPath, ",") {
-		switch strings.Trim(strings.TrimSpace(s), `"`) {
-		case syscat.PgCatalog:
-			return true
-		case catalog.PublicSchema:
-			return false
-		}
-	}
-	return true
 }
 
 func (v catalogView) SystemTable(schema, name string) (string, types.Schema, bool) {

@@ -441,6 +441,14 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			}
 		}
 		return "", false
+	case "pg_table_is_visible":
+		// A user relation that a pg_catalog relation of the same name
+		// hides is not visible (psql's \dt leaves it out); the
+		// executor takes the others for visible.
+		if r, ok := cat.ByOID(oid); ok && r.Schema == catalog.PublicSchema && CatalogFirst(p.Setting("search_path"), r.Name) {
+			return "f", true
+		}
+		return "", false
 	case "pg_get_viewdef":
 		r, ok := cat.ByOID(oid)
 		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {

@@ -127,6 +127,26 @@ func Lookup(schema, name string) (string, types.Schema, bool) {
 	return schema, t.cols, true
 }
 
+// CatalogFirst reports whether an unqualified name finds the pg_catalog
+// relation of that name before a user relation in public under
+// searchPath: PostgreSQL searches pg_catalog before the schemas of
+// search_path unless search_path names it, and then in its place.
+func CatalogFirst(searchPath, name string) bool {
+	if _, ok := tables[PgCatalog+"."+name]; !ok {
+		return false
+	}
+	catalogAt, publicAt := -1, -1
+	for i, s := range strings.Split(searchPath, ",") {
+		switch strings.Trim(strings.TrimSpace(s), `"`) {
+		case PgCatalog:
+			catalogAt = i
+		case catalog.PublicSchema:
+			publicAt = i
+		}
+	}
+	return catalogAt < 0 || publicAt < 0 || catalogAt < publicAt
+}
+
 // Rows returns the current rows of system table schema.name as p shows
 // them. A table that does not exist is 42P01.
 func Rows(p Provider, schema, name string) ([]types.Row, error) {

@@ -203,3 +203,22 @@ func TestNulls(t *testing.T) {
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 
 func btoa(b bool) string { return strconv.FormatBool(b) }
+
+// TestCatalogFirst follows search_path for a name pg_catalog holds.
+func TestCatalogFirst(t *testing.T) {
+	for _, c := range []struct {
+		path, name string
+		want       bool
+	}{
+		{`"$user", public`, "pg_class", true},
+		{"", "pg_class", true},
+		{"public, pg_catalog", "pg_class", false},
+		{`pg_catalog, "public"`, "pg_class", true},
+		{`"$user", public`, "tables", false}, // information_schema is not searched
+		{`"$user", public`, "orders", false},
+	} {
+		if got := CatalogFirst(c.path, c.name); got != c.want {
+			t.Errorf("CatalogFirst(%q, %q) = %v, want %v", c.path, c.name, got, c.want)
+		}
+	}
+}

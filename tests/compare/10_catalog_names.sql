@@ -6,10 +6,12 @@ CREATE TABLE pg_class (relname text, note text);
 INSERT INTO public.pg_class VALUES ('mine', 'user table');
 SELECT relname FROM pg_class WHERE relname = 'mine';
 SELECT relname, note FROM public.pg_class;
+\dt
 SELECT note FROM pg_class;
 SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relname = 'pg_class';
 SET search_path = public, pg_catalog;
 SELECT relname, note FROM pg_class;
+SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname = 'pg_class' AND pg_catalog.pg_table_is_visible(c.oid);
 SET search_path = pg_catalog, public;
 SELECT relname FROM pg_class WHERE relname = 'mine';
 RESET search_path;
