@@ -206,6 +206,15 @@ type Watermark struct {
 	LateRows                 int64
 }
 
+// rowsOf makes a row of each record.
+func rowsOf[T any](recs []T, row func(T) types.Row) []types.Row {
+	out := make([]types.Row, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, row(r))
+	}
+	return out
+}
+
 func vNull(n Null[int64]) types.Datum {
 	if !n.Valid {
 		return null
@@ -251,8 +260,7 @@ func weirTables() []*table {
 		weirView("checkpoints", "epoch:int8 started_at:timestamptz duration_ms:float8 bytes:int8 status:text failure_reason:text",
 			fmt.Sprintf("The last %d checkpoints since the server started, newest first.", CheckpointHistory),
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, c := range p.Checkpoints() {
+				return rowsOf(p.Checkpoints(), func(c Checkpoint) types.Row {
 					dur, bytes, status := null, null, vStr(c.Status)
 					if c.Status == "" {
 						status = vStr("in_progress")
@@ -262,9 +270,8 @@ func weirTables() []*table {
 					if c.Status == "succeeded" {
 						bytes = vI64(c.Bytes)
 					}
-					out = append(out, types.Row{vI64(int64(c.Epoch)), vI64(c.Started.UnixMicro()), dur, bytes, status, vStrOrNull(c.Reason)})
-				}
-				return out
+					return types.Row{vI64(int64(c.Epoch)), vI64(c.Started.UnixMicro()), dur, bytes, status, vStrOrNull(c.Reason)}
+				})
 			},
 			"epoch: The checkpoint's epoch.",
 			"started_at: When its barrier was injected.",
@@ -276,13 +283,11 @@ func weirTables() []*table {
 		weirView("jobs", "id:int8 name:text actors:int8 backfill_rows:int8 backfill_done:bool kind:text status:text parallelism:int4 restarts:int8 last_error:text last_error_at:timestamptz backfill_progress:float8 restart_strategy:text",
 			"The streaming jobs: one per materialized view, sink and table fed by a connector.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, j := range p.Jobs() {
-					out = append(out, types.Row{vI64(j.ID), vStr(j.Name), vI64(j.Actors), vI64(j.BackfillRows), vBool(j.BackfillDone),
+				return rowsOf(p.Jobs(), func(j Job) types.Row {
+					return types.Row{vI64(j.ID), vStr(j.Name), vI64(j.Actors), vI64(j.BackfillRows), vBool(j.BackfillDone),
 						vStr(j.Kind), vStr(j.Status), vInt(j.Parallelism), vI64(j.Restarts), vStrOrNull(j.LastError), vTime(j.LastErrorAt),
-						vFloat(j.BackfillProgress), vStr(j.RestartStrategy)})
-				}
-				return out
+						vFloat(j.BackfillProgress), vStr(j.RestartStrategy)}
+				})
 			},
 			"id: The job's id (its relation's).",
 			"name: The relation the job maintains.",
@@ -301,13 +306,11 @@ func weirTables() []*table {
 		weirView("operators", "job:text job_id:int8 operator_id:int4 operator:text rows_in:int8 rows_out:int8 state_tables:int4 state_rows:int8 state_bytes:int8 cache_hits:int8 cache_misses:int8 cache_evictions:int8 backpressure_ms:float8",
 			"The operators of every running job, in EXPLAIN's order, with what they did since the job started.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, op := range p.Operators() {
-					out = append(out, types.Row{vStr(op.Job), vI64(op.JobID), vInt(op.ID), vStr(op.Name), vNull(op.RowsIn), vI64(op.RowsOut),
+				return rowsOf(p.Operators(), func(op Operator) types.Row {
+					return types.Row{vStr(op.Job), vI64(op.JobID), vInt(op.ID), vStr(op.Name), vNull(op.RowsIn), vI64(op.RowsOut),
 						vInt(op.StateTables), vNull(op.StateRows), vNull(op.StateBytes), vNull(op.CacheHits), vNull(op.CacheMisses), vNull(op.CacheEvictions),
-						vFloat(float64(op.Backpressure.Microseconds()) / 1000)})
-				}
-				return out
+						vFloat(float64(op.Backpressure.Microseconds()) / 1000)}
+				})
 			},
 			"job: The materialized view, sink or table the job maintains.",
 			"job_id: The job's id.",
@@ -326,11 +329,9 @@ func weirTables() []*table {
 		weirView("state_tables", "job:text job_id:int8 table_id:int8 name:text operator:text rows:int8",
 			"Every state table of every running job.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, t := range p.StateTables() {
-					out = append(out, types.Row{vStr(t.Job), vI64(t.JobID), vI64(t.TableID), vStr(t.Name), vStr(t.Operator), vNull(t.Rows)})
-				}
-				return out
+				return rowsOf(p.StateTables(), func(t StateTable) types.Row {
+					return types.Row{vStr(t.Job), vI64(t.JobID), vI64(t.TableID), vStr(t.Name), vStr(t.Operator), vNull(t.Rows)}
+				})
 			},
 			"job: The job's relation.", "job_id: The job's id.", "table_id: The state table's id.", "name: Its name in EXPLAIN.",
 			"operator: The operator keeping it.", "rows: Its rows at the last committed checkpoint."),
@@ -338,12 +339,10 @@ func weirTables() []*table {
 		weirView("sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8 late_rows:int8 partitions:int4 lag:int8",
 			"Sources and tables fed by a connector.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, s := range p.Sources() {
-					out = append(out, types.Row{vStr(s.Name), vStr(s.Kind), vStr(s.Topic), vStr(s.Format), vStr(s.Encode), vI64(s.Malformed),
-						vI64(s.LateRows), vInt(s.Partitions), vNull(s.Lag)})
-				}
-				return out
+				return rowsOf(p.Sources(), func(s Source) types.Row {
+					return types.Row{vStr(s.Name), vStr(s.Kind), vStr(s.Topic), vStr(s.Format), vStr(s.Encode), vI64(s.Malformed),
+						vI64(s.LateRows), vInt(s.Partitions), vNull(s.Lag)}
+				})
 			},
 			"name: The source.", "kind: source or table.", "topic: The Kafka topic.", "format: PLAIN or UPSERT.", "encode: JSON or CSV.",
 			"malformed_count: Records skipped as malformed (committed with the checkpoints).",
@@ -354,12 +353,10 @@ func weirTables() []*table {
 		weirView("source_partitions", "source:text job:text partition:int4 position:int8 committed_position:int8 high_watermark:int8 lag:int8 records:int8 bytes:int8 malformed:int8",
 			"The partitions of every source as each job reading it reads them.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, sp := range p.SourcePartitions() {
-					out = append(out, types.Row{vStr(sp.Source), vStr(sp.Job), vInt(int(sp.Partition)), vNull(sp.Position), vNull(sp.Committed),
-						vNull(sp.HighWatermark), vNull(sp.Lag), vI64(sp.Records), vI64(sp.Bytes), vI64(sp.Malformed)})
-				}
-				return out
+				return rowsOf(p.SourcePartitions(), func(sp SourcePartition) types.Row {
+					return types.Row{vStr(sp.Source), vStr(sp.Job), vInt(int(sp.Partition)), vNull(sp.Position), vNull(sp.Committed),
+						vNull(sp.HighWatermark), vNull(sp.Lag), vI64(sp.Records), vI64(sp.Bytes), vI64(sp.Malformed)}
+				})
 			},
 			"source: The source (or table with a connector).",
 			"job: The materialized view, sink or table whose job reads it (each has a reader of its own).",
@@ -375,11 +372,9 @@ func weirTables() []*table {
 		weirView("source_errors", "source:text partition:int4 offset:int8 reason:text seen_at:timestamptz",
 			"The latest records skipped as malformed, per source.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, m := range p.SourceErrors() {
-					out = append(out, types.Row{vStr(m.Source), vI64(int64(m.Partition)), vI64(m.Offset), vStr(m.Reason), vI64(m.At.UnixMicro())})
-				}
-				return out
+				return rowsOf(p.SourceErrors(), func(m SourceError) types.Row {
+					return types.Row{vStr(m.Source), vI64(int64(m.Partition)), vI64(m.Offset), vStr(m.Reason), vI64(m.At.UnixMicro())}
+				})
 			},
 			"source: The source.", "partition: The record's partition.", "offset: Its offset.", "reason: Why it was skipped.", "seen_at: When."),
 
@@ -404,12 +399,10 @@ func weirTables() []*table {
 		weirView("stream_errors", "view:text operator:text sqlstate:text error_count:int8 last_error:text first_seen:timestamptz last_seen:timestamptz",
 			"Errors of streaming jobs: expressions turned into NULLs, sources' connection errors, sinks' failures.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, r := range p.StreamErrors() {
-					out = append(out, types.Row{vStr(r.View), vStr(r.Operator), vStr(r.SQLState), vI64(r.Count), vStr(r.Last),
-						vI64(r.First.UnixMicro()), vI64(r.LastAt.UnixMicro())})
-				}
-				return out
+				return rowsOf(p.StreamErrors(), func(r StreamError) types.Row {
+					return types.Row{vStr(r.View), vStr(r.Operator), vStr(r.SQLState), vI64(r.Count), vStr(r.Last),
+						vI64(r.First.UnixMicro()), vI64(r.LastAt.UnixMicro())}
+				})
 			},
 			"view: The job's relation.", "operator: Where the error happened.", "sqlstate: Its SQLSTATE.", "error_count: How often it happened.",
 			"last_error: The last message.", "first_seen: When it first happened.", "last_seen: When it last happened."),
@@ -417,15 +410,13 @@ func weirTables() []*table {
 		weirView("watermarks", "name:text kind:text watermark_column:text watermark_expr:text watermark:text late_rows:int8",
 			"The watermarks of sources and tables with a WATERMARK FOR clause.",
 			func(p Provider) []types.Row {
-				var out []types.Row
-				for _, w := range p.Watermarks() {
+				return rowsOf(p.Watermarks(), func(w Watermark) types.Row {
 					wm := null
 					if w.Value.Valid {
 						wm = vStr(w.Value.V)
 					}
-					out = append(out, types.Row{vStr(w.Name), vStr(w.Kind), vStr(w.Column), vStr(w.Expr), wm, vI64(w.LateRows)})
-				}
-				return out
+					return types.Row{vStr(w.Name), vStr(w.Kind), vStr(w.Column), vStr(w.Expr), wm, vI64(w.LateRows)}
+				})
 			},
 			"name: The source or table.", "kind: source or table.", "watermark_column: The watermark's column.",
 			"watermark_expr: Its expression.", "watermark: The current watermark.", "late_rows: Rows dropped for arriving behind it."),
@@ -434,14 +425,12 @@ func weirTables() []*table {
 
 // SinkRows are weir.sinks' rows, which SHOW SINKS shows too.
 func SinkRows(p Provider) []types.Row {
-	var out []types.Row
-	for _, s := range p.Sinks() {
-		out = append(out, types.Row{vStr(s.Name), vStr(s.Topic), vStr(s.Format), vStr(s.Guarantee), vI64(int64(s.LastCommittedEpoch)),
+	return rowsOf(p.Sinks(), func(s Sink) types.Row {
+		return types.Row{vStr(s.Name), vStr(s.Topic), vStr(s.Format), vStr(s.Guarantee), vI64(int64(s.LastCommittedEpoch)),
 			vStrOrNull(s.Pending), vI64(s.Written), vI64(s.Skipped), vBool(s.Decoupled), vI64(s.LagEpochs), vI64(s.LagRows), vI64(s.LagBytes),
 			vBool(s.Paused), vStr(s.State), vTime(s.LastCommittedAt), vI64(s.TxCommitted), vI64(s.TxAborted), vI64(s.TxRecommitted),
-			vStrOrNull(s.LastError)})
-	}
-	return out
+			vStrOrNull(s.LastError)}
+	})
 }
 
 // ShowJobs is SHOW JOBS, as RisingWave has it: the jobs still being
