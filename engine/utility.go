@@ -761,7 +761,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			def := rel.SQL
 			switch rel.Kind {
 			case catalog.KindView:
-				def = "CREATE VIEW " + quoteIdent(rel.Name) + " AS " + rel.SQL
+				def = "CREATE VIEW " + sql.QuoteIdent(rel.Name) + " AS " + rel.SQL
 			case catalog.KindMView:
 				def = mviewDefinition(rel)
 			case catalog.KindSink:
