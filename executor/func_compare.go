@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
-	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/types"
 )
 
@@ -120,7 +120,7 @@ func cmpVec(op string, ta, tb types.T) vecFn {
 }
 
 func init() {
-	for _, op := range planner.CompareOps {
+	for _, op := range functions.CompareOps {
 		op := op
 		def(op, func(args []types.T, _ types.T) (impl, bool) {
 			if len(args) != 2 {

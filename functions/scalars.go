@@ -1,4 +1,4 @@
-package planner
+package functions
 
 import "github.com/weirdb/weir/types"
 
@@ -27,7 +27,8 @@ func nonStrict(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, NonStrict: true}
 }
 
-func init() {
+// scalarOverloads lists the scalar functions.
+func scalarOverloads() []*Overload {
 	var os []*Overload
 
 	// String functions (docs §9.4).
@@ -198,5 +199,19 @@ func init() {
 		fn("jsonb_pretty", tText, tJsonb),
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
 	)
-	Register(os...)
+	return os
+}
+
+// timeWindowOverloads lists tumble_start(time, size [, offset]), the
+// window start that TUMBLE in FROM computes for each row.
+func timeWindowOverloads() []*Overload {
+	var os []*Overload
+	for _, t := range []types.TypeID{tTS, tTSTZ, tDate} {
+		ret := t
+		if t == tDate {
+			ret = tTS
+		}
+		os = append(os, fn("tumble_start", ret, t, tIv), fn("tumble_start", ret, t, tIv, tIv))
+	}
+	return os
 }

@@ -1,4 +1,4 @@
-package planner
+package functions
 
 import "github.com/weirdb/weir/types"
 
@@ -74,7 +74,8 @@ var arrayCat = func() *Overload {
 	return o
 }()
 
-func init() {
+// operatorOverloads lists the operators.
+func operatorOverloads() []*Overload {
 	var os []*Overload
 
 	// Arithmetic (pg_operator: int2pl, int24pl, ..., float48pl, numeric_add).
@@ -185,10 +186,7 @@ func init() {
 			os = append(os, o)
 		}
 	}
-	Register(os...)
-
-	registerAggregates()
-	registerWindowFunctions()
+	return os
 }
 
 // agg returns an aggregate overload.
@@ -196,9 +194,9 @@ func agg(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, Kind: Aggregate}
 }
 
-// registerAggregates registers the aggregates of docs §9.21 with
+// aggregateOverloads lists the aggregates of docs §9.21 with
 // pg_aggregate's result types.
-func registerAggregates() {
+func aggregateOverloads() []*Overload {
 	var os []*Overload
 	// count(*) has no arguments; count(x) counts non-NULL x of any type.
 	os = append(os, agg("count", tI8), &Overload{Name: "count", Args: []types.TypeID{tAny},
@@ -235,7 +233,7 @@ func registerAggregates() {
 		os = append(os, agg(name, tNum, tI2), agg(name, tNum, tI4), agg(name, tNum, tI8),
 			agg(name, tNum, tNum), agg(name, tF8, tF4), agg(name, tF8, tF8))
 	}
-	Register(os...)
+	return os
 }
 
 // win returns a window-only overload.
@@ -243,18 +241,18 @@ func win(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, Kind: WindowOnly}
 }
 
-// registerWindowFunctions registers the window functions of docs §9.22.
+// windowOverloads lists the window functions of docs §9.22.
 // lag, lead, first_value, last_value and nth_value return their first
 // argument's type; lag/lead's default (third argument) must have it too.
-func registerWindowFunctions() {
+func windowOverloads() []*Overload {
 	same := func(name string, args ...types.TypeID) *Overload {
 		return &Overload{Name: name, Args: args, RetFn: sameAsArg(0), Kind: WindowOnly, NonStrict: true}
 	}
-	Register(
+	return []*Overload{
 		win("row_number", tI8), win("rank", tI8), win("dense_rank", tI8),
 		win("percent_rank", tF8), win("cume_dist", tF8), win("ntile", tI4, tI4),
 		same("lag", tAny), same("lag", tAny, tI4), same("lag", tAny, tI4, tAny),
 		same("lead", tAny), same("lead", tAny, tI4), same("lead", tAny, tI4, tAny),
 		same("first_value", tAny), same("last_value", tAny), same("nth_value", tAny, tI4),
-	)
+	}
 }
