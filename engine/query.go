@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -111,11 +112,9 @@ func (s *Session) withTimeout(ctx context.Context) (context.Context, context.Can
 func (s *Session) execCtx(params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
 	ec := &executor.ExecCtx{Source: src, Writer: w}
 	ec.Eval = executor.EvalCtx{
-		Params:   params,
-		Now:      time.Now().UnixMicro(),
-		Location: s.loc,
-		Session:  s,
-		Exec:     ec,
+		Context: functions.Context{Now: time.Now().UnixMicro(), Location: s.loc, Session: s},
+		Params:  params,
+		Exec:    ec,
 	}
 	return ec
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -204,7 +205,7 @@ func (a *sumIntAcc) Add(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, ok := addInt64(a.sum, args[0].I)
+	s, ok := functions.AddInt64(a.sum, args[0].I)
 	if !ok {
 		return errBigintRange
 	}
@@ -217,7 +218,7 @@ func (a *sumIntAcc) Retract(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, ok := addInt64(a.sum, -args[0].I)
+	s, ok := functions.AddInt64(a.sum, -args[0].I)
 	if !ok {
 		return errBigintRange
 	}
@@ -231,11 +232,6 @@ func (a *sumIntAcc) Result() types.Datum {
 		return types.NullDatum
 	}
 	return types.DInt(a.sum)
-}
-
-func addInt64(a, b int64) (int64, bool) {
-	s := a + b
-	return s, (s > a) == (b > 0)
 }
 
 // sumInt128Acc is sum(bigint), a numeric: the sum is kept as a 128-bit
@@ -462,9 +458,9 @@ type sumIntervalAcc struct {
 func addIntervalSigned(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
 	m := int64(a.Months) + sign*int64(b.Months)
 	d := int64(a.Days) + sign*int64(b.Days)
-	us, ok := addInt64(a.Micros, sign*b.Micros)
+	us, ok := functions.AddInt64(a.Micros, sign*b.Micros)
 	if !ok || m != int64(int32(m)) || d != int64(int32(d)) {
-		return a, errIntervalRange
+		return a, functions.ErrIntervalRange
 	}
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
@@ -1058,9 +1054,9 @@ func selectDivScale(x, y *apd.Decimal) int {
 	if f1 <= f2 {
 		qweight--
 	}
-	rscale := numericMinSigDigits - qweight*4
+	rscale := functions.NumericMinSigDigits - qweight*4
 	rscale = max(rscale, aggDscale(x), aggDscale(y), 0)
-	return min(rscale, numericMaxDisplayScale)
+	return min(rscale, functions.NumericMaxDisplayScale)
 }
 
 // numericDiv returns x / y (y non-zero) at Postgres's division scale.

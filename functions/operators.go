@@ -66,9 +66,9 @@ func intResult(a, b types.TypeID) types.TypeID {
 	return b
 }
 
-// arrayCat is text[] || text[] (array_cat), which treats a NULL operand
+// arrayCatOp is text[] || text[] (array_cat), which treats a NULL operand
 // as an empty array.
-var arrayCat = func() *Overload {
+var arrayCatOp = func() *Overload {
 	o := op("||", tTArr, tTArr, tTArr)
 	o.NonStrict = true
 	return o
@@ -141,7 +141,7 @@ func operatorOverloads() []*Overload {
 	// whose non-text side is converted with its output function.
 	os = append(os, op("||", tText, tText, tText), op("||", tBytea, tBytea, tBytea),
 		op("||", tJsonb, tJsonb, tJsonb),
-		op("||", tText, tText, tAny), op("||", tText, tAny, tText), arrayCat)
+		op("||", tText, tText, tAny), op("||", tText, tAny, tText), arrayCatOp)
 
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
 	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
