@@ -15,7 +15,7 @@ import (
 // date_part / EXTRACT, age, make_*, justify_*, date_bin, AT TIME ZONE.
 
 func unitError(unit string, t types.T) error {
-	return pgerr.New(pgerr.InvalidParameterValue, "unit \"%s\" not supported for type %s", unit, t)
+	return pgerr.New(pgerr.FeatureNotSupported, "unit \"%s\" not supported for type %s", unit, t)
 }
 
 // canonicalUnit maps Postgres's unit spellings to one name.
@@ -588,6 +588,10 @@ func (t implTable) defineDatetimeFns() {
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var loc *time.Location
 			if args[0].ID == types.Interval {
+				if d[0].Iv.Months != 0 || d[0].Iv.Days != 0 {
+					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue,
+						"interval time zone \"%s\" must not include months or days", types.FormatInterval(d[0].Iv))
+				}
 				loc = time.FixedZone("", int(d[0].Iv.Micros/1e6))
 			} else {
 				var err error

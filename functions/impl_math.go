@@ -241,8 +241,18 @@ func (t implTable) defineMath() {
 	t.floatFn("sind", deg(math.Sin))
 	t.floatFn("cosd", deg(math.Cos))
 	t.floatFn("tand", deg(math.Tan))
-	t.floatFn("asind", func(x float64) (float64, error) { return math.Asin(x) * 180 / math.Pi, nil })
-	t.floatFn("acosd", func(x float64) (float64, error) { return math.Acos(x) * 180 / math.Pi, nil })
+	t.floatFn("asind", func(x float64) (float64, error) {
+		if x < -1 || x > 1 {
+			return 0, errInputOutOfRange
+		}
+		return math.Asin(x) * 180 / math.Pi, nil
+	})
+	t.floatFn("acosd", func(x float64) (float64, error) {
+		if x < -1 || x > 1 {
+			return 0, errInputOutOfRange
+		}
+		return math.Acos(x) * 180 / math.Pi, nil
+	})
 	t.floatFn("atand", func(x float64) (float64, error) { return math.Atan(x) * 180 / math.Pi, nil })
 	t.defRow("atan2", func(_ *Context, d []types.Datum) (types.Datum, error) { return dFloat(math.Atan2(d[0].F, d[1].F)) })
 	t.defRow("atan2d", func(_ *Context, d []types.Datum) (types.Datum, error) {

@@ -764,6 +764,12 @@ func (t implTable) defineString() {
 		if ret.IsArray() {
 			return Impl{Row: arrayCat, NonStrict: true}, true
 		}
+		if ret.ID == types.Bytea {
+			// byteacat: the raw bytes, not their text forms.
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+				return types.DString(d[0].S + d[1].S), nil
+			}}, true
+		}
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
 		}}, true
@@ -783,7 +789,7 @@ func (t implTable) defineString() {
 		case d[0].I == 0:
 			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
 		case d[0].I < 0:
-			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "character number must be positive")
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "character number must be positive")
 		case d[0].I > unicode.MaxRune || (d[0].I >= 0xD800 && d[0].I <= 0xDFFF):
 			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", d[0].I)
 		}

@@ -159,11 +159,8 @@ func (t implTable) defineSystem() {
 		return dText(t.String())
 	})
 	t.defRow("pg_encoding_to_char", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		switch d[0].I {
-		case 6:
-			return dText("UTF8")
-		case 0:
-			return dText("SQL_ASCII")
+		if d[0].I >= 0 && d[0].I < int64(len(pgEncodings)) {
+			return dText(pgEncodings[d[0].I])
 		}
 		return dText("")
 	})
@@ -255,3 +252,11 @@ func sizePretty(size int64) string {
 	}
 	return ""
 }
+
+// pgEncodings are PostgreSQL's encoding names by number (pg_wchar.h's
+// enum pg_enc), as pg_encoding_to_char prints them.
+var pgEncodings = []string{"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", "EUC_JIS_2004", "UTF8",
+	"MULE_INTERNAL", "LATIN1", "LATIN2", "LATIN3", "LATIN4", "LATIN5", "LATIN6", "LATIN7", "LATIN8", "LATIN9",
+	"LATIN10", "WIN1256", "WIN1258", "WIN866", "WIN874", "KOI8R", "WIN1251", "WIN1252", "ISO_8859_5",
+	"ISO_8859_6", "ISO_8859_7", "ISO_8859_8", "WIN1250", "WIN1253", "WIN1254", "WIN1255", "WIN1257", "KOI8U",
+	"SJIS", "BIG5", "GBK", "UHC", "GB18030", "JOHAB", "SHIFT_JIS_2004"}

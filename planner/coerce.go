@@ -344,13 +344,15 @@ func keepBest(cands []*Overload, n int, score func([]types.TypeID) int) []*Overl
 }
 
 // expandParams returns o's parameter types for n arguments, expanding a
-// variadic last parameter.
+// variadic last parameter. As in PostgreSQL, the variadic parameter takes
+// at least one argument: concat() does not exist, and jsonb_build_array()
+// is its own, non-variadic, overload.
 func expandParams(o *Overload, n int) ([]types.TypeID, bool) {
 	if !o.Variadic {
 		return o.Args, len(o.Args) == n
 	}
 	fixed := len(o.Args) - 1
-	if n < fixed {
+	if n <= fixed {
 		return nil, false
 	}
 	ps := make([]types.TypeID, n)
