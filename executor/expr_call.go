@@ -143,6 +143,12 @@ func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (ty
 	if from.ID == types.Unknown && to.IsString() {
 		return d, nil
 	}
+	if from.IsString() || from.ID == types.Unknown {
+		// 'now', 'today', ... read the transaction's start time.
+		if v, ok := ctx.RelativeTime(d.S, to.ID); ok {
+			return v, nil
+		}
+	}
 	return types.Cast(d, from, to, explicit, ctx.loc())
 }
 

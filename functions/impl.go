@@ -15,6 +15,9 @@ type Context struct {
 	// 'now'), microseconds since 1970-01-01 UTC. It does not move within
 	// a transaction.
 	Now int64
+	// Statement is the statement's start time (statement_timestamp());
+	// 0 means Now.
+	Statement int64
 	// Location is the session's TimeZone, for timestamptz input, output
 	// and arithmetic; nil means UTC.
 	Location *time.Location
@@ -174,4 +177,48 @@ func CmpHolds(op string, c int) bool {
 		return c >= 0
 	}
 	return false
+}
+
+// RelativeTime returns the value of the special date/time input s ('now',
+// 'today', 'tomorrow', 'yesterday', in any case and with surrounding
+// spaces) for type to, read from the transaction's start time rather than
+// the clock, and false if s is not one of them or to is not a date/time
+// type. PostgreSQL evaluates these strings when the cast runs, so
+// 'now'::timestamptz equals now() within a transaction.
+func (ctx *Context) RelativeTime(s string, to types.TypeID) (types.Datum, bool) {
+	var days int64
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "now":
+		days = -1 << 62
+	case "today":
+	case "tomorrow":
+		days = 1
+	case "yesterday":
+		days = -1
+	default:
+		return types.NullDatum, false
+	}
+	loc := ctx.loc()
+	wall := tstzToTS(ctx.Now, loc)
+	if days != -1<<62 {
+		// Midnight of the session-zone date, stepped by days.
+		wall = (FloorDiv64(wall, MicrosPerDay) + days) * MicrosPerDay
+	}
+	switch to {
+	case types.Timestamptz:
+		if days == -1<<62 {
+			return types.DInt(ctx.Now), true
+		}
+		return types.DInt(tsToTSTZ(wall, loc)), true
+	case types.Timestamp:
+		return types.DInt(wall), true
+	case types.Date:
+		return types.DInt(FloorDiv64(wall, MicrosPerDay)), true
+	case types.Time:
+		if days != -1<<62 {
+			return types.NullDatum, false // 'today'::time is an error in PostgreSQL
+		}
+		return types.DInt(wall - FloorDiv64(wall, MicrosPerDay)*MicrosPerDay), true
+	}
+	return types.NullDatum, false
 }

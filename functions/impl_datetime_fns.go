@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -405,9 +406,16 @@ func makeTime(h, m int64, s float64) (int64, error) {
 // defineDatetimeFns adds the implementations of this file to t.
 func (t implTable) defineDatetimeFns() {
 	now := func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dInt(ctx.Now) }
-	for _, n := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
+	for _, n := range []string{"now", "current_timestamp", "transaction_timestamp"} {
 		t.defRow(n, now)
 	}
+	t.defRow("statement_timestamp", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		if ctx.Statement != 0 {
+			return dInt(ctx.Statement)
+		}
+		return dInt(ctx.Now)
+	})
+	t.defRow("pg_sleep", pgSleep)
 	t.def("clock_timestamp", func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return dInt(time.Now().UnixMicro()) }}, true
 	})
@@ -635,4 +643,34 @@ func (t implTable) defineDatetimeFns() {
 		}
 		return dInt(FloorDiv64(w, MicrosPerDay))
 	})
+}
+
+// pgSleep is pg_sleep(seconds): it waits, and returns early with the
+// statement's cancellation (statement_timeout: 57014) when the statement
+// is cancelled. A negative or NaN duration does not wait.
+func pgSleep(ctx *Context, d []types.Datum) (types.Datum, error) {
+	secs := d[0].F
+	if !(secs > 0) {
+		return types.DString(""), nil
+	}
+	dur := time.Duration(math.MaxInt64)
+	if secs < float64(math.MaxInt64)/1e9 {
+		dur = time.Duration(secs * 1e9)
+	}
+	timer := time.NewTimer(dur)
+	defer timer.Stop()
+	var done <-chan struct{}
+	if ctx.Cancel != nil {
+		done = ctx.Cancel.Done()
+	}
+	select {
+	case <-timer.C:
+		return types.DString(""), nil
+	case <-done:
+		err := context.Cause(ctx.Cancel)
+		if pgerr.CodeOf(err) == "" || pgerr.CodeOf(err) == pgerr.InternalError {
+			err = pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return types.NullDatum, err
+	}
 }
