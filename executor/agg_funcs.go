@@ -151,6 +151,11 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 		if len(s.ArgTypes) == 1 && s.T.IsArray() {
 			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
 		}
+	case "bit_and", "bit_or", "bit_xor":
+		if at.IsInteger() {
+			op := s.Fn
+			return func() Accumulator { return &bitAcc{op: op} }, nil
+		}
 	case "bool_and", "every", "bool_or":
 		if at.ID == types.Bool {
 			and := s.Fn != "bool_or"
@@ -1128,4 +1133,86 @@ func (a *arrayAggAcc) Result() types.Datum {
 		return types.NullDatum
 	}
 	return types.DString(types.FormatArray(a.elems, a.t, nil))
+}
+
+// bitAcc is bit_and, bit_or and bit_xor over integers. It counts, for
+// each of the 64 bits, the inputs that have it set, and the inputs
+// themselves, so retraction is exact: a bit is in the AND when every input
+// has it, in the OR when one does, in the XOR when an odd number do. The
+// result of no input is NULL.
+type bitAcc struct {
+	op   string
+	n    int64
+	ones [64]int64
+}
+
+func (a *bitAcc) step(d types.Datum, by int64) {
+	if d.Null {
+		return
+	}
+	a.n += by
+	x := uint64(d.I)
+	for x != 0 {
+		i := bits.TrailingZeros64(x)
+		a.ones[i] += by
+		x &^= 1 << i
+	}
+}
+
+func (a *bitAcc) Add(args []types.Datum) error { a.step(args[0], 1); return nil }
+
+func (a *bitAcc) Retract(args []types.Datum) error { a.step(args[0], -1); return nil }
+
+func (a *bitAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	var r uint64
+	for i, c := range a.ones {
+		var set bool
+		switch a.op {
+		case "bit_and":
+			set = c == a.n
+		case "bit_or":
+			set = c > 0
+		default:
+			set = c%2 != 0
+		}
+		if set {
+			r |= 1 << i
+		}
+	}
+	return types.DInt(int64(r))
+}
+
+// bitsText and setBitsText write and read the per-bit counts as text
+// ("bit:count" pairs for the bits with a count), the state's second value.
+func (a *bitAcc) bitsText() types.Datum {
+	var b strings.Builder
+	for i, c := range a.ones {
+		if c != 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d:%d", i, c)
+		}
+	}
+	return types.DString(b.String())
+}
+
+func (a *bitAcc) setBitsText(d types.Datum) error {
+	a.ones = [64]int64{}
+	if d.Null || d.S == "" {
+		return nil
+	}
+	for _, p := range strings.Split(d.S, ",") {
+		i, c, ok := strings.Cut(p, ":")
+		bit, err1 := strconv.Atoi(i)
+		n, err2 := strconv.ParseInt(c, 10, 64)
+		if !ok || err1 != nil || err2 != nil || bit < 0 || bit >= 64 {
+			return pgerr.New(pgerr.DataCorrupted, "bad %s state %q", a.op, d.S)
+		}
+		a.ones[bit] = n
+	}
+	return nil
 }

@@ -57,7 +57,15 @@ func roundTo(d *apd.Decimal, s int32) *apd.Decimal {
 		return d
 	}
 	r := new(apd.Decimal)
-	_, _ = decCtx.Quantize(r, d, -s)
+	c := decCtx
+	if need := d.NumDigits() + int64(d.Exponent) + int64(s) + 1; need > int64(c.Precision) {
+		// A result of more digits than the default precision (10 ^
+		// 100000) keeps them all, as PostgreSQL's does.
+		wide := *decCtx
+		wide.Precision = uint32(need)
+		c = &wide
+	}
+	_, _ = c.Quantize(r, d, -s)
 	return normScale(r)
 }
 
@@ -195,10 +203,13 @@ func scaledOp(s int32, mag int, f func(c *apd.Context, r *apd.Decimal) (apd.Cond
 	c := *decCtx
 	c.Precision = uint32(max(int(s)+mag+10, 30))
 	r := new(apd.Decimal)
-	if _, err := f(&c, r); err != nil {
+	if _, err := f(&c, r); err != nil || r.Form != apd.Finite {
 		return nil, errNumericOverflow
 	}
-	return roundTo(r, s), nil
+	if r = roundTo(r, s); r.Form != apd.Finite {
+		return nil, errNumericOverflow
+	}
+	return r, nil
 }
 
 // lnDweight estimates the decimal weight of ln(x) (Postgres's

@@ -762,6 +762,18 @@ func (t implTable) defineString() {
 			return Impl{Row: jsonbConcat}, true
 		}
 		if ret.IsArray() {
+			switch {
+			case !args[1].IsArray():
+				// anyarray || anyelement (array_append).
+				return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+					return arrayCat(ctx, []types.Datum{d[0], types.DString(types.FormatArray(d[1:], args[1], nil))})
+				}}, true
+			case !args[0].IsArray():
+				// anyelement || anyarray (array_prepend).
+				return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+					return arrayCat(ctx, []types.Datum{types.DString(types.FormatArray(d[:1], args[0], nil)), d[1]})
+				}}, true
+			}
 			return Impl{Row: arrayCat, NonStrict: true}, true
 		}
 		if ret.ID == types.Bytea {
@@ -773,6 +785,41 @@ func (t implTable) defineString() {
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
 		}}, true
+	})
+	// convert_from(bytea, encoding) and convert_to(text, encoding):
+	// weir's databases are UTF8; UTF8, SQL_ASCII and LATIN1 convert.
+	t.defRow("convert_from", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		switch normEncoding(d[1].S) {
+		case "UTF8", "SQLASCII":
+			if err := checkUTF8(d[0].S); err != nil {
+				return types.NullDatum, err
+			}
+			return dText(d[0].S)
+		case "LATIN1", "ISO88591":
+			r := make([]rune, len(d[0].S))
+			for i := 0; i < len(d[0].S); i++ {
+				r[i] = rune(d[0].S[i])
+			}
+			return dText(string(r))
+		}
+		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid source encoding name \"%s\"", d[1].S)
+	})
+	t.defRow("convert_to", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		switch normEncoding(d[1].S) {
+		case "UTF8", "SQLASCII":
+			return types.DString(d[0].S), nil
+		case "LATIN1", "ISO88591":
+			b := make([]byte, 0, len(d[0].S))
+			for _, r := range d[0].S {
+				if r > 0xff {
+					return types.NullDatum, pgerr.New(pgerr.UntranslatableCharacter,
+						"character with byte sequence 0x%x in encoding \"UTF8\" has no equivalent in encoding \"LATIN1\"", []byte(string(r)))
+				}
+				b = append(b, byte(r))
+			}
+			return types.DString(string(b)), nil
+		}
+		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid destination encoding name \"%s\"", d[1].S)
 	})
 	t.defRow("md5", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dText(fmt.Sprintf("%x", md5.Sum([]byte(d[0].S))))
@@ -951,6 +998,86 @@ func (t implTable) defineString() {
 			return types.ParseText(*elems[d[1].I-1], ret, ctx.loc())
 		}}, true
 	})
+	// array_fill(value, dims [, lower bounds]): a one-dimensional array
+	// of dims[1] copies of value. weir's arrays are one-dimensional and
+	// start at 1: other shapes are 0A000.
+	t.def("array_fill", func(args []types.T, ret types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			if d[1].Null || (len(d) > 2 && d[2].Null) {
+				return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension array or low bound array cannot be null")
+			}
+			dims, dn, err := types.ParseTextArray(d[1].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if len(d) > 2 {
+				lbs, ln, err := types.ParseTextArray(d[2].S)
+				if err != nil {
+					return types.NullDatum, err
+				}
+				if len(lbs) != len(dims) {
+					return types.NullDatum, pgerr.New("2202E", "wrong number of array subscripts").
+						WithDetail("Low bound array has different size than dimensions array.")
+				}
+				for i := range lbs {
+					if ln[i] {
+						return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension values cannot be null")
+					}
+					if lbs[i] != "1" {
+						return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
+					}
+				}
+			}
+			if len(dims) == 0 {
+				return dText("{}")
+			}
+			if len(dims) > 1 {
+				return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+			}
+			if dn[0] {
+				return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension values cannot be null")
+			}
+			n, err := strconv.Atoi(dims[0])
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if n <= 0 {
+				return dText("{}")
+			}
+			if n > 1<<20 {
+				return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", 1<<20)
+			}
+			elems := make([]types.Datum, n)
+			for i := range elems {
+				elems[i] = d[0]
+			}
+			return types.DString(types.FormatArray(elems, args[0], nil)), nil
+		}}, true
+	})
+	// x[lo:hi]: the elements lo to hi (from 1), clamped to the array; a
+	// missing bound (NULL) is the array's end; an empty range is '{}'.
+	t.def("pg_slice", func(_ []types.T, ret types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, nil
+			}
+			elems, nulls, err := types.ParseTextArray(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			lo, hi := int64(1), int64(len(elems))
+			if !d[1].Null {
+				lo = max(lo, d[1].I)
+			}
+			if !d[2].Null {
+				hi = min(hi, d[2].I)
+			}
+			if lo > hi {
+				return dText("{}")
+			}
+			return dText(types.FormatTextArray(elems[lo-1:hi], nulls[lo-1:hi]))
+		}}, true
+	})
 	// ARRAY[...]: the elements, already of the element type, in the
 	// array's canonical text form.
 	t.def("array", func(_ []types.T, ret types.T) (Impl, bool) {
@@ -1023,4 +1150,28 @@ func anyEqText(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.NullDatum, nil
 	}
 	return types.DBool(false), nil
+}
+
+// normEncoding is an encoding name as PostgreSQL compares them: upper
+// case, without '-' and '_'.
+func normEncoding(s string) string {
+	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToUpper(s))
+}
+
+// checkUTF8 returns 22021 for the first invalid UTF-8 sequence in s, as
+// PostgreSQL's verification does.
+func checkUTF8(s string) error {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n <= 1) || r == 0 {
+			end := min(i+2, len(s))
+			hex := make([]string, 0, 2)
+			for _, c := range []byte(s[i:end]) {
+				hex = append(hex, fmt.Sprintf("0x%02x", c))
+			}
+			return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", strings.Join(hex, " "))
+		}
+		i += n
+	}
+	return nil
 }

@@ -66,6 +66,14 @@ func intResult(a, b types.TypeID) types.TypeID {
 	return b
 }
 
+// textAnyCat is text || anynonarray or anynonarray || text (textanycat,
+// anytextcat).
+func textAnyCat(a, b types.TypeID) *Overload {
+	o := op("||", tText, a, b)
+	o.AnyNonArray = true
+	return o
+}
+
 // arrayCatOp is text[] || text[] (array_cat), which treats a NULL operand
 // as an empty array.
 var arrayCatOp = func() *Overload {
@@ -141,7 +149,7 @@ func operatorOverloads() []*Overload {
 	// whose non-text side is converted with its output function.
 	os = append(os, op("||", tText, tText, tText), op("||", tBytea, tBytea, tBytea),
 		op("||", tJsonb, tJsonb, tJsonb),
-		op("||", tText, tText, tAny), op("||", tText, tAny, tText), arrayCatOp)
+		textAnyCat(tText, tAny), textAnyCat(tAny, tText), arrayCatOp)
 
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
 	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
@@ -180,6 +188,12 @@ func operatorOverloads() []*Overload {
 	// text[]); || is array_cat.
 	for _, at := range types.ArrayTypes() {
 		os = append(os, op("pg_any_eq", tBool, at.Elem().ID, at.ID))
+		// anyarray || anyelement and anyelement || anyarray; a NULL
+		// element is appended as NULL, a NULL array is empty.
+		app, pre := op("||", at.ID, at.ID, at.Elem().ID), op("||", at.ID, at.Elem().ID, at.ID)
+		app.NonStrict, pre.NonStrict = true, true
+		app.Polymorphic, pre.Polymorphic = true, true
+		os = append(os, app, pre)
 		if at.ID != tTArr {
 			o := op("||", at.ID, at.ID, at.ID)
 			o.NonStrict = true
@@ -221,7 +235,8 @@ func aggregateOverloads() []*Overload {
 		agg("jsonb_agg", tJsonb, tAny),
 		agg("jsonb_object_agg", tJsonb, tText, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
-		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8))
+		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8),
+		agg("bit_xor", tI2, tI2), agg("bit_xor", tI4, tI4), agg("bit_xor", tI8, tI8))
 	// array_agg(anynonarray) → anyarray, one overload per element type.
 	for _, at := range types.ArrayTypes() {
 		o := agg("array_agg", at.ID, at.Elem().ID)

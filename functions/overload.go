@@ -36,6 +36,16 @@ type Overload struct {
 	Kind  FuncKind
 	// Volatile functions (now(), random()) are not constant-folded.
 	Volatile bool
+	// Polymorphic marks one instance of a PostgreSQL function declared
+	// over polymorphic types (anyarray || anyelement, listed once per
+	// array type): in resolution its parameter types count as no exact
+	// match, as PostgreSQL's polymorphic declarations do, so 'a' || 1
+	// stays text concatenation.
+	Polymorphic bool
+	// AnyNonArray means the "any" parameters (types.Unknown) take no
+	// arrays, as PostgreSQL's anynonarray: text || anynonarray is not
+	// text[] || text.
+	AnyNonArray bool
 	// NonStrict functions are called with NULL arguments; strict ones (the
 	// default) return NULL when any argument is NULL without being called.
 	NonStrict bool

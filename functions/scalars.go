@@ -65,6 +65,7 @@ func scalarOverloads() []*Overload {
 		fn("regexp_match", tTArr, tText, tText), fn("regexp_match", tTArr, tText, tText, tText),
 		fn("translate", tText, tText, tText, tText),
 		fn("encode", tText, tBytea, tText), fn("decode", tBytea, tText, tText),
+		fn("convert_from", tText, tBytea, tName), fn("convert_to", tBytea, tText, tName),
 		fn("pg_icase", tText, tText),
 	)
 	// Array functions (docs §9.19), one overload per array type.
@@ -72,7 +73,10 @@ func scalarOverloads() []*Overload {
 		a := at.ID
 		os = append(os, fn("array_to_string", tText, a, tText), fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
-			fn("pg_subscript", at.Elem().ID, a, tI4)) // x[i]
+			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
+			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
+			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),
+			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array, types.Int4Array))
 	}
 
 	// Math functions (docs §9.3).

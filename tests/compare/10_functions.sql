@@ -22,3 +22,31 @@ SET statement_timeout = 50;
 SELECT pg_sleep(30);
 RESET statement_timeout;
 SELECT 1 AS after_timeout;
+-- Arrays: || with an element on either side, slices.
+SELECT ARRAY[1,2] || 3 AS app, 0 || ARRAY[1,2] AS pre, ARRAY['a'] || 'b'::text AS txt,
+  NULL::int[] || 4 AS null_arr, ARRAY[1] || NULL::int AS null_elem, ARRAY[1,2] || ARRAY[3] AS cat;
+SELECT (ARRAY[1,2,3,4])[2:3], (ARRAY[1,2,3])[:2], (ARRAY[1,2,3])[2:], (ARRAY[1,2,3])[3:1],
+  (ARRAY['x','y'])[0:5], (ARRAY[1.5, 2.5])[2:2];
+CREATE TABLE arr (id int PRIMARY KEY, a int[], t text[]);
+INSERT INTO arr VALUES (1, ARRAY[10,20,30], ARRAY['p','q']), (2, NULL, '{}');
+SELECT id, a[2:3] AS mid, a || id AS app, t || 'r'::text AS t2, cardinality(a[:1]) AS c FROM arr ORDER BY id;
+SELECT array_fill(7, ARRAY[3]), array_fill('x'::text, ARRAY[2], ARRAY[1]), array_fill(1, ARRAY[0]);
+-- varchar(n): an explicit cast truncates, an assignment fails.
+SELECT 'abcdef'::varchar(3), CAST('abcdef' AS varchar(2)), 'ab'::varchar(5), 'abcdef'::text::varchar(4);
+CREATE TABLE vc (v varchar(3));
+INSERT INTO vc VALUES ('abcdef');
+INSERT INTO vc VALUES ('abcdef'::varchar(3));
+SELECT * FROM vc;
+-- Bit aggregates.
+SELECT bit_and(x), bit_or(x), bit_xor(x), bit_xor(x::int8) AS x8, bit_or(x::int2) AS o2
+  FROM (VALUES (12), (10), (14), (NULL)) v(x);
+SELECT bit_and(x), bit_xor(x) FROM (VALUES (NULL::int)) v(x);
+-- numeric ^ and exp beyond numeric's range are 22003, not NaN.
+SELECT 10::numeric ^ 200000;
+SELECT exp(1000000::numeric);
+SELECT length((10::numeric ^ 1000)::text), 2::numeric ^ 10 AS p;
+-- convert_from and convert_to.
+SELECT convert_from('\x68c3a9'::bytea, 'UTF8'), convert_from('\xe9'::bytea, 'LATIN1'),
+  convert_to('hé', 'UTF8'), convert_to('hé', 'latin1');
+SELECT convert_from('\xff'::bytea, 'UTF8');
+SELECT convert_from('\x41'::bytea, 'nope');
