@@ -151,6 +151,15 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 		if len(s.ArgTypes) == 1 && s.T.IsArray() {
 			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
 		}
+	case "jsonb_agg":
+		if len(s.ArgTypes) == 1 {
+			return func() Accumulator { return &jsonbAggAcc{t: at} }, nil
+		}
+	case "jsonb_object_agg":
+		if len(s.ArgTypes) == 2 {
+			vt := s.ArgTypes[1]
+			return func() Accumulator { return &jsonbAggAcc{t: vt, object: true} }, nil
+		}
 	case "bit_and", "bit_or", "bit_xor":
 		if at.IsInteger() {
 			op := s.Fn
@@ -1215,4 +1224,54 @@ func (a *bitAcc) setBitsText(d types.Datum) error {
 		a.ones[bit] = n
 	}
 	return nil
+}
+
+// jsonbAggAcc is jsonb_agg(x), the jsonb array of the inputs in order
+// (NULL as null), and jsonb_object_agg(k, v), the object of the pairs (a
+// NULL key is 22004). Both are NULL over no rows.
+type jsonbAggAcc struct {
+	t      types.T
+	object bool
+	keys   []string
+	vals   []types.Datum
+}
+
+func (a *jsonbAggAcc) Add(args []types.Datum) error {
+	if a.object {
+		if args[0].Null {
+			return pgerr.New(pgerr.NullValueNotAllowed, "field name must not be null")
+		}
+		a.keys = append(a.keys, args[0].S)
+		a.vals = append(a.vals, args[1])
+		return nil
+	}
+	a.vals = append(a.vals, args[0])
+	return nil
+}
+
+func (a *jsonbAggAcc) Retract(args []types.Datum) error {
+	v, key := args[0], ""
+	if a.object {
+		v, key = args[1], args[0].S
+	}
+	for i, e := range a.vals {
+		if (!a.object || a.keys[i] == key) && e.Null == v.Null && (e.Null || types.Compare(e, v, a.t) == 0) {
+			a.vals = append(a.vals[:i], a.vals[i+1:]...)
+			if a.object {
+				a.keys = append(a.keys[:i], a.keys[i+1:]...)
+			}
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+func (a *jsonbAggAcc) Result() types.Datum {
+	if len(a.vals) == 0 {
+		return types.NullDatum
+	}
+	if a.object {
+		return types.DString(functions.JSONBObject(a.keys, a.vals, a.t))
+	}
+	return types.DString(functions.JSONBArray(a.vals, a.t))
 }

@@ -477,3 +477,23 @@ func prettyJSON(b *strings.Builder, v any, depth int) {
 		writeJSON(b, v)
 	}
 }
+
+// JSONBArray returns the jsonb array of vals, each of type t converted as
+// to_jsonb converts it (jsonb_agg's result). Timestamps print in UTC.
+func JSONBArray(vals []types.Datum, t types.T) string {
+	arr := make([]any, len(vals))
+	for i, v := range vals {
+		arr[i] = toJSONValue(nil, v, t)
+	}
+	return jsonText(arr)
+}
+
+// JSONBObject returns the jsonb object of keys and vals (jsonb_object_agg's
+// result): a later duplicate key wins, as in jsonb.
+func JSONBObject(keys []string, vals []types.Datum, t types.T) string {
+	obj := make(map[string]any, len(keys))
+	for i, k := range keys {
+		obj[k] = toJSONValue(nil, vals[i], t)
+	}
+	return jsonText(obj)
+}

@@ -50,3 +50,8 @@ SELECT convert_from('\x68c3a9'::bytea, 'UTF8'), convert_from('\xe9'::bytea, 'LAT
   convert_to('hé', 'UTF8'), convert_to('hé', 'latin1');
 SELECT convert_from('\xff'::bytea, 'UTF8');
 SELECT convert_from('\x41'::bytea, 'nope');
+-- jsonb_agg and jsonb_object_agg (listed, once without an implementation).
+SELECT jsonb_agg(x ORDER BY x), jsonb_agg(t ORDER BY x), jsonb_object_agg(t, x), jsonb_agg(x) FILTER (WHERE x > 1) IS NOT NULL AS f
+  FROM (VALUES (2, 'b'), (1, 'a'), (NULL, 'c'), (3, 'b')) v(x, t);
+SELECT g, jsonb_agg(n ORDER BY n) FROM (VALUES (1, 1.50), (1, 2), (2, NULL)) v(g, n) GROUP BY g ORDER BY g;
+SELECT jsonb_object_agg(t, x) FROM (VALUES (1, NULL::text)) v(x, t);
