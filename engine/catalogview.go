@@ -34,7 +34,7 @@ func (v catalogView) SystemTable(schema, name string) (string, types.Schema, boo
 
 // collect runs a bound read-only plan over snap and returns all rows.
 func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
-	ec := s.execCtx(nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -695,7 +696,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		Cache:       st.cache,
 		Sink:        jobBarrierSink{e, j},
 		Errors:      st.errs,
-		Eval:        &executor.EvalCtx{Location: jobLocation(rel.With)},
+		Eval:        &executor.EvalCtx{Context: functions.Context{Location: jobLocation(rel.With)}},
 		Parallelism: par,
 		NewActorID: func() (types.ActorID, error) {
 			return types.ActorID(st.nextActor.Add(1)), nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -324,7 +325,7 @@ func (e *Engine) advanceWatermark(tc *tableChanges, tw *tableWatermark) {
 	if c.Len() == 0 {
 		return
 	}
-	ec := &executor.EvalCtx{Location: time.UTC}
+	ec := &executor.EvalCtx{Context: functions.Context{Location: time.UTC}}
 	v, err := tw.ev.Eval(ec, c)
 	if err != nil {
 		// One row failed: evaluate row by row, leaving the failing ones
