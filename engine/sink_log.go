@@ -95,6 +95,11 @@ func checkSinkLogOptions(with map[string]string) error {
 // recoverSinkTxn implements stream.RecoverSinkTxnFunc over
 // kafka.RecoverPending, within the sink's delivery timeout.
 func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) error {
+	if _, ok := dbSinkKind(n.Rel.With); ok {
+		// A database sink records no transaction (its target's progress
+		// table is its record): there is nothing to resolve.
+		return nil
+	}
 	cfg, err := e.sinkConfig(n.Rel, actx.Index)
 	if err != nil {
 		return err
