@@ -155,3 +155,103 @@ func TestSinkDelivers(t *testing.T) {
 		})
 	}
 }
+
+// allTypes is a weir table with a column of every type a sink maps.
+const allTypes = `CREATE TABLE allt (id int PRIMARY KEY, b boolean, i2 smallint, i4 int, i8 bigint, f4 real,
+	f8 double precision, n numeric, s varchar, tx text, by bytea, d date, tm time, ts timestamp,
+	tz timestamptz, iv interval, j jsonb)`
+
+// allTypesTarget is allt's target table in each kind, with the types
+// docs/sinks.md maps weir's to.
+var allTypesTarget = map[string]string{
+	"postgres": `CREATE TABLE allt (id integer PRIMARY KEY, b boolean, i2 smallint, i4 integer, i8 bigint, f4 real,
+		f8 double precision, n numeric, s character varying, tx text, "by" bytea, d date, tm time, ts timestamp,
+		tz timestamptz, iv interval, j jsonb)`,
+	"mysql": "CREATE TABLE allt (id INT PRIMARY KEY, b BOOLEAN, i2 SMALLINT, i4 INT, i8 BIGINT, f4 FLOAT, " +
+		"f8 DOUBLE, n DECIMAL(30, 6), s VARCHAR(200), tx TEXT, `by` BLOB, d DATE, tm TIME(6), ts DATETIME(6), " +
+		"tz TIMESTAMP(6) NULL, iv VARCHAR(100), j JSON)",
+}
+
+// The columns compared: all of them as text in PostgreSQL (whose text
+// forms weir prints alike), those printed alike in MySQL.
+var allTypesCols = map[string]string{
+	"postgres": `id::text, b::text, i2::text, i4::text, i8::text, f4::text, f8::text, n::text, s, tx, "by"::text,
+		d::text, tm::text, ts::text, tz::text, iv::text, j::text`,
+	"mysql": "id, i2, i4, i8, s, tx, d",
+}
+
+// TestUpsertTypesAndDeletes sinks a keyed table with a column of every
+// type through FORMAT UPSERT, then updates and deletes rows: the target
+// table follows, values and all.
+func TestUpsertTypesAndDeletes(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t, kind, startServer(t, kind))
+			tg.exec(t, allTypesTarget[kind])
+			w := testenv.Start(t, testenv.Options{})
+			conn := w.ConnString()
+			kafkatest.Exec(t, conn,
+				"SET timezone = 'Europe/Paris'",
+				allTypes,
+				`INSERT INTO allt VALUES
+				(1, true, -7, 2147483647, -9223372036854775808, 1.5, 1e-07, 123.4500, 'it''s \ é', 'x', '\x00ff',
+				 '2024-02-29', '13:14:15.5', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15+02', '1 day 02:00:00', '{"a": [1, "x"]}'),
+				(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+				(3, false, 1, 2, 3, -0.25, 3.14159, -0.000001, '', '', '', '1999-12-31', '00:00:00', '1999-12-31 23:59:59',
+				 '1999-12-31 23:59:59.999999+00', '-3 mons', '[]')`,
+				fmt.Sprintf("CREATE SINK allt_sink FROM allt WITH (%s, table = 'allt', primary_key = 'id') FORMAT UPSERT", tg.with),
+			)
+			q := "SELECT " + allTypesCols[kind] + " FROM allt"
+			waitEqual(t, tg, q, conn, q, true)
+			kafkatest.Exec(t, conn,
+				"UPDATE allt SET s = 'changed', i8 = 42 WHERE id = 1",
+				"DELETE FROM allt WHERE id = 3",
+				"INSERT INTO allt (id, s) VALUES (4, 'four')",
+			)
+			waitEqual(t, tg, q, conn, q, true)
+			got, _ := tg.rows("SELECT id FROM allt")
+			if fmt.Sprint(got) != "[1 2 4]" {
+				t.Fatalf("target ids %v, want [1 2 4]", got)
+			}
+		})
+	}
+}
+
+// TestCreateSinkChecksTarget refuses a sink whose target table is
+// missing or does not match, with the SQLSTATE of the mismatch.
+func TestCreateSinkChecksTarget(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t, kind, startServer(t, kind))
+			tg.exec(t, "CREATE TABLE narrow (k int, v int)")
+			w := testenv.Start(t, testenv.Options{})
+			conn := w.ConnString()
+			kafkatest.Exec(t, conn, "CREATE TABLE src (k int, v text, extra int) APPEND ONLY")
+			for _, c := range []struct{ q, code string }{
+				{"SELECT k, v FROM src", "42804"},
+				{"SELECT k, extra AS w FROM src", "42703"},
+				{"SELECT k, extra AS v FROM src", ""},
+			} {
+				for _, table := range []string{"missing", "narrow"} {
+					_, err := kafkatest.QueryErr(conn, fmt.Sprintf("CREATE SINK s AS %s WITH (%s, table = '%s') FORMAT PLAIN", c.q, tg.with, table))
+					want := c.code
+					if table == "missing" {
+						want = "42P01"
+					}
+					if want == "" {
+						if err != nil {
+							t.Fatalf("%s into %s: %v", c.q, table, err)
+						}
+						kafkatest.Exec(t, conn, "DROP SINK s")
+						continue
+					}
+					if err == nil || !strings.Contains(err.Error(), "SQLSTATE "+want) {
+						t.Fatalf("%s into %s: %v, want SQLSTATE %s", c.q, table, err, want)
+					}
+				}
+			}
+		})
+	}
+}
