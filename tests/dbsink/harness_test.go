@@ -52,7 +52,7 @@ var dbCount struct {
 }
 
 // newTarget returns a fresh database on srv, a server of kind.
-func newTarget(t *testing.T, kind string, srv server) *target {
+func newTarget(t testing.TB, kind string, srv server) *target {
 	t.Helper()
 	dbCount.Lock()
 	dbCount.n++

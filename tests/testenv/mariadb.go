@@ -148,6 +148,16 @@ func (m *MariaDB) ping() error {
 	return db.PingContext(ctx)
 }
 
+// Pid returns mariadbd's process id (0 when it is not running).
+func (m *MariaDB) Pid() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.proc == nil {
+		return 0
+	}
+	return m.proc.cmd.Process.Pid
+}
+
 // Addr returns host:port.
 func (m *MariaDB) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(m.port)) }
 

@@ -142,6 +142,16 @@ func (pg *Postgres) start() error {
 	return nil
 }
 
+// Pid returns the postmaster's process id (0 when it is not running).
+func (pg *Postgres) Pid() int {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.proc == nil {
+		return 0
+	}
+	return pg.proc.cmd.Process.Pid
+}
+
 // Kind returns "postgres".
 func (pg *Postgres) Kind() string { return "postgres" }
 
