@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/tests/kafka/kafkatest"
 	"github.com/weirdb/weir/tests/testenv"
@@ -254,4 +255,45 @@ func TestCreateSinkChecksTarget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTargetDownIsolated kills the MariaDB server of one sink while a
+// PostgreSQL sink of the same weir goes on: every INSERT commits, the
+// PostgreSQL target keeps up, the dead target's sink shows its lag; when
+// MariaDB returns, its table catches up from the log store exactly once.
+func TestTargetDownIsolated(t *testing.T) {
+	my := testenv.StartMariaDB(t)
+	pg := startServer(t, "postgres")
+	tgMy, tgPg := newTarget(t, "mysql", my), newTarget(t, "postgres", pg)
+	for _, tg := range []*target{tgMy, tgPg} {
+		tg.exec(t, targetDDL(tg.kind)...)
+	}
+	w := testenv.Start(t, testenv.Options{})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		"ALTER SYSTEM SET barrier_interval_ms = 100",
+		"CREATE TABLE rows_in (id bigint, k int, v bigint) APPEND ONLY",
+		fmt.Sprintf("CREATE SINK to_my FROM rows_in WITH (%s, table = 'rows_out') FORMAT PLAIN", tgMy.with),
+		fmt.Sprintf("CREATE SINK to_pg FROM rows_in WITH (%s, table = 'rows_out') FORMAT PLAIN", tgPg.with),
+		batch(0, 100),
+	)
+	q := "SELECT id, k, v FROM rows_out"
+	waitEqual(t, tgMy, q, conn, "SELECT id, k, v FROM rows_in", true)
+	t0 := time.Now()
+	my.Kill()
+	kafkatest.Exec(t, conn, batch(100, 500))
+	kafkatest.Eventually(t, time.Minute, "to_my failing, with its lag", func() (bool, string) {
+		r := kafkatest.Query(t, conn, "SELECT lag_rows, last_error IS NOT NULL FROM weir.sinks WHERE name = 'to_my'")
+		return len(r) == 1 && r[0][0] != "0" && r[0][1] == "t", fmt.Sprint(r)
+	})
+	// DML goes on, and so does the other sink.
+	for i := 500; i < 1000; i += 100 {
+		kafkatest.Exec(t, conn, batch(i, i+100))
+	}
+	waitEqual(t, tgPg, q, conn, "SELECT id, k, v FROM rows_in", true)
+	t.Logf("MariaDB down for %v", time.Since(t0).Round(time.Millisecond))
+	my.Restart()
+	t1 := time.Now()
+	waitEqual(t, tgMy, q, conn, "SELECT id, k, v FROM rows_in", true)
+	t.Logf("caught up %v after MariaDB restarted", time.Since(t1).Round(time.Millisecond))
 }

@@ -29,6 +29,7 @@ type MariaDB struct {
 	DataDir string
 	LogPath string
 	port    int
+	bin     string
 
 	mu   sync.Mutex
 	proc *proc
@@ -77,6 +78,7 @@ func StartMariaDB(t testing.TB) *MariaDB {
 	if m.port, err = FreePort(); err != nil {
 		t.Fatal(err)
 	}
+	m.bin = bin
 	if err := m.start(bin); err != nil {
 		t.Fatalf("starting mariadbd: %v\nlog:\n%s", err, tail(m.LogPath, 3000))
 	}
@@ -192,6 +194,16 @@ func (m *MariaDB) Kill() {
 	m.mu.Unlock()
 	if p != nil {
 		p.kill()
+	}
+}
+
+// Restart starts mariadbd again on the same data directory and port
+// after Kill or Stop (InnoDB recovers after a kill).
+func (m *MariaDB) Restart() {
+	m.t.Helper()
+	m.Stop()
+	if err := m.start(m.bin); err != nil {
+		m.t.Fatalf("restarting mariadbd: %v\nlog:\n%s", err, tail(m.LogPath, 3000))
 	}
 }
 
