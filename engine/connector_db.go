@@ -355,6 +355,15 @@ func (s *Session) checkDBSink(ctx context.Context, st *sql.CreateSink, rel *cata
 	if err := sqlsink.CheckTable(cctx, db, k, cfg.Table, cfg.Cols); err != nil {
 		return err
 	}
+	if cfg.Upsert {
+		key := make([]string, len(cfg.Key))
+		for i, c := range cfg.Key {
+			key[i] = cfg.Cols[c].Name
+		}
+		if err := sqlsink.CheckKey(cctx, db, k, cfg.Table, key); err != nil {
+			return err
+		}
+	}
 	if cfg.ExactlyOnce {
 		return sqlsink.CreateProgressTable(cctx, db, k)
 	}

@@ -101,7 +101,11 @@ func sinkRows(e *Engine) []types.Row {
 		if pending == "" {
 			pend = null
 		}
-		out = append(out, types.Row{vStr(r.Name), vStr(r.With[optTopic]), vStr(strings.ToUpper(spec.Format)),
+		topic := r.With[optTopic]
+		if _, db := dbSinkKind(r.With); db {
+			topic = r.With[optTable] // the target table, for a database sink
+		}
+		out = append(out, types.Row{vStr(r.Name), vStr(topic), vStr(strings.ToUpper(spec.Format)),
 			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written), types.DInt(skipped),
 			types.DBool(decoupled), types.DInt(lagEpochs), types.DInt(lagRows), types.DInt(lagBytes), types.DBool(paused)})
 		out[len(out)-1] = append(out[len(out)-1], e.sinkExtra(r, running)...)

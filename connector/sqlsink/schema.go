@@ -75,3 +75,57 @@ func CheckTable(ctx context.Context, db *sql.DB, k Kind, table string, cols []Co
 	}
 	return nil
 }
+
+// CheckKey checks that the target table has a primary key or unique
+// index on exactly the columns key (names): an upsert needs one to find
+// the row it replaces (PostgreSQL refuses ON CONFLICT without it; MySQL's
+// ON DUPLICATE KEY UPDATE would silently insert a second row). Errors:
+// 42P10 when no such key exists, or the target's error.
+func CheckKey(ctx context.Context, db *sql.DB, k Kind, table string, key []string) error {
+	schema, name, qualified := strings.Cut(table, ".")
+	if !qualified {
+		name = schema
+	}
+	var q string
+	var args []any
+	switch {
+	case k == MySQL && qualified:
+		q, args = "SELECT index_name, column_name FROM information_schema.statistics WHERE non_unique = 0 AND table_schema = ? AND table_name = ?", []any{schema, name}
+	case k == MySQL:
+		q, args = "SELECT index_name, column_name FROM information_schema.statistics WHERE non_unique = 0 AND table_schema = DATABASE() AND table_name = ?", []any{name}
+	default:
+		q = `SELECT i.indexrelid::text, a.attname FROM pg_index i
+			JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+			WHERE i.indisunique AND i.indpred IS NULL AND i.indrelid = $1::regclass`
+		args = []any{Postgres.QuoteTable(table)}
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return Error(err, "reading the keys of "+table)
+	}
+	defer rows.Close()
+	indexes := map[string][]string{}
+	for rows.Next() {
+		var idx, col string
+		if err := rows.Scan(&idx, &col); err != nil {
+			return Error(err, "reading the keys of "+table)
+		}
+		indexes[idx] = append(indexes[idx], strings.ToLower(col))
+	}
+	if err := rows.Err(); err != nil {
+		return Error(err, "reading the keys of "+table)
+	}
+	want := make([]string, len(key))
+	for i, c := range key {
+		want[i] = strings.ToLower(c)
+	}
+	slices.Sort(want)
+	for _, cols := range indexes {
+		slices.Sort(cols)
+		if slices.Equal(cols, want) {
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InvalidColumnReference, "the %s target table \"%s\" has no primary key or unique index on (%s), which FORMAT UPSERT needs", k, table, strings.Join(key, ", ")).
+		WithHint("Set primary_key to the target's key columns, or add a unique index on them.")
+}

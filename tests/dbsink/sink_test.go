@@ -201,7 +201,8 @@ func TestUpsertTypesAndDeletes(t *testing.T) {
 				(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
 				(3, false, 1, 2, 3, -0.25, 3.14159, -0.000001, '', '', '', '1999-12-31', '00:00:00', '1999-12-31 23:59:59',
 				 '1999-12-31 23:59:59.999999+00', '-3 mons', '[]')`,
-				fmt.Sprintf("CREATE SINK allt_sink FROM allt WITH (%s, table = 'allt', primary_key = 'id') FORMAT UPSERT", tg.with),
+				// batch.size = 2: statements of two rows at most.
+				fmt.Sprintf("CREATE SINK allt_sink FROM allt WITH (%s, table = 'allt', primary_key = 'id', batch.size = '2') FORMAT UPSERT", tg.with),
 			)
 			q := "SELECT " + allTypesCols[kind] + " FROM allt"
 			waitEqual(t, tg, q, conn, q, true)
@@ -209,6 +210,14 @@ func TestUpsertTypesAndDeletes(t *testing.T) {
 				"UPDATE allt SET s = 'changed', i8 = 42 WHERE id = 1",
 				"DELETE FROM allt WHERE id = 3",
 				"INSERT INTO allt (id, s) VALUES (4, 'four')",
+				// One epoch changing a key twice, then deleting and
+				// inserting another: a repeated key splits the statement.
+				"BEGIN",
+				"UPDATE allt SET i4 = 1 WHERE id = 1",
+				"UPDATE allt SET i4 = 2 WHERE id = 1",
+				"DELETE FROM allt WHERE id = 4",
+				"INSERT INTO allt (id, s) VALUES (4, 'four again')",
+				"COMMIT",
 			)
 			waitEqual(t, tg, q, conn, q, true)
 			got, _ := tg.rows("SELECT id FROM allt")
@@ -253,6 +262,13 @@ func TestCreateSinkChecksTarget(t *testing.T) {
 					}
 				}
 			}
+			// UPSERT needs the target's key on primary_key's columns.
+			tg.exec(t, "CREATE TABLE keyed (k int PRIMARY KEY, v int)")
+			upsert := "CREATE SINK u AS SELECT k, extra AS v FROM src WITH (%s, table = '%s', primary_key = 'k') FORMAT UPSERT"
+			if _, err := kafkatest.QueryErr(conn, fmt.Sprintf(upsert, tg.with, "narrow")); err == nil || !strings.Contains(err.Error(), "SQLSTATE 42P10") {
+				t.Fatalf("UPSERT into a table without a key: %v, want SQLSTATE 42P10", err)
+			}
+			kafkatest.Exec(t, conn, fmt.Sprintf(upsert, tg.with, "keyed"))
 		})
 	}
 }
