@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -54,7 +55,14 @@ type Config struct {
 	Actor int
 	// BatchRows and BatchBytes bound a statement (the defaults when 0).
 	BatchRows, BatchBytes int
+	// Timeout bounds each statement and the connection's set-up
+	// (DefaultTimeout when 0): a target that stops answering fails the
+	// epoch's delivery, which is retried, rather than hanging it.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is Config.Timeout's default.
+const DefaultTimeout = 2 * time.Minute
 
 // Stats are a Writer's counts since it was opened.
 type Stats struct {
@@ -111,16 +119,21 @@ func Open(ctx context.Context, cfg Config) (*Writer, error) {
 	if cfg.BatchBytes <= 0 {
 		cfg.BatchBytes = DefaultBatchBytes
 	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
 	if cfg.Upsert && len(cfg.Key) == 0 {
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "a FORMAT UPSERT sink into %s needs primary_key", cfg.Kind)
 	}
-	db, err := Connect(ctx, cfg.Kind, cfg.DSN)
+	octx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	db, err := Connect(octx, cfg.Kind, cfg.DSN)
 	if err != nil {
 		return nil, err
 	}
 	w := &Writer{cfg: cfg, db: db, keys: map[string]struct{}{}}
 	if cfg.ExactlyOnce {
-		if err := CreateProgressTable(ctx, db, cfg.Kind); err != nil {
+		if err := CreateProgressTable(octx, db, cfg.Kind); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -288,7 +301,9 @@ func (w *Writer) begin(ctx context.Context) error {
 		return nil
 	}
 	var done int64
-	err = tx.QueryRowContext(ctx, w.cfg.Kind.progressSelect(w.cfg.Sink, w.cfg.Actor)).Scan(&done)
+	sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	err = tx.QueryRowContext(sctx, w.cfg.Kind.progressSelect(w.cfg.Sink, w.cfg.Actor)).Scan(&done)
+	cancel()
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -449,7 +464,10 @@ func (w *Writer) flush(ctx context.Context) error {
 	} else {
 		w.buf = append(w.buf, w.tail...)
 	}
-	if _, err := w.tx.ExecContext(ctx, string(w.buf)); err != nil {
+	sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	_, err := w.tx.ExecContext(sctx, string(w.buf))
+	cancel()
+	if err != nil {
 		w.rollback()
 		return Error(err, fmt.Sprintf("writing to %s table %s", w.cfg.Kind, w.cfg.Table))
 	}
@@ -473,7 +491,10 @@ func (w *Writer) PreCommit(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if w.cfg.ExactlyOnce {
-		if _, err := w.tx.ExecContext(ctx, w.cfg.Kind.progressUpsert(w.cfg.Sink, w.cfg.Actor, w.epoch)); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+		_, err := w.tx.ExecContext(sctx, w.cfg.Kind.progressUpsert(w.cfg.Sink, w.cfg.Actor, w.epoch))
+		cancel()
+		if err != nil {
 			w.rollback()
 			return false, Error(err, "writing "+ProgressTable)
 		}

@@ -135,7 +135,8 @@ func TestSinkDelivers(t *testing.T) {
 			p := newPipeline(t, tg)
 			p.insert(3000, 500)
 			p.check()
-			for _, q := range []string{"SHOW CREATE SINK rows_sink", "SELECT * FROM weir.sinks", "SELECT * FROM weir.jobs"} {
+			for _, q := range []string{"SHOW CREATE SINK rows_sink", "SELECT * FROM weir.sinks", "SELECT * FROM weir.jobs",
+				"SHOW JOBS", "SHOW SINKS", "EXPLAIN SINK agg_sink", "SELECT * FROM weir.stream_errors"} {
 				rows := kafkatest.Query(t, p.conn, q)
 				if s := fmt.Sprint(rows); strings.Contains(s, "secret-pw") {
 					t.Fatalf("%s shows the password: %s", q, s)
