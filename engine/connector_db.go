@@ -419,7 +419,10 @@ func (s *dbSink) TakeDone() []stream.SinkTxn { return nil }
 // Commit is never called: PreCommit reports no transaction to record.
 func (s *dbSink) Commit(context.Context, stream.SinkTxn) error { return nil }
 
-func (s *dbSink) Abort(context.Context) error { return s.w.BeginEpoch(0) }
+func (s *dbSink) Abort(context.Context) error {
+	s.w.Abort()
+	return nil
+}
 
 func (s *dbSink) Close() { s.w.Close() }
 

@@ -33,6 +33,7 @@ const (
 
 // Config configures a Writer.
 type Config struct {
+	// Kind is the target's kind.
 	Kind Kind
 	// DSN is the database/sql data source name of the driver of Kind
 	// (a postgres:// URL or keyword string for pgx, a go-sql-driver
@@ -523,6 +524,14 @@ func Progress(ctx context.Context, db *sql.DB, k Kind, sink string, actor int) (
 		return 0, Error(err, "reading "+ProgressTable)
 	}
 	return uint64(e), nil
+}
+
+// Abort rolls back the open epoch's transaction, if any; the epoch is
+// then delivered again from its beginning.
+func (w *Writer) Abort() {
+	w.rollback()
+	w.skip = false
+	w.reset()
 }
 
 // Close rolls back an open transaction and closes the connection.
