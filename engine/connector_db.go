@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/url"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/connector/sqlsink"
 	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -41,6 +43,7 @@ const (
 	optTable      = "table"
 	optBatchSize  = "batch.size"
 	optBatchBytes = "batch.bytes"
+	optTwoPhase   = "sink.two_phase_commit"
 )
 
 // redacted replaces a password in SHOW CREATE SINK and anything else
@@ -49,7 +52,7 @@ const redacted = "********"
 
 func init() {
 	sinkOptions = append(sinkOptions, optURL, optHost, optPort, optUser, optPassword, optDatabase, optTable,
-		optBatchSize, optBatchBytes)
+		optBatchSize, optBatchBytes, optTwoPhase)
 }
 
 // dbSinkKind returns the target kind of a database sink; ok is false
@@ -291,6 +294,14 @@ func (e *Engine) dbSinkConfig(n *planner.StreamSink, actor int) (sqlsink.Config,
 	cfg := sqlsink.Config{Kind: t.kind, DSN: t.dsn, Table: t.table, Cols: dbSinkColumns(n), Key: n.Key,
 		Upsert: n.Format == "upsert", ExactlyOnce: g == kafka.ExactlyOnce,
 		Sink: "weir:" + e.databaseID + ":" + strconv.FormatUint(uint64(n.Rel.ID), 10), Actor: actor}
+	two, err := boolOption(with, optTwoPhase, false)
+	if err != nil {
+		return cfg, err
+	}
+	if two && !cfg.ExactlyOnce {
+		return cfg, pgerr.New(pgerr.InvalidParameterValue, "%s needs sink.delivery.guarantee = 'exactly-once'", optTwoPhase)
+	}
+	cfg.TwoPhase = two
 	for _, o := range []struct {
 		key string
 		v   *int
@@ -375,6 +386,8 @@ func (s *Session) checkDBSink(ctx context.Context, st *sql.CreateSink, rel *cata
 // records nothing in Pebble (the target's progress table is its
 // record), so the delivery truncates the epoch right after.
 type dbSink struct {
+	// id is the record id of the actor's prepared transactions.
+	id   string
 	w    *sqlsink.Writer
 	info *sinkInfo
 	fail func(error)
@@ -394,7 +407,7 @@ func (s *dbSink) Write(ctx context.Context, c *types.Chunk) error {
 }
 
 func (s *dbSink) PreCommit(ctx context.Context) (stream.SinkTxn, bool, error) {
-	ok, err := s.w.PreCommit(ctx)
+	gid, ok, err := s.w.PreCommit(ctx)
 	if err != nil {
 		s.failed(ctx, err)
 		return stream.SinkTxn{}, false, err
@@ -405,6 +418,11 @@ func (s *dbSink) PreCommit(ctx context.Context) (stream.SinkTxn, bool, error) {
 		s.info.txCommitted.Add(1)
 	}
 	s.last = st
+	if gid != "" {
+		// Two-phase: the prepared transaction is recorded, then
+		// committed (Commit, or recoverSinkTxn after a restart).
+		return stream.SinkTxn{ID: s.id, Data: []byte(gid)}, true, nil
+	}
 	return stream.SinkTxn{}, false, nil
 }
 
@@ -416,8 +434,21 @@ func (s *dbSink) failed(ctx context.Context, err error) {
 
 func (s *dbSink) TakeDone() []stream.SinkTxn { return nil }
 
-// Commit is never called: PreCommit reports no transaction to record.
-func (s *dbSink) Commit(context.Context, stream.SinkTxn) error { return nil }
+// Commit commits a prepared transaction (two-phase mode; with the
+// progress row alone PreCommit records nothing, so Commit is never
+// called).
+func (s *dbSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
+	err := s.w.Commit(ctx, string(txn.Data), txn.Epoch)
+	if errors.Is(err, sqlsink.ErrPreparedGone) {
+		return errors.Join(stream.ErrSinkTxnAborted, err)
+	}
+	if err != nil {
+		s.failed(ctx, err)
+		return err
+	}
+	s.info.txCommitted.Add(1)
+	return nil
+}
 
 func (s *dbSink) Abort(context.Context) error {
 	s.w.Abort()
@@ -440,5 +471,33 @@ func (e *Engine) openDBSink(ctx context.Context, actx *stream.ActorContext, n *p
 		fail(err)
 		return nil, err
 	}
-	return &dbSink{w: w, info: info, fail: fail}, nil
+	return &dbSink{id: cfg.Sink + ":" + strconv.Itoa(cfg.Actor), w: w, info: info, fail: fail}, nil
+}
+
+// recoverDBSinkTxn commits a prepared transaction recorded before a
+// restart (two-phase mode), on a connection of its own.
+func (e *Engine) recoverDBSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) error {
+	if len(txn.Data) == 0 {
+		return nil
+	}
+	cfg, err := e.dbSinkConfig(n, actx.Index)
+	if err != nil {
+		return err
+	}
+	fault.Hit(fault.RecoveryBeforeSinkCommit)
+	cctx, cancel := context.WithTimeout(ctx, sqlsink.DefaultTimeout)
+	defer cancel()
+	db, err := sqlsink.Connect(cctx, cfg.Kind, cfg.DSN)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	err = sqlsink.CommitPrepared(cctx, db, cfg, string(txn.Data), txn.Epoch)
+	if errors.Is(err, sqlsink.ErrPreparedGone) {
+		return errors.Join(stream.ErrSinkTxnAborted, err)
+	}
+	if err == nil {
+		e.log.Info("committed a prepared sink transaction recorded before a restart", "sink", n.Rel.Name, "gid", string(txn.Data))
+	}
+	return err
 }

@@ -96,9 +96,7 @@ func checkSinkLogOptions(with map[string]string) error {
 // kafka.RecoverPending, within the sink's delivery timeout.
 func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) error {
 	if _, ok := dbSinkKind(n.Rel.With); ok {
-		// A database sink records no transaction (its target's progress
-		// table is its record): there is nothing to resolve.
-		return nil
+		return e.recoverDBSinkTxn(ctx, actx, n, txn)
 	}
 	cfg, err := e.sinkConfig(n.Rel, actx.Index)
 	if err != nil {

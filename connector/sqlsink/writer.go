@@ -3,6 +3,8 @@ package sqlsink
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -51,7 +53,13 @@ type Config struct {
 	// ExactlyOnce keeps the progress row; otherwise epochs are written
 	// at least once.
 	ExactlyOnce bool
-	// Sink and Actor name the progress row.
+	// TwoPhase prepares each epoch's transaction (PREPARE TRANSACTION,
+	// XA PREPARE) instead of committing it; the caller records the
+	// transaction id PreCommit returns and commits it with
+	// CommitPrepared. Only with ExactlyOnce.
+	TwoPhase bool
+	// Sink and Actor name the progress row (and prefix the ids of
+	// prepared transactions).
 	Sink  string
 	Actor int
 	// BatchRows and BatchBytes bound a statement (the defaults when 0).
@@ -84,7 +92,11 @@ type Writer struct {
 	db  *sql.DB
 
 	epoch uint64
-	tx    *sql.Tx
+	// conn is the session of the epoch's transaction; inTx is set while
+	// a transaction is open on it, and gid names it in two-phase mode.
+	conn *sql.Conn
+	inTx bool
+	gid  string
 	// skip is set when the progress row shows the open epoch delivered.
 	skip bool
 
@@ -139,6 +151,12 @@ func Open(ctx context.Context, cfg Config) (*Writer, error) {
 			return nil, err
 		}
 	}
+	if cfg.TwoPhase {
+		if err := w.rollbackPrepared(octx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	w.prepare()
 	return w, nil
 }
@@ -166,8 +184,10 @@ func Connect(ctx context.Context, k Kind, dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.InvalidParameterValue, err, "invalid "+k.String()+" connection settings")
 	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
+	// One session for the epoch's transaction, one for committing
+	// prepared transactions and reading progress beside it.
+	db.SetMaxOpenConns(2)
+	db.SetMaxIdleConns(2)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, Error(err, "could not connect to "+k.String())
@@ -280,30 +300,101 @@ func (w *Writer) reset() {
 	clear(w.keys)
 }
 
+// rollback ends the open transaction without its changes. A session
+// that fails to roll back is discarded (a new one is opened for the next
+// epoch).
 func (w *Writer) rollback() {
-	if w.tx != nil {
-		_ = w.tx.Rollback()
-		w.tx = nil
+	if !w.inTx {
+		return
+	}
+	w.inTx = false
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.Timeout)
+	defer cancel()
+	var err error
+	if w.cfg.TwoPhase && w.cfg.Kind == MySQL {
+		_, err = w.conn.ExecContext(ctx, "XA END "+w.cfg.Kind.xidLit(w.gid))
+		if err == nil {
+			_, err = w.conn.ExecContext(ctx, "XA ROLLBACK "+w.cfg.Kind.xidLit(w.gid))
+		}
+	} else {
+		_, err = w.conn.ExecContext(ctx, "ROLLBACK")
+	}
+	if err != nil {
+		w.dropConn()
 	}
 }
+
+// dropConn discards the session: its connection is closed, never
+// returned to the pool in an unknown transaction state.
+func (w *Writer) dropConn() {
+	if w.conn == nil {
+		return
+	}
+	_ = w.conn.Raw(func(any) error { return driver.ErrBadConn })
+	w.conn.Close()
+	w.conn, w.inTx = nil, false
+}
+
+// exec runs one statement on the session within the timeout.
+func (w *Writer) exec(ctx context.Context, stmt string) error {
+	sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
+	_, err := w.conn.ExecContext(sctx, stmt)
+	return err
+}
+
+// xidLit is a prepared transaction's id as a literal of k: MySQL's XA
+// takes a plain or hexadecimal string, without an introducer.
+func (k Kind) xidLit(gid string) string {
+	if k == MySQL {
+		return "X'" + hex.EncodeToString([]byte(gid)) + "'"
+	}
+	return k.stringLit(gid)
+}
+
+// GID returns the id of the prepared transaction of the sink actor's
+// epoch (two-phase mode): "<sink>:<actor>:<epoch>", under 64 bytes for
+// MySQL's XA.
+func (c Config) GID(epoch uint64) string {
+	return c.gidPrefix() + strconv.FormatUint(epoch, 10)
+}
+
+func (c Config) gidPrefix() string { return c.Sink + ":" + strconv.Itoa(c.Actor) + ":" }
 
 // begin opens the epoch's transaction and, for exactly-once, reads the
 // progress row: skip is set when the epoch is there already.
 func (w *Writer) begin(ctx context.Context) error {
-	if w.tx != nil || w.skip {
+	if w.inTx || w.skip {
 		return nil
 	}
-	tx, err := w.db.BeginTx(ctx, nil)
-	if err != nil {
+	if w.conn == nil {
+		c, err := w.db.Conn(ctx)
+		if err != nil {
+			return Error(err, "connecting to "+w.cfg.Kind.String())
+		}
+		w.conn = c
+	}
+	stmt := "BEGIN"
+	if w.cfg.Kind == MySQL {
+		stmt = "START TRANSACTION"
+	}
+	if w.cfg.TwoPhase {
+		w.gid = w.cfg.GID(w.epoch)
+		if w.cfg.Kind == MySQL {
+			stmt = "XA START " + w.cfg.Kind.xidLit(w.gid)
+		}
+	}
+	if err := w.exec(ctx, stmt); err != nil {
+		w.dropConn()
 		return Error(err, "beginning a transaction")
 	}
-	w.tx = tx
+	w.inTx = true
 	if !w.cfg.ExactlyOnce {
 		return nil
 	}
 	var done int64
 	sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-	err = tx.QueryRowContext(sctx, w.cfg.Kind.progressSelect(w.cfg.Sink, w.cfg.Actor)).Scan(&done)
+	err := w.conn.QueryRowContext(sctx, w.cfg.Kind.progressSelect(w.cfg.Sink, w.cfg.Actor)).Scan(&done)
 	cancel()
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -465,10 +556,7 @@ func (w *Writer) flush(ctx context.Context) error {
 	} else {
 		w.buf = append(w.buf, w.tail...)
 	}
-	sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-	_, err := w.tx.ExecContext(sctx, string(w.buf))
-	cancel()
-	if err != nil {
+	if err := w.exec(ctx, string(w.buf)); err != nil {
 		w.rollback()
 		return Error(err, fmt.Sprintf("writing to %s table %s", w.cfg.Kind, w.cfg.Table))
 	}
@@ -479,41 +567,176 @@ func (w *Writer) flush(ctx context.Context) error {
 }
 
 // PreCommit sends what is left of the epoch, sets the progress row
-// (exactly-once) and commits the epoch's transaction. It reports
-// whether a transaction was committed (false when the epoch wrote
-// nothing or was already delivered). An error leaves the outcome of
-// the COMMIT unknown: the epoch is delivered again, and the progress
-// row makes that harmless.
-func (w *Writer) PreCommit(ctx context.Context) (bool, error) {
+// (exactly-once) and commits the epoch's transaction, or in two-phase
+// mode prepares it and returns its id (gid) for the caller to record and
+// commit with CommitPrepared. committed reports whether a transaction
+// was committed; both are empty when the epoch wrote nothing or was
+// already delivered. An error leaves the outcome unknown: the epoch is
+// delivered again, and the progress row makes that harmless.
+func (w *Writer) PreCommit(ctx context.Context) (gid string, committed bool, err error) {
 	if err := w.flush(ctx); err != nil {
-		return false, err
+		return "", false, err
 	}
-	if w.tx == nil {
-		return false, nil
+	if !w.inTx {
+		return "", false, nil
 	}
 	if w.cfg.ExactlyOnce {
-		sctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-		_, err := w.tx.ExecContext(sctx, w.cfg.Kind.progressUpsert(w.cfg.Sink, w.cfg.Actor, w.epoch))
-		cancel()
-		if err != nil {
+		if err := w.exec(ctx, w.cfg.Kind.progressUpsert(w.cfg.Sink, w.cfg.Actor, w.epoch)); err != nil {
 			w.rollback()
-			return false, Error(err, "writing "+ProgressTable)
+			return "", false, Error(err, "writing "+ProgressTable)
 		}
 	}
 	fault.Hit(fault.SinkDBBeforeCommit)
-	err := w.tx.Commit()
-	w.tx = nil
-	if err != nil {
-		return false, Error(err, "committing epoch "+strconv.FormatUint(w.epoch, 10))
+	if w.cfg.TwoPhase {
+		lit := w.cfg.Kind.xidLit(w.gid)
+		var err error
+		if w.cfg.Kind == MySQL {
+			if err = w.exec(ctx, "XA END "+lit); err == nil {
+				err = w.exec(ctx, "XA PREPARE "+lit)
+			}
+		} else {
+			err = w.exec(ctx, "PREPARE TRANSACTION "+lit)
+		}
+		if err != nil {
+			w.rollback()
+			w.dropConn()
+			return "", false, Error(err, "preparing epoch "+strconv.FormatUint(w.epoch, 10))
+		}
+		w.inTx = false
+		fault.Hit(fault.SinkDBAfterPrepare)
+		return w.gid, false, nil
 	}
-	fault.Hit(fault.SinkDBAfterCommit)
+	err = w.exec(ctx, "COMMIT")
+	w.inTx = false
+	if err != nil {
+		w.dropConn()
+		return "", false, Error(err, "committing epoch "+strconv.FormatUint(w.epoch, 10))
+	}
 	w.stats.Epochs++
-	return true, nil
+	fault.Hit(fault.SinkDBAfterCommit)
+	return "", true, nil
+}
+
+// Querier is what CommitPrepared and Progress run statements on: a
+// *sql.DB, or the *sql.Conn that prepared the transaction (MariaDB lets
+// only that session commit it while it is connected).
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ErrPreparedGone is returned by CommitPrepared when the prepared
+// transaction no longer exists and the progress row shows its epoch was
+// never committed: it was rolled back (by a restart of its writer), and
+// its epoch must be delivered again.
+var ErrPreparedGone = errors.New("the prepared transaction was rolled back")
+
+// CommitPrepared commits the prepared transaction gid of the sink
+// actor's epoch (COMMIT PREPARED, XA COMMIT). Committing one already
+// committed succeeds: a transaction that no longer exists counts as
+// committed when the progress row holds its epoch, else
+// ErrPreparedGone.
+func CommitPrepared(ctx context.Context, db Querier, cfg Config, gid string, epoch uint64) error {
+	stmt := "COMMIT PREPARED " + cfg.Kind.xidLit(gid)
+	if cfg.Kind == MySQL {
+		stmt = "XA COMMIT " + cfg.Kind.xidLit(gid)
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err := db.ExecContext(ctx, stmt)
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	var me *mysql.MySQLError
+	if errors.As(err, &pe) && pe.Code == "42704" || errors.As(err, &me) && me.Number == 1397 {
+		done, perr := Progress(ctx, db, cfg.Kind, cfg.Sink, cfg.Actor)
+		if perr != nil {
+			return perr
+		}
+		if done >= epoch {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", gid, ErrPreparedGone)
+	}
+	return Error(err, "committing prepared transaction "+gid)
+}
+
+// Commit commits the writer's prepared transaction gid of epoch
+// (CommitPrepared).
+func (w *Writer) Commit(ctx context.Context, gid string, epoch uint64) error {
+	var q Querier = w.db
+	if w.conn != nil {
+		// The session that prepared it: MariaDB's XA lets no other one
+		// commit it while that one is connected.
+		q = w.conn
+	}
+	if err := CommitPrepared(ctx, q, w.cfg, gid, epoch); err != nil {
+		return err
+	}
+	w.stats.Epochs++
+	fault.Hit(fault.SinkDBAfterCommit)
+	return nil
+}
+
+// rollbackPrepared rolls back every prepared transaction of the sink
+// actor: a new writer starts from the log store, so whatever an earlier
+// one prepared is either recorded (its commit then finds it gone, and
+// the epoch is delivered again) or forgotten.
+func (w *Writer) rollbackPrepared(ctx context.Context) error {
+	prefix := w.cfg.gidPrefix()
+	var gids []string
+	if w.cfg.Kind == MySQL {
+		rows, err := w.db.QueryContext(ctx, "XA RECOVER")
+		if err != nil {
+			return Error(err, "listing prepared transactions")
+		}
+		for rows.Next() {
+			var format, gl, bl int
+			var data string
+			if err := rows.Scan(&format, &gl, &bl, &data); err != nil {
+				rows.Close()
+				return Error(err, "listing prepared transactions")
+			}
+			if strings.HasPrefix(data, prefix) {
+				gids = append(gids, data[:gl])
+			}
+		}
+		rows.Close()
+	} else {
+		rows, err := w.db.QueryContext(ctx, "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND left(gid, $1) = $2", len(prefix), prefix)
+		if err != nil {
+			return Error(err, "listing prepared transactions")
+		}
+		for rows.Next() {
+			var g string
+			if err := rows.Scan(&g); err != nil {
+				rows.Close()
+				return Error(err, "listing prepared transactions")
+			}
+			gids = append(gids, g)
+		}
+		rows.Close()
+	}
+	for _, g := range gids {
+		stmt := "ROLLBACK PREPARED " + w.cfg.Kind.xidLit(g)
+		if w.cfg.Kind == MySQL {
+			stmt = "XA ROLLBACK " + w.cfg.Kind.xidLit(g)
+		}
+		if _, err := w.db.ExecContext(ctx, stmt); err != nil {
+			return Error(err, "rolling back prepared transaction "+g)
+		}
+	}
+	return nil
 }
 
 // Progress returns the last epoch delivered by the sink actor according
 // to the target's progress table (0 when it has no row).
-func Progress(ctx context.Context, db *sql.DB, k Kind, sink string, actor int) (uint64, error) {
+func Progress(ctx context.Context, db Querier, k Kind, sink string, actor int) (uint64, error) {
 	var e int64
 	q := strings.TrimSuffix(k.progressSelect(sink, actor), " FOR UPDATE")
 	err := db.QueryRowContext(ctx, q).Scan(&e)
@@ -537,5 +760,8 @@ func (w *Writer) Abort() {
 // Close rolls back an open transaction and closes the connection.
 func (w *Writer) Close() {
 	w.rollback()
+	if w.conn != nil {
+		w.conn.Close()
+	}
 	w.db.Close()
 }

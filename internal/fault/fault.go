@@ -72,11 +72,15 @@ const (
 	// the log store: recovery must find the epoch in the progress table
 	// and skip it.
 	SinkDBAfterCommit = "sink.db_after_commit"
+	// SinkDBAfterPrepare is hit, with two-phase commit, after the target
+	// prepared an epoch's transaction and before weir recorded it: the
+	// next writer rolls it back and delivers the epoch again.
+	SinkDBAfterPrepare = "sink.db_after_prepare"
 )
 
 // DBPoints lists the crash points of database sinks, for the crash
 // matrices of those sinks.
-var DBPoints = []string{SinkDBBeforeCommit, SinkDBAfterCommit}
+var DBPoints = []string{SinkDBBeforeCommit, SinkDBAfterPrepare, SinkDBAfterCommit}
 
 // BackfillChunk is hit by a backfill for each chunk of existing rows it
 // reads: a crash there interrupts CREATE MATERIALIZED VIEW halfway

@@ -1,7 +1,9 @@
 package dbsink
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/tests/kafka/kafkatest"
@@ -24,6 +26,21 @@ var crashPoints = []struct {
 	{fault.RecoveryBeforeSinkCommit, 1},
 }
 
+// twoPhasePoints are the points swept with sink.two_phase_commit: the
+// transaction sent but not prepared, prepared but not recorded, recorded
+// but not committed, committed but the epoch still in the log store; and
+// a recovery that dies before committing the recorded transaction.
+var twoPhasePoints = []struct {
+	point string
+	hit   int
+}{
+	{fault.SinkDBBeforeCommit, 6},
+	{fault.SinkDBAfterPrepare, 6},
+	{fault.SinkLogAfterRecord, 6},
+	{fault.SinkDBAfterCommit, 6},
+	{fault.RecoveryBeforeSinkCommit, 1},
+}
+
 // TestCrashMatrix kills weir (SIGKILL, from inside, at a fault point)
 // while rows stream into both sinks of each target kind, restarts it
 // without the fault on the same data directory, inserts more, and checks
@@ -36,29 +53,54 @@ func TestCrashMatrix(t *testing.T) {
 			for _, c := range crashPoints {
 				t.Run(c.point, func(t *testing.T) {
 					t.Parallel()
-					p := newPipeline(t, newTarget(t, kind, srv))
-					p.insert(500, 250)
-					p.check()
-					first, hit := c.point, c.hit
-					if c.point == fault.RecoveryBeforeSinkCommit {
-						first, hit = fault.SinkDBAfterCommit, 6
-					}
-					p.dieWhileInserting(first, hit)
-					if c.point == fault.RecoveryBeforeSinkCommit {
-						w := p.w
-						w.SetEnv(armed(c.point, 1))
-						before := kafkatest.CountInLog(w.LogPath, kafkatest.FaultLine(c.point))
-						w.Spawn()
-						waitFault(t, w, c.point, before)
-						t.Logf("the recovery died at %s", c.point)
-					}
-					p.w.SetEnv()
-					p.w.Restart()
-					p.resync()
-					p.insert(p.next+500, 250)
-					p.check()
+					crashCase(t, newTarget(t, kind, srv), c.point, c.hit, fault.SinkDBAfterCommit)
 				})
 			}
+			for _, c := range twoPhasePoints {
+				t.Run("two-phase/"+c.point, func(t *testing.T) {
+					t.Parallel()
+					crashCase(t, newTarget(t, kind, srv), c.point, c.hit, fault.SinkLogAfterRecord, "sink.two_phase_commit = 'true'")
+				})
+			}
+		})
+	}
+}
+
+// crashCase runs one case of the matrix: a pipeline into tg with extra
+// sink options, killed at point's hit-th hit while rows stream in (for
+// recovery.before_sink_commit, first at before's and then in the
+// recovery), restarted disarmed, given more rows and checked.
+func crashCase(t *testing.T, tg *target, point string, hit int, before string, extra ...string) {
+	p := newPipeline(t, tg, extra...)
+	p.insert(500, 250)
+	p.check()
+	first := point
+	if point == fault.RecoveryBeforeSinkCommit {
+		first, hit = before, 6
+	}
+	p.dieWhileInserting(first, hit)
+	if point == fault.RecoveryBeforeSinkCommit {
+		w := p.w
+		w.SetEnv(armed(point, 1))
+		n := kafkatest.CountInLog(w.LogPath, kafkatest.FaultLine(point))
+		w.Spawn()
+		waitFault(t, w, point, n)
+		t.Logf("the recovery died at %s", point)
+	}
+	p.w.SetEnv()
+	p.w.Restart()
+	p.resync()
+	p.insert(p.next+500, 250)
+	p.check()
+	if len(extra) > 0 {
+		// No prepared transaction is left behind holding locks.
+		q := "SELECT gid FROM pg_prepared_xacts"
+		if tg.kind == "mysql" {
+			q = "XA RECOVER"
+		}
+		kafkatest.Eventually(t, time.Minute, "no prepared transaction left", func() (bool, string) {
+			got, err := tg.rows(q)
+			return err == nil && len(got) == 0, fmt.Sprint(got, err)
 		})
 	}
 }

@@ -125,6 +125,8 @@ func (pg *Postgres) start() error {
 		"-c", "lc_messages=C",
 		"-c", "max_connections=50",
 		"-c", "shared_buffers=16MB",
+		// Two-phase commit (the database sinks' sink.two_phase_commit).
+		"-c", "max_prepared_transactions=20",
 	)
 	// The log file is created by us; make it writable for the postgres
 	// user only through our open descriptor, which the child inherits.
