@@ -17,7 +17,9 @@ import (
 var benchRows = flag.Int("dbsink.rows", 200_000, "rows each mode of BenchmarkDBSink delivers")
 
 // BenchmarkDBSink measures what exactly-once costs a database sink: for
-// each target (PostgreSQL, MariaDB) and each guarantee, a fresh weir
+// each target (PostgreSQL, MariaDB) and each guarantee (exactly-once
+// through the progress row, at-least-once, and exactly-once with
+// two-phase commit as well), a fresh weir
 // server whose table holds -dbsink.rows rows (id, k, 24 characters of
 // text) gets a FORMAT PLAIN sink of it into an empty target table. The
 // clock starts just before CREATE SINK and stops when the target holds
@@ -35,7 +37,7 @@ func BenchmarkDBSink(b *testing.B) {
 		rowsPerCPUs, rowsPerSec float64
 	}
 	var results []result
-	modes := []string{"exactly-once", "at-least-once"}
+	modes := []string{"exactly-once", "at-least-once", "two-phase"}
 	for range b.N {
 		for _, kind := range kinds {
 			var srv server
@@ -49,8 +51,8 @@ func BenchmarkDBSink(b *testing.B) {
 			}
 			for round := 1; round <= *benchRounds; round++ {
 				for i := range modes {
-					// Rounds alternate which mode goes first.
-					mode := modes[(i+round+1)%2]
+					// Rounds rotate which mode goes first.
+					mode := modes[(i+round-1)%len(modes)]
 					r := benchOne(b, kind, mode, srv, dbPid)
 					results = append(results, result{kind: kind, mode: mode, round: round, wall: r.wall, weirCPU: r.weirCPU, dbCPU: r.dbCPU,
 						rowsPerCPUs: float64(*benchRows) / r.weirCPU.Seconds(), rowsPerSec: float64(*benchRows) / r.wall.Seconds()})
@@ -80,7 +82,7 @@ func BenchmarkDBSink(b *testing.B) {
 	}
 }
 
-var benchRounds = flag.Int("dbsink.rounds", 1, "rounds (both guarantees each, alternating which goes first) per target")
+var benchRounds = flag.Int("dbsink.rounds", 1, "rounds (every mode each, rotating which goes first) per target")
 
 func median(v []float64) float64 {
 	if len(v) == 0 {
@@ -115,8 +117,12 @@ func benchOne(b *testing.B, kind, mode string, srv server, dbPid func() int) ben
 	weir0, _ := processCPU(w.Pid())
 	db0 := treeCPU(dbPid())
 	start := time.Now()
+	opts := "sink.delivery.guarantee = '" + mode + "'"
+	if mode == "two-phase" {
+		opts = "sink.delivery.guarantee = 'exactly-once', sink.two_phase_commit = 'true'"
+	}
 	kafkatest.Exec(b, conn, fmt.Sprintf(
-		"CREATE SINK bench FROM bench_in WITH (%s, table = 'bench_out', sink.delivery.guarantee = '%s') FORMAT PLAIN", tg.with, mode))
+		"CREATE SINK bench FROM bench_in WITH (%s, table = 'bench_out', %s) FORMAT PLAIN", tg.with, opts))
 	want := strconv.Itoa(*benchRows)
 	kafkatest.Eventually(b, 10*time.Minute, "the target holding every row", func() (bool, string) {
 		got, err := tg.rows("SELECT count(*) FROM bench_out")
