@@ -29,6 +29,8 @@ func TestDBSinkOptions(t *testing.T) {
 		{"CREATE SINK a FROM t WITH (connector = 'mysql', host = 'db.internal', port = 'x', database = 'd', table = 'x') FORMAT PLAIN", pgerr.InvalidParameterValue, "invalid value for port"},
 		{"CREATE SINK a FROM t WITH (connector = 'postgres', host = 'db.internal', database = 'd', table = 'x', batch.size = '0') FORMAT PLAIN", pgerr.InvalidParameterValue, "batch.size"},
 		{"CREATE SINK a FROM t WITH (connector = 'postgres', host = 'db.internal', database = 'd', table = 'x') FORMAT DEBEZIUM", pgerr.FeatureNotSupported, "FORMAT DEBEZIUM"},
+		{"CREATE SINK a FROM t WITH (connector = 'mysql', host = 'db.internal', database = 'd', table = 'x', sink.delivery.guarantee = 'at-least-once', sink.two_phase_commit = 'true') FORMAT PLAIN", pgerr.InvalidParameterValue, "needs sink.delivery.guarantee"},
+		{"CREATE SINK a FROM t WITH (connector = 'mysql', host = 'db.internal', database = 'd', table = 'x', sink.two_phase_commit = 'maybe') FORMAT PLAIN", pgerr.InvalidParameterValue, "sink.two_phase_commit"},
 		{"CREATE SINK a FROM t WITH (connector = 'postgres', host = 'db.internal', database = 'd', table = 'x') FORMAT PLAIN ENCODE JSON", pgerr.FeatureNotSupported, "take no ENCODE"},
 		{"CREATE SINK a FROM t WITH (connector = 'postgres', host = 'db.internal', database = 'd', table = 'x', sink.decouple = 'false') FORMAT PLAIN", pgerr.FeatureNotSupported, "cannot be coupled"},
 		{"CREATE SINK a FROM t WITH (connector = 'postgres', url = 'postgres://u:pw@evil:5432/d', table = 'x') FORMAT PLAIN", pgerr.InsufficientPrivilege, "are not allowed"},
