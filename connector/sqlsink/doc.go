@@ -28,6 +28,15 @@
 // row lock of FOR UPDATE keeps a second, stale writer of the same sink
 // from applying an epoch twice at the same time.
 //
+// With Config.TwoPhase the transaction is prepared instead of committed
+// (PREPARE TRANSACTION, or XA START ... XA PREPARE in MySQL) under an id
+// naming the sink actor and epoch (Config.GID); the caller records the id
+// and commits it with CommitPrepared, which counts a transaction gone as
+// committed when the progress row holds its epoch and as rolled back
+// (ErrPreparedGone) otherwise. Open rolls back every transaction an
+// earlier writer of the actor prepared: a recorded one is then found
+// gone and its epoch delivered again.
+//
 // At-least-once writes each epoch in one transaction as well, without
 // the progress row: a replay writes the epoch again, which UPSERT
 // absorbs and PLAIN may duplicate.
