@@ -545,6 +545,9 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 	if isBlackhole(n.Rel.With) {
 		return blackholeSink{rows: &blackholeRows}, nil
 	}
+	if _, ok := dbSinkKind(n.Rel.With); ok {
+		return e.openDBSink(ctx, actx, n)
+	}
 	cfg, err := e.sinkConfig(n.Rel, actx.Index)
 	if err != nil {
 		return nil, err

@@ -271,6 +271,10 @@ func sinkSpec(with map[string]string) (planner.SinkSpec, error) {
 		return spec, pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for sinks", strings.ToUpper(spec.Format)).
 			WithHint("Use FORMAT PLAIN, UPSERT or DEBEZIUM.")
 	}
+	if _, db := dbSinkKind(with); !db && with[optFormat] != "" && with[optEncode] == "" {
+		return spec, pgerr.New(pgerr.SyntaxError, "FORMAT %s needs ENCODE for a %s sink", strings.ToUpper(spec.Format), with[optConnector]).
+			WithHint("Use FORMAT %s ENCODE JSON.", strings.ToUpper(spec.Format))
+	}
 	if enc := strings.ToLower(with[optEncode]); enc != "" && enc != "json" {
 		return spec, pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported for sinks", strings.ToUpper(enc)).
 			WithHint("Use ENCODE JSON.")
@@ -449,8 +453,10 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 		if err := allocErr(); err != nil {
 			return nil, false, err
 		}
-		if _, err := kafka.NewEncoder(sinkFormats[root.Format], root.Out, root.Key, nil, nil); err != nil {
-			return nil, false, pgerr.Wrap(pgerr.InvalidParameterValue, err, "sink "+rel.Name)
+		if _, db := dbSinkKind(with); !db {
+			if _, err := kafka.NewEncoder(sinkFormats[root.Format], root.Out, root.Key, nil, nil); err != nil {
+				return nil, false, pgerr.Wrap(pgerr.InvalidParameterValue, err, "sink "+rel.Name)
+			}
 		}
 		rel.Deps = b.Deps
 		rel.Owner = s.roleOID

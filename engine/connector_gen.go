@@ -413,6 +413,9 @@ func (s *Session) checkSinkConnector(ctx context.Context, st *sql.CreateSink, re
 		_, _, err := s.planSink(st, &trial, func() uint32 { next++; return next })
 		return err
 	}
+	if _, ok := dbSinkKind(rel.With); ok {
+		return s.checkDBSink(ctx, st, rel)
+	}
 	cfg, err := s.eng.sinkConfig(rel, 0)
 	if err != nil {
 		return err

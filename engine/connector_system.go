@@ -102,7 +102,11 @@ func (v liveSystem) Sinks() []syscat.Sink {
 	for _, r := range connectorRels(e, true) {
 		g, _ := sinkGuarantee(r.With)
 		spec, _ := sinkSpec(r.With)
-		sk := syscat.Sink{Name: r.Name, Topic: r.With[optTopic], Format: strings.ToUpper(spec.Format),
+		topic := r.With[optTopic]
+		if _, db := dbSinkKind(r.With); db {
+			topic = r.With[optTable] // the target table, for a database sink
+		}
+		sk := syscat.Sink{Name: r.Name, Topic: topic, Format: strings.ToUpper(spec.Format),
 			Guarantee: strings.ReplaceAll(g.String(), "_", "-"), LastCommittedEpoch: e.st.committed.Load(), Decoupled: stream.SinkDecoupled(r.With)}
 		if info := e.conns.sinkInfo(r.ID); info != nil {
 			ep, recs := info.snapshot()

@@ -169,9 +169,12 @@ func sinkDefinition(rel *catalog.Relation) string {
 	} else {
 		def += " FROM " + quoteObject(st.From)
 	}
-	def += withClause(rel.With, optFormat, optEncode, planner.WithFullJoinMarks)
+	def += withClause(redactOptions(rel.With), optFormat, optEncode, planner.WithFullJoinMarks)
 	if f := rel.With[optFormat]; f != "" {
-		def += " FORMAT " + strings.ToUpper(f) + " ENCODE " + strings.ToUpper(rel.With[optEncode])
+		def += " FORMAT " + strings.ToUpper(f)
+		if enc := rel.With[optEncode]; enc != "" {
+			def += " ENCODE " + strings.ToUpper(enc)
+		}
 	}
 	return def
 }

@@ -95,6 +95,9 @@ func checkSinkLogOptions(with map[string]string) error {
 // recoverSinkTxn implements stream.RecoverSinkTxnFunc over
 // kafka.RecoverPending, within the sink's delivery timeout.
 func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) error {
+	if _, ok := dbSinkKind(n.Rel.With); ok {
+		return e.recoverDBSinkTxn(ctx, actx, n, txn)
+	}
 	cfg, err := e.sinkConfig(n.Rel, actx.Index)
 	if err != nil {
 		return err

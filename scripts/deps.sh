@@ -3,6 +3,8 @@
 # Debian machine, and fails with what to install elsewhere. Tools:
 #   psql      the PostgreSQL client (Debian package postgresql-client)
 #   postgres  a PostgreSQL 15 server for the reference tests (postgresql)
+#   mariadb   a MariaDB server, the target of the MySQL sink's tests
+#             (mariadb-server)
 #   kcat, jq  the packages of the same names
 
 # pkg_of prints the Debian package providing tool when it is missing.
@@ -11,6 +13,7 @@ pkg_of() {
     psql) command -v psql >/dev/null 2>&1 || echo postgresql-client ;;
     postgres)
       [[ -x /usr/lib/postgresql/15/bin/postgres ]] || command -v pg_config >/dev/null 2>&1 || echo postgresql ;;
+    mariadb) [[ -x /usr/sbin/mariadbd ]] || command -v mariadbd >/dev/null 2>&1 || echo mariadb-server ;;
     *) command -v "$1" >/dev/null 2>&1 || echo "$1" ;;
   esac
 }

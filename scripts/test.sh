@@ -3,7 +3,7 @@
 # for a short bounded run. Fuzz targets are found automatically (any
 # `func FuzzX(f *testing.F)` in a _test.go file).
 #
-# The end-to-end tests need PostgreSQL 15, psql, kcat and jq: those
+# The end-to-end tests need PostgreSQL 15, MariaDB, psql, kcat and jq: those
 # missing are installed on a Debian machine (scripts/deps.sh).
 #
 # Environment:
@@ -16,7 +16,7 @@ FUZZTIME="${FUZZTIME:-10s}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-15m}"
 
 source scripts/deps.sh
-need postgres psql kcat jq
+need postgres mariadb psql kcat jq
 
 echo "== go vet ./..."
 go vet ./...

@@ -388,17 +388,23 @@ func (p *stmtParser) connectorClause(cs *connectorSpec) (bool, error) {
 		}
 		cs.formatAt = p.pos
 		p.pos++
-		return true, p.formatEncode(&cs.format, &cs.encode, cs.merge)
+		return true, p.formatEncode(&cs.format, &cs.encode, cs.merge, false)
 	}
 	return false, nil
 }
 
 // formatEncode parses `f ENCODE e [(options)]` after FORMAT, lower-casing
-// f and e; the ENCODE options are passed to merge.
-func (p *stmtParser) formatEncode(format, encode *string, merge func(map[string]string) error) error {
+// f and e; the ENCODE options are passed to merge. With optEncode (a
+// sink's, whose database connectors take no encoding), `f` alone is
+// accepted too and leaves encode empty.
+func (p *stmtParser) formatEncode(format, encode *string, merge func(map[string]string) error, optEncode bool) error {
 	f, err := p.name()
 	if err != nil {
 		return err
+	}
+	if optEncode && (p.atEnd() || p.word(0) != "encode") {
+		*format = lowerASCII(f)
+		return nil
 	}
 	if err := p.expect("encode"); err != nil {
 		return err
@@ -571,7 +577,7 @@ func (p *stmtParser) createSink() (Stmt, error) {
 	}
 	if p.accept("format") {
 		merge := func(m map[string]string) error { return mergeOptions(s.With, m) }
-		if err := p.formatEncode(&s.Format, &s.Encode, merge); err != nil {
+		if err := p.formatEncode(&s.Format, &s.Encode, merge, true); err != nil {
 			return nil, err
 		}
 	}

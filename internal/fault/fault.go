@@ -57,6 +57,31 @@ const (
 	SinkLogAfterTruncate = "sink.after_truncate"
 )
 
+// The points of a database sink (connector/sqlsink), in the order an
+// epoch passes them after its log store append (SinkLogAppend). Recovery
+// of a database sink hits RecoveryBeforeSinkCommit when it finds, in the
+// target's progress table, an epoch its log store still holds.
+const (
+	// SinkDBBeforeCommit is hit when a database sink has sent an epoch's
+	// rows in the target's transaction and not yet committed it: the
+	// transaction dies with the process, and recovery must deliver the
+	// epoch again.
+	SinkDBBeforeCommit = "sink.db_before_commit"
+	// SinkDBAfterCommit is hit after the target committed an epoch's
+	// transaction (with its progress row) and before the epoch leaves
+	// the log store: recovery must find the epoch in the progress table
+	// and skip it.
+	SinkDBAfterCommit = "sink.db_after_commit"
+	// SinkDBAfterPrepare is hit, with two-phase commit, after the target
+	// prepared an epoch's transaction and before weir recorded it: the
+	// next writer rolls it back and delivers the epoch again.
+	SinkDBAfterPrepare = "sink.db_after_prepare"
+)
+
+// DBPoints lists the crash points of database sinks, for the crash
+// matrices of those sinks.
+var DBPoints = []string{SinkDBBeforeCommit, SinkDBAfterPrepare, SinkDBAfterCommit}
+
 // BackfillChunk is hit by a backfill for each chunk of existing rows it
 // reads: a crash there interrupts CREATE MATERIALIZED VIEW halfway
 // through its backfill. It is not swept with Points: it concerns views,
@@ -120,6 +145,11 @@ func init() {
 func known(name string) bool {
 	if name == BackfillChunk || name == ClusterBeforeCommit {
 		return true
+	}
+	for _, p := range DBPoints {
+		if p == name {
+			return true
+		}
 	}
 	for _, p := range Points {
 		if p == name {

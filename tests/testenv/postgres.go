@@ -125,6 +125,8 @@ func (pg *Postgres) start() error {
 		"-c", "lc_messages=C",
 		"-c", "max_connections=50",
 		"-c", "shared_buffers=16MB",
+		// Two-phase commit (the database sinks' sink.two_phase_commit).
+		"-c", "max_prepared_transactions=20",
 	)
 	// The log file is created by us; make it writable for the postgres
 	// user only through our open descriptor, which the child inherits.
@@ -140,6 +142,16 @@ func (pg *Postgres) start() error {
 		return err
 	}
 	return nil
+}
+
+// Pid returns the postmaster's process id (0 when it is not running).
+func (pg *Postgres) Pid() int {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.proc == nil {
+		return 0
+	}
+	return pg.proc.cmd.Process.Pid
 }
 
 // Kind returns "postgres".

@@ -169,5 +169,16 @@ func (s *Server) WaitExit(timeout time.Duration) (*Exit, error) {
 	return e, nil
 }
 
+// Pid returns the running server process's id (0 when it is not
+// running), for tests that read its CPU time.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.exited() {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
+
 // Tail returns the last n bytes of the server's log.
 func (s *Server) Tail(n int) string { return tail(s.LogPath, n) }

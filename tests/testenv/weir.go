@@ -185,16 +185,6 @@ func (s *Server) Restart() {
 	}
 }
 
-// Pid returns the server process's id, 0 when it does not run.
-func (s *Server) Pid() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.proc == nil || s.proc.cmd.Process == nil {
-		return 0
-	}
-	return s.proc.cmd.Process.Pid
-}
-
 // Running reports whether the server process is up (started and not yet
 // exited).
 func (s *Server) Running() bool {
