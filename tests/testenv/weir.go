@@ -192,3 +192,14 @@ func (s *Server) Running() bool {
 	defer s.mu.Unlock()
 	return s.proc != nil && !s.proc.exited()
 }
+
+// Pid returns the process id of the running server, 0 when it is not
+// running.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.cmd.Process == nil {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
