@@ -733,3 +733,40 @@ func (t *StateTable) maybeEvict() {
 		t.evict(t.lruTail)
 	}
 }
+
+// StateTables is the set of state tables of one operator. The operator
+// creates its tables through New (or registers them with Add) once, and
+// commits all of them with one call to Barrier, so no table can be left
+// out of a checkpoint, or keep entries pinned in memory because nobody
+// told it its epoch committed. The zero value is an empty set.
+type StateTables struct {
+	ts []*StateTable
+}
+
+// New returns a new state table registered in the set; see
+// NewStateTable.
+func (s *StateTables) New(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache *Cache) *StateTable {
+	return s.Add(NewStateTable(db, tableID, keyTypes, valueTypes, cache))
+}
+
+// Add registers t in the set and returns it.
+func (s *StateTables) Add(t *StateTable) *StateTable {
+	s.ts = append(s.ts, t)
+	return t
+}
+
+// Barrier is what an operator does with its state on a barrier: it
+// reports epoch prev durable to every table (Committed) and then moves
+// every table's dirty entries into b, the checkpoint batch of epoch curr
+// (Commit).
+func (s *StateTables) Barrier(b *Batch, prev, curr uint64) error {
+	for _, t := range s.ts {
+		t.Committed(prev)
+	}
+	for _, t := range s.ts {
+		if err := t.Commit(b, curr); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -53,7 +53,10 @@ import (
 // NULL over no rows): it is created at the first barrier when the state
 // holds none and emitted with the next epoch's changes.
 type HashAgg struct {
-	actx   *ActorContext
+	actx *ActorContext
+	// states holds every state table of the operator (result, TTL index,
+	// the calls' extra tables), committed by one call at a barrier.
+	states storage.StateTables
 	input  Operator
 	plan   *planner.StreamHashAgg
 	ectx   executor.EvalCtx
@@ -150,6 +153,9 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		if err != nil {
 			return nil, err
 		}
+		if cs.extra != nil {
+			a.states.Add(cs.extra)
+		}
 		a.calls = append(a.calls, cs)
 		a.stateTs = append(a.stateTs, cs.stateTs...)
 		a.args = append(a.args, make([]types.Datum, len(cs.args)))
@@ -173,7 +179,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		a.dirtyInt = map[int64]*aggGroup{}
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
-	a.result = storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
+	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
 	// Closing windows scans the Result table across group keys; it must
 	// see only this actor's groups.
 	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return slices.Index(n.GroupBy, c) }, a.stateTs)
@@ -183,7 +189,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	a.result.SetPartition(keep)
 	if a.ttl > 0 {
 		idxTs := append([]types.T{types.TInt8}, a.keyTs...)
-		a.ttlIdx = storage.NewStateTable(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
+		a.ttlIdx = a.states.New(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
 		keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int {
 			if i := slices.Index(n.GroupBy, c); i >= 0 {
 				return i + 1
@@ -411,15 +417,6 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 // forwards b with the held watermarks.
 func (a *HashAgg) barrier(b types.Barrier) error {
 	a.now = types.EpochMillis(b.Epoch.Curr)
-	a.result.Committed(b.Epoch.Prev)
-	if a.ttlIdx != nil {
-		a.ttlIdx.Committed(b.Epoch.Prev)
-	}
-	for _, c := range a.calls {
-		if c.extra != nil {
-			c.extra.Committed(b.Epoch.Prev)
-		}
-	}
 	for _, g := range a.order {
 		if err := a.flushGroup(g); err != nil {
 			return err
@@ -448,20 +445,8 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 		}
 	}
 	a.out = a.ob.take(a.out)
-	if err := a.result.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
+	if err := a.states.Barrier(a.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
-	}
-	for _, c := range a.calls {
-		if c.extra != nil {
-			if err := c.extra.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
-				return err
-			}
-		}
-	}
-	if a.ttlIdx != nil {
-		if err := a.ttlIdx.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
-			return err
-		}
 	}
 	for _, w := range a.wms {
 		a.out = append(a.out, w)
