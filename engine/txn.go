@@ -187,6 +187,7 @@ func (s *Session) beginWrite() writeScope {
 			}
 			locked = false
 			if !commit {
+				w.discard()
 				e.writeMu.Unlock()
 				return nil
 			}
@@ -224,6 +225,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	}
 	w := e.newStmtWriter()
 	if err := t.changes(w); err != nil {
+		w.discard()
 		e.writeMu.Unlock()
 		return err
 	}

@@ -45,6 +45,12 @@ func NewCache(budgetBytes int64) *Cache {
 	return c
 }
 
+// OperatorBuffer is the bytes one operator may hold in memory of its
+// own between barriers besides its state tables (the groups an
+// aggregation is changing, say): 1/16 of the budget. An operator past
+// it emits what it holds early rather than grow.
+func (c *Cache) OperatorBuffer() int64 { return c.budget / 16 }
+
 // SpillMin is the least bytes of dirty entries a table flushes early
 // (1/64 of the budget, at least 256 KiB): smaller flushes would cost
 // more writes than the memory they give back.

@@ -230,6 +230,9 @@ func (a *HashAgg) Next(ctx context.Context) (types.Message, error) {
 			if err := a.applyChunk(m); err != nil {
 				return nil, err
 			}
+			if err := a.maybeFlushEarly(); err != nil {
+				return nil, err
+			}
 		case types.Watermark:
 			for i, g := range a.plan.GroupBy {
 				if g == m.Col {
@@ -457,6 +460,35 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 }
 
 // flushGroup emits a dirty group's change and writes its state.
+// groupBytes estimates the memory of one dirty group (the group, its
+// key, old row and values, and its map entry) for the early flush.
+const groupBytes = 512
+
+// maybeFlushEarly bounds the epoch's dirty groups (DESIGN.md §4): past
+// the operator's share of the memory budget, their changes are emitted
+// and their state written now, as a barrier would, and the epoch goes on
+// with no dirty group. Output then batches churn over a part of the
+// epoch only. Aggregations that emit on window close or expire groups by
+// processing time keep the whole epoch's groups.
+func (a *HashAgg) maybeFlushEarly() error {
+	if a.eowc || a.ttl > 0 || len(a.keyTs) == 0 || a.actx.Cache == nil ||
+		int64(len(a.order))*groupBytes < a.actx.Cache.OperatorBuffer() {
+		return nil
+	}
+	for _, g := range a.order {
+		if err := a.flushGroup(g); err != nil {
+			return err
+		}
+	}
+	clear(a.dirty)
+	clear(a.dirtyInt)
+	a.dirtyNull = nil
+	clear(a.order)
+	a.order = a.order[:0]
+	a.out = a.ob.take(a.out)
+	return nil
+}
+
 func (a *HashAgg) flushGroup(g *aggGroup) error {
 	global := len(a.keyTs) == 0
 	if g.rows < 0 {
