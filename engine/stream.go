@@ -72,7 +72,8 @@ type pendingEpoch struct {
 }
 
 func newPendingEpoch(db *storage.DB) *pendingEpoch {
-	return &pendingEpoch{batch: db.NewBatch(), done: make(chan struct{})}
+	// Only written and applied, never read: no index.
+	return &pendingEpoch{batch: db.NewWriteBatch(), done: make(chan struct{})}
 }
 
 func (p *pendingEpoch) finish(err error) {
