@@ -271,12 +271,11 @@ type stmtWriter struct {
 	// A statement whose changes outgrow its share of the memory budget
 	// (limit bytes, as estimated in held) moves them out of the Go heap
 	// in pieces (flushPiece): each table's writes into the engine's view
-	// (so that key checks still see them) and into writes, and its
-	// changelog, encoded, into logs. apply adds writes to the open epoch
-	// and sends the logs to the jobs a chunk at a time. A failed
-	// statement's writes leave the view again (discard).
+	// (so that key checks still see them), and its changelog, encoded,
+	// into logs. apply writes the logs into the open epoch and sends them
+	// to the jobs a chunk at a time. A failed statement's writes leave
+	// the view again (discard).
 	limit, held int64
-	writes      *storage.Batch
 	logs        map[uint32]*changeLog
 	viewDirty   bool
 }
@@ -292,10 +291,8 @@ func (l *changeLog) add(op types.Op, row types.Row, ts []types.T) {
 	binary.BigEndian.PutUint32(l.buf[n+1:], uint32(len(l.buf)-n-5))
 }
 
-// chunks calls fn with the log's changes in chunks of about
-// types.ChunkCap rows, never splitting an update pair; fn owns each.
-func (l *changeLog) chunks(ts []types.T, fn func(*types.Chunk) error) error {
-	var c *types.Chunk
+// each calls fn with the log's changes in order.
+func (l *changeLog) each(ts []types.T, fn func(types.Op, types.Row) error) error {
 	for b := l.buf; len(b) > 0; {
 		op := types.Op(b[0])
 		n := int(binary.BigEndian.Uint32(b[1:]))
@@ -304,6 +301,18 @@ func (l *changeLog) chunks(ts []types.T, fn func(*types.Chunk) error) error {
 			return err
 		}
 		b = b[5+n:]
+		if err := fn(op, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chunks calls fn with the log's changes in chunks of about
+// types.ChunkCap rows, never splitting an update pair; fn owns each.
+func (l *changeLog) chunks(ts []types.T, fn func(*types.Chunk) error) error {
+	var c *types.Chunk
+	err := l.each(ts, func(op types.Op, row types.Row) error {
 		if c != nil && c.Len() >= types.ChunkCap && op != types.OpUpdateInsert {
 			if err := fn(c); err != nil {
 				return err
@@ -314,11 +323,12 @@ func (l *changeLog) chunks(ts []types.T, fn func(*types.Chunk) error) error {
 			c = types.NewChunk(ts, types.ChunkCap+1)
 		}
 		c.AppendRow(op, row)
+		return nil
+	})
+	if err == nil && c != nil {
+		err = fn(c)
 	}
-	if c != nil {
-		return fn(c)
-	}
-	return nil
+	return err
 }
 
 // tableChanges is a statement's changelog of one table, in order.
@@ -349,8 +359,7 @@ func heldBytes(key []byte, row types.Row) int64 {
 // out of the Go heap (see stmtWriter). Tables with a watermark keep
 // theirs: apply filters and measures them as a whole.
 func (w *stmtWriter) flushPiece() error {
-	if w.writes == nil {
-		w.writes = w.eng.db.NewWriteBatch()
+	if w.logs == nil {
 		w.logs = map[uint32]*changeLog{}
 	}
 	var kept int64
@@ -371,16 +380,14 @@ func (w *stmtWriter) flushPiece() error {
 		}
 		w.viewDirty = true
 		for i, op := range tc.ops {
-			for _, b := range []*storage.Batch{w.view, w.writes} {
-				var err error
-				if op.IsInsert() {
-					err = b.Put(id, tc.keys[i], tc.rows[i], tc.ts)
-				} else {
-					err = b.Delete(id, tc.keys[i])
-				}
-				if err != nil {
-					return err
-				}
+			var err error
+			if op.IsInsert() {
+				err = w.view.Put(id, tc.keys[i], tc.rows[i], tc.ts)
+			} else {
+				err = w.view.Delete(id, tc.keys[i])
+			}
+			if err != nil {
+				return err
 			}
 			lg.add(op, tc.rows[i], tc.ts)
 		}
@@ -395,10 +402,7 @@ func (w *stmtWriter) flushPiece() error {
 // from the pending epochs' writes. Called under writeMu when the
 // statement fails.
 func (w *stmtWriter) discard() {
-	if w.writes != nil {
-		w.writes.Close()
-		w.writes = nil
-	}
+	w.logs = nil
 	if !w.viewDirty {
 		return
 	}
@@ -560,11 +564,18 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	for id, n := range w.late {
 		e.countLate(id, e.wms.tables[id], n)
 	}
-	if w.writes != nil {
-		// The pieces flushed earlier come first: they are older.
-		err := pe.batch.Apply(w.writes)
-		w.writes.Close()
-		w.writes = nil
+	// The pieces flushed earlier come first: they are older.
+	for _, id := range w.order {
+		tc, lg := w.changes[id], w.logs[id]
+		if lg == nil {
+			continue
+		}
+		err := lg.each(tc.ts, func(op types.Op, row types.Row) error {
+			if op.IsInsert() {
+				return pe.batch.Put(id, pkKey(tc.rel, row), row, tc.ts)
+			}
+			return pe.batch.Delete(id, pkKey(tc.rel, row))
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -23,3 +23,12 @@ func (c *Cache) TableStats(tableID uint32) *TableCacheStats {
 	s, _ := c.stats.LoadOrStore(tableID, &TableCacheStats{})
 	return s.(*TableCacheStats)
 }
+
+// RangeStats calls fn with the statistics of every state table that has
+// used the cache.
+func (c *Cache) RangeStats(fn func(tableID uint32, s *TableCacheStats)) {
+	c.stats.Range(func(k, v any) bool {
+		fn(k.(uint32), v.(*TableCacheStats))
+		return true
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -184,6 +185,13 @@ func serve(args []string) int {
 		}
 		budgetMB = f.mb
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The garbage collector's soft limit follows the budget, so that
+		// what streaming frees is collected before the heap doubles: the
+		// budget twice over (live state plus what was just freed) and a
+		// fixed allowance for sessions, plans and Pebble's batches.
+		debug.SetMemoryLimit(2*(budgetMB<<20) + memoryOverhead)
+	}
 	wopts, initPassword, err := sec.options(*listen)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir serve: %v\n", err)
@@ -260,3 +268,7 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// memoryOverhead is what weir serve's soft memory limit allows beyond
+// twice --memory-budget (see serve).
+const memoryOverhead = 128 << 20
