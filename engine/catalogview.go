@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
@@ -17,18 +18,23 @@ func (s *Session) catalogView() planner.Catalog { return catalogView{s} }
 
 func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	if schema == "" {
+		if syscat.CatalogFirst(v.s.vars["search_path"], name) {
+			// The catalog relation of that name hides a user
+			// relation's: the binder takes the system table.
+			return nil, false
+		}
 		schema = "public"
 	}
 	return v.s.eng.cat.Lookup(schema, name)
 }
 
 func (v catalogView) SystemTable(schema, name string) (string, types.Schema, bool) {
-	return lookupSystemTable(schema, name)
+	return syscat.Lookup(schema, name)
 }
 
 // collect runs a bound read-only plan over snap and returns all rows.
 func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
-	ec := s.execCtx(nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err

@@ -5,17 +5,21 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/weirdb/weir/checkpoint"
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
-// weir's system views of connectors:
+// What the weir schema shows of connectors (syscat.System):
 //
 //	weir.sources        sources and tables fed by a connector: topic,
-//	                    format, records skipped as malformed
+//	                    format, records skipped as malformed, late rows,
+//	                    partitions and lag
 //	weir.source_errors  the latest malformed records per source, with
 //	                    partition, offset and reason
 //	weir.sinks          sinks: topic, format, delivery guarantee, last
@@ -23,35 +27,59 @@ import (
 //	                    written and skipped (too large); for a decoupled
 //	                    sink its log store's lag (epochs, rows, bytes not
 //	                    yet delivered) and whether it pauses its upstream
-func init() {
-	addSys("weir", "sources", "name:text kind:text topic:text format:text encode:text malformed_count:int8 late_rows:int8 partitions:int4 lag:int8", func(e *Engine, s *Session) []types.Row {
-		var out []types.Row
-		parts := e.sourcePartitions(context.Background())
-		for _, r := range connectorRels(e, false) {
-			n := e.wms.malformedRecords(r.ID)
-			row := types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[optTopic]),
-				vStr(strings.ToUpper(cmp.Or(r.With[optFormat], "plain"))), vStr(strings.ToUpper(cmp.Or(r.With[optEncode], "json"))), types.DInt(n)}
-			out = append(out, append(row, e.sourceExtra(parts, r)...))
-		}
-		return out
-	})
-	addSys("weir", "source_errors", "source:text partition:int4 offset:int8 reason:text seen_at:timestamptz", func(e *Engine, s *Session) []types.Row {
-		var out []types.Row
-		for _, r := range connectorRels(e, false) {
-			recs := e.conns.malformed(r.ID)
-			for _, m := range recs {
-				out = append(out, types.Row{vStr(r.Name), types.DInt(int64(m.Partition)), types.DInt(m.Offset), vStr(m.Reason), types.DInt(m.At.UnixMicro())})
-			}
-		}
-		return out
-	})
-	addSys("weir", "sinks", sinkColumns, func(e *Engine, s *Session) []types.Row { return sinkRows(e) })
+
+// Sources implements syscat.System.
+func (v liveSystem) Sources() []syscat.Source {
+	e := v.e
+	var out []syscat.Source
+	parts := e.sourcePartitions(context.Background())
+	for _, r := range connectorRels(e, false) {
+		src := syscat.Source{Name: r.Name, Kind: kindWords[r.Kind], Topic: r.With[optTopic],
+			Format: strings.ToUpper(cmp.Or(r.With[optFormat], "plain")), Encode: strings.ToUpper(cmp.Or(r.With[optEncode], "json")),
+			Malformed: e.wms.malformedRecords(r.ID)}
+		e.sourceExtra(&src, parts, r)
+		out = append(out, src)
+	}
+	return out
 }
 
-// sinkColumns are the columns of weir.sinks and SHOW SINKS.
-const sinkColumns = "name:text topic:text format:text guarantee:text last_committed_epoch:int8 pending_transactions:text records_written:int8 records_skipped:int8 " +
-	"decoupled:bool lag_epochs:int8 lag_rows:int8 lag_bytes:int8 paused:bool" +
-	" state:text last_committed_at:timestamptz transactions_committed:int8 transactions_aborted:int8 transactions_recommitted:int8 last_error:text"
+// sourceExtra fills in what weir.sources has beyond a source's own
+// options: late rows, partitions read, and the lag of the job furthest
+// behind.
+func (e *Engine) sourceExtra(src *syscat.Source, parts []sourcePartition, r *catalog.Relation) {
+	byJob := map[types.JobID]int64{}
+	seen := map[int32]bool{}
+	known := false
+	for _, p := range parts {
+		if p.rel.ID != r.ID {
+			continue
+		}
+		seen[p.partition] = true
+		if l, ok := p.lag(); ok {
+			byJob[p.job] += l
+			known = true
+		}
+	}
+	if known {
+		m := int64(0)
+		for _, l := range byJob {
+			m = max(m, l)
+		}
+		src.Lag = syscat.Null[int64]{V: m, Valid: true}
+	}
+	src.LateRows, src.Partitions = e.wms.lateRows(r.ID), len(seen)
+}
+
+// SourceErrors implements syscat.System.
+func (v liveSystem) SourceErrors() []syscat.SourceError {
+	var out []syscat.SourceError
+	for _, r := range connectorRels(v.e, false) {
+		for _, m := range v.e.conns.malformed(r.ID) {
+			out = append(out, syscat.SourceError{Source: r.Name, Partition: m.Partition, Offset: m.Offset, Reason: m.Reason, At: m.At})
+		}
+	}
+	return out
+}
 
 // connectorRels returns the sources and tables with a connector (sinks
 // when sinks is set), by name.
@@ -66,57 +94,74 @@ func connectorRels(e *Engine, sinks bool) []*catalog.Relation {
 	return rels
 }
 
-func sinkRows(e *Engine) []types.Row {
-	var out []types.Row
+// Sinks implements syscat.System.
+func (v liveSystem) Sinks() []syscat.Sink {
+	e := v.e
+	var out []syscat.Sink
 	_, running := e.jobStatuses()
 	for _, r := range connectorRels(e, true) {
 		g, _ := sinkGuarantee(r.With)
-		last, pending, written, skipped := e.st.committed.Load(), "", int64(0), int64(0)
-		decoupled := stream.SinkDecoupled(r.With)
-		var lagEpochs, lagRows, lagBytes int64
-		var paused bool
+		spec, _ := sinkSpec(r.With)
+		sk := syscat.Sink{Name: r.Name, Topic: r.With[optTopic], Format: strings.ToUpper(spec.Format),
+			Guarantee: strings.ReplaceAll(g.String(), "_", "-"), LastCommittedEpoch: e.st.committed.Load(), Decoupled: stream.SinkDecoupled(r.With)}
 		if info := e.conns.sinkInfo(r.ID); info != nil {
 			ep, recs := info.snapshot()
 			var ps []string
 			for _, p := range recs {
 				ps = append(ps, p.String())
 			}
-			pending = strings.Join(ps, "; ")
+			sk.Pending = strings.Join(ps, "; ")
 			if len(recs) > 0 {
-				last = ep
+				sk.LastCommittedEpoch = ep
 			}
-			written, skipped = info.written.Load(), info.skipped.Load()
-			if decoupled {
+			sk.Written, sk.Skipped = info.written.Load(), info.skipped.Load()
+			if sk.Decoupled {
 				var delivered uint64
-				lagEpochs, lagRows, lagBytes, paused, delivered = info.logLag()
-				if lagEpochs > 0 {
+				sk.LagEpochs, sk.LagRows, sk.LagBytes, sk.Paused, delivered = info.logLag()
+				if sk.LagEpochs > 0 {
 					// Everything up to the committed checkpoint is
 					// delivered only once the log store is empty.
-					last = delivered
+					sk.LastCommittedEpoch = delivered
 				}
 			}
 		}
-		spec, _ := sinkSpec(r.With)
-		pend := vStr(pending)
-		if pending == "" {
-			pend = null
-		}
-		out = append(out, types.Row{vStr(r.Name), vStr(r.With[optTopic]), vStr(strings.ToUpper(spec.Format)),
-			vStr(strings.ReplaceAll(g.String(), "_", "-")), types.DInt(int64(last)), pend, types.DInt(written), types.DInt(skipped),
-			types.DBool(decoupled), types.DInt(lagEpochs), types.DInt(lagRows), types.DInt(lagBytes), types.DBool(paused)})
-		out[len(out)-1] = append(out[len(out)-1], e.sinkExtra(r, running)...)
+		e.sinkExtra(&sk, r, running)
+		out = append(out, sk)
 	}
 	return out
 }
 
+// sinkExtra fills in what weir.sinks has beyond a sink's delivery:
+// state, transactions and last error.
+func (e *Engine) sinkExtra(sk *syscat.Sink, r *catalog.Relation, running map[types.JobID]*jobRun) {
+	if info := e.conns.sinkInfo(r.ID); info != nil {
+		if ep, _ := info.snapshot(); ep > 0 {
+			sk.LastCommittedAt = checkpoint.EpochTime(ep)
+		}
+		sk.TxCommitted, sk.TxAborted, sk.TxRecommitted = info.txCommitted.Load(), info.txAborted.Load(), info.txRecommitted.Load()
+	}
+	// The sink's last error: its own (weir.stream_errors) or the cause
+	// of its last restart, whichever is later.
+	var lastAt time.Time
+	for _, er := range e.st.errs.rows() {
+		if er.key.job == types.JobID(r.ID) && er.lastAt.After(lastAt) {
+			sk.LastError, lastAt = er.last, er.lastAt
+		}
+	}
+	if h := e.obs.jobHealthOf(types.JobID(r.ID)); h.lastError != "" && h.lastAt.After(lastAt) {
+		sk.LastError = h.lastError
+	}
+	sk.State = e.sinkState(r, running[types.JobID(r.ID)])
+}
+
 // prepareShowSinks is SHOW SINKS: weir.sinks' rows.
 func (s *Session) prepareShowSinks() (wire.Prepared, error) {
-	cs := cols(sinkColumns)
+	_, cs, _ := syscat.Lookup(syscat.Weir, "sinks")
 	fields := make([]wire.Field, len(cs))
 	for i, c := range cs {
 		fields[i] = wire.Field{Name: c.Name, T: c.T}
 	}
 	return &utilPrepared{fields: fields, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		return &rowsResult{rows: sinkRows(s.eng), tag: "SHOW"}, nil
+		return &rowsResult{rows: syscat.SinkRows(s.sysCatalog()), tag: "SHOW"}, nil
 	}}, nil
 }

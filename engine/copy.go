@@ -118,9 +118,9 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 	}
 	names := make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = quoteIdent(rel.Cols[c].Name)
+		names[i] = sql.QuoteIdent(rel.Cols[c].Name)
 	}
-	q, err := sql.Parse("SELECT " + strings.Join(names, ", ") + " FROM " + quoteIdent(rel.Schema) + "." + quoteIdent(rel.Name))
+	q, err := sql.Parse("SELECT " + strings.Join(names, ", ") + " FROM " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -131,20 +131,6 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 	return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
 		return s.copyOut(ctx, b, co, io)
 	}}, nil
-}
-
-// quoteIdent quotes an identifier when Postgres would need it.
-func quoteIdent(s string) string {
-	ok := s != ""
-	for i, r := range s {
-		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
-			ok = false
-		}
-	}
-	if ok {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // copyColumns resolves a COPY column list (all visible columns if empty)

@@ -187,7 +187,7 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 			_ = ws.finish(ctx, false)
 		}
 	}()
-	ec := s.execCtx(params, ws.src, ws.w)
+	ec := s.execCtx(ctx, params, ws.src, ws.w)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err

@@ -35,11 +35,14 @@
 //
 // # Seeing it work
 //
-// system.go emulates the parts of pg_catalog and information_schema that
-// psql and drivers read; the weir schema holds weir's own views of the
-// running system (stream_errors.go, connector_system.go, watermark.go,
-// weir_catalog.go). observe.go measures checkpoints, jobs, operators,
-// sources and sinks for those views, for EXPLAIN MATERIALIZED VIEW and
-// for the Prometheus metrics that metrics.go registers (served on
-// /metrics by cmd/weir; docs/metrics.md lists them).
+// Package syscat builds the system catalog: the parts of pg_catalog and
+// information_schema that psql and drivers read, and the weir schema's
+// views of the running system. The engine hands it the facts through
+// syscat.Provider (system.go, with connector_system.go and watermark.go
+// for theirs); show.go serves SHOW JOBS, SHOW COLUMNS, SHOW PARAMETERS
+// and EXPLAIN of a running job. observe.go measures checkpoints, jobs,
+// operators, sources and sinks for those views, for EXPLAIN
+// MATERIALIZED VIEW and for the Prometheus metrics that metrics.go
+// registers (served on /metrics by cmd/weir; docs/metrics.md lists
+// them).
 package engine

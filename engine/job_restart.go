@@ -12,6 +12,7 @@ import (
 
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
@@ -343,7 +344,7 @@ func (e *Engine) decide(rel *catalog.Relation, err error, alone bool) (time.Dura
 			_ = b.Commit()
 		}
 		e.log.Error("streaming job failed and is not restarted", strings.ReplaceAll(kind, " ", "_"), rel.Name,
-			"reason", d.Reason, "err", err, "hint", fmt.Sprintf("ALTER %s %s RESUME", strings.ToUpper(kind), quoteIdent(rel.Name)))
+			"reason", d.Reason, "err", err, "hint", fmt.Sprintf("ALTER %s %s RESUME", strings.ToUpper(kind), sql.QuoteIdent(rel.Name)))
 		return 0, 0, false
 	}
 	h.count++
@@ -610,7 +611,7 @@ func (e *Engine) checkReadable(deps []uint32) error {
 			if h.status == jobFailed {
 				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" is failed: its streaming job ran out of restart attempts while being rebuilt", name).
 					WithDetail("%s", h.lastErr).
-					WithHint("ALTER MATERIALIZED VIEW %s RESUME rebuilds it.", quoteIdent(name))
+					WithHint("ALTER MATERIALIZED VIEW %s RESUME rebuilds it.", sql.QuoteIdent(name))
 			}
 			return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" is being rebuilt after its streaming job failed", name).
 				WithDetail("Its rows are only partly back; weir.jobs shows its status and backfill progress.").

@@ -143,7 +143,7 @@ func checkParallelism(with map[string]string) error {
 func mviewDefinition(rel *catalog.Relation) string {
 	// EMIT ON WINDOW CLOSE and append-only are recorded by weir from the
 	// view's plan, not options.
-	def := "CREATE MATERIALIZED VIEW " + quoteIdent(rel.Name) +
+	def := "CREATE MATERIALIZED VIEW " + sql.QuoteIdent(rel.Name) +
 		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, appendOnlyOption) + " AS " + rel.SQL
 	if rel.With[planner.WithEmitOnWindowClose] == "true" {
 		def += " EMIT ON WINDOW CLOSE"
@@ -194,9 +194,9 @@ func withClause(with map[string]string, skip ...string) string {
 // quoteObject is n as SQL text, each part quoted when it needs it.
 func quoteObject(n sql.ObjectName) string {
 	if n.Schema == "" {
-		return quoteIdent(n.Name)
+		return sql.QuoteIdent(n.Name)
 	}
-	return quoteIdent(n.Schema) + "." + quoteIdent(n.Name)
+	return sql.QuoteIdent(n.Schema) + "." + sql.QuoteIdent(n.Name)
 }
 
 // assignScanStates gives every table scan of the plan that has none a

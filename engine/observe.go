@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -28,7 +29,7 @@ import (
 // disagree.
 
 // checkpointHistory is how many checkpoints weir.checkpoints keeps.
-const checkpointHistory = 100
+const checkpointHistory = syscat.CheckpointHistory
 
 // Checkpoint outcomes, as weir.checkpoints' status and the outcome label
 // of weir_checkpoints_total.
@@ -626,6 +627,7 @@ var (
 	descJobActors        = desc("job_actors", "Actors (parallel instances of operator chains) of the job.", "job", "kind")
 	descBackfillRows     = desc("job_backfill_rows", "Rows of existing data the job's backfill has read.", "job", "kind")
 	descBackfillProgress = desc("job_backfill_progress_ratio", "Fraction of the backfill done (1 when finished).", "job", "kind")
+	descBackfillSeconds  = desc("job_backfill_seconds", "Time the job's backfill has run: so far while it runs, in all once done.", "job", "kind")
 	descOpRowsIn         = desc("operator_rows_in_total", "Rows into the operator (from its inputs).", "job", "operator_id", "operator")
 	descOpRowsOut        = desc("operator_rows_out_total", "Rows out of the operator.", "job", "operator_id", "operator")
 	descOpStateRows      = desc("operator_state_rows", "Committed rows in the operator's state tables.", "job", "operator_id", "operator")
@@ -698,6 +700,9 @@ func (c liveCollector) Collect(ch chan<- prometheus.Metric) {
 		rows, total, n, done := j.backfillState()
 		gauge(descBackfillRows, float64(rows), name, kind)
 		gauge(descBackfillProgress, backfillRatio(rows, total, n, done), name, kind)
+		if d, ok := j.backfillTime(time.Now()); ok {
+			gauge(descBackfillSeconds, d.Seconds(), name, kind)
+		}
 		for _, op := range e.operatorStats(j, sizesTTL) {
 			id := strconv.Itoa(op.op.ID)
 			labels := []string{name, id, op.op.Name}

@@ -3,11 +3,13 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -168,4 +170,77 @@ func TestWeirViewsInsideDML(t *testing.T) {
 	mustRun(t, s, "INSERT INTO x SELECT 'operator', operator FROM weir.operators WHERE operator = 'StreamHashAgg'")
 	mustRun(t, s, "INSERT INTO x SELECT 'state', job FROM weir.state_tables WHERE operator = 'StreamHashAgg'")
 	wantRows(t, s, "SELECT * FROM x ORDER BY what", "job m running", "operator StreamHashAgg", "state m")
+}
+
+// TestBackfillTime walks a job's backfill reports with the times passed
+// in: the backfill runs from the first report until every reporting
+// actor is done, and its time stays fixed after that.
+func TestBackfillTime(t *testing.T) {
+	j := &jobRun{progress: map[[2]uint32]stream.BackfillProgress{}}
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	if _, ok := j.backfillTime(at(0)); ok {
+		t.Fatalf("a job that reported no backfill has a backfill time")
+	}
+	j.reportAt(stream.BackfillProgress{Actor: 1, Rows: 0, Total: 10}, at(1))
+	j.reportAt(stream.BackfillProgress{Actor: 2, Rows: 0, Total: 10}, at(2))
+	j.reportAt(stream.BackfillProgress{Actor: 1, Rows: 10, Total: 10, Done: true}, at(4))
+	if d, ok := j.backfillTime(at(5)); !ok || d != 4*time.Second {
+		t.Errorf("while actor 2 backfills: %v %v, want 4s so far", d, ok)
+	}
+	j.reportAt(stream.BackfillProgress{Actor: 2, Rows: 10, Total: 10, Done: true}, at(7))
+	j.reportAt(stream.BackfillProgress{Actor: 2, Rows: 10, Total: 10, Done: true}, at(9)) // a later report changes nothing
+	for _, now := range []time.Time{at(7), at(60)} {
+		if d, ok := j.backfillTime(now); !ok || d != 6*time.Second {
+			t.Errorf("done, asked at %v: %v %v, want 6s", now.Sub(t0), d, ok)
+		}
+	}
+}
+
+// TestBackfillMetrics creates a view over a table that holds rows and
+// reads the job's backfill series: its progress is 1, and its time is
+// exported and no longer moves once the backfill is done.
+func TestBackfillMetrics(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY)")
+	var vals []string
+	for i := 1; i <= 500; i++ {
+		vals = append(vals, fmt.Sprintf("(%d)", i))
+	}
+	mustRun(t, s, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t")
+	wantRows(t, s, "SELECT n FROM m", "500")
+	gauge := func(name string) (float64, bool) {
+		fams, err := e.Metrics().Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			if f.GetName() != name {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "job" && l.GetValue() == "m" {
+						return m.GetGauge().GetValue(), true
+					}
+				}
+			}
+		}
+		return 0, false
+	}
+	if v, ok := gauge("weir_job_backfill_progress_ratio"); !ok || v != 1 {
+		t.Errorf("weir_job_backfill_progress_ratio{job=m} = %g %v, want 1", v, ok)
+	}
+	first, ok := gauge("weir_job_backfill_seconds")
+	if !ok || first < 0 {
+		t.Fatalf("weir_job_backfill_seconds{job=m} = %g %v, want a time", first, ok)
+	}
+	mustRun(t, s, "INSERT INTO t VALUES (501)")
+	wantRows(t, s, "SELECT n FROM m", "501")
+	if again, _ := gauge("weir_job_backfill_seconds"); again != first {
+		t.Errorf("weir_job_backfill_seconds{job=m} moved from %g to %g after the backfill was done", first, again)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -531,7 +532,7 @@ func (s *Session) HasTablePrivilege(user, table string, oid uint32, privs string
 		schema, name := splitRelName(table)
 		rel, ok = s.eng.cat.Lookup(orDefault(schema, catalog.PublicSchema), name)
 		if !ok {
-			if _, _, sys := lookupSystemTable(schema, name); sys {
+			if _, _, sys := syscat.Lookup(schema, name); sys {
 				return name != "pg_authid" || r.Superuser, nil
 			}
 			return false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", table)

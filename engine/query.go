@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -80,7 +81,7 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 	if s.tx != nil {
 		src.batch = s.tx.batch
 	}
-	ec := s.execCtx(params, src, nil)
+	ec := s.execCtx(ctx, params, src, nil)
 	op, err := executor.Build(p.bound.Plan, ec)
 	if err != nil {
 		snap.Close()
@@ -107,15 +108,16 @@ func (s *Session) withTimeout(ctx context.Context) (context.Context, context.Can
 	return context.WithCancel(ctx)
 }
 
-// execCtx builds the executor context for one statement.
-func (s *Session) execCtx(params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
+// execCtx builds the executor context for one statement: now() is the
+// transaction's start time, ctx (with statement_timeout) cancels the
+// functions that wait.
+func (s *Session) execCtx(ctx context.Context, params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
 	ec := &executor.ExecCtx{Source: src, Writer: w}
+	stmt := time.Now().UnixMicro()
 	ec.Eval = executor.EvalCtx{
-		Params:   params,
-		Now:      time.Now().UnixMicro(),
-		Location: s.loc,
-		Session:  s,
-		Exec:     ec,
+		Context: functions.Context{Now: s.transactionStart(stmt), Statement: stmt, Location: s.loc, Session: s, Cancel: ctx},
+		Params:  params,
+		Exec:    ec,
 	}
 	return ec
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
-	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -192,7 +191,7 @@ func renameInSQL(text, schema, old, new string) string {
 			}
 		}
 		b.WriteString(text[last:t.Off])
-		b.WriteString(quoteIdent(new))
+		b.WriteString(sql.QuoteIdent(new))
 		last = t.End
 	}
 	if last == 0 {
@@ -212,7 +211,7 @@ func renameOwn(text, old, new string) string {
 	}
 	for _, t := range toks {
 		if (t.Kind == sql.TIdent || t.Kind == sql.TQIdent) && t.Val == old {
-			return text[:t.Off] + quoteIdent(new) + text[t.End:]
+			return text[:t.Off] + sql.QuoteIdent(new) + text[t.End:]
 		}
 	}
 	return text
@@ -257,21 +256,4 @@ func (s *Session) comment(st *sql.Comment) (wire.Result, error) {
 		return nil, err
 	}
 	return done("COMMENT")
-}
-
-// descriptionRows are pg_description's rows: the comments of relations
-// (objsubid 0) and of their columns (objsubid = attnum).
-func descriptionRows(e *Engine, _ *Session) []types.Row {
-	var rows []types.Row
-	for _, r := range e.cat.All() {
-		if r.Comment != "" {
-			rows = append(rows, types.Row{vOid(r.OID), vOid(oidPgClassRel), types.DInt(0), types.DString(r.Comment)})
-		}
-		for i, c := range r.Cols {
-			if t, ok := r.ColComments[c.Name]; ok && !c.Hidden {
-				rows = append(rows, types.Row{vOid(r.OID), vOid(oidPgClassRel), types.DInt(int64(attnum(r, i))), types.DString(t)})
-			}
-		}
-	}
-	return rows
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -284,42 +283,4 @@ func (s *Session) dropRole(ctx context.Context, st *sql.DropRole, io wire.ExecIO
 		s.eng.log.Info("role dropped", "role", r.Name, "by", s.user)
 	}
 	return done("DROP ROLE")
-}
-
-// roleRows are the rows of pg_authid (verifiers shown) or pg_roles
-// (verifiers masked), in OID order.
-func roleRows(e *Engine, masked bool) []types.Row {
-	roles := e.cat.Roles()
-	slices.SortFunc(roles, func(a, b *catalog.Role) int { return int(a.OID) - int(b.OID) })
-	var rows []types.Row
-	for _, r := range roles {
-		// pg_roles shows ******** whether or not the role has a
-		// password; pg_authid the verifier or NULL.
-		pw := vStr("********")
-		if !masked {
-			pw = null
-			if r.Password != "" {
-				pw = vStr(r.Password)
-			}
-		}
-		until := null
-		if !r.ValidUntil.IsZero() {
-			until = types.Datum{I: r.ValidUntil.UnixMicro()}
-		}
-		rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vBool(r.Superuser), vBool(r.Inherit), vBool(r.CreateRole),
-			vBool(r.CreateDB), vBool(r.Login), vBool(r.Superuser), vInt(r.ConnLimit), pw, until, vBool(r.Superuser), null})
-	}
-	return rows
-}
-
-// userRows are the rows of pg_user: the roles that can log in.
-// (rolreplication and rolbypassrls are true only for superusers here.)
-func userRows(e *Engine) []types.Row {
-	var rows []types.Row
-	for _, r := range roleRows(e, true) {
-		if r[6].I != 0 {
-			rows = append(rows, types.Row{r[1], r[0], r[5], r[2], r[7], r[11], r[9], r[10], null})
-		}
-	}
-	return rows
 }

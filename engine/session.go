@@ -42,6 +42,9 @@ type Session struct {
 	// implicit is set while the statements of one multi-statement Query
 	// run as Postgres's implicit transaction (txn is then 'T').
 	implicit bool
+	// txnStart is when the open transaction began (microseconds since
+	// 1970, UTC): now() inside it.
+	txnStart int64
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32

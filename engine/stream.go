@@ -15,6 +15,7 @@ import (
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/executor/stream"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -137,6 +138,10 @@ type jobRun struct {
 	// progress is the latest backfill report per (actor, relation).
 	progMu   sync.Mutex
 	progress map[[2]uint32]stream.BackfillProgress
+	// backfillFrom is when the first backfill report arrived (the
+	// backfill's first barrier), backfillTo when every reporting actor
+	// was done; zero until then.
+	backfillFrom, backfillTo time.Time
 	// readable is set once the view's backfill is known complete and
 	// committed (see awaitReadable).
 	readable atomic.Bool
@@ -697,7 +702,7 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		Cache:       st.cache,
 		Sink:        jobBarrierSink{e, j},
 		Errors:      st.errs,
-		Eval:        &executor.EvalCtx{Location: jobLocation(rel.With)},
+		Eval:        &executor.EvalCtx{Context: functions.Context{Location: jobLocation(rel.With)}},
 		Parallelism: par,
 		NewActorID: func() (types.ActorID, error) {
 			return types.ActorID(st.nextActor.Add(1)), nil
@@ -721,14 +726,41 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 	return j, nil
 }
 
-func (j *jobRun) report(p stream.BackfillProgress) {
+func (j *jobRun) report(p stream.BackfillProgress) { j.reportAt(p, time.Now()) }
+
+// reportAt records a backfill report that arrived at now.
+func (j *jobRun) reportAt(p stream.BackfillProgress, now time.Time) {
 	var relID uint32
 	if p.Rel != nil {
 		relID = p.Rel.ID
 	}
 	j.progMu.Lock()
+	defer j.progMu.Unlock()
 	j.progress[[2]uint32{uint32(p.Actor), relID}] = p
-	j.progMu.Unlock()
+	if j.backfillFrom.IsZero() {
+		j.backfillFrom = now
+	}
+	done := true
+	for _, q := range j.progress {
+		done = done && q.Done
+	}
+	if done && j.backfillTo.IsZero() {
+		j.backfillTo = now
+	}
+}
+
+// backfillTime is how long the job's backfill ran: until now while it
+// runs, its whole duration once done; false when the job reported none.
+func (j *jobRun) backfillTime(now time.Time) (time.Duration, bool) {
+	j.progMu.Lock()
+	defer j.progMu.Unlock()
+	switch {
+	case j.backfillFrom.IsZero():
+		return 0, false
+	case j.backfillTo.IsZero():
+		return now.Sub(j.backfillFrom), true
+	}
+	return j.backfillTo.Sub(j.backfillFrom), true
 }
 
 // backfillState sums the job's backfill progress: rows read, estimated

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"slices"
+	"time"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -244,7 +245,18 @@ func (s *Session) BeginImplicit() {
 	if s.txn == 'I' {
 		s.implicit = true
 		s.txn = 'T'
+		s.txnStart = time.Now().UnixMicro()
 	}
+}
+
+// transactionStart returns the start time of the open transaction (now()
+// and 'now' inside BEGIN ... COMMIT), or stmt, the statement's own start,
+// outside one.
+func (s *Session) transactionStart(stmt int64) int64 {
+	if s.txn != 'I' && s.txnStart != 0 {
+		return s.txnStart
+	}
+	return stmt
 }
 
 // EndImplicit implements wire.ImplicitTransaction: it commits the implicit

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -671,6 +672,7 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 			return done("BEGIN")
 		}
 		s.txn = 'T'
+		s.txnStart = time.Now().UnixMicro()
 		return done("BEGIN")
 	case sql.TxnCommit:
 		if s.implicit {
@@ -761,7 +763,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			def := rel.SQL
 			switch rel.Kind {
 			case catalog.KindView:
-				def = "CREATE VIEW " + quoteIdent(rel.Name) + " AS " + rel.SQL
+				def = "CREATE VIEW " + sql.QuoteIdent(rel.Name) + " AS " + rel.SQL
 			case catalog.KindMView:
 				def = mviewDefinition(rel)
 			case catalog.KindSink:

@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -323,7 +325,7 @@ func (e *Engine) advanceWatermark(tc *tableChanges, tw *tableWatermark) {
 	if c.Len() == 0 {
 		return
 	}
-	ec := &executor.EvalCtx{Location: time.UTC}
+	ec := &executor.EvalCtx{Context: functions.Context{Location: time.UTC}}
 	v, err := tw.ev.Eval(ec, c)
 	if err != nil {
 		// One row failed: evaluate row by row, leaving the failing ones
@@ -432,29 +434,29 @@ func (e *Engine) dropWatermark(rel *catalog.Relation, b *storage.Batch) {
 	e.wms.mu.Unlock()
 }
 
-func init() {
-	addSys("weir", "watermarks", "name:text kind:text watermark_column:text watermark_expr:text watermark:text late_rows:int8",
-		func(e *Engine, s *Session) []types.Row {
-			var rels []*catalog.Relation
-			for _, r := range e.cat.All() {
-				if r.With[planner.WithWatermarkColumn] != "" {
-					rels = append(rels, r)
-				}
-			}
-			slices.SortFunc(rels, func(a, b *catalog.Relation) int { return cmp.Compare(a.Name, b.Name) })
-			e.wms.mu.Lock()
-			defer e.wms.mu.Unlock()
-			var out []types.Row
-			for _, r := range rels {
-				wm := null
-				if w, ok := e.wms.current[r.ID]; ok {
-					wm = vStr(types.FormatText(w.Val, w.T, nil))
-				}
-				out = append(out, types.Row{vStr(r.Name), vStr(kindWords[r.Kind]), vStr(r.With[planner.WithWatermarkColumn]),
-					vStr(watermarkExprText(r)), wm, types.DInt(e.wms.lateRows(r.ID))})
-			}
-			return out
-		})
+// Watermarks implements syscat.System: the watermarks of sources and
+// tables with a WATERMARK FOR clause, by name.
+func (v liveSystem) Watermarks() []syscat.Watermark {
+	e := v.e
+	var rels []*catalog.Relation
+	for _, r := range e.cat.All() {
+		if r.With[planner.WithWatermarkColumn] != "" {
+			rels = append(rels, r)
+		}
+	}
+	slices.SortFunc(rels, func(a, b *catalog.Relation) int { return cmp.Compare(a.Name, b.Name) })
+	e.wms.mu.Lock()
+	defer e.wms.mu.Unlock()
+	var out []syscat.Watermark
+	for _, r := range rels {
+		w := syscat.Watermark{Name: r.Name, Kind: kindWords[r.Kind], Column: r.With[planner.WithWatermarkColumn],
+			Expr: watermarkExprText(r), LateRows: e.wms.lateRows(r.ID)}
+		if cur, ok := e.wms.current[r.ID]; ok {
+			w.Value = syscat.Null[string]{V: types.FormatText(cur.Val, cur.T, nil), Valid: true}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // logLateRows logs, at debug level, rows dropped behind a watermark.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -150,6 +151,20 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 		if len(s.ArgTypes) == 1 && s.T.IsArray() {
 			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
 		}
+	case "jsonb_agg":
+		if len(s.ArgTypes) == 1 {
+			return func() Accumulator { return &jsonbAggAcc{t: at} }, nil
+		}
+	case "jsonb_object_agg":
+		if len(s.ArgTypes) == 2 {
+			vt := s.ArgTypes[1]
+			return func() Accumulator { return &jsonbAggAcc{t: vt, object: true} }, nil
+		}
+	case "bit_and", "bit_or", "bit_xor":
+		if at.IsInteger() {
+			op := s.Fn
+			return func() Accumulator { return &bitAcc{op: op} }, nil
+		}
 	case "bool_and", "every", "bool_or":
 		if at.ID == types.Bool {
 			and := s.Fn != "bool_or"
@@ -204,7 +219,7 @@ func (a *sumIntAcc) Add(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, ok := addInt64(a.sum, args[0].I)
+	s, ok := functions.AddInt64(a.sum, args[0].I)
 	if !ok {
 		return errBigintRange
 	}
@@ -217,7 +232,7 @@ func (a *sumIntAcc) Retract(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, ok := addInt64(a.sum, -args[0].I)
+	s, ok := functions.AddInt64(a.sum, -args[0].I)
 	if !ok {
 		return errBigintRange
 	}
@@ -231,11 +246,6 @@ func (a *sumIntAcc) Result() types.Datum {
 		return types.NullDatum
 	}
 	return types.DInt(a.sum)
-}
-
-func addInt64(a, b int64) (int64, bool) {
-	s := a + b
-	return s, (s > a) == (b > 0)
 }
 
 // sumInt128Acc is sum(bigint), a numeric: the sum is kept as a 128-bit
@@ -462,9 +472,9 @@ type sumIntervalAcc struct {
 func addIntervalSigned(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
 	m := int64(a.Months) + sign*int64(b.Months)
 	d := int64(a.Days) + sign*int64(b.Days)
-	us, ok := addInt64(a.Micros, sign*b.Micros)
+	us, ok := functions.AddInt64(a.Micros, sign*b.Micros)
 	if !ok || m != int64(int32(m)) || d != int64(int32(d)) {
-		return a, errIntervalRange
+		return a, functions.ErrIntervalRange
 	}
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
@@ -1058,9 +1068,9 @@ func selectDivScale(x, y *apd.Decimal) int {
 	if f1 <= f2 {
 		qweight--
 	}
-	rscale := numericMinSigDigits - qweight*4
+	rscale := functions.NumericMinSigDigits - qweight*4
 	rscale = max(rscale, aggDscale(x), aggDscale(y), 0)
-	return min(rscale, numericMaxDisplayScale)
+	return min(rscale, functions.NumericMaxDisplayScale)
 }
 
 // numericDiv returns x / y (y non-zero) at Postgres's division scale.
@@ -1132,4 +1142,136 @@ func (a *arrayAggAcc) Result() types.Datum {
 		return types.NullDatum
 	}
 	return types.DString(types.FormatArray(a.elems, a.t, nil))
+}
+
+// bitAcc is bit_and, bit_or and bit_xor over integers. It counts, for
+// each of the 64 bits, the inputs that have it set, and the inputs
+// themselves, so retraction is exact: a bit is in the AND when every input
+// has it, in the OR when one does, in the XOR when an odd number do. The
+// result of no input is NULL.
+type bitAcc struct {
+	op   string
+	n    int64
+	ones [64]int64
+}
+
+func (a *bitAcc) step(d types.Datum, by int64) {
+	if d.Null {
+		return
+	}
+	a.n += by
+	x := uint64(d.I)
+	for x != 0 {
+		i := bits.TrailingZeros64(x)
+		a.ones[i] += by
+		x &^= 1 << i
+	}
+}
+
+func (a *bitAcc) Add(args []types.Datum) error { a.step(args[0], 1); return nil }
+
+func (a *bitAcc) Retract(args []types.Datum) error { a.step(args[0], -1); return nil }
+
+func (a *bitAcc) Result() types.Datum {
+	if a.n == 0 {
+		return types.NullDatum
+	}
+	var r uint64
+	for i, c := range a.ones {
+		var set bool
+		switch a.op {
+		case "bit_and":
+			set = c == a.n
+		case "bit_or":
+			set = c > 0
+		default:
+			set = c%2 != 0
+		}
+		if set {
+			r |= 1 << i
+		}
+	}
+	return types.DInt(int64(r))
+}
+
+// bitsText and setBitsText write and read the per-bit counts as text
+// ("bit:count" pairs for the bits with a count), the state's second value.
+func (a *bitAcc) bitsText() types.Datum {
+	var b strings.Builder
+	for i, c := range a.ones {
+		if c != 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d:%d", i, c)
+		}
+	}
+	return types.DString(b.String())
+}
+
+func (a *bitAcc) setBitsText(d types.Datum) error {
+	a.ones = [64]int64{}
+	if d.Null || d.S == "" {
+		return nil
+	}
+	for _, p := range strings.Split(d.S, ",") {
+		i, c, ok := strings.Cut(p, ":")
+		bit, err1 := strconv.Atoi(i)
+		n, err2 := strconv.ParseInt(c, 10, 64)
+		if !ok || err1 != nil || err2 != nil || bit < 0 || bit >= 64 {
+			return pgerr.New(pgerr.DataCorrupted, "bad %s state %q", a.op, d.S)
+		}
+		a.ones[bit] = n
+	}
+	return nil
+}
+
+// jsonbAggAcc is jsonb_agg(x), the jsonb array of the inputs in order
+// (NULL as null), and jsonb_object_agg(k, v), the object of the pairs (a
+// NULL key is 22004). Both are NULL over no rows.
+type jsonbAggAcc struct {
+	t      types.T
+	object bool
+	keys   []string
+	vals   []types.Datum
+}
+
+func (a *jsonbAggAcc) Add(args []types.Datum) error {
+	if a.object {
+		if args[0].Null {
+			return pgerr.New(pgerr.NullValueNotAllowed, "field name must not be null")
+		}
+		a.keys = append(a.keys, args[0].S)
+		a.vals = append(a.vals, args[1])
+		return nil
+	}
+	a.vals = append(a.vals, args[0])
+	return nil
+}
+
+func (a *jsonbAggAcc) Retract(args []types.Datum) error {
+	v, key := args[0], ""
+	if a.object {
+		v, key = args[1], args[0].S
+	}
+	for i, e := range a.vals {
+		if (!a.object || a.keys[i] == key) && e.Null == v.Null && (e.Null || types.Compare(e, v, a.t) == 0) {
+			a.vals = append(a.vals[:i], a.vals[i+1:]...)
+			if a.object {
+				a.keys = append(a.keys[:i], a.keys[i+1:]...)
+			}
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
+}
+
+func (a *jsonbAggAcc) Result() types.Datum {
+	if len(a.vals) == 0 {
+		return types.NullDatum
+	}
+	if a.object {
+		return types.DString(functions.JSONBObject(a.keys, a.vals, a.t))
+	}
+	return types.DString(functions.JSONBArray(a.vals, a.t))
 }

@@ -18,6 +18,7 @@ import (
 //	sum(float), avg(float)         sum float8, n int8
 //	sum(interval), avg(interval)   sum interval, n int8
 //	bool_and, bool_or              true count int8, false count int8
+//	bit_and, bit_or, bit_xor       n int8, per-bit counts text ("bit:count,...")
 //	variance family (decimal)      n int8, ΣX numeric, ΣX² numeric
 //	variance family (float)        n float8, ΣX float8, ΣX² term float8
 //	min, max (not retractable)     the current extreme (NULL: no input)
@@ -50,6 +51,8 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 		return []types.T{i8, i8, i8}, true
 	case *boolAcc:
 		return []types.T{i8, i8}, true
+	case *bitAcc:
+		return []types.T{i8, types.TText}, true
 	case *varDecAcc:
 		return []types.T{i8, num, num}, true
 	case *varFloatAcc:
@@ -145,6 +148,8 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 		return append(dst, types.DInt(a.sum.hi), types.DInt(int64(a.sum.lo)), types.DInt(a.sum.n))
 	case *boolAcc:
 		return append(dst, types.DInt(a.nTrue), types.DInt(a.nFals))
+	case *bitAcc:
+		return append(dst, types.DInt(a.n), a.bitsText())
 	case *varDecAcc:
 		return append(dst, types.DInt(a.n), decDatum(&a.sx), decDatum(&a.sx2))
 	case *varFloatAcc:
@@ -203,6 +208,9 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		}
 	case *boolAcc:
 		a.nTrue, a.nFals = src[0].I, src[1].I
+	case *bitAcc:
+		a.n = src[0].I
+		return a.setBitsText(src[1])
 	case *varDecAcc:
 		a.n = src[0].I
 		dec(src[1], &a.sx)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -31,7 +32,7 @@ func TestIntToNumericTypmod(t *testing.T) {
 		in := types.NewChunk(nil, 1)
 		in.SetLen(1)
 		got := ""
-		v, err := ev.Eval(&EvalCtx{Location: time.UTC}, in)
+		v, err := ev.Eval(&EvalCtx{Context: functions.Context{Location: time.UTC}}, in)
 		if err != nil {
 			got = "ERROR: " + err.Error()
 		} else {

@@ -3,8 +3,8 @@ package executor
 import (
 	"context"
 	"errors"
-	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -28,55 +28,27 @@ type Evaluator interface {
 
 // EvalCtx is what expressions may read besides their input row.
 type EvalCtx struct {
+	// Context is what functions read: the transaction's start time, the
+	// session's TimeZone and settings, the statement's cancellation.
+	functions.Context
 	// Params are the statement's $1..$n values.
 	Params []types.Datum
 	// Outer is the stack of enclosing rows for correlated subqueries;
 	// Outer[len(Outer)-d] is the row at depth d.
 	Outer []types.Row
-	// Now is the statement's transaction timestamp (now(),
-	// current_timestamp), microseconds since 1970-01-01 UTC.
-	Now int64
-	// Location is the session's TimeZone, for timestamptz input, output and
-	// arithmetic.
-	Location *time.Location
-	// Session answers current_user, current_database(), current_setting().
-	Session SessionInfo
 	// Exec runs subquery plans; nil where subqueries cannot occur.
 	Exec *ExecCtx
 }
 
 // SessionInfo is the part of a session that functions can read.
-type SessionInfo interface {
-	User() string
-	Database() string
-	// Setting returns a session variable's current value and whether it exists.
-	Setting(name string) (string, bool)
-}
+type SessionInfo = functions.SessionInfo
 
-// CatalogDescriber is implemented by sessions that can describe catalog
-// objects by OID, for the functions that print them (docs §9.26, table
-// "System Catalog Information Functions"). Functions whose session lacks
-// it answer as for an object that does not exist.
-type CatalogDescriber interface {
-	// DescribeObject returns what fn prints for the object with the
-	// given OID, and false (the function returns NULL) when there is no
-	// such object. fn is "pg_get_indexdef" (col > 0 asks for the col-th
-	// key column alone), "pg_get_constraintdef", "pg_get_viewdef",
-	// "pg_get_userbyid", "obj_description", "col_description" (col is the
-	// column's number) or "pg_table_is_visible" ("t" or "f"); pretty is
-	// the functions' pretty-print flag.
-	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
-}
+// CatalogDescriber describes catalog objects by OID for the functions
+// that print them (functions.CatalogDescriber).
+type CatalogDescriber = functions.CatalogDescriber
 
-// PrivilegeChecker is implemented by sessions that keep privileges, for
-// has_table_privilege. table is a relation name as written (schema
-// qualified or not) unless oid is not zero; privs is a comma-separated
-// list such as "SELECT, INSERT" (any of them suffices, as in Postgres).
-// Errors: 42P01 for an unknown table, 42704 for an unknown role, 22023
-// for an unknown privilege.
-type PrivilegeChecker interface {
-	HasTablePrivilege(user, table string, oid uint32, privs string) (bool, error)
-}
+// PrivilegeChecker answers has_table_privilege (functions.PrivilegeChecker).
+type PrivilegeChecker = functions.PrivilegeChecker
 
 // Source gives batch operators the rows of relations at one snapshot.
 type Source interface {

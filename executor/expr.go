@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -483,7 +484,7 @@ func compileInList(e *planner.InList) (Evaluator, error) {
 	}
 	ev := &inListEval{arg: arg, list: list, not: e.Not}
 	for _, x := range e.List {
-		cmp, err := comparer(e.Arg.Type(), x.Type())
+		cmp, err := functions.Comparer(e.Arg.Type(), x.Type())
 		if err != nil {
 			return nil, err
 		}

@@ -1,80 +1,18 @@
 package executor
 
 import (
-	"strings"
-
 	"github.com/cockroachdb/apd/v3"
-	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
 
 type apdDecimal = apd.Decimal
 
-// rowFn computes a scalar function for one row. Strict functions are never
-// called with a NULL argument.
-type rowFn func(ctx *EvalCtx, args []types.Datum) (types.Datum, error)
-
-// vecFn computes a scalar function over whole vectors: it fills out (n
-// rows, allocated by newOut) for the rows visible in vis (nil: all rows),
-// handling NULL arguments itself.
-type vecFn func(ctx *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error
-
-// impl is the implementation of one function overload.
-type impl struct {
-	row       rowFn
-	vec       vecFn
-	nonStrict bool
-}
-
-// implFactory returns the implementation of function name for the given
-// argument and result types, and false if it has none for them.
-type implFactory func(args []types.T, ret types.T) (impl, bool)
-
-var impls = map[string][]implFactory{}
-
-// def registers an implementation factory for a function or operator.
-func def(name string, f implFactory) { impls[name] = append(impls[name], f) }
-
-// defRow registers a strict row function that works for every overload of
-// name.
-func defRow(name string, f rowFn) {
-	def(name, func([]types.T, types.T) (impl, bool) { return impl{row: f}, true })
-}
-
-// defRowNS registers a non-strict row function for every overload of name.
-func defRowNS(name string, f rowFn) {
-	def(name, func([]types.T, types.T) (impl, bool) { return impl{row: f, nonStrict: true}, true })
-}
-
-// lookupImpl finds the implementation of name for argument types args.
-func lookupImpl(name string, args []types.T, ret types.T) (impl, error) {
-	for _, f := range impls[name] {
-		if im, ok := f(args, ret); ok {
-			return im, nil
-		}
-	}
-	names := make([]string, len(args))
-	for i, a := range args {
-		names[i] = a.ID.Name()
-	}
-	if len(args) == 1 && isOperator(name) {
-		return impl{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", name, names[0])
-	}
-	if len(args) == 2 && isOperator(name) {
-		return impl{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", names[0], name, names[1])
-	}
-	return impl{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", "))
-}
-
-func isOperator(name string) bool {
-	return name == "neg" || strings.IndexFunc(name, func(r rune) bool { return r >= 'a' && r <= 'z' }) < 0
-}
-
 type callEval struct {
 	args []Evaluator
 	ret  types.T
-	impl impl
+	impl functions.Impl
 	ds   []types.Datum
 	vs   []*types.Vec
 }
@@ -88,7 +26,7 @@ func compileCall(e *planner.Call) (Evaluator, error) {
 	for i, a := range e.Args {
 		ts[i] = a.Type()
 	}
-	im, err := lookupImpl(e.Fn, ts, e.T)
+	im, err := functions.Lookup(e.Fn, ts, e.T)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +44,8 @@ func (c *callEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	}
 	n := in.Len()
 	out := newOut(c.ret, n)
-	if c.impl.vec != nil {
-		return out, c.impl.vec(ctx, c.vs, n, in.Vis, out)
+	if c.impl.Vec != nil {
+		return out, c.impl.Vec(&ctx.Context, c.vs, n, in.Vis, out)
 	}
 rows:
 	for i := 0; i < n; i++ {
@@ -117,12 +55,12 @@ rows:
 		}
 		for j, v := range c.vs {
 			c.ds[j] = v.Get(i)
-			if c.ds[j].Null && !c.impl.nonStrict {
+			if c.ds[j].Null && !c.impl.NonStrict {
 				out.Nulls[i] = true
 				continue rows
 			}
 		}
-		d, err := c.impl.row(ctx, c.ds)
+		d, err := c.impl.Row(&ctx.Context, c.ds)
 		if err != nil {
 			return nil, err
 		}
@@ -164,19 +102,19 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 		}
 		switch {
 		case ff == types.FamInt && tf == types.FamInt && (c.from.IsInteger() || c.from.ID == types.Oid) && (c.to.IsInteger() || c.to.ID == types.Oid):
-			if err := checkIntRange(a.I[i], c.to.ID); err != nil {
+			if err := functions.CheckIntRange(a.I[i], c.to.ID); err != nil {
 				return nil, err
 			}
 			out.I[i] = a.I[i]
 		case ff == types.FamInt && c.from.IsInteger() && tf == types.FamFloat:
-			out.F[i] = roundFloat(float64(a.I[i]), c.to.ID)
+			out.F[i] = functions.RoundFloat(float64(a.I[i]), c.to.ID)
 		case ff == types.FamFloat && tf == types.FamFloat:
-			f := roundFloat(a.F[i], c.to.ID)
-			if c.to.ID == types.Float4 && isInf(f) && !isInf(a.F[i]) {
-				return nil, errFloatOverflow
+			f := functions.RoundFloat(a.F[i], c.to.ID)
+			if c.to.ID == types.Float4 && functions.IsInf(f) && !functions.IsInf(a.F[i]) {
+				return nil, functions.ErrFloatOverflow
 			}
 			if f == 0 && a.F[i] != 0 {
-				return nil, errFloatUnderflow
+				return nil, functions.ErrFloatUnderflow
 			}
 			out.F[i] = f
 		case c.from.ID == c.to.ID && c.to.Mod < 0:
@@ -204,6 +142,12 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (types.Datum, error) {
 	if from.ID == types.Unknown && to.IsString() {
 		return d, nil
+	}
+	if from.IsString() || from.ID == types.Unknown {
+		// 'now', 'today', ... read the transaction's start time.
+		if v, ok := ctx.RelativeTime(d.S, to.ID); ok {
+			return v, nil
+		}
 	}
 	return types.Cast(d, from, to, explicit, ctx.loc())
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -35,7 +36,7 @@ func compileSubquery(e *planner.Subquery) (Evaluator, error) {
 		if len(sch) != 1 {
 			return nil, pgerr.New(pgerr.SyntaxError, "subquery has too many columns")
 		}
-		cmp, err := comparer(e.Arg.Type(), sch[0].T)
+		cmp, err := functions.Comparer(e.Arg.Type(), sch[0].T)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +178,7 @@ func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum) (t
 			sawNull = true
 			continue
 		}
-		ok := cmpHolds(s.q.Op, s.cmp(arg, r[0]))
+		ok := functions.CmpHolds(s.q.Op, s.cmp(arg, r[0]))
 		if ok != all {
 			return types.DBool(!all), nil
 		}
@@ -186,26 +187,6 @@ func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum) (t
 		return types.NullDatum, nil
 	}
 	return types.DBool(all), nil
-}
-
-// cmpHolds reports whether comparison operator op holds for a three-way
-// comparison result c.
-func cmpHolds(op string, c int) bool {
-	switch op {
-	case "=":
-		return c == 0
-	case "<>", "!=":
-		return c != 0
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	case ">=":
-		return c >= 0
-	}
-	return false
 }
 
 // quoteArrayElem quotes an element of a Postgres array's text form when

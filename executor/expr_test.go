@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -30,7 +31,7 @@ func evalIn(t *testing.T, src string, loc *time.Location) string {
 	if err != nil {
 		return "ERROR: " + pgerr.As(err).Message
 	}
-	ctx := &EvalCtx{Location: loc, Now: 1700000000123456, Session: fakeSession{}}
+	ctx := &EvalCtx{Context: functions.Context{Location: loc, Now: 1700000000123456, Session: fakeSession{}}}
 	in := types.NewChunk(nil, 1)
 	in.SetLen(1)
 	v, err := ev.Eval(ctx, in)

@@ -588,6 +588,10 @@ func resolve(name string, args []planner.Expr) (*planner.Overload, []planner.Exp
 			slot := o.Args[min(i, len(o.Args)-1)]
 			at := a.Type().ID
 			switch {
+			case o.Polymorphic && slot != at:
+				cost = 1 << 30 // anyarray || anyelement binds to its arguments' own types
+			case o.AnyNonArray && slot == types.Unknown && a.Type().IsArray():
+				cost = 1 << 30
 			case slot == at:
 				cost -= 1000 // prefer the most exact matches
 			case slot == types.Unknown:

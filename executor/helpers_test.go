@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -62,9 +63,9 @@ func fallbackCompare(a, b types.Datum, t types.T) int {
 	case types.FamInterval:
 		sa := (int64(a.Iv.Months)*30+int64(a.Iv.Days))*86400e6 + a.Iv.Micros
 		sb := (int64(b.Iv.Months)*30+int64(b.Iv.Days))*86400e6 + b.Iv.Micros
-		return cmpInt64(sa, sb)
+		return functions.CmpInt64(sa, sb)
 	}
-	return cmpInt64(a.I, b.I)
+	return functions.CmpInt64(a.I, b.I)
 }
 
 func fallbackHash(d types.Datum, t types.T) uint64 {
@@ -193,7 +194,7 @@ func rowText(r types.Row) string {
 }
 
 func newEC() *ExecCtx {
-	return &ExecCtx{Eval: EvalCtx{Location: time.UTC}, Source: &fakeSource{}}
+	return &ExecCtx{Eval: EvalCtx{Context: functions.Context{Location: time.UTC}}, Source: &fakeSource{}}
 }
 
 func col(i int, t types.T) *planner.ColRef { return &planner.ColRef{Idx: i, T: t} }

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -17,7 +18,7 @@ import (
 type HopWindow struct {
 	endState
 	in  Operator
-	hop Hop
+	hop functions.Hop
 	col int
 	tt  types.T
 	ts  []types.T
@@ -33,7 +34,7 @@ var _ Operator = (*HopWindow)(nil)
 
 // NewHopWindow returns a HopWindow of in for p.
 func NewHopWindow(in Operator, p *planner.HopWindow) (*HopWindow, error) {
-	hop, err := NewHop(p.Slide, p.Size, p.Offset)
+	hop, err := functions.NewHop(p.Slide, p.Size, p.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func (h *HopWindow) next(ctx context.Context) (*types.Chunk, error) {
 				h.row++
 				continue
 			}
-			t, err := WindowTime(d, h.tt)
+			t, err := functions.WindowTime(d, h.tt)
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -145,7 +146,7 @@ func seriesInt(args []types.Datum) (func() (types.Datum, bool), error) {
 			return types.NullDatum, false
 		}
 		v := cur
-		next, ok := addInt64(cur, step)
+		next, ok := functions.AddInt64(cur, step)
 		// Stop rather than wrap around when the next value overflows.
 		done = !ok
 		cur = next
@@ -206,7 +207,7 @@ func (f *TableFunc) seriesTime(args []types.Datum, tz bool) (func() (types.Datum
 // way Postgres's timestamptz_pl_interval does in zone loc (UTC for a
 // timestamp). It reports false for out-of-range results.
 func addIntervalToTimestamp(ts int64, iv types.IntervalVal, loc *time.Location) (int64, bool) {
-	us, err := tstzPlusInterval(ts, iv, loc)
+	us, err := functions.TstzPlusInterval(ts, iv, loc)
 	return us, err == nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -53,7 +54,7 @@ func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool
 			// adding, below when subtracting.
 			return sub != less, nil
 		}
-		return cmp(cmpInt64(val.I, sum)), nil
+		return cmp(functions.CmpInt64(val.I, sum)), nil
 	case types.Float4, types.Float8:
 		o := off.F
 		if math.IsNaN(o) || o < 0 {
@@ -86,11 +87,11 @@ func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool
 	case types.Date:
 		// in_range_date_interval compares the dates' midnights, failing
 		// like the cast for dates beyond the timestamp range.
-		v, err := dateToTSChecked(val.I)
+		v, err := functions.DateToTSChecked(val.I)
 		if err != nil {
 			return false, err
 		}
-		b, err := dateToTSChecked(base.I)
+		b, err := functions.DateToTSChecked(base.I)
 		if err != nil {
 			return false, err
 		}
@@ -101,19 +102,19 @@ func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool
 		}
 		iv := off.Iv
 		if sub {
-			iv = negInterval(iv)
+			iv = functions.NegInterval(iv)
 		}
 		var sum int64
 		var err error
 		if t.ID == types.Timestamp {
-			sum, err = tsPlusInterval(base.I, iv)
+			sum, err = functions.TsPlusInterval(base.I, iv)
 		} else {
-			sum, err = tstzPlusInterval(base.I, iv, ctx.loc())
+			sum, err = functions.TstzPlusInterval(base.I, iv, ctx.loc())
 		}
 		if err != nil {
 			return false, err
 		}
-		return cmp(cmpInt64(val.I, sum)), nil
+		return cmp(functions.CmpInt64(val.I, sum)), nil
 	case types.Time:
 		// Like time + interval, the offset's months and days are
 		// ignored; unlike it, the sum does not wrap around midnight.
@@ -124,16 +125,16 @@ func InRange(ctx *EvalCtx, t types.T, val, base, off types.Datum, sub, less bool
 		if sub {
 			sum = base.I - off.Iv.Micros
 		}
-		return cmp(cmpInt64(val.I, sum)), nil
+		return cmp(functions.CmpInt64(val.I, sum)), nil
 	case types.Interval:
 		if types.CompareInterval(off.Iv, types.IntervalVal{}) < 0 {
 			return false, errRangeOffset
 		}
 		iv := off.Iv
 		if sub {
-			iv = negInterval(iv)
+			iv = functions.NegInterval(iv)
 		}
-		sum, err := addInterval(base.Iv, iv)
+		sum, err := functions.AddInterval(base.Iv, iv)
 		if err != nil {
 			return false, err
 		}
@@ -182,9 +183,9 @@ func inRangeNumeric(val, base, off *apd.Decimal, sub, less bool) (bool, error) {
 	var sum *apd.Decimal
 	var err error
 	if sub {
-		sum, err = NumericSub(base, off)
+		sum, err = functions.NumericSub(base, off)
 	} else {
-		sum, err = NumericAdd(base, off)
+		sum, err = functions.NumericAdd(base, off)
 	}
 	if err != nil {
 		return false, err
@@ -222,26 +223,26 @@ func RangeReach(ctx *EvalCtx, t types.T, base int64, off types.Datum) (int64, er
 		if types.CompareInterval(off.Iv, types.IntervalVal{}) < 0 {
 			return 0, errRangeOffset
 		}
-		if isInfinite(base) {
+		if functions.IsInfinite(base) {
 			return base, nil
 		}
 		var sum int64
 		var err error
 		switch t.ID {
 		case types.Timestamptz:
-			sum, err = tstzPlusInterval(base, off.Iv, ctx.loc())
+			sum, err = functions.TstzPlusInterval(base, off.Iv, ctx.loc())
 		case types.Date:
-			if sum, err = dateToTSChecked(base); err == nil {
-				sum, err = tsPlusInterval(sum, off.Iv)
+			if sum, err = functions.DateToTSChecked(base); err == nil {
+				sum, err = functions.TsPlusInterval(sum, off.Iv)
 			}
 		default:
-			sum, err = tsPlusInterval(base, off.Iv)
+			sum, err = functions.TsPlusInterval(base, off.Iv)
 		}
 		if err != nil {
 			return math.MaxInt64, nil
 		}
 		if t.ID == types.Date {
-			return floorDiv64(sum, microsPerDay), nil
+			return functions.FloorDiv64(sum, functions.MicrosPerDay), nil
 		}
 		return sum, nil
 	}

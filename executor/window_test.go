@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -302,7 +303,7 @@ func TestInRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := &EvalCtx{Location: paris}
+	ctx := &EvalCtx{Context: functions.Context{Location: paris}}
 	parse := func(s string, ty types.T) types.Datum {
 		d, err := types.ParseText(s, ty, paris)
 		if err != nil {

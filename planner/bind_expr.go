@@ -414,6 +414,13 @@ func (b *binder) tryCoerce(e Expr, t types.T, cc castContext) Expr {
 			if x.V.Null {
 				return &Const{V: types.NullDatum, T: t}
 			}
+			if cc == ctxExplicit && t.Mod >= 0 && t.ID == types.Varchar {
+				// 'abcdef'::varchar(3): Postgres reads the literal as
+				// varchar, then applies the length by an explicit
+				// coercion, which truncates (an assignment errors).
+				inner := b.convertLiteral(x.V.S, types.T{ID: t.ID, Mod: -1}, b.exprPos(x))
+				return &Cast{Arg: inner, T: t}
+			}
 			return b.convertLiteral(x.V.S, t, b.exprPos(x))
 		}
 	case *Param:

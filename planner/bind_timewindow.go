@@ -39,18 +39,6 @@ import (
 // not found out as the job runs out of memory.
 const MaxHopWindows = 100_000
 
-func init() {
-	var os []*Overload
-	for _, t := range []types.TypeID{tTS, tTSTZ, tDate} {
-		ret := t
-		if t == tDate {
-			ret = tTS
-		}
-		os = append(os, fn("tumble_start", ret, t, tIv), fn("tumble_start", ret, t, tIv, tIv))
-	}
-	Register(os...)
-}
-
 // windowFunc binds TUMBLE or HOP in FROM (see the file comment).
 func (b *binder) windowFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (Plan, *scope) {
 	fname := strings.ToUpper(f.Name)

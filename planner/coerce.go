@@ -217,6 +217,16 @@ func resolveOverload(cands []*Overload, args []argNode) (best *Overload, ambiguo
 			if a.unknown {
 				continue
 			}
+			if o.Polymorphic && a.t.ID != ps[i] {
+				// anyarray || anyelement binds to the arguments' own
+				// types: an int4[] does not become an int8[] to fit.
+				good = false
+				break
+			}
+			if o.AnyNonArray && ps[i] == types.Unknown && a.t.IsArray() {
+				good = false // anynonarray takes no arrays
+				break
+			}
 			if !canCoerce(a.t.ID, ps[i], ctxImplicit) {
 				good = false
 				break
@@ -261,8 +271,13 @@ func resolveOverload(cands []*Overload, args []argNode) (best *Overload, ambiguo
 			}
 		}
 	}
-	// Most exact matches on known arguments.
-	viable = keepBest(viable, len(args), func(ps []types.TypeID) int {
+	// Most exact matches on known arguments. An instance of a polymorphic
+	// function (anyarray || anyelement) declares polymorphic types, which
+	// match nothing exactly in PostgreSQL.
+	viable = keepBest(viable, len(args), func(o *Overload, ps []types.TypeID) int {
+		if o.Polymorphic {
+			return 0
+		}
 		n := 0
 		for i, a := range args {
 			if !a.unknown && ps[i] == a.t.ID {
@@ -275,7 +290,10 @@ func resolveOverload(cands []*Overload, args []argNode) (best *Overload, ambiguo
 		return viable[0], false
 	}
 	// Most preferred types where a conversion is needed.
-	viable = keepBest(viable, len(args), func(ps []types.TypeID) int {
+	viable = keepBest(viable, len(args), func(o *Overload, ps []types.TypeID) int {
+		if o.Polymorphic {
+			return 0 // anyelement is neither preferred nor a string type
+		}
 		n := 0
 		for i, a := range args {
 			if !a.unknown && ps[i] != a.t.ID && isPreferred(ps[i]) {
@@ -289,7 +307,10 @@ func resolveOverload(cands []*Overload, args []argNode) (best *Overload, ambiguo
 	}
 	// Unknown arguments: prefer candidates taking the string category at
 	// those positions, then preferred types.
-	viable = keepBest(viable, len(args), func(ps []types.TypeID) int {
+	viable = keepBest(viable, len(args), func(o *Overload, ps []types.TypeID) int {
+		if o.Polymorphic {
+			return 0 // anyelement is neither preferred nor a string type
+		}
 		n := 0
 		for i, a := range args {
 			if a.unknown && typeCategory(ps[i]) == catString {
@@ -328,12 +349,12 @@ func resolveOverload(cands []*Overload, args []argNode) (best *Overload, ambiguo
 	return viable[0], true
 }
 
-func keepBest(cands []*Overload, n int, score func([]types.TypeID) int) []*Overload {
+func keepBest(cands []*Overload, n int, score func(*Overload, []types.TypeID) int) []*Overload {
 	best := -1
 	var out []*Overload
 	for _, o := range cands {
 		ps, _ := expandParams(o, n)
-		s := score(ps)
+		s := score(o, ps)
 		if s > best {
 			best, out = s, []*Overload{o}
 		} else if s == best {
@@ -344,13 +365,15 @@ func keepBest(cands []*Overload, n int, score func([]types.TypeID) int) []*Overl
 }
 
 // expandParams returns o's parameter types for n arguments, expanding a
-// variadic last parameter.
+// variadic last parameter. As in PostgreSQL, the variadic parameter takes
+// at least one argument: concat() does not exist, and jsonb_build_array()
+// is its own, non-variadic, overload.
 func expandParams(o *Overload, n int) ([]types.TypeID, bool) {
 	if !o.Variadic {
 		return o.Args, len(o.Args) == n
 	}
 	fixed := len(o.Args) - 1
-	if n < fixed {
+	if n <= fixed {
 		return nil, false
 	}
 	ps := make([]types.TypeID, n)

@@ -414,6 +414,7 @@ var streamAggs = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true, "string_agg": true,
 	"bool_and": true, "bool_or": true, "every": true, "variance": true, "var_samp": true,
 	"var_pop": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true,
 }
 
 // needsExtraState reports whether an aggregate must keep its input values

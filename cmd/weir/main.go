@@ -70,6 +70,19 @@ weir serve flags:
   --tls-key FILE         PEM private key of --tls-cert
   --tls-required         refuse clients that do not use TLS
   --max-connections N    concurrent sessions; more get 53300 (default 100)
+  --cluster ADDR         run as a cluster node over the Kafka cluster at ADDR instead of
+                         a single-node database (docs/scale-out.md): Kafka sources,
+                         GROUP BY views and exactly-once Kafka sinks only; state is
+                         kept in Kafka, --data-dir is not used; loopback only
+  --node-id N            this node's id in the cluster (with --cluster)
+  --cluster-name NAME    internal topics start with _weir.NAME. (default weir)
+  --cluster-session-timeout D
+                         how long a dead node keeps its partitions (default 10s)
+  --cluster-txn-timeout D
+                         how long a dead node's open transaction holds back
+                         readers (default 10s)
+  --cluster-epoch-records N
+                         most records in one epoch's transaction (default 10000)
   --allowed-connector-hosts H,...
                          hosts (or host:port) that sources and sinks may reach;
                          others are refused with 42501 (default: any)
@@ -137,6 +150,14 @@ func serve(args []string) int {
 	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	sec := securityFlags(fs)
+	cf := clusterFlags{
+		bootstrap:      fs.String("cluster", "", "run as a node of a cluster over the Kafka cluster at this bootstrap address (docs/scale-out.md)"),
+		nodeID:         fs.Int("node-id", -1, "this node's id in the cluster (each live node its own)"),
+		name:           fs.String("cluster-name", "weir", "the cluster's name: internal topics start with _weir.<name>."),
+		sessionTimeout: fs.Duration("cluster-session-timeout", 10*time.Second, "group session timeout: how long a dead node keeps its partitions"),
+		txnTimeout:     fs.Duration("cluster-txn-timeout", 10*time.Second, "Kafka transaction timeout: how long a dead node's open transaction holds back readers"),
+		epochRecords:   fs.Int("cluster-epoch-records", 10000, "most records one cluster epoch (one Kafka transaction) processes"),
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -147,6 +168,9 @@ func serve(args []string) int {
 	log, ok := newLogger(*logLevel)
 	if !ok {
 		return 2
+	}
+	if cf.set() {
+		return serveCluster(cf, *listen, log)
 	}
 
 	// The broker starts before the engine, whose recovery commits the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -197,7 +198,7 @@ func Build(root planner.StreamNode, env Env) (*Job, error) {
 		env.Parallelism = runtime.NumCPU()
 	}
 	if env.Eval == nil {
-		env.Eval = &executor.EvalCtx{Location: time.UTC}
+		env.Eval = &executor.EvalCtx{Context: functions.Context{Location: time.UTC}}
 	}
 	if env.Cache == nil {
 		env.Cache = storage.NewCache(64 << 20)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -125,7 +126,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		input: input,
 		plan:  n,
 		dirty: map[string]*aggGroup{},
-		ectx:  executor.EvalCtx{Location: time.UTC},
+		ectx:  executor.EvalCtx{Context: functions.Context{Location: time.UTC}},
 	}
 	if actx.Eval != nil {
 		a.ectx = *actx.Eval

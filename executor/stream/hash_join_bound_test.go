@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -124,7 +125,7 @@ func TestIntervalJoinStateBounded(t *testing.T) {
 		maxWindows  = boundLagPMs/boundWindowMs + 2
 	)
 	e := newOpEnv(t)
-	e.actx.Eval = &executor.EvalCtx{Location: time.UTC}
+	e.actx.Eval = &executor.EvalCtx{Context: functions.Context{Location: time.UTC}}
 	side := func() planner.StreamNode {
 		out := types.Schema{col("id", types.TInt8), col("oid", types.TInt8), col("ts", types.TTimestamp)}
 		return &planner.StreamValues{StreamBase: planner.StreamBase{Out: out, StreamKey: []int{0}, AppendOnly: true, Watermarks: []int{2}}}

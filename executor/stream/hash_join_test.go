@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
@@ -1045,7 +1046,7 @@ func (e *joinErrs) Record(job types.JobID, op string, err error) {
 func joinActx(db *storage.DB) *ActorContext {
 	return &ActorContext{
 		Job: 7, Actor: 1, Parallelism: 1, DB: db, Cache: storage.NewCache(1 << 20),
-		WriteSet: db.NewBatch(), Errors: &joinErrs{}, Eval: &executor.EvalCtx{Location: time.UTC},
+		WriteSet: db.NewBatch(), Errors: &joinErrs{}, Eval: &executor.EvalCtx{Context: functions.Context{Location: time.UTC}},
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -27,12 +27,12 @@ import (
 //     most types.ChunkCap rows and never split an update pair.
 //   - Watermark: forwarded (the input's columns keep their positions); a
 //     watermark on the time column also yields watermarks on
-//     window_start and window_end (executor.Hop.Watermarks).
+//     window_start and window_end (functions.Hop.Watermarks).
 //   - Barrier: forwarded (HopWindow has no state).
 type HopWindow struct {
 	actx *ActorContext
 	in   Operator
-	hop  executor.Hop
+	hop  functions.Hop
 	col  int     // time column
 	tt   types.T // its type
 	nIn  int     // number of input columns
@@ -61,7 +61,7 @@ var _ Operator = (*HopWindow)(nil)
 
 // NewHopWindow returns a HopWindow of in for n.
 func NewHopWindow(actx *ActorContext, in Operator, n *planner.StreamHopWindow) (*HopWindow, error) {
-	hop, err := executor.NewHop(n.Slide, n.Size, n.Offset)
+	hop, err := functions.NewHop(n.Slide, n.Size, n.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (h *HopWindow) Next(ctx context.Context) (types.Message, error) {
 		case types.Watermark:
 			h.pending = append(h.pending, m)
 			if m.Col == h.col && !m.Val.Null {
-				if t, err := executor.WindowTime(m.Val, h.tt); err == nil {
+				if t, err := functions.WindowTime(m.Val, h.tt); err == nil {
 					if start, end, ok := h.hop.Watermarks(t); ok {
 						wt := h.ts[h.nIn]
 						h.pending = append(h.pending,
@@ -265,7 +265,7 @@ func (h *HopWindow) load(i int, op types.Op) (hopRow, bool) {
 	if d.Null {
 		return hopRow{}, false
 	}
-	t, err := executor.WindowTime(d, h.tt)
+	t, err := functions.WindowTime(d, h.tt)
 	var first int64
 	if err == nil {
 		first, err = h.hop.First(t)

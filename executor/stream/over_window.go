@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -335,7 +336,7 @@ func (o *OverWindow) Close() {
 // overExecCtx returns the expression context the window computations
 // evaluate constants in.
 func overExecCtx(actx *ActorContext) *executor.ExecCtx {
-	ec := &executor.ExecCtx{Eval: executor.EvalCtx{Location: time.UTC}}
+	ec := &executor.ExecCtx{Eval: executor.EvalCtx{Context: functions.Context{Location: time.UTC}}}
 	if actx.Eval != nil {
 		ec.Eval = *actx.Eval
 	}

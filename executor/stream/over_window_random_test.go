@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -35,7 +36,7 @@ func batchWindow(t testing.TB, n *planner.StreamOverWindow, rows []types.Row) []
 		return nil
 	}
 	w := &planner.Window{Input: vals, Calls: n.Calls, Out: n.Out}
-	ec := &executor.ExecCtx{Eval: executor.EvalCtx{Location: time.UTC}}
+	ec := &executor.ExecCtx{Eval: executor.EvalCtx{Context: functions.Context{Location: time.UTC}}}
 	op, err := executor.Build(w, ec)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -599,7 +600,7 @@ func TestEOWCOverWindowDelayedWatermark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := executor.EvalCtx{Location: paris}
+	ev := executor.EvalCtx{Context: functions.Context{Location: paris}}
 	iv := func(s string) types.Datum {
 		d, err := types.ParseText(s, types.TInterval, paris)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
@@ -169,7 +170,7 @@ func (e *errList) Record(job types.JobID, op string, err error) {
 func newTestActx(db *storage.DB) *ActorContext {
 	return &ActorContext{
 		Job: testJob, Actor: 1, Parallelism: 1, DB: db, Cache: storage.NewCache(1 << 20),
-		WriteSet: db.NewBatch(), Errors: &errList{}, Eval: &executor.EvalCtx{Location: time.UTC},
+		WriteSet: db.NewBatch(), Errors: &errList{}, Eval: &executor.EvalCtx{Context: functions.Context{Location: time.UTC}},
 	}
 }
 

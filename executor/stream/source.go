@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -151,7 +152,7 @@ func NewSource(actx *ActorContext, barriers <-chan types.Message, n *planner.Str
 		}
 		ec := actx.Eval
 		if ec == nil {
-			ec = &executor.EvalCtx{Location: time.UTC}
+			ec = &executor.EvalCtx{Context: functions.Context{Location: time.UTC}}
 		}
 		var err error
 		if s.wm, err = newSourceWatermarker(n, ec); err != nil {

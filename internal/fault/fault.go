@@ -63,6 +63,12 @@ const (
 // not sinks.
 const BackfillChunk = "stream.backfill_chunk"
 
+// ClusterBeforeCommit is hit by a cluster node's job after an epoch's
+// records reached the broker and before its transaction ends: a crash
+// there leaves an open transaction on the repartition, changelog and sink
+// partitions the epoch wrote (docs/scale-out.md).
+const ClusterBeforeCommit = "cluster.before_commit"
+
 // Points lists the documented crash points, for tests that sweep them.
 var Points = []string{
 	SinkBeforePrecommit,
@@ -112,7 +118,7 @@ func init() {
 }
 
 func known(name string) bool {
-	if name == BackfillChunk {
+	if name == BackfillChunk || name == ClusterBeforeCommit {
 		return true
 	}
 	for _, p := range Points {

@@ -185,16 +185,7 @@ func (s *Server) Restart() {
 	}
 }
 
-// Running reports whether the server process is up (started and not yet
-// exited).
-func (s *Server) Running() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.proc != nil && !s.proc.exited()
-}
-
-// Pid returns the process id of the running server, 0 when it is not
-// running.
+// Pid returns the server process's id, 0 when it does not run.
 func (s *Server) Pid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,4 +193,12 @@ func (s *Server) Pid() int {
 		return 0
 	}
 	return s.proc.cmd.Process.Pid
+}
+
+// Running reports whether the server process is up (started and not yet
+// exited).
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc != nil && !s.proc.exited()
 }

@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"fmt"
@@ -23,17 +23,17 @@ var (
 	txidSeq   atomic.Int64
 )
 
-func constText(s string) rowFn {
-	return func(*EvalCtx, []types.Datum) (types.Datum, error) { return dText(s) }
+func constText(s string) RowFn {
+	return func(*Context, []types.Datum) (types.Datum, error) { return dText(s) }
 }
 
-func constBool(b bool) rowFn {
-	return func(*EvalCtx, []types.Datum) (types.Datum, error) { return types.DBool(b), nil }
+func constBool(b bool) RowFn {
+	return func(*Context, []types.Datum) (types.Datum, error) { return types.DBool(b), nil }
 }
 
-func nullFn(*EvalCtx, []types.Datum) (types.Datum, error) { return types.NullDatum, nil }
+func nullFn(*Context, []types.Datum) (types.Datum, error) { return types.NullDatum, nil }
 
-func sessionUser(ctx *EvalCtx) string {
+func sessionUser(ctx *Context) string {
 	if ctx.Session != nil {
 		return ctx.Session.User()
 	}
@@ -42,34 +42,35 @@ func sessionUser(ctx *EvalCtx) string {
 
 // describe asks the session's catalog about an object (see
 // CatalogDescriber).
-func describe(ctx *EvalCtx, fn string, oid int64, col int, pretty bool) (string, bool) {
+func describe(ctx *Context, fn string, oid int64, col int, pretty bool) (string, bool) {
 	if cd, ok := ctx.Session.(CatalogDescriber); ok && oid >= 0 && oid <= math.MaxUint32 {
 		return cd.DescribeObject(fn, uint32(oid), col, pretty)
 	}
 	return "", false
 }
 
-func init() {
-	defRow("version", constText(Version))
-	curDB := func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+// defineSystem adds the implementations of this file to t.
+func (t implTable) defineSystem() {
+	t.defRow("version", constText(Version))
+	curDB := func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		if ctx.Session != nil {
 			return dText(ctx.Session.Database())
 		}
 		return dText("dev")
 	}
-	defRow("current_database", curDB)
-	defRow("current_catalog", curDB)
-	defRow("current_schema", constText("public"))
-	defRow("current_schemas", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("current_database", curDB)
+	t.defRow("current_catalog", curDB)
+	t.defRow("current_schema", constText("public"))
+	t.defRow("current_schemas", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I != 0 {
 			return dText("{pg_catalog,public}")
 		}
 		return dText("{public}")
 	})
 	for _, n := range []string{"current_user", "session_user", "user", "current_role"} {
-		defRow(n, func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
+		t.defRow(n, func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
 	}
-	defRow("current_setting", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("current_setting", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if ctx.Session != nil {
 			if v, ok := ctx.Session.Setting(d[0].S); ok {
 				return dText(v)
@@ -80,7 +81,7 @@ func init() {
 		}
 		return types.NullDatum, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", d[0].S)
 	})
-	defRowNS("set_config", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRowNS("set_config", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		// Settings are changed by SET in the session; set_config reports
 		// the value it was given.
 		if d[0].Null {
@@ -88,21 +89,21 @@ func init() {
 		}
 		return types.Datum{Null: d[1].Null, S: d[1].S}, nil
 	})
-	def("pg_typeof", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("pg_typeof", func(args []types.T, _ types.T) (Impl, bool) {
 		name := args[0].String()
 		if args[0].ID == types.Unknown {
 			name = "unknown"
 		}
-		return impl{nonStrict: true, row: constText(name)}, true
+		return Impl{NonStrict: true, Row: constText(name)}, true
 	})
 	pid := int64(os.Getpid())
-	defRow("pg_backend_pid", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(pid) })
+	t.defRow("pg_backend_pid", func(*Context, []types.Datum) (types.Datum, error) { return dInt(pid) })
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
 	// with the table as a name or an OID.
-	def("has_table_privilege", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("has_table_privilege", func(args []types.T, _ types.T) (Impl, bool) {
 		byOID := args[len(args)-2].ID == types.Oid
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			pc, ok := ctx.Session.(PrivilegeChecker)
 			if !ok {
 				return types.DBool(true), nil
@@ -125,26 +126,26 @@ func init() {
 	})
 	for _, n := range []string{"pg_type_is_visible", "pg_function_is_visible",
 		"has_schema_privilege", "has_database_privilege"} {
-		defRow(n, constBool(true))
+		t.defRow(n, constBool(true))
 	}
 	// pg_table_is_visible asks the session (a relation outside the search
 	// path is not visible); relations it does not answer for are.
-	defRow("pg_table_is_visible", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("pg_table_is_visible", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_table_is_visible", d[0].I, 0, false); ok {
 			return types.DBool(s == "t"), nil
 		}
 		return types.DBool(true), nil
 	})
-	defRow("pg_relation_is_publishable", constBool(false))
-	defRow("pg_is_in_recovery", constBool(false))
+	t.defRow("pg_relation_is_publishable", constBool(false))
+	t.defRow("pg_is_in_recovery", constBool(false))
 	// pg_get_userbyid names unknown roles as Postgres does.
-	defRow("pg_get_userbyid", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("pg_get_userbyid", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if s, ok := describe(ctx, "pg_get_userbyid", d[0].I, 0, false); ok {
 			return dText(s)
 		}
 		return dText(fmt.Sprintf("unknown (OID=%d)", uint32(d[0].I)))
 	})
-	defRowNS("format_type", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRowNS("format_type", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
@@ -157,21 +158,18 @@ func init() {
 		}
 		return dText(t.String())
 	})
-	defRow("pg_encoding_to_char", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
-		switch d[0].I {
-		case 6:
-			return dText("UTF8")
-		case 0:
-			return dText("SQL_ASCII")
+	t.defRow("pg_encoding_to_char", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		if d[0].I >= 0 && d[0].I < int64(len(pgEncodings)) {
+			return dText(pgEncodings[d[0].I])
 		}
 		return dText("")
 	})
-	defRow("pg_get_expr", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(d[0].S) })
+	t.defRow("pg_get_expr", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(d[0].S) })
 	// pg_get_indexdef(oid [, col, pretty]), pg_get_constraintdef(oid
 	// [, pretty]), pg_get_viewdef(oid [, pretty]): NULL for unknown OIDs.
 	for _, n := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_viewdef"} {
 		n := n
-		defRow(n, func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		t.defRow(n, func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			col, pretty := 0, false
 			switch {
 			case n == "pg_get_indexdef" && len(d) == 3:
@@ -185,21 +183,21 @@ func init() {
 			return types.NullDatum, nil
 		})
 	}
-	defRow("pg_get_statisticsobjdef_columns", nullFn)
-	defRow("pg_get_ruledef", nullFn) // weir has no rules
+	t.defRow("pg_get_statisticsobjdef_columns", nullFn)
+	t.defRow("pg_get_ruledef", nullFn) // weir has no rules
 	// weir does not account storage per relation: sizes read 0, as for
 	// a relation without storage.
 	for _, n := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {
-		defRow(n, func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(0) })
+		t.defRow(n, func(*Context, []types.Datum) (types.Datum, error) { return dInt(0) })
 	}
-	defRow("pg_size_pretty", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
+	t.defRow("pg_size_pretty", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
 	for _, n := range []string{"shobj_description", "inet_server_addr", "inet_server_port"} {
-		defRow(n, nullFn)
+		t.defRow(n, nullFn)
 	}
 	// obj_description(oid [, catalog]) and col_description(oid, column)
 	// print COMMENT ON's texts and the descriptions of weir's own views;
 	// NULL otherwise.
-	defRow("obj_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("obj_description", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || len(d) > 1 && !d[1].Null && d[1].S != "pg_class" {
 			return types.NullDatum, nil
 		}
@@ -208,7 +206,7 @@ func init() {
 		}
 		return types.NullDatum, nil
 	})
-	defRow("col_description", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("col_description", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null || d[1].Null || d[1].I <= 0 {
 			return types.NullDatum, nil
 		}
@@ -217,10 +215,10 @@ func init() {
 		}
 		return types.NullDatum, nil
 	})
-	defRow("pg_postmaster_start_time", func(*EvalCtx, []types.Datum) (types.Datum, error) {
+	t.defRow("pg_postmaster_start_time", func(*Context, []types.Datum) (types.Datum, error) {
 		return dInt(startTime.UnixMicro())
 	})
-	defRow("txid_current", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(txidSeq.Add(1) + 1000) })
+	t.defRow("txid_current", func(*Context, []types.Datum) (types.Datum, error) { return dInt(txidSeq.Add(1) + 1000) })
 }
 
 // sizePretty is pg_size_pretty(bigint) of Postgres 15 (dbsize.c): bytes
@@ -254,3 +252,11 @@ func sizePretty(size int64) string {
 	}
 	return ""
 }
+
+// pgEncodings are PostgreSQL's encoding names by number (pg_wchar.h's
+// enum pg_enc), as pg_encoding_to_char prints them.
+var pgEncodings = []string{"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", "EUC_JIS_2004", "UTF8",
+	"MULE_INTERNAL", "LATIN1", "LATIN2", "LATIN3", "LATIN4", "LATIN5", "LATIN6", "LATIN7", "LATIN8", "LATIN9",
+	"LATIN10", "WIN1256", "WIN1258", "WIN866", "WIN874", "KOI8R", "WIN1251", "WIN1252", "ISO_8859_5",
+	"ISO_8859_6", "ISO_8859_7", "ISO_8859_8", "WIN1250", "WIN1253", "WIN1254", "WIN1255", "WIN1257", "KOI8U",
+	"SJIS", "BIG5", "GBK", "UHC", "GB18030", "JOHAB", "SHIFT_JIS_2004"}

@@ -1,4 +1,4 @@
-package planner
+package functions
 
 import "github.com/weirdb/weir/types"
 
@@ -66,15 +66,24 @@ func intResult(a, b types.TypeID) types.TypeID {
 	return b
 }
 
-// arrayCat is text[] || text[] (array_cat), which treats a NULL operand
+// textAnyCat is text || anynonarray or anynonarray || text (textanycat,
+// anytextcat).
+func textAnyCat(a, b types.TypeID) *Overload {
+	o := op("||", tText, a, b)
+	o.AnyNonArray = true
+	return o
+}
+
+// arrayCatOp is text[] || text[] (array_cat), which treats a NULL operand
 // as an empty array.
-var arrayCat = func() *Overload {
+var arrayCatOp = func() *Overload {
 	o := op("||", tTArr, tTArr, tTArr)
 	o.NonStrict = true
 	return o
 }()
 
-func init() {
+// operatorOverloads lists the operators.
+func operatorOverloads() []*Overload {
 	var os []*Overload
 
 	// Arithmetic (pg_operator: int2pl, int24pl, ..., float48pl, numeric_add).
@@ -140,7 +149,7 @@ func init() {
 	// whose non-text side is converted with its output function.
 	os = append(os, op("||", tText, tText, tText), op("||", tBytea, tBytea, tBytea),
 		op("||", tJsonb, tJsonb, tJsonb),
-		op("||", tText, tText, tAny), op("||", tText, tAny, tText), arrayCat)
+		textAnyCat(tText, tAny), textAnyCat(tAny, tText), arrayCatOp)
 
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
 	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
@@ -179,16 +188,19 @@ func init() {
 	// text[]); || is array_cat.
 	for _, at := range types.ArrayTypes() {
 		os = append(os, op("pg_any_eq", tBool, at.Elem().ID, at.ID))
+		// anyarray || anyelement and anyelement || anyarray; a NULL
+		// element is appended as NULL, a NULL array is empty.
+		app, pre := op("||", at.ID, at.ID, at.Elem().ID), op("||", at.ID, at.Elem().ID, at.ID)
+		app.NonStrict, pre.NonStrict = true, true
+		app.Polymorphic, pre.Polymorphic = true, true
+		os = append(os, app, pre)
 		if at.ID != tTArr {
 			o := op("||", at.ID, at.ID, at.ID)
 			o.NonStrict = true
 			os = append(os, o)
 		}
 	}
-	Register(os...)
-
-	registerAggregates()
-	registerWindowFunctions()
+	return os
 }
 
 // agg returns an aggregate overload.
@@ -196,9 +208,9 @@ func agg(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, Kind: Aggregate}
 }
 
-// registerAggregates registers the aggregates of docs §9.21 with
+// aggregateOverloads lists the aggregates of docs §9.21 with
 // pg_aggregate's result types.
-func registerAggregates() {
+func aggregateOverloads() []*Overload {
 	var os []*Overload
 	// count(*) has no arguments; count(x) counts non-NULL x of any type.
 	os = append(os, agg("count", tI8), &Overload{Name: "count", Args: []types.TypeID{tAny},
@@ -223,7 +235,8 @@ func registerAggregates() {
 		agg("jsonb_agg", tJsonb, tAny),
 		agg("jsonb_object_agg", tJsonb, tText, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
-		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8))
+		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8),
+		agg("bit_xor", tI2, tI2), agg("bit_xor", tI4, tI4), agg("bit_xor", tI8, tI8))
 	// array_agg(anynonarray) → anyarray, one overload per element type.
 	for _, at := range types.ArrayTypes() {
 		o := agg("array_agg", at.ID, at.Elem().ID)
@@ -235,7 +248,7 @@ func registerAggregates() {
 		os = append(os, agg(name, tNum, tI2), agg(name, tNum, tI4), agg(name, tNum, tI8),
 			agg(name, tNum, tNum), agg(name, tF8, tF4), agg(name, tF8, tF8))
 	}
-	Register(os...)
+	return os
 }
 
 // win returns a window-only overload.
@@ -243,18 +256,18 @@ func win(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, Kind: WindowOnly}
 }
 
-// registerWindowFunctions registers the window functions of docs §9.22.
+// windowOverloads lists the window functions of docs §9.22.
 // lag, lead, first_value, last_value and nth_value return their first
 // argument's type; lag/lead's default (third argument) must have it too.
-func registerWindowFunctions() {
+func windowOverloads() []*Overload {
 	same := func(name string, args ...types.TypeID) *Overload {
 		return &Overload{Name: name, Args: args, RetFn: sameAsArg(0), Kind: WindowOnly, NonStrict: true}
 	}
-	Register(
+	return []*Overload{
 		win("row_number", tI8), win("rank", tI8), win("dense_rank", tI8),
 		win("percent_rank", tF8), win("cume_dist", tF8), win("ntile", tI4, tI4),
 		same("lag", tAny), same("lag", tAny, tI4), same("lag", tAny, tI4, tAny),
 		same("lead", tAny), same("lead", tAny, tI4), same("lead", tAny, tI4, tAny),
 		same("first_value", tAny), same("last_value", tAny), same("nth_value", tAny, tI4),
-	)
+	}
 }

@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -167,7 +168,7 @@ func formatDateTime(tmpl string, f tmFields) string {
 		case "Q":
 			num((int(t.Month())-1)/3+1, 1)
 		case "J":
-			num(int(floorDiv64(t.Unix(), 86400)+2440588), 1)
+			num(int(FloorDiv64(t.Unix(), 86400)+2440588), 1)
 		case "HH24":
 			num(hour, 2)
 		case "HH", "HH12":
@@ -456,13 +457,14 @@ func parseWithTemplate(s, tmpl string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return day*microsPerDay + int64(h)*3600e6 + int64(mi)*60e6 + int64(sec)*1e6 + int64(us), nil
+	return day*MicrosPerDay + int64(h)*3600e6 + int64(mi)*60e6 + int64(sec)*1e6 + int64(us), nil
 }
 
-func init() {
-	def("to_char", func(args []types.T, _ types.T) (impl, bool) {
+// defineTochar adds the implementations of this file to t.
+func (t implTable) defineTochar() {
+	t.def("to_char", func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[0]
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			switch t.ID {
 			case types.Timestamp, types.Timestamptz:
 				w := d[0].I
@@ -471,15 +473,15 @@ func init() {
 					w = tstzToTS(d[0].I, ctx.loc())
 					f.zone, f.offsetSecs = time.UnixMicro(d[0].I).In(ctx.loc()).Zone()
 				}
-				if isInfinite(w) {
+				if IsInfinite(w) {
 					return types.NullDatum, nil
 				}
 				f.t = wallTime(w)
-				f.us = w - floorDiv64(w, 1e6)*1e6
+				f.us = w - FloorDiv64(w, 1e6)*1e6
 				return dText(formatDateTime(d[1].S, f))
 			case types.Interval:
 				iv := d[0].Iv
-				tod := iv.Micros % microsPerDay
+				tod := iv.Micros % MicrosPerDay
 				f := tmFields{isInterval: true, iv: iv,
 					t:  time.Date(int(iv.Months/12), time.Month(iv.Months%12), int(iv.Days), 0, 0, 0, 0, time.UTC).Add(time.Duration(tod) * time.Microsecond),
 					us: iv.Micros % 1000000}
@@ -493,14 +495,14 @@ func init() {
 			return dText(formatNumber(d[1].S, float64(d[0].I), strconv.FormatInt(d[0].I, 10)))
 		}}, true
 	})
-	defRow("to_number", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("to_number", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		var b strings.Builder
 		for _, r := range d[0].S {
 			if r >= '0' && r <= '9' || r == '.' || r == '-' {
 				b.WriteRune(r)
 			}
 		}
-		x, _, err := new(apdDecimal).SetString(b.String())
+		x, _, err := new(apd.Decimal).SetString(b.String())
 		if err != nil {
 			return types.NullDatum, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type numeric: \" \"")
 		}

@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"math"
@@ -15,11 +15,11 @@ import (
 var (
 	errTSRange       = pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 	errDateRange     = pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range")
-	errIntervalRange = pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
+	ErrIntervalRange = pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
 	errDateForTS     = pgerr.New(pgerr.DatetimeFieldOverflow, "date out of range for timestamp")
 )
 
-func isInfinite(x int64) bool { return x == math.MinInt64 || x == math.MaxInt64 }
+func IsInfinite(x int64) bool { return x == math.MinInt64 || x == math.MaxInt64 }
 
 // wallTime returns wall-clock micros as a UTC time.Time.
 func wallTime(w int64) time.Time { return time.UnixMicro(w).UTC() }
@@ -28,7 +28,7 @@ func wallTime(w int64) time.Time { return time.UnixMicro(w).UTC() }
 // resolving a time skipped or repeated by a DST change as Postgres does
 // (types.LocalToUTC). The result may lie outside the timestamp range.
 func tsToTSTZ(w int64, loc *time.Location) int64 {
-	if isInfinite(w) {
+	if IsInfinite(w) {
 		return w
 	}
 	return types.LocalToUTC(w, loc)
@@ -36,14 +36,14 @@ func tsToTSTZ(w int64, loc *time.Location) int64 {
 
 // tstzToTS returns the wall-clock micros in zone loc of UTC micros u.
 func tstzToTS(u int64, loc *time.Location) int64 {
-	if isInfinite(u) {
+	if IsInfinite(u) {
 		return u
 	}
 	_, off := time.UnixMicro(u).In(loc).Zone()
 	return u + int64(off)*1000000
 }
 
-func floorDiv64(a, b int64) int64 {
+func FloorDiv64(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
 		q--
@@ -60,7 +60,7 @@ func daysIn(m time.Month, y int) int {
 // it, and never so far that micros since 1970 overflow.
 const (
 	minWallDay = -2440588 - 1
-	maxWallDay = math.MaxInt64/microsPerDay - 1
+	maxWallDay = math.MaxInt64/MicrosPerDay - 1
 )
 
 // joinWall returns the wall-clock micros of a date (days since 1970) and
@@ -69,19 +69,19 @@ func joinWall(day, tod int64) (int64, error) {
 	if day < minWallDay || day > maxWallDay {
 		return 0, errTSRange
 	}
-	return day*microsPerDay + tod, nil
+	return day*MicrosPerDay + tod, nil
 }
 
 // addMonths steps wall-clock micros w by months, clamping the day of
 // month to the end of the resulting month as Postgres does (Jan 31 + 1
 // month = Feb 28/29).
 func addMonths(w int64, months int32) (int64, error) {
-	day := floorDiv64(w, microsPerDay)
-	tod := w - day*microsPerDay
+	day := FloorDiv64(w, MicrosPerDay)
+	tod := w - day*MicrosPerDay
 	y, m, d := types.YMDFromDate(day)
 	mm := int64(m) - 1 + int64(months)
-	yy := int64(y) + floorDiv64(mm, 12)
-	mm = mm - floorDiv64(mm, 12)*12 + 1
+	yy := int64(y) + FloorDiv64(mm, 12)
+	mm = mm - FloorDiv64(mm, 12)*12 + 1
 	if dim := types.DaysInMonth(int(yy), int(mm)); d > dim {
 		d = dim
 	}
@@ -90,24 +90,24 @@ func addMonths(w int64, months int32) (int64, error) {
 
 // addDays steps wall-clock micros w by days.
 func addDays(w int64, days int32) (int64, error) {
-	day := floorDiv64(w, microsPerDay)
-	return joinWall(day+int64(days), w-day*microsPerDay)
+	day := FloorDiv64(w, MicrosPerDay)
+	return joinWall(day+int64(days), w-day*MicrosPerDay)
 }
 
 // addMicros adds us to the instant or wall time x and range-checks it.
 func addMicros(x, us int64) (int64, error) {
-	r, ok := addInt64(x, us)
+	r, ok := AddInt64(x, us)
 	if !ok {
 		return 0, errTSRange
 	}
 	return r, checkTS(r)
 }
 
-// tsPlusInterval is timestamp + interval (timestamp_pl_interval): months,
+// TsPlusInterval is timestamp + interval (timestamp_pl_interval): months,
 // then days, then microseconds, each step failing with 22008 when it
 // leaves the timestamp range rather than wrapping around.
-func tsPlusInterval(w int64, iv types.IntervalVal) (int64, error) {
-	if isInfinite(w) {
+func TsPlusInterval(w int64, iv types.IntervalVal) (int64, error) {
+	if IsInfinite(w) {
 		return w, nil
 	}
 	var err error
@@ -130,13 +130,13 @@ func tsPlusInterval(w int64, iv types.IntervalVal) (int64, error) {
 	return addMicros(w, iv.Micros)
 }
 
-// tstzPlusInterval is timestamptz + interval (timestamptz_pl_interval):
+// TstzPlusInterval is timestamptz + interval (timestamptz_pl_interval):
 // months and days step the wall clock in the session zone, each step
 // read back into an instant on its own as Postgres does, so a day across
 // a DST change is 23 or 25 hours and a step landing in a gap or overlap
 // resolves as types.LocalToUTC says; then the microseconds are added.
-func tstzPlusInterval(u int64, iv types.IntervalVal, loc *time.Location) (int64, error) {
-	if isInfinite(u) {
+func TstzPlusInterval(u int64, iv types.IntervalVal, loc *time.Location) (int64, error) {
+	if IsInfinite(u) {
 		return u, nil
 	}
 	step := func(f func(int64) (int64, error)) error {
@@ -174,19 +174,19 @@ func checkTS(x int64) error {
 	return nil
 }
 
-// dateToTSChecked is date2timestamp: a date's midnight, failing with
+// DateToTSChecked is date2timestamp: a date's midnight, failing with
 // 22008 for dates beyond the timestamp range.
-func dateToTSChecked(d int64) (int64, error) {
-	if isInfinite(d) {
+func DateToTSChecked(d int64) (int64, error) {
+	if IsInfinite(d) {
 		return d, nil
 	}
-	if d < minTS/microsPerDay || d > maxWallDay {
+	if d < minTS/MicrosPerDay || d > maxWallDay {
 		return 0, errDateForTS
 	}
-	return d * microsPerDay, nil
+	return d * MicrosPerDay, nil
 }
 
-func negInterval(iv types.IntervalVal) types.IntervalVal {
+func NegInterval(iv types.IntervalVal) types.IntervalVal {
 	return types.IntervalVal{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
 }
 
@@ -197,30 +197,30 @@ func subInterval(a, b types.IntervalVal) (types.IntervalVal, error) {
 	d := int64(a.Days) - int64(b.Days)
 	us := a.Micros - b.Micros
 	if m != int64(int32(m)) || d != int64(int32(d)) || (a.Micros^b.Micros)&(a.Micros^us) < 0 {
-		return types.IntervalVal{}, errIntervalRange
+		return types.IntervalVal{}, ErrIntervalRange
 	}
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
 
-func addInterval(a, b types.IntervalVal) (types.IntervalVal, error) {
+func AddInterval(a, b types.IntervalVal) (types.IntervalVal, error) {
 	m := int64(a.Months) + int64(b.Months)
 	d := int64(a.Days) + int64(b.Days)
 	us := a.Micros + b.Micros
 	if m != int64(int32(m)) || d != int64(int32(d)) || (a.Micros^us)&(b.Micros^us) < 0 {
-		return types.IntervalVal{}, errIntervalRange
+		return types.IntervalVal{}, ErrIntervalRange
 	}
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
 
 // justifyHours moves whole days out of the microseconds (justify_hours).
 func justifyHours(iv types.IntervalVal) types.IntervalVal {
-	iv.Days += int32(iv.Micros / microsPerDay)
-	iv.Micros %= microsPerDay
+	iv.Days += int32(iv.Micros / MicrosPerDay)
+	iv.Micros %= MicrosPerDay
 	if iv.Days > 0 && iv.Micros < 0 {
-		iv.Micros += microsPerDay
+		iv.Micros += MicrosPerDay
 		iv.Days--
 	} else if iv.Days < 0 && iv.Micros > 0 {
-		iv.Micros -= microsPerDay
+		iv.Micros -= MicrosPerDay
 		iv.Days++
 	}
 	return iv
@@ -243,8 +243,8 @@ func justifyDays(iv types.IntervalVal) types.IntervalVal {
 // justifyInterval is justify_interval: both of the above, with signs made
 // consistent.
 func justifyInterval(iv types.IntervalVal) types.IntervalVal {
-	iv.Days += int32(iv.Micros / microsPerDay)
-	iv.Micros %= microsPerDay
+	iv.Days += int32(iv.Micros / MicrosPerDay)
+	iv.Micros %= MicrosPerDay
 	iv.Months += iv.Days / 30
 	iv.Days %= 30
 	if iv.Months > 0 && (iv.Days < 0 || (iv.Days == 0 && iv.Micros < 0)) {
@@ -255,10 +255,10 @@ func justifyInterval(iv types.IntervalVal) types.IntervalVal {
 		iv.Months++
 	}
 	if iv.Days > 0 && iv.Micros < 0 {
-		iv.Micros += microsPerDay
+		iv.Micros += MicrosPerDay
 		iv.Days--
 	} else if iv.Days < 0 && iv.Micros > 0 {
-		iv.Micros -= microsPerDay
+		iv.Micros -= MicrosPerDay
 		iv.Days++
 	}
 	return iv
@@ -271,12 +271,12 @@ func tsround(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
 // months cascade into days (30 per month) and fractional days into time.
 func mulInterval(iv types.IntervalVal, f float64) (types.IntervalVal, error) {
 	if math.IsNaN(f) {
-		return types.IntervalVal{}, errIntervalRange
+		return types.IntervalVal{}, ErrIntervalRange
 	}
 	md := float64(iv.Months) * f
 	dd := float64(iv.Days) * f
 	if md > math.MaxInt32 || md < math.MinInt32 || dd > math.MaxInt32 || dd < math.MinInt32 {
-		return types.IntervalVal{}, errIntervalRange
+		return types.IntervalVal{}, ErrIntervalRange
 	}
 	r := types.IntervalVal{Months: int32(md), Days: int32(dd)}
 	monthRemDays := tsround((md - float64(r.Months)) * 30)
@@ -288,20 +288,20 @@ func mulInterval(iv types.IntervalVal, f float64) (types.IntervalVal, error) {
 	r.Days += int32(monthRemDays)
 	us := math.RoundToEven(float64(iv.Micros)*f + secRem*1e6)
 	if us > math.MaxInt64 || us < math.MinInt64 || math.IsNaN(us) {
-		return types.IntervalVal{}, errIntervalRange
+		return types.IntervalVal{}, ErrIntervalRange
 	}
 	r.Micros = int64(us)
 	return r, nil
 }
 
-func row2(f func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error)) rowFn {
-	return func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) { return f(ctx, d[0], d[1]) }
+func row2(f func(ctx *Context, a, b types.Datum) (types.Datum, error)) RowFn {
+	return func(ctx *Context, d []types.Datum) (types.Datum, error) { return f(ctx, d[0], d[1]) }
 }
 
 // dtArith is the table of date/time operators by (operator, left, right).
-var dtArith = map[[3]string]rowFn{}
+var dtArith = map[[3]string]RowFn{}
 
-func dtOp(op string, a, b types.TypeID, f func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error)) {
+func dtOp(op string, a, b types.TypeID, f func(ctx *Context, a, b types.Datum) (types.Datum, error)) {
 	dtArith[[3]string{op, a.Name(), b.Name()}] = row2(f)
 }
 
@@ -315,7 +315,7 @@ func tsDatum(x int64, err error) (types.Datum, error) {
 // tsChecked returns a timestamp that a zone offset may have moved out of
 // the range, failing with 22008 if it did; infinities pass.
 func tsChecked(x int64) (types.Datum, error) {
-	if isInfinite(x) {
+	if IsInfinite(x) {
 		return types.DInt(x), nil
 	}
 	return tsDatum(x, checkTS(x))
@@ -331,7 +331,7 @@ func ivDatum(iv types.IntervalVal, err error) (types.Datum, error) {
 // dateAddDays is date + integer (date_pli); n is an int4, so the sum
 // cannot overflow before the range check.
 func dateAddDays(d int64, n int64) (types.Datum, error) {
-	if isInfinite(d) {
+	if IsInfinite(d) {
 		return types.DInt(d), nil
 	}
 	r := d + n
@@ -344,58 +344,59 @@ func dateAddDays(d int64, n int64) (types.Datum, error) {
 // datePlusInterval is date + interval: the date's midnight plus the
 // interval, a timestamp.
 func datePlusInterval(d int64, iv types.IntervalVal) (types.Datum, error) {
-	ts, err := dateToTSChecked(d)
+	ts, err := DateToTSChecked(d)
 	if err != nil {
 		return types.NullDatum, err
 	}
-	return tsDatum(tsPlusInterval(ts, iv))
+	return tsDatum(TsPlusInterval(ts, iv))
 }
 
 // datePlusTime is date + time (datetime_timestamp).
 func datePlusTime(d, t int64) (types.Datum, error) {
-	ts, err := dateToTSChecked(d)
-	if err != nil || isInfinite(ts) {
+	ts, err := DateToTSChecked(d)
+	if err != nil || IsInfinite(ts) {
 		return tsDatum(ts, err)
 	}
 	return tsDatum(addMicros(ts, t))
 }
 
-func init() {
+// defineDatetime adds the implementations of this file to t.
+func (t implTable) defineDatetime() {
 	const (
 		D, T, TS, TZ, IV, I4, F8 = types.Date, types.Time, types.Timestamp, types.Timestamptz, types.Interval, types.Int4, types.Float8
 	)
-	dtOp("+", D, I4, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, b.I) })
-	dtOp("+", I4, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return dateAddDays(b.I, a.I) })
-	dtOp("-", D, I4, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, -b.I) })
-	dtOp("-", D, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		if isInfinite(a.I) || isInfinite(b.I) {
+	dtOp("+", D, I4, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, b.I) })
+	dtOp("+", I4, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(b.I, a.I) })
+	dtOp("-", D, I4, func(_ *Context, a, b types.Datum) (types.Datum, error) { return dateAddDays(a.I, -b.I) })
+	dtOp("-", D, D, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+		if IsInfinite(a.I) || IsInfinite(b.I) {
 			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
 		}
 		return types.DInt(a.I - b.I), nil
 	})
-	dtOp("+", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusInterval(a.I, b.Iv) })
-	dtOp("+", IV, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusInterval(b.I, a.Iv) })
-	dtOp("-", D, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return datePlusInterval(a.I, negInterval(b.Iv))
+	dtOp("+", D, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusInterval(a.I, b.Iv) })
+	dtOp("+", IV, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusInterval(b.I, a.Iv) })
+	dtOp("-", D, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+		return datePlusInterval(a.I, NegInterval(b.Iv))
 	})
-	dtOp("+", D, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusTime(a.I, b.I) })
-	dtOp("+", T, D, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return datePlusTime(b.I, a.I) })
-	dtOp("+", TS, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(tsPlusInterval(a.I, b.Iv)) })
-	dtOp("+", IV, TS, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return tsDatum(tsPlusInterval(b.I, a.Iv)) })
-	dtOp("-", TS, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tsPlusInterval(a.I, negInterval(b.Iv)))
+	dtOp("+", D, T, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusTime(a.I, b.I) })
+	dtOp("+", T, D, func(_ *Context, a, b types.Datum) (types.Datum, error) { return datePlusTime(b.I, a.I) })
+	dtOp("+", TS, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return tsDatum(TsPlusInterval(a.I, b.Iv)) })
+	dtOp("+", IV, TS, func(_ *Context, a, b types.Datum) (types.Datum, error) { return tsDatum(TsPlusInterval(b.I, a.Iv)) })
+	dtOp("-", TS, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(TsPlusInterval(a.I, NegInterval(b.Iv)))
 	})
-	dtOp("+", TZ, IV, func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tstzPlusInterval(a.I, b.Iv, ctx.loc()))
+	dtOp("+", TZ, IV, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(TstzPlusInterval(a.I, b.Iv, ctx.loc()))
 	})
-	dtOp("+", IV, TZ, func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tstzPlusInterval(b.I, a.Iv, ctx.loc()))
+	dtOp("+", IV, TZ, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(TstzPlusInterval(b.I, a.Iv, ctx.loc()))
 	})
-	dtOp("-", TZ, IV, func(ctx *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		return tsDatum(tstzPlusInterval(a.I, negInterval(b.Iv), ctx.loc()))
+	dtOp("-", TZ, IV, func(ctx *Context, a, b types.Datum) (types.Datum, error) {
+		return tsDatum(TstzPlusInterval(a.I, NegInterval(b.Iv), ctx.loc()))
 	})
-	tsMinus := func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
-		if isInfinite(a.I) || isInfinite(b.I) {
+	tsMinus := func(_ *Context, a, b types.Datum) (types.Datum, error) {
+		if IsInfinite(a.I) || IsInfinite(b.I) {
 			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 		}
 		return types.DInterval(justifyHours(types.IntervalVal{Micros: a.I - b.I})), nil
@@ -403,23 +404,23 @@ func init() {
 	dtOp("-", TS, TS, tsMinus)
 	dtOp("-", TZ, TZ, tsMinus)
 	timePlus := func(t int64, us int64) types.Datum {
-		r := (t + us) % microsPerDay
+		r := (t + us) % MicrosPerDay
 		if r < 0 {
-			r += microsPerDay
+			r += MicrosPerDay
 		}
 		return types.DInt(r)
 	}
-	dtOp("+", T, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, b.Iv.Micros), nil })
-	dtOp("+", IV, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return timePlus(b.I, a.Iv.Micros), nil })
-	dtOp("-", T, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, -b.Iv.Micros), nil })
-	dtOp("-", T, T, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", T, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, b.Iv.Micros), nil })
+	dtOp("+", IV, T, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(b.I, a.Iv.Micros), nil })
+	dtOp("-", T, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return timePlus(a.I, -b.Iv.Micros), nil })
+	dtOp("-", T, T, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		return types.DInterval(types.IntervalVal{Micros: a.I - b.I}), nil
 	})
-	dtOp("+", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(addInterval(a.Iv, b.Iv)) })
-	dtOp("-", IV, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(subInterval(a.Iv, b.Iv)) })
-	dtOp("*", IV, F8, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(a.Iv, b.F)) })
-	dtOp("*", F8, IV, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(b.Iv, a.F)) })
-	dtOp("/", IV, F8, func(_ *EvalCtx, a, b types.Datum) (types.Datum, error) {
+	dtOp("+", IV, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(AddInterval(a.Iv, b.Iv)) })
+	dtOp("-", IV, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(subInterval(a.Iv, b.Iv)) })
+	dtOp("*", IV, F8, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(a.Iv, b.F)) })
+	dtOp("*", F8, IV, func(_ *Context, a, b types.Datum) (types.Datum, error) { return ivDatum(mulInterval(b.Iv, a.F)) })
+	dtOp("/", IV, F8, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 		if b.F == 0 {
 			return types.NullDatum, errDivByZero
 		}
@@ -427,12 +428,12 @@ func init() {
 	})
 	for _, op := range []string{"+", "-", "*", "/"} {
 		op := op
-		def(op, func(args []types.T, _ types.T) (impl, bool) {
+		t.def(op, func(args []types.T, _ types.T) (Impl, bool) {
 			if len(args) != 2 {
-				return impl{}, false
+				return Impl{}, false
 			}
 			f, ok := dtArith[[3]string{op, args[0].ID.Name(), args[1].ID.Name()}]
-			return impl{row: f}, ok
+			return Impl{Row: f}, ok
 		})
 	}
 }

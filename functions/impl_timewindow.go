@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"math"
@@ -25,7 +25,7 @@ var errWindowRange = pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of ra
 // (micros since then). It fails with 22008 when t is infinite or the
 // start lies outside the timestamp range.
 func WindowStart(t, size, offset int64) (int64, error) {
-	if isInfinite(t) {
+	if IsInfinite(t) {
 		return 0, errWindowRange
 	}
 	// (t - offset) mod size, without computing t - offset, which may
@@ -44,11 +44,11 @@ func WindowStart(t, size, offset int64) (int64, error) {
 // microseconds since 1970-01-01 00:00:00: a timestamp or timestamptz as
 // it is, a date as its midnight. Infinite values fail with 22008.
 func WindowTime(d types.Datum, t types.T) (int64, error) {
-	if isInfinite(d.I) {
+	if IsInfinite(d.I) {
 		return 0, errWindowRange
 	}
 	if t.ID == types.Date {
-		ts, err := dateToTSChecked(d.I)
+		ts, err := DateToTSChecked(d.I)
 		if err != nil {
 			return 0, errWindowRange
 		}
@@ -117,20 +117,21 @@ func windowInterval(iv types.IntervalVal, what string) (int64, error) {
 		// More days than any timestamp spans; the product would overflow.
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "window %s is out of range", what)
 	}
-	v := d*microsPerDay + iv.Micros
-	if (iv.Micros > 0 && v < d*microsPerDay) || (iv.Micros < 0 && v > d*microsPerDay) {
+	v := d*MicrosPerDay + iv.Micros
+	if (iv.Micros > 0 && v < d*MicrosPerDay) || (iv.Micros < 0 && v > d*MicrosPerDay) {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "window %s is out of range", what)
 	}
 	return v, nil
 }
 
-func init() {
+// defineTimewindow adds the implementations of this file to t.
+func (t implTable) defineTimewindow() {
 	// tumble_start(time, size [, offset]): the start of the tumbling
 	// window holding time; a date is taken at midnight and yields a
 	// timestamp.
-	def("tumble_start", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("tumble_start", func(args []types.T, _ types.T) (Impl, bool) {
 		tt := args[0]
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			size, err := windowInterval(d[1].Iv, "size")
 			if err != nil {
 				return types.NullDatum, err

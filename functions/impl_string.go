@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"crypto/md5"
@@ -25,7 +25,7 @@ func dInt(i int64) (types.Datum, error)   { return types.DInt(i), nil }
 // outputValue returns d (non-NULL, of type t) as Postgres's output
 // function prints it, for concat(), concat_ws() and format(): booleans are
 // t and f there.
-func outputValue(ctx *EvalCtx, d types.Datum, t types.T) string {
+func outputValue(ctx *Context, d types.Datum, t types.T) string {
 	if t.ID == types.Bool {
 		if d.I != 0 {
 			return "t"
@@ -39,7 +39,7 @@ func outputValue(ctx *EvalCtx, d types.Datum, t types.T) string {
 // it, for text || anynonarray and JSON keys: booleans are true and false
 // (Postgres's bool-to-text cast), every other type as its output function
 // prints it.
-func formatValue(ctx *EvalCtx, d types.Datum, t types.T) string {
+func formatValue(ctx *Context, d types.Datum, t types.T) string {
 	switch {
 	case t.IsString() || t.ID == types.Unknown:
 		return d.S
@@ -226,7 +226,7 @@ func quoteLiteral(s string) string {
 
 // pgFormat implements format(): %s, %I, %L, %% with optional n$ argument
 // positions and width, flag '-'.
-func pgFormat(ctx *EvalCtx, f string, args []types.Datum, ts []types.T) (string, error) {
+func pgFormat(ctx *Context, f string, args []types.Datum, ts []types.T) (string, error) {
 	var b strings.Builder
 	next := 0
 	for i := 0; i < len(f); i++ {
@@ -586,26 +586,27 @@ func decodeBytes(s, format string) (string, error) {
 	return "", pgerr.New(pgerr.InvalidParameterValue, "unrecognized encoding: \"%s\"", format)
 }
 
-func init() {
-	charLen := func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+// defineString adds the implementations of this file to t.
+func (t implTable) defineString() {
+	charLen := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dInt(int64(utf8.RuneCountInString(d[0].S)))
 	}
-	def("length", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("length", func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID == types.Bytea {
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) }}, true
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) }}, true
 		}
-		return impl{row: charLen}, true
+		return Impl{Row: charLen}, true
 	})
-	defRow("char_length", charLen)
-	defRow("character_length", charLen)
-	defRow("octet_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
-	defRow("bit_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
-	defRow("lower", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(asciiLower(d[0].S)) })
-	defRow("upper", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(asciiUpper(d[0].S)) })
-	defRow("initcap", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
-	substr := func(args []types.T, _ types.T) (impl, bool) {
+	t.defRow("char_length", charLen)
+	t.defRow("character_length", charLen)
+	t.defRow("octet_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
+	t.defRow("bit_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
+	t.defRow("lower", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiLower(d[0].S)) })
+	t.defRow("upper", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiUpper(d[0].S)) })
+	t.defRow("initcap", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
+	substr := func(args []types.T, _ types.T) (Impl, bool) {
 		bytea := args[0].ID == types.Bytea
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var n int64
 			if len(d) > 2 {
 				n = d[2].I
@@ -627,9 +628,9 @@ func init() {
 			return types.DString(s), err
 		}}, true
 	}
-	def("substr", substr)
-	def("substring", substr)
-	strpos := func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("substr", substr)
+	t.def("substring", substr)
+	strpos := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		i := strings.Index(d[0].S, d[1].S)
 		if i < 0 {
 			return dInt(0)
@@ -638,16 +639,16 @@ func init() {
 	}
 	// position(string, substring) as in pg_proc; SQL's POSITION(sub IN s)
 	// binds to position(s, sub).
-	defRow("position", strpos)
-	defRow("strpos", strpos)
-	defRow("replace", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("position", strpos)
+	t.defRow("strpos", strpos)
+	t.defRow("replace", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[1].S == "" {
 			return dText(d[0].S)
 		}
 		return dText(strings.ReplaceAll(d[0].S, d[1].S, d[2].S))
 	})
-	trim := func(left, right bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	trim := func(left, right bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			chars := " "
 			if len(d) > 1 {
 				chars = d[1].S
@@ -655,12 +656,12 @@ func init() {
 			return dText(trimChars(d[0].S, chars, left, right))
 		}
 	}
-	defRow("btrim", trim(true, true))
-	defRow("trim", trim(true, true))
-	defRow("ltrim", trim(true, false))
-	defRow("rtrim", trim(false, true))
-	padFn := func(left bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("btrim", trim(true, true))
+	t.defRow("trim", trim(true, true))
+	t.defRow("ltrim", trim(true, false))
+	t.defRow("rtrim", trim(false, true))
+	padFn := func(left bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			fill := " "
 			if len(d) > 2 {
 				fill = d[2].S
@@ -673,16 +674,16 @@ func init() {
 			return dText(pad(d[0].S, d[1].I, fill, left))
 		}
 	}
-	defRow("lpad", padFn(true))
-	defRow("rpad", padFn(false))
-	defRow("left", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("lpad", padFn(true))
+	t.defRow("rpad", padFn(false))
+	t.defRow("left", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		rs, n := []rune(d[0].S), d[1].I
 		if n < 0 {
 			n = max(int64(len(rs))+n, 0)
 		}
 		return dText(string(rs[:min(n, int64(len(rs)))]))
 	})
-	defRow("right", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("right", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		rs, n := []rune(d[0].S), d[1].I
 		if n < 0 {
 			n = max(int64(len(rs))+n, 0)
@@ -690,7 +691,7 @@ func init() {
 		n = min(n, int64(len(rs)))
 		return dText(string(rs[int64(len(rs))-n:]))
 	})
-	defRow("repeat", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("repeat", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[1].I <= 0 {
 			return dText("")
 		}
@@ -699,14 +700,14 @@ func init() {
 		}
 		return dText(strings.Repeat(d[0].S, int(d[1].I)))
 	})
-	defRow("reverse", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("reverse", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		rs := []rune(d[0].S)
 		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
 			rs[i], rs[j] = rs[j], rs[i]
 		}
 		return dText(string(rs))
 	})
-	defRow("split_part", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("split_part", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		n := d[2].I
 		if n == 0 {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "field position must not be zero")
@@ -728,8 +729,8 @@ func init() {
 		}
 		return dText(parts[n-1])
 	})
-	def("pg_concat", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("pg_concat", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			var b strings.Builder
 			for i, x := range d {
 				if !x.Null {
@@ -739,8 +740,8 @@ func init() {
 			return dText(b.String())
 		}}, true
 	})
-	def("concat_ws", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("concat_ws", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
 			}
@@ -753,55 +754,108 @@ func init() {
 			return dText(strings.Join(parts, d[0].S))
 		}}, true
 	})
-	def("||", func(args []types.T, ret types.T) (impl, bool) {
+	t.def("||", func(args []types.T, ret types.T) (Impl, bool) {
 		if len(args) != 2 {
-			return impl{}, false
+			return Impl{}, false
 		}
 		if ret.ID == types.Jsonb {
-			return impl{row: jsonbConcat}, true
+			return Impl{Row: jsonbConcat}, true
 		}
 		if ret.IsArray() {
-			return impl{row: arrayCat, nonStrict: true}, true
+			switch {
+			case !args[1].IsArray():
+				// anyarray || anyelement (array_append).
+				return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+					return arrayCat(ctx, []types.Datum{d[0], types.DString(types.FormatArray(d[1:], args[1], nil))})
+				}}, true
+			case !args[0].IsArray():
+				// anyelement || anyarray (array_prepend).
+				return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+					return arrayCat(ctx, []types.Datum{types.DString(types.FormatArray(d[:1], args[0], nil)), d[1]})
+				}}, true
+			}
+			return Impl{Row: arrayCat, NonStrict: true}, true
 		}
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		if ret.ID == types.Bytea {
+			// byteacat: the raw bytes, not their text forms.
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+				return types.DString(d[0].S + d[1].S), nil
+			}}, true
+		}
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
 		}}, true
 	})
-	defRow("md5", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	// convert_from(bytea, encoding) and convert_to(text, encoding):
+	// weir's databases are UTF8; UTF8, SQL_ASCII and LATIN1 convert.
+	t.defRow("convert_from", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		switch normEncoding(d[1].S) {
+		case "UTF8", "SQLASCII":
+			if err := checkUTF8(d[0].S); err != nil {
+				return types.NullDatum, err
+			}
+			return dText(d[0].S)
+		case "LATIN1", "ISO88591":
+			r := make([]rune, len(d[0].S))
+			for i := 0; i < len(d[0].S); i++ {
+				r[i] = rune(d[0].S[i])
+			}
+			return dText(string(r))
+		}
+		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid source encoding name \"%s\"", d[1].S)
+	})
+	t.defRow("convert_to", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		switch normEncoding(d[1].S) {
+		case "UTF8", "SQLASCII":
+			return types.DString(d[0].S), nil
+		case "LATIN1", "ISO88591":
+			b := make([]byte, 0, len(d[0].S))
+			for _, r := range d[0].S {
+				if r > 0xff {
+					return types.NullDatum, pgerr.New(pgerr.UntranslatableCharacter,
+						"character with byte sequence 0x%x in encoding \"UTF8\" has no equivalent in encoding \"LATIN1\"", []byte(string(r)))
+				}
+				b = append(b, byte(r))
+			}
+			return types.DString(string(b)), nil
+		}
+		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid destination encoding name \"%s\"", d[1].S)
+	})
+	t.defRow("md5", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dText(fmt.Sprintf("%x", md5.Sum([]byte(d[0].S))))
 	})
-	defRow("ascii", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("ascii", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		r, _ := utf8.DecodeRuneInString(d[0].S)
 		if d[0].S == "" {
 			r = 0
 		}
 		return dInt(int64(r))
 	})
-	defRow("chr", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("chr", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		switch {
 		case d[0].I == 0:
 			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
 		case d[0].I < 0:
-			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "character number must be positive")
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "character number must be positive")
 		case d[0].I > unicode.MaxRune || (d[0].I >= 0xD800 && d[0].I <= 0xDFFF):
 			return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", d[0].I)
 		}
 		return dText(string(rune(d[0].I)))
 	})
-	def("to_hex", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("to_hex", func(args []types.T, _ types.T) (Impl, bool) {
 		bits32 := args[0].ID != types.Int8
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			if bits32 {
 				return dText(strconv.FormatUint(uint64(uint32(d[0].I)), 16))
 			}
 			return dText(strconv.FormatUint(uint64(d[0].I), 16))
 		}}, true
 	})
-	defRow("starts_with", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("starts_with", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DBool(strings.HasPrefix(d[0].S, d[1].S)), nil
 	})
-	def("format", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("format", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
 			}
@@ -809,15 +863,15 @@ func init() {
 			return types.DString(s), err
 		}}, true
 	})
-	defRow("quote_ident", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(quoteIdent(d[0].S)) })
-	defRow("quote_literal", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText(quoteLiteral(d[0].S)) })
-	defRowNS("quote_nullable", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("quote_ident", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(quoteIdent(d[0].S)) })
+	t.defRow("quote_literal", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(quoteLiteral(d[0].S)) })
+	t.defRowNS("quote_nullable", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return dText("NULL")
 		}
 		return dText(quoteLiteral(d[0].S))
 	})
-	defRow("regexp_replace", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_replace", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 3 {
 			flags = d[3].S
@@ -825,14 +879,14 @@ func init() {
 		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, flags)
 		return types.DString(s), err
 	})
-	defRow("regexp_match", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_match", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 2 {
 			flags = d[2].S
 		}
 		return regexpMatch(d[0].S, d[1].S, flags)
 	})
-	defRow("translate", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("translate", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		from, to := []rune(d[1].S), []rune(d[2].S)
 		return dText(strings.Map(func(r rune) rune {
 			for i, f := range from {
@@ -846,19 +900,19 @@ func init() {
 			return r
 		}, d[0].S))
 	})
-	defRow("encode", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("encode", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		s, err := encodeBytes(d[0].S, d[1].S)
 		return types.DString(s), err
 	})
-	defRow("decode", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("decode", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		s, err := decodeBytes(d[0].S, d[1].S)
 		return types.DString(s), err
 	})
-	defRow("pg_icase", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
+	t.defRow("pg_icase", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
 
 	// LIKE and regular expressions.
-	like := func(icase, neg bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	like := func(icase, neg bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			s, p := d[0].S, d[1].S
 			if icase {
 				s, p = asciiLower(s), asciiLower(p)
@@ -869,12 +923,12 @@ func init() {
 			return types.DBool(likeMatch([]rune(s), []rune(p)) != neg), nil
 		}
 	}
-	defRow("~~", like(false, false))
-	defRow("!~~", like(false, true))
-	defRow("~~*", like(true, false))
-	defRow("!~~*", like(true, true))
-	re := func(icase, neg bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("~~", like(false, false))
+	t.defRow("!~~", like(false, true))
+	t.defRow("~~*", like(true, false))
+	t.defRow("!~~*", like(true, true))
+	re := func(icase, neg bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			r, err := aregex(d[1].S, icase)
 			if err != nil {
 				return types.NullDatum, err
@@ -883,13 +937,13 @@ func init() {
 		}
 	}
 	// ~ with one operand is the bitwise not (func_bitwise.go).
-	def("~", func(args []types.T, _ types.T) (impl, bool) { return impl{row: re(false, false)}, len(args) == 2 })
-	defRow("~*", re(true, false))
-	defRow("!~", re(false, true))
-	defRow("!~*", re(true, true))
+	t.def("~", func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: re(false, false)}, len(args) == 2 })
+	t.defRow("~*", re(true, false))
+	t.defRow("!~", re(false, true))
+	t.defRow("!~*", re(true, true))
 
 	// text[] functions.
-	defRow("array_to_string", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("array_to_string", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		elems, err := parseTextArray(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -904,12 +958,12 @@ func init() {
 	})
 	// x = ANY(text[]): true if an element equals x, NULL if none does
 	// but one is NULL, false otherwise (docs §9.24.3).
-	def("pg_any_eq", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("pg_any_eq", func(args []types.T, _ types.T) (Impl, bool) {
 		if args[1].ID == types.TextArray {
-			return impl{row: anyEqText}, true
+			return Impl{Row: anyEqText}, true
 		}
 		at := args[1]
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := types.ArrayElems(d[1].S, at, ctx.loc())
 			if err != nil {
 				return types.NullDatum, err
@@ -929,8 +983,8 @@ func init() {
 		}}, true
 	})
 	// x[i]: the i-th element (from 1), NULL outside the array.
-	def("pg_subscript", func(_ []types.T, ret types.T) (impl, bool) {
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("pg_subscript", func(_ []types.T, ret types.T) (Impl, bool) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := parseTextArray(d[0].S)
 			if err != nil {
 				return types.NullDatum, err
@@ -944,16 +998,96 @@ func init() {
 			return types.ParseText(*elems[d[1].I-1], ret, ctx.loc())
 		}}, true
 	})
+	// array_fill(value, dims [, lower bounds]): a one-dimensional array
+	// of dims[1] copies of value. weir's arrays are one-dimensional and
+	// start at 1: other shapes are 0A000.
+	t.def("array_fill", func(args []types.T, ret types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			if d[1].Null || (len(d) > 2 && d[2].Null) {
+				return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension array or low bound array cannot be null")
+			}
+			dims, dn, err := types.ParseTextArray(d[1].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if len(d) > 2 {
+				lbs, ln, err := types.ParseTextArray(d[2].S)
+				if err != nil {
+					return types.NullDatum, err
+				}
+				if len(lbs) != len(dims) {
+					return types.NullDatum, pgerr.New("2202E", "wrong number of array subscripts").
+						WithDetail("Low bound array has different size than dimensions array.")
+				}
+				for i := range lbs {
+					if ln[i] {
+						return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension values cannot be null")
+					}
+					if lbs[i] != "1" {
+						return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
+					}
+				}
+			}
+			if len(dims) == 0 {
+				return dText("{}")
+			}
+			if len(dims) > 1 {
+				return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+			}
+			if dn[0] {
+				return types.NullDatum, pgerr.New(pgerr.NullValueNotAllowed, "dimension values cannot be null")
+			}
+			n, err := strconv.Atoi(dims[0])
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if n <= 0 {
+				return dText("{}")
+			}
+			if n > 1<<20 {
+				return types.NullDatum, pgerr.New(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", 1<<20)
+			}
+			elems := make([]types.Datum, n)
+			for i := range elems {
+				elems[i] = d[0]
+			}
+			return types.DString(types.FormatArray(elems, args[0], nil)), nil
+		}}, true
+	})
+	// x[lo:hi]: the elements lo to hi (from 1), clamped to the array; a
+	// missing bound (NULL) is the array's end; an empty range is '{}'.
+	t.def("pg_slice", func(_ []types.T, ret types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, nil
+			}
+			elems, nulls, err := types.ParseTextArray(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			lo, hi := int64(1), int64(len(elems))
+			if !d[1].Null {
+				lo = max(lo, d[1].I)
+			}
+			if !d[2].Null {
+				hi = min(hi, d[2].I)
+			}
+			if lo > hi {
+				return dText("{}")
+			}
+			return dText(types.FormatTextArray(elems[lo-1:hi], nulls[lo-1:hi]))
+		}}, true
+	})
 	// ARRAY[...]: the elements, already of the element type, in the
 	// array's canonical text form.
-	def("array", func(_ []types.T, ret types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("array", func(_ []types.T, ret types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			// Stored form: timestamptz elements in UTC (types/array.go).
 			return types.DString(types.FormatArray(d, ret.Elem(), nil)), nil
 		}}, true
 	})
-	arrLen := func(upper bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	arrLen := func(upper bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			elems, err := parseTextArray(d[0].S)
 			if err != nil {
 				return types.NullDatum, err
@@ -967,10 +1101,10 @@ func init() {
 			return dInt(1)
 		}
 	}
-	defRow("array_upper", arrLen(true))
-	defRow("array_length", arrLen(true))
-	defRow("array_lower", arrLen(false))
-	defRow("cardinality", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("array_upper", arrLen(true))
+	t.defRow("array_length", arrLen(true))
+	t.defRow("array_lower", arrLen(false))
+	t.defRow("cardinality", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		elems, err := parseTextArray(d[0].S)
 		return types.DInt(int64(len(elems))), err
 	})
@@ -978,7 +1112,7 @@ func init() {
 
 // arrayCat concatenates two text[] values; a NULL operand counts as an
 // empty array, NULL || NULL is NULL (array_cat).
-func arrayCat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+func arrayCat(_ *Context, d []types.Datum) (types.Datum, error) {
 	switch {
 	case d[0].Null:
 		return d[1], nil
@@ -999,7 +1133,7 @@ func arrayCat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 // anyEqText is x = ANY(text[]) with x in text form: true if an element
 // equals x, NULL if none does but one is NULL, false otherwise (docs
 // §9.24.3).
-func anyEqText(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+func anyEqText(_ *Context, d []types.Datum) (types.Datum, error) {
 	elems, err := parseTextArray(d[1].S)
 	if err != nil {
 		return types.NullDatum, err
@@ -1016,4 +1150,28 @@ func anyEqText(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
 		return types.NullDatum, nil
 	}
 	return types.DBool(false), nil
+}
+
+// normEncoding is an encoding name as PostgreSQL compares them: upper
+// case, without '-' and '_'.
+func normEncoding(s string) string {
+	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToUpper(s))
+}
+
+// checkUTF8 returns 22021 for the first invalid UTF-8 sequence in s, as
+// PostgreSQL's verification does.
+func checkUTF8(s string) error {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n <= 1) || r == 0 {
+			end := min(i+2, len(s))
+			hex := make([]string, 0, 2)
+			for _, c := range []byte(s[i:end]) {
+				hex = append(hex, fmt.Sprintf("0x%02x", c))
+			}
+			return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", strings.Join(hex, " "))
+		}
+		i += n
+	}
+	return nil
 }

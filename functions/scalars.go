@@ -1,4 +1,4 @@
-package planner
+package functions
 
 import "github.com/weirdb/weir/types"
 
@@ -27,7 +27,8 @@ func nonStrict(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, NonStrict: true}
 }
 
-func init() {
+// scalarOverloads lists the scalar functions.
+func scalarOverloads() []*Overload {
 	var os []*Overload
 
 	// String functions (docs §9.4).
@@ -64,6 +65,7 @@ func init() {
 		fn("regexp_match", tTArr, tText, tText), fn("regexp_match", tTArr, tText, tText, tText),
 		fn("translate", tText, tText, tText, tText),
 		fn("encode", tText, tBytea, tText), fn("decode", tBytea, tText, tText),
+		fn("convert_from", tText, tBytea, tName), fn("convert_to", tBytea, tText, tName),
 		fn("pg_icase", tText, tText),
 	)
 	// Array functions (docs §9.19), one overload per array type.
@@ -71,7 +73,10 @@ func init() {
 		a := at.ID
 		os = append(os, fn("array_to_string", tText, a, tText), fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
-			fn("pg_subscript", at.Elem().ID, a, tI4)) // x[i]
+			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
+			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
+			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),
+			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array, types.Int4Array))
 	}
 
 	// Math functions (docs §9.3).
@@ -119,6 +124,7 @@ func init() {
 	os = append(os,
 		fn("now", tTSTZ), fn("current_timestamp", tTSTZ), fn("transaction_timestamp", tTSTZ),
 		fn("statement_timestamp", tTSTZ), volatile("clock_timestamp", tTSTZ), volatile("timeofday", tText),
+		volatile("pg_sleep", types.Unknown, tF8), /* returns void */
 		fn("current_date", tDate), fn("current_time", tTime), fn("localtimestamp", tTS), fn("localtime", tTime),
 		fn("date_trunc", tTS, tText, tTS), fn("date_trunc", tTSTZ, tText, tTSTZ),
 		fn("date_trunc", tIv, tText, tIv), fn("date_trunc", tTSTZ, tText, tTSTZ, tText),
@@ -198,5 +204,19 @@ func init() {
 		fn("jsonb_pretty", tText, tJsonb),
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
 	)
-	Register(os...)
+	return os
+}
+
+// timeWindowOverloads lists tumble_start(time, size [, offset]), the
+// window start that TUMBLE in FROM computes for each row.
+func timeWindowOverloads() []*Overload {
+	var os []*Overload
+	for _, t := range []types.TypeID{tTS, tTSTZ, tDate} {
+		ret := t
+		if t == tDate {
+			ret = tTS
+		}
+		os = append(os, fn("tumble_start", ret, t, tIv), fn("tumble_start", ret, t, tIv, tIv))
+	}
+	return os
 }

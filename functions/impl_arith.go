@@ -1,8 +1,9 @@
-package executor
+package functions
 
 import (
 	"math"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -12,8 +13,8 @@ import (
 
 var (
 	errDivByZero      = pgerr.New(pgerr.DivisionByZero, "division by zero")
-	errFloatOverflow  = pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
-	errFloatUnderflow = pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
+	ErrFloatOverflow  = pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+	ErrFloatUnderflow = pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 )
 
 // intRangeError returns the 22003 error Postgres raises when a result does
@@ -28,8 +29,8 @@ func intRangeError(id types.TypeID) error {
 	return pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
 }
 
-// checkIntRange returns 22003 when x does not fit the integer type id.
-func checkIntRange(x int64, id types.TypeID) error {
+// CheckIntRange returns 22003 when x does not fit the integer type id.
+func CheckIntRange(x int64, id types.TypeID) error {
 	switch id {
 	case types.Int2:
 		if x < math.MinInt16 || x > math.MaxInt16 {
@@ -43,10 +44,10 @@ func checkIntRange(x int64, id types.TypeID) error {
 	return nil
 }
 
-func isInf(f float64) bool { return math.IsInf(f, 0) }
+func IsInf(f float64) bool { return math.IsInf(f, 0) }
 
-// roundFloat rounds f to float4 precision when id is Float4.
-func roundFloat(f float64, id types.TypeID) float64 {
+// RoundFloat rounds f to float4 precision when id is Float4.
+func RoundFloat(f float64, id types.TypeID) float64 {
 	if id == types.Float4 {
 		return float64(float32(f))
 	}
@@ -99,8 +100,8 @@ func intOp(op byte, x, y int64, id types.TypeID) (int64, error) {
 }
 
 // intArith returns the vectorized integer operator op with result type id.
-func intArith(op byte, id types.TypeID) vecFn {
-	return func(_ *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
+func intArith(op byte, id types.TypeID) VecFn {
+	return func(_ *Context, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
 		a, b := args[0].I, args[1].I
 		an, bn := args[0].Nulls, args[1].Nulls
 		if op == '+' && id == types.Int8 {
@@ -126,7 +127,7 @@ func intArith(op byte, id types.TypeID) vecFn {
 			}
 			r, err := intOp(op, a[i], b[i], id)
 			if err == nil {
-				err = checkIntRange(r, id)
+				err = CheckIntRange(r, id)
 			}
 			if err != nil {
 				return err
@@ -157,12 +158,12 @@ func floatOp(op byte, x, y float64, id types.TypeID) (float64, error) {
 	case '^':
 		return floatPow(x, y)
 	}
-	r = roundFloat(r, id)
-	if isInf(r) && !isInf(x) && !isInf(y) {
-		return 0, errFloatOverflow
+	r = RoundFloat(r, id)
+	if IsInf(r) && !IsInf(x) && !IsInf(y) {
+		return 0, ErrFloatOverflow
 	}
-	if r == 0 && (op == '*' || op == '/') && x != 0 && (op == '/' || y != 0) && !isInf(y) {
-		return 0, errFloatUnderflow
+	if r == 0 && (op == '*' || op == '/') && x != 0 && (op == '/' || y != 0) && !IsInf(y) {
+		return 0, ErrFloatUnderflow
 	}
 	return r, nil
 }
@@ -176,17 +177,17 @@ func floatPow(x, y float64) (float64, error) {
 		return 0, pgerr.New("2201F", "a negative number raised to a non-integer power yields a complex result")
 	}
 	r := math.Pow(x, y)
-	if isInf(r) && !isInf(x) && !isInf(y) {
-		return 0, errFloatOverflow
+	if IsInf(r) && !IsInf(x) && !IsInf(y) {
+		return 0, ErrFloatOverflow
 	}
-	if r == 0 && x != 0 && !isInf(y) {
-		return 0, errFloatUnderflow
+	if r == 0 && x != 0 && !IsInf(y) {
+		return 0, ErrFloatUnderflow
 	}
 	return r, nil
 }
 
-func floatArith(op byte, id types.TypeID) vecFn {
-	return func(_ *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
+func floatArith(op byte, id types.TypeID) VecFn {
+	return func(_ *Context, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
 		a, b := args[0], args[1]
 		for i := 0; i < n; i++ {
 			if a.Nulls[i] || b.Nulls[i] || (vis != nil && !vis[i]) {
@@ -203,10 +204,10 @@ func floatArith(op byte, id types.TypeID) vecFn {
 	}
 }
 
-func numericArith(op byte) rowFn {
-	return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+func numericArith(op byte) RowFn {
+	return func(_ *Context, d []types.Datum) (types.Datum, error) {
 		var (
-			r   *apdDecimal
+			r   *apd.Decimal
 			err error
 		)
 		switch op {
@@ -230,46 +231,47 @@ func numericArith(op byte) rowFn {
 	}
 }
 
-func init() {
+// defineArith adds the implementations of this file to t.
+func (t implTable) defineArith() {
 	for _, o := range []byte{'+', '-', '*', '/', '%', '^'} {
 		op := o
-		def(string(op), func(args []types.T, ret types.T) (impl, bool) {
+		t.def(string(op), func(args []types.T, ret types.T) (Impl, bool) {
 			if len(args) != 2 {
-				return impl{}, false
+				return Impl{}, false
 			}
 			a, b := args[0], args[1]
 			switch {
 			case a.IsInteger() && b.IsInteger() && ret.IsInteger():
-				return impl{vec: intArith(op, ret.ID)}, true
+				return Impl{Vec: intArith(op, ret.ID)}, true
 			case a.Family() == types.FamFloat && b.Family() == types.FamFloat:
-				return impl{vec: floatArith(op, ret.ID)}, true
+				return Impl{Vec: floatArith(op, ret.ID)}, true
 			case a.ID == types.Numeric && b.ID == types.Numeric:
-				return impl{row: numericArith(op)}, true
+				return Impl{Row: numericArith(op)}, true
 			}
-			return impl{}, false
+			return Impl{}, false
 		})
 	}
-	def("neg", func(args []types.T, ret types.T) (impl, bool) {
+	t.def("neg", func(args []types.T, ret types.T) (Impl, bool) {
 		switch {
 		case args[0].IsInteger():
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				if d[0].I == math.MinInt64 {
 					return types.NullDatum, intRangeError(ret.ID)
 				}
-				return types.DInt(-d[0].I), checkIntRange(-d[0].I, ret.ID)
+				return types.DInt(-d[0].I), CheckIntRange(-d[0].I, ret.ID)
 			}}, true
 		case args[0].Family() == types.FamFloat:
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return types.DFloat(-d[0].F), nil }}, true
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return types.DFloat(-d[0].F), nil }}, true
 		case args[0].ID == types.Numeric:
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
-				r := new(apdDecimal).Neg(d[0].D)
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+				r := new(apd.Decimal).Neg(d[0].D)
 				if r.IsZero() {
 					r.Negative = false
 				}
 				return types.DDecimal(r), nil
 			}}, true
 		case args[0].ID == types.Interval:
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				iv := d[0].Iv
 				if iv.Months == math.MinInt32 || iv.Days == math.MinInt32 || iv.Micros == math.MinInt64 {
 					return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "interval out of range")
@@ -277,6 +279,6 @@ func init() {
 				return types.DInterval(types.IntervalVal{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}), nil
 			}}, true
 		}
-		return impl{}, false
+		return Impl{}, false
 	})
 }

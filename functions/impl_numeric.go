@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"math"
@@ -18,8 +18,8 @@ import (
 // than the inputs), and round half away from zero.
 
 const (
-	numericMinSigDigits    = 16
-	numericMaxDisplayScale = 1000
+	NumericMinSigDigits    = 16
+	NumericMaxDisplayScale = 1000
 )
 
 // decCtx is the context for exact operations: its precision is large
@@ -57,7 +57,15 @@ func roundTo(d *apd.Decimal, s int32) *apd.Decimal {
 		return d
 	}
 	r := new(apd.Decimal)
-	_, _ = decCtx.Quantize(r, d, -s)
+	c := decCtx
+	if need := d.NumDigits() + int64(d.Exponent) + int64(s) + 1; need > int64(c.Precision) {
+		// A result of more digits than the default precision (10 ^
+		// 100000) keeps them all, as PostgreSQL's does.
+		wide := *decCtx
+		wide.Precision = uint32(need)
+		c = &wide
+	}
+	_, _ = c.Quantize(r, d, -s)
 	return normScale(r)
 }
 
@@ -129,9 +137,9 @@ func divScale(a, b *apd.Decimal) int32 {
 	if f1 <= f2 {
 		qweight--
 	}
-	rscale := int32(numericMinSigDigits - qweight*4)
+	rscale := int32(NumericMinSigDigits - qweight*4)
 	rscale = max(rscale, dscale(a), dscale(b), 0)
-	return min(rscale, numericMaxDisplayScale)
+	return min(rscale, NumericMaxDisplayScale)
 }
 
 // NumericDiv returns a / b rounded to Postgres's division scale; division by
@@ -195,10 +203,13 @@ func scaledOp(s int32, mag int, f func(c *apd.Context, r *apd.Decimal) (apd.Cond
 	c := *decCtx
 	c.Precision = uint32(max(int(s)+mag+10, 30))
 	r := new(apd.Decimal)
-	if _, err := f(&c, r); err != nil {
+	if _, err := f(&c, r); err != nil || r.Form != apd.Finite {
 		return nil, errNumericOverflow
 	}
-	return roundTo(r, s), nil
+	if r = roundTo(r, s); r.Form != apd.Finite {
+		return nil, errNumericOverflow
+	}
+	return r, nil
 }
 
 // lnDweight estimates the decimal weight of ln(x) (Postgres's
@@ -224,7 +235,7 @@ func clampScale(rscale int, args ...*apd.Decimal) int32 {
 	for _, a := range args {
 		rscale = max(rscale, int(dscale(a)))
 	}
-	return int32(min(max(rscale, 0), numericMaxDisplayScale))
+	return int32(min(max(rscale, 0), NumericMaxDisplayScale))
 }
 
 // NumericSqrt is sqrt(numeric): negative input is 2201F.
@@ -234,7 +245,7 @@ func NumericSqrt(x *apd.Decimal) (*apd.Decimal, error) {
 	}
 	w, _ := base10000(x)
 	sweight := (w+1)*4/2 - 1
-	s := clampScale(numericMinSigDigits-sweight, x)
+	s := clampScale(NumericMinSigDigits-sweight, x)
 	return scaledOp(s, sweight+2, func(c *apd.Context, r *apd.Decimal) (apd.Condition, error) { return c.Sqrt(r, x) })
 }
 
@@ -246,7 +257,7 @@ func NumericLn(x *apd.Decimal) (*apd.Decimal, error) {
 	if x.Sign() < 0 {
 		return nil, pgerr.New("2201E", "cannot take logarithm of a negative number")
 	}
-	s := clampScale(numericMinSigDigits-lnDweight(x), x)
+	s := clampScale(NumericMinSigDigits-lnDweight(x), x)
 	return scaledOp(s, 10, func(c *apd.Context, r *apd.Decimal) (apd.Condition, error) { return c.Ln(r, x) })
 }
 
@@ -260,7 +271,7 @@ func NumericLog(b, x *apd.Decimal) (*apd.Decimal, error) {
 			return nil, pgerr.New("2201E", "cannot take logarithm of a negative number")
 		}
 	}
-	s := clampScale(numericMinSigDigits-(lnDweight(x)-lnDweight(b)), b, x)
+	s := clampScale(NumericMinSigDigits-(lnDweight(x)-lnDweight(b)), b, x)
 	c := *decCtx
 	c.Precision = uint32(s) + 40
 	lb, lx, r := new(apd.Decimal), new(apd.Decimal), new(apd.Decimal)
@@ -278,7 +289,7 @@ func NumericExp(x *apd.Decimal) (*apd.Decimal, error) {
 	f, _ := x.Float64()
 	val := f * 0.434294481903252
 	val = math.Max(math.Min(val, 2000), -2000)
-	s := clampScale(numericMinSigDigits-int(val), x)
+	s := clampScale(NumericMinSigDigits-int(val), x)
 	return scaledOp(s, int(math.Abs(val))+2, func(c *apd.Context, r *apd.Decimal) (apd.Condition, error) { return c.Exp(r, x) })
 }
 
@@ -300,10 +311,10 @@ func NumericPow(b, e *apd.Decimal) (*apd.Decimal, error) {
 	ef, _ := e.Float64()
 	est := math.Abs(ef * math.Log10(math.Abs(bf)))
 	if isInt {
-		s = clampScale(numericMinSigDigits, b)
+		s = clampScale(NumericMinSigDigits, b)
 	} else {
 		val := ef * math.Log10(bf)
-		s = clampScale(numericMinSigDigits-int(val), b, e)
+		s = clampScale(NumericMinSigDigits-int(val), b, e)
 	}
 	if math.IsInf(est, 0) || est > 100000 {
 		return nil, errNumericOverflow

@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import "github.com/weirdb/weir/types"
 
@@ -8,14 +8,15 @@ import "github.com/weirdb/weir/types"
 // PostgreSQL's C code, shifts wrap and use the count modulo the width of
 // the machine integer (32 bits for smallint and integer, 64 for bigint).
 
-func init() {
+// defineBitwise adds the implementations of this file to t.
+func (t implTable) defineBitwise() {
 	for _, name := range []string{"&", "|", "#"} {
 		op := name
-		def(op, func(args []types.T, ret types.T) (impl, bool) {
+		t.def(op, func(args []types.T, ret types.T) (Impl, bool) {
 			if len(args) != 2 || !args[0].IsInteger() || !args[1].IsInteger() {
-				return impl{}, false
+				return Impl{}, false
 			}
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				x, y := d[0].I, d[1].I
 				switch op {
 				case "&":
@@ -27,20 +28,20 @@ func init() {
 			}}, true
 		})
 	}
-	def("~", func(args []types.T, ret types.T) (impl, bool) {
+	t.def("~", func(args []types.T, ret types.T) (Impl, bool) {
 		if len(args) != 1 || !args[0].IsInteger() {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return types.DInt(^d[0].I), nil }}, true
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return types.DInt(^d[0].I), nil }}, true
 	})
 	for _, name := range []string{"<<", ">>"} {
 		left := name == "<<"
-		def(name, func(args []types.T, ret types.T) (impl, bool) {
+		t.def(name, func(args []types.T, ret types.T) (Impl, bool) {
 			if len(args) != 2 || !args[0].IsInteger() || !args[1].IsInteger() {
-				return impl{}, false
+				return Impl{}, false
 			}
 			id := args[0].ID
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				return types.DInt(shift(d[0].I, d[1].I, id, left)), nil
 			}}, true
 		})

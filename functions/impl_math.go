@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"math"
@@ -22,12 +22,12 @@ func dDec(d *apd.Decimal, err error) (types.Datum, error) {
 }
 
 // floatFn registers a float8 function f with Postgres's domain errors.
-func floatFn(name string, f func(float64) (float64, error)) {
-	def(name, func(args []types.T, _ types.T) (impl, bool) {
+func (t implTable) floatFn(name string, f func(float64) (float64, error)) {
+	t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 || args[0].Family() != types.FamFloat {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			r, err := f(d[0].F)
 			return types.DFloat(r), err
 		}}, true
@@ -35,12 +35,12 @@ func floatFn(name string, f func(float64) (float64, error)) {
 }
 
 // numFn registers a numeric function f.
-func numFn(name string, f func(*apd.Decimal) (*apd.Decimal, error)) {
-	def(name, func(args []types.T, _ types.T) (impl, bool) {
+func (t implTable) numFn(name string, f func(*apd.Decimal) (*apd.Decimal, error)) {
+	t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 || args[0].ID != types.Numeric {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dDec(f(d[0].D)) }}, true
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return dDec(f(d[0].D)) }}, true
 	})
 }
 
@@ -66,43 +66,44 @@ func integral(mode apd.Rounder) func(*apd.Decimal) (*apd.Decimal, error) {
 	}
 }
 
-func init() {
-	def("abs", func(args []types.T, ret types.T) (impl, bool) {
+// defineMath adds the implementations of this file to t.
+func (t implTable) defineMath() {
+	t.def("abs", func(args []types.T, ret types.T) (Impl, bool) {
 		switch args[0].Family() {
 		case types.FamInt:
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				if d[0].I < 0 {
 					if d[0].I == math.MinInt64 {
 						return types.NullDatum, intRangeError(ret.ID)
 					}
-					return types.DInt(-d[0].I), checkIntRange(-d[0].I, ret.ID)
+					return types.DInt(-d[0].I), CheckIntRange(-d[0].I, ret.ID)
 				}
 				return types.DInt(d[0].I), nil
 			}}, true
 		case types.FamFloat:
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dFloat(math.Abs(d[0].F)) }}, true
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return dFloat(math.Abs(d[0].F)) }}, true
 		case types.FamDecimal:
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				return types.DDecimal(new(apd.Decimal).Abs(d[0].D)), nil
 			}}, true
 		}
-		return impl{}, false
+		return Impl{}, false
 	})
 	for _, n := range []string{"ceil", "ceiling"} {
-		floatFn(n, pure(math.Ceil))
-		numFn(n, integral(apd.RoundCeiling))
+		t.floatFn(n, pure(math.Ceil))
+		t.numFn(n, integral(apd.RoundCeiling))
 	}
-	floatFn("floor", pure(math.Floor))
-	numFn("floor", integral(apd.RoundFloor))
+	t.floatFn("floor", pure(math.Floor))
+	t.numFn("floor", integral(apd.RoundFloor))
 	// round(float8) rounds half to even (rint); round(numeric) half away
 	// from zero.
-	floatFn("round", pure(math.RoundToEven))
-	floatFn("trunc", pure(math.Trunc))
-	def("round", func(args []types.T, _ types.T) (impl, bool) {
+	t.floatFn("round", pure(math.RoundToEven))
+	t.floatFn("trunc", pure(math.Trunc))
+	t.def("round", func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID != types.Numeric {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var s int64
 			if len(d) > 1 {
 				s = d[1].I
@@ -114,11 +115,11 @@ func init() {
 			return types.DDecimal(r), nil
 		}}, true
 	})
-	def("trunc", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("trunc", func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID != types.Numeric {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var s int64
 			if len(d) > 1 {
 				s = d[1].I
@@ -132,7 +133,7 @@ func init() {
 			return types.DDecimal(normScale(r)), nil
 		}}, true
 	})
-	floatFn("sign", func(x float64) (float64, error) {
+	t.floatFn("sign", func(x float64) (float64, error) {
 		switch {
 		case x > 0:
 			return 1, nil
@@ -141,26 +142,26 @@ func init() {
 		}
 		return 0, nil
 	})
-	numFn("sign", func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil })
-	floatFn("sqrt", func(x float64) (float64, error) {
+	t.numFn("sign", func(x *apd.Decimal) (*apd.Decimal, error) { return apd.New(int64(x.Sign()), 0), nil })
+	t.floatFn("sqrt", func(x float64) (float64, error) {
 		if x < 0 {
 			return 0, pgerr.New("2201F", "cannot take square root of a negative number")
 		}
 		return math.Sqrt(x), nil
 	})
-	numFn("sqrt", NumericSqrt)
-	floatFn("cbrt", pure(glibcCbrt))
-	floatFn("exp", func(x float64) (float64, error) {
+	t.numFn("sqrt", NumericSqrt)
+	t.floatFn("cbrt", pure(glibcCbrt))
+	t.floatFn("exp", func(x float64) (float64, error) {
 		r := math.Exp(x)
-		if isInf(r) && !isInf(x) {
-			return 0, errFloatOverflow
+		if IsInf(r) && !IsInf(x) {
+			return 0, ErrFloatOverflow
 		}
-		if r == 0 && !isInf(x) {
-			return 0, errFloatUnderflow
+		if r == 0 && !IsInf(x) {
+			return 0, ErrFloatUnderflow
 		}
 		return r, nil
 	})
-	numFn("exp", NumericExp)
+	t.numFn("exp", NumericExp)
 	logf := func(f func(float64) float64) func(float64) (float64, error) {
 		return func(x float64) (float64, error) {
 			if x == 0 {
@@ -172,17 +173,17 @@ func init() {
 			return f(x), nil
 		}
 	}
-	floatFn("ln", logf(math.Log))
-	floatFn("log", logf(math.Log10))
-	floatFn("log10", logf(math.Log10))
-	numFn("ln", NumericLn)
+	t.floatFn("ln", logf(math.Log))
+	t.floatFn("log", logf(math.Log10))
+	t.floatFn("log10", logf(math.Log10))
+	t.numFn("ln", NumericLn)
 	ten := apd.New(10, 0)
-	numFn("log10", func(x *apd.Decimal) (*apd.Decimal, error) { return NumericLog(ten, x) })
-	def("log", func(args []types.T, _ types.T) (impl, bool) {
+	t.numFn("log10", func(x *apd.Decimal) (*apd.Decimal, error) { return NumericLog(ten, x) })
+	t.def("log", func(args []types.T, _ types.T) (Impl, bool) {
 		if args[0].ID != types.Numeric {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			if len(d) == 1 {
 				return dDec(NumericLog(ten, d[0].D))
 			}
@@ -190,44 +191,44 @@ func init() {
 		}}, true
 	})
 	for _, n := range []string{"power", "pow"} {
-		def(n, func(args []types.T, _ types.T) (impl, bool) {
+		t.def(n, func(args []types.T, _ types.T) (Impl, bool) {
 			if args[0].ID == types.Numeric {
-				return impl{row: numericArith('^')}, true
+				return Impl{Row: numericArith('^')}, true
 			}
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				r, err := floatPow(d[0].F, d[1].F)
 				return types.DFloat(r), err
 			}}, true
 		})
 	}
-	def("mod", func(args []types.T, ret types.T) (impl, bool) {
+	t.def("mod", func(args []types.T, ret types.T) (Impl, bool) {
 		if args[0].ID == types.Numeric {
-			return impl{row: numericArith('%')}, true
+			return Impl{Row: numericArith('%')}, true
 		}
-		return impl{vec: intArith('%', ret.ID)}, true
+		return Impl{Vec: intArith('%', ret.ID)}, true
 	})
-	defRow("div", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dDec(NumericDivTrunc(d[0].D, d[1].D)) })
-	defRow("pi", func(*EvalCtx, []types.Datum) (types.Datum, error) { return dFloat(math.Pi) })
-	def("random", func([]types.T, types.T) (impl, bool) {
-		return impl{row: func(*EvalCtx, []types.Datum) (types.Datum, error) { return dFloat(rand.Float64()) }}, true
+	t.defRow("div", func(_ *Context, d []types.Datum) (types.Datum, error) { return dDec(NumericDivTrunc(d[0].D, d[1].D)) })
+	t.defRow("pi", func(*Context, []types.Datum) (types.Datum, error) { return dFloat(math.Pi) })
+	t.def("random", func([]types.T, types.T) (Impl, bool) {
+		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return dFloat(rand.Float64()) }}, true
 	})
-	defRow("setseed", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("setseed", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].F < -1 || d[0].F > 1 {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "setseed parameter %g is out of allowed range [-1,1]", d[0].F)
 		}
 		return types.NullDatum, nil
 	})
-	floatFn("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil })
-	floatFn("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil })
+	t.floatFn("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil })
+	t.floatFn("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil })
 	trig := map[string]func(float64) float64{"sin": math.Sin, "cos": math.Cos, "tan": math.Tan,
 		"atan": math.Atan, "sinh": math.Sinh, "cosh": math.Cosh, "tanh": math.Tanh,
 		"cot": func(x float64) float64 { return 1 / math.Tan(x) }}
 	for n, f := range trig {
-		floatFn(n, pure(f))
+		t.floatFn(n, pure(f))
 	}
 	for n, f := range map[string]func(float64) float64{"asin": math.Asin, "acos": math.Acos} {
 		f := f
-		floatFn(n, func(x float64) (float64, error) {
+		t.floatFn(n, func(x float64) (float64, error) {
 			if x < -1 || x > 1 {
 				return 0, errInputOutOfRange
 			}
@@ -237,19 +238,29 @@ func init() {
 	deg := func(f func(float64) float64) func(float64) (float64, error) {
 		return func(x float64) (float64, error) { return f(x * math.Pi / 180), nil }
 	}
-	floatFn("sind", deg(math.Sin))
-	floatFn("cosd", deg(math.Cos))
-	floatFn("tand", deg(math.Tan))
-	floatFn("asind", func(x float64) (float64, error) { return math.Asin(x) * 180 / math.Pi, nil })
-	floatFn("acosd", func(x float64) (float64, error) { return math.Acos(x) * 180 / math.Pi, nil })
-	floatFn("atand", func(x float64) (float64, error) { return math.Atan(x) * 180 / math.Pi, nil })
-	defRow("atan2", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dFloat(math.Atan2(d[0].F, d[1].F)) })
-	defRow("atan2d", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.floatFn("sind", deg(math.Sin))
+	t.floatFn("cosd", deg(math.Cos))
+	t.floatFn("tand", deg(math.Tan))
+	t.floatFn("asind", func(x float64) (float64, error) {
+		if x < -1 || x > 1 {
+			return 0, errInputOutOfRange
+		}
+		return math.Asin(x) * 180 / math.Pi, nil
+	})
+	t.floatFn("acosd", func(x float64) (float64, error) {
+		if x < -1 || x > 1 {
+			return 0, errInputOutOfRange
+		}
+		return math.Acos(x) * 180 / math.Pi, nil
+	})
+	t.floatFn("atand", func(x float64) (float64, error) { return math.Atan(x) * 180 / math.Pi, nil })
+	t.defRow("atan2", func(_ *Context, d []types.Datum) (types.Datum, error) { return dFloat(math.Atan2(d[0].F, d[1].F)) })
+	t.defRow("atan2d", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dFloat(math.Atan2(d[0].F, d[1].F) * 180 / math.Pi)
 	})
 	gcdLcm := func(lcm bool) implFactory {
-		return func(args []types.T, ret types.T) (impl, bool) {
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return func(args []types.T, ret types.T) (Impl, bool) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				var a, b big.Int
 				if args[0].ID == types.Numeric {
 					if d[0].D.Exponent < 0 || d[1].D.Exponent < 0 {
@@ -281,17 +292,17 @@ func init() {
 					dd.Coeff.SetMathBigInt(&r)
 					return types.DDecimal(dd), nil
 				}
-				if !r.IsInt64() || checkIntRange(r.Int64(), ret.ID) != nil {
+				if !r.IsInt64() || CheckIntRange(r.Int64(), ret.ID) != nil {
 					return types.NullDatum, intRangeError(ret.ID)
 				}
 				return types.DInt(r.Int64()), nil
 			}}, true
 		}
 	}
-	def("gcd", gcdLcm(false))
-	def("lcm", gcdLcm(true))
-	def("width_bucket", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("gcd", gcdLcm(false))
+	t.def("lcm", gcdLcm(true))
+	t.def("width_bucket", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var x, lo, hi float64
 			if args[0].ID == types.Numeric {
 				x, _ = d[0].D.Float64()
@@ -321,7 +332,7 @@ func init() {
 			return types.DInt(r), nil
 		}}, true
 	})
-	defRow("factorial", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("factorial", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I < 0 {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "factorial of a negative number is undefined")
 		}
@@ -334,13 +345,13 @@ func init() {
 		dd.Coeff.SetMathBigInt(&r)
 		return types.DDecimal(dd), nil
 	})
-	defRow("scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return dInt(int64(dscale(d[0].D))) })
-	defRow("min_scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("scale", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(dscale(d[0].D))) })
+	t.defRow("min_scale", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		var r apd.Decimal
 		r.Reduce(d[0].D)
 		return dInt(int64(dscale(&r)))
 	})
-	defRow("trim_scale", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("trim_scale", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		r := new(apd.Decimal)
 		r.Reduce(d[0].D)
 		return types.DDecimal(normScale(r)), nil
@@ -351,12 +362,12 @@ func init() {
 		if n == "least" {
 			want = -1
 		}
-		def(n, func(args []types.T, _ types.T) (impl, bool) {
-			cmp, err := comparer(args[0], args[0])
+		t.def(n, func(args []types.T, _ types.T) (Impl, bool) {
+			cmp, err := Comparer(args[0], args[0])
 			if err != nil {
-				return impl{}, false
+				return Impl{}, false
 			}
-			return impl{nonStrict: true, row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				best := types.NullDatum
 				for _, x := range d {
 					if !x.Null && (best.Null || cmp(x, best) == want) {
@@ -367,12 +378,12 @@ func init() {
 			}}, true
 		})
 	}
-	def("nullif", func(args []types.T, _ types.T) (impl, bool) {
-		cmp, err := comparer(args[0], args[1])
+	t.def("nullif", func(args []types.T, _ types.T) (Impl, bool) {
+		cmp, err := Comparer(args[0], args[1])
 		if err != nil {
-			return impl{}, false
+			return Impl{}, false
 		}
-		return impl{nonStrict: true, row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			if !d[0].Null && !d[1].Null && cmp(d[0], d[1]) == 0 {
 				return types.NullDatum, nil
 			}

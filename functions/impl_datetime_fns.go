@@ -1,6 +1,7 @@
-package executor
+package functions
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // date_part / EXTRACT, age, make_*, justify_*, date_bin, AT TIME ZONE.
 
 func unitError(unit string, t types.T) error {
-	return pgerr.New(pgerr.InvalidParameterValue, "unit \"%s\" not supported for type %s", unit, t)
+	return pgerr.New(pgerr.FeatureNotSupported, "unit \"%s\" not supported for type %s", unit, t)
 }
 
 // canonicalUnit maps Postgres's unit spellings to one name.
@@ -54,20 +55,20 @@ func canonicalUnit(u string) string {
 
 // truncWall truncates wall-clock micros w to unit.
 func truncWall(unit string, w int64) (int64, bool) {
-	if isInfinite(w) {
+	if IsInfinite(w) {
 		return w, true
 	}
 	t := wallTime(w)
 	y, m, d := t.Date()
 	day := func(y int, m time.Month, d int) int64 { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).UnixMicro() }
-	tod := w - floorDiv64(w, microsPerDay)*microsPerDay
+	tod := w - FloorDiv64(w, MicrosPerDay)*MicrosPerDay
 	switch unit {
 	case "microseconds":
 		return w, true
 	case "milliseconds":
-		return floorDiv64(w, 1000) * 1000, true
+		return FloorDiv64(w, 1000) * 1000, true
 	case "second":
-		return floorDiv64(w, 1e6) * 1e6, true
+		return FloorDiv64(w, 1e6) * 1e6, true
 	case "minute":
 		return w - tod + tod/60e6*60e6, true
 	case "hour":
@@ -105,7 +106,7 @@ func truncWall(unit string, w int64) (int64, bool) {
 // is read in loc again, a midnight skipped by a DST change becoming the
 // first instant after the gap (types.LocalToUTC).
 func truncTSTZ(unit, spelled string, u int64, loc *time.Location) (int64, error) {
-	if isInfinite(u) {
+	if IsInfinite(u) {
 		return u, nil
 	}
 	off := int64(types.ZoneOffset(u, loc)) * 1e6
@@ -187,7 +188,7 @@ func loadZone(name string) (*time.Location, error) {
 
 // extractField computes EXTRACT(unit FROM x) as a numeric with Postgres
 // 14+'s scales (seconds and epoch with 6 decimals for timestamps).
-func extractField(ctx *EvalCtx, unit string, x types.Datum, t types.T) (*apd.Decimal, error) {
+func extractField(ctx *Context, unit string, x types.Datum, t types.T) (*apd.Decimal, error) {
 	u := canonicalUnit(unit)
 	if t.ID == types.Interval {
 		return extractInterval(u, unit, x.Iv, t)
@@ -226,11 +227,11 @@ func extractField(ctx *EvalCtx, unit string, x types.Datum, t types.T) (*apd.Dec
 	default:
 		return nil, unitError(unit, t)
 	}
-	if isInfinite(w) {
+	if IsInfinite(w) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "infinite values are not supported here")
 	}
 	tm := wallTime(w)
-	tod := w - floorDiv64(w, microsPerDay)*microsPerDay
+	tod := w - FloorDiv64(w, MicrosPerDay)*MicrosPerDay
 	secUS := tod % 60e6
 	y := tm.Year()
 	var v int64
@@ -291,12 +292,12 @@ func extractField(ctx *EvalCtx, unit string, x types.Datum, t types.T) (*apd.Dec
 		}
 		return apd.New(w, -6), nil
 	case "julian":
-		days := floorDiv64(w, microsPerDay) + 2440588
+		days := FloorDiv64(w, MicrosPerDay) + 2440588
 		if t.ID == types.Date || tod == 0 {
 			return apd.New(days, 0), nil
 		}
 		// Julian day plus the fraction of the day, as numeric division.
-		frac, _ := NumericDiv(apd.New(tod, 0), apd.New(microsPerDay, 0))
+		frac, _ := NumericDiv(apd.New(tod, 0), apd.New(MicrosPerDay, 0))
 		return NumericAdd(apd.New(days, 0), frac)
 	default:
 		return nil, unitError(unit, t)
@@ -354,13 +355,13 @@ func age(a, b int64) types.IntervalVal {
 		a, b = b, a
 	}
 	ta, tb := wallTime(a), wallTime(b)
-	todA, todB := a-floorDiv64(a, microsPerDay)*microsPerDay, b-floorDiv64(b, microsPerDay)*microsPerDay
+	todA, todB := a-FloorDiv64(a, MicrosPerDay)*MicrosPerDay, b-FloorDiv64(b, MicrosPerDay)*MicrosPerDay
 	us := todA - todB
 	days := ta.Day() - tb.Day()
 	months := int(ta.Month()) - int(tb.Month())
 	years := ta.Year() - tb.Year()
 	if us < 0 {
-		us += microsPerDay
+		us += MicrosPerDay
 		days--
 	}
 	if days < 0 {
@@ -375,7 +376,7 @@ func age(a, b int64) types.IntervalVal {
 	}
 	iv := types.IntervalVal{Months: int32(years*12 + months), Days: int32(days), Micros: us}
 	if neg {
-		iv = negInterval(iv)
+		iv = NegInterval(iv)
 	}
 	return iv
 }
@@ -391,7 +392,7 @@ func makeDate(y, m, d int64) (int64, error) {
 	if m < 1 || m > 12 || d < 1 || d > int64(daysIn(time.Month(m), int(yy))) {
 		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", y, m, d)
 	}
-	return floorDiv64(time.Date(int(yy), time.Month(m), int(d), 0, 0, 0, 0, time.UTC).Unix(), 86400), nil
+	return FloorDiv64(time.Date(int(yy), time.Month(m), int(d), 0, 0, 0, 0, time.UTC).Unix(), 86400), nil
 }
 
 func makeTime(h, m int64, s float64) (int64, error) {
@@ -402,29 +403,42 @@ func makeTime(h, m int64, s float64) (int64, error) {
 	return h*3600e6 + m*60e6 + us, nil
 }
 
-func init() {
-	now := func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) { return dInt(ctx.Now) }
-	for _, n := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
-		defRow(n, now)
+// defineDatetimeFns adds the implementations of this file to t.
+func (t implTable) defineDatetimeFns() {
+	now := func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dInt(ctx.Now) }
+	for _, n := range []string{"now", "current_timestamp", "transaction_timestamp"} {
+		t.defRow(n, now)
 	}
-	def("clock_timestamp", func([]types.T, types.T) (impl, bool) {
-		return impl{row: func(*EvalCtx, []types.Datum) (types.Datum, error) { return dInt(time.Now().UnixMicro()) }}, true
+	t.defRow("statement_timestamp", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		if ctx.Statement != 0 {
+			return dInt(ctx.Statement)
+		}
+		return dInt(ctx.Now)
 	})
-	defRow("current_date", func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
-		return dInt(floorDiv64(tstzToTS(ctx.Now, ctx.loc()), microsPerDay))
+	t.defRow("pg_sleep", pgSleep)
+	t.def("clock_timestamp", func([]types.T, types.T) (Impl, bool) {
+		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return dInt(time.Now().UnixMicro()) }}, true
 	})
-	tod := func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+	// timeofday() is the clock as text, in the session zone, in the
+	// format PostgreSQL prints: "Wed Dec 02 09:52:11.123456 2026 UTC".
+	t.defRow("timeofday", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		return types.DString(time.Now().In(ctx.loc()).Format("Mon Jan 02 15:04:05.000000 2006 MST")), nil
+	})
+	t.defRow("current_date", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		return dInt(FloorDiv64(tstzToTS(ctx.Now, ctx.loc()), MicrosPerDay))
+	})
+	tod := func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		w := tstzToTS(ctx.Now, ctx.loc())
-		return dInt(w - floorDiv64(w, microsPerDay)*microsPerDay)
+		return dInt(w - FloorDiv64(w, MicrosPerDay)*MicrosPerDay)
 	}
-	defRow("current_time", tod)
-	defRow("localtime", tod)
-	defRow("localtimestamp", func(ctx *EvalCtx, _ []types.Datum) (types.Datum, error) {
+	t.defRow("current_time", tod)
+	t.defRow("localtime", tod)
+	t.defRow("localtimestamp", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		return dInt(tstzToTS(ctx.Now, ctx.loc()))
 	})
-	def("date_trunc", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("date_trunc", func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[1]
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			u := canonicalUnit(d[0].S)
 			switch t.ID {
 			case types.Interval:
@@ -450,18 +464,18 @@ func init() {
 			return dInt(r)
 		}}, true
 	})
-	def("pg_extract", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("pg_extract", func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[1]
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dDec(extractField(ctx, d[0].S, d[1], t))
 		}}, true
 	})
-	def("date_part", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("date_part", func(args []types.T, _ types.T) (Impl, bool) {
 		t := args[1]
 		if t.ID == types.Date {
 			t = types.TTimestamp // date_part(text, date) reads the date as a timestamp
 		}
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			x := d[1]
 			if args[1].ID == types.Date {
 				x.I = dateToTS(x.I)
@@ -474,14 +488,14 @@ func init() {
 			return dFloat(f)
 		}}, true
 	})
-	def("age", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("age", func(args []types.T, _ types.T) (Impl, bool) {
 		tz := args[0].ID == types.Timestamptz
-		return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			a, b := d[0].I, int64(0)
 			if len(d) == 1 {
 				// age(x) is age(current_date at midnight, x).
 				w := tstzToTS(ctx.Now, ctx.loc())
-				a, b = w-(w-floorDiv64(w, microsPerDay)*microsPerDay), d[0].I
+				a, b = w-(w-FloorDiv64(w, MicrosPerDay)*MicrosPerDay), d[0].I
 				if tz {
 					b = tstzToTS(b, ctx.loc())
 				}
@@ -494,10 +508,10 @@ func init() {
 			return types.DInterval(age(a, b)), nil
 		}}, true
 	})
-	defRow("make_date", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("make_date", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return tsDatum(makeDate(d[0].I, d[1].I, d[2].I))
 	})
-	defRow("make_time", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("make_time", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return tsDatum(makeTime(d[0].I, d[1].I, d[2].F))
 	})
 	makeTS := func(d []types.Datum) (int64, error) {
@@ -509,10 +523,10 @@ func init() {
 		if err != nil {
 			return 0, err
 		}
-		return day*microsPerDay + tod, nil
+		return day*MicrosPerDay + tod, nil
 	}
-	defRow("make_timestamp", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) { return tsDatum(makeTS(d)) })
-	defRow("make_timestamptz", func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("make_timestamp", func(_ *Context, d []types.Datum) (types.Datum, error) { return tsDatum(makeTS(d)) })
+	t.defRow("make_timestamptz", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		w, err := makeTS(d)
 		if err != nil {
 			return types.NullDatum, err
@@ -525,34 +539,34 @@ func init() {
 		}
 		return tsChecked(tsToTSTZ(w, loc))
 	})
-	defRow("make_interval", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("make_interval", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		iv := types.IntervalVal{Months: int32(d[0].I*12 + d[1].I), Days: int32(d[2].I*7 + d[3].I),
 			Micros: d[4].I*3600e6 + d[5].I*60e6 + int64(math.Round(d[6].F*1e6))}
 		return types.DInterval(iv), nil
 	})
-	defRow("justify_days", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("justify_days", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyDays(d[0].Iv)), nil
 	})
-	defRow("justify_hours", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("justify_hours", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyHours(d[0].Iv)), nil
 	})
-	defRow("justify_interval", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("justify_interval", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DInterval(justifyInterval(d[0].Iv)), nil
 	})
-	defRow("date_bin", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("date_bin", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		// timestamp_bin: an infinite time is its own bin, an infinite
 		// origin is out of range.
-		if isInfinite(d[1].I) {
+		if IsInfinite(d[1].I) {
 			return d[1], nil
 		}
-		if isInfinite(d[2].I) {
+		if IsInfinite(d[2].I) {
 			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "origin out of range")
 		}
 		st := d[0].Iv
 		if st.Months != 0 {
 			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
 		}
-		stride := int64(st.Days)*microsPerDay + st.Micros
+		stride := int64(st.Days)*MicrosPerDay + st.Micros
 		if stride <= 0 {
 			return types.NullDatum, pgerr.New(pgerr.DatetimeFieldOverflow, "stride must be greater than zero")
 		}
@@ -571,17 +585,21 @@ func init() {
 		}
 		return tsChecked(r)
 	})
-	def("isfinite", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("isfinite", func(args []types.T, _ types.T) (Impl, bool) {
 		iv := args[0].ID == types.Interval
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
-			return types.DBool(iv || !isInfinite(d[0].I)), nil
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			return types.DBool(iv || !IsInfinite(d[0].I)), nil
 		}}, true
 	})
-	def("timezone", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("timezone", func(args []types.T, _ types.T) (Impl, bool) {
 		fromTZ := args[1].ID == types.Timestamptz
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var loc *time.Location
 			if args[0].ID == types.Interval {
+				if d[0].Iv.Months != 0 || d[0].Iv.Days != 0 {
+					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue,
+						"interval time zone \"%s\" must not include months or days", types.FormatInterval(d[0].Iv))
+				}
 				loc = time.FixedZone("", int(d[0].Iv.Micros/1e6))
 			} else {
 				var err error
@@ -595,9 +613,9 @@ func init() {
 			return tsChecked(tsToTSTZ(d[1].I, loc))
 		}}, true
 	})
-	def("to_timestamp", func(args []types.T, _ types.T) (impl, bool) {
+	t.def("to_timestamp", func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) != 1 {
-			return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 				w, err := parseWithTemplate(d[0].S, d[1].S)
 				if err != nil {
 					return types.NullDatum, err
@@ -605,7 +623,7 @@ func init() {
 				return tsChecked(tsToTSTZ(w, ctx.loc()))
 			}}, true
 		}
-		return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			f := d[0].F
 			switch {
 			case math.IsInf(f, 1):
@@ -618,11 +636,41 @@ func init() {
 			return dInt(int64(math.Round(f * 1e6)))
 		}}, true
 	})
-	defRow("to_date", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("to_date", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		w, err := parseWithTemplate(d[0].S, d[1].S)
 		if err != nil {
 			return types.NullDatum, err
 		}
-		return dInt(floorDiv64(w, microsPerDay))
+		return dInt(FloorDiv64(w, MicrosPerDay))
 	})
+}
+
+// pgSleep is pg_sleep(seconds): it waits, and returns early with the
+// statement's cancellation (statement_timeout: 57014) when the statement
+// is cancelled. A negative or NaN duration does not wait.
+func pgSleep(ctx *Context, d []types.Datum) (types.Datum, error) {
+	secs := d[0].F
+	if !(secs > 0) {
+		return types.DString(""), nil
+	}
+	dur := time.Duration(math.MaxInt64)
+	if secs < float64(math.MaxInt64)/1e9 {
+		dur = time.Duration(secs * 1e9)
+	}
+	timer := time.NewTimer(dur)
+	defer timer.Stop()
+	var done <-chan struct{}
+	if ctx.Cancel != nil {
+		done = ctx.Cancel.Done()
+	}
+	select {
+	case <-timer.C:
+		return types.DString(""), nil
+	case <-done:
+		err := context.Cause(ctx.Cancel)
+		if pgerr.CodeOf(err) == "" || pgerr.CodeOf(err) == pgerr.InternalError {
+			err = pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return types.NullDatum, err
+	}
 }

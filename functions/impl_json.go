@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"bytes"
@@ -87,7 +87,7 @@ func jsonText(v any) string {
 }
 
 // toJSONValue converts a SQL value of type t to a JSON value (to_jsonb).
-func toJSONValue(ctx *EvalCtx, d types.Datum, t types.T) any {
+func toJSONValue(ctx *Context, d types.Datum, t types.T) any {
 	if d.Null {
 		return nil
 	}
@@ -103,7 +103,7 @@ func toJSONValue(ctx *EvalCtx, d types.Datum, t types.T) any {
 	return formatValue(ctx, d, t)
 }
 
-func jsonbConcat(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+func jsonbConcat(_ *Context, d []types.Datum) (types.Datum, error) {
 	a, err := parseJSON(d[0].S)
 	if err != nil {
 		return types.NullDatum, err
@@ -234,12 +234,13 @@ func jsonContains(a, b any) bool {
 	}
 }
 
-func init() {
+// defineJson adds the implementations of this file to t.
+func (t implTable) defineJson() {
 	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
 		asText := name == "pg_json_get_text"
-		def(name, func(args []types.T, _ types.T) (impl, bool) {
+		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
 			byIndex := args[1].IsInteger()
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				v, err := parseJSON(d[0].S)
 				if err != nil {
 					return types.NullDatum, err
@@ -249,8 +250,8 @@ func init() {
 			}}, true
 		})
 	}
-	path := func(asText bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	path := func(asText bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			v, err := parseJSON(d[0].S)
 			if err != nil {
 				return types.NullDatum, err
@@ -280,12 +281,12 @@ func init() {
 			return jsonResult(v, ok, asText)
 		}
 	}
-	defRow("pg_json_path", path(false))
-	defRow("pg_json_path_text", path(true))
-	defRow("jsonb_extract_path", path(false))
-	defRow("jsonb_extract_path_text", path(true))
-	contains := func(flip bool) rowFn {
-		return func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("pg_json_path", path(false))
+	t.defRow("pg_json_path_text", path(true))
+	t.defRow("jsonb_extract_path", path(false))
+	t.defRow("jsonb_extract_path_text", path(true))
+	contains := func(flip bool) RowFn {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			a, err := parseJSON(d[0].S)
 			if err != nil {
 				return types.NullDatum, err
@@ -300,9 +301,9 @@ func init() {
 			return types.DBool(jsonContains(a, b)), nil
 		}
 	}
-	defRow("pg_json_contains", contains(false))
-	defRow("pg_json_contained", contains(true))
-	defRow("pg_json_exists", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("pg_json_contains", contains(false))
+	t.defRow("pg_json_contained", contains(true))
+	t.defRow("pg_json_exists", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -322,7 +323,7 @@ func init() {
 		}
 		return types.DBool(false), nil
 	})
-	defRow("jsonb_typeof", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("jsonb_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -341,7 +342,7 @@ func init() {
 		}
 		return dText("object")
 	})
-	defRow("jsonb_array_length", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("jsonb_array_length", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -356,16 +357,16 @@ func init() {
 		}
 		return dInt(int64(len(arr)))
 	})
-	def("to_jsonb", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("to_jsonb", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {
 				return types.NullDatum, nil
 			}
 			return dText(jsonText(toJSONValue(ctx, d[0], args[0])))
 		}}, true
 	})
-	def("jsonb_build_array", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("jsonb_build_array", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			arr := make([]any, len(d))
 			for i, x := range d {
 				arr[i] = toJSONValue(ctx, x, args[i])
@@ -373,8 +374,8 @@ func init() {
 			return dText(jsonText(arr))
 		}}, true
 	})
-	def("jsonb_build_object", func(args []types.T, _ types.T) (impl, bool) {
-		return impl{nonStrict: true, row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.def("jsonb_build_object", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if len(d)%2 != 0 {
 				return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument list must have even number of elements").
 					WithHint("The arguments of jsonb_build_object() must consist of alternating keys and values.")
@@ -389,7 +390,7 @@ func init() {
 			return dText(jsonText(obj))
 		}}, true
 	})
-	defRow("jsonb_pretty", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("jsonb_pretty", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -398,7 +399,7 @@ func init() {
 		prettyJSON(&b, v, 0)
 		return dText(b.String())
 	})
-	defRow("jsonb_strip_nulls", func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
+	t.defRow("jsonb_strip_nulls", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
@@ -475,4 +476,24 @@ func prettyJSON(b *strings.Builder, v any, depth int) {
 	default:
 		writeJSON(b, v)
 	}
+}
+
+// JSONBArray returns the jsonb array of vals, each of type t converted as
+// to_jsonb converts it (jsonb_agg's result). Timestamps print in UTC.
+func JSONBArray(vals []types.Datum, t types.T) string {
+	arr := make([]any, len(vals))
+	for i, v := range vals {
+		arr[i] = toJSONValue(nil, v, t)
+	}
+	return jsonText(arr)
+}
+
+// JSONBObject returns the jsonb object of keys and vals (jsonb_object_agg's
+// result): a later duplicate key wins, as in jsonb.
+func JSONBObject(keys []string, vals []types.Datum, t types.T) string {
+	obj := make(map[string]any, len(keys))
+	for i, k := range keys {
+		obj[k] = toJSONValue(nil, vals[i], t)
+	}
+	return jsonText(obj)
 }

@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
-	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
 
@@ -15,23 +14,23 @@ import (
 // Postgres's cross-type pairs (int2 vs int8, float4 vs float8, date vs
 // timestamp, timestamp vs timestamptz).
 
-const microsPerDay = 86400 * 1000000
+const MicrosPerDay = 86400 * 1000000
 
-// comparer returns a three-way comparison of non-NULL values of types ta
+// Comparer returns a three-way comparison of non-NULL values of types ta
 // and tb with Postgres's btree order. Timestamp against timestamptz
 // compares the timestamp as UTC; the operators below convert it in the
 // session zone first.
-func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
+func Comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 	fa, fb := ta.Family(), tb.Family()
 	switch {
 	case ta.ID == types.Date && (tb.ID == types.Timestamp || tb.ID == types.Timestamptz):
-		return func(a, b types.Datum) int { return cmpInt64(dateToTS(a.I), b.I) }, nil
+		return func(a, b types.Datum) int { return CmpInt64(dateToTS(a.I), b.I) }, nil
 	case tb.ID == types.Date && (ta.ID == types.Timestamp || ta.ID == types.Timestamptz):
-		return func(a, b types.Datum) int { return cmpInt64(a.I, dateToTS(b.I)) }, nil
+		return func(a, b types.Datum) int { return CmpInt64(a.I, dateToTS(b.I)) }, nil
 	case fa == types.FamInt && fb == types.FamInt:
-		return func(a, b types.Datum) int { return cmpInt64(a.I, b.I) }, nil
+		return func(a, b types.Datum) int { return CmpInt64(a.I, b.I) }, nil
 	case fa == types.FamBool && fb == types.FamBool:
-		return func(a, b types.Datum) int { return cmpInt64(a.I, b.I) }, nil
+		return func(a, b types.Datum) int { return CmpInt64(a.I, b.I) }, nil
 	case fa == types.FamFloat && fb == types.FamFloat:
 		return func(a, b types.Datum) int { return cmpFloat(a.F, b.F) }, nil
 	case fa == types.FamDecimal && fb == types.FamDecimal:
@@ -52,7 +51,7 @@ func comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 	return nil, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s = %s", ta, tb)
 }
 
-func cmpInt64(a, b int64) int { return cmp.Compare(a, b) }
+func CmpInt64(a, b int64) int { return cmp.Compare(a, b) }
 
 // cmpFloat and cmpInterval are Postgres's orderings, kept in types.
 var (
@@ -76,7 +75,7 @@ func dateToTS(d int64) int64 {
 	case d > maxWallDay:
 		return math.MaxInt64 - 1
 	}
-	return d * microsPerDay
+	return d * MicrosPerDay
 }
 
 func isDatetime(t types.T) bool {
@@ -84,27 +83,27 @@ func isDatetime(t types.T) bool {
 }
 
 // cmpVec is a vectorized comparison of two integer-family or float vectors.
-func cmpVec(op string, ta, tb types.T) vecFn {
-	holds := [3]bool{cmpHolds(op, -1), cmpHolds(op, 0), cmpHolds(op, 1)}
+func cmpVec(op string, ta, tb types.T) VecFn {
+	holds := [3]bool{CmpHolds(op, -1), CmpHolds(op, 0), CmpHolds(op, 1)}
 	if ta.Family() == types.FamInt && tb.Family() == types.FamInt &&
 		(isDatetime(ta) || isDatetime(tb)) && ta.ID != tb.ID {
 		return nil // date vs timestamp vs timestamptz needs conversion: row path
 	}
 	switch {
 	case ta.Family() == types.FamInt && tb.Family() == types.FamInt:
-		return func(_ *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
+		return func(_ *Context, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
 			a, b := args[0], args[1]
 			for i := 0; i < n; i++ {
 				if a.Nulls[i] || b.Nulls[i] || (vis != nil && !vis[i]) {
 					out.Nulls[i] = true
 					continue
 				}
-				out.B[i] = holds[cmpInt64(a.I[i], b.I[i])+1]
+				out.B[i] = holds[CmpInt64(a.I[i], b.I[i])+1]
 			}
 			return nil
 		}
 	case ta.Family() == types.FamFloat && tb.Family() == types.FamFloat:
-		return func(_ *EvalCtx, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
+		return func(_ *Context, args []*types.Vec, n int, vis []bool, out *types.Vec) error {
 			a, b := args[0], args[1]
 			for i := 0; i < n; i++ {
 				if a.Nulls[i] || b.Nulls[i] || (vis != nil && !vis[i]) {
@@ -119,20 +118,21 @@ func cmpVec(op string, ta, tb types.T) vecFn {
 	return nil
 }
 
-func init() {
-	for _, op := range planner.CompareOps {
+// defineCompare adds the implementations of this file to t.
+func (t implTable) defineCompare() {
+	for _, op := range CompareOps {
 		op := op
-		def(op, func(args []types.T, _ types.T) (impl, bool) {
+		t.def(op, func(args []types.T, _ types.T) (Impl, bool) {
 			if len(args) != 2 {
-				return impl{}, false
+				return Impl{}, false
 			}
 			ta, tb := args[0], args[1]
 			if v := cmpVec(op, ta, tb); v != nil {
-				return impl{vec: v}, true
+				return Impl{Vec: v}, true
 			}
-			cmp, err := comparer(ta, tb)
+			cmp, err := Comparer(ta, tb)
 			if err != nil {
-				return impl{}, false
+				return Impl{}, false
 			}
 			// A date, timestamp and timestamptz compare as the later
 			// type of the two: a date as its midnight, and a date or
@@ -140,7 +140,7 @@ func init() {
 			// (timestamp_cmp_timestamptz, date_cmp_timestamptz).
 			if isDatetime(ta) && isDatetime(tb) && ta.ID != tb.ID {
 				tz := ta.ID == types.Timestamptz || tb.ID == types.Timestamptz
-				conv := func(ctx *EvalCtx, x int64, t types.T) int64 {
+				conv := func(ctx *Context, x int64, t types.T) int64 {
 					if t.ID == types.Date {
 						x = dateToTS(x)
 					}
@@ -149,13 +149,13 @@ func init() {
 					}
 					return x
 				}
-				return impl{row: func(ctx *EvalCtx, d []types.Datum) (types.Datum, error) {
-					c := cmpInt64(conv(ctx, d[0].I, ta), conv(ctx, d[1].I, tb))
-					return types.DBool(cmpHolds(op, c)), nil
+				return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+					c := CmpInt64(conv(ctx, d[0].I, ta), conv(ctx, d[1].I, tb))
+					return types.DBool(CmpHolds(op, c)), nil
 				}}, true
 			}
-			return impl{row: func(_ *EvalCtx, d []types.Datum) (types.Datum, error) {
-				return types.DBool(cmpHolds(op, cmp(d[0], d[1]))), nil
+			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+				return types.DBool(CmpHolds(op, cmp(d[0], d[1]))), nil
 			}}, true
 		})
 	}

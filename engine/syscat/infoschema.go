@@ -1,0 +1,100 @@
+package syscat
+
+import (
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// This file emulates the parts of information_schema that tools read
+// (see the PostgreSQL 15 docs, chapter 37 "The Information Schema").
+
+func infoSchemaTables() []*table {
+	return []*table{
+		def("information_schema", "schemata", "catalog_name:name schema_name:name schema_owner:name", func(p Provider) []types.Row {
+			rows := []types.Row{{vStr(p.Database()), vStr("information_schema"), vStr("root")}, {vStr(p.Database()), vStr("pg_catalog"), vStr("root")}, {vStr(p.Database()), vStr(Weir), vStr("root")}}
+			for _, sc := range p.Catalog().Schemas() {
+				rows = append(rows, types.Row{vStr(p.Database()), vStr(sc), vStr("root")})
+			}
+			return rows
+		}),
+		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				tt, ins := "BASE TABLE", "YES"
+				if r.Kind != catalog.KindTable {
+					tt, ins = "VIEW", "NO"
+				}
+				rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(tt), vStr(ins)})
+			}
+			return append(rows, weirTablesRows(p.Database())...)
+		}),
+		def("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindView || r.Kind == catalog.KindMView {
+					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(r.SQL)})
+				}
+			}
+			return rows
+		}),
+		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 udt_name:name", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				for i, c := range r.Cols {
+					if c.Hidden {
+						continue
+					}
+					nullable := "YES"
+					if c.NotNull {
+						nullable = "NO"
+					}
+					def := null
+					if c.Default != "" {
+						def = vStr(p.DefaultText(r, i))
+					}
+					charLen, prec, scale, dtp := null, null, null, null
+					switch c.T.ID {
+					case types.Varchar:
+						if c.T.Mod >= 4 {
+							charLen = vInt(int(c.T.Mod - 4))
+						}
+					case types.Int2:
+						prec, scale = vInt(16), vInt(0)
+					case types.Int4:
+						prec, scale = vInt(32), vInt(0)
+					case types.Int8:
+						prec, scale = vInt(64), vInt(0)
+					case types.Float4:
+						prec = vInt(24)
+					case types.Float8:
+						prec = vInt(53)
+					case types.Numeric:
+						if c.T.Mod >= 4 {
+							prec, scale = vInt(int((c.T.Mod-4)>>16)), vInt(int((c.T.Mod-4)&0xffff))
+						}
+					case types.Date:
+						dtp = vInt(0)
+					case types.Time, types.Timestamp, types.Timestamptz, types.Interval:
+						dtp = vInt(6)
+						if c.T.Mod >= 0 {
+							dtp = vInt(int(c.T.Mod))
+						}
+					}
+					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(c.Name), vInt(attnum(r, i)), def, vStr(nullable),
+						vStr(types.T{ID: c.T.ID, Mod: -1}.String()), charLen, prec, scale, dtp, vStr(udtName(c.T))})
+				}
+			}
+			return append(rows, weirColumnsRows(p.Database())...)
+		}),
+	}
+}
+
+// udtName is information_schema's udt_name of a type: its pg_type name.
+func udtName(t types.T) string {
+	for _, tr := range pgTypes {
+		if tr.t.ID == t.ID {
+			return tr.name
+		}
+	}
+	return ""
+}

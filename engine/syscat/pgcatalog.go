@@ -1,0 +1,543 @@
+package syscat
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// This file emulates the parts of pg_catalog that psql 15's
+// meta-commands and common drivers query (see the PostgreSQL 15 docs,
+// chapter 53 "System Catalogs"). Rows are generated from the catalog on
+// every scan, so they are always current.
+
+// Schema names of the system catalog.
+const (
+	PgCatalog  = "pg_catalog"
+	InfoSchema = "information_schema"
+	Weir       = "weir"
+)
+
+// Well-known OIDs, as in Postgres.
+const (
+	oidPgCatalog  = 11
+	oidPublic     = 2200
+	oidInfoSchema = 13183
+	oidRoot       = catalog.BootstrapRoleOID // the bootstrap superuser
+	// oidDatabaseOwner is the pg_database_owner role, which owns public.
+	oidDatabaseOwner = 6171
+	oidDatabase      = 16384 - 1
+	oidHeapAM        = 2
+	oidBtreeAM       = 403
+	oidPgClassRel    = 1259
+	// indexOIDBase offsets the OID of a table's primary key index from
+	// the table's OID.
+	indexOIDBase = 1 << 24
+)
+
+// nspOID is a schema's OID: Postgres's own for pg_catalog, public and
+// information_schema, weir's, and one per user schema after them.
+func nspOID(schema string, cat Catalog) uint32 {
+	switch schema {
+	case "pg_catalog":
+		return oidPgCatalog
+	case "public":
+		return oidPublic
+	case "information_schema":
+		return oidInfoSchema
+	case Weir:
+		return oidWeirSchema
+	}
+	for i, sc := range cat.Schemas() {
+		if sc == schema {
+			return uint32(16384 + 1<<20 + i)
+		}
+	}
+	return 0
+}
+
+// oidKafkaServer is the pg_foreign_server row standing for the Kafka
+// connector (an OID below FirstUserOID, never a relation's).
+const oidKafkaServer = 16300
+
+func relkind(k catalog.Kind) string {
+	switch k {
+	case catalog.KindView:
+		return "v"
+	case catalog.KindMView:
+		return "m"
+	case catalog.KindSource:
+		// A source's rows live outside the database, like a foreign
+		// table's: psql lists it as one.
+		return "f"
+	}
+	return "r"
+}
+
+// userRelations returns the relations that appear in pg_class.
+func userRelations(cat Catalog) []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, r := range cat.All() {
+		if r.Kind != catalog.KindSink {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// hasRealPK reports whether rel has a declared primary key (not the hidden
+// row id), which pg_catalog shows as a btree index and a constraint.
+func hasRealPK(r *catalog.Relation) bool {
+	return r.Kind == catalog.KindTable && len(r.PK) > 0 && !r.Cols[r.PK[0]].Hidden
+}
+
+// pkAttnums are the attribute numbers of a table's primary key columns.
+func pkAttnums(r *catalog.Relation) []string {
+	var keys []string
+	for _, k := range r.PK {
+		keys = append(keys, strconv.Itoa(attnum(r, k)))
+	}
+	return keys
+}
+
+// pkColumns are the quoted names of a table's primary key columns.
+func pkColumns(r *catalog.Relation) []string {
+	names := make([]string, len(r.PK))
+	for i, k := range r.PK {
+		names[i] = sql.QuoteIdent(r.Cols[k].Name)
+	}
+	return names
+}
+
+// visibleCols returns the columns pg_attribute lists (numbered 1..n):
+// the hidden ones are left out.
+func visibleCols(r *catalog.Relation) []catalog.Column {
+	var cs []catalog.Column
+	for _, c := range r.Cols {
+		if !c.Hidden {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+func attnum(r *catalog.Relation, colIdx int) int {
+	n := 0
+	for i, c := range r.Cols {
+		if !c.Hidden {
+			n++
+		}
+		if i == colIdx {
+			return n
+		}
+	}
+	return 0
+}
+
+// typeRow describes one pg_type entry.
+type typeRow struct {
+	t        types.T
+	name     string
+	category string
+	pref     bool
+}
+
+var pgTypes = []typeRow{
+	{types.TBool, "bool", "B", true}, {types.TBytea, "bytea", "U", false}, {types.TChar, "char", "Z", false},
+	{types.TName, "name", "S", false}, {types.TInt8, "int8", "N", false}, {types.TInt2, "int2", "N", false},
+	{types.TInt4, "int4", "N", false}, {types.TText, "text", "S", true}, {types.TOid, "oid", "N", false},
+	{types.TJsonb, "jsonb", "U", false}, {types.TFloat4, "float4", "N", false}, {types.TFloat8, "float8", "N", true},
+	{types.TUnknown, "unknown", "X", false}, {types.TVarchar, "varchar", "S", false}, {types.TDate, "date", "D", false},
+	{types.TTime, "time", "D", false}, {types.TTimestamp, "timestamp", "D", false}, {types.TTimestamptz, "timestamptz", "D", true},
+	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
+}
+
+func pgCatalogTables() []*table {
+	empty := func(p Provider) []types.Row { return nil }
+	roleCols := "oid:oid rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool rolcreatedb:bool rolcanlogin:bool rolreplication:bool rolconnlimit:int4 rolpassword:text rolvaliduntil:timestamptz rolbypassrls:bool rolconfig:text"
+	return []*table{
+		def("pg_catalog", "pg_namespace", "oid:oid nspname:name nspowner:oid nspacl:text[]", func(p Provider) []types.Row {
+			rows := []types.Row{
+				{vOid(oidPgCatalog), vStr("pg_catalog"), vOid(oidRoot), null},
+				// Postgres 15 gives public to pg_database_owner.
+				{vOid(oidPublic), vStr("public"), vOid(oidDatabaseOwner), null},
+				{vOid(oidInfoSchema), vStr("information_schema"), vOid(oidRoot), null},
+				weirNamespaceRow(),
+			}
+			for _, sc := range p.Catalog().Schemas() {
+				if sc != "public" {
+					rows = append(rows, types.Row{vOid(nspOID(sc, p.Catalog())), vStr(sc), vOid(oidRoot), null})
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text[] relpartbound:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				am := uint32(oidHeapAM)
+				if r.Kind == catalog.KindView || r.Kind == catalog.KindSource {
+					am = 0
+				}
+				relacl := null
+				if acl := p.ACL(r); acl != nil {
+					relacl = vStr(types.FormatTextArray(acl, nil))
+				}
+				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasRealPK(r)), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
+					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
+				if hasRealPK(r) {
+					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
+						vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr("p"), vStr("i"), vInt(len(r.PK)), vInt(0),
+						vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), null, null, null})
+				}
+			}
+			return append(rows, weirClassRows()...)
+		}),
+		def("pg_catalog", "pg_attribute", "attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2 attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text[] attoptions:text attfdwoptions:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				for i, c := range r.Cols {
+					if c.Hidden {
+						continue
+					}
+					coll := uint32(0)
+					if c.T.IsString() && c.T.ID != types.Char && c.T.ID != types.Name {
+						coll = 100
+					}
+					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+				}
+				if hasRealPK(r) {
+					for j, k := range r.PK {
+						c := r.Cols[k]
+						rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(j + 1), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
+							vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr("p"), vStr(""), vBool(false), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(0), null, null, null})
+					}
+				}
+			}
+			return append(rows, weirAttributeRows()...)
+		}),
+		def("pg_catalog", "pg_attrdef", "oid:oid adrelid:oid adnum:int2 adbin:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				for i, c := range r.Cols {
+					if c.Default != "" && !c.Hidden {
+						rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(p.DefaultText(r, i))})
+					}
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_type", "oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool typtype:char typcategory:char typispreferred:bool typisdefined:bool typdelim:char typrelid:oid typelem:oid typarray:oid typinput:text typoutput:text typreceive:text typsend:text typalign:char typstorage:char typnotnull:bool typbasetype:oid typtypmod:int4 typndims:int4 typcollation:oid typdefault:text typacl:text[]", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, tr := range pgTypes {
+				elem := uint32(0)
+				if tr.t.ID == types.TextArray {
+					elem = types.TText.OID()
+				}
+				coll := uint32(0)
+				if tr.category == "S" && tr.name != "name" {
+					coll = 100
+				}
+				rows = append(rows, types.Row{vOid(tr.t.OID()), vStr(tr.name), vOid(oidPgCatalog), vOid(oidRoot), vInt(int(tr.t.Size())), vBool(tr.t.Size() > 0 && tr.t.Size() <= 8), vStr("b"), vStr(tr.category), vBool(tr.pref), vBool(true), vStr(","), vOid(0), vOid(elem), vOid(tr.t.ArrayOID()),
+					vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr("i"), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_database", "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool datallowconn:bool datconnlimit:int4 datcollate:text datctype:text daticulocale:text datcollversion:text datacl:text[]", func(p Provider) []types.Row {
+			return []types.Row{{vOid(oidDatabase), vStr(p.Database()), vOid(oidRoot), vInt(6), vStr("c"), vBool(false), vBool(true), vInt(-1), vStr("C"), vStr("C"), null, null, null}}
+		}),
+		def("pg_catalog", "pg_am", "oid:oid amname:name amhandler:text amtype:char", func(p Provider) []types.Row {
+			return []types.Row{{vOid(oidHeapAM), vStr("heap"), vStr("heap_tableam_handler"), vStr("t")}, {vOid(oidBtreeAM), vStr("btree"), vStr("bthandler"), vStr("i")}}
+		}),
+		def("pg_catalog", "pg_index", "indexrelid:oid indrelid:oid indnatts:int2 indnkeyatts:int2 indisunique:bool indisprimary:bool indisexclusion:bool indimmediate:bool indisclustered:bool indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indnullsnotdistinct:bool indkey:text indexprs:text indpred:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if !hasRealPK(r) {
+					continue
+				}
+				keys := pkAttnums(r)
+				rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vOid(r.OID), vInt(len(r.PK)), vInt(len(r.PK)), vBool(true), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(keys, " ")), null, null})
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_constraint", "oid:oid conname:name connamespace:oid contype:char condeferrable:bool condeferred:bool convalidated:bool conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid confupdtype:char confdeltype:char confmatchtype:char conislocal:bool coninhcount:int4 connoinherit:bool conkey:text confkey:text conbin:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if !hasRealPK(r) {
+					continue
+				}
+				keys := pkAttnums(r)
+				rows = append(rows, types.Row{vOid(r.OID + 2*indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vStr("p"), vBool(false), vBool(false), vBool(true), vOid(r.OID), vOid(0), vOid(r.OID + indexOIDBase), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(true), vStr("{" + strings.Join(keys, ",") + "}"), null, null})
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_policy", "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:text[] polqual:text polwithcheck:text", empty),
+		def("pg_catalog", "pg_statistic_ext", "oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:int4 stxkeys:text stxkind:text[]", empty),
+		def("pg_catalog", "pg_publication", "oid:oid pubname:name pubowner:oid puballtables:bool pubinsert:bool pubupdate:bool pubdelete:bool pubtruncate:bool pubviaroot:bool", empty),
+		def("pg_catalog", "pg_publication_namespace", "oid:oid pnpubid:oid pnnspid:oid", empty),
+		def("pg_catalog", "pg_publication_rel", "oid:oid prpubid:oid prrelid:oid prqual:text prattrs:text[]", empty),
+		def("pg_catalog", "pg_inherits", "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", empty),
+		def("pg_catalog", "pg_trigger", "oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2 tgenabled:char tgisinternal:bool", empty),
+		def("pg_catalog", "pg_rewrite", "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool", empty),
+		def("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", func(p Provider) []types.Row {
+			return append(descriptionRows(p.Catalog()), weirDescriptionRows()...)
+		}),
+		def("pg_catalog", "pg_shdescription", "objoid:oid classoid:oid description:text", empty),
+		def("pg_catalog", "pg_extension", "oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool extversion:text", empty),
+		// Sources appear as foreign tables of one server per connector
+		// (psql's \d prints "Server: kafka"); their options stay in weir's
+		// own views.
+		def("pg_catalog", "pg_foreign_table", "ftrelid:oid ftserver:oid ftoptions:text[]", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range p.Catalog().All() {
+				if r.Kind == catalog.KindSource {
+					rows = append(rows, types.Row{vOid(r.OID), vOid(oidKafkaServer), null})
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_foreign_server", "oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:text[] srvoptions:text[]", func(p Provider) []types.Row {
+			return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(0), null, null, null, null}}
+		}),
+		def("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty),
+		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", empty),
+		def("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(p Provider) []types.Row {
+			return []types.Row{{vOid(1663), vStr("pg_default"), vOid(oidRoot), null, null}}
+		}),
+		def("pg_catalog", "pg_collation", "oid:oid collname:name collnamespace:oid collowner:oid collprovider:char collisdeterministic:bool collencoding:int4 collcollate:text collctype:text", func(p Provider) []types.Row {
+			return []types.Row{{vOid(100), vStr("default"), vOid(oidPgCatalog), vOid(oidRoot), vStr("d"), vBool(true), vInt(-1), null, null},
+				{vOid(950), vStr("C"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(-1), vStr("C"), vStr("C")}}
+		}),
+		def("pg_catalog", "pg_roles", roleCols, func(p Provider) []types.Row { return roleRows(p.Catalog(), true) }),
+		def("pg_catalog", "pg_authid", roleCols, func(p Provider) []types.Row { return roleRows(p.Catalog(), false) }),
+		def("pg_catalog", "pg_user", "usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text", func(p Provider) []types.Row {
+			return userRows(p.Catalog())
+		}),
+		def("pg_catalog", "pg_auth_members", "roleid:oid member:oid grantor:oid admin_option:bool", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range p.Catalog().Roles() {
+				for _, m := range r.MemberOf {
+					rows = append(rows, types.Row{vOid(m), vOid(r.OID), vOid(oidRoot), vBool(false)})
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_settings", "name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text boot_val:text reset_val:text sourcefile:text sourceline:int4 pending_restart:bool", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, st := range p.Settings() {
+				ctx := "user"
+				if st.ReadOnly {
+					ctx = "internal"
+				}
+				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), null, vStr(""), vStr(st.Desc), null, vStr(ctx), vStr("string"), vStr("default"), null, null, null, vStr(st.Default), vStr(st.Default), null, null, vBool(false)})
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prokind:char prorettype:oid proargtypes:text", empty),
+		def("pg_catalog", "pg_tables", "schemaname:name tablename:name tableowner:name tablespace:name hasindexes:bool hasrules:bool hastriggers:bool rowsecurity:bool", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindTable {
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r)), vBool(false), vBool(false), vBool(false)})
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_views", "schemaname:name viewname:name viewowner:name definition:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindView {
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), vStr(r.SQL)})
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_matviews", "schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:bool ispopulated:bool definition:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindMView {
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(false), vBool(true), vStr(r.SQL)})
+				}
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_indexes", "schemaname:name tablename:name indexname:name tablespace:name indexdef:text", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if hasRealPK(r) {
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(r.Name + "_pkey"), null, vStr(indexDef(r))})
+				}
+			}
+			return rows
+		}),
+	}
+}
+
+// indexDef is what pg_get_indexdef prints for a table's primary key index.
+func indexDef(r *catalog.Relation) string {
+	return "CREATE UNIQUE INDEX " + sql.QuoteIdent(r.Name+"_pkey") + " ON " + r.Schema + "." + sql.QuoteIdent(r.Name) + " USING btree (" + strings.Join(pkColumns(r), ", ") + ")"
+}
+
+// Describe answers the catalog functions that executor.CatalogDescriber
+// names (pg_get_userbyid, pg_get_indexdef, pg_get_constraintdef,
+// obj_description, col_description, pg_get_viewdef, pg_table_is_visible)
+// over the OIDs that pg_class, pg_index and pg_constraint give weir's
+// objects: a table's primary key index is its OID plus indexOIDBase, the
+// key's constraint its OID plus 2*indexOIDBase. ok is false for a
+// function or OID it does not know.
+func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
+	cat := p.Catalog()
+	if d, ok := describeWeir(p, fn, oid, col); ok {
+		return d, true
+	}
+	switch fn {
+	case "pg_get_userbyid":
+		switch oid {
+		case oidDatabaseOwner:
+			return "pg_database_owner", true
+		}
+		if r, ok := cat.RoleByOID(oid); ok {
+			return r.Name, true
+		}
+	case "pg_get_indexdef":
+		if oid < indexOIDBase || oid >= 2*indexOIDBase {
+			return "", false
+		}
+		r, ok := cat.ByOID(oid - indexOIDBase)
+		if !ok || !hasRealPK(r) {
+			return "", false
+		}
+		if col > 0 {
+			if col > len(r.PK) {
+				return "", true
+			}
+			return sql.QuoteIdent(r.Cols[r.PK[col-1]].Name), true
+		}
+		return indexDef(r), true
+	case "pg_get_constraintdef":
+		if oid < 2*indexOIDBase {
+			return "", false
+		}
+		r, ok := cat.ByOID(oid - 2*indexOIDBase)
+		if !ok || !hasRealPK(r) {
+			return "", false
+		}
+		return "PRIMARY KEY (" + strings.Join(pkColumns(r), ", ") + ")", true
+	case "obj_description":
+		if r, ok := cat.ByOID(oid); ok && r.Comment != "" {
+			return r.Comment, true
+		}
+		return "", false
+	case "col_description":
+		if r, ok := cat.ByOID(oid); ok {
+			if cs := visibleCols(r); col <= len(cs) {
+				t, ok := r.ColComments[cs[col-1].Name]
+				return t, ok
+			}
+		}
+		return "", false
+	case "pg_table_is_visible":
+		// A user relation that a pg_catalog relation of the same name
+		// hides is not visible (psql's \dt leaves it out); the
+		// executor takes the others for visible.
+		if r, ok := cat.ByOID(oid); ok && r.Schema == catalog.PublicSchema && CatalogFirst(p.Setting("search_path"), r.Name) {
+			return "f", true
+		}
+		return "", false
+	case "pg_get_viewdef":
+		r, ok := cat.ByOID(oid)
+		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {
+			return "", false
+		}
+		return viewDef(r), true
+	}
+	return "", false
+}
+
+// viewDef is what pg_get_viewdef prints for a view: Postgres deparses the
+// stored query tree; weir prints the query as written, in Postgres's
+// layout (a leading space, a closing semicolon).
+func viewDef(r *catalog.Relation) string {
+	q := strings.TrimRight(strings.TrimSpace(r.SQL), ";")
+	return " " + q + ";"
+}
+
+// typStorage is pg_type.typstorage: variable-length types are stored
+// extended, numeric main, fixed-size ones plain.
+func typStorage(t types.T) string {
+	switch t.ID {
+	case types.Numeric:
+		return "m"
+	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.TextArray:
+		return "x"
+	}
+	return "p"
+}
+
+// roleRows are the rows of pg_authid (verifiers shown) or pg_roles
+// (verifiers masked), in OID order.
+func roleRows(cat Catalog, masked bool) []types.Row {
+	roles := cat.Roles()
+	slices.SortFunc(roles, func(a, b *catalog.Role) int { return int(a.OID) - int(b.OID) })
+	var rows []types.Row
+	for _, r := range roles {
+		// pg_roles shows ******** whether or not the role has a
+		// password; pg_authid the verifier or NULL.
+		pw := vStr("********")
+		if !masked {
+			pw = null
+			if r.Password != "" {
+				pw = vStr(r.Password)
+			}
+		}
+		until := null
+		if !r.ValidUntil.IsZero() {
+			until = types.Datum{I: r.ValidUntil.UnixMicro()}
+		}
+		rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vBool(r.Superuser), vBool(r.Inherit), vBool(r.CreateRole),
+			vBool(r.CreateDB), vBool(r.Login), vBool(r.Superuser), vInt(r.ConnLimit), pw, until, vBool(r.Superuser), null})
+	}
+	return rows
+}
+
+// userRows are the rows of pg_user: the roles that can log in.
+// (rolreplication and rolbypassrls are true only for superusers here.)
+func userRows(cat Catalog) []types.Row {
+	var rows []types.Row
+	for _, r := range roleRows(cat, true) {
+		if r[6].I != 0 {
+			rows = append(rows, types.Row{r[1], r[0], r[5], r[2], r[7], r[11], r[9], r[10], null})
+		}
+	}
+	return rows
+}
+
+// roleName names a role by OID, as pg_get_userbyid does.
+func roleName(cat Catalog, oid uint32) string {
+	if r, ok := cat.RoleByOID(oid); ok {
+		return r.Name
+	}
+	return "unknown (OID=" + strconv.FormatUint(uint64(oid), 10) + ")"
+}
+
+// descriptionRows are pg_description's rows of user relations: their
+// comments (objsubid 0) and their columns' (objsubid = attnum).
+func descriptionRows(cat Catalog) []types.Row {
+	var rows []types.Row
+	for _, r := range cat.All() {
+		if r.Comment != "" {
+			rows = append(rows, types.Row{vOid(r.OID), vOid(oidPgClassRel), types.DInt(0), types.DString(r.Comment)})
+		}
+		for i, c := range r.Cols {
+			if t, ok := r.ColComments[c.Name]; ok && !c.Hidden {
+				rows = append(rows, types.Row{vOid(r.OID), vOid(oidPgClassRel), types.DInt(int64(attnum(r, i))), types.DString(t)})
+			}
+		}
+	}
+	return rows
+}

@@ -1,0 +1,224 @@
+package syscat
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// fakeCatalog is a Catalog over fixed relations and roles.
+type fakeCatalog struct {
+	rels  []*catalog.Relation
+	roles []*catalog.Role
+}
+
+func (c fakeCatalog) All() []*catalog.Relation { return c.rels }
+func (c fakeCatalog) Schemas() []string        { return []string{"public"} }
+func (c fakeCatalog) Roles() []*catalog.Role   { return c.roles }
+func (c fakeCatalog) ByID(id uint32) (*catalog.Relation, bool) {
+	for _, r := range c.rels {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return nil, false
+}
+func (c fakeCatalog) ByOID(oid uint32) (*catalog.Relation, bool) {
+	for _, r := range c.rels {
+		if r.OID == oid {
+			return r, true
+		}
+	}
+	return nil, false
+}
+func (c fakeCatalog) RoleByOID(oid uint32) (*catalog.Role, bool) {
+	for _, r := range c.roles {
+		if r.OID == oid {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// fake is a Provider with one of everything, so that every table has
+// rows to build.
+type fake struct {
+	cat        fakeCatalog
+	searchPath string
+	jobs       []Job
+}
+
+func (f fake) Catalog() Catalog { return f.cat }
+func (f fake) Database() string { return "dev" }
+func (f fake) Setting(name string) string {
+	return map[string]string{"search_path": f.searchPath}[name]
+}
+func (f fake) Settings() []Setting                           { return []Setting{{Name: "search_path", Value: f.searchPath}} }
+func (f fake) DefaultText(r *catalog.Relation, i int) string { return r.Cols[i].Default }
+func (f fake) ACL(r *catalog.Relation) []string              { return []string{"root=arwd/root"} }
+func (f fake) Committed() Committed {
+	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
+}
+func (f fake) Checkpoints() []Checkpoint {
+	return []Checkpoint{{Epoch: 7, Status: "succeeded", Bytes: 10}, {Epoch: 8}, {Epoch: 6, Status: "failed", Reason: "boom"}}
+}
+func (f fake) Jobs() []Job { return f.jobs }
+func (f fake) Operators() []Operator {
+	return []Operator{{Job: "m", Name: "StreamHashAgg", RowsIn: Null[int64]{V: 3, Valid: true}}, {Job: "m", Name: "StreamTableScan"}}
+}
+func (f fake) StateTables() []StateTable { return []StateTable{{Job: "m", Name: "agg"}} }
+func (f fake) Sources() []Source         { return []Source{{Name: "s", Lag: Null[int64]{V: 2, Valid: true}}} }
+func (f fake) SourcePartitions() []SourcePartition {
+	return []SourcePartition{{Source: "s", Job: "m", Position: Null[int64]{V: 1, Valid: true}}}
+}
+func (f fake) SourceErrors() []SourceError { return []SourceError{{Source: "s", Reason: "bad"}} }
+func (f fake) Sinks() []Sink {
+	return []Sink{{Name: "k", Pending: "p"}, {Name: "l", LastError: "down"}}
+}
+func (f fake) StreamErrors() []StreamError { return []StreamError{{View: "m", SQLState: "22012"}} }
+func (f fake) Watermarks() []Watermark {
+	return []Watermark{{Name: "s", Value: Null[string]{V: "x", Valid: true}}, {Name: "t"}}
+}
+
+func newFake() fake {
+	t := &catalog.Relation{ID: 1, OID: 16385, Schema: "public", Name: "t", Kind: catalog.KindTable, PK: []int{0},
+		Cols:    []catalog.Column{{Name: "id", T: types.TInt4, NotNull: true}, {Name: "Note", T: types.TText, Default: "'x'"}},
+		Comment: "a table", ColComments: map[string]string{"id": "the key"}}
+	v := &catalog.Relation{ID: 2, OID: 16386, Schema: "public", Name: "v", Kind: catalog.KindMView, SQL: "SELECT 1",
+		Cols: []catalog.Column{{Name: "x", T: types.TInt8}}}
+	return fake{
+		cat:        fakeCatalog{rels: []*catalog.Relation{t, v}, roles: []*catalog.Role{{OID: catalog.BootstrapRoleOID, Name: "root", Superuser: true, Login: true}}},
+		searchPath: `"$user", public`,
+		jobs:       []Job{{ID: 2, Name: "v", BackfillProgress: 1}, {ID: 3, Name: "w", Backfilling: true, BackfillRows: 1, BackfillTotal: 8, Statement: "CREATE MATERIALIZED VIEW w"}},
+	}
+}
+
+// TestEveryTableBuilds builds every system table's rows from a provider
+// with something of everything: each row has its table's arity.
+func TestEveryTableBuilds(t *testing.T) {
+	p := newFake()
+	for key, tb := range tables {
+		if _, err := Rows(p, tb.schema, tb.name); err != nil {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+	if _, err := Rows(p, Weir, "nosuch"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("an unknown table: %v", err)
+	}
+}
+
+// TestWeirViewsDescribed checks that every weir view and each of its
+// columns has a description, and that the views are relations of
+// pg_class and information_schema like any other.
+func TestWeirViewsDescribed(t *testing.T) {
+	p := newFake()
+	rels := weirRelations()
+	if len(rels) < 10 {
+		t.Fatalf("only %d weir views", len(rels))
+	}
+	for _, r := range rels {
+		if d, ok := Describe(p, "obj_description", r.oid, 0); !ok || d == "" {
+			t.Errorf("weir.%s has no description", r.t.name)
+		}
+		for i, c := range r.t.cols {
+			if d, ok := Describe(p, "col_description", r.oid, i+1); !ok || d == "" {
+				t.Errorf("weir.%s.%s has no description", r.t.name, c.Name)
+			}
+		}
+	}
+	rows, _ := Rows(p, InfoSchema, "tables")
+	n := 0
+	for _, r := range rows {
+		if r[1].S == Weir {
+			n++
+		}
+	}
+	if n != len(rels) {
+		t.Errorf("information_schema.tables lists %d weir views, want %d", n, len(rels))
+	}
+}
+
+// TestWeirViewsVisibility follows search_path for pg_table_is_visible.
+func TestWeirViewsVisibility(t *testing.T) {
+	p := newFake()
+	oid := weirRelations()[0].oid
+	if v, _ := Describe(p, "pg_table_is_visible", oid, 0); v != "f" {
+		t.Errorf("visible off the search path: %q", v)
+	}
+	p.searchPath = `public, "weir"`
+	if v, _ := Describe(p, "pg_table_is_visible", oid, 0); v != "t" {
+		t.Errorf("not visible on the search path: %q", v)
+	}
+}
+
+// TestLookup finds unqualified names in pg_catalog, then
+// information_schema, and weir's views only by their schema.
+func TestLookup(t *testing.T) {
+	for _, c := range []struct{ schema, name, want string }{
+		{"", "pg_class", PgCatalog}, {"", "tables", InfoSchema}, {"", "jobs", ""},
+		{Weir, "jobs", Weir}, {PgCatalog, "tables", ""}, {"public", "pg_class", ""},
+	} {
+		got, _, ok := Lookup(c.schema, c.name)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("Lookup(%q, %q) = %q %v, want %q", c.schema, c.name, got, ok, c.want)
+		}
+	}
+}
+
+// TestShowJobs lists only backfilling jobs, with the share of rows read.
+func TestShowJobs(t *testing.T) {
+	got := ShowJobs(newFake())
+	if len(got) != 1 || strings.Join(got[0], "|") != "3|CREATE MATERIALIZED VIEW w|12.50%" {
+		t.Errorf("SHOW JOBS = %v", got)
+	}
+}
+
+// TestNulls checks how absent values read: NULL for an in-flight
+// checkpoint's duration and bytes, an empty reason or pending list, an
+// unknown lag.
+func TestNulls(t *testing.T) {
+	p := newFake()
+	rows, _ := Rows(p, Weir, "checkpoints")
+	want := []string{"7 succeeded bytes=10 dur=true reason=false", "8 in_progress bytes=-1 dur=false reason=false", "6 failed bytes=-1 dur=true reason=true"}
+	for i, r := range rows {
+		bytes := int64(-1)
+		if !r[3].Null {
+			bytes = r[3].I
+		}
+		got := strings.Join([]string{itoa(r[0].I), r[4].S, "bytes=" + itoa(bytes), "dur=" + btoa(!r[2].Null), "reason=" + btoa(!r[5].Null)}, " ")
+		if got != want[i] {
+			t.Errorf("checkpoint row %d: %s, want %s", i, got, want[i])
+		}
+	}
+	sinks, _ := Rows(p, Weir, "sinks")
+	if !sinks[0][18].Null || sinks[1][18].Null || sinks[0][5].Null || !sinks[1][5].Null || !sinks[0][14].Null {
+		t.Errorf("sinks' NULLs: %v", sinks)
+	}
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+func btoa(b bool) string { return strconv.FormatBool(b) }
+
+// TestCatalogFirst follows search_path for a name pg_catalog holds.
+func TestCatalogFirst(t *testing.T) {
+	for _, c := range []struct {
+		path, name string
+		want       bool
+	}{
+		{`"$user", public`, "pg_class", true},
+		{"", "pg_class", true},
+		{"public, pg_catalog", "pg_class", false},
+		{`pg_catalog, "public"`, "pg_class", true},
+		{`"$user", public`, "tables", false}, // information_schema is not searched
+		{`"$user", public`, "orders", false},
+	} {
+		if got := CatalogFirst(c.path, c.name); got != c.want {
+			t.Errorf("CatalogFirst(%q, %q) = %v, want %v", c.path, c.name, got, c.want)
+		}
+	}
+}

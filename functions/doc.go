@@ -1,0 +1,23 @@
+// Package functions is the one home of weir's built-in functions and
+// operators: PostgreSQL 15's scalar functions (docs chapter 9), operators
+// (pg_operator), aggregates (pg_aggregate) and window functions.
+//
+// Each function is a list of overloads. An Overload carries its
+// signature: argument types, whether the last one repeats (variadic), the
+// result type (or a function computing it from the argument types, for
+// "same as argument" or a numeric scale), its kind (scalar, aggregate,
+// window-only), volatility and strictness. The binder (package planner)
+// resolves a call against these signatures with PostgreSQL's rules and
+// coerces the arguments to the chosen overload's types.
+//
+// The tables are plain Go values built when the package is loaded; no
+// init function registers anything and no other package adds overloads,
+// so the set of functions is what this package's files say.
+//
+// Operators are listed under their PostgreSQL names ("+", "||", "~~" for
+// LIKE); unary minus is "neg". A few names are the binder's own spelling
+// of syntax, never callable by a user: pg_extract (EXTRACT), pg_concat,
+// pg_subscript (x[i]), pg_json_* (the jsonb operators), pg_any_eq
+// (x = ANY(array)) and pg_icase; the SQL front end refuses them in user
+// text.
+package functions

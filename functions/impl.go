@@ -1,0 +1,224 @@
+package functions
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Context is what a function may read besides its arguments.
+type Context struct {
+	// Now is the transaction's start time (now(), current_timestamp,
+	// 'now'), microseconds since 1970-01-01 UTC. It does not move within
+	// a transaction.
+	Now int64
+	// Statement is the statement's start time (statement_timestamp());
+	// 0 means Now.
+	Statement int64
+	// Location is the session's TimeZone, for timestamptz input, output
+	// and arithmetic; nil means UTC.
+	Location *time.Location
+	// Session answers current_user, current_database(), current_setting().
+	Session SessionInfo
+	// Cancel is the statement's context: functions that wait (pg_sleep)
+	// return its cause (statement_timeout, a cancel request) when it is
+	// done. nil means the statement cannot be cancelled.
+	Cancel context.Context
+}
+
+func (ctx *Context) loc() *time.Location {
+	if ctx == nil || ctx.Location == nil {
+		return time.UTC
+	}
+	return ctx.Location
+}
+
+// SessionInfo is the part of a session that functions can read.
+type SessionInfo interface {
+	User() string
+	Database() string
+	// Setting returns a session variable's current value and whether it exists.
+	Setting(name string) (string, bool)
+}
+
+// CatalogDescriber is implemented by sessions that can describe catalog
+// objects by OID, for the functions that print them (docs §9.26, table
+// "System Catalog Information Functions"). Functions whose session lacks
+// it answer as for an object that does not exist.
+type CatalogDescriber interface {
+	// DescribeObject returns what fn prints for the object with the
+	// given OID, and false (the function returns NULL) when there is no
+	// such object. fn is "pg_get_indexdef" (col > 0 asks for the col-th
+	// key column alone), "pg_get_constraintdef", "pg_get_viewdef",
+	// "pg_get_userbyid", "obj_description", "col_description" (col is the
+	// column's number) or "pg_table_is_visible" ("t" or "f"); pretty is
+	// the functions' pretty-print flag.
+	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
+}
+
+// PrivilegeChecker is implemented by sessions that keep privileges, for
+// has_table_privilege. table is a relation name as written (schema
+// qualified or not) unless oid is not zero; privs is a comma-separated
+// list such as "SELECT, INSERT" (any of them suffices, as in Postgres).
+// Errors: 42P01 for an unknown table, 42704 for an unknown role, 22023
+// for an unknown privilege.
+type PrivilegeChecker interface {
+	HasTablePrivilege(user, table string, oid uint32, privs string) (bool, error)
+}
+
+// AddInt64 returns a+b and false if the sum overflows.
+func AddInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+// RowFn computes a scalar function for one row. Strict functions are never
+// called with a NULL argument.
+type RowFn func(ctx *Context, args []types.Datum) (types.Datum, error)
+
+// VecFn computes a scalar function over whole vectors: it fills out (n
+// rows, allocated by the caller for the result type) for the rows visible
+// in vis (nil: all rows), handling NULL arguments itself.
+type VecFn func(ctx *Context, args []*types.Vec, n int, vis []bool, out *types.Vec) error
+
+// Impl is the implementation of one scalar overload: Vec when set, else
+// Row called for each visible row.
+type Impl struct {
+	Row RowFn
+	Vec VecFn
+	// NonStrict implementations are called with NULL arguments.
+	NonStrict bool
+}
+
+// implFactory returns the implementation of a function for the given
+// argument and result types, and false if it has none for them. One
+// factory may serve many overloads of a name (all integer widths, say).
+type implFactory func(args []types.T, ret types.T) (Impl, bool)
+
+// implTable maps a function name to its implementation factories.
+type implTable map[string][]implFactory
+
+// def adds an implementation factory for a function or operator.
+func (t implTable) def(name string, f implFactory) { t[name] = append(t[name], f) }
+
+// defRow adds a strict row function that works for every overload of
+// name.
+func (t implTable) defRow(name string, f RowFn) {
+	t.def(name, func([]types.T, types.T) (Impl, bool) { return Impl{Row: f}, true })
+}
+
+// defRowNS adds a non-strict row function for every overload of name.
+func (t implTable) defRowNS(name string, f RowFn) {
+	t.def(name, func([]types.T, types.T) (Impl, bool) { return Impl{Row: f, NonStrict: true}, true })
+}
+
+// impls holds the implementations of every scalar function and operator,
+// built once from the define* methods of this package's impl_*.go files.
+var impls = func() implTable {
+	t := implTable{}
+	t.defineArith()
+	t.defineBitwise()
+	t.defineCompare()
+	t.defineDatetime()
+	t.defineDatetimeFns()
+	t.defineJson()
+	t.defineMath()
+	t.defineString()
+	t.defineSystem()
+	t.defineTimewindow()
+	t.defineTochar()
+	return t
+}()
+
+// Lookup returns the implementation of scalar function or operator name
+// for argument types args and result type ret: 42883 (undefined_function)
+// if there is none.
+func Lookup(name string, args []types.T, ret types.T) (Impl, error) {
+	for _, f := range impls[name] {
+		if im, ok := f(args, ret); ok {
+			return im, nil
+		}
+	}
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = a.ID.Name()
+	}
+	if len(args) == 1 && isOperator(name) {
+		return Impl{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s", name, names[0])
+	}
+	if len(args) == 2 && isOperator(name) {
+		return Impl{}, pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", names[0], name, names[1])
+	}
+	return Impl{}, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(names, ", "))
+}
+
+func isOperator(name string) bool {
+	return name == "neg" || strings.IndexFunc(name, func(r rune) bool { return r >= 'a' && r <= 'z' }) < 0
+}
+
+// CmpHolds reports whether comparison operator op holds for a three-way
+// comparison result c.
+func CmpHolds(op string, c int) bool {
+	switch op {
+	case "=":
+		return c == 0
+	case "<>", "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return false
+}
+
+// RelativeTime returns the value of the special date/time input s ('now',
+// 'today', 'tomorrow', 'yesterday', in any case and with surrounding
+// spaces) for type to, read from the transaction's start time rather than
+// the clock, and false if s is not one of them or to is not a date/time
+// type. PostgreSQL evaluates these strings when the cast runs, so
+// 'now'::timestamptz equals now() within a transaction.
+func (ctx *Context) RelativeTime(s string, to types.TypeID) (types.Datum, bool) {
+	var days int64
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "now":
+		days = -1 << 62
+	case "today":
+	case "tomorrow":
+		days = 1
+	case "yesterday":
+		days = -1
+	default:
+		return types.NullDatum, false
+	}
+	loc := ctx.loc()
+	wall := tstzToTS(ctx.Now, loc)
+	if days != -1<<62 {
+		// Midnight of the session-zone date, stepped by days.
+		wall = (FloorDiv64(wall, MicrosPerDay) + days) * MicrosPerDay
+	}
+	switch to {
+	case types.Timestamptz:
+		if days == -1<<62 {
+			return types.DInt(ctx.Now), true
+		}
+		return types.DInt(tsToTSTZ(wall, loc)), true
+	case types.Timestamp:
+		return types.DInt(wall), true
+	case types.Date:
+		return types.DInt(FloorDiv64(wall, MicrosPerDay)), true
+	case types.Time:
+		if days != -1<<62 {
+			return types.NullDatum, false // 'today'::time is an error in PostgreSQL
+		}
+		return types.DInt(wall - FloorDiv64(wall, MicrosPerDay)*MicrosPerDay), true
+	}
+	return types.NullDatum, false
+}

@@ -1,0 +1,88 @@
+package functions
+
+import (
+	"testing"
+
+	"github.com/weirdb/weir/types"
+)
+
+// concreteArgs returns argument types that a call of o might have after
+// binding: o's own parameter types, with "any" slots given each of a few
+// representative types, and a variadic list repeated zero to two times.
+func concreteArgs(o *Overload) [][]types.T {
+	anyTypes := []types.TypeID{types.Int4, types.Text, types.Numeric, types.Timestamptz, types.Jsonb}
+	var out [][]types.T
+	reps := []int{1}
+	if o.Variadic {
+		reps = []int{0, 1, 2}
+	}
+	for _, rep := range reps {
+		var params []types.TypeID
+		if o.Variadic {
+			if rep == 0 && len(o.Args) == 1 {
+				continue
+			}
+			params = append(params, o.Args[:len(o.Args)-1]...)
+			for i := 0; i < rep; i++ {
+				params = append(params, o.Args[len(o.Args)-1])
+			}
+		} else {
+			params = o.Args
+		}
+		for _, at := range anyTypes {
+			ts := make([]types.T, len(params))
+			hasAny := false
+			for i, p := range params {
+				if p == types.Unknown {
+					p, hasAny = at, true
+				}
+				ts[i] = types.T{ID: p, Mod: -1}
+			}
+			out = append(out, ts)
+			if !hasAny {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestEveryOverloadImplemented checks that every scalar overload the
+// binder can choose has an implementation for its argument types, so that
+// no call that binds fails at execution with "function does not exist".
+func TestEveryOverloadImplemented(t *testing.T) {
+	n := 0
+	for _, name := range Names() {
+		for _, o := range Overloads(name) {
+			if o.Kind != Scalar {
+				continue
+			}
+			for _, args := range concreteArgs(o) {
+				n++
+				if _, err := Lookup(name, args, o.Result(args)); err != nil {
+					t.Errorf("%s%v: %v", name, args, err)
+				}
+			}
+		}
+	}
+	if n < 500 {
+		t.Errorf("only %d scalar signatures checked", n)
+	}
+	t.Logf("%d scalar signatures implemented", n)
+}
+
+// syntaxOnly are implementations the binder calls for syntax, with the
+// types it has computed, never by resolving a name: ARRAY[...] ("array")
+// has an element type of any kind.
+var syntaxOnly = map[string]bool{"array": true}
+
+// TestEveryImplementationHasSignature checks the other direction: an
+// implementation under a name no overload lists is dead code (or a
+// misspelt name).
+func TestEveryImplementationHasSignature(t *testing.T) {
+	for name := range impls {
+		if len(Overloads(name)) == 0 && !syntaxOnly[name] {
+			t.Errorf("%s is implemented but has no signature", name)
+		}
+	}
+}

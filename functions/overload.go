@@ -1,0 +1,108 @@
+package functions
+
+import (
+	"sort"
+
+	"github.com/weirdb/weir/types"
+)
+
+// FuncKind says whether a function is scalar, aggregate or window-only.
+type FuncKind uint8
+
+// Function kinds.
+const (
+	Scalar FuncKind = iota
+	Aggregate
+	WindowOnly // row_number, rank, lag, ... (aggregates may also be used OVER a window)
+)
+
+// Overload is one signature of a function or operator in the registry.
+// The binder picks an overload with Postgres's resolution rules (exact
+// match, then implicit casts, preferring the category's preferred type)
+// and coerces the arguments to Args; the executor implements the function
+// by Name for exactly those argument types.
+type Overload struct {
+	Name string
+	// Args are the parameter types. types.Unknown in a slot accepts any type
+	// (the argument keeps its own type).
+	Args []types.TypeID
+	// Variadic means the last entry of Args may repeat zero or more times.
+	Variadic bool
+	// Ret is the result type. When RetFn is set it overrides Ret, computing
+	// the result from the (coerced) argument types, for example numeric
+	// scale or "same as argument".
+	Ret   types.TypeID
+	RetFn func(args []types.T) types.T
+	Kind  FuncKind
+	// Volatile functions (now(), random()) are not constant-folded.
+	Volatile bool
+	// Polymorphic marks one instance of a PostgreSQL function declared
+	// over polymorphic types (anyarray || anyelement, listed once per
+	// array type): in resolution its parameter types count as no exact
+	// match, as PostgreSQL's polymorphic declarations do, so 'a' || 1
+	// stays text concatenation.
+	Polymorphic bool
+	// AnyNonArray means the "any" parameters (types.Unknown) take no
+	// arrays, as PostgreSQL's anynonarray: text || anynonarray is not
+	// text[] || text.
+	AnyNonArray bool
+	// NonStrict functions are called with NULL arguments; strict ones (the
+	// default) return NULL when any argument is NULL without being called.
+	NonStrict bool
+}
+
+// Result returns the overload's result type for coerced argument types.
+func (o *Overload) Result(args []types.T) types.T {
+	if o.RetFn != nil {
+		return o.RetFn(args)
+	}
+	return types.T{ID: o.Ret, Mod: -1}
+}
+
+// registry indexes every overload by name. It is built once, when the
+// package is loaded, from the tables of this package; nothing registers
+// overloads at run time.
+var registry = index(operatorOverloads(), scalarOverloads(), timeWindowOverloads(),
+	aggregateOverloads(), windowOverloads())
+
+// index groups overload lists by name; the same name and argument types
+// twice is a programming error and panics.
+func index(lists ...[]*Overload) map[string][]*Overload {
+	m := map[string][]*Overload{}
+	for _, os := range lists {
+		for _, o := range os {
+			for _, have := range m[o.Name] {
+				if sameArgs(have, o) {
+					panic("functions: duplicate overload for " + o.Name)
+				}
+			}
+			m[o.Name] = append(m[o.Name], o)
+		}
+	}
+	return m
+}
+
+func sameArgs(a, b *Overload) bool {
+	if len(a.Args) != len(b.Args) || a.Variadic != b.Variadic {
+		return false
+	}
+	for i := range a.Args {
+		if a.Args[i] != b.Args[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Overloads returns the overloads of name (nil if unknown).
+func Overloads(name string) []*Overload { return registry[name] }
+
+// Names returns every function and operator name, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
