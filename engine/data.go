@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"fmt"
 	"github.com/cockroachdb/apd/v3"
@@ -265,6 +267,68 @@ type stmtWriter struct {
 	// late counts the rows Insert dropped per table for arriving behind
 	// its watermark, reported when the statement commits.
 	late map[uint32]int64
+
+	// A statement whose changes outgrow its share of the memory budget
+	// (limit bytes, as estimated in held) moves them out of the Go heap
+	// in pieces (flushPiece): each table's writes into the engine's view
+	// (so that key checks still see them), and its changelog, encoded,
+	// into logs. apply writes the logs into the open epoch and sends them
+	// to the jobs a chunk at a time. A failed statement's writes leave
+	// the view again (discard).
+	limit, held int64
+	logs        map[uint32]*changeLog
+	viewDirty   bool
+}
+
+// changeLog is a table's changelog encoded compactly: records of an op
+// byte, a uvarint length and the row (types.AppendRow).
+type changeLog struct{ buf []byte }
+
+func (l *changeLog) add(op types.Op, row types.Row, ts []types.T) {
+	n := len(l.buf)
+	l.buf = append(l.buf, byte(op), 0, 0, 0, 0)
+	l.buf = types.AppendRow(l.buf, row, ts)
+	binary.BigEndian.PutUint32(l.buf[n+1:], uint32(len(l.buf)-n-5))
+}
+
+// each calls fn with the log's changes in order.
+func (l *changeLog) each(ts []types.T, fn func(types.Op, types.Row) error) error {
+	for b := l.buf; len(b) > 0; {
+		op := types.Op(b[0])
+		n := int(binary.BigEndian.Uint32(b[1:]))
+		row, err := types.DecodeRow(b[5:5+n], ts)
+		if err != nil {
+			return err
+		}
+		b = b[5+n:]
+		if err := fn(op, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chunks calls fn with the log's changes in chunks of about
+// types.ChunkCap rows, never splitting an update pair; fn owns each.
+func (l *changeLog) chunks(ts []types.T, fn func(*types.Chunk) error) error {
+	var c *types.Chunk
+	err := l.each(ts, func(op types.Op, row types.Row) error {
+		if c != nil && c.Len() >= types.ChunkCap && op != types.OpUpdateInsert {
+			if err := fn(c); err != nil {
+				return err
+			}
+			c = nil
+		}
+		if c == nil {
+			c = types.NewChunk(ts, types.ChunkCap+1)
+		}
+		c.AppendRow(op, row)
+		return nil
+	})
+	if err == nil && c != nil {
+		err = fn(c)
+	}
+	return err
 }
 
 // tableChanges is a statement's changelog of one table, in order.
@@ -277,7 +341,87 @@ type tableChanges struct {
 }
 
 func (e *Engine) newStmtWriter() *stmtWriter {
-	return &stmtWriter{eng: e, view: e.st.view, own: map[uint32]map[string]types.Row{}, changes: map[uint32]*tableChanges{}}
+	return &stmtWriter{eng: e, view: e.st.view, own: map[uint32]map[string]types.Row{}, changes: map[uint32]*tableChanges{},
+		limit: e.cfg.MemoryBudget() / 8}
+}
+
+// heldBytes estimates the memory of one held change: the row's datums
+// and strings, the key, and its share of the slices and the own map.
+func heldBytes(key []byte, row types.Row) int64 {
+	n := int64(len(key)) + 96 + int64(len(row))*int64(unsafe.Sizeof(types.Datum{}))
+	for i := range row {
+		n += int64(len(row[i].S))
+	}
+	return n
+}
+
+// flushPiece moves the held changes of every table without a watermark
+// out of the Go heap (see stmtWriter). Tables with a watermark keep
+// theirs: apply filters and measures them as a whole.
+func (w *stmtWriter) flushPiece() error {
+	if w.logs == nil {
+		w.logs = map[uint32]*changeLog{}
+	}
+	var kept int64
+	for _, id := range w.order {
+		tc := w.changes[id]
+		if tw, err := w.eng.tableWatermark(tc.rel); err != nil {
+			return err
+		} else if tw != nil {
+			for i := range tc.rows {
+				kept += heldBytes(tc.keys[i], tc.rows[i])
+			}
+			continue
+		}
+		lg := w.logs[id]
+		if lg == nil {
+			lg = &changeLog{}
+			w.logs[id] = lg
+		}
+		w.viewDirty = true
+		for i, op := range tc.ops {
+			var err error
+			if op.IsInsert() {
+				err = w.view.Put(id, tc.keys[i], tc.rows[i], tc.ts)
+			} else {
+				err = w.view.Delete(id, tc.keys[i])
+			}
+			if err != nil {
+				return err
+			}
+			lg.add(op, tc.rows[i], tc.ts)
+		}
+		tc.ops, tc.rows, tc.keys = nil, nil, nil
+		w.own[id] = map[string]types.Row{}
+	}
+	w.held = kept
+	return nil
+}
+
+// discard undoes what flushPiece did to the engine's view: it is rebuilt
+// from the pending epochs' writes. Called under writeMu when the
+// statement fails.
+func (w *stmtWriter) discard() {
+	w.logs = nil
+	if !w.viewDirty {
+		return
+	}
+	w.viewDirty = false
+	st := w.eng.st
+	view := w.eng.db.NewBatch()
+	var err error
+	if st.sealed != nil {
+		err = view.Apply(st.sealed.batch)
+	}
+	if err == nil {
+		err = view.Apply(st.cur.batch)
+	}
+	if err != nil {
+		// The view cannot be trusted: a recovery rebuilds everything.
+		w.eng.log.Error("rebuilding the view of pending writes", "err", err)
+	}
+	st.view.Close()
+	st.view = view
 }
 
 func (w *stmtWriter) table(relID uint32) (*tableChanges, error) {
@@ -320,6 +464,15 @@ func (w *stmtWriter) add(tc *tableChanges, op types.Op, key []byte, row types.Ro
 	} else {
 		w.own[tc.rel.ID][string(key)] = nil
 	}
+	w.held += heldBytes(key, row)
+}
+
+// checkHeld flushes a piece once the held changes outgrow the limit.
+func (w *stmtWriter) checkHeld() error {
+	if w.limit <= 0 || w.held < w.limit {
+		return nil
+	}
+	return w.flushPiece()
 }
 
 func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
@@ -345,7 +498,7 @@ func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
 		return duplicateKey(tc.rel, row)
 	}
 	w.add(tc, types.OpInsert, key, slices.Clone(row))
-	return nil
+	return w.checkHeld()
 }
 
 func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
@@ -369,7 +522,7 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 	}
 	w.add(tc, types.OpUpdateDelete, oldKey, slices.Clone(old))
 	w.add(tc, types.OpUpdateInsert, newKey, slices.Clone(new))
-	return nil
+	return w.checkHeld()
 }
 
 func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
@@ -381,7 +534,7 @@ func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 		return errAppendOnly(tc.rel, "delete from")
 	}
 	w.add(tc, types.OpDelete, pkKey(tc.rel, old), slices.Clone(old))
-	return nil
+	return w.checkHeld()
 }
 
 func (w *stmtWriter) NextRowID(relID uint32) (int64, error) {
@@ -411,6 +564,22 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	for id, n := range w.late {
 		e.countLate(id, e.wms.tables[id], n)
 	}
+	// The pieces flushed earlier come first: they are older.
+	for _, id := range w.order {
+		tc, lg := w.changes[id], w.logs[id]
+		if lg == nil {
+			continue
+		}
+		err := lg.each(tc.ts, func(op types.Op, row types.Row) error {
+			if op.IsInsert() {
+				return pe.batch.Put(id, pkKey(tc.rel, row), row, tc.ts)
+			}
+			return pe.batch.Delete(id, pkKey(tc.rel, row))
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, id := range w.order {
 		tc := w.changes[id]
 		for i, op := range tc.ops {
@@ -429,6 +598,13 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	}
 	for _, id := range w.order {
 		tc := w.changes[id]
+		if lg := w.logs[id]; lg != nil {
+			err := lg.chunks(tc.ts, func(c *types.Chunk) error { return e.pushChanges(id, []*types.Chunk{c}) })
+			delete(w.logs, id)
+			if err != nil {
+				return nil, err
+			}
+		}
 		if len(tc.ops) == 0 {
 			continue
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -34,9 +35,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Storage options (tests pass an in-memory FS).
 	Storage storage.Options
-	// StateCacheBytes is the memory budget (bytes) of the state tables'
-	// shared read-through cache: clean entries are evicted beyond it.
-	// Zero means DefaultStateCacheBytes.
+	// MemoryBudgetBytes bounds what streaming holds in memory (DESIGN.md
+	// §4; see MemoryBudget). Zero means StateCacheBytes.
+	MemoryBudgetBytes int64
+	// StateCacheBytes is MemoryBudgetBytes's older name (weir serve
+	// --state-cache-mb); zero means DefaultStateCacheBytes.
 	StateCacheBytes int64
 	// InitPassword is the password of the superuser made on first start
 	// (BootstrapUser); empty leaves it without one, so it can log in only
@@ -62,8 +65,19 @@ type Config struct {
 	TakeOverSinks bool
 }
 
-// DefaultStateCacheBytes is Config.StateCacheBytes's default (256 MiB).
+// DefaultStateCacheBytes is the default memory budget (256 MiB).
 const DefaultStateCacheBytes = 256 << 20
+
+// MemoryBudget returns the memory budget of everything streaming holds:
+// Config.MemoryBudgetBytes, or its older name StateCacheBytes, or
+// DefaultStateCacheBytes. Three quarters go to the state tables' entries,
+// clean and dirty (clean ones are evicted beyond it, and an epoch's dirty
+// ones flushed early); an eighth bounds a DML statement's changes held in
+// memory, beyond which they flow to the dataflows in pieces. The rest,
+// and Pebble's block cache and memtables, are a fixed overhead.
+func (c Config) MemoryBudget() int64 {
+	return cmp.Or(c.MemoryBudgetBytes, c.StateCacheBytes, DefaultStateCacheBytes)
+}
 
 // Engine is the database: it owns storage and the catalog, and serves
 // sessions. It implements wire.Handler.

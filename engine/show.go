@@ -65,10 +65,7 @@ func (s *Session) prepareShowColumns(name sql.ObjectName) (wire.Prepared, error)
 func (s *Session) prepareShowParameters() (wire.Prepared, error) {
 	e := s.eng
 	return &utilPrepared{fields: textFields("Name", "Value", "Description", "Mutable"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		budget := e.cfg.StateCacheBytes
-		if budget == 0 {
-			budget = DefaultStateCacheBytes
-		}
+		budget := e.cfg.MemoryBudget()
 		// The settings ALTER SYSTEM changes, with their current values,
 		// then what weir serve's flags fixed.
 		var rows []types.Row
@@ -77,7 +74,7 @@ func (s *Session) prepareShowParameters() (wire.Prepared, error) {
 		}
 		rows = append(rows,
 			textRow("data_directory", e.db.Dir(), "Where the database keeps its files (weir serve --data-dir).", "false"),
-			textRow("state_cache_bytes", strconv.FormatInt(budget, 10), "The memory budget of the streaming state cache (weir serve --state-cache-mb).", "false"))
+			textRow("state_cache_bytes", strconv.FormatInt(budget, 10), "The memory budget of everything streaming holds (weir serve --memory-budget, formerly --state-cache-mb).", "false"))
 		return &rowsResult{rows: rows, tag: "SHOW"}, nil
 	}}, nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,7 +73,8 @@ type pendingEpoch struct {
 }
 
 func newPendingEpoch(db *storage.DB) *pendingEpoch {
-	return &pendingEpoch{batch: db.NewBatch(), done: make(chan struct{})}
+	// Only written and applied, never read: no index.
+	return &pendingEpoch{batch: db.NewWriteBatch(), done: make(chan struct{})}
 }
 
 func (p *pendingEpoch) finish(err error) {
@@ -207,7 +207,7 @@ func (e *Engine) startStreams() error {
 		}
 	}
 	st := &streams{
-		cache: storage.NewCache(cmp.Or(e.cfg.StateCacheBytes, DefaultStateCacheBytes)),
+		cache: storage.NewCache(e.cfg.MemoryBudget() / 4 * 3),
 		errs:  newStreamErrors(e.log),
 		ready: make(chan struct{}),
 		jobs:  map[types.JobID]*jobRun{},
@@ -490,6 +490,12 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	}
 	if !e.beforeRebuild(ctx) {
 		return nil, errors.New("the server is shutting down")
+	}
+	// No actor runs: the state tables' early flushes of the epochs that
+	// did not commit are dropped, and a committed epoch whose move into
+	// the tables failed is moved now.
+	if err := e.db.ResolveSpills(); err != nil {
+		return nil, err
 	}
 
 	e.writeMu.Lock()

@@ -188,6 +188,7 @@ func (s *Session) beginWrite() writeScope {
 			}
 			locked = false
 			if !commit {
+				w.discard()
 				e.writeMu.Unlock()
 				return nil
 			}
@@ -225,6 +226,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) error {
 	}
 	w := e.newStmtWriter()
 	if err := t.changes(w); err != nil {
+		w.discard()
 		e.writeMu.Unlock()
 		return err
 	}

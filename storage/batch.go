@@ -17,6 +17,8 @@ type Batch struct {
 	// writeOnly: the batch keeps no index of its writes (NewWriteBatch).
 	writeOnly bool
 	buf       []byte // scratch for encoding rows
+	// marks are the spill areas the batch commits (spill.go).
+	marks []spillRef
 }
 
 // NewBatch returns an empty, indexed write batch.
@@ -118,6 +120,8 @@ func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, 
 	if err := b.checkRead(); err != nil {
 		return nil, false, err
 	}
+	b.db.vis.RLock()
+	defer b.db.vis.RUnlock()
 	return getRow(b.b, tableID, key, ts)
 }
 
@@ -128,6 +132,8 @@ func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
 	if err := b.checkRead(); err != nil {
 		return &rowIter{done: true, err: err}
 	}
+	b.db.vis.RLock()
+	defer b.db.vis.RUnlock()
 	return scanTable(b.b, tableID, nil, nil, ts)
 }
 
@@ -138,6 +144,8 @@ func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
 	if err := b.checkRead(); err != nil {
 		return &rowIter{done: true, err: err}
 	}
+	b.db.vis.RLock()
+	defer b.db.vis.RUnlock()
 	return scanTable(b.b, tableID, lo, hi, ts)
 }
 
@@ -152,6 +160,7 @@ func (b *Batch) Apply(src *Batch) error {
 	if err := src.check(); err != nil {
 		return err
 	}
+	b.marks = append(b.marks, src.marks...)
 	return wrapWrite(b.b.Apply(src.b, nil))
 }
 
@@ -165,14 +174,29 @@ func (b *Batch) Len() int { return int(b.b.Count()) }
 // Commit applies the batch atomically and returns once it is durable
 // (written and fsynced to the write-ahead log). The batch is closed
 // afterwards, whether or not Commit succeeded.
+//
+// A batch that commits spill areas (a checkpoint whose state tables
+// flushed early) also moves them into their tables before it returns;
+// snapshots and indexed batches wait until the moves are done, so no
+// reader sees the epoch in part.
 func (b *Batch) Commit() error {
 	if err := b.check(); err != nil {
 		return err
 	}
+	if len(b.marks) > 0 {
+		b.db.vis.Lock()
+		defer b.db.vis.Unlock()
+	}
 	err := b.b.Commit(pebble.Sync)
+	marks := b.marks
 	b.Close()
 	if err != nil {
 		return pgerr.Wrap(pgerr.IOError, err, "committing to storage")
+	}
+	if len(marks) > 0 {
+		// A failed move leaves its marks: the recovery that the failed
+		// checkpoint starts moves the areas again.
+		return b.db.moveSpills(marks)
 	}
 	return nil
 }

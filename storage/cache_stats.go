@@ -5,12 +5,13 @@ import "sync/atomic"
 // TableCacheStats counts how one state table (all the actors' instances
 // of it) used the cache: lookups answered from memory (hits), lookups
 // that read Pebble (misses), and entries evicted to keep the cache within
-// its budget. The counters are updated by actors and may be read from
+// its budget, and early flushes of dirty entries (spills). The counters are updated by actors and may be read from
 // any goroutine.
 type TableCacheStats struct {
 	Hits      atomic.Int64
 	Misses    atomic.Int64
 	Evictions atomic.Int64
+	Spills    atomic.Int64
 }
 
 // TableStats returns the cache statistics of state table tableID,
@@ -21,4 +22,13 @@ func (c *Cache) TableStats(tableID uint32) *TableCacheStats {
 	}
 	s, _ := c.stats.LoadOrStore(tableID, &TableCacheStats{})
 	return s.(*TableCacheStats)
+}
+
+// RangeStats calls fn with the statistics of every state table that has
+// used the cache.
+func (c *Cache) RangeStats(fn func(tableID uint32, s *TableCacheStats)) {
+	c.stats.Range(func(k, v any) bool {
+		fn(k.(uint32), v.(*TableCacheStats))
+		return true
+	})
 }

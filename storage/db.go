@@ -53,6 +53,11 @@ type DB struct {
 
 	idMu sync.Mutex
 	ids  map[string]*idBlock
+
+	// vis is held exclusively while a commit moves spill areas into
+	// their tables, and shared while a reader of committed data takes
+	// its view (spill.go).
+	vis sync.RWMutex
 }
 
 // idBlock is the part of a counter's ids reserved durably and not yet
@@ -103,7 +108,15 @@ func Open(dir string, opts Options) (*DB, error) {
 		lock.Close()
 		return nil, pgerr.Wrap(pgerr.IOError, err, fmt.Sprintf("could not open database in %q", dir))
 	}
-	return &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{}}, nil
+	db := &DB{dir: dir, fs: fs, pdb: pdb, lock: lock, log: log, ids: map[string]*idBlock{}}
+	// Early flushes left by a crash: finish the committed ones' moves,
+	// drop the others.
+	if err := db.ResolveSpills(); err != nil {
+		_ = pdb.Close()
+		lock.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 func syncDir(fs vfs.FS, dir string) error {

@@ -17,8 +17,11 @@ type Snapshot struct {
 	snap *pebble.Snapshot
 }
 
-// NewSnapshot returns a snapshot of the committed state.
+// NewSnapshot returns a snapshot of the committed state. It waits while
+// a commit moves spill areas into their tables (Batch.Commit).
 func (db *DB) NewSnapshot() *Snapshot {
+	db.vis.RLock()
+	defer db.vis.RUnlock()
 	return &Snapshot{snap: db.pdb.NewSnapshot()}
 }
 

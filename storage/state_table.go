@@ -23,7 +23,10 @@ import (
 // evicts, when it next runs, the entries it has not touched since (the
 // scheme of RisingWave's memory manager, with generations for its epoch
 // watermark). Dirty entries, and entries whose epoch is not yet durable,
-// are never evicted, so the budget can be exceeded by one epoch's writes.
+// are never evicted; when evicting clean entries is not enough, a table
+// holding at least SpillMin bytes of dirty entries flushes them early
+// into a spill area (spill.go), so one epoch's writes do not exceed the
+// budget by more than about SpillMin per table.
 //
 // A Cache is safe for concurrent use.
 type Cache struct {
@@ -41,6 +44,17 @@ func NewCache(budgetBytes int64) *Cache {
 	c.gen.Store(1)
 	return c
 }
+
+// OperatorBuffer is the bytes one operator may hold in memory of its
+// own between barriers besides its state tables (the groups an
+// aggregation is changing, say): 1/16 of the budget. An operator past
+// it emits what it holds early rather than grow.
+func (c *Cache) OperatorBuffer() int64 { return c.budget / 16 }
+
+// SpillMin is the least bytes of dirty entries a table flushes early
+// (1/64 of the budget, at least 256 KiB): smaller flushes would cost
+// more writes than the memory they give back.
+func (c *Cache) SpillMin() int64 { return max(c.budget/64, 256<<10) }
 
 // Budget returns the cache's budget in bytes.
 func (c *Cache) Budget() int64 { return c.budget }
@@ -139,6 +153,16 @@ type StateTable struct {
 	// (SetPartition).
 	keep func(types.Row) bool
 
+	// dirtyBytes is the size of the entries in dirty.
+	dirtyBytes int64
+	// spillID is the open epoch's spill area (0: none yet); spilled are
+	// the areas committed with earlier epochs that the table still reads
+	// until Committed tells it they are moved into its rows.
+	spillID uint64
+	spilled []spillLayer
+	// err is a failed early flush, returned by the next Commit.
+	err error
+
 	kbuf []byte
 }
 
@@ -212,6 +236,9 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		if _, e, ok := t.overlay.Get(string(t.kbuf)); ok {
 			return e.row, e.row != nil, nil
 		}
+		if row, found, err := t.getSpilled(t.kbuf); found || err != nil {
+			return row, row != nil, err
+		}
 		return getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
 	}
 	if e, ok := t.entries[string(t.kbuf)]; ok {
@@ -224,10 +251,14 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		return e.row, e.row != nil, nil
 	}
 	t.cstats.Misses.Add(1)
-	row, ok, err := getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+	row, ok, err := t.getSpilled(t.kbuf)
+	if !ok && err == nil {
+		row, ok, err = getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+	}
 	if err != nil {
 		return nil, false, err
 	}
+	ok = row != nil
 	// Misses are cached too: a hash aggregation looks up every new group
 	// once before inserting it.
 	e := t.newEntry(string(t.kbuf), row)
@@ -287,9 +318,11 @@ func (t *StateTable) setEncoded(row types.Row) {
 		e := &stEntry{key: string(t.kbuf), row: row, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
 		t.account(e)
 		t.dirty = append(t.dirty, e)
+		t.dirtyBytes += e.size
 		t.unsorted = append(t.unsorted, e)
 		if t.cache.over() {
 			t.maybeEvict()
+			t.maybeSpill()
 		}
 		return
 	}
@@ -309,10 +342,22 @@ func (t *StateTable) setEncoded(row types.Row) {
 	if !e.dirty {
 		e.dirty = true
 		t.dirty = append(t.dirty, e)
+		t.dirtyBytes += e.size
 	}
 	if t.cache.over() {
 		t.maybeEvict()
+		t.maybeSpill()
 	}
+}
+
+// maybeSpill flushes the dirty entries early when the cache is over its
+// budget after evicting clean entries and this table holds enough of
+// them to be worth a flush.
+func (t *StateTable) maybeSpill() {
+	if t.err != nil || !t.cache.over() || t.dirtyBytes < t.cache.SpillMin() {
+		return
+	}
+	t.err = t.spill()
 }
 
 // Commit writes the open epoch's dirty entries into b, the checkpoint's
@@ -323,6 +368,24 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	if err := b.check(); err != nil {
 		return err
 	}
+	if t.err != nil {
+		return t.err
+	}
+	if t.spillID != 0 {
+		// The epoch flushed early: the rest of its writes join its spill
+		// area, which the batch's mark commits. Were they written into
+		// the batch, moving the area after it would undo them.
+		if err := t.spill(); err != nil {
+			return err
+		}
+		ref := spillRef{table: t.id, id: t.spillID}
+		if err := b.setSpillMark(ref, epoch); err != nil {
+			return err
+		}
+		t.spilled = append(t.spilled, spillLayer{ref: ref, epoch: epoch})
+		t.spillID = 0
+	}
+	t.dirtyBytes = 0
 	for _, e := range t.dirty {
 		// Pebble copies keys and values into the batch.
 		k := append(t.kbuf[:0], t.prefix...)
@@ -353,6 +416,15 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 // barrier is injected only after the previous one committed, so a
 // barrier's Epoch.Prev is durable by the time the barrier arrives).
 func (t *StateTable) Committed(epoch uint64) {
+	// Batch.Commit moved the spill areas of committed epochs into the
+	// table's rows before the commit returned.
+	ls := t.spilled[:0]
+	for _, l := range t.spilled {
+		if l.epoch > epoch {
+			ls = append(ls, l)
+		}
+	}
+	t.spilled = ls
 	keep := t.flushed[:0]
 	for _, e := range t.flushed {
 		switch {
@@ -451,12 +523,26 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 	} else {
 		t.overlay.AscendFunc(loB, hiB, collect)
 	}
+	// The spill areas are opened before the table's rows: an area moved
+	// into the rows in between is then seen in both, never in neither.
+	var hiSuffix []byte
+	if hiFull != nil && bytes.HasPrefix(hiFull, t.prefix) {
+		hiSuffix = hiFull[len(t.prefix):]
+	}
+	spills, err := t.spillIters(lo, hiSuffix)
+	if err != nil {
+		it.done, it.err = true, err
+		return it
+	}
 	pit, err := t.db.pdb.NewIter(&pebble.IterOptions{LowerBound: TableKey(t.id, lo), UpperBound: hiFull})
 	if err != nil {
+		for _, s := range spills {
+			_ = s.Close()
+		}
 		it.done, it.err = true, pgerr.Wrap(pgerr.IOError, err, "opening state table iterator")
 		return it
 	}
-	it.it = pit
+	it.lv = newLevels(spills, len(spillRef{}.prefix()), pit, len(t.prefix), reverse)
 	return it
 }
 
@@ -468,7 +554,7 @@ type ovlRow struct {
 // stateIter merges a Pebble iterator with a snapshot of the overlay; on
 // equal keys the overlay wins, and an overlay deletion hides the row.
 type stateIter struct {
-	it      *pebble.Iterator
+	lv      *levels
 	ovl     []ovlRow
 	i       int
 	reverse bool
@@ -487,17 +573,13 @@ func (s *stateIter) Next() (types.Row, error) {
 	}
 	if !s.started {
 		s.started = true
-		if s.reverse {
-			s.it.Last()
-		} else {
-			s.it.First()
-		}
+		s.lv.first()
 	}
 	for {
-		pv := s.it.Valid()
+		pv := s.lv.valid()
 		ov := s.i < len(s.ovl)
 		if !pv && !ov {
-			if err := s.it.Error(); err != nil {
+			if err := s.lv.err(); err != nil {
 				s.err = pgerr.Wrap(pgerr.IOError, err, "reading state table")
 			}
 			s.done = true
@@ -510,19 +592,24 @@ func (s *stateIter) Next() (types.Row, error) {
 		case !ov:
 			c = -1
 		default:
-			c = strings.Compare(string(s.it.Key()[s.prefix:]), s.ovl[s.i].key)
+			c = strings.Compare(string(s.lv.key(s.lv.cur)), s.ovl[s.i].key)
 			if s.reverse {
 				c = -c
 			}
 		}
 		if c < 0 {
-			s.key = append(s.key[:0], s.it.Key()[s.prefix:]...)
-			v, err := s.it.ValueAndErr()
+			s.key = append(s.key[:0], s.lv.key(s.lv.cur)...)
+			own := s.lv.own()
+			v, isRow, err := s.lv.value()
 			if err == nil {
+				if !isRow {
+					s.lv.next()
+					continue
+				}
 				var row types.Row
 				if row, err = types.DecodeRow(v, s.ts); err == nil {
-					s.step()
-					if s.keep != nil && !s.keep(row) {
+					s.lv.next()
+					if !own && s.keep != nil && !s.keep(row) {
 						continue
 					}
 					return row, nil
@@ -532,7 +619,7 @@ func (s *stateIter) Next() (types.Row, error) {
 			return nil, s.err
 		}
 		if c == 0 {
-			s.step()
+			s.lv.next()
 		}
 		o := s.ovl[s.i]
 		s.i++
@@ -543,20 +630,12 @@ func (s *stateIter) Next() (types.Row, error) {
 	}
 }
 
-func (s *stateIter) step() {
-	if s.reverse {
-		s.it.Prev()
-	} else {
-		s.it.Next()
-	}
-}
-
 func (s *stateIter) Key() []byte { return s.key }
 
 func (s *stateIter) Close() {
-	if s.it != nil {
-		_ = s.it.Close()
-		s.it = nil
+	if s.lv != nil {
+		s.lv.close()
+		s.lv = nil
 	}
 	s.done = true
 }
@@ -584,6 +663,9 @@ func (t *StateTable) resize(e *stEntry, row types.Row) {
 		e.size = n
 		t.bytes += d
 		t.cache.used.Add(d)
+		if e.dirty {
+			t.dirtyBytes += d
+		}
 	}
 }
 
@@ -656,4 +738,41 @@ func (t *StateTable) maybeEvict() {
 	for t.lruTail != nil && t.cache.over() {
 		t.evict(t.lruTail)
 	}
+}
+
+// StateTables is the set of state tables of one operator. The operator
+// creates its tables through New (or registers them with Add) once, and
+// commits all of them with one call to Barrier, so no table can be left
+// out of a checkpoint, or keep entries pinned in memory because nobody
+// told it its epoch committed. The zero value is an empty set.
+type StateTables struct {
+	ts []*StateTable
+}
+
+// New returns a new state table registered in the set; see
+// NewStateTable.
+func (s *StateTables) New(db *DB, tableID uint32, keyTypes, valueTypes []types.T, cache *Cache) *StateTable {
+	return s.Add(NewStateTable(db, tableID, keyTypes, valueTypes, cache))
+}
+
+// Add registers t in the set and returns it.
+func (s *StateTables) Add(t *StateTable) *StateTable {
+	s.ts = append(s.ts, t)
+	return t
+}
+
+// Barrier is what an operator does with its state on a barrier: it
+// reports epoch prev durable to every table (Committed) and then moves
+// every table's dirty entries into b, the checkpoint batch of epoch curr
+// (Commit).
+func (s *StateTables) Barrier(b *Batch, prev, curr uint64) error {
+	for _, t := range s.ts {
+		t.Committed(prev)
+	}
+	for _, t := range s.ts {
+		if err := t.Commit(b, curr); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -48,8 +49,11 @@ weir serve flags:
                          127.0.0.1:9092), started before the database and stopped
                          after it; its topics live in DIR/kafka, every write
                          fsynced, so they survive restarts and crashes
-  --state-cache-mb N     memory budget of the streaming state cache in MiB; clean
-                         entries beyond it are evicted and read back from disk
+  --memory-budget N      memory budget in MiB of everything streaming holds (default
+                         256): state entries beyond it are evicted (clean) or
+                         flushed early to disk (dirty, committed only with their
+                         checkpoint); a large DML statement flows in pieces
+  --state-cache-mb N     older name of --memory-budget
   --disk-reserve-mb N    free space kept on the data directory's file system: below
                          it writes fail with 53100 and reads go on (default 128)
   --take-over-sinks      run the sinks of a database restored from a backup (which
@@ -140,7 +144,8 @@ func serve(args []string) int {
 	dataDir := fs.String("data-dir", "./weir-data", "directory of the database (created if missing)")
 	metricsListen := fs.String("metrics-listen", "127.0.0.1:9249", "address of the Prometheus /metrics listener (empty: off)")
 	embeddedKafka := fs.String("embedded-kafka", "", "also serve the embedded Kafka broker on this address (data in <data-dir>/kafka; empty: off)")
-	stateCacheMB := fs.Int64("state-cache-mb", engine.DefaultStateCacheBytes>>20, "memory budget of the streaming state cache in MiB: clean state entries beyond it are evicted (read back from disk when needed)")
+	memoryMB := fs.Int64("memory-budget", 0, "memory budget in MiB of everything streaming holds: state entries beyond it are evicted or flushed early, large DML flows in pieces (default 256)")
+	stateCacheMB := fs.Int64("state-cache-mb", 0, "older name of --memory-budget")
 	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
 	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
@@ -189,9 +194,27 @@ func serve(args []string) int {
 		log.Info("embedded kafka listening", "addr", b.Addr(), "data_dir", filepath.Join(*dataDir, "kafka"))
 	}
 
-	if *stateCacheMB <= 0 {
-		fmt.Fprintf(os.Stderr, "weir serve: --state-cache-mb must be positive, not %d\n", *stateCacheMB)
-		return 2
+	budgetMB := int64(engine.DefaultStateCacheBytes >> 20)
+	for _, f := range []struct {
+		name string
+		mb   int64
+	}{{"state-cache-mb", *stateCacheMB}, {"memory-budget", *memoryMB}} {
+		// Only a flag given counts; --memory-budget wins over its older name.
+		if !flagSet(fs, f.name) {
+			continue
+		}
+		if f.mb <= 0 {
+			fmt.Fprintf(os.Stderr, "weir serve: --%s must be positive, not %d\n", f.name, f.mb)
+			return 2
+		}
+		budgetMB = f.mb
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The garbage collector's soft limit follows the budget, so that
+		// what streaming frees is collected before the heap doubles: the
+		// budget twice over (live state plus what was just freed) and a
+		// fixed allowance for sessions, plans and Pebble's batches.
+		debug.SetMemoryLimit(2*(budgetMB<<20) + memoryOverhead)
 	}
 	wopts, initPassword, err := sec.options(*listen)
 	if err != nil {
@@ -203,7 +226,7 @@ func serve(args []string) int {
 	if reserve == 0 {
 		reserve = -1 // none
 	}
-	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, StateCacheBytes: *stateCacheMB << 20, InitPassword: initPassword,
+	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, MemoryBudgetBytes: budgetMB << 20, InitPassword: initPassword,
 		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %s\n", describeErr(err))
@@ -262,3 +285,14 @@ func serve(args []string) int {
 	}
 	return 0
 }
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// memoryOverhead is what weir serve's soft memory limit allows beyond
+// twice --memory-budget (see serve).
+const memoryOverhead = 128 << 20

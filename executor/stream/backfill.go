@@ -79,7 +79,9 @@ type Backfill struct {
 	cols     []int
 	relTypes []types.T
 	// The progress lives in st, or in the metadata entry meta.
-	st       *storage.StateTable
+	st *storage.StateTable
+	// states holds st, committed by one call at a barrier.
+	states   storage.StateTables
 	meta     string
 	progress func(BackfillProgress)
 	// skip: SkipSnapshot.
@@ -128,7 +130,7 @@ func NewBackfill(actx *ActorContext, src *TableSource, n *planner.StreamTableSca
 	}
 	b := &Backfill{actx: actx, src: src, rel: n.Rel, cols: n.Cols, relTypes: ts, progress: progress, skip: n.SkipSnapshot}
 	if n.State.ID != 0 {
-		b.st = storage.NewStateTable(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
+		b.st = b.states.New(actx.DB, n.State.ID, []types.T{types.TInt4}, backfillStateTypes, actx.Cache)
 	} else {
 		b.meta = fmt.Sprintf("%s%d/%d/%d", BackfillMetaPrefix, actx.Job, scanSeq, actx.Index)
 	}
@@ -243,9 +245,6 @@ func (b *Backfill) throttled() bool {
 
 // barrier handles a barrier while backfilling (or the first barrier).
 func (b *Backfill) barrier(m types.Barrier) error {
-	if b.st != nil {
-		b.st.Committed(m.Epoch.Prev)
-	}
 	if !b.started {
 		b.started = true
 		if b.skip {
@@ -307,7 +306,7 @@ func (b *Backfill) barrier(m types.Barrier) error {
 		}
 		b.prev, b.cur = next, nil
 	}
-	if err := b.persist(m.Epoch.Curr); err != nil {
+	if err := b.persist(m.Epoch.Prev, m.Epoch.Curr); err != nil {
 		return err
 	}
 	if !b.done {
@@ -381,7 +380,7 @@ func (b *Backfill) project(c *types.Chunk) *types.Chunk {
 }
 
 // persist writes the actor's progress into the epoch's write set.
-func (b *Backfill) persist(epoch uint64) error {
+func (b *Backfill) persist(prev, epoch uint64) error {
 	pos := types.NullDatum
 	if b.pos != nil {
 		pos = types.DString(string(b.pos))
@@ -391,7 +390,7 @@ func (b *Backfill) persist(epoch uint64) error {
 		return b.actx.WriteSet.SetMeta(b.meta, types.AppendRow(nil, row, backfillStateTypes))
 	}
 	b.st.Update(types.Row{types.DInt(int64(b.actx.Index))}, row)
-	return b.st.Commit(b.actx.WriteSet, epoch)
+	return b.states.Barrier(b.actx.WriteSet, prev, epoch)
 }
 
 // load reads the actor's persisted progress, as of the committed epoch.

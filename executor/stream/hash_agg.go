@@ -54,7 +54,10 @@ import (
 // NULL over no rows): it is created at the first barrier when the state
 // holds none and emitted with the next epoch's changes.
 type HashAgg struct {
-	actx   *ActorContext
+	actx *ActorContext
+	// states holds every state table of the operator (result, TTL index,
+	// the calls' extra tables), committed by one call at a barrier.
+	states storage.StateTables
 	input  Operator
 	plan   *planner.StreamHashAgg
 	ectx   executor.EvalCtx
@@ -151,6 +154,9 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		if err != nil {
 			return nil, err
 		}
+		if cs.extra != nil {
+			a.states.Add(cs.extra)
+		}
 		a.calls = append(a.calls, cs)
 		a.stateTs = append(a.stateTs, cs.stateTs...)
 		a.args = append(a.args, make([]types.Datum, len(cs.args)))
@@ -174,7 +180,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		a.dirtyInt = map[int64]*aggGroup{}
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
-	a.result = storage.NewStateTable(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
+	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
 	// Closing windows scans the Result table across group keys; it must
 	// see only this actor's groups.
 	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return slices.Index(n.GroupBy, c) }, a.stateTs)
@@ -184,7 +190,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	a.result.SetPartition(keep)
 	if a.ttl > 0 {
 		idxTs := append([]types.T{types.TInt8}, a.keyTs...)
-		a.ttlIdx = storage.NewStateTable(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
+		a.ttlIdx = a.states.New(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
 		keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int {
 			if i := slices.Index(n.GroupBy, c); i >= 0 {
 				return i + 1
@@ -223,6 +229,9 @@ func (a *HashAgg) Next(ctx context.Context) (types.Message, error) {
 				return nil, pgerr.New(pgerr.InternalError, "hash aggregation got a chunk before the first barrier")
 			}
 			if err := a.applyChunk(m); err != nil {
+				return nil, err
+			}
+			if err := a.maybeFlushEarly(); err != nil {
 				return nil, err
 			}
 		case types.Watermark:
@@ -412,15 +421,6 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 // forwards b with the held watermarks.
 func (a *HashAgg) barrier(b types.Barrier) error {
 	a.now = types.EpochMillis(b.Epoch.Curr)
-	a.result.Committed(b.Epoch.Prev)
-	if a.ttlIdx != nil {
-		a.ttlIdx.Committed(b.Epoch.Prev)
-	}
-	for _, c := range a.calls {
-		if c.extra != nil {
-			c.extra.Committed(b.Epoch.Prev)
-		}
-	}
 	for _, g := range a.order {
 		if err := a.flushGroup(g); err != nil {
 			return err
@@ -449,20 +449,8 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 		}
 	}
 	a.out = a.ob.take(a.out)
-	if err := a.result.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
+	if err := a.states.Barrier(a.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
-	}
-	for _, c := range a.calls {
-		if c.extra != nil {
-			if err := c.extra.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
-				return err
-			}
-		}
-	}
-	if a.ttlIdx != nil {
-		if err := a.ttlIdx.Commit(a.actx.WriteSet, b.Epoch.Curr); err != nil {
-			return err
-		}
 	}
 	for _, w := range a.wms {
 		a.out = append(a.out, w)
@@ -473,6 +461,35 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 }
 
 // flushGroup emits a dirty group's change and writes its state.
+// groupBytes estimates the memory of one dirty group (the group, its
+// key, old row and values, and its map entry) for the early flush.
+const groupBytes = 512
+
+// maybeFlushEarly bounds the epoch's dirty groups (DESIGN.md §4): past
+// the operator's share of the memory budget, their changes are emitted
+// and their state written now, as a barrier would, and the epoch goes on
+// with no dirty group. Output then batches churn over a part of the
+// epoch only. Aggregations that emit on window close or expire groups by
+// processing time keep the whole epoch's groups.
+func (a *HashAgg) maybeFlushEarly() error {
+	if a.eowc || a.ttl > 0 || len(a.keyTs) == 0 || a.actx.Cache == nil ||
+		int64(len(a.order))*groupBytes < a.actx.Cache.OperatorBuffer() {
+		return nil
+	}
+	for _, g := range a.order {
+		if err := a.flushGroup(g); err != nil {
+			return err
+		}
+	}
+	clear(a.dirty)
+	clear(a.dirtyInt)
+	a.dirtyNull = nil
+	clear(a.order)
+	a.order = a.order[:0]
+	a.out = a.ob.take(a.out)
+	return nil
+}
+
 func (a *HashAgg) flushGroup(g *aggGroup) error {
 	global := len(a.keyTs) == 0
 	if g.rows < 0 {

@@ -219,9 +219,6 @@ func (j *HashJoin) Next(ctx context.Context) (types.Message, error) {
 		case types.Barrier:
 			// Output left with each chunk, so there is nothing pending.
 			for _, s := range j.sides {
-				s.committed(m.Epoch.Prev)
-			}
-			for _, s := range j.sides {
 				if err := s.cleanState(); err != nil {
 					return nil, err
 				}
@@ -230,7 +227,7 @@ func (j *HashJoin) Next(ctx context.Context) (types.Message, error) {
 				}
 			}
 			for _, s := range j.sides {
-				if err := s.commit(j.actx.WriteSet, m.Epoch.Curr); err != nil {
+				if err := s.states.Barrier(j.actx.WriteSet, m.Epoch.Prev, m.Epoch.Curr); err != nil {
 					return nil, err
 				}
 			}

@@ -196,7 +196,7 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 	if err != nil {
 		return nil, err
 	}
-	sc.index = storage.NewStateTable(actx.DB, c.Index.ID, ts, ts, actx.Cache)
+	sc.index = s.states.New(actx.DB, c.Index.ID, ts, ts, actx.Cache)
 	sc.index.SetPartition(keep)
 	return sc, nil
 }
@@ -250,33 +250,6 @@ func (s *joinSide) remove(row types.Row) {
 // keeps reports whether an input row of s is to be stored: always,
 // unless the side is cleaned and the row is below its clean bound.
 func (s *joinSide) keeps(row types.Row) bool { return s.clean == nil || s.clean.keeps(row) }
-
-// committed reports the epoch durable to the side's tables.
-func (s *joinSide) committed(epoch uint64) {
-	s.st.Committed(epoch)
-	if s.clean != nil && s.clean.index != nil {
-		s.clean.index.Committed(epoch)
-	}
-	if s.ttl != nil {
-		s.ttl.idx.Committed(epoch)
-	}
-}
-
-// commit moves the side's dirty rows into the epoch's write set.
-func (s *joinSide) commit(ws *storage.Batch, epoch uint64) error {
-	if err := s.st.Commit(ws, epoch); err != nil {
-		return err
-	}
-	if s.clean != nil && s.clean.index != nil {
-		if err := s.clean.index.Commit(ws, epoch); err != nil {
-			return err
-		}
-	}
-	if s.ttl != nil {
-		return s.ttl.idx.Commit(ws, epoch)
-	}
-	return nil
-}
 
 // cleanState deletes this actor's stored rows of s below the clean
 // bound, when it rose since the last barrier. The scan is a range scan

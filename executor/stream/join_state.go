@@ -18,6 +18,9 @@ import (
 // prefix scan.
 type joinSide struct {
 	st *storage.StateTable
+	// states holds st and the side's cleaning index and TTL index, all
+	// committed by one call at a barrier.
+	states storage.StateTables
 	// keys are the join key columns of the input, in the order of the
 	// plan's LeftKeys/RightKeys; keys[i] of one side is compared with
 	// keys[i] of the other.
@@ -90,7 +93,7 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	for i, k := range d.KeyCols {
 		kts[i] = vts[k]
 	}
-	s.st = storage.NewStateTable(actx.DB, d.ID, kts, vts, actx.Cache)
+	s.st = s.states.New(actx.DB, d.ID, kts, vts, actx.Cache)
 	if len(d.OrderDesc) == len(kts) {
 		s.st.SetDesc(d.OrderDesc)
 	}

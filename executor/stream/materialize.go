@@ -44,11 +44,14 @@ type Materialize struct {
 	actx *ActorContext
 	in   Operator
 	st   *storage.StateTable
-	cols []int
-	keys []int
-	kts  []types.T
-	vts  []types.T
-	name string
+	// states holds the operator's state tables, committed by one call at
+	// a barrier.
+	states storage.StateTables
+	cols   []int
+	keys   []int
+	kts    []types.T
+	vts    []types.T
+	name   string
 	// upsert: overwrite semantics (planner.StreamMaterialize.Upsert).
 	upsert bool
 }
@@ -68,7 +71,8 @@ func NewMaterialize(actx *ActorContext, in Operator, n *planner.StreamMaterializ
 	for i, k := range n.State.KeyCols {
 		kts[i] = vts[k]
 	}
-	st := storage.NewStateTable(actx.DB, n.State.ID, kts, vts, actx.Cache)
+	m := &Materialize{actx: actx, in: in, cols: n.Cols, keys: n.State.KeyCols, kts: kts, vts: vts, upsert: n.Upsert}
+	st := m.states.New(actx.DB, n.State.ID, kts, vts, actx.Cache)
 	if len(n.State.OrderDesc) == len(kts) {
 		st.SetDesc(n.State.OrderDesc)
 	}
@@ -76,7 +80,8 @@ func NewMaterialize(actx *ActorContext, in Operator, n *planner.StreamMaterializ
 	if n.Rel != nil {
 		name = n.Rel.Name
 	}
-	return &Materialize{actx: actx, in: in, st: st, cols: n.Cols, keys: n.State.KeyCols, kts: kts, vts: vts, name: name, upsert: n.Upsert}, nil
+	m.st, m.name = st, name
+	return m, nil
 }
 
 // Next implements Operator.
@@ -105,8 +110,7 @@ func (m *Materialize) Next(ctx context.Context) (types.Message, error) {
 				return nil, err
 			}
 		case types.Barrier:
-			m.st.Committed(x.Epoch.Prev)
-			if err := m.st.Commit(m.actx.WriteSet, x.Epoch.Curr); err != nil {
+			if err := m.states.Barrier(m.actx.WriteSet, x.Epoch.Prev, x.Epoch.Curr); err != nil {
 				return nil, err
 			}
 		}

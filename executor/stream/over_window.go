@@ -66,7 +66,10 @@ type OverWindow struct {
 	keyTs []types.T
 	skTs  []types.T
 	state *storage.StateTable
-	args  []overArgs
+	// states holds the operator's state tables, committed by one call at
+	// a barrier.
+	states storage.StateTables
+	args   []overArgs
 	// ordCols are the input columns of the ORDER BY keys.
 	ordCols []int
 
@@ -129,7 +132,7 @@ func (o *OverWindow) init() error {
 			return err
 		}
 	}
-	o.state = storage.NewStateTable(o.actx.DB, o.plan.Rows.ID, o.keyTs, o.plan.Out.Types(), o.actx.Cache)
+	o.state = o.states.New(o.actx.DB, o.plan.Rows.ID, o.keyTs, o.plan.Out.Types(), o.actx.Cache)
 	o.state.SetDesc(overKeyDesc(o.plan))
 	return nil
 }
@@ -237,7 +240,6 @@ func (o *OverWindow) streamKey(row types.Row) string {
 }
 
 func (o *OverWindow) barrier(b types.Barrier) error {
-	o.state.Committed(b.Epoch.Prev)
 	o.started = true
 	var ch overChanges
 	for _, p := range o.parts {
@@ -260,7 +262,7 @@ func (o *OverWindow) barrier(b types.Barrier) error {
 	clear(o.parts)
 	o.parts = o.parts[:0]
 	o.out = o.ob.take(o.out)
-	if err := o.state.Commit(o.actx.WriteSet, b.Epoch.Curr); err != nil {
+	if err := o.states.Barrier(o.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}
 	for _, w := range o.wms {

@@ -89,8 +89,11 @@ type EOWCOverWindow struct {
 	partTs  []types.T
 	rows    *storage.StateTable
 	parts   *storage.StateTable
-	args    []overArgs
-	calls   []*eowcCall
+	// states holds the operator's state tables, committed by one call at
+	// a barrier.
+	states storage.StateTables
+	args   []overArgs
+	calls  []*eowcCall
 	// hist is how many emitted rows later rows need (H); ahead is how
 	// many final rows after a row it needs (the lookahead).
 	hist, ahead int64
@@ -219,9 +222,9 @@ func NewEOWCOverWindow(actx *ActorContext, input Operator, n *planner.StreamOver
 	if o.wmOut && o.ahead > 0 {
 		return nil, pgerr.New(pgerr.InternalError, "EOWC over window: a watermark on the output of calls that look ahead")
 	}
-	o.rows = storage.NewStateTable(actx.DB, n.Rows.ID, o.keyTs, o.inTs, actx.Cache)
+	o.rows = o.states.New(actx.DB, n.Rows.ID, o.keyTs, o.inTs, actx.Cache)
 	o.rows.SetDesc(overKeyDesc(n))
-	o.parts = storage.NewStateTable(actx.DB, n.Partitions.ID, o.partTs, valTs, actx.Cache)
+	o.parts = o.states.New(actx.DB, n.Partitions.ID, o.partTs, valTs, actx.Cache)
 	// The scan at recovery must find only this actor's partitions; the
 	// buffer holds input rows, hashed by their own columns.
 	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return c }, o.inTs)
@@ -505,8 +508,6 @@ func (o *EOWCOverWindow) partKey(row types.Row) types.Row {
 }
 
 func (o *EOWCOverWindow) barrier(b types.Barrier) error {
-	o.rows.Committed(b.Epoch.Prev)
-	o.parts.Committed(b.Epoch.Prev)
 	if !o.started {
 		if err := o.recover(); err != nil {
 			return err
@@ -521,10 +522,7 @@ func (o *EOWCOverWindow) barrier(b types.Barrier) error {
 		}
 	}
 	o.out = o.ob.take(o.out)
-	if err := o.rows.Commit(o.actx.WriteSet, b.Epoch.Curr); err != nil {
-		return err
-	}
-	if err := o.parts.Commit(o.actx.WriteSet, b.Epoch.Curr); err != nil {
+	if err := o.states.Barrier(o.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}
 	if advanced && o.wmOut {

@@ -72,6 +72,9 @@ type Sink struct {
 	open  OpenSinkFunc
 	plain bool
 	st    *storage.StateTable
+	// states holds the operator's state tables, committed by one call at
+	// a barrier.
+	states storage.StateTables
 	// compact folds the open epoch's changes when the sink compacts by
 	// key; nil otherwise.
 	compact *sinkCompactor
@@ -133,10 +136,10 @@ func NewSink(actx *ActorContext, in Operator, n *planner.StreamSink, open OpenSi
 	s := &Sink{
 		actx: actx, in: in, n: n, open: open,
 		plain: strings.EqualFold(n.Format, "plain"),
-		st:    storage.NewStateTable(actx.DB, n.State.ID, SinkStateTypes[:2], SinkStateTypes, actx.Cache),
 		wake:  make(chan struct{}, 1),
 		quit:  make(chan struct{}),
 	}
+	s.st = s.states.New(actx.DB, n.State.ID, SinkStateTypes[:2], SinkStateTypes, actx.Cache)
 	if n.Compact {
 		if n.Input == nil || s.plain || len(n.Key) == 0 {
 			return nil, pgerr.New(pgerr.InternalError, "sink %s: compaction by key needs a keyed UPSERT or DEBEZIUM sink and its input", n.Rel.Name)
@@ -245,7 +248,6 @@ func (s *Sink) barrier(ctx context.Context, b types.Barrier) error {
 	if s.log != nil {
 		return s.logBarrier(ctx, b)
 	}
-	s.st.Committed(b.Epoch.Prev)
 	stop := b.Mutation.Kind == types.MutationStopJob && b.Mutation.Job.ID == s.actx.Job
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,7 +288,7 @@ func (s *Sink) barrier(ctx context.Context, b types.Barrier) error {
 			s.pending = append(s.pending, txn)
 		}
 	}
-	if err := s.st.Commit(s.actx.WriteSet, b.Epoch.Curr); err != nil {
+	if err := s.states.Barrier(s.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}
 	if stop {

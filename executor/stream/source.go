@@ -79,6 +79,9 @@ type Source struct {
 	open     OpenSourceFunc
 	barriers <-chan types.Message
 	st       *storage.StateTable
+	// states holds the operator's state tables, committed by one call at
+	// a barrier.
+	states storage.StateTables
 
 	started bool
 	paused  bool
@@ -133,10 +136,10 @@ func NewSource(actx *ActorContext, barriers <-chan types.Message, n *planner.Str
 	}
 	s := &Source{
 		actx: actx, n: n, open: open, barriers: barriers,
-		st:    storage.NewStateTable(actx.DB, n.State.ID, SourceStateTypes[:1], SourceStateTypes, actx.Cache),
 		pos:   map[int32]int64{},
 		dirty: map[int32]bool{},
 	}
+	s.st = s.states.New(actx.DB, n.State.ID, SourceStateTypes[:1], SourceStateTypes, actx.Cache)
 	for _, c := range n.Cols {
 		if c < 0 || c >= len(n.Rel.Cols) {
 			return nil, pgerr.New(pgerr.InternalError, "source %s: column %d of %d", n.Rel.Name, c, len(n.Rel.Cols))
@@ -211,7 +214,6 @@ func (s *Source) control(ctx context.Context, m types.Message) (types.Message, e
 		}
 		return m, nil
 	}
-	s.st.Committed(b.Epoch.Prev)
 	if !s.started {
 		s.started = true
 		if err := s.start(ctx); err != nil {
@@ -234,7 +236,7 @@ func (s *Source) control(ctx context.Context, m types.Message) (types.Message, e
 			}
 			s.counted = false
 		}
-		if err := s.st.Commit(s.actx.WriteSet, b.Epoch.Curr); err != nil {
+		if err := s.states.Barrier(s.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 			return nil, err
 		}
 		if emit {

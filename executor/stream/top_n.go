@@ -52,6 +52,9 @@ type TopN struct {
 	orderCols []int
 	tieCols   []int
 	state     *storage.StateTable
+	// states holds the operator's state tables, committed by one call at
+	// a barrier.
+	states storage.StateTables
 	// lo < position (or rank) <= hi is the window.
 	lo, hi int64
 
@@ -120,7 +123,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 		keyTs = append(keyTs, t.inTs[c])
 		desc = append(desc, false)
 	}
-	t.state = storage.NewStateTable(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
+	t.state = t.states.New(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
 	t.state.SetDesc(desc)
 	t.lo = max(n.Offset, 0)
 	t.hi = math.MaxInt64
@@ -333,7 +336,6 @@ func (t *TopN) output(e *topEntry) types.Row {
 }
 
 func (t *TopN) barrier(b types.Barrier) error {
-	t.state.Committed(b.Epoch.Prev)
 	t.started = true
 	// Retractions of every group go first: a row that moved to another
 	// group (or to another place in its own) must leave before it enters.
@@ -353,7 +355,7 @@ func (t *TopN) barrier(b types.Barrier) error {
 	clear(t.groups)
 	t.groups = t.groups[:0]
 	t.out = t.ob.take(t.out)
-	if err := t.state.Commit(t.actx.WriteSet, b.Epoch.Curr); err != nil {
+	if err := t.states.Barrier(t.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}
 	for _, w := range t.wms {

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
+)
+
+// TestBoundedEpochs runs bulk statements under a 1 MiB memory budget, so
+// that a statement's changes flow to the jobs in pieces, a hash
+// aggregation emits its groups early and every state table flushes its
+// dirty entries early into spill areas. The views must still equal
+// their queries, a statement that fails after flushing pieces must leave
+// nothing behind, and a crash after the commit must keep it all.
+func TestBoundedEpochs(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	open := func(fs vfs.FS) *Engine {
+		e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}, MemoryBudgetBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open(fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id bigint PRIMARY KEY, g bigint, v bigint)")
+	mustRun(t, s, "CREATE TABLE u (id bigint PRIMARY KEY, k bigint)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS c, sum(v) AS s FROM t GROUP BY g")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW j AS SELECT t.id, u.id AS uid FROM t JOIN u ON t.g = u.k")
+	mustRun(t, s, "INSERT INTO t SELECT i, i % 20000, i FROM generate_series(1, 60000) AS s(i)")
+	mustRun(t, s, "INSERT INTO u SELECT i, i FROM generate_series(1, 30000) AS s(i)")
+	check := func() {
+		t.Helper()
+		wantRows(t, s, "SELECT count(*), sum(c), sum(s) FROM agg", "20000 60000 1800030000")
+		wantRows(t, s, "SELECT count(*) FROM (SELECT g, count(*) AS c, sum(v) AS s FROM t GROUP BY g EXCEPT SELECT * FROM agg) x", "0")
+		wantRows(t, s, "SELECT count(*) FROM j", "59997")
+	}
+	check()
+	// Fails on its last row, long after its first pieces were flushed.
+	_, err := run(t, s, "INSERT INTO t SELECT i, 1, 1 FROM generate_series(60001, 120001) AS s(i) UNION ALL SELECT 1, 1, 1")
+	if pgerr.CodeOf(err) != pgerr.UniqueViolation {
+		t.Fatalf("duplicate key after the pieces: %v", err)
+	}
+	check()
+	wantRows(t, s, "SELECT count(*) FROM t", "60000")
+	mustRun(t, s, "UPDATE t SET v = v + 1 WHERE id <= 40000")
+	mustRun(t, s, "DELETE FROM t WHERE id > 50000")
+	wantRows(t, s, "SELECT count(*), sum(c), sum(s) FROM agg", "20000 50000 1250065000")
+	wantRows(t, s, "SELECT count(*) FROM (SELECT g, count(*) AS c, sum(v) AS s FROM t GROUP BY g EXCEPT SELECT * FROM agg) x", "0")
+	var spills int64
+	e.st.cache.RangeStats(func(_ uint32, st *storage.TableCacheStats) { spills += st.Spills.Load() })
+	if spills == 0 {
+		t.Fatal("no state table flushed early under a 1 MiB budget")
+	}
+
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+	e = open(crashed)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT count(*), sum(c), sum(s) FROM agg", "20000 50000 1250065000")
+	wantRows(t, s, "SELECT count(*) FROM (SELECT g, count(*) AS c, sum(v) AS s FROM t GROUP BY g EXCEPT SELECT * FROM agg) x", "0")
+	wantRows(t, s, "SELECT count(*) FROM (SELECT t.id, u.id FROM t JOIN u ON t.g = u.k EXCEPT SELECT * FROM j) x", "0")
+}

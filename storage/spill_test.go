@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// spillRows writes n rows (1, i) = text of i into st, in a cache small
+// enough that they spill.
+func spillRows(st *StateTable, n int, tag string) {
+	for i := 0; i < n; i++ {
+		st.Insert(stKey(1, int64(i)), stRow(1, int64(i), fmt.Sprintf("%s%d", tag, i)))
+	}
+}
+
+// TestSpillBoundsDirtyState writes far more in one epoch than the cache
+// holds: the dirty entries are flushed early (the table's memory stays
+// near the budget), the table reads its own flushed writes, nothing of
+// them is visible to a snapshot before the checkpoint commits, and all
+// of them are after.
+func TestSpillBoundsDirtyState(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(1 << 20)
+	st := newST(db, cache)
+	commitEpoch(t, db, st, 1)
+	const n = 50_000
+	spillRows(st, n, "v")
+	if st.cstats.Spills.Load() == 0 {
+		t.Fatal("no early flush")
+	}
+	if b := st.Bytes(); b > 2*cache.Budget() {
+		t.Fatalf("table holds %d bytes with a budget of %d", b, cache.Budget())
+	}
+	st.Delete(stKey(1, 7))
+	st.Update(stKey(1, 8), stRow(1, 8, "new"))
+	if got := stGet(t, st, 1, 7) + " " + stGet(t, st, 1, 8) + " " + stGet(t, st, 1, 9); got != "<none> new v9" {
+		t.Fatalf("reads of spilled writes = %s", got)
+	}
+	if got := stDump(t, st.IterRange(stKey(1, 5), stKey(1, 11), false)); got != "1/5=v5 1/6=v6 1/8=new 1/9=v9 1/10=v10" {
+		t.Fatalf("Iter over spilled writes = %s", got)
+	}
+	if got := stDump(t, st.IterRange(stKey(1, 5), stKey(1, 11), true)); got != "1/10=v10 1/9=v9 1/8=new 1/6=v6 1/5=v5" {
+		t.Fatalf("reverse Iter over spilled writes = %s", got)
+	}
+	snap := db.NewSnapshot()
+	if n := count(t, snap, 42); n != 0 {
+		t.Fatalf("a snapshot sees %d rows of an uncommitted epoch", n)
+	}
+	snap.Close()
+	commitEpoch(t, db, st, 2)
+	snap = db.NewSnapshot()
+	defer snap.Close()
+	if got := count(t, snap, 42); got != n-1 {
+		t.Fatalf("after commit a snapshot sees %d rows, want %d", got, n-1)
+	}
+	if r, ok, _ := snap.Get(42, st.EncodeKey(nil, stKey(1, 8)), stRowTypes); !ok || r[2].S != "new" {
+		t.Fatalf("after commit row 8 = %v %v", r, ok)
+	}
+	if sz, _ := db.SpillBytes(); sz != 0 {
+		// Estimates of deleted ranges can lag; the marks must be gone.
+		var marks int
+		_ = scanPrefix(db.pdb, []byte{PrefixSpillMark}, func(_, _ []byte) error { marks++; return nil })
+		if marks != 0 {
+			t.Fatalf("%d spill marks left after the commit", marks)
+		}
+	}
+}
+
+// TestSpillDiscardedWithoutCommit flushes an epoch early and never
+// commits it: after a crash (only synced data kept) and a reopen, and
+// after ResolveSpills without one, the table holds only what committed.
+func TestSpillDiscardedWithoutCommit(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	db := openMem(t, fs)
+	st := newST(db, NewCache(1<<20))
+	st.Insert(stKey(2, 1), stRow(2, 1, "committed"))
+	commitEpoch(t, db, st, 1)
+	spillRows(st, 30_000, "lost")
+	if st.cstats.Spills.Load() == 0 {
+		t.Fatal("no early flush")
+	}
+	// The early flushes are not synced, but a later sync of the log (any
+	// commit) would make them durable: force that case.
+	b := db.NewBatch()
+	_ = b.SetMeta("x", []byte("y"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ResolveSpills(); err != nil {
+		t.Fatal(err)
+	}
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	db.Close()
+	db = openMem(t, crashed)
+	defer db.Close()
+	st = newST(db, NewCache(1<<20))
+	if got := stDump(t, st.Iter(nil, false)); got != "2/1=committed" {
+		t.Fatalf("after discarding the uncommitted epoch: %.80s", got)
+	}
+}
+
+// TestSpillCommittedSurvivesCrashBeforeMove commits an epoch that spilled
+// and crashes before its spill areas are moved: the reopen moves them.
+func TestSpillCommittedSurvivesCrashBeforeMove(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	db := openMem(t, fs)
+	st := newST(db, NewCache(1<<20))
+	commitEpoch(t, db, st, 1)
+	spillRows(st, 30_000, "kept")
+	b := db.NewBatch()
+	if err := st.Commit(b, 2); err != nil {
+		t.Fatal(err)
+	}
+	// Commit the batch without the moves, as a crash right after the
+	// commit's fsync would leave it.
+	b.marks = nil
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	db.Close()
+	db = openMem(t, crashed)
+	defer db.Close()
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	if got := count(t, snap, 42); got != 30_000 {
+		t.Fatalf("after the reopen the table has %d rows, want 30000", got)
+	}
+}
+
+func count(t testing.TB, snap *Snapshot, id uint32) int {
+	t.Helper()
+	it := snap.Scan(id, stRowTypes)
+	defer it.Close()
+	n := 0
+	for {
+		r, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			return n
+		}
+		n++
+	}
+}

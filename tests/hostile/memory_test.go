@@ -1,0 +1,197 @@
+package hostile
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/weirdb/weir/tests/testenv"
+)
+
+// budgetMB is the --memory-budget the memory tests give weir.
+const budgetMB = 64
+
+// memoryArgs are the server flags of the memory tests; WEIR_MEMORY_ARGS
+// replaces them (to measure a build that predates --memory-budget, say
+// with "--state-cache-mb 64").
+func memoryArgs() []string {
+	if a := os.Getenv("WEIR_MEMORY_ARGS"); a != "" {
+		return strings.Fields(a)
+	}
+	return []string{"--memory-budget", strconv.Itoa(budgetMB)}
+}
+
+// procStatus returns a field of /proc/pid/status in bytes (VmHWM, the
+// peak resident set since the last resetPeak, or VmRSS).
+func procStatus(t testing.TB, pid int, field string) int64 {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// resetPeak resets the process's peak resident set (VmHWM) to its
+// current one, as `echo 5 > /proc/pid/clear_refs` does.
+func resetPeak(t testing.TB, pid int) {
+	t.Helper()
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		t.Fatalf("resetting the peak RSS of pid %d: %v", pid, err)
+	}
+}
+
+// memCase is one statement whose peak RSS is measured, after setup.
+type memCase struct {
+	name  string
+	setup []string
+	run   string
+	// check is a query and the one value it must answer afterwards.
+	check, want string
+}
+
+// memoryCases are the four workloads that used to take gigabytes under
+// a 64 MB state cache: a bulk INSERT … SELECT into a table no view
+// reads, the backfill of a view with one group per row, a second bulk
+// insert into that view's table, and a bulk insert into one side of a
+// join whose other side holds as many rows.
+func memoryCases(n int) []memCase {
+	return []memCase{{
+		name:  "insert-select",
+		setup: []string{"CREATE TABLE t (id bigint PRIMARY KEY, g bigint, v bigint)"},
+		run:   fmt.Sprintf("INSERT INTO t SELECT i, i, i %% 7 FROM generate_series(1, %d) AS s(i)", n),
+		check: "SELECT count(*) FROM t", want: strconv.Itoa(n),
+	}, {
+		name:  "backfill",
+		run:   "CREATE MATERIALIZED VIEW mv AS SELECT g, count(*) AS c, sum(v) AS s FROM t GROUP BY g",
+		check: "SELECT count(*) FROM mv", want: strconv.Itoa(n),
+	}, {
+		name:  "insert-into-view",
+		run:   fmt.Sprintf("INSERT INTO t SELECT i, i, i %% 7 FROM generate_series(%d, %d) AS s(i)", n+1, 2*n),
+		check: "SELECT sum(c) FROM mv", want: strconv.Itoa(2 * n),
+	}, {
+		name: "insert-into-join",
+		setup: []string{
+			"CREATE TABLE a (id bigint PRIMARY KEY, k bigint)",
+			"CREATE TABLE b (id bigint PRIMARY KEY, k bigint)",
+			"CREATE MATERIALIZED VIEW j AS SELECT a.id AS aid, b.id AS bid FROM a JOIN b ON a.k = b.k",
+			fmt.Sprintf("INSERT INTO a SELECT i, i FROM generate_series(1, %d) AS s(i)", n),
+		},
+		run:   fmt.Sprintf("INSERT INTO b SELECT i, i FROM generate_series(1, %d) AS s(i)", n),
+		check: "SELECT count(*) FROM j", want: strconv.Itoa(n),
+	}}
+}
+
+// runMemoryCases runs memoryCases(n) on a fresh server and returns the
+// peak RSS of each case's statement, in bytes, and the server's RSS once
+// idle after each.
+func runMemoryCases(t testing.TB, n int) (peaks, idle map[string]int64) {
+	srv := testenv.Start(t, testenv.Options{Args: memoryArgs(), ReadyTimeout: time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { conn.Close(ctx) }()
+	peaks, idle = map[string]int64{}, map[string]int64{}
+	for _, c := range memoryCases(n) {
+		if only := os.Getenv("WEIR_MEMORY_CASE"); only != "" && !strings.Contains(c.name, only) {
+			if !strings.Contains("insert-into-join", only) && c.name != "insert-into-join" {
+				// The view cases read what the earlier ones build; the
+				// join builds its own tables.
+				for _, s := range append(c.setup, c.run) {
+					if _, err := conn.Exec(ctx, s); err != nil {
+						t.Fatalf("%s: %s: %v", c.name, s, err)
+					}
+				}
+			}
+			continue
+		}
+		for _, s := range c.setup {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				t.Fatalf("%s: %s: %v", c.name, s, err)
+			}
+		}
+		// Each statement starts in a fresh process, so that its peak is
+		// its own and not what earlier cases left in the Go heap.
+		conn.Close(ctx)
+		srv.Restart()
+		if conn, err = pgx.Connect(ctx, srv.ConnString()); err != nil {
+			t.Fatal(err)
+		}
+		resetPeak(t, srv.Pid())
+		if _, err := conn.Exec(ctx, c.run); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		peaks[c.name] = procStatus(t, srv.Pid(), "VmHWM")
+		var got string
+		if err := conn.QueryRow(ctx, "SELECT ("+c.check+")::text").Scan(&got); err != nil {
+			t.Fatalf("%s: %s: %v", c.name, c.check, err)
+		}
+		if got != c.want {
+			t.Errorf("%s: %s = %s, want %s", c.name, c.check, got, c.want)
+		}
+		idle[c.name] = procStatus(t, srv.Pid(), "VmRSS")
+		t.Logf("%-17s peak RSS %4d MB, RSS after %4d MB", c.name, peaks[c.name]>>20, idle[c.name]>>20)
+	}
+	return peaks, idle
+}
+
+// TestMemoryBudget runs the four bulk workloads with 400,000 rows under
+// a 64 MB --memory-budget: each statement's peak resident set must stay
+// below 400 MB (the budget plus generous room for Pebble's block cache
+// and memtables, the Go runtime and the garbage collector's slack),
+// where an unbounded epoch took well over a gigabyte.
+func TestMemoryBudget(t *testing.T) {
+	const n = 400_000
+	const limit = 400 << 20
+	peaks, _ := runMemoryCases(t, n)
+	for name, p := range peaks {
+		if p > limit {
+			t.Errorf("%s: peak RSS %d MB, over %d MB with --memory-budget %d", name, p>>20, limit>>20, budgetMB)
+		}
+	}
+}
+
+// BenchmarkMemory reports the peak RSS of the four bulk workloads with
+// 2,000,000 rows (WEIR_MEMORY_ROWS overrides; WEIR_MEMORY_CASE picks
+// the workloads whose names contain it) under a 64 MB --memory-budget.
+// Run it once:
+//
+//	go test ./tests/hostile -run '^$' -bench Memory -benchtime 1x -timeout 1h
+func BenchmarkMemory(b *testing.B) {
+	n := 2_000_000
+	if v, err := strconv.Atoi(os.Getenv("WEIR_MEMORY_ROWS")); err == nil && v > 0 {
+		n = v
+	}
+	for i := 0; i < b.N; i++ {
+		peaks, idle := runMemoryCases(b, n)
+		for _, c := range memoryCases(n) {
+			if _, ok := peaks[c.name]; !ok {
+				continue
+			}
+			b.ReportMetric(float64(peaks[c.name]>>20), "peak-MB/"+c.name)
+			b.ReportMetric(float64(idle[c.name]>>20), "idle-MB/"+c.name)
+		}
+	}
+}
