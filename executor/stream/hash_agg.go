@@ -460,7 +460,6 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 	return nil
 }
 
-// flushGroup emits a dirty group's change and writes its state.
 // groupBytes estimates the memory of one dirty group (the group, its
 // key, old row and values, and its map entry) for the early flush.
 const groupBytes = 512
@@ -490,6 +489,7 @@ func (a *HashAgg) maybeFlushEarly() error {
 	return nil
 }
 
+// flushGroup emits a dirty group's change and writes its state.
 func (a *HashAgg) flushGroup(g *aggGroup) error {
 	global := len(a.keyTs) == 0
 	if g.rows < 0 {
