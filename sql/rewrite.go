@@ -767,12 +767,32 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
 		}
+		var filter *node
 		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
-			seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
+			if at(seq, i+4).isWord("over") {
+				// A window aggregate: the condition moves into the first
+				// argument, which is exact only for aggregates that skip
+				// NULL inputs.
+				if keepsNullAggs[w] {
+					b.fail(pgerr.New(pgerr.FeatureNotSupported, "FILTER is not supported for window function %s", w).WithPosition(charPos(b.src, at(seq, i+2).off)))
+				}
+				seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
+			} else {
+				filter = group(f.kids[1:], f.off)
+				seq = splice(seq, i+2, i+4)
+			}
 		}
 		if !notFunctions[w] && !windowWords[w] {
 			aggOrder(seq[i+1])
 			aggDistinct(w, seq[i+1])
+		}
+		if filter != nil {
+			// agg(args) FILTER (WHERE c) → pg_agg_filter(agg(args), (c)):
+			// the binder makes c a filter on the rows the call sees.
+			call := append(append([]*node{}, seq[start:i+2]...), leafOp(",", filter.off), filter)
+			seq = splice(seq, start, i+2, synth("pg_agg_filter(", call, ")", n.off))
+			i = start
+			continue
 		}
 		if at(seq, i+2).isWord("over") && !notFunctions[w] && !windowWords[w] {
 			seq = windowCall(seq, start, i, n)
@@ -901,6 +921,10 @@ func arrayNode(g *node) *node {
 	}
 	return synth("pg_array(", kids, ")", g.off)
 }
+
+// keepsNullAggs are the aggregates whose result changes when a NULL
+// input is added: FILTER cannot be written as a CASE in their argument.
+var keepsNullAggs = wordSet(`array_agg json_agg jsonb_agg json_object_agg jsonb_object_agg`)
 
 // filterArgs rewrites agg(args) FILTER (WHERE cond) into the argument
 // group of agg(CASE WHEN (cond) THEN first END, other args).
