@@ -81,9 +81,13 @@
 //	                                           THEN ELSE SELECT HAVING SET FROM BY AS IS ...;
 //	                                           comparisons belong to the operands, as IS binds
 //	                                           looser than = in Postgres.
-//	 5  agg(x, y) FILTER (WHERE c)             agg(CASE WHEN (c) THEN x END, y)
-//	    count(*) FILTER (WHERE c)              count(CASE WHEN (c) THEN 1 END)
-//	    count(DISTINCT x) FILTER (WHERE c)     count(DISTINCT CASE WHEN (c) THEN x END)
+//	 5  agg(x, y) FILTER (WHERE c)             pg_agg_filter(agg(x, y), (c)), after the rewrites
+//	                                           7b/7c of agg's arguments; the binder makes c
+//	                                           the call's per-row filter (AggCall.Filter)
+//	    agg(x, y) FILTER (WHERE c) OVER ...    agg(CASE WHEN (c) THEN x END, y) OVER ...,
+//	                                           count(*) as count(CASE WHEN (c) THEN 1 END);
+//	                                           0A000 for the aggregates that keep NULLs
+//	                                           (array_agg, json[b]_agg, json[b]_object_agg)
 //	 6  EXTRACT(field FROM x)                  pg_extract('field', x), field lower-cased
 //	                                           ('epoch', 'dow', 'year', ...); date_part(...)
 //	                                           stays an ordinary call
