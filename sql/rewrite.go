@@ -32,6 +32,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.powers(seq)
 	seq = b.regexOps(seq)
 	seq = b.genericOps(seq)
+	seq = b.similarTo(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
@@ -754,6 +755,11 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+2, synth("pg_extract(", kids, ")", n.off))
 			i = start
 			continue
+		case "overlay":
+			// overlay(s PLACING r FROM n [FOR m]) is overlay(s, r, n[, m]).
+			if g2, ok := overlayArgs(g); ok {
+				seq[i+1] = g2
+			}
 		case "concat", "cardinality":
 			// TiDB's parser has its own concat and reads cardinality as
 			// a keyword.
@@ -922,6 +928,32 @@ func arrayNode(g *node) *node {
 	return synth("pg_array(", kids, ")", g.off)
 }
 
+// overlayArgs rewrites the argument group of overlay(s PLACING r FROM n
+// [FOR m]) into (s, r, n[, m]); ok is false for any other form.
+func overlayArgs(g *node) (*node, bool) {
+	var cuts []int
+	words := []string{"placing", "from", "for"}
+	for j, k := range g.kids {
+		if len(cuts) < len(words) && k.isWord(words[len(cuts)]) {
+			cuts = append(cuts, j)
+		}
+	}
+	if len(cuts) < 2 || cuts[0] == 0 {
+		return nil, false
+	}
+	cuts = append(cuts, len(g.kids))
+	kids := append([]*node{}, g.kids[:cuts[0]]...)
+	for c := 0; c+1 < len(cuts); c++ {
+		part := g.kids[cuts[c]+1 : cuts[c+1]]
+		if len(part) == 0 {
+			return nil, false
+		}
+		kids = append(kids, leafOp(",", g.kids[cuts[c]].off))
+		kids = append(kids, part...)
+	}
+	return group(kids, g.off), true
+}
+
 // keepsNullAggs are the aggregates whose result changes when a NULL
 // input is added: FILTER cannot be written as a CASE in their argument.
 var keepsNullAggs = wordSet(`array_agg json_agg jsonb_agg json_object_agg jsonb_object_agg`)
@@ -1085,6 +1117,34 @@ func (b *bridge) regexOps(seq []*node) []*node {
 				seq = splice(seq, i+1, e, synth("pg_icase(", seq[i+1:e], ")", seq[i+1].off))
 			}
 		}
+	}
+	return seq
+}
+
+// similarTo rewrites a [NOT] SIMILAR TO p [ESCAPE e] into a [NOT] REGEXP
+// similar_to_escape((p)[, (e)]), PostgreSQL's own translation of the
+// pattern into a regular expression. The operands run to the next
+// operator of lower precedence than SIMILAR (genericOps has already
+// grouped the Op-precedence ones).
+func (b *bridge) similarTo(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("similar") || !at(seq, i+1).isWord("to") {
+			continue
+		}
+		e := b.operandEnd(seq, i+2)
+		if e == i+2 {
+			continue // TiDB reports the syntax error
+		}
+		args := []*node{group(append([]*node{}, seq[i+2:e]...), seq[i+2].off)}
+		if at(seq, e).isWord("escape") {
+			e2 := b.operandEnd(seq, e+1)
+			if e2 == e+1 {
+				continue
+			}
+			args = append(args, leafOp(",", seq[e].off), group(append([]*node{}, seq[e+1:e2]...), seq[e+1].off))
+			e = e2
+		}
+		seq = splice(seq, i, e, textNode("regexp", seq[i].off), synth("similar_to_escape(", args, ")", seq[i].off))
 	}
 	return seq
 }

@@ -19,3 +19,28 @@ SELECT sum(x) FILTER (WHERE 1) FROM flt;
 SELECT sum(x) FILTER (WHERE count(*) > 1) FROM flt;
 SELECT lower(s) FILTER (WHERE true) FROM flt;
 SELECT id, sum(x) FILTER (WHERE id > 1) OVER (ORDER BY id) AS running FROM flt ORDER BY id;
+-- SIMILAR TO: PostgreSQL's translation of the pattern to a regex.
+SELECT 'abc' SIMILAR TO 'abc' AS a, 'abc' SIMILAR TO 'a' AS b, 'abc' SIMILAR TO '%(b|d)%' AS c,
+  'abd' SIMILAR TO 'a_(c|d)' AS d, 'abc' NOT SIMILAR TO '_b_' AS e, 'a.c' SIMILAR TO 'a.c' AS f,
+  'abc' SIMILAR TO 'a.c' AS g, 'aaa' SIMILAR TO 'a+' AS h, 'ab' SIMILAR TO 'a{2}' AS i,
+  'a$b' SIMILAR TO 'a$b' AS j, 'a^b' SIMILAR TO 'a^b' AS k, 'x' SIMILAR TO '[a-z]' AS l;
+SELECT '10%' SIMILAR TO '10#%' ESCAPE '#' AS a, '10x' SIMILAR TO '10#%' ESCAPE '#' AS b,
+  'a_b' SIMILAR TO 'a\_b' AS c, 'axb' SIMILAR TO 'a\_b' AS d, 'a\b' SIMILAR TO 'a\b' ESCAPE '' AS e,
+  'abc' SIMILAR TO 'a' || '%' AS f, 'abc' SIMILAR TO 'abc' ESCAPE NULL AS g, NULL SIMILAR TO 'a' AS h,
+  'ab' NOT SIMILAR TO 'a%' ESCAPE '!' AS i, 'abc' SIMILAR TO 'ABC' AS j;
+SELECT similar_to_escape('a%b_c'), similar_to_escape('a#%b', '#'), similar_to_escape('(a|b).\$'),
+  similar_to_escape('a#"b#"c', '#'), similar_to_escape('[%_]x'), similar_to_escape('x', '');
+SELECT id FROM flt WHERE s SIMILAR TO '(a|c)' ORDER BY id;
+SELECT count(*) FROM flt WHERE s NOT SIMILAR TO '[ab]%' AND id > 0;
+SELECT 'a' SIMILAR TO 'a' ESCAPE 'xy';
+SELECT similar_to_escape('a#"b#"c#"d#"e', '#');
+-- overlay(s PLACING r FROM n [FOR m]) on text and bytea.
+SELECT overlay('Txxxxas' PLACING 'hom' FROM 2 FOR 4) AS a, overlay('abcdef' PLACING 'XY' FROM 3) AS b,
+  overlay('abcdef' PLACING 'XY' FROM 3 FOR 0) AS c, overlay('abc' PLACING 'XY' FROM 10) AS d,
+  overlay('abcdef' PLACING '' FROM 2 FOR 2) AS e, overlay('abcdef' PLACING 'X' FROM 3 FOR -1) AS f,
+  overlay('héllo' PLACING 'É' FROM 2 FOR 1) AS g, overlay('abc', 'Z', 2) AS h, overlay('abc', 'Z', 1, 3) AS i;
+SELECT overlay('\x1234567890'::bytea PLACING '\002\003'::bytea FROM 2 FOR 3) AS a,
+  overlay('\xaabbcc'::bytea PLACING '\xff'::bytea FROM 2) AS b, overlay('\xaabb'::bytea PLACING '\x00'::bytea FROM 5) AS c;
+SELECT overlay(s PLACING 'Z' FROM 1) AS o FROM flt ORDER BY id;
+SELECT overlay('abc' PLACING 'x' FROM 0);
+SELECT overlay(NULL PLACING 'x' FROM 1) IS NULL AS n;
