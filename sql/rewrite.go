@@ -21,6 +21,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
+	seq = emptyTargets(seq)
 	seq = b.distinctOn(seq)
 	seq = b.typedLiterals(seq)
 	seq = b.calls(seq)
@@ -1116,6 +1117,29 @@ func (b *bridge) regexOps(seq []*node) []*node {
 			if e := primaryRight(seq, i+1); e > i+1 {
 				seq = splice(seq, i+1, e, synth("pg_icase(", seq[i+1:e], ")", seq[i+1].off))
 			}
+		}
+	}
+	return seq
+}
+
+// targetEnds are the words that may follow SELECT [ALL] when the target
+// list is empty.
+var targetEnds = wordSet(`from where group having window order limit offset fetch for union intersect except into`)
+
+// emptyTargets writes an empty target list (a bare SELECT, SELECT FROM
+// t, EXISTS (SELECT FROM t WHERE ...)), which TiDB's grammar lacks, as
+// the single target pg_no_columns(); the binder yields no columns.
+func emptyTargets(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("select") || at(seq, i-1).isWord("as") {
+			continue
+		}
+		j := i + 1
+		if at(seq, j).isWord("all") {
+			j++
+		}
+		if next := at(seq, j); next == nil || next.isOp(";") || targetEnds[next.word()] {
+			seq = splice(seq, j, j, textNode("pg_no_columns()", seq[i].off))
 		}
 	}
 	return seq

@@ -44,3 +44,12 @@ SELECT overlay('\x1234567890'::bytea PLACING '\002\003'::bytea FROM 2 FOR 3) AS 
 SELECT overlay(s PLACING 'Z' FROM 1) AS o FROM flt ORDER BY id;
 SELECT overlay('abc' PLACING 'x' FROM 0);
 SELECT overlay(NULL PLACING 'x' FROM 1) IS NULL AS n;
+-- An empty target list: one row (or one per input row) with no columns.
+SELECT;
+SELECT FROM flt;
+SELECT FROM flt WHERE id > 2;
+SELECT ALL FROM flt WHERE id = 1;
+SELECT FROM flt GROUP BY g ORDER BY g;
+SELECT count(*) FROM (SELECT FROM flt) AS z;
+SELECT id FROM flt WHERE EXISTS (SELECT FROM flt AS f2 WHERE f2.g = flt.g AND f2.id > flt.id) ORDER BY id;
+SELECT UNION ALL SELECT;
