@@ -15,6 +15,7 @@ SELECT g, array_agg(x ORDER BY id) FILTER (WHERE x IS NULL) AS nulls, sum(x) FIL
 SELECT count(*) FILTER (WHERE x > 0) AS a, count(*) FILTER (WHERE x > 5) AS b FROM flt
   HAVING count(*) FILTER (WHERE x > 0) > 1;
 SELECT array_agg(DISTINCT g) FILTER (WHERE x IS NULL) AS dnull FROM flt;
+SELECT count(*) FILTER (WHERE true), sum(x) FILTER (WHERE g = 2) FROM flt;
 SELECT sum(x) FILTER (WHERE 1) FROM flt;
 SELECT sum(x) FILTER (WHERE count(*) > 1) FROM flt;
 SELECT lower(s) FILTER (WHERE true) FROM flt;
@@ -44,6 +45,7 @@ SELECT overlay('\x1234567890'::bytea PLACING '\002\003'::bytea FROM 2 FOR 3) AS 
 SELECT overlay(s PLACING 'Z' FROM 1) AS o FROM flt ORDER BY id;
 SELECT overlay('abc' PLACING 'x' FROM 0);
 SELECT overlay(NULL PLACING 'x' FROM 1) IS NULL AS n;
+SELECT overlay('abc' PLACING 'x' FROM 2), 'a' SIMILAR TO 'a', 'a' NOT SIMILAR TO 'b' ESCAPE '#';
 -- An empty target list: one row (or one per input row) with no columns.
 SELECT;
 SELECT FROM flt;
