@@ -127,6 +127,7 @@ var impls = func() implTable {
 	t.defineJson()
 	t.defineMath()
 	t.defineString()
+	t.defineSimilar()
 	t.defineSystem()
 	t.defineTimewindow()
 	t.defineTochar()

@@ -161,6 +161,21 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 	if p, ok := n.(*ast.ParenthesesExpr); ok {
 		return b.expr(c, p.Expr)
 	}
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_filter" && len(f.Args) == 2 {
+		// agg(args) FILTER (WHERE cond) as the bridge writes it.
+		name, isAgg := b.isAggregate(f.Args[0])
+		if !isAgg {
+			fname := "function"
+			if fc, ok := f.Args[0].(*ast.FuncCallExpr); ok {
+				fname = fc.FnName.O
+			}
+			fail(pgerr.New(pgerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", fname).WithPosition(b.pos(f)))
+		}
+		if c.agg == nil {
+			return b.expr(c, f.Args[0])
+		}
+		return b.bindAggCallFilter(c, f.Args[0], name, f.Args[1])
+	}
 	if c.agg != nil {
 		if name, ok := b.isAggregate(n); ok {
 			return b.bindAggCall(c, n, name)

@@ -345,6 +345,7 @@ func (b *binder) containsAgg(n ast.Node) bool {
 type onlyAggFinder struct {
 	b     *binder
 	found bool
+	at    ast.Node // the first aggregate call found
 }
 
 func (v *onlyAggFinder) Enter(n ast.Node) (ast.Node, bool) {
@@ -362,6 +363,9 @@ func (v *onlyAggFinder) Enter(n ast.Node) (ast.Node, bool) {
 		return n, true
 	case ast.ExprNode:
 		if _, ok := v.b.isAggregate(n); ok {
+			if !v.found {
+				v.at = n
+			}
 			v.found = true
 			return n, true
 		}
@@ -369,11 +373,27 @@ func (v *onlyAggFinder) Enter(n ast.Node) (ast.Node, bool) {
 	return n, false
 }
 
+// firstAgg returns the first grouping aggregate call in n, or nil.
+func (b *binder) firstAgg(n ast.Node) ast.Node {
+	v := &onlyAggFinder{b: b}
+	n.Accept(v)
+	if v.at == nil && v.found {
+		return n
+	}
+	return v.at
+}
+
 func (v *onlyAggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // bindAggCall binds an aggregate call above the aggregation: it becomes a
 // reference to the Agg's output column for the call.
 func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
+	return b.bindAggCallFilter(c, n, name, nil)
+}
+
+// bindAggCallFilter binds an aggregate call with an optional FILTER
+// condition, which decides per input row whether the call sees the row.
+func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filter ast.ExprNode) Expr {
 	inner := &exprCtx{s: c.agg.from, clause: "aggregate function calls"}
 	var args []ast.ExprNode
 	var order *ast.OrderByClause
@@ -432,6 +452,16 @@ func (b *binder) bindAggCall(c *exprCtx, n ast.ExprNode, name string) Expr {
 	}
 	if orderKeys != nil {
 		ac.OrderBy = orderKeys
+	}
+	if filter != nil {
+		if a := b.firstAgg(filter); a != nil {
+			fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in FILTER").WithPosition(b.pos(a)))
+		}
+		if b.containsAggOrWindow(filter) {
+			fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in FILTER").WithPosition(b.pos(filter)))
+		}
+		fc := &exprCtx{s: c.agg.from, clause: "FILTER"}
+		ac.Filter = b.boolArg(b.finalize(b.expr(fc, filter)), "FILTER")
 	}
 	if distinct {
 		// Postgres (parse_agg.c): with DISTINCT, the sort keys must be
@@ -509,6 +539,9 @@ func aggKey(a AggCall) string {
 		sb.WriteString("|" + exprKey(x))
 	}
 	writeSortKeys(&sb, a.OrderBy)
+	if a.Filter != nil {
+		sb.WriteString("|f:" + exprKey(a.Filter))
+	}
 	return sb.String()
 }
 

@@ -154,6 +154,14 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 			n = &cp
 		}
 	}
+	if n.Fields != nil && len(n.Fields.Fields) == 1 {
+		// An empty target list (sql/doc.go): no output columns.
+		if fc, ok := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_no_columns" && len(fc.Args) == 0 {
+			cp := *n
+			cp.Fields = &ast.FieldList{}
+			n = &cp
+		}
+	}
 	var plan Plan
 	var sc *scope
 	if n.From == nil {

@@ -84,6 +84,11 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			return "btrim", 2
 		case "pg_at_time_zone":
 			return "timezone", 2
+		case "pg_agg_filter":
+			// agg(...) FILTER (WHERE c) is named after agg.
+			if len(n.Args) > 0 {
+				return b.figureColname(n.Args[0])
+			}
 		case "pg_subscript", "pg_slice":
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])

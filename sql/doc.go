@@ -81,9 +81,13 @@
 //	                                           THEN ELSE SELECT HAVING SET FROM BY AS IS ...;
 //	                                           comparisons belong to the operands, as IS binds
 //	                                           looser than = in Postgres.
-//	 5  agg(x, y) FILTER (WHERE c)             agg(CASE WHEN (c) THEN x END, y)
-//	    count(*) FILTER (WHERE c)              count(CASE WHEN (c) THEN 1 END)
-//	    count(DISTINCT x) FILTER (WHERE c)     count(DISTINCT CASE WHEN (c) THEN x END)
+//	 5  agg(x, y) FILTER (WHERE c)             pg_agg_filter(agg(x, y), (c)), after the rewrites
+//	                                           7b/7c of agg's arguments; the binder makes c
+//	                                           the call's per-row filter (AggCall.Filter)
+//	    agg(x, y) FILTER (WHERE c) OVER ...    agg(CASE WHEN (c) THEN x END, y) OVER ...,
+//	                                           count(*) as count(CASE WHEN (c) THEN 1 END);
+//	                                           0A000 for the aggregates that keep NULLs
+//	                                           (array_agg, json[b]_agg, json[b]_object_agg)
 //	 6  EXTRACT(field FROM x)                  pg_extract('field', x), field lower-cased
 //	                                           ('epoch', 'dow', 'year', ...); date_part(...)
 //	                                           stays an ordinary call
@@ -218,6 +222,9 @@
 //	32  -2 ^ 2                                 power(- 2, 2): a unary sign binds tighter than ^
 //	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
 //	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)
+//	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP similar_to_escape((p)[, (e)])
+//	36  overlay(s PLACING r FROM n [FOR m])    overlay(s, r, n[, m])
+//	37  SELECT [ALL] (no target list)          SELECT [ALL] pg_no_columns(): no output columns
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -37,7 +37,7 @@ var tighterOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%"
 // opStops end an operand of an Op operator: keywords of lower precedence
 // and clause keywords.
 var opStops = func() map[string]bool {
-	m := wordSet(`like ilike similar between in escape when then else isnull notnull regexp not is`)
+	m := wordSet(`like ilike similar to between in escape when then else isnull notnull regexp not is`)
 	for w := range boundaryWords {
 		m[w] = true
 	}

@@ -21,6 +21,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
+	seq = emptyTargets(seq)
 	seq = b.distinctOn(seq)
 	seq = b.typedLiterals(seq)
 	seq = b.calls(seq)
@@ -32,6 +33,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.powers(seq)
 	seq = b.regexOps(seq)
 	seq = b.genericOps(seq)
+	seq = b.similarTo(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
@@ -754,6 +756,11 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+2, synth("pg_extract(", kids, ")", n.off))
 			i = start
 			continue
+		case "overlay":
+			// overlay(s PLACING r FROM n [FOR m]) is overlay(s, r, n[, m]).
+			if g2, ok := overlayArgs(g); ok {
+				seq[i+1] = g2
+			}
 		case "concat", "cardinality":
 			// TiDB's parser has its own concat and reads cardinality as
 			// a keyword.
@@ -767,12 +774,32 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
 		}
+		var filter *node
 		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
-			seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
+			if at(seq, i+4).isWord("over") {
+				// A window aggregate: the condition moves into the first
+				// argument, which is exact only for aggregates that skip
+				// NULL inputs.
+				if keepsNullAggs[w] {
+					b.fail(pgerr.New(pgerr.FeatureNotSupported, "FILTER is not supported for window function %s", w).WithPosition(charPos(b.src, at(seq, i+2).off)))
+				}
+				seq = splice(seq, i+1, i+4, filterArgs(g, f.kids[1:]))
+			} else {
+				filter = group(f.kids[1:], f.off)
+				seq = splice(seq, i+2, i+4)
+			}
 		}
 		if !notFunctions[w] && !windowWords[w] {
 			aggOrder(seq[i+1])
 			aggDistinct(w, seq[i+1])
+		}
+		if filter != nil {
+			// agg(args) FILTER (WHERE c) → pg_agg_filter(agg(args), (c)):
+			// the binder makes c a filter on the rows the call sees.
+			call := append(append([]*node{}, seq[start:i+2]...), leafOp(",", filter.off), filter)
+			seq = splice(seq, start, i+2, synth("pg_agg_filter(", call, ")", n.off))
+			i = start
+			continue
 		}
 		if at(seq, i+2).isWord("over") && !notFunctions[w] && !windowWords[w] {
 			seq = windowCall(seq, start, i, n)
@@ -901,6 +928,36 @@ func arrayNode(g *node) *node {
 	}
 	return synth("pg_array(", kids, ")", g.off)
 }
+
+// overlayArgs rewrites the argument group of overlay(s PLACING r FROM n
+// [FOR m]) into (s, r, n[, m]); ok is false for any other form.
+func overlayArgs(g *node) (*node, bool) {
+	var cuts []int
+	words := []string{"placing", "from", "for"}
+	for j, k := range g.kids {
+		if len(cuts) < len(words) && k.isWord(words[len(cuts)]) {
+			cuts = append(cuts, j)
+		}
+	}
+	if len(cuts) < 2 || cuts[0] == 0 {
+		return nil, false
+	}
+	cuts = append(cuts, len(g.kids))
+	kids := append([]*node{}, g.kids[:cuts[0]]...)
+	for c := 0; c+1 < len(cuts); c++ {
+		part := g.kids[cuts[c]+1 : cuts[c+1]]
+		if len(part) == 0 {
+			return nil, false
+		}
+		kids = append(kids, leafOp(",", g.kids[cuts[c]].off))
+		kids = append(kids, part...)
+	}
+	return group(kids, g.off), true
+}
+
+// keepsNullAggs are the aggregates whose result changes when a NULL
+// input is added: FILTER cannot be written as a CASE in their argument.
+var keepsNullAggs = wordSet(`array_agg json_agg jsonb_agg json_object_agg jsonb_object_agg`)
 
 // filterArgs rewrites agg(args) FILTER (WHERE cond) into the argument
 // group of agg(CASE WHEN (cond) THEN first END, other args).
@@ -1061,6 +1118,57 @@ func (b *bridge) regexOps(seq []*node) []*node {
 				seq = splice(seq, i+1, e, synth("pg_icase(", seq[i+1:e], ")", seq[i+1].off))
 			}
 		}
+	}
+	return seq
+}
+
+// targetEnds are the words that may follow SELECT [ALL] when the target
+// list is empty.
+var targetEnds = wordSet(`from where group having window order limit offset fetch for union intersect except into`)
+
+// emptyTargets writes an empty target list (a bare SELECT, SELECT FROM
+// t, EXISTS (SELECT FROM t WHERE ...)), which TiDB's grammar lacks, as
+// the single target pg_no_columns(); the binder yields no columns.
+func emptyTargets(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("select") || at(seq, i-1).isWord("as") {
+			continue
+		}
+		j := i + 1
+		if at(seq, j).isWord("all") {
+			j++
+		}
+		if next := at(seq, j); next == nil || next.isOp(";") || targetEnds[next.word()] {
+			seq = splice(seq, j, j, textNode("pg_no_columns()", seq[i].off))
+		}
+	}
+	return seq
+}
+
+// similarTo rewrites a [NOT] SIMILAR TO p [ESCAPE e] into a [NOT] REGEXP
+// similar_to_escape((p)[, (e)]), PostgreSQL's own translation of the
+// pattern into a regular expression. The operands run to the next
+// operator of lower precedence than SIMILAR (genericOps has already
+// grouped the Op-precedence ones).
+func (b *bridge) similarTo(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if !seq[i].isWord("similar") || !at(seq, i+1).isWord("to") {
+			continue
+		}
+		e := b.operandEnd(seq, i+2)
+		if e == i+2 {
+			continue // TiDB reports the syntax error
+		}
+		args := []*node{group(append([]*node{}, seq[i+2:e]...), seq[i+2].off)}
+		if at(seq, e).isWord("escape") {
+			e2 := b.operandEnd(seq, e+1)
+			if e2 == e+1 {
+				continue
+			}
+			args = append(args, leafOp(",", seq[e].off), group(append([]*node{}, seq[e+1:e2]...), seq[e+1].off))
+			e = e2
+		}
+		seq = splice(seq, i, e, textNode("regexp", seq[i].off), synth("similar_to_escape(", args, ")", seq[i].off))
 	}
 	return seq
 }
