@@ -32,12 +32,24 @@ const (
 	metaSinkLogMaxBytes = "system/" + sysSinkLogMaxBytes
 )
 
+// sysSinkRetryMaxDelay is the ALTER SYSTEM setting bounding a decoupled
+// sink's delivery backoff: the wait between attempts doubles from
+// sinktxn.DefaultRetryInitial up to it, so it is also the longest a sink
+// may stay idle after its target returns.
+const sysSinkRetryMaxDelay = "sink_retry_max_delay_ms"
+
 // sinkDecoupling is what every job's sinks get to be decoupled; the
-// system's log store bound applies to the sinks started after it is set.
+// system's log store bound and retry bound apply to the sinks started
+// after they are set (a job's next start or restart).
 func (e *Engine) sinkDecoupling() stream.SinkDecoupling {
 	d := stream.SinkDecoupling{Recover: e.recoverSinkTxn, Observer: sinkObserver{e}}
 	if v, ok, err := e.db.Meta(metaSinkLogMaxBytes); err == nil && ok {
 		d.MaxBytes, _ = strconv.ParseInt(string(v), 10, 64)
+	}
+	if e.st != nil && e.st.sys != nil {
+		if v, ok := e.st.sys.get(sysSinkRetryMaxDelay); ok {
+			d.RetryMax = msOf(v)
+		}
 	}
 	return d
 }

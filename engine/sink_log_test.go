@@ -4,8 +4,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/executor/sinktxn"
 	"github.com/weirdb/weir/internal/pgerr"
 )
 
@@ -54,5 +56,36 @@ func TestShowSinkLogMaxBytes(t *testing.T) {
 	mustRun(t, s, "ALTER SYSTEM SET checkpoint_timeout_ms = 300000")
 	if all := strings.Join(mustRun(t, s, "SHOW PARAMETERS"), "\n"); !strings.Contains(all, "checkpoint_timeout_ms 300000") {
 		t.Errorf("SHOW PARAMETERS does not show the checkpoint timeout set:\n%s", all)
+	}
+}
+
+// TestSinkRetryMaxDelay checks ALTER SYSTEM SET sink_retry_max_delay_ms:
+// it bounds the delivery backoff of the sinks started afterwards, shows
+// in SHOW, survives a restart, and refuses values below the first wait
+// (22023).
+func TestSinkRetryMaxDelay(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	wantRows(t, s, "SHOW sink_retry_max_delay_ms", strconv.FormatInt(sinktxn.DefaultRetryMax.Milliseconds(), 10))
+	if got := e.sinkDecoupling().RetryMax; got != 0 {
+		t.Fatalf("the retry bound before ALTER SYSTEM is %s, want 0 (sinktxn's default)", got)
+	}
+	for _, bad := range []string{"0", "99", "'soon'"} {
+		_, err := run(t, s, "ALTER SYSTEM SET sink_retry_max_delay_ms = "+bad)
+		if pgerr.CodeOf(err) != pgerr.InvalidParameterValue {
+			t.Errorf("ALTER SYSTEM SET sink_retry_max_delay_ms = %s: %v, want 22023", bad, err)
+		}
+	}
+	mustRun(t, s, "ALTER SYSTEM SET sink_retry_max_delay_ms = 2000")
+	wantRows(t, s, "SHOW sink_retry_max_delay_ms", "2000")
+	if got := e.sinkDecoupling().RetryMax; got != 2*time.Second {
+		t.Fatalf("the retry bound after ALTER SYSTEM is %s, want 2s", got)
+	}
+	e.Close()
+	e = openTest(t, fs)
+	defer e.Close()
+	if got := e.sinkDecoupling().RetryMax; got != 2*time.Second {
+		t.Fatalf("the retry bound after a restart is %s, want 2s", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/checkpoint"
+	"github.com/weirdb/weir/executor/sinktxn"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
 )
@@ -136,6 +137,9 @@ var systemSettingList = []systemSetting{
 			}
 			return n, nil
 		}},
+	{name: sysSinkRetryMaxDelay, def: strconv.FormatInt(sinktxn.DefaultRetryMax.Milliseconds(), 10),
+		desc:  "Longest wait in milliseconds between two delivery attempts of a decoupled sink whose target fails; it bounds how late a sink resumes after its target returns.",
+		check: checkMillis(sysSinkRetryMaxDelay, sinktxn.DefaultRetryInitial.Milliseconds(), maxSettingMillis)},
 	{name: optRestartStrategy, def: checkpoint.DefaultRestartStrategy.Kind.String(),
 		desc:  "Restart strategy of streaming jobs that do not set their own: fixed-delay, exponential-delay, failure-rate or none.",
 		check: checkRestartKind},
