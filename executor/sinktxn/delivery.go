@@ -379,7 +379,10 @@ func (d *Delivery) Step(ev Event) error {
 		if _, ok := d.busy.(Connect); !ok {
 			return d.unexpected(ev)
 		}
-		d.busy, d.attempt, d.connected = nil, 0, true
+		// The backoff goes on: a connection is not yet progress, and a
+		// delivery the target keeps refusing reconnects before each
+		// attempt. Only a step past the delivery resets it.
+		d.busy, d.connected = nil, true
 	case Flushed:
 		if a, ok := d.busy.(Deliver); !ok || a.Epoch != ev.Epoch {
 			return d.unexpected(ev)
