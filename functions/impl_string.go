@@ -350,7 +350,7 @@ var regexCache sync.Map
 
 // aregex translates the common Postgres ARE constructs Go's RE2 spells
 // differently and compiles the result: word boundaries \m \M \y and
-// [[:<:]] [[:>:]].
+// [[:<:]] [[:>:]], and '.' matching a newline.
 func aregex(p string, icase bool) (*regexp.Regexp, error) {
 	key := p
 	if icase {
@@ -360,8 +360,13 @@ func aregex(p string, icase bool) (*regexp.Regexp, error) {
 		return re.(*regexp.Regexp), nil
 	}
 	t := strings.NewReplacer(`[[:<:]]`, `\b`, `[[:>:]]`, `\b`, `\m`, `\b`, `\M`, `\b`, `\y`, `\b`, `\Y`, `\B`).Replace(p)
+	// PostgreSQL's AREs are not newline-sensitive unless asked: '.' and
+	// bracket expressions match a newline, where RE2's '.' does not
+	// without the s flag.
 	if icase {
-		t = "(?i)" + t
+		t = "(?is)" + t
+	} else {
+		t = "(?s)" + t
 	}
 	re, err := regexp.Compile(t)
 	if err != nil {

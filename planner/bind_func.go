@@ -461,7 +461,7 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 			fail(pgerr.New(pgerr.WindowingError, "window functions are not allowed in FILTER").WithPosition(b.pos(filter)))
 		}
 		fc := &exprCtx{s: c.agg.from, clause: "FILTER"}
-		ac.Filter = b.boolArg(b.finalize(b.expr(fc, filter)), "FILTER")
+		ac.Filter = b.boolArg(b.expr(fc, filter), "FILTER")
 	}
 	if distinct {
 		// Postgres (parse_agg.c): with DISTINCT, the sort keys must be

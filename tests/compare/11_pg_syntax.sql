@@ -6,6 +6,7 @@ SELECT array_agg(x) FILTER (WHERE false) AS none, array_agg(x) FILTER (WHERE tru
   array_agg(x ORDER BY id) FILTER (WHERE id > 1) AS some_rows FROM flt;
 SELECT count(*) FILTER (WHERE x IS NULL) AS null_rows, count(x) FILTER (WHERE id < 3) AS counted,
   count(*) FILTER (WHERE false) AS zero, count(DISTINCT g) FILTER (WHERE s IS NOT NULL) AS dg FROM flt;
+SELECT count(*) FILTER (WHERE NULL) AS unknown_null, sum(x) FILTER (WHERE 'true') AS unknown_text FROM flt;
 SELECT jsonb_agg(x ORDER BY id) FILTER (WHERE g = 1) AS j, jsonb_agg(x) FILTER (WHERE id > 9) AS jnone,
   jsonb_agg(s ORDER BY id) FILTER (WHERE x IS NULL) AS js,
   string_agg(s, ',' ORDER BY id) FILTER (WHERE id <> 3) AS sa FROM flt;
@@ -25,6 +26,9 @@ SELECT 'abc' SIMILAR TO 'abc' AS a, 'abc' SIMILAR TO 'a' AS b, 'abc' SIMILAR TO 
   'abd' SIMILAR TO 'a_(c|d)' AS d, 'abc' NOT SIMILAR TO '_b_' AS e, 'a.c' SIMILAR TO 'a.c' AS f,
   'abc' SIMILAR TO 'a.c' AS g, 'aaa' SIMILAR TO 'a+' AS h, 'ab' SIMILAR TO 'a{2}' AS i,
   'a$b' SIMILAR TO 'a$b' AS j, 'a^b' SIMILAR TO 'a^b' AS k, 'x' SIMILAR TO '[a-z]' AS l;
+-- A newline is a character like any other to '%', '_' and '.'.
+SELECT E'a\nb' SIMILAR TO 'a%b' AS m, E'a\nb' SIMILAR TO 'a_b' AS n, E'a\nb' ~ 'a.b' AS o,
+  regexp_replace(E'x\ny', '.', '-', 'g') AS p, E'a\nb' ~ '^b' AS q;
 SELECT '10%' SIMILAR TO '10#%' ESCAPE '#' AS a, '10x' SIMILAR TO '10#%' ESCAPE '#' AS b,
   'a_b' SIMILAR TO 'a\_b' AS c, 'axb' SIMILAR TO 'a\_b' AS d, 'a\b' SIMILAR TO 'a\b' ESCAPE '' AS e,
   'abc' SIMILAR TO 'a' || '%' AS f, 'abc' SIMILAR TO 'abc' ESCAPE NULL AS g, NULL SIMILAR TO 'a' AS h,
