@@ -79,8 +79,12 @@ func CheckTable(ctx context.Context, db *sql.DB, k Kind, table string, cols []Co
 // CheckKey checks that the target table has a primary key or unique
 // index on exactly the columns key (names): an upsert needs one to find
 // the row it replaces (PostgreSQL refuses ON CONFLICT without it; MySQL's
-// ON DUPLICATE KEY UPDATE would silently insert a second row). Errors:
-// 42P10 when no such key exists, or the target's error.
+// ON DUPLICATE KEY UPDATE would silently insert a second row). The key's
+// columns must be NOT NULL: a unique index lets any number of rows hold
+// NULL, so an upsert or delete by a NULL key would never find the row it
+// replaces, and the target would drift from the view without an error.
+// Errors: 42P10 when no such key exists or one of its columns is
+// nullable, or the target's error.
 func CheckKey(ctx context.Context, db *sql.DB, k Kind, table string, key []string) error {
 	schema, name, qualified := strings.Cut(table, ".")
 	if !qualified {
@@ -90,11 +94,11 @@ func CheckKey(ctx context.Context, db *sql.DB, k Kind, table string, key []strin
 	var args []any
 	switch {
 	case k == MySQL && qualified:
-		q, args = "SELECT index_name, column_name FROM information_schema.statistics WHERE non_unique = 0 AND table_schema = ? AND table_name = ?", []any{schema, name}
+		q, args = "SELECT index_name, column_name, nullable <> 'YES' FROM information_schema.statistics WHERE non_unique = 0 AND table_schema = ? AND table_name = ?", []any{schema, name}
 	case k == MySQL:
-		q, args = "SELECT index_name, column_name FROM information_schema.statistics WHERE non_unique = 0 AND table_schema = DATABASE() AND table_name = ?", []any{name}
+		q, args = "SELECT index_name, column_name, nullable <> 'YES' FROM information_schema.statistics WHERE non_unique = 0 AND table_schema = DATABASE() AND table_name = ?", []any{name}
 	default:
-		q = `SELECT i.indexrelid::text, a.attname FROM pg_index i
+		q = `SELECT i.indexrelid::text, a.attname, a.attnotnull FROM pg_index i
 			JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
 			WHERE i.indisunique AND i.indpred IS NULL AND i.indrelid = $1::regclass`
 		args = []any{Postgres.QuoteTable(table)}
@@ -105,12 +109,18 @@ func CheckKey(ctx context.Context, db *sql.DB, k Kind, table string, key []strin
 	}
 	defer rows.Close()
 	indexes := map[string][]string{}
+	nullable := map[string]bool{}
 	for rows.Next() {
 		var idx, col string
-		if err := rows.Scan(&idx, &col); err != nil {
+		var notNull bool
+		if err := rows.Scan(&idx, &col, &notNull); err != nil {
 			return Error(err, "reading the keys of "+table)
 		}
-		indexes[idx] = append(indexes[idx], strings.ToLower(col))
+		col = strings.ToLower(col)
+		indexes[idx] = append(indexes[idx], col)
+		if !notNull {
+			nullable[col] = true
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return Error(err, "reading the keys of "+table)
@@ -122,9 +132,17 @@ func CheckKey(ctx context.Context, db *sql.DB, k Kind, table string, key []strin
 	slices.Sort(want)
 	for _, cols := range indexes {
 		slices.Sort(cols)
-		if slices.Equal(cols, want) {
-			return nil
+		if !slices.Equal(cols, want) {
+			continue
 		}
+		for _, c := range cols {
+			if nullable[c] {
+				return pgerr.New(pgerr.InvalidColumnReference, "column \"%s\" of the key (%s) of the %s target table \"%s\" is nullable, which FORMAT UPSERT cannot keep exact", c, strings.Join(key, ", "), k, table).
+					WithDetail("A unique index admits any number of NULL keys, so a row whose key is NULL could never be replaced or deleted.").
+					WithHint("Declare the key columns NOT NULL in the target (a PRIMARY KEY does).")
+			}
+		}
+		return nil
 	}
 	return pgerr.New(pgerr.InvalidColumnReference, "the %s target table \"%s\" has no primary key or unique index on (%s), which FORMAT UPSERT needs", k, table, strings.Join(key, ", ")).
 		WithHint("Set primary_key to the target's key columns, or add a unique index on them.")

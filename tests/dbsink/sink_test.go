@@ -269,6 +269,14 @@ func TestCreateSinkChecksTarget(t *testing.T) {
 			if _, err := kafkatest.QueryErr(conn, fmt.Sprintf(upsert, tg.with, "narrow")); err == nil || !strings.Contains(err.Error(), "SQLSTATE 42P10") {
 				t.Fatalf("UPSERT into a table without a key: %v, want SQLSTATE 42P10", err)
 			}
+			// A unique index on a nullable column admits many NULL keys,
+			// which no upsert or delete could ever find again.
+			tg.exec(t, "CREATE TABLE nullkey (k int, v int)")
+			tg.exec(t, "CREATE UNIQUE INDEX nullkey_k ON nullkey (k)")
+			if _, err := kafkatest.QueryErr(conn, fmt.Sprintf(upsert, tg.with, "nullkey")); err == nil ||
+				!strings.Contains(err.Error(), "SQLSTATE 42P10") || !strings.Contains(err.Error(), "nullable") {
+				t.Fatalf("UPSERT into a table whose unique key is nullable: %v, want SQLSTATE 42P10 naming the nullable column", err)
+			}
 			kafkatest.Exec(t, conn, fmt.Sprintf(upsert, tg.with, "keyed"))
 		})
 	}
