@@ -375,6 +375,11 @@ func (s *Session) checkDBSink(ctx context.Context, st *sql.CreateSink, rel *cata
 			return err
 		}
 	}
+	if cfg.TwoPhase {
+		if err := sqlsink.CheckTwoPhase(cctx, db, k); err != nil {
+			return err
+		}
+	}
 	if cfg.ExactlyOnce {
 		return sqlsink.CreateProgressTable(cctx, db, k)
 	}

@@ -147,3 +147,23 @@ func CheckKey(ctx context.Context, db *sql.DB, k Kind, table string, key []strin
 	return pgerr.New(pgerr.InvalidColumnReference, "the %s target table \"%s\" has no primary key or unique index on (%s), which FORMAT UPSERT needs", k, table, strings.Join(key, ", ")).
 		WithHint("Set primary_key to the target's key columns, or add a unique index on them.")
 }
+
+// CheckTwoPhase checks that the target can prepare transactions, which
+// sink.two_phase_commit needs: PostgreSQL only does with
+// max_prepared_transactions above zero (its default is zero); MySQL and
+// MariaDB always can (XA). Errors: 55000 when the target cannot, or the
+// target's error.
+func CheckTwoPhase(ctx context.Context, db *sql.DB, k Kind) error {
+	if k != Postgres {
+		return nil
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('max_prepared_transactions')::int").Scan(&n); err != nil {
+		return Error(err, "reading max_prepared_transactions")
+	}
+	if n <= 0 {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the PostgreSQL target cannot prepare transactions (max_prepared_transactions = 0), which sink.two_phase_commit needs").
+			WithHint("Set max_prepared_transactions in the target's postgresql.conf and restart it, or leave sink.two_phase_commit off: the progress row alone gives exactly-once.")
+	}
+	return nil
+}

@@ -322,3 +322,24 @@ func TestTargetDownIsolated(t *testing.T) {
 	waitEqual(t, tgMy, q, conn, "SELECT id, k, v FROM rows_in", true)
 	t.Logf("caught up %v after MariaDB restarted", time.Since(t1).Round(time.Millisecond))
 }
+
+// TestTwoPhaseNeedsPreparedTransactions: sink.two_phase_commit into a
+// PostgreSQL whose max_prepared_transactions is 0 (its default) is
+// refused at CREATE SINK with 55000, instead of a sink whose every epoch
+// fails.
+func TestTwoPhaseNeedsPreparedTransactions(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	pg.Settings = []string{"max_prepared_transactions=0"}
+	pg.Restart()
+	tg := newTarget(t, "postgres", pg)
+	tg.exec(t, "CREATE TABLE tp (k int PRIMARY KEY, v int)")
+	w := kafkatest.StartWeir(t, kafkatest.Options{})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn, "CREATE TABLE src (k int, v int) APPEND ONLY")
+	q := "CREATE SINK s2 AS SELECT k, v FROM src WITH (%s, table = 'tp', sink.two_phase_commit = '%s') FORMAT PLAIN"
+	_, err := kafkatest.QueryErr(conn, fmt.Sprintf(q, tg.with, "true"))
+	if err == nil || !strings.Contains(err.Error(), "SQLSTATE 55000") || !strings.Contains(err.Error(), "max_prepared_transactions") {
+		t.Fatalf("two-phase sink into a PostgreSQL without prepared transactions: %v, want SQLSTATE 55000 naming max_prepared_transactions", err)
+	}
+	kafkatest.Exec(t, conn, fmt.Sprintf(q, tg.with, "false"))
+}

@@ -31,6 +31,9 @@ type Postgres struct {
 	LogPath string
 	port    int
 	cred    *syscall.Credential // set when running as root
+	// Settings are extra NAME=VALUE server settings for the next
+	// (re)start; they override the defaults.
+	Settings []string
 
 	mu   sync.Mutex
 	proc *proc
@@ -128,6 +131,9 @@ func (pg *Postgres) start() error {
 		// Two-phase commit (the database sinks' sink.two_phase_commit).
 		"-c", "max_prepared_transactions=20",
 	)
+	for _, kv := range pg.Settings {
+		cmd.Args = append(cmd.Args, "-c", kv)
+	}
 	// The log file is created by us; make it writable for the postgres
 	// user only through our open descriptor, which the child inherits.
 	p, err := startProc(cmd, pg.LogPath)
