@@ -602,6 +602,7 @@ func (e *emitter) node(n *node, next *node) {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
 			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
+				(t.Val == "partition" && next.word() != "by") ||
 				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
 					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values") ||
 					mysqlOps[t.Val] && e.afterOperand()) {

@@ -59,3 +59,9 @@ SELECT FROM flt GROUP BY g ORDER BY g;
 SELECT count(*) FROM (SELECT FROM flt) AS z;
 SELECT id FROM flt WHERE EXISTS (SELECT FROM flt AS f2 WHERE f2.g = flt.g AND f2.id > flt.id) ORDER BY id;
 SELECT UNION ALL SELECT;
+-- partition is an unreserved keyword: a column may take it as a name,
+-- and PARTITION BY still opens a window's partitioning.
+CREATE TABLE parts (partition int, v int);
+INSERT INTO parts VALUES (1, 10), (1, 20), (2, 5);
+SELECT partition, parts.partition AS p2, sum(v) OVER (PARTITION BY partition ORDER BY v) AS running
+  FROM parts ORDER BY partition, v;
