@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/tests/kafka/kafkatest"
 )
 
@@ -177,10 +178,15 @@ func checkAgainstInput(t *testing.T, p *pipeline) {
 	}
 	kafkatest.Exec(t, p.w.ConnString(), "FLUSH")
 	// A recovery that finds a recorded transaction aborted by the broker
-	// says so in weir.stream_errors: the broker must not abort what weir
-	// pre-committed, kills or not.
-	if rows := kafkatest.Query(t, p.w.ConnString(), "SELECT view, operator, sqlstate, last_error FROM weir.stream_errors"); len(rows) > 0 {
+	// says so in weir.stream_errors (XX001): the broker must not abort
+	// what weir pre-committed, kills or not. A sink's failed delivery
+	// while the broker was down (08000) is expected; its log store
+	// delivers the epoch again, as the sinks' check below proves.
+	if rows := kafkatest.Query(t, p.w.ConnString(), "SELECT view, operator, sqlstate, last_error FROM weir.stream_errors WHERE sqlstate <> '08000'"); len(rows) > 0 {
 		t.Errorf("weir.stream_errors after the run:\n%s", kafkatest.Lines(rows))
+	}
+	if rows := kafkatest.Query(t, p.w.ConnString(), "SELECT view, operator, sqlstate, last_error FROM weir.stream_errors WHERE sqlstate = '08000'"); len(rows) > 0 {
+		t.Logf("deliveries that failed while the broker was down:\n%s", kafkatest.Lines(rows))
 	}
 	if rows := kafkatest.Query(t, p.w.ConnString(), "SELECT name, malformed_count FROM weir.sources WHERE malformed_count <> 0"); len(rows) > 0 {
 		t.Errorf("weir.sources counts malformed records, but the input has none:\n%s", kafkatest.Lines(rows))
@@ -212,4 +218,38 @@ func checkAgainstInput(t *testing.T, p *pipeline) {
 			plainTopic, len(out), len(in), len(bad), strings.Join(bad[:min(len(bad), 20)], "\n"))
 	}
 	checkUpsert(t, p.b.Addr, upsertTopic, want)
+}
+
+// TestCrashMatrixBrokerKill is the crash matrix's case for the broker:
+// weir, with coupled sinks, dies at checkpoint.after_commit, when its
+// checkpoint records sink transactions that are pre-committed but not yet
+// committed, and then the broker is SIGKILLed before weir restarts. The
+// broker, restarted on its data directory, must not lose those
+// transactions: weir's recovery commits them, and the view and both
+// sinks end up exact.
+func TestCrashMatrixBrokerKill(t *testing.T) {
+	t.Skip("bug: a broker SIGKILL loses the pre-committed transactions a weir checkpoint recorded: " +
+		"kfake aborts every open transaction when it restarts on its data directory (the repair then writes " +
+		"their ABORT markers), so weir's recovery fails to commit them (INVALID_TXN_STATE, XX001 in " +
+		"weir.stream_errors) and a coupled sink loses that epoch's records (4,900 of 5,000 in out_plain); " +
+		"Kafka keeps an ongoing transaction across a broker restart until its timeout")
+	kafkatest.Kcat(t)
+	p := newPipeline(t, true, true, coupled)
+	p.produce(crashPart1)
+	p.waitMV(crashPart1)
+	p.w.Stop()
+	p.produce(crashPart2)
+	errc := p.produceAsync(crashPart3, crashBatch, crashPause)
+	dieAt(t, p.w, fault.CheckpointAfterCommit, faultHits[fault.CheckpointAfterCommit])
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	size := kafkatest.LogSize(p.b.LogPath)
+	p.b.Kill()
+	p.b.Restart()
+	t.Logf("broker restarted after weir's crash; its log: %s", strings.TrimSpace(kafkatest.LogSince(p.b.LogPath, size)))
+	p.w.SetEnv()
+	p.w.Restart()
+	p.produce(crashTotal)
+	p.check(crashTotal)
 }
