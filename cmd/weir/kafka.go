@@ -69,6 +69,9 @@ func kafkaCmd(args []string) int {
 			storage += ", synced writes"
 		}
 	}
+	if n := b.RepairedTxns(); n > 0 {
+		fmt.Printf("weir kafka: wrote %d abort markers of transactions a crash left open\n", n)
+	}
 	fmt.Printf("weir kafka: broker listening on %s (%s)\n", b.Addr(), storage)
 
 	sig := <-sigc

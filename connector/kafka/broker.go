@@ -55,6 +55,8 @@ type BrokerOptions struct {
 type Broker struct {
 	c    *kfake.Cluster
 	addr string
+	// repaired is how many abort markers the start wrote.
+	repaired int
 
 	closeOnce sync.Once
 }
@@ -133,17 +135,22 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 		ln.Close()
 		return nil, fmt.Errorf("kafka broker: %w", err)
 	}
+	repaired := 0
 	if opts.DataDir != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), repairTimeout)
-		_, err := abortDanglingTxns(ctx, ln.Addr().String())
+		repaired, err = abortDanglingTxns(ctx, ln.Addr().String())
 		cancel()
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("kafka broker: writing the abort markers of transactions a crash left open: %w", err)
 		}
 	}
-	return &Broker{c: c, addr: adv.String()}, nil
+	return &Broker{c: c, addr: adv.String(), repaired: repaired}, nil
 }
+
+// RepairedTxns returns how many abort markers the broker wrote at start
+// for transactions a crash had left open (0 after a clean stop).
+func (b *Broker) RepairedTxns() int { return b.repaired }
 
 // Addr returns the broker's advertised host:port, the bootstrap address
 // for clients.
