@@ -59,6 +59,9 @@ func TestRoleAdministration(t *testing.T) {
 	mustRun(t, helper, "CREATE TABLE mine (a int)")
 	wantCode(t, admin, "DROP ROLE helper", "2BP01", `role "helper" cannot be dropped because some objects depend on it`)
 	mustRun(t, helper, "DROP TABLE mine")
+	// Its privilege on the schema keeps it too, until revoked.
+	wantCode(t, admin, "DROP ROLE helper", "2BP01", `role "helper" cannot be dropped because some objects depend on it`)
+	mustRun(t, root, "REVOKE CREATE ON SCHEMA public FROM helper")
 	mustRun(t, admin, "DROP ROLE helper")
 	if _, err := e.NewSession(context.Background(), wire.StartupParams{User: "helper", Database: DatabaseName}); pgerr.CodeOf(err) != "28000" {
 		t.Fatalf("session of a dropped role: %v", err)

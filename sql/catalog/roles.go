@@ -199,8 +199,9 @@ func (c *Catalog) ReplaceRole(r *Role) error {
 	return nil
 }
 
-// DropRole removes a role and every privilege granted to it. A role that
-// owns relations cannot be dropped (2BP01), as in Postgres.
+// DropRole removes a role and its memberships. A role that owns
+// relations or holds privileges on relations or schemas cannot be dropped
+// (2BP01), as in Postgres.
 func (c *Catalog) DropRole(oid uint32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -209,29 +210,25 @@ func (c *Catalog) DropRole(oid uint32) error {
 		return pgerr.New(codeUndefinedObject, "role with OID %d does not exist", oid)
 	}
 	var owned []string
-	var changed []*Relation
 	for _, rel := range c.byID {
 		if rel.Owner == oid {
 			owned = append(owned, "owner of "+rel.Kind.noun()+" "+rel.Name)
 		}
 		if _, granted := rel.ACL[oid]; granted {
-			cp := rel.Clone()
-			delete(cp.ACL, oid)
-			changed = append(changed, cp)
+			// As in PostgreSQL, privileges granted to the role keep it:
+			// they are revoked first, so none vanishes unseen.
+			owned = append(owned, "privileges for "+rel.Kind.noun()+" "+rel.Name)
+		}
+	}
+	for s, acl := range c.schemaACL {
+		if _, granted := acl[oid]; granted {
+			owned = append(owned, "privileges for schema "+s)
 		}
 	}
 	if len(owned) > 0 {
 		sort.Strings(owned)
 		return pgerr.New(pgerr.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", r.Name).
 			WithDetail("%s", strings.Join(owned, "\n"))
-	}
-	schemaGrants := map[string]ACL{}
-	for s, acl := range c.schemaACL {
-		if _, granted := acl[oid]; granted {
-			cp := maps.Clone(acl)
-			delete(cp, oid)
-			schemaGrants[s] = cp
-		}
 	}
 	var members []*Role
 	for _, m := range c.roles {
@@ -247,27 +244,11 @@ func (c *Catalog) DropRole(oid uint32) error {
 				return err
 			}
 		}
-		for _, rel := range changed {
-			if err := putRelation(b, rel); err != nil {
-				return err
-			}
-		}
-		for s, acl := range schemaGrants {
-			if err := putSchemaACL(b, s, acl); err != nil {
-				return err
-			}
-		}
 		return b.DeleteKey(storage.CatalogKey(roleKey(oid)))
 	})
 	if err != nil {
 		return err
 	}
-	for _, rel := range changed {
-		c.unindex(c.byID[rel.ID])
-		c.byID[rel.ID] = rel
-		c.index(rel)
-	}
-	maps.Copy(c.schemaACL, schemaGrants)
 	for _, m := range members {
 		c.roles[m.OID] = m
 	}

@@ -52,6 +52,7 @@ var privCases = []struct {
 	{"noinherit_member_refused", "app", "SELECT * FROM ledger;\nSELECT has_table_privilege('ledger', 'SELECT');"},
 	{"pg_roles", "root", "SELECT rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolconnlimit, rolpassword, rolvaliduntil FROM pg_roles WHERE rolname IN ('reader', 'ops', 'app') ORDER BY 1;"},
 	{"role_errors", "root", "CREATE ROLE reader;\nDROP ROLE nosuch;\nDROP ROLE IF EXISTS nosuch;\nALTER ROLE nosuch LOGIN;\nCREATE ROLE pg_x;\nGRANT SELECT ON stock TO nosuch;\nGRANT SELECT ON nosuch TO reader;\nGRANT readers TO readers;\nGRANT auditor TO readers;\nGRANT readers TO auditor;\nREVOKE readers FROM reader;\nGRANT nosuch TO reader;"},
+	{"drop_role_with_grant", "root", "CREATE ROLE holder;\nGRANT SELECT ON stock TO holder;\nDROP ROLE holder;\nREVOKE SELECT ON stock FROM holder;\nDROP ROLE holder;"},
 	{"z_stock", "root", `\z stock`},
 	{"has_table_privilege", "root", "SELECT has_table_privilege('reader', 'stock', 'SELECT'), has_table_privilege('reader', 'stock', 'INSERT'), has_table_privilege('reader', 'ledger', 'insert'), has_table_privilege('reader', 'ledger', 'UPDATE, DELETE'), has_table_privilege('root', 'ledger', 'DELETE');"},
 	{"pg_class_acl", "root", "SELECT relname, relacl FROM pg_class WHERE relname IN ('stock', 'ledger', 'low') ORDER BY 1;"},
