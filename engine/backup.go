@@ -276,8 +276,8 @@ func (e *Engine) loadSinkHold(takeOver bool) error {
 	}
 	if len(sinks) > 0 {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the sinks of this database are held: %s", reason).
-			WithDetail("Sinks: %s. Their Kafka transactional ids are the original database's.", strings.Join(sinks, ", ")).
-			WithHint("Start weir with --take-over-sinks once the original no longer writes to them (a BACKUP with hand_over_sinks stops them at the backup's epoch); the copy's producers then fence the original's.")
+			WithDetail("Sinks: %s. They deliver as the original's do (the same Kafka transactional ids, the same progress rows in target databases), so the two copies must not both write.", strings.Join(sinks, ", ")).
+			WithHint("Start weir with --take-over-sinks once the original no longer writes to them (a BACKUP with hand_over_sinks stops them at the backup's epoch); the copy's Kafka producers then fence the original's.")
 	}
 	e.sinksHeld.Store(&reason)
 	e.log.Info("the sinks are held: CREATE SINK waits for a start with --take-over-sinks", "reason", reason)
