@@ -65,9 +65,16 @@ func (r *streamErrors) Record(job types.JobID, operator string, err error) {
 		level = slog.LevelWarn
 	}
 	msg := "streaming expression error, the value is NULL"
-	if strings.HasPrefix(string(pe.Code), "08") {
+	switch {
+	case strings.HasPrefix(operator, "sink"):
+		// A sink's delivery or recovery: it says itself what follows
+		// (a retry, or the loss it found).
+		msg = "sink error"
+	case strings.HasPrefix(string(pe.Code), "08"):
 		// A connector that cannot reach its broker (it retries).
 		msg = "streaming connection error, retrying"
+	case operator == "build":
+		msg = "streaming job could not be built"
 	}
 	r.log.Log(context.Background(), level, msg, "job", job, "operator", operator, "sqlstate", pe.Code, "err", pe.Message)
 }
