@@ -60,8 +60,13 @@ func TestRolesPersist(t *testing.T) {
 	if after := describeRoles(c); after != before {
 		t.Fatalf("after reopen:\n%s\nbefore:\n%s", after, before)
 	}
-	// An owner cannot be dropped; a grantee can, and loses its grants.
+	// Neither an owner nor a grantee can be dropped; once its privileges
+	// are revoked, the grantee can.
 	wantCode(t, c.DropRole(alice.OID), pgerr.DependentObjectsStillExist, `role "alice" cannot be dropped because some objects depend on it`)
+	wantCode(t, c.DropRole(reader.OID), pgerr.DependentObjectsStillExist, `role "reader" cannot be dropped because some objects depend on it`)
+	if err := c.SetSchemaACL("public", ACL{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.DropRole(reader.OID); err != nil {
 		t.Fatal(err)
 	}
