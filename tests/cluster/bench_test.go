@@ -25,16 +25,23 @@ func cpuSeconds(pid int) float64 {
 	return (utime + stime) / 100 // USER_HZ
 }
 
-// TestClusterThroughput measures how fast 1, 2 and 3 nodes aggregate a
-// backlog (docs/scale-out.md §8). It is a measurement, not a check, so it
-// runs only with WEIR_CLUSTER_BENCH=<records>.
-func TestClusterThroughput(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("WEIR_CLUSTER_BENCH"))
-	if n <= 0 {
-		t.Skip("a measurement: set WEIR_CLUSTER_BENCH=<records> to run it")
+// benchRecords is the backlog of the cluster benchmarks:
+// WEIR_CLUSTER_BENCH=<records>, 1,000,000 when unset.
+func benchRecords() int {
+	if n, _ := strconv.Atoi(os.Getenv("WEIR_CLUSTER_BENCH")); n > 0 {
+		return n
 	}
+	return 1_000_000
+}
+
+// BenchmarkClusterThroughput measures how fast 1, 2 and 3 nodes aggregate
+// a backlog (docs/scale-out.md §8):
+//
+//	go test ./tests/cluster -run '^$' -bench ClusterThroughput -benchtime 1x
+func BenchmarkClusterThroughput(b *testing.B) {
+	n := benchRecords()
 	for _, nodes := range []int{1, 2, 3} {
-		t.Run(fmt.Sprintf("nodes=%d", nodes), func(t *testing.T) {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(t *testing.B) {
 			c := startBroker(t)
 			if err := produce(t, c.broker.Addr, 0, n); err != nil {
 				t.Fatal(err)
@@ -74,15 +81,14 @@ func TestClusterThroughput(t *testing.T) {
 	}
 }
 
-// TestClusterRestore measures how fast a node restores key groups from
-// their changelog (docs/scale-out.md §8): one node aggregates
-// WEIR_CLUSTER_BENCH distinct keys, is SIGKILLed, and a second node
-// restores all the key groups. A measurement, run only when asked.
-func TestClusterRestore(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("WEIR_CLUSTER_BENCH"))
-	if n <= 0 {
-		t.Skip("a measurement: set WEIR_CLUSTER_BENCH=<records> to run it")
-	}
+// BenchmarkClusterRestore measures how fast a node restores key groups
+// from their changelog (docs/scale-out.md §8): one node aggregates
+// WEIR_CLUSTER_BENCH (default 1,000,000) distinct keys, is SIGKILLed, and
+// a second node restores all the key groups:
+//
+//	go test ./tests/cluster -run '^$' -bench ClusterRestore -benchtime 1x
+func BenchmarkClusterRestore(t *testing.B) {
+	n := benchRecords()
 	c := startBroker(t)
 	if err := produceKeys(c.broker.Addr, 0, n, n); err != nil {
 		t.Fatal(err)

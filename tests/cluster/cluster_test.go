@@ -31,7 +31,7 @@ const (
 
 // cluster is a broker and the nodes started over it.
 type cluster struct {
-	t      *testing.T
+	t      testing.TB
 	broker *kafkatest.Broker
 	nodes  map[int]*testenv.Server
 	// txnTimeout is the nodes' --cluster-txn-timeout.
@@ -42,7 +42,7 @@ type cluster struct {
 // transaction then costs about a millisecond instead of tens, research
 // note §6) and lowers the group session floor to 1 s at runtime, so that
 // a killed node's partitions move after 2 s instead of 6.
-func startBroker(t *testing.T) *cluster {
+func startBroker(t testing.TB) *cluster {
 	b := kafkatest.StartBroker(t, "", "--sync-writes=false")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr))
 	if err != nil {
@@ -69,7 +69,7 @@ func (c *cluster) start(id int, env ...string) *testenv.Server {
 }
 
 // produce writes records n in [from, to) as {"k": n % keys, "x": n}.
-func produce(t *testing.T, addr string, from, to int) error {
+func produce(t testing.TB, addr string, from, to int) error {
 	return produceKeys(addr, from, to, keys)
 }
 
