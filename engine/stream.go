@@ -539,10 +539,10 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 			continue
 		}
 		st.health.started(j.id)
-		e.watchRebuild(j)
 		j.active = true
 		e.subscribe(j, true)
 		st.jobs[j.id] = j
+		e.watchRebuild(j, true)
 		specs = append(specs, j.job.Spec())
 	}
 	for _, j := range st.sortedJobs() {
