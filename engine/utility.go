@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/weirdb/weir/engine/syscat"
 	"maps"
 	"slices"
 	"sort"
@@ -171,6 +172,22 @@ func schemaOf(n sql.ObjectName) string {
 		return "public"
 	}
 	return n.Schema
+}
+
+// systemCatalogError is 42501 when n names a relation of the system
+// catalogs (pg_catalog, information_schema), which no DDL may change: an
+// unqualified name resolves there first when search_path puts pg_catalog
+// before public (as it does implicitly), even if public holds a relation
+// of that name. PostgreSQL says the same.
+func (s *Session) systemCatalogError(n sql.ObjectName) error {
+	if n.Schema == "" {
+		if !syscat.CatalogFirst(s.vars["search_path"], n.Name) {
+			return nil
+		}
+	} else if _, _, ok := syscat.Lookup(n.Schema, n.Name); !ok {
+		return nil
+	}
+	return pgerr.New(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", n.Name)
 }
 
 // hiddenRowID is the name of the generated key column of a table without
@@ -414,6 +431,9 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	}()
 	var targets []*catalog.Relation
 	for _, n := range st.Names {
+		if err := s.systemCatalogError(n); err != nil {
+			return nil, err
+		}
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
 		if !ok {
 			if st.IfExists {
