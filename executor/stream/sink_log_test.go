@@ -232,6 +232,8 @@ type rescaleWriters struct {
 	// block, when set, holds every commit of blockIndex until closed.
 	block      chan struct{}
 	blockIndex int
+	// failIndex's commits fail (the broker down), when set.
+	failIndex int
 }
 
 type rescaleWriter struct {
@@ -243,6 +245,13 @@ type rescaleWriter struct {
 func (w rescaleWriter) Commit(ctx context.Context, txn SinkTxn) error {
 	if w.idx == w.rw.blockIndex && w.rw.block != nil {
 		<-w.rw.block
+	}
+	w.rw.mu.Lock()
+	fail := w.idx == w.rw.failIndex
+	w.rw.mu.Unlock()
+	if fail {
+		w.logf("commit %s@%d fails", txn.ID, txn.Epoch)
+		return errors.New("broker down")
 	}
 	err := w.fakeWriter.Commit(ctx, txn)
 	w.rw.mu.Lock()
@@ -273,7 +282,7 @@ func (rw *rescaleWriters) open(ctx context.Context, actx *ActorContext, n *plann
 func TestSinkDecoupledRescale(t *testing.T) {
 	db := openMemDB(t, vfs.NewMem())
 	defer db.Close()
-	rw := &rescaleWriters{ws: map[int]*fakeWriter{}, blockIndex: -1}
+	rw := &rescaleWriters{ws: map[int]*fakeWriter{}, blockIndex: -1, failIndex: -1}
 	rec := &fakeRecover{w: newFakeWriter()}
 	start := func(gates *sinkGates, index, par int, script string) (*Sink, *ActorContext) {
 		actx := newTestActx(db)
@@ -360,4 +369,96 @@ precommit txn-1
 commit txn-1@6 rec-txn-1
 takedone [txn-1]
 close`)
+}
+
+// TestSinkDecoupledRescaleResolvesRecords scales a decoupled sink from two
+// actors to one after actor 1 recorded the transaction of an epoch whose
+// commit failed: the orphan delivery of index 1 resolves that record as
+// actor 1 (the commit is idempotent), so the epoch is not written again,
+// and then starts actor 1's producers, which aborts whatever they left
+// open.
+func TestSinkDecoupledRescaleResolvesRecords(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rw := &rescaleWriters{ws: map[int]*fakeWriter{}, blockIndex: -1, failIndex: 1}
+	var mu sync.Mutex
+	var resolved []string
+	down := true // the broker: resolving fails while it is down
+	recover := func(ctx context.Context, actx *ActorContext, n *planner.StreamSink, txn SinkTxn) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return errors.New("broker down")
+		}
+		resolved = append(resolved, fmt.Sprintf("actor %d: %s@%d", actx.Index, txn.ID, txn.Epoch))
+		return nil
+	}
+	start := func(gates *sinkGates, index, par int, script string) (*Sink, *ActorContext) {
+		actx := newTestActx(db)
+		actx.Index, actx.Parallelism, actx.sinkGates = index, par, gates
+		s, err := NewSink(actx, &rtScript{msgs: parseScript(t, sinkInTypes, script)}, sinkNode("plain"), rw.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.setDecoupling(SinkDecoupling{Recover: recover, RetryInitial: time.Millisecond, RetryMax: time.Millisecond})
+		return s, actx
+	}
+	gates := &sinkGates{}
+	var old []*Sink
+	for i := range 2 {
+		s, actx := start(gates, i, 2, fmt.Sprintf(`
+barrier 5 initial
++ %d old 0
+barrier 6
+`, i))
+		drain(t, s, 2)
+		commitWS(t, actx, 5)
+		commitWS(t, actx, 6)
+		s.Committed(6)
+		old = append(old, s)
+	}
+	// Actor 0 delivered its epoch; actor 1's stays, with its record.
+	waitState(t, db, "log@6 1/txn-1@6:rec-txn-1")
+	for _, s := range old {
+		s.Close()
+	}
+	for _, w := range rw.ws {
+		w.take()
+	}
+
+	rw.mu.Lock()
+	rw.failIndex = -1
+	rw.mu.Unlock()
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	s, actx := start(&sinkGates{}, 0, 1, `
+barrier 7 initial
++ 10 new 0
+barrier 8
+`)
+	defer s.Close()
+	drain(t, s, 2)
+	commitWS(t, actx, 7)
+	commitWS(t, actx, 8)
+	s.Committed(8)
+	waitState(t, db, "")
+	mu.Lock()
+	got := strings.Join(resolved, "; ")
+	mu.Unlock()
+	if got != "actor 1: txn-1@6" {
+		t.Fatalf("resolved %q, want actor 1's record of epoch 6", got)
+	}
+	checkOutput(t, rw.ws[1].take(), `
+open actor 1
+close`)
+	checkOutput(t, rw.ws[0].take(), `
+open actor 0
+begin 8
+write txn-2
+ T I
++ new 10
+precommit txn-2
+commit txn-2@8 rec-txn-2
+takedone [txn-2]`)
 }
