@@ -204,7 +204,12 @@ func (e *Engine) rescaleAtStart(n int) error {
 	// finished ones.
 	for attempt := 0; len(waiting) > 0 && attempt < 3; attempt++ {
 		if err := e.st.drv.Barrier(ctx); err != nil {
-			return err
+			// A job failing meanwhile is restarted on its own; the jobs
+			// that ran through the next checkpoint are rescaled.
+			if ctx.Err() != nil {
+				return err
+			}
+			continue
 		}
 		var still []*catalog.Relation
 		for _, rel := range waiting {
