@@ -21,6 +21,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
+	seq = b.groupingSets(seq)
 	seq = emptyTargets(seq)
 	seq = b.distinctOn(seq)
 	seq = b.typedLiterals(seq)

@@ -1,0 +1,143 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Set-returning functions in a select list (PostgreSQL 10+ semantics):
+// SELECT generate_series(1, 3), unnest(arr), x FROM t. The calls are
+// collected while the select list is bound and run by a ProjectSet
+// between the aggregation and window functions below and the select
+// list's projection above, in lockstep: a row gives as many rows as its
+// longest call, the others padded with NULL. An SRF nested in another
+// call's arguments, in CASE or COALESCE, or outside the select list is
+// refused with PostgreSQL's errors (0A000).
+
+// srfFuncs are the set-returning functions weir has.
+var srfFuncs = map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true}
+
+// srfState collects the set-returning calls of one select list.
+type srfState struct {
+	calls []TableFunc
+	refs  []winRef
+}
+
+// srfSlot is the provisional index of a reference to SRF call i, patched
+// once the ProjectSet's input is known.
+func srfSlot(i int) int { return -1_000_000 - i }
+
+// patch points every reference at its call's output column, the calls
+// coming after the width input columns of the ProjectSet.
+func (s *srfState) patch(width int) {
+	for _, r := range s.refs {
+		r.ref.Idx = width + r.call
+	}
+}
+
+// srfCall binds a set-returning function call of the select list into a
+// reference to its ProjectSet column.
+func (b *binder) srfCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	if c.srf == nil {
+		where := c.clauseName()
+		if c.srfBan != "" {
+			where = c.srfBan
+		}
+		e := pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", where).WithPosition(b.pos(n))
+		switch where {
+		case "aggregate function calls", "window function calls":
+			e = pgerr.New(pgerr.FeatureNotSupported, "%s cannot contain set-returning function calls", where).WithPosition(b.pos(n))
+			e = e.WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
+		case "arguments of set-returning functions":
+			e = pgerr.New(pgerr.FeatureNotSupported, "set-returning functions nested in the arguments of set-returning functions are not supported").WithPosition(b.pos(n))
+		}
+		if c.srfBan != "" {
+			e = e.WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
+		}
+		fail(e)
+	}
+	inner := *c
+	inner.srf = nil
+	inner.clause = "arguments of set-returning functions"
+	args := b.exprs(&inner, n.Args)
+	tf := b.bindSRF(n.FnName.L, args, n)
+	c.srf.calls = append(c.srf.calls, *tf)
+	ref := &ColRef{Idx: srfSlot(len(c.srf.calls) - 1), T: tf.Out[0].T, Name: tf.Fn}
+	c.srf.refs = append(c.srf.refs, winRef{call: len(c.srf.calls) - 1, ref: ref})
+	return ref
+}
+
+// bindSRF resolves a set-returning function over bound arguments, in
+// FROM or in a select list.
+func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
+	switch name {
+	case "generate_series":
+		call := b.resolveLocal("generate_series", generateSeries, args)
+		return &TableFunc{Fn: "generate_series", Args: call.Args, Out: types.Schema{{Name: "generate_series", T: call.T}}}
+	case "unnest":
+		if len(args) == 1 {
+			if t := b.typeOf(args[0]); t.IsArray() {
+				return &TableFunc{Fn: "unnest", Args: args, Out: types.Schema{{Name: "unnest", T: t.Elem()}}}
+			}
+			if b.isUnknown(args[0]) {
+				fail(pgerr.New(pgerr.AmbiguousFunction, "function unnest(unknown) is not unique").
+					WithHint("Could not choose a best candidate function. You might need to add explicit type casts.").WithPosition(b.pos(node)))
+			}
+		}
+		if len(args) == 1 {
+			an := []argNode{{t: b.typeOf(args[0])}}
+			fail(b.noSuchFunc("unnest", an, false, node))
+		}
+		failf(pgerr.FeatureNotSupported, "unnest is supported only over one array")
+	case "regexp_split_to_table":
+		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
+		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}
+	}
+	failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", name)
+	return nil
+}
+
+// regexpSplitToTable lists regexp_split_to_table's signatures.
+var regexpSplitToTable = []*Overload{
+	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text}, Ret: types.Text},
+	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text, types.Text}, Ret: types.Text},
+}
+
+// projectSet puts the ProjectSet of the select list's SRF calls over p.
+func projectSet(p Plan, s *srfState) Plan {
+	in := p.Schema()
+	out := append(types.Schema(nil), in...)
+	for _, c := range s.calls {
+		out = append(out, c.Out[0])
+	}
+	out = append(out, types.Column{Name: "ordinality", T: types.TInt8, Hidden: true})
+	s.patch(len(in))
+	return &ProjectSet{Input: p, Calls: s.calls, Out: out}
+}
+
+// srfFinder looks for set-returning calls outside subqueries.
+type srfFinder struct{ found bool }
+
+func (v *srfFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SubqueryExpr:
+		return n, true
+	case *ast.FuncCallExpr:
+		if srfFuncs[n.FnName.L] {
+			v.found = true
+			return n, true
+		}
+	}
+	return n, false
+}
+
+func (v *srfFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// containsSRF reports a set-returning call in n outside subqueries.
+func (b *binder) containsSRF(n ast.Node) bool {
+	v := &srfFinder{}
+	n.Accept(v)
+	return v.found
+}
