@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func (b *binder) groupDependent(a *aggState, cr *ColRef) bool {
 	table, found := cols[cr.Idx].table, false
 	for i, c := range cols {
 		if c.table == table && c.pk {
-			if a.keyIndexOfCol(i) < 0 {
+			if k := a.keyIndexOfCol(i); k < 0 || !a.inEverySet(k) {
 				return false
 			}
 			found = true
@@ -81,6 +82,18 @@ func (b *binder) groupValue(a *aggState, cr *ColRef) Expr {
 	a.aggs = append(a.aggs, ac)
 	a.aggStrs = append(a.aggStrs, key)
 	return &ColRef{Idx: len(a.keys) + len(a.aggs) - 1, T: ac.T, Name: cr.Name}
+}
+
+// inEverySet reports whether group key k is in every grouping set, as a
+// key must be for columns to depend on it (PostgreSQL's
+// groupClauseCommonVars): a set without it outputs NULL there.
+func (a *aggState) inEverySet(k int) bool {
+	for _, s := range a.sets {
+		if !slices.Contains(s, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyIndexOfCol returns the group key position that is exactly input

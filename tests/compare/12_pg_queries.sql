@@ -38,6 +38,9 @@ SELECT region, grouping(region) FROM sales GROUP BY region ORDER BY 1;
 SELECT region FROM sales GROUP BY ROLLUP (region, ());
 SELECT region FROM sales GROUP BY CUBE (id, region, city, item, qty, id, region, city, item, qty, id, region, city);
 SELECT region, count(*) FROM sales GROUP BY region WITH ROLLUP;
+-- A primary key groups its table's columns only when every set holds it.
+SELECT id, region FROM sales GROUP BY ROLLUP (id);
+SELECT id, region FROM sales GROUP BY GROUPING SETS ((id), (id, qty)) ORDER BY 1, 2;
 -- Set-returning functions in the select list, zipped as PostgreSQL 10+
 -- does: as many rows as the longest, the others NULL.
 CREATE TABLE docs (id int PRIMARY KEY, body text, tags text[], n int);
