@@ -195,7 +195,7 @@ func (b *binder) bindGroupingSets(agg *aggState, sc *scope, fields []*ast.Select
 		return
 	}
 	agg.sets = bound
-	agg.keys = append(agg.keys, &ColRef{Idx: -1, T: types.TInt8, Name: "grouping set"})
+	agg.keys = append(agg.keys, &ColRef{Idx: -1, T: types.TInt8, Name: "grouping_set"})
 	agg.keyStrs = append(agg.keyStrs, gsetMarker)
 }
 
@@ -232,7 +232,7 @@ func (b *binder) groupingCall(c *exprCtx, f *ast.FuncCallExpr) Expr {
 		return zero
 	}
 	gid := len(c.agg.keys) - 1
-	ref := &ColRef{Idx: gid, T: types.TInt8, Name: "grouping set"}
+	ref := &ColRef{Idx: gid, T: types.TInt8, Name: "grouping_set"}
 	cs := &Case{Else: zero, T: types.TInt4}
 	for s, set := range c.agg.sets {
 		mask := int64(0)
@@ -269,12 +269,12 @@ func groupingPlan(in Plan, agg *aggState, out types.Schema) Plan {
 		pre.Out = append(pre.Out, types.Column{Name: FormatExpr(k), T: k.Type()})
 		exp.Keys = append(exp.Keys, nIn+i)
 	}
-	exp.Out = append(append(types.Schema(nil), pre.Out...), types.Column{Name: "grouping set", T: types.TInt8})
+	exp.Out = append(append(types.Schema(nil), pre.Out...), types.Column{Name: "grouping_set", T: types.TInt8})
 	a := &Agg{Input: exp, Aggs: agg.aggs, Out: out}
 	for i, k := range keys {
 		a.GroupBy = append(a.GroupBy, &ColRef{Idx: nIn + i, T: k.Type(), Name: FormatExpr(k)})
 	}
-	a.GroupBy = append(a.GroupBy, &ColRef{Idx: nIn + len(keys), T: types.TInt8, Name: "grouping set"})
+	a.GroupBy = append(a.GroupBy, &ColRef{Idx: nIn + len(keys), T: types.TInt8, Name: "grouping_set"})
 	for s, set := range agg.sets {
 		if len(set) == 0 {
 			a.EmptySets = append(a.EmptySets, int64(s))

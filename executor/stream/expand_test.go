@@ -33,7 +33,7 @@ barrier 2
 		in.Out = append(in.Out, types.Column{Name: "c", T: t})
 	}
 	n := &planner.StreamExpand{Input: in, Keys: []int{1, 2}, Sets: [][]int{{0, 1}, {0}, {}}}
-	n.Out = append(append(types.Schema(nil), in.Out...), types.Column{Name: "grouping set", T: types.TInt8})
+	n.Out = append(append(types.Schema(nil), in.Out...), types.Column{Name: "grouping_set", T: types.TInt8})
 	checkOutput(t, drain(t, NewExpand(&rtScript{msgs: msgs}, n), 2), `
 barrier 1
  I I I I
