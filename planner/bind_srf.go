@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -12,29 +14,33 @@ import (
 // collected while the select list is bound and run by a ProjectSet
 // between the aggregation and window functions below and the select
 // list's projection above, in lockstep: a row gives as many rows as its
-// longest call, the others padded with NULL. An SRF nested in another
-// call's arguments, in CASE or COALESCE, or outside the select list is
-// refused with PostgreSQL's errors (0A000).
+// longest call, the others padded with NULL. An SRF in another's
+// arguments runs in a ProjectSet below it, as PostgreSQL's
+// split_pathtarget_at_srfs places each SRF one level above the SRFs of
+// its arguments (the calls of one level are zipped). An SRF in CASE or
+// COALESCE or outside the select list is refused with PostgreSQL's
+// errors (0A000).
 
 // srfFuncs are the set-returning functions weir has.
 var srfFuncs = map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true}
 
 // srfState collects the set-returning calls of one select list.
 type srfState struct {
-	calls []TableFunc
-	refs  []winRef
+	calls  []TableFunc
+	levels []int // levels[i]: 0 for calls[i] over no SRF, else 1 + its arguments' SRFs' level
+	refs   []winRef
 }
 
 // srfSlot is the provisional index of a reference to SRF call i, patched
 // once the ProjectSet's input is known.
 func srfSlot(i int) int { return -1_000_000 - i }
 
-// patch points every reference at its call's output column, the calls
-// coming after the width input columns of the ProjectSet.
-func (s *srfState) patch(width int) {
-	for _, r := range s.refs {
-		r.ref.Idx = width + r.call
+// srfOf returns the call a provisional SRF reference names, or -1.
+func srfOf(idx int) int {
+	if idx > srfSlot(0) {
+		return -1
 	}
+	return srfSlot(0) - idx
 }
 
 // srfCall binds a set-returning function call of the select list into a
@@ -50,20 +56,26 @@ func (b *binder) srfCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		case "aggregate function calls", "window function calls":
 			e = pgerr.New(pgerr.FeatureNotSupported, "%s cannot contain set-returning function calls", where).WithPosition(b.pos(n))
 			e = e.WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
-		case "arguments of set-returning functions":
-			e = pgerr.New(pgerr.FeatureNotSupported, "set-returning functions nested in the arguments of set-returning functions are not supported").WithPosition(b.pos(n))
 		}
 		if c.srfBan != "" {
 			e = e.WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 		}
 		fail(e)
 	}
-	inner := *c
-	inner.srf = nil
-	inner.clause = "arguments of set-returning functions"
-	args := b.exprs(&inner, n.Args)
+	args := b.exprs(c, n.Args)
 	tf := b.bindSRF(n.FnName.L, args, n)
+	level := 0
+	for _, a := range tf.Args {
+		WalkExpr(a, func(x Expr) {
+			if cr, ok := x.(*ColRef); ok {
+				if i := srfOf(cr.Idx); i >= 0 {
+					level = max(level, c.srf.levels[i]+1)
+				}
+			}
+		})
+	}
 	c.srf.calls = append(c.srf.calls, *tf)
+	c.srf.levels = append(c.srf.levels, level)
 	ref := &ColRef{Idx: srfSlot(len(c.srf.calls) - 1), T: tf.Out[0].T, Name: tf.Fn}
 	c.srf.refs = append(c.srf.refs, winRef{call: len(c.srf.calls) - 1, ref: ref})
 	return ref
@@ -105,16 +117,31 @@ var regexpSplitToTable = []*Overload{
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text, types.Text}, Ret: types.Text},
 }
 
-// projectSet puts the ProjectSet of the select list's SRF calls over p.
+// projectSet puts the ProjectSets of the select list's SRF calls over p,
+// one per level from the lowest, and points the references to each
+// call at its column.
 func projectSet(p Plan, s *srfState) Plan {
-	in := p.Schema()
-	out := append(types.Schema(nil), in...)
-	for _, c := range s.calls {
-		out = append(out, c.Out[0])
+	for lvl := 0; lvl <= slices.Max(s.levels); lvl++ {
+		in := p.Schema()
+		out := append(types.Schema(nil), in...)
+		ps := &ProjectSet{Input: p}
+		at := map[int]int{}
+		for i, c := range s.calls {
+			if s.levels[i] == lvl {
+				at[i] = len(out)
+				out = append(out, c.Out[0])
+				ps.Calls = append(ps.Calls, c)
+			}
+		}
+		ps.Out = append(out, types.Column{Name: "ordinality", T: types.TInt8, Hidden: true})
+		for _, r := range s.refs {
+			if col, ok := at[r.call]; ok {
+				r.ref.Idx = col
+			}
+		}
+		p = ps
 	}
-	out = append(out, types.Column{Name: "ordinality", T: types.TInt8, Hidden: true})
-	s.patch(len(in))
-	return &ProjectSet{Input: p, Calls: s.calls, Out: out}
+	return p
 }
 
 // srfFinder looks for set-returning calls outside subqueries.

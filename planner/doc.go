@@ -205,8 +205,9 @@
 // aggregate's. grouping(...) is a CASE over the set number.
 //
 // Set-returning functions of a select list (bind_srf.go:
-// generate_series, unnest, regexp_split_to_table) run in a ProjectSet
-// below the select list's projection, zipped as in PostgreSQL 10+; its
+// generate_series, unnest, regexp_split_to_table) run in ProjectSets
+// below the select list's projection, zipped as in PostgreSQL 10+ (one
+// ProjectSet per level of nesting); its
 // stream form keys each output row by its input row's key plus the
 // row's ordinal, and retracts a row's outputs by computing them again.
 //

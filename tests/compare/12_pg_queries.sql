@@ -62,6 +62,11 @@ SELECT DISTINCT unnest(tags) AS t FROM docs ORDER BY 1;
 SELECT unnest(ARRAY['a', 'b']) AS u ORDER BY u DESC LIMIT 1;
 SELECT generate_series(1, 3) ORDER BY 1 DESC;
 SELECT * FROM regexp_split_to_table('a-b', '-') AS x;
+-- An SRF in another's arguments runs a level below it.
+SELECT generate_series(1, generate_series(1, 3));
+SELECT generate_series(1, generate_series(1, 2)), generate_series(1, 3);
+SELECT id, generate_series(1, generate_series(1, n)) AS g, unnest(tags) FROM docs ORDER BY 1, 2, 3;
+SELECT unnest(ARRAY[generate_series(1, 2), 10]) AS u;
 SELECT * FROM docs WHERE generate_series(1, 2) > 1;
 SELECT CASE WHEN n > 1 THEN generate_series(1, 2) END FROM docs;
 SELECT coalesce(generate_series(1, 2), 0);

@@ -81,6 +81,7 @@ var views = []struct{ name, query string }{
 	// Set-returning functions in the select list, zipped: a row gives as
 	// many rows as its longest call, and they follow its updates.
 	{"v_srf", "SELECT id, generate_series(1, k) AS g, unnest(ARRAY[v, id, k]) AS u, regexp_split_to_table(s, '') AS ch FROM t1"},
+	{"v_srf_nested", "SELECT id, generate_series(1, generate_series(1, k)) AS g, generate_series(1, 2) AS h FROM t1"},
 	{"v_srf_agg", "SELECT k, count(*) AS n, generate_series(1, count(*)::int) AS i FROM t1 GROUP BY k"},
 }
 
