@@ -63,3 +63,23 @@ func (b *bridge) groupingItems(seq []*node, top bool) []*node {
 	}
 	return out
 }
+
+// srfNames are the set-returning functions the binder takes in a select
+// list (planner/bind_srf.go).
+var srfNames = wordSet(`generate_series unnest regexp_split_to_table`)
+
+// findSRF returns the first call of a set-returning function in seq,
+// outside subqueries, or nil.
+func findSRF(seq []*node) *node {
+	for i, n := range seq {
+		if srfNames[n.word()] && at(seq, i+1).isParen() {
+			return n
+		}
+		if n.kind == nGroup && !isSubquery(n.kids) {
+			if f := findSRF(n.kids); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
