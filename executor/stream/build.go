@@ -417,6 +417,18 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 			return nil, err
 		}
 		return NewFilter(actx, in, n)
+	case *planner.StreamProjectSet:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewProjectSet(actx, in, n)
+	case *planner.StreamExpand:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewExpand(in, n), nil
 	case *planner.StreamHopWindow:
 		in, err := input(n.Input)
 		if err != nil {
