@@ -55,8 +55,9 @@ type BrokerOptions struct {
 type Broker struct {
 	c    *kfake.Cluster
 	addr string
-	// repaired is how many abort markers the start wrote.
-	repaired int
+	// repaired is how many abort markers the start wrote; restored how
+	// many open transactions it kept.
+	repaired, restored int
 
 	closeOnce sync.Once
 }
@@ -124,7 +125,14 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if len(opts.Topics) > 0 {
 		kopts = append(kopts, kfake.SeedTopics(int32(parts), opts.Topics...))
 	}
+	restored := 0
+	var flips []indexFlip
 	if opts.DataDir != "" {
+		var err error
+		if restored, flips, err = restoreOpenTxns(opts.DataDir); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("kafka broker: keeping the transactions a crash left open: %w", err)
+		}
 		kopts = append(kopts, kfake.DataDir(opts.DataDir))
 		if opts.SyncWrites {
 			kopts = append(kopts, kfake.SyncWrites())
@@ -134,6 +142,10 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("kafka broker: %w", err)
+	}
+	if err := restoreFlags(flips); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("kafka broker: keeping the transactions a crash left open: %w", err)
 	}
 	repaired := 0
 	if opts.DataDir != "" {
@@ -145,8 +157,13 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 			return nil, fmt.Errorf("kafka broker: writing the abort markers of transactions a crash left open: %w", err)
 		}
 	}
-	return &Broker{c: c, addr: adv.String(), repaired: repaired}, nil
+	return &Broker{c: c, addr: adv.String(), repaired: repaired, restored: restored}, nil
 }
+
+// RestoredTxns returns how many open transactions the broker kept at
+// start that a crash had left open (0 after a clean stop, whose open
+// transactions kfake keeps itself).
+func (b *Broker) RestoredTxns() int { return b.restored }
 
 // RepairedTxns returns how many abort markers the broker wrote at start
 // for transactions a crash had left open (0 after a clean stop).

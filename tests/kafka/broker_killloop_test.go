@@ -225,8 +225,8 @@ func checkAgainstInput(t *testing.T, p *pipeline) {
 // checkpoint records sink transactions that are pre-committed but not yet
 // committed, and then the broker is SIGKILLed before weir restarts. The
 // broker, restarted on its data directory, must not lose those
-// transactions: weir's recovery commits them, and the view and both
-// sinks end up exact.
+// transactions: like Kafka, it keeps them open (and says so at start),
+// weir's recovery commits them, and the view and both sinks end up exact.
 func TestCrashMatrixBrokerKill(t *testing.T) {
 	kafkatest.Kcat(t)
 	p := newPipeline(t, true, true, coupled)
@@ -242,7 +242,16 @@ func TestCrashMatrixBrokerKill(t *testing.T) {
 	size := kafkatest.LogSize(p.b.LogPath)
 	p.b.Kill()
 	p.b.Restart()
-	t.Logf("broker restarted after weir's crash; its log: %s", strings.TrimSpace(kafkatest.LogSince(p.b.LogPath, size)))
+	log := strings.TrimSpace(kafkatest.LogSince(p.b.LogPath, size))
+	t.Logf("broker restarted after weir's crash; its log: %s", log)
+	// weir died with the transactions its checkpoint recorded open.
+	var kept int
+	for _, l := range strings.Split(log, "\n") {
+		fmt.Sscanf(l, "weir kafka: kept %d transactions", &kept)
+	}
+	if kept == 0 {
+		t.Fatalf("the restarted broker kept no open transaction")
+	}
 	p.w.SetEnv()
 	p.w.Restart()
 	p.produce(crashTotal)
