@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -74,7 +75,10 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 		return 0, nil, err
 	}
 	txns := map[int64]*sessionTxn{}
-	var flips []indexFlip
+	var (
+		flips   []indexFlip
+		windows []seqWindow
+	)
 	for _, pe := range parts {
 		i := strings.LastIndexByte(pe.Name(), '-')
 		if !pe.IsDir() || i < 0 {
@@ -110,6 +114,13 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 			}
 			t.TxPartFirstOffsets[topic][int32(p)] = o.first
 			flips = append(flips, o.flips...)
+			w := seqWindow{PID: pid, Topic: topic, Part: int32(p), Count: uint8(len(o.seqs)),
+				At: uint8(len(o.seqs) % 5), Epoch: o.epoch, Seen: true}
+			copy(w.Entries[:], o.seqs)
+			if n := len(o.seqs); n > 0 {
+				w.NextSeq = o.seqs[n-1].NextSeq
+			}
+			windows = append(windows, w)
 		}
 	}
 	if len(txns) == 0 {
@@ -122,6 +133,9 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 	// The session state first: should the flags be cleared and this
 	// fail, the restart would see the batches as data of no transaction.
 	if err := writeFileSync(filepath.Join(dir, sessionStateFile), ss); err != nil {
+		return 0, nil, err
+	}
+	if err := restoreSeqWindows(filepath.Join(dir, seqWindowsFile), windows); err != nil {
 		return 0, nil, err
 	}
 	for _, f := range flips {
@@ -145,6 +159,79 @@ func restoreFlags(flips []indexFlip) error {
 
 // sessionStateFile is kfake's file of session state saved at Close.
 const sessionStateFile = "session_state.json"
+
+// seqWindowsFile is kfake's file of the producers' idempotence windows,
+// saved at Close and loaded at every start.
+const seqWindowsFile = "seq_windows.json"
+
+// seqWindow is an entry of seq_windows.json: a producer's idempotence
+// window on a partition. Kafka rebuilds it from the log at a restart, so
+// that a batch the producer sends again (it did not learn that the first
+// attempt landed) is known for a duplicate; kfake keeps it only across a
+// clean Close, so without it a restored transaction would take such a
+// batch twice.
+type seqWindow struct {
+	PID     int64       `json:"pid"`
+	Topic   string      `json:"topic"`
+	Part    int32       `json:"partition"`
+	Entries [5]seqEntry `json:"entries"`
+	Count   uint8       `json:"count"`
+	At      uint8       `json:"at"`
+	Epoch   int16       `json:"epoch"`
+	Seen    bool        `json:"seen"`
+	NextSeq int32       `json:"next_seq"`
+}
+
+// restoreSeqWindows writes the windows of the restored transactions into
+// the seq_windows.json at path, in place of what it held for the same
+// producer and partition (a Close's, older).
+func restoreSeqWindows(path string, windows []seqWindow) error {
+	var file struct {
+		Version int               `json:"version"`
+		Windows []json.RawMessage `json:"windows"`
+	}
+	raw, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		file.Version = 1
+	case err != nil:
+		return err
+	default:
+		if err := json.Unmarshal(raw, &file); err != nil {
+			return fmt.Errorf("%s: %w", seqWindowsFile, err)
+		}
+	}
+	type key struct {
+		pid   int64
+		topic string
+		part  int32
+	}
+	ours := map[key]bool{}
+	for _, w := range windows {
+		ours[key{w.PID, w.Topic, w.Part}] = true
+	}
+	kept := file.Windows[:0]
+	for _, r := range file.Windows {
+		var k struct {
+			PID   int64  `json:"pid"`
+			Topic string `json:"topic"`
+			Part  int32  `json:"partition"`
+		}
+		if json.Unmarshal(r, &k) == nil && ours[key{k.PID, k.Topic, k.Part}] {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	file.Windows = kept
+	for _, w := range windows {
+		b, err := json.Marshal(w)
+		if err != nil {
+			return err
+		}
+		file.Windows = append(file.Windows, b)
+	}
+	return writeFileSync(path, file)
+}
 
 // sessionStateJSON and sessionTxn are the parts of kfake's
 // session_state.json that hold in-progress transactions.
@@ -256,6 +343,17 @@ type openTxn struct {
 	first int64 // offset of its first batch
 	start int64 // its first batch's timestamp, ms
 	flips []indexFlip
+	// seqs are its last batches' sequence ranges (at most five, oldest
+	// first): the producer's idempotence window.
+	seqs []seqEntry
+}
+
+// seqEntry is one batch in a producer's idempotence window: its first
+// sequence number, the one after its last, and its offset.
+type seqEntry struct {
+	FirstSeq int32 `json:"first_seq"`
+	NextSeq  int32 `json:"next_seq"`
+	Offset   int64 `json:"offset"`
 }
 
 // indexFlip is the transactional flag of one index entry.
@@ -340,6 +438,11 @@ func openTxnsOf(pdir string) (map[int64]*openTxn, error) {
 				}
 				if at := int64(i * indexEntrySize); int(at)+indexEntrySize <= len(idx) {
 					o.flips = append(o.flips, indexFlip{path: idxPath, at: at})
+				}
+				next := int32((int64(b.FirstSequence) + int64(b.NumRecords)) % math.MaxInt32)
+				o.seqs = append(o.seqs, seqEntry{FirstSeq: b.FirstSequence, NextSeq: next, Offset: b.FirstOffset})
+				if len(o.seqs) > 5 {
+					o.seqs = o.seqs[1:]
 				}
 			}
 		}

@@ -3,11 +3,16 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // crashImage copies the data directory of a running broker, which is what
@@ -120,7 +125,14 @@ func TestBrokerKeepsOpenTxnsAcrossCrash(t *testing.T) {
 	writeEpoch(t, w, 3, "e3", 4)
 	w.PreCommit(ctx) // open at the crash, recorded nowhere
 
+	before := openProducers(t, b, topic)
 	b2, dir2 := crashImage(t, dir)
+	// The open transactions' producers are as they were, idempotence
+	// windows included: a batch sent again after the restart is known
+	// for a duplicate.
+	if after := openProducers(t, b2, topic); !reflect.DeepEqual(after, before) || len(after) == 0 {
+		t.Errorf("open transactions' producers after the crash:\n%v\nbefore:\n%v", after, before)
+	}
 	if n := b2.RestoredTxns(); n != 2 {
 		t.Errorf("kept %d open transactions, want 2", n)
 	}
@@ -153,4 +165,22 @@ func TestBrokerKeepsOpenTxnsAcrossCrash(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("read_committed after a second crash: %q, want %q", got, want)
 	}
+}
+
+// openProducers describes the producers with a transaction open on
+// topic: per partition and producer id, epoch, last sequence and the
+// transaction's first offset.
+func openProducers(t *testing.T, b *Broker, topic string) map[string]string {
+	t.Helper()
+	adm := kadm.NewClient(newClient(t, kgo.SeedBrokers(b.Addr())))
+	ps, err := adm.DescribeProducers(context.Background(), kadm.TopicsSet{topic: {0: {}, 1: {}, 2: {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	ps.EachProducer(func(p kadm.DescribedProducer) {
+		out[fmt.Sprintf("%s/%d pid %d", p.Topic, p.Partition, p.ProducerID)] =
+			fmt.Sprintf("epoch %d last_sequence %d first_offset %d", p.ProducerEpoch, p.LastSequence, p.CurrentTxnStartOffset)
+	})
+	return out
 }
