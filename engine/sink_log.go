@@ -138,6 +138,11 @@ func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, 
 // kafka.SettleTxn, within the sink's delivery timeout: the broker
 // refused to commit txn, and its log says whether it committed it.
 func (e *Engine) settleSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) (bool, error) {
+	if _, ok := dbSinkKind(n.Rel.With); ok {
+		// A database sink's recovery reads its progress row and never
+		// answers with a refusal: there is nothing to settle.
+		return false, nil
+	}
 	cfg, err := e.sinkConfig(n.Rel, actx.Index)
 	if err != nil {
 		return false, err
