@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -127,7 +128,7 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 		return 0, nil, nil
 	}
 	ss := sessionStateJSON{ShutdownAt: time.Now()}
-	for _, pid := range slices.Sorted(mapKeys(txns)) {
+	for _, pid := range slices.Sorted(maps.Keys(txns)) {
 		ss.InProgressTxns = append(ss.InProgressTxns, *txns[pid])
 	}
 	// The session state first: should the flags be cleared and this
@@ -244,16 +245,6 @@ type sessionTxn struct {
 	PID                int64                      `json:"pid"`
 	TxStart            time.Time                  `json:"txStart"`
 	TxPartFirstOffsets map[string]map[int32]int64 `json:"txPartFirstOffsets"`
-}
-
-func mapKeys[V any](m map[int64]V) func(func(int64) bool) {
-	return func(yield func(int64) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // writeFileSync writes v as JSON to path through a synced temporary file
