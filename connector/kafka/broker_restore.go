@@ -48,9 +48,14 @@ import (
 // transaction left open is left to kfake's abort (and abortDanglingTxns
 // writes its marker).
 //
+// Offsets staged in a transaction (TxnOffsetCommit) are not on kfake's
+// disk, so a restored transaction has none (DESIGN.md §7 says when that
+// matters).
+//
 // It relies on kfake's on-disk formats (persist.go of the pinned
 // version): segment files of raw RecordBatches, index entries of 15
-// bytes, framed JSON entries in pids.log, session_state.json.
+// bytes, framed JSON entries in pids.log, session_state.json and
+// seq_windows.json.
 
 // restoreOpenTxns restores the transactions a crash left open in the
 // data directory dir, to be loaded by kfake next: it returns how many it
