@@ -623,7 +623,8 @@ func (w *SinkWriter) Close() {
 // retry detection in EndTxn v5, and the same in v4), so this is safe to
 // repeat. Only afterwards may NewSinkWriter initialise the producers,
 // which aborts everything else left open. Errors: a transaction could not
-// be committed (for example it timed out and the broker aborted it); every
+// be committed, ErrCommitRefused (wrapped) when the broker no longer holds
+// it open (SettleTxn tells whether it committed or aborted it); every
 // record is still tried. A record whose producer epoch is fenced counts as
 // committed: nothing but a recovery that committed it starts a producer
 // on the id (NewSinkWriter comes after RecoverPending), so a recovery
