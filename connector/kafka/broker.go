@@ -125,11 +125,13 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if len(opts.Topics) > 0 {
 		kopts = append(kopts, kfake.SeedTopics(int32(parts), opts.Topics...))
 	}
-	restored := 0
-	var flips []indexFlip
+	var (
+		kept  map[keptTxn]bool
+		flips []indexFlip
+	)
 	if opts.DataDir != "" {
 		var err error
-		if restored, flips, err = restoreOpenTxns(opts.DataDir); err != nil {
+		if kept, flips, err = restoreOpenTxns(opts.DataDir); err != nil {
 			ln.Close()
 			return nil, fmt.Errorf("kafka broker: keeping the transactions a crash left open: %w", err)
 		}
@@ -150,14 +152,14 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	repaired := 0
 	if opts.DataDir != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), repairTimeout)
-		repaired, err = abortDanglingTxns(ctx, ln.Addr().String())
+		repaired, err = abortDanglingTxns(ctx, ln.Addr().String(), kept)
 		cancel()
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("kafka broker: writing the abort markers of transactions a crash left open: %w", err)
 		}
 	}
-	return &Broker{c: c, addr: adv.String(), repaired: repaired, restored: restored}, nil
+	return &Broker{c: c, addr: adv.String(), repaired: repaired, restored: keptCount(kept)}, nil
 }
 
 // RestoredTxns returns how many open transactions the broker kept at

@@ -57,30 +57,47 @@ import (
 // bytes, framed JSON entries in pids.log, session_state.json and
 // seq_windows.json.
 
+// keptTxn is a transaction kept open on one partition: its producer id.
+type keptTxn struct {
+	topic     string
+	partition int32
+	pid       int64
+}
+
+// keptCount returns how many transactions (producer ids) kept holds.
+func keptCount(kept map[keptTxn]bool) int {
+	pids := map[int64]bool{}
+	for k := range kept {
+		pids[k.pid] = true
+	}
+	return len(pids)
+}
+
 // restoreOpenTxns restores the transactions a crash left open in the
-// data directory dir, to be loaded by kfake next: it returns how many it
-// restored and the index entries whose flags to set again once kfake has
-// loaded (restoreFlags). It does nothing after a clean Close
+// data directory dir, to be loaded by kfake next: it returns where it
+// restored them and the index entries whose flags to set again once
+// kfake has loaded (restoreFlags). It does nothing after a clean Close
 // (session_state.json exists then, or no transaction is open).
-func restoreOpenTxns(dir string) (int, []indexFlip, error) {
+func restoreOpenTxns(dir string) (map[keptTxn]bool, []indexFlip, error) {
 	if _, err := os.Stat(filepath.Join(dir, "meta.json")); err != nil {
-		return 0, nil, nil // a new directory
+		return nil, nil, nil // a new directory
 	}
 	if _, err := os.Stat(filepath.Join(dir, sessionStateFile)); err == nil {
-		return 0, nil, nil // closed cleanly: kfake restores its own
+		return nil, nil, nil // closed cleanly: kfake restores its own
 	}
 	pids, err := readPIDsLog(filepath.Join(dir, "pids.log"))
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	parts, err := os.ReadDir(filepath.Join(dir, "partitions"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	txns := map[int64]*sessionTxn{}
+	kept := map[keptTxn]bool{}
 	var (
 		flips   []indexFlip
 		windows []seqWindow
@@ -100,7 +117,7 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 		}
 		open, err := openTxnsOf(filepath.Join(dir, "partitions", pe.Name()))
 		if err != nil {
-			return 0, nil, fmt.Errorf("partition %s/%d: %w", topic, p, err)
+			return nil, nil, fmt.Errorf("partition %s/%d: %w", topic, p, err)
 		}
 		for pid, o := range open {
 			st, ok := pids[pid]
@@ -119,6 +136,7 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 				t.TxPartFirstOffsets[topic] = map[int32]int64{}
 			}
 			t.TxPartFirstOffsets[topic][int32(p)] = o.first
+			kept[keptTxn{topic, int32(p), pid}] = true
 			flips = append(flips, o.flips...)
 			w := seqWindow{PID: pid, Topic: topic, Part: int32(p), Count: uint8(len(o.seqs)),
 				At: uint8(len(o.seqs) % 5), Epoch: o.epoch, Seen: true}
@@ -130,7 +148,7 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 		}
 	}
 	if len(txns) == 0 {
-		return 0, nil, nil
+		return nil, nil, nil
 	}
 	ss := sessionStateJSON{ShutdownAt: time.Now()}
 	for _, pid := range slices.Sorted(maps.Keys(txns)) {
@@ -139,17 +157,17 @@ func restoreOpenTxns(dir string) (int, []indexFlip, error) {
 	// The session state first: should the flags be cleared and this
 	// fail, the restart would see the batches as data of no transaction.
 	if err := writeFileSync(filepath.Join(dir, sessionStateFile), ss); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	if err := restoreSeqWindows(filepath.Join(dir, seqWindowsFile), windows); err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	for _, f := range flips {
 		if err := f.apply(false); err != nil {
-			return 0, nil, err
+			return nil, nil, err
 		}
 	}
-	return len(txns), flips, nil
+	return kept, flips, nil
 }
 
 // restoreFlags sets again the flags restoreOpenTxns cleared, once kfake
