@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/fault"
@@ -515,8 +514,8 @@ func (s *kafkaSink) Commit(ctx context.Context, txn stream.SinkTxn) error {
 		return err
 	}
 	if err := s.w.Commit(ctx, rec); err != nil {
-		if errors.Is(err, kafka.ErrTxnAborted) {
-			return errors.Join(stream.ErrSinkTxnAborted, err)
+		if errors.Is(err, kafka.ErrCommitRefused) {
+			return errors.Join(stream.ErrSinkTxnRefused, err)
 		}
 		if ctx.Err() == nil && s.fail != nil {
 			s.fail(pgerr.Wrap(pgerr.ConnectionException, err, "sink "+s.name))
@@ -565,18 +564,29 @@ func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *pla
 		e.log.Info("committing sink transactions recorded by the last checkpoint", "sink", n.Rel.Name, "count", len(recs))
 		for _, r := range recs {
 			err := kafka.RecoverPending(ctx, cfg.Brokers, []kafka.TxnRecord{r})
-			if errors.Is(err, kerr.InvalidTxnState) {
-				// The broker no longer has the transaction open: it aborted
-				// it (a broker that crashed with it open may, as the
-				// embedded development broker does). Its records are lost
-				// to read_committed readers; say so loudly rather than fail
-				// the sink forever.
-				e.log.Error("a committed checkpoint's sink transaction was aborted by the broker; its records are lost",
-					"sink", n.Rel.Name, "txn", r.String(), "err", err)
-				e.st.errs.Record(actx.Job, "sink recovery", pgerr.Wrap(pgerr.DataCorrupted, err, "transaction "+r.String()+" was aborted by the broker"))
-				continue
-			}
-			if err != nil {
+			if errors.Is(err, kafka.ErrCommitRefused) {
+				// The broker no longer has the transaction open. A broker
+				// restarted after a crash refuses the repeat of a commit
+				// that reached its log, so its log tells whether it
+				// committed or aborted it.
+				committed, serr := e.settleKafkaTxn(ctx, cfg, r)
+				if serr != nil {
+					return nil, errors.Join(err, serr)
+				}
+				if !committed {
+					// Aborted (a broker that does not keep open
+					// transactions across a crash may, or its transaction
+					// timeout passed): a coupled sink keeps the epoch's rows
+					// nowhere else, so they are lost to read_committed
+					// readers. Say so loudly rather than fail the sink
+					// forever.
+					e.log.Error("a committed checkpoint's sink transaction was aborted by the broker; its records are lost",
+						"sink", n.Rel.Name, "txn", r.String(), "err", err)
+					e.st.errs.Record(actx.Job, "sink recovery", pgerr.Wrap(pgerr.DataCorrupted, err, "transaction "+r.String()+" was aborted by the broker"))
+					e.conns.sink(n.Rel.ID, cfg.Guarantee).txLost.Add(1)
+					continue
+				}
+			} else if err != nil {
 				return nil, err
 			}
 			e.conns.sink(n.Rel.ID, cfg.Guarantee).txRecommitted.Add(1)
@@ -714,8 +724,9 @@ type sinkInfo struct {
 	lags map[int]sinkLag
 
 	// Transactions committed, aborted, and committed again by a
-	// recovery, since the server started.
-	txCommitted, txAborted, txRecommitted atomic.Int64
+	// recovery, since the server started; txLost counts recorded
+	// transactions of a coupled sink that recovery found aborted.
+	txCommitted, txAborted, txRecommitted, txLost atomic.Int64
 }
 
 func (s *sinkInfo) setPending(r kafka.TxnRecord) {

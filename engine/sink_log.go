@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/executor/sinktxn"
 	"github.com/weirdb/weir/executor/stream"
@@ -42,7 +41,7 @@ const sysSinkRetryMaxDelay = "sink_retry_max_delay_ms"
 // system's log store bound and retry bound apply to the sinks started
 // after they are set (a job's next start or restart).
 func (e *Engine) sinkDecoupling() stream.SinkDecoupling {
-	d := stream.SinkDecoupling{Recover: e.recoverSinkTxn, Observer: sinkObserver{e}}
+	d := stream.SinkDecoupling{Recover: e.recoverSinkTxn, Settle: e.settleSinkTxn, Observer: sinkObserver{e}}
 	if v, ok, err := e.db.Meta(metaSinkLogMaxBytes); err == nil && ok {
 		d.MaxBytes, _ = strconv.ParseInt(string(v), 10, 64)
 	}
@@ -126,13 +125,55 @@ func (e *Engine) recoverSinkTxn(ctx context.Context, actx *stream.ActorContext, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err = kafka.RecoverPending(ctx, cfg.Brokers, []kafka.TxnRecord{rec})
-	if errors.Is(err, kerr.InvalidTxnState) {
-		return errors.Join(stream.ErrSinkTxnAborted, err)
+	if errors.Is(err, kafka.ErrCommitRefused) {
+		return errors.Join(stream.ErrSinkTxnRefused, err)
 	}
 	if err == nil {
 		e.log.Info("committed a sink transaction recorded before a restart", "sink", n.Rel.Name, "txn", rec.String())
 	}
 	return err
+}
+
+// settleSinkTxn implements stream.SettleSinkTxnFunc over
+// kafka.SettleTxn, within the sink's delivery timeout: the broker
+// refused to commit txn, and its log says whether it committed it.
+func (e *Engine) settleSinkTxn(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, txn stream.SinkTxn) (bool, error) {
+	if _, ok := dbSinkKind(n.Rel.With); ok {
+		// A database sink's recovery reads its progress row and never
+		// answers with a refusal: there is nothing to settle.
+		return false, nil
+	}
+	cfg, err := e.sinkConfig(n.Rel, actx.Index)
+	if err != nil {
+		return false, err
+	}
+	rec, err := kafka.UnmarshalTxnRecord(txn.Data)
+	if err != nil {
+		return false, err
+	}
+	committed, err := e.settleKafkaTxn(ctx, cfg, rec)
+	if err == nil && committed {
+		e.log.Info("the broker refused to commit a sink transaction again, and its log shows it committed: its epoch is delivered",
+			"sink", n.Rel.Name, "txn", rec.String())
+	}
+	return committed, err
+}
+
+// settleKafkaTxn reads from the sink's topic whether the broker
+// committed rec, within the sink's delivery timeout. A record of the
+// first version has no first offsets to read from: its refusal is taken
+// for an abort, as it was when it was written.
+func (e *Engine) settleKafkaTxn(ctx context.Context, cfg kafka.SinkConfig, rec kafka.TxnRecord) (bool, error) {
+	if len(rec.FirstOffsets) == 0 {
+		return false, nil
+	}
+	timeout := cfg.DeliveryTimeout
+	if timeout <= 0 {
+		timeout = kafka.DefaultDeliveryTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return kafka.SettleTxn(ctx, cfg.Brokers, cfg.Topic, rec, cfg.ClientOpts...)
 }
 
 // sinkObserver implements stream.SinkObserver for the engine.

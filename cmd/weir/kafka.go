@@ -69,6 +69,9 @@ func kafkaCmd(args []string) int {
 			storage += ", synced writes"
 		}
 	}
+	if n := b.RestoredTxns(); n > 0 {
+		fmt.Printf("weir kafka: kept %d transactions a crash left open, as Kafka does\n", n)
+	}
 	if n := b.RepairedTxns(); n > 0 {
 		fmt.Printf("weir kafka: wrote %d abort markers of transactions a crash left open\n", n)
 	}

@@ -55,8 +55,9 @@ type BrokerOptions struct {
 type Broker struct {
 	c    *kfake.Cluster
 	addr string
-	// repaired is how many abort markers the start wrote.
-	repaired int
+	// repaired is how many abort markers the start wrote; restored how
+	// many open transactions it kept.
+	repaired, restored int
 
 	closeOnce sync.Once
 }
@@ -124,7 +125,16 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if len(opts.Topics) > 0 {
 		kopts = append(kopts, kfake.SeedTopics(int32(parts), opts.Topics...))
 	}
+	var (
+		kept  map[keptTxn]bool
+		flips []indexFlip
+	)
 	if opts.DataDir != "" {
+		var err error
+		if kept, flips, err = restoreOpenTxns(opts.DataDir); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("kafka broker: keeping the transactions a crash left open: %w", err)
+		}
 		kopts = append(kopts, kfake.DataDir(opts.DataDir))
 		if opts.SyncWrites {
 			kopts = append(kopts, kfake.SyncWrites())
@@ -135,18 +145,27 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 		ln.Close()
 		return nil, fmt.Errorf("kafka broker: %w", err)
 	}
+	if err := restoreFlags(flips); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("kafka broker: keeping the transactions a crash left open: %w", err)
+	}
 	repaired := 0
 	if opts.DataDir != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), repairTimeout)
-		repaired, err = abortDanglingTxns(ctx, ln.Addr().String())
+		repaired, err = abortDanglingTxns(ctx, ln.Addr().String(), kept)
 		cancel()
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("kafka broker: writing the abort markers of transactions a crash left open: %w", err)
 		}
 	}
-	return &Broker{c: c, addr: adv.String(), repaired: repaired}, nil
+	return &Broker{c: c, addr: adv.String(), repaired: repaired, restored: keptCount(kept)}, nil
 }
+
+// RestoredTxns returns how many open transactions the broker kept at
+// start that a crash had left open (0 after a clean stop, whose open
+// transactions kfake keeps itself).
+func (b *Broker) RestoredTxns() int { return b.restored }
 
 // RepairedTxns returns how many abort markers the broker wrote at start
 // for transactions a crash had left open (0 after a clean stop).

@@ -23,8 +23,13 @@ import (
 // writes an ABORT marker for each producer whose transactional batches
 // the log leaves without a control batch after them and which the broker
 // no longer counts as in a transaction. It returns how many markers it
-// wrote.
-func abortDanglingTxns(ctx context.Context, addr string) (int, error) {
+// wrote. The transactions in kept (restoreOpenTxns kept them open) are
+// left alone: clients may already be at work when the scan runs, and a
+// kept transaction that a producer ended meanwhile has its marker past
+// the end the scan read to, so the scan would take it for dangling; a
+// second marker, written with no regard to the producer's epoch, would
+// then abort that producer's next transaction on the partition.
+func abortDanglingTxns(ctx context.Context, addr string, kept map[keptTxn]bool) (int, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords())
@@ -115,6 +120,9 @@ func abortDanglingTxns(ctx context.Context, addr string) (int, error) {
 	written := 0
 	for k, pids := range open {
 		for pid, epoch := range pids {
+			if kept[keptTxn{k.topic, k.partition, pid}] {
+				continue // its producer, the coordinator or its timeout ends it
+			}
 			live := false
 			active.EachProducer(func(p kadm.DescribedProducer) {
 				live = live || (p.Topic == k.topic && p.Partition == k.partition && p.ProducerID == pid)

@@ -47,6 +47,13 @@
 //     EndTxn v5, which bumps the epoch on commit and accepts a retry with
 //     the old one) and succeeds. Only then does NewSinkWriter initialise
 //     producers; doing it first would abort the transaction.
+//   - The retry is refused (INVALID_TXN_STATE, ErrCommitRefused): the
+//     broker no longer holds the transaction open. That happens when it
+//     aborted it (a timeout), and also when a broker that crashed after
+//     the commit forgot how the transaction ended (kfake does). SettleTxn
+//     reads the answer from the log: rec_e keeps the transaction's first
+//     offset per partition, and the first control record of its producer
+//     id from there on is its COMMIT or ABORT.
 //
 // Hence the pool of transactional ids "<prefix>-<sink>-<actor>-<n>": the
 // next epoch begins while the previous transaction waits for its
@@ -79,5 +86,8 @@
 // StartBroker serves kfake on a real TCP port, optionally persisted to a
 // directory, so `weir kafka` gives kcat and any Kafka client a broker
 // without a JVM. kfake keeps all data in memory as well; it is for
-// development and tests, not production.
+// development and tests, not production. After a crash, StartBroker
+// keeps the transactions left open, as Kafka does (broker_restore.go),
+// and writes the ABORT markers kfake leaves out for those it aborted
+// (broker_repair.go).
 package kafka

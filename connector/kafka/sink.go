@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -97,6 +99,11 @@ type TxnRecord struct {
 	// Empty is set when the epoch wrote nothing: no transaction was
 	// started on the broker, so there is nothing to commit.
 	Empty bool
+	// FirstOffsets maps each partition of the sink's topic the
+	// transaction wrote to the offset of its first record there.
+	// SettleTxn reads the transaction's end from these offsets on. A
+	// record of the first version has none.
+	FirstOffsets map[int32]int64
 }
 
 // String describes r for logs and weir.sinks.
@@ -105,11 +112,13 @@ func (r TxnRecord) String() string {
 		r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.Epoch, r.Empty)
 }
 
-const txnRecordVersion = 1
+const txnRecordVersion = 2
 
 // Marshal encodes r for the checkpoint batch: a version byte, then the
 // transactional id (uvarint length + bytes), producer id (varint),
-// producer epoch (varint), checkpoint epoch (uvarint) and a flags byte.
+// producer epoch (varint), checkpoint epoch (uvarint), a flags byte, and
+// (since version 2) the first offsets: a uvarint count, then partition
+// and offset (varints) in partition order.
 func (r TxnRecord) Marshal() []byte {
 	b := make([]byte, 0, 32+len(r.TransactionalID))
 	b = append(b, txnRecordVersion)
@@ -122,7 +131,14 @@ func (r TxnRecord) Marshal() []byte {
 	if r.Empty {
 		flags |= 1
 	}
-	return append(b, flags)
+	b = append(b, flags)
+	parts := slices.Sorted(maps.Keys(r.FirstOffsets))
+	b = binary.AppendUvarint(b, uint64(len(parts)))
+	for _, p := range parts {
+		b = binary.AppendVarint(b, int64(p))
+		b = binary.AppendVarint(b, r.FirstOffsets[p])
+	}
+	return b
 }
 
 // UnmarshalTxnRecord decodes what Marshal produced. Errors: truncated or
@@ -132,9 +148,10 @@ func UnmarshalTxnRecord(b []byte) (TxnRecord, error) {
 	bad := func(what string) (TxnRecord, error) {
 		return TxnRecord{}, fmt.Errorf("kafka sink: bad transaction record: %s", what)
 	}
-	if len(b) == 0 || b[0] != txnRecordVersion {
+	if len(b) == 0 || b[0] < 1 || b[0] > txnRecordVersion {
 		return bad("unknown version")
 	}
+	version := b[0]
 	b = b[1:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) < n {
@@ -157,10 +174,38 @@ func UnmarshalTxnRecord(b []byte) (TxnRecord, error) {
 		return bad("epoch")
 	}
 	b = b[k:]
-	if len(b) != 1 {
+	if len(b) < 1 || (version == 1 && len(b) != 1) {
 		return bad("flags")
 	}
 	r.ProducerID, r.ProducerEpoch, r.Epoch, r.Empty = pid, int16(ep), e, b[0]&1 != 0
+	b = b[1:]
+	if version == 1 {
+		return r, nil
+	}
+	n, k = binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return bad("first offsets")
+	}
+	b = b[k:]
+	for range n {
+		p, k := binary.Varint(b)
+		if k <= 0 || p < -1<<31 || p >= 1<<31 {
+			return bad("first offset partition")
+		}
+		b = b[k:]
+		o, k := binary.Varint(b)
+		if k <= 0 {
+			return bad("first offset")
+		}
+		b = b[k:]
+		if r.FirstOffsets == nil {
+			r.FirstOffsets = map[int32]int64{}
+		}
+		r.FirstOffsets[int32(p)] = o
+	}
+	if len(b) != 0 {
+		return bad("trailing bytes")
+	}
 	return r, nil
 }
 
@@ -208,6 +253,9 @@ type SinkWriter struct {
 
 	mu         sync.Mutex
 	produceErr error
+	// first is the open epoch's first offset per partition, as the
+	// delivery callbacks learn them.
+	first map[int32]int64
 }
 
 func (cfg *SinkConfig) withDefaults() {
@@ -309,6 +357,9 @@ func (w *SinkWriter) BeginEpoch(e uint64) error {
 		return fmt.Errorf("kafka sink: epoch %d is still open", w.epoch)
 	}
 	w.epoch, w.wrote = e, false
+	w.mu.Lock()
+	w.first = nil
+	w.mu.Unlock()
 	if w.plain != nil {
 		w.open = true
 		return nil
@@ -351,15 +402,21 @@ func (w *SinkWriter) Write(ctx context.Context, recs ...Record) error {
 	return ctx.Err()
 }
 
-func (w *SinkWriter) promise(_ *kgo.Record, err error) {
-	if err == nil {
+func (w *SinkWriter) promise(r *kgo.Record, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if w.produceErr == nil {
+			w.produceErr = err
+		}
 		return
 	}
-	w.mu.Lock()
-	if w.produceErr == nil {
-		w.produceErr = err
+	if w.first == nil {
+		w.first = map[int32]int64{}
 	}
-	w.mu.Unlock()
+	if o, ok := w.first[r.Partition]; !ok || r.Offset < o {
+		w.first[r.Partition] = r.Offset
+	}
 }
 
 func (w *SinkWriter) takeProduceErr() error {
@@ -408,6 +465,9 @@ func (w *SinkWriter) PreCommit(ctx context.Context) (TxnRecord, error) {
 			return TxnRecord{}, fmt.Errorf("kafka sink: producer id of %s: %w", s.id, err)
 		}
 		s.rec.ProducerID, s.rec.ProducerEpoch = pid, ep
+		w.mu.Lock()
+		s.rec.FirstOffsets = maps.Clone(w.first)
+		w.mu.Unlock()
 	}
 	s.state = slotPreCommitted
 	w.cur, w.open = nil, false
@@ -431,20 +491,22 @@ func (w *SinkWriter) TakeDone() []TxnRecord {
 	return done
 }
 
-// ErrTxnAborted is wrapped by Commit when the broker aborted the
-// transaction on its own (its transaction timeout passed, or it lost the
-// transaction in a crash): its records will never be visible to
-// read_committed readers, and whoever holds them may write them again in
-// a new transaction.
-var ErrTxnAborted = errors.New("the broker aborted the transaction")
+// ErrCommitRefused is wrapped by Commit and RecoverPending when the
+// broker refuses to commit a transaction because it no longer holds it
+// open (INVALID_TXN_STATE). That is no proof of an abort: the broker may
+// have aborted it (its timeout passed, it lost it in a crash) or
+// committed it, the refusal answering a repeated EndTxn whose first
+// attempt committed and whose memory a broker crash erased. SettleTxn
+// reads which from the log.
+var ErrCommitRefused = errors.New("the broker refused to commit the transaction, which it no longer holds open")
 
 // Commit is phase two: called once the checkpoint holding rec is committed,
 // it commits rec's Kafka transaction, making its records visible to
 // read_committed readers. It also frees the ids whose done marks rode in
 // that checkpoint or an earlier one. Commit is idempotent: committing an
-// already committed record returns nil. Errors: ErrTxnAborted (wrapped)
-// when the broker had aborted the transaction (for example it timed out);
-// any other error leaves the outcome unknown.
+// already committed record returns nil. Errors: ErrCommitRefused
+// (wrapped) when the broker no longer holds the transaction open (settle
+// it with SettleTxn); any other error leaves the outcome unknown.
 func (w *SinkWriter) Commit(ctx context.Context, rec TxnRecord) error {
 	if w.plain != nil {
 		return nil
@@ -479,11 +541,11 @@ func (w *SinkWriter) Commit(ctx context.Context, rec TxnRecord) error {
 		// of the transaction is stale.
 		w.log.Warn("kafka sink commit failed, retrying with EndTxn", "txn", rec.String(), "err", err)
 		if rerr := endTxnCommit(ctx, s.cl, rec); rerr != nil {
-			if errors.Is(rerr, kerr.InvalidTxnState) {
-				// The broker no longer holds the transaction open and did
-				// not commit it: it aborted it on its own.
+			if errors.Is(rerr, ErrCommitRefused) {
+				// The broker no longer holds the transaction open: it
+				// ended it, one way or the other (SettleTxn tells).
 				s.state = slotFree
-				return fmt.Errorf("kafka sink: commit %s: %w: %v", rec, ErrTxnAborted, rerr)
+				return rerr
 			}
 			return fmt.Errorf("kafka sink: commit %s: %w (retry: %v)", rec, err, rerr)
 		}
@@ -561,7 +623,8 @@ func (w *SinkWriter) Close() {
 // retry detection in EndTxn v5, and the same in v4), so this is safe to
 // repeat. Only afterwards may NewSinkWriter initialise the producers,
 // which aborts everything else left open. Errors: a transaction could not
-// be committed (for example it timed out and the broker aborted it); every
+// be committed, ErrCommitRefused (wrapped) when the broker no longer holds
+// it open (SettleTxn tells whether it committed or aborted it); every
 // record is still tried. A record whose producer epoch is fenced counts as
 // committed: nothing but a recovery that committed it starts a producer
 // on the id (NewSinkWriter comes after RecoverPending), so a recovery
@@ -612,6 +675,9 @@ func endTxnCommit(ctx context.Context, cl *kgo.Client, r TxnRecord) error {
 		}
 		if err == nil {
 			return nil
+		}
+		if errors.Is(err, kerr.InvalidTxnState) {
+			return fmt.Errorf("kafka sink: commit %s: %w: %w", r, ErrCommitRefused, err)
 		}
 		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.ConcurrentTransactions) {
 			return fmt.Errorf("kafka sink: commit %s: %w", r, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -77,6 +78,9 @@ func TestSinkEpochsVisibleAfterCommit(t *testing.T) {
 	if r1.Empty || r1.Epoch != 1 || r1.TransactionalID != "weir-eo-normal-0-0" {
 		t.Fatalf("pre-commit record %v", r1)
 	}
+	if len(r1.FirstOffsets) == 0 {
+		t.Fatalf("pre-commit record %v has no first offsets", r1)
+	}
 	expectCommitted(t, b, topic, nil)
 	if got := consume(t, b.Addr(), topic, "read_uncommitted"); len(got) != 5 {
 		t.Fatalf("pre-committed records are not on the broker: %q", got)
@@ -92,7 +96,7 @@ func TestSinkEpochsVisibleAfterCommit(t *testing.T) {
 	expectCommitted(t, b, topic, seq("e1", 0, 5))
 
 	r2 := preCommit(t, w)
-	if done := w.TakeDone(); len(done) != 1 || done[0] != r1 {
+	if done := w.TakeDone(); len(done) != 1 || !reflect.DeepEqual(done[0], r1) {
 		t.Fatalf("TakeDone = %v, want [%v]", done, r1)
 	}
 	expectCommitted(t, b, topic, seq("e1", 0, 5))
@@ -253,9 +257,10 @@ func TestTxnRecordMarshal(t *testing.T) {
 	for _, r := range []TxnRecord{
 		{TransactionalID: "weir-s-0-1", ProducerID: 5393761587282840458, ProducerEpoch: 3, Epoch: 1 << 40},
 		{TransactionalID: "", ProducerID: -1, ProducerEpoch: -1, Epoch: 0, Empty: true},
+		{TransactionalID: "weir-s-0-2", ProducerID: 9, ProducerEpoch: 1, Epoch: 12, FirstOffsets: map[int32]int64{0: 17, 2: 1 << 35}},
 	} {
 		got, err := UnmarshalTxnRecord(r.Marshal())
-		if err != nil || got != r {
+		if err != nil || !reflect.DeepEqual(got, r) {
 			t.Fatalf("round trip of %v: %v, %v", r, got, err)
 		}
 		b := r.Marshal()
@@ -265,6 +270,13 @@ func TestTxnRecordMarshal(t *testing.T) {
 		if _, err := UnmarshalTxnRecord(append(b, 0)); err == nil {
 			t.Fatalf("trailing byte accepted")
 		}
+	}
+	// A record of the first version, stored before first offsets were,
+	// still decodes.
+	v1 := []byte{1, 3, 'a', '-', '1', 14, 6, 24, 0}
+	want := TxnRecord{TransactionalID: "a-1", ProducerID: 7, ProducerEpoch: 3, Epoch: 24}
+	if got, err := UnmarshalTxnRecord(v1); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("version 1 record: %v, %v; want %v", got, err, want)
 	}
 }
 

@@ -89,10 +89,22 @@ type Recorded struct{ Epoch uint64 }
 // Epoch is committed (or had been already).
 type Committed struct{ Epoch uint64 }
 
-// Aborted is the outcome of Commit or Resolve when the broker aborted
-// the transaction of Epoch on its own (a transaction timeout, a broker
-// that lost it): it can never commit.
+// Aborted is the outcome of Commit, Resolve or Settle when the
+// transaction of Epoch is known to be aborted (a transaction timeout, a
+// broker that lost it): it can never commit.
 type Aborted struct {
+	Epoch uint64
+	Err   error
+}
+
+// Refused is the outcome of Commit or Resolve when the broker refused to
+// commit the transaction of Epoch because it no longer holds it open,
+// without saying whether it committed or aborted it. Kafka answers a
+// repeated EndTxn(commit) that way when the state that would recognise
+// the repeat is gone (a broker restarted after a crash forgets that the
+// transaction's last end was a commit), so a refusal is no proof of an
+// abort: Settle reads the answer from the broker's log.
+type Refused struct {
 	Epoch uint64
 	Err   error
 }
@@ -113,6 +125,7 @@ func (Flushed) isEvent()             {}
 func (Recorded) isEvent()            {}
 func (Committed) isEvent()           {}
 func (Aborted) isEvent()             {}
+func (Refused) isEvent()             {}
 func (Truncated) isEvent()           {}
 func (Failed) isEvent()              {}
 
@@ -149,6 +162,14 @@ type Commit struct{ Txn Txn }
 // Outcome: Committed, Aborted or Failed.
 type Resolve struct{ Txn Txn }
 
+// Settle finds out, without starting a producer, whether the broker
+// committed or aborted Txn, whose commit it refused (Refused): it reads
+// the transaction's records from the broker's log (for Kafka, the
+// control record that ends the transaction after its first offsets).
+// Outcome: Committed, Aborted, or Failed (the answer is not there yet;
+// Resolve follows).
+type Settle struct{ Txn Txn }
+
 // Truncate deletes durably, in one write, the log store's epoch Epoch
 // (when it holds it) and the records in Records. Outcome: Truncated or
 // Failed.
@@ -180,6 +201,7 @@ func (Deliver) isAction()  {}
 func (Record) isAction()   {}
 func (Commit) isAction()   {}
 func (Resolve) isAction()  {}
+func (Settle) isAction()   {}
 func (Truncate) isAction() {}
 func (Retry) isAction()    {}
 func (Lost) isAction()     {}
@@ -202,7 +224,8 @@ const (
 	// stored (Record).
 	phaseFlushed
 	// phasePreCommitted: the record is durable; the transaction is being
-	// committed (Commit, or Resolve when the outcome is unknown).
+	// committed (Commit, or Resolve when the outcome is unknown, or
+	// Settle when the broker refused the commit).
 	phasePreCommitted
 	// phaseCommitted: the transaction is committed; the epoch and its
 	// record are leaving the log store (Truncate). Then: done, idle.
@@ -242,6 +265,10 @@ type Delivery struct {
 	// resolve: the commit's outcome is unknown (or it is a record found
 	// at start): resolve it with the record instead of Commit.
 	resolve bool
+	// settle: the broker refused the commit without saying why: read
+	// the transaction's outcome from the broker (Settle) before anything
+	// else, above all before delivering the epoch again.
+	settle bool
 	// stale are records to delete with the next Record or Truncate:
 	// transactions of the epoch in progress that the broker aborted.
 	stale []Txn
@@ -412,17 +439,24 @@ func (d *Delivery) Step(ev Event) error {
 		d.busy, d.attempt = nil, 0
 		d.phase, d.stale = phasePreCommitted, nil
 	case Committed:
-		if !d.awaitsCommit(ev.Epoch) {
+		if !d.awaitsCommit(ev.Epoch) && !d.awaitsSettle(ev.Epoch) {
 			return d.unexpected(ev)
 		}
 		d.busy, d.attempt = nil, 0
-		d.phase = phaseCommitted
+		d.phase, d.settle = phaseCommitted, false
 	case Aborted:
-		if !d.awaitsCommit(ev.Epoch) {
+		if !d.awaitsCommit(ev.Epoch) && !d.awaitsSettle(ev.Epoch) {
 			return d.unexpected(ev)
 		}
 		d.busy, d.attempt = nil, 0
 		d.aborted(ev.Err)
+	case Refused:
+		if !d.awaitsCommit(ev.Epoch) {
+			return d.unexpected(ev)
+		}
+		// Not progress yet: the backoff goes on until Settle answers.
+		// The producers' view of the transaction is stale either way.
+		d.busy, d.settle, d.connected = nil, true, false
 	case Truncated:
 		if a, ok := d.busy.(Truncate); !ok || a.Epoch != ev.Epoch {
 			return d.unexpected(ev)
@@ -461,6 +495,12 @@ func (d *Delivery) awaitsCommit(epoch uint64) bool {
 	return false
 }
 
+// awaitsSettle reports whether a Settle of epoch is outstanding.
+func (d *Delivery) awaitsSettle(epoch uint64) bool {
+	a, ok := d.busy.(Settle)
+	return ok && a.Txn.Epoch == epoch
+}
+
 func (d *Delivery) append(e Entry) error {
 	if e.Epoch <= d.appended {
 		return fmt.Errorf("%w: append of epoch %d after epoch %d", ErrUnexpected, e.Epoch, d.appended)
@@ -488,9 +528,10 @@ func (d *Delivery) aborted(err error) {
 		if len(d.recorded) > 0 && d.recorded[0].Epoch == d.epoch {
 			d.recorded = d.recorded[1:]
 		}
-		d.phase, d.txn, d.resolve = phaseIdle, Txn{}, false
+		d.phase, d.txn, d.resolve, d.settle = phaseIdle, Txn{}, false, false
 		return
 	}
+	d.settle = false
 	d.emit(Lost{Txn: d.txn, Err: err})
 	d.phase = phaseCommitted
 	d.empty = false
@@ -508,7 +549,7 @@ func (d *Delivery) truncated() {
 		d.recorded = d.recorded[1:]
 	}
 	d.delivered = max(d.delivered, d.epoch)
-	d.phase, d.txn, d.empty, d.resolve, d.stale = phaseIdle, Txn{}, false, false, nil
+	d.phase, d.txn, d.empty, d.resolve, d.settle, d.stale = phaseIdle, Txn{}, false, false, false, nil
 }
 
 // failed starts the backoff after a failed action and decides where the
@@ -524,6 +565,12 @@ func (d *Delivery) failed(err error) {
 	case Commit, Resolve:
 		// The outcome is unknown: only the record may settle it.
 		d.resolve = true
+	case Settle:
+		// The log did not answer (the broker is down, or the
+		// transaction's end is not written yet): commit it again with
+		// the record, which either commits it, confirms it, or is
+		// refused again and settled again.
+		d.settle, d.resolve = false, true
 	}
 	d.busy = nil
 	d.attempt++
@@ -548,6 +595,8 @@ func actionName(a Action) string {
 		return "commit"
 	case Resolve:
 		return "resolve"
+	case Settle:
+		return "settle"
 	case Truncate:
 		return "truncate"
 	}
@@ -585,9 +634,12 @@ func (d *Delivery) advance() {
 	case phaseFlushed:
 		a = Record{Txn: d.txn, Replaces: slices.Clone(d.stale)}
 	case phasePreCommitted:
-		if d.resolve {
+		switch {
+		case d.settle:
+			a = Settle{Txn: d.txn}
+		case d.resolve:
 			a = Resolve{Txn: d.txn}
-		} else {
+		default:
 			a = Commit{Txn: d.txn}
 		}
 	case phaseCommitted:

@@ -28,9 +28,17 @@
 // (Resolve, idempotent) and then truncates. The epoch leaves the log
 // store only after its transaction is committed, so a transaction the
 // broker aborted on its own (a transaction timeout during a long outage,
-// a broker that lost it in a crash) is not a loss: Commit or Resolve
-// reports Aborted, and the epoch is delivered again in a new transaction
-// whose record replaces the old one.
+// a broker that lost it in a crash) is not a loss: the epoch is delivered
+// again in a new transaction whose record replaces the old one.
+//
+// Only a known abort may deliver an epoch again. A broker that refuses a
+// commit (Refused: Kafka's INVALID_TXN_STATE) says only that the
+// transaction is no longer open; a broker restarted after a crash
+// refuses the repeat of a commit that did reach its log, because it
+// forgot that the transaction's last end was a commit. So a refusal is
+// settled first (Settle: the transaction's end is read from the broker's
+// log, for Kafka the control record after its first offsets): a COMMIT
+// there finishes the epoch like a commit, an ABORT delivers it again.
 //
 // # Failures
 //
@@ -49,8 +57,8 @@
 // Like checkpoint.Coordinator: Step feeds an event, Ready returns the
 // actions to carry out, NextDeadline says when a Tick is due. At most
 // one IO action is outstanding at a time; its outcome is the next event
-// (Connected, Flushed, Recorded, Committed, Aborted, Truncated or
-// Failed). The machine does no IO, reads no clock and uses no
+// (Connected, Flushed, Recorded, Committed, Aborted, Refused, Truncated
+// or Failed). The machine does no IO, reads no clock and uses no
 // randomness; the sink operator's driver (executor/stream) runs it. The
 // traces in testdata/ show every path.
 package sinktxn

@@ -9,7 +9,8 @@ import (
 )
 
 // TestRandomDeliveryExactlyOnce drives Delivery with random outcomes
-// (failures, broker aborts, restarts from the durable state) against a
+// (failures, broker aborts, refused repeats of a commit that did land,
+// restarts from the durable state) against a
 // model of storage and the broker, and checks the protocol's invariants:
 // epochs are delivered in order and only once committed; producers never
 // restart while a recorded transaction is unresolved; and once failures
@@ -31,12 +32,16 @@ type model struct {
 	logged    map[uint64]bool   // epochs ever in the log store
 	committed uint64
 	next      int // txn id counter
+	// r decides whether a repeated commit of a committed transaction is
+	// confirmed or refused (as a broker restarted after a crash refuses
+	// it).
+	r *rand.Rand
 }
 
 func randomRun(t *testing.T, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 0))
 	m := &model{log: map[uint64]bool{}, records: map[string]Txn{}, txns: map[string]string{},
-		delivered: map[uint64]int{}, logged: map[uint64]bool{}}
+		delivered: map[uint64]int{}, logged: map[uint64]bool{}, r: r}
 	now := time.UnixMilli(0)
 	d := New(Config{})
 	var busy Action
@@ -205,9 +210,25 @@ func (m *model) outcome(a Action) Event {
 			m.delivered[tx.Epoch]++
 			return Committed{Epoch: tx.Epoch}
 		case "committed":
+			if m.r.IntN(2) == 0 {
+				return Refused{Epoch: tx.Epoch, Err: errors.New("INVALID_TXN_STATE")}
+			}
 			return Committed{Epoch: tx.Epoch}
 		}
+		if m.r.IntN(2) == 0 {
+			return Refused{Epoch: tx.Epoch, Err: errors.New("INVALID_TXN_STATE")}
+		}
 		return Aborted{Epoch: tx.Epoch, Err: errors.New("INVALID_TXN_STATE")}
+	case Settle:
+		// The log tells: a committed transaction has its COMMIT, an
+		// aborted one its ABORT, an open one no end yet.
+		switch m.txns[a.Txn.ID] {
+		case "committed":
+			return Committed{Epoch: a.Txn.Epoch}
+		case "aborted":
+			return Aborted{Epoch: a.Txn.Epoch, Err: errors.New("ABORT marker")}
+		}
+		return Failed{Err: errors.New("no end of the transaction in the log yet")}
 	case Truncate:
 		delete(m.log, a.Epoch)
 		for _, tx := range a.Records {

@@ -32,6 +32,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	recorded <epoch>
 //	committed <epoch>
 //	aborted <epoch>
+//	refused <epoch>
 //	truncated <epoch>
 //	failed <word>
 //	state
@@ -167,6 +168,8 @@ func (h *harness) run(line string) []string {
 		step(Committed{Epoch: h.u64(arg(0))})
 	case "aborted":
 		step(Aborted{Epoch: h.u64(arg(0)), Err: errors.New("INVALID_TXN_STATE")})
+	case "refused":
+		step(Refused{Epoch: h.u64(arg(0)), Err: errors.New("INVALID_TXN_STATE")})
 	case "truncated":
 		step(Truncated{Epoch: h.u64(arg(0))})
 	case "failed":
@@ -205,6 +208,8 @@ func formatAction(a Action) string {
 		return "commit " + a.Txn.String()
 	case Resolve:
 		return "resolve " + a.Txn.String()
+	case Settle:
+		return "settle " + a.Txn.String()
 	case Truncate:
 		return fmt.Sprintf("truncate %d records=%v", a.Epoch, a.Records)
 	case Retry:

@@ -65,17 +65,31 @@ const DefaultSinkLogMaxBytes = 256 << 20
 const sinkLogEntryBytes = 256 << 10
 
 // ErrSinkTxnAborted is wrapped by RecoverSinkTxnFunc and by a
-// SinkWriter's Commit when the broker aborted the transaction on its
-// own: it can never commit, and a decoupled sink delivers its epoch
-// again.
+// SinkWriter's Commit when the transaction is known to be aborted: it
+// can never commit, and a decoupled sink delivers its epoch again.
 var ErrSinkTxnAborted = errors.New("the broker aborted the transaction")
+
+// ErrSinkTxnRefused is wrapped by RecoverSinkTxnFunc and by a
+// SinkWriter's Commit when the target refused to commit the transaction
+// because it no longer holds it open, without saying whether it
+// committed or aborted it (a Kafka broker restarted after a crash refuses
+// the repeat of a commit that reached its log). A decoupled sink then
+// settles it (SettleSinkTxnFunc) before it may deliver the epoch again.
+var ErrSinkTxnRefused = errors.New("the broker refused to commit the transaction")
 
 // RecoverSinkTxnFunc commits txn, a transaction recorded by sink node n
 // of actor actx, without starting a producer (the record's producer id and
 // epoch suffice); committing one already committed succeeds. Errors:
-// ErrSinkTxnAborted (wrapped) when the broker aborted it; anything else
+// ErrSinkTxnAborted (wrapped) when the broker aborted it,
+// ErrSinkTxnRefused (wrapped) when it refused to commit it; anything else
 // means the outcome is unknown.
 type RecoverSinkTxnFunc func(ctx context.Context, actx *ActorContext, n *planner.StreamSink, txn SinkTxn) error
+
+// SettleSinkTxnFunc finds out, without starting a producer, whether the
+// target committed txn (true) or aborted it (false), after it refused to
+// commit it. Errors: the answer is not to be had yet (the target is
+// down, or the transaction's end is not written).
+type SettleSinkTxnFunc func(ctx context.Context, actx *ActorContext, n *planner.StreamSink, txn SinkTxn) (bool, error)
 
 // SinkObserver learns how decoupled sinks' deliveries go, for the log and
 // the system views. Calls come from the delivery goroutines.
@@ -98,6 +112,9 @@ type SinkObserver interface {
 // Recover, every sink is coupled.
 type SinkDecoupling struct {
 	Recover RecoverSinkTxnFunc
+	// Settle settles a refused commit; nil takes a refusal for an
+	// abort (for targets whose refusals are one).
+	Settle SettleSinkTxnFunc
 	// Observer may be nil.
 	Observer SinkObserver
 	// MaxBytes is the default log store bound (DefaultSinkLogMaxBytes
@@ -717,6 +734,18 @@ func (d *deliverer) do(ctx context.Context, a sinktxn.Action) sinktxn.Event {
 	case sinktxn.Resolve:
 		err := d.env.Recover(ctx, d.actx, s.n, SinkTxn{ID: a.Txn.ID, Epoch: a.Txn.Epoch, Data: a.Txn.Data})
 		return commitOutcome(a.Txn.Epoch, err)
+	case sinktxn.Settle:
+		if d.env.Settle == nil {
+			return sinktxn.Aborted{Epoch: a.Txn.Epoch, Err: ErrSinkTxnRefused}
+		}
+		committed, err := d.env.Settle(ctx, s.actx, s.n, SinkTxn{ID: a.Txn.ID, Epoch: a.Txn.Epoch, Data: a.Txn.Data})
+		switch {
+		case err != nil:
+			return failed(err)
+		case committed:
+			return sinktxn.Committed{Epoch: a.Txn.Epoch}
+		}
+		return sinktxn.Aborted{Epoch: a.Txn.Epoch, Err: fmt.Errorf("%w: its end in the broker's log is an ABORT", ErrSinkTxnAborted)}
 	case sinktxn.Truncate:
 		if err := d.truncate(a); err != nil {
 			return failed(err)
@@ -736,6 +765,8 @@ func commitOutcome(epoch uint64, err error) sinktxn.Event {
 		return sinktxn.Committed{Epoch: epoch}
 	case errors.Is(err, ErrSinkTxnAborted):
 		return sinktxn.Aborted{Epoch: epoch, Err: err}
+	case errors.Is(err, ErrSinkTxnRefused):
+		return sinktxn.Refused{Epoch: epoch, Err: err}
 	}
 	return sinktxn.Failed{Err: err}
 }

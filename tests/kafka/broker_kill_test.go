@@ -12,11 +12,13 @@ import (
 
 // TestBrokerKillLeavesNoHalfEndedTransaction SIGKILLs `weir kafka` while a
 // transaction is open, then has the same transactional id commit more
-// records, then kills the broker again. kfake aborts the open transaction
-// on restart without writing its ABORT marker; unrepaired, read_committed
-// readers from the start then miss the later committed records, and
-// after the second kill the aborted record comes back as committed. The
-// broker writes the missing markers at start, so read_committed sees
+// records, then kills the broker again. kfake alone aborts the open
+// transaction on restart without writing its ABORT marker; unrepaired,
+// read_committed readers from the start then miss the later committed
+// records, and after the second kill the aborted record comes back as
+// committed. The broker keeps the transaction open instead, as Kafka
+// does, so the new producer's InitProducerID aborts it with a marker (and
+// it writes the markers of those it cannot keep), so read_committed sees
 // exactly what was committed after every kill.
 func TestBrokerKillLeavesNoHalfEndedTransaction(t *testing.T) {
 	kafkatest.Kcat(t)

@@ -30,12 +30,14 @@
 // # Crashes and the embedded broker
 //
 // SIGKILL of `weir serve --embedded-kafka` kills the broker with it. On
-// restart kfake aborts every transaction that was open when it died, so a
-// sink transaction pre-committed by a checkpoint that had committed
-// (fault point checkpoint.after_commit) can no longer be committed and
-// its records are lost (TestCrashedBrokerAbortsOpenTransactions shows
-// it). Crash tests of that window run the broker as its own process with
-// StartBroker, so that only weir dies.
+// restart the broker keeps every transaction that was open when it died,
+// as Kafka does (kfake alone would abort them;
+// TestCrashedBrokerKeepsOpenTransactions shows it), so a sink
+// transaction pre-committed by a checkpoint that had committed (fault
+// point checkpoint.after_commit) is committed by recovery. Crash tests
+// run the broker as its own process with StartBroker all the same, so
+// that weir and the broker die separately (TestCrashMatrixBrokerKill
+// kills both, one after the other).
 //
 // kcat must be installed; the helpers fail the test (t.Fatal) when it is
 // not on PATH.
