@@ -71,8 +71,8 @@ type pipeline struct {
 	b        *kafkatest.Broker
 	sinkAddr string
 	w        *kafkatest.Weir
-	plain  bool // the PLAIN sink exists
-	upsert bool // the UPSERT sink exists
+	plain    bool // the PLAIN sink exists
+	upsert   bool // the UPSERT sink exists
 	// next is the first input record not produced yet.
 	next int
 }
