@@ -53,7 +53,7 @@ func TestBackupHandOver(t *testing.T) {
 		t.Fatalf("the original still has sinks after handing them over: %q", rows)
 	}
 	kafkatest.Exec(t, p.w.ConnString(), "FLUSH")
-	handed := len(kafkatest.Consume(t, p.b.Addr, plainTopic))
+	handed := len(kafkatest.Consume(t, p.sinkAddr, plainTopic))
 	if handed == 0 || handed >= streamed {
 		t.Fatalf("%s holds %d records at the hand-over, of %d produced by then", plainTopic, handed, streamed)
 	}
@@ -69,7 +69,7 @@ func TestBackupHandOver(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "55000") || !strings.Contains(string(out), "--take-over-sinks") {
 		t.Fatalf("a copy holding sinks started without --take-over-sinks (%v):\n%s", err, out)
 	}
-	if n := len(kafkatest.Consume(t, p.b.Addr, plainTopic)); n != handed {
+	if n := len(kafkatest.Consume(t, p.sinkAddr, plainTopic)); n != handed {
 		t.Fatalf("%s went from %d to %d records while no copy ran its sinks", plainTopic, handed, n)
 	}
 

@@ -124,7 +124,7 @@ func TestDecoupledSinkBrokerDown(t *testing.T) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("50 INSERTs with the sink's broker down: p50 %s, max %s", lat[len(lat)/2], lat[len(lat)-1])
 	// The healthy pipeline streams meanwhile.
-	p := &pipeline{t: t, b: &kafkatest.Broker{Addr: healthy}, w: w}
+	p := &pipeline{t: t, b: &kafkatest.Broker{Addr: healthy}, sinkAddr: healthy, w: w}
 	p.produce(2000)
 	p.waitMV(2000)
 	checkPlain(t, healthy, plainTopic, 2000)
@@ -285,7 +285,7 @@ func TestDecoupledSinkFullLogStorePausesItsJob(t *testing.T) {
 			sink.log_store.max_bytes = '1000') FORMAT PLAIN ENCODE JSON`, plainTopic, b.Addr),
 	)
 	b.Kill()
-	p := &pipeline{t: t, b: &kafkatest.Broker{Addr: healthy}, w: w}
+	p := &pipeline{t: t, b: &kafkatest.Broker{Addr: healthy}, sinkAddr: healthy, w: w}
 	p.produce(2000)
 	p.waitMV(2000)
 	kafkatest.Eventually(t, time.Minute, "weir.sinks showing out_plain paused", func() (bool, string) {

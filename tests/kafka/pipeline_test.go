@@ -65,11 +65,14 @@ func expectedAgg(total int) map[int64]aggRow {
 
 // pipeline is a running broker and weir with the pipeline above created.
 type pipeline struct {
-	t      *testing.T
-	b      *kafkatest.Broker
-	w      *kafkatest.Weir
-	plain  bool // the PLAIN sink exists
-	upsert bool // the UPSERT sink exists
+	t *testing.T
+	// b is the broker of the input topic, and of the sinks' topics
+	// unless sinkAddr names another (weir's embedded broker).
+	b        *kafkatest.Broker
+	sinkAddr string
+	w        *kafkatest.Weir
+	plain    bool // the PLAIN sink exists
+	upsert   bool // the UPSERT sink exists
 	// next is the first input record not produced yet.
 	next int
 }
@@ -83,10 +86,30 @@ func newPipeline(t *testing.T, plain, upsert bool, sinkWith ...string) *pipeline
 	t.Helper()
 	kafkatest.Kcat(t)
 	b := kafkatest.StartBroker(t, "")
-	kafkatest.CreateTopic(t, b.Addr, inTopic, 3)
 	w := kafkatest.StartWeir(t, kafkatest.Options{Broker: b})
 	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
-	p := &pipeline{t: t, b: b, w: w, plain: plain, upsert: upsert}
+	return createPipeline(t, b, w, b.Addr, plain, upsert, sinkWith...)
+}
+
+// newPipelineEmbeddedSinks is newPipeline with the input on a broker of
+// its own and the sinks' topics on weir's embedded broker
+// (--embedded-kafka), which dies with weir: a SIGKILL of weir then also
+// loses the broker's open transactions (kfake aborts them on restart).
+func newPipelineEmbeddedSinks(t *testing.T, plain, upsert bool, sinkWith ...string) *pipeline {
+	t.Helper()
+	kafkatest.Kcat(t)
+	b := kafkatest.StartBroker(t, "")
+	w := kafkatest.StartWeir(t, kafkatest.Options{})
+	kafkatest.KeepLogs(t, w.LogPath, b.LogPath)
+	return createPipeline(t, b, w, w.KafkaAddr, plain, upsert, sinkWith...)
+}
+
+// createPipeline creates the topics (the input on b, the sinks' on
+// sinkAddr), the source, the view and the sinks asked for.
+func createPipeline(t *testing.T, b *kafkatest.Broker, w *kafkatest.Weir, sinkAddr string, plain, upsert bool, sinkWith ...string) *pipeline {
+	t.Helper()
+	kafkatest.CreateTopic(t, b.Addr, inTopic, 3)
+	p := &pipeline{t: t, b: b, sinkAddr: sinkAddr, w: w, plain: plain, upsert: upsert}
 	extra := ""
 	for _, o := range sinkWith {
 		extra += ", " + o
@@ -98,14 +121,14 @@ func newPipeline(t *testing.T, plain, upsert bool, sinkWith ...string) *pipeline
 		"CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s FROM src GROUP BY k",
 	}
 	if plain {
-		kafkatest.CreateTopic(t, b.Addr, plainTopic, 3)
+		kafkatest.CreateTopic(t, sinkAddr, plainTopic, 3)
 		stmts = append(stmts, fmt.Sprintf(`CREATE SINK out_plain AS SELECT k, v FROM src WITH (connector = 'kafka',
-			topic = '%s', properties.bootstrap.server = '%s'%s) FORMAT PLAIN ENCODE JSON`, plainTopic, b.Addr, extra))
+			topic = '%s', properties.bootstrap.server = '%s'%s) FORMAT PLAIN ENCODE JSON`, plainTopic, sinkAddr, extra))
 	}
 	if upsert {
-		kafkatest.CreateTopic(t, b.Addr, upsertTopic, 3)
+		kafkatest.CreateTopic(t, sinkAddr, upsertTopic, 3)
 		stmts = append(stmts, fmt.Sprintf(`CREATE SINK out_upsert FROM agg WITH (connector = 'kafka',
-			topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k'%s) FORMAT UPSERT ENCODE JSON`, upsertTopic, b.Addr, extra))
+			topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k'%s) FORMAT UPSERT ENCODE JSON`, upsertTopic, sinkAddr, extra))
 	}
 	kafkatest.Exec(t, w.ConnString(), stmts...)
 	return p
@@ -208,10 +231,10 @@ func (p *pipeline) check(total int) {
 		p.t.Errorf("weir.sources counts malformed records, but the input has none:\n%s", kafkatest.Lines(rows))
 	}
 	if p.plain {
-		checkPlain(p.t, p.b.Addr, plainTopic, total)
+		checkPlain(p.t, p.sinkAddr, plainTopic, total)
 	}
 	if p.upsert {
-		checkUpsert(p.t, p.b.Addr, upsertTopic, want)
+		checkUpsert(p.t, p.sinkAddr, upsertTopic, want)
 	}
 }
 
