@@ -210,22 +210,33 @@ func TestCrashAgainAfterRecoveryCommitted(t *testing.T) {
 }
 
 // TestCrashEmbeddedSinkBroker kills `weir serve --embedded-kafka` whose
-// embedded broker holds the sinks' topics, between the commit of a
-// decoupled sink's epoch to Pebble and its Kafka commit: after the
-// transaction is recorded (sink_log.after_record) and while it commits
-// (sink.during_commit). The broker dies with weir, and kfake aborts the
-// open transaction when it restarts, so the commit that recovery retries
-// finds it aborted: the sink must deliver the epoch again from its log
-// store in a new transaction. The input lives on a broker of its own.
-// The view equals the aggregate of the input, and both sinks' topics at
-// read_committed hold every record exactly once.
+// embedded broker holds the sinks' topics, between the commit of an
+// epoch to Pebble and its Kafka commit, so the broker dies with the
+// transaction open or its commit half done: for decoupled sinks after
+// the transaction is recorded (sink_log.after_record) and while it
+// commits (sink.during_commit), for coupled sinks right after the
+// checkpoint commit (checkpoint.after_commit). The restarted broker keeps
+// the open transactions, as Kafka does, and recovery commits them or
+// settles a refused commit from the topic's log (a repeated commit that
+// had landed is refused): no epoch is lost and none delivered twice. The
+// input lives on a broker of its own. The view equals the aggregate of
+// the input, and both sinks' topics at read_committed hold every record
+// exactly once.
 func TestCrashEmbeddedSinkBroker(t *testing.T) {
 	kafkatest.Kcat(t)
-	for _, point := range []string{fault.SinkLogAfterRecord, fault.SinkDuringCommit} {
-		t.Run(point, func(t *testing.T) {
+	cases := []struct {
+		point    string
+		sinkWith []string
+	}{
+		{fault.SinkLogAfterRecord, nil},
+		{fault.SinkDuringCommit, nil},
+		{fault.CheckpointAfterCommit, []string{coupled}},
+	}
+	for _, c := range cases {
+		t.Run(c.point, func(t *testing.T) {
 			t.Parallel()
-			p := newPipelineEmbeddedSinks(t, true, true)
-			crashRun(t, p, point)
+			p := newPipelineEmbeddedSinks(t, true, true, c.sinkWith...)
+			crashRun(t, p, c.point)
 			p.check(crashTotal)
 		})
 	}
