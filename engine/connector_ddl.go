@@ -178,7 +178,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		rel.PK = []int{len(rel.Cols) - 1}
 	}
 	for _, i := range rel.PK {
-		if t := rel.Cols[i].T; t.ID == types.Jsonb || t.IsArray() {
+		if t := rel.Cols[i].T; t.ID == types.Jsonb || t.ID == types.Json || t.IsArray() {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a %s column cannot be part of a primary key", t)
 		}
 	}

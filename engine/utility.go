@@ -263,6 +263,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		if rel.Cols[i].T.ID == types.Jsonb {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
 		}
+		if rel.Cols[i].T.ID == types.Json {
+			// json has no equality, so PostgreSQL has no index for it.
+			return nil, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		}
 		if rel.Cols[i].T.IsArray() {
 			// The key codec orders strings, not arrays element-wise.
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")

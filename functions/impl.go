@@ -125,6 +125,8 @@ var impls = func() implTable {
 	t.defineDatetime()
 	t.defineDatetimeFns()
 	t.defineJson()
+	t.defineJsonText()
+	t.defineJsonOps()
 	t.defineMath()
 	t.defineString()
 	t.defineSimilar()

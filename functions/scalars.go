@@ -206,6 +206,15 @@ func scalarOverloads() []*Overload {
 		variadic("jsonb_extract_path_text", tText, false, tJsonb, tText),
 		fn("jsonb_pretty", tText, tJsonb),
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
+		fn("jsonb_object", tJsonb, tTArr), fn("jsonb_object", tJsonb, tTArr, tTArr),
+	)
+	// json functions (docs §9.16): the json type keeps its text.
+	os = append(os,
+		fn("to_json", tJson, tAny),
+		variadic("json_build_object", tJson, true, tAny), fn("json_build_object", tJson),
+		variadic("json_build_array", tJson, true, tAny), fn("json_build_array", tJson),
+		fn("json_object", tJson, tTArr), fn("json_object", tJson, tTArr, tTArr),
+		fn("json_typeof", tText, tJson),
 	)
 	return os
 }

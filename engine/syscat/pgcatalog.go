@@ -150,7 +150,7 @@ var pgTypes = []typeRow{
 	{types.TBool, "bool", "B", true}, {types.TBytea, "bytea", "U", false}, {types.TChar, "char", "Z", false},
 	{types.TName, "name", "S", false}, {types.TInt8, "int8", "N", false}, {types.TInt2, "int2", "N", false},
 	{types.TInt4, "int4", "N", false}, {types.TText, "text", "S", true}, {types.TOid, "oid", "N", false},
-	{types.TJsonb, "jsonb", "U", false}, {types.TFloat4, "float4", "N", false}, {types.TFloat8, "float8", "N", true},
+	{types.TJsonb, "jsonb", "U", false}, {types.TJson, "json", "U", false}, {types.TFloat4, "float4", "N", false}, {types.TFloat8, "float8", "N", true},
 	{types.TUnknown, "unknown", "X", false}, {types.TVarchar, "varchar", "S", false}, {types.TDate, "date", "D", false},
 	{types.TTime, "time", "D", false}, {types.TTimestamp, "timestamp", "D", false}, {types.TTimestamptz, "timestamptz", "D", true},
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
@@ -473,7 +473,7 @@ func typStorage(t types.T) string {
 	switch t.ID {
 	case types.Numeric:
 		return "m"
-	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.TextArray:
+	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
 		return "x"
 	}
 	return "p"

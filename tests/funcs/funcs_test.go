@@ -38,6 +38,7 @@ var samples = map[types.TypeID][]string{
 	types.Timestamptz: {"'2024-02-29 13:45:06.5+00'::timestamptz"},
 	types.Interval:    {"'1 day 02:03:04'::interval", "'-3 months 5 days'::interval"},
 	types.Jsonb:       {`'{"a": [1, 2, null], "b": "x"}'::jsonb`, `'[1, "two", {"c": 3}]'::jsonb`},
+	types.Json:        {`'{"b":1, "a" : [1, 2,null], "b": "x"}'::json`, `' [1, "two", {"c": 3}] '::json`},
 	types.Oid:         {"16::oid"},
 	types.Name:        {"'abc'::name"},
 	types.Char:        {`'x'::"char"`},
