@@ -221,12 +221,30 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 	}
 	seen := map[string]bool{}
+	seqNames := map[string]bool{}
 	for _, c := range st.Columns {
 		if seen[c.Name] {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default}
+		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity}
+		switch {
+		case c.Identity != "" && c.Default != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
+		case c.Serial && c.Default != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
+		case c.Serial && c.Identity != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
+		case c.Identity != "" && !col.T.IsInteger():
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+		}
+		if c.Serial || c.Identity != "" {
+			col.Seq = e.ownedSequenceName(schema, st.Name.Name, c.Name, seqNames)
+			seqNames[col.Seq] = true
+			if c.Serial {
+				col.Default = "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "')"
+			}
+		}
 		if c.Default != "" {
 			if err := s.checkDefault(c.Default, col.T); err != nil {
 				return nil, err

@@ -131,6 +131,7 @@ var impls = func() implTable {
 	t.defineString()
 	t.defineSimilar()
 	t.defineSystem()
+	t.defineSequences()
 	t.defineTimewindow()
 	t.defineTochar()
 	return t

@@ -208,6 +208,12 @@ func scalarOverloads() []*Overload {
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
 		fn("jsonb_object", tJsonb, tTArr), fn("jsonb_object", tJsonb, tTArr, tTArr),
 	)
+	// Sequence functions (docs §9.17) on the sequences of serial and
+	// identity columns, named by text.
+	os = append(os,
+		volatile("nextval", tI8, tText), volatile("currval", tI8, tText),
+		volatile("setval", tI8, tText, tI8), volatile("setval", tI8, tText, tI8, tBool),
+	)
 	// json functions (docs §9.16): the json type keeps its text.
 	os = append(os,
 		fn("to_json", tJson, tAny),

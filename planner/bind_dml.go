@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
@@ -81,10 +83,15 @@ func scanAll(rel *catalog.Relation) *Scan {
 // ids are left NULL for the executor to assign).
 func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
-	if col.Default == "" || col.Hidden {
+	text := col.Default
+	if col.Identity != "" {
+		// An identity column's values come from its sequence.
+		text = "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "')"
+	}
+	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}
 	}
-	dq, err := parseExpr(col.Default)
+	dq, err := parseExpr(text)
 	if err != nil {
 		fail(pgerr.As(err))
 	}
@@ -109,6 +116,24 @@ func (b *binder) assign(e Expr, rel *catalog.Relation, i int) Expr {
 	fail(typeErrorf("column \"%s\" is of type %s but expression is of type %s", col.Name, col.T, b.typeOf(e)).
 		WithHint("You will need to rewrite or cast the expression."))
 	return nil
+}
+
+// generatedAlways fails with 428C9 when column i is GENERATED ALWAYS AS
+// IDENTITY and is given a value other than DEFAULT (update: by UPDATE's
+// SET).
+func generatedAlways(rel *catalog.Relation, i int, update bool) {
+	c := rel.Cols[i]
+	if c.Identity != "always" {
+		return
+	}
+	var err *pgerr.Error
+	if update {
+		err = pgerr.New(pgerr.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", c.Name)
+	} else {
+		err = pgerr.New(pgerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", c.Name).
+			WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+	}
+	fail(err.WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", c.Name))
 }
 
 // findColumn finds a target column by name.
@@ -165,6 +190,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		pos := map[int]int{}
 		for k, t := range targets[:len(sch)] {
 			pos[t] = k
+			generatedAlways(rel, t, false)
 		}
 		for i, c := range rel.Cols {
 			var e Expr
@@ -207,6 +233,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 					row[i] = b.defaultExpr(rel, i)
 					continue
 				}
+				generatedAlways(rel, i, false)
 				row[i] = b.assign(b.expr(ctx, x), rel, i)
 			}
 			for i := range rel.Cols {
@@ -295,6 +322,7 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 			out.Set[i] = b.defaultExpr(rel, i)
 			continue
 		}
+		generatedAlways(rel, i, true)
 		out.Set[i] = b.finalize(b.assign(b.expr(ctx, a.Expr), rel, i))
 	}
 	if oc.Where != nil {
@@ -378,6 +406,7 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 			upd.Set[i] = b.defaultExpr(rel, i)
 			continue
 		}
+		generatedAlways(rel, i, true)
 		upd.Set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
 	}
 	upd.Returning, upd.Out = b.returning(rel, alias)

@@ -91,6 +91,11 @@ type ColumnDef struct {
 	// DefaultExpr its TiDB AST.
 	Default     string
 	DefaultExpr ast.ExprNode
+	// Serial is set for serial, bigserial and smallserial (Type is then
+	// integer, bigint or smallint); Identity is "always" or "default"
+	// for GENERATED ALWAYS | BY DEFAULT AS IDENTITY ("" otherwise).
+	Serial   bool
+	Identity string
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))

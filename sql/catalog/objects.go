@@ -26,6 +26,14 @@ type Column struct {
 	// Hidden marks the generated row id of a table without a primary key;
 	// hidden columns are left out of SELECT * and \d.
 	Hidden bool
+	// Identity is "always" or "default" for a GENERATED ... AS IDENTITY
+	// column ("" otherwise); its values come from the sequence Seq.
+	Identity string
+	// Seq names the sequence the column owns (serial and identity
+	// columns; "" for none). A serial column's Default calls nextval on
+	// it. The sequence's position is kept in storage under the table's
+	// id and the column's name (engine/sequence.go).
+	Seq string
 }
 
 // Relation is a table, view, materialized view, source or sink.

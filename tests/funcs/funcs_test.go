@@ -93,6 +93,7 @@ var skip = map[string]string{
 	"has_database_privilege": "catalog", "pg_relation_is_publishable": "catalog OIDs", "pg_is_in_recovery": "server",
 	"tumble_start": "weir's own (TUMBLE), not in PostgreSQL",
 	"pg_icase":     "internal", "pg_concat": "internal",
+	"nextval": "sequence state", "currval": "sequence state", "setval": "sequence state",
 }
 
 // sql returns the SQL text of a call of name with argument texts args,
