@@ -312,6 +312,14 @@ func (t implTable) defineJsonText() {
 			return dText(s)
 		})
 	}
+	t.defRowNS("pg_json_key", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if d[0].Null {
+			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
+		}
+		var b strings.Builder
+		types.WriteJSONString(&b, d[0].S)
+		return dText(b.String())
+	})
 	t.defRow("json_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := types.ParseJSONB(d[0].S)
 		if err != nil {

@@ -221,6 +221,10 @@ func scalarOverloads() []*Overload {
 		variadic("json_build_array", tJson, true, tAny), fn("json_build_array", tJson),
 		fn("json_object", tJson, tTArr), fn("json_object", tJson, tTArr, tTArr),
 		fn("json_typeof", tText, tJson),
+		// pg_json_key(k) is the text of json_object_agg's key k, for
+		// the planner's streaming form of the json aggregates: a NULL
+		// key is 22023, as in the aggregate.
+		nonStrict("pg_json_key", tText, tText),
 	)
 	return os
 }

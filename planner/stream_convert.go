@@ -457,7 +457,7 @@ type jsonAgg struct {
 
 // jsonAggsAsStringAgg rewrites json_agg, jsonb_agg, json_object_agg and
 // jsonb_object_agg calls as string_agg over each row's element text
-// (to_json(x), or to_json(k::text) || ' : ' || to_json(v)), which the
+// (to_json(x), or pg_json_key(k) || ' : ' || to_json(v)), which the
 // stream HashAgg keeps exactly under retraction: a result is the
 // elements' concatenation in ORDER BY order (ties in stream key order),
 // wrapped as json_agg writes it; the jsonb forms are that json text cast
@@ -486,7 +486,7 @@ func jsonAggsAsStringAgg(a *Agg) (*Agg, map[int]jsonAgg) {
 				&Const{V: types.DString("null"), T: types.TText}}, T: types.TText}
 		case "json_object_agg", "jsonb_object_agg":
 			w.prefix, w.suffix = "{ ", " }"
-			key := toText(c.Args[0], false)
+			key := &Call{Fn: "pg_json_key", Args: []Expr{c.Args[0]}, T: types.TText}
 			val := &Coalesce{Args: []Expr{toText(c.Args[1], false),
 				&Const{V: types.DString("null"), T: types.TText}}, T: types.TText}
 			elem = concatText(concatText(key, &Const{V: types.DString(" : "), T: types.TText}), val)
