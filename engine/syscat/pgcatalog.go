@@ -209,7 +209,7 @@ func pgCatalogTables() []*table {
 						coll = 100
 					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
 					for j, k := range r.PK {
@@ -465,6 +465,18 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 func viewDef(r *catalog.Relation) string {
 	q := strings.TrimRight(strings.TrimSpace(r.SQL), ";")
 	return " " + q + ";"
+}
+
+// identityCode is pg_attribute.attidentity: 'a' for GENERATED ALWAYS,
+// 'd' for BY DEFAULT, empty for other columns.
+func identityCode(identity string) string {
+	switch identity {
+	case "always":
+		return "a"
+	case "default":
+		return "d"
+	}
+	return ""
 }
 
 // typStorage is pg_type.typstorage: variable-length types are stored
