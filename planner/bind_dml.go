@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strings"
-
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
@@ -83,11 +81,7 @@ func scanAll(rel *catalog.Relation) *Scan {
 // ids are left NULL for the executor to assign).
 func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
-	text := col.Default
-	if col.Identity != "" {
-		// An identity column's values come from its sequence.
-		text = "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "')"
-	}
+	text := col.DefaultSQL()
 	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}
 	}

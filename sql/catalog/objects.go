@@ -1,6 +1,10 @@
 package catalog
 
-import "github.com/weirdb/weir/types"
+import (
+	"strings"
+
+	"github.com/weirdb/weir/types"
+)
 
 // Kind is the kind of a catalog relation.
 type Kind uint8
@@ -34,6 +38,16 @@ type Column struct {
 	// it. The sequence's position is kept in storage under the table's
 	// id and the column's name (engine/sequence.go).
 	Seq string
+}
+
+// DefaultSQL returns the expression that fills the column when a row
+// does not give it a value ("" when none): its DEFAULT, or for an
+// identity column the next value of its sequence.
+func (c Column) DefaultSQL() string {
+	if c.Identity != "" && c.Seq != "" {
+		return "nextval('" + strings.ReplaceAll(`"`+strings.ReplaceAll(c.Seq, `"`, `""`)+`"`, "'", "''") + "')"
+	}
+	return c.Default
 }
 
 // Relation is a table, view, materialized view, source or sink.

@@ -139,3 +139,11 @@ CREATE TABLE s6 (id serial DEFAULT 5);
 CREATE TABLE s8 (id int GENERATED ALWAYS AS IDENTITY, k int PRIMARY KEY);
 INSERT INTO s8 (k) VALUES (1), (2) ON CONFLICT (k) DO NOTHING RETURNING *;
 INSERT INTO s8 (k) VALUES (2), (3) ON CONFLICT (k) DO NOTHING RETURNING *;
+-- COPY fills identity and serial columns it is not given.
+CREATE TABLE c1 (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, s serial, v text);
+COPY c1 (v) FROM stdin;
+a
+b
+\.
+INSERT INTO c1 (v) VALUES ('c');
+SELECT * FROM c1 ORDER BY id;
