@@ -67,12 +67,16 @@ type Event interface{ isEvent() }
 // actors and commits none of their write sets for its epoch, so the
 // job's committed state stays that of a checkpoint all its actors
 // completed, and later barriers leave it out. The caller restarts the
-// job from that state and adds it back with AddJob. During a recovery,
-// or for a job not running, the event is ignored (ErrUnknownJob for the
-// latter).
+// job from that state and adds it back with AddJob. With names jobs
+// taken out together with Job, in the same step: a region (a view and
+// the jobs reading its output) whose members must all stay at the same
+// committed epoch, since each reader's state holds its upstream's output
+// up to that epoch. During a recovery the event is ignored; a job not
+// running is ErrUnknownJob (and nothing is taken out).
 type JobFailed struct {
-	Job JobID
-	Err error
+	Job  JobID
+	With []JobID
+	Err  error
 }
 
 // SetTimeout changes checkpoint_timeout_ms at run time; a checkpoint in
@@ -113,10 +117,12 @@ type CommitDone struct {
 }
 
 // AddJob adds a job whose actors are built and waiting for their first
-// barrier; the next barrier carries MutationAddJob. Waiter (optional) is
-// released when that barrier commits.
+// barrier; the next barrier carries MutationAddJob. With holds further
+// jobs added by the same barrier (a region restarted together, see
+// JobFailed). Waiter (optional) is released when that barrier commits.
 type AddJob struct {
 	Job    Job
+	With   []Job
 	Waiter WaiterID
 }
 
@@ -557,25 +563,33 @@ func (c *Coordinator) commitDone(ev CommitDone) error {
 func (c *Coordinator) jobExists(id JobID) bool {
 	_, exists := c.jobs[id]
 	for _, p := range c.mutations {
-		if p.m.Job.ID == id {
-			switch p.m.Kind {
-			case MutationAddJob:
-				exists = true
-			case MutationStopJob:
-				exists = false
-			}
+		switch {
+		case p.m.Adds(id):
+			exists = true
+		case p.m.Kind == MutationStopJob && p.m.Job.ID == id:
+			exists = false
 		}
 	}
 	return exists
 }
 
 func (c *Coordinator) addJob(ev AddJob) error {
-	if c.jobExists(ev.Job.ID) {
-		return fmt.Errorf("%w: job %d", ErrDuplicateJob, ev.Job.ID)
+	m := Mutation{Kind: MutationAddJob}
+	seen := map[JobID]bool{}
+	for i, ej := range append([]Job{ev.Job}, ev.With...) {
+		if c.jobExists(ej.ID) || seen[ej.ID] {
+			return fmt.Errorf("%w: job %d", ErrDuplicateJob, ej.ID)
+		}
+		seen[ej.ID] = true
+		j := Job{ID: ej.ID, Actors: slices.Clone(ej.Actors)}
+		slices.Sort(j.Actors)
+		if i == 0 {
+			m.Job = j
+		} else {
+			m.With = append(m.With, j)
+		}
 	}
-	j := Job{ID: ev.Job.ID, Actors: slices.Clone(ev.Job.Actors)}
-	slices.Sort(j.Actors)
-	c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationAddJob, Job: j}, ev.Waiter})
+	c.mutations = append(c.mutations, pendingMutation{m, ev.Waiter})
 	return nil
 }
 
@@ -622,17 +636,34 @@ func (c *Coordinator) jobFailed(ev JobFailed) error {
 		// Recovery rebuilds every job anyway.
 		return nil
 	}
-	j, ok := c.jobs[ev.Job]
-	if !ok && c.cur != nil && c.cur.barrier.Mutation.Kind == MutationStopJob && c.cur.barrier.Mutation.Job.ID == ev.Job {
-		// It failed on the barrier stopping it: that barrier need not
-		// wait for it either.
-		j, ok = c.cur.barrier.Mutation.Job, true
+	ids := append([]JobID{ev.Job}, ev.With...)
+	jobs := make([]Job, len(ids))
+	for i, id := range ids {
+		j, ok := c.jobs[id]
+		if !ok && c.cur != nil && c.cur.barrier.Mutation.Kind == MutationStopJob && c.cur.barrier.Mutation.Job.ID == id {
+			// It failed on the barrier stopping it: that barrier need
+			// not wait for it either.
+			j, ok = c.cur.barrier.Mutation.Job, true
+		}
+		if !ok {
+			return fmt.Errorf("%w: job %d", ErrUnknownJob, id)
+		}
+		jobs[i] = j
 	}
-	if !ok {
-		return fmt.Errorf("%w: job %d", ErrUnknownJob, ev.Job)
+	for _, j := range jobs {
+		c.removeJob(j)
 	}
-	delete(c.jobs, ev.Job)
-	removed := JobRemoved{Job: ev.Job}
+	if c.phase == phaseCollecting && c.cur.remaining == 0 {
+		c.startCommit()
+	}
+	return nil
+}
+
+// removeJob takes a failed job out of the checkpoints: the one in flight
+// stops waiting for its actors and drops their write sets.
+func (c *Coordinator) removeJob(j Job) {
+	delete(c.jobs, j.ID)
+	removed := JobRemoved{Job: j.ID}
 	if c.phase == phaseCollecting {
 		// A commit already under way holds only complete write sets of
 		// the job (every actor acknowledged): it may go on.
@@ -658,10 +689,6 @@ func (c *Coordinator) jobFailed(ev JobFailed) error {
 		c.cur.writeSets = keep
 	}
 	c.emit(removed)
-	if c.phase == phaseCollecting && c.cur.remaining == 0 {
-		c.startCommit()
-	}
-	return nil
 }
 
 func (c *Coordinator) recoveryDone(ev RecoveryDone) error {
@@ -798,6 +825,9 @@ func (c *Coordinator) inject(kind Kind) {
 	switch m := b.Mutation; m.Kind {
 	case MutationAddJob:
 		c.jobs[m.Job.ID] = m.Job
+		for _, j := range m.With {
+			c.jobs[j.ID] = j
+		}
 	case MutationStopJob:
 		// The stopped job's actors acknowledge this barrier, and no later
 		// one.

@@ -237,6 +237,15 @@ func (d *Driver) AddJob(ctx context.Context, j Job) error {
 	return d.wait(ctx, func(w WaiterID) Event { return AddJob{Job: j, Waiter: w} })
 }
 
+// AddJobs adds several jobs with one barrier (a region restarted
+// together) and returns once it commits.
+func (d *Driver) AddJobs(ctx context.Context, jobs []Job) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	return d.wait(ctx, func(w WaiterID) Event { return AddJob{Job: jobs[0], With: jobs[1:], Waiter: w} })
+}
+
 // StopJob stops a job and returns once the barrier carrying the stop
 // commits; the job's actors end after acknowledging it.
 func (d *Driver) StopJob(ctx context.Context, id JobID) error {
@@ -263,6 +272,12 @@ func (d *Driver) ActorFailed(ctx context.Context, actor ActorID, err error) erro
 // has the event queued.
 func (d *Driver) JobFailed(ctx context.Context, job JobID, err error) error {
 	return d.send(ctx, JobFailed{Job: job, Err: err})
+}
+
+// JobsFailed takes a failed job and the jobs of its region (see the
+// JobFailed event's With) out of the checkpoints in one step.
+func (d *Driver) JobsFailed(ctx context.Context, job JobID, with []JobID, err error) error {
+	return d.send(ctx, JobFailed{Job: job, With: with, Err: err})
 }
 
 // SetInterval changes barrier_interval_ms at run time.

@@ -31,13 +31,13 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	request <waiter>...
 //	ack <epoch> <actor>...             (one Ack per actor, in order)
 //	commit-done <epoch> [err=<word>]
-//	add-job <job> <actor>... [waiter=<waiter>]
+//	add-job <job> <actor>... [with=<job>:<actor>,<actor>...;...] [waiter=<waiter>]
 //	stop-job <job> [waiter=<waiter>]
 //	pause [<waiter>] | resume [<waiter>]
 //	interval <ms>
 //	timeout <ms> | checkpoint-pause <ms> | tolerable <n>
 //	actor-failed <actor>
-//	job-failed <job>
+//	job-failed <job> [<job>...]
 //	recovery-done [<job>=<actor>,<actor>...]... [err=<word>]
 //	state
 type traceBlock struct {
@@ -193,7 +193,18 @@ func (h *traceHarness) run(line string) []string {
 		for _, a := range pos[1:] {
 			j.Actors = append(j.Actors, h.actor(a))
 		}
-		step(AddJob{Job: j, Waiter: h.waiter(kv["waiter"])})
+		var with []Job
+		if kv["with"] != "" {
+			for _, g := range strings.Split(kv["with"], ";") {
+				js, as, _ := strings.Cut(g, ":")
+				wj := Job{ID: h.job(js)}
+				for _, a := range strings.Split(as, ",") {
+					wj.Actors = append(wj.Actors, h.actor(a))
+				}
+				with = append(with, wj)
+			}
+		}
+		step(AddJob{Job: j, With: with, Waiter: h.waiter(kv["waiter"])})
 	case "stop-job":
 		step(StopJob{Job: h.job(pos[0]), Waiter: h.waiter(kv["waiter"])})
 	case "pause", "resume":
@@ -217,7 +228,11 @@ func (h *traceHarness) run(line string) []string {
 	case "actor-failed":
 		step(ActorFailed{Actor: h.actor(pos[0]), Err: errors.New("boom")})
 	case "job-failed":
-		step(JobFailed{Job: h.job(pos[0]), Err: errors.New("boom")})
+		var with []JobID
+		for _, p := range pos[1:] {
+			with = append(with, h.job(p))
+		}
+		step(JobFailed{Job: h.job(pos[0]), With: with, Err: errors.New("boom")})
 	case "recovery-done":
 		var ev RecoveryDone
 		if m, ok := kv["err"]; ok {
@@ -301,7 +316,11 @@ func formatAction(a Action) string {
 func formatMutation(m Mutation) string {
 	switch m.Kind {
 	case MutationAddJob, MutationStopJob:
-		return fmt.Sprintf("%s(j%d:%s)", m.Kind, m.Job.ID, formatIDs("a", m.Job.Actors))
+		s := fmt.Sprintf("%s(j%d:%s", m.Kind, m.Job.ID, formatIDs("a", m.Job.Actors))
+		for _, j := range m.With {
+			s += fmt.Sprintf(" j%d:%s", j.ID, formatIDs("a", j.Actors))
+		}
+		return s + ")"
 	}
 	return m.Kind.String()
 }

@@ -63,6 +63,10 @@ type Config struct {
 	// holds (a restored copy, or an original that handed its sinks over):
 	// see backup.go.
 	TakeOverSinks bool
+	// StreamingParallelism, when above zero, is given at start to every
+	// materialized view and sink that has another (rescale.go): weir
+	// serve --streaming-parallelism, for a copy restored from a backup.
+	StreamingParallelism int
 }
 
 // DefaultStateCacheBytes is the default memory budget (256 MiB).
@@ -203,6 +207,13 @@ func Open(cfg Config) (*Engine, error) {
 		e.stopStreams()
 		db.Close()
 		return nil, err
+	}
+	if cfg.StreamingParallelism > 0 {
+		if err := e.rescaleAtStart(cfg.StreamingParallelism); err != nil {
+			e.stopStreams()
+			db.Close()
+			return nil, fmt.Errorf("rescale at start: %w", err)
+		}
 	}
 	log.Info("database open", "data_dir", cfg.DataDir, "relations", len(cat.All()))
 	return e, nil

@@ -284,6 +284,9 @@ func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, er
 		return nil
 	}
 	if !e.restartsAlone(j) {
+		if members, ok := e.region(j); ok {
+			return e.regionFailed(j, members, named)
+		}
 		e.writeMu.Unlock()
 		st.health.mu.Lock()
 		if st.health.blamed == 0 {
@@ -314,14 +317,14 @@ func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, er
 	if derr != nil {
 		return derr
 	}
-	e.scheduleRestart(j.rel, named, true)
+	e.scheduleRestart(j.rel, named)
 	return nil
 }
 
 // decide applies rel's restart strategy to a failure now: it records the
 // failure, logs it once, and returns the delay before the restart, or
 // false when the job is out of attempts (then FAILED, and kept so).
-func (e *Engine) decide(rel *catalog.Relation, err error, alone bool) (time.Duration, uint64, bool) {
+func (e *Engine) decide(rel *catalog.Relation, err error, how restartHow) (time.Duration, uint64, bool) {
 	t := e.st.health
 	s, serr := e.jobRestartStrategy(rel.With)
 	if serr != nil {
@@ -353,23 +356,28 @@ func (e *Engine) decide(rel *catalog.Relation, err error, alone bool) (time.Dura
 	h.gen++
 	gen := h.gen
 	t.mu.Unlock()
-	how := "restarting it alone"
-	if !alone {
-		how = "recovering every job from the last checkpoint"
-	}
 	args := []any{strings.ReplaceAll(kind, " ", "_"), rel.Name, "attempt", d.Attempt, "delay", d.Delay, "strategy", s.String(), "err", err}
 	if d := causeDetail(err); d != "" {
 		// A panic's stack, say.
 		args = append(args, "detail", d)
 	}
-	e.log.Warn("streaming job failed, "+how, args...)
+	e.log.Warn("streaming job failed, "+string(how), args...)
 	return d.Delay, gen, true
 }
 
+// restartHow is how a failed job is restarted, as the log says it.
+type restartHow string
+
+const (
+	restartAlone  restartHow = "restarting it alone"
+	restartRegion restartHow = "restarting it with the jobs reading its output"
+	restartAll    restartHow = "recovering every job from the last checkpoint"
+)
+
 // scheduleRestart decides about a failure of rel's job, which is
 // stopped and out of the checkpoints, and restarts it after the delay.
-func (e *Engine) scheduleRestart(rel *catalog.Relation, err error, alone bool) {
-	delay, gen, ok := e.decide(rel, err, alone)
+func (e *Engine) scheduleRestart(rel *catalog.Relation, err error) {
+	delay, gen, ok := e.decide(rel, err, restartAlone)
 	if !ok {
 		return
 	}
@@ -410,12 +418,25 @@ func (e *Engine) restartJob(id types.JobID, gen uint64) {
 	if !e.awaitTruncation(id) {
 		return
 	}
+	if err := e.startAgain(rel); err != nil {
+		e.scheduleRestart(rel, jobError(rel, err))
+	}
+}
+
+// startAgain builds rel's job, from its committed state (or empty, to be
+// rebuilt), and adds it to the checkpoints. It returns an error when the
+// job cannot be built; nil also when a recovery started it meanwhile or
+// the addition was cut short by a recovery or by the database closing.
+func (e *Engine) startAgain(rel *catalog.Relation) error {
+	st := e.st
+	t := st.health
+	id := types.JobID(rel.ID)
 	e.writeMu.Lock()
 	if st.jobs[id] != nil {
 		// A recovery rebuilt it meanwhile.
 		e.writeMu.Unlock()
 		t.started(id)
-		return
+		return nil
 	}
 	j, err := e.buildJob(rel)
 	if err == nil {
@@ -423,8 +444,7 @@ func (e *Engine) restartJob(id types.JobID, gen uint64) {
 	}
 	if err != nil {
 		e.writeMu.Unlock()
-		e.scheduleRestart(rel, jobError(rel, err), true)
-		return
+		return err
 	}
 	e.subscribe(j, false)
 	st.jobs[j.id] = j
@@ -434,10 +454,11 @@ func (e *Engine) restartJob(id types.JobID, gen uint64) {
 	if err := st.drv.AddJob(t.ctx, j.job.Spec()); err != nil {
 		// A recovery under way rebuilds it, or the database is closing.
 		e.log.Warn("adding a restarted job", kindWords[rel.Kind], rel.Name, "err", err)
-		return
+		return nil
 	}
 	e.log.Info("streaming job restarted", strings.ReplaceAll(kindWords[rel.Kind], " ", "_"), rel.Name)
-	e.watchRebuild(j)
+	e.watchRebuild(j, false)
+	return nil
 }
 
 // JobRemoved implements checkpoint.JobRemover: a job to be rebuilt has
@@ -552,15 +573,25 @@ func (e *Engine) dropForRebuild(rel *catalog.Relation) error {
 
 // watchRebuild marks a rebuilt job running once its backfill is done
 // and committed.
-func (e *Engine) watchRebuild(j *jobRun) {
+// held says whether the caller holds writeMu.
+func (e *Engine) watchRebuild(j *jobRun, held bool) {
 	t := e.st.health
+	// The job may have failed again since it was added: then its
+	// failure's status (restarting, failed) stands.
+	if !held {
+		e.writeMu.Lock()
+	}
+	current := e.st.jobs[j.id] == j
 	t.mu.Lock()
 	h := t.m[j.id]
-	rebuilding := h != nil && h.rebuild
+	rebuilding := current && h != nil && h.rebuild && h.status == jobRunning
 	if rebuilding {
 		h.status = jobRebuilding
 	}
 	t.mu.Unlock()
+	if !held {
+		e.writeMu.Unlock()
+	}
 	if !rebuilding {
 		return
 	}
@@ -639,7 +670,7 @@ func (e *Engine) beforeRebuild(ctx context.Context) bool {
 	if !ok {
 		return true
 	}
-	delay, _, restart := e.decide(rel, cause, false)
+	delay, _, restart := e.decide(rel, cause, restartAll)
 	if !restart || delay <= 0 {
 		return true
 	}

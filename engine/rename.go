@@ -38,6 +38,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	want := renameKinds[st.Kind]
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
+	if err := s.systemCatalogError(st.Name); err != nil {
+		return nil, err
+	}
 	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {

@@ -21,15 +21,21 @@ import (
 // changes: each actor of the new count reads the rows whose hash falls
 // to it. What is kept per actor is the backfill progress (an actor the
 // old count did not have finds the backfill finished when every old one
-// had) and the sinks' transactions (actor 0 commits those of actors the
-// new count no longer has, and once the jobs run again the transactional
-// ids of those actors are fenced, which aborts what they left open so
-// that read_committed readers are not held up until it times out).
+// had) and the sinks' transactions and log stores. A coupled sink's
+// actor 0 commits the transactions of actors the new count no longer
+// has, and once the jobs run again the transactional ids of those actors
+// are fenced, which aborts what they left open so that read_committed
+// readers are not held up until it times out. A decoupled sink delivers
+// what those actors left in its log store under their own identities
+// (executor/stream/sink_log.go), which fences their ids, and holds the
+// epochs of the new run back until every older one is delivered, so each
+// epoch reaches the target once and a key's changes stay in order.
 //
 // A job cannot be swapped for its rescaled self between two barriers (the
 // changes of the epochs in between would reach neither), so ALTER ... SET
-// PARALLELISM records the new count and restarts every streaming job from
-// the last committed checkpoint, as a recovery does: views are exact
+// PARALLELISM (and weir serve --streaming-parallelism, for every job)
+// records the new count and restarts every streaming job from the last
+// committed checkpoint, as a recovery does: views are exact
 // across the change, and statements waiting for a checkpoint at that
 // moment fail with a retryable error, as in a recovery.
 
@@ -78,47 +84,78 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" is still backfilling", st.Kind, rel.Name).
 			WithHint("Change its parallelism once CREATE has returned.")
 	}
-	old, _ := strconv.Atoi(rel.With["streaming_parallelism"])
-	if rel.Kind == catalog.KindSink && stream.SinkDecoupled(rel.With) {
-		// Each actor delivers the log store and transactions kept under
-		// its own index, in its own order: with other actors, epochs of
-		// an actor scaled away would never be delivered, and a key's
-		// older pending epochs could land after its newer ones.
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "the parallelism of a decoupled sink cannot be changed (from %d to %d actors)", old, n).
-			WithDetail("Its log store is kept per actor.").
-			WithHint("Create it again with the parallelism wanted; a sink with sink.decouple = 'false' can be rescaled.")
+	cause := pgerr.New(pgerr.SerializationFailure, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)
+	if err := e.rescale(ctx, []*catalog.Relation{rel}, n, cause); err != nil {
+		return nil, err
 	}
-	up := rel.Clone()
-	up.With["streaming_parallelism"] = strconv.Itoa(n)
+	return done(tag)
+}
+
+// rescale records parallelism n for rels, whose jobs run and have
+// finished their backfills, and restarts every streaming job from the
+// last committed checkpoint with it; cause (40001, as a serialization
+// failure: the writes it fails were not committed, and clients retry
+// statements failing with it) is what statements waiting for a
+// checkpoint get. It returns once the rebuilt jobs have committed a
+// checkpoint, and then fences the transactional ids of the actors that a
+// coupled sink no longer has (a decoupled sink's orphan deliveries fence
+// those of its removed actors themselves, once they have delivered what
+// those actors left). The caller holds ddlMu.
+func (e *Engine) rescale(ctx context.Context, rels []*catalog.Relation, n int, cause error) error {
+	type change struct {
+		up  *catalog.Relation
+		old *jobRun
+		// actors is the sink actors' count before the change.
+		actors int
+	}
+	var changes []change
 	e.writeMu.Lock()
-	err := e.cat.Replace(up)
+	for _, rel := range rels {
+		c := change{up: rel.Clone(), old: e.st.jobs[types.JobID(rel.ID)]}
+		if c.old != nil && c.old.job != nil && len(c.old.job.Fragments) > 0 {
+			c.actors = c.old.job.Fragments[0].Parallelism
+		}
+		c.up.With["streaming_parallelism"] = strconv.Itoa(n)
+		changes = append(changes, c)
+	}
+	var err error
+	for _, c := range changes {
+		if err = e.cat.Replace(c.up); err != nil {
+			break
+		}
+	}
 	e.writeMu.Unlock()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	e.log.Info("rescaling: restarting the streaming jobs from the last checkpoint", "relation", rel.Name, "parallelism", n)
-	// 40001, as a serialization failure: the writes it fails were not
-	// committed, and clients retry statements failing with it.
-	cause := pgerr.New(pgerr.SerializationFailure, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)
+	for _, c := range changes {
+		e.log.Info("rescaling: restarting the streaming jobs from the last checkpoint", "relation", c.up.Name, "parallelism", n)
+	}
 	if err := e.st.drv.ActorFailed(ctx, 0, cause); err != nil {
-		return nil, err
+		return err
 	}
-	// Done once the rebuilt job has committed a checkpoint.
+	// Done once the rebuilt jobs have committed a checkpoint.
 	for {
+		rebuilt := true
 		e.writeMu.Lock()
-		nj := e.st.jobs[types.JobID(rel.ID)]
+		for _, c := range changes {
+			nj := e.st.jobs[types.JobID(c.up.ID)]
+			rebuilt = rebuilt && nj != nil && nj != c.old
+		}
 		e.writeMu.Unlock()
-		if nj != nil && nj != j {
+		if rebuilt {
 			if err := e.st.drv.Barrier(ctx); err == nil {
-				if rel.Kind == catalog.KindSink && old > n {
-					e.fenceSinkActors(ctx, up, n, old)
+				for _, c := range changes {
+					if c.up.Kind == catalog.KindSink && !stream.SinkDecoupled(c.up.With) && c.actors > n {
+						e.fenceSinkActors(ctx, c.up, n, c.actors)
+					}
 				}
-				return done(tag)
+				return nil
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while the jobs restart")
+			return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while the jobs restart")
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -142,4 +179,62 @@ func (e *Engine) fenceSinkActors(ctx context.Context, rel *catalog.Relation, fro
 			e.log.Warn("could not fence the transactional ids of a sink actor removed by a rescale", "sink", rel.Name, "actor", a, "err", err)
 		}
 	}
+}
+
+// rescaleAtStart gives every materialized view and sink parallelism n
+// (weir serve --streaming-parallelism), as ALTER ... SET PARALLELISM
+// does, once the jobs have started: a restored backup runs with another
+// count than the original's. A job that does not run, or whose backfill
+// is not finished (its positions are per actor of the old count), keeps
+// its parallelism, with a warning.
+func (e *Engine) rescaleAtStart(n int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	want := strconv.Itoa(n)
+	var rels []*catalog.Relation
+	var waiting []*catalog.Relation
+	for _, rel := range e.cat.All() {
+		if (rel.Kind == catalog.KindMView || rel.Kind == catalog.KindSink) && rel.With["streaming_parallelism"] != want {
+			waiting = append(waiting, rel)
+		}
+	}
+	// Backfills report at every barrier, so a few checkpoints tell the
+	// finished ones.
+	for attempt := 0; len(waiting) > 0 && attempt < 3; attempt++ {
+		if err := e.st.drv.Barrier(ctx); err != nil {
+			// A job failing meanwhile is restarted on its own; the jobs
+			// that ran through the next checkpoint are rescaled.
+			if ctx.Err() != nil {
+				return err
+			}
+			continue
+		}
+		var still []*catalog.Relation
+		for _, rel := range waiting {
+			e.writeMu.Lock()
+			j := e.st.jobs[types.JobID(rel.ID)]
+			e.writeMu.Unlock()
+			if j == nil {
+				still = append(still, rel)
+				continue
+			}
+			if _, _, _, finished := j.backfillState(); finished {
+				rels = append(rels, rel)
+			} else {
+				still = append(still, rel)
+			}
+		}
+		waiting = still
+	}
+	for _, rel := range waiting {
+		e.log.Warn("not rescaled at start: the job does not run or is still backfilling; use ALTER ... SET PARALLELISM later",
+			"relation", rel.Name, "parallelism", rel.With["streaming_parallelism"], "wanted", n)
+	}
+	if len(rels) == 0 {
+		return nil
+	}
+	cause := pgerr.New(pgerr.SerializationFailure, "the streaming jobs are being rescaled to %d actors", n)
+	return e.rescale(ctx, rels, n, cause)
 }

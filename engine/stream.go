@@ -325,8 +325,10 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	e.storeTableWatermarks(st.sealed.batch)
 	m := b.Barrier.Mutation
 	if m.Kind == types.MutationAddJob {
-		if j := st.jobs[m.Job.ID]; j != nil {
-			j.active = true
+		for _, j := range st.jobs {
+			if m.Adds(j.id) {
+				j.active = true
+			}
 		}
 	}
 	for _, j := range st.sortedJobs() {
@@ -335,7 +337,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		}
 		// The tables' watermarks go ahead of the barrier, except to jobs
 		// whose first message this barrier is.
-		if !initial && !(m.Kind == types.MutationAddJob && m.Job.ID == j.id) {
+		if !initial && !m.Adds(j.id) {
 			if err := e.injectTableWatermarks(j.ctx, j); err != nil && j.ctx.Err() == nil {
 				e.log.Error("injecting watermarks", "job", j.rel.Name, "err", err)
 			}
@@ -537,10 +539,10 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 			continue
 		}
 		st.health.started(j.id)
-		e.watchRebuild(j)
 		j.active = true
 		e.subscribe(j, true)
 		st.jobs[j.id] = j
+		e.watchRebuild(j, true)
 		specs = append(specs, j.job.Spec())
 	}
 	for _, j := range st.sortedJobs() {
@@ -848,9 +850,11 @@ func (e *Engine) relay(j *jobRun) {
 		case types.Barrier:
 			j.subMu.Lock()
 			if m.Mutation.Kind == types.MutationAddJob {
-				if sub := j.pending[m.Mutation.Job.ID]; sub != nil {
-					delete(j.pending, sub.id)
-					j.subs = append(j.subs, sub)
+				for _, id := range slices.Sorted(maps.Keys(j.pending)) {
+					if m.Mutation.Adds(id) {
+						j.subs = append(j.subs, j.pending[id])
+						delete(j.pending, id)
+					}
 				}
 			}
 			subs := slices.Clone(j.subs)

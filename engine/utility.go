@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"github.com/weirdb/weir/engine/syscat"
 	"maps"
 	"slices"
 	"sort"
@@ -171,6 +173,22 @@ func schemaOf(n sql.ObjectName) string {
 		return "public"
 	}
 	return n.Schema
+}
+
+// systemCatalogError is 42501 when n names a relation of the system
+// catalogs (pg_catalog, information_schema), which no DDL may change: an
+// unqualified name resolves there first when search_path puts pg_catalog
+// before public (as it does implicitly), even if public holds a relation
+// of that name. PostgreSQL says the same.
+func (s *Session) systemCatalogError(n sql.ObjectName) error {
+	if n.Schema == "" {
+		if !syscat.CatalogFirst(s.vars["search_path"], n.Name) {
+			return nil
+		}
+	} else if _, _, ok := syscat.Lookup(n.Schema, n.Name); !ok {
+		return nil
+	}
+	return pgerr.New(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", n.Name)
 }
 
 // hiddenRowID is the name of the generated key column of a table without
@@ -419,7 +437,10 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	}
 	e := s.eng
 	tag := "DROP " + strings.ToUpper(st.Kind)
-	if st.Kind == "schema" || st.Kind == "index" {
+	if st.Kind == "schema" {
+		return s.dropSchema(ctx, st, io)
+	}
+	if st.Kind == "index" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.ToUpper(st.Kind))
 	}
 	want, ok := dropKinds[st.Kind]
@@ -437,6 +458,9 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	}()
 	var targets []*catalog.Relation
 	for _, n := range st.Names {
+		if err := s.systemCatalogError(n); err != nil {
+			return nil, err
+		}
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
 		if !ok {
 			if st.IfExists {
@@ -455,8 +479,25 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		}
 		targets = append(targets, rel)
 	}
-	// Collect dependents; without CASCADE any dependent outside the drop
-	// list is an error (2BP01), as in Postgres.
+	order, err := e.dropOrder(targets, st.Cascade, func(d *catalog.Relation) {
+		io.Notice("NOTICE", "00000", fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	locked = false
+	e.writeMu.Unlock()
+	if err := e.dropRelations(ctx, order); err != nil {
+		return nil, err
+	}
+	return done(tag)
+}
+
+// dropOrder lists targets and the relations depending on them,
+// dependents first. Without cascade a dependent outside targets is an
+// error (2BP01), as in PostgreSQL; with it, notice is called once for
+// each. e.writeMu is held.
+func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice func(*catalog.Relation)) ([]*catalog.Relation, error) {
 	dropping := map[uint32]*catalog.Relation{}
 	var order []*catalog.Relation
 	var visit func(r *catalog.Relation) error
@@ -466,14 +507,14 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		}
 		dropping[r.ID] = r
 		for _, d := range e.cat.Dependents(r.ID) {
-			if !st.Cascade && !inList(targets, d.ID) {
+			if !cascade && !inList(targets, d.ID) {
 				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindWords[r.Kind], r.Name).
 					WithDetail("%s %s depends on %s %s", kindWords[d.Kind], d.Name, kindWords[r.Kind], r.Name).
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
-			if st.Cascade && !inList(targets, d.ID) {
+			if cascade && !inList(targets, d.ID) {
 				if _, seen := dropping[d.ID]; !seen {
-					io.Notice("NOTICE", "00000", fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+					notice(d)
 				}
 			}
 			if err := visit(d); err != nil {
@@ -488,6 +529,12 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 			return nil, err
 		}
 	}
+	return order, nil
+}
+
+// dropRelations drops the relations of order (dependents first, from
+// dropOrder) with their data, jobs and state. e.writeMu is not held.
+func (e *Engine) dropRelations(ctx context.Context, order []*catalog.Relation) error {
 	// One catalog call drops everything atomically, with the relations'
 	// data, in one durable batch.
 	ids := make([]uint32, len(order))
@@ -497,20 +544,18 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	// The jobs of the views go first, dependents before what they read,
 	// each stopped by a barrier; then the catalog entries go with their
 	// data and state tables.
-	locked = false
-	e.writeMu.Unlock()
 	for _, r := range order {
 		if hasJob(r) {
 			if err := e.stopJob(ctx, r.ID); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	e.writeMu.Lock()
-	locked = true
+	defer e.writeMu.Unlock()
 	if len(ids) > 0 {
 		if err := e.cat.Drop(ids...); err != nil {
-			return nil, err
+			return err
 		}
 		// Changes of dropped tables not yet committed must not bring rows
 		// back when their epoch commits.
@@ -523,7 +568,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		}
 		e.log.Info("dropped relations", "count", len(ids), "first", order[0].Name)
 	}
-	return done(tag)
+	return nil
 }
 
 func inList(rs []*catalog.Relation, id uint32) bool {
@@ -558,20 +603,18 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 }
 
 func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, error) {
-	if err := s.noDDLInBlock("TRUNCATE"); err != nil {
-		return nil, err
-	}
 	e := s.eng
-	e.writeMu.Lock()
-	locked := true
+	// TRUNCATE deletes every row through the dataflow, so the views over
+	// the tables follow. It is DML for weir: inside a transaction block
+	// its deletes join the block's writes (and COMMIT or ROLLBACK with
+	// them), as PostgreSQL's TRUNCATE does.
+	ws := s.beginWrite()
+	committed := false
 	defer func() {
-		if locked {
-			e.writeMu.Unlock()
+		if !committed {
+			_ = ws.finish(ctx, false)
 		}
 	}()
-	// TRUNCATE deletes every row through the dataflow, so the views over
-	// the tables follow.
-	w := e.newStmtWriter()
 	for _, n := range st.Names {
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
 		if !ok {
@@ -583,7 +626,13 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		if appendOnlyTable(rel) {
 			return nil, errAppendOnly(rel, "truncate")
 		}
-		it := w.view.Scan(rel.ID, relTypes(rel))
+		it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
+		if err != nil {
+			return nil, err
+		}
+		// Read every row before deleting any: the scan reads what the
+		// writer writes to.
+		var rows []types.Row
 		for {
 			row, err := it.Next()
 			if err != nil {
@@ -593,20 +642,17 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 			if row == nil {
 				break
 			}
-			if err := w.Delete(rel.ID, row); err != nil {
-				it.Close()
+			rows = append(rows, row)
+		}
+		it.Close()
+		for _, row := range rows {
+			if err := ws.w.Delete(rel.ID, row); err != nil {
 				return nil, err
 			}
 		}
-		it.Close()
 	}
-	pe, err := w.apply()
-	locked = false
-	e.writeMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if err := e.waitCommitted(ctx, pe); err != nil {
+	committed = true
+	if err := ws.finish(ctx, true); err != nil {
 		return nil, err
 	}
 	return done("TRUNCATE TABLE")
@@ -935,4 +981,102 @@ func checkViewReplace(old, rel *catalog.Relation) error {
 		}
 	}
 	return nil
+}
+
+// noticeDetailer is an ExecIO that can send a notice with a DETAIL
+// (the wire server's).
+type noticeDetailer interface {
+	NoticeDetail(severity, code, message, detail string)
+}
+
+// dropSchema runs DROP SCHEMA [IF EXISTS] name [, ...] [CASCADE |
+// RESTRICT]. A schema holding relations needs CASCADE (2BP01 otherwise,
+// naming them), which drops them and whatever depends on them, with
+// PostgreSQL's notices; the system schemas are 2BP01, public, which weir
+// keeps always, 0A000.
+func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	var names []string
+	for _, n := range st.Names {
+		name := n.Name
+		switch {
+		case slices.Contains(catalog.SystemSchemas, name) || name == "weir":
+			return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
+		case name == catalog.PublicSchema:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA public is not supported")
+		case !slices.Contains(e.cat.Schemas(), name):
+			if st.IfExists {
+				io.Notice("NOTICE", "00000", fmt.Sprintf("schema \"%s\" does not exist, skipping", name))
+				continue
+			}
+			return nil, pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	e.writeMu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
+	var members []*catalog.Relation
+	for _, r := range e.cat.All() {
+		if slices.Contains(names, r.Schema) {
+			members = append(members, r)
+		}
+	}
+	slices.SortFunc(members, func(a, b *catalog.Relation) int { return cmp.Compare(a.ID, b.ID) })
+	qualified := func(r *catalog.Relation) string {
+		if r.Schema == "" || r.Schema == catalog.PublicSchema {
+			return kindWords[r.Kind] + " " + r.Name
+		}
+		return kindWords[r.Kind] + " " + r.Schema + "." + r.Name
+	}
+	if len(members) > 0 && !st.Cascade {
+		var detail []string
+		for _, r := range members {
+			if r.Schema == names[0] {
+				detail = append(detail, fmt.Sprintf("%s depends on schema %s", qualified(r), names[0]))
+			}
+		}
+		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", names[0]).
+			WithDetail("%s", strings.Join(detail, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	var cascaded []*catalog.Relation
+	order, err := e.dropOrder(members, true, func(d *catalog.Relation) { cascaded = append(cascaded, d) })
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, r := range append(members, cascaded...) {
+		lines = append(lines, "drop cascades to "+qualified(r))
+	}
+	switch {
+	case len(lines) == 1:
+		io.Notice("NOTICE", "00000", lines[0])
+	case len(lines) > 1:
+		msg := fmt.Sprintf("drop cascades to %d other objects", len(lines))
+		if nd, ok := io.(noticeDetailer); ok {
+			nd.NoticeDetail("NOTICE", "00000", msg, strings.Join(lines, "\n"))
+		} else {
+			io.Notice("NOTICE", "00000", msg)
+		}
+	}
+	locked = false
+	e.writeMu.Unlock()
+	if err := e.dropRelations(ctx, order); err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if err := e.cat.DropSchema(name); err != nil {
+			return nil, err
+		}
+	}
+	return done("DROP SCHEMA")
 }

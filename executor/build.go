@@ -51,6 +51,10 @@ func Build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewDistinct(in, p, ec) })
 	case *planner.Window:
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewWindow(in, p, ec), nil })
+	case *planner.ProjectSet:
+		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewProjectSet(in, p, ec) })
+	case *planner.Expand:
+		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewExpand(in, p), nil })
 	case *planner.HopWindow:
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewHopWindow(in, p) })
 	case *planner.Insert:

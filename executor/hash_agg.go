@@ -112,6 +112,17 @@ func (a *HashAgg) consume(ctx context.Context) error {
 		a.groups.insert(0, types.Row{})
 		a.accs = append(a.accs, a.newGroup())
 	}
+	// An empty grouping set has its group even over no input.
+	for _, s := range a.plan.EmptySets {
+		key := make(types.Row, len(a.keys))
+		for i := range key {
+			key[i] = types.NullDatum
+		}
+		key[len(key)-1] = types.DInt(s)
+		if _, added := a.groups.findOrInsert(key); added {
+			a.accs = append(a.accs, a.newGroup())
+		}
+	}
 	key := make(types.Row, len(a.keys))
 	argVecs := make([][]*types.Vec, len(a.calls))
 	filters := make([]*types.Vec, len(a.calls))

@@ -58,7 +58,11 @@ func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
 			}
 			args[i] = d
 		}
-		gen, err := f.start(args)
+		loc := time.UTC
+		if f.ec.Eval.Location != nil {
+			loc = f.ec.Eval.Location
+		}
+		gen, err := StartSRF(f.plan.Fn, args, exprTypes(f.plan.Args), loc)
 		if err != nil {
 			return nil, err
 		}
@@ -85,14 +89,17 @@ var errZeroStep = pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal
 
 func noRows() (types.Datum, bool) { return types.NullDatum, false }
 
-func (f *TableFunc) start(args []types.Datum) (func() (types.Datum, bool), error) {
+// StartSRF starts the set-returning function fn over args (of types
+// argTs): the returned function yields its values in order, then false.
+// A NULL argument gives no rows (every SRF weir has is strict); loc is
+// the session's time zone, for timestamptz series.
+func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location) (func() (types.Datum, bool), error) {
 	for _, a := range args {
 		if a.Null {
 			return noRows, nil
 		}
 	}
-	argTs := exprTypes(f.plan.Args)
-	switch f.plan.Fn {
+	switch fn {
 	case "generate_series":
 		if len(args) < 2 || len(args) > 3 {
 			break
@@ -103,11 +110,30 @@ func (f *TableFunc) start(args []types.Datum) (func() (types.Datum, bool), error
 				if len(args) != 3 {
 					break
 				}
-				return f.seriesTime(args, argTs[0].ID == types.Timestamptz)
+				return seriesTime(args, argTs[0].ID == types.Timestamptz, loc)
 			}
 			return seriesInt(args)
 		case types.FamDecimal:
 			return seriesNumeric(args)
+		}
+	case "regexp_split_to_table":
+		if len(args) == 2 || len(args) == 3 {
+			flags := ""
+			if len(args) == 3 {
+				flags = args[2].S
+			}
+			parts, err := functions.RegexpSplit(args[0].S, args[1].S, flags, "regexp_split_to_table")
+			if err != nil {
+				return nil, err
+			}
+			i := 0
+			return func() (types.Datum, bool) {
+				if i >= len(parts) {
+					return types.NullDatum, false
+				}
+				i++
+				return types.DString(parts[i-1]), true
+			}, nil
 		}
 	case "unnest":
 		if len(args) == 1 && argTs[0].IsArray() {
@@ -129,7 +155,7 @@ func (f *TableFunc) start(args []types.Datum) (func() (types.Datum, bool), error
 	for i, t := range argTs {
 		names[i] = t.String()
 	}
-	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", f.plan.Fn, strings.Join(names, ", "))
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", fn, strings.Join(names, ", "))
 }
 
 func seriesInt(args []types.Datum) (func() (types.Datum, bool), error) {
@@ -179,11 +205,10 @@ func seriesNumeric(args []types.Datum) (func() (types.Datum, bool), error) {
 	}, nil
 }
 
-func (f *TableFunc) seriesTime(args []types.Datum, tz bool) (func() (types.Datum, bool), error) {
+func seriesTime(args []types.Datum, tz bool, loc *time.Location) (func() (types.Datum, bool), error) {
 	cur, stop, step := args[0].I, args[1].I, args[2].Iv
-	loc := time.UTC
-	if tz && f.ec.Eval.Location != nil {
-		loc = f.ec.Eval.Location
+	if !tz || loc == nil {
+		loc = time.UTC
 	}
 	// Postgres orders intervals by their span with 30-day months.
 	span := (int64(step.Months)*30+int64(step.Days))*86400_000_000 + step.Micros

@@ -417,6 +417,40 @@ func regexpMatch(s, pat, flags string) (types.Datum, error) {
 	return types.DString(types.FormatTextArray(elems, nulls)), nil
 }
 
+// RegexpSplit splits s at the matches of the regular expression pat as
+// regexp_split_to_table and regexp_split_to_array do (PostgreSQL's
+// setup_regexp_matches with ignore_degenerate): a zero-length match at
+// the start or end of s, or right after the previous match, does not
+// split. Flag g is refused (22023) with fn's name, as PostgreSQL does.
+func RegexpSplit(s, pat, flags, fn string) ([]string, error) {
+	icase := false
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			icase = true
+		case 'g':
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s() does not support the \"global\" option", fn)
+		case 'c', 'n', 'p', 'w', 's', 'x', 'q', 'b', 'e', 'm', 't':
+		default:
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+		}
+	}
+	re, err := aregex(pat, icase)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	start, prev := 0, 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] < len(s) && m[1] > prev {
+			out = append(out, s[start:m[0]])
+			start = m[1]
+		}
+		prev = m[1]
+	}
+	return append(out, s[start:]), nil
+}
+
 // regexpReplace is regexp_replace(s, pattern, replacement, flags): \1..\9
 // and \& in the replacement refer to groups; flag g replaces every match,
 // i ignores case.

@@ -412,6 +412,10 @@ func planExprs(p Plan) []Expr {
 		add(n.Cond)
 	case *Project:
 		add(n.Exprs...)
+	case *ProjectSet:
+		for _, c := range n.Calls {
+			add(c.Args...)
+		}
 	case *Agg:
 		add(n.GroupBy...)
 		for _, a := range n.Aggs {

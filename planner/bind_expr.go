@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,11 @@ type exprCtx struct {
 	win *winState
 	// clause names the clause for "not allowed in" errors ("WHERE").
 	clause string
+	// srf is set where set-returning functions are allowed (the select
+	// list, ORDER BY); srfBan names the construct that refuses them
+	// (CASE, COALESCE) when it is not the clause.
+	srf    *srfState
+	srfBan string
 }
 
 // aggState collects the group keys and aggregate calls of one query.
@@ -35,6 +41,10 @@ type aggState struct {
 	aggs      []AggCall
 	aggStrs   []string
 	keyOffset int // always 0: keys come first in Agg's output
+	// sets are the grouping sets (positions in keys) of GROUP BY
+	// GROUPING SETS, ROLLUP or CUBE, nil for a plain GROUP BY; the last
+	// key is then the grouping set number (bind_grouping.go).
+	sets [][]int
 }
 
 // groupDependent reports whether input column cr is functionally
@@ -48,7 +58,7 @@ func (b *binder) groupDependent(a *aggState, cr *ColRef) bool {
 	table, found := cols[cr.Idx].table, false
 	for i, c := range cols {
 		if c.table == table && c.pk {
-			if a.keyIndexOfCol(i) < 0 {
+			if k := a.keyIndexOfCol(i); k < 0 || !a.inEverySet(k) {
 				return false
 			}
 			found = true
@@ -72,6 +82,18 @@ func (b *binder) groupValue(a *aggState, cr *ColRef) Expr {
 	a.aggs = append(a.aggs, ac)
 	a.aggStrs = append(a.aggStrs, key)
 	return &ColRef{Idx: len(a.keys) + len(a.aggs) - 1, T: ac.T, Name: cr.Name}
+}
+
+// inEverySet reports whether group key k is in every grouping set, as a
+// key must be for columns to depend on it (PostgreSQL's
+// groupClauseCommonVars): a set without it outputs NULL there.
+func (a *aggState) inEverySet(k int) bool {
+	for _, s := range a.sets {
+		if !slices.Contains(s, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyIndexOfCol returns the group key position that is exactly input
@@ -176,6 +198,9 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		return b.bindAggCallFilter(c, f.Args[0], name, f.Args[1])
 	}
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "grouping" {
+		return b.groupingCall(c, f)
+	}
 	if c.agg != nil {
 		if name, ok := b.isAggregate(n); ok {
 			return b.bindAggCall(c, n, name)
@@ -183,7 +208,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		switch n.(type) {
 		case *sql.Literal, *sql.ParamMarker, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.WindowFuncExpr:
 		default:
-			if !b.containsAggOrWindow(n) {
+			if !b.containsAggOrWindow(n) && !(c.srf != nil && b.containsSRF(n)) {
 				plain := &exprCtx{s: c.agg.from, clause: c.clause}
 				e := b.expr(plain, n)
 				k := exprKey(e)
@@ -796,6 +821,11 @@ func (b *binder) inList(x Expr, list []Expr, not bool, node ast.Node) Expr {
 }
 
 func (b *binder) caseExpr(c *exprCtx, n *ast.CaseExpr) Expr {
+	if c.srf != nil {
+		cc := *c
+		cc.srf, cc.srfBan = nil, "CASE"
+		c = &cc
+	}
 	var arg Expr
 	if n.Value != nil {
 		arg = b.expr(c, n.Value)

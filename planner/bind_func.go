@@ -13,6 +13,9 @@ import (
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
+	if srfFuncs[name] {
+		return b.srfCall(c, n)
+	}
 	switch name {
 	case "pg_cast":
 		return b.pgCast(c, n)
@@ -52,6 +55,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// The registry keeps jsonb operators under the bridge's names.
 		return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
 	case "coalesce":
+		if c.srf != nil {
+			cc := *c
+			cc.srf, cc.srfBan = nil, "COALESCE"
+			c = &cc
+		}
 		if len(n.Args) == 0 {
 			failf(pgerr.SyntaxError, "syntax error at or near \")\"")
 		}
@@ -311,6 +319,16 @@ func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.WindowFuncExpr:
 		v.found = true
 		return n, true
+	case *ast.FuncCallExpr:
+		// GROUPING(...) is bound above the aggregation, as aggregates are.
+		if n.FnName.L == "grouping" {
+			v.found = true
+			return n, true
+		}
+		if _, ok := v.b.isAggregate(n); ok {
+			v.found = true
+			return n, true
+		}
 	case ast.ExprNode:
 		if _, ok := v.b.isAggregate(n); ok {
 			v.found = true

@@ -191,11 +191,14 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 			}
 		}
 	}
-	post := &exprCtx{s: sc, win: win, clause: "SELECT"}
+	post := &exprCtx{s: sc, win: win, clause: "SELECT", srf: &srfState{}}
 	var agg *aggState
 	if hasAgg {
 		agg = &aggState{from: sc}
-		if n.GroupBy != nil {
+		if n.GroupBy == nil {
+		} else if sets, distinct, ok := b.expandGroupingSets(n.GroupBy.Items); ok {
+			b.bindGroupingSets(agg, sc, n.Fields.Fields, sets, distinct)
+		} else if n.GroupBy != nil {
 			for _, it := range n.GroupBy.Items {
 				e := b.groupKey(sc, n.Fields.Fields, it.Expr)
 				b.checkEquality(e.Type(), it.Expr)
@@ -285,7 +288,11 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		for _, a := range agg.aggs {
 			out = append(out, types.Column{Name: FormatAgg(a), T: a.T})
 		}
-		plan = &Agg{Input: plan, GroupBy: agg.keys, Aggs: agg.aggs, Out: out}
+		if agg.sets != nil {
+			plan = groupingPlan(plan, agg, out)
+		} else {
+			plan = &Agg{Input: plan, GroupBy: agg.keys, Aggs: agg.aggs, Out: out}
+		}
 		if having != nil {
 			plan = &Filter{Input: plan, Cond: having}
 		}
@@ -298,6 +305,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		}
 		win.patch(len(in))
 		plan = &Window{Input: plan, Calls: win.calls, Out: out}
+	}
+	if len(post.srf.calls) > 0 {
+		plan = projectSet(plan, post.srf)
 	}
 	proj := &Project{Input: plan}
 	for _, it := range items {
@@ -918,10 +928,8 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 	}
 	var tf *TableFunc
 	switch f.Name {
-	case "generate_series":
-		args := b.exprs(c, f.Args)
-		call := b.resolveLocal("generate_series", generateSeries, args)
-		tf = &TableFunc{Fn: "generate_series", Args: call.Args, Out: types.Schema{{Name: "generate_series", T: call.T}}}
+	case "generate_series", "regexp_split_to_table":
+		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
 	case "unnest":
 		if len(f.Args) == 1 {
 			// unnest(array value), possibly of an outer column (psql's

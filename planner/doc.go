@@ -195,9 +195,26 @@
 // VALUES) that never retract are marked append-only; min and max over
 // them need no input state.
 //
+// Grouping sets (bind_grouping.go, stream_window.go). GROUP BY GROUPING
+// SETS, ROLLUP and CUBE bind as a projection computing the keys, an
+// Expand emitting each row once per set (the keys a set leaves out NULL,
+// then the set's number) and an Agg grouping by the keys and the number;
+// the stream plan is a StreamExpand (stream key: the input's plus the
+// number) under an ordinary StreamHashAgg, whose EmptySets keep the row
+// of an empty grouping set even when no row is left, as a global
+// aggregate's. grouping(...) is a CASE over the set number.
+//
+// Set-returning functions of a select list (bind_srf.go:
+// generate_series, unnest, regexp_split_to_table) run in ProjectSets
+// below the select list's projection, zipped as in PostgreSQL 10+ (one
+// ProjectSet per level of nesting); its
+// stream form keys each output row by its input row's key plus the
+// row's ordinal, and retracts a row's outputs by computing them again.
+//
 // Not supported (0A000, naming the construct): volatile and
 // time-dependent functions (now(): a view's rows must not depend on when
-// they are computed), parameters, system tables, table functions,
+// they are computed; generate_series over timestamptz, which depends on
+// the time zone), parameters, system tables, table functions in FROM,
 // aggregates without retraction (array_agg, jsonb_agg, ...) in GROUP BY.
 // State table ids come from the caller's allocator in a deterministic
 // order; the view's own table is its relation id.

@@ -205,6 +205,14 @@ func (f *exprFormatter) describe(p Plan) string {
 		return fmt.Sprintf("TableFunc %s(%s)", n.Fn, f.list(n.Args))
 	case *HopWindow:
 		return "HopWindow [" + describeHop(n.Input.Schema(), n.TimeCol, n.Slide, n.Size, n.Offset) + "]"
+	case *ProjectSet:
+		var calls []string
+		for _, c := range n.Calls {
+			calls = append(calls, fmt.Sprintf("%s(%s)", c.Fn, f.list(c.Args)))
+		}
+		return fmt.Sprintf("ProjectSet [%s]", strings.Join(calls, ", "))
+	case *Expand:
+		return "Expand [sets: " + describeSets(n.Input.Schema(), n.Keys, n.Sets) + "]"
 	case *Insert:
 		return "Insert " + n.Rel.Name + f.returning(n.Returning)
 	case *Update:

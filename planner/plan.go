@@ -73,6 +73,24 @@ type Agg struct {
 	GroupBy []Expr
 	Aggs    []AggCall
 	Out     types.Schema
+	// EmptySets are the numbers of the empty grouping sets when the Agg
+	// groups an Expand's rows (the set number its last group key): like
+	// a global aggregate, each such set has its one group, its other keys
+	// NULL, even over no input.
+	EmptySets []int64
+}
+
+// Expand emits each input row once per grouping set (GROUP BY GROUPING
+// SETS, ROLLUP, CUBE; RisingWave's Expand): copy s is the row with the
+// Keys columns that Sets[s] leaves out set to NULL, followed by s, the
+// set's number (bigint). An Agg above it groups by the Keys columns and
+// the number, so groups of different sets stay apart even where their
+// keys are equal.
+type Expand struct {
+	Input Plan
+	Keys  []int   // input columns the sets are made of
+	Sets  [][]int // per set, the positions in Keys it groups by
+	Out   types.Schema
 }
 
 // JoinKind is the kind of a join.
@@ -242,6 +260,19 @@ type TableFunc struct {
 	Out  types.Schema
 }
 
+// ProjectSet runs the set-returning functions of a select list
+// (PostgreSQL 10+): per input row its Calls (their Args over the input
+// row) run in lockstep, giving as many rows as the longest, the columns
+// of the calls that ended NULL; a row whose calls give no rows yields
+// none. Output: the input's columns, one column per call, then the
+// row's ordinal among those of its input row (bigint, from 1), which
+// keeps a stream key unique.
+type ProjectSet struct {
+	Input Plan
+	Calls []TableFunc
+	Out   types.Schema
+}
+
 // Insert writes its input rows into Rel. Input yields full rows in Rel.Cols
 // order (the binder fills in defaults and hidden row ids are assigned by
 // the executor). Returning, when set, is evaluated over each inserted row
@@ -297,6 +328,8 @@ func (p *Values) Schema() types.Schema         { return p.Out }
 func (p *Filter) Schema() types.Schema         { return p.Input.Schema() }
 func (p *Project) Schema() types.Schema        { return p.Out }
 func (p *Agg) Schema() types.Schema            { return p.Out }
+func (p *Expand) Schema() types.Schema         { return p.Out }
+func (p *ProjectSet) Schema() types.Schema     { return p.Out }
 func (p *Join) Schema() types.Schema           { return p.Out }
 func (p *Sort) Schema() types.Schema           { return p.Input.Schema() }
 func (p *Limit) Schema() types.Schema          { return p.Input.Schema() }
@@ -316,6 +349,8 @@ func (p *Values) Inputs() []Plan         { return nil }
 func (p *Filter) Inputs() []Plan         { return []Plan{p.Input} }
 func (p *Project) Inputs() []Plan        { return []Plan{p.Input} }
 func (p *Agg) Inputs() []Plan            { return []Plan{p.Input} }
+func (p *Expand) Inputs() []Plan         { return []Plan{p.Input} }
+func (p *ProjectSet) Inputs() []Plan     { return []Plan{p.Input} }
 func (p *Join) Inputs() []Plan           { return []Plan{p.Left, p.Right} }
 func (p *Sort) Inputs() []Plan           { return []Plan{p.Input} }
 func (p *Limit) Inputs() []Plan          { return []Plan{p.Input} }

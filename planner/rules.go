@@ -55,6 +55,10 @@ func rewriteNode(p Plan) Plan {
 		n.Input = rewriteNode(n.Input)
 	case *HopWindow:
 		n.Input = rewriteNode(n.Input)
+	case *Expand:
+		n.Input = rewriteNode(n.Input)
+	case *ProjectSet:
+		n.Input = rewriteNode(n.Input)
 	case *SetOp:
 		n.Left = rewriteNode(n.Left)
 		n.Right = rewriteNode(n.Right)

@@ -144,6 +144,10 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 		return sp.window(n)
 	case *HopWindow:
 		return sp.hopWindow(n)
+	case *Expand:
+		return sp.expand(n)
+	case *ProjectSet:
+		return sp.projectSet(n)
 	case *RecursiveUnion, *WorkTableScan:
 		failUnsupported("WITH RECURSIVE is not supported in materialized views")
 	case *SystemScan:
@@ -444,7 +448,9 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 	// Group keys that are expressions are computed first, so the
 	// exchange and the agg see them as columns.
 	in, keys := withColumns(in, a.GroupBy)
-	return sp.hashAgg(in, keys, a.Aggs, a.Out[len(a.GroupBy):])
+	n := sp.hashAgg(in, keys, a.Aggs, a.Out[len(a.GroupBy):])
+	n.EmptySets = a.EmptySets
+	return n
 }
 
 // jsonAgg says how a json aggregate is kept as a string_agg: the text of

@@ -279,6 +279,16 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		state(x.States()...)
 	case *StreamUnion:
 		name = "StreamUnion"
+	case *StreamProjectSet:
+		name = "StreamProjectSet"
+		var calls []string
+		for _, c := range x.Calls {
+			calls = append(calls, fmt.Sprintf("%s(%s)", c.Fn, f.list(c.Args)))
+		}
+		add("calls: [%s]", strings.Join(calls, ", "))
+	case *StreamExpand:
+		name = "StreamExpand"
+		add("sets: %s", describeSets(x.Input.Base().Out, x.Keys, x.Sets))
 	case *StreamHopWindow:
 		name = "StreamHopWindow"
 		add("%s", describeHop(x.Input.Base().Out, x.TimeCol, x.Slide, x.Size, x.Offset))

@@ -173,7 +173,52 @@ type StreamHashAgg struct {
 	// scan; they are then deleted without output.
 	TTLMs int64
 	TTL   StateTableDesc
+	// EmptySets are Agg.EmptySets: the values of the last group key (a
+	// StreamExpand's grouping set number) whose group, its other keys
+	// NULL, exists from the first barrier on and is never deleted, as a
+	// global aggregate's row.
+	EmptySets []int64
 }
+
+// StreamProjectSet runs the set-returning functions of a select list, as
+// ProjectSet does in batch plans: Out is the input's columns (hidden ones
+// included), one column per call, then the ordinal of the row among
+// those of its input row. Ops are kept: a delete retracts exactly the
+// rows its insert produced (the functions are deterministic); an update
+// pair becomes the deletes of the old row's rows, then the inserts of the
+// new row's. The stream key is the input's plus the ordinal; stateless,
+// append-only when its input is.
+type StreamProjectSet struct {
+	StreamBase
+	Input StreamNode
+	Calls []TableFunc
+}
+
+// Base implements StreamNode.
+func (n *StreamProjectSet) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamProjectSet) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+
+// StreamExpand emits each input row once per grouping set, as Expand
+// does in batch plans: copy s is the row with the Keys columns the set
+// leaves out NULL, followed by s (bigint). Ops are kept, and an update
+// pair stays a pair per set. The stream key is the input's plus the set
+// number; stateless, append-only when its input is. Watermarks on Keys
+// columns are dropped (their copies are NULL in some sets), others are
+// forwarded.
+type StreamExpand struct {
+	StreamBase
+	Input StreamNode
+	Keys  []int
+	Sets  [][]int
+}
+
+// Base implements StreamNode.
+func (n *StreamExpand) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamExpand) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
 
 // StreamHashJoin is an incremental equi-join of two changelogs (inner,
 // left, right, full; semi/anti for IN/EXISTS). Both sides are kept in

@@ -1,6 +1,10 @@
 package planner
 
-import "github.com/weirdb/weir/types"
+import (
+	"slices"
+
+	"github.com/weirdb/weir/types"
+)
 
 // hopWindow converts a HopWindow into a StreamHopWindow. The operator
 // appends window_start and window_end after all of its input's columns,
@@ -29,4 +33,73 @@ func (sp *streamPlanner) hopWindow(h *HopWindow) StreamNode {
 		exprs = append(exprs, &ColRef{Idx: ws + i, T: c.T, Name: c.Name})
 	}
 	return newProject(n, exprs, h.Out)
+}
+
+// expand converts an Expand into a StreamExpand, which appends the set
+// number after all of its input's columns, hidden ones included; a
+// projection then moves it right after the logical ones (see hopWindow).
+// The stream key is the input's plus the set number: a row of the input
+// appears once per set.
+func (sp *streamPlanner) expand(e *Expand) StreamNode {
+	in := sp.plan(e.Input)
+	b := in.Base()
+	nIn := len(e.Input.Schema())
+	n := &StreamExpand{Input: in, Keys: e.Keys, Sets: e.Sets}
+	n.Out = append(append(append(types.Schema(nil), e.Out[:nIn]...), b.Out[nIn:]...), e.Out[nIn:]...)
+	gs := len(b.Out)
+	n.StreamKey = append(append([]int(nil), b.StreamKey...), gs)
+	n.AppendOnly = b.AppendOnly
+	n.Dist = b.Dist
+	for _, k := range b.Dist.Keys {
+		if slices.Contains(e.Keys, k) {
+			n.Dist = Distribution{Kind: DistAny}
+		}
+	}
+	for _, w := range b.Watermarks {
+		if !slices.Contains(e.Keys, w) {
+			n.Watermarks = append(n.Watermarks, w)
+		}
+	}
+	if gs == nIn {
+		return n
+	}
+	exprs := columnsOf(n.Out, nIn)
+	c := n.Out[gs]
+	exprs = append(exprs, &ColRef{Idx: gs, T: c.T, Name: c.Name})
+	return newProject(n, exprs, e.Out)
+}
+
+// projectSet converts a ProjectSet into a StreamProjectSet, whose call
+// and ordinal columns come after all of its input's columns; a
+// projection then moves them right after the logical ones. The stream
+// key is the input's plus the ordinal. A timestamptz series depends on
+// the session's time zone, so it is refused, as now() is.
+func (sp *streamPlanner) projectSet(p *ProjectSet) StreamNode {
+	for _, c := range p.Calls {
+		for _, a := range c.Args {
+			if a.Type().ID == types.Timestamptz {
+				fail(unsupported("function %s() over timestamp with time zone is not supported in materialized views", c.Fn).
+					WithHint("A materialized view is maintained incrementally; its rows must not depend on the session's time zone."))
+			}
+		}
+	}
+	in := sp.plan(p.Input)
+	b := in.Base()
+	nIn := len(p.Input.Schema())
+	n := &StreamProjectSet{Input: in, Calls: p.Calls}
+	n.Out = append(append(append(types.Schema(nil), p.Out[:nIn]...), b.Out[nIn:]...), p.Out[nIn:]...)
+	w := len(b.Out)
+	n.StreamKey = append(append([]int(nil), b.StreamKey...), len(n.Out)-1)
+	n.AppendOnly = b.AppendOnly
+	n.Dist = b.Dist
+	n.Watermarks = append([]int(nil), b.Watermarks...)
+	if w == nIn {
+		return n
+	}
+	exprs := columnsOf(n.Out, nIn)
+	for i := w; i < len(n.Out); i++ {
+		c := n.Out[i]
+		exprs = append(exprs, &ColRef{Idx: i, T: c.T, Name: c.Name})
+	}
+	return newProject(n, exprs, p.Out)
 }

@@ -232,6 +232,14 @@
 //	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP similar_to_escape((p)[, (e)])
 //	36  overlay(s PLACING r FROM n [FOR m])    overlay(s, r, n[, m])
 //	37  SELECT [ALL] (no target list)          SELECT [ALL] pg_no_columns(): no output columns
+//	38  GROUP BY ROLLUP (a, (b, c))            GROUP BY pg_rollup(a, (b, c)); CUBE (...) is
+//	    GROUP BY GROUPING SETS (a, (), ...)    pg_cube(...), GROUPING SETS (...) is
+//	                                           pg_grouping_sets(...) and an empty grouping set
+//	                                           () pg_empty_set(), at the top of a GROUP BY list
+//	                                           and inside GROUPING SETS; GROUP BY ALL drops
+//	                                           ALL and GROUP BY DISTINCT starts the list with
+//	                                           pg_group_distinct() (the binder expands the
+//	                                           sets, planner/bind_grouping.go)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has
@@ -256,7 +264,6 @@
 // does. Text the bridge wrote itself (stored DEFAULT and watermark
 // expressions, ParseStored) skips the gate and rewrites 31 and 32.
 //
-// Known gaps: ON CONFLICT, GROUPING SETS and SIMILAR TO are
-// not rewritten (TiDB rejects them: 42601); a bare SELECT (no columns)
-// is a syntax error; x IS UNKNOWN is read as x IS NULL.
+// Known gaps: ON CONFLICT is not rewritten (TiDB rejects it: 42601);
+// x IS UNKNOWN is read as x IS NULL.
 package sql

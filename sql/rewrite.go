@@ -21,6 +21,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = b.normalize(seq)
+	seq = b.groupingSets(seq)
 	seq = emptyTargets(seq)
 	seq = b.distinctOn(seq)
 	seq = b.typedLiterals(seq)
@@ -1548,6 +1549,12 @@ func (b *bridge) values(seq []*node) []*node {
 		j := i + 1
 		for r := 0; ; r++ {
 			row := seq[j]
+			if srf := findSRF(row.kids); srf != nil {
+				// The rows become select lists, where SRFs are allowed;
+				// PostgreSQL refuses them in VALUES.
+				b.fail(pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not allowed in VALUES").WithPosition(charPos(b.src, srf.off)))
+				return seq
+			}
 			if r > 0 {
 				out = append(out, textNode("union all", row.off))
 			}

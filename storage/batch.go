@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
@@ -84,7 +85,19 @@ func (b *Batch) DeleteRange(tableID uint32) error {
 		return err
 	}
 	p := TablePrefix(tableID)
-	return wrapWrite(b.b.DeleteRange(p, prefixEnd(p), nil))
+	if err := wrapWrite(b.b.DeleteRange(p, prefixEnd(p), nil)); err != nil {
+		return err
+	}
+	// The table's spill areas and their marks go with it: early flushes
+	// of a dropped or truncated table must neither stay on disk nor be
+	// moved into it later.
+	for _, prefix := range []byte{PrefixSpill, PrefixSpillMark} {
+		sp := binary.BigEndian.AppendUint32([]byte{prefix}, tableID)
+		if err := wrapWrite(b.b.DeleteRange(sp, prefixEnd(sp), nil)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetMeta sets the metadata entry name to value. Names starting with

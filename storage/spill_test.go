@@ -147,3 +147,36 @@ func count(t testing.TB, snap *Snapshot, id uint32) int {
 		n++
 	}
 }
+
+// TestSpillDroppedWithTable leaves early flushes of an epoch that never
+// commits (a job stopped mid-epoch) and then deletes the table's range,
+// as DROP and a job's rebuild do: its spill areas go too, instead of
+// waiting on disk for the next recovery.
+func TestSpillDroppedWithTable(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(1<<20))
+	commitEpoch(t, db, st, 1)
+	spillRows(st, 30_000, "gone")
+	if st.cstats.Spills.Load() == 0 {
+		t.Fatal("no early flush")
+	}
+	areas := func() int {
+		n := 0
+		_ = scanPrefix(db.pdb, []byte{PrefixSpill}, func(_, _ []byte) error { n++; return nil })
+		return n
+	}
+	if areas() == 0 {
+		t.Fatal("no spill area on disk")
+	}
+	b := db.NewBatch()
+	if err := b.DeleteRange(42); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := areas(); n != 0 {
+		t.Fatalf("%d spill entries left after the table's range was deleted", n)
+	}
+}

@@ -75,8 +75,9 @@ type MutationKind uint8
 const (
 	// MutationNone: the barrier changes nothing.
 	MutationNone MutationKind = iota
-	// MutationAddJob: Mutation.Job's actors start with this barrier, which
-	// is the first one they see (and acknowledge).
+	// MutationAddJob: Mutation.Job's actors (and those of Mutation.With)
+	// start with this barrier, which is the first one they see (and
+	// acknowledge).
 	MutationAddJob
 	// MutationStopJob: Mutation.Job's actors acknowledge this barrier and
 	// then stop; later barriers no longer await them.
@@ -111,6 +112,27 @@ type Mutation struct {
 	// Job is the job added (with its actors) or stopped (ID only is
 	// needed) by MutationAddJob and MutationStopJob.
 	Job Job
+	// With holds further jobs MutationAddJob adds with Job: a region of
+	// jobs (a view and the jobs reading it) restarted together, so that
+	// each reader sees its upstream's output from the same barrier on.
+	With []Job
+}
+
+// Adds reports whether the barrier carrying m starts job id: it is
+// MutationAddJob's Job or one of With.
+func (m Mutation) Adds(id JobID) bool {
+	if m.Kind != MutationAddJob {
+		return false
+	}
+	if m.Job.ID == id {
+		return true
+	}
+	for _, j := range m.With {
+		if j.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Barrier is a checkpoint barrier as injected by the coordinator.

@@ -31,6 +31,17 @@ func (e *execIO) Notice(severity, code, message string) {
 	e.c.send(&pgproto3.NoticeResponse{Severity: severity, SeverityUnlocalized: severity, Code: code, Message: message})
 }
 
+// NoticeDetail sends a NoticeResponse with a DETAIL field.
+func (e *execIO) NoticeDetail(severity, code, message, detail string) {
+	if severity == "" {
+		severity = "NOTICE"
+	}
+	if code == "" {
+		code = string(pgerr.SuccessfulCompletion)
+	}
+	e.c.send(&pgproto3.NoticeResponse{Severity: severity, SeverityUnlocalized: severity, Code: code, Message: message, Detail: detail})
+}
+
 // ParameterStatus sends a ParameterStatus message.
 func (e *execIO) ParameterStatus(name, value string) {
 	e.c.send(&pgproto3.ParameterStatus{Name: name, Value: value})

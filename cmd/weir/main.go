@@ -59,6 +59,11 @@ weir serve flags:
   --take-over-sinks      run the sinks of a database restored from a backup (which
                          refuses to start without it): its Kafka producers take
                          over the sinks' transactional ids, fencing the original's
+  --streaming-parallelism N
+                         give every materialized view and sink N actors per
+                         fragment at start, as ALTER ... SET PARALLELISM does (for
+                         a copy restored on a machine of another size); 0 keeps
+                         each job's own (default 0)
   --log-level LEVEL      debug, info, warn or error (default info)
   --auth METHOD          trust or password (SCRAM-SHA-256); default trust when the
                          listener is loopback, password otherwise; trust is refused
@@ -148,6 +153,7 @@ func serve(args []string) int {
 	stateCacheMB := fs.Int64("state-cache-mb", 0, "older name of --memory-budget")
 	diskReserveMB := fs.Int64("disk-reserve-mb", engine.DefaultDiskReserveBytes>>20, "free space in MiB kept on the data directory's file system: below it writes fail with 53100 (disk full) and reads go on; 0 keeps none")
 	takeOverSinks := fs.Bool("take-over-sinks", false, "run the sinks of a database restored from a backup: their producers take over the original's transactional ids, fencing it")
+	streamingParallelism := fs.Int("streaming-parallelism", 0, "give every materialized view and sink this many actors per fragment at start (0: keep each job's own)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	sec := securityFlags(fs)
 	cf := clusterFlags{
@@ -216,6 +222,10 @@ func serve(args []string) int {
 		// fixed allowance for sessions, plans and Pebble's batches.
 		debug.SetMemoryLimit(2*(budgetMB<<20) + memoryOverhead)
 	}
+	if *streamingParallelism < 0 || *streamingParallelism > 1024 {
+		fmt.Fprintf(os.Stderr, "weir serve: --streaming-parallelism must be between 0 and 1024, not %d\n", *streamingParallelism)
+		return 2
+	}
 	wopts, initPassword, err := sec.options(*listen)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir serve: %v\n", err)
@@ -227,7 +237,8 @@ func serve(args []string) int {
 		reserve = -1 // none
 	}
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, MemoryBudgetBytes: budgetMB << 20, InitPassword: initPassword,
-		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks})
+		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks,
+		StreamingParallelism: *streamingParallelism})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %s\n", describeErr(err))
 		return 1

@@ -325,6 +325,17 @@ func (d *Delivery) Lag() Lag {
 		Phase: d.phase.String(), Retrying: d.waiting}
 }
 
+// Settled reports whether the machine is done with every epoch up to
+// epoch: the records found at start are resolved, the log store holds
+// no epoch up to it, none is in progress, and the producers run (so
+// every transaction left open on the sink's transactional ids is
+// aborted). A rescaled sink delivers nothing newer until all its
+// deliveries have settled the epochs their log stores held at start.
+func (d *Delivery) Settled(epoch uint64) bool {
+	return d.connected && d.busy == nil && d.phase == phaseIdle && len(d.recorded) == 0 &&
+		(len(d.log) == 0 || d.log[0].Epoch > epoch)
+}
+
 // Full reports whether the log store holds Config.MaxBytes or more: the
 // sink's upstream should pause until delivery truncates it.
 func (d *Delivery) Full() bool { return d.cfg.MaxBytes > 0 && d.bytes >= d.cfg.MaxBytes }

@@ -35,6 +35,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	truncated <epoch>
 //	failed <word>
 //	state
+//	settled <epoch>                    (prints settled=<bool>)
 func TestTraces(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.trace")
 	if err != nil || len(files) == 0 {
@@ -172,6 +173,8 @@ func (h *harness) run(line string) []string {
 		step(Failed{Err: errors.New(arg(0))})
 	case "state":
 		out = append(out, h.d.String())
+	case "settled":
+		out = append(out, fmt.Sprintf("settled=%v", h.d.Settled(h.u64(arg(0)))))
 	default:
 		h.t.Fatalf("unknown trace event %q", line)
 	}

@@ -72,6 +72,8 @@ type Job struct {
 	sinks []*Sink
 	// hold pauses the job's sources while a sink's log store is full.
 	hold *JobHold
+	// gates are the job's sink gates.
+	gates sinkGates
 	// stats are the operators' counters, by plan node (see Stats).
 	stats map[planner.StreamNode]*OperatorStats
 }
@@ -323,7 +325,7 @@ func (b *builder) buildFragment(f *fragSpec) error {
 		actx := &ActorContext{
 			Job: b.env.Job, Actor: id, Index: i, Parallelism: p,
 			DB: b.env.DB, Cache: b.env.Cache, Errors: b.env.Errors, Eval: b.env.Eval,
-			Watermarks: b.env.Watermarks, Hold: b.job.hold,
+			Watermarks: b.env.Watermarks, Hold: b.job.hold, sinkGates: &b.job.gates,
 		}
 		root, err := b.op(actx, f, f.frag.Root)
 		if err != nil {
@@ -415,6 +417,18 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 			return nil, err
 		}
 		return NewFilter(actx, in, n)
+	case *planner.StreamProjectSet:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewProjectSet(actx, in, n)
+	case *planner.StreamExpand:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewExpand(in, n), nil
 	case *planner.StreamHopWindow:
 		in, err := input(n.Input)
 		if err != nil {

@@ -96,6 +96,11 @@ type HashAgg struct {
 	ttlIdx *storage.StateTable
 	now    int64
 
+	// keep reports whether a group key row belongs to this actor (nil:
+	// every key does); the groups of StreamHashAgg.EmptySets are created
+	// by the actor owning them.
+	keep func(types.Row) bool
+
 	kbuf []byte
 	key  types.Row
 	args [][]types.Datum
@@ -188,6 +193,7 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		return nil, err
 	}
 	a.result.SetPartition(keep)
+	a.keep = keep
 	if a.ttl > 0 {
 		idxTs := append([]types.T{types.TInt8}, a.keyTs...)
 		a.ttlIdx = a.states.New(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
@@ -447,6 +453,19 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 				return err
 			}
 		}
+		// So do the groups of empty grouping sets.
+		for _, s := range a.plan.EmptySets {
+			for i := range a.key {
+				a.key[i] = types.NullDatum
+			}
+			a.key[len(a.key)-1] = types.DInt(s)
+			if a.keep != nil && !a.keep(a.key) {
+				continue
+			}
+			if _, err := a.group(); err != nil {
+				return err
+			}
+		}
 	}
 	a.out = a.ob.take(a.out)
 	if err := a.states.Barrier(a.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
@@ -489,9 +508,27 @@ func (a *HashAgg) maybeFlushEarly() error {
 	return nil
 }
 
+// emptySet reports whether key is the group of one of
+// StreamHashAgg.EmptySets: NULL keys, then that set's number.
+func (a *HashAgg) emptySet(key types.Row) bool {
+	if len(a.plan.EmptySets) == 0 {
+		return false
+	}
+	last := key[len(key)-1]
+	if last.Null || !slices.Contains(a.plan.EmptySets, last.I) {
+		return false
+	}
+	for _, d := range key[:len(key)-1] {
+		if !d.Null {
+			return false
+		}
+	}
+	return true
+}
+
 // flushGroup emits a dirty group's change and writes its state.
 func (a *HashAgg) flushGroup(g *aggGroup) error {
-	global := len(a.keyTs) == 0
+	global := len(a.keyTs) == 0 || a.emptySet(g.key)
 	if g.rows < 0 {
 		return pgerr.New(pgerr.InternalError, "hash aggregation: group row count %d below zero", g.rows)
 	}

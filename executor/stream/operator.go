@@ -53,6 +53,10 @@ type ActorContext struct {
 	// Hold is shared by the job's actors: its sinks hold it while their
 	// log store is full, and its sources then take no input. May be nil.
 	Hold *JobHold
+	// sinkGates are shared by the job's actors: a decoupled sink's actors
+	// meet at its gate (sink_log.go). May be nil: each actor then has a
+	// gate of its own.
+	sinkGates *sinkGates
 }
 
 // WatermarkRecorder learns of the watermarks that sources generate and

@@ -55,7 +55,8 @@ var SinkStateTypes = []types.T{types.TInt4, types.TText, types.TInt8, types.TByt
 // encoded into the open epoch, and every barrier after the first appends
 // them to the sink's log store in the epoch's write set; its first
 // barrier starts the delivery goroutine, which runs the sinktxn state
-// machine over the writer. Committed feeds that machine instead of the
+// machine over the writer (and, after a decrease of parallelism, the
+// deliveries of what the actors it no longer has left in the log store). Committed feeds that machine instead of the
 // committer.
 //
 // Phase two runs in a committer goroutine: when the job learns that a
@@ -105,6 +106,8 @@ type Sink struct {
 	decouple *SinkDecoupling
 	log      *sinkLog
 	dlv      atomic.Pointer[deliverer]
+	// orphans deliver what actors of a larger parallelism left.
+	orphans []*deliverer
 }
 
 var _ Operator = (*Sink)(nil)
@@ -423,6 +426,9 @@ func (s *Sink) err() error {
 func (s *Sink) Close() {
 	s.closeOnce.Do(func() {
 		if d := s.dlv.Load(); d != nil {
+			d.stop()
+		}
+		for _, d := range s.orphans {
 			d.stop()
 		}
 		close(s.quit)

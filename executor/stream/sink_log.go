@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,16 @@ import (
 // the checkpoint's write set; records and truncations are written by the
 // delivery loop directly, each in one fsynced batch, and only ever about
 // epochs already committed.
+//
+// A change of parallelism (ALTER ... SET PARALLELISM, or a restore that
+// sets another) moves nothing: what an index's actor left stays under
+// that index. An index the new count still has is delivered on by its
+// new actor; one it no longer has is delivered by an orphan deliverer on
+// the actor (index modulo parallelism), under the old index, so with the
+// old actor's transactional ids (whose producers it fences) and progress
+// rows. Since a key may now belong to another actor, every actor holds
+// back the epochs appended since its start until all the sink's
+// deliverers have settled what the log store held then (sinkGate).
 
 // OptSinkDecouple is the sink option that, set to 'false', keeps a sink
 // coupled: its transactions are pre-committed on the checkpoint's path
@@ -239,14 +250,34 @@ func entryRows(b []byte) int64 {
 // out its IO actions against the SinkWriter and storage and steps their
 // outcomes back in. The operator steps it too (appends, committed
 // checkpoints), under mu.
+//
+// An actor's own deliverer works under the actor's index. An orphan
+// deliverer works under the index of an actor that a larger parallelism
+// had and this one has not (actx is then a copy of the actor's context
+// with that index): it delivers what that actor left in the log store, as
+// that actor would have (its transactional ids, its progress rows), and
+// ends once it has settled it.
 type deliverer struct {
 	s    *Sink
+	actx *ActorContext
 	env  SinkDecoupling
 	hold *JobHold
+	// orphan: the deliverer ends once settled; it gets no appends.
+	orphan bool
+	// gate and start: see sinkGate. settled is set once the machine has
+	// settled the epochs up to start and the gate was told.
+	gate    *sinkGate
+	start   uint64
+	settled bool
 
 	mu   sync.Mutex
 	m    *sinktxn.Delivery
 	held bool
+	// gated: the gate is closed, and checkpoint commits wait in
+	// heldCommitted instead of reaching the machine, so it delivers no
+	// epoch after start.
+	gated         bool
+	heldCommitted uint64
 
 	wake chan struct{}
 	// w is the writer, opened by Connect; only the goroutine touches it.
@@ -256,8 +287,82 @@ type deliverer struct {
 	done   chan struct{}
 }
 
+// sinkGate keeps the actors of a decoupled sink from delivering the
+// epochs appended since their start until every actor has settled what
+// the log store held at start, under every index. Within one index the
+// log store is delivered in epoch order; across a change of parallelism a
+// key moves to another actor, whose new epochs must not reach the target
+// before the key's older ones still pending under its old index. Without
+// a rescale the gate costs a start the time to deliver the backlog.
+type sinkGate struct {
+	mu sync.Mutex
+	// actors is how many actors have not yet joined; pending how many
+	// joined deliverers have not yet settled.
+	actors, pending int
+	open            chan struct{}
+}
+
+func newSinkGate(actors int) *sinkGate {
+	return &sinkGate{actors: max(actors, 1), open: make(chan struct{})}
+}
+
+// join registers an actor and its n deliverers.
+func (g *sinkGate) join(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.actors--
+	g.pending += n
+	g.maybeOpenLocked()
+}
+
+// settle reports that one deliverer settled.
+func (g *sinkGate) settle() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending--
+	g.maybeOpenLocked()
+}
+
+func (g *sinkGate) maybeOpenLocked() {
+	if g.actors <= 0 && g.pending <= 0 {
+		select {
+		case <-g.open:
+		default:
+			close(g.open)
+		}
+	}
+}
+
+// sinkGates are a job's sink gates, by sink relation.
+type sinkGates struct {
+	mu sync.Mutex
+	m  map[uint32]*sinkGate
+}
+
+// get returns the gate of sink rel, run by actors actors.
+func (gs *sinkGates) get(rel uint32, actors int) *sinkGate {
+	if gs == nil {
+		return newSinkGate(1)
+	}
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.m == nil {
+		gs.m = map[uint32]*sinkGate{}
+	}
+	g := gs.m[rel]
+	if g == nil {
+		g = newSinkGate(actors)
+		gs.m[rel] = g
+	}
+	return g
+}
+
 // startDelivery reads the actor's log store and records from the
-// committed state and starts the delivery goroutine.
+// committed state and starts the delivery goroutine, and one orphan
+// deliverer for each index at or above the parallelism that holds log
+// entries or records and falls to this actor (index modulo parallelism).
+// All of them deliver only what the log store held at start until the
+// sink's gate opens.
 func (s *Sink) startDelivery(ctx context.Context, committed uint64) error {
 	env := *s.decouple
 	cfg := sinktxn.Config{Committed: committed, MaxBytes: env.MaxBytes,
@@ -274,38 +379,82 @@ func (s *Sink) startDelivery(ctx context.Context, committed uint64) error {
 	}
 	snap := s.actx.DB.NewSnapshot()
 	defer snap.Close()
-	idx := s.actx.Index
-	// Records of this actor (and, for actor 0, of indexes beyond the
-	// parallelism, left by a larger one).
-	readRecords := func(lo, hi []byte) error {
-		it := snap.ScanRange(s.n.State.ID, lo, hi, SinkStateTypes)
-		defer it.Close()
-		for {
-			r, err := it.Next()
-			if err != nil || r == nil {
-				return err
-			}
-			cfg.Recorded = append(cfg.Recorded, sinktxn.Txn{ID: r[1].S, Epoch: uint64(r[2].I), Data: []byte(r[3].S)})
-		}
-	}
-	key := func(i int) []byte { return encodeStateKey(types.Row{types.DInt(int64(i))}) }
-	if err := readRecords(key(idx), key(idx+1)); err != nil {
+	idx, par := s.actx.Index, s.actx.Parallelism
+	own, err := s.readDelivery(snap, cfg, idx)
+	if err != nil {
 		return err
 	}
-	if idx == 0 && s.actx.Parallelism > 0 {
-		if err := readRecords(key(s.actx.Parallelism), nil); err != nil {
+	var orphans []int
+	if par > 0 {
+		if orphans, err = s.orphanIndexes(snap, par); err != nil {
 			return err
 		}
 	}
-	it := snap.ScanRange(s.n.State.ID, key(-1-idx), key(-idx), SinkStateTypes)
+	gate := s.actx.sinkGates.get(s.n.Rel.ID, par)
+	dctx := context.WithoutCancel(ctx)
+	d := s.newDeliverer(s.actx, own, gate, committed, false)
+	ds := []*deliverer{d}
+	for _, i := range orphans {
+		if i%par != idx {
+			continue
+		}
+		ocfg, err := s.readDelivery(snap, cfg, i)
+		if err != nil {
+			return err
+		}
+		oactx := *s.actx
+		oactx.Index = i
+		ds = append(ds, s.newDeliverer(&oactx, ocfg, gate, committed, true))
+	}
+	gate.join(len(ds))
+	s.log.d = d
+	s.dlv.Store(d)
+	s.orphans = ds[1:]
+	for _, d := range ds {
+		c, cancel := context.WithCancel(dctx)
+		d.cancel = cancel
+		go d.run(c)
+	}
+	return nil
+}
+
+func (s *Sink) newDeliverer(actx *ActorContext, cfg sinktxn.Config, gate *sinkGate, start uint64, orphan bool) *deliverer {
+	d := &deliverer{s: s, actx: actx, env: *s.decouple, hold: s.actx.Hold, orphan: orphan,
+		gate: gate, start: start, gated: true, heldCommitted: start,
+		m: sinktxn.New(cfg), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if orphan {
+		// It appends nothing: what it holds only shrinks.
+		d.hold = nil
+	}
+	return d
+}
+
+// readDelivery fills cfg with the records and the log store's epochs
+// kept under actor index idx.
+func (s *Sink) readDelivery(snap *storage.Snapshot, cfg sinktxn.Config, idx int) (sinktxn.Config, error) {
+	key := func(i int) []byte { return encodeStateKey(types.Row{types.DInt(int64(i))}) }
+	it := snap.ScanRange(s.n.State.ID, key(idx), key(idx+1), SinkStateTypes)
 	for {
 		r, err := it.Next()
 		if err != nil {
 			it.Close()
-			return err
+			return cfg, err
 		}
 		if r == nil {
 			break
+		}
+		cfg.Recorded = append(cfg.Recorded, sinktxn.Txn{ID: r[1].S, Epoch: uint64(r[2].I), Data: []byte(r[3].S)})
+	}
+	it.Close()
+	it = snap.ScanRange(s.n.State.ID, key(-1-idx), key(-idx), SinkStateTypes)
+	defer it.Close()
+	for {
+		r, err := it.Next()
+		if err != nil {
+			return cfg, err
+		}
+		if r == nil {
+			return cfg, nil
 		}
 		e := uint64(r[2].I)
 		if n := len(cfg.Log); n == 0 || cfg.Log[n-1].Epoch != e {
@@ -315,20 +464,46 @@ func (s *Sink) startDelivery(ctx context.Context, committed uint64) error {
 		last.Rows += entryRows([]byte(r[3].S))
 		last.Bytes += int64(len(r[3].S))
 	}
-	it.Close()
-	d := &deliverer{s: s, env: env, hold: s.actx.Hold, m: sinktxn.New(cfg),
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
-	s.log.d = d
-	s.dlv.Store(d)
-	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	d.cancel = cancel
-	go d.run(dctx)
-	return nil
+}
+
+// orphanIndexes returns the actor indexes at or above par that hold
+// records or log entries, left by a larger parallelism, in order.
+func (s *Sink) orphanIndexes(snap *storage.Snapshot, par int) ([]int, error) {
+	key := func(i int) []byte { return encodeStateKey(types.Row{types.DInt(int64(i))}) }
+	seen := map[int]bool{}
+	scan := func(lo, hi []byte, index func(int64) int) error {
+		it := snap.ScanRange(s.n.State.ID, lo, hi, SinkStateTypes)
+		defer it.Close()
+		for {
+			r, err := it.Next()
+			if err != nil || r == nil {
+				return err
+			}
+			seen[index(r[0].I)] = true
+		}
+	}
+	if err := scan(key(par), nil, func(i int64) int { return int(i) }); err != nil {
+		return nil, err
+	}
+	if err := scan(nil, key(-par), func(i int64) int { return int(-1 - i) }); err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(seen))
+	for i := range seen {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // step feeds the machine an event from the operator and wakes the loop.
 func (d *deliverer) step(ev sinktxn.Event) error {
 	d.mu.Lock()
+	if c, ok := ev.(sinktxn.CheckpointCommitted); ok && d.gated {
+		d.heldCommitted = max(d.heldCommitted, c.Epoch)
+		d.mu.Unlock()
+		return nil
+	}
 	err := d.m.Step(ev)
 	d.updateHoldLocked()
 	lag, held := d.m.Lag(), d.held
@@ -336,7 +511,7 @@ func (d *deliverer) step(ev sinktxn.Event) error {
 	// Reported here too, so that an epoch appended at a barrier shows in
 	// the lag before its checkpoint commits.
 	if obs := d.env.Observer; obs != nil {
-		obs.SinkLag(d.s.n.Rel.ID, d.s.actx.Index, lag, held)
+		obs.SinkLag(d.s.n.Rel.ID, d.actx.Index, lag, held)
 	}
 	d.signal()
 	return err
@@ -391,31 +566,57 @@ func (d *deliverer) run(ctx context.Context) {
 			timer.Stop()
 		}
 	}()
+	gateOpen := d.gate.open
 	for {
+		if gateOpen != nil {
+			select {
+			case <-gateOpen:
+				gateOpen = nil
+				d.mu.Lock()
+				d.gated = false
+				d.m.Step(sinktxn.CheckpointCommitted{Epoch: d.heldCommitted})
+				d.mu.Unlock()
+			default:
+			}
+		}
 		d.mu.Lock()
 		d.m.Step(sinktxn.Tick{Now: time.Now()})
 		acts := d.m.Ready()
+		settled := !d.settled && d.m.Settled(d.start)
+		d.settled = d.settled || settled
 		deadline, waiting := d.m.NextDeadline()
 		lag := d.m.Lag()
 		d.updateHoldLocked()
 		held := d.held
 		d.mu.Unlock()
 		if obs := d.env.Observer; obs != nil {
-			obs.SinkLag(d.s.n.Rel.ID, d.s.actx.Index, lag, held)
+			obs.SinkLag(d.s.n.Rel.ID, d.actx.Index, lag, held)
 		}
 		var io sinktxn.Action
 		for _, a := range acts {
 			switch a := a.(type) {
 			case sinktxn.Retry:
 				if obs := d.env.Observer; obs != nil {
-					obs.SinkRetry(d.s.actx.Job, d.s.n.Rel.ID, d.s.actx.Index, a)
+					obs.SinkRetry(d.actx.Job, d.s.n.Rel.ID, d.actx.Index, a)
 				}
 			case sinktxn.Lost:
 				if obs := d.env.Observer; obs != nil {
-					obs.SinkLost(d.s.actx.Job, d.s.n.Rel.ID, d.s.actx.Index, a)
+					obs.SinkLost(d.actx.Job, d.s.n.Rel.ID, d.actx.Index, a)
 				}
 			default:
 				io = a
+			}
+		}
+		if settled && io == nil {
+			d.gate.settle()
+			if d.orphan {
+				// What the old actor left is delivered and its
+				// transactional ids fenced: nothing is left for it.
+				if d.w != nil {
+					d.w.Close()
+					d.w = nil
+				}
+				return
 			}
 		}
 		if io != nil {
@@ -424,7 +625,7 @@ func (d *deliverer) run(ctx context.Context) {
 				return
 			}
 			if ab, ok := ev.(sinktxn.Aborted); ok && d.env.Observer != nil {
-				d.env.Observer.SinkAborted(d.s.actx.Job, d.s.n.Rel.ID, d.s.actx.Index, ab.Epoch, ab.Err)
+				d.env.Observer.SinkAborted(d.actx.Job, d.s.n.Rel.ID, d.actx.Index, ab.Epoch, ab.Err)
 			}
 			d.mu.Lock()
 			d.m.Step(sinktxn.Tick{Now: time.Now()})
@@ -434,7 +635,7 @@ func (d *deliverer) run(ctx context.Context) {
 				// A bug in the driver: say so once and stop delivering;
 				// the log store keeps the epochs for the next run.
 				if obs := d.env.Observer; obs != nil {
-					obs.SinkRetry(d.s.actx.Job, d.s.n.Rel.ID, d.s.actx.Index, sinktxn.Retry{Step: "protocol", Err: err})
+					obs.SinkRetry(d.actx.Job, d.s.n.Rel.ID, d.actx.Index, sinktxn.Retry{Step: "protocol", Err: err})
 				}
 				return
 			}
@@ -454,6 +655,7 @@ func (d *deliverer) run(ctx context.Context) {
 			return
 		case <-d.wake:
 		case <-tc:
+		case <-gateOpen:
 		}
 		if timer != nil && !timer.Stop() {
 			select {
@@ -474,7 +676,7 @@ func (d *deliverer) do(ctx context.Context, a sinktxn.Action) sinktxn.Event {
 			d.w.Close()
 			d.w = nil
 		}
-		w, err := s.open(ctx, s.actx, s.n, nil)
+		w, err := s.open(ctx, d.actx, s.n, nil)
 		if err != nil {
 			return failed(err)
 		}
@@ -490,16 +692,16 @@ func (d *deliverer) do(ctx context.Context, a sinktxn.Action) sinktxn.Event {
 		}
 		return sinktxn.Flushed{Epoch: a.Epoch, Txn: sinktxn.Txn{ID: txn.ID, Epoch: a.Epoch, Data: txn.Data}}
 	case sinktxn.Record:
-		b := s.actx.DB.NewWriteBatch()
+		b := d.actx.DB.NewWriteBatch()
 		defer b.Close()
 		for _, r := range a.Replaces {
 			if r.ID != a.Txn.ID {
-				if err := b.Delete(s.n.State.ID, encodeStateKey(s.stateKey(r.ID))); err != nil {
+				if err := b.Delete(s.n.State.ID, encodeStateKey(d.stateKey(r.ID))); err != nil {
 					return failed(err)
 				}
 			}
 		}
-		k := s.stateKey(a.Txn.ID)
+		k := d.stateKey(a.Txn.ID)
 		row := types.Row{k[0], k[1], types.DInt(int64(a.Txn.Epoch)), types.DString(string(a.Txn.Data))}
 		if err := b.Put(s.n.State.ID, encodeStateKey(k), row, SinkStateTypes); err != nil {
 			return failed(err)
@@ -513,7 +715,7 @@ func (d *deliverer) do(ctx context.Context, a sinktxn.Action) sinktxn.Event {
 		err := d.w.Commit(ctx, SinkTxn{ID: a.Txn.ID, Epoch: a.Txn.Epoch, Data: a.Txn.Data})
 		return commitOutcome(a.Txn.Epoch, err)
 	case sinktxn.Resolve:
-		err := d.env.Recover(ctx, s.actx, s.n, SinkTxn{ID: a.Txn.ID, Epoch: a.Txn.Epoch, Data: a.Txn.Data})
+		err := d.env.Recover(ctx, d.actx, s.n, SinkTxn{ID: a.Txn.ID, Epoch: a.Txn.Epoch, Data: a.Txn.Data})
 		return commitOutcome(a.Txn.Epoch, err)
 	case sinktxn.Truncate:
 		if err := d.truncate(a); err != nil {
@@ -538,11 +740,17 @@ func commitOutcome(epoch uint64, err error) sinktxn.Event {
 	return sinktxn.Failed{Err: err}
 }
 
-// logRange returns the key range of the actor's log entries of epoch.
-func (s *Sink) logRange(epoch uint64) (lo, hi []byte) {
-	lo = encodeStateKey(types.Row{types.DInt(int64(-1 - s.actx.Index)), types.DString(fmt.Sprintf("%016x/", epoch))})
-	hi = encodeStateKey(types.Row{types.DInt(int64(-1 - s.actx.Index)), types.DString(fmt.Sprintf("%016x/", epoch+1))})
+// logRange returns the key range of the deliverer's log entries of
+// epoch.
+func (d *deliverer) logRange(epoch uint64) (lo, hi []byte) {
+	lo = encodeStateKey(types.Row{types.DInt(int64(-1 - d.actx.Index)), types.DString(fmt.Sprintf("%016x/", epoch))})
+	hi = encodeStateKey(types.Row{types.DInt(int64(-1 - d.actx.Index)), types.DString(fmt.Sprintf("%016x/", epoch+1))})
 	return lo, hi
+}
+
+// stateKey is the state table key of the deliverer's record of id.
+func (d *deliverer) stateKey(id string) types.Row {
+	return types.Row{types.DInt(int64(d.actx.Index)), types.DString(id)}
 }
 
 // deliver writes the log store's epoch into a new transaction and
@@ -552,8 +760,8 @@ func (d *deliverer) deliver(ctx context.Context, epoch uint64) (SinkTxn, bool, e
 	if err := d.w.BeginEpoch(epoch); err != nil {
 		return SinkTxn{}, false, err
 	}
-	snap := s.actx.DB.NewSnapshot()
-	lo, hi := s.logRange(epoch)
+	snap := d.actx.DB.NewSnapshot()
+	lo, hi := d.logRange(epoch)
 	it := snap.ScanRange(s.n.State.ID, lo, hi, SinkStateTypes)
 	err := func() error {
 		for {
@@ -581,11 +789,11 @@ func (d *deliverer) deliver(ctx context.Context, epoch uint64) (SinkTxn, bool, e
 // truncate deletes the log store's epoch and the records, in one batch.
 func (d *deliverer) truncate(a sinktxn.Truncate) error {
 	s := d.s
-	b := s.actx.DB.NewWriteBatch()
+	b := d.actx.DB.NewWriteBatch()
 	defer b.Close()
 	if a.Epoch != 0 {
-		snap := s.actx.DB.NewSnapshot()
-		lo, hi := s.logRange(a.Epoch)
+		snap := d.actx.DB.NewSnapshot()
+		lo, hi := d.logRange(a.Epoch)
 		it := snap.ScanRange(s.n.State.ID, lo, hi, SinkStateTypes)
 		var err error
 		for {
@@ -604,7 +812,7 @@ func (d *deliverer) truncate(a sinktxn.Truncate) error {
 		}
 	}
 	for _, r := range a.Records {
-		if err := b.Delete(s.n.State.ID, encodeStateKey(s.stateKey(r.ID))); err != nil {
+		if err := b.Delete(s.n.State.ID, encodeStateKey(d.stateKey(r.ID))); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -220,4 +221,244 @@ barrier 6
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// rescaleWriters opens one fakeWriter per actor index and logs every
+// commit, of any index, in one sequence: "<index>@<epoch>".
+type rescaleWriters struct {
+	mu      sync.Mutex
+	ws      map[int]*fakeWriter
+	commits []string
+	// block, when set, holds every commit of blockIndex until closed.
+	block      chan struct{}
+	blockIndex int
+	// failIndex's commits fail (the broker down), when set.
+	failIndex int
+}
+
+type rescaleWriter struct {
+	*fakeWriter
+	idx int
+	rw  *rescaleWriters
+}
+
+func (w rescaleWriter) Commit(ctx context.Context, txn SinkTxn) error {
+	if w.idx == w.rw.blockIndex && w.rw.block != nil {
+		<-w.rw.block
+	}
+	w.rw.mu.Lock()
+	fail := w.idx == w.rw.failIndex
+	w.rw.mu.Unlock()
+	if fail {
+		w.logf("commit %s@%d fails", txn.ID, txn.Epoch)
+		return errors.New("broker down")
+	}
+	err := w.fakeWriter.Commit(ctx, txn)
+	w.rw.mu.Lock()
+	w.rw.commits = append(w.rw.commits, fmt.Sprintf("%d@%d", w.idx, txn.Epoch))
+	w.rw.mu.Unlock()
+	return err
+}
+
+func (rw *rescaleWriters) open(ctx context.Context, actx *ActorContext, n *planner.StreamSink, pending []SinkTxn) (SinkWriter, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	w := rw.ws[actx.Index]
+	if w == nil {
+		w = newFakeWriter()
+		w.commits = make(chan struct{}, 1024)
+		rw.ws[actx.Index] = w
+	}
+	w.logf("open actor %d", actx.Index)
+	return rescaleWriter{fakeWriter: w, idx: actx.Index, rw: rw}, nil
+}
+
+// TestSinkDecoupledRescale scales a decoupled sink from three actors to
+// two while each old actor's log store holds an epoch not yet
+// delivered. The actor with index 0 delivers, as actor 2 (its
+// transactional ids), what actor 2 left; every old epoch is committed
+// once, and no actor commits an epoch of the new run before all of them
+// are, though actor 2's commit is held back.
+func TestSinkDecoupledRescale(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rw := &rescaleWriters{ws: map[int]*fakeWriter{}, blockIndex: -1, failIndex: -1}
+	rec := &fakeRecover{w: newFakeWriter()}
+	start := func(gates *sinkGates, index, par int, script string) (*Sink, *ActorContext) {
+		actx := newTestActx(db)
+		actx.Index, actx.Parallelism, actx.sinkGates = index, par, gates
+		s, err := NewSink(actx, &rtScript{msgs: parseScript(t, sinkInTypes, script)}, sinkNode("plain"), rw.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.setDecoupling(SinkDecoupling{Recover: rec.recover, RetryInitial: time.Millisecond, RetryMax: time.Millisecond})
+		return s, actx
+	}
+	// Three actors append epoch 6, which commits; nothing is told of the
+	// commit, so nothing is delivered before they stop.
+	gates := &sinkGates{}
+	for i := range 3 {
+		s, actx := start(gates, i, 3, fmt.Sprintf(`
+barrier 5 initial
++ %d old 0
+barrier 6
+`, i))
+		drain(t, s, 2)
+		commitWS(t, actx, 5)
+		commitWS(t, actx, 6)
+		s.Close()
+	}
+	waitState(t, db, "log@6 log@6 log@6")
+	for _, w := range rw.ws {
+		w.take()
+	}
+
+	// Two actors: actor 0 also runs the orphan of index 2, whose commit
+	// waits until the new epochs have had every chance to overtake it.
+	rw.block, rw.blockIndex = make(chan struct{}), 2
+	gates = &sinkGates{}
+	var sinks []*Sink
+	var actxs []*ActorContext
+	for i := range 2 {
+		s, actx := start(gates, i, 2, fmt.Sprintf(`
+barrier 7 initial
++ %d new 0
+barrier 8
+`, 10+i))
+		defer s.Close()
+		drain(t, s, 2)
+		sinks, actxs = append(sinks, s), append(actxs, actx)
+	}
+	for i, s := range sinks {
+		commitWS(t, actxs[i], 7)
+		commitWS(t, actxs[i], 8)
+		s.Committed(8)
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(rw.block)
+	waitState(t, db, "")
+
+	rw.mu.Lock()
+	commits := slices.Clone(rw.commits)
+	rw.mu.Unlock()
+	var old, nw []string
+	for i, c := range commits {
+		if strings.HasSuffix(c, "@6") {
+			old = append(old, c)
+			continue
+		}
+		nw = append(nw, c)
+		if len(old) < 3 {
+			t.Fatalf("commit %d (%s) of the new run came before the old epochs were all committed: %v", i, c, commits)
+		}
+	}
+	slices.Sort(old)
+	slices.Sort(nw)
+	if got, want := strings.Join(old, " ")+" | "+strings.Join(nw, " "), "0@6 1@6 2@6 | 0@8 1@8"; got != want {
+		t.Fatalf("commits %s, want %s", got, want)
+	}
+	// The orphan of index 2 opened its own writer (fencing actor 2's
+	// transactional ids) and closed it once done.
+	checkOutput(t, rw.ws[2].take(), `
+open actor 2
+begin 6
+write txn-1
+ T I
++ old 2
+precommit txn-1
+commit txn-1@6 rec-txn-1
+takedone [txn-1]
+close`)
+}
+
+// TestSinkDecoupledRescaleResolvesRecords scales a decoupled sink from two
+// actors to one after actor 1 recorded the transaction of an epoch whose
+// commit failed: the orphan delivery of index 1 resolves that record as
+// actor 1 (the commit is idempotent), so the epoch is not written again,
+// and then starts actor 1's producers, which aborts whatever they left
+// open.
+func TestSinkDecoupledRescaleResolvesRecords(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rw := &rescaleWriters{ws: map[int]*fakeWriter{}, blockIndex: -1, failIndex: 1}
+	var mu sync.Mutex
+	var resolved []string
+	down := true // the broker: resolving fails while it is down
+	recover := func(ctx context.Context, actx *ActorContext, n *planner.StreamSink, txn SinkTxn) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return errors.New("broker down")
+		}
+		resolved = append(resolved, fmt.Sprintf("actor %d: %s@%d", actx.Index, txn.ID, txn.Epoch))
+		return nil
+	}
+	start := func(gates *sinkGates, index, par int, script string) (*Sink, *ActorContext) {
+		actx := newTestActx(db)
+		actx.Index, actx.Parallelism, actx.sinkGates = index, par, gates
+		s, err := NewSink(actx, &rtScript{msgs: parseScript(t, sinkInTypes, script)}, sinkNode("plain"), rw.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.setDecoupling(SinkDecoupling{Recover: recover, RetryInitial: time.Millisecond, RetryMax: time.Millisecond})
+		return s, actx
+	}
+	gates := &sinkGates{}
+	var old []*Sink
+	for i := range 2 {
+		s, actx := start(gates, i, 2, fmt.Sprintf(`
+barrier 5 initial
++ %d old 0
+barrier 6
+`, i))
+		drain(t, s, 2)
+		commitWS(t, actx, 5)
+		commitWS(t, actx, 6)
+		s.Committed(6)
+		old = append(old, s)
+	}
+	// Actor 0 delivered its epoch; actor 1's stays, with its record.
+	waitState(t, db, "log@6 1/txn-1@6:rec-txn-1")
+	for _, s := range old {
+		s.Close()
+	}
+	for _, w := range rw.ws {
+		w.take()
+	}
+
+	rw.mu.Lock()
+	rw.failIndex = -1
+	rw.mu.Unlock()
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	s, actx := start(&sinkGates{}, 0, 1, `
+barrier 7 initial
++ 10 new 0
+barrier 8
+`)
+	defer s.Close()
+	drain(t, s, 2)
+	commitWS(t, actx, 7)
+	commitWS(t, actx, 8)
+	s.Committed(8)
+	waitState(t, db, "")
+	mu.Lock()
+	got := strings.Join(resolved, "; ")
+	mu.Unlock()
+	if got != "actor 1: txn-1@6" {
+		t.Fatalf("resolved %q, want actor 1's record of epoch 6", got)
+	}
+	checkOutput(t, rw.ws[1].take(), `
+open actor 1
+close`)
+	checkOutput(t, rw.ws[0].take(), `
+open actor 0
+begin 8
+write txn-2
+ T I
++ new 10
+precommit txn-2
+commit txn-2@8 rec-txn-2
+takedone [txn-2]`)
 }

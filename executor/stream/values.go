@@ -61,7 +61,7 @@ func (v *Values) Next(ctx context.Context) (types.Message, error) {
 	}
 	if b, ok := msg.(types.Barrier); ok && !v.started {
 		v.started = true
-		if b.Mutation.Kind == types.MutationAddJob && b.Mutation.Job.ID == v.actx.Job && v.actx.Index == 0 && len(v.rows) > 0 {
+		if b.Mutation.Adds(v.actx.Job) && v.actx.Index == 0 && len(v.rows) > 0 {
 			if v.pending, err = v.chunk(); err != nil {
 				return nil, err
 			}

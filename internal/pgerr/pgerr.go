@@ -84,6 +84,7 @@ const (
 	InvalidColumnDefinition      Code = "42611"
 	InvalidName                  Code = "42602"
 	TooManyColumns               Code = "54011"
+	TooManyArguments             Code = "54023"
 	DependentObjectsStillExist   Code = "2BP01"
 	InvalidSQLStatementName      Code = "26000"
 	InvalidCatalogName           Code = "3D000"

@@ -16,6 +16,17 @@ SET search_path = pg_catalog, public;
 SELECT relname FROM pg_class WHERE relname = 'mine';
 RESET search_path;
 SELECT relname FROM pg_class WHERE relname = 'mine';
+-- DDL on the unqualified name reaches the system catalog, which no one
+-- may drop or rename, not the user table of that name.
+DROP TABLE pg_class;
+DROP TABLE pg_catalog.pg_class;
+DROP TABLE IF EXISTS pg_class;
+ALTER TABLE pg_class RENAME TO mine;
+SELECT relname, note FROM public.pg_class;
+SET search_path = public, pg_catalog;
+ALTER TABLE pg_class RENAME TO pg_class2;
+ALTER TABLE pg_class2 RENAME TO pg_class;
+RESET search_path;
 DROP TABLE public.pg_class;
 CREATE TABLE tables (x int);
 INSERT INTO tables VALUES (1);

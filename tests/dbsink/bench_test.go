@@ -3,7 +3,6 @@ package dbsink
 import (
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,8 +113,8 @@ func benchOne(b *testing.B, kind, mode string, srv server, dbPid func() int) ben
 		}
 		kafkatest.Exec(b, conn, sb.String())
 	}
-	weir0, _ := processCPU(w.Pid())
-	db0 := treeCPU(dbPid())
+	weir0, _ := testenv.ProcessCPU(w.Pid())
+	db0 := testenv.TreeCPU(dbPid())
 	start := time.Now()
 	opts := "sink.delivery.guarantee = '" + mode + "'"
 	if mode == "two-phase" {
@@ -132,55 +131,7 @@ func benchOne(b *testing.B, kind, mode string, srv server, dbPid func() int) ben
 		return got[0] == want, got[0] + " rows"
 	})
 	wall := time.Since(start)
-	weir1, _ := processCPU(w.Pid())
-	db1 := treeCPU(dbPid())
+	weir1, _ := testenv.ProcessCPU(w.Pid())
+	db1 := testenv.TreeCPU(dbPid())
 	return benchRun{wall: wall, weirCPU: weir1 - weir0, dbCPU: db1 - db0}
-}
-
-// clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat.
-const clockTicks = 100
-
-// statFields returns the fields of /proc/PID/stat after the command
-// name: field 3 (state) is the first.
-func statFields(pid int) []string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	s := string(data)
-	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-}
-
-// processCPU returns the user plus system CPU time of process pid.
-func processCPU(pid int) (time.Duration, error) {
-	f := statFields(pid)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat unreadable", pid)
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
-}
-
-// treeCPU returns the CPU time of pid and its live children (a
-// postmaster's backends), plus the time of children it has reaped.
-func treeCPU(pid int) time.Duration {
-	total, _ := processCPU(pid)
-	if f := statFields(pid); len(f) >= 15 {
-		cu, _ := strconv.ParseInt(f[13], 10, 64)
-		cs, _ := strconv.ParseInt(f[14], 10, 64)
-		total += time.Duration(cu+cs) * time.Second / clockTicks
-	}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if f := statFields(child); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			c, _ := processCPU(child)
-			total += c
-		}
-	}
-	return total
 }

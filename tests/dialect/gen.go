@@ -252,7 +252,7 @@ func (g *gen) query(d int) string {
 		s.WriteString(" WHERE " + g.boolExpr(d))
 	}
 	if grouped {
-		s.WriteString(" GROUP BY 1")
+		s.WriteString(" GROUP BY " + g.pick("1", "1", "ROLLUP (1)", "CUBE (1)", "GROUPING SETS ((1), ())", "GROUPING SETS (1, 1)", "DISTINCT ROLLUP (1), ()"))
 		if g.chance(4) {
 			s.WriteString(g.pick(" WITH ROLLUP", " HAVING count(*) > 0", " HAVING true"))
 		}

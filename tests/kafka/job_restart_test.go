@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -165,19 +166,111 @@ func TestFailingViewOverTableRebuildsAlone(t *testing.T) {
 	}
 }
 
-// TestFailingViewReadByAnotherRecoversAll fails a view that another view
-// reads (stream.operator_error@base, hits 2 to 4): such a failure still
-// recovers every job, but paced by the view's restart strategy
-// (fixed-delay, 2 attempts, each retry logged once) and the statements
-// caught in it fail naming the view; the third failure leaves base
-// FAILED, the view reading it cannot be rebuilt and is FAILED too, and
-// the rest of the database runs on, also after a restart of the server.
-// RESUME brings both back, rebuilt from the table, equal to their
-// queries.
-func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
+// TestFailingViewRestartsWithItsReaders fails the Materialize of a view
+// over a Kafka source that another view and an exactly-once UPSERT sink
+// read (stream.operator_error@agg, hits 2 and 3): the view and its two
+// readers leave the checkpoints together and restart together from
+// their committed state, by the view's restart strategy, while a view
+// over a table and the INSERTs into that table keep committing with no
+// recovery of every job. The source replays from the committed offsets,
+// so the view, the view over it and the sink's topic (read at
+// read_committed) end equal to the aggregate of every record, each
+// counted once.
+func TestFailingViewRestartsWithItsReaders(t *testing.T) {
+	kafkatest.Kcat(t)
+	w := kafkatest.StartWeir(t, kafkatest.Options{Env: []string{"WEIR_FAULT=stream.operator_error@agg:2-3"}})
+	addr := w.KafkaAddr
+	conn := w.ConnString()
+	kafkatest.CreateTopic(t, addr, inTopic, 1)
+	kafkatest.Exec(t, conn,
+		fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", barrierMs),
+		fmt.Sprintf(`CREATE SOURCE src (k int, v bigint) WITH (connector = 'kafka', topic = '%s',
+			properties.bootstrap.server = '%s', scan.startup.mode = 'earliest') FORMAT PLAIN ENCODE JSON`, inTopic, addr),
+		`CREATE MATERIALIZED VIEW agg WITH (restart_strategy = 'fixed-delay', restart_attempts = 3, restart_delay_ms = 300)
+			AS SELECT k, count(*) AS n, sum(v) AS s FROM src GROUP BY k`,
+		"CREATE MATERIALIZED VIEW agg_total AS SELECT count(*) AS keys, sum(n) AS n, sum(s) AS s FROM agg",
+		fmt.Sprintf(`CREATE SINK out_upsert FROM agg WITH (connector = 'kafka', topic = '%s',
+			properties.bootstrap.server = '%s', primary_key = 'k') FORMAT UPSERT ENCODE JSON`, upsertTopic, addr),
+		"CREATE TABLE t (id int PRIMARY KEY)",
+		"CREATE MATERIALIZED VIEW t_count AS SELECT count(*) AS n FROM t",
+	)
+	inserted := 0
+	insert := func() {
+		t.Helper()
+		inserted++
+		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d)", inserted))
+		if got := kafkatest.Query(t, conn, "SELECT n FROM t_count"); len(got) != 1 || got[0][0] != fmt.Sprint(inserted) {
+			t.Fatalf("t_count = %v right after INSERT %d", got, inserted)
+		}
+	}
+	total := 0
+	for round := 0; round < 6; round++ {
+		kafkatest.Produce(t, addr, inTopic, inputLines(total, total+20)...)
+		total += 20
+		for range 3 {
+			insert()
+		}
+	}
+	kafkatest.Eventually(t, time.Minute, "agg restarted twice and running", func() (bool, string) {
+		insert()
+		rows := kafkatest.Query(t, conn, "SELECT status, restarts FROM weir.jobs WHERE name = 'agg'")
+		return kafkatest.Lines(rows) == "running | 2\n", kafkatest.Lines(rows)
+	})
+	want := expectedAgg(total)
+	var wantN, wantS int64
+	for _, r := range want {
+		wantN += r.n
+		wantS += r.s
+	}
+	wantTotal := fmt.Sprintf("%d | %d | %d\n", len(want), wantN, wantS)
+	kafkatest.Eventually(t, time.Minute, "agg_total equal to the aggregate of every record", func() (bool, string) {
+		got := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT keys, n, s FROM agg_total"))
+		return got == wantTotal, got + " want " + wantTotal
+	})
+	got := map[int64]aggRow{}
+	for _, r := range kafkatest.Query(t, conn, "SELECT k, n, s FROM agg") {
+		var k, n, s int64
+		fmt.Sscan(r[0], &k)
+		fmt.Sscan(r[1], &n)
+		fmt.Sscan(r[2], &s)
+		got[k] = aggRow{n, s}
+	}
+	if !maps.Equal(got, want) {
+		d := diffAgg(got, want)
+		t.Errorf("agg differs from the aggregate of the input:\n%s", d)
+	}
+	checkUpsert(t, addr, upsertTopic, want)
+	for _, name := range []string{"agg_total", "out_upsert"} {
+		if s := kafkatest.Lines(kafkatest.Query(t, conn, fmt.Sprintf("SELECT status FROM weir.jobs WHERE name = '%s'", name))); s != "running\n" {
+			t.Errorf("%s: weir.jobs shows %q, want running", name, s)
+		}
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "recovering streaming jobs"); n != 0 {
+		t.Errorf("%d recoveries of every job; want the view restarted with its readers only", n)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, restarting it with the jobs reading its output"); n != 2 {
+		t.Errorf("%d region restarts logged, want 2", n)
+	}
+}
+
+// TestFailingViewReadByAnotherRebuildsWithIt fails a view over a table
+// that another view reads (stream.operator_error@base, hits 2 to 4): the
+// two leave the checkpoints together and are rebuilt from the table, the
+// reader once the view is complete again, by the view's restart strategy
+// (fixed-delay, 2 attempts, each retry logged once; a failure while base
+// is rebuilt and top waits restarts base alone), while every write
+// commits and a third view follows the table with no recovery of every
+// job. The third failure leaves base FAILED and the view reading it
+// FAILED too (it cannot run without it), also after a restart of the
+// server. RESUME brings both back, rebuilt from the table, equal to
+// their queries.
+func TestFailingViewReadByAnotherRebuildsWithIt(t *testing.T) {
 	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@base:2-4"}})
 	conn := w.ConnString()
 	kafkatest.Exec(t, conn,
+		// One actor, so that each hit of the fault point is one failure
+		// (two actors of a failing job may both reach it).
+		"SET streaming_parallelism = 1",
 		"CREATE TABLE t (k int PRIMARY KEY, v int)",
 		`CREATE MATERIALIZED VIEW base WITH (restart_strategy = 'fixed-delay', restart_attempts = 2, restart_delay_ms = 100)
 			AS SELECT k, v FROM t WHERE v % 3 <> 0`,
@@ -188,60 +281,50 @@ func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
 		return kafkatest.Lines(kafkatest.Query(t, conn, fmt.Sprintf(
 			"SELECT status, restarts, coalesce(last_error, '') FROM weir.jobs WHERE name = '%s'", name)))
 	}
-	failedWrites := 0
 	for i := 1; ; i++ {
-		if i > 200 {
+		if i > 400 {
 			t.Fatalf("base never FAILED: %s", status("base"))
 		}
-		_, err := kafkatest.QueryErr(conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
-		if err != nil {
-			failedWrites++
-			if !strings.Contains(err.Error(), `materialized view "base"`) {
-				t.Fatalf("a write failed without naming the failed view: %v", err)
-			}
+		// Every write commits, and the view over the table follows it.
+		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
+		if got := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT n FROM other")); got != fmt.Sprintf("%d\n", i) {
+			t.Fatalf("after INSERT %d the other view shows %q", i, got)
 		}
 		if strings.HasPrefix(status("base"), "failed | 2 | restart strategy fixed-delay exhausted") {
 			break
 		}
 	}
-	if failedWrites == 0 {
-		t.Errorf("no write failed, though every job recovered")
-	}
-	// The recovery that found base out of attempts goes on without it,
-	// and without top, which reads it.
-	kafkatest.Eventually(t, time.Minute, "top FAILED", func() (bool, string) {
+	kafkatest.Eventually(t, time.Minute, "top FAILED with base", func() (bool, string) {
 		s := status("top")
-		return strings.HasPrefix(s, "failed | 0 | cannot be rebuilt"), s
+		return strings.HasPrefix(s, `failed | 0 | cannot be restarted: the materialized view "base" it reads is failed`), s
 	})
-	// The rest goes on: writes commit and the other view follows them.
-	for i := 1000; i < 1005; i++ {
-		kafkatest.Exec(t, conn, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
-	}
-	if got, want := kafkatest.Query(t, conn, "SELECT n FROM other"), kafkatest.Query(t, conn, "SELECT count(*) FROM t"); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("other = %v, table has %v rows", got, want)
-	}
-	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, recovering every job from the last checkpoint"); n != 2 {
+	// The first retry restarts the region; the second failure comes
+	// while base is rebuilt and top waits for it, so base restarts alone.
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, restarting it"); n != 2 {
 		t.Errorf("%d retries logged, want 2", n)
 	}
-	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed and is not restarted"); n != 1 {
-		t.Errorf("%d exhaustions logged, want 1", n)
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, restarting it with the jobs reading its output"); n < 1 {
+		t.Errorf("no region restart logged")
 	}
-
+	if n := kafkatest.CountInLog(w.LogPath, "recovering streaming jobs"); n != 0 {
+		t.Errorf("%d recoveries of every job; want the region rebuilt alone", n)
+	}
 	// FAILED survives a restart of the server.
 	w.SetEnv()
 	w.Restart()
 	if s := status("base"); !strings.HasPrefix(s, "failed | 0 | restart strategy fixed-delay exhausted") {
 		t.Errorf("base after a restart: %s", s)
 	}
-	if s := status("top"); !strings.HasPrefix(s, "failed | 0 | cannot be rebuilt") {
+	if s := status("top"); !strings.HasPrefix(s, "failed | 0 | cannot be restarted") {
 		t.Errorf("top after a restart: %s", s)
 	}
-	// And a FAILED view over a table stays unreadable after the restart,
+	// A FAILED view over a table stays unreadable after the restart,
 	// rather than answer with rows the table has moved past (or none).
-	if _, err := kafkatest.QueryErr(conn, "SELECT * FROM base"); err == nil || !strings.Contains(err.Error(), "55000") {
-		t.Errorf("reading the FAILED view base after a restart: %v, want 55000", err)
+	for _, v := range []string{"base", "top"} {
+		if _, err := kafkatest.QueryErr(conn, "SELECT * FROM "+v); err == nil || !strings.Contains(err.Error(), "55000") {
+			t.Errorf("reading the FAILED view %s after a restart: %v, want 55000", v, err)
+		}
 	}
-
 	kafkatest.Exec(t, conn, "ALTER MATERIALIZED VIEW base RESUME", "ALTER MATERIALIZED VIEW top RESUME")
 	kafkatest.Exec(t, conn, "INSERT INTO t VALUES (2000, 2000)")
 	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT count(*), sum(v) FROM t WHERE v % 3 <> 0"))
@@ -252,6 +335,49 @@ func TestFailingViewReadByAnotherRecoversAll(t *testing.T) {
 		if s := status(v); !strings.HasPrefix(s, "running") {
 			t.Errorf("%s after RESUME: %s", v, s)
 		}
+	}
+}
+
+// TestViewReadByAnotherRebuiltEqual fails a view over a table that a
+// second view reads, once (stream.operator_error@base, hit 3), while
+// INSERTs, UPDATEs and DELETEs go on: the region is rebuilt, and both
+// views end equal to their queries over the table.
+func TestViewReadByAnotherRebuiltEqual(t *testing.T) {
+	w := testenv.Start(t, testenv.Options{Env: []string{"WEIR_FAULT=stream.operator_error@base:3"}})
+	conn := w.ConnString()
+	kafkatest.Exec(t, conn,
+		"CREATE TABLE t (k int PRIMARY KEY, v int)",
+		`CREATE MATERIALIZED VIEW base WITH (restart_strategy = 'fixed-delay', restart_delay_ms = 100)
+			AS SELECT k, v FROM t WHERE v % 3 <> 0`,
+		"CREATE MATERIALIZED VIEW top AS SELECT k % 4 AS g, count(*) AS n, sum(v) AS s FROM base GROUP BY k % 4",
+	)
+	for i := 1; i <= 60; i++ {
+		stmt := fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i*7)
+		switch {
+		case i%7 == 0:
+			stmt = fmt.Sprintf("UPDATE t SET v = v + 1 WHERE k = %d", i-3)
+		case i%11 == 0:
+			stmt = fmt.Sprintf("DELETE FROM t WHERE k = %d", i-5)
+		}
+		kafkatest.Exec(t, conn, stmt)
+	}
+	want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k % 4, count(*), sum(v) FROM t WHERE v % 3 <> 0 GROUP BY k % 4 ORDER BY 1"))
+	kafkatest.Eventually(t, time.Minute, "top rebuilt equal to its query", func() (bool, string) {
+		got, err := kafkatest.QueryErr(conn, "SELECT g, n, s FROM top ORDER BY g")
+		if err != nil {
+			return false, err.Error()
+		}
+		return kafkatest.Lines(got) == want, kafkatest.Lines(got) + "\nwant\n" + want
+	})
+	wantBase := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k, v FROM t WHERE v % 3 <> 0 ORDER BY k"))
+	if got := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT k, v FROM base ORDER BY k")); got != wantBase {
+		t.Errorf("base after its rebuild:\n%s\nwant\n%s", got, wantBase)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "streaming job failed, restarting it with the jobs reading its output"); n != 1 {
+		t.Errorf("%d region restarts logged, want 1", n)
+	}
+	if n := kafkatest.CountInLog(w.LogPath, "recovering streaming jobs"); n != 0 {
+		t.Errorf("%d recoveries of every job; want the region rebuilt alone", n)
 	}
 }
 

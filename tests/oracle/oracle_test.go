@@ -73,6 +73,16 @@ var views = []struct{ name, query string }{
 	// Both sides' groups with a NULL key are padded rows of their own.
 	{"v_full_agg", "SELECT l.k AS lk, r.k AS rk, l.n, r.m FROM (SELECT k, count(*) AS n FROM t1 GROUP BY k) l " +
 		"FULL JOIN (SELECT k, count(*) AS m FROM t2 GROUP BY k) r ON l.k = r.k"},
+	// Grouping sets: one row per group of each set, the empty set's
+	// even over no rows (a set listed twice gives its rows twice).
+	{"v_rollup", "SELECT k, s, count(*) AS n, sum(v) AS sv, min(v) AS lo, grouping(k, s) AS g FROM t1 GROUP BY ROLLUP (k, s)"},
+	{"v_cube", "SELECT a, b, count(*) AS n, grouping(b) AS gb FROM t3 GROUP BY CUBE (a, b) HAVING count(*) > 1"},
+	{"v_gsets", "SELECT k, count(*) AS n, max(w) AS mw FROM t2 GROUP BY GROUPING SETS ((k), (), ())"},
+	// Set-returning functions in the select list, zipped: a row gives as
+	// many rows as its longest call, and they follow its updates.
+	{"v_srf", "SELECT id, generate_series(1, k) AS g, unnest(ARRAY[v, id, k]) AS u, regexp_split_to_table(s, '') AS ch FROM t1"},
+	{"v_srf_nested", "SELECT id, generate_series(1, generate_series(1, k)) AS g, generate_series(1, 2) AS h FROM t1"},
+	{"v_srf_agg", "SELECT k, count(*) AS n, generate_series(1, count(*)::int) AS i FROM t1 GROUP BY k"},
 }
 
 // TestOracle runs the fixed seeds and one fresh one.

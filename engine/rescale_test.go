@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/storage"
+)
+
+// TestRescaleAtStart opens a database with Config.StreamingParallelism
+// (weir serve --streaming-parallelism): every view takes the new count,
+// keeps its rows, and stays equal to its query as writes go on; a reopen
+// without it keeps the count recorded.
+func TestRescaleAtStart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, g int, v int)")
+	mustRun(t, s, "INSERT INTO t SELECT i, i % 7, i * 3 FROM generate_series(1, 300) AS i")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW agg WITH (streaming_parallelism = 3) AS SELECT g, count(*) AS n, sum(v) AS s FROM t GROUP BY g")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW j WITH (streaming_parallelism = 1) AS SELECT a.k, b.k AS k2 FROM t a JOIN t b ON a.v = b.k")
+	wantRows(t, s, "SELECT name, parallelism FROM weir.jobs ORDER BY name", "agg 3", "j 1")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}, StreamingParallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = session(t, e)
+	wantRows(t, s, "SELECT name, parallelism FROM weir.jobs ORDER BY name", "agg 2", "j 2")
+	mustRun(t, s, "INSERT INTO t SELECT i, i % 5, i * 2 FROM generate_series(301, 400) AS i")
+	mustRun(t, s, "DELETE FROM t WHERE k % 11 = 0")
+	wantRows(t, s, "SELECT count(*) FROM (SELECT * FROM agg EXCEPT SELECT g, count(*), sum(v) FROM t GROUP BY g) x", "0")
+	wantRows(t, s, "SELECT (SELECT sum(n) FROM agg) = (SELECT count(*) FROM t)", "t")
+	wantRows(t, s, "SELECT count(*) FROM (SELECT * FROM j EXCEPT SELECT a.k, b.k FROM t a JOIN t b ON a.v = b.k) x", "0")
+	wantRows(t, s, "SELECT (SELECT count(*) FROM j) = (SELECT count(*) FROM t a JOIN t b ON a.v = b.k)", "t")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT name, parallelism FROM weir.jobs ORDER BY name", "agg 2", "j 2")
+	wantRows(t, s, "SELECT (SELECT sum(n) FROM agg) = (SELECT count(*) FROM t)", "t")
+}
