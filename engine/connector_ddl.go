@@ -40,6 +40,9 @@ func connectorColumns(defs []sql.ColumnDef, include []sql.IncludeClause, with ma
 		if d.Default != "" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DEFAULT is not supported on columns read from a connector")
 		}
+		if d.Serial || d.Identity != "" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "serial and identity columns are not supported on columns read from a connector")
+		}
 		if err := add(catalog.Column{Name: d.Name, T: d.Type.T, NotNull: d.NotNull || d.PrimaryKey}); err != nil {
 			return nil, err
 		}
@@ -178,7 +181,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		rel.PK = []int{len(rel.Cols) - 1}
 	}
 	for _, i := range rel.PK {
-		if t := rel.Cols[i].T; t.ID == types.Jsonb || t.IsArray() {
+		if t := rel.Cols[i].T; t.ID == types.Jsonb || t.ID == types.Json || t.IsArray() {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a %s column cannot be part of a primary key", t)
 		}
 	}

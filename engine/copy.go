@@ -294,8 +294,8 @@ func (s *Session) defaultsFor(rel *catalog.Relation, cols []int) (func(context.C
 	var exprs []string
 	var idx []int
 	for i, c := range rel.Cols {
-		if !listed[i] && c.Default != "" {
-			exprs = append(exprs, c.Default)
+		if d := c.DefaultSQL(); !listed[i] && d != "" {
+			exprs = append(exprs, d)
 			idx = append(idx, i)
 		}
 	}

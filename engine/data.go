@@ -147,6 +147,18 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	return w.batch.Delete(relID, key)
 }
 
+func (w *batchWriter) Get(relID uint32, row types.Row) (types.Row, bool, error) {
+	rel, err := w.rel(relID)
+	if err != nil {
+		return nil, false, err
+	}
+	key := pkKey(rel, row)
+	if err := w.touch(rel, key); err != nil {
+		return nil, false, err
+	}
+	return w.batch.Get(relID, key, relTypes(rel))
+}
+
 func (w *batchWriter) NextRowID(relID uint32) (int64, error) {
 	id, err := w.eng.db.NextID(fmt.Sprintf("rowid/%d", relID))
 	return int64(id), err
@@ -535,6 +547,18 @@ func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 	}
 	w.add(tc, types.OpDelete, pkKey(tc.rel, old), slices.Clone(old))
 	return w.checkHeld()
+}
+
+func (w *stmtWriter) Get(relID uint32, row types.Row) (types.Row, bool, error) {
+	tc, err := w.table(relID)
+	if err != nil {
+		return nil, false, err
+	}
+	key := pkKey(tc.rel, row)
+	if r, ok := w.own[tc.rel.ID][string(key)]; ok {
+		return r, r != nil, nil
+	}
+	return w.view.Get(tc.rel.ID, key, tc.ts)
 }
 
 func (w *stmtWriter) NextRowID(relID uint32) (int64, error) {

@@ -91,6 +91,9 @@ type Engine struct {
 	db      *storage.DB
 	cat     *catalog.Catalog
 	started time.Time
+	// seqs holds the positions of the sequences of serial and identity
+	// columns (sequence.go).
+	seqs seqTable
 
 	// ddlMu serialises DDL statements, which may wait for checkpoints
 	// (creating or dropping a materialized view) and so must not hold

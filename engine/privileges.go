@@ -257,6 +257,12 @@ func (s *Session) authorizeQuery(q *sql.Query) error {
 	switch n := q.Node.(type) {
 	case *ast.InsertStmt:
 		target, targetPriv = dmlTarget(n.Table), catalog.PrivInsert
+		if oc := q.OnConflict; oc != nil && oc.Update {
+			// DO UPDATE updates the table too, and reads it in its
+			// WHERE, as an UPDATE does.
+			targetPriv |= catalog.PrivUpdate
+			needSelect = needSelect || oc.Where != nil
+		}
 	case *ast.UpdateStmt:
 		target, targetPriv = dmlTarget(n.TableRefs), catalog.PrivUpdate
 		needSelect = needSelect || n.Where != nil

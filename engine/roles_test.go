@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,5 +98,25 @@ func TestInitialPassword(t *testing.T) {
 	defer e.Close()
 	if r2, _ := e.LookupRole("root"); r2.Verifier != r1.Verifier {
 		t.Fatal("a later initial password replaced root's password")
+	}
+}
+
+// INSERT ... ON CONFLICT DO UPDATE updates the table, so it needs the
+// UPDATE privilege besides INSERT; DO NOTHING needs INSERT alone.
+func TestOnConflictPrivileges(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE USER clerk")
+	mustRun(t, root, "CREATE TABLE kv (k int PRIMARY KEY, v int)")
+	mustRun(t, root, "INSERT INTO kv VALUES (1, 1)")
+	mustRun(t, root, "GRANT INSERT ON kv TO clerk")
+	clerk := sessionAs(t, e, "clerk")
+	mustRun(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO NOTHING")
+	wantCode(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET v = excluded.v", pgerr.InsufficientPrivilege, "permission denied")
+	mustRun(t, root, "GRANT UPDATE ON kv TO clerk")
+	mustRun(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET v = excluded.v")
+	if rows := mustRun(t, root, "SELECT v FROM kv"); fmt.Sprint(rows) != "[2]" {
+		t.Fatalf("kv after the upsert: %v", rows)
 	}
 }

@@ -20,7 +20,10 @@ import (
 // transaction-block status and its identity. It implements wire.Session
 // and the executor's SessionInfo.
 type Session struct {
-	eng      *Engine
+	eng *Engine
+	// seqLast is the value nextval last returned in this session, by
+	// sequence name (currval).
+	seqLast  map[string]int64
 	user     string
 	database string
 	pid      uint32

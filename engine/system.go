@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
@@ -68,6 +70,11 @@ func (c sessionCatalog) Settings() []syscat.Setting {
 // DefaultText implements syscat.Provider: column i's DEFAULT as
 // pg_get_expr prints it, or as written if it no longer binds.
 func (c sessionCatalog) DefaultText(r *catalog.Relation, i int) string {
+	if col := r.Cols[i]; col.Seq != "" && col.Identity == "" {
+		// A serial column's default, as PostgreSQL writes it (its
+		// sequence is a regclass there).
+		return "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "'::regclass)"
+	}
 	if t, err := planner.DefaultText(r, i, c.s.catalogView()); err == nil {
 		return t
 	}

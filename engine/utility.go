@@ -239,12 +239,30 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 	}
 	seen := map[string]bool{}
+	seqNames := map[string]bool{}
 	for _, c := range st.Columns {
 		if seen[c.Name] {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default}
+		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity}
+		switch {
+		case c.Identity != "" && c.Default != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
+		case c.Serial && c.Default != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
+		case c.Serial && c.Identity != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
+		case c.Identity != "" && !col.T.IsInteger():
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+		}
+		if c.Serial || c.Identity != "" {
+			col.Seq = e.ownedSequenceName(schema, st.Name.Name, c.Name, seqNames)
+			seqNames[col.Seq] = true
+			if c.Serial {
+				col.Default = "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "')"
+			}
+		}
 		if c.Default != "" {
 			if err := s.checkDefault(c.Default, col.T); err != nil {
 				return nil, err
@@ -280,6 +298,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	for _, i := range rel.PK {
 		if rel.Cols[i].T.ID == types.Jsonb {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
+		}
+		if rel.Cols[i].T.ID == types.Json {
+			// json has no equality, so PostgreSQL has no index for it.
+			return nil, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
 		}
 		if rel.Cols[i].T.IsArray() {
 			// The key codec orders strings, not arrays element-wise.

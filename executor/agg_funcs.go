@@ -71,7 +71,7 @@ func NewAccumulatorFunc(s AggSpec) (func() Accumulator, error) {
 	}
 	nargs := len(s.ArgTypes)
 	mk := base
-	if s.Distinct && len(s.OrderBy) == 0 && (s.Fn == "array_agg" || s.Fn == "string_agg" || s.Fn == "jsonb_agg") {
+	if s.Distinct && len(s.OrderBy) == 0 && (s.Fn == "array_agg" || s.Fn == "string_agg" || s.Fn == "jsonb_agg" || s.Fn == "json_agg") {
 		// Postgres finds an aggregate's DISTINCT values by sorting its
 		// input, so order-sensitive aggregates see them in ascending
 		// order of the first argument.
@@ -159,6 +159,15 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 		if len(s.ArgTypes) == 2 {
 			vt := s.ArgTypes[1]
 			return func() Accumulator { return &jsonbAggAcc{t: vt, object: true} }, nil
+		}
+	case "json_agg":
+		if len(s.ArgTypes) == 1 {
+			return func() Accumulator { return &jsonbAggAcc{t: at, json: true} }, nil
+		}
+	case "json_object_agg":
+		if len(s.ArgTypes) == 2 {
+			vt := s.ArgTypes[1]
+			return func() Accumulator { return &jsonbAggAcc{t: vt, object: true, json: true} }, nil
 		}
 	case "bit_and", "bit_or", "bit_xor":
 		if at.IsInteger() {
@@ -1228,10 +1237,13 @@ func (a *bitAcc) setBitsText(d types.Datum) error {
 
 // jsonbAggAcc is jsonb_agg(x), the jsonb array of the inputs in order
 // (NULL as null), and jsonb_object_agg(k, v), the object of the pairs (a
-// NULL key is 22004). Both are NULL over no rows.
+// NULL key is 22023); with json set, json_agg and json_object_agg, whose
+// json text keeps the pairs in order with their duplicates. All are NULL
+// over no rows.
 type jsonbAggAcc struct {
 	t      types.T
 	object bool
+	json   bool
 	keys   []string
 	vals   []types.Datum
 }
@@ -1239,7 +1251,7 @@ type jsonbAggAcc struct {
 func (a *jsonbAggAcc) Add(args []types.Datum) error {
 	if a.object {
 		if args[0].Null {
-			return pgerr.New(pgerr.NullValueNotAllowed, "field name must not be null")
+			return pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
 		}
 		a.keys = append(a.keys, args[0].S)
 		a.vals = append(a.vals, args[1])
@@ -1269,6 +1281,24 @@ func (a *jsonbAggAcc) Retract(args []types.Datum) error {
 func (a *jsonbAggAcc) Result() types.Datum {
 	if len(a.vals) == 0 {
 		return types.NullDatum
+	}
+	if a.json {
+		var s string
+		var err error
+		if a.object {
+			keys := make([]types.Datum, len(a.keys))
+			for i, k := range a.keys {
+				keys[i] = types.DString(k)
+			}
+			s, err = functions.JSONObjectAgg(keys, types.TText, a.vals, a.t)
+		} else {
+			s, err = functions.JSONArrayAgg(a.vals, a.t)
+		}
+		if err != nil {
+			// The values were checked when they were added (Add).
+			return types.NullDatum
+		}
+		return types.DString(s)
 	}
 	if a.object {
 		return types.DString(functions.JSONBObject(a.keys, a.vals, a.t))

@@ -79,6 +79,10 @@ type Writer interface {
 	// NextRowID returns a fresh hidden row id for a table without a
 	// primary key.
 	NextRowID(relID uint32) (int64, error)
+	// Get returns the stored row (as the statement sees it, its own
+	// writes included) whose primary key is row's, and false if there is
+	// none (INSERT ... ON CONFLICT).
+	Get(relID uint32, row types.Row) (types.Row, bool, error)
 }
 
 // ErrRowDropped is what Writer.Insert returns for a row the table drops

@@ -173,6 +173,11 @@ func (w *fakeWriter) Delete(_ uint32, old types.Row) error {
 	return nil
 }
 
+func (w *fakeWriter) Get(_ uint32, r types.Row) (types.Row, bool, error) {
+	old, ok := w.rows[w.key(r)]
+	return old, ok, nil
+}
+
 func (w *fakeWriter) NextRowID(uint32) (int64, error) {
 	w.rowID++
 	return w.rowID, nil

@@ -134,8 +134,23 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 // without, it consumes its input on the first Next and emits nothing. It
 // never commits: the engine commits the Writer's batch after Next
 // returned nil.
+//
+// With ON CONFLICT, a row whose primary key exists (stored, or written
+// earlier by the same statement) is skipped (DO NOTHING), or the existing
+// row is updated with the Set expressions over the existing and the
+// proposed row when Where holds (DO UPDATE), through Writer.Update, so
+// that views see an ordinary update. DO UPDATE fails with 21000 when a
+// key it inserted or updated is proposed again, as in PostgreSQL.
 type Insert struct {
 	dml
+	conflict *planner.OnConflict
+	set      []Evaluator
+	where    Evaluator
+	// pairTs are the types of an existing row followed by a proposed one.
+	pairTs []types.T
+	// touched holds the keys of rows this statement inserted or updated
+	// (DO UPDATE only).
+	touched map[string]bool
 }
 
 var (
@@ -149,7 +164,87 @@ func NewInsert(in Operator, p *planner.Insert, ec *ExecCtx) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Insert{d}, nil
+	ins := &Insert{dml: d, conflict: p.OnConflict}
+	if oc := p.OnConflict; oc != nil && oc.Update {
+		ins.set = make([]Evaluator, len(oc.Set))
+		for i, e := range oc.Set {
+			if e == nil {
+				continue
+			}
+			if ins.set[i], err = Compile(e); err != nil {
+				return nil, err
+			}
+		}
+		if oc.Where != nil {
+			if ins.where, err = Compile(oc.Where); err != nil {
+				return nil, err
+			}
+		}
+		ins.pairTs = append(append([]types.T(nil), d.relTs...), d.relTs...)
+		ins.touched = map[string]bool{}
+	}
+	return ins, nil
+}
+
+// pkKey encodes row's primary key.
+func (o *Insert) pkKey(row types.Row) string {
+	var k []byte
+	for _, i := range o.rel.PK {
+		k = types.AppendKey(k, row[i], o.rel.Cols[i].T, false)
+	}
+	return string(k)
+}
+
+// onConflict handles a proposed row r whose key may exist: it returns
+// handled false when there is no conflict (r is to be inserted), else
+// the row written (nil when skipped).
+func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
+	hasPK := len(o.rel.PK) > 0 && !o.rel.Cols[o.rel.PK[0]].Hidden
+	if !hasPK {
+		return nil, false, nil
+	}
+	old, found, err := o.ec.Writer.Get(o.rel.ID, r)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	if !o.conflict.Update {
+		return nil, true, nil
+	}
+	key := o.pkKey(r)
+	if o.touched[key] {
+		return nil, true, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
+	}
+	pair := types.NewChunk(o.pairTs, 1)
+	pair.AppendRow(types.OpInsert, append(append(types.Row(nil), old...), r...))
+	if o.where != nil {
+		v, err := o.where.Eval(&o.ec.Eval, pair)
+		if err != nil {
+			return nil, true, err
+		}
+		if d := v.Get(0); d.Null || d.I == 0 {
+			return nil, true, nil
+		}
+	}
+	nr := append(types.Row(nil), old...)
+	for i, ev := range o.set {
+		if ev == nil {
+			continue
+		}
+		v, err := ev.Eval(&o.ec.Eval, pair)
+		if err != nil {
+			return nil, true, err
+		}
+		nr[i] = copyDatum(v.Get(0))
+	}
+	if err := checkNotNull(o.rel, nr, o.ec); err != nil {
+		return nil, true, err
+	}
+	if err := o.ec.Writer.Update(o.rel.ID, old, nr); err != nil {
+		return nil, true, err
+	}
+	o.touched[o.pkKey(nr)] = true
+	return nr, true, nil
 }
 
 // Next implements Operator.
@@ -170,11 +265,19 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 		if err := checkNotNull(o.rel, r, o.ec); err != nil {
 			return nil, err
 		}
+		if o.conflict != nil {
+			if nr, handled, err := o.onConflict(r); handled || err != nil {
+				return nr, err
+			}
+		}
 		if err := o.ec.Writer.Insert(o.rel.ID, r); err != nil {
 			if errors.Is(err, ErrRowDropped) {
 				return nil, nil
 			}
 			return nil, err
+		}
+		if o.touched != nil {
+			o.touched[o.pkKey(r)] = true
 		}
 		return r, nil
 	}))

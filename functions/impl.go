@@ -125,10 +125,13 @@ var impls = func() implTable {
 	t.defineDatetime()
 	t.defineDatetimeFns()
 	t.defineJson()
+	t.defineJsonText()
+	t.defineJsonOps()
 	t.defineMath()
 	t.defineString()
 	t.defineSimilar()
 	t.defineSystem()
+	t.defineSequences()
 	t.defineTimewindow()
 	t.defineTochar()
 	return t

@@ -92,13 +92,15 @@ func toJSONValue(ctx *Context, d types.Datum, t types.T) any {
 		return nil
 	}
 	switch {
-	case t.ID == types.Jsonb:
+	case t.ID == types.Jsonb || t.ID == types.Json:
 		v, _ := parseJSON(d.S)
 		return v
 	case t.ID == types.Bool:
 		return d.I != 0
 	case t.IsNumeric():
 		return json.Number(formatValue(ctx, d, t))
+	case t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz:
+		return jsonScalarText(ctx, d, t)
 	}
 	return formatValue(ctx, d, t)
 }

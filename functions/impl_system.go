@@ -260,3 +260,54 @@ var pgEncodings = []string{"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", 
 	"LATIN10", "WIN1256", "WIN1258", "WIN866", "WIN874", "KOI8R", "WIN1251", "WIN1252", "ISO_8859_5",
 	"ISO_8859_6", "ISO_8859_7", "ISO_8859_8", "WIN1250", "WIN1253", "WIN1254", "WIN1255", "WIN1257", "KOI8U",
 	"SJIS", "BIG5", "GBK", "UHC", "GB18030", "JOHAB", "SHIFT_JIS_2004"}
+
+// Sequences is implemented by sessions that reach the database's
+// sequences, for nextval, currval and setval. Names are as written in
+// the text argument (an unquoted name is folded to lower case).
+// Errors: 42P01 for an unknown sequence, 55000 for currval before
+// nextval in the session, 2200H past the sequence's bounds, 22003 for
+// setval out of them.
+type Sequences interface {
+	NextVal(name string) (int64, error)
+	CurrVal(name string) (int64, error)
+	SetVal(name string, v int64, isCalled bool) (int64, error)
+}
+
+// sequences returns the session's Sequences, or 0A000 without one.
+func sequences(ctx *Context) (Sequences, error) {
+	if ctx != nil {
+		if s, ok := ctx.Session.(Sequences); ok {
+			return s, nil
+		}
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "sequences are not available here")
+}
+
+// defineSequences adds nextval, currval and setval to t.
+func (t implTable) defineSequences() {
+	t.defRow("nextval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		s, err := sequences(ctx)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		v, err := s.NextVal(d[0].S)
+		return types.DInt(v), err
+	})
+	t.defRow("currval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		s, err := sequences(ctx)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		v, err := s.CurrVal(d[0].S)
+		return types.DInt(v), err
+	})
+	t.defRow("setval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		s, err := sequences(ctx)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		called := len(d) < 3 || d[2].I != 0
+		v, err := s.SetVal(d[0].S, d[1].I, called)
+		return types.DInt(v), err
+	})
+}

@@ -26,6 +26,7 @@ const (
 	tTSTZ  = types.Timestamptz
 	tIv    = types.Interval
 	tJsonb = types.Jsonb
+	tJson  = types.Json
 	tOid   = types.Oid
 	tName  = types.Name
 	tChar  = types.Char
@@ -183,6 +184,9 @@ func operatorOverloads() []*Overload {
 		op("pg_json_path", tJsonb, tJsonb, tTArr), op("pg_json_path_text", tText, tJsonb, tTArr),
 		op("pg_json_contains", tBool, tJsonb, tJsonb), op("pg_json_contained", tBool, tJsonb, tJsonb),
 		op("pg_json_exists", tBool, tJsonb, tText),
+		op("pg_json_get", tJson, tJson, tText), op("pg_json_get", tJson, tJson, tI4),
+		op("pg_json_get_text", tText, tJson, tText), op("pg_json_get_text", tText, tJson, tI4),
+		op("pg_json_path", tJson, tJson, tTArr), op("pg_json_path_text", tText, tJson, tTArr),
 	)
 	// x = ANY(array): the binder casts x to the element type (to text for
 	// text[]); || is array_cat.
@@ -234,6 +238,8 @@ func aggregateOverloads() []*Overload {
 		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
 		agg("jsonb_agg", tJsonb, tAny),
 		agg("jsonb_object_agg", tJsonb, tText, tAny),
+		agg("json_agg", tJson, tAny),
+		agg("json_object_agg", tJson, tText, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
 		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8),
 		agg("bit_xor", tI2, tI2), agg("bit_xor", tI4, tI4), agg("bit_xor", tI8, tI8))

@@ -206,6 +206,25 @@ func scalarOverloads() []*Overload {
 		variadic("jsonb_extract_path_text", tText, false, tJsonb, tText),
 		fn("jsonb_pretty", tText, tJsonb),
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
+		fn("jsonb_object", tJsonb, tTArr), fn("jsonb_object", tJsonb, tTArr, tTArr),
+	)
+	// Sequence functions (docs §9.17) on the sequences of serial and
+	// identity columns, named by text.
+	os = append(os,
+		volatile("nextval", tI8, tText), volatile("currval", tI8, tText),
+		volatile("setval", tI8, tText, tI8), volatile("setval", tI8, tText, tI8, tBool),
+	)
+	// json functions (docs §9.16): the json type keeps its text.
+	os = append(os,
+		fn("to_json", tJson, tAny),
+		variadic("json_build_object", tJson, true, tAny), fn("json_build_object", tJson),
+		variadic("json_build_array", tJson, true, tAny), fn("json_build_array", tJson),
+		fn("json_object", tJson, tTArr), fn("json_object", tJson, tTArr, tTArr),
+		fn("json_typeof", tText, tJson),
+		// pg_json_key(k) is the text of json_object_agg's key k, for
+		// the planner's streaming form of the json aggregates: a NULL
+		// key is 22023, as in the aggregate.
+		nonStrict("pg_json_key", tText, tText),
 	)
 	return os
 }

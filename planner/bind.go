@@ -148,6 +148,9 @@ type binder struct {
 	// inReturning is set while the RETURNING list is bound: its nodes
 	// were parsed from a text of their own (Query.ReturningMap).
 	inReturning bool
+	// inConflict is set while ON CONFLICT DO UPDATE's SET and WHERE are
+	// bound (their nodes map through Query.ConflictMap).
+	inConflict bool
 	// epos holds the source position of bound expressions (see notePos).
 	epos map[Expr]int
 	// ctx is the statement's context, polled every ctxPollInterval
@@ -203,10 +206,7 @@ func (b *binder) pos(n ast.Node) int {
 	if off <= 0 {
 		return 0
 	}
-	m := b.q.Map
-	if b.inReturning {
-		m = b.q.ReturningMap
-	}
+	m := b.curMap()
 	if m == nil {
 		// A query built without the bridge (tests): offsets index Text.
 		if b.q.Rewritten != "" && b.q.Rewritten != b.q.Text || off > len(b.q.Text) {
@@ -215,6 +215,17 @@ func (b *binder) pos(n ast.Node) int {
 		return len([]rune(b.q.Text[:off])) + 1
 	}
 	return m.Pos(off)
+}
+
+// curMap is the source map of the nodes being bound.
+func (b *binder) curMap() *sql.SourceMap {
+	switch {
+	case b.inReturning:
+		return b.q.ReturningMap
+	case b.inConflict:
+		return b.q.ConflictMap
+	}
+	return b.q.Map
 }
 
 // opPos is the position of an operator expression's operator, where
@@ -226,10 +237,7 @@ func (b *binder) opPos(n ast.Node) int {
 	if !ok || b.q == nil {
 		return b.pos(n)
 	}
-	m := b.q.Map
-	if b.inReturning {
-		m = b.q.ReturningMap
-	}
+	m := b.curMap()
 	if p := m.PosBefore(bin.R.OriginTextPosition()); p > 0 {
 		return p
 	}

@@ -81,10 +81,11 @@ func scanAll(rel *catalog.Relation) *Scan {
 // ids are left NULL for the executor to assign).
 func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
-	if col.Default == "" || col.Hidden {
+	text := col.DefaultSQL()
+	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}
 	}
-	dq, err := parseExpr(col.Default)
+	dq, err := parseExpr(text)
 	if err != nil {
 		fail(pgerr.As(err))
 	}
@@ -111,6 +112,24 @@ func (b *binder) assign(e Expr, rel *catalog.Relation, i int) Expr {
 	return nil
 }
 
+// generatedAlways fails with 428C9 when column i is GENERATED ALWAYS AS
+// IDENTITY and is given a value other than DEFAULT (update: by UPDATE's
+// SET).
+func generatedAlways(rel *catalog.Relation, i int, update bool) {
+	c := rel.Cols[i]
+	if c.Identity != "always" {
+		return
+	}
+	var err *pgerr.Error
+	if update {
+		err = pgerr.New(pgerr.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", c.Name)
+	} else {
+		err = pgerr.New(pgerr.GeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", c.Name).
+			WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+	}
+	fail(err.WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", c.Name))
+}
+
 // findColumn finds a target column by name.
 func findColumn(rel *catalog.Relation, name string) int {
 	for i, c := range rel.Cols {
@@ -126,6 +145,9 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		failf(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
 	rel, alias := b.targetTable(n.Table, "INSERT")
+	if b.q.InsertAlias != "" {
+		alias = b.q.InsertAlias
+	}
 	var targets []int
 	if len(n.Columns) > 0 {
 		seen := map[int]bool{}
@@ -162,6 +184,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		pos := map[int]int{}
 		for k, t := range targets[:len(sch)] {
 			pos[t] = k
+			generatedAlways(rel, t, false)
 		}
 		for i, c := range rel.Cols {
 			var e Expr
@@ -204,6 +227,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 					row[i] = b.defaultExpr(rel, i)
 					continue
 				}
+				generatedAlways(rel, i, false)
 				row[i] = b.assign(b.expr(ctx, x), rel, i)
 			}
 			for i := range rel.Cols {
@@ -216,8 +240,90 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		input = vals
 	}
 	ins := &Insert{Rel: rel, Input: input}
+	if oc := b.q.OnConflict; oc != nil {
+		ins.OnConflict = b.onConflict(oc, rel, alias)
+	}
 	ins.Returning, ins.Out = b.returning(rel, alias)
 	return ins
+}
+
+// onConflict binds INSERT's ON CONFLICT clause. The only unique
+// constraint a weir table has is its primary key, so the conflict target
+// must name exactly its columns (in any order) or its constraint
+// <table>_pkey; without a target DO NOTHING skips rows whose key exists.
+func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias string) *OnConflict {
+	hasPK := len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden
+	switch {
+	case oc.Constraint != "":
+		if !hasPK || oc.Constraint != rel.Name+"_pkey" {
+			fail(pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, rel.Name))
+		}
+	case oc.Columns != nil:
+		for k, c := range oc.Columns {
+			if i := findColumn(rel, c); i < 0 || rel.Cols[i].Hidden {
+				fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", c).WithPosition(oc.ColumnPos[k]))
+			}
+		}
+		match := hasPK
+		if match {
+			want := map[string]bool{}
+			for _, i := range rel.PK {
+				want[rel.Cols[i].Name] = true
+			}
+			got := map[string]bool{}
+			for _, c := range oc.Columns {
+				got[c] = true
+			}
+			match = len(got) == len(want)
+			for c := range got {
+				match = match && want[c]
+			}
+		}
+		if !match {
+			fail(pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification"))
+		}
+	case oc.Update:
+		fail(pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+			WithHint("For example, ON CONFLICT (column_name).").WithPosition(oc.Pos))
+	}
+	out := &OnConflict{Update: oc.Update}
+	if !oc.Update {
+		return out
+	}
+	// The scope is the existing row (by the table's name or alias) and
+	// the proposed one (EXCLUDED).
+	sc := tableScope(rel, alias)
+	for _, c := range tableScope(rel, "excluded").cols {
+		sc.cols = append(sc.cols, c)
+	}
+	sc.tables = append(sc.tables, "excluded")
+	b.inConflict = true
+	defer func() { b.inConflict = false }()
+	out.Set = make([]Expr, len(rel.Cols))
+	ctx := &exprCtx{s: sc, clause: "UPDATE"}
+	for _, a := range oc.Set {
+		if t := a.Column.Table.O; t != "" && t != alias {
+			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s.%s\" of relation \"%s\" does not exist", t, a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
+		}
+		i := findColumn(rel, a.Column.Name.O)
+		if i < 0 || rel.Cols[i].Hidden {
+			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
+		}
+		if out.Set[i] != nil {
+			failf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", a.Column.Name.O)
+		}
+		if _, isDef := a.Expr.(*ast.DefaultExpr); isDef {
+			out.Set[i] = b.defaultExpr(rel, i)
+			continue
+		}
+		generatedAlways(rel, i, true)
+		out.Set[i] = b.finalize(b.assign(b.expr(ctx, a.Expr), rel, i))
+	}
+	if oc.Where != nil {
+		ctx.clause = "WHERE"
+		out.Where = b.finalize(b.boolArg(b.expr(ctx, oc.Where), "WHERE"))
+	}
+	return out
 }
 
 // returning binds the RETURNING list over the affected row.
@@ -294,6 +400,7 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 			upd.Set[i] = b.defaultExpr(rel, i)
 			continue
 		}
+		generatedAlways(rel, i, true)
 		upd.Set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
 	}
 	upd.Returning, upd.Out = b.returning(rel, alias)

@@ -201,6 +201,7 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		} else if n.GroupBy != nil {
 			for _, it := range n.GroupBy.Items {
 				e := b.groupKey(sc, n.Fields.Fields, it.Expr)
+				b.checkEquality(e.Type(), it.Expr)
 				k := exprKey(e)
 				dup := false
 				for _, ks := range agg.keyStrs {
@@ -319,6 +320,13 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	}
 	plan = proj
 	if n.Distinct {
+		for i, it := range items {
+			var at ast.ExprNode
+			if len(items) == len(n.Fields.Fields) {
+				at = n.Fields.Fields[i].Expr
+			}
+			b.checkEquality(it.e.Type(), at)
+		}
 		plan = &Distinct{Input: plan}
 	}
 	if len(keys) > 0 {
@@ -451,9 +459,27 @@ func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, dist
 		} else {
 			t, name = extras[idx-len(sel)].Type(), FormatExpr(extras[idx-len(sel)])
 		}
+		if t.ID == types.Json {
+			fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type json").
+				WithHint("Use an explicit ordering operator or modify the query.").WithPosition(b.pos(e)))
+		}
 		keys = append(keys, SortKey{Expr: &ColRef{Idx: idx, T: t, Name: name}, Desc: it.Desc, NullsFirst: nf})
 	}
 	return keys, extras
+}
+
+// checkEquality refuses to group or deduplicate by a type without an
+// equality operator (json), as PostgreSQL does; at (nil: none) is where
+// the error points.
+func (b *binder) checkEquality(t types.T, at ast.ExprNode) {
+	if t.ID != types.Json {
+		return
+	}
+	err := pgerr.New(pgerr.UndefinedFunction, "could not identify an equality operator for type json")
+	if at != nil {
+		err = err.WithPosition(b.pos(at))
+	}
+	fail(err)
 }
 
 // outputRef resolves an ORDER BY item that is an ordinal or a bare output

@@ -169,6 +169,12 @@ func castKind(from, to types.TypeID) castContext {
 		switch to {
 		case types.Bool, types.Numeric, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
 			return ctxExplicit
+		case types.Json:
+			return ctxAssignment
+		}
+	case types.Json:
+		if to == types.Jsonb {
+			return ctxAssignment
 		}
 	}
 	// Automatic I/O conversion casts: to a string type is an assignment
@@ -482,6 +488,8 @@ func pgTypeName(t types.T) string {
 		return "interval"
 	case types.Jsonb:
 		return "jsonb"
+	case types.Json:
+		return "json"
 	case types.Oid:
 		return "oid"
 	case types.Name:

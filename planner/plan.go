@@ -283,6 +283,21 @@ type Insert struct {
 	Input     Plan
 	Returning []Expr
 	Out       types.Schema
+	// OnConflict is what to do with a row whose primary key exists (nil:
+	// fail with 23505).
+	OnConflict *OnConflict
+}
+
+// OnConflict is INSERT's ON CONFLICT action on the table's primary key.
+// Set and Where are evaluated over the existing row followed by the row
+// proposed for insertion (EXCLUDED), both in Rel.Cols order.
+type OnConflict struct {
+	// Update is DO UPDATE; otherwise DO NOTHING.
+	Update bool
+	// Set[i] computes column i's new value (nil keeps it).
+	Set []Expr
+	// Where (nil: none) must hold for the existing row to be updated.
+	Where Expr
 }
 
 // Update rewrites the rows Input yields. Input yields the old rows in

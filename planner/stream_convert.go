@@ -436,6 +436,9 @@ func needsExtraState(a AggCall, appendOnly bool) bool {
 }
 
 func (sp *streamPlanner) agg(a *Agg) StreamNode {
+	if wrapped, wraps := jsonAggsAsStringAgg(a); wraps != nil {
+		return wrapJSONAggs(sp.agg(wrapped), len(a.GroupBy), wraps, a.Out)
+	}
 	in := sp.plan(a.Input)
 	for _, c := range a.Aggs {
 		if !streamAggs[c.Fn] {
@@ -448,6 +451,88 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 	n := sp.hashAgg(in, keys, a.Aggs, a.Out[len(a.GroupBy):])
 	n.EmptySets = a.EmptySets
 	return n
+}
+
+// jsonAgg says how a json aggregate is kept as a string_agg: the text of
+// each input row's element, joined by ", " in the string_agg's order,
+// then wrapped in prefix and suffix and cast to the result type.
+type jsonAgg struct {
+	prefix, suffix string
+	t              types.T
+}
+
+// jsonAggsAsStringAgg rewrites json_agg, jsonb_agg, json_object_agg and
+// jsonb_object_agg calls as string_agg over each row's element text
+// (to_json(x), or pg_json_key(k) || ' : ' || to_json(v)), which the
+// stream HashAgg keeps exactly under retraction: a result is the
+// elements' concatenation in ORDER BY order (ties in stream key order),
+// wrapped as json_agg writes it; the jsonb forms are that json text cast
+// to jsonb, so jsonb_object_agg's later duplicate key wins as in
+// PostgreSQL. wraps is nil when a has no json aggregate; the caller puts
+// wrapJSONAggs over the rewritten aggregation.
+func jsonAggsAsStringAgg(a *Agg) (*Agg, map[int]jsonAgg) {
+	var wraps map[int]jsonAgg
+	out := *a
+	out.Aggs = append([]AggCall(nil), a.Aggs...)
+	out.Out = append(types.Schema(nil), a.Out...)
+	toText := func(e Expr, jsonb bool) Expr {
+		fn, t := "to_json", types.TJson
+		if jsonb {
+			fn, t = "to_jsonb", types.TJsonb
+		}
+		return &Cast{Arg: &Call{Fn: fn, Args: []Expr{e}, T: t}, T: types.TText}
+	}
+	for i, c := range a.Aggs {
+		var elem Expr
+		w := jsonAgg{prefix: "[", suffix: "]", t: c.T}
+		switch c.Fn {
+		case "json_agg", "jsonb_agg":
+			// to_json is strict: a NULL element is written as null.
+			elem = &Coalesce{Args: []Expr{toText(c.Args[0], c.Fn == "jsonb_agg"),
+				&Const{V: types.DString("null"), T: types.TText}}, T: types.TText}
+		case "json_object_agg", "jsonb_object_agg":
+			w.prefix, w.suffix = "{ ", " }"
+			key := &Call{Fn: "pg_json_key", Args: []Expr{c.Args[0]}, T: types.TText}
+			val := &Coalesce{Args: []Expr{toText(c.Args[1], false),
+				&Const{V: types.DString("null"), T: types.TText}}, T: types.TText}
+			elem = concatText(concatText(key, &Const{V: types.DString(" : "), T: types.TText}), val)
+		default:
+			continue
+		}
+		if c.Distinct {
+			failUnsupported("%s(DISTINCT ...) is not supported in materialized views", c.Fn)
+		}
+		if wraps == nil {
+			wraps = map[int]jsonAgg{}
+		}
+		wraps[i] = w
+		out.Aggs[i] = AggCall{Fn: "string_agg", Args: []Expr{elem, &Const{V: types.DString(", "), T: types.TText}},
+			Filter: c.Filter, OrderBy: c.OrderBy, T: types.TText}
+		out.Out[len(a.GroupBy)+i].T = types.TText
+	}
+	return &out, wraps
+}
+
+// concatText is a || b over text.
+func concatText(a, b Expr) Expr { return &Call{Fn: "||", Args: []Expr{a, b}, T: types.TText} }
+
+// wrapJSONAggs projects the rewritten aggregation n back to the columns
+// of the original (out): each string_agg of a json aggregate wrapped and
+// cast to its type (NULL over no rows, as the aggregate is).
+func wrapJSONAggs(n StreamNode, nkeys int, wraps map[int]jsonAgg, out types.Schema) StreamNode {
+	b := n.Base()
+	exprs := columnsOf(b.Out, len(out))
+	for i, w := range wraps {
+		col := exprs[nkeys+i]
+		text := concatText(concatText(&Const{V: types.DString(w.prefix), T: types.TText}, col),
+			&Const{V: types.DString(w.suffix), T: types.TText})
+		var e Expr = &Cast{Arg: text, T: types.TJson}
+		if w.t.ID == types.Jsonb {
+			e = &Cast{Arg: e, T: types.TJsonb}
+		}
+		exprs[nkeys+i] = e
+	}
+	return newProject(n, exprs, out)
 }
 
 // hashAgg builds exchange → StreamHashAgg grouping in by keys (distinct

@@ -105,7 +105,7 @@ func ParseExpr(text string) (q *Query, err error) {
 // double precision/float8/float(p), numeric/decimal(p,s), varchar/
 // character varying(n), text, bytea, boolean/bool, date, time [(p)]
 // [without time zone], timestamp [(p)] [without time zone], timestamptz/
-// timestamp with time zone, interval [(p)], jsonb (json is read as jsonb),
+// timestamp with time zone, interval [(p)], jsonb, json,
 // oid, name, "char" and text[]. character(n), timetz, the reg* types and
 // arrays other than text[] are 0A000.
 func ParseType(text string) (TypeName, error) {

@@ -32,10 +32,34 @@ type Query struct {
 	// Aliases holds column alias lists of derived tables and VALUES in FROM
 	// (`(...) AS t(a, b)`), keyed by the table alias.
 	Aliases map[string][]string
+	// OnConflict is INSERT's ON CONFLICT clause (nil when absent);
+	// TiDB's grammar has none, so the bridge cuts it off like RETURNING.
+	OnConflict *OnConflict
+	// InsertAlias is the alias of INSERT INTO t AS alias ("" when none),
+	// which TiDB's grammar lacks: the bridge cuts it out.
+	InsertAlias string
 	// Map maps byte offsets in Rewritten (ast node OriginTextPosition)
 	// back to character positions in Text; ReturningMap does the same for
-	// the nodes of Returning, which were parsed from a text of their own.
-	Map, ReturningMap *SourceMap
+	// the nodes of Returning, which were parsed from a text of their own,
+	// and ConflictMap for the nodes of OnConflict.
+	Map, ReturningMap, ConflictMap *SourceMap
+}
+
+// OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |
+// DO UPDATE SET ... [WHERE ...]`.
+type OnConflict struct {
+	// Columns is the inference target's column list (nil when none or
+	// ON CONSTRAINT); Constraint the constraint's name.
+	Columns    []string
+	ColumnPos  []int // character positions of Columns (their list's, as PostgreSQL reports them)
+	Constraint string
+	// Pos is the character position of ON CONFLICT, for errors.
+	Pos int
+	// Update is set for DO UPDATE: Set is its assignment list and Where
+	// its condition (nil when none), both parsed as an UPDATE's.
+	Update bool
+	Set    []*ast.Assignment
+	Where  ast.ExprNode
 }
 
 // TVF is a table function call in FROM, such as generate_series(1, 10) or
@@ -67,6 +91,11 @@ type ColumnDef struct {
 	// DefaultExpr its TiDB AST.
 	Default     string
 	DefaultExpr ast.ExprNode
+	// Serial is set for serial, bigserial and smallserial (Type is then
+	// integer, bigint or smallint); Identity is "always" or "default"
+	// for GENERATED ALWAYS | BY DEFAULT AS IDENTITY ("" otherwise).
+	Serial   bool
+	Identity string
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))

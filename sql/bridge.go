@@ -185,6 +185,29 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 			}
 		}
 	}
+	var conflict []*node
+	if seq[0].isWord("insert") {
+		// INSERT INTO name [. name] AS alias: the alias is kept apart.
+		if i := 2; at(seq, 1).isWord("into") && at(seq, i).isName() {
+			if at(seq, i+1).isOp(".") && at(seq, i+2).isName() {
+				i += 2
+			}
+			if at(seq, i+1).isWord("as") && at(seq, i+2).isName() {
+				b.q.InsertAlias = seq[i+2].nameVal()
+				seq = append(append([]*node{}, seq[:i+1]...), seq[i+3:]...)
+			}
+		}
+		for i := 1; i+1 < len(seq); i++ {
+			if seq[i].isWord("overriding") && (seq[i+1].isWord("system") || seq[i+1].isWord("user")) && at(seq, i+2).isWord("value") {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "OVERRIDING %s VALUE is not supported", strings.ToUpper(seq[i+1].word())).
+					WithPosition(charPos(b.src, seq[i].off))
+			}
+			if seq[i].isWord("on") && seq[i+1].isWord("conflict") {
+				conflict, seq = seq[i:], seq[:i]
+				break
+			}
+		}
+	}
 	if seq[0].isWord("update") {
 		seq = updateFrom(seq)
 	}
@@ -214,8 +237,83 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 		b.q.Returning = s.Fields.Fields
 		b.q.ReturningMap = b.lastMap
 	}
+	if conflict != nil {
+		if err := b.onConflict(conflict); err != nil {
+			return nil, err
+		}
+	}
 	b.finishParams()
 	return b.q, nil
+}
+
+// onConflict parses INSERT's ON CONFLICT clause (seq starts at ON): the
+// target by hand, DO UPDATE's SET list and WHERE as the TiDB parser
+// reads `UPDATE t SET ... WHERE ...`.
+func (b *bridge) onConflict(seq []*node) error {
+	oc := &OnConflict{Pos: charPos(b.src, seq[0].off)}
+	i := 2
+	switch {
+	case at(seq, i).isParen():
+		g := seq[i]
+		for k, n := range g.kids {
+			if k%2 == 1 {
+				if !n.isOp(",") {
+					return b.syntaxError(n.off)
+				}
+				continue
+			}
+			if !n.isName() {
+				return b.syntaxError(n.off)
+			}
+			oc.Columns = append(oc.Columns, n.nameVal())
+			oc.ColumnPos = append(oc.ColumnPos, charPos(b.src, g.off)) // PostgreSQL points at the list
+		}
+		if len(oc.Columns) == 0 {
+			return b.syntaxError(g.off)
+		}
+		i++
+		if at(seq, i).isWord("where") {
+			return pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT with an index predicate (WHERE after the conflict target) is not supported").
+				WithPosition(charPos(b.src, seq[i].off))
+		}
+	case at(seq, i).isWord("on") && at(seq, i+1).isWord("constraint"):
+		if !at(seq, i+2).isName() {
+			return b.syntaxError(at(seq, i+2).offOr(b.toks[len(b.toks)-1].End))
+		}
+		oc.Constraint = seq[i+2].nameVal()
+		i += 3
+	}
+	if !at(seq, i).isWord("do") {
+		return b.syntaxError(at(seq, i).offOr(b.toks[len(b.toks)-1].End))
+	}
+	i++
+	switch {
+	case at(seq, i).isWord("nothing"):
+		if i+1 < len(seq) {
+			return b.syntaxError(seq[i+1].off)
+		}
+	case at(seq, i).isWord("update") && at(seq, i+1).isWord("set"):
+		oc.Update = true
+		off := seq[i].off
+		rest := b.level(append([]*node{textNode("update", off), textNode("weir_conflict_target", off)}, seq[i+1:]...))
+		if b.err != nil {
+			return b.err
+		}
+		stmt, _, err := b.parse(rest)
+		if err != nil {
+			return err
+		}
+		u, ok := stmt.(*ast.UpdateStmt)
+		if !ok || u.Order != nil || u.Limit != nil {
+			return b.syntaxError(off)
+		}
+		oc.Set, oc.Where = u.List, u.Where
+		b.q.ConflictMap = b.lastMap
+	default:
+		return b.syntaxError(at(seq, i).offOr(b.toks[len(b.toks)-1].End))
+	}
+	b.q.OnConflict = oc
+	return nil
 }
 
 // updateFrom moves the FROM list of UPDATE t SET ... FROM u WHERE ...

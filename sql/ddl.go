@@ -7,6 +7,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
 )
 
 func (p *stmtParser) create() (Stmt, error) {
@@ -205,12 +206,20 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	if p.atEnd() {
 		return p.errHere()
 	}
-	tn, next, err := parseTypeAt(p.src, p.toks[:len(p.toks)], p.pos)
-	if err != nil {
-		return err
+	if t, ok := serialTypes[p.word(0)]; ok && (p.pos+1 >= len(p.toks) || !(p.toks[p.pos+1].Kind == TOp && (p.toks[p.pos+1].Val == "(" || p.toks[p.pos+1].Val == "["))) {
+		// serial is not a type but a shorthand: an integer column, NOT
+		// NULL, whose default takes the next value of its own sequence.
+		col.Type = TypeName{T: t, Text: p.word(0)}
+		col.Serial, col.NotNull = true, true
+		p.pos++
+	} else {
+		tn, next, err := parseTypeAt(p.src, p.toks[:len(p.toks)], p.pos)
+		if err != nil {
+			return err
+		}
+		col.Type = tn
+		p.pos = next
 	}
-	col.Type = tn
-	p.pos = next
 	for {
 		at := p.peek()
 		if p.accept("constraint") {
@@ -231,6 +240,21 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		case p.accept("default"):
 			if err := p.columnDefault(&col); err != nil {
 				return err
+			}
+		case p.word(0) == "generated" && (p.word(1) == "always" && p.word(2) == "as" && p.word(3) == "identity" ||
+			p.word(1) == "by" && p.word(2) == "default" && p.word(3) == "as" && p.word(4) == "identity"):
+			if col.Identity != "" {
+				return pgerr.New(pgerr.SyntaxError, "multiple identity specifications for column \"%s\" of table \"%s\"", name, ct.Name.Name).WithPosition(charPos(p.src, at.Off))
+			}
+			col.Identity = "always"
+			if p.word(1) == "by" {
+				col.Identity = "default"
+				p.pos++
+			}
+			p.pos += 4
+			col.NotNull = true
+			if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+				return p.unsupported("sequence options of identity columns are")
 			}
 		case p.word(0) == "unique" || p.word(0) == "check" || p.word(0) == "references" || p.word(0) == "generated":
 			return p.unsupported(upper(p.word(0)) + " constraints are")
@@ -268,6 +292,13 @@ func (p *stmtParser) watermark(ct *CreateTable) error {
 	}
 	ct.Watermark = &WatermarkDef{Column: col, Expr: text, ExprNode: node}
 	return nil
+}
+
+// serialTypes are the serial pseudo-types and the integer type each
+// stands for.
+var serialTypes = map[string]types.T{
+	"serial": types.TInt4, "serial4": types.TInt4, "bigserial": types.TInt8, "serial8": types.TInt8,
+	"smallserial": types.TInt2, "serial2": types.TInt2,
 }
 
 // columnDefault parses the expression after DEFAULT up to the next column

@@ -142,6 +142,11 @@
 //	    INSERT INTO t DEFAULT VALUES           INSERT INTO t () VALUES ()
 //	17  ... RETURNING list                     cut off; Query.Returning holds the fields of
 //	                                           SELECT list
+//	    INSERT ... ON CONFLICT target DO ...   cut off; Query.OnConflict holds the target and
+//	                                           DO UPDATE's SET and WHERE, parsed as
+//	                                           UPDATE weir_conflict_target SET ... WHERE ...
+//	    INSERT INTO t AS alias                 INSERT INTO t; Query.InsertAlias holds alias
+//	    INSERT ... OVERRIDING ... VALUE        0A000
 //	18  LIMIT ALL                              dropped
 //	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
 //	    OFFSET n LIMIT m                       LIMIT m OFFSET n
@@ -178,6 +183,8 @@
 //	26  stddev(x), variance(x), div(a, b)      "stddev"(x), "variance"(x), "div"(a, b): plain
 //	                                           calls (TiDB reads stddev and variance as the
 //	                                           population forms and DIV as an operator)
+//	    nextval(s), currval(s), setval(s, n)   "nextval"(s), ...: TiDB's own sequence
+//	                                           functions take a bare name
 //	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
 //	                                           first field carries the keys)
 //	28  f(args) OVER spec, f a name TiDB       first_value(pg_window_call('f', args)) OVER spec

@@ -217,6 +217,23 @@ func printQuery(q *Query) string {
 		}
 		out = append(out, "returning: "+strings.Join(fs, ", "))
 	}
+	if q.InsertAlias != "" {
+		out = append(out, "insert alias: "+q.InsertAlias)
+	}
+	if oc := q.OnConflict; oc != nil {
+		s := fmt.Sprintf("on conflict: columns=%q constraint=%q update=%v", oc.Columns, oc.Constraint, oc.Update)
+		var set []string
+		for _, a := range oc.Set {
+			set = append(set, restore(a.Column)+" = "+restore(a.Expr))
+		}
+		if len(set) > 0 {
+			s += " set " + strings.Join(set, ", ")
+		}
+		if oc.Where != nil {
+			s += " where " + restore(oc.Where)
+		}
+		out = append(out, s)
+	}
 	return strings.Join(out, "\n")
 }
 

@@ -768,9 +768,10 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+1, textNode("pg_"+w, n.off))
 			i = start
 			continue
-		case "stddev", "variance", "div":
+		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval":
 			// TiDB reads stddev and variance as MySQL's population forms
-			// (Postgres's are the sample forms) and div as an operator:
+			// (Postgres's are the sample forms), div as an operator and
+			// the sequence functions as its own (taking a bare name):
 			// quoted, each is a plain call of the Postgres function.
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start

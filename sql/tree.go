@@ -86,6 +86,14 @@ func (n *node) word() string {
 	return ""
 }
 
+// offOr returns n's source offset, or def when n is nil.
+func (n *node) offOr(def int) int {
+	if n == nil {
+		return def
+	}
+	return n.off
+}
+
 // isWord reports whether n is the unquoted word w.
 func (n *node) isWord(w string) bool { return n.word() == w }
 

@@ -254,10 +254,10 @@ func resolveType(spec typeSpec) (types.T, *pgerr.Error) {
 		// Interval fields (YEAR TO MONTH, ...) restrict input in Postgres;
 		// weir keeps only the seconds precision.
 		return precision(types.TInterval, mods, spec)
-	case "jsonb", "json":
-		// json is accepted as jsonb: weir stores one JSON type, which prints
-		// normalized like Postgres's jsonb.
+	case "jsonb":
 		return noMods(types.TJsonb)
+	case "json":
+		return noMods(types.TJson)
 	case "oid":
 		return noMods(types.TOid)
 	case "name":

@@ -263,3 +263,16 @@ func (s slogLogger) Fatalf(format string, args ...any) {
 	s.l.Error(fmt.Sprintf(format, args...), "component", "pebble", "fatal", true)
 	os.Exit(1)
 }
+
+// PutMetaSync durably writes the metadata value name (a synced write of
+// its own, outside any epoch): what sequences record before they hand
+// out the values it covers.
+func (db *DB) PutMetaSync(name string, v []byte) error {
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	_ = b.Set(MetaKey(name), v, nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "persisting "+name)
+	}
+	return nil
+}

@@ -94,6 +94,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 	case Jsonb:
 		buf = append(buf, 1)
 		return append(buf, d.S...), nil
+	case Json:
+		return append(buf, d.S...), nil
 	}
 	if t.IsArray() {
 		return appendArrayBinary(buf, d, t)
@@ -230,6 +232,11 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		}
 		s, err := CanonicalJSONB(string(b[1:]))
 		return DString(s), err
+	case Json:
+		if err := ValidateJSON(string(b)); err != nil {
+			return NullDatum, err
+		}
+		return DString(string(b)), nil
 	}
 	if t.IsArray() {
 		return parseArrayBinary(b, t)

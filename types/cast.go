@@ -274,7 +274,17 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 			return DInterval(IntervalVal{Micros: d.I}), nil
 		}
 	case Jsonb:
-		// Only text (above) casts to jsonb.
+		// Text (above) and json cast to jsonb; json's text is parsed
+		// again, so duplicate keys collapse (the last wins) and the
+		// result prints canonically.
+		if from.ID == Json {
+			c, err := CanonicalJSONB(d.S)
+			return DString(c), err
+		}
+	case Json:
+		if from.ID == Jsonb {
+			return DString(d.S), nil
+		}
 	}
 	if from.IsArray() && to.IsArray() {
 		return castArray(d, from, to, explicit, loc)

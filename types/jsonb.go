@@ -224,6 +224,25 @@ func b2i(b bool) int64 {
 type jsonParser struct {
 	s   string
 	pos int
+	// text: only checking json text, which may hold \u0000 (it is
+	// refused only when a string is converted to text, as in jsonb).
+	text bool
+}
+
+// ValidateJSON checks that s is valid json input (the json type's
+// input function): the errors of ParseJSONB, except that \u0000 is
+// accepted, as PostgreSQL's json keeps its text unconverted.
+func ValidateJSON(s string) error {
+	p := &jsonParser{s: s, text: true}
+	p.skipWS()
+	if _, err := p.value(0); err != nil {
+		return err
+	}
+	p.skipWS()
+	if p.pos < len(s) {
+		return p.expected("end of input")
+	}
+	return nil
 }
 
 const maxJSONDepth = 6400
@@ -510,7 +529,7 @@ func (p *jsonParser) str() (string, error) {
 				if !ok {
 					return "", p.syntaxError("\"\\u\" must be followed by four hexadecimal digits.", p.hexEnd())
 				}
-				if r == 0 {
+				if r == 0 && !p.text {
 					return "", pgerr.New(pgerr.UntranslatableCharacter, "unsupported Unicode escape sequence").
 						WithDetail("\\u0000 cannot be converted to text.").WithWhere("%s", p.context(p.pos))
 				}

@@ -92,6 +92,12 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	case Jsonb:
 		c, err := CanonicalJSONB(s)
 		return DString(c), err
+	case Json:
+		// json keeps its input text exactly; it only has to be valid.
+		if err := ValidateJSON(s); err != nil {
+			return NullDatum, err
+		}
+		return DString(s), nil
 	}
 	if t.IsArray() {
 		return parseArray(s, t, loc)

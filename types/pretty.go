@@ -61,6 +61,8 @@ func prettyCode(t T) string {
 		return "IV"
 	case Jsonb:
 		return "J"
+	case Json:
+		return "JS"
 	case Oid:
 		return "O"
 	}

@@ -50,6 +50,11 @@ const (
 	OidArray
 	NameArray
 	CharArray
+	// Json is PostgreSQL's json: the input text kept as written (key
+	// order, duplicate keys and whitespace), checked to be valid JSON.
+	// It comes after the arrays so that the numbering of the older types
+	// stays as it was.
+	Json
 	numTypeIDs
 )
 
@@ -81,6 +86,7 @@ var (
 	TTimestamptz = T{Timestamptz, -1}
 	TInterval    = T{Interval, -1}
 	TJsonb       = T{Jsonb, -1}
+	TJson        = T{Json, -1}
 	TOid         = T{Oid, -1}
 	TName        = T{Name, -1}
 	TChar        = T{Char, -1}
@@ -135,6 +141,7 @@ var infos = [numTypeIDs]typeInfo{
 	OidArray:         {"oid[]", 1028, -1, 0},
 	NameArray:        {"name[]", 1003, -1, 0},
 	CharArray:        {"\"char\"[]", 1002, -1, 0},
+	Json:             {"json", 114, -1, 199},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -246,5 +253,5 @@ var families = [numTypeIDs]Family{
 	Float4Array: FamString, Float8Array: FamString, NumericArray: FamString, VarcharArray: FamString,
 	ByteaArray: FamString, DateArray: FamString, TimeArray: FamString, TimestampArray: FamString,
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
-	NameArray: FamString, CharArray: FamString,
+	NameArray: FamString, CharArray: FamString, Json: FamString,
 }

@@ -102,7 +102,7 @@ func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
 		var err error
 		switch v.Type() {
 		case fastjson.TypeString:
-			if c.T.ID == types.Jsonb {
+			if c.T.ID == types.Jsonb || c.T.ID == types.Json {
 				x, err = types.ParseText(string(v.MarshalTo(nil)), c.T, d.loc)
 			} else {
 				x, err = parseScalar(string(v.GetStringBytes()), c.T, d.loc)
@@ -158,7 +158,7 @@ func (d *JSONDecoder) value(raw json.RawMessage, t types.T) (types.Datum, error)
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return types.NullDatum, err
 		}
-		if t.ID == types.Jsonb {
+		if t.ID == types.Jsonb || t.ID == types.Json {
 			return types.ParseText(string(raw), t, d.loc)
 		}
 		return parseScalar(s, t, d.loc)
@@ -166,13 +166,13 @@ func (d *JSONDecoder) value(raw json.RawMessage, t types.T) (types.Datum, error)
 		switch {
 		case t.ID == types.Bool:
 			return types.DBool(raw[0] == 't'), nil
-		case t.IsString(), t.ID == types.Jsonb:
+		case t.IsString(), t.ID == types.Jsonb, t.ID == types.Json:
 			return parseScalar(string(raw), t, d.loc)
 		}
 		return types.NullDatum, fmt.Errorf("JSON boolean for a %s column", t)
 	case '{', '[':
 		switch {
-		case t.ID == types.Jsonb:
+		case t.ID == types.Jsonb, t.ID == types.Json:
 			return types.ParseText(string(raw), t, d.loc)
 		case t.IsString():
 			return parseScalar(string(raw), t, d.loc)

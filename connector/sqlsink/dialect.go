@@ -119,7 +119,7 @@ func (k Kind) Literal(b []byte, d types.Datum, t types.T) ([]byte, error) {
 		return append(b, "false"...), nil
 	case types.Int2, types.Int4, types.Int8:
 		return strconv.AppendInt(b, d.I, 10), nil
-	case types.Text, types.Varchar, types.Char, types.Name, types.Jsonb:
+	case types.Text, types.Varchar, types.Char, types.Name, types.Jsonb, types.Json:
 		if strings.IndexByte(d.S, 0) >= 0 {
 			return b, pgerr.New(pgerr.CharacterNotInRepertoire, "a text value with a NUL character cannot be written to PostgreSQL")
 		}
@@ -209,6 +209,7 @@ var compatible = map[Kind]map[types.TypeID][]string{
 		types.Timestamptz: {"timestamp with time zone"},
 		types.Interval:    {"interval"},
 		types.Jsonb:       {"jsonb", "json"},
+		types.Json:        {"json", "jsonb"},
 	},
 	MySQL: {
 		types.Bool:        {"tinyint", "smallint", "int", "bigint"},
@@ -228,6 +229,7 @@ var compatible = map[Kind]map[types.TypeID][]string{
 		types.Interval:    {"varchar", "text", "mediumtext", "longtext"},
 		// MariaDB's JSON is LONGTEXT with a check; MySQL's is json.
 		types.Jsonb: {"json", "longtext", "text", "mediumtext"},
+		types.Json:  {"json", "longtext", "text", "mediumtext"},
 	},
 }
 

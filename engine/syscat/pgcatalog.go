@@ -150,7 +150,7 @@ var pgTypes = []typeRow{
 	{types.TBool, "bool", "B", true}, {types.TBytea, "bytea", "U", false}, {types.TChar, "char", "Z", false},
 	{types.TName, "name", "S", false}, {types.TInt8, "int8", "N", false}, {types.TInt2, "int2", "N", false},
 	{types.TInt4, "int4", "N", false}, {types.TText, "text", "S", true}, {types.TOid, "oid", "N", false},
-	{types.TJsonb, "jsonb", "U", false}, {types.TFloat4, "float4", "N", false}, {types.TFloat8, "float8", "N", true},
+	{types.TJsonb, "jsonb", "U", false}, {types.TJson, "json", "U", false}, {types.TFloat4, "float4", "N", false}, {types.TFloat8, "float8", "N", true},
 	{types.TUnknown, "unknown", "X", false}, {types.TVarchar, "varchar", "S", false}, {types.TDate, "date", "D", false},
 	{types.TTime, "time", "D", false}, {types.TTimestamp, "timestamp", "D", false}, {types.TTimestamptz, "timestamptz", "D", true},
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
@@ -209,7 +209,7 @@ func pgCatalogTables() []*table {
 						coll = 100
 					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
 					for j, k := range r.PK {
@@ -467,13 +467,25 @@ func viewDef(r *catalog.Relation) string {
 	return " " + q + ";"
 }
 
+// identityCode is pg_attribute.attidentity: 'a' for GENERATED ALWAYS,
+// 'd' for BY DEFAULT, empty for other columns.
+func identityCode(identity string) string {
+	switch identity {
+	case "always":
+		return "a"
+	case "default":
+		return "d"
+	}
+	return ""
+}
+
 // typStorage is pg_type.typstorage: variable-length types are stored
 // extended, numeric main, fixed-size ones plain.
 func typStorage(t types.T) string {
 	switch t.ID {
 	case types.Numeric:
 		return "m"
-	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.TextArray:
+	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
 		return "x"
 	}
 	return "p"

@@ -47,6 +47,9 @@ const (
 	CharacterNotInRepertoire     Code = "22021"
 	UntranslatableCharacter      Code = "22P05"
 	InvalidJSONText              Code = "22P02"
+	ArraySubscriptError          Code = "2202E"
+	SequenceGeneratorLimit       Code = "2200H" // sequence_generator_limit_exceeded
+	GeneratedAlways              Code = "428C9"
 	NotNullViolation             Code = "23502"
 	ForeignKeyViolation          Code = "23503"
 	UniqueViolation              Code = "23505"

@@ -548,6 +548,9 @@ type columnEntry struct {
 	NotNull bool   `json:"not_null,omitempty"`
 	Default string `json:"default,omitempty"`
 	Hidden  bool   `json:"hidden,omitempty"`
+	// Identity and Seq are the column's identity kind and owned sequence.
+	Identity string `json:"identity,omitempty"`
+	Seq      string `json:"seq,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -567,7 +570,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	}
 	for _, col := range rel.Cols {
 		e.Cols = append(e.Cols, columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
-			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden})
+			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -622,7 +625,8 @@ func decodeRelation(v []byte) (*Relation, error) {
 			return nil, corrupt("column %s.%s has unknown type oid %d", e.Name, ce.Name, ce.TypeOID)
 		}
 		t.Mod = ce.TypMod
-		rel.Cols = append(rel.Cols, Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden})
+		rel.Cols = append(rel.Cols, Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
+			Identity: ce.Identity, Seq: ce.Seq})
 	}
 	return rel, nil
 }

@@ -1,6 +1,10 @@
 package catalog
 
-import "github.com/weirdb/weir/types"
+import (
+	"strings"
+
+	"github.com/weirdb/weir/types"
+)
 
 // Kind is the kind of a catalog relation.
 type Kind uint8
@@ -26,6 +30,24 @@ type Column struct {
 	// Hidden marks the generated row id of a table without a primary key;
 	// hidden columns are left out of SELECT * and \d.
 	Hidden bool
+	// Identity is "always" or "default" for a GENERATED ... AS IDENTITY
+	// column ("" otherwise); its values come from the sequence Seq.
+	Identity string
+	// Seq names the sequence the column owns (serial and identity
+	// columns; "" for none). A serial column's Default calls nextval on
+	// it. The sequence's position is kept in storage under the table's
+	// id and the column's name (engine/sequence.go).
+	Seq string
+}
+
+// DefaultSQL returns the expression that fills the column when a row
+// does not give it a value ("" when none): its DEFAULT, or for an
+// identity column the next value of its sequence.
+func (c Column) DefaultSQL() string {
+	if c.Identity != "" && c.Seq != "" {
+		return "nextval('" + strings.ReplaceAll(`"`+strings.ReplaceAll(c.Seq, `"`, `""`)+`"`, "'", "''") + "')"
+	}
+	return c.Default
 }
 
 // Relation is a table, view, materialized view, source or sink.

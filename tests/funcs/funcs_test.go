@@ -38,6 +38,7 @@ var samples = map[types.TypeID][]string{
 	types.Timestamptz: {"'2024-02-29 13:45:06.5+00'::timestamptz"},
 	types.Interval:    {"'1 day 02:03:04'::interval", "'-3 months 5 days'::interval"},
 	types.Jsonb:       {`'{"a": [1, 2, null], "b": "x"}'::jsonb`, `'[1, "two", {"c": 3}]'::jsonb`},
+	types.Json:        {`'{"b":1, "a" : [1, 2,null], "b": "x"}'::json`, `' [1, "two", {"c": 3}] '::json`},
 	types.Oid:         {"16::oid"},
 	types.Name:        {"'abc'::name"},
 	types.Char:        {`'x'::"char"`},
@@ -91,7 +92,8 @@ var skip = map[string]string{
 	"pg_function_is_visible": "catalog OIDs", "has_table_privilege": "catalog", "has_schema_privilege": "catalog",
 	"has_database_privilege": "catalog", "pg_relation_is_publishable": "catalog OIDs", "pg_is_in_recovery": "server",
 	"tumble_start": "weir's own (TUMBLE), not in PostgreSQL",
-	"pg_icase":     "internal", "pg_concat": "internal",
+	"pg_icase":     "internal", "pg_concat": "internal", "pg_json_key": "internal",
+	"nextval": "sequence state", "currval": "sequence state", "setval": "sequence state",
 }
 
 // sql returns the SQL text of a call of name with argument texts args,

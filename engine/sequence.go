@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// Sequences back serial and identity columns. A sequence belongs to its
+// column (catalog.Column.Seq names it) and counts from 1 by 1 up to its
+// column type's maximum. Its position is durable the way PostgreSQL's
+// sequence cache is: before handing out a value beyond the last recorded
+// limit, the sequence records a new limit seqLogAhead values further in
+// one synced write, and after a restart it starts above the recorded
+// limit. A crash may therefore skip values, but never hands one out
+// twice. nextval and setval are not transactional, as in PostgreSQL: a
+// rolled-back INSERT does not give its values back.
+
+// seqLogAhead is how many values one durable write covers (PostgreSQL's
+// SEQ_LOG_VALS).
+const seqLogAhead = 32
+
+// seqState is a sequence's position in memory: next is the value nextval
+// returns next, limit the highest value the durable record covers.
+type seqState struct {
+	next, limit int64
+}
+
+// seqTable holds the positions of the sequences used since the start.
+type seqTable struct {
+	mu sync.Mutex
+	m  map[string]*seqState
+}
+
+// seqMeta is the storage metadata name of the sequence of column col of
+// table relID.
+func seqMeta(relID uint32, col string) string { return fmt.Sprintf("sequence/%d/%s", relID, col) }
+
+// seqMax is the largest value of a sequence feeding a column of type t.
+func seqMax(t types.T) int64 {
+	switch t.ID {
+	case types.Int2:
+		return math.MaxInt16
+	case types.Int4:
+		return math.MaxInt32
+	}
+	return math.MaxInt64
+}
+
+// seqName reads a sequence name as nextval's text argument gives it
+// (regclass input): an optional schema, a quoted name kept as written,
+// an unquoted one folded to lower case.
+func seqName(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "."); i >= 0 && !strings.HasSuffix(s[:i], "\"") || strings.HasPrefix(s, "public.") {
+		if strings.HasPrefix(s, "public.") || strings.HasPrefix(s, "\"public\".") {
+			s = s[strings.Index(s, ".")+1:]
+		}
+	}
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return strings.ToLower(s)
+}
+
+// findSequence returns the table and column owning sequence name: 42P01
+// when there is none.
+func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
+	n := seqName(name)
+	for _, rel := range e.cat.All() {
+		if rel.Kind != catalog.KindTable {
+			continue
+		}
+		for i, c := range rel.Cols {
+			if c.Seq != "" && c.Seq == n {
+				return rel, i, nil
+			}
+		}
+	}
+	return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
+}
+
+// seqStateOf returns the position of a sequence, loading it from storage
+// the first time. Called with e.seqs.mu held.
+func (e *Engine) seqStateOf(rel *catalog.Relation, col int) (*seqState, string, error) {
+	key := seqMeta(rel.ID, rel.Cols[col].Name)
+	if e.seqs.m == nil {
+		e.seqs.m = map[string]*seqState{}
+	}
+	if st := e.seqs.m[key]; st != nil {
+		return st, key, nil
+	}
+	st := &seqState{next: 1}
+	v, ok, err := e.db.Meta(key)
+	if err != nil {
+		return nil, "", err
+	}
+	if ok {
+		if len(v) != 8 {
+			return nil, "", pgerr.New(pgerr.DataCorrupted, "corrupt sequence record %q", key)
+		}
+		st.limit = int64(binary.BigEndian.Uint64(v))
+		st.next = st.limit + 1
+	}
+	e.seqs.m[key] = st
+	return st, key, nil
+}
+
+// nextval returns the next value of the sequence of rel's column col.
+func (e *Engine) nextval(rel *catalog.Relation, col int) (int64, error) {
+	e.seqs.mu.Lock()
+	defer e.seqs.mu.Unlock()
+	st, key, err := e.seqStateOf(rel, col)
+	if err != nil {
+		return 0, err
+	}
+	c := rel.Cols[col]
+	max := seqMax(c.T)
+	if st.next > max || st.next < 1 {
+		return 0, pgerr.New(pgerr.SequenceGeneratorLimit, "nextval: reached maximum value of sequence \"%s\" (%d)", c.Seq, max)
+	}
+	v := st.next
+	if v > st.limit {
+		limit := v + seqLogAhead - 1
+		if limit > max || limit < v {
+			limit = max
+		}
+		if err := e.db.PutMetaSync(key, binary.BigEndian.AppendUint64(nil, uint64(limit))); err != nil {
+			return 0, err
+		}
+		st.limit = limit
+	}
+	st.next = v + 1
+	return v, nil
+}
+
+// setval moves the sequence of rel's column col so that nextval returns
+// v+1 (isCalled) or v, recording the position durably at once.
+func (e *Engine) setval(rel *catalog.Relation, col int, v int64, isCalled bool) error {
+	c := rel.Cols[col]
+	if max := seqMax(c.T); v < 1 || v > max {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (1..%d)", v, c.Seq, max)
+	}
+	e.seqs.mu.Lock()
+	defer e.seqs.mu.Unlock()
+	st, key, err := e.seqStateOf(rel, col)
+	if err != nil {
+		return err
+	}
+	next := v
+	if isCalled {
+		next = v + 1
+	}
+	if err := e.db.PutMetaSync(key, binary.BigEndian.AppendUint64(nil, uint64(next-1))); err != nil {
+		return err
+	}
+	st.next, st.limit = next, next-1
+	return nil
+}
+
+// NextVal implements functions.Sequences.
+func (s *Session) NextVal(name string) (int64, error) {
+	rel, col, err := s.eng.findSequence(name)
+	if err != nil {
+		return 0, err
+	}
+	v, err := s.eng.nextval(rel, col)
+	if err != nil {
+		return 0, err
+	}
+	if s.seqLast == nil {
+		s.seqLast = map[string]int64{}
+	}
+	s.seqLast[rel.Cols[col].Seq] = v
+	return v, nil
+}
+
+// CurrVal implements functions.Sequences: the value nextval last returned
+// in this session.
+func (s *Session) CurrVal(name string) (int64, error) {
+	rel, col, err := s.eng.findSequence(name)
+	if err != nil {
+		return 0, err
+	}
+	seq := rel.Cols[col].Seq
+	v, ok := s.seqLast[seq]
+	if !ok {
+		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", seq)
+	}
+	return v, nil
+}
+
+// SetVal implements functions.Sequences.
+func (s *Session) SetVal(name string, v int64, isCalled bool) (int64, error) {
+	rel, col, err := s.eng.findSequence(name)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.eng.setval(rel, col, v, isCalled); err != nil {
+		return 0, err
+	}
+	if isCalled {
+		if s.seqLast == nil {
+			s.seqLast = map[string]int64{}
+		}
+		s.seqLast[rel.Cols[col].Seq] = v
+	}
+	return v, nil
+}
+
+// ownedSequenceName picks the name of the sequence of a new serial or
+// identity column, as PostgreSQL does: table_column_seq, with a number
+// added when a relation or another sequence has that name.
+func (e *Engine) ownedSequenceName(schema, table, col string, taken map[string]bool) string {
+	base := table + "_" + col + "_seq"
+	used := func(n string) bool {
+		if taken[n] {
+			return true
+		}
+		if _, ok := e.cat.Lookup(schema, n); ok {
+			return true
+		}
+		_, _, err := e.findSequence(`"` + strings.ReplaceAll(n, `"`, `""`) + `"`)
+		return err == nil
+	}
+	name := base
+	for i := 1; used(name); i++ {
+		name = fmt.Sprintf("%s%d", base, i)
+	}
+	return name
+}
