@@ -152,6 +152,11 @@ type StateTable struct {
 	// keep, when set, tells the committed rows of this table's partition
 	// (SetPartition).
 	keep func(types.Row) bool
+	// whole: every row of the table that Get can be asked for is an
+	// entry (Exclusive), so a key without one has no row and Get does
+	// not read Pebble for it. It holds from an Exclusive call that found
+	// the keyspace empty until an entry leaves memory.
+	whole bool
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
@@ -209,6 +214,32 @@ func (t *StateTable) SetPartition(keep func(row types.Row) bool) { t.keep = keep
 // from tables that are read. It must be called before the table is used.
 func (t *StateTable) DropClean() { t.dropClean = true }
 
+// Exclusive declares that this table is the only writer of the rows
+// Get will be asked for (no other code writes its keyspace, and the
+// other actors sharing it write keys of their own partitions only), and
+// checks whether the keyspace is empty: a new operator's table. If it
+// is, every row the table holds is an entry in memory until one leaves
+// it (evicted under the memory budget, or spilled), and until then a Get
+// of a key without an entry answers "no row" without reading Pebble.
+// That is the cost of every new group, join key or distinct value
+// otherwise: a Pebble lookup through every level for a key that is not
+// there. It must be called before the table is used.
+func (t *StateTable) Exclusive() error {
+	if t.dropClean {
+		return nil
+	}
+	it, err := t.db.pdb.NewIter(&pebble.IterOptions{LowerBound: t.prefix, UpperBound: prefixEnd(t.prefix)})
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "opening state table iterator")
+	}
+	empty := !it.First()
+	if err := it.Close(); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "reading state table")
+	}
+	t.whole = empty && len(t.entries) == 0 && len(t.layers()) == 0
+	return nil
+}
+
 // ID returns the table's id.
 func (t *StateTable) ID() uint32 { return t.id }
 
@@ -251,6 +282,11 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		return e.row, e.row != nil, nil
 	}
 	t.cstats.Misses.Add(1)
+	if t.whole {
+		// Known absent, without an entry to remember it by: a write
+		// makes one.
+		return nil, false, nil
+	}
 	row, ok, err := t.getSpilled(t.kbuf)
 	if !ok && err == nil {
 		row, ok, err = getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
@@ -710,7 +746,12 @@ func (t *StateTable) evict(e *stEntry) {
 }
 
 // drop forgets an entry that is in neither the overlay nor the LRU list.
+// Its row, if any, is then in Pebble only (or a spill area), and the
+// table is no longer whole; an entry without a row leaves nothing behind.
 func (t *StateTable) drop(e *stEntry) {
+	if e.row != nil {
+		t.whole = false
+	}
 	if !t.dropClean {
 		delete(t.entries, e.key)
 	}

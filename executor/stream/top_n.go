@@ -125,6 +125,9 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.state = t.states.New(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
 	t.state.SetDesc(desc)
+	if err := t.state.Exclusive(); err != nil {
+		return nil, err
+	}
 	t.lo = max(n.Offset, 0)
 	t.hi = math.MaxInt64
 	if n.Limit >= 0 && n.Limit <= math.MaxInt64-t.lo {
