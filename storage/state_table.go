@@ -340,6 +340,14 @@ func (t *StateTable) DeletePrefix(prefix types.Row) error {
 	return nil
 }
 
+// DeleteKey removes the row of an encoded key (as RowIter.Key returns
+// it) in the open epoch, as Delete of the key's columns would. It must
+// not be called while an iterator of the table is open.
+func (t *StateTable) DeleteKey(key []byte) {
+	t.kbuf = append(t.kbuf[:0], key...)
+	t.setEncoded(nil)
+}
+
 func (t *StateTable) set(key, row types.Row) {
 	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
 	t.setEncoded(row)

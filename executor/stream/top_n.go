@@ -32,7 +32,9 @@ import (
 // forwarded (no later row changes a group below it); others are dropped.
 //
 // Barrier: each dirty group's window is read again and diffed with the
-// one kept: rows that left are emitted as -, rows whose contents or
+// one kept (over an append-only input, the rows read past its end are
+// deleted then: no retraction can ever bring them back into it): rows
+// that left are emitted as -, rows whose contents or
 // (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
 // each kind for all groups before the next, so a row moving between
 // groups leaves before it enters. Then the dirty state goes into the epoch's
@@ -57,6 +59,9 @@ type TopN struct {
 	states storage.StateTables
 	// lo < position (or rank) <= hi is the window.
 	lo, hi int64
+	// appendOnly: the input never retracts, so a row past a group's
+	// window never enters it and is not kept.
+	appendOnly bool
 
 	started bool
 	dirty   map[string]*topGroup
@@ -134,6 +139,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 		t.hi = t.lo + n.Limit
 	}
 	t.ob.ts = n.Out.Types()
+	t.appendOnly = in.AppendOnly
 	return t, nil
 }
 
@@ -189,7 +195,8 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		if !c.Visible(i) {
 			continue
 		}
-		row := make(types.Row, len(t.inTs))
+		// Room for the count: the stored row is row and its count.
+		row := make(types.Row, len(t.inTs), len(t.inTs)+1)
 		for j, v := range c.Cols {
 			row[j] = detach(v.Get(i))
 		}
@@ -237,7 +244,7 @@ func (t *TopN) touch(key types.Row) error {
 	}
 	g := &topGroup{key: append(types.Row(nil), key...)}
 	var err error
-	if g.old, err = t.window(g.key); err != nil {
+	if g.old, err = t.window(g.key, false); err != nil {
 		return err
 	}
 	t.dirty[string(t.kbuf)] = g
@@ -263,11 +270,39 @@ func (t *TopN) sameOrder(a, b types.Row) bool {
 }
 
 // window reads the group's rows in order up to the end of its window and
-// returns those in it, with their ranks.
-func (t *TopN) window(key types.Row) ([]topEntry, error) {
+// returns those in it, with their ranks. With prune, it deletes the rows
+// past the end (whose first copy is past it) from the state.
+func (t *TopN) window(key types.Row, prune bool) ([]topEntry, error) {
 	it := t.state.Iter(key, false)
-	defer it.Close()
-	var out []topEntry
+	out, past, err := t.readWindow(it, prune)
+	it.Close()
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range past {
+		t.state.DeleteKey([]byte(k))
+	}
+	return out, err
+}
+
+// readWindow reads a group's window from it; with prune it also returns
+// the keys of the rows past the window's end.
+func (t *TopN) readWindow(it storage.RowIter, prune bool) (out []topEntry, past []string, err error) {
+	end := func(c int64) ([]topEntry, []string, error) {
+		if !prune {
+			return out, nil, nil
+		}
+		if c == 0 {
+			past = append(past, string(it.Key()))
+		}
+		for {
+			r, err := it.Next()
+			if err != nil || r == nil {
+				return out, past, err
+			}
+			past = append(past, string(it.Key()))
+		}
+	}
 	var pos, rank, dense int64
 	var prev, edge types.Row // the previous row; the row at position hi
 	mode := t.plan.RankFn
@@ -277,10 +312,10 @@ func (t *TopN) window(key types.Row) ([]topEntry, error) {
 	for {
 		r, err := it.Next()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if r == nil {
-			return out, nil
+			return out, nil, nil
 		}
 		id := string(it.Key())
 		row := r[:len(t.inTs)]
@@ -296,17 +331,17 @@ func (t *TopN) window(key types.Row) ([]topEntry, error) {
 			switch mode {
 			case "rank":
 				if rank > t.hi {
-					return out, nil
+					return end(c)
 				}
 				in, rk = rank > t.lo, rank
 			case "dense_rank":
 				if dense > t.hi {
-					return out, nil
+					return end(c)
 				}
 				in, rk = dense > t.lo, dense
 			case "ties":
 				if pos > t.hi && (edge == nil || !t.sameOrder(edge, row)) {
-					return out, nil
+					return end(c)
 				}
 				if pos == t.hi {
 					edge = row
@@ -314,7 +349,7 @@ func (t *TopN) window(key types.Row) ([]topEntry, error) {
 				in, rk = pos > t.lo, pos
 			default:
 				if pos > t.hi {
-					return out, nil
+					return end(c)
 				}
 				in, rk = pos > t.lo, pos
 			}
@@ -347,7 +382,7 @@ func (t *TopN) barrier(b types.Barrier) error {
 		for i, g := range t.groups {
 			if phase == 0 {
 				var err error
-				if curs[i], err = t.window(g.key); err != nil {
+				if curs[i], err = t.window(g.key, t.appendOnly); err != nil {
 					return err
 				}
 			}
