@@ -82,6 +82,9 @@ type stEntry struct {
 	inOverlay bool
 	// inTree: the entry is in the overlay's B-tree.
 	inTree bool
+	// gone: the entry has left memory (evicted, spilled or dropped once
+	// durable); a stale reference in unsorted is skipped.
+	gone bool
 
 	seq        uint64 // cache generation at the last access
 	prev, next *stEntry
@@ -155,7 +158,10 @@ type StateTable struct {
 	// whole: every row of the table that Get can be asked for is an
 	// entry (Exclusive), so a key without one has no row and Get does
 	// not read Pebble for it. It holds from an Exclusive call that found
-	// the keyspace empty until an entry leaves memory.
+	// the keyspace empty until an entry with a row leaves memory. While
+	// it holds, clean entries stay in the overlay's B-tree (or in
+	// unsorted, on their way into it) too, so that the tree holds every
+	// row and iterators read it alone, without Pebble.
 	whole bool
 
 	// dirtyBytes is the size of the entries in dirty.
@@ -223,7 +229,9 @@ func (t *StateTable) DropClean() { t.dropClean = true }
 // of a key without an entry answers "no row" without reading Pebble.
 // That is the cost of every new group, join key or distinct value
 // otherwise: a Pebble lookup through every level for a key that is not
-// there. It must be called before the table is used.
+// there. Iterators then read the rows in memory alone, without opening
+// a Pebble iterator (a top-N group's window, a join key's matches). It
+// must be called before the table is used.
 func (t *StateTable) Exclusive() error {
 	if t.dropClean {
 		return nil
@@ -480,7 +488,7 @@ func (t *StateTable) Committed(epoch uint64) {
 			e.flushEpoch = 0
 			if !e.dirty {
 				e.inOverlay = false
-				if e.inTree {
+				if e.inTree && !t.whole {
 					e.inTree = false
 					t.overlay.Delete(e.key)
 				}
@@ -498,11 +506,17 @@ func (t *StateTable) Committed(epoch uint64) {
 	t.maybeEvict()
 }
 
+// inMemTree reports whether e belongs in the B-tree: it is in the
+// overlay, or the table is whole and e is still in memory.
+func (t *StateTable) inMemTree(e *stEntry) bool {
+	return !e.gone && (e.inOverlay || t.whole)
+}
+
 // pruneUnsorted drops the entries that left the overlay from unsorted.
 func (t *StateTable) pruneUnsorted() {
 	keep := t.unsorted[:0]
 	for _, e := range t.unsorted {
-		if e.inOverlay && !e.inTree {
+		if t.inMemTree(e) && !e.inTree {
 			keep = append(keep, e)
 		}
 	}
@@ -515,7 +529,7 @@ func (t *StateTable) pruneUnsorted() {
 // them in the order they were written and each replaces the one before.
 func (t *StateTable) sortOverlay() {
 	for _, e := range t.unsorted {
-		if e.inOverlay && !e.inTree {
+		if t.inMemTree(e) && !e.inTree {
 			e.inTree = true
 			if _, old, replaced := t.overlay.ReplaceOrInsert(e.key, e); replaced && old != e {
 				old.inTree = false
@@ -566,6 +580,11 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 		t.overlay.DescendFunc(btreemap.UpperBound[string](hiB), btreemap.LowerBound[string](loB), collect)
 	} else {
 		t.overlay.AscendFunc(loB, hiB, collect)
+	}
+	if t.whole {
+		// The tree holds every row: Pebble has nothing more.
+		it.lv = &levels{cur: -1}
+		return it
 	}
 	// The spill areas are opened before the table's rows: an area moved
 	// into the rows in between is then seen in both, never in neither.
@@ -759,6 +778,12 @@ func (t *StateTable) evict(e *stEntry) {
 func (t *StateTable) drop(e *stEntry) {
 	if e.row != nil {
 		t.whole = false
+	}
+	e.gone = true
+	if e.inTree {
+		// A clean entry of a whole table.
+		e.inTree = false
+		t.overlay.Delete(e.key)
 	}
 	if !t.dropClean {
 		delete(t.entries, e.key)

@@ -226,9 +226,17 @@ func TestStateTableIterMerge(t *testing.T) {
 // and iteration against a model, and that the budget is kept whenever no
 // unevictable entries exceed it.
 func TestStateTableEvictionModel(t *testing.T) {
+	// A small budget evicts all the time; a large one never, so that the
+	// Exclusive table stays whole and serves iterators from memory.
+	for _, budget := range []int64{4 << 10, 64 << 20} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) { testStateTableModel(t, budget) })
+	}
+}
+
+func testStateTableModel(t *testing.T, budget int64) {
 	db := openMem(t, vfs.NewMem())
 	defer db.Close()
-	cache := NewCache(4 << 10)
+	cache := NewCache(budget)
 	rng := rand.New(rand.NewPCG(3, 4))
 	type model map[[2]int64]string
 	tables := []*StateTable{
@@ -314,6 +322,9 @@ func TestStateTableEvictionModel(t *testing.T) {
 		for _, st := range tables {
 			st.Committed(epoch - 1)
 		}
+	}
+	if whole := tables[0].whole; whole != (budget > 1<<20) {
+		t.Fatalf("with a budget of %d the Exclusive table is whole: %v", budget, whole)
 	}
 	// Once its last writes are durable, the DropClean table holds nothing.
 	commitEpoch(t, db, tables[2], epoch)
