@@ -76,6 +76,10 @@ type TopN struct {
 type topGroup struct {
 	key types.Row
 	old []topEntry
+	// edge is the state key of the last row of a full window (row
+	// positions, append-only input): a row with a greater key can never
+	// enter the window; "" when the window is not full or ranks tie.
+	edge string
 }
 
 // topEntry is one row of a window: copy is the index among identical
@@ -204,7 +208,8 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		for _, g := range t.plan.GroupBy {
 			key = append(key, row[g])
 		}
-		if err := t.touch(key); err != nil {
+		g, err := t.touch(key)
+		if err != nil {
 			return err
 		}
 		for j, oc := range t.orderCols {
@@ -213,6 +218,15 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		key = appendOrderKey(key, vals, t.plan.Order)
 		for _, tc := range t.tieCols {
 			key = append(key, row[tc])
+		}
+		if g.edge != "" {
+			// Past the end of a full window, which rows of an
+			// append-only input only move earlier: the barrier would
+			// delete it, so it is not stored at all.
+			t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
+			if string(t.kbuf) > g.edge {
+				continue
+			}
 		}
 		old, ok, err := t.state.Get(key)
 		if err != nil {
@@ -237,19 +251,23 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 
 // touch makes the group of key dirty, reading its window as it is before
 // the change about to be applied.
-func (t *TopN) touch(key types.Row) error {
+func (t *TopN) touch(key types.Row) (*topGroup, error) {
 	t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
-	if _, ok := t.dirty[string(t.kbuf)]; ok {
-		return nil
+	if g, ok := t.dirty[string(t.kbuf)]; ok {
+		return g, nil
 	}
 	g := &topGroup{key: append(types.Row(nil), key...)}
 	var err error
 	if g.old, err = t.window(g.key, false); err != nil {
-		return err
+		return nil, err
+	}
+	if n := len(g.old); t.appendOnly && n > 0 && g.old[n-1].rank == t.hi && !t.plan.WithTies &&
+		(t.plan.RankFn == "" || t.plan.RankFn == "row_number") {
+		g.edge = g.old[n-1].id.key
 	}
 	t.dirty[string(t.kbuf)] = g
 	t.groups = append(t.groups, g)
-	return nil
+	return g, nil
 }
 
 // sameOrder reports whether rows a and b tie on the ORDER BY keys.
