@@ -62,5 +62,8 @@
 // (DESIGN.md §4): a read-through cache over the table's keyspace plus the
 // epoch's dirty entries, moved into the checkpoint's batch on a barrier.
 // All state tables share one memory budget (Cache) that evicts clean
-// entries only.
+// entries only. A table its operator declares the only writer of its
+// keyspace (Exclusive) and that starts empty holds every row in memory
+// until one is evicted: until then a key without an entry has no row,
+// and the table does not ask Pebble.
 package storage

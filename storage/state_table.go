@@ -82,6 +82,9 @@ type stEntry struct {
 	inOverlay bool
 	// inTree: the entry is in the overlay's B-tree.
 	inTree bool
+	// gone: the entry has left memory (evicted, spilled or dropped once
+	// durable); a stale reference in unsorted is skipped.
+	gone bool
 
 	seq        uint64 // cache generation at the last access
 	prev, next *stEntry
@@ -152,6 +155,14 @@ type StateTable struct {
 	// keep, when set, tells the committed rows of this table's partition
 	// (SetPartition).
 	keep func(types.Row) bool
+	// whole: every row of the table that Get can be asked for is an
+	// entry (Exclusive), so a key without one has no row and Get does
+	// not read Pebble for it. It holds from an Exclusive call that found
+	// the keyspace empty until an entry with a row leaves memory. While
+	// it holds, clean entries stay in the overlay's B-tree (or in
+	// unsorted, on their way into it) too, so that the tree holds every
+	// row and iterators read it alone, without Pebble.
+	whole bool
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
@@ -209,6 +220,34 @@ func (t *StateTable) SetPartition(keep func(row types.Row) bool) { t.keep = keep
 // from tables that are read. It must be called before the table is used.
 func (t *StateTable) DropClean() { t.dropClean = true }
 
+// Exclusive declares that this table is the only writer of the rows
+// Get will be asked for (no other code writes its keyspace, and the
+// other actors sharing it write keys of their own partitions only), and
+// checks whether the keyspace is empty: a new operator's table. If it
+// is, every row the table holds is an entry in memory until one leaves
+// it (evicted under the memory budget, or spilled), and until then a Get
+// of a key without an entry answers "no row" without reading Pebble.
+// That is the cost of every new group, join key or distinct value
+// otherwise: a Pebble lookup through every level for a key that is not
+// there. Iterators then read the rows in memory alone, without opening
+// a Pebble iterator (a top-N group's window, a join key's matches). It
+// must be called before the table is used.
+func (t *StateTable) Exclusive() error {
+	if t.dropClean {
+		return nil
+	}
+	it, err := t.db.pdb.NewIter(&pebble.IterOptions{LowerBound: t.prefix, UpperBound: prefixEnd(t.prefix)})
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "opening state table iterator")
+	}
+	empty := !it.First()
+	if err := it.Close(); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "reading state table")
+	}
+	t.whole = empty && len(t.entries) == 0 && len(t.layers()) == 0
+	return nil
+}
+
 // ID returns the table's id.
 func (t *StateTable) ID() uint32 { return t.id }
 
@@ -251,6 +290,11 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		return e.row, e.row != nil, nil
 	}
 	t.cstats.Misses.Add(1)
+	if t.whole {
+		// Known absent, without an entry to remember it by: a write
+		// makes one.
+		return nil, false, nil
+	}
 	row, ok, err := t.getSpilled(t.kbuf)
 	if !ok && err == nil {
 		row, ok, err = getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
@@ -302,6 +346,14 @@ func (t *StateTable) DeletePrefix(prefix types.Row) error {
 		t.setEncoded(nil)
 	}
 	return nil
+}
+
+// DeleteKey removes the row of an encoded key (as RowIter.Key returns
+// it) in the open epoch, as Delete of the key's columns would. It must
+// not be called while an iterator of the table is open.
+func (t *StateTable) DeleteKey(key []byte) {
+	t.kbuf = append(t.kbuf[:0], key...)
+	t.setEncoded(nil)
 }
 
 func (t *StateTable) set(key, row types.Row) {
@@ -436,7 +488,7 @@ func (t *StateTable) Committed(epoch uint64) {
 			e.flushEpoch = 0
 			if !e.dirty {
 				e.inOverlay = false
-				if e.inTree {
+				if e.inTree && !t.whole {
 					e.inTree = false
 					t.overlay.Delete(e.key)
 				}
@@ -454,11 +506,17 @@ func (t *StateTable) Committed(epoch uint64) {
 	t.maybeEvict()
 }
 
+// inMemTree reports whether e belongs in the B-tree: it is in the
+// overlay, or the table is whole and e is still in memory.
+func (t *StateTable) inMemTree(e *stEntry) bool {
+	return !e.gone && (e.inOverlay || t.whole)
+}
+
 // pruneUnsorted drops the entries that left the overlay from unsorted.
 func (t *StateTable) pruneUnsorted() {
 	keep := t.unsorted[:0]
 	for _, e := range t.unsorted {
-		if e.inOverlay && !e.inTree {
+		if t.inMemTree(e) && !e.inTree {
 			keep = append(keep, e)
 		}
 	}
@@ -471,7 +529,7 @@ func (t *StateTable) pruneUnsorted() {
 // them in the order they were written and each replaces the one before.
 func (t *StateTable) sortOverlay() {
 	for _, e := range t.unsorted {
-		if e.inOverlay && !e.inTree {
+		if t.inMemTree(e) && !e.inTree {
 			e.inTree = true
 			if _, old, replaced := t.overlay.ReplaceOrInsert(e.key, e); replaced && old != e {
 				old.inTree = false
@@ -522,6 +580,11 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 		t.overlay.DescendFunc(btreemap.UpperBound[string](hiB), btreemap.LowerBound[string](loB), collect)
 	} else {
 		t.overlay.AscendFunc(loB, hiB, collect)
+	}
+	if t.whole {
+		// The tree holds every row: Pebble has nothing more.
+		it.lv = &levels{cur: -1}
+		return it
 	}
 	// The spill areas are opened before the table's rows: an area moved
 	// into the rows in between is then seen in both, never in neither.
@@ -710,7 +773,18 @@ func (t *StateTable) evict(e *stEntry) {
 }
 
 // drop forgets an entry that is in neither the overlay nor the LRU list.
+// Its row, if any, is then in Pebble only (or a spill area), and the
+// table is no longer whole; an entry without a row leaves nothing behind.
 func (t *StateTable) drop(e *stEntry) {
+	if e.row != nil {
+		t.whole = false
+	}
+	e.gone = true
+	if e.inTree {
+		// A clean entry of a whole table.
+		e.inTree = false
+		t.overlay.Delete(e.key)
+	}
 	if !t.dropClean {
 		delete(t.entries, e.key)
 	}

@@ -226,9 +226,17 @@ func TestStateTableIterMerge(t *testing.T) {
 // and iteration against a model, and that the budget is kept whenever no
 // unevictable entries exceed it.
 func TestStateTableEvictionModel(t *testing.T) {
+	// A small budget evicts all the time; a large one never, so that the
+	// Exclusive table stays whole and serves iterators from memory.
+	for _, budget := range []int64{4 << 10, 64 << 20} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) { testStateTableModel(t, budget) })
+	}
+}
+
+func testStateTableModel(t *testing.T, budget int64) {
 	db := openMem(t, vfs.NewMem())
 	defer db.Close()
-	cache := NewCache(4 << 10)
+	cache := NewCache(budget)
 	rng := rand.New(rand.NewPCG(3, 4))
 	type model map[[2]int64]string
 	tables := []*StateTable{
@@ -237,6 +245,11 @@ func TestStateTableEvictionModel(t *testing.T) {
 		NewStateTable(db, 9, stKeyTypes, stRowTypes, cache),
 	}
 	tables[1].SetDesc([]bool{false, true})
+	// The first table is its keyspace's only writer: while nothing of
+	// it is evicted, its misses do not read Pebble.
+	if err := tables[0].Exclusive(); err != nil {
+		t.Fatal(err)
+	}
 	// The third table keeps nothing clean and indexes no write by key.
 	tables[2].DropClean()
 	models := []model{{}, {}, {}}
@@ -309,6 +322,9 @@ func TestStateTableEvictionModel(t *testing.T) {
 		for _, st := range tables {
 			st.Committed(epoch - 1)
 		}
+	}
+	if whole := tables[0].whole; whole != (budget > 1<<20) {
+		t.Fatalf("with a budget of %d the Exclusive table is whole: %v", budget, whole)
 	}
 	// Once its last writes are durable, the DropClean table holds nothing.
 	commitEpoch(t, db, tables[2], epoch)
@@ -446,5 +462,66 @@ func TestStateTableDropClean(t *testing.T) {
 	}
 	if got := stDump(t, st.Iter(nil, false)); got != "1/2=b" {
 		t.Fatalf("Iter after the commit = %q", got)
+	}
+}
+
+// TestStateTableExclusive checks a table declared its keyspace's only
+// writer: over an empty keyspace it answers from its entries alone until
+// one with a row is evicted, and over committed rows it reads them.
+func TestStateTableExclusive(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	st := newST(db, NewCache(1<<20))
+	if err := st.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	if !st.whole {
+		t.Fatal("a table over an empty keyspace is not whole")
+	}
+	st.Insert(stKey(1, 1), stRow(1, 1, "a"))
+	st.Insert(stKey(1, 2), stRow(1, 2, "b"))
+	commitEpoch(t, db, st, 1)
+	st.Delete(stKey(1, 2))
+	commitEpoch(t, db, st, 2)
+	// A row written around the table is not seen by Get: the proof that
+	// a miss does not read Pebble (and why only the keyspace's only
+	// writer may say Exclusive).
+	b := db.NewBatch()
+	if err := b.Put(42, st.EncodeKey(nil, stKey(1, 3)), stRow(1, 3, "behind"), stRowTypes); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := stGet(t, st, 1, 3); got != "<none>" {
+		t.Fatalf("whole table Get(1,3) = %s, want <none>", got)
+	}
+	for x, want := range map[int64]string{1: "a", 2: "<none>", 4: "<none>"} {
+		if got := stGet(t, st, 1, x); got != want {
+			t.Fatalf("Get(1,%d) = %s, want %s", x, got, want)
+		}
+	}
+	// Evicting the row of (1,1) leaves it in Pebble only: from then on
+	// misses read Pebble, and find the row written around the table.
+	st.cache.budget = 0
+	st.maybeEvict()
+	if st.whole {
+		t.Fatal("the table is still whole after evicting a row")
+	}
+	for x, want := range map[int64]string{1: "a", 2: "<none>", 3: "behind"} {
+		if got := stGet(t, st, 1, x); got != want {
+			t.Fatalf("after eviction Get(1,%d) = %s, want %s", x, got, want)
+		}
+	}
+	// A new table over the committed rows is not whole, and reads them.
+	st2 := newST(db, NewCache(1<<20))
+	if err := st2.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	if st2.whole {
+		t.Fatal("a table over committed rows is whole")
+	}
+	if got := stGet(t, st2, 1, 1); got != "a" {
+		t.Fatalf("reopened Get(1,1) = %s, want a", got)
 	}
 }

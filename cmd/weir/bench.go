@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -78,6 +79,7 @@ type benchOpts struct {
 	dataDir    string
 	jsonOut    bool
 	noProgress bool
+	cpuProfile string
 }
 
 func bench(args []string) int {
@@ -101,6 +103,7 @@ func bench(args []string) int {
 	fs.StringVar(&o.dataDir, "data-dir", "", "where the databases are created (default: a temporary directory, removed after)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object (what --all reads from its children)")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress bar even on a terminal")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file; with --all, to this file with the query's name appended")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -125,6 +128,21 @@ func bench(args []string) int {
 	}
 	if o.all {
 		return benchAll(o, args[1:])
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+			return 1
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+			return 1
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	var r benchResult
 	var err error
@@ -156,8 +174,14 @@ func benchAll(o benchOpts, args []string) int {
 		return 1
 	}
 	var base []string
-	for _, a := range args {
-		if a != "--all" && a != "-all" && a != "--json" && a != "-json" {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch name := strings.TrimLeft(a, "-"); {
+		case name == "all" || name == "json":
+		case name == "cpuprofile":
+			i++ // its value follows
+		case strings.HasPrefix(name, "cpuprofile="):
+		default:
 			base = append(base, a)
 		}
 	}
@@ -168,7 +192,11 @@ func benchAll(o benchOpts, args []string) int {
 	var results []benchResult
 	failed := false
 	for _, name := range names {
-		cmd := exec.Command(self, append([]string{"bench", "nexmark", "--json", "--query", name}, base...)...)
+		child := append([]string{"bench", "nexmark", "--json", "--query", name}, base...)
+		if o.cpuProfile != "" {
+			child = append(child, "--cpuprofile", o.cpuProfile+"."+name)
+		}
+		cmd := exec.Command(self, child...)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		var r benchResult

@@ -194,6 +194,14 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	}
 	a.result.SetPartition(keep)
 	a.keep = keep
+	// Only this actor writes its groups' rows and values: a new
+	// aggregation knows every group and value it holds without asking
+	// Pebble about the ones it has never seen.
+	for _, t := range append([]*storage.StateTable{a.result}, extraTables(a.calls)...) {
+		if err := t.Exclusive(); err != nil {
+			return nil, err
+		}
+	}
 	if a.ttl > 0 {
 		idxTs := append([]types.T{types.TInt8}, a.keyTs...)
 		a.ttlIdx = a.states.New(actx.DB, n.TTL.ID, idxTs, idxTs, actx.Cache)
@@ -214,6 +222,17 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	a.closed = make([]types.Datum, len(a.keyTs))
 	a.hasClosed = make([]bool, len(a.keyTs))
 	return a, nil
+}
+
+// extraTables returns the calls' Extra state tables.
+func extraTables(calls []*aggCallState) []*storage.StateTable {
+	var ts []*storage.StateTable
+	for _, c := range calls {
+		if c.extra != nil {
+			ts = append(ts, c.extra)
+		}
+	}
+	return ts
 }
 
 // Next implements Operator.

@@ -276,7 +276,13 @@ func (h *HopWindow) load(i int, op types.Op) (hopRow, bool) {
 		}
 		return hopRow{}, false
 	}
-	return hopRow{op: op, vals: append(h.cur.Row(i), types.NullDatum, types.NullDatum), first: first}, true
+	// One allocation for the row and its two window columns.
+	vals := make(types.Row, h.nIn+2)
+	for j, v := range h.cur.Cols {
+		vals[j] = v.Get(i)
+	}
+	vals[h.nIn], vals[h.nIn+1] = types.NullDatum, types.NullDatum
+	return hopRow{op: op, vals: vals, first: first}, true
 }
 
 // Close implements Operator.

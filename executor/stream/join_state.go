@@ -97,6 +97,9 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	if len(d.OrderDesc) == len(kts) {
 		s.st.SetDesc(d.OrderDesc)
 	}
+	if err := s.st.Exclusive(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -32,7 +32,9 @@ import (
 // forwarded (no later row changes a group below it); others are dropped.
 //
 // Barrier: each dirty group's window is read again and diffed with the
-// one kept: rows that left are emitted as -, rows whose contents or
+// one kept (over an append-only input, the rows read past its end are
+// deleted then: no retraction can ever bring them back into it): rows
+// that left are emitted as -, rows whose contents or
 // (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
 // each kind for all groups before the next, so a row moving between
 // groups leaves before it enters. Then the dirty state goes into the epoch's
@@ -57,6 +59,9 @@ type TopN struct {
 	states storage.StateTables
 	// lo < position (or rank) <= hi is the window.
 	lo, hi int64
+	// appendOnly: the input never retracts, so a row past a group's
+	// window never enters it and is not kept.
+	appendOnly bool
 
 	started bool
 	dirty   map[string]*topGroup
@@ -71,6 +76,10 @@ type TopN struct {
 type topGroup struct {
 	key types.Row
 	old []topEntry
+	// edge is the state key of the last row of a full window (row
+	// positions, append-only input): a row with a greater key can never
+	// enter the window; "" when the window is not full or ranks tie.
+	edge string
 }
 
 // topEntry is one row of a window: copy is the index among identical
@@ -125,12 +134,16 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.state = t.states.New(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
 	t.state.SetDesc(desc)
+	if err := t.state.Exclusive(); err != nil {
+		return nil, err
+	}
 	t.lo = max(n.Offset, 0)
 	t.hi = math.MaxInt64
 	if n.Limit >= 0 && n.Limit <= math.MaxInt64-t.lo {
 		t.hi = t.lo + n.Limit
 	}
 	t.ob.ts = n.Out.Types()
+	t.appendOnly = in.AppendOnly
 	return t, nil
 }
 
@@ -186,7 +199,8 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		if !c.Visible(i) {
 			continue
 		}
-		row := make(types.Row, len(t.inTs))
+		// Room for the count: the stored row is row and its count.
+		row := make(types.Row, len(t.inTs), len(t.inTs)+1)
 		for j, v := range c.Cols {
 			row[j] = detach(v.Get(i))
 		}
@@ -194,7 +208,8 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		for _, g := range t.plan.GroupBy {
 			key = append(key, row[g])
 		}
-		if err := t.touch(key); err != nil {
+		g, err := t.touch(key)
+		if err != nil {
 			return err
 		}
 		for j, oc := range t.orderCols {
@@ -203,6 +218,15 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		key = appendOrderKey(key, vals, t.plan.Order)
 		for _, tc := range t.tieCols {
 			key = append(key, row[tc])
+		}
+		if g.edge != "" {
+			// Past the end of a full window, which rows of an
+			// append-only input only move earlier: the barrier would
+			// delete it, so it is not stored at all.
+			t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
+			if string(t.kbuf) > g.edge {
+				continue
+			}
 		}
 		old, ok, err := t.state.Get(key)
 		if err != nil {
@@ -227,19 +251,23 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 
 // touch makes the group of key dirty, reading its window as it is before
 // the change about to be applied.
-func (t *TopN) touch(key types.Row) error {
+func (t *TopN) touch(key types.Row) (*topGroup, error) {
 	t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
-	if _, ok := t.dirty[string(t.kbuf)]; ok {
-		return nil
+	if g, ok := t.dirty[string(t.kbuf)]; ok {
+		return g, nil
 	}
 	g := &topGroup{key: append(types.Row(nil), key...)}
 	var err error
-	if g.old, err = t.window(g.key); err != nil {
-		return err
+	if g.old, err = t.window(g.key, false); err != nil {
+		return nil, err
+	}
+	if n := len(g.old); t.appendOnly && n > 0 && g.old[n-1].rank == t.hi && !t.plan.WithTies &&
+		(t.plan.RankFn == "" || t.plan.RankFn == "row_number") {
+		g.edge = g.old[n-1].id.key
 	}
 	t.dirty[string(t.kbuf)] = g
 	t.groups = append(t.groups, g)
-	return nil
+	return g, nil
 }
 
 // sameOrder reports whether rows a and b tie on the ORDER BY keys.
@@ -260,11 +288,39 @@ func (t *TopN) sameOrder(a, b types.Row) bool {
 }
 
 // window reads the group's rows in order up to the end of its window and
-// returns those in it, with their ranks.
-func (t *TopN) window(key types.Row) ([]topEntry, error) {
+// returns those in it, with their ranks. With prune, it deletes the rows
+// past the end (whose first copy is past it) from the state.
+func (t *TopN) window(key types.Row, prune bool) ([]topEntry, error) {
 	it := t.state.Iter(key, false)
-	defer it.Close()
-	var out []topEntry
+	out, past, err := t.readWindow(it, prune)
+	it.Close()
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range past {
+		t.state.DeleteKey([]byte(k))
+	}
+	return out, err
+}
+
+// readWindow reads a group's window from it; with prune it also returns
+// the keys of the rows past the window's end.
+func (t *TopN) readWindow(it storage.RowIter, prune bool) (out []topEntry, past []string, err error) {
+	end := func(c int64) ([]topEntry, []string, error) {
+		if !prune {
+			return out, nil, nil
+		}
+		if c == 0 {
+			past = append(past, string(it.Key()))
+		}
+		for {
+			r, err := it.Next()
+			if err != nil || r == nil {
+				return out, past, err
+			}
+			past = append(past, string(it.Key()))
+		}
+	}
 	var pos, rank, dense int64
 	var prev, edge types.Row // the previous row; the row at position hi
 	mode := t.plan.RankFn
@@ -274,10 +330,10 @@ func (t *TopN) window(key types.Row) ([]topEntry, error) {
 	for {
 		r, err := it.Next()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if r == nil {
-			return out, nil
+			return out, nil, nil
 		}
 		id := string(it.Key())
 		row := r[:len(t.inTs)]
@@ -293,17 +349,17 @@ func (t *TopN) window(key types.Row) ([]topEntry, error) {
 			switch mode {
 			case "rank":
 				if rank > t.hi {
-					return out, nil
+					return end(c)
 				}
 				in, rk = rank > t.lo, rank
 			case "dense_rank":
 				if dense > t.hi {
-					return out, nil
+					return end(c)
 				}
 				in, rk = dense > t.lo, dense
 			case "ties":
 				if pos > t.hi && (edge == nil || !t.sameOrder(edge, row)) {
-					return out, nil
+					return end(c)
 				}
 				if pos == t.hi {
 					edge = row
@@ -311,7 +367,7 @@ func (t *TopN) window(key types.Row) ([]topEntry, error) {
 				in, rk = pos > t.lo, pos
 			default:
 				if pos > t.hi {
-					return out, nil
+					return end(c)
 				}
 				in, rk = pos > t.lo, pos
 			}
@@ -344,7 +400,7 @@ func (t *TopN) barrier(b types.Barrier) error {
 		for i, g := range t.groups {
 			if phase == 0 {
 				var err error
-				if curs[i], err = t.window(g.key); err != nil {
+				if curs[i], err = t.window(g.key, t.appendOnly); err != nil {
 					return err
 				}
 			}

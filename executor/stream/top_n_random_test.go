@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -85,8 +86,14 @@ func refTopN(n *planner.StreamTopN, live map[int64]types.Row) []string {
 
 // TestTopNRandom drives random inserts, deletes and updates through
 // TopN in every mode, restarting it from storage now and then, and after
-// every barrier compares the materialized output with the reference.
+// every barrier compares the materialized output with the reference. The
+// append-only cases insert only, over an input the plan says never
+// retracts, so that TopN drops the rows past each group's window.
 func TestTopNRandom(t *testing.T) {
+	appendOnly := func(n *planner.StreamTopN) *planner.StreamTopN {
+		n.Input.Base().AppendOnly = true
+		return n
+	}
 	cases := []struct {
 		name string
 		n    *planner.StreamTopN
@@ -96,6 +103,11 @@ func TestTopNRandom(t *testing.T) {
 		{"group row_number", topNode([]int{1}, true, 2, 0, "row_number", false)},
 		{"group rank", topNode([]int{1}, false, 3, 0, "rank", false)},
 		{"group dense_rank offset", topNode([]int{1}, true, 2, 1, "dense_rank", false)},
+		{"append-only limit offset", appendOnly(topNode(nil, false, 3, 2, "", false))},
+		{"append-only with ties", appendOnly(topNode(nil, true, 3, 0, "", true))},
+		{"append-only group row_number", appendOnly(topNode([]int{1}, true, 2, 0, "row_number", false))},
+		{"append-only group rank", appendOnly(topNode([]int{1}, false, 3, 0, "rank", false))},
+		{"append-only group dense_rank offset", appendOnly(topNode([]int{1}, true, 2, 1, "dense_rank", false))},
 	}
 	for ci, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +138,7 @@ func TestTopNRandom(t *testing.T) {
 				c := types.NewChunk(topInTs, 64)
 				for k := rng.IntN(12); k > 0; k-- {
 					switch p := rng.IntN(10); {
-					case p < 5 || len(ids) == 0:
+					case p < 5 || len(ids) == 0 || tc.n.Input.Base().AppendOnly:
 						r := randRow(nextID)
 						nextID++
 						live[r[0].I] = r
@@ -156,8 +168,26 @@ func TestTopNRandom(t *testing.T) {
 				if got := mv.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Fatalf("epoch %d:\nmaterialized:\n%s\nreference:\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
+				if tc.n.Input.Base().AppendOnly {
+					// The state keeps each group's window (with the rows
+					// tied at its end) and drops the rest: once there
+					// are many rows, well under half of them.
+					if n := topStateRows(t, op); len(live) > 100 && n > len(live)/2 {
+						t.Fatalf("epoch %d: the append-only state holds %d rows for %d live", epoch, n, len(live))
+					}
+				}
 			}
 			op.Close()
 		})
 	}
+}
+
+// topStateRows counts the rows of a TopN's state table.
+func topStateRows(t *testing.T, op Operator) int {
+	t.Helper()
+	rows, err := storage.Collect(op.(*TopN).state.Iter(nil, false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rows)
 }
