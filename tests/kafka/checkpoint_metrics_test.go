@@ -15,9 +15,10 @@ import (
 
 // TestFailedCheckpointCounted makes one checkpoint fail and watches it
 // through the server's own outputs: the error point fails the first chunk
-// the view base materializes; base is read by another view, so it cannot
-// restart alone and its failure fails the checkpoint in flight, which a
-// recovery of every job follows. /metrics then counts one failed
+// the view base materializes; base is read by another view and by a
+// sink, which would have to be rebuilt with it (it reads a table), so
+// its region cannot restart alone and its failure fails the checkpoint
+// in flight, which a recovery of every job follows. /metrics then counts one failed
 // checkpoint (and no timed-out one), weir.checkpoints shows it with its
 // reason, and later checkpoints succeed again with the views caught up.
 func TestFailedCheckpointCounted(t *testing.T) {
@@ -35,6 +36,7 @@ func TestFailedCheckpointCounted(t *testing.T) {
 		"CREATE TABLE t (k int PRIMARY KEY, v int)",
 		"CREATE MATERIALIZED VIEW base AS SELECT k, v FROM t",
 		"CREATE MATERIALIZED VIEW top AS SELECT count(*) AS n FROM base",
+		"CREATE SINK out FROM base WITH (connector = 'blackhole', primary_key = 'k') FORMAT UPSERT ENCODE JSON",
 	)
 	outcome := func(m testenv.Metrics, o string) float64 {
 		v, _ := m.Value("weir_checkpoints_total", "outcome", o)
@@ -74,9 +76,9 @@ func TestFailedCheckpointCounted(t *testing.T) {
 	// Everything goes on once the recovery (paced by base's restart
 	// strategy) is done: writes commit, the views follow, checkpoints
 	// succeed again, and the failure was counted once.
-	kafkatest.Eventually(t, time.Minute, "both views running again", func() (bool, string) {
+	kafkatest.Eventually(t, time.Minute, "both views and the sink running again", func() (bool, string) {
 		rows := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT name, status FROM weir.jobs ORDER BY name"))
-		return rows == "base | running\ntop | running\n", rows
+		return rows == "base | running\nout | running\ntop | running\n", rows
 	})
 	kafkatest.Exec(t, conn, "INSERT INTO t VALUES (2, 20)", "INSERT INTO t VALUES (3, 30)")
 	if got, want := kafkatest.Lines(kafkatest.Query(t, conn, "SELECT n FROM top")), kafkatest.Lines(kafkatest.Query(t, conn, "SELECT count(*) FROM t")); got != want || got < "2" {
