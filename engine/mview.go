@@ -124,14 +124,21 @@ func checkMViewOptions(with map[string]string) error {
 	return err
 }
 
+// MaxStreamingParallelism is the most actors per fragment a streaming
+// job may have. A hash exchange connects every actor of a fragment to
+// every actor of the next, so a job's channels grow with the square of
+// its parallelism: at 1,000 actors a shuffle has a million channels, and
+// a two-core server spent its time there instead of checkpointing.
+const MaxStreamingParallelism = 64
+
 // checkParallelism checks a streaming job's streaming_parallelism
-// option, when given: a number of actors per fragment from 1 to 1024.
-// Errors: 22023.
+// option, when given: a number of actors per fragment from 1 to
+// MaxStreamingParallelism. Errors: 22023.
 func checkParallelism(with map[string]string) error {
 	if v, ok := with["streaming_parallelism"]; ok {
-		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > 1024 {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > MaxStreamingParallelism {
 			return pgerr.New(pgerr.InvalidParameterValue, "invalid value for streaming_parallelism: \"%s\"", v).
-				WithHint("A number of actors from 1 to 1024 is expected.")
+				WithHint("A number of actors from 1 to %d is expected.", MaxStreamingParallelism)
 		}
 	}
 	return nil

@@ -50,7 +50,7 @@ var settingList = []setting{
 	{name: "lc_ctype", def: "C", desc: "Shows the character classification and case conversion locale.", readOnly: true},
 	{name: "lc_messages", def: "C", desc: "Sets the language in which messages are displayed."},
 	{name: "is_superuser", def: "on", desc: "Shows whether the current user is a superuser.", readOnly: true},
-	{name: "streaming_parallelism", def: "0", desc: "Sets the number of actors per fragment of new streaming jobs (0: number of cores).", check: checkInt(0, 1024)},
+	{name: "streaming_parallelism", def: "0", desc: "Sets the number of actors per fragment of new streaming jobs (0: number of cores).", check: checkInt(0, MaxStreamingParallelism)},
 }
 
 var settingsByName = func() map[string]*setting {

@@ -222,8 +222,8 @@ func serve(args []string) int {
 		// fixed allowance for sessions, plans and Pebble's batches.
 		debug.SetMemoryLimit(2*(budgetMB<<20) + memoryOverhead)
 	}
-	if *streamingParallelism < 0 || *streamingParallelism > 1024 {
-		fmt.Fprintf(os.Stderr, "weir serve: --streaming-parallelism must be between 0 and 1024, not %d\n", *streamingParallelism)
+	if *streamingParallelism < 0 || *streamingParallelism > engine.MaxStreamingParallelism {
+		fmt.Fprintf(os.Stderr, "weir serve: --streaming-parallelism must be between 0 and %d, not %d\n", engine.MaxStreamingParallelism, *streamingParallelism)
 		return 2
 	}
 	wopts, initPassword, err := sec.options(*listen)
