@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
 )
 
@@ -46,4 +48,17 @@ func TestRescaleAtStart(t *testing.T) {
 	s = session(t, e)
 	wantRows(t, s, "SELECT name, parallelism FROM weir.jobs ORDER BY name", "agg 2", "j 2")
 	wantRows(t, s, "SELECT (SELECT sum(n) FROM agg) = (SELECT count(*) FROM t)", "t")
+}
+
+// TestNotCommittedKeepsRetryCode: a statement whose epoch a rescale
+// discarded fails with 40001, which clients retry, not with 58030; other
+// causes stay 58030.
+func TestNotCommittedKeepsRetryCode(t *testing.T) {
+	rescale := pgerr.New(pgerr.SerializationFailure, "materialized view v is being rescaled to 3 actors")
+	if got := pgerr.CodeOf(errNotCommitted(rescale)); got != pgerr.SerializationFailure {
+		t.Errorf("not committed because of a rescale: %s, want 40001", got)
+	}
+	if got := pgerr.CodeOf(errNotCommitted(errors.New("disk on fire"))); got != pgerr.IOError {
+		t.Errorf("not committed because of an I/O failure: %s, want 58030", got)
+	}
 }

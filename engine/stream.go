@@ -104,7 +104,13 @@ func (p *pendingEpoch) result() (error, bool) {
 func errNotCommitted(cause error) error {
 	e := pgerr.New(pgerr.IOError, "the changes were not committed: the checkpoint failed and the database recovered")
 	if cause != nil {
-		e = pgerr.Wrap(pgerr.IOError, cause, "the changes were not committed")
+		// A cause that asks for a retry (40001: a rescale restarted the
+		// jobs) keeps its code, so clients that retry on it do.
+		code := pgerr.IOError
+		if pgerr.CodeOf(cause) == pgerr.SerializationFailure {
+			code = pgerr.SerializationFailure
+		}
+		e = pgerr.Wrap(code, cause, "the changes were not committed")
 	}
 	e.Hint = "Retry the statement."
 	return e

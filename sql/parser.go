@@ -313,7 +313,14 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		var names []ObjectName
 		names, err = p.objectNames()
 		if err == nil {
-			_ = p.accept("restart", "identity") || p.accept("continue", "identity")
+			if p.word(0) == "restart" {
+				// Sequences are not reset by TRUNCATE yet: refusing is
+				// better than ignoring the clause.
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "TRUNCATE ... RESTART IDENTITY is not supported").
+					WithHint("TRUNCATE ... CONTINUE IDENTITY (the default) keeps the sequences; setval() resets one.").
+					WithPosition(charPos(p.src, p.peek().Off))
+			}
+			_ = p.accept("continue", "identity")
 			_ = p.accept("cascade") || p.accept("restrict")
 		}
 		s = &Truncate{Names: names}
