@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,11 +171,11 @@ func checkViews(t *testing.T, ctx context.Context, target testenv.Target) {
 	t.Helper()
 	conn := connect(t, ctx, target)
 	for _, mv := range mviews {
-		got, err := textRows(ctx, conn, "SELECT * FROM "+mv.name)
+		got, err := testenv.TextRows(ctx, conn, "SELECT * FROM "+mv.name)
 		if err != nil {
 			t.Fatalf("%s: %v", mv.name, err)
 		}
-		want, err := textRows(ctx, conn, mv.query)
+		want, err := testenv.TextRows(ctx, conn, mv.query)
 		if err != nil {
 			t.Fatalf("%s query: %v", mv.name, err)
 		}
@@ -184,34 +183,4 @@ func checkViews(t *testing.T, ctx context.Context, target testenv.Target) {
 			t.Fatalf("view %s differs from its query after SIGKILL:\nview:  %v\nquery: %v", mv.name, got, want)
 		}
 	}
-}
-
-// textRows returns the rows of a query in text form, sorted.
-func textRows(ctx context.Context, conn *pgx.Conn, sql string) ([]string, error) {
-	rs, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
-	var out []string
-	for rs.Next() {
-		vals := rs.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rs.Err(); err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []string{}
-	}
-	slices.Sort(out)
-	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -126,27 +125,9 @@ func exec(b *testing.B, c *pgx.Conn, stmts ...string) {
 // rows returns q's result as sorted text lines.
 func rows(b *testing.B, c *pgx.Conn, q string) string {
 	b.Helper()
-	rs, err := c.Query(context.Background(), q, pgx.QueryExecModeSimpleProtocol)
+	out, err := testenv.TextRows(context.Background(), c, q)
 	if err != nil {
 		b.Fatalf("%s: %v", q, err)
 	}
-	defer rs.Close()
-	var out []string
-	for rs.Next() {
-		vals := rs.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rs.Err(); err != nil {
-		b.Fatalf("%s: %v", q, err)
-	}
-	sort.Strings(out)
 	return strings.Join(out, "\n")
 }

@@ -323,7 +323,7 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 	}
 	var sizes []string
 	for _, v := range etViews {
-		rows, err := textRows(ctx, w.conn, "SELECT * FROM "+v.name)
+		rows, err := testenv.TextRows(ctx, w.conn, "SELECT * FROM "+v.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +332,7 @@ func runEventTimeSeed(t *testing.T, seed uint64, pgTarget testenv.Target) {
 	t.Logf("%d rows, %d late; view rows: %s", id, late, strings.Join(sizes, ", "))
 	// The joins' and windows' state holds what the watermarks have not
 	// passed, not the streams: rows within about a minute of event time.
-	states, err := textRows(ctx, w.conn, "SELECT job || '.' || name, rows FROM weir.state_tables WHERE name NOT IN ('materialize', 'backfill')")
+	states, err := testenv.TextRows(ctx, w.conn, "SELECT job || '.' || name, rows FROM weir.state_tables WHERE name NOT IN ('materialize', 'backfill')")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func etCompare(t *testing.T, ctx context.Context, w, p *side, clks []etClock, wh
 	t.Helper()
 	var pairs [][2]string
 	for i, tbl := range etTables {
-		got, err := textRows(ctx, w.conn, "SELECT watermark FROM weir.watermarks WHERE name = '"+tbl+"'")
+		got, err := testenv.TextRows(ctx, w.conn, "SELECT watermark FROM weir.watermarks WHERE name = '"+tbl+"'")
 		if err != nil {
 			t.Fatalf("%s: weir.watermarks: %v", when, err)
 		}
@@ -379,11 +379,11 @@ func etCompare(t *testing.T, ctx context.Context, w, p *side, clks []etClock, wh
 		pairs = append(pairs, [2]string{"SELECT * FROM " + v.name, q})
 	}
 	for _, q := range pairs {
-		got, err := textRows(ctx, w.conn, q[0])
+		got, err := testenv.TextRows(ctx, w.conn, q[0])
 		if err != nil {
 			t.Fatalf("%s: weir: %s: %v", when, q[0], err)
 		}
-		want, err := textRows(ctx, p.conn, q[1])
+		want, err := testenv.TextRows(ctx, p.conn, q[1])
 		if err != nil {
 			t.Fatalf("%s: postgres: %s: %v", when, q[1], err)
 		}

@@ -251,11 +251,11 @@ func compare(t *testing.T, ctx context.Context, w, p *side, when string) {
 	}
 	for _, n := range names {
 		sql := "SELECT * FROM " + n
-		got, err := textRows(ctx, w.conn, sql)
+		got, err := testenv.TextRows(ctx, w.conn, sql)
 		if err != nil {
 			t.Fatalf("%s: weir: %s: %v", when, sql, err)
 		}
-		want, err := textRows(ctx, p.conn, sql)
+		want, err := testenv.TextRows(ctx, p.conn, sql)
 		if err != nil {
 			t.Fatalf("%s: postgres: %s: %v", when, sql, err)
 		}
@@ -263,31 +263,4 @@ func compare(t *testing.T, ctx context.Context, w, p *side, when string) {
 			t.Fatalf("%s: %s differs\nweir:     %v\npostgres: %v", when, n, got, want)
 		}
 	}
-}
-
-// textRows returns a query's rows in text form, sorted.
-func textRows(ctx context.Context, conn *pgx.Conn, sql string) ([]string, error) {
-	rs, err := conn.Query(ctx, sql, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
-	out := []string{}
-	for rs.Next() {
-		vals := rs.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rs.Err(); err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return out, nil
 }
