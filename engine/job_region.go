@@ -146,10 +146,7 @@ func (e *Engine) regionFailed(j *jobRun, members []regionMember, named error) er
 		if id != j.id {
 			with = append(with, id)
 		}
-		s, serr := e.jobRestartStrategy(m.rel.With)
-		if serr != nil {
-			s = checkpoint.DefaultRestartStrategy
-		}
+		s := e.strategyOrDefault(m.rel)
 		st.health.mu.Lock()
 		h := st.health.entry(id, s)
 		if m.rebuild {

@@ -187,10 +187,7 @@ func (e *Engine) loadFailedJobs() {
 		if err != nil || !ok {
 			continue
 		}
-		s, err := e.jobRestartStrategy(rel.With)
-		if err != nil {
-			s = checkpoint.DefaultRestartStrategy
-		}
+		s := e.strategyOrDefault(rel)
 		t := e.st.health
 		t.mu.Lock()
 		h := t.entry(types.JobID(rel.ID), s)
@@ -300,10 +297,7 @@ func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, er
 	j.active = false
 	e.unsubscribe(j)
 	if len(j.job.Tables) > 0 {
-		s, serr := e.jobRestartStrategy(j.rel.With)
-		if serr != nil {
-			s = checkpoint.DefaultRestartStrategy
-		}
+		s := e.strategyOrDefault(j.rel)
 		st.health.mu.Lock()
 		h := st.health.entry(j.id, s)
 		h.rebuild, h.truncAt = true, nil
@@ -326,10 +320,7 @@ func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, er
 // false when the job is out of attempts (then FAILED, and kept so).
 func (e *Engine) decide(rel *catalog.Relation, err error, how restartHow) (time.Duration, uint64, bool) {
 	t := e.st.health
-	s, serr := e.jobRestartStrategy(rel.With)
-	if serr != nil {
-		s = checkpoint.DefaultRestartStrategy
-	}
+	s := e.strategyOrDefault(rel)
 	now := time.Now()
 	t.mu.Lock()
 	h := t.entry(types.JobID(rel.ID), s)
@@ -795,10 +786,7 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 // broken records that a recovery could not rebuild rel's job (a view it
 // reads is FAILED, say): it is FAILED too, for this run of the server.
 func (t *jobHealthTable) broken(e *Engine, rel *catalog.Relation, err error) {
-	s, serr := e.jobRestartStrategy(rel.With)
-	if serr != nil {
-		s = checkpoint.DefaultRestartStrategy
-	}
+	s := e.strategyOrDefault(rel)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	h := t.entry(types.JobID(rel.ID), s)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/weirdb/weir/sql/catalog"
 	"strconv"
 	"strings"
 	"sync"
@@ -278,6 +279,16 @@ func (sv *systemValues) restartStrategy() checkpoint.RestartStrategy {
 	}
 	sv.mu.Unlock()
 	s, err := restartStrategyOf(vals, nil)
+	if err != nil {
+		return checkpoint.DefaultRestartStrategy
+	}
+	return s
+}
+
+// strategyOrDefault returns rel's restart strategy, or the default one
+// when its options no longer parse (they were checked at CREATE).
+func (e *Engine) strategyOrDefault(rel *catalog.Relation) checkpoint.RestartStrategy {
+	s, err := e.jobRestartStrategy(rel.With)
 	if err != nil {
 		return checkpoint.DefaultRestartStrategy
 	}
