@@ -470,10 +470,18 @@ func (e *Engine) openDBSink(ctx context.Context, actx *stream.ActorContext, n *p
 	}
 	g, _ := sinkGuarantee(n.Rel.With)
 	info := e.conns.sink(n.Rel.ID, g)
-	fail := func(err error) { e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err) }
+	fail := func(err error) {
+		// An actor stopped on purpose (a rescale, a restart, DROP)
+		// cancels its writes: that is not an error of the sink.
+		if !errors.Is(err, context.Canceled) {
+			e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err)
+		}
+	}
 	w, err := sqlsink.Open(ctx, cfg)
 	if err != nil {
-		fail(err)
+		if ctx.Err() == nil {
+			fail(err)
+		}
 		return nil, err
 	}
 	return &dbSink{id: cfg.Sink + ":" + strconv.Itoa(cfg.Actor), w: w, info: info, fail: fail}, nil
