@@ -34,6 +34,7 @@ var (
 	benchSeconds    = flag.Int("kafka.seconds", 10, "length of the steady-rate phase in seconds")
 	benchPartitions = flag.Int("kafka.partitions", 4, "partitions of the input and output topics")
 	benchRounds     = flag.Int("kafka.rounds", 1, "rounds (both modes each) per benchmark iteration")
+	benchBarrierMs  = flag.Int("kafka.barrier-ms", 1000, "barrier_interval_ms of the runs")
 	benchInProcess  = flag.Bool("kafka.inprocess", false, "run weir's engine inside the benchmark process (for -cpuprofile)")
 )
 
@@ -44,7 +45,7 @@ var (
 // 'at-least-once' (an idempotent producer flushed at each barrier, and
 // streaming.barrier_alignment = 'false'), and once exactly-once with
 // sink.decouple = 'false' (the transaction pre-committed at the barrier),
-// with barrier_interval_ms = 1000. It prints a table and reports, per
+// with barrier_interval_ms = 1000 (-kafka.barrier-ms). It prints a table and reports, per
 // mode:
 //
 //   - records per CPU-second: records drained divided by the utime+stime
@@ -219,7 +220,7 @@ func runMode(b *testing.B, broker *kafkatest.Broker, m benchMode, in, out string
 			b.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	exec("ALTER SYSTEM SET barrier_interval_ms = 1000")
+	exec(fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", *benchBarrierMs))
 	exec(fmt.Sprintf(`CREATE SOURCE s (id bigint, ts bigint, k int, v varchar)
 		WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON`, in, broker.Addr))
 
@@ -563,7 +564,7 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nKafka source → filter/project → Kafka sink; %d records drained per mode, then %d records/s for %d s; "+
-		"%d partitions; barrier_interval_ms = 1000\n\n", n, rate, secs, parts)
+		"%d partitions; barrier_interval_ms = %d\n\n", n, rate, secs, parts, *benchBarrierMs)
 	fmt.Fprintf(&sb, "%-14s %5s %8s %10s %10s %12s %10s %11s | %9s %8s %8s %8s %8s\n",
 		"mode", "round", "drain s", "weir CPU s", "rec/CPU-s", "broker CPU s", "wall rec/s", "idle CPU/s",
 		"steady n", "p50 ms", "p99 ms", "max ms", "rec/CPU-s")
