@@ -25,6 +25,11 @@ func TestSinkRescale(t *testing.T) {
 			p := newPipeline(t, tg, "streaming_parallelism = 3")
 			p.insert(500, 100)
 			p.check()
+			// Three actors' first deliveries into one progress table: no
+			// deadlock (InnoDB's gap locks) nor any other error.
+			if r := kafkatest.Query(t, p.conn, "SELECT operator, sqlstate, last_error FROM weir.stream_errors"); len(r) != 0 {
+				t.Fatalf("weir.stream_errors after the first deliveries: %v", r)
+			}
 			for _, n := range []string{"1", "2"} {
 				unlock := lockTargets(t, tg)
 				p.insert(p.next+1000, 100)
