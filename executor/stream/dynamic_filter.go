@@ -68,6 +68,10 @@ type DynamicFilter struct {
 	drain bool
 	held  *types.Barrier
 	keys  [][]byte
+	// from is the state key of the last row the drain took (nil before
+	// the first): the next scan starts there instead of going over the
+	// deleted rows again.
+	from types.Row
 }
 
 var _ Operator = (*DynamicFilter)(nil)
@@ -160,7 +164,7 @@ func (f *DynamicFilter) Next(ctx context.Context) (types.Message, error) {
 			if c != nil {
 				return c, nil
 			}
-			f.drain = false
+			f.drain, f.from = false, nil
 			if b := f.held; b != nil {
 				f.held = nil
 				if err := f.states.Barrier(f.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
@@ -248,7 +252,7 @@ func (f *DynamicFilter) chunk(c *types.Chunk) (*types.Chunk, error) {
 // for a `>` filter, inserts for a `<` one), or nil when there are none
 // left.
 func (f *DynamicFilter) scan() (*types.Chunk, error) {
-	it := f.table.Iter(nil, false)
+	it := f.table.IterRange(f.from, nil, false)
 	var out *types.Chunk
 	f.keys = f.keys[:0]
 	op := types.OpInsert
@@ -272,6 +276,10 @@ func (f *DynamicFilter) scan() (*types.Chunk, error) {
 		}
 		out.AppendRow(op, r[1:])
 		f.keys = append(f.keys, append([]byte(nil), it.Key()...))
+		f.from = append(f.from[:0], r[0])
+		for _, k := range f.streamKey {
+			f.from = append(f.from, r[1+k])
+		}
 	}
 	it.Close()
 	for _, k := range f.keys {
