@@ -59,7 +59,8 @@
 // behind them; the engine generates a table's and sends them into its
 // TableInputs before barriers. Project maps them to its columns and
 // derives watermarks of monotone expressions (planner.WatermarkSource),
-// Filter, exchanges and HopWindow forward them, Merge and Union take the
+// Filter, exchanges and HopWindow forward them (DynamicFilter drops
+// them: the rows it holds back or retracts are behind them), Merge and Union take the
 // minimum, HashAgg and TopN keep those on group keys, OverWindow those
 // on partition keys. HashAgg closes the groups a watermark passed: it
 // deletes their state, and in EMIT ON WINDOW CLOSE mode emits their rows
