@@ -90,6 +90,16 @@
 // it to the sink; the coordinator then recovers every job from the last
 // committed epoch: Build again, first barrier Initial.
 //
+// # Time
+//
+// Operators read no clock. The processing time of an epoch is the time
+// its barrier was injected, encoded in the epoch (types.EpochMillis):
+// HashAgg and HashJoin expire state by it (state TTL), and DynamicFilter
+// (a temporal filter, `ts > now() - INTERVAL '1 hour'`) evaluates now()
+// as it, emitting at each barrier the retractions (or late insertions)
+// the barrier's time brings, read by one range scan of its state ordered
+// by ts. Tests set the time through the epochs of their barriers.
+//
 // # Backfill
 //
 // A new view over a table that already holds rows reads a snapshot of it
