@@ -118,6 +118,12 @@ func NewDynamicFilter(actx *ActorContext, in Operator, n *planner.StreamDynamicF
 		return nil, err
 	}
 	f.table.SetPartition(keep)
+	// Only this actor writes its rows: a new filter's barrier scans read
+	// them in memory (until one is evicted) instead of opening a Pebble
+	// iterator every barrier.
+	if err := f.table.Exclusive(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
