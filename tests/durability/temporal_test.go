@@ -20,6 +20,9 @@ var temporalViews = []struct{ name, create, query string }{
 	// Rows leave as time passes.
 	{"recent", "CREATE MATERIALIZED VIEW recent AS SELECT id, ts FROM t WHERE ts > now() - INTERVAL '2 seconds'",
 		"SELECT id, ts FROM t WHERE ts > %[1]s - INTERVAL '2 seconds'"},
+	// A view over it sees the retractions as any other change.
+	{"recent_count", "CREATE MATERIALIZED VIEW recent_count AS SELECT count(*) AS n, max(id) AS top FROM recent",
+		"SELECT count(*) AS n, max(id) AS top FROM t WHERE ts > %[1]s - INTERVAL '2 seconds'"},
 	// Rows come in as time passes.
 	{"due", "CREATE MATERIALIZED VIEW due AS SELECT id FROM t WHERE ts <= current_timestamp + INTERVAL '1 second'",
 		"SELECT id FROM t WHERE ts <= %[1]s + INTERVAL '1 second'"},
