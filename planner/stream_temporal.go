@@ -52,9 +52,10 @@ func temporalConjunct(c Expr) (*temporalCond, bool) {
 	if kt := key.Type(); kt != bound.Type() {
 		// timestamp (or date) compared with now(): PostgreSQL's
 		// cross-type comparison converts the row's value to timestamptz
-		// in the session's time zone; the state is ordered by that.
+		// in the session's time zone; the state is ordered by that. A
+		// timestamptz(p) only loses its precision.
 		switch kt.ID {
-		case types.Timestamp, types.Date:
+		case types.Timestamp, types.Date, types.Timestamptz:
 			key = &Cast{Arg: key, T: bound.Type()}
 		default:
 			return nil, false
