@@ -188,12 +188,19 @@ func (sp *streamPlanner) dynamicFilter(in StreamNode, tc *temporalCond) StreamNo
 // conversion of a filter moved a temporal conjunct elsewhere (into a
 // join condition, say), where nothing would ever re-evaluate it.
 func checkNoNow(n StreamNode) {
+	seen := map[uintptr]bool{}
 	var walkVal func(v reflect.Value)
 	walkVal = func(v reflect.Value) {
 		switch v.Kind() {
 		case reflect.Interface, reflect.Pointer:
 			if v.IsNil() {
 				return
+			}
+			if v.Kind() == reflect.Pointer {
+				if seen[v.Pointer()] {
+					return
+				}
+				seen[v.Pointer()] = true
 			}
 			if e, ok := v.Interface().(Expr); ok {
 				if hasTimeDependent(e) {
