@@ -216,8 +216,9 @@
 // current_timestamp too; BETWEEN gives two of them) becomes a
 // StreamDynamicFilter, now() being the time of the epoch a barrier
 // closes, so every committed epoch holds the rows a plain SELECT at that
-// time would. Conjuncts of a join's ON clause pushed into one side count
-// as that side's WHERE.
+// time would. Conjuncts of a join's ON clause pushed into one side (an
+// inner join's, an outer join's NULL-supplying side's) count as that
+// side's WHERE.
 //
 // Not supported (0A000, naming the construct): volatile and
 // time-dependent functions anywhere else (now(): a view's rows must not
