@@ -211,10 +211,20 @@
 // stream form keys each output row by its input row's key plus the
 // row's ordinal, and retracts a row's outputs by computing them again.
 //
+// Temporal filters (stream_temporal.go): a WHERE conjunct `expr op
+// now() [+/- interval ...]` (op one of >, >=, <, <=, either side;
+// current_timestamp too; BETWEEN gives two of them) becomes a
+// StreamDynamicFilter, now() being the time of the epoch a barrier
+// closes, so every committed epoch holds the rows a plain SELECT at that
+// time would. Conjuncts of a join's ON clause pushed into one side (an
+// inner join's, an outer join's NULL-supplying side's) count as that
+// side's WHERE.
+//
 // Not supported (0A000, naming the construct): volatile and
-// time-dependent functions (now(): a view's rows must not depend on when
-// they are computed; generate_series over timestamptz, which depends on
-// the time zone), parameters, system tables, table functions in FROM,
+// time-dependent functions anywhere else (now(): a view's rows must not
+// depend on when they are computed; generate_series over timestamptz,
+// which depends on the time zone), parameters, system tables, table
+// functions in FROM,
 // aggregates without retraction (array_agg, jsonb_agg, ...) in GROUP BY.
 // State table ids come from the caller's allocator in a deterministic
 // order; the view's own table is its relation id.

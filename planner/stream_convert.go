@@ -44,6 +44,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	sp.checkExprs(p)
 	n := sp.plan(p)
+	checkNoNow(n)
 	sp.checkEOWC(n)
 	m := sp.materialize(n, p.Schema(), mv)
 	// A group whose state expired comes back as an insert of a key the
@@ -78,16 +79,21 @@ func failUnsupported(format string, args ...any) { fail(unsupported(format, args
 // first computation and a recomputation after recovery (volatile
 // functions) or that have no value at all in a view (parameters).
 func (sp *streamPlanner) checkExprs(p Plan) {
+	temporal := temporalNows(p)
 	WalkPlanExprs(p, func(x Expr) {
 		switch n := x.(type) {
 		case *Param:
 			fail(pgerr.New(pgerr.FeatureNotSupported, "materialized views may not be defined using bound parameters"))
 		case *Call:
-			volatile := timeDependent[n.Fn]
-			for _, o := range Overloads(n.Fn) {
-				volatile = volatile || o.Volatile
+			if temporal[n] {
+				// A temporal filter (stream_temporal.go).
+				return
 			}
-			if volatile {
+			if (n.Fn == "now" || n.Fn == "current_timestamp") && len(n.Args) == 0 {
+				fail(unsupported("function %s() is supported in materialized views only in a temporal filter", n.Fn).
+					WithHint("Use it in a WHERE conjunct of the form expr > now() - INTERVAL '...' (or >=, <, <=, optionally plus or minus constant intervals)."))
+			}
+			if isTimeDependentCall(n) {
 				fail(unsupported("function %s() is not supported in materialized views", n.Fn).
 					WithHint("A materialized view is maintained incrementally; its rows must not depend on when they are computed."))
 			}
@@ -239,7 +245,15 @@ func (sp *streamPlanner) filter(f *Filter) StreamNode {
 		return top
 	}
 	in := sp.plan(f.Input)
-	return newFilter(in, f.Cond)
+	rest, temporal := splitTemporal(f.Cond)
+	var out StreamNode = in
+	if rest != nil {
+		out = newFilter(in, rest)
+	}
+	for _, tc := range temporal {
+		out = sp.dynamicFilter(out, tc)
+	}
+	return out
 }
 
 func newFilter(in StreamNode, cond Expr) *StreamFilter {
