@@ -212,11 +212,17 @@ func (sp *streamPlanner) scan(s *Scan) StreamNode {
 		}
 		n.StreamKey = append(n.StreamKey, at)
 	}
-	if len(s.Rel.PK) == 0 {
-		failUnsupported("relation %q has no primary key or row id", s.Rel.Name)
-	}
 	n.AppendOnly = relAppendOnly(s.Rel)
 	n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), n.StreamKey...)}
+	if len(s.Rel.PK) == 0 {
+		// Only a view has no key: one that aggregates without GROUP BY,
+		// whose one row is identified by the empty key and lives on one
+		// actor.
+		if s.Rel.Kind != catalog.KindMView {
+			failUnsupported("relation %q has no primary key or row id", s.Rel.Name)
+		}
+		n.Dist = Distribution{Kind: DistSingle}
+	}
 	n.Watermarks = scanWatermarks(s.Rel, n.Cols)
 	return n
 }
