@@ -11,6 +11,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
 )
 
 // Format versions. A data directory records the format of what it holds
@@ -32,9 +33,17 @@ import (
 //	   "false", set by the upgrade from 1), and a numeric sum's counts
 //	   by scale follow its aggregation's state columns
 //	   (executor.AccumulatorTailTypes), which older rows lack.
+//	4  a jsonb key column is encoded by value (numbers numerically, in
+//	   the jsonb btree order) instead of as its text, so that '1' and
+//	   '1.0' are one key. A directory of version 3 whose relations have
+//	   no jsonb key column (primary key, stream key or state table key)
+//	   is upgraded as it is; one with such a column is refused (55000,
+//	   naming the relation) before anything is written, as its stored
+//	   keys would be misread: drop that relation with the weir that
+//	   wrote the directory first.
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 3
+	FormatVersion = 4
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -136,12 +145,54 @@ func (e *Engine) upgradeFormat() error {
 					return err
 				}
 			}
+		case 3:
+			if err := e.checkNoJSONBKeys(); err != nil {
+				return err
+			}
 		}
 		v++
 		if err := writeFormat(e.db, v); err != nil {
 			return err
 		}
 		e.log.Info("data directory upgraded", "format_version", v)
+	}
+	return nil
+}
+
+// checkNoJSONBKeys refuses a version 3 directory holding keys with a
+// jsonb column, which version 4 encodes differently: a relation's primary
+// (stream) key, or the key of one of its state tables.
+func (e *Engine) checkNoJSONBKeys() error {
+	refuse := func(rel *catalog.Relation, what string) error {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "database files are incompatible with this weir: %s \"%s\" has a jsonb column in %s, stored in the key encoding of format version 3",
+			kindWords[rel.Kind], rel.Name, what).
+			WithDetail("This weir (%s) encodes jsonb keys by value (format version %d) and would misread them.", Version, FormatVersion).
+			WithHint("Drop the relation with the weir that wrote the data directory, then open it with this weir and create the relation again.")
+	}
+	for _, rel := range e.cat.All() {
+		for _, i := range rel.PK {
+			if i < len(rel.Cols) && rel.Cols[i].T.ID == types.Jsonb {
+				return refuse(rel, "its primary key")
+			}
+		}
+		if !hasJob(rel) {
+			continue
+		}
+		root, err := e.planRel(rel)
+		if err != nil {
+			e.log.Warn("upgrade: cannot plan a streaming relation to check its state keys", "relation", rel.Name, "err", err)
+			continue
+		}
+		byID := map[uint32]planner.StateTableDesc{}
+		collectStates(reflect.ValueOf(root), byID, 0)
+		for _, id := range rel.StateTables {
+			d := byID[id]
+			for _, k := range d.KeyCols {
+				if k < len(d.Cols) && d.Cols[k].T.ID == types.Jsonb {
+					return refuse(rel, "the key of its state table "+d.Name)
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -101,6 +101,55 @@ func TestFormatVersion(t *testing.T) {
 	e.Close()
 }
 
+// TestFormatV3JSONBKeys checks the upgrade from format 3, whose jsonb
+// keys were their text: a directory whose keys hold no jsonb is upgraded,
+// and one with a jsonb key column (a view grouping by jsonb, a table
+// joining on jsonb) is refused with 55000 naming the relation, unchanged.
+func TestFormatV3JSONBKeys(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, j jsonb)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW c AS SELECT k, j FROM t")
+	mustRun(t, s, "INSERT INTO t VALUES (1, '1'), (2, '1.0')")
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "3")
+	e = openTest(t, fs)
+	if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+		t.Fatalf("format version after the upgrade: %q", v)
+	}
+	s = session(t, e)
+	wantRows(t, s, "SELECT k, j FROM c ORDER BY k", "1 1", "2 1.0")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW g AS SELECT j, count(*) AS n FROM t GROUP BY j")
+	e.Close()
+
+	for _, c := range []struct{ drop, name string }{{"", `"g"`}, {"DROP MATERIALIZED VIEW g", `"jj"`}} {
+		if c.drop != "" {
+			setMeta(t, fs, metaFormatVersion, strconv.Itoa(FormatVersion))
+			e = openTest(t, fs)
+			s = session(t, e)
+			mustRun(t, s, c.drop)
+			mustRun(t, s, "CREATE MATERIALIZED VIEW jj AS SELECT count(*) AS n FROM t a JOIN t b ON a.j = b.j")
+			e.Close()
+		}
+		setMeta(t, fs, metaFormatVersion, "3")
+		_, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}})
+		wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "jsonb key in format 3")
+		if !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), "jsonb") {
+			t.Fatalf("error: %v", err)
+		}
+		db, err := storage.Open("data", storage.Options{FS: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, _ := db.Meta(metaFormatVersion)
+		db.Close()
+		if string(v) != "3" {
+			t.Fatalf("format version after a refused upgrade: %q", v)
+		}
+	}
+}
+
 // TestStateLayoutMismatch checks that a view whose recorded state layout
 // differs from what this weir plans is not run over its state: its job
 // is not started and the error names the view and the state table.

@@ -136,7 +136,9 @@ func operatorOverloads() []*Overload {
 			op(name, tBool, tDate, tTSTZ), op(name, tBool, tTSTZ, tDate),
 			op(name, tBool, tTS, tTSTZ), op(name, tBool, tTSTZ, tTS))
 	}
-	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb))
+	for _, name := range CompareOps {
+		os = append(os, op(name, tBool, tJsonb, tJsonb))
+	}
 	// Array comparisons (array_eq, array_lt, ...: element-wise, then
 	// length); psql compares acl and role arrays.
 	for _, at := range types.ArrayTypes() {
