@@ -22,6 +22,8 @@ import (
 //     with an interval step; a zero step is 22023 "step size cannot equal
 //     zero"; a NULL argument gives no rows.
 //   - unnest(text[]): one row per element.
+//   - json[b]_array_elements[_text] and json[b]_object_keys
+//     (functions.JSONSetElems).
 type TableFunc struct {
 	endState
 	plan *planner.TableFunc
@@ -133,6 +135,22 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 				}
 				i++
 				return types.DString(parts[i-1]), true
+			}, nil
+		}
+	case "json_array_elements", "json_array_elements_text", "json_object_keys",
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
+		if len(args) == 1 {
+			elems, err := functions.JSONSetElems(fn, args[0].S)
+			if err != nil {
+				return nil, err
+			}
+			i := 0
+			return func() (types.Datum, bool) {
+				if i >= len(elems) {
+					return types.NullDatum, false
+				}
+				i++
+				return elems[i-1], true
 			}, nil
 		}
 	case "unnest":

@@ -353,7 +353,7 @@ func (t implTable) defineJson() {
 		if !ok {
 			what := "a scalar"
 			if _, isObj := v.(map[string]any); isObj {
-				what = "an object"
+				what = "a non-array"
 			}
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "cannot get array length of %s", what)
 		}

@@ -239,9 +239,9 @@ func aggregateOverloads() []*Overload {
 	os = append(os, agg("string_agg", tText, tText, tText), agg("string_agg", tBytea, tBytea, tBytea),
 		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
 		agg("jsonb_agg", tJsonb, tAny),
-		agg("jsonb_object_agg", tJsonb, tText, tAny),
+		agg("jsonb_object_agg", tJsonb, tAny, tAny),
 		agg("json_agg", tJson, tAny),
-		agg("json_object_agg", tJson, tText, tAny),
+		agg("json_object_agg", tJson, tAny, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
 		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8),
 		agg("bit_xor", tI2, tI2), agg("bit_xor", tI4, tI4), agg("bit_xor", tI8, tI8))

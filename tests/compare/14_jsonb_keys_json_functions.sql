@@ -26,3 +26,44 @@ SELECT id, row_number() OVER (PARTITION BY v ORDER BY id) AS rn FROM jk ORDER BY
 SELECT max(v) FROM jk;
 SELECT greatest('1'::jsonb, '2.0'::jsonb) AS g, NULLIF('1'::jsonb, '1.0'::jsonb) AS n,
   CASE '1.0'::jsonb WHEN '1' THEN 'one' ELSE 'other' END AS c;
+-- json and jsonb set-returning functions of one column, in the select
+-- list and in FROM: json's parts as written (an object's keys in order,
+-- duplicates kept), jsonb's as it prints them.
+CREATE TABLE docs (id int PRIMARY KEY, j json, jb jsonb);
+INSERT INTO docs VALUES (1, '[1, "a" , {"b" :1}, null]', '{"b": [1, 2.50], "a": "x", "c": null}'),
+  (2, '{"k2": 1, "k1" : "v", "k2": 2}', '[true, "s\"q", 3.0, null, []]'), (3, '[]', '{}'), (4, NULL, NULL);
+SELECT id, json_array_elements(j) FROM docs WHERE id IN (1, 3) ORDER BY id;
+SELECT id, json_array_elements_text(j) AS t FROM docs WHERE id = 1;
+SELECT id, json_object_keys(j) FROM docs WHERE id = 2;
+SELECT id, jsonb_object_keys(jb) FROM docs WHERE id IN (1, 3) ORDER BY id;
+SELECT id, jsonb_array_elements(jb) AS e, jsonb_array_elements_text(jb) AS t FROM docs WHERE id = 2;
+SELECT id, json_array_length(j) FROM docs WHERE id IN (1, 3) ORDER BY id;
+SELECT * FROM jsonb_array_elements('[1, [2], {"a": 1.50}]');
+SELECT * FROM json_array_elements_text('["a\\nb", 1, null]') AS x;
+SELECT k FROM json_object_keys('{"z": 1, "a": 2}') AS k;
+SELECT * FROM jsonb_object_keys('{"zz": 1, "a": 2, "b": 3}');
+-- json_object_agg and jsonb_object_agg take keys of any scalar type, as
+-- to_json writes them; json has no equality, so a deduplicating set
+-- operation over it is 42883.
+SELECT json_array_length('[1, [2, 3], {"a": [4]}]'), json_array_length('[]'), jsonb_array_length('[1, 2]');
+SELECT json_object_agg(k, v) AS ints, jsonb_object_agg(k, v) AS ints_b FROM (VALUES (2, 'b'), (1, 'a')) t(k, v);
+SELECT json_object_agg(k, v ORDER BY k) AS nums, jsonb_object_agg(k, v) AS nums_b FROM (VALUES (1.50, true), (2, false)) t(k, v);
+SELECT json_object_agg(k, 1) AS bools, jsonb_object_agg(k, 1) AS bools_b FROM (VALUES (true), (false)) b(k);
+SELECT json_object_agg(d, 1), jsonb_object_agg(ts, 2) FROM (VALUES ('2024-02-29'::date, '2024-02-29 13:45:06.5'::timestamp)) t(d, ts);
+SELECT json_object_agg(ARRAY[1], 1);
+SELECT jsonb_object_agg(k, v) FROM (VALUES (1.50, 'a'), (NULL, 'b')) t(k, v);
+SELECT j FROM docs UNION SELECT '1'::json;
+SELECT j FROM docs UNION ALL SELECT '1'::json ORDER BY 1;
+SELECT count(*) FROM (SELECT j FROM docs UNION ALL SELECT '1'::json) u;
+SELECT j FROM docs EXCEPT SELECT '1'::json;
+SELECT 1 AS k, j FROM docs INTERSECT ALL SELECT 1, j FROM docs;
+-- string_to_array, regexp_split_to_array and array_to_string with their
+-- NULL forms.
+SELECT string_to_array('a,b,,c', ','), string_to_array('a,b,,c', ',', ''), string_to_array('abc', NULL),
+  string_to_array(NULL, ','), string_to_array('', ','), string_to_array('abc', ''), string_to_array('a,b', ',', NULL),
+  string_to_array('a b', ' ', 'b'), string_to_array('x', NULL, 'x');
+SELECT regexp_split_to_array('a1b22c', '\d+'), regexp_split_to_array('', 'x'), regexp_split_to_array('abc', ''),
+  regexp_split_to_array('aXbxc', 'x', 'i'), regexp_split_to_array('a b', NULL), regexp_split_to_array('a,"b', ',');
+SELECT regexp_split_to_array('abc', 'b', 'g');
+SELECT array_to_string(ARRAY[1, NULL, 3], ',', '*'), array_to_string(ARRAY[1, NULL, 3], ','),
+  array_to_string(ARRAY['a', NULL], '-', NULL), array_to_string(NULL::int[], ',', '*'), array_to_string(ARRAY['x'], NULL, '*');
