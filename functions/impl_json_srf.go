@@ -144,3 +144,76 @@ func (t implTable) defineJsonSRFText() {
 		return dInt(int64(n))
 	})
 }
+
+// JSONEachFuncs maps each of json_each, json_each_text, jsonb_each and
+// jsonb_each_text to its argument type and the type of its value column
+// (its key column is text).
+var JSONEachFuncs = map[string][2]types.TypeID{
+	"json_each":       {types.Json, types.Json},
+	"json_each_text":  {types.Json, types.Text},
+	"jsonb_each":      {types.Jsonb, types.Jsonb},
+	"jsonb_each_text": {types.Jsonb, types.Text},
+}
+
+// JSONEach returns the (key, value) rows of fn (one of JSONEachFuncs)
+// over the non-NULL object s, with PostgreSQL's errors (22023) for a
+// value that is not an object. json_each keeps the pairs as written (in
+// order, duplicates included); jsonb_each returns them in storage order.
+// The _text forms return a string value unescaped and null as NULL.
+func JSONEach(fn, s string) ([]types.Row, error) {
+	sig, ok := JSONEachFuncs[fn]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", fn)
+	}
+	asText := sig[1] == types.Text
+	var out []types.Row
+	if sig[0] == types.Json {
+		i := jsonWS(s, 0)
+		switch {
+		case i < len(s) && s[i] == '{':
+		case i < len(s) && s[i] == '[':
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot deconstruct an array as an object")
+		default:
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot deconstruct a scalar")
+		}
+		var ferr error
+		jsonMembers(s, func(key, val string) {
+			if ferr != nil {
+				return
+			}
+			k, err := types.ParseJSONB(key)
+			if err != nil {
+				ferr = err
+				return
+			}
+			v, err := jsonPart(val, true, asText)
+			if err != nil {
+				ferr = err
+				return
+			}
+			out = append(out, types.Row{types.DString(k.Str), v})
+		})
+		return out, ferr
+	}
+	v, err := types.ParseJSONB(s)
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind != types.JSONObject {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "cannot call %s on a non-object", fn)
+	}
+	for i, k := range v.Keys {
+		e := v.Vals[i]
+		var d types.Datum
+		switch {
+		case asText && e.Kind == types.JSONNull:
+			d = types.NullDatum
+		case asText && e.Kind == types.JSONString:
+			d = types.DString(e.Str)
+		default:
+			d = types.DString(e.String())
+		}
+		out = append(out, types.Row{types.DString(k), d})
+	}
+	return out, nil
+}

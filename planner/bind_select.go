@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -974,6 +975,27 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 			failf(pgerr.FeatureNotSupported, "unnest is supported only over one-dimensional arrays")
 		}
 	default:
+		if sig, ok := functions.JSONEachFuncs[f.Name]; ok {
+			// json[b]_each[_text]: two columns, key and value, which
+			// column aliases rename and a table alias does not.
+			args := b.exprs(c, f.Args)
+			call := b.resolveLocal(f.Name, []*Overload{{Name: f.Name, Args: []types.TypeID{sig[0]}, Ret: sig[1]}}, args)
+			tf = &TableFunc{Fn: f.Name, Args: call.Args, Out: types.Schema{{Name: "key", T: types.TText}, {Name: "value", T: types.T{ID: sig[1], Mod: -1}}}}
+			if len(f.Columns) > len(tf.Out) {
+				failf(pgerr.DatatypeMismatch, "too many column aliases specified for function %s", f.Name)
+			}
+			for i, name := range f.Columns {
+				if name != "" {
+					tf.Out[i].Name = name
+				}
+			}
+			tableName := cmpOr(alias, tf.Fn)
+			sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
+			for _, col := range tf.Out {
+				sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
+			}
+			return tf, sc
+		}
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)
 	}
 	// The json[b]_array_elements functions name their column (OUT

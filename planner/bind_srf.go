@@ -28,6 +28,9 @@ var srfFuncs = func() map[string]bool {
 	for name := range functions.JSONSetFuncs {
 		m[name] = true
 	}
+	for name := range functions.JSONEachFuncs {
+		m[name] = true
+	}
 	return m
 }()
 
@@ -68,6 +71,11 @@ func (b *binder) srfCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			e = e.WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 		}
 		fail(e)
+	}
+	if _, ok := functions.JSONEachFuncs[n.FnName.L]; ok {
+		// Its rows are records, a type weir lacks.
+		fail(pgerr.New(pgerr.FeatureNotSupported, "%s in a select list is not supported", n.FnName.L).
+			WithHint("Call it in FROM: SELECT key, value FROM %s(...).", n.FnName.L).WithPosition(b.pos(n)))
 	}
 	args := b.exprs(c, n.Args)
 	tf := b.bindSRF(n.FnName.L, args, n)

@@ -67,3 +67,20 @@ SELECT regexp_split_to_array('a1b22c', '\d+'), regexp_split_to_array('', 'x'), r
 SELECT regexp_split_to_array('abc', 'b', 'g');
 SELECT array_to_string(ARRAY[1, NULL, 3], ',', '*'), array_to_string(ARRAY[1, NULL, 3], ','),
   array_to_string(ARRAY['a', NULL], '-', NULL), array_to_string(NULL::int[], ',', '*'), array_to_string(ARRAY['x'], NULL, '*');
+-- json[b]_each[_text] in FROM: key and value columns, json's pairs as
+-- written, jsonb's in storage order.
+SELECT * FROM jsonb_each('1');
+SELECT * FROM jsonb_each('[1]');
+SELECT * FROM jsonb_each_text('"x"');
+SELECT * FROM json_each('1');
+SELECT * FROM json_each('[1]');
+SELECT * FROM json_each_text('[1]');
+SELECT * FROM json_each_text('null');
+SELECT * FROM json_each('{"a b":1, "c":"x,y", "d":null, "e":[1, 2], "":"", "a b": {"z" : 1}}');
+SELECT * FROM json_each_text('{"a b":1, "c":"x,y", "d":null, "e":[1, 2], "":"", "\u00e9\n": "\"q\""}') AS t(k, v);
+SELECT * FROM jsonb_each('{"b": 1.50, "a": [1, 2], "c": null, "aa": "s"}') e;
+SELECT e.key, e.value FROM jsonb_each_text('{"b": 1.50, "a": [1, 2], "c": null, "aa": "s"}') e ORDER BY e.key DESC;
+SELECT key FROM jsonb_each('{}');
+SELECT * FROM jsonb_each(NULL);
+SELECT pg_typeof(value), pg_typeof(key) FROM json_each('{"a":1}');
+SELECT d.id, e.key, e.value FROM docs d CROSS JOIN jsonb_each('{"b": 2, "a": 1}') e WHERE d.id < 3 ORDER BY 1, 2;
