@@ -33,14 +33,15 @@ import (
 //	   "false", set by the upgrade from 1), and a numeric sum's counts
 //	   by scale follow its aggregation's state columns
 //	   (executor.AccumulatorTailTypes), which older rows lack.
-//	4  a jsonb key column is encoded by value (numbers numerically, in
-//	   the jsonb btree order) instead of as its text, so that '1' and
-//	   '1.0' are one key. A directory of version 3 whose relations have
-//	   no jsonb key column (primary key, stream key or state table key)
-//	   is upgraded as it is; one with such a column is refused (55000,
-//	   naming the relation) before anything is written, as its stored
-//	   keys would be misread: drop that relation with the weir that
-//	   wrote the directory first.
+//	4  a jsonb or array key column is encoded by value (jsonb numbers
+//	   numerically, array elements each by its type's key encoding)
+//	   instead of as its text, so that '1' and '1.0' are one jsonb key
+//	   and '{1.0}' and '{1}' one numeric[] key. A directory of version 3
+//	   whose relations have no such key column (primary key, stream key
+//	   or state table key) is upgraded as it is; one with such a column
+//	   is refused (55000, naming the relation) before anything is
+//	   written, as its stored keys would be misread: drop that relation
+//	   with the weir that wrote the directory first.
 const (
 	// FormatVersion is the data directory format this weir writes.
 	FormatVersion = 4
@@ -146,7 +147,7 @@ func (e *Engine) upgradeFormat() error {
 				}
 			}
 		case 3:
-			if err := e.checkNoJSONBKeys(); err != nil {
+			if err := e.checkNoTextEncodedKeys(); err != nil {
 				return err
 			}
 		}
@@ -159,20 +160,21 @@ func (e *Engine) upgradeFormat() error {
 	return nil
 }
 
-// checkNoJSONBKeys refuses a version 3 directory holding keys with a
-// jsonb column, which version 4 encodes differently: a relation's primary
-// (stream) key, or the key of one of its state tables.
-func (e *Engine) checkNoJSONBKeys() error {
-	refuse := func(rel *catalog.Relation, what string) error {
-		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "database files are incompatible with this weir: %s \"%s\" has a jsonb column in %s, stored in the key encoding of format version 3",
-			kindWords[rel.Kind], rel.Name, what).
-			WithDetail("This weir (%s) encodes jsonb keys by value (format version %d) and would misread them.", Version, FormatVersion).
+// checkNoTextEncodedKeys refuses a version 3 directory holding keys with
+// a jsonb or array column, which version 4 encodes differently: a
+// relation's primary (stream) key, or the key of one of its state tables.
+func (e *Engine) checkNoTextEncodedKeys() error {
+	refuse := func(rel *catalog.Relation, t types.T, what string) error {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "database files are incompatible with this weir: %s \"%s\" has a %s column in %s, stored in the key encoding of format version 3",
+			kindWords[rel.Kind], rel.Name, t, what).
+			WithDetail("This weir (%s) encodes jsonb and array keys by value (format version %d) and would misread them.", Version, FormatVersion).
 			WithHint("Drop the relation with the weir that wrote the data directory, then open it with this weir and create the relation again.")
 	}
+	changed := func(t types.T) bool { return t.ID == types.Jsonb || t.IsArray() }
 	for _, rel := range e.cat.All() {
 		for _, i := range rel.PK {
-			if i < len(rel.Cols) && rel.Cols[i].T.ID == types.Jsonb {
-				return refuse(rel, "its primary key")
+			if i < len(rel.Cols) && changed(rel.Cols[i].T) {
+				return refuse(rel, rel.Cols[i].T, "its primary key")
 			}
 		}
 		if !hasJob(rel) {
@@ -188,8 +190,8 @@ func (e *Engine) checkNoJSONBKeys() error {
 		for _, id := range rel.StateTables {
 			d := byID[id]
 			for _, k := range d.KeyCols {
-				if k < len(d.Cols) && d.Cols[k].T.ID == types.Jsonb {
-					return refuse(rel, "the key of its state table "+d.Name)
+				if k < len(d.Cols) && changed(d.Cols[k].T) {
+					return refuse(rel, d.Cols[k].T, "the key of its state table "+d.Name)
 				}
 			}
 		}

@@ -101,10 +101,11 @@ func TestFormatVersion(t *testing.T) {
 	e.Close()
 }
 
-// TestFormatV3JSONBKeys checks the upgrade from format 3, whose jsonb
-// keys were their text: a directory whose keys hold no jsonb is upgraded,
-// and one with a jsonb key column (a view grouping by jsonb, a table
-// joining on jsonb) is refused with 55000 naming the relation, unchanged.
+// TestFormatV3JSONBKeys checks the upgrade from format 3, whose jsonb and
+// array keys were their text: a directory whose keys hold neither is
+// upgraded, and one with such a key column (a view grouping by jsonb or
+// by an array, one joining on jsonb) is refused with 55000 naming the
+// relation, unchanged.
 func TestFormatV3JSONBKeys(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openTest(t, fs)
@@ -123,19 +124,23 @@ func TestFormatV3JSONBKeys(t *testing.T) {
 	mustRun(t, s, "CREATE MATERIALIZED VIEW g AS SELECT j, count(*) AS n FROM t GROUP BY j")
 	e.Close()
 
-	for _, c := range []struct{ drop, name string }{{"", `"g"`}, {"DROP MATERIALIZED VIEW g", `"jj"`}} {
+	for _, c := range []struct{ drop, create, name, typ string }{
+		{"", "", `"g"`, "jsonb"},
+		{"DROP MATERIALIZED VIEW g", "CREATE MATERIALIZED VIEW jj AS SELECT count(*) AS n FROM t a JOIN t b ON a.j = b.j", `"jj"`, "jsonb"},
+		{"DROP MATERIALIZED VIEW jj", "CREATE MATERIALIZED VIEW ja AS SELECT ARRAY[k] AS a, count(*) AS n FROM t GROUP BY ARRAY[k]", `"ja"`, "integer[]"},
+	} {
 		if c.drop != "" {
 			setMeta(t, fs, metaFormatVersion, strconv.Itoa(FormatVersion))
 			e = openTest(t, fs)
 			s = session(t, e)
 			mustRun(t, s, c.drop)
-			mustRun(t, s, "CREATE MATERIALIZED VIEW jj AS SELECT count(*) AS n FROM t a JOIN t b ON a.j = b.j")
+			mustRun(t, s, c.create)
 			e.Close()
 		}
 		setMeta(t, fs, metaFormatVersion, "3")
 		_, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}})
-		wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "jsonb key in format 3")
-		if !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), "jsonb") {
+		wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "text-encoded key in format 3")
+		if !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), c.typ) {
 			t.Fatalf("error: %v", err)
 		}
 		db, err := storage.Open("data", storage.Options{FS: fs})

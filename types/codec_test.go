@@ -365,6 +365,9 @@ func TestKeyEqualValues(t *testing.T) {
 		{TJsonb, DString(`{"a": 1}`), DString(`{"a": 1.00}`)},
 		{TJsonb, DString(`[1, {"b": [2]}]`), DString(`[1.0, {"b": [2.000]}]`)},
 		{TJsonb, DString(`{"b": 1, "a": 0}`), DString(`{"a": -0.0, "b": 1e0}`)},
+		{T{NumericArray, -1}, DString(`{1.0,NULL,2}`), DString(`{1,NULL,2.00}`)},
+		{T{JsonbArray, -1}, DString(`{"1","{\"a\": 1}"}`), DString(`{"1.0","{\"a\": 1.00}"}`)},
+		{T{IntervalArray, -1}, DString(`{"1 mon"}`), DString(`{"30 days"}`)},
 	}
 	for _, c := range cases {
 		if ka, kb := AppendKey(nil, c.a, c.t, false), AppendKey(nil, c.b, c.t, false); !bytes.Equal(ka, kb) {
@@ -375,6 +378,32 @@ func TestKeyEqualValues(t *testing.T) {
 	jk := AppendKey(nil, DString(`{"a": [1.50, -0.0, 1e2]}`), TJsonb, true)
 	if d, _, err := DecodeKey(jk, TJsonb, true); err != nil || d.S != `{"a": [1.5, 0, 100]}` {
 		t.Errorf("decoded jsonb %q, %v", d.S, err)
+	}
+	// Arrays order as Compare does (a NULL element above any value, a
+	// prefix first) and decode to their text.
+	for _, typ := range []T{{NumericArray, -1}, TTextArray, {JsonbArray, -1}} {
+		vals := map[TypeID]string{NumericArray: `{} | {-1} | {1} | {1,2} | {1,NULL} | {2} | {NULL}`,
+			TextArray:  `{} | {a} | {a,b} | {a,NULL} | {b} | {NULL}`,
+			JsonbArray: `{} | {"\"a\""} | {1} | {1,"[]"} | {true} | {NULL}`}[typ.ID]
+		parts := strings.Split(vals, " | ")
+		for _, desc := range []bool{false, true} {
+			var prev []byte
+			for i, p := range parts {
+				d := mustParse(t, p, typ)
+				k := AppendKey(nil, d, typ, desc)
+				if i > 0 && (bytes.Compare(prev, k) < 0) == desc {
+					t.Errorf("%s desc=%v: %s out of order after %s", typ, desc, p, parts[i-1])
+				}
+				if Compare(d, mustParse(t, parts[max(i-1, 0)], typ), typ) < 0 {
+					t.Errorf("%s: test order disagrees with Compare at %s", typ, p)
+				}
+				got, rest, err := DecodeKey(k, typ, desc)
+				if err != nil || len(rest) != 0 || got.S != d.S {
+					t.Errorf("%s: %s decoded as %q (%d left, %v)", typ, p, got.S, len(rest), err)
+				}
+				prev = k
+			}
+		}
 	}
 	// The decoded interval is the normalised span.
 	k := AppendKey(nil, DInterval(IntervalVal{Months: 1, Days: 45, Micros: -3_600_000_000}), TInterval, false)

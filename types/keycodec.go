@@ -37,10 +37,11 @@ import (
 //	           0xFF), so larger magnitudes sort first. 1.0 and 1.00 encode
 //	           alike: the key holds the value, not the display scale.
 //	string     the bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x01;
-//	           ordering is bytewise (the C collation). text[] and the other
-//	           arrays are encoded as their canonical text: equal values
-//	           encode equal, but the order is not Postgres's array order.
-//	jsonb      the parsed value (keycodec_jsonb.go): numbers by value as
+//	           ordering is bytewise (the C collation).
+//	arrays     element by element (keycodec_value.go), each as a key
+//	           column of the element type: '{1.0}' and '{1}' as numeric[]
+//	           encode alike, in Postgres's array order
+//	jsonb      the parsed value (keycodec_value.go): numbers by value as
 //	           numeric, so '1' and '1.0' encode alike, in Postgres's jsonb
 //	           btree order
 //	interval   the total span Postgres compares intervals by
@@ -127,6 +128,9 @@ func appendKeyPayload(buf []byte, d Datum, t T) []byte {
 	default: // FamString
 		if t.ID == Jsonb {
 			return appendJSONBKey(buf, d.S)
+		}
+		if t.IsArray() {
+			return appendArrayKey(buf, d.S, t)
 		}
 		return appendEscaped(buf, d.S)
 	}
@@ -301,6 +305,9 @@ func DecodeKey(b []byte, t T, desc bool) (Datum, []byte, error) {
 	default:
 		if t.ID == Jsonb {
 			return decodeJSONBKey(b, t, desc)
+		}
+		if t.IsArray() {
+			return decodeArrayKey(b, t, desc)
 		}
 		return decodeEscaped(b, t, desc)
 	}

@@ -179,3 +179,86 @@ func decodeJSONValueKey(b []byte, t T, desc bool, mask byte, depth int) (*JSONVa
 	}
 	return nil, b, corruptKey(t, "bad jsonb kind")
 }
+
+// The key encoding of arrays: element by element, so that arrays equal
+// under Compare ('{1.0}' and '{1}' as numeric[], jsonb[] of equal
+// values) encode alike, ordered as Compare orders them (elements in
+// turn, a NULL element above any value, then the shorter array first):
+//
+//	akElems 0x01  then per element akValue and its key column encoding
+//	              (marker and payload), or akNull; then akEnd
+//	akText  0x02  text that does not parse as an array of its type (never
+//	              stored by weir), escaped as a string column
+const (
+	akElems byte = 0x01
+	akText  byte = 0x02
+
+	akEnd   byte = 0x01
+	akValue byte = 0x02
+	akNull  byte = 0x03
+)
+
+// appendArrayKey appends the key payload of array text s of type t.
+func appendArrayKey(buf []byte, s string, t T) []byte {
+	elems, err := ArrayElems(s, t, nil)
+	if err != nil {
+		return appendEscaped(append(buf, akText), s)
+	}
+	buf = append(buf, akElems)
+	et := t.Elem()
+	for _, e := range elems {
+		if e.Null {
+			buf = append(buf, akNull)
+			continue
+		}
+		buf = AppendKey(append(buf, akValue), e, et, false)
+	}
+	return append(buf, akEnd)
+}
+
+// decodeArrayKey decodes an array key payload from b into the array's
+// text, elements as DecodeKey returns them (numerics without their
+// display scale).
+func decodeArrayKey(b []byte, t T, desc bool) (Datum, []byte, error) {
+	var mask byte
+	if desc {
+		mask = 0xFF
+	}
+	if len(b) == 0 {
+		return NullDatum, b, corruptKey(t, "truncated")
+	}
+	switch b[0] ^ mask {
+	case akText:
+		return decodeEscaped(b[1:], t, desc)
+	case akElems:
+	default:
+		return NullDatum, b, corruptKey(t, "bad array tag")
+	}
+	b = b[1:]
+	et := t.Elem()
+	var elems []Datum
+	for {
+		if len(b) == 0 {
+			return NullDatum, b, corruptKey(t, "unterminated array")
+		}
+		tag := b[0] ^ mask
+		b = b[1:]
+		switch tag {
+		case akEnd:
+			return Datum{S: FormatArray(elems, et, nil)}, b, nil
+		case akNull:
+			elems = append(elems, NullDatum)
+		case akValue:
+			d, rest, err := DecodeKey(b, et, desc)
+			if err != nil {
+				return NullDatum, b, err
+			}
+			if d.Null {
+				return NullDatum, b, corruptKey(t, "NULL array element value")
+			}
+			elems, b = append(elems, d), rest
+		default:
+			return NullDatum, b, corruptKey(t, "bad array element tag")
+		}
+	}
+}
