@@ -84,3 +84,15 @@ SELECT key FROM jsonb_each('{}');
 SELECT * FROM jsonb_each(NULL);
 SELECT pg_typeof(value), pg_typeof(key) FROM json_each('{"a":1}');
 SELECT d.id, e.key, e.value FROM docs d CROSS JOIN jsonb_each('{"b": 2, "a": 1}') e WHERE d.id < 3 ORDER BY 1, 2;
+-- NaN and infinities are not JSON numbers: jsonb holds them as strings.
+SELECT to_jsonb('NaN'::numeric) AS nan, jsonb_agg(x) AS agg, jsonb_build_array('Infinity'::float8, '-Infinity'::numeric) AS arr,
+  jsonb_build_object('a', 'NaN'::float4) AS obj FROM (VALUES ('NaN'::numeric), (1.50)) t(x);
+SELECT json_object_agg('a', 1), jsonb_object_agg('k', 'v'), json_object_agg('x', NULL);
+SELECT json_object_agg(k, v) FROM (VALUES ('2024-02-29 13:45:06.5+00'::timestamptz, 1)) t(k, v);
+SELECT jsonb_object_agg(k, v) FROM (VALUES ('1 day'::interval, 'NaN'::numeric)) t(k, v);
+SELECT json_object_agg(k, v) FROM (VALUES ('{"a":1}'::jsonb, 1)) t(k, v);
+SELECT json_object_agg(k, v) FROM (VALUES ('NaN'::float8, 1), ('-0'::float8, 2)) t(k, v);
+SELECT * FROM json_array_elements(NULL);
+SELECT jsonb_array_elements_text(NULL), 1;
+SELECT x.* FROM json_object_keys('{"a":1}') x;
+SELECT json_array_length(NULL), json_array_length('  [ ]  ');
