@@ -101,6 +101,60 @@ func TestFormatVersion(t *testing.T) {
 	e.Close()
 }
 
+// TestFormatV3JSONBKeys checks the upgrade from format 3, whose jsonb and
+// array keys were their text: a directory whose keys hold neither is
+// upgraded, and one with such a key column (a view grouping by jsonb or
+// by an array, one joining on jsonb) is refused with 55000 naming the
+// relation, unchanged.
+func TestFormatV3JSONBKeys(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, j jsonb)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW c AS SELECT k, j FROM t")
+	mustRun(t, s, "INSERT INTO t VALUES (1, '1'), (2, '1.0')")
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "3")
+	e = openTest(t, fs)
+	if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+		t.Fatalf("format version after the upgrade: %q", v)
+	}
+	s = session(t, e)
+	wantRows(t, s, "SELECT k, j FROM c ORDER BY k", "1 1", "2 1.0")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW g AS SELECT j, count(*) AS n FROM t GROUP BY j")
+	e.Close()
+
+	for _, c := range []struct{ drop, create, name, typ string }{
+		{"", "", `"g"`, "jsonb"},
+		{"DROP MATERIALIZED VIEW g", "CREATE MATERIALIZED VIEW jj AS SELECT count(*) AS n FROM t a JOIN t b ON a.j = b.j", `"jj"`, "jsonb"},
+		{"DROP MATERIALIZED VIEW jj", "CREATE MATERIALIZED VIEW ja AS SELECT ARRAY[k] AS a, count(*) AS n FROM t GROUP BY ARRAY[k]", `"ja"`, "integer[]"},
+	} {
+		if c.drop != "" {
+			setMeta(t, fs, metaFormatVersion, strconv.Itoa(FormatVersion))
+			e = openTest(t, fs)
+			s = session(t, e)
+			mustRun(t, s, c.drop)
+			mustRun(t, s, c.create)
+			e.Close()
+		}
+		setMeta(t, fs, metaFormatVersion, "3")
+		_, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}})
+		wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "text-encoded key in format 3")
+		if !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), c.typ) {
+			t.Fatalf("error: %v", err)
+		}
+		db, err := storage.Open("data", storage.Options{FS: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, _ := db.Meta(metaFormatVersion)
+		db.Close()
+		if string(v) != "3" {
+			t.Fatalf("format version after a refused upgrade: %q", v)
+		}
+	}
+}
+
 // TestStateLayoutMismatch checks that a view whose recorded state layout
 // differs from what this weir plans is not run over its state: its job
 // is not started and the error names the view and the state table.
