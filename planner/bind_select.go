@@ -665,6 +665,7 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 				continue
 			}
 			x := pr.Exprs[i]
+			orig := x
 			if b.typeOf(x).ID == types.Unknown && !b.isUnknown(x) {
 				x = &Cast{Arg: x, T: types.TText}
 			}
@@ -673,6 +674,7 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 			} else {
 				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
 			}
+			b.notePosAt(pr.Exprs[i], b.exprPos(orig))
 			pr.Out[i].T = want[i].T
 		}
 		return pr
