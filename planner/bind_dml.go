@@ -414,6 +414,8 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	if n.Order != nil || n.Limit != nil {
 		failf(pgerr.FeatureNotSupported, "this form of UPDATE is not supported")
 	}
+	pop := b.pushWith(n.With)
+	defer pop()
 	var rel *catalog.Relation
 	var alias string
 	var sc *scope
@@ -465,6 +467,8 @@ func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
 	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
 		failf(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
+	pop := b.pushWith(n.With)
+	defer pop()
 	rel, alias := b.targetTable(n.TableRefs, "DELETE")
 	sc := tableScope(rel, alias)
 	var input Plan = scanAll(rel)

@@ -556,7 +556,13 @@ func (p *stmtParser) txn() (Stmt, error) {
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnCommit}, nil
 	default:
+		start := p.toks[p.pos-1].Off
 		_ = p.accept("work") || p.accept("transaction")
+		if p.word(0) == "to" && w == "rollback" {
+			// ROLLBACK TO [SAVEPOINT] name: valid PostgreSQL, but weir
+			// has no savepoints.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLBACK TO SAVEPOINT is not supported").WithPosition(charPos(p.src, start))
+		}
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnRollback}, nil
 	}
