@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -212,6 +213,36 @@ func (s *Session) SetVal(name string, v int64, isCalled bool) (int64, error) {
 		s.seqLast[rel.Cols[col].Seq] = v
 	}
 	return v, nil
+}
+
+// SerialSequence implements functions.Sequences: table is read as a
+// regclass literal (an optional schema, unquoted names folded to lower
+// case), column literally, as PostgreSQL's pg_get_serial_sequence does.
+func (s *Session) SerialSequence(table, column string) (string, bool, error) {
+	schema, name := "", table
+	if i := strings.LastIndexByte(table, '.'); i >= 0 {
+		schema, name = table[:i], table[i+1:]
+	}
+	fold := func(x string) string {
+		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
+			return strings.ReplaceAll(x[1:len(x)-1], `""`, `"`)
+		}
+		return strings.ToLower(x)
+	}
+	rel, ok := s.catalogView().Relation(fold(schema), fold(name))
+	if !ok {
+		return "", false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", table)
+	}
+	for _, c := range rel.Cols {
+		if c.Name != column || c.Hidden {
+			continue
+		}
+		if c.Seq == "" {
+			return "", false, nil
+		}
+		return sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(c.Seq), true, nil
+	}
+	return "", false, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, rel.Name)
 }
 
 // ownedSequenceName picks the name of the sequence of a new serial or
