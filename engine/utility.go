@@ -100,6 +100,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(ctx, st, io) }), nil
 	case *sql.CreateSchema:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
+	case *sql.CreateSequence:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSequence(st, text, io) }), nil
+	case *sql.AlterSequence:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSequence(st, io) }), nil
 	case *sql.Truncate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st) }), nil
 	case *sql.Set:
@@ -423,12 +427,12 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 
 var kindWords = map[catalog.Kind]string{
 	catalog.KindTable: "table", catalog.KindView: "view", catalog.KindMView: "materialized view",
-	catalog.KindSource: "source", catalog.KindSink: "sink",
+	catalog.KindSource: "source", catalog.KindSink: "sink", catalog.KindSequence: "sequence",
 }
 
 var dropKinds = map[string]catalog.Kind{
 	"table": catalog.KindTable, "view": catalog.KindView, "materialized view": catalog.KindMView,
-	"source": catalog.KindSource, "sink": catalog.KindSink,
+	"source": catalog.KindSource, "sink": catalog.KindSink, "sequence": catalog.KindSequence,
 }
 
 func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
@@ -468,7 +472,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 				continue
 			}
 			code := pgerr.UndefinedTable
-			if want != catalog.KindTable && want != catalog.KindView && want != catalog.KindMView {
+			if want != catalog.KindTable && want != catalog.KindView && want != catalog.KindMView && want != catalog.KindSequence {
 				code = pgerr.UndefinedObject
 			}
 			return nil, pgerr.New(code, "%s \"%s\" does not exist", st.Kind, n.Name)

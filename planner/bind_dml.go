@@ -38,6 +38,8 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.R
 		failf(pgerr.WrongObjectType, "cannot %s view \"%s\"", dmlVerb(verb), name)
 	case catalog.KindMView:
 		failf(pgerr.WrongObjectType, "cannot change materialized view \"%s\"", name)
+	case catalog.KindSequence:
+		failf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
 	case catalog.KindTable:
 	default:
 		failf(pgerr.WrongObjectType, "\"%s\" is not a table", name)

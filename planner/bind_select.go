@@ -863,6 +863,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		return b.expandView(rel, alias, outer, lvl)
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
+	case catalog.KindSequence:
+		fail(pgerr.New(pgerr.FeatureNotSupported, "reading sequence \"%s\" as a relation is not supported", name).
+			WithHint("currval() and nextval() read a sequence.").WithPosition(b.pos(tn)))
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	scan := &Scan{Rel: rel}

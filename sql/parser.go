@@ -586,6 +586,8 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "index"
 	case p.accept("schema"):
 		d.Kind = "schema"
+	case p.accept("sequence"):
+		d.Kind = "sequence"
 	case p.word(0) == "role" || p.word(0) == "user":
 		return p.dropRole()
 	default:

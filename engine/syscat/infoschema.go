@@ -23,6 +23,9 @@ func infoSchemaTables() []*table {
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindSequence {
+					continue
+				}
 				tt, ins := "BASE TABLE", "YES"
 				if r.Kind != catalog.KindTable {
 					tt, ins = "VIEW", "NO"

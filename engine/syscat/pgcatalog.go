@@ -74,6 +74,8 @@ func relkind(k catalog.Kind) string {
 		// A source's rows live outside the database, like a foreign
 		// table's: psql lists it as one.
 		return "f"
+	case catalog.KindSequence:
+		return "S"
 	}
 	return "r"
 }
