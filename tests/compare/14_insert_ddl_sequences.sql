@@ -80,6 +80,7 @@ CREATE SEQUENCE s1;
 CREATE SEQUENCE s2 AS integer START WITH 10;
 CREATE SEQUENCE s3 START 0;
 CREATE SEQUENCE s4 AS smallint START 40000;
+\d s2
 CREATE SEQUENCE s5 AS text;
 SELECT nextval('s1'), nextval('s1'), currval('s1');
 SELECT nextval('s2'), nextval('public.s2');
