@@ -177,7 +177,8 @@ func duplicateKey(rel *catalog.Relation, row types.Row) error {
 		}
 	}
 	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", rel.Name).
-		WithDetail("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))
+		WithDetail("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", ")).
+		WithTable(rel.Schema, rel.Name).WithConstraint(rel.Name + "_pkey")
 }
 
 // rowCounter is implemented by DML operators.

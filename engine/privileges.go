@@ -200,6 +200,10 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return s.mustOwn(st.Name)
 	case *sql.CreateSchema:
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
+	case *sql.CreateSequence:
+		return s.authorizeCreate(st.Name)
+	case *sql.AlterSequence:
+		return s.mustOwn(st.Name)
 	case *sql.Drop:
 		if st.Kind == "schema" {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)

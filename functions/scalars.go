@@ -216,6 +216,7 @@ func scalarOverloads() []*Overload {
 	os = append(os,
 		volatile("nextval", tI8, tText), volatile("currval", tI8, tText),
 		volatile("setval", tI8, tText, tI8), volatile("setval", tI8, tText, tI8, tBool),
+		volatile("pg_get_serial_sequence", tText, tText, tText),
 	)
 	// json functions (docs §9.16): the json type keeps its text.
 	os = append(os,

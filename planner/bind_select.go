@@ -697,6 +697,7 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 				continue
 			}
 			x := pr.Exprs[i]
+			orig := x
 			if b.typeOf(x).ID == types.Unknown && !b.isUnknown(x) {
 				x = &Cast{Arg: x, T: types.TText}
 			}
@@ -705,6 +706,7 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 			} else {
 				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
 			}
+			b.notePosAt(pr.Exprs[i], b.exprPos(orig))
 			pr.Out[i].T = want[i].T
 		}
 		return pr
@@ -893,6 +895,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		return b.expandView(rel, alias, outer, lvl)
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
+	case catalog.KindSequence:
+		fail(pgerr.New(pgerr.FeatureNotSupported, "reading sequence \"%s\" as a relation is not supported", name).
+			WithHint("currval() and nextval() read a sequence.").WithPosition(b.pos(tn)))
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	scan := &Scan{Rel: rel}

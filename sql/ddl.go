@@ -21,6 +21,8 @@ func (p *stmtParser) create() (Stmt, error) {
 		return p.createSink()
 	case p.word(0) == "role" || p.word(0) == "user":
 		return p.createRole()
+	case p.accept("sequence"):
+		return p.createSequence()
 	case p.accept("schema"):
 		s := &CreateSchema{IfNotExists: p.accept("if", "not", "exists")}
 		n, err := p.name()
@@ -44,7 +46,7 @@ func (p *stmtParser) create() (Stmt, error) {
 	}
 	if !p.accept("view") {
 		switch p.word(0) {
-		case "index", "function", "sequence", "type", "database", "user", "role":
+		case "index", "function", "type", "database", "user", "role":
 			return nil, p.unsupported("CREATE " + upper(p.word(0)) + " is")
 		}
 		return nil, p.errHere()

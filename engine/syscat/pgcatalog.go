@@ -1,6 +1,7 @@
 package syscat
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,6 +75,8 @@ func relkind(k catalog.Kind) string {
 		// A source's rows live outside the database, like a foreign
 		// table's: psql lists it as one.
 		return "f"
+	case catalog.KindSequence:
+		return "S"
 	}
 	return "r"
 }
@@ -305,7 +308,32 @@ func pgCatalogTables() []*table {
 			return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(0), null, null, null, null}}
 		}),
 		def("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty),
-		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", empty),
+		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", func(p Provider) []types.Row {
+			// The sequences made by CREATE SEQUENCE (those of columns are
+			// not relations); psql's \d reads them.
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind != catalog.KindSequence {
+					continue
+				}
+				typ, max := uint32(20), int64(math.MaxInt64)
+				switch r.With["as"] {
+				case "smallint":
+					typ, max = 21, math.MaxInt16
+				case "integer":
+					typ, max = 23, math.MaxInt32
+				}
+				start, err := strconv.ParseInt(r.With["start"], 10, 64)
+				if err != nil || start == 0 {
+					start = 1
+				}
+				rows = append(rows, types.Row{vOid(r.OID), vOid(typ), types.DInt(start), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
+			}
+			return rows
+		}),
+		// No dependency is recorded the way PostgreSQL records one; psql's
+		// \d of a sequence asks here for the column owning it.
+		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", empty),
 		def("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(p Provider) []types.Row {
 			return []types.Row{{vOid(1663), vStr("pg_default"), vOid(oidRoot), null, null}}
 		}),

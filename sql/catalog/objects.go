@@ -11,12 +11,13 @@ type Kind uint8
 
 // Relation kinds, with the pg_class.relkind letter each maps to.
 const (
-	KindTable  Kind = iota // 'r'
-	KindView               // 'v'
-	KindMView              // 'm'
-	KindSource             // 'r' in pg_class (RisingWave shows sources apart)
-	KindSink               // not in pg_class
-	KindSystem             // pg_catalog / information_schema virtual table
+	KindTable    Kind = iota // 'r'
+	KindView                 // 'v'
+	KindMView                // 'm'
+	KindSource               // 'r' in pg_class (RisingWave shows sources apart)
+	KindSink                 // not in pg_class
+	KindSystem               // pg_catalog / information_schema virtual table
+	KindSequence             // 'S': CREATE SEQUENCE (With holds "as" and "start")
 )
 
 // Column is one column of a relation.
