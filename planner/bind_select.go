@@ -861,6 +861,8 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		return b.expandView(rel, alias, outer, lvl)
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
+	case catalog.KindIndex:
+		failf(pgerr.WrongObjectType, "\"%s\" is an index", name)
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	scan := &Scan{Rel: rel}

@@ -489,6 +489,8 @@ func (k Kind) noun() string {
 		return "source"
 	case KindSink:
 		return "sink"
+	case KindIndex:
+		return "index"
 	}
 	return "table"
 }
@@ -556,6 +558,7 @@ type columnEntry struct {
 var kindNames = map[Kind]string{
 	KindTable: "table", KindView: "view", KindMView: "mview",
 	KindSource: "source", KindSink: "sink", KindSystem: "system",
+	KindIndex: "index",
 }
 
 func putRelation(b *storage.Batch, rel *Relation) error {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/weirdb/weir/types"
@@ -17,7 +18,28 @@ const (
 	KindSource             // 'r' in pg_class (RisingWave shows sources apart)
 	KindSink               // not in pg_class
 	KindSystem             // pg_catalog / information_schema virtual table
+	// KindIndex is a secondary index ('i'): a streaming job keeping, from
+	// the changelog of the one relation in Deps, its rows' index columns
+	// (the first IndexKeys of Cols), INCLUDE columns and primary key,
+	// stored keyed by the index columns and then that key (PK).
+	KindIndex
 )
+
+// IndexKeys returns the number of leading columns of an index (Kind
+// KindIndex) that are its key columns as CREATE INDEX listed them; 0 for
+// other relations.
+func (r *Relation) IndexKeys() int {
+	if r.Kind != KindIndex {
+		return 0
+	}
+	n := 0
+	fmt.Sscan(r.With[IndexKeysOption], &n)
+	return n
+}
+
+// IndexKeysOption is the With entry of an index holding the number of
+// its key columns (IndexKeys).
+const IndexKeysOption = "index_keys"
 
 // Column is one column of a relation.
 type Column struct {
