@@ -22,12 +22,6 @@ import (
 // changelog, committed with it at every checkpoint, so a snapshot shows
 // both at the same epoch. Batch queries read it (planner.UseIndexes).
 
-// indexDescOption is the With entry of an index listing, comma
-// separated, the positions of its key columns declared DESC. The index
-// is stored ascending whatever the order: a btree is read either way, so
-// the order only shows in its definition.
-const indexDescOption = "index_desc"
-
 // createIndex runs CREATE INDEX: it checks the statement, records the
 // index in the catalog and starts its job, and returns once the backfill
 // from the relation's rows is committed, as CREATE MATERIALIZED VIEW
@@ -148,7 +142,7 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	cv := &sql.CreateView{Name: sql.ObjectName{Schema: schema, Name: name}, Materialized: true, Query: q, QueryText: text}
 	extra := map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(keys))}
 	if len(desc) > 0 {
-		extra[indexDescOption] = strings.Join(desc, ",")
+		extra[catalog.IndexDescOption] = strings.Join(desc, ",")
 	}
 	return s.addMViewLocked(cv, catalog.KindIndex, extra, io)
 }
@@ -193,45 +187,4 @@ func (e *Engine) indexedRelation(idx *catalog.Relation) (*catalog.Relation, bool
 		return nil, false
 	}
 	return e.cat.ByID(idx.Deps[0])
-}
-
-// indexDefinition is pg_indexes.indexdef of idx: CREATE INDEX name ON
-// schema.rel USING btree (cols) [INCLUDE (cols)], as PostgreSQL prints
-// it. on is the indexed relation ("?" is printed when it is nil).
-func indexDefinition(idx, on *catalog.Relation) string {
-	keys, include := indexColumns(idx)
-	desc := strings.Split(idx.With[indexDescOption], ",")
-	for i := range keys {
-		keys[i] = sql.QuoteIdent(keys[i])
-		if slices.Contains(desc, strconv.Itoa(i)) {
-			keys[i] += " DESC"
-		}
-	}
-	relName := "?"
-	if on != nil {
-		relName = sql.QuoteIdent(on.Schema) + "." + sql.QuoteIdent(on.Name)
-	}
-	def := "CREATE INDEX " + sql.QuoteIdent(idx.Name) + " ON " + relName + " USING btree (" + strings.Join(keys, ", ") + ")"
-	if len(include) > 0 {
-		for i := range include {
-			include[i] = sql.QuoteIdent(include[i])
-		}
-		def += " INCLUDE (" + strings.Join(include, ", ") + ")"
-	}
-	return def
-}
-
-// indexColumns returns the names of an index's key columns and of its
-// INCLUDE columns.
-func indexColumns(idx *catalog.Relation) (keys, include []string) {
-	k := idx.IndexKeys()
-	for i, c := range idx.Cols {
-		switch {
-		case i < k:
-			keys = append(keys, c.Name)
-		case !c.Hidden:
-			include = append(include, c.Name)
-		}
-	}
-	return keys, include
 }

@@ -161,8 +161,10 @@ func (e *Engine) jobStatement(r *catalog.Relation) string {
 	case catalog.KindMView:
 		return mviewDefinition(r)
 	case catalog.KindIndex:
-		on, _ := e.indexedRelation(r)
-		return indexDefinition(r, on)
+		if on, ok := e.indexedRelation(r); ok {
+			return syscat.IndexDef(r, on)
+		}
+		return r.SQL
 	case catalog.KindSink:
 		return sinkDefinition(r)
 	}

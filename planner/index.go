@@ -125,8 +125,17 @@ func indexPreds(s *Scan, cond Expr) []indexPred {
 		}
 		col := s.Cols[ref.Idx]
 		t := s.Rel.Cols[col].T
-		if ref.T.ID != t.ID || r.Type().ID != t.ID || t.ID == types.Unknown {
+		if ref.T.ID != t.ID || t.ID == types.Unknown {
 			continue
+		}
+		if vt := r.Type(); vt.ID != t.ID {
+			// A narrower integer (n = 3 over a bigint) converts exactly
+			// to the column's type; anything else would change the
+			// comparison's meaning or fail.
+			if !vt.IsInteger() || !t.IsInteger() || intWidth(vt) > intWidth(t) {
+				continue
+			}
+			r = &Cast{Arg: r, T: t}
 		}
 		out = append(out, indexPred{col: col, op: op, val: r})
 	}

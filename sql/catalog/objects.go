@@ -41,6 +41,12 @@ func (r *Relation) IndexKeys() int {
 // its key columns (IndexKeys).
 const IndexKeysOption = "index_keys"
 
+// IndexDescOption is the With entry of an index listing, comma
+// separated, the positions of its key columns declared DESC. The index
+// is stored ascending whatever the order: a btree is read either way, so
+// the order shows only in its definition.
+const IndexDescOption = "index_desc"
+
 // Column is one column of a relation.
 type Column struct {
 	Name    string
