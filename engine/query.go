@@ -68,7 +68,10 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		return nil, err
 	}
 	ctx, cancel := s.withTimeout(ctx)
-	if err := s.eng.awaitReadable(ctx, p.bound.Deps); err != nil {
+	// An index read is consistent with its relation only once its
+	// backfill is committed (after a restart during it, say): wait, as
+	// for a view.
+	if err := s.eng.awaitReadable(ctx, append(planner.IndexesRead(p.bound.Plan), p.bound.Deps...)); err != nil {
 		cancel()
 		return nil, err
 	}

@@ -87,6 +87,28 @@ func useIndexes(p Plan, indexes func(uint32) []*catalog.Relation) Plan {
 	return p
 }
 
+// IndexesRead returns the ids of the indexes p (and the plans of its
+// subqueries) reads through IndexScans.
+func IndexesRead(p Plan) []uint32 {
+	var ids []uint32
+	var walk func(Plan)
+	walk = func(q Plan) {
+		if is, ok := q.(*IndexScan); ok {
+			ids = append(ids, is.Index.ID)
+		}
+		for _, in := range q.Inputs() {
+			walk(in)
+		}
+	}
+	walk(p)
+	WalkPlanExprs(p, func(e Expr) {
+		if s, ok := e.(*Subquery); ok {
+			walk(s.Plan)
+		}
+	})
+	return ids
+}
+
 // indexPred is a conjunct comparing a column of the scan with a value.
 type indexPred struct {
 	col int    // index into the scan's relation's Cols
