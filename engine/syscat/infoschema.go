@@ -20,6 +20,9 @@ func infoSchemaTables() []*table {
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindIndex {
+					continue
+				}
 				tt, ins := "BASE TABLE", "YES"
 				if r.Kind != catalog.KindTable {
 					tt, ins = "VIEW", "NO"
@@ -40,6 +43,9 @@ func infoSchemaTables() []*table {
 		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 udt_name:name", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindIndex {
+					continue
+				}
 				for i, c := range r.Cols {
 					if c.Hidden {
 						continue

@@ -353,7 +353,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindTable {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r)), vBool(false), vBool(false), vBool(false)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r) || len(indexesOn(p.Catalog(), r)) > 0), vBool(false), vBool(false), vBool(false)})
 				}
 			}
 			return rows
@@ -371,7 +371,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(false), vBool(true), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(r.SQL)})
 				}
 			}
 			return rows
