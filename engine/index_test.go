@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/types"
 )
 
 // TestIndexPointLookup checks that a point lookup on a 200,000-row table
@@ -50,6 +53,29 @@ func TestIndexPointLookup(t *testing.T) {
 	rows, read = reads("SELECT count(*) FROM big WHERE k >= 1199990")
 	if fmt.Sprint(rows) != "[11]" || read > 22 {
 		t.Fatalf("range through the index: got %q reading %d rows, want [11] reading at most 22", rows, read)
+	}
+
+	// A parameter is a value the index serves too.
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "SELECT v FROM big WHERE k = $1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.rowsRead.Load()
+	r, err := p.Execute(ctx, []types.Datum{types.DInt(1000005)}, &testIO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := r.Next(ctx)
+	if err != nil || row == nil || types.FormatText(row[0], types.TText, nil) != "v5" {
+		t.Fatalf("lookup by parameter: got %v, %v", row, err)
+	}
+	if row, err := r.Next(ctx); row != nil || err != nil {
+		t.Fatalf("lookup by parameter: a second row %v, %v", row, err)
+	}
+	r.Close()
+	if read := e.rowsRead.Load() - before; read > 2 {
+		t.Fatalf("lookup by parameter read %d rows, want at most 2", read)
 	}
 
 	// The index follows the table's changes.
