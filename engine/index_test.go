@@ -43,6 +43,14 @@ func TestIndexPointLookup(t *testing.T) {
 	if read > 2 {
 		t.Fatalf("lookup through the index read %d rows, want at most 2 (one index entry, one row)", read)
 	}
+	// The index holds k and id: it answers for them alone.
+	plan = strings.Join(mustRun(t, s, "EXPLAIN SELECT id FROM big WHERE k = 1123456"), "\n")
+	if !strings.Contains(plan, "IndexOnlyScan big_k on big") {
+		t.Fatalf("the lookup of indexed columns does not read the index alone:\n%s", plan)
+	}
+	if rows, read := reads("SELECT id, k FROM big WHERE k = 1123456"); fmt.Sprint(rows) != "[123456 1123456]" || read > 1 {
+		t.Fatalf("index-only lookup: got %q reading %d rows, want one row reading at most 1", rows, read)
+	}
 	scanned, readAll := reads("SELECT id, v FROM big WHERE k + 0 = 1123456")
 	if fmt.Sprint(scanned) != fmt.Sprint(rows) {
 		t.Fatalf("full scan: got %q, through the index %q", scanned, rows)

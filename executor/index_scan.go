@@ -11,7 +11,8 @@ import (
 // plan's range: it evaluates the range's values once, reads the index's
 // key range from ExecCtx.Source and fetches each row of the relation by
 // its primary key, emitting the columns plan.Cols in chunks of up to
-// ChunkCap rows. A NULL among the values matches no row. When the source
+// ChunkCap rows, or, for a covering plan, the columns from the index
+// row itself. A NULL among the values matches no row. When the source
 // is no IndexSource or cannot serve the index at its snapshot, it scans
 // the whole relation instead, as Scan does (the Filter above it keeps
 // the rows the range would have).
@@ -174,6 +175,17 @@ func (s *IndexScan) next(ctx context.Context) (*types.Chunk, error) {
 		if r == nil {
 			s.Close()
 			break
+		}
+		if s.src != nil && p.Covering != nil {
+			for j, i := range p.Covering {
+				if i < 0 {
+					out[j] = types.NullDatum
+				} else {
+					out[j] = r[i]
+				}
+			}
+			c.AppendRow(types.OpInsert, out)
+			continue
 		}
 		if s.src != nil {
 			s.keyBuf = s.keyBuf[:0]

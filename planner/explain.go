@@ -145,7 +145,11 @@ func (f *exprFormatter) describe(p Plan) string {
 				conds = append(conds, name+op+f.expr(n.Hi.Value))
 			}
 		}
-		return fmt.Sprintf("IndexScan %s on %s [%s] (%s)", n.Index.Name, n.Rel.Name, strings.Join(cols, ", "), strings.Join(conds, " AND "))
+		kind := "IndexScan"
+		if n.Covering != nil {
+			kind = "IndexOnlyScan"
+		}
+		return fmt.Sprintf("%s %s on %s [%s] (%s)", kind, n.Index.Name, n.Rel.Name, strings.Join(cols, ", "), strings.Join(conds, " AND "))
 	case *SystemScan:
 		return fmt.Sprintf("SystemScan %s.%s", n.Schema_, n.Name)
 	case *Values:

@@ -23,6 +23,11 @@ type IndexScan struct {
 	Eq     []Expr
 	Lo, Hi *IndexBound
 	PKCols []int
+	// Covering, when set, gives for each output column the index column
+	// holding it, or -1 for a column no expression above reads (it is
+	// emitted NULL): the rows come from the index alone, without
+	// fetching the relation's (an index-only scan).
+	Covering []int
 }
 
 // IndexBound is one end of an IndexScan's range on a key column: Value
@@ -57,6 +62,17 @@ func UseIndexes(p Plan, indexes func(relID uint32) []*catalog.Relation) Plan {
 func useIndexes(p Plan, indexes func(uint32) []*catalog.Relation) Plan {
 	rec := func(q Plan) Plan { return useIndexes(q, indexes) }
 	switch n := p.(type) {
+	case *Project:
+		if f, ok := n.Input.(*Filter); ok {
+			if s, ok := f.Input.(*Scan); ok {
+				if is := chooseIndex(s, f.Cond, indexes(s.Rel.ID)); is != nil {
+					is.Covering = covering(is, append(append([]Expr(nil), n.Exprs...), f.Cond))
+					f.Input = is
+				}
+				return n
+			}
+		}
+		n.Input = rec(n.Input)
 	case *Filter:
 		if s, ok := n.Input.(*Scan); ok {
 			if is := chooseIndex(s, n.Cond, indexes(s.Rel.ID)); is != nil {
@@ -67,8 +83,6 @@ func useIndexes(p Plan, indexes func(uint32) []*catalog.Relation) Plan {
 		n.Input = rec(n.Input)
 	case *Join:
 		n.Left, n.Right = rec(n.Left), rec(n.Right)
-	case *Project:
-		n.Input = rec(n.Input)
 	case *Agg:
 		n.Input = rec(n.Input)
 	case *Sort:
@@ -107,6 +121,48 @@ func IndexesRead(p Plan) []uint32 {
 		}
 	})
 	return ids
+}
+
+// covering returns IndexScan.Covering for is when the expressions es
+// (all that read its output) read only columns its index holds, or nil.
+func covering(is *IndexScan, es []Expr) []int {
+	used := make([]bool, len(is.Cols))
+	ok := true
+	for _, e := range es {
+		WalkExpr(e, func(x Expr) {
+			switch n := x.(type) {
+			case *ColRef:
+				if n.Idx < len(used) {
+					used[n.Idx] = true
+				} else {
+					ok = false
+				}
+			case *Subquery:
+				// Its outer references read the row too.
+				ok = false
+			}
+		})
+	}
+	if !ok {
+		return nil
+	}
+	out := make([]int, len(is.Cols))
+	for j, col := range is.Cols {
+		out[j] = -1
+		if !used[j] {
+			continue
+		}
+		c := is.Rel.Cols[col]
+		for i, ic := range is.Index.Cols {
+			if ic.Name == c.Name && ic.T.ID == c.T.ID {
+				out[j] = i
+			}
+		}
+		if out[j] < 0 {
+			return nil
+		}
+	}
+	return out
 }
 
 // indexPred is a conjunct comparing a column of the scan with a value.
