@@ -10,6 +10,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -96,8 +97,18 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	}
 	var keys, desc []string
 	for i, c := range st.Cols {
-		if _, err := colOf(c.Name); err != nil {
+		col, err := colOf(c.Name)
+		if err != nil {
 			return nil, false, err
+		}
+		switch col.T.ID {
+		case types.Json:
+			// json has no equality, so PostgreSQL has no index for it.
+			return nil, false, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		case types.Jsonb:
+			return nil, false, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be an index key").
+				WithHint("Put it in INCLUDE (...) instead.")
 		}
 		if slices.Contains(keys, c.Name) {
 			// PostgreSQL accepts a column twice; its second copy adds
