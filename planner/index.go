@@ -203,7 +203,7 @@ func indexPreds(s *Scan, cond Expr) []indexPred {
 		}
 		col := s.Cols[ref.Idx]
 		t := s.Rel.Cols[col].T
-		if ref.T.ID != t.ID || t.ID == types.Unknown {
+		if ref.T.ID != t.ID || !keyOrdered(t) {
 			continue
 		}
 		if vt := r.Type(); vt.ID != t.ID {
@@ -218,6 +218,23 @@ func indexPreds(s *Scan, cond Expr) []indexPred {
 		out = append(out, indexPred{col: col, op: op, val: r})
 	}
 	return out
+}
+
+// keyOrdered reports whether the storage key order of t's values is the
+// order of its comparisons (arrays and jsonb are keyed by their text,
+// whose order is not theirs), so that an index range holds exactly the
+// values comparing within it.
+func keyOrdered(t types.T) bool {
+	switch t.Family() {
+	case types.FamBool, types.FamInt, types.FamFloat, types.FamDecimal, types.FamInterval:
+		return true
+	case types.FamString:
+		switch t.ID {
+		case types.Varchar, types.Text, types.Bytea, types.Name, types.Char:
+			return true
+		}
+	}
+	return false
 }
 
 // rowFree reports whether e is a constant or parameter (under casts),
