@@ -202,7 +202,7 @@ func (e *Engine) checkNoTextEncodedKeys() error {
 // planRel plans rel's job with its recorded state table ids.
 func (e *Engine) planRel(rel *catalog.Relation) (planner.StreamNode, error) {
 	switch {
-	case rel.Kind == catalog.KindMView:
+	case materialized(rel):
 		return e.planView(rel)
 	case rel.Kind == catalog.KindSink:
 		return e.planSinkRel(rel)

@@ -112,6 +112,8 @@ func aclNoun(k catalog.Kind) string {
 		return "view"
 	case catalog.KindMView:
 		return "materialized view"
+	case catalog.KindIndex:
+		return "index"
 	case catalog.KindSource:
 		return "source"
 	case catalog.KindSink:
@@ -181,6 +183,9 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
 		}
 		return s.authorizeQuery(st.Query)
+	case *sql.CreateIndex:
+		// PostgreSQL: only the owner of a relation indexes it.
+		return s.mustOwn(st.Rel)
 	case *sql.CreateSource:
 		return mustBeSuperuser("create a source")
 	case *sql.CreateSink:

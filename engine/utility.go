@@ -63,7 +63,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return nil, err
 	}
 	switch stmt.(type) {
-	case *sql.CreateTable, *sql.CreateView, *sql.CreateSource, *sql.CreateSink, *sql.CreateSchema, *sql.AlterSystem,
+	case *sql.CreateTable, *sql.CreateView, *sql.CreateIndex, *sql.CreateSource, *sql.CreateSink, *sql.CreateSchema, *sql.AlterSystem,
 		*sql.CreateRole, *sql.AlterRole, *sql.Grant:
 		// DDL writes the catalog and may start a job; DROP and TRUNCATE
 		// free space and go on.
@@ -88,6 +88,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.CreateView:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
+	case *sql.CreateIndex:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createIndex(ctx, st, io) }), nil
 	case *sql.CreateSource:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			return s.createSource(ctx, st, text, io)
@@ -428,11 +430,13 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 var kindWords = map[catalog.Kind]string{
 	catalog.KindTable: "table", catalog.KindView: "view", catalog.KindMView: "materialized view",
 	catalog.KindSource: "source", catalog.KindSink: "sink", catalog.KindSequence: "sequence",
+	catalog.KindIndex: "index",
 }
 
 var dropKinds = map[string]catalog.Kind{
 	"table": catalog.KindTable, "view": catalog.KindView, "materialized view": catalog.KindMView,
 	"source": catalog.KindSource, "sink": catalog.KindSink, "sequence": catalog.KindSequence,
+	"index": catalog.KindIndex,
 }
 
 func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
@@ -443,9 +447,6 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	tag := "DROP " + strings.ToUpper(st.Kind)
 	if st.Kind == "schema" {
 		return s.dropSchema(ctx, st, io)
-	}
-	if st.Kind == "index" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.ToUpper(st.Kind))
 	}
 	want, ok := dropKinds[st.Kind]
 	if !ok {
@@ -511,6 +512,13 @@ func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice fun
 		}
 		dropping[r.ID] = r
 		for _, d := range e.cat.Dependents(r.ID) {
+			if d.Kind == catalog.KindIndex {
+				// A relation's indexes go with it, as in PostgreSQL.
+				if err := visit(d); err != nil {
+					return err
+				}
+				continue
+			}
 			if !cascade && !inList(targets, d.ID) {
 				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindWords[r.Kind], r.Name).
 					WithDetail("%s %s depends on %s %s", kindWords[d.Kind], d.Name, kindWords[r.Kind], r.Name).
@@ -922,6 +930,9 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 	b, err := planner.Bind(q, s.catalogView(), hints)
 	if err != nil {
 		return nil, err
+	}
+	if b.Tag == "SELECT" {
+		b.Plan = planner.UseIndexes(b.Plan, s.eng.indexesOf)
 	}
 	return &utilPrepared{fields: textFields("QUERY PLAN"), params: b.Params, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
 		var rows []types.Row

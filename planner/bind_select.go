@@ -898,6 +898,8 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	case catalog.KindSequence:
 		fail(pgerr.New(pgerr.FeatureNotSupported, "reading sequence \"%s\" as a relation is not supported", name).
 			WithHint("currval() and nextval() read a sequence.").WithPosition(b.pos(tn)))
+	case catalog.KindIndex:
+		failf(pgerr.WrongObjectType, "\"%s\" is an index", name)
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	scan := &Scan{Rel: rel}

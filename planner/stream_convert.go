@@ -1389,8 +1389,19 @@ func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog
 		}
 	}
 	// The view is stored by its primary key, so all changes of a key must
-	// reach the same actor.
-	n = exchange(n, hashDist(b.StreamKey), false)
+	// reach the same actor. An index is distributed by its index columns
+	// instead, so that its primary key starts with them (below) and a
+	// range of index values is a range of keys; a row whose index values
+	// change moves between actors as a delete and an insert of two keys.
+	if k := mv.IndexKeys(); k > 0 {
+		keys := make([]int, k)
+		for i := range keys {
+			keys[i] = cols[i]
+		}
+		n = exchange(n, hashDist(keys), true)
+	} else {
+		n = exchange(n, hashDist(b.StreamKey), false)
+	}
 	b = n.Base()
 
 	m := &StreamMaterialize{Input: n, Rel: mv, Cols: cols}
@@ -1414,7 +1425,9 @@ func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog
 	// The primary key starts with the distribution key, so the view's
 	// storage is partitioned by a key prefix, as state tables are.
 	pk := append([]int(nil), b.StreamKey...)
-	if b.Dist.Kind == DistHash {
+	if k := mv.IndexKeys(); k > 0 {
+		pk = dedupInts(append(append([]int(nil), cols[:k]...), b.StreamKey...))
+	} else if b.Dist.Kind == DistHash {
 		pk = dedupInts(append(append([]int(nil), b.Dist.Keys...), b.StreamKey...))
 	}
 	mv.PK = nil

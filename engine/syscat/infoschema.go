@@ -23,7 +23,7 @@ func infoSchemaTables() []*table {
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
-				if r.Kind == catalog.KindSequence {
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
 					continue
 				}
 				tt, ins := "BASE TABLE", "YES"
@@ -46,6 +46,9 @@ func infoSchemaTables() []*table {
 		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 udt_name:name is_identity:text identity_generation:text identity_start:text identity_increment:text identity_maximum:text identity_minimum:text identity_cycle:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
+					continue
+				}
 				for i, c := range r.Cols {
 					if c.Hidden {
 						continue

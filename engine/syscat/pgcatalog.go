@@ -71,6 +71,8 @@ func relkind(k catalog.Kind) string {
 		return "v"
 	case catalog.KindMView:
 		return "m"
+	case catalog.KindIndex:
+		return "i"
 	case catalog.KindSource:
 		// A source's rows live outside the database, like a foreign
 		// table's: psql lists it as one.
@@ -184,13 +186,16 @@ func pgCatalogTables() []*table {
 				am := uint32(oidHeapAM)
 				if r.Kind == catalog.KindView || r.Kind == catalog.KindSource {
 					am = 0
+				} else if r.Kind == catalog.KindIndex {
+					am = oidBtreeAM
 				}
+				hasIndex := hasRealPK(r) || len(indexesOn(p.Catalog(), r)) > 0
 				relacl := null
 				if acl := p.ACL(r); acl != nil {
 					relacl = vStr(types.FormatTextArray(acl, nil))
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
-					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasRealPK(r)), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
 					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
@@ -265,6 +270,11 @@ func pgCatalogTables() []*table {
 				}
 				keys := pkAttnums(r)
 				rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vOid(r.OID), vInt(len(r.PK)), vInt(len(r.PK)), vBool(true), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(keys, " ")), null, null})
+			}
+			for _, r := range userRelations(p.Catalog()) {
+				if on, ok := indexedRel(p.Catalog(), r); ok && r.Kind == catalog.KindIndex {
+					rows = append(rows, pgIndexRow(r, on))
+				}
 			}
 			return rows
 		}),
@@ -371,7 +381,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindTable {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r)), vBool(false), vBool(false), vBool(false)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r) || len(indexesOn(p.Catalog(), r)) > 0), vBool(false), vBool(false), vBool(false)})
 				}
 			}
 			return rows
@@ -389,7 +399,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(false), vBool(true), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(r.SQL)})
 				}
 			}
 			return rows
@@ -399,6 +409,9 @@ func pgCatalogTables() []*table {
 			for _, r := range userRelations(p.Catalog()) {
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(r.Name + "_pkey"), null, vStr(indexDef(r))})
+				}
+				for _, idx := range indexesOn(p.Catalog(), r) {
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(idx.Name), null, vStr(IndexDef(idx, r))})
 				}
 			}
 			return rows
@@ -433,6 +446,20 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			return r.Name, true
 		}
 	case "pg_get_indexdef":
+		if idx, ok := cat.ByOID(oid); ok && idx.Kind == catalog.KindIndex {
+			on, ok := indexedRel(cat, idx)
+			if !ok {
+				return "", false
+			}
+			if col > 0 {
+				keys, include := IndexColumns(idx)
+				if all := append(keys, include...); col <= len(all) {
+					return sql.QuoteIdent(all[col-1]), true
+				}
+				return "", true
+			}
+			return IndexDef(idx, on), true
+		}
 		if oid < indexOIDBase || oid >= 2*indexOIDBase {
 			return "", false
 		}

@@ -491,6 +491,8 @@ func (k Kind) noun() string {
 		return "sink"
 	case KindSequence:
 		return "sequence"
+	case KindIndex:
+		return "index"
 	}
 	return "table"
 }
@@ -559,6 +561,7 @@ var kindNames = map[Kind]string{
 	KindTable: "table", KindView: "view", KindMView: "mview",
 	KindSource: "source", KindSink: "sink", KindSystem: "system",
 	KindSequence: "sequence",
+	KindIndex: "index",
 }
 
 func putRelation(b *storage.Batch, rel *Relation) error {
