@@ -561,7 +561,7 @@ var kindNames = map[Kind]string{
 	KindTable: "table", KindView: "view", KindMView: "mview",
 	KindSource: "source", KindSink: "sink", KindSystem: "system",
 	KindSequence: "sequence",
-	KindIndex: "index",
+	KindIndex:    "index",
 }
 
 func putRelation(b *storage.Batch, rel *Relation) error {
