@@ -398,7 +398,7 @@ func (w *stmtWriter) flushPiece() error {
 			// The statement holds writeMu: the jobs reading the table
 			// stay the same until apply.
 			if e.tableRead(id) {
-				if w.logs[id], err = e.db.NewLog(id); err != nil {
+				if w.logs[id], err = e.db.NewLog(); err != nil {
 					return err
 				}
 			} else {

@@ -1,10 +1,15 @@
 package storage
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
+	"io"
+	"slices"
+	"strconv"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -14,12 +19,12 @@ import (
 // spill.go for the keyspace), which the engine's view of pending writes
 // reads under its own writes (Batch.AddArea) and which the epoch's batch
 // commits by its mark (Batch.CommitArea), exactly as a state table's
-// early flush. The statement's changelog goes into a Log, an area that
-// is never marked: both vanish at the next open or recovery unless
+// early flush. The statement's changelog goes into a Log, a file of its
+// own. Both vanish at the next open (and the area at a recovery) unless
 // committed, so a crash leaves nothing of an uncommitted statement.
 
-// areaBatch is how many bytes of writes an Area or a Log buffers before
-// writing them (unsynced) to Pebble.
+// areaBatch is how many bytes of writes an Area buffers before writing
+// them (unsynced) to Pebble, and a Log before writing them to its file.
 const areaBatch = 1 << 20
 
 // Area is a spill area of one table filled by a writer other than a
@@ -152,31 +157,51 @@ func (b *Batch) CommitArea(a *Area, epoch uint64) error {
 	return nil
 }
 
-// Log is an ordered log of records kept out of memory: an area of a
-// table keyed by sequence number, never marked, so that an open or a
-// recovery deletes it if its writer did not. A DML statement's
-// changelog waits in one until the statement succeeds. A Log is not safe
-// for concurrent use.
+// logDir is the directory, in the data directory, of the Logs. Open
+// empties it: a log outlives no process.
+const logDir = "logs"
+
+// Log is an ordered log of records kept out of memory, in a file of its
+// own that is written once, read once and removed: a DML statement's
+// changelog waits in one until the statement succeeds. Open removes
+// the logs a crash left behind. A Log is not safe for concurrent use.
 type Log struct {
-	a   *Area
-	seq uint64
-	n   int
+	db   *DB
+	path string
+	f    vfs.File
+	w    *bufio.Writer
+	n    int
+	hdr  []byte
 }
 
-// NewLog returns a new, empty log kept in an area of tableID.
-func (db *DB) NewLog(tableID uint32) (*Log, error) {
-	a, err := db.NewArea(tableID)
+// NewLog returns a new, empty log.
+func (db *DB) NewLog() (*Log, error) {
+	id, err := db.NextID("log")
 	if err != nil {
 		return nil, err
 	}
-	return &Log{a: a}, nil
+	path := db.fs.PathJoin(db.dir, logDir, strconv.FormatUint(id, 10))
+	f, err := db.fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "creating log")
+	}
+	return &Log{db: db, path: path, f: f, w: bufio.NewWriterSize(f, areaBatch)}, nil
 }
 
 // Append adds rec to the log.
 func (l *Log) Append(rec []byte) error {
-	l.seq++
+	if l.f == nil {
+		return pgerr.New(pgerr.InternalError, "log used after Discard")
+	}
 	l.n++
-	return l.a.set(binary.BigEndian.AppendUint64(nil, l.seq), rec)
+	l.hdr = binary.AppendUvarint(l.hdr[:0], uint64(len(rec)))
+	if _, err := l.w.Write(l.hdr); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "writing log")
+	}
+	if _, err := l.w.Write(rec); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "writing log")
+	}
+	return nil
 }
 
 // Len returns the number of records appended.
@@ -185,32 +210,63 @@ func (l *Log) Len() int { return l.n }
 // Each calls fn with every record in the order appended; rec is valid
 // only during the call.
 func (l *Log) Each(fn func(rec []byte) error) error {
-	if err := l.a.Flush(); err != nil {
-		return err
+	if l.f == nil {
+		return nil
 	}
-	p := l.a.ref.prefix()
-	it, err := l.a.db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err := l.w.Flush(); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "writing log")
+	}
+	f, err := l.db.fs.Open(l.path)
 	if err != nil {
 		return pgerr.Wrap(pgerr.IOError, err, "opening log")
 	}
-	defer it.Close()
-	for ok := it.First(); ok; ok = it.Next() {
-		v, err := it.ValueAndErr()
+	defer f.Close()
+	r := bufio.NewReaderSize(f, areaBatch)
+	var rec []byte
+	for i := 0; i < l.n; i++ {
+		n, err := binary.ReadUvarint(r)
+		if err == nil {
+			rec = slices.Grow(rec[:0], int(n))[:n]
+			_, err = io.ReadFull(r, rec)
+		}
 		if err != nil {
 			return pgerr.Wrap(pgerr.IOError, err, "reading log")
 		}
-		if err := fn(v); err != nil {
+		if err := fn(rec); err != nil {
 			return err
 		}
-	}
-	if err := it.Error(); err != nil {
-		return pgerr.Wrap(pgerr.IOError, err, "reading log")
 	}
 	return nil
 }
 
-// Discard deletes the log.
-func (l *Log) Discard() error { return l.a.Discard() }
+// Discard removes the log. It may be called more than once.
+func (l *Log) Discard() error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f, l.w = nil, nil
+	if rerr := l.db.fs.Remove(l.path); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "removing log")
+	}
+	return nil
+}
+
+// resetLogs removes the logs left by an earlier process and makes sure
+// their directory exists.
+func (db *DB) resetLogs() error {
+	dir := db.fs.PathJoin(db.dir, logDir)
+	if err := db.fs.RemoveAll(dir); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "removing old logs")
+	}
+	if err := db.fs.MkdirAll(dir, 0o755); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "creating the logs directory")
+	}
+	return nil
+}
 
 // areaIter is a RowIter over a table's rows as a batch with areas sees
 // them: the areas (newest first) over the batch's own iterator.

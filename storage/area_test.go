@@ -116,7 +116,7 @@ func TestAreaLayersAndCommit(t *testing.T) {
 func TestLogOrder(t *testing.T) {
 	db := openMem(t, vfs.NewMem())
 	defer db.Close()
-	l, err := db.NewLog(7)
+	l, err := db.NewLog()
 	if err != nil {
 		t.Fatal(err)
 	}
