@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,6 +102,72 @@ func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
 		}
 	}
 	return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
+}
+
+// nextvalArg finds the sequence names of nextval('name') calls in a
+// column default's text (stored as "nextval"('name')).
+var nextvalArg = regexp.MustCompile(`(?i)(?:\b|")nextval"?\s*\(\s*'((?:[^']|'')*)'`)
+
+// sequenceUse is a column whose default calls nextval on a sequence.
+type sequenceUse struct {
+	rel *catalog.Relation
+	col int
+}
+
+// sequenceUses returns the columns whose defaults call nextval on seq, a
+// sequence made by CREATE SEQUENCE, as PostgreSQL's dependencies of a
+// default on the sequence it names. Called under writeMu.
+func (e *Engine) sequenceUses(seq *catalog.Relation) []sequenceUse {
+	var uses []sequenceUse
+	for _, rel := range e.cat.All() {
+		if rel.Kind != catalog.KindTable {
+			continue
+		}
+		for i, c := range rel.Cols {
+			for _, m := range nextvalArg.FindAllStringSubmatch(c.Default, -1) {
+				if r, col, err := e.findSequence(strings.ReplaceAll(m[1], "''", "'")); err == nil && col < 0 && r.ID == seq.ID {
+					uses = append(uses, sequenceUse{rel: rel, col: i})
+					break
+				}
+			}
+		}
+	}
+	return uses
+}
+
+// dropSequenceDefaults handles the column defaults that call nextval on
+// the sequences being dropped: without cascade they are 2BP01, as in
+// PostgreSQL; with it the defaults are removed (the columns stay), each
+// with a notice. Called under writeMu.
+func (e *Engine) dropSequenceDefaults(seqs []*catalog.Relation, cascade bool, notice func(string)) error {
+	changed := map[uint32]*catalog.Relation{}
+	for _, seq := range seqs {
+		for _, u := range e.sequenceUses(seq) {
+			what := fmt.Sprintf("default value for column %s of table %s", u.rel.Cols[u.col].Name, u.rel.Name)
+			if !cascade {
+				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", seq.Name).
+					WithDetail("%s depends on sequence %s", what, seq.Name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+			notice("drop cascades to " + what)
+			rel := changed[u.rel.ID]
+			if rel == nil {
+				cp := *u.rel
+				cp.Cols = append([]catalog.Column(nil), u.rel.Cols...)
+				rel = &cp
+				changed[u.rel.ID] = rel
+			}
+			rel.Cols[u.col].Default = ""
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	rels := make([]*catalog.Relation, 0, len(changed))
+	for _, r := range changed {
+		rels = append(rels, r)
+	}
+	return e.cat.ReplaceAll(rels...)
 }
 
 // seqInfo describes the sequence of rel's column col, or rel itself when

@@ -484,6 +484,11 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		}
 		targets = append(targets, rel)
 	}
+	if want == catalog.KindSequence {
+		if err := e.dropSequenceDefaults(targets, st.Cascade, func(msg string) { io.Notice("NOTICE", "00000", msg) }); err != nil {
+			return nil, err
+		}
+	}
 	order, err := e.dropOrder(targets, st.Cascade, func(d *catalog.Relation) {
 		io.Notice("NOTICE", "00000", fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
 	})

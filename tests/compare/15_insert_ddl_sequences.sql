@@ -112,3 +112,13 @@ DROP SEQUENCE s1, s2;
 DROP SEQUENCE s1;
 DROP SEQUENCE IF EXISTS s1;
 DROP TABLE st;
+-- A column default calling nextval depends on its sequence: DROP refuses,
+-- CASCADE drops the default (the column stays).
+CREATE SEQUENCE dep_seq;
+CREATE TABLE dep_t (id int DEFAULT nextval('dep_seq') PRIMARY KEY, x text);
+INSERT INTO dep_t (x) VALUES ('a');
+DROP SEQUENCE dep_seq;
+DROP SEQUENCE dep_seq CASCADE;
+INSERT INTO dep_t (x) VALUES ('b');
+INSERT INTO dep_t VALUES (7, 'c');
+SELECT * FROM dep_t ORDER BY id;
