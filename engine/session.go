@@ -225,7 +225,7 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 		return nil, err
 	}
 	if s.txn == 'E' {
-		if t, ok := stmt.(*sql.Txn); !ok || t.Kind == sql.TxnBegin {
+		if t, ok := stmt.(*sql.Txn); !ok || t.Kind == sql.TxnBegin || t.Kind == sql.TxnSavepoint || t.Kind == sql.TxnRelease {
 			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 	}

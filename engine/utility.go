@@ -779,6 +779,8 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 			return nil, err
 		}
 		return done("COMMIT")
+	case sql.TxnSavepoint, sql.TxnRelease, sql.TxnRollbackTo:
+		return s.runSavepoint(st)
 	default:
 		if s.txn == 'I' {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
@@ -787,6 +789,38 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 		_ = s.endTxn(context.Background(), false)
 		return done("ROLLBACK")
 	}
+}
+
+// runSavepoint runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
+// [SAVEPOINT] inside a transaction block. ROLLBACK TO undoes the block's
+// writes since the savepoint and ends the failed state, so the block can
+// go on; sequences keep the values they handed out, as in Postgres.
+func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
+	if s.txn == 'I' || s.implicit {
+		what := map[sql.TxnKind]string{sql.TxnSavepoint: "SAVEPOINT", sql.TxnRelease: "RELEASE SAVEPOINT", sql.TxnRollbackTo: "ROLLBACK TO SAVEPOINT"}[st.Kind]
+		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", what)
+	}
+	if s.tx == nil {
+		s.tx = newTxnState(s.eng.db)
+	}
+	t := s.tx
+	if st.Kind == sql.TxnSavepoint {
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order)})
+		return done("SAVEPOINT")
+	}
+	i, err := t.findSavepoint(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind == sql.TxnRelease {
+		t.savepoints = t.savepoints[:i]
+		return done("RELEASE")
+	}
+	if err := t.rollbackTo(i); err != nil {
+		return nil, err
+	}
+	s.txn = 'T'
+	return done("ROLLBACK")
 }
 
 func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {

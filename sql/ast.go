@@ -266,7 +266,8 @@ type AlterJob struct {
 // Reset is RESET name | RESET ALL.
 type Reset struct{ Name string }
 
-// TxnKind is BEGIN/START TRANSACTION, COMMIT/END, ROLLBACK/ABORT.
+// TxnKind is BEGIN/START TRANSACTION, COMMIT/END, ROLLBACK/ABORT,
+// SAVEPOINT, RELEASE [SAVEPOINT] or ROLLBACK TO [SAVEPOINT].
 type TxnKind uint8
 
 // Transaction statement kinds.
@@ -274,10 +275,17 @@ const (
 	TxnBegin TxnKind = iota
 	TxnCommit
 	TxnRollback
+	TxnSavepoint
+	TxnRelease
+	TxnRollbackTo
 )
 
-// Txn is a transaction control statement.
-type Txn struct{ Kind TxnKind }
+// Txn is a transaction control statement. Name is the savepoint's name
+// (SAVEPOINT, RELEASE, ROLLBACK TO).
+type Txn struct {
+	Kind TxnKind
+	Name string
+}
 
 // Copy is COPY table [(cols)] FROM STDIN | TO STDOUT [WITH] (options), or
 // COPY (query) TO STDOUT.

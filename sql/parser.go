@@ -296,7 +296,7 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		s, err = p.grant()
 	case "comment":
 		s, err = p.comment()
-	case "begin", "start", "commit", "end", "rollback", "abort":
+	case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release":
 		s, err = p.txn()
 	case "copy":
 		s, err = p.copy()
@@ -555,13 +555,19 @@ func (p *stmtParser) txn() (Stmt, error) {
 		_ = p.accept("work") || p.accept("transaction")
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnCommit}, nil
+	case "savepoint":
+		n, err := p.name()
+		return &Txn{Kind: TxnSavepoint, Name: n}, err
+	case "release":
+		_ = p.accept("savepoint")
+		n, err := p.name()
+		return &Txn{Kind: TxnRelease, Name: n}, err
 	default:
-		start := p.toks[p.pos-1].Off
 		_ = p.accept("work") || p.accept("transaction")
-		if p.word(0) == "to" && w == "rollback" {
-			// ROLLBACK TO [SAVEPOINT] name: valid PostgreSQL, but weir
-			// has no savepoints.
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLBACK TO SAVEPOINT is not supported").WithPosition(charPos(p.src, start))
+		if w == "rollback" && p.accept("to") {
+			_ = p.accept("savepoint")
+			n, err := p.name()
+			return &Txn{Kind: TxnRollbackTo, Name: n}, err
 		}
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnRollback}, nil
