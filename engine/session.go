@@ -48,6 +48,8 @@ type Session struct {
 	// txnStart is when the open transaction began (microseconds since
 	// 1970, UTC): now() inside it.
 	txnStart int64
+	// sqlPrepared holds the statements of SQL's PREPARE, by name.
+	sqlPrepared map[string]*sqlPrepared
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32

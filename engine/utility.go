@@ -114,8 +114,17 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st, io) }), nil
 	case *sql.Txn:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(ctx, st, io) }), nil
+	case *sql.Prepare:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st) }), nil
+	case *sql.Execute:
+		return s.prepareExecute(ctx, st)
+	case *sql.Deallocate:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			if st.What == "all" || st.What == "" {
+				s.sqlPrepared = nil
+			}
 			s.vars = map[string]string{}
 			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
 		}), nil

@@ -351,6 +351,9 @@ func (*AlterSystem) stmt()  {}
 func (*AlterJob) stmt()     {}
 func (*Reset) stmt()        {}
 func (*Txn) stmt()          {}
+func (*Prepare) stmt()      {}
+func (*Execute) stmt()      {}
+func (*Deallocate) stmt()   {}
 func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
 func (*ExplainJob) stmt()   {}
@@ -359,3 +362,30 @@ func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}
 func (*Discard) stmt()      {}
+
+// Prepare is PREPARE name [(type, ...)] AS statement. Types are the
+// parameter types' texts as written, TypesAt their character offsets in
+// the statement's text; Body is the statement's text, which starts BodyAt
+// characters into the PREPARE statement's text.
+type Prepare struct {
+	Name    string
+	Types   []string
+	TypesAt []int
+	Body    string
+	BodyAt  int
+}
+
+// Execute is EXECUTE name [(arg, ...)]. Args are the argument
+// expressions' texts; ArgsAt their character offsets in the statement's
+// text.
+type Execute struct {
+	Name   string
+	Args   []string
+	ArgsAt []int
+}
+
+// Deallocate is DEALLOCATE [PREPARE] name | ALL (All set, Name empty).
+type Deallocate struct {
+	Name string
+	All  bool
+}

@@ -298,6 +298,20 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		s, err = p.comment()
 	case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release":
 		s, err = p.txn()
+	case "prepare":
+		s, err = p.prepare()
+	case "execute":
+		s, err = p.execute()
+	case "deallocate":
+		p.pos++
+		p.accept("prepare")
+		if p.accept("all") {
+			s = &Deallocate{All: true}
+		} else {
+			var n string
+			n, err = p.name()
+			s = &Deallocate{Name: n}
+		}
 	case "copy":
 		s, err = p.copy()
 	case "explain":
@@ -572,6 +586,75 @@ func (p *stmtParser) txn() (Stmt, error) {
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnRollback}, nil
 	}
+}
+
+// textList parses a parenthesized, comma-separated list of expressions
+// or type names, returning each one's text and character offset.
+func (p *stmtParser) textList() ([]string, []int, error) {
+	if err := p.expectOp("("); err != nil {
+		return nil, nil, err
+	}
+	var texts []string
+	var at []int
+	for {
+		end := p.exprEnd(false)
+		if end == p.pos || p.toks[end].Kind == TEOF {
+			p.pos = end
+			return nil, nil, p.errHere()
+		}
+		start := p.peek().Off
+		texts = append(texts, strings.TrimSpace(p.src[start:p.toks[end].Off]))
+		at = append(at, charPos(p.src, start)-1)
+		p.pos = end
+		if p.acceptOp(")") {
+			return texts, at, nil
+		}
+		if err := p.expectOp(","); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// prepare parses PREPARE name [(type, ...)] AS statement; the statement
+// is kept as text and parsed when PREPARE runs.
+func (p *stmtParser) prepare() (Stmt, error) {
+	p.pos++
+	n, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	st := &Prepare{Name: n}
+	if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+		if st.Types, st.TypesAt, err = p.textList(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expect("as"); err != nil {
+		return nil, err
+	}
+	if p.atEnd() {
+		return nil, p.errHere()
+	}
+	st.Body = p.rest()
+	st.BodyAt = charPos(p.src, p.peek().Off) - 1
+	p.pos = p.endIndex()
+	return st, nil
+}
+
+// execute parses EXECUTE name [(arg, ...)].
+func (p *stmtParser) execute() (Stmt, error) {
+	p.pos++
+	n, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	st := &Execute{Name: n}
+	if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+		if st.Args, st.ArgsAt, err = p.textList(); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 func (p *stmtParser) drop() (Stmt, error) {
