@@ -225,6 +225,10 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.explicitCast(x, types.TOid, n)
 	}
 	t := b.lookupType(text, n)
+	// ARRAY[]::t[] is an empty array of the cast's type.
+	if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_array" && len(a.Args) == 0 && t.IsArray() {
+		return &Call{Fn: "array", T: t}
+	}
 	// 'name'::regclass::text is the relation's name.
 	if inner, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && inner.FnName.L == "pg_cast" &&
 		lenientTypeName(castTypeText(inner)) == "regclass" && t.IsString() {
