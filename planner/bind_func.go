@@ -269,6 +269,30 @@ var catalogOIDs = map[string]uint32{
 	"pg_namespace": 2615, "pg_constraint": 2606, "pg_index": 2610,
 }
 
+// regclassOut makes a select item that is a cast to regclass (bound to
+// the OID, e) print as Postgres prints a regclass: the relation's name,
+// schema-qualified when it is not visible (regclassout). Elsewhere (WHERE
+// oid = 't'::regclass, ::oid) the cast stays the OID.
+func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
+	fc, ok := unparen(n).(*ast.FuncCallExpr)
+	if !ok || fc.FnName.L != "pg_cast" || len(fc.Args) != 2 || lenientTypeName(castTypeText(fc)) != "regclass" {
+		return e
+	}
+	if t := b.typeOf(e); t.ID != types.Oid {
+		return e
+	}
+	if k, ok := e.(*Const); ok && !k.V.Null {
+		// A system catalog's fixed OID: regclassout only knows the
+		// catalog's user relations.
+		for name, oid := range catalogOIDs {
+			if int64(oid) == k.V.I {
+				return &Const{V: types.DString(name), T: types.TText}
+			}
+		}
+	}
+	return b.call("regclassout", []Expr{e}, fc, false, Scalar)
+}
+
 // relationOID resolves a relation name written as a regclass literal.
 func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	schema, name := "", s
