@@ -120,10 +120,16 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 			return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
 		}
 	}
-	return &utilPrepared{fields: sp.p.Fields(), run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+	// The arguments may use the EXECUTE statement's own parameters
+	// (EXECUTE q($1) sent through the extended protocol).
+	var outer []types.T
+	if args != nil {
+		outer = args.ParamTypes()
+	}
+	return &utilPrepared{fields: sp.p.Fields(), params: outer, run: func(ctx context.Context, given []types.Datum, io wire.ExecIO) (wire.Result, error) {
 		var params []types.Datum
 		if args != nil {
-			r, err := args.Execute(ctx, nil, io)
+			r, err := args.Execute(ctx, given, io)
 			if err != nil {
 				return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
 			}
