@@ -48,6 +48,8 @@ type Session struct {
 	// txnStart is when the open transaction began (microseconds since
 	// 1970, UTC): now() inside it.
 	txnStart int64
+	// sqlPrepared holds the statements of SQL's PREPARE, by name.
+	sqlPrepared map[string]*sqlPrepared
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32
@@ -225,7 +227,7 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 		return nil, err
 	}
 	if s.txn == 'E' {
-		if t, ok := stmt.(*sql.Txn); !ok || t.Kind == sql.TxnBegin {
+		if t, ok := stmt.(*sql.Txn); !ok || t.Kind == sql.TxnBegin || t.Kind == sql.TxnSavepoint || t.Kind == sql.TxnRelease {
 			return nil, pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 	}

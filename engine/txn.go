@@ -32,6 +32,49 @@ type txnState struct {
 	// key did not exist) as first seen by the block.
 	prior map[string][]byte
 	rels  map[string]*catalog.Relation
+	// order lists the keys of prior in the order the block first touched
+	// them, so that ROLLBACK TO forgets the ones touched after its
+	// savepoint.
+	order []string
+	// savepoints is the stack of open savepoints, oldest first.
+	savepoints []savepoint
+}
+
+// savepoint is a SAVEPOINT inside a transaction block: the point its
+// writes had reached.
+type savepoint struct {
+	name  string
+	mark  storage.BatchMark
+	known int // len(order) at the savepoint
+}
+
+// findSavepoint returns the index of the newest savepoint named name, or
+// 3B001 when there is none.
+func (t *txnState) findSavepoint(name string) (int, error) {
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if t.savepoints[i].name == name {
+			return i, nil
+		}
+	}
+	return 0, pgerr.New(pgerr.InvalidSavepointSpec, "savepoint \"%s\" does not exist", name)
+}
+
+// rollbackTo undoes the block's writes made since savepoint i (which
+// stays open, and the newer ones are released): the batch is cut back to
+// its mark and the rows first touched since are forgotten, so COMMIT
+// neither validates nor emits them.
+func (t *txnState) rollbackTo(i int) error {
+	sp := t.savepoints[i]
+	if err := t.batch.RollbackTo(sp.mark); err != nil {
+		return err
+	}
+	for _, pk := range t.order[sp.known:] {
+		delete(t.prior, pk)
+		delete(t.rels, pk)
+	}
+	t.order = t.order[:sp.known]
+	t.savepoints = t.savepoints[:i+1]
+	return nil
 }
 
 func newTxnState(db *storage.DB) *txnState {
@@ -57,6 +100,7 @@ func (t *txnState) remember(e *Engine, rel *catalog.Relation, key []byte) error 
 	}
 	t.prior[pk] = enc
 	t.rels[pk] = rel
+	t.order = append(t.order, pk)
 	return nil
 }
 

@@ -114,8 +114,17 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st, io) }), nil
 	case *sql.Txn:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(ctx, st, io) }), nil
+	case *sql.Prepare:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st) }), nil
+	case *sql.Execute:
+		return s.prepareExecute(ctx, st)
+	case *sql.Deallocate:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			if st.What == "all" || st.What == "" {
+				s.sqlPrepared = nil
+			}
 			s.vars = map[string]string{}
 			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
 		}), nil
@@ -784,6 +793,8 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 			return nil, err
 		}
 		return done("COMMIT")
+	case sql.TxnSavepoint, sql.TxnRelease, sql.TxnRollbackTo:
+		return s.runSavepoint(st)
 	default:
 		if s.txn == 'I' {
 			io.Notice("WARNING", "25P01", "there is no transaction in progress")
@@ -792,6 +803,38 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 		_ = s.endTxn(context.Background(), false)
 		return done("ROLLBACK")
 	}
+}
+
+// runSavepoint runs SAVEPOINT, RELEASE [SAVEPOINT] and ROLLBACK TO
+// [SAVEPOINT] inside a transaction block. ROLLBACK TO undoes the block's
+// writes since the savepoint and ends the failed state, so the block can
+// go on; sequences keep the values they handed out, as in Postgres.
+func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
+	if s.txn == 'I' || s.implicit {
+		what := map[sql.TxnKind]string{sql.TxnSavepoint: "SAVEPOINT", sql.TxnRelease: "RELEASE SAVEPOINT", sql.TxnRollbackTo: "ROLLBACK TO SAVEPOINT"}[st.Kind]
+		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", what)
+	}
+	if s.tx == nil {
+		s.tx = newTxnState(s.eng.db)
+	}
+	t := s.tx
+	if st.Kind == sql.TxnSavepoint {
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order)})
+		return done("SAVEPOINT")
+	}
+	i, err := t.findSavepoint(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind == sql.TxnRelease {
+		t.savepoints = t.savepoints[:i]
+		return done("RELEASE")
+	}
+	if err := t.rollbackTo(i); err != nil {
+		return nil, err
+	}
+	s.txn = 'T'
+	return done("ROLLBACK")
 }
 
 func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {

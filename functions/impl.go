@@ -53,7 +53,7 @@ type CatalogDescriber interface {
 	// given OID, and false (the function returns NULL) when there is no
 	// such object. fn is "pg_get_indexdef" (col > 0 asks for the col-th
 	// key column alone), "pg_get_constraintdef", "pg_get_viewdef",
-	// "pg_get_userbyid", "obj_description", "col_description" (col is the
+	// "pg_get_userbyid", "regclassout", "obj_description", "col_description" (col is the
 	// column's number) or "pg_table_is_visible" ("t" or "f"); pretty is
 	// the functions' pretty-print flag.
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)

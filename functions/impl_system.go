@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -135,6 +136,15 @@ func (t implTable) defineSystem() {
 			return types.DBool(s == "t"), nil
 		}
 		return types.DBool(true), nil
+	})
+	// regclassout prints a regclass (weir's regclass values are OIDs) as
+	// Postgres does: the relation's name, qualified when it is not
+	// visible, or the number for an OID that names no relation.
+	t.defRow("regclassout", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "regclassout", d[0].I, 0, false); ok {
+			return dText(s)
+		}
+		return dText(strconv.FormatInt(d[0].I, 10))
 	})
 	t.defRow("pg_relation_is_publishable", constBool(false))
 	t.defRow("pg_is_in_recovery", constBool(false))

@@ -177,6 +177,7 @@ func scalarOverloads() []*Overload {
 		fn("pg_table_is_visible", tBool, tOid), fn("pg_type_is_visible", tBool, tOid),
 		fn("pg_function_is_visible", tBool, tOid),
 		// format_type is non-strict: a NULL typmod means "no modifier".
+		fn("regclassout", tText, tOid),
 		fn("pg_get_userbyid", tName, tOid), nonStrict("format_type", tText, tOid, tI4),
 		fn("pg_encoding_to_char", tName, tI4),
 		fn("pg_get_expr", tText, tText, tOid), fn("pg_get_expr", tText, tText, tOid, tBool),

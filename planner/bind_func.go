@@ -225,6 +225,10 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.explicitCast(x, types.TOid, n)
 	}
 	t := b.lookupType(text, n)
+	// ARRAY[]::t[] is an empty array of the cast's type.
+	if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_array" && len(a.Args) == 0 && t.IsArray() {
+		return &Call{Fn: "array", T: t}
+	}
 	// 'name'::regclass::text is the relation's name.
 	if inner, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && inner.FnName.L == "pg_cast" &&
 		lenientTypeName(castTypeText(inner)) == "regclass" && t.IsString() {
@@ -263,6 +267,30 @@ func (b *binder) explicitCast(x Expr, t types.T, node ast.Node) Expr {
 var catalogOIDs = map[string]uint32{
 	"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255,
 	"pg_namespace": 2615, "pg_constraint": 2606, "pg_index": 2610,
+}
+
+// regclassOut makes a select item that is a cast to regclass (bound to
+// the OID, e) print as Postgres prints a regclass: the relation's name,
+// schema-qualified when it is not visible (regclassout). Elsewhere (WHERE
+// oid = 't'::regclass, ::oid) the cast stays the OID.
+func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
+	fc, ok := unparen(n).(*ast.FuncCallExpr)
+	if !ok || fc.FnName.L != "pg_cast" || len(fc.Args) != 2 || lenientTypeName(castTypeText(fc)) != "regclass" {
+		return e
+	}
+	if t := b.typeOf(e); t.ID != types.Oid {
+		return e
+	}
+	if k, ok := e.(*Const); ok && !k.V.Null {
+		// A system catalog's fixed OID: regclassout only knows the
+		// catalog's user relations.
+		for name, oid := range catalogOIDs {
+			if int64(oid) == k.V.I {
+				return &Const{V: types.DString(name), T: types.TText}
+			}
+		}
+	}
+	return b.call("regclassout", []Expr{e}, fc, false, Scalar)
 }
 
 // relationOID resolves a relation name written as a regclass literal.

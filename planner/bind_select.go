@@ -230,6 +230,7 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		if !o.keepUnknown {
 			e = b.finalize(e)
 		}
+		e = b.regclassOut(f.Expr, e)
 		name := f.AsName.O
 		if name == "" {
 			name = b.colName(f.Expr)

@@ -266,7 +266,8 @@ type AlterJob struct {
 // Reset is RESET name | RESET ALL.
 type Reset struct{ Name string }
 
-// TxnKind is BEGIN/START TRANSACTION, COMMIT/END, ROLLBACK/ABORT.
+// TxnKind is BEGIN/START TRANSACTION, COMMIT/END, ROLLBACK/ABORT,
+// SAVEPOINT, RELEASE [SAVEPOINT] or ROLLBACK TO [SAVEPOINT].
 type TxnKind uint8
 
 // Transaction statement kinds.
@@ -274,10 +275,17 @@ const (
 	TxnBegin TxnKind = iota
 	TxnCommit
 	TxnRollback
+	TxnSavepoint
+	TxnRelease
+	TxnRollbackTo
 )
 
-// Txn is a transaction control statement.
-type Txn struct{ Kind TxnKind }
+// Txn is a transaction control statement. Name is the savepoint's name
+// (SAVEPOINT, RELEASE, ROLLBACK TO).
+type Txn struct {
+	Kind TxnKind
+	Name string
+}
 
 // Copy is COPY table [(cols)] FROM STDIN | TO STDOUT [WITH] (options), or
 // COPY (query) TO STDOUT.
@@ -343,6 +351,9 @@ func (*AlterSystem) stmt()  {}
 func (*AlterJob) stmt()     {}
 func (*Reset) stmt()        {}
 func (*Txn) stmt()          {}
+func (*Prepare) stmt()      {}
+func (*Execute) stmt()      {}
+func (*Deallocate) stmt()   {}
 func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
 func (*ExplainJob) stmt()   {}
@@ -351,3 +362,30 @@ func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}
 func (*Discard) stmt()      {}
+
+// Prepare is PREPARE name [(type, ...)] AS statement. Types are the
+// parameter types' texts as written, TypesAt their character offsets in
+// the statement's text; Body is the statement's text, which starts BodyAt
+// characters into the PREPARE statement's text.
+type Prepare struct {
+	Name    string
+	Types   []string
+	TypesAt []int
+	Body    string
+	BodyAt  int
+}
+
+// Execute is EXECUTE name [(arg, ...)]. Args are the argument
+// expressions' texts; ArgsAt their character offsets in the statement's
+// text.
+type Execute struct {
+	Name   string
+	Args   []string
+	ArgsAt []int
+}
+
+// Deallocate is DEALLOCATE [PREPARE] name | ALL (All set, Name empty).
+type Deallocate struct {
+	Name string
+	All  bool
+}

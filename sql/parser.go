@@ -296,8 +296,22 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		s, err = p.grant()
 	case "comment":
 		s, err = p.comment()
-	case "begin", "start", "commit", "end", "rollback", "abort":
+	case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release":
 		s, err = p.txn()
+	case "prepare":
+		s, err = p.prepare()
+	case "execute":
+		s, err = p.execute()
+	case "deallocate":
+		p.pos++
+		p.accept("prepare")
+		if p.accept("all") {
+			s = &Deallocate{All: true}
+		} else {
+			var n string
+			n, err = p.name()
+			s = &Deallocate{Name: n}
+		}
 	case "copy":
 		s, err = p.copy()
 	case "explain":
@@ -555,17 +569,92 @@ func (p *stmtParser) txn() (Stmt, error) {
 		_ = p.accept("work") || p.accept("transaction")
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnCommit}, nil
+	case "savepoint":
+		n, err := p.name()
+		return &Txn{Kind: TxnSavepoint, Name: n}, err
+	case "release":
+		_ = p.accept("savepoint")
+		n, err := p.name()
+		return &Txn{Kind: TxnRelease, Name: n}, err
 	default:
-		start := p.toks[p.pos-1].Off
 		_ = p.accept("work") || p.accept("transaction")
-		if p.word(0) == "to" && w == "rollback" {
-			// ROLLBACK TO [SAVEPOINT] name: valid PostgreSQL, but weir
-			// has no savepoints.
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLBACK TO SAVEPOINT is not supported").WithPosition(charPos(p.src, start))
+		if w == "rollback" && p.accept("to") {
+			_ = p.accept("savepoint")
+			n, err := p.name()
+			return &Txn{Kind: TxnRollbackTo, Name: n}, err
 		}
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnRollback}, nil
 	}
+}
+
+// textList parses a parenthesized, comma-separated list of expressions
+// or type names, returning each one's text and character offset.
+func (p *stmtParser) textList() ([]string, []int, error) {
+	if err := p.expectOp("("); err != nil {
+		return nil, nil, err
+	}
+	var texts []string
+	var at []int
+	for {
+		end := p.exprEnd(false)
+		if end == p.pos || p.toks[end].Kind == TEOF {
+			p.pos = end
+			return nil, nil, p.errHere()
+		}
+		start := p.peek().Off
+		texts = append(texts, strings.TrimSpace(p.src[start:p.toks[end].Off]))
+		at = append(at, charPos(p.src, start)-1)
+		p.pos = end
+		if p.acceptOp(")") {
+			return texts, at, nil
+		}
+		if err := p.expectOp(","); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// prepare parses PREPARE name [(type, ...)] AS statement; the statement
+// is kept as text and parsed when PREPARE runs.
+func (p *stmtParser) prepare() (Stmt, error) {
+	p.pos++
+	n, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	st := &Prepare{Name: n}
+	if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+		if st.Types, st.TypesAt, err = p.textList(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expect("as"); err != nil {
+		return nil, err
+	}
+	if p.atEnd() {
+		return nil, p.errHere()
+	}
+	st.Body = p.rest()
+	st.BodyAt = charPos(p.src, p.peek().Off) - 1
+	p.pos = p.endIndex()
+	return st, nil
+}
+
+// execute parses EXECUTE name [(arg, ...)].
+func (p *stmtParser) execute() (Stmt, error) {
+	p.pos++
+	n, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	st := &Execute{Name: n}
+	if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+		if st.Args, st.ArgsAt, err = p.textList(); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 func (p *stmtParser) drop() (Stmt, error) {

@@ -716,7 +716,7 @@ func (b *bridge) calls(seq []*node) []*node {
 				seq = splice(seq, i, i+2, synth("pg_array_subquery(", []*node{g}, ")", n.off))
 				continue
 			case g.isBracket():
-				seq = splice(seq, i, i+2, arrayNode(g))
+				seq = splice(seq, i, i+2, arrayNode(g, n.off))
 				continue
 			}
 		}
@@ -919,16 +919,18 @@ func aggOrder(g *node) {
 }
 
 // arrayNode turns the brackets of ARRAY[...] into pg_array(...), also the
-// inner brackets of a multi-dimensional ARRAY[[1, 2], [3, 4]].
-func arrayNode(g *node) *node {
+// inner brackets of a multi-dimensional ARRAY[[1, 2], [3, 4]]. off is
+// where the constructor starts, as Postgres reports it: the ARRAY
+// keyword, or an inner bracket.
+func arrayNode(g *node, off int) *node {
 	kids := make([]*node, len(g.kids))
 	for i, k := range g.kids {
 		if k.isBracket() && (i == 0 || g.kids[i-1].isOp(",")) {
-			k = arrayNode(k)
+			k = arrayNode(k, k.off)
 		}
 		kids[i] = k
 	}
-	return synth("pg_array(", kids, ")", g.off)
+	return synth("pg_array(", kids, ")", off)
 }
 
 // overlayArgs rewrites the argument group of overlay(s PLACING r FROM n

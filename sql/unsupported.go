@@ -9,7 +9,7 @@ import (
 // unsupportedStmts are PostgreSQL statements weir does not have: they are
 // valid PostgreSQL, so they are refused as unsupported features (0A000),
 // not as syntax errors.
-var unsupportedStmts = wordSet(`savepoint release prepare execute deallocate fetch move declare close
+var unsupportedStmts = wordSet(`fetch move declare close
 	listen notify unlisten vacuum analyze cluster reindex lock comment do call checkpoint load import
 	refresh merge security reassign`)
 

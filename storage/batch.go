@@ -203,6 +203,62 @@ func (b *Batch) Apply(src *Batch) error {
 // write-ahead log.
 func (b *Batch) Bytes() int { return len(b.b.Repr()) }
 
+// BatchMark is a point in a batch's writes, for RollbackTo.
+type BatchMark struct {
+	size  int
+	count uint32
+}
+
+// Mark returns the point the batch's writes have reached.
+func (b *Batch) Mark() BatchMark {
+	if b.closed {
+		return BatchMark{}
+	}
+	return BatchMark{size: len(b.b.Repr()), count: b.b.Count()}
+}
+
+// RollbackTo discards the writes made since m (a Mark of this batch), as
+// if they had never been made: the batch's log of writes is cut at m and
+// its index rebuilt from what remains, which costs a pass over the
+// writes kept. Savepoints in transaction blocks use it.
+func (b *Batch) RollbackTo(m BatchMark) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	var nb *pebble.Batch
+	if b.writeOnly {
+		nb = b.db.pdb.NewBatch()
+	} else {
+		nb = b.db.pdb.NewIndexedBatch()
+	}
+	if m.count > 0 {
+		repr := b.b.Repr()
+		if m.size > len(repr) || m.size < batchHeaderLen {
+			nb.Close()
+			return pgerr.New(pgerr.InternalError, "storage batch mark out of range")
+		}
+		data := append([]byte(nil), repr[:m.size]...)
+		binary.LittleEndian.PutUint32(data[8:batchHeaderLen], m.count)
+		kept := b.db.pdb.NewBatch()
+		err := kept.SetRepr(data)
+		if err == nil {
+			err = nb.Apply(kept, nil)
+		}
+		kept.Close()
+		if err != nil {
+			nb.Close()
+			return wrapWrite(err)
+		}
+	}
+	_ = b.b.Close()
+	b.b = nb
+	return nil
+}
+
+// batchHeaderLen is the size of a pebble batch's header: an 8-byte
+// sequence number and a 4-byte little-endian count of its writes.
+const batchHeaderLen = 12
+
 // Len returns the number of writes in the batch.
 func (b *Batch) Len() int { return int(b.b.Count()) }
 

@@ -496,6 +496,16 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			}
 		}
 		return "", false
+	case "regclassout":
+		r, ok := cat.ByOID(oid)
+		if !ok {
+			return "", false
+		}
+		name := sql.QuoteIdent(r.Name)
+		if r.Schema != catalog.PublicSchema || CatalogFirst(p.Setting("search_path"), r.Name) {
+			name = sql.QuoteIdent(r.Schema) + "." + name
+		}
+		return name, true
 	case "pg_table_is_visible":
 		// A user relation that a pg_catalog relation of the same name
 		// hides is not visible (psql's \dt leaves it out); the

@@ -24,6 +24,7 @@ const (
 	ActiveSQLTransaction         Code = "25001"
 	NoActiveSQLTransaction       Code = "25P01"
 	InFailedSQLTransaction       Code = "25P02"
+	InvalidSavepointSpec         Code = "3B001" // invalid_savepoint_specification
 	CardinalityViolation         Code = "21000"
 	DataException                Code = "22000"
 	StringDataRightTruncation    Code = "22001"

@@ -22,3 +22,11 @@ SELECT '{"z": {"y": [true, false]}, "a": 1e3}'::jsonb, '"str"'::jsonb, 'null'::j
 SELECT ARRAY['a', NULL, 'b c', '"q"']::text[], '{}'::text[];
 SELECT E'tab\there', 'multi
 line', 'unicode é ü';
+-- An empty ARRAY constructor takes the type of the array type it is cast to.
+SELECT ARRAY[]::int[];
+SELECT ARRAY[]::text[] AS t, ARRAY[]::varchar(3)[] AS v, cardinality(ARRAY[]::int[]) AS c;
+SELECT array_length(ARRAY[]::int[], 1), ARRAY[]::int[] = '{}'::int[] AS eq, ARRAY[]::bigint[] || 5::bigint AS app;
+SELECT (ARRAY[])::numeric[];
+SELECT CAST(ARRAY[] AS date[]);
+SELECT ARRAY[]::int;
+SELECT ARRAY[];

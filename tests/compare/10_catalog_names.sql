@@ -32,3 +32,21 @@ CREATE TABLE tables (x int);
 INSERT INTO tables VALUES (1);
 SELECT * FROM tables;
 DROP TABLE tables;
+-- A regclass prints as the relation's name, schema-qualified when the
+-- relation is not on the search_path; compared or cast to oid it is the OID.
+CREATE TABLE rc (id int PRIMARY KEY);
+CREATE SCHEMA rcs;
+CREATE TABLE rcs.other (id int);
+CREATE TABLE "Mixed Case" (id int);
+SELECT 'rc'::regclass, 'public.rc'::regclass AS q, 'rcs.other'::regclass AS other, '"Mixed Case"'::regclass AS mixed;
+SELECT ('rc'::regclass) AS paren, CAST('rc' AS regclass) AS c;
+SELECT 'pg_class'::regclass AS cls, 'pg_catalog.pg_type'::regclass AS typ;
+SELECT relname FROM pg_class WHERE oid = 'rc'::regclass;
+SELECT 'rc'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'rc') AS same;
+SELECT 'rc'::regclass::text AS t;
+SELECT c.oid::regclass AS rel FROM pg_class c WHERE c.relname IN ('rc', 'other') ORDER BY c.relname;
+SELECT 'nosuch'::regclass;
+DROP TABLE rcs.other;
+DROP SCHEMA rcs;
+DROP TABLE "Mixed Case";
+DROP TABLE rc;

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// sqlPrepared is a statement prepared with SQL's PREPARE: the same bound
+// statement the extended protocol's Parse makes, kept by name in the
+// session until DEALLOCATE or DISCARD ALL.
+type sqlPrepared struct {
+	p wire.Prepared
+}
+
+// shiftPosition moves the error position of err, which is about a text
+// that starts at character at of the statement, to the statement's text.
+func shiftPosition(err error, at int) error {
+	var pe *pgerr.Error
+	if errors.As(err, &pe) && pe.Position > 0 {
+		pe.Position += at
+	}
+	return err
+}
+
+// prepareSQL runs PREPARE: the statement is parsed and bound now, with
+// the given parameter types as the extended protocol's type hints.
+func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare) (wire.Result, error) {
+	if _, dup := s.sqlPrepared[st.Name]; dup {
+		return nil, pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", st.Name)
+	}
+	var hints []types.T
+	if len(st.Types) > 0 {
+		// The types are read by binding NULL casts to them, so every type
+		// name a cast accepts is accepted here.
+		var b strings.Builder
+		var starts []int
+		b.WriteString("SELECT ")
+		for i, t := range st.Types {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			starts = append(starts, len([]rune(b.String())))
+			b.WriteString("NULL::")
+			b.WriteString(t)
+		}
+		stmt, err := parseCtx(ctx, b.String())
+		if err != nil {
+			return nil, itemPosition(err, st.Types, st.TypesAt, starts, len("NULL::"))
+		}
+		p, err := s.prepare(ctx, stmt, b.String(), nil)
+		if err != nil {
+			return nil, itemPosition(err, st.Types, st.TypesAt, starts, len("NULL::"))
+		}
+		for _, f := range p.Fields() {
+			hints = append(hints, f.T)
+		}
+	}
+	stmt, err := parseCtx(ctx, st.Body)
+	if err != nil {
+		return nil, shiftPosition(err, st.BodyAt)
+	}
+	if _, ok := stmt.(*sql.Query); !ok {
+		// Postgres's grammar takes only SELECT, VALUES, TABLE, INSERT,
+		// UPDATE, DELETE and MERGE after AS.
+		first, _ := sql.Lex(st.Body)
+		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", st.Body[first[0].Off:first[0].End]).
+			WithPosition(st.BodyAt + 1)
+	}
+	p, err := s.prepare(ctx, stmt, st.Body, hints)
+	if err != nil {
+		return nil, shiftPosition(err, st.BodyAt)
+	}
+	if s.sqlPrepared == nil {
+		s.sqlPrepared = map[string]*sqlPrepared{}
+	}
+	s.sqlPrepared[st.Name] = &sqlPrepared{p: p}
+	return done("PREPARE")
+}
+
+// prepareExecute binds EXECUTE name (args): its result columns are those
+// of the prepared statement. The arguments are evaluated when it runs, as
+// a query casting each to its parameter's type, and the prepared
+// statement then runs with them.
+func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Prepared, error) {
+	sp, ok := s.sqlPrepared[st.Name]
+	if !ok {
+		return nil, pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", st.Name)
+	}
+	ts := sp.p.ParamTypes()
+	if len(st.Args) != len(ts) {
+		return nil, pgerr.New(pgerr.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", st.Name).
+			WithDetail("Expected %d parameters but got %d.", len(ts), len(st.Args))
+	}
+	var args wire.Prepared
+	var starts []int // where each argument starts in the query's text
+	if len(ts) > 0 {
+		var b strings.Builder
+		b.WriteString("SELECT ")
+		for i, a := range st.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			starts = append(starts, len([]rune(b.String())))
+			b.WriteString("(")
+			b.WriteString(a)
+			b.WriteString(")::")
+			b.WriteString(ts[i].String())
+		}
+		stmt, err := parseCtx(ctx, b.String())
+		if err == nil {
+			args, err = s.prepare(ctx, stmt, b.String(), nil)
+		}
+		if err != nil {
+			return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
+		}
+	}
+	// The arguments may use the EXECUTE statement's own parameters
+	// (EXECUTE q($1) sent through the extended protocol).
+	var outer []types.T
+	if args != nil {
+		outer = args.ParamTypes()
+	}
+	return &utilPrepared{fields: sp.p.Fields(), params: outer, run: func(ctx context.Context, given []types.Datum, io wire.ExecIO) (wire.Result, error) {
+		var params []types.Datum
+		if args != nil {
+			r, err := args.Execute(ctx, given, io)
+			if err != nil {
+				return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
+			}
+			row, err := r.Next(ctx)
+			r.Close()
+			if err != nil {
+				return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
+			}
+			params = row
+		}
+		return sp.p.Execute(ctx, params, io)
+	}}, nil
+}
+
+// itemPosition moves an error position inside a query built from the
+// items of a list (EXECUTE's arguments, PREPARE's types), where item i
+// is written at character starts[i] after prefix characters of its own
+// (a cast or a parenthesis), to that item in the statement the list came
+// from (texts[i] at character ats[i]); a position elsewhere is dropped.
+func itemPosition(err error, texts []string, ats, starts []int, prefix int) error {
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Position == 0 {
+		return err
+	}
+	pos := pe.Position - 1
+	pe.Position = 0
+	for i := len(starts) - 1; i >= 0; i-- {
+		if pos >= starts[i] {
+			if d := max(pos-starts[i]-prefix, 0); d <= len([]rune(texts[i])) {
+				pe.Position = ats[i] + d + 1
+			}
+			break
+		}
+	}
+	return err
+}
+
+// deallocate runs DEALLOCATE [PREPARE] name | ALL.
+func (s *Session) deallocate(st *sql.Deallocate) (wire.Result, error) {
+	if st.All {
+		s.sqlPrepared = nil
+		return done("DEALLOCATE ALL")
+	}
+	if _, ok := s.sqlPrepared[st.Name]; !ok {
+		return nil, pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", st.Name)
+	}
+	delete(s.sqlPrepared, st.Name)
+	return done("DEALLOCATE")
+}

@@ -1,0 +1,78 @@
+-- Savepoints: SAVEPOINT, ROLLBACK TO and RELEASE inside transaction blocks.
+CREATE TABLE sp (id int PRIMARY KEY, v text);
+CREATE TABLE sq (id serial PRIMARY KEY, v text);
+INSERT INTO sp VALUES (1, 'before');
+SAVEPOINT a;
+RELEASE a;
+RELEASE SAVEPOINT a;
+ROLLBACK TO a;
+ROLLBACK TO SAVEPOINT a;
+SELECT 1 \; SAVEPOINT x \; SELECT 2;
+-- The ON_ERROR_ROLLBACK pattern: a failed statement is undone, the block goes on.
+BEGIN;
+INSERT INTO sp VALUES (2, 'kept');
+SAVEPOINT s1;
+INSERT INTO sp VALUES (3, 'undone'), (1, 'duplicate');
+SELECT * FROM sp ORDER BY id;
+ROLLBACK TO SAVEPOINT s1;
+SELECT * FROM sp ORDER BY id;
+INSERT INTO sp VALUES (4, 'after');
+UPDATE sp SET v = 'updated' WHERE id = 1;
+SAVEPOINT s2;
+DELETE FROM sp WHERE id = 1;
+UPDATE sp SET v = 'gone' WHERE id = 2;
+INSERT INTO sq (v) VALUES ('rolled back');
+ROLLBACK WORK TO s2;
+SELECT * FROM sp ORDER BY id;
+SELECT currval('sq_id_seq'), nextval('sq_id_seq');
+COMMIT;
+SELECT * FROM sp ORDER BY id;
+-- Nested savepoints of one name: the newest wins; RELEASE of an outer
+-- savepoint releases the inner ones.
+BEGIN;
+SAVEPOINT a;
+INSERT INTO sp VALUES (10, 'a1');
+SAVEPOINT a;
+INSERT INTO sp VALUES (11, 'a2');
+ROLLBACK TO a;
+SELECT id FROM sp WHERE id >= 10 ORDER BY id;
+RELEASE a;
+ROLLBACK TO a;
+SELECT id FROM sp WHERE id >= 10 ORDER BY id;
+SAVEPOINT outer_sp;
+INSERT INTO sp VALUES (12, 'o');
+SAVEPOINT inner_sp;
+INSERT INTO sp VALUES (13, 'i');
+RELEASE SAVEPOINT outer_sp;
+ROLLBACK TO inner_sp;
+ROLLBACK TRANSACTION TO SAVEPOINT a;
+SELECT id FROM sp WHERE id >= 10 ORDER BY id;
+COMMIT;
+SELECT id FROM sp WHERE id >= 10 ORDER BY id;
+-- Errors inside a block: unknown savepoints and a failed block.
+BEGIN;
+SAVEPOINT "Mixed";
+RELEASE mixed;
+SAVEPOINT b;
+RELEASE "Mixed";
+ROLLBACK;
+BEGIN;
+SAVEPOINT c;
+INSERT INTO sp VALUES (20, 'x');
+SELECT 1 / 0;
+SAVEPOINT d;
+RELEASE c;
+ROLLBACK TO nosuch;
+ROLLBACK TO c;
+INSERT INTO sp VALUES (21, 'y');
+COMMIT;
+SELECT id FROM sp WHERE id >= 20 ORDER BY id;
+-- A savepoint in a block that wrote nothing before it.
+BEGIN;
+SAVEPOINT e;
+INSERT INTO sp VALUES (30, 'z');
+ROLLBACK TO e;
+RELEASE e;
+COMMIT;
+SELECT count(*) FROM sp WHERE id = 30;
+SELECT * FROM sq;
