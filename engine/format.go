@@ -32,9 +32,13 @@ import (
 //	   "false", set by the upgrade from 1), and a numeric sum's counts
 //	   by scale follow its aggregation's state columns
 //	   (executor.AccumulatorTailTypes), which older rows lack.
+//	4  stream plans carry only the columns their operators read (column
+//	   pruning), which changes the state layout of joins, top-N and over
+//	   windows; relations created before keep theirs (planner.
+//	   WithPruneColumns "false", set by the upgrade from 3 and from 1).
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 3
+	FormatVersion = 4
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -126,12 +130,29 @@ func (e *Engine) upgradeFormat() error {
 					up.With = map[string]string{}
 				}
 				up.With[planner.WithFullJoinMarks] = "false"
+				up.With[planner.WithPruneColumns] = "false"
 				root, err := e.planRel(up)
 				if err != nil {
 					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
 					continue
 				}
 				up.StateLayout = stateLayout(root, rel.StateTables)
+				if err := e.cat.Replace(up); err != nil {
+					return err
+				}
+			}
+		case 3:
+			// Version 4 prunes columns from stream plans: relations
+			// created before keep the layout they were planned with.
+			for _, rel := range e.cat.All() {
+				if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPruneColumns] != "" {
+					continue
+				}
+				up := rel.Clone()
+				if up.With == nil {
+					up.With = map[string]string{}
+				}
+				up.With[planner.WithPruneColumns] = "false"
 				if err := e.cat.Replace(up); err != nil {
 					return err
 				}

@@ -230,3 +230,70 @@ func TestOpenFormatV1FullJoinFixture(t *testing.T) {
 		t.Fatalf("a new full join planned without marks: %v", rel.With)
 	}
 }
+
+// TestUpgradeFormat3KeepsUnprunedPlan opens a directory of format 3
+// whose view was planned without column pruning (its join state holds
+// every column): the upgrade marks the view to be planned so again, and
+// it keeps streaming, equal to its query, across restarts. A view
+// created afterwards is pruned.
+func TestUpgradeFormat3KeepsUnprunedPlan(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, g int, pad text)")
+	mustRun(t, s, "CREATE TABLE u (k int PRIMARY KEY, v int, pad text)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW j AS SELECT t.g, u.v FROM t JOIN u ON t.k = u.k")
+	// Record the layout a format-3 weir planned: without pruning.
+	rel, _ := e.cat.Lookup("", "j")
+	old := rel.Clone()
+	old.With[planner.WithPruneColumns] = "false"
+	root, err := e.planRel(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpruned := stateLayout(root, rel.StateTables)
+	if strings.Join(unpruned, ";") == strings.Join(rel.StateLayout, ";") {
+		t.Fatalf("pruning does not change the layout %q: the test shows nothing", unpruned)
+	}
+	old = rel.Clone()
+	old.StateLayout = unpruned
+	if err := e.cat.Replace(old); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "3")
+
+	query := "SELECT t.g, u.v FROM t JOIN u ON t.k = u.k ORDER BY 1, 2"
+	for round := range 2 {
+		e = openTest(t, fs)
+		s = session(t, e)
+		if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+			t.Fatalf("format version after the upgrade: %q", v)
+		}
+		rel, _ = e.cat.Lookup("", "j")
+		if rel.With[planner.WithPruneColumns] != "false" {
+			t.Fatalf("the upgraded view's options: %v", rel.With)
+		}
+		if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+			t.Fatalf("stream errors: %q", rows)
+		}
+		base := round * 10
+		mustRun(t, s, "INSERT INTO t VALUES ("+strconv.Itoa(base+1)+", 1, 'a'), ("+strconv.Itoa(base+2)+", 2, 'b')")
+		mustRun(t, s, "INSERT INTO u VALUES ("+strconv.Itoa(base+1)+", 10, 'c'), ("+strconv.Itoa(base+2)+", 20, 'd')")
+		if round == 1 {
+			mustRun(t, s, "DELETE FROM u WHERE k = 1")
+			mustRun(t, s, "UPDATE t SET g = 5 WHERE k = 2")
+		}
+		want := mustRun(t, s, query)
+		wantRows(t, s, "SELECT * FROM j ORDER BY 1, 2", want...)
+		e.Close()
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "CREATE MATERIALIZED VIEW j2 AS SELECT t.g, u.v FROM t JOIN u ON t.k = u.k")
+	if rel, _ := e.cat.Lookup("", "j2"); rel.With[planner.WithPruneColumns] == "false" {
+		t.Fatalf("a new view planned without pruning: %v", rel.With)
+	}
+	wantRows(t, s, "SELECT * FROM j2 ORDER BY 1, 2", mustRun(t, s, query)...)
+}

@@ -92,6 +92,13 @@
 // equal to a left key column), unions by the inputs' keys plus the number
 // of the input, TopN by its input's key.
 //
+// Column pruning (stream_prune.go). Before conversion, the plan below
+// every aggregation and projection is narrowed to the columns some node
+// above reads: scans read only those, HOP windows copy only those into
+// each window, joins, top-N and over windows store only those. A
+// relation created before format version 4 is planned without pruning
+// (WithPruneColumns "false"), keeping its state layout.
+//
 // Operators. Scan, Filter, Project and Values map to their stream nodes
 // (VALUES rows get a hidden row number as key). An aggregation computes
 // expression group keys in a projection, repartitions by the group keys

@@ -144,7 +144,7 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 	}()
 	sp := &streamPlanner{alloc: alloc}
 	sp.checkExprs(p)
-	n := sp.plan(p)
+	n := sp.plan(prunePlan(p, sink))
 	out := p.Schema()
 	b := n.Base()
 	s := &StreamSink{Rel: sink, Format: spec.Format, ForceAppendOnly: spec.ForceAppendOnly}

@@ -43,7 +43,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl,
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	sp.checkExprs(p)
-	n := sp.plan(p)
+	n := sp.plan(prunePlan(p, mv))
 	sp.checkEOWC(n)
 	m := sp.materialize(n, p.Schema(), mv)
 	// A group whose state expired comes back as an insert of a key the
