@@ -34,8 +34,10 @@ import (
 //	   (executor.AccumulatorTailTypes), which older rows lack.
 //	4  stream plans carry only the columns their operators read (column
 //	   pruning), which changes the state layout of joins, top-N and over
-//	   windows; relations created before keep theirs (planner.
-//	   WithPruneColumns "false", set by the upgrade from 3 and from 1).
+//	   windows, and DISTINCT aggregates over the same columns share one
+//	   table of values with a count per aggregate; relations created
+//	   before keep their plans (planner.WithPlanFormat "3", set by the
+//	   upgrade from 3 and from 1).
 const (
 	// FormatVersion is the data directory format this weir writes.
 	FormatVersion = 4
@@ -130,7 +132,7 @@ func (e *Engine) upgradeFormat() error {
 					up.With = map[string]string{}
 				}
 				up.With[planner.WithFullJoinMarks] = "false"
-				up.With[planner.WithPruneColumns] = "false"
+				up.With[planner.WithPlanFormat] = "3"
 				root, err := e.planRel(up)
 				if err != nil {
 					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
@@ -145,14 +147,14 @@ func (e *Engine) upgradeFormat() error {
 			// Version 4 prunes columns from stream plans: relations
 			// created before keep the layout they were planned with.
 			for _, rel := range e.cat.All() {
-				if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPruneColumns] != "" {
+				if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPlanFormat] != "" {
 					continue
 				}
 				up := rel.Clone()
 				if up.With == nil {
 					up.With = map[string]string{}
 				}
-				up.With[planner.WithPruneColumns] = "false"
+				up.With[planner.WithPlanFormat] = "3"
 				if err := e.cat.Replace(up); err != nil {
 					return err
 				}

@@ -97,7 +97,7 @@
 // above reads: scans read only those, HOP windows copy only those into
 // each window, joins, top-N and over windows store only those. A
 // relation created before format version 4 is planned without pruning
-// (WithPruneColumns "false"), keeping its state layout.
+// (WithPlanFormat "3"), keeping its state layout.
 //
 // Operators. Scan, Filter, Project and Values map to their stream nodes
 // (VALUES rows get a hidden row number as key). An aggregation computes

@@ -40,7 +40,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	if err != nil {
 		return nil, err
 	}
-	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl,
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before4: before4(mv),
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	sp.checkExprs(p)
 	n := sp.plan(prunePlan(p, mv))
@@ -66,6 +66,9 @@ type streamPlanner struct {
 	// noFullJoinMarks plans full joins without their side marks
 	// (WithFullJoinMarks).
 	noFullJoinMarks bool
+	// before4 plans as before format version 4 (WithPlanFormat): no
+	// column pruning, one table per DISTINCT aggregate.
+	before4 bool
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -564,11 +567,38 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 	res.DistKeyCols = seq(0, len(keys))
 	n.Result = res
 
+	// DISTINCT aggregates over the same columns (differing in function
+	// or FILTER) share one table of the values, with a count per
+	// aggregate (RisingWave's dedup table): one entry and one lookup per
+	// value and row instead of one per aggregate.
+	shares := map[string]int{}
+	if !sp.before4 {
+		for _, c := range aggs {
+			if k, ok := distinctShareKey(c); ok {
+				shares[k]++
+			}
+		}
+	}
+	shared := map[string]StateTableDesc{}
 	for i, c := range aggs {
 		if !needsExtraState(c, ib.AppendOnly) {
 			continue
 		}
-		n.Extra = append(n.Extra, sp.aggExtra(keyCols, c))
+		k, ok := distinctShareKey(c)
+		if !ok || shares[k] < 2 {
+			n.Extra = append(n.Extra, sp.aggExtra(keyCols, c))
+			n.ExtraFor = append(n.ExtraFor, i)
+			continue
+		}
+		d, ok := shared[k]
+		if !ok {
+			d = sp.aggExtra(keyCols, c)
+			for j := 1; j < shares[k]; j++ {
+				d.Cols = append(d.Cols, types.Column{Name: fmt.Sprintf("_count%d", j), T: types.TInt8, NotNull: true})
+			}
+			shared[k] = d
+		}
+		n.Extra = append(n.Extra, d)
 		n.ExtraFor = append(n.ExtraFor, i)
 	}
 	n.Watermarks = keyWatermarks(ib.Watermarks, keys)
@@ -579,6 +609,24 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 		sp.aggTTL(n, keyCols)
 	}
 	return n
+}
+
+// distinctShareKey returns the key under which a DISTINCT aggregate over
+// input columns shares its table of values with the others over the
+// same columns; ok is false for other aggregates.
+func distinctShareKey(c AggCall) (string, bool) {
+	if !c.Distinct || len(c.Args) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, a := range c.Args {
+		r, ok := a.(*ColRef)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%d:%s,", r.Idx, r.T)
+	}
+	return b.String(), true
 }
 
 // aggExtra describes the input-value state of one aggregate: keyed by

@@ -2,7 +2,7 @@ package planner
 
 import (
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -24,19 +24,41 @@ import (
 // point into the row they were bound against) and lateral joins are left
 // as they are, with all their input's columns.
 //
-// WithPruneColumns "false" plans a relation without pruning, as builds
-// before format version 4 did: its join and top-N state tables keep the
-// layout they were created with.
+// A relation whose WithPlanFormat is below 4 is planned without pruning,
+// as builds before format version 4 did: its join, top-N and over-window
+// state tables keep the layout they were created with.
 
-// WithPruneColumns, "false", plans the relation's stream plan without
-// column pruning (see stream_prune.go), as builds before format version
-// 4 did.
-const WithPruneColumns = "prune_columns"
+// WithPlanFormat, when set, is the data format version (decimal) whose
+// planner the relation's stream plan follows: a relation created before
+// a change of the planner that changes state layouts keeps its layout.
+// Unset: the current one. Version 4 brought column pruning
+// (stream_prune.go) and the shared tables of DISTINCT aggregates over the
+// same arguments (hashAgg).
+const WithPlanFormat = "plan_format"
+
+// planFormat returns the format version whose planner plans rel (nil:
+// none), 0 for the current one.
+func planFormat(rel *catalog.Relation) int {
+	if rel == nil || rel.With[WithPlanFormat] == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(rel.With[WithPlanFormat])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// before4 reports whether rel is planned as before format version 4.
+func before4(rel *catalog.Relation) bool {
+	v := planFormat(rel)
+	return v != 0 && v < 4
+}
 
 // prunePlan returns p pruned by pruneColumns unless rel (the view or
-// sink planned; nil for none) was created without pruning.
+// sink planned; nil for none) is planned as before format version 4.
 func prunePlan(p Plan, rel *catalog.Relation) Plan {
-	if rel != nil && strings.EqualFold(rel.With[WithPruneColumns], "false") {
+	if before4(rel) {
 		return p
 	}
 	return pruneColumns(p)
