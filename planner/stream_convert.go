@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -451,9 +452,48 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 	// Group keys that are expressions are computed first, so the
 	// exchange and the agg see them as columns.
 	in, keys := withColumns(in, a.GroupBy)
+	if perm := sp.watermarkFirst(in, keys, a); perm != nil {
+		// The group key with a watermark leads the state key, so closing
+		// the groups a watermark passed is a range scan; a projection puts
+		// the keys back in their order.
+		n := sp.hashAgg(in, perm, a.Aggs, a.Out[len(a.GroupBy):])
+		exprs := make([]Expr, 0, len(a.Out))
+		for _, k := range keys {
+			at := indexOf(perm, k)
+			exprs = append(exprs, &ColRef{Idx: at, T: n.Out[at].T, Name: n.Out[at].Name})
+		}
+		for i := len(keys); i < len(n.Out); i++ {
+			exprs = append(exprs, &ColRef{Idx: i, T: n.Out[i].T, Name: n.Out[i].Name})
+		}
+		return newProject(n, exprs, a.Out)
+	}
 	n := sp.hashAgg(in, keys, a.Aggs, a.Out[len(a.GroupBy):])
 	n.EmptySets = a.EmptySets
 	return n
+}
+
+// watermarkFirst returns the group keys (columns of in) with the first
+// one carrying a watermark moved to the front, or nil when the first key
+// has one, none has, the keys repeat or the aggregation groups grouping
+// sets (whose set number must stay last). Plans before format 4 keep
+// their order.
+func (sp *streamPlanner) watermarkFirst(in StreamNode, keys []int, a *Agg) []int {
+	if sp.before4 || len(a.EmptySets) > 0 || len(keys) < 2 || len(dedupInts(keys)) != len(keys) {
+		return nil
+	}
+	if _, ok := a.Input.(*Expand); ok {
+		return nil
+	}
+	wms := in.Base().Watermarks
+	if slices.Contains(wms, keys[0]) {
+		return nil
+	}
+	for j, k := range keys {
+		if slices.Contains(wms, k) {
+			return append(append([]int{k}, keys[:j]...), keys[j+1:]...)
+		}
+	}
+	return nil
 }
 
 // jsonAgg says how a json aggregate is kept as a string_agg: the text of
