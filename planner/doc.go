@@ -106,7 +106,11 @@
 // whose Result state table holds one row per group (keys, the encoded
 // accumulator states, the row count); DISTINCT aggregates, string_agg,
 // and min/max over input that can retract also keep their input values
-// in an Extra table, keyed by group keys and values with a count.
+// in an Extra table, keyed by group keys and values with a count;
+// DISTINCT aggregates over the same input columns (differing in
+// function or FILTER) share one such table, with a count per aggregate.
+// A group key carrying a watermark leads the state key, so closing the
+// groups it passed is a range scan.
 // HAVING and the expressions over aggregates are the binder's Filter and
 // Project above it. A join repartitions both sides by their join keys
 // (a join without equality keys runs on one actor) and keeps each side
