@@ -180,11 +180,14 @@ func (e *Engine) dbSinkTarget(with map[string]string) (dbTarget, error) {
 
 // mysqlConfig is the go-sql-driver configuration every MySQL sink
 // starts from: the session in UTC (TIMESTAMP columns then store the
-// instant of a timestamptz), and utf8mb4.
+// instant of a timestamptz), utf8mb4, and NO_BACKSLASH_ESCAPES added to
+// the server's sql_mode, so that a string literal needs only its quotes
+// doubled (sqlsink writes text as it is, not twice its size in hex).
 func mysqlConfig() *mysql.Config {
 	c := mysql.NewConfig()
 	c.Net = "tcp"
-	c.Params = map[string]string{"time_zone": "'+00:00'", "charset": "utf8mb4"}
+	c.Params = map[string]string{"time_zone": "'+00:00'", "charset": "utf8mb4",
+		"sql_mode": "CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')"}
 	c.Timeout = 10 * time.Second
 	return c
 }
@@ -470,10 +473,18 @@ func (e *Engine) openDBSink(ctx context.Context, actx *stream.ActorContext, n *p
 	}
 	g, _ := sinkGuarantee(n.Rel.With)
 	info := e.conns.sink(n.Rel.ID, g)
-	fail := func(err error) { e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err) }
+	fail := func(err error) {
+		// An actor stopped on purpose (a rescale, a restart, DROP)
+		// cancels its writes: that is not an error of the sink.
+		if !errors.Is(err, context.Canceled) {
+			e.st.errs.Record(actx.Job, "sink "+n.Rel.Name, err)
+		}
+	}
 	w, err := sqlsink.Open(ctx, cfg)
 	if err != nil {
-		fail(err)
+		if ctx.Err() == nil {
+			fail(err)
+		}
 		return nil, err
 	}
 	return &dbSink{id: cfg.Sink + ":" + strconv.Itoa(cfg.Actor), w: w, info: info, fail: fail}, nil

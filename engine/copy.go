@@ -238,7 +238,8 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			}
 			if c.NotNull && row[i].Null {
 				return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-					WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, "")
+					WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, "").
+					WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
 			}
 		}
 		if err := w.Insert(rel.ID, row); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	"fmt"
@@ -50,9 +51,61 @@ type snapshotSource struct {
 
 func (src *snapshotSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
 	if src.batch != nil {
-		return src.batch.Scan(relID, colTypes), nil
+		return &countingIter{it: src.batch.Scan(relID, colTypes), n: &src.eng.rowsRead}, nil
 	}
-	return src.snap.Scan(relID, colTypes), nil
+	return &countingIter{it: src.snap.Scan(relID, colTypes), n: &src.eng.rowsRead}, nil
+}
+
+// IndexUsable implements executor.IndexSource: an index serves reads
+// once its backfill is committed, and not to a transaction block that
+// has written (its reads see its own writes, which no index holds yet).
+func (src *snapshotSource) IndexUsable(idx uint32) bool {
+	if src.batch != nil && src.batch.Len() > 0 {
+		return false
+	}
+	rel, ok := src.eng.cat.ByID(idx)
+	if !ok || rel.Kind != catalog.KindIndex {
+		return false
+	}
+	src.eng.writeMu.Lock()
+	j := src.eng.st.jobs[types.JobID(idx)]
+	src.eng.writeMu.Unlock()
+	return j != nil && j.readable.Load()
+}
+
+// ScanRange implements executor.IndexSource.
+func (src *snapshotSource) ScanRange(ctx context.Context, relID uint32, lo, hi []byte, colTypes []types.T) (executor.RowIter, error) {
+	return &countingIter{it: src.snap.ScanRange(relID, lo, hi, colTypes), n: &src.eng.rowsRead}, nil
+}
+
+// Get implements executor.IndexSource.
+func (src *snapshotSource) Get(ctx context.Context, relID uint32, key []byte, colTypes []types.T) (types.Row, bool, error) {
+	row, ok, err := src.snap.Get(relID, key, colTypes)
+	if ok {
+		src.eng.rowsRead.Add(1)
+	}
+	return row, ok, err
+}
+
+// countingIter counts the rows an iterator returns into n, once closed.
+type countingIter struct {
+	it    executor.RowIter
+	n     *atomic.Int64
+	count int64
+}
+
+func (c *countingIter) Next() (types.Row, error) {
+	r, err := c.it.Next()
+	if r != nil {
+		c.count++
+	}
+	return r, err
+}
+
+func (c *countingIter) Close() {
+	c.n.Add(c.count)
+	c.count = 0
+	c.it.Close()
 }
 
 func (src *snapshotSource) ScanSystem(ctx context.Context, schema, name string) ([]types.Row, error) {
@@ -177,7 +230,8 @@ func duplicateKey(rel *catalog.Relation, row types.Row) error {
 		}
 	}
 	return pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", rel.Name).
-		WithDetail("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))
+		WithDetail("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", ")).
+		WithTable(rel.Schema, rel.Name).WithConstraint(rel.Name + "_pkey")
 }
 
 // rowCounter is implemented by DML operators.

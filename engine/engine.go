@@ -94,6 +94,9 @@ type Engine struct {
 	// seqs holds the positions of the sequences of serial and identity
 	// columns (sequence.go).
 	seqs seqTable
+	// rowsRead counts the rows SELECTs read from relations and indexes
+	// (stored rows decoded); tests read it to see what an index saves.
+	rowsRead atomic.Int64
 
 	// ddlMu serialises DDL statements, which may wait for checkpoints
 	// (creating or dropping a materialized view) and so must not hold

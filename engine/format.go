@@ -11,6 +11,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
 )
 
 // Format versions. A data directory records the format of what it holds
@@ -32,15 +33,24 @@ import (
 //	   "false", set by the upgrade from 1), and a numeric sum's counts
 //	   by scale follow its aggregation's state columns
 //	   (executor.AccumulatorTailTypes), which older rows lack.
-//	4  stream plans carry only the columns their operators read (column
+//	4  a jsonb or array key column is encoded by value (jsonb numbers
+//	   numerically, array elements each by its type's key encoding)
+//	   instead of as its text, so that '1' and '1.0' are one jsonb key
+//	   and '{1.0}' and '{1}' one numeric[] key. A directory of version 3
+//	   whose relations have no such key column (primary key, stream key
+//	   or state table key) is upgraded as it is; one with such a column
+//	   is refused (55000, naming the relation) before anything is
+//	   written, as its stored keys would be misread: drop that relation
+//	   with the weir that wrote the directory first.
+//	5  stream plans carry only the columns their operators read (column
 //	   pruning), which changes the state layout of joins, top-N and over
 //	   windows, and DISTINCT aggregates over the same columns share one
 //	   table of values with a count per aggregate; relations created
-//	   before keep their plans (planner.WithPlanFormat "3", set by the
-//	   upgrade from 3 and from 1).
+//	   before keep their plans (planner.WithPlanFormat "4", set by the
+//	   upgrade from 4 and from 1).
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 4
+	FormatVersion = 5
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -132,7 +142,7 @@ func (e *Engine) upgradeFormat() error {
 					up.With = map[string]string{}
 				}
 				up.With[planner.WithFullJoinMarks] = "false"
-				up.With[planner.WithPlanFormat] = "3"
+				up.With[planner.WithPlanFormat] = "4"
 				root, err := e.planRel(up)
 				if err != nil {
 					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
@@ -144,7 +154,11 @@ func (e *Engine) upgradeFormat() error {
 				}
 			}
 		case 3:
-			// Version 4 prunes columns from stream plans: relations
+			if err := e.checkNoTextEncodedKeys(); err != nil {
+				return err
+			}
+		case 4:
+			// Version 5 prunes columns from stream plans: relations
 			// created before keep the layout they were planned with.
 			for _, rel := range e.cat.All() {
 				if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPlanFormat] != "" {
@@ -154,7 +168,7 @@ func (e *Engine) upgradeFormat() error {
 				if up.With == nil {
 					up.With = map[string]string{}
 				}
-				up.With[planner.WithPlanFormat] = "3"
+				up.With[planner.WithPlanFormat] = "4"
 				if err := e.cat.Replace(up); err != nil {
 					return err
 				}
@@ -169,10 +183,49 @@ func (e *Engine) upgradeFormat() error {
 	return nil
 }
 
+// checkNoTextEncodedKeys refuses a version 3 directory holding keys with
+// a jsonb or array column, which version 4 encodes differently: a
+// relation's primary (stream) key, or the key of one of its state tables.
+func (e *Engine) checkNoTextEncodedKeys() error {
+	refuse := func(rel *catalog.Relation, t types.T, what string) error {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "database files are incompatible with this weir: %s \"%s\" has a %s column in %s, stored in the key encoding of format version 3",
+			kindWords[rel.Kind], rel.Name, t, what).
+			WithDetail("This weir (%s) encodes jsonb and array keys by value (format version %d) and would misread them.", Version, FormatVersion).
+			WithHint("Drop the relation with the weir that wrote the data directory, then open it with this weir and create the relation again.")
+	}
+	changed := func(t types.T) bool { return t.ID == types.Jsonb || t.IsArray() }
+	for _, rel := range e.cat.All() {
+		for _, i := range rel.PK {
+			if i < len(rel.Cols) && changed(rel.Cols[i].T) {
+				return refuse(rel, rel.Cols[i].T, "its primary key")
+			}
+		}
+		if !hasJob(rel) {
+			continue
+		}
+		root, err := e.planRel(rel)
+		if err != nil {
+			e.log.Warn("upgrade: cannot plan a streaming relation to check its state keys", "relation", rel.Name, "err", err)
+			continue
+		}
+		byID := map[uint32]planner.StateTableDesc{}
+		collectStates(reflect.ValueOf(root), byID, 0)
+		for _, id := range rel.StateTables {
+			d := byID[id]
+			for _, k := range d.KeyCols {
+				if k < len(d.Cols) && changed(d.Cols[k].T) {
+					return refuse(rel, d.Cols[k].T, "the key of its state table "+d.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // planRel plans rel's job with its recorded state table ids.
 func (e *Engine) planRel(rel *catalog.Relation) (planner.StreamNode, error) {
 	switch {
-	case rel.Kind == catalog.KindMView:
+	case materialized(rel):
 		return e.planView(rel)
 	case rel.Kind == catalog.KindSink:
 		return e.planSinkRel(rel)

@@ -103,6 +103,60 @@ func TestFormatVersion(t *testing.T) {
 	e.Close()
 }
 
+// TestFormatV3JSONBKeys checks the upgrade from format 3, whose jsonb and
+// array keys were their text: a directory whose keys hold neither is
+// upgraded, and one with such a key column (a view grouping by jsonb or
+// by an array, one joining on jsonb) is refused with 55000 naming the
+// relation, unchanged.
+func TestFormatV3JSONBKeys(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, j jsonb)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW c AS SELECT k, j FROM t")
+	mustRun(t, s, "INSERT INTO t VALUES (1, '1'), (2, '1.0')")
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "3")
+	e = openTest(t, fs)
+	if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+		t.Fatalf("format version after the upgrade: %q", v)
+	}
+	s = session(t, e)
+	wantRows(t, s, "SELECT k, j FROM c ORDER BY k", "1 1", "2 1.0")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW g AS SELECT j, count(*) AS n FROM t GROUP BY j")
+	e.Close()
+
+	for _, c := range []struct{ drop, create, name, typ string }{
+		{"", "", `"g"`, "jsonb"},
+		{"DROP MATERIALIZED VIEW g", "CREATE MATERIALIZED VIEW jj AS SELECT count(*) AS n FROM t a JOIN t b ON a.j = b.j", `"jj"`, "jsonb"},
+		{"DROP MATERIALIZED VIEW jj", "CREATE MATERIALIZED VIEW ja AS SELECT ARRAY[k] AS a, count(*) AS n FROM t GROUP BY ARRAY[k]", `"ja"`, "integer[]"},
+	} {
+		if c.drop != "" {
+			setMeta(t, fs, metaFormatVersion, strconv.Itoa(FormatVersion))
+			e = openTest(t, fs)
+			s = session(t, e)
+			mustRun(t, s, c.drop)
+			mustRun(t, s, c.create)
+			e.Close()
+		}
+		setMeta(t, fs, metaFormatVersion, "3")
+		_, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: fs}})
+		wantErrCode(t, err, pgerr.ObjectNotInPrerequisiteState, "text-encoded key in format 3")
+		if !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), c.typ) {
+			t.Fatalf("error: %v", err)
+		}
+		db, err := storage.Open("data", storage.Options{FS: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, _ := db.Meta(metaFormatVersion)
+		db.Close()
+		if string(v) != "3" {
+			t.Fatalf("format version after a refused upgrade: %q", v)
+		}
+	}
+}
+
 // TestStateLayoutMismatch checks that a view whose recorded state layout
 // differs from what this weir plans is not run over its state: its job
 // is not started and the error names the view and the state table.
@@ -233,13 +287,13 @@ func TestOpenFormatV1FullJoinFixture(t *testing.T) {
 	}
 }
 
-// TestUpgradeFormat3KeepsItsPlans opens a directory of format 3 whose
-// views were planned as format 3 did: a join without column pruning
+// TestUpgradeFormat4KeepsItsPlans opens a directory of format 4 whose
+// views were planned as format 4 did: a join without column pruning
 // (its state holds every column) and DISTINCT aggregates over the same
 // column with a table each. The upgrade marks the views to be planned
 // so again, and they keep streaming, equal to their queries, across
 // restarts. Views created afterwards get the new plans.
-func TestUpgradeFormat3KeepsItsPlans(t *testing.T) {
+func TestUpgradeFormat4KeepsItsPlans(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openTest(t, fs)
 	s := session(t, e)
@@ -251,11 +305,11 @@ func TestUpgradeFormat3KeepsItsPlans(t *testing.T) {
 	}
 	for name, q := range views {
 		mustRun(t, s, "CREATE MATERIALIZED VIEW "+name+" AS "+q)
-		// Record the layout a format-3 weir planned.
+		// Record the layout a format-4 weir planned.
 		rel, _ := e.cat.Lookup("", name)
 		// Format 3 may have needed more state tables: give it new ids.
 		old := rel.Clone()
-		old.With[planner.WithPlanFormat] = "3"
+		old.With[planner.WithPlanFormat] = "4"
 		var root planner.StreamNode
 		for {
 			var err error
@@ -273,7 +327,7 @@ func TestUpgradeFormat3KeepsItsPlans(t *testing.T) {
 		}
 		layout := stateLayout(root, old.StateTables)
 		if strings.Join(layout, ";") == strings.Join(rel.StateLayout, ";") {
-			t.Fatalf("%s: format 4 does not change the layout %q: the test shows nothing", name, layout)
+			t.Fatalf("%s: format 5 does not change the layout %q: the test shows nothing", name, layout)
 		}
 		delete(old.With, planner.WithPlanFormat)
 		old.StateLayout = layout
@@ -282,7 +336,7 @@ func TestUpgradeFormat3KeepsItsPlans(t *testing.T) {
 		}
 	}
 	e.Close()
-	setMeta(t, fs, metaFormatVersion, "3")
+	setMeta(t, fs, metaFormatVersion, "4")
 
 	check := func(s wire.Session) {
 		t.Helper()
@@ -298,7 +352,7 @@ func TestUpgradeFormat3KeepsItsPlans(t *testing.T) {
 		}
 		for name := range views {
 			rel, _ := e.cat.Lookup("", name)
-			if rel.With[planner.WithPlanFormat] != "3" {
+			if rel.With[planner.WithPlanFormat] != "4" {
 				t.Fatalf("the upgraded view %s's options: %v", name, rel.With)
 			}
 		}
@@ -322,7 +376,7 @@ func TestUpgradeFormat3KeepsItsPlans(t *testing.T) {
 	for name, q := range views {
 		mustRun(t, s, "CREATE MATERIALIZED VIEW "+name+"2 AS "+q)
 		if rel, _ := e.cat.Lookup("", name+"2"); rel.With[planner.WithPlanFormat] != "" {
-			t.Fatalf("a new view planned as format 3: %v", rel.With)
+			t.Fatalf("a new view planned as format 4: %v", rel.With)
 		}
 		wantRows(t, s, "SELECT * FROM "+name+"2 ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
 	}

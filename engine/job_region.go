@@ -119,7 +119,7 @@ func (e *Engine) region(j *jobRun) ([]regionMember, bool) {
 			}
 		}
 		if m.rebuild {
-			if x.rel.Kind != catalog.KindMView {
+			if !materialized(x.rel) {
 				return nil, false
 			}
 			rebuilt[x.id] = true
@@ -207,7 +207,7 @@ func (e *Engine) failMember(rel, cause *catalog.Relation) {
 		h.status, h.lastErr, h.gen = jobFailed, reason, h.gen+1
 		// Whatever it is, its upstream's changes while FAILED are not
 		// kept: RESUME rebuilds a view, and refuses a sink.
-		h.rebuild = rel.Kind == catalog.KindMView
+		h.rebuild = materialized(rel)
 	}
 	t.mu.Unlock()
 	b := e.db.NewBatch()

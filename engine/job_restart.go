@@ -194,7 +194,7 @@ func (e *Engine) loadFailedJobs() {
 		h.status, h.lastErr = jobFailed, string(v)
 		// A view fed by tables or views had its state dropped to be
 		// rebuilt: it stays unreadable until RESUME rebuilds it.
-		h.rebuild = rel.Kind == catalog.KindMView && e.readsRelations(rel)
+		h.rebuild = materialized(rel) && e.readsRelations(rel)
 		t.mu.Unlock()
 	}
 }
@@ -257,7 +257,7 @@ func (s jobBarrierSink) ActorFailed(ctx context.Context, actor types.ActorID, er
 // changes it would miss while down), and no job reads its output (which
 // got part of the failed epoch). Called under writeMu.
 func (e *Engine) restartsAlone(j *jobRun) bool {
-	if !j.active || len(j.job.Tables) > 0 && j.rel.Kind != catalog.KindMView {
+	if !j.active || len(j.job.Tables) > 0 && !materialized(j.rel) {
 		return false
 	}
 	j.subMu.Lock()
@@ -492,7 +492,7 @@ func (io *streamIO) JobRemoved(job checkpoint.JobID, epoch uint64) {
 // state tables (the backfill positions among them).
 func jobTables(rel *catalog.Relation) []uint32 {
 	ids := []uint32{}
-	if rel.Kind == catalog.KindMView {
+	if materialized(rel) {
 		ids = append(ids, rel.ID)
 	}
 	return append(ids, rel.StateTables...)
@@ -776,7 +776,7 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 	if err := e.addJob(ctx, j); err != nil {
 		return err
 	}
-	if fresh && rel.Kind == catalog.KindMView {
+	if fresh && materialized(rel) {
 		return e.awaitBackfill(ctx, j, io)
 	}
 	e.log.Info("streaming job resumed", strings.ReplaceAll(kind, " ", "_"), name)

@@ -251,7 +251,7 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	}
 
 	e.writeMu.Lock()
-	j, created, err := s.addMViewLocked(st, io)
+	j, created, err := s.addMViewLocked(st, catalog.KindMView, nil, io)
 	e.writeMu.Unlock()
 	if err != nil {
 		return nil, err
@@ -267,9 +267,10 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 }
 
 // addMViewLocked creates the catalog entry and the (not yet added) job of
-// a new view. It reports false when the view exists and IF NOT EXISTS
-// was given. Called under writeMu.
-func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, bool, error) {
+// a new view, or of an index (kind KindIndex, planned as a view of its
+// query with its own options in extra). It reports false when the
+// relation exists and IF NOT EXISTS was given. Called under writeMu.
+func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra map[string]string, io wire.ExecIO) (*jobRun, bool, error) {
 	e := s.eng
 	schema := schemaOf(st.Name)
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
@@ -293,7 +294,8 @@ func (s *Session) addMViewLocked(st *sql.CreateView, io wire.ExecIO) (*jobRun, b
 	if _, ok := with[optTimeZone]; !ok {
 		with[optTimeZone] = s.get(settingsByName["timezone"])
 	}
-	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindMView, SQL: st.QueryText, With: with}
+	maps.Copy(with, extra)
+	mv := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: kind, SQL: st.QueryText, With: with}
 	alloc, allocErr := e.stateTableAlloc(mv)
 	root, b, err := s.planMView(st, mv, alloc)
 	if err != nil {

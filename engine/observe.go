@@ -796,6 +796,8 @@ func jobKind(r *catalog.Relation) string {
 	switch r.Kind {
 	case catalog.KindMView:
 		return "materialized view"
+	case catalog.KindIndex:
+		return "index"
 	case catalog.KindSink:
 		return "sink"
 	}

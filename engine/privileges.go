@@ -112,6 +112,8 @@ func aclNoun(k catalog.Kind) string {
 		return "view"
 	case catalog.KindMView:
 		return "materialized view"
+	case catalog.KindIndex:
+		return "index"
 	case catalog.KindSource:
 		return "source"
 	case catalog.KindSink:
@@ -181,6 +183,9 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
 		}
 		return s.authorizeQuery(st.Query)
+	case *sql.CreateIndex:
+		// PostgreSQL: only the owner of a relation indexes it.
+		return s.mustOwn(st.Rel)
 	case *sql.CreateSource:
 		return mustBeSuperuser("create a source")
 	case *sql.CreateSink:
@@ -200,6 +205,10 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return s.mustOwn(st.Name)
 	case *sql.CreateSchema:
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
+	case *sql.CreateSequence:
+		return s.authorizeCreate(st.Name)
+	case *sql.AlterSequence:
+		return s.mustOwn(st.Name)
 	case *sql.Drop:
 		if st.Kind == "schema" {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)

@@ -30,6 +30,9 @@ func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.
 	if err := s.noSourceReads(b); err != nil {
 		return nil, err
 	}
+	if b.Tag == "SELECT" {
+		b.Plan = planner.UseIndexes(b.Plan, s.eng.indexesOf)
+	}
 	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
 }
 
@@ -65,7 +68,10 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		return nil, err
 	}
 	ctx, cancel := s.withTimeout(ctx)
-	if err := s.eng.awaitReadable(ctx, p.bound.Deps); err != nil {
+	// An index read is consistent with its relation only once its
+	// backfill is committed (after a restart during it, say): wait, as
+	// for a view.
+	if err := s.eng.awaitReadable(ctx, append(planner.IndexesRead(p.bound.Plan), p.bound.Deps...)); err != nil {
 		cancel()
 		return nil, err
 	}

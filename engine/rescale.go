@@ -196,7 +196,7 @@ func (e *Engine) rescaleAtStart(n int) error {
 	var rels []*catalog.Relation
 	var waiting []*catalog.Relation
 	for _, rel := range e.cat.All() {
-		if (rel.Kind == catalog.KindMView || rel.Kind == catalog.KindSink) && rel.With["streaming_parallelism"] != want {
+		if (materialized(rel) || rel.Kind == catalog.KindSink) && rel.With["streaming_parallelism"] != want {
 			waiting = append(waiting, rel)
 		}
 	}

@@ -4,17 +4,22 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
 )
 
-// Sequences back serial and identity columns. A sequence belongs to its
-// column (catalog.Column.Seq names it) and counts from 1 by 1 up to its
-// column type's maximum. Its position is durable the way PostgreSQL's
+// Sequences back serial and identity columns. Such a sequence belongs to
+// its column (catalog.Column.Seq names it) and counts from 1 by 1 up to
+// its column type's maximum. CREATE SEQUENCE makes one that is a relation
+// of its own (catalog.KindSequence), counting from its START by 1 up to
+// the maximum of its AS type. Its position is durable the way PostgreSQL's
 // sequence cache is: before handing out a value beyond the last recorded
 // limit, the sequence records a new limit seqLogAhead values further in
 // one synced write, and after a restart it starts above the recorded
@@ -69,10 +74,22 @@ func seqName(s string) string {
 	return strings.ToLower(s)
 }
 
-// findSequence returns the table and column owning sequence name: 42P01
-// when there is none.
+// findSequence returns the sequence name: a sequence made by CREATE
+// SEQUENCE (col -1), or the table and column owning it; 42P01 when there
+// is none.
 func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
 	n := seqName(name)
+	schema := catalog.PublicSchema
+	if i := strings.LastIndexByte(n, '.'); i >= 0 && !strings.HasSuffix(strings.TrimSpace(name), `"`) {
+		// schema.name (seqName has dropped a public. already).
+		schema, n = seqName(name[:strings.LastIndexByte(name, '.')]), n[i+1:]
+	}
+	if rel, ok := e.cat.Lookup(schema, n); ok {
+		if rel.Kind != catalog.KindSequence {
+			return nil, 0, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", n)
+		}
+		return rel, -1, nil
+	}
 	for _, rel := range e.cat.All() {
 		if rel.Kind != catalog.KindTable {
 			continue
@@ -86,17 +103,43 @@ func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
 	return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
 }
 
+// seqInfo describes the sequence of rel's column col, or rel itself when
+// it is a sequence (col -1): its name, the largest and the first value,
+// and the storage metadata name of its position.
+func seqInfo(rel *catalog.Relation, col int) (name string, max, start int64, key string) {
+	if col < 0 {
+		start, _ = strconv.ParseInt(rel.With["start"], 10, 64)
+		if start == 0 {
+			start = 1
+		}
+		return rel.Name, seqMax(sequenceType(rel.With["as"])), start, seqMeta(rel.ID, "")
+	}
+	c := rel.Cols[col]
+	return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.Name)
+}
+
+// sequenceType is the type of CREATE SEQUENCE ... AS name.
+func sequenceType(name string) types.T {
+	switch name {
+	case "smallint":
+		return types.T{ID: types.Int2, Mod: -1}
+	case "integer":
+		return types.T{ID: types.Int4, Mod: -1}
+	}
+	return types.T{ID: types.Int8, Mod: -1}
+}
+
 // seqStateOf returns the position of a sequence, loading it from storage
 // the first time. Called with e.seqs.mu held.
 func (e *Engine) seqStateOf(rel *catalog.Relation, col int) (*seqState, string, error) {
-	key := seqMeta(rel.ID, rel.Cols[col].Name)
+	_, _, start, key := seqInfo(rel, col)
 	if e.seqs.m == nil {
 		e.seqs.m = map[string]*seqState{}
 	}
 	if st := e.seqs.m[key]; st != nil {
 		return st, key, nil
 	}
-	st := &seqState{next: 1}
+	st := &seqState{next: start, limit: start - 1}
 	v, ok, err := e.db.Meta(key)
 	if err != nil {
 		return nil, "", err
@@ -120,10 +163,9 @@ func (e *Engine) nextval(rel *catalog.Relation, col int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	c := rel.Cols[col]
-	max := seqMax(c.T)
+	name, max, _, _ := seqInfo(rel, col)
 	if st.next > max || st.next < 1 {
-		return 0, pgerr.New(pgerr.SequenceGeneratorLimit, "nextval: reached maximum value of sequence \"%s\" (%d)", c.Seq, max)
+		return 0, pgerr.New(pgerr.SequenceGeneratorLimit, "nextval: reached maximum value of sequence \"%s\" (%d)", name, max)
 	}
 	v := st.next
 	if v > st.limit {
@@ -143,9 +185,8 @@ func (e *Engine) nextval(rel *catalog.Relation, col int) (int64, error) {
 // setval moves the sequence of rel's column col so that nextval returns
 // v+1 (isCalled) or v, recording the position durably at once.
 func (e *Engine) setval(rel *catalog.Relation, col int, v int64, isCalled bool) error {
-	c := rel.Cols[col]
-	if max := seqMax(c.T); v < 1 || v > max {
-		return pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (1..%d)", v, c.Seq, max)
+	if name, max, _, _ := seqInfo(rel, col); v < 1 || v > max {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "setval: value %d is out of bounds for sequence \"%s\" (1..%d)", v, name, max)
 	}
 	e.seqs.mu.Lock()
 	defer e.seqs.mu.Unlock()
@@ -177,7 +218,8 @@ func (s *Session) NextVal(name string) (int64, error) {
 	if s.seqLast == nil {
 		s.seqLast = map[string]int64{}
 	}
-	s.seqLast[rel.Cols[col].Seq] = v
+	seq, _, _, _ := seqInfo(rel, col)
+	s.seqLast[seq] = v
 	return v, nil
 }
 
@@ -188,7 +230,7 @@ func (s *Session) CurrVal(name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	seq := rel.Cols[col].Seq
+	seq, _, _, _ := seqInfo(rel, col)
 	v, ok := s.seqLast[seq]
 	if !ok {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "currval of sequence \"%s\" is not yet defined in this session", seq)
@@ -209,9 +251,40 @@ func (s *Session) SetVal(name string, v int64, isCalled bool) (int64, error) {
 		if s.seqLast == nil {
 			s.seqLast = map[string]int64{}
 		}
-		s.seqLast[rel.Cols[col].Seq] = v
+		name, _, _, _ := seqInfo(rel, col)
+		s.seqLast[name] = v
 	}
 	return v, nil
+}
+
+// SerialSequence implements functions.Sequences: table is read as a
+// regclass literal (an optional schema, unquoted names folded to lower
+// case), column literally, as PostgreSQL's pg_get_serial_sequence does.
+func (s *Session) SerialSequence(table, column string) (string, bool, error) {
+	schema, name := "", table
+	if i := strings.LastIndexByte(table, '.'); i >= 0 {
+		schema, name = table[:i], table[i+1:]
+	}
+	fold := func(x string) string {
+		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
+			return strings.ReplaceAll(x[1:len(x)-1], `""`, `"`)
+		}
+		return strings.ToLower(x)
+	}
+	rel, ok := s.catalogView().Relation(fold(schema), fold(name))
+	if !ok {
+		return "", false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", table)
+	}
+	for _, c := range rel.Cols {
+		if c.Name != column || c.Hidden {
+			continue
+		}
+		if c.Seq == "" {
+			return "", false, nil
+		}
+		return sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(c.Seq), true, nil
+	}
+	return "", false, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, rel.Name)
 }
 
 // ownedSequenceName picks the name of the sequence of a new serial or
@@ -234,4 +307,89 @@ func (e *Engine) ownedSequenceName(schema, table, col string, taken map[string]b
 		name = fmt.Sprintf("%s%d", base, i)
 	}
 	return name
+}
+
+// createSequence runs CREATE SEQUENCE: a relation of kind sequence (in
+// pg_class with relkind 'S') whose position is kept like a serial
+// column's, under its own id.
+func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE SEQUENCE"); err != nil {
+		return nil, err
+	}
+	name, max, _, _ := seqInfo(&catalog.Relation{Name: st.Name.Name, With: map[string]string{"as": st.As}}, -1)
+	if st.Start < 1 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (1)", st.Start)
+	}
+	if st.Start > max {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", st.Start, max)
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	_, owned := e.findOwnedSequence(name)
+	if _, ok := e.cat.Lookup(schemaOf(st.Name), name); ok || owned {
+		if st.IfNotExists {
+			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", name))
+			return done("CREATE SEQUENCE")
+		}
+		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: name, Kind: catalog.KindSequence, SQL: text,
+		With: map[string]string{"as": st.As, "start": strconv.FormatInt(st.Start, 10)}, Owner: s.roleOID}
+	if err := e.cat.Create(rel); err != nil {
+		return nil, err
+	}
+	return done("CREATE SEQUENCE")
+}
+
+// findOwnedSequence reports whether a serial or identity column owns a
+// sequence called name.
+func (e *Engine) findOwnedSequence(name string) (*catalog.Relation, bool) {
+	for _, rel := range e.cat.All() {
+		for _, c := range rel.Cols {
+			if c.Seq == name {
+				return rel, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// alterSequence runs ALTER SEQUENCE ... RESTART [WITH n]: nextval returns
+// n next (the sequence's start without WITH), recorded durably at once.
+func (s *Session) alterSequence(st *sql.AlterSequence, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("ALTER SEQUENCE"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	if !ok {
+		if st.IfExists {
+			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
+			return done("ALTER SEQUENCE")
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
+	}
+	if rel.Kind != catalog.KindSequence {
+		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", rel.Name)
+	}
+	_, max, start, _ := seqInfo(rel, -1)
+	v := start
+	if st.Restart != nil {
+		v = *st.Restart
+	}
+	if v < 1 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
+	}
+	if v > max {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+	}
+	if err := e.setval(rel, -1, v, false); err != nil {
+		return nil, err
+	}
+	return done("ALTER SEQUENCE")
 }

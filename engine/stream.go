@@ -572,14 +572,21 @@ func (st *streams) checkUpstreams(j *jobRun) error {
 // hasJob reports whether rel is maintained by a streaming job of its
 // own: a materialized view, a table fed by a connector, or a sink.
 func hasJob(rel *catalog.Relation) bool {
-	return rel.Kind == catalog.KindMView || rel.Kind == catalog.KindSink ||
+	return materialized(rel) || rel.Kind == catalog.KindSink ||
 		rel.Kind == catalog.KindTable && planner.HasConnector(rel)
+}
+
+// materialized reports whether rel is kept by a job from its query over
+// other relations into rows of its own: a materialized view, or an index
+// (a view of its relation's index columns and key, planned like one).
+func materialized(rel *catalog.Relation) bool {
+	return rel.Kind == catalog.KindMView || rel.Kind == catalog.KindIndex
 }
 
 // relayed reports whether readers of rel get its changes from its job's
 // output (a view, or a table fed by a connector) rather than from DML.
 func relayed(rel *catalog.Relation) bool {
-	return hasJob(rel) && rel.Kind != catalog.KindSink
+	return hasJob(rel) && rel.Kind != catalog.KindSink && rel.Kind != catalog.KindIndex
 }
 
 // buildJob plans and builds the job of rel (not yet running). The plan's
@@ -589,7 +596,7 @@ func (e *Engine) buildJob(rel *catalog.Relation) (*jobRun, error) {
 	var root planner.StreamNode
 	var err error
 	switch {
-	case rel.Kind == catalog.KindMView:
+	case materialized(rel):
 		root, err = e.planView(rel)
 	case rel.Kind == catalog.KindSink:
 		root, err = e.planSinkRel(rel)

@@ -126,7 +126,7 @@ func (v liveSystem) Jobs() []syscat.Job {
 		}
 		par, _ := strconv.Atoi(r.With["streaming_parallelism"])
 		job := syscat.Job{ID: int64(r.ID), Name: r.Name, Kind: jobKind(r), Status: e.jobStatus(r, j), Parallelism: par,
-			Restarts: e.jobRestarts(id), BackfillProgress: 1, RestartStrategy: h.strategy, Statement: jobStatement(r)}
+			Restarts: e.jobRestarts(id), BackfillProgress: 1, RestartStrategy: h.strategy, Statement: e.jobStatement(r)}
 		if j != nil {
 			job.Actors = int64(len(j.job.ActorIDs()))
 			rows, total, n, done := j.backfillState()
@@ -156,10 +156,15 @@ func (e *Engine) jobRestarts(id types.JobID) int64 {
 }
 
 // jobStatement is the statement that created a job's relation.
-func jobStatement(r *catalog.Relation) string {
+func (e *Engine) jobStatement(r *catalog.Relation) string {
 	switch r.Kind {
 	case catalog.KindMView:
 		return mviewDefinition(r)
+	case catalog.KindIndex:
+		if on, ok := e.indexedRelation(r); ok {
+			return syscat.IndexDef(r, on)
+		}
+		return r.SQL
 	case catalog.KindSink:
 		return sinkDefinition(r)
 	}

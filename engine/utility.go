@@ -63,7 +63,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return nil, err
 	}
 	switch stmt.(type) {
-	case *sql.CreateTable, *sql.CreateView, *sql.CreateSource, *sql.CreateSink, *sql.CreateSchema, *sql.AlterSystem,
+	case *sql.CreateTable, *sql.CreateView, *sql.CreateIndex, *sql.CreateSource, *sql.CreateSink, *sql.CreateSchema, *sql.AlterSystem,
 		*sql.CreateRole, *sql.AlterRole, *sql.Grant:
 		// DDL writes the catalog and may start a job; DROP and TRUNCATE
 		// free space and go on.
@@ -88,6 +88,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.CreateView:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
+	case *sql.CreateIndex:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createIndex(ctx, st, io) }), nil
 	case *sql.CreateSource:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			return s.createSource(ctx, st, text, io)
@@ -100,6 +102,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(ctx, st, io) }), nil
 	case *sql.CreateSchema:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
+	case *sql.CreateSequence:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSequence(st, text, io) }), nil
+	case *sql.AlterSequence:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSequence(st, io) }), nil
 	case *sql.Truncate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st) }), nil
 	case *sql.Set:
@@ -423,12 +429,14 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 
 var kindWords = map[catalog.Kind]string{
 	catalog.KindTable: "table", catalog.KindView: "view", catalog.KindMView: "materialized view",
-	catalog.KindSource: "source", catalog.KindSink: "sink",
+	catalog.KindSource: "source", catalog.KindSink: "sink", catalog.KindSequence: "sequence",
+	catalog.KindIndex: "index",
 }
 
 var dropKinds = map[string]catalog.Kind{
 	"table": catalog.KindTable, "view": catalog.KindView, "materialized view": catalog.KindMView,
-	"source": catalog.KindSource, "sink": catalog.KindSink,
+	"source": catalog.KindSource, "sink": catalog.KindSink, "sequence": catalog.KindSequence,
+	"index": catalog.KindIndex,
 }
 
 func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
@@ -439,9 +447,6 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	tag := "DROP " + strings.ToUpper(st.Kind)
 	if st.Kind == "schema" {
 		return s.dropSchema(ctx, st, io)
-	}
-	if st.Kind == "index" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.ToUpper(st.Kind))
 	}
 	want, ok := dropKinds[st.Kind]
 	if !ok {
@@ -468,7 +473,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 				continue
 			}
 			code := pgerr.UndefinedTable
-			if want != catalog.KindTable && want != catalog.KindView && want != catalog.KindMView {
+			if want != catalog.KindTable && want != catalog.KindView && want != catalog.KindMView && want != catalog.KindSequence {
 				code = pgerr.UndefinedObject
 			}
 			return nil, pgerr.New(code, "%s \"%s\" does not exist", st.Kind, n.Name)
@@ -507,6 +512,13 @@ func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice fun
 		}
 		dropping[r.ID] = r
 		for _, d := range e.cat.Dependents(r.ID) {
+			if d.Kind == catalog.KindIndex {
+				// A relation's indexes go with it, as in PostgreSQL.
+				if err := visit(d); err != nil {
+					return err
+				}
+				continue
+			}
 			if !cascade && !inList(targets, d.ID) {
 				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindWords[r.Kind], r.Name).
 					WithDetail("%s %s depends on %s %s", kindWords[d.Kind], d.Name, kindWords[r.Kind], r.Name).
@@ -919,6 +931,9 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 	if err != nil {
 		return nil, err
 	}
+	if b.Tag == "SELECT" {
+		b.Plan = planner.UseIndexes(b.Plan, s.eng.indexesOf)
+	}
 	return &utilPrepared{fields: textFields("QUERY PLAN"), params: b.Params, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
 		var rows []types.Row
 		for _, line := range strings.Split(strings.TrimRight(planner.Explain(b.Plan), "\n"), "\n") {
@@ -990,31 +1005,39 @@ type noticeDetailer interface {
 }
 
 // dropSchema runs DROP SCHEMA [IF EXISTS] name [, ...] [CASCADE |
-// RESTRICT]. A schema holding relations needs CASCADE (2BP01 otherwise,
-// naming them), which drops them and whatever depends on them, with
-// PostgreSQL's notices; the system schemas are 2BP01, public, which weir
-// keeps always, 0A000.
+// RESTRICT]. Every name is looked up first (3F000 for the first missing
+// one); then the system schemas are 2BP01 and public, which weir keeps
+// always, 0A000. A schema holding relations needs CASCADE (2BP01
+// otherwise, naming every dependent object), which drops them and
+// whatever depends on them, with PostgreSQL's notices. Dependents are
+// listed in PostgreSQL's order (see schemaDependents).
 func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	var names []string
+	found := 0
 	for _, n := range st.Names {
 		name := n.Name
-		switch {
-		case slices.Contains(catalog.SystemSchemas, name) || name == "weir":
-			return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
-		case name == catalog.PublicSchema:
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA public is not supported")
-		case !slices.Contains(e.cat.Schemas(), name):
+		system := slices.Contains(catalog.SystemSchemas, name) || name == "weir"
+		if !system && name != catalog.PublicSchema && !slices.Contains(e.cat.Schemas(), name) {
 			if st.IfExists {
 				io.Notice("NOTICE", "00000", fmt.Sprintf("schema \"%s\" does not exist, skipping", name))
 				continue
 			}
 			return nil, pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
 		}
+		found++
 		if !slices.Contains(names, name) {
 			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		switch {
+		case slices.Contains(catalog.SystemSchemas, name) || name == "weir":
+			return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because it is required by the database system", name)
+		case name == catalog.PublicSchema:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA public is not supported")
 		}
 	}
 	e.writeMu.Lock()
@@ -1030,32 +1053,26 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 			members = append(members, r)
 		}
 	}
-	slices.SortFunc(members, func(a, b *catalog.Relation) int { return cmp.Compare(a.ID, b.ID) })
-	qualified := func(r *catalog.Relation) string {
-		if r.Schema == "" || r.Schema == catalog.PublicSchema {
-			return kindWords[r.Kind] + " " + r.Name
-		}
-		return kindWords[r.Kind] + " " + r.Schema + "." + r.Name
-	}
-	if len(members) > 0 && !st.Cascade {
+	deps := e.schemaDependents(names)
+	if len(deps) > 0 && !st.Cascade {
 		var detail []string
-		for _, r := range members {
-			if r.Schema == names[0] {
-				detail = append(detail, fmt.Sprintf("%s depends on schema %s", qualified(r), names[0]))
-			}
+		for _, d := range deps {
+			detail = append(detail, d.obj+" depends on "+d.on)
 		}
-		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", names[0]).
-			WithDetail("%s", strings.Join(detail, "\n")).
+		err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
+		if found == 1 {
+			err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", names[0])
+		}
+		return nil, err.WithDetail("%s", strings.Join(detail, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	var cascaded []*catalog.Relation
-	order, err := e.dropOrder(members, true, func(d *catalog.Relation) { cascaded = append(cascaded, d) })
+	order, err := e.dropOrder(members, true, func(*catalog.Relation) {})
 	if err != nil {
 		return nil, err
 	}
 	var lines []string
-	for _, r := range append(members, cascaded...) {
-		lines = append(lines, "drop cascades to "+qualified(r))
+	for _, d := range deps {
+		lines = append(lines, "drop cascades to "+d.obj)
 	}
 	switch {
 	case len(lines) == 1:
@@ -1079,4 +1096,57 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		}
 	}
 	return done("DROP SCHEMA")
+}
+
+// schemaDependent is one object dropping schemas takes with them: its
+// description and that of the object it depends on.
+type schemaDependent struct{ obj, on string }
+
+// qualifiedRel describes r as PostgreSQL does in dependency messages:
+// its kind and name, qualified unless it is in public.
+func qualifiedRel(r *catalog.Relation) string {
+	if r.Schema == "" || r.Schema == catalog.PublicSchema {
+		return kindWords[r.Kind] + " " + r.Name
+	}
+	return kindWords[r.Kind] + " " + r.Schema + "." + r.Name
+}
+
+// schemaDependents lists what dropping the schemas names takes along, in
+// the order PostgreSQL reports it: its dependency walk visits the
+// schemas in the order given and, under each object, its direct
+// dependents newest first, adding an object after its own dependents;
+// the report then reads that list backwards. Each object is reported
+// once, against the object through which the walk first reached it.
+// e.writeMu is held.
+func (e *Engine) schemaDependents(names []string) []schemaDependent {
+	var walk []schemaDependent
+	seen := map[uint32]bool{}
+	var visit func(r *catalog.Relation, on string)
+	visit = func(r *catalog.Relation, on string) {
+		deps := e.cat.Dependents(r.ID)
+		for k := len(deps) - 1; k >= 0; k-- {
+			if d := deps[k]; !seen[d.ID] {
+				seen[d.ID] = true
+				visit(d, qualifiedRel(r))
+			}
+		}
+		walk = append(walk, schemaDependent{obj: qualifiedRel(r), on: on})
+	}
+	for _, name := range names {
+		var members []*catalog.Relation
+		for _, r := range e.cat.All() {
+			if r.Schema == name {
+				members = append(members, r)
+			}
+		}
+		slices.SortFunc(members, func(a, b *catalog.Relation) int { return cmp.Compare(b.ID, a.ID) })
+		for _, r := range members {
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				visit(r, "schema "+name)
+			}
+		}
+	}
+	slices.Reverse(walk)
+	return walk
 }

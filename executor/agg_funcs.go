@@ -158,7 +158,8 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 	case "jsonb_object_agg":
 		if len(s.ArgTypes) == 2 {
 			vt := s.ArgTypes[1]
-			return func() Accumulator { return &jsonbAggAcc{t: vt, object: true} }, nil
+			kt := s.ArgTypes[0]
+			return func() Accumulator { return &jsonbAggAcc{t: vt, kt: kt, object: true} }, nil
 		}
 	case "json_agg":
 		if len(s.ArgTypes) == 1 {
@@ -167,7 +168,8 @@ func baseAccumulator(s AggSpec) (func() Accumulator, error) {
 	case "json_object_agg":
 		if len(s.ArgTypes) == 2 {
 			vt := s.ArgTypes[1]
-			return func() Accumulator { return &jsonbAggAcc{t: vt, object: true, json: true} }, nil
+			kt := s.ArgTypes[0]
+			return func() Accumulator { return &jsonbAggAcc{t: vt, kt: kt, object: true, json: true} }, nil
 		}
 	case "bit_and", "bit_or", "bit_xor":
 		if at.IsInteger() {
@@ -1242,6 +1244,7 @@ func (a *bitAcc) setBitsText(d types.Datum) error {
 // over no rows.
 type jsonbAggAcc struct {
 	t      types.T
+	kt     types.T // the key's type: keys are kept as their object key text
 	object bool
 	json   bool
 	keys   []string
@@ -1253,7 +1256,11 @@ func (a *jsonbAggAcc) Add(args []types.Datum) error {
 		if args[0].Null {
 			return pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
 		}
-		a.keys = append(a.keys, args[0].S)
+		k, err := functions.JSONObjectKey(nil, args[0], a.kt)
+		if err != nil {
+			return err
+		}
+		a.keys = append(a.keys, k)
 		a.vals = append(a.vals, args[1])
 		return nil
 	}
@@ -1264,7 +1271,11 @@ func (a *jsonbAggAcc) Add(args []types.Datum) error {
 func (a *jsonbAggAcc) Retract(args []types.Datum) error {
 	v, key := args[0], ""
 	if a.object {
-		v, key = args[1], args[0].S
+		k, err := functions.JSONObjectKey(nil, args[0], a.kt)
+		if err != nil {
+			return err
+		}
+		v, key = args[1], k
 	}
 	for i, e := range a.vals {
 		if (!a.object || a.keys[i] == key) && e.Null == v.Null && (e.Null || types.Compare(e, v, a.t) == 0) {

@@ -13,6 +13,8 @@ func Build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 	switch p := p.(type) {
 	case *planner.Scan:
 		return NewScan(p, ec), nil
+	case *planner.IndexScan:
+		return NewIndexScan(p, ec), nil
 	case *planner.SystemScan:
 		return NewSystemScan(p, ec), nil
 	case *planner.Values:

@@ -59,6 +59,23 @@ type Source interface {
 	ScanSystem(ctx context.Context, schema, name string) ([]types.Row, error)
 }
 
+// IndexSource is a Source that also serves indexes (planner.IndexScan):
+// key ranges of a relation's storage and rows by key, at the same
+// snapshot as its scans.
+type IndexSource interface {
+	Source
+	// IndexUsable reports whether index idx is consistent with its
+	// relation at the source's snapshot as the statement sees it; when
+	// it is not (the index is still backfilling, or the statement reads
+	// its transaction block's own writes), readers scan the relation.
+	IndexUsable(idx uint32) bool
+	// ScanRange returns the full rows of relation relID whose storage
+	// key lies in [lo, hi) (nil: unbounded), in key order.
+	ScanRange(ctx context.Context, relID uint32, lo, hi []byte, colTypes []types.T) (RowIter, error)
+	// Get returns the full row of relation relID stored under key.
+	Get(ctx context.Context, relID uint32, key []byte, colTypes []types.T) (types.Row, bool, error)
+}
+
 // RowIter iterates over rows; Next returns nil at the end.
 type RowIter interface {
 	Next() (types.Row, error)

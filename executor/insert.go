@@ -41,7 +41,8 @@ func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx) error {
 			}
 		}
 		return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-			WithDetail("Failing row contains (%s).", strings.Join(vals, ", "))
+			WithDetail("Failing row contains (%s).", strings.Join(vals, ", ")).
+			WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
 	}
 	return nil
 }

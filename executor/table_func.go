@@ -22,11 +22,14 @@ import (
 //     with an interval step; a zero step is 22023 "step size cannot equal
 //     zero"; a NULL argument gives no rows.
 //   - unnest(text[]): one row per element.
+//   - json[b]_array_elements[_text] and json[b]_object_keys
+//     (functions.JSONSetElems), and json[b]_each[_text], of two columns
+//     (functions.JSONEach).
 type TableFunc struct {
 	endState
 	plan *planner.TableFunc
 	ec   *ExecCtx
-	gen  func() (types.Datum, bool) // next value, false at the end
+	gen  func() (types.Row, bool) // next row, false at the end
 	ts   []types.T
 }
 
@@ -62,27 +65,57 @@ func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
 		if f.ec.Eval.Location != nil {
 			loc = f.ec.Eval.Location
 		}
-		gen, err := StartSRF(f.plan.Fn, args, exprTypes(f.plan.Args), loc)
+		gen, err := startRows(f.plan.Fn, args, exprTypes(f.plan.Args), loc)
 		if err != nil {
 			return nil, err
 		}
 		f.gen = gen
 	}
 	c := types.NewChunk(f.ts, types.ChunkCap)
-	row := make(types.Row, 1)
 	for c.Len() < types.ChunkCap {
-		d, ok := f.gen()
+		row, ok := f.gen()
 		if !ok {
-			f.gen = func() (types.Datum, bool) { return types.NullDatum, false }
+			f.gen = func() (types.Row, bool) { return nil, false }
 			break
 		}
-		row[0] = d
 		c.AppendRow(types.OpInsert, row)
 	}
 	if c.Len() == 0 {
 		return nil, nil
 	}
 	return c, nil
+}
+
+// startRows starts table function fn over args: the functions of
+// several columns (json[b]_each[_text]) here, the others by StartSRF.
+func startRows(fn string, args []types.Datum, argTs []types.T, loc *time.Location) (func() (types.Row, bool), error) {
+	if _, ok := functions.JSONEachFuncs[fn]; ok && len(args) == 1 {
+		var rows []types.Row
+		if !args[0].Null {
+			var err error
+			if rows, err = functions.JSONEach(fn, args[0].S); err != nil {
+				return nil, err
+			}
+		}
+		return func() (types.Row, bool) {
+			if len(rows) == 0 {
+				return nil, false
+			}
+			r := rows[0]
+			rows = rows[1:]
+			return r, true
+		}, nil
+	}
+	gen, err := StartSRF(fn, args, argTs, loc)
+	if err != nil {
+		return nil, err
+	}
+	row := make(types.Row, 1)
+	return func() (types.Row, bool) {
+		d, ok := gen()
+		row[0] = d
+		return row, ok
+	}, nil
 }
 
 var errZeroStep = pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
@@ -133,6 +166,22 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 				}
 				i++
 				return types.DString(parts[i-1]), true
+			}, nil
+		}
+	case "json_array_elements", "json_array_elements_text", "json_object_keys",
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
+		if len(args) == 1 {
+			elems, err := functions.JSONSetElems(fn, args[0].S)
+			if err != nil {
+				return nil, err
+			}
+			i := 0
+			return func() (types.Datum, bool) {
+				if i >= len(elems) {
+					return types.NullDatum, false
+				}
+				i++
+				return elems[i-1], true
 			}, nil
 		}
 	case "unnest":

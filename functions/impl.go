@@ -126,6 +126,7 @@ var impls = func() implTable {
 	t.defineDatetimeFns()
 	t.defineJson()
 	t.defineJsonText()
+	t.defineJsonSRFText()
 	t.defineJsonOps()
 	t.defineMath()
 	t.defineString()

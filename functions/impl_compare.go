@@ -37,7 +37,9 @@ func Comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 		return func(a, b types.Datum) int { return types.CompareDecimal(a.D, b.D) }, nil
 	case fa == types.FamInterval && fb == types.FamInterval:
 		return func(a, b types.Datum) int { return cmpInterval(a.Iv, b.Iv) }, nil
-	case ta.IsArray() && ta.ID == tb.ID:
+	case ta.IsArray() && ta.ID == tb.ID, ta.ID == types.Jsonb && tb.ID == types.Jsonb:
+		// Arrays element by element; jsonb by value, numbers numerically
+		// ('1' = '1.0'), in the jsonb btree order.
 		return func(a, b types.Datum) int { return types.Compare(a, b, ta) }, nil
 	case fa == types.FamString && fb == types.FamString:
 		if ta.ID == types.Bytea {

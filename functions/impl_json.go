@@ -98,7 +98,13 @@ func toJSONValue(ctx *Context, d types.Datum, t types.T) any {
 	case t.ID == types.Bool:
 		return d.I != 0
 	case t.IsNumeric():
-		return json.Number(formatValue(ctx, d, t))
+		// NaN and the infinities are not JSON numbers: to_jsonb
+		// writes them as strings, as to_json does.
+		s := formatValue(ctx, d, t)
+		if !validJSONNumber(s) {
+			return s
+		}
+		return json.Number(s)
 	case t.ID == types.Date || t.ID == types.Timestamp || t.ID == types.Timestamptz:
 		return jsonScalarText(ctx, d, t)
 	}
@@ -353,7 +359,7 @@ func (t implTable) defineJson() {
 		if !ok {
 			what := "a scalar"
 			if _, isObj := v.(map[string]any); isObj {
-				what = "an object"
+				what = "a non-array"
 			}
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "cannot get array length of %s", what)
 		}

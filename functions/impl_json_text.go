@@ -169,6 +169,26 @@ func JSONArrayAgg(vals []types.Datum, t types.T) (string, error) {
 	return b.String(), nil
 }
 
+// JSONObjectKey returns the object key json_object_agg and
+// jsonb_object_agg make of the non-NULL key d of type t: text as it is,
+// other scalars as to_json writes them (dates and timestamps in ISO 8601
+// form), arrays and json refused (22023). ctx gives the time zone (nil:
+// UTC).
+func JSONObjectKey(ctx *Context, d types.Datum, t types.T) (string, error) {
+	if t.ID == types.Text || t.ID == types.Varchar || t.ID == types.Name || t.ID == types.Char {
+		return d.S, nil
+	}
+	var b strings.Builder
+	if err := appendJSONDatum(&b, ctx, d, t, true); err != nil {
+		return "", err
+	}
+	v, err := types.ParseJSONB(b.String())
+	if err != nil {
+		return "", err
+	}
+	return v.Str, nil
+}
+
 // JSONObjectAgg returns json_object_agg's result over the pairs keys
 // (of type kt) and vals (of type vt), in order and duplicates kept:
 // `{ "k" : v, ... }`.
@@ -312,13 +332,21 @@ func (t implTable) defineJsonText() {
 			return dText(s)
 		})
 	}
-	t.defRowNS("pg_json_key", func(ctx *Context, d []types.Datum) (types.Datum, error) {
-		if d[0].Null {
-			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
+	t.def("pg_json_key", func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) != 1 {
+			return Impl{}, false
 		}
-		var b strings.Builder
-		types.WriteJSONString(&b, d[0].S)
-		return dText(b.String())
+		kt := args[0]
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
+			}
+			var b strings.Builder
+			if err := appendJSONDatum(&b, ctx, d[0], kt, true); err != nil {
+				return types.NullDatum, err
+			}
+			return dText(b.String())
+		}}, true
 	})
 	t.defRow("json_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := types.ParseJSONB(d[0].S)

@@ -981,19 +981,74 @@ func (t implTable) defineString() {
 	t.defRow("!~", re(false, true))
 	t.defRow("!~*", re(true, true))
 
-	// text[] functions.
-	t.defRow("array_to_string", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	// text[] functions. array_to_string(a, sep [, null_string]): NULL
+	// elements are left out, or written as null_string when it is given
+	// and not NULL; NULL when a or sep is.
+	t.defRowNS("array_to_string", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		if d[0].Null || d[1].Null {
+			return types.NullDatum, nil
+		}
 		elems, err := parseTextArray(d[0].S)
 		if err != nil {
 			return types.NullDatum, err
 		}
 		var parts []string
 		for _, e := range elems {
-			if e != nil {
+			switch {
+			case e != nil:
 				parts = append(parts, *e)
+			case len(d) == 3 && !d[2].Null:
+				parts = append(parts, d[2].S)
 			}
 		}
 		return dText(strings.Join(parts, d[1].S))
+	})
+	// string_to_array(s, sep [, null_string]) (docs §9.4): s split at
+	// each sep; a NULL sep splits into characters, an empty one gives s
+	// whole; pieces equal to null_string become NULL. NULL when s is.
+	t.defRowNS("string_to_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		if d[0].Null {
+			return types.NullDatum, nil
+		}
+		s := d[0].S
+		var parts []string
+		switch {
+		case s == "":
+		case d[1].Null:
+			for _, r := range s {
+				parts = append(parts, string(r))
+			}
+		case d[1].S == "":
+			parts = []string{s}
+		default:
+			parts = strings.Split(s, d[1].S)
+		}
+		elems := make([]types.Datum, len(parts))
+		for i, p := range parts {
+			if len(d) == 3 && !d[2].Null && p == d[2].S {
+				elems[i] = types.NullDatum
+			} else {
+				elems[i] = types.DString(p)
+			}
+		}
+		return dText(types.FormatArray(elems, types.TText, nil))
+	})
+	// regexp_split_to_array(s, pattern [, flags]): the pieces
+	// regexp_split_to_table returns, as an array.
+	t.defRow("regexp_split_to_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		flags := ""
+		if len(d) == 3 {
+			flags = d[2].S
+		}
+		parts, err := RegexpSplit(d[0].S, d[1].S, flags, "regexp_split_to_array")
+		if err != nil {
+			return types.NullDatum, err
+		}
+		elems := make([]types.Datum, len(parts))
+		for i, p := range parts {
+			elems[i] = types.DString(p)
+		}
+		return dText(types.FormatArray(elems, types.TText, nil))
 	})
 	// x = ANY(text[]): true if an element equals x, NULL if none does
 	// but one is NULL, false otherwise (docs §9.24.3).

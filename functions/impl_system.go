@@ -271,6 +271,10 @@ type Sequences interface {
 	NextVal(name string) (int64, error)
 	CurrVal(name string) (int64, error)
 	SetVal(name string, v int64, isCalled bool) (int64, error)
+	// SerialSequence is pg_get_serial_sequence(table, column): the
+	// schema-qualified name of the sequence of a serial or identity
+	// column, ok false for another column.
+	SerialSequence(table, column string) (name string, ok bool, err error)
 }
 
 // sequences returns the session's Sequences, or 0A000 without one.
@@ -300,6 +304,17 @@ func (t implTable) defineSequences() {
 		}
 		v, err := s.CurrVal(d[0].S)
 		return types.DInt(v), err
+	})
+	t.defRow("pg_get_serial_sequence", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		s, err := sequences(ctx)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		name, ok, err := s.SerialSequence(d[0].S, d[1].S)
+		if err != nil || !ok {
+			return types.NullDatum, err
+		}
+		return types.DString(name), nil
 	})
 	t.defRow("setval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)

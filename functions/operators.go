@@ -136,7 +136,9 @@ func operatorOverloads() []*Overload {
 			op(name, tBool, tDate, tTSTZ), op(name, tBool, tTSTZ, tDate),
 			op(name, tBool, tTS, tTSTZ), op(name, tBool, tTSTZ, tTS))
 	}
-	os = append(os, op("=", tBool, tJsonb, tJsonb), op("<>", tBool, tJsonb, tJsonb))
+	for _, name := range CompareOps {
+		os = append(os, op(name, tBool, tJsonb, tJsonb))
+	}
 	// Array comparisons (array_eq, array_lt, ...: element-wise, then
 	// length); psql compares acl and role arrays.
 	for _, at := range types.ArrayTypes() {
@@ -237,9 +239,9 @@ func aggregateOverloads() []*Overload {
 	os = append(os, agg("string_agg", tText, tText, tText), agg("string_agg", tBytea, tBytea, tBytea),
 		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
 		agg("jsonb_agg", tJsonb, tAny),
-		agg("jsonb_object_agg", tJsonb, tText, tAny),
+		agg("jsonb_object_agg", tJsonb, tAny, tAny),
 		agg("json_agg", tJson, tAny),
-		agg("json_object_agg", tJson, tText, tAny),
+		agg("json_object_agg", tJson, tAny, tAny),
 		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
 		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8),
 		agg("bit_xor", tI2, tI2), agg("bit_xor", tI4, tI4), agg("bit_xor", tI8, tI8))

@@ -66,6 +66,8 @@ func scalarOverloads() []*Overload {
 		nonStrict("quote_nullable", tText, tText),
 		fn("regexp_replace", tText, tText, tText, tText), fn("regexp_replace", tText, tText, tText, tText, tText),
 		fn("regexp_match", tTArr, tText, tText), fn("regexp_match", tTArr, tText, tText, tText),
+		fn("regexp_split_to_array", tTArr, tText, tText), fn("regexp_split_to_array", tTArr, tText, tText, tText),
+		nonStrict("string_to_array", tTArr, tText, tText), nonStrict("string_to_array", tTArr, tText, tText, tText),
 		fn("translate", tText, tText, tText, tText),
 		fn("encode", tText, tBytea, tText), fn("decode", tBytea, tText, tText),
 		fn("convert_from", tText, tBytea, tName), fn("convert_to", tBytea, tText, tName),
@@ -74,7 +76,8 @@ func scalarOverloads() []*Overload {
 	// Array functions (docs §9.19), one overload per array type.
 	for _, at := range types.ArrayTypes() {
 		a := at.ID
-		os = append(os, fn("array_to_string", tText, a, tText), fn("array_upper", tI4, a, tI4),
+		os = append(os, fn("array_to_string", tText, a, tText), nonStrict("array_to_string", tText, a, tText, tText),
+			fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
 			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
 			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
@@ -213,6 +216,7 @@ func scalarOverloads() []*Overload {
 	os = append(os,
 		volatile("nextval", tI8, tText), volatile("currval", tI8, tText),
 		volatile("setval", tI8, tText, tI8), volatile("setval", tI8, tText, tI8, tBool),
+		volatile("pg_get_serial_sequence", tText, tText, tText),
 	)
 	// json functions (docs §9.16): the json type keeps its text.
 	os = append(os,
@@ -221,10 +225,11 @@ func scalarOverloads() []*Overload {
 		variadic("json_build_array", tJson, true, tAny), fn("json_build_array", tJson),
 		fn("json_object", tJson, tTArr), fn("json_object", tJson, tTArr, tTArr),
 		fn("json_typeof", tText, tJson),
+		fn("json_array_length", tI4, tJson),
 		// pg_json_key(k) is the text of json_object_agg's key k, for
 		// the planner's streaming form of the json aggregates: a NULL
 		// key is 22023, as in the aggregate.
-		nonStrict("pg_json_key", tText, tText),
+		nonStrict("pg_json_key", tText, tAny),
 	)
 	return os
 }

@@ -38,6 +38,8 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.R
 		failf(pgerr.WrongObjectType, "cannot %s view \"%s\"", dmlVerb(verb), name)
 	case catalog.KindMView:
 		failf(pgerr.WrongObjectType, "cannot change materialized view \"%s\"", name)
+	case catalog.KindSequence:
+		failf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
 	case catalog.KindTable:
 	default:
 		failf(pgerr.WrongObjectType, "\"%s\" is not a table", name)
@@ -108,8 +110,58 @@ func (b *binder) assign(e Expr, rel *catalog.Relation, i int) Expr {
 		return out
 	}
 	fail(typeErrorf("column \"%s\" is of type %s but expression is of type %s", col.Name, col.T, b.typeOf(e)).
-		WithHint("You will need to rewrite or cast the expression."))
+		WithHint("You will need to rewrite or cast the expression.").WithPosition(b.exprPos(e)))
 	return nil
+}
+
+// outputPos is the position of the expression that makes column k of
+// plan p (for a set operation, its first branch's), or 0 when none is
+// known: where Postgres points an error about an INSERT's source column.
+func (b *binder) outputPos(p Plan, k int) int {
+	for {
+		switch x := p.(type) {
+		case *Project:
+			return b.exprPos(x.Exprs[k])
+		case *Sort:
+			p = x.Input
+		case *Limit:
+			p = x.Input
+		case *SetOp:
+			p = x.Left
+		default:
+			return 0
+		}
+	}
+}
+
+// typeUnknownOutput gives output k of an INSERT's source query, an
+// untyped literal or NULL, the type of target column i, as Postgres does
+// for a plain SELECT or VALUES feeding INSERT (INSERT INTO t SELECT NULL,
+// 1): the literal is read as that type, not as text. It reports whether
+// it could (the plan ends in a projection or VALUES whose expression k is
+// untyped); a set operation has resolved its outputs to text already.
+func (b *binder) typeUnknownOutput(p Plan, k int, rel *catalog.Relation, i int) bool {
+	switch p := p.(type) {
+	case *Project:
+		if !b.isUnknown(p.Exprs[k]) {
+			return false
+		}
+		p.Exprs[k] = b.assign(p.Exprs[k], rel, i)
+		p.Out[k].T = rel.Cols[i].T
+		return true
+	case *Values:
+		for _, row := range p.Rows {
+			if !b.isUnknown(row[k]) {
+				return false
+			}
+		}
+		for _, row := range p.Rows {
+			row[k] = b.assign(row[k], rel, i)
+		}
+		p.Out[k].T = rel.Cols[i].T
+		return true
+	}
+	return false
 }
 
 // generatedAlways fails with 428C9 when column i is GENERATED ALWAYS AS
@@ -189,10 +241,14 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		for i, c := range rel.Cols {
 			var e Expr
 			if k, ok := pos[i]; ok {
+				if sch[k].T.ID == types.Unknown && b.typeUnknownOutput(r.plan, k, rel, i) {
+					sch = r.plan.Schema()
+				}
 				var ref Expr = &ColRef{Idx: k, T: sch[k].T, Name: sch[k].Name}
 				if sch[k].T.ID == types.Unknown {
 					ref = &Cast{Arg: ref, T: types.TText}
 				}
+				b.notePosAt(ref, b.outputPos(r.plan, k))
 				e = b.assign(ref, rel, i)
 			} else {
 				e = b.defaultExpr(rel, i)
@@ -360,6 +416,8 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	if n.Order != nil || n.Limit != nil {
 		failf(pgerr.FeatureNotSupported, "this form of UPDATE is not supported")
 	}
+	pop := b.pushWith(n.With)
+	defer pop()
 	var rel *catalog.Relation
 	var alias string
 	var sc *scope
@@ -411,6 +469,8 @@ func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
 	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
 		failf(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
+	pop := b.pushWith(n.With)
+	defer pop()
 	rel, alias := b.targetTable(n.TableRefs, "DELETE")
 	sc := tableScope(rel, alias)
 	var input Plan = scanAll(rel)

@@ -176,6 +176,20 @@ func (b *binder) notePos(e Expr, n ast.Node) {
 	}
 }
 
+// notePosAt remembers position p (when known) for e, as notePos does.
+func (b *binder) notePosAt(e Expr, p int) {
+	if p <= 0 {
+		return
+	}
+	if _, ok := b.epos[e]; ok {
+		return
+	}
+	if b.epos == nil {
+		b.epos = map[Expr]int{}
+	}
+	b.epos[e] = p
+}
+
 // exprPos is the position noted for e (0 when unknown).
 func (b *binder) exprPos(e Expr) int { return b.epos[e] }
 

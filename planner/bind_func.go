@@ -257,6 +257,14 @@ func (b *binder) explicitCast(x Expr, t types.T, node ast.Node) Expr {
 	return &Cast{Arg: x, T: t}
 }
 
+// catalogOIDs are PostgreSQL's fixed OIDs of the system catalogs that
+// catalog queries name as regclass literals ('pg_catalog.pg_class'::
+// regclass in psql's \d of a sequence).
+var catalogOIDs = map[string]uint32{
+	"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255,
+	"pg_namespace": 2615, "pg_constraint": 2606, "pg_index": 2610,
+}
+
 // relationOID resolves a relation name written as a regclass literal.
 func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	schema, name := "", s
@@ -274,6 +282,9 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 		return rel.OID
 	}
 	if _, _, ok := b.cat.SystemTable(schema, name); ok {
+		if oid, ok := catalogOIDs[name]; ok && (schema == "" || schema == "pg_catalog") {
+			return oid
+		}
 		fail(pgerr.New(pgerr.FeatureNotSupported, "regclass of system table \"%s\" is not supported", s).WithPosition(b.pos(node)))
 	}
 	fail(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", s).WithPosition(b.pos(node)))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -571,6 +572,10 @@ func (b *binder) setOpOrderLimit(p Plan, ob *ast.OrderByClause, l *ast.Limit, ou
 				fail(pgerr.New(pgerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
 					WithDetail("Only result column names can be used, not expressions or functions.").WithPosition(b.pos(e)))
 			}
+			if sch[idx].T.ID == types.Json {
+				fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type json").
+					WithHint("Use an explicit ordering operator or modify the query.").WithPosition(b.pos(e)))
+			}
 			keys = append(keys, SortKey{Expr: sel[idx].e, Desc: it.Desc, NullsFirst: nf})
 		}
 		p = &Sort{Input: p, Keys: keys}
@@ -602,8 +607,35 @@ func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level
 			continue
 		}
 		acc = b.combine(acc, p, op)
+		if op == nil || *op != ast.UnionAll {
+			// Every set operation but UNION ALL compares rows: json has
+			// no equality (42883, at the column of the first query, as
+			// PostgreSQL points).
+			for c, col := range acc.Schema() {
+				b.checkEquality(col.T, firstSetOpField(l, c))
+			}
+		}
 	}
 	return acc
+}
+
+// firstSetOpField returns select list item i of the first query of a set
+// operation, or nil (a wildcard, or no such item).
+func firstSetOpField(l *ast.SetOprSelectList, i int) ast.ExprNode {
+	for len(l.Selects) > 0 {
+		switch s := l.Selects[0].(type) {
+		case *ast.SelectStmt:
+			if s.Fields == nil || i >= len(s.Fields.Fields) || s.Fields.Fields[i].WildCard != nil {
+				return nil
+			}
+			return s.Fields.Fields[i].Expr
+		case *ast.SetOprSelectList:
+			l = s
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 func (b *binder) combine(l, r Plan, op *ast.SetOprType) Plan {
@@ -665,6 +697,7 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 				continue
 			}
 			x := pr.Exprs[i]
+			orig := x
 			if b.typeOf(x).ID == types.Unknown && !b.isUnknown(x) {
 				x = &Cast{Arg: x, T: types.TText}
 			}
@@ -673,6 +706,7 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 			} else {
 				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
 			}
+			b.notePosAt(pr.Exprs[i], b.exprPos(orig))
 			pr.Out[i].T = want[i].T
 		}
 		return pr
@@ -861,6 +895,11 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		return b.expandView(rel, alias, outer, lvl)
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
+	case catalog.KindSequence:
+		fail(pgerr.New(pgerr.FeatureNotSupported, "reading sequence \"%s\" as a relation is not supported", name).
+			WithHint("currval() and nextval() read a sequence.").WithPosition(b.pos(tn)))
+	case catalog.KindIndex:
+		failf(pgerr.WrongObjectType, "\"%s\" is an index", name)
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	scan := &Scan{Rel: rel}
@@ -928,7 +967,8 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 	}
 	var tf *TableFunc
 	switch f.Name {
-	case "generate_series", "regexp_split_to_table":
+	case "generate_series", "regexp_split_to_table", "json_array_elements", "json_array_elements_text", "json_object_keys",
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
 	case "unnest":
 		if len(f.Args) == 1 {
@@ -942,12 +982,39 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 			failf(pgerr.FeatureNotSupported, "unnest is supported only over one-dimensional arrays")
 		}
 	default:
+		if sig, ok := functions.JSONEachFuncs[f.Name]; ok {
+			// json[b]_each[_text]: two columns, key and value, which
+			// column aliases rename and a table alias does not.
+			args := b.exprs(c, f.Args)
+			call := b.resolveLocal(f.Name, []*Overload{{Name: f.Name, Args: []types.TypeID{sig[0]}, Ret: sig[1]}}, args)
+			tf = &TableFunc{Fn: f.Name, Args: call.Args, Out: types.Schema{{Name: "key", T: types.TText}, {Name: "value", T: types.T{ID: sig[1], Mod: -1}}}}
+			if len(f.Columns) > len(tf.Out) {
+				failf(pgerr.DatatypeMismatch, "too many column aliases specified for function %s", f.Name)
+			}
+			for i, name := range f.Columns {
+				if name != "" {
+					tf.Out[i].Name = name
+				}
+			}
+			tableName := cmpOr(alias, tf.Fn)
+			sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
+			for _, col := range tf.Out {
+				sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
+			}
+			return tf, sc
+		}
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)
+	}
+	// The json[b]_array_elements functions name their column (OUT
+	// value), which a table alias does not rename.
+	named := strings.Contains(tf.Fn, "_array_elements")
+	if named {
+		tf.Out[0].Name = "value"
 	}
 	tableName := alias
 	if tableName == "" {
 		tableName = tf.Fn
-	} else if len(f.Columns) == 0 {
+	} else if len(f.Columns) == 0 && !named {
 		// A scalar function's single column takes the table alias.
 		tf.Out[0].Name = alias
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -22,7 +23,16 @@ import (
 // errors (0A000).
 
 // srfFuncs are the set-returning functions weir has.
-var srfFuncs = map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true}
+var srfFuncs = func() map[string]bool {
+	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true}
+	for name := range functions.JSONSetFuncs {
+		m[name] = true
+	}
+	for name := range functions.JSONEachFuncs {
+		m[name] = true
+	}
+	return m
+}()
 
 // srfState collects the set-returning calls of one select list.
 type srfState struct {
@@ -61,6 +71,11 @@ func (b *binder) srfCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			e = e.WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
 		}
 		fail(e)
+	}
+	if _, ok := functions.JSONEachFuncs[n.FnName.L]; ok {
+		// Its rows are records, a type weir lacks.
+		fail(pgerr.New(pgerr.FeatureNotSupported, "%s in a select list is not supported", n.FnName.L).
+			WithHint("Call it in FROM: SELECT key, value FROM %s(...).", n.FnName.L).WithPosition(b.pos(n)))
 	}
 	args := b.exprs(c, n.Args)
 	tf := b.bindSRF(n.FnName.L, args, n)
@@ -106,6 +121,10 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 	case "regexp_split_to_table":
 		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
 		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}
+	}
+	if sig, ok := functions.JSONSetFuncs[name]; ok {
+		call := b.resolveLocal(name, []*Overload{{Name: name, Args: []types.TypeID{sig[0]}, Ret: sig[1]}}, args)
+		return &TableFunc{Fn: name, Args: call.Args, Out: types.Schema{{Name: name, T: types.T{ID: sig[1], Mod: -1}}}}
 	}
 	failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", name)
 	return nil

@@ -96,8 +96,8 @@
 // every aggregation and projection is narrowed to the columns some node
 // above reads: scans read only those, HOP windows copy only those into
 // each window, joins, top-N and over windows store only those. A
-// relation created before format version 4 is planned without pruning
-// (WithPlanFormat "3"), keeping its state layout.
+// relation created before format version 5 is planned without pruning
+// (WithPlanFormat "4"), keeping its state layout.
 //
 // Operators. Scan, Filter, Project and Values map to their stream nodes
 // (VALUES rows get a hidden row number as key). An aggregation computes
@@ -216,16 +216,27 @@
 // aggregate's. grouping(...) is a CASE over the set number.
 //
 // Set-returning functions of a select list (bind_srf.go:
-// generate_series, unnest, regexp_split_to_table) run in ProjectSets
+// generate_series, unnest, regexp_split_to_table, the json ones of one
+// column such as jsonb_array_elements) run in ProjectSets
 // below the select list's projection, zipped as in PostgreSQL 10+ (one
 // ProjectSet per level of nesting); its
 // stream form keys each output row by its input row's key plus the
 // row's ordinal, and retracts a row's outputs by computing them again.
 //
+// Temporal filters (stream_temporal.go): a WHERE conjunct `expr op
+// now() [+/- interval ...]` (op one of >, >=, <, <=, either side;
+// current_timestamp too; BETWEEN gives two of them) becomes a
+// StreamDynamicFilter, now() being the time of the epoch a barrier
+// closes, so every committed epoch holds the rows a plain SELECT at that
+// time would. Conjuncts of a join's ON clause pushed into one side (an
+// inner join's, an outer join's NULL-supplying side's) count as that
+// side's WHERE.
+//
 // Not supported (0A000, naming the construct): volatile and
-// time-dependent functions (now(): a view's rows must not depend on when
-// they are computed; generate_series over timestamptz, which depends on
-// the time zone), parameters, system tables, table functions in FROM,
+// time-dependent functions anywhere else (now(): a view's rows must not
+// depend on when they are computed; generate_series over timestamptz,
+// which depends on the time zone), parameters, system tables, table
+// functions in FROM,
 // aggregates without retraction (array_agg, jsonb_agg, ...) in GROUP BY.
 // State table ids come from the caller's allocator in a deterministic
 // order; the view's own table is its relation id.

@@ -119,6 +119,37 @@ func (f *exprFormatter) describe(p Plan) string {
 			cols = append(cols, c.Name)
 		}
 		return fmt.Sprintf("Scan %s [%s]", n.Rel.Name, strings.Join(cols, ", "))
+	case *IndexScan:
+		var cols []string
+		for _, c := range n.Out {
+			cols = append(cols, c.Name)
+		}
+		var conds []string
+		for i, e := range n.Eq {
+			conds = append(conds, n.Index.Cols[i].Name+" = "+f.expr(e))
+		}
+		if k := len(n.Eq); n.Lo != nil || n.Hi != nil {
+			name := n.Index.Cols[k].Name
+			if n.Lo != nil {
+				op := " > "
+				if n.Lo.Inclusive {
+					op = " >= "
+				}
+				conds = append(conds, name+op+f.expr(n.Lo.Value))
+			}
+			if n.Hi != nil {
+				op := " < "
+				if n.Hi.Inclusive {
+					op = " <= "
+				}
+				conds = append(conds, name+op+f.expr(n.Hi.Value))
+			}
+		}
+		kind := "IndexScan"
+		if n.Covering != nil {
+			kind = "IndexOnlyScan"
+		}
+		return fmt.Sprintf("%s %s on %s [%s] (%s)", kind, n.Index.Name, n.Rel.Name, strings.Join(cols, ", "), strings.Join(conds, " AND "))
 	case *SystemScan:
 		return fmt.Sprintf("SystemScan %s.%s", n.Schema_, n.Name)
 	case *Values:

@@ -41,10 +41,11 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	if err != nil {
 		return nil, err
 	}
-	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before4: before4(mv),
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before5: before5(mv),
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	sp.checkExprs(p)
 	n := sp.plan(prunePlan(p, mv))
+	checkNoNow(n)
 	sp.checkEOWC(n)
 	m := sp.materialize(n, p.Schema(), mv)
 	// A group whose state expired comes back as an insert of a key the
@@ -67,9 +68,9 @@ type streamPlanner struct {
 	// noFullJoinMarks plans full joins without their side marks
 	// (WithFullJoinMarks).
 	noFullJoinMarks bool
-	// before4 plans as before format version 4 (WithPlanFormat): no
+	// before5 plans as before format version 5 (WithPlanFormat): no
 	// column pruning, one table per DISTINCT aggregate.
-	before4 bool
+	before5 bool
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -82,16 +83,21 @@ func failUnsupported(format string, args ...any) { fail(unsupported(format, args
 // first computation and a recomputation after recovery (volatile
 // functions) or that have no value at all in a view (parameters).
 func (sp *streamPlanner) checkExprs(p Plan) {
+	temporal := temporalNows(p)
 	WalkPlanExprs(p, func(x Expr) {
 		switch n := x.(type) {
 		case *Param:
 			fail(pgerr.New(pgerr.FeatureNotSupported, "materialized views may not be defined using bound parameters"))
 		case *Call:
-			volatile := timeDependent[n.Fn]
-			for _, o := range Overloads(n.Fn) {
-				volatile = volatile || o.Volatile
+			if temporal[n] {
+				// A temporal filter (stream_temporal.go).
+				return
 			}
-			if volatile {
+			if (n.Fn == "now" || n.Fn == "current_timestamp") && len(n.Args) == 0 {
+				fail(unsupported("function %s() is supported in materialized views only in a temporal filter", n.Fn).
+					WithHint("Use it in a WHERE conjunct of the form expr > now() - INTERVAL '...' (or >=, <, <=, optionally plus or minus constant intervals)."))
+			}
+			if isTimeDependentCall(n) {
 				fail(unsupported("function %s() is not supported in materialized views", n.Fn).
 					WithHint("A materialized view is maintained incrementally; its rows must not depend on when they are computed."))
 			}
@@ -210,11 +216,17 @@ func (sp *streamPlanner) scan(s *Scan) StreamNode {
 		}
 		n.StreamKey = append(n.StreamKey, at)
 	}
-	if len(s.Rel.PK) == 0 {
-		failUnsupported("relation %q has no primary key or row id", s.Rel.Name)
-	}
 	n.AppendOnly = relAppendOnly(s.Rel)
 	n.Dist = Distribution{Kind: DistHash, Keys: append([]int(nil), n.StreamKey...)}
+	if len(s.Rel.PK) == 0 {
+		// Only a view has no key: one that aggregates without GROUP BY,
+		// whose one row is identified by the empty key and lives on one
+		// actor.
+		if s.Rel.Kind != catalog.KindMView {
+			failUnsupported("relation %q has no primary key or row id", s.Rel.Name)
+		}
+		n.Dist = Distribution{Kind: DistSingle}
+	}
 	n.Watermarks = scanWatermarks(s.Rel, n.Cols)
 	return n
 }
@@ -243,7 +255,15 @@ func (sp *streamPlanner) filter(f *Filter) StreamNode {
 		return top
 	}
 	in := sp.plan(f.Input)
-	return newFilter(in, f.Cond)
+	rest, temporal := splitTemporal(f.Cond)
+	var out StreamNode = in
+	if rest != nil {
+		out = newFilter(in, rest)
+	}
+	for _, tc := range temporal {
+		out = sp.dynamicFilter(out, tc)
+	}
+	return out
 }
 
 func newFilter(in StreamNode, cond Expr) *StreamFilter {
@@ -475,10 +495,10 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 // watermarkFirst returns the group keys (columns of in) with the first
 // one carrying a watermark moved to the front, or nil when the first key
 // has one, none has, the keys repeat or the aggregation groups grouping
-// sets (whose set number must stay last). Plans before format 4 keep
+// sets (whose set number must stay last). Plans before format 5 keep
 // their order.
 func (sp *streamPlanner) watermarkFirst(in StreamNode, keys []int, a *Agg) []int {
-	if sp.before4 || len(a.EmptySets) > 0 || len(keys) < 2 || len(dedupInts(keys)) != len(keys) {
+	if sp.before5 || len(a.EmptySets) > 0 || len(keys) < 2 || len(dedupInts(keys)) != len(keys) {
 		return nil
 	}
 	if _, ok := a.Input.(*Expand); ok {
@@ -612,7 +632,7 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 	// aggregate (RisingWave's dedup table): one entry and one lookup per
 	// value and row instead of one per aggregate.
 	shares := map[string]int{}
-	if !sp.before4 {
+	if !sp.before5 {
 		for _, c := range aggs {
 			if k, ok := distinctShareKey(c); ok {
 				shares[k]++
@@ -1457,8 +1477,19 @@ func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog
 		}
 	}
 	// The view is stored by its primary key, so all changes of a key must
-	// reach the same actor.
-	n = exchange(n, hashDist(b.StreamKey), false)
+	// reach the same actor. An index is distributed by its index columns
+	// instead, so that its primary key starts with them (below) and a
+	// range of index values is a range of keys; a row whose index values
+	// change moves between actors as a delete and an insert of two keys.
+	if k := mv.IndexKeys(); k > 0 {
+		keys := make([]int, k)
+		for i := range keys {
+			keys[i] = cols[i]
+		}
+		n = exchange(n, hashDist(keys), true)
+	} else {
+		n = exchange(n, hashDist(b.StreamKey), false)
+	}
 	b = n.Base()
 
 	m := &StreamMaterialize{Input: n, Rel: mv, Cols: cols}
@@ -1482,7 +1513,9 @@ func (sp *streamPlanner) materialize(n StreamNode, out types.Schema, mv *catalog
 	// The primary key starts with the distribution key, so the view's
 	// storage is partitioned by a key prefix, as state tables are.
 	pk := append([]int(nil), b.StreamKey...)
-	if b.Dist.Kind == DistHash {
+	if k := mv.IndexKeys(); k > 0 {
+		pk = dedupInts(append(append([]int(nil), cols[:k]...), b.StreamKey...))
+	} else if b.Dist.Kind == DistHash {
 		pk = dedupInts(append(append([]int(nil), b.Dist.Keys...), b.StreamKey...))
 	}
 	mv.PK = nil

@@ -192,6 +192,10 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamFilter:
 		name = "StreamFilter"
 		add("cond: %s", f.expr(x.Cond))
+	case *StreamDynamicFilter:
+		name = "StreamDynamicFilter"
+		add("cond: %s %s %s", f.expr(x.Key), x.Op, f.expr(x.Bound))
+		state(x.State)
 	case *StreamHashAgg:
 		name = "StreamHashAgg"
 		in := x.Input.Base().Out

@@ -143,6 +143,36 @@ type StreamFilter struct {
 	Cond  Expr
 }
 
+// StreamDynamicFilter is a temporal filter (stream_temporal.go): it keeps
+// the rows for which `Key Op Bound` holds, where Key is an expression of
+// the row and Bound is now() plus or minus constant intervals, now()
+// being the time of the epoch the operator is in (the epoch of the last
+// barrier it saw). As barriers move the time forward, a `>`/`>=` filter
+// retracts the rows that no longer pass and a `<`/`<=` filter inserts the
+// rows that now do. State holds the rows whose condition may still
+// change (the passing rows of a `>` filter, the waiting ones of a `<`
+// filter): columns (Key's value, the input row), key (Key's value, the
+// input's stream key), so each barrier's changes are one range scan from
+// the start. Rows whose Key is NULL never pass and are not kept.
+type StreamDynamicFilter struct {
+	StreamBase
+	Input StreamNode
+	Key   Expr
+	Op    string // ">", ">=", "<", "<="
+	Bound Expr
+	State StateTableDesc
+}
+
+// Retracts reports whether rows leave the filter as time passes (Op is
+// > or >=); otherwise rows enter it.
+func (n *StreamDynamicFilter) Retracts() bool { return n.Op == ">" || n.Op == ">=" }
+
+// Base implements StreamNode.
+func (n *StreamDynamicFilter) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamDynamicFilter) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+
 // StreamHashAgg is an incremental GROUP BY. Output: the group keys then one
 // column per aggregate; a stream key of the group keys. Without GroupBy it
 // keeps exactly one row (a global aggregate, as Postgres). Changes of an

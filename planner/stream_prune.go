@@ -24,14 +24,14 @@ import (
 // point into the row they were bound against) and lateral joins are left
 // as they are, with all their input's columns.
 //
-// A relation whose WithPlanFormat is below 4 is planned without pruning,
-// as builds before format version 4 did: its join, top-N and over-window
+// A relation whose WithPlanFormat is below 5 is planned without pruning,
+// as builds before format version 5 did: its join, top-N and over-window
 // state tables keep the layout they were created with.
 
 // WithPlanFormat, when set, is the data format version (decimal) whose
 // planner the relation's stream plan follows: a relation created before
 // a change of the planner that changes state layouts keeps its layout.
-// Unset: the current one. Version 4 brought column pruning
+// Unset: the current one. Version 5 brought column pruning
 // (stream_prune.go) and the shared tables of DISTINCT aggregates over the
 // same arguments (hashAgg).
 const WithPlanFormat = "plan_format"
@@ -49,16 +49,16 @@ func planFormat(rel *catalog.Relation) int {
 	return n
 }
 
-// before4 reports whether rel is planned as before format version 4.
-func before4(rel *catalog.Relation) bool {
+// before5 reports whether rel is planned as before format version 5.
+func before5(rel *catalog.Relation) bool {
 	v := planFormat(rel)
-	return v != 0 && v < 4
+	return v != 0 && v < 5
 }
 
 // prunePlan returns p pruned by pruneColumns unless rel (the view or
-// sink planned; nil for none) is planned as before format version 4.
+// sink planned; nil for none) is planned as before format version 5.
 func prunePlan(p Plan, rel *catalog.Relation) Plan {
-	if before4(rel) {
+	if before5(rel) {
 		return p
 	}
 	return pruneColumns(p)

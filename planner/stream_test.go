@@ -195,6 +195,12 @@ func validateStream(root *StreamMaterialize) []string {
 			}
 		case *StreamFilter:
 			checkExprCols(n, in, x.Cond)
+		case *StreamDynamicFilter:
+			checkExprCols(n, in, x.Key)
+			if x.Key.Type() != x.Bound.Type() {
+				bad(n, "key is %s, bound %s", x.Key.Type(), x.Bound.Type())
+			}
+			checkState(n, x.State)
 		case *StreamValues:
 			for _, r := range x.Rows {
 				if len(r) != len(b.Out) {

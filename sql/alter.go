@@ -42,6 +42,10 @@ func (p *stmtParser) alter() (Stmt, error) {
 	if p.word(1) == "system" {
 		return p.alterSystem()
 	}
+	if p.word(1) == "sequence" {
+		p.pos += 2
+		return p.alterSequence()
+	}
 	start := p.pos
 	p.pos++
 	kind, ok := p.relationKind()

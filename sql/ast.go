@@ -196,6 +196,28 @@ type CreateView struct {
 	With              map[string]string
 }
 
+// CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON rel
+// [USING method] (col [ASC|DESC], ...) [INCLUDE (col, ...)]. Name is ""
+// when none was given (the engine generates PostgreSQL's).
+type CreateIndex struct {
+	Name        string
+	Rel         ObjectName
+	Unique      bool
+	IfNotExists bool
+	Using       string // "" when no USING clause was given
+	Cols        []IndexColumn
+	Include     []string
+	With        map[string]string
+}
+
+// IndexColumn is one key column of CREATE INDEX with its ordering.
+type IndexColumn struct {
+	Name       string
+	Desc       bool
+	NullsFirst bool // NULLS FIRST given
+	NullsLast  bool // NULLS LAST given
+}
+
 // Drop is DROP TABLE|VIEW|MATERIALIZED VIEW|SOURCE|SINK|INDEX|SCHEMA
 // [IF EXISTS] names [CASCADE|RESTRICT].
 type Drop struct {
@@ -310,6 +332,7 @@ type Discard struct{ What string }
 func (*Query) stmt()        {}
 func (*CreateTable) stmt()  {}
 func (*CreateView) stmt()   {}
+func (*CreateIndex) stmt()  {}
 func (*CreateSource) stmt() {}
 func (*CreateSink) stmt()   {}
 func (*Drop) stmt()         {}

@@ -185,6 +185,18 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 			}
 		}
 	}
+	if strict {
+		if c := dataModifyingCTE(seq); c != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported").
+				WithPosition(charPos(b.src, c.off))
+		}
+	}
+	// WITH ... INSERT/UPDATE/DELETE: the statement is handled without its
+	// WITH clause, which goes back in where the TiDB parser takes it.
+	var with []*node
+	if k := dmlAfterWith(seq); k > 0 {
+		with, seq = seq[:k], seq[k:]
+	}
 	var conflict []*node
 	if seq[0].isWord("insert") {
 		// INSERT INTO name [. name] AS alias: the alias is kept apart.
@@ -209,7 +221,26 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 		}
 	}
 	if seq[0].isWord("update") {
+		for i, n := range seq {
+			if n.isWord("set") {
+				var err error
+				if seq, err = b.multiAssign(seq, i); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
 		seq = updateFrom(seq)
+	}
+	if with != nil {
+		if seq[0].isWord("insert") {
+			var err error
+			if seq, err = b.withInsert(with, seq); err != nil {
+				return nil, err
+			}
+		} else {
+			seq = append(append([]*node{}, with...), seq...)
+		}
 	}
 	seq = b.level(seq)
 	if b.err != nil {
@@ -295,7 +326,11 @@ func (b *bridge) onConflict(seq []*node) error {
 	case at(seq, i).isWord("update") && at(seq, i+1).isWord("set"):
 		oc.Update = true
 		off := seq[i].off
-		rest := b.level(append([]*node{textNode("update", off), textNode("weir_conflict_target", off)}, seq[i+1:]...))
+		set, err := b.multiAssign(seq[i+1:], 0)
+		if err != nil {
+			return err
+		}
+		rest := b.level(append([]*node{textNode("update", off), textNode("weir_conflict_target", off)}, set...))
 		if b.err != nil {
 			return b.err
 		}

@@ -21,6 +21,10 @@ func (p *stmtParser) create() (Stmt, error) {
 		return p.createSink()
 	case p.word(0) == "role" || p.word(0) == "user":
 		return p.createRole()
+	case p.accept("sequence"):
+		return p.createSequence()
+	case p.word(0) == "index" || p.word(0) == "unique" && p.word(1) == "index":
+		return p.createIndex()
 	case p.accept("schema"):
 		s := &CreateSchema{IfNotExists: p.accept("if", "not", "exists")}
 		n, err := p.name()
@@ -44,12 +48,98 @@ func (p *stmtParser) create() (Stmt, error) {
 	}
 	if !p.accept("view") {
 		switch p.word(0) {
-		case "index", "function", "sequence", "type", "database", "user", "role":
+		case "function", "type", "database", "user", "role":
 			return nil, p.unsupported("CREATE " + upper(p.word(0)) + " is")
 		}
 		return nil, p.errHere()
 	}
 	return p.createView(v)
+}
+
+// createIndex parses CREATE [UNIQUE] INDEX [CONCURRENTLY] [[IF NOT
+// EXISTS] name] ON [ONLY] rel [USING method] (col [ASC|DESC] [NULLS
+// FIRST|LAST], ...) [INCLUDE (col, ...)] [WITH (...)]. Expression keys,
+// operator classes, COLLATE and WHERE (partial indexes) are refused with
+// 0A000.
+func (p *stmtParser) createIndex() (Stmt, error) {
+	ci := &CreateIndex{Unique: p.accept("unique")}
+	if err := p.expect("index"); err != nil {
+		return nil, err
+	}
+	p.accept("concurrently")
+	ci.IfNotExists = p.accept("if", "not", "exists")
+	if p.word(0) != "on" || ci.IfNotExists {
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		if n.Schema != "" {
+			// PostgreSQL: an index lives in its table's schema.
+			return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \".\"").WithPosition(charPos(p.src, p.toks[p.pos-2].Off))
+		}
+		ci.Name = n.Name
+	}
+	if err := p.expect("on"); err != nil {
+		return nil, err
+	}
+	p.accept("only")
+	rel, err := p.objectName()
+	if err != nil {
+		return nil, err
+	}
+	ci.Rel = rel
+	if p.accept("using") {
+		m, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		ci.Using = m
+	}
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if t.Kind != TIdent && t.Kind != TQIdent || p.peekAt(1).Kind == TOp && (p.peekAt(1).Val == "(" || p.peekAt(1).Val != "," && p.peekAt(1).Val != ")") {
+			return nil, p.unsupported("an index on an expression is")
+		}
+		p.pos++
+		c := IndexColumn{Name: t.Val}
+		switch {
+		case p.accept("asc"):
+		case p.accept("desc"):
+			c.Desc = true
+		}
+		if p.accept("nulls", "first") {
+			c.NullsFirst = true
+		} else if p.accept("nulls", "last") {
+			c.NullsLast = true
+		}
+		if !p.atEnd() && p.peek().Kind != TOp {
+			return nil, p.unsupported(upper(p.word(0)) + " in an index column is")
+		}
+		ci.Cols = append(ci.Cols, c)
+		if p.acceptOp(")") {
+			break
+		}
+		if err := p.expectOp(","); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("include") {
+		if ci.Include, err = p.nameList(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("with") {
+		if ci.With, err = p.options(); err != nil {
+			return nil, err
+		}
+	}
+	if p.word(0) == "where" {
+		return nil, p.unsupported("a partial index (WHERE) is")
+	}
+	return ci, p.expectEnd()
 }
 
 func upper(s string) string {

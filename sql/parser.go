@@ -556,7 +556,13 @@ func (p *stmtParser) txn() (Stmt, error) {
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnCommit}, nil
 	default:
+		start := p.toks[p.pos-1].Off
 		_ = p.accept("work") || p.accept("transaction")
+		if p.word(0) == "to" && w == "rollback" {
+			// ROLLBACK TO [SAVEPOINT] name: valid PostgreSQL, but weir
+			// has no savepoints.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ROLLBACK TO SAVEPOINT is not supported").WithPosition(charPos(p.src, start))
+		}
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnRollback}, nil
 	}
@@ -580,6 +586,8 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "index"
 	case p.accept("schema"):
 		d.Kind = "schema"
+	case p.accept("sequence"):
+		d.Kind = "sequence"
 	case p.word(0) == "role" || p.word(0) == "user":
 		return p.dropRole()
 	default:

@@ -1049,10 +1049,33 @@ func (b *bridge) casts(seq []*node) []*node {
 		if s < 0 || !ok {
 			continue
 		}
-		seq = splice(seq, s, e, castNode(seq[s:i], canon(spec), seq[s].off))
+		seq = splice(seq, s, e, castNode(b.caseSpan(seq[s:i]), canon(spec), seq[s].off))
 		i = s
 	}
 	return seq
+}
+
+// caseSpan returns a copy of span, an operand of a postfix or binary
+// form that casts, atTimeZone, jsonOps or powers wrap into a call; when
+// the operand is a CASE ... END, the expression rewrites that follow
+// those forms in level are run on it first: inside the call its tokens
+// are out of their reach (CASE WHEN a IS DISTINCT FROM b ... END::int).
+// The rewrites leave text they have rewritten alone, so running them on
+// an operand they may see again is harmless.
+func (b *bridge) caseSpan(span []*node) []*node {
+	span = append([]*node{}, span...)
+	if len(span) < 2 || !span[0].isWord("case") {
+		return span
+	}
+	span = b.atTimeZone(span)
+	span = b.jsonOps(span)
+	span = b.powers(span)
+	span = b.regexOps(span)
+	span = b.genericOps(span)
+	span = b.similarTo(span)
+	span = b.anyOps(span)
+	span = b.distinctFrom(span)
+	return b.betweenSymmetric(span)
 }
 
 // atTimeZone rewrites x AT TIME ZONE z into pg_at_time_zone(x, z); AT
@@ -1067,7 +1090,7 @@ func (b *bridge) atTimeZone(seq []*node) []*node {
 		if s < 0 || e < 0 {
 			continue
 		}
-		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", n.off)), seq[i+3:e]...)
+		kids := append(append(b.caseSpan(seq[s:i]), leafOp(",", n.off)), b.caseSpan(seq[i+3:e])...)
 		seq = splice(seq, s, e, synth("pg_at_time_zone(", kids, ")", seq[s].off))
 		i = s
 	}
@@ -1090,7 +1113,7 @@ func (b *bridge) jsonOps(seq []*node) []*node {
 		if s < 0 || e < 0 {
 			continue
 		}
-		l, r := seq[s:i], seq[i+1:e]
+		l, r := b.caseSpan(seq[s:i]), b.caseSpan(seq[i+1:e])
 		if n.tok.Val == "<@" {
 			l, r = r, l
 		}
@@ -1198,7 +1221,9 @@ func scanBack(seq []*node, i int, stopCompare bool) int {
 	k := i - 1
 	for ; k >= 0; k-- {
 		n := seq[k]
-		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] && n.word() != "end" {
+		// A CASE reached here (not skipped with its END) starts the
+		// operand: CASE a IS DISTINCT FROM b WHEN ...
+		if n.isOp(",") || n.isOp(";") || boundaryWords[n.word()] && n.word() != "end" || n.isWord("case") {
 			break
 		}
 		if n.isWord("end") {
@@ -1285,7 +1310,7 @@ func (b *bridge) powers(seq []*node) []*node {
 		for (at(seq, s-1).isOp("-") || at(seq, s-1).isOp("+")) && !endsOperand(at(seq, s-2)) {
 			s--
 		}
-		kids := append(append(append([]*node{}, seq[s:i]...), leafOp(",", seq[i].off)), seq[i+1:e]...)
+		kids := append(append(b.caseSpan(seq[s:i]), leafOp(",", seq[i].off)), b.caseSpan(seq[i+1:e])...)
 		seq = splice(seq, s, e, synth("power(", kids, ")", seq[s].off))
 		i = s
 	}

@@ -45,6 +45,14 @@ func refCompare(a, b Datum, t T) int {
 	case FamInterval:
 		return refSpan(a.Iv).Cmp(refSpan(b.Iv))
 	default:
+		if t.ID == Jsonb {
+			ja, err1 := ParseJSONB(a.S)
+			jb, err2 := ParseJSONB(b.S)
+			if err1 != nil || err2 != nil {
+				panic(fmt.Sprintf("bad jsonb in test: %q %q", a.S, b.S))
+			}
+			return CompareJSONB(ja, jb)
+		}
 		return strings.Compare(a.S, b.S)
 	}
 }
@@ -121,6 +129,9 @@ func randDatum(rng *rand.Rand, t T) Datum {
 		return DInterval(IntervalVal{Months: rng.Int31() - rng.Int31(), Days: rng.Int31() - rng.Int31(),
 			Micros: rng.Int63() - rng.Int63()})
 	default:
+		if t.ID == Jsonb {
+			return DString(randJSON(rng, 0))
+		}
 		// A small alphabet including 0x00 and 0xFF makes prefixes and
 		// escapes common.
 		alpha := []byte{0x00, 0x01, 'a', 'b', 0xFE, 0xFF}
@@ -130,6 +141,49 @@ func randDatum(rng *rand.Rand, t T) Datum {
 			s[i] = alpha[rng.Intn(len(alpha))]
 		}
 		return DString(string(s))
+	}
+}
+
+// randJSON returns JSON text from a small domain, so that equal values
+// written differently (1 and 1.0, key order) and prefixes are common.
+func randJSON(rng *rand.Rand, depth int) string {
+	n := 7
+	if depth > 2 {
+		n = 5
+	}
+	switch rng.Intn(n) {
+	case 0:
+		return "null"
+	case 1:
+		return []string{"true", "false"}[rng.Intn(2)]
+	case 2:
+		return []string{`""`, `"a"`, `"ab"`, `"b"`, `"\u0001"`, `"\u00ff"`}[rng.Intn(6)]
+	case 3, 4:
+		return []string{"1", "1.0", "1.00", "-1", "-1.5", "0", "-0.0", "2", "10", "1e1", "0.1"}[rng.Intn(11)]
+	case 5:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range rng.Intn(3) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(randJSON(rng, depth+1))
+		}
+		b.WriteByte(']')
+		return b.String()
+	default:
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range rng.Intn(3) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString([]string{`"a"`, `"b"`, `"aa"`, `""`}[rng.Intn(4)])
+			b.WriteByte(':')
+			b.WriteString(randJSON(rng, depth+1))
+		}
+		b.WriteByte('}')
+		return b.String()
 	}
 }
 
@@ -307,10 +361,48 @@ func TestKeyEqualValues(t *testing.T) {
 		{TFloat8, DFloat(math.NaN()), DFloat(math.Float64frombits(0xFFF8000000000042))},
 		{TInterval, DInterval(IntervalVal{Months: 1}), DInterval(IntervalVal{Days: 30})},
 		{TInterval, DInterval(IntervalVal{Days: 1}), DInterval(IntervalVal{Micros: microsPerDay})},
+		{TJsonb, DString("1"), DString("1.0")},
+		{TJsonb, DString(`{"a": 1}`), DString(`{"a": 1.00}`)},
+		{TJsonb, DString(`[1, {"b": [2]}]`), DString(`[1.0, {"b": [2.000]}]`)},
+		{TJsonb, DString(`{"b": 1, "a": 0}`), DString(`{"a": -0.0, "b": 1e0}`)},
+		{T{NumericArray, -1}, DString(`{1.0,NULL,2}`), DString(`{1,NULL,2.00}`)},
+		{T{JsonbArray, -1}, DString(`{"1","{\"a\": 1}"}`), DString(`{"1.0","{\"a\": 1.00}"}`)},
+		{T{IntervalArray, -1}, DString(`{"1 mon"}`), DString(`{"30 days"}`)},
 	}
 	for _, c := range cases {
 		if ka, kb := AppendKey(nil, c.a, c.t, false), AppendKey(nil, c.b, c.t, false); !bytes.Equal(ka, kb) {
 			t.Errorf("%s: %s and %s encode differently: %x vs %x", c.t, show(c.a, c.t), show(c.b, c.t), ka, kb)
+		}
+	}
+	// The decoded jsonb is canonical text with numbers by value.
+	jk := AppendKey(nil, DString(`{"a": [1.50, -0.0, 1e2]}`), TJsonb, true)
+	if d, _, err := DecodeKey(jk, TJsonb, true); err != nil || d.S != `{"a": [1.5, 0, 100]}` {
+		t.Errorf("decoded jsonb %q, %v", d.S, err)
+	}
+	// Arrays order as Compare does (a NULL element above any value, a
+	// prefix first) and decode to their text.
+	for _, typ := range []T{{NumericArray, -1}, TTextArray, {JsonbArray, -1}} {
+		vals := map[TypeID]string{NumericArray: `{} | {-1} | {1} | {1,2} | {1,NULL} | {2} | {NULL}`,
+			TextArray:  `{} | {a} | {a,b} | {a,NULL} | {b} | {NULL}`,
+			JsonbArray: `{} | {"\"a\""} | {1} | {1,"[]"} | {true} | {NULL}`}[typ.ID]
+		parts := strings.Split(vals, " | ")
+		for _, desc := range []bool{false, true} {
+			var prev []byte
+			for i, p := range parts {
+				d := mustParse(t, p, typ)
+				k := AppendKey(nil, d, typ, desc)
+				if i > 0 && (bytes.Compare(prev, k) < 0) == desc {
+					t.Errorf("%s desc=%v: %s out of order after %s", typ, desc, p, parts[i-1])
+				}
+				if Compare(d, mustParse(t, parts[max(i-1, 0)], typ), typ) < 0 {
+					t.Errorf("%s: test order disagrees with Compare at %s", typ, p)
+				}
+				got, rest, err := DecodeKey(k, typ, desc)
+				if err != nil || len(rest) != 0 || got.S != d.S {
+					t.Errorf("%s: %s decoded as %q (%d left, %v)", typ, p, got.S, len(rest), err)
+				}
+				prev = k
+			}
 		}
 	}
 	// The decoded interval is the normalised span.

@@ -37,9 +37,13 @@ import (
 //	           0xFF), so larger magnitudes sort first. 1.0 and 1.00 encode
 //	           alike: the key holds the value, not the display scale.
 //	string     the bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x01;
-//	           ordering is bytewise (the C collation). jsonb and text[] are
-//	           encoded as their canonical text: equal values encode equal,
-//	           but the order is not Postgres's jsonb or array order.
+//	           ordering is bytewise (the C collation).
+//	arrays     element by element (keycodec_value.go), each as a key
+//	           column of the element type: '{1.0}' and '{1}' as numeric[]
+//	           encode alike, in Postgres's array order
+//	jsonb      the parsed value (keycodec_value.go): numbers by value as
+//	           numeric, so '1' and '1.0' encode alike, in Postgres's jsonb
+//	           btree order
 //	interval   the total span Postgres compares intervals by
 //	           (interval_cmp_value: months*30 days + days, then micros),
 //	           folded into whole days (8 bytes, sign-flipped) and the
@@ -122,6 +126,12 @@ func appendKeyPayload(buf []byte, d Datum, t T) []byte {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(days)^(1<<63))
 		return binary.BigEndian.AppendUint64(buf, uint64(micros))
 	default: // FamString
+		if t.ID == Jsonb {
+			return appendJSONBKey(buf, d.S)
+		}
+		if t.IsArray() {
+			return appendArrayKey(buf, d.S, t)
+		}
 		return appendEscaped(buf, d.S)
 	}
 }
@@ -217,7 +227,8 @@ func appendDecimalKey(buf []byte, d *apd.Decimal) []byte {
 
 // DecodeKey decodes one key column from b, returning the datum and the
 // rest of b. Decoding inverts AppendKey up to the key's equality: a numeric
-// comes back normalised (1.00 decodes as 1, -0 as 0), a float -0 as 0 and
+// comes back normalised (1.00 decodes as 1, -0 as 0, and so do the numbers
+// in a jsonb), a float -0 as 0 and
 // any NaN as one NaN, and an interval as its normalised span: Months =
 // span days / 30, Days = the remaining days (0..29) and Micros within
 // [0, 1 day), so '1 day -1 hour' decodes as '23:00:00'. A truncated or
@@ -292,6 +303,12 @@ func DecodeKey(b []byte, t T, desc bool) (Datum, []byte, error) {
 	case FamDecimal:
 		return decodeDecimalKey(b, t, desc)
 	default:
+		if t.ID == Jsonb {
+			return decodeJSONBKey(b, t, desc)
+		}
+		if t.IsArray() {
+			return decodeArrayKey(b, t, desc)
+		}
 		return decodeEscaped(b, t, desc)
 	}
 }

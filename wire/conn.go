@@ -674,6 +674,10 @@ func (c *conn) sendError(err error, base int) {
 		Hint:                pe.Hint,
 		Where:               pe.Where,
 		Position:            int32(pos),
+		SchemaName:          pe.SchemaName,
+		TableName:           pe.TableName,
+		ColumnName:          pe.ColumnName,
+		ConstraintName:      pe.ConstraintName,
 	})
 	// Postgres flushes every error at once, so a client waiting for a
 	// Flush response (or one that is about to be dropped) sees it.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/weirdb/weir/engine"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -36,6 +37,14 @@ func backupCmd(args []string) int {
 		return 1
 	}
 	fmt.Printf("backup of %s at epoch %d written to %s\n", *dataDir, res.Epoch, res.Dir)
+	if *handOver {
+		if len(res.HandedOver) == 0 {
+			fmt.Println("no sinks to hand over")
+		} else {
+			fmt.Printf("sinks handed over to the copy and dropped from %s: %s\n", *dataDir, strings.Join(res.HandedOver, ", "))
+			fmt.Printf("start the copy with: weir serve --data-dir %s --take-over-sinks\n", res.Dir)
+		}
+	}
 	return 0
 }
 

@@ -86,17 +86,16 @@ func (k Kind) progressUpsert(sink string, actor int, epoch uint64) string {
 	return "INSERT INTO " + ProgressTable + v + " ON CONFLICT (sink, actor) DO UPDATE SET epoch = EXCLUDED.epoch"
 }
 
-// stringLit is s as a character string literal of k. MySQL gets the
-// bytes in hexadecimal with a utf8mb4 introducer, which no sql_mode
-// (NO_BACKSLASH_ESCAPES or not) reads differently.
+// stringLit is s as a character string literal of k. A MySQL session
+// of a sink runs with NO_BACKSLASH_ESCAPES (the DSN's sql_mode), so only
+// quotes are doubled there too; the utf8mb4 introducer makes the
+// literal's character set that of weir's text whatever the connection's.
 func (k Kind) stringLit(s string) string {
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	if k == MySQL {
-		if s == "" {
-			return "''"
-		}
-		return "_utf8mb4 X'" + hex.EncodeToString([]byte(s)) + "'"
+		return "_utf8mb4" + q
 	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	return q
 }
 
 // Literal appends d, a value of weir type t, to b as a SQL literal of

@@ -26,16 +26,16 @@ func TestLiteral(t *testing.T) {
 		{t: types.TFloat8, text: "1e-07", pg: "'1e-07'", my: "1e-07"},
 		{t: types.TFloat8, text: "NaN", pg: "'NaN'", myFailed: pgerr.NumericValueOutOfRange},
 		{t: types.TNumeric, text: "123.4500", pg: "'123.4500'", my: "123.4500"},
-		{t: types.TText, text: "it's \\ é", pg: "'it''s \\ é'", my: "_utf8mb4 X'69742773205c20c3a9'"},
-		{t: types.TVarchar, text: "", pg: "''", my: "''"},
+		{t: types.TText, text: "it's \\ é", pg: "'it''s \\ é'", my: "_utf8mb4'it''s \\ é'"},
+		{t: types.TVarchar, text: "", pg: "''", my: "_utf8mb4''"},
 		{t: types.TBytea, text: "\\x00ff", pg: "'\\x00ff'", my: "X'00ff'"},
 		{t: types.TDate, text: "2024-02-29", pg: "'2024-02-29'", my: "'2024-02-29'"},
 		{t: types.TTime, text: "13:14:15.5", pg: "'13:14:15.5'", my: "'13:14:15.5'"},
 		{t: types.TTimestamp, text: "2024-02-29 13:14:15.123456", pg: "'2024-02-29 13:14:15.123456'", my: "'2024-02-29 13:14:15.123456'"},
 		{t: types.TTimestamptz, text: "2024-02-29 13:14:15+02", pg: "'2024-02-29 11:14:15+00'", my: "'2024-02-29 11:14:15'"},
 		{t: types.TTimestamp, text: "infinity", pg: "'infinity'", myFailed: pgerr.DatetimeFieldOverflow},
-		{t: types.TInterval, text: "1 day 02:00:00", pg: "'1 day 02:00:00'", my: "_utf8mb4 X'31206461792030323a30303a3030'"},
-		{t: types.TJsonb, text: `{"a": [1, "x"]}`, pg: `'{"a": [1, "x"]}'`, my: "_utf8mb4 X'7b2261223a205b312c202278225d7d'"},
+		{t: types.TInterval, text: "1 day 02:00:00", pg: "'1 day 02:00:00'", my: "_utf8mb4'1 day 02:00:00'"},
+		{t: types.TJsonb, text: `{"a": [1, "x"]}`, pg: `'{"a": [1, "x"]}'`, my: `_utf8mb4'{"a": [1, "x"]}'`},
 	} {
 		d, err := types.ParseText(c.text, c.t, time.UTC)
 		if err != nil {

@@ -373,6 +373,17 @@ func (w *Writer) begin(ctx context.Context) error {
 			return Error(err, "connecting to "+w.cfg.Kind.String())
 		}
 		w.conn = c
+		if w.cfg.Kind == MySQL {
+			// At InnoDB's default REPEATABLE READ, the locking read
+			// of an actor's missing progress row below takes a gap
+			// lock, and the first upserts of two actors into that gap
+			// deadlock. READ COMMITTED takes no gap locks; the epoch's
+			// transaction reads nothing else.
+			if err := w.exec(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+				w.dropConn()
+				return Error(err, "setting the isolation level")
+			}
+		}
 	}
 	stmt := "BEGIN"
 	if w.cfg.Kind == MySQL {

@@ -1,6 +1,9 @@
 package syscat
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -20,6 +23,9 @@ func infoSchemaTables() []*table {
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
+					continue
+				}
 				tt, ins := "BASE TABLE", "YES"
 				if r.Kind != catalog.KindTable {
 					tt, ins = "VIEW", "NO"
@@ -37,9 +43,12 @@ func infoSchemaTables() []*table {
 			}
 			return rows
 		}),
-		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 udt_name:name", func(p Provider) []types.Row {
+		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 udt_name:name is_identity:text identity_generation:text identity_start:text identity_increment:text identity_maximum:text identity_minimum:text identity_cycle:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
+					continue
+				}
 				for i, c := range r.Cols {
 					if c.Hidden {
 						continue
@@ -80,13 +89,36 @@ func infoSchemaTables() []*table {
 							dtp = vInt(int(c.T.Mod))
 						}
 					}
+					// An identity column's sequence is shown by the
+					// identity_* columns, not as a default.
+					isIdent, gen, start, incr, max, min := vStr("NO"), null, null, null, null, null
+					if c.Identity != "" {
+						def, isIdent, start, incr, min = null, vStr("YES"), vStr("1"), vStr("1"), vStr("1")
+						gen = vStr("BY DEFAULT")
+						if c.Identity == "always" {
+							gen = vStr("ALWAYS")
+						}
+						max = vStr(strconv.FormatInt(identityMax(c.T), 10))
+					}
 					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(c.Name), vInt(attnum(r, i)), def, vStr(nullable),
-						vStr(types.T{ID: c.T.ID, Mod: -1}.String()), charLen, prec, scale, dtp, vStr(udtName(c.T))})
+						vStr(types.T{ID: c.T.ID, Mod: -1}.String()), charLen, prec, scale, dtp, vStr(udtName(c.T)),
+						isIdent, gen, start, incr, max, min, vStr("NO")})
 				}
 			}
 			return append(rows, weirColumnsRows(p.Database())...)
 		}),
 	}
+}
+
+// identityMax is the largest value of an identity column of type t.
+func identityMax(t types.T) int64 {
+	switch t.ID {
+	case types.Int2:
+		return math.MaxInt16
+	case types.Int4:
+		return math.MaxInt32
+	}
+	return math.MaxInt64
 }
 
 // udtName is information_schema's udt_name of a type: its pg_type name.

@@ -1,6 +1,7 @@
 package syscat
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,10 +71,14 @@ func relkind(k catalog.Kind) string {
 		return "v"
 	case catalog.KindMView:
 		return "m"
+	case catalog.KindIndex:
+		return "i"
 	case catalog.KindSource:
 		// A source's rows live outside the database, like a foreign
 		// table's: psql lists it as one.
 		return "f"
+	case catalog.KindSequence:
+		return "S"
 	}
 	return "r"
 }
@@ -181,13 +186,16 @@ func pgCatalogTables() []*table {
 				am := uint32(oidHeapAM)
 				if r.Kind == catalog.KindView || r.Kind == catalog.KindSource {
 					am = 0
+				} else if r.Kind == catalog.KindIndex {
+					am = oidBtreeAM
 				}
+				hasIndex := hasRealPK(r) || len(indexesOn(p.Catalog(), r)) > 0
 				relacl := null
 				if acl := p.ACL(r); acl != nil {
 					relacl = vStr(types.FormatTextArray(acl, nil))
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
-					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasRealPK(r)), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
 					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
@@ -263,6 +271,11 @@ func pgCatalogTables() []*table {
 				keys := pkAttnums(r)
 				rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vOid(r.OID), vInt(len(r.PK)), vInt(len(r.PK)), vBool(true), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(keys, " ")), null, null})
 			}
+			for _, r := range userRelations(p.Catalog()) {
+				if on, ok := indexedRel(p.Catalog(), r); ok && r.Kind == catalog.KindIndex {
+					rows = append(rows, pgIndexRow(r, on))
+				}
+			}
 			return rows
 		}),
 		def("pg_catalog", "pg_constraint", "oid:oid conname:name connamespace:oid contype:char condeferrable:bool condeferred:bool convalidated:bool conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid confupdtype:char confdeltype:char confmatchtype:char conislocal:bool coninhcount:int4 connoinherit:bool conkey:text confkey:text conbin:text", func(p Provider) []types.Row {
@@ -305,7 +318,32 @@ func pgCatalogTables() []*table {
 			return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(0), null, null, null, null}}
 		}),
 		def("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty),
-		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", empty),
+		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", func(p Provider) []types.Row {
+			// The sequences made by CREATE SEQUENCE (those of columns are
+			// not relations); psql's \d reads them.
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				if r.Kind != catalog.KindSequence {
+					continue
+				}
+				typ, max := uint32(20), int64(math.MaxInt64)
+				switch r.With["as"] {
+				case "smallint":
+					typ, max = 21, math.MaxInt16
+				case "integer":
+					typ, max = 23, math.MaxInt32
+				}
+				start, err := strconv.ParseInt(r.With["start"], 10, 64)
+				if err != nil || start == 0 {
+					start = 1
+				}
+				rows = append(rows, types.Row{vOid(r.OID), vOid(typ), types.DInt(start), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
+			}
+			return rows
+		}),
+		// No dependency is recorded the way PostgreSQL records one; psql's
+		// \d of a sequence asks here for the column owning it.
+		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", empty),
 		def("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(p Provider) []types.Row {
 			return []types.Row{{vOid(1663), vStr("pg_default"), vOid(oidRoot), null, null}}
 		}),
@@ -343,7 +381,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindTable {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r)), vBool(false), vBool(false), vBool(false)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(hasRealPK(r) || len(indexesOn(p.Catalog(), r)) > 0), vBool(false), vBool(false), vBool(false)})
 				}
 			}
 			return rows
@@ -361,7 +399,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(false), vBool(true), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(r.SQL)})
 				}
 			}
 			return rows
@@ -371,6 +409,9 @@ func pgCatalogTables() []*table {
 			for _, r := range userRelations(p.Catalog()) {
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(r.Name + "_pkey"), null, vStr(indexDef(r))})
+				}
+				for _, idx := range indexesOn(p.Catalog(), r) {
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(idx.Name), null, vStr(IndexDef(idx, r))})
 				}
 			}
 			return rows
@@ -405,6 +446,20 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			return r.Name, true
 		}
 	case "pg_get_indexdef":
+		if idx, ok := cat.ByOID(oid); ok && idx.Kind == catalog.KindIndex {
+			on, ok := indexedRel(cat, idx)
+			if !ok {
+				return "", false
+			}
+			if col > 0 {
+				keys, include := IndexColumns(idx)
+				if all := append(keys, include...); col <= len(all) {
+					return sql.QuoteIdent(all[col-1]), true
+				}
+				return "", true
+			}
+			return IndexDef(idx, on), true
+		}
 		if oid < indexOIDBase || oid >= 2*indexOIDBase {
 			return "", false
 		}

@@ -417,6 +417,12 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 			return nil, err
 		}
 		return NewFilter(actx, in, n)
+	case *planner.StreamDynamicFilter:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewDynamicFilter(actx, in, n)
 	case *planner.StreamProjectSet:
 		in, err := input(n.Input)
 		if err != nil {

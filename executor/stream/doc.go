@@ -59,7 +59,8 @@
 // behind them; the engine generates a table's and sends them into its
 // TableInputs before barriers. Project maps them to its columns and
 // derives watermarks of monotone expressions (planner.WatermarkSource),
-// Filter, exchanges and HopWindow forward them, Merge and Union take the
+// Filter, exchanges and HopWindow forward them (DynamicFilter drops
+// them: the rows it holds back or retracts are behind them), Merge and Union take the
 // minimum, HashAgg and TopN keep those on group keys, OverWindow those
 // on partition keys. HashAgg closes the groups a watermark passed: it
 // deletes their state, and in EMIT ON WINDOW CLOSE mode emits their rows
@@ -88,6 +89,16 @@
 // then the actor ends. An operator error fails the actor, which reports
 // it to the sink; the coordinator then recovers every job from the last
 // committed epoch: Build again, first barrier Initial.
+//
+// # Time
+//
+// Operators read no clock. The processing time of an epoch is the time
+// its barrier was injected, encoded in the epoch (types.EpochMillis):
+// HashAgg and HashJoin expire state by it (state TTL), and DynamicFilter
+// (a temporal filter, `ts > now() - INTERVAL '1 hour'`) evaluates now()
+// as it, emitting at each barrier the retractions (or late insertions)
+// the barrier's time brings, read by one range scan of its state ordered
+// by ts. Tests set the time through the epochs of their barriers.
 //
 // # Backfill
 //

@@ -119,7 +119,14 @@ type Error struct {
 	// Where is the context line psql prints as CONTEXT (ErrorResponse 'W').
 	Where    string
 	Position int
-	cause    error
+	// SchemaName, TableName, ColumnName and ConstraintName name the
+	// object an integrity error is about (ErrorResponse 's', 't', 'c',
+	// 'n'), as Postgres fills them for 23xxx errors.
+	SchemaName     string
+	TableName      string
+	ColumnName     string
+	ConstraintName string
+	cause          error
 }
 
 // Error implements error.
@@ -161,6 +168,24 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 // WithWhere returns e with the context (Where) set.
 func (e *Error) WithWhere(format string, args ...any) *Error {
 	e.Where = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithTable returns e naming the table (and its schema) it is about.
+func (e *Error) WithTable(schema, table string) *Error {
+	e.SchemaName, e.TableName = schema, table
+	return e
+}
+
+// WithColumn returns e naming the column it is about.
+func (e *Error) WithColumn(name string) *Error {
+	e.ColumnName = name
+	return e
+}
+
+// WithConstraint returns e naming the constraint it is about.
+func (e *Error) WithConstraint(name string) *Error {
+	e.ConstraintName = name
 	return e
 }
 

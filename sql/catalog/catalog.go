@@ -489,6 +489,10 @@ func (k Kind) noun() string {
 		return "source"
 	case KindSink:
 		return "sink"
+	case KindSequence:
+		return "sequence"
+	case KindIndex:
+		return "index"
 	}
 	return "table"
 }
@@ -556,6 +560,8 @@ type columnEntry struct {
 var kindNames = map[Kind]string{
 	KindTable: "table", KindView: "view", KindMView: "mview",
 	KindSource: "source", KindSink: "sink", KindSystem: "system",
+	KindSequence: "sequence",
+	KindIndex:    "index",
 }
 
 func putRelation(b *storage.Batch, rel *Relation) error {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/weirdb/weir/types"
@@ -11,13 +12,41 @@ type Kind uint8
 
 // Relation kinds, with the pg_class.relkind letter each maps to.
 const (
-	KindTable  Kind = iota // 'r'
-	KindView               // 'v'
-	KindMView              // 'm'
-	KindSource             // 'r' in pg_class (RisingWave shows sources apart)
-	KindSink               // not in pg_class
-	KindSystem             // pg_catalog / information_schema virtual table
+	KindTable    Kind = iota // 'r'
+	KindView                 // 'v'
+	KindMView                // 'm'
+	KindSource               // 'r' in pg_class (RisingWave shows sources apart)
+	KindSink                 // not in pg_class
+	KindSystem               // pg_catalog / information_schema virtual table
+	KindSequence             // 'S': CREATE SEQUENCE (With holds "as" and "start")
+	// KindIndex is a secondary index ('i'): a streaming job keeping, from
+	// the changelog of the one relation in Deps, its rows' index columns
+	// (the first IndexKeys of Cols), INCLUDE columns and primary key,
+	// stored keyed by the index columns and then that key (PK).
+	KindIndex
 )
+
+// IndexKeys returns the number of leading columns of an index (Kind
+// KindIndex) that are its key columns as CREATE INDEX listed them; 0 for
+// other relations.
+func (r *Relation) IndexKeys() int {
+	if r.Kind != KindIndex {
+		return 0
+	}
+	n := 0
+	fmt.Sscan(r.With[IndexKeysOption], &n)
+	return n
+}
+
+// IndexKeysOption is the With entry of an index holding the number of
+// its key columns (IndexKeys).
+const IndexKeysOption = "index_keys"
+
+// IndexDescOption is the With entry of an index listing, comma
+// separated, the positions of its key columns declared DESC. The index
+// is stored ascending whatever the order: a btree is read either way, so
+// the order shows only in its definition.
+const IndexDescOption = "index_desc"
 
 // Column is one column of a relation.
 type Column struct {

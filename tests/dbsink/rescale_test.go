@@ -25,6 +25,11 @@ func TestSinkRescale(t *testing.T) {
 			p := newPipeline(t, tg, "streaming_parallelism = 3")
 			p.insert(500, 100)
 			p.check()
+			// Three actors' first deliveries into one progress table: no
+			// deadlock (InnoDB's gap locks) nor any other error.
+			if r := kafkatest.Query(t, p.conn, "SELECT operator, sqlstate, last_error FROM weir.stream_errors"); len(r) != 0 {
+				t.Fatalf("weir.stream_errors after the first deliveries: %v", r)
+			}
 			for _, n := range []string{"1", "2"} {
 				unlock := lockTargets(t, tg)
 				p.insert(p.next+1000, 100)
@@ -43,6 +48,11 @@ func TestSinkRescale(t *testing.T) {
 			r := kafkatest.Query(t, p.conn, "SELECT name, parallelism FROM weir.jobs WHERE name LIKE '%sink' ORDER BY name")
 			if got := fmt.Sprint(r); got != "[[agg_sink 2] [rows_sink 2]]" {
 				t.Fatalf("weir.jobs: %s", got)
+			}
+			// A rescale stops actors on purpose: their cancelled writes
+			// are not errors of the sink.
+			if r := kafkatest.Query(t, p.conn, "SELECT operator, sqlstate, last_error FROM weir.stream_errors WHERE sqlstate = 'XX000'"); len(r) != 0 {
+				t.Fatalf("weir.stream_errors after the rescales: %v", r)
 			}
 			if got, err := tg.rows("SELECT count(*) FROM weir_sink_progress"); err != nil || fmt.Sprint(got) != "[6]" {
 				t.Fatalf("weir_sink_progress holds %v rows (%v), want one per sink and actor index (6)", got, err)

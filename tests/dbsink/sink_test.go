@@ -170,7 +170,7 @@ var allTypesTarget = map[string]string{
 		f8 double precision, n numeric, s character varying, tx text, "by" bytea, d date, tm time, ts timestamp,
 		tz timestamptz, iv interval, j jsonb)`,
 	"mysql": "CREATE TABLE allt (id INT PRIMARY KEY, b BOOLEAN, i2 SMALLINT, i4 INT, i8 BIGINT, f4 FLOAT, " +
-		"f8 DOUBLE, n DECIMAL(30, 6), s VARCHAR(200), tx TEXT, `by` BLOB, d DATE, tm TIME(6), ts DATETIME(6), " +
+		"f8 DOUBLE, n DECIMAL(30, 6), s VARCHAR(200), tx LONGTEXT, `by` BLOB, d DATE, tm TIME(6), ts DATETIME(6), " +
 		"tz TIMESTAMP(6) NULL, iv VARCHAR(100), j JSON)",
 }
 
@@ -225,6 +225,15 @@ func TestUpsertTypesAndDeletes(t *testing.T) {
 			if fmt.Sprint(got) != "[1 2 4]" {
 				t.Fatalf("target ids %v, want [1 2 4]", got)
 			}
+			// A 9 MB text with quotes and backslashes: written as it is,
+			// it fits MariaDB's default 16 MB packet (in hexadecimal it
+			// would not).
+			kafkatest.Exec(t, conn, `INSERT INTO allt (id, tx) SELECT 5, repeat('it''s \ é ', 900000)`)
+			lq := "SELECT length(tx), md5(tx) FROM allt WHERE id = 5"
+			if kind == "mysql" {
+				lq = "SELECT char_length(tx), md5(tx) FROM allt WHERE id = 5"
+			}
+			waitEqual(t, tg, lq, conn, "SELECT length(tx), md5(tx) FROM allt WHERE id = 5", true)
 		})
 	}
 }

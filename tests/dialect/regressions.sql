@@ -103,3 +103,9 @@ UPDATE a SET x = a.x # a.x WHERE id IS DISTINCT FROM x
 ----
 -- dml
 UPDATE a SET x = 1 FROM b WHERE a.id = b.id AND a.x IS DISTINCT FROM b.x
+----
+SELECT CASE WHEN id IS NOT DISTINCT FROM 3 THEN 7 ELSE x << 2 END::int AS regexp FROM a
+----
+SELECT CASE id IS DISTINCT FROM 3 WHEN true THEN 'y' ELSE 'n' END::text, CASE WHEN x # 3 = 6 THEN x END ^ 2 FROM a
+----
+SELECT id IS DISTINCT FROM CASE WHEN x > 0 THEN 3 END, CASE WHEN y ~ 'o' THEN '{"a":1}' END::jsonb -> 'a' FROM a

@@ -56,3 +56,43 @@ func TestOfflineBackup(t *testing.T) {
 		t.Fatalf("the copy's view counts %d rows of v9 (%v)", nine, err)
 	}
 }
+
+// TestOfflineBackupHandsOverSinks hands a stopped server's sinks over to
+// an offline copy: `weir backup --hand-over-sinks` names them, the
+// original restarts without them and the copy, started with
+// --take-over-sinks, runs them.
+func TestOfflineBackupHandsOverSinks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	orig := testenv.Start(t, testenv.Options{})
+	conn := connect(t, ctx, orig)
+	exec1(t, ctx, conn, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+	exec1(t, ctx, conn, "CREATE MATERIALIZED VIEW n AS SELECT v, count(*) AS c FROM t GROUP BY v")
+	exec1(t, ctx, conn, "CREATE SINK hole FROM n WITH (connector = 'blackhole', primary_key = 'v') FORMAT UPSERT ENCODE JSON")
+	exec1(t, ctx, conn, "INSERT INTO t SELECT i, 'v' || (i % 3) FROM generate_series(1, 30) i")
+	conn.Close(ctx)
+	orig.Stop()
+
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	out, err := exec.Command(testenv.Binary(t), "backup", "--data-dir", orig.DataDir, "--to", copyDir, "--hand-over-sinks").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "dropped from "+orig.DataDir+": hole\n") || !strings.Contains(string(out), "--take-over-sinks") {
+		t.Fatalf("weir backup --hand-over-sinks: %v\n%s", err, out)
+	}
+	sinks := func(s *testenv.Server) string {
+		c := connect(t, ctx, s)
+		defer c.Close(ctx)
+		var names string
+		if err := c.QueryRow(ctx, "SELECT coalesce(string_agg(name, ','), '') FROM weir.sinks").Scan(&names); err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	orig.Restart()
+	if got := sinks(orig); got != "" {
+		t.Fatalf("the original still has sinks %q after handing them over", got)
+	}
+	cp := testenv.Start(t, testenv.Options{DataDir: copyDir, Args: []string{"--take-over-sinks"}})
+	if got := sinks(cp); got != "hole" {
+		t.Fatalf("the copy's sinks: %q", got)
+	}
+}

@@ -34,6 +34,7 @@ var (
 	benchSeconds    = flag.Int("kafka.seconds", 10, "length of the steady-rate phase in seconds")
 	benchPartitions = flag.Int("kafka.partitions", 4, "partitions of the input and output topics")
 	benchRounds     = flag.Int("kafka.rounds", 1, "rounds (both modes each) per benchmark iteration")
+	benchBarrierMs  = flag.Int("kafka.barrier-ms", 1000, "barrier_interval_ms of the runs")
 	benchInProcess  = flag.Bool("kafka.inprocess", false, "run weir's engine inside the benchmark process (for -cpuprofile)")
 )
 
@@ -44,7 +45,7 @@ var (
 // 'at-least-once' (an idempotent producer flushed at each barrier, and
 // streaming.barrier_alignment = 'false'), and once exactly-once with
 // sink.decouple = 'false' (the transaction pre-committed at the barrier),
-// with barrier_interval_ms = 1000. It prints a table and reports, per
+// with barrier_interval_ms = 1000 (-kafka.barrier-ms). It prints a table and reports, per
 // mode:
 //
 //   - records per CPU-second: records drained divided by the utime+stime
@@ -154,6 +155,13 @@ type benchResult struct {
 	steadyCPU  time.Duration // weir's CPU over the steady phase
 	lat        []time.Duration
 	missing    int // steady-phase output records never seen
+	// The steady phase's checkpoints: their durations and the gaps
+	// between their starts.
+	ckptDur, ckptGap []time.Duration
+	// floor holds the steady records' latencies read straight from the
+	// input topic by the same kind of consumer: what the producer, the
+	// broker and the consumer cost without weir.
+	floor []time.Duration
 }
 
 // benchRecord renders input record i: about 80 bytes of JSON.
@@ -219,7 +227,7 @@ func runMode(b *testing.B, broker *kafkatest.Broker, m benchMode, in, out string
 			b.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	exec("ALTER SYSTEM SET barrier_interval_ms = 1000")
+	exec(fmt.Sprintf("ALTER SYSTEM SET barrier_interval_ms = %d", *benchBarrierMs))
 	exec(fmt.Sprintf(`CREATE SOURCE s (id bigint, ts bigint, k int, v varchar)
 		WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON`, in, broker.Addr))
 
@@ -263,16 +271,54 @@ func runMode(b *testing.B, broker *kafkatest.Broker, m benchMode, in, out string
 	// the producer.
 	res.steadyRecs = rate * secs
 	cpu1 = srv.mustCPU(b)
+	t2 := time.Now()
+	floor := startCounter(b, broker.Addr, in, n, n, rate*secs)
+	defer floor.close()
 	pprof.Do(ctx, pprof.Labels("bench", "producer"), func(context.Context) {
 		produceSteady(b, broker.Addr, in, n, rate, secs)
 	})
 	ok := c.wait(c.steadyDone, time.Minute)
 	res.steadyCPU = srv.mustCPU(b) - cpu1
 	res.lat = c.latencies()
+	res.ckptDur, res.ckptGap = checkpointTimes(b, conn, time.Since(t2))
+	floor.wait(floor.steadyDone, time.Minute)
+	res.floor = floor.latencies()
+	slices.Sort(res.floor)
 	if !ok {
 		res.missing = wantSteady - len(res.lat)
 	}
 	return res
+}
+
+// checkpointTimes returns the durations of the checkpoints completed in
+// the last span and the gaps between their starts, from
+// weir.checkpoints.
+func checkpointTimes(b *testing.B, conn *pgx.Conn, span time.Duration) (dur, gap []time.Duration) {
+	b.Helper()
+	rows, err := conn.Query(context.Background(), fmt.Sprintf(`SELECT duration_ms, started_at FROM weir.checkpoints
+		WHERE status = 'succeeded' AND started_at > now() - interval '%d milliseconds' ORDER BY epoch`, span.Milliseconds()))
+	if err != nil {
+		b.Fatalf("weir.checkpoints: %v", err)
+	}
+	var last time.Time
+	for rows.Next() {
+		var ms float64
+		var at time.Time
+		if err := rows.Scan(&ms, &at); err != nil {
+			b.Fatalf("weir.checkpoints: %v", err)
+		}
+		dur = append(dur, time.Duration(ms*float64(time.Millisecond)))
+		if !last.IsZero() {
+			gap = append(gap, at.Sub(last))
+		}
+		last = at
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatalf("weir.checkpoints: %v", err)
+	}
+	slices.Sort(dur)
+	slices.Sort(gap)
+	return dur, gap
 }
 
 // produceSteady writes records first..first+rate*secs-1 to topic at rate
@@ -563,10 +609,10 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nKafka source → filter/project → Kafka sink; %d records drained per mode, then %d records/s for %d s; "+
-		"%d partitions; barrier_interval_ms = 1000\n\n", n, rate, secs, parts)
-	fmt.Fprintf(&sb, "%-14s %5s %8s %10s %10s %12s %10s %11s | %9s %8s %8s %8s %8s\n",
+		"%d partitions; barrier_interval_ms = %d\n\n", n, rate, secs, parts, *benchBarrierMs)
+	fmt.Fprintf(&sb, "%-14s %5s %8s %10s %10s %12s %10s %11s | %9s %8s %8s %8s %8s | %7s %7s %7s %7s %7s %7s\n",
 		"mode", "round", "drain s", "weir CPU s", "rec/CPU-s", "broker CPU s", "wall rec/s", "idle CPU/s",
-		"steady n", "p50 ms", "p99 ms", "max ms", "rec/CPU-s")
+		"steady n", "p50 ms", "p99 ms", "max ms", "rec/CPU-s", "ckpt50", "ckpt99", "gap50", "gap99", "floor50", "floor99")
 	type sum struct {
 		recs        int
 		cpu         time.Duration
@@ -592,11 +638,13 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 		if r.missing > 0 {
 			missing = fmt.Sprintf("  (%d steady records not seen)", r.missing)
 		}
-		fmt.Fprintf(&sb, "%-14s %5d %8.2f %10.2f %10.0f %12.2f %10.0f %8s ms | %9d %8s %8s %8s %8.0f%s\n",
+		fmt.Fprintf(&sb, "%-14s %5d %8.2f %10.2f %10.0f %12.2f %10.0f %8s ms | %9d %8s %8s %8s %8.0f | %7s %7s %7s %7s %7s %7s%s\n",
 			r.mode, r.round, r.drainWall.Seconds(), r.drainCPU.Seconds(), float64(r.drained)/r.drainCPU.Seconds(),
 			r.brokerCPU.Seconds(), float64(r.drained)/r.drainWall.Seconds(), ms(r.idlePerSec),
 			len(r.lat), ms(percentile(r.lat, 0.5)), ms(percentile(r.lat, 0.99)), ms(percentile(r.lat, 1)),
-			float64(r.steadyRecs)/r.steadyCPU.Seconds(), missing)
+			float64(r.steadyRecs)/r.steadyCPU.Seconds(),
+			ms(percentile(r.ckptDur, 0.5)), ms(percentile(r.ckptDur, 0.99)), ms(percentile(r.ckptGap, 0.5)), ms(percentile(r.ckptGap, 0.99)),
+			ms(percentile(r.floor, 0.5)), ms(percentile(r.floor, 0.99)), missing)
 	}
 	eo, alo := sums["exactly-once"], sums["at-least-once"]
 	if eo == nil || alo == nil {

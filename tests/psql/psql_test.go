@@ -35,6 +35,8 @@ CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 10;
 CREATE MATERIALIZED VIEW item_count AS SELECT count(*) AS n, max(price) AS top FROM items;
 CREATE TABLE loaded (id int PRIMARY KEY, name text, score double precision);
 INSERT INTO items (id, name, price, tags) VALUES (1, 'pen', 2.50, 'office'), (2, DEFAULT, 12, NULL);
+CREATE INDEX ON items (name);
+CREATE INDEX people_email ON people (email, ok DESC) INCLUDE (id);
 `
 
 // cases are psql inputs. compare says whether the output must equal
@@ -59,6 +61,8 @@ var cases = []struct {
 	{"dt_schema_pattern", `\dt public.p*`, true},
 	{"d_index", `\d items_pkey`, true},
 	{"di", `\di`, true},
+	{"d_items_name_idx", `\d items_name_idx`, true},
+	{"d_people_email", `\d people_email`, true},
 	{"ds", `\ds`, true},
 	{"dT", `\dT`, true},
 	{"d_plus_items", `\d+ items`, true},

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// An index is a streaming job like a materialized view, of the query
+// SELECT key columns, INCLUDE columns FROM rel: the stream planner keeps
+// the relation's primary key (or stream key) with them as hidden
+// columns, and stores the index keyed by its key columns and then that
+// key (catalog.KindIndex), so that a prefix of index values is a range
+// of keys. It is backfilled from the relation's rows and then follows its
+// changelog, committed with it at every checkpoint, so a snapshot shows
+// both at the same epoch. Batch queries read it (planner.UseIndexes).
+
+// createIndex runs CREATE INDEX: it checks the statement, records the
+// index in the catalog and starts its job, and returns once the backfill
+// from the relation's rows is committed, as CREATE MATERIALIZED VIEW
+// does.
+func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE INDEX"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	if st.Unique {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "unique indexes are not supported").
+			WithHint("A primary key declared with CREATE TABLE is unique.")
+	}
+	if st.Using != "" && !strings.EqualFold(st.Using, "btree") {
+		switch strings.ToLower(st.Using) {
+		case "hash", "gist", "gin", "spgist", "brin":
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "access method \"%s\" is not supported", st.Using).
+				WithHint("Only btree indexes are supported.")
+		}
+		return nil, pgerr.New(pgerr.UndefinedObject, "access method \"%s\" does not exist", st.Using)
+	}
+	if len(st.With) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "index storage parameters (WITH) are not supported")
+	}
+	if err := s.systemCatalogError(st.Rel); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	// The index backfills from the relation, which must not be half built.
+	if err := e.awaitReadable(ctx, nil); err != nil {
+		return nil, err
+	}
+	e.writeMu.Lock()
+	j, created, err := s.addIndexLocked(st, io)
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		if err := e.launch(ctx, j, io, true); err != nil {
+			return nil, err
+		}
+		e.log.Info("created index", "name", j.rel.Name, "id", j.rel.ID)
+	}
+	return done("CREATE INDEX")
+}
+
+// addIndexLocked checks CREATE INDEX against the catalog and creates the
+// index's relation and job (not yet added), or reports false when IF NOT
+// EXISTS found the name taken. Called under writeMu.
+func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, bool, error) {
+	e := s.eng
+	schema := schemaOf(st.Rel)
+	rel, ok := e.cat.Lookup(schema, st.Rel.Name)
+	if !ok {
+		return nil, false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Rel.Name)
+	}
+	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindMView {
+		return nil, false, pgerr.New(pgerr.WrongObjectType, "cannot create index on relation \"%s\"", rel.Name).
+			WithDetail("This operation is not supported for %ss.", kindWords[rel.Kind])
+	}
+	colOf := func(name string) (catalog.Column, error) {
+		for _, c := range rel.Cols {
+			if c.Name == name && !c.Hidden {
+				return c, nil
+			}
+		}
+		return catalog.Column{}, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", name)
+	}
+	var keys, desc []string
+	for i, c := range st.Cols {
+		col, err := colOf(c.Name)
+		if err != nil {
+			return nil, false, err
+		}
+		switch col.T.ID {
+		case types.Json:
+			// json has no equality, so PostgreSQL has no index for it.
+			return nil, false, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		case types.Jsonb:
+			return nil, false, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be an index key").
+				WithHint("Put it in INCLUDE (...) instead.")
+		}
+		if slices.Contains(keys, c.Name) {
+			// PostgreSQL accepts a column twice; its second copy adds
+			// nothing to the order.
+			continue
+		}
+		keys = append(keys, c.Name)
+		if c.Desc {
+			desc = append(desc, strconv.Itoa(i))
+		}
+	}
+	cols := slices.Clone(keys)
+	for _, name := range st.Include {
+		if _, err := colOf(name); err != nil {
+			return nil, false, err
+		}
+		if slices.Contains(cols, name) {
+			continue
+		}
+		cols = append(cols, name)
+	}
+	name := st.Name
+	if name == "" {
+		name = e.indexName(schema, rel.Name, keys)
+	}
+	if _, ok := e.cat.Lookup(schema, name); ok {
+		if st.IfNotExists {
+			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", name))
+			return nil, false, nil
+		}
+		return nil, false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = sql.QuoteIdent(c)
+	}
+	text := "SELECT " + strings.Join(quoted, ", ") + " FROM " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name)
+	q, err := parseQuery(text)
+	if err != nil {
+		return nil, false, err
+	}
+	cv := &sql.CreateView{Name: sql.ObjectName{Schema: schema, Name: name}, Materialized: true, Query: q, QueryText: text}
+	extra := map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(keys))}
+	if len(desc) > 0 {
+		extra[catalog.IndexDescOption] = strings.Join(desc, ",")
+	}
+	return s.addMViewLocked(cv, catalog.KindIndex, extra, io)
+}
+
+// indexName is the name PostgreSQL gives an index created without one:
+// the relation's name, the key columns' and "idx", joined by "_", with a
+// number after "idx" when the name is taken (t_b_idx, t_b_idx1, ...).
+func (e *Engine) indexName(schema, rel string, keys []string) string {
+	base := rel + "_" + strings.Join(keys, "_") + "_idx"
+	const maxIdent = 63
+	for i := 0; ; i++ {
+		suffix := ""
+		if i > 0 {
+			suffix = strconv.Itoa(i)
+		}
+		name := base
+		if len(name)+len(suffix) > maxIdent {
+			name = name[:maxIdent-len(suffix)]
+		}
+		name += suffix
+		if _, ok := e.cat.Lookup(schema, name); !ok {
+			return name
+		}
+	}
+}
+
+// indexesOf returns the indexes on relation relID, for the planner
+// (planner.UseIndexes).
+func (e *Engine) indexesOf(relID uint32) []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, d := range e.cat.Dependents(relID) {
+		if d.Kind == catalog.KindIndex {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// indexedRelation returns the relation index idx is on.
+func (e *Engine) indexedRelation(idx *catalog.Relation) (*catalog.Relation, bool) {
+	if len(idx.Deps) != 1 {
+		return nil, false
+	}
+	return e.cat.ByID(idx.Deps[0])
+}
