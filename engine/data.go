@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -335,50 +334,47 @@ type stmtWriter struct {
 	late map[uint32]int64
 
 	// A statement whose changes outgrow its share of the memory budget
-	// (limit bytes, as estimated in held) moves them out of the Go heap
-	// in pieces (flushPiece): each table's writes into the engine's view
-	// (so that key checks still see them), and its changelog, encoded,
-	// into logs. apply writes the logs into the open epoch and sends them
-	// to the jobs a chunk at a time. A failed statement's writes leave
-	// the view again (discard).
+	// (limit bytes, as estimated in held) moves them out of memory in
+	// pieces (flushPiece): each table's writes into a spill area of the
+	// table (areas), which the engine's view reads (so that key checks
+	// still see them) and the epoch commits by its mark, and its
+	// changelog, encoded, into a log on disk (logs) when a job reads the
+	// table. apply marks the areas in the open epoch and sends the logs
+	// to the jobs a chunk at a time. A failed statement's areas and logs
+	// are deleted and leave the view again (discard).
 	limit, held int64
-	logs        map[uint32]*changeLog
-	viewDirty   bool
+	areas       map[uint32]*storage.Area
+	logs        map[uint32]*storage.Log
+	// unread lists the tables whose first piece found no job reading
+	// them: their changelog is not kept.
+	unread    map[uint32]bool
+	viewDirty bool
 }
 
-// changeLog is a table's changelog encoded compactly: records of an op
-// byte, a uvarint length and the row (types.AppendRow).
-type changeLog struct{ buf []byte }
-
-func (l *changeLog) add(op types.Op, row types.Row, ts []types.T) {
-	n := len(l.buf)
-	l.buf = append(l.buf, byte(op), 0, 0, 0, 0)
-	l.buf = types.AppendRow(l.buf, row, ts)
-	binary.BigEndian.PutUint32(l.buf[n+1:], uint32(len(l.buf)-n-5))
+// appendChange encodes one change of a changelog: an op byte and the
+// row (types.AppendRow).
+func appendChange(b []byte, op types.Op, row types.Row, ts []types.T) []byte {
+	return types.AppendRow(append(b, byte(op)), row, ts)
 }
 
-// each calls fn with the log's changes in order.
-func (l *changeLog) each(ts []types.T, fn func(types.Op, types.Row) error) error {
-	for b := l.buf; len(b) > 0; {
-		op := types.Op(b[0])
-		n := int(binary.BigEndian.Uint32(b[1:]))
-		row, err := types.DecodeRow(b[5:5+n], ts)
+// decodeChange decodes a change encoded by appendChange.
+func decodeChange(rec []byte, ts []types.T) (types.Op, types.Row, error) {
+	if len(rec) == 0 {
+		return 0, nil, pgerr.New(pgerr.DataCorrupted, "empty changelog record")
+	}
+	row, err := types.DecodeRow(rec[1:], ts)
+	return types.Op(rec[0]), row, err
+}
+
+// logChunks calls fn with the log's changes in chunks of about
+// types.ChunkCap rows, never splitting an update pair; fn owns each.
+func logChunks(l *storage.Log, ts []types.T, fn func(*types.Chunk) error) error {
+	var c *types.Chunk
+	err := l.Each(func(rec []byte) error {
+		op, row, err := decodeChange(rec, ts)
 		if err != nil {
 			return err
 		}
-		b = b[5+n:]
-		if err := fn(op, row); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// chunks calls fn with the log's changes in chunks of about
-// types.ChunkCap rows, never splitting an update pair; fn owns each.
-func (l *changeLog) chunks(ts []types.T, fn func(*types.Chunk) error) error {
-	var c *types.Chunk
-	err := l.each(ts, func(op types.Op, row types.Row) error {
 		if c != nil && c.Len() >= types.ChunkCap && op != types.OpUpdateInsert {
 			if err := fn(c); err != nil {
 				return err
@@ -422,16 +418,18 @@ func heldBytes(key []byte, row types.Row) int64 {
 }
 
 // flushPiece moves the held changes of every table without a watermark
-// out of the Go heap (see stmtWriter). Tables with a watermark keep
-// theirs: apply filters and measures them as a whole.
+// out of memory (see stmtWriter). Tables with a watermark keep theirs:
+// apply filters and measures them as a whole.
 func (w *stmtWriter) flushPiece() error {
-	if w.logs == nil {
-		w.logs = map[uint32]*changeLog{}
+	e := w.eng
+	if w.areas == nil {
+		w.areas, w.logs, w.unread = map[uint32]*storage.Area{}, map[uint32]*storage.Log{}, map[uint32]bool{}
 	}
 	var kept int64
+	var rec []byte
 	for _, id := range w.order {
 		tc := w.changes[id]
-		if tw, err := w.eng.tableWatermark(tc.rel); err != nil {
+		if tw, err := e.tableWatermark(tc.rel); err != nil {
 			return err
 		} else if tw != nil {
 			for i := range tc.rows {
@@ -439,23 +437,46 @@ func (w *stmtWriter) flushPiece() error {
 			}
 			continue
 		}
-		lg := w.logs[id]
-		if lg == nil {
-			lg = &changeLog{}
-			w.logs[id] = lg
+		a := w.areas[id]
+		if a == nil && len(tc.ops) == 0 {
+			continue
 		}
-		w.viewDirty = true
+		if a == nil {
+			var err error
+			if a, err = e.db.NewArea(id); err != nil {
+				return err
+			}
+			w.areas[id] = a
+			w.view.AddArea(a)
+			w.viewDirty = true
+			// The statement holds writeMu: the jobs reading the table
+			// stay the same until apply.
+			if e.tableRead(id) {
+				if w.logs[id], err = e.db.NewLog(); err != nil {
+					return err
+				}
+			} else {
+				w.unread[id] = true
+			}
+		}
+		lg := w.logs[id]
 		for i, op := range tc.ops {
 			var err error
 			if op.IsInsert() {
-				err = w.view.Put(id, tc.keys[i], tc.rows[i], tc.ts)
+				err = a.Put(tc.keys[i], tc.rows[i], tc.ts)
 			} else {
-				err = w.view.Delete(id, tc.keys[i])
+				err = a.Delete(tc.keys[i])
+			}
+			if err == nil && lg != nil {
+				rec = appendChange(rec[:0], op, tc.rows[i], tc.ts)
+				err = lg.Append(rec)
 			}
 			if err != nil {
 				return err
 			}
-			lg.add(op, tc.rows[i], tc.ts)
+		}
+		if err := a.Flush(); err != nil {
+			return err
 		}
 		tc.ops, tc.rows, tc.keys = nil, nil, nil
 		w.own[id] = map[string]types.Row{}
@@ -464,11 +485,31 @@ func (w *stmtWriter) flushPiece() error {
 	return nil
 }
 
-// discard undoes what flushPiece did to the engine's view: it is rebuilt
-// from the pending epochs' writes. Called under writeMu when the
-// statement fails.
+// tableRead reports whether a job (active or not yet) reads table id, or
+// may once a recovery's jobs start. Called under writeMu.
+func (e *Engine) tableRead(id uint32) bool {
+	if !e.st.initialized {
+		return true
+	}
+	for _, j := range e.st.jobs {
+		if j.job.Scans(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// discard undoes what flushPiece did: the statement's areas and logs
+// are deleted and the engine's view is rebuilt from the pending epochs'
+// writes. Called under writeMu when the statement fails.
 func (w *stmtWriter) discard() {
-	w.logs = nil
+	for _, a := range w.areas {
+		if err := a.Discard(); err != nil {
+			w.eng.log.Warn("discarding a failed statement's writes", "err", err)
+		}
+	}
+	w.discardLogs()
+	w.areas = nil
 	if !w.viewDirty {
 		return
 	}
@@ -488,6 +529,16 @@ func (w *stmtWriter) discard() {
 	}
 	st.view.Close()
 	st.view = view
+}
+
+// discardLogs deletes the statement's logs.
+func (w *stmtWriter) discardLogs() {
+	for _, l := range w.logs {
+		if err := l.Discard(); err != nil {
+			w.eng.log.Warn("discarding a statement's changelog", "err", err)
+		}
+	}
+	w.logs = nil
 }
 
 func (w *stmtWriter) table(relID uint32) (*tableChanges, error) {
@@ -642,20 +693,26 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	for id, n := range w.late {
 		e.countLate(id, e.wms.tables[id], n)
 	}
-	// The pieces flushed earlier come first: they are older.
+	// A table with areas in the view (this statement's or an earlier
+	// one's) takes its later writes into areas too: the view and the
+	// commit put a table's areas over its other writes.
+	flush := len(w.areas) > 0
 	for _, id := range w.order {
-		tc, lg := w.changes[id], w.logs[id]
-		if lg == nil {
-			continue
+		if wms[id] == nil && st.view.HasAreas(id) {
+			flush = true
 		}
-		err := lg.each(tc.ts, func(op types.Op, row types.Row) error {
-			if op.IsInsert() {
-				return pe.batch.Put(id, pkKey(tc.rel, row), row, tc.ts)
-			}
-			return pe.batch.Delete(id, pkKey(tc.rel, row))
-		})
-		if err != nil {
+	}
+	if flush {
+		if err := w.flushPiece(); err != nil {
+			w.discard()
 			return nil, err
+		}
+	}
+	for _, id := range w.order {
+		if a := w.areas[id]; a != nil {
+			if err := pe.batch.CommitArea(a, 0); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, id := range w.order {
@@ -674,11 +731,16 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 			}
 		}
 	}
+	defer w.discardLogs()
 	for _, id := range w.order {
 		tc := w.changes[id]
+		if w.unread[id] && e.tableRead(id) {
+			return nil, pgerr.New(pgerr.InternalError, "a job began reading table %s during a statement writing it", tc.rel.Name)
+		}
 		if lg := w.logs[id]; lg != nil {
-			err := lg.chunks(tc.ts, func(c *types.Chunk) error { return e.pushChanges(id, []*types.Chunk{c}) })
-			delete(w.logs, id)
+			// A chunk at a time: each push waits for room in the jobs'
+			// inputs.
+			err := logChunks(lg, tc.ts, func(c *types.Chunk) error { return e.pushChanges(id, []*types.Chunk{c}) })
 			if err != nil {
 				return nil, err
 			}

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
 )
 
 // TestBoundedEpochs runs bulk statements under a 1 MiB memory budget, so
@@ -63,4 +66,71 @@ func TestBoundedEpochs(t *testing.T) {
 	wantRows(t, s, "SELECT count(*), sum(c), sum(s) FROM agg", "20000 50000 1250065000")
 	wantRows(t, s, "SELECT count(*) FROM (SELECT g, count(*) AS c, sum(v) AS s FROM t GROUP BY g EXCEPT SELECT * FROM agg) x", "0")
 	wantRows(t, s, "SELECT count(*) FROM (SELECT t.id, u.id FROM t JOIN u ON t.g = u.k EXCEPT SELECT * FROM j) x", "0")
+}
+
+// TestPendingAreasShadowLaterWrites: a statement whose writes went into
+// a spill area is followed, in the same open epoch, by small ones on
+// the same table. Their writes must win over the area's, in the view
+// DML reads, in the table once the epoch commits (which moves the area
+// after writing the epoch's batch) and in the view over the table.
+func TestPendingAreasShadowLaterWrites(t *testing.T) {
+	e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: vfs.NewMem()}, MemoryBudgetBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id bigint PRIMARY KEY, v bigint)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW agg AS SELECT count(*) AS c, sum(v) AS s FROM t")
+	rel, ok := e.cat.Lookup("public", "t")
+	if !ok {
+		t.Fatal("no table t")
+	}
+	row := func(id, v int64) types.Row { return types.Row{types.DInt(id), types.DInt(v)} }
+	const n = 20_000
+	e.writeMu.Lock()
+	w := e.newStmtWriter()
+	for i := int64(1); i <= n; i++ {
+		if err := w.Insert(rel.ID, row(i, 1)); err != nil {
+			e.writeMu.Unlock()
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.apply(); err != nil {
+		e.writeMu.Unlock()
+		t.Fatal(err)
+	}
+	if len(e.st.cur.batch.Areas()) == 0 {
+		e.writeMu.Unlock()
+		t.Fatalf("%d rows under a 1 MiB budget went into no spill area", n)
+	}
+	w = e.newStmtWriter()
+	err = w.Update(rel.ID, row(5, 1), row(5, 2))
+	if err == nil {
+		err = w.Delete(rel.ID, row(6, 1))
+	}
+	var pe *pendingEpoch
+	if err == nil {
+		pe, err = w.apply()
+	}
+	if err == nil {
+		var r types.Row
+		var found bool
+		if r, found, err = e.st.view.Get(rel.ID, pkKey(rel, row(5, 0)), relTypes(rel)); err == nil && (!found || r[1].I != 2) {
+			err = fmt.Errorf("the view reads row 5 as %v (found %v), want v = 2", r, found)
+		}
+	}
+	e.writeMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.waitCommitted(context.Background(), pe); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, s, "SELECT count(*), sum(v) FROM t", fmt.Sprintf("%d %d", n-1, n))
+	wantRows(t, s, "SELECT v FROM t WHERE id IN (5, 6)", "2")
+	wantRows(t, s, "SELECT c, s FROM agg", fmt.Sprintf("%d %d", n-1, n))
+	mustRun(t, s, "UPDATE t SET v = v + 1 WHERE id <= 10")
+	wantRows(t, s, "SELECT count(*), sum(v) FROM t", fmt.Sprintf("%d %d", n-1, n+9))
+	wantRows(t, s, "SELECT c, s FROM agg", fmt.Sprintf("%d %d", n-1, n+9))
 }

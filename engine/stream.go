@@ -86,6 +86,12 @@ func (p *pendingEpoch) finish(err error) {
 	p.err = err
 	close(p.done)
 	p.batch.Close()
+	if err != nil {
+		// The epoch's DML spill areas will not be committed.
+		for _, a := range p.batch.Areas() {
+			_ = a.Discard()
+		}
+	}
 }
 
 // result reports the epoch's outcome once it is known: nil when
@@ -397,7 +403,21 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	}
 	e.writeMu.Lock()
 	sealed := st.sealed
-	e.writeMu.Unlock()
+	// An epoch with DML spill areas holds writeMu until the view no
+	// longer reads them: the commit moves them into their tables, and the
+	// view puts its other writes of those tables under them, so in
+	// between it would read the table's older writes over the moved
+	// rows.
+	moves := sealed != nil && len(sealed.batch.Areas()) > 0
+	if !moves {
+		e.writeMu.Unlock()
+	}
+	locked := moves
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
 	batch := e.db.NewWriteBatch() // only applied and committed, never read
 	defer batch.Close()
 	for _, w := range writeSets {
@@ -421,6 +441,16 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if err := batch.Commit(); err != nil {
 		return err
 	}
+	if moves {
+		if st.sealed == sealed {
+			st.sealed = nil
+		}
+		if err := e.rebuildView(); err != nil {
+			return err
+		}
+		locked = false
+		e.writeMu.Unlock()
+	}
 	e.obs.checkpointCommitted(epoch, size, time.Now())
 	if e.conns.anyPending() {
 		// The point of the protocol between the two commits is there only
@@ -433,8 +463,19 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if st.sealed == sealed {
 		st.sealed = nil
 	}
-	// The sealed writes are in the database now: DML reads the open
-	// epoch's writes over it.
+	if err := e.rebuildView(); err != nil {
+		return err
+	}
+	if sealed != nil {
+		sealed.finish(nil)
+	}
+	return nil
+}
+
+// rebuildView makes the view DML reads the open epoch's writes over the
+// database, once the sealed epoch's are in it. Called under writeMu.
+func (e *Engine) rebuildView() error {
+	st := e.st
 	view := e.db.NewBatch()
 	if err := view.Apply(st.cur.batch); err != nil {
 		view.Close()
@@ -442,9 +483,6 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	}
 	st.view.Close()
 	st.view = view
-	if sealed != nil {
-		sealed.finish(nil)
-	}
 	return nil
 }
 

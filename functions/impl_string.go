@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -1195,6 +1196,22 @@ func (t implTable) defineString() {
 			return dInt(1)
 		}
 	}
+	t.def("pg_array_elem", func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) != 1 || args[0].IsArray() {
+			return Impl{}, false
+		}
+		et := args[0]
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			// The element as FormatArray writes it: quoted when it must
+			// be, NULL unquoted.
+			var loc *time.Location
+			if ctx != nil {
+				loc = ctx.Location
+			}
+			s := types.FormatArray([]types.Datum{d[0]}, et, loc)
+			return dText(s[1 : len(s)-1])
+		}}, true
+	})
 	t.defRow("array_upper", arrLen(true))
 	t.defRow("array_length", arrLen(true))
 	t.defRow("array_lower", arrLen(false))

@@ -72,6 +72,9 @@ func scalarOverloads() []*Overload {
 		fn("encode", tText, tBytea, tText), fn("decode", tBytea, tText, tText),
 		fn("convert_from", tText, tBytea, tName), fn("convert_to", tBytea, tText, tName),
 		fn("pg_icase", tText, tText),
+		// pg_array_elem(x) is x's text as an element of an array
+		// literal, for the planner's streaming form of array_agg.
+		nonStrict("pg_array_elem", tText, tAny),
 	)
 	// Array functions (docs §9.19), one overload per array type.
 	for _, at := range types.ArrayTypes() {

@@ -516,12 +516,13 @@ func (sp *streamPlanner) watermarkFirst(in StreamNode, keys []int, a *Agg) []int
 	return nil
 }
 
-// jsonAgg says how a json aggregate is kept as a string_agg: the text of
-// each input row's element, joined by ", " in the string_agg's order,
-// then wrapped in prefix and suffix and cast to the result type.
+// jsonAgg says how a json aggregate or array_agg is kept as a
+// string_agg: the text of each input row's element, joined by sep in the
+// string_agg's order, then wrapped in prefix and suffix and cast to the
+// result type.
 type jsonAgg struct {
-	prefix, suffix string
-	t              types.T
+	prefix, sep, suffix string
+	t                   types.T
 }
 
 // jsonAggsAsStringAgg rewrites json_agg, jsonb_agg, json_object_agg and
@@ -531,8 +532,11 @@ type jsonAgg struct {
 // elements' concatenation in ORDER BY order (ties in stream key order),
 // wrapped as json_agg writes it; the jsonb forms are that json text cast
 // to jsonb, so jsonb_object_agg's later duplicate key wins as in
-// PostgreSQL. wraps is nil when a has no json aggregate; the caller puts
-// wrapJSONAggs over the rewritten aggregation.
+// PostgreSQL. array_agg is kept the same way: each element's text as
+// an array literal writes it (pg_array_elem), joined by commas, wrapped
+// in braces and cast to the array type. wraps is nil when a has no json
+// aggregate or array_agg; the caller puts wrapJSONAggs over the
+// rewritten aggregation.
 func jsonAggsAsStringAgg(a *Agg) (*Agg, map[int]jsonAgg) {
 	var wraps map[int]jsonAgg
 	out := *a
@@ -547,8 +551,11 @@ func jsonAggsAsStringAgg(a *Agg) (*Agg, map[int]jsonAgg) {
 	}
 	for i, c := range a.Aggs {
 		var elem Expr
-		w := jsonAgg{prefix: "[", suffix: "]", t: c.T}
+		w := jsonAgg{prefix: "[", sep: ", ", suffix: "]", t: c.T}
 		switch c.Fn {
+		case "array_agg":
+			w.prefix, w.sep, w.suffix = "{", ",", "}"
+			elem = &Call{Fn: "pg_array_elem", Args: []Expr{c.Args[0]}, T: types.TText}
 		case "json_agg", "jsonb_agg":
 			// to_json is strict: a NULL element is written as null.
 			elem = &Coalesce{Args: []Expr{toText(c.Args[0], c.Fn == "jsonb_agg"),
@@ -569,7 +576,7 @@ func jsonAggsAsStringAgg(a *Agg) (*Agg, map[int]jsonAgg) {
 			wraps = map[int]jsonAgg{}
 		}
 		wraps[i] = w
-		out.Aggs[i] = AggCall{Fn: "string_agg", Args: []Expr{elem, &Const{V: types.DString(", "), T: types.TText}},
+		out.Aggs[i] = AggCall{Fn: "string_agg", Args: []Expr{elem, &Const{V: types.DString(w.sep), T: types.TText}},
 			Filter: c.Filter, OrderBy: c.OrderBy, T: types.TText}
 		out.Out[len(a.GroupBy)+i].T = types.TText
 	}
@@ -580,7 +587,8 @@ func jsonAggsAsStringAgg(a *Agg) (*Agg, map[int]jsonAgg) {
 func concatText(a, b Expr) Expr { return &Call{Fn: "||", Args: []Expr{a, b}, T: types.TText} }
 
 // wrapJSONAggs projects the rewritten aggregation n back to the columns
-// of the original (out): each string_agg of a json aggregate wrapped and
+// of the original (out): each string_agg of a json aggregate or
+// array_agg wrapped and
 // cast to its type (NULL over no rows, as the aggregate is).
 func wrapJSONAggs(n StreamNode, nkeys int, wraps map[int]jsonAgg, out types.Schema) StreamNode {
 	b := n.Base()
@@ -590,8 +598,11 @@ func wrapJSONAggs(n StreamNode, nkeys int, wraps map[int]jsonAgg, out types.Sche
 		text := concatText(concatText(&Const{V: types.DString(w.prefix), T: types.TText}, col),
 			&Const{V: types.DString(w.suffix), T: types.TText})
 		var e Expr = &Cast{Arg: text, T: types.TJson}
-		if w.t.ID == types.Jsonb {
+		switch {
+		case w.t.ID == types.Jsonb:
 			e = &Cast{Arg: e, T: types.TJsonb}
+		case w.t.IsArray():
+			e = &Cast{Arg: text, T: w.t}
 		}
 		exprs[nkeys+i] = e
 	}

@@ -20,6 +20,10 @@ type Batch struct {
 	buf       []byte // scratch for encoding rows
 	// marks are the spill areas the batch commits (spill.go).
 	marks []spillRef
+	// areas are the DML spill areas the batch reads, per table, oldest
+	// first (area.go); areaList has them all in the order added.
+	areas    map[uint32][]*Area
+	areaList []*Area
 }
 
 // NewBatch returns an empty, indexed write batch.
@@ -88,6 +92,8 @@ func (b *Batch) DeleteRange(tableID uint32) error {
 	if err := wrapWrite(b.b.DeleteRange(p, prefixEnd(p), nil)); err != nil {
 		return err
 	}
+	// Reads no longer see the table's areas.
+	delete(b.areas, tableID)
 	// The table's spill areas and their marks go with it: early flushes
 	// of a dropped or truncated table must neither stay on disk nor be
 	// moved into it later.
@@ -135,6 +141,12 @@ func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, 
 	}
 	b.db.vis.RLock()
 	defer b.db.vis.RUnlock()
+	areas := b.areas[tableID]
+	for i := len(areas) - 1; i >= 0; i-- {
+		if row, found, err := areas[i].get(key, ts); err != nil || found {
+			return row, row != nil, err
+		}
+	}
 	return getRow(b.b, tableID, key, ts)
 }
 
@@ -147,6 +159,9 @@ func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
 	}
 	b.db.vis.RLock()
 	defer b.db.vis.RUnlock()
+	if b.HasAreas(tableID) {
+		return b.scanAreas(tableID, nil, nil, ts)
+	}
 	return scanTable(b.b, tableID, nil, nil, ts)
 }
 
@@ -159,13 +174,17 @@ func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
 	}
 	b.db.vis.RLock()
 	defer b.db.vis.RUnlock()
+	if b.HasAreas(tableID) {
+		return b.scanAreas(tableID, lo, hi, ts)
+	}
 	return scanTable(b.b, tableID, lo, hi, ts)
 }
 
 // Apply appends every write of src to b, in order, as if they had been
 // made on b (later writes win). The checkpoint commit merges the write
-// sets of all actors of an epoch into one batch this way. src is left
-// unchanged; the caller still closes it.
+// sets of all actors of an epoch into one batch this way. The areas src
+// reads and commits (area.go) are b's too. src is left unchanged; the
+// caller still closes it.
 func (b *Batch) Apply(src *Batch) error {
 	if err := b.check(); err != nil {
 		return err
@@ -174,6 +193,9 @@ func (b *Batch) Apply(src *Batch) error {
 		return err
 	}
 	b.marks = append(b.marks, src.marks...)
+	for _, a := range src.areaList {
+		b.AddArea(a)
+	}
 	return wrapWrite(b.b.Apply(src.b, nil))
 }
 

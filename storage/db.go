@@ -116,6 +116,11 @@ func Open(dir string, opts Options) (*DB, error) {
 		lock.Close()
 		return nil, err
 	}
+	if err := db.resetLogs(); err != nil {
+		_ = pdb.Close()
+		lock.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

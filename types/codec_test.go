@@ -365,6 +365,8 @@ func TestKeyEqualValues(t *testing.T) {
 		{TJsonb, DString(`{"a": 1}`), DString(`{"a": 1.00}`)},
 		{TJsonb, DString(`[1, {"b": [2]}]`), DString(`[1.0, {"b": [2.000]}]`)},
 		{TJsonb, DString(`{"b": 1, "a": 0}`), DString(`{"a": -0.0, "b": 1e0}`)},
+		{TJsonb, DString(`0`), DString(`-0.00`)},
+		{TJsonb, DString(`[0, {"a": 0.0}]`), DString(`[0.00, {"a": -0}]`)},
 		{T{NumericArray, -1}, DString(`{1.0,NULL,2}`), DString(`{1,NULL,2.00}`)},
 		{T{JsonbArray, -1}, DString(`{"1","{\"a\": 1}"}`), DString(`{"1.0","{\"a\": 1.00}"}`)},
 		{T{IntervalArray, -1}, DString(`{"1 mon"}`), DString(`{"30 days"}`)},
@@ -372,6 +374,11 @@ func TestKeyEqualValues(t *testing.T) {
 	for _, c := range cases {
 		if ka, kb := AppendKey(nil, c.a, c.t, false), AppendKey(nil, c.b, c.t, false); !bytes.Equal(ka, kb) {
 			t.Errorf("%s: %s and %s encode differently: %x vs %x", c.t, show(c.a, c.t), show(c.b, c.t), ka, kb)
+		}
+		// Equal values hash alike too (hash joins, aggregations and
+		// exchanges group by the hash).
+		if Compare(c.a, c.b, c.t) != 0 || Hash(c.a, c.t) != Hash(c.b, c.t) {
+			t.Errorf("%s: %s and %s compare %d, hash %x vs %x", c.t, show(c.a, c.t), show(c.b, c.t), Compare(c.a, c.b, c.t), Hash(c.a, c.t), Hash(c.b, c.t))
 		}
 	}
 	// The decoded jsonb is canonical text with numbers by value.

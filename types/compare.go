@@ -175,8 +175,13 @@ func jsonHashKey(v *JSONValue) string {
 	walk = func(v *JSONValue) {
 		switch v.Kind {
 		case JSONNumber:
-			if v.Num.Form != apd.Finite || v.Num.Coeff.Sign() == 0 {
+			if v.Num.Form != apd.Finite {
 				b.WriteString(FormatNumeric(v.Num))
+				break
+			}
+			if v.Num.Coeff.Sign() == 0 {
+				// 0, 0.0 and -0.00 are one value.
+				b.WriteByte('0')
 				break
 			}
 			digits, exp := reducedDigits(v.Num)

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -98,4 +100,59 @@ barrier 1
 - 1 1 1 1 1
 barrier 2
 `)
+}
+
+// TestProjectSetBoundedChunks: one row whose call yields thousands of
+// rows comes out in chunks of at most types.ChunkCap rows, every row
+// once and in order, with the barrier after the last of them.
+func TestProjectSetBoundedChunks(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	actx := newTestActx(db)
+	ts := []types.T{types.TInt8}
+	const n = 5*types.ChunkCap + 7
+	msgs := parseScript(t, ts, fmt.Sprintf("barrier 1 add\n+ %d\n+ 3\nbarrier 2\n", n))
+	in := &planner.StreamValues{}
+	in.Out = types.Schema{{Name: "n", T: types.TInt8}}
+	ps := &planner.StreamProjectSet{Input: in, Calls: []planner.TableFunc{
+		{Fn: "generate_series", Args: []planner.Expr{&planner.Const{V: types.DInt(1), T: types.TInt8}, &planner.ColRef{Idx: 0, T: types.TInt8}},
+			Out: types.Schema{{Name: "g", T: types.TInt8}}},
+	}}
+	ps.Out = append(append(types.Schema(nil), in.Out...), types.Column{Name: "g", T: types.TInt8},
+		types.Column{Name: "ordinality", T: types.TInt8})
+	p, err := NewProjectSet(actx, &rtScript{msgs: msgs}, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	barriers := 0
+	for barriers < 2 {
+		m, err := p.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch m := m.(type) {
+		case types.Barrier:
+			barriers++
+			if barriers == 2 && len(got) != n+3 {
+				t.Fatalf("barrier 2 after %d rows, want %d", len(got), n+3)
+			}
+		case *types.Chunk:
+			if m.Len() > types.ChunkCap {
+				t.Fatalf("a chunk of %d rows, more than %d", m.Len(), types.ChunkCap)
+			}
+			for i := 0; i < m.Len(); i++ {
+				got = append(got, m.Cols[1].Get(i).I)
+			}
+		}
+	}
+	for i, g := range got {
+		want := int64(i + 1)
+		if i >= n {
+			want = int64(i - n + 1)
+		}
+		if g != want {
+			t.Fatalf("row %d: g = %d, want %d", i, g, want)
+		}
+	}
 }

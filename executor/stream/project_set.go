@@ -20,9 +20,14 @@ import (
 //     deletes of the old row's rows and inserts of the new row's, whose
 //     counts may differ. An error of a call (a zero step) is recorded
 //     (ActorContext.Errors) and the row yields nothing, on insert and
-//     delete alike.
+//     delete alike. The output goes in chunks of at most types.ChunkCap
+//     rows, the calls resuming where the last chunk stopped: one row
+//     that yields millions (generate_series(1, n)) costs a chunk of
+//     memory at a time, and the operators after it (an aggregation
+//     flushing early) can bound theirs.
 //   - Watermark and Barrier: forwarded (the input's columns keep their
-//     positions; ProjectSet has no state).
+//     positions; ProjectSet has no state) once the rows of the chunks
+//     before them are out.
 type ProjectSet struct {
 	actx  *ActorContext
 	in    Operator
@@ -31,6 +36,17 @@ type ProjectSet struct {
 	argTs [][]types.T
 	fns   []string
 	ectx  executor.EvalCtx
+
+	// The input chunk being expanded (nil when none): its calls'
+	// arguments per row, the next row to start (r), and, while a row's
+	// calls run (gens set), its op and the next ordinal.
+	cur  *types.Chunk
+	argD [][][]types.Datum
+	r    int
+	gens []func() (types.Datum, bool)
+	op   types.Op
+	ord  int64
+	buf  types.Row
 }
 
 var _ Operator = (*ProjectSet)(nil)
@@ -58,12 +74,19 @@ func NewProjectSet(actx *ActorContext, in Operator, n *planner.StreamProjectSet)
 		p.argTs = append(p.argTs, ts)
 		p.fns = append(p.fns, c.Fn)
 	}
+	p.buf = make(types.Row, len(p.ts))
 	return p, nil
 }
 
 // Next implements Operator.
 func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 	for {
+		if p.cur != nil {
+			if out := p.fill(); out != nil {
+				return out, nil
+			}
+			continue
+		}
 		msg, err := p.in.Next(ctx)
 		if err != nil || msg == nil {
 			return msg, err
@@ -72,14 +95,15 @@ func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 		if !ok {
 			return msg, nil
 		}
-		if out, err := p.chunk(c); err != nil || out != nil {
-			return out, err
+		if err := p.start(c); err != nil {
+			return nil, err
 		}
 	}
 }
 
-// chunk returns the rows of c's rows, or nil for none.
-func (p *ProjectSet) chunk(c *types.Chunk) (*types.Chunk, error) {
+// start evaluates the calls' arguments over c and makes it the chunk
+// being expanded.
+func (p *ProjectSet) start(c *types.Chunk) error {
 	argD := make([][][]types.Datum, len(p.args))
 	for i, evs := range p.args {
 		argD[i] = make([][]types.Datum, c.Len())
@@ -87,7 +111,7 @@ func (p *ProjectSet) chunk(c *types.Chunk) (*types.Chunk, error) {
 		for k, ev := range evs {
 			v, err := evalIsolated(p.actx, "ProjectSet", &p.ectx, ev, p.argTs[i][k], c)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			vecs = append(vecs, v)
 		}
@@ -99,24 +123,61 @@ func (p *ProjectSet) chunk(c *types.Chunk) (*types.Chunk, error) {
 			argD[i][r] = a
 		}
 	}
-	out := types.NewChunk(p.ts, c.Len())
-	buf := make(types.Row, len(p.ts))
-	gens := make([]func() (types.Datum, bool), len(p.fns))
-	for r := 0; r < c.Len(); r++ {
+	p.cur, p.argD, p.r, p.gens = c, argD, 0, nil
+	return nil
+}
+
+// fill returns the next chunk of at most types.ChunkCap rows of the
+// chunk being expanded, or nil when it yields no more (and is done).
+func (p *ProjectSet) fill() *types.Chunk {
+	c := p.cur
+	var out *types.Chunk
+	for out == nil || out.Len() < types.ChunkCap {
+		if p.gens == nil {
+			if !p.next() {
+				p.cur, p.argD = nil, nil
+				break
+			}
+		}
+		any := false
+		for i, g := range p.gens {
+			d, ok := g()
+			if !ok {
+				d = types.NullDatum
+			}
+			any = any || ok
+			p.buf[len(c.Cols)+i] = d
+		}
+		if !any {
+			p.gens = nil
+			continue
+		}
+		p.buf[len(p.buf)-1] = types.DInt(p.ord)
+		p.ord++
+		if out == nil {
+			out = types.NewChunk(p.ts, min(types.ChunkCap, 64))
+		}
+		out.AppendRow(p.op, p.buf)
+	}
+	if out == nil || out.Len() == 0 {
+		return nil
+	}
+	return out
+}
+
+// next starts the calls of the chunk's next visible row whose calls
+// start without error, and reports false when there is none.
+func (p *ProjectSet) next() bool {
+	c := p.cur
+	for ; p.r < c.Len(); p.r++ {
+		r := p.r
 		if !c.Visible(r) {
 			continue
 		}
-		op := c.Op(r)
-		switch op {
-		case types.OpUpdateDelete:
-			op = types.OpDelete
-		case types.OpUpdateInsert:
-			op = types.OpInsert
-		}
-		row := c.Row(r)
+		gens := make([]func() (types.Datum, bool), len(p.fns))
 		failed := false
 		for i, fn := range p.fns {
-			g, err := executor.StartSRF(fn, argD[i][r], p.argTs[i], time.UTC)
+			g, err := executor.StartSRF(fn, p.argD[i][r], p.argTs[i], time.UTC)
 			if err != nil {
 				recordError(p.actx, "ProjectSet", err)
 				failed = true
@@ -127,28 +188,19 @@ func (p *ProjectSet) chunk(c *types.Chunk) (*types.Chunk, error) {
 		if failed {
 			continue
 		}
-		copy(buf, row)
-		for ord := int64(1); ; ord++ {
-			any := false
-			for i, g := range gens {
-				d, ok := g()
-				if !ok {
-					d = types.NullDatum
-				}
-				any = any || ok
-				buf[len(row)+i] = d
-			}
-			if !any {
-				break
-			}
-			buf[len(buf)-1] = types.DInt(ord)
-			out.AppendRow(op, buf)
+		op := c.Op(r)
+		switch op {
+		case types.OpUpdateDelete:
+			op = types.OpDelete
+		case types.OpUpdateInsert:
+			op = types.OpInsert
 		}
+		copy(p.buf, c.Row(r))
+		p.gens, p.op, p.ord = gens, op, 1
+		p.r++
+		return true
 	}
-	if out.Len() == 0 {
-		return nil, nil
-	}
-	return out, nil
+	return false
 }
 
 // Close implements Operator.

@@ -12,6 +12,10 @@ INSERT INTO jk VALUES (1, '1'), (2, '1.0'), (3, '{"a": 1}'), (4, '{"a": 1.00}'),
 SELECT id, v FROM jk ORDER BY v, id;
 SELECT id, v FROM jk ORDER BY v DESC, id LIMIT 4;
 SELECT jsonb_typeof(v) AS t, count(*), min(id) FROM jk GROUP BY v ORDER BY v;
+-- Zeros of any scale or sign are one value, in hash grouping and joins.
+SELECT count(*) AS n, min(d::text) AS first FROM (VALUES ('0'::jsonb), ('-0'), ('0.0'), ('-0.00')) v(d) GROUP BY d;
+SELECT count(*) AS n FROM (VALUES ('[0]'::jsonb), ('[0.0]'), ('{"a": -0.0}')) v(d) GROUP BY d ORDER BY n;
+SELECT count(*) AS joined FROM (VALUES ('0'::jsonb), ('0.0'), ('1')) a(d) JOIN (VALUES ('-0'::jsonb), ('1.00')) b(d) ON a.d = b.d;
 SELECT count(DISTINCT v) AS distinct_values, count(*) AS n FROM (SELECT DISTINCT v FROM jk) d;
 SELECT count(*) AS unioned FROM (SELECT v FROM jk UNION SELECT '1.000'::jsonb) u;
 SELECT count(*) AS intersected FROM (SELECT v FROM jk INTERSECT SELECT '1.00'::jsonb) s;

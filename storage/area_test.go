@@ -1,0 +1,147 @@
+package storage
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/types"
+)
+
+// TestAreaLayersAndCommit: a batch reads a table's areas over its own
+// writes and the committed rows (newer areas first, deletions hiding
+// rows); nothing of an area is visible before the batch marking it
+// commits, all of it is after, a crash before the commit leaves nothing
+// and a discarded area is gone.
+func TestAreaLayersAndCommit(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	db := openMem(t, fs)
+	base := db.NewBatch()
+	for i := int64(1); i <= 4; i++ {
+		_ = base.Put(7, key(i), row(i, fmt.Sprint("c", i)), testTypes)
+	}
+	if err := base.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	view := db.NewBatch()
+	epoch := db.NewWriteBatch()
+	for _, b := range []*Batch{view, epoch} {
+		_ = b.Put(7, key(1), row(1, "batch"), testTypes)
+		_ = b.Put(7, key(5), row(5, "batch"), testTypes)
+	}
+	a1, err := db.NewArea(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = a1.Put(key(1), row(1, "a1"), testTypes)
+	_ = a1.Delete(key(2))
+	_ = a1.Put(key(6), row(6, "a1"), testTypes)
+	if err := a1.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	view.AddArea(a1)
+	a2, _ := db.NewArea(7)
+	_ = a2.Put(key(6), row(6, "a2"), testTypes)
+	_ = a2.Delete(key(3))
+	_ = a2.Put(key(2), row(2, "a2"), testTypes)
+	if err := a2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	view.AddArea(a2)
+	want := "1=a1 2=a2 4=c4 5=batch 6=a2"
+	if got := dump(t, view.Scan(7, testTypes)); got != want {
+		t.Fatalf("view scan = %q, want %q", got, want)
+	}
+	if got := dump(t, view.ScanRange(7, key(2), key(6), testTypes)); got != "2=a2 4=c4 5=batch" {
+		t.Fatalf("view range scan = %q", got)
+	}
+	for i, w := range []string{"a1", "a2", "", "c4", "batch", "a2"} {
+		r, ok, err := view.Get(7, key(int64(i+1)), testTypes)
+		if err != nil || ok != (w != "") || (ok && r[1].S != w) {
+			t.Fatalf("view Get(%d) = %v %v %v, want %q", i+1, r, ok, err, w)
+		}
+	}
+	if got := scan(t, db, 7); got != "1=c1 2=c2 3=c3 4=c4" {
+		t.Fatalf("areas visible before their commit: %q", got)
+	}
+
+	// A crash before the commit: the areas vanish with the reopen.
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	db2 := openMem(t, crashed)
+	if got := scan(t, db2, 7); got != "1=c1 2=c2 3=c3 4=c4" {
+		t.Fatalf("after a crash before the commit: %q", got)
+	}
+	n := 0
+	if err := scanPrefix(db2.pdb, []byte{PrefixSpill}, func(_, _ []byte) error { n++; return nil }); err != nil || n != 0 {
+		t.Fatalf("%d spilled keys after the reopen: %v", n, err)
+	}
+	db2.Close()
+
+	for _, a := range []*Area{a1, a2} {
+		if err := epoch.CommitArea(a, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := epoch.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := scan(t, db, 7); got != want {
+		t.Fatalf("after the commit = %q, want %q", got, want)
+	}
+	crashed = fs.CrashClone(vfs.CrashCloneCfg{})
+	db.Close()
+	db = openMem(t, crashed)
+	defer db.Close()
+	if got := scan(t, db, 7); got != want {
+		t.Fatalf("after a crash after the commit = %q, want %q", got, want)
+	}
+
+	a3, _ := db.NewArea(7)
+	_ = a3.Put(key(9), row(9, "gone"), testTypes)
+	_ = a3.Flush()
+	if err := a3.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	v := db.NewBatch()
+	v.AddArea(a3)
+	if got := dump(t, v.Scan(7, testTypes)); got != want {
+		t.Fatalf("discarded area read: %q", got)
+	}
+	v.Close()
+}
+
+// TestLogOrder: a log gives its records back in the order appended,
+// across its buffered writes.
+func TestLogOrder(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	l, err := db.NewLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		if err := l.Append(types.AppendRow(nil, row(int64(n-i), "x"), testTypes)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	err = l.Each(func(rec []byte) error {
+		r, err := types.DecodeRow(rec, testTypes)
+		if err == nil && r[0].I != int64(n-i) {
+			err = fmt.Errorf("record %d is %d", i, r[0].I)
+		}
+		i++
+		return err
+	})
+	if err != nil || i != n {
+		t.Fatalf("read %d records: %v", i, err)
+	}
+	if err := l.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Each(func([]byte) error { return fmt.Errorf("a record after Discard") }); err != nil {
+		t.Fatal(err)
+	}
+}
