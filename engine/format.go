@@ -42,9 +42,15 @@ import (
 //	   is refused (55000, naming the relation) before anything is
 //	   written, as its stored keys would be misread: drop that relation
 //	   with the weir that wrote the directory first.
+//	5  stream plans carry only the columns their operators read (column
+//	   pruning), which changes the state layout of joins, top-N and over
+//	   windows, and DISTINCT aggregates over the same columns share one
+//	   table of values with a count per aggregate; relations created
+//	   before keep their plans (planner.WithPlanFormat "4", set by the
+//	   upgrade from 4 and from 1).
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 4
+	FormatVersion = 5
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -136,6 +142,7 @@ func (e *Engine) upgradeFormat() error {
 					up.With = map[string]string{}
 				}
 				up.With[planner.WithFullJoinMarks] = "false"
+				up.With[planner.WithPlanFormat] = "4"
 				root, err := e.planRel(up)
 				if err != nil {
 					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
@@ -149,6 +156,22 @@ func (e *Engine) upgradeFormat() error {
 		case 3:
 			if err := e.checkNoTextEncodedKeys(); err != nil {
 				return err
+			}
+		case 4:
+			// Version 5 prunes columns from stream plans: relations
+			// created before keep the layout they were planned with.
+			for _, rel := range e.cat.All() {
+				if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPlanFormat] != "" {
+					continue
+				}
+				up := rel.Clone()
+				if up.With == nil {
+					up.With = map[string]string{}
+				}
+				up.With[planner.WithPlanFormat] = "4"
+				if err := e.cat.Replace(up); err != nil {
+					return err
+				}
 			}
 		}
 		v++

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/wire"
 )
 
 // setMeta writes one meta entry of a closed data directory.
@@ -283,4 +285,100 @@ func TestOpenFormatV1FullJoinFixture(t *testing.T) {
 	if rel, _ := e.cat.Lookup("", "lr2"); rel.With[planner.WithFullJoinMarks] == "false" {
 		t.Fatalf("a new full join planned without marks: %v", rel.With)
 	}
+}
+
+// TestUpgradeFormat4KeepsItsPlans opens a directory of format 4 whose
+// views were planned as format 4 did: a join without column pruning
+// (its state holds every column) and DISTINCT aggregates over the same
+// column with a table each. The upgrade marks the views to be planned
+// so again, and they keep streaming, equal to their queries, across
+// restarts. Views created afterwards get the new plans.
+func TestUpgradeFormat4KeepsItsPlans(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, g int, pad text)")
+	mustRun(t, s, "CREATE TABLE u (k int PRIMARY KEY, v int, pad text)")
+	views := map[string]string{
+		"j": "SELECT t.g, u.v, u.k FROM t JOIN u ON t.k = u.k",
+		"d": "SELECT g, count(DISTINCT pad) AS a, count(DISTINCT pad) FILTER (WHERE k > 1) AS b FROM t GROUP BY g",
+	}
+	for name, q := range views {
+		mustRun(t, s, "CREATE MATERIALIZED VIEW "+name+" AS "+q)
+		// Record the layout a format-4 weir planned.
+		rel, _ := e.cat.Lookup("", name)
+		// Format 3 may have needed more state tables: give it new ids.
+		old := rel.Clone()
+		old.With[planner.WithPlanFormat] = "4"
+		var root planner.StreamNode
+		for {
+			var err error
+			if root, err = e.planRel(old); err == nil {
+				break
+			}
+			if !strings.Contains(err.Error(), "state tables, the catalog records") || len(old.StateTables) > 10 {
+				t.Fatal(err)
+			}
+			id, err := e.cat.NextStateTableID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			old.StateTables = append(old.StateTables, id)
+		}
+		layout := stateLayout(root, old.StateTables)
+		if strings.Join(layout, ";") == strings.Join(rel.StateLayout, ";") {
+			t.Fatalf("%s: format 5 does not change the layout %q: the test shows nothing", name, layout)
+		}
+		delete(old.With, planner.WithPlanFormat)
+		old.StateLayout = layout
+		if err := e.cat.Replace(old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "4")
+
+	check := func(s wire.Session) {
+		t.Helper()
+		for name, q := range views {
+			wantRows(t, s, "SELECT * FROM "+name+" ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
+		}
+	}
+	for round := range 2 {
+		e = openTest(t, fs)
+		s = session(t, e)
+		if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+			t.Fatalf("format version after the upgrade: %q", v)
+		}
+		for name := range views {
+			rel, _ := e.cat.Lookup("", name)
+			if rel.With[planner.WithPlanFormat] != "4" {
+				t.Fatalf("the upgraded view %s's options: %v", name, rel.With)
+			}
+		}
+		if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+			t.Fatalf("stream errors: %q", rows)
+		}
+		base := round * 10
+		mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, 1, 'a'), (%d, 2, 'b'), (%d, 1, 'b')", base+1, base+2, base+3))
+		mustRun(t, s, fmt.Sprintf("INSERT INTO u VALUES (%d, 10, 'c'), (%d, 20, 'd')", base+1, base+2))
+		if round == 1 {
+			mustRun(t, s, "DELETE FROM u WHERE k = 1")
+			mustRun(t, s, "DELETE FROM t WHERE k = 3")
+			mustRun(t, s, "UPDATE t SET g = 5 WHERE k = 2")
+		}
+		check(s)
+		e.Close()
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	for name, q := range views {
+		mustRun(t, s, "CREATE MATERIALIZED VIEW "+name+"2 AS "+q)
+		if rel, _ := e.cat.Lookup("", name+"2"); rel.With[planner.WithPlanFormat] != "" {
+			t.Fatalf("a new view planned as format 4: %v", rel.With)
+		}
+		wantRows(t, s, "SELECT * FROM "+name+"2 ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
+	}
+	check(s)
 }

@@ -151,7 +151,7 @@ func mviewDefinition(rel *catalog.Relation) string {
 	// EMIT ON WINDOW CLOSE and append-only are recorded by weir from the
 	// view's plan, not options.
 	def := "CREATE MATERIALIZED VIEW " + sql.QuoteIdent(rel.Name) +
-		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, appendOnlyOption) + " AS " + rel.SQL
+		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, planner.WithPlanFormat, appendOnlyOption) + " AS " + rel.SQL
 	if rel.With[planner.WithEmitOnWindowClose] == "true" {
 		def += " EMIT ON WINDOW CLOSE"
 	}
@@ -176,7 +176,7 @@ func sinkDefinition(rel *catalog.Relation) string {
 	} else {
 		def += " FROM " + quoteObject(st.From)
 	}
-	def += withClause(redactOptions(rel.With), optFormat, optEncode, planner.WithFullJoinMarks)
+	def += withClause(redactOptions(rel.With), optFormat, optEncode, planner.WithFullJoinMarks, planner.WithPlanFormat)
 	if f := rel.With[optFormat]; f != "" {
 		def += " FORMAT " + strings.ToUpper(f)
 		if enc := rel.With[optEncode]; enc != "" {

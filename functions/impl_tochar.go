@@ -31,7 +31,16 @@ var casedPatterns = map[string]bool{"MONTH": true, "Month": true, "month": true,
 // matchPattern returns the template pattern at the start of s (in its
 // canonical spelling) and its length, or "" when s starts with a literal.
 func matchPattern(s string) (string, int) {
+	if s == "" {
+		return "", 0
+	}
+	// Every pattern starts with a letter: a first byte that differs in
+	// more than case rules it out without the comparisons below.
+	c := s[0] | 0x20
 	for _, p := range dtPatterns {
+		if p[0]|0x20 != c {
+			continue
+		}
 		if strings.HasPrefix(s, p) {
 			return p, len(p)
 		}

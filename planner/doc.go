@@ -92,6 +92,13 @@
 // equal to a left key column), unions by the inputs' keys plus the number
 // of the input, TopN by its input's key.
 //
+// Column pruning (stream_prune.go). Before conversion, the plan below
+// every aggregation and projection is narrowed to the columns some node
+// above reads: scans read only those, HOP windows copy only those into
+// each window, joins, top-N and over windows store only those. A
+// relation created before format version 5 is planned without pruning
+// (WithPlanFormat "4"), keeping its state layout.
+//
 // Operators. Scan, Filter, Project and Values map to their stream nodes
 // (VALUES rows get a hidden row number as key). An aggregation computes
 // expression group keys in a projection, repartitions by the group keys
@@ -99,7 +106,11 @@
 // whose Result state table holds one row per group (keys, the encoded
 // accumulator states, the row count); DISTINCT aggregates, string_agg,
 // and min/max over input that can retract also keep their input values
-// in an Extra table, keyed by group keys and values with a count.
+// in an Extra table, keyed by group keys and values with a count;
+// DISTINCT aggregates over the same input columns (differing in
+// function or FILTER) share one such table, with a count per aggregate.
+// A group key carrying a watermark leads the state key, so closing the
+// groups it passed is a range scan.
 // HAVING and the expressions over aggregates are the binder's Filter and
 // Project above it. A join repartitions both sides by their join keys
 // (a join without equality keys runs on one actor) and keeps each side

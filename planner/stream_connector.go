@@ -142,9 +142,9 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 			root, err = nil, pe
 		}
 	}()
-	sp := &streamPlanner{alloc: alloc}
+	sp := &streamPlanner{alloc: alloc, before5: before5(sink)}
 	sp.checkExprs(p)
-	n := sp.plan(p)
+	n := sp.plan(prunePlan(p, sink))
 	out := p.Schema()
 	b := n.Base()
 	s := &StreamSink{Rel: sink, Format: spec.Format, ForceAppendOnly: spec.ForceAppendOnly}

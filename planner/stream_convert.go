@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -40,10 +41,10 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	if err != nil {
 		return nil, err
 	}
-	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl,
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before5: before5(mv),
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	sp.checkExprs(p)
-	n := sp.plan(p)
+	n := sp.plan(prunePlan(p, mv))
 	checkNoNow(n)
 	sp.checkEOWC(n)
 	m := sp.materialize(n, p.Schema(), mv)
@@ -67,6 +68,9 @@ type streamPlanner struct {
 	// noFullJoinMarks plans full joins without their side marks
 	// (WithFullJoinMarks).
 	noFullJoinMarks bool
+	// before5 plans as before format version 5 (WithPlanFormat): no
+	// column pruning, one table per DISTINCT aggregate.
+	before5 bool
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -468,9 +472,48 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 	// Group keys that are expressions are computed first, so the
 	// exchange and the agg see them as columns.
 	in, keys := withColumns(in, a.GroupBy)
+	if perm := sp.watermarkFirst(in, keys, a); perm != nil {
+		// The group key with a watermark leads the state key, so closing
+		// the groups a watermark passed is a range scan; a projection puts
+		// the keys back in their order.
+		n := sp.hashAgg(in, perm, a.Aggs, a.Out[len(a.GroupBy):])
+		exprs := make([]Expr, 0, len(a.Out))
+		for _, k := range keys {
+			at := indexOf(perm, k)
+			exprs = append(exprs, &ColRef{Idx: at, T: n.Out[at].T, Name: n.Out[at].Name})
+		}
+		for i := len(keys); i < len(n.Out); i++ {
+			exprs = append(exprs, &ColRef{Idx: i, T: n.Out[i].T, Name: n.Out[i].Name})
+		}
+		return newProject(n, exprs, a.Out)
+	}
 	n := sp.hashAgg(in, keys, a.Aggs, a.Out[len(a.GroupBy):])
 	n.EmptySets = a.EmptySets
 	return n
+}
+
+// watermarkFirst returns the group keys (columns of in) with the first
+// one carrying a watermark moved to the front, or nil when the first key
+// has one, none has, the keys repeat or the aggregation groups grouping
+// sets (whose set number must stay last). Plans before format 5 keep
+// their order.
+func (sp *streamPlanner) watermarkFirst(in StreamNode, keys []int, a *Agg) []int {
+	if sp.before5 || len(a.EmptySets) > 0 || len(keys) < 2 || len(dedupInts(keys)) != len(keys) {
+		return nil
+	}
+	if _, ok := a.Input.(*Expand); ok {
+		return nil
+	}
+	wms := in.Base().Watermarks
+	if slices.Contains(wms, keys[0]) {
+		return nil
+	}
+	for j, k := range keys {
+		if slices.Contains(wms, k) {
+			return append(append([]int{k}, keys[:j]...), keys[j+1:]...)
+		}
+	}
+	return nil
 }
 
 // jsonAgg says how a json aggregate or array_agg is kept as a
@@ -595,11 +638,38 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 	res.DistKeyCols = seq(0, len(keys))
 	n.Result = res
 
+	// DISTINCT aggregates over the same columns (differing in function
+	// or FILTER) share one table of the values, with a count per
+	// aggregate (RisingWave's dedup table): one entry and one lookup per
+	// value and row instead of one per aggregate.
+	shares := map[string]int{}
+	if !sp.before5 {
+		for _, c := range aggs {
+			if k, ok := distinctShareKey(c); ok {
+				shares[k]++
+			}
+		}
+	}
+	shared := map[string]StateTableDesc{}
 	for i, c := range aggs {
 		if !needsExtraState(c, ib.AppendOnly) {
 			continue
 		}
-		n.Extra = append(n.Extra, sp.aggExtra(keyCols, c))
+		k, ok := distinctShareKey(c)
+		if !ok || shares[k] < 2 {
+			n.Extra = append(n.Extra, sp.aggExtra(keyCols, c))
+			n.ExtraFor = append(n.ExtraFor, i)
+			continue
+		}
+		d, ok := shared[k]
+		if !ok {
+			d = sp.aggExtra(keyCols, c)
+			for j := 1; j < shares[k]; j++ {
+				d.Cols = append(d.Cols, types.Column{Name: fmt.Sprintf("_count%d", j), T: types.TInt8, NotNull: true})
+			}
+			shared[k] = d
+		}
+		n.Extra = append(n.Extra, d)
 		n.ExtraFor = append(n.ExtraFor, i)
 	}
 	n.Watermarks = keyWatermarks(ib.Watermarks, keys)
@@ -610,6 +680,24 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 		sp.aggTTL(n, keyCols)
 	}
 	return n
+}
+
+// distinctShareKey returns the key under which a DISTINCT aggregate over
+// input columns shares its table of values with the others over the
+// same columns; ok is false for other aggregates.
+func distinctShareKey(c AggCall) (string, bool) {
+	if !c.Distinct || len(c.Args) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, a := range c.Args {
+		r, ok := a.(*ColRef)
+		if !ok {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%d:%s,", r.Idx, r.T)
+	}
+	return b.String(), true
 }
 
 // aggExtra describes the input-value state of one aggregate: keyed by

@@ -104,7 +104,13 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	add := func(format string, args ...any) { props = append(props, fmt.Sprintf(format, args...)) }
 	state := func(ds ...StateTableDesc) {
 		var names []string
+		seen := map[uint32]bool{}
 		for _, d := range ds {
+			// DISTINCT aggregates over the same arguments share a table.
+			if d.ID != 0 && seen[d.ID] {
+				continue
+			}
+			seen[d.ID] = true
 			names = append(names, fmt.Sprintf("%s#%d", d.Name, d.ID))
 			*tables = append(*tables, d)
 		}

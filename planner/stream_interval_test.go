@@ -114,7 +114,7 @@ func TestIntervalJoinEOWC(t *testing.T) {
 	}
 	got := ExplainStream(root)
 	checkNode(t, got, "StreamHashAgg", "emit_on_window_close")
-	checkNode(t, got, "StreamHashJoin", "watermark_columns: [ts#2, ts#7]")
+	checkNode(t, got, "StreamHashJoin", "watermark_columns: [ts#1, ts#4]")
 	checkNode(t, got, "StreamMaterialize", "append_only, watermark_columns: [w]")
 
 	// A full join pads both sides with NULLs: no watermark, no EOWC.

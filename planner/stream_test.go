@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -217,7 +218,21 @@ func validateStream(root *StreamMaterialize) []string {
 				bad(n, "%d columns for %d keys and %d aggs", len(b.Out), len(x.GroupBy), len(x.Aggs))
 			}
 			checkState(n, x.Result)
-			for _, d := range x.Extra {
+			// DISTINCT aggregates over the same arguments share one
+			// table: the same description under the same ID, for calls
+			// over the same argument columns.
+			shared := map[uint32]int{}
+			for i, d := range x.Extra {
+				if j, ok := shared[d.ID]; ok {
+					a, b := x.Aggs[x.ExtraFor[i]], x.Aggs[x.ExtraFor[j]]
+					ka, oka := distinctShareKey(a)
+					kb, okb := distinctShareKey(b)
+					if !oka || !okb || ka != kb || !reflect.DeepEqual(d, x.Extra[j]) {
+						bad(n, "state table id %d shared by aggregates %d and %d", d.ID, x.ExtraFor[j], x.ExtraFor[i])
+					}
+					continue
+				}
+				shared[d.ID] = i
 				checkState(n, d)
 			}
 			if len(x.Extra) != len(x.ExtraFor) {

@@ -212,6 +212,11 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		rowTail = append(append([]types.T(nil), s.argTs...), types.TInt8)
 	}
 	s.extraKeyLen = len(extraKey)
+	if s.kind == aggDistinct {
+		// The table may be shared with other DISTINCT calls over the
+		// same arguments: HashAgg opens it (newDistinctTable).
+		return s, nil
+	}
 	rowTs := append(append([]types.T(nil), extraKey...), rowTail...)
 	if s.keyedMinMax {
 		// The stored row is the value alone: it is all a scan for the
@@ -324,17 +329,7 @@ func (s *aggCallState) apply(key types.Row, v *aggCallVal, args []types.Datum, s
 		}
 		return nil
 	case aggDistinct:
-		n, err := s.bumpCount(key, args[:s.nargs], sign)
-		if err != nil {
-			return err
-		}
-		switch {
-		case sign > 0 && n == 1:
-			return v.acc.Add(args[:s.nargs])
-		case sign < 0 && n == 0:
-			return v.acc.Retract(args[:s.nargs])
-		}
-		return nil
+		return pgerr.New(pgerr.InternalError, "a DISTINCT aggregate is applied through its table of values")
 	default:
 		return s.applyStringAgg(key, v, args, sign)
 	}
@@ -369,6 +364,96 @@ func (s *aggCallState) bumpCount(key types.Row, vals []types.Datum, sign int64) 
 		return 0, pgerr.New(pgerr.InternalError, "aggregate state: retracting a value that was never added")
 	}
 	return n, nil
+}
+
+// distinctTable is the table of values of the DISTINCT aggregate calls
+// of a HashAgg over the same arguments (the plan gives them one state
+// table; a lone call has its own): keyed by group key + arguments, its
+// row is the key columns then one count per call (slot), the number of
+// input rows holding the value that passed the call's FILTER. A value is
+// added to a call's accumulator when its count becomes 1 and retracted
+// when it drops to 0; the entry is deleted when every count is 0. One
+// lookup per input row and value serves every call.
+type distinctTable struct {
+	t *storage.StateTable
+	// keyLen is the number of key columns (group keys + arguments).
+	keyLen int
+	// calls are the calls' indexes in HashAgg.calls, by slot.
+	calls []int
+	nargs int
+}
+
+// newDistinctTable opens the table of values of the DISTINCT calls
+// (indexes in calls, first is the one whose layout it takes).
+func newDistinctTable(actx *ActorContext, id uint32, keyTs []types.T, calls []*aggCallState, idx []int) *distinctTable {
+	c := calls[idx[0]]
+	keyCols := append(append([]types.T(nil), keyTs...), c.argTs...)
+	rowTs := append([]types.T(nil), keyCols...)
+	for range idx {
+		rowTs = append(rowTs, types.TInt8)
+	}
+	t := storage.NewStateTable(actx.DB, id, keyCols, rowTs, actx.Cache)
+	t.SetDesc(make([]bool, len(keyCols)))
+	for _, i := range idx {
+		calls[i].extra = t
+	}
+	return &distinctTable{t: t, keyLen: len(keyCols), calls: idx, nargs: c.nargs}
+}
+
+// apply folds one input row into the table and the group's calls: args
+// are the arguments, pass[slot] whether the row passes that call's
+// FILTER. It returns the first error of a call's accumulator.
+func (d *distinctTable) apply(key types.Row, calls []*aggCallState, vals []aggCallVal, args []types.Datum, pass []bool, sign int64) error {
+	k := make(types.Row, 0, d.keyLen+len(d.calls))
+	k = append(k, key...)
+	for _, a := range args[:d.nargs] {
+		k = append(k, detach(a))
+	}
+	old, ok, err := d.t.Get(k)
+	if err != nil {
+		return err
+	}
+	row := k
+	for slot := range d.calls {
+		n := int64(0)
+		if ok {
+			n = old[d.keyLen+slot].I
+		}
+		row = append(row, types.DInt(n))
+	}
+	live := false
+	var first error
+	for slot, ci := range d.calls {
+		n := row[d.keyLen+slot].I
+		if pass[slot] {
+			n += sign
+			c := calls[ci]
+			var err error
+			switch {
+			case n < 0 && c.lenient:
+				// A retraction of a value counted in expired state.
+				n = 0
+			case n < 0:
+				return pgerr.New(pgerr.InternalError, "aggregate state: retracting a value that was never added")
+			case sign > 0 && n == 1:
+				err = vals[ci].acc.Add(args[:d.nargs])
+			case sign < 0 && n == 0:
+				err = vals[ci].acc.Retract(args[:d.nargs])
+			}
+			if err != nil && first == nil {
+				first = err
+			}
+			row[d.keyLen+slot] = types.DInt(n)
+		}
+		live = live || n > 0
+	}
+	switch {
+	case live:
+		d.t.Update(k[:d.keyLen], row)
+	case ok:
+		d.t.Delete(k[:d.keyLen])
+	}
+	return first
 }
 
 // applyKeyedMinMax records an input row's value under its stream key

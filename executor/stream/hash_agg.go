@@ -105,6 +105,10 @@ type HashAgg struct {
 	key  types.Row
 	args [][]types.Datum
 	vecs [][]*types.Vec
+	// distincts are the tables of values of the DISTINCT calls (which
+	// applyChunk folds through them); pass is their FILTER buffer.
+	distincts []*distinctTable
+	pass      []bool
 }
 
 // aggGroup is one dirty group.
@@ -159,12 +163,34 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		if err != nil {
 			return nil, err
 		}
-		if cs.extra != nil {
-			a.states.Add(cs.extra)
-		}
 		a.calls = append(a.calls, cs)
 		a.stateTs = append(a.stateTs, cs.stateTs...)
 		a.args = append(a.args, make([]types.Datum, len(cs.args)))
+	}
+	// The DISTINCT calls sharing a table of values (by its ID), in order.
+	var ids []uint32
+	byID := map[uint32][]int{}
+	for i, cs := range a.calls {
+		if cs.kind != aggDistinct {
+			continue
+		}
+		id := extraOf[i].ID
+		if _, ok := byID[id]; !ok {
+			ids = append(ids, id)
+		}
+		byID[id] = append(byID[id], i)
+	}
+	for _, id := range ids {
+		idx := byID[id]
+		for _, i := range idx[1:] {
+			if !slices.Equal(a.calls[i].argTs, a.calls[idx[0]].argTs) {
+				return nil, pgerr.New(pgerr.InternalError, "hash aggregation: DISTINCT aggregates over different arguments share state table %d", id)
+			}
+		}
+		a.distincts = append(a.distincts, newDistinctTable(actx, id, a.keyTs, a.calls, idx))
+	}
+	for _, t := range extraTables(a.calls) {
+		a.states.Add(t)
 	}
 	a.stateTs = append(a.stateTs, types.TInt8)
 	if n.TTLMs > 0 {
@@ -224,11 +250,11 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	return a, nil
 }
 
-// extraTables returns the calls' Extra state tables.
+// extraTables returns the calls' Extra state tables, each once.
 func extraTables(calls []*aggCallState) []*storage.StateTable {
 	var ts []*storage.StateTable
 	for _, c := range calls {
-		if c.extra != nil {
+		if c.extra != nil && !slices.Contains(ts, c.extra) {
 			ts = append(ts, c.extra)
 		}
 	}
@@ -421,6 +447,9 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 		}
 		g.rows += sign
 		for j, cs := range a.calls {
+			if cs.kind == aggDistinct {
+				continue
+			}
 			if f := filters[j]; f != nil && !isTrue(f, i) {
 				continue
 			}
@@ -435,6 +464,28 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 				// A value the state cannot take (an interval or numeric
 				// sum out of range) is left out and reported; the row's
 				// later retraction is left out the same way.
+				recordError(a.actx, "HashAgg", err)
+			}
+		}
+		for _, d := range a.distincts {
+			a.pass = a.pass[:0]
+			any := false
+			for _, j := range d.calls {
+				ok := filters[j] == nil || isTrue(filters[j], i)
+				a.pass = append(a.pass, ok)
+				any = any || ok
+			}
+			if !any {
+				continue
+			}
+			args := a.args[d.calls[0]]
+			for k, v := range a.vecs[d.calls[0]] {
+				args[k] = v.Get(i)
+			}
+			if err := d.apply(g.key, a.calls, g.vals, args, a.pass, sign); err != nil {
+				if pgerr.CodeOf(err) == pgerr.InternalError {
+					return err
+				}
 				recordError(a.actx, "HashAgg", err)
 			}
 		}

@@ -252,14 +252,29 @@ func TestHashAggRandom(t *testing.T) {
 	filtered := countStar
 	filtered.Filter = aggB
 	calls := []planner.AggCall{countStar, countV, sumV, minV, maxV, avgV, countDV, strAggS, boolAnd, boolOr, filtered}
+	// DISTINCT aggregates over the same column with different FILTERs,
+	// sharing one table of values as the planner gives them.
+	countDVB, sumDVNotB := countDV, sumDV
+	countDVB.Filter = aggB
+	sumDVNotB.Filter = &planner.Not{Arg: aggB}
+	shared := []planner.AggCall{countStar, countDV, countDVB, sumDVNotB, filtered}
 	for _, tc := range []struct {
 		name    string
 		groupBy []int
-	}{{"grouped", []int{0}}, {"global", nil}, {"two keys", []int{0, 2}}} {
+		calls   []planner.AggCall
+	}{{"grouped", []int{0}, calls}, {"global", nil, calls}, {"two keys", []int{0, 2}, calls}, {"shared distinct", []int{0}, shared}} {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(7, uint64(len(tc.groupBy))))
+			rng := rand.New(rand.NewPCG(7, uint64(len(tc.groupBy)+len(tc.calls))))
 			e := newOpEnv(t)
-			n := aggNode(tc.groupBy, calls...)
+			n := aggNode(tc.groupBy, tc.calls...)
+			if tc.name == "shared distinct" {
+				for i := range n.Extra {
+					n.Extra[i].ID = n.Extra[0].ID
+				}
+				if len(n.Extra) != 3 {
+					t.Fatalf("%d DISTINCT tables, want 3", len(n.Extra))
+				}
+			}
 			mv := newMview(n.Out.Types(), seqCols(len(tc.groupBy)))
 			var live []types.Row
 			in := &pushInput{}

@@ -80,13 +80,10 @@ func (a *HashAgg) deleteGroup(key, row types.Row) error {
 	if a.ttl > 0 {
 		a.unindex(key, row[len(row)-1].I)
 	}
-	for _, c := range a.calls {
-		if c.extra == nil {
-			continue
-		}
+	for _, t := range extraTables(a.calls) {
 		// The rows of the group's values (some layouts store no key
 		// columns in the row).
-		if err := c.extra.DeletePrefix(key); err != nil {
+		if err := t.DeletePrefix(key); err != nil {
 			return err
 		}
 	}
