@@ -5,10 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -346,56 +344,20 @@ func likeMatch(s, p []rune) bool {
 	return len(s) == 0
 }
 
-// regexCache holds compiled regular expressions by (flags, pattern).
-var regexCache sync.Map
-
-// aregex translates the common Postgres ARE constructs Go's RE2 spells
-// differently and compiles the result: word boundaries \m \M \y and
-// [[:<:]] [[:>:]], and '.' matching a newline.
-func aregex(p string, icase bool) (*regexp.Regexp, error) {
-	key := p
-	if icase {
-		key = "(?i)" + p
-	}
-	if re, ok := regexCache.Load(key); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	t := strings.NewReplacer(`[[:<:]]`, `\b`, `[[:>:]]`, `\b`, `\m`, `\b`, `\M`, `\b`, `\y`, `\b`, `\Y`, `\B`).Replace(p)
-	// PostgreSQL's AREs are not newline-sensitive unless asked: '.' and
-	// bracket expressions match a newline, where RE2's '.' does not
-	// without the s flag.
-	if icase {
-		t = "(?is)" + t
-	} else {
-		t = "(?s)" + t
-	}
-	re, err := regexp.Compile(t)
-	if err != nil {
-		return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	regexCache.Store(key, re)
-	return re, nil
-}
-
 // regexpMatch is regexp_match(s, pattern, flags): the first match's
 // capture groups as a text[] (an unmatched group NULL), or the whole
 // match when the pattern has no groups; NULL without a match. Flag i
 // ignores case; g is refused, as Postgres refuses it.
 func regexpMatch(s, pat, flags string) (types.Datum, error) {
-	icase := false
-	for _, f := range flags {
-		switch f {
-		case 'i':
-			icase = true
-		case 'g':
-			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "regexp_match() does not support the \"global\" option").
-				WithHint("Use the regexp_matches function instead.")
-		case 'c', 'n', 'p', 'w', 's', 'x', 'q', 'b', 'e', 'm', 't':
-		default:
-			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
-		}
+	o, err := parseREOpts(flags)
+	if err != nil {
+		return types.NullDatum, err
 	}
-	re, err := aregex(pat, icase)
+	if o.global {
+		return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "regexp_match() does not support the \"global\" option").
+			WithHint("Use the regexp_matches function instead.")
+	}
+	re, err := aregexOpts(pat, o)
 	if err != nil {
 		return types.NullDatum, err
 	}
@@ -424,19 +386,14 @@ func regexpMatch(s, pat, flags string) (types.Datum, error) {
 // the start or end of s, or right after the previous match, does not
 // split. Flag g is refused (22023) with fn's name, as PostgreSQL does.
 func RegexpSplit(s, pat, flags, fn string) ([]string, error) {
-	icase := false
-	for _, f := range flags {
-		switch f {
-		case 'i':
-			icase = true
-		case 'g':
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "%s() does not support the \"global\" option", fn)
-		case 'c', 'n', 'p', 'w', 's', 'x', 'q', 'b', 'e', 'm', 't':
-		default:
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
-		}
+	o, err := parseREOpts(flags)
+	if err != nil {
+		return nil, err
 	}
-	re, err := aregex(pat, icase)
+	if o.global {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "%s() does not support the \"global\" option", fn)
+	}
+	re, err := aregexOpts(pat, o)
 	if err != nil {
 		return nil, err
 	}
@@ -456,19 +413,12 @@ func RegexpSplit(s, pat, flags, fn string) ([]string, error) {
 // and \& in the replacement refer to groups; flag g replaces every match,
 // i ignores case.
 func regexpReplace(s, pat, rep, flags string) (string, error) {
-	global, icase := false, false
-	for _, f := range flags {
-		switch f {
-		case 'g':
-			global = true
-		case 'i':
-			icase = true
-		case 'c', 'n', 'p', 'w', 's', 'x', 'q', 'b', 'e', 'm', 't':
-		default:
-			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
-		}
+	o, err := parseREOpts(flags)
+	if err != nil {
+		return "", err
 	}
-	re, err := aregex(pat, icase)
+	global := o.global
+	re, err := aregexOpts(pat, o)
 	if err != nil {
 		return "", err
 	}

@@ -65,3 +65,15 @@ CREATE TABLE parts (partition int, v int);
 INSERT INTO parts VALUES (1, 10), (1, 20), (2, 5);
 SELECT partition, parts.partition AS p2, sum(v) OVER (PARTITION BY partition ORDER BY v) AS running
   FROM parts ORDER BY partition, v;
+-- Regular expression options: newline sensitivity (n, p, w, s), expanded
+-- syntax (x), literal patterns (q), case (c after i), \y \Y \Z.
+SELECT regexp_split_to_array(E'a\nb', '^', 'n')::text AS n_caret, regexp_split_to_array(E'a\nb', '^')::text AS caret;
+SELECT regexp_replace(E'a\nb', 'a.b', 'X') AS dot, regexp_replace(E'a\nb', 'a.b', 'X', 'n') AS dot_n,
+  regexp_replace(E'a\nb', 'a[^x]b', 'X', 'p') AS bracket_p, regexp_replace(E'a\nb', 'b$', 'X', 'w') AS dollar_w,
+  regexp_replace(E'a\nb', 'a$', 'X', 'p') AS dollar_p, regexp_replace(E'a\nb', 'a$', 'X', 'n') AS dollar_n;
+SELECT regexp_split_to_array('a b', ' # comment', 'x') AS x_split, regexp_replace('a b c', ' b # x', 'Z', 'x') AS x_repl,
+  regexp_replace('a b c', '[ ]b', 'Z', 'x') AS x_bracket;
+SELECT regexp_replace('a.b.c', '.', '-', 'gq') AS literal, regexp_replace('ABC', 'b', 'x', 'ic') AS i_then_c,
+  regexp_replace('ABC', 'b', 'x', 'ci') AS c_then_i;
+SELECT regexp_replace('one two', '\y', '|', 'g') AS y, regexp_replace('one two', 'o\Y', '0', 'g') AS not_y,
+  regexp_replace('ab', 'b\Z', 'X') AS end_z, regexp_match('one two', '[[:alpha:]]+$')::text AS class;

@@ -1,0 +1,203 @@
+package functions
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// This file translates PostgreSQL's advanced regular expressions (AREs)
+// and their option letters into Go's RE2 syntax. What RE2 spells
+// differently is rewritten; what it cannot express with the same meaning
+// (start and end of word, back references, lookaround, basic and
+// extended REs) is refused, never approximated.
+
+// reOpts are the options of a regular expression: the flags argument of
+// the regexp_* functions, or the operator's case sensitivity.
+type reOpts struct {
+	icase bool
+	// global is g (regexp_replace, regexp_matches).
+	global bool
+	// dotNL: '.' and negated bracket expressions match a newline (not
+	// n, p); lineAnchors: ^ and $ match at line boundaries (n, w).
+	dotNL, lineAnchors bool
+	// expanded is x: white space and # comments in the pattern are
+	// ignored; literal is q: the pattern is a literal string.
+	expanded, literal bool
+}
+
+// parseREOpts reads a flags argument as PostgreSQL does: the last of c
+// and i wins, as does the last of n (m), p, w and s. b and e (basic and
+// extended REs) are refused.
+func parseREOpts(flags string) (reOpts, error) {
+	o := reOpts{dotNL: true}
+	for _, f := range flags {
+		switch f {
+		case 'g':
+			o.global = true
+		case 'i':
+			o.icase = true
+		case 'c':
+			o.icase = false
+		case 'n', 'm':
+			o.dotNL, o.lineAnchors = false, true
+		case 'p':
+			o.dotNL, o.lineAnchors = false, false
+		case 'w':
+			o.dotNL, o.lineAnchors = true, true
+		case 's':
+			o.dotNL, o.lineAnchors = true, false
+		case 'x':
+			o.expanded = true
+		case 't':
+			o.expanded = false
+		case 'q':
+			o.literal = true
+		case 'b', 'e':
+			return o, pgerr.New(pgerr.FeatureNotSupported, "regular expression option \"%c\" (basic or extended syntax) is not supported", f)
+		default:
+			return o, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+		}
+	}
+	return o, nil
+}
+
+// regexCache holds compiled regular expressions by options and pattern.
+var regexCache sync.Map
+
+type regexKey struct {
+	p string
+	o reOpts
+}
+
+// aregex compiles p as an ARE matching case-insensitively when icase.
+func aregex(p string, icase bool) (*regexp.Regexp, error) {
+	return aregexOpts(p, reOpts{icase: icase, dotNL: true})
+}
+
+// aregexOpts compiles p as an ARE with the options o.
+func aregexOpts(p string, o reOpts) (*regexp.Regexp, error) {
+	key := regexKey{p: p, o: o}
+	key.o.global = false
+	if re, ok := regexCache.Load(key); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	var t string
+	if o.literal {
+		t = regexp.QuoteMeta(p)
+	} else {
+		var err error
+		if t, err = translateARE(p, o); err != nil {
+			return nil, err
+		}
+	}
+	flags := ""
+	if o.icase {
+		flags += "i"
+	}
+	if o.dotNL {
+		flags += "s"
+	}
+	if o.lineAnchors {
+		flags += "m"
+	}
+	if flags != "" {
+		t = "(?" + flags + ")" + t
+	}
+	re, err := regexp.Compile(t)
+	if err != nil {
+		return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	regexCache.Store(key, re)
+	return re, nil
+}
+
+// translateARE rewrites the ARE p into RE2 syntax: \y \Y \Z become \b \B
+// \z; a negated bracket expression of a newline-sensitive pattern leaves
+// out the newline; expanded syntax drops white space and comments
+// outside brackets. \m, \M, [[:<:]] and [[:>:]] (start and end of a
+// word) have no RE2 form and are refused (0A000).
+func translateARE(p string, o reOpts) (string, error) {
+	var b strings.Builder
+	word := func() error {
+		return pgerr.New(pgerr.FeatureNotSupported, "start- and end-of-word constraints (\\m, \\M, [[:<:]], [[:>:]]) in regular expressions are not supported").
+			WithHint("\\y matches at either end of a word.")
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i++
+			switch p[i] {
+			case 'y':
+				b.WriteString(`\b`)
+			case 'Y':
+				b.WriteString(`\B`)
+			case 'Z':
+				b.WriteString(`\z`)
+			case 'm', 'M':
+				return "", word()
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(p[i])
+			}
+		case c == '[':
+			if strings.HasPrefix(p[i:], "[[:<:]]") || strings.HasPrefix(p[i:], "[[:>:]]") {
+				return "", word()
+			}
+			j := bracketEnd(p, i)
+			if j < 0 {
+				// Unterminated: RE2 reports it.
+				b.WriteString(p[i:])
+				i = len(p)
+				continue
+			}
+			body := p[i+1 : j]
+			if !o.dotNL && strings.HasPrefix(body, "^") {
+				body += `\n`
+			}
+			b.WriteByte('[')
+			b.WriteString(body)
+			b.WriteByte(']')
+			i = j
+		case o.expanded && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'):
+		case o.expanded && c == '#':
+			for i+1 < len(p) && p[i+1] != '\n' {
+				i++
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// bracketEnd returns the index of the ] closing the bracket expression
+// that opens at p[i], or -1: a ] right after [ or [^ is a member, and
+// [:class:], [.x.] and [=x=] are skipped whole.
+func bracketEnd(p string, i int) int {
+	j := i + 1
+	if j < len(p) && p[j] == '^' {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++
+	}
+	for ; j < len(p); j++ {
+		switch {
+		case p[j] == '\\' && j+1 < len(p):
+			j++
+		case p[j] == '[' && j+1 < len(p) && strings.ContainsRune(":.=", rune(p[j+1])):
+			end := strings.Index(p[j+2:], string(p[j+1])+"]")
+			if end < 0 {
+				return -1
+			}
+			j += 2 + end + 1
+		case p[j] == ']':
+			return j
+		}
+	}
+	return -1
+}
