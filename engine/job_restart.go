@@ -63,7 +63,10 @@ type jobHealth struct {
 	status   string
 	count    int // restarts so far
 	lastErr  string
-	nextAt   time.Time // when a restarting job restarts
+	// cause is the error of the last failure, its SQLSTATE kept (a
+	// CREATE whose job fails while backfilling returns it).
+	cause  error
+	nextAt time.Time // when a restarting job restarts
 	// gen changes whenever the job is started by anyone, so a restart
 	// timer that fires late does nothing.
 	gen   uint64
@@ -155,6 +158,16 @@ func (t *jobHealthTable) forget(id types.JobID) {
 	if t.blamed == id {
 		t.blamed, t.blame = 0, nil
 	}
+}
+
+// cause returns the error of the job's last failure, nil when none.
+func (t *jobHealthTable) cause(id types.JobID) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h := t.m[id]; h != nil {
+		return h.cause
+	}
+	return nil
 }
 
 // jobSnapshot is what weir.jobs shows of a job's health.
@@ -325,7 +338,7 @@ func (e *Engine) decide(rel *catalog.Relation, err error, how restartHow) (time.
 	t.mu.Lock()
 	h := t.entry(types.JobID(rel.ID), s)
 	d := h.restarts.Failed(now, t.rng.Float64())
-	h.lastErr = pgerr.As(err).Message
+	h.lastErr, h.cause = pgerr.As(err).Message, err
 	kind := kindWords[rel.Kind]
 	if !d.Restart {
 		h.status = jobFailed

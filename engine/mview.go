@@ -350,6 +350,13 @@ func (e *Engine) awaitBackfill(ctx context.Context, j *jobRun, io wire.ExecIO) e
 		cur := e.st.jobs[j.id]
 		e.writeMu.Unlock()
 		if cur == nil {
+			// The job failed while backfilling: its error, with its
+			// SQLSTATE, is the statement's.
+			if cause := e.st.health.cause(j.id); cause != nil {
+				// Without the hint of a restart: the view is removed.
+				pe := pgerr.As(cause)
+				return pgerr.New(pe.Code, "%s", pe.Message)
+			}
 			return pgerr.New(pgerr.InternalError, "the job of materialized view \"%s\" could not be started; see weir.stream_errors", j.rel.Name)
 		}
 		// A recovery rebuilds the job; follow the new one.
