@@ -287,7 +287,17 @@ func (s *Session) NextVal(name string) (int64, error) {
 	}
 	seq, _, _, _ := seqInfo(rel, col)
 	s.seqLast[seq] = v
+	s.seqLastName = seq
 	return v, nil
+}
+
+// LastVal implements functions.Sequences: the value of the sequence
+// nextval was last applied to in this session, as currval gives it.
+func (s *Session) LastVal() (int64, error) {
+	if s.seqLastName == "" {
+		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
+	}
+	return s.seqLast[s.seqLastName], nil
 }
 
 // CurrVal implements functions.Sequences: the value nextval last returned

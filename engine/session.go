@@ -23,10 +23,12 @@ type Session struct {
 	eng *Engine
 	// seqLast is the value nextval last returned in this session, by
 	// sequence name (currval).
-	seqLast  map[string]int64
-	user     string
-	database string
-	pid      uint32
+	seqLast map[string]int64
+	// seqLastName is the sequence nextval was last applied to (lastval).
+	seqLastName string
+	user        string
+	database    string
+	pid         uint32
 	// roleOID is the session's role; its attributes and privileges are
 	// read from the catalog at every check, so ALTER ROLE and REVOKE take
 	// effect at once.

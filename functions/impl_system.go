@@ -280,6 +280,9 @@ var pgEncodings = []string{"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", 
 type Sequences interface {
 	NextVal(name string) (int64, error)
 	CurrVal(name string) (int64, error)
+	// LastVal is lastval(): the value of the sequence nextval was last
+	// applied to in the session (55000 before any).
+	LastVal() (int64, error)
 	SetVal(name string, v int64, isCalled bool) (int64, error)
 	// SerialSequence is pg_get_serial_sequence(table, column): the
 	// schema-qualified name of the sequence of a serial or identity
@@ -297,7 +300,7 @@ func sequences(ctx *Context) (Sequences, error) {
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "sequences are not available here")
 }
 
-// defineSequences adds nextval, currval and setval to t.
+// defineSequences adds nextval, currval, lastval and setval to t.
 func (t implTable) defineSequences() {
 	t.defRow("nextval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)
@@ -313,6 +316,14 @@ func (t implTable) defineSequences() {
 			return types.NullDatum, err
 		}
 		v, err := s.CurrVal(d[0].S)
+		return types.DInt(v), err
+	})
+	t.defRow("lastval", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		s, err := sequences(ctx)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		v, err := s.LastVal()
 		return types.DInt(v), err
 	})
 	t.defRow("pg_get_serial_sequence", func(ctx *Context, d []types.Datum) (types.Datum, error) {

@@ -218,7 +218,7 @@ func scalarOverloads() []*Overload {
 	// Sequence functions (docs §9.17) on the sequences of serial and
 	// identity columns, named by text.
 	os = append(os,
-		volatile("nextval", tI8, tText), volatile("currval", tI8, tText),
+		volatile("nextval", tI8, tText), volatile("currval", tI8, tText), volatile("lastval", tI8),
 		volatile("setval", tI8, tText, tI8), volatile("setval", tI8, tText, tI8, tBool),
 		volatile("pg_get_serial_sequence", tText, tText, tText),
 	)

@@ -122,3 +122,11 @@ DROP SEQUENCE dep_seq CASCADE;
 INSERT INTO dep_t (x) VALUES ('b');
 INSERT INTO dep_t VALUES (7, 'c');
 SELECT * FROM dep_t ORDER BY id;
+-- lastval: the sequence nextval last applied to; setval with is_called
+-- sets the value it reports.
+CREATE SEQUENCE lv_a;
+CREATE SEQUENCE lv_b;
+SELECT nextval('lv_a') AS a1, nextval('lv_a') AS a2, lastval() AS last_a;
+SELECT nextval('lv_b') AS b1, lastval() AS last_b;
+SELECT setval('lv_b', 10) AS set_b, lastval() AS last_after_set;
+SELECT setval('lv_a', 20) AS set_a, lastval() AS last_still_b;
