@@ -117,8 +117,9 @@ func aregexOpts(p string, o reOpts) (*regexp.Regexp, error) {
 // translateARE rewrites the ARE p into RE2 syntax: \y \Y \Z become \b \B
 // \z; a negated bracket expression of a newline-sensitive pattern leaves
 // out the newline; expanded syntax drops white space and comments
-// outside brackets. \m, \M, [[:<:]] and [[:>:]] (start and end of a
-// word) have no RE2 form and are refused (0A000).
+// outside brackets. \m before and \M after a literal word character
+// are \b; elsewhere they, and [[:<:]] and [[:>:]], have no RE2 form and
+// are refused (0A000).
 func translateARE(p string, o reOpts) (string, error) {
 	var b strings.Builder
 	word := func() error {
@@ -137,7 +138,20 @@ func translateARE(p string, o reOpts) (string, error) {
 				b.WriteString(`\B`)
 			case 'Z':
 				b.WriteString(`\z`)
-			case 'm', 'M':
+			case 'm':
+				// Start of a word: \b before a literal word character
+				// that must match (not quantified).
+				if i+1 < len(p) && isWordByte(p[i+1]) && (i+2 >= len(p) || !strings.ContainsRune("*?{", rune(p[i+2]))) {
+					b.WriteString(`\b`)
+					break
+				}
+				return "", word()
+			case 'M':
+				// End of a word: \b after a literal word character.
+				if i >= 2 && isWordByte(p[i-2]) && (i < 3 || p[i-3] != '\\') {
+					b.WriteString(`\b`)
+					break
+				}
 				return "", word()
 			default:
 				b.WriteByte('\\')
@@ -172,6 +186,11 @@ func translateARE(p string, o reOpts) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// isWordByte reports whether c is an ASCII word character.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // bracketEnd returns the index of the ] closing the bracket expression

@@ -76,4 +76,5 @@ SELECT regexp_split_to_array('a b', ' # comment', 'x') AS x_split, regexp_replac
 SELECT regexp_replace('a.b.c', '.', '-', 'gq') AS literal, regexp_replace('ABC', 'b', 'x', 'ic') AS i_then_c,
   regexp_replace('ABC', 'b', 'x', 'ci') AS c_then_i;
 SELECT regexp_replace('one two', '\y', '|', 'g') AS y, regexp_replace('one two', 'o\Y', '0', 'g') AS not_y,
-  regexp_replace('ab', 'b\Z', 'X') AS end_z, regexp_match('one two', '[[:alpha:]]+$')::text AS class;
+  regexp_replace('ab', 'b\Z', 'X') AS end_z, regexp_match('one two', '[[:alpha:]]+$')::text AS class,
+  regexp_replace('one two to', '\mt', 'T', 'g') AS m_start, regexp_replace('one tone', 'e\M', 'E', 'g') AS m_end;
