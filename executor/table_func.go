@@ -122,6 +122,18 @@ var errZeroStep = pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal
 
 func noRows() (types.Datum, bool) { return types.NullDatum, false }
 
+// datumsOf returns a set-returning function's iterator over elems.
+func datumsOf(elems []types.Datum) func() (types.Datum, bool) {
+	i := 0
+	return func() (types.Datum, bool) {
+		if i >= len(elems) {
+			return types.NullDatum, false
+		}
+		i++
+		return elems[i-1], true
+	}
+}
+
 // StartSRF starts the set-returning function fn over args (of types
 // argTs): the returned function yields its values in order, then false.
 // A NULL argument gives no rows (every SRF weir has is strict); loc is
@@ -175,14 +187,7 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 			if err != nil {
 				return nil, err
 			}
-			i := 0
-			return func() (types.Datum, bool) {
-				if i >= len(elems) {
-					return types.NullDatum, false
-				}
-				i++
-				return elems[i-1], true
-			}, nil
+			return datumsOf(elems), nil
 		}
 	case "unnest":
 		if len(args) == 1 && argTs[0].IsArray() {
@@ -190,14 +195,7 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 			if err != nil {
 				return nil, err
 			}
-			i := 0
-			return func() (types.Datum, bool) {
-				if i >= len(elems) {
-					return types.NullDatum, false
-				}
-				i++
-				return elems[i-1], true
-			}, nil
+			return datumsOf(elems), nil
 		}
 	}
 	names := make([]string, len(argTs))
