@@ -361,19 +361,9 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 		if t := a.Column.Table.O; t != "" && t != alias {
 			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s.%s\" of relation \"%s\" does not exist", t, a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
 		}
-		i := findColumn(rel, a.Column.Name.O)
-		if i < 0 || rel.Cols[i].Hidden {
-			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
+		if i, assigned := b.bindSet(rel, out.Set, a, ctx); assigned {
+			out.Set[i] = b.finalize(out.Set[i])
 		}
-		if out.Set[i] != nil {
-			failf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", a.Column.Name.O)
-		}
-		if _, isDef := a.Expr.(*ast.DefaultExpr); isDef {
-			out.Set[i] = b.defaultExpr(rel, i)
-			continue
-		}
-		generatedAlways(rel, i, true)
-		out.Set[i] = b.finalize(b.assign(b.expr(ctx, a.Expr), rel, i))
 	}
 	if oc.Where != nil {
 		ctx.clause = "WHERE"
@@ -447,22 +437,31 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols))}
 	ctx := &exprCtx{s: sc, clause: "UPDATE"}
 	for _, a := range n.List {
-		i := findColumn(rel, a.Column.Name.O)
-		if i < 0 || rel.Cols[i].Hidden {
-			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
-		}
-		if upd.Set[i] != nil {
-			failf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", a.Column.Name.O)
-		}
-		if _, isDef := a.Expr.(*ast.DefaultExpr); isDef {
-			upd.Set[i] = b.defaultExpr(rel, i)
-			continue
-		}
-		generatedAlways(rel, i, true)
-		upd.Set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
+		b.bindSet(rel, upd.Set, a, ctx)
 	}
 	upd.Returning, upd.Out = b.returning(rel, alias)
 	return upd
+}
+
+// bindSet binds one SET assignment of an UPDATE or an ON CONFLICT DO
+// UPDATE into set, indexed by rel's columns: the column must exist and
+// be assigned once; DEFAULT is its default, anything else an expression
+// assigned to its type (assigned is then true, and set[i] holds it).
+func (b *binder) bindSet(rel *catalog.Relation, set []Expr, a *ast.Assignment, ctx *exprCtx) (i int, assigned bool) {
+	i = findColumn(rel, a.Column.Name.O)
+	if i < 0 || rel.Cols[i].Hidden {
+		fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column.Name.O, rel.Name).WithPosition(b.pos(a.Column)))
+	}
+	if set[i] != nil {
+		failf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", a.Column.Name.O)
+	}
+	if _, isDef := a.Expr.(*ast.DefaultExpr); isDef {
+		set[i] = b.defaultExpr(rel, i)
+		return i, false
+	}
+	generatedAlways(rel, i, true)
+	set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
+	return i, true
 }
 
 func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
