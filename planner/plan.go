@@ -123,6 +123,12 @@ type Join struct {
 	// row, its OuterRefs of depth 1 reading that row (Kind is InnerJoin or
 	// LeftJoin, and there are no keys).
 	Lateral bool
+	// NullAware marks the anti join of `x NOT IN (subquery)` (Kind
+	// AntiJoin, one key: x = the subquery's column), which the stream
+	// planner alone builds: a left row is kept when the right side is
+	// empty, and otherwise only when its key is not NULL, no right key is
+	// NULL and no right row matches.
+	NullAware bool
 }
 
 // SortKey is one ORDER BY item. NullsFirst is explicit: the binder fills in

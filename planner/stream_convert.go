@@ -765,8 +765,14 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	lb, rb := left.Base(), right.Base()
 	nlw := len(lb.Out)
 
-	n := &StreamHashJoin{Kind: j.Kind, LeftKeys: lk, RightKeys: rk}
-	if len(lk) == 0 {
+	n := &StreamHashJoin{Kind: j.Kind, LeftKeys: lk, RightKeys: rk, NullAware: j.NullAware}
+	if n.NullAware && (j.Kind != AntiJoin || len(lk) != 1 || j.Cond != nil) {
+		fail(pgerr.New(pgerr.InternalError, "null-aware join: want an anti join with one key and no condition"))
+	}
+	if len(lk) == 0 || n.NullAware {
+		// Without equality keys every row may match every other: one
+		// actor holds both sides. A null-aware anti join's left rows
+		// all depend on whether any right row has a NULL key.
 		// Without equality keys every row may match every other: one
 		// actor holds both sides.
 		n.Left = exchange(left, Distribution{Kind: DistSingle}, true)
@@ -830,7 +836,7 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		n.StreamKey = dedupInts(append(n.StreamKey, lk...))
 	}
 	switch {
-	case len(lk) == 0:
+	case len(lk) == 0 || n.NullAware:
 		n.Dist = Distribution{Kind: DistSingle}
 	case j.Kind == RightJoin:
 		n.Dist = Distribution{Kind: DistHash, Keys: shiftInts(rk, nlw)}
@@ -853,6 +859,12 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	rightDegree := j.Kind == RightJoin || j.Kind == FullJoin
 	n.LeftState = sp.joinState("join_left", lb, lk, leftDegree)
 	n.RightState = sp.joinState("join_right", rb, rk, rightDegree)
+	if n.NullAware {
+		// One actor holds all the state.
+		n.LeftState.DistKeyCols, n.RightState.DistKeyCols = nil, nil
+		n.CountState = StateTableDesc{ID: sp.alloc(), Name: "join_right_count", Cols: types.Schema{
+			{Name: "_rows", T: types.TInt8, NotNull: true}, {Name: "_nulls", T: types.TInt8, NotNull: true}}}
+	}
 	n.LeftClean = sp.joinClean("join_left_clean", n, 0, n.LeftState)
 	n.RightClean = sp.joinClean("join_right_clean", n, 1, n.RightState)
 	if sp.ttlMs > 0 {
@@ -1166,14 +1178,10 @@ func (sp *streamPlanner) setOp(s *SetOp) StreamNode {
 		}
 		return sp.hashAgg(u, seq(0, n), nil, nil)
 	}
-	name := [...]string{"UNION", "INTERSECT", "EXCEPT"}[s.Kind]
-	if s.All {
-		fail(unsupported("%s ALL is not supported in materialized views yet", name).
-			WithHint("Use %s (without ALL), which removes duplicates.", name))
-	}
 	// INTERSECT and EXCEPT count, per distinct row, how many rows each
 	// side has (a union whose rows carry a non-NULL marker in their
-	// side's column), then keep the rows whose counts qualify.
+	// side's column), then keep the rows whose counts qualify; with ALL,
+	// a StreamReplicate emits each row as many times as it qualifies.
 	u := sp.union([]Plan{s.Left, s.Right}, s.Out, true)
 	ub := u.Base()
 	mark := func(i int) Expr { return &ColRef{Idx: n + i, T: types.TBool, Name: ub.Out[n+i].Name} }
@@ -1182,6 +1190,9 @@ func (sp *streamPlanner) setOp(s *SetOp) StreamNode {
 	agg := sp.hashAgg(u, seq(0, n), aggs, aggOut)
 	count := func(i int) Expr { return &ColRef{Idx: n + i, T: types.TInt8, Name: aggOut[i].Name} }
 	zero := &Const{V: types.DInt(0), T: types.TInt8}
+	if s.All {
+		return sp.setOpAll(s, agg, count(0), count(1), zero)
+	}
 	cond := []Expr{&Call{Fn: ">", Args: []Expr{count(0), zero}, T: types.TBool}}
 	if s.Kind == Intersect {
 		cond = append(cond, &Call{Fn: ">", Args: []Expr{count(1), zero}, T: types.TBool})
@@ -1190,6 +1201,66 @@ func (sp *streamPlanner) setOp(s *SetOp) StreamNode {
 	}
 	f := newFilter(agg, conjoin(cond))
 	return newProject(f, columnsOf(f.Out, n), s.Out)
+}
+
+// setOpAll keeps INTERSECT ALL's min(l, r) or EXCEPT ALL's max(l - r, 0)
+// copies of each row of agg (its first len(s.Out) columns, the rows
+// grouped, with l and r the rows' counts on the left and the right): a
+// projection computes that multiplicity and a StreamReplicate emits the
+// copies, numbered, so that the copy number completes the stream key and
+// a change of the counts adds or retracts only the copies above the
+// smaller multiplicity.
+func (sp *streamPlanner) setOpAll(s *SetOp, agg StreamNode, l, r, zero Expr) StreamNode {
+	n := len(s.Out)
+	var mult Expr
+	if s.Kind == Intersect {
+		mult = &Call{Fn: "least", Args: []Expr{l, r}, T: types.TInt8}
+	} else {
+		diff := &Call{Fn: "-", Args: []Expr{l, r}, T: types.TInt8}
+		mult = &Call{Fn: "greatest", Args: []Expr{diff, zero}, T: types.TInt8}
+	}
+	ab := agg.Base()
+	exprs := append(columnsOf(ab.Out, n), mult)
+	out := append(append(types.Schema(nil), ab.Out[:n]...), types.Column{Name: "_multiplicity", T: types.TInt8, NotNull: true, Hidden: true})
+	p := newProject(agg, exprs, out)
+	rep := newReplicate(p, n)
+	return newProject(rep, columnsOf(rep.Out, n), s.Out)
+}
+
+// newReplicate returns the StreamReplicate of in whose multiplicity is
+// column count (bigint): in's other columns, then the copy number.
+func newReplicate(in StreamNode, count int) *StreamReplicate {
+	b := in.Base()
+	n := &StreamReplicate{Input: in, Count: count}
+	n.Out = append(append(types.Schema(nil), b.Out[:count]...), b.Out[count+1:]...)
+	n.Out = append(n.Out, types.Column{Name: "_copy", T: types.TInt8, NotNull: true, Hidden: true})
+	shift := func(c int) int {
+		if c > count {
+			return c - 1
+		}
+		return c
+	}
+	for _, k := range b.StreamKey {
+		if k == count {
+			fail(pgerr.New(pgerr.InternalError, "replicate: the multiplicity is a stream key column"))
+		}
+		n.StreamKey = append(n.StreamKey, shift(k))
+	}
+	n.StreamKey = append(n.StreamKey, len(n.Out)-1)
+	n.AppendOnly = b.AppendOnly
+	n.Dist = b.Dist
+	if len(b.Dist.Keys) > 0 {
+		n.Dist.Keys = nil
+		for _, k := range b.Dist.Keys {
+			n.Dist.Keys = append(n.Dist.Keys, shift(k))
+		}
+	}
+	for _, w := range b.Watermarks {
+		if w != count {
+			n.Watermarks = append(n.Watermarks, shift(w))
+		}
+	}
+	return n
 }
 
 // union converts inputs into a StreamUnion whose rows have the columns
@@ -1304,6 +1375,17 @@ func (sp *streamPlanner) unnestFilter(f *Filter) Plan {
 				sub, kind = s, AntiJoin
 			}
 		}
+		if n, ok := c.(*Not); ok {
+			// NOT (x IN (subquery)) is x NOT IN (subquery).
+			if s, ok := n.Arg.(*Subquery); ok && s.Kind == SubAny && s.Op == "=" {
+				input = sp.notIn(input, s)
+				continue
+			}
+		}
+		if sub != nil && sub.Kind == SubAll && sub.Op == "<>" {
+			input = sp.notIn(input, sub)
+			continue
+		}
 		if sub != nil && (sub.Kind == SubExists || sub.Kind == SubAny) {
 			input = sp.semiJoin(input, sub, kind)
 			continue
@@ -1376,6 +1458,45 @@ func (sp *streamPlanner) semiJoin(left Plan, sub *Subquery, kind JoinKind) Plan 
 	j := &Join{Kind: kind, Left: left, Right: p, Out: left.Schema()}
 	splitJoinCond(j, conjoin(on))
 	return j
+}
+
+// notIn joins left with the subquery of an `x NOT IN (subquery)` (or
+// `x <> ALL (subquery)`) conjunct: a null-aware anti join on x = the
+// subquery's column (Join.NullAware), which keeps PostgreSQL's answer
+// when x or a row of the subquery is NULL.
+func (sp *streamPlanner) notIn(left Plan, sub *Subquery) Plan {
+	if sub.Correlated || refersOuter(sub.Plan) {
+		failUnsupported("correlated NOT IN subqueries are not supported in materialized views yet")
+	}
+	nl := len(left.Schema())
+	c := sub.Plan.Schema()[0]
+	var arg, col Expr = sub.Arg, &ColRef{Idx: nl, T: c.T, Name: c.Name}
+	if at, ct := arg.Type(), col.Type(); at != ct && at.Family() == ct.Family() {
+		// A cross-type comparison (int4 with int8, float4 with float8)
+		// compares the values widened: the join key is the wide type.
+		var wide types.T
+		switch at.Family() {
+		case types.FamInt:
+			wide = types.TInt8
+		case types.FamFloat:
+			wide = types.TFloat8
+		}
+		if wide.ID != 0 {
+			if at != wide {
+				arg = &Cast{Arg: arg, T: wide}
+			}
+			if ct != wide {
+				col = &Cast{Arg: col, T: wide}
+			}
+		}
+	}
+	eq := &Call{Fn: "=", Args: []Expr{arg, col}, T: types.TBool}
+	l, r, ok := equiKey(eq, nl)
+	if !ok || hasSubquery(l) {
+		failUnsupported("NOT IN over this expression is not supported in materialized views yet")
+	}
+	return &Join{Kind: AntiJoin, NullAware: true, Left: left, Right: sub.Plan, Out: left.Schema(),
+		LeftKeys: []Expr{l}, RightKeys: []Expr{r}}
 }
 
 // splitJoinCond sets j's equi-join keys and residual condition from cond

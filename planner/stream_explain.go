@@ -220,7 +220,11 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		}
 	case *StreamHashJoin:
 		name = "StreamHashJoin"
-		add("type: %s", [...]string{"Inner", "LeftOuter", "RightOuter", "FullOuter", "LeftSemi", "LeftAnti"}[x.Kind])
+		typ := [...]string{"Inner", "LeftOuter", "RightOuter", "FullOuter", "LeftSemi", "LeftAnti"}[x.Kind]
+		if x.NullAware {
+			typ = "LeftAntiNullAware"
+		}
+		add("type: %s", typ)
 		lo, ro := x.Left.Base().Out, x.Right.Base().Out
 		var keys []string
 		for i := range x.LeftKeys {
@@ -233,6 +237,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 			add("cond: %s", f.expr(x.Cond))
 		}
 		tables := []StateTableDesc{x.LeftState, x.RightState}
+		if x.NullAware {
+			tables = append(tables, x.CountState)
+		}
 		for s, c := range []*JoinClean{x.LeftClean, x.RightClean} {
 			if c == nil {
 				continue
@@ -299,6 +306,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamExpand:
 		name = "StreamExpand"
 		add("sets: %s", describeSets(x.Input.Base().Out, x.Keys, x.Sets))
+	case *StreamReplicate:
+		name = "StreamReplicate"
+		add("count: %s", x.Input.Base().Out[x.Count].Name)
 	case *StreamHopWindow:
 		name = "StreamHopWindow"
 		add("%s", describeHop(x.Input.Base().Out, x.TimeCol, x.Slide, x.Size, x.Offset))

@@ -250,6 +250,27 @@ func (n *StreamExpand) Base() *StreamBase { return &n.StreamBase }
 // StreamInputs implements StreamNode.
 func (n *StreamExpand) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
 
+// StreamReplicate emits each input row as many times as its Count column
+// (bigint; none when it is NULL or below 1) says, for INTERSECT ALL and
+// EXCEPT ALL: the copy is the row without Count, followed by its number
+// (1, 2, ...). Inserts and deletes keep their op; an update pair that
+// changes only Count adds or retracts the copies between the two
+// multiplicities, and otherwise becomes an update pair per copy both rows
+// have and inserts or deletes of the rest. The stream key is the input's
+// (Count never is in it) plus the copy number; stateless. Watermarks on
+// columns other than Count are forwarded.
+type StreamReplicate struct {
+	StreamBase
+	Input StreamNode
+	Count int
+}
+
+// Base implements StreamNode.
+func (n *StreamReplicate) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamReplicate) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+
 // StreamHashJoin is an incremental equi-join of two changelogs (inner,
 // left, right, full; semi/anti for IN/EXISTS). Both sides are kept in
 // state tables keyed by join key + stream key; for outer joins each side's
@@ -289,6 +310,13 @@ type StreamHashJoin struct {
 	TTLMs    int64
 	LeftTTL  StateTableDesc
 	RightTTL StateTableDesc
+	// NullAware marks the anti join of `x NOT IN (subquery)`
+	// (Join.NullAware): one key, both inputs and the join on one actor.
+	// The left state also holds the rows whose key is NULL, and
+	// CountState the right side's number of rows and of rows whose key is
+	// NULL: one row (_rows int8, _nulls int8) under the empty key.
+	NullAware  bool
+	CountState StateTableDesc
 }
 
 // JoinBound is a lower bound that a join's condition puts on a column of

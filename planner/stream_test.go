@@ -249,7 +249,12 @@ func validateStream(root *StreamMaterialize) []string {
 			}
 			both := append(append(types.Schema(nil), lo...), ro...)
 			checkExprCols(n, both, x.Cond)
-			if len(x.LeftKeys) > 0 && (!equalInts(x.Left.Base().Dist.Keys, x.LeftKeys) || !equalInts(x.Right.Base().Dist.Keys, x.RightKeys)) {
+			if x.NullAware {
+				if x.Left.Base().Dist.Kind != DistSingle || x.Right.Base().Dist.Kind != DistSingle || len(x.LeftKeys) != 1 {
+					bad(n, "null-aware anti join not on one actor with one key")
+				}
+				checkState(n, x.CountState)
+			} else if len(x.LeftKeys) > 0 && (!equalInts(x.Left.Base().Dist.Keys, x.LeftKeys) || !equalInts(x.Right.Base().Dist.Keys, x.RightKeys)) {
 				bad(n, "inputs not hash-distributed by the join keys")
 			}
 			checkState(n, x.LeftState)

@@ -435,6 +435,12 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 			return nil, err
 		}
 		return NewExpand(in, n), nil
+	case *planner.StreamReplicate:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewReplicate(in, n), nil
 	case *planner.StreamHopWindow:
 		in, err := input(n.Input)
 		if err != nil {

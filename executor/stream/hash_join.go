@@ -88,6 +88,9 @@ type HashJoin struct {
 	wm     [2]map[int]types.Watermark
 	bounds []*joinBound
 	outWms []*outWatermark
+
+	// na is the state of a null-aware anti join (NOT IN), nil otherwise.
+	na *nullAware
 }
 
 // joinReader delivers a join's input messages with their side (0 left,
@@ -190,6 +193,11 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 		j.condChunk = types.NewChunk(ts, 16)
 		j.condRow = make(types.Row, len(ts))
 	}
+	if n.NullAware {
+		if j.na, err = newNullAware(actx, n, rs); err != nil {
+			return nil, err
+		}
+	}
 	if j.in, err = newJoinInputs(left, right); err != nil {
 		return nil, err
 	}
@@ -270,6 +278,9 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 // other side's state, emits the joined rows and the degree transitions,
 // and stores or removes the row.
 func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
+	if j.na != nil && s == 1 {
+		return j.applyNullAwareRight(ins, row)
+	}
 	me, ot := j.sides[s], j.sides[1-s]
 	keyNull := me.joinKeyNull(row)
 	var matches []types.Row
@@ -334,7 +345,11 @@ func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
 				j.emit(op, row)
 			}
 		case planner.AntiJoin:
-			if deg == 0 {
+			if j.na != nil {
+				if j.na.kept(j.na.mode(), keyNull, deg) {
+					j.emit(op, row)
+				}
+			} else if deg == 0 {
 				j.emit(op, row)
 			}
 		default:
@@ -343,9 +358,11 @@ func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
 			}
 		}
 	}
-	if !keyNull {
+	if !keyNull || j.na != nil {
 		// A row below its side's clean bound can match no later row of
-		// the other side: joined above, it is not stored.
+		// the other side: joined above, it is not stored. A null-aware
+		// anti join stores its left rows of NULL key too: they come and
+		// go with the right side's emptiness.
 		if !ins {
 			me.remove(row)
 		} else if me.keeps(row) {
