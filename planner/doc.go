@@ -119,9 +119,11 @@
 // (semi, anti) also counts its matches, the degree. DISTINCT is an
 // aggregation without aggregates over all columns; UNION ALL a
 // StreamUnion; UNION adds that DISTINCT; INTERSECT and EXCEPT count each
-// row's occurrences per side in one aggregation and filter on the counts
-// (the ALL forms are 0A000: they would need an operator that emits a
-// row n times). ORDER BY with LIMIT becomes a StreamTopN on one actor;
+// row's occurrences per side in one aggregation and filter on the counts;
+// their ALL forms compute each row's multiplicity (min(l, r), max(l - r,
+// 0)) from the counts instead, and a StreamReplicate emits that many
+// copies, numbered by a hidden _copy column that completes the stream
+// key. ORDER BY with LIMIT becomes a StreamTopN on one actor;
 // DISTINCT ON a TopN of one row per group; a filter `rn <= N` (or `<`,
 // or `= 1`) over row_number(), rank() or dense_rank() a group TopN
 // partitioned like the window. ORDER BY without LIMIT is dropped: a view
@@ -193,9 +195,13 @@
 // become semi joins, NOT EXISTS anti joins, when the subquery is
 // correlated only through a filter directly under its select list; an
 // uncorrelated scalar subquery that always returns one row (an aggregate
-// without GROUP BY) becomes a cross join. NOT IN (NULL semantics differ
-// from an anti join), correlated scalar subqueries and subqueries
-// elsewhere are 0A000.
+// without GROUP BY) becomes a cross join. An uncorrelated `x NOT IN
+// (...)` (also `x <> ALL (...)` and `NOT (x IN (...))`) becomes a
+// null-aware anti join on one actor (StreamHashJoin.NullAware), which
+// keeps PostgreSQL's NULL rules: every left row while the subquery is
+// empty, none while it holds a NULL. Correlated NOT IN, other ALL
+// comparisons, correlated scalar subqueries and subqueries elsewhere are
+// 0A000.
 //
 // Distribution and append-only. Each node records how its rows are
 // spread over actors; an exchange is inserted where an operator needs

@@ -83,6 +83,16 @@ var views = []struct{ name, query string }{
 	{"v_srf", "SELECT id, generate_series(1, k) AS g, unnest(ARRAY[v, id, k]) AS u, regexp_split_to_table(s, '') AS ch FROM t1"},
 	{"v_srf_nested", "SELECT id, generate_series(1, generate_series(1, k)) AS g, generate_series(1, 2) AS h FROM t1"},
 	{"v_srf_agg", "SELECT k, count(*) AS n, generate_series(1, count(*)::int) AS i FROM t1 GROUP BY k"},
+	// Set operations that keep duplicates: each row as many times as
+	// min(l, r) or max(l - r, 0) of its counts, NULLs equal; t3 has no
+	// key and repeats rows.
+	{"v_except_all", "SELECT k FROM t1 EXCEPT ALL SELECT k FROM t2"},
+	{"v_intersect_all", "SELECT k FROM t1 INTERSECT ALL SELECT a FROM t3"},
+	{"v_except_all_pairs", "SELECT a, b FROM t3 EXCEPT ALL SELECT k, v FROM t1 WHERE v < 50"},
+	// NOT IN: every row while the subquery is empty, none while it
+	// holds a NULL, else those of non-NULL value it lacks.
+	{"v_not_in", "SELECT id, k FROM t1 WHERE k NOT IN (SELECT k FROM t2)"},
+	{"v_ne_all", "SELECT a, b FROM t3 WHERE b <> ALL (SELECT v FROM t1 WHERE k = 1)"},
 }
 
 // TestOracle runs the fixed seeds and one fresh one.
