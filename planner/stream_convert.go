@@ -773,8 +773,6 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 		// Without equality keys every row may match every other: one
 		// actor holds both sides. A null-aware anti join's left rows
 		// all depend on whether any right row has a NULL key.
-		// Without equality keys every row may match every other: one
-		// actor holds both sides.
 		n.Left = exchange(left, Distribution{Kind: DistSingle}, true)
 		n.Right = exchange(right, Distribution{Kind: DistSingle}, true)
 	} else {

@@ -11,7 +11,8 @@ import (
 )
 
 // HashJoin is the incremental equi-join of two changelogs (inner, left,
-// right and full outer; semi and anti for EXISTS / NOT EXISTS), after
+// right and full outer; semi and anti for EXISTS / NOT EXISTS; the
+// null-aware anti join of NOT IN, hash_join_null_aware.go), after
 // RisingWave's hash join executor. Each side's rows are kept in a state
 // table keyed by join key + stream key (joinSide), so the rows of the
 // other side that a row matches are one prefix scan. A match is equal,

@@ -92,6 +92,9 @@ var views = []struct{ name, query string }{
 	// NOT IN: every row while the subquery is empty, none while it
 	// holds a NULL, else those of non-NULL value it lacks.
 	{"v_not_in", "SELECT id, k FROM t1 WHERE k NOT IN (SELECT k FROM t2)"},
+	// v and w rarely match, so this one turns on the NULLs of w, which
+	// come and go with t2's rows, and on t2 being empty.
+	{"v_not_in_w", "SELECT id, v FROM t1 WHERE v NOT IN (SELECT w FROM t2)"},
 	{"v_ne_all", "SELECT a, b FROM t3 WHERE b <> ALL (SELECT v FROM t1 WHERE k = 1)"},
 }
 
