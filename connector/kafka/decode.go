@@ -92,8 +92,10 @@ func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
 // an error row holds garbage.
 func (d *JSONDecoder) DecodeInto(row types.Row, data []byte) error {
 	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
-	if err := types.CheckText(string(data)); err != nil {
-		return err
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		if err := types.CheckText(string(data)); err != nil {
+			return err
+		}
 	}
 	st, _ := d.states.Get().(*jsonState)
 	if st == nil {
