@@ -145,8 +145,6 @@ type StateTable struct {
 	// pruned at Committed).
 	overlay  *btreemap.BTreeMap[string, *stEntry]
 	unsorted []*stEntry
-	// unsortedKept is how many entries the last pruneUnsorted kept.
-	unsortedKept int
 	dirty    []*stEntry
 	flushed  []*stEntry
 	// lruHead is the most recently used clean entry; lruTail the least.
@@ -165,6 +163,8 @@ type StateTable struct {
 	// unsorted, on their way into it) too, so that the tree holds every
 	// row and iterators read it alone, without Pebble.
 	whole bool
+	// unsortedKept is how many entries the last pruneUnsorted kept.
+	unsortedKept int
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
