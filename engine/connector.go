@@ -291,6 +291,8 @@ type kafkaSource struct {
 	backoff time.Duration
 	// stats counts the records read per partition (monitoring).
 	stats *sourceStats
+	// full is Poll's buffer for a row with its row id.
+	full types.Row
 }
 
 // Poll implements stream.SourceReader. An unreachable broker or topic is
@@ -322,12 +324,16 @@ func (s *kafkaSource) Poll(ctx context.Context, max int) (stream.SourceBatch, er
 	for _, sr := range b.Rows {
 		out.Partitions = append(out.Partitions, sr.Partition)
 		row := sr.Row
-		if s.l.rowID >= 0 {
-			full := make(types.Row, s.width)
-			copy(full, row[:s.l.rowID])
-			full[s.l.rowID] = types.DInt(rowIDOf(sr.Partition, sr.Offset))
-			copy(full[s.l.rowID+1:], row[s.l.rowID:])
-			row = full
+		if id := s.l.rowID; id >= 0 {
+			// The row id goes between the decoded columns and the
+			// Include ones; AppendRow copies, so one buffer serves.
+			if len(s.full) != s.width {
+				s.full = make(types.Row, s.width)
+			}
+			copy(s.full, row[:id])
+			s.full[id] = types.DInt(rowIDOf(sr.Partition, sr.Offset))
+			copy(s.full[id+1:], row[id:])
+			row = s.full
 		}
 		c.AppendRow(sr.Op, row)
 	}

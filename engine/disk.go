@@ -48,6 +48,12 @@ func checkFreeSpace(dir string, reserve int64, what string) error {
 	if reserve <= 0 || dir == "" {
 		return nil
 	}
+	// The data directory exists once the engine is open: one statfs per
+	// check, the walk up to an existing parent only when it fails.
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) == nil {
+		return reserveLeft(dir, int64(st.Bavail)*int64(st.Bsize), reserve, what)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil
@@ -63,13 +69,20 @@ func checkFreeSpace(dir string, reserve int64, what string) error {
 		}
 		path = parent
 	}
-	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil {
 		return nil
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
+	return reserveLeft(dir, int64(st.Bavail)*int64(st.Bsize), reserve, what)
+}
+
+// reserveLeft fails with 53100 when free is below reserve.
+func reserveLeft(dir string, free, reserve int64, what string) error {
 	if free >= reserve {
 		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
 	}
 	return pgerr.New(pgerr.DiskFull, "%s %q: %s free on its file system, below the %s kept in reserve", what, abs, mib(free), mib(reserve)).
 		WithHint("Free space on the file system of the data directory (or lower --disk-reserve-mb); weir takes writes again as soon as there is room.")

@@ -163,6 +163,8 @@ type StateTable struct {
 	// unsorted, on their way into it) too, so that the tree holds every
 	// row and iterators read it alone, without Pebble.
 	whole bool
+	// unsortedKept is how many entries the last pruneUnsorted kept.
+	unsortedKept int
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
@@ -513,7 +515,16 @@ func (t *StateTable) inMemTree(e *stEntry) bool {
 }
 
 // pruneUnsorted drops the entries that left the overlay from unsorted.
+// In a whole table, every entry stays in unsorted until an iterator
+// sorts it and only a deleted one leaves, so a prune at every commit
+// would read all of them each time (quadratic in a table written key by
+// key, an epoch at a time, and never iterated): there it waits until
+// unsorted has doubled since the last one.
 func (t *StateTable) pruneUnsorted() {
+	if t.whole && len(t.unsorted) < 2*t.unsortedKept+64 {
+		return
+	}
+	defer func() { t.unsortedKept = len(t.unsorted) }()
 	keep := t.unsorted[:0]
 	for _, e := range t.unsorted {
 		if t.inMemTree(e) && !e.inTree {
@@ -538,6 +549,7 @@ func (t *StateTable) sortOverlay() {
 	}
 	clear(t.unsorted)
 	t.unsorted = t.unsorted[:0]
+	t.unsortedKept = 0
 }
 
 // Iter returns an iterator over the rows whose keys start with prefix

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,10 +45,19 @@ type Decoder interface {
 // Anything else is malformed. Numbers are kept as their text, never
 // rounded through float64.
 type JSONDecoder struct {
-	schema  types.Schema
-	loc     *time.Location
-	index   map[string]int
-	parsers fastjson.ParserPool
+	schema types.Schema
+	loc    *time.Location
+	index  map[string]int
+	states sync.Pool // of *jsonState
+}
+
+// jsonState is what one Decode call needs besides the decoder: a parser
+// and scratch space, pooled so that a record costs no allocation but its
+// row and its strings.
+type jsonState struct {
+	p    fastjson.Parser
+	seen []*fastjson.Value // each column's value, by position
+	num  []byte            // a number's text
 }
 
 // NewJSONDecoder returns a JSON decoder for schema; loc is the time zone
@@ -69,21 +80,37 @@ func NewJSONDecoder(schema types.Schema, loc *time.Location) *JSONDecoder {
 // decodeSlow, which keeps such a value's text exactly as the record
 // spells it and explains malformed JSON as encoding/json does.
 func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
-	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
-	if err := types.CheckText(string(data)); err != nil {
+	row := make(types.Row, len(d.schema))
+	if err := d.DecodeInto(row, data); err != nil {
 		return nil, err
 	}
-	p := d.parsers.Get()
-	defer d.parsers.Put(p)
-	v, err := p.ParseBytes(data)
+	return row, nil
+}
+
+// DecodeInto is Decode into row, which has one datum per schema column
+// (the source reader decodes a batch's records into one allocation). On
+// an error row holds garbage.
+func (d *JSONDecoder) DecodeInto(row types.Row, data []byte) error {
+	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		if err := types.CheckText(string(data)); err != nil {
+			return err
+		}
+	}
+	st, _ := d.states.Get().(*jsonState)
+	if st == nil {
+		st = &jsonState{seen: make([]*fastjson.Value, len(d.schema))}
+	}
+	defer d.states.Put(st)
+	v, err := st.p.ParseBytes(data)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		// A malformed record: encoding/json says why, in the words
 		// weir.source_errors has always shown.
-		return d.decodeSlow(data)
+		return d.decodeSlow(row, data)
 	}
 	o, _ := v.Object()
-	row := make(types.Row, len(d.schema))
-	seen := make([]*fastjson.Value, len(d.schema))
+	seen := st.seen
+	clear(seen)
 	o.Visit(func(key []byte, v *fastjson.Value) {
 		if i, ok := d.index[string(key)]; ok {
 			seen[i] = v // the last of duplicate keys wins, as in encoding/json
@@ -93,7 +120,7 @@ func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
 		v := seen[i]
 		if v == nil || v.Type() == fastjson.TypeNull {
 			if c.NotNull {
-				return nil, fmt.Errorf("missing value for NOT NULL column %q", c.Name)
+				return fmt.Errorf("missing value for NOT NULL column %q", c.Name)
 			}
 			row[i] = types.NullDatum
 			continue
@@ -109,46 +136,88 @@ func (d *JSONDecoder) Decode(data []byte) (types.Row, error) {
 			}
 		case fastjson.TypeObject, fastjson.TypeArray:
 			if c.T.IsString() {
-				return d.decodeSlow(data)
+				return d.decodeSlow(row, data)
 			}
 			x, err = d.value(v.MarshalTo(nil), c.T)
+		case fastjson.TypeNumber:
+			st.num = v.MarshalTo(st.num[:0])
+			if n, ok := quickInt(st.num, c.T.ID); ok {
+				x = types.DInt(n)
+			} else {
+				x, err = d.value(st.num, c.T)
+			}
 		default:
 			x, err = d.value(v.MarshalTo(nil), c.T)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %v", c.Name, err)
+			return fmt.Errorf("column %q: %v", c.Name, err)
 		}
 		row[i] = x
 	}
-	return row, nil
+	return nil
 }
 
-// decodeSlow decodes with encoding/json, keeping every value's raw text.
-func (d *JSONDecoder) decodeSlow(data []byte) (types.Row, error) {
+// quickInt reads a JSON number made of at most 18 digits (after an
+// optional minus) into an integer column of type id, when it fits the
+// type: the common case, which parseScalar turns into the same datum.
+// Anything else (a fraction, an exponent, a value out of range) is left
+// to the general path and its errors.
+func quickInt(b []byte, id types.TypeID) (int64, bool) {
+	if id != types.Int2 && id != types.Int4 && id != types.Int8 {
+		return 0, false
+	}
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	switch id {
+	case types.Int2:
+		return n, n >= math.MinInt16 && n <= math.MaxInt16
+	case types.Int4:
+		return n, n >= math.MinInt32 && n <= math.MaxInt32
+	}
+	return n, true
+}
+
+// decodeSlow decodes with encoding/json into row, keeping every value's
+// raw text.
+func (d *JSONDecoder) decodeSlow(row types.Row, data []byte) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+		return fmt.Errorf("invalid JSON: %v", err)
 	}
 	if fields == nil {
-		return nil, errors.New("JSON value is not an object")
+		return errors.New("JSON value is not an object")
 	}
-	row := make(types.Row, len(d.schema))
 	for i, c := range d.schema {
 		raw, ok := fields[c.Name]
 		if !ok || string(raw) == "null" {
 			if c.NotNull {
-				return nil, fmt.Errorf("missing value for NOT NULL column %q", c.Name)
+				return fmt.Errorf("missing value for NOT NULL column %q", c.Name)
 			}
 			row[i] = types.NullDatum
 			continue
 		}
 		v, err := d.value(raw, c.T)
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %v", c.Name, err)
+			return fmt.Errorf("column %q: %v", c.Name, err)
 		}
 		row[i] = v
 	}
-	return row, nil
+	return nil
 }
 
 func (d *JSONDecoder) value(raw json.RawMessage, t types.T) (types.Datum, error) {
@@ -224,8 +293,7 @@ func parseScalar(s string, t types.T, loc *time.Location) (types.Datum, error) {
 		}
 		return types.DString(s), nil
 	case types.Int2, types.Int4, types.Int8:
-		bits := map[types.TypeID]int{types.Int2: 16, types.Int4: 32, types.Int8: 64}[t.ID]
-		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, intBits(t.ID))
 		if err != nil {
 			if errors.Is(err, strconv.ErrRange) {
 				return types.NullDatum, fmt.Errorf("value %q is out of range for type %s", s, t)
@@ -244,6 +312,17 @@ func parseScalar(s string, t types.T, loc *time.Location) (types.Datum, error) {
 		}
 	}
 	return types.ParseText(s, t, loc)
+}
+
+// intBits is the width in bits of an integer type.
+func intBits(id types.TypeID) int {
+	switch id {
+	case types.Int2:
+		return 16
+	case types.Int4:
+		return 32
+	}
+	return 64
 }
 
 // quickTimestamp reads the common form YYYY-MM-DD HH:MM:SS[.f…] (or with

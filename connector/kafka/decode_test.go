@@ -120,3 +120,27 @@ func TestQuickTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickIntMatchesParseScalar checks that JSON integers read by the
+// quick path become what the input functions make of the same text, and
+// that what the quick path declines is left to them.
+func TestQuickIntMatchesParseScalar(t *testing.T) {
+	for _, id := range []types.TypeID{types.Int2, types.Int4, types.Int8} {
+		typ := types.T{ID: id}
+		for _, s := range []string{"0", "-0", "7", "-7", "32767", "32768", "-32768", "-32769",
+			"2147483647", "2147483648", "-2147483648", "-2147483649", "999999999999999999",
+			"-999999999999999999", "9223372036854775807", "9223372036854775808", "1.5", "1e3", "-", ""} {
+			got, ok := quickInt([]byte(s), id)
+			want, err := parseScalar(s, typ, time.UTC)
+			switch {
+			case ok && (err != nil || want.I != got):
+				t.Errorf("%s %q: quick path gave %d, the input function %v (%v)", typ, s, got, want, err)
+			case !ok && err == nil && len(s) <= 18:
+				t.Errorf("%s %q: quick path declined a value the input function takes", typ, s)
+			}
+		}
+	}
+	if _, ok := quickInt([]byte("12"), types.Float8); ok {
+		t.Error("quick path took a number for a float column")
+	}
+}

@@ -353,10 +353,18 @@ func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
 		}
 	})
 	var b Batch
+	// The batch's rows share one allocation; a row has room for the
+	// Include columns appended after the decoded ones.
+	nrec := fs.NumRecords()
+	slab := make([]types.Datum, nrec*r.out)
+	b.Rows = make([]SourceRow, 0, nrec)
+	var st partitionStats
 	fs.EachRecord(func(rec *kgo.Record) {
 		r.pos[rec.Partition] = rec.Offset + 1
-		b.count(rec)
-		row, op, reason := r.decode(rec)
+		st.count(&b, rec)
+		dst := slab[:len(r.cfg.Schema):r.out]
+		slab = slab[r.out:]
+		row, op, reason := r.decode(rec, dst)
 		if reason != "" {
 			b.Malformed++
 			b.MalformedBy[rec.Partition]++ // count made the map
@@ -366,6 +374,7 @@ func (r *SourceReader) Poll(ctx context.Context, max int) (Batch, error) {
 		b.Rows = append(b.Rows, SourceRow{Op: op, Row: row, Partition: rec.Partition, Offset: rec.Offset,
 			Timestamp: rec.Timestamp, Key: rec.Key})
 	})
+	st.flush(&b)
 	b.Positions = r.Positions()
 	if len(b.Rows) == 0 && b.Malformed == 0 {
 		return b, ctx.Err()
@@ -380,8 +389,15 @@ func max0(d time.Duration) time.Duration {
 	return d
 }
 
+// intoDecoder is a Decoder that decodes into a row it is given.
+type intoDecoder interface {
+	DecodeInto(row types.Row, data []byte) error
+}
+
 // decode turns rec into an output row, or returns why it is malformed.
-func (r *SourceReader) decode(rec *kgo.Record) (types.Row, types.Op, string) {
+// dst, of the decoded schema's length with room for the Include
+// columns, is where a decoder that can decodes the value to.
+func (r *SourceReader) decode(rec *kgo.Record, dst types.Row) (types.Row, types.Op, string) {
 	if n := len(rec.Key) + len(rec.Value); n > r.cfg.MaxRecordBytes {
 		return nil, 0, fmt.Sprintf("record of %d bytes exceeds the limit of %d", n, r.cfg.MaxRecordBytes)
 	}
@@ -409,6 +425,13 @@ func (r *SourceReader) decode(rec *kgo.Record) (types.Row, types.Op, string) {
 	case rec.Value == nil:
 		return nil, 0, "record without a value"
 	default:
+		if d, ok := r.cfg.Decoder.(intoDecoder); ok {
+			if err := d.DecodeInto(dst, rec.Value); err != nil {
+				return nil, 0, err.Error()
+			}
+			row = dst
+			break
+		}
 		var err error
 		row, err = r.cfg.Decoder.Decode(rec.Value)
 		if err != nil {

@@ -34,11 +34,39 @@ func (r *SourceReader) HighWatermarks(ctx context.Context) (map[int32]int64, err
 	return out, first
 }
 
-// count adds rec to the batch's per-partition record and byte counts.
-func (b *Batch) count(rec *kgo.Record) {
+// makeMaps makes the batch's per-partition counts.
+func (b *Batch) makeMaps() {
 	if b.Records == nil {
 		b.Records, b.Bytes, b.MalformedBy = map[int32]int64{}, map[int32]int64{}, map[int32]int64{}
 	}
-	b.Records[rec.Partition]++
-	b.Bytes[rec.Partition] += int64(len(rec.Key) + len(rec.Value))
+}
+
+// partitionStats sums the records and bytes of a run of records of one
+// partition (a fetch returns each partition's records together) before
+// adding them to a Batch's maps, so that a record costs no map access.
+type partitionStats struct {
+	part           int32
+	records, bytes int64
+}
+
+// count counts rec, adding the sums so far to b when its partition
+// differs from the previous record's.
+func (s *partitionStats) count(b *Batch, rec *kgo.Record) {
+	if s.records > 0 && s.part != rec.Partition {
+		s.flush(b)
+	}
+	b.makeMaps()
+	s.part = rec.Partition
+	s.records++
+	s.bytes += int64(len(rec.Key) + len(rec.Value))
+}
+
+// flush adds the sums to b and starts over.
+func (s *partitionStats) flush(b *Batch) {
+	if s.records == 0 {
+		return
+	}
+	b.Records[s.part] += s.records
+	b.Bytes[s.part] += s.bytes
+	s.records, s.bytes = 0, 0
 }

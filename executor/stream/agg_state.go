@@ -691,11 +691,20 @@ type outBuilder struct {
 }
 
 func (b *outBuilder) room(n int) *types.Chunk {
-	if len(b.chunks) == 0 || b.chunks[len(b.chunks)-1].Len()+n > types.ChunkCap {
+	switch {
+	case len(b.chunks) == 0:
+		// The first chunk starts small and grows as rows come: an
+		// epoch that changes a few groups (a single-row INSERT's) would
+		// otherwise allocate and clear a full chunk per column.
+		b.chunks = append(b.chunks, types.NewChunk(b.ts, firstOutCap))
+	case b.chunks[len(b.chunks)-1].Len()+n > types.ChunkCap:
 		b.chunks = append(b.chunks, types.NewChunk(b.ts, types.ChunkCap))
 	}
 	return b.chunks[len(b.chunks)-1]
 }
+
+// firstOutCap is the capacity an outBuilder's first chunk starts with.
+const firstOutCap = 8
 
 func (b *outBuilder) add(op types.Op, r types.Row) { b.room(1).AppendRow(op, r) }
 
