@@ -3,17 +3,18 @@ package executor
 import (
 	"context"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
 
 // HashAgg groups its input by the GroupBy expressions in a hash table
 // (group keys compare with types.Compare and hash with types.Hash, NULLs
-// forming one group) and computes one Accumulator per aggregate call and
-// group. It reads its whole input on the first Next, then emits one row
-// per group (group keys, then aggregates) in order of each group's first
-// appearance. Without GroupBy it emits exactly one row, even for empty
-// input (count is 0, the others NULL), as Postgres does.
+// forming one group) and computes one accumulator (functions.Accumulator)
+// per aggregate call and group. It reads its whole input on the first
+// Next, then emits one row per group (group keys, then aggregates) in
+// order of each group's first appearance. Without GroupBy it emits
+// exactly one row, even for empty input (count is 0, the others NULL), as Postgres does.
 //
 // A call's FILTER skips the rows where it is not true; its ORDER BY values
 // are passed to the accumulator after the arguments.
@@ -26,7 +27,7 @@ type HashAgg struct {
 	keyTs  []types.T
 	calls  []aggCall
 	groups *rowTable
-	accs   [][]Accumulator // per group, per call
+	accs   [][]functions.Accumulator // per group, per call
 	buf    *rowBuffer
 }
 
@@ -36,19 +37,19 @@ var _ Operator = (*HashAgg)(nil)
 type aggCall struct {
 	args   []Evaluator // arguments, then ORDER BY keys
 	filter Evaluator   // nil for none
-	mk     func() Accumulator
+	mk     func() functions.Accumulator
 }
 
 // compileAggCall compiles an AggCall into its evaluators and accumulator
 // constructor.
 func compileAggCall(c planner.AggCall, retractable bool) (aggCall, error) {
-	spec := AggSpec{Fn: c.Fn, ArgTypes: exprTypes(c.Args), T: c.T, Distinct: c.Distinct, Retractable: retractable}
+	spec := functions.AggSpec{Fn: c.Fn, ArgTypes: exprTypes(c.Args), T: c.T, Distinct: c.Distinct, Retractable: retractable}
 	exprs := append([]planner.Expr(nil), c.Args...)
 	for _, k := range c.OrderBy {
-		spec.OrderBy = append(spec.OrderBy, OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
+		spec.OrderBy = append(spec.OrderBy, functions.OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
 		exprs = append(exprs, k.Expr)
 	}
-	mk, err := NewAccumulatorFunc(spec)
+	mk, err := functions.NewAccumulatorFunc(spec)
 	if err != nil {
 		return aggCall{}, err
 	}
@@ -98,8 +99,8 @@ func (a *HashAgg) Next(ctx context.Context) (*types.Chunk, error) {
 	return a.finish(a.buf.next(), nil)
 }
 
-func (a *HashAgg) newGroup() []Accumulator {
-	accs := make([]Accumulator, len(a.calls))
+func (a *HashAgg) newGroup() []functions.Accumulator {
+	accs := make([]functions.Accumulator, len(a.calls))
 	for i, c := range a.calls {
 		accs[i] = c.mk()
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -379,8 +380,8 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 		}
 		return nil
 	}
-	spec := AggSpec{Fn: call.Fn, ArgTypes: exprTypes(call.Args), T: call.T}
-	mk, err := NewAccumulatorFunc(spec)
+	spec := functions.AggSpec{Fn: call.Fn, ArgTypes: exprTypes(call.Args), T: call.T}
+	mk, err := functions.NewAccumulatorFunc(spec)
 	if err != nil {
 		if pgerr.CodeOf(err) == pgerr.UndefinedFunction {
 			return pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", call.Fn)
@@ -408,7 +409,7 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 	// Frames whose start never moves extend one accumulator; others are
 	// recomputed per row (exact for every type, including floats, where
 	// retraction would not be).
-	var acc Accumulator
+	var acc functions.Accumulator
 	accLo, accHi := 0, -1
 	for i, r := range p {
 		lo, hi := bounds(i)

@@ -10,6 +10,15 @@
 // resolves a call against these signatures with PostgreSQL's rules and
 // coerces the arguments to the chosen overload's types.
 //
+// An aggregate overload carries its implementation too (Overload.Agg): a
+// constructor of Accumulators, whose Add, Retract and Result fold a
+// group's rows in and out, and whose state, when it is a fixed row of
+// values, the streaming aggregation keeps in a state table
+// (aggregate_state.go). The batch aggregation, window frames and the
+// streaming operators of package executor all run these accumulators.
+// Scalar implementations are found by name and argument types (Lookup)
+// in the tables of the impl_*.go files.
+//
 // The tables are plain Go values built when the package is loaded; no
 // init function registers anything and no other package adds overloads,
 // so the set of functions is what this package's files say.

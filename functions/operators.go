@@ -209,56 +209,6 @@ func operatorOverloads() []*Overload {
 	return os
 }
 
-// agg returns an aggregate overload.
-func agg(name string, ret types.TypeID, args ...types.TypeID) *Overload {
-	return &Overload{Name: name, Args: args, Ret: ret, Kind: Aggregate}
-}
-
-// aggregateOverloads lists the aggregates of docs §9.21 with
-// pg_aggregate's result types.
-func aggregateOverloads() []*Overload {
-	var os []*Overload
-	// count(*) has no arguments; count(x) counts non-NULL x of any type.
-	os = append(os, agg("count", tI8), &Overload{Name: "count", Args: []types.TypeID{tAny},
-		Ret: tI8, Kind: Aggregate, NonStrict: true})
-	// sum: int2/int4 → int8, int8/numeric → numeric, floats keep their
-	// type, interval → interval.
-	os = append(os, agg("sum", tI8, tI2), agg("sum", tI8, tI4), agg("sum", tNum, tI8),
-		agg("sum", tNum, tNum), agg("sum", tF4, tF4), agg("sum", tF8, tF8), agg("sum", tIv, tIv))
-	// avg: integers and numeric → numeric, floats → float8.
-	os = append(os, agg("avg", tNum, tI2), agg("avg", tNum, tI4), agg("avg", tNum, tI8),
-		agg("avg", tNum, tNum), agg("avg", tF8, tF4), agg("avg", tF8, tF8), agg("avg", tIv, tIv))
-	for _, name := range []string{"min", "max"} {
-		for _, t := range ComparableTypes {
-			if t == tBool || t == tChar {
-				continue // Postgres has no min/max(boolean) or min/max("char")
-			}
-			os = append(os, &Overload{Name: name, Args: []types.TypeID{t}, RetFn: sameAsArg(0), Ret: t, Kind: Aggregate})
-		}
-	}
-	os = append(os, agg("string_agg", tText, tText, tText), agg("string_agg", tBytea, tBytea, tBytea),
-		agg("bool_and", tBool, tBool), agg("bool_or", tBool, tBool), agg("every", tBool, tBool),
-		agg("jsonb_agg", tJsonb, tAny),
-		agg("jsonb_object_agg", tJsonb, tAny, tAny),
-		agg("json_agg", tJson, tAny),
-		agg("json_object_agg", tJson, tAny, tAny),
-		agg("bit_and", tI2, tI2), agg("bit_and", tI4, tI4), agg("bit_and", tI8, tI8),
-		agg("bit_or", tI2, tI2), agg("bit_or", tI4, tI4), agg("bit_or", tI8, tI8),
-		agg("bit_xor", tI2, tI2), agg("bit_xor", tI4, tI4), agg("bit_xor", tI8, tI8))
-	// array_agg(anynonarray) → anyarray, one overload per element type.
-	for _, at := range types.ArrayTypes() {
-		o := agg("array_agg", at.ID, at.Elem().ID)
-		o.NonStrict = true
-		os = append(os, o)
-	}
-	// Statistics: integers and numeric → numeric, floats → float8.
-	for _, name := range []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"} {
-		os = append(os, agg(name, tNum, tI2), agg(name, tNum, tI4), agg(name, tNum, tI8),
-			agg(name, tNum, tNum), agg(name, tF8, tF4), agg(name, tF8, tF8))
-	}
-	return os
-}
-
 // win returns a window-only overload.
 func win(name string, ret types.TypeID, args ...types.TypeID) *Overload {
 	return &Overload{Name: name, Args: args, Ret: ret, Kind: WindowOnly}

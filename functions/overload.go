@@ -49,6 +49,10 @@ type Overload struct {
 	// NonStrict functions are called with NULL arguments; strict ones (the
 	// default) return NULL when any argument is NULL without being called.
 	NonStrict bool
+	// Agg is an aggregate's implementation (Kind Aggregate). Scalar
+	// implementations are found by name in this package's impl tables
+	// (Lookup).
+	Agg AggFunc
 }
 
 // Result returns the overload's result type for coerced argument types.

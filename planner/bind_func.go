@@ -497,7 +497,7 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 	if row, ok := unparenNode(args).(*ast.RowExpr); ok && name == "count" && len(orderKeys) == 0 && order == nil {
 		// count([DISTINCT] (a, b)) counts row values, which are never
 		// NULL (even when every field is): count over several
-		// arguments counts every row (executor's countAcc), and DISTINCT
+		// arguments counts every row (functions' countAcc), and DISTINCT
 		// compares the whole tuples.
 		ac = AggCall{Fn: "count", Args: b.exprs(inner, row.Values), Distinct: distinct, T: types.TInt8}
 	} else {

@@ -437,7 +437,7 @@ func hashDist(keys []int) Distribution {
 // ---- aggregation ----
 
 // streamAggs are the aggregate functions the stream HashAgg maintains
-// under retraction (executor/agg_funcs.go).
+// under retraction (functions/aggregate_impl.go).
 var streamAggs = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true, "string_agg": true,
 	"bool_and": true, "bool_or": true, "every": true, "variance": true, "var_samp": true,

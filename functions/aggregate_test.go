@@ -1,20 +1,25 @@
-package executor
+package functions
 
 import (
 	"testing"
 
-	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/types"
 )
 
-// TestEveryAggregateImplemented checks that every aggregate overload of
-// package functions has an accumulator, batch and retractable: bit_and
-// and bit_or were once listed but failed at execution.
+// TestEveryAggregateImplemented checks that every aggregate overload
+// carries its implementation, that a call with the overload's own
+// argument types runs that implementation, and that it gives an
+// accumulator, batch and retractable: bit_and and bit_or were once listed
+// but failed at execution.
 func TestEveryAggregateImplemented(t *testing.T) {
 	n := 0
-	for _, name := range functions.Names() {
-		for _, o := range functions.Overloads(name) {
-			if o.Kind != functions.Aggregate {
+	for _, name := range Names() {
+		for _, o := range Overloads(name) {
+			if o.Kind != Aggregate {
+				continue
+			}
+			if o.Agg == nil {
+				t.Errorf("%s%v: no implementation", name, o.Args)
 				continue
 			}
 			args := make([]types.T, len(o.Args))
@@ -23,6 +28,9 @@ func TestEveryAggregateImplemented(t *testing.T) {
 					a = types.Int4 // "any": one representative type
 				}
 				args[i] = types.T{ID: a, Mod: -1}
+			}
+			if got := findAggregate(name, args); got != o {
+				t.Errorf("%s%v: a call with its own argument types runs another overload", name, o.Args)
 			}
 			for _, retract := range []bool{false, true} {
 				n++
