@@ -96,8 +96,8 @@ func aggregateOverloads() []*Overload {
 	for _, name := range []string{"min", "max"} {
 		impl := newMinMax(name == "max")
 		for _, t := range ComparableTypes {
-			if t == tBool || t == tChar {
-				continue // Postgres has no min/max(boolean) or min/max("char")
+			if t == tBool || t == tChar || t == tBytea {
+				continue // Postgres has no min/max of boolean, "char" or bytea
 			}
 			os = append(os, &Overload{Name: name, Args: []types.TypeID{t}, RetFn: sameAsArg(0), Ret: t, Kind: Aggregate, Agg: impl})
 		}
