@@ -42,8 +42,19 @@ type aggCall struct {
 
 // compileAggCall compiles an AggCall into its evaluators and accumulator
 // constructor.
-func compileAggCall(c planner.AggCall, retractable bool) (aggCall, error) {
+func compileAggCall(c planner.AggCall, retractable bool, ec *ExecCtx) (aggCall, error) {
 	spec := functions.AggSpec{Fn: c.Fn, ArgTypes: exprTypes(c.Args), T: c.T, Distinct: c.Distinct, Retractable: retractable}
+	if functions.IsOrderedSet(c.Fn) {
+		// An ordered-set aggregate's direct arguments (all but the
+		// last) are constants that decide the result even over no rows.
+		for _, e := range c.Args[:len(c.Args)-1] {
+			d, err := evalConst(e, ec)
+			if err != nil {
+				return aggCall{}, err
+			}
+			spec.Direct = append(spec.Direct, d)
+		}
+	}
 	exprs := append([]planner.Expr(nil), c.Args...)
 	for _, k := range c.OrderBy {
 		spec.OrderBy = append(spec.OrderBy, functions.OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
@@ -74,7 +85,7 @@ func NewHashAgg(in Operator, p *planner.Agg, ec *ExecCtx) (*HashAgg, error) {
 	}
 	a := &HashAgg{in: in, plan: p, ec: ec, keys: keys, keyTs: exprTypes(p.GroupBy)}
 	for _, c := range p.Aggs {
-		ac, err := compileAggCall(c, false)
+		ac, err := compileAggCall(c, false, ec)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +104,11 @@ func (a *HashAgg) Next(ctx context.Context) (*types.Chunk, error) {
 		if err := a.consume(ctx); err != nil {
 			return a.finish(nil, err)
 		}
-		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: a.results()}
+		rows, err := a.results()
+		if err != nil {
+			return a.finish(nil, err)
+		}
+		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: rows}
 		a.groups, a.accs = nil, nil
 	}
 	return a.finish(a.buf.next(), nil)
@@ -196,17 +211,21 @@ func (a *HashAgg) consume(ctx context.Context) error {
 }
 
 // results returns one output row per group.
-func (a *HashAgg) results() []types.Row {
+func (a *HashAgg) results() ([]types.Row, error) {
 	rows := make([]types.Row, len(a.groups.rows))
 	for g, key := range a.groups.rows {
 		r := make(types.Row, 0, len(key)+len(a.calls))
 		r = append(r, key...)
 		for _, acc := range a.accs[g] {
-			r = append(r, acc.Result())
+			d, err := functions.AccumulatorResult(acc)
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, d)
 		}
 		rows[g] = r
 	}
-	return rows
+	return rows, nil
 }
 
 // Close implements Operator.

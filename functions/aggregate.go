@@ -29,6 +29,22 @@ type Accumulator interface {
 	Result() types.Datum
 }
 
+// resultErrer is implemented by accumulators whose result can fail (an
+// ordered-set aggregate's fraction out of range).
+type resultErrer interface {
+	ResultErr() (types.Datum, error)
+}
+
+// AccumulatorResult returns a's result, or the SQL error computing it
+// raises (22003 for a percentile out of range); for most accumulators it
+// is a.Result() and no error.
+func AccumulatorResult(a Accumulator) (types.Datum, error) {
+	if r, ok := a.(resultErrer); ok {
+		return r.ResultErr()
+	}
+	return a.Result(), nil
+}
+
 // OrderSpec is one ORDER BY key of an order-sensitive aggregate.
 type OrderSpec struct {
 	T          types.T
@@ -48,6 +64,9 @@ type AggSpec struct {
 	// OrderBy are the aggregate's ORDER BY keys, whose values follow the
 	// arguments in Add.
 	OrderBy []OrderSpec
+	// Direct are the values of an ordered-set aggregate's direct
+	// arguments (its fraction), which are constants; nil when unknown.
+	Direct []types.Datum
 	// Retractable asks for accumulators whose Retract works. Batch
 	// aggregation leaves it off, which lets min and max keep only the
 	// current extreme instead of the whole multiset.
@@ -173,6 +192,17 @@ func newJSONAgg(object, json bool) AggFunc {
 	}
 }
 
+// IsOrderedSet reports whether name is an ordered-set aggregate
+// (percentile_cont, percentile_disc, mode), called with WITHIN GROUP.
+func IsOrderedSet(name string) bool {
+	for _, o := range Overloads(name) {
+		if o.OrderedSet {
+			return true
+		}
+	}
+	return false
+}
+
 // findAggregate returns the aggregate overload of name a call with
 // argument types args runs: the one whose parameter types are the
 // arguments' (an "any" parameter takes every type), else one whose
@@ -212,6 +242,10 @@ func NewAccumulatorFunc(s AggSpec) (func() Accumulator, error) {
 		return nil, unsupportedAgg(s)
 	}
 	mk := o.Agg(s)
+	if o.OrderedSet {
+		// The implementation sorts its own input.
+		return mk, nil
+	}
 	nargs := len(s.ArgTypes)
 	if s.Distinct && len(s.OrderBy) == 0 && (s.Fn == "array_agg" || s.Fn == "string_agg" || s.Fn == "jsonb_agg" || s.Fn == "json_agg") {
 		// Postgres finds an aggregate's DISTINCT values by sorting its

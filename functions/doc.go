@@ -16,6 +16,10 @@
 // values, the streaming aggregation keeps in a state table
 // (aggregate_state.go). The batch aggregation, window frames and the
 // streaming operators of package executor all run these accumulators.
+// The ordered-set aggregates (percentile_cont, percentile_disc, mode:
+// aggregate_ordered.go) are aggregates whose last argument is the one
+// sorted by WITHIN GROUP (ORDER BY ...), the others being constant
+// direct arguments (AggSpec.Direct).
 // Scalar implementations are found by name and argument types (Lookup)
 // in the tables of the impl_*.go files.
 //

@@ -53,6 +53,10 @@ type Overload struct {
 	// implementations are found by name in this package's impl tables
 	// (Lookup).
 	Agg AggFunc
+	// OrderedSet marks an ordered-set aggregate (percentile_cont, ...):
+	// its last argument is the one aggregated, sorted by WITHIN GROUP's
+	// ORDER BY; the ones before it are direct arguments.
+	OrderedSet bool
 }
 
 // Result returns the overload's result type for coerced argument types.
@@ -67,7 +71,7 @@ func (o *Overload) Result(args []types.T) types.T {
 // package is loaded, from the tables of this package; nothing registers
 // overloads at run time.
 var registry = index(operatorOverloads(), scalarOverloads(), timeWindowOverloads(),
-	aggregateOverloads(), windowOverloads())
+	aggregateOverloads(), orderedSetOverloads(), windowOverloads())
 
 // index groups overload lists by name; the same name and argument types
 // twice is a programming error and panics.

@@ -345,6 +345,11 @@ func aggQueries(o *functions.Overload) []string {
 				opts[i] = []string{"','", "' - '"}
 				continue
 			}
+			if o.OrderedSet && i < len(params)-1 {
+				// A direct argument, written as a constant below.
+				opts[i] = []string{"NULL::" + types.T{ID: p, Mod: -1}.String()}
+				continue
+			}
 			opts[i] = samples[p]
 			if p == types.Varchar {
 				opts[i] = []string{"'Hello World'::varchar", "'é,ß'::varchar"}
@@ -360,6 +365,16 @@ func aggQueries(o *functions.Overload) []string {
 			nulls[i] = "NULL::" + types.T{ID: p, Mod: -1}.String()
 		}
 		call := o.Name + "(" + strings.Join(cols, ", ") + ")"
+		if o.OrderedSet {
+			// f(direct args) WITHIN GROUP (ORDER BY x): the direct
+			// arguments (fractions) are constants, x is the last column.
+			last := len(params) - 1
+			direct := make([]string, last)
+			for i, p := range params[:last] {
+				direct[i] = map[types.TypeID]string{types.Float8: "0.25::float8", types.Float8Array: "ARRAY[0, 0.25, 0.5, 1]::float8[]"}[p]
+			}
+			call = fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", o.Name, strings.Join(direct, ", "), cols[last])
+		}
 		if len(params) == 0 {
 			call, cols, nulls = o.Name+"(*)", []string{"c1"}, []string{"NULL::integer"}
 		}
