@@ -20,6 +20,10 @@
 // aggregate_ordered.go) are aggregates whose last argument is the one
 // sorted by WITHIN GROUP (ORDER BY ...), the others being constant
 // direct arguments (AggSpec.Direct).
+// A window-only function (row_number, rank, lag, first_value, ...)
+// carries its implementation as Overload.Window, which computes one value
+// per row of a sorted partition (window.go); package executor finds the
+// partitions, peer groups and frames.
 // Scalar implementations are found by name and argument types (Lookup)
 // in the tables of the impl_*.go files.
 //

@@ -208,24 +208,3 @@ func operatorOverloads() []*Overload {
 	}
 	return os
 }
-
-// win returns a window-only overload.
-func win(name string, ret types.TypeID, args ...types.TypeID) *Overload {
-	return &Overload{Name: name, Args: args, Ret: ret, Kind: WindowOnly}
-}
-
-// windowOverloads lists the window functions of docs §9.22.
-// lag, lead, first_value, last_value and nth_value return their first
-// argument's type; lag/lead's default (third argument) must have it too.
-func windowOverloads() []*Overload {
-	same := func(name string, args ...types.TypeID) *Overload {
-		return &Overload{Name: name, Args: args, RetFn: sameAsArg(0), Kind: WindowOnly, NonStrict: true}
-	}
-	return []*Overload{
-		win("row_number", tI8), win("rank", tI8), win("dense_rank", tI8),
-		win("percent_rank", tF8), win("cume_dist", tF8), win("ntile", tI4, tI4),
-		same("lag", tAny), same("lag", tAny, tI4), same("lag", tAny, tI4, tAny),
-		same("lead", tAny), same("lead", tAny, tI4), same("lead", tAny, tI4, tAny),
-		same("first_value", tAny), same("last_value", tAny), same("nth_value", tAny, tI4),
-	}
-}

@@ -53,6 +53,12 @@ type Overload struct {
 	// implementations are found by name in this package's impl tables
 	// (Lookup).
 	Agg AggFunc
+	// Window is a window-only function's implementation (Kind
+	// WindowOnly); ReadsFrame says whether it reads its frame
+	// (first_value, last_value, nth_value) rather than only the
+	// partition's order (row_number, rank, lag, ...).
+	Window     WindowFunc
+	ReadsFrame bool
 	// OrderedSet marks an ordered-set aggregate (percentile_cont, ...):
 	// its last argument is the one aggregated, sorted by WITHIN GROUP's
 	// ORDER BY; the ones before it are direct arguments.
