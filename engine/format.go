@@ -32,7 +32,7 @@ import (
 //	   created before keep their layout (planner.WithFullJoinMarks
 //	   "false", set by the upgrade from 1), and a numeric sum's counts
 //	   by scale follow its aggregation's state columns
-//	   (executor.AccumulatorTailTypes), which older rows lack.
+//	   (functions.AccumulatorTailTypes), which older rows lack.
 //	4  a jsonb or array key column is encoded by value (jsonb numbers
 //	   numerically, array elements each by its type's key encoding)
 //	   instead of as its text, so that '1' and '1.0' are one jsonb key

@@ -3,17 +3,18 @@ package executor
 import (
 	"context"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
 
 // HashAgg groups its input by the GroupBy expressions in a hash table
 // (group keys compare with types.Compare and hash with types.Hash, NULLs
-// forming one group) and computes one Accumulator per aggregate call and
-// group. It reads its whole input on the first Next, then emits one row
-// per group (group keys, then aggregates) in order of each group's first
-// appearance. Without GroupBy it emits exactly one row, even for empty
-// input (count is 0, the others NULL), as Postgres does.
+// forming one group) and computes one accumulator (functions.Accumulator)
+// per aggregate call and group. It reads its whole input on the first
+// Next, then emits one row per group (group keys, then aggregates) in
+// order of each group's first appearance. Without GroupBy it emits
+// exactly one row, even for empty input (count is 0, the others NULL), as Postgres does.
 //
 // A call's FILTER skips the rows where it is not true; its ORDER BY values
 // are passed to the accumulator after the arguments.
@@ -26,7 +27,7 @@ type HashAgg struct {
 	keyTs  []types.T
 	calls  []aggCall
 	groups *rowTable
-	accs   [][]Accumulator // per group, per call
+	accs   [][]functions.Accumulator // per group, per call
 	buf    *rowBuffer
 }
 
@@ -36,19 +37,30 @@ var _ Operator = (*HashAgg)(nil)
 type aggCall struct {
 	args   []Evaluator // arguments, then ORDER BY keys
 	filter Evaluator   // nil for none
-	mk     func() Accumulator
+	mk     func() functions.Accumulator
 }
 
 // compileAggCall compiles an AggCall into its evaluators and accumulator
 // constructor.
-func compileAggCall(c planner.AggCall, retractable bool) (aggCall, error) {
-	spec := AggSpec{Fn: c.Fn, ArgTypes: exprTypes(c.Args), T: c.T, Distinct: c.Distinct, Retractable: retractable}
+func compileAggCall(c planner.AggCall, retractable bool, ec *ExecCtx) (aggCall, error) {
+	spec := functions.AggSpec{Fn: c.Fn, ArgTypes: exprTypes(c.Args), T: c.T, Distinct: c.Distinct, Retractable: retractable}
+	if functions.IsOrderedSet(c.Fn) {
+		// An ordered-set aggregate's direct arguments (all but the
+		// last) are constants that decide the result even over no rows.
+		for _, e := range c.Args[:len(c.Args)-1] {
+			d, err := evalConst(e, ec)
+			if err != nil {
+				return aggCall{}, err
+			}
+			spec.Direct = append(spec.Direct, d)
+		}
+	}
 	exprs := append([]planner.Expr(nil), c.Args...)
 	for _, k := range c.OrderBy {
-		spec.OrderBy = append(spec.OrderBy, OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
+		spec.OrderBy = append(spec.OrderBy, functions.OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
 		exprs = append(exprs, k.Expr)
 	}
-	mk, err := NewAccumulatorFunc(spec)
+	mk, err := functions.NewAccumulatorFunc(spec)
 	if err != nil {
 		return aggCall{}, err
 	}
@@ -73,7 +85,7 @@ func NewHashAgg(in Operator, p *planner.Agg, ec *ExecCtx) (*HashAgg, error) {
 	}
 	a := &HashAgg{in: in, plan: p, ec: ec, keys: keys, keyTs: exprTypes(p.GroupBy)}
 	for _, c := range p.Aggs {
-		ac, err := compileAggCall(c, false)
+		ac, err := compileAggCall(c, false, ec)
 		if err != nil {
 			return nil, err
 		}
@@ -92,14 +104,18 @@ func (a *HashAgg) Next(ctx context.Context) (*types.Chunk, error) {
 		if err := a.consume(ctx); err != nil {
 			return a.finish(nil, err)
 		}
-		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: a.results()}
+		rows, err := a.results()
+		if err != nil {
+			return a.finish(nil, err)
+		}
+		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: rows}
 		a.groups, a.accs = nil, nil
 	}
 	return a.finish(a.buf.next(), nil)
 }
 
-func (a *HashAgg) newGroup() []Accumulator {
-	accs := make([]Accumulator, len(a.calls))
+func (a *HashAgg) newGroup() []functions.Accumulator {
+	accs := make([]functions.Accumulator, len(a.calls))
 	for i, c := range a.calls {
 		accs[i] = c.mk()
 	}
@@ -195,17 +211,21 @@ func (a *HashAgg) consume(ctx context.Context) error {
 }
 
 // results returns one output row per group.
-func (a *HashAgg) results() []types.Row {
+func (a *HashAgg) results() ([]types.Row, error) {
 	rows := make([]types.Row, len(a.groups.rows))
 	for g, key := range a.groups.rows {
 		r := make(types.Row, 0, len(key)+len(a.calls))
 		r = append(r, key...)
 		for _, acc := range a.accs[g] {
-			r = append(r, acc.Result())
+			d, err := functions.AccumulatorResult(acc)
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, d)
 		}
 		rows[g] = r
 	}
-	return rows
+	return rows, nil
 }
 
 // Close implements Operator.

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 
+	"github.com/weirdb/weir/internal/pgsort"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -98,7 +99,7 @@ func (s *Sort) load(ctx context.Context) ([]types.Row, error) {
 	s.in.Close()
 	// Postgres's own quicksort, so rows with equal keys come out in the
 	// order Postgres gives them.
-	pgQsort(len(rows), func(a, b int) int { return compareKeys(rows[a].key, rows[b].key, s.keys) },
+	pgsort.Sort(len(rows), func(a, b int) int { return compareKeys(rows[a].key, rows[b].key, s.keys) },
 		func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
 	out := make([]types.Row, len(rows))
 	for i, r := range rows {

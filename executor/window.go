@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -272,115 +273,44 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 			peerEnd[i] = i
 		}
 	}
-	if f := call.Frame; f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) && !planner.ReadsFrame(call.Fn) {
-		// Postgres moves the frame's ends row by row even for functions
-		// that do not read the frame, so a bad offset fails them too.
-		if _, err := frameBounds(call, p, peerStart, peerEnd, group, ec); err != nil {
+	// Postgres moves the frame's ends row by row even for functions that
+	// do not read the frame, so a bad RANGE offset fails them too.
+	f := call.Frame
+	rangeOffset := f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil)
+	bounds := func(int) (int, int) { return 0, -1 }
+	if planner.ReadsFrame(call.Fn) || rangeOffset {
+		var err error
+		if bounds, err = frameBounds(call, p, peerStart, peerEnd, group, ec); err != nil {
 			return err
 		}
-	}
-	switch call.Fn {
-	case "row_number":
-		for i, r := range p {
-			out[r.idx] = types.DInt(int64(i + 1))
-		}
-		return nil
-	case "rank":
-		for i, r := range p {
-			out[r.idx] = types.DInt(int64(peerStart[i] + 1))
-		}
-		return nil
-	case "dense_rank":
-		for i, r := range p {
-			out[r.idx] = types.DInt(int64(group[i] + 1))
-		}
-		return nil
-	case "percent_rank":
-		for i, r := range p {
-			v := 0.0
-			if n > 1 {
-				v = float64(peerStart[i]) / float64(n-1)
-			}
-			out[r.idx] = types.DFloat(v)
-		}
-		return nil
-	case "cume_dist":
-		for i, r := range p {
-			out[r.idx] = types.DFloat(float64(peerEnd[i]+1) / float64(n))
-		}
-		return nil
-	case "ntile":
-		return ntile(p, out)
-	case "lag", "lead":
-		for i, r := range p {
-			off := int64(1)
-			if len(r.args) > 1 {
-				if r.args[1].Null {
-					out[r.idx] = types.NullDatum
-					continue
-				}
-				off = r.args[1].I
-			}
-			if call.Fn == "lag" {
-				off = -off
-			}
-			j := int64(i) + off
-			switch {
-			case j >= 0 && j < int64(n):
-				out[r.idx] = p[j].args[0]
-			case len(r.args) > 2:
-				out[r.idx] = r.args[2]
-			default:
-				out[r.idx] = types.NullDatum
-			}
-		}
-		return nil
-	}
-	bounds, err := frameBounds(call, p, peerStart, peerEnd, group, ec)
-	if err != nil {
-		return err
 	}
 	exclude := ""
 	if call.Frame != nil {
 		exclude = call.Frame.Exclude
 	}
-	var runs [][2]int
-	switch call.Fn {
-	case "first_value", "last_value", "nth_value":
+	if o := functions.WindowFunction(call.Fn); o != nil {
+		wp := &functions.WindowPartition{Args: make([][]types.Datum, n), PeerStart: peerStart, PeerEnd: peerEnd, Group: group}
 		for i, r := range p {
-			lo, hi := bounds(i)
-			runs = keptRuns(exclude, lo, hi, i, peerStart[i], peerEnd[i], runs[:0])
-			// k counts the wanted row among the frame's rows from its
-			// first (from its last for last_value), -1 for none.
-			k := 0
-			switch call.Fn {
-			case "last_value":
-				k = -1
-				if len(runs) > 0 {
-					k = runs[len(runs)-1][1]
-				}
-			case "nth_value":
-				if r.args[1].Null {
-					out[r.idx] = types.NullDatum
-					continue
-				}
-				if r.args[1].I <= 0 {
-					return pgerr.New("22016", "argument of nth_value must be greater than zero")
-				}
-				k = nthKept(runs, r.args[1].I-1)
-			default:
-				k = nthKept(runs, 0)
+			wp.Args[i] = r.args
+		}
+		if o.ReadsFrame {
+			wp.Frame = func(i int, buf [][2]int) [][2]int {
+				lo, hi := bounds(i)
+				return keptRuns(exclude, lo, hi, i, peerStart[i], peerEnd[i], buf)
 			}
-			if k < 0 {
-				out[r.idx] = types.NullDatum
-			} else {
-				out[r.idx] = p[k].args[0]
-			}
+		}
+		vals := make([]types.Datum, n)
+		if err := o.Window(wp, vals); err != nil {
+			return err
+		}
+		for i, r := range p {
+			out[r.idx] = vals[i]
 		}
 		return nil
 	}
-	spec := AggSpec{Fn: call.Fn, ArgTypes: exprTypes(call.Args), T: call.T}
-	mk, err := NewAccumulatorFunc(spec)
+	var runs [][2]int
+	spec := functions.AggSpec{Fn: call.Fn, ArgTypes: exprTypes(call.Args), T: call.T}
+	mk, err := functions.NewAccumulatorFunc(spec)
 	if err != nil {
 		if pgerr.CodeOf(err) == pgerr.UndefinedFunction {
 			return pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", call.Fn)
@@ -408,7 +338,7 @@ func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *E
 	// Frames whose start never moves extend one accumulator; others are
 	// recomputed per row (exact for every type, including floats, where
 	// retraction would not be).
-	var acc Accumulator
+	var acc functions.Accumulator
 	accLo, accHi := 0, -1
 	for i, r := range p {
 		lo, hi := bounds(i)
@@ -451,45 +381,6 @@ func keptRuns(exclude string, lo, hi, i, ps, pe int, buf [][2]int) [][2]int {
 		add(lo, hi)
 	}
 	return buf
-}
-
-// nthKept returns the row n places (from 0) after the first of runs, or
-// -1 when the runs hold no more than n rows.
-func nthKept(runs [][2]int, n int64) int {
-	for _, r := range runs {
-		if size := int64(r[1] - r[0] + 1); n >= size {
-			n -= size
-			continue
-		}
-		return r[0] + int(n)
-	}
-	return -1
-}
-
-// ntile implements ntile(n): the partition's rows split into n buckets
-// whose sizes differ by at most one, larger buckets first.
-func ntile(p []winRow, out []types.Datum) error {
-	total := int64(len(p))
-	for i, r := range p {
-		a := r.args[0]
-		if a.Null {
-			out[r.idx] = types.NullDatum
-			continue
-		}
-		if a.I <= 0 {
-			return pgerr.New("22014", "argument of ntile must be greater than zero")
-		}
-		per, rem := total/a.I, total%a.I
-		pos := int64(i)
-		var bucket int64
-		if big := rem * (per + 1); pos < big {
-			bucket = pos/(per+1) + 1
-		} else {
-			bucket = rem + (pos-big)/max(per, 1) + 1
-		}
-		out[r.idx] = types.DInt(bucket)
-	}
-	return nil
 }
 
 // frameBounds returns a function giving the frame [lo, hi] of row i (lo >

@@ -10,6 +10,23 @@
 // resolves a call against these signatures with PostgreSQL's rules and
 // coerces the arguments to the chosen overload's types.
 //
+// An aggregate overload carries its implementation too (Overload.Agg): a
+// constructor of Accumulators, whose Add, Retract and Result fold a
+// group's rows in and out, and whose state, when it is a fixed row of
+// values, the streaming aggregation keeps in a state table
+// (aggregate_state.go). The batch aggregation, window frames and the
+// streaming operators of package executor all run these accumulators.
+// The ordered-set aggregates (percentile_cont, percentile_disc, mode:
+// aggregate_ordered.go) are aggregates whose last argument is the one
+// sorted by WITHIN GROUP (ORDER BY ...), the others being constant
+// direct arguments (AggSpec.Direct).
+// A window-only function (row_number, rank, lag, first_value, ...)
+// carries its implementation as Overload.Window, which computes one value
+// per row of a sorted partition (window.go); package executor finds the
+// partitions, peer groups and frames.
+// Scalar implementations are found by name and argument types (Lookup)
+// in the tables of the impl_*.go files.
+//
 // The tables are plain Go values built when the package is loaded; no
 // init function registers anything and no other package adds overloads,
 // so the set of functions is what this package's files say.

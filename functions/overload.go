@@ -49,6 +49,20 @@ type Overload struct {
 	// NonStrict functions are called with NULL arguments; strict ones (the
 	// default) return NULL when any argument is NULL without being called.
 	NonStrict bool
+	// Agg is an aggregate's implementation (Kind Aggregate). Scalar
+	// implementations are found by name in this package's impl tables
+	// (Lookup).
+	Agg AggFunc
+	// Window is a window-only function's implementation (Kind
+	// WindowOnly); ReadsFrame says whether it reads its frame
+	// (first_value, last_value, nth_value) rather than only the
+	// partition's order (row_number, rank, lag, ...).
+	Window     WindowFunc
+	ReadsFrame bool
+	// OrderedSet marks an ordered-set aggregate (percentile_cont, ...):
+	// its last argument is the one aggregated, sorted by WITHIN GROUP's
+	// ORDER BY; the ones before it are direct arguments.
+	OrderedSet bool
 }
 
 // Result returns the overload's result type for coerced argument types.
@@ -63,7 +77,7 @@ func (o *Overload) Result(args []types.T) types.T {
 // package is loaded, from the tables of this package; nothing registers
 // overloads at run time.
 var registry = index(operatorOverloads(), scalarOverloads(), timeWindowOverloads(),
-	aggregateOverloads(), windowOverloads())
+	aggregateOverloads(), orderedSetOverloads(), windowOverloads())
 
 // index groups overload lists by name; the same name and argument types
 // twice is a programming error and panics.

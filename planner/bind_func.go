@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/types"
@@ -481,6 +482,17 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 			orderKeys = b.aggOrderKeys(inner, f)
 		}
 	}
+	// f(args) WITHIN GROUP (ORDER BY k) arrives as f(args,
+	// pg_within_group(k, 'asc')).
+	var within *ast.FuncCallExpr
+	if len(args) > 0 {
+		if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_within_group" {
+			args, within = args[:len(args)-1], f
+		}
+	}
+	if within != nil || functions.IsOrderedSet(name) {
+		return b.bindOrderedSetCall(c, inner, n, name, args, within, distinct, orderKeys != nil || order != nil, filter)
+	}
 	if name == "count" && len(args) == 1 {
 		if l, ok := args[0].(*sql.Literal); ok {
 			if _, star := l.Value.(int); star { // TiDB writes count(*) as count(1) with a Go int
@@ -497,7 +509,7 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 	if row, ok := unparenNode(args).(*ast.RowExpr); ok && name == "count" && len(orderKeys) == 0 && order == nil {
 		// count([DISTINCT] (a, b)) counts row values, which are never
 		// NULL (even when every field is): count over several
-		// arguments counts every row (executor's countAcc), and DISTINCT
+		// arguments counts every row (functions' countAcc), and DISTINCT
 		// compares the whole tuples.
 		ac = AggCall{Fn: "count", Args: b.exprs(inner, row.Values), Distinct: distinct, T: types.TInt8}
 	} else {
@@ -510,6 +522,67 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 	if orderKeys != nil {
 		ac.OrderBy = orderKeys
 	}
+	b.bindAggFilter(c, &ac, filter)
+	return b.addAggCall(c, n, ac)
+}
+
+// bindOrderedSetCall binds an ordered-set aggregate call f(direct args)
+// WITHIN GROUP (ORDER BY x) (within is the pg_within_group marker, nil
+// when the call has no WITHIN GROUP): an AggCall whose Args are the
+// direct arguments then x, and whose one ORDER BY key is x. The direct
+// arguments must be constants. Errors follow PostgreSQL's parse_func.c:
+// 42809 for WITHIN GROUP on an aggregate that is not ordered-set and the
+// reverse, 42601 for DISTINCT or ORDER BY with WITHIN GROUP.
+func (b *binder) bindOrderedSetCall(c, inner *exprCtx, n ast.ExprNode, name string, args []ast.ExprNode, within *ast.FuncCallExpr,
+	distinct, ordered bool, filter ast.ExprNode) Expr {
+	var keys []SortKey
+	if within != nil {
+		for _, a := range within.Args {
+			if b.containsAgg(a) {
+				fail(pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(b.pos(a)))
+			}
+		}
+		keys = b.aggOrderKeys(inner, within)
+	}
+	for _, a := range args {
+		if b.containsAgg(a) {
+			fail(pgerr.New(pgerr.GroupingError, "aggregate function calls cannot be nested").WithPosition(b.pos(a)))
+		}
+	}
+	bound := b.exprs(inner, args)
+	for _, k := range keys {
+		bound = append(bound, k.Expr)
+	}
+	// As in PostgreSQL, the call is resolved first (42883 when no
+	// overload takes the direct and ordered arguments together).
+	call := b.call(name, bound, n, false, Aggregate)
+	switch {
+	case within == nil:
+		fail(pgerr.New(pgerr.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(b.pos(n)))
+	case !functions.IsOrderedSet(name):
+		fail(pgerr.New(pgerr.WrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(b.pos(n)))
+	case distinct:
+		fail(pgerr.New(pgerr.SyntaxError, "cannot use DISTINCT with WITHIN GROUP").WithPosition(b.pos(n)))
+	case ordered:
+		fail(pgerr.New(pgerr.SyntaxError, "cannot use multiple ORDER BY clauses with WITHIN GROUP").WithPosition(b.pos(n)))
+	}
+	nd := len(args)
+	for _, a := range call.Args[:nd] {
+		if !isConstExpr(a) {
+			fail(unsupported("the direct arguments of ordered-set aggregate %s must be constants", name).WithPosition(b.pos(n)))
+		}
+	}
+	ac := AggCall{Fn: name, Args: call.Args, T: call.T}
+	for i, k := range keys {
+		k.Expr = call.Args[nd+i]
+		ac.OrderBy = append(ac.OrderBy, k)
+	}
+	b.bindAggFilter(c, &ac, filter)
+	return b.addAggCall(c, n, ac)
+}
+
+// bindAggFilter binds an aggregate call's FILTER condition into ac.
+func (b *binder) bindAggFilter(c *exprCtx, ac *AggCall, filter ast.ExprNode) {
 	if filter != nil {
 		if a := b.firstAgg(filter); a != nil {
 			fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in FILTER").WithPosition(b.pos(a)))
@@ -520,7 +593,12 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 		fc := &exprCtx{s: c.agg.from, clause: "FILTER"}
 		ac.Filter = b.boolArg(b.expr(fc, filter), "FILTER")
 	}
-	if distinct {
+}
+
+// addAggCall adds ac to the aggregation (once: the same call written
+// twice is computed once) and returns the reference to its output column.
+func (b *binder) addAggCall(c *exprCtx, n ast.ExprNode, ac AggCall) Expr {
+	if ac.Distinct {
 		// Postgres (parse_agg.c): with DISTINCT, the sort keys must be
 		// arguments, so that sorting and de-duplicating agree.
 		for _, k := range ac.OrderBy {
@@ -651,6 +729,9 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
 	name, args, wrapped := windowTarget(n)
+	if functions.IsOrderedSet(name) {
+		fail(pgerr.New(pgerr.WrongObjectType, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(b.pos(n)))
+	}
 	if wrapped {
 		// Postgres (parse_func.c) rejects these before resolving f.
 		if len(args) > 0 {

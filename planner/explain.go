@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/types"
 )
 
@@ -275,11 +276,16 @@ func (f *exprFormatter) agg(a AggCall) string {
 	if len(a.Args) == 0 && a.Fn == "count" {
 		s += "*"
 	}
-	s += f.list(a.Args)
-	if len(a.OrderBy) > 0 {
-		s += " ORDER BY " + f.sortKeys(a.OrderBy)
+	switch {
+	case functions.IsOrderedSet(a.Fn) && len(a.Args) > 0:
+		// percentile_cont(0.5) WITHIN GROUP (ORDER BY x): the last
+		// argument is the ORDER BY key.
+		s += f.list(a.Args[:len(a.Args)-1]) + ") WITHIN GROUP (ORDER BY " + f.sortKeys(a.OrderBy) + ")"
+	case len(a.OrderBy) > 0:
+		s += f.list(a.Args) + " ORDER BY " + f.sortKeys(a.OrderBy) + ")"
+	default:
+		s += f.list(a.Args) + ")"
 	}
-	s += ")"
 	if a.Filter != nil {
 		s += " FILTER (WHERE " + f.expr(a.Filter) + ")"
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -243,11 +244,8 @@ type WindowCall struct {
 // aggregate or a value function), as opposed to ranking and offset
 // functions.
 func ReadsFrame(fn string) bool {
-	switch fn {
-	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead":
-		return false
-	}
-	return true
+	o := functions.WindowFunction(fn)
+	return o == nil || o.ReadsFrame
 }
 
 // Window computes window functions. Output columns are the input's, then

@@ -23,7 +23,7 @@ var windowOnlyFns = map[string]bool{
 // eowcRunningAggs are the aggregates an EOWC over window keeps as one
 // running value over a frame starting UNBOUNDED PRECEDING: those whose
 // state is a fixed row of values on append-only input
-// (executor.AccumulatorStateTypes), so the state stays bounded.
+// (functions.AccumulatorStateTypes), so the state stays bounded.
 var eowcRunningAggs = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "variance": true, "var_samp": true,

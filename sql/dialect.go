@@ -104,7 +104,8 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_json_get pg_json_get_text pg_json_path pg_json_path_text pg_json_contains pg_json_contained
 	pg_json_exists pg_at_time_zone pg_icase pg_concat pg_cardinality pg_distinct_on pg_window_call
 	pg_frame_offset pg_frame_bound pg_between_symmetric pg_group_value pg_agg_filter pg_no_columns
-	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem`)
+	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
+	pg_within_group`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, ?, @-, ||-, ...)
@@ -147,9 +148,6 @@ func checkDialect(src string, toks []Token) error {
 			}
 			if t.Kind == TIdent && t.Val == "with" && next.Kind == TIdent && next.Val == "rollup" {
 				return syntaxErrorAt(src, t)
-			}
-			if t.Kind == TIdent && t.Val == "within" && next.Kind == TIdent && next.Val == "group" {
-				return pgerr.New(pgerr.FeatureNotSupported, "ordered-set aggregates (WITHIN GROUP) are not supported").WithPosition(charPos(src, t.Off))
 			}
 			if t.Kind == TIdent && t.Val == "tablesample" {
 				return tablesample(src, toks, i)

@@ -100,6 +100,9 @@
 //	 7c agg(DISTINCT args), agg not one of     agg(args, pg_agg_distinct()) (after any
 //	    count sum avg min max stddev_pop ...   pg_agg_order_by: the marker is last), as
 //	                                           TiDB's grammar has DISTINCT only for its own
+//	 7d f(args) WITHIN GROUP (ORDER BY k DESC)  f(args, pg_within_group(k, 'desc')): an
+//	                                           ordered-set aggregate's sorted input, keys as
+//	                                           in 7b
 //	 8  $n                                     ? ; after parsing each *ParamMarker has Order
 //	                                           set and Query.Params[Order] = n. Orders count
 //	                                           the markers of the TVF arguments first, then
@@ -258,7 +261,7 @@
 // BY ... WITH ROLLUP, a JOIN without ON or USING, UPDATE t, u, DELETE t
 // FROM, INSERT without INTO, INSERT ... SET/VALUE, ORDER BY or LIMIT in
 // UPDATE and DELETE, COLLATE with a collation weir does not order by
-// (42704 or 0A000), TABLESAMPLE, WITHIN GROUP (0A000), and calls of the
+// (42704 or 0A000), TABLESAMPLE, and calls of the
 // internal names above (pg_cast, pg_nulls_first, ...: 42883). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark

@@ -768,13 +768,33 @@ func (b *bridge) calls(seq []*node) []*node {
 			seq = splice(seq, start, i+1, textNode("pg_"+w, n.off))
 			i = start
 			continue
-		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval":
+		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval", "mode":
 			// TiDB reads stddev and variance as MySQL's population forms
-			// (Postgres's are the sample forms), div as an operator and
-			// the sequence functions as its own (taking a bare name):
-			// quoted, each is a plain call of the Postgres function.
+			// (Postgres's are the sample forms), div as an operator, the
+			// sequence functions as its own (taking a bare name) and mode
+			// as a keyword: quoted, each is a plain call of the Postgres
+			// function.
 			seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 			i = start
+		}
+		if wg := at(seq, i+4); at(seq, i+2).isWord("within") && at(seq, i+3).isWord("group") && wg.isParen() {
+			// f(args) WITHIN GROUP (ORDER BY k) → f(args, pg_within_group(k, 'asc')).
+			// The name is quoted: TiDB's grammar would take an aggregate
+			// of its own (sum, max) with its own argument count.
+			for j, k := range seq[i+1].kids {
+				if j == 0 && k.isWord("distinct") {
+					b.fail(pgerr.New(pgerr.SyntaxError, "cannot use DISTINCT with WITHIN GROUP").WithPosition(charPos(b.src, at(seq, i+2).off)))
+				}
+				if k.isWord("order") && at(seq[i+1].kids, j+1).isWord("by") {
+					b.fail(pgerr.New(pgerr.SyntaxError, "cannot use multiple ORDER BY clauses with WITHIN GROUP").WithPosition(charPos(b.src, at(seq, i+2).off)))
+				}
+			}
+			if wk, ok := withinGroupArgs(seq[i+1], wg); ok {
+				seq[i+1] = wk
+				seq = splice(seq, i+2, i+5)
+				seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
+				i = start
+			}
 		}
 		var filter *node
 		if f := at(seq, i+3); at(seq, i+2).isWord("filter") && f.isParen() && len(f.kids) > 1 && f.kids[0].isWord("where") {
@@ -916,6 +936,42 @@ func aggOrder(g *node) {
 	}
 	out := append(append([]*node{}, kids[:j]...), leafOp(",", kids[j].off), synth("pg_agg_order_by(", keys, ")", kids[j].off))
 	g.kids = out
+}
+
+// withinGroupArgs returns the argument group g of an ordered-set
+// aggregate call with its WITHIN GROUP (ORDER BY keys) clause wg appended
+// as a last argument pg_within_group(k1, 'asc', k2, 'desc'), and false when
+// wg is not an ORDER BY list.
+func withinGroupArgs(g, wg *node) (*node, bool) {
+	kids := wg.kids
+	if len(kids) < 3 || !kids[0].isWord("order") || !kids[1].isWord("by") {
+		return nil, false
+	}
+	var keys []*node
+	for n, key := range splitCommas(kids[2:]) {
+		if len(key) == 0 {
+			return nil, false
+		}
+		dir := "asc"
+		if w := key[len(key)-1].word(); w == "asc" || w == "desc" {
+			dir, key = w, key[:len(key)-1]
+		}
+		if len(key) == 0 {
+			return nil, false
+		}
+		if n > 0 {
+			keys = append(keys, leafOp(",", key[0].off))
+		}
+		keys = append(keys, key...)
+		keys = append(keys, leafOp(",", key[0].off), textNode(quoteString(dir), key[0].off))
+	}
+	out := *g
+	out.kids = append([]*node{}, g.kids...)
+	if len(out.kids) > 0 {
+		out.kids = append(out.kids, leafOp(",", wg.off))
+	}
+	out.kids = append(out.kids, synth("pg_within_group(", keys, ")", wg.off))
+	return &out, true
 }
 
 // arrayNode turns the brackets of ARRAY[...] into pg_array(...), also the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -58,10 +59,10 @@ type aggCallState struct {
 	evalTs []types.T // the types of args' values
 	argTs  []types.T
 	filter executor.Evaluator
-	mk     func() executor.Accumulator
+	mk     func() functions.Accumulator
 	// stateTs are the call's columns in the Result row.
 	stateTs []types.T
-	// tailTs are the call's tail columns (executor.AccumulatorTailTypes),
+	// tailTs are the call's tail columns (functions.AccumulatorTailTypes),
 	// stored after every call's state columns.
 	tailTs []types.T
 	// sumToInt8: sum(smallint|integer) runs on the 128-bit bigint sum and
@@ -89,7 +90,7 @@ type aggCallState struct {
 
 // aggCallVal is a call's state in one group while the group is dirty.
 type aggCallVal struct {
-	acc executor.Accumulator
+	acc functions.Accumulator
 	// stale: the min/max extreme must be found again by a scan, or the
 	// string_agg concatenation rebuilt, at the barrier.
 	stale bool
@@ -105,7 +106,7 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 	for _, e := range call.Args {
 		s.argTs = append(s.argTs, e.Type())
 	}
-	spec := executor.AggSpec{Fn: call.Fn, ArgTypes: s.argTs, T: call.T, Retractable: false}
+	spec := functions.AggSpec{Fn: call.Fn, ArgTypes: s.argTs, T: call.T, Retractable: false}
 	switch {
 	case call.Fn == "min" || call.Fn == "max":
 		s.isMax = call.Fn == "max"
@@ -159,15 +160,15 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 		}
 	}
 	if s.kind != aggStringAgg {
-		if s.mk, err = executor.NewAccumulatorFunc(spec); err != nil {
+		if s.mk, err = functions.NewAccumulatorFunc(spec); err != nil {
 			return nil, err
 		}
-		ts, ok := executor.AccumulatorStateTypes(s.mk())
+		ts, ok := functions.AccumulatorStateTypes(s.mk())
 		if !ok {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate %s is not supported in materialized views", call.Fn)
 		}
 		s.stateTs = ts
-		s.tailTs = executor.AccumulatorTailTypes(s.mk())
+		s.tailTs = functions.AccumulatorTailTypes(s.mk())
 	} else {
 		s.stateTs = []types.T{call.T}
 	}
@@ -261,7 +262,7 @@ func (s *aggCallState) decode(src types.Row) (aggCallVal, error) {
 		v.str = src[0]
 		return v, nil
 	}
-	return v, executor.SetAccumulatorState(v.acc, src)
+	return v, functions.SetAccumulatorState(v.acc, src)
 }
 
 // encodeTail appends a call's tail columns of a Result row to dst.
@@ -269,7 +270,7 @@ func (s *aggCallState) encodeTail(dst types.Row, v *aggCallVal) types.Row {
 	if len(s.tailTs) == 0 {
 		return dst
 	}
-	return executor.AppendAccumulatorTail(dst, v.acc)
+	return functions.AppendAccumulatorTail(dst, v.acc)
 }
 
 // encode appends a call's state columns of a Result row to dst.
@@ -277,7 +278,7 @@ func (s *aggCallState) encode(dst types.Row, v *aggCallVal) types.Row {
 	if s.kind == aggStringAgg {
 		return append(dst, v.str)
 	}
-	return executor.AppendAccumulatorState(dst, v.acc)
+	return functions.AppendAccumulatorState(dst, v.acc)
 }
 
 // result returns the call's current aggregate value; an error is a
@@ -550,7 +551,7 @@ func (s *aggCallState) refresh(key types.Row, v *aggCallVal) error {
 		default:
 			d = r[len(key)]
 		}
-		return executor.SetAccumulatorState(v.acc, types.Row{d})
+		return functions.SetAccumulatorState(v.acc, types.Row{d})
 	}
 	var buf []byte
 	n := 0

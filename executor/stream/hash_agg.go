@@ -380,7 +380,7 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 	}
 	for i, c := range a.calls {
 		if len(c.tailTs) > 0 {
-			executor.SetAccumulatorTail(g.vals[i].acc, row[p:p+len(c.tailTs)])
+			functions.SetAccumulatorTail(g.vals[i].acc, row[p:p+len(c.tailTs)])
 			p += len(c.tailTs)
 		}
 	}

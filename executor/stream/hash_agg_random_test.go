@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -123,7 +124,7 @@ func refAgg(t testing.TB, n *planner.StreamHashAgg, rows []types.Row) []string {
 	t.Helper()
 	type grp struct {
 		key  types.Row
-		accs []executor.Accumulator
+		accs []functions.Accumulator
 	}
 	groups := map[string]*grp{}
 	var order []string
@@ -132,9 +133,9 @@ func refAgg(t testing.TB, n *planner.StreamHashAgg, rows []types.Row) []string {
 	for i, g := range n.GroupBy {
 		keyTs[i] = inTs[g]
 	}
-	mks := make([]func() executor.Accumulator, len(n.Aggs))
+	mks := make([]func() functions.Accumulator, len(n.Aggs))
 	for i, c := range n.Aggs {
-		spec := executor.AggSpec{Fn: c.Fn, T: c.T, Distinct: c.Distinct}
+		spec := functions.AggSpec{Fn: c.Fn, T: c.T, Distinct: c.Distinct}
 		for _, a := range c.Args {
 			spec.ArgTypes = append(spec.ArgTypes, a.Type())
 		}
@@ -145,9 +146,9 @@ func refAgg(t testing.TB, n *planner.StreamHashAgg, rows []types.Row) []string {
 			orderBy = append(orderBy[:len(orderBy):len(orderBy)], planner.SortKey{Expr: c.Args[0]})
 		}
 		for _, k := range orderBy {
-			spec.OrderBy = append(spec.OrderBy, executor.OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
+			spec.OrderBy = append(spec.OrderBy, functions.OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
 		}
-		mk, err := executor.NewAccumulatorFunc(spec)
+		mk, err := functions.NewAccumulatorFunc(spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -470,7 +470,7 @@ func checkWindowCall(c planner.WindowCall) error {
 	for i, a := range c.Args {
 		ts[i] = a.Type()
 	}
-	_, err := executor.NewAccumulatorFunc(executor.AggSpec{Fn: c.Fn, ArgTypes: ts, T: c.T})
+	_, err := functions.NewAccumulatorFunc(functions.AggSpec{Fn: c.Fn, ArgTypes: ts, T: c.T})
 	if pgerr.CodeOf(err) == pgerr.UndefinedFunction {
 		return pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", c.Fn)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/storage"
@@ -150,7 +151,7 @@ type eowcCall struct {
 	endRange bool
 	endOffV  types.Datum
 	endSub   bool
-	mk       func() executor.Accumulator
+	mk       func() functions.Accumulator
 	stateTs  []types.T
 	nth      int64
 	nthNull  bool
@@ -174,7 +175,7 @@ const (
 // partition: n rows folded in, into acc or (value functions) v.
 type eowcRun struct {
 	n   int64
-	acc executor.Accumulator
+	acc functions.Accumulator
 	v   types.Datum
 }
 
@@ -405,12 +406,12 @@ func (o *EOWCOverWindow) runningCall(ec *eowcCall, args overArgs) (*eowcCall, er
 	for i, a := range c.Args {
 		ts[i] = a.Type()
 	}
-	ec.mk, err = executor.NewAccumulatorFunc(executor.AggSpec{Fn: c.Fn, ArgTypes: ts, T: c.T})
+	ec.mk, err = functions.NewAccumulatorFunc(functions.AggSpec{Fn: c.Fn, ArgTypes: ts, T: c.T})
 	if err != nil {
 		return nil, err
 	}
 	var ok bool
-	if ec.stateTs, ok = executor.AccumulatorStateTypes(ec.mk()); !ok {
+	if ec.stateTs, ok = functions.AccumulatorStateTypes(ec.mk()); !ok {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "aggregate %s() over a frame starting UNBOUNDED PRECEDING is not supported with EMIT ON WINDOW CLOSE", c.Fn)
 	}
 	return ec, nil
@@ -938,7 +939,7 @@ func (o *EOWCOverWindow) loadPartition(pk types.Row) (*eowcPart, error) {
 			r.n = row[at].I
 			vals := row[at+1 : at+1+len(c.stateTs)]
 			if c.mk != nil {
-				if err := executor.SetAccumulatorState(r.acc, vals); err != nil {
+				if err := functions.SetAccumulatorState(r.acc, vals); err != nil {
 					return nil, err
 				}
 			} else {
@@ -965,7 +966,7 @@ func (o *EOWCOverWindow) storePartition(pk types.Row, st *eowcPart) {
 		r := st.runs[ci]
 		row = append(row, types.DInt(r.n))
 		if c.mk != nil {
-			row = executor.AppendAccumulatorState(row, r.acc)
+			row = functions.AppendAccumulatorState(row, r.acc)
 		} else {
 			row = append(row, detach(r.v))
 		}

@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"fmt"
@@ -10,191 +10,10 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/internal/pgsort"
 	"github.com/weirdb/weir/types"
 )
-
-// Accumulator is the running state of one aggregate function over one
-// group. Add folds in one input row's arguments; Retract takes back a row
-// that was added before (exactly: min and max keep the multiset of their
-// inputs, sums and counts subtract, avg keeps its sum and count), which is
-// what the streaming aggregation needs for deletes. Result returns the
-// aggregate of the rows added and not retracted; it does not change the
-// state, so it can be called after every row (window frames).
-//
-// args holds the aggregate's arguments in order (none for count(*)),
-// followed by the values of its ORDER BY keys when it has any. Strict
-// aggregates skip rows whose argument is NULL, as in Postgres. Add and
-// Retract fail only with SQL errors (22003 on integer overflow).
-//
-// The state of every implementation is plain values (integers, decimals,
-// datum slices), so it can be serialised into a state table.
-type Accumulator interface {
-	Add(args []types.Datum) error
-	Retract(args []types.Datum) error
-	Result() types.Datum
-}
-
-// OrderSpec is one ORDER BY key of an order-sensitive aggregate.
-type OrderSpec struct {
-	T          types.T
-	Desc       bool
-	NullsFirst bool
-}
-
-// AggSpec describes one aggregate call for NewAccumulatorFunc.
-type AggSpec struct {
-	// Fn is the aggregate's name in the function registry ("count" with no
-	// ArgTypes is count(*)).
-	Fn string
-	// ArgTypes are the argument types; T is the result type.
-	ArgTypes []types.T
-	T        types.T
-	// Distinct folds each distinct argument tuple in once.
-	Distinct bool
-	// OrderBy are the aggregate's ORDER BY keys, whose values follow the
-	// arguments in Add.
-	OrderBy []OrderSpec
-	// Retractable asks for accumulators whose Retract works. Batch
-	// aggregation leaves it off, which lets min and max keep only the
-	// current extreme instead of the whole multiset.
-	Retractable bool
-}
-
-// NewAccumulatorFunc returns a constructor of fresh accumulators for s,
-// or 42883 when the function or its argument types are not supported.
-func NewAccumulatorFunc(s AggSpec) (func() Accumulator, error) {
-	base, err := baseAccumulator(s)
-	if err != nil {
-		return nil, err
-	}
-	nargs := len(s.ArgTypes)
-	mk := base
-	if s.Distinct && len(s.OrderBy) == 0 && (s.Fn == "array_agg" || s.Fn == "string_agg" || s.Fn == "jsonb_agg" || s.Fn == "json_agg") {
-		// Postgres finds an aggregate's DISTINCT values by sorting its
-		// input, so order-sensitive aggregates see them in ascending
-		// order of the first argument.
-		inner := mk
-		keys := []OrderSpec{{T: s.ArgTypes[0]}}
-		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: keys, keyAt: 0, mk: inner} }
-	}
-	if s.Distinct {
-		inner := mk
-		mk = func() Accumulator { return &distinctAcc{seen: newRowTable(s.ArgTypes), inner: inner()} }
-	}
-	if len(s.OrderBy) > 0 {
-		inner := mk
-		mk = func() Accumulator { return &orderedAcc{nargs: nargs, keys: s.OrderBy, keyAt: nargs, mk: inner} }
-	}
-	return mk, nil
-}
-
-func unsupportedAgg(s AggSpec) error {
-	names := make([]string, len(s.ArgTypes))
-	for i, t := range s.ArgTypes {
-		names[i] = t.String()
-	}
-	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", s.Fn, strings.Join(names, ", "))
-}
-
-func baseAccumulator(s AggSpec) (func() Accumulator, error) {
-	var at types.T
-	if len(s.ArgTypes) > 0 {
-		at = s.ArgTypes[0]
-	}
-	switch s.Fn {
-	case "count":
-		// count(*), and count over a row value's fields (the planner's
-		// count((a, b))): a row value is never NULL.
-		star := len(s.ArgTypes) != 1
-		return func() Accumulator { return &countAcc{star: star} }, nil
-	case "sum":
-		switch {
-		case at.ID == types.Int2 || at.ID == types.Int4:
-			return func() Accumulator { return &sumIntAcc{} }, nil
-		case at.ID == types.Int8:
-			return func() Accumulator { return &sumInt128Acc{} }, nil
-		case at.ID == types.Numeric:
-			return func() Accumulator { return &sumDecAcc{} }, nil
-		case at.Family() == types.FamFloat:
-			f32 := at.ID == types.Float4
-			return func() Accumulator { return &sumFloatAcc{f32: f32} }, nil
-		case at.ID == types.Interval:
-			return func() Accumulator { return &sumIntervalAcc{} }, nil
-		}
-	case "avg":
-		switch {
-		case at.IsInteger():
-			return func() Accumulator { return &avgAcc{sum: sumInt128Acc{}} }, nil
-		case at.ID == types.Numeric:
-			return func() Accumulator { return &avgAcc{numeric: true} }, nil
-		case at.Family() == types.FamFloat:
-			return func() Accumulator { return &avgFloatAcc{} }, nil
-		case at.ID == types.Interval:
-			return func() Accumulator { return &avgIntervalAcc{} }, nil
-		}
-	case "min", "max":
-		if len(s.ArgTypes) == 1 {
-			isMax, retr := s.Fn == "max", s.Retractable
-			return func() Accumulator { return &minMaxAcc{t: at, max: isMax, retractable: retr} }, nil
-		}
-	case "string_agg":
-		if len(s.ArgTypes) == 2 {
-			return func() Accumulator { return &stringAggAcc{} }, nil
-		}
-	case "pg_group_value":
-		if len(s.ArgTypes) == 1 {
-			return func() Accumulator { return &groupValueAcc{} }, nil
-		}
-	case "array_agg":
-		if len(s.ArgTypes) == 1 && s.T.IsArray() {
-			return func() Accumulator { return &arrayAggAcc{t: at} }, nil
-		}
-	case "jsonb_agg":
-		if len(s.ArgTypes) == 1 {
-			return func() Accumulator { return &jsonbAggAcc{t: at} }, nil
-		}
-	case "jsonb_object_agg":
-		if len(s.ArgTypes) == 2 {
-			vt := s.ArgTypes[1]
-			kt := s.ArgTypes[0]
-			return func() Accumulator { return &jsonbAggAcc{t: vt, kt: kt, object: true} }, nil
-		}
-	case "json_agg":
-		if len(s.ArgTypes) == 1 {
-			return func() Accumulator { return &jsonbAggAcc{t: at, json: true} }, nil
-		}
-	case "json_object_agg":
-		if len(s.ArgTypes) == 2 {
-			vt := s.ArgTypes[1]
-			kt := s.ArgTypes[0]
-			return func() Accumulator { return &jsonbAggAcc{t: vt, kt: kt, object: true, json: true} }, nil
-		}
-	case "bit_and", "bit_or", "bit_xor":
-		if at.IsInteger() {
-			op := s.Fn
-			return func() Accumulator { return &bitAcc{op: op} }, nil
-		}
-	case "bool_and", "every", "bool_or":
-		if at.ID == types.Bool {
-			and := s.Fn != "bool_or"
-			return func() Accumulator { return &boolAcc{and: and} }, nil
-		}
-	case "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop":
-		v := varKind{
-			sample:   s.Fn != "var_pop" && s.Fn != "stddev_pop",
-			variance: strings.HasPrefix(s.Fn, "var"),
-		}
-		switch {
-		case at.IsInteger() || at.ID == types.Numeric:
-			return func() Accumulator { return &varDecAcc{kind: v} }, nil
-		case at.Family() == types.FamFloat:
-			return func() Accumulator { return &varFloatAcc{kind: v} }, nil
-		}
-	}
-	return nil, unsupportedAgg(s)
-}
 
 var errBigintRange = pgerr.New(pgerr.NumericValueOutOfRange, "bigint out of range")
 
@@ -230,7 +49,7 @@ func (a *sumIntAcc) Add(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, ok := functions.AddInt64(a.sum, args[0].I)
+	s, ok := AddInt64(a.sum, args[0].I)
 	if !ok {
 		return errBigintRange
 	}
@@ -243,7 +62,7 @@ func (a *sumIntAcc) Retract(args []types.Datum) error {
 	if args[0].Null {
 		return nil
 	}
-	s, ok := functions.AddInt64(a.sum, -args[0].I)
+	s, ok := AddInt64(a.sum, -args[0].I)
 	if !ok {
 		return errBigintRange
 	}
@@ -483,9 +302,9 @@ type sumIntervalAcc struct {
 func addIntervalSigned(a, b types.IntervalVal, sign int64) (types.IntervalVal, error) {
 	m := int64(a.Months) + sign*int64(b.Months)
 	d := int64(a.Days) + sign*int64(b.Days)
-	us, ok := functions.AddInt64(a.Micros, sign*b.Micros)
+	us, ok := AddInt64(a.Micros, sign*b.Micros)
 	if !ok || m != int64(int32(m)) || d != int64(int32(d)) {
-		return a, functions.ErrIntervalRange
+		return a, ErrIntervalRange
 	}
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: us}, nil
 }
@@ -639,8 +458,8 @@ type msEntry struct {
 }
 
 func (a *minMaxAcc) search(d types.Datum) (int, bool) {
-	i := sort.Search(len(a.ms), func(i int) bool { return compareDatum(a.ms[i].d, d, a.t) >= 0 })
-	return i, i < len(a.ms) && compareDatum(a.ms[i].d, d, a.t) == 0
+	i := sort.Search(len(a.ms), func(i int) bool { return types.Compare(a.ms[i].d, d, a.t) >= 0 })
+	return i, i < len(a.ms) && types.Compare(a.ms[i].d, d, a.t) == 0
 }
 
 func (a *minMaxAcc) Add(args []types.Datum) error {
@@ -653,7 +472,7 @@ func (a *minMaxAcc) Add(args []types.Datum) error {
 			a.cur, a.has = copyDatum(d), true
 			return nil
 		}
-		c := compareDatum(d, a.cur, a.t)
+		c := types.Compare(d, a.cur, a.t)
 		if (a.max && c > 0) || (!a.max && c < 0) {
 			a.cur = copyDatum(d)
 		}
@@ -937,7 +756,7 @@ func (a *varFloatAcc) Result() types.Datum {
 // once; it counts duplicates so that retraction takes a tuple back only
 // when its last copy goes.
 type distinctAcc struct {
-	seen   *rowTable
+	seen   *rowSet
 	counts []int64
 	inner  Accumulator
 }
@@ -955,7 +774,7 @@ func (a *distinctAcc) Add(args []types.Datum) error {
 }
 
 func (a *distinctAcc) Retract(args []types.Datum) error {
-	i := a.seen.find(hashRow(args, a.seen.ts), args)
+	i := a.seen.find(args)
 	if i < 0 || a.counts[i] == 0 {
 		return pgerr.New(pgerr.InternalError, "retracting a value that was never added")
 	}
@@ -1019,7 +838,7 @@ func (a *orderedAcc) Result() types.Datum {
 	copy(rows, a.rows)
 	// Postgres sorts an aggregate's input with its own quicksort; equal
 	// keys come out in the same order.
-	pgQsort(len(rows), func(i, j int) int {
+	pgsort.Sort(len(rows), func(i, j int) int {
 		x, y := rows[i][a.keyAt:], rows[j][a.keyAt:]
 		for k, key := range a.keys {
 			c := cmpNulls(x[k], y[k], key.T, key.NullsFirst != key.Desc)
@@ -1079,9 +898,9 @@ func selectDivScale(x, y *apd.Decimal) int {
 	if f1 <= f2 {
 		qweight--
 	}
-	rscale := functions.NumericMinSigDigits - qweight*4
+	rscale := NumericMinSigDigits - qweight*4
 	rscale = max(rscale, aggDscale(x), aggDscale(y), 0)
-	return min(rscale, functions.NumericMaxDisplayScale)
+	return min(rscale, NumericMaxDisplayScale)
 }
 
 // numericDiv returns x / y (y non-zero) at Postgres's division scale.
@@ -1256,7 +1075,7 @@ func (a *jsonbAggAcc) Add(args []types.Datum) error {
 		if args[0].Null {
 			return pgerr.New(pgerr.InvalidParameterValue, "field name must not be null")
 		}
-		k, err := functions.JSONObjectKey(nil, args[0], a.kt)
+		k, err := JSONObjectKey(nil, args[0], a.kt)
 		if err != nil {
 			return err
 		}
@@ -1271,7 +1090,7 @@ func (a *jsonbAggAcc) Add(args []types.Datum) error {
 func (a *jsonbAggAcc) Retract(args []types.Datum) error {
 	v, key := args[0], ""
 	if a.object {
-		k, err := functions.JSONObjectKey(nil, args[0], a.kt)
+		k, err := JSONObjectKey(nil, args[0], a.kt)
 		if err != nil {
 			return err
 		}
@@ -1301,9 +1120,9 @@ func (a *jsonbAggAcc) Result() types.Datum {
 			for i, k := range a.keys {
 				keys[i] = types.DString(k)
 			}
-			s, err = functions.JSONObjectAgg(keys, types.TText, a.vals, a.t)
+			s, err = JSONObjectAgg(keys, types.TText, a.vals, a.t)
 		} else {
-			s, err = functions.JSONArrayAgg(a.vals, a.t)
+			s, err = JSONArrayAgg(a.vals, a.t)
 		}
 		if err != nil {
 			// The values were checked when they were added (Add).
@@ -1312,7 +1131,7 @@ func (a *jsonbAggAcc) Result() types.Datum {
 		return types.DString(s)
 	}
 	if a.object {
-		return types.DString(functions.JSONBObject(a.keys, a.vals, a.t))
+		return types.DString(JSONBObject(a.keys, a.vals, a.t))
 	}
-	return types.DString(functions.JSONBArray(a.vals, a.t))
+	return types.DString(JSONBArray(a.vals, a.t))
 }

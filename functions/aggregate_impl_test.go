@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"testing"
@@ -52,33 +52,33 @@ func TestAccumulators(t *testing.T) {
 		retract []types.Datum
 		after   string
 	}{
-		{"count", tI4, tI8, append(dints(1, 2), null), "2", dints(1), "1"},
-		{"sum", tI4, tI8, append(dints(1, 2, 4), null), "7", dints(4, 2), "1"},
-		{"sum", tI4, tI8, nil, ".", nil, "."},
-		{"sum", tI8, tN, dints(9223372036854775807, 1), "9223372036854775808", dints(1), "9223372036854775807"},
-		{"sum", tI8, tN, dints(-9223372036854775808, -1), "-9223372036854775809", dints(-1, -9223372036854775808), "."},
-		{"sum", tN, tN, decs("1.5", "2.25"), "3.75", decs("2.25"), "1.5"},
-		{"sum", tF8, tF8, []types.Datum{types.DFloat(0.5), types.DFloat(2)}, "2.5", []types.Datum{types.DFloat(2)}, "0.5"},
-		{"avg", tI4, tN, dints(1, 2), "1.5000000000000000", dints(2), "1.00000000000000000000"},
-		{"avg", tN, tN, decs("1.5", "2.25", "7"), "3.5833333333333333", decs("7"), "1.8750000000000000"},
-		{"avg", tI8, tN, dints(1, 2, 4), "2.3333333333333333", nil, "2.3333333333333333"},
-		{"avg", tF8, tF8, []types.Datum{types.DFloat(1), types.DFloat(2)}, "1.5", nil, "1.5"},
-		{"min", tI4, tI4, append(dints(3, 1, 2, 1), null), "1", dints(1, 1), "2"},
-		{"max", tTxt, tTxt, []types.Datum{types.DString("b"), types.DString("c"), types.DString("a")}, "c", []types.Datum{types.DString("c")}, "b"},
-		{"max", tN, tN, decs("1.5", "10"), "10", decs("10", "1.5"), "."},
-		{"bool_and", tB, tB, []types.Datum{types.DBool(true), types.DBool(false), null}, "f", []types.Datum{types.DBool(false)}, "t"},
-		{"bool_or", tB, tB, []types.Datum{types.DBool(true), types.DBool(false)}, "t", []types.Datum{types.DBool(true)}, "f"},
-		{"every", tB, tB, nil, ".", nil, "."},
-		{"array_agg", tI4, types.TTextArray, append(dints(3, 1), null, types.DInt(-2)), "{3,1,NULL,-2}", dints(1), "{3,NULL,-2}"},
-		{"array_agg", tTxt, types.TTextArray, []types.Datum{types.DString("a b"), types.DString("")}, `"{\"a b\",\"\"}"`, nil, `"{\"a b\",\"\"}"`},
+		{"count", types.TInt4, types.TInt8, append(dints(1, 2), null), "2", dints(1), "1"},
+		{"sum", types.TInt4, types.TInt8, append(dints(1, 2, 4), null), "7", dints(4, 2), "1"},
+		{"sum", types.TInt4, types.TInt8, nil, ".", nil, "."},
+		{"sum", types.TInt8, types.TNumeric, dints(9223372036854775807, 1), "9223372036854775808", dints(1), "9223372036854775807"},
+		{"sum", types.TInt8, types.TNumeric, dints(-9223372036854775808, -1), "-9223372036854775809", dints(-1, -9223372036854775808), "."},
+		{"sum", types.TNumeric, types.TNumeric, decs("1.5", "2.25"), "3.75", decs("2.25"), "1.5"},
+		{"sum", types.TFloat8, types.TFloat8, []types.Datum{types.DFloat(0.5), types.DFloat(2)}, "2.5", []types.Datum{types.DFloat(2)}, "0.5"},
+		{"avg", types.TInt4, types.TNumeric, dints(1, 2), "1.5000000000000000", dints(2), "1.00000000000000000000"},
+		{"avg", types.TNumeric, types.TNumeric, decs("1.5", "2.25", "7"), "3.5833333333333333", decs("7"), "1.8750000000000000"},
+		{"avg", types.TInt8, types.TNumeric, dints(1, 2, 4), "2.3333333333333333", nil, "2.3333333333333333"},
+		{"avg", types.TFloat8, types.TFloat8, []types.Datum{types.DFloat(1), types.DFloat(2)}, "1.5", nil, "1.5"},
+		{"min", types.TInt4, types.TInt4, append(dints(3, 1, 2, 1), null), "1", dints(1, 1), "2"},
+		{"max", types.TText, types.TText, []types.Datum{types.DString("b"), types.DString("c"), types.DString("a")}, "c", []types.Datum{types.DString("c")}, "b"},
+		{"max", types.TNumeric, types.TNumeric, decs("1.5", "10"), "10", decs("10", "1.5"), "."},
+		{"bool_and", types.TBool, types.TBool, []types.Datum{types.DBool(true), types.DBool(false), null}, "f", []types.Datum{types.DBool(false)}, "t"},
+		{"bool_or", types.TBool, types.TBool, []types.Datum{types.DBool(true), types.DBool(false)}, "t", []types.Datum{types.DBool(true)}, "f"},
+		{"every", types.TBool, types.TBool, nil, ".", nil, "."},
+		{"array_agg", types.TInt4, types.TTextArray, append(dints(3, 1), null, types.DInt(-2)), "{3,1,NULL,-2}", dints(1), "{3,NULL,-2}"},
+		{"array_agg", types.TText, types.TTextArray, []types.Datum{types.DString("a b"), types.DString("")}, `"{\"a b\",\"\"}"`, nil, `"{\"a b\",\"\"}"`},
 		// variance/stddev of 1, 2 (and 1, 2, 4).
-		{"stddev", tI4, tN, dints(1, 2), "0.70710678118654752440", nil, "0.70710678118654752440"},
-		{"variance", tI4, tN, dints(1, 2, 4), "2.3333333333333333", dints(4), "0.50000000000000000000"},
-		{"var_pop", tI4, tN, dints(1, 2, 4), "1.5555555555555556", nil, "1.5555555555555556"},
-		{"stddev_pop", tI4, tN, dints(1, 2, 4), "1.2472191289246471", dints(2, 4), "0"},
-		{"stddev_samp", tI4, tN, dints(5), ".", nil, "."},
-		{"stddev_samp", tF8, tF8, []types.Datum{types.DFloat(1), types.DFloat(2)}, "0.7071067811865476", []types.Datum{types.DFloat(2)}, "."},
-		{"var_pop", tF8, tF8, []types.Datum{types.DFloat(1), types.DFloat(2), types.DFloat(4)}, "1.5555555555555556", []types.Datum{types.DFloat(4)}, "0.25"},
+		{"stddev", types.TInt4, types.TNumeric, dints(1, 2), "0.70710678118654752440", nil, "0.70710678118654752440"},
+		{"variance", types.TInt4, types.TNumeric, dints(1, 2, 4), "2.3333333333333333", dints(4), "0.50000000000000000000"},
+		{"var_pop", types.TInt4, types.TNumeric, dints(1, 2, 4), "1.5555555555555556", nil, "1.5555555555555556"},
+		{"stddev_pop", types.TInt4, types.TNumeric, dints(1, 2, 4), "1.2472191289246471", dints(2, 4), "0"},
+		{"stddev_samp", types.TInt4, types.TNumeric, dints(5), ".", nil, "."},
+		{"stddev_samp", types.TFloat8, types.TFloat8, []types.Datum{types.DFloat(1), types.DFloat(2)}, "0.7071067811865476", []types.Datum{types.DFloat(2)}, "."},
+		{"var_pop", types.TFloat8, types.TFloat8, []types.Datum{types.DFloat(1), types.DFloat(2), types.DFloat(4)}, "1.5555555555555556", []types.Datum{types.DFloat(4)}, "0.25"},
 		{"sum", types.TInterval, types.TInterval, []types.Datum{types.DInterval(types.IntervalVal{Months: 1}), types.DInterval(types.IntervalVal{Days: 1, Micros: 5})}, "1m1d5us", nil, "1m1d5us"},
 		// avg('1 mon', '1 day', '3 hours') = 10 days 09:00:00.
 		{"avg", types.TInterval, types.TInterval, []types.Datum{types.DInterval(types.IntervalVal{Months: 1}), types.DInterval(types.IntervalVal{Days: 1}), types.DInterval(types.IntervalVal{Micros: 3 * 3600e6})}, "0m10d32400000000us", nil, "0m10d32400000000us"},
@@ -109,7 +109,7 @@ func TestAccumulators(t *testing.T) {
 }
 
 func TestSumOverflow(t *testing.T) {
-	mk, _ := NewAccumulatorFunc(AggSpec{Fn: "sum", ArgTypes: []types.T{tI4}, T: tI8})
+	mk, _ := NewAccumulatorFunc(AggSpec{Fn: "sum", ArgTypes: []types.T{types.TInt4}, T: types.TInt8})
 	acc := mk()
 	acc.Add(dints(9223372036854775807))
 	err := acc.Add(dints(1))
@@ -119,7 +119,7 @@ func TestSumOverflow(t *testing.T) {
 }
 
 func TestCountStarAndDistinctAndOrderedStringAgg(t *testing.T) {
-	mk, _ := NewAccumulatorFunc(AggSpec{Fn: "count", T: tI8, Retractable: true})
+	mk, _ := NewAccumulatorFunc(AggSpec{Fn: "count", T: types.TInt8, Retractable: true})
 	acc := mk()
 	acc.Add(nil)
 	acc.Add(nil)
@@ -127,7 +127,7 @@ func TestCountStarAndDistinctAndOrderedStringAgg(t *testing.T) {
 	if acc.Result().I != 1 {
 		t.Fatalf("count(*) = %d", acc.Result().I)
 	}
-	mk, _ = NewAccumulatorFunc(AggSpec{Fn: "count", ArgTypes: []types.T{tI4}, T: tI8, Distinct: true, Retractable: true})
+	mk, _ = NewAccumulatorFunc(AggSpec{Fn: "count", ArgTypes: []types.T{types.TInt4}, T: types.TInt8, Distinct: true, Retractable: true})
 	acc = mk()
 	for _, d := range append(dints(1, 1, 2), types.NullDatum) {
 		acc.Add([]types.Datum{d})
@@ -144,8 +144,8 @@ func TestCountStarAndDistinctAndOrderedStringAgg(t *testing.T) {
 		t.Fatalf("count(DISTINCT) after retracting both copies = %d", acc.Result().I)
 	}
 	// string_agg(v, ',' ORDER BY k DESC); NULL values are skipped.
-	mk, _ = NewAccumulatorFunc(AggSpec{Fn: "string_agg", ArgTypes: []types.T{tTxt, tTxt}, T: tTxt,
-		OrderBy: []OrderSpec{{T: tI4, Desc: true}}, Retractable: true})
+	mk, _ = NewAccumulatorFunc(AggSpec{Fn: "string_agg", ArgTypes: []types.T{types.TText, types.TText}, T: types.TText,
+		OrderBy: []OrderSpec{{T: types.TInt4, Desc: true}}, Retractable: true})
 	acc = mk()
 	s := types.DString
 	acc.Add([]types.Datum{s("a"), s(","), types.DInt(1)})
@@ -159,11 +159,11 @@ func TestCountStarAndDistinctAndOrderedStringAgg(t *testing.T) {
 	if got := acc.Result().S; got != "b,a" {
 		t.Fatalf("string_agg after retraction = %q", got)
 	}
-	mk, _ = NewAccumulatorFunc(AggSpec{Fn: "string_agg", ArgTypes: []types.T{tTxt, tTxt}, T: tTxt})
+	mk, _ = NewAccumulatorFunc(AggSpec{Fn: "string_agg", ArgTypes: []types.T{types.TText, types.TText}, T: types.TText})
 	if !mk().Result().Null {
 		t.Fatal("string_agg over no rows is not NULL")
 	}
-	if _, err := NewAccumulatorFunc(AggSpec{Fn: "sum", ArgTypes: []types.T{tTxt}}); pgerr.CodeOf(err) != pgerr.UndefinedFunction {
+	if _, err := NewAccumulatorFunc(AggSpec{Fn: "sum", ArgTypes: []types.T{types.TText}}); pgerr.CodeOf(err) != pgerr.UndefinedFunction {
 		t.Fatalf("sum(text): %v", err)
 	}
 }
@@ -217,4 +217,12 @@ func TestSumNumericScaleAfterRetract(t *testing.T) {
 			t.Errorf("%s from a tail-less state: got %s, want %s", fn, got, wantOld)
 		}
 	}
+}
+
+func dec(s string) types.Datum {
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		panic(err)
+	}
+	return types.DDecimal(d)
 }

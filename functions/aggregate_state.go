@@ -1,4 +1,4 @@
-package executor
+package functions
 
 import (
 	"github.com/cockroachdb/apd/v3"

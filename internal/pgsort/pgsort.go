@@ -1,6 +1,8 @@
-package executor
+// Package pgsort is PostgreSQL's in-memory quicksort, for the operators and
+// aggregates whose ties must come out in the order PostgreSQL gives them.
+package pgsort
 
-// pgQsort sorts the n elements reached through cmp and swap with
+// Sort sorts the n elements reached through cmp and swap with
 // PostgreSQL's in-memory sort: the quicksort of src/include/lib/
 // sort_template.h (Bentley & McIlroy's "Engineering a Sort Function" with
 // a presorted-input check), which tuplesort uses for every in-memory
@@ -9,11 +11,11 @@ package executor
 // makes ties come out in the order Postgres gives for the same input.
 //
 // cmp(i, j) compares elements i and j (<0, 0, >0); swap exchanges them.
-func pgQsort(n int, cmp func(i, j int) int, swap func(i, j int)) {
-	pgQsortAt(0, n, cmp, swap)
+func Sort(n int, cmp func(i, j int) int, swap func(i, j int)) {
+	sortAt(0, n, cmp, swap)
 }
 
-func pgQsortAt(a, n int, cmp func(i, j int) int, swap func(i, j int)) {
+func sortAt(a, n int, cmp func(i, j int) int, swap func(i, j int)) {
 	for {
 		if n < 7 {
 			for pm := a + 1; pm < a+n; pm++ {
@@ -88,7 +90,7 @@ func pgQsortAt(a, n int, cmp func(i, j int) int, swap func(i, j int)) {
 		if d1 <= d2 {
 			// Recurse on the left partition, iterate on the right one.
 			if d1 > 1 {
-				pgQsortAt(a, d1, cmp, swap)
+				sortAt(a, d1, cmp, swap)
 			}
 			if d2 <= 1 {
 				return
@@ -96,7 +98,7 @@ func pgQsortAt(a, n int, cmp func(i, j int) int, swap func(i, j int)) {
 			a, n = pn-d2, d2
 		} else {
 			if d2 > 1 {
-				pgQsortAt(pn-d2, d2, cmp, swap)
+				sortAt(pn-d2, d2, cmp, swap)
 			}
 			if d1 <= 1 {
 				return

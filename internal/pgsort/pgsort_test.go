@@ -1,4 +1,4 @@
-package executor
+package pgsort
 
 import (
 	"strconv"
@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestPgQsortTies checks that rows with equal keys come out in the order
+// TestSortTies checks that rows with equal keys come out in the order
 // PostgreSQL 15 gives them: the expected orders are the output of
 // `SELECT i FROM generate_series(1, n) i ORDER BY key(i)` on a real
 // server.
-func TestPgQsortTies(t *testing.T) {
+func TestSortTies(t *testing.T) {
 	cases := []struct {
 		n    int
 		key  func(i int) int
@@ -25,7 +25,7 @@ func TestPgQsortTies(t *testing.T) {
 		for i := range xs {
 			xs[i] = i + 1
 		}
-		pgQsort(len(xs), func(a, b int) int { return c.key(xs[a]) - c.key(xs[b]) },
+		Sort(len(xs), func(a, b int) int { return c.key(xs[a]) - c.key(xs[b]) },
 			func(a, b int) { xs[a], xs[b] = xs[b], xs[a] })
 		got := make([]string, len(xs))
 		for i, x := range xs {
