@@ -418,7 +418,18 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 			e.writeMu.Unlock()
 		}
 	}()
-	batch := e.db.NewWriteBatch() // only applied and committed, never read
+	// The batch is only applied and committed, never read; it is sized
+	// for all the write sets, so that merging them copies each once.
+	size := 0
+	for _, w := range writeSets {
+		if b, ok := w.WriteSet.(*storage.Batch); ok && b != nil {
+			size += b.Bytes()
+		}
+	}
+	if sealed != nil {
+		size += sealed.batch.Bytes()
+	}
+	batch := e.db.NewWriteBatchSize(size)
 	defer batch.Close()
 	for _, w := range writeSets {
 		b, ok := w.WriteSet.(*storage.Batch)
@@ -437,7 +448,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 	if err := batch.SetCommittedEpoch(epoch); err != nil {
 		return err
 	}
-	size := int64(batch.Bytes())
+	committed := int64(batch.Bytes())
 	if err := batch.Commit(); err != nil {
 		return err
 	}
@@ -451,7 +462,7 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 		locked = false
 		e.writeMu.Unlock()
 	}
-	e.obs.checkpointCommitted(epoch, size, time.Now())
+	e.obs.checkpointCommitted(epoch, committed, time.Now())
 	if e.conns.anyPending() {
 		// The point of the protocol between the two commits is there only
 		// while a sink transaction waits for its Kafka commit.

@@ -40,6 +40,15 @@ func (db *DB) NewWriteBatch() *Batch {
 	return &Batch{b: db.pdb.NewBatch(), db: db, writeOnly: true}
 }
 
+// NewWriteBatchSize is NewWriteBatch with room for size bytes of writes
+// (as Bytes counts them) reserved up front. A batch grows by doubling,
+// copying what it holds each time: one whose size is known or foreseen
+// (the merge of an epoch's write sets, an actor's write set of about
+// the last epoch's size) is filled without those copies.
+func (db *DB) NewWriteBatchSize(size int) *Batch {
+	return &Batch{b: db.pdb.NewBatchWithSize(max(size, 0)), db: db, writeOnly: true}
+}
+
 func (b *Batch) checkRead() error {
 	if b.writeOnly {
 		return pgerr.New(pgerr.InternalError, "storage batch is write-only")

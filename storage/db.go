@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
 )
@@ -103,6 +104,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		Logger:             slogLogger{log},
 		FormatMajorVersion: pebble.FormatNewest,
 	}
+	// Bloom filters on every level (each level takes the one above's):
+	// operators look up keys that are not there all the time (every new
+	// group, join key or distinct value of a state table no longer held
+	// whole in memory), and without a filter each such Get reads a data
+	// block of every level it overlaps.
+	popts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	pdb, err := pebble.Open(fs.PathJoin(dir, pebbleDir), popts)
 	if err != nil {
 		lock.Close()

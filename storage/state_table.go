@@ -494,7 +494,12 @@ func (t *StateTable) Committed(epoch uint64) {
 					e.inTree = false
 					t.overlay.Delete(e.key)
 				}
-				if t.dropClean {
+				if t.dropClean || (t.whole && e.row == nil) {
+					// A whole table answers "no row" for a key without an
+					// entry: a durable deletion there would only stay in
+					// the B-tree for every later range scan to step over
+					// (a windowed aggregation closing its windows would
+					// visit all the groups it ever closed).
 					t.drop(e)
 				} else {
 					t.lruPush(e)

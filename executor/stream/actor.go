@@ -117,7 +117,8 @@ func (a *Actor) run(ctx context.Context) error {
 			continue
 		}
 		ws := a.ctx.WriteSet
-		a.ctx.WriteSet = a.ctx.DB.NewWriteBatch()
+		// The next epoch's writes are foreseen to be about this one's.
+		a.ctx.WriteSet = a.ctx.DB.NewWriteBatchSize(ws.Bytes())
 		if err := a.sink.Ack(ctx, b.Epoch.Curr, a.ctx.Actor, ws); err != nil {
 			return err
 		}

@@ -78,6 +78,11 @@ type HashAgg struct {
 	intKey    bool
 	dirtyInt  map[int64]*aggGroup
 	dirtyNull *aggGroup
+	// intPair: the group keys are two of the integer family (a window
+	// and a key of it, say); groups whose keys are both non-NULL are
+	// found by value in dirtyPair, the others through dirty.
+	intPair   bool
+	dirtyPair map[[2]int64]*aggGroup
 	wms       []types.Watermark
 	out       []types.Message
 	ob        outBuilder
@@ -210,6 +215,11 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		a.intKey = true
 		a.dirtyInt = map[int64]*aggGroup{}
 	}
+	if len(a.keyTs) == 2 && a.keyTs[0].Family() == types.FamInt && a.keyTs[1].Family() == types.FamInt &&
+		a.keyTs[0].ID != types.Unknown && a.keyTs[1].ID != types.Unknown {
+		a.intPair = true
+		a.dirtyPair = map[[2]int64]*aggGroup{}
+	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
 	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
 	// Closing windows scans the Result table across group keys; it must
@@ -322,6 +332,18 @@ func (a *HashAgg) group() (*aggGroup, error) {
 		} else {
 			a.dirtyInt[d.I] = g
 		}
+		return g, nil
+	}
+	if a.intPair && !a.key[0].Null && !a.key[1].Null {
+		k := [2]int64{a.key[0].I, a.key[1].I}
+		if g, ok := a.dirtyPair[k]; ok {
+			return g, nil
+		}
+		g, err := a.load()
+		if err != nil {
+			return nil, err
+		}
+		a.dirtyPair[k] = g
 		return g, nil
 	}
 	a.kbuf = a.result.EncodeKey(a.kbuf[:0], a.key)
@@ -510,6 +532,7 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 	}
 	clear(a.dirty)
 	clear(a.dirtyInt)
+	clear(a.dirtyPair)
 	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]
@@ -571,6 +594,7 @@ func (a *HashAgg) maybeFlushEarly() error {
 	}
 	clear(a.dirty)
 	clear(a.dirtyInt)
+	clear(a.dirtyPair)
 	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]

@@ -263,7 +263,7 @@ func TestHashAggRandom(t *testing.T) {
 		name    string
 		groupBy []int
 		calls   []planner.AggCall
-	}{{"grouped", []int{0}, calls}, {"global", nil, calls}, {"two keys", []int{0, 2}, calls}, {"shared distinct", []int{0}, shared}} {
+	}{{"grouped", []int{0}, calls}, {"global", nil, calls}, {"two keys", []int{0, 2}, calls}, {"two integer keys", []int{0, 1}, calls}, {"shared distinct", []int{0}, shared}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(len(tc.groupBy)+len(tc.calls))))
 			e := newOpEnv(t)

@@ -2,7 +2,9 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -311,6 +313,76 @@ func TestHopWindowRandom(t *testing.T) {
 		}
 		if !maps.Equal(state, want) {
 			t.Fatalf("%+v: got %d windows, want %d", p, len(state), len(want))
+		}
+	}
+}
+
+// TestHopWindowFastPath checks that chunks without update pairs, which
+// HopWindow expands column by column, come out as the row-at-a-time
+// expansion makes them: random inserts and deletes with NULL times,
+// hidden rows and times out of range, in chunks larger than one output
+// chunk.
+func TestHopWindowFastPath(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(3, 5))
+	ts := []types.T{types.TInt8, types.TTimestamp, types.TText}
+	for _, p := range []struct{ slide, size int64 }{{10, 30}, {7, 7}, {1, 100}} {
+		h, err := NewHopWindow(newTestActx(db), &rtScript{}, hopNode(ts, 1, p.slide, p.size, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			c := types.NewChunk(ts, 300)
+			n := 1 + rng.IntN(300)
+			for r := range n {
+				tm := types.DInt(rng.Int64N(1000) - 500)
+				switch rng.IntN(10) {
+				case 0:
+					tm = types.NullDatum
+				case 1:
+					tm = types.DInt(math.MaxInt64) // infinity: out of range
+				}
+				op := types.OpInsert
+				if rng.IntN(3) == 0 {
+					op = types.OpDelete
+				}
+				c.AppendRow(op, types.Row{types.DInt(int64(r)), tm, types.DString(strings.Repeat("x", rng.IntN(3)))})
+			}
+			if rng.IntN(2) == 0 {
+				c.Vis = make([]bool, n)
+				for i := range c.Vis {
+					c.Vis[i] = rng.IntN(4) != 0
+				}
+			}
+			expandAll := func(fast bool) string {
+				h.cur, h.row, h.unit, h.fast = c, 0, nil, fast
+				var b strings.Builder
+				for {
+					out := h.expand()
+					if out == nil {
+						if h.cur == nil {
+							return b.String()
+						}
+						continue
+					}
+					if out.Len() > types.ChunkCap {
+						t.Fatalf("chunk of %d rows", out.Len())
+					}
+					for i := 0; i < out.Len(); i++ {
+						b.WriteString(out.Op(i).String())
+						fmt.Fprintf(&b, " %d %d %q %d %d", out.Cols[0].I[i], out.Cols[1].I[i], out.Cols[2].S[i], out.Cols[3].I[i], out.Cols[4].I[i])
+						b.WriteString("\n")
+					}
+				}
+			}
+			slow, fast := expandAll(false), expandAll(true)
+			if slow == "" {
+				t.Fatal("no rows: the test compares nothing")
+			}
+			if fast != slow {
+				t.Fatalf("%+v: column-wise expansion differs from row-at-a-time:\n%s\nwant\n%s", p, fast, slow)
+			}
 		}
 	}
 }
