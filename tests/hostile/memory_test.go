@@ -281,19 +281,19 @@ func indexCases(n int) []memCase {
 		// The second lookup goes through the index.
 		check:  "SELECT count(*) || ' ' || (SELECT a FROM ix WHERE b = repeat(md5('4321'), 8)) FROM ix",
 		want:   fmt.Sprintf("%d 4321", n),
-		overMB: 256,
+		overMB: 300,
 	}}
 }
 
 // TestMemoryBudgetIndex inserts 200,000 rows in one statement into a
 // table whose index keys are 256 bytes of text, under the default
 // 256 MB --memory-budget: the peak resident set must stay below the
-// budget plus 256 MB, room for the Go heap's fixed allowance beyond
-// the budget (128 MiB), Pebble's 64 MB block cache and memtables and
-// the runtime. The index's state holds as much as its share of the
-// budget; a soft limit of twice the budget let the heap double that,
-// and its barrier copied the epoch's writes twice more into batches:
-// 645 MB, where this build peaks near 430 MB.
+// budget plus 300 MB, room for the Go heap's fixed allowance beyond
+// the budget (128 MiB), Pebble's 64 MB block cache and memtables, the
+// runtime and the collector's overshoot. The index's state holds as
+// much as its share of the budget; a soft limit of twice the budget let
+// the heap double that, and its barrier copied the epoch's writes twice
+// more into batches: 645 MB, where this build peaks at 410 to 460 MB.
 func TestMemoryBudgetIndex(t *testing.T) {
 	const n = 200_000
 	args := []string{"--memory-budget", strconv.Itoa(defaultBudgetMB)}
