@@ -134,3 +134,76 @@ func TestPendingAreasShadowLaterWrites(t *testing.T) {
 	wantRows(t, s, "SELECT count(*), sum(v) FROM t", fmt.Sprintf("%d %d", n-1, n+9))
 	wantRows(t, s, "SELECT c, s FROM agg", fmt.Sprintf("%d %d", n-1, n+9))
 }
+
+// TestHeldChangesBounded writes while the jobs wait for a recovery's
+// Initial barrier (initialized false): a small statement's changes are
+// held in memory, a big one's beyond heldLimit go into a log on disk,
+// an update after them follows them there, and once the barrier passes
+// (replayHeld, as Inject does) the view gets them all, in order.
+func TestHeldChangesBounded(t *testing.T) {
+	e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: vfs.NewMem()}, MemoryBudgetBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id bigint PRIMARY KEY, v bigint)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW agg AS SELECT count(*) AS c, sum(v) AS s FROM t")
+	rel, ok := e.cat.Lookup("public", "t")
+	if !ok {
+		t.Fatal("no table t")
+	}
+	row := func(id, v int64) types.Row { return types.Row{types.DInt(id), types.DInt(v)} }
+	const n = 20_000
+	var pe *pendingEpoch
+	stmt := func(f func(w *stmtWriter) error) error {
+		w := e.newStmtWriter()
+		if err := f(w); err != nil {
+			return err
+		}
+		var err error
+		pe, err = w.apply()
+		return err
+	}
+	e.writeMu.Lock()
+	e.st.initialized = false
+	err = stmt(func(w *stmtWriter) error { return w.Insert(rel.ID, row(1, 1)) })
+	if err == nil && (e.st.held.log != nil || len(e.st.held.mem) != 1) {
+		err = fmt.Errorf("a one-row statement: log %v, %d held in memory", e.st.held.log != nil, len(e.st.held.mem))
+	}
+	if err == nil {
+		err = stmt(func(w *stmtWriter) error {
+			for i := int64(2); i <= n; i++ {
+				if err := w.Insert(rel.ID, row(i, 1)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = stmt(func(w *stmtWriter) error { return w.Update(rel.ID, row(5, 1), row(5, 7)) })
+	}
+	if err == nil {
+		h := e.st.held
+		switch {
+		case h.log == nil:
+			err = fmt.Errorf("%d held changes under a 1 MiB budget, none in a log", n)
+		case h.bytes > e.heldLimit():
+			err = fmt.Errorf("%d bytes of held changes in memory, over %d", h.bytes, e.heldLimit())
+		case h.log.Len() < n/2:
+			err = fmt.Errorf("%d of %d held changes in the log", h.log.Len(), n+1)
+		}
+	}
+	e.st.initialized = true
+	e.replayHeld()
+	e.writeMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.waitCommitted(context.Background(), pe); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, s, "SELECT count(*), sum(v) FROM t", fmt.Sprintf("%d %d", n, n+6))
+	wantRows(t, s, "SELECT c, s FROM agg", fmt.Sprintf("%d %d", n, n+6))
+}

@@ -195,14 +195,7 @@ type streams struct {
 	// written meanwhile are held and pushed right after it (they belong to
 	// the epoch after the Initial one, which carries no changes).
 	initialized bool
-	held        []heldChanges
-}
-
-// heldChanges are a statement's changes of one table held until the
-// Initial barrier.
-type heldChanges struct {
-	relID  uint32
-	chunks []*types.Chunk
+	held        heldState
 }
 
 // startStreams starts the checkpoint driver; its first action is the
@@ -365,13 +358,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 	}
 	if initial {
 		st.initialized = true
-		held := st.held
-		st.held = nil
-		for _, h := range held {
-			if err := e.pushChanges(h.relID, h.chunks); err != nil {
-				e.log.Error("pushing changes held during recovery", "err", err)
-			}
-		}
+		e.replayHeld()
 	}
 }
 
@@ -569,7 +556,8 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	st.cur = newPendingEpoch(e.db)
 	st.view.Close()
 	st.view = e.db.NewBatch()
-	st.initialized, st.held = false, nil
+	st.initialized = false
+	e.discardHeld()
 	e.reloadTableWatermarks()
 
 	var specs []checkpoint.Job
@@ -993,7 +981,7 @@ func (j *jobRun) project(c *types.Chunk) *types.Chunk {
 // the epoch.
 func (e *Engine) pushChanges(relID uint32, chunks []*types.Chunk) error {
 	if !e.st.initialized {
-		e.st.held = append(e.st.held, heldChanges{relID: relID, chunks: chunks})
+		e.hold(relID, chunks)
 		return nil
 	}
 	for _, j := range e.st.sortedJobs() {

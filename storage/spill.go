@@ -232,6 +232,14 @@ func (t *StateTable) spill() error {
 		if err := b.Set(k, v, nil); err != nil {
 			return wrapWrite(err)
 		}
+		if b.Len() >= spillMoveBatch {
+			// In bounded pieces: one batch of every dirty entry would
+			// hold a copy of them all in memory.
+			if err := b.Commit(pebble.NoSync); err != nil {
+				return pgerr.Wrap(pgerr.IOError, err, "spilling state")
+			}
+			b.Reset()
+		}
 		e.dirty = false
 		e.inOverlay = false
 		if e.inTree {

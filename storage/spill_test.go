@@ -180,3 +180,60 @@ func TestSpillDroppedWithTable(t *testing.T) {
 		t.Fatalf("%d spill entries left after the table's range was deleted", n)
 	}
 }
+
+// TestLargeEpochCommitsThroughArea writes more in one epoch than an
+// operator's share of the budget, though not enough to flush early:
+// Commit writes the entries into a spill area, in pieces, and only the
+// area's mark into the checkpoint's batch, which would otherwise copy
+// them all; a small epoch still goes into the batch. Either way the rows
+// are invisible until the batch commits and all there after.
+func TestLargeEpochCommitsThroughArea(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(8 << 20)
+	st := newST(db, cache)
+	const n = 20_000
+	spillRows(st, n, "v")
+	if st.cstats.Spills.Load() != 0 {
+		t.Fatal("flushed early within the budget")
+	}
+	if d := st.dirtyBytes; d < cache.OperatorBuffer() {
+		t.Fatalf("only %d dirty bytes, want at least %d for the test", d, cache.OperatorBuffer())
+	}
+	b := db.NewBatch()
+	if err := st.Commit(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() != 1 {
+		t.Fatalf("the checkpoint batch holds %d writes, want the area's mark alone", b.Len())
+	}
+	snap := db.NewSnapshot()
+	if got := count(t, snap, 42); got != 0 {
+		t.Fatalf("a snapshot sees %d rows before the commit", got)
+	}
+	snap.Close()
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(1)
+	if got := stGet(t, st, 1, 7) + " " + stGet(t, st, 1, n-1); got != fmt.Sprintf("v7 v%d", n-1) {
+		t.Fatalf("reads after the commit = %s", got)
+	}
+	st.Insert(stKey(2, 1), stRow(2, 1, "small"))
+	b = db.NewBatch()
+	if err := st.Commit(b, 2); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() != 1 || st.cstats.Spills.Load() != 1 {
+		t.Fatalf("a one-row epoch: %d writes in the batch, %d flushes in all", b.Len(), st.cstats.Spills.Load())
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(2)
+	snap = db.NewSnapshot()
+	defer snap.Close()
+	if got := count(t, snap, 42); got != n+1 {
+		t.Fatalf("after the commits a snapshot sees %d rows, want %d", got, n+1)
+	}
+}

@@ -425,10 +425,15 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	if t.err != nil {
 		return t.err
 	}
-	if t.spillID != 0 {
+	if t.spillID != 0 || t.dirtyBytes >= t.cache.OperatorBuffer() {
 		// The epoch flushed early: the rest of its writes join its spill
 		// area, which the batch's mark commits. Were they written into
-		// the batch, moving the area after it would undo them.
+		// the batch, moving the area after it would undo them. An epoch
+		// that wrote more than an operator's share of the budget (see
+		// OperatorBuffer) takes the same way, in bounded pieces: in the
+		// batch, its writes would be in memory three times over until
+		// the commit, as entries, in the batch and in the checkpoint's
+		// batch that gathers every actor's.
 		if err := t.spill(); err != nil {
 			return err
 		}

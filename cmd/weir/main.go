@@ -217,10 +217,13 @@ func serve(args []string) int {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The garbage collector's soft limit follows the budget, so that
-		// what streaming frees is collected before the heap doubles: the
-		// budget twice over (live state plus what was just freed) and a
-		// fixed allowance for sessions, plans and Pebble's batches.
-		debug.SetMemoryLimit(2*(budgetMB<<20) + memoryOverhead)
+		// the heap stays within the budget and a fixed allowance for
+		// sessions, plans and Pebble's batches: what streaming frees is
+		// collected before the heap outgrows them, however much of the
+		// budget is live. (Twice the budget, as it was, let the heap
+		// double a full budget of live state: 650 MB at the default
+		// 256 MiB.)
+		debug.SetMemoryLimit(budgetMB<<20 + memoryOverhead)
 	}
 	if *streamingParallelism < 0 || *streamingParallelism > engine.MaxStreamingParallelism {
 		fmt.Fprintf(os.Stderr, "weir serve: --streaming-parallelism must be between 0 and %d, not %d\n", engine.MaxStreamingParallelism, *streamingParallelism)
@@ -305,5 +308,5 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // memoryOverhead is what weir serve's soft memory limit allows beyond
-// twice --memory-budget (see serve).
+// --memory-budget (see serve).
 const memoryOverhead = 128 << 20
