@@ -58,12 +58,18 @@ func (src *snapshotSource) ScanRelation(ctx context.Context, relID uint32, colTy
 // IndexUsable implements executor.IndexSource: an index serves reads
 // once its backfill is committed, and not to a transaction block that
 // has written (its reads see its own writes, which no index holds yet).
+//
+// A relation's primary key (planner.PrimaryIndex: idx is the relation
+// itself) always serves: its ranges are read where a scan would read.
 func (src *snapshotSource) IndexUsable(idx uint32) bool {
+	rel, ok := src.eng.cat.ByID(idx)
+	if ok && rel.Kind != catalog.KindIndex {
+		return true
+	}
 	if src.batch != nil && src.batch.Len() > 0 {
 		return false
 	}
-	rel, ok := src.eng.cat.ByID(idx)
-	if !ok || rel.Kind != catalog.KindIndex {
+	if !ok {
 		return false
 	}
 	src.eng.writeMu.Lock()
@@ -72,8 +78,16 @@ func (src *snapshotSource) IndexUsable(idx uint32) bool {
 	return j != nil && j.readable.Load()
 }
 
-// ScanRange implements executor.IndexSource.
+// ScanRange implements executor.IndexSource. A relation's own ranges
+// (its primary key's) come from the transaction block's batch when there
+// is one, as its scans do; an index's from the snapshot (it serves only
+// a block that has not written).
 func (src *snapshotSource) ScanRange(ctx context.Context, relID uint32, lo, hi []byte, colTypes []types.T) (executor.RowIter, error) {
+	if src.batch != nil {
+		if rel, ok := src.eng.cat.ByID(relID); ok && rel.Kind != catalog.KindIndex {
+			return &countingIter{it: src.batch.ScanRange(relID, lo, hi, colTypes), n: &src.eng.rowsRead}, nil
+		}
+	}
 	return &countingIter{it: src.snap.ScanRange(relID, lo, hi, colTypes), n: &src.eng.rowsRead}, nil
 }
 
@@ -309,7 +323,29 @@ type viewSource struct {
 }
 
 func (src *viewSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
-	return src.view.Scan(relID, colTypes), nil
+	return &countingIter{it: src.view.Scan(relID, colTypes), n: &src.eng.rowsRead}, nil
+}
+
+// IndexUsable implements executor.IndexSource: a DML statement reads a
+// relation's primary key ranges from the view (planner.PrimaryIndex),
+// but no secondary index, which holds no pending change yet.
+func (src *viewSource) IndexUsable(idx uint32) bool {
+	rel, ok := src.eng.cat.ByID(idx)
+	return ok && rel.Kind != catalog.KindIndex
+}
+
+// ScanRange implements executor.IndexSource.
+func (src *viewSource) ScanRange(ctx context.Context, relID uint32, lo, hi []byte, colTypes []types.T) (executor.RowIter, error) {
+	return &countingIter{it: src.view.ScanRange(relID, lo, hi, colTypes), n: &src.eng.rowsRead}, nil
+}
+
+// Get implements executor.IndexSource.
+func (src *viewSource) Get(ctx context.Context, relID uint32, key []byte, colTypes []types.T) (types.Row, bool, error) {
+	row, ok, err := src.view.Get(relID, key, colTypes)
+	if ok {
+		src.eng.rowsRead.Add(1)
+	}
+	return row, ok, err
 }
 
 func (src *viewSource) ScanSystem(ctx context.Context, schema, name string) ([]types.Row, error) {

@@ -94,7 +94,7 @@ type Engine struct {
 	// seqs holds the positions of the sequences of serial and identity
 	// columns (sequence.go).
 	seqs seqTable
-	// rowsRead counts the rows SELECTs read from relations and indexes
+	// rowsRead counts the rows statements read from relations and indexes
 	// (stored rows decoded); tests read it to see what an index saves.
 	rowsRead atomic.Int64
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -178,6 +179,18 @@ func (e *Engine) indexName(schema, rel string, keys []string) string {
 			return name
 		}
 	}
+}
+
+// useIndexes returns b's plan reading through keys where they serve its
+// filters (planner.UseIndexes): a query through the primary keys and
+// indexes of the relations it reads, a DML statement through primary
+// keys only, since its reads must see the changes still on their way to
+// the indexes.
+func (e *Engine) useIndexes(b *planner.Bound) planner.Plan {
+	if b.Tag == "SELECT" {
+		return planner.UseIndexes(b.Plan, e.indexesOf)
+	}
+	return planner.UseIndexes(b.Plan, func(uint32) []*catalog.Relation { return nil })
 }
 
 // indexesOf returns the indexes on relation relID, for the planner

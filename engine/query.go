@@ -30,9 +30,7 @@ func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.
 	if err := s.noSourceReads(b); err != nil {
 		return nil, err
 	}
-	if b.Tag == "SELECT" {
-		b.Plan = planner.UseIndexes(b.Plan, s.eng.indexesOf)
-	}
+	b.Plan = s.eng.useIndexes(b)
 	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
 }
 

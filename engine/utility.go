@@ -979,9 +979,7 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 	if err != nil {
 		return nil, err
 	}
-	if b.Tag == "SELECT" {
-		b.Plan = planner.UseIndexes(b.Plan, s.eng.indexesOf)
-	}
+	b.Plan = s.eng.useIndexes(b)
 	return &utilPrepared{fields: textFields("QUERY PLAN"), params: b.Params, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
 		var rows []types.Row
 		for _, line := range strings.Split(strings.TrimRight(planner.Explain(b.Plan), "\n"), "\n") {

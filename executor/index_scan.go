@@ -1,7 +1,9 @@
 package executor
 
 import (
+	"bytes"
 	"context"
+	"slices"
 
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -26,7 +28,10 @@ type IndexScan struct {
 	it       RowIter
 	src      IndexSource
 	relTypes []types.T
-	keyBuf   []byte
+	idxTypes []types.T
+	// pending holds the key ranges still to read after the current one.
+	pending [][2][]byte
+	keyBuf  []byte
 }
 
 var _ Operator = (*IndexScan)(nil)
@@ -64,9 +69,10 @@ func (s *IndexScan) eval(e planner.Expr) (types.Datum, error) {
 	return vec.Get(0), nil
 }
 
-// open starts the iterator: over the index's key range when the source
-// serves the index, over the relation otherwise. It reports false when
-// the range is empty (a NULL value).
+// open computes the key ranges to read and starts the iterator: over
+// the first range when the source serves the index, over the relation
+// otherwise. It reports false when no range can hold a row (a NULL
+// value).
 func (s *IndexScan) open(ctx context.Context) (bool, error) {
 	p := s.plan
 	s.relTypes = colTypes(nil, len(p.Rel.Cols), func(i int) types.T { return p.Rel.Cols[i].T })
@@ -76,33 +82,80 @@ func (s *IndexScan) open(ctx context.Context) (bool, error) {
 		s.it = it
 		return true, err
 	}
-	idxTypes := colTypes(nil, len(p.Index.Cols), func(i int) types.T { return p.Index.Cols[i].T })
+	s.idxTypes = colTypes(nil, len(p.Index.Cols), func(i int) types.T { return p.Index.Cols[i].T })
+	if p.Primary {
+		s.idxTypes = s.relTypes
+	}
+	ranges, err := s.ranges()
+	if err != nil || len(ranges) == 0 {
+		return false, err
+	}
+	s.src, s.pending = src, ranges
+	return s.nextRange(ctx)
+}
+
+// nextRange opens the iterator over the next pending range, reporting
+// false when none is left.
+func (s *IndexScan) nextRange(ctx context.Context) (bool, error) {
+	if len(s.pending) == 0 {
+		return false, nil
+	}
+	r := s.pending[0]
+	s.pending = s.pending[1:]
+	it, err := s.src.ScanRange(ctx, s.plan.Index.ID, r[0], r[1], s.idxTypes)
+	if err != nil {
+		return false, err
+	}
+	s.it = it
+	return true, nil
+}
+
+// ranges returns the key ranges [lo, hi) of the plan, in key order and
+// without overlap (an IN list's equal values are read once): none when
+// a value is NULL, which no comparison matches.
+func (s *IndexScan) ranges() ([][2][]byte, error) {
+	p := s.plan
+	idxTypes := s.idxTypes
 	var prefix []byte
 	for i, e := range p.Eq {
 		d, err := s.eval(e)
-		if err != nil {
-			return false, err
-		}
-		if d.Null {
-			return false, nil
+		if err != nil || d.Null {
+			return nil, err
 		}
 		prefix = types.AppendKey(prefix, d, idxTypes[i], false)
 	}
-	lo, hi := prefix, keySuccessor(prefix)
 	k := len(p.Eq)
+	if p.In != nil {
+		var keys [][]byte
+		for _, e := range p.In {
+			d, err := s.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if d.Null {
+				continue
+			}
+			keys = append(keys, types.AppendKey(append([]byte(nil), prefix...), d, idxTypes[k], false))
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		keys = slices.CompactFunc(keys, bytes.Equal)
+		out := make([][2][]byte, len(keys))
+		for i, key := range keys {
+			out[i] = [2][]byte{key, keySuccessor(key)}
+		}
+		return out, nil
+	}
+	lo, hi := prefix, keySuccessor(prefix)
 	if p.Lo != nil {
 		d, err := s.eval(p.Lo.Value)
-		if err != nil {
-			return false, err
-		}
-		if d.Null {
-			return false, nil
+		if err != nil || d.Null {
+			return nil, err
 		}
 		lo = types.AppendKey(append([]byte(nil), prefix...), d, idxTypes[k], false)
 		if !p.Lo.Inclusive {
 			lo = keySuccessor(lo)
 			if lo == nil {
-				return false, nil
+				return nil, nil
 			}
 		}
 	} else if p.Hi != nil {
@@ -112,11 +165,8 @@ func (s *IndexScan) open(ctx context.Context) (bool, error) {
 	}
 	if p.Hi != nil {
 		d, err := s.eval(p.Hi.Value)
-		if err != nil {
-			return false, err
-		}
-		if d.Null {
-			return false, nil
+		if err != nil || d.Null {
+			return nil, err
 		}
 		hi = types.AppendKey(append([]byte(nil), prefix...), d, idxTypes[k], false)
 		if p.Hi.Inclusive {
@@ -126,12 +176,7 @@ func (s *IndexScan) open(ctx context.Context) (bool, error) {
 	if len(lo) == 0 {
 		lo = nil
 	}
-	it, err := src.ScanRange(ctx, p.Index.ID, lo, hi, idxTypes)
-	if err != nil {
-		return false, err
-	}
-	s.it, s.src = it, src
-	return true, nil
+	return [][2][]byte{{lo, hi}}, nil
 }
 
 // keySuccessor returns the smallest key greater than every key starting
@@ -173,8 +218,19 @@ func (s *IndexScan) next(ctx context.Context) (*types.Chunk, error) {
 			return nil, err
 		}
 		if r == nil {
-			s.Close()
-			break
+			s.it.Close()
+			s.it = nil
+			more := false
+			if s.src != nil {
+				if more, err = s.nextRange(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if !more {
+				s.Close()
+				break
+			}
+			continue
 		}
 		if s.src != nil && p.Covering != nil {
 			for j, i := range p.Covering {
@@ -187,7 +243,7 @@ func (s *IndexScan) next(ctx context.Context) (*types.Chunk, error) {
 			c.AppendRow(types.OpInsert, out)
 			continue
 		}
-		if s.src != nil {
+		if s.src != nil && !p.Primary {
 			s.keyBuf = s.keyBuf[:0]
 			for i, pk := range p.Rel.PK {
 				s.keyBuf = types.AppendKey(s.keyBuf, r[p.PKCols[i]], s.relTypes[pk], false)

@@ -129,7 +129,9 @@ func (f *exprFormatter) describe(p Plan) string {
 		for i, e := range n.Eq {
 			conds = append(conds, n.Index.Cols[i].Name+" = "+f.expr(e))
 		}
-		if k := len(n.Eq); n.Lo != nil || n.Hi != nil {
+		if k := len(n.Eq); n.In != nil {
+			conds = append(conds, n.Index.Cols[k].Name+" IN ("+f.list(n.In)+")")
+		} else if n.Lo != nil || n.Hi != nil {
 			name := n.Index.Cols[k].Name
 			if n.Lo != nil {
 				op := " > "

@@ -1,20 +1,25 @@
 package planner
 
 import (
+	"strconv"
+
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
 
 // IndexScan reads the rows of Rel whose index key (in Index, a relation
-// of catalog.KindIndex on Rel) lies in one range: its first len(Eq) key
-// columns equal Eq's values and, when Lo or Hi is set, the next one lies
-// within them. The key range is read from the index, then each row from
-// Rel by its primary key (the index columns PKCols, in Rel.PK order). It
-// emits what a Scan of Rel with Cols and Out would, restricted to those
-// rows (a superset of the rows its Filter keeps: the Filter stays above
-// it). When the source cannot serve the index at the statement's
-// snapshot (inside a transaction block that wrote, say), it scans Rel
-// instead.
+// of catalog.KindIndex on Rel) lies in a few ranges: its first len(Eq)
+// key columns equal Eq's values and, when Lo or Hi is set, the next one
+// lies within them, or, when In is set, equals one of In's values (one
+// range per distinct value). The key ranges are read from the index,
+// then each row from Rel by its primary key (the index columns PKCols,
+// in Rel.PK order). A Primary scan reads Rel's own storage, keyed by its
+// primary key (Index then describes that key: PrimaryIndex), and needs
+// no second read. It emits what a Scan of Rel with Cols and Out would,
+// restricted to those rows (a superset of the rows its Filter keeps: the
+// Filter stays above it). When the source cannot serve the index at the
+// statement's snapshot (inside a transaction block that wrote, say), it
+// scans Rel instead.
 type IndexScan struct {
 	Rel    *catalog.Relation
 	Index  *catalog.Relation
@@ -22,7 +27,10 @@ type IndexScan struct {
 	Out    types.Schema
 	Eq     []Expr
 	Lo, Hi *IndexBound
+	In     []Expr
 	PKCols []int
+	// Primary marks a scan of Rel's primary key: Index.ID is Rel.ID.
+	Primary bool
 	// Covering, when set, gives for each output column the index column
 	// holding it, or -1 for a column no expression above reads (it is
 	// emitted NULL): the rows come from the index alone, without
@@ -43,12 +51,14 @@ func (p *IndexScan) Schema() types.Schema { return p.Out }
 // Inputs implements Plan.
 func (p *IndexScan) Inputs() []Plan { return nil }
 
-// UseIndexes rewrites p, a plan about to run as a batch query, so that a
-// Filter over a Scan whose conjuncts fix the leading key columns of one
-// of the relation's indexes (equality on the first ones, or a range on
-// the one after them) reads that index's key range instead of every row
-// (IndexScan). indexes returns the usable indexes of a relation. Plans of
-// subqueries are rewritten too.
+// UseIndexes rewrites p, a plan about to run as a batch query or DML
+// statement, so that a Filter over a Scan whose conjuncts fix the leading
+// key columns of the relation's primary key or of one of its indexes
+// (equality on the first ones, then a range or an IN list on the one
+// after them) reads that key's ranges instead of every row (IndexScan).
+// indexes returns the secondary indexes a relation may be read through
+// (nil for none: the primary key still serves). Plans of subqueries are
+// rewritten too.
 func UseIndexes(p Plan, indexes func(relID uint32) []*catalog.Relation) Plan {
 	p = useIndexes(p, indexes)
 	WalkPlanExprs(p, func(e Expr) {
@@ -97,6 +107,12 @@ func useIndexes(p Plan, indexes func(uint32) []*catalog.Relation) Plan {
 		n.Input = rec(n.Input)
 	case *SetOp:
 		n.Left, n.Right = rec(n.Left), rec(n.Right)
+	case *Update:
+		n.Input = rec(n.Input)
+	case *Delete:
+		n.Input = rec(n.Input)
+	case *Insert:
+		n.Input = rec(n.Input)
 	}
 	return p
 }
@@ -107,7 +123,7 @@ func IndexesRead(p Plan) []uint32 {
 	var ids []uint32
 	var walk func(Plan)
 	walk = func(q Plan) {
-		if is, ok := q.(*IndexScan); ok {
+		if is, ok := q.(*IndexScan); ok && !is.Primary {
 			ids = append(ids, is.Index.ID)
 		}
 		for _, in := range q.Inputs() {
@@ -124,8 +140,12 @@ func IndexesRead(p Plan) []uint32 {
 }
 
 // covering returns IndexScan.Covering for is when the expressions es
-// (all that read its output) read only columns its index holds, or nil.
+// (all that read its output) read only columns its index holds, or nil
+// (always for a Primary scan, whose rows are whole already).
 func covering(is *IndexScan, es []Expr) []int {
+	if is.Primary {
+		return nil
+	}
 	used := make([]bool, len(is.Cols))
 	ok := true
 	for _, e := range es {
@@ -165,11 +185,13 @@ func covering(is *IndexScan, es []Expr) []int {
 	return out
 }
 
-// indexPred is a conjunct comparing a column of the scan with a value.
+// indexPred is a conjunct comparing a column of the scan with a value,
+// or (op "in") with a list of values.
 type indexPred struct {
-	col int    // index into the scan's relation's Cols
-	op  string // "=", "<", "<=", ">", ">=" with the column on the left
-	val Expr
+	col  int    // index into the scan's relation's Cols
+	op   string // "=", "<", "<=", ">", ">=" with the column on the left, or "in"
+	val  Expr
+	list []Expr
 }
 
 // flipped is the comparison with its sides swapped.
@@ -180,6 +202,12 @@ var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": 
 func indexPreds(s *Scan, cond Expr) []indexPred {
 	var out []indexPred
 	for _, c := range conjuncts(cond) {
+		if in, ok := c.(*InList); ok {
+			if p, ok := inPred(s, in); ok {
+				out = append(out, p)
+			}
+			continue
+		}
 		call, ok := c.(*Call)
 		if !ok || len(call.Args) != 2 {
 			continue
@@ -197,27 +225,70 @@ func indexPreds(s *Scan, cond Expr) []indexPred {
 		} else {
 			continue
 		}
-		ref := l.(*ColRef)
-		if ref.Idx >= len(s.Cols) {
+		col, ok := keyColumn(s, l.(*ColRef))
+		if !ok {
 			continue
 		}
-		col := s.Cols[ref.Idx]
-		t := s.Rel.Cols[col].T
-		if ref.T.ID != t.ID || !keyOrdered(t) {
-			continue
+		if r, ok = keyValue(s.Rel.Cols[col].T, r); ok {
+			out = append(out, indexPred{col: col, op: op, val: r})
 		}
-		if vt := r.Type(); vt.ID != t.ID {
-			// A narrower integer (n = 3 over a bigint) converts exactly
-			// to the column's type; anything else would change the
-			// comparison's meaning or fail.
-			if !vt.IsInteger() || !t.IsInteger() || intWidth(vt) > intWidth(t) {
-				continue
-			}
-			r = &Cast{Arg: r, T: t}
-		}
-		out = append(out, indexPred{col: col, op: op, val: r})
 	}
 	return out
+}
+
+// inPred returns the predicate of `column IN (values)`: a list of
+// row-free values of the column's type (NOT IN serves no range).
+func inPred(s *Scan, in *InList) (indexPred, bool) {
+	ref, ok := in.Arg.(*ColRef)
+	if in.Not || !ok || len(in.List) == 0 {
+		return indexPred{}, false
+	}
+	col, ok := keyColumn(s, ref)
+	if !ok {
+		return indexPred{}, false
+	}
+	p := indexPred{col: col, op: "in"}
+	for _, v := range in.List {
+		if !rowFree(v) {
+			return indexPred{}, false
+		}
+		v, ok := keyValue(s.Rel.Cols[col].T, v)
+		if !ok {
+			return indexPred{}, false
+		}
+		p.list = append(p.list, v)
+	}
+	return p, true
+}
+
+// keyColumn returns the relation column ref reads when its values can
+// be looked up by key: a column of the scan, compared in its own type,
+// whose key order is its comparison order.
+func keyColumn(s *Scan, ref *ColRef) (int, bool) {
+	if ref.Idx >= len(s.Cols) {
+		return 0, false
+	}
+	col := s.Cols[ref.Idx]
+	t := s.Rel.Cols[col].T
+	if ref.T.ID != t.ID || !keyOrdered(t) {
+		return 0, false
+	}
+	return col, true
+}
+
+// keyValue returns v as a value of the key column's type t, when it
+// compares with the column as it is: of t itself, or a narrower integer
+// (n = 3 over a bigint), which converts exactly; anything else would
+// change the comparison's meaning or fail.
+func keyValue(t types.T, v Expr) (Expr, bool) {
+	vt := v.Type()
+	if vt.ID == t.ID {
+		return v, true
+	}
+	if !vt.IsInteger() || !t.IsInteger() || intWidth(vt) > intWidth(t) {
+		return nil, false
+	}
+	return &Cast{Arg: v, T: t}, true
 }
 
 // keyOrdered reports whether the storage key order of t's values is the
@@ -251,7 +322,9 @@ func rowFree(e Expr) bool {
 
 // chooseIndex returns the IndexScan serving the most of cond's
 // predicates on s (most equalities on leading key columns, then a range
-// on the next), or nil when no index serves any.
+// or an IN list on the next; the primary key before an index that
+// serves as many, since it needs no second read), or nil when none
+// serves any.
 func chooseIndex(s *Scan, cond Expr, idxs []*catalog.Relation) *IndexScan {
 	preds := indexPreds(s, cond)
 	if len(preds) == 0 {
@@ -259,20 +332,49 @@ func chooseIndex(s *Scan, cond Expr, idxs []*catalog.Relation) *IndexScan {
 	}
 	var best *IndexScan
 	bestScore := 0
-	for _, idx := range idxs {
+	consider := func(idx *catalog.Relation, primary bool) {
 		is := matchIndex(s, idx, preds)
 		if is == nil {
-			continue
+			return
 		}
-		score := 2 * len(is.Eq)
-		if is.Lo != nil || is.Hi != nil {
+		is.Primary = primary
+		score := 8 * len(is.Eq)
+		switch {
+		case is.In != nil:
+			score += 4
+		case is.Lo != nil || is.Hi != nil:
+			score += 2
+		}
+		if primary {
 			score++
 		}
 		if score > bestScore {
 			best, bestScore = is, score
 		}
 	}
+	if pk := PrimaryIndex(s.Rel); pk != nil {
+		consider(pk, true)
+	}
+	for _, idx := range idxs {
+		consider(idx, false)
+	}
 	return best
+}
+
+// PrimaryIndex describes the primary key of rel, a table or materialized
+// view, as an index over rel's own storage (which is keyed by it, in
+// ascending order): its columns are the key's, its ID rel's. It returns
+// nil for a relation without such storage.
+func PrimaryIndex(rel *catalog.Relation) *catalog.Relation {
+	if (rel.Kind != catalog.KindTable && rel.Kind != catalog.KindMView) || len(rel.PK) == 0 {
+		return nil
+	}
+	idx := &catalog.Relation{ID: rel.ID, OID: rel.OID, Schema: rel.Schema, Name: rel.Name + "_pkey", Kind: catalog.KindIndex, Deps: []uint32{rel.ID},
+		With: map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(rel.PK))}}
+	for _, k := range rel.PK {
+		idx.Cols = append(idx.Cols, rel.Cols[k])
+	}
+	return idx
 }
 
 // matchIndex returns the IndexScan of s through idx for preds, or nil.
@@ -317,7 +419,13 @@ func matchIndex(s *Scan, idx *catalog.Relation, preds []indexPred) *IndexScan {
 			continue
 		}
 		for _, p := range preds {
-			if p.col != col {
+			if p.col == col && p.op == "in" {
+				is.In = p.list
+				break
+			}
+		}
+		for _, p := range preds {
+			if p.col != col || is.In != nil || p.op == "in" {
 				continue
 			}
 			b := &IndexBound{Value: p.val, Inclusive: p.op == "<=" || p.op == ">="}
@@ -334,7 +442,7 @@ func matchIndex(s *Scan, idx *catalog.Relation, preds []indexPred) *IndexScan {
 		}
 		break
 	}
-	if len(is.Eq) == 0 && is.Lo == nil && is.Hi == nil {
+	if len(is.Eq) == 0 && is.Lo == nil && is.Hi == nil && is.In == nil {
 		return nil
 	}
 	return is
