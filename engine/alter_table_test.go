@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// TestAlterTableKeepsDefinitions: after ADD and RENAME COLUMN the views
+// created before read the table as they did, running and after a
+// restart (their definitions are bound again then, through the pinned
+// columns), while views created after see the new columns.
+func TestAlterTableKeepsDefinitions(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW star AS SELECT * FROM t")
+	mustRun(t, s, "CREATE VIEW bs AS SELECT a, b FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW over_view AS SELECT b, count(*) AS n FROM bs GROUP BY b")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN c int DEFAULT 10")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN b TO label")
+	mustRun(t, s, "INSERT INTO t VALUES (3, 'x', 30)")
+	wantRows(t, s, "SELECT * FROM star ORDER BY a", "1 x", "2 y", "3 x")
+	wantRows(t, s, "SELECT * FROM bs ORDER BY a", "1 x", "2 y", "3 x")
+	wantRows(t, s, "SELECT * FROM over_view ORDER BY b", "x 2", "y 1")
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 x 10", "2 y 10", "3 x 30")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW later AS SELECT label, c FROM t WHERE c > 5")
+	wantRows(t, s, "SELECT * FROM later ORDER BY c, label", "x 10", "y 10", "x 30")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (4, 'y', 40)")
+	wantRows(t, s, "SELECT * FROM star ORDER BY a", "1 x", "2 y", "3 x", "4 y")
+	wantRows(t, s, "SELECT * FROM bs ORDER BY a", "1 x", "2 y", "3 x", "4 y")
+	wantRows(t, s, "SELECT * FROM over_view ORDER BY b", "x 2", "y 2")
+	wantRows(t, s, "SELECT * FROM later ORDER BY c, label", "x 10", "y 10", "x 30", "y 40")
+	star, _ := e.cat.Lookup("", "star")
+	tbl, _ := e.cat.Lookup("", "t")
+	if got := strings.Join(star.DepCols[tbl.ID], ","); got != "a,b" {
+		t.Fatalf("star pins t's columns as %q, want a,b", got)
+	}
+}
+
+// TestDropColumn: a column read by a view cannot be dropped without
+// CASCADE; an unused one can, and a column added again under its name
+// starts empty (the dropped values stay unreachable).
+func TestDropColumn(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text, c int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x', 5)")
+	mustRun(t, s, "CREATE VIEW vb AS SELECT a, b FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mc AS SELECT sum(c) AS s FROM t")
+	mustRun(t, s, "CREATE INDEX t_c ON t (c)")
+	_, err := run(t, s, "ALTER TABLE t DROP COLUMN c")
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.DependentObjectsStillExist || pe.Detail != "materialized view mc depends on column c of table t" {
+		t.Fatalf("DROP COLUMN c: %v", err)
+	}
+	_, err = run(t, s, "ALTER TABLE t DROP COLUMN a")
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.FeatureNotSupported {
+		t.Fatalf("DROP COLUMN of the key: %v", err)
+	}
+	if n := runNotices(t, s, "ALTER TABLE t DROP COLUMN c CASCADE"); len(n) != 1 || n[0] != "drop cascades to materialized view mc" {
+		t.Fatalf("notices: %q", n)
+	}
+	for _, gone := range []string{"mc", "t_c"} {
+		if _, ok := e.cat.Lookup("", gone); ok {
+			t.Fatalf("%s survived the drop of the column it reads", gone)
+		}
+	}
+	wantRows(t, s, "SELECT * FROM vb", "1 x")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN c int")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 'y', 7)")
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 x NULL", "2 y 7")
+	if _, err := run(t, s, `SELECT "........pg.dropped.3........" FROM t`); pgerr.As(err) == nil || pgerr.As(err).Code != pgerr.UndefinedColumn {
+		t.Fatalf("the dropped column is reachable: %v", err)
+	}
+	if n := runNotices(t, s, "ALTER TABLE t DROP COLUMN b CASCADE"); len(n) != 1 || n[0] != "drop cascades to view vb" {
+		t.Fatalf("notices: %q", n)
+	}
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 NULL", "2 7")
+}
