@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
 )
 
 // TestAlterTableKeepsDefinitions: after ADD and RENAME COLUMN the views
@@ -87,4 +88,33 @@ func TestDropColumn(t *testing.T) {
 		t.Fatalf("notices: %q", n)
 	}
 	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 NULL", "2 7")
+}
+
+// TestAlterTableBackup: a backup taken after ADD and DROP COLUMN opens
+// with the added column's missing value and the dropped column gone.
+func TestAlterTableBackup(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text, c int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x', 5)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT a, c FROM t")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN d numeric DEFAULT 1.50")
+	mustRun(t, s, "ALTER TABLE t DROP COLUMN b")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN c TO cc")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 6, 2.25)")
+	mustRun(t, s, "BACKUP TO '/bk'")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(Config{DataDir: "/bk", Storage: storage.Options{FS: fs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s = session(t, c)
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 5 1.50", "2 6 2.25")
+	wantRows(t, s, "SELECT a, cc FROM t WHERE d > 2", "2 6")
+	mustRun(t, s, "INSERT INTO t VALUES (3, 7, 3)")
+	wantRows(t, s, "SELECT * FROM m ORDER BY a", "1 5", "2 6", "3 7")
 }
