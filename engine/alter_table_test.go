@@ -118,3 +118,29 @@ func TestAlterTableBackup(t *testing.T) {
 	mustRun(t, s, "INSERT INTO t VALUES (3, 7, 3)")
 	wantRows(t, s, "SELECT * FROM m ORDER BY a", "1 5", "2 6", "3 7")
 }
+
+// TestAlterTablePreparedWrites: statements prepared before ADD COLUMN
+// write rows holding the added column (its missing value for a new row,
+// the stored value for an updated one), so jobs planned after the change
+// get whole rows.
+func TestAlterTablePreparedWrites(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE pt (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "PREPARE ins AS INSERT INTO pt VALUES ($1, $2)")
+	mustRun(t, s, "PREPARE upd AS UPDATE pt SET b = b || '!' WHERE a = $1")
+	mustRun(t, s, "PREPARE del AS DELETE FROM pt WHERE a = $1")
+	mustRun(t, s, "EXECUTE ins(1, 'x')")
+	mustRun(t, s, "EXECUTE ins(3, 'w')")
+	mustRun(t, s, "ALTER TABLE pt ADD COLUMN z int DEFAULT 3")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mz AS SELECT * FROM pt")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW ms AS SELECT sum(z) AS s, count(*) AS n FROM pt")
+	mustRun(t, s, "EXECUTE ins(2, 'y')")
+	mustRun(t, s, "UPDATE pt SET z = 10 WHERE a = 1")
+	mustRun(t, s, "EXECUTE upd(1)")
+	mustRun(t, s, "EXECUTE del(3)")
+	wantRows(t, s, "SELECT * FROM pt ORDER BY a", "1 x! 10", "2 y 3")
+	wantRows(t, s, "SELECT * FROM mz ORDER BY a", "1 x! 10", "2 y 3")
+	wantRows(t, s, "SELECT * FROM ms", "13 2")
+}
