@@ -389,9 +389,19 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 	}
 	var blocking []string
 	for _, d := range readers {
-		if d.Kind != catalog.KindIndex {
-			blocking = append(blocking, fmt.Sprintf("%s %s depends on column %s of table %s", kindWords[d.Kind], d.Name, st.Column, rel.Name))
+		if d.Kind == catalog.KindIndex {
+			continue
 		}
+		// A reader of another reader depends on that one, as
+		// PostgreSQL says (its Deps hold the table through the other).
+		on := fmt.Sprintf("column %s of table %s", st.Column, rel.Name)
+		for _, r := range readers {
+			if r.ID != d.ID && r.Kind != catalog.KindIndex && slices.Contains(d.Deps, r.ID) {
+				on = kindWords[r.Kind] + " " + r.Name
+				break
+			}
+		}
+		blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
 	}
 	if len(blocking) > 0 && !st.Cascade {
 		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", st.Column, rel.Name).

@@ -3,6 +3,7 @@ CREATE TABLE at1 (id int PRIMARY KEY, name text, score numeric);
 INSERT INTO at1 VALUES (1, 'one', 1.50), (2, 'two', NULL);
 CREATE VIEW at1_all AS SELECT * FROM at1;
 CREATE VIEW at1_names AS SELECT id, name FROM at1 WHERE id > 0;
+CREATE VIEW at1_names2 AS SELECT name FROM at1_names;
 CREATE INDEX at1_name_idx ON at1 (name);
 -- ADD COLUMN: existing rows take the default, evaluated once.
 ALTER TABLE at1 ADD COLUMN price numeric DEFAULT 2.50;
@@ -52,6 +53,7 @@ ALTER TABLE at1 DROP COLUMN IF EXISTS nothing;
 ALTER TABLE at1 DROP COLUMN nothing;
 ALTER TABLE at1 DROP COLUMN big RESTRICT;
 ALTER TABLE at1 DROP COLUMN points CASCADE;
+ALTER TABLE at1 DROP title;
 ALTER TABLE at1 DROP title CASCADE;
 SELECT * FROM at1 ORDER BY id;
 INSERT INTO at1 VALUES (7, 1, 'l7', 'n7');
