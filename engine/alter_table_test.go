@@ -144,3 +144,27 @@ func TestAlterTablePreparedWrites(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM mz ORDER BY a", "1 x! 10", "2 y 3")
 	wantRows(t, s, "SELECT * FROM ms", "13 2")
 }
+
+// TestAlterTableIndexes: an index keeps serving its column after the
+// column is renamed, and never a new column that took its old name.
+func TestAlterTableIndexes(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+	mustRun(t, s, "CREATE INDEX t_b ON t (b)")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN b TO c")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN b text DEFAULT 'y'")
+	mustRun(t, s, "INSERT INTO t VALUES (3, 'x', 'x')")
+	wantRows(t, s, "SELECT a FROM t WHERE b = 'x' ORDER BY a", "3")
+	wantRows(t, s, "SELECT a FROM t WHERE c = 'x' ORDER BY a", "1", "3")
+	plan := strings.Join(mustRun(t, s, "EXPLAIN SELECT a FROM t WHERE c = 'x'"), "\n")
+	if !strings.Contains(plan, "t_b") {
+		t.Fatalf("the renamed column's index is not used:\n%s", plan)
+	}
+	plan = strings.Join(mustRun(t, s, "EXPLAIN SELECT a FROM t WHERE b = 'x'"), "\n")
+	if strings.Contains(plan, "t_b") {
+		t.Fatalf("the index serves the new column of its column's old name:\n%s", plan)
+	}
+}

@@ -42,6 +42,29 @@ func (r *Relation) IndexKeys() int {
 // its key columns (IndexKeys).
 const IndexKeysOption = "index_keys"
 
+// IndexPositionsOption is the With entry, never stored, in which the
+// engine hands the planner the positions in the indexed relation's Cols
+// of an index's columns, comma separated (IndexPositions): an index names
+// its columns as the relation called them when it was created, which
+// ALTER TABLE ... RENAME COLUMN changes.
+const IndexPositionsOption = "index_positions"
+
+// IndexPositions returns the positions IndexPositionsOption holds, and
+// whether it is set.
+func IndexPositions(r *Relation) ([]int, bool) {
+	v, ok := r.With[IndexPositionsOption]
+	if !ok {
+		return nil, false
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n := -1
+		fmt.Sscan(f, &n)
+		out = append(out, n)
+	}
+	return out, true
+}
+
 // IndexDescOption is the With entry of an index listing, comma
 // separated, the positions of its key columns declared DESC. The index
 // is stored ascending whatever the order: a btree is read either way, so
