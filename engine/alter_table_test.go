@@ -88,6 +88,11 @@ func TestDropColumn(t *testing.T) {
 		t.Fatalf("notices: %q", n)
 	}
 	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 NULL", "2 7")
+	for _, q := range []string{"SHOW COLUMNS FROM t", "DESCRIBE t"} {
+		if rows := strings.Join(mustRun(t, s, q), "\n"); strings.Contains(rows, "dropped") {
+			t.Fatalf("%s lists dropped columns:\n%s", q, rows)
+		}
+	}
 }
 
 // TestAlterTableBackup: a backup taken after ADD and DROP COLUMN opens

@@ -942,6 +942,9 @@ func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 		}
 		var rows []types.Row
 		for _, c := range rel.Cols {
+			if c.Dropped {
+				continue
+			}
 			hidden := "false"
 			if c.Hidden {
 				hidden = "true"
