@@ -59,6 +59,7 @@ SELECT * FROM at1 ORDER BY id;
 INSERT INTO at1 VALUES (7, 1, 'l7', 'n7');
 SELECT * FROM at1 ORDER BY id;
 SELECT attname, attisdropped FROM pg_attribute WHERE attrelid = 'at1'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT relnatts FROM pg_class WHERE relname = 'at1';
 SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'at1' ORDER BY ordinal_position;
 \d at1
 ALTER TABLE at1 ADD COLUMN title text DEFAULT 'back';
