@@ -25,7 +25,14 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 		}
 		schema = "public"
 	}
-	return v.s.eng.cat.Lookup(schema, name)
+	rel, ok := v.s.eng.cat.Lookup(schema, name)
+	if !ok {
+		return nil, false
+	}
+	if o, ok := v.s.over[rel.ID]; ok {
+		rel = o
+	}
+	return planner.PinRelation(rel, v.s.pins), true
 }
 
 func (v catalogView) SystemTable(schema, name string) (string, types.Schema, bool) {

@@ -377,6 +377,12 @@ func skipSnapshots(n planner.StreamNode) {
 
 // planSinkRel plans the job of a stored sink again (recovery).
 func (e *Engine) planSinkRel(rel *catalog.Relation) (*planner.StreamSink, error) {
+	return e.planSinkRelOver(rel, nil)
+}
+
+// planSinkRelOver is planSinkRel seeing the relations of over in place
+// of the catalog's.
+func (e *Engine) planSinkRelOver(rel *catalog.Relation, over map[uint32]*catalog.Relation) (*planner.StreamSink, error) {
 	stmt, err := sql.Parse(rel.SQL)
 	if err != nil {
 		return nil, err
@@ -387,7 +393,7 @@ func (e *Engine) planSinkRel(rel *catalog.Relation) (*planner.StreamSink, error)
 	}
 	alloc, check := replayAlloc(rel)
 	r := rel.Clone()
-	root, _, err := e.internalSession().planSink(st, r, alloc)
+	root, _, err := e.definitionSession(rel, over).planSink(st, r, alloc)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			row[cols[i]] = d
 		}
 		for i, c := range rel.Cols {
-			if c.Hidden {
+			if c.Hidden && !c.Dropped {
 				id, err := w.NextRowID(rel.ID)
 				if err != nil {
 					return err

@@ -28,6 +28,32 @@ func relTypes(rel *catalog.Relation) []types.T {
 	return ts
 }
 
+// widen gives a row planned before columns were added to rel (a
+// prepared statement's) the added columns: those of stored, the row the
+// key holds now, when there is one, else their missing values, as a
+// read of a row written without them would.
+func widen(rel *catalog.Relation, row, stored types.Row) types.Row {
+	if len(row) >= len(rel.Cols) {
+		return row
+	}
+	if len(stored) < len(rel.Cols) {
+		stored, _ = rel.MissingRow()
+	}
+	return append(slices.Clone(row), stored[len(row):]...)
+}
+
+// widenStored is widen with the row stored under row's key, read by get.
+func widenStored(rel *catalog.Relation, row types.Row, get func(key []byte) (types.Row, bool, error)) (types.Row, error) {
+	if len(row) >= len(rel.Cols) {
+		return row, nil
+	}
+	cur, _, err := get(pkKey(rel, row))
+	if err != nil {
+		return nil, err
+	}
+	return widen(rel, row, cur), nil
+}
+
 // pkKey encodes the primary key of row (in rel.Cols order) as the
 // memcomparable storage key.
 func pkKey(rel *catalog.Relation, row types.Row) []byte {
@@ -156,6 +182,7 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 	if err != nil {
 		return err
 	}
+	row = widen(rel, row, nil)
 	ts := relTypes(rel)
 	key := pkKey(rel, row)
 	if err := w.touch(rel, key); err != nil {
@@ -172,6 +199,13 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 	rel, err := w.rel(relID)
 	if err != nil {
+		return err
+	}
+	get := func(k []byte) (types.Row, bool, error) { return w.batch.Get(relID, k, relTypes(rel)) }
+	if old, err = widenStored(rel, old, get); err != nil {
+		return err
+	}
+	if new, err = widenStored(rel, new, func([]byte) (types.Row, bool, error) { return old, true, nil }); err != nil {
 		return err
 	}
 	if appendOnlyTable(rel) {
@@ -599,6 +633,17 @@ func (w *stmtWriter) table(relID uint32) (*tableChanges, error) {
 	return tc, nil
 }
 
+// current returns the function reading the row a key of tc's table
+// holds now: the statement's own write, else the engine's view.
+func (w *stmtWriter) current(tc *tableChanges) func(key []byte) (types.Row, bool, error) {
+	return func(key []byte) (types.Row, bool, error) {
+		if r, ok := w.own[tc.rel.ID][string(key)]; ok {
+			return r, r != nil, nil
+		}
+		return w.view.Get(tc.rel.ID, key, tc.ts)
+	}
+}
+
 func (w *stmtWriter) exists(tc *tableChanges, key []byte) (bool, error) {
 	if r, ok := w.own[tc.rel.ID][string(key)]; ok {
 		return r != nil, nil
@@ -633,6 +678,7 @@ func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
 	if err != nil {
 		return err
 	}
+	row = widen(tc.rel, row, nil)
 	// The statement holds writeMu: the table's watermark is the one it
 	// began with until apply raises it.
 	if tw, err := w.eng.tableWatermark(tc.rel); err != nil {
@@ -659,6 +705,12 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 	if err != nil {
 		return err
 	}
+	if old, err = widenStored(tc.rel, old, w.current(tc)); err != nil {
+		return err
+	}
+	if new, err = widenStored(tc.rel, new, func([]byte) (types.Row, bool, error) { return old, true, nil }); err != nil {
+		return err
+	}
 	if appendOnlyTable(tc.rel) {
 		return errAppendOnly(tc.rel, "update")
 	}
@@ -681,6 +733,9 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 	tc, err := w.table(relID)
 	if err != nil {
+		return err
+	}
+	if old, err = widenStored(tc.rel, old, w.current(tc)); err != nil {
 		return err
 	}
 	if appendOnlyTable(tc.rel) {

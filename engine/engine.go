@@ -185,6 +185,7 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
+	registerMissing(db, cat)
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
 	if err := e.bootstrapRoles(); err != nil {

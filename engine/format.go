@@ -224,11 +224,17 @@ func (e *Engine) checkNoTextEncodedKeys() error {
 
 // planRel plans rel's job with its recorded state table ids.
 func (e *Engine) planRel(rel *catalog.Relation) (planner.StreamNode, error) {
+	return e.planRelOver(rel, nil)
+}
+
+// planRelOver is planRel seeing the relations of over in place of the
+// catalog's.
+func (e *Engine) planRelOver(rel *catalog.Relation, over map[uint32]*catalog.Relation) (planner.StreamNode, error) {
 	switch {
 	case materialized(rel):
-		return e.planView(rel)
+		return e.planViewOver(rel, over)
 	case rel.Kind == catalog.KindSink:
-		return e.planSinkRel(rel)
+		return e.planSinkRelOver(rel, over)
 	default:
 		return planConnectorTable(rel)
 	}

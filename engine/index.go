@@ -196,11 +196,35 @@ func (e *Engine) useIndexes(b *planner.Bound) planner.Plan {
 // indexesOf returns the indexes on relation relID, for the planner
 // (planner.UseIndexes).
 func (e *Engine) indexesOf(relID uint32) []*catalog.Relation {
+	rel, ok := e.cat.ByID(relID)
+	if !ok {
+		return nil
+	}
 	var out []*catalog.Relation
 	for _, d := range e.cat.Dependents(relID) {
-		if d.Kind == catalog.KindIndex {
-			out = append(out, d)
+		if d.Kind != catalog.KindIndex {
+			continue
 		}
+		// The planner matches the index's columns to the relation's by
+		// position: the index names them as the relation did when it
+		// was created (or when ALTER TABLE pinned it).
+		names, pinned := d.DepCols[relID]
+		if !pinned {
+			names = make([]string, len(rel.Cols))
+			for i, c := range rel.Cols {
+				names[i] = c.Name
+			}
+		}
+		pos := make([]string, len(d.Cols))
+		for i, c := range d.Cols {
+			pos[i] = strconv.Itoa(slices.Index(names, c.Name))
+		}
+		cp := d.Clone()
+		if cp.With == nil {
+			cp.With = map[string]string{}
+		}
+		cp.With[catalog.IndexPositionsOption] = strings.Join(pos, ",")
+		out = append(out, cp)
 	}
 	return out
 }

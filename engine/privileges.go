@@ -197,6 +197,8 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return mustBeSuperuser("take a backup")
 	case *sql.Rename:
 		return s.mustOwn(st.Name)
+	case *sql.AlterTable:
+		return s.mustOwn(st.Name)
 	case *sql.Comment:
 		return s.mustOwn(st.Name)
 	case *sql.SetParallelism:

@@ -120,13 +120,20 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 // binds to the columns of before and, when it is streaming, plans to the
 // same state layout.
 func (e *Engine) samePlan(before, now *catalog.Relation) error {
+	return e.samePlanOver(before, now, nil)
+}
+
+// samePlanOver is samePlan binding now with the relations of over in
+// place of the catalog's (ALTER TABLE trying a change of a table on the
+// relations that read it).
+func (e *Engine) samePlanOver(before, now *catalog.Relation, over map[uint32]*catalog.Relation) error {
 	switch now.Kind {
 	case catalog.KindView:
 		q, err := parseQuery(now.SQL)
 		if err != nil {
 			return err
 		}
-		b, err := planner.Bind(q, e.internalSession().catalogView(), nil)
+		b, err := planner.Bind(q, e.definitionSession(now, over).catalogView(), nil)
 		if err != nil {
 			return err
 		}
@@ -144,7 +151,7 @@ func (e *Engine) samePlan(before, now *catalog.Relation) error {
 	if !hasJob(now) {
 		return nil
 	}
-	root, err := e.planRel(now)
+	root, err := e.planRelOver(now, over)
 	if err != nil {
 		return err
 	}
@@ -159,9 +166,23 @@ func (e *Engine) samePlan(before, now *catalog.Relation) error {
 	}
 	if m, ok := root.(*planner.StreamMaterialize); ok {
 		out := m.Input.Base().Out
+		if len(m.Cols) != len(before.Cols) {
+			return fmt.Errorf("it would have %d columns, not %d", len(m.Cols), len(before.Cols))
+		}
 		for i, src := range m.Cols {
 			if i < len(before.Cols) && src < len(out) && out[src].T.OID() != before.Cols[i].T.OID() {
 				return fmt.Errorf("column %s would change type", before.Cols[i].Name)
+			}
+		}
+	}
+	if k, ok := root.(*planner.StreamSink); ok {
+		out := k.Input.Base().Out
+		if len(k.Cols) != len(before.Cols) {
+			return fmt.Errorf("it would write %d columns, not %d", len(k.Cols), len(before.Cols))
+		}
+		for i, src := range k.Cols {
+			if src < len(out) && (out[src].T.OID() != before.Cols[i].T.OID() || out[src].Name != before.Cols[i].Name) {
+				return fmt.Errorf("its column %d would be %s %s, not %s %s", i+1, out[src].Name, out[src].T, before.Cols[i].Name, before.Cols[i].T)
 			}
 		}
 	}

@@ -182,6 +182,10 @@ func seqInfo(rel *catalog.Relation, col int) (name string, max, start int64, key
 		return rel.Name, seqMax(sequenceType(rel.With["as"])), start, seqMeta(rel.ID, "")
 	}
 	c := rel.Cols[col]
+	if c.SeqKey != "" {
+		// A renamed column's sequence stays where it was.
+		return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.SeqKey)
+	}
 	return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.Name)
 }
 

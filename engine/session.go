@@ -21,6 +21,12 @@ import (
 // and the executor's SessionInfo.
 type Session struct {
 	eng *Engine
+	// pins and over are set on the internal sessions that bind stored
+	// definitions: the definition's pinned tables (Relation.DepCols),
+	// and relations to see in place of the catalog's (ALTER TABLE
+	// trying a change on the definitions that read the table).
+	pins map[uint32][]string
+	over map[uint32]*catalog.Relation
 	// seqLast is the value nextval last returned in this session, by
 	// sequence name (currval).
 	seqLast map[string]int64

@@ -39,6 +39,9 @@ func (s *Session) prepareShowColumns(name sql.ObjectName) (wire.Prepared, error)
 		var hidden []bool
 		if rel, ok := e.cat.Lookup(schemaOf(name), name.Name); ok {
 			for _, c := range rel.Cols {
+				if c.Dropped {
+					continue
+				}
 				cols = append(cols, types.Column{Name: c.Name, T: c.T})
 				hidden = append(hidden, c.Hidden)
 			}

@@ -682,11 +682,17 @@ func planConnectorTable(rel *catalog.Relation) (*planner.StreamMaterialize, erro
 // planView binds rel's query and plans it into a stream plan whose state
 // table ids replay rel.StateTables.
 func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, error) {
+	return e.planViewOver(rel, nil)
+}
+
+// planViewOver is planView seeing the relations of over in place of the
+// catalog's.
+func (e *Engine) planViewOver(rel *catalog.Relation, over map[uint32]*catalog.Relation) (*planner.StreamMaterialize, error) {
 	q, err := parseQuery(rel.SQL)
 	if err != nil {
 		return nil, err
 	}
-	s := e.internalSession()
+	s := e.definitionSession(rel, over)
 	b, err := planner.Bind(q, s.catalogView(), nil)
 	if err != nil {
 		return nil, err
@@ -1019,4 +1025,14 @@ func parseQuery(text string) (*sql.Query, error) {
 // internalSession is the session the engine binds stored queries in.
 func (e *Engine) internalSession() *Session {
 	return newSession(e, wire.StartupParams{User: "root", Database: "dev"})
+}
+
+// definitionSession is the session the stored definition of rel is
+// bound in: it sees the tables rel pins as rel was bound against them
+// (catalog.Relation.DepCols), and the relations of over in place of the
+// catalog's.
+func (e *Engine) definitionSession(rel *catalog.Relation, over map[uint32]*catalog.Relation) *Session {
+	s := e.internalSession()
+	s.pins, s.over = rel.DepCols, over
+	return s
 }

@@ -168,7 +168,10 @@ func (t *txnState) changes(w *stmtWriter) error {
 		}
 		var before types.Row
 		if enc := t.prior[pk]; enc != nil {
-			if before, err = types.DecodeRow(enc[1:], tc.ts); err != nil {
+			// Encoded when the block touched the key: a column added
+			// since takes its missing value.
+			missing, _ := tc.rel.MissingRow()
+			if before, err = types.DecodeRowFill(enc[1:], tc.ts, missing); err != nil {
 				return err
 			}
 		}

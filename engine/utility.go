@@ -141,6 +141,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.Rename:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
+	case *sql.AlterTable:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterTable(ctx, st, io) }), nil
 	case *sql.SetParallelism:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.setParallelism(ctx, st) }), nil
 	case *sql.Comment:
@@ -940,6 +942,9 @@ func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 		}
 		var rows []types.Row
 		for _, c := range rel.Cols {
+			if c.Dropped {
+				continue
+			}
 			hidden := "false"
 			if c.Hidden {
 				hidden = "true"

@@ -255,7 +255,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 	}
 	return o.finish(o.run(ctx, nil, func(r types.Row) (types.Row, error) {
 		for i, c := range o.rel.Cols {
-			if c.Hidden && r[i].Null {
+			if c.Hidden && !c.Dropped && r[i].Null {
 				id, err := o.ec.Writer.NextRowID(o.rel.ID)
 				if err != nil {
 					return nil, err

@@ -65,9 +65,18 @@ func dmlVerb(verb string) string {
 func tableScope(rel *catalog.Relation, alias string) *scope {
 	sc := &scope{lvl: &level{}, tables: []string{alias}}
 	for _, c := range rel.Cols {
-		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden})
 	}
 	return sc
+}
+
+// scopeName is the name a query refers to column c by: none for a
+// dropped column.
+func scopeName(c catalog.Column) string {
+	if c.Dropped {
+		return ""
+	}
+	return c.Name
 }
 
 func scanAll(rel *catalog.Relation) *Scan {

@@ -907,7 +907,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	for i, c := range rel.Cols {
 		scan.Cols = append(scan.Cols, i)
 		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
-		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden})
 	}
 	for _, i := range rel.PK {
 		// A generated row id is no declared key (Postgres has none).
@@ -934,7 +934,8 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if !ok {
 		failf(pgerr.InternalError, "view \"%s\" has no query", rel.Name)
 	}
-	vb := &binder{q: vq, cat: b.cat, deps: b.deps, viewDepth: b.viewDepth + 1}
+	// The view reads its tables as they were when it was bound.
+	vb := &binder{q: vq, cat: PinnedCatalog(b.cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
 	var names []string
 	for _, c := range rel.Cols {

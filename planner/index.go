@@ -2,6 +2,7 @@ package planner
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -172,9 +173,8 @@ func covering(is *IndexScan, es []Expr) []int {
 		if !used[j] {
 			continue
 		}
-		c := is.Rel.Cols[col]
-		for i, ic := range is.Index.Cols {
-			if ic.Name == c.Name && ic.T.ID == c.T.ID {
+		for i := range is.Index.Cols {
+			if indexColumnAt(is.Index, i, is.Rel) == col {
 				out[j] = i
 			}
 		}
@@ -369,31 +369,45 @@ func PrimaryIndex(rel *catalog.Relation) *catalog.Relation {
 	if (rel.Kind != catalog.KindTable && rel.Kind != catalog.KindMView) || len(rel.PK) == 0 {
 		return nil
 	}
-	idx := &catalog.Relation{ID: rel.ID, OID: rel.OID, Schema: rel.Schema, Name: rel.Name + "_pkey", Kind: catalog.KindIndex, Deps: []uint32{rel.ID},
-		With: map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(rel.PK))}}
-	for _, k := range rel.PK {
+	pos := make([]string, len(rel.PK))
+	idx := &catalog.Relation{ID: rel.ID, OID: rel.OID, Schema: rel.Schema, Name: rel.Name + "_pkey", Kind: catalog.KindIndex, Deps: []uint32{rel.ID}}
+	for i, k := range rel.PK {
 		idx.Cols = append(idx.Cols, rel.Cols[k])
+		pos[i] = strconv.Itoa(k)
 	}
+	idx.With = map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(rel.PK)), catalog.IndexPositionsOption: strings.Join(pos, ",")}
 	return idx
+}
+
+// indexColumnAt returns the position in rel.Cols of index column i of
+// idx, or -1: the position the index records (catalog.IndexPositions,
+// which the engine fills in, as names change with ALTER TABLE) or else
+// the column of rel with its name; either must have its type.
+func indexColumnAt(idx *catalog.Relation, i int, rel *catalog.Relation) int {
+	want := idx.Cols[i]
+	if pos, ok := catalog.IndexPositions(idx); ok {
+		if i < len(pos) && pos[i] >= 0 && pos[i] < len(rel.Cols) && rel.Cols[pos[i]].T.ID == want.T.ID && !rel.Cols[pos[i]].Dropped {
+			return pos[i]
+		}
+		return -1
+	}
+	for j, c := range rel.Cols {
+		if c.Name == want.Name && c.T.ID == want.T.ID {
+			return j
+		}
+	}
+	return -1
 }
 
 // matchIndex returns the IndexScan of s through idx for preds, or nil.
 func matchIndex(s *Scan, idx *catalog.Relation, preds []indexPred) *IndexScan {
 	k := idx.IndexKeys()
-	relCol := func(name string) int {
-		for i, c := range s.Rel.Cols {
-			if c.Name == name {
-				return i
-			}
-		}
-		return -1
-	}
 	is := &IndexScan{Rel: s.Rel, Index: idx, Cols: s.Cols, Out: s.Out}
 	// The relation's key must be in the index, to fetch the rows.
 	for _, pk := range s.Rel.PK {
 		found := -1
-		for i, c := range idx.Cols {
-			if c.Name == s.Rel.Cols[pk].Name && c.T.ID == s.Rel.Cols[pk].T.ID {
+		for i := range idx.Cols {
+			if indexColumnAt(idx, i, s.Rel) == pk {
 				found = i
 			}
 		}
@@ -403,8 +417,8 @@ func matchIndex(s *Scan, idx *catalog.Relation, preds []indexPred) *IndexScan {
 		is.PKCols = append(is.PKCols, found)
 	}
 	for i := 0; i < k && i < len(idx.Cols); i++ {
-		col := relCol(idx.Cols[i].Name)
-		if col < 0 || s.Rel.Cols[col].T.ID != idx.Cols[i].T.ID {
+		col := indexColumnAt(idx, i, s.Rel)
+		if col < 0 {
 			return nil
 		}
 		var eq Expr

@@ -33,6 +33,32 @@ type SetParallelism struct {
 	N    string
 }
 
+// AlterTable is ALTER TABLE [IF EXISTS] name with one column action:
+//
+//	ADD [COLUMN] [IF NOT EXISTS] column_definition
+//	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
+//	RENAME [COLUMN] column TO new_name
+//	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
+type AlterTable struct {
+	Name     ObjectName
+	IfExists bool
+	// Action is "add column", "drop column", "rename column", "set
+	// default", "drop default", "set not null" or "drop not null".
+	Action string
+	// Column is the column acted on; for ADD, Def.Name.
+	Column string
+	// Def is ADD's column definition.
+	Def ColumnDef
+	// NewName is RENAME's new column name.
+	NewName string
+	// Default is SET DEFAULT's expression, bridged.
+	Default string
+	// IfColumn is ADD's IF NOT EXISTS or DROP's IF EXISTS.
+	IfColumn bool
+	Cascade  bool
+}
+
+func (*AlterTable) stmt()     {}
 func (*Rename) stmt()         {}
 func (*Comment) stmt()        {}
 func (*SetParallelism) stmt() {}
@@ -72,6 +98,13 @@ func (p *stmtParser) alter() (Stmt, error) {
 		}
 		return &SetParallelism{Kind: kind, Name: n, N: v}, nil
 	}
+	if kind == "table" && !p.accept("rename", "to") {
+		if at, ok, err := p.alterTable(r.Name, r.IfExists); ok || err != nil {
+			return at, err
+		}
+	} else if kind == "table" {
+		p.pos -= 2
+	}
 	if !p.accept("rename", "to") {
 		w := p.word(0)
 		if w == "rename" && p.word(1) != "column" && p.word(1) != "constraint" && p.word(2) != "to" {
@@ -90,6 +123,100 @@ func (p *stmtParser) alter() (Stmt, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// alterTable parses the column actions of ALTER TABLE; ok is false, with
+// the cursor unmoved, for any other action.
+func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable, ok bool, err error) {
+	at := &AlterTable{Name: name, IfExists: ifExists}
+	start := p.pos
+	switch {
+	case p.word(0) == "add":
+		switch p.word(1) {
+		case "constraint", "primary", "unique", "check", "foreign", "exclude":
+			return nil, false, nil
+		}
+		p.pos++
+		p.accept("column")
+		at.Action = "add column"
+		at.IfColumn = p.accept("if", "not", "exists")
+		ct := &CreateTable{Name: name}
+		elemAt := p.peek()
+		if err := p.tableElement(ct, "table"); err != nil {
+			return nil, true, err
+		}
+		if len(ct.Columns) != 1 || ct.Watermark != nil {
+			p.pos = start
+			return nil, false, nil
+		}
+		if ct.PrimaryKey != nil {
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... PRIMARY KEY is not supported").
+				WithHint("A table's primary key is declared with CREATE TABLE.").WithPosition(charPos(p.src, elemAt.Off))
+		}
+		at.Def = ct.Columns[0]
+		at.Column = at.Def.Name
+	case p.word(0) == "drop" && p.word(1) != "constraint":
+		p.pos++
+		p.accept("column")
+		at.Action = "drop column"
+		at.IfColumn = p.accept("if", "exists")
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
+		if p.accept("cascade") {
+			at.Cascade = true
+		} else {
+			p.accept("restrict")
+		}
+	case p.word(0) == "rename" && p.word(1) != "constraint":
+		p.pos++
+		p.accept("column")
+		at.Action = "rename column"
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
+		if err := p.expect("to"); err != nil {
+			return nil, true, err
+		}
+		if at.NewName, err = p.name(); err != nil {
+			return nil, true, err
+		}
+	case p.word(0) == "alter":
+		p.pos++
+		p.accept("column")
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
+		switch {
+		case p.accept("set", "default"):
+			at.Action = "set default"
+			if at.Default, _, err = p.expr(p.exprEnd(false)); err != nil {
+				return nil, true, err
+			}
+		case p.accept("drop", "default"):
+			at.Action = "drop default"
+		case p.accept("set", "not", "null"):
+			at.Action = "set not null"
+		case p.accept("drop", "not", "null"):
+			at.Action = "drop not null"
+		default:
+			if w := p.word(0); w == "type" || w == "set" || w == "drop" || w == "add" || w == "reset" {
+				return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER COLUMN ... %s is not supported", strings.ToUpper(w)).
+					WithPosition(charPos(p.src, p.peek().Off))
+			}
+			return nil, true, p.errHere()
+		}
+	default:
+		return nil, false, nil
+	}
+	if p.acceptOp(",") {
+		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE with more than one action is not supported").
+			WithHint("Run one ALTER TABLE statement per action.").WithPosition(charPos(p.src, p.toks[p.pos-1].Off))
+	}
+	if err := p.expectEnd(); err != nil {
+		return nil, true, err
+	}
+	return at, true, nil
 }
 
 // pgAlterActions are the words that begin an action of PostgreSQL's ALTER

@@ -120,7 +120,7 @@ func (a *Area) get(key []byte, ts []types.T) (row types.Row, found bool, err err
 	if len(v) == 0 || v[0] == 0 {
 		return nil, true, nil
 	}
-	row, err = types.DecodeRow(v[1:], ts)
+	row, err = a.db.decoder(a.ref.table, ts)(v[1:])
 	return row, true, err
 }
 
@@ -272,7 +272,7 @@ func (db *DB) resetLogs() error {
 // them: the areas (newest first) over the batch's own iterator.
 type areaIter struct {
 	l       *levels
-	ts      []types.T
+	decode  func([]byte) (types.Row, error)
 	started bool
 	key     []byte
 	err     error
@@ -311,7 +311,7 @@ func (b *Batch) scanAreas(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
 		}
 		its = append(its, it)
 	}
-	return &areaIter{l: newLevels(its, len(areas[0].ref.prefix()), main, len(tp), false), ts: ts}
+	return &areaIter{l: newLevels(its, len(areas[0].ref.prefix()), main, len(tp), false), decode: b.db.decoder(tableID, ts)}
 }
 
 func (r *areaIter) Next() (types.Row, error) {
@@ -341,7 +341,7 @@ func (r *areaIter) Next() (types.Row, error) {
 		if !isRow {
 			continue
 		}
-		row, err := types.DecodeRow(v, r.ts)
+		row, err := r.decode(v)
 		if err != nil {
 			r.err = err
 			r.Close()

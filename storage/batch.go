@@ -156,7 +156,7 @@ func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, 
 			return row, row != nil, err
 		}
 	}
-	return getRow(b.b, tableID, key, ts)
+	return getRow(b.b, b.db, tableID, key, ts)
 }
 
 // Scan returns an iterator over every row of tableID as the batch sees
@@ -171,7 +171,7 @@ func (b *Batch) Scan(tableID uint32, ts []types.T) RowIter {
 	if b.HasAreas(tableID) {
 		return b.scanAreas(tableID, nil, nil, ts)
 	}
-	return scanTable(b.b, tableID, nil, nil, ts)
+	return scanTable(b.b, b.db, tableID, nil, nil, ts)
 }
 
 // ScanRange returns an iterator over the rows of tableID whose
@@ -186,7 +186,7 @@ func (b *Batch) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
 	if b.HasAreas(tableID) {
 		return b.scanAreas(tableID, lo, hi, ts)
 	}
-	return scanTable(b.b, tableID, lo, hi, ts)
+	return scanTable(b.b, b.db, tableID, lo, hi, ts)
 }
 
 // Apply appends every write of src to b, in order, as if they had been

@@ -59,6 +59,10 @@ type DB struct {
 	// their tables, and shared while a reader of committed data takes
 	// its view (spill.go).
 	vis sync.RWMutex
+
+	// missing holds the added columns' values of altered tables
+	// (missing.go).
+	missing missingSet
 }
 
 // idBlock is the part of a counter's ids reserved durably and not yet

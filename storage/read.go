@@ -15,6 +15,7 @@ import (
 // done, after closing its iterators.
 type Snapshot struct {
 	snap *pebble.Snapshot
+	db   *DB
 }
 
 // NewSnapshot returns a snapshot of the committed state. It waits while
@@ -22,26 +23,26 @@ type Snapshot struct {
 func (db *DB) NewSnapshot() *Snapshot {
 	db.vis.RLock()
 	defer db.vis.RUnlock()
-	return &Snapshot{snap: db.pdb.NewSnapshot()}
+	return &Snapshot{snap: db.pdb.NewSnapshot(), db: db}
 }
 
 // Scan returns an iterator over every row of tableID in key order, each
 // decoded with the column types ts.
 func (s *Snapshot) Scan(tableID uint32, ts []types.T) RowIter {
-	return scanTable(s.snap, tableID, nil, nil, ts)
+	return scanTable(s.snap, s.db, tableID, nil, nil, ts)
 }
 
 // ScanRange returns an iterator over the rows of tableID whose
 // memcomparable keys k satisfy lo <= k < hi, in key order. A nil lo means
 // from the first row, a nil hi to the last.
 func (s *Snapshot) ScanRange(tableID uint32, lo, hi []byte, ts []types.T) RowIter {
-	return scanTable(s.snap, tableID, lo, hi, ts)
+	return scanTable(s.snap, s.db, tableID, lo, hi, ts)
 }
 
 // Get returns the row of tableID with memcomparable key key, and false
 // when there is none.
 func (s *Snapshot) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, error) {
-	return getRow(s.snap, tableID, key, ts)
+	return getRow(s.snap, s.db, tableID, key, ts)
 }
 
 // Meta returns the metadata value stored under name as of the snapshot.
@@ -96,13 +97,13 @@ func Collect(it RowIter, keep func(types.Row) bool) ([]types.Row, error) {
 type rowIter struct {
 	it      *pebble.Iterator
 	prefix  int
-	ts      []types.T
+	decode  func([]byte) (types.Row, error)
 	started bool
 	done    bool
 	err     error
 }
 
-func scanTable(r pebble.Reader, tableID uint32, lo, hi []byte, ts []types.T) RowIter {
+func scanTable(r pebble.Reader, db *DB, tableID uint32, lo, hi []byte, ts []types.T) RowIter {
 	p := TablePrefix(tableID)
 	o := &pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)}
 	if lo != nil {
@@ -115,7 +116,7 @@ func scanTable(r pebble.Reader, tableID uint32, lo, hi []byte, ts []types.T) Row
 	if err != nil {
 		return &rowIter{done: true, err: pgerr.Wrap(pgerr.IOError, err, "opening table iterator")}
 	}
-	return &rowIter{it: it, prefix: len(p), ts: ts}
+	return &rowIter{it: it, prefix: len(p), decode: db.decoder(tableID, ts)}
 }
 
 func (r *rowIter) Next() (types.Row, error) {
@@ -140,7 +141,7 @@ func (r *rowIter) Next() (types.Row, error) {
 		r.done, r.err = true, pgerr.Wrap(pgerr.IOError, err, "reading table")
 		return nil, r.err
 	}
-	row, err := types.DecodeRow(v, r.ts)
+	row, err := r.decode(v)
 	if err != nil {
 		r.done, r.err = true, err
 		return nil, err
@@ -163,7 +164,7 @@ func (r *rowIter) Close() {
 	r.done = true
 }
 
-func getRow(r pebble.Reader, tableID uint32, key []byte, ts []types.T) (types.Row, bool, error) {
+func getRow(r pebble.Reader, db *DB, tableID uint32, key []byte, ts []types.T) (types.Row, bool, error) {
 	v, closer, err := r.Get(TableKey(tableID, key))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
@@ -172,7 +173,7 @@ func getRow(r pebble.Reader, tableID uint32, key []byte, ts []types.T) (types.Ro
 		return nil, false, pgerr.Wrap(pgerr.IOError, err, "reading row")
 	}
 	defer closer.Close()
-	row, err := types.DecodeRow(v, ts)
+	row, err := db.decoder(tableID, ts)(v)
 	if err != nil {
 		return nil, false, err
 	}

@@ -280,7 +280,7 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		if row, found, err := t.getSpilled(t.kbuf); found || err != nil {
 			return row, row != nil, err
 		}
-		return getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+		return getRow(t.db.pdb, nil, t.id, t.kbuf, t.valueTypes)
 	}
 	if e, ok := t.entries[string(t.kbuf)]; ok {
 		t.cstats.Hits.Add(1)
@@ -299,7 +299,7 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 	}
 	row, ok, err := t.getSpilled(t.kbuf)
 	if !ok && err == nil {
-		row, ok, err = getRow(t.db.pdb, t.id, t.kbuf, t.valueTypes)
+		row, ok, err = getRow(t.db.pdb, nil, t.id, t.kbuf, t.valueTypes)
 	}
 	if err != nil {
 		return nil, false, err

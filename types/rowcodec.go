@@ -28,7 +28,10 @@ import (
 // Unlike keys, row values are exact: DecodeRow returns what AppendRow was
 // given. A row encoded with fewer columns than the schema it is decoded
 // with gets NULLs for the missing trailing columns, so adding a column to a
-// table needs no rewrite of its rows.
+// table needs no rewrite of its rows; DecodeRowFill gives them the
+// column's value for rows written before it was added (PostgreSQL's
+// attmissingval) and ignores the trailing columns of rows written after
+// the reader's schema was taken.
 const rowFormatV1 byte = 0x01
 
 const (
@@ -141,6 +144,57 @@ func DecodeRow(b []byte, ts []T) (Row, error) {
 		}
 	}
 	if len(b) != 0 {
+		return nil, corruptRow("%d trailing bytes", len(b))
+	}
+	return row, nil
+}
+
+// DecodeRowFill decodes a row of a table whose columns may have been
+// added since the row was written, or since ts was taken: a column the
+// encoded row does not have takes missing[i] (NULL when missing is
+// shorter), and encoded columns beyond ts are ignored. Other malformed
+// data is a DataCorrupted error, as for DecodeRow.
+func DecodeRowFill(b []byte, ts []T, missing Row) (Row, error) {
+	if len(b) == 0 {
+		return nil, corruptRow("empty")
+	}
+	if b[0] != rowFormatV1 {
+		return nil, corruptRow("unknown format %d", b[0])
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, corruptRow("bad column count")
+	}
+	b = b[k:]
+	nb := int((n + 7) / 8)
+	if len(b) < nb {
+		return nil, corruptRow("truncated null bitmap")
+	}
+	bm := b[:nb]
+	b = b[nb:]
+	row := make(Row, len(ts))
+	for i := range row {
+		switch {
+		case i >= int(n):
+			row[i] = NullDatum
+			if i < len(missing) {
+				row[i] = missing[i]
+				if row[i].D != nil {
+					row[i].D = new(apd.Decimal).Set(row[i].D)
+				}
+			}
+		case bm[i/8]&(1<<(i%8)) != 0:
+			row[i] = NullDatum
+		default:
+			var err error
+			row[i], b, err = decodeValue(b, ts[i])
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if n <= uint64(len(ts)) && len(b) != 0 {
 		return nil, corruptRow("%d trailing bytes", len(b))
 	}
 	return row, nil

@@ -49,11 +49,33 @@ func IndexColumns(idx *catalog.Relation) (keys, include []string) {
 	return keys, include
 }
 
+// onColumns returns the names of an index's key and INCLUDE columns as
+// the indexed relation calls them now: an index keeps its columns' names
+// when the table's columns are renamed (as in PostgreSQL), and its
+// definition reads the table as pinned (catalog.Relation.DepCols).
+func onColumns(idx, on *catalog.Relation) (keys, include []string) {
+	keys, include = IndexColumns(idx)
+	pin, ok := idx.DepCols[on.ID]
+	if !ok {
+		return keys, include
+	}
+	now := func(names []string) {
+		for i, n := range names {
+			if p := slices.Index(pin, n); p >= 0 && p < len(on.Cols) {
+				names[i] = on.Cols[p].Name
+			}
+		}
+	}
+	now(keys)
+	now(include)
+	return keys, include
+}
+
 // IndexDef is pg_get_indexdef (and pg_indexes.indexdef) of an index:
 // CREATE INDEX name ON schema.rel USING btree (cols) [INCLUDE (cols)],
 // as PostgreSQL prints it; on is the indexed relation.
 func IndexDef(idx, on *catalog.Relation) string {
-	keys, include := IndexColumns(idx)
+	keys, include := onColumns(idx, on)
 	desc := strings.Split(idx.With[catalog.IndexDescOption], ",")
 	for i := range keys {
 		keys[i] = sql.QuoteIdent(keys[i])
@@ -74,7 +96,7 @@ func IndexDef(idx, on *catalog.Relation) string {
 // indexAttnums are the attribute numbers, in the indexed relation, of an
 // index's key and INCLUDE columns.
 func indexAttnums(idx, on *catalog.Relation) []string {
-	keys, include := IndexColumns(idx)
+	keys, include := onColumns(idx, on)
 	var out []string
 	for _, name := range append(keys, include...) {
 		for i, c := range on.Cols {

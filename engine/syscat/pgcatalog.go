@@ -130,10 +130,13 @@ func visibleCols(r *catalog.Relation) []catalog.Column {
 	return cs
 }
 
+// attnum is the pg_attribute.attnum of column colIdx of r: generated row
+// ids are not counted, dropped columns are (PostgreSQL keeps their
+// numbers).
 func attnum(r *catalog.Relation, colIdx int) int {
 	n := 0
 	for i, c := range r.Cols {
-		if !c.Hidden {
+		if !c.Hidden || c.Dropped {
 			n++
 		}
 		if i == colIdx {
@@ -195,7 +198,7 @@ func pgCatalogTables() []*table {
 					relacl = vStr(types.FormatTextArray(acl, nil))
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
-					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(len(visibleCols(r))), vInt(0),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(0),
 					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
@@ -209,6 +212,13 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				for i, c := range r.Cols {
+					if c.Dropped {
+						// PostgreSQL's row of a dropped column: no type,
+						// attisdropped.
+						rows = append(rows, types.Row{vOid(r.OID), vStr(catalog.DroppedName(attnum(r, i))), vOid(0), vInt(0), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(-1),
+							vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(false), vBool(false), vBool(false), vStr(""), vStr(""), vBool(true), vBool(true), vInt(0), vOid(0), null, null, null})
+						continue
+					}
 					if c.Hidden {
 						continue
 					}
@@ -217,7 +227,7 @@ func pgCatalogTables() []*table {
 						coll = 100
 					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(false), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
 					for j, k := range r.PK {
@@ -452,7 +462,7 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 				return "", false
 			}
 			if col > 0 {
-				keys, include := IndexColumns(idx)
+				keys, include := onColumns(idx, on)
 				if all := append(keys, include...); col <= len(all) {
 					return sql.QuoteIdent(all[col-1]), true
 				}

@@ -141,6 +141,13 @@ func (j *Job) Committed(epoch uint64) {
 func (j *Job) PushDML(ctx context.Context, relID uint32, c *types.Chunk) error {
 	for _, t := range j.Tables {
 		if t.Rel.ID == relID {
+			if n := len(t.Rel.Cols); len(c.Cols) > n {
+				// The table has columns the job was planned without
+				// (ALTER TABLE ... ADD COLUMN): it reads the others.
+				narrow := types.NewChunkFromVecs(c.Cols[:n], c.Len())
+				narrow.Ops, narrow.Vis = c.Ops, c.Vis
+				c = narrow
+			}
 			if err := t.Push(ctx, c); err != nil {
 				return err
 			}

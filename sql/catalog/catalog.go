@@ -475,6 +475,12 @@ func (r *Relation) Clone() *Relation {
 	c.ACL = maps.Clone(r.ACL)
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
+	if r.DepCols != nil {
+		c.DepCols = map[uint32][]string{}
+		for k, v := range r.DepCols {
+			c.DepCols[k] = slices.Clone(v)
+		}
+	}
 	return &c
 }
 
@@ -543,6 +549,8 @@ type relationEntry struct {
 	// Comment and ColComments are COMMENT ON's texts.
 	Comment     string            `json:"comment,omitempty"`
 	ColComments map[string]string `json:"column_comments,omitempty"`
+	// DepCols is Relation.DepCols.
+	DepCols map[uint32][]string `json:"dep_cols,omitempty"`
 }
 
 type columnEntry struct {
@@ -555,6 +563,12 @@ type columnEntry struct {
 	// Identity and Seq are the column's identity kind and owned sequence.
 	Identity string `json:"identity,omitempty"`
 	Seq      string `json:"seq,omitempty"`
+	SeqKey   string `json:"seq_key,omitempty"`
+	// Added, Missing and Dropped are ALTER TABLE's: Missing is the
+	// value's row encoding (types.AppendRow of the one column).
+	Added   bool   `json:"added,omitempty"`
+	Missing []byte `json:"missing,omitempty"`
+	Dropped bool   `json:"dropped,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -567,7 +581,7 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments}
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -575,8 +589,13 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 		e.ACL[k] = int(p)
 	}
 	for _, col := range rel.Cols {
-		e.Cols = append(e.Cols, columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
-			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq})
+		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
+			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
+			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped}
+		if col.Missing != nil {
+			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
+		}
+		e.Cols = append(e.Cols, ce)
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -610,7 +629,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments}
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
 	}
@@ -631,8 +650,16 @@ func decodeRelation(v []byte) (*Relation, error) {
 			return nil, corrupt("column %s.%s has unknown type oid %d", e.Name, ce.Name, ce.TypeOID)
 		}
 		t.Mod = ce.TypMod
-		rel.Cols = append(rel.Cols, Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
-			Identity: ce.Identity, Seq: ce.Seq})
+		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
+			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped}
+		if ce.Missing != nil {
+			r, err := types.DecodeRow(ce.Missing, []types.T{t})
+			if err != nil || len(r) != 1 {
+				return nil, corrupt("column %s.%s has a bad missing value", e.Name, ce.Name)
+			}
+			col.Missing = &r[0]
+		}
+		rel.Cols = append(rel.Cols, col)
 	}
 	return rel, nil
 }

@@ -260,3 +260,50 @@ func TestCrashConsistency(t *testing.T) {
 	}
 	db.Close()
 }
+
+// TestAlteredColumnsReopen: the columns ALTER TABLE leaves (added with a
+// missing value, dropped, a renamed serial's sequence key) and the
+// pinned columns of a dependent survive a reopen.
+func TestAlteredColumnsReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	db, c := open(t, fs)
+	rel := table("t")
+	if err := c.Create(rel); err != nil {
+		t.Fatal(err)
+	}
+	up := rel.Clone()
+	seven := types.DInt(7)
+	up.Cols[1] = Column{Name: DroppedName(2), T: up.Cols[1].T, Hidden: true, Dropped: true}
+	up.Cols = append(up.Cols, Column{Name: "n", T: types.TInt4, Added: true, Missing: &seven, Default: "7"},
+		Column{Name: "id2", T: types.TInt4, Seq: "t_id_seq", SeqKey: "id"})
+	if err := c.Replace(up); err != nil {
+		t.Fatal(err)
+	}
+	v := &Relation{Name: "v", Kind: KindView, Cols: []Column{{Name: "a", T: types.TInt4}}, SQL: "SELECT a FROM t",
+		Deps: []uint32{rel.ID}, DepCols: map[uint32][]string{rel.ID: {"a", "b", "_row_id"}}}
+	if err := c.Create(v); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, c = open(t, fs)
+	defer db.Close()
+	got, _ := c.Lookup("", "t")
+	if !got.Cols[1].Dropped || !got.Cols[1].Hidden || got.Cols[1].Name != "........pg.dropped.2........" {
+		t.Fatalf("dropped column after reopen: %+v", got.Cols[1])
+	}
+	n := got.Cols[3]
+	if !n.Added || n.Missing == nil || n.Missing.I != 7 || n.Missing.Null {
+		t.Fatalf("added column after reopen: %+v", n)
+	}
+	if got.Cols[4].SeqKey != "id" {
+		t.Fatalf("sequence key after reopen: %+v", got.Cols[4])
+	}
+	m, ok := got.MissingRow()
+	if !ok || m[3].I != 7 || !m[0].Null || len(m) != 5 {
+		t.Fatalf("missing row: %v %v", m, ok)
+	}
+	gv, _ := c.Lookup("", "v")
+	if names := gv.DepCols[rel.ID]; len(names) != 3 || names[1] != "b" {
+		t.Fatalf("pinned columns after reopen: %v", gv.DepCols)
+	}
+}

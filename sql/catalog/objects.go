@@ -42,6 +42,29 @@ func (r *Relation) IndexKeys() int {
 // its key columns (IndexKeys).
 const IndexKeysOption = "index_keys"
 
+// IndexPositionsOption is the With entry, never stored, in which the
+// engine hands the planner the positions in the indexed relation's Cols
+// of an index's columns, comma separated (IndexPositions): an index names
+// its columns as the relation called them when it was created, which
+// ALTER TABLE ... RENAME COLUMN changes.
+const IndexPositionsOption = "index_positions"
+
+// IndexPositions returns the positions IndexPositionsOption holds, and
+// whether it is set.
+func IndexPositions(r *Relation) ([]int, bool) {
+	v, ok := r.With[IndexPositionsOption]
+	if !ok {
+		return nil, false
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n := -1
+		fmt.Sscan(f, &n)
+		out = append(out, n)
+	}
+	return out, true
+}
+
 // IndexDescOption is the With entry of an index listing, comma
 // separated, the positions of its key columns declared DESC. The index
 // is stored ascending whatever the order: a btree is read either way, so
@@ -65,9 +88,30 @@ type Column struct {
 	// Seq names the sequence the column owns (serial and identity
 	// columns; "" for none). A serial column's Default calls nextval on
 	// it. The sequence's position is kept in storage under the table's
-	// id and the column's name (engine/sequence.go).
+	// id and the column's name (engine/sequence.go), or SeqKey when set.
 	Seq string
+	// SeqKey is the name the sequence's position is stored under when it
+	// is not Name: the column's name when the sequence was made, kept
+	// across ALTER TABLE ... RENAME COLUMN.
+	SeqKey string
+	// Added marks a column that ALTER TABLE ... ADD COLUMN added: rows
+	// written before it lack it and are read with Missing in its place.
+	Added bool
+	// Missing is the value an added column has in the rows written
+	// before it was added (PostgreSQL's attmissingval): its DEFAULT as
+	// evaluated by ADD COLUMN, nil for NULL.
+	Missing *types.Datum
+	// Dropped marks a column that ALTER TABLE ... DROP COLUMN removed
+	// (PostgreSQL's attisdropped). It stays in Cols, Hidden, so that the
+	// positions of the others and the encoding of the stored rows do not
+	// change; its Name is PostgreSQL's "........pg.dropped.N........",
+	// which no query names, and new rows hold NULL in it.
+	Dropped bool
 }
+
+// DroppedName is the name PostgreSQL gives the dropped column of attnum
+// n, which keeps it out of every name lookup.
+func DroppedName(n int) string { return fmt.Sprintf("........pg.dropped.%d........", n) }
 
 // DefaultSQL returns the expression that fills the column when a row
 // does not give it a value ("" when none): its DEFAULT, or for an
@@ -120,11 +164,37 @@ type Relation struct {
 	// ColComments COMMENT ON COLUMN's by column name.
 	Comment     string
 	ColComments map[string]string
+	// DepCols pins, for a relation whose definition reads a table
+	// altered since (ADD, RENAME COLUMN), the table's columns as the
+	// definition was bound against: DepCols[table][i] is the name its
+	// column i had, and columns beyond the list did not exist. Binding
+	// the stored definition again (a restart, a view expanded into a
+	// query) sees the table so, and means what it meant (PostgreSQL binds
+	// views by column number). A table without an entry is seen as it is.
+	DepCols map[uint32][]string
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres
 // (FirstNormalObjectId = 16384).
 const FirstUserOID = 16384
+
+// MissingRow returns the values the rows of table r written before its
+// added columns lack for them (Column.Missing), in Cols order, and
+// whether r has added columns at all.
+func (r *Relation) MissingRow() (types.Row, bool) {
+	added := false
+	row := make(types.Row, len(r.Cols))
+	for i, c := range r.Cols {
+		row[i] = types.NullDatum
+		if c.Added {
+			added = true
+			if c.Missing != nil {
+				row[i] = *c.Missing
+			}
+		}
+	}
+	return row, added
+}
 
 // VisibleSchema returns the visible (not hidden) columns as a types.Schema.
 func (r *Relation) VisibleSchema() types.Schema {

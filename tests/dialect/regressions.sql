@@ -87,8 +87,7 @@ SELECT 4 | 1 & 2, 1 | 2 << 1, 'a' || 1 + 1, @ -5 + 1, |/ 16 + 9, 5 # 3
 -- dml
 PREPARE p AS SELECT 1
 ----
--- dml
-ALTER TABLE a ADD COLUMN z int
+ALTER TABLE a ADD COLUMN IF NOT EXISTS id int
 ----
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM a
 ----

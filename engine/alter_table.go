@@ -1,0 +1,478 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// ALTER TABLE's column actions change only the catalog, in one durable
+// batch, as PostgreSQL does for them:
+//
+//   - ADD COLUMN appends the column. Stored rows are not rewritten: the
+//     column's DEFAULT, evaluated once, is recorded as its missing value
+//     (catalog.Column.Missing, PostgreSQL's attmissingval) and storage
+//     fills it into the rows written before (storage.DB.SetMissing). A
+//     volatile DEFAULT would need a value per row, that is a rewrite: it
+//     is refused (0A000) unless the table is empty.
+//   - DROP COLUMN keeps the column in place, hidden and renamed
+//     (catalog.Column.Dropped, attisdropped), so the other columns keep
+//     their positions and the stored rows their encoding. The relations
+//     whose definitions read it are refused (2BP01) or, with CASCADE,
+//     dropped; indexes on it are dropped with it, as in PostgreSQL.
+//   - RENAME COLUMN renames it.
+//
+// Views, materialized views, indexes and sinks are bound when created,
+// and their definitions are stored as text and bound again at every
+// start. So that they keep meaning what they meant, the first ADD or
+// RENAME after their creation pins, in each of them, the table's
+// columns as they were (catalog.Relation.DepCols): a later binding sees
+// the old names and not the added columns, as PostgreSQL's views, bound
+// by column number, do. Relations created after the change see the table
+// as it is. Running jobs keep their plans: the engine hands them only
+// the columns they were planned with (stream.Job.PushDML) and storage
+// ignores the others when they read the table.
+
+// alterTable runs ALTER TABLE ... ADD | DROP | RENAME COLUMN and ALTER
+// COLUMN ... SET | DROP DEFAULT | NOT NULL.
+func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("ALTER TABLE"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if err := s.systemCatalogError(st.Name); err != nil {
+		return nil, err
+	}
+	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	if !ok {
+		if st.IfExists {
+			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
+			return done("ALTER TABLE")
+		}
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
+	}
+	if rel.Kind != catalog.KindTable {
+		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name).
+			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
+	}
+	if planner.HasConnector(rel) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter the columns of table \"%s\": its rows come from connector %s", rel.Name, rel.With[optConnector]).
+			WithHint("Drop the table and create it again with the new columns.")
+	}
+	switch st.Action {
+	case "add column":
+		return s.addColumn(ctx, rel, st, io)
+	case "drop column":
+		return s.dropColumn(ctx, rel, st, io)
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	i := visibleColumn(rel, st.Column)
+	if i < 0 {
+		if st.Action == "rename column" {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", st.Column)
+		}
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
+	}
+	up := rel.Clone()
+	col := &up.Cols[i]
+	switch st.Action {
+	case "rename column":
+		if existingColumn(rel, st.NewName) >= 0 {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", st.NewName, rel.Name)
+		}
+		if err := watermarkColumn(rel, st.Column, "rename"); err != nil {
+			return nil, err
+		}
+		if col.Seq != "" && col.SeqKey == "" {
+			col.SeqKey = col.Name
+		}
+		col.Name = st.NewName
+		if t, ok := up.ColComments[st.Column]; ok {
+			delete(up.ColComments, st.Column)
+			up.ColComments[st.NewName] = t
+		}
+		return e.replaceTable(rel, up, true)
+	case "set default":
+		if col.Identity != "" {
+			return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
+				WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+		}
+		if err := s.checkDefault(st.Default, col.T); err != nil {
+			return nil, err
+		}
+		if _, _, err := s.evalDefault(rel, *col, st.Default); err != nil {
+			return nil, err
+		}
+		col.Default = st.Default
+	case "drop default":
+		col.Default = ""
+	case "set not null":
+		if col.NotNull {
+			return done("ALTER TABLE")
+		}
+		nulls, err := e.anyRow(rel, func(r types.Row) bool { return r[i].Null })
+		if err != nil {
+			return nil, err
+		}
+		if nulls {
+			return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", col.Name, rel.Name).
+				WithTable(rel.Schema, rel.Name).WithColumn(col.Name)
+		}
+		col.NotNull = true
+	case "drop not null":
+		if slices.Contains(rel.PK, i) {
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" is in a primary key", col.Name)
+		}
+		if col.Identity != "" {
+			return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name)
+		}
+		col.NotNull = false
+	}
+	return e.replaceTable(rel, up, false)
+}
+
+// replaceTable records up in place of the table rel, pinning rel's
+// columns in the relations that read it when pin is set (a change of
+// what the columns are called or how many there are), and checks that
+// each of them still binds as before. e.writeMu is held.
+func (e *Engine) replaceTable(rel, up *catalog.Relation, pin bool) (wire.Result, error) {
+	changes := []*catalog.Relation{up}
+	if pin {
+		names := make([]string, len(rel.Cols))
+		for i, c := range rel.Cols {
+			names[i] = c.Name
+		}
+		for _, d := range e.cat.Dependents(rel.ID) {
+			if _, ok := d.DepCols[rel.ID]; ok {
+				continue
+			}
+			nd := d.Clone()
+			if nd.DepCols == nil {
+				nd.DepCols = map[uint32][]string{}
+			}
+			nd.DepCols[rel.ID] = names
+			changes = append(changes, nd)
+		}
+		over := map[uint32]*catalog.Relation{up.ID: up}
+		for _, nd := range changes[1:] {
+			if err := e.samePlanOver(nd, nd, over); err != nil {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter table \"%s\": %s \"%s\" would not read it as before", rel.Name, kindWords[nd.Kind], nd.Name).
+					WithDetail("%v", err)
+			}
+		}
+	}
+	if err := e.cat.ReplaceAll(changes...); err != nil {
+		return nil, err
+	}
+	e.refreshJobRels()
+	e.log.Info("altered table", "name", rel.Name, "id", rel.ID, "pinned_definitions", len(changes)-1)
+	return done("ALTER TABLE")
+}
+
+// refreshJobRels gives the running jobs their relations' current
+// catalog entries. e.writeMu is held.
+func (e *Engine) refreshJobRels() {
+	for _, j := range e.st.jobs {
+		if r, ok := e.cat.ByID(j.rel.ID); ok && r != j.rel {
+			j.rel = r
+		}
+	}
+}
+
+// visibleColumn returns the index of rel's column name that queries see,
+// or -1.
+func visibleColumn(rel *catalog.Relation, name string) int {
+	for i, c := range rel.Cols {
+		if c.Name == name && !c.Hidden {
+			return i
+		}
+	}
+	return -1
+}
+
+// existingColumn returns the index of rel's column name, hidden ones
+// included (a generated row id holds its name), or -1.
+func existingColumn(rel *catalog.Relation, name string) int {
+	for i, c := range rel.Cols {
+		if c.Name == name && !c.Dropped {
+			return i
+		}
+	}
+	return -1
+}
+
+// watermarkColumn refuses to rename or drop a column the table's
+// watermark is defined on.
+func watermarkColumn(rel *catalog.Relation, col, verb string) error {
+	if rel.With[planner.WithWatermarkColumn] == col || strings.Contains(rel.With[planner.WithWatermarkExpr], col) {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot %s column \"%s\" of table \"%s\": the table's watermark is defined on it", verb, col, rel.Name)
+	}
+	return nil
+}
+
+// anyRow reports whether a row of table rel, as committed plus the
+// changes not yet committed, satisfies pred. e.writeMu is held.
+func (e *Engine) anyRow(rel *catalog.Relation, pred func(types.Row) bool) (bool, error) {
+	it := e.st.view.Scan(rel.ID, relTypes(rel))
+	defer it.Close()
+	for {
+		r, err := it.Next()
+		if err != nil || r == nil {
+			return false, err
+		}
+		if pred(r) {
+			return true, nil
+		}
+	}
+}
+
+// evalDefault binds the DEFAULT text for column col of rel as an INSERT
+// would (with its assignment cast) and, unless it is volatile, computes
+// it: the value rows written before the column existed take.
+func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text string) (types.Datum, bool, error) {
+	one := rel.Clone()
+	col.Default, col.Hidden, col.NotNull = text, false, false
+	one.Cols, one.PK = []catalog.Column{col}, nil
+	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
+	q, err := parseQuery(ins)
+	if err != nil {
+		return types.NullDatum, false, err
+	}
+	is := s.eng.internalSession()
+	is.over = map[uint32]*catalog.Relation{rel.ID: one}
+	b, err := planner.Bind(q, is.catalogView(), nil)
+	if err != nil {
+		return types.NullDatum, false, err
+	}
+	var vals *planner.Values
+	if insert, ok := b.Plan.(*planner.Insert); ok {
+		vals, _ = insert.Input.(*planner.Values)
+	}
+	if vals == nil || len(vals.Rows) != 1 || len(vals.Rows[0]) != 1 {
+		return types.NullDatum, false, pgerr.New(pgerr.InternalError, "unexpected plan for the default of column \"%s\"", col.Name)
+	}
+	expr := vals.Rows[0][0]
+	volatile := false
+	planner.WalkExpr(expr, func(x planner.Expr) {
+		if c, ok := x.(*planner.Call); ok {
+			for _, o := range planner.Overloads(c.Fn) {
+				volatile = volatile || o.Volatile
+			}
+		}
+	})
+	if volatile {
+		return types.NullDatum, true, nil
+	}
+	ctx := context.Background()
+	ec := s.execCtx(ctx, nil, nil, nil)
+	op, err := executor.Build(&planner.Values{Rows: [][]planner.Expr{{expr}}, Out: types.Schema{{Name: col.Name, T: col.T}}}, ec)
+	if err != nil {
+		return types.NullDatum, false, err
+	}
+	defer op.Close()
+	c, err := op.Next(ctx)
+	if err != nil {
+		return types.NullDatum, false, err
+	}
+	if c == nil || c.Len() != 1 {
+		return types.NullDatum, false, pgerr.New(pgerr.InternalError, "the default of column \"%s\" gave no value", col.Name)
+	}
+	r := c.Row(0)
+	copyDecimals(r)
+	return r[0], false, nil
+}
+
+// addColumn runs ALTER TABLE ... ADD COLUMN.
+func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	def := st.Def
+	if existingColumn(rel, def.Name) >= 0 {
+		if st.IfColumn {
+			io.Notice("NOTICE", "42701", fmt.Sprintf("column \"%s\" of relation \"%s\" already exists, skipping", def.Name, rel.Name))
+			return done("ALTER TABLE")
+		}
+		return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", def.Name, rel.Name)
+	}
+	if def.Serial || def.Identity != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported").
+			WithHint("Add an integer column and fill it with UPDATE.")
+	}
+	col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true}
+	if def.Default != "" {
+		if err := s.checkDefault(def.Default, col.T); err != nil {
+			return nil, err
+		}
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	hasRows, err := e.anyRow(rel, func(types.Row) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	missing := types.NullDatum
+	if def.Default != "" {
+		v, volatile, err := s.evalDefault(rel, col, def.Default)
+		if err != nil {
+			return nil, err
+		}
+		if volatile && hasRows {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile DEFAULT is not supported on a table with rows").
+				WithDetail("Each existing row would need a value of its own, which takes rewriting the table.").
+				WithHint("Add the column without a default, or with a constant one, and fill it with UPDATE.")
+		}
+		missing = v
+	}
+	if col.NotNull && missing.Null && hasRows {
+		return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", col.Name, rel.Name).
+			WithTable(rel.Schema, rel.Name).WithColumn(col.Name)
+	}
+	if !missing.Null {
+		col.Missing = &missing
+	}
+	up := rel.Clone()
+	up.Cols = append(up.Cols, col)
+	// Readers see the missing value before any of them can see the
+	// column.
+	m, _ := up.MissingRow()
+	e.db.SetMissing(rel.ID, m)
+	return e.replaceTable(rel, up, true)
+}
+
+// dropColumn runs ALTER TABLE ... DROP COLUMN.
+func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	e.writeMu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
+	i := visibleColumn(rel, st.Column)
+	if i < 0 {
+		if st.IfColumn {
+			io.Notice("NOTICE", "00000", fmt.Sprintf("column \"%s\" of relation \"%s\" does not exist, skipping", st.Column, rel.Name))
+			return done("ALTER TABLE")
+		}
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
+	}
+	if slices.Contains(rel.PK, i) {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %s of table %s: it is part of the table's primary key", st.Column, rel.Name).
+			WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
+			WithHint("Create a table without the column and copy the rows into it.")
+	}
+	if err := watermarkColumn(rel, st.Column, "drop"); err != nil {
+		return nil, err
+	}
+	up := droppedColumn(rel, i)
+	// The relations whose definitions read the column: binding them
+	// without it fails or changes what they mean.
+	over := map[uint32]*catalog.Relation{rel.ID: up}
+	var readers []*catalog.Relation
+	for _, d := range e.cat.Dependents(rel.ID) {
+		if err := e.samePlanOver(d, d, over); err != nil {
+			readers = append(readers, d)
+		}
+	}
+	var blocking []string
+	for _, d := range readers {
+		if d.Kind == catalog.KindIndex {
+			continue
+		}
+		// A reader of another reader depends on that one, as
+		// PostgreSQL says (its Deps hold the table through the other).
+		on := fmt.Sprintf("column %s of table %s", st.Column, rel.Name)
+		for _, r := range readers {
+			if r.ID != d.ID && r.Kind != catalog.KindIndex && slices.Contains(d.Deps, r.ID) {
+				on = kindWords[r.Kind] + " " + r.Name
+				break
+			}
+		}
+		blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
+	}
+	if len(blocking) > 0 && !st.Cascade {
+		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", st.Column, rel.Name).
+			WithDetail("%s", strings.Join(blocking, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	// Indexes on the column go with it, as in PostgreSQL; other readers
+	// (and what reads them) with CASCADE, each named in a notice.
+	var lines []string
+	for _, d := range readers {
+		if d.Kind != catalog.KindIndex {
+			lines = append(lines, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+		}
+	}
+	order, err := e.dropOrder(readers, true, func(d *catalog.Relation) {
+		if d.Kind != catalog.KindIndex {
+			lines = append(lines, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(lines) == 1:
+		io.Notice("NOTICE", "00000", lines[0])
+	case len(lines) > 1:
+		msg := fmt.Sprintf("drop cascades to %d other objects", len(lines))
+		if nd, ok := io.(noticeDetailer); ok {
+			nd.NoticeDetail("NOTICE", "00000", msg, strings.Join(lines, "\n"))
+		} else {
+			io.Notice("NOTICE", "00000", msg)
+		}
+	}
+	if len(order) > 0 {
+		// The readers go first: a crash after this leaves the column
+		// in place with nothing reading it, never the reverse.
+		locked = false
+		e.writeMu.Unlock()
+		if err := e.dropRelations(ctx, order); err != nil {
+			return nil, err
+		}
+		e.writeMu.Lock()
+		locked = true
+		cur, ok := e.cat.ByID(rel.ID)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rel.Name)
+		}
+		up = droppedColumn(cur, i)
+		rel = cur
+	}
+	return e.replaceTable(rel, up, false)
+}
+
+// droppedColumn returns rel with column i dropped (catalog.Column.Dropped).
+func droppedColumn(rel *catalog.Relation, i int) *catalog.Relation {
+	up := rel.Clone()
+	old := up.Cols[i]
+	up.Cols[i] = catalog.Column{Name: catalog.DroppedName(i + 1), T: old.T, Hidden: true, Dropped: true, Added: old.Added, Missing: old.Missing}
+	delete(up.ColComments, old.Name)
+	return up
+}
+
+// registerMissing tells storage the missing values of every table with
+// added columns (catalog.Column.Missing), before anything reads them.
+func registerMissing(db *storage.DB, cat *catalog.Catalog) {
+	for _, r := range cat.All() {
+		if r.Kind != catalog.KindTable {
+			continue
+		}
+		if m, ok := r.MissingRow(); ok {
+			db.SetMissing(r.ID, m)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/storage"
+)
+
+// TestAlterTableKeepsDefinitions: after ADD and RENAME COLUMN the views
+// created before read the table as they did, running and after a
+// restart (their definitions are bound again then, through the pinned
+// columns), while views created after see the new columns.
+func TestAlterTableKeepsDefinitions(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW star AS SELECT * FROM t")
+	mustRun(t, s, "CREATE VIEW bs AS SELECT a, b FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW over_view AS SELECT b, count(*) AS n FROM bs GROUP BY b")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN c int DEFAULT 10")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN b TO label")
+	mustRun(t, s, "INSERT INTO t VALUES (3, 'x', 30)")
+	wantRows(t, s, "SELECT * FROM star ORDER BY a", "1 x", "2 y", "3 x")
+	wantRows(t, s, "SELECT * FROM bs ORDER BY a", "1 x", "2 y", "3 x")
+	wantRows(t, s, "SELECT * FROM over_view ORDER BY b", "x 2", "y 1")
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 x 10", "2 y 10", "3 x 30")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW later AS SELECT label, c FROM t WHERE c > 5")
+	wantRows(t, s, "SELECT * FROM later ORDER BY c, label", "x 10", "y 10", "x 30")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (4, 'y', 40)")
+	wantRows(t, s, "SELECT * FROM star ORDER BY a", "1 x", "2 y", "3 x", "4 y")
+	wantRows(t, s, "SELECT * FROM bs ORDER BY a", "1 x", "2 y", "3 x", "4 y")
+	wantRows(t, s, "SELECT * FROM over_view ORDER BY b", "x 2", "y 2")
+	wantRows(t, s, "SELECT * FROM later ORDER BY c, label", "x 10", "y 10", "x 30", "y 40")
+	star, _ := e.cat.Lookup("", "star")
+	tbl, _ := e.cat.Lookup("", "t")
+	if got := strings.Join(star.DepCols[tbl.ID], ","); got != "a,b" {
+		t.Fatalf("star pins t's columns as %q, want a,b", got)
+	}
+}
+
+// TestDropColumn: a column read by a view cannot be dropped without
+// CASCADE; an unused one can, and a column added again under its name
+// starts empty (the dropped values stay unreachable).
+func TestDropColumn(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text, c int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x', 5)")
+	mustRun(t, s, "CREATE VIEW vb AS SELECT a, b FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mc AS SELECT sum(c) AS s FROM t")
+	mustRun(t, s, "CREATE INDEX t_c ON t (c)")
+	_, err := run(t, s, "ALTER TABLE t DROP COLUMN c")
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.DependentObjectsStillExist || pe.Detail != "materialized view mc depends on column c of table t" {
+		t.Fatalf("DROP COLUMN c: %v", err)
+	}
+	_, err = run(t, s, "ALTER TABLE t DROP COLUMN a")
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.FeatureNotSupported {
+		t.Fatalf("DROP COLUMN of the key: %v", err)
+	}
+	if n := runNotices(t, s, "ALTER TABLE t DROP COLUMN c CASCADE"); len(n) != 1 || n[0] != "drop cascades to materialized view mc" {
+		t.Fatalf("notices: %q", n)
+	}
+	for _, gone := range []string{"mc", "t_c"} {
+		if _, ok := e.cat.Lookup("", gone); ok {
+			t.Fatalf("%s survived the drop of the column it reads", gone)
+		}
+	}
+	wantRows(t, s, "SELECT * FROM vb", "1 x")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN c int")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 'y', 7)")
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 x NULL", "2 y 7")
+	if _, err := run(t, s, `SELECT "........pg.dropped.3........" FROM t`); pgerr.As(err) == nil || pgerr.As(err).Code != pgerr.UndefinedColumn {
+		t.Fatalf("the dropped column is reachable: %v", err)
+	}
+	if n := runNotices(t, s, "ALTER TABLE t DROP COLUMN b CASCADE"); len(n) != 1 || n[0] != "drop cascades to view vb" {
+		t.Fatalf("notices: %q", n)
+	}
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 NULL", "2 7")
+	for _, q := range []string{"SHOW COLUMNS FROM t", "DESCRIBE t"} {
+		if rows := strings.Join(mustRun(t, s, q), "\n"); strings.Contains(rows, "dropped") {
+			t.Fatalf("%s lists dropped columns:\n%s", q, rows)
+		}
+	}
+}
+
+// TestAlterTableBackup: a backup taken after ADD and DROP COLUMN opens
+// with the added column's missing value and the dropped column gone.
+func TestAlterTableBackup(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text, c int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x', 5)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT a, c FROM t")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN d numeric DEFAULT 1.50")
+	mustRun(t, s, "ALTER TABLE t DROP COLUMN b")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN c TO cc")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 6, 2.25)")
+	mustRun(t, s, "BACKUP TO '/bk'")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(Config{DataDir: "/bk", Storage: storage.Options{FS: fs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s = session(t, c)
+	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 5 1.50", "2 6 2.25")
+	wantRows(t, s, "SELECT a, cc FROM t WHERE d > 2", "2 6")
+	mustRun(t, s, "INSERT INTO t VALUES (3, 7, 3)")
+	wantRows(t, s, "SELECT * FROM m ORDER BY a", "1 5", "2 6", "3 7")
+}
+
+// TestAlterTablePreparedWrites: statements prepared before ADD COLUMN
+// write rows holding the added column (its missing value for a new row,
+// the stored value for an updated one), so jobs planned after the change
+// get whole rows.
+func TestAlterTablePreparedWrites(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE pt (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "PREPARE ins AS INSERT INTO pt VALUES ($1, $2)")
+	mustRun(t, s, "PREPARE upd AS UPDATE pt SET b = b || '!' WHERE a = $1")
+	mustRun(t, s, "PREPARE del AS DELETE FROM pt WHERE a = $1")
+	mustRun(t, s, "EXECUTE ins(1, 'x')")
+	mustRun(t, s, "EXECUTE ins(3, 'w')")
+	mustRun(t, s, "ALTER TABLE pt ADD COLUMN z int DEFAULT 3")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mz AS SELECT * FROM pt")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW ms AS SELECT sum(z) AS s, count(*) AS n FROM pt")
+	mustRun(t, s, "EXECUTE ins(2, 'y')")
+	mustRun(t, s, "UPDATE pt SET z = 10 WHERE a = 1")
+	mustRun(t, s, "EXECUTE upd(1)")
+	mustRun(t, s, "EXECUTE del(3)")
+	wantRows(t, s, "SELECT * FROM pt ORDER BY a", "1 x! 10", "2 y 3")
+	wantRows(t, s, "SELECT * FROM mz ORDER BY a", "1 x! 10", "2 y 3")
+	wantRows(t, s, "SELECT * FROM ms", "13 2")
+}
+
+// TestAlterTableIndexes: an index keeps serving its column after the
+// column is renamed, and never a new column that took its old name.
+func TestAlterTableIndexes(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+	mustRun(t, s, "CREATE INDEX t_b ON t (b)")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN b TO c")
+	mustRun(t, s, "ALTER TABLE t ADD COLUMN b text DEFAULT 'y'")
+	mustRun(t, s, "INSERT INTO t VALUES (3, 'x', 'x')")
+	wantRows(t, s, "SELECT a FROM t WHERE b = 'x' ORDER BY a", "3")
+	wantRows(t, s, "SELECT a FROM t WHERE c = 'x' ORDER BY a", "1", "3")
+	plan := strings.Join(mustRun(t, s, "EXPLAIN SELECT a FROM t WHERE c = 'x'"), "\n")
+	if !strings.Contains(plan, "t_b") {
+		t.Fatalf("the renamed column's index is not used:\n%s", plan)
+	}
+	plan = strings.Join(mustRun(t, s, "EXPLAIN SELECT a FROM t WHERE b = 'x'"), "\n")
+	if strings.Contains(plan, "t_b") {
+		t.Fatalf("the index serves the new column of its column's old name:\n%s", plan)
+	}
+}
