@@ -58,7 +58,9 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare) (wire.Result,
 			return nil, itemPosition(err, st.Types, st.TypesAt, starts, len("NULL::"))
 		}
 		for _, f := range p.Fields() {
-			hints = append(hints, f.T)
+			// A parameter's type has no modifier: PREPARE p(char(3))
+			// takes any bpchar.
+			hints = append(hints, types.T{ID: f.T.ID, Mod: -1})
 		}
 	}
 	stmt, err := parseCtx(ctx, st.Body)

@@ -230,7 +230,7 @@ func keyOrdered(t types.T) bool {
 		return true
 	case types.FamString:
 		switch t.ID {
-		case types.Varchar, types.Text, types.Bytea, types.Name, types.Char:
+		case types.Varchar, types.Bpchar, types.Text, types.Bytea, types.Name, types.Char:
 			return true
 		}
 	}

@@ -159,6 +159,7 @@ var pgTypes = []typeRow{
 	{types.TUnknown, "unknown", "X", false}, {types.TVarchar, "varchar", "S", false}, {types.TDate, "date", "D", false},
 	{types.TTime, "time", "D", false}, {types.TTimestamp, "timestamp", "D", false}, {types.TTimestamptz, "timestamptz", "D", true},
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
+	{types.TBpchar, "bpchar", "S", false},
 }
 
 func pgCatalogTables() []*table {
@@ -550,7 +551,7 @@ func typStorage(t types.T) string {
 	switch t.ID {
 	case types.Numeric:
 		return "m"
-	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
+	case types.Text, types.Varchar, types.Bpchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
 		return "x"
 	}
 	return "p"
