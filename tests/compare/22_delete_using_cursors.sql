@@ -1,0 +1,27 @@
+-- DELETE ... USING and UPDATE ... FROM.
+CREATE TABLE dt (a int PRIMARY KEY, b text);
+CREATE TABLE du (a int, tag text);
+INSERT INTO dt VALUES (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four');
+INSERT INTO du VALUES (1, 'x'), (1, 'y'), (3, 'z'), (5, 'w');
+DELETE FROM dt USING du WHERE dt.a = du.a;
+SELECT * FROM dt ORDER BY a;
+INSERT INTO dt VALUES (1, 'one'), (3, 'three');
+DELETE FROM dt AS t USING du AS u WHERE t.a = u.a AND u.tag = 'z' RETURNING *;
+DELETE FROM dt t USING du u, (VALUES (1), (2)) v(x) WHERE t.a = u.a AND v.x = t.a RETURNING t.a, t.b;
+SELECT * FROM dt ORDER BY a;
+DELETE FROM dt USING du WHERE dt.a = du.a AND du.tag = 'none';
+DELETE FROM dt USING du;
+SELECT count(*) FROM dt;
+INSERT INTO dt VALUES (1, 'one'), (2, 'two'), (3, 'three');
+DELETE FROM dt USING dt WHERE dt.a = 1;
+DELETE FROM dt USING du WHERE a = 1;
+DELETE FROM dt USING nosuch WHERE dt.a = nosuch.a;
+DELETE FROM dt USING du WHERE dt.a = du.nosuch;
+UPDATE dt SET b = du.tag FROM du WHERE dt.a = du.a AND du.tag <> 'y';
+SELECT * FROM dt ORDER BY a;
+UPDATE dt SET b = 'u' || du.tag FROM du WHERE dt.a = du.a RETURNING dt.*;
+SELECT * FROM dt ORDER BY a;
+UPDATE dt SET b = 'v' FROM du WHERE dt.a = du.a AND du.tag = 'z' RETURNING *, du.tag || '!' AS t;
+DELETE FROM dt USING du WHERE dt.a = du.a RETURNING du.tag, dt.a;
+SELECT * FROM dt ORDER BY a;
+DELETE dt FROM dt, du WHERE dt.a = du.a;
