@@ -118,6 +118,12 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st) }), nil
 	case *sql.Execute:
 		return s.prepareExecute(ctx, st)
+	case *sql.DeclareCursor:
+		return s.prepareDeclare(ctx, st)
+	case *sql.Fetch:
+		return s.prepareFetch(st)
+	case *sql.CloseCursor:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.closeCursor(st) }), nil
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Discard:
