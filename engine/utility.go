@@ -115,7 +115,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Txn:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(ctx, st, io) }), nil
 	case *sql.Prepare:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st, text) }), nil
 	case *sql.Execute:
 		return s.prepareExecute(ctx, st)
 	case *sql.DeclareCursor:
@@ -482,6 +482,16 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 			return nil, err
 		}
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		if !ok && want == catalog.KindIndex {
+			// A primary key's index <table>_pkey belongs to its
+			// constraint, as in PostgreSQL.
+			if tn, isPK := strings.CutSuffix(n.Name, "_pkey"); isPK {
+				if t, ok := e.cat.Lookup(schemaOf(n), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+					return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", n.Name, n.Name, tn).
+						WithHint("You can drop constraint %s on table %s instead.", n.Name, tn)
+				}
+			}
+		}
 		if !ok {
 			if st.IfExists {
 				io.Notice("NOTICE", "00000", fmt.Sprintf("%s \"%s\" does not exist, skipping", st.Kind, n.Name))
