@@ -146,6 +146,10 @@ var selectListEnd = wordSet(`from where group having window order limit offset f
 func (b *bridge) multiValues(rhs []*node, n int) ([][]*node, error) {
 	pos := charPos(b.src, rhs[0].off)
 	mismatch := pgerr.New(pgerr.SyntaxError, "number of columns does not match number of values").WithPosition(pos)
+	// ((ROW(1, 2))): parentheses around a ROW() stand for the ROW().
+	for len(rhs) == 1 && rhs[0].isParen() && len(rhs[0].kids) == 2 && rhs[0].kids[0].isWord("row") && rhs[0].kids[1].isParen() {
+		rhs = rhs[0].kids
+	}
 	var vals [][]*node
 	switch {
 	case len(rhs) == 2 && rhs[0].isWord("row") && rhs[1].isParen():

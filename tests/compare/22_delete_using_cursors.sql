@@ -107,3 +107,11 @@ EXECUTE q3;
 SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name;
 DEALLOCATE ALL;
 SELECT count(*) FROM pg_prepared_statements;
+-- Multiple-column UPDATE from a ROW() in parentheses.
+CREATE TABLE tm (a int PRIMARY KEY, b int);
+INSERT INTO tm VALUES (1, 2);
+UPDATE tm SET (a, b) = ROW(5, 6);
+UPDATE tm SET (b) = ROW(7);
+UPDATE tm SET (b) = (ROW(8));
+UPDATE tm SET (a, b) = (SELECT 1, 9);
+SELECT * FROM tm;
