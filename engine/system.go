@@ -80,8 +80,11 @@ func (c sessionCatalog) PreparedStatements() []syscat.PreparedStatement {
 		var ts []string
 		for _, t := range sp.p.ParamTypes() {
 			n := types.T{ID: t.ID, Mod: -1}.String()
-			if t.ID == types.Bpchar {
+			switch t.ID {
+			case types.Bpchar:
 				n = "character"
+			case types.BpcharArray:
+				n = "character[]"
 			}
 			ts = append(ts, n)
 		}

@@ -99,6 +99,8 @@ func (t implTable) defineSystem() {
 			name = "unknown"
 		case types.Bpchar:
 			name = "character"
+		case types.BpcharArray:
+			name = "character[]"
 		}
 		return Impl{NonStrict: true, Row: constText(name)}, true
 	})

@@ -60,6 +60,7 @@ const (
 	// spaces ignored (bpchareq, hashbpchar). Mod is n+4; -1 is bpchar
 	// without a length, whose values keep the spaces they came with.
 	Bpchar
+	BpcharArray
 	numTypeIDs
 )
 
@@ -150,6 +151,7 @@ var infos = [numTypeIDs]typeInfo{
 	CharArray:        {"\"char\"[]", 1002, -1, 0},
 	Json:             {"json", 114, -1, 199},
 	Bpchar:           {"bpchar", 1042, -1, 1014},
+	BpcharArray:      {"bpchar[]", 1014, -1, 0},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -263,5 +265,5 @@ var families = [numTypeIDs]Family{
 	Float4Array: FamString, Float8Array: FamString, NumericArray: FamString, VarcharArray: FamString,
 	ByteaArray: FamString, DateArray: FamString, TimeArray: FamString, TimestampArray: FamString,
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
-	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString,
+	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString, BpcharArray: FamString,
 }

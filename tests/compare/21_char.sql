@@ -84,3 +84,26 @@ SELECT min(k) || '|', max(k) || '|' FROM cj;
 UPDATE cj SET k = 'long' WHERE w = 'one';
 UPDATE cj SET k = 'lo  ' WHERE w = 'one';
 SELECT k, w FROM cj WHERE w = 'one';
+-- Mixed with varchar and text, functions, aggregates and arrays.
+CREATE TABLE m (c char(4), v varchar(6), t text);
+INSERT INTO m VALUES ('a', 'a', 'a'), ('b ', 'b  ', 'b '), ('12', '12', '12');
+SELECT c = v, c = t, v = c, t = c, c < t, c || v || '|', concat(c, '|'), format('[%s]', c) FROM m ORDER BY c;
+SELECT string_agg(c, ',' ORDER BY c) || '|' FROM m WHERE c <> 'b';
+SELECT c::varchar(2) || '|', c::int, c::text || '|' FROM m WHERE c <> 'b' ORDER BY c;
+SELECT c FROM m WHERE c IN (SELECT t FROM m);
+SELECT c FROM m WHERE c IN (SELECT c FROM m WHERE c = 'b');
+SELECT max(c), min(c), count(DISTINCT c) FROM m;
+INSERT INTO m (c) SELECT t || 'xyz' FROM m WHERE t = 'a';
+INSERT INTO m (c) SELECT t || 'xyz' FROM m WHERE t = '12';
+SELECT c, v FROM m ORDER BY c DESC NULLS LAST;
+SELECT c AS k, count(*) FROM (SELECT c FROM m UNION ALL SELECT v::char(4) FROM m) z GROUP BY c ORDER BY 1;
+SELECT lpad(c, 6, '*'), upper(c), left(c, 2) || '|', substr(c, 1, 3) || '|', c LIKE 'b %', c ~ '^b $', md5(c) FROM m ORDER BY c;
+SELECT 'a'::char(2) IS DISTINCT FROM 'a '::char(3), nullif('a'::char(3), 'a'), greatest('a'::char(3), 'b'), coalesce(NULL::char(2), 'x') || '|';
+SELECT CASE 'a'::char(3) WHEN 'a' THEN 'yes' ELSE 'no' END;
+SELECT array_agg(c ORDER BY c) FROM m;
+SELECT '{a,bb}'::char(3)[], ARRAY['x'::char(2), 'yy'], pg_typeof(ARRAY['x'::char(2)]), ('{a,b}'::char(2)[])[1] || '|';
+CREATE TABLE ma (id int PRIMARY KEY, cs char(2)[]);
+INSERT INTO ma VALUES (1, '{a,bc}'), (2, ARRAY['d']);
+INSERT INTO ma VALUES (3, '{abc}');
+SELECT id, cs, cs[1] || '|' FROM ma ORDER BY id;
+\d ma
