@@ -19,6 +19,9 @@ type cursor struct {
 	res    wire.Result
 	// done is set once res returned its end.
 	done bool
+	// depth is how many savepoints the block had at DECLARE: ROLLBACK
+	// TO a savepoint set before the cursor closes it.
+	depth int
 }
 
 // prepareDeclare binds DECLARE's query now; running it checks that a
@@ -64,7 +67,11 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor) (wi
 		if s.cursors == nil {
 			s.cursors = map[string]*cursor{}
 		}
-		s.cursors[st.Name] = &cursor{fields: p.Fields(), res: res}
+		depth := 0
+		if s.tx != nil {
+			depth = len(s.tx.savepoints)
+		}
+		s.cursors[st.Name] = &cursor{fields: p.Fields(), res: res, depth: depth}
 		return done("DECLARE CURSOR")
 	}}, nil
 }
@@ -179,5 +186,22 @@ func (s *Session) closeCursors() {
 	for name, c := range s.cursors {
 		c.res.Close()
 		delete(s.cursors, name)
+	}
+}
+
+// cursorsToSavepoint adjusts the cursors to the block's savepoints being
+// cut to the first n: ROLLBACK TO (rollback set) closes the cursors
+// declared after them, RELEASE hands those to the enclosing savepoint.
+func (s *Session) cursorsToSavepoint(n int, rollback bool) {
+	for name, c := range s.cursors {
+		if c.depth <= n {
+			continue
+		}
+		if rollback {
+			c.res.Close()
+			delete(s.cursors, name)
+			continue
+		}
+		c.depth = n
 	}
 }

@@ -844,11 +844,13 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	if st.Kind == sql.TxnRelease {
 		t.savepoints = t.savepoints[:i]
+		s.cursorsToSavepoint(i, false)
 		return done("RELEASE")
 	}
 	if err := t.rollbackTo(i); err != nil {
 		return nil, err
 	}
+	s.cursorsToSavepoint(i, true)
 	s.txn = 'T'
 	return done("ROLLBACK")
 }
