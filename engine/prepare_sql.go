@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
@@ -16,6 +17,15 @@ import (
 // session until DEALLOCATE or DISCARD ALL.
 type sqlPrepared struct {
 	p wire.Prepared
+	// text is the PREPARE statement's text and at when it ran, for
+	// pg_prepared_statements.
+	text string
+	at   time.Time
+	// runs counts the executions: pg_prepared_statements shows them as
+	// generic plans for a statement without parameters and as custom
+	// plans otherwise (PostgreSQL plans the first five with parameters
+	// custom).
+	runs int64
 }
 
 // shiftPosition moves the error position of err, which is about a text
@@ -30,7 +40,7 @@ func shiftPosition(err error, at int) error {
 
 // prepareSQL runs PREPARE: the statement is parsed and bound now, with
 // the given parameter types as the extended protocol's type hints.
-func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare) (wire.Result, error) {
+func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) (wire.Result, error) {
 	if _, dup := s.sqlPrepared[st.Name]; dup {
 		return nil, pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", st.Name)
 	}
@@ -58,7 +68,9 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare) (wire.Result,
 			return nil, itemPosition(err, st.Types, st.TypesAt, starts, len("NULL::"))
 		}
 		for _, f := range p.Fields() {
-			hints = append(hints, f.T)
+			// A parameter's type has no modifier: PREPARE p(char(3))
+			// takes any bpchar.
+			hints = append(hints, types.T{ID: f.T.ID, Mod: -1})
 		}
 	}
 	stmt, err := parseCtx(ctx, st.Body)
@@ -79,7 +91,7 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare) (wire.Result,
 	if s.sqlPrepared == nil {
 		s.sqlPrepared = map[string]*sqlPrepared{}
 	}
-	s.sqlPrepared[st.Name] = &sqlPrepared{p: p}
+	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: text, at: time.Now()}
 	return done("PREPARE")
 }
 
@@ -140,6 +152,7 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 			}
 			params = row
 		}
+		sp.runs++
 		return sp.p.Execute(ctx, params, io)
 	}}, nil
 }

@@ -226,6 +226,22 @@ func (e *Engine) seqStateOf(rel *catalog.Relation, col int) (*seqState, string, 
 	return st, key, nil
 }
 
+// sequenceLast returns the last value the sequence of rel's column col
+// (-1: rel itself) handed out or reserved, and false before its first.
+func (e *Engine) sequenceLast(rel *catalog.Relation, col int) (int64, bool) {
+	e.seqs.mu.Lock()
+	defer e.seqs.mu.Unlock()
+	st, _, err := e.seqStateOf(rel, col)
+	if err != nil {
+		return 0, false
+	}
+	_, _, start, _ := seqInfo(rel, col)
+	if st.next-1 < start {
+		return 0, false
+	}
+	return st.next - 1, true
+}
+
 // nextval returns the next value of the sequence of rel's column col.
 func (e *Engine) nextval(rel *catalog.Relation, col int) (int64, error) {
 	e.seqs.mu.Lock()

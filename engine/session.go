@@ -58,6 +58,9 @@ type Session struct {
 	txnStart int64
 	// sqlPrepared holds the statements of SQL's PREPARE, by name.
 	sqlPrepared map[string]*sqlPrepared
+	// cursors holds the open cursors of DECLARE, by name; the end of the
+	// transaction block closes them.
+	cursors map[string]*cursor
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32

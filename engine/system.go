@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,38 @@ func (c sessionCatalog) Settings() []syscat.Setting {
 		st, _ := lookupSetting(n)
 		out = append(out, syscat.Setting{Name: st.name, Value: c.s.get(st), Desc: st.desc, Default: st.def, ReadOnly: st.readOnly})
 	}
+	return out
+}
+
+// SequenceLast implements syscat.Provider.
+func (c sessionCatalog) SequenceLast(r *catalog.Relation, col int) (int64, bool) {
+	return c.s.eng.sequenceLast(r, col)
+}
+
+// PreparedStatements implements syscat.Provider.
+func (c sessionCatalog) PreparedStatements() []syscat.PreparedStatement {
+	var out []syscat.PreparedStatement
+	for name, sp := range c.s.sqlPrepared {
+		var ts []string
+		for _, t := range sp.p.ParamTypes() {
+			n := types.T{ID: t.ID, Mod: -1}.String()
+			switch t.ID {
+			case types.Bpchar:
+				n = "character"
+			case types.BpcharArray:
+				n = "character[]"
+			}
+			ts = append(ts, n)
+		}
+		ps := syscat.PreparedStatement{Name: name, Statement: sp.text, PrepareTime: sp.at.UnixMicro(), ParamTypes: ts}
+		if len(ts) == 0 {
+			ps.GenericPlans = sp.runs
+		} else {
+			ps.CustomPlans = sp.runs
+		}
+		out = append(out, ps)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

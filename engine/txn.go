@@ -253,6 +253,7 @@ func (s *Session) beginWrite() writeScope {
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
 func (s *Session) endTxn(ctx context.Context, commit bool) error {
+	s.closeCursors()
 	t := s.tx
 	s.tx = nil
 	if t == nil {

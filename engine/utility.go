@@ -115,9 +115,15 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Txn:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runTxn(ctx, st, io) }), nil
 	case *sql.Prepare:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.prepareSQL(ctx, st, text) }), nil
 	case *sql.Execute:
 		return s.prepareExecute(ctx, st)
+	case *sql.DeclareCursor:
+		return s.prepareDeclare(ctx, st)
+	case *sql.Fetch:
+		return s.prepareFetch(st)
+	case *sql.CloseCursor:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.closeCursor(st) }), nil
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Discard:
@@ -478,6 +484,16 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 			return nil, err
 		}
 		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		if !ok && want == catalog.KindIndex {
+			// A primary key's index <table>_pkey belongs to its
+			// constraint, as in PostgreSQL.
+			if tn, isPK := strings.CutSuffix(n.Name, "_pkey"); isPK {
+				if t, ok := e.cat.Lookup(schemaOf(n), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+					return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", n.Name, n.Name, tn).
+						WithHint("You can drop constraint %s on table %s instead.", n.Name, tn)
+				}
+			}
+		}
 		if !ok {
 			if st.IfExists {
 				io.Notice("NOTICE", "00000", fmt.Sprintf("%s \"%s\" does not exist, skipping", st.Kind, n.Name))
@@ -830,11 +846,13 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	if st.Kind == sql.TxnRelease {
 		t.savepoints = t.savepoints[:i]
+		s.cursorsToSavepoint(i, false)
 		return done("RELEASE")
 	}
 	if err := t.rollbackTo(i); err != nil {
 		return nil, err
 	}
+	s.cursorsToSavepoint(i, true)
 	s.txn = 'T'
 	return done("ROLLBACK")
 }

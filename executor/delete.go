@@ -7,11 +7,15 @@ import (
 	"github.com/weirdb/weir/types"
 )
 
-// Delete removes the rows its input yields (old rows in Rel.Cols order)
-// with Writer.Delete. RETURNING is evaluated over the deleted rows. It
-// never commits.
+// Delete removes the rows its input yields (old rows in Rel.Cols order,
+// possibly followed by the columns of DELETE ... USING's other tables)
+// with Writer.Delete; a target row joined more than once is deleted and
+// counted once. RETURNING is evaluated over the deleted rows. It never
+// commits.
 type Delete struct {
 	dml
+	// seen holds the target rows DELETE ... USING has deleted.
+	seen *rowTable
 }
 
 var (
@@ -25,7 +29,8 @@ func NewDelete(in Operator, p *planner.Delete, ec *ExecCtx) (*Delete, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Delete{d}, nil
+	d.joined(p.Input.Schema())
+	return &Delete{dml: d}, nil
 }
 
 // Next implements Operator.
@@ -34,6 +39,20 @@ func (o *Delete) Next(ctx context.Context) (*types.Chunk, error) {
 		return nil, o.err
 	}
 	return o.finish(o.run(ctx, nil, func(old types.Row) (types.Row, error) {
+		if full := old; len(old) > len(o.rel.Cols) {
+			old = old[:len(o.rel.Cols)]
+			if o.seen == nil {
+				ts := make([]types.T, len(o.rel.Cols))
+				for i, c := range o.rel.Cols {
+					ts[i] = c.T
+				}
+				o.seen = newRowTable(ts)
+			}
+			if _, added := o.seen.findOrInsert(old); !added {
+				return nil, nil
+			}
+			return full, o.ec.Writer.Delete(o.rel.ID, old)
+		}
 		return old, o.ec.Writer.Delete(o.rel.ID, old)
 	}))
 }

@@ -124,7 +124,7 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 		case ff == types.FamDecimal && tf == types.FamFloat && c.to.ID == types.Float8 && a.D[i].Form == apd.Finite && decimalFitsFloat8(&a.D[i]):
 			f, _ := a.D[i].Float64()
 			out.F[i] = f
-		case c.from.IsString() && c.to.ID == types.Text:
+		case c.from.IsString() && c.from.ID != types.Bpchar && c.to.ID == types.Text:
 			out.S[i] = a.S[i]
 		default:
 			d, err := castDatum(ctx, a.Get(i), c.from, c.to, c.explicit)
@@ -140,7 +140,7 @@ func (c *castEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 // castDatum casts one non-NULL value with explicit-cast semantics, or
 // assignment semantics when explicit is false.
 func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (types.Datum, error) {
-	if from.ID == types.Unknown && to.IsString() {
+	if from.ID == types.Unknown && to.IsString() && to.ID != types.Bpchar {
 		return d, nil
 	}
 	if from.IsString() || from.ID == types.Unknown {

@@ -71,6 +71,15 @@ func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *Ex
 	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts}, nil
 }
 
+// joined extends the row RETURNING is evaluated over with the columns
+// input has after the target's (UPDATE ... FROM's and DELETE ... USING's
+// other tables).
+func (d *dml) joined(input types.Schema) {
+	for _, c := range input[min(len(d.relTs), len(input)):] {
+		d.relTs = append(d.relTs, c.T)
+	}
+}
+
 // RowsAffected implements RowCounter.
 func (d *dml) RowsAffected() int64 { return d.n }
 

@@ -32,6 +32,7 @@ func NewUpdate(in Operator, p *planner.Update, ec *ExecCtx) (*Update, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.joined(p.Input.Schema())
 	u := &Update{dml: d, set: make([]Evaluator, len(p.Set))}
 	for i, e := range p.Set {
 		if e == nil {
@@ -83,7 +84,9 @@ func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
 	return u.finish(u.run(ctx, prepare, func(old types.Row) (types.Row, error) {
 		vals := newVals[pos]
 		pos++
+		var others types.Row
 		if len(old) > len(u.rel.Cols) {
+			others = old[len(u.rel.Cols):]
 			// UPDATE ... FROM joins more columns after the target's row.
 			// A target row joined more than once is updated once, with
 			// its first match, as in Postgres (which leaves the choice
@@ -109,7 +112,10 @@ func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
 		if err := checkNotNull(u.rel, nr, u.ec); err != nil {
 			return nil, err
 		}
-		return nr, u.ec.Writer.Update(u.rel.ID, old, nr)
+		if err := u.ec.Writer.Update(u.rel.ID, old, nr); err != nil {
+			return nil, err
+		}
+		return append(nr, others...), nil
 	}))
 }
 

@@ -45,6 +45,10 @@ func Comparer(ta, tb types.T) (func(a, b types.Datum) int, error) {
 		if ta.ID == types.Bytea {
 			return func(a, b types.Datum) int { return bytes.Compare([]byte(a.S), []byte(b.S)) }, nil
 		}
+		if ta.ID == types.Bpchar && tb.ID == types.Bpchar {
+			// bpcharcmp: trailing spaces do not count.
+			return func(a, b types.Datum) int { return strings.Compare(types.BpcharTrim(a.S), types.BpcharTrim(b.S)) }, nil
+		}
 		return func(a, b types.Datum) int { return strings.Compare(a.S, b.S) }, nil
 	case ta.IsNumeric() && tb.IsNumeric():
 		// Mixed numeric families (the binder normally unifies them).

@@ -581,14 +581,26 @@ func (t implTable) defineString() {
 	charLen := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dInt(int64(utf8.RuneCountInString(d[0].S)))
 	}
+	bpcharLen := func(_ *Context, d []types.Datum) (types.Datum, error) {
+		return dInt(int64(utf8.RuneCountInString(types.BpcharTrim(d[0].S))))
+	}
 	t.def("length", func(args []types.T, _ types.T) (Impl, bool) {
-		if args[0].ID == types.Bytea {
+		switch args[0].ID {
+		case types.Bytea:
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) }}, true
+		case types.Bpchar:
+			return Impl{Row: bpcharLen}, true
 		}
 		return Impl{Row: charLen}, true
 	})
-	t.defRow("char_length", charLen)
-	t.defRow("character_length", charLen)
+	for _, name := range []string{"char_length", "character_length"} {
+		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
+			if args[0].ID == types.Bpchar {
+				return Impl{Row: bpcharLen}, true
+			}
+			return Impl{Row: charLen}, true
+		})
+	}
 	t.defRow("octet_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
 	t.defRow("bit_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
 	t.defRow("lower", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiLower(d[0].S)) })

@@ -91,9 +91,16 @@ func (t implTable) defineSystem() {
 		return types.Datum{Null: d[1].Null, S: d[1].S}, nil
 	})
 	t.def("pg_typeof", func(args []types.T, _ types.T) (Impl, bool) {
-		name := args[0].String()
-		if args[0].ID == types.Unknown {
+		// regtype output: the type without its modifier, and bpchar
+		// spelled "character" (format_type without a typmod).
+		name := types.T{ID: args[0].ID, Mod: -1}.String()
+		switch args[0].ID {
+		case types.Unknown:
 			name = "unknown"
+		case types.Bpchar:
+			name = "character"
+		case types.BpcharArray:
+			name = "character[]"
 		}
 		return Impl{NonStrict: true, Row: constText(name)}, true
 	})

@@ -30,6 +30,7 @@ const (
 	tOid   = types.Oid
 	tName  = types.Name
 	tChar  = types.Char
+	tBpc   = types.Bpchar
 	tTArr  = types.TextArray
 )
 
@@ -41,7 +42,7 @@ var (
 	// ComparableTypes are the types with the full set of comparison
 	// operators (= <> < <= > >=) and min/max aggregates.
 	ComparableTypes = []types.TypeID{tBool, tI2, tI4, tI8, tF4, tF8, tNum, tText,
-		tBytea, tDate, tTime, tTS, tTSTZ, tIv, tOid, tName, tChar}
+		tBytea, tDate, tTime, tTS, tTSTZ, tIv, tOid, tName, tChar, tBpc}
 )
 
 // CompareOps are the comparison operator names.
@@ -157,7 +158,9 @@ func operatorOverloads() []*Overload {
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
 	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
 	for _, name := range []string{"~~", "!~~", "~~*", "!~~*", "~", "~*", "!~", "!~*"} {
-		os = append(os, op(name, tBool, tText, tText))
+		// bpcharlike, bpcharregexeq, ...: a character(n) value is
+		// matched with its padding.
+		os = append(os, op(name, tBool, tText, tText), op(name, tBool, tBpc, tText))
 	}
 	os = append(os, op("~~", tBool, tBytea, tBytea), op("!~~", tBool, tBytea, tBytea))
 

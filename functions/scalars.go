@@ -36,6 +36,11 @@ func scalarOverloads() []*Overload {
 		os = append(os, fn(name, tI4, tText))
 	}
 	os = append(os, fn("length", tI4, tBytea), fn("octet_length", tI4, tBytea))
+	// bpcharlen and bpcharoctetlen: the character count leaves out
+	// character(n)'s trailing spaces, the byte count keeps them.
+	for _, name := range []string{"length", "char_length", "character_length", "octet_length"} {
+		os = append(os, fn(name, tI4, tBpc))
+	}
 	os = append(os,
 		fn("lower", tText, tText), fn("upper", tText, tText), fn("initcap", tText, tText),
 		fn("substr", tText, tText, tI4), fn("substr", tText, tText, tI4, tI4),

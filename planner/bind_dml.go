@@ -383,10 +383,16 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 
 // returning binds the RETURNING list over the affected row.
 func (b *binder) returning(rel *catalog.Relation, alias string) ([]Expr, types.Schema) {
+	return b.returningIn(tableScope(rel, alias))
+}
+
+// returningIn binds the RETURNING list in scope sc: the target table's
+// row, followed by the other tables' of UPDATE ... FROM and DELETE ...
+// USING.
+func (b *binder) returningIn(sc *scope) ([]Expr, types.Schema) {
 	if b.q.Returning == nil {
 		return nil, nil
 	}
-	sc := tableScope(rel, alias)
 	ctx := &exprCtx{s: sc, clause: "RETURNING"}
 	b.inReturning = true
 	defer func() { b.inReturning = false }()
@@ -448,7 +454,7 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	for _, a := range n.List {
 		b.bindSet(rel, upd.Set, a, ctx)
 	}
-	upd.Returning, upd.Out = b.returning(rel, alias)
+	upd.Returning, upd.Out = b.returningIn(sc)
 	return upd
 }
 
@@ -474,19 +480,41 @@ func (b *binder) bindSet(rel *catalog.Relation, set []Expr, a *ast.Assignment, c
 }
 
 func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
-	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
+	using := n.IsMultiTable && n.BeforeFrom && n.Tables != nil && len(n.Tables.Tables) == 1 &&
+		n.TableRefs != nil && n.TableRefs.TableRefs != nil && n.TableRefs.TableRefs.Right != nil
+	if n.IsMultiTable && !using || n.Order != nil || n.Limit != nil {
 		failf(pgerr.FeatureNotSupported, "this form of DELETE is not supported")
 	}
 	pop := b.pushWith(n.With)
 	defer pop()
-	rel, alias := b.targetTable(n.TableRefs, "DELETE")
-	sc := tableScope(rel, alias)
-	var input Plan = scanAll(rel)
+	var rel *catalog.Relation
+	var alias string
+	var sc *scope
+	var input Plan
+	if using {
+		// DELETE FROM t USING u, v arrives as TiDB's DELETE t FROM t,
+		// u, v (the target first): the input is the join of all of
+		// them, whose first columns are the target's row.
+		first := n.TableRefs.TableRefs
+		for {
+			l, ok := first.Left.(*ast.Join)
+			if !ok {
+				break
+			}
+			first = l
+		}
+		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "DELETE")
+		input, sc = b.fromItem(n.TableRefs.TableRefs, nil, &level{})
+	} else {
+		rel, alias = b.targetTable(n.TableRefs, "DELETE")
+		sc = tableScope(rel, alias)
+		input = scanAll(rel)
+	}
 	if n.Where != nil {
 		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
 	}
 	del := &Delete{Rel: rel, Input: input}
-	del.Returning, del.Out = b.returning(rel, alias)
+	del.Returning, del.Out = b.returningIn(sc)
 	return del
 }
 

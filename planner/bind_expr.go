@@ -468,10 +468,11 @@ func (b *binder) tryCoerce(e Expr, t types.T, cc castContext) Expr {
 			if x.V.Null {
 				return &Const{V: types.NullDatum, T: t}
 			}
-			if cc == ctxExplicit && t.Mod >= 0 && t.ID == types.Varchar {
+			if cc == ctxExplicit && t.Mod >= 0 && (t.ID == types.Varchar || t.ID == types.Bpchar) {
 				// 'abcdef'::varchar(3): Postgres reads the literal as
 				// varchar, then applies the length by an explicit
-				// coercion, which truncates (an assignment errors).
+				// coercion, which truncates (an assignment errors); so
+				// for character(n).
 				inner := b.convertLiteral(x.V.S, types.T{ID: t.ID, Mod: -1}, b.exprPos(x))
 				return &Cast{Arg: inner, T: t}
 			}
@@ -526,7 +527,7 @@ func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 	switch t.ID {
 	case types.Text, types.Name:
 		return &Const{V: types.DString(s), T: t}
-	case types.Varchar:
+	case types.Varchar, types.Bpchar:
 		if t.Mod < 0 {
 			return &Const{V: types.DString(s), T: t}
 		}

@@ -31,7 +31,7 @@ func typeCategory(id types.TypeID) category {
 		return catBool
 	case types.Int2, types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric, types.Oid:
 		return catNumeric
-	case types.Text, types.Varchar, types.Name, types.Char:
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Char:
 		return catString
 	case types.Date, types.Time, types.Timestamp, types.Timestamptz:
 		return catDatetime
@@ -158,10 +158,17 @@ func castKind(from, to types.TypeID) castContext {
 		if to == types.Time {
 			return ctxAssignment
 		}
-	case types.Text, types.Varchar, types.Name, types.Char:
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Char:
 		switch to {
 		case types.Text, types.Varchar, types.Name:
 			return ctxImplicit
+		case types.Bpchar:
+			// text and varchar to bpchar are implicit; name and "char"
+			// to bpchar are assignment casts (pg_cast).
+			if from == types.Text || from == types.Varchar {
+				return ctxImplicit
+			}
+			return ctxAssignment
 		case types.Char:
 			return ctxAssignment
 		}
@@ -180,11 +187,11 @@ func castKind(from, to types.TypeID) castContext {
 	// Automatic I/O conversion casts: to a string type is an assignment
 	// cast, from a string type an explicit one.
 	switch to {
-	case types.Text, types.Varchar, types.Name:
+	case types.Text, types.Varchar, types.Bpchar, types.Name:
 		return ctxAssignment
 	}
 	switch from {
-	case types.Text, types.Varchar, types.Name, types.Char:
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Char:
 		return ctxExplicit
 	}
 	return ctxNone
@@ -430,12 +437,11 @@ func commonTypeAt(context string, ts []types.T) (types.T, int, error) {
 			return types.T{}, i, pgerr.New(pgerr.DatatypeMismatch, "%s could not convert type %s to %s", context, n, p)
 		}
 	}
-	// select_common_typmod: keep the modifier only when all inputs agree.
+	// select_common_typmod: keep the modifier only when all inputs agree;
+	// an untyped literal has none, so it drops the modifier (coalesce(c,
+	// 'none') over a character(3) c is bpchar, not character(3)).
 	mod := int32(-2)
 	for _, n := range ts {
-		if n.ID == types.Unknown {
-			continue
-		}
 		if n.ID != p.ID {
 			mod = -1
 			break
@@ -472,6 +478,8 @@ func pgTypeName(t types.T) string {
 		return "numeric"
 	case types.Varchar:
 		return "varchar"
+	case types.Bpchar:
+		return "bpchar"
 	case types.Text:
 		return "text"
 	case types.Bytea:

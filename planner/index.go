@@ -301,7 +301,7 @@ func keyOrdered(t types.T) bool {
 		return true
 	case types.FamString:
 		switch t.ID {
-		case types.Varchar, types.Text, types.Bytea, types.Name, types.Char:
+		case types.Varchar, types.Bpchar, types.Text, types.Bytea, types.Name, types.Char:
 			return true
 		}
 	}

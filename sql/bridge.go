@@ -232,6 +232,9 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 		}
 		seq = updateFrom(seq)
 	}
+	if seq[0].isWord("delete") {
+		seq = deleteUsing(seq)
+	}
 	if with != nil {
 		if seq[0].isWord("insert") {
 			var err error

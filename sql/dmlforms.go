@@ -7,7 +7,8 @@ import (
 // This file holds the bridge's rewrites of PostgreSQL's DML forms the
 // TiDB parser does not have: a WITH clause in front of INSERT (TiDB
 // takes it in front of the INSERT's query), and multiple-column
-// assignments in UPDATE's SET list (SET (a, b) = (1, 2)).
+// assignments in UPDATE's SET list (SET (a, b) = (1, 2)), and DELETE ...
+// USING.
 
 // dmlAfterWith returns the index of the INSERT, UPDATE or DELETE that
 // follows a leading WITH clause in seq, or -1 when seq is not WITH ...
@@ -145,6 +146,10 @@ var selectListEnd = wordSet(`from where group having window order limit offset f
 func (b *bridge) multiValues(rhs []*node, n int) ([][]*node, error) {
 	pos := charPos(b.src, rhs[0].off)
 	mismatch := pgerr.New(pgerr.SyntaxError, "number of columns does not match number of values").WithPosition(pos)
+	// ((ROW(1, 2))): parentheses around a ROW() stand for the ROW().
+	for len(rhs) == 1 && rhs[0].isParen() && len(rhs[0].kids) == 2 && rhs[0].kids[0].isWord("row") && rhs[0].kids[1].isParen() {
+		rhs = rhs[0].kids
+	}
 	var vals [][]*node
 	switch {
 	case len(rhs) == 2 && rhs[0].isWord("row") && rhs[1].isParen():
@@ -220,4 +225,42 @@ func cloneNodes(seq []*node) []*node {
 		out[i] = &c
 	}
 	return out
+}
+
+// deleteUsing rewrites PostgreSQL's DELETE FROM t [[AS] x] USING u, ...
+// WHERE ... into TiDB's multi-table form DELETE x FROM t [AS] x, u, ...
+// WHERE ...: the target table comes first in the FROM list, which the
+// binder takes as the table deleted from. Other statements are returned
+// as they are.
+func deleteUsing(seq []*node) []*node {
+	if !at(seq, 1).isWord("from") {
+		return seq
+	}
+	i := 2
+	if at(seq, i).isWord("only") {
+		i++
+	}
+	if !at(seq, i).isName() {
+		return seq
+	}
+	nameStart := i
+	if at(seq, i+1).isOp(".") && at(seq, i+2).isName() {
+		i += 2
+	}
+	target := seq[i]
+	end := i + 1
+	if at(seq, end).isWord("as") {
+		end++
+	}
+	if n := at(seq, end); n.isName() && !n.isWord("using") && !n.isWord("where") {
+		target = n
+		end++
+	}
+	if !at(seq, end).isWord("using") || end+1 >= len(seq) {
+		return seq
+	}
+	out := []*node{seq[0], {kind: target.kind, tok: target.tok, text: target.text, off: target.off}, seq[1]}
+	out = append(out, seq[nameStart:end]...)
+	out = append(out, leafOp(",", seq[end].off))
+	return append(out, seq[end+1:]...)
 }

@@ -298,6 +298,12 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		s, err = p.comment()
 	case "begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release":
 		s, err = p.txn()
+	case "declare":
+		s, err = p.declare()
+	case "fetch", "move":
+		s, err = p.fetch()
+	case "close":
+		s, err = p.closeCursor()
 	case "prepare":
 		s, err = p.prepare()
 	case "execute":

@@ -231,9 +231,26 @@ func resolveType(spec typeSpec) (types.T, *pgerr.Error) {
 		}
 		return arrayOf(t, spec)
 	case "char", "character", "bpchar", "national character", "national char", "nchar":
-		// character(n) blank-pads; treating it as varchar would print
-		// different values, so it is refused rather than approximated.
-		return types.TUnknown, pgerr.New(pgerr.FeatureNotSupported, "type character is not supported yet")
+		// character(n) is bpchar with n+4; the SQL names without a length
+		// mean character(1), bpchar without one has no length limit.
+		t := types.TBpchar
+		switch len(mods) {
+		case 0:
+			if name != "bpchar" {
+				t.Mod = 1 + 4
+			}
+		case 1:
+			if mods[0] < 1 {
+				return types.TUnknown, pgerr.New(pgerr.InvalidParameterValue, "length for type char must be at least 1")
+			}
+			if mods[0] > 10485760 {
+				return types.TUnknown, pgerr.New(pgerr.InvalidParameterValue, "length for type char cannot exceed 10485760")
+			}
+			t.Mod = int32(mods[0]) + 4
+		default:
+			return types.TUnknown, pgerr.New(pgerr.InvalidParameterValue, "invalid type modifier")
+		}
+		return arrayOf(t, spec)
 	case "text":
 		return noMods(types.TText)
 	case "bytea":

@@ -60,7 +60,7 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F)), nil
 	case Numeric:
 		return appendNumericBinary(buf, d.D), nil
-	case Text, Varchar, Name, Bytea, Unknown:
+	case Text, Varchar, Bpchar, Name, Bytea, Unknown:
 		return append(buf, d.S...), nil
 	case Char:
 		if d.S == "" {
@@ -167,7 +167,7 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return DDecimal(d), nil
 	case Bytea:
 		return DString(string(b)), nil
-	case Text, Unknown, Varchar, Name:
+	case Text, Unknown, Varchar, Bpchar, Name:
 		// textrecv converts from the client encoding, which verifies it.
 		if err := CheckText(string(b)); err != nil {
 			return NullDatum, err
@@ -175,6 +175,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		switch t.ID {
 		case Varchar:
 			return DString(string(b)).withVarcharMod(t.Mod, false)
+		case Bpchar:
+			return DString(string(b)).withBpcharMod(t.Mod, false)
 		case Name:
 			return DString(truncateName(string(b))), nil
 		}

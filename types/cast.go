@@ -44,6 +44,8 @@ func applyTypmod(d Datum, to T, explicit bool) (Datum, error) {
 	switch to.ID {
 	case Varchar:
 		return d.withVarcharMod(to.Mod, explicit)
+	case Bpchar:
+		return d.withBpcharMod(to.Mod, explicit)
 	case Numeric:
 		if d.D == nil {
 			return d, nil
@@ -93,12 +95,15 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 	}
 	// Unknown literals and the string types parse into any type; every
 	// type prints into the string types (Postgres's I/O conversion casts).
-	if from.ID == Unknown || ((from.ID == Text || from.ID == Varchar || from.ID == Name) && !to.IsString()) {
+	if from.ID == Unknown || ((from.ID == Text || from.ID == Varchar || from.ID == Bpchar || from.ID == Name) && !to.IsString()) {
 		return ParseText(d.S, T{to.ID, -1}, loc)
 	}
 	if to.IsString() {
 		var s string
-		if from.IsString() {
+		if from.ID == Bpchar && to.ID != Bpchar {
+			// character(n) to another string type drops the padding (rtrim1).
+			s = BpcharTrim(d.S)
+		} else if from.IsString() {
 			s = d.S
 		} else if from.ID == Bool {
 			// booltext spells the words out, unlike boolout.

@@ -370,6 +370,8 @@ func TestKeyEqualValues(t *testing.T) {
 		{T{NumericArray, -1}, DString(`{1.0,NULL,2}`), DString(`{1,NULL,2.00}`)},
 		{T{JsonbArray, -1}, DString(`{"1","{\"a\": 1}"}`), DString(`{"1.0","{\"a\": 1.00}"}`)},
 		{T{IntervalArray, -1}, DString(`{"1 mon"}`), DString(`{"30 days"}`)},
+		{T{Bpchar, 4 + 4}, DString("ab  "), DString("ab")},
+		{TBpchar, DString("a"), DString("a     ")},
 	}
 	for _, c := range cases {
 		if ka, kb := AppendKey(nil, c.a, c.t, false), AppendKey(nil, c.b, c.t, false); !bytes.Equal(ka, kb) {
@@ -411,6 +413,11 @@ func TestKeyEqualValues(t *testing.T) {
 				prev = k
 			}
 		}
+	}
+	// character(n) keys without the padding and decodes padded to n.
+	bk := AppendKey(nil, DString("ab"), T{Bpchar, 4 + 4}, true)
+	if d, _, err := DecodeKey(bk, T{Bpchar, 4 + 4}, true); err != nil || d.S != "ab  " {
+		t.Errorf("decoded character(4) %q, %v", d.S, err)
 	}
 	// The decoded interval is the normalised span.
 	k := AppendKey(nil, DInterval(IntervalVal{Months: 1, Days: 45, Micros: -3_600_000_000}), TInterval, false)

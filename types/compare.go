@@ -12,7 +12,8 @@ import (
 // Compare returns -1, 0 or 1 ordering non-NULL a and b of type t with
 // Postgres's btree order: NaN above every other float and numeric and
 // equal to itself, -0 equal to 0; numerics by value (1.0 = 1.00); strings
-// and bytea bytewise (C collation); intervals by their total span with a
+// and bytea bytewise (C collation), character(n) without its trailing
+// spaces; intervals by their total span with a
 // month as 30 days and a day as 24 hours (interval_cmp_value); jsonb by
 // the jsonb btree order; text[] element by element, then by length.
 func Compare(a, b Datum, t T) int {
@@ -41,8 +42,16 @@ func Compare(a, b Datum, t T) int {
 	if t.IsArray() {
 		return compareArray(a, b, t)
 	}
+	if t.ID == Bpchar {
+		return strings.Compare(BpcharTrim(a.S), BpcharTrim(b.S))
+	}
 	return strings.Compare(a.S, b.S)
 }
+
+// BpcharTrim returns a character(n) value without its trailing spaces:
+// the part that compares, hashes and keys (bpchareq, hashbpchar), and the
+// text that casting it to text or varchar gives (rtrim1).
+func BpcharTrim(s string) string { return strings.TrimRight(s, " ") }
 
 // intervalSpan returns the interval's span as whole days (months counted
 // as 30 days) plus the remaining microseconds in [0, 1 day).
@@ -165,6 +174,9 @@ func Hash(d Datum, t T) uint64 {
 	}
 	if t.IsArray() {
 		return hashArray(d, t)
+	}
+	if t.ID == Bpchar {
+		return hashString(BpcharTrim(d.S))
 	}
 	return hashString(d.S)
 }

@@ -37,7 +37,9 @@ import (
 //	           0xFF), so larger magnitudes sort first. 1.0 and 1.00 encode
 //	           alike: the key holds the value, not the display scale.
 //	string     the bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x01;
-//	           ordering is bytewise (the C collation).
+//	           ordering is bytewise (the C collation). character(n) is
+//	           encoded without its trailing spaces ('a' and 'a  ' are one
+//	           key) and decodes padded to n again.
 //	arrays     element by element (keycodec_value.go), each as a key
 //	           column of the element type: '{1.0}' and '{1}' as numeric[]
 //	           encode alike, in Postgres's array order
@@ -131,6 +133,9 @@ func appendKeyPayload(buf []byte, d Datum, t T) []byte {
 		}
 		if t.IsArray() {
 			return appendArrayKey(buf, d.S, t)
+		}
+		if t.ID == Bpchar {
+			return appendEscaped(buf, BpcharTrim(d.S))
 		}
 		return appendEscaped(buf, d.S)
 	}
@@ -308,6 +313,13 @@ func DecodeKey(b []byte, t T, desc bool) (Datum, []byte, error) {
 		}
 		if t.IsArray() {
 			return decodeArrayKey(b, t, desc)
+		}
+		if t.ID == Bpchar {
+			d, rest, err := decodeEscaped(b, t, desc)
+			if err == nil {
+				d.S = bpcharPad(d.S, t.Mod)
+			}
+			return d, rest, err
 		}
 		return decodeEscaped(b, t, desc)
 	}

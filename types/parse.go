@@ -55,6 +55,8 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 		return DDecimal(d), nil
 	case Varchar:
 		return DString(s).withVarcharMod(t.Mod, false)
+	case Bpchar:
+		return DString(s).withBpcharMod(t.Mod, false)
 	case Text, Unknown:
 		return DString(s), nil
 	case Name:
@@ -125,6 +127,42 @@ func (d Datum) withVarcharMod(mod int32, explicit bool) (Datum, error) {
 		return NullDatum, pgerr.New(pgerr.StringDataRightTruncation, "value too long for type character varying(%d)", n)
 	}
 	return DString(d.S[:cut]), nil
+}
+
+// withBpcharMod applies a character(n) modifier (n+4): a shorter value is
+// blank-padded to n characters; a longer one is truncated by an explicit
+// cast and otherwise errors with 22001 unless the excess is all spaces
+// (bpchar and bpcharin).
+func (d Datum) withBpcharMod(mod int32, explicit bool) (Datum, error) {
+	if mod < 4 {
+		return d, nil
+	}
+	n := int(mod - 4)
+	chars := utf8.RuneCountInString(d.S)
+	if chars <= n {
+		return DString(bpcharPad(d.S, mod)), nil
+	}
+	cut := 0
+	for i := 0; i < n; i++ {
+		_, size := utf8.DecodeRuneInString(d.S[cut:])
+		cut += size
+	}
+	if !explicit && strings.Trim(d.S[cut:], " ") != "" {
+		return NullDatum, pgerr.New(pgerr.StringDataRightTruncation, "value too long for type character(%d)", n)
+	}
+	return DString(d.S[:cut]), nil
+}
+
+// bpcharPad blank-pads s to the length of a character(n) modifier (n+4);
+// a value at least that long, or a modifier of -1, leaves s as it is.
+func bpcharPad(s string, mod int32) string {
+	if mod < 4 {
+		return s
+	}
+	if pad := int(mod-4) - utf8.RuneCountInString(s); pad > 0 {
+		return s + strings.Repeat(" ", pad)
+	}
+	return s
 }
 
 // truncateName truncates to NAMEDATALEN-1 (63) bytes on a character boundary.

@@ -45,7 +45,7 @@ func prettyCode(t T) string {
 		return "F"
 	case Numeric:
 		return "N"
-	case Varchar, Text, Name, Char:
+	case Varchar, Text, Name, Char, Bpchar:
 		return "T"
 	case Bytea:
 		return "BA"

@@ -55,13 +55,20 @@ const (
 	// It comes after the arrays so that the numbering of the older types
 	// stays as it was.
 	Json
+	// Bpchar is character(n) (bpchar, OID 1042): values are stored
+	// blank-padded to n, and compare, hash and key with their trailing
+	// spaces ignored (bpchareq, hashbpchar). Mod is n+4; -1 is bpchar
+	// without a length, whose values keep the spaces they came with.
+	Bpchar
+	BpcharArray
 	numTypeIDs
 )
 
 // T is a SQL type: a family plus a Postgres type modifier. Mod has exactly
 // Postgres's atttypmod meaning, so it can go into RowDescription and
-// pg_attribute unchanged: -1 means none; varchar(n) is n+4; numeric(p,s) is
-// ((p<<16)|s)+4; timestamp(p), time(p) and interval(p) are p.
+// pg_attribute unchanged: -1 means none; varchar(n) and character(n) are
+// n+4; numeric(p,s) is ((p<<16)|s)+4; timestamp(p), time(p) and
+// interval(p) are p.
 type T struct {
 	ID  TypeID
 	Mod int32
@@ -87,6 +94,7 @@ var (
 	TInterval    = T{Interval, -1}
 	TJsonb       = T{Jsonb, -1}
 	TJson        = T{Json, -1}
+	TBpchar      = T{Bpchar, -1}
 	TOid         = T{Oid, -1}
 	TName        = T{Name, -1}
 	TChar        = T{Char, -1}
@@ -142,6 +150,8 @@ var infos = [numTypeIDs]typeInfo{
 	NameArray:        {"name[]", 1003, -1, 0},
 	CharArray:        {"\"char\"[]", 1002, -1, 0},
 	Json:             {"json", 114, -1, 199},
+	Bpchar:           {"bpchar", 1042, -1, 1014},
+	BpcharArray:      {"bpchar[]", 1014, -1, 0},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -169,6 +179,8 @@ func (t T) String() string {
 	switch t.ID {
 	case Varchar:
 		return fmt.Sprintf("character varying(%d)", t.Mod-4)
+	case Bpchar:
+		return fmt.Sprintf("character(%d)", t.Mod-4)
 	case Numeric:
 		p, s := (t.Mod-4)>>16, (t.Mod-4)&0xffff
 		return fmt.Sprintf("numeric(%d,%d)", p, s)
@@ -215,10 +227,10 @@ func (t T) IsNumeric() bool {
 }
 
 // IsString reports whether t is one of the character types (text, varchar,
-// name, "char").
+// character(n), name, "char").
 func (t T) IsString() bool {
 	switch t.ID {
-	case Text, Varchar, Name, Char:
+	case Text, Varchar, Bpchar, Name, Char:
 		return true
 	}
 	return false
@@ -253,5 +265,5 @@ var families = [numTypeIDs]Family{
 	Float4Array: FamString, Float8Array: FamString, NumericArray: FamString, VarcharArray: FamString,
 	ByteaArray: FamString, DateArray: FamString, TimeArray: FamString, TimestampArray: FamString,
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
-	NameArray: FamString, CharArray: FamString, Json: FamString,
+	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString, BpcharArray: FamString,
 }

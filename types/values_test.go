@@ -158,6 +158,23 @@ func TestVarcharAndNumericTypmod(t *testing.T) {
 	if d, err := Cast(DString("abcdef"), TText, v5, true, nil); err != nil || d.S != "abcde" {
 		t.Errorf("explicit cast truncates: %q %v", d.S, err)
 	}
+	c5 := T{Bpchar, 5 + 4}
+	if d, err := ParseText("ab", c5, nil); err != nil || d.S != "ab   " {
+		t.Errorf("character(5) pads: %q %v", d.S, err)
+	}
+	if d, err := ParseText("abcde   ", c5, nil); err != nil || d.S != "abcde" {
+		t.Errorf("character(5) drops excess spaces: %q %v", d.S, err)
+	}
+	_, err = Cast(DString("abcdef"), TText, c5, false, nil)
+	if e := pgerr.As(err); e == nil || e.Code != pgerr.StringDataRightTruncation || e.Message != "value too long for type character(5)" {
+		t.Errorf("character(5) overflow: %v", err)
+	}
+	if d, err := Cast(DString("abcdéf"), TText, c5, true, nil); err != nil || d.S != "abcdé" {
+		t.Errorf("explicit cast to character(5) truncates: %q %v", d.S, err)
+	}
+	if d, err := Cast(DString("ab   "), c5, TText, false, nil); err != nil || d.S != "ab" {
+		t.Errorf("character(5) to text drops the padding: %q %v", d.S, err)
+	}
 	_, err = ParseText("1000", T{Numeric, numMod(5, 2)}, nil)
 	if e := pgerr.As(err); e == nil || e.Detail != "A field with precision 5, scale 2 must round to an absolute value less than 10^3." {
 		t.Errorf("numeric overflow detail: %v", err)

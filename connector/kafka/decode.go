@@ -277,7 +277,7 @@ func kindOf(c byte) string {
 // Postgres's input functions in types.ParseText.
 func parseScalar(s string, t types.T, loc *time.Location) (types.Datum, error) {
 	switch t.ID {
-	case types.Text, types.Name, types.Varchar:
+	case types.Text, types.Name, types.Varchar, types.Bpchar:
 		// A JSON string's \u0000 or a CSV field's bytes reach here
 		// unchecked; text holds neither NUL nor invalid UTF-8.
 		if err := types.CheckText(s); err != nil {

@@ -235,7 +235,7 @@ func (e *Encoder) appendValue(b []byte, d types.Datum, t types.T) []byte {
 		return append(b, d.D.Text('f')...)
 	case types.Jsonb, types.Json:
 		return append(b, d.S...)
-	case types.Text, types.Varchar, types.Name, types.Char:
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Char:
 		return appendJSONString(b, d.S)
 	}
 	return appendJSONString(b, types.FormatText(d, t, e.loc))

@@ -118,7 +118,7 @@ func (k Kind) Literal(b []byte, d types.Datum, t types.T) ([]byte, error) {
 		return append(b, "false"...), nil
 	case types.Int2, types.Int4, types.Int8:
 		return strconv.AppendInt(b, d.I, 10), nil
-	case types.Text, types.Varchar, types.Char, types.Name, types.Jsonb, types.Json:
+	case types.Text, types.Varchar, types.Bpchar, types.Char, types.Name, types.Jsonb, types.Json:
 		if strings.IndexByte(d.S, 0) >= 0 {
 			return b, pgerr.New(pgerr.CharacterNotInRepertoire, "a text value with a NUL character cannot be written to PostgreSQL")
 		}
@@ -201,6 +201,7 @@ var compatible = map[Kind]map[types.TypeID][]string{
 		types.Numeric:     {"numeric"},
 		types.Text:        {"text", "character varying"},
 		types.Varchar:     {"text", "character varying"},
+		types.Bpchar:      {"character", "text", "character varying"},
 		types.Bytea:       {"bytea"},
 		types.Date:        {"date"},
 		types.Time:        {"time without time zone"},
@@ -220,6 +221,7 @@ var compatible = map[Kind]map[types.TypeID][]string{
 		types.Numeric:     {"decimal"},
 		types.Text:        {"varchar", "char", "tinytext", "text", "mediumtext", "longtext"},
 		types.Varchar:     {"varchar", "char", "tinytext", "text", "mediumtext", "longtext"},
+		types.Bpchar:      {"char", "varchar", "tinytext", "text", "mediumtext", "longtext"},
 		types.Bytea:       {"varbinary", "binary", "tinyblob", "blob", "mediumblob", "longblob"},
 		types.Date:        {"date"},
 		types.Time:        {"time"},

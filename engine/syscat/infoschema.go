@@ -62,7 +62,13 @@ func infoSchemaTables() []*table {
 						def = vStr(p.DefaultText(r, i))
 					}
 					charLen, prec, scale, dtp := null, null, null, null
+					dataType := types.T{ID: c.T.ID, Mod: -1}.String()
 					switch c.T.ID {
+					case types.Bpchar:
+						dataType = "character"
+						if c.T.Mod >= 4 {
+							charLen = vInt(int(c.T.Mod - 4))
+						}
 					case types.Varchar:
 						if c.T.Mod >= 4 {
 							charLen = vInt(int(c.T.Mod - 4))
@@ -101,7 +107,7 @@ func infoSchemaTables() []*table {
 						max = vStr(strconv.FormatInt(identityMax(c.T), 10))
 					}
 					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(c.Name), vInt(attnum(r, i)), def, vStr(nullable),
-						vStr(types.T{ID: c.T.ID, Mod: -1}.String()), charLen, prec, scale, dtp, vStr(udtName(c.T)),
+						vStr(dataType), charLen, prec, scale, dtp, vStr(udtName(c.T)),
 						isIdent, gen, start, incr, max, min, vStr("NO")})
 				}
 			}

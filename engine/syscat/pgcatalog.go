@@ -162,6 +162,7 @@ var pgTypes = []typeRow{
 	{types.TUnknown, "unknown", "X", false}, {types.TVarchar, "varchar", "S", false}, {types.TDate, "date", "D", false},
 	{types.TTime, "time", "D", false}, {types.TTimestamp, "timestamp", "D", false}, {types.TTimestamptz, "timestamptz", "D", true},
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
+	{types.TBpchar, "bpchar", "S", false}, {types.T{ID: types.BpcharArray, Mod: -1}, "_bpchar", "A", false},
 }
 
 func pgCatalogTables() []*table {
@@ -387,6 +388,59 @@ func pgCatalogTables() []*table {
 			return rows
 		}),
 		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prokind:char prorettype:oid proargtypes:text", empty),
+		def("pg_catalog", "pg_prepared_statements", "name:text statement:text prepare_time:timestamptz parameter_types:text[] from_sql:bool generic_plans:int8 custom_plans:int8", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, ps := range p.PreparedStatements() {
+				rows = append(rows, types.Row{vStr(ps.Name), vStr(ps.Statement), types.DInt(ps.PrepareTime),
+					vStr(types.FormatTextArray(ps.ParamTypes, nil)), vBool(true), types.DInt(ps.GenericPlans), types.DInt(ps.CustomPlans)})
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_sequences", "schemaname:name sequencename:name sequenceowner:name data_type:text start_value:int8 min_value:int8 max_value:int8 increment_by:int8 cycle:bool cache_size:int8 last_value:int8", func(p Provider) []types.Row {
+			// CREATE SEQUENCE's sequences and the serial and identity
+			// columns' ones.
+			var rows []types.Row
+			add := func(r *catalog.Relation, col int, name, typ string, start, max int64) {
+				last := null
+				if v, ok := p.SequenceLast(r, col); ok {
+					last = types.DInt(v)
+				}
+				rows = append(rows, types.Row{vStr(r.Schema), vStr(name), vStr(roleName(p.Catalog(), r.Owner)), vStr(typ),
+					types.DInt(start), types.DInt(1), types.DInt(max), types.DInt(1), vBool(false), types.DInt(1), last})
+			}
+			for _, r := range userRelations(p.Catalog()) {
+				switch r.Kind {
+				case catalog.KindSequence:
+					typ, max := "bigint", int64(math.MaxInt64)
+					switch r.With["as"] {
+					case "smallint":
+						typ, max = "smallint", math.MaxInt16
+					case "integer":
+						typ, max = "integer", math.MaxInt32
+					}
+					start, err := strconv.ParseInt(r.With["start"], 10, 64)
+					if err != nil || start == 0 {
+						start = 1
+					}
+					add(r, -1, r.Name, typ, start, max)
+				case catalog.KindTable:
+					for i, c := range r.Cols {
+						if c.Seq == "" {
+							continue
+						}
+						typ, max := "bigint", int64(math.MaxInt64)
+						switch c.T.ID {
+						case types.Int2:
+							typ, max = "smallint", math.MaxInt16
+						case types.Int4:
+							typ, max = "integer", math.MaxInt32
+						}
+						add(r, i, c.Seq, typ, 1, max)
+					}
+				}
+			}
+			return rows
+		}),
 		def("pg_catalog", "pg_tables", "schemaname:name tablename:name tableowner:name tablespace:name hasindexes:bool hasrules:bool hastriggers:bool rowsecurity:bool", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
@@ -560,7 +614,7 @@ func typStorage(t types.T) string {
 	switch t.ID {
 	case types.Numeric:
 		return "m"
-	case types.Text, types.Varchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
+	case types.Text, types.Varchar, types.Bpchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
 		return "x"
 	}
 	return "p"

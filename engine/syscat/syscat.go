@@ -41,8 +41,25 @@ type Provider interface {
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string
+	// SequenceLast is the last value of the sequence r (col -1) or of
+	// r's column col, and false when none was handed out yet
+	// (pg_sequence_last_value).
+	SequenceLast(r *catalog.Relation, col int) (int64, bool)
+	// PreparedStatements are the session's statements of SQL's PREPARE.
+	PreparedStatements() []PreparedStatement
 	// System is the running system, for the weir schema.
 	System
+}
+
+// PreparedStatement is one row of pg_prepared_statements.
+type PreparedStatement struct {
+	Name, Statement string
+	// PrepareTime is in microseconds since 1970 (a timestamptz).
+	PrepareTime int64
+	// ParamTypes are the parameters' type names as regtype prints them.
+	ParamTypes []string
+	// GenericPlans and CustomPlans count the executions by plan kind.
+	GenericPlans, CustomPlans int64
 }
 
 // Setting is one row of pg_settings.

@@ -57,9 +57,11 @@ func (f fake) Database() string { return "dev" }
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }
-func (f fake) Settings() []Setting                           { return []Setting{{Name: "search_path", Value: f.searchPath}} }
-func (f fake) DefaultText(r *catalog.Relation, i int) string { return r.Cols[i].Default }
-func (f fake) ACL(r *catalog.Relation) []string              { return []string{"root=arwd/root"} }
+func (f fake) Settings() []Setting                               { return []Setting{{Name: "search_path", Value: f.searchPath}} }
+func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols[i].Default }
+func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
+func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
+func (f fake) PreparedStatements() []PreparedStatement           { return nil }
 func (f fake) Committed() Committed {
 	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
 }

@@ -69,6 +69,7 @@ const (
 	DuplicateObject              Code = "42710"
 	DuplicateTable               Code = "42P07"
 	DuplicatePreparedStatement   Code = "42P05"
+	DuplicateCursor              Code = "42P03"
 	DuplicateAlias               Code = "42712"
 	AmbiguousColumn              Code = "42702"
 	AmbiguousFunction            Code = "42725"

@@ -314,6 +314,8 @@ func (g *gen) dml() string {
 		"REPLACE INTO a VALUES (1, 1, 'r', 1)",
 		"UPDATE a SET x = 1 WHERE id = 1 RETURNING id, x",
 		"DELETE FROM a WHERE id = 2 RETURNING *",
+		"DELETE FROM a USING b WHERE a.id = b.id RETURNING a.id, b.z",
+		"DELETE FROM a t USING b AS u, a AS v WHERE t.id = u.id AND v.id = u.id RETURNING *",
 	)
 }
 

@@ -108,3 +108,30 @@ SELECT CASE WHEN id IS NOT DISTINCT FROM 3 THEN 7 ELSE x << 2 END::int AS regexp
 SELECT CASE id IS DISTINCT FROM 3 WHEN true THEN 'y' ELSE 'n' END::text, CASE WHEN x # 3 = 6 THEN x END ^ 2 FROM a
 ----
 SELECT id IS DISTINCT FROM CASE WHEN x > 0 THEN 3 END, CASE WHEN y ~ 'o' THEN '{"a":1}' END::jsonb -> 'a' FROM a
+----
+-- dml
+DELETE FROM a USING b WHERE a.id = b.id RETURNING *
+----
+-- dml
+DELETE FROM a AS t USING b u WHERE t.id = u.id AND u.z IS NULL RETURNING t.id, u.z
+----
+-- dml
+DELETE FROM a t USING b
+----
+DELETE t FROM a t USING b
+----
+SELECT 'ab'::char(3) = 'ab', length('ab '::char(4)), octet_length('ab'::char(4)), 'x'::character || 'y', 'abc'::bpchar
+----
+SELECT 'abcd'::char(3), CAST('a' AS character(2)) || '|', 'a '::char(2) LIKE 'a'
+----
+DECLARE c CURSOR FOR SELECT 1
+----
+DECLARE c SCROLL CURSOR FOR DELETE FROM a
+----
+FETCH FORWARD 2 FROM c
+----
+MOVE c
+----
+CLOSE c
+----
+CLOSE ALL
