@@ -143,8 +143,8 @@ func TestPrimaryKeyLookup(t *testing.T) {
 	}
 	for _, c := range []struct {
 		query, scan string // scan: the same without a key the planner can use
-		plan            string
-		maxRead         int64
+		plan        string
+		maxRead     int64
 	}{
 		{"SELECT v FROM big WHERE id = 77", "SELECT v FROM big WHERE id + 0 = 77", "IndexScan big_pkey on big [id, k, v] (id = 77)", 1},
 		{"SELECT id FROM big WHERE id IN (5, 7, 5, NULL, 200000) ORDER BY id", "SELECT id FROM big WHERE id + 0 IN (5, 7, 5, NULL, 200000) ORDER BY id", "(id IN (5, 7, 5, NULL::integer, 200000))", 2},

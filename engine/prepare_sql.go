@@ -26,6 +26,10 @@ type sqlPrepared struct {
 	// plans otherwise (PostgreSQL plans the first five with parameters
 	// custom).
 	runs int64
+	// bodyAt is where the statement's body starts in the PREPARE's text:
+	// the positions of errors from binding it again are relative to that
+	// text, as in Postgres.
+	bodyAt int
 }
 
 // shiftPosition moves the error position of err, which is about a text
@@ -44,34 +48,9 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) 
 	if _, dup := s.sqlPrepared[st.Name]; dup {
 		return nil, pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement \"%s\" already exists", st.Name)
 	}
-	var hints []types.T
-	if len(st.Types) > 0 {
-		// The types are read by binding NULL casts to them, so every type
-		// name a cast accepts is accepted here.
-		var b strings.Builder
-		var starts []int
-		b.WriteString("SELECT ")
-		for i, t := range st.Types {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			starts = append(starts, len([]rune(b.String())))
-			b.WriteString("NULL::")
-			b.WriteString(t)
-		}
-		stmt, err := parseCtx(ctx, b.String())
-		if err != nil {
-			return nil, itemPosition(err, st.Types, st.TypesAt, starts, len("NULL::"))
-		}
-		p, err := s.prepare(ctx, stmt, b.String(), nil)
-		if err != nil {
-			return nil, itemPosition(err, st.Types, st.TypesAt, starts, len("NULL::"))
-		}
-		for _, f := range p.Fields() {
-			// A parameter's type has no modifier: PREPARE p(char(3))
-			// takes any bpchar.
-			hints = append(hints, types.T{ID: f.T.ID, Mod: -1})
-		}
+	hints, err := s.prepareTypes(ctx, st)
+	if err != nil {
+		return nil, err
 	}
 	stmt, err := parseCtx(ctx, st.Body)
 	if err != nil {
@@ -91,8 +70,53 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) 
 	if s.sqlPrepared == nil {
 		s.sqlPrepared = map[string]*sqlPrepared{}
 	}
-	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: text, at: time.Now()}
+	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: text, at: time.Now(), bodyAt: st.BodyAt}
 	return done("PREPARE")
+}
+
+// prepareTypes reads PREPARE's parameter types. They are read by binding
+// NULL casts to them, so every type name a cast accepts is accepted here;
+// unknown, which no cast takes, leaves the parameter's type to be
+// inferred from its use, as in Postgres.
+func (s *Session) prepareTypes(ctx context.Context, st *sql.Prepare) ([]types.T, error) {
+	if len(st.Types) == 0 {
+		return nil, nil
+	}
+	hints := make([]types.T, len(st.Types))
+	var b strings.Builder
+	var texts []string
+	var ats, starts, at []int // at: the hint each cast reads
+	b.WriteString("SELECT ")
+	for i, t := range st.Types {
+		if n := strings.ToLower(strings.TrimSpace(t)); n == "unknown" || n == "pg_catalog.unknown" {
+			hints[i] = types.TUnknown
+			continue
+		}
+		if len(at) > 0 {
+			b.WriteString(", ")
+		}
+		texts, ats, at = append(texts, t), append(ats, st.TypesAt[i]), append(at, i)
+		starts = append(starts, len([]rune(b.String())))
+		b.WriteString("NULL::")
+		b.WriteString(t)
+	}
+	if len(at) == 0 {
+		return hints, nil
+	}
+	stmt, err := parseCtx(ctx, b.String())
+	if err != nil {
+		return nil, itemPosition(err, texts, ats, starts, len("NULL::"))
+	}
+	p, err := s.prepare(ctx, stmt, b.String(), nil)
+	if err != nil {
+		return nil, itemPosition(err, texts, ats, starts, len("NULL::"))
+	}
+	for j, f := range p.Fields() {
+		// A parameter's type has no modifier: PREPARE p(char(3)) takes
+		// any bpchar.
+		hints[at[j]] = types.T{ID: f.T.ID, Mod: -1}
+	}
+	return hints, nil
 }
 
 // prepareExecute binds EXECUTE name (args): its result columns are those
@@ -103,6 +127,14 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 	sp, ok := s.sqlPrepared[st.Name]
 	if !ok {
 		return nil, pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", st.Name)
+	}
+	// The statement is revalidated now, so that EXECUTE's result columns
+	// are those of the statement as it will run. A failure is reported
+	// when it runs, after the arguments are evaluated, which is the order
+	// Postgres goes in.
+	rv, _ := sp.p.(wire.Revalidator)
+	if rv != nil {
+		_ = rv.Revalidate(ctx)
 	}
 	ts := sp.p.ParamTypes()
 	if len(st.Args) != len(ts) {
@@ -153,6 +185,11 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 			params = row
 		}
 		sp.runs++
+		if rv != nil {
+			if err := rv.Revalidate(ctx); err != nil {
+				return nil, shiftPosition(err, sp.bodyAt)
+			}
+		}
 		return sp.p.Execute(ctx, params, io)
 	}}, nil
 }

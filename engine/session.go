@@ -284,6 +284,22 @@ func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wir
 	return &failTrackingResult{Result: r, s: f.s}, nil
 }
 
+// Revalidate implements wire.Revalidator for the statements that do
+// (cachedQuery); a failure marks the transaction block failed, as any
+// error at Bind does in Postgres.
+func (f *failTracking) Revalidate(ctx context.Context) (err error) {
+	rv, ok := f.Prepared.(wire.Revalidator)
+	if !ok {
+		return nil
+	}
+	defer f.s.recoverInternal(&err)
+	if err := rv.Revalidate(ctx); err != nil {
+		f.s.fail()
+		return err
+	}
+	return nil
+}
+
 type failTrackingResult struct {
 	wire.Result
 	s *Session

@@ -73,7 +73,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	}
 	switch st := stmt.(type) {
 	case *sql.Query:
-		return s.prepareQuery(ctx, st, hints)
+		return s.prepareCached(ctx, st, text, hints)
 	case *sql.CreateRole:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createRole(ctx, st, io) }), nil
 	case *sql.AlterRole:

@@ -49,7 +49,7 @@ var (
 
 // Bind binds a parsed query against cat. paramHints are the client's
 // parameter types (may be shorter than the number of parameters, or
-// TUnknown entries: infer). Errors carry SQLSTATEs: 42P01 unknown table,
+// TUnknown entries: infer; when longer, the query takes that many). Errors carry SQLSTATEs: 42P01 unknown table,
 // 42703 unknown column, 42702 ambiguous column, 42883 unknown function or
 // operator, 42804 type mismatch, 42803 grouping error, 42601 syntax,
 // 42P10 invalid ORDER BY / GROUP BY reference, 0A000 unsupported feature.
@@ -63,7 +63,9 @@ func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
 	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
-	n := 0
+	// Declared types beyond the highest $n the text uses are parameters
+	// too (PREPARE q (int, text) AS SELECT $1 takes two), as in Postgres.
+	n := len(paramHints)
 	for _, p := range q.Params {
 		if p > n {
 			n = p

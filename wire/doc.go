@@ -63,7 +63,9 @@
 //
 //	Parse name,text,OIDs        ------->   Split (one statement) + Prepare
 //	                            <-------   ParseComplete
-//	Bind portal,name,params     ------->   decode params (types.ParseText or
+//	Bind portal,name,params     ------->   Revalidator.Revalidate (when the
+//	                                       Prepared has it), decode params
+//	                                       (types.ParseText or
 //	                                       types.ParseBinary by format code)
 //	                            <-------   BindComplete
 //	Describe S/P                ------->

@@ -52,6 +52,9 @@ type fakeHandler struct {
 	roles map[string]Role
 	// idle is every session's idle_session_timeout (0: none).
 	idle time.Duration
+	// stale says what Revalidate does to the "stale" statement: 0
+	// nothing, 1 fail with 42P01, 2 rename its column to m.
+	stale atomic.Int32
 }
 
 func newFakeHandler() *fakeHandler {
@@ -200,6 +203,8 @@ func (s *fakeSession) Prepare(ctx context.Context, text string, hints []uint32) 
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", strings.TrimPrefix(text, "select ")).WithPosition(8)
 		}
 		p.n, p.fields = n, int4("n")
+	case q == "stale":
+		p.fields = int4("n")
 	case q == "fail exec", q == "fail next", q == "notice", q == "sleep", q == "begin", q == "commit", q == "set timezone":
 		if q == "fail next" {
 			p.fields = int4("n")
@@ -223,6 +228,21 @@ type fakePrepared struct {
 
 func (p *fakePrepared) ParamTypes() []types.T { return p.params }
 func (p *fakePrepared) Fields() []Field       { return p.fields }
+
+// Revalidate does what the handler's stale says to the "stale"
+// statement; other statements never go stale.
+func (p *fakePrepared) Revalidate(ctx context.Context) error {
+	if p.q != "stale" {
+		return nil
+	}
+	switch p.s.h.stale.Load() {
+	case 1:
+		return pgerr.New(pgerr.UndefinedTable, "relation \"t\" does not exist")
+	case 2:
+		p.fields = []Field{{Name: "m", T: types.TInt4}}
+	}
+	return nil
+}
 
 func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io ExecIO) (Result, error) {
 	h := p.s.h

@@ -108,6 +108,22 @@ type Prepared interface {
 	Execute(ctx context.Context, params []types.Datum, io ExecIO) (Result, error)
 }
 
+// Revalidator is optionally implemented by a Prepared whose plan can go
+// stale when the objects it was planned against change (a table dropped
+// and created again). The server calls Revalidate at every Bind of the
+// statement, before the portal is made, as Postgres revalidates its
+// cached plan there: the statement then plans itself again if it must,
+// keeping its parameter types, or returns the error planning it now
+// gives (42P01 when its table is gone). Its parameter types never change
+// and its result columns keep their names and types (when they would
+// not, Revalidate fails with 0A000 "cached plan must not change result
+// type"); the server reads Fields again afterwards. Execute revalidates
+// on its own as well, since the catalog may change between Bind and
+// Execute.
+type Revalidator interface {
+	Revalidate(ctx context.Context) error
+}
+
 // Result is the outcome of one execution: a cursor over rows, then a
 // command tag.
 type Result interface {

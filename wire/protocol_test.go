@@ -246,6 +246,18 @@ ReadyForQuery I`)
 	c.send(&pgproto3.Parse{Query: "select 1; select 2"}, &pgproto3.Sync{})
 	expectTrace(t, c, "ErrorResponse ERROR 42601 cannot insert multiple commands into a prepared statement\nReadyForQuery I")
 
+	// Bind revalidates the statement: its error takes BindComplete's
+	// place, and the columns it now has are the portal's.
+	c.send(&pgproto3.Parse{Name: "stale", Query: "stale"}, &pgproto3.Sync{})
+	expectTrace(t, c, "ParseComplete\nReadyForQuery I")
+	ts.h.stale.Store(1)
+	c.send(&pgproto3.Bind{PreparedStatement: "stale"}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	expectTrace(t, c, "ErrorResponse ERROR 42P01 relation \"t\" does not exist\nReadyForQuery I")
+	ts.h.stale.Store(2)
+	c.send(&pgproto3.Bind{PreparedStatement: "stale"}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Sync{})
+	expectTrace(t, c, "BindComplete\nRowDescription m:23/0\nReadyForQuery I")
+	ts.h.stale.Store(0)
+
 	// Bind errors: missing statement, wrong parameter count, bad format count.
 	c.send(&pgproto3.Bind{PreparedStatement: "nope"}, &pgproto3.Sync{})
 	expectTrace(t, c, "ErrorResponse ERROR 26000 prepared statement \"nope\" does not exist\nReadyForQuery I")

@@ -222,6 +222,17 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	} else if _, dup := c.portals[m.DestinationPortal]; dup {
 		return pgerr.New(codeDuplicateCursor, "portal \"%s\" already exists", m.DestinationPortal)
 	}
+	if rv, ok := st.prep.(Revalidator); ok {
+		ctx, cancel := context.WithCancelCause(c.ctx)
+		c.setRunning(cancel)
+		err := rv.Revalidate(ctx)
+		c.setRunning(nil)
+		cancel(nil)
+		if err != nil {
+			return stmtErr(ctx, err)
+		}
+		st.fields = st.prep.Fields()
+	}
 	n := len(m.Parameters)
 	if n != len(st.params) {
 		return pgerr.New(pgerr.ProtocolViolation,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
@@ -44,7 +45,18 @@ type Catalog struct {
 	// schemaACL holds the privileges granted on schemas (GRANT ... ON
 	// SCHEMA); a schema without grants has no entry.
 	schemaACL map[string]ACL
+	// gen counts the changes made since Open (see Generation).
+	gen atomic.Uint64
 }
+
+// Generation returns the number of changes made to the catalog since it
+// was opened: relations, schemas, roles and privileges alike. Every
+// change goes through one durable write and moves the generation on
+// before the catalog's lock is released, so a name bound while
+// Generation returned g still means the same thing while it returns g:
+// a prepared statement re-plans when the generation it was planned at
+// has passed (Postgres's plan cache invalidation, made coarse).
+func (c *Catalog) Generation() uint64 { return c.gen.Load() }
 
 // Open loads the catalog stored in db. A stored entry it cannot decode
 // (corruption, or a format version newer than this weir knows) is a
@@ -461,7 +473,11 @@ func (c *Catalog) write(fn func(b *storage.Batch) error) error {
 	if err := fn(b); err != nil {
 		return err
 	}
-	return b.Commit()
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	c.gen.Add(1)
+	return nil
 }
 
 // Clone returns a deep copy of r.

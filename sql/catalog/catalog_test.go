@@ -307,3 +307,49 @@ func TestAlteredColumnsReopen(t *testing.T) {
 		t.Fatalf("pinned columns after reopen: %v", gv.DepCols)
 	}
 }
+
+// TestGeneration checks that every kind of change moves the generation
+// on and that reads and refused changes do not.
+func TestGeneration(t *testing.T) {
+	db, c := open(t, vfs.NewMem())
+	defer db.Close()
+	last := c.Generation()
+	step := func(what string, changed bool) {
+		t.Helper()
+		g := c.Generation()
+		if changed && g <= last || !changed && g != last {
+			t.Fatalf("%s: generation %d after %d, want changed=%v", what, g, last, changed)
+		}
+		last = g
+	}
+	tb := table("t")
+	if err := c.Create(tb); err != nil {
+		t.Fatal(err)
+	}
+	step("create", true)
+	c.Lookup("", "t")
+	c.All()
+	step("reads", false)
+	if err := c.Create(table("t")); err == nil {
+		t.Fatal("duplicate create succeeded")
+	}
+	step("refused create", false)
+	up := tb.Clone()
+	up.Name = "u"
+	if err := c.Replace(up); err != nil {
+		t.Fatal(err)
+	}
+	step("replace", true)
+	if err := c.CreateSchema("s"); err != nil {
+		t.Fatal(err)
+	}
+	step("create schema", true)
+	if err := c.Drop(tb.ID); err != nil {
+		t.Fatal(err)
+	}
+	step("drop", true)
+	if err := c.Drop(tb.ID); err == nil {
+		t.Fatal("second drop succeeded")
+	}
+	step("refused drop", false)
+}
