@@ -274,7 +274,7 @@ func sinkSpec(with map[string]string) (planner.SinkSpec, error) {
 		return spec, pgerr.New(pgerr.FeatureNotSupported, "FORMAT %s is not supported for sinks", strings.ToUpper(spec.Format)).
 			WithHint("Use FORMAT PLAIN, UPSERT or DEBEZIUM.")
 	}
-	if _, db := dbSinkKind(with); !db && with[optFormat] != "" && with[optEncode] == "" {
+	if _, db := dbSinkKind(with); !db && !isBlackhole(with) && with[optFormat] != "" && with[optEncode] == "" {
 		return spec, pgerr.New(pgerr.SyntaxError, "FORMAT %s needs ENCODE for a %s sink", strings.ToUpper(spec.Format), with[optConnector]).
 			WithHint("Use FORMAT %s ENCODE JSON.", strings.ToUpper(spec.Format))
 	}

@@ -215,3 +215,32 @@ func TestJoinOfSourceAggregation(t *testing.T) {
 	}
 	waitRows(t, s, "SELECT count(*) FROM j", want)
 }
+
+// TestBlackholeSinkFormats: a blackhole sink of a query that updates
+// rows needs FORMAT UPSERT or force_append_only, as every sink does,
+// but no ENCODE, since it writes nothing.
+func TestBlackholeSinkFormats(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW c AS SELECT v, count(*) AS n FROM t GROUP BY v")
+	if _, err := run(t, s, "CREATE SINK plain_c FROM c WITH (connector = 'blackhole')"); err == nil || !strings.Contains(err.Error(), "FORMAT PLAIN cannot write") {
+		t.Fatalf("a plain blackhole sink of an updating view: %v", err)
+	}
+	mustRun(t, s, "CREATE SINK upsert_c FROM c WITH (connector = 'blackhole') FORMAT UPSERT")
+	mustRun(t, s, "CREATE SINK append_c FROM c WITH (connector = 'blackhole', force_append_only = 'true')")
+	before := BlackholeRows()
+	mustRun(t, s, "INSERT INTO t VALUES (1, 1), (2, 1), (3, 2)")
+	mustRun(t, s, "FLUSH")
+	for range 600 {
+		if BlackholeRows()-before >= 4 {
+			break
+		}
+		mustRun(t, s, "FLUSH")
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := BlackholeRows() - before; got < 4 {
+		t.Fatalf("the blackhole sinks took %d rows, want at least 4", got)
+	}
+}
