@@ -73,3 +73,36 @@ func TestDatetimeRange(t *testing.T) {
 		t.Errorf("the last timestamp must be just before infinity")
 	}
 }
+
+// TestParseTimestampLastDay: the last, partial day of the timestamp range
+// is accepted up to the largest timestamp, which reads back from its own
+// text, and nothing after it.
+func TestParseTimestampLastDay(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"294247-01-10 00:00:00", true},
+		{"294247-01-10 04:00:54.775806", true},
+		{"294247-01-10 04:00:54.775807", false},
+		{"294247-01-10 23:59:59", false},
+		{"294247-01-11 00:00:00", false},
+	} {
+		for _, tz := range []bool{false, true} {
+			in := c.in
+			if tz {
+				in += "+00"
+			}
+			us, err := ParseTimestamp(in, tz, time.UTC)
+			if (err == nil) != c.ok {
+				t.Fatalf("%s: got %d, %v; want ok %v", in, us, err, c.ok)
+			}
+			if err == nil && !TimestampInRange(us) {
+				t.Fatalf("%s: %d is out of range", in, us)
+			}
+		}
+	}
+	if us, err := ParseTimestamp("294247-01-10 04:00:54.775806", false, time.UTC); err != nil || us != maxTimestampUSec {
+		t.Fatalf("the largest timestamp: %d, %v", us, err)
+	}
+}

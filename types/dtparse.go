@@ -529,7 +529,9 @@ func ParseTimestamp(s string, withTZ bool, loc *time.Location) (int64, error) {
 	default:
 		return 0, dtSyntaxError(typ, s)
 	}
-	if days < minDateDays || days > maxTimestampUSec/USecsPerDay-1 {
+	// The last day is partial: it ends at the largest timestamp, beyond
+	// which days*USecsPerDay + tod would overflow.
+	if days < minDateDays || days > maxTimestampUSec/USecsPerDay || f.tod > maxTimestampUSec-days*USecsPerDay {
 		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	wall := days*USecsPerDay + f.tod
