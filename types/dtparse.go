@@ -531,7 +531,7 @@ func ParseTimestamp(s string, withTZ bool, loc *time.Location) (int64, error) {
 	}
 	// The last day is partial: it ends at the largest timestamp, beyond
 	// which days*USecsPerDay + tod would overflow.
-	if days < minDateDays || days > maxTimestampUSec/USecsPerDay || f.tod > maxTimestampUSec-days*USecsPerDay {
+	if lastDay := maxTimestampUSec / USecsPerDay; days < minDateDays || days > lastDay || days == lastDay && f.tod > maxTimestampUSec%USecsPerDay {
 		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	wall := days*USecsPerDay + f.tod
