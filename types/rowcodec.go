@@ -163,7 +163,8 @@ func DecodeRowFill(b []byte, ts []T, missing Row) (Row, error) {
 	}
 	b = b[1:]
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
+	// Each column takes at least its bit of the null bitmap.
+	if k <= 0 || n > 8*uint64(len(b)) {
 		return nil, corruptRow("bad column count")
 	}
 	b = b[k:]

@@ -37,3 +37,23 @@ func TestDecodeRowFill(t *testing.T) {
 		t.Fatal("a row with trailing bytes decoded")
 	}
 }
+
+// TestDecodeRowFillMostlyNull: a wide row of NULLs encodes in fewer bytes
+// than it has columns, and decodes all the same.
+func TestDecodeRowFillMostlyNull(t *testing.T) {
+	ts := make([]T, 17)
+	row := make(Row, 17)
+	for i := range ts {
+		ts[i] = TInt4
+		row[i] = NullDatum
+	}
+	row[0] = DInt(4)
+	enc := AppendRow(nil, row, ts)
+	if len(enc) >= len(ts) {
+		t.Fatalf("the row takes %d bytes: not the case under test", len(enc))
+	}
+	got, err := DecodeRowFill(enc, ts, nil)
+	if err != nil || got[0].I != 4 || !got[16].Null {
+		t.Fatalf("decoded %v, %v", got, err)
+	}
+}
