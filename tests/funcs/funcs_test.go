@@ -354,6 +354,9 @@ func aggQueries(o *functions.Overload) []string {
 			if p == types.Varchar {
 				opts[i] = []string{"'Hello World'::varchar", "'é,ß'::varchar"}
 			}
+			if p == types.Bpchar {
+				opts[i] = []string{"'ab'::char(4)", "'é,ß'::char(4)"}
+			}
 			if len(opts[i]) == 0 {
 				return out
 			}
