@@ -175,10 +175,10 @@ func (b *binder) typeUnknownOutput(p Plan, k int, rel *catalog.Relation, i int) 
 
 // generatedAlways fails with 428C9 when column i is GENERATED ALWAYS AS
 // IDENTITY and is given a value other than DEFAULT (update: by UPDATE's
-// SET).
-func generatedAlways(rel *catalog.Relation, i int, update bool) {
+// SET), unless an INSERT says OVERRIDING SYSTEM VALUE.
+func (b *binder) generatedAlways(rel *catalog.Relation, i int, update bool) {
 	c := rel.Cols[i]
-	if c.Identity != "always" {
+	if c.Identity != "always" || !update && b.q.Overriding == "system" {
 		return
 	}
 	var err *pgerr.Error
@@ -189,6 +189,13 @@ func generatedAlways(rel *catalog.Relation, i int, update bool) {
 			WithHint("Use OVERRIDING SYSTEM VALUE to override.")
 	}
 	fail(err.WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", c.Name))
+}
+
+// userOverridden reports whether column i of rel takes its default
+// whatever value an INSERT gives it: an identity column under OVERRIDING
+// USER VALUE.
+func (b *binder) userOverridden(rel *catalog.Relation, i int) bool {
+	return b.q.Overriding == "user" && rel.Cols[i].Identity != ""
 }
 
 // findColumn finds a target column by name.
@@ -245,11 +252,11 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		pos := map[int]int{}
 		for k, t := range targets[:len(sch)] {
 			pos[t] = k
-			generatedAlways(rel, t, false)
+			b.generatedAlways(rel, t, false)
 		}
 		for i, c := range rel.Cols {
 			var e Expr
-			if k, ok := pos[i]; ok {
+			if k, ok := pos[i]; ok && !b.userOverridden(rel, i) {
 				if sch[k].T.ID == types.Unknown && b.typeUnknownOutput(r.plan, k, rel, i) {
 					sch = r.plan.Schema()
 				}
@@ -288,11 +295,11 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 			for k, x := range list {
 				i := targets[k]
 				set[i] = true
-				if _, isDef := x.(*ast.DefaultExpr); isDef {
+				if _, isDef := x.(*ast.DefaultExpr); isDef || b.userOverridden(rel, i) {
 					row[i] = b.defaultExpr(rel, i)
 					continue
 				}
-				generatedAlways(rel, i, false)
+				b.generatedAlways(rel, i, false)
 				row[i] = b.assign(b.expr(ctx, x), rel, i)
 			}
 			for i := range rel.Cols {
@@ -474,7 +481,7 @@ func (b *binder) bindSet(rel *catalog.Relation, set []Expr, a *ast.Assignment, c
 		set[i] = b.defaultExpr(rel, i)
 		return i, false
 	}
-	generatedAlways(rel, i, true)
+	b.generatedAlways(rel, i, true)
 	set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
 	return i, true
 }

@@ -38,6 +38,9 @@ type Query struct {
 	// InsertAlias is the alias of INSERT INTO t AS alias ("" when none),
 	// which TiDB's grammar lacks: the bridge cuts it out.
 	InsertAlias string
+	// Overriding is INSERT's OVERRIDING SYSTEM | USER VALUE ("system",
+	// "user", or "" when absent), which TiDB's grammar lacks.
+	Overriding string
 	// Map maps byte offsets in Rewritten (ast node OriginTextPosition)
 	// back to character positions in Text; ReturningMap does the same for
 	// the nodes of Returning, which were parsed from a text of their own,

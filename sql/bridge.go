@@ -211,8 +211,11 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 		}
 		for i := 1; i+1 < len(seq); i++ {
 			if seq[i].isWord("overriding") && (seq[i+1].isWord("system") || seq[i+1].isWord("user")) && at(seq, i+2).isWord("value") {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "OVERRIDING %s VALUE is not supported", strings.ToUpper(seq[i+1].word())).
-					WithPosition(charPos(b.src, seq[i].off))
+				// OVERRIDING SYSTEM | USER VALUE: kept apart for the
+				// binder, cut out of the text TiDB's grammar reads.
+				b.q.Overriding = strings.ToLower(seq[i+1].word())
+				seq = append(append([]*node{}, seq[:i]...), seq[i+3:]...)
+				continue
 			}
 			if seq[i].isWord("on") && seq[i+1].isWord("conflict") {
 				conflict, seq = seq[i:], seq[:i]

@@ -149,7 +149,7 @@
 //	                                           DO UPDATE's SET and WHERE, parsed as
 //	                                           UPDATE weir_conflict_target SET ... WHERE ...
 //	    INSERT INTO t AS alias                 INSERT INTO t; Query.InsertAlias holds alias
-//	    INSERT ... OVERRIDING ... VALUE        0A000
+//	    INSERT ... OVERRIDING ... VALUE        INSERT ...; Query.Overriding holds system or user
 //	18  LIMIT ALL                              dropped
 //	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
 //	    OFFSET n LIMIT m                       LIMIT m OFFSET n

@@ -217,6 +217,9 @@ func printQuery(q *Query) string {
 		}
 		out = append(out, "returning: "+strings.Join(fs, ", "))
 	}
+	if q.Overriding != "" {
+		out = append(out, "overriding: "+q.Overriding)
+	}
 	if q.InsertAlias != "" {
 		out = append(out, "insert alias: "+q.InsertAlias)
 	}
