@@ -39,6 +39,10 @@ func writeJSON(b *strings.Builder, v any) {
 		if err != nil {
 			b.WriteString(string(x))
 		} else {
+			// jsonb numbers are numerics, which have no negative zero.
+			if d.IsZero() {
+				d.Negative = false
+			}
 			b.WriteString(normScale(d).Text('f'))
 		}
 	case string:
@@ -95,6 +99,19 @@ func toJSONValue(ctx *Context, d types.Datum, t types.T) any {
 	case t.ID == types.Jsonb || t.ID == types.Json:
 		v, _ := parseJSON(d.S)
 		return v
+	case t.IsArray():
+		// An array becomes a JSON array of its elements, converted the
+		// same way (a malformed array text, which a typed datum cannot
+		// hold, falls back to its text).
+		elems, err := types.ArrayElems(d.S, t, ctx.loc())
+		if err != nil {
+			return d.S
+		}
+		arr := make([]any, len(elems))
+		for i, e := range elems {
+			arr[i] = toJSONValue(ctx, e, t.Elem())
+		}
+		return arr
 	case t.ID == types.Bool:
 		return d.I != 0
 	case t.IsNumeric():

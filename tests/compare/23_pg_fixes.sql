@@ -1,0 +1,24 @@
+-- jsonb of SQL arrays: JSON arrays, as in the json functions.
+SELECT to_jsonb(array[1,2]);
+SELECT to_jsonb(array['a', null, 'b"c']);
+SELECT to_jsonb('{}'::int[]);
+SELECT to_jsonb(array[1.50, 2]::numeric[]);
+SELECT to_jsonb(array[true, false]);
+SELECT to_jsonb(array['2024-02-29'::date]);
+SELECT to_jsonb(array['{"x": 1}'::jsonb, '[2]']);
+SELECT jsonb_build_object('a', array[1,2]);
+SELECT jsonb_build_object('a', array[1,2], 'b', null::int[]);
+SELECT jsonb_build_array(array['a',null]);
+SELECT jsonb_build_array(1, array[2.5::float8], 'x');
+CREATE TABLE ja (id int, a int[]);
+INSERT INTO ja VALUES (1, array[1,2]), (2, array[3]), (3, null);
+SELECT jsonb_agg(a ORDER BY id) FROM ja;
+SELECT jsonb_agg(a ORDER BY id) FILTER (WHERE id < 3) FROM ja;
+SELECT jsonb_object_agg('k', array[1.5]);
+SELECT jsonb_object_agg(id, a ORDER BY id) FROM ja;
+SELECT json_agg(a ORDER BY id) FROM ja;
+-- jsonb numbers are numerics: no negative zero.
+SELECT to_jsonb(-0.0::float8);
+SELECT to_jsonb(-0.0::float4), to_jsonb(-0.0::numeric), to_json(-0.0::float8);
+SELECT to_jsonb(array[-0.0::float8, 1.5]);
+SELECT '-0'::jsonb, '-0.0'::jsonb, '[-0, 1]'::jsonb;
