@@ -22,3 +22,19 @@ SELECT to_jsonb(-0.0::float8);
 SELECT to_jsonb(-0.0::float4), to_jsonb(-0.0::numeric), to_json(-0.0::float8);
 SELECT to_jsonb(array[-0.0::float8, 1.5]);
 SELECT '-0'::jsonb, '-0.0'::jsonb, '[-0, 1]'::jsonb;
+-- The sequence functions take a regclass; defaults print as regclass.
+CREATE SEQUENCE q1;
+CREATE SEQUENCE "Q2";
+SELECT nextval('q1'::regclass), currval('q1'::regclass);
+SELECT setval('q1'::regclass, 10), nextval('q1');
+SELECT setval('public.q1'::regclass, 20, false), nextval('Q1'::regclass);
+SELECT nextval('"Q2"'::regclass), nextval('public."Q2"');
+CREATE TABLE sd (id serial, a int DEFAULT nextval('public.q1'), b int DEFAULT nextval('q1'::regclass),
+  c bigint DEFAULT nextval('"Q2"'), d int DEFAULT nextval('sd_id_seq'::regclass));
+\d sd
+INSERT INTO sd DEFAULT VALUES;
+SELECT * FROM sd;
+SELECT column_name, column_default FROM information_schema.columns WHERE table_name = 'sd' ORDER BY ordinal_position;
+DROP SEQUENCE q1;
+DROP SEQUENCE q1 CASCADE;
+\d sd
