@@ -38,3 +38,12 @@ SELECT column_name, column_default FROM information_schema.columns WHERE table_n
 DROP SEQUENCE q1;
 DROP SEQUENCE q1 CASCADE;
 \d sd
+-- SET names a column, never a table.
+CREATE TABLE us (a int, us int);
+INSERT INTO us VALUES (1, 2);
+UPDATE us SET us.a = 3;
+UPDATE us x SET x.a = 3;
+UPDATE us x SET us.a = 3;
+UPDATE us SET public.a = 3;
+UPDATE us SET a = 4 WHERE us.a = 1;
+SELECT * FROM us;
