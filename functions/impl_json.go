@@ -333,21 +333,32 @@ func (t implTable) defineJson() {
 		if err != nil {
 			return types.NullDatum, err
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			_, ok := x[d[1].S]
-			return types.DBool(ok), nil
-		case []any:
-			for _, e := range x {
-				if s, ok := e.(string); ok && s == d[1].S {
-					return types.DBool(true), nil
+		return types.DBool(jsonHasKey(v, d[1].S)), nil
+	})
+	// ?| and ?&: any or all of the array's keys (NULL elements ignored).
+	existsKeys := func(all bool) func(*Context, []types.Datum) (types.Datum, error) {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
+			v, err := parseJSON(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			keys, err := parseTextArray(d[1].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			for _, k := range keys {
+				if k == nil {
+					continue
+				}
+				if jsonHasKey(v, *k) != all {
+					return types.DBool(!all), nil
 				}
 			}
-		case string:
-			return types.DBool(x == d[1].S), nil
+			return types.DBool(all), nil
 		}
-		return types.DBool(false), nil
-	})
+	}
+	t.defRow("pg_json_exists_any", existsKeys(false))
+	t.defRow("pg_json_exists_all", existsKeys(true))
 	t.defRow("jsonb_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
@@ -431,6 +442,25 @@ func (t implTable) defineJson() {
 		}
 		return dText(jsonText(stripNulls(v)))
 	})
+}
+
+// jsonHasKey is jsonb's ? operator: key is a key of the object v, a
+// string element of the array v, or the string v itself.
+func jsonHasKey(v any, key string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		_, ok := x[key]
+		return ok
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok && s == key {
+				return true
+			}
+		}
+	case string:
+		return x == key
+	}
+	return false
 }
 
 func stripNulls(v any) any {

@@ -47,3 +47,13 @@ UPDATE us x SET us.a = 3;
 UPDATE us SET public.a = 3;
 UPDATE us SET a = 4 WHERE us.a = 1;
 SELECT * FROM us;
+-- jsonb key existence: ?, ?| and ?&.
+SELECT '{"a": 1, "b": null}'::jsonb ? 'a', '{"a": 1}'::jsonb ? 'x', '["a", 1]'::jsonb ? 'a', '"a"'::jsonb ? 'a', '[1]'::jsonb ? '1';
+SELECT '{"a": 1}'::jsonb ?| array['x', 'a'], '{"a": 1}'::jsonb ?| array['x'], '{"a": 1}'::jsonb ?| '{}';
+SELECT '{"a": 1, "b": 2}'::jsonb ?& array['a', 'b'], '{"a": 1}'::jsonb ?& array['a', 'b'], '{"a": 1}'::jsonb ?& '{}';
+SELECT '{"a": 1}'::jsonb ?| array['a', null], '{"a": 1}'::jsonb ?& array['a', null];
+SELECT '{"a": {"b": 1}}'::jsonb -> 'a' ? 'b', NOT '{"a": 1}'::jsonb ? 'a';
+CREATE TABLE jk (id int, j jsonb);
+INSERT INTO jk VALUES (1, '{"a": 1}'), (2, '{"b": 2}'), (3, '["a", "b"]'), (4, null);
+SELECT id FROM jk WHERE j ? 'a' ORDER BY id;
+SELECT id, j ?| array['b'] AS anyb, j ?& array['a', 'b'] AS allab FROM jk ORDER BY id;
