@@ -421,6 +421,9 @@ func (t implTable) defineJson() {
 				if d[i].Null {
 					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument %d: key must not be null", i+1)
 				}
+				if t := args[i]; t.IsArray() || t.ID == types.Json || t.ID == types.Jsonb {
+					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "key value must be scalar, not array, composite, or json")
+				}
 				obj[formatValue(ctx, d[i], args[i])] = toJSONValue(ctx, d[i+1], args[i+1])
 			}
 			return dText(jsonText(obj))

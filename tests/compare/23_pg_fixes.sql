@@ -57,3 +57,8 @@ CREATE TABLE jk (id int, j jsonb);
 INSERT INTO jk VALUES (1, '{"a": 1}'), (2, '{"b": 2}'), (3, '["a", "b"]'), (4, null);
 SELECT id FROM jk WHERE j ? 'a' ORDER BY id;
 SELECT id, j ?| array['b'] AS anyb, j ?& array['a', 'b'] AS allab FROM jk ORDER BY id;
+-- Keys must be scalars.
+SELECT jsonb_build_object(array[1], 2);
+SELECT jsonb_build_object('{"a": 1}'::jsonb, 2);
+SELECT jsonb_object_agg(array[1], 2);
+SELECT json_build_object(array[1], 2);
