@@ -62,3 +62,8 @@ SELECT jsonb_build_object(array[1], 2);
 SELECT jsonb_build_object('{"a": 1}'::jsonb, 2);
 SELECT jsonb_object_agg(array[1], 2);
 SELECT json_build_object(array[1], 2);
+-- A regclass that is not a literal: the sequence's OID.
+CREATE SEQUENCE q3;
+SELECT nextval(oid), currval(oid), setval(oid, 50), setval(oid, 60, false) FROM pg_class WHERE relname = 'q3';
+SELECT nextval(('q3'::regclass)), nextval('q3'::text);
+SELECT nextval(s) FROM (VALUES ('q3')) v(s);
