@@ -105,8 +105,9 @@ func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
 }
 
 // nextvalArg finds the sequence names of nextval('name') calls in a
-// column default's text (stored as "nextval"('name')).
-var nextvalArg = regexp.MustCompile(`(?i)(?:\b|")nextval"?\s*\(\s*'((?:[^']|'')*)'`)
+// column default's text (stored as "nextval"('name'), or as
+// "nextval"(pg_cast('name', 'regclass')) for nextval('name'::regclass)).
+var nextvalArg = regexp.MustCompile(`(?i)(?:\b|")nextval"?\s*\(\s*(?:pg_cast\s*\(\s*)?'((?:[^']|'')*)'`)
 
 // sequenceUse is a column whose default calls nextval on a sequence.
 type sequenceUse struct {
@@ -137,19 +138,17 @@ func (e *Engine) sequenceUses(seq *catalog.Relation) []sequenceUse {
 
 // dropSequenceDefaults handles the column defaults that call nextval on
 // the sequences being dropped: without cascade they are 2BP01, as in
-// PostgreSQL; with it the defaults are removed (the columns stay), each
-// with a notice. Called under writeMu.
-func (e *Engine) dropSequenceDefaults(seqs []*catalog.Relation, cascade bool, notice func(string)) error {
+// PostgreSQL, their detail listing every one; with it the defaults are
+// removed (the columns stay) and notice gets one "drop cascades to" line
+// for each. Called under writeMu.
+func (e *Engine) dropSequenceDefaults(seqs []*catalog.Relation, cascade bool, notice func(lines []string)) error {
 	changed := map[uint32]*catalog.Relation{}
+	var detail, lines []string
 	for _, seq := range seqs {
 		for _, u := range e.sequenceUses(seq) {
 			what := fmt.Sprintf("default value for column %s of table %s", u.rel.Cols[u.col].Name, u.rel.Name)
-			if !cascade {
-				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", seq.Name).
-					WithDetail("%s depends on sequence %s", what, seq.Name).
-					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-			}
-			notice("drop cascades to " + what)
+			detail = append(detail, what+" depends on sequence "+seq.Name)
+			lines = append(lines, "drop cascades to "+what)
 			rel := changed[u.rel.ID]
 			if rel == nil {
 				cp := *u.rel
@@ -159,6 +158,17 @@ func (e *Engine) dropSequenceDefaults(seqs []*catalog.Relation, cascade bool, no
 			}
 			rel.Cols[u.col].Default = ""
 		}
+	}
+	if len(detail) > 0 && !cascade {
+		err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
+		if len(seqs) == 1 {
+			err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", seqs[0].Name)
+		}
+		return err.WithDetail("%s", strings.Join(detail, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if len(lines) > 0 {
+		notice(lines)
 	}
 	if len(changed) == 0 {
 		return nil

@@ -512,7 +512,19 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		targets = append(targets, rel)
 	}
 	if want == catalog.KindSequence {
-		if err := e.dropSequenceDefaults(targets, st.Cascade, func(msg string) { io.Notice("NOTICE", "00000", msg) }); err != nil {
+		notice := func(lines []string) {
+			if len(lines) == 1 {
+				io.Notice("NOTICE", "00000", lines[0])
+				return
+			}
+			msg := fmt.Sprintf("drop cascades to %d other objects", len(lines))
+			if nd, ok := io.(noticeDetailer); ok {
+				nd.NoticeDetail("NOTICE", "00000", msg, strings.Join(lines, "\n"))
+			} else {
+				io.Notice("NOTICE", "00000", msg)
+			}
+		}
+		if err := e.dropSequenceDefaults(targets, st.Cascade, notice); err != nil {
 			return nil, err
 		}
 	}

@@ -39,6 +39,10 @@ func writeJSON(b *strings.Builder, v any) {
 		if err != nil {
 			b.WriteString(string(x))
 		} else {
+			// jsonb numbers are numerics, which have no negative zero.
+			if d.IsZero() {
+				d.Negative = false
+			}
 			b.WriteString(normScale(d).Text('f'))
 		}
 	case string:
@@ -95,6 +99,19 @@ func toJSONValue(ctx *Context, d types.Datum, t types.T) any {
 	case t.ID == types.Jsonb || t.ID == types.Json:
 		v, _ := parseJSON(d.S)
 		return v
+	case t.IsArray():
+		// An array becomes a JSON array of its elements, converted the
+		// same way (a malformed array text, which a typed datum cannot
+		// hold, falls back to its text).
+		elems, err := types.ArrayElems(d.S, t, ctx.loc())
+		if err != nil {
+			return d.S
+		}
+		arr := make([]any, len(elems))
+		for i, e := range elems {
+			arr[i] = toJSONValue(ctx, e, t.Elem())
+		}
+		return arr
 	case t.ID == types.Bool:
 		return d.I != 0
 	case t.IsNumeric():
@@ -316,21 +333,32 @@ func (t implTable) defineJson() {
 		if err != nil {
 			return types.NullDatum, err
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			_, ok := x[d[1].S]
-			return types.DBool(ok), nil
-		case []any:
-			for _, e := range x {
-				if s, ok := e.(string); ok && s == d[1].S {
-					return types.DBool(true), nil
+		return types.DBool(jsonHasKey(v, d[1].S)), nil
+	})
+	// ?| and ?&: any or all of the array's keys (NULL elements ignored).
+	existsKeys := func(all bool) func(*Context, []types.Datum) (types.Datum, error) {
+		return func(_ *Context, d []types.Datum) (types.Datum, error) {
+			v, err := parseJSON(d[0].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			keys, err := parseTextArray(d[1].S)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			for _, k := range keys {
+				if k == nil {
+					continue
+				}
+				if jsonHasKey(v, *k) != all {
+					return types.DBool(!all), nil
 				}
 			}
-		case string:
-			return types.DBool(x == d[1].S), nil
+			return types.DBool(all), nil
 		}
-		return types.DBool(false), nil
-	})
+	}
+	t.defRow("pg_json_exists_any", existsKeys(false))
+	t.defRow("pg_json_exists_all", existsKeys(true))
 	t.defRow("jsonb_typeof", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
@@ -393,6 +421,9 @@ func (t implTable) defineJson() {
 				if d[i].Null {
 					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "argument %d: key must not be null", i+1)
 				}
+				if t := args[i]; t.IsArray() || t.ID == types.Json || t.ID == types.Jsonb {
+					return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "key value must be scalar, not array, composite, or json")
+				}
 				obj[formatValue(ctx, d[i], args[i])] = toJSONValue(ctx, d[i+1], args[i+1])
 			}
 			return dText(jsonText(obj))
@@ -414,6 +445,25 @@ func (t implTable) defineJson() {
 		}
 		return dText(jsonText(stripNulls(v)))
 	})
+}
+
+// jsonHasKey is jsonb's ? operator: key is a key of the object v, a
+// string element of the array v, or the string v itself.
+func jsonHasKey(v any, key string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		_, ok := x[key]
+		return ok
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok && s == key {
+				return true
+			}
+		}
+	case string:
+		return x == key
+	}
+	return false
 }
 
 func stripNulls(v any) any {

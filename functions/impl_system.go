@@ -309,22 +309,29 @@ func sequences(ctx *Context) (Sequences, error) {
 
 // defineSequences adds nextval, currval, lastval and setval to t.
 func (t implTable) defineSequences() {
-	t.defRow("nextval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
-		s, err := sequences(ctx)
-		if err != nil {
-			return types.NullDatum, err
+	// seq wraps a sequence function: its first argument, of type at,
+	// is the sequence's name, or its regclass (OID) when at is oid.
+	seq := func(f func(s Sequences, name string, d []types.Datum) (int64, error)) implFactory {
+		return func(args []types.T, _ types.T) (Impl, bool) {
+			return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+				s, err := sequences(ctx)
+				if err != nil {
+					return types.NullDatum, err
+				}
+				name := d[0].S
+				if len(args) > 0 && args[0].ID == types.Oid {
+					var ok bool
+					if name, ok = describe(ctx, "regclassout", d[0].I, 0, false); !ok {
+						return types.NullDatum, pgerr.New(pgerr.InternalError, "could not open relation with OID %d", uint32(d[0].I))
+					}
+				}
+				v, err := f(s, name, d)
+				return types.DInt(v), err
+			}}, true
 		}
-		v, err := s.NextVal(d[0].S)
-		return types.DInt(v), err
-	})
-	t.defRow("currval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
-		s, err := sequences(ctx)
-		if err != nil {
-			return types.NullDatum, err
-		}
-		v, err := s.CurrVal(d[0].S)
-		return types.DInt(v), err
-	})
+	}
+	t.def("nextval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.NextVal(name) }))
+	t.def("currval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.CurrVal(name) }))
 	t.defRow("lastval", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)
 		if err != nil {
@@ -344,13 +351,7 @@ func (t implTable) defineSequences() {
 		}
 		return types.DString(name), nil
 	})
-	t.defRow("setval", func(ctx *Context, d []types.Datum) (types.Datum, error) {
-		s, err := sequences(ctx)
-		if err != nil {
-			return types.NullDatum, err
-		}
-		called := len(d) < 3 || d[2].I != 0
-		v, err := s.SetVal(d[0].S, d[1].I, called)
-		return types.DInt(v), err
-	})
+	t.def("setval", seq(func(s Sequences, name string, d []types.Datum) (int64, error) {
+		return s.SetVal(name, d[1].I, len(d) < 3 || d[2].I != 0)
+	}))
 }

@@ -189,6 +189,7 @@ func operatorOverloads() []*Overload {
 		op("pg_json_path", tJsonb, tJsonb, tTArr), op("pg_json_path_text", tText, tJsonb, tTArr),
 		op("pg_json_contains", tBool, tJsonb, tJsonb), op("pg_json_contained", tBool, tJsonb, tJsonb),
 		op("pg_json_exists", tBool, tJsonb, tText),
+		op("pg_json_exists_any", tBool, tJsonb, tTArr), op("pg_json_exists_all", tBool, tJsonb, tTArr),
 		op("pg_json_get", tJson, tJson, tText), op("pg_json_get", tJson, tJson, tI4),
 		op("pg_json_get_text", tText, tJson, tText), op("pg_json_get_text", tText, tJson, tI4),
 		op("pg_json_path", tJson, tJson, tTArr), op("pg_json_path_text", tText, tJson, tTArr),

@@ -221,10 +221,13 @@ func scalarOverloads() []*Overload {
 		fn("jsonb_object", tJsonb, tTArr), fn("jsonb_object", tJsonb, tTArr, tTArr),
 	)
 	// Sequence functions (docs §9.17) on the sequences of serial and
-	// identity columns, named by text.
+	// identity columns, named by text or by a regclass (an OID; the
+	// binder reads a 'name'::regclass literal as the text).
 	os = append(os,
 		volatile("nextval", tI8, tText), volatile("currval", tI8, tText), volatile("lastval", tI8),
 		volatile("setval", tI8, tText, tI8), volatile("setval", tI8, tText, tI8, tBool),
+		volatile("nextval", tI8, tOid), volatile("currval", tI8, tOid),
+		volatile("setval", tI8, tOid, tI8), volatile("setval", tI8, tOid, tI8, tBool),
 		volatile("pg_get_serial_sequence", tText, tText, tText),
 	)
 	// json functions (docs §9.16): the json type keeps its text.

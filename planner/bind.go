@@ -139,8 +139,8 @@ type binder struct {
 	cat    Catalog
 	params []types.T // $n's type at index n-1; Unknown while open
 	deps   map[uint32]bool
-	// ctes is the stack of WITH clauses in scope, innermost last.
-	ctes []map[string]*cteDef
+	// ctes is the chain of WITH clauses in scope, innermost first.
+	ctes *cteScope
 	// workTables counts the RecursiveUnion nodes bound so far, to give
 	// each its own working table id.
 	workTables int
@@ -165,8 +165,10 @@ type binder struct {
 
 type cteDef struct {
 	cte *ast.CommonTableExpression
-	// ctes is the WITH stack visible to the CTE's own query.
-	ctes []map[string]*cteDef
+	// idx is the CTE's position in its WITH clause.
+	idx int
+	// ctes is the WITH chain visible to the CTE's own query.
+	ctes *cteScope
 	// recursive is set for the CTEs of a WITH RECURSIVE, which see
 	// themselves.
 	recursive bool

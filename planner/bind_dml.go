@@ -459,10 +459,59 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols))}
 	ctx := &exprCtx{s: sc, clause: "UPDATE"}
 	for _, a := range n.List {
+		if t := a.Column.Table.O; t != "" {
+			// Postgres reads SET t.a as field a of a column t: SET
+			// names no table.
+			if findColumn(rel, t) >= 0 {
+				fail(pgerr.New(pgerr.DatatypeMismatch, "cannot assign to field \"%s\" of column \"%s\" because its type %s is not a composite type",
+					a.Column.Name.O, t, rel.Cols[findColumn(rel, t)].T).WithPosition(b.setTargetPos(a)))
+			}
+			fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", t, rel.Name).WithPosition(b.setTargetPos(a)))
+		}
 		b.bindSet(rel, upd.Set, a, ctx)
 	}
 	upd.Returning, upd.Out = b.returningIn(sc)
 	return upd
+}
+
+// setTargetPos is the position of the column an UPDATE's SET assignment
+// names, which the parser does not record: the name written just before
+// the "=" that precedes the assigned expression (0 when not found).
+func (b *binder) setTargetPos(a *ast.Assignment) int {
+	if b.q == nil || a.Expr == nil {
+		return 0
+	}
+	text, m := b.q.Rewritten, b.curMap()
+	if m == nil {
+		text = b.q.Text
+	}
+	i := a.Expr.OriginTextPosition()
+	if i <= 0 || i > len(text) {
+		return 0
+	}
+	skip := func() {
+		for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t' || text[i-1] == '\n' || text[i-1] == '\r') {
+			i--
+		}
+	}
+	skip()
+	if i == 0 || text[i-1] != '=' {
+		return 0
+	}
+	i--
+	skip()
+	end := i
+	for i > 0 && (text[i-1] == '.' || text[i-1] == '_' || text[i-1] == '"' || text[i-1] == '`' || text[i-1] == '$' ||
+		text[i-1] >= 'a' && text[i-1] <= 'z' || text[i-1] >= 'A' && text[i-1] <= 'Z' || text[i-1] >= '0' && text[i-1] <= '9' || text[i-1] >= 0x80) {
+		i--
+	}
+	if i == end {
+		return 0
+	}
+	if m == nil {
+		return len([]rune(text[:i])) + 1
+	}
+	return m.Pos(i)
 }
 
 // bindSet binds one SET assignment of an UPDATE or an ON CONFLICT DO

@@ -60,14 +60,27 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		if len(n.Args) == 2 {
 			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
 		}
-	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains":
+	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains",
+		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all":
 		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
-			"pg_json_path_text": "#>>", "pg_json_contains": "@>"}[name]
+			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_exists": "?",
+			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}[name]
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error at or near \"%s\"", sym)
 		}
 		// The registry keeps jsonb operators under the bridge's names.
 		return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
+	case "nextval", "currval", "setval":
+		// Postgres's sequence functions take a regclass, which a text
+		// literal becomes implicitly. weir keeps the sequence by name
+		// (a serial column's sequence has no OID): 'name'::regclass is
+		// the text 'name', printed back as the regclass (deparse).
+		if len(n.Args) >= 1 {
+			if seq, ok := regclassLiteral(n.Args[0]); ok {
+				args := append([]Expr{&Const{V: types.DString(seq), T: types.TText}}, b.exprs(c, n.Args[1:])...)
+				return b.call(name, args, n, false, Scalar)
+			}
+		}
 	case "coalesce":
 		if c.srf != nil {
 			cc := *c
@@ -212,6 +225,20 @@ func castTypeText(n *ast.FuncCallExpr) string {
 		failf(pgerr.SyntaxError, "syntax error in cast")
 	}
 	return s
+}
+
+// regclassLiteral returns s when n is the literal cast 's'::regclass.
+func regclassLiteral(n ast.ExprNode) (string, bool) {
+	fc, ok := unparen(n).(*ast.FuncCallExpr)
+	if !ok || fc.FnName.L != "pg_cast" || len(fc.Args) != 2 || lenientTypeName(castTypeText(fc)) != "regclass" {
+		return "", false
+	}
+	l, ok := unparen(fc.Args[0]).(*sql.Literal)
+	if !ok {
+		return "", false
+	}
+	s, ok := l.Value.(string)
+	return s, ok
 }
 
 // lenientTypeName reports casts to types weir lacks that psql's catalog

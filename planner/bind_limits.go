@@ -34,6 +34,15 @@ func (b *binder) enter(n ast.Node) {
 	}
 }
 
+// poll fails with the context's cause once the statement's context has
+// ended; loops that bind many things without binding an expression each
+// time call it.
+func (b *binder) poll() {
+	if b.ctx != nil && b.ctx.Err() != nil {
+		fail(ctxCause(b.ctx))
+	}
+}
+
 // ctxCause is the error to report for an ended statement context: its
 // cause when that is a Postgres error (statement_timeout), else 57014.
 func ctxCause(ctx context.Context) *pgerr.Error {

@@ -44,38 +44,49 @@ func (b *binder) bindQuery(n ast.ResultSetNode, outer *scope, lvl *level, o *qop
 	return result{}
 }
 
+// cteFrame is one WITH clause's CTEs, by name; idx is each CTE's
+// position in the clause.
+type cteFrame map[string]*cteDef
+
+// cteScope is the chain of WITH clauses visible at one point, innermost
+// first. A CTE sees only the CTEs before it in its own WITH (all of
+// them in a WITH RECURSIVE): limit hides the later ones, so the CTEs of
+// one clause share a frame and binding a WITH of n CTEs stays linear.
+type cteScope struct {
+	frame  cteFrame
+	limit  int
+	parent *cteScope
+}
+
 // pushWith makes a WITH clause's CTEs visible; the returned func pops them.
 func (b *binder) pushWith(w *ast.WithClause) func() {
 	if w == nil {
 		return func() {}
 	}
 	saved := b.ctes
-	m := map[string]*cteDef{}
-	b.ctes = append(append([]map[string]*cteDef(nil), b.ctes...), m)
-	for _, c := range w.CTEs {
+	m := cteFrame{}
+	for i, c := range w.CTEs {
+		if i%ctxPollInterval == 0 {
+			b.poll()
+		}
 		if _, dup := m[c.Name.O]; dup {
 			failf(pgerr.DuplicateAlias, "WITH query name \"%s\" specified more than once", c.Name.O)
 		}
-		// A CTE sees the ones before it in the same WITH.
-		vis := append([]map[string]*cteDef(nil), saved...)
-		prev := map[string]*cteDef{}
-		for k, v := range m {
-			prev[k] = v
-		}
-		vis = append(vis, prev)
+		// A CTE sees the ones before it in the same WITH; every CTE of
+		// a WITH RECURSIVE sees all of them, itself included.
+		vis := &cteScope{frame: m, limit: i, parent: saved}
 		if w.IsRecursive {
-			// Every CTE of a WITH RECURSIVE sees all of them, itself
-			// included.
-			vis = append(append([]map[string]*cteDef(nil), saved...), m)
+			vis.limit = len(w.CTEs)
 		}
-		m[c.Name.O] = &cteDef{cte: c, ctes: vis, recursive: w.IsRecursive}
+		m[c.Name.O] = &cteDef{cte: c, idx: i, ctes: vis, recursive: w.IsRecursive}
 	}
+	b.ctes = &cteScope{frame: m, limit: len(w.CTEs), parent: saved}
 	return func() { b.ctes = saved }
 }
 
 func (b *binder) findCTE(name string) *cteDef {
-	for i := len(b.ctes) - 1; i >= 0; i-- {
-		if d, ok := b.ctes[i][name]; ok {
+	for s := b.ctes; s != nil; s = s.parent {
+		if d, ok := s.frame[name]; ok && d.idx < s.limit {
 			return d
 		}
 	}

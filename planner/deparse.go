@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/weirdb/weir/sql"
 	"math"
 	"strconv"
 	"strings"
@@ -70,9 +71,43 @@ func deparse(e Expr) string {
 		for i, a := range n.Args {
 			parts[i] = deparse(a)
 		}
+		if seqFuncs[n.Fn] && len(n.Args) > 0 {
+			// The sequence functions take a regclass, which prints as
+			// the relation's name.
+			if k, ok := n.Args[0].(*Const); ok && k.T.ID == types.Text && !k.V.Null {
+				parts[0] = quoteLiteral(regclassText(k.V.S)) + "::regclass"
+			}
+		}
 		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
 	}
 	return FormatExpr(e)
+}
+
+// seqFuncs are the functions whose first argument is a sequence's
+// regclass.
+var seqFuncs = map[string]bool{"nextval": true, "currval": true, "setval": true}
+
+// regclassText is the name s (as regclass input reads it: an optional
+// schema, unquoted names folded to lower case) as regclassout prints it:
+// quoted where needed, the public schema left out.
+func regclassText(s string) string {
+	s = strings.TrimSpace(s)
+	schema, name := "", s
+	if i := strings.LastIndexByte(s, '.'); i >= 0 && !(strings.HasSuffix(s, `"`) && strings.Count(s[i:], `"`)%2 == 1) {
+		schema, name = s[:i], s[i+1:]
+	}
+	fold := func(x string) string {
+		x = strings.TrimSpace(x)
+		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
+			return strings.ReplaceAll(x[1:len(x)-1], `""`, `"`)
+		}
+		return strings.ToLower(x)
+	}
+	schema, name = fold(schema), fold(name)
+	if schema == "" || schema == "public" {
+		return sql.QuoteIdent(name)
+	}
+	return sql.QuoteIdent(schema) + "." + sql.QuoteIdent(name)
 }
 
 // deparseOperand parenthesises operator expressions used as operands.

@@ -102,17 +102,17 @@ var literalStops = wordSet(`true false null end`)
 var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_agg_order_by
 	pg_agg_distinct pg_array pg_array_subquery pg_any_eq pg_any pg_all pg_subscript pg_slice
 	pg_json_get pg_json_get_text pg_json_path pg_json_path_text pg_json_contains pg_json_contained
-	pg_json_exists pg_at_time_zone pg_icase pg_concat pg_cardinality pg_distinct_on pg_window_call
+	pg_json_exists pg_json_exists_any pg_json_exists_all pg_at_time_zone pg_icase pg_concat pg_cardinality pg_distinct_on pg_window_call
 	pg_frame_offset pg_frame_bound pg_between_symmetric pg_group_value pg_agg_filter pg_no_columns
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
-// Any other operator PostgreSQL's lexer forms (<=>, !, ?, @-, ||-, ...)
+// Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
 // names no operator weir has: 42883, as PostgreSQL says for every
 // operator it has not got for the operand types.
 var knownOps = wordSet(`( ) [ ] , ; . :: : + - * / % ^ < > = <= >= <> != ~ !~ ~* !~* ~~ !~~ ~~* !~~*
-	|| & | # << >> |/ ||/ @ -> ->> #> #>> @> <@ =>`)
+	|| & | # << >> |/ ||/ @ -> ->> #> #>> @> <@ ? ?| ?& =>`)
 
 // checkDialect refuses the tokens of one query statement (TEOF excluded)
 // where PostgreSQL's lexer or grammar would.

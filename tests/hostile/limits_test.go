@@ -3,6 +3,7 @@ package hostile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -114,5 +115,58 @@ func TestTimeoutCoversParseAndBind(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, q, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("without a timeout: %d, %v; want 1", n, err)
+	}
+}
+
+// manyCTEs is a WITH of n CTEs, none of them referenced, then SELECT 1.
+func manyCTEs(n int) string {
+	var sb strings.Builder
+	sb.WriteString("WITH ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "c%d AS (SELECT %d)", i, i)
+	}
+	sb.WriteString(" SELECT 1")
+	return sb.String()
+}
+
+// TestManyCTEs sends a WITH of 20,000 CTEs (half a megabyte, which
+// Postgres answers in seconds). Each CTE used to copy the scope of every
+// earlier one: binding took minutes and gigabytes, and since that loop
+// never looked at the statement's context, neither statement_timeout nor
+// the client leaving stopped it. The statement must now either succeed
+// or be canceled by its timeout, with the server's peak resident set
+// far below what the copies took, and the session must answer after it.
+func TestManyCTEs(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	q := manyCTEs(20_000)
+	for _, timeout := range []string{"60s", "100ms"} {
+		if _, err := conn.Exec(ctx, "SET statement_timeout = '"+timeout+"'"); err != nil {
+			t.Fatal(err)
+		}
+		resetPeak(t, srv.Pid())
+		var n int
+		t0 := time.Now()
+		err := conn.QueryRow(ctx, q, pgx.QueryExecModeSimpleProtocol).Scan(&n)
+		t.Logf("statement_timeout %s: %v in %v, peak RSS %d MB", timeout, err, time.Since(t0), procStatus(t, srv.Pid(), "VmHWM")>>20)
+		if got := sqlstate(err); !(err == nil && n == 1 || got == "57014") {
+			t.Fatalf("statement_timeout %s: got %d, %v (SQLSTATE %q); want 1 or 57014", timeout, n, err, got)
+		}
+		const limit = 1 << 30
+		if peak := procStatus(t, srv.Pid(), "VmHWM"); peak > limit {
+			t.Errorf("statement_timeout %s: peak RSS %d MB, over %d MB", timeout, peak>>20, limit>>20)
+		}
+		if err := conn.QueryRow(ctx, "SELECT 2").Scan(&n); err != nil || n != 2 {
+			t.Fatalf("after the statement: SELECT 2 = %d, %v", n, err)
+		}
 	}
 }
