@@ -20,19 +20,6 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	switch name {
 	case "pg_cast":
 		return b.pgCast(c, n)
-	case "nextval", "currval", "setval":
-		// nextval('s'::regclass), nextval($1::regclass): the sequence
-		// functions take the name, and weir's serial sequences are no
-		// relations with an OID, so the regclass cast is dropped and the
-		// name resolved when the call runs.
-		if len(n.Args) > 0 {
-			if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_cast" && len(a.Args) == 2 &&
-				lenientTypeName(castTypeText(a)) == "regclass" {
-				args := append([]ast.ExprNode{a.Args[0]}, n.Args[1:]...)
-				n = &ast.FuncCallExpr{Tp: n.Tp, Schema: n.Schema, FnName: n.FnName, Args: args}
-				n.SetOriginTextPosition(a.OriginTextPosition())
-			}
-		}
 	case "pg_extract":
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error in EXTRACT")
@@ -79,6 +66,15 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			if seq, ok := regclassLiteral(n.Args[0]); ok {
 				args := append([]Expr{&Const{V: types.DString(seq), T: types.TText}}, b.exprs(c, n.Args[1:])...)
 				return b.call(name, args, n, false, Scalar)
+			}
+			// $1::regclass and other casts to regclass: the name is
+			// resolved when the call runs, as serial sequences have no
+			// OID for a regclass to hold.
+			if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_cast" && len(a.Args) == 2 &&
+				lenientTypeName(castTypeText(a)) == "regclass" {
+				args := append([]ast.ExprNode{a.Args[0]}, n.Args[1:]...)
+				n = &ast.FuncCallExpr{Tp: n.Tp, Schema: n.Schema, FnName: n.FnName, Args: args}
+				n.SetOriginTextPosition(a.OriginTextPosition())
 			}
 		}
 	case "coalesce":
