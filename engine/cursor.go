@@ -22,6 +22,10 @@ type cursor struct {
 	// depth is how many savepoints the block had at DECLARE: ROLLBACK
 	// TO a savepoint set before the cursor closes it.
 	depth int
+	// cancel cancels the query's context, which outlives the DECLARE:
+	// a FETCH cancelled while it runs (a cancel request, a timeout, the
+	// client gone) cancels the query with it.
+	cancel context.CancelFunc
 }
 
 // prepareDeclare binds DECLARE's query now; running it checks that a
@@ -60,8 +64,10 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor) (wi
 		}
 		// The cursor outlives this statement: its query must not be
 		// cancelled when the DECLARE returns.
-		res, err := p.Execute(context.WithoutCancel(ctx), nil, io)
+		qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		res, err := p.Execute(qctx, nil, io)
 		if err != nil {
+			cancel()
 			return nil, shiftPosition(err, st.BodyAt)
 		}
 		if s.cursors == nil {
@@ -71,7 +77,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor) (wi
 		if s.tx != nil {
 			depth = len(s.tx.savepoints)
 		}
-		s.cursors[st.Name] = &cursor{fields: p.Fields(), res: res, depth: depth}
+		s.cursors[st.Name] = &cursor{fields: p.Fields(), res: res, depth: depth, cancel: cancel}
 		return done("DECLARE CURSOR")
 	}}, nil
 }
@@ -148,8 +154,13 @@ func (r *fetchResult) Next(ctx context.Context) (types.Row, error) {
 	if r.c.done || r.limit >= 0 && r.n >= r.limit {
 		return nil, nil
 	}
+	stop := context.AfterFunc(ctx, r.c.cancel)
 	row, err := r.c.res.Next(ctx)
+	stop()
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
 		return nil, err
 	}
 	if row == nil {
@@ -176,6 +187,7 @@ func (s *Session) closeCursor(st *sql.CloseCursor) (wire.Result, error) {
 		return nil, err
 	}
 	c.res.Close()
+	c.cancel()
 	delete(s.cursors, st.Name)
 	return done("CLOSE CURSOR")
 }
@@ -185,6 +197,7 @@ func (s *Session) closeCursor(st *sql.CloseCursor) (wire.Result, error) {
 func (s *Session) closeCursors() {
 	for name, c := range s.cursors {
 		c.res.Close()
+		c.cancel()
 		delete(s.cursors, name)
 	}
 }
@@ -199,6 +212,7 @@ func (s *Session) cursorsToSavepoint(n int, rollback bool) {
 		}
 		if rollback {
 			c.res.Close()
+			c.cancel()
 			delete(s.cursors, name)
 			continue
 		}
