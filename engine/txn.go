@@ -134,8 +134,16 @@ func currentRow(e *Engine, rel *catalog.Relation, key []byte) ([]byte, error) {
 func (t *txnState) validate(e *Engine) error {
 	for pk, want := range t.prior {
 		rel := t.rels[pk]
-		if _, ok := e.cat.ByID(rel.ID); !ok {
+		cur, ok := e.cat.ByID(rel.ID)
+		if !ok {
 			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was dropped", rel.Name)
+		}
+		if !sameColumns(cur, rel) {
+			// ALTER TABLE ran while the block was open: its rows were
+			// written, and checked, for the columns as they were then
+			// (PostgreSQL's ALTER would have waited for the block).
+			return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was altered", rel.Name).
+				WithHint("The transaction might succeed if retried.")
 		}
 		got, err := currentRow(e, rel, []byte(pk[4:]))
 		if err != nil {
@@ -147,6 +155,21 @@ func (t *txnState) validate(e *Engine) error {
 		}
 	}
 	return nil
+}
+
+// sameColumns reports whether a and b, two versions of one relation,
+// have the same columns with the same types and constraints.
+func sameColumns(a, b *catalog.Relation) bool {
+	if len(a.Cols) != len(b.Cols) {
+		return false
+	}
+	for i, c := range a.Cols {
+		d := b.Cols[i]
+		if c.Name != d.Name || c.T != d.T || c.NotNull != d.NotNull || c.Dropped != d.Dropped || c.Default != d.Default {
+			return false
+		}
+	}
+	return true
 }
 
 // changes turns the block's writes into a statement's changelog: for
