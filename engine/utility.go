@@ -362,6 +362,15 @@ func (s *Session) checkDefault(text string, t types.T) error {
 	if err != nil {
 		return err
 	}
+	subquery := false
+	planner.WalkPlanExprs(b.Plan, func(e planner.Expr) {
+		if _, ok := e.(*planner.Subquery); ok {
+			subquery = true
+		}
+	})
+	if subquery {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
+	}
 	if len(b.Deps) > 0 {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
 	}
