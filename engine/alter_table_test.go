@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -172,4 +173,25 @@ func TestAlterTableIndexes(t *testing.T) {
 	if strings.Contains(plan, "t_b") {
 		t.Fatalf("the index serves the new column of its column's old name:\n%s", plan)
 	}
+}
+
+// TestDefaultRefusesSubquery: a DEFAULT, in CREATE TABLE or ALTER TABLE,
+// may not hold a subquery (0A000, as in PostgreSQL), constant or not.
+func TestDefaultRefusesSubquery(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE r5 (k int PRIMARY KEY, b int)")
+	for _, stmt := range []string{
+		"ALTER TABLE r5 ALTER COLUMN b SET DEFAULT (SELECT 7)",
+		"ALTER TABLE r5 ADD COLUMN q int DEFAULT (SELECT 5)",
+		"CREATE TABLE r6 (k int DEFAULT (SELECT max(k) FROM r5))",
+	} {
+		_, err := run(t, s, stmt)
+		var pe *pgerr.Error
+		if !errors.As(err, &pe) || pe.Code != pgerr.FeatureNotSupported || pe.Message != "cannot use subquery in DEFAULT expression" {
+			t.Fatalf("%s: got %v", stmt, err)
+		}
+	}
+	mustRun(t, s, "CREATE TABLE r7 (k int DEFAULT (1 + 2))")
 }

@@ -42,24 +42,3 @@ func TestCommitAfterConcurrentAlter(t *testing.T) {
 	mustRun(t, a, "COMMIT")
 	wantRows(t, a, "SELECT k, v FROM cc ORDER BY k", "1 1", "3 3")
 }
-
-// TestDefaultRefusesSubquery: a DEFAULT, in CREATE TABLE or ALTER TABLE,
-// may not hold a subquery (0A000, as in PostgreSQL), constant or not.
-func TestDefaultRefusesSubquery(t *testing.T) {
-	e := openTest(t, vfs.NewMem())
-	defer e.Close()
-	s := session(t, e)
-	mustRun(t, s, "CREATE TABLE r5 (k int PRIMARY KEY, b int)")
-	for _, stmt := range []string{
-		"ALTER TABLE r5 ALTER COLUMN b SET DEFAULT (SELECT 7)",
-		"ALTER TABLE r5 ADD COLUMN q int DEFAULT (SELECT 5)",
-		"CREATE TABLE r6 (k int DEFAULT (SELECT max(k) FROM r5))",
-	} {
-		_, err := run(t, s, stmt)
-		var pe *pgerr.Error
-		if !errors.As(err, &pe) || pe.Code != pgerr.FeatureNotSupported || pe.Message != "cannot use subquery in DEFAULT expression" {
-			t.Fatalf("%s: got %v", stmt, err)
-		}
-	}
-	mustRun(t, s, "CREATE TABLE r7 (k int DEFAULT (1 + 2))")
-}
