@@ -579,6 +579,12 @@ func (b *binder) bindOrderedSetCall(c, inner *exprCtx, n ast.ExprNode, name stri
 			}
 		}
 		keys = b.aggOrderKeys(inner, within)
+		for i, k := range keys {
+			if k.Expr.Type().ID == types.Json && i < len(within.Args) {
+				fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type json").
+					WithHint("Use an explicit ordering operator or modify the query.").WithPosition(b.pos(within.Args[i])))
+			}
+		}
 	}
 	for _, a := range args {
 		if b.containsAgg(a) {

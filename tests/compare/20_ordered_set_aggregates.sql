@@ -57,3 +57,6 @@ SELECT percentile_cont(0.5 ORDER BY x) WITHIN GROUP (ORDER BY x) FROM os;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x, i) FROM os;
 SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY sum(x)) FROM os;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) OVER () FROM os;
+SELECT mode() WITHIN GROUP (ORDER BY v) FROM (VALUES ('{"a":1}'::json)) t(v);
+SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM (VALUES ('{"a":1}'::json)) t(v);
+SELECT mode() WITHIN GROUP (ORDER BY v) FROM (VALUES ('{"a":1}'::jsonb), ('{"a":1}'::jsonb), ('[2]'::jsonb)) t(v);
