@@ -135,10 +135,13 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 
 // binder holds the state of binding one statement.
 type binder struct {
-	q      *sql.Query
-	cat    Catalog
-	params []types.T // $n's type at index n-1; Unknown while open
-	deps   map[uint32]bool
+	q   *sql.Query
+	cat Catalog
+	// dmlTarget is the range variable of UPDATE's or DELETE's target
+	// while their FROM or USING list is bound ("" otherwise).
+	dmlTarget string
+	params    []types.T // $n's type at index n-1; Unknown while open
+	deps      map[uint32]bool
 	// ctes is the chain of WITH clauses in scope, innermost first.
 	ctes *cteScope
 	// workTables counts the RecursiveUnion nodes bound so far, to give
@@ -288,6 +291,10 @@ type scope struct {
 	tables []string // range variables in FROM order
 	parent *scope   // the enclosing query's scope (for correlation)
 	lvl    *level
+	// invisible is a range variable of the scope that this part of the
+	// query may not reference (42P10): UPDATE's or DELETE's target, seen
+	// from a LATERAL item of its FROM or USING list.
+	invisible string
 	// grouped is set once the query is known to aggregate: columns of this
 	// scope seen from a subquery must then be group keys, and map to the
 	// aggregation's output.
@@ -317,6 +324,11 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 			if !cur.hasTable(tbl) {
 				continue
 			}
+			if tbl == cur.invisible {
+				fail(pgerr.New(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table \"%s\"", tbl).
+					WithHint("There is an entry for table \"%s\", but it cannot be referenced from this part of the query.", tbl).
+					WithPosition(b.pos(node)))
+			}
 			for i, c := range cur.cols {
 				if c.table == tbl && c.name == name {
 					idx = i
@@ -328,7 +340,7 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 			}
 		} else {
 			for i, c := range cur.cols {
-				if c.name == name && !c.merged {
+				if c.name == name && !c.merged && (cur.invisible == "" || c.table != cur.invisible) {
 					if idx >= 0 {
 						fail(pgerr.New(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", name).WithPosition(b.pos(node)))
 					}

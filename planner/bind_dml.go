@@ -447,7 +447,9 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 			first = l
 		}
 		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "UPDATE")
+		b.dmlTarget = alias
 		input, sc = b.fromItem(j.TableRefs, nil, &level{})
+		b.dmlTarget = ""
 	} else {
 		rel, alias = b.targetTable(n.TableRefs, "UPDATE")
 		sc = tableScope(rel, alias)
@@ -560,7 +562,9 @@ func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
 			first = l
 		}
 		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "DELETE")
+		b.dmlTarget = alias
 		input, sc = b.fromItem(n.TableRefs.TableRefs, nil, &level{})
+		b.dmlTarget = ""
 	} else {
 		rel, alias = b.targetTable(n.TableRefs, "DELETE")
 		sc = tableScope(rel, alias)

@@ -1083,7 +1083,15 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			if alias == "" {
 				failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
 			}
-			r := b.bindQuery(src.(ast.ResultSetNode), ls, &level{parent: lvl}, nil)
+			left := ls
+			if b.dmlTarget != "" && ls.hasTable(b.dmlTarget) {
+				// UPDATE's and DELETE's target is no FROM item the
+				// others may reference, as in PostgreSQL.
+				hidden := *ls
+				hidden.invisible = b.dmlTarget
+				left = &hidden
+			}
+			r := b.bindQuery(src.(ast.ResultSetNode), left, &level{parent: lvl}, nil)
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			lateral = true
 		}

@@ -25,6 +25,12 @@ UPDATE dt SET b = 'v' FROM du WHERE dt.a = du.a AND du.tag = 'z' RETURNING *, du
 DELETE FROM dt USING du WHERE dt.a = du.a RETURNING du.tag, dt.a;
 SELECT * FROM dt ORDER BY a;
 DELETE dt FROM dt, du WHERE dt.a = du.a;
+-- A LATERAL item may not reference the target.
+DELETE FROM dt USING LATERAL (SELECT 1 WHERE dt.a = 2) l;
+DELETE FROM dt USING LATERAL (SELECT dt.a) l;
+UPDATE dt SET b = l.x FROM LATERAL (SELECT dt.b || '!' AS x) l;
+DELETE FROM dt USING du, LATERAL (SELECT du.a + 1 AS x) l WHERE dt.a = l.x RETURNING dt.a;
+SELECT * FROM dt ORDER BY a;
 -- Cursors inside transaction blocks.
 CREATE TABLE cr (i int PRIMARY KEY, s text);
 INSERT INTO cr SELECT g, 'row ' || g FROM generate_series(1, 10) g;
