@@ -33,7 +33,7 @@ type SetParallelism struct {
 	N    string
 }
 
-// AlterTable is ALTER TABLE [IF EXISTS] name with one column action:
+// AlterTable is ALTER TABLE [IF EXISTS] [ONLY] name with one column action:
 //
 //	ADD [COLUMN] [IF NOT EXISTS] column_definition
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
@@ -80,11 +80,23 @@ func (p *stmtParser) alter() (Stmt, error) {
 		return nil, p.unsupportedStmt()
 	}
 	r := &Rename{Kind: kind, IfExists: p.accept("if", "exists")}
+	// ALTER TABLE ONLY name (pg_dump's form): weir has no inheritance,
+	// so ONLY changes nothing; it comes before a column action or
+	// RENAME TO.
+	only := kind == "table" && p.word(1) != "" && p.accept("only")
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
 	}
 	r.Name = n
+	if only && !(p.word(0) == "rename" && p.word(1) == "to") {
+		at, ok, err := p.alterTable(r.Name, r.IfExists)
+		if ok || err != nil {
+			return at, err
+		}
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ONLY ... %s is not supported", strings.ToUpper(p.word(0))).
+			WithPosition(charPos(p.src, p.peek().Off))
+	}
 	if !r.IfExists && (kind == "materialized view" || kind == "sink") && p.accept("resume") {
 		return &AlterJob{Kind: kind, Name: n, Action: "resume"}, nil
 	}
