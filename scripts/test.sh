@@ -7,12 +7,17 @@
 # missing are installed on a Debian machine (scripts/deps.sh).
 #
 # Environment:
-#   FUZZTIME     how long each fuzz target runs (default 10s; 0 skips fuzzing)
+#   FUZZTIME     how long each fuzz target runs, as go test's -fuzztime
+#                (default 40000x; 0 skips fuzzing). A count, not a duration:
+#                Go 1.26's fuzz coordinator can fail a duration run with a
+#                bare "context deadline exceeded" when the deadline races a
+#                worker on a loaded machine (golang/go#75804), which a count
+#                never does.
 #   TEST_TIMEOUT go test -timeout (default 15m)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FUZZTIME="${FUZZTIME:-10s}"
+FUZZTIME="${FUZZTIME:-40000x}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-15m}"
 
 source scripts/deps.sh
