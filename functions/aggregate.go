@@ -285,19 +285,8 @@ func copyDatum(d types.Datum) types.Datum {
 
 // cmpNulls orders a and b of type t with NULLs placed first or last.
 func cmpNulls(a, b types.Datum, t types.T, nullsFirst bool) int {
-	switch {
-	case a.Null && b.Null:
-		return 0
-	case a.Null:
-		if nullsFirst {
-			return -1
-		}
-		return 1
-	case b.Null:
-		if nullsFirst {
-			return 1
-		}
-		return -1
+	if c, ok := types.CompareNullsOrdered(a, b, nullsFirst); ok {
+		return c
 	}
 	return types.Compare(a, b, t)
 }

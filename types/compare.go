@@ -70,6 +70,22 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
+// CompareNullsOrdered orders a and b when either is NULL, as a sort key
+// with NULLS FIRST (nullsFirst) or NULLS LAST does: two NULLs are equal.
+// ok is false when neither is NULL and the values themselves decide.
+func CompareNullsOrdered(a, b Datum, nullsFirst bool) (c int, ok bool) {
+	switch {
+	case !a.Null && !b.Null:
+		return 0, false
+	case a.Null && b.Null:
+		return 0, true
+	case a.Null == nullsFirst:
+		// a is NULL and NULLs come first, or b is NULL and NULLs come last.
+		return -1, true
+	}
+	return 1, true
+}
+
 // CompareInterval orders intervals as Postgres does (interval_cmp_value):
 // by their span with a month counted as 30 days and a day as 24 hours, so
 // '1 mon' equals '30 days'.
