@@ -675,7 +675,7 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nKafka source → filter/project → Kafka sink; %d records drained per mode, then %d records/s for %d s; "+
-		"%d partitions; barrier_interval_ms = %d\n\n", n, rate, secs, parts, *benchBarrierMs)
+		"%d partitions; barrier_interval_ms = %d; broker fsync per batch %t\n\n", n, rate, secs, parts, *benchBarrierMs, *benchBrokerSync)
 	fmt.Fprintf(&sb, "%-14s %5s %8s %10s %10s %12s %10s %11s | %9s %8s %8s %8s %8s | %7s %7s %7s %7s %7s %7s\n",
 		"mode", "round", "drain s", "weir CPU s", "rec/CPU-s", "broker CPU s", "wall rec/s", "idle CPU/s",
 		"steady n", "p50 ms", "p99 ms", "max ms", "rec/CPU-s", "ckpt50", "ckpt99", "gap50", "gap99", "floor50", "floor99")
