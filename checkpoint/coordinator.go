@@ -322,13 +322,19 @@ type Coordinator struct {
 	prev         uint64 // Prev of the next barrier
 	last         uint64 // highest epoch handed out
 	lastInjectAt time.Time
-	lastEndAt    time.Time // when the last checkpoint committed or failed
-	failures     int       // consecutive checkpoint timeouts
-	needInitial  bool
-	paused       bool
-	retryAt      time.Time // phaseRecovering: when to emit StartRecovery again
-	retryDue     bool
-	failAfter    error // failure seen while committing, acted on after CommitDone
+	// anchor is what the next periodic barrier is due an Interval after:
+	// the last injection's time, or, for a periodic barrier injected
+	// late by less than an Interval, the time it was due. A late timer
+	// or a checkpoint in flight at the due time thus delays one barrier,
+	// not every later one (fixed rate, as Flink's periodic trigger).
+	anchor      time.Time
+	lastEndAt   time.Time // when the last checkpoint committed or failed
+	failures    int       // consecutive checkpoint timeouts
+	needInitial bool
+	paused      bool
+	retryAt     time.Time // phaseRecovering: when to emit StartRecovery again
+	retryDue    bool
+	failAfter   error // failure seen while committing, acted on after CommitDone
 
 	jobs      map[JobID]Job
 	cur       *inflight
@@ -418,7 +424,7 @@ func (c *Coordinator) NextDeadline() (time.Time, bool) {
 			return latest(c.lastInjectAt.Add(c.cfg.MinPause), pause), true
 		}
 		if len(c.jobs) > 0 {
-			return latest(c.lastInjectAt.Add(c.cfg.Interval), pause), true
+			return latest(c.anchor.Add(c.cfg.Interval), pause), true
 		}
 	}
 	return time.Time{}, false
@@ -485,7 +491,9 @@ func (c *Coordinator) Step(ev Event) error {
 		c.mutations = append(c.mutations, pendingMutation{Mutation{Kind: MutationResume}, ev.Waiter})
 	case SetInterval:
 		if ev.Interval > 0 {
+			// The new interval counts from the last injection.
 			c.cfg.Interval = ev.Interval
+			c.anchor = c.lastInjectAt
 		}
 	case SetTimeout:
 		if ev.Timeout > 0 {
@@ -767,8 +775,12 @@ func (c *Coordinator) advance() {
 		case len(c.jobs) > 0:
 			// Without jobs a periodic checkpoint would only fsync an
 			// empty batch.
-			if c.now.Sub(c.lastInjectAt) >= c.cfg.Interval {
+			due := c.anchor.Add(c.cfg.Interval)
+			if !c.now.Before(due) {
 				c.inject(KindCheckpoint)
+				if c.now.Sub(due) < c.cfg.Interval {
+					c.anchor = due
+				}
 			}
 		}
 	}
@@ -844,6 +856,7 @@ func (c *Coordinator) inject(kind Kind) {
 	b.Epoch = Epoch{Prev: c.prev, Curr: c.last}
 	c.prev = c.last
 	c.lastInjectAt = c.now
+	c.anchor = c.now
 
 	cur := &inflight{barrier: b, injectedAt: c.now, waitFrom: c.now, expected: map[ActorID]bool{}}
 	cur.waiters = append(c.waiters, waiters...)

@@ -27,7 +27,12 @@
 // commit, one fsync for every writer that arrived meanwhile. Config.MinPause
 // can stretch the gap between two injections to batch more. Periodic
 // barriers are injected every Config.Interval (barrier_interval_ms) while
-// jobs run.
+// jobs run, at a fixed rate: a barrier injected late by less than an
+// interval (the timer fired late, or a checkpoint was in flight when it
+// was due) leaves the next one due an interval after the time it was
+// due, not after its injection. An injection asked for (DML, FLUSH, a
+// mutation), a change of the interval or a barrier late by a whole
+// interval restart the schedule from that injection.
 //
 // # Epochs
 //

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -36,6 +38,7 @@ var (
 	benchRounds     = flag.Int("kafka.rounds", 1, "rounds (both modes each) per benchmark iteration")
 	benchBarrierMs  = flag.Int("kafka.barrier-ms", 1000, "barrier_interval_ms of the runs")
 	benchInProcess  = flag.Bool("kafka.inprocess", false, "run weir's engine inside the benchmark process (for -cpuprofile)")
+	benchBrokerSync = flag.Bool("kafka.broker-sync", true, "run the broker with --sync-writes (an fsync per produced batch); false syncs as Kafka does by default, not per write")
 )
 
 // BenchmarkKafkaSinkGuarantee measures the cost of exactly-once delivery
@@ -52,9 +55,14 @@ var (
 //     (/proc/PID/stat) the weir server process spent draining them, and
 //     the ratio exactly-once / at-least-once;
 //   - event-to-visible latency at a steady rate: every record carries its
-//     produce time in milliseconds (ts), and a franz-go consumer of the
+//     produce time in microseconds (ts), and a franz-go consumer of the
 //     output topic at read_committed takes latency = time it received the
-//     record − ts (p50, p99, max).
+//     record − ts (p50, p99, max). It is split at the output record's
+//     Kafka timestamp, which the sink's producer sets when weir hands it
+//     the record: "in" is ts until then (the producer, the broker, the
+//     source, the wait for the barrier, the checkpoint and, decoupled,
+//     the delivery's start), "out" the rest (the sink's flush, its
+//     transaction's commit and the reader's fetch).
 //
 // Each round, for each mode: a fresh weir server (`weir serve`, its own
 // data directory) against one shared broker process (`weir kafka`, so
@@ -92,6 +100,17 @@ var (
 //	    -cpuprofile cpu.out -o kafka.test
 //	go tool pprof -tagfocus mode=exactly-once -top kafka.test cpu.out
 //
+// A second table splits the steady phase's latency (in, out), shows the
+// input producer's acknowledgement times (ack) beside the floor, and
+// the benchmark process's Go scheduling latency and GC pauses. The
+// broker fsyncs every produced batch (`weir kafka --sync-writes`, its
+// default); -kafka.broker-sync=false runs it as Kafka runs by default,
+// leaving the flush to the operating system:
+//
+//	go test ./tests/kafka -run '^$' -bench KafkaSinkGuarantee -benchtime 1x \
+//	    -kafka.barrier-ms 100 -kafka.records 50000 -kafka.rate 5000 -kafka.seconds 5 \
+//	    -kafka.broker-sync=false
+//
 // The machine's other load shows in the figures: the broker, the
 // consumer and the producers share the cores with weir (the CPU figures
 // count weir's process only, or the whole process with -kafka.inprocess;
@@ -101,7 +120,11 @@ func BenchmarkKafkaSinkGuarantee(b *testing.B) {
 	if n <= 0 || rate <= 0 || secs <= 0 || parts <= 0 || *benchRounds <= 0 {
 		b.Fatalf("-kafka.records, -kafka.rate, -kafka.seconds, -kafka.partitions and -kafka.rounds must be positive")
 	}
-	broker := kafkatest.StartBroker(b, "")
+	var brokerArgs []string
+	if !*benchBrokerSync {
+		brokerArgs = append(brokerArgs, "--sync-writes=false")
+	}
+	broker := kafkatest.StartBroker(b, "", brokerArgs...)
 	modes := []benchMode{
 		{name: "exactly-once", with: "sink.delivery.guarantee = 'exactly-once'"},
 		{name: "at-least-once", with: "sink.delivery.guarantee = 'at-least-once', streaming.barrier_alignment = 'false'"},
@@ -154,17 +177,27 @@ type benchResult struct {
 	steadyRecs int           // steady-phase input records
 	steadyCPU  time.Duration // weir's CPU over the steady phase
 	lat        []time.Duration
-	missing    int // steady-phase output records never seen
+	// in and out split each latency at the output record's Kafka
+	// timestamp (see BenchmarkKafkaSinkGuarantee).
+	in, out []time.Duration
+	missing int // steady-phase output records never seen
 	// The steady phase's checkpoints: their durations and the gaps
 	// between their starts.
 	ckptDur, ckptGap []time.Duration
 	// floor holds the steady records' latencies read straight from the
 	// input topic by the same kind of consumer: what the producer, the
-	// broker and the consumer cost without weir.
-	floor []time.Duration
+	// broker and the consumer cost without weir. ack holds the time from
+	// handing each steady record to the producer until the broker
+	// acknowledged it.
+	floor, ack []time.Duration
+	// The benchmark process's Go scheduling latencies (runnable until
+	// running) and GC pauses over the steady phase, from runtime/metrics;
+	// with -kafka.inprocess they are weir's too.
+	sched, gcPause runtimeHist
 }
 
-// benchRecord renders input record i: about 80 bytes of JSON.
+// benchRecord renders input record i, with ts its produce time in
+// microseconds: about 80 bytes of JSON.
 func benchRecord(buf []byte, i int, ts int64) []byte {
 	return fmt.Appendf(buf[:0], `{"id":%d,"ts":%d,"k":%d,"v":"payload-%016x"}`, i, ts, i%100, uint64(i)*0x9e3779b97f4a7c15)
 }
@@ -190,7 +223,7 @@ func preload(b *testing.B, addr, topic string, n int) {
 			failed.CompareAndSwap(nil, &err)
 		}
 	}
-	ts := time.Now().UnixMilli()
+	ts := time.Now().UnixMicro()
 	var buf []byte
 	for i := range n {
 		buf = benchRecord(buf, i, ts)
@@ -258,6 +291,15 @@ func runMode(b *testing.B, broker *kafkatest.Broker, m benchMode, in, out string
 	res.drainCPU, res.brokerCPU = srv.mustCPU(b)-cpu0, mustCPU(b, broker.Pid())-bcpu0
 	res.visible = int(c.drainSeen.Load())
 
+	// The floor's consumer reads the input topic from its start: it is
+	// started here and has read the drain phase's records before the
+	// steady phase, so that its catching up is not in its latencies.
+	floor := startCounter(b, broker.Addr, in, n, n, rate*secs)
+	defer floor.close()
+	if !floor.wait(floor.drained, time.Minute) {
+		b.Fatalf("%s: the floor's consumer read %d of %d input records in a minute", m.name, floor.drainSeen.Load(), n)
+	}
+
 	// Idle: the job runs with nothing to read; what weir spends per
 	// second then is in every phase's figures too, and exactly-once's
 	// drain lasts longer (its last records are visible only once their
@@ -272,18 +314,17 @@ func runMode(b *testing.B, broker *kafkatest.Broker, m benchMode, in, out string
 	res.steadyRecs = rate * secs
 	cpu1 = srv.mustCPU(b)
 	t2 := time.Now()
-	floor := startCounter(b, broker.Addr, in, n, n, rate*secs)
-	defer floor.close()
+	rt0 := readRuntimeHists()
 	pprof.Do(ctx, pprof.Labels("bench", "producer"), func(context.Context) {
-		produceSteady(b, broker.Addr, in, n, rate, secs)
+		res.ack = produceSteady(b, broker.Addr, in, n, rate, secs)
 	})
 	ok := c.wait(c.steadyDone, time.Minute)
 	res.steadyCPU = srv.mustCPU(b) - cpu1
-	res.lat = c.latencies()
+	res.sched, res.gcPause = readRuntimeHists().since(rt0)
+	res.lat, res.in, res.out = c.latencies()
 	res.ckptDur, res.ckptGap = checkpointTimes(b, conn, time.Since(t2))
 	floor.wait(floor.steadyDone, time.Minute)
-	res.floor = floor.latencies()
-	slices.Sort(res.floor)
+	res.floor, _, _ = floor.latencies()
 	if !ok {
 		res.missing = wantSteady - len(res.lat)
 	}
@@ -322,8 +363,9 @@ func checkpointTimes(b *testing.B, conn *pgx.Conn, span time.Duration) (dur, gap
 }
 
 // produceSteady writes records first..first+rate*secs-1 to topic at rate
-// records per second, each with the current time in milliseconds as ts.
-func produceSteady(b *testing.B, addr, topic string, first, rate, secs int) {
+// records per second, each with the current time in microseconds as ts,
+// and returns the times until the broker acknowledged them, sorted.
+func produceSteady(b *testing.B, addr, topic string, first, rate, secs int) []time.Duration {
 	b.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
@@ -333,10 +375,17 @@ func produceSteady(b *testing.B, addr, topic string, first, rate, secs int) {
 	defer cl.Close()
 	ctx := context.Background()
 	var failed atomic.Pointer[error]
-	promise := func(_ *kgo.Record, err error) {
+	var mu sync.Mutex
+	var acks []time.Duration
+	promise := func(r *kgo.Record, err error) {
 		if err != nil {
 			failed.CompareAndSwap(nil, &err)
+			return
 		}
+		d := time.Since(r.Context.Value(sentAt{}).(time.Time))
+		mu.Lock()
+		acks = append(acks, d)
+		mu.Unlock()
 	}
 	total := rate * secs
 	start := time.Now()
@@ -346,8 +395,9 @@ func produceSteady(b *testing.B, addr, topic string, first, rate, secs int) {
 	for sent := 0; sent < total; {
 		due := min(total, int(float64(rate)*time.Since(start).Seconds()))
 		for ; sent < due; sent++ {
-			buf = benchRecord(buf, first+sent, time.Now().UnixMilli())
-			cl.Produce(ctx, &kgo.Record{Value: slices.Clone(buf)}, promise)
+			now := time.Now()
+			buf = benchRecord(buf, first+sent, now.UnixMicro())
+			cl.Produce(ctx, &kgo.Record{Value: slices.Clone(buf), Context: context.WithValue(ctx, sentAt{}, now)}, promise)
 		}
 		<-tick.C
 	}
@@ -357,11 +407,18 @@ func produceSteady(b *testing.B, addr, topic string, first, rate, secs int) {
 	if p := failed.Load(); p != nil {
 		b.Fatalf("steady produce: %v", *p)
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(acks)
+	return acks
 }
+
+// sentAt is the context key of a steady record's produce time.
+type sentAt struct{}
 
 // counter consumes the output topic at read_committed from its start and
 // counts the drain phase's records (id < first) and the steady phase's,
-// whose latencies it keeps.
+// whose latencies it keeps, split at the records' Kafka timestamps.
 type counter struct {
 	cl         *kgo.Client
 	cancel     context.CancelFunc
@@ -371,9 +428,9 @@ type counter struct {
 	drained    chan struct{}
 	steadyDone chan struct{}
 
-	mu  sync.Mutex
-	lat []time.Duration
-	err error
+	mu           sync.Mutex
+	lat, in, out []time.Duration
+	err          error
 }
 
 func startCounter(b *testing.B, addr, topic string, first, wantDrain, wantSteady int) *counter {
@@ -422,8 +479,11 @@ func startCounter(b *testing.B, addr, topic string, first, wantDrain, wantSteady
 					}
 					return
 				}
+				ts := time.UnixMicro(v.TS)
 				c.mu.Lock()
-				c.lat = append(c.lat, now.Sub(time.UnixMilli(v.TS)))
+				c.lat = append(c.lat, now.Sub(ts))
+				c.in = append(c.in, r.Timestamp.Sub(ts))
+				c.out = append(c.out, now.Sub(r.Timestamp))
 				c.mu.Unlock()
 				if steady++; steady == wantSteady {
 					close(c.steadyDone)
@@ -457,10 +517,16 @@ func (c *counter) wait(ch chan struct{}, timeout time.Duration) bool {
 	}
 }
 
-func (c *counter) latencies() []time.Duration {
+// latencies returns the steady records' latencies and their two parts,
+// each sorted.
+func (c *counter) latencies() (lat, in, out []time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.Clone(c.lat)
+	lat, in, out = slices.Clone(c.lat), slices.Clone(c.in), slices.Clone(c.out)
+	slices.Sort(lat)
+	slices.Sort(in)
+	slices.Sort(out)
+	return lat, in, out
 }
 
 func (c *counter) close() {
@@ -609,7 +675,7 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nKafka source → filter/project → Kafka sink; %d records drained per mode, then %d records/s for %d s; "+
-		"%d partitions; barrier_interval_ms = %d\n\n", n, rate, secs, parts, *benchBarrierMs)
+		"%d partitions; barrier_interval_ms = %d; broker fsync per batch %t\n\n", n, rate, secs, parts, *benchBarrierMs, *benchBrokerSync)
 	fmt.Fprintf(&sb, "%-14s %5s %8s %10s %10s %12s %10s %11s | %9s %8s %8s %8s %8s | %7s %7s %7s %7s %7s %7s\n",
 		"mode", "round", "drain s", "weir CPU s", "rec/CPU-s", "broker CPU s", "wall rec/s", "idle CPU/s",
 		"steady n", "p50 ms", "p99 ms", "max ms", "rec/CPU-s", "ckpt50", "ckpt99", "gap50", "gap99", "floor50", "floor99")
@@ -645,6 +711,23 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 			float64(r.steadyRecs)/r.steadyCPU.Seconds(),
 			ms(percentile(r.ckptDur, 0.5)), ms(percentile(r.ckptDur, 0.99)), ms(percentile(r.ckptGap, 0.5)), ms(percentile(r.ckptGap, 0.99)),
 			ms(percentile(r.floor, 0.5)), ms(percentile(r.floor, 0.99)), missing)
+	}
+	// Where the steady phase's latency goes: in and out (see
+	// BenchmarkKafkaSinkGuarantee), the input producer's acknowledgement,
+	// the floor, and this process's Go scheduling latency and GC pauses
+	// (weir's too with -kafka.inprocess).
+	fmt.Fprintf(&sb, "\n%-20s %5s | %6s %6s %6s %6s | %6s %6s %7s %7s | %7s %7s %7s | %5s %6s %6s\n",
+		"stages (ms)", "round", "in50", "in99", "out50", "out99", "ack50", "ack99", "floor50", "floor99",
+		"sched99", "sched999", "schedmx", "GCs", "gc99", "gcmax")
+	ms1 := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	}
+	for _, r := range rs {
+		fmt.Fprintf(&sb, "%-20s %5d | %6s %6s %6s %6s | %6s %6s %7s %7s | %7s %7s %7s | %5d %6s %6s\n",
+			r.mode, r.round, ms(percentile(r.in, 0.5)), ms(percentile(r.in, 0.99)), ms(percentile(r.out, 0.5)), ms(percentile(r.out, 0.99)),
+			ms1(percentile(r.ack, 0.5)), ms1(percentile(r.ack, 0.99)), ms1(percentile(r.floor, 0.5)), ms1(percentile(r.floor, 0.99)),
+			ms1(r.sched.quantile(0.99)), ms1(r.sched.quantile(0.999)), ms1(r.sched.quantile(1)),
+			r.gcPause.total(), ms1(r.gcPause.quantile(0.99)), ms1(r.gcPause.quantile(1)))
 	}
 	eo, alo := sums["exactly-once"], sums["at-least-once"]
 	if eo == nil || alo == nil {
@@ -711,4 +794,75 @@ func printResults(b *testing.B, n, rate, secs, parts int, rs []benchResult) {
 	b.ReportMetric(float64(percentile(eo.lat, 0.99).Milliseconds()), "eo-p99-ms")
 	b.ReportMetric(float64(percentile(alo.lat, 0.5).Milliseconds()), "alo-p50-ms")
 	b.ReportMetric(float64(percentile(alo.lat, 0.99).Milliseconds()), "alo-p99-ms")
+}
+
+// runtimeHist is a runtime/metrics histogram of durations.
+type runtimeHist struct {
+	counts  []uint64
+	buckets []float64 // seconds; len(counts)+1 boundaries
+}
+
+// runtimeHists holds the process's scheduling-latency and GC-pause
+// histograms at one time.
+type runtimeHists struct{ sched, gc runtimeHist }
+
+// readRuntimeHists reads /sched/latencies:seconds and
+// /sched/pauses/total/gc:seconds.
+func readRuntimeHists() runtimeHists {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}, {Name: "/sched/pauses/total/gc:seconds"}}
+	metrics.Read(s)
+	h := func(v metrics.Value) runtimeHist {
+		if v.Kind() != metrics.KindFloat64Histogram {
+			return runtimeHist{}
+		}
+		fh := v.Float64Histogram()
+		return runtimeHist{counts: slices.Clone(fh.Counts), buckets: fh.Buckets}
+	}
+	return runtimeHists{sched: h(s[0].Value), gc: h(s[1].Value)}
+}
+
+// since returns the histograms of what happened after r0.
+func (r runtimeHists) since(r0 runtimeHists) (sched, gc runtimeHist) {
+	sub := func(a, b runtimeHist) runtimeHist {
+		if len(a.counts) != len(b.counts) {
+			return a
+		}
+		d := runtimeHist{counts: make([]uint64, len(a.counts)), buckets: a.buckets}
+		for i := range a.counts {
+			d.counts[i] = a.counts[i] - b.counts[i]
+		}
+		return d
+	}
+	return sub(r.sched, r0.sched), sub(r.gc, r0.gc)
+}
+
+// total returns the number of events in h.
+func (h runtimeHist) total() uint64 {
+	var n uint64
+	for _, c := range h.counts {
+		n += c
+	}
+	return n
+}
+
+// quantile returns the upper bound of the bucket holding the p-th
+// quantile (0 < p ≤ 1) of h, or 0 when h is empty.
+func (h runtimeHist) quantile(p float64) time.Duration {
+	n := h.total()
+	if n == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(float64(n) * p))
+	var seen uint64
+	for i, c := range h.counts {
+		seen += c
+		if seen >= want {
+			hi := h.buckets[i+1]
+			if math.IsInf(hi, 1) {
+				hi = h.buckets[i]
+			}
+			return time.Duration(hi * float64(time.Second))
+		}
+	}
+	return 0
 }
