@@ -200,6 +200,9 @@ func relAppendOnly(r *catalog.Relation) bool {
 }
 
 func (sp *streamPlanner) scan(s *Scan) StreamNode {
+	if s.ProcTime {
+		failUnsupported("FOR SYSTEM_TIME AS OF PROCTIME() is supported only on the right side of a JOIN or LEFT JOIN")
+	}
 	if s.Rel.Kind == catalog.KindSource {
 		return sp.source(s)
 	}
@@ -744,6 +747,9 @@ func (sp *streamPlanner) aggExtra(keyCols types.Schema, c AggCall) StateTableDes
 func (sp *streamPlanner) join(j *Join) StreamNode {
 	if j.Lateral {
 		failUnsupported("LATERAL subqueries are not supported in materialized views yet")
+	}
+	if scan, filter, cols, ok := procTimeSide(j.Right); ok {
+		return sp.lookupJoin(j, scan, filter, cols)
 	}
 	nl := len(j.Left.Schema())
 	nr := len(j.Right.Schema())
