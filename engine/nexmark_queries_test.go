@@ -26,7 +26,9 @@ var nexmarkCompare = map[string]string{
 // TestNexmarkQueries runs every Nexmark query as a materialized view over
 // the generator sources, and the same query as a batch SELECT over
 // tables holding the same generated events (in a second database), and
-// compares the results row for row.
+// compares the results row for row. A query's setup statements (q13's
+// side_input table) run in both databases first; q13's lookup join reads
+// a table that does not change, so its view equals its batch query.
 func TestNexmarkQueries(t *testing.T) {
 	const events = 20000
 	// 700 events per second of event time: 28.6 s, enough for a few
@@ -53,6 +55,10 @@ func TestNexmarkQueries(t *testing.T) {
 		qs = slices.DeleteFunc(qs, func(q nexmark.Query) bool { return !slices.Contains(strings.Split(only, ","), q.Name) })
 	}
 	for _, q := range qs {
+		for _, st := range q.Setup {
+			mustRun(t, ss, st)
+			mustRun(t, bs, st)
+		}
 		mustRun(t, ss, "CREATE MATERIALIZED VIEW "+q.Name+" AS "+q.SQL)
 	}
 	waitRows(t, bs, "SELECT (SELECT count(*) FROM person), (SELECT count(*) FROM auction), (SELECT count(*) FROM bid)",
