@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -165,6 +167,9 @@ func (sp *streamPlanner) lookupJoin(j *Join, scan *Scan, filter Expr, rcols []in
 	n.Watermarks = append([]int(nil), lb.Watermarks...)
 
 	// The logical layout: left's columns, then the right side's.
+	if nlw == nl && slices.Equal(rcols, seq(0, len(scan.Out))) {
+		return n
+	}
 	exprs := columnsOf(n.Out, nl)
 	out := append(types.Schema(nil), n.Out[:nl]...)
 	for i, rc := range j.Right.Schema() {
