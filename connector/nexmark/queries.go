@@ -14,10 +14,11 @@ import (
 // which RisingWave's CI wraps in CREATE SINK … WITH (connector =
 // 'blackhole'), and a file qN.setup.sql the statements that must run
 // before it (q13's side_input table). q10 projects into the sink as
-// RisingWave's version does, instead of writing files; q13 joins with
+// RisingWave's version does, instead of writing files; q12 adds its
+// processing-time column in a WITH query (RisingWave declares it on the
+// source), so its result depends on when it runs; q13 joins with
 // side_input FOR SYSTEM_TIME AS OF PROCTIME(), a process-time lookup.
-// Left out: q11 (session windows) and q12 (a processing-time column,
-// PROCTIME(), and windows over it); weir has neither.
+// Left out: q11 (session windows), which weir does not have.
 //
 //go:embed queries/*.sql
 var queryFiles embed.FS
