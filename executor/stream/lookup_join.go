@@ -16,7 +16,7 @@ import (
 //
 //   - Chunk: one snapshot of the committed state is taken for the chunk
 //     (so every row of it sees the same table), each visible row's key is
-//     encoded and read, the condition is evaluated over the joined rows,
+//     encoded and read (each key once per chunk), the condition is evaluated over the joined rows,
 //     and the rows that match leave (inner join) or every row leaves, a
 //     row without a match padded with NULLs (left join). A row with a
 //     NULL key matches nothing. The input is append-only: its rows are
@@ -50,13 +50,14 @@ type LookupJoin struct {
 	outTs  []types.T
 	cond   *exprEval
 	keyBuf []byte
+	seen   map[string]types.Row
 }
 
 var _ Operator = (*LookupJoin)(nil)
 
 // NewLookupJoin returns the lookup join n over in.
 func NewLookupJoin(actx *ActorContext, in Operator, n *planner.StreamLookupJoin) (*LookupJoin, error) {
-	j := &LookupJoin{actx: actx, in: in, n: n}
+	j := &LookupJoin{actx: actx, in: in, n: n, seen: map[string]types.Row{}}
 	for _, c := range n.Rel.Cols {
 		j.relTs = append(j.relTs, c.T)
 	}
@@ -101,6 +102,9 @@ func (j *LookupJoin) Next(ctx context.Context) (types.Message, error) {
 func (j *LookupJoin) join(c *types.Chunk) (*types.Chunk, error) {
 	snap := j.actx.DB.NewSnapshot()
 	defer snap.Close()
+	// The rows read through this snapshot, by key (nil: none), so that a
+	// key many rows of the chunk name is read once.
+	clear(j.seen)
 	nl := len(c.Cols)
 	nr := len(j.n.Cols)
 	joined := types.NewChunk(j.outTs, c.Len())
@@ -132,10 +136,15 @@ rows:
 			j.keyBuf = types.AppendKey(j.keyBuf, d, j.relTs[pk], false)
 		}
 		if !nullKey {
-			var err error
-			r, found, err = snap.Get(j.n.Rel.ID, j.keyBuf, j.relTs)
-			if err != nil {
-				return nil, err
+			if hit, ok := j.seen[string(j.keyBuf)]; ok {
+				r, found = hit, hit != nil
+			} else {
+				var err error
+				r, found, err = snap.Get(j.n.Rel.ID, j.keyBuf, j.relTs)
+				if err != nil {
+					return nil, err
+				}
+				j.seen[string(j.keyBuf)] = r
 			}
 		}
 		if !found && j.n.Kind == planner.InnerJoin {
