@@ -50,6 +50,12 @@ func TestLookupJoin(t *testing.T) {
 	wantRows(t, s, "SELECT e.id, d.v FROM ev e JOIN dim FOR SYSTEM_TIME AS OF PROCTIME() d ON e.k = d.k ORDER BY e.id",
 		"2 hidden", "4 hidden", "6 hidden")
 	wantCode(t, s, "DROP TABLE dim", pgerr.DependentObjectsStillExist, "")
+	// The views read dim with the columns they were planned with.
+	mustRun(t, s, "ALTER TABLE dim ADD COLUMN extra int DEFAULT 5")
+	mustRun(t, s, "ALTER TABLE dim RENAME COLUMN v TO label")
+	mustRun(t, s, "INSERT INTO dim VALUES (3, 'e', 6)")
+	mustRun(t, s, "INSERT INTO ev VALUES (9, 3)")
+	wantRows(t, s, "SELECT * FROM m WHERE id = 9", "9 e")
 
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -58,9 +64,9 @@ func TestLookupJoin(t *testing.T) {
 	defer e.Close()
 	s = session(t, e)
 	mustRun(t, s, "INSERT INTO dim VALUES (1, 'd')")
-	mustRun(t, s, "INSERT INTO ev VALUES (7, 1)")
-	wantRows(t, s, "SELECT * FROM m ORDER BY id", "1 a", "3 b", "4 c", "6 hidden", "7 d")
-	wantRows(t, s, "SELECT * FROM lm ORDER BY id", "0 NULL", "1 a", "2 NULL", "3 b", "4 c", "5 NULL", "6 NULL", "7 d")
+	mustRun(t, s, "INSERT INTO ev VALUES (7, 1), (8, 3)")
+	wantRows(t, s, "SELECT * FROM m ORDER BY id", "1 a", "3 b", "4 c", "6 hidden", "7 d", "8 e", "9 e")
+	wantRows(t, s, "SELECT * FROM lm ORDER BY id", "0 NULL", "1 a", "2 NULL", "3 b", "4 c", "5 NULL", "6 NULL", "7 d", "8 e", "9 e")
 }
 
 // TestLookupJoinRefused: FOR SYSTEM_TIME AS OF PROCTIME() needs the
