@@ -18,6 +18,11 @@ type Context struct {
 	// Statement is the statement's start time (statement_timestamp());
 	// 0 means Now.
 	Statement int64
+	// ProcTime is the processing time proctime() returns, microseconds
+	// since 1970-01-01 UTC: in a stream operator, the time of the epoch
+	// the row is processed in; 0 (outside streams) means the clock's
+	// time, as clock_timestamp().
+	ProcTime int64
 	// Location is the session's TimeZone, for timestamptz input, output
 	// and arithmetic; nil means UTC.
 	Location *time.Location

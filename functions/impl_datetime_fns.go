@@ -419,6 +419,14 @@ func (t implTable) defineDatetimeFns() {
 	t.def("clock_timestamp", func([]types.T, types.T) (Impl, bool) {
 		return Impl{Row: func(*Context, []types.Datum) (types.Datum, error) { return dInt(time.Now().UnixMicro()) }}, true
 	})
+	t.def("proctime", func([]types.T, types.T) (Impl, bool) {
+		return Impl{Row: func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+			if ctx != nil && ctx.ProcTime != 0 {
+				return dInt(ctx.ProcTime)
+			}
+			return dInt(time.Now().UnixMicro())
+		}}, true
+	})
 	// timeofday() is the clock as text, in the session zone, in the
 	// format PostgreSQL prints: "Wed Dec 02 09:52:11.123456 2026 UTC".
 	t.defRow("timeofday", func(ctx *Context, _ []types.Datum) (types.Datum, error) {

@@ -138,6 +138,8 @@ func scalarOverloads() []*Overload {
 	os = append(os,
 		fn("now", tTSTZ), fn("current_timestamp", tTSTZ), fn("transaction_timestamp", tTSTZ),
 		fn("statement_timestamp", tTSTZ), volatile("clock_timestamp", tTSTZ), volatile("timeofday", tText),
+		// proctime() is RisingWave's processing time (not in PostgreSQL).
+		volatile("proctime", tTSTZ),
 		volatile("pg_sleep", types.Unknown, tF8), /* returns void */
 		fn("current_date", tDate), fn("current_time", tTime), fn("localtimestamp", tTS), fn("localtime", tTime),
 		fn("date_trunc", tTS, tText, tTS), fn("date_trunc", tTSTZ, tText, tTSTZ),

@@ -164,6 +164,9 @@ type binder struct {
 	// depth is the nesting depth of the expression being bound, steps
 	// counts the expressions bound so far (see enter).
 	depth, steps int
+	// procTimeOK is set while the right side of an inner or left join
+	// is bound: the one place FOR SYSTEM_TIME AS OF PROCTIME() may stand.
+	procTimeOK bool
 }
 
 type cteDef struct {

@@ -796,6 +796,8 @@ func (b *binder) bindValues(lists []*ast.RowExpr, outer *scope, lvl *level, keep
 // fromItem binds a FROM item: a table, a derived table, a table function
 // or a join tree.
 func (b *binder) fromItem(n ast.ResultSetNode, outer *scope, lvl *level) (Plan, *scope) {
+	procTime := b.procTimeOK
+	b.procTimeOK = false
 	switch n := n.(type) {
 	case *ast.Join:
 		if n.Right == nil {
@@ -806,6 +808,9 @@ func (b *binder) fromItem(n ast.ResultSetNode, outer *scope, lvl *level) (Plan, 
 		alias := n.AsName.O
 		switch src := n.Source.(type) {
 		case *ast.TableName:
+			if src.AsOf != nil {
+				return b.procTimeRef(src, alias, procTime, outer, lvl)
+			}
 			return b.tableRef(src, alias, outer, lvl)
 		case *ast.SelectStmt, *ast.SetOprStmt:
 			if alias == "" {
@@ -930,6 +935,35 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		return b.renameColumns(scan, sc, alias, cols)
 	}
 	return scan, sc
+}
+
+// procTimeRef binds `rel FOR SYSTEM_TIME AS OF PROCTIME()` (the bridge
+// hands it over as TiDB's AS OF TIMESTAMP clause): the lookup side of a
+// process-time temporal join, which must be the right side of an inner
+// or left join (ok) and a table or materialized view. The stream planner
+// checks that the join's keys cover its primary key.
+func (b *binder) procTimeRef(tn *ast.TableName, alias string, ok bool, outer *scope, lvl *level) (Plan, *scope) {
+	call, isCall := tn.AsOf.TsExpr.(*ast.FuncCallExpr)
+	if !isCall || !strings.EqualFold(call.FnName.O, "proctime") || len(call.Args) > 0 {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "FOR SYSTEM_TIME AS OF supports only PROCTIME()").WithPosition(b.pos(tn)))
+	}
+	if !ok {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "FOR SYSTEM_TIME AS OF PROCTIME() is supported only on the right side of a JOIN or LEFT JOIN with an ON condition").
+			WithPosition(b.pos(tn)))
+	}
+	p, sc := b.tableRef(tn, alias, outer, lvl)
+	scan, _ := p.(*Scan)
+	if scan == nil {
+		if pr, isProj := p.(*Project); isProj {
+			scan, _ = pr.Input.(*Scan)
+		}
+	}
+	if scan == nil || (scan.Rel.Kind != catalog.KindTable && scan.Rel.Kind != catalog.KindMView) {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "FOR SYSTEM_TIME AS OF PROCTIME() needs a table or materialized view, and \"%s\" is not one", tn.Name.O).
+			WithPosition(b.pos(tn)))
+	}
+	scan.ProcTime = true
+	return p, sc
 }
 
 // expandView binds a view's definition in place of its name.
@@ -1097,7 +1131,13 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		}
 	}
 	if rp == nil {
+		saved := b.procTimeOK
+		b.procTimeOK = !n.StraightJoin && (n.Tp == ast.CrossJoin || n.Tp == ast.LeftJoin) && !n.NaturalJoin && len(n.Using) == 0
+		if _, ok := n.Right.(*ast.TableSource); !ok {
+			b.procTimeOK = false
+		}
 		rp, rs = b.fromItem(n.Right, outer, lvl)
+		b.procTimeOK = saved
 	}
 	for _, t := range rs.tables {
 		if ls.hasTable(t) {

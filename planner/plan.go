@@ -23,6 +23,12 @@ type Scan struct {
 	Rel  *catalog.Relation
 	Cols []int
 	Out  types.Schema
+	// ProcTime marks `rel FOR SYSTEM_TIME AS OF PROCTIME()`, the right
+	// side of a process-time temporal join: a batch query reads the
+	// relation as any scan does (its current rows); a stream plan turns
+	// the join into a StreamLookupJoin, which looks each left row up in
+	// the relation's committed rows when the row arrives.
+	ProcTime bool
 }
 
 // SystemScan reads a virtual system table (pg_catalog.*,

@@ -84,6 +84,7 @@ func failUnsupported(format string, args ...any) { fail(unsupported(format, args
 // first computation and a recomputation after recovery (volatile
 // functions) or that have no value at all in a view (parameters).
 func (sp *streamPlanner) checkExprs(p Plan) {
+	checkProcTime(p)
 	temporal := temporalNows(p)
 	WalkPlanExprs(p, func(x Expr) {
 		switch n := x.(type) {
@@ -98,12 +99,46 @@ func (sp *streamPlanner) checkExprs(p Plan) {
 				fail(unsupported("function %s() is supported in materialized views only in a temporal filter", n.Fn).
 					WithHint("Use it in a WHERE conjunct of the form expr > now() - INTERVAL '...' (or >=, <, <=, optionally plus or minus constant intervals)."))
 			}
+			if n.Fn == "proctime" {
+				// Processing time (checkProcTime).
+				return
+			}
 			if isTimeDependentCall(n) {
 				fail(unsupported("function %s() is not supported in materialized views", n.Fn).
 					WithHint("A materialized view is maintained incrementally; its rows must not depend on when they are computed."))
 			}
 		}
 	})
+}
+
+// checkProcTime refuses proctime() anywhere but in the expressions of a
+// projection (a select list): StreamProject evaluates it as the time of
+// the epoch a row is processed in, and no other operator does.
+func checkProcTime(p Plan) {
+	if _, ok := p.(*Project); !ok {
+		for _, e := range planExprs(p) {
+			if HasProcTime(e) {
+				fail(unsupported("proctime() is supported in materialized views only in a select list").
+					WithHint("Compute it in a subquery or WITH query: WITH b AS (SELECT *, proctime() AS p_time FROM bid) SELECT ... FROM TUMBLE(b, p_time, ...)."))
+			}
+		}
+	}
+	for _, in := range p.Inputs() {
+		checkProcTime(in)
+	}
+}
+
+// HasProcTime reports whether e calls proctime(), the processing time,
+// which a stream operator evaluating e must provide (functions.Context's
+// ProcTime).
+func HasProcTime(e Expr) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		if c, ok := x.(*Call); ok && c.Fn == "proctime" {
+			found = true
+		}
+	})
+	return found
 }
 
 // timeDependent are the functions that are stable within a statement but
@@ -200,6 +235,9 @@ func relAppendOnly(r *catalog.Relation) bool {
 }
 
 func (sp *streamPlanner) scan(s *Scan) StreamNode {
+	if s.ProcTime {
+		failUnsupported("FOR SYSTEM_TIME AS OF PROCTIME() is supported only on the right side of a JOIN or LEFT JOIN")
+	}
 	if s.Rel.Kind == catalog.KindSource {
 		return sp.source(s)
 	}
@@ -744,6 +782,9 @@ func (sp *streamPlanner) aggExtra(keyCols types.Schema, c AggCall) StateTableDes
 func (sp *streamPlanner) join(j *Join) StreamNode {
 	if j.Lateral {
 		failUnsupported("LATERAL subqueries are not supported in materialized views yet")
+	}
+	if scan, filter, cols, ok := procTimeSide(j.Right); ok {
+		return sp.lookupJoin(j, scan, filter, cols)
 	}
 	nl := len(j.Left.Schema())
 	nr := len(j.Right.Schema())

@@ -315,6 +315,19 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamExchange:
 		name = "StreamExchange"
 		add("dist: %s", describeDist(b.Out, b.Dist))
+	case *StreamLookupJoin:
+		name = "StreamLookupJoin"
+		add("type: %s", [...]string{"Inner", "LeftOuter"}[min(int(x.Kind), 1)])
+		add("table: %s (as of proctime)", x.Rel.Name)
+		in := x.Input.Base().Out
+		var keys []string
+		for i, pk := range x.Rel.PK {
+			keys = append(keys, colName(in, x.LeftKeys[i])+" = "+x.Rel.Cols[pk].Name)
+		}
+		add("keys: [%s]", strings.Join(keys, ", "))
+		if x.Cond != nil {
+			add("cond: %s", f.expr(x.Cond))
+		}
 	default:
 		name = fmt.Sprintf("%T", n)
 	}

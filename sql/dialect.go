@@ -257,6 +257,8 @@ func (b *bridge) checkJoins(seq []*node) error {
 			}
 		case (w == "on" || w == "using") && n.kind == nLeaf && owed > 0 && !at(seq, i-1).isWord("distinct"):
 			owed--
+		case w == "for" && at(seq, i+1).isWord("system_time"):
+			// FOR SYSTEM_TIME AS OF: part of the FROM item (fromItems).
 		case owed > 0 && (n.isOp(",") || n.isOp(";") || n.kind == nLeaf && n.tok.Kind == TIdent && fromEnd[w] && w != "on" && w != "using"):
 			return syntaxErrorAt(b.src, n.tok)
 		}

@@ -1520,6 +1520,29 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		default:
 			continue
 		}
+		// FOR SYSTEM_TIME AS OF expr (a temporal join's lookup side,
+		// RisingWave's and Flink's syntax) goes after the alias, as TiDB's
+		// AS OF TIMESTAMP expr, which the binder reads from the table
+		// name. Only a call is taken for expr (PROCTIME() is the one the
+		// binder accepts).
+		var asOf []*node
+		if !isCall && n.isName() && at(seq, e).isWord("for") && at(seq, e+1).isWord("system_time") {
+			k := e + 2
+			if !at(seq, k).isWord("as") {
+				b.fail(b.syntaxError(at(seq, k).offOr(len(b.src) + 1)))
+				return seq
+			}
+			if !at(seq, k+1).isWord("of") {
+				b.fail(b.syntaxError(at(seq, k+1).offOr(len(b.src) + 1)))
+				return seq
+			}
+			if !at(seq, k+2).isName() || !at(seq, k+3).isParen() {
+				b.fail(b.syntaxError(at(seq, k+2).offOr(len(b.src) + 1)))
+				return seq
+			}
+			asOf = []*node{textNode("as", seq[e].off), textNode("of", seq[e].off), textNode("timestamp", seq[e].off), seq[k+2], seq[k+3]}
+			seq = splice(seq, e, k+4)
+		}
 		// The alias: [AS] name [(columns)].
 		a := e
 		alias, aliasNode := "", (*node)(nil)
@@ -1596,6 +1619,16 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			}
 			b.q.Aliases[alias] = cols
 			seq = splice(seq, a, colsEnd)
+		}
+		if asOf != nil {
+			seq = splice(seq, a, a, asOf...)
+			a += len(asOf)
+		} else if !b.strict && at(seq, a).isWord("as") && at(seq, a+1).isWord("of") && at(seq, a+2).isWord("timestamp") {
+			// Text the bridge wrote, parsed again: its AS OF stays.
+			for k := a; k < a+3; k++ {
+				seq[k] = textNode(seq[k].word(), seq[k].off)
+			}
+			a += 3
 		}
 		i = a - 1
 	}

@@ -329,6 +329,11 @@ func benchQuery(o benchOpts) (benchResult, error) {
 	if err := exec(fmt.Sprintf("SET streaming_parallelism = %d", o.par)); err != nil {
 		return benchResult{}, err
 	}
+	for _, st := range q.Setup {
+		if err := exec(st); err != nil {
+			return benchResult{}, err
+		}
+	}
 	src := nexmark.SourceOptions{Events: o.events, Splits: o.splits, BaseMillis: benchBase, Watermark: true}
 	var expect int64
 	for _, k := range q.Tables {

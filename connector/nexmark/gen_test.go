@@ -198,7 +198,7 @@ func TestQueriesAndDDL(t *testing.T) {
 			t.Errorf("%s reads no source", q.Name)
 		}
 	}
-	want := "q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q14 q15 q16 q17 q18 q19 q20 q21 q22"
+	want := "q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("queries %s, want %s", got, want)
 	}
@@ -212,6 +212,14 @@ func TestQueriesAndDDL(t *testing.T) {
 		if !slices.Equal(q.Tables, want) {
 			t.Errorf("%s reads %v, want %v", q.Name, q.Tables, want)
 		}
+	}
+	for _, q := range qs {
+		if (q.Name == "q13") != (len(q.Setup) > 0) {
+			t.Errorf("%s has setup statements %q", q.Name, q.Setup)
+		}
+	}
+	if q, _ := QueryByName("q13"); len(q.Setup) != 2 || !strings.HasPrefix(q.Setup[0], "CREATE TABLE side_input") || !strings.HasPrefix(q.Setup[1], "INSERT INTO side_input") {
+		t.Errorf("q13's setup: %q", q.Setup)
 	}
 	if q, ok := QueryByName("8"); !ok || q.Name != "q8" {
 		t.Fatalf("QueryByName(8) = %v, %v", q.Name, ok)

@@ -10,11 +10,15 @@ import (
 )
 
 // The benchmark's queries, as RisingWave runs them (ci/scripts/sql/nexmark),
-// in weir's SQL: each file holds the query of one Nexmark query, which
-// RisingWave's CI wraps in CREATE SINK … WITH (connector = 'blackhole').
-// Left out: q10 (writes files partitioned by time: a filesystem sink),
-// q11 (session windows), q12 (a processing-time column, PROCTIME()) and
-// q13 (a lookup join against a file side input); weir has none of these.
+// in weir's SQL: each file qN.sql holds the query of one Nexmark query,
+// which RisingWave's CI wraps in CREATE SINK … WITH (connector =
+// 'blackhole'), and a file qN.setup.sql the statements that must run
+// before it (q13's side_input table). q10 projects into the sink as
+// RisingWave's version does, instead of writing files; q12 adds its
+// processing-time column in a WITH query (RisingWave declares it on the
+// source), so its result depends on when it runs; q13 joins with
+// side_input FOR SYSTEM_TIME AS OF PROCTIME(), a process-time lookup.
+// Left out: q11 (session windows), which weir does not have.
 //
 //go:embed queries/*.sql
 var queryFiles embed.FS
@@ -28,6 +32,9 @@ type Query struct {
 	SQL string
 	// Tables are the sources it reads.
 	Tables []TableType
+	// Setup are the statements to run before the query (creating and
+	// filling the tables it reads besides the sources), in order.
+	Setup []string
 }
 
 // Queries returns the benchmark's queries in order (q0, q1, …, q22).
@@ -38,6 +45,9 @@ func Queries() []Query {
 	}
 	var qs []Query
 	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), setupSuffix) {
+			continue
+		}
 		b, err := queryFiles.ReadFile("queries/" + e.Name())
 		if err != nil {
 			panic(err)
@@ -53,6 +63,9 @@ func Queries() []Query {
 				}
 			}
 		}
+		if b, err := queryFiles.ReadFile("queries/" + q.Name + setupSuffix); err == nil {
+			q.Setup = splitStatements(stripComments(string(b)))
+		}
 		qs = append(qs, q)
 	}
 	slices.SortFunc(qs, func(a, b Query) int { return queryNumber(a.Name) - queryNumber(b.Name) })
@@ -65,6 +78,21 @@ func Queries() []Query {
 var sourceRefs = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)(?:\bfrom|\bjoin|\bhop\(|\btumble\()\s*(person|auction|bid)\b`),
 	regexp.MustCompile(`(?i),\s*(person|auction|bid)\s+(?:as\s+)?[a-z]\b`),
+}
+
+// setupSuffix ends the name of a query's setup file (q13.setup.sql).
+const setupSuffix = ".setup.sql"
+
+// splitStatements splits a setup file at the semicolons that end its
+// lines (its statements hold no such semicolon inside).
+func splitStatements(s string) []string {
+	var out []string
+	for _, st := range strings.Split(s, ";\n") {
+		if st = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(st), ";")); st != "" {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // stripComments drops the -- comment lines of a query.

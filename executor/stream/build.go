@@ -487,6 +487,12 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 			return nil, err
 		}
 		return NewOverWindow(actx, in, n)
+	case *planner.StreamLookupJoin:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewLookupJoin(actx, in, n)
 	case *planner.StreamHashJoin:
 		l, err := input(n.Left)
 		if err != nil {

@@ -98,7 +98,9 @@
 // (a temporal filter, `ts > now() - INTERVAL '1 hour'`) evaluates now()
 // as it, emitting at each barrier the retractions (or late insertions)
 // the barrier's time brings, read by one range scan of its state ordered
-// by ts. Tests set the time through the epochs of their barriers.
+// by ts. A Project computing proctime() (processing time) gives it the
+// time of the last barrier it passed. Tests set the time through the
+// epochs of their barriers.
 //
 // # Backfill
 //

@@ -22,7 +22,12 @@ import (
 //     at the watermark's value, unless that value or the result is
 //     infinite (no derived watermark then). Dropped when no output
 //     column carries it.
-//   - Barrier: forwarded (Project has no state).
+//   - Barrier: forwarded (Project has no state). A Project computing
+//     proctime() evaluates it, until the next barrier, as the barrier's
+//     time (types.EpochMillis of its epoch): the processing time of the
+//     rows of that epoch, read from no clock, so every Project of the
+//     epoch agrees on it. A replay after a recovery processes the rows
+//     again, in later epochs, and gives them those epochs' times.
 type Project struct {
 	actx  *ActorContext
 	in    Operator
@@ -34,6 +39,9 @@ type Project struct {
 	derived map[int][]int
 	inTs    []types.T
 	out     []types.Message
+	// proc is the expressions' own context when they call proctime():
+	// actx.Eval with ProcTime set at each barrier; nil otherwise.
+	proc *executor.EvalCtx
 }
 
 var _ Operator = (*Project)(nil)
@@ -41,12 +49,20 @@ var _ Operator = (*Project)(nil)
 // NewProject returns a Project of in computing n.Exprs.
 func NewProject(actx *ActorContext, in Operator, n *planner.StreamProject) (*Project, error) {
 	p := &Project{actx: actx, in: in, wmCol: map[int]int{}}
+	ec := actx.Eval
+	for _, e := range n.Exprs {
+		if planner.HasProcTime(e) {
+			c := *actx.Eval
+			p.proc, ec = &c, &c
+			break
+		}
+	}
 	for j, e := range n.Exprs {
 		ev, err := executor.Compile(e)
 		if err != nil {
 			return nil, err
 		}
-		p.exprs = append(p.exprs, &exprEval{ev: ev, t: e.Type(), ec: actx.Eval, op: "Project"})
+		p.exprs = append(p.exprs, &exprEval{ev: ev, t: e.Type(), ec: ec, op: "Project"})
 		if cr, ok := e.(*planner.ColRef); ok {
 			if _, seen := p.wmCol[cr.Idx]; !seen {
 				p.wmCol[cr.Idx] = j
@@ -111,6 +127,11 @@ func (p *Project) Next(ctx context.Context) (types.Message, error) {
 					p.out = append(p.out, w)
 				}
 			}
+		case types.Barrier:
+			if p.proc != nil {
+				p.proc.ProcTime = types.EpochMillis(m.Epoch.Curr) * 1000
+			}
+			return msg, nil
 		default:
 			return msg, nil
 		}

@@ -92,6 +92,7 @@ var skip = map[string]string{
 	"pg_function_is_visible": "catalog OIDs", "has_table_privilege": "catalog", "has_schema_privilege": "catalog",
 	"has_database_privilege": "catalog", "pg_relation_is_publishable": "catalog OIDs", "pg_is_in_recovery": "server",
 	"tumble_start": "weir's own (TUMBLE), not in PostgreSQL",
+	"proctime":     "weir's own (RisingWave's processing time), not in PostgreSQL",
 	"pg_icase":     "internal", "pg_concat": "internal", "pg_json_key": "internal",
 	"nextval": "sequence state", "currval": "sequence state", "setval": "sequence state",
 }
