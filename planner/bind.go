@@ -522,6 +522,7 @@ func exprChildren(e Expr) []Expr {
 		if n.Arg != nil {
 			return []Expr{n.Arg}
 		}
+		return n.Row
 	}
 	return nil
 }

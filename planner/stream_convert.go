@@ -1555,7 +1555,7 @@ func (sp *streamPlanner) liftScalars(input Plan, es []Expr) (Plan, []Expr) {
 				return x
 			}
 			if s.Kind != SubScalar {
-				what := [...]string{"scalar", "EXISTS", "ANY/IN", "ALL/NOT IN", "ARRAY"}[s.Kind]
+				what := [...]string{"scalar", "EXISTS", "ANY/IN", "ALL/NOT IN", "ARRAY", "row comparison"}[s.Kind]
 				failUnsupported("%s subqueries are not supported in this position in materialized views yet", what)
 			}
 			if s.Correlated || refersOuter(s.Plan) {

@@ -1334,7 +1334,9 @@ func (b *bridge) anyOps(seq []*node) []*node {
 			continue
 		}
 		fn := "pg_any_eq("
-		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off))
+		// The first comma stands for the operator: errors of the
+		// comparison point there, as PostgreSQL's do.
+		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", op.off))
 		if w == "all" || op.tok.Val != "=" {
 			fn = "pg_any("
 			if w == "all" {
