@@ -1210,7 +1210,7 @@ func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, a
 		call := b.op(op, []Expr{arg, col}, node).(*Call)
 		out.Arg = call.Args[0]
 		if call.Args[1] != Expr(col) {
-			plan = &Project{Input: plan, Exprs: []Expr{call.Args[1]}, Out: types.Schema{{Name: cols[0].Name, T: call.Args[1].Type()}}}
+			plan = projectOver(plan, []Expr{call.Args[1]}, types.Schema{{Name: cols[0].Name, T: call.Args[1].Type()}})
 		}
 		out.T = types.TBool
 	}

@@ -240,7 +240,7 @@ func (b *binder) rowSubquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind
 		for i, e := range exprs {
 			s[i] = types.Column{Name: cols[i].Name, T: e.Type()}
 		}
-		plan = &Project{Input: plan, Exprs: exprs, Out: s}
+		plan = projectOver(plan, exprs, s)
 	}
 	out.Plan = plan
 	out.Correlated = lvl.correlated
@@ -254,6 +254,52 @@ func notIn(e Expr) Expr {
 	s := e.(*Subquery)
 	s.Kind, s.Op = SubAll, "<>"
 	return s
+}
+
+// rowComparison is ls op rs over fields whose operators are resolved (a
+// row subquery's fields and columns): the expansion rowCompare makes, of
+// plain calls.
+func rowComparison(op string, ls, rs []Expr) Expr {
+	cmp := func(op string, i int) Expr {
+		return &Call{Fn: op, Args: []Expr{ls[i], rs[i]}, T: types.TBool}
+	}
+	switch op {
+	case "=", "<>":
+		parts := make([]Expr, len(ls))
+		for i := range ls {
+			parts[i] = cmp(op, i)
+		}
+		if op == "=" {
+			return andOf(parts)
+		}
+		return orOf(parts)
+	}
+	last := len(ls) - 1
+	out := cmp(op, last)
+	for i := last - 1; i >= 0; i-- {
+		out = &Or{Args: []Expr{cmp(op[:1], i), &And{Args: []Expr{cmp("=", i), out}}}}
+	}
+	return out
+}
+
+// projectOver is a Project of exprs over plan, merged into plan when it
+// is a Project itself (each of exprs reads its own column once), so a
+// subquery keeps the `[Project] [Filter] rest` shape its joins in
+// materialized views need.
+func projectOver(plan Plan, exprs []Expr, out types.Schema) Plan {
+	if p, ok := plan.(*Project); ok {
+		merged := make([]Expr, len(exprs))
+		for i, e := range exprs {
+			merged[i] = mapExpr(e, func(x Expr) Expr {
+				if c, ok := x.(*ColRef); ok {
+					return p.Exprs[c.Idx]
+				}
+				return x
+			})
+		}
+		return &Project{Input: p.Input, Exprs: merged, Out: out}
+	}
+	return &Project{Input: plan, Exprs: exprs, Out: out}
 }
 
 // andOf is the conjunction of es (es itself when there is one).
