@@ -377,6 +377,13 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 	if tbl != "" {
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(node)))
 	}
+	for cur := s; cur != nil; cur = cur.parent {
+		if cur.hasTable(name) {
+			// PostgreSQL reads a range variable's name where no column
+			// has it as the whole row, a composite value weir has not got.
+			fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row reference to \"%s\" is not supported", name).WithPosition(b.pos(node)))
+		}
+	}
 	fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", display).WithPosition(b.pos(node)))
 	return nil
 }
