@@ -59,10 +59,21 @@ func (b *binder) rowBinary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	if rf == nil {
 		b.recordOpFail("record", opSymbol(n.Op, op), b.typeOf(b.expr(c, n.R)).String(), n)
 	}
+	rs := b.exprs(c, rf)
 	if op == "" {
-		b.recordOpFail("record", opSymbol(n.Op, op), "record", n)
+		// PostgreSQL resolves any operator between two rows field by
+		// field, and then refuses one that is not a comparison.
+		if len(ls) != len(rs) {
+			fail(pgerr.New(pgerr.SyntaxError, "unequal number of entries in row expressions").WithPosition(b.opPos(n)))
+		}
+		sym := opSymbol(n.Op, op)
+		if t := b.op(sym, []Expr{ls[0], rs[0]}, n).Type(); t.ID != types.Bool {
+			fail(typeErrorf("row comparison operator must yield type boolean, not type %s", t).WithPosition(b.opPos(n)))
+		}
+		fail(pgerr.New(pgerr.FeatureNotSupported, "could not determine interpretation of row comparison operator %s", sym).
+			WithHint("Row comparison operators must be associated with btree operator families.").WithPosition(b.opPos(n)))
 	}
-	return b.rowCompare(op, ls, b.exprs(c, rf), n)
+	return b.rowCompare(op, ls, rs, n)
 }
 
 // opSymbol names the operator of a binary expression in an error.
@@ -72,6 +83,18 @@ func opSymbol(o opcode.Op, op string) string {
 	}
 	if op != "" {
 		return op
+	}
+	switch o {
+	case opcode.Plus:
+		return "+"
+	case opcode.Minus:
+		return "-"
+	case opcode.Mul:
+		return "*"
+	case opcode.Div:
+		return "/"
+	case opcode.Mod:
+		return "%"
 	}
 	return o.String()
 }

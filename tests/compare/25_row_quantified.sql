@@ -89,6 +89,9 @@ SELECT 1 < ANY (ARRAY['x', 'y']);
 SELECT 1 = ANY (ARRAY['x'::text]);
 SELECT 'a' < ALL (ARRAY[1, 2]);
 SELECT 1 < ANY (ARRAY(SELECT 'x'::text));
+SELECT (1, 2) + 1;
+SELECT (1, 2) * (1, 2);
+SELECT (1, 2) + (1, 2, 3);
 
 -- Views, maintained incrementally on weir.
 SELECT version() LIKE '%(weir)%' AS weir \gset
