@@ -1049,6 +1049,26 @@ func (t implTable) defineString() {
 			return types.DBool(false), nil
 		}}, true
 	})
+	// ROW(a, b): a record in record_out's text form, (1,abc), its fields
+	// in their output forms, a NULL field empty, and a field that is
+	// empty or holds a quote, backslash, parenthesis, comma or white
+	// space quoted, quotes and backslashes doubled.
+	t.def("pg_row", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			var b strings.Builder
+			b.WriteByte('(')
+			for i, v := range d {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if !v.Null {
+					writeRecordField(&b, types.FormatText(v, args[i], ctx.loc()))
+				}
+			}
+			b.WriteByte(')')
+			return types.DString(b.String()), nil
+		}}, true
+	})
 	// x op ANY (array) and x op ALL (array), the operator named by the
 	// second argument (= <> < <= > >=), x of the element type. As
 	// PostgreSQL's ExecEvalScalarArrayOp: a NULL array gives NULL, an
@@ -1308,4 +1328,22 @@ func checkUTF8(s string) error {
 		i += n
 	}
 	return nil
+}
+
+// writeRecordField writes one non-NULL field of a record as record_out
+// does.
+func writeRecordField(b *strings.Builder, v string) {
+	quote := v == "" || strings.ContainsAny(v, "\"\\(), \t\n\r\v\f")
+	if quote {
+		b.WriteByte('"')
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] == '"' || v[i] == '\\' {
+			b.WriteByte(v[i])
+		}
+		b.WriteByte(v[i])
+	}
+	if quote {
+		b.WriteByte('"')
+	}
 }

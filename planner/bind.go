@@ -124,6 +124,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		}
 	}
 	bd.Params = b.params
+	checkRecords(bd.Plan, false)
 	fixParams(bd.Plan, b.params)
 	bd.Plan = Rewrite(bd.Plan)
 	for id := range b.deps {
@@ -380,8 +381,17 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 	for cur := s; cur != nil; cur = cur.parent {
 		if cur.hasTable(name) {
 			// PostgreSQL reads a range variable's name where no column
-			// has it as the whole row, a composite value weir has not got.
-			fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row reference to \"%s\" is not supported", name).WithPosition(b.pos(node)))
+			// has it as the whole row: a record of its columns.
+			if cur != s || name == cur.invisible {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row reference to \"%s\" is not supported here", name).WithPosition(b.pos(node)))
+			}
+			var fields []Expr
+			for i, c := range cur.cols {
+				if c.table == name && !c.hidden {
+					fields = append(fields, &ColRef{Idx: i, T: c.t, Name: c.table + "." + c.name})
+				}
+			}
+			return b.rowValue(fields)
 		}
 	}
 	fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", display).WithPosition(b.pos(node)))

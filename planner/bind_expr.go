@@ -368,7 +368,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 	case *ast.DefaultExpr:
 		failf(pgerr.SyntaxError, "DEFAULT is not allowed in this context")
 	case *ast.RowExpr:
-		failf(pgerr.FeatureNotSupported, "row constructors are not supported")
+		return b.rowValue(b.exprs(c, n.Values))
 	}
 	failf(pgerr.FeatureNotSupported, "expression %T is not supported", n)
 	return nil

@@ -410,3 +410,90 @@ func (b *binder) quantifiedArray(c *exprCtx, n *ast.FuncCallExpr, all bool, op s
 	}
 	return &Call{Fn: fn, Args: []Expr{x, &Const{V: types.DString(op), T: types.TText}, a}, T: types.TBool}
 }
+
+// rowValue is a row constructor or whole-row reference used as a value:
+// a record (types.Record), in its output form. checkRecords keeps it out
+// of everything but a query's output.
+func (b *binder) rowValue(fields []Expr) Expr {
+	args := make([]Expr, len(fields))
+	for i, f := range fields {
+		args[i] = b.finalize(f)
+	}
+	return &Call{Fn: "pg_row", Args: args, T: types.TRecord}
+}
+
+// checkRecords fails with 0A000 where p uses a record other than as an
+// output: weir has no record comparison, hashing or storage, so a record
+// may be a top-level expression of a Project (or a field of another
+// record) and pass through nodes that carry rows unchanged, but not be
+// compared, sorted, grouped, deduplicated or computed with. Subquery
+// plans are checked too; inStream is set for a materialized view, whose
+// output is stored.
+func checkRecords(p Plan, inStream bool) {
+	refuse := func() {
+		failf(pgerr.FeatureNotSupported, "record values are supported only in a query's output")
+	}
+	hasRecord := func(s types.Schema) bool {
+		for _, c := range s {
+			if c.T.ID == types.Record {
+				return true
+			}
+		}
+		return false
+	}
+	var walkPlan func(p Plan)
+	var walk func(e Expr, allowed bool)
+	walk = func(e Expr, allowed bool) {
+		if e == nil {
+			return
+		}
+		if e.Type().ID == types.Record && !allowed {
+			refuse()
+		}
+		if s, ok := e.(*Subquery); ok {
+			walkPlan(s.Plan)
+		}
+		inRow := false
+		if c, ok := e.(*Call); ok && c.Fn == "pg_row" {
+			inRow = true
+		}
+		for _, k := range exprChildren(e) {
+			walk(k, inRow)
+		}
+	}
+	walkPlan = func(p Plan) {
+		if p == nil {
+			return
+		}
+		switch n := p.(type) {
+		case *Project:
+			for _, e := range n.Exprs {
+				walk(e, true)
+			}
+		case *Distinct, *RecursiveUnion:
+			if hasRecord(p.Schema()) {
+				refuse()
+			}
+		case *SetOp:
+			if !(n.Kind == Union && n.All) && hasRecord(p.Schema()) {
+				refuse()
+			}
+		}
+		if _, ok := p.(*Project); !ok {
+			for _, e := range planExprs(p) {
+				walk(e, false)
+			}
+		}
+		for _, in := range p.Inputs() {
+			walkPlan(in)
+		}
+	}
+	if inStream {
+		for _, c := range p.Schema() {
+			if c.T.ID == types.Record {
+				fail(pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type record", c.Name))
+			}
+		}
+	}
+	walkPlan(p)
+}

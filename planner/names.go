@@ -42,6 +42,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 		return name, 2
 	case *ast.CaseExpr:
 		return "case", 2
+	case *ast.RowExpr:
+		return "row", 2
 	case *ast.ExistsSubqueryExpr:
 		if n.Not {
 			return "", 0

@@ -44,6 +44,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	}
 	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before5: before5(mv),
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
+	checkRecords(p, true)
 	sp.checkExprs(p)
 	n := sp.plan(prunePlan(p, mv))
 	checkNoNow(n)

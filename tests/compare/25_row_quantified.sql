@@ -93,6 +93,22 @@ SELECT (1, 2) + 1;
 SELECT (1, 2) * (1, 2);
 SELECT (1, 2) + (1, 2, 3);
 
+-- Records in a query's output: row constructors and whole-row
+-- references, in record_out's text form.
+CREATE TABLE w (id int PRIMARY KEY, a int, b text, n numeric);
+INSERT INTO w VALUES (1, 1, 'a', 1.5), (2, NULL, 'b c', NULL), (3, 3, '', 2), (4, 4, 'x"y\z', 0), (5, 5, '(p,q)', -1), (6, NULL, NULL, NULL);
+SELECT w FROM w ORDER BY id;
+SELECT id, ROW(a, b) FROM w ORDER BY id;
+SELECT ROW(1, 'x', NULL), (1, 'x'), ROW(ROW(1, 'a b'), 2), ROW(1.50, true, 'ab'::varchar, now() IS NULL);
+SELECT x FROM (SELECT ROW(a, b) AS x, id FROM w) s ORDER BY id;
+SELECT (SELECT ROW(a, b) FROM w WHERE id = 1) AS r;
+SELECT w, w.id FROM w WHERE id < 3 ORDER BY w.id;
+SELECT w1 FROM w w1 JOIN w w2 USING (id) WHERE w1.id < 3 ORDER BY w1.id;
+SELECT ROW(a, b) FROM w WHERE id = 1 UNION ALL SELECT ROW(1, 'q');
+CREATE VIEW wv AS SELECT id, ROW(a, b) AS r FROM w;
+CREATE MATERIALIZED VIEW wmv AS SELECT ROW(a, b) FROM w;
+INSERT INTO w SELECT 9, ROW(1, 2), 'x';
+
 -- Views, maintained incrementally on weir.
 SELECT version() LIKE '%(weir)%' AS weir \gset
 \if :weir
