@@ -238,6 +238,9 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 						}
 						fail(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", cr.Name).WithPosition(b.pos(n)))
 					}
+					if call, ok := e.(*Call); ok && call.Fn == "pg_row" {
+						fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row references are not supported in an aggregated query").WithPosition(b.pos(n)))
+					}
 					return e // an outer reference is a constant here
 				}
 			}
@@ -362,13 +365,13 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 			kind = SubAll
 		}
 		if fields := rowFields(n.L); fields != nil {
-			return b.rowSubquery(c, sq, kind, b.exprs(c, fields), op, b.tokenBefore(sq, 2))
+			return b.rowSubquery(c, sq, kind, b.rowExprs(c, fields), op, b.tokenBefore(sq, 2))
 		}
 		return b.subquery(c, sq, kind, b.expr(c, n.L), op, b.tokenBefore(sq, 2))
 	case *ast.DefaultExpr:
 		failf(pgerr.SyntaxError, "DEFAULT is not allowed in this context")
 	case *ast.RowExpr:
-		return b.rowValue(b.exprs(c, n.Values))
+		return b.rowValue(b.rowExprs(c, n.Values))
 	}
 	failf(pgerr.FeatureNotSupported, "expression %T is not supported", n)
 	return nil

@@ -151,6 +151,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return call
 			}
 		}
+	case "pg_row1":
+		// The bridge's ROW(x) and ROW() (sql/doc.go #39).
+		return b.rowValue(b.rowExprs(c, n.Args))
 	case "pg_any", "pg_all":
 		// The bridge's x op ANY|ALL (array) (sql/doc.go #13).
 		if len(n.Args) == 3 {

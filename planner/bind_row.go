@@ -35,8 +35,14 @@ import (
 // rowFields returns the fields of a row constructor, or nil when n is not
 // one.
 func rowFields(n ast.ExprNode) []ast.ExprNode {
-	if r, ok := unparen(n).(*ast.RowExpr); ok {
+	switch r := unparen(n).(type) {
+	case *ast.RowExpr:
 		return r.Values
+	case *ast.FuncCallExpr:
+		// The bridge's ROW(x) (sql/doc.go #39).
+		if r.FnName.L == "pg_row1" && len(r.Args) > 0 {
+			return r.Args
+		}
 	}
 	return nil
 }
@@ -51,7 +57,7 @@ func (b *binder) rowBinary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	if n.Op == opcode.NullEQ {
 		op = "<=>"
 	}
-	ls := b.exprs(c, rowFields(n.L))
+	ls := b.rowExprs(c, rowFields(n.L))
 	if sq, ok := unparen(n.R).(*ast.SubqueryExpr); ok && op != "<=>" {
 		return b.rowSubquery(c, sq, SubRow, ls, op, n)
 	}
@@ -59,7 +65,7 @@ func (b *binder) rowBinary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	if rf == nil {
 		b.recordOpFail("record", opSymbol(n.Op, op), b.typeOf(b.expr(c, n.R)).String(), n)
 	}
-	rs := b.exprs(c, rf)
+	rs := b.rowExprs(c, rf)
 	if op == "" {
 		// PostgreSQL resolves any operator between two rows field by
 		// field, and then refuses one that is not a comparison.
@@ -183,16 +189,17 @@ func (b *binder) notDistinct(l, r Expr, n ast.Node) Expr {
 // rowIsNull binds ROW(...) IS [NOT] NULL: every field NULL (IS NULL) or
 // every field not NULL (IS NOT NULL).
 func (b *binder) rowIsNull(c *exprCtx, fields []ast.ExprNode, not bool) Expr {
-	parts := make([]Expr, len(fields))
-	for i, f := range fields {
-		parts[i] = &IsNull{Arg: b.expr(c, f), Not: not}
+	es := b.rowExprs(c, fields)
+	parts := make([]Expr, len(es))
+	for i, e := range es {
+		parts[i] = &IsNull{Arg: e, Not: not}
 	}
 	return andOf(parts)
 }
 
 // rowIn binds (a, b) [NOT] IN ((1, 2), ...) as an OR of row equalities.
 func (b *binder) rowIn(c *exprCtx, n *ast.PatternInExpr) Expr {
-	ls := b.exprs(c, rowFields(n.Expr))
+	ls := b.rowExprs(c, rowFields(n.Expr))
 	if n.Sel != nil {
 		sq, ok := unparen(n.Sel).(*ast.SubqueryExpr)
 		if !ok {
@@ -216,7 +223,7 @@ func (b *binder) rowIn(c *exprCtx, n *ast.PatternInExpr) Expr {
 		if rf == nil {
 			b.recordOpFail("record", op, b.typeOf(b.expr(c, e)).String(), at)
 		}
-		ors[i] = b.rowCompare("=", ls, b.exprs(c, rf), at)
+		ors[i] = b.rowCompare("=", ls, b.rowExprs(c, rf), at)
 	}
 	out := orOf(ors)
 	if n.Not {
@@ -496,4 +503,34 @@ func checkRecords(p Plan, inStream bool) {
 		}
 	}
 	walkPlan(p)
+}
+
+// rowExprs binds the fields of a row constructor, t.* (the bridge's
+// pg_row_star(t)) standing for the columns of t.
+func (b *binder) rowExprs(c *exprCtx, ns []ast.ExprNode) []Expr {
+	var out []Expr
+	for _, n := range ns {
+		f, ok := n.(*ast.FuncCallExpr)
+		if !ok || f.FnName.L != "pg_row_star" || len(f.Args) != 1 {
+			out = append(out, b.expr(c, n))
+			continue
+		}
+		cn, ok := f.Args[0].(*ast.ColumnNameExpr)
+		if !ok {
+			failf(pgerr.SyntaxError, "syntax error at or near \"*\"")
+		}
+		name := cn.Name.Name.O
+		if c.agg != nil {
+			fail(pgerr.New(pgerr.FeatureNotSupported, "%s.* in a row constructor is not supported in an aggregated query", name).WithPosition(b.pos(f)))
+		}
+		if !c.s.hasTable(name) || name == c.s.invisible {
+			fail(pgerr.New(pgerr.FeatureNotSupported, "%s.* is supported only for a table of the same query", name).WithPosition(b.pos(f)))
+		}
+		for i, col := range c.s.cols {
+			if col.table == name && !col.hidden {
+				out = append(out, &ColRef{Idx: i, T: col.t, Name: col.table + "." + col.name})
+			}
+		}
+	}
+	return out
 }

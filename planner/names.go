@@ -91,6 +91,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])
 			}
+		case "pg_row1":
+			return "row", 2
 		case "pg_subscript", "pg_slice":
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])
