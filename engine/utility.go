@@ -412,6 +412,15 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	if len(st.Columns) > len(sc) {
 		return nil, pgerr.New(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
+	for i, c := range sc {
+		if c.T.ID == types.Record {
+			name := c.Name
+			if i < len(st.Columns) {
+				name = st.Columns[i]
+			}
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type record", name)
+		}
+	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
 	names := map[string]bool{}
 	for i, c := range sc {

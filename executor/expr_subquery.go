@@ -19,6 +19,10 @@ type subqueryEval struct {
 	q   *planner.Subquery
 	arg Evaluator
 	cmp func(a, b types.Datum) int
+	// row and cmps are the fields of a row comparison's left row and
+	// their comparers with the plan's columns.
+	row  []Evaluator
+	cmps []func(a, b types.Datum) int
 
 	cachedFor *ExecCtx
 	cached    []types.Row
@@ -26,6 +30,25 @@ type subqueryEval struct {
 
 func compileSubquery(e *planner.Subquery) (Evaluator, error) {
 	s := &subqueryEval{q: e}
+	if e.Row != nil {
+		sch := e.Plan.Schema()
+		if len(sch) != len(e.Row) {
+			return nil, pgerr.New(pgerr.SyntaxError, "unequal number of entries in row expressions")
+		}
+		for i, f := range e.Row {
+			ev, err := Compile(f)
+			if err != nil {
+				return nil, err
+			}
+			cmp, err := functions.Comparer(f.Type(), sch[i].T)
+			if err != nil {
+				return nil, err
+			}
+			s.row = append(s.row, ev)
+			s.cmps = append(s.cmps, cmp)
+		}
+		return s, nil
+	}
 	if e.Kind == planner.SubAny || e.Kind == planner.SubAll {
 		arg, err := Compile(e.Arg)
 		if err != nil {
@@ -66,7 +89,7 @@ func (s *subqueryEval) run(ctx *EvalCtx, outer types.Row) ([]types.Row, error) {
 	switch s.q.Kind {
 	case planner.SubExists:
 		limit = 1
-	case planner.SubScalar:
+	case planner.SubScalar, planner.SubRow:
 		limit = 2
 	}
 	var rows []types.Row
@@ -107,6 +130,17 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			return nil, err
 		}
 	}
+	rowArgs := make([]*types.Vec, len(s.row))
+	for j, ev := range s.row {
+		var err error
+		if rowArgs[j], err = ev.Eval(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	var left []types.Datum
+	if s.row != nil {
+		left = make([]types.Datum, len(s.row))
+	}
 	if !s.q.Correlated && (s.cachedFor != ctx.Exec || s.cached == nil) {
 		rows, err := s.run(ctx, nil)
 		if err != nil {
@@ -133,7 +167,10 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 		if args != nil {
 			arg = args.Get(i)
 		}
-		d, err := s.value(ctx, rows, arg)
+		for j, v := range rowArgs {
+			left[j] = v.Get(i)
+		}
+		d, err := s.value(ctx, rows, arg, left)
 		if err != nil {
 			return nil, err
 		}
@@ -142,8 +179,12 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	return out, nil
 }
 
-// value turns the subquery's rows into the expression's value for one row.
-func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum) (types.Datum, error) {
+// value turns the subquery's rows into the expression's value for one
+// row: arg is its argument, left its row for a row comparison.
+func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum, left []types.Datum) (types.Datum, error) {
+	if left != nil {
+		return s.rowValue(rows, left)
+	}
 	switch s.q.Kind {
 	case planner.SubScalar:
 		if len(rows) > 1 {
@@ -187,6 +228,76 @@ func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum) (t
 		return types.NullDatum, nil
 	}
 	return types.DBool(all), nil
+}
+
+// rowValue is the value of a row comparison with the subquery's rows:
+// for SubRow with its single row (a row of NULLs when there is none), for
+// SubAny and SubAll with each row, under the rules of value.
+func (s *subqueryEval) rowValue(rows []types.Row, left []types.Datum) (types.Datum, error) {
+	if s.q.Kind == planner.SubRow {
+		if len(rows) > 1 {
+			return types.NullDatum, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+		}
+		if len(rows) == 0 {
+			return types.NullDatum, nil
+		}
+		v, null := s.compareRow(left, rows[0])
+		if null {
+			return types.NullDatum, nil
+		}
+		return types.DBool(v), nil
+	}
+	all := s.q.Kind == planner.SubAll
+	sawNull := false
+	for _, r := range rows {
+		v, null := s.compareRow(left, r)
+		if null {
+			sawNull = true
+			continue
+		}
+		if v != all {
+			return types.DBool(!all), nil
+		}
+	}
+	if sawNull {
+		return types.NullDatum, nil
+	}
+	return types.DBool(all), nil
+}
+
+// compareRow compares the row left with r under s.q.Op as PostgreSQL
+// compares rows (manual §9.24.5): = is true when every pair of fields is
+// equal, false when one pair differs, else NULL; <> is its negation; the
+// ordering operators decide at the first pair that is unequal or holds a
+// NULL (NULL then), and by the operator over equal rows. null reports a
+// NULL result.
+func (s *subqueryEval) compareRow(left []types.Datum, r types.Row) (v, null bool) {
+	switch s.q.Op {
+	case "=", "<>":
+		sawNull := false
+		for i, l := range left {
+			if l.Null || r[i].Null {
+				sawNull = true
+				continue
+			}
+			if s.cmps[i](l, r[i]) != 0 {
+				return s.q.Op == "<>", false
+			}
+		}
+		if sawNull {
+			return false, true
+		}
+		return s.q.Op == "=", false
+	}
+	for i, l := range left {
+		if l.Null || r[i].Null {
+			return false, true
+		}
+		if c := s.cmps[i](l, r[i]); c != 0 {
+			return functions.CmpHolds(s.q.Op, c), false
+		}
+	}
+	return functions.CmpHolds(s.q.Op, 0), false
 }
 
 // quoteArrayElem quotes an element of a Postgres array's text form when

@@ -1014,16 +1014,26 @@ func (t implTable) defineString() {
 		return dText(types.FormatArray(elems, types.TText, nil))
 	})
 	// x = ANY(text[]): true if an element equals x, NULL if none does
-	// but one is NULL, false otherwise (docs §9.24.3).
+	// but one is NULL, false otherwise (docs §9.24.3); false over an
+	// empty array even for a NULL x, as pg_any below.
 	t.def("pg_any_eq", func(args []types.T, _ types.T) (Impl, bool) {
 		if args[1].ID == types.TextArray {
-			return Impl{Row: anyEqText}, true
+			return Impl{Row: anyEqText, NonStrict: true}, true
 		}
 		at := args[1]
-		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			if d[1].Null {
+				return types.NullDatum, nil
+			}
 			elems, err := types.ArrayElems(d[1].S, at, ctx.loc())
 			if err != nil {
 				return types.NullDatum, err
+			}
+			if len(elems) == 0 {
+				return types.DBool(false), nil
+			}
+			if d[0].Null {
+				return types.NullDatum, nil
 			}
 			sawNull := false
 			for _, e := range elems {
@@ -1039,6 +1049,68 @@ func (t implTable) defineString() {
 			return types.DBool(false), nil
 		}}, true
 	})
+	// ROW(a, b): a record in record_out's text form, (1,abc), its fields
+	// in their output forms, a NULL field empty, and a field that is
+	// empty or holds a quote, backslash, parenthesis, comma or white
+	// space quoted, quotes and backslashes doubled.
+	t.def("pg_row", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			var b strings.Builder
+			b.WriteByte('(')
+			for i, v := range d {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if !v.Null {
+					writeRecordField(&b, types.FormatText(v, args[i], ctx.loc()))
+				}
+			}
+			b.WriteByte(')')
+			return types.DString(b.String()), nil
+		}}, true
+	})
+	// x op ANY (array) and x op ALL (array), the operator named by the
+	// second argument (= <> < <= > >=), x of the element type. As
+	// PostgreSQL's ExecEvalScalarArrayOp: a NULL array gives NULL, an
+	// empty one false (ANY) or true (ALL) even for a NULL x, a NULL x
+	// NULL otherwise; then ANY is true if some comparison is true, else
+	// NULL if an element is NULL, else false, and ALL the dual.
+	for _, name := range []string{"pg_any", "pg_all"} {
+		all := name == "pg_all"
+		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) != 3 || !args[2].IsArray() {
+				return Impl{}, false
+			}
+			at := args[2]
+			return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+				if d[1].Null || d[2].Null {
+					return types.NullDatum, nil
+				}
+				elems, err := types.ArrayElems(d[2].S, at, ctx.loc())
+				if err != nil {
+					return types.NullDatum, err
+				}
+				if len(elems) == 0 {
+					return types.DBool(all), nil
+				}
+				if d[0].Null {
+					return types.NullDatum, nil
+				}
+				sawNull := false
+				for _, e := range elems {
+					if e.Null {
+						sawNull = true
+					} else if CmpHolds(d[1].S, types.Compare(d[0], e, at.Elem())) != all {
+						return types.DBool(!all), nil
+					}
+				}
+				if sawNull {
+					return types.NullDatum, nil
+				}
+				return types.DBool(all), nil
+			}}, true
+		})
+	}
 	// x[i]: the i-th element (from 1), NULL outside the array.
 	t.def("pg_subscript", func(_ []types.T, ret types.T) (Impl, bool) {
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
@@ -1207,9 +1279,18 @@ func arrayCat(_ *Context, d []types.Datum) (types.Datum, error) {
 // equals x, NULL if none does but one is NULL, false otherwise (docs
 // §9.24.3).
 func anyEqText(_ *Context, d []types.Datum) (types.Datum, error) {
+	if d[1].Null {
+		return types.NullDatum, nil
+	}
 	elems, err := parseTextArray(d[1].S)
 	if err != nil {
 		return types.NullDatum, err
+	}
+	if len(elems) == 0 {
+		return types.DBool(false), nil
+	}
+	if d[0].Null {
+		return types.NullDatum, nil
 	}
 	sawNull := false
 	for _, e := range elems {
@@ -1247,4 +1328,22 @@ func checkUTF8(s string) error {
 		i += n
 	}
 	return nil
+}
+
+// writeRecordField writes one non-NULL field of a record as record_out
+// does.
+func writeRecordField(b *strings.Builder, v string) {
+	quote := v == "" || strings.ContainsAny(v, "\"\\(), \t\n\r\v\f")
+	if quote {
+		b.WriteByte('"')
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] == '"' || v[i] == '\\' {
+			b.WriteByte(v[i])
+		}
+		b.WriteByte(v[i])
+	}
+	if quote {
+		b.WriteByte('"')
+	}
 }

@@ -197,7 +197,12 @@ func operatorOverloads() []*Overload {
 	// x = ANY(array): the binder casts x to the element type (to text for
 	// text[]); || is array_cat.
 	for _, at := range types.ArrayTypes() {
-		os = append(os, op("pg_any_eq", tBool, at.Elem().ID, at.ID))
+		anyEq := op("pg_any_eq", tBool, at.Elem().ID, at.ID)
+		anyEq.NonStrict = true
+		os = append(os, anyEq)
+		anyOp, allOp := op("pg_any", tBool, at.Elem().ID, tText, at.ID), op("pg_all", tBool, at.Elem().ID, tText, at.ID)
+		anyOp.NonStrict, allOp.NonStrict = true, true
+		os = append(os, anyOp, allOp)
 		// anyarray || anyelement and anyelement || anyarray; a NULL
 		// element is appended as NULL, a NULL array is empty.
 		app, pre := op("||", at.ID, at.ID, at.Elem().ID), op("||", at.ID, at.Elem().ID, at.ID)

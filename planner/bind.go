@@ -124,6 +124,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		}
 	}
 	bd.Params = b.params
+	checkRecords(bd.Plan, false)
 	fixParams(bd.Plan, b.params)
 	bd.Plan = Rewrite(bd.Plan)
 	for id := range b.deps {
@@ -380,6 +381,22 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 	if tbl != "" {
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(node)))
 	}
+	for cur := s; cur != nil; cur = cur.parent {
+		if cur.hasTable(name) {
+			// PostgreSQL reads a range variable's name where no column
+			// has it as the whole row: a record of its columns.
+			if cur != s || name == cur.invisible {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row reference to \"%s\" is not supported here", name).WithPosition(b.pos(node)))
+			}
+			var fields []Expr
+			for i, c := range cur.cols {
+				if c.table == name && !c.hidden {
+					fields = append(fields, &ColRef{Idx: i, T: c.t, Name: c.table + "." + c.name})
+				}
+			}
+			return b.rowValue(fields)
+		}
+	}
 	fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", display).WithPosition(b.pos(node)))
 	return nil
 }
@@ -525,6 +542,7 @@ func exprChildren(e Expr) []Expr {
 		if n.Arg != nil {
 			return []Expr{n.Arg}
 		}
+		return n.Row
 	}
 	return nil
 }

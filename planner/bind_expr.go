@@ -238,6 +238,9 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 						}
 						fail(pgerr.New(pgerr.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", cr.Name).WithPosition(b.pos(n)))
 					}
+					if call, ok := e.(*Call); ok && call.Fn == "pg_row" {
+						fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row references are not supported in an aggregated query").WithPosition(b.pos(n)))
+					}
 					return e // an outer reference is a constant here
 				}
 			}
@@ -272,6 +275,9 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 	case *ast.UnaryOperationExpr:
 		return b.unary(c, n)
 	case *ast.IsNullExpr:
+		if fields := rowFields(n.Expr); fields != nil {
+			return b.rowIsNull(c, fields, n.Not)
+		}
 		return &IsNull{Arg: b.expr(c, n.Expr), Not: n.Not}
 	case *ast.IsTruthExpr:
 		arg := b.boolArg(b.expr(c, n.Expr), "IS TRUE")
@@ -358,11 +364,14 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		if n.All {
 			kind = SubAll
 		}
-		return b.subquery(c, sq, kind, b.expr(c, n.L), op)
+		if fields := rowFields(n.L); fields != nil {
+			return b.rowSubquery(c, sq, kind, b.rowExprs(c, fields), op, b.tokenBefore(sq, 2))
+		}
+		return b.subquery(c, sq, kind, b.expr(c, n.L), op, b.tokenBefore(sq, 2))
 	case *ast.DefaultExpr:
 		failf(pgerr.SyntaxError, "DEFAULT is not allowed in this context")
 	case *ast.RowExpr:
-		failf(pgerr.FeatureNotSupported, "row constructors are not supported")
+		return b.rowValue(b.rowExprs(c, n.Values))
 	}
 	failf(pgerr.FeatureNotSupported, "expression %T is not supported", n)
 	return nil
@@ -601,6 +610,16 @@ func cmpOp(op opcode.Op) string {
 }
 
 func (b *binder) binary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
+	if rowFields(n.L) != nil || rowFields(n.R) != nil {
+		switch n.Op {
+		case opcode.LogicAnd, opcode.LogicOr:
+		default:
+			if rowFields(n.L) == nil {
+				b.recordOpFail(b.typeOf(b.expr(c, n.L)).String(), opSymbol(n.Op, cmpOp(n.Op)), "record", n)
+			}
+			return b.rowBinary(c, n)
+		}
+	}
 	switch n.Op {
 	case opcode.LogicAnd, opcode.LogicOr:
 		return b.logical(c, n)
@@ -609,14 +628,7 @@ func (b *binder) binary(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 		// FROM as NOT (a <=> b)). It is bound with the existing nodes:
 		// CASE WHEN a IS NULL THEN b IS NULL WHEN b IS NULL THEN false
 		// ELSE a = b END.
-		l, r := b.expr(c, n.L), b.expr(c, n.R)
-		eq := b.op("=", []Expr{l, r}, n)
-		call := eq.(*Call)
-		l, r = call.Args[0], call.Args[1]
-		return &Case{Whens: []When{
-			{Cond: &IsNull{Arg: l}, Then: &IsNull{Arg: r}},
-			{Cond: &IsNull{Arg: r}, Then: &Const{V: types.DBool(false), T: types.TBool}},
-		}, Else: eq, T: types.TBool}
+		return b.notDistinct(b.expr(c, n.L), b.expr(c, n.R), n)
 	case opcode.IntDiv:
 		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"DIV\"").WithPosition(b.pos(n)))
 	case opcode.LogicXor:
@@ -788,6 +800,9 @@ func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node)
 
 // in binds x IN (list) and x IN (subquery).
 func (b *binder) in(c *exprCtx, n *ast.PatternInExpr) Expr {
+	if rowFields(n.Expr) != nil {
+		return b.rowIn(c, n)
+	}
 	x := b.expr(c, n.Expr)
 	if n.Sel != nil {
 		sq, ok := unparen(n.Sel).(*ast.SubqueryExpr)
@@ -795,9 +810,9 @@ func (b *binder) in(c *exprCtx, n *ast.PatternInExpr) Expr {
 			failf(pgerr.FeatureNotSupported, "IN over %T is not supported", n.Sel)
 		}
 		if n.Not {
-			return b.subquery(c, sq, SubAll, x, "<>")
+			return notIn(b.subquery(c, sq, SubAny, x, "=", b.tokenBefore(sq, 2)))
 		}
-		return b.subquery(c, sq, SubAny, x, "=")
+		return b.subquery(c, sq, SubAny, x, "=", b.tokenBefore(sq, 1))
 	}
 	list := b.exprs(c, n.List)
 	return b.inList(x, list, n.Not, n)

@@ -151,17 +151,31 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return call
 			}
 		}
+	case "pg_row1":
+		// The bridge's ROW(x) and ROW() (sql/doc.go #39).
+		return b.rowValue(b.rowExprs(c, n.Args))
+	case "pg_any", "pg_all":
+		// The bridge's x op ANY|ALL (array) (sql/doc.go #13).
+		if len(n.Args) == 3 {
+			if l, ok := n.Args[1].(*sql.Literal); ok {
+				if op, ok := l.Value.(string); ok {
+					return b.quantifiedArray(c, n, name == "pg_all", op)
+				}
+			}
+		}
 	case "pg_any_eq":
 		if len(n.Args) == 2 {
 			x := b.expr(c, n.Args[0])
+			// The comma before the array stands for the = (sql/rewrite.go).
+			opAt := b.tokenBefore(n.Args[1], 1)
 			switch arr := unparen(n.Args[1]).(type) {
 			case *ast.FuncCallExpr:
 				if arr.FnName.L == "pg_array" {
-					return b.inList(x, b.exprs(c, arr.Args), false, n)
+					return b.inList(x, b.exprs(c, arr.Args), false, opAt)
 				}
 				if arr.FnName.L == "pg_array_subquery" && len(arr.Args) == 1 {
 					if sq, ok := unparen(arr.Args[0]).(*ast.SubqueryExpr); ok {
-						return b.subquery(c, sq, SubAny, x, "=")
+						return b.subquery(c, sq, SubAny, x, "=", opAt)
 					}
 				}
 			}
@@ -170,6 +184,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			// after coercing the elements to x's type (exact for text, oid
 			// and integers). Over other arrays x takes the element type.
 			a := b.expr(c, n.Args[1])
+			if at := b.typeOf(a); !at.IsArray() && !b.isUnknown(a) {
+				fail(pgerr.New(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side").WithPosition(b.pos(opAt)))
+			}
 			if at := b.typeOf(a); at.ID == types.TextArray && !b.isUnknown(x) && b.typeOf(x).ID != types.Text {
 				if cx := b.tryCoerce(x, types.TText, ctxExplicit); cx != nil {
 					x = cx
@@ -1164,8 +1181,10 @@ func rangeKeyTypeName(t types.T) string {
 	return types.T{ID: t.ID, Mod: -1}.String()
 }
 
-// subquery binds a subquery used as an expression.
-func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, arg Expr, op string) Expr {
+// subquery binds a subquery used as an expression. opNode, when not nil,
+// is where errors of ANY's and ALL's operator point (the subquery
+// otherwise).
+func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, arg Expr, op string, opNode ...ast.Node) Expr {
 	lvl := &level{parent: c.s.lvl}
 	r := b.bindQuery(sq.Query, c.s, lvl, nil)
 	plan := r.plan
@@ -1183,14 +1202,18 @@ func (b *binder) subquery(c *exprCtx, sq *ast.SubqueryExpr, kind SubqueryKind, a
 	case SubExists:
 		out.T = types.TBool
 	case SubAny, SubAll:
+		var node ast.Node = sq
+		if len(opNode) > 0 && opNode[0] != nil {
+			node = opNode[0]
+		}
 		if len(cols) != 1 {
-			fail(pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(b.pos(sq)))
+			fail(pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(b.opPos(node)))
 		}
 		col := &ColRef{Idx: 0, T: cols[0].T, Name: cols[0].Name}
-		call := b.op(op, []Expr{arg, col}, sq).(*Call)
+		call := b.op(op, []Expr{arg, col}, node).(*Call)
 		out.Arg = call.Args[0]
 		if call.Args[1] != Expr(col) {
-			plan = &Project{Input: plan, Exprs: []Expr{call.Args[1]}, Out: types.Schema{{Name: cols[0].Name, T: call.Args[1].Type()}}}
+			plan = projectOver(plan, []Expr{call.Args[1]}, types.Schema{{Name: cols[0].Name, T: call.Args[1].Type()}})
 		}
 		out.T = types.TBool
 	}

@@ -14,6 +14,11 @@
 //   - clauses: grouping with Postgres's validation (42803), window
 //     functions, DISTINCT, ORDER BY over output names, ordinals or hidden
 //     expressions, LIMIT/OFFSET;
+//   - row constructors (bind_row.go): (a, b) op (c, d), IS [NOT] NULL,
+//     IN lists and quantified comparisons over rows, expanded into
+//     comparisons of the fields or bound as a Subquery with a Row; a row
+//     or whole-row reference used as a value is a record, allowed only
+//     in a query's output;
 //   - output column names exactly as Postgres's FigureColname picks them
 //     (names.go).
 //

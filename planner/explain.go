@@ -59,7 +59,7 @@ func (x *explainer) node(p Plan, first, rest string, root bool) {
 		kids = append(kids, child{"", in})
 	}
 	for _, s := range subs {
-		kind := [...]string{"scalar", "exists", "any", "all", "array"}[s.Kind]
+		kind := [...]string{"scalar", "exists", "any", "all", "array", "row"}[s.Kind]
 		if s.Correlated {
 			kind += ", correlated"
 		}
@@ -358,11 +358,20 @@ func (f *exprFormatter) sub(e Expr) string {
 	case *And, *Or, *Not, *IsNull, *IsBool, *InList:
 		return "(" + s + ")"
 	case *Subquery:
-		if x.Kind == SubAny || x.Kind == SubAll {
+		if x.Kind == SubAny || x.Kind == SubAll || x.Kind == SubRow {
 			return "(" + s + ")"
 		}
 	}
 	return s
+}
+
+// subArg prints the left operand of a quantified or row comparison: its
+// argument, or its row as ROW(a, b).
+func (f *exprFormatter) subArg(n *Subquery) string {
+	if n.Row != nil {
+		return "ROW(" + f.list(n.Row) + ")"
+	}
+	return f.sub(n.Arg)
 }
 
 func (f *exprFormatter) expr(e Expr) string {
@@ -443,9 +452,11 @@ func (f *exprFormatter) expr(e Expr) string {
 		case SubExists:
 			return "EXISTS(" + ref + ")"
 		case SubAny:
-			return f.sub(n.Arg) + " " + n.Op + " ANY(" + ref + ")"
+			return f.subArg(n) + " " + n.Op + " ANY(" + ref + ")"
 		case SubAll:
-			return f.sub(n.Arg) + " " + n.Op + " ALL(" + ref + ")"
+			return f.subArg(n) + " " + n.Op + " ALL(" + ref + ")"
+		case SubRow:
+			return f.subArg(n) + " " + n.Op + " " + ref
 		case SubArray:
 			return "ARRAY(" + ref + ")"
 		}

@@ -134,16 +134,24 @@ const (
 	SubAll
 	// SubArray yields a text[] of the single column (ARRAY(subquery)).
 	SubArray
+	// SubRow is Row Op (plan) for a plan of at most one row: (a, b) =
+	// (SELECT x, y ...). No row compares as a row of NULLs; more than one
+	// is 21000.
+	SubRow
 )
 
 // Subquery is a nested query used as an expression. When Correlated is
 // set, Plan contains OuterRefs and is re-evaluated per outer row; otherwise
 // the executor evaluates it once per execution.
 type Subquery struct {
-	Kind       SubqueryKind
-	Plan       Plan
-	Arg        Expr   // SubAny / SubAll only
-	Op         string // comparison operator for SubAny / SubAll
+	Kind SubqueryKind
+	Plan Plan
+	Arg  Expr   // SubAny / SubAll only
+	Op   string // comparison operator for SubAny / SubAll / SubRow
+	// Row holds the left row's fields when a row constructor is compared
+	// with the plan's rows, (a, b) IN (SELECT x, y ...), field i with
+	// column i; Arg is nil then. SubRow always has it.
+	Row        []Expr
 	Correlated bool
 	T          types.T
 }

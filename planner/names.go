@@ -42,6 +42,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 		return name, 2
 	case *ast.CaseExpr:
 		return "case", 2
+	case *ast.RowExpr:
+		return "row", 2
 	case *ast.ExistsSubqueryExpr:
 		if n.Not {
 			return "", 0
@@ -89,12 +91,14 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])
 			}
+		case "pg_row1":
+			return "row", 2
 		case "pg_subscript", "pg_slice":
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])
 			}
 		case "concat", "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text",
-			"pg_json_contains", "pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_any_eq", "pg_icase", "pg_nulls_first", "pg_nulls_last":
+			"pg_json_contains", "pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_any_eq", "pg_any", "pg_all", "pg_icase", "pg_nulls_first", "pg_nulls_last":
 			return "", 0
 		}
 		return n.FnName.L, 2

@@ -187,6 +187,9 @@ func mapExpr(e Expr, fn func(Expr) Expr) Expr {
 	case *Subquery:
 		c := *n
 		c.Arg = mapExpr(n.Arg, fn)
+		if n.Row != nil {
+			c.Row = m(n.Row)
+		}
 		return fn(&c)
 	}
 	return fn(e)

@@ -44,6 +44,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	}
 	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before5: before5(mv),
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
+	checkRecords(p, true)
 	sp.checkExprs(p)
 	n := sp.plan(prunePlan(p, mv))
 	checkNoNow(n)
@@ -1402,8 +1403,10 @@ func hasSubquery(e Expr) bool {
 
 // unnestFilter turns the subqueries of a filter into joins: EXISTS and
 // `x op ANY (subquery)` conjuncts into semi joins, NOT EXISTS into anti
-// joins, and uncorrelated scalar subqueries returning one row into cross
-// joins (see liftScalars). Anything else is 0A000.
+// joins, `x NOT IN (subquery)` into a null-aware anti join, the other
+// quantified comparisons into semi or anti joins on the comparison's
+// truth (see quantified), and uncorrelated scalar subqueries returning
+// one row into cross joins (see liftScalars). Anything else is 0A000.
 func (sp *streamPlanner) unnestFilter(f *Filter) Plan {
 	input := f.Input
 	nIn := len(input.Schema())
@@ -1411,30 +1414,35 @@ func (sp *streamPlanner) unnestFilter(f *Filter) Plan {
 	for _, c := range conjuncts(f.Cond) {
 		var sub *Subquery
 		kind := SemiJoin
+		negated := false
 		switch x := c.(type) {
 		case *Subquery:
 			sub = x
 		case *Not:
-			if s, ok := x.Arg.(*Subquery); ok && s.Kind == SubExists {
-				sub, kind = s, AntiJoin
+			if s, ok := x.Arg.(*Subquery); ok {
+				sub, negated = s, true
+				if s.Kind == SubExists {
+					kind = AntiJoin
+				}
 			}
 		}
-		if n, ok := c.(*Not); ok {
+		if sub == nil {
+			rest = append(rest, c)
+			continue
+		}
+		simpleNotIn := sub.Row == nil && !sub.Correlated && !refersOuter(sub.Plan)
+		switch {
+		case sub.Kind == SubExists:
+			input = sp.semiJoin(input, sub, kind, nil)
+		case negated && sub.Kind == SubAny && sub.Op == "=" && simpleNotIn,
+			!negated && sub.Kind == SubAll && sub.Op == "<>" && simpleNotIn:
 			// NOT (x IN (subquery)) is x NOT IN (subquery).
-			if s, ok := n.Arg.(*Subquery); ok && s.Kind == SubAny && s.Op == "=" {
-				input = sp.notIn(input, s)
-				continue
-			}
-		}
-		if sub != nil && sub.Kind == SubAll && sub.Op == "<>" {
 			input = sp.notIn(input, sub)
-			continue
+		case sub.Kind == SubAny || sub.Kind == SubAll:
+			input = sp.quantified(input, sub, negated)
+		default:
+			rest = append(rest, c)
 		}
-		if sub != nil && (sub.Kind == SubExists || sub.Kind == SubAny) {
-			input = sp.semiJoin(input, sub, kind)
-			continue
-		}
-		rest = append(rest, c)
 	}
 	if len(rest) == 0 {
 		return input
@@ -1448,17 +1456,43 @@ func (sp *streamPlanner) unnestFilter(f *Filter) Plan {
 	return out
 }
 
+// quantified joins left with the subquery of a conjunct `[NOT] x op
+// ANY|ALL (subquery)` (x a row too). A WHERE keeps a row when the
+// conjunct is true, so with cmp the comparison of x with one row of the
+// subquery:
+//
+//	x op ANY (s)          some row has cmp true       semi join on cmp
+//	x op ALL (s)          no row has cmp false|NULL   anti join on cmp IS NOT TRUE
+//	NOT (x op ANY (s))    no row has cmp true|NULL    anti join on cmp IS NOT FALSE
+//	NOT (x op ALL (s))    some row has cmp false      semi join on cmp IS FALSE
+//
+// An empty subquery keeps every row for the anti joins and none for the
+// semi joins, as ALL over no rows is true and ANY false, whatever x.
+func (sp *streamPlanner) quantified(left Plan, sub *Subquery, negated bool) Plan {
+	all := sub.Kind == SubAll
+	switch {
+	case !all && !negated:
+		return sp.semiJoin(left, sub, SemiJoin, nil)
+	case all && !negated:
+		return sp.semiJoin(left, sub, AntiJoin, func(cmp Expr) Expr { return &IsBool{Arg: cmp, Want: "true", Not: true} })
+	case !all && negated:
+		return sp.semiJoin(left, sub, AntiJoin, func(cmp Expr) Expr { return &IsBool{Arg: cmp, Want: "false", Not: true} })
+	}
+	return sp.semiJoin(left, sub, SemiJoin, func(cmp Expr) Expr { return &IsBool{Arg: cmp, Want: "false"} })
+}
+
 func (sp *streamPlanner) unnestProject(p *Project) Plan {
 	input, exprs := sp.liftScalars(p.Input, p.Exprs)
 	return &Project{Input: input, Exprs: exprs, Out: p.Out}
 }
 
-// semiJoin joins left with the subquery of an EXISTS or ANY conjunct. The
-// subquery's plan must be `[Project] [Filter] rest`, where only the
-// Project and Filter refer to the outer query (one level up): the
-// Filter's condition (and for ANY, `arg op column`) becomes the join
+// semiJoin joins left with the subquery of an EXISTS or a quantified
+// comparison. The subquery's plan must be `[Project] [Filter] rest`,
+// where only the Project and Filter refer to the outer query (one level
+// up): the Filter's condition (and for a quantified comparison, `arg op
+// column`, or wrap of it when wrap is not nil) becomes the join
 // condition, with outer references turned into left columns.
-func (sp *streamPlanner) semiJoin(left Plan, sub *Subquery, kind JoinKind) Plan {
+func (sp *streamPlanner) semiJoin(left Plan, sub *Subquery, kind JoinKind, wrap func(Expr) Expr) Plan {
 	nl := len(left.Schema())
 	p := sub.Plan
 	var proj *Project
@@ -1492,12 +1526,30 @@ func (sp *streamPlanner) semiJoin(left Plan, sub *Subquery, kind JoinKind) Plan 
 	for _, c := range cond {
 		on = append(on, remap(c))
 	}
-	if sub.Kind == SubAny {
-		var col Expr = &ColRef{Idx: 0, T: p.Schema()[0].T, Name: p.Schema()[0].Name}
-		if proj != nil {
-			col = proj.Exprs[0]
+	if sub.Kind == SubAny || sub.Kind == SubAll {
+		col := func(i int) Expr {
+			if proj != nil {
+				return remap(proj.Exprs[i])
+			}
+			return remap(&ColRef{Idx: i, T: p.Schema()[i].T, Name: p.Schema()[i].Name})
 		}
-		on = append(on, &Call{Fn: sub.Op, Args: []Expr{sub.Arg, remap(col)}, T: types.TBool})
+		var cmp Expr
+		if sub.Row != nil {
+			cols := make([]Expr, len(sub.Row))
+			for i := range cols {
+				cols[i] = col(i)
+			}
+			cmp = rowComparison(sub.Op, sub.Row, cols)
+		} else {
+			cmp = &Call{Fn: sub.Op, Args: []Expr{sub.Arg, col(0)}, T: types.TBool}
+		}
+		if wrap != nil {
+			cmp = wrap(cmp)
+		}
+		if hasSubquery(cmp) {
+			failUnsupported("nested subqueries are not supported in materialized views yet")
+		}
+		on = append(on, conjuncts(cmp)...)
 	}
 	j := &Join{Kind: kind, Left: left, Right: p, Out: left.Schema()}
 	splitJoinCond(j, conjoin(on))
@@ -1596,7 +1648,7 @@ func (sp *streamPlanner) liftScalars(input Plan, es []Expr) (Plan, []Expr) {
 				return x
 			}
 			if s.Kind != SubScalar {
-				what := [...]string{"scalar", "EXISTS", "ANY/IN", "ALL/NOT IN", "ARRAY"}[s.Kind]
+				what := [...]string{"scalar", "EXISTS", "ANY/IN", "ALL/NOT IN", "ARRAY", "row comparison"}[s.Kind]
 				failUnsupported("%s subqueries are not supported in this position in materialized views yet", what)
 			}
 			if s.Correlated || refersOuter(s.Plan) {

@@ -673,15 +673,26 @@ func (m *SourceMap) Pos(off int) int {
 // bridged byte offset off (blanks skipped): for the right operand of a
 // binary operator, the operator. It returns 0 when there is none.
 func (m *SourceMap) PosBefore(off int) int {
-	if m == nil || off <= 0 || off > len(m.text) {
+	i := m.OffBefore(off)
+	if i < 0 {
 		return 0
+	}
+	return m.Pos(i)
+}
+
+// OffBefore is the bridged byte offset of the token that ends just before
+// the bridged byte offset off (blanks skipped), or -1 when there is
+// none: applied twice to x = ANY's subquery it reaches the =.
+func (m *SourceMap) OffBefore(off int) int {
+	if m == nil || off <= 0 || off > len(m.text) {
+		return -1
 	}
 	i := off
 	for i > 0 && m.text[i-1] == ' ' {
 		i--
 	}
 	if i == 0 {
-		return 0
+		return -1
 	}
 	isWord := func(c byte) bool { return isIdentCont(c) }
 	isOp := func(c byte) bool { return strings.IndexByte("+-*/<>=~!@#%^&|`?", c) >= 0 }
@@ -697,7 +708,7 @@ func (m *SourceMap) PosBefore(off int) int {
 	default:
 		i--
 	}
-	return m.Pos(i)
+	return i
 }
 
 // srcOffset maps an output offset back to the source offset of the piece

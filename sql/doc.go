@@ -245,6 +245,10 @@
 //	                                           ALL and GROUP BY DISTINCT starts the list with
 //	                                           pg_group_distinct() (the binder expands the
 //	                                           sets, planner/bind_grouping.go)
+//	39  ROW(t.*, x)                            ROW(pg_row_star(t), x): the binder expands it
+//	                                           into t's columns
+//	    ROW(x), ROW()                          pg_row1(x), pg_row1() (TiDB's ROW takes two
+//	                                           fields or more)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

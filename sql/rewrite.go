@@ -20,6 +20,7 @@ func (b *bridge) level(seq []*node) []*node {
 			n.kids = b.level(n.kids)
 		}
 	}
+	seq = rowStars(seq)
 	seq = b.normalize(seq)
 	seq = b.groupingSets(seq)
 	seq = emptyTargets(seq)
@@ -225,6 +226,38 @@ func (b *bridge) distinctOn(seq []*node) []*node {
 		}
 		call := synth("pg_distinct_on(", g.kids, ")", seq[i+2].off)
 		seq = splice(seq, i+2, i+4, call, leafOp(",", g.off))
+	}
+	return seq
+}
+
+// rowStars rewrites t.* among the fields of ROW(...) into pg_row_star(t)
+// (doc.go #39), which the binder expands into t's columns as PostgreSQL
+// does (TiDB's grammar has no * there), and ROW(x) and ROW() into
+// pg_row1(x) and pg_row1().
+func rowStars(seq []*node) []*node {
+	for i := 0; i+1 < len(seq); i++ {
+		if !seq[i].isWord("row") || !seq[i+1].isParen() || at(seq, i-1).isOp(".") {
+			continue
+		}
+		kids := seq[i+1].kids
+		for j := 0; j+2 < len(kids); j++ {
+			if !kids[j].isName() || !kids[j+1].isOp(".") || !kids[j+2].isOp("*") ||
+				(j > 0 && !kids[j-1].isOp(",")) || (j+3 < len(kids) && !kids[j+3].isOp(",")) {
+				continue
+			}
+			kids = splice(kids, j, j+3, synth("pg_row_star(", []*node{kids[j]}, ")", kids[j].off))
+		}
+		seq[i+1].kids = kids
+		single := true
+		for _, k := range kids {
+			if k.isOp(",") {
+				single = false
+			}
+		}
+		if single {
+			// TiDB's ROW takes two fields or more.
+			seq = splice(seq, i, i+2, synth("pg_row1(", kids, ")", seq[i].off))
+		}
 	}
 	return seq
 }
@@ -1334,7 +1367,9 @@ func (b *bridge) anyOps(seq []*node) []*node {
 			continue
 		}
 		fn := "pg_any_eq("
-		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", n.off))
+		// The first comma stands for the operator: errors of the
+		// comparison point there, as PostgreSQL's do.
+		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", op.off))
 		if w == "all" || op.tok.Val != "=" {
 			fn = "pg_any("
 			if w == "all" {

@@ -104,6 +104,9 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	if t.IsArray() {
 		return parseArray(s, t, loc)
 	}
+	if t.ID == Record {
+		return NullDatum, pgerr.New(pgerr.FeatureNotSupported, "input of anonymous composite types is not implemented")
+	}
 	return NullDatum, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", t)
 }
 

@@ -61,6 +61,12 @@ const (
 	// without a length, whose values keep the spaces they came with.
 	Bpchar
 	BpcharArray
+	// Record is PostgreSQL's anonymous composite type (record, OID 2249):
+	// the value of a row constructor or a whole-row reference in a
+	// select list, stored in its output form, (1,abc). weir does not
+	// compare, group, sort or store records; the binder lets them reach
+	// only a query's output.
+	Record
 	numTypeIDs
 )
 
@@ -99,6 +105,7 @@ var (
 	TName        = T{Name, -1}
 	TChar        = T{Char, -1}
 	TTextArray   = T{TextArray, -1}
+	TRecord      = T{Record, -1}
 )
 
 type typeInfo struct {
@@ -152,6 +159,7 @@ var infos = [numTypeIDs]typeInfo{
 	Json:             {"json", 114, -1, 199},
 	Bpchar:           {"bpchar", 1042, -1, 1014},
 	BpcharArray:      {"bpchar[]", 1014, -1, 0},
+	Record:           {"record", 2249, -1, 2287},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -266,4 +274,5 @@ var families = [numTypeIDs]Family{
 	ByteaArray: FamString, DateArray: FamString, TimeArray: FamString, TimestampArray: FamString,
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
 	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString, BpcharArray: FamString,
+	Record: FamString,
 }

@@ -135,3 +135,13 @@ MOVE c
 CLOSE c
 ----
 CLOSE ALL
+----
+SELECT id, (x, y) < (7, 'z'), (x, y) IN ((10, 'one'), (NULL, 'two')) FROM a
+----
+SELECT id FROM a WHERE (x, y) IN (SELECT x, z FROM b) OR (x, n) >= ALL (SELECT x, 1.5 FROM b)
+----
+SELECT x < ANY (ARRAY[1, 2]), x >= ALL ('{}'::int[]), x <> SOME (ARRAY[x, NULL]) FROM a
+----
+SELECT (1, 2) = (1, 2, 3)
+----
+SELECT (1, 2) = ANY (SELECT x FROM b)

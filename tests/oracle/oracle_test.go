@@ -96,6 +96,17 @@ var views = []struct{ name, query string }{
 	// come and go with t2's rows, and on t2 being empty.
 	{"v_not_in_w", "SELECT id, v FROM t1 WHERE v NOT IN (SELECT w FROM t2)"},
 	{"v_ne_all", "SELECT a, b FROM t3 WHERE b <> ALL (SELECT v FROM t1 WHERE k = 1)"},
+	// The other quantified comparisons: anti joins on the comparison
+	// being not true (ALL) or not false (NOT ANY), semi joins on it
+	// being true (ANY) or false (NOT ALL); rows compared field by field.
+	{"v_lt_all", "SELECT id, v FROM t1 WHERE v < ALL (SELECT w FROM t2)"},
+	{"v_not_ge_any", "SELECT a, b FROM t3 WHERE NOT (b >= ANY (SELECT v FROM t1 WHERE k = t3.a))"},
+	{"v_not_le_all", "SELECT a, b FROM t3 WHERE NOT (b <= ALL (SELECT w FROM t2))"},
+	{"v_row_in", "SELECT id, v FROM t1 WHERE (k, v) IN (SELECT a, b FROM t3)"},
+	{"v_row_not_in", "SELECT id, k, v FROM t1 WHERE (k, v) NOT IN (SELECT a, b FROM t3)"},
+	{"v_row_lt_any", "SELECT a, b FROM t3 WHERE (a, b) < ANY (SELECT k, v FROM t1 WHERE v > 50)"},
+	{"v_corr_not_in", "SELECT a, b FROM t3 WHERE b NOT IN (SELECT v FROM t1 WHERE t1.k = t3.a)"},
+	{"v_row_cmp", "SELECT id, k, v FROM t1 WHERE (k, v) >= (2, 40) AND ROW(k, s) IS NOT NULL"},
 }
 
 // TestOracle runs the fixed seeds and one fresh one.
