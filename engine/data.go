@@ -159,6 +159,8 @@ type batchWriter struct {
 	// tx is the transaction block the writes belong to (nil outside one);
 	// every touched key's committed state is remembered for COMMIT's check.
 	tx *txnState
+	// uniq caches the unique indexes of the tables written.
+	uniq map[uint32][]uniqueIndex
 }
 
 // touch remembers a key's committed state for the block's COMMIT check.
@@ -192,6 +194,9 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 		return err
 	} else if found {
 		return duplicateKey(rel, row)
+	}
+	if err := uniqueAdd(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, row, key); err != nil {
+		return err
 	}
 	return w.batch.Put(relID, key, row, ts)
 }
@@ -229,6 +234,14 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 			return err
 		}
 	}
+	if us := w.eng.uniqueOf(&w.uniq, rel); us != nil {
+		if err := uniqueRemove(batchKeys{w.batch}, us, rel, old, oldKey); err != nil {
+			return err
+		}
+		if err := uniqueAdd(batchKeys{w.batch}, us, rel, new, newKey); err != nil {
+			return err
+		}
+	}
 	return w.batch.Put(relID, newKey, new, ts)
 }
 
@@ -242,6 +255,9 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	}
 	key := pkKey(rel, old)
 	if err := w.touch(rel, key); err != nil {
+		return err
+	}
+	if err := uniqueRemove(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, key); err != nil {
 		return err
 	}
 	return w.batch.Delete(relID, key)
@@ -419,6 +435,12 @@ type stmtWriter struct {
 	// them: their changelog is not kept.
 	unread    map[uint32]bool
 	viewDirty bool
+
+	// keys holds the statement's changes to the key stores of unique
+	// indexes, written with its rows by apply; uniq caches the unique
+	// indexes of the tables written.
+	keys overlayKeys
+	uniq map[uint32][]uniqueIndex
 }
 
 // appendChange encodes one change of a changelog: an op byte and the
@@ -474,7 +496,7 @@ type tableChanges struct {
 
 func (e *Engine) newStmtWriter() *stmtWriter {
 	return &stmtWriter{eng: e, view: e.st.view, own: map[uint32]map[string]types.Row{}, changes: map[uint32]*tableChanges{},
-		limit: e.cfg.MemoryBudget() / 8}
+		limit: e.cfg.MemoryBudget() / 8, keys: overlayKeys{view: e.st.view}}
 }
 
 // heldBytes estimates the memory of one held change: the row's datums
@@ -696,6 +718,9 @@ func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
 	} else if found {
 		return duplicateKey(tc.rel, row)
 	}
+	if err := uniqueAdd(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, row, key); err != nil {
+		return err
+	}
 	w.add(tc, types.OpInsert, key, slices.Clone(row))
 	return w.checkHeld()
 }
@@ -721,6 +746,16 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 		} else if found {
 			return duplicateKey(tc.rel, new)
 		}
+	}
+	if us := w.eng.uniqueOf(&w.uniq, tc.rel); us != nil {
+		if err := uniqueRemove(&w.keys, us, tc.rel, old, oldKey); err != nil {
+			return err
+		}
+		if err := uniqueAdd(&w.keys, us, tc.rel, new, newKey); err != nil {
+			return err
+		}
+	}
+	if string(oldKey) != string(newKey) {
 		w.add(tc, types.OpDelete, oldKey, slices.Clone(old))
 		w.add(tc, types.OpInsert, newKey, slices.Clone(new))
 		return nil
@@ -741,7 +776,11 @@ func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 	if appendOnlyTable(tc.rel) {
 		return errAppendOnly(tc.rel, "delete from")
 	}
-	w.add(tc, types.OpDelete, pkKey(tc.rel, old), slices.Clone(old))
+	key := pkKey(tc.rel, old)
+	if err := uniqueRemove(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, key); err != nil {
+		return err
+	}
+	w.add(tc, types.OpDelete, key, slices.Clone(old))
 	return w.checkHeld()
 }
 
@@ -821,6 +860,9 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 				}
 			}
 		}
+	}
+	if err := w.keys.writeTo(st.view, pe.batch); err != nil {
+		return nil, err
 	}
 	defer w.discardLogs()
 	for _, id := range w.order {

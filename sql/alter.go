@@ -165,6 +165,10 @@ func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable,
 			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... PRIMARY KEY is not supported").
 				WithHint("A table's primary key is declared with CREATE TABLE.").WithPosition(charPos(p.src, elemAt.Off))
 		}
+		if ct.Uniques != nil {
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... UNIQUE is not supported").
+				WithHint("Add the column, then CREATE UNIQUE INDEX on it.").WithPosition(charPos(p.src, elemAt.Off))
+		}
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
 	case p.word(0) == "drop" && p.word(1) != "constraint":

@@ -119,6 +119,16 @@ type CreateTable struct {
 	Include []IncludeClause
 	// Watermark is the WATERMARK FOR clause (nil when absent).
 	Watermark *WatermarkDef
+	// Uniques are the UNIQUE constraints, column and table ones, in the
+	// order written.
+	Uniques []UniqueDef
+}
+
+// UniqueDef is a UNIQUE constraint: its name ("" when none was given)
+// and columns.
+type UniqueDef struct {
+	Name string
+	Cols []string
 }
 
 // IncludeClause is `INCLUDE partition | offset | timestamp | key [AS name]`
@@ -211,6 +221,9 @@ type CreateIndex struct {
 	Cols        []IndexColumn
 	Include     []string
 	With        map[string]string
+	// Constraint marks the index of a UNIQUE constraint (CREATE TABLE,
+	// ALTER TABLE ... ADD), named <table>_<cols>_key when unnamed.
+	Constraint bool
 }
 
 // IndexColumn is one key column of CREATE INDEX with its ordering.

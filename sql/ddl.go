@@ -258,12 +258,23 @@ func (p *stmtParser) setPrimaryKey(ct *CreateTable, cols []string, at Token, wha
 // WATERMARK FOR clause; what is "table" or "source".
 func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	start := p.peek()
+	var conName string
 	if p.accept("constraint") {
-		if _, err := p.name(); err != nil {
+		n, err := p.name()
+		if err != nil {
 			return err
 		}
+		conName = n
 	}
 	switch {
+	case p.word(0) == "unique" && p.peekAt(1).Kind == TOp && what == "table":
+		p.pos++
+		cols, err := p.nameList()
+		if err != nil {
+			return err
+		}
+		ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: cols})
+		return nil
 	case p.word(0) == "primary" && p.word(1) == "key" && p.peekAt(2).Kind == TOp:
 		p.pos += 2
 		cols, err := p.nameList()
@@ -312,12 +323,17 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	}
 	for {
 		at := p.peek()
+		conName := ""
 		if p.accept("constraint") {
-			if _, err := p.name(); err != nil {
+			n, err := p.name()
+			if err != nil {
 				return err
 			}
+			conName = n
 		}
 		switch {
+		case what == "table" && p.accept("unique"):
+			ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: []string{name}})
 		case p.accept("primary", "key"):
 			if err := p.setPrimaryKey(ct, []string{name}, at, what); err != nil {
 				return err
