@@ -357,7 +357,7 @@ func (s *Session) createTableUnique(ctx context.Context, st *sql.CreateTable, te
 	for _, u := range st.Uniques {
 		for _, c := range u.Cols {
 			if !slices.ContainsFunc(st.Columns, func(d sql.ColumnDef) bool { return d.Name == c }) && st.AsQuery == nil {
-				return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", c)
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", c).WithPosition(u.Pos)
 			}
 		}
 	}
@@ -381,4 +381,46 @@ func (s *Session) createTableUnique(ctx context.Context, st *sql.CreateTable, te
 		}
 	}
 	return res, nil
+}
+
+// conflicting returns the primary key of the row holding row's key in
+// the unique index index of rel, if any.
+func (e *Engine) conflicting(ks keyStore, m *map[uint32][]uniqueIndex, rel *catalog.Relation, row types.Row, index uint32) ([]byte, bool, error) {
+	for _, u := range e.uniqueOf(m, rel) {
+		if u.idx.ID == index {
+			return uniqueHolder(ks, &u, rel, row)
+		}
+	}
+	return nil, false, nil
+}
+
+// Conflicting implements executor.Writer.
+func (w *stmtWriter) Conflicting(relID uint32, row types.Row, index uint32) (types.Row, bool, error) {
+	tc, err := w.table(relID)
+	if err != nil {
+		return nil, false, err
+	}
+	row = widen(tc.rel, row, nil)
+	pk, found, err := w.eng.conflicting(&w.keys, &w.uniq, tc.rel, row, index)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return w.current(tc)(pk)
+}
+
+// Conflicting implements executor.Writer.
+func (w *batchWriter) Conflicting(relID uint32, row types.Row, index uint32) (types.Row, bool, error) {
+	rel, err := w.rel(relID)
+	if err != nil {
+		return nil, false, err
+	}
+	row = widen(rel, row, nil)
+	pk, found, err := w.eng.conflicting(batchKeys{w.batch}, &w.uniq, rel, row, index)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	if err := w.touch(rel, pk); err != nil {
+		return nil, false, err
+	}
+	return w.batch.Get(relID, pk, relTypes(rel))
 }

@@ -129,6 +129,7 @@ type CreateTable struct {
 type UniqueDef struct {
 	Name string
 	Cols []string
+	Pos  int // character position of the constraint, for errors
 }
 
 // IncludeClause is `INCLUDE partition | offset | timestamp | key [AS name]`

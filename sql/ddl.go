@@ -273,7 +273,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		if err != nil {
 			return err
 		}
-		ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: cols})
+		ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: cols, Pos: charPos(p.src, start.Off)})
 		return nil
 	case p.word(0) == "primary" && p.word(1) == "key" && p.peekAt(2).Kind == TOp:
 		p.pos += 2
@@ -333,7 +333,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		}
 		switch {
 		case what == "table" && p.accept("unique"):
-			ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: []string{name}})
+			ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off)})
 		case p.accept("primary", "key"):
 			if err := p.setPrimaryKey(ct, []string{name}, at, what); err != nil {
 				return err
