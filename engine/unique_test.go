@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/wire"
+)
+
+
+// TestUniqueIndexRestart checks that a unique index keeps refusing
+// duplicates after a crash, that values freed before it are free after
+// it, and that a key store lost with the epoch that would have committed
+// it is rebuilt from the table's rows when the engine opens.
+func TestUniqueIndexRestart(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE u (id int PRIMARY KEY, b int, c text UNIQUE)")
+	mustRun(t, s, "INSERT INTO u SELECT g, g * 10, 'c' || g FROM generate_series(1, 1000) g")
+	mustRun(t, s, "CREATE UNIQUE INDEX u_b ON u (b)")
+	mustRun(t, s, "DELETE FROM u WHERE id = 7")
+	mustRun(t, s, "UPDATE u SET b = 5 WHERE id = 8")
+	wantCode(t, s, "INSERT INTO u VALUES (2000, 10, 'new')", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+	e = openTest(t, crashed)
+	s = session(t, e)
+	wantCode(t, s, "INSERT INTO u VALUES (2000, 10, 'new')", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	wantCode(t, s, "INSERT INTO u VALUES (2000, 5, 'new')", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	wantCode(t, s, "INSERT INTO u VALUES (2000, 1, 'c1')", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	mustRun(t, s, "INSERT INTO u VALUES (2000, 70, 'c7'), (2001, 80, 'c8x')")
+	wantRows(t, s, "SELECT id FROM u WHERE b IN (5, 70, 80) ORDER BY id", "8", "2000", "2001")
+
+	// Lose every key store, as a crash between CREATE UNIQUE INDEX and
+	// the commit of its epoch would: opening rebuilds them.
+	for _, r := range e.cat.All() {
+		if st := r.UniqueStore(); st != 0 {
+			b := e.db.NewWriteBatch()
+			if err := b.DeleteRange(st); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	e.Close()
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	wantCode(t, s, "INSERT INTO u VALUES (3000, 70, 'x')", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	wantCode(t, s, "INSERT INTO u VALUES (3000, 1, 'c8x')", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	mustRun(t, s, "INSERT INTO u VALUES (3000, 1, 'x')")
+	n := 0
+	for _, r := range e.cat.All() {
+		if r.Kind == catalog.KindIndex && r.UniqueStore() != 0 {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d unique indexes after the restarts, want 2", n)
+	}
+}
+
+// TestUniqueRace checks that sessions inserting one value at once
+// cannot both commit: autocommit statements, where exactly one of many
+// succeeds, and transaction blocks, where the block committing second
+// fails at COMMIT with 23505. Rows swapping their values in one block
+// commit.
+func TestUniqueRace(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE r (id int PRIMARY KEY, b int UNIQUE)")
+
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	sessions := make([]wire.Session, n)
+	for i := range sessions {
+		sessions[i] = session(t, e)
+	}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, errs[i] = run(t, sessions[i], fmt.Sprintf("INSERT INTO r VALUES (%d, 42)", i))
+		}(i)
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case pgerr.CodeOf(err) != pgerr.UniqueViolation:
+			t.Fatalf("racing insert: %v", err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d racing inserts of one value committed, want 1", ok)
+	}
+	wantRows(t, s, "SELECT count(*) FROM r WHERE b = 42", "1")
+
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "BEGIN")
+	mustRun(t, b, "BEGIN")
+	mustRun(t, a, "INSERT INTO r VALUES (100, 7)")
+	mustRun(t, b, "INSERT INTO r VALUES (101, 7)")
+	mustRun(t, a, "COMMIT")
+	wantCode(t, b, "COMMIT", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	wantRows(t, s, "SELECT id FROM r WHERE b = 7", "100")
+
+	// An autocommit insert after a block checked the value.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "INSERT INTO r VALUES (102, 8)")
+	mustRun(t, b, "INSERT INTO r VALUES (103, 8)")
+	wantCode(t, a, "COMMIT", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	wantRows(t, s, "SELECT id FROM r WHERE b = 8", "103")
+
+	// Two rows exchanging their values.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "UPDATE r SET b = 0 WHERE id = 100")
+	mustRun(t, a, "UPDATE r SET b = 7 WHERE id = 103")
+	mustRun(t, a, "UPDATE r SET b = 8 WHERE id = 100")
+	mustRun(t, a, "COMMIT")
+	wantRows(t, s, "SELECT id, b FROM r WHERE id IN (100, 103) ORDER BY id", "100 8", "103 7")
+	wantCode(t, s, "INSERT INTO r VALUES (104, 8)", pgerr.UniqueViolation, "duplicate key value violates unique constraint")
+	mustRun(t, s, "INSERT INTO r VALUES (104, 0)")
+}
