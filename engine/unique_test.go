@@ -12,7 +12,6 @@ import (
 	"github.com/weirdb/weir/wire"
 )
 
-
 // TestUniqueIndexRestart checks that a unique index keeps refusing
 // duplicates after a crash, that values freed before it are free after
 // it, and that a key store lost with the epoch that would have committed
