@@ -378,10 +378,32 @@ func (src *viewSource) ScanRelation(ctx context.Context, relID uint32, colTypes 
 
 // IndexUsable implements executor.IndexSource: a DML statement reads a
 // relation's primary key ranges from the view (planner.PrimaryIndex),
-// but no secondary index, which holds no pending change yet.
+// and a secondary index's when the view agrees with it: the index's
+// backfill is done and no epoch still to commit holds a change of its
+// table (an index lags the changes not yet committed; the committed
+// state holds a table and its indexes at one epoch, and an epoch that
+// commits meanwhile holds no change of the table, so it changes neither).
+// Called under writeMu, which the statement holds.
 func (src *viewSource) IndexUsable(idx uint32) bool {
-	rel, ok := src.eng.cat.ByID(idx)
-	return ok && rel.Kind != catalog.KindIndex
+	e := src.eng
+	rel, ok := e.cat.ByID(idx)
+	if !ok {
+		return false
+	}
+	if rel.Kind != catalog.KindIndex {
+		return true
+	}
+	on, ok := e.indexedRelation(rel)
+	if !ok || !e.st.initialized {
+		return false
+	}
+	for _, pe := range []*pendingEpoch{e.st.cur, e.st.sealed} {
+		if pe != nil && pe.tables[on.ID] {
+			return false
+		}
+	}
+	j := e.st.jobs[types.JobID(idx)]
+	return j != nil && j.readable.Load()
 }
 
 // ScanRange implements executor.IndexSource.
@@ -863,6 +885,9 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	}
 	if err := w.keys.writeTo(st.view, pe.batch); err != nil {
 		return nil, err
+	}
+	for _, id := range w.order {
+		pe.tables[id] = true
 	}
 	defer w.discardLogs()
 	for _, id := range w.order {

@@ -235,15 +235,13 @@ func (e *Engine) indexName(schema, rel string, keys []string, suffix string) str
 }
 
 // useIndexes returns b's plan reading through keys where they serve its
-// filters (planner.UseIndexes): a query through the primary keys and
-// indexes of the relations it reads, a DML statement through primary
-// keys only, since its reads must see the changes still on their way to
-// the indexes.
+// filters (planner.UseIndexes): the primary keys and indexes of the
+// relations it reads. A DML statement's reads must see the changes still
+// on their way to the indexes: its source reads an index only when none
+// is pending for its table, and scans the table otherwise
+// (viewSource.IndexUsable).
 func (e *Engine) useIndexes(b *planner.Bound) planner.Plan {
-	if b.Tag == "SELECT" {
-		return planner.UseIndexes(b.Plan, e.indexesOf)
-	}
-	return planner.UseIndexes(b.Plan, func(uint32) []*catalog.Relation { return nil })
+	return planner.UseIndexes(b.Plan, e.indexesOf)
 }
 
 // indexesOf returns the indexes on relation relID, for the planner
