@@ -68,6 +68,10 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 		}
 		e.log.Info("created index", "name", j.rel.Name, "id", j.rel.ID)
 	}
+	if st.Constraint {
+		// ALTER TABLE ... ADD UNIQUE (CREATE TABLE ignores this).
+		return done("ALTER TABLE")
+	}
 	return done("CREATE INDEX")
 }
 

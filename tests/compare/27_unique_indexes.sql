@@ -79,4 +79,34 @@ INSERT INTO u6 VALUES (3, 'b', 7) ON CONFLICT (k) DO UPDATE SET n = u6.n + exclu
 INSERT INTO u6 VALUES (1, 'c', 9) ON CONFLICT (k) DO NOTHING;
 INSERT INTO u6 VALUES (1, 'c', 9) ON CONFLICT ON CONSTRAINT u6_k_key DO NOTHING;
 SELECT * FROM u6 ORDER BY id;
-DROP TABLE u1, u2, u3, u4, u6;
+-- ALTER TABLE ... ADD UNIQUE.
+CREATE TABLE u7 (id int PRIMARY KEY, a int, b int);
+INSERT INTO u7 VALUES (1, 1, 1), (2, 1, 2);
+ALTER TABLE u7 ADD CONSTRAINT u7_a_uq UNIQUE (a);
+ALTER TABLE u7 ADD UNIQUE (b);
+INSERT INTO u7 VALUES (3, 3, 2);
+\d u7
+-- A renamed column keeps its index.
+ALTER TABLE u7 RENAME COLUMN b TO bb;
+INSERT INTO u7 VALUES (4, 4, 1);
+\d u7
+-- TRUNCATE frees every value; a savepoint rolled back frees its own.
+TRUNCATE u7;
+INSERT INTO u7 VALUES (1, 1, 1);
+BEGIN;
+SAVEPOINT s;
+INSERT INTO u7 VALUES (2, 2, 2);
+ROLLBACK TO s;
+INSERT INTO u7 VALUES (3, 5, 2);
+INSERT INTO u7 VALUES (4, 6, 2);
+COMMIT;
+SELECT * FROM u7 ORDER BY id;
+-- ON CONFLICT DO UPDATE setting a value another row holds.
+CREATE TABLE u8 (id int PRIMARY KEY, k text UNIQUE);
+INSERT INTO u8 VALUES (1, 'a'), (2, 'b');
+INSERT INTO u8 VALUES (1, 'z') ON CONFLICT (id) DO UPDATE SET k = 'b';
+INSERT INTO u8 VALUES (3, 'a'), (4, 'a') ON CONFLICT (k) DO UPDATE SET k = excluded.k || '2';
+INSERT INTO u8 VALUES (5, 'c'), (6, 'c') ON CONFLICT (k) DO NOTHING;
+SELECT * FROM u8 ORDER BY id;
+CREATE TABLE IF NOT EXISTS u8 (id int, x int UNIQUE);
+DROP TABLE u1, u2, u3, u4, u6, u7, u8;
