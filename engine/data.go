@@ -234,13 +234,8 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 			return err
 		}
 	}
-	if us := w.eng.uniqueOf(&w.uniq, rel); us != nil {
-		if err := uniqueRemove(batchKeys{w.batch}, us, rel, old, oldKey); err != nil {
-			return err
-		}
-		if err := uniqueAdd(batchKeys{w.batch}, us, rel, new, newKey); err != nil {
-			return err
-		}
+	if err := uniqueChange(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, new, oldKey, newKey); err != nil {
+		return err
 	}
 	return w.batch.Put(relID, newKey, new, ts)
 }
@@ -769,13 +764,8 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 			return duplicateKey(tc.rel, new)
 		}
 	}
-	if us := w.eng.uniqueOf(&w.uniq, tc.rel); us != nil {
-		if err := uniqueRemove(&w.keys, us, tc.rel, old, oldKey); err != nil {
-			return err
-		}
-		if err := uniqueAdd(&w.keys, us, tc.rel, new, newKey); err != nil {
-			return err
-		}
+	if err := uniqueChange(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, new, oldKey, newKey); err != nil {
+		return err
 	}
 	if string(oldKey) != string(newKey) {
 		w.add(tc, types.OpDelete, oldKey, slices.Clone(old))

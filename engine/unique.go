@@ -152,6 +152,34 @@ func uniqueAdd(ks keyStore, us []uniqueIndex, rel *catalog.Relation, row types.R
 	return nil
 }
 
+// uniqueChange moves the keys of a row from old to new (primary keys
+// oldPK and newPK) in the stores of us: an index whose key and row stay
+// the same is left alone (an UPDATE of other columns), others give up
+// the old key and take the new one, failing with 23505 when another row
+// holds it.
+func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new types.Row, oldPK, newPK []byte) error {
+	if len(us) == 0 {
+		return nil
+	}
+	samePK := bytes.Equal(oldPK, newPK)
+	var moved []uniqueIndex
+	for i := range us {
+		k1, ok1 := us[i].key(rel, old)
+		k2, ok2 := us[i].key(rel, new)
+		if samePK && ok1 == ok2 && bytes.Equal(k1, k2) {
+			continue
+		}
+		moved = append(moved, us[i])
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	if err := uniqueRemove(ks, moved, rel, old, oldPK); err != nil {
+		return err
+	}
+	return uniqueAdd(ks, moved, rel, new, newPK)
+}
+
 // uniqueHolder returns the primary key of the row holding row's key in
 // u, if any.
 func uniqueHolder(ks keyStore, u *uniqueIndex, rel *catalog.Relation, row types.Row) ([]byte, bool, error) {
