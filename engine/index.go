@@ -179,7 +179,7 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	if err != nil {
 		return nil, false, err
 	}
-	u := &uniqueIndex{idx: &catalog.Relation{Name: name}, store: store}
+	u := &uniqueIndex{idx: &catalog.Relation{Name: name}, store: store, nullsEqual: st.NullsNotDistinct}
 	for _, k := range keys {
 		u.cols = append(u.cols, slices.IndexFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == k && !c.Hidden }))
 	}
@@ -192,6 +192,9 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	extra[catalog.UniqueStoreOption] = strconv.FormatUint(uint64(store), 10)
 	if st.Constraint {
 		extra[catalog.IndexConstraintOption] = "true"
+	}
+	if st.NullsNotDistinct {
+		extra[catalog.IndexNullsNotDistinctOption] = "true"
 	}
 	j, created, err := s.addMViewLocked(cv, catalog.KindIndex, extra, io)
 	if err != nil || !created {

@@ -42,6 +42,8 @@ type uniqueIndex struct {
 	store uint32
 	// cols are the positions in the table's Cols of the key columns.
 	cols []int
+	// nullsEqual is NULLS NOT DISTINCT.
+	nullsEqual bool
 }
 
 // storeTypes are the types of a key store's value: the primary key.
@@ -60,17 +62,18 @@ func (e *Engine) uniqueIndexes(rel *catalog.Relation) []uniqueIndex {
 		if len(pos) < k {
 			continue
 		}
-		out = append(out, uniqueIndex{idx: idx, store: store, cols: pos[:k]})
+		out = append(out, uniqueIndex{idx: idx, store: store, cols: pos[:k], nullsEqual: idx.With[catalog.IndexNullsNotDistinctOption] == "true"})
 	}
 	return out
 }
 
 // key encodes row's key in u, reporting false when a key column is NULL
-// (NULLs are distinct: such a row conflicts with none).
+// (NULLs are distinct, unless NULLS NOT DISTINCT: such a row conflicts
+// with none).
 func (u *uniqueIndex) key(rel *catalog.Relation, row types.Row) ([]byte, bool) {
 	k := []byte{1} // never empty: the empty key is the store's marker
 	for _, c := range u.cols {
-		if c < 0 || c >= len(row) || row[c].Null {
+		if c < 0 || c >= len(row) || row[c].Null && !u.nullsEqual {
 			return nil, false
 		}
 		k = types.AppendKey(k, row[c], rel.Cols[c].T, false)
@@ -400,7 +403,7 @@ func (s *Session) createTableUnique(ctx context.Context, st *sql.CreateTable, te
 		return nil, err
 	}
 	for _, u := range st.Uniques {
-		ci := &sql.CreateIndex{Name: u.Name, Rel: st.Name, Unique: true, Constraint: true}
+		ci := &sql.CreateIndex{Name: u.Name, Rel: st.Name, Unique: true, Constraint: true, NullsNotDistinct: u.NullsNotDistinct}
 		for _, c := range u.Cols {
 			ci.Cols = append(ci.Cols, sql.IndexColumn{Name: c})
 		}

@@ -338,6 +338,7 @@ func (p *stmtParser) addUnique(rel ObjectName) (Stmt, error) {
 	if err := p.expect("unique"); err != nil {
 		return nil, err
 	}
+	ci.NullsNotDistinct = p.nullsNotDistinct()
 	if p.peek().Kind != TOp {
 		return nil, p.unsupported("UNIQUE " + upper(p.word(0)) + " is")
 	}

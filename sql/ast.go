@@ -127,9 +127,10 @@ type CreateTable struct {
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)
 // and columns.
 type UniqueDef struct {
-	Name string
-	Cols []string
-	Pos  int // character position of the constraint, for errors
+	Name             string
+	Cols             []string
+	Pos              int // character position of the constraint, for errors
+	NullsNotDistinct bool
 }
 
 // IncludeClause is `INCLUDE partition | offset | timestamp | key [AS name]`
@@ -225,6 +226,9 @@ type CreateIndex struct {
 	// Constraint marks the index of a UNIQUE constraint (CREATE TABLE,
 	// ALTER TABLE ... ADD), named <table>_<cols>_key when unnamed.
 	Constraint bool
+	// NullsNotDistinct is NULLS NOT DISTINCT: rows whose keys hold NULLs
+	// conflict like equal values.
+	NullsNotDistinct bool
 }
 
 // IndexColumn is one key column of CREATE INDEX with its ordering.

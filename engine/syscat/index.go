@@ -94,6 +94,9 @@ func IndexDef(idx, on *catalog.Relation) string {
 		}
 		def += " INCLUDE (" + strings.Join(include, ", ") + ")"
 	}
+	if idx.With[catalog.IndexNullsNotDistinctOption] == "true" {
+		def += " NULLS NOT DISTINCT"
+	}
 	return def
 }
 
@@ -115,7 +118,7 @@ func indexAttnums(idx, on *catalog.Relation) []string {
 // pgIndexRow is an index's pg_index row.
 func pgIndexRow(idx, on *catalog.Relation) types.Row {
 	cols := indexAttnums(idx, on)
-	return types.Row{vOid(idx.OID), vOid(on.OID), vInt(len(cols)), vInt(idx.IndexKeys()), vBool(isUnique(idx)), vBool(false), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(cols, " ")), null, null}
+	return types.Row{vOid(idx.OID), vOid(on.OID), vInt(len(cols)), vInt(idx.IndexKeys()), vBool(isUnique(idx)), vBool(false), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(idx.With[catalog.IndexNullsNotDistinctOption] == "true"), vStr(strings.Join(cols, " ")), null, null}
 }
 
 // isUnique reports whether idx is a unique index.
@@ -148,6 +151,9 @@ func uniqueConstraintDef(idx, on *catalog.Relation) string {
 	keys, _ := onColumns(idx, on)
 	for i := range keys {
 		keys[i] = sql.QuoteIdent(keys[i])
+	}
+	if idx.With[catalog.IndexNullsNotDistinctOption] == "true" {
+		return "UNIQUE NULLS NOT DISTINCT (" + strings.Join(keys, ", ") + ")"
 	}
 	return "UNIQUE (" + strings.Join(keys, ", ") + ")"
 }

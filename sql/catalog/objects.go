@@ -81,6 +81,10 @@ const IndexUniqueOption = "index_unique"
 // CREATE UNIQUE INDEX made.
 const IndexConstraintOption = "index_constraint"
 
+// IndexNullsNotDistinctOption is the With entry ("true") of a unique
+// index created NULLS NOT DISTINCT: keys holding NULLs conflict too.
+const IndexNullsNotDistinctOption = "index_nulls_not_distinct"
+
 // UniqueStoreOption is the With entry of a unique index holding the id
 // of its key store: a keyspace of the index's key values, each mapped to
 // the primary key of the row holding it, that DML keeps in step with the

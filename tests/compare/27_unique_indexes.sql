@@ -109,4 +109,21 @@ INSERT INTO u8 VALUES (3, 'a'), (4, 'a') ON CONFLICT (k) DO UPDATE SET k = exclu
 INSERT INTO u8 VALUES (5, 'c'), (6, 'c') ON CONFLICT (k) DO NOTHING;
 SELECT * FROM u8 ORDER BY id;
 CREATE TABLE IF NOT EXISTS u8 (id int, x int UNIQUE);
-DROP TABLE u1, u2, u3, u4, u6, u7, u8;
+-- NULLS NOT DISTINCT: NULLs conflict like values.
+CREATE TABLE u9 (id int PRIMARY KEY, a int UNIQUE NULLS NOT DISTINCT, b int, c int,
+  UNIQUE NULLS DISTINCT (b), CONSTRAINT u9_bc UNIQUE NULLS NOT DISTINCT (b, c));
+INSERT INTO u9 VALUES (1, NULL, NULL, NULL);
+INSERT INTO u9 VALUES (2, NULL, 1, 1);
+INSERT INTO u9 VALUES (2, 2, NULL, NULL);
+INSERT INTO u9 VALUES (2, 2, NULL, 5);
+CREATE UNIQUE INDEX u9_c ON u9 (c) NULLS NOT DISTINCT;
+CREATE UNIQUE INDEX u9_c ON u9 (c) INCLUDE (b) NULLS DISTINCT;
+\d u9
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'u9' ORDER BY indexname;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'u9'::regclass ORDER BY conname;
+SELECT c.relname, i.indnullsnotdistinct FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  WHERE i.indrelid = 'u9'::regclass ORDER BY c.relname;
+CREATE TABLE u10 (id int, a int);
+INSERT INTO u10 VALUES (1, NULL), (2, NULL);
+ALTER TABLE u10 ADD UNIQUE NULLS NOT DISTINCT (a);
+DROP TABLE u1, u2, u3, u4, u6, u7, u8, u9, u10;
