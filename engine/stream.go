@@ -560,6 +560,11 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	st.cur = newPendingEpoch(e.db)
 	st.view.Close()
 	st.view = e.db.NewBatch()
+	// A unique index created in a discarded epoch lost its key store
+	// with it.
+	if err := e.rebuildUniqueStores(); err != nil {
+		return nil, err
+	}
 	st.initialized = false
 	e.discardHeld()
 	e.reloadTableWatermarks()

@@ -33,8 +33,9 @@ import (
 //
 // A key store is complete once its marker (the empty key) is committed:
 // CREATE UNIQUE INDEX builds it from the table's rows into the open
-// epoch, and the engine's open rebuilds any store whose marker is
-// missing (a crash before that epoch committed).
+// epoch, and the engine's open and every recovery rebuild any store
+// whose marker is missing (a crash, or a failed checkpoint, before that
+// epoch committed).
 
 // uniqueIndex is a unique index as DML enforces it.
 type uniqueIndex struct {
@@ -316,7 +317,8 @@ func buildUniqueStore(rows storage.RowIter, u *uniqueIndex, rel *catalog.Relatio
 // rebuildUniqueStores builds, from the committed rows, the key store of
 // every unique index whose store is not marked complete: its CREATE
 // committed the index but not the epoch holding the store. Called at
-// open, before any job or statement runs.
+// open, before any job or statement runs, and by a recovery, which
+// discards the pending epochs, under writeMu.
 func (e *Engine) rebuildUniqueStores() error {
 	for _, idx := range e.cat.All() {
 		store := idx.UniqueStore()
