@@ -119,6 +119,9 @@ INSERT INTO u9 VALUES (2, 2, NULL, 5);
 CREATE UNIQUE INDEX u9_c ON u9 (c) NULLS NOT DISTINCT;
 CREATE UNIQUE INDEX u9_c ON u9 (c) INCLUDE (b) NULLS DISTINCT;
 \d u9
+\d u9_bc
+\d u9_a_key
+\di u9*
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'u9' ORDER BY indexname;
 SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'u9'::regclass ORDER BY conname;
 SELECT c.relname, i.indnullsnotdistinct FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
