@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -187,4 +188,28 @@ func TestDMLThroughIndex(t *testing.T) {
 		t.Fatalf("DELETE after the block committed read %d rows, want at most 2", r)
 	}
 	wantRows(t, s, "SELECT count(*) FROM d", fmt.Sprint(n-2))
+}
+
+// TestUniqueInPieces checks unique indexes under a 1 MiB memory budget,
+// where a statement's changes move out of memory in pieces: a duplicate
+// found long after the first pieces fails the statement and leaves
+// neither rows nor keys behind, and the keys of a statement that
+// succeeds are all enforced afterwards.
+func TestUniqueInPieces(t *testing.T) {
+	e, err := Open(Config{DataDir: "data", Storage: storage.Options{FS: vfs.NewMem()}, MemoryBudgetBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE p (id bigint PRIMARY KEY, k bigint UNIQUE)")
+	mustRun(t, s, "INSERT INTO p SELECT i, i FROM generate_series(1, 40000) AS s(i)")
+	wantCode(t, s, "INSERT INTO p SELECT i, i FROM generate_series(40001, 100000) AS s(i) UNION ALL SELECT 100001, 7", pgerr.UniqueViolation, `unique constraint "p_k_key"`)
+	wantRows(t, s, "SELECT count(*) FROM p", "40000")
+	// The failed statement's keys are free.
+	mustRun(t, s, "INSERT INTO p VALUES (100001, 99999)")
+	mustRun(t, s, "UPDATE p SET k = k + 1000000 WHERE id <= 40000")
+	wantCode(t, s, "INSERT INTO p VALUES (0, 1000001)", pgerr.UniqueViolation, `unique constraint "p_k_key"`)
+	mustRun(t, s, "INSERT INTO p VALUES (0, 1)")
+	wantRows(t, s, "SELECT count(*) FROM p WHERE k >= 1000000", "40000")
 }
