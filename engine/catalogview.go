@@ -65,3 +65,8 @@ func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.S
 		}
 	}
 }
+
+// Indexes implements planner.IndexCatalog.
+func (v catalogView) Indexes(relID uint32) []*catalog.Relation {
+	return v.s.eng.indexesOf(relID)
+}

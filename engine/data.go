@@ -159,6 +159,8 @@ type batchWriter struct {
 	// tx is the transaction block the writes belong to (nil outside one);
 	// every touched key's committed state is remembered for COMMIT's check.
 	tx *txnState
+	// uniq caches the unique indexes of the tables written.
+	uniq map[uint32][]uniqueIndex
 }
 
 // touch remembers a key's committed state for the block's COMMIT check.
@@ -192,6 +194,9 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 		return err
 	} else if found {
 		return duplicateKey(rel, row)
+	}
+	if err := uniqueAdd(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, row, key); err != nil {
+		return err
 	}
 	return w.batch.Put(relID, key, row, ts)
 }
@@ -229,6 +234,9 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 			return err
 		}
 	}
+	if err := uniqueChange(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, new, oldKey, newKey); err != nil {
+		return err
+	}
 	return w.batch.Put(relID, newKey, new, ts)
 }
 
@@ -242,6 +250,9 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	}
 	key := pkKey(rel, old)
 	if err := w.touch(rel, key); err != nil {
+		return err
+	}
+	if err := uniqueRemove(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, key); err != nil {
 		return err
 	}
 	return w.batch.Delete(relID, key)
@@ -362,10 +373,32 @@ func (src *viewSource) ScanRelation(ctx context.Context, relID uint32, colTypes 
 
 // IndexUsable implements executor.IndexSource: a DML statement reads a
 // relation's primary key ranges from the view (planner.PrimaryIndex),
-// but no secondary index, which holds no pending change yet.
+// and a secondary index's when the view agrees with it: the index's
+// backfill is done and no epoch still to commit holds a change of its
+// table (an index lags the changes not yet committed; the committed
+// state holds a table and its indexes at one epoch, and an epoch that
+// commits meanwhile holds no change of the table, so it changes neither).
+// Called under writeMu, which the statement holds.
 func (src *viewSource) IndexUsable(idx uint32) bool {
-	rel, ok := src.eng.cat.ByID(idx)
-	return ok && rel.Kind != catalog.KindIndex
+	e := src.eng
+	rel, ok := e.cat.ByID(idx)
+	if !ok {
+		return false
+	}
+	if rel.Kind != catalog.KindIndex {
+		return true
+	}
+	on, ok := e.indexedRelation(rel)
+	if !ok || !e.st.initialized {
+		return false
+	}
+	for _, pe := range []*pendingEpoch{e.st.cur, e.st.sealed} {
+		if pe != nil && pe.tables[on.ID] {
+			return false
+		}
+	}
+	j := e.st.jobs[types.JobID(idx)]
+	return j != nil && j.readable.Load()
 }
 
 // ScanRange implements executor.IndexSource.
@@ -419,6 +452,12 @@ type stmtWriter struct {
 	// them: their changelog is not kept.
 	unread    map[uint32]bool
 	viewDirty bool
+
+	// keys holds the statement's changes to the key stores of unique
+	// indexes, written with its rows by apply; uniq caches the unique
+	// indexes of the tables written.
+	keys overlayKeys
+	uniq map[uint32][]uniqueIndex
 }
 
 // appendChange encodes one change of a changelog: an op byte and the
@@ -474,7 +513,7 @@ type tableChanges struct {
 
 func (e *Engine) newStmtWriter() *stmtWriter {
 	return &stmtWriter{eng: e, view: e.st.view, own: map[uint32]map[string]types.Row{}, changes: map[uint32]*tableChanges{},
-		limit: e.cfg.MemoryBudget() / 8}
+		limit: e.cfg.MemoryBudget() / 8, keys: overlayKeys{view: e.st.view}}
 }
 
 // heldBytes estimates the memory of one held change: the row's datums
@@ -696,6 +735,9 @@ func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
 	} else if found {
 		return duplicateKey(tc.rel, row)
 	}
+	if err := uniqueAdd(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, row, key); err != nil {
+		return err
+	}
 	w.add(tc, types.OpInsert, key, slices.Clone(row))
 	return w.checkHeld()
 }
@@ -721,6 +763,11 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 		} else if found {
 			return duplicateKey(tc.rel, new)
 		}
+	}
+	if err := uniqueChange(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, new, oldKey, newKey); err != nil {
+		return err
+	}
+	if string(oldKey) != string(newKey) {
 		w.add(tc, types.OpDelete, oldKey, slices.Clone(old))
 		w.add(tc, types.OpInsert, newKey, slices.Clone(new))
 		return nil
@@ -741,7 +788,11 @@ func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 	if appendOnlyTable(tc.rel) {
 		return errAppendOnly(tc.rel, "delete from")
 	}
-	w.add(tc, types.OpDelete, pkKey(tc.rel, old), slices.Clone(old))
+	key := pkKey(tc.rel, old)
+	if err := uniqueRemove(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, key); err != nil {
+		return err
+	}
+	w.add(tc, types.OpDelete, key, slices.Clone(old))
 	return w.checkHeld()
 }
 
@@ -821,6 +872,12 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 				}
 			}
 		}
+	}
+	if err := w.keys.writeTo(st.view, pe.batch); err != nil {
+		return nil, err
+	}
+	for _, id := range w.order {
+		pe.tables[id] = true
 	}
 	defer w.discardLogs()
 	for _, id := range w.order {

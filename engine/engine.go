@@ -188,6 +188,10 @@ func Open(cfg Config) (*Engine, error) {
 	registerMissing(db, cat)
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
+	if err := e.rebuildUniqueStores(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("rebuild unique key stores: %w", err)
+	}
 	if err := e.bootstrapRoles(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("bootstrap roles: %w", err)

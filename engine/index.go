@@ -11,6 +11,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -33,10 +34,6 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 		return nil, err
 	}
 	e := s.eng
-	if st.Unique {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "unique indexes are not supported").
-			WithHint("A primary key declared with CREATE TABLE is unique.")
-	}
 	if st.Using != "" && !strings.EqualFold(st.Using, "btree") {
 		switch strings.ToLower(st.Using) {
 		case "hash", "gist", "gin", "spgist", "brin":
@@ -71,6 +68,10 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 		}
 		e.log.Info("created index", "name", j.rel.Name, "id", j.rel.ID)
 	}
+	if st.Constraint {
+		// ALTER TABLE ... ADD UNIQUE (CREATE TABLE ignores this).
+		return done("ALTER TABLE")
+	}
 	return done("CREATE INDEX")
 }
 
@@ -87,6 +88,13 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindMView {
 		return nil, false, pgerr.New(pgerr.WrongObjectType, "cannot create index on relation \"%s\"", rel.Name).
 			WithDetail("This operation is not supported for %ss.", kindWords[rel.Kind])
+	}
+	if st.Unique && rel.Kind != catalog.KindTable {
+		// Its rows come from its job, which no unique check can stop.
+		return nil, false, pgerr.New(pgerr.FeatureNotSupported, "unique indexes on %ss are not supported", kindWords[rel.Kind])
+	}
+	if st.Unique && planner.HasConnector(rel) {
+		return nil, false, pgerr.New(pgerr.FeatureNotSupported, "unique indexes on a table whose rows come from a connector are not supported")
 	}
 	colOf := func(name string) (catalog.Column, error) {
 		for _, c := range rel.Cols {
@@ -133,7 +141,11 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	}
 	name := st.Name
 	if name == "" {
-		name = e.indexName(schema, rel.Name, keys)
+		suffix := "idx"
+		if st.Constraint {
+			suffix = "key"
+		}
+		name = e.indexName(schema, rel.Name, keys, suffix)
 	}
 	if _, ok := e.cat.Lookup(schema, name); ok {
 		if st.IfNotExists {
@@ -156,14 +168,62 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	if len(desc) > 0 {
 		extra[catalog.IndexDescOption] = strings.Join(desc, ",")
 	}
-	return s.addMViewLocked(cv, catalog.KindIndex, extra, io)
+	if !st.Unique {
+		return s.addMViewLocked(cv, catalog.KindIndex, extra, io)
+	}
+	// The key store is built from the table's rows (committed and
+	// pending: the statement holds writeMu) before the index exists, so
+	// that duplicates leave nothing behind; it is written with the open
+	// epoch, which commits it with the rows it describes.
+	store, err := e.cat.NextStateTableID()
+	if err != nil {
+		return nil, false, err
+	}
+	u := &uniqueIndex{idx: &catalog.Relation{Name: name}, store: store, nullsEqual: st.NullsNotDistinct}
+	for _, k := range keys {
+		u.cols = append(u.cols, slices.IndexFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == k && !c.Hidden }))
+	}
+	tmp := e.db.NewBatch()
+	defer tmp.Close()
+	if err := buildUniqueStore(e.st.view.Scan(rel.ID, relTypes(rel)), u, rel, tmp); err != nil {
+		return nil, false, err
+	}
+	extra[catalog.IndexUniqueOption] = "true"
+	extra[catalog.UniqueStoreOption] = strconv.FormatUint(uint64(store), 10)
+	if st.Constraint {
+		extra[catalog.IndexConstraintOption] = "true"
+	}
+	if st.NullsNotDistinct {
+		extra[catalog.IndexNullsNotDistinctOption] = "true"
+	}
+	j, created, err := s.addMViewLocked(cv, catalog.KindIndex, extra, io)
+	if err != nil || !created {
+		return j, created, err
+	}
+	for _, b := range []*storage.Batch{e.st.view, e.st.cur.batch} {
+		if err := b.Apply(tmp); err != nil {
+			return nil, false, err
+		}
+	}
+	return j, created, nil
+}
+
+// dropPendingKeys removes the key store of rel, when it is a unique
+// index, from the changes not yet committed, which would otherwise
+// write it again after a drop. Called under writeMu.
+func (e *Engine) dropPendingKeys(rel *catalog.Relation) {
+	if st := rel.UniqueStore(); st != 0 {
+		_ = e.st.cur.batch.DeleteRange(st)
+		_ = e.st.view.DeleteRange(st)
+	}
 }
 
 // indexName is the name PostgreSQL gives an index created without one:
-// the relation's name, the key columns' and "idx", joined by "_", with a
-// number after "idx" when the name is taken (t_b_idx, t_b_idx1, ...).
-func (e *Engine) indexName(schema, rel string, keys []string) string {
-	base := rel + "_" + strings.Join(keys, "_") + "_idx"
+// the relation's name, the key columns' and suffix ("idx", or "key" for
+// a UNIQUE constraint's), joined by "_", with a number after the suffix
+// when the name is taken (t_b_idx, t_b_idx1, ...).
+func (e *Engine) indexName(schema, rel string, keys []string, suffix string) string {
+	base := rel + "_" + strings.Join(keys, "_") + "_" + suffix
 	const maxIdent = 63
 	for i := 0; ; i++ {
 		suffix := ""
@@ -182,15 +242,13 @@ func (e *Engine) indexName(schema, rel string, keys []string) string {
 }
 
 // useIndexes returns b's plan reading through keys where they serve its
-// filters (planner.UseIndexes): a query through the primary keys and
-// indexes of the relations it reads, a DML statement through primary
-// keys only, since its reads must see the changes still on their way to
-// the indexes.
+// filters (planner.UseIndexes): the primary keys and indexes of the
+// relations it reads. A DML statement's reads must see the changes still
+// on their way to the indexes: its source reads an index only when none
+// is pending for its table, and scans the table otherwise
+// (viewSource.IndexUsable).
 func (e *Engine) useIndexes(b *planner.Bound) planner.Plan {
-	if b.Tag == "SELECT" {
-		return planner.UseIndexes(b.Plan, e.indexesOf)
-	}
-	return planner.UseIndexes(b.Plan, func(uint32) []*catalog.Relation { return nil })
+	return planner.UseIndexes(b.Plan, e.indexesOf)
 }
 
 // indexesOf returns the indexes on relation relID, for the planner

@@ -499,6 +499,7 @@ func (e *Engine) undoCreate(j *jobRun) {
 		e.log.Error("removing the relation of a failed CREATE", "relation", j.rel.Name, "err", err)
 		return
 	}
+	e.dropPendingKeys(j.rel)
 	e.st.errs.forget(j.id)
 	e.log.Info("removed the relation of a failed CREATE", "relation", j.rel.Name, "took", time.Since(start))
 }

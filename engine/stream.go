@@ -66,6 +66,10 @@ const (
 // open epoch (cur) or the sealed one whose checkpoint is in flight.
 type pendingEpoch struct {
 	batch *storage.Batch
+	// tables holds the tables DML wrote in the epoch (guarded by
+	// writeMu): an index on any other table agrees with the view DML
+	// reads (viewSource.IndexUsable).
+	tables map[uint32]bool
 	// done is closed once the epoch is committed (err nil) or discarded
 	// by a recovery (err set).
 	done chan struct{}
@@ -74,7 +78,7 @@ type pendingEpoch struct {
 
 func newPendingEpoch(db *storage.DB) *pendingEpoch {
 	// Only written and applied, never read: no index.
-	return &pendingEpoch{batch: db.NewWriteBatch(), done: make(chan struct{})}
+	return &pendingEpoch{batch: db.NewWriteBatch(), done: make(chan struct{}), tables: map[uint32]bool{}}
 }
 
 func (p *pendingEpoch) finish(err error) {
@@ -556,6 +560,11 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	st.cur = newPendingEpoch(e.db)
 	st.view.Close()
 	st.view = e.db.NewBatch()
+	// A unique index created in a discarded epoch lost its key store
+	// with it.
+	if err := e.rebuildUniqueStores(); err != nil {
+		return nil, err
+	}
 	st.initialized = false
 	e.discardHeld()
 	e.reloadTableWatermarks()

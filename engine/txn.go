@@ -176,12 +176,29 @@ func sameColumns(a, b *catalog.Relation) bool {
 // every key it touched, its row before the block (validated to be the
 // current one) against its row in the block's batch. Called under
 // writeMu.
+//
+// It also checks the block's rows against the unique indexes' key stores
+// as they are now, with every other session's writes: first the keys the
+// block's rows gave up, then those they took, so that rows swapping
+// values pass. A key another session took since the block's statement
+// checked it fails COMMIT with 23505. PostgreSQL would have made the
+// second inserter wait at its INSERT for the first to end and then
+// raised 23505 there (or let it go on, had the first rolled back); weir
+// does not lock rows, so the block that commits second is the one that
+// fails, with the error PostgreSQL gives the loser, not 40001: retrying
+// it would fail again.
 func (t *txnState) changes(w *stmtWriter) error {
 	pks := make([]string, 0, len(t.prior))
 	for pk := range t.prior {
 		pks = append(pks, pk)
 	}
 	slices.Sort(pks)
+	type change struct {
+		tc            *tableChanges
+		key           []byte
+		before, after types.Row
+	}
+	var all []change
 	for _, pk := range pks {
 		rel := t.rels[pk]
 		key := []byte(pk[4:])
@@ -202,14 +219,42 @@ func (t *txnState) changes(w *stmtWriter) error {
 		if err != nil {
 			return err
 		}
+		if !found {
+			after = nil
+		}
+		if before != nil && after != nil && bytes.Equal(t.prior[pk][1:], types.AppendRow(nil, after, tc.ts)) {
+			continue
+		}
+		if before == nil && after == nil {
+			continue
+		}
+		all = append(all, change{tc, key, before, after})
+	}
+	for _, c := range all {
+		if c.before == nil {
+			continue
+		}
+		if err := uniqueRemove(&w.keys, w.eng.uniqueOf(&w.uniq, c.tc.rel), c.tc.rel, c.before, c.key); err != nil {
+			return err
+		}
+	}
+	for _, c := range all {
+		if c.after == nil {
+			continue
+		}
+		if err := uniqueAdd(&w.keys, w.eng.uniqueOf(&w.uniq, c.tc.rel), c.tc.rel, c.after, c.key); err != nil {
+			return err
+		}
+	}
+	for _, c := range all {
 		switch {
-		case before == nil && found:
-			w.add(tc, types.OpInsert, key, after)
-		case before != nil && !found:
-			w.add(tc, types.OpDelete, key, before)
-		case before != nil && found && !bytes.Equal(t.prior[pk][1:], types.AppendRow(nil, after, tc.ts)):
-			w.add(tc, types.OpUpdateDelete, key, before)
-			w.add(tc, types.OpUpdateInsert, key, after)
+		case c.before == nil:
+			w.add(c.tc, types.OpInsert, c.key, c.after)
+		case c.after == nil:
+			w.add(c.tc, types.OpDelete, c.key, c.before)
+		default:
+			w.add(c.tc, types.OpUpdateDelete, c.key, c.before)
+			w.add(c.tc, types.OpUpdateInsert, c.key, c.after)
 		}
 	}
 	return nil

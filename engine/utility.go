@@ -222,6 +222,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
 		return nil, err
 	}
+	if len(st.Uniques) > 0 {
+		return s.createTableUnique(ctx, st, text, io)
+	}
 	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
 		return s.createConnectorTable(ctx, st, text, io)
 	}
@@ -638,6 +641,7 @@ func (e *Engine) dropRelations(ctx context.Context, order []*catalog.Relation) e
 				_ = e.st.cur.batch.DeleteRange(r.ID)
 				_ = e.st.view.DeleteRange(r.ID)
 			}
+			e.dropPendingKeys(r)
 			e.dropWatermark(r, e.st.cur.batch)
 		}
 		e.log.Info("dropped relations", "count", len(ids), "first", order[0].Name)

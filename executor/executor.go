@@ -100,6 +100,10 @@ type Writer interface {
 	// writes included) whose primary key is row's, and false if there is
 	// none (INSERT ... ON CONFLICT).
 	Get(relID uint32, row types.Row) (types.Row, bool, error)
+	// Conflicting returns the stored row (as the statement sees it)
+	// holding row's key in the unique index index, and false if there
+	// is none (INSERT ... ON CONFLICT with a unique index as arbiter).
+	Conflicting(relID uint32, row types.Row, index uint32) (types.Row, bool, error)
 }
 
 // ErrRowDropped is what Writer.Insert returns for a row the table drops

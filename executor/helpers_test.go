@@ -178,6 +178,10 @@ func (w *fakeWriter) Get(_ uint32, r types.Row) (types.Row, bool, error) {
 	return old, ok, nil
 }
 
+func (w *fakeWriter) Conflicting(uint32, types.Row, uint32) (types.Row, bool, error) {
+	return nil, false, nil
+}
+
 func (w *fakeWriter) NextRowID(uint32) (int64, error) {
 	w.rowID++
 	return w.rowID, nil

@@ -209,18 +209,25 @@ func (o *Insert) pkKey(row types.Row) string {
 // handled false when there is no conflict (r is to be inserted), else
 // the row written (nil when skipped).
 func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
-	hasPK := len(o.rel.PK) > 0 && !o.rel.Cols[o.rel.PK[0]].Hidden
-	if !hasPK {
-		return nil, false, nil
+	var old types.Row
+	var found bool
+	var err error
+	if o.conflict.PK {
+		old, found, err = o.ec.Writer.Get(o.rel.ID, r)
 	}
-	old, found, err := o.ec.Writer.Get(o.rel.ID, r)
+	for _, idx := range o.conflict.Arbiters {
+		if found || err != nil {
+			break
+		}
+		old, found, err = o.ec.Writer.Conflicting(o.rel.ID, r, idx)
+	}
 	if err != nil || !found {
 		return nil, false, err
 	}
 	if !o.conflict.Update {
 		return nil, true, nil
 	}
-	key := o.pkKey(r)
+	key := o.pkKey(old)
 	if o.touched[key] {
 		return nil, true, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")

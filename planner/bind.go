@@ -24,6 +24,13 @@ type Catalog interface {
 	SystemTable(schema, name string) (schemaName string, cols types.Schema, ok bool)
 }
 
+// IndexCatalog is implemented by a Catalog that knows the indexes on a
+// relation (catalog.KindIndex relations with catalog.IndexPositions
+// set), which ON CONFLICT infers its arbiters from.
+type IndexCatalog interface {
+	Indexes(relID uint32) []*catalog.Relation
+}
+
 // Bound is a bound statement.
 type Bound struct {
 	Plan Plan

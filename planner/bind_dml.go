@@ -319,15 +319,34 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 	return ins
 }
 
-// onConflict binds INSERT's ON CONFLICT clause. The only unique
-// constraint a weir table has is its primary key, so the conflict target
-// must name exactly its columns (in any order) or its constraint
-// <table>_pkey; without a target DO NOTHING skips rows whose key exists.
+// onConflict binds INSERT's ON CONFLICT clause. Its arbiters are the
+// unique indexes, the primary key's among them, whose key columns are
+// exactly the target's (in any order), or the constraint the target
+// names (<table>_pkey or a UNIQUE constraint's); without a target DO
+// NOTHING skips rows conflicting on any of them.
 func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias string) *OnConflict {
 	hasPK := len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden
+	var uniques []*catalog.Relation
+	if ic, ok := b.cat.(IndexCatalog); ok {
+		for _, idx := range ic.Indexes(rel.ID) {
+			if idx.UniqueStore() != 0 {
+				uniques = append(uniques, idx)
+			}
+		}
+	}
+	out := &OnConflict{Update: oc.Update}
 	switch {
 	case oc.Constraint != "":
-		if !hasPK || oc.Constraint != rel.Name+"_pkey" {
+		if hasPK && oc.Constraint == rel.Name+"_pkey" {
+			out.PK = true
+			break
+		}
+		for _, idx := range uniques {
+			if idx.Name == oc.Constraint && idx.With[catalog.IndexConstraintOption] == "true" {
+				out.Arbiters = append(out.Arbiters, idx.ID)
+			}
+		}
+		if out.Arbiters == nil {
 			fail(pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, rel.Name))
 		}
 	case oc.Columns != nil:
@@ -336,29 +355,43 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 				fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", c).WithPosition(oc.ColumnPos[k]))
 			}
 		}
-		match := hasPK
-		if match {
+		got := map[string]bool{}
+		for _, c := range oc.Columns {
+			got[c] = true
+		}
+		same := func(cols []int) bool {
 			want := map[string]bool{}
-			for _, i := range rel.PK {
+			for _, i := range cols {
+				if i < 0 || i >= len(rel.Cols) {
+					return false
+				}
 				want[rel.Cols[i].Name] = true
 			}
-			got := map[string]bool{}
-			for _, c := range oc.Columns {
-				got[c] = true
-			}
-			match = len(got) == len(want)
+			match := len(got) == len(want)
 			for c := range got {
 				match = match && want[c]
 			}
+			return match
 		}
-		if !match {
+		out.PK = hasPK && same(rel.PK)
+		for _, idx := range uniques {
+			pos, _ := catalog.IndexPositions(idx)
+			if k := idx.IndexKeys(); len(pos) >= k && same(pos[:k]) {
+				out.Arbiters = append(out.Arbiters, idx.ID)
+			}
+		}
+		if !out.PK && out.Arbiters == nil {
 			fail(pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification"))
 		}
 	case oc.Update:
 		fail(pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 			WithHint("For example, ON CONFLICT (column_name).").WithPosition(oc.Pos))
+	default:
+		out.PK = hasPK
+		for _, idx := range uniques {
+			out.Arbiters = append(out.Arbiters, idx.ID)
+		}
 	}
-	out := &OnConflict{Update: oc.Update}
 	if !oc.Update {
 		return out
 	}

@@ -304,6 +304,11 @@ type Insert struct {
 type OnConflict struct {
 	// Update is DO UPDATE; otherwise DO NOTHING.
 	Update bool
+	// PK is set when the primary key is an arbiter, and Arbiters lists
+	// the unique indexes that are: a proposed row conflicts when a row
+	// holds its key in one of them (PostgreSQL's arbiter indexes).
+	PK       bool
+	Arbiters []uint32
 	// Set[i] computes column i's new value (nil keeps it).
 	Set []Expr
 	// Where (nil: none) must hold for the existing row to be updated.

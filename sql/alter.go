@@ -110,6 +110,9 @@ func (p *stmtParser) alter() (Stmt, error) {
 		}
 		return &SetParallelism{Kind: kind, Name: n, N: v}, nil
 	}
+	if kind == "table" && p.word(0) == "add" && (p.word(1) == "unique" || p.word(1) == "constraint" && p.word(3) == "unique") {
+		return p.addUnique(n)
+	}
 	if kind == "table" && !p.accept("rename", "to") {
 		if at, ok, err := p.alterTable(r.Name, r.IfExists); ok || err != nil {
 			return at, err
@@ -164,6 +167,10 @@ func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable,
 		if ct.PrimaryKey != nil {
 			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... PRIMARY KEY is not supported").
 				WithHint("A table's primary key is declared with CREATE TABLE.").WithPosition(charPos(p.src, elemAt.Off))
+		}
+		if ct.Uniques != nil {
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... UNIQUE is not supported").
+				WithHint("Add the column, then CREATE UNIQUE INDEX on it.").WithPosition(charPos(p.src, elemAt.Off))
 		}
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
@@ -314,4 +321,36 @@ func (p *stmtParser) comment() (Stmt, error) {
 	p.pos++
 	c.Text = t.Val
 	return c, nil
+}
+
+// addUnique parses ALTER TABLE name ADD [CONSTRAINT c] UNIQUE (cols),
+// which creates the constraint's unique index.
+func (p *stmtParser) addUnique(rel ObjectName) (Stmt, error) {
+	p.pos++
+	ci := &CreateIndex{Rel: rel, Unique: true, Constraint: true}
+	if p.accept("constraint") {
+		n, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		ci.Name = n
+	}
+	if err := p.expect("unique"); err != nil {
+		return nil, err
+	}
+	ci.NullsNotDistinct = p.nullsNotDistinct()
+	if p.peek().Kind != TOp {
+		return nil, p.unsupported("UNIQUE " + upper(p.word(0)) + " is")
+	}
+	cols, err := p.nameList()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cols {
+		ci.Cols = append(ci.Cols, IndexColumn{Name: c})
+	}
+	if !p.atEnd() {
+		return nil, p.unsupported(upper(p.word(0)) + " in a UNIQUE constraint is")
+	}
+	return ci, nil
 }

@@ -119,6 +119,18 @@ type CreateTable struct {
 	Include []IncludeClause
 	// Watermark is the WATERMARK FOR clause (nil when absent).
 	Watermark *WatermarkDef
+	// Uniques are the UNIQUE constraints, column and table ones, in the
+	// order written.
+	Uniques []UniqueDef
+}
+
+// UniqueDef is a UNIQUE constraint: its name ("" when none was given)
+// and columns.
+type UniqueDef struct {
+	Name             string
+	Cols             []string
+	Pos              int // character position of the constraint, for errors
+	NullsNotDistinct bool
 }
 
 // IncludeClause is `INCLUDE partition | offset | timestamp | key [AS name]`
@@ -211,6 +223,12 @@ type CreateIndex struct {
 	Cols        []IndexColumn
 	Include     []string
 	With        map[string]string
+	// Constraint marks the index of a UNIQUE constraint (CREATE TABLE,
+	// ALTER TABLE ... ADD), named <table>_<cols>_key when unnamed.
+	Constraint bool
+	// NullsNotDistinct is NULLS NOT DISTINCT: rows whose keys hold NULLs
+	// conflict like equal values.
+	NullsNotDistinct bool
 }
 
 // IndexColumn is one key column of CREATE INDEX with its ordering.

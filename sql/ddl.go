@@ -131,6 +131,11 @@ func (p *stmtParser) createIndex() (Stmt, error) {
 			return nil, err
 		}
 	}
+	if p.accept("nulls", "not", "distinct") {
+		ci.NullsNotDistinct = true
+	} else {
+		p.accept("nulls", "distinct")
+	}
 	if p.accept("with") {
 		if ci.With, err = p.options(); err != nil {
 			return nil, err
@@ -140,6 +145,16 @@ func (p *stmtParser) createIndex() (Stmt, error) {
 		return nil, p.unsupported("a partial index (WHERE) is")
 	}
 	return ci, p.expectEnd()
+}
+
+// nullsNotDistinct parses an optional NULLS [NOT] DISTINCT of a unique
+// constraint, reporting NOT DISTINCT.
+func (p *stmtParser) nullsNotDistinct() bool {
+	if p.accept("nulls", "not", "distinct") {
+		return true
+	}
+	p.accept("nulls", "distinct")
+	return false
 }
 
 func upper(s string) string {
@@ -258,12 +273,24 @@ func (p *stmtParser) setPrimaryKey(ct *CreateTable, cols []string, at Token, wha
 // WATERMARK FOR clause; what is "table" or "source".
 func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	start := p.peek()
+	var conName string
 	if p.accept("constraint") {
-		if _, err := p.name(); err != nil {
+		n, err := p.name()
+		if err != nil {
 			return err
 		}
+		conName = n
 	}
 	switch {
+	case what == "table" && p.word(0) == "unique" && (p.peekAt(1).Kind == TOp || p.word(1) == "nulls"):
+		p.pos++
+		nnd := p.nullsNotDistinct()
+		cols, err := p.nameList()
+		if err != nil {
+			return err
+		}
+		ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: cols, Pos: charPos(p.src, start.Off), NullsNotDistinct: nnd})
+		return nil
 	case p.word(0) == "primary" && p.word(1) == "key" && p.peekAt(2).Kind == TOp:
 		p.pos += 2
 		cols, err := p.nameList()
@@ -312,12 +339,18 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	}
 	for {
 		at := p.peek()
+		conName := ""
 		if p.accept("constraint") {
-			if _, err := p.name(); err != nil {
+			n, err := p.name()
+			if err != nil {
 				return err
 			}
+			conName = n
 		}
 		switch {
+		case what == "table" && p.accept("unique"):
+			nnd := p.nullsNotDistinct()
+			ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off), NullsNotDistinct: nnd})
 		case p.accept("primary", "key"):
 			if err := p.setPrimaryKey(ct, []string{name}, at, what); err != nil {
 				return err

@@ -72,7 +72,7 @@ func onColumns(idx, on *catalog.Relation) (keys, include []string) {
 }
 
 // IndexDef is pg_get_indexdef (and pg_indexes.indexdef) of an index:
-// CREATE INDEX name ON schema.rel USING btree (cols) [INCLUDE (cols)],
+// CREATE [UNIQUE] INDEX name ON schema.rel USING btree (cols) [INCLUDE (cols)],
 // as PostgreSQL prints it; on is the indexed relation.
 func IndexDef(idx, on *catalog.Relation) string {
 	keys, include := onColumns(idx, on)
@@ -83,12 +83,19 @@ func IndexDef(idx, on *catalog.Relation) string {
 			keys[i] += " DESC"
 		}
 	}
-	def := "CREATE INDEX " + sql.QuoteIdent(idx.Name) + " ON " + on.Schema + "." + sql.QuoteIdent(on.Name) + " USING btree (" + strings.Join(keys, ", ") + ")"
+	create := "CREATE INDEX "
+	if isUnique(idx) {
+		create = "CREATE UNIQUE INDEX "
+	}
+	def := create + sql.QuoteIdent(idx.Name) + " ON " + on.Schema + "." + sql.QuoteIdent(on.Name) + " USING btree (" + strings.Join(keys, ", ") + ")"
 	if len(include) > 0 {
 		for i := range include {
 			include[i] = sql.QuoteIdent(include[i])
 		}
 		def += " INCLUDE (" + strings.Join(include, ", ") + ")"
+	}
+	if idx.With[catalog.IndexNullsNotDistinctOption] == "true" {
+		def += " NULLS NOT DISTINCT"
 	}
 	return def
 }
@@ -111,5 +118,42 @@ func indexAttnums(idx, on *catalog.Relation) []string {
 // pgIndexRow is an index's pg_index row.
 func pgIndexRow(idx, on *catalog.Relation) types.Row {
 	cols := indexAttnums(idx, on)
-	return types.Row{vOid(idx.OID), vOid(on.OID), vInt(len(cols)), vInt(idx.IndexKeys()), vBool(false), vBool(false), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(false), vStr(strings.Join(cols, " ")), null, null}
+	return types.Row{vOid(idx.OID), vOid(on.OID), vInt(len(cols)), vInt(idx.IndexKeys()), vBool(isUnique(idx)), vBool(false), vBool(false), vBool(true), vBool(false), vBool(true), vBool(false), vBool(true), vBool(true), vBool(false), vBool(idx.With[catalog.IndexNullsNotDistinctOption] == "true"), vStr(strings.Join(cols, " ")), null, null}
+}
+
+// isUnique reports whether idx is a unique index.
+func isUnique(idx *catalog.Relation) bool { return idx.With[catalog.IndexUniqueOption] == "true" }
+
+// isUniqueConstraint reports whether idx is the index of a UNIQUE
+// constraint, which pg_constraint lists (contype 'u', its OID the
+// index's plus 2*indexOIDBase).
+func isUniqueConstraint(idx *catalog.Relation) bool {
+	return isUnique(idx) && idx.With[catalog.IndexConstraintOption] == "true"
+}
+
+// uniqueConstraintRow is the pg_constraint row of a UNIQUE constraint's
+// index idx on relation on.
+func uniqueConstraintRow(p Provider, idx, on *catalog.Relation) types.Row {
+	keys, _ := onColumns(idx, on)
+	var nums []string
+	for _, name := range keys {
+		for i, c := range on.Cols {
+			if c.Name == name {
+				nums = append(nums, strconv.Itoa(attnum(on, i)))
+			}
+		}
+	}
+	return types.Row{vOid(idx.OID + 2*indexOIDBase), vStr(idx.Name), vOid(nspOID(on.Schema, p.Catalog())), vStr("u"), vBool(false), vBool(false), vBool(true), vOid(on.OID), vOid(0), vOid(idx.OID), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(true), vStr("{" + strings.Join(nums, ",") + "}"), null, null}
+}
+
+// uniqueConstraintDef is pg_get_constraintdef of a UNIQUE constraint.
+func uniqueConstraintDef(idx, on *catalog.Relation) string {
+	keys, _ := onColumns(idx, on)
+	for i := range keys {
+		keys[i] = sql.QuoteIdent(keys[i])
+	}
+	if idx.With[catalog.IndexNullsNotDistinctOption] == "true" {
+		return "UNIQUE NULLS NOT DISTINCT (" + strings.Join(keys, ", ") + ")"
+	}
+	return "UNIQUE (" + strings.Join(keys, ", ") + ")"
 }

@@ -298,6 +298,11 @@ func pgCatalogTables() []*table {
 				keys := pkAttnums(r)
 				rows = append(rows, types.Row{vOid(r.OID + 2*indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vStr("p"), vBool(false), vBool(false), vBool(true), vOid(r.OID), vOid(0), vOid(r.OID + indexOIDBase), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(true), vStr("{" + strings.Join(keys, ",") + "}"), null, null})
 			}
+			for _, r := range userRelations(p.Catalog()) {
+				if on, ok := indexedRel(p.Catalog(), r); ok && r.Kind == catalog.KindIndex && isUniqueConstraint(r) {
+					rows = append(rows, uniqueConstraintRow(p, r, on))
+				}
+			}
 			return rows
 		}),
 		def("pg_catalog", "pg_policy", "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:text[] polqual:text polwithcheck:text", empty),
@@ -541,6 +546,11 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 	case "pg_get_constraintdef":
 		if oid < 2*indexOIDBase {
 			return "", false
+		}
+		if idx, ok := cat.ByOID(oid - 2*indexOIDBase); ok && isUniqueConstraint(idx) {
+			if on, ok := indexedRel(cat, idx); ok {
+				return uniqueConstraintDef(idx, on), true
+			}
 		}
 		r, ok := cat.ByOID(oid - 2*indexOIDBase)
 		if !ok || !hasRealPK(r) {

@@ -313,6 +313,11 @@ func (c *Catalog) Drop(ids ...uint32) error {
 					return err
 				}
 			}
+			if st := c.byID[id].UniqueStore(); st != 0 {
+				if err := b.DeleteRange(st); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})

@@ -71,6 +71,38 @@ func IndexPositions(r *Relation) ([]int, bool) {
 // the order shows only in its definition.
 const IndexDescOption = "index_desc"
 
+// IndexUniqueOption is the With entry ("true") of a unique index
+// (CREATE UNIQUE INDEX, or a UNIQUE constraint's index when
+// IndexConstraintOption is set too).
+const IndexUniqueOption = "index_unique"
+
+// IndexConstraintOption is the With entry ("true") of the index of a
+// UNIQUE constraint (pg_constraint contype 'u'), as opposed to one
+// CREATE UNIQUE INDEX made.
+const IndexConstraintOption = "index_constraint"
+
+// IndexNullsNotDistinctOption is the With entry ("true") of a unique
+// index created NULLS NOT DISTINCT: keys holding NULLs conflict too.
+const IndexNullsNotDistinctOption = "index_nulls_not_distinct"
+
+// UniqueStoreOption is the With entry of a unique index holding the id
+// of its key store: a keyspace of the index's key values, each mapped to
+// the primary key of the row holding it, that DML keeps in step with the
+// table (the index job itself lags pending changes) and checks for
+// duplicates. Drop deletes it with the index.
+const UniqueStoreOption = "unique_store"
+
+// UniqueStore returns the id of r's key store (UniqueStoreOption), or 0
+// when r is no unique index.
+func (r *Relation) UniqueStore() uint32 {
+	if r.Kind != KindIndex || r.With[IndexUniqueOption] != "true" {
+		return 0
+	}
+	var n uint32
+	fmt.Sscan(r.With[UniqueStoreOption], &n)
+	return n
+}
+
 // Column is one column of a relation.
 type Column struct {
 	Name    string
