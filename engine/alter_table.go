@@ -63,6 +63,16 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}
+	if rel.Kind == catalog.KindView || rel.Kind == catalog.KindMView {
+		// PostgreSQL's ALTER TABLE takes views and materialized views,
+		// and refuses the first action each does not allow.
+		for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+			if w, ok := viewActionWords[a.Action]; ok && (rel.Kind == catalog.KindMView || (a.Action != "set default" && a.Action != "drop default")) {
+				return nil, pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation \"%s\"", w, rel.Name).
+					WithDetail("This operation is not supported for %ss.", kindWords[rel.Kind])
+			}
+		}
+	}
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name).
 			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
@@ -145,6 +155,18 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		col.NotNull = false
 	}
 	return e.replaceTable(rel, up, false)
+}
+
+// viewActionWords names the column actions as PostgreSQL's errors do
+// (alter_table_type_to_string).
+var viewActionWords = map[string]string{
+	"add column":    "ADD COLUMN",
+	"drop column":   "DROP COLUMN",
+	"set type":      "ALTER COLUMN ... SET DATA TYPE",
+	"set not null":  "ALTER COLUMN ... SET NOT NULL",
+	"drop not null": "ALTER COLUMN ... DROP NOT NULL",
+	"set default":   "ALTER COLUMN ... SET DEFAULT",
+	"drop default":  "ALTER COLUMN ... DROP DEFAULT",
 }
 
 // replaceTable records up in place of the table rel, pinning rel's

@@ -221,7 +221,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 		if _, twice := p.conv[i]; twice {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of column \"%s\" twice", a.Column)
 		}
-		x, err := planner.BindTransform(ctx, rel, i, a.Type.T, a.Using, s.catalogView())
+		x, err := planner.BindTransform(ctx, rel, i, a.Type.T, a.Using, a.UsingPos, s.catalogView())
 		if err != nil {
 			return nil, err
 		}
@@ -283,7 +283,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			}
 			up.Cols[i].NotNull = false
 		case "set type":
-			if err := e.checkTypeChange(rel, up, i, a); err != nil {
+			if err := s.checkTypeChange(ctx, rel, up, i, a); err != nil {
 				return nil, err
 			}
 			for _, d := range e.columnReaders(rel, up, i) {
@@ -366,7 +366,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 
 // checkTypeChange refuses a TYPE action on column i of up that weir, or
 // PostgreSQL, cannot make.
-func (e *Engine) checkTypeChange(rel, up *catalog.Relation, i int, a *sql.AlterTable) error {
+func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation, i int, a *sql.AlterTable) error {
 	col := up.Cols[i]
 	t := a.Type.T
 	if col.Seq != "" || col.Identity != "" {
@@ -386,8 +386,18 @@ func (e *Engine) checkTypeChange(rel, up *catalog.Relation, i int, a *sql.AlterT
 			return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
 		}
 	}
-	if col.Default != "" && !planner.AssignmentCastable(rel.Cols[i].T, t) {
-		return pgerr.New(pgerr.DatatypeMismatch, "default for column \"%s\" cannot be cast automatically to type %s", col.Name, t)
+	if col.Default != "" {
+		// PostgreSQL keeps the DEFAULT as the expression it was, under
+		// the assignment cast to the column's type, and casts that
+		// expression to the new type: 5 set on an int column stays
+		// 5 through a change to text and back.
+		dt, err := planner.DefaultType(ctx, col.Default, rel.Cols[i].T, s.catalogView())
+		if err != nil {
+			return err
+		}
+		if !planner.AssignmentCastable(dt, t) {
+			return pgerr.New(pgerr.DatatypeMismatch, "default for column \"%s\" cannot be cast automatically to type %s", col.Name, t)
+		}
 	}
 	return nil
 }

@@ -17,16 +17,21 @@ import (
 // whole stored row of rel: its column references are positions in
 // rel.Cols. Errors are PostgreSQL's: 42804 when no assignment cast leads
 // to t, 0A000 for a subquery, 42803 for an aggregate, 42P02 for a
-// parameter. They carry no position: the text bound is not the
-// statement's.
-func BindTransform(ctx context.Context, rel *catalog.Relation, col int, t types.T, using string, cat Catalog) (e Expr, err error) {
+// parameter; usingPos, the character of the statement USING's text
+// starts at, places their positions in the statement.
+func BindTransform(ctx context.Context, rel *catalog.Relation, col int, t types.T, using string, usingPos int, cat Catalog) (e Expr, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pe, ok := r.(*pgerr.Error)
 			if !ok {
 				panic(r)
 			}
-			e, err = nil, pe.WithPosition(0)
+			if pe.Position > 0 && usingPos > 0 && using != "" {
+				pe.Position += usingPos - 1
+			} else {
+				pe.Position = 0
+			}
+			e, err = nil, pe
 		}
 	}()
 	name := rel.Cols[col].Name
@@ -43,12 +48,12 @@ func BindTransform(ctx context.Context, rel *catalog.Relation, col int, t types.
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error in the USING expression of column \"%s\"", name)
 	}
 	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	var sub subqueryFinder
+	sel.Fields.Fields[0].Expr.Accept(&sub)
+	if sub.found != nil {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in transform expression").WithPosition(b.pos(sub.found)))
+	}
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "transform expressions"}, sel.Fields.Fields[0].Expr)
-	WalkExpr(x, func(s Expr) {
-		if _, ok := s.(*Subquery); ok {
-			failf(pgerr.FeatureNotSupported, "cannot use subquery in transform expression")
-		}
-	})
 	out := b.tryCoerce(x, t, ctxAssignment)
 	if out == nil {
 		if using == "" {
@@ -70,4 +75,53 @@ func BindTransform(ctx context.Context, rel *catalog.Relation, col int, t types.
 // COLUMN ... TYPE to keep it.
 func AssignmentCastable(from, to types.T) bool {
 	return from.ID == to.ID || canCoerce(from.ID, to.ID, ctxAssignment)
+}
+
+// subqueryFinder finds the first subquery of an expression.
+type subqueryFinder struct{ found ast.Node }
+
+// Enter records the first subquery and stops there.
+func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f.found != nil {
+		return n, true
+	}
+	switch n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		f.found = n
+		return n, true
+	}
+	return n, false
+}
+
+// Leave goes on.
+func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// DefaultType returns the type of a DEFAULT expression's text bound by
+// itself, as PostgreSQL stores it, or t, the column's type, for an
+// untyped literal (which took the column's type when the DEFAULT was
+// set).
+func DefaultType(ctx context.Context, text string, t types.T, cat Catalog) (dt types.T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			dt, err = t, pe
+		}
+	}()
+	q, err := parseExpr(text)
+	if err != nil {
+		return t, err
+	}
+	sel, ok := q.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		return t, nil
+	}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	x := b.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, sel.Fields.Fields[0].Expr)
+	if xt := b.typeOf(x); xt.ID != types.Unknown {
+		return xt, nil
+	}
+	return t, nil
 }

@@ -62,10 +62,12 @@ type AlterTable struct {
 	// IfColumn is ADD's IF NOT EXISTS or DROP's IF EXISTS.
 	IfColumn bool
 	Cascade  bool
-	// Type is SET TYPE's new type, and Using its USING expression,
-	// bridged ("" when none: the column is cast to Type by assignment).
-	Type  TypeName
-	Using string
+	// Type is SET TYPE's new type, and Using its USING expression as
+	// written ("" when none: the column is cast to Type by assignment),
+	// which starts at character UsingPos (1-based) of the statement.
+	Type     TypeName
+	Using    string
+	UsingPos int
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
@@ -265,9 +267,12 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 				}
 			}
 			if p.accept("using") {
-				if at.Using, _, err = p.expr(p.exprEnd(false)); err != nil {
+				start := p.peek()
+				if _, _, err = p.expr(p.exprEnd(false)); err != nil {
 					return nil, true, err
 				}
+				at.Using = strings.TrimSpace(p.src[start.Off:p.peek().Off])
+				at.UsingPos = charPos(p.src, start.Off)
 			}
 		default:
 			if w := p.word(0); w == "set" || w == "drop" || w == "add" || w == "reset" {
