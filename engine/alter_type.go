@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -159,6 +160,7 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 	if err != nil {
 		return nil, err
 	}
+	fault.Hit(fault.AlterRewritten)
 	for _, n := range p.notices {
 		io.Notice("NOTICE", n[0], n[1])
 	}
