@@ -102,10 +102,16 @@ func TestAlterSeveralActions(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM t ORDER BY a", "1 NULL 1", "2 7 1")
 	mustRun(t, s, "ALTER TABLE t ALTER COLUMN c TYPE text, ADD COLUMN z text DEFAULT 'z'")
 	wantRows(t, s, "SELECT c || z, y FROM t ORDER BY a", "NULL 1", "7z 1")
-	wantCode(t, s, "ALTER TABLE t ALTER COLUMN c TYPE int USING c::int", pgerr.DatatypeMismatch, `default for column "c" cannot be cast automatically to type integer`)
+	// The DEFAULT keeps its own type (7 is an integer) through text.
+	mustRun(t, s, "ALTER TABLE t ALTER COLUMN c TYPE int USING c::int")
+	mustRun(t, s, "INSERT INTO t (a) VALUES (3)")
+	wantRows(t, s, "SELECT c, pg_typeof(c) FROM t WHERE a = 3", "7 integer")
+	mustRun(t, s, "ALTER TABLE t ALTER COLUMN z SET DEFAULT 'q'")
+	wantCode(t, s, "ALTER TABLE t ALTER COLUMN z TYPE int USING 1", pgerr.DatatypeMismatch, `default for column "z" cannot be cast automatically to type integer`)
 	// DROP DEFAULT runs in the pass before TYPE's.
-	wantCode(t, s, "ALTER TABLE t ALTER COLUMN c TYPE int USING c::int, ALTER COLUMN c DROP DEFAULT, ALTER COLUMN c SET NOT NULL", pgerr.NotNullViolation, "contains null values")
-	wantRows(t, s, "SELECT pg_typeof(c) FROM t WHERE a = 2", "text")
+	wantCode(t, s, "ALTER TABLE t ALTER COLUMN z TYPE int USING NULL, ALTER COLUMN z DROP DEFAULT, ALTER COLUMN z SET NOT NULL", pgerr.NotNullViolation, "contains null values")
+	mustRun(t, s, "ALTER TABLE t ALTER COLUMN z TYPE int USING length(z), ALTER COLUMN z DROP DEFAULT, ALTER COLUMN z SET NOT NULL")
+	wantRows(t, s, "SELECT a, z FROM t ORDER BY a", "1 1", "2 1", "3 1")
 }
 
 // TestAlterTypeBigTable: a table larger than a few of the rewrite's
