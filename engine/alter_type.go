@@ -371,8 +371,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation, i int, a *sql.AlterTable) error {
 	col := up.Cols[i]
 	t := a.Type.T
-	if col.Seq != "" || col.Identity != "" {
-		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of a serial or identity column is not supported")
+	if col.Identity != "" {
+		// PostgreSQL changes the type of the identity's sequence too.
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of an identity column is not supported")
 	}
 	if err := watermarkColumn(up, col.Name, "alter the type of"); err != nil {
 		return err

@@ -128,3 +128,18 @@ func TestAlterTypeBigTable(t *testing.T) {
 		t.Fatalf("k = 12345: %q", got)
 	}
 }
+
+// TestAlterSerialType: a serial key widens to bigint (the common
+// migration) and keeps drawing from its sequence.
+func TestAlterSerialType(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE s (id serial PRIMARY KEY, v text)")
+	mustRun(t, s, "INSERT INTO s (v) VALUES ('a'), ('b')")
+	mustRun(t, s, "ALTER TABLE s ALTER COLUMN id TYPE bigint")
+	mustRun(t, s, "INSERT INTO s (v) VALUES ('c')")
+	wantRows(t, s, "SELECT id, v, pg_typeof(id) FROM s ORDER BY id", "1 a bigint", "2 b bigint", "3 c bigint")
+	mustRun(t, s, "CREATE TABLE g (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY)")
+	wantCode(t, s, "ALTER TABLE g ALTER COLUMN id TYPE bigint", pgerr.FeatureNotSupported, "identity column")
+}
