@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -115,17 +114,26 @@ func TestAlterSeveralActions(t *testing.T) {
 }
 
 // TestAlterTypeBigTable: a table larger than a few of the rewrite's
-// batches converts whole.
+// batches converts whole, and stays converted after a crash.
 func TestAlterTypeBigTable(t *testing.T) {
-	e := openTest(t, vfs.NewMem())
-	defer e.Close()
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE big (k int PRIMARY KEY, v int)")
 	mustRun(t, s, "INSERT INTO big SELECT g, g * 2 FROM generate_series(1, 20000) g")
 	mustRun(t, s, "ALTER TABLE big ALTER COLUMN k TYPE bigint, ALTER COLUMN v TYPE text USING (v + 1)::text")
-	wantRows(t, s, "SELECT count(*), sum(k), min(v), max(v) FROM big", fmt.Sprint("20000 200010000 10001 9999"))
+	wantRows(t, s, "SELECT count(*), sum(k), min(v), max(v) FROM big", "20000 200010000 10001 9999")
 	if got := mustRun(t, s, "SELECT v FROM big WHERE k = 12345"); strings.Join(got, "") != "24691" {
 		t.Fatalf("k = 12345: %q", got)
+	}
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT count(*), sum(k), min(v), max(v), pg_typeof(min(v)) FROM big", "20000 200010000 10001 9999 text")
+	if n, err := e.db.SpillBytes(); err != nil || n > 1<<20 {
+		t.Fatalf("spill areas left after the rewrite: %d bytes, %v", n, err)
 	}
 }
 
