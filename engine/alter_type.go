@@ -144,6 +144,12 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 // table, and rewrites its rows. ddlMu is held, writeMu not.
 func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
+	// A backfill reads the table's committed rows as its plan typed
+	// them: none may be under way while they change encoding (a view
+	// may read the table through others, so all are awaited).
+	if err := e.awaitReadable(ctx, nil); err != nil {
+		return nil, err
+	}
 	if err := e.drainTable(ctx, id); err != nil {
 		return nil, err
 	}
