@@ -79,7 +79,6 @@ type alterPlan struct {
 	// notNull are the columns whose NOT NULL the rows must be checked
 	// against (the catalog-only change).
 	notNull []int
-	notices [][2]string
 }
 
 // alterActions runs an ALTER TABLE with several actions or with ALTER
@@ -88,7 +87,9 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 	e := s.eng
 	acts := append([]*sql.AlterTable{st}, st.More...)
 	e.writeMu.Lock()
-	p, err := s.planAlter(ctx, rel, acts)
+	// Notices go out as the actions run, before an error of a later one,
+	// as PostgreSQL sends them.
+	p, err := s.planAlter(ctx, rel, acts, func(code, msg string) { io.Notice("NOTICE", code, msg) })
 	if err != nil {
 		e.writeMu.Unlock()
 		return nil, err
@@ -97,9 +98,6 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 		defer e.writeMu.Unlock()
 		if err := e.checkNotNull(rel, p); err != nil {
 			return nil, err
-		}
-		for _, n := range p.notices {
-			io.Notice("NOTICE", n[0], n[1])
 		}
 		if p.pin {
 			m, _ := p.up.MissingRow()
@@ -128,7 +126,7 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 			return nil, err
 		}
 	}
-	res, err := s.rewriteTable(ctx, rel.ID, acts, io)
+	res, err := s.rewriteTable(ctx, rel.ID, acts)
 	for _, ci := range rebuild {
 		if ierr := s.buildIndex(ctx, ci, io); ierr != nil && err == nil {
 			err = ierr
@@ -142,7 +140,7 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 
 // rewriteTable plans the actions again once no pending epoch writes the
 // table, and rewrites its rows. ddlMu is held, writeMu not.
-func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.AlterTable) (wire.Result, error) {
 	e := s.eng
 	// A backfill reads the table's committed rows as its plan typed
 	// them: none may be under way while they change encoding (a view
@@ -158,7 +156,7 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", id)
 	}
-	p, err := s.planAlter(ctx, rel, acts)
+	p, err := s.planAlter(ctx, rel, acts, func(string, string) {})
 	if err != nil {
 		return nil, err
 	}
@@ -167,9 +165,6 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 		return nil, err
 	}
 	fault.Hit(fault.AlterRewritten)
-	for _, n := range p.notices {
-		io.Notice("NOTICE", n[0], n[1])
-	}
 	committed := false
 	defer func() {
 		if !committed {
@@ -213,8 +208,9 @@ func (e *Engine) drainTable(ctx context.Context, id uint32) error {
 }
 
 // planAlter checks the actions against rel, in PostgreSQL's order, and
-// returns what they make of it. writeMu is held.
-func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*sql.AlterTable) (*alterPlan, error) {
+// returns what they make of it; notice gets the notices of the actions
+// IF [NOT] EXISTS skips. writeMu is held.
+func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*sql.AlterTable, notice func(code, msg string)) (*alterPlan, error) {
 	e := s.eng
 	p := &alterPlan{up: rel.Clone(), conv: map[int]planner.Expr{}}
 	// Prepare the TYPE actions, in statement order.
@@ -254,7 +250,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 		if a.Action != "add column" {
 			if i = visibleColumn(up, a.Column); i < 0 {
 				if a.Action == "drop column" && a.IfColumn {
-					p.notices = append(p.notices, [2]string{"00000", fmt.Sprintf("column \"%s\" of relation \"%s\" does not exist, skipping", a.Column, rel.Name)})
+					notice("00000", fmt.Sprintf("column \"%s\" of relation \"%s\" does not exist, skipping", a.Column, rel.Name))
 					continue
 				}
 				return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column, rel.Name)
@@ -310,7 +306,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			def := a.Def
 			if existingColumn(up, def.Name) >= 0 {
 				if a.IfColumn {
-					p.notices = append(p.notices, [2]string{"42701", fmt.Sprintf("column \"%s\" of relation \"%s\" already exists, skipping", def.Name, rel.Name)})
+					notice("42701", fmt.Sprintf("column \"%s\" of relation \"%s\" already exists, skipping", def.Name, rel.Name))
 					continue
 				}
 				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", def.Name, rel.Name)
@@ -329,9 +325,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 					return nil, err
 				}
 				if volatile {
-					if any, err := rows(); err != nil {
+					if nonEmpty, err := rows(); err != nil {
 						return nil, err
-					} else if any {
+					} else if nonEmpty {
 						return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile DEFAULT is not supported on a table with rows").
 							WithDetail("Each existing row would need a value of its own, which takes rewriting the table.").
 							WithHint("Add the column without a default, or with a constant one, and fill it with UPDATE.")
