@@ -43,9 +43,11 @@ import (
 // commit moves the area into the table (storage.Batch.Commit) and
 // Open's recovery finishes a move a crash interrupted. A conversion
 // error discards the area. Indexes on a converted column are dropped
-// before and built again after, from their definitions; views,
-// materialized views and sinks reading it refuse the change, as
-// PostgreSQL's views do.
+// before and built again after, from their definitions (a first,
+// discarded conversion makes sure the rows convert while they stand; a
+// crash between the drop and the rebuild loses them, as a failed CREATE
+// INDEX would). Views, materialized views and sinks reading the column
+// refuse the change, as PostgreSQL's views do.
 
 // alterPass orders the actions of one ALTER TABLE as PostgreSQL's
 // AT_PASS_* do.
@@ -104,6 +106,20 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 			e.db.SetMissing(rel.ID, m)
 		}
 		return e.replaceTable(rel, p.up, p.pin)
+	}
+	if len(p.rebuild) > 0 {
+		// Indexes on converted columns are dropped before the rewrite:
+		// a row that does not convert must fail the statement while
+		// they still stand.
+		a, err := s.convertRows(ctx, rel, p)
+		if err != nil {
+			e.writeMu.Unlock()
+			return nil, err
+		}
+		if err := a.Discard(); err != nil {
+			e.writeMu.Unlock()
+			return nil, err
+		}
 	}
 	e.writeMu.Unlock()
 	// Indexes on converted columns are dropped now and built again from

@@ -75,8 +75,13 @@ func TestAlterTypeDependents(t *testing.T) {
 		t.Fatalf("TYPE of a column a materialized view reads: %v", err)
 	}
 	mustRun(t, s, "DROP VIEW v")
+	idx, _ := e.cat.Lookup("", "t_b_idx")
+	wantCode(t, s, "ALTER TABLE t ALTER COLUMN b TYPE int2 USING b * 10000", pgerr.NumericValueOutOfRange, "out of range")
+	if now, ok := e.cat.Lookup("", "t_b_idx"); !ok || now.ID != idx.ID {
+		t.Fatal("a failed conversion touched the index on b")
+	}
 	mustRun(t, s, "ALTER TABLE t ALTER COLUMN b TYPE text")
-	if _, ok := e.cat.Lookup("", "t_b_idx"); !ok {
+	if now, ok := e.cat.Lookup("", "t_b_idx"); !ok || now.ID == idx.ID {
 		t.Fatal("the index on b was not built again")
 	}
 	mustRun(t, s, "INSERT INTO t VALUES (3, 'x', 300)")
