@@ -187,18 +187,24 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 			_ = a.Discard()
 		}
 	}()
+	// Reads take their snapshots and check their plans' types against
+	// the catalog under rewriteMu: none sees the new rows with the old
+	// types or the reverse.
+	e.rewriteMu.Lock()
 	res, err := e.replaceTableWith(rel, p.up, p.pin, func(b *storage.Batch) error {
 		committed = true
 		return b.CommitArea(a, 0)
 	})
+	e.rewriteMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	// Every row now holds every column: the missing values matter only
 	// to rows that are no more, but stay registered as the catalog has
 	// them.
-	m, _ := p.up.MissingRow()
-	e.db.SetMissing(rel.ID, m)
+	if m, ok := p.up.MissingRow(); ok {
+		e.db.SetMissing(rel.ID, m)
+	}
 	return res, nil
 }
 
@@ -704,3 +710,27 @@ type quietIO struct{ wire.ExecIO }
 
 // Notice drops the notice.
 func (quietIO) Notice(severity, code, message string) {}
+
+// staleTypes returns 40001 when a table plan reads or writes has a
+// column of another type in the catalog than when plan was bound: ALTER
+// COLUMN ... TYPE committed in between, and the rows are no longer
+// encoded as plan reads them. (A cached plan binds again before it runs;
+// this catches a statement bound just before the change.)
+func (e *Engine) staleTypes(plan planner.Plan) error {
+	for _, r := range planner.RelationsBound(plan) {
+		if r == nil || r.Kind != catalog.KindTable {
+			continue
+		}
+		cur, ok := e.cat.ByID(r.ID)
+		if !ok || cur == r {
+			continue
+		}
+		for i := range min(len(cur.Cols), len(r.Cols)) {
+			if cur.Cols[i].T != r.Cols[i].T {
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was altered", r.Name).
+					WithHint("The transaction might succeed if retried.")
+			}
+		}
+	}
+	return nil
+}

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
 )
 
 // TestAlterColumnType: TYPE rewrites every row with the assignment cast
@@ -155,4 +157,42 @@ func TestAlterSerialType(t *testing.T) {
 	wantRows(t, s, "SELECT id, v, pg_typeof(id) FROM s ORDER BY id", "1 a bigint", "2 b bigint", "3 c bigint")
 	mustRun(t, s, "CREATE TABLE g (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY)")
 	wantCode(t, s, "ALTER TABLE g ALTER COLUMN id TYPE bigint", pgerr.FeatureNotSupported, "identity column")
+}
+
+// TestStaleTypesRefused: a statement bound before ALTER COLUMN ... TYPE
+// and run after it (a race the plan cache cannot see) is refused with
+// 40001 rather than reading or writing rows in the other encoding.
+func TestStaleTypesRefused(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	sess := s.(*Session)
+	bind := func(text string) *queryPrepared {
+		t.Helper()
+		st, err := sql.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := sess.prepareQuery(context.Background(), st.(*sql.Query), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	sel, ins := bind("SELECT b FROM t"), bind("INSERT INTO t VALUES (2, 20)")
+	other := bind("SELECT a FROM t WHERE a = 1")
+	mustRun(t, s, "ALTER TABLE t ALTER COLUMN b TYPE text")
+	for _, q := range []*queryPrepared{sel, ins} {
+		if _, err := q.Execute(context.Background(), nil, nil); pgerr.CodeOf(err) != pgerr.SerializationFailure {
+			t.Fatalf("a plan bound before the change ran: %v", err)
+		}
+	}
+	// So is one reading only another column: a stored row is decoded
+	// column after column, through b's encoding.
+	if _, err := other.Execute(context.Background(), nil, nil); pgerr.CodeOf(err) != pgerr.SerializationFailure {
+		t.Fatalf("a plan bound before the change ran: %v", err)
+	}
+	wantRows(t, s, "SELECT a, b FROM t", "1 10")
 }

@@ -125,3 +125,36 @@ func DefaultType(ctx context.Context, text string, t types.T, cat Catalog) (dt t
 	}
 	return t, nil
 }
+
+// RelationsBound returns the relations p reads or writes, as they were
+// when p was bound (its scans, index scans and DML target, in p and in
+// its subqueries' plans), so that the engine can tell a plan bound
+// before ALTER TABLE changed a column's type from one bound after.
+func RelationsBound(p Plan) []*catalog.Relation {
+	var out []*catalog.Relation
+	var walk func(Plan)
+	walk = func(q Plan) {
+		switch x := q.(type) {
+		case *Scan:
+			out = append(out, x.Rel)
+		case *IndexScan:
+			out = append(out, x.Rel)
+		case *Insert:
+			out = append(out, x.Rel)
+		case *Update:
+			out = append(out, x.Rel)
+		case *Delete:
+			out = append(out, x.Rel)
+		}
+		for _, in := range q.Inputs() {
+			walk(in)
+		}
+	}
+	walk(p)
+	WalkPlanExprs(p, func(e Expr) {
+		if s, ok := e.(*Subquery); ok {
+			walk(s.Plan)
+		}
+	})
+	return out
+}
