@@ -35,6 +35,8 @@ SELECT id, qty FROM ty1 ORDER BY id;
 ALTER TABLE ty1 ALTER COLUMN qty TYPE int USING (SELECT 1);
 ALTER TABLE ty1 ALTER COLUMN qty TYPE int USING sum(qty);
 ALTER TABLE ty1 ALTER COLUMN qty TYPE int[] USING ARRAY[label];
+ALTER TABLE ty1 ALTER COLUMN qty TYPE int USING qty + label;
+ALTER TABLE ty1 ALTER COLUMN qty TYPE int USING nosuch + 1;
 ALTER TABLE ty1 ALTER COLUMN qty TYPE bigint, ALTER COLUMN qty TYPE int;
 -- Columns read by views keep their type; other columns change.
 CREATE VIEW ty1_v AS SELECT id, amount FROM ty1;
