@@ -196,3 +196,17 @@ func TestStaleTypesRefused(t *testing.T) {
 	}
 	wantRows(t, s, "SELECT a, b FROM t", "1 10")
 }
+
+// TestAlterTypeVolatileUsing: a USING expression is evaluated per row,
+// volatile functions included (nextval draws one value per row).
+func TestAlterTypeVolatileUsing(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z')")
+	mustRun(t, s, "CREATE SEQUENCE sq")
+	mustRun(t, s, "ALTER TABLE t ALTER COLUMN b TYPE bigint USING nextval('sq') * 10")
+	wantRows(t, s, "SELECT count(DISTINCT b), min(b), max(b) FROM t", "3 10 30")
+	wantRows(t, s, "SELECT nextval('sq')", "4")
+}
