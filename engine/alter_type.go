@@ -197,6 +197,11 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 	})
 	e.rewriteMu.Unlock()
 	if err != nil {
+		if pgerr.CodeOf(err) == pgerr.SerializationFailure {
+			// Refused before the commit (storage.Batch.Commit): a
+			// recovery cut the area short.
+			_ = a.Discard()
+		}
 		return nil, err
 	}
 	// Every row now holds every column: the missing values matter only
