@@ -63,6 +63,16 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}
+	if rel.Kind == catalog.KindView || rel.Kind == catalog.KindMView {
+		// PostgreSQL's ALTER TABLE takes views and materialized views,
+		// and refuses the first action each does not allow.
+		for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+			if w, ok := viewActionWords[a.Action]; ok && (rel.Kind == catalog.KindMView || (a.Action != "set default" && a.Action != "drop default")) {
+				return nil, pgerr.New(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation \"%s\"", w, rel.Name).
+					WithDetail("This operation is not supported for %ss.", kindWords[rel.Kind])
+			}
+		}
+	}
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name).
 			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
@@ -70,6 +80,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if planner.HasConnector(rel) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter the columns of table \"%s\": its rows come from connector %s", rel.Name, rel.With[optConnector]).
 			WithHint("Drop the table and create it again with the new columns.")
+	}
+	if len(st.More) > 0 || st.Action == "set type" {
+		return s.alterActions(ctx, rel, st, io)
 	}
 	switch st.Action {
 	case "add column":
@@ -144,11 +157,29 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	return e.replaceTable(rel, up, false)
 }
 
+// viewActionWords names the column actions as PostgreSQL's errors do
+// (alter_table_type_to_string).
+var viewActionWords = map[string]string{
+	"add column":    "ADD COLUMN",
+	"drop column":   "DROP COLUMN",
+	"set type":      "ALTER COLUMN ... SET DATA TYPE",
+	"set not null":  "ALTER COLUMN ... SET NOT NULL",
+	"drop not null": "ALTER COLUMN ... DROP NOT NULL",
+	"set default":   "ALTER COLUMN ... SET DEFAULT",
+	"drop default":  "ALTER COLUMN ... DROP DEFAULT",
+}
+
 // replaceTable records up in place of the table rel, pinning rel's
 // columns in the relations that read it when pin is set (a change of
 // what the columns are called or how many there are), and checks that
 // each of them still binds as before. e.writeMu is held.
 func (e *Engine) replaceTable(rel, up *catalog.Relation, pin bool) (wire.Result, error) {
+	return e.replaceTableWith(rel, up, pin, nil)
+}
+
+// replaceTableWith is replaceTable whose catalog batch also carries the
+// writes more makes (catalog.Catalog.ReplaceAllWith).
+func (e *Engine) replaceTableWith(rel, up *catalog.Relation, pin bool, more func(*storage.Batch) error) (wire.Result, error) {
 	changes := []*catalog.Relation{up}
 	if pin {
 		names := make([]string, len(rel.Cols))
@@ -174,7 +205,7 @@ func (e *Engine) replaceTable(rel, up *catalog.Relation, pin bool) (wire.Result,
 			}
 		}
 	}
-	if err := e.cat.ReplaceAll(changes...); err != nil {
+	if err := e.cat.ReplaceAllWith(more, changes...); err != nil {
 		return nil, err
 	}
 	e.refreshJobRels()
@@ -378,35 +409,9 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 		return nil, err
 	}
 	up := droppedColumn(rel, i)
-	// The relations whose definitions read the column: binding them
-	// without it fails or changes what they mean.
-	over := map[uint32]*catalog.Relation{rel.ID: up}
-	var readers []*catalog.Relation
-	for _, d := range e.cat.Dependents(rel.ID) {
-		if err := e.samePlanOver(d, d, over); err != nil {
-			readers = append(readers, d)
-		}
-	}
-	var blocking []string
-	for _, d := range readers {
-		if d.Kind == catalog.KindIndex {
-			continue
-		}
-		// A reader of another reader depends on that one, as
-		// PostgreSQL says (its Deps hold the table through the other).
-		on := fmt.Sprintf("column %s of table %s", st.Column, rel.Name)
-		for _, r := range readers {
-			if r.ID != d.ID && r.Kind != catalog.KindIndex && slices.Contains(d.Deps, r.ID) {
-				on = kindWords[r.Kind] + " " + r.Name
-				break
-			}
-		}
-		blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
-	}
-	if len(blocking) > 0 && !st.Cascade {
-		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", st.Column, rel.Name).
-			WithDetail("%s", strings.Join(blocking, "\n")).
-			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	readers := e.columnReaders(rel, rel, i)
+	if err := dropBlocked(rel, st.Column, readers); err != nil && !st.Cascade {
+		return nil, err
 	}
 	// Indexes on the column go with it, as in PostgreSQL; other readers
 	// (and what reads them) with CASCADE, each named in a notice.
@@ -453,6 +458,47 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 		rel = cur
 	}
 	return e.replaceTable(rel, up, false)
+}
+
+// columnReaders returns the relations reading table rel whose
+// definitions read column i of up (rel as an ALTER TABLE is changing
+// it): binding them without the column fails or changes what they mean.
+func (e *Engine) columnReaders(rel, up *catalog.Relation, i int) []*catalog.Relation {
+	over := map[uint32]*catalog.Relation{rel.ID: droppedColumn(up, i)}
+	var readers []*catalog.Relation
+	for _, d := range e.cat.Dependents(rel.ID) {
+		if err := e.samePlanOver(d, d, over); err != nil {
+			readers = append(readers, d)
+		}
+	}
+	return readers
+}
+
+// dropBlocked returns DROP COLUMN's 2BP01 when readers (of column col of
+// table rel) hold more than indexes, which go with the column.
+func dropBlocked(rel *catalog.Relation, col string, readers []*catalog.Relation) error {
+	var blocking []string
+	for _, d := range readers {
+		if d.Kind == catalog.KindIndex {
+			continue
+		}
+		// A reader of another reader depends on that one, as
+		// PostgreSQL says (its Deps hold the table through the other).
+		on := fmt.Sprintf("column %s of table %s", col, rel.Name)
+		for _, r := range readers {
+			if r.ID != d.ID && r.Kind != catalog.KindIndex && slices.Contains(d.Deps, r.ID) {
+				on = kindWords[r.Kind] + " " + r.Name
+				break
+			}
+		}
+		blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
+	}
+	if len(blocking) == 0 {
+		return nil
+	}
+	return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", col, rel.Name).
+		WithDetail("%s", strings.Join(blocking, "\n")).
+		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 // droppedColumn returns rel with column i dropped (catalog.Column.Dropped).

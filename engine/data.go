@@ -311,6 +311,11 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 			_ = ws.finish(ctx, false)
 		}
 	}()
+	// Outside a block the statement holds writeMu, under which a TYPE
+	// rewrite commits: the check and the writes see one encoding.
+	if err := e.staleTypes(b.Plan); err != nil {
+		return nil, err
+	}
 	ec := s.execCtx(ctx, params, ws.src, ws.w)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {

@@ -108,6 +108,11 @@ type Engine struct {
 	// constraint checks never race; barriers are injected (epochs sealed)
 	// and committed epochs retired under it.
 	writeMu sync.Mutex
+	// rewriteMu orders reads against ALTER COLUMN ... TYPE: a read checks
+	// that its plan types the tables as the catalog does and takes its
+	// snapshot under the read lock, and the rewrite commits its rows and
+	// catalog entry under the write lock (alter_type.go).
+	rewriteMu sync.RWMutex
 	// st is the streaming side: checkpoints, epochs, running jobs.
 	st *streams
 

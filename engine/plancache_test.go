@@ -163,3 +163,45 @@ func TestParseDeclaresUnusedParameters(t *testing.T) {
 		t.Fatalf("unused parameter of no type: %v, want 42P18", err)
 	}
 }
+
+// TestStatementCacheFollowsAlterType: statements pgx prepared before
+// ALTER COLUMN ... TYPE run after it against the rewritten rows: a
+// SELECT whose result type changed is refused once (0A000, as
+// PostgreSQL's plan cache does) and then prepared anew; an INSERT
+// converts its parameters to the new type.
+func TestStatementCacheFollowsAlterType(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	conn := servePgx(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	simple := func(q string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const ins = "INSERT INTO pt VALUES ($1, $2)"
+	const sel = "SELECT v FROM pt WHERE id = $1"
+	simple("CREATE TABLE pt (id int PRIMARY KEY, v int)")
+	if _, err := conn.Exec(ctx, ins, 1, 10); err != nil {
+		t.Fatal(err)
+	}
+	var v int32
+	if err := conn.QueryRow(ctx, sel, 1).Scan(&v); err != nil || v != 10 {
+		t.Fatalf("before: %d, %v", v, err)
+	}
+	simple("ALTER TABLE pt ALTER COLUMN v TYPE text USING 'v' || v, ALTER COLUMN id TYPE bigint")
+	if _, err := conn.Exec(ctx, ins, 2, 20); err != nil {
+		t.Fatalf("insert prepared before the change: %v", err)
+	}
+	var s string
+	if err := conn.QueryRow(ctx, sel, 1).Scan(&s); pgCode(err) != "0A000" {
+		t.Fatalf("select whose result type changed: %q, %v; want 0A000", s, err)
+	}
+	for id, want := range map[int64]string{1: "v10", 2: "20"} {
+		if err := conn.QueryRow(ctx, sel, id).Scan(&s); err != nil || s != want {
+			t.Fatalf("id %d after the change: %q, %v; want %q", id, s, err, want)
+		}
+	}
+}

@@ -80,7 +80,14 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		}
 		return s.eng.runWrite(ctx, s, p.bound, params)
 	}
+	s.eng.rewriteMu.RLock()
+	if err := s.eng.staleTypes(p.bound.Plan); err != nil {
+		s.eng.rewriteMu.RUnlock()
+		cancel()
+		return nil, err
+	}
 	snap := s.eng.db.NewSnapshot()
+	s.eng.rewriteMu.RUnlock()
 	src := &snapshotSource{eng: s.eng, snap: snap, s: s}
 	if s.tx != nil {
 		src.batch = s.tx.batch

@@ -33,17 +33,23 @@ type SetParallelism struct {
 	N    string
 }
 
-// AlterTable is ALTER TABLE [IF EXISTS] [ONLY] name with one column action:
+// AlterTable is ALTER TABLE [IF EXISTS] [ONLY] name with column actions:
 //
 //	ADD [COLUMN] [IF NOT EXISTS] column_definition
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
+//	ALTER [COLUMN] column [SET DATA] TYPE type [COLLATE collation] [USING expr]
+//
+// Several actions, comma separated, make one statement (RENAME stands
+// alone, as in PostgreSQL's grammar): the first is held by the
+// AlterTable itself and the others, in order, by More.
 type AlterTable struct {
 	Name     ObjectName
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
-	// default", "drop default", "set not null" or "drop not null".
+	// default", "drop default", "set not null", "drop not null" or "set
+	// type".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name.
 	Column string
@@ -56,6 +62,15 @@ type AlterTable struct {
 	// IfColumn is ADD's IF NOT EXISTS or DROP's IF EXISTS.
 	IfColumn bool
 	Cascade  bool
+	// Type is SET TYPE's new type, and Using its USING expression as
+	// written ("" when none: the column is cast to Type by assignment),
+	// which starts at character UsingPos (1-based) of the statement.
+	Type     TypeName
+	Using    string
+	UsingPos int
+	// More holds the actions after the first, each with Name and
+	// IfExists as the first's and no More of its own.
+	More []*AlterTable
 }
 
 func (*AlterTable) stmt()     {}
@@ -143,6 +158,34 @@ func (p *stmtParser) alter() (Stmt, error) {
 // alterTable parses the column actions of ALTER TABLE; ok is false, with
 // the cursor unmoved, for any other action.
 func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable, ok bool, err error) {
+	first, ok, err := p.alterAction(name, ifExists, true)
+	if !ok || err != nil {
+		return first, ok, err
+	}
+	for first.Action != "rename column" && p.acceptOp(",") {
+		at, ok, err := p.alterAction(name, ifExists, false)
+		if err != nil {
+			return nil, true, err
+		}
+		if !ok {
+			if pgAlterActions[p.word(0)] && p.word(0) != "rename" {
+				return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... %s is not supported", strings.ToUpper(p.word(0))).
+					WithPosition(charPos(p.src, p.peek().Off))
+			}
+			return nil, true, p.errHere()
+		}
+		first.More = append(first.More, at)
+	}
+	if err := p.expectEnd(); err != nil {
+		return nil, true, err
+	}
+	return first, true, nil
+}
+
+// alterAction parses one column action of ALTER TABLE; ok is false, with
+// the cursor unmoved, for any other action. RENAME is taken only as the
+// first action.
+func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *AlterTable, ok bool, err error) {
 	at := &AlterTable{Name: name, IfExists: ifExists}
 	start := p.pos
 	switch {
@@ -187,7 +230,7 @@ func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable,
 		} else {
 			p.accept("restrict")
 		}
-	case p.word(0) == "rename" && p.word(1) != "constraint":
+	case first && p.word(0) == "rename" && p.word(1) != "constraint":
 		p.pos++
 		p.accept("column")
 		at.Action = "rename column"
@@ -218,8 +261,28 @@ func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable,
 			at.Action = "set not null"
 		case p.accept("drop", "not", "null"):
 			at.Action = "drop not null"
+		case p.accept("type") || p.accept("set", "data", "type"):
+			at.Action = "set type"
+			tn, next, err := parseTypeAt(p.src, p.toks, p.pos)
+			if err != nil {
+				return nil, true, err
+			}
+			at.Type, p.pos = tn, next
+			if p.accept("collate") {
+				if _, err := p.objectName(); err != nil {
+					return nil, true, err
+				}
+			}
+			if p.accept("using") {
+				start := p.peek()
+				if _, _, err = p.expr(p.exprEnd(false)); err != nil {
+					return nil, true, err
+				}
+				at.Using = strings.TrimSpace(p.src[start.Off:p.peek().Off])
+				at.UsingPos = charPos(p.src, start.Off)
+			}
 		default:
-			if w := p.word(0); w == "type" || w == "set" || w == "drop" || w == "add" || w == "reset" {
+			if w := p.word(0); w == "set" || w == "drop" || w == "add" || w == "reset" {
 				return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER COLUMN ... %s is not supported", strings.ToUpper(w)).
 					WithPosition(charPos(p.src, p.peek().Off))
 			}
@@ -227,13 +290,6 @@ func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable,
 		}
 	default:
 		return nil, false, nil
-	}
-	if p.acceptOp(",") {
-		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE with more than one action is not supported").
-			WithHint("Run one ALTER TABLE statement per action.").WithPosition(charPos(p.src, p.toks[p.pos-1].Off))
-	}
-	if err := p.expectEnd(); err != nil {
-		return nil, true, err
 	}
 	return at, true, nil
 }

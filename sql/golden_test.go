@@ -262,6 +262,12 @@ func printStmt(s Stmt) string {
 			for _, l := range strings.Split(printStmt(x), "\n") {
 				out = append(out, "  "+name+": "+l)
 			}
+		case []*AlterTable:
+			for _, a := range x {
+				for _, l := range strings.Split(printStmt(a), "\n") {
+					out = append(out, "  "+name+": "+l)
+				}
+			}
 		case []ColumnDef:
 			for _, c := range x {
 				l := fmt.Sprintf("  column %q %s", c.Name, c.Type.T)

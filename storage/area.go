@@ -36,6 +36,8 @@ type Area struct {
 	ref  spillRef
 	b    *pebble.Batch
 	k, v []byte
+	// resolves is db.resolves when the area was made.
+	resolves uint64
 }
 
 // NewArea returns a new, empty spill area of tableID.
@@ -44,7 +46,7 @@ func (db *DB) NewArea(tableID uint32) (*Area, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Area{db: db, ref: spillRef{table: tableID, id: id}}, nil
+	return &Area{db: db, ref: spillRef{table: tableID, id: id}, resolves: db.resolves.Load()}, nil
 }
 
 // Table returns the table the area belongs to.
@@ -154,6 +156,7 @@ func (b *Batch) CommitArea(a *Area, epoch uint64) error {
 		return err
 	}
 	b.AddArea(a)
+	b.committing = append(b.committing, a)
 	return nil
 }
 

@@ -24,6 +24,8 @@ type Batch struct {
 	// first (area.go); areaList has them all in the order added.
 	areas    map[uint32][]*Area
 	areaList []*Area
+	// committing are the areas CommitArea marked in this batch.
+	committing []*Area
 }
 
 // NewBatch returns an empty, indexed write batch.
@@ -286,6 +288,15 @@ func (b *Batch) Commit() error {
 	if len(b.marks) > 0 {
 		b.db.vis.Lock()
 		defer b.db.vis.Unlock()
+		for _, a := range b.committing {
+			if a.resolves != b.db.resolves.Load() {
+				// A recovery deleted the unmarked areas while this one
+				// was being written: it may lack some of its writes.
+				b.Close()
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: a recovery discarded the rows being written").
+					WithHint("The transaction might succeed if retried.")
+			}
+		}
 	}
 	err := b.b.Commit(pebble.Sync)
 	marks := b.marks

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -59,6 +60,10 @@ type DB struct {
 	// their tables, and shared while a reader of committed data takes
 	// its view (spill.go).
 	vis sync.RWMutex
+	// resolves counts the calls of ResolveSpills, which delete every
+	// unmarked spill area: an Area made before one may have lost its
+	// writes, and Batch.Commit refuses to mark it (rewrite.go).
+	resolves atomic.Uint64
 
 	// missing holds the added columns' values of altered tables
 	// (missing.go).

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
@@ -132,6 +133,7 @@ func (db *DB) moveSpill(r spillRef) error {
 			if err := b.Commit(pebble.NoSync); err != nil {
 				return pgerr.Wrap(pgerr.IOError, err, "moving spill area")
 			}
+			fault.Hit(fault.SpillMove)
 			b.Close()
 			b = db.pdb.NewBatch()
 		}
@@ -154,6 +156,7 @@ func (db *DB) moveSpill(r spillRef) error {
 func (db *DB) ResolveSpills() error {
 	db.vis.Lock()
 	defer db.vis.Unlock()
+	db.resolves.Add(1)
 	var refs []spillRef
 	err := scanPrefix(db.pdb, []byte{PrefixSpillMark}, func(key, _ []byte) error {
 		if len(key) != 13 {

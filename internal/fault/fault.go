@@ -94,6 +94,17 @@ const BackfillChunk = "stream.backfill_chunk"
 // partitions the epoch wrote (docs/scale-out.md).
 const ClusterBeforeCommit = "cluster.before_commit"
 
+// AlterRewritten is hit by ALTER TABLE ... ALTER COLUMN ... TYPE once
+// the table's rows are rewritten into a spill area, before the batch
+// committing them with the catalog: a crash there leaves the table as it
+// was.
+const AlterRewritten = "alter.rewritten"
+
+// SpillMove is hit by the move of a committed spill area into its table
+// after each part of the move is written: a crash there leaves the area
+// and its mark, which Open's recovery moves again.
+const SpillMove = "storage.spill_move"
+
 // Points lists the documented crash points, for tests that sweep them.
 var Points = []string{
 	SinkBeforePrecommit,

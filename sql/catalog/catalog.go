@@ -228,6 +228,16 @@ func (c *Catalog) Replace(rel *Relation) error {
 // Replace for each, with name conflicts checked against the catalog as it
 // will be after the whole change.
 func (c *Catalog) ReplaceAll(rels ...*Relation) error {
+	return c.ReplaceAllWith(nil, rels...)
+}
+
+// ReplaceAllWith is ReplaceAll whose durable batch also carries the
+// writes more makes (nil for none): they commit atomically with the
+// entries. ALTER TABLE ... ALTER COLUMN ... TYPE commits the spill area
+// holding the table's rewritten rows so (storage.Batch.CommitArea), and
+// the batch's commit moves the area into the table before the catalog
+// shows the new entries.
+func (c *Catalog) ReplaceAllWith(more func(b *storage.Batch) error, rels ...*Relation) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	changing := map[uint32]bool{}
@@ -258,6 +268,9 @@ func (c *Catalog) ReplaceAll(rels ...*Relation) error {
 			if err := putRelation(b, st); err != nil {
 				return err
 			}
+		}
+		if more != nil {
+			return more(b)
 		}
 		return nil
 	})

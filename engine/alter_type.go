@@ -1,0 +1,741 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/executor"
+	"github.com/weirdb/weir/internal/fault"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// An ALTER TABLE with several actions, or with ALTER COLUMN ... TYPE,
+// runs as PostgreSQL's does (tablecmds.c):
+//
+//   - The TYPE actions are prepared first, in statement order: each
+//     finds its column and binds its transform expression (USING, or the
+//     column with the assignment cast) against the table as it is.
+//   - The actions then run by PostgreSQL's passes, in statement order
+//     within a pass: the drops (DROP COLUMN, DROP DEFAULT, DROP NOT
+//     NULL), TYPE, ADD COLUMN, SET NOT NULL, SET DEFAULT. So ADD COLUMN x
+//     and DROP COLUMN x in one statement fail at the DROP, and ADD COLUMN
+//     x then ALTER x SET NOT NULL works. Each runs against the table as
+//     the earlier ones left it, in memory: nothing is written until all
+//     have passed their checks, so any error leaves the table unchanged.
+//   - NOT NULL is verified last, against the rows as they will be.
+//
+// Without TYPE the change is the catalog's alone (alter_table.go). TYPE
+// changes how the column's values are encoded, so every row is
+// rewritten: under writeMu, once no pending epoch holds writes of the
+// table (drainTable), the rows are read a chunk at a time, converted
+// and written into a spill area of the table (storage.Area, flushed to
+// Pebble every megabyte, so memory stays bounded), and one durable
+// batch commits the area's mark with the catalog's new entry; its
+// commit moves the area into the table (storage.Batch.Commit) and
+// Open's recovery finishes a move a crash interrupted. A conversion
+// error discards the area. Indexes on a converted column are dropped
+// before and built again after, from their definitions (a first,
+// discarded conversion makes sure the rows convert while they stand; a
+// crash between the drop and the rebuild loses them, as a failed CREATE
+// INDEX would). Views, materialized views and sinks reading the column
+// refuse the change, as PostgreSQL's views do.
+
+// alterPass orders the actions of one ALTER TABLE as PostgreSQL's
+// AT_PASS_* do.
+func alterPass(action string) int {
+	switch action {
+	case "drop column", "drop default", "drop not null":
+		return 0
+	case "set type":
+		return 1
+	case "add column":
+		return 4
+	case "set not null":
+		return 6
+	case "set default":
+		return 9
+	}
+	return 10
+}
+
+// alterPlan is the outcome of an ALTER TABLE's actions, computed without
+// changing anything.
+type alterPlan struct {
+	up *catalog.Relation
+	// conv holds, per converted column of up, its new value computed
+	// from a stored row of the table as it was.
+	conv map[int]planner.Expr
+	// rebuild are the indexes on converted columns.
+	rebuild []*catalog.Relation
+	// pin is set when columns were added (replaceTable).
+	pin bool
+	// notNull are the columns whose NOT NULL the rows must be checked
+	// against (the catalog-only change).
+	notNull []int
+}
+
+// alterActions runs an ALTER TABLE with several actions or with ALTER
+// COLUMN ... TYPE. ddlMu is held.
+func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	acts := append([]*sql.AlterTable{st}, st.More...)
+	e.writeMu.Lock()
+	// Notices go out as the actions run, before an error of a later one,
+	// as PostgreSQL sends them.
+	p, err := s.planAlter(ctx, rel, acts, func(code, msg string) { io.Notice("NOTICE", code, msg) })
+	if err != nil {
+		e.writeMu.Unlock()
+		return nil, err
+	}
+	if len(p.conv) == 0 {
+		defer e.writeMu.Unlock()
+		if err := e.checkNotNull(rel, p); err != nil {
+			return nil, err
+		}
+		if p.pin {
+			m, _ := p.up.MissingRow()
+			e.db.SetMissing(rel.ID, m)
+		}
+		return e.replaceTable(rel, p.up, p.pin)
+	}
+	if len(p.rebuild) > 0 {
+		// Indexes on converted columns are dropped before the rewrite:
+		// a row that does not convert must fail the statement while
+		// they still stand.
+		a, err := s.convertRows(ctx, rel, p)
+		if err != nil {
+			e.writeMu.Unlock()
+			return nil, err
+		}
+		if err := a.Discard(); err != nil {
+			e.writeMu.Unlock()
+			return nil, err
+		}
+	}
+	e.writeMu.Unlock()
+	// Indexes on converted columns are dropped now and built again from
+	// their definitions once the rows are rewritten, or restored if the
+	// rewrite fails.
+	var rebuild []*sql.CreateIndex
+	for _, idx := range p.rebuild {
+		ci, err := e.indexDefinition(rel, idx)
+		if err != nil {
+			return nil, err
+		}
+		rebuild = append(rebuild, ci)
+	}
+	if len(p.rebuild) > 0 {
+		order, err := e.dropOrder(p.rebuild, true, func(*catalog.Relation) {})
+		if err != nil {
+			return nil, err
+		}
+		if err := e.dropRelations(ctx, order); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.rewriteTable(ctx, rel.ID, acts)
+	for _, ci := range rebuild {
+		if ierr := s.buildIndex(ctx, ci, io); ierr != nil && err == nil {
+			err = ierr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// rewriteTable plans the actions again once no pending epoch writes the
+// table, and rewrites its rows. ddlMu is held, writeMu not.
+func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.AlterTable) (wire.Result, error) {
+	e := s.eng
+	// A backfill reads the table's committed rows as its plan typed
+	// them: none may be under way while they change encoding (a view
+	// may read the table through others, so all are awaited).
+	if err := e.awaitReadable(ctx, nil); err != nil {
+		return nil, err
+	}
+	if err := e.drainTable(ctx, id); err != nil {
+		return nil, err
+	}
+	defer e.writeMu.Unlock()
+	rel, ok := e.cat.ByID(id)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", id)
+	}
+	p, err := s.planAlter(ctx, rel, acts, func(string, string) {})
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.convertRows(ctx, rel, p)
+	if err != nil {
+		return nil, err
+	}
+	fault.Hit(fault.AlterRewritten)
+	committed := false
+	defer func() {
+		if !committed {
+			_ = a.Discard()
+		}
+	}()
+	// Reads take their snapshots and check their plans' types against
+	// the catalog under rewriteMu: none sees the new rows with the old
+	// types or the reverse.
+	e.rewriteMu.Lock()
+	res, err := e.replaceTableWith(rel, p.up, p.pin, func(b *storage.Batch) error {
+		committed = true
+		return b.CommitArea(a, 0)
+	})
+	e.rewriteMu.Unlock()
+	if err != nil {
+		if pgerr.CodeOf(err) == pgerr.SerializationFailure {
+			// Refused before the commit (storage.Batch.Commit): a
+			// recovery cut the area short.
+			_ = a.Discard()
+		}
+		return nil, err
+	}
+	// Every row now holds every column: the missing values matter only
+	// to rows that are no more, but stay registered as the catalog has
+	// them.
+	if m, ok := p.up.MissingRow(); ok {
+		e.db.SetMissing(rel.ID, m)
+	}
+	return res, nil
+}
+
+// drainTable returns, holding writeMu, once no pending epoch holds
+// writes of table id: the rewrite reads the committed rows and replaces
+// them, so no write of the old encoding may commit after it.
+func (e *Engine) drainTable(ctx context.Context, id uint32) error {
+	for {
+		e.writeMu.Lock()
+		busy, err := e.st.view.HasWrites(id)
+		if err != nil || !busy {
+			if err != nil {
+				e.writeMu.Unlock()
+			}
+			return err
+		}
+		pe := e.st.cur
+		e.writeMu.Unlock()
+		if err := e.waitCommitted(ctx, pe); err != nil {
+			return err
+		}
+	}
+}
+
+// planAlter checks the actions against rel, in PostgreSQL's order, and
+// returns what they make of it; notice gets the notices of the actions
+// IF [NOT] EXISTS skips. writeMu is held.
+func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*sql.AlterTable, notice func(code, msg string)) (*alterPlan, error) {
+	e := s.eng
+	p := &alterPlan{up: rel.Clone(), conv: map[int]planner.Expr{}}
+	// Prepare the TYPE actions, in statement order.
+	for _, a := range acts {
+		if a.Action != "set type" {
+			continue
+		}
+		i := visibleColumn(rel, a.Column)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column, rel.Name)
+		}
+		if _, twice := p.conv[i]; twice {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of column \"%s\" twice", a.Column)
+		}
+		x, err := planner.BindTransform(ctx, rel, i, a.Type.T, a.Using, a.UsingPos, s.catalogView())
+		if err != nil {
+			return nil, err
+		}
+		p.conv[i] = x
+	}
+	sorted := slices.Clone(acts)
+	slices.SortStableFunc(sorted, func(a, b *sql.AlterTable) int { return alterPass(a.Action) - alterPass(b.Action) })
+	var hasRows *bool
+	rows := func() (bool, error) {
+		if hasRows == nil {
+			v, err := e.anyRow(rel, func(types.Row) bool { return true })
+			if err != nil {
+				return false, err
+			}
+			hasRows = &v
+		}
+		return *hasRows, nil
+	}
+	up := p.up
+	for _, a := range sorted {
+		var i int
+		if a.Action != "add column" {
+			if i = visibleColumn(up, a.Column); i < 0 {
+				if a.Action == "drop column" && a.IfColumn {
+					notice("00000", fmt.Sprintf("column \"%s\" of relation \"%s\" does not exist, skipping", a.Column, rel.Name))
+					continue
+				}
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", a.Column, rel.Name)
+			}
+		}
+		switch a.Action {
+		case "drop column":
+			if slices.Contains(up.PK, i) {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %s of table %s: it is part of the table's primary key", a.Column, rel.Name).
+					WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
+					WithHint("Create a table without the column and copy the rows into it.")
+			}
+			if err := watermarkColumn(up, a.Column, "drop"); err != nil {
+				return nil, err
+			}
+			if readers := e.columnReaders(rel, up, i); len(readers) > 0 {
+				if err := dropBlocked(rel, a.Column, readers); err != nil && !a.Cascade {
+					return nil, err
+				}
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop column %s of table %s together with other actions: objects depend on it", a.Column, rel.Name).
+					WithHint("Drop the column with an ALTER TABLE of its own.")
+			}
+			delete(p.conv, i)
+			up = droppedColumn(up, i)
+		case "drop default":
+			up.Cols[i].Default = ""
+		case "drop not null":
+			col := up.Cols[i]
+			if slices.Contains(up.PK, i) {
+				return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" is in a primary key", col.Name)
+			}
+			if col.Identity != "" {
+				return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name)
+			}
+			up.Cols[i].NotNull = false
+		case "set type":
+			if err := s.checkTypeChange(ctx, rel, up, i, a); err != nil {
+				return nil, err
+			}
+			for _, d := range e.columnReaders(rel, up, i) {
+				if d.Kind == catalog.KindIndex {
+					if !slices.ContainsFunc(p.rebuild, func(r *catalog.Relation) bool { return r.ID == d.ID }) {
+						p.rebuild = append(p.rebuild, d)
+					}
+					continue
+				}
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
+					WithDetail("%s depends on column \"%s\"", dependentWords(d), a.Column)
+			}
+			up.Cols[i].T = a.Type.T
+			up.Cols[i].Missing = nil
+		case "add column":
+			def := a.Def
+			if existingColumn(up, def.Name) >= 0 {
+				if a.IfColumn {
+					notice("42701", fmt.Sprintf("column \"%s\" of relation \"%s\" already exists, skipping", def.Name, rel.Name))
+					continue
+				}
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", def.Name, rel.Name)
+			}
+			if def.Serial || def.Identity != "" {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported").
+					WithHint("Add an integer column and fill it with UPDATE.")
+			}
+			col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true}
+			if def.Default != "" {
+				if err := s.checkDefault(def.Default, col.T); err != nil {
+					return nil, err
+				}
+				v, volatile, err := s.evalDefault(up, col, def.Default)
+				if err != nil {
+					return nil, err
+				}
+				if volatile {
+					if nonEmpty, err := rows(); err != nil {
+						return nil, err
+					} else if nonEmpty {
+						return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile DEFAULT is not supported on a table with rows").
+							WithDetail("Each existing row would need a value of its own, which takes rewriting the table.").
+							WithHint("Add the column without a default, or with a constant one, and fill it with UPDATE.")
+					}
+				}
+				if !v.Null {
+					col.Missing = &v
+				}
+			}
+			up.Cols = append(up.Cols, col)
+			p.pin = true
+			if col.NotNull {
+				p.notNull = append(p.notNull, len(up.Cols)-1)
+			}
+		case "set not null":
+			if !up.Cols[i].NotNull {
+				up.Cols[i].NotNull = true
+				p.notNull = append(p.notNull, i)
+			}
+		case "set default":
+			col := up.Cols[i]
+			if col.Identity != "" {
+				return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
+					WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+			}
+			if err := s.checkDefault(a.Default, col.T); err != nil {
+				return nil, err
+			}
+			if _, _, err := s.evalDefault(up, col, a.Default); err != nil {
+				return nil, err
+			}
+			up.Cols[i].Default = a.Default
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... %s together with other actions is not supported", strings.ToUpper(a.Action))
+		}
+	}
+	p.up = up
+	return p, nil
+}
+
+// checkTypeChange refuses a TYPE action on column i of up that weir, or
+// PostgreSQL, cannot make.
+func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation, i int, a *sql.AlterTable) error {
+	col := up.Cols[i]
+	t := a.Type.T
+	if col.Identity != "" {
+		// PostgreSQL changes the type of the identity's sequence too.
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of an identity column is not supported")
+	}
+	if err := watermarkColumn(up, col.Name, "alter the type of"); err != nil {
+		return err
+	}
+	if slices.Contains(up.PK, i) {
+		switch {
+		case t.ID == types.Jsonb:
+			return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
+		case t.ID == types.Json:
+			return pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		case t.IsArray():
+			return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+		}
+	}
+	if col.Default != "" {
+		// PostgreSQL keeps the DEFAULT as the expression it was, under
+		// the assignment cast to the column's type, and casts that
+		// expression to the new type: 5 set on an int column stays
+		// 5 through a change to text and back.
+		dt, err := planner.DefaultType(ctx, col.Default, rel.Cols[i].T, s.catalogView())
+		if err != nil {
+			return err
+		}
+		if !planner.AssignmentCastable(dt, t) {
+			return pgerr.New(pgerr.DatatypeMismatch, "default for column \"%s\" cannot be cast automatically to type %s", col.Name, t)
+		}
+	}
+	return nil
+}
+
+// dependentWords names a relation reading a column as PostgreSQL's
+// DETAIL does: a view by its rewrite rule.
+func dependentWords(d *catalog.Relation) string {
+	switch d.Kind {
+	case catalog.KindView, catalog.KindMView:
+		return "rule _RETURN on " + kindWords[d.Kind] + " " + d.Name
+	}
+	return kindWords[d.Kind] + " " + d.Name
+}
+
+// checkNotNull verifies the rows against the columns p made NOT NULL,
+// for a change of the catalog alone. writeMu is held.
+func (e *Engine) checkNotNull(rel *catalog.Relation, p *alterPlan) error {
+	for _, i := range p.notNull {
+		col := p.up.Cols[i]
+		var nulls bool
+		var err error
+		if i < len(rel.Cols) {
+			nulls, err = e.anyRow(rel, func(r types.Row) bool { return r[i].Null })
+		} else if col.Missing == nil {
+			nulls, err = e.anyRow(rel, func(types.Row) bool { return true })
+		}
+		if err != nil {
+			return err
+		}
+		if nulls {
+			return nullsError(rel, col.Name)
+		}
+	}
+	return nil
+}
+
+func nullsError(rel *catalog.Relation, col string) error {
+	return pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", col, rel.Name).
+		WithTable(rel.Schema, rel.Name).WithColumn(col)
+}
+
+// rewriteKeys is how many rewritten rows whose key changed are held, to
+// be checked for duplicates, before they are written to the area.
+const rewriteKeys = 4096
+
+// convertRows writes the rows of table rel as p.up has them into a new
+// spill area of the table, a chunk at a time: converted columns computed
+// by p.conv, added ones given their missing values, NOT NULL checked. A
+// changed primary key deletes every old key first and writes the new
+// ones after, checking that none repeats. On error the area is
+// discarded. writeMu is held and no pending epoch writes the table.
+func (s *Session) convertRows(ctx context.Context, rel *catalog.Relation, p *alterPlan) (_ *storage.Area, err error) {
+	e := s.eng
+	up := p.up
+	oldTs, newTs := relTypes(rel), relTypes(up)
+	missing, _ := up.MissingRow()
+	type conv struct {
+		col int
+		ev  executor.Evaluator
+	}
+	var convs []conv
+	keyChanged := false
+	for i, x := range p.conv {
+		ev, err := executor.Compile(x)
+		if err != nil {
+			return nil, err
+		}
+		convs = append(convs, conv{i, ev})
+		keyChanged = keyChanged || slices.Contains(rel.PK, i)
+	}
+	slices.SortFunc(convs, func(a, b conv) int { return a.col - b.col })
+	a, err := e.db.NewArea(rel.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = a.Discard()
+		}
+	}()
+	scan := func(fn func(types.Row) error) error {
+		it := e.st.view.Scan(rel.ID, oldTs)
+		defer it.Close()
+		for {
+			r, err := it.Next()
+			if err != nil || r == nil {
+				return err
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+	}
+	if keyChanged {
+		err := scan(func(r types.Row) error { return a.Delete(pkKey(rel, r)) })
+		if err != nil {
+			return nil, err
+		}
+		if err := a.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	ec := s.execCtx(ctx, nil, nil, nil).Eval
+	held := map[string]types.Row{}
+	writeHeld := func() error {
+		for k, r := range held {
+			if dup, err := a.Holds([]byte(k)); err != nil {
+				return err
+			} else if dup {
+				return duplicateInRewrite(up, r)
+			}
+		}
+		for k, r := range held {
+			if err := a.Put([]byte(k), r, newTs); err != nil {
+				return err
+			}
+		}
+		clear(held)
+		return a.Flush()
+	}
+	chunk := types.NewChunk(oldTs, types.ChunkCap)
+	convert := func() error {
+		if chunk.Len() == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return ctxError(ctx)
+		}
+		vecs := make([]*types.Vec, len(convs))
+		for k, c := range convs {
+			v, err := c.ev.Eval(&ec, chunk)
+			if err != nil {
+				return err
+			}
+			vecs[k] = v
+		}
+		for j := 0; j < chunk.Len(); j++ {
+			r := chunk.Row(j)
+			out := make(types.Row, len(up.Cols))
+			copy(out, r)
+			for c := len(r); c < len(out); c++ {
+				out[c] = missing[c]
+			}
+			for k, c := range convs {
+				out[c.col] = vecs[k].Get(j)
+			}
+			for c, col := range up.Cols {
+				if col.NotNull && out[c].Null && !col.Hidden {
+					return nullsError(rel, col.Name)
+				}
+			}
+			key := pkKey(up, out)
+			if !keyChanged {
+				if err := a.Put(key, out, newTs); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, dup := held[string(key)]; dup {
+				return duplicateInRewrite(up, out)
+			}
+			copyDecimals(out)
+			held[string(key)] = out
+		}
+		chunk = types.NewChunk(oldTs, types.ChunkCap)
+		if len(held) >= rewriteKeys {
+			return writeHeld()
+		}
+		return nil
+	}
+	err = scan(func(r types.Row) error {
+		chunk.AppendRow(types.OpInsert, r)
+		if chunk.Len() >= types.ChunkCap {
+			return convert()
+		}
+		return nil
+	})
+	if err == nil {
+		err = convert()
+	}
+	if err == nil && keyChanged {
+		err = writeHeld()
+	}
+	if err == nil {
+		err = a.Flush()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// duplicateInRewrite is PostgreSQL's error when rebuilding the primary
+// key after a change of type finds a key twice.
+func duplicateInRewrite(rel *catalog.Relation, row types.Row) error {
+	names := make([]string, len(rel.PK))
+	vals := make([]string, len(rel.PK))
+	for i, c := range rel.PK {
+		names[i] = rel.Cols[c].Name
+		vals[i] = types.FormatText(row[c], rel.Cols[c].T, nil)
+	}
+	return pgerr.New(pgerr.UniqueViolation, "could not create unique index \"%s_pkey\"", rel.Name).
+		WithDetail("Key (%s)=(%s) is duplicated.", strings.Join(names, ", "), strings.Join(vals, ", ")).
+		WithTable(rel.Schema, rel.Name).WithConstraint(rel.Name + "_pkey")
+}
+
+// indexDefinition returns the CREATE INDEX statement that builds index
+// idx on table rel again, naming its columns as rel does now.
+func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, error) {
+	var pos []int
+	for _, d := range e.indexesOf(rel.ID) {
+		if d.ID == idx.ID {
+			pos, _ = catalog.IndexPositions(d)
+		}
+	}
+	if len(pos) != len(idx.Cols) {
+		return nil, pgerr.New(pgerr.InternalError, "cannot find the columns of index \"%s\"", idx.Name)
+	}
+	name := func(k int) (string, error) {
+		if pos[k] < 0 || pos[k] >= len(rel.Cols) {
+			return "", pgerr.New(pgerr.InternalError, "cannot find column %d of index \"%s\"", k+1, idx.Name)
+		}
+		return sql.QuoteIdent(rel.Cols[pos[k]].Name), nil
+	}
+	desc := map[string]bool{}
+	for _, f := range strings.Split(idx.With[catalog.IndexDescOption], ",") {
+		desc[f] = true
+	}
+	keys := idx.IndexKeys()
+	var key, include []string
+	for k := range idx.Cols {
+		if k >= keys && idx.Cols[k].Hidden {
+			continue
+		}
+		n, err := name(k)
+		if err != nil {
+			return nil, err
+		}
+		if k < keys {
+			if desc[strconv.Itoa(k)] {
+				n += " DESC"
+			}
+			key = append(key, n)
+		} else {
+			include = append(include, n)
+		}
+	}
+	text := "CREATE INDEX " + sql.QuoteIdent(idx.Name) + " ON " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) +
+		" (" + strings.Join(key, ", ") + ")"
+	if len(include) > 0 {
+		text += " INCLUDE (" + strings.Join(include, ", ") + ")"
+	}
+	st, err := sql.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	ci, ok := st.(*sql.CreateIndex)
+	if !ok {
+		return nil, pgerr.New(pgerr.InternalError, "bad definition of index \"%s\": %s", idx.Name, text)
+	}
+	return ci, nil
+}
+
+// buildIndex runs CREATE INDEX st under the ddlMu its caller holds,
+// sending io none of its notices.
+func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.ExecIO) error {
+	e := s.eng
+	if err := e.awaitReadable(ctx, nil); err != nil {
+		return err
+	}
+	io = quietIO{io}
+	e.writeMu.Lock()
+	j, created, err := s.addIndexLocked(st, io)
+	e.writeMu.Unlock()
+	if err != nil || !created {
+		return err
+	}
+	return e.launch(ctx, j, io, true)
+}
+
+// quietIO is an ExecIO that drops notices.
+type quietIO struct{ wire.ExecIO }
+
+// Notice drops the notice.
+func (quietIO) Notice(severity, code, message string) {}
+
+// staleTypes returns 40001 when a table plan reads or writes has a
+// column of another type in the catalog than when plan was bound: ALTER
+// COLUMN ... TYPE committed in between, and the rows are no longer
+// encoded as plan reads them. (A cached plan binds again before it runs;
+// this catches a statement bound just before the change.)
+func (e *Engine) staleTypes(plan planner.Plan) error {
+	for _, r := range planner.RelationsBound(plan) {
+		if r == nil || r.Kind != catalog.KindTable {
+			continue
+		}
+		cur, ok := e.cat.ByID(r.ID)
+		if !ok || cur == r {
+			continue
+		}
+		for i := range min(len(cur.Cols), len(r.Cols)) {
+			if cur.Cols[i].T != r.Cols[i].T {
+				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was altered", r.Name).
+					WithHint("The transaction might succeed if retried.")
+			}
+		}
+	}
+	return nil
+}

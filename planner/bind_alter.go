@@ -1,0 +1,160 @@
+package planner
+
+import (
+	"context"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// BindTransform binds the expression ALTER TABLE ... ALTER COLUMN ...
+// TYPE computes column col's new values with (PostgreSQL's transform
+// expression): using, the USING expression's text, or, when it is "",
+// the column itself; converted to t by the assignment cast. It reads a
+// whole stored row of rel: its column references are positions in
+// rel.Cols. Errors are PostgreSQL's: 42804 when no assignment cast leads
+// to t, 0A000 for a subquery, 42803 for an aggregate, 42P02 for a
+// parameter; usingPos, the character of the statement USING's text
+// starts at, places their positions in the statement.
+func BindTransform(ctx context.Context, rel *catalog.Relation, col int, t types.T, using string, usingPos int, cat Catalog) (e Expr, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			if pe.Position > 0 && usingPos > 0 && using != "" {
+				pe.Position += usingPos - 1
+			} else {
+				pe.Position = 0
+			}
+			e, err = nil, pe
+		}
+	}()
+	name := rel.Cols[col].Name
+	text := using
+	if text == "" {
+		text = sql.QuoteIdent(name)
+	}
+	q, err := parseExpr(text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := q.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		return nil, pgerr.New(pgerr.SyntaxError, "syntax error in the USING expression of column \"%s\"", name)
+	}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	var sub subqueryFinder
+	sel.Fields.Fields[0].Expr.Accept(&sub)
+	if sub.found != nil {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in transform expression").WithPosition(b.pos(sub.found)))
+	}
+	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "transform expressions"}, sel.Fields.Fields[0].Expr)
+	out := b.tryCoerce(x, t, ctxAssignment)
+	if out == nil {
+		if using == "" {
+			fail(typeErrorf("column \"%s\" cannot be cast automatically to type %s", name, t).
+				WithHint("You might need to specify \"USING %s::%s\".", sql.QuoteIdent(name), t))
+		}
+		fail(typeErrorf("result of USING clause for column \"%s\" cannot be cast automatically to type %s", name, t).
+			WithHint("You might need to add an explicit cast."))
+	}
+	if c, ok := out.(*Cast); ok && out != x {
+		c.Assign = true
+	}
+	return out, nil
+}
+
+// AssignmentCastable reports whether a value of type from converts to
+// type to by an assignment cast (or needs none), as a column's DEFAULT,
+// stored as an expression of the column's old type, must for ALTER
+// COLUMN ... TYPE to keep it.
+func AssignmentCastable(from, to types.T) bool {
+	return from.ID == to.ID || canCoerce(from.ID, to.ID, ctxAssignment)
+}
+
+// subqueryFinder finds the first subquery of an expression.
+type subqueryFinder struct{ found ast.Node }
+
+// Enter records the first subquery and stops there.
+func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f.found != nil {
+		return n, true
+	}
+	switch n.(type) {
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
+		f.found = n
+		return n, true
+	}
+	return n, false
+}
+
+// Leave goes on.
+func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// DefaultType returns the type of a DEFAULT expression's text bound by
+// itself, as PostgreSQL stores it, or t, the column's type, for an
+// untyped literal (which took the column's type when the DEFAULT was
+// set).
+func DefaultType(ctx context.Context, text string, t types.T, cat Catalog) (dt types.T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			dt, err = t, pe
+		}
+	}()
+	q, err := parseExpr(text)
+	if err != nil {
+		return t, err
+	}
+	sel, ok := q.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		return t, nil
+	}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	x := b.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, sel.Fields.Fields[0].Expr)
+	if xt := b.typeOf(x); xt.ID != types.Unknown {
+		return xt, nil
+	}
+	return t, nil
+}
+
+// RelationsBound returns the relations p reads or writes, as they were
+// when p was bound (its scans, index scans and DML target, in p and in
+// its subqueries' plans), so that the engine can tell a plan bound
+// before ALTER TABLE changed a column's type from one bound after.
+func RelationsBound(p Plan) []*catalog.Relation {
+	var out []*catalog.Relation
+	var walk func(Plan)
+	walk = func(q Plan) {
+		switch x := q.(type) {
+		case *Scan:
+			out = append(out, x.Rel)
+		case *IndexScan:
+			out = append(out, x.Rel)
+		case *Insert:
+			out = append(out, x.Rel)
+		case *Update:
+			out = append(out, x.Rel)
+		case *Delete:
+			out = append(out, x.Rel)
+		}
+		for _, in := range q.Inputs() {
+			walk(in)
+		}
+	}
+	walk(p)
+	WalkPlanExprs(p, func(e Expr) {
+		if s, ok := e.(*Subquery); ok {
+			walk(s.Plan)
+		}
+	})
+	return out
+}
