@@ -183,7 +183,10 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
-	ws := s.beginWrite()
+	ws, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
 	w := ws.w
 	committed := false
 	defer func() {

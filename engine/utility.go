@@ -119,7 +119,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Execute:
 		return s.prepareExecute(ctx, st)
 	case *sql.DeclareCursor:
-		return s.prepareDeclare(ctx, st)
+		return s.prepareDeclare(ctx, st, text)
 	case *sql.Fetch:
 		return s.prepareFetch(st)
 	case *sql.CloseCursor:
@@ -130,6 +130,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			if st.What == "all" || st.What == "" {
 				s.sqlPrepared = nil
+				s.closeCursors(true)
 			}
 			s.vars = map[string]string{}
 			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
@@ -673,7 +674,10 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 	// the tables follow. It is DML for weir: inside a transaction block
 	// its deletes join the block's writes (and COMMIT or ROLLBACK with
 	// them), as PostgreSQL's TRUNCATE does.
-	ws := s.beginWrite()
+	ws, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
 	committed := false
 	defer func() {
 		if !committed {

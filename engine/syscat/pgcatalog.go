@@ -388,6 +388,13 @@ func pgCatalogTables() []*table {
 			return rows
 		}),
 		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prokind:char prorettype:oid proargtypes:text", empty),
+		def("pg_catalog", "pg_cursors", "name:text statement:text is_holdable:bool is_binary:bool is_scrollable:bool creation_time:timestamptz", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, c := range p.Cursors() {
+				rows = append(rows, types.Row{vStr(c.Name), vStr(c.Statement), vBool(c.Holdable), vBool(c.Binary), vBool(c.Scrollable), types.DInt(c.CreationTime)})
+			}
+			return rows
+		}),
 		def("pg_catalog", "pg_prepared_statements", "name:text statement:text prepare_time:timestamptz parameter_types:text[] from_sql:bool generic_plans:int8 custom_plans:int8", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, ps := range p.PreparedStatements() {
