@@ -231,3 +231,29 @@ FETCH bad;
 CLOSE ALL;
 SELECT count(*) FROM pg_cursors;
 DROP TABLE sc;
+-- COPY's context names the line as PostgreSQL does, and a NOT NULL
+-- violation has its failing row.
+CREATE TABLE cpn (a int NOT NULL, b text NOT NULL);
+COPY cpn FROM STDIN;
+1	x
+\N	y
+\.
+COPY cpn (a) FROM STDIN;
+5
+\.
+COPY cpn FROM STDIN (FORMAT csv);
+1,
+\.
+COPY cpn FROM STDIN;
+1	x	y
+\.
+COPY cpn FROM STDIN;
+1
+\.
+COPY cpn FROM STDIN;
+2	xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxé	z
+\.
+COPY cpn FROM STDIN;
+zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzééé	z
+\.
+DROP TABLE cpn;
