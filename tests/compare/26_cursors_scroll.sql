@@ -257,3 +257,19 @@ COPY cpn FROM STDIN;
 zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzééé	z
 \.
 DROP TABLE cpn;
+-- WITHIN GROUP and OVER: the call is resolved first, then judged, as in
+-- PostgreSQL's parse_func.c.
+CREATE TABLE og (x int, y text);
+INSERT INTO og VALUES (1, 'a'), (2, 'b');
+SELECT count(*) WITHIN GROUP (ORDER BY x) FROM og;
+SELECT count(*) WITHIN GROUP (ORDER BY x) OVER () FROM og;
+SELECT sum(*) WITHIN GROUP (ORDER BY x) FROM og;
+SELECT percentile_disc(*) WITHIN GROUP (ORDER BY x) FROM og;
+SELECT count(x) WITHIN GROUP (ORDER BY x) FROM og;
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) OVER () FROM og;
+SELECT mode() WITHIN GROUP (ORDER BY x) OVER (PARTITION BY y) FROM og;
+SELECT percentile_cont(0.5) OVER () FROM og;
+SELECT percentile_cont(0.5, x) OVER () FROM og;
+SELECT mode() OVER () FROM og;
+SELECT mode(x) OVER () FROM og;
+DROP TABLE og;
