@@ -237,6 +237,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
 	}
+	for _, c := range st.Columns {
+		if c.CollateErr != nil {
+			return nil, c.CollateErr
+		}
+	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With)}
 	if rel.With == nil {
 		rel.With = map[string]string{}
@@ -269,7 +274,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity}
+		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity, Collation: c.Collation}
 		switch {
 		case c.Identity != "" && c.Default != "":
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)

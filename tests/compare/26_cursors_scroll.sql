@@ -273,3 +273,21 @@ SELECT percentile_cont(0.5, x) OVER () FROM og;
 SELECT mode() OVER () FROM og;
 SELECT mode(x) OVER () FROM og;
 DROP TABLE og;
+-- A column's COLLATE: the collations that order by bytes are kept (and
+-- \d shows them), an unknown name is 42704, a type without collation
+-- 42804, two clauses 42601.
+CREATE TABLE colt (a int, k text COLLATE "C", l varchar(3) COLLATE pg_catalog."POSIX", m text COLLATE "default", n text[] COLLATE "ucs_basic");
+ALTER TABLE colt ADD COLUMN c text COLLATE "C";
+ALTER TABLE colt ADD COLUMN d text COLLATE "x";
+ALTER TABLE colt ADD COLUMN g int COLLATE "C";
+ALTER TABLE colt ADD COLUMN h text COLLATE C;
+ALTER TABLE colt ADD COLUMN i text COLLATE public."C";
+ALTER TABLE nosuch ADD COLUMN c text COLLATE "x";
+CREATE TABLE colt2 (a text COLLATE "nope");
+CREATE TABLE colt2 (a int[] COLLATE "C");
+CREATE TABLE colt2 (a serial COLLATE "C");
+CREATE TABLE colt2 (a text COLLATE "C" COLLATE "POSIX");
+CREATE TABLE IF NOT EXISTS colt (a text COLLATE "zz");
+\d colt
+SELECT attname, attcollation FROM pg_attribute WHERE attrelid = 'colt'::regclass AND attnum > 0 ORDER BY attnum;
+DROP TABLE colt;
