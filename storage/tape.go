@@ -29,7 +29,15 @@ type Tape struct {
 	// part of it flushed to the file.
 	size, written int64
 	hdr           [4]byte
+	// block caches the aligned tapeBlock-sized piece of the file at
+	// blockOff (nil when none), so that stepping from record to record,
+	// either way, reads the file once per block.
+	block    []byte
+	blockOff int64
 }
+
+// tapeBlock is the size of the piece of a tape's file a reader caches.
+const tapeBlock = 64 << 10
 
 // NewTape returns a new, empty tape.
 func (db *DB) NewTape() (*Tape, error) {
@@ -72,6 +80,7 @@ func (t *Tape) flush() error {
 		return pgerr.Wrap(pgerr.IOError, err, "writing tape")
 	}
 	t.written = t.size
+	t.block = nil
 	return nil
 }
 
@@ -82,9 +91,25 @@ func (t *Tape) readAt(p []byte, off int64) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	if _, err := t.f.ReadAt(p, off); err != nil {
-		return pgerr.Wrap(pgerr.IOError, err, "reading tape")
+	start := off / tapeBlock * tapeBlock
+	if off+int64(len(p)) > start+tapeBlock {
+		// Across a block boundary (or larger than a block): read it
+		// directly.
+		if _, err := t.f.ReadAt(p, off); err != nil {
+			return pgerr.Wrap(pgerr.IOError, err, "reading tape")
+		}
+		return nil
 	}
+	if t.block == nil || t.blockOff != start {
+		n := min(tapeBlock, t.size-start)
+		t.block = slices.Grow(t.block[:0], int(n))[:n]
+		if _, err := t.f.ReadAt(t.block, start); err != nil {
+			t.block = nil
+			return pgerr.Wrap(pgerr.IOError, err, "reading tape")
+		}
+		t.blockOff = start
+	}
+	copy(p, t.block[off-start:])
 	return nil
 }
 
