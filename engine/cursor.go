@@ -677,23 +677,24 @@ func (s *Session) closeCursors(all bool) {
 }
 
 // holdCursors materialises the block's WITH HOLD cursors as it commits,
-// which keeps them open past its end.
-func (s *Session) holdCursors(ctx context.Context) error {
+// which keeps them open past its end, and returns their names.
+func (s *Session) holdCursors(ctx context.Context) ([]string, error) {
+	var names []string
 	for _, name := range slices.Sorted(maps.Keys(s.cursors)) {
 		c := s.cursors[name]
 		if !c.hold || c.held {
 			continue
 		}
 		if err := s.persist(ctx, c); err != nil {
-			return err
+			return nil, err
 		}
+		names = append(names, name)
 	}
-	for _, c := range s.cursors {
-		if c.hold {
-			c.held, c.readsBatch, c.depth = true, false, 0
-		}
+	for _, name := range names {
+		c := s.cursors[name]
+		c.held, c.readsBatch, c.depth = true, false, 0
 	}
-	return nil
+	return names, nil
 }
 
 // cursorsToSavepoint adjusts the cursors to the block's savepoints being

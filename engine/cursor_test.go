@@ -271,3 +271,29 @@ func TestHeldCursorTapeRemoved(t *testing.T) {
 		t.Fatalf("%d files in logs after the session ended, want none", n)
 	}
 }
+
+// TestHeldCursorClosedByFailedCommit: a block whose COMMIT fails (here
+// 40001, another session changed a row it wrote) closes its WITH HOLD
+// cursors with it.
+func TestHeldCursorClosedByFailedCommit(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s1, s2 := session(t, e), session(t, e)
+	mustRun(t, s1, "CREATE TABLE hc (k int PRIMARY KEY, v int)")
+	mustRun(t, s1, "INSERT INTO hc VALUES (1, 0)")
+	mustRun(t, s1, "BEGIN")
+	mustRun(t, s1, "UPDATE hc SET v = 1 WHERE k = 1")
+	mustRun(t, s1, "DECLARE h CURSOR WITH HOLD FOR SELECT v FROM hc")
+	mustRun(t, s2, "UPDATE hc SET v = 2 WHERE k = 1")
+	if _, err := run(t, s1, "COMMIT"); pgerr.CodeOf(err) != pgerr.SerializationFailure {
+		t.Fatalf("COMMIT: got %v, want 40001", err)
+	}
+	if _, err := run(t, s1, "FETCH h"); pgerr.CodeOf(err) != pgerr.InvalidCursorName {
+		t.Fatalf("FETCH after the failed COMMIT: got %v, want 34000", err)
+	}
+	// A block that commits keeps it.
+	mustRun(t, s1, "BEGIN")
+	mustRun(t, s1, "DECLARE h CURSOR WITH HOLD FOR SELECT v FROM hc")
+	mustRun(t, s1, "COMMIT")
+	wantRows(t, s1, "FETCH h", "2")
+}

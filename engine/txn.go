@@ -279,14 +279,26 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 // endTxn finishes a transaction block: commit validates its writes and
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
-func (s *Session) endTxn(ctx context.Context, commit bool) error {
+func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	if commit {
 		// A WITH HOLD cursor is materialised before the block commits;
 		// its query's error fails the commit, as in PostgreSQL.
-		if err := s.holdCursors(ctx); err != nil {
+		held, herr := s.holdCursors(ctx)
+		if herr != nil {
 			_ = s.endTxn(ctx, false)
-			return err
+			return herr
 		}
+		// A commit that fails takes the block's held cursors with it.
+		defer func() {
+			if err != nil {
+				for _, name := range held {
+					if c := s.cursors[name]; c != nil {
+						c.close()
+						delete(s.cursors, name)
+					}
+				}
+			}
+		}()
 	}
 	s.closeCursors(false)
 	t := s.tx
