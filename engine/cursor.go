@@ -128,7 +128,9 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 		if st.Binary {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DECLARE BINARY CURSOR is not supported")
 		}
-		inBlock := s.txn != 'I' && !s.implicit
+		// The implicit transaction of a multi-statement Query is a block
+		// for DECLARE, as in PostgreSQL: its cursors close at its end.
+		inBlock := s.txn != 'I'
 		if !st.Hold && !inBlock {
 			return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
