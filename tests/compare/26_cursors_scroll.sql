@@ -291,3 +291,11 @@ CREATE TABLE IF NOT EXISTS colt (a text COLLATE "zz");
 \d colt
 SELECT attname, attcollation FROM pg_attribute WHERE attrelid = 'colt'::regclass AND attnum > 0 ORDER BY attnum;
 DROP TABLE colt;
+-- The implicit transaction of a multi-statement query is a block for
+-- DECLARE; its cursors close at its end.
+DECLARE im CURSOR FOR SELECT 1 AS x \; FETCH im;
+FETCH im;
+DECLARE ih CURSOR WITH HOLD FOR SELECT 2 AS x \; FETCH ih;
+FETCH PRIOR ih;
+SELECT name, statement, is_holdable, is_scrollable FROM pg_cursors;
+CLOSE ih;
