@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -102,15 +104,40 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 	if st.Scroll && st.NoScroll {
 		return nil, pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both SCROLL and NO SCROLL")
 	}
+	if st.Asensitive && st.Insensitive {
+		return nil, pgerr.New(pgerr.InvalidCursorDefinition, "cannot specify both ASENSITIVE and INSENSITIVE")
+	}
 	p, err := s.prepare(ctx, stmt, st.Body, nil)
 	if err != nil {
 		return nil, shiftPosition(err, st.BodyAt)
+	}
+	// A cursor that locks its rows (FOR UPDATE, FOR SHARE) is read
+	// positioned, never materialised: PostgreSQL refuses it WITH HOLD,
+	// SCROLL or INSENSITIVE and does not scroll it otherwise.
+	locks := ""
+	// Without FROM there is no row to lock.
+	if sel, ok := stmt.(*sql.Query).Node.(*ast.SelectStmt); ok && sel.From != nil && sel.LockInfo != nil && sel.LockInfo.LockType != ast.SelectLockNone {
+		locks = strings.ToUpper(sel.LockInfo.LockType.String())
+		for _, refuse := range []struct {
+			on                bool
+			code              pgerr.Code
+			what, verdict, by string
+		}{
+			{st.Hold, pgerr.FeatureNotSupported, "DECLARE CURSOR WITH HOLD", "supported", "Holdable"},
+			{st.Scroll, pgerr.FeatureNotSupported, "DECLARE SCROLL CURSOR", "supported", "Scrollable"},
+			{st.Insensitive, pgerr.InvalidCursorDefinition, "DECLARE INSENSITIVE CURSOR", "valid", "Insensitive"},
+		} {
+			if refuse.on {
+				return nil, pgerr.New(refuse.code, "%s ... %s is not %s", refuse.what, locks, refuse.verdict).
+					WithDetail("%s cursors must be READ ONLY.", refuse.by)
+			}
+		}
 	}
 	if p.Fields() == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DECLARE CURSOR must be a query that returns rows")
 	}
 	scroll := st.Scroll
-	if !st.Scroll && !st.NoScroll {
+	if !st.Scroll && !st.NoScroll && locks == "" {
 		if cq, ok := p.(*cachedQuery); ok {
 			plan := cq.q.bound.Plan
 			_, rows := plan.(*planner.SetOp)

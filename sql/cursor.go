@@ -9,15 +9,19 @@ import (
 // [[NO] SCROLL] CURSOR [{WITH | WITHOUT} HOLD] FOR query. Body is the
 // query's text, which starts BodyAt characters into the statement's text.
 // Scroll and NoScroll record SCROLL and NO SCROLL (neither: the cursor
-// scrolls when its plan can, as in PostgreSQL); Hold is WITH HOLD.
+// scrolls when its plan can, as in PostgreSQL); Hold is WITH HOLD;
+// Insensitive and Asensitive are the (otherwise meaningless) keywords,
+// which PostgreSQL checks.
 type DeclareCursor struct {
-	Name     string
-	Body     string
-	BodyAt   int
-	Scroll   bool
-	NoScroll bool
-	Hold     bool
-	Binary   bool
+	Name        string
+	Body        string
+	BodyAt      int
+	Scroll      bool
+	NoScroll    bool
+	Hold        bool
+	Binary      bool
+	Insensitive bool
+	Asensitive  bool
 }
 
 // FetchDir is the direction of a FETCH or MOVE, as PostgreSQL's
@@ -75,7 +79,11 @@ func (p *stmtParser) declare() (Stmt, error) {
 		case p.accept("binary"):
 			st.Binary = true
 			continue
-		case p.accept("asensitive"), p.accept("insensitive"):
+		case p.accept("asensitive"):
+			st.Asensitive = true
+			continue
+		case p.accept("insensitive"):
+			st.Insensitive = true
 			continue
 		case p.accept("no", "scroll"):
 			st.NoScroll = true
