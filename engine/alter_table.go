@@ -86,6 +86,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	}
 	switch st.Action {
 	case "add column":
+		if st.Def.CollateErr != nil {
+			return nil, st.Def.CollateErr
+		}
 		return s.addColumn(ctx, rel, st, io)
 	case "drop column":
 		return s.dropColumn(ctx, rel, st, io)
@@ -341,7 +344,7 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported").
 			WithHint("Add an integer column and fill it with UPDATE.")
 	}
-	col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true}
+	col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
 		if err := s.checkDefault(def.Default, col.T); err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -183,7 +184,10 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
-	ws := s.beginWrite()
+	ws, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
 	w := ws.w
 	committed := false
 	defer func() {
@@ -193,18 +197,21 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	}()
 	var n int64
 	line := 0
-	insert := func(fields []*string) error {
+	insert := func(fields []*string, text string) error {
 		line++
 		if co.header && line == 1 {
 			return nil
 		}
+		// lineWhere is PostgreSQL's context of an error about the line
+		// as a whole: the line, cut as limit_printout_length cuts it.
+		lineWhere := func(pe *pgerr.Error) *pgerr.Error {
+			return pe.WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, copyPrintout(text))
+		}
 		if len(fields) > len(cols) {
-			return pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column").
-				WithWhere("COPY %s, line %d", rel.Name, line)
+			return lineWhere(pgerr.New(pgerr.BadCopyFileFormat, "extra data after last expected column"))
 		}
 		if len(fields) < len(cols) {
-			return pgerr.New(pgerr.BadCopyFileFormat, "missing data for column \"%s\"", rel.Cols[cols[len(fields)]].Name).
-				WithWhere("COPY %s, line %d", rel.Name, line)
+			return lineWhere(pgerr.New(pgerr.BadCopyFileFormat, "missing data for column \"%s\"", rel.Cols[cols[len(fields)]].Name))
 		}
 		row, err := defaults(ctx)
 		if err != nil {
@@ -224,7 +231,7 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 					// reading the line, without echoing them back.
 					return pe.WithWhere("COPY %s, line %d", rel.Name, line)
 				}
-				return pe.WithWhere("COPY %s, line %d, column %s: \"%s\"", rel.Name, line, c.Name, *f)
+				return pe.WithWhere("COPY %s, line %d, column %s: \"%s\"", rel.Name, line, c.Name, copyPrintout(*f))
 			}
 			row[cols[i]] = d
 		}
@@ -236,10 +243,10 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				}
 				row[i] = types.DInt(id)
 			}
-			if c.NotNull && row[i].Null {
-				return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-					WithWhere("COPY %s, line %d: \"%s\"", rel.Name, line, "").
-					WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
+			if c.NotNull && row[i].Null && !c.Hidden {
+				return lineWhere(pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
+					WithDetail("Failing row contains (%s).", s.failingRow(rel, row)).
+					WithTable(rel.Schema, rel.Name).WithColumn(c.Name))
 			}
 		}
 		if err := w.Insert(rel.ID, row); err != nil {
@@ -247,6 +254,8 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				// A late row of an APPEND ONLY table: not copied.
 				return nil
 			}
+			// PostgreSQL finds a duplicate key when it flushes its
+			// buffer of rows, where the line is no longer at hand.
 			return pgerr.As(err).WithWhere("COPY %s, line %d", rel.Name, line)
 		}
 		n++
@@ -268,6 +277,37 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))
+}
+
+// failingRow is the "Failing row contains" detail's list: the row's
+// visible columns as text, NULL as null.
+func (s *Session) failingRow(rel *catalog.Relation, row types.Row) string {
+	var vals []string
+	for k, c := range rel.Cols {
+		switch {
+		case c.Hidden || c.Dropped:
+		case row[k].Null:
+			vals = append(vals, "null")
+		default:
+			vals = append(vals, types.FormatText(row[k], c.T, s.loc))
+		}
+	}
+	return strings.Join(vals, ", ")
+}
+
+// copyPrintout cuts text shown in a COPY error's context to 100 bytes
+// (at a character boundary) and "...", as PostgreSQL's
+// limit_printout_length does.
+func copyPrintout(text string) string {
+	const max = 100
+	if len(text) <= max {
+		return text
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n] + "..."
 }
 
 func readAllCopy(ctx context.Context, r io.Reader) ([]byte, error) {
@@ -342,7 +382,7 @@ func (s *Session) defaultsFor(rel *catalog.Relation, cols []int) (func(context.C
 // readCopyText parses COPY's text format: one row per line, fields split
 // by the delimiter, backslash escapes, `\N` (or the NULL option) for NULL,
 // and an optional `\.` end marker.
-func readCopyText(data []byte, co copyOptions, row func([]*string) error) error {
+func readCopyText(data []byte, co copyOptions, row func(fields []*string, line string) error) error {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for sc.Scan() {
@@ -359,7 +399,7 @@ func readCopyText(data []byte, co copyOptions, row func([]*string) error) error 
 			v := unescapeCopy(raw)
 			fields = append(fields, &v)
 		}
-		if err := row(fields); err != nil {
+		if err := row(fields, line); err != nil {
 			return err
 		}
 	}
@@ -441,7 +481,7 @@ func isHex(c byte) bool {
 
 // readCSV parses COPY's csv format. An unquoted field equal to the NULL
 // string is NULL; a quoted one is a value.
-func readCSV(data []byte, co copyOptions, row func([]*string) error) error {
+func readCSV(data []byte, co copyOptions, row func(fields []*string, line string) error) error {
 	if co.escape != co.quote {
 		return pgerr.New(pgerr.FeatureNotSupported, "COPY ESCAPE different from QUOTE is not supported yet")
 	}
@@ -475,7 +515,7 @@ func readCSV(data []byte, co copyOptions, row func([]*string) error) error {
 			}
 			fields[i] = &v
 		}
-		if err := row(fields); err != nil {
+		if err := row(fields, strings.TrimSuffix(strings.TrimSuffix(rawLine, "\n"), "\r")); err != nil {
 			return err
 		}
 	}

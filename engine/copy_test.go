@@ -10,10 +10,10 @@ import (
 
 // collectRows runs a COPY parser over data and renders each row as
 // fields joined by "|", with NULL shown as <null>.
-func collectRows(t *testing.T, data string, co copyOptions, parse func([]byte, copyOptions, func([]*string) error) error) []string {
+func collectRows(t *testing.T, data string, co copyOptions, parse func([]byte, copyOptions, func([]*string, string) error) error) []string {
 	t.Helper()
 	var out []string
-	err := parse([]byte(data), co, func(fields []*string) error {
+	err := parse([]byte(data), co, func(fields []*string, _ string) error {
 		parts := make([]string, len(fields))
 		for i, f := range fields {
 			if f == nil {

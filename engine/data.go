@@ -304,7 +304,10 @@ type rowCounter interface{ RowsAffected() int64 }
 // statement that fails leaves nothing behind. Inside a block its writes
 // join the block's batch until COMMIT.
 func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (res wire.Result, err error) {
-	ws := s.beginWrite()
+	ws, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
 	committed := false
 	defer func() {
 		if !committed {

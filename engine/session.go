@@ -59,8 +59,12 @@ type Session struct {
 	// sqlPrepared holds the statements of SQL's PREPARE, by name.
 	sqlPrepared map[string]*sqlPrepared
 	// cursors holds the open cursors of DECLARE, by name; the end of the
-	// transaction block closes them.
+	// transaction block closes them, except WITH HOLD ones it commits.
 	cursors map[string]*cursor
+	// source is the query string the client sent last (the whole of a
+	// multi-statement one): PostgreSQL's source text, which pg_cursors
+	// shows as a cursor's statement.
+	source string
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32
@@ -172,6 +176,7 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 	if err := checkUTF8(text); err != nil {
 		return nil, err
 	}
+	s.source = text
 	ps, err := sql.Split(text)
 	if err != nil {
 		return nil, err
@@ -208,6 +213,7 @@ func (s *Session) TxStatus() byte {
 // Close implements wire.Session.
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
+	s.closeCursors(true)
 	s.eng.metrics.sessions.Dec()
 	s.eng.sessions.Delete(s.pid)
 }

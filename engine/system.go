@@ -73,6 +73,17 @@ func (c sessionCatalog) SequenceLast(r *catalog.Relation, col int) (int64, bool)
 	return c.s.eng.sequenceLast(r, col)
 }
 
+// Cursors implements syscat.Provider.
+func (c sessionCatalog) Cursors() []syscat.Cursor {
+	var out []syscat.Cursor
+	for _, cur := range c.s.cursors {
+		out = append(out, syscat.Cursor{Name: cur.name, Statement: cur.text, Holdable: cur.hold,
+			Scrollable: cur.scroll, CreationTime: cur.created.UnixMicro()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // PreparedStatements implements syscat.Provider.
 func (c sessionCatalog) PreparedStatements() []syscat.PreparedStatement {
 	var out []syscat.PreparedStatement

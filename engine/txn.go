@@ -273,12 +273,16 @@ type writeScope struct {
 }
 
 // beginWrite starts a DML statement. Outside a transaction block the
-// statement holds the engine's write lock until finish.
-func (s *Session) beginWrite() writeScope {
+// statement holds the engine's write lock until finish; inside one, the
+// block's cursors that read its writes are materialised first.
+func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 	e := s.eng
 	if s.txn == 'T' {
 		if s.tx == nil {
 			s.tx = newTxnState(e.db)
+		}
+		if err := s.freezeCursors(ctx); err != nil {
+			return writeScope{}, err
 		}
 		snap := e.db.NewSnapshot()
 		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
@@ -289,7 +293,7 @@ func (s *Session) beginWrite() writeScope {
 				snap.Close()
 				return nil
 			},
-		}
+		}, nil
 	}
 	e.writeMu.Lock()
 	w := e.newStmtWriter()
@@ -314,14 +318,34 @@ func (s *Session) beginWrite() writeScope {
 			}
 			return e.waitCommitted(ctx, pe)
 		},
-	}
+	}, nil
 }
 
 // endTxn finishes a transaction block: commit validates its writes and
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
-func (s *Session) endTxn(ctx context.Context, commit bool) error {
-	s.closeCursors()
+func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
+	if commit {
+		// A WITH HOLD cursor is materialised before the block commits;
+		// its query's error fails the commit, as in PostgreSQL.
+		held, herr := s.holdCursors(ctx)
+		if herr != nil {
+			_ = s.endTxn(ctx, false)
+			return herr
+		}
+		// A commit that fails takes the block's held cursors with it.
+		defer func() {
+			if err != nil {
+				for _, name := range held {
+					if c := s.cursors[name]; c != nil {
+						c.close()
+						delete(s.cursors, name)
+					}
+				}
+			}
+		}()
+	}
+	s.closeCursors(false)
 	t := s.tx
 	s.tx = nil
 	if t == nil {

@@ -119,7 +119,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Execute:
 		return s.prepareExecute(ctx, st)
 	case *sql.DeclareCursor:
-		return s.prepareDeclare(ctx, st)
+		return s.prepareDeclare(ctx, st, text)
 	case *sql.Fetch:
 		return s.prepareFetch(st)
 	case *sql.CloseCursor:
@@ -130,6 +130,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			if st.What == "all" || st.What == "" {
 				s.sqlPrepared = nil
+				s.closeCursors(true)
 			}
 			s.vars = map[string]string{}
 			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
@@ -239,6 +240,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
 	}
+	for _, c := range st.Columns {
+		if c.CollateErr != nil {
+			return nil, c.CollateErr
+		}
+	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With)}
 	if rel.With == nil {
 		rel.With = map[string]string{}
@@ -271,7 +277,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity}
+		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity, Collation: c.Collation}
 		switch {
 		case c.Identity != "" && c.Default != "":
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
@@ -686,7 +692,10 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 	// the tables follow. It is DML for weir: inside a transaction block
 	// its deletes join the block's writes (and COMMIT or ROLLBACK with
 	// them), as PostgreSQL's TRUNCATE does.
-	ws := s.beginWrite()
+	ws, err := s.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
 	committed := false
 	defer func() {
 		if !committed {

@@ -640,6 +640,45 @@ func (b *binder) bindOrderedSetCall(c, inner *exprCtx, n ast.ExprNode, name stri
 	return b.addAggCall(c, n, ac)
 }
 
+// hasWithinGroup reports whether a call's arguments end with the
+// pg_within_group marker of WITHIN GROUP (ORDER BY ...).
+func hasWithinGroup(args []ast.ExprNode) bool {
+	if len(args) == 0 {
+		return false
+	}
+	f, ok := args[len(args)-1].(*ast.FuncCallExpr)
+	return ok && f.FnName.L == "pg_within_group"
+}
+
+// orderedSetOver fails the call name(args) OVER (...) of an ordered-set
+// aggregate, or with WITHIN GROUP, as PostgreSQL's parse_func.c does:
+// the call is resolved first (42883 when no overload takes the direct
+// and ordered arguments), then it is 42809 for a missing WITHIN GROUP,
+// for WITHIN GROUP on an aggregate that is not ordered-set, and for the
+// OVER.
+func (b *binder) orderedSetOver(inner *exprCtx, n ast.ExprNode, name string, args []ast.ExprNode) {
+	var within *ast.FuncCallExpr
+	if len(args) > 0 {
+		if f, ok := args[len(args)-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_within_group" {
+			args, within = args[:len(args)-1], f
+		}
+	}
+	bound := b.exprs(inner, args)
+	if within != nil {
+		for _, k := range b.aggOrderKeys(inner, within) {
+			bound = append(bound, k.Expr)
+		}
+	}
+	b.call(name, bound, n, false, Aggregate)
+	switch {
+	case within == nil:
+		fail(pgerr.New(pgerr.WrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(b.pos(n)))
+	case !functions.IsOrderedSet(name):
+		fail(pgerr.New(pgerr.WrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).WithPosition(b.pos(n)))
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(b.pos(n)))
+}
+
 // bindAggFilter binds an aggregate call's FILTER condition into ac.
 func (b *binder) bindAggFilter(c *exprCtx, ac *AggCall, filter ast.ExprNode) {
 	if filter != nil {
@@ -788,8 +827,8 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
 	name, args, wrapped := windowTarget(n)
-	if functions.IsOrderedSet(name) {
-		fail(pgerr.New(pgerr.WrongObjectType, "OVER is not supported for ordered-set aggregate %s", name).WithPosition(b.pos(n)))
+	if functions.IsOrderedSet(name) || hasWithinGroup(args) {
+		b.orderedSetOver(inner, n, name, args)
 	}
 	if wrapped {
 		// Postgres (parse_func.c) rejects these before resolving f.

@@ -99,6 +99,14 @@ type ColumnDef struct {
 	// for GENERATED ALWAYS | BY DEFAULT AS IDENTITY ("" otherwise).
 	Serial   bool
 	Identity string
+	// CollateErr is the error of the column's COLLATE clause (nil when
+	// the clause is fine or absent), which PostgreSQL raises once it
+	// found the table (ALTER TABLE ... ADD COLUMN) or found that there
+	// is none yet (CREATE TABLE [IF NOT EXISTS]).
+	CollateErr error
+	// Collation is the column's COLLATE name when it is not the type's
+	// default ("C", "POSIX", ...; "" without COLLATE or for "default").
+	Collation string
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))

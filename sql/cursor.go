@@ -1,36 +1,49 @@
 package sql
 
 import (
+	"math"
 	"strconv"
-	"strings"
 )
 
-// DeclareCursor is DECLARE name [NO SCROLL] CURSOR [WITHOUT HOLD] FOR
-// query. Body is the query's text, which starts BodyAt characters into
-// the statement's text; Scroll, Hold and Binary record the options weir
-// refuses when the statement runs.
+// DeclareCursor is DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE]
+// [[NO] SCROLL] CURSOR [{WITH | WITHOUT} HOLD] FOR query. Body is the
+// query's text, which starts BodyAt characters into the statement's text.
+// Scroll and NoScroll record SCROLL and NO SCROLL (neither: the cursor
+// scrolls when its plan can, as in PostgreSQL); Hold is WITH HOLD;
+// Insensitive and Asensitive are the (otherwise meaningless) keywords,
+// which PostgreSQL checks.
 type DeclareCursor struct {
-	Name   string
-	Body   string
-	BodyAt int
-	Scroll bool
-	Hold   bool
-	Binary bool
+	Name        string
+	Body        string
+	BodyAt      int
+	Scroll      bool
+	NoScroll    bool
+	Hold        bool
+	Binary      bool
+	Insensitive bool
+	Asensitive  bool
 }
 
-// FetchDir is the direction of a FETCH or MOVE.
+// FetchDir is the direction of a FETCH or MOVE, as PostgreSQL's
+// FetchDirection.
 type FetchDir uint8
 
-// The directions of FETCH and MOVE: forward by Count rows (NEXT, FORWARD
-// n, n) or to the end (ALL, FORWARD ALL); backward (PRIOR, BACKWARD,
-// negative counts); or to an absolute or relative position (FIRST, LAST,
-// ABSOLUTE n, RELATIVE n).
+// The directions of FETCH and MOVE. NEXT, n, FORWARD [n] and ALL are
+// FetchForward; PRIOR and BACKWARD [n | ALL] FetchBackward; FIRST, LAST
+// and ABSOLUTE n FetchAbsolute (FIRST is 1, LAST -1); RELATIVE n
+// FetchRelative. A negative count turns forward into backward and back,
+// as PostgreSQL does when the statement runs.
 const (
 	FetchForward FetchDir = iota
-	FetchAll
 	FetchBackward
 	FetchAbsolute
+	FetchRelative
 )
+
+// FetchAll is the count of ALL, FORWARD ALL and BACKWARD ALL: no count
+// written can reach it, since counts are 32-bit integers as in
+// PostgreSQL's grammar.
+const FetchAll = math.MaxInt64
 
 // Fetch is FETCH [direction] [FROM | IN] name, or MOVE with the same
 // form (Move set).
@@ -39,9 +52,6 @@ type Fetch struct {
 	Move  bool
 	Dir   FetchDir
 	Count int64
-	// What is the direction as written, upper-case ("FIRST", "RELATIVE"),
-	// for the error refusing it.
-	What string
 }
 
 // CloseCursor is CLOSE name | CLOSE ALL (All set, Name empty).
@@ -69,9 +79,14 @@ func (p *stmtParser) declare() (Stmt, error) {
 		case p.accept("binary"):
 			st.Binary = true
 			continue
-		case p.accept("asensitive"), p.accept("insensitive"):
+		case p.accept("asensitive"):
+			st.Asensitive = true
+			continue
+		case p.accept("insensitive"):
+			st.Insensitive = true
 			continue
 		case p.accept("no", "scroll"):
+			st.NoScroll = true
 			continue
 		case p.accept("scroll"):
 			st.Scroll = true
@@ -100,10 +115,14 @@ func (p *stmtParser) declare() (Stmt, error) {
 	return st, nil
 }
 
-// fetch parses FETCH or MOVE [direction] [FROM | IN] name.
+// fetch parses FETCH or MOVE [direction] [FROM | IN] name, the
+// fetch_args of PostgreSQL's grammar. Counts are SignedIconst there: an
+// integer outside 32 bits is a syntax error at the number.
 func (p *stmtParser) fetch() (Stmt, error) {
-	st := &Fetch{Move: p.word(0) == "move", Count: 1}
+	st := &Fetch{Move: p.word(0) == "move", Dir: FetchForward, Count: 1}
 	p.pos++
+	// count parses [+ | -] integer; ok is false when no number follows
+	// (a sign without one is an error).
 	count := func() (int64, bool, error) {
 		neg := p.acceptOp("-")
 		if !neg {
@@ -116,7 +135,7 @@ func (p *stmtParser) fetch() (Stmt, error) {
 			}
 			return 0, false, nil
 		}
-		v, err := strconv.ParseInt(t.Val, 10, 64)
+		v, err := strconv.ParseInt(t.Val, 10, 32)
 		if err != nil {
 			return 0, false, p.errHere()
 		}
@@ -131,31 +150,36 @@ func (p *stmtParser) fetch() (Stmt, error) {
 		p.pos++
 	case w == "prior":
 		p.pos++
-		st.Dir, st.What = FetchBackward, "PRIOR"
+		st.Dir = FetchBackward
 	case w == "first" || w == "last":
 		p.pos++
-		st.Dir, st.What = FetchAbsolute, strings.ToUpper(w)
+		st.Dir = FetchAbsolute
+		if w == "last" {
+			st.Count = -1
+		}
 	case w == "absolute" || w == "relative":
 		p.pos++
-		if _, ok, err := count(); err != nil || !ok {
-			if err == nil {
-				err = p.errHere()
-			}
+		v, ok, err := count()
+		if err == nil && !ok {
+			err = p.errHere()
+		}
+		if err != nil {
 			return nil, err
 		}
-		st.Dir, st.What = FetchAbsolute, strings.ToUpper(w)
+		st.Dir, st.Count = FetchAbsolute, v
+		if w == "relative" {
+			st.Dir = FetchRelative
+		}
 	case w == "all":
 		p.pos++
-		st.Dir = FetchAll
+		st.Count = FetchAll
 	case w == "forward" || w == "backward":
 		p.pos++
 		if w == "backward" {
-			st.Dir, st.What = FetchBackward, "BACKWARD"
+			st.Dir = FetchBackward
 		}
 		if p.accept("all") {
-			if w == "forward" {
-				st.Dir = FetchAll
-			}
+			st.Count = FetchAll
 			break
 		}
 		v, ok, err := count()
@@ -164,12 +188,6 @@ func (p *stmtParser) fetch() (Stmt, error) {
 		}
 		if ok {
 			st.Count = v
-			if w == "forward" && v < 0 || w == "backward" && v <= 0 {
-				st.Dir, st.What = FetchBackward, "BACKWARD"
-			}
-			if w == "backward" && v < 0 {
-				st.Dir, st.Count = FetchForward, -v
-			}
 		}
 	default:
 		v, ok, err := count()
@@ -178,9 +196,6 @@ func (p *stmtParser) fetch() (Stmt, error) {
 		}
 		if ok {
 			st.Count = v
-			if v < 0 {
-				st.Dir, st.What = FetchBackward, "BACKWARD"
-			}
 		}
 	}
 	_ = p.accept("from") || p.accept("in")

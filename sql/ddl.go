@@ -239,6 +239,27 @@ func (p *stmtParser) createTable() (Stmt, error) {
 	return ct, nil
 }
 
+// columnCollation checks a column's COLLATE name (at character pos) for
+// type t as PostgreSQL's transformColumnType does: 42704 for a name
+// PostgreSQL has no collation for, 0A000 for one that orders text
+// otherwise than by its bytes (weir's only order), then 42804 when t
+// is not collatable.
+func columnCollation(n ObjectName, t types.T, pos int) error {
+	if n.Schema != "" && n.Schema != "pg_catalog" || !byteCollations[n.Name] {
+		if n.Schema == "" || n.Schema == "pg_catalog" {
+			if strings.HasSuffix(n.Name, "-x-icu") || strings.Contains(strings.ToLower(n.Name), "utf") {
+				return pgerr.New(pgerr.FeatureNotSupported, "collation \"%s\" is not supported", n.Name).WithPosition(pos)
+			}
+		}
+		return pgerr.New(pgerr.UndefinedObject, "collation \"%s\" for encoding \"UTF8\" does not exist", n.String()).WithPosition(pos)
+	}
+	switch t.ID {
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.TextArray, types.VarcharArray, types.BpcharArray, types.NameArray:
+		return nil
+	}
+	return pgerr.New(pgerr.DatatypeMismatch, "collations are not supported by type %s", types.T{ID: t.ID, Mod: -1}).WithPosition(pos)
+}
+
 // columnList parses ( element, ... ) of CREATE TABLE or CREATE SOURCE
 // into ct; what ("table" or "source") names the object in errors.
 func (p *stmtParser) columnList(ct *CreateTable, what string) error {
@@ -337,6 +358,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		col.Type = tn
 		p.pos = next
 	}
+	collated := false
 	for {
 		at := p.peek()
 		conName := ""
@@ -381,9 +403,19 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			}
 		case p.word(0) == "unique" || p.word(0) == "check" || p.word(0) == "references" || p.word(0) == "generated":
 			return p.unsupported(upper(p.word(0)) + " constraints are")
-		case p.accept("collate"):
-			if _, err := p.objectName(); err != nil {
+		case p.word(0) == "collate":
+			p.pos++
+			cn, err := p.objectName()
+			if err != nil {
 				return err
+			}
+			if collated {
+				return pgerr.New(pgerr.SyntaxError, "multiple COLLATE clauses not allowed").WithPosition(charPos(p.src, at.Off))
+			}
+			collated = true
+			col.CollateErr = columnCollation(cn, col.Type.T, charPos(p.src, at.Off))
+			if col.CollateErr == nil && cn.Name != "default" {
+				col.Collation = cn.Name
 			}
 		default:
 			if col.NotNull && col.Null {

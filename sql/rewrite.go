@@ -827,6 +827,11 @@ func (b *bridge) calls(seq []*node) []*node {
 				seq = splice(seq, i+2, i+5)
 				seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
 				i = start
+				// The name is quoted now: before OVER, the call goes to
+				// the binder wrapped, as any quoted name's.
+				q := *n
+				q.tok.Kind, q.tok.Val = TQIdent, w
+				n = &q
 			}
 		}
 		var filter *node
@@ -1000,6 +1005,11 @@ func withinGroupArgs(g, wg *node) (*node, bool) {
 	}
 	out := *g
 	out.kids = append([]*node{}, g.kids...)
+	if len(out.kids) == 1 && out.kids[0].isOp("*") {
+		// f(*) has no arguments (PostgreSQL's agg_star): count(*)
+		// WITHIN GROUP (ORDER BY x) is resolved as count(x).
+		out.kids = nil
+	}
 	if len(out.kids) > 0 {
 		out.kids = append(out.kids, leafOp(",", wg.off))
 	}

@@ -227,6 +227,9 @@ func pgCatalogTables() []*table {
 					if c.T.IsString() && c.T.ID != types.Char && c.T.ID != types.Name {
 						coll = 100
 					}
+					if oid, ok := collationOIDs[c.Collation]; ok {
+						coll = oid
+					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
 						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
@@ -365,7 +368,10 @@ func pgCatalogTables() []*table {
 		}),
 		def("pg_catalog", "pg_collation", "oid:oid collname:name collnamespace:oid collowner:oid collprovider:char collisdeterministic:bool collencoding:int4 collcollate:text collctype:text", func(p Provider) []types.Row {
 			return []types.Row{{vOid(100), vStr("default"), vOid(oidPgCatalog), vOid(oidRoot), vStr("d"), vBool(true), vInt(-1), null, null},
-				{vOid(950), vStr("C"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(-1), vStr("C"), vStr("C")}}
+				{vOid(950), vStr("C"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(-1), vStr("C"), vStr("C")},
+				{vOid(951), vStr("POSIX"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(-1), vStr("POSIX"), vStr("POSIX")},
+				{vOid(collationOIDs["ucs_basic"]), vStr("ucs_basic"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(6), vStr("C"), vStr("C")},
+				{vOid(collationOIDs["C.utf8"]), vStr("C.utf8"), vOid(oidPgCatalog), vOid(oidRoot), vStr("c"), vBool(true), vInt(6), vStr("C.utf8"), vStr("C.utf8")}}
 		}),
 		def("pg_catalog", "pg_roles", roleCols, func(p Provider) []types.Row { return roleRows(p.Catalog(), true) }),
 		def("pg_catalog", "pg_authid", roleCols, func(p Provider) []types.Row { return roleRows(p.Catalog(), false) }),
@@ -393,6 +399,13 @@ func pgCatalogTables() []*table {
 			return rows
 		}),
 		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prokind:char prorettype:oid proargtypes:text", empty),
+		def("pg_catalog", "pg_cursors", "name:text statement:text is_holdable:bool is_binary:bool is_scrollable:bool creation_time:timestamptz", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, c := range p.Cursors() {
+				rows = append(rows, types.Row{vStr(c.Name), vStr(c.Statement), vBool(c.Holdable), vBool(c.Binary), vBool(c.Scrollable), types.DInt(c.CreationTime)})
+			}
+			return rows
+		}),
 		def("pg_catalog", "pg_prepared_statements", "name:text statement:text prepare_time:timestamptz parameter_types:text[] from_sql:bool generic_plans:int8 custom_plans:int8", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, ps := range p.PreparedStatements() {
@@ -692,3 +705,7 @@ func descriptionRows(cat Catalog) []types.Row {
 	}
 	return rows
 }
+
+// collationOIDs are the OIDs of the collations a column may name (a
+// PostgreSQL 15 cluster's, initialised with the C locale).
+var collationOIDs = map[string]uint32{"C": 950, "POSIX": 951, "ucs_basic": 12340, "C.utf8": 12341}

@@ -47,6 +47,8 @@ type Provider interface {
 	SequenceLast(r *catalog.Relation, col int) (int64, bool)
 	// PreparedStatements are the session's statements of SQL's PREPARE.
 	PreparedStatements() []PreparedStatement
+	// Cursors are the session's open cursors of DECLARE.
+	Cursors() []Cursor
 	// System is the running system, for the weir schema.
 	System
 }
@@ -60,6 +62,14 @@ type PreparedStatement struct {
 	ParamTypes []string
 	// GenericPlans and CustomPlans count the executions by plan kind.
 	GenericPlans, CustomPlans int64
+}
+
+// Cursor is one row of pg_cursors.
+type Cursor struct {
+	Name, Statement              string
+	Holdable, Binary, Scrollable bool
+	// CreationTime is in microseconds since 1970 (a timestamptz).
+	CreationTime int64
 }
 
 // Setting is one row of pg_settings.

@@ -62,6 +62,7 @@ func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols
 func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
+func (f fake) Cursors() []Cursor                                 { return nil }
 func (f fake) Committed() Committed {
 	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
 }

@@ -70,6 +70,7 @@ const (
 	DuplicateTable               Code = "42P07"
 	DuplicatePreparedStatement   Code = "42P05"
 	DuplicateCursor              Code = "42P03"
+	InvalidCursorDefinition      Code = "42P11"
 	DuplicateAlias               Code = "42712"
 	AmbiguousColumn              Code = "42702"
 	AmbiguousFunction            Code = "42725"

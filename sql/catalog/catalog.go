@@ -603,6 +603,8 @@ type columnEntry struct {
 	Added   bool   `json:"added,omitempty"`
 	Missing []byte `json:"missing,omitempty"`
 	Dropped bool   `json:"dropped,omitempty"`
+	// Collation is the column's COLLATE, when not its type's default.
+	Collation string `json:"collation,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -625,7 +627,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	for _, col := range rel.Cols {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
-			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped}
+			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
@@ -685,7 +687,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 		}
 		t.Mod = ce.TypMod
 		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
-			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped}
+			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation}
 		if ce.Missing != nil {
 			r, err := types.DecodeRow(ce.Missing, []types.T{t})
 			if err != nil || len(r) != 1 {

@@ -108,6 +108,10 @@ type Column struct {
 	Name    string
 	T       types.T
 	NotNull bool
+	// Collation is the column's COLLATE when it is not its type's
+	// default ("" then). weir orders text by its bytes whatever it is:
+	// only the collations that do so are accepted.
+	Collation string
 	// Default is the DEFAULT expression's SQL text ("" when none), bound
 	// again whenever an INSERT needs it.
 	Default string

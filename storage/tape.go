@@ -1,0 +1,162 @@
+package storage
+
+import (
+	"bufio"
+	"encoding/binary"
+	"slices"
+	"strconv"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// Tape is a file of records that can be read in both directions from
+// any record boundary, as PostgreSQL's tuplestore reads its temporary
+// file: a scrollable cursor keeps the rows it holds beyond its share of
+// memory on one. Each record is framed by its length on both sides,
+//
+//	[len u32][record][len u32]
+//
+// so the reader needs no index: it steps from a boundary to the next
+// (Next) or the previous (Prev). Like a Log it lives in the logs
+// directory, which Open empties, and is not safe for concurrent use.
+type Tape struct {
+	db   *DB
+	path string
+	f    vfs.File
+	w    *bufio.Writer
+	// size is the offset after the last record appended; written is the
+	// part of it flushed to the file.
+	size, written int64
+	hdr           [4]byte
+	// block caches the aligned tapeBlock-sized piece of the file at
+	// blockOff (nil when none), so that stepping from record to record,
+	// either way, reads the file once per block.
+	block    []byte
+	blockOff int64
+}
+
+// tapeBlock is the size of the piece of a tape's file a reader caches.
+const tapeBlock = 64 << 10
+
+// NewTape returns a new, empty tape.
+func (db *DB) NewTape() (*Tape, error) {
+	id, err := db.NextID("log")
+	if err != nil {
+		return nil, err
+	}
+	path := db.fs.PathJoin(db.dir, logDir, "tape-"+strconv.FormatUint(id, 10))
+	f, err := db.fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "creating tape")
+	}
+	return &Tape{db: db, path: path, f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// Append adds rec at the end of the tape.
+func (t *Tape) Append(rec []byte) error {
+	if t.f == nil {
+		return pgerr.New(pgerr.InternalError, "tape used after Discard")
+	}
+	binary.BigEndian.PutUint32(t.hdr[:], uint32(len(rec)))
+	for _, b := range [][]byte{t.hdr[:], rec, t.hdr[:]} {
+		if _, err := t.w.Write(b); err != nil {
+			return pgerr.Wrap(pgerr.IOError, err, "writing tape")
+		}
+	}
+	t.size += int64(len(rec)) + 8
+	return nil
+}
+
+// Size returns the offset after the last record: the end boundary.
+func (t *Tape) Size() int64 { return t.size }
+
+// flush makes every appended record readable from the file.
+func (t *Tape) flush() error {
+	if t.written == t.size {
+		return nil
+	}
+	if err := t.w.Flush(); err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "writing tape")
+	}
+	t.written = t.size
+	t.block = nil
+	return nil
+}
+
+func (t *Tape) readAt(p []byte, off int64) error {
+	if t.f == nil {
+		return pgerr.New(pgerr.InternalError, "tape used after Discard")
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	start := off / tapeBlock * tapeBlock
+	if off+int64(len(p)) > start+tapeBlock {
+		// Across a block boundary (or larger than a block): read it
+		// directly.
+		if _, err := t.f.ReadAt(p, off); err != nil {
+			return pgerr.Wrap(pgerr.IOError, err, "reading tape")
+		}
+		return nil
+	}
+	if t.block == nil || t.blockOff != start {
+		n := min(tapeBlock, t.size-start)
+		t.block = slices.Grow(t.block[:0], int(n))[:n]
+		if _, err := t.f.ReadAt(t.block, start); err != nil {
+			t.block = nil
+			return pgerr.Wrap(pgerr.IOError, err, "reading tape")
+		}
+		t.blockOff = start
+	}
+	copy(p, t.block[off-start:])
+	return nil
+}
+
+// Next reads the record starting at boundary off into buf (grown as
+// needed) and returns it with the boundary after it.
+func (t *Tape) Next(off int64, buf []byte) (rec []byte, next int64, err error) {
+	if err := t.readAt(t.hdr[:], off); err != nil {
+		return nil, 0, err
+	}
+	n := int64(binary.BigEndian.Uint32(t.hdr[:]))
+	rec = slices.Grow(buf[:0], int(n))[:n]
+	if err := t.readAt(rec, off+4); err != nil {
+		return nil, 0, err
+	}
+	return rec, off + n + 8, nil
+}
+
+// Skip returns the boundary after the record starting at boundary off,
+// without reading the record.
+func (t *Tape) Skip(off int64) (int64, error) {
+	if err := t.readAt(t.hdr[:], off); err != nil {
+		return 0, err
+	}
+	return off + int64(binary.BigEndian.Uint32(t.hdr[:])) + 8, nil
+}
+
+// Prev returns the boundary before the record ending at boundary off
+// (off > 0).
+func (t *Tape) Prev(off int64) (int64, error) {
+	if err := t.readAt(t.hdr[:], off-4); err != nil {
+		return 0, err
+	}
+	return off - int64(binary.BigEndian.Uint32(t.hdr[:])) - 8, nil
+}
+
+// Discard removes the tape. It may be called more than once.
+func (t *Tape) Discard() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.f.Close()
+	t.f, t.w = nil, nil
+	if rerr := t.db.fs.Remove(t.path); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return pgerr.Wrap(pgerr.IOError, err, "removing tape")
+	}
+	return nil
+}

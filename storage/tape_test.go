@@ -1,0 +1,85 @@
+package storage
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// TestTapeBothWays writes records of many sizes (some larger than the
+// read block) and reads them forward, backward and skipping, interleaved
+// with further appends.
+func TestTapeBothWays(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	tp, err := db.NewTape()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Discard()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var recs [][]byte
+	var offs []int64 // the boundary before each record
+	add := func(n int) {
+		for range n {
+			size := rng.IntN(300)
+			if rng.IntN(50) == 0 {
+				size = tapeBlock + rng.IntN(3*tapeBlock)
+			}
+			r := bytes.Repeat([]byte{byte(len(recs))}, size)
+			offs = append(offs, tp.Size())
+			recs = append(recs, r)
+			if err := tp.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func() {
+		off := int64(0)
+		for i, want := range recs {
+			got, next, err := tp.Next(off, nil)
+			if err != nil || !bytes.Equal(got, want) || off != offs[i] {
+				t.Fatalf("record %d forward at %d: %v, %d bytes, want %d", i, off, err, len(got), len(want))
+			}
+			off = next
+		}
+		if off != tp.Size() {
+			t.Fatalf("ended at %d, size %d", off, tp.Size())
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			prev, err := tp.Prev(off)
+			if err != nil || prev != offs[i] {
+				t.Fatalf("record %d backward: %v, at %d, want %d", i, err, prev, offs[i])
+			}
+			off = prev
+		}
+		for i := range recs {
+			next, err := tp.Skip(offs[i])
+			want := tp.Size()
+			if i+1 < len(recs) {
+				want = offs[i+1]
+			}
+			if err != nil || next != want {
+				t.Fatalf("skip %d: %v, %d, want %d", i, err, next, want)
+			}
+		}
+	}
+	add(500)
+	check()
+	// Read the last record (its block is the file's partial last one),
+	// append, and read the new records from there on.
+	last := len(recs) - 1
+	if _, _, err := tp.Next(offs[last], nil); err != nil {
+		t.Fatal(err)
+	}
+	add(300)
+	for i := last; i < last+5; i++ {
+		got, _, err := tp.Next(offs[i], nil)
+		if err != nil || !bytes.Equal(got, recs[i]) {
+			t.Fatalf("record %d after more appends: %v, %d bytes, want %d", i, err, len(got), len(recs[i]))
+		}
+	}
+	check()
+}
