@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -59,6 +60,10 @@ type DB struct {
 	// their tables, and shared while a reader of committed data takes
 	// its view (spill.go).
 	vis sync.RWMutex
+	// gen counts the commits that may have changed tables' committed
+	// rows (Batch.Commit, the moves of spill areas): a batch's cached
+	// largest keys (Batch.top) are valid while it stands still.
+	gen atomic.Uint64
 
 	// missing holds the added columns' values of altered tables
 	// (missing.go).

@@ -154,6 +154,7 @@ func (db *DB) moveSpill(r spillRef) error {
 func (db *DB) ResolveSpills() error {
 	db.vis.Lock()
 	defer db.vis.Unlock()
+	defer db.gen.Add(1)
 	var refs []spillRef
 	err := scanPrefix(db.pdb, []byte{PrefixSpillMark}, func(key, _ []byte) error {
 		if len(key) != 13 {
