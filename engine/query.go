@@ -68,8 +68,14 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 	ctx, cancel := s.withTimeout(ctx)
 	// An index read is consistent with its relation only once its
 	// backfill is committed (after a restart during it, say): wait, as
-	// for a view.
-	if err := s.eng.awaitReadable(ctx, append(planner.IndexesRead(p.bound.Plan), p.bound.Deps...)); err != nil {
+	// for a view. A statement that reads no relation waits for none (a
+	// nil list would mean every view, and SELECT 1 or an INSERT of
+	// generate_series waited for every view after a restart).
+	reads := append(planner.IndexesRead(p.bound.Plan), p.bound.Deps...)
+	if reads == nil {
+		reads = []uint32{}
+	}
+	if err := s.eng.awaitReadable(ctx, reads); err != nil {
 		cancel()
 		return nil, err
 	}

@@ -514,6 +514,17 @@ func (io *streamIO) Committed(epoch uint64, m checkpoint.Mutation) {
 // commit, and rebuilds every materialized view's job from the catalog,
 // with its state as of the committed epoch.
 func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) ([]checkpoint.Job, error) {
+	jobs, err := io.rebuild(ctx, fromEpoch, cause)
+	if err == nil {
+		// A test's hold point keeps the jobs waiting for their Initial
+		// barrier, and DML held meanwhile (held.go).
+		err = fault.Hold(ctx, fault.RecoveryBeforeInitialBarrier)
+	}
+	return jobs, err
+}
+
+// rebuild is Recover up to the jobs' report to the coordinator.
+func (io *streamIO) rebuild(ctx context.Context, fromEpoch uint64, cause error) ([]checkpoint.Job, error) {
 	e := io.e
 	st := e.st
 	st.ioMu.RLock()

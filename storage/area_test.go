@@ -145,3 +145,101 @@ func TestLogOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAreaKeyBounds: an area answers keys outside the range it wrote
+// without a lookup, and still finds its first and last keys, a deletion
+// among them and the empty key.
+func TestAreaKeyBounds(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	a, err := db.NewArea(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := a.get(key(1), testTypes); found || err != nil {
+		t.Fatalf("an empty area found a key: %v", err)
+	}
+	_ = a.Put(key(6), row(6, "a"), testTypes)
+	_ = a.Delete(key(7))
+	_ = a.Put(key(5), row(5, "a"), testTypes)
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range map[int64]string{4: "missing", 5: "row", 6: "row", 7: "deleted", 8: "missing"} {
+		r, found, err := a.get(key(i), testTypes)
+		got := "missing"
+		if found {
+			got = "deleted"
+			if r != nil {
+				got = "row"
+			}
+		}
+		if err != nil || got != want {
+			t.Errorf("get(%d) = %s (%v), want %s", i, got, err, want)
+		}
+	}
+	e, _ := db.NewArea(8)
+	_ = e.Put([]byte{}, row(1, "empty"), testTypes)
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if r, found, err := e.get([]byte{}, testTypes); !found || r == nil || err != nil {
+		t.Errorf("the empty key: %v %v %v", r, found, err)
+	}
+}
+
+// TestBatchGetAboveTop: a batch answers keys above a table's largest
+// one without a lookup, and still finds a key that its own write, the
+// commit of another batch or the move of a committed area put above
+// the largest it had seen.
+func TestBatchGetAboveTop(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	view := db.NewBatch()
+	defer view.Close()
+	has := func(i int64) bool {
+		t.Helper()
+		_, ok, err := view.Get(7, key(i), testTypes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if has(1) {
+		t.Fatal("an empty table has key 1")
+	}
+	_ = view.Put(7, key(2), row(2, "view"), testTypes)
+	if !has(2) || has(3) {
+		t.Fatal("the batch's own write")
+	}
+	other := db.NewBatch()
+	_ = other.Put(7, key(5), row(5, "other"), testTypes)
+	if err := other.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !has(5) || has(6) {
+		t.Fatal("another batch's commit")
+	}
+	a, _ := db.NewArea(7)
+	_ = a.Put(key(9), row(9, "area"), testTypes)
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	epoch := db.NewWriteBatch()
+	if err := epoch.CommitArea(a, 1); err != nil {
+		t.Fatal(err)
+	}
+	if has(9) {
+		t.Fatal("an area seen before its commit")
+	}
+	if err := epoch.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if !has(9) || has(10) {
+		t.Fatal("a moved area")
+	}
+	if err := view.Set(TableKey(7, key(12)), types.AppendRow(nil, row(12, "raw"), testTypes)); err != nil {
+		t.Fatal(err)
+	}
+	if !has(12) {
+		t.Fatal("a raw write")
+	}
+}

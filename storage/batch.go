@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
+	"sync"
 )
 
 // Batch is an atomic set of writes. Reads through a Batch (Get, Scan) see
@@ -26,6 +28,20 @@ type Batch struct {
 	areaList []*Area
 	// committing are the areas CommitArea marked in this batch.
 	committing []*Area
+	// tops caches, per table, the largest key the batch sees over the
+	// committed rows (tableTop): Get answers a larger key, a bulk
+	// statement's ascending keys, without a Pebble lookup.
+	topsMu sync.Mutex
+	tops   map[uint32]tableTop
+}
+
+// tableTop is the largest key of a table as a batch sees it (its own
+// writes over the committed rows, areas aside), valid while no commit has
+// changed the committed rows since (DB.gen).
+type tableTop struct {
+	gen   uint64
+	key   []byte // without the table's prefix
+	empty bool
 }
 
 // NewBatch returns an empty, indexed write batch.
@@ -81,6 +97,7 @@ func (b *Batch) Put(tableID uint32, key []byte, row types.Row, ts []types.T) err
 	// Pebble copies key and value into the batch, so the scratch buffer can
 	// be reused.
 	b.buf = types.AppendRow(b.buf[:0], row, ts)
+	b.raiseTop(tableID, key)
 	return wrapWrite(b.b.Set(TableKey(tableID, key), b.buf, nil))
 }
 
@@ -132,6 +149,7 @@ func (b *Batch) Set(key, value []byte) error {
 	if err := b.check(); err != nil {
 		return err
 	}
+	b.forgetTops()
 	return wrapWrite(b.b.Set(key, value, nil))
 }
 
@@ -158,7 +176,61 @@ func (b *Batch) Get(tableID uint32, key []byte, ts []types.T) (types.Row, bool, 
 			return row, row != nil, err
 		}
 	}
+	if top, err := b.top(tableID); err != nil {
+		return nil, false, err
+	} else if top.empty || bytes.Compare(key, top.key) > 0 {
+		return nil, false, nil
+	}
 	return getRow(b.b, b.db, tableID, key, ts)
+}
+
+// top returns the largest key of tableID the batch sees over the
+// committed rows, finding it anew when a commit may have changed them.
+// The caller holds db.vis.
+func (b *Batch) top(tableID uint32) (tableTop, error) {
+	gen := b.db.gen.Load()
+	b.topsMu.Lock()
+	t, ok := b.tops[tableID]
+	b.topsMu.Unlock()
+	if ok && t.gen == gen {
+		return t, nil
+	}
+	p := TablePrefix(tableID)
+	it, err := b.b.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return tableTop{}, pgerr.Wrap(pgerr.IOError, err, "opening table iterator")
+	}
+	t = tableTop{gen: gen, empty: !it.Last()}
+	if !t.empty {
+		t.key = bytes.Clone(it.Key()[len(p):])
+	}
+	if err := it.Close(); err != nil {
+		return tableTop{}, pgerr.Wrap(pgerr.IOError, err, "reading table")
+	}
+	b.topsMu.Lock()
+	if b.tops == nil {
+		b.tops = map[uint32]tableTop{}
+	}
+	b.tops[tableID] = t
+	b.topsMu.Unlock()
+	return t, nil
+}
+
+// raiseTop records a write of key to tableID in the cached top.
+func (b *Batch) raiseTop(tableID uint32, key []byte) {
+	b.topsMu.Lock()
+	defer b.topsMu.Unlock()
+	if t, ok := b.tops[tableID]; ok && (t.empty || bytes.Compare(key, t.key) > 0) {
+		b.tops[tableID] = tableTop{gen: t.gen, key: bytes.Clone(key)}
+	}
+}
+
+// forgetTops drops the cached tops (after a write the batch cannot place
+// in a table, or a rollback).
+func (b *Batch) forgetTops() {
+	b.topsMu.Lock()
+	b.tops = nil
+	b.topsMu.Unlock()
 }
 
 // Scan returns an iterator over every row of tableID as the batch sees
@@ -203,6 +275,7 @@ func (b *Batch) Apply(src *Batch) error {
 	if err := src.check(); err != nil {
 		return err
 	}
+	b.forgetTops()
 	b.marks = append(b.marks, src.marks...)
 	for _, a := range src.areaList {
 		b.AddArea(a)
@@ -263,6 +336,7 @@ func (b *Batch) RollbackTo(m BatchMark) error {
 	}
 	_ = b.b.Close()
 	b.b = nb
+	b.forgetTops()
 	return nil
 }
 
@@ -298,6 +372,12 @@ func (b *Batch) Commit() error {
 			}
 		}
 	}
+	// Cached tops (Batch.top) of other batches are stale once the rows
+	// changed, even if the commit fails halfway through its moves; one
+	// found while the commit runs is too, as a read then is concurrent
+	// with it.
+	b.db.gen.Add(1)
+	defer b.db.gen.Add(1)
 	err := b.b.Commit(pebble.Sync)
 	marks := b.marks
 	b.Close()

@@ -64,6 +64,10 @@ type DB struct {
 	// unmarked spill area: an Area made before one may have lost its
 	// writes, and Batch.Commit refuses to mark it (rewrite.go).
 	resolves atomic.Uint64
+	// gen counts the commits that may have changed tables' committed
+	// rows (Batch.Commit, the moves of spill areas): a batch's cached
+	// largest keys (Batch.top) are valid while it stands still.
+	gen atomic.Uint64
 
 	// missing holds the added columns' values of altered tables
 	// (missing.go).

@@ -157,6 +157,7 @@ func (db *DB) ResolveSpills() error {
 	db.vis.Lock()
 	defer db.vis.Unlock()
 	db.resolves.Add(1)
+	defer db.gen.Add(1)
 	var refs []spillRef
 	err := scanPrefix(db.pdb, []byte{PrefixSpillMark}, func(key, _ []byte) error {
 		if len(key) != 13 {

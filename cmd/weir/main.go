@@ -114,7 +114,8 @@ including transactions; topics are created automatically on first use.
 until SIGINT or SIGTERM.
 
 Fault injection (tests only): WEIR_FAULT=point[:N] kills the process with
-SIGKILL at the N-th time it reaches the named point (see internal/fault).
+SIGKILL at the N-th time it reaches the named point; error and hold points
+fail or wait there instead (see internal/fault).
 `
 
 func main() {

@@ -15,6 +15,12 @@
 // unset Hit returns at once, so points cost nothing in production. A
 // malformed value is reported on stderr and arms nothing.
 //
+// Two other kinds of point leave the process alive: an error point
+// (Fail, fail.go) returns an error, and a hold point (Hold, hold.go)
+// waits until the test creates a file, keeping a window such as a
+// recovery's wait for its first barrier open for as long as the test
+// needs.
+//
 // The points of the exactly-once sink protocol (DESIGN.md §5) are the
 // constants below; a test sweeps them (and N) to check that no crash loses
 // or duplicates a record seen by a read_committed consumer.

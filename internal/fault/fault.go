@@ -133,6 +133,14 @@ func init() {
 	if !ok || v == "" {
 		return
 	}
+	if h, err := parseHold(v); h != nil || err != nil {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "weir: ignoring %s: %v\n", EnvVar, err)
+			return
+		}
+		holding = h
+		return
+	}
 	if ferr, err := parseFailure(v); ferr != nil || err != nil {
 		// An error point (Fail) rather than a crash point.
 		if err != nil {

@@ -3,6 +3,9 @@ package durability
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -71,5 +74,72 @@ func TestKillDuringBackfill(t *testing.T) {
 	var done bool
 	if err := conn.QueryRow(ctx, "SELECT backfill_done FROM weir.jobs WHERE name = 'total'").Scan(&done); err != nil || !done {
 		t.Fatalf("weir.jobs backfill_done = %v, %v after the view was read whole", done, err)
+	}
+}
+
+// TestReadsWhileRecoveryHeld holds the recovery at start before its
+// Initial barrier (the fault point recovery.before_initial_barrier):
+// a statement that reads no relation and a read of a table answer
+// meanwhile, a read of a view waits for the view's first barrier, and
+// an INSERT … SELECT from generate_series into the view's table is
+// taken and held, reaching the view once the recovery goes on. Before,
+// a statement reading no relation waited for every view, as if it read
+// them all.
+func TestReadsWhileRecoveryHeld(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn := connect(t, ctx, srv)
+	exec1(t, ctx, conn, "CREATE TABLE t (k int PRIMARY KEY)")
+	exec1(t, ctx, conn, "CREATE MATERIALIZED VIEW v AS SELECT count(*) AS c FROM t")
+	exec1(t, ctx, conn, "INSERT INTO t VALUES (1)")
+	conn.Close(ctx)
+
+	release := filepath.Join(t.TempDir(), "release")
+	srv.SetEnv("WEIR_FAULT=" + fault.RecoveryBeforeInitialBarrier + "@" + release)
+	srv.Restart()
+	view := make(chan string, 1)
+	go func() {
+		c := connect(t, ctx, srv)
+		defer c.Close(ctx)
+		var n int64
+		err := c.QueryRow(ctx, "SELECT c FROM v").Scan(&n)
+		view <- fmt.Sprint(n, err)
+	}()
+	insert := make(chan error, 1)
+	go func() {
+		c := connect(t, ctx, srv)
+		defer c.Close(ctx)
+		_, err := c.Exec(ctx, "INSERT INTO t SELECT g FROM generate_series(2, 10) g")
+		insert <- err
+	}()
+	conn = connect(t, ctx, srv)
+	defer conn.Close(ctx)
+	var one, rows int
+	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		t.Fatalf("SELECT 1 during the hold: %v", err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&rows); err != nil || rows != 1 {
+		t.Fatalf("reading the table during the hold: %d rows, %v", rows, err)
+	}
+	select {
+	case got := <-view:
+		t.Fatalf("the view was read during the hold, before its first barrier: %s", got)
+	case err := <-insert:
+		t.Fatalf("the INSERT returned during the hold, before its epoch could commit: %v", err)
+	default:
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-insert; err != nil {
+		t.Fatalf("INSERT: %v", err)
+	}
+	if got := <-view; got != "1 <nil>" && got != "10 <nil>" {
+		t.Fatalf("the view after the release: %s, want 1 or 10", got)
+	}
+	var c int64
+	if err := conn.QueryRow(ctx, "SELECT c FROM v").Scan(&c); err != nil || c != 10 {
+		t.Fatalf("the view once the INSERT returned: %d, %v; want 10", c, err)
 	}
 }
