@@ -329,6 +329,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			}
 			up.Cols[i].T = a.Type.T
 			up.Cols[i].Missing = nil
+			// The new type's default collation, as in PostgreSQL when
+			// the action names none.
+			up.Cols[i].Collation = ""
 		case "add column":
 			def := a.Def
 			if existingColumn(up, def.Name) >= 0 {
@@ -637,7 +640,8 @@ func duplicateInRewrite(rel *catalog.Relation, row types.Row) error {
 }
 
 // indexDefinition returns the CREATE INDEX statement that builds index
-// idx on table rel again, naming its columns as rel does now.
+// idx on table rel again, naming its columns as rel does now, unique
+// (and a constraint's) when idx is.
 func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, error) {
 	var pos []int
 	for _, d := range e.indexesOf(rel.ID) {
@@ -690,6 +694,11 @@ func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, 
 	if !ok {
 		return nil, pgerr.New(pgerr.InternalError, "bad definition of index \"%s\": %s", idx.Name, text)
 	}
+	// A unique index, or a UNIQUE constraint's, is built unique again,
+	// with a new key store checked against the converted rows.
+	ci.Unique = idx.With[catalog.IndexUniqueOption] == "true"
+	ci.Constraint = idx.With[catalog.IndexConstraintOption] == "true"
+	ci.NullsNotDistinct = idx.With[catalog.IndexNullsNotDistinctOption] == "true"
 	return ci, nil
 }
 

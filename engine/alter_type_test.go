@@ -92,6 +92,26 @@ func TestAlterTypeDependents(t *testing.T) {
 	wantRows(t, s, "SELECT s FROM mc", "600")
 }
 
+// TestAlterTypeKeepsUnique: a unique index and a UNIQUE constraint on a
+// converted column are built unique again, and enforce it on the new
+// values; the column loses a COLLATE its old type had.
+func TestAlterTypeKeepsUnique(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text COLLATE \"C\" UNIQUE, c int)")
+	mustRun(t, s, "CREATE UNIQUE INDEX t_c ON t (c) NULLS NOT DISTINCT")
+	mustRun(t, s, "INSERT INTO t VALUES (1, '10', 1), (2, '20', NULL)")
+	mustRun(t, s, "ALTER TABLE t ALTER COLUMN b TYPE int USING b::int, ALTER COLUMN c TYPE bigint")
+	wantCode(t, s, "INSERT INTO t VALUES (3, 10, 3)", pgerr.UniqueViolation, `duplicate key value violates unique constraint "t_b_key"`)
+	wantCode(t, s, "INSERT INTO t VALUES (3, 30, NULL)", pgerr.UniqueViolation, `duplicate key value violates unique constraint "t_c"`)
+	mustRun(t, s, "INSERT INTO t VALUES (3, 30, 3)")
+	wantRows(t, s, "SELECT conname, contype FROM pg_constraint WHERE conrelid = 't'::regclass ORDER BY conname", "t_b_key u", "t_pkey p")
+	wantRows(t, s, "SELECT indexrelid::regclass, indisunique, indnullsnotdistinct FROM pg_index WHERE indrelid = 't'::regclass AND NOT indisprimary ORDER BY 1::text",
+		"t_b_key t f", "t_c t t")
+	wantRows(t, s, "SELECT attname, attcollation FROM pg_attribute WHERE attrelid = 't'::regclass AND attnum = 2", "b 0")
+}
+
 // TestAlterSeveralActions: the actions of one statement apply in
 // PostgreSQL's passes, and all or none.
 func TestAlterSeveralActions(t *testing.T) {
