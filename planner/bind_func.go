@@ -7,6 +7,7 @@ import (
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
 
@@ -362,6 +363,12 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	schema, name = fold(schema), fold(name)
 	if rel, ok := b.cat.Relation(schema, name); ok {
 		return rel.OID
+	}
+	if t, ok := strings.CutSuffix(name, "_pkey"); ok {
+		// A table's primary key index, which pg_class lists.
+		if rel, ok := b.cat.Relation(schema, t); ok && rel.HasPrimaryKey() {
+			return rel.OID + catalog.PKIndexOIDBase
+		}
 	}
 	if _, _, ok := b.cat.SystemTable(schema, name); ok {
 		if oid, ok := catalogOIDs[name]; ok && (schema == "" || schema == "pg_catalog") {

@@ -37,7 +37,7 @@ const (
 	oidPgClassRel    = 1259
 	// indexOIDBase offsets the OID of a table's primary key index from
 	// the table's OID.
-	indexOIDBase = 1 << 24
+	indexOIDBase = catalog.PKIndexOIDBase
 )
 
 // nspOID is a schema's OID: Postgres's own for pg_catalog, public and
@@ -96,9 +96,7 @@ func userRelations(cat Catalog) []*catalog.Relation {
 
 // hasRealPK reports whether rel has a declared primary key (not the hidden
 // row id), which pg_catalog shows as a btree index and a constraint.
-func hasRealPK(r *catalog.Relation) bool {
-	return r.Kind == catalog.KindTable && len(r.PK) > 0 && !r.Cols[r.PK[0]].Hidden
-}
+func hasRealPK(r *catalog.Relation) bool { return r.HasPrimaryKey() }
 
 // pkAttnums are the attribute numbers of a table's primary key columns.
 func pkAttnums(r *catalog.Relation) []string {
@@ -585,11 +583,20 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		return "", false
 	case "regclassout":
 		r, ok := cat.ByOID(oid)
-		if !ok {
+		rname := ""
+		if ok {
+			rname = r.Name
+		} else if oid >= indexOIDBase && oid < 2*indexOIDBase {
+			// A primary key's index, <table>_pkey.
+			if r, ok = cat.ByOID(oid - indexOIDBase); ok && hasRealPK(r) {
+				rname = r.Name + "_pkey"
+			}
+		}
+		if rname == "" {
 			return "", false
 		}
-		name := sql.QuoteIdent(r.Name)
-		if r.Schema != catalog.PublicSchema || CatalogFirst(p.Setting("search_path"), r.Name) {
+		name := sql.QuoteIdent(rname)
+		if r.Schema != catalog.PublicSchema || CatalogFirst(p.Setting("search_path"), rname) {
 			name = sql.QuoteIdent(r.Schema) + "." + name
 		}
 		return name, true

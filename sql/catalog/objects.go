@@ -242,3 +242,15 @@ func (r *Relation) VisibleSchema() types.Schema {
 	}
 	return s
 }
+
+// PKIndexOIDBase offsets the OID of a table's primary key index (which
+// is not a relation of its own: pg_class shows it as <table>_pkey) from
+// the table's OID; 2*PKIndexOIDBase offsets its pg_constraint row's.
+const PKIndexOIDBase = 1 << 24
+
+// HasPrimaryKey reports whether r is a table with a declared primary key
+// (not the hidden _row_id key of a table declared without one), whose
+// index pg_class shows as <table>_pkey.
+func (r *Relation) HasPrimaryKey() bool {
+	return r.Kind == KindTable && len(r.PK) > 0 && !r.Cols[r.PK[0]].Hidden
+}

@@ -129,4 +129,9 @@ SELECT c.relname, i.indnullsnotdistinct FROM pg_index i JOIN pg_class c ON c.oid
 CREATE TABLE u10 (id int, a int);
 INSERT INTO u10 VALUES (1, NULL), (2, NULL);
 ALTER TABLE u10 ADD UNIQUE NULLS NOT DISTINCT (a);
+-- A primary key's index is a regclass, as every index is.
+SELECT indexrelid::regclass, indisunique, indisprimary FROM pg_index
+  WHERE indrelid = 'u9'::regclass ORDER BY indexrelid::regclass::text;
+SELECT 'u9_pkey'::regclass = (SELECT indexrelid FROM pg_index WHERE indrelid = 'u9'::regclass AND indisprimary);
+SELECT 'u10_pkey'::regclass;
 DROP TABLE u1, u2, u3, u4, u6, u7, u8, u9, u10;
