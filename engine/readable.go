@@ -16,8 +16,8 @@ import (
 // that would backfill from it, wait until its backfill completes, under
 // the statement's timeout and cancellation.
 
-// awaitReadable waits until the views among ids (every view when ids is
-// nil) are readable. Relations without a job (tables) are readable.
+// awaitReadable waits until the views among ids (every view not FAILED
+// when ids is nil) are readable. Relations without a job (tables) are readable.
 func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
 	pending := func() []*jobRun {
 		e.writeMu.Lock()
@@ -25,7 +25,9 @@ func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
 		var out []*jobRun
 		if ids == nil {
 			for _, j := range e.st.jobs {
-				if !j.readable.Load() {
+				// A FAILED job's backfill stands still until RESUME:
+				// waiting for every view does not wait for it.
+				if !j.readable.Load() && !e.st.health.isFailed(j.id) {
 					out = append(out, j)
 				}
 			}

@@ -137,10 +137,16 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.Flush:
 		// FLUSH waits for the next committed checkpoint: everything
-		// written before it is durable and in every view.
+		// written before it is durable and in every view. After a
+		// restart it first waits for every view to be readable (its
+		// recovery's or backfill's first checkpoint committed), so the
+		// views it promises are up to date are not still recovering.
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			ctx, cancel := s.withTimeout(ctx)
 			defer cancel()
+			if err := s.eng.awaitReadable(ctx, nil); err != nil {
+				return nil, err
+			}
 			if err := s.eng.st.drv.Barrier(ctx); err != nil {
 				return nil, err
 			}
