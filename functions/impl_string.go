@@ -1022,31 +1022,7 @@ func (t implTable) defineString() {
 		}
 		at := args[1]
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-			if d[1].Null {
-				return types.NullDatum, nil
-			}
-			elems, err := types.ArrayElems(d[1].S, at, ctx.loc())
-			if err != nil {
-				return types.NullDatum, err
-			}
-			if len(elems) == 0 {
-				return types.DBool(false), nil
-			}
-			if d[0].Null {
-				return types.NullDatum, nil
-			}
-			sawNull := false
-			for _, e := range elems {
-				if e.Null {
-					sawNull = true
-				} else if types.Compare(d[0], e, at.Elem()) == 0 {
-					return types.DBool(true), nil
-				}
-			}
-			if sawNull {
-				return types.NullDatum, nil
-			}
-			return types.DBool(false), nil
+			return quantifiedArray(ctx, d[0], d[1], at, "=", false)
 		}}, true
 	})
 	// ROW(a, b): a record in record_out's text form, (1,abc), its fields
@@ -1070,11 +1046,8 @@ func (t implTable) defineString() {
 		}}, true
 	})
 	// x op ANY (array) and x op ALL (array), the operator named by the
-	// second argument (= <> < <= > >=), x of the element type. As
-	// PostgreSQL's ExecEvalScalarArrayOp: a NULL array gives NULL, an
-	// empty one false (ANY) or true (ALL) even for a NULL x, a NULL x
-	// NULL otherwise; then ANY is true if some comparison is true, else
-	// NULL if an element is NULL, else false, and ALL the dual.
+	// second argument (= <> < <= > >=), x of the element type
+	// (quantifiedArray).
 	for _, name := range []string{"pg_any", "pg_all"} {
 		all := name == "pg_all"
 		t.def(name, func(args []types.T, _ types.T) (Impl, bool) {
@@ -1083,31 +1056,10 @@ func (t implTable) defineString() {
 			}
 			at := args[2]
 			return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-				if d[1].Null || d[2].Null {
+				if d[1].Null {
 					return types.NullDatum, nil
 				}
-				elems, err := types.ArrayElems(d[2].S, at, ctx.loc())
-				if err != nil {
-					return types.NullDatum, err
-				}
-				if len(elems) == 0 {
-					return types.DBool(all), nil
-				}
-				if d[0].Null {
-					return types.NullDatum, nil
-				}
-				sawNull := false
-				for _, e := range elems {
-					if e.Null {
-						sawNull = true
-					} else if CmpHolds(d[1].S, types.Compare(d[0], e, at.Elem())) != all {
-						return types.DBool(!all), nil
-					}
-				}
-				if sawNull {
-					return types.NullDatum, nil
-				}
-				return types.DBool(all), nil
+				return quantifiedArray(ctx, d[0], d[2], at, d[1].S, all)
 			}}, true
 		})
 	}
@@ -1346,4 +1298,37 @@ func writeRecordField(b *strings.Builder, v string) {
 	if quote {
 		b.WriteByte('"')
 	}
+}
+
+// quantifiedArray is x op ANY (arr) (all false) or x op ALL (arr), arr an
+// array of type at, as PostgreSQL's ExecEvalScalarArrayOp: a NULL array
+// gives NULL, an empty one false (ANY) or true (ALL) even for a NULL x,
+// a NULL x NULL otherwise; then ANY is true if some comparison holds,
+// else NULL if an element is NULL, else false, and ALL the dual.
+func quantifiedArray(ctx *Context, x, arr types.Datum, at types.T, op string, all bool) (types.Datum, error) {
+	if arr.Null {
+		return types.NullDatum, nil
+	}
+	elems, err := types.ArrayElems(arr.S, at, ctx.loc())
+	if err != nil {
+		return types.NullDatum, err
+	}
+	if len(elems) == 0 {
+		return types.DBool(all), nil
+	}
+	if x.Null {
+		return types.NullDatum, nil
+	}
+	sawNull := false
+	for _, e := range elems {
+		if e.Null {
+			sawNull = true
+		} else if CmpHolds(op, types.Compare(x, e, at.Elem())) != all {
+			return types.DBool(!all), nil
+		}
+	}
+	if sawNull {
+		return types.NullDatum, nil
+	}
+	return types.DBool(all), nil
 }
