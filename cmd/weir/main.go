@@ -177,6 +177,12 @@ func serve(args []string) int {
 		return 2
 	}
 	if cf.set() {
+		if flagSet(fs, "metrics-listen") && *metricsListen != "" {
+			// Refused rather than ignored: a scrape target that never
+			// answers looks like a dead node.
+			fmt.Fprintln(os.Stderr, "weir serve: --metrics-listen is not supported with --cluster yet: a cluster node exports no /metrics")
+			return 2
+		}
 		return serveCluster(cf, *listen, log)
 	}
 
