@@ -4,7 +4,8 @@
 # source, a materialized view kept up to date, an exactly-once Kafka sink
 # read back with kcat at read_committed, then a SIGKILL of the server in
 # the middle of a stream and the same answers after the restart.
-# Needs psql and kcat (Debian: postgresql-client, kcat).
+# Needs Go, psql and kcat: on Debian it installs those missing
+# (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,9 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in psql kcat go; do
-  command -v "$tool" >/dev/null || { echo "demo needs $tool" >&2; exit 1; }
-done
+source scripts/deps.sh
+need_go
+need psql kcat
 
 psql_() { psql -X -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@"; }
 

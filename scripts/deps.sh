@@ -38,3 +38,48 @@ need() {
   $sudo apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
+
+# need_go puts a Go toolchain of at least go.mod's version first on PATH:
+# the one on PATH when it is new enough (or /usr/local/go's), else the
+# official toolchain fetched once from the Go module proxy (the module
+# golang.org/toolchain, as `go` itself fetches newer toolchains) into
+# ~/.cache/weir. Debian's golang-go is older than weir needs.
+need_go() {
+  local root want have arch dir proxy zip
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  want="$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$root/go.mod")"
+  go_ok() {
+    have="$("$1" env GOVERSION 2>/dev/null)" || return 1
+    have="${have#go}"
+    [[ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1)" == "$want" ]]
+  }
+  for g in "$(command -v go 2>/dev/null)" /usr/local/go/bin/go; do
+    if [[ -n "$g" && -x "$g" ]] && go_ok "$g"; then
+      export PATH="$(dirname "$g"):$PATH"
+      return 0
+    fi
+  done
+  case "$(uname -m)" in
+    x86_64) arch=amd64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) echo "$(basename "$0") needs Go $want for $(uname -m): install it and run again" >&2; exit 1 ;;
+  esac
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/weir/go$want.linux-$arch"
+  if [[ ! -x "$dir/bin/go" ]]; then
+    need curl unzip
+    proxy="${GOPROXY:-https://proxy.golang.org}"
+    proxy="${proxy%%,*}"
+    [[ "$proxy" == direct || "$proxy" == off ]] && proxy=https://proxy.golang.org
+    zip="$(mktemp)"
+    echo "== fetching Go $want from $proxy"
+    curl -fsSL -o "$zip" "$proxy/golang.org/toolchain/@v/v0.0.1-go$want.linux-$arch.zip"
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    unzip -q "$zip" -d "$dir.tmp"
+    rm -f "$zip"
+    rm -rf "$dir" && mv "$dir.tmp/golang.org/toolchain@v0.0.1-go$want.linux-$arch" "$dir"
+    rm -rf "$dir.tmp"
+  fi
+  export PATH="$dir/bin:$PATH"
+  # The fetched toolchain is the one go.mod asks for: no switching.
+  export GOTOOLCHAIN=local
+}

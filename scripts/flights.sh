@@ -72,7 +72,7 @@ wait_for() {
 
 weir="${WEIR:-}"
 if [[ -z "$weir" ]]; then
-  command -v go >/dev/null || { echo "flights.sh needs go (or WEIR=path of a weir binary)" >&2; exit 1; }
+  need_go
   echo "== building weir"
   go build -o "$work/weir" ./cmd/weir
   weir="$work/weir"

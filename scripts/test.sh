@@ -21,6 +21,7 @@ FUZZTIME="${FUZZTIME:-40000x}"
 TEST_TIMEOUT="${TEST_TIMEOUT:-15m}"
 
 source scripts/deps.sh
+need_go
 need postgres mariadb psql kcat jq
 
 echo "== go vet ./..."
