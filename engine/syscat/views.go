@@ -294,9 +294,9 @@ func weirTables() []*table {
 			"actors: Actors (parallel instances of its operator chains).",
 			"backfill_rows: Rows of existing data its backfill has read.",
 			"backfill_done: Whether its backfill has finished.",
-			"kind: materialized view, sink or table.",
+			"kind: materialized view, sink, index or table.",
 			"status: running, backfilling, recovering, restarting, rebuilding or failed (out of restart attempts or its rebuild failed; see last_error; ALTER ... RESUME brings it back).",
-			"parallelism: Actors per fragment (streaming_parallelism), 0 for the default.",
+			"parallelism: Actors per fragment: the streaming_parallelism set when the job was created, 0 when none was (the server's default).",
 			"restarts: Times it was restarted (by its restart strategy or a recovery of every job).",
 			"last_error: The error of its last restart or failure.",
 			"last_error_at: When that error happened.",
@@ -312,7 +312,7 @@ func weirTables() []*table {
 						vFloat(float64(op.Backpressure.Microseconds()) / 1000)}
 				})
 			},
-			"job: The materialized view, sink or table the job maintains.",
+			"job: The materialized view, sink, index or table the job maintains.",
 			"job_id: The job's id.",
 			"operator_id: The operator's number in EXPLAIN's order (depth first).",
 			"operator: The operator, as EXPLAIN names it.",
