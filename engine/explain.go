@@ -35,12 +35,24 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported yet")
 	}
 	t0 := time.Now()
+	gen, path := s.eng.cat.Generation(), s.vars["search_path"]
 	qp, err := s.bindExplained(ctx, q, hints, st.Analyze)
 	if err != nil {
 		return nil, err
 	}
 	planning := time.Since(t0)
-	return &utilPrepared{fields: textFields("QUERY PLAN"), params: qp.bound.Params, run: func(ctx context.Context, params []types.Datum, _ wire.ExecIO) (wire.Result, error) {
+	paramTypes := qp.bound.Params
+	return &utilPrepared{fields: textFields("QUERY PLAN"), params: paramTypes, run: func(ctx context.Context, params []types.Datum, _ wire.ExecIO) (wire.Result, error) {
+		// Prepared once and run after DDL (the extended protocol), the
+		// statement is bound again, as a prepared query is.
+		if g, p := s.eng.cat.Generation(), s.vars["search_path"]; g != gen || p != path {
+			t0 := time.Now()
+			again, err := s.bindExplained(ctx, q, paramTypes, st.Analyze)
+			if err != nil {
+				return nil, err
+			}
+			qp, planning, gen, path = again, time.Since(t0), g, p
+		}
 		return s.runExplain(ctx, st, qp, params, planning)
 	}}, nil
 }

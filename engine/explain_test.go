@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -8,7 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/weirdb/weir/internal/pgerr"
-
+	"github.com/weirdb/weir/types"
 )
 
 // TestExplainAnalyzeRows checks the actual row counts EXPLAIN ANALYZE
@@ -127,4 +128,47 @@ func TestExplainAnalyzeSummary(t *testing.T) {
 		"    └─Project [1 AS ?column?] (never executed)",
 		"      └─Filter [u.a = outer(1).t.a] (never executed)",
 		"        └─Scan t [a] (never executed)")
+}
+
+// TestExplainPreparedRebinds checks that an EXPLAIN prepared once (the
+// extended protocol) and run after DDL explains the statement bound
+// again: the table it reads is the new one.
+func TestExplainPreparedRebinds(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	s := session(t, e)
+	ctx := context.Background()
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY)")
+	mustRun(t, s, "INSERT INTO t SELECT g FROM generate_series(1, 10) g")
+	p, err := s.Prepare(ctx, "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) SELECT * FROM t WHERE a > $1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := func() []string {
+		t.Helper()
+		r, err := p.Execute(ctx, []types.Datum{types.DInt(3)}, &testIO{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var out []string
+		for {
+			row, err := r.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row == nil {
+				return out
+			}
+			out = append(out, types.FormatText(row[0], types.T{ID: types.Text}, nil))
+		}
+	}
+	if got := strings.Join(explain(), "\n"); !strings.Contains(got, "IndexScan t_pkey on t [a] (a > $1) (actual rows=7 loops=1)") {
+		t.Fatalf("before DDL:\n%s", got)
+	}
+	mustRun(t, s, "DROP TABLE t")
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "INSERT INTO t SELECT g, 'x' FROM generate_series(1, 5) g")
+	if got := strings.Join(explain(), "\n"); !strings.Contains(got, "IndexScan t_pkey on t [a, b] (a > $1) (actual rows=2 loops=1)") {
+		t.Fatalf("after DDL:\n%s", got)
+	}
 }
