@@ -302,8 +302,9 @@ type rowCounter interface{ RowsAffected() int64 }
 // state plus the changes of statements not yet committed, then its
 // changes join the open epoch and flow to the jobs reading the tables. A
 // statement that fails leaves nothing behind. Inside a block its writes
-// join the block's batch until COMMIT.
-func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum) (res wire.Result, err error) {
+// join the block's batch until COMMIT. A non-nil an collects each
+// operator's actual rows and time (EXPLAIN ANALYZE).
+func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, params []types.Datum, an *executor.Analyze) (res wire.Result, err error) {
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -320,6 +321,7 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 		return nil, err
 	}
 	ec := s.execCtx(ctx, params, ws.src, ws.w)
+	ec.Analyze = an
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err

@@ -124,6 +124,32 @@ func (s *Session) prepareTypes(ctx context.Context, st *sql.Prepare) ([]types.T,
 // a query casting each to its parameter's type, and the prepared
 // statement then runs with them.
 func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Prepared, error) {
+	x, err := s.bindExecute(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return &utilPrepared{fields: x.sp.p.Fields(), params: x.params(), run: func(ctx context.Context, given []types.Datum, io wire.ExecIO) (wire.Result, error) {
+		params, err := x.start(ctx, given, io)
+		if err != nil {
+			return nil, err
+		}
+		return x.sp.p.Execute(ctx, params, io)
+	}}, nil
+}
+
+// boundExecute is EXECUTE name (args) bound: the prepared statement and
+// the query that evaluates the arguments.
+type boundExecute struct {
+	st     *sql.Execute
+	sp     *sqlPrepared
+	rv     wire.Revalidator
+	args   wire.Prepared // nil without arguments
+	starts []int         // where each argument starts in args' text
+}
+
+// bindExecute looks up the prepared statement and binds the query that
+// evaluates EXECUTE's arguments.
+func (s *Session) bindExecute(ctx context.Context, st *sql.Execute) (*boundExecute, error) {
 	sp, ok := s.sqlPrepared[st.Name]
 	if !ok {
 		return nil, pgerr.New(pgerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", st.Name)
@@ -132,17 +158,16 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 	// are those of the statement as it will run. A failure is reported
 	// when it runs, after the arguments are evaluated, which is the order
 	// Postgres goes in.
-	rv, _ := sp.p.(wire.Revalidator)
-	if rv != nil {
-		_ = rv.Revalidate(ctx)
+	x := &boundExecute{st: st, sp: sp}
+	x.rv, _ = sp.p.(wire.Revalidator)
+	if x.rv != nil {
+		_ = x.rv.Revalidate(ctx)
 	}
 	ts := sp.p.ParamTypes()
 	if len(st.Args) != len(ts) {
 		return nil, pgerr.New(pgerr.SyntaxError, "wrong number of parameters for prepared statement \"%s\"", st.Name).
 			WithDetail("Expected %d parameters but got %d.", len(ts), len(st.Args))
 	}
-	var args wire.Prepared
-	var starts []int // where each argument starts in the query's text
 	if len(ts) > 0 {
 		var b strings.Builder
 		b.WriteString("SELECT ")
@@ -150,7 +175,7 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			starts = append(starts, len([]rune(b.String())))
+			x.starts = append(x.starts, len([]rune(b.String())))
 			b.WriteString("(")
 			b.WriteString(a)
 			b.WriteString(")::")
@@ -158,40 +183,48 @@ func (s *Session) prepareExecute(ctx context.Context, st *sql.Execute) (wire.Pre
 		}
 		stmt, err := parseCtx(ctx, b.String())
 		if err == nil {
-			args, err = s.prepare(ctx, stmt, b.String(), nil)
+			x.args, err = s.prepare(ctx, stmt, b.String(), nil)
 		}
 		if err != nil {
-			return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
+			return nil, itemPosition(err, st.Args, st.ArgsAt, x.starts, 1)
 		}
 	}
-	// The arguments may use the EXECUTE statement's own parameters
-	// (EXECUTE q($1) sent through the extended protocol).
-	var outer []types.T
-	if args != nil {
-		outer = args.ParamTypes()
+	return x, nil
+}
+
+// params is the parameters of EXECUTE itself: its arguments may use them
+// (EXECUTE q($1) sent through the extended protocol).
+func (x *boundExecute) params() []types.T {
+	if x.args != nil {
+		return x.args.ParamTypes()
 	}
-	return &utilPrepared{fields: sp.p.Fields(), params: outer, run: func(ctx context.Context, given []types.Datum, io wire.ExecIO) (wire.Result, error) {
-		var params []types.Datum
-		if args != nil {
-			r, err := args.Execute(ctx, given, io)
-			if err != nil {
-				return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
-			}
-			row, err := r.Next(ctx)
-			r.Close()
-			if err != nil {
-				return nil, itemPosition(err, st.Args, st.ArgsAt, starts, 1)
-			}
-			params = row
+	return nil
+}
+
+// start evaluates the arguments with EXECUTE's own parameters given and
+// revalidates the prepared statement, returning its parameters.
+func (x *boundExecute) start(ctx context.Context, given []types.Datum, io wire.ExecIO) ([]types.Datum, error) {
+	st := x.st
+	var params []types.Datum
+	if x.args != nil {
+		r, err := x.args.Execute(ctx, given, io)
+		if err != nil {
+			return nil, itemPosition(err, st.Args, st.ArgsAt, x.starts, 1)
 		}
-		sp.runs++
-		if rv != nil {
-			if err := rv.Revalidate(ctx); err != nil {
-				return nil, shiftPosition(err, sp.bodyAt)
-			}
+		row, err := r.Next(ctx)
+		r.Close()
+		if err != nil {
+			return nil, itemPosition(err, st.Args, st.ArgsAt, x.starts, 1)
 		}
-		return sp.p.Execute(ctx, params, io)
-	}}, nil
+		params = row
+	}
+	x.sp.runs++
+	if x.rv != nil {
+		if err := x.rv.Revalidate(ctx); err != nil {
+			return nil, shiftPosition(err, x.sp.bodyAt)
+		}
+	}
+	return params, nil
 }
 
 // itemPosition moves an error position inside a query built from the

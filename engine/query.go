@@ -58,6 +58,12 @@ func (p *queryPrepared) Fields() []wire.Field  { return p.fields }
 // durable batch before anything is returned, so an acknowledged write is
 // on disk and a failed one leaves nothing behind.
 func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wire.ExecIO) (wire.Result, error) {
+	return p.execute(ctx, params, nil)
+}
+
+// execute is Execute, collecting each operator's actual rows and time
+// into an when it is not nil (EXPLAIN ANALYZE).
+func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *executor.Analyze) (wire.Result, error) {
 	s := p.s
 	if err := s.eng.checkReadable(p.bound.Deps); err != nil {
 		return nil, err
@@ -84,7 +90,7 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		if err := s.eng.checkDiskSpace(); err != nil {
 			return nil, err
 		}
-		return s.eng.runWrite(ctx, s, p.bound, params)
+		return s.eng.runWrite(ctx, s, p.bound, params, an)
 	}
 	s.eng.rewriteMu.RLock()
 	if err := s.eng.staleTypes(p.bound.Plan); err != nil {
@@ -99,6 +105,7 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 		src.batch = s.tx.batch
 	}
 	ec := s.execCtx(ctx, params, src, nil)
+	ec.Analyze = an
 	op, err := executor.Build(p.bound.Plan, ec)
 	if err != nil {
 		snap.Close()

@@ -1033,34 +1033,6 @@ func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 	}}, nil
 }
 
-func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []types.T) (wire.Prepared, error) {
-	if cv, ok := st.Stmt.(*sql.CreateView); ok && cv.Materialized && !st.Analyze {
-		return s.prepareExplainMView(cv)
-	}
-	if cs, ok := st.Stmt.(*sql.CreateSink); ok && !st.Analyze {
-		return s.prepareExplainSink(cs)
-	}
-	q, ok := st.Stmt.(*sql.Query)
-	if !ok {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported yet")
-	}
-	if st.Analyze {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN ANALYZE is not supported yet")
-	}
-	b, err := planner.Bind(q, s.catalogView(), hints)
-	if err != nil {
-		return nil, err
-	}
-	b.Plan = s.eng.useIndexes(b)
-	return &utilPrepared{fields: textFields("QUERY PLAN"), params: b.Params, run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		var rows []types.Row
-		for _, line := range strings.Split(strings.TrimRight(planner.Explain(b.Plan), "\n"), "\n") {
-			rows = append(rows, textRow(line))
-		}
-		return &rowsResult{rows: rows, tag: "EXPLAIN"}, nil
-	}}, nil
-}
-
 // insertFromPlan inserts the rows of a bound query into rel (CREATE TABLE
 // AS), returning the row count.
 func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *planner.Bound) (int64, error) {

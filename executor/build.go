@@ -8,8 +8,17 @@ import (
 // Build returns the operator tree that executes plan p in ec: one
 // operator per plan node, children first. Errors are those of expression
 // compilation and unsupported nodes (0A000); on error the operators built
-// so far are closed.
+// so far are closed. When ec.Analyze is set (EXPLAIN ANALYZE), every
+// operator is wrapped to count its rows and time into it.
 func Build(p planner.Plan, ec *ExecCtx) (Operator, error) {
+	op, err := build(p, ec)
+	if err != nil || ec.Analyze == nil {
+		return op, err
+	}
+	return ec.Analyze.wrap(p, op), nil
+}
+
+func build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 	switch p := p.(type) {
 	case *planner.Scan:
 		return NewScan(p, ec), nil

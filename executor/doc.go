@@ -32,6 +32,10 @@
 //	    └── Filter(v > 0)
 //	        └── Scan(t)
 //
+// When ExecCtx.Analyze is set (EXPLAIN ANALYZE), Build wraps every
+// operator it builds in one that counts its loops, rows and time; callers
+// must therefore not assert Build's result to a concrete operator type.
+//
 // DML operators (Insert, Update, Delete) write through ExecCtx.Writer and
 // report how many rows they changed through RowCounter; the engine makes
 // the statement atomic by committing the Writer's batch after Next

@@ -117,6 +117,9 @@ type ExecCtx struct {
 	Eval   EvalCtx
 	Source Source
 	Writer Writer // nil for read-only statements
+	// Analyze, when set, collects each plan node's actual rows and time
+	// for EXPLAIN ANALYZE; nil (every other statement) costs nothing.
+	Analyze *Analyze
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
 	workTables map[int]*[]types.Row

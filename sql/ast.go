@@ -336,11 +336,19 @@ type ExplainJob struct {
 	Name ObjectName
 }
 
-// Explain is EXPLAIN [ANALYZE] [VERBOSE] stmt.
+// Explain is EXPLAIN [ANALYZE] [VERBOSE] stmt, or EXPLAIN (option
+// [value], ...) stmt. Timing defaults to Analyze and Summary to Analyze,
+// as in PostgreSQL; COSTS, BUFFERS, SETTINGS, WAL and FORMAT are
+// accepted and change nothing.
 type Explain struct {
 	Stmt    Stmt
 	Analyze bool
 	Verbose bool
+	// Timing (EXPLAIN ANALYZE) prints each node's actual time as well as
+	// its rows.
+	Timing bool
+	// Summary prints "Planning Time" (and, analyzing, "Execution Time").
+	Summary bool
 }
 
 // Flush is FLUSH: wait for the next committed checkpoint.

@@ -705,6 +705,7 @@ func (p *stmtParser) drop() (Stmt, error) {
 func (p *stmtParser) explain() (Stmt, error) {
 	p.pos++
 	e := &Explain{}
+	timingSet, summarySet := false, false
 	if p.peek().Kind == TOp && p.peek().Val == "(" {
 		p.pos++
 		for {
@@ -731,7 +732,11 @@ func (p *stmtParser) explain() (Stmt, error) {
 				e.Analyze = on
 			case "verbose":
 				e.Verbose = on
-			case "costs", "buffers", "timing", "summary", "settings", "wal", "format":
+			case "timing":
+				e.Timing, timingSet = on, true
+			case "summary":
+				e.Summary, summarySet = on, true
+			case "costs", "buffers", "settings", "wal", "format":
 			default:
 				return nil, pgerr.New(pgerr.SyntaxError, "unrecognized EXPLAIN option %q", opt).WithPosition(charPos(p.src, p.toks[p.pos-1].Off))
 			}
@@ -745,6 +750,14 @@ func (p *stmtParser) explain() (Stmt, error) {
 	} else {
 		e.Analyze = p.accept("analyze") || p.accept("analyse")
 		e.Verbose = p.accept("verbose")
+	}
+	if !timingSet {
+		e.Timing = e.Analyze
+	} else if e.Timing && !e.Analyze {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "EXPLAIN option TIMING requires ANALYZE")
+	}
+	if !summarySet {
+		e.Summary = e.Analyze
 	}
 	// EXPLAIN MATERIALIZED VIEW name / EXPLAIN SINK name: the running
 	// job, not a statement.
