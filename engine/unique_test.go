@@ -213,3 +213,17 @@ func TestUniqueInPieces(t *testing.T) {
 	mustRun(t, s, "INSERT INTO p VALUES (0, 1)")
 	wantRows(t, s, "SELECT count(*) FROM p WHERE k >= 1000000", "40000")
 }
+
+// TestAddUniqueWithOtherActions: ADD UNIQUE among other actions of one
+// ALTER TABLE is refused whole, with a message naming it, and changes
+// nothing.
+func TestAddUniqueWithOtherActions(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE a7 (id int PRIMARY KEY, w int, z int)")
+	wantCode(t, s, "ALTER TABLE a7 ADD CONSTRAINT a7_w_key UNIQUE (w), ADD COLUMN q int", pgerr.FeatureNotSupported, "ADD UNIQUE together with other actions")
+	wantCode(t, s, "ALTER TABLE a7 ADD UNIQUE (z), ALTER COLUMN z TYPE bigint", pgerr.FeatureNotSupported, "ADD UNIQUE together with other actions")
+	wantRows(t, s, "SELECT count(*) FROM pg_indexes WHERE tablename = 'a7'", "1")
+	wantRows(t, s, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'a7'", "3")
+}

@@ -320,6 +320,12 @@ func (sp *streamPlanner) project(p *Project) StreamNode {
 		}
 	}
 	in := sp.plan(p.Input)
+	if !in.Base().AppendOnly && slices.ContainsFunc(p.Exprs, HasProcTime) {
+		// A retraction is evaluated in a later epoch than the row it
+		// retracts: its proctime() would differ, and downstream state
+		// would be asked to retract a row it never had.
+		failUnsupported("proctime() in a materialized view needs an input that only appends (a source, an APPEND ONLY table)")
+	}
 	return newProject(in, p.Exprs, p.Out)
 }
 

@@ -405,6 +405,11 @@ func (p *stmtParser) addUnique(rel ObjectName) (Stmt, error) {
 	for _, c := range cols {
 		ci.Cols = append(ci.Cols, IndexColumn{Name: c})
 	}
+	if p.peek().Kind == TOp && p.peek().Val == "," {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD UNIQUE together with other actions is not supported").
+			WithPosition(charPos(p.src, p.peek().Off)).
+			WithHint("Run each action as an ALTER TABLE of its own.")
+	}
 	if !p.atEnd() {
 		return nil, p.unsupported(upper(p.word(0)) + " in a UNIQUE constraint is")
 	}
