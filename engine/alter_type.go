@@ -257,6 +257,12 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			return nil, err
 		}
 		p.conv[i] = x
+		if d := e.lookupJoinReader(rel.ID); d != nil {
+			// Its join reads the table's stored rows whole, as they are
+			// encoded when it looks them up.
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column of a table a lookup join reads").
+				WithDetail("%s %s reads table %s FOR SYSTEM_TIME AS OF PROCTIME()", kindWords[d.Kind], d.Name, rel.Name)
+		}
 	}
 	sorted := slices.Clone(acts)
 	slices.SortStableFunc(sorted, func(a, b *sql.AlterTable) int { return alterPass(a.Action) - alterPass(b.Action) })
@@ -744,6 +750,24 @@ func (e *Engine) staleTypes(plan planner.Plan) error {
 				return pgerr.New(pgerr.SerializationFailure, "could not serialize access: relation \"%s\" was altered", r.Name).
 					WithHint("The transaction might succeed if retried.")
 			}
+		}
+	}
+	return nil
+}
+
+// lookupJoinReader returns a relation whose job looks rows of table id up
+// (FOR SYSTEM_TIME AS OF PROCTIME()), or nil. writeMu is held.
+func (e *Engine) lookupJoinReader(id uint32) *catalog.Relation {
+	var found func(n planner.StreamNode) bool
+	found = func(n planner.StreamNode) bool {
+		if lj, ok := n.(*planner.StreamLookupJoin); ok && lj.Rel.ID == id {
+			return true
+		}
+		return slices.ContainsFunc(n.StreamInputs(), found)
+	}
+	for _, j := range e.st.jobs {
+		if j.root != nil && found(j.root) {
+			return j.rel
 		}
 	}
 	return nil
