@@ -327,6 +327,16 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
 					WithDetail("%s depends on column \"%s\"", dependentWords(d), a.Column)
 			}
+			if slices.Contains(up.PK, i) {
+				// Every index carries the primary key of the rows it
+				// indexes (and a unique index's key store maps its keys
+				// to them), in the key's old type: all are built again.
+				for _, d := range e.indexesOf(rel.ID) {
+					if !slices.ContainsFunc(p.rebuild, func(r *catalog.Relation) bool { return r.ID == d.ID }) {
+						p.rebuild = append(p.rebuild, d)
+					}
+				}
+			}
 			up.Cols[i].T = a.Type.T
 			up.Cols[i].Missing = nil
 			// The new type's default collation, as in PostgreSQL when

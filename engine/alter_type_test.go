@@ -230,3 +230,30 @@ func TestAlterTypeVolatileUsing(t *testing.T) {
 	wantRows(t, s, "SELECT count(DISTINCT b), min(b), max(b) FROM t", "3 10 30")
 	wantRows(t, s, "SELECT nextval('sq')", "4")
 }
+
+// TestAlterKeyTypeThenDropColumn: once the primary key's column changed
+// type, dropping another column keeps the table's other indexes, which
+// read neither.
+func TestAlterKeyTypeThenDropColumn(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE g (id int PRIMARY KEY, w int UNIQUE, x int)")
+	mustRun(t, s, "ALTER TABLE g ALTER COLUMN id TYPE bigint")
+	mustRun(t, s, "ALTER TABLE g DROP COLUMN x")
+	if _, ok := e.cat.Lookup("", "g_w_key"); !ok {
+		t.Fatal("g_w_key dropped with column x")
+	}
+	mustRun(t, s, "INSERT INTO g VALUES (1, 5)")
+	wantCode(t, s, "INSERT INTO g VALUES (2, 5)", pgerr.UniqueViolation, `duplicate key value violates unique constraint "g_w_key"`)
+
+	mustRun(t, s, "CREATE TABLE f2 (id int PRIMARY KEY, v int, x numeric)")
+	mustRun(t, s, "CREATE INDEX ON f2 (v)")
+	mustRun(t, s, "ALTER TABLE f2 ALTER COLUMN id TYPE bigint")
+	mustRun(t, s, "ALTER TABLE f2 DROP COLUMN x, ADD COLUMN y int")
+	if _, ok := e.cat.Lookup("", "f2_v_idx"); !ok {
+		t.Fatal("f2_v_idx dropped with column x")
+	}
+	mustRun(t, s, "INSERT INTO f2 VALUES (1, 2, 3)")
+	wantRows(t, s, "SELECT id, v, y FROM f2 WHERE v = 2", "1 2 3")
+}
