@@ -81,6 +81,19 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter the columns of table \"%s\": its rows come from connector %s", rel.Name, rel.With[optConnector]).
 			WithHint("Drop the table and create it again with the new columns.")
 	}
+	if st.Action == "drop constraint" {
+		if len(st.More) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... DROP CONSTRAINT together with other actions is not supported").
+				WithHint("Drop the constraint with an ALTER TABLE of its own.")
+		}
+		return s.dropConstraint(ctx, rel, st, io)
+	}
+	for _, a := range st.More {
+		if a.Action == "drop constraint" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... DROP CONSTRAINT together with other actions is not supported").
+				WithHint("Drop the constraint with an ALTER TABLE of its own.")
+		}
+	}
 	if len(st.More) > 0 || st.Action == "set type" {
 		return s.alterActions(ctx, rel, st, io)
 	}
@@ -383,6 +396,40 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	m, _ := up.MissingRow()
 	e.db.SetMissing(rel.ID, m)
 	return e.replaceTable(rel, up, true)
+}
+
+// dropConstraint runs ALTER TABLE ... DROP CONSTRAINT: a UNIQUE
+// constraint goes with its index. ddlMu is held.
+func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	if len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden && st.Column == rel.Name+"_pkey" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop constraint %s on table %s: it is the table's primary key", st.Column, rel.Name).
+			WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
+			WithHint("Create a table without the primary key and copy the rows into it.")
+	}
+	var idx *catalog.Relation
+	for _, d := range e.indexesOf(rel.ID) {
+		if d.Name == st.Column && d.With[catalog.IndexConstraintOption] == "true" {
+			idx = d
+		}
+	}
+	if idx == nil {
+		if st.IfColumn {
+			io.Notice("NOTICE", "00000", fmt.Sprintf("constraint \"%s\" of relation \"%s\" does not exist, skipping", st.Column, rel.Name))
+			return done("ALTER TABLE")
+		}
+		return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
+	}
+	e.writeMu.Lock()
+	order, err := e.dropOrder([]*catalog.Relation{idx}, true, func(*catalog.Relation) {})
+	e.writeMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.dropRelations(ctx, order); err != nil {
+		return nil, err
+	}
+	return done("ALTER TABLE")
 }
 
 // dropColumn runs ALTER TABLE ... DROP COLUMN.

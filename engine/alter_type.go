@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -44,10 +45,12 @@ import (
 // Open's recovery finishes a move a crash interrupted. A conversion
 // error discards the area. Indexes on a converted column are dropped
 // before and built again after, from their definitions (a first,
-// discarded conversion makes sure the rows convert while they stand; a
-// crash between the drop and the rebuild loses them, as a failed CREATE
-// INDEX would). Views, materialized views and sinks reading the column
-// refuse the change, as PostgreSQL's views do.
+// discarded conversion makes sure the rows convert, and repeat no key
+// of a unique index, while they stand; a crash between the drop and the
+// rebuild loses them, as a failed CREATE INDEX would). A change of the
+// primary key's type builds every index of the table again: each
+// carries the key. Views, materialized views and sinks reading the
+// column refuse the change, as PostgreSQL's views do.
 
 // alterPass orders the actions of one ALTER TABLE as PostgreSQL's
 // AT_PASS_* do.
@@ -76,6 +79,9 @@ type alterPlan struct {
 	conv map[int]planner.Expr
 	// rebuild are the indexes on converted columns.
 	rebuild []*catalog.Relation
+	// unique are the unique indexes among rebuild, whose keys the
+	// converted rows must not repeat (convertRows).
+	unique []uniqueIndex
 	// pin is set when columns were added (replaceTable).
 	pin bool
 	// notNull are the columns whose NOT NULL the rows must be checked
@@ -107,10 +113,12 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 		}
 		return e.replaceTable(rel, p.up, p.pin)
 	}
+	p.unique = e.rebuiltUnique(rel, p.rebuild)
 	if len(p.rebuild) > 0 {
 		// Indexes on converted columns are dropped before the rewrite:
-		// a row that does not convert must fail the statement while
-		// they still stand.
+		// a row that does not convert, or two rows a unique index would
+		// hold under one key, must fail the statement while they still
+		// stand.
 		a, err := s.convertRows(ctx, rel, p)
 		if err != nil {
 			e.writeMu.Unlock()
@@ -142,7 +150,7 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 			return nil, err
 		}
 	}
-	res, err := s.rewriteTable(ctx, rel.ID, acts)
+	res, err := s.rewriteTable(ctx, rel.ID, acts, p.unique)
 	for _, ci := range rebuild {
 		if ierr := s.buildIndex(ctx, ci, io); ierr != nil && err == nil {
 			err = ierr
@@ -156,7 +164,9 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 
 // rewriteTable plans the actions again once no pending epoch writes the
 // table, and rewrites its rows. ddlMu is held, writeMu not.
-func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.AlterTable) (wire.Result, error) {
+// unique are the unique indexes to build again, dropped by now, whose
+// keys the new rows must not repeat.
+func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.AlterTable, unique []uniqueIndex) (wire.Result, error) {
 	e := s.eng
 	// A backfill reads the table's committed rows as its plan typed
 	// them: none may be under way while they change encoding (a view
@@ -176,6 +186,7 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 	if err != nil {
 		return nil, err
 	}
+	p.unique = unique
 	a, err := s.convertRows(ctx, rel, p)
 	if err != nil {
 		return nil, err
@@ -333,6 +344,16 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
 					WithDetail("%s depends on column \"%s\"", dependentWords(d), a.Column)
 			}
+			if slices.Contains(up.PK, i) {
+				// Every index carries the primary key of the rows it
+				// indexes (and a unique index's key store maps its keys
+				// to them), in the key's old type: all are built again.
+				for _, d := range e.indexesOf(rel.ID) {
+					if !slices.ContainsFunc(p.rebuild, func(r *catalog.Relation) bool { return r.ID == d.ID }) {
+						p.rebuild = append(p.rebuild, d)
+					}
+				}
+			}
 			up.Cols[i].T = a.Type.T
 			up.Cols[i].Missing = nil
 			// The new type's default collation, as in PostgreSQL when
@@ -484,12 +505,108 @@ func nullsError(rel *catalog.Relation, col string) error {
 // be checked for duplicates, before they are written to the area.
 const rewriteKeys = 4096
 
+// rebuiltUnique returns the unique indexes of table rel among rebuild,
+// as DML enforces them: their column positions hold in the table as the
+// actions leave it too (a dropped column keeps its place).
+func (e *Engine) rebuiltUnique(rel *catalog.Relation, rebuild []*catalog.Relation) []uniqueIndex {
+	var out []uniqueIndex
+	for _, u := range e.uniqueIndexes(rel) {
+		if slices.ContainsFunc(rebuild, func(r *catalog.Relation) bool { return r.ID == u.idx.ID }) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// uniqueCheck finds the keys of unique indexes that the converted rows
+// of a rewrite repeat, with bounded memory: the keys are held a few
+// thousand at a time, then checked against and written to a spill area
+// of the table that is never committed. For each index it keeps the
+// smallest repeated key, which PostgreSQL's build of the index (a
+// sort) reports.
+type uniqueCheck struct {
+	us   []uniqueIndex
+	rel  *catalog.Relation
+	area *storage.Area
+	// held maps an index's ordinal and key to a row holding it.
+	held map[string]types.Row
+	dup  []dupKey
+}
+
+// dupKey is a repeated key of one index and a row holding it.
+type dupKey struct {
+	key []byte
+	row types.Row
+}
+
+func (c *uniqueCheck) add(row types.Row) error {
+	copyDecimals(row) // it may be held
+	for k := range c.us {
+		key, ok := c.us[k].key(c.rel, row)
+		if !ok {
+			continue
+		}
+		hk := string(append([]byte{byte(k), byte(k >> 8)}, key...))
+		if _, dup := c.held[hk]; dup {
+			c.repeated(k, key, row)
+			continue
+		}
+		c.held[hk] = row
+	}
+	if len(c.held) >= rewriteKeys {
+		return c.flush()
+	}
+	return nil
+}
+
+func (c *uniqueCheck) repeated(k int, key []byte, row types.Row) {
+	if d := c.dup[k]; d.key == nil || bytes.Compare(key, d.key) < 0 {
+		c.dup[k] = dupKey{key: slices.Clone(key), row: row}
+	}
+}
+
+// flush checks the held keys against the area and writes them to it.
+func (c *uniqueCheck) flush() error {
+	for hk, row := range c.held {
+		if dup, err := c.area.Holds([]byte(hk)); err != nil {
+			return err
+		} else if dup {
+			k := int(hk[0]) | int(hk[1])<<8
+			c.repeated(k, []byte(hk[2:]), row)
+		}
+	}
+	for hk := range c.held {
+		if err := c.area.Put([]byte(hk), nil, nil); err != nil {
+			return err
+		}
+	}
+	clear(c.held)
+	return c.area.Flush()
+}
+
+// err is PostgreSQL's 23505 for the first index with a repeated key.
+func (c *uniqueCheck) err() error {
+	for k, d := range c.dup {
+		if d.key == nil {
+			continue
+		}
+		u := &c.us[k]
+		names, vals := u.keyText(c.rel, d.row)
+		return pgerr.New(pgerr.UniqueViolation, "could not create unique index \"%s\"", u.idx.Name).
+			WithDetail("Key (%s)=(%s) is duplicated.", names, vals).
+			WithTable(c.rel.Schema, c.rel.Name).WithConstraint(u.idx.Name)
+	}
+	return nil
+}
+
 // convertRows writes the rows of table rel as p.up has them into a new
 // spill area of the table, a chunk at a time: converted columns computed
 // by p.conv, added ones given their missing values, NOT NULL checked. A
 // changed primary key deletes every old key first and writes the new
-// ones after, checking that none repeats. On error the area is
-// discarded. writeMu is held and no pending epoch writes the table.
+// ones after, checking that none repeats; no key of p.unique may repeat
+// either (reported once every row has converted, as PostgreSQL builds
+// its indexes after the rewrite). On error the area is discarded.
+// writeMu is held and no pending epoch writes the table.
 func (s *Session) convertRows(ctx context.Context, rel *catalog.Relation, p *alterPlan) (_ *storage.Area, err error) {
 	e := s.eng
 	up := p.up
@@ -541,6 +658,15 @@ func (s *Session) convertRows(ctx context.Context, rel *catalog.Relation, p *alt
 			return nil, err
 		}
 	}
+	var uc *uniqueCheck
+	if len(p.unique) > 0 {
+		ua, err := e.db.NewArea(rel.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = ua.Discard() }()
+		uc = &uniqueCheck{us: p.unique, rel: up, area: ua, held: map[string]types.Row{}, dup: make([]dupKey, len(p.unique))}
+	}
 	ec := s.execCtx(ctx, nil, nil, nil).Eval
 	held := map[string]types.Row{}
 	writeHeld := func() error {
@@ -590,6 +716,11 @@ func (s *Session) convertRows(ctx context.Context, rel *catalog.Relation, p *alt
 					return nullsError(rel, col.Name)
 				}
 			}
+			if uc != nil {
+				if err := uc.add(out); err != nil {
+					return err
+				}
+			}
 			key := pkKey(up, out)
 			if !keyChanged {
 				if err := a.Put(key, out, newTs); err != nil {
@@ -624,6 +755,11 @@ func (s *Session) convertRows(ctx context.Context, rel *catalog.Relation, p *alt
 	}
 	if err == nil {
 		err = a.Flush()
+	}
+	if err == nil && uc != nil {
+		if err = uc.flush(); err == nil {
+			err = uc.err()
+		}
 	}
 	if err != nil {
 		return nil, err

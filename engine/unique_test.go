@@ -227,3 +227,32 @@ func TestAddUniqueWithOtherActions(t *testing.T) {
 	wantRows(t, s, "SELECT count(*) FROM pg_indexes WHERE tablename = 'a7'", "1")
 	wantRows(t, s, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'a7'", "3")
 }
+
+// TestDropUniqueConstraint: ALTER TABLE ... DROP CONSTRAINT drops a
+// UNIQUE constraint with its index, which DROP INDEX refuses to drop
+// alone; a primary key stays (0A000), an unknown name is 42704.
+func TestDropUniqueConstraint(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE dc (id int PRIMARY KEY, a int, CONSTRAINT dc_a UNIQUE (a))")
+	mustRun(t, s, "CREATE UNIQUE INDEX dc_ux ON dc (id, a)")
+	mustRun(t, s, "INSERT INTO dc VALUES (1, 1)")
+	_, err := run(t, s, "DROP INDEX dc_a")
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.DependentObjectsStillExist ||
+		pe.Message != "cannot drop index dc_a because constraint dc_a on table dc requires it" || pe.Hint != "You can drop constraint dc_a on table dc instead." {
+		t.Fatalf("DROP INDEX of a constraint's index: %v", err)
+	}
+	wantCode(t, s, "ALTER TABLE dc DROP CONSTRAINT dc_ux", pgerr.UndefinedObject, `constraint "dc_ux" of relation "dc" does not exist`)
+	wantCode(t, s, "ALTER TABLE dc DROP CONSTRAINT dc_pkey", pgerr.FeatureNotSupported, "primary key")
+	wantCode(t, s, "ALTER TABLE dc DROP CONSTRAINT dc_a, ADD COLUMN b int", pgerr.FeatureNotSupported, "DROP CONSTRAINT together with other actions")
+	mustRun(t, s, "ALTER TABLE dc DROP CONSTRAINT IF EXISTS dc_none")
+	wantCode(t, s, "INSERT INTO dc VALUES (2, 1)", pgerr.UniqueViolation, `"dc_a"`)
+	mustRun(t, s, "ALTER TABLE dc DROP CONSTRAINT dc_a CASCADE")
+	if _, ok := e.cat.Lookup("", "dc_a"); ok {
+		t.Fatal("dc_a still there")
+	}
+	mustRun(t, s, "INSERT INTO dc VALUES (2, 1)")
+	wantRows(t, s, "SELECT conname FROM pg_constraint WHERE conrelid = 'dc'::regclass", "dc_pkey")
+	mustRun(t, s, "DROP INDEX dc_ux")
+}

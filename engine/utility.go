@@ -527,6 +527,13 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 				}
 			}
 		}
+		if ok && want == catalog.KindIndex && rel.Kind == catalog.KindIndex && rel.With[catalog.IndexConstraintOption] == "true" {
+			// A UNIQUE constraint's index belongs to the constraint.
+			if t, ok := e.indexedRelation(rel); ok {
+				return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", rel.Name, rel.Name, t.Name).
+					WithHint("You can drop constraint %s on table %s instead.", rel.Name, t.Name)
+			}
+		}
 		if !ok {
 			if st.IfExists {
 				io.Notice("NOTICE", "00000", fmt.Sprintf("%s \"%s\" does not exist, skipping", st.Kind, n.Name))

@@ -48,10 +48,11 @@ type AlterTable struct {
 	Name     ObjectName
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
-	// default", "drop default", "set not null", "drop not null" or "set
-	// type".
+	// default", "drop default", "set not null", "drop not null", "set
+	// type" or "drop constraint".
 	Action string
-	// Column is the column acted on; for ADD, Def.Name.
+	// Column is the column acted on; for ADD, Def.Name; for DROP
+	// CONSTRAINT, the constraint's name.
 	Column string
 	// Def is ADD's column definition.
 	Def ColumnDef
@@ -59,7 +60,8 @@ type AlterTable struct {
 	NewName string
 	// Default is SET DEFAULT's expression, bridged.
 	Default string
-	// IfColumn is ADD's IF NOT EXISTS or DROP's IF EXISTS.
+	// IfColumn is ADD's IF NOT EXISTS or DROP's (column or constraint)
+	// IF EXISTS.
 	IfColumn bool
 	Cascade  bool
 	// Type is SET TYPE's new type, and Using its USING expression as
@@ -217,7 +219,19 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
-	case p.word(0) == "drop" && p.word(1) != "constraint":
+	case p.word(0) == "drop" && p.word(1) == "constraint":
+		p.pos += 2
+		at.Action = "drop constraint"
+		at.IfColumn = p.accept("if", "exists")
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
+		if p.accept("cascade") {
+			at.Cascade = true
+		} else {
+			p.accept("restrict")
+		}
+	case p.word(0) == "drop":
 		p.pos++
 		p.accept("column")
 		at.Action = "drop column"

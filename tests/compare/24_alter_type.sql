@@ -106,3 +106,30 @@ ALTER TABLE IF EXISTS ty_none ALTER COLUMN a TYPE int, ADD COLUMN b int;
 ALTER TABLE ty_none ALTER COLUMN a TYPE int;
 CREATE VIEW ty4_v AS SELECT a FROM ty4;
 ALTER TABLE ty4_v ALTER COLUMN a TYPE int;
+-- A change of type under which a unique index would hold a key twice
+-- fails and leaves the table as it was.
+CREATE TABLE ty_ub (id int PRIMARY KEY, b numeric UNIQUE);
+INSERT INTO ty_ub VALUES (1, 1.2), (2, 1.4);
+ALTER TABLE ty_ub ALTER COLUMN b TYPE int;
+SELECT id, b, pg_typeof(b) FROM ty_ub ORDER BY id;
+INSERT INTO ty_ub VALUES (3, 1.2);
+CREATE TABLE ty_uc (id int PRIMARY KEY, c text);
+CREATE UNIQUE INDEX ty_uc_c_idx ON ty_uc (c);
+INSERT INTO ty_uc VALUES (1, 'ab'), (2, NULL), (3, NULL), (4, 'xyz'), (5, 'cd');
+ALTER TABLE ty_uc ALTER COLUMN c TYPE int USING length(c);
+SELECT id, c FROM ty_uc ORDER BY id;
+DELETE FROM ty_uc WHERE id = 5;
+ALTER TABLE ty_uc ALTER COLUMN c TYPE int USING length(c);
+INSERT INTO ty_uc VALUES (6, 3);
+-- After the primary key's type changed, dropping another column keeps
+-- the other indexes.
+CREATE TABLE ty_g (id int PRIMARY KEY, w int UNIQUE, x int);
+ALTER TABLE ty_g ALTER COLUMN id TYPE bigint;
+ALTER TABLE ty_g DROP COLUMN x;
+\d ty_g
+INSERT INTO ty_g VALUES (1, 5), (2, 5);
+CREATE TABLE ty_f2 (id int PRIMARY KEY, v int, x numeric);
+CREATE INDEX ON ty_f2 (v);
+ALTER TABLE ty_f2 ALTER COLUMN id TYPE bigint;
+ALTER TABLE ty_f2 DROP COLUMN x, ADD COLUMN y int;
+\d ty_f2

@@ -134,4 +134,22 @@ SELECT indexrelid::regclass, indisunique, indisprimary FROM pg_index
   WHERE indrelid = 'u9'::regclass ORDER BY indexrelid::regclass::text;
 SELECT 'u9_pkey'::regclass = (SELECT indexrelid FROM pg_index WHERE indrelid = 'u9'::regclass AND indisprimary);
 SELECT 'u10_pkey'::regclass;
-DROP TABLE u1, u2, u3, u4, u6, u7, u8, u9, u10;
+-- DROP CONSTRAINT drops a UNIQUE constraint with its index; DROP INDEX
+-- of the index is refused.
+CREATE TABLE u11 (id int PRIMARY KEY, a int, b int UNIQUE, CONSTRAINT u11_a UNIQUE (a));
+CREATE UNIQUE INDEX u11_ux ON u11 (id, a);
+INSERT INTO u11 VALUES (1, 1, 1);
+DROP INDEX u11_a;
+DROP INDEX IF EXISTS u11_b_key;
+DROP INDEX u11_a CASCADE;
+ALTER TABLE u11 DROP CONSTRAINT u11_none;
+ALTER TABLE u11 DROP CONSTRAINT IF EXISTS u11_none;
+ALTER TABLE u11 DROP CONSTRAINT u11_ux;
+ALTER TABLE u11 DROP CONSTRAINT u11_a;
+INSERT INTO u11 VALUES (2, 1, 2);
+ALTER TABLE u11 DROP CONSTRAINT IF EXISTS u11_b_key RESTRICT;
+INSERT INTO u11 VALUES (3, 1, 1);
+SELECT conname FROM pg_constraint WHERE conrelid = 'u11'::regclass ORDER BY conname;
+\d u11
+DROP INDEX u11_ux;
+DROP TABLE u1, u2, u3, u4, u6, u7, u8, u9, u10, u11;
