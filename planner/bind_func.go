@@ -318,10 +318,17 @@ func (b *binder) explicitCast(x Expr, t types.T, node ast.Node) Expr {
 
 // catalogOIDs are PostgreSQL's fixed OIDs of the system catalogs that
 // catalog queries name as regclass literals ('pg_catalog.pg_class'::
-// regclass in psql's \d of a sequence).
+// regclass in psql's \d of a sequence, pg_extension in \dx). They are the
+// tableoid of engine/syscat's tables.
 var catalogOIDs = map[string]uint32{
 	"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255,
 	"pg_namespace": 2615, "pg_constraint": 2606, "pg_index": 2610,
+	"pg_database": 1262, "pg_authid": 1260, "pg_tablespace": 1213, "pg_description": 2609,
+	"pg_extension": 3079, "pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605,
+	"pg_largeobject_metadata": 2995, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328,
+	"pg_foreign_table": 3118, "pg_collation": 3456, "pg_am": 2601, "pg_conversion": 2607,
+	"pg_event_trigger": 3466, "pg_opclass": 2616, "pg_opfamily": 2753, "pg_rewrite": 2618,
+	"pg_trigger": 2620, "pg_policy": 3256, "pg_sequence": 2224, "pg_attrdef": 2604,
 }
 
 // regclassOut makes a select item that is a cast to regclass (bound to
