@@ -87,6 +87,7 @@ func scalarOverloads() []*Overload {
 		os = append(os, fn("array_to_string", tText, a, tText), nonStrict("array_to_string", tText, a, tText, tText),
 			fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
+			nonStrict("array_remove", a, a, at.Elem().ID),
 			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
 			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
 			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),

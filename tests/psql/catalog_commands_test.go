@@ -42,6 +42,7 @@ var catalogCommandCases = []struct {
 	{`\dy`, "List of event triggers", "Name | Event | Owner | Enabled | Function | Tags", []string{"(0 rows)"}},
 	{`\des`, "List of foreign servers", "Name | Owner | Foreign-data wrapper", []string{"kafka | root | kafka", "(1 row)"}},
 	{`\lo_list`, "Large objects", "ID | Owner | Description", []string{"(0 rows)"}},
+	{`\sv v`, "", "CREATE OR REPLACE VIEW public.v AS", []string{"SELECT a FROM t"}},
 }
 
 // TestPsqlCatalogCommands runs psql's function, operator and object
