@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -193,6 +194,10 @@ func (t implTable) defineSystem() {
 		}
 		if !d[1].Null {
 			t.Mod = int32(d[1].I)
+		} else if t.ID == types.Bpchar || t.ID == types.BpcharArray {
+			// Without a typmod PostgreSQL spells bpchar "character"
+			// (with -1, "bpchar").
+			return dText(strings.Replace(t.String(), "bpchar", "character", 1))
 		}
 		return dText(t.String())
 	})
