@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -73,6 +74,10 @@ const oidKafkaServer = 16300
 // oidKafkaWrapper is the pg_foreign_data_wrapper row of the Kafka
 // connector.
 const oidKafkaWrapper = 16299
+
+// oidCastBase is the first pg_cast OID, after pg_proc's and
+// pg_operator's (functions.ProcOIDBase).
+const oidCastBase = 15800
 
 func relkind(k catalog.Kind) string {
 	switch k {
@@ -419,6 +424,16 @@ func pgCatalogTables() []*table {
 		// weir has no user-defined casts, conversions, event triggers,
 		// operator classes or families, large objects or per-role
 		// settings: these are empty.
+		// The casts between weir's types that the binder applies (not
+		// the I/O conversions to and from strings, as in PostgreSQL).
+		// Each is built in, not a function pg_proc lists: castfunc is 0.
+		def("pg_catalog", "pg_cast", "oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:char castmethod:char", func(Provider) []types.Row {
+			var rows []types.Row
+			for i, c := range planner.CatalogCasts() {
+				rows = append(rows, types.Row{vOid(uint32(oidCastBase + i)), vOid(types.T{ID: c.From}.OID()), vOid(types.T{ID: c.To}.OID()), vOid(0), vStr(string(c.Context)), vStr("f")})
+			}
+			return rows
+		}),
 		def("pg_catalog", "pg_conversion", "oid:oid conname:name connamespace:oid conowner:oid conforencoding:int4 contoencoding:int4 conproc:oid condefault:bool", empty),
 		def("pg_catalog", "pg_event_trigger", "oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:char evttags:text[]", empty),
 		def("pg_catalog", "pg_opclass", "oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid opcfamily:oid opcintype:oid opcdefault:bool opckeytype:oid", empty),

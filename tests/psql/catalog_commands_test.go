@@ -42,6 +42,11 @@ var catalogCommandCases = []struct {
 	{`\dy`, "List of event triggers", "Name | Event | Owner | Enabled | Function | Tags", []string{"(0 rows)"}},
 	{`\des`, "List of foreign servers", "Name | Owner | Foreign-data wrapper", []string{"kafka | root | kafka", "(1 row)"}},
 	{`\lo_list`, "Large objects", "ID | Owner | Description", []string{"(0 rows)"}},
+	// The casts the binder applies, in their contexts; character is
+	// format_type's bpchar without a typmod.
+	{`\dC`, "List of casts", "Source type | Target type | Function | Implicit?",
+		[]string{"integer | bigint | | yes", "bigint | integer | | in assignment", "boolean | integer | | no",
+			"text | character | | yes", "timestamp without time zone | timestamp with time zone | | yes"}},
 	{`\sv v`, "", "CREATE OR REPLACE VIEW public.v AS", []string{"SELECT a FROM t"}},
 }
 
