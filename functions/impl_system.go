@@ -173,6 +173,16 @@ func (t implTable) defineSystem() {
 			return dText(p.Arguments)
 		})
 	}
+	t.defRow("pg_get_functiondef", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		p, ok := ProcByOID(uint32(d[0].I))
+		if !ok {
+			return types.NullDatum, nil
+		}
+		if p.Kind == 'a' {
+			return types.NullDatum, pgerr.New(pgerr.WrongObjectType, "\"%s\" is an aggregate function", p.Name)
+		}
+		return dText(p.Definition())
+	})
 	// weir keeps its data in its data directory, which is no tablespace:
 	// pg_tablespace_location is empty, as for PostgreSQL's pg_default.
 	t.defRow("pg_tablespace_location", constText(""))

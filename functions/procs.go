@@ -207,3 +207,23 @@ func slicesHasUnknown(ts []types.TypeID) bool {
 // Opers returns the operators pg_operator lists, in OID order. The
 // slice is shared: callers must not change it.
 func Opers() []Oper { return opers }
+
+// Definition is what pg_get_functiondef prints for a function: a
+// CREATE FUNCTION of language internal whose body is the function's
+// name (weir's functions are built in).
+func (p Proc) Definition() string {
+	var attrs []string
+	if p.Kind == 'w' {
+		attrs = append(attrs, "WINDOW")
+	}
+	if !p.Volatile {
+		attrs = append(attrs, "IMMUTABLE")
+	}
+	attrs = append(attrs, "PARALLEL SAFE")
+	if p.Strict {
+		attrs = append(attrs, "STRICT")
+	}
+	return "CREATE OR REPLACE FUNCTION pg_catalog." + p.Name + "(" + p.Arguments + ")\n" +
+		" RETURNS " + p.Result + "\n LANGUAGE internal\n " + strings.Join(attrs, " ") + "\n" +
+		"AS $function$" + p.Name + "$function$\n"
+}

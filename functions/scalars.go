@@ -188,7 +188,7 @@ func scalarOverloads() []*Overload {
 		fn("pg_opfamily_is_visible", tBool, tOid), fn("pg_database_size", tI8, tName),
 		fn("pg_get_function_sqlbody", tText, tOid),
 		fn("pg_get_function_result", tText, tOid), fn("pg_get_function_arguments", tText, tOid),
-		fn("pg_get_function_identity_arguments", tText, tOid),
+		fn("pg_get_function_identity_arguments", tText, tOid), fn("pg_get_functiondef", tText, tOid),
 		fn("pg_tablespace_location", tText, tOid),
 		// format_type is non-strict: a NULL typmod means "no modifier".
 		fn("regclassout", tText, tOid),

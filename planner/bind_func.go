@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -272,9 +273,12 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	text := castTypeText(n)
 	if reg := lenientTypeName(text); reg != "" {
 		x := b.expr(c, n.Args[0])
-		if reg == "regclass" {
-			if k, ok := x.(*Const); ok && k.T.ID == types.Unknown && !k.V.Null {
+		if k, ok := x.(*Const); ok && k.T.ID == types.Unknown && !k.V.Null {
+			switch reg {
+			case "regclass":
 				return &Const{V: types.DInt(int64(b.relationOID(k.V.S, n))), T: types.TOid}
+			case "regproc", "regprocedure":
+				return &Const{V: types.DInt(int64(b.procOID(k.V.S, reg == "regprocedure", n))), T: types.TOid}
 			}
 		}
 		return b.explicitCast(x, types.TOid, n)
@@ -385,6 +389,53 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	}
 	fail(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", s).WithPosition(b.pos(node)))
 	return 0
+}
+
+// procOID resolves a 'name'::regproc or 'name(types)'::regprocedure
+// literal to the pg_proc OID functions.Procs gives the function (psql's
+// \sf): 42883 for no such function, 42725 for a regproc name that has
+// more than one overload.
+func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
+	name, args := strings.TrimSpace(s), ""
+	if withArgs {
+		i := strings.IndexByte(name, '(')
+		if i < 0 || !strings.HasSuffix(name, ")") {
+			fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a left parenthesis").WithPosition(b.pos(node)))
+		}
+		name, args = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+1:len(name)-1])
+	}
+	if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
+		name = n
+	}
+	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+		name = name[1 : len(name)-1]
+	} else {
+		name = strings.ToLower(name)
+	}
+	var want []uint32
+	if args != "" {
+		for _, a := range strings.Split(args, ",") {
+			a = strings.TrimSpace(a)
+			if a == `"any"` {
+				want = append(want, 0)
+				continue
+			}
+			want = append(want, b.lookupType(a, node).OID())
+		}
+	}
+	var found []uint32
+	for _, p := range functions.Procs() {
+		if p.Name == name && (!withArgs || slices.Equal(p.Args, want)) {
+			found = append(found, p.OID)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		fail(pgerr.New(pgerr.UndefinedFunction, "function \"%s\" does not exist", s).WithPosition(b.pos(node)))
+	case len(found) > 1:
+		fail(pgerr.New(pgerr.AmbiguousFunction, "more than one function named \"%s\"", s).WithPosition(b.pos(node)))
+	}
+	return found[0]
 }
 
 // aggFuncName is the Postgres name of a TiDB aggregate or window function

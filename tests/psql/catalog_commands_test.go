@@ -47,7 +47,17 @@ var catalogCommandCases = []struct {
 	{`\dC`, "List of casts", "Source type | Target type | Function | Implicit?",
 		[]string{"integer | bigint | | yes", "bigint | integer | | in assignment", "boolean | integer | | no",
 			"text | character | | yes", "timestamp without time zone | timestamp with time zone | | yes"}},
+	{`\sf abs(integer)`, "", "CREATE OR REPLACE FUNCTION pg_catalog.abs(integer)",
+		[]string{"RETURNS integer", "LANGUAGE internal", "IMMUTABLE PARALLEL SAFE STRICT", "AS $function$abs$function$"}},
+	{`\sf concat`, "", `CREATE OR REPLACE FUNCTION pg_catalog.concat(VARIADIC "any")`, []string{"RETURNS text", "IMMUTABLE PARALLEL SAFE"}},
 	{`\sv v`, "", "CREATE OR REPLACE VIEW public.v AS", []string{"SELECT a FROM t"}},
+}
+
+// catalogCommandErrors are meta-commands that fail as on PostgreSQL.
+var catalogCommandErrors = map[string]string{
+	`\sf abs`:        `ERROR:  more than one function named "abs"`,
+	`\sf nosuch`:     `ERROR:  function "nosuch" does not exist`,
+	`\sf count(int)`: `ERROR:  function "count(int)" does not exist`,
 }
 
 // TestPsqlCatalogCommands runs psql's function, operator and object
@@ -79,6 +89,11 @@ func TestPsqlCatalogCommands(t *testing.T) {
 			if want != "" && !lines[norm(want)] {
 				t.Errorf("%s: no line %q in:\n%s", c.cmd, want, out)
 			}
+		}
+	}
+	for cmd, want := range catalogCommandErrors {
+		if out := string(psql(t, w, dir, cmd+"\n")); !strings.Contains(out, want) {
+			t.Errorf("%s: %q, want %q", cmd, out, want)
 		}
 	}
 }
