@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -396,6 +397,9 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 // \sf): 42883 for no such function, 42725 for a regproc name that has
 // more than one overload.
 func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
+	if oid, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err == nil {
+		return uint32(oid) // a number is the OID itself, as in PostgreSQL
+	}
 	name, args := strings.TrimSpace(s), ""
 	if withArgs {
 		i := strings.IndexByte(name, '(')
