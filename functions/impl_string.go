@@ -966,6 +966,29 @@ func (t implTable) defineString() {
 		}
 		return dText(strings.Join(parts, d[1].S))
 	})
+	// array_remove(a, x) (docs §9.19): a without the elements equal to
+	// x (NULL removes the NULLs); NULL when a is.
+	t.def("array_remove", func(args []types.T, _ types.T) (Impl, bool) {
+		at := types.T{ID: args[0].ID, Mod: -1}
+		et := at.Elem()
+		return Impl{NonStrict: true, Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+			if d[0].Null {
+				return types.NullDatum, nil
+			}
+			elems, err := types.ArrayElems(d[0].S, at, nil)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			kept := elems[:0]
+			for _, e := range elems {
+				same := e.Null && d[1].Null || !e.Null && !d[1].Null && types.Compare(e, d[1], et) == 0
+				if !same {
+					kept = append(kept, e)
+				}
+			}
+			return types.DString(types.FormatArray(kept, et, nil)), nil
+		}}, true
+	})
 	// string_to_array(s, sep [, null_string]) (docs §9.4): s split at
 	// each sep; a NULL sep splits into characters, an empty one gives s
 	// whole; pieces equal to null_string become NULL. NULL when s is.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -132,7 +133,10 @@ func (t implTable) defineSystem() {
 			return types.DBool(ok), nil
 		}}, true
 	})
+	// Functions, operators and types are all in pg_catalog, which is
+	// always searched; weir has no conversions or operator classes.
 	for _, n := range []string{"pg_type_is_visible", "pg_function_is_visible",
+		"pg_operator_is_visible", "pg_conversion_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
 		"has_schema_privilege", "has_database_privilege"} {
 		t.defRow(n, constBool(true))
 	}
@@ -154,6 +158,34 @@ func (t implTable) defineSystem() {
 		return dText(strconv.FormatInt(d[0].I, 10))
 	})
 	t.defRow("pg_relation_is_publishable", constBool(false))
+	// The signature functions over pg_proc's OIDs (Procs): NULL for an
+	// OID that names no function.
+	for _, n := range []string{"pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments"} {
+		result := n == "pg_get_function_result"
+		t.defRow(n, func(_ *Context, d []types.Datum) (types.Datum, error) {
+			p, ok := ProcByOID(uint32(d[0].I))
+			switch {
+			case !ok:
+				return types.NullDatum, nil
+			case result:
+				return dText(p.Result)
+			}
+			return dText(p.Arguments)
+		})
+	}
+	t.defRow("pg_get_functiondef", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		p, ok := ProcByOID(uint32(d[0].I))
+		if !ok {
+			return types.NullDatum, nil
+		}
+		if p.Kind == 'a' {
+			return types.NullDatum, pgerr.New(pgerr.WrongObjectType, "\"%s\" is an aggregate function", p.Name)
+		}
+		return dText(p.Definition())
+	})
+	// weir keeps its data in its data directory, which is no tablespace:
+	// pg_tablespace_location is empty, as for PostgreSQL's pg_default.
+	t.defRow("pg_tablespace_location", constText(""))
 	t.defRow("pg_is_in_recovery", constBool(false))
 	// pg_get_userbyid names unknown roles as Postgres does.
 	t.defRow("pg_get_userbyid", func(ctx *Context, d []types.Datum) (types.Datum, error) {
@@ -172,6 +204,10 @@ func (t implTable) defineSystem() {
 		}
 		if !d[1].Null {
 			t.Mod = int32(d[1].I)
+		} else if t.ID == types.Bpchar || t.ID == types.BpcharArray {
+			// Without a typmod PostgreSQL spells bpchar "character"
+			// (with -1, "bpchar").
+			return dText(strings.Replace(t.String(), "bpchar", "character", 1))
 		}
 		return dText(t.String())
 	})
@@ -202,6 +238,11 @@ func (t implTable) defineSystem() {
 	}
 	t.defRow("pg_get_statisticsobjdef_columns", nullFn)
 	t.defRow("pg_get_ruledef", nullFn) // weir has no rules
+	// weir's functions are built in: no SQL body. It does not account
+	// the storage of a database (its data directory holds them all): the
+	// size is NULL, which psql's \l+ prints empty.
+	t.defRow("pg_get_function_sqlbody", nullFn)
+	t.defRow("pg_database_size", nullFn)
 	// weir does not account storage per relation: sizes read 0, as for
 	// a relation without storage.
 	for _, n := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {

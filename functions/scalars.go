@@ -87,6 +87,7 @@ func scalarOverloads() []*Overload {
 		os = append(os, fn("array_to_string", tText, a, tText), nonStrict("array_to_string", tText, a, tText, tText),
 			fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
+			nonStrict("array_remove", a, a, at.Elem().ID),
 			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
 			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
 			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),
@@ -182,7 +183,13 @@ func scalarOverloads() []*Overload {
 		nonStrict("pg_typeof", tText, tAny),
 		fn("pg_backend_pid", tI4),
 		fn("pg_table_is_visible", tBool, tOid), fn("pg_type_is_visible", tBool, tOid),
-		fn("pg_function_is_visible", tBool, tOid),
+		fn("pg_function_is_visible", tBool, tOid), fn("pg_operator_is_visible", tBool, tOid),
+		fn("pg_conversion_is_visible", tBool, tOid), fn("pg_opclass_is_visible", tBool, tOid),
+		fn("pg_opfamily_is_visible", tBool, tOid), fn("pg_database_size", tI8, tName),
+		fn("pg_get_function_sqlbody", tText, tOid),
+		fn("pg_get_function_result", tText, tOid), fn("pg_get_function_arguments", tText, tOid),
+		fn("pg_get_function_identity_arguments", tText, tOid), fn("pg_get_functiondef", tText, tOid),
+		fn("pg_tablespace_location", tText, tOid),
 		// format_type is non-strict: a NULL typmod means "no modifier".
 		fn("regclassout", tText, tOid),
 		fn("pg_get_userbyid", tName, tOid), nonStrict("format_type", tText, tOid, tI4),

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -272,9 +274,12 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	text := castTypeText(n)
 	if reg := lenientTypeName(text); reg != "" {
 		x := b.expr(c, n.Args[0])
-		if reg == "regclass" {
-			if k, ok := x.(*Const); ok && k.T.ID == types.Unknown && !k.V.Null {
+		if k, ok := x.(*Const); ok && k.T.ID == types.Unknown && !k.V.Null {
+			switch reg {
+			case "regclass":
 				return &Const{V: types.DInt(int64(b.relationOID(k.V.S, n))), T: types.TOid}
+			case "regproc", "regprocedure":
+				return &Const{V: types.DInt(int64(b.procOID(k.V.S, reg == "regprocedure", n))), T: types.TOid}
 			}
 		}
 		return b.explicitCast(x, types.TOid, n)
@@ -318,10 +323,17 @@ func (b *binder) explicitCast(x Expr, t types.T, node ast.Node) Expr {
 
 // catalogOIDs are PostgreSQL's fixed OIDs of the system catalogs that
 // catalog queries name as regclass literals ('pg_catalog.pg_class'::
-// regclass in psql's \d of a sequence).
+// regclass in psql's \d of a sequence, pg_extension in \dx). They are the
+// tableoid of engine/syscat's tables.
 var catalogOIDs = map[string]uint32{
 	"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255,
 	"pg_namespace": 2615, "pg_constraint": 2606, "pg_index": 2610,
+	"pg_database": 1262, "pg_authid": 1260, "pg_tablespace": 1213, "pg_description": 2609,
+	"pg_extension": 3079, "pg_language": 2612, "pg_operator": 2617, "pg_cast": 2605,
+	"pg_largeobject_metadata": 2995, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328,
+	"pg_foreign_table": 3118, "pg_collation": 3456, "pg_am": 2601, "pg_conversion": 2607,
+	"pg_event_trigger": 3466, "pg_opclass": 2616, "pg_opfamily": 2753, "pg_rewrite": 2618,
+	"pg_trigger": 2620, "pg_policy": 3256, "pg_sequence": 2224, "pg_attrdef": 2604,
 }
 
 // regclassOut makes a select item that is a cast to regclass (bound to
@@ -378,6 +390,56 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	}
 	fail(pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", s).WithPosition(b.pos(node)))
 	return 0
+}
+
+// procOID resolves a 'name'::regproc or 'name(types)'::regprocedure
+// literal to the pg_proc OID functions.Procs gives the function (psql's
+// \sf): 42883 for no such function, 42725 for a regproc name that has
+// more than one overload.
+func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
+	if oid, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err == nil {
+		return uint32(oid) // a number is the OID itself, as in PostgreSQL
+	}
+	name, args := strings.TrimSpace(s), ""
+	if withArgs {
+		i := strings.IndexByte(name, '(')
+		if i < 0 || !strings.HasSuffix(name, ")") {
+			fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a left parenthesis").WithPosition(b.pos(node)))
+		}
+		name, args = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+1:len(name)-1])
+	}
+	if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
+		name = n
+	}
+	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+		name = name[1 : len(name)-1]
+	} else {
+		name = strings.ToLower(name)
+	}
+	var want []uint32
+	if args != "" {
+		for _, a := range strings.Split(args, ",") {
+			a = strings.TrimSpace(a)
+			if a == `"any"` {
+				want = append(want, 0)
+				continue
+			}
+			want = append(want, b.lookupType(a, node).OID())
+		}
+	}
+	var found []uint32
+	for _, p := range functions.Procs() {
+		if p.Name == name && (!withArgs || slices.Equal(p.Args, want)) {
+			found = append(found, p.OID)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		fail(pgerr.New(pgerr.UndefinedFunction, "function \"%s\" does not exist", s).WithPosition(b.pos(node)))
+	case len(found) > 1:
+		fail(pgerr.New(pgerr.AmbiguousFunction, "more than one function named \"%s\"", s).WithPosition(b.pos(node)))
+	}
+	return found[0]
 }
 
 // aggFuncName is the Postgres name of a TiDB aggregate or window function

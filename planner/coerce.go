@@ -79,110 +79,8 @@ func castKind(from, to types.TypeID) castContext {
 		// element cast's context.
 		return castKind(ft.Elem().ID, tt.Elem().ID)
 	}
-	switch from {
-	case types.Int2:
-		switch to {
-		case types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric, types.Oid:
-			return ctxImplicit
-		case types.Bool:
-			return ctxNone
-		}
-	case types.Int4:
-		switch to {
-		case types.Int8, types.Float4, types.Float8, types.Numeric, types.Oid:
-			return ctxImplicit
-		case types.Int2:
-			return ctxAssignment
-		case types.Bool:
-			return ctxExplicit
-		}
-	case types.Int8:
-		switch to {
-		case types.Float4, types.Float8, types.Numeric, types.Oid:
-			return ctxImplicit
-		case types.Int2, types.Int4:
-			return ctxAssignment
-		}
-	case types.Float4:
-		switch to {
-		case types.Float8:
-			return ctxImplicit
-		case types.Int2, types.Int4, types.Int8, types.Numeric:
-			return ctxAssignment
-		}
-	case types.Float8:
-		switch to {
-		case types.Int2, types.Int4, types.Int8, types.Float4, types.Numeric:
-			return ctxAssignment
-		}
-	case types.Numeric:
-		switch to {
-		case types.Float4, types.Float8:
-			return ctxImplicit
-		case types.Int2, types.Int4, types.Int8:
-			return ctxAssignment
-		}
-	case types.Oid:
-		switch to {
-		case types.Int8:
-			return ctxAssignment
-		case types.Int4:
-			return ctxAssignment
-		}
-	case types.Bool:
-		if to == types.Int4 {
-			return ctxExplicit
-		}
-	case types.Date:
-		switch to {
-		case types.Timestamp, types.Timestamptz:
-			return ctxImplicit
-		}
-	case types.Timestamp:
-		switch to {
-		case types.Timestamptz:
-			return ctxImplicit
-		case types.Date, types.Time:
-			return ctxAssignment
-		}
-	case types.Timestamptz:
-		switch to {
-		case types.Timestamp, types.Date, types.Time:
-			return ctxAssignment
-		}
-	case types.Time:
-		if to == types.Interval {
-			return ctxImplicit
-		}
-	case types.Interval:
-		if to == types.Time {
-			return ctxAssignment
-		}
-	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Char:
-		switch to {
-		case types.Text, types.Varchar, types.Name:
-			return ctxImplicit
-		case types.Bpchar:
-			// text and varchar to bpchar are implicit; name and "char"
-			// to bpchar are assignment casts (pg_cast).
-			if from == types.Text || from == types.Varchar {
-				return ctxImplicit
-			}
-			return ctxAssignment
-		case types.Char:
-			return ctxAssignment
-		}
-	case types.Jsonb:
-		switch to {
-		case types.Bool, types.Numeric, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
-			return ctxExplicit
-		case types.Json:
-			return ctxAssignment
-		}
-	case types.Json:
-		if to == types.Jsonb {
-			return ctxAssignment
-		}
+	if k, ok := listedCast(from, to); ok {
+		return k
 	}
 	// Automatic I/O conversion casts: to a string type is an assignment
 	// cast, from a string type an explicit one.
@@ -195,6 +93,147 @@ func castKind(from, to types.TypeID) castContext {
 		return ctxExplicit
 	}
 	return ctxNone
+}
+
+// CatalogCast is one cast between two different scalar types that pg_cast lists
+// (the automatic I/O conversions to and from string types are not
+// listed, as in PostgreSQL).
+type CatalogCast struct {
+	From, To types.TypeID
+	// Context is pg_cast.castcontext: 'i' implicit, 'a' in assignment,
+	// 'e' explicit only.
+	Context byte
+}
+
+// CatalogCasts returns the casts pg_cast lists, among the scalar types
+// weir has, in type order.
+func CatalogCasts() []CatalogCast {
+	scalars := []types.TypeID{types.Bool, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8,
+		types.Numeric, types.Varchar, types.Text, types.Bytea, types.Date, types.Time, types.Timestamp,
+		types.Timestamptz, types.Interval, types.Jsonb, types.Oid, types.Name, types.Char, types.Json, types.Bpchar}
+	var out []CatalogCast
+	for _, from := range scalars {
+		for _, to := range scalars {
+			if from == to {
+				continue
+			}
+			if k, ok := listedCast(from, to); ok && k != ctxNone {
+				out = append(out, CatalogCast{From: from, To: to, Context: "iae"[k]})
+			}
+		}
+	}
+	return out
+}
+
+// listedCast returns the context of a cast pg_cast lists, and false
+// when from → to is not one (an I/O conversion or no cast).
+func listedCast(from, to types.TypeID) (castContext, bool) {
+	switch from {
+	case types.Int2:
+		switch to {
+		case types.Int4, types.Int8, types.Float4, types.Float8, types.Numeric, types.Oid:
+			return ctxImplicit, true
+		case types.Bool:
+			return ctxNone, true
+		}
+	case types.Int4:
+		switch to {
+		case types.Int8, types.Float4, types.Float8, types.Numeric, types.Oid:
+			return ctxImplicit, true
+		case types.Int2:
+			return ctxAssignment, true
+		case types.Bool:
+			return ctxExplicit, true
+		}
+	case types.Int8:
+		switch to {
+		case types.Float4, types.Float8, types.Numeric, types.Oid:
+			return ctxImplicit, true
+		case types.Int2, types.Int4:
+			return ctxAssignment, true
+		}
+	case types.Float4:
+		switch to {
+		case types.Float8:
+			return ctxImplicit, true
+		case types.Int2, types.Int4, types.Int8, types.Numeric:
+			return ctxAssignment, true
+		}
+	case types.Float8:
+		switch to {
+		case types.Int2, types.Int4, types.Int8, types.Float4, types.Numeric:
+			return ctxAssignment, true
+		}
+	case types.Numeric:
+		switch to {
+		case types.Float4, types.Float8:
+			return ctxImplicit, true
+		case types.Int2, types.Int4, types.Int8:
+			return ctxAssignment, true
+		}
+	case types.Oid:
+		switch to {
+		case types.Int8:
+			return ctxAssignment, true
+		case types.Int4:
+			return ctxAssignment, true
+		}
+	case types.Bool:
+		if to == types.Int4 {
+			return ctxExplicit, true
+		}
+	case types.Date:
+		switch to {
+		case types.Timestamp, types.Timestamptz:
+			return ctxImplicit, true
+		}
+	case types.Timestamp:
+		switch to {
+		case types.Timestamptz:
+			return ctxImplicit, true
+		case types.Date, types.Time:
+			return ctxAssignment, true
+		}
+	case types.Timestamptz:
+		switch to {
+		case types.Timestamp, types.Date, types.Time:
+			return ctxAssignment, true
+		}
+	case types.Time:
+		if to == types.Interval {
+			return ctxImplicit, true
+		}
+	case types.Interval:
+		if to == types.Time {
+			return ctxAssignment, true
+		}
+	case types.Text, types.Varchar, types.Bpchar, types.Name, types.Char:
+		switch to {
+		case types.Text, types.Varchar, types.Name:
+			return ctxImplicit, true
+		case types.Bpchar:
+			// text and varchar to bpchar are implicit; name and "char"
+			// to bpchar are assignment casts (pg_cast).
+			if from == types.Text || from == types.Varchar {
+				return ctxImplicit, true
+			}
+			return ctxAssignment, true
+		case types.Char:
+			return ctxAssignment, true
+		}
+	case types.Jsonb:
+		switch to {
+		case types.Bool, types.Numeric, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
+			return ctxExplicit, true
+		case types.Json:
+			return ctxAssignment, true
+		}
+	case types.Json:
+		if to == types.Jsonb {
+			return ctxAssignment, true
+		}
+	}
+	return ctxNone, false
 }
 
 // canCoerce reports whether a value of type from may be converted to to in

@@ -7,6 +7,10 @@
 //     pg_namespace, pg_type, pg_index, pg_roles and their kin, with
 //     Postgres's OIDs for its own objects. Describe answers the catalog
 //     functions over them (pg_get_indexdef, obj_description, ...).
+//     pg_proc and pg_operator list the functions package's registry
+//     (functions.Procs, functions.Opers), for \df, \da and \do; the
+//     catalogs of what weir does not have (extensions, event triggers,
+//     large objects, conversions) are empty.
 //   - information_schema (infoschema.go) has the SQL standard's
 //     schemata, tables, views and columns.
 //   - weir (weir.go, views.go) holds weir's own views of the running

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -35,6 +37,10 @@ const (
 	oidHeapAM        = 2
 	oidBtreeAM       = 403
 	oidPgClassRel    = 1259
+	// oidDefaultTablespace is pg_default, the one tablespace.
+	oidDefaultTablespace = 1663
+	// oidInternalLang is the language of built-in functions.
+	oidInternalLang = 12
 	// indexOIDBase offsets the OID of a table's primary key index from
 	// the table's OID.
 	indexOIDBase = catalog.PKIndexOIDBase
@@ -64,6 +70,14 @@ func nspOID(schema string, cat Catalog) uint32 {
 // oidKafkaServer is the pg_foreign_server row standing for the Kafka
 // connector (an OID below FirstUserOID, never a relation's).
 const oidKafkaServer = 16300
+
+// oidKafkaWrapper is the pg_foreign_data_wrapper row of the Kafka
+// connector.
+const oidKafkaWrapper = 16299
+
+// oidCastBase is the first pg_cast OID, after pg_proc's and
+// pg_operator's (functions.ProcOIDBase).
+const oidCastBase = 15800
 
 func relkind(k catalog.Kind) string {
 	switch k {
@@ -268,8 +282,8 @@ func pgCatalogTables() []*table {
 			}
 			return rows
 		}),
-		def("pg_catalog", "pg_database", "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool datallowconn:bool datconnlimit:int4 datcollate:text datctype:text daticulocale:text datcollversion:text datacl:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidDatabase), vStr(p.Database()), vOid(oidRoot), vInt(6), vStr("c"), vBool(false), vBool(true), vInt(-1), vStr("C"), vStr("C"), null, null, null}}
+		def("pg_catalog", "pg_database", "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool datallowconn:bool datconnlimit:int4 dattablespace:oid datcollate:text datctype:text daticulocale:text datcollversion:text datacl:text[]", func(p Provider) []types.Row {
+			return []types.Row{{vOid(oidDatabase), vStr(p.Database()), vOid(oidRoot), vInt(6), vStr("c"), vBool(false), vBool(true), vInt(-1), vOid(oidDefaultTablespace), vStr("C"), vStr("C"), null, null, null}}
 		}),
 		def("pg_catalog", "pg_am", "oid:oid amname:name amhandler:text amtype:char", func(p Provider) []types.Row {
 			return []types.Row{{vOid(oidHeapAM), vStr("heap"), vStr("heap_tableam_handler"), vStr("t")}, {vOid(oidBtreeAM), vStr("btree"), vStr("bthandler"), vStr("i")}}
@@ -332,7 +346,11 @@ func pgCatalogTables() []*table {
 			return rows
 		}),
 		def("pg_catalog", "pg_foreign_server", "oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:text[] srvoptions:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(0), null, null, null, null}}
+			return []types.Row{{vOid(oidKafkaServer), vStr("kafka"), vOid(oidRoot), vOid(oidKafkaWrapper), null, null, null, null}}
+		}),
+		// The Kafka connector is the wrapper of its server (\des).
+		def("pg_catalog", "pg_foreign_data_wrapper", "oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:text[] fdwoptions:text[]", func(p Provider) []types.Row {
+			return []types.Row{{vOid(oidKafkaWrapper), vStr("kafka"), vOid(oidRoot), vOid(0), vOid(0), null, null}}
 		}),
 		def("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2", empty),
 		def("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", func(p Provider) []types.Row {
@@ -362,7 +380,7 @@ func pgCatalogTables() []*table {
 		// \d of a sequence asks here for the column owning it.
 		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", empty),
 		def("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(p Provider) []types.Row {
-			return []types.Row{{vOid(1663), vStr("pg_default"), vOid(oidRoot), null, null}}
+			return []types.Row{{vOid(oidDefaultTablespace), vStr("pg_default"), vOid(oidRoot), null, null}}
 		}),
 		def("pg_catalog", "pg_collation", "oid:oid collname:name collnamespace:oid collowner:oid collprovider:char collisdeterministic:bool collencoding:int4 collcollate:text collctype:text", func(p Provider) []types.Row {
 			return []types.Row{{vOid(100), vStr("default"), vOid(oidPgCatalog), vOid(oidRoot), vStr("d"), vBool(true), vInt(-1), null, null},
@@ -396,7 +414,32 @@ func pgCatalogTables() []*table {
 			}
 			return rows
 		}),
-		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prokind:char prorettype:oid proargtypes:text", empty),
+		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prolang:oid provariadic:oid prokind:char proisstrict:bool proretset:bool provolatile:char proparallel:char prosecdef:bool proleakproof:bool pronargs:int2 prorettype:oid proargtypes:text prosrc:text proacl:text[]", procRows),
+		// weir's functions are built in (language internal); it has no
+		// procedural language, so psql's \dL lists none.
+		def("pg_catalog", "pg_language", "oid:oid lanname:name lanowner:oid lanispl:bool lanpltrusted:bool lanplcallfoid:oid laninline:oid lanvalidator:oid lanacl:text[]", func(p Provider) []types.Row {
+			return []types.Row{{vOid(oidInternalLang), vStr("internal"), vOid(oidRoot), vBool(false), vBool(false), vOid(0), vOid(0), vOid(0), null}}
+		}),
+		def("pg_catalog", "pg_operator", "oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:char oprcanmerge:bool oprcanhash:bool oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:oid", operatorRows),
+		// weir has no user-defined casts, conversions, event triggers,
+		// operator classes or families, large objects or per-role
+		// settings: these are empty.
+		// The casts between weir's types that the binder applies (not
+		// the I/O conversions to and from strings, as in PostgreSQL).
+		// Each is built in, not a function pg_proc lists: castfunc is 0.
+		def("pg_catalog", "pg_cast", "oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:char castmethod:char", func(Provider) []types.Row {
+			var rows []types.Row
+			for i, c := range planner.CatalogCasts() {
+				rows = append(rows, types.Row{vOid(uint32(oidCastBase + i)), vOid(types.T{ID: c.From}.OID()), vOid(types.T{ID: c.To}.OID()), vOid(0), vStr(string(c.Context)), vStr("f")})
+			}
+			return rows
+		}),
+		def("pg_catalog", "pg_conversion", "oid:oid conname:name connamespace:oid conowner:oid conforencoding:int4 contoencoding:int4 conproc:oid condefault:bool", empty),
+		def("pg_catalog", "pg_event_trigger", "oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:char evttags:text[]", empty),
+		def("pg_catalog", "pg_opclass", "oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid opcfamily:oid opcintype:oid opcdefault:bool opckeytype:oid", empty),
+		def("pg_catalog", "pg_opfamily", "oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid", empty),
+		def("pg_catalog", "pg_largeobject_metadata", "oid:oid lomowner:oid lomacl:text[]", empty),
+		def("pg_catalog", "pg_db_role_setting", "setdatabase:oid setrole:oid setconfig:text[]", empty),
 		def("pg_catalog", "pg_cursors", "name:text statement:text is_holdable:bool is_binary:bool is_scrollable:bool creation_time:timestamptz", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, c := range p.Cursors() {
@@ -716,3 +759,37 @@ func descriptionRows(cat Catalog) []types.Row {
 // collationOIDs are the OIDs of the collations a column may name (a
 // PostgreSQL 15 cluster's, initialised with the C locale).
 var collationOIDs = map[string]uint32{"C": 950, "POSIX": 951, "ucs_basic": 12340, "C.utf8": 12341}
+
+// procRows are pg_proc's rows: the functions package's functions, in
+// pg_catalog, language internal.
+func procRows(Provider) []types.Row {
+	var rows []types.Row
+	for _, f := range functions.Procs() {
+		args := make([]string, len(f.Args))
+		for i, a := range f.Args {
+			args[i] = strconv.FormatUint(uint64(a), 10)
+		}
+		variadic := uint32(0)
+		if f.Variadic {
+			variadic = f.Args[len(f.Args)-1]
+		}
+		vol := "i"
+		if f.Volatile {
+			vol = "v"
+		}
+		rows = append(rows, types.Row{vOid(f.OID), vStr(f.Name), vOid(oidPgCatalog), vOid(oidRoot), vOid(oidInternalLang), vOid(variadic),
+			vStr(string(f.Kind)), vBool(f.Strict), vBool(false), vStr(vol), vStr("s"), vBool(false), vBool(false), vInt(len(f.Args)), vOid(f.RetOID), vStr(strings.Join(args, " ")), vStr(f.Name), null})
+	}
+	return rows
+}
+
+// operatorRows are pg_operator's rows: the functions package's
+// operators over concrete types, in pg_catalog.
+func operatorRows(Provider) []types.Row {
+	var rows []types.Row
+	for _, o := range functions.Opers() {
+		rows = append(rows, types.Row{vOid(o.OID), vStr(o.Name), vOid(oidPgCatalog), vOid(oidRoot), vStr(string(o.Kind)), vBool(false), vBool(false),
+			vOid(o.Left), vOid(o.Right), vOid(o.Result), vOid(0), vOid(0), vOid(0)})
+	}
+	return rows
+}

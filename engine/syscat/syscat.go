@@ -115,8 +115,40 @@ func cols(spec string) types.Schema {
 }
 
 // def defines a table of schema from its column spec.
+//
+// A pg_catalog table with a PostgreSQL OID (catalogOIDs) also has the
+// system column tableoid, which SELECT * leaves out: psql joins
+// pg_description on it (\dd, \dL).
 func def(schema, name, spec string, rows func(p Provider) []types.Row) *table {
-	return &table{schema: schema, name: name, cols: cols(spec), rows: rows}
+	oid, ok := catalogOIDs[name]
+	if schema != PgCatalog || !ok {
+		return &table{schema: schema, name: name, cols: cols(spec), rows: rows}
+	}
+	cs := append(cols(spec), types.Column{Name: "tableoid", T: types.TOid, Hidden: true})
+	return &table{schema: schema, name: name, cols: cs, rows: func(p Provider) []types.Row {
+		rs := rows(p)
+		for i, r := range rs {
+			rs[i] = append(r[:len(r):len(r)], vOid(oid))
+		}
+		return rs
+	}}
+}
+
+// catalogOIDs are PostgreSQL's OIDs of its system catalogs (the tables
+// of pg_class's own catalog, pg_class.oid in PostgreSQL), which
+// tableoid and 'pg_catalog.pg_x'::regclass give.
+var catalogOIDs = map[string]uint32{
+	"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255,
+	"pg_namespace": 2615, "pg_constraint": 2606, "pg_index": 2610,
+	"pg_database": 1262, "pg_authid": 1260, "pg_auth_members": 1261, "pg_tablespace": 1213,
+	"pg_am": 2601, "pg_attrdef": 2604, "pg_cast": 2605, "pg_conversion": 2607,
+	"pg_depend": 2608, "pg_description": 2609, "pg_inherits": 2611, "pg_language": 2612,
+	"pg_largeobject_metadata": 2995, "pg_operator": 2617, "pg_opclass": 2616, "pg_opfamily": 2753,
+	"pg_rewrite": 2618, "pg_trigger": 2620, "pg_event_trigger": 3466, "pg_extension": 3079,
+	"pg_foreign_data_wrapper": 2328, "pg_foreign_server": 1417, "pg_foreign_table": 3118,
+	"pg_policy": 3256, "pg_collation": 3456, "pg_sequence": 2224, "pg_statistic_ext": 3381,
+	"pg_publication": 6104, "pg_publication_namespace": 6237, "pg_publication_rel": 6106,
+	"pg_partitioned_table": 3350, "pg_shdescription": 2396, "pg_db_role_setting": 2964,
 }
 
 // tables holds every relation of the system catalog by "schema.name".

@@ -145,3 +145,7 @@ SELECT x < ANY (ARRAY[1, 2]), x >= ALL ('{}'::int[]), x <> SOME (ARRAY[x, NULL])
 SELECT (1, 2) = (1, 2, 3)
 ----
 SELECT (1, 2) = ANY (SELECT x FROM b)
+----
+SELECT array_remove(ARRAY[1, 2, NULL, 2], 2), array_remove(ARRAY['a', NULL, 'b'], NULL), array_remove(NULL::int[], 1), array_remove(ARRAY[x, id, NULL], x) FROM a
+----
+SELECT format_type(1042, NULL), format_type(1042, -1), format_type(1014, NULL), format_type(1042, 8), format_type(23, NULL)
