@@ -228,6 +228,9 @@ func TestBlackholeSinkFormats(t *testing.T) {
 	if _, err := run(t, s, "CREATE SINK plain_c FROM c WITH (connector = 'blackhole')"); err == nil || !strings.Contains(err.Error(), "FORMAT PLAIN cannot write") {
 		t.Fatalf("a plain blackhole sink of an updating view: %v", err)
 	}
+	if _, err := run(t, s, "CREATE SINK keyless AS SELECT n FROM c WITH (connector = 'blackhole') FORMAT UPSERT"); err == nil || !strings.Contains(err.Error(), "an UPSERT sink needs a primary key") {
+		t.Fatalf("an upsert blackhole sink without a key: %v", err)
+	}
 	mustRun(t, s, "CREATE SINK upsert_c FROM c WITH (connector = 'blackhole') FORMAT UPSERT")
 	mustRun(t, s, "CREATE SINK append_c FROM c WITH (connector = 'blackhole', force_append_only = 'true')")
 	before := BlackholeRows()
