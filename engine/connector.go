@@ -548,7 +548,9 @@ func (s *kafkaSink) Close() { s.w.Close() }
 // committed checkpoint recorded (recovery), then starts the producers.
 func (e *Engine) openSink(ctx context.Context, actx *stream.ActorContext, n *planner.StreamSink, pending []stream.SinkTxn) (stream.SinkWriter, error) {
 	if isBlackhole(n.Rel.With) {
-		return blackholeSink{rows: &blackholeRows}, nil
+		g, _ := sinkGuarantee(n.Rel.With)
+		spec, _ := sinkSpec(n.Rel.With)
+		return &blackholeSink{rows: &blackholeRows, info: e.conns.sink(n.Rel.ID, g), plain: spec.Format == "plain"}, nil
 	}
 	if _, ok := dbSinkKind(n.Rel.With); ok {
 		return e.openDBSink(ctx, actx, n)

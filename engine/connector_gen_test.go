@@ -228,6 +228,9 @@ func TestBlackholeSinkFormats(t *testing.T) {
 	if _, err := run(t, s, "CREATE SINK plain_c FROM c WITH (connector = 'blackhole')"); err == nil || !strings.Contains(err.Error(), "FORMAT PLAIN cannot write") {
 		t.Fatalf("a plain blackhole sink of an updating view: %v", err)
 	}
+	if _, err := run(t, s, "CREATE SINK keyless AS SELECT n FROM c WITH (connector = 'blackhole') FORMAT UPSERT"); err == nil || !strings.Contains(err.Error(), "an UPSERT sink needs a primary key") {
+		t.Fatalf("an upsert blackhole sink without a key: %v", err)
+	}
 	mustRun(t, s, "CREATE SINK upsert_c FROM c WITH (connector = 'blackhole') FORMAT UPSERT")
 	mustRun(t, s, "CREATE SINK append_c FROM c WITH (connector = 'blackhole', force_append_only = 'true')")
 	before := BlackholeRows()
@@ -243,4 +246,24 @@ func TestBlackholeSinkFormats(t *testing.T) {
 	if got := BlackholeRows() - before; got < 4 {
 		t.Fatalf("the blackhole sinks took %d rows, want at least 4", got)
 	}
+}
+
+// TestBlackholeSinkCounts checks that weir.sinks counts what a blackhole
+// sink takes as it does a Kafka sink's: the records its format would
+// write (an update is one, a FORMAT PLAIN sink writes inserts alone) as
+// records written, and each checkpoint that wrote some as a committed
+// transaction.
+func TestBlackholeSinkCounts(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE SINK bh FROM t WITH (connector = 'blackhole') FORMAT UPSERT")
+	mustRun(t, s, "CREATE SINK bp FROM t WITH (connector = 'blackhole', force_append_only = 'true')")
+	const q = "SELECT name, records_written, transactions_committed > 0 FROM weir.sinks WHERE name IN ('bh', 'bp') ORDER BY name"
+	mustRun(t, s, "INSERT INTO t SELECT g, g FROM generate_series(1, 5) g")
+	waitRows(t, s, q, "bh 5 t", "bp 5 t")
+	mustRun(t, s, "UPDATE t SET v = 0 WHERE id <= 2")
+	mustRun(t, s, "DELETE FROM t WHERE id = 5")
+	waitRows(t, s, q, "bh 8 t", "bp 7 t")
 }

@@ -198,3 +198,44 @@ func TestPrimaryKeyLookup(t *testing.T) {
 		t.Fatalf("after a restart: got %q reading %d rows", rows, read)
 	}
 }
+
+// TestIndexOnStringCasts checks that an index or primary key on a
+// varchar or character(n) column serves comparisons the binder casts to
+// text (b = 'v5' over a varchar is b::text = 'v5'), with the rows a
+// scan gives, and that a character(n) key, stored without trailing
+// spaces, serves only equalities: its text never ends in a space.
+func TestIndexOnStringCasts(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE vc (a int PRIMARY KEY, b varchar(10), t text, c int, ch char(4))")
+	mustRun(t, s, "INSERT INTO vc SELECT g, 'v' || g, 't' || g, g * 10, 'c' || g FROM generate_series(1, 30) g")
+	mustRun(t, s, "CREATE INDEX ON vc (b) INCLUDE (c)")
+	mustRun(t, s, "CREATE INDEX ON vc (ch)")
+	mustRun(t, s, "CREATE TABLE vk (k varchar(8) PRIMARY KEY, v int)")
+	mustRun(t, s, "INSERT INTO vk SELECT 'k' || g, g FROM generate_series(1, 30) g")
+	for _, c := range []struct{ query, plan, scan string }{
+		{"SELECT b, c FROM vc WHERE b = 'v5'", "Scan vc_b_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
+		{"SELECT b, c FROM vc WHERE b = 'v5'::varchar", "Scan vc_b_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
+		{"SELECT b, c FROM vc WHERE 'v5' = b", "Scan vc_b_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
+		{"SELECT a, b, c FROM vc WHERE b IN ('v5', 'v7', 'nope') ORDER BY a", "Scan vc_b_idx on vc", "SELECT a, b, c FROM vc WHERE b || '' IN ('v5', 'v7', 'nope') ORDER BY a"},
+		{"SELECT a FROM vc WHERE b > 'v27' ORDER BY a", "Scan vc_b_idx on vc", "SELECT a FROM vc WHERE b || '' > 'v27' ORDER BY a"},
+		{"SELECT a FROM vc WHERE b <= 'v11' AND b >= 'v1' ORDER BY a", "Scan vc_b_idx on vc", "SELECT a FROM vc WHERE b || '' <= 'v11' AND b || '' >= 'v1' ORDER BY a"},
+		{"SELECT v FROM vk WHERE k = 'k12'", "IndexScan vk_pkey on vk", "SELECT v FROM vk WHERE k || '' = 'k12'"},
+		{"SELECT v FROM vk WHERE k IN ('k3', 'k30') ORDER BY v", "IndexScan vk_pkey on vk", "SELECT v FROM vk WHERE k || '' IN ('k3', 'k30') ORDER BY v"},
+		{"SELECT a FROM vc WHERE ch = 'c5'", "Scan vc_ch_idx on vc", "SELECT a FROM vc WHERE ch || '' = 'c5'"},
+		{"SELECT a FROM vc WHERE ch = 'c5  '", "Scan vc_ch_idx on vc", "SELECT a FROM vc WHERE ch || '' = 'c5'"},
+		{"SELECT a FROM vc WHERE ch = 'c5'::text", "Scan vc_ch_idx on vc", "SELECT a FROM vc WHERE ch || '' = 'c5'"},
+		{"SELECT a FROM vc WHERE ch = 'c5 '::text", "Scan vc_ch_idx on vc", "SELECT a FROM vc WHERE ch || '' = 'c5 '"},
+		{"SELECT a FROM vc WHERE ch::text IN ('c5', 'c6 ') ORDER BY a", "Scan vc_ch_idx on vc", "SELECT a FROM vc WHERE ch || '' IN ('c5', 'c6 ') ORDER BY a"},
+		{"SELECT a FROM vc WHERE ch < 'c11'::text ORDER BY a", "Scan vc", "SELECT a FROM vc WHERE ch || '' < 'c11' ORDER BY a"},
+	} {
+		plan := strings.Join(mustRun(t, s, "EXPLAIN "+c.query), "\n")
+		if !strings.Contains(plan, c.plan) || (c.plan == "Scan vc" && strings.Contains(plan, "Index")) {
+			t.Errorf("%s: want %s, got plan\n%s", c.query, c.plan, plan)
+		}
+		got, want := fmt.Sprint(mustRun(t, s, c.query)), fmt.Sprint(mustRun(t, s, c.scan))
+		if got != want || want == "[]" && !strings.Contains(c.query, "'c5 '") {
+			t.Errorf("%s: got %s, a scan gives %s", c.query, got, want)
+		}
+	}
+}

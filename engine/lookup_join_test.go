@@ -101,6 +101,41 @@ func TestLookupJoinRefused(t *testing.T) {
 	}
 }
 
+// TestLookupJoinWiderKey: a join key of a wider integer type than the
+// table's primary key (a bigint against an int key) probes the key with
+// its value: a value beyond the key's range finds no row (the inner
+// join drops it, the left join pads it), never one its low bits name,
+// and no error.
+func TestLookupJoinWiderKey(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE side (key int PRIMARY KEY, v text)")
+	mustRun(t, s, "CREATE TABLE small (key smallint PRIMARY KEY, v text)")
+	mustRun(t, s, "CREATE TABLE o (n int, id bigint) APPEND ONLY")
+	mustRun(t, s, "INSERT INTO side VALUES (1, 'one'), (-1, 'minus one'), (7, 'seven')")
+	mustRun(t, s, "INSERT INTO small VALUES (1, 's1'), (7, 's7')")
+	mustRun(t, s, `CREATE MATERIALIZED VIEW inner_j AS
+		SELECT o.n, s.v FROM o JOIN side FOR SYSTEM_TIME AS OF PROCTIME() s ON o.id = s.key`)
+	mustRun(t, s, `CREATE MATERIALIZED VIEW left_j AS
+		SELECT o.n, s.key, s.v FROM o LEFT JOIN side FOR SYSTEM_TIME AS OF PROCTIME() s ON s.key = o.id`)
+	mustRun(t, s, `CREATE MATERIALIZED VIEW small_j AS
+		SELECT o.n, s.v FROM o LEFT JOIN small FOR SYSTEM_TIME AS OF PROCTIME() s ON o.id = s.key`)
+	mustRun(t, s, `CREATE MATERIALIZED VIEW cast_j AS
+		SELECT o.n, s.v FROM o JOIN side FOR SYSTEM_TIME AS OF PROCTIME() s ON o.id = s.key::bigint`)
+	// 4294967297 and 4294967303 are 1 and 7 in their low 32 bits, 65537 is
+	// 1 in its low 16.
+	mustRun(t, s, "INSERT INTO o VALUES (1, 1), (2, 4294967297), (3, -1), (4, -4294967297), (5, 7), (6, 4294967303), (7, NULL), (8, 9223372036854775807), (9, 65537)")
+	wantRows(t, s, "SELECT * FROM inner_j ORDER BY n", "1 one", "3 minus one", "5 seven")
+	wantRows(t, s, "SELECT * FROM left_j ORDER BY n", "1 1 one", "2 NULL NULL", "3 -1 minus one", "4 NULL NULL",
+		"5 7 seven", "6 NULL NULL", "7 NULL NULL", "8 NULL NULL", "9 NULL NULL")
+	wantRows(t, s, "SELECT * FROM small_j ORDER BY n", "1 s1", "2 NULL", "3 NULL", "4 NULL", "5 s7", "6 NULL", "7 NULL", "8 NULL", "9 NULL")
+	wantRows(t, s, "SELECT * FROM cast_j ORDER BY n", "1 one", "3 minus one", "5 seven")
+	// A batch query gives the same rows.
+	wantRows(t, s, "SELECT o.n, s.v FROM o JOIN side FOR SYSTEM_TIME AS OF PROCTIME() s ON o.id = s.key ORDER BY o.n",
+		"1 one", "3 minus one", "5 seven")
+}
+
 // TestLookupJoinRecovers crashes the database while a paced source is
 // joined with a table by lookups: after recovery the view holds every
 // bid exactly once, each with its key's value (the rows of the epochs

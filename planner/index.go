@@ -217,34 +217,57 @@ func indexPreds(s *Scan, cond Expr) []indexPred {
 			continue
 		}
 		l, r := call.Args[0], call.Args[1]
-		if ref, ok := r.(*ColRef); ok && rowFree(l) {
+		if isColumn(r) && rowFree(l) {
 			// value op column: op is already flipped.
-			l, r = ref, l
-		} else if _, ok := l.(*ColRef); ok && rowFree(r) {
+			l, r = r, l
+		} else if isColumn(l) && rowFree(r) {
 			op = call.Fn
 		} else {
 			continue
 		}
-		col, ok := keyColumn(s, l.(*ColRef))
-		if !ok {
+		col, t, ok := keyColumn(s, l)
+		if !ok || (trimmedKey(s, col, t) && !exactOnTrimmed(op)) {
 			continue
 		}
-		if r, ok = keyValue(s.Rel.Cols[col].T, r); ok {
+		if r, ok = keyValue(t, r); ok {
 			out = append(out, indexPred{col: col, op: op, val: r})
 		}
 	}
 	return out
 }
 
+// isColumn reports whether e is a column reference, under a cast or not
+// (keyColumn says whether the cast keeps the key's order).
+func isColumn(e Expr) bool {
+	if c, ok := e.(*Cast); ok {
+		e = c.Arg
+	}
+	_, ok := e.(*ColRef)
+	return ok
+}
+
+// exactOnTrimmed reports whether an index on a character(n) column,
+// whose keys are its values without their trailing spaces, serves the
+// comparison op of the column's text (its trimmed value) with a text
+// value v: the key range of v trimmed holds every row whose text equals
+// v (and more when v ends in spaces, which the filter above drops), but
+// a range's bound would move when trimmed and lose rows.
+func exactOnTrimmed(op string) bool { return op == "=" || op == "in" }
+
+// trimmedKey reports whether column col of s, compared in type t, is a
+// character(n) column compared as text (exactOnTrimmed).
+func trimmedKey(s *Scan, col int, t types.T) bool {
+	return s.Rel.Cols[col].T.ID == types.Bpchar && t.ID != types.Bpchar
+}
+
 // inPred returns the predicate of `column IN (values)`: a list of
 // row-free values of the column's type (NOT IN serves no range).
 func inPred(s *Scan, in *InList) (indexPred, bool) {
-	ref, ok := in.Arg.(*ColRef)
-	if in.Not || !ok || len(in.List) == 0 {
+	if in.Not || !isColumn(in.Arg) || len(in.List) == 0 {
 		return indexPred{}, false
 	}
-	col, ok := keyColumn(s, ref)
-	if !ok {
+	col, t, ok := keyColumn(s, in.Arg)
+	if !ok || (trimmedKey(s, col, t) && !exactOnTrimmed("in")) {
 		return indexPred{}, false
 	}
 	p := indexPred{col: col, op: "in"}
@@ -252,7 +275,7 @@ func inPred(s *Scan, in *InList) (indexPred, bool) {
 		if !rowFree(v) {
 			return indexPred{}, false
 		}
-		v, ok := keyValue(s.Rel.Cols[col].T, v)
+		v, ok := keyValue(t, v)
 		if !ok {
 			return indexPred{}, false
 		}
@@ -261,19 +284,38 @@ func inPred(s *Scan, in *InList) (indexPred, bool) {
 	return p, true
 }
 
-// keyColumn returns the relation column ref reads when its values can
-// be looked up by key: a column of the scan, compared in its own type,
-// whose key order is its comparison order.
-func keyColumn(s *Scan, ref *ColRef) (int, bool) {
-	if ref.Idx >= len(s.Cols) {
-		return 0, false
+// keyColumn returns the relation column e reads when its values can be
+// looked up by key, and the type they are compared in: a column of the
+// scan whose key order is its comparison order, as it is or cast to text
+// from a string type whose key is the text's (varchar and name, whose
+// comparisons are text's, or character(n), whose key is its text: the
+// value without trailing spaces, see exactOnTrimmed). Values compared
+// with it must be of the returned type.
+func keyColumn(s *Scan, e Expr) (int, types.T, bool) {
+	var cast *Cast
+	if c, ok := e.(*Cast); ok {
+		cast, e = c, c.Arg
+	}
+	ref, ok := e.(*ColRef)
+	if !ok || ref.Idx >= len(s.Cols) {
+		return 0, types.T{}, false
 	}
 	col := s.Cols[ref.Idx]
 	t := s.Rel.Cols[col].T
 	if ref.T.ID != t.ID || !keyOrdered(t) {
-		return 0, false
+		return 0, types.T{}, false
 	}
-	return col, true
+	if cast == nil {
+		return col, t, true
+	}
+	if cast.T.ID != types.Text {
+		return 0, types.T{}, false
+	}
+	switch t.ID {
+	case types.Varchar, types.Name, types.Bpchar:
+		return col, cast.T, true
+	}
+	return 0, types.T{}, false
 }
 
 // keyValue returns v as a value of the key column's type t, when it

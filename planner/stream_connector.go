@@ -184,7 +184,7 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 			s.Key = append(s.Key, at)
 		}
 		if len(s.Key) == 0 {
-			fail(pgerr.New(pgerr.InvalidColumnReference, "a %s sink needs a primary key", strings.ToUpper(spec.Format)).
+			fail(pgerr.New(pgerr.InvalidColumnReference, "%s sink needs a primary key", withArticle(strings.ToUpper(spec.Format))).
 				WithHint("Add primary_key = 'col, ...' to the WITH options."))
 		}
 	}
@@ -230,4 +230,14 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 		KeyCols: []int{0, 1},
 	}
 	return s, nil
+}
+
+// withArticle returns word after its indefinite article ("an UPSERT",
+// "a DEBEZIUM"), for messages naming a format or kind the statement
+// chose.
+func withArticle(word string) string {
+	if word != "" && strings.ContainsRune("AEIOUaeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

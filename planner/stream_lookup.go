@@ -23,7 +23,8 @@ import (
 
 // StreamLookupJoin joins each row of Input with the row of Rel whose
 // primary key equals the row's LeftKeys (input columns, one per key
-// column of Rel.PK, in its order), read from Rel's committed rows at the
+// column of Rel.PK, in its order, each of the key column's type or, for
+// an integer key, of any integer type: lookupProbes), read from Rel's committed rows at the
 // time the row is processed. Its output is Input's columns followed by
 // Rel's columns Cols; Kind is InnerJoin (rows without a match are
 // dropped) or LeftJoin (they are padded with NULLs). Cond, over the
@@ -104,19 +105,20 @@ func (sp *streamPlanner) lookupJoin(j *Join, scan *Scan, filter Expr, rcols []in
 	if !left.Base().AppendOnly {
 		failUnsupported("the left side of a FOR SYSTEM_TIME AS OF PROCTIME() join must be append-only (a source or an APPEND ONLY table): a deletion could not retract what its row was joined with")
 	}
+	leftKeys, rightKeys, cond := crossIntegerKeys(j)
 	keyExprs := make([]Expr, len(rel.PK))
-	used := make([]bool, len(j.RightKeys))
+	used := make([]bool, len(rightKeys))
 	for k, pk := range rel.PK {
-		for i, rk := range j.RightKeys {
-			c, isCol := rk.(*ColRef)
+		for i, rk := range rightKeys {
+			c, isCol := lookupKeyColumn(rk)
 			if !isCol || used[i] || scan.Cols[rcols[c.Idx]] != pk {
 				continue
 			}
-			if j.LeftKeys[i].Type().ID != rel.Cols[pk].T.ID {
+			if !lookupProbes(leftKeys[i].Type(), rel.Cols[pk].T) {
 				failUnsupported("FOR SYSTEM_TIME AS OF PROCTIME(): the join key compared with %s.%s must have its type (%s), not %s",
-					rel.Name, rel.Cols[pk].Name, rel.Cols[pk].T, j.LeftKeys[i].Type())
+					rel.Name, rel.Cols[pk].Name, rel.Cols[pk].T, leftKeys[i].Type())
 			}
-			keyExprs[k], used[i] = j.LeftKeys[i], true
+			keyExprs[k], used[i] = leftKeys[i], true
 			break
 		}
 		if keyExprs[k] == nil || rel.Cols[pk].Hidden {
@@ -144,8 +146,8 @@ func (sp *streamPlanner) lookupJoin(j *Join, scan *Scan, filter Expr, rcols []in
 	// physical output: left columns at their place, right columns after
 	// the left side's nlw.
 	var conds []Expr
-	if j.Cond != nil {
-		conds = append(conds, mapExpr(j.Cond, func(x Expr) Expr {
+	if cond != nil {
+		conds = append(conds, mapExpr(cond, func(x Expr) Expr {
 			if c, ok := x.(*ColRef); ok && c.Idx >= nl {
 				return &ColRef{Idx: nlw + rcols[c.Idx-nl], T: c.T, Name: c.Name}
 			}
@@ -179,4 +181,58 @@ func (sp *streamPlanner) lookupJoin(j *Join, scan *Scan, filter Expr, rcols []in
 		out = append(out, c)
 	}
 	return newProject(n, exprs, out)
+}
+
+// lookupKeyColumn returns the column of the looked-up side that the
+// join key e compares: the column itself or the column widened to the
+// other side's integer type (o.id = s.key with o.id bigint and s.key
+// int compares s.key::bigint).
+func lookupKeyColumn(e Expr) (*ColRef, bool) {
+	if c, ok := e.(*Cast); ok {
+		if at := c.Arg.Type(); at.IsInteger() && c.T.IsInteger() && intWidth(at) <= intWidth(c.T) {
+			e = c.Arg
+		}
+	}
+	c, ok := e.(*ColRef)
+	return c, ok
+}
+
+// lookupProbes reports whether a join key of type t can probe a primary
+// key column of type key: of its type, or both integers. The lookup
+// encodes the probe value as a key of the column's type, and every
+// integer width has the same key encoding (its 64-bit value), so the
+// probe finds the row whose key equals it, and a value beyond the
+// column's range finds none, as the comparison in the wider type would.
+func lookupProbes(t, key types.T) bool {
+	return t.ID == key.ID || (t.IsInteger() && key.IsInteger())
+}
+
+// crossIntegerKeys returns j's equi-join keys and the rest of its
+// condition, with the equalities of the condition between a left-side
+// integer expression and a right-side integer column of another width
+// (o.id = s.key, a bigint and an int, which are not hash keys since
+// their types differ) moved to the keys: a lookup serves them
+// (lookupProbes).
+func crossIntegerKeys(j *Join) (leftKeys, rightKeys []Expr, cond Expr) {
+	leftKeys = append([]Expr(nil), j.LeftKeys...)
+	rightKeys = append([]Expr(nil), j.RightKeys...)
+	nl := len(j.Left.Schema())
+	var rest []Expr
+	for _, c := range conjuncts(j.Cond) {
+		call, isCall := c.(*Call)
+		if isCall && call.Fn == "=" && len(call.Args) == 2 {
+			a, b := call.Args[0], call.Args[1]
+			if side(a, nl) == 'r' {
+				a, b = b, a
+			}
+			if rc, isCol := b.(*ColRef); isCol && side(a, nl) == 'l' && side(b, nl) == 'r' &&
+				a.Type().IsInteger() && rc.T.IsInteger() {
+				leftKeys = append(leftKeys, a)
+				rightKeys = append(rightKeys, shift(b, nl))
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	return leftKeys, rightKeys, conjoin(rest)
 }
