@@ -117,7 +117,7 @@ barrier 8 stop
 	}
 	s.Committed(6)
 	waitState(t, db, "")
-	checkOutput(t, w.take(), `
+	checkOutput(t, w.takeThrough(t, "takedone"), `
 open actor 0 pending []
 begin 6
 write txn-1
@@ -131,7 +131,7 @@ takedone [txn-1]`)
 	commitWS(t, actx, 8)
 	s.Committed(8)
 	waitState(t, db, "")
-	checkOutput(t, w.take(), `
+	checkOutput(t, w.takeThrough(t, "takedone"), `
 begin 8
 write txn-2
  T I
@@ -173,7 +173,7 @@ barrier 6
 	defer s.Close()
 	drain(t, s, 1)
 	waitState(t, db, "")
-	checkOutput(t, w2.take(), `
+	checkOutput(t, w2.takeThrough(t, "takedone"), `
 resolve txn-1@6 rec-txn-1
 open actor 0 pending []
 begin 6

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -117,6 +118,23 @@ func (w *fakeWriter) take() string {
 	s := strings.Join(w.log, "\n")
 	w.log = nil
 	return s
+}
+
+// takeThrough waits (at most 10 s) until the writer has logged a line
+// starting with last, then returns and clears its log as take does: the
+// delivery logs TakeDone after the log store's delete a test waits for.
+func (w *fakeWriter) takeThrough(t *testing.T, last string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w.mu.Lock()
+		done := slices.ContainsFunc(w.log, func(l string) bool { return strings.HasPrefix(l, last) })
+		w.mu.Unlock()
+		if done || time.Now().After(deadline) {
+			return w.take()
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // waitCommit waits for the committer's next Commit call.

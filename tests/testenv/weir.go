@@ -5,6 +5,7 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -98,13 +99,17 @@ func (s *Server) CommandOn(port int, extraArgs ...string) *exec.Cmd {
 	args := []string{"serve",
 		"--listen", net.JoinHostPort(s.Host(), strconv.Itoa(port)),
 		"--data-dir", s.DataDir,
-		"--metrics-listen", "127.0.0.1:0",
 	}
 	s.mu.Lock()
-	args = append(args, s.opts.Args...)
+	extra := append(append([]string(nil), s.opts.Args...), extraArgs...)
 	env := s.opts.Env
 	s.mu.Unlock()
-	args = append(args, extraArgs...)
+	if !slices.Contains(extra, "--cluster") {
+		// A metrics listener on a free port (a cluster node has none
+		// and refuses the flag).
+		args = append(args, "--metrics-listen", "127.0.0.1:0")
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(s.bin, args...)
 	cmd.Env = append(cmd.Environ(), env...)
 	return cmd
