@@ -219,22 +219,16 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
-	case p.word(0) == "drop" && p.word(1) == "constraint":
-		p.pos += 2
-		at.Action = "drop constraint"
-		at.IfColumn = p.accept("if", "exists")
-		if at.Column, err = p.name(); err != nil {
-			return nil, true, err
-		}
-		if p.accept("cascade") {
-			at.Cascade = true
-		} else {
-			p.accept("restrict")
-		}
 	case p.word(0) == "drop":
+		// DROP [COLUMN] name or DROP CONSTRAINT name (in Column), then
+		// [IF EXISTS] ... [CASCADE | RESTRICT] alike.
 		p.pos++
-		p.accept("column")
 		at.Action = "drop column"
+		if p.accept("constraint") {
+			at.Action = "drop constraint"
+		} else {
+			p.accept("column")
+		}
 		at.IfColumn = p.accept("if", "exists")
 		if at.Column, err = p.name(); err != nil {
 			return nil, true, err
