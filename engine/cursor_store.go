@@ -42,22 +42,10 @@ func newRowStore(db *storage.DB, ts []types.T, limit int64) *rowStore {
 // Len returns the number of rows stored.
 func (st *rowStore) Len() int64 { return int64(len(st.mem)) + st.nTape }
 
-// rowBytes estimates the memory of a row held in Go.
-func rowBytes(r types.Row) int64 {
-	n := int64(24 + 80*len(r))
-	for _, d := range r {
-		n += int64(len(d.S))
-		if d.D != nil {
-			n += 48
-		}
-	}
-	return n
-}
-
 // Append adds row at the end of the store.
 func (st *rowStore) Append(row types.Row) error {
 	if st.tape == nil {
-		if b := rowBytes(row); st.bytes+b <= st.limit {
+		if b := types.RowMemSize(row); st.bytes+b <= st.limit {
 			st.mem = append(st.mem, row)
 			st.bytes += b
 			return nil

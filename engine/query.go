@@ -136,7 +136,7 @@ func (s *Session) withTimeout(ctx context.Context) (context.Context, context.Can
 // transaction's start time, ctx (with statement_timeout) cancels the
 // functions that wait.
 func (s *Session) execCtx(ctx context.Context, params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
-	ec := &executor.ExecCtx{Source: src, Writer: w}
+	ec := &executor.ExecCtx{Source: src, Writer: w, WorkMem: s.workMem(), Temp: s.eng.db}
 	stmt := time.Now().UnixMicro()
 	ec.Eval = executor.EvalCtx{
 		Context: functions.Context{Now: s.transactionStart(stmt), Statement: stmt, Location: s.loc, Session: s, Cancel: ctx},

@@ -154,6 +154,14 @@ func (s *Session) statementTimeout() time.Duration {
 	return d
 }
 
+// workMem returns the session's work_mem in bytes: what each sort or
+// hash operator of a query may hold before it spills to disk.
+func (s *Session) workMem() int64 {
+	st, _ := lookupSetting("work_mem")
+	b, _ := parseMemorySetting(s.get(st))
+	return b
+}
+
 // IdleSessionTimeout implements wire.IdleTimeouts: idle_session_timeout.
 func (s *Session) IdleSessionTimeout() time.Duration {
 	st, _ := lookupSetting("idle_session_timeout")

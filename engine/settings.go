@@ -29,6 +29,7 @@ var settingList = []setting{
 	{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: checkInt(-15, 3)},
 	{name: "IntervalStyle", def: "postgres", desc: "Sets the display format for interval values.", check: checkOneOf("postgres")},
 	{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
+	{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces.", check: checkMemory},
 	{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration},
 	{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.", check: checkTimeZone},
 	{name: "standard_conforming_strings", def: "on", desc: "Causes '...' strings to treat backslashes literally.", check: checkOneOf("on")},
@@ -118,6 +119,55 @@ func checkInt(lo, hi int) func(string) (string, error) {
 		}
 		return strconv.Itoa(n), nil
 	}
+}
+
+// parseMemorySetting reads a PostgreSQL memory setting in bytes: a bare
+// number is kilobytes; units B, kB, MB, GB and TB are accepted, as
+// PostgreSQL accepts them for work_mem (64kB .. 2147483647kB).
+func parseMemorySetting(v string) (int64, error) {
+	v = strings.TrimSpace(strings.Trim(v, "'"))
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil || n > 1<<40 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v)
+	}
+	mult := map[string]int64{"": 1 << 10, "B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+	m, ok := mult[strings.TrimSpace(v[i:])]
+	if !ok {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v).
+			WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+	}
+	b := n * m
+	if m == 1 {
+		// Bytes round up to whole kilobytes, as PostgreSQL rounds them.
+		b = (n + 1023) / 1024 * 1024
+	}
+	if kb := b >> 10; kb < 64 || kb > 2147483647 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "%d kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)", kb)
+	}
+	return b, nil
+}
+
+// checkMemory normalises a memory setting as SHOW prints it: in the
+// largest unit that divides it (4MB, 1GB, 640kB).
+func checkMemory(v string) (string, error) {
+	b, err := parseMemorySetting(v)
+	if err != nil {
+		return "", err
+	}
+	kb := b >> 10
+	switch {
+	case kb%(1<<30) == 0:
+		return strconv.FormatInt(kb>>30, 10) + "TB", nil
+	case kb%(1<<20) == 0:
+		return strconv.FormatInt(kb>>20, 10) + "GB", nil
+	case kb%(1<<10) == 0:
+		return strconv.FormatInt(kb>>10, 10) + "MB", nil
+	}
+	return strconv.FormatInt(kb, 10) + "kB", nil
 }
 
 // parseDurationSetting reads a Postgres time setting: a bare number is

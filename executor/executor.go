@@ -6,6 +6,7 @@ import (
 
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -120,9 +121,32 @@ type ExecCtx struct {
 	// Analyze, when set, collects each plan node's actual rows and time
 	// for EXPLAIN ANALYZE; nil (every other statement) costs nothing.
 	Analyze *Analyze
+	// WorkMem is how many bytes of rows each sort, hash aggregation,
+	// hash join or other row-holding operator of the statement may keep
+	// in memory (PostgreSQL's work_mem); beyond it the operator spills to
+	// tapes from Temp. Zero means no limit.
+	WorkMem int64
+	// Temp makes the temporary files operators spill to; nil when the
+	// statement may not spill (then WorkMem is not enforced).
+	Temp TempSpace
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
 	workTables map[int]*[]types.Row
+}
+
+// TempSpace makes the temporary files a statement's operators spill to:
+// storage.DB, whose tapes live in the logs directory that Open empties,
+// so a crash leaves none behind.
+type TempSpace interface {
+	// NewTape returns a new, empty tape; the caller discards it.
+	NewTape() (*storage.Tape, error)
+}
+
+// spillable reports whether an operator holding held bytes of rows
+// should move them to disk: a WorkMem is set, a TempSpace is there to
+// spill to, and held is beyond it.
+func (ec *ExecCtx) spillable(held int64) bool {
+	return ec != nil && ec.Temp != nil && ec.WorkMem > 0 && held > ec.WorkMem
 }
 
 var _ = planner.Plan(nil)

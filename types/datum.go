@@ -68,6 +68,21 @@ func (d Datum) Bool() bool { return d.I != 0 }
 // Row is a row of datums, in schema order.
 type Row []Datum
 
+// RowMemSize estimates the bytes a row held in Go costs: the slice, each
+// Datum, the strings' bytes and the decimals. Operators that keep rows
+// (a sort, a hash table, a cursor's store) count it against their share
+// of memory.
+func RowMemSize(r Row) int64 {
+	n := int64(24 + 80*len(r))
+	for _, d := range r {
+		n += int64(len(d.S))
+		if d.D != nil {
+			n += 48
+		}
+	}
+	return n
+}
+
 // Column is a named, typed column of a schema.
 type Column struct {
 	Name    string
