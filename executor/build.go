@@ -66,6 +66,14 @@ func build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewProjectSet(in, p, ec) })
 	case *planner.Expand:
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewExpand(in, p), nil })
+	case *planner.SessionWindow:
+		return unary(p.Input, ec, func(in Operator) (Operator, error) {
+			sorted, err := NewSort(in, sessionSortKeys(p), p.Input.Schema(), ec)
+			if err != nil {
+				return nil, err
+			}
+			return NewSessionWindow(sorted, p), nil
+		})
 	case *planner.HopWindow:
 		return unary(p.Input, ec, func(in Operator) (Operator, error) { return NewHopWindow(in, p) })
 	case *planner.Insert:

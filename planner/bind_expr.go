@@ -45,6 +45,9 @@ type aggState struct {
 	// GROUPING SETS, ROLLUP or CUBE, nil for a plain GROUP BY; the last
 	// key is then the grouping set number (bind_grouping.go).
 	sets [][]int
+	// session is GROUP BY's SESSION(time, gap) item, nil without one
+	// (bind_session.go).
+	session *sessionGroup
 }
 
 // groupDependent reports whether input column cr is functionally
@@ -214,6 +217,9 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 	}
 	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "grouping" {
 		return b.groupingCall(c, f)
+	}
+	if f, ok := n.(*ast.FuncCallExpr); ok && (f.FnName.L == "session" || f.FnName.L == "session_start" || f.FnName.L == "session_end") {
+		return b.sessionFunc(c, f)
 	}
 	if c.agg != nil {
 		if name, ok := b.isAggregate(n); ok {

@@ -212,6 +212,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 			b.bindGroupingSets(agg, sc, n.Fields.Fields, sets, distinct)
 		} else if n.GroupBy != nil {
 			for _, it := range n.GroupBy.Items {
+				if f := isSessionCall(it.Expr); f != nil {
+					b.bindSessionGroup(agg, sc, f)
+					continue
+				}
 				e := b.groupKey(sc, n.Fields.Fields, it.Expr)
 				b.checkEquality(e.Type(), it.Expr)
 				k := exprKey(e)
@@ -303,6 +307,8 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		}
 		if agg.sets != nil {
 			plan = groupingPlan(plan, agg, out)
+		} else if agg.session != nil {
+			plan = sessionPlan(plan, agg, out)
 		} else {
 			plan = &Agg{Input: plan, GroupBy: agg.keys, Aggs: agg.aggs, Out: out}
 		}

@@ -254,6 +254,8 @@ func (f *exprFormatter) describe(p Plan) string {
 		return fmt.Sprintf("TableFunc %s(%s)", n.Fn, f.list(n.Args))
 	case *HopWindow:
 		return "HopWindow [" + describeHop(n.Input.Schema(), n.TimeCol, n.Slide, n.Size, n.Offset) + "]"
+	case *SessionWindow:
+		return "SessionWindow [" + describeSession(n.Input.Schema(), n.Keys, n.TimeCol, n.Gap) + "]"
 	case *ProjectSet:
 		var calls []string
 		for _, c := range n.Calls {

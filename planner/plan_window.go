@@ -46,3 +46,39 @@ func describeHop(in types.Schema, timeCol int, slide, size, offset int64) string
 	}
 	return s
 }
+
+// SessionWindow labels every input row with the start of its session
+// (bind_session.go): the rows equal on the Keys columns fall into
+// sessions, the maximal runs of them whose TimeCol values, in order, are
+// at most Gap microseconds apart, and a session starts at its first
+// time. Output: the input's columns, then session_start (of TimeCol's
+// type, a timestamp or a timestamptz). A row whose time is NULL gets a
+// NULL start. Unlike HopWindow it is not a row mapping: a row's label
+// depends on the other rows of its keys, so no filter passes through it.
+type SessionWindow struct {
+	Input   Plan
+	Keys    []int
+	TimeCol int
+	Gap     int64
+	Out     types.Schema
+}
+
+// Schema implements Plan.
+func (p *SessionWindow) Schema() types.Schema { return p.Out }
+
+// Inputs implements Plan.
+func (p *SessionWindow) Inputs() []Plan { return []Plan{p.Input} }
+
+// describeSession prints a session window's parameters for EXPLAIN: the
+// partition keys and the time column (named from the input schema in),
+// and the gap.
+func describeSession(in types.Schema, keys []int, timeCol int, gap int64) string {
+	s := "partition: ["
+	for i, k := range keys {
+		if i > 0 {
+			s += ", "
+		}
+		s += colName(in, k)
+	}
+	return s + fmt.Sprintf("], time: %s, gap: %s", colName(in, timeCol), types.FormatInterval(micros(gap)))
+}

@@ -55,6 +55,8 @@ func rewriteNode(p Plan) Plan {
 		n.Input = rewriteNode(n.Input)
 	case *HopWindow:
 		n.Input = rewriteNode(n.Input)
+	case *SessionWindow:
+		n.Input = rewriteNode(n.Input)
 	case *Expand:
 		n.Input = rewriteNode(n.Input)
 	case *ProjectSet:

@@ -191,6 +191,8 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 		return sp.window(n)
 	case *HopWindow:
 		return sp.hopWindow(n)
+	case *SessionWindow:
+		return sp.sessionWindow(n)
 	case *Expand:
 		return sp.expand(n)
 	case *ProjectSet:

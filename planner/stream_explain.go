@@ -312,6 +312,10 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamHopWindow:
 		name = "StreamHopWindow"
 		add("%s", describeHop(x.Input.Base().Out, x.TimeCol, x.Slide, x.Size, x.Offset))
+	case *StreamSessionWindow:
+		name = "StreamSessionWindow"
+		add("%s", describeSession(x.Input.Base().Out, x.Keys, x.TimeCol, x.Gap))
+		state(x.Events, x.Sessions)
 	case *StreamExchange:
 		name = "StreamExchange"
 		add("dist: %s", describeDist(b.Out, b.Dist))

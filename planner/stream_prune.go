@@ -135,6 +135,10 @@ func pruneColumns(p Plan) Plan {
 		c := *n
 		c.Input = pruneColumns(n.Input)
 		return &c
+	case *SessionWindow:
+		c := *n
+		c.Input = pruneColumns(n.Input)
+		return &c
 	case *Expand:
 		c := *n
 		c.Input = pruneColumns(n.Input)

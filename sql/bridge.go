@@ -751,7 +751,7 @@ func (e *emitter) node(n *node, next *node) {
 				} else {
 					e.write(quoteIdent(t.Val), t.Off)
 				}
-			} else if (quoteWords[t.Val] && !next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
+			} else if (quoteWords[t.Val] && !next.isParen()) || (callWords[t.Val] && next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
 				(t.Val == "partition" && next.word() != "by") ||
 				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
 					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values") ||
@@ -790,6 +790,12 @@ func (e *emitter) node(n *node, next *node) {
 }
 
 var frameWords = map[string]bool{"rows": true, "range": true, "groups": true}
+
+// callWords are words TiDB's grammar keeps for itself that Postgres takes
+// as a function name: a call of one is written with the name quoted
+// (session(t, gap), the session window of GROUP BY), which does not
+// change the name.
+var callWords = map[string]bool{"session": true}
 
 // afterOperand reports whether the last piece written ends an operand
 // (a name, a literal, a closing parenthesis), so that a word after it is

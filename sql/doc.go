@@ -51,7 +51,8 @@
 //	                                           case; quoted names keep their case; words TiDB
 //	                                           reserves but Postgres does not, such as key,
 //	                                           status or rank, are written quoted unless a "("
-//	                                           follows, which does not change the name; so are
+//	                                           follows, which does not change the name (and
+//	                                           session, TiDB's keyword, when a "(" does); so are
 //	                                           type words left after rewrite 2 (int, real,
 //	                                           interval, ...), rows/range/groups unless a
 //	                                           frame bound follows, and by unless it follows

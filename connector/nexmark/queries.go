@@ -18,7 +18,8 @@ import (
 // processing-time column in a WITH query (RisingWave declares it on the
 // source), so its result depends on when it runs; q13 joins with
 // side_input FOR SYSTEM_TIME AS OF PROCTIME(), a process-time lookup.
-// Left out: q11 (session windows), which weir does not have.
+// q11 is Flink's formulation (GROUP BY bidder, SESSION(date_time, gap)):
+// RisingWave's CI leaves it out.
 //
 //go:embed queries/*.sql
 var queryFiles embed.FS

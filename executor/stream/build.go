@@ -454,6 +454,12 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 			return nil, err
 		}
 		return NewHopWindow(actx, in, n)
+	case *planner.StreamSessionWindow:
+		in, err := input(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return NewSessionWindow(actx, in, n)
 	case *planner.StreamMaterialize:
 		in, err := input(n.Input)
 		if err != nil {

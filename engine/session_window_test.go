@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/wire"
+)
+
+// sessionQuery groups ev by k and 10-second sessions of ts, with the
+// aggregates a session window must keep exact through merges and splits.
+const sessionQuery = `SELECT k, SESSION_START(ts, INTERVAL '10' SECOND) AS s, SESSION_END(ts, INTERVAL '10' SECOND) AS e,
+	count(*) AS n, sum(v) AS total, min(v) AS lo, max(v) AS hi, avg(v) AS mean
+	FROM ev GROUP BY k, SESSION(ts, INTERVAL '10' SECOND)`
+
+// wantSessionView checks that view sv holds what sessionQuery gives as a
+// batch query over ev now.
+func wantSessionView(t *testing.T, s wire.Session, step string) []string {
+	t.Helper()
+	mustRun(t, s, "FLUSH")
+	want := sortedRows(t, s, "SELECT * FROM ("+sessionQuery+") AS q")
+	got := sortedRows(t, s, "SELECT * FROM sv")
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: the view has %d rows, the batch query %d:\n%s", step, len(got), len(want), diffRows(got, want))
+	}
+	return got
+}
+
+// TestSessionWindow follows sessions through the changes that move their
+// bounds: a new session, an extension, an out-of-order row that joins two
+// sessions, a delete that splits one again, an update that moves a row
+// to another key, and rows without a time. After each step the view
+// must equal the batch query, and the join and the split have the rows
+// worked out by hand.
+func TestSessionWindow(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE ev (id int PRIMARY KEY, k int, ts timestamp, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery)
+
+	mustRun(t, s, `INSERT INTO ev VALUES (1, 1, '2024-01-01 00:00:00', 1), (2, 1, '2024-01-01 00:00:05', 2),
+		(3, 1, '2024-01-01 00:00:30', 3), (4, 2, '2024-01-01 00:00:00', 4)`)
+	wantSessionView(t, s, "two sessions of k 1")
+	sessions := func(step string, want ...string) {
+		t.Helper()
+		wantSessionView(t, s, step)
+		wantRows(t, s, "SELECT k, s::time, e::time, n FROM sv ORDER BY k, s", want...)
+	}
+	sessions("two sessions of k 1", "1 00:00:00 00:00:15 2", "1 00:00:30 00:00:40 1", "2 00:00:00 00:00:10 1")
+	mustRun(t, s, "INSERT INTO ev VALUES (5, 1, '2024-01-01 00:00:18', 5)")
+	sessions("a session between", "1 00:00:00 00:00:15 2", "1 00:00:18 00:00:28 1", "1 00:00:30 00:00:40 1", "2 00:00:00 00:00:10 1")
+	// 12 is within 10 seconds of 5 and of 18; then 24 of 18 and of 30.
+	mustRun(t, s, "INSERT INTO ev VALUES (6, 1, '2024-01-01 00:00:12', -6)")
+	sessions("a late row joins two", "1 00:00:00 00:00:28 4", "1 00:00:30 00:00:40 1", "2 00:00:00 00:00:10 1")
+	mustRun(t, s, "INSERT INTO ev VALUES (7, 1, '2024-01-01 00:00:24', 7)")
+	sessions("a late row joins all", "1 00:00:00 00:00:40 6", "2 00:00:00 00:00:10 1")
+	mustRun(t, s, "DELETE FROM ev WHERE id = 6")
+	sessions("a delete splits", "1 00:00:00 00:00:15 2", "1 00:00:18 00:00:40 3", "2 00:00:00 00:00:10 1")
+	mustRun(t, s, "UPDATE ev SET k = 2 WHERE id = 7")
+	sessions("a row changes key", "1 00:00:00 00:00:15 2", "1 00:00:18 00:00:28 1", "1 00:00:30 00:00:40 1",
+		"2 00:00:00 00:00:10 1", "2 00:00:24 00:00:34 1")
+	// 8 is exactly the gap before 18: the gap bounds a session inclusively.
+	mustRun(t, s, "UPDATE ev SET ts = '2024-01-01 00:00:08' WHERE id = 3")
+	sessions("a row moves in time", "1 00:00:00 00:00:28 4", "2 00:00:00 00:00:10 1", "2 00:00:24 00:00:34 1")
+	mustRun(t, s, "INSERT INTO ev VALUES (8, 1, NULL, 8), (9, 1, NULL, 9), (10, NULL, '2024-01-01 00:00:03', 10)")
+	sessions("rows without a time or key", "1 00:00:00 00:00:28 4", "1 NULL NULL 2", "2 00:00:00 00:00:10 1",
+		"2 00:00:24 00:00:34 1", "NULL 00:00:03 00:00:13 1")
+	mustRun(t, s, "DELETE FROM ev WHERE k = 1 AND ts < '2024-01-01 00:00:06'")
+	sessions("the start leaves", "1 00:00:08 00:00:28 2", "1 NULL NULL 2", "2 00:00:00 00:00:10 1",
+		"2 00:00:24 00:00:34 1", "NULL 00:00:03 00:00:13 1")
+	mustRun(t, s, "DELETE FROM ev")
+	sessions("empty")
+}
+
+// TestSessionWindowRandom is the oracle of the session window: random
+// inserts, deletes and updates of keys and times (out of order, often
+// joining and splitting sessions), and after every FLUSH the view equals
+// its query run as a batch query.
+func TestSessionWindowRandom(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE ev (id int PRIMARY KEY, k int, ts timestamp, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery)
+	rng := rand.New(rand.NewPCG(11, 18))
+	ts := func() string {
+		if rng.IntN(20) == 0 {
+			return "NULL"
+		}
+		return fmt.Sprintf("TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '%d second'", rng.IntN(150))
+	}
+	next, merged := 0, 0
+	for round := range 40 {
+		for range 1 + rng.IntN(4) {
+			switch r := rng.IntN(10); {
+			case r < 6 || next < 5:
+				mustRun(t, s, fmt.Sprintf("INSERT INTO ev VALUES (%d, %d, %s, %d)", next, rng.IntN(3), ts(), rng.IntN(100)-20))
+				next++
+			case r < 8:
+				mustRun(t, s, fmt.Sprintf("DELETE FROM ev WHERE id = %d", rng.IntN(next)))
+			case r < 9:
+				mustRun(t, s, fmt.Sprintf("UPDATE ev SET ts = %s WHERE id = %d", ts(), rng.IntN(next)))
+			default:
+				mustRun(t, s, fmt.Sprintf("UPDATE ev SET k = %d, v = v + 1 WHERE id = %d", rng.IntN(3), rng.IntN(next)))
+			}
+		}
+		rows := wantSessionView(t, s, fmt.Sprintf("round %d", round))
+		merged = max(merged, len(rows))
+	}
+	// The test must have compared sessions, not an empty view.
+	if merged < 5 {
+		t.Fatalf("at most %d sessions over the run", merged)
+	}
+}
+
+// TestSessionWindowRecovers reopens the database after a crash: the
+// sessions come back from their state tables, and a late row after the
+// restart joins two sessions made before it.
+func TestSessionWindowRecovers(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE ev (id int PRIMARY KEY, k int, ts timestamp, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery)
+	mustRun(t, s, `INSERT INTO ev SELECT i, i % 2, TIMESTAMP '2024-01-01 00:00:00' + (i * 3 + (i / 10) * 14) * INTERVAL '1 second', i
+		FROM generate_series(0, 39) AS g(i)`)
+	before := wantSessionView(t, s, "before the crash")
+	mustRun(t, s, "FLUSH")
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	if after := wantSessionView(t, s, "after the restart"); !slices.Equal(after, before) {
+		t.Fatalf("the view changed over the restart:\n%s", diffRows(after, before))
+	}
+	// Each key's rows are 6 seconds apart within a run of ten ids, and
+	// its runs 20 seconds apart (key 0's run j spans 44j to 44j + 24):
+	// a row exactly in the middle of each gap of key 0 joins its runs.
+	wantRows(t, s, "SELECT k, count(*) FROM sv GROUP BY k ORDER BY k", "0 4", "1 4")
+	mustRun(t, s, `INSERT INTO ev SELECT 100 + j, 0, TIMESTAMP '2024-01-01 00:00:00' + (44 * j + 34) * INTERVAL '1 second', 0
+		FROM generate_series(0, 2) AS g(j)`)
+	got := wantSessionView(t, s, "late rows after the restart")
+	wantRows(t, s, "SELECT k, count(*), sum(n) FROM sv GROUP BY k ORDER BY k", "0 1 23", "1 4 20")
+	t.Logf("%d sessions before, %d after", len(before), len(got))
+}
+
+// TestSessionWindowErrors: SESSION is a GROUP BY item only, and its
+// start and end need it.
+func TestSessionWindowErrors(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE ev (id int PRIMARY KEY, k int, ts timestamp, v int)")
+	wantCode(t, s, "SELECT SESSION(ts, INTERVAL '1' SECOND) FROM ev", pgerr.GroupingError, "only allowed as an item of GROUP BY")
+	wantCode(t, s, "SELECT k, SESSION_START(ts, INTERVAL '1' SECOND) FROM ev GROUP BY k", pgerr.GroupingError, "grouped by SESSION")
+	wantCode(t, s, "SELECT SESSION_END(ts, INTERVAL '2' SECOND) FROM ev GROUP BY SESSION(ts, INTERVAL '1' SECOND)", pgerr.GroupingError, "must be those of")
+	wantCode(t, s, "SELECT count(*) FROM ev GROUP BY SESSION(ts, INTERVAL '0' SECOND)", pgerr.InvalidParameterValue, "greater than zero")
+	wantCode(t, s, "SELECT count(*) FROM ev GROUP BY SESSION(v, INTERVAL '1' SECOND)", pgerr.DatatypeMismatch, "must be of type timestamp")
+}

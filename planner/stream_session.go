@@ -1,0 +1,102 @@
+package planner
+
+import "github.com/weirdb/weir/types"
+
+// StreamSessionWindow labels each input row with the start of its
+// session, as SessionWindow does in batch plans: the rows equal on Keys
+// fall into sessions, maximal runs of them whose TimeCol values are at
+// most Gap microseconds apart, and the output is the input's columns
+// (hidden ones included) followed by session_start. An event can open a
+// session, extend one, or join two into one; a delete can split one.
+// When a session's start changes, every row already emitted with the old
+// start is retracted and inserted again with the new one, so the output
+// is a changelog even over an append-only input. A row whose time is
+// NULL passes with a NULL start and is kept nowhere.
+//
+// Events holds every row with a time: key (Keys..., time, the input's
+// stream key, or every input column when it has none), value (the
+// input's columns, the number of such rows). Sessions holds one row per
+// session: key (Keys..., start), value (Keys..., start, the session's
+// last time). Both are partitioned by Keys, as the input is. The stream
+// key is the input's; watermarks are dropped (a session's start is not
+// bounded by one).
+type StreamSessionWindow struct {
+	StreamBase
+	Input    StreamNode
+	Keys     []int
+	TimeCol  int
+	Gap      int64
+	Events   StateTableDesc
+	Sessions StateTableDesc
+}
+
+// Base implements StreamNode.
+func (n *StreamSessionWindow) Base() *StreamBase { return &n.StreamBase }
+
+// StreamInputs implements StreamNode.
+func (n *StreamSessionWindow) StreamInputs() []StreamNode { return []StreamNode{n.Input} }
+
+// EventKey returns the columns of the input that follow the keys and the
+// time in an Events key: the input's stream key, or all of its columns.
+func (n *StreamSessionWindow) EventKey() []int {
+	b := n.Input.Base()
+	if len(b.StreamKey) > 0 {
+		return b.StreamKey
+	}
+	return seq(0, len(b.Out))
+}
+
+// sessionWindow converts a SessionWindow into a StreamSessionWindow
+// behind an exchange on its keys; like hopWindow, a projection moves
+// session_start right after the logical columns when the input has
+// hidden ones.
+func (sp *streamPlanner) sessionWindow(s *SessionWindow) StreamNode {
+	in := exchange(sp.plan(s.Input), hashDist(s.Keys), false)
+	b := in.Base()
+	nIn := len(s.Input.Schema())
+	n := &StreamSessionWindow{Input: in, Keys: s.Keys, TimeCol: s.TimeCol, Gap: s.Gap}
+	n.Out = append(append(append(types.Schema(nil), s.Out[:nIn]...), b.Out[nIn:]...), s.Out[nIn:]...)
+	n.StreamKey = append([]int(nil), b.StreamKey...)
+	n.Dist = b.Dist
+
+	var keyCols types.Schema
+	for _, k := range s.Keys {
+		c := b.Out[k]
+		c.Hidden = false
+		keyCols = append(keyCols, c)
+	}
+	nk := len(keyCols)
+	tc := b.Out[s.TimeCol]
+	tc.Hidden = false
+	ev := StateTableDesc{ID: sp.alloc(), Name: "session_events", Cols: append(append(types.Schema(nil), keyCols...), tc)}
+	for _, c := range n.EventKey() {
+		col := b.Out[c]
+		col.Hidden = false
+		ev.Cols = append(ev.Cols, col)
+	}
+	ev.KeyCols = seq(0, len(ev.Cols))
+	ev.OrderDesc = make([]bool, len(ev.Cols))
+	ev.DistKeyCols = seq(0, nk)
+	for _, c := range b.Out {
+		c.Hidden = false
+		ev.Cols = append(ev.Cols, c)
+	}
+	ev.Cols = append(ev.Cols, types.Column{Name: "_count", T: types.TInt8, NotNull: true})
+	n.Events = ev
+
+	ss := StateTableDesc{ID: sp.alloc(), Name: "session_windows", Cols: append(append(types.Schema(nil), keyCols...),
+		types.Column{Name: "session_start", T: tc.T}, types.Column{Name: "session_last", T: tc.T})}
+	ss.KeyCols = seq(0, nk+1)
+	ss.OrderDesc = make([]bool, nk+1)
+	ss.DistKeyCols = seq(0, nk)
+	n.Sessions = ss
+
+	ws := len(b.Out)
+	if ws == nIn {
+		return n
+	}
+	exprs := columnsOf(n.Out, nIn)
+	c := n.Out[ws]
+	exprs = append(exprs, &ColRef{Idx: ws, T: c.T, Name: c.Name})
+	return newProject(n, exprs, s.Out)
+}
