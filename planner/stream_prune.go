@@ -203,6 +203,23 @@ func narrow(p Plan, used []bool) (Plan, []int) {
 		h.Out = append(append(types.Schema(nil), in.Schema()...), n.Out[nIn:]...)
 		m := append(mIn, w, w+1)
 		return h, m
+	case *SessionWindow:
+		// It keeps every input row in its state: the fewer columns, the
+		// smaller the state.
+		nIn := len(n.Input.Schema())
+		need := append([]bool(nil), used[:nIn]...)
+		need[n.TimeCol] = true
+		for _, k := range n.Keys {
+			need[k] = true
+		}
+		in, mIn := exactly(n.Input, need)
+		w := len(in.Schema())
+		sw := &SessionWindow{Input: in, TimeCol: mIn[n.TimeCol], Gap: n.Gap}
+		for _, k := range n.Keys {
+			sw.Keys = append(sw.Keys, mIn[k])
+		}
+		sw.Out = append(append(types.Schema(nil), in.Schema()...), n.Out[nIn:]...)
+		return sw, append(mIn, w)
 	case *Window:
 		nIn := len(n.Input.Schema())
 		need := append([]bool(nil), used[:nIn]...)

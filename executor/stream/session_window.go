@@ -51,8 +51,12 @@ type SessionWindow struct {
 	keys     []int
 	timeCol  int
 	eventKey []int
-	gap      int64
-	nIn      int
+	// unique: the input has a stream key, so no two rows it holds are
+	// equal on an Events key and their count is always 1; an insert then
+	// needs no lookup.
+	unique bool
+	gap    int64
+	nIn    int
 
 	out []types.Message
 	ob  outBuilder
@@ -66,7 +70,8 @@ type session struct{ start, last int64 }
 // NewSessionWindow returns a SessionWindow over input for n.
 func NewSessionWindow(actx *ActorContext, input Operator, n *planner.StreamSessionWindow) (*SessionWindow, error) {
 	inTs := n.Input.Base().Out.Types()
-	s := &SessionWindow{actx: actx, input: input, plan: n, keys: n.Keys, timeCol: n.TimeCol, eventKey: n.EventKey(), gap: n.Gap, nIn: len(inTs)}
+	s := &SessionWindow{actx: actx, input: input, plan: n, keys: n.Keys, timeCol: n.TimeCol, eventKey: n.EventKey(), gap: n.Gap, nIn: len(inTs),
+		unique: len(n.Input.Base().StreamKey) > 0}
 	if n.TimeCol < 0 || n.TimeCol >= len(inTs) || n.Gap <= 0 {
 		return nil, pgerr.New(pgerr.InternalError, "session window over column %d of %d with gap %d", n.TimeCol, len(inTs), n.Gap)
 	}
@@ -253,9 +258,13 @@ func (s *SessionWindow) insert(row types.Row) error {
 	t := td.I
 	p := s.partition(row)
 	ek := s.eventKeyOf(p, row)
-	prev, found, err := s.events.Get(ek)
-	if err != nil {
-		return err
+	var prev types.Row
+	found := false
+	if !s.unique {
+		var err error
+		if prev, found, err = s.events.Get(ek); err != nil {
+			return err
+		}
 	}
 	if found {
 		// An equal row is in a session already, which holds t.
