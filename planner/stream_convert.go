@@ -511,7 +511,6 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 	if wrapped, wraps := jsonAggsAsStringAgg(a); wraps != nil {
 		return wrapJSONAggs(sp.agg(wrapped), len(a.GroupBy), wraps, a.Out)
 	}
-	in := sp.plan(a.Input)
 	for _, c := range a.Aggs {
 		if functions.IsOrderedSet(c.Fn) {
 			// They need every value of the group, sorted: not kept yet.
@@ -521,6 +520,10 @@ func (sp *streamPlanner) agg(a *Agg) StreamNode {
 			failUnsupported("aggregate function %s() is not supported in materialized views yet", c.Fn)
 		}
 	}
+	if s, ok := a.Input.(*SessionWindow); ok && sp.emitOnClose {
+		return sp.sessionAggEOWC(a, s)
+	}
+	in := sp.plan(a.Input)
 	// Group keys that are expressions are computed first, so the
 	// exchange and the agg see them as columns.
 	in, keys := withColumns(in, a.GroupBy)

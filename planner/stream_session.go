@@ -1,6 +1,11 @@
 package planner
 
-import "github.com/weirdb/weir/types"
+import (
+	"slices"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
 
 // StreamSessionWindow labels each input row with the start of its
 // session, as SessionWindow does in batch plans: the rows equal on Keys
@@ -20,6 +25,15 @@ import "github.com/weirdb/weir/types"
 // last time). Both are partitioned by Keys, as the input is. The stream
 // key is the input's; watermarks are dropped (a session's start is not
 // bounded by one).
+//
+// With EOWC (EMIT ON WINDOW CLOSE) nothing is emitted while a session is
+// open. A watermark W on TimeCol closes the sessions whose last time
+// plus Gap is below W (no row at or after W can reach them): at the
+// barrier their rows are emitted once, as inserts, followed by
+// session_end (the last time plus Gap, final now), and their state is
+// deleted; then W is emitted on the session_end column, which no later
+// row's session_end is below. The output is append-only. Rows whose time
+// is NULL are dropped, as they belong to no session that could close.
 type StreamSessionWindow struct {
 	StreamBase
 	Input    StreamNode
@@ -28,6 +42,7 @@ type StreamSessionWindow struct {
 	Gap      int64
 	Events   StateTableDesc
 	Sessions StateTableDesc
+	EOWC     bool
 }
 
 // Base implements StreamNode.
@@ -51,6 +66,22 @@ func (n *StreamSessionWindow) EventKey() []int {
 // session_start right after the logical columns when the input has
 // hidden ones.
 func (sp *streamPlanner) sessionWindow(s *SessionWindow) StreamNode {
+	n := sp.sessionNode(s)
+	nIn := len(s.Input.Schema())
+	ws := len(n.Input.Base().Out)
+	if ws == nIn {
+		return n
+	}
+	exprs := columnsOf(n.Out, nIn)
+	c := n.Out[ws]
+	exprs = append(exprs, &ColRef{Idx: ws, T: c.T, Name: c.Name})
+	return newProject(n, exprs, s.Out)
+}
+
+// sessionNode returns the StreamSessionWindow of s, with its state
+// tables, whose output is all of its input's columns, then
+// session_start.
+func (sp *streamPlanner) sessionNode(s *SessionWindow) *StreamSessionWindow {
 	in := exchange(sp.plan(s.Input), hashDist(s.Keys), false)
 	b := in.Base()
 	nIn := len(s.Input.Schema())
@@ -90,13 +121,50 @@ func (sp *streamPlanner) sessionWindow(s *SessionWindow) StreamNode {
 	ss.OrderDesc = make([]bool, nk+1)
 	ss.DistKeyCols = seq(0, nk)
 	n.Sessions = ss
+	return n
+}
 
-	ws := len(b.Out)
-	if ws == nIn {
-		return n
+// sessionAggEOWC converts the aggregation a over the session window s in
+// EMIT ON WINDOW CLOSE mode. The window emits each session's rows once,
+// when a watermark closes it, with its final session_end and a watermark
+// on that column; the aggregation groups by the keys, session_start and
+// session_end, and closes each group on that watermark. A projection
+// then drops session_end, which the plan above computes from the
+// aggregation's max(time), as without EOWC.
+func (sp *streamPlanner) sessionAggEOWC(a *Agg, s *SessionWindow) StreamNode {
+	n := sp.sessionNode(s)
+	b := n.Input.Base()
+	if !slices.Contains(b.Watermarks, s.TimeCol) {
+		fail(unsupported("EMIT ON WINDOW CLOSE over a SESSION window needs a watermark on its time column").
+			WithHint("Read a table or source created with WATERMARK FOR the column SESSION groups by."))
 	}
-	exprs := columnsOf(n.Out, nIn)
-	c := n.Out[ws]
-	exprs = append(exprs, &ColRef{Idx: ws, T: c.T, Name: c.Name})
-	return newProject(n, exprs, s.Out)
+	nIn := len(s.Input.Schema())
+	ws := len(b.Out)
+	n.EOWC = true
+	n.AppendOnly = true
+	n.Out = append(n.Out, types.Column{Name: "session_end", T: n.Out[ws].T})
+	n.Watermarks = []int{ws + 1}
+	// The group keys are columns of s (the keys, then session_start at
+	// nIn); in n, session_start is after the input's hidden columns.
+	var keys []int
+	for _, g := range a.GroupBy {
+		c, ok := g.(*ColRef)
+		if !ok {
+			failf(pgerr.InternalError, "session aggregation groups by an expression")
+		}
+		k := c.Idx
+		if k == nIn {
+			k = ws
+		}
+		keys = append(keys, k)
+	}
+	keys = append(keys, ws+1)
+	h := sp.hashAgg(n, keys, a.Aggs, a.Out[len(a.GroupBy):])
+	var exprs []Expr
+	for i := range h.Out {
+		if i != len(a.GroupBy) {
+			exprs = append(exprs, &ColRef{Idx: i, T: h.Out[i].T, Name: h.Out[i].Name})
+		}
+	}
+	return newProject(h, exprs, a.Out)
 }

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -40,6 +41,15 @@ import (
 //
 // Barrier: pending output was emitted after its chunk; the state goes
 // into the epoch's write set and the barrier is forwarded.
+//
+// In EMIT ON WINDOW CLOSE mode (StreamSessionWindow.EOWC) chunks only
+// change the state, and rows whose time is NULL are dropped. The last
+// watermark on the time column is held until the barrier; there every
+// session whose last time plus gap is below it (a scan of this actor's
+// Sessions rows) is closed: its rows are emitted as inserts with its
+// start and end, and its rows and its session are deleted. Then the state
+// goes into the write set, the watermark is emitted on the session_end
+// column and the barrier is forwarded.
 type SessionWindow struct {
 	actx   *ActorContext
 	input  Operator
@@ -60,6 +70,16 @@ type SessionWindow struct {
 
 	out []types.Message
 	ob  outBuilder
+
+	// eowc: StreamSessionWindow.EOWC; quiet: state changes emit nothing
+	// (in EOWC mode, outside closing); wm is the held watermark (valid
+	// when hasWM) and tt the time's type.
+	eowc, quiet bool
+	wm          int64
+	hasWM       bool
+	tt          types.T
+	// closing is the end of the session being closed (EOWC mode).
+	closing int64
 }
 
 var _ Operator = (*SessionWindow)(nil)
@@ -97,6 +117,15 @@ func NewSessionWindow(actx *ActorContext, input Operator, n *planner.StreamSessi
 			return nil, err
 		}
 	}
+	if n.EOWC {
+		// Closing sessions scans Sessions across partitions.
+		keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return slices.Index(n.Keys, c) }, append(append([]types.T(nil), winKeyTs...), tt))
+		if err != nil {
+			return nil, err
+		}
+		s.wins.SetPartition(keep)
+	}
+	s.eowc, s.quiet, s.tt = n.EOWC, n.EOWC, tt
 	s.ob.ts = n.Out.Types()
 	return s, nil
 }
@@ -121,13 +150,59 @@ func (s *SessionWindow) Next(ctx context.Context) (types.Message, error) {
 			}
 			s.out = s.ob.take(s.out)
 		case types.Watermark:
+			if s.eowc && m.Col == s.timeCol && !m.Val.Null && (!s.hasWM || m.Val.I > s.wm) {
+				s.wm, s.hasWM = m.Val.I, true
+			}
 		case types.Barrier:
-			if err := s.states.Barrier(s.actx.WriteSet, m.Epoch.Prev, m.Epoch.Curr); err != nil {
+			if err := s.barrier(m); err != nil {
 				return nil, err
 			}
-			s.out = append(s.out, m)
 		}
 	}
+}
+
+func (s *SessionWindow) barrier(b types.Barrier) error {
+	if s.eowc && s.hasWM {
+		if err := s.closeSessions(); err != nil {
+			return err
+		}
+		s.out = s.ob.take(s.out)
+	}
+	if err := s.states.Barrier(s.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
+		return err
+	}
+	if s.eowc && s.hasWM {
+		s.out = append(s.out, types.Watermark{Col: s.nIn + 1, T: s.tt, Val: types.DInt(s.wm)})
+	}
+	s.out = append(s.out, b)
+	return nil
+}
+
+// closeSessions emits and deletes the sessions the held watermark closed
+// (EOWC mode).
+func (s *SessionWindow) closeSessions() error {
+	nk := len(s.keys)
+	wins, err := storage.Collect(s.wins.Iter(nil, false), func(r types.Row) bool { return add(r[nk+1].I, s.gap) < s.wm })
+	if err != nil {
+		return err
+	}
+	s.quiet = false
+	defer func() { s.quiet = true }()
+	for _, w := range wins {
+		p := w[:nk:nk]
+		x := session{start: w[nk].I, last: w[nk+1].I}
+		s.closing = add(x.last, s.gap)
+		rows, err := s.rowsOf(p, x.start, x.last)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			s.emit(types.OpInsert, r, x.start, false, r[s.nIn].I)
+			s.events.Delete(s.eventKeyOf(p, r))
+		}
+		s.wins.Delete(with(p, x.start))
+	}
+	return nil
 }
 
 func (s *SessionWindow) applyChunk(c *types.Chunk) error {
@@ -188,13 +263,20 @@ func add(a, b int64) int64 {
 	return a + b
 }
 
-// emit adds row, labelled with start (NULL when null), n times with op.
+// emit adds row, labelled with start (NULL when null), n times with op;
+// in EOWC mode, where only closing emits, session_end follows (closing).
 func (s *SessionWindow) emit(op types.Op, row types.Row, start int64, null bool, n int64) {
-	out := make(types.Row, s.nIn+1)
+	if s.quiet {
+		return
+	}
+	out := make(types.Row, len(s.ob.ts))
 	copy(out, row[:s.nIn])
 	out[s.nIn] = types.DInt(start)
 	if null {
 		out[s.nIn] = types.NullDatum
+	}
+	if s.eowc {
+		out[s.nIn+1] = types.DInt(s.closing)
 	}
 	for range n {
 		s.ob.add(op, out)
@@ -318,6 +400,10 @@ func (s *SessionWindow) remove(row types.Row) error {
 		return err
 	}
 	if !found {
+		if s.eowc {
+			// Its session closed: the row was emitted for good.
+			return nil
+		}
 		return pgerr.New(pgerr.InternalError, "session window: retraction of a row it does not hold")
 	}
 	ts, err := s.touching(p, t, t)
