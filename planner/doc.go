@@ -165,6 +165,13 @@
 // StreamHopWindow that emits each row once per window holding it; its
 // stream key is the input's plus window_start, and it is append-only when
 // its input is. Both align windows to 1970-01-01 plus the offset.
+// GROUP BY k, SESSION(col, gap) is a grouping (bind_session.go): an Agg
+// grouping by k and session_start over a SessionWindow that labels each
+// row with its session's start, the end computed from the Agg's
+// max(col). The SessionWindow becomes a StreamSessionWindow, stateful,
+// whose output retracts and re-inserts a session's rows when its start
+// moves; with EMIT ON WINDOW CLOSE it emits each session's rows once, with
+// their session_end, which the Agg groups by and closes on.
 //
 // Watermarks (stream_watermark.go). A table or source created with
 // WATERMARK FOR col AS expr keeps the clause in its WITH options; its
