@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -157,13 +158,17 @@ func TestSessionWindowRecovers(t *testing.T) {
 // appears once, when the watermark (5 seconds behind the latest time)
 // passes its end, and is then the batch query's row; open sessions are
 // not in the view. Rows come out of order within the watermark's delay,
-// so late rows still join sessions before they close.
+// so late rows still join sessions before they close. A view without
+// EOWC over the same rows equals the batch query throughout, while the
+// watermark deletes the state of closed sessions from both of its
+// operators.
 func TestSessionWindowEOWC(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE ev (id int, k int, ts timestamp, v int, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery+" EMIT ON WINDOW CLOSE")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv2 AS "+sessionQuery)
 	mustRun(t, s, "CREATE TABLE t0 (ts timestamp) APPEND ONLY")
 	closed := "SELECT * FROM (" + sessionQuery + ") AS q WHERE e < (SELECT max(ts) FROM ev) - INTERVAL '5 seconds'"
 	rng := rand.New(rand.NewPCG(5, 11))
@@ -185,6 +190,21 @@ func TestSessionWindowEOWC(t *testing.T) {
 			t.Fatalf("round %d: the view has %d rows, the closed sessions are %d:\n%s", round, len(got), len(want), diffRows(got, want))
 		}
 		sessions = len(got)
+		want = sortedRows(t, s, "SELECT * FROM ("+sessionQuery+") AS q")
+		if got := sortedRows(t, s, "SELECT * FROM sv2"); !slices.Equal(got, want) {
+			t.Fatalf("round %d: the view without EOWC has %d rows, the batch query %d:\n%s", round, len(got), len(want), diffRows(got, want))
+		}
+	}
+	// The rows span about 200 seconds, of which the open sessions hold
+	// the last few; without cleaning, the window would keep a row per
+	// input row and the aggregation three (its min and max inputs).
+	for _, op := range []string{"StreamSessionWindow", "StreamHashAgg"} {
+		st := mustRun(t, s, "SELECT state_rows FROM weir.operators WHERE job = 'sv2' AND operator = '"+op+"'")
+		if n, err := strconv.Atoi(st[0]); err != nil || n >= id {
+			t.Errorf("%s keeps %v state rows of %d rows", op, st, id)
+		} else {
+			t.Logf("%s keeps %d state rows of %d rows", op, n, id)
+		}
 	}
 	if sessions < 3 {
 		t.Fatalf("%d sessions closed over the run", sessions)

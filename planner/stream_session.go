@@ -23,8 +23,10 @@ import (
 // input's columns, the number of such rows). Sessions holds one row per
 // session: key (Keys..., start), value (Keys..., start, the session's
 // last time). Both are partitioned by Keys, as the input is. The stream
-// key is the input's; watermarks are dropped (a session's start is not
-// bounded by one).
+// key is the input's. With a watermark on TimeCol the node has one on
+// session_start (the least start of the open sessions, or the time's
+// watermark if less), and the sessions the time's watermark closed leave
+// its state; other watermarks are dropped.
 //
 // With EOWC (EMIT ON WINDOW CLOSE) nothing is emitted while a session is
 // open. A watermark W on TimeCol closes the sessions whose last time
@@ -89,6 +91,9 @@ func (sp *streamPlanner) sessionNode(s *SessionWindow) *StreamSessionWindow {
 	n.Out = append(append(append(types.Schema(nil), s.Out[:nIn]...), b.Out[nIn:]...), s.Out[nIn:]...)
 	n.StreamKey = append([]int(nil), b.StreamKey...)
 	n.Dist = b.Dist
+	if slices.Contains(b.Watermarks, s.TimeCol) {
+		n.Watermarks = []int{len(b.Out)}
+	}
 
 	var keyCols types.Schema
 	for _, k := range s.Keys {

@@ -62,9 +62,11 @@
 // Filter, exchanges and HopWindow forward them (DynamicFilter drops
 // them: the rows it holds back or retracts are behind them), Merge and Union take the
 // minimum, HashAgg and TopN keep those on group keys, OverWindow those
-// on partition keys. SessionWindow drops them, except in EMIT ON WINDOW
-// CLOSE mode, where one on the time column closes the sessions it passed
-// and goes on as a watermark on their session_end. HashAgg closes the groups a watermark passed: it
+// on partition keys. SessionWindow turns one on the time column into one
+// on session_start (the least start of a session still open), deleting
+// the state of the sessions it closed; in EMIT ON WINDOW CLOSE mode it
+// emits those sessions' rows then, and the watermark goes on on their
+// session_end. HashAgg closes the groups a watermark passed: it
 // deletes their state, and in EMIT ON WINDOW CLOSE mode emits their rows
 // then, once. EOWCOverWindow emits each row once the watermark on its
 // first ORDER BY column has passed it (and the rows its window reaches

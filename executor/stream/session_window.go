@@ -36,8 +36,15 @@ import (
 // session's rows are a range scan of Events. Both live in state tables,
 // within the memory budget, and are committed at the barrier.
 //
-// Watermark: dropped (a session's start is not bounded by the time's
-// watermark: a late row may join a session that started earlier).
+// Watermark: one on the time column (when the plan asks for it, its
+// Watermarks naming session_start) is held until the barrier. There the
+// sessions it closed (their last time plus gap below it: no later row can
+// reach them) are deleted from the state without output, their rows
+// already emitted, and a watermark goes out on session_start: the least
+// start of the sessions still open, or the held watermark if less (a
+// later row starts a session at or after it). A later retraction of a
+// deleted row is dropped, as behind the watermark. Other watermarks are
+// dropped: a session's start is not bounded by one.
 //
 // Barrier: pending output was emitted after its chunk; the state goes
 // into the epoch's write set and the barrier is forwarded.
@@ -75,9 +82,12 @@ type SessionWindow struct {
 	// (in EOWC mode, outside closing); wm is the held watermark (valid
 	// when hasWM) and tt the time's type.
 	eowc, quiet bool
-	wm          int64
-	hasWM       bool
-	tt          types.T
+	// clean: a watermark on the time column closes sessions (in EOWC
+	// mode, or when the plan has the output carry a watermark).
+	clean bool
+	wm    int64
+	hasWM bool
+	tt    types.T
 	// closing is the end of the session being closed (EOWC mode).
 	closing int64
 }
@@ -117,7 +127,8 @@ func NewSessionWindow(actx *ActorContext, input Operator, n *planner.StreamSessi
 			return nil, err
 		}
 	}
-	if n.EOWC {
+	s.clean = n.EOWC || len(n.Watermarks) > 0
+	if s.clean {
 		// Closing sessions scans Sessions across partitions.
 		keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return slices.Index(n.Keys, c) }, append(append([]types.T(nil), winKeyTs...), tt))
 		if err != nil {
@@ -150,7 +161,7 @@ func (s *SessionWindow) Next(ctx context.Context) (types.Message, error) {
 			}
 			s.out = s.ob.take(s.out)
 		case types.Watermark:
-			if s.eowc && m.Col == s.timeCol && !m.Val.Null && (!s.hasWM || m.Val.I > s.wm) {
+			if s.clean && m.Col == s.timeCol && !m.Val.Null && (!s.hasWM || m.Val.I > s.wm) {
 				s.wm, s.hasWM = m.Val.I, true
 			}
 		case types.Barrier:
@@ -162,8 +173,10 @@ func (s *SessionWindow) Next(ctx context.Context) (types.Message, error) {
 }
 
 func (s *SessionWindow) barrier(b types.Barrier) error {
-	if s.eowc && s.hasWM {
-		if err := s.closeSessions(); err != nil {
+	var open int64
+	if s.clean && s.hasWM {
+		var err error
+		if open, err = s.closeSessions(); err != nil {
 			return err
 		}
 		s.out = s.ob.take(s.out)
@@ -171,38 +184,57 @@ func (s *SessionWindow) barrier(b types.Barrier) error {
 	if err := s.states.Barrier(s.actx.WriteSet, b.Epoch.Prev, b.Epoch.Curr); err != nil {
 		return err
 	}
-	if s.eowc && s.hasWM {
+	switch {
+	case !s.clean || !s.hasWM:
+	case s.eowc:
 		s.out = append(s.out, types.Watermark{Col: s.nIn + 1, T: s.tt, Val: types.DInt(s.wm)})
+	default:
+		s.out = append(s.out, types.Watermark{Col: s.nIn, T: s.tt, Val: types.DInt(open)})
 	}
 	s.out = append(s.out, b)
 	return nil
 }
 
-// closeSessions emits and deletes the sessions the held watermark closed
-// (EOWC mode).
-func (s *SessionWindow) closeSessions() error {
+// closeSessions deletes the sessions the held watermark closed, whose
+// last time plus the gap is below it: no later row (at or after the
+// watermark) can reach them. In EOWC mode it emits their rows first.
+// It returns the watermark on session_start that then holds: the least
+// start of the sessions still open, or the held watermark when that is
+// less (a later row opens a session at or after it).
+func (s *SessionWindow) closeSessions() (int64, error) {
 	nk := len(s.keys)
-	wins, err := storage.Collect(s.wins.Iter(nil, false), func(r types.Row) bool { return add(r[nk+1].I, s.gap) < s.wm })
+	open := s.wm
+	wins, err := storage.Collect(s.wins.Iter(nil, false), func(r types.Row) bool {
+		if add(r[nk+1].I, s.gap) < s.wm {
+			return true
+		}
+		open = min(open, r[nk].I)
+		return false
+	})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	s.quiet = false
-	defer func() { s.quiet = true }()
+	if s.eowc {
+		s.quiet = false
+		defer func() { s.quiet = true }()
+	}
 	for _, w := range wins {
 		p := w[:nk:nk]
 		x := session{start: w[nk].I, last: w[nk+1].I}
 		s.closing = add(x.last, s.gap)
 		rows, err := s.rowsOf(p, x.start, x.last)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, r := range rows {
-			s.emit(types.OpInsert, r, x.start, false, r[s.nIn].I)
+			if s.eowc {
+				s.emit(types.OpInsert, r, x.start, false, r[s.nIn].I)
+			}
 			s.events.Delete(s.eventKeyOf(p, r))
 		}
 		s.wins.Delete(with(p, x.start))
 	}
-	return nil
+	return open, nil
 }
 
 func (s *SessionWindow) applyChunk(c *types.Chunk) error {
@@ -400,8 +432,8 @@ func (s *SessionWindow) remove(row types.Row) error {
 		return err
 	}
 	if !found {
-		if s.eowc {
-			// Its session closed: the row was emitted for good.
+		if s.clean {
+			// Its session closed: the row is behind the watermark.
 			return nil
 		}
 		return pgerr.New(pgerr.InternalError, "session window: retraction of a row it does not hold")
