@@ -83,13 +83,14 @@ func TestSessionWindow(t *testing.T) {
 // TestSessionWindowRandom is the oracle of the session window: random
 // inserts, deletes and updates of keys and times (out of order, often
 // joining and splitting sessions), and after every FLUSH the view equals
-// its query run as a batch query.
+// its query run as a batch query. A second view runs on two actors.
 func TestSessionWindowRandom(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
 	s := session(t, e)
 	mustRun(t, s, "CREATE TABLE ev (id int PRIMARY KEY, k int, ts timestamp, v int)")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery)
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv2 WITH (streaming_parallelism = 2) AS "+sessionQuery)
 	rng := rand.New(rand.NewPCG(11, 18))
 	ts := func() string {
 		if rng.IntN(20) == 0 {
@@ -114,6 +115,9 @@ func TestSessionWindowRandom(t *testing.T) {
 		}
 		rows := wantSessionView(t, s, fmt.Sprintf("round %d", round))
 		merged = max(merged, len(rows))
+		if two := sortedRows(t, s, "SELECT * FROM sv2"); !slices.Equal(two, rows) {
+			t.Fatalf("round %d: the view on two actors differs:\n%s", round, diffRows(two, rows))
+		}
 	}
 	// The test must have compared sessions, not an empty view.
 	if merged < 5 {
@@ -161,7 +165,7 @@ func TestSessionWindowRecovers(t *testing.T) {
 // so late rows still join sessions before they close. A view without
 // EOWC over the same rows equals the batch query throughout, while the
 // watermark deletes the state of closed sessions from both of its
-// operators.
+// operators; the EOWC view on two actors equals the one on one.
 func TestSessionWindowEOWC(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
@@ -169,6 +173,7 @@ func TestSessionWindowEOWC(t *testing.T) {
 	mustRun(t, s, "CREATE TABLE ev (id int, k int, ts timestamp, v int, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery+" EMIT ON WINDOW CLOSE")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW sv2 AS "+sessionQuery)
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv3 WITH (streaming_parallelism = 2) AS "+sessionQuery+" EMIT ON WINDOW CLOSE")
 	mustRun(t, s, "CREATE TABLE t0 (ts timestamp) APPEND ONLY")
 	closed := "SELECT * FROM (" + sessionQuery + ") AS q WHERE e < (SELECT max(ts) FROM ev) - INTERVAL '5 seconds'"
 	rng := rand.New(rand.NewPCG(5, 11))
@@ -190,6 +195,9 @@ func TestSessionWindowEOWC(t *testing.T) {
 			t.Fatalf("round %d: the view has %d rows, the closed sessions are %d:\n%s", round, len(got), len(want), diffRows(got, want))
 		}
 		sessions = len(got)
+		if two := sortedRows(t, s, "SELECT * FROM sv3"); !slices.Equal(two, got) {
+			t.Fatalf("round %d: the view on two actors differs:\n%s", round, diffRows(two, got))
+		}
 		want = sortedRows(t, s, "SELECT * FROM ("+sessionQuery+") AS q")
 		if got := sortedRows(t, s, "SELECT * FROM sv2"); !slices.Equal(got, want) {
 			t.Fatalf("round %d: the view without EOWC has %d rows, the batch query %d:\n%s", round, len(got), len(want), diffRows(got, want))

@@ -198,7 +198,7 @@ func TestQueriesAndDDL(t *testing.T) {
 			t.Errorf("%s reads no source", q.Name)
 		}
 	}
-	want := "q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22"
+	want := "q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("queries %s, want %s", got, want)
 	}
