@@ -222,6 +222,36 @@ func TestSessionWindowEOWC(t *testing.T) {
 		pgerr.FeatureNotSupported, "needs a watermark on its time column")
 }
 
+// TestSessionWindowEOWCRecovers: sessions open at a crash come back
+// from the state tables and close after the restart, when the watermark
+// passes them, with the rows from before the crash counted.
+func TestSessionWindowEOWCRecovers(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE ev (id int, k int, ts timestamp, v int, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW sv AS "+sessionQuery+" EMIT ON WINDOW CLOSE")
+	// Key 1 has a session closed (0-3 s, end 13 s) and one open (30 s);
+	// key 2 one open (25-28 s); the watermark is at 25 s.
+	mustRun(t, s, `INSERT INTO ev VALUES (1, 1, '2024-01-01 00:00:00', 1), (2, 1, '2024-01-01 00:00:03', 2),
+		(3, 2, '2024-01-01 00:00:25', 3), (4, 2, '2024-01-01 00:00:28', 4), (5, 1, '2024-01-01 00:00:30', 5)`)
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT k, s::time, e::time, n, total FROM sv ORDER BY k, s", "1 00:00:00 00:00:13 2 3")
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	// 36 s extends key 1's open session; 60 s moves the watermark to
+	// 55 s, past both open sessions' ends (46 and 38 s).
+	mustRun(t, s, "INSERT INTO ev VALUES (6, 1, '2024-01-01 00:00:36', 6)")
+	mustRun(t, s, "INSERT INTO ev VALUES (7, 2, '2024-01-01 00:01:00', 7)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT k, s::time, e::time, n, total FROM sv ORDER BY k, s",
+		"1 00:00:00 00:00:13 2 3", "1 00:00:30 00:00:46 2 11", "2 00:00:25 00:00:38 2 7")
+}
+
 // TestSessionWindowErrors: SESSION is a GROUP BY item only, and its
 // start and end need it.
 func TestSessionWindowErrors(t *testing.T) {
