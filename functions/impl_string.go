@@ -913,36 +913,20 @@ func (t implTable) defineString() {
 	t.defRow("pg_icase", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
 
 	// LIKE and regular expressions.
-	like := func(icase, neg bool) RowFn {
+	pattern := func(op string) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			s, p := d[0].S, d[1].S
-			if icase {
-				s, p = asciiLower(s), asciiLower(p)
-			}
-			if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
-				return types.NullDatum, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
-			}
-			return types.DBool(likeMatch([]rune(s), []rune(p)) != neg), nil
-		}
-	}
-	t.defRow("~~", like(false, false))
-	t.defRow("!~~", like(false, true))
-	t.defRow("~~*", like(true, false))
-	t.defRow("!~~*", like(true, true))
-	re := func(icase, neg bool) RowFn {
-		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			r, err := aregex(d[1].S, icase)
+			m, err := PatternMatch(op, d[0].S, d[1].S)
 			if err != nil {
 				return types.NullDatum, err
 			}
-			return types.DBool(r.MatchString(d[0].S) != neg), nil
+			return types.DBool(m), nil
 		}
 	}
+	for _, op := range []string{"~~", "!~~", "~~*", "!~~*", "~*", "!~", "!~*"} {
+		t.defRow(op, pattern(op))
+	}
 	// ~ with one operand is the bitwise not (func_bitwise.go).
-	t.def("~", func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: re(false, false)}, len(args) == 2 })
-	t.defRow("~*", re(true, false))
-	t.defRow("!~", re(false, true))
-	t.defRow("!~*", re(true, true))
+	t.def("~", func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: pattern("~")}, len(args) == 2 })
 
 	// text[] functions. array_to_string(a, sep [, null_string]): NULL
 	// elements are left out, or written as null_string when it is given
@@ -1323,6 +1307,39 @@ func writeRecordField(b *strings.Builder, v string) {
 	}
 }
 
+// IsPatternOp reports whether op names a pattern-matching operator: ~~
+// !~~ ~~* !~~* (LIKE, NOT LIKE, ILIKE, NOT ILIKE) or ~ ~* !~ !~*.
+func IsPatternOp(op string) bool {
+	switch op {
+	case "~~", "!~~", "~~*", "!~~*", "~", "~*", "!~", "!~*":
+		return true
+	}
+	return false
+}
+
+// PatternMatch reports whether the text s matches the pattern p under
+// the pattern-matching operator op (IsPatternOp), negated for the !
+// forms. A LIKE pattern ending in an escape is 22025 and an invalid
+// regular expression 2201B, as in PostgreSQL.
+func PatternMatch(op, s, p string) (bool, error) {
+	neg := strings.HasPrefix(op, "!")
+	icase := strings.HasSuffix(op, "*")
+	if strings.Contains(op, "~~") {
+		if icase {
+			s, p = asciiLower(s), asciiLower(p)
+		}
+		if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
+			return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+		}
+		return likeMatch([]rune(s), []rune(p)) != neg, nil
+	}
+	r, err := aregex(p, icase)
+	if err != nil {
+		return false, err
+	}
+	return r.MatchString(s) != neg, nil
+}
+
 // quantifiedArray is x op ANY (arr) (all false) or x op ALL (arr), arr an
 // array of type at, as PostgreSQL's ExecEvalScalarArrayOp: a NULL array
 // gives NULL, an empty one false (ANY) or true (ALL) even for a NULL x,
@@ -1346,7 +1363,17 @@ func quantifiedArray(ctx *Context, x, arr types.Datum, at types.T, op string, al
 	for _, e := range elems {
 		if e.Null {
 			sawNull = true
-		} else if CmpHolds(op, types.Compare(x, e, at.Elem())) != all {
+			continue
+		}
+		var holds bool
+		if IsPatternOp(op) {
+			if holds, err = PatternMatch(op, x.S, e.S); err != nil {
+				return types.NullDatum, err
+			}
+		} else {
+			holds = CmpHolds(op, types.Compare(x, e, at.Elem()))
+		}
+		if holds != all {
 			return types.DBool(!all), nil
 		}
 	}

@@ -131,6 +131,9 @@
 //	                                           x = ANY (subquery) stays native
 //	    x op ANY|SOME (expr), op not =         pg_any(x, 'op', (expr)) (op: <> != < > <= >=)
 //	    x op ALL (expr)                        pg_all(x, 'op', (expr)) (op: = <> != < > <= >=)
+//	    x op ANY|SOME|ALL (expr), op one of    pg_any(x, 'op', (expr)) / pg_all(...), op by its
+//	    ~ ~* !~ !~* ~~ !~~ ~~* !~~* [NOT]      operator name (LIKE is ~~, NOT ILIKE !~~*);
+//	    LIKE, [NOT] ILIKE                      a subquery expr is pg_array_subquery((expr))
 //	    x[i]                                   pg_subscript(x, i); '{0}' stays a string
 //	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))

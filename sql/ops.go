@@ -101,6 +101,9 @@ func (b *bridge) genericOps(seq []*node) []*node {
 		if n.kind != nLeaf || n.tok.Kind != TOp || !binaryOps[n.tok.Val] && !prefixOps[n.tok.Val] {
 			continue
 		}
+		if regexOps[n.tok.Val] != "" && endsOperand(at(seq, i-1)) && quantifierAt(seq, i+1) {
+			continue // x ~ ANY (...): anyOps
+		}
 		binary := endsOperand(at(seq, i-1))
 		if binary != binaryOps[n.tok.Val] {
 			b.opError(n)

@@ -1235,7 +1235,7 @@ var regexOps = map[string]string{
 func (b *bridge) regexOps(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
-		if n.kind != nLeaf || n.tok.Kind != TOp || regexOps[n.tok.Val] == "" || primaryLeft(seq, i) < 0 {
+		if n.kind != nLeaf || n.tok.Kind != TOp || regexOps[n.tok.Val] == "" || primaryLeft(seq, i) < 0 || quantifierAt(seq, i+1) {
 			continue
 		}
 		op := n.tok.Val
@@ -1363,35 +1363,81 @@ func scanForward(seq []*node, i int) int {
 
 // anyOps rewrites `x = ANY (expr)` whose operand is not a subquery into
 // pg_any_eq(x, (expr)), and the other comparisons `x op ANY|SOME|ALL
-// (expr)` into pg_any(x, 'op', (expr)) / pg_all(x, 'op', (expr)).
+// (expr)` into pg_any(x, 'op', (expr)) / pg_all(x, 'op', (expr)). The
+// pattern-matching operators (~ ~* !~ !~* ~~ !~~ ~~* !~~* and [NOT] LIKE,
+// [NOT] ILIKE, which TiDB's grammar has no quantified form of) are
+// written the same way with the operator's name, over a subquery too:
+// pg_any(x, '~~', pg_array_subquery((subquery))), which the binder reads
+// as x ~~ ANY (subquery).
 func (b *bridge) anyOps(seq []*node) []*node {
 	for i := 1; i < len(seq); i++ {
 		n, g, op := seq[i], at(seq, i+1), seq[i-1]
 		w := n.word()
-		if !(w == "any" || w == "some" || w == "all") || !g.isParen() || isSubquery(g.kids) ||
-			op.kind != nLeaf || op.tok.Kind != TOp || !compareOps[op.tok.Val] {
+		if !(w == "any" || w == "some" || w == "all") || !g.isParen() {
 			continue
 		}
-		s := scanBack(seq, i-1, true)
-		if s >= i-1 {
+		name, opStart := patternOpAt(seq, i-1)
+		if name == "" {
+			if isSubquery(g.kids) || op.kind != nLeaf || op.tok.Kind != TOp || !compareOps[op.tok.Val] {
+				continue
+			}
+			name, opStart = op.tok.Val, i-1
+		}
+		s := scanBack(seq, opStart, true)
+		if s >= opStart {
 			continue
 		}
 		fn := "pg_any_eq("
 		// The first comma stands for the operator: errors of the
 		// comparison point there, as PostgreSQL's do.
-		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", op.off))
-		if w == "all" || op.tok.Val != "=" {
+		kids := append(append([]*node{}, seq[s:opStart]...), leafOp(",", seq[opStart].off))
+		if w == "all" || name != "=" {
 			fn = "pg_any("
 			if w == "all" {
 				fn = "pg_all("
 			}
-			kids = append(kids, textNode(quoteString(op.tok.Val), op.off), leafOp(",", n.off))
+			kids = append(kids, textNode(quoteString(name), seq[opStart].off), leafOp(",", n.off))
+		}
+		if isSubquery(g.kids) {
+			g = synth("pg_array_subquery(", []*node{g}, ")", g.off)
 		}
 		kids = append(kids, g)
 		seq = splice(seq, s, i+2, synth(fn, kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
+}
+
+// quantifierAt reports whether seq[i] is ANY, SOME or ALL before a
+// parenthesized operand: the operator before it is quantified.
+func quantifierAt(seq []*node, i int) bool {
+	switch at(seq, i).word() {
+	case "any", "some", "all":
+		return at(seq, i+1).isParen()
+	}
+	return false
+}
+
+// likeOps name the operators of [NOT] LIKE and [NOT] ILIKE.
+var likeOps = map[string]string{"like": "~~", "not like": "!~~", "ilike": "~~*", "not ilike": "!~~*"}
+
+// patternOpAt returns the pattern-matching operator that ends at seq[k]
+// (~, !~*, ..., LIKE, NOT ILIKE, ...) by its operator name, and the
+// index it starts at; "" when there is none.
+func patternOpAt(seq []*node, k int) (string, int) {
+	n := at(seq, k)
+	switch {
+	case n == nil:
+		return "", k
+	case n.kind == nLeaf && n.tok.Kind == TOp && regexOps[n.tok.Val] != "":
+		return n.tok.Val, k
+	case n.isWord("like") || n.isWord("ilike"):
+		if at(seq, k-1).isWord("not") {
+			return likeOps["not "+n.word()], k - 1
+		}
+		return likeOps[n.word()], k
+	}
+	return "", k
 }
 
 // powers rewrites a ^ b (Postgres's exponentiation; TiDB reads ^ as XOR)
