@@ -8,11 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -75,6 +77,20 @@ type cursor struct {
 	// depth is how many savepoints the block had at DECLARE: ROLLBACK
 	// TO a savepoint set before the cursor closes it.
 	depth int
+
+	// scan is the table of a cursor that is a simply updatable scan of
+	// one (WHERE CURRENT OF), nil for any other: the query's rows then
+	// carry the table's key after the fields, and key holds the key of
+	// the row the cursor stands on (nil when on none).
+	scan *keyedScan
+	key  []types.Datum
+}
+
+// keyedScan is the table a simply updatable cursor scans and the types
+// of its key columns, which the cursor's rows carry after its fields.
+type keyedScan struct {
+	rel  uint32
+	keys []types.T
 }
 
 // errScanForward is PostgreSQL's refusal of a backward move on a NO
@@ -167,7 +183,12 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 		// The cursor outlives this statement: its query must not be
 		// cancelled when the DECLARE returns.
 		qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		res, err := p.Execute(qctx, nil, io)
+		run, scan, err := withCursorKey(qctx, p)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		res, err := run.Execute(qctx, nil, io)
 		if err != nil {
 			cancel()
 			return nil, shiftPosition(err, st.BodyAt)
@@ -175,7 +196,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 		c := &cursor{
 			name: st.Name, text: source, created: time.Now(), fields: p.Fields(),
 			scroll: scroll, hold: st.Hold, res: res, cancel: cancel,
-			readsBatch: s.tx != nil, atStart: true,
+			readsBatch: s.tx != nil, atStart: true, scan: scan,
 		}
 		if s.tx != nil {
 			c.depth = len(s.tx.savepoints)
@@ -200,10 +221,148 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 	}}, nil
 }
 
+// withCursorKey returns the statement a cursor over the query p runs:
+// when p is a simply updatable scan of a table (keyScanPlan), p with the
+// table's key columns added after its fields, and the table; p itself
+// otherwise.
+func withCursorKey(ctx context.Context, p wire.Prepared) (wire.Prepared, *keyedScan, error) {
+	cq, ok := p.(*cachedQuery)
+	if !ok {
+		return p, nil, nil
+	}
+	if err := cq.Revalidate(ctx); err != nil {
+		return nil, nil, err
+	}
+	plan, scan := keyScanPlan(cq.q.bound.Plan)
+	if scan == nil {
+		return p, nil, nil
+	}
+	b := *cq.q.bound
+	b.Plan = plan
+	fields := slices.Clone(cq.q.fields)
+	for i, t := range scan.keys {
+		fields = append(fields, wire.Field{Name: fmt.Sprintf("?key%d?", i), T: t})
+	}
+	return &queryPrepared{s: cq.q.s, bound: &b, fields: fields}, scan, nil
+}
+
+// keyScanPlan returns, when p is what PostgreSQL's execCurrentOf finds a
+// simply updatable scan of one table in (a scan of it under filters and
+// a projection, optionally limited), a copy of p whose projection adds
+// the table's key columns after its own, and the table; p and nil
+// otherwise. PostgreSQL identifies the row by its ctid; the key does so
+// here.
+func keyScanPlan(p planner.Plan) (planner.Plan, *keyedScan) {
+	switch p := p.(type) {
+	case *planner.Limit:
+		in, scan := keyScanPlan(p.Input)
+		if scan == nil {
+			return p, nil
+		}
+		cp := *p
+		cp.Input = in
+		return &cp, scan
+	case *planner.Project:
+		for _, c := range p.Out {
+			if c.Hidden {
+				return p, nil
+			}
+		}
+		q := p.Input
+		for {
+			f, ok := q.(*planner.Filter)
+			if !ok {
+				break
+			}
+			q = f.Input
+		}
+		var rel *catalog.Relation
+		var cols []int
+		switch q := q.(type) {
+		case *planner.Scan:
+			if q.ProcTime {
+				return p, nil
+			}
+			rel, cols = q.Rel, q.Cols
+		case *planner.IndexScan:
+			if q.Covering != nil {
+				return p, nil
+			}
+			rel, cols = q.Rel, q.Cols
+		default:
+			return p, nil
+		}
+		if rel.Kind != catalog.KindTable {
+			return p, nil
+		}
+		cp := *p
+		cp.Exprs, cp.Out = slices.Clone(p.Exprs), slices.Clone(p.Out)
+		scan := &keyedScan{rel: rel.ID}
+		for _, k := range rel.PK {
+			j := slices.Index(cols, k)
+			if j < 0 {
+				return p, nil
+			}
+			col := rel.Cols[k]
+			cp.Exprs = append(cp.Exprs, &planner.ColRef{Idx: j, T: col.T, Name: col.Name})
+			cp.Out = append(cp.Out, types.Column{Name: col.Name, T: col.T})
+			scan.keys = append(scan.keys, col.T)
+		}
+		return &cp, scan
+	}
+	return p, nil
+}
+
+// CurrentOf implements functions.Cursors: the key of the row of table
+// rel the cursor stands on, for WHERE CURRENT OF, with PostgreSQL's
+// checks in execCurrentOf's order.
+func (s *Session) CurrentOf(name, table string, rel uint32) ([]types.Datum, error) {
+	c, err := s.lookupCursor(name)
+	if err != nil {
+		return nil, err
+	}
+	if c.held {
+		return nil, pgerr.New(pgerr.InvalidCursorState, "cursor \"%s\" is held from a previous transaction", name)
+	}
+	if c.scan == nil || c.scan.rel != rel {
+		return nil, pgerr.New(pgerr.InvalidCursorState, "cursor \"%s\" is not a simply updatable scan of table \"%s\"", name, table)
+	}
+	if c.atStart || c.atEnd || c.key == nil {
+		return nil, pgerr.New(pgerr.InvalidCursorState, "cursor \"%s\" is not positioned on a row", name)
+	}
+	return c.key, nil
+}
+
+// checkCurrentOf checks the cursors a write's WHERE CURRENT OF names
+// before it runs, as PostgreSQL does when its scan starts: its errors
+// do not wait for a row of the table to test (an empty table has none).
+func (s *Session) checkCurrentOf(p planner.Plan) error {
+	var err error
+	planner.WalkPlanExprs(p, func(e planner.Expr) {
+		c, ok := e.(*planner.Call)
+		if !ok || c.Fn != "pg_current_of" || err != nil || len(c.Args) < 3 {
+			return
+		}
+		var args [3]types.Datum
+		for i := range args {
+			k, ok := c.Args[i].(*planner.Const)
+			if !ok {
+				return
+			}
+			args[i] = k.V
+		}
+		_, err = s.CurrentOf(args[0].S, args[1].S, uint32(args[2].I))
+	})
+	return err
+}
+
 func (s *Session) newCursorStore(c *cursor) *rowStore {
 	ts := make([]types.T, len(c.fields))
 	for i, f := range c.fields {
 		ts[i] = f.T
+	}
+	if c.scan != nil {
+		ts = append(ts, c.scan.keys...)
 	}
 	return newRowStore(s.eng.db, ts, s.eng.cursorMemLimit())
 }
@@ -420,7 +579,7 @@ func (c *cursor) rewind() error {
 	if !c.scroll {
 		return errScanForward()
 	}
-	c.pos = 0
+	c.pos, c.key = 0, nil
 	c.atStart, c.atEnd, c.portalPos = true, false, 0
 	return nil
 }
@@ -608,10 +767,24 @@ func (r *fetchResult) Next(ctx context.Context) (types.Row, error) {
 		return nil, err
 	}
 	if row == nil {
+		r.c.key = nil
 		r.end()
 		return nil, nil
 	}
 	r.n++
+	if n := len(r.c.fields); r.c.scan != nil && len(row) > n {
+		// The key of the table's row, kept for WHERE CURRENT OF
+		// (detached from the chunk, which may be reused).
+		key := make([]types.Datum, len(row)-n)
+		for i, d := range row[n:] {
+			key[i] = d
+			if d.D != nil {
+				key[i].D = new(apd.Decimal).Set(d.D)
+			}
+		}
+		r.c.key = key
+		row = row[:n]
+	}
 	return row, nil
 }
 

@@ -90,6 +90,9 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		if err := s.eng.checkDiskSpace(); err != nil {
 			return nil, err
 		}
+		if err := s.checkCurrentOf(p.bound.Plan); err != nil {
+			return nil, err
+		}
 		return s.eng.runWrite(ctx, s, p.bound, params, an)
 	}
 	s.eng.rewriteMu.RLock()

@@ -252,6 +252,8 @@
 //	                                           into t's columns
 //	    ROW(x), ROW()                          pg_row1(x), pg_row1() (TiDB's ROW takes two
 //	                                           fields or more)
+//	40  UPDATE ... WHERE CURRENT OF c          UPDATE ... WHERE pg_current_of('c'); the same
+//	                                           for DELETE
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -21,6 +21,7 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = rowStars(seq)
+	seq = currentOf(seq)
 	seq = b.normalize(seq)
 	seq = b.groupingSets(seq)
 	seq = emptyTargets(seq)
@@ -44,6 +45,26 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
+	return seq
+}
+
+// currentOf rewrites UPDATE's and DELETE's WHERE CURRENT OF cursor into
+// WHERE pg_current_of('cursor'), which the binder reads as the row the
+// cursor stands on. Elsewhere the words are left to fail as PostgreSQL's
+// grammar fails them, at OF.
+func currentOf(seq []*node) []*node {
+	dml := false
+	for i := 0; i < len(seq); i++ {
+		if seq[i].isWord("update") || seq[i].isWord("delete") {
+			dml = true
+		}
+		if !dml || !seq[i].isWord("where") || !at(seq, i+1).isWord("current") || !at(seq, i+2).isWord("of") || !at(seq, i+3).isName() {
+			continue
+		}
+		name := seq[i+3]
+		call := synth("pg_current_of(", []*node{textNode(quoteString(name.nameVal()), name.off)}, ")", seq[i+1].off)
+		seq = splice(seq, i+1, i+4, call)
+	}
 	return seq
 }
 
