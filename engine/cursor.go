@@ -84,6 +84,10 @@ type cursor struct {
 	// the row the cursor stands on (nil when on none).
 	scan *keyedScan
 	key  []types.Datum
+
+	// want is the number of rows the move running still needs, 0 for
+	// all of them: the query makes chunks of no more rows.
+	want int
 }
 
 // keyedScan is the table a simply updatable cursor scans and the types
@@ -183,7 +187,8 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 		// The cursor outlives this statement: its query must not be
 		// cancelled when the DECLARE returns.
 		qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		run, scan, err := withCursorKey(qctx, p)
+		c := &cursor{}
+		run, scan, err := cursorQuery(qctx, p, func() int { return c.want })
 		if err != nil {
 			cancel()
 			return nil, err
@@ -193,7 +198,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 			cancel()
 			return nil, shiftPosition(err, st.BodyAt)
 		}
-		c := &cursor{
+		*c = cursor{
 			name: st.Name, text: source, created: time.Now(), fields: p.Fields(),
 			scroll: scroll, hold: st.Hold, res: res, cancel: cancel,
 			readsBatch: s.tx != nil, atStart: true, scan: scan,
@@ -221,11 +226,12 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 	}}, nil
 }
 
-// withCursorKey returns the statement a cursor over the query p runs:
-// when p is a simply updatable scan of a table (keyScanPlan), p with the
-// table's key columns added after its fields, and the table; p itself
-// otherwise.
-func withCursorKey(ctx context.Context, p wire.Prepared) (wire.Prepared, *keyedScan, error) {
+// cursorQuery returns the statement a cursor over the query p runs: p
+// making chunks of at most want() rows (the rows the FETCH running
+// needs), so that rows are computed as they are fetched; when p is a
+// simply updatable scan of a table (keyScanPlan), with the table's key
+// columns added after its fields, and the table.
+func cursorQuery(ctx context.Context, p wire.Prepared, want func() int) (wire.Prepared, *keyedScan, error) {
 	cq, ok := p.(*cachedQuery)
 	if !ok {
 		return p, nil, nil
@@ -233,17 +239,19 @@ func withCursorKey(ctx context.Context, p wire.Prepared) (wire.Prepared, *keyedS
 	if err := cq.Revalidate(ctx); err != nil {
 		return nil, nil, err
 	}
-	plan, scan := keyScanPlan(cq.q.bound.Plan)
-	if scan == nil {
-		return p, nil, nil
+	q := *cq.q
+	q.chunkRows = want
+	plan, scan := keyScanPlan(q.bound.Plan)
+	if scan != nil {
+		b := *q.bound
+		b.Plan = plan
+		q.bound = &b
+		q.fields = slices.Clone(q.fields)
+		for i, t := range scan.keys {
+			q.fields = append(q.fields, wire.Field{Name: fmt.Sprintf("?key%d?", i), T: t})
+		}
 	}
-	b := *cq.q.bound
-	b.Plan = plan
-	fields := slices.Clone(cq.q.fields)
-	for i, t := range scan.keys {
-		fields = append(fields, wire.Field{Name: fmt.Sprintf("?key%d?", i), T: t})
-	}
-	return &queryPrepared{s: cq.q.s, bound: &b, fields: fields}, scan, nil
+	return &q, scan, nil
 }
 
 // keyScanPlan returns, when p is what PostgreSQL's execCurrentOf finds a
@@ -688,6 +696,10 @@ func (s *Session) materialize(ctx context.Context, c *cursor) error {
 		c.store = s.newCursorStore(c)
 		c.pos = 0
 	}
+	// One row at a time, as PostgreSQL computes them: an error of the
+	// query leaves every row before it in the store.
+	c.want = 1
+	defer func() { c.want = 0 }()
 	for {
 		row, err := c.pull(ctx)
 		if err != nil {
@@ -759,7 +771,12 @@ func (r *fetchResult) Next(ctx context.Context) (types.Row, error) {
 	var row types.Row
 	var err error
 	if r.forward {
+		r.c.want = 0
+		if r.count != sql.FetchAll {
+			r.c.want = int(min(r.count-r.n, types.ChunkCap))
+		}
 		row, err = r.c.next(ctx)
+		r.c.want = 0
 	} else {
 		row, err = r.c.prior()
 	}

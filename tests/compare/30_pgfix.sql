@@ -129,3 +129,32 @@ MOVE 1 FROM k;
 DELETE FROM ct WHERE CURRENT OF k;
 CLOSE k;
 \set VERBOSITY default
+
+-- A cursor computes its rows as FETCH and MOVE reach them: volatile
+-- functions run and errors arise for those rows only.
+CREATE SEQUENCE s;
+BEGIN;
+DECLARE c CURSOR FOR SELECT nextval('s') FROM generate_series(1, 10);
+FETCH 1 FROM c;
+SELECT currval('s');
+FETCH 2 FROM c;
+SELECT currval('s');
+CLOSE c;
+DECLARE d CURSOR FOR SELECT 10 / (5 - g) FROM generate_series(1, 10) g;
+FETCH 1 FROM d;
+FETCH 3 FROM d;
+FETCH 1 FROM d;
+ROLLBACK;
+CREATE TABLE lz (id int PRIMARY KEY, d int);
+INSERT INTO lz SELECT g, 5 - g FROM generate_series(1, 8) g;
+BEGIN;
+DECLARE e CURSOR FOR SELECT id, 100 / d FROM lz WHERE id > 0;
+FETCH 2 FROM e;
+FETCH 2 FROM e;
+FETCH 1 FROM e;
+ROLLBACK;
+BEGIN;
+DECLARE f CURSOR FOR SELECT id, nextval('s') FROM lz WHERE id > 2;
+MOVE 2 FROM f;
+SELECT currval('s');
+ROLLBACK;
