@@ -254,6 +254,9 @@
 //	                                           fields or more)
 //	40  UPDATE ... WHERE CURRENT OF c          UPDATE ... WHERE pg_current_of('c'); the same
 //	                                           for DELETE
+//	41  f(*), f not count, no OVER after       pg_star_call('f'): 42883 f() does not exist,
+//	                                           or 42809 when f() is a plain function
+//	    f(*) OVER (...), f not count           f() OVER (...)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

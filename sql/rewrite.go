@@ -22,6 +22,7 @@ func (b *bridge) level(seq []*node) []*node {
 	}
 	seq = rowStars(seq)
 	seq = currentOf(seq)
+	seq = starCalls(seq)
 	seq = b.normalize(seq)
 	seq = b.groupingSets(seq)
 	seq = emptyTargets(seq)
@@ -45,6 +46,42 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
+	return seq
+}
+
+// starCalls rewrites f(*) for a function other than count, which
+// PostgreSQL's grammar takes for any function and TiDB's only for
+// count, into pg_star_call('f') ('schema.f' when qualified), which the
+// binder refuses as PostgreSQL does. Before OVER it is f(): PostgreSQL
+// runs rank(*) OVER () as rank() OVER ().
+func starCalls(seq []*node) []*node {
+	for i := 1; i < len(seq); i++ {
+		g := seq[i]
+		if !g.isParen() || len(g.kids) != 1 || !g.kids[0].isOp("*") {
+			continue
+		}
+		s := i - 1
+		if !seq[s].isName() || boundaryWords[seq[s].word()] || notOperands[seq[s].word()] || seq[s].isWord("count") {
+			continue
+		}
+		if at(seq, i+1).isWord("over") {
+			g.kids = nil
+			continue
+		}
+		for s >= 2 && seq[s-1].isOp(".") && seq[s-2].isName() {
+			s -= 2
+		}
+		var name strings.Builder
+		for k := s; k < i; k++ {
+			if seq[k].isOp(".") {
+				name.WriteByte('.')
+			} else {
+				name.WriteString(seq[k].nameVal())
+			}
+		}
+		seq = splice(seq, s, i+1, synth("pg_star_call(", []*node{textNode(quoteString(name.String()), seq[s].off)}, ")", seq[s].off))
+		i = s
+	}
 	return seq
 }
 

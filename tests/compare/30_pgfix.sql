@@ -158,3 +158,35 @@ DECLARE f CURSOR FOR SELECT id, nextval('s') FROM lz WHERE id > 2;
 MOVE 2 FROM f;
 SELECT currval('s');
 ROLLBACK;
+
+-- f(*) for a function other than count; DROP's cascade notice and
+-- RESTRICT error list every dependent; \df lists no system function.
+CREATE TABLE t4 (a int);
+SELECT max(*) FROM t4;
+SELECT sum(*) FROM t4;
+SELECT count(*) FROM t4;
+SELECT lower(*) FROM t4;
+SELECT nosuch(*) FROM t4;
+CREATE VIEW v4 AS SELECT a FROM t4;
+CREATE VIEW v4b AS SELECT a FROM v4;
+CREATE VIEW v4c AS SELECT a FROM t4;
+DROP TABLE t4;
+DROP TABLE t4 CASCADE;
+CREATE TABLE t5 (a int);
+CREATE VIEW v5 AS SELECT a FROM t5;
+DROP TABLE t5 CASCADE;
+\df
+SELECT now(*);
+SELECT pg_catalog.max(*) FROM (VALUES (1)) v;
+SELECT rank(*) OVER ();
+SELECT count(*) OVER ();
+SELECT 1 WHERE 1 IN (SELECT max(a) FROM (VALUES (1)) v(a));
+CREATE TABLE t6 (a int);
+CREATE TABLE t7 (b int);
+CREATE VIEW v6 AS SELECT a FROM t6;
+CREATE VIEW v67 AS SELECT a, b FROM t6, t7;
+CREATE VIEW v7 AS SELECT b FROM t7;
+DROP VIEW v6, v7;
+DROP TABLE t6, t7;
+DROP TABLE t7, t6 RESTRICT;
+DROP TABLE t6, t7 CASCADE;
