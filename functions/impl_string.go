@@ -361,15 +361,19 @@ func regexpMatch(s, pat, flags string) (types.Datum, error) {
 	if err != nil {
 		return types.NullDatum, err
 	}
-	loc := re.FindStringSubmatchIndex(s)
-	if loc == nil {
+	ms, err := re.submatches(s, 1)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	if len(ms) == 0 {
 		return types.NullDatum, nil
 	}
-	if re.NumSubexp() == 0 {
+	loc := ms[0]
+	if re.groups() == 0 {
 		return types.DString(types.FormatTextArray([]string{s[loc[0]:loc[1]]}, []bool{false})), nil
 	}
-	elems := make([]string, re.NumSubexp())
-	nulls := make([]bool, re.NumSubexp())
+	elems := make([]string, re.groups())
+	nulls := make([]bool, re.groups())
 	for i := range elems {
 		if a := loc[2*i+2]; a >= 0 {
 			elems[i] = s[a:loc[2*i+3]]
@@ -397,9 +401,13 @@ func RegexpSplit(s, pat, flags, fn string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	ms, err := re.submatches(s, -1)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	start, prev := 0, 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	for _, m := range ms {
 		if m[0] < len(s) && m[1] > prev {
 			out = append(out, s[start:m[0]])
 			start = m[1]
@@ -422,35 +430,50 @@ func regexpReplace(s, pat, rep, flags string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var tmpl strings.Builder
+	n := 1
+	if global {
+		n = -1
+	}
+	ms, err := re.submatches(s, n)
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	last := 0
+	for _, loc := range ms {
+		out.WriteString(s[last:loc[0]])
+		expandReplacement(&out, rep, s, loc)
+		last = loc[1]
+	}
+	out.WriteString(s[last:])
+	return out.String(), nil
+}
+
+// expandReplacement writes regexp_replace's replacement rep for the
+// match loc of s: \1 .. \9 are the groups (empty when a group did not
+// take part or does not exist), \& the whole match, \\ a backslash.
+func expandReplacement(b *strings.Builder, rep, s string, loc []int) {
+	group := func(k int) {
+		if 2*k+1 < len(loc) && loc[2*k] >= 0 {
+			b.WriteString(s[loc[2*k]:loc[2*k+1]])
+		}
+	}
 	for i := 0; i < len(rep); i++ {
 		c := rep[i]
 		switch {
-		case c == '$':
-			tmpl.WriteString("$$")
 		case c == '\\' && i+1 < len(rep) && rep[i+1] >= '1' && rep[i+1] <= '9':
-			tmpl.WriteString("${" + string(rep[i+1]) + "}")
+			group(int(rep[i+1] - '0'))
 			i++
 		case c == '\\' && i+1 < len(rep) && rep[i+1] == '&':
-			tmpl.WriteString("${0}")
+			group(0)
 			i++
 		case c == '\\' && i+1 < len(rep) && rep[i+1] == '\\':
-			tmpl.WriteByte('\\')
+			b.WriteByte('\\')
 			i++
 		default:
-			tmpl.WriteByte(c)
+			b.WriteByte(c)
 		}
 	}
-	t := tmpl.String()
-	if global {
-		return re.ReplaceAllString(s, t), nil
-	}
-	loc := re.FindStringSubmatchIndex(s)
-	if loc == nil {
-		return s, nil
-	}
-	out := re.ExpandString(nil, t, s, loc)
-	return s[:loc[0]] + string(out) + s[loc[1]:], nil
 }
 
 // parseTextArray splits a text[] value in Postgres array text form into
@@ -1337,7 +1360,8 @@ func PatternMatch(op, s, p string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return r.MatchString(s) != neg, nil
+	m, err := r.match(s)
+	return m != neg, err
 }
 
 // quantifiedArray is x op ANY (arr) (all false) or x op ALL (arr), arr an

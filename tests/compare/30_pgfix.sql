@@ -190,3 +190,20 @@ DROP VIEW v6, v7;
 DROP TABLE t6, t7;
 DROP TABLE t7, t6 RESTRICT;
 DROP TABLE t6, t7 CASCADE;
+
+-- Back references in regular expressions: matches, regexp_match,
+-- regexp_split_to_array and regexp_replace, and PostgreSQL's error for a
+-- reference to a group that does not exist.
+SELECT 'abab' ~ '(ab)\1', 'abac' ~ '(ab)\1', 'ABab' ~* '(ab)\1';
+SELECT regexp_replace('foo bar bar baz', '(\w+) \1', '\1');
+SELECT regexp_replace('aaa bbb cc', '(\w)\1\1', 'X', 'g');
+SELECT 'aa' ~ '(a)\2';
+SELECT 'a1a' ~ '([a-z])\d\1', 'ab' ~ '(a)|\1b';
+SELECT 'abab' ~ '(?:ab)\1';
+SELECT 'xx' ~ '^(x)\1$', 'x' !~ '(x)\1';
+SELECT regexp_match('abcabc', '(\w+)\1'), regexp_match('xyz', '(a)\1|(y)');
+SELECT regexp_split_to_array('aXXbYYc', '([XY])\1');
+SELECT regexp_replace('héhé wow', '(hé)\1', '[\1\&\\]'), regexp_replace('abab', '(ab)\1', '$1');
+SELECT regexp_replace('aa bb cc', '(\w)\1', '<\1>', 'g'), regexp_replace('aa bb', '(\w)\1', '-', 'gi');
+SELECT 'AbaB' ~* '^(ab)\1$', 'ab\nab' ~ '(b.a)';
+SELECT regexp_replace('abc', 'b', '$&\&'), regexp_replace('abc', '(b)', '\2x\1');
