@@ -45,6 +45,10 @@ var opStops = func() map[string]bool {
 		m[w] = true
 	}
 	m["not regexp"], m["not like"], m["not ilike"] = true, true, true
+	// The pattern operators regexOps leaves, as text, to anyOps.
+	for op := range regexOps {
+		m[op] = true
+	}
 	delete(m, "case")
 	return m
 }()
@@ -100,9 +104,6 @@ func (b *bridge) genericOps(seq []*node) []*node {
 		}
 		if n.kind != nLeaf || n.tok.Kind != TOp || !binaryOps[n.tok.Val] && !prefixOps[n.tok.Val] {
 			continue
-		}
-		if regexOps[n.tok.Val] != "" && endsOperand(at(seq, i-1)) && quantifierAt(seq, i+1) {
-			continue // x ~ ANY (...): anyOps
 		}
 		binary := endsOperand(at(seq, i-1))
 		if binary != binaryOps[n.tok.Val] {

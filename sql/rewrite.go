@@ -1293,7 +1293,13 @@ var regexOps = map[string]string{
 func (b *bridge) regexOps(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
-		if n.kind != nLeaf || n.tok.Kind != TOp || regexOps[n.tok.Val] == "" || primaryLeft(seq, i) < 0 || quantifierAt(seq, i+1) {
+		if n.kind != nLeaf || n.tok.Kind != TOp || regexOps[n.tok.Val] == "" || primaryLeft(seq, i) < 0 {
+			continue
+		}
+		if quantifierAt(seq, i+1) {
+			// x ~ ANY (...) is anyOps's: the operator stays, as text
+			// that ends the operands of the Op operators before it.
+			seq[i] = textNode(n.tok.Val, n.off)
 			continue
 		}
 		op := n.tok.Val
@@ -1487,8 +1493,8 @@ func patternOpAt(seq []*node, k int) (string, int) {
 	switch {
 	case n == nil:
 		return "", k
-	case n.kind == nLeaf && n.tok.Kind == TOp && regexOps[n.tok.Val] != "":
-		return n.tok.Val, k
+	case n.kind == nText && regexOps[n.text] != "":
+		return n.text, k
 	case n.isWord("like") || n.isWord("ilike"):
 		if at(seq, k-1).isWord("not") {
 			return likeOps["not "+n.word()], k - 1

@@ -207,3 +207,10 @@ SELECT regexp_replace('héhé wow', '(hé)\1', '[\1\&\\]'), regexp_replace('abab
 SELECT regexp_replace('aa bb cc', '(\w)\1', '<\1>', 'g'), regexp_replace('aa bb', '(\w)\1', '-', 'gi');
 SELECT 'AbaB' ~* '^(ab)\1$', 'ab\nab' ~ '(b.a)';
 SELECT regexp_replace('abc', 'b', '$&\&'), regexp_replace('abc', '(b)', '\2x\1');
+
+-- Quantified pattern operators after other operators.
+SELECT 'ab' || 'c' ~ ANY (ARRAY['^abc$']), 'x' || 'y' !~* ALL ('{X,z}');
+SELECT 1 + 1 = ANY ('{2}'), NOT 'a' LIKE ANY ('{b}'), 'a' LIKE ANY ('{a}') AND 'b' ILIKE ALL ('{B,b%}');
+SELECT CASE WHEN 'abc' LIKE ANY ('{a%}') THEN 1 ELSE 0 END;
+SELECT 'abc' SIMILAR TO 'a%', 'abc' ~ 'b';
+SELECT 'abc' OPERATOR(pg_catalog.~~) ANY ('{a%}');
