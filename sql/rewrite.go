@@ -61,7 +61,10 @@ func starCalls(seq []*node) []*node {
 			continue
 		}
 		s := i - 1
-		if !seq[s].isName() || boundaryWords[seq[s].word()] || notOperands[seq[s].word()] || seq[s].isWord("count") {
+		switch w := seq[s].word(); {
+		case !seq[s].isName() || boundaryWords[w] || notOperands[w]:
+			continue
+		case w == "count" || w == "row" || w == "array":
 			continue
 		}
 		if at(seq, i+1).isWord("over") {

@@ -1,5 +1,6 @@
 -- Gaps against PostgreSQL 15 closed together: pattern matching with ANY/ALL,
--- cursors (WHERE CURRENT OF, rows computed as fetched), errors and notices.
+-- cursors (WHERE CURRENT OF, rows computed as fetched), f(*), DROP's
+-- notices and errors, back references in regular expressions.
 
 -- LIKE, ILIKE and the regular-expression operators quantified over arrays
 -- and subqueries, with ANY's and ALL's NULL rules.
