@@ -254,9 +254,12 @@
 //	                                           fields or more)
 //	40  UPDATE ... WHERE CURRENT OF c          UPDATE ... WHERE pg_current_of('c'); the same
 //	                                           for DELETE
-//	41  f(*), f not count, no OVER after       pg_star_call('f'): 42883 f() does not exist,
-//	                                           or 42809 when f() is a plain function
-//	    f(*) OVER (...), f not count           f() OVER (...)
+//	41  f(*), f not count, maybe with OVER     pg_star_call('f'), the clause dropped: 42883
+//	    or FILTER clause after it              f() does not exist, or 42809 when f() is a
+//	                                           plain function
+//	    rank(*) OVER ... (the window           rank() OVER ...
+//	    functions without arguments)
+//	    f(*) WITHIN GROUP (...)                left to #7d's ordered-set rewrite
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -52,13 +52,15 @@ func (b *bridge) level(seq []*node) []*node {
 // starCalls rewrites f(*) for a function other than count, which
 // PostgreSQL's grammar takes for any function and TiDB's only for
 // count, into pg_star_call('f') ('schema.f' when qualified), which the
-// binder refuses as PostgreSQL does. Before OVER it is f(): PostgreSQL
-// runs rank(*) OVER () as rank() OVER ().
+// binder refuses as PostgreSQL does, with the OVER or FILTER clause that
+// follows. A window function without arguments before OVER is f():
+// PostgreSQL runs rank(*) OVER () as rank() OVER (). Before WITHIN GROUP
+// it is left to the ordered-set aggregates' rewrite.
 func starCalls(seq []*node) []*node {
 	for i := 1; i < len(seq); i++ {
 		g := seq[i]
-		if !g.isParen() || len(g.kids) != 1 || !g.kids[0].isOp("*") {
-			continue
+		if !g.isParen() || len(g.kids) != 1 || !g.kids[0].isOp("*") || at(seq, i+1).isWord("within") {
+			continue // f(*) WITHIN GROUP is the ordered-set pass's
 		}
 		s := i - 1
 		switch w := seq[s].word(); {
@@ -67,9 +69,15 @@ func starCalls(seq []*node) []*node {
 		case w == "count" || w == "row" || w == "array":
 			continue
 		}
-		if at(seq, i+1).isWord("over") {
+		end := i + 1
+		switch {
+		case at(seq, i+1).isWord("over") && zeroArgWindows[seq[s].word()]:
 			g.kids = nil
 			continue
+		case (at(seq, i+1).isWord("over") || at(seq, i+1).isWord("filter")) && (at(seq, i+2).isParen() || at(seq, i+2).isName()):
+			// No aggregate but count takes *: the call fails whatever
+			// follows it.
+			end = i + 3
 		}
 		for s >= 2 && seq[s-1].isOp(".") && seq[s-2].isName() {
 			s -= 2
@@ -82,11 +90,15 @@ func starCalls(seq []*node) []*node {
 				name.WriteString(seq[k].nameVal())
 			}
 		}
-		seq = splice(seq, s, i+1, synth("pg_star_call(", []*node{textNode(quoteString(name.String()), seq[s].off)}, ")", seq[s].off))
+		seq = splice(seq, s, end, synth("pg_star_call(", []*node{textNode(quoteString(name.String()), seq[s].off)}, ")", seq[s].off))
 		i = s
 	}
 	return seq
 }
+
+// zeroArgWindows are the window functions without arguments, which
+// PostgreSQL also runs as f(*) OVER (...).
+var zeroArgWindows = wordSet(`row_number rank dense_rank percent_rank cume_dist`)
 
 // currentOf rewrites UPDATE's and DELETE's WHERE CURRENT OF cursor into
 // WHERE pg_current_of('cursor'), which the binder reads as the row the

@@ -215,3 +215,13 @@ SELECT 1 + 1 = ANY ('{2}'), NOT 'a' LIKE ANY ('{b}'), 'a' LIKE ANY ('{a}') AND '
 SELECT CASE WHEN 'abc' LIKE ANY ('{a%}') THEN 1 ELSE 0 END;
 SELECT 'abc' SIMILAR TO 'a%', 'abc' ~ 'b';
 SELECT 'abc' OPERATOR(pg_catalog.~~) ANY ('{a%}');
+
+-- f(*) with WITHIN GROUP, FILTER and OVER.
+CREATE TABLE og4 (x int);
+INSERT INTO og4 VALUES (1), (2);
+SELECT sum(*) WITHIN GROUP (ORDER BY x) FROM og4;
+SELECT max(*) FILTER (WHERE x > 1) FROM og4;
+SELECT sum(*) OVER () FROM og4;
+SELECT count(*) FILTER (WHERE x > 1) FROM og4;
+SELECT rank(*) OVER (ORDER BY x), row_number(*) OVER w FROM og4 WINDOW w AS (ORDER BY x) ORDER BY 1;
+SELECT max(*) OVER w FROM og4 WINDOW w AS (ORDER BY x);
