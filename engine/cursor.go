@@ -8,11 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -75,6 +77,24 @@ type cursor struct {
 	// depth is how many savepoints the block had at DECLARE: ROLLBACK
 	// TO a savepoint set before the cursor closes it.
 	depth int
+
+	// scan is the table of a cursor that is a simply updatable scan of
+	// one (WHERE CURRENT OF), nil for any other: the query's rows then
+	// carry the table's key after the fields, and key holds the key of
+	// the row the cursor stands on (nil when on none).
+	scan *keyedScan
+	key  []types.Datum
+
+	// want is the number of rows the move running still needs, 0 for
+	// all of them: the query makes chunks of no more rows.
+	want int
+}
+
+// keyedScan is the table a simply updatable cursor scans and the types
+// of its key columns, which the cursor's rows carry after its fields.
+type keyedScan struct {
+	rel  uint32
+	keys []types.T
 }
 
 // errScanForward is PostgreSQL's refusal of a backward move on a NO
@@ -167,15 +187,21 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 		// The cursor outlives this statement: its query must not be
 		// cancelled when the DECLARE returns.
 		qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		res, err := p.Execute(qctx, nil, io)
+		c := &cursor{}
+		run, scan, err := cursorQuery(qctx, p, func() int { return c.want })
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		res, err := run.Execute(qctx, nil, io)
 		if err != nil {
 			cancel()
 			return nil, shiftPosition(err, st.BodyAt)
 		}
-		c := &cursor{
+		*c = cursor{
 			name: st.Name, text: source, created: time.Now(), fields: p.Fields(),
 			scroll: scroll, hold: st.Hold, res: res, cancel: cancel,
-			readsBatch: s.tx != nil, atStart: true,
+			readsBatch: s.tx != nil, atStart: true, scan: scan,
 		}
 		if s.tx != nil {
 			c.depth = len(s.tx.savepoints)
@@ -200,10 +226,151 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, tex
 	}}, nil
 }
 
+// cursorQuery returns the statement a cursor over the query p runs: p
+// making chunks of at most want() rows (the rows the FETCH running
+// needs), so that rows are computed as they are fetched; when p is a
+// simply updatable scan of a table (keyScanPlan), with the table's key
+// columns added after its fields, and the table.
+func cursorQuery(ctx context.Context, p wire.Prepared, want func() int) (wire.Prepared, *keyedScan, error) {
+	cq, ok := p.(*cachedQuery)
+	if !ok {
+		return p, nil, nil
+	}
+	if err := cq.Revalidate(ctx); err != nil {
+		return nil, nil, err
+	}
+	q := *cq.q
+	q.chunkRows = want
+	plan, scan := keyScanPlan(q.bound.Plan)
+	if scan != nil {
+		b := *q.bound
+		b.Plan = plan
+		q.bound = &b
+		q.fields = slices.Clone(q.fields)
+		for i, t := range scan.keys {
+			q.fields = append(q.fields, wire.Field{Name: fmt.Sprintf("?key%d?", i), T: t})
+		}
+	}
+	return &q, scan, nil
+}
+
+// keyScanPlan returns, when p is what PostgreSQL's execCurrentOf finds a
+// simply updatable scan of one table in (a scan of it under filters and
+// a projection, optionally limited), a copy of p whose projection adds
+// the table's key columns after its own, and the table; p and nil
+// otherwise. PostgreSQL identifies the row by its ctid; the key does so
+// here.
+func keyScanPlan(p planner.Plan) (planner.Plan, *keyedScan) {
+	switch p := p.(type) {
+	case *planner.Limit:
+		in, scan := keyScanPlan(p.Input)
+		if scan == nil {
+			return p, nil
+		}
+		cp := *p
+		cp.Input = in
+		return &cp, scan
+	case *planner.Project:
+		for _, c := range p.Out {
+			if c.Hidden {
+				return p, nil
+			}
+		}
+		q := p.Input
+		for {
+			f, ok := q.(*planner.Filter)
+			if !ok {
+				break
+			}
+			q = f.Input
+		}
+		var rel *catalog.Relation
+		var cols []int
+		switch q := q.(type) {
+		case *planner.Scan:
+			if q.ProcTime {
+				return p, nil
+			}
+			rel, cols = q.Rel, q.Cols
+		case *planner.IndexScan:
+			if q.Covering != nil {
+				return p, nil
+			}
+			rel, cols = q.Rel, q.Cols
+		default:
+			return p, nil
+		}
+		if rel.Kind != catalog.KindTable {
+			return p, nil
+		}
+		cp := *p
+		cp.Exprs, cp.Out = slices.Clone(p.Exprs), slices.Clone(p.Out)
+		scan := &keyedScan{rel: rel.ID}
+		for _, k := range rel.PK {
+			j := slices.Index(cols, k)
+			if j < 0 {
+				return p, nil
+			}
+			col := rel.Cols[k]
+			cp.Exprs = append(cp.Exprs, &planner.ColRef{Idx: j, T: col.T, Name: col.Name})
+			cp.Out = append(cp.Out, types.Column{Name: col.Name, T: col.T})
+			scan.keys = append(scan.keys, col.T)
+		}
+		return &cp, scan
+	}
+	return p, nil
+}
+
+// CurrentOf implements functions.Cursors: the key of the row of table
+// rel the cursor stands on, for WHERE CURRENT OF, with PostgreSQL's
+// checks in execCurrentOf's order.
+func (s *Session) CurrentOf(name, table string, rel uint32) ([]types.Datum, error) {
+	c, err := s.lookupCursor(name)
+	if err != nil {
+		return nil, err
+	}
+	if c.held {
+		return nil, pgerr.New(pgerr.InvalidCursorState, "cursor \"%s\" is held from a previous transaction", name)
+	}
+	if c.scan == nil || c.scan.rel != rel {
+		return nil, pgerr.New(pgerr.InvalidCursorState, "cursor \"%s\" is not a simply updatable scan of table \"%s\"", name, table)
+	}
+	if c.atStart || c.atEnd || c.key == nil {
+		return nil, pgerr.New(pgerr.InvalidCursorState, "cursor \"%s\" is not positioned on a row", name)
+	}
+	return c.key, nil
+}
+
+// checkCurrentOf checks the cursors a write's WHERE CURRENT OF names
+// before it runs, as PostgreSQL does when its scan starts: its errors
+// do not wait for a row of the table to test (an empty table has none).
+func (s *Session) checkCurrentOf(p planner.Plan) error {
+	var err error
+	planner.WalkPlanExprs(p, func(e planner.Expr) {
+		c, ok := e.(*planner.Call)
+		if !ok || c.Fn != "pg_current_of" || err != nil || len(c.Args) < 3 {
+			return
+		}
+		var args [3]types.Datum
+		for i := range args {
+			k, ok := c.Args[i].(*planner.Const)
+			if !ok {
+				return
+			}
+			args[i] = k.V
+		}
+		_, err = s.CurrentOf(args[0].S, args[1].S, uint32(args[2].I))
+	})
+	return err
+}
+
 func (s *Session) newCursorStore(c *cursor) *rowStore {
 	ts := make([]types.T, len(c.fields))
 	for i, f := range c.fields {
 		ts[i] = f.T
+	}
+	if c.scan != nil {
+		ts = append(ts, c.scan.keys...)
 	}
 	return newRowStore(s.eng.db, ts, s.eng.cursorMemLimit())
 }
@@ -420,7 +587,7 @@ func (c *cursor) rewind() error {
 	if !c.scroll {
 		return errScanForward()
 	}
-	c.pos = 0
+	c.pos, c.key = 0, nil
 	c.atStart, c.atEnd, c.portalPos = true, false, 0
 	return nil
 }
@@ -529,6 +696,10 @@ func (s *Session) materialize(ctx context.Context, c *cursor) error {
 		c.store = s.newCursorStore(c)
 		c.pos = 0
 	}
+	// One row at a time, as PostgreSQL computes them: an error of the
+	// query leaves every row before it in the store.
+	c.want = 1
+	defer func() { c.want = 0 }()
 	for {
 		row, err := c.pull(ctx)
 		if err != nil {
@@ -600,7 +771,12 @@ func (r *fetchResult) Next(ctx context.Context) (types.Row, error) {
 	var row types.Row
 	var err error
 	if r.forward {
+		r.c.want = 0
+		if r.count != sql.FetchAll {
+			r.c.want = int(min(r.count-r.n, types.ChunkCap))
+		}
 		row, err = r.c.next(ctx)
+		r.c.want = 0
 	} else {
 		row, err = r.c.prior()
 	}
@@ -608,10 +784,24 @@ func (r *fetchResult) Next(ctx context.Context) (types.Row, error) {
 		return nil, err
 	}
 	if row == nil {
+		r.c.key = nil
 		r.end()
 		return nil, nil
 	}
 	r.n++
+	if n := len(r.c.fields); r.c.scan != nil && len(row) > n {
+		// The key of the table's row, kept for WHERE CURRENT OF
+		// (detached from the chunk, which may be reused).
+		key := make([]types.Datum, len(row)-n)
+		for i, d := range row[n:] {
+			key[i] = d
+			if d.D != nil {
+				key[i].D = new(apd.Decimal).Set(d.D)
+			}
+		}
+		r.c.key = key
+		row = row[:n]
+	}
 	return row, nil
 }
 

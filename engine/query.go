@@ -20,6 +20,9 @@ type queryPrepared struct {
 	s      *Session
 	bound  *planner.Bound
 	fields []wire.Field
+	// chunkRows, when set, is a read's executor.ExecCtx.ChunkRows (a
+	// cursor's query).
+	chunkRows func() int
 }
 
 func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.T) (*queryPrepared, error) {
@@ -90,6 +93,9 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		if err := s.eng.checkDiskSpace(); err != nil {
 			return nil, err
 		}
+		if err := s.checkCurrentOf(p.bound.Plan); err != nil {
+			return nil, err
+		}
 		return s.eng.runWrite(ctx, s, p.bound, params, an)
 	}
 	s.eng.rewriteMu.RLock()
@@ -106,6 +112,7 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	}
 	ec := s.execCtx(ctx, params, src, nil)
 	ec.Analyze = an
+	ec.ChunkRows = p.chunkRows
 	op, err := executor.Build(p.bound.Plan, ec)
 	if err != nil {
 		snap.Close()

@@ -552,28 +552,19 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		targets = append(targets, rel)
 	}
 	if want == catalog.KindSequence {
-		notice := func(lines []string) {
-			if len(lines) == 1 {
-				io.Notice("NOTICE", "00000", lines[0])
-				return
-			}
-			msg := fmt.Sprintf("drop cascades to %d other objects", len(lines))
-			if nd, ok := io.(noticeDetailer); ok {
-				nd.NoticeDetail("NOTICE", "00000", msg, strings.Join(lines, "\n"))
-			} else {
-				io.Notice("NOTICE", "00000", msg)
-			}
-		}
+		notice := func(lines []string) { cascadeNotice(io, lines) }
 		if err := e.dropSequenceDefaults(targets, st.Cascade, notice); err != nil {
 			return nil, err
 		}
 	}
+	var lines []string
 	order, err := e.dropOrder(targets, st.Cascade, func(d *catalog.Relation) {
-		io.Notice("NOTICE", "00000", fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+		lines = append(lines, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
 	})
 	if err != nil {
 		return nil, err
 	}
+	cascadeNotice(io, lines)
 	locked = false
 	e.writeMu.Unlock()
 	if err := e.dropRelations(ctx, order); err != nil {
@@ -582,13 +573,33 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	return done(tag)
 }
 
+// cascadeNotice sends the "drop cascades to" lines of a DROP as
+// PostgreSQL does: one line as the notice, several counted in the notice
+// and listed in its DETAIL.
+func cascadeNotice(io wire.ExecIO, lines []string) {
+	switch {
+	case len(lines) == 1:
+		io.Notice("NOTICE", "00000", lines[0])
+	case len(lines) > 1:
+		msg := fmt.Sprintf("drop cascades to %d other objects", len(lines))
+		if nd, ok := io.(noticeDetailer); ok {
+			nd.NoticeDetail("NOTICE", "00000", msg, strings.Join(lines, "\n"))
+		} else {
+			io.Notice("NOTICE", "00000", msg)
+		}
+	}
+}
+
 // dropOrder lists targets and the relations depending on them,
 // dependents first. Without cascade a dependent outside targets is an
-// error (2BP01), as in PostgreSQL; with it, notice is called once for
-// each. e.writeMu is held.
+// error (2BP01) whose DETAIL lists every such dependent and what it
+// depends on, as in PostgreSQL; with it, notice is called once for each.
+// e.writeMu is held.
 func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice func(*catalog.Relation)) ([]*catalog.Relation, error) {
 	dropping := map[uint32]*catalog.Relation{}
 	var order []*catalog.Relation
+	var blocked *catalog.Relation
+	var blockers []string
 	var visit func(r *catalog.Relation) error
 	visit = func(r *catalog.Relation) error {
 		if _, ok := dropping[r.ID]; ok {
@@ -603,14 +614,11 @@ func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice fun
 				}
 				continue
 			}
-			if !cascade && !inList(targets, d.ID) {
-				return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindWords[r.Kind], r.Name).
-					WithDetail("%s %s depends on %s %s", kindWords[d.Kind], d.Name, kindWords[r.Kind], r.Name).
-					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-			}
-			if cascade && !inList(targets, d.ID) {
-				if _, seen := dropping[d.ID]; !seen {
+			if _, seen := dropping[d.ID]; !seen && !inList(targets, d.ID) {
+				if cascade {
 					notice(d)
+				} else {
+					blockers = append(blockers, fmt.Sprintf("%s %s depends on %s %s", kindWords[d.Kind], d.Name, kindWords[r.Kind], r.Name))
 				}
 			}
 			if err := visit(d); err != nil {
@@ -621,9 +629,22 @@ func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice fun
 		return nil
 	}
 	for _, t := range targets {
+		n := len(blockers)
 		if err := visit(t); err != nil {
 			return nil, err
 		}
+		if blocked == nil && len(blockers) > n {
+			blocked = t
+		}
+	}
+	if blocked != nil {
+		msg := fmt.Sprintf("cannot drop %s %s because other objects depend on it", kindWords[blocked.Kind], blocked.Name)
+		if len(targets) > 1 {
+			msg = "cannot drop desired object(s) because other objects depend on them"
+		}
+		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "%s", msg).
+			WithDetail("%s", strings.Join(blockers, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	return order, nil
 }

@@ -15,6 +15,11 @@
 //     entries instead of copying rows, so every operator reads only the
 //     rows for which chunk.Visible(i) holds. A returned chunk may have no
 //     visible row only at the end (operators skip empty chunks).
+//   - Scans, set-returning functions, VALUES and the buffers of sorts,
+//     aggregations and windows make chunks of at most ExecCtx.ChunkRows()
+//     rows (types.ChunkCap without it): a cursor asks for the rows its
+//     FETCH needs, so the expressions above compute no row before it is
+//     fetched, as PostgreSQL computes a portal's rows.
 //   - Errors are returned, never panicked, and carry a SQLSTATE (pgerr)
 //     when they can reach a user.
 //   - Every loop checks ctx.Err() once per chunk, so a cancelled query

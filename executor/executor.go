@@ -129,9 +129,26 @@ type ExecCtx struct {
 	// Temp makes the temporary files operators spill to; nil when the
 	// statement may not spill (then WorkMem is not enforced).
 	Temp TempSpace
+	// ChunkRows, when set, is asked for the most rows the next chunk a
+	// scan, set-returning function or buffer of the statement makes may
+	// hold (types.ChunkCap when unset or not positive): a cursor answers
+	// the rows its FETCH still needs, so that expressions over them are
+	// computed as rows are fetched, as PostgreSQL computes a portal's.
+	ChunkRows func() int
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
 	workTables map[int]*[]types.Row
+}
+
+// chunkRows is the most rows the next chunk a leaf operator or a buffer
+// makes may hold: ChunkRows's answer, at most types.ChunkCap.
+func (ec *ExecCtx) chunkRows() int {
+	if ec != nil && ec.ChunkRows != nil {
+		if n := ec.ChunkRows(); n > 0 && n < types.ChunkCap {
+			return n
+		}
+	}
+	return types.ChunkCap
 }
 
 // TempSpace makes the temporary files a statement's operators spill to:

@@ -219,7 +219,15 @@ func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum, le
 			sawNull = true
 			continue
 		}
-		ok := functions.CmpHolds(s.q.Op, s.cmp(arg, r[0]))
+		var ok bool
+		if functions.IsPatternOp(s.q.Op) {
+			var err error
+			if ok, err = functions.PatternMatch(s.q.Op, arg.S, r[0].S); err != nil {
+				return types.NullDatum, err
+			}
+		} else {
+			ok = functions.CmpHolds(s.q.Op, s.cmp(arg, r[0]))
+		}
 		if ok != all {
 			return types.DBool(!all), nil
 		}

@@ -108,7 +108,7 @@ func (a *HashAgg) Next(ctx context.Context) (*types.Chunk, error) {
 		if err != nil {
 			return a.finish(nil, err)
 		}
-		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: rows}
+		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: rows, ec: a.ec}
 		a.groups, a.accs = nil, nil
 	}
 	return a.finish(a.buf.next(), nil)

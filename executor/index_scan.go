@@ -207,9 +207,10 @@ func (s *IndexScan) next(ctx context.Context) (*types.Chunk, error) {
 		}
 	}
 	p := s.plan
-	c := types.NewChunk(s.ts, types.ChunkCap)
+	n := s.ec.chunkRows()
+	c := types.NewChunk(s.ts, n)
 	out := make(types.Row, len(p.Cols))
-	for c.Len() < types.ChunkCap {
+	for c.Len() < n {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -57,8 +57,9 @@ func (s *ProjectSet) Next(ctx context.Context) (*types.Chunk, error) {
 }
 
 func (s *ProjectSet) next(ctx context.Context) (*types.Chunk, error) {
-	out := types.NewChunk(s.ts, types.ChunkCap)
-	for out.Len() < types.ChunkCap {
+	n := s.ec.chunkRows()
+	out := types.NewChunk(s.ts, n)
+	for out.Len() < n {
 		if s.gens == nil {
 			// Start the next visible row of the chunk, or read a chunk.
 			if s.cur != nil {

@@ -150,7 +150,7 @@ func (w *WorkTableScan) Next(ctx context.Context) (*types.Chunk, error) {
 		return nil, w.err
 	}
 	if w.buf == nil {
-		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: *w.ec.workTable(w.plan.WorkTable)}
+		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: *w.ec.workTable(w.plan.WorkTable), ec: w.ec}
 	}
 	return w.finish(w.buf.next(), nil)
 }

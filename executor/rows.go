@@ -192,11 +192,13 @@ func nextVisible(ctx context.Context, in Operator) (*types.Chunk, error) {
 	}
 }
 
-// rowBuffer hands out buffered rows as chunks of at most ChunkCap rows.
+// rowBuffer hands out buffered rows as chunks of at most ChunkCap rows
+// (ExecCtx.ChunkRows's, when ec is set).
 type rowBuffer struct {
 	ts   []types.T
 	rows []types.Row
 	pos  int
+	ec   *ExecCtx
 }
 
 // next returns the next chunk of buffered rows, or nil when all are out.
@@ -205,7 +207,7 @@ func (b *rowBuffer) next() *types.Chunk {
 		b.rows = nil
 		return nil
 	}
-	end := min(b.pos+types.ChunkCap, len(b.rows))
+	end := min(b.pos+b.ec.chunkRows(), len(b.rows))
 	c := types.NewChunk(b.ts, end-b.pos)
 	for _, r := range b.rows[b.pos:end] {
 		c.AppendRow(types.OpInsert, r)

@@ -49,9 +49,10 @@ func (s *Scan) next(ctx context.Context) (*types.Chunk, error) {
 		}
 		s.it = it
 	}
-	c := types.NewChunk(s.ts, types.ChunkCap)
+	n := s.ec.chunkRows()
+	c := types.NewChunk(s.ts, n)
 	out := make(types.Row, len(s.plan.Cols))
-	for c.Len() < types.ChunkCap {
+	for c.Len() < n {
 		r, err := s.it.Next()
 		if err != nil {
 			return nil, err
@@ -112,7 +113,7 @@ func (s *SystemScan) Next(ctx context.Context) (*types.Chunk, error) {
 		if err != nil {
 			return s.finish(nil, err)
 		}
-		s.buf = &rowBuffer{ts: s.plan.Out.Types(), rows: rows}
+		s.buf = &rowBuffer{ts: s.plan.Out.Types(), rows: rows, ec: s.ec}
 	}
 	return s.finish(s.buf.next(), nil)
 }

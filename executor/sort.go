@@ -66,7 +66,7 @@ func (s *Sort) Next(ctx context.Context) (*types.Chunk, error) {
 		if err != nil {
 			return s.finish(nil, err)
 		}
-		s.buf = &rowBuffer{ts: s.ts, rows: rows}
+		s.buf = &rowBuffer{ts: s.ts, rows: rows, ec: s.ec}
 	}
 	return s.finish(s.buf.next(), nil)
 }

@@ -71,8 +71,9 @@ func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
 		}
 		f.gen = gen
 	}
-	c := types.NewChunk(f.ts, types.ChunkCap)
-	for c.Len() < types.ChunkCap {
+	n := f.ec.chunkRows()
+	c := types.NewChunk(f.ts, n)
+	for c.Len() < n {
 		row, ok := f.gen()
 		if !ok {
 			f.gen = func() (types.Row, bool) { return nil, false }

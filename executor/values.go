@@ -41,9 +41,10 @@ func (v *Values) next(ctx context.Context) (*types.Chunk, error) {
 	if v.pos >= len(v.plan.Rows) {
 		return nil, nil
 	}
-	c := types.NewChunk(v.ts, min(types.ChunkCap, len(v.plan.Rows)-v.pos))
+	n := v.ec.chunkRows()
+	c := types.NewChunk(v.ts, min(n, len(v.plan.Rows)-v.pos))
 	one := oneRowChunk()
-	for ; v.pos < len(v.plan.Rows) && c.Len() < types.ChunkCap; v.pos++ {
+	for ; v.pos < len(v.plan.Rows) && c.Len() < n; v.pos++ {
 		exprs := v.plan.Rows[v.pos]
 		for j, e := range exprs {
 			ev, err := Compile(e)

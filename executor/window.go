@@ -57,7 +57,7 @@ func (w *Window) Next(ctx context.Context) (*types.Chunk, error) {
 		if err != nil {
 			return w.finish(nil, err)
 		}
-		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: rows}
+		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: rows, ec: w.ec}
 	}
 	return w.finish(w.buf.next(), nil)
 }

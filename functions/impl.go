@@ -138,6 +138,7 @@ var impls = func() implTable {
 	t.defineSimilar()
 	t.defineSystem()
 	t.defineSequences()
+	t.defineCurrentOf()
 	t.defineTimewindow()
 	t.defineTochar()
 	return t

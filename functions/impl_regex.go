@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/dlclark/regexp2"
 
 	"github.com/weirdb/weir/internal/pgerr"
 )
@@ -72,24 +75,98 @@ type regexKey struct {
 	o reOpts
 }
 
+// compiledRE is a compiled ARE. Offsets are byte offsets into s.
+type compiledRE interface {
+	// match reports whether s holds a match.
+	match(s string) (bool, error)
+	// submatches returns the first match (n = 1) or every match (n < 0)
+	// in s with its groups, as regexp's FindAllStringSubmatchIndex: a
+	// group that took no part in the match is -1, -1.
+	submatches(s string, n int) ([][]int, error)
+	// groups is the number of capture groups.
+	groups() int
+}
+
+// re2 is an ARE Go's regexp (RE2) runs: every pattern without back
+// references.
+type re2 struct{ re *regexp.Regexp }
+
+func (r re2) match(s string) (bool, error) { return r.re.MatchString(s), nil }
+func (r re2) submatches(s string, n int) ([][]int, error) {
+	return r.re.FindAllStringSubmatchIndex(s, n), nil
+}
+func (r re2) groups() int { return r.re.NumSubexp() }
+
+// backrefMatchTimeout bounds one match of a pattern with back
+// references, whose backtracking engine can take exponential time.
+const backrefMatchTimeout = 10 * time.Second
+
+// backref is an ARE with back references (\1 .. \9), which RE2 cannot
+// express, run by regexp2's backtracking engine in its RE2-compatible
+// syntax. Like RE2 here it prefers the leftmost alternative, where
+// PostgreSQL's engine prefers the longest match: whether a string
+// matches is the same, the text a match spans can differ.
+type backref struct{ re *regexp2.Regexp }
+
+func (r backref) match(s string) (bool, error) {
+	ok, err := r.re.MatchString(s)
+	return ok, backrefError(err)
+}
+
+func (r backref) submatches(s string, n int) ([][]int, error) {
+	// regexp2 counts in runes: map rune offsets to byte offsets.
+	var offs []int
+	for i := range s {
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(s))
+	var out [][]int
+	m, err := r.re.FindStringMatch(s)
+	for ; m != nil && err == nil && (n < 0 || len(out) < n); m, err = r.re.FindNextMatch(m) {
+		gs := m.Groups()
+		loc := make([]int, 2*len(gs))
+		for i, g := range gs {
+			if i > 0 && len(g.Captures) == 0 {
+				loc[2*i], loc[2*i+1] = -1, -1
+				continue
+			}
+			loc[2*i], loc[2*i+1] = offs[g.Index], offs[g.Index+g.Length]
+		}
+		out = append(out, loc)
+	}
+	return out, backrefError(err)
+}
+
+func (r backref) groups() int { return len(r.re.GetGroupNumbers()) - 1 }
+
+// backrefError is regexp2's matching error as PostgreSQL words a
+// pattern too costly to run.
+func backrefError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: regular expression is too complex")
+}
+
 // aregex compiles p as an ARE matching case-insensitively when icase.
-func aregex(p string, icase bool) (*regexp.Regexp, error) {
+func aregex(p string, icase bool) (compiledRE, error) {
 	return aregexOpts(p, reOpts{icase: icase, dotNL: true})
 }
 
 // aregexOpts compiles p as an ARE with the options o.
-func aregexOpts(p string, o reOpts) (*regexp.Regexp, error) {
+func aregexOpts(p string, o reOpts) (compiledRE, error) {
 	key := regexKey{p: p, o: o}
 	key.o.global = false
 	if re, ok := regexCache.Load(key); ok {
-		return re.(*regexp.Regexp), nil
+		return re.(compiledRE), nil
 	}
 	var t string
+	refs := false
 	if o.literal {
 		t = regexp.QuoteMeta(p)
 	} else {
 		var err error
-		if t, err = translateARE(p, o); err != nil {
+		if t, refs, err = translateARE(p, o); err != nil {
 			return nil, err
 		}
 	}
@@ -106,12 +183,27 @@ func aregexOpts(p string, o reOpts) (*regexp.Regexp, error) {
 	if flags != "" {
 		t = "(?" + flags + ")" + t
 	}
-	re, err := regexp.Compile(t)
-	if err != nil {
-		return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	var c compiledRE
+	if refs {
+		re, err := regexp2.Compile(t, regexp2.RE2)
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+			if strings.Contains(msg, "undefined group") {
+				msg = "invalid backreference number"
+			}
+			return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", msg)
+		}
+		re.MatchTimeout = backrefMatchTimeout
+		c = backref{re}
+	} else {
+		re, err := regexp.Compile(t)
+		if err != nil {
+			return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		c = re2{re}
 	}
-	regexCache.Store(key, re)
-	return re, nil
+	regexCache.Store(key, c)
+	return c, nil
 }
 
 // translateARE rewrites the ARE p into RE2 syntax: \y \Y \Z become \b \B
@@ -119,8 +211,9 @@ func aregexOpts(p string, o reOpts) (*regexp.Regexp, error) {
 // out the newline; expanded syntax drops white space and comments
 // outside brackets. \m before and \M after a literal word character
 // are \b; elsewhere they, and [[:<:]] and [[:>:]], have no RE2 form and
-// are refused (0A000).
-func translateARE(p string, o reOpts) (string, error) {
+// are refused (0A000). refs reports back references (\1 .. \9), which
+// only regexp2 runs.
+func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 	var b strings.Builder
 	word := func() error {
 		return pgerr.New(pgerr.FeatureNotSupported, "start- and end-of-word constraints (\\m, \\M, [[:<:]], [[:>:]]) in regular expressions are not supported").
@@ -145,21 +238,24 @@ func translateARE(p string, o reOpts) (string, error) {
 					b.WriteString(`\b`)
 					break
 				}
-				return "", word()
+				return "", false, word()
 			case 'M':
 				// End of a word: \b after a literal word character.
 				if i >= 2 && isWordByte(p[i-2]) && (i < 3 || p[i-3] != '\\') {
 					b.WriteString(`\b`)
 					break
 				}
-				return "", word()
+				return "", false, word()
 			default:
+				if p[i] >= '1' && p[i] <= '9' {
+					refs = true
+				}
 				b.WriteByte('\\')
 				b.WriteByte(p[i])
 			}
 		case c == '[':
 			if strings.HasPrefix(p[i:], "[[:<:]]") || strings.HasPrefix(p[i:], "[[:>:]]") {
-				return "", word()
+				return "", false, word()
 			}
 			j := bracketEnd(p, i)
 			if j < 0 {
@@ -185,7 +281,7 @@ func translateARE(p string, o reOpts) (string, error) {
 			b.WriteByte(c)
 		}
 	}
-	return b.String(), nil
+	return b.String(), refs, nil
 }
 
 // isWordByte reports whether c is an ASCII word character.

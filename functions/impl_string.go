@@ -361,15 +361,19 @@ func regexpMatch(s, pat, flags string) (types.Datum, error) {
 	if err != nil {
 		return types.NullDatum, err
 	}
-	loc := re.FindStringSubmatchIndex(s)
-	if loc == nil {
+	ms, err := re.submatches(s, 1)
+	if err != nil {
+		return types.NullDatum, err
+	}
+	if len(ms) == 0 {
 		return types.NullDatum, nil
 	}
-	if re.NumSubexp() == 0 {
+	loc := ms[0]
+	if re.groups() == 0 {
 		return types.DString(types.FormatTextArray([]string{s[loc[0]:loc[1]]}, []bool{false})), nil
 	}
-	elems := make([]string, re.NumSubexp())
-	nulls := make([]bool, re.NumSubexp())
+	elems := make([]string, re.groups())
+	nulls := make([]bool, re.groups())
 	for i := range elems {
 		if a := loc[2*i+2]; a >= 0 {
 			elems[i] = s[a:loc[2*i+3]]
@@ -397,9 +401,13 @@ func RegexpSplit(s, pat, flags, fn string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	ms, err := re.submatches(s, -1)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	start, prev := 0, 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	for _, m := range ms {
 		if m[0] < len(s) && m[1] > prev {
 			out = append(out, s[start:m[0]])
 			start = m[1]
@@ -422,35 +430,50 @@ func regexpReplace(s, pat, rep, flags string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var tmpl strings.Builder
+	n := 1
+	if global {
+		n = -1
+	}
+	ms, err := re.submatches(s, n)
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	last := 0
+	for _, loc := range ms {
+		out.WriteString(s[last:loc[0]])
+		expandReplacement(&out, rep, s, loc)
+		last = loc[1]
+	}
+	out.WriteString(s[last:])
+	return out.String(), nil
+}
+
+// expandReplacement writes regexp_replace's replacement rep for the
+// match loc of s: \1 .. \9 are the groups (empty when a group did not
+// take part or does not exist), \& the whole match, \\ a backslash.
+func expandReplacement(b *strings.Builder, rep, s string, loc []int) {
+	group := func(k int) {
+		if 2*k+1 < len(loc) && loc[2*k] >= 0 {
+			b.WriteString(s[loc[2*k]:loc[2*k+1]])
+		}
+	}
 	for i := 0; i < len(rep); i++ {
 		c := rep[i]
 		switch {
-		case c == '$':
-			tmpl.WriteString("$$")
 		case c == '\\' && i+1 < len(rep) && rep[i+1] >= '1' && rep[i+1] <= '9':
-			tmpl.WriteString("${" + string(rep[i+1]) + "}")
+			group(int(rep[i+1] - '0'))
 			i++
 		case c == '\\' && i+1 < len(rep) && rep[i+1] == '&':
-			tmpl.WriteString("${0}")
+			group(0)
 			i++
 		case c == '\\' && i+1 < len(rep) && rep[i+1] == '\\':
-			tmpl.WriteByte('\\')
+			b.WriteByte('\\')
 			i++
 		default:
-			tmpl.WriteByte(c)
+			b.WriteByte(c)
 		}
 	}
-	t := tmpl.String()
-	if global {
-		return re.ReplaceAllString(s, t), nil
-	}
-	loc := re.FindStringSubmatchIndex(s)
-	if loc == nil {
-		return s, nil
-	}
-	out := re.ExpandString(nil, t, s, loc)
-	return s[:loc[0]] + string(out) + s[loc[1]:], nil
 }
 
 // parseTextArray splits a text[] value in Postgres array text form into
@@ -913,36 +936,20 @@ func (t implTable) defineString() {
 	t.defRow("pg_icase", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText("(?i)" + d[0].S) })
 
 	// LIKE and regular expressions.
-	like := func(icase, neg bool) RowFn {
+	pattern := func(op string) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			s, p := d[0].S, d[1].S
-			if icase {
-				s, p = asciiLower(s), asciiLower(p)
-			}
-			if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
-				return types.NullDatum, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
-			}
-			return types.DBool(likeMatch([]rune(s), []rune(p)) != neg), nil
-		}
-	}
-	t.defRow("~~", like(false, false))
-	t.defRow("!~~", like(false, true))
-	t.defRow("~~*", like(true, false))
-	t.defRow("!~~*", like(true, true))
-	re := func(icase, neg bool) RowFn {
-		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			r, err := aregex(d[1].S, icase)
+			m, err := PatternMatch(op, d[0].S, d[1].S)
 			if err != nil {
 				return types.NullDatum, err
 			}
-			return types.DBool(r.MatchString(d[0].S) != neg), nil
+			return types.DBool(m), nil
 		}
 	}
+	for _, op := range []string{"~~", "!~~", "~~*", "!~~*", "~*", "!~", "!~*"} {
+		t.defRow(op, pattern(op))
+	}
 	// ~ with one operand is the bitwise not (func_bitwise.go).
-	t.def("~", func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: re(false, false)}, len(args) == 2 })
-	t.defRow("~*", re(true, false))
-	t.defRow("!~", re(false, true))
-	t.defRow("!~*", re(true, true))
+	t.def("~", func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: pattern("~")}, len(args) == 2 })
 
 	// text[] functions. array_to_string(a, sep [, null_string]): NULL
 	// elements are left out, or written as null_string when it is given
@@ -1323,6 +1330,40 @@ func writeRecordField(b *strings.Builder, v string) {
 	}
 }
 
+// IsPatternOp reports whether op names a pattern-matching operator: ~~
+// !~~ ~~* !~~* (LIKE, NOT LIKE, ILIKE, NOT ILIKE) or ~ ~* !~ !~*.
+func IsPatternOp(op string) bool {
+	switch op {
+	case "~~", "!~~", "~~*", "!~~*", "~", "~*", "!~", "!~*":
+		return true
+	}
+	return false
+}
+
+// PatternMatch reports whether the text s matches the pattern p under
+// the pattern-matching operator op (IsPatternOp), negated for the !
+// forms. A LIKE pattern ending in an escape is 22025 and an invalid
+// regular expression 2201B, as in PostgreSQL.
+func PatternMatch(op, s, p string) (bool, error) {
+	neg := strings.HasPrefix(op, "!")
+	icase := strings.HasSuffix(op, "*")
+	if strings.Contains(op, "~~") {
+		if icase {
+			s, p = asciiLower(s), asciiLower(p)
+		}
+		if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
+			return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+		}
+		return likeMatch([]rune(s), []rune(p)) != neg, nil
+	}
+	r, err := aregex(p, icase)
+	if err != nil {
+		return false, err
+	}
+	m, err := r.match(s)
+	return m != neg, err
+}
+
 // quantifiedArray is x op ANY (arr) (all false) or x op ALL (arr), arr an
 // array of type at, as PostgreSQL's ExecEvalScalarArrayOp: a NULL array
 // gives NULL, an empty one false (ANY) or true (ALL) even for a NULL x,
@@ -1346,7 +1387,17 @@ func quantifiedArray(ctx *Context, x, arr types.Datum, at types.T, op string, al
 	for _, e := range elems {
 		if e.Null {
 			sawNull = true
-		} else if CmpHolds(op, types.Compare(x, e, at.Elem())) != all {
+			continue
+		}
+		var holds bool
+		if IsPatternOp(op) {
+			if holds, err = PatternMatch(op, x.S, e.S); err != nil {
+				return types.NullDatum, err
+			}
+		} else {
+			holds = CmpHolds(op, types.Compare(x, e, at.Elem()))
+		}
+		if holds != all {
 			return types.DBool(!all), nil
 		}
 	}

@@ -396,3 +396,44 @@ func (t implTable) defineSequences() {
 		return s.SetVal(name, d[1].I, len(d) < 3 || d[2].I != 0)
 	}))
 }
+
+// Cursors is implemented by sessions with cursors, for WHERE CURRENT OF.
+// CurrentOf returns the key of the row of relation rel (named table) the
+// cursor stands on, with PostgreSQL's errors: 34000 for an unknown
+// cursor, 24000 when it is held from a previous transaction, is not a
+// simply updatable scan of rel or stands on no row.
+type Cursors interface {
+	CurrentOf(cursor, table string, rel uint32) ([]types.Datum, error)
+}
+
+// defineCurrentOf adds pg_current_of(cursor, table, rel, key...), the
+// binder's WHERE CURRENT OF: true when the key columns given equal the
+// key of the row the cursor stands on.
+func (t implTable) defineCurrentOf() {
+	t.def("pg_current_of", func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) < 4 {
+			return Impl{}, false
+		}
+		keyTypes := args[3:]
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			var cs Cursors
+			if ctx != nil {
+				cs, _ = ctx.Session.(Cursors)
+			}
+			if cs == nil {
+				return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "WHERE CURRENT OF is not supported here")
+			}
+			key, err := cs.CurrentOf(d[0].S, d[1].S, uint32(d[2].I))
+			if err != nil {
+				return types.NullDatum, err
+			}
+			for i, t := range keyTypes {
+				v := d[3+i]
+				if i >= len(key) || v.Null || key[i].Null || types.Compare(v, key[i], t) != 0 {
+					return types.DBool(false), nil
+				}
+			}
+			return types.DBool(true), nil
+		}}, true
+	})
+}

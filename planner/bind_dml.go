@@ -488,7 +488,9 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 		sc = tableScope(rel, alias)
 		input = scanAll(rel)
 	}
-	if n.Where != nil {
+	if c := currentOf(n.Where, rel); c != nil {
+		input = &Filter{Input: input, Cond: c}
+	} else if n.Where != nil {
 		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
 	}
 	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols))}
@@ -603,12 +605,44 @@ func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
 		sc = tableScope(rel, alias)
 		input = scanAll(rel)
 	}
-	if n.Where != nil {
+	if c := currentOf(n.Where, rel); c != nil {
+		input = &Filter{Input: input, Cond: c}
+	} else if n.Where != nil {
 		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
 	}
 	del := &Delete{Rel: rel, Input: input}
 	del.Returning, del.Out = b.returningIn(sc)
 	return del
+}
+
+// currentOf binds WHERE CURRENT OF cursor, the bridge's
+// pg_current_of('cursor') (sql/doc.go #40), of an UPDATE or DELETE of
+// rel: pg_current_of(cursor, rel's name, rel's id, rel's key columns),
+// true for the row of rel the cursor stands on, which the session
+// answers as the statement runs (functions.Cursors). The input's first
+// columns are rel's. nil when where is not that form.
+func currentOf(where ast.ExprNode, rel *catalog.Relation) Expr {
+	f, ok := where.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "pg_current_of" || len(f.Args) != 1 {
+		return nil
+	}
+	l, ok := f.Args[0].(*sql.Literal)
+	if !ok {
+		return nil
+	}
+	name, ok := l.Value.(string)
+	if !ok {
+		return nil
+	}
+	args := []Expr{
+		&Const{V: types.DString(name), T: types.TText},
+		&Const{V: types.DString(rel.Name), T: types.TText},
+		&Const{V: types.DInt(int64(rel.ID)), T: types.TInt8},
+	}
+	for _, i := range rel.PK {
+		args = append(args, &ColRef{Idx: i, T: rel.Cols[i].T, Name: rel.Cols[i].Name})
+	}
+	return &Call{Fn: "pg_current_of", Args: args, T: types.TBool}
 }
 
 var _ = sql.Parse

@@ -154,6 +154,24 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return call
 			}
 		}
+	case "pg_star_call":
+		// The bridge's f(*) (sql/doc.go #41): PostgreSQL takes * only
+		// for an aggregate, and no aggregate but count has no
+		// arguments.
+		if len(n.Args) == 1 {
+			if l, ok := n.Args[0].(*sql.Literal); ok {
+				if name, ok := l.Value.(string); ok {
+					short := name[strings.LastIndexByte(name, '.')+1:]
+					for _, o := range Overloads(short) {
+						if o.Kind == Scalar && len(o.Args) == 0 {
+							fail(pgerr.New(pgerr.WrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name).WithPosition(b.pos(n)))
+						}
+					}
+					fail(pgerr.New(pgerr.UndefinedFunction, "function %s() does not exist", name).
+						WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+				}
+			}
+		}
 	case "pg_row1":
 		// The bridge's ROW(x) and ROW() (sql/doc.go #39).
 		return b.rowValue(b.rowExprs(c, n.Args))

@@ -384,7 +384,11 @@ func (b *binder) quantifiedArray(c *exprCtx, n *ast.FuncCallExpr, all bool, op s
 	}
 	a := b.expr(c, n.Args[2])
 	if b.isUnknown(a) {
-		// An untyped literal is an array of x's type.
+		// An untyped literal is an array of x's type, text[] when x
+		// is untyped too.
+		if b.isUnknown(x) {
+			x = b.coerce(x, types.TText, ctxImplicit, "ANY/ALL")
+		}
 		if at, ok := types.ArrayOf(b.typeOf(x)); ok {
 			a = b.coerce(a, at, ctxImplicit, "ANY/ALL")
 		}

@@ -132,6 +132,9 @@
 //	                                           x = ANY (subquery) stays native
 //	    x op ANY|SOME (expr), op not =         pg_any(x, 'op', (expr)) (op: <> != < > <= >=)
 //	    x op ALL (expr)                        pg_all(x, 'op', (expr)) (op: = <> != < > <= >=)
+//	    x op ANY|SOME|ALL (expr), op one of    pg_any(x, 'op', (expr)) / pg_all(...), op by its
+//	    ~ ~* !~ !~* ~~ !~~ ~~* !~~* [NOT]      operator name (LIKE is ~~, NOT ILIKE !~~*);
+//	    LIKE, [NOT] ILIKE                      a subquery expr is pg_array_subquery((expr))
 //	    x[i]                                   pg_subscript(x, i); '{0}' stays a string
 //	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
@@ -250,6 +253,14 @@
 //	                                           into t's columns
 //	    ROW(x), ROW()                          pg_row1(x), pg_row1() (TiDB's ROW takes two
 //	                                           fields or more)
+//	40  UPDATE ... WHERE CURRENT OF c          UPDATE ... WHERE pg_current_of('c'); the same
+//	                                           for DELETE
+//	41  f(*), f not count, maybe with OVER     pg_star_call('f'), the clause dropped: 42883
+//	    or FILTER clause after it              f() does not exist, or 42809 when f() is a
+//	                                           plain function
+//	    rank(*) OVER ... (the window           rank() OVER ...
+//	    functions without arguments)
+//	    f(*) WITHIN GROUP (...)                left to #7d's ordered-set rewrite
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -45,6 +45,10 @@ var opStops = func() map[string]bool {
 		m[w] = true
 	}
 	m["not regexp"], m["not like"], m["not ilike"] = true, true, true
+	// The pattern operators regexOps leaves, as text, to anyOps.
+	for op := range regexOps {
+		m[op] = true
+	}
 	delete(m, "case")
 	return m
 }()

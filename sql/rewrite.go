@@ -21,6 +21,8 @@ func (b *bridge) level(seq []*node) []*node {
 		}
 	}
 	seq = rowStars(seq)
+	seq = currentOf(seq)
+	seq = starCalls(seq)
 	seq = b.normalize(seq)
 	seq = b.groupingSets(seq)
 	seq = emptyTargets(seq)
@@ -44,6 +46,77 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
+	return seq
+}
+
+// starCalls rewrites f(*) for a function other than count, which
+// PostgreSQL's grammar takes for any function and TiDB's only for
+// count, into pg_star_call('f') ('schema.f' when qualified), which the
+// binder refuses as PostgreSQL does, with the OVER or FILTER clause that
+// follows. A window function without arguments before OVER is f():
+// PostgreSQL runs rank(*) OVER () as rank() OVER (). Before WITHIN GROUP
+// it is left to the ordered-set aggregates' rewrite.
+func starCalls(seq []*node) []*node {
+	for i := 1; i < len(seq); i++ {
+		g := seq[i]
+		if !g.isParen() || len(g.kids) != 1 || !g.kids[0].isOp("*") || at(seq, i+1).isWord("within") {
+			continue // f(*) WITHIN GROUP is the ordered-set pass's
+		}
+		s := i - 1
+		switch w := seq[s].word(); {
+		case !seq[s].isName() || boundaryWords[w] || notOperands[w]:
+			continue
+		case w == "count" || w == "row" || w == "array":
+			continue
+		}
+		end := i + 1
+		switch {
+		case at(seq, i+1).isWord("over") && zeroArgWindows[seq[s].word()]:
+			g.kids = nil
+			continue
+		case (at(seq, i+1).isWord("over") || at(seq, i+1).isWord("filter")) && (at(seq, i+2).isParen() || at(seq, i+2).isName()):
+			// No aggregate but count takes *: the call fails whatever
+			// follows it.
+			end = i + 3
+		}
+		for s >= 2 && seq[s-1].isOp(".") && seq[s-2].isName() {
+			s -= 2
+		}
+		var name strings.Builder
+		for k := s; k < i; k++ {
+			if seq[k].isOp(".") {
+				name.WriteByte('.')
+			} else {
+				name.WriteString(seq[k].nameVal())
+			}
+		}
+		seq = splice(seq, s, end, synth("pg_star_call(", []*node{textNode(quoteString(name.String()), seq[s].off)}, ")", seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// zeroArgWindows are the window functions without arguments, which
+// PostgreSQL also runs as f(*) OVER (...).
+var zeroArgWindows = wordSet(`row_number rank dense_rank percent_rank cume_dist`)
+
+// currentOf rewrites UPDATE's and DELETE's WHERE CURRENT OF cursor into
+// WHERE pg_current_of('cursor'), which the binder reads as the row the
+// cursor stands on. Elsewhere the words are left to fail as PostgreSQL's
+// grammar fails them, at OF.
+func currentOf(seq []*node) []*node {
+	dml := false
+	for i := 0; i < len(seq); i++ {
+		if seq[i].isWord("update") || seq[i].isWord("delete") {
+			dml = true
+		}
+		if !dml || !seq[i].isWord("where") || !at(seq, i+1).isWord("current") || !at(seq, i+2).isWord("of") || !at(seq, i+3).isName() {
+			continue
+		}
+		name := seq[i+3]
+		call := synth("pg_current_of(", []*node{textNode(quoteString(name.nameVal()), name.off)}, ")", seq[i+1].off)
+		seq = splice(seq, i+1, i+4, call)
+	}
 	return seq
 }
 
@@ -1238,6 +1311,12 @@ func (b *bridge) regexOps(seq []*node) []*node {
 		if n.kind != nLeaf || n.tok.Kind != TOp || regexOps[n.tok.Val] == "" || primaryLeft(seq, i) < 0 {
 			continue
 		}
+		if quantifierAt(seq, i+1) {
+			// x ~ ANY (...) is anyOps's: the operator stays, as text
+			// that ends the operands of the Op operators before it.
+			seq[i] = textNode(n.tok.Val, n.off)
+			continue
+		}
 		op := n.tok.Val
 		seq[i] = textNode(regexOps[op], n.off)
 		if op == "~*" || op == "!~*" {
@@ -1363,35 +1442,81 @@ func scanForward(seq []*node, i int) int {
 
 // anyOps rewrites `x = ANY (expr)` whose operand is not a subquery into
 // pg_any_eq(x, (expr)), and the other comparisons `x op ANY|SOME|ALL
-// (expr)` into pg_any(x, 'op', (expr)) / pg_all(x, 'op', (expr)).
+// (expr)` into pg_any(x, 'op', (expr)) / pg_all(x, 'op', (expr)). The
+// pattern-matching operators (~ ~* !~ !~* ~~ !~~ ~~* !~~* and [NOT] LIKE,
+// [NOT] ILIKE, which TiDB's grammar has no quantified form of) are
+// written the same way with the operator's name, over a subquery too:
+// pg_any(x, '~~', pg_array_subquery((subquery))), which the binder reads
+// as x ~~ ANY (subquery).
 func (b *bridge) anyOps(seq []*node) []*node {
 	for i := 1; i < len(seq); i++ {
 		n, g, op := seq[i], at(seq, i+1), seq[i-1]
 		w := n.word()
-		if !(w == "any" || w == "some" || w == "all") || !g.isParen() || isSubquery(g.kids) ||
-			op.kind != nLeaf || op.tok.Kind != TOp || !compareOps[op.tok.Val] {
+		if !(w == "any" || w == "some" || w == "all") || !g.isParen() {
 			continue
 		}
-		s := scanBack(seq, i-1, true)
-		if s >= i-1 {
+		name, opStart := patternOpAt(seq, i-1)
+		if name == "" {
+			if isSubquery(g.kids) || op.kind != nLeaf || op.tok.Kind != TOp || !compareOps[op.tok.Val] {
+				continue
+			}
+			name, opStart = op.tok.Val, i-1
+		}
+		s := scanBack(seq, opStart, true)
+		if s >= opStart {
 			continue
 		}
 		fn := "pg_any_eq("
 		// The first comma stands for the operator: errors of the
 		// comparison point there, as PostgreSQL's do.
-		kids := append(append([]*node{}, seq[s:i-1]...), leafOp(",", op.off))
-		if w == "all" || op.tok.Val != "=" {
+		kids := append(append([]*node{}, seq[s:opStart]...), leafOp(",", seq[opStart].off))
+		if w == "all" || name != "=" {
 			fn = "pg_any("
 			if w == "all" {
 				fn = "pg_all("
 			}
-			kids = append(kids, textNode(quoteString(op.tok.Val), op.off), leafOp(",", n.off))
+			kids = append(kids, textNode(quoteString(name), seq[opStart].off), leafOp(",", n.off))
+		}
+		if isSubquery(g.kids) {
+			g = synth("pg_array_subquery(", []*node{g}, ")", g.off)
 		}
 		kids = append(kids, g)
 		seq = splice(seq, s, i+2, synth(fn, kids, ")", seq[s].off))
 		i = s
 	}
 	return seq
+}
+
+// quantifierAt reports whether seq[i] is ANY, SOME or ALL before a
+// parenthesized operand: the operator before it is quantified.
+func quantifierAt(seq []*node, i int) bool {
+	switch at(seq, i).word() {
+	case "any", "some", "all":
+		return at(seq, i+1).isParen()
+	}
+	return false
+}
+
+// likeOps name the operators of [NOT] LIKE and [NOT] ILIKE.
+var likeOps = map[string]string{"like": "~~", "not like": "!~~", "ilike": "~~*", "not ilike": "!~~*"}
+
+// patternOpAt returns the pattern-matching operator that ends at seq[k]
+// (~, !~*, ..., LIKE, NOT ILIKE, ...) by its operator name, and the
+// index it starts at; "" when there is none.
+func patternOpAt(seq []*node, k int) (string, int) {
+	n := at(seq, k)
+	switch {
+	case n == nil:
+		return "", k
+	case n.kind == nText && regexOps[n.text] != "":
+		return n.text, k
+	case n.isWord("like") || n.isWord("ilike"):
+		if at(seq, k-1).isWord("not") {
+			return likeOps["not "+n.word()], k - 1
+		}
+		return likeOps[n.word()], k
+	}
+	return "", k
 }
 
 // powers rewrites a ^ b (Postgres's exponentiation; TiDB reads ^ as XOR)

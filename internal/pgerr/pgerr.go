@@ -55,6 +55,7 @@ const (
 	ForeignKeyViolation          Code = "23503"
 	UniqueViolation              Code = "23505"
 	CheckViolation               Code = "23514"
+	InvalidCursorState           Code = "24000"
 	InvalidCursorName            Code = "34000"
 	SyntaxError                  Code = "42601"
 	InsufficientPrivilege        Code = "42501"
