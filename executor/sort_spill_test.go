@@ -315,3 +315,39 @@ func TestSortTopN(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowSpills computes window functions over 20,000 rows with a
+// 64 kB work_mem: the partitions are sorted by the spilling Sort, and
+// the output (order included) equals the one computed in memory.
+func TestWindowSpills(t *testing.T) {
+	rows := spillRows(20000)
+	calls := []planner.WindowCall{
+		{Fn: "row_number", PartitionBy: []planner.Expr{col(0, tI8)}, OrderBy: []planner.SortKey{{Expr: col(1, tTxt)}}, T: tI8},
+		{Fn: "rank", PartitionBy: []planner.Expr{col(0, tI8)}, OrderBy: []planner.SortKey{{Expr: col(1, tTxt)}}, T: tI8},
+		// Ties on c's NULLs and on a keep the input order.
+		{Fn: "count", OrderBy: []planner.SortKey{{Expr: col(2, tF8), Desc: true}}, T: tI8},
+		{Fn: "sum", Args: []planner.Expr{col(0, tI8)}, PartitionBy: []planner.Expr{col(3, tN)}, T: tN},
+		{Fn: "row_number", OrderBy: []planner.SortKey{{Expr: col(0, tI8), NullsFirst: true}}, T: tI8},
+	}
+	out := schema(tI8, tTxt, tF8, tN, types.T{ID: types.Unknown}, tI8, tI8, tI8, tN, tI8)
+	memEC := newEC()
+	want := sortText(t, &planner.Window{Input: spillScan(rows, memEC), Calls: calls, Out: out}, memEC)
+	temp := newTemp(t)
+	ec := newEC()
+	ec.WorkMem, ec.Temp = 64<<10, temp
+	got := sortText(t, &planner.Window{Input: spillScan(rows, ec), Calls: calls, Out: out}, ec)
+	if len(got) != len(rows) || len(want) != len(rows) {
+		t.Fatalf("%d and %d rows, want %d", len(got), len(want), len(rows))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	if temp.tapes == 0 {
+		t.Error("the window's sorts did not spill")
+	}
+	if left := temp.left(t); len(left) != 0 {
+		t.Errorf("tapes left after the window: %v", left)
+	}
+}
