@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
@@ -349,5 +350,72 @@ func TestWindowSpills(t *testing.T) {
 	}
 	if left := temp.left(t); len(left) != 0 {
 		t.Errorf("tapes left after the window: %v", left)
+	}
+}
+
+// failAfter passes its input's first n chunks, then fails.
+type failAfter struct {
+	in Operator
+	n  int
+}
+
+func (f *failAfter) Next(ctx context.Context) (*types.Chunk, error) {
+	if f.n == 0 {
+		return nil, pgerr.New(pgerr.IOError, "input failed")
+	}
+	f.n--
+	return f.in.Next(ctx)
+}
+
+func (f *failAfter) Close() { f.in.Close() }
+
+// TestSortMergesInPasses sorts 20,000 rows with a 64 kB work_mem, far
+// more runs than one merge reads (6): the final merge reads at most 6
+// sources, so earlier passes merged the runs into fewer; and a sort
+// whose input fails after it spilled leaves no tape behind.
+func TestSortMergesInPasses(t *testing.T) {
+	rows := spillRows(20000)
+	keys := []planner.SortKey{{Expr: col(1, tTxt)}}
+	temp := newTemp(t)
+	ec := newEC()
+	ec.WorkMem, ec.Temp = 64<<10, temp
+	scan, err := Build(spillScan(rows, ec), ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSort(scan, keys, spillScan(rows, ec).Schema(), ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if c, err := s.Next(context.Background()); err != nil || c == nil {
+		t.Fatalf("first chunk: %v, %v", c, err)
+	}
+	order := sortMergeOrder(ec.WorkMem)
+	if s.merge == nil || len(s.merge.srcs) > order {
+		t.Fatalf("final merge of %v sources, want at most %d", s.merge, order)
+	}
+	// The runs alone: 20,000 rows of some 600 bytes in 64 kB.
+	if temp.tapes < 4*order {
+		t.Fatalf("%d tapes made, want at least %d", temp.tapes, 4*order)
+	}
+
+	temp = newTemp(t)
+	ec = newEC()
+	ec.WorkMem, ec.Temp = 64<<10, temp
+	if scan, err = Build(spillScan(rows, ec), ec); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = NewSort(&failAfter{in: scan, n: 10}, keys, spillScan(rows, ec).Schema(), ec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(context.Background()); err == nil || err.Error() != "input failed" {
+		t.Fatalf("got %v, want the input's error", err)
+	}
+	if temp.tapes == 0 {
+		t.Fatal("the sort did not spill before the error")
+	}
+	if left := temp.left(t); len(left) != 0 {
+		t.Errorf("tapes left after the error: %v", left)
 	}
 }
