@@ -131,7 +131,7 @@ type ExecCtx struct {
 	Temp TempSpace
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
-	workTables map[int]*[]types.Row
+	workTables map[int]*rowSpool
 }
 
 // TempSpace makes the temporary files a statement's operators spill to:

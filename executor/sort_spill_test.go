@@ -419,3 +419,37 @@ func TestSortMergesInPasses(t *testing.T) {
 		t.Errorf("tapes left after the error: %v", left)
 	}
 }
+
+// TestRecursiveUnionSpills runs WITH RECURSIVE over working tables of
+// up to 20,000 rows with a 64 kB work_mem: with UNION ALL they go to
+// tapes; the rows are those computed in memory, and no tape is left.
+func TestRecursiveUnionSpills(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&sb, "+ %d\n", i%3)
+	}
+	text := sb.String()
+	for _, all := range []bool{true, false} {
+		nonRec := vals(t, text, types.TInt8)
+		want, err := runPlan(t, recursiveCounter(nonRec, all, 4), newEC())
+		if err != nil {
+			t.Fatal(err)
+		}
+		temp := newTemp(t)
+		ec := newEC()
+		ec.WorkMem, ec.Temp = 64<<10, temp
+		got, err := runPlan(t, recursiveCounter(nonRec, all, 4), ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("UNION ALL %v: %d rows, want %d, or not the same", all, got.Len(), want.Len())
+		}
+		if all && temp.tapes == 0 {
+			t.Errorf("UNION ALL: the working tables did not spill")
+		}
+		if left := temp.left(t); len(left) != 0 {
+			t.Errorf("UNION ALL %v: tapes left: %v", all, left)
+		}
+	}
+}

@@ -84,3 +84,74 @@ func (r *rowTapeReader) next() (types.Row, error) {
 	r.buf, r.off = rec, next
 	return types.DecodeRow(rec, r.t.ts)
 }
+
+// rowSpool holds rows in order, as PostgreSQL's tuplestore holds a
+// working table: in memory while they fit in ExecCtx.WorkMem (by
+// types.RowMemSize), the rest on a rowTape. Its readers read it from the
+// first row; rows added after a reader started may or may not be seen.
+type rowSpool struct {
+	ec   *ExecCtx
+	ts   []types.T
+	mem  []types.Row
+	held int64
+	tape *rowTape
+	n    int
+}
+
+// newRowSpool returns an empty spool of rows of types ts in ec.
+func newRowSpool(ec *ExecCtx, ts []types.T) *rowSpool { return &rowSpool{ec: ec, ts: ts} }
+
+// add appends r, which the spool keeps: the caller passes a copy.
+func (s *rowSpool) add(r types.Row) error {
+	s.n++
+	if s.tape == nil {
+		s.held += types.RowMemSize(r)
+		if !s.ec.spillable(s.held) {
+			s.mem = append(s.mem, r)
+			return nil
+		}
+		t, err := newRowTape(s.ec, s.ts)
+		if err != nil {
+			return err
+		}
+		s.tape = t
+	}
+	return s.tape.append(r)
+}
+
+// len returns the number of rows added.
+func (s *rowSpool) len() int { return s.n }
+
+// reader returns a reader of the spool's rows from the first.
+func (s *rowSpool) reader() *rowSpoolReader {
+	rd := &rowSpoolReader{s: s}
+	if s.tape != nil {
+		rd.tape = s.tape.reader()
+	}
+	return rd
+}
+
+// discard drops the spool's rows and removes its tape.
+func (s *rowSpool) discard() {
+	s.tape.discard()
+	s.tape, s.mem = nil, nil
+}
+
+// rowSpoolReader reads a rowSpool's rows in order.
+type rowSpoolReader struct {
+	s    *rowSpool
+	pos  int
+	tape *rowTapeReader
+}
+
+// next returns the next row, or nil after the last.
+func (r *rowSpoolReader) next() (types.Row, error) {
+	if r.pos < len(r.s.mem) {
+		r.pos++
+		return r.s.mem[r.pos-1], nil
+	}
+	if r.tape == nil {
+		return nil, nil
+	}
+	return r.tape.next()
+}

@@ -69,4 +69,15 @@ SELECT count(*), md5(string_agg(concat_ws(':', g, rn, rk, sm, lg), ',')) FROM (
   FROM s ORDER BY g) x;
 SELECT g, k, row_number() OVER w, first_value(g) OVER w
 FROM s WINDOW w AS (PARTITION BY k ORDER BY ts DESC, g) ORDER BY ts DESC, g LIMIT 6;
+-- WITH RECURSIVE: working tables of 20,000 rows, beyond work_mem.
+WITH RECURSIVE r(n, g, t) AS (
+  SELECT 1, g, md5(g::text) FROM generate_series(1, 20000) g
+  UNION ALL
+  SELECT n + 1, g, md5(t) FROM r WHERE n < 4
+) SELECT n, count(*), md5(string_agg(t, ',' ORDER BY g)) FROM r GROUP BY n ORDER BY n;
+WITH RECURSIVE r(n, g) AS (
+  SELECT 1, g FROM generate_series(1, 20000) g
+  UNION
+  SELECT n + 1, g % 5000 FROM r WHERE n < 3
+) SELECT n, count(*), sum(g) FROM r GROUP BY n ORDER BY n;
 RESET work_mem;
