@@ -51,6 +51,71 @@ type Sort struct {
 	// the input spilled.
 	runs  []*rowTape
 	merge *runMerge
+	// lay says where each key lives in a run's records.
+	lay *sortLayout
+}
+
+// sortLayout is the layout of a sorted run's records: the row's columns,
+// then the values of the keys that are not one of its columns. A key
+// that is a plain column reference (as every key of a window's sort is)
+// is not copied: in memory it shares the row's value, and on a tape it
+// is read back from the row.
+type sortLayout struct {
+	keys []planner.SortKey
+	nrow int
+	// keyAt[j] is the record's column holding key j; extra lists the
+	// keys stored after the row's columns.
+	keyAt []int
+	extra []int
+	ts    []types.T
+}
+
+func newSortLayout(keys []planner.SortKey, ts []types.T) *sortLayout {
+	l := &sortLayout{keys: keys, nrow: len(ts), ts: append([]types.T(nil), ts...)}
+	for j, k := range keys {
+		if c, ok := k.Expr.(*planner.ColRef); ok && c.Idx < len(ts) && c.T == ts[c.Idx] {
+			l.keyAt = append(l.keyAt, c.Idx)
+			continue
+		}
+		l.keyAt = append(l.keyAt, l.nrow+len(l.extra))
+		l.extra = append(l.extra, j)
+		l.ts = append(l.ts, k.Expr.Type())
+	}
+	return l
+}
+
+// shared reports whether key j is a column of the row.
+func (l *sortLayout) shared(j int) bool { return l.keyAt[j] < l.nrow }
+
+// record returns r as a run's record, in buf's storage.
+func (l *sortLayout) record(r sortedRow, buf types.Row) types.Row {
+	buf = append(buf[:0], r.row...)
+	for _, j := range l.extra {
+		buf = append(buf, r.key[j])
+	}
+	return buf
+}
+
+// fromRecord returns the row and keys of a run's record.
+func (l *sortLayout) fromRecord(rec types.Row) sortedRow {
+	key := make(types.Row, len(l.keys))
+	for j, at := range l.keyAt {
+		key[j] = rec[at]
+	}
+	return sortedRow{row: rec[:l.nrow:l.nrow], key: key}
+}
+
+// keyMemSize is what r's keys cost beyond its row: the key row and the
+// values that are not the row's.
+func (l *sortLayout) keyMemSize(r sortedRow) int64 {
+	n := int64(24 + 80*len(r.key))
+	for _, j := range l.extra {
+		n += int64(len(r.key[j].S))
+		if r.key[j].D != nil {
+			n += 48
+		}
+	}
+	return n
 }
 
 var _ Operator = (*Sort)(nil)
@@ -65,7 +130,8 @@ func NewSort(in Operator, keys []planner.SortKey, schema types.Schema, ec *ExecC
 		}
 		evs[i] = ev
 	}
-	return &Sort{in: in, keys: keys, evs: evs, ec: ec, ts: schema.Types()}, nil
+	ts := schema.Types()
+	return &Sort{in: in, keys: keys, evs: evs, ec: ec, ts: ts, lay: newSortLayout(keys, ts)}, nil
 }
 
 // SetBound tells the Sort, before its first Next, that its consumer
@@ -157,17 +223,22 @@ func (s *Sort) load(ctx context.Context) ([]types.Row, error) {
 			if !c.Visible(i) {
 				continue
 			}
+			row := detachRow(c, i)
 			key := make(types.Row, len(kv))
 			for j, v := range kv {
-				key[j] = copyDatum(v.Get(i))
+				if s.lay.shared(j) {
+					key[j] = row[s.lay.keyAt[j]]
+				} else {
+					key[j] = copyDatum(v.Get(i))
+				}
 			}
-			sr := sortedRow{row: detachRow(c, i), key: key}
+			sr := sortedRow{row: row, key: key}
 			if top != nil {
 				top.add(sr)
 				continue
 			}
 			rows = append(rows, sr)
-			held += types.RowMemSize(sr.row) + types.RowMemSize(sr.key) + sortedRowOverhead
+			held += types.RowMemSize(sr.row) + s.lay.keyMemSize(sr) + sortedRowOverhead
 			// tuplesort_puttuple_common's order of tests: the switch
 			// to a bounded heap comes before a spill, and once spilled
 			// the sort stays external.
@@ -209,33 +280,23 @@ func (s *Sort) sortRun(rows []sortedRow) {
 		func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
 }
 
-// tapeTypes returns the types of a run's rows: the input's columns, then
-// the keys.
-func (s *Sort) tapeTypes() []types.T {
-	ts := append([]types.T(nil), s.ts...)
-	for _, k := range s.keys {
-		ts = append(ts, k.Expr.Type())
-	}
-	return ts
-}
-
 // spillRun sorts rows and writes them to a new tape as a sorted run.
 func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 	s.sortRun(rows)
-	t, err := newRowTape(s.ec, s.tapeTypes())
+	t, err := newRowTape(s.ec, s.lay.ts)
 	if err != nil {
 		return err
 	}
 	s.runs = append(s.runs, t)
-	full := make(types.Row, 0, len(s.ts)+len(s.keys))
+	var rec types.Row
 	for i, r := range rows {
 		if i%types.ChunkCap == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		full = append(append(full[:0], r.row...), r.key...)
-		if err := t.append(full); err != nil {
+		rec = s.lay.record(r, rec)
+		if err := t.append(rec); err != nil {
 			return err
 		}
 	}
@@ -247,7 +308,6 @@ func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 // remains, and sets s.merge to stream it.
 func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
 	order := sortMergeOrder(s.ec.WorkMem)
-	nrow := len(s.ts)
 	for len(s.runs)+1 > order {
 		var next []*rowTape
 		for lo := 0; lo < len(s.runs); lo += order {
@@ -256,13 +316,13 @@ func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
 				next = append(next, group[0])
 				continue
 			}
-			t, err := newRowTape(s.ec, s.tapeTypes())
+			t, err := newRowTape(s.ec, s.lay.ts)
 			if err != nil {
 				s.runs = append(s.runs, next...)
 				return err
 			}
 			next = append(next, t)
-			m, err := newRunMerge(group, nil, nrow, s.keys)
+			m, err := newRunMerge(group, nil, s.lay)
 			if err == nil {
 				err = m.writeTo(ctx, t)
 			}
@@ -276,7 +336,7 @@ func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
 		}
 		s.runs = next
 	}
-	m, err := newRunMerge(s.runs, mem, nrow, s.keys)
+	m, err := newRunMerge(s.runs, mem, s.lay)
 	if err != nil {
 		return err
 	}
@@ -305,40 +365,43 @@ func (s *Sort) Close() {
 // out in the order of their runs, the in-memory one last.
 type runMerge struct {
 	srcs []*mergeSource
-	keys []planner.SortKey
-	nrow int
+	lay  *sortLayout
+	rec  types.Row
 }
 
-// mergeSource is one run of a merge and its current row: the input's
-// columns then the keys.
+// mergeSource is one run of a merge and its current row (row nil after
+// the last).
 type mergeSource struct {
 	idx int
-	cur types.Row
+	cur sortedRow
 	rd  *rowTapeReader
 	mem []sortedRow
 	pos int
 }
 
-// advance moves src to its next row; cur is nil after the last.
-func (src *mergeSource) advance() error {
+// advance moves src to its next row.
+func (src *mergeSource) advance(lay *sortLayout) error {
 	if src.rd != nil {
-		r, err := src.rd.next()
-		src.cur = r
-		return err
-	}
-	if src.pos >= len(src.mem) {
-		src.cur, src.mem = nil, nil
+		rec, err := src.rd.next()
+		if err != nil || rec == nil {
+			src.cur = sortedRow{}
+			return err
+		}
+		src.cur = lay.fromRecord(rec)
 		return nil
 	}
-	r := src.mem[src.pos]
+	if src.pos >= len(src.mem) {
+		src.cur, src.mem = sortedRow{}, nil
+		return nil
+	}
+	src.cur = src.mem[src.pos]
 	src.mem[src.pos] = sortedRow{}
 	src.pos++
-	src.cur = append(r.row, r.key...)
 	return nil
 }
 
-func newRunMerge(runs []*rowTape, mem []sortedRow, nrow int, keys []planner.SortKey) (*runMerge, error) {
-	m := &runMerge{keys: keys, nrow: nrow}
+func newRunMerge(runs []*rowTape, mem []sortedRow, lay *sortLayout) (*runMerge, error) {
+	m := &runMerge{lay: lay}
 	for i, t := range runs {
 		m.srcs = append(m.srcs, &mergeSource{idx: i, rd: t.reader()})
 	}
@@ -347,10 +410,10 @@ func newRunMerge(runs []*rowTape, mem []sortedRow, nrow int, keys []planner.Sort
 	}
 	live := m.srcs[:0]
 	for _, src := range m.srcs {
-		if err := src.advance(); err != nil {
+		if err := src.advance(lay); err != nil {
 			return nil, err
 		}
-		if src.cur != nil {
+		if src.cur.row != nil {
 			live = append(live, src)
 		}
 	}
@@ -364,7 +427,7 @@ func newRunMerge(runs []*rowTape, mem []sortedRow, nrow int, keys []planner.Sort
 func (m *runMerge) Len() int { return len(m.srcs) }
 func (m *runMerge) Less(i, j int) bool {
 	a, b := m.srcs[i], m.srcs[j]
-	if c := compareKeys(a.cur[m.nrow:], b.cur[m.nrow:], m.keys); c != 0 {
+	if c := compareKeys(a.cur.key, b.cur.key, m.lay.keys); c != 0 {
 		return c < 0
 	}
 	return a.idx < b.idx
@@ -377,18 +440,18 @@ func (m *runMerge) Pop() any {
 	return src
 }
 
-// pop returns the least current row (input columns and keys), or nil
-// when every run is exhausted.
-func (m *runMerge) pop() (types.Row, error) {
+// pop returns the least current row, or one with a nil row when every
+// run is exhausted.
+func (m *runMerge) pop() (sortedRow, error) {
 	if len(m.srcs) == 0 {
-		return nil, nil
+		return sortedRow{}, nil
 	}
 	src := m.srcs[0]
 	r := src.cur
-	if err := src.advance(); err != nil {
-		return nil, err
+	if err := src.advance(m.lay); err != nil {
+		return sortedRow{}, err
 	}
-	if src.cur == nil {
+	if src.cur.row == nil {
 		heap.Pop(m)
 	} else {
 		heap.Fix(m, 0)
@@ -405,10 +468,11 @@ func (m *runMerge) writeTo(ctx context.Context, t *rowTape) error {
 			}
 		}
 		r, err := m.pop()
-		if err != nil || r == nil {
+		if err != nil || r.row == nil {
 			return err
 		}
-		if err := t.append(r); err != nil {
+		m.rec = m.lay.record(r, m.rec)
+		if err := t.append(m.rec); err != nil {
 			return err
 		}
 	}
@@ -426,13 +490,13 @@ func (m *runMerge) next(ctx context.Context, ts []types.T) (*types.Chunk, error)
 		if err != nil {
 			return nil, err
 		}
-		if r == nil {
+		if r.row == nil {
 			break
 		}
 		if c == nil {
 			c = types.NewChunk(ts, types.ChunkCap)
 		}
-		c.AppendRow(types.OpInsert, r[:m.nrow])
+		c.AppendRow(types.OpInsert, r.row)
 	}
 	return c, nil
 }

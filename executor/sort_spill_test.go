@@ -126,6 +126,8 @@ func TestSortSpillsLikeMemory(t *testing.T) {
 		"c desc nulls last,d,u":    {{Expr: col(2, tF8), Desc: true}, {Expr: col(3, tN)}, {Expr: col(4, types.T{ID: types.Unknown})}},
 		"d desc,b":                 {{Expr: col(3, tN), Desc: true}, {Expr: col(1, tTxt)}},
 		"u (an unknown-typed key)": {{Expr: col(4, types.T{ID: types.Unknown})}},
+		// A key computed from the row is stored after it in the runs.
+		"a + 1 desc,b": {{Expr: &planner.Call{Fn: "+", Args: []planner.Expr{col(0, tI8), i8(1)}, T: tI8}, Desc: true}, {Expr: col(1, tTxt)}},
 	}
 	for name, keys := range keySets {
 		t.Run(name, func(t *testing.T) {
