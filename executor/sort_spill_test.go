@@ -455,3 +455,41 @@ func TestRecursiveUnionSpills(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowWithoutKeysKeepsInputOrder checks a first window with
+// neither PARTITION BY nor ORDER BY, which needs no sort: its rows come
+// out in input order, numbered in it, also under a small work_mem and
+// followed by a window that sorts.
+func TestWindowWithoutKeysKeepsInputOrder(t *testing.T) {
+	rows := spillRows(5000)
+	calls := []planner.WindowCall{
+		{Fn: "row_number", T: tI8},
+		{Fn: "row_number", OrderBy: []planner.SortKey{{Expr: col(1, tTxt), Desc: true}}, T: tI8},
+		{Fn: "row_number", T: tI8},
+	}
+	out := schema(tI8, tTxt, tF8, tN, types.T{ID: types.Unknown}, tI8, tI8, tI8)
+	for _, workMem := range []int64{0, 64 << 10} {
+		ec := newEC()
+		ec.WorkMem, ec.Temp = workMem, newTemp(t)
+		got, err := runPlan(t, &planner.Window{Input: spillScan(rows, ec), Calls: calls[:1], Out: out[:6]}, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < got.Len(); i++ {
+			if r := got.Row(i); r[1].S != rows[i][1].S || r[5].I != int64(i+1) {
+				t.Fatalf("work_mem %d: row %d is %v, want input row %d numbered %d", workMem, i, r, i, i+1)
+			}
+		}
+		// After a window that sorts by b DESC, one without keys numbers
+		// the rows in input order still, and they come out in its order.
+		got, err = runPlan(t, &planner.Window{Input: spillScan(rows, ec), Calls: calls, Out: out}, ec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < got.Len(); i++ {
+			if r := got.Row(i); r[1].S != rows[i][1].S || r[5].I != int64(i+1) || r[7].I != int64(i+1) {
+				t.Fatalf("work_mem %d: row %d is %v, want input row %d numbered %d", workMem, i, r, i, i+1)
+			}
+		}
+	}
+}

@@ -101,7 +101,7 @@ func (w *Window) start() error {
 			reflect.DeepEqual(calls[last].OrderBy, calls[first].OrderBy) {
 			last++
 		}
-		st, err := newWindowStage(cur, ts, w.nIn, calls[first:last], w.ec)
+		st, err := newWindowStage(cur, first == 0, ts, w.nIn, calls[first:last], w.ec)
 		if err != nil {
 			cur.Close()
 			return err
@@ -201,8 +201,10 @@ type windowStage struct {
 }
 
 // newWindowStage builds eval → Sort → stage over in, whose rows have
-// types ts and their input position in column seqAt.
-func newWindowStage(in Operator, ts []types.T, seqAt int, calls []planner.WindowCall, ec *ExecCtx) (*windowStage, error) {
+// types ts and their input position in column seqAt. When inOrder (in
+// gives the rows by input position) and the calls have neither
+// PARTITION BY nor ORDER BY, there is nothing to sort.
+func newWindowStage(in Operator, inOrder bool, ts []types.T, seqAt int, calls []planner.WindowCall, ec *ExecCtx) (*windowStage, error) {
 	first := calls[0]
 	exprs := append([]planner.Expr(nil), first.PartitionBy...)
 	for _, o := range first.OrderBy {
@@ -230,9 +232,11 @@ func newWindowStage(in Operator, ts []types.T, seqAt int, calls []planner.Window
 	for i, t := range ext {
 		sch[i] = types.Column{T: t}
 	}
-	sorted, err := NewSort(&windowEval{in: in, evs: evs, ec: ec}, keys, sch, ec)
-	if err != nil {
-		return nil, err
+	var sorted Operator = &windowEval{in: in, evs: evs, ec: ec}
+	if len(keys) > 1 || !inOrder {
+		if sorted, err = NewSort(sorted, keys, sch, ec); err != nil {
+			return nil, err
+		}
 	}
 	out := append([]types.T(nil), ts...)
 	for _, c := range calls {
