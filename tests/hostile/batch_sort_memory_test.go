@@ -22,7 +22,7 @@ const sortBudgetMB = 32
 // and the rows must come out complete (and sorted, in order). When the
 // sort and the window held their whole input in memory they peaked at
 // 380 to 393 MB and 621 MB; spilling sorted runs to tapes and merging
-// them keeps both below 160 MB.
+// them keeps both near 150 MB.
 func TestBatchSortMemory(t *testing.T) {
 	const n = 600_000
 	const limit = 200 << 20
