@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,34 +122,130 @@ func checkInt(lo, hi int) func(string) (string, error) {
 	}
 }
 
-// parseMemorySetting reads a PostgreSQL memory setting in bytes: a bare
-// number is kilobytes; units B, kB, MB, GB and TB are accepted, as
-// PostgreSQL accepts them for work_mem (64kB .. 2147483647kB).
+// parseMemorySetting reads a PostgreSQL memory setting in bytes, as
+// guc.c's parse_int reads work_mem (kilobytes, 64 .. 2147483647): a
+// number as C's strtol reads it (leading blanks, a sign, 0x for hex, a
+// leading 0 for octal) or, with a fraction or an exponent, as strtod
+// does; then optionally blanks and a unit, B, kB, MB, GB or TB (kB
+// without one). A fraction of a unit is rounded to the next smaller
+// unit (1.5MB is 1536kB, 0.1GB is 102MB) and the result to whole
+// kilobytes, half to even.
 func parseMemorySetting(v string) (int64, error) {
-	v = strings.TrimSpace(strings.Trim(v, "'"))
-	i := 0
-	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
-		i++
+	v = strings.Trim(v, "'")
+	invalid := func() *pgerr.Error {
+		return pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v)
 	}
-	n, err := strconv.ParseInt(v[:i], 10, 64)
-	if err != nil || n > 1<<40 {
-		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v)
-	}
-	mult := map[string]int64{"": 1 << 10, "B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
-	m, ok := mult[strings.TrimSpace(v[i:])]
+	val, rest, ok := parseCNumber(v)
 	if !ok {
-		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v).
-			WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+		return 0, invalid()
 	}
-	b := n * m
-	if m == 1 {
-		// Bytes round up to whole kilobytes, as PostgreSQL rounds them.
-		b = (n + 1023) / 1024 * 1024
+	rest = strings.TrimLeft(rest, cSpace)
+	if rest != "" {
+		// The unit runs to the first blank; only blanks may follow it.
+		unit, after := strings.TrimRight(rest, cSpace), ""
+		if i := strings.IndexAny(unit, cSpace); i >= 0 {
+			unit, after = unit[:i], unit[i:]
+		}
+		// Each unit in kilobytes, and the next smaller unit a fraction
+		// is rounded to (none for B).
+		units := map[string][2]float64{"B": {1.0 / 1024, 0}, "kB": {1, 1.0 / 1024}, "MB": {1 << 10, 1}, "GB": {1 << 20, 1 << 10}, "TB": {1 << 30, 1 << 20}}
+		u, ok := units[unit]
+		if !ok || after != "" {
+			return 0, invalid().WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+		}
+		val *= u[0]
+		if u[1] != 0 {
+			val = math.RoundToEven(val/u[1]) * u[1]
+		}
 	}
-	if kb := b >> 10; kb < 64 || kb > 2147483647 {
+	val = math.RoundToEven(val)
+	if val > math.MaxInt32 || val < math.MinInt32 {
+		return 0, invalid().WithHint("Value exceeds integer range.")
+	}
+	if kb := int64(val); kb < 64 {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "%d kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)", kb)
 	}
-	return b, nil
+	return int64(val) << 10, nil
+}
+
+// cSpace is what C's isspace accepts.
+const cSpace = " \t\n\v\f\r"
+
+// parseCNumber reads a number at the start of s as parse_int does: with
+// strtol (base 0), and again with strtod when a '.', 'e' or 'E' follows
+// or the integer overflows. It returns the value and the rest of s, or
+// false when s does not start with a number.
+func parseCNumber(s string) (float64, string, bool) {
+	t := strings.TrimLeft(s, cSpace)
+	i := 0
+	if i < len(t) && (t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	sign := t[:i]
+	base, digits := 10, "0123456789"
+	switch {
+	case len(t) > i+2 && t[i] == '0' && (t[i+1] == 'x' || t[i+1] == 'X') && strings.IndexByte("0123456789abcdefABCDEF", t[i+2]) >= 0:
+		base, digits = 16, "0123456789abcdefABCDEF"
+		i += 2
+	case len(t) > i+1 && t[i] == '0':
+		base, digits = 8, "01234567"
+	}
+	j := i
+	for j < len(t) && strings.IndexByte(digits, t[j]) >= 0 {
+		j++
+	}
+	if j == i {
+		// strtol read nothing and leaves its end at s's start: only a
+		// '.' there sends s to strtod.
+		if s == "" || s[0] != '.' {
+			return 0, s, false
+		}
+	} else {
+		n, err := strconv.ParseInt(sign+t[i:j], base, 64)
+		if err == nil && (j == len(t) || strings.IndexByte(".eE", t[j]) < 0) {
+			return float64(n), t[j:], true
+		}
+	}
+	// strtod: digits, an optional fraction, an optional exponent.
+	k := 0
+	if k < len(t) && (t[k] == '+' || t[k] == '-') {
+		k++
+	}
+	d0 := k
+	for k < len(t) && t[k] >= '0' && t[k] <= '9' {
+		k++
+	}
+	nd := k - d0
+	if k < len(t) && t[k] == '.' {
+		k++
+		f0 := k
+		for k < len(t) && t[k] >= '0' && t[k] <= '9' {
+			k++
+		}
+		nd += k - f0
+	}
+	if nd == 0 {
+		return 0, s, false
+	}
+	if k < len(t) && (t[k] == 'e' || t[k] == 'E') {
+		e := k + 1
+		if e < len(t) && (t[e] == '+' || t[e] == '-') {
+			e++
+		}
+		e0 := e
+		for e < len(t) && t[e] >= '0' && t[e] <= '9' {
+			e++
+		}
+		if e > e0 {
+			k = e
+		}
+	}
+	f, err := strconv.ParseFloat(t[:k], 64)
+	if err != nil {
+		// strtod's ERANGE: parse_int refuses the value.
+		return 0, s, false
+	}
+	return f, t[k:], true
 }
 
 // checkMemory normalises a memory setting as SHOW prints it: in the

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
 )
 
 func TestDurationSettings(t *testing.T) {
@@ -75,6 +78,54 @@ func TestCheckUTF8(t *testing.T) {
 		err := checkUTF8(in)
 		if err == nil || err.Error() != want {
 			t.Errorf("checkUTF8(%q) = %v, want %s", in, err, want)
+		}
+	}
+}
+
+// TestMemorySetting checks work_mem's values as PostgreSQL 15 shows
+// them after SET (SHOW work_mem) and its errors' messages and hints.
+func TestMemorySetting(t *testing.T) {
+	for in, want := range map[string]string{
+		"1024": "1MB", "'64kB'": "64kB", "1GB": "1GB", "1536kB": "1536kB", "2048kB": "2MB",
+		"10 MB": "10MB", "1.5MB": "1536kB", "65536B": "64kB", "65537B": "64kB", "66000B": "64kB",
+		"1TB": "1TB", "2147483647": "2147483647kB", "1e3": "1000kB", "0.1GB": "102MB", " 128kB ": "128kB",
+		"0x100": "256kB", "0100": "64kB",
+	} {
+		got, err := checkMemory(in)
+		if err != nil || got != want {
+			t.Errorf("checkMemory(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"63":         `63 kB is outside the valid range for parameter "work_mem" (64 .. 2147483647)`,
+		"65000B":     `63 kB is outside the valid range for parameter "work_mem" (64 .. 2147483647)`,
+		"-1":         `-1 kB is outside the valid range for parameter "work_mem" (64 .. 2147483647)`,
+		"abc":        `invalid value for parameter "work_mem": "abc" (no hint)`,
+		"":           `invalid value for parameter "work_mem": "" (no hint)`,
+		"100 tb":     `invalid value for parameter "work_mem": "100 tb" (Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".)`,
+		"10 mb":      `invalid value for parameter "work_mem": "10 mb" (Valid units for this parameter are "B", "kB", "MB", "GB", and "TB".)`,
+		"3000000000": `invalid value for parameter "work_mem": "3000000000" (Value exceeds integer range.)`,
+		"2TB":        `invalid value for parameter "work_mem": "2TB" (Value exceeds integer range.)`,
+	} {
+		_, err := checkMemory(in)
+		if err == nil {
+			t.Errorf("checkMemory(%q) succeeded", in)
+			continue
+		}
+		pe := pgerr.As(err)
+		got := pe.Message
+		if pe.Code != pgerr.InvalidParameterValue {
+			t.Errorf("checkMemory(%q): SQLSTATE %s", in, pe.Code)
+		}
+		if strings.HasPrefix(want, "invalid") {
+			hint := "no hint"
+			if pe.Hint != "" {
+				hint = pe.Hint
+			}
+			got += " (" + hint + ")"
+		}
+		if got != want {
+			t.Errorf("checkMemory(%q): %s; want %s", in, got, want)
 		}
 	}
 }

@@ -27,6 +27,13 @@
 //   - Close releases resources (input iterators, buffered rows), closes the
 //     operator's inputs, and is idempotent; it may be called before the
 //     end.
+//   - A Sort keeps at most ExecCtx.WorkMem bytes of rows in memory
+//     (types.RowMemSize) and moves the rest, in sorted runs, to tapes from
+//     ExecCtx.Temp (rowTape, spill.go), which it discards when it ends,
+//     fails or is closed; Window sorts its partitions through Sorts, and
+//     RecursiveUnion keeps its working tables in rowSpools. A
+//     Limit right above a Sort passes it its bound (Sort.SetBound); under
+//     EXPLAIN ANALYZE, where a wrapper sits between them, it does not.
 //
 // # Example
 //

@@ -137,7 +137,7 @@ type ExecCtx struct {
 	ChunkRows func() int
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
-	workTables map[int]*[]types.Row
+	workTables map[int]*rowSpool
 }
 
 // chunkRows is the most rows the next chunk a leaf operator or a buffer

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"math"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -13,7 +14,8 @@ import (
 // LIMIT and OFFSET expressions are evaluated once, at the first Next: NULL
 // means no limit (no offset); a negative LIMIT is 2201W and a negative
 // OFFSET 2201X, as in Postgres. Limit stops pulling its input once the
-// limit is reached.
+// limit is reached, and tells a Sort it reads from directly how many
+// rows it will take (Sort.SetBound).
 type Limit struct {
 	endState
 	in         Operator
@@ -64,6 +66,11 @@ func (l *Limit) start() error {
 			}
 			l.off = d.I
 		}
+	}
+	// As PostgreSQL's Limit tells a Sort right below it how many rows
+	// it will take (ExecSetTupleBound), so that it can keep only those.
+	if s, ok := l.in.(*Sort); ok && l.hasLimit && l.limit > 0 && l.off <= math.MaxInt64-l.limit {
+		s.SetBound(l.limit + l.off)
 	}
 	return nil
 }

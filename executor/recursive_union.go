@@ -16,6 +16,9 @@ import (
 // (NULLs equal). Rows are emitted as they are computed, so a LIMIT above
 // can stop an unbounded recursion; otherwise only the statement's
 // context (cancellation, statement_timeout) ends it, as in Postgres.
+// Working tables are rowSpools, as Postgres's are tuplestores: beyond
+// work_mem their rows go to a tape. The rows seen, which UNION without
+// ALL keeps to drop repeats, stay in memory.
 type RecursiveUnion struct {
 	endState
 	plan    *planner.RecursiveUnion
@@ -24,7 +27,7 @@ type RecursiveUnion struct {
 	nonRec  Operator // nil once exhausted
 	rec     Operator // the current round's recursive term, or nil
 	seen    *rowTable
-	next    []types.Row // rows of the round being computed
+	next    *rowSpool // rows of the round being computed
 	started bool
 }
 
@@ -40,18 +43,16 @@ func NewRecursiveUnion(nonRec Operator, p *planner.RecursiveUnion, ec *ExecCtx) 
 	return r
 }
 
-// workTable returns the rows of working table id in ec, creating the
-// map on first use.
-func (ec *ExecCtx) workTable(id int) *[]types.Row {
+// setWorkTable makes rows working table id in ec, discarding the one it
+// replaces.
+func (ec *ExecCtx) setWorkTable(id int, rows *rowSpool) {
 	if ec.workTables == nil {
-		ec.workTables = map[int]*[]types.Row{}
+		ec.workTables = map[int]*rowSpool{}
 	}
-	w, ok := ec.workTables[id]
-	if !ok {
-		w = new([]types.Row)
-		ec.workTables[id] = w
+	if old := ec.workTables[id]; old != nil {
+		old.discard()
 	}
-	return w
+	ec.workTables[id] = rows
 }
 
 // Next implements Operator.
@@ -68,10 +69,10 @@ func (r *RecursiveUnion) step(ctx context.Context) (*types.Chunk, error) {
 		if in == nil {
 			if r.rec == nil {
 				// A round ended: its rows are the next working table.
-				if len(r.next) == 0 {
+				if r.next == nil || r.next.len() == 0 {
 					return nil, nil
 				}
-				*r.ec.workTable(r.plan.WorkTable) = r.next
+				r.ec.setWorkTable(r.plan.WorkTable, r.next)
 				r.next = nil
 				op, err := Build(r.plan.Recursive, r.ec)
 				if err != nil {
@@ -109,7 +110,12 @@ func (r *RecursiveUnion) step(ctx context.Context) (*types.Chunk, error) {
 			for j, d := range row {
 				cp[j] = copyDatum(d)
 			}
-			r.next = append(r.next, cp)
+			if r.next == nil {
+				r.next = newRowSpool(r.ec, r.ts)
+			}
+			if err := r.next.add(cp); err != nil {
+				return nil, err
+			}
 			out.AppendRow(types.OpInsert, cp)
 		}
 		if out.Len() > 0 {
@@ -122,19 +128,22 @@ func (r *RecursiveUnion) step(ctx context.Context) (*types.Chunk, error) {
 func (r *RecursiveUnion) Close() {
 	r.done = true
 	closeAll(r.nonRec, r.rec)
+	if r.next != nil {
+		r.next.discard()
+	}
 	r.nonRec, r.rec, r.seen, r.next = nil, nil, nil, nil
-	if r.ec.workTables != nil {
+	if w := r.ec.workTables[r.plan.WorkTable]; w != nil {
+		w.discard()
 		delete(r.ec.workTables, r.plan.WorkTable)
 	}
 }
 
-// WorkTableScan emits the rows of its RecursiveUnion's working table as
-// they were when the scan started.
+// WorkTableScan emits the rows of its RecursiveUnion's working table.
 type WorkTableScan struct {
 	endState
 	plan *planner.WorkTableScan
 	ec   *ExecCtx
-	buf  *rowBuffer
+	rd   *rowSpoolReader
 }
 
 var _ Operator = (*WorkTableScan)(nil)
@@ -149,11 +158,33 @@ func (w *WorkTableScan) Next(ctx context.Context) (*types.Chunk, error) {
 	if w.done {
 		return nil, w.err
 	}
-	if w.buf == nil {
-		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: *w.ec.workTable(w.plan.WorkTable), ec: w.ec}
+	if w.rd == nil {
+		wt := w.ec.workTables[w.plan.WorkTable]
+		if wt == nil {
+			return w.finish(nil, nil)
+		}
+		w.rd = wt.reader()
 	}
-	return w.finish(w.buf.next(), nil)
+	if err := ctx.Err(); err != nil {
+		return w.finish(nil, err)
+	}
+	var c *types.Chunk
+	n := w.ec.chunkRows()
+	for c == nil || c.Len() < n {
+		r, err := w.rd.next()
+		if err != nil {
+			return w.finish(nil, err)
+		}
+		if r == nil {
+			break
+		}
+		if c == nil {
+			c = types.NewChunk(w.plan.Out.Types(), n)
+		}
+		c.AppendRow(types.OpInsert, r)
+	}
+	return w.finish(c, nil)
 }
 
 // Close implements Operator.
-func (w *WorkTableScan) Close() { w.done, w.buf = true, nil }
+func (w *WorkTableScan) Close() { w.done, w.rd = true, nil }

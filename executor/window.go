@@ -3,7 +3,7 @@ package executor
 import (
 	"context"
 	"math"
-	"sort"
+	"reflect"
 
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -11,12 +11,12 @@ import (
 	"github.com/weirdb/weir/types"
 )
 
-// Window computes window functions. It reads its whole input, then for
-// each call splits the rows into partitions (PartitionBy, NULLs equal),
-// orders each partition stably by the call's OrderBy, and computes one
-// value per row: ranking functions (row_number, rank, dense_rank,
-// percent_rank, cume_dist, ntile), offsets (lag, lead), frame values
-// (first_value, last_value, nth_value) and aggregates over the frame.
+// Window computes window functions. For each call it splits the rows
+// into partitions (PartitionBy, NULLs equal), orders each partition
+// stably by the call's OrderBy, and computes one value per row: ranking
+// functions (row_number, rank, dense_rank, percent_rank, cume_dist,
+// ntile), offsets (lag, lead), frame values (first_value, last_value,
+// nth_value) and aggregates over the frame.
 //
 // Frames follow Postgres (docs §4.2.8): without a frame clause, RANGE
 // UNBOUNDED PRECEDING to CURRENT ROW including the current row's peers
@@ -32,19 +32,30 @@ import (
 // out ordered like Postgres's WindowAgg emits them: by the last call's
 // partition keys (ascending, NULLs last) then its ORDER BY, stable with
 // respect to the input order.
+//
+// As PostgreSQL stacks a Sort and a WindowAgg per window, Window is a
+// pipeline of stages, one per run of consecutive calls with the same
+// PARTITION BY and ORDER BY: each evaluates the stage's keys and
+// arguments once per row (windowEval), sorts the rows by partition keys,
+// ORDER BY and input position with the external Sort (so within
+// work_mem, spilling beyond it), and computes the calls a partition at
+// a time (windowStage). Only one partition per stage is held in memory.
 type Window struct {
 	endState
 	in   Operator
 	plan *planner.Window
 	ec   *ExecCtx
-	buf  *rowBuffer
+	// out is the last stage, built at the first Next; its rows carry the
+	// input position after the input columns, which Next drops.
+	out Operator
+	nIn int
 }
 
 var _ Operator = (*Window)(nil)
 
 // NewWindow returns a Window of in for p.
 func NewWindow(in Operator, p *planner.Window, ec *ExecCtx) *Window {
-	return &Window{in: in, plan: p, ec: ec}
+	return &Window{in: in, plan: p, ec: ec, nIn: len(p.Out) - len(p.Calls)}
 }
 
 // Next implements Operator.
@@ -52,46 +63,23 @@ func (w *Window) Next(ctx context.Context) (*types.Chunk, error) {
 	if w.done {
 		return nil, w.err
 	}
-	if w.buf == nil {
-		rows, err := w.compute(ctx)
-		if err != nil {
+	if w.out == nil {
+		if err := w.start(); err != nil {
 			return w.finish(nil, err)
 		}
-		w.buf = &rowBuffer{ts: w.plan.Out.Types(), rows: rows, ec: w.ec}
 	}
-	return w.finish(w.buf.next(), nil)
+	c, err := nextVisible(ctx, w.out)
+	if err != nil || c == nil {
+		return w.finish(nil, err)
+	}
+	cols := append(append([]*types.Vec(nil), c.Cols[:w.nIn]...), c.Cols[w.nIn+1:]...)
+	out := types.NewChunkFromVecs(cols, c.Len())
+	out.Vis = c.Vis
+	return w.finish(out, nil)
 }
 
-// winRow is an input row with the evaluated partition keys, order keys
-// and arguments of the call being computed.
-type winRow struct {
-	idx  int
-	part types.Row
-	ord  types.Row
-	args types.Row
-}
-
-func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
-	var inputs []types.Row
-	// Evaluated expressions per call: partition keys, order keys, args.
-	type callExprs struct{ part, ord, args []Evaluator }
-	ces := make([]callExprs, len(w.plan.Calls))
-	for i, c := range w.plan.Calls {
-		var err error
-		if ces[i].part, err = compileAll(c.PartitionBy); err != nil {
-			return nil, err
-		}
-		ord := make([]planner.Expr, len(c.OrderBy))
-		for k, o := range c.OrderBy {
-			ord[k] = o.Expr
-		}
-		if ces[i].ord, err = compileAll(ord); err != nil {
-			return nil, err
-		}
-		if ces[i].args, err = compileAll(c.Args); err != nil {
-			return nil, err
-		}
-	}
+// start builds the pipeline of stages over the input.
+func (w *Window) start() error {
 	// Postgres evaluates the frame offsets before it reads a row, so a
 	// NULL (or negative ROWS) offset fails even over no rows.
 	for _, c := range w.plan.Calls {
@@ -100,127 +88,296 @@ func (w *Window) compute(ctx context.Context) ([]types.Row, error) {
 		}
 		for _, start := range []bool{true, false} {
 			if _, err := FrameOffset(c.Frame, start, w.ec); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	wrows := make([][]winRow, len(w.plan.Calls))
+	ts := append(w.plan.Out.Types()[:w.nIn:w.nIn], types.TInt8)
+	var cur Operator = &windowSeq{in: w.in}
+	calls := w.plan.Calls
+	for first := 0; first < len(calls); {
+		last := first + 1
+		for last < len(calls) && reflect.DeepEqual(calls[last].PartitionBy, calls[first].PartitionBy) &&
+			reflect.DeepEqual(calls[last].OrderBy, calls[first].OrderBy) {
+			last++
+		}
+		st, err := newWindowStage(cur, first == 0, ts, w.nIn, calls[first:last], w.ec)
+		if err != nil {
+			cur.Close()
+			return err
+		}
+		cur = st
+		for _, c := range calls[first:last] {
+			ts = append(ts, c.T)
+		}
+		first = last
+	}
+	w.out = cur
+	return nil
+}
+
+// Close implements Operator.
+func (w *Window) Close() {
+	w.done = true
+	if w.out != nil {
+		w.out.Close()
+	}
+	w.in.Close()
+}
+
+// windowSeq passes its input's visible rows with their position (int8,
+// from 0) appended, the tie-breaker that keeps each window's sort
+// stable with respect to the input order.
+type windowSeq struct {
+	in Operator
+	n  int64
+}
+
+func (s *windowSeq) Next(ctx context.Context) (*types.Chunk, error) {
+	c, err := nextVisible(ctx, s.in)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	seq := types.NewVec(types.TInt8, c.Len())
+	for i := 0; i < c.Len(); i++ {
+		seq.Append(types.DInt(s.n))
+		if c.Visible(i) {
+			s.n++
+		}
+	}
+	out := types.NewChunkFromVecs(append(c.Cols[:len(c.Cols):len(c.Cols)], seq), c.Len())
+	out.Vis = c.Vis
+	return out, nil
+}
+
+func (s *windowSeq) Close() { s.in.Close() }
+
+// windowEval appends to its input's columns the values of exprs.
+type windowEval struct {
+	in  Operator
+	evs []Evaluator
+	ec  *ExecCtx
+}
+
+func (e *windowEval) Next(ctx context.Context) (*types.Chunk, error) {
+	c, err := nextVisible(ctx, e.in)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	vs, err := evalAll(e.ec, e.evs, c)
+	if err != nil {
+		return nil, err
+	}
+	out := types.NewChunkFromVecs(append(c.Cols[:len(c.Cols):len(c.Cols)], vs...), c.Len())
+	out.Vis = c.Vis
+	return out, nil
+}
+
+func (e *windowEval) Close() { e.in.Close() }
+
+// windowStage computes calls sharing one PARTITION BY and ORDER BY over
+// its input (base columns), which a windowEval and a Sort below it
+// extended with the partition keys, the ORDER BY keys and each call's
+// arguments and sorted by partition, ORDER BY and input position. It
+// holds one partition at a time and emits the base columns then one
+// column per call.
+type windowStage struct {
+	endState
+	in    Operator
+	calls []planner.WindowCall
+	ec    *ExecCtx
+	ts    []types.T
+	base  int
+	nPart int
+	nOrd  int
+	// part is the partition being read; pending is the first row of
+	// the next one; out the computed rows not yet emitted.
+	part    []types.Row
+	pending types.Row
+	in0     *types.Chunk
+	inPos   int
+	inDone  bool
+	out     *rowBuffer
+}
+
+// newWindowStage builds eval → Sort → stage over in, whose rows have
+// types ts and their input position in column seqAt. When inOrder (in
+// gives the rows by input position) and the calls have neither
+// PARTITION BY nor ORDER BY, there is nothing to sort.
+func newWindowStage(in Operator, inOrder bool, ts []types.T, seqAt int, calls []planner.WindowCall, ec *ExecCtx) (*windowStage, error) {
+	first := calls[0]
+	exprs := append([]planner.Expr(nil), first.PartitionBy...)
+	for _, o := range first.OrderBy {
+		exprs = append(exprs, o.Expr)
+	}
+	for _, c := range calls {
+		exprs = append(exprs, c.Args...)
+	}
+	evs, err := compileAll(exprs)
+	if err != nil {
+		return nil, err
+	}
+	base := len(ts)
+	ext := append(append([]types.T(nil), ts...), exprTypes(exprs)...)
+	var keys []planner.SortKey
+	for i, e := range first.PartitionBy {
+		keys = append(keys, planner.SortKey{Expr: &planner.ColRef{Idx: base + i, T: e.Type()}})
+	}
+	for i, o := range first.OrderBy {
+		keys = append(keys, planner.SortKey{Expr: &planner.ColRef{Idx: base + len(first.PartitionBy) + i, T: o.Expr.Type()}, Desc: o.Desc, NullsFirst: o.NullsFirst})
+	}
+	// Equal keys keep the input order.
+	keys = append(keys, planner.SortKey{Expr: &planner.ColRef{Idx: seqAt, T: types.TInt8}})
+	sch := make(types.Schema, len(ext))
+	for i, t := range ext {
+		sch[i] = types.Column{T: t}
+	}
+	var sorted Operator = &windowEval{in: in, evs: evs, ec: ec}
+	if len(keys) > 1 || !inOrder {
+		if sorted, err = NewSort(sorted, keys, sch, ec); err != nil {
+			return nil, err
+		}
+	}
+	out := append([]types.T(nil), ts...)
+	for _, c := range calls {
+		out = append(out, c.T)
+	}
+	return &windowStage{in: sorted, calls: calls, ec: ec, ts: out, base: base, nPart: len(first.PartitionBy), nOrd: len(first.OrderBy)}, nil
+}
+
+var _ Operator = (*windowStage)(nil)
+
+// Next implements Operator.
+func (st *windowStage) Next(ctx context.Context) (*types.Chunk, error) {
+	if st.done {
+		return nil, st.err
+	}
 	for {
-		c, err := nextVisible(ctx, w.in)
+		if st.out != nil {
+			if c := st.out.next(); c != nil {
+				return st.finish(c, nil)
+			}
+			st.out = nil
+		}
+		rows, err := st.readPartition(ctx)
+		if err != nil || rows == nil {
+			return st.finish(nil, err)
+		}
+		out, err := st.compute(rows)
+		if err != nil {
+			return st.finish(nil, err)
+		}
+		st.out = &rowBuffer{ts: st.ts, rows: out, ec: st.ec}
+	}
+}
+
+// nextRow returns the next sorted row, or nil at the end.
+func (st *windowStage) nextRow(ctx context.Context) (types.Row, error) {
+	for st.in0 == nil || st.inPos >= st.in0.Len() {
+		if st.inDone {
+			return nil, nil
+		}
+		c, err := nextVisible(ctx, st.in)
 		if err != nil {
 			return nil, err
 		}
 		if c == nil {
-			break
+			st.inDone = true
+			return nil, nil
 		}
-		for ci, ce := range ces {
-			pv, err := evalAll(w.ec, ce.part, c)
-			if err != nil {
-				return nil, err
-			}
-			pr := make([]types.Row, c.Len())
-			for i := range pr {
-				if c.Visible(i) {
-					pr[i] = vecRow(pv, i)
-				}
-			}
-			ov, err := evalAll(w.ec, ce.ord, c)
-			if err != nil {
-				return nil, err
-			}
-			or := make([]types.Row, c.Len())
-			for i := range or {
-				if c.Visible(i) {
-					or[i] = vecRow(ov, i)
-				}
-			}
-			av, err := evalAll(w.ec, ce.args, c)
-			if err != nil {
-				return nil, err
-			}
-			n := len(inputs)
-			for i := 0; i < c.Len(); i++ {
-				if !c.Visible(i) {
-					continue
-				}
-				wrows[ci] = append(wrows[ci], winRow{idx: n, part: pr[i], ord: or[i], args: vecRow(av, i)})
-				n++
-			}
-		}
-		for i := 0; i < c.Len(); i++ {
-			if c.Visible(i) {
-				inputs = append(inputs, detachRow(c, i))
-			}
+		st.in0, st.inPos = c, 0
+	}
+	for ; st.inPos < st.in0.Len(); st.inPos++ {
+		if st.in0.Visible(st.inPos) {
+			r := detachRow(st.in0, st.inPos)
+			st.inPos++
+			return r, nil
 		}
 	}
-	w.in.Close()
-	results := make([][]types.Datum, len(w.plan.Calls))
-	var order []int
-	for ci, call := range w.plan.Calls {
-		if err := ctx.Err(); err != nil {
+	return st.nextRow(ctx)
+}
+
+// readPartition returns the rows of the next partition, nil after the
+// last.
+func (st *windowStage) readPartition(ctx context.Context) ([]types.Row, error) {
+	var part []types.Row
+	if st.pending != nil {
+		part = append(part, st.pending)
+		st.pending = nil
+	}
+	for {
+		r, err := st.nextRow(ctx)
+		if err != nil {
 			return nil, err
 		}
-		parts := partitionRows(wrows[ci], exprTypes(call.PartitionBy), call.OrderBy)
-		results[ci] = make([]types.Datum, len(inputs))
-		for _, p := range parts {
-			if err := computeWindow(call, p, results[ci], w.ec); err != nil {
-				return nil, err
-			}
+		if r == nil {
+			return part, nil
 		}
-		if ci == len(w.plan.Calls)-1 {
-			for _, p := range parts {
-				for _, r := range p {
-					order = append(order, r.idx)
-				}
-			}
+		if len(part) > 0 && !st.samePartition(part[0], r) {
+			st.pending = r
+			return part, nil
+		}
+		part = append(part, r)
+	}
+}
+
+// samePartition reports whether rows a and b have equal partition keys
+// (NULLs equal).
+func (st *windowStage) samePartition(a, b types.Row) bool {
+	for i := st.base; i < st.base+st.nPart; i++ {
+		if !sameDatum(a[i], b[i], st.calls[0].PartitionBy[i-st.base].Type()) {
+			return false
 		}
 	}
-	out := make([]types.Row, 0, len(inputs))
-	for _, idx := range order {
-		r := append(types.Row(nil), inputs[idx]...)
-		for ci := range w.plan.Calls {
-			r = append(r, results[ci][idx])
+	return true
+}
+
+// compute computes the stage's calls over one partition, in window
+// order, and returns its rows: the base columns then one value per call.
+func (st *windowStage) compute(rows []types.Row) ([]types.Row, error) {
+	ordAt := st.base + st.nPart
+	ord := make([]types.Row, len(rows))
+	for i, r := range rows {
+		ord[i] = r[ordAt : ordAt+st.nOrd]
+	}
+	results := make([][]types.Datum, len(st.calls))
+	argAt := ordAt + st.nOrd
+	for ci, call := range st.calls {
+		args := make([]types.Row, len(rows))
+		for i, r := range rows {
+			args[i] = r[argAt : argAt+len(call.Args)]
 		}
-		out = append(out, r)
+		argAt += len(call.Args)
+		vals, err := WindowPartition(call, ord, args, st.ec)
+		if err != nil {
+			return nil, err
+		}
+		results[ci] = vals
+	}
+	out := make([]types.Row, len(rows))
+	for i, r := range rows {
+		o := append(make(types.Row, 0, st.base+len(st.calls)), r[:st.base]...)
+		for ci := range st.calls {
+			o = append(o, results[ci][i])
+		}
+		out[i] = o
 	}
 	return out, nil
 }
 
-// vecRow returns row i of vecs, detached from them.
-func vecRow(vecs []*types.Vec, i int) types.Row {
-	r := make(types.Row, len(vecs))
-	for j, v := range vecs {
-		r[j] = copyDatum(v.Get(i))
-	}
-	return r
+// Close implements Operator.
+func (st *windowStage) Close() {
+	st.done = true
+	st.out, st.pending, st.in0 = nil, nil, nil
+	st.in.Close()
 }
 
-// partitionRows groups rows by partition key, sorts the partitions by key
-// (ascending, NULLs last, as Postgres's sort before a WindowAgg does) and
-// each partition stably by the ORDER BY keys.
-func partitionRows(rows []winRow, partTs []types.T, ord []planner.SortKey) [][]winRow {
-	t := newRowTable(partTs)
-	var parts [][]winRow
-	for _, r := range rows {
-		g, added := t.findOrInsert(r.part)
-		if added {
-			parts = append(parts, nil)
-		}
-		parts[g] = append(parts[g], r)
-	}
-	sort.SliceStable(parts, func(a, b int) bool {
-		ka, kb := parts[a][0].part, parts[b][0].part
-		for i, ty := range partTs {
-			if c := cmpNulls(ka[i], kb[i], ty, false); c != 0 {
-				return c < 0
-			}
-		}
-		return false
-	})
-	for _, p := range parts {
-		sort.SliceStable(p, func(a, b int) bool { return compareKeys(p[a].ord, p[b].ord, ord) < 0 })
-	}
-	return parts
+// winRow is a row of a partition: its place in the partition's result,
+// and the values of the call's ORDER BY keys and arguments.
+type winRow struct {
+	idx  int
+	ord  types.Row
+	args types.Row
 }
 
 // WindowPartition computes call over one partition exactly as Window
@@ -504,11 +661,4 @@ func FrameOffset(f *planner.Frame, start bool, ec *ExecCtx) (types.Datum, error)
 		return types.NullDatum, pgerr.New("22013", "frame %s offset must not be negative", which)
 	}
 	return v, nil
-}
-
-// Close implements Operator.
-func (w *Window) Close() {
-	w.done = true
-	w.buf = nil
-	w.in.Close()
 }
