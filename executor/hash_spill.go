@@ -1,0 +1,170 @@
+package executor
+
+import (
+	"context"
+
+	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
+)
+
+// Spilling hash operators. A hash aggregation or hash join whose table
+// outgrows ExecCtx.WorkMem splits what does not fit by the hash of its
+// key into spillFanout partitions, each a tape of encoded rows, and
+// processes each partition afterwards the same way, as PostgreSQL's
+// hash aggregation (13+) and hybrid hash join do. A partition of
+// recursion level l is split again with a seed of its own (spillPart),
+// so keys that fell together at one level part at the next.
+
+// spillFanout is how many partitions a spilling hash operator splits
+// its overflow into at each level: enough that a few levels split a
+// table thousands of times over, few enough that the tapes' write
+// buffers (64 KiB each) stay small.
+const spillFanout = 16
+
+// hashTableEntry is the memory a hash table spends per entry beyond
+// its row: the bucket slot, index and map overhead.
+const hashTableEntry = 48
+
+// spillPart returns the partition (0 ≤ p < n) of the key hash h at
+// recursion level level.
+func spillPart(h uint64, level, n int) int {
+	x := h ^ (uint64(level+1) * 0x9e3779b97f4a7c15)
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return int(x % uint64(n))
+}
+
+// spillTypes returns the types rows of types ts are encoded with on a
+// tape: the row encoding writes unknown-typed values as NULL, so they
+// are written as the text they hold (the Datum is the same).
+func spillTypes(ts []types.T) []types.T {
+	enc := make([]types.T, len(ts))
+	for i, t := range ts {
+		if t.ID == types.Unknown {
+			t = types.TText
+		}
+		enc[i] = t
+	}
+	return enc
+}
+
+// spillSet is a set of partitions, each a tape of rows, created on the
+// first row written to it.
+type spillSet struct {
+	temp   TempSpace
+	enc    []types.T
+	tapes  []*storage.Tape
+	counts []int64
+	buf    []byte
+}
+
+func newSpillSet(temp TempSpace, ts []types.T, n int) *spillSet {
+	return &spillSet{temp: temp, enc: spillTypes(ts), tapes: make([]*storage.Tape, n), counts: make([]int64, n)}
+}
+
+// add appends row to partition p.
+func (s *spillSet) add(p int, row types.Row) error {
+	if s.tapes[p] == nil {
+		t, err := s.temp.NewTape()
+		if err != nil {
+			return err
+		}
+		s.tapes[p] = t
+	}
+	s.buf = types.AppendRow(s.buf[:0], row, s.enc)
+	if err := s.tapes[p].Append(s.buf); err != nil {
+		return err
+	}
+	s.counts[p]++
+	return nil
+}
+
+// take returns partition p's tape and its row count, leaving the set
+// without it (the caller discards it).
+func (s *spillSet) take(p int) (*storage.Tape, int64) {
+	t, n := s.tapes[p], s.counts[p]
+	s.tapes[p], s.counts[p] = nil, 0
+	return t, n
+}
+
+// discard removes every tape of the set.
+func (s *spillSet) discard() {
+	if s == nil {
+		return
+	}
+	for i, t := range s.tapes {
+		if t != nil {
+			_ = t.Discard()
+			s.tapes[i] = nil
+		}
+	}
+}
+
+// tapeRows reads a tape of rows of types ts written by a spillSet from
+// its start, a chunk or a row at a time; a nil tape has no rows.
+type tapeRows struct {
+	tape *storage.Tape
+	ts   []types.T
+	enc  []types.T
+	off  int64
+	buf  []byte
+}
+
+func newTapeRows(t *storage.Tape, ts []types.T) *tapeRows {
+	return &tapeRows{tape: t, ts: ts, enc: spillTypes(ts)}
+}
+
+// rewind makes the next read start at the first row again.
+func (r *tapeRows) rewind() { r.off = 0 }
+
+// row returns the next row, or nil at the end.
+func (r *tapeRows) row() (types.Row, error) {
+	if r.tape == nil || r.off >= r.tape.Size() {
+		return nil, nil
+	}
+	rec, next, err := r.tape.Next(r.off, r.buf)
+	if err != nil {
+		return nil, err
+	}
+	r.buf, r.off = rec, next
+	return types.DecodeRow(rec, r.enc)
+}
+
+// chunk returns the next up to ChunkCap rows as a chunk of types ts, or
+// nil at the end, checking ctx once.
+func (r *tapeRows) chunk(ctx context.Context) (*types.Chunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var c *types.Chunk
+	for c == nil || c.Len() < types.ChunkCap {
+		row, err := r.row()
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			break
+		}
+		if c == nil {
+			c = types.NewChunk(r.ts, types.ChunkCap)
+		}
+		c.AppendRow(types.OpInsert, row)
+	}
+	return c, nil
+}
+
+// chunkRow fills scratch (grown as needed) with row i of c, the datums
+// still pointing into c, for encoding.
+func chunkRow(c *types.Chunk, i int, scratch types.Row) types.Row {
+	if cap(scratch) < len(c.Cols) {
+		scratch = make(types.Row, len(c.Cols))
+	}
+	scratch = scratch[:len(c.Cols)]
+	for j, v := range c.Cols {
+		scratch[j] = v.Get(i)
+	}
+	return scratch
+}
