@@ -168,3 +168,83 @@ func chunkRow(c *types.Chunk, i int, scratch types.Row) types.Row {
 	}
 	return scratch
 }
+
+// hashSpill is the spilling of an operator that passes or counts rows
+// by key and reads its input once (Distinct, UNION): while not full,
+// new keys enter its table; once full, rows of keys not in it go to
+// spill by the key's hash, and after the input the partitions are read
+// in turn, each into an empty table, as the input again.
+type hashSpill struct {
+	bytes   int64
+	full    bool
+	level   int
+	inDone  bool
+	spill   *spillSet
+	parts   []aggPart
+	reading *tapeRows
+}
+
+// spillRow writes row i of c (of types ts, key hash h) to its partition.
+func (s *hashSpill) spillRow(ec *ExecCtx, ts []types.T, h uint64, c *types.Chunk, i int) error {
+	if s.spill == nil {
+		s.spill = newSpillSet(ec.Temp, ts, spillFanout)
+	}
+	return s.spill.add(spillPart(h, s.level, spillFanout), chunkRow(c, i, nil))
+}
+
+// read returns the next visible chunk of the input, from in until it
+// ends, then from the partition being read; nil when that one ends too.
+func (s *hashSpill) read(ctx context.Context, in Operator) (*types.Chunk, error) {
+	if s.reading != nil {
+		return s.reading.chunk(ctx)
+	}
+	if s.inDone {
+		return nil, nil
+	}
+	c, err := nextVisible(ctx, in)
+	if err != nil || c != nil {
+		return c, err
+	}
+	s.inDone = true
+	in.Close()
+	return nil, nil
+}
+
+// nextPart moves on, once the input or a partition ended, to the next
+// partition (pushing those the last read spilled to), reporting false
+// when none is left. The caller empties its table.
+func (s *hashSpill) nextPart(ts []types.T) bool {
+	if s.reading != nil {
+		_ = s.reading.tape.Discard()
+		s.reading = nil
+	}
+	if s.spill != nil {
+		for p := spillFanout - 1; p >= 0; p-- {
+			if t, n := s.spill.take(p); t != nil && n > 0 {
+				s.parts = append(s.parts, aggPart{rows: newTapeRows(t, ts), level: s.level + 1})
+			}
+		}
+		s.spill = nil
+	}
+	if len(s.parts) == 0 {
+		return false
+	}
+	p := s.parts[len(s.parts)-1]
+	s.parts = s.parts[:len(s.parts)-1]
+	s.reading, s.level, s.bytes, s.full = p.rows, p.level, 0, false
+	return true
+}
+
+// discardSpill removes every tape.
+func (s *hashSpill) discardSpill() {
+	s.spill.discard()
+	s.spill = nil
+	if s.reading != nil {
+		_ = s.reading.tape.Discard()
+		s.reading = nil
+	}
+	for _, p := range s.parts {
+		_ = p.rows.tape.Discard()
+	}
+	s.parts = nil
+}

@@ -328,3 +328,30 @@ func TestHashSpillCloseAndCancel(t *testing.T) {
 		}
 	}
 }
+
+func TestDistinctSpillMatchesMemory(t *testing.T) {
+	rows := aggRows(20000)
+	ec0 := newEC()
+	scan := relScan(ec0, 1, rows, tI8, tI8, tTxt, tB)
+	mk := func() *ExecCtx { ec := newEC(); ec.Source = ec0.Source; return ec }
+	sameOutput(t, "distinct", &planner.Distinct{Input: scan}, mk)
+	// DISTINCT ON keeps each key's first row in input order, spilled or not.
+	sameOutput(t, "distinct on", &planner.Distinct{Input: scan, On: []planner.Expr{col(2, tTxt), col(0, tI8)}}, mk)
+	// Over a sort the output keeps the sort's order: no spilling.
+	sorted := &planner.Distinct{Input: &planner.Sort{Input: scan, Keys: []planner.SortKey{{Expr: col(2, tTxt)}, {Expr: col(1, tI8)}}},
+		On: []planner.Expr{col(2, tTxt)}}
+	want, err := runPlan(t, sorted, mk())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec := mk()
+	temp := newCountingTemp(t)
+	ec.WorkMem, ec.Temp = spillWorkMem, temp
+	got, err := runPlan(t, sorted, ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("DISTINCT ON over a sort: got\n%s\nwant\n%s", got, want)
+	}
+}
