@@ -355,3 +355,35 @@ func TestDistinctSpillMatchesMemory(t *testing.T) {
 		t.Errorf("DISTINCT ON over a sort: got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestSetOpSpillMatchesMemory(t *testing.T) {
+	// Two inputs of (k, v) with repeats, NULLs and overlap.
+	var lrows, rrows []types.Row
+	for i := 0; i < 12000; i++ {
+		k := types.DInt(int64(i % 5000))
+		if i%113 == 0 {
+			k = types.NullDatum
+		}
+		lrows = append(lrows, types.Row{k, types.DString(fmt.Sprintf("v%d", i%7))})
+	}
+	for i := 0; i < 9000; i++ {
+		k := types.DInt(int64((i * 2) % 7000))
+		if i%131 == 0 {
+			k = types.NullDatum
+		}
+		rrows = append(rrows, types.Row{k, types.DString(fmt.Sprintf("v%d", i%5))})
+	}
+	ec0 := newEC()
+	l := relScan(ec0, 1, lrows, tI8, tTxt)
+	r := relScan(ec0, 2, rrows, tI8, tTxt)
+	mk := func() *ExecCtx { ec := newEC(); ec.Source = ec0.Source; return ec }
+	for _, k := range []planner.SetOpKind{planner.Union, planner.Intersect, planner.Except} {
+		for _, all := range []bool{false, true} {
+			if k == planner.Union && all {
+				continue // streams, holds nothing
+			}
+			p := &planner.SetOp{Kind: k, All: all, Left: l, Right: r, Out: schema(tI8, tTxt)}
+			sameOutput(t, fmt.Sprintf("set operation %d, all %v", k, all), p, mk)
+		}
+	}
+}
