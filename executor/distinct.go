@@ -13,7 +13,7 @@ import (
 // invisible in the input chunk rather than copied out.
 //
 // When the table passes ExecCtx.WorkMem, rows of keys not in it go to
-// spillFanout tapes by their key's hash instead, and after the input each
+// hashFanout tapes by their key's hash instead, and after the input each
 // tape is deduplicated the same way, as HashAgg does: a key's first row
 // is still the one passed, but the output is no longer in input order.
 // DISTINCT ON over a sort, whose order is the ORDER BY's, does not spill.

@@ -22,7 +22,7 @@ import (
 // When the table's estimated size (keys and accumulator states) passes
 // ExecCtx.WorkMem, it spills as PostgreSQL 13's hash aggregation does:
 // no group is added any more, and each input row of a group not in the
-// table goes, as it was read, to one of spillFanout partitions by its
+// table goes, as it was read, to one of hashFanout partitions by its
 // key's hash. After the input ends it emits the groups in the table,
 // then aggregates each partition the same way (a partition that
 // overflows is split again, with another seed). Every row of a group
@@ -45,18 +45,19 @@ type HashAgg struct {
 	// it passed WorkMem, from when rows of new groups spill.
 	bytes int64
 	full  bool
-	level int       // recursion level of the table's input
-	spill *spillSet // the partitions of the input being read
+	level int           // recursion level of the table's input
+	spill *partitionSet // the partitions of the input being read
 	// parts are the partitions still to aggregate, the last first.
-	parts   []aggPart
-	reading *tapeRows // the partition being aggregated
+	parts   []spilledPart
+	reading *partReader // the partition being aggregated
 	started bool
 	emitPos int // the next group to emit
 }
 
-// aggPart is a spilled partition of a HashAgg's input.
-type aggPart struct {
-	rows  *tapeRows
+// spilledPart is a spilled partition of the input of a HashAgg, Distinct
+// or UNION, and its recursion level.
+type spilledPart struct {
+	rows  *partReader
 	level int
 }
 
@@ -294,10 +295,10 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 				// A new group with the table full: the row waits in
 				// its partition.
 				if a.spill == nil {
-					a.spill = newSpillSet(a.ec.Temp, a.inTs, spillFanout)
+					a.spill = newPartitionSet(a.ec.Temp, a.inTs, hashFanout)
 				}
-				scratch = chunkRow(c, i, scratch)
-				if err := a.spill.add(spillPart(h, a.level, spillFanout), scratch); err != nil {
+				scratch = scratchRow(c, i, scratch)
+				if err := a.spill.add(hashPartition(h, a.level, hashFanout), scratch); err != nil {
 					return err
 				}
 				gids[i] = -1
@@ -346,9 +347,9 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 		}
 	}
 	if a.spill != nil {
-		for p := spillFanout - 1; p >= 0; p-- {
+		for p := hashFanout - 1; p >= 0; p-- {
 			if t, n := a.spill.take(p); t != nil && n > 0 {
-				a.parts = append(a.parts, aggPart{rows: newTapeRows(t, a.inTs), level: a.level + 1})
+				a.parts = append(a.parts, spilledPart{rows: newPartReader(t, a.inTs), level: a.level + 1})
 			}
 		}
 		a.spill = nil

@@ -28,13 +28,13 @@ import (
 //
 // With keys, a build side beyond ExecCtx.WorkMem makes it a hybrid hash
 // join, as PostgreSQL's: the rows are split by their key's hash into
-// spillFanout batches, batch 0 stays in memory and the others go to
+// hashFanout batches, batch 0 stays in memory and the others go to
 // tapes; the probe side is split likewise, its batch-0 rows joined at
 // once and the others written to their batch's tape. Each batch is then
 // joined on its own, so a row's matches, and a right row's matched flag,
 // are all within its batch; a batch still too large is split again
 // with another seed. A batch that cannot be split (its build rows share
-// one key hash, or it is spillMaxLevel levels deep) is joined block by
+// one key hash, or it is joinMaxLevel levels deep) is joined block by
 // block: the build tape is read a WorkMem's worth at a time, and the
 // probe tape read once per block, its rows' matches remembered across
 // blocks, then once more for the left rows without any. Build rows with
@@ -75,12 +75,12 @@ type HashJoin struct {
 	level       int
 	partitioned bool
 	memBatch    int
-	bparts      *spillSet
-	pparts      *spillSet
-	cur         *joinBatch  // the batch being joined; nil at level 0
-	batches     []joinBatch // the batches still to join, the last first
-	nulls       *spillSet   // right or full join: build rows with a NULL key, once partitioned
-	nullRows    *tapeRows   // reading nulls at the end
+	bparts      *partitionSet
+	pparts      *partitionSet
+	cur         *joinBatch    // the batch being joined; nil at level 0
+	batches     []joinBatch   // the batches still to join, the last first
+	nulls       *partitionSet // right or full join: build rows with a NULL key, once partitioned
+	nullRows    *partReader   // reading nulls at the end
 	// Block by block: blockMore says the build tape has rows beyond the
 	// block in memory; seen holds each probe row's having matched in an
 	// earlier block (by its place on the probe tape); final is the last
@@ -111,22 +111,22 @@ type HashJoin struct {
 
 // joinBatch is a spilled batch of a HashJoin: its build and probe rows.
 type joinBatch struct {
-	build, probe *tapeRows
+	build, probe *partReader
 	level        int
 }
 
 // discard removes the batch's tapes.
 func (b *joinBatch) discard() {
-	for _, r := range []*tapeRows{b.build, b.probe} {
+	for _, r := range []*partReader{b.build, b.probe} {
 		if r != nil && r.tape != nil {
 			_ = r.tape.Discard()
 		}
 	}
 }
 
-// spillMaxLevel is how many times a hash join splits a batch before it
+// joinMaxLevel is how many times a hash join splits a batch before it
 // joins it block by block.
-const spillMaxLevel = 4
+const joinMaxLevel = 4
 
 type joinPair struct {
 	l int
@@ -254,7 +254,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 						continue rows
 					}
 					if j.partitioned {
-						if err := j.spillNull(chunkRow(c, i, j.scratch)); err != nil {
+						if err := j.spillNull(scratchRow(c, i, j.scratch)); err != nil {
 							return err
 						}
 						continue rows
@@ -265,8 +265,8 @@ func (j *HashJoin) build(ctx context.Context) error {
 			}
 			h := hashRow(key, j.keyTs)
 			if j.partitioned {
-				if p := spillPart(h, j.level, spillFanout); p != j.memBatch {
-					j.scratch = chunkRow(c, i, j.scratch)
+				if p := hashPartition(h, j.level, hashFanout); p != j.memBatch {
+					j.scratch = scratchRow(c, i, j.scratch)
 					if err := j.bparts.add(p, j.scratch); err != nil {
 						return err
 					}
@@ -276,7 +276,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 			j.addBuild(detachRow(c, i), key, h)
 		}
 		if !j.nested && j.ec.spillable(j.rbytes) {
-			if j.cur != nil && !j.partitioned && (j.sameHash || j.level >= spillMaxLevel) {
+			if j.cur != nil && !j.partitioned && (j.sameHash || j.level >= joinMaxLevel) {
 				// Splitting would not help: join the batch block by block.
 				return j.startBlocks()
 			}
@@ -296,7 +296,7 @@ func (j *HashJoin) build(ctx context.Context) error {
 // end.
 func (j *HashJoin) spillNull(row types.Row) error {
 	if j.nulls == nil {
-		j.nulls = newSpillSet(j.ec.Temp, j.rightTs, 1)
+		j.nulls = newPartitionSet(j.ec.Temp, j.rightTs, 1)
 	}
 	return j.nulls.add(0, row)
 }
@@ -309,8 +309,8 @@ func (j *HashJoin) overflow() error {
 	j.resetTable()
 	if !j.partitioned {
 		j.partitioned, j.memBatch = true, 0
-		j.bparts = newSpillSet(j.ec.Temp, j.rightTs, spillFanout)
-		j.pparts = newSpillSet(j.ec.Temp, j.leftTs, spillFanout)
+		j.bparts = newPartitionSet(j.ec.Temp, j.rightTs, hashFanout)
+		j.pparts = newPartitionSet(j.ec.Temp, j.leftTs, hashFanout)
 	} else {
 		j.memBatch = -1
 	}
@@ -323,7 +323,7 @@ func (j *HashJoin) overflow() error {
 			continue
 		}
 		h := hashRow(key, j.keyTs)
-		p := spillPart(h, j.level, spillFanout)
+		p := hashPartition(h, j.level, hashFanout)
 		if p == j.memBatch {
 			j.addBuild(row, key, h)
 			continue
@@ -420,7 +420,7 @@ func (j *HashJoin) endProbe(ctx context.Context) error {
 		return nil
 	}
 	if j.partitioned {
-		for p := spillFanout - 1; p >= 0; p-- {
+		for p := hashFanout - 1; p >= 0; p-- {
 			bt, bn := j.bparts.take(p)
 			pt, pn := j.pparts.take(p)
 			if (bn == 0 && !j.keepsUnmatchedLeft()) || (pn == 0 && !j.keepsUnmatchedRight()) {
@@ -433,7 +433,7 @@ func (j *HashJoin) endProbe(ctx context.Context) error {
 				continue
 			}
 			j.batches = append(j.batches, joinBatch{
-				build: newTapeRows(bt, j.rightTs), probe: newTapeRows(pt, j.leftTs), level: j.level + 1,
+				build: newPartReader(bt, j.rightTs), probe: newPartReader(pt, j.leftTs), level: j.level + 1,
 			})
 		}
 		j.bparts, j.pparts, j.partitioned = nil, nil, false
@@ -453,7 +453,7 @@ func (j *HashJoin) nextBatch(ctx context.Context) error {
 		if j.nulls != nil && j.nullRows == nil {
 			t, _ := j.nulls.take(0)
 			j.nulls = nil
-			j.nullRows = newTapeRows(t, j.rightTs)
+			j.nullRows = newPartReader(t, j.rightTs)
 			return nil
 		}
 		j.allDone = true
@@ -636,8 +636,8 @@ rows:
 			}
 		}
 		if j.partitioned {
-			if p := spillPart(hashRow(key, j.keyTs), j.level, spillFanout); p != j.memBatch {
-				j.scratch = chunkRow(c, i, j.scratch)
+			if p := hashPartition(hashRow(key, j.keyTs), j.level, hashFanout); p != j.memBatch {
+				j.scratch = scratchRow(c, i, j.scratch)
 				if err := j.pparts.add(p, j.scratch); err != nil {
 					return err
 				}

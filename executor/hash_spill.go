@@ -9,25 +9,25 @@ import (
 
 // Spilling hash operators. A hash aggregation or hash join whose table
 // outgrows ExecCtx.WorkMem splits what does not fit by the hash of its
-// key into spillFanout partitions, each a tape of encoded rows, and
+// key into hashFanout partitions, each a tape of encoded rows, and
 // processes each partition afterwards the same way, as PostgreSQL's
 // hash aggregation (13+) and hybrid hash join do. A partition of
-// recursion level l is split again with a seed of its own (spillPart),
+// recursion level l is split again with a seed of its own (hashPartition),
 // so keys that fell together at one level part at the next.
 
-// spillFanout is how many partitions a spilling hash operator splits
+// hashFanout is how many partitions a spilling hash operator splits
 // its overflow into at each level: enough that a few levels split a
 // table thousands of times over, few enough that the tapes' write
 // buffers (64 KiB each) stay small.
-const spillFanout = 16
+const hashFanout = 16
 
 // hashTableEntry is the memory a hash table spends per entry beyond
 // its row: the bucket slot, index and map overhead.
 const hashTableEntry = 48
 
-// spillPart returns the partition (0 ≤ p < n) of the key hash h at
+// hashPartition returns the partition (0 ≤ p < n) of the key hash h at
 // recursion level level.
-func spillPart(h uint64, level, n int) int {
+func hashPartition(h uint64, level, n int) int {
 	x := h ^ (uint64(level+1) * 0x9e3779b97f4a7c15)
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
@@ -37,10 +37,10 @@ func spillPart(h uint64, level, n int) int {
 	return int(x % uint64(n))
 }
 
-// spillTypes returns the types rows of types ts are encoded with on a
+// hashTapeTypes returns the types rows of types ts are encoded with on a
 // tape: the row encoding writes unknown-typed values as NULL, so they
 // are written as the text they hold (the Datum is the same).
-func spillTypes(ts []types.T) []types.T {
+func hashTapeTypes(ts []types.T) []types.T {
 	enc := make([]types.T, len(ts))
 	for i, t := range ts {
 		if t.ID == types.Unknown {
@@ -51,9 +51,9 @@ func spillTypes(ts []types.T) []types.T {
 	return enc
 }
 
-// spillSet is a set of partitions, each a tape of rows, created on the
+// partitionSet is a set of partitions, each a tape of rows, created on the
 // first row written to it.
-type spillSet struct {
+type partitionSet struct {
 	temp   TempSpace
 	enc    []types.T
 	tapes  []*storage.Tape
@@ -61,12 +61,12 @@ type spillSet struct {
 	buf    []byte
 }
 
-func newSpillSet(temp TempSpace, ts []types.T, n int) *spillSet {
-	return &spillSet{temp: temp, enc: spillTypes(ts), tapes: make([]*storage.Tape, n), counts: make([]int64, n)}
+func newPartitionSet(temp TempSpace, ts []types.T, n int) *partitionSet {
+	return &partitionSet{temp: temp, enc: hashTapeTypes(ts), tapes: make([]*storage.Tape, n), counts: make([]int64, n)}
 }
 
 // add appends row to partition p.
-func (s *spillSet) add(p int, row types.Row) error {
+func (s *partitionSet) add(p int, row types.Row) error {
 	if s.tapes[p] == nil {
 		t, err := s.temp.NewTape()
 		if err != nil {
@@ -84,14 +84,14 @@ func (s *spillSet) add(p int, row types.Row) error {
 
 // take returns partition p's tape and its row count, leaving the set
 // without it (the caller discards it).
-func (s *spillSet) take(p int) (*storage.Tape, int64) {
+func (s *partitionSet) take(p int) (*storage.Tape, int64) {
 	t, n := s.tapes[p], s.counts[p]
 	s.tapes[p], s.counts[p] = nil, 0
 	return t, n
 }
 
 // discard removes every tape of the set.
-func (s *spillSet) discard() {
+func (s *partitionSet) discard() {
 	if s == nil {
 		return
 	}
@@ -103,9 +103,9 @@ func (s *spillSet) discard() {
 	}
 }
 
-// tapeRows reads a tape of rows of types ts written by a spillSet from
+// partReader reads a tape of rows of types ts written by a partitionSet from
 // its start, a chunk or a row at a time; a nil tape has no rows.
-type tapeRows struct {
+type partReader struct {
 	tape *storage.Tape
 	ts   []types.T
 	enc  []types.T
@@ -113,15 +113,15 @@ type tapeRows struct {
 	buf  []byte
 }
 
-func newTapeRows(t *storage.Tape, ts []types.T) *tapeRows {
-	return &tapeRows{tape: t, ts: ts, enc: spillTypes(ts)}
+func newPartReader(t *storage.Tape, ts []types.T) *partReader {
+	return &partReader{tape: t, ts: ts, enc: hashTapeTypes(ts)}
 }
 
 // rewind makes the next read start at the first row again.
-func (r *tapeRows) rewind() { r.off = 0 }
+func (r *partReader) rewind() { r.off = 0 }
 
 // row returns the next row, or nil at the end.
-func (r *tapeRows) row() (types.Row, error) {
+func (r *partReader) row() (types.Row, error) {
 	if r.tape == nil || r.off >= r.tape.Size() {
 		return nil, nil
 	}
@@ -135,7 +135,7 @@ func (r *tapeRows) row() (types.Row, error) {
 
 // chunk returns the next up to ChunkCap rows as a chunk of types ts, or
 // nil at the end, checking ctx once.
-func (r *tapeRows) chunk(ctx context.Context) (*types.Chunk, error) {
+func (r *partReader) chunk(ctx context.Context) (*types.Chunk, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -156,9 +156,9 @@ func (r *tapeRows) chunk(ctx context.Context) (*types.Chunk, error) {
 	return c, nil
 }
 
-// chunkRow fills scratch (grown as needed) with row i of c, the datums
+// scratchRow fills scratch (grown as needed) with row i of c, the datums
 // still pointing into c, for encoding.
-func chunkRow(c *types.Chunk, i int, scratch types.Row) types.Row {
+func scratchRow(c *types.Chunk, i int, scratch types.Row) types.Row {
 	if cap(scratch) < len(c.Cols) {
 		scratch = make(types.Row, len(c.Cols))
 	}
@@ -179,17 +179,17 @@ type hashSpill struct {
 	full    bool
 	level   int
 	inDone  bool
-	spill   *spillSet
-	parts   []aggPart
-	reading *tapeRows
+	spill   *partitionSet
+	parts   []spilledPart
+	reading *partReader
 }
 
 // spillRow writes row i of c (of types ts, key hash h) to its partition.
 func (s *hashSpill) spillRow(ec *ExecCtx, ts []types.T, h uint64, c *types.Chunk, i int) error {
 	if s.spill == nil {
-		s.spill = newSpillSet(ec.Temp, ts, spillFanout)
+		s.spill = newPartitionSet(ec.Temp, ts, hashFanout)
 	}
-	return s.spill.add(spillPart(h, s.level, spillFanout), chunkRow(c, i, nil))
+	return s.spill.add(hashPartition(h, s.level, hashFanout), scratchRow(c, i, nil))
 }
 
 // read returns the next visible chunk of the input, from in until it
@@ -219,9 +219,9 @@ func (s *hashSpill) nextPart(ts []types.T) bool {
 		s.reading = nil
 	}
 	if s.spill != nil {
-		for p := spillFanout - 1; p >= 0; p-- {
+		for p := hashFanout - 1; p >= 0; p-- {
 			if t, n := s.spill.take(p); t != nil && n > 0 {
-				s.parts = append(s.parts, aggPart{rows: newTapeRows(t, ts), level: s.level + 1})
+				s.parts = append(s.parts, spilledPart{rows: newPartReader(t, ts), level: s.level + 1})
 			}
 		}
 		s.spill = nil

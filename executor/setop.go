@@ -46,12 +46,12 @@ type SetOp struct {
 // setOpPart is a spilled partition of an INTERSECT or EXCEPT: its left
 // and right rows.
 type setOpPart struct {
-	left, right *tapeRows
+	left, right *partReader
 	level       int
 }
 
 func (p *setOpPart) discard() {
-	for _, r := range []*tapeRows{p.left, p.right} {
+	for _, r := range []*partReader{p.left, p.right} {
 		if r.tape != nil {
 			_ = r.tape.Discard()
 		}
@@ -190,7 +190,7 @@ func (s *SetOp) counted(ctx context.Context, level int, readL, readR func(contex
 	t := newRowTable(s.ts)
 	var nl, nr []int64
 	var bytes int64
-	var lsp, rsp *spillSet
+	var lsp, rsp *partitionSet
 	defer func() {
 		// On an error; after the partitions were taken this is a no-op.
 		lsp.discard()
@@ -221,12 +221,12 @@ func (s *SetOp) counted(ctx context.Context, level int, readL, readR func(contex
 					// Rows only on the right never appear in the output,
 					// but their key may be in a left partition.
 					if lsp != nil {
-						if err := rsp.add(spillPart(h, level, spillFanout), r); err != nil {
+						if err := rsp.add(hashPartition(h, level, hashFanout), r); err != nil {
 							return nil, err
 						}
 					}
 				case lsp != nil:
-					if err := lsp.add(spillPart(h, level, spillFanout), r); err != nil {
+					if err := lsp.add(hashPartition(h, level, hashFanout), r); err != nil {
 						return nil, err
 					}
 				default:
@@ -237,15 +237,15 @@ func (s *SetOp) counted(ctx context.Context, level int, readL, readR func(contex
 					nl, nr = append(nl, 1), append(nr, 0)
 					bytes += types.RowMemSize(r) + hashTableEntry + 16
 					if s.ec.spillable(bytes) {
-						lsp = newSpillSet(s.ec.Temp, s.ts, spillFanout)
-						rsp = newSpillSet(s.ec.Temp, s.ts, spillFanout)
+						lsp = newPartitionSet(s.ec.Temp, s.ts, hashFanout)
+						rsp = newPartitionSet(s.ec.Temp, s.ts, hashFanout)
 					}
 				}
 			}
 		}
 	}
 	if lsp != nil {
-		for p := spillFanout - 1; p >= 0; p-- {
+		for p := hashFanout - 1; p >= 0; p-- {
 			lt, ln := lsp.take(p)
 			rt, rn := rsp.take(p)
 			if ln == 0 || (s.plan.Kind == planner.Intersect && rn == 0) {
@@ -256,7 +256,7 @@ func (s *SetOp) counted(ctx context.Context, level int, readL, readR func(contex
 				}
 				continue
 			}
-			s.pairs = append(s.pairs, setOpPart{left: newTapeRows(lt, s.ts), right: newTapeRows(rt, s.ts), level: level + 1})
+			s.pairs = append(s.pairs, setOpPart{left: newPartReader(lt, s.ts), right: newPartReader(rt, s.ts), level: level + 1})
 		}
 	}
 	var rows []types.Row
