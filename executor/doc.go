@@ -22,6 +22,10 @@
 //   - Close releases resources (input iterators, buffered rows), closes the
 //     operator's inputs, and is idempotent; it may be called before the
 //     end.
+//   - The hash operators (HashAgg, Distinct, SetOp, HashJoin) keep their
+//     tables within ExecCtx.WorkMem and beyond it spill rows by key hash
+//     to partitions on tapes from ExecCtx.Temp (hash_spill.go), which
+//     they remove at the end, on an error and on Close.
 //
 // # Example
 //
