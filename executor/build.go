@@ -97,7 +97,7 @@ func build(p planner.Plan, ec *ExecCtx) (Operator, error) {
 	case *planner.WorkTableScan:
 		return NewWorkTableScan(p, ec), nil
 	case *planner.SetOp:
-		return binary(p.Left, p.Right, ec, func(l, r Operator) (Operator, error) { return NewSetOp(l, r, p), nil })
+		return binary(p.Left, p.Right, ec, func(l, r Operator) (Operator, error) { return NewSetOp(l, r, p, ec), nil })
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "executor: plan node %T is not supported", p)
 }

@@ -11,27 +11,40 @@ import (
 // or the On expressions for DISTINCT ON), NULLs equal, in input order. It
 // streams: seen keys live in a hash table, and rows already seen are made
 // invisible in the input chunk rather than copied out.
+//
+// When the table passes ExecCtx.WorkMem, rows of keys not in it go to
+// hashFanout tapes by their key's hash instead, and after the input each
+// tape is deduplicated the same way, as HashAgg does: a key's first row
+// is still the one passed, but the output is no longer in input order.
+// DISTINCT ON over a sort, whose order is the ORDER BY's, does not spill.
 type Distinct struct {
 	endState
-	in   Operator
-	on   []Evaluator // nil: all columns
-	ec   *ExecCtx
-	seen *rowTable
+	in    Operator
+	on    []Evaluator // nil: all columns
+	ec    *ExecCtx
+	seen  *rowTable
+	keyTs []types.T
+	inTs  []types.T
+	// noSpill: the output must keep the input's order.
+	noSpill bool
+	hashSpill
 }
 
 var _ Operator = (*Distinct)(nil)
 
 // NewDistinct returns a Distinct of in; on is nil for plain DISTINCT.
 func NewDistinct(in Operator, p *planner.Distinct, ec *ExecCtx) (*Distinct, error) {
-	d := &Distinct{in: in, ec: ec}
 	ts := p.Input.Schema().Types()
+	d := &Distinct{in: in, ec: ec, inTs: ts}
 	if len(p.On) > 0 {
 		evs, err := compileAll(p.On)
 		if err != nil {
 			return nil, err
 		}
 		d.on, ts = evs, exprTypes(p.On)
+		_, d.noSpill = p.Input.(*planner.Sort)
 	}
+	d.keyTs = ts
 	d.seen = newRowTable(ts)
 	return d, nil
 }
@@ -41,14 +54,25 @@ func (d *Distinct) Next(ctx context.Context) (*types.Chunk, error) {
 	if d.done {
 		return nil, d.err
 	}
-	return d.finish(d.next(ctx))
+	c, err := d.next(ctx)
+	if err != nil || c == nil {
+		d.release()
+	}
+	return d.finish(c, err)
 }
 
 func (d *Distinct) next(ctx context.Context) (*types.Chunk, error) {
 	for {
-		c, err := nextVisible(ctx, d.in)
-		if err != nil || c == nil {
+		c, err := d.read(ctx, d.in)
+		if err != nil {
 			return nil, err
+		}
+		if c == nil {
+			if !d.nextPart(d.inTs) {
+				return nil, nil
+			}
+			d.seen = newRowTable(d.keyTs)
+			continue
 		}
 		keyVecs := c.Cols
 		if d.on != nil {
@@ -66,9 +90,24 @@ func (d *Distinct) next(ctx context.Context) (*types.Chunk, error) {
 			for j, v := range keyVecs {
 				key[j] = v.Get(i)
 			}
-			if _, added := d.seen.findOrInsert(key); added {
-				vis[i], kept = true, true
+			h := hashRow(key, d.keyTs)
+			if d.seen.find(h, key) >= 0 {
+				continue
 			}
+			if d.full {
+				if err := d.spillRow(d.ec, d.inTs, h, c, i); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			cp := make(types.Row, len(key))
+			for j, x := range key {
+				cp[j] = copyDatum(x)
+			}
+			d.seen.insert(h, cp)
+			d.bytes += types.RowMemSize(cp) + hashTableEntry
+			d.full = !d.noSpill && d.ec.spillable(d.bytes)
+			vis[i], kept = true, true
 		}
 		if kept {
 			c.Vis = vis
@@ -77,9 +116,15 @@ func (d *Distinct) next(ctx context.Context) (*types.Chunk, error) {
 	}
 }
 
+// release drops the table and removes the tapes.
+func (d *Distinct) release() {
+	d.seen = nil
+	d.discardSpill()
+}
+
 // Close implements Operator.
 func (d *Distinct) Close() {
 	d.done = true
-	d.seen = nil
+	d.release()
 	d.in.Close()
 }

@@ -34,6 +34,10 @@
 //     RecursiveUnion keeps its working tables in rowSpools. A
 //     Limit right above a Sort passes it its bound (Sort.SetBound); under
 //     EXPLAIN ANALYZE, where a wrapper sits between them, it does not.
+//   - The hash operators (HashAgg, Distinct, SetOp, HashJoin) keep their
+//     tables within ExecCtx.WorkMem and beyond it spill rows by key hash
+//     to partitions on tapes from ExecCtx.Temp (hash_spill.go), which
+//     they remove at the end, on an error and on Close.
 //
 // # Example
 //

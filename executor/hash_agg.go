@@ -18,6 +18,16 @@ import (
 //
 // A call's FILTER skips the rows where it is not true; its ORDER BY values
 // are passed to the accumulator after the arguments.
+//
+// When the table's estimated size (keys and accumulator states) passes
+// ExecCtx.WorkMem, it spills as PostgreSQL 13's hash aggregation does:
+// no group is added any more, and each input row of a group not in the
+// table goes, as it was read, to one of hashFanout partitions by its
+// key's hash. After the input ends it emits the groups in the table,
+// then aggregates each partition the same way (a partition that
+// overflows is split again, with another seed). Every row of a group
+// goes to one place, so distinct and ordered aggregates stay exact; only
+// the order of the groups changes.
 type HashAgg struct {
 	endState
 	in     Operator
@@ -25,10 +35,30 @@ type HashAgg struct {
 	ec     *ExecCtx
 	keys   []Evaluator
 	keyTs  []types.T
+	inTs   []types.T
 	calls  []aggCall
+	grows  []bool // per call: its state grows with its input
 	groups *rowTable
 	accs   [][]functions.Accumulator // per group, per call
-	buf    *rowBuffer
+
+	// bytes estimates the memory of groups and accs; full is set once
+	// it passed WorkMem, from when rows of new groups spill.
+	bytes int64
+	full  bool
+	level int           // recursion level of the table's input
+	spill *partitionSet // the partitions of the input being read
+	// parts are the partitions still to aggregate, the last first.
+	parts   []spilledPart
+	reading *partReader // the partition being aggregated
+	started bool
+	emitPos int // the next group to emit
+}
+
+// spilledPart is a spilled partition of the input of a HashAgg, Distinct
+// or UNION, and its recursion level.
+type spilledPart struct {
+	rows  *partReader
+	level int
 }
 
 var _ Operator = (*HashAgg)(nil)
@@ -83,35 +113,104 @@ func NewHashAgg(in Operator, p *planner.Agg, ec *ExecCtx) (*HashAgg, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &HashAgg{in: in, plan: p, ec: ec, keys: keys, keyTs: exprTypes(p.GroupBy)}
+	a := &HashAgg{in: in, plan: p, ec: ec, keys: keys, keyTs: exprTypes(p.GroupBy), inTs: p.Input.Schema().Types()}
 	for _, c := range p.Aggs {
 		ac, err := compileAggCall(c, false, ec)
 		if err != nil {
 			return nil, err
 		}
 		a.calls = append(a.calls, ac)
+		a.grows = append(a.grows, aggStateGrows(c))
 	}
 	a.groups = newRowTable(a.keyTs)
 	return a, nil
 }
+
+// aggStateGrows reports whether call c's accumulator keeps what it is
+// given (array_agg, string_agg, the JSON aggregates, ordered-set and
+// DISTINCT or ORDER BY calls) rather than a fixed-size state.
+func aggStateGrows(c planner.AggCall) bool {
+	switch c.Fn {
+	case "array_agg", "string_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg", "xmlagg":
+		return true
+	}
+	return c.Distinct || len(c.OrderBy) > 0 || functions.IsOrderedSet(c.Fn)
+}
+
+// aggStateBytes is the estimated size of an accumulator's fixed state.
+const aggStateBytes = 64
 
 // Next implements Operator.
 func (a *HashAgg) Next(ctx context.Context) (*types.Chunk, error) {
 	if a.done {
 		return nil, a.err
 	}
-	if a.buf == nil {
-		if err := a.consume(ctx); err != nil {
-			return a.finish(nil, err)
+	c, err := a.next(ctx)
+	if err != nil || c == nil {
+		a.release()
+	}
+	return a.finish(c, err)
+}
+
+func (a *HashAgg) next(ctx context.Context) (*types.Chunk, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		rows, err := a.results()
-		if err != nil {
-			return a.finish(nil, err)
+		if a.groups != nil && a.emitPos < len(a.groups.rows) && a.started {
+			return a.emit()
 		}
-		a.buf = &rowBuffer{ts: a.plan.Out.Types(), rows: rows, ec: a.ec}
+		if a.started {
+			// The table is out: aggregate the next partition.
+			if len(a.parts) == 0 {
+				return nil, nil
+			}
+			p := a.parts[len(a.parts)-1]
+			a.parts = a.parts[:len(a.parts)-1]
+			a.reading, a.level = p.rows, p.level
+			a.groups, a.accs, a.bytes, a.full, a.emitPos = newRowTable(a.keyTs), nil, 0, false, 0
+			err := a.consume(ctx, func(ctx context.Context) (*types.Chunk, error) { return a.reading.chunk(ctx) })
+			_ = a.reading.tape.Discard()
+			a.reading = nil
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		a.started = true
+		if err := a.seed(); err != nil {
+			return nil, err
+		}
+		if err := a.consume(ctx, func(ctx context.Context) (*types.Chunk, error) { return nextVisible(ctx, a.in) }); err != nil {
+			return nil, err
+		}
+		a.in.Close()
+	}
+}
+
+// emit returns the next chunk of the table's groups, releasing the
+// table after its last.
+func (a *HashAgg) emit() (*types.Chunk, error) {
+	end := min(a.emitPos+a.ec.chunkRows(), len(a.groups.rows))
+	c := types.NewChunk(a.plan.Out.Types(), end-a.emitPos)
+	r := make(types.Row, 0, len(a.keys)+len(a.calls))
+	for g := a.emitPos; g < end; g++ {
+		r = append(r[:0], a.groups.rows[g]...)
+		for _, acc := range a.accs[g] {
+			d, err := functions.AccumulatorResult(acc)
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, d)
+		}
+		c.AppendRow(types.OpInsert, r)
+		a.groups.rows[g], a.accs[g] = nil, nil
+	}
+	a.emitPos = end
+	if end == len(a.groups.rows) {
 		a.groups, a.accs = nil, nil
 	}
-	return a.finish(a.buf.next(), nil)
+	return c, nil
 }
 
 func (a *HashAgg) newGroup() []functions.Accumulator {
@@ -122,13 +221,13 @@ func (a *HashAgg) newGroup() []functions.Accumulator {
 	return accs
 }
 
-// consume folds the whole input into the groups.
-func (a *HashAgg) consume(ctx context.Context) error {
+// seed adds the groups that exist even over no input: the one group
+// without GROUP BY, and each empty grouping set's.
+func (a *HashAgg) seed() error {
 	if len(a.keys) == 0 {
 		a.groups.insert(0, types.Row{})
 		a.accs = append(a.accs, a.newGroup())
 	}
-	// An empty grouping set has its group even over no input.
 	for _, s := range a.plan.EmptySets {
 		key := make(types.Row, len(a.keys))
 		for i := range key {
@@ -137,8 +236,21 @@ func (a *HashAgg) consume(ctx context.Context) error {
 		key[len(key)-1] = types.DInt(s)
 		if _, added := a.groups.findOrInsert(key); added {
 			a.accs = append(a.accs, a.newGroup())
+			a.bytes += a.groupBytes(key)
 		}
 	}
+	return nil
+}
+
+// groupBytes estimates the memory a new group of key costs.
+func (a *HashAgg) groupBytes(key types.Row) int64 {
+	return types.RowMemSize(key) + hashTableEntry + int64(len(a.calls))*aggStateBytes
+}
+
+// consume folds the input that read returns into the table: rows of the
+// groups in it, and of new groups while it is within WorkMem; the others
+// go to the partitions of the next level, pushed on a.parts at the end.
+func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*types.Chunk, error)) error {
 	key := make(types.Row, len(a.keys))
 	argVecs := make([][]*types.Vec, len(a.calls))
 	filters := make([]*types.Vec, len(a.calls))
@@ -147,8 +259,9 @@ func (a *HashAgg) consume(ctx context.Context) error {
 		args[j] = make([]types.Datum, len(c.args))
 	}
 	gids := make([]int, types.ChunkCap)
+	var scratch types.Row
 	for {
-		c, err := nextVisible(ctx, a.in)
+		c, err := read(ctx)
 		if err != nil {
 			return err
 		}
@@ -176,9 +289,30 @@ func (a *HashAgg) consume(ctx context.Context) error {
 			for k, v := range keyVecs {
 				key[k] = v.Get(i)
 			}
-			g, added := a.groups.findOrInsert(key)
-			if added {
+			h := hashRow(key, a.keyTs)
+			g := a.groups.find(h, key)
+			if g < 0 && a.full {
+				// A new group with the table full: the row waits in
+				// its partition.
+				if a.spill == nil {
+					a.spill = newPartitionSet(a.ec.Temp, a.inTs, hashFanout)
+				}
+				scratch = scratchRow(c, i, scratch)
+				if err := a.spill.add(hashPartition(h, a.level, hashFanout), scratch); err != nil {
+					return err
+				}
+				gids[i] = -1
+				continue
+			}
+			if g < 0 {
+				cp := make(types.Row, len(key))
+				for j, d := range key {
+					cp[j] = copyDatum(d)
+				}
+				g = a.groups.insert(h, cp)
 				a.accs = append(a.accs, a.newGroup())
+				a.bytes += a.groupBytes(cp)
+				a.full = a.ec.spillable(a.bytes)
 			}
 			gids[i] = g
 		}
@@ -194,7 +328,7 @@ func (a *HashAgg) consume(ctx context.Context) error {
 			}
 			vecs, f, buf := argVecs[j], filters[j], args[j]
 			for i := 0; i < c.Len(); i++ {
-				if !c.Visible(i) || (f != nil && !isTrue(f, i)) {
+				if !c.Visible(i) || gids[i] < 0 || (f != nil && !isTrue(f, i)) {
 					continue
 				}
 				for k, v := range vecs {
@@ -203,34 +337,44 @@ func (a *HashAgg) consume(ctx context.Context) error {
 				if err := a.accs[gids[i]][j].Add(buf); err != nil {
 					return err
 				}
+				if a.grows[j] {
+					a.bytes += types.RowMemSize(buf)
+				}
 			}
 		}
+		if !a.full && len(a.keys) > 0 && a.ec.spillable(a.bytes) {
+			a.full = true
+		}
 	}
-	a.in.Close()
+	if a.spill != nil {
+		for p := hashFanout - 1; p >= 0; p-- {
+			if t, n := a.spill.take(p); t != nil && n > 0 {
+				a.parts = append(a.parts, spilledPart{rows: newPartReader(t, a.inTs), level: a.level + 1})
+			}
+		}
+		a.spill = nil
+	}
 	return nil
 }
 
-// results returns one output row per group.
-func (a *HashAgg) results() ([]types.Row, error) {
-	rows := make([]types.Row, len(a.groups.rows))
-	for g, key := range a.groups.rows {
-		r := make(types.Row, 0, len(key)+len(a.calls))
-		r = append(r, key...)
-		for _, acc := range a.accs[g] {
-			d, err := functions.AccumulatorResult(acc)
-			if err != nil {
-				return nil, err
-			}
-			r = append(r, d)
-		}
-		rows[g] = r
+// release drops the table and removes every tape still held.
+func (a *HashAgg) release() {
+	a.groups, a.accs = nil, nil
+	a.spill.discard()
+	a.spill = nil
+	if a.reading != nil {
+		_ = a.reading.tape.Discard()
+		a.reading = nil
 	}
-	return rows, nil
+	for _, p := range a.parts {
+		_ = p.rows.tape.Discard()
+	}
+	a.parts = nil
 }
 
 // Close implements Operator.
 func (a *HashAgg) Close() {
 	a.done = true
-	a.groups, a.accs, a.buf = nil, nil, nil
+	a.release()
 	a.in.Close()
 }
