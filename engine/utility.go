@@ -631,6 +631,12 @@ func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice fun
 // dropRelations drops the relations of order (dependents first, from
 // dropOrder) with their data, jobs and state. e.writeMu is not held.
 func (e *Engine) dropRelations(ctx context.Context, order []*catalog.Relation) error {
+	return e.dropReplacing(ctx, order, nil)
+}
+
+// dropReplacing is dropRelations whose catalog batch also overwrites the
+// entries of replace (catalog.Catalog.DropReplace).
+func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Relation) error {
 	// One catalog call drops everything atomically, with the relations'
 	// data, in one durable batch.
 	ids := make([]uint32, len(order))
@@ -650,9 +656,10 @@ func (e *Engine) dropRelations(ctx context.Context, order []*catalog.Relation) e
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if len(ids) > 0 {
-		if err := e.cat.Drop(ids...); err != nil {
+		if err := e.cat.DropReplace(ids, replace...); err != nil {
 			return err
 		}
+		e.refreshJobRels()
 		// Changes of dropped tables not yet committed must not bring rows
 		// back when their epoch commits.
 		for _, r := range order {
