@@ -354,6 +354,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 		if _, twice := p.conv[i]; twice {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of column \"%s\" twice", a.Column)
 		}
+		if a.CollateErr != nil {
+			return nil, a.CollateErr
+		}
 		x, err := planner.BindTransform(ctx, rel, i, a.Type.T, a.Using, a.UsingPos, s.catalogView())
 		if err != nil {
 			return nil, err
@@ -447,9 +450,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			}
 			up.Cols[i].T = a.Type.T
 			up.Cols[i].Missing = nil
-			// The new type's default collation, as in PostgreSQL when
-			// the action names none.
-			up.Cols[i].Collation = ""
+			// The action's COLLATE, or the new type's default collation
+			// when it names none, as in PostgreSQL.
+			up.Cols[i].Collation = a.Collation
 		case "add column":
 			def := a.Def
 			if existingColumn(up, def.Name) >= 0 {

@@ -1,0 +1,67 @@
+-- Collations. weir knows those that order text by its bytes (the
+-- database default is C here): "default", "C", "POSIX", "ucs_basic".
+-- ALTER COLUMN ... TYPE takes a COLLATE, and without one gives the
+-- column its new type's default collation; a bad name is 42704 and a
+-- type without collation 42804, both without a position.
+CREATE TABLE ct (id int PRIMARY KEY, a text, b text COLLATE "C", c varchar(5) COLLATE "POSIX", n int, e text COLLATE "C");
+CREATE INDEX ct_a ON ct (a);
+CREATE UNIQUE INDEX ct_e ON ct (e);
+INSERT INTO ct VALUES (1, 'x', 'y', 'z', 1, 'k'), (2, 'B', 'a', 'b', 2, 'K');
+ALTER TABLE ct ALTER COLUMN a TYPE text COLLATE "C";
+ALTER TABLE ct ALTER COLUMN b TYPE varchar(10);
+ALTER TABLE ct ALTER COLUMN c TYPE text COLLATE "ucs_basic";
+ALTER TABLE ct ALTER COLUMN n TYPE text COLLATE "POSIX" USING n::text;
+ALTER TABLE ct ALTER COLUMN e SET DATA TYPE varchar(3) COLLATE pg_catalog."POSIX";
+ALTER TABLE ct ALTER COLUMN id TYPE bigint COLLATE "C";
+ALTER TABLE ct ALTER COLUMN a TYPE text COLLATE "nosuch";
+ALTER TABLE ct ALTER COLUMN a TYPE text COLLATE public."C";
+ALTER TABLE ct ALTER COLUMN nosuch TYPE text COLLATE "C";
+\d ct
+SELECT attname, attcollation FROM pg_attribute WHERE attrelid = 'ct'::regclass AND attnum > 0 ORDER BY attnum;
+SELECT column_name, collation_catalog = current_database() AS here, collation_schema, collation_name FROM information_schema.columns WHERE table_name = 'ct' ORDER BY ordinal_position;
+SELECT * FROM ct ORDER BY a;
+SELECT * FROM ct ORDER BY e DESC;
+INSERT INTO ct VALUES (3, 'q', 'q', 'q', '3', 'k');
+SELECT id FROM ct WHERE a = 'x';
+ALTER TABLE ct ALTER COLUMN a SET DATA TYPE text COLLATE pg_catalog."default";
+ALTER TABLE ct ALTER COLUMN b TYPE text COLLATE "default";
+\d ct
+SELECT attname, attcollation FROM pg_attribute WHERE attrelid = 'ct'::regclass AND attnum > 0 ORDER BY attnum;
+-- Two columns of different collations that order alike: an explicit
+-- COLLATE on one side decides, and the default yields to the other.
+CREATE TABLE cm (id int, d text, c text COLLATE "C", p text COLLATE "POSIX", u text COLLATE "ucs_basic");
+INSERT INTO cm VALUES (1, 'a', 'b', 'c', 'd'), (2, 'B', 'C', 'D', 'e');
+SELECT d < c, c COLLATE "C" < p, p < d COLLATE "C" FROM cm ORDER BY id;
+SELECT c || p, length(c || d), min(c), max(p) FROM cm GROUP BY c, p, d ORDER BY 3;
+SELECT c FROM cm ORDER BY c COLLATE "POSIX" DESC;
+-- CREATE TABLE AS, views and materialized views take the collation of
+-- the columns (and of expressions over them) they are made of.
+CREATE TABLE cas AS SELECT c, p, c || 'x' AS cx, d, u, upper(u) AS uu, id, id::text AS it, c::varchar(3) AS cv FROM cm;
+\d cas
+CREATE TABLE cas2 AS SELECT * FROM cm WHERE id > 1;
+\d cas2
+CREATE TABLE cas3 AS SELECT p, count(*) AS n FROM cm GROUP BY p;
+\d cas3
+CREATE VIEW cv AS SELECT c, p, c || 'x' AS cx, d FROM cm;
+\d cv
+CREATE OR REPLACE VIEW cv AS SELECT c, p, c || 'y' AS cx, d, u FROM cm;
+CREATE OR REPLACE VIEW cv AS SELECT c, u AS p, c || 'y' AS cx, d, u FROM cm;
+CREATE OR REPLACE VIEW cv AS SELECT c, p, d AS cx, d, u FROM cm;
+CREATE OR REPLACE VIEW cv AS SELECT c, p, c || 'x' AS cx, c AS d, u FROM cm;
+\d cv
+CREATE VIEW cv2 (x, y) AS SELECT a.c, b.u FROM cm a JOIN cm b ON a.id = b.id;
+\d cv2
+CREATE MATERIALIZED VIEW cmv AS SELECT c, p, d, id FROM cm;
+\d cmv
+CREATE MATERIALIZED VIEW cmv2 AS SELECT p, max(u) AS mu, count(*) AS n FROM cm GROUP BY p;
+\d cmv2
+-- information_schema.columns lists tables and views, not materialized
+-- views.
+SELECT table_name, column_name, collation_schema, collation_name FROM information_schema.columns WHERE table_name IN ('cas', 'cas2', 'cas3', 'cv', 'cv2', 'cmv', 'cmv2') ORDER BY 1, ordinal_position;
+SELECT c.relname, a.attname, a.attcollation FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname IN ('cas', 'cv', 'cv2', 'cmv', 'cmv2') AND a.attnum > 0 ORDER BY 1, a.attnum;
+SELECT * FROM cmv ORDER BY id;
+DROP MATERIALIZED VIEW cmv2;
+DROP MATERIALIZED VIEW cmv;
+DROP VIEW cv2;
+DROP VIEW cv;
+DROP TABLE cas, cas2, cas3, cm, ct;
