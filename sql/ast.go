@@ -46,6 +46,11 @@ type Query struct {
 	// the nodes of Returning, which were parsed from a text of their own,
 	// and ConflictMap for the nodes of OnConflict.
 	Map, ReturningMap, ConflictMap *SourceMap
+	// Collated is set when the text had a COLLATE clause in an
+	// expression, which the bridge drops: every collation weir knows
+	// orders text by its bytes. The binder then leaves the checks of
+	// conflicting collations to PostgreSQL's rules it cannot follow.
+	Collated bool
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |

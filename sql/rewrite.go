@@ -416,7 +416,8 @@ func primaryRight(seq []*node, i int) int {
 	return -1
 }
 
-// normalize drops COLLATE clauses, turns OPERATOR(schema.op) into the bare
+// normalize drops COLLATE clauses (noting in Query.Collated that it
+// did), turns OPERATOR(schema.op) into the bare
 // operator and FULL [OUTER] JOIN into STRAIGHT_JOIN.
 func (b *bridge) normalize(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
@@ -439,6 +440,9 @@ func (b *bridge) normalize(seq []*node) []*node {
 					b.fail(err)
 					return seq
 				}
+			}
+			if b.q != nil {
+				b.q.Collated = true
 			}
 			seq = splice(seq, i, j)
 			i--

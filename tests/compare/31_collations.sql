@@ -34,6 +34,18 @@ INSERT INTO cm VALUES (1, 'a', 'b', 'c', 'd'), (2, 'B', 'C', 'D', 'e');
 SELECT d < c, c COLLATE "C" < p, p < d COLLATE "C" FROM cm ORDER BY id;
 SELECT c || p, length(c || d), min(c), max(p) FROM cm GROUP BY c, p, d ORDER BY 3;
 SELECT c FROM cm ORDER BY c COLLATE "POSIX" DESC;
+-- A set operation compares its rows under one collation per column
+-- (but UNION ALL): two different ones, neither the default, are 42P21
+-- at the second query's column.
+SELECT c FROM cm UNION SELECT p FROM cm;
+SELECT c FROM cm UNION SELECT d FROM cm ORDER BY 1;
+SELECT id, c FROM cm INTERSECT SELECT id, u FROM cm;
+SELECT id, c FROM cm EXCEPT SELECT id, upper(p) FROM cm;
+SELECT c FROM cm UNION SELECT p COLLATE "C" FROM cm ORDER BY 1;
+SELECT c FROM cm UNION SELECT c FROM cm UNION SELECT u FROM cm;
+SELECT c FROM cm UNION (SELECT p FROM cm UNION ALL SELECT p FROM cm);
+SELECT count(*) FROM (SELECT c FROM cm UNION ALL SELECT p FROM cm) s;
+SELECT c FROM cm UNION SELECT u FROM cm WHERE false;
 -- CREATE TABLE AS, views and materialized views take the collation of
 -- the columns (and of expressions over them) they are made of.
 CREATE TABLE cas AS SELECT c, p, c || 'x' AS cx, d, u, upper(u) AS uu, id, id::text AS it, c::varchar(3) AS cv FROM cm;
@@ -55,6 +67,9 @@ CREATE MATERIALIZED VIEW cmv AS SELECT c, p, d, id FROM cm;
 \d cmv
 CREATE MATERIALIZED VIEW cmv2 AS SELECT p, max(u) AS mu, count(*) AS n FROM cm GROUP BY p;
 \d cmv2
+CREATE VIEW uv AS SELECT c FROM cm UNION ALL SELECT c || 'x' FROM cm UNION ALL SELECT d FROM cm;
+\d uv
+DROP VIEW uv;
 -- information_schema.columns lists tables and views, not materialized
 -- views.
 SELECT table_name, column_name, collation_schema, collation_name FROM information_schema.columns WHERE table_name IN ('cas', 'cas2', 'cas3', 'cv', 'cv2', 'cmv', 'cmv2') ORDER BY 1, ordinal_position;
