@@ -98,6 +98,11 @@ type Impl struct {
 	NonStrict bool
 }
 
+// IndeterminateCollationFn is the function the binder calls in place of
+// an operation whose operands' collations conflict: it fails with 42P22
+// when it runs on values.
+const IndeterminateCollationFn = "pg_indeterminate_collation"
+
 // implFactory returns the implementation of a function for the given
 // argument and result types, and false if it has none for them. One
 // factory may serve many overloads of a name (all integer widths, say).

@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/weirdb/weir/types"
+import (
+	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/types"
+)
 
 // Collations returns, per output column of p, the collation PostgreSQL
 // derives for it from the columns it reads (its implicit collation):
@@ -146,4 +149,117 @@ func collatable(t types.T) bool {
 		return true
 	}
 	return false
+}
+
+// conflicting is the derived collation of an expression whose operands
+// have two different ones, neither the default (PostgreSQL's
+// COLLATE_CONFLICT): it passes up through the expressions over it.
+const conflicting = "\x00"
+
+// derive is the collation of x over input columns of collations in, as
+// PostgreSQL's assign_collations_walker derives it from implicit ones:
+// "" for none or the default, conflicting when two meet.
+func derive(x Expr, in []string) string {
+	if !collatable(x.Type()) {
+		return ""
+	}
+	var args []Expr
+	switch x := x.(type) {
+	case *ColRef:
+		if x.Idx >= 0 && x.Idx < len(in) {
+			return in[x.Idx]
+		}
+		return ""
+	case *Call:
+		args = x.Args
+	case *Cast:
+		args = []Expr{x.Arg}
+	case *Case:
+		for _, w := range x.Whens {
+			args = append(args, w.Then)
+		}
+		args = append(args, x.Else)
+	case *Coalesce:
+		args = x.Args
+	}
+	c := ""
+	for _, a := range args {
+		if a != nil && collatable(a.Type()) {
+			c = merge(c, derive(a, in))
+		}
+	}
+	return c
+}
+
+// merge combines two derived collations: a conflict stays one, the
+// default yields, two different others conflict.
+func merge(a, b string) string {
+	switch {
+	case a == conflicting || b == conflicting:
+		return conflicting
+	case a == "" || a == b:
+		return b
+	case b == "":
+		return a
+	}
+	return conflicting
+}
+
+// collationUses names, for PostgreSQL's 42P22 message, the operations
+// that need a collation of their text operands.
+var collationUses = map[string]string{
+	"=": "string comparison", "<>": "string comparison", "!=": "string comparison",
+	"<": "string comparison", "<=": "string comparison", ">": "string comparison", ">=": "string comparison",
+	"upper": "upper() function", "lower": "lower() function", "initcap": "initcap() function",
+}
+
+// markIndeterminate replaces, in the expressions of plan p, each
+// comparison of text (and upper, lower, initcap) whose operands' implicit
+// collations conflict by a call of functions.IndeterminateCollationFn,
+// which fails as PostgreSQL does once it runs on values. The binder
+// calls it for a statement without COLLATE clauses (sql.Query.Collated),
+// which could have settled the conflict.
+func markIndeterminate(p Plan) {
+	for _, in := range p.Inputs() {
+		markIndeterminate(in)
+	}
+	mark := func(x Expr, in []string) Expr {
+		if x == nil {
+			return nil
+		}
+		return mapExpr(x, func(e Expr) Expr {
+			c, ok := e.(*Call)
+			if !ok {
+				return e
+			}
+			use := collationUses[c.Fn]
+			if use == "" || len(c.Args) == 0 {
+				return e
+			}
+			coll := ""
+			for _, a := range c.Args {
+				if !collatable(a.Type()) {
+					return e
+				}
+				coll = merge(coll, derive(a, in))
+			}
+			if coll != conflicting {
+				return e
+			}
+			args := append(append([]Expr{}, c.Args...), &Const{V: types.DString(use), T: types.TText})
+			return &Call{Fn: functions.IndeterminateCollationFn, Args: args, T: c.T}
+		})
+	}
+	switch p := p.(type) {
+	case *Project:
+		in := Collations(p.Input)
+		for i := range p.Exprs {
+			p.Exprs[i] = mark(p.Exprs[i], in)
+		}
+	case *Filter:
+		p.Cond = mark(p.Cond, Collations(p.Input))
+	case *Join:
+		in := append(Collations(p.Left), Collations(p.Right)...)
+		p.Cond = mark(p.Cond, in)
+	}
 }

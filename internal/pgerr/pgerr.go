@@ -85,6 +85,7 @@ const (
 	InvalidRecursion             Code = "42P19"
 	IndeterminateDatatype        Code = "42P18"
 	CollationMismatch            Code = "42P21"
+	IndeterminateCollation       Code = "42P22"
 	InvalidColumnDefinition      Code = "42611"
 	InvalidName                  Code = "42602"
 	TooManyColumns               Code = "54011"

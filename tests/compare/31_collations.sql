@@ -34,6 +34,28 @@ INSERT INTO cm VALUES (1, 'a', 'b', 'c', 'd'), (2, 'B', 'C', 'D', 'e');
 SELECT d < c, c COLLATE "C" < p, p < d COLLATE "C" FROM cm ORDER BY id;
 SELECT c || p, length(c || d), min(c), max(p) FROM cm GROUP BY c, p, d ORDER BY 3;
 SELECT c FROM cm ORDER BY c COLLATE "POSIX" DESC;
+-- Where two different collations meet (neither the default), an
+-- operation that needs one fails once it runs on values (42P22); on
+-- NULLs, or no rows, it does not run.
+INSERT INTO cm VALUES (3, NULL, NULL, NULL, NULL);
+SELECT c < p FROM cm;
+SELECT c = p FROM cm WHERE id = 3;
+SELECT id FROM cm WHERE c = p;
+SELECT c || p, c < p COLLATE "C" FROM cm ORDER BY id;
+SELECT upper(c || p) FROM cm;
+SELECT upper(c || p) FROM cm WHERE id = 3;
+SELECT lower(c || u) FROM cm;
+SELECT length(c || p) FROM cm ORDER BY id;
+SELECT (c || p) < d FROM cm;
+SELECT c < d, p > d FROM cm ORDER BY id;
+SELECT count(*) FROM cm a JOIN cm b ON a.c < b.p;
+SELECT count(*) FROM cm a JOIN cm b ON a.id = b.id AND a.c < b.p;
+SELECT CASE WHEN c = p THEN 1 ELSE 0 END FROM cm;
+SELECT c <> u FROM cm WHERE false;
+SELECT a.c = b.u FROM cm a, cm b WHERE a.id = 3;
+UPDATE cm SET d = 'x' WHERE c > p;
+DELETE FROM cm WHERE upper(c || u) = 'X';
+DELETE FROM cm WHERE id = 3;
 -- A set operation compares its rows under one collation per column
 -- (but UNION ALL): two different ones, neither the default, are 42P21
 -- at the second query's column.
