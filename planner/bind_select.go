@@ -636,20 +636,20 @@ func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level
 
 // checkSetOpCollations refuses, as PostgreSQL does, a set operation
 // other than UNION ALL whose queries l and r give a column two
-// different collations (neither the default, which yields): its rows
-// are compared under one (42P21, at r's column, the query r is bound
-// from). A statement with a COLLATE clause, which could settle the
-// conflict, is not checked (sql.Query.Collated).
+// different implicit collations (neither the default, which yields), or
+// two different explicit ones: its rows are compared under one (42P21,
+// at r's column, the query r is bound from). A statement whose COLLATE
+// "default" the front end dropped is not checked (sql.Query.Collated).
 func (b *binder) checkSetOpCollations(l, r Plan, rq ast.Node) {
 	if b.q == nil || b.q.Collated {
 		return
 	}
-	lc, rc := Collations(l), Collations(r)
+	lc, rc := outputCollations(l), outputCollations(r)
 	for i := range min(len(lc), len(rc)) {
-		if lc[i] == "" || rc[i] == "" || lc[i] == rc[i] {
+		if lc[i].name == conflicting || rc[i].name == conflicting || merge(lc[i], rc[i]).name != conflicting {
 			continue
 		}
-		fail(pgerr.New(pgerr.CollationMismatch, "collation mismatch between implicit collations \"%s\" and \"%s\"", lc[i], rc[i]).
+		fail(pgerr.New(pgerr.CollationMismatch, "collation mismatch between implicit collations \"%s\" and \"%s\"", lc[i].name, rc[i].name).
 			WithHint("You can choose the collation by applying the COLLATE clause to one or both expressions.").
 			WithPosition(b.setOpFieldPos(rq, i)))
 	}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/types"
 )
 
@@ -15,8 +16,7 @@ import (
 // Every collation weir knows orders text by its bytes, so a collation
 // changes no result: it is kept for what the catalog shows. A column
 // whose inputs have different collations (which PostgreSQL cannot
-// combine) gets "". An expression's COLLATE clause is not seen: the
-// front end drops it.
+// combine) gets "".
 func Collations(p Plan) []string {
 	out := collations(p)
 	n := len(p.Schema())
@@ -108,6 +108,12 @@ func exprCollation(x Expr, in []string) string {
 		}
 		return ""
 	case *Call:
+		if x.Fn == functions.CollateFn {
+			if n := collateName(x); n != "default" {
+				return n
+			}
+			return ""
+		}
 		args = x.Args
 	case *Cast:
 		args = []Expr{x.Arg}
@@ -152,25 +158,42 @@ func collatable(t types.T) bool {
 }
 
 // conflicting is the derived collation of an expression whose operands
-// have two different ones, neither the default (PostgreSQL's
+// have two different implicit ones, neither the default (PostgreSQL's
 // COLLATE_CONFLICT): it passes up through the expressions over it.
 const conflicting = "\x00"
 
-// derive is the collation of x over input columns of collations in, as
-// PostgreSQL's assign_collations_walker derives it from implicit ones:
-// "" for none or the default, conflicting when two meet.
-func derive(x Expr, in []string) string {
+// derived is the collation of an expression as PostgreSQL's
+// assign_collations_walker derives it: name ("" for none or the
+// default, conflicting), explicit when a COLLATE clause gave it, at
+// character pos of the statement.
+type derived struct {
+	name     string
+	explicit bool
+	pos      int
+}
+
+// derive is the collation of x over input columns of collations in
+// (implicit ones). Two different explicit collations meeting are
+// PostgreSQL's 42P21, raised with the binder's fail.
+func derive(x Expr, in []string) derived {
 	if !collatable(x.Type()) {
-		return ""
+		return derived{}
 	}
 	var args []Expr
 	switch x := x.(type) {
 	case *ColRef:
 		if x.Idx >= 0 && x.Idx < len(in) {
-			return in[x.Idx]
+			return derived{name: in[x.Idx]}
 		}
-		return ""
+		return derived{}
 	case *Call:
+		if x.Fn == functions.CollateFn {
+			pos := 0
+			if c, ok := x.Args[2].(*Const); ok {
+				pos = int(c.V.I)
+			}
+			return derived{name: collateName(x), explicit: true, pos: pos}
+		}
 		args = x.Args
 	case *Cast:
 		args = []Expr{x.Arg}
@@ -182,27 +205,51 @@ func derive(x Expr, in []string) string {
 	case *Coalesce:
 		args = x.Args
 	}
-	c := ""
-	for _, a := range args {
-		if a != nil && collatable(a.Type()) {
-			c = merge(c, derive(a, in))
-		}
-	}
-	return c
+	return mergeArgs(args, in)
 }
 
-// merge combines two derived collations: a conflict stays one, the
-// default yields, two different others conflict.
-func merge(a, b string) string {
+// mergeArgs merges the collations of the collatable expressions of args.
+func mergeArgs(args []Expr, in []string) derived {
+	var d derived
+	for _, a := range args {
+		if a != nil && collatable(a.Type()) {
+			d = merge(d, derive(a, in))
+		}
+	}
+	return d
+}
+
+// merge combines two derived collations as PostgreSQL does: an explicit
+// one wins, two different explicit ones are 42P21; of implicit ones a
+// conflict stays one, the default yields, two different others
+// conflict.
+func merge(a, b derived) derived {
 	switch {
-	case a == conflicting || b == conflicting:
-		return conflicting
-	case a == "" || a == b:
+	case a.explicit && b.explicit:
+		if a.name != b.name {
+			fail(pgerr.New(pgerr.CollationMismatch, "collation mismatch between explicit collations \"%s\" and \"%s\"", a.name, b.name).WithPosition(b.pos))
+		}
+		return a
+	case a.explicit:
+		return a
+	case b.explicit:
 		return b
-	case b == "":
+	case a.name == conflicting || b.name == conflicting:
+		return derived{name: conflicting}
+	case a.name == "" || a.name == b.name:
+		return b
+	case b.name == "":
 		return a
 	}
-	return conflicting
+	return derived{name: conflicting}
+}
+
+// collateName is the collation named by a call of functions.CollateFn.
+func collateName(c *Call) string {
+	if k, ok := c.Args[1].(*Const); ok {
+		return k.V.S
+	}
+	return ""
 }
 
 // collationUses names, for PostgreSQL's 42P22 message, the operations
@@ -228,25 +275,34 @@ func markIndeterminate(p Plan) {
 			return nil
 		}
 		return mapExpr(x, func(e Expr) Expr {
+			var args []Expr
+			switch e := e.(type) {
+			case *Call:
+				args = e.Args
+			case *Case:
+				for _, w := range e.Whens {
+					args = append(args, w.Then)
+				}
+				args = append(args, e.Else)
+			case *Coalesce:
+				args = e.Args
+			case *InList:
+				args = append([]Expr{e.Arg}, e.List...)
+			}
+			// Any node merges its operands' collations: explicit ones
+			// that differ fail here.
+			coll := mergeArgs(args, in)
 			c, ok := e.(*Call)
-			if !ok {
+			if !ok || collationUses[c.Fn] == "" || len(c.Args) == 0 || coll.name != conflicting {
 				return e
 			}
 			use := collationUses[c.Fn]
-			if use == "" || len(c.Args) == 0 {
-				return e
-			}
-			coll := ""
 			for _, a := range c.Args {
 				if !collatable(a.Type()) {
 					return e
 				}
-				coll = merge(coll, derive(a, in))
 			}
-			if coll != conflicting {
-				return e
-			}
-			args := append(append([]Expr{}, c.Args...), &Const{V: types.DString(use), T: types.TText})
+			args = append(append([]Expr{}, c.Args...), &Const{V: types.DString(use), T: types.TText})
 			return &Call{Fn: functions.IndeterminateCollationFn, Args: args, T: c.T}
 		})
 	}
@@ -261,5 +317,48 @@ func markIndeterminate(p Plan) {
 	case *Join:
 		in := append(Collations(p.Left), Collations(p.Right)...)
 		p.Cond = mark(p.Cond, in)
+	case *Sort:
+		in := Collations(p.Input)
+		for i := range p.Keys {
+			p.Keys[i].Expr = mark(p.Keys[i].Expr, in)
+		}
+	case *Agg:
+		in := Collations(p.Input)
+		for i := range p.GroupBy {
+			p.GroupBy[i] = mark(p.GroupBy[i], in)
+		}
+		for i := range p.Aggs {
+			for k := range p.Aggs[i].Args {
+				p.Aggs[i].Args[k] = mark(p.Aggs[i].Args[k], in)
+			}
+		}
 	}
+}
+
+// outputCollations returns the derived collation of each output column
+// of p: explicit where a select list item has a COLLATE clause.
+func outputCollations(p Plan) []derived {
+	switch p := p.(type) {
+	case *Project:
+		in := Collations(p.Input)
+		out := make([]derived, len(p.Exprs))
+		for i, x := range p.Exprs {
+			out[i] = derive(x, in)
+		}
+		return out
+	case *Filter:
+		return outputCollations(p.Input)
+	case *Sort:
+		return outputCollations(p.Input)
+	case *Limit:
+		return outputCollations(p.Input)
+	case *Distinct:
+		return outputCollations(p.Input)
+	}
+	names := Collations(p)
+	out := make([]derived, len(names))
+	for i, n := range names {
+		out[i] = derived{name: n}
+	}
+	return out
 }

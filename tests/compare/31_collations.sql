@@ -56,6 +56,29 @@ SELECT a.c = b.u FROM cm a, cm b WHERE a.id = 3;
 UPDATE cm SET d = 'x' WHERE c > p;
 DELETE FROM cm WHERE upper(c || u) = 'X';
 DELETE FROM cm WHERE id = 3;
+-- An explicit COLLATE wins over the columns' collations; two different
+-- explicit ones are 42P21, at the second clause. A type without
+-- collation is 42804, an unknown name 42704, both at the clause.
+SELECT c COLLATE "C" < p COLLATE "POSIX" FROM cm;
+SELECT 'a' COLLATE "C" = 'b' COLLATE "POSIX";
+SELECT 'a' COLLATE "C" = 'b' COLLATE "C", 'a' COLLATE "C" < 'b';
+SELECT 1 COLLATE "C";
+SELECT id COLLATE "POSIX" FROM cm;
+SELECT (1 + 2) COLLATE "C";
+SELECT -1 COLLATE "C";
+SELECT 'x' COLLATE "nosuch";
+SELECT c COLLATE "ucs_basic" < p, upper(c || p COLLATE "C") FROM cm ORDER BY id;
+SELECT c COLLATE "C" AS x FROM cm ORDER BY x;
+SELECT c FROM cm UNION SELECT p COLLATE "ucs_basic" FROM cm ORDER BY 1;
+SELECT c COLLATE "C" FROM cm UNION SELECT p COLLATE "POSIX" FROM cm;
+SELECT max(c COLLATE "POSIX"), (c COLLATE "C") COLLATE "POSIX" < p FROM cm GROUP BY c, p ORDER BY 1;
+SELECT c::varchar(3) COLLATE "POSIX" < p FROM cm ORDER BY id;
+SELECT CASE WHEN c COLLATE "C" = 'b' THEN p COLLATE "POSIX" ELSE u END FROM cm ORDER BY id;
+SELECT coalesce(c COLLATE "C", p COLLATE "POSIX") FROM cm;
+SELECT c COLLATE "C" IN (p COLLATE "POSIX") FROM cm;
+SELECT c COLLATE "C" || p COLLATE "POSIX" FROM cm;
+SELECT id FROM cm WHERE c COLLATE pg_catalog."C" = 'b' GROUP BY c COLLATE "POSIX", id;
+SELECT c COLLATE "default" < p FROM cm ORDER BY 1;
 -- A set operation compares its rows under one collation per column
 -- (but UNION ALL): two different ones, neither the default, are 42P21
 -- at the second query's column.
@@ -76,6 +99,9 @@ CREATE TABLE cas2 AS SELECT * FROM cm WHERE id > 1;
 \d cas2
 CREATE TABLE cas3 AS SELECT p, count(*) AS n FROM cm GROUP BY p;
 \d cas3
+CREATE TABLE cas4 AS SELECT c COLLATE "POSIX" AS cp, d COLLATE "C" AS dc, p COLLATE "default" AS pd, upper(d COLLATE "ucs_basic") AS du FROM cm;
+\d cas4
+DROP TABLE cas4;
 CREATE VIEW cv AS SELECT c, p, c || 'x' AS cx, d FROM cm;
 \d cv
 CREATE OR REPLACE VIEW cv AS SELECT c, p, c || 'y' AS cx, d, u FROM cm;
