@@ -134,7 +134,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	checkRecords(bd.Plan, false)
 	fixParams(bd.Plan, b.params)
 	if !q.Collated {
-		markIndeterminate(bd.Plan)
+		markIndeterminate(bd.Plan, b.epos)
 	}
 	bd.Plan = Rewrite(bd.Plan)
 	for id := range b.deps {

@@ -170,12 +170,18 @@ type derived struct {
 	name     string
 	explicit bool
 	pos      int
+	// conflict and pos2 are, for two implicit collations that
+	// conflict, the second one and where it comes from (PostgreSQL's
+	// collation2 and location2).
+	conflict, first string
+	pos2            int
 }
 
 // derive is the collation of x over input columns of collations in
-// (implicit ones). Two different explicit collations meeting are
-// PostgreSQL's 42P21, raised with the binder's fail.
-func derive(x Expr, in []string) derived {
+// (implicit ones), the positions of column references in pos (nil when
+// unknown). Two different explicit collations meeting are PostgreSQL's
+// 42P21, raised with the binder's fail.
+func derive(x Expr, in []string, pos map[Expr]int) derived {
 	if !collatable(x.Type()) {
 		return derived{}
 	}
@@ -183,16 +189,16 @@ func derive(x Expr, in []string) derived {
 	switch x := x.(type) {
 	case *ColRef:
 		if x.Idx >= 0 && x.Idx < len(in) {
-			return derived{name: in[x.Idx]}
+			return derived{name: in[x.Idx], pos: pos[x]}
 		}
 		return derived{}
 	case *Call:
 		if x.Fn == functions.CollateFn {
-			pos := 0
+			at := 0
 			if c, ok := x.Args[2].(*Const); ok {
-				pos = int(c.V.I)
+				at = int(c.V.I)
 			}
-			return derived{name: collateName(x), explicit: true, pos: pos}
+			return derived{name: collateName(x), explicit: true, pos: at}
 		}
 		args = x.Args
 	case *Cast:
@@ -205,15 +211,15 @@ func derive(x Expr, in []string) derived {
 	case *Coalesce:
 		args = x.Args
 	}
-	return mergeArgs(args, in)
+	return mergeArgs(args, in, pos)
 }
 
 // mergeArgs merges the collations of the collatable expressions of args.
-func mergeArgs(args []Expr, in []string) derived {
+func mergeArgs(args []Expr, in []string, pos map[Expr]int) derived {
 	var d derived
 	for _, a := range args {
 		if a != nil && collatable(a.Type()) {
-			d = merge(d, derive(a, in))
+			d = merge(d, derive(a, in, pos))
 		}
 	}
 	return d
@@ -234,14 +240,16 @@ func merge(a, b derived) derived {
 		return a
 	case b.explicit:
 		return b
-	case a.name == conflicting || b.name == conflicting:
-		return derived{name: conflicting}
+	case a.name == conflicting:
+		return a
+	case b.name == conflicting:
+		return b
 	case a.name == "" || a.name == b.name:
 		return b
 	case b.name == "":
 		return a
 	}
-	return derived{name: conflicting}
+	return derived{name: conflicting, first: a.name, conflict: b.name, pos2: b.pos}
 }
 
 // collateName is the collation named by a call of functions.CollateFn.
@@ -266,9 +274,13 @@ var collationUses = map[string]string{
 // which fails as PostgreSQL does once it runs on values. The binder
 // calls it for a statement without COLLATE clauses (sql.Query.Collated),
 // which could have settled the conflict.
-func markIndeterminate(p Plan) {
+//
+// A sort or group key whose implicit collations conflict is refused at
+// once, as PostgreSQL refuses it when it binds (42P21, at the second
+// collation's column); pos holds the positions of the bound expressions.
+func markIndeterminate(p Plan, pos map[Expr]int) {
 	for _, in := range p.Inputs() {
-		markIndeterminate(in)
+		markIndeterminate(in, pos)
 	}
 	mark := func(x Expr, in []string) Expr {
 		if x == nil {
@@ -291,7 +303,7 @@ func markIndeterminate(p Plan) {
 			}
 			// Any node merges its operands' collations: explicit ones
 			// that differ fail here.
-			coll := mergeArgs(args, in)
+			coll := mergeArgs(args, in, pos)
 			c, ok := e.(*Call)
 			if !ok || collationUses[c.Fn] == "" || len(c.Args) == 0 || coll.name != conflicting {
 				return e
@@ -321,11 +333,26 @@ func markIndeterminate(p Plan) {
 		in := Collations(p.Input)
 		for i := range p.Keys {
 			p.Keys[i].Expr = mark(p.Keys[i].Expr, in)
+			if r, ok := p.Keys[i].Expr.(*ColRef); ok {
+				if pr, ok := p.Input.(*Project); ok && r.Idx < len(pr.Exprs) {
+					keyCollation(pr.Exprs[r.Idx], Collations(pr.Input), pos)
+				}
+			} else {
+				keyCollation(p.Keys[i].Expr, in, pos)
+			}
+		}
+	case *Distinct:
+		if pr, ok := p.Input.(*Project); ok && len(p.On) == 0 {
+			in := Collations(pr.Input)
+			for _, x := range pr.Exprs {
+				keyCollation(x, in, pos)
+			}
 		}
 	case *Agg:
 		in := Collations(p.Input)
 		for i := range p.GroupBy {
 			p.GroupBy[i] = mark(p.GroupBy[i], in)
+			keyCollation(p.GroupBy[i], in, pos)
 		}
 		for i := range p.Aggs {
 			for k := range p.Aggs[i].Args {
@@ -343,7 +370,7 @@ func outputCollations(p Plan) []derived {
 		in := Collations(p.Input)
 		out := make([]derived, len(p.Exprs))
 		for i, x := range p.Exprs {
-			out[i] = derive(x, in)
+			out[i] = derive(x, in, nil)
 		}
 		return out
 	case *Filter:
@@ -361,4 +388,14 @@ func outputCollations(p Plan) []derived {
 		out[i] = derived{name: n}
 	}
 	return out
+}
+
+// keyCollation refuses a sort or group key x whose implicit collations
+// conflict (42P21 at the second one's column, as PostgreSQL points).
+func keyCollation(x Expr, in []string, pos map[Expr]int) {
+	if d := derive(x, in, pos); d.name == conflicting && d.conflict != "" {
+		fail(pgerr.New(pgerr.CollationMismatch, "collation mismatch between implicit collations \"%s\" and \"%s\"", d.first, d.conflict).
+			WithHint("You can choose the collation by applying the COLLATE clause to one or both expressions.").
+			WithPosition(d.pos2))
+	}
 }

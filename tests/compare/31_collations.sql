@@ -79,6 +79,17 @@ SELECT c COLLATE "C" IN (p COLLATE "POSIX") FROM cm;
 SELECT c COLLATE "C" || p COLLATE "POSIX" FROM cm;
 SELECT id FROM cm WHERE c COLLATE pg_catalog."C" = 'b' GROUP BY c COLLATE "POSIX", id;
 SELECT c COLLATE "default" < p FROM cm ORDER BY 1;
+-- A sort, group or DISTINCT key needs a collation: two implicit ones
+-- that conflict are 42P21 when the query is bound, at the second one.
+SELECT c FROM cm ORDER BY c || p;
+SELECT c || p FROM cm ORDER BY 1;
+SELECT c || p AS x FROM cm ORDER BY x;
+SELECT count(*) FROM cm GROUP BY c, u || c;
+SELECT DISTINCT c || u FROM cm;
+SELECT c FROM cm ORDER BY upper(c || d || p);
+SELECT c FROM cm ORDER BY c || p COLLATE "C";
+SELECT c FROM cm WHERE false ORDER BY d || c || u;
+SELECT max(c || p) FROM cm GROUP BY id ORDER BY id;
 -- A set operation compares its rows under one collation per column
 -- (but UNION ALL): two different ones, neither the default, are 42P21
 -- at the second query's column.
