@@ -638,8 +638,8 @@ func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level
 // other than UNION ALL whose queries l and r give a column two
 // different implicit collations (neither the default, which yields), or
 // two different explicit ones: its rows are compared under one (42P21,
-// at r's column, the query r is bound from). A statement whose COLLATE
-// "default" the front end dropped is not checked (sql.Query.Collated).
+// at r's column, the query r is bound from). A statement with a COLLATE
+// clause the front end dropped is not checked (sql.Query.Collated).
 func (b *binder) checkSetOpCollations(l, r Plan, rq ast.Node) {
 	if b.q == nil || b.q.Collated {
 		return

@@ -272,8 +272,8 @@ var collationUses = map[string]string{
 // comparison of text (and upper, lower, initcap) whose operands' implicit
 // collations conflict by a call of functions.IndeterminateCollationFn,
 // which fails as PostgreSQL does once it runs on values. The binder
-// calls it for a statement without COLLATE clauses (sql.Query.Collated),
-// which could have settled the conflict.
+// calls it unless the front end dropped a COLLATE clause
+// (sql.Query.Collated), which could have settled the conflict.
 //
 // A sort or group key whose implicit collations conflict is refused at
 // once, as PostgreSQL refuses it when it binds (42P21, at the second

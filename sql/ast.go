@@ -46,10 +46,10 @@ type Query struct {
 	// the nodes of Returning, which were parsed from a text of their own,
 	// and ConflictMap for the nodes of OnConflict.
 	Map, ReturningMap, ConflictMap *SourceMap
-	// Collated is set when the text had a COLLATE clause in an
-	// expression, which the bridge drops: every collation weir knows
-	// orders text by its bytes. The binder then leaves the checks of
-	// conflicting collations to PostgreSQL's rules it cannot follow.
+	// Collated is set when the bridge dropped a COLLATE clause it found
+	// no operand for (it rewrites the others into pg_collate calls,
+	// doc.go #12). The binder then skips its checks of conflicting
+	// collations, which the clause might have settled.
 	Collated bool
 }
 
