@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/fault"
@@ -46,8 +47,12 @@ import (
 // error discards the area. Indexes on a converted column are dropped
 // before and built again after, from their definitions (a first,
 // discarded conversion makes sure the rows convert, and repeat no key
-// of a unique index, while they stand; a crash between the drop and the
-// rebuild loses them, as a failed CREATE INDEX would). A change of the
+// of a unique index, while they stand). The batch dropping them records
+// their definitions in the table's entry (catalog.Relation.Rebuild),
+// the rewrite's commit keeps them there, and they leave it once every
+// index is back in the catalog; Open builds those a crash left listed,
+// so a crash at any point leaves the table with its indexes, of the old
+// type or the new. A change of the
 // primary key's type builds every index of the table again: each
 // carries the key. Views, materialized views and sinks reading the
 // column refuse the change, as PostgreSQL's views do.
@@ -132,34 +137,120 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 	e.writeMu.Unlock()
 	// Indexes on converted columns are dropped now and built again from
 	// their definitions once the rows are rewritten, or restored if the
-	// rewrite fails.
-	var rebuild []*sql.CreateIndex
-	for _, idx := range p.rebuild {
-		ci, err := e.indexDefinition(rel, idx)
-		if err != nil {
-			return nil, err
-		}
-		rebuild = append(rebuild, ci)
-	}
+	// rewrite fails. Their definitions go into the table's entry in the
+	// batch that drops them, and leave it once they are all back: a
+	// crash in between leaves them for Open to build (buildPending).
 	if len(p.rebuild) > 0 {
+		marked := rel.Clone()
+		for _, idx := range p.rebuild {
+			r, err := e.indexRebuild(rel, idx)
+			if err != nil {
+				return nil, err
+			}
+			marked.Rebuild = append(marked.Rebuild, r)
+		}
 		order, err := e.dropOrder(p.rebuild, true, func(*catalog.Relation) {})
 		if err != nil {
 			return nil, err
 		}
-		if err := e.dropRelations(ctx, order); err != nil {
+		if err := e.dropReplacing(ctx, order, []*catalog.Relation{marked}); err != nil {
 			return nil, err
 		}
+		fault.Hit(fault.AlterIndexesDropped)
 	}
 	res, err := s.rewriteTable(ctx, rel.ID, acts, p.unique)
-	for _, ci := range rebuild {
-		if ierr := s.buildIndex(ctx, ci, io); ierr != nil && err == nil {
-			err = ierr
-		}
+	if err == nil {
+		fault.Hit(fault.AlterCommitted)
+	}
+	if ierr := s.buildPending(ctx, rel.ID, io, true); ierr != nil && err == nil {
+		err = ierr
 	}
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// buildPending builds the indexes the entry of table id lists to build
+// again (catalog.Relation.Rebuild) that the catalog does not hold yet,
+// then clears the list. ALTER COLUMN ... TYPE calls it once the rows are
+// rewritten, waiting for each backfill; Open calls it for a table an
+// ALTER left so when the server stopped, without waiting: each index is
+// then in the catalog, its job backfilling as after a restart during
+// CREATE INDEX, and reads wait for it (awaitReadable). The first error
+// is returned, the list left for the next Open. ddlMu is held.
+func (s *Session) buildPending(ctx context.Context, id uint32, io wire.ExecIO, backfill bool) error {
+	e := s.eng
+	rel, ok := e.cat.ByID(id)
+	if !ok || len(rel.Rebuild) == 0 {
+		return nil
+	}
+	var firstErr error
+	for k, r := range rel.Rebuild {
+		st, err := sql.Parse(r.SQL)
+		ci, ok := st.(*sql.CreateIndex)
+		if err != nil || !ok {
+			return pgerr.New(pgerr.DataCorrupted, "bad definition of an index to build again on \"%s\": %s", rel.Name, r.SQL)
+		}
+		ci.Unique, ci.Constraint, ci.NullsNotDistinct = r.Unique, r.Constraint, r.NullsNotDistinct
+		if _, built := e.cat.Lookup(rel.Schema, ci.Name); built {
+			// Built before a crash: only this ALTER could have taken
+			// the name since it dropped the index.
+			continue
+		}
+		if err := s.buildIndex(ctx, ci, io, backfill); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if k == 0 {
+			fault.Hit(fault.AlterIndexRebuilt)
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	cur, ok := e.cat.ByID(id)
+	if !ok {
+		return nil
+	}
+	up := cur.Clone()
+	up.Rebuild = nil
+	if err := e.cat.Replace(up); err != nil {
+		return err
+	}
+	e.refreshJobRels()
+	return nil
+}
+
+// buildPendingAtOpen builds the indexes an ALTER COLUMN ... TYPE
+// interrupted by a crash had dropped (buildPending), before the engine
+// serves any statement.
+func (e *Engine) buildPendingAtOpen() error {
+	var ids []uint32
+	for _, rel := range e.cat.All() {
+		if len(rel.Rebuild) > 0 {
+			ids = append(ids, rel.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	s := e.internalSession()
+	for _, id := range ids {
+		if err := s.buildPending(ctx, id, quietIO{}, false); err != nil {
+			return err
+		}
+		e.log.Info("built the indexes an interrupted ALTER TABLE had dropped", "table_id", id)
+	}
+	return nil
 }
 
 // rewriteTable plans the actions again once no pending epoch writes the
@@ -263,6 +354,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 		if _, twice := p.conv[i]; twice {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of column \"%s\" twice", a.Column)
 		}
+		if a.CollateErr != nil {
+			return nil, a.CollateErr
+		}
 		x, err := planner.BindTransform(ctx, rel, i, a.Type.T, a.Using, a.UsingPos, s.catalogView())
 		if err != nil {
 			return nil, err
@@ -356,9 +450,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			}
 			up.Cols[i].T = a.Type.T
 			up.Cols[i].Missing = nil
-			// The new type's default collation, as in PostgreSQL when
-			// the action names none.
-			up.Cols[i].Collation = ""
+			// The action's COLLATE, or the new type's default collation
+			// when it names none, as in PostgreSQL.
+			up.Cols[i].Collation = a.Collation
 		case "add column":
 			def := a.Def
 			if existingColumn(up, def.Name) >= 0 {
@@ -781,10 +875,10 @@ func duplicateInRewrite(rel *catalog.Relation, row types.Row) error {
 		WithTable(rel.Schema, rel.Name).WithConstraint(rel.Name + "_pkey")
 }
 
-// indexDefinition returns the CREATE INDEX statement that builds index
-// idx on table rel again, naming its columns as rel does now, unique
-// (and a constraint's) when idx is.
-func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, error) {
+// indexRebuild returns the CREATE INDEX statement that builds index idx
+// on table rel again, naming its columns as rel does now, unique (and a
+// constraint's) when idx is.
+func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild, error) {
 	var pos []int
 	for _, d := range e.indexesOf(rel.ID) {
 		if d.ID == idx.ID {
@@ -792,7 +886,7 @@ func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, 
 		}
 	}
 	if len(pos) != len(idx.Cols) {
-		return nil, pgerr.New(pgerr.InternalError, "cannot find the columns of index \"%s\"", idx.Name)
+		return catalog.IndexRebuild{}, pgerr.New(pgerr.InternalError, "cannot find the columns of index \"%s\"", idx.Name)
 	}
 	name := func(k int) (string, error) {
 		if pos[k] < 0 || pos[k] >= len(rel.Cols) {
@@ -812,7 +906,7 @@ func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, 
 		}
 		n, err := name(k)
 		if err != nil {
-			return nil, err
+			return catalog.IndexRebuild{}, err
 		}
 		if k < keys {
 			if desc[strconv.Itoa(k)] {
@@ -828,28 +922,29 @@ func (e *Engine) indexDefinition(rel, idx *catalog.Relation) (*sql.CreateIndex, 
 	if len(include) > 0 {
 		text += " INCLUDE (" + strings.Join(include, ", ") + ")"
 	}
-	st, err := sql.Parse(text)
-	if err != nil {
-		return nil, err
-	}
-	ci, ok := st.(*sql.CreateIndex)
-	if !ok {
-		return nil, pgerr.New(pgerr.InternalError, "bad definition of index \"%s\": %s", idx.Name, text)
+	if _, err := sql.Parse(text); err != nil {
+		return catalog.IndexRebuild{}, err
 	}
 	// A unique index, or a UNIQUE constraint's, is built unique again,
 	// with a new key store checked against the converted rows.
-	ci.Unique = idx.With[catalog.IndexUniqueOption] == "true"
-	ci.Constraint = idx.With[catalog.IndexConstraintOption] == "true"
-	ci.NullsNotDistinct = idx.With[catalog.IndexNullsNotDistinctOption] == "true"
-	return ci, nil
+	return catalog.IndexRebuild{
+		SQL:              text,
+		Unique:           idx.With[catalog.IndexUniqueOption] == "true",
+		Constraint:       idx.With[catalog.IndexConstraintOption] == "true",
+		NullsNotDistinct: idx.With[catalog.IndexNullsNotDistinctOption] == "true",
+	}, nil
 }
 
-// buildIndex runs CREATE INDEX st under the ddlMu its caller holds,
-// sending io none of its notices.
-func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.ExecIO) error {
+// buildIndex runs CREATE INDEX st on a table under the ddlMu its caller
+// holds, sending io none of its notices. With backfill it returns once
+// the index is backfilled, as CREATE INDEX does; without, once its job
+// is added, the index readable when its backfill is done.
+func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.ExecIO, backfill bool) error {
 	e := s.eng
-	if err := e.awaitReadable(ctx, nil); err != nil {
-		return err
+	if backfill {
+		if err := e.awaitReadable(ctx, nil); err != nil {
+			return err
+		}
 	}
 	io = quietIO{io}
 	e.writeMu.Lock()
@@ -858,7 +953,14 @@ func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.E
 	if err != nil || !created {
 		return err
 	}
-	return e.launch(ctx, j, io, true)
+	if backfill {
+		return e.launch(ctx, j, io, true)
+	}
+	if err := e.addJob(ctx, j); err != nil {
+		e.undoCreate(j)
+		return err
+	}
+	return nil
 }
 
 // quietIO is an ExecIO that drops notices.

@@ -221,6 +221,11 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := e.buildPendingAtOpen(); err != nil {
+		e.stopStreams()
+		db.Close()
+		return nil, fmt.Errorf("build the indexes an ALTER TABLE dropped: %w", err)
+	}
 	if cfg.StreamingParallelism > 0 {
 		if err := e.rescaleAtStart(cfg.StreamingParallelism); err != nil {
 			e.stopStreams()

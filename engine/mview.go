@@ -52,6 +52,17 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 		return nil, nil, err
 	}
 	assignScanStates(root, alloc)
+	// The visible columns are the query's, in order: they take the
+	// collations PostgreSQL derives for them.
+	if colls := planner.Collations(b.Plan); len(colls) == len(b.Plan.Schema()) {
+		k := 0
+		for i := range mv.Cols {
+			if !mv.Cols[i].Hidden && k < len(colls) {
+				mv.Cols[i].Collation = colls[k]
+				k++
+			}
+		}
+	}
 	if len(st.Columns) > 0 {
 		var visible []int
 		for i, c := range mv.Cols {

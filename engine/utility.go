@@ -268,12 +268,13 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, err
 		}
 		asBound = b
-		for _, c := range b.Plan.Schema() {
+		colls := planner.Collations(b.Plan)
+		for i, c := range b.Plan.Schema() {
 			t := c.T
 			if t.ID == types.Unknown {
 				t = types.TText
 			}
-			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t})
+			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i]})
 		}
 	}
 	seen := map[string]bool{}
@@ -438,6 +439,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
 	names := map[string]bool{}
+	colls := planner.Collations(b.Plan)
 	for i, c := range sc {
 		name := c.Name
 		if i < len(st.Columns) {
@@ -451,7 +453,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		if t.ID == types.Unknown {
 			t = types.TText
 		}
-		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t})
+		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t, Collation: colls[i]})
 	}
 	if old, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		switch {
@@ -652,6 +654,12 @@ func (e *Engine) dropOrder(targets []*catalog.Relation, cascade bool, notice fun
 // dropRelations drops the relations of order (dependents first, from
 // dropOrder) with their data, jobs and state. e.writeMu is not held.
 func (e *Engine) dropRelations(ctx context.Context, order []*catalog.Relation) error {
+	return e.dropReplacing(ctx, order, nil)
+}
+
+// dropReplacing is dropRelations whose catalog batch also overwrites the
+// entries of replace (catalog.Catalog.DropReplace).
+func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Relation) error {
 	// One catalog call drops everything atomically, with the relations'
 	// data, in one durable batch.
 	ids := make([]uint32, len(order))
@@ -671,9 +679,10 @@ func (e *Engine) dropRelations(ctx context.Context, order []*catalog.Relation) e
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	if len(ids) > 0 {
-		if err := e.cat.Drop(ids...); err != nil {
+		if err := e.cat.DropReplace(ids, replace...); err != nil {
 			return err
 		}
+		e.refreshJobRels()
 		// Changes of dropped tables not yet committed must not bring rows
 		// back when their epoch commits.
 		for _, r := range order {
@@ -1111,6 +1120,15 @@ func checkViewReplace(old, rel *catalog.Relation) error {
 		}
 		if nc.T != oc.T {
 			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", oc.Name, oc.T, nc.T)
+		}
+		if nc.Collation != oc.Collation {
+			name := func(c string) string {
+				if c == "" {
+					return "default"
+				}
+				return c
+			}
+			return pgerr.New(pgerr.InvalidTableDefinition, "cannot change collation of view column \"%s\" from \"%s\" to \"%s\"", oc.Name, name(oc.Collation), name(nc.Collation))
 		}
 	}
 	return nil

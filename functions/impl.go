@@ -98,6 +98,17 @@ type Impl struct {
 	NonStrict bool
 }
 
+// IndeterminateCollationFn is the function the binder calls in place of
+// an operation whose operands' collations conflict: it fails with 42P22
+// when it runs on values.
+const IndeterminateCollationFn = "pg_indeterminate_collation"
+
+// CollateFn is the function x COLLATE name binds to: x, with the
+// collation's name and the clause's position as further arguments for
+// the binder's collation rules (every collation weir knows orders text
+// by its bytes, so the value is x's).
+const CollateFn = "pg_collate"
+
 // implFactory returns the implementation of a function for the given
 // argument and result types, and false if it has none for them. One
 // factory may serve many overloads of a name (all integer widths, say).

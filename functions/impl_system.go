@@ -105,6 +105,16 @@ func (t implTable) defineSystem() {
 		}
 		return Impl{NonStrict: true, Row: constText(name)}, true
 	})
+	// pg_indeterminate_collation stands, from the binder, for an
+	// operation that needs a collation where its operands have two
+	// different ones (planner.markIndeterminate): as PostgreSQL's, it
+	// fails once it runs on values, not on NULLs. Its last argument
+	// names the operation.
+	t.defRow(IndeterminateCollationFn, func(_ *Context, d []types.Datum) (types.Datum, error) {
+		return types.Datum{}, pgerr.New(pgerr.IndeterminateCollation, "could not determine which collation to use for %s", d[len(d)-1].S).
+			WithHint("Use the COLLATE clause to set the collation explicitly.")
+	})
+	t.defRowNS(CollateFn, func(_ *Context, d []types.Datum) (types.Datum, error) { return d[0], nil })
 	pid := int64(os.Getpid())
 	t.defRow("pg_backend_pid", func(*Context, []types.Datum) (types.Datum, error) { return dInt(pid) })
 	// has_table_privilege asks the session when it can check privileges

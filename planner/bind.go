@@ -133,6 +133,9 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	bd.Params = b.params
 	checkRecords(bd.Plan, false)
 	fixParams(bd.Plan, b.params)
+	if !q.Collated {
+		markIndeterminate(bd.Plan, b.epos)
+	}
 	bd.Plan = Rewrite(bd.Plan)
 	for id := range b.deps {
 		bd.Deps = append(bd.Deps, id)

@@ -23,6 +23,18 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	switch name {
 	case "pg_cast":
 		return b.pgCast(c, n)
+	case "pg_collate":
+		// x COLLATE name (sql doc.go #12): x itself, marked with its
+		// explicit collation (collation.go).
+		coll := castTypeText(n)
+		x := b.expr(c, n.Args[0])
+		if x.Type().ID == types.Unknown {
+			x = b.coerce(x, types.TText, ctxImplicit, "COLLATE")
+		}
+		if !collatable(x.Type()) {
+			fail(pgerr.New(pgerr.DatatypeMismatch, "collations are not supported by type %s", types.T{ID: x.Type().ID, Mod: -1}).WithPosition(b.pos(n)))
+		}
+		return &Call{Fn: functions.CollateFn, Args: []Expr{x, &Const{V: types.DString(coll), T: types.TText}, &Const{V: types.DInt(int64(b.pos(n))), T: types.TInt4}}, T: x.Type()}
 	case "pg_extract":
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error in EXTRACT")

@@ -624,6 +624,9 @@ func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level
 			acc = p
 			continue
 		}
+		if op == nil || *op != ast.UnionAll {
+			b.checkSetOpCollations(acc, p, s)
+		}
 		acc = b.combine(acc, p, op)
 		if op == nil || *op != ast.UnionAll {
 			// Every set operation but UNION ALL compares rows: json has
@@ -635,6 +638,79 @@ func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level
 		}
 	}
 	return acc
+}
+
+// checkSetOpCollations refuses, as PostgreSQL does, a set operation
+// other than UNION ALL whose queries l and r give a column two
+// different implicit collations (neither the default, which yields), or
+// two different explicit ones: its rows are compared under one (42P21,
+// at r's column, the query r is bound from). A statement with a COLLATE
+// clause the front end dropped is not checked (sql.Query.Collated).
+func (b *binder) checkSetOpCollations(l, r Plan, rq ast.Node) {
+	if b.q == nil || b.q.Collated {
+		return
+	}
+	lc, rc := outputCollations(l), outputCollations(r)
+	for i := range min(len(lc), len(rc)) {
+		if lc[i].name == conflicting || rc[i].name == conflicting || merge(lc[i], rc[i]).name != conflicting {
+			continue
+		}
+		fail(pgerr.New(pgerr.CollationMismatch, "collation mismatch between implicit collations \"%s\" and \"%s\"", lc[i].name, rc[i].name).
+			WithHint("You can choose the collation by applying the COLLATE clause to one or both expressions.").
+			WithPosition(b.setOpFieldPos(rq, i)))
+	}
+}
+
+// collationSource returns the part of x PostgreSQL names as where its
+// collation comes from: the argument of a function that is no literal
+// (p in upper(p)), as deep as that goes.
+func collationSource(x ast.ExprNode) ast.ExprNode {
+	for {
+		fc, ok := x.(*ast.FuncCallExpr)
+		if !ok {
+			return x
+		}
+		var next ast.ExprNode
+		for _, a := range fc.Args {
+			if _, lit := a.(ast.ValueExpr); !lit {
+				next = a
+				break
+			}
+		}
+		if next == nil {
+			return x
+		}
+		x = next
+	}
+}
+
+// setOpFieldPos returns the position of the select list item giving
+// column i of query q of a set operation (or of the first query of a
+// parenthesized one); 0 when unknown (a wildcard).
+func (b *binder) setOpFieldPos(q ast.Node, i int) int {
+	for {
+		switch s := q.(type) {
+		case *ast.SetOprSelectList:
+			if len(s.Selects) == 0 {
+				return 0
+			}
+			q = s.Selects[0]
+			continue
+		case *ast.SelectStmt:
+			if s.Fields == nil {
+				return 0
+			}
+			for _, f := range s.Fields.Fields {
+				if f.WildCard != nil {
+					return 0
+				}
+			}
+			if i < len(s.Fields.Fields) {
+				return b.pos(collationSource(s.Fields.Fields[i].Expr))
+			}
+		}
+		return 0
+	}
 }
 
 // firstSetOpField returns select list item i of the first query of a set

@@ -41,7 +41,14 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 		name, _, _ := windowTarget(n)
 		return name, 2
 	case *ast.CaseExpr:
-		return "case", 2
+		// Postgres names CASE after its ELSE result when that has a
+		// name of its own.
+		if n.ElseClause != nil {
+			if name, s := b.figureColname(n.ElseClause); s > 1 {
+				return name, s
+			}
+		}
+		return "case", 1
 	case *ast.RowExpr:
 		return "row", 2
 	case *ast.ExistsSubqueryExpr:
@@ -93,7 +100,7 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			}
 		case "pg_row1":
 			return "row", 2
-		case "pg_subscript", "pg_slice":
+		case "pg_subscript", "pg_slice", "pg_collate":
 			if len(n.Args) > 0 {
 				return b.figureColname(n.Args[0])
 			}

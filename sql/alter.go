@@ -70,6 +70,11 @@ type AlterTable struct {
 	Type     TypeName
 	Using    string
 	UsingPos int
+	// Collation is SET TYPE's COLLATE name ("" for none, or for the
+	// type's default), and CollateErr the error its check found (nil
+	// when none): PostgreSQL reports it once the column is found.
+	Collation  string
+	CollateErr error
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
@@ -277,8 +282,14 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			}
 			at.Type, p.pos = tn, next
 			if p.accept("collate") {
-				if _, err := p.objectName(); err != nil {
+				cn, err := p.objectName()
+				if err != nil {
 					return nil, true, err
+				}
+				// PostgreSQL's errors here have no position.
+				at.CollateErr = columnCollation(cn, tn.T, 0)
+				if at.CollateErr == nil && cn.Name != "default" {
+					at.Collation = cn.Name
 				}
 			}
 			if p.accept("using") {

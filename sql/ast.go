@@ -46,6 +46,11 @@ type Query struct {
 	// the nodes of Returning, which were parsed from a text of their own,
 	// and ConflictMap for the nodes of OnConflict.
 	Map, ReturningMap, ConflictMap *SourceMap
+	// Collated is set when the bridge dropped a COLLATE clause it found
+	// no operand for (it rewrites the others into pg_collate calls,
+	// doc.go #12). The binder then skips its checks of conflicting
+	// collations, which the clause might have settled.
+	Collated bool
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |

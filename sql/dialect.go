@@ -309,18 +309,19 @@ func afterOperator(toks []Token, i int) bool {
 // is C in the clusters weir is compared with.)
 var byteCollations = map[string]bool{"default": true, "C": true, "POSIX": true, "ucs_basic": true, "C.utf8": true}
 
-// checkCollation refuses a COLLATE name weir cannot honour: a collation
-// with a linguistic order is 0A000; a name PostgreSQL has no collation
-// for (ICU's names end in -x-icu) is 42704, as in PostgreSQL.
-func checkCollation(src string, n *node) error {
+// checkCollation refuses the name n of a COLLATE clause at byte at of
+// src that weir cannot honour: a collation with a linguistic order is
+// 0A000; a name PostgreSQL has no collation for (ICU's names end in
+// -x-icu) is 42704, as in PostgreSQL, which points at the clause.
+func checkCollation(src string, n *node, at int) error {
 	name := n.tok.Val // unquoted c is folded, and is no collation
 	if byteCollations[name] {
 		return nil
 	}
 	if strings.HasSuffix(name, "-x-icu") || strings.Contains(strings.ToLower(name), "utf") {
-		return pgerr.New(pgerr.FeatureNotSupported, "collation \"%s\" is not supported", name).WithPosition(charPos(src, n.off))
+		return pgerr.New(pgerr.FeatureNotSupported, "collation \"%s\" is not supported", name).WithPosition(charPos(src, at))
 	}
-	return pgerr.New(pgerr.UndefinedObject, "collation \"%s\" for encoding \"UTF8\" does not exist", name).WithPosition(charPos(src, n.off))
+	return pgerr.New(pgerr.UndefinedObject, "collation \"%s\" for encoding \"UTF8\" does not exist", name).WithPosition(charPos(src, at))
 }
 
 // typedLiteral checks the name at toks[i] that a string constant follows:

@@ -124,7 +124,11 @@
 //	    a ~* b, a !~* b                        a REGEXP pg_icase(b), a NOT REGEXP pg_icase(b)
 //	    a ~~ b, a !~~ b, a ~~* b, a !~~* b     a LIKE b, a NOT LIKE b, a ILIKE b, a NOT ILIKE b
 //	    OPERATOR(pg_catalog.op)                op, then the rules above
-//	12  x COLLATE name                         x (the clause is dropped)
+//	12  x COLLATE name                         pg_collate(x, 'name'), at the COLLATE keyword;
+//	                                           x is the primary before it, casts included
+//	                                           (when there is none the clause is dropped
+//	                                           and Query.Collated set: the binder then
+//	                                           skips its checks of conflicting collations)
 //	13  ARRAY(subquery)                        pg_array_subquery((subquery))
 //	    ARRAY[a, b]                            pg_array(a, b)
 //	    x = ANY (expr), expr not a subquery    pg_any_eq(x, (expr)); x extends back to the

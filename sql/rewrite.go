@@ -31,6 +31,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.calls(seq)
 	seq = b.subscripts(seq)
 	seq = b.casts(seq)
+	seq = b.collates(seq)
 	seq = b.limits(seq)
 	seq = b.atTimeZone(seq)
 	seq = b.jsonOps(seq)
@@ -489,7 +490,8 @@ func primaryRight(seq []*node, i int) int {
 	return -1
 }
 
-// normalize drops COLLATE clauses, turns OPERATOR(schema.op) into the bare
+// normalize checks the names of COLLATE clauses (collates rewrites
+// them), turns OPERATOR(schema.op) into the bare
 // operator and FULL [OUTER] JOIN into STRAIGHT_JOIN.
 func (b *bridge) normalize(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
@@ -508,13 +510,14 @@ func (b *bridge) normalize(seq []*node) []*node {
 				j += 2
 			}
 			if b.strict {
-				if err := checkCollation(b.src, name); err != nil {
+				if err := checkCollation(b.src, name, n.off); err != nil {
 					b.fail(err)
 					return seq
 				}
 			}
-			seq = splice(seq, i, j)
-			i--
+			// Kept for collates, once the casts it binds looser than
+			// are rewritten.
+			i = j - 1
 		case isStringLeaf(n) && isStringLeaf(at(seq, i+1)):
 			// Postgres concatenates string constants separated by a
 			// newline and rejects them on one line (TiDB would concatenate).
@@ -1224,6 +1227,36 @@ func (b *bridge) casts(seq []*node) []*node {
 			continue
 		}
 		seq = splice(seq, s, e, castNode(b.caseSpan(seq[s:i]), canon(spec), seq[s].off))
+		i = s
+	}
+	return seq
+}
+
+// collates rewrites x COLLATE name into pg_collate(x, 'name'), placed at
+// the COLLATE keyword (where PostgreSQL's errors about it point); x is
+// the primary before it, casts included. A clause without one is
+// dropped (Query.Collated).
+func (b *bridge) collates(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if !n.isWord("collate") || !at(seq, i+1).isName() {
+			continue
+		}
+		j, name := i+2, seq[i+1]
+		if at(seq, j).isOp(".") && at(seq, j+1).isName() {
+			name = seq[j+1]
+			j += 2
+		}
+		s := primaryLeft(seq, i)
+		if s < 0 {
+			if b.q != nil {
+				b.q.Collated = true
+			}
+			seq = splice(seq, i, j)
+			i--
+			continue
+		}
+		seq = splice(seq, s, j, synth("pg_collate(", b.caseSpan(seq[s:i]), ", "+quoteString(name.nameVal())+")", n.off))
 		i = s
 	}
 	return seq

@@ -43,10 +43,12 @@ func infoSchemaTables() []*table {
 			}
 			return rows
 		}),
-		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 udt_name:name is_identity:text identity_generation:text identity_start:text identity_increment:text identity_maximum:text identity_minimum:text identity_cycle:text", func(p Provider) []types.Row {
+		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 collation_catalog:name collation_schema:name collation_name:name udt_name:name is_identity:text identity_generation:text identity_start:text identity_increment:text identity_maximum:text identity_minimum:text identity_cycle:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
-				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
+				// PostgreSQL lists the columns of tables and views, not
+				// of materialized views.
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex || r.Kind == catalog.KindMView {
 					continue
 				}
 				for i, c := range r.Cols {
@@ -106,8 +108,14 @@ func infoSchemaTables() []*table {
 						}
 						max = vStr(strconv.FormatInt(identityMax(c.T), 10))
 					}
+					// A column of the default collation shows none, as in
+					// PostgreSQL; the others are pg_catalog's.
+					collCatalog, collSchema, collName := null, null, null
+					if c.Collation != "" {
+						collCatalog, collSchema, collName = vStr(p.Database()), vStr("pg_catalog"), vStr(c.Collation)
+					}
 					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(c.Name), vInt(attnum(r, i)), def, vStr(nullable),
-						vStr(dataType), charLen, prec, scale, dtp, vStr(udtName(c.T)),
+						vStr(dataType), charLen, prec, scale, dtp, collCatalog, collSchema, collName, vStr(udtName(c.T)),
 						isIdent, gen, start, incr, max, min, vStr("NO")})
 				}
 			}

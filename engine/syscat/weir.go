@@ -138,7 +138,7 @@ func weirColumnsRows(database string) []types.Row {
 	for _, r := range weirRelations() {
 		for i, c := range r.t.cols {
 			rows = append(rows, types.Row{vStr(database), vStr(Weir), vStr(r.t.name), vStr(c.Name), vInt(i + 1), null, vStr("YES"),
-				vStr(types.T{ID: c.T.ID, Mod: -1}.String()), null, null, null, null, vStr(udtName(c.T)),
+				vStr(types.T{ID: c.T.ID, Mod: -1}.String()), null, null, null, null, null, null, null, vStr(udtName(c.T)),
 				vStr("NO"), null, null, null, null, null, vStr("NO")})
 		}
 	}

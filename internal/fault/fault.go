@@ -100,6 +100,24 @@ const ClusterBeforeCommit = "cluster.before_commit"
 // was.
 const AlterRewritten = "alter.rewritten"
 
+// AlterIndexesDropped is hit by ALTER TABLE ... ALTER COLUMN ... TYPE
+// once the indexes on the converted columns are dropped (their
+// definitions recorded in the table's entry), before the rows are
+// rewritten: a crash there leaves the table as it was, and Open builds
+// the indexes again.
+const AlterIndexesDropped = "alter.indexes_dropped"
+
+// AlterCommitted is hit by ALTER TABLE ... ALTER COLUMN ... TYPE once
+// the rewritten rows are committed with the catalog's new entry, before
+// the dropped indexes are built again: a crash there leaves the table
+// converted, and Open builds the indexes over the new rows.
+const AlterCommitted = "alter.committed"
+
+// AlterIndexRebuilt is hit by ALTER TABLE ... ALTER COLUMN ... TYPE
+// once the first of the dropped indexes is built again, before the
+// others: a crash there leaves one index back, and Open builds the rest.
+const AlterIndexRebuilt = "alter.index_rebuilt"
+
 // SpillMove is hit by the move of a committed spill area into its table
 // after each part of the move is written: a crash there leaves the area
 // and its mark, which Open's recovery moves again.
@@ -162,7 +180,8 @@ func init() {
 }
 
 func known(name string) bool {
-	if name == BackfillChunk || name == ClusterBeforeCommit {
+	switch name {
+	case BackfillChunk, ClusterBeforeCommit, AlterRewritten, AlterIndexesDropped, AlterCommitted, AlterIndexRebuilt, SpillMove:
 		return true
 	}
 	for _, p := range DBPoints {

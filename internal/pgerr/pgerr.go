@@ -85,6 +85,8 @@ const (
 	InvalidTableDefinition       Code = "42P16"
 	InvalidRecursion             Code = "42P19"
 	IndeterminateDatatype        Code = "42P18"
+	CollationMismatch            Code = "42P21"
+	IndeterminateCollation       Code = "42P22"
 	InvalidColumnDefinition      Code = "42611"
 	InvalidName                  Code = "42602"
 	TooManyColumns               Code = "54011"

@@ -293,8 +293,30 @@ func (c *Catalog) ReplaceAllWith(more func(b *storage.Batch) error, rels ...*Rel
 // are dropped in the same call (which is how DROP ... CASCADE works). An
 // unknown id is 42P01.
 func (c *Catalog) Drop(ids ...uint32) error {
+	return c.DropReplace(ids)
+}
+
+// DropReplace is Drop whose durable batch also overwrites the relations
+// rels, which must not be among those dropped, as Replace does (the
+// name of each unchanged): ALTER COLUMN ... TYPE drops the indexes it
+// builds again and records them in their table's entry
+// (Relation.Rebuild) at once, so no crash loses them.
+func (c *Catalog) DropReplace(ids []uint32, rels ...*Relation) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var stored []*Relation
+	for _, rel := range rels {
+		old, ok := c.byID[rel.ID]
+		if !ok || slices.Contains(ids, rel.ID) {
+			return pgerr.New(pgerr.UndefinedTable, "relation with id %d does not exist", rel.ID)
+		}
+		if old.Schema != normSchema(rel.Schema) || old.Name != rel.Name {
+			return pgerr.New(pgerr.InternalError, "relation %s cannot be renamed while others are dropped", old.Name)
+		}
+		st := rel.Clone()
+		st.Schema, st.OID = old.Schema, old.OID
+		stored = append(stored, st)
+	}
 	dropping := map[uint32]bool{}
 	for _, id := range ids {
 		if _, ok := c.byID[id]; !ok {
@@ -332,6 +354,11 @@ func (c *Catalog) Drop(ids ...uint32) error {
 				}
 			}
 		}
+		for _, st := range stored {
+			if err := putRelation(b, st); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -340,6 +367,11 @@ func (c *Catalog) Drop(ids ...uint32) error {
 	for _, id := range ids {
 		c.unindex(c.byID[id])
 		delete(c.byID, id)
+	}
+	for _, st := range stored {
+		c.unindex(c.byID[st.ID])
+		c.byID[st.ID] = st
+		c.index(st)
 	}
 	return nil
 }
@@ -509,6 +541,7 @@ func (r *Relation) Clone() *Relation {
 	c.ACL = maps.Clone(r.ACL)
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
+	c.Rebuild = slices.Clone(r.Rebuild)
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
 		for k, v := range r.DepCols {
@@ -585,6 +618,8 @@ type relationEntry struct {
 	ColComments map[string]string `json:"column_comments,omitempty"`
 	// DepCols is Relation.DepCols.
 	DepCols map[uint32][]string `json:"dep_cols,omitempty"`
+	// Rebuild is Relation.Rebuild.
+	Rebuild []IndexRebuild `json:"rebuild,omitempty"`
 }
 
 type columnEntry struct {
@@ -617,7 +652,7 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols}
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -665,7 +700,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols}
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
 	}

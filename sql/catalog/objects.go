@@ -208,6 +208,23 @@ type Relation struct {
 	// query) sees the table so, and means what it meant (PostgreSQL binds
 	// views by column number). A table without an entry is seen as it is.
 	DepCols map[uint32][]string
+	// Rebuild lists, for a table, the indexes ALTER COLUMN ... TYPE
+	// dropped and has not yet built again. It is written with their
+	// drop, kept through the commit of the rewritten rows, and cleared
+	// once every one is back in the catalog; a table that still has it
+	// when the database opens gets them built then, so that a crash at
+	// any point of the ALTER leaves the table with its indexes.
+	Rebuild []IndexRebuild
+}
+
+// IndexRebuild is an index to build again on its table (Relation.Rebuild):
+// its CREATE INDEX statement, naming the table's columns, and what that
+// statement cannot say.
+type IndexRebuild struct {
+	SQL              string `json:"sql"`
+	Unique           bool   `json:"unique,omitempty"`
+	Constraint       bool   `json:"constraint,omitempty"`
+	NullsNotDistinct bool   `json:"nulls_not_distinct,omitempty"`
 }
 
 // FirstUserOID is the first OID given to user objects, as in Postgres
