@@ -105,3 +105,20 @@ func BenchmarkUniqueInsertRandom(b *testing.B) {
 		e.Close()
 	}
 }
+
+// BenchmarkUniqueInsertRandomAmong inserts rows in random order among
+// as many stored ones (odd keys between even ones), so that every key
+// check of the primary key and of the unique key falls inside the
+// stored keys' range.
+func BenchmarkUniqueInsertRandomAmong(b *testing.B) {
+	n := benchRows()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		e, s := openBench(b, false)
+		benchExec(b, s, fmt.Sprintf("INSERT INTO uu SELECT 2 * g, 'key-' || (2 * g), g %% 1000 FROM generate_series(1, %d) g", n))
+		b.StartTimer()
+		benchExec(b, s, fmt.Sprintf("INSERT INTO uu SELECT 2 * g + 1, 'key-' || (2 * g + 1), g %% 1000 FROM generate_series(1, %d) g ORDER BY random()", n))
+		b.StopTimer()
+		e.Close()
+	}
+}
