@@ -234,7 +234,7 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 			return err
 		}
 	}
-	if err := uniqueChange(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, new, oldKey, newKey); err != nil {
+	if err := uniqueChange(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, new, oldKey, newKey, false); err != nil {
 		return err
 	}
 	return w.batch.Put(relID, newKey, new, ts)
@@ -457,7 +457,12 @@ type stmtWriter struct {
 	// are deleted and leave the view again (discard).
 	limit, held int64
 	areas       map[uint32]*storage.Area
-	logs        map[uint32]*storage.Log
+	// keyAreas are the spill areas of the unique indexes' key stores,
+	// by store: the statement's key changes go out of memory with its
+	// rows (the keys given up and taken by an UPDATE of a unique column
+	// are as many as its rows).
+	keyAreas map[uint32]*storage.Area
+	logs     map[uint32]*storage.Log
 	// unread lists the tables whose first piece found no job reading
 	// them: their changelog is not kept.
 	unread    map[uint32]bool
@@ -599,8 +604,59 @@ func (w *stmtWriter) flushPiece() error {
 		}
 		tc.ops, tc.rows, tc.keys = nil, nil, nil
 		w.own[id] = map[string]types.Row{}
+		if err := w.flushKeys(tc.rel); err != nil {
+			return err
+		}
 	}
 	w.held = kept
+	return nil
+}
+
+// flushKeys moves the statement's changes to the key stores of rel's
+// unique indexes into a spill area of each store, read by the view
+// over its other writes as the table's area is, and committed with it.
+func (w *stmtWriter) flushKeys(rel *catalog.Relation) error {
+	e := w.eng
+	for _, u := range e.uniqueOf(&w.uniq, rel) {
+		m := w.keys.own[u.store]
+		a := w.keyAreas[u.store]
+		if len(m) == 0 && a == nil {
+			continue
+		}
+		if a == nil {
+			var err error
+			if a, err = e.db.NewArea(u.store); err != nil {
+				return err
+			}
+			if w.keyAreas == nil {
+				w.keyAreas = map[uint32]*storage.Area{}
+			}
+			w.keyAreas[u.store] = a
+			w.view.AddArea(a)
+			w.viewDirty = true
+		}
+		// In key order: the area's batch is written to Pebble sorted.
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			var err error
+			if pk := m[k]; pk == nil {
+				err = a.Delete([]byte(k))
+			} else {
+				err = a.Put([]byte(k), types.Row{types.DString(string(pk))}, storeTypes)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := a.Flush(); err != nil {
+			return err
+		}
+		w.keys.forget(u.store)
+	}
 	return nil
 }
 
@@ -622,13 +678,15 @@ func (e *Engine) tableRead(id uint32) bool {
 // are deleted and the engine's view is rebuilt from the pending epochs'
 // writes. Called under writeMu when the statement fails.
 func (w *stmtWriter) discard() {
-	for _, a := range w.areas {
-		if err := a.Discard(); err != nil {
-			w.eng.log.Warn("discarding a failed statement's writes", "err", err)
+	for _, as := range []map[uint32]*storage.Area{w.areas, w.keyAreas} {
+		for _, a := range as {
+			if err := a.Discard(); err != nil {
+				w.eng.log.Warn("discarding a failed statement's writes", "err", err)
+			}
 		}
 	}
 	w.discardLogs()
-	w.areas = nil
+	w.areas, w.keyAreas = nil, nil
 	if !w.viewDirty {
 		return
 	}
@@ -714,9 +772,10 @@ func (w *stmtWriter) add(tc *tableChanges, op types.Op, key []byte, row types.Ro
 	w.held += heldBytes(key, row)
 }
 
-// checkHeld flushes a piece once the held changes outgrow the limit.
+// checkHeld flushes a piece once the held changes (rows and unique
+// keys) outgrow the limit.
 func (w *stmtWriter) checkHeld() error {
-	if w.limit <= 0 || w.held < w.limit {
+	if w.limit <= 0 || w.held+w.keys.held < w.limit {
 		return nil
 	}
 	return w.flushPiece()
@@ -774,13 +833,13 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 			return duplicateKey(tc.rel, new)
 		}
 	}
-	if err := uniqueChange(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, new, oldKey, newKey); err != nil {
+	if err := uniqueChange(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, new, oldKey, newKey, true); err != nil {
 		return err
 	}
 	if string(oldKey) != string(newKey) {
 		w.add(tc, types.OpDelete, oldKey, slices.Clone(old))
 		w.add(tc, types.OpInsert, newKey, slices.Clone(new))
-		return nil
+		return w.checkHeld()
 	}
 	w.add(tc, types.OpUpdateDelete, oldKey, slices.Clone(old))
 	w.add(tc, types.OpUpdateInsert, newKey, slices.Clone(new))
@@ -848,10 +907,18 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 	// A table with areas in the view (this statement's or an earlier
 	// one's) takes its later writes into areas too: the view and the
 	// commit put a table's areas over its other writes.
-	flush := len(w.areas) > 0
+	flush := len(w.areas) > 0 || len(w.keyAreas) > 0
 	for _, id := range w.order {
-		if wms[id] == nil && st.view.HasAreas(id) {
+		if wms[id] != nil {
+			continue
+		}
+		if st.view.HasAreas(id) {
 			flush = true
+		}
+		for _, u := range e.uniqueOf(&w.uniq, w.changes[id].rel) {
+			if st.view.HasAreas(u.store) {
+				flush = true
+			}
 		}
 	}
 	if flush {
@@ -864,6 +931,13 @@ func (w *stmtWriter) apply() (*pendingEpoch, error) {
 		if a := w.areas[id]; a != nil {
 			if err := pe.batch.CommitArea(a, 0); err != nil {
 				return nil, err
+			}
+		}
+		for _, u := range e.uniqueOf(&w.uniq, w.changes[id].rel) {
+			if a := w.keyAreas[u.store]; a != nil {
+				if err := pe.batch.CommitArea(a, 0); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

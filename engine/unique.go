@@ -160,8 +160,11 @@ func uniqueAdd(ks keyStore, us []uniqueIndex, rel *catalog.Relation, row types.R
 // oldPK and newPK) in the stores of us: an index whose key and row stay
 // the same is left alone (an UPDATE of other columns), others give up
 // the old key and take the new one, failing with 23505 when another row
-// holds it.
-func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new types.Row, oldPK, newPK []byte) error {
+// holds it. With stored, old is the row stored under oldPK now, so each
+// of its keys is held by oldPK (the store's invariant) and is given up
+// without reading it first: an UPDATE visits each row once, and a key
+// its row still holds is taken by no other row meanwhile.
+func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new types.Row, oldPK, newPK []byte, stored bool) error {
 	if len(us) == 0 {
 		return nil
 	}
@@ -178,7 +181,15 @@ func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new
 	if len(moved) == 0 {
 		return nil
 	}
-	if err := uniqueRemove(ks, moved, rel, old, oldPK); err != nil {
+	if stored {
+		for i := range moved {
+			if key, ok := moved[i].key(rel, old); ok {
+				if err := ks.delKey(moved[i].store, key); err != nil {
+					return err
+				}
+			}
+		}
+	} else if err := uniqueRemove(ks, moved, rel, old, oldPK); err != nil {
 		return err
 	}
 	return uniqueAdd(ks, moved, rel, new, newPK)
@@ -220,6 +231,9 @@ func (k batchKeys) delKey(store uint32, key []byte) error {
 type overlayKeys struct {
 	view *storage.Batch
 	own  map[uint32]map[string][]byte
+	// held estimates the bytes own holds, counted against the
+	// statement's limit (stmtWriter.checkHeld).
+	held int64
 }
 
 func (k *overlayKeys) getKey(store uint32, key []byte) ([]byte, bool, error) {
@@ -248,7 +262,27 @@ func (k *overlayKeys) set(store uint32, key, pk []byte) {
 		m = map[string][]byte{}
 		k.own[store] = m
 	}
+	if old, ok := m[string(key)]; ok {
+		k.held -= int64(len(old))
+	} else {
+		k.held += int64(len(key)) + keyEntryBytes
+	}
 	m[string(key)] = pk
+	k.held += int64(len(pk))
+}
+
+// keyEntryBytes estimates the memory of one entry of overlayKeys.own
+// beyond its key and value bytes: the map's slot, the string and slice
+// headers.
+const keyEntryBytes = 64
+
+// forget drops the statement's changes to store from memory, once they
+// are in the store's spill area.
+func (k *overlayKeys) forget(store uint32) {
+	for key, pk := range k.own[store] {
+		k.held -= int64(len(key)+len(pk)) + keyEntryBytes
+	}
+	delete(k.own, store)
 }
 
 // writeTo writes the statement's key changes into the batches.

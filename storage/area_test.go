@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -241,5 +242,52 @@ func TestBatchGetAboveTop(t *testing.T) {
 	}
 	if !has(12) {
 		t.Fatal("a raw write")
+	}
+}
+
+// TestAreaFilter: an area's Bloom filter never hides a key written to
+// it (rows and deletions, in random order, past the flushes of its
+// batches) and rules out most keys inside its bounds that it never
+// held, so that a statement's key checks skip the lookup.
+func TestAreaFilter(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	a, err := db.NewArea(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, i := range rng.Perm(n) {
+		// Even keys only: the odd ones lie inside the bounds, unheld.
+		k := key(int64(2 * i))
+		if i%3 == 0 {
+			err = a.Delete(k)
+		} else {
+			err = a.Put(k, row(int64(i), "v"), testTypes)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < n; i++ {
+		r, found, err := a.get(key(2*i), testTypes)
+		if err != nil || !found || (r == nil) != (i%3 == 0) {
+			t.Fatalf("key %d: row %v, found %v, err %v", 2*i, r, found, err)
+		}
+	}
+	maybe := 0
+	for i := int64(0); i < n; i++ {
+		if a.mayHold(key(2*i + 1)) {
+			maybe++
+		}
+		if _, found, err := a.get(key(2*i+1), testTypes); found || err != nil {
+			t.Fatalf("key %d, never written, found (%v)", 2*i+1, err)
+		}
+	}
+	if maybe > n/20 {
+		t.Errorf("the filter let %d of %d keys never written through", maybe, n)
 	}
 }

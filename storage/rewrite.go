@@ -40,6 +40,9 @@ func (b *Batch) HasWrites(tableID uint32) (bool, error) {
 // Holds reports whether the area's flushed writes put a row at key (its
 // deletion is not a row).
 func (a *Area) Holds(key []byte) (bool, error) {
+	if !a.mayHold(key) {
+		return false, nil
+	}
 	v, closer, err := a.db.pdb.Get(append(a.ref.prefix(), key...))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil

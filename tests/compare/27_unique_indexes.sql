@@ -152,4 +152,20 @@ INSERT INTO u11 VALUES (3, 1, 1);
 SELECT conname FROM pg_constraint WHERE conrelid = 'u11'::regclass ORDER BY conname;
 \d u11
 DROP INDEX u11_ux;
-DROP TABLE u1, u2, u3, u4, u6, u7, u8, u9, u10, u11;
+-- An UPDATE checks each row's new value as it writes the row (an
+-- ordinary unique constraint, not DEFERRABLE): on a fresh table, whose
+-- rows PostgreSQL visits in the order they were inserted, swapping two
+-- values and shifting consecutive ones up fail at the first row, while
+-- shifting them down frees each value before the next row takes it.
+CREATE TABLE u12 (id int PRIMARY KEY, u int UNIQUE, t text UNIQUE);
+INSERT INTO u12 SELECT g, g, 't' || g FROM generate_series(1, 5) g;
+UPDATE u12 SET u = CASE id WHEN 1 THEN 2 ELSE 1 END WHERE id IN (1, 2);
+UPDATE u12 SET u = u + 1;
+UPDATE u12 SET t = 't' || (id + 1);
+SELECT * FROM u12 ORDER BY id;
+UPDATE u12 SET u = u - 1, t = 't' || (id - 1);
+SELECT * FROM u12 ORDER BY id;
+INSERT INTO u12 VALUES (6, 4, 'new');
+INSERT INTO u12 VALUES (6, 5, 't4');
+INSERT INTO u12 VALUES (6, 5, 't5');
+DROP TABLE u1, u2, u3, u4, u6, u7, u8, u9, u10, u11, u12;
