@@ -26,8 +26,11 @@ import (
 //     tuplesort's bounded heap step by step, ties included.
 //   - External: beyond WorkMem, the rows held are sorted and written to
 //     a tape of the statement's TempSpace as a sorted run, and the Sort
-//     goes on reading. At the end the runs are merged, sortMergeOrder
-//     at a time, in as many passes as needed (a balanced merge) until
+//     goes on reading. Whenever sortMergeOrder runs of one level are
+//     on tapes they are merged into one run of the next level, so a
+//     sort holds at most sortMergeOrder open tapes per level, however
+//     long its input (each tape is an open file). At the end the runs
+//     are merged, sortMergeOrder at a time, in as many passes as needed until
 //     the last pass merges the remaining runs with the rows still in
 //     memory and streams its output. Memory stays within WorkMem plus
 //     a tape's read buffer per run merged. Rows with equal keys keep the
@@ -49,8 +52,12 @@ type Sort struct {
 	buf   *rowBuffer
 	// runs are the sorted runs on tapes; merge streams the output once
 	// the input spilled.
-	runs  []*rowTape
-	merge *runMerge
+	runs []*rowTape
+	// levels[i] is how many merges runs[i] went through: runs of level
+	// 0 are written from memory, and sortMergeOrder runs of one level
+	// become one of the next (cascade).
+	levels []int
+	merge  *runMerge
 	// lay says where each key lives in a run's records.
 	lay *sortLayout
 }
@@ -288,6 +295,7 @@ func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 		return err
 	}
 	s.runs = append(s.runs, t)
+	s.levels = append(s.levels, 0)
 	var rec types.Row
 	for i, r := range rows {
 		if i%types.ChunkCap == 0 {
@@ -297,6 +305,37 @@ func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 		}
 		rec = s.lay.record(r, rec)
 		if err := t.append(rec); err != nil {
+			return err
+		}
+	}
+	return s.cascade(ctx)
+}
+
+// cascade merges the last sortMergeOrder runs into one run of the next
+// level while they are all of one level. Runs are appended in order and
+// a merge replaces runs at the end, so the levels never grow towards
+// the end and the runs of one level are always the last ones; the
+// number of runs, and of open tapes, stays below sortMergeOrder times
+// the number of levels.
+func (s *Sort) cascade(ctx context.Context) error {
+	order := sortMergeOrder(s.ec.WorkMem)
+	for n := len(s.runs); n >= order && s.levels[n-order] == s.levels[n-1]; n = len(s.runs) {
+		group := s.runs[n-order:]
+		t, err := newRowTape(s.ec, s.lay.ts)
+		if err != nil {
+			return err
+		}
+		m, err := newRunMerge(group, nil, s.lay)
+		if err == nil {
+			err = m.writeTo(ctx, t)
+		}
+		for _, g := range group {
+			g.discard()
+		}
+		level := s.levels[n-1] + 1
+		s.runs = append(s.runs[:n-order], t)
+		s.levels = append(s.levels[:n-order], level)
+		if err != nil {
 			return err
 		}
 	}
@@ -336,6 +375,7 @@ func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
 		}
 		s.runs = next
 	}
+	s.levels = nil
 	m, err := newRunMerge(s.runs, mem, s.lay)
 	if err != nil {
 		return err
@@ -349,7 +389,7 @@ func (s *Sort) discard() {
 	for _, t := range s.runs {
 		t.discard()
 	}
-	s.runs, s.merge = nil, nil
+	s.runs, s.levels, s.merge = nil, nil, nil
 }
 
 // Close implements Operator.

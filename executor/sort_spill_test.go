@@ -493,3 +493,74 @@ func TestWindowWithoutKeysKeepsInputOrder(t *testing.T) {
 		}
 	}
 }
+
+// watchTapes passes its input on and records the most tape files that
+// were in the logs directory when it was asked for a chunk.
+type watchTapes struct {
+	t    *testing.T
+	in   Operator
+	temp *countingTemp
+	most int
+}
+
+func (w *watchTapes) Next(ctx context.Context) (*types.Chunk, error) {
+	w.most = max(w.most, len(w.temp.left(w.t)))
+	return w.in.Next(ctx)
+}
+
+func (w *watchTapes) Close() { w.in.Close() }
+
+// TestSortCascadesRuns sorts 40,000 rows with a 64 kB work_mem, some
+// hundreds of runs: while it reads, runs of one level are merged into
+// one of the next as soon as there are sortMergeOrder of them, so the
+// tapes it holds (each an open file) stay a few merges' worth, not one
+// per run; the output is still sorted and complete.
+func TestSortCascadesRuns(t *testing.T) {
+	rows := spillRows(40000)
+	keys := []planner.SortKey{{Expr: col(1, tTxt)}}
+	temp := newTemp(t)
+	ec := newEC()
+	ec.WorkMem, ec.Temp = 64<<10, temp
+	scan, err := Build(spillScan(rows, ec), ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watchTapes{t: t, in: scan, temp: temp}
+	s, err := NewSort(w, keys, spillScan(rows, ec).Schema(), ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	var last string
+	for {
+		c, err := s.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == nil {
+			break
+		}
+		for i := 0; i < c.Len(); i++ {
+			k := c.Row(i)[1].S
+			if k < last {
+				t.Fatalf("row %d: %q after %q", n, k, last)
+			}
+			last = k
+			n++
+		}
+	}
+	if n != len(rows) {
+		t.Fatalf("%d rows out, want %d", n, len(rows))
+	}
+	order := sortMergeOrder(ec.WorkMem)
+	if temp.tapes < 20*order {
+		t.Fatalf("%d tapes made, want at least %d for the test to mean anything", temp.tapes, 20*order)
+	}
+	// Levels: log_order(runs) + 1; each holds fewer than order runs, and
+	// one more tape is being written.
+	if limit := 5 * order; w.most > limit {
+		t.Errorf("%d tapes at once while reading (of %d made), want at most %d", w.most, temp.tapes, limit)
+	}
+	t.Logf("%d tapes made, at most %d at once", temp.tapes, w.most)
+}
