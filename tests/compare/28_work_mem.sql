@@ -39,7 +39,7 @@ INSERT INTO s SELECT g,
   CASE WHEN g % 13 = 0 THEN NULL ELSE (g * 7919 % 10007) / 100.0 END,
   timestamp '2020-01-01' + (g * 7919 % 30011) * interval '37 minutes',
   g % 7
-FROM generate_series(1, 30000) g;
+FROM generate_series(1, 15000) g;
 SELECT count(*), md5(string_agg(g::text, ',')) FROM (SELECT g FROM s ORDER BY t, g) x;
 SELECT count(*), md5(string_agg(g::text, ',')) FROM (SELECT g FROM s ORDER BY t DESC, g) x;
 SELECT count(*), md5(string_agg(g::text, ',')) FROM (SELECT g FROM s ORDER BY t NULLS FIRST, g DESC) x;
@@ -71,12 +71,12 @@ SELECT g, k, row_number() OVER w, first_value(g) OVER w
 FROM s WINDOW w AS (PARTITION BY k ORDER BY ts DESC, g) ORDER BY ts DESC, g LIMIT 6;
 -- WITH RECURSIVE: working tables of 20,000 rows, beyond work_mem.
 WITH RECURSIVE r(n, g, t) AS (
-  SELECT 1, g, md5(g::text) FROM generate_series(1, 20000) g
+  SELECT 1, g, md5(g::text) FROM generate_series(1, 10000) g
   UNION ALL
   SELECT n + 1, g, md5(t) FROM r WHERE n < 4
 ) SELECT n, count(*), md5(string_agg(t, ',' ORDER BY g)) FROM r GROUP BY n ORDER BY n;
 WITH RECURSIVE r(n, g) AS (
-  SELECT 1, g FROM generate_series(1, 20000) g
+  SELECT 1, g FROM generate_series(1, 10000) g
   UNION
   SELECT n + 1, g % 5000 FROM r WHERE n < 3
 ) SELECT n, count(*), sum(g) FROM r GROUP BY n ORDER BY n;

@@ -7,11 +7,11 @@ SHOW work_mem;
 CREATE TABLE a (id int PRIMARY KEY, k int, g int, v numeric, s text);
 CREATE TABLE b (id int PRIMARY KEY, k int, w int, t text);
 INSERT INTO a SELECT i, CASE WHEN i % 97 = 0 THEN NULL WHEN i % 50 = 0 THEN 7 ELSE i % 6000 END,
-  i % 20000, CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 1000) / 8.0 END, md5(i::text) || repeat('x', i % 17)
-  FROM generate_series(1, 40000) AS s(i);
+  i % 10000, CASE WHEN i % 11 = 0 THEN NULL ELSE (i % 1000) / 8.0 END, md5(i::text) || repeat('x', i % 17)
+  FROM generate_series(1, 20000) AS s(i);
 INSERT INTO b SELECT i, CASE WHEN i % 89 = 0 THEN NULL WHEN i % 500 = 0 THEN 7 ELSE (i * 3) % 9000 END,
   i % 13, 'b' || (i % 7000)
-  FROM generate_series(1, 30000) AS s(i);
+  FROM generate_series(1, 15000) AS s(i);
 -- Aggregation: many groups, every kind of aggregate.
 SELECT g, count(*), count(v), sum(v), avg(v), min(s), max(v), count(DISTINCT k),
   sum(v) FILTER (WHERE id % 3 = 0)
