@@ -228,7 +228,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		switch n.(type) {
 		case *sql.Literal, *sql.ParamMarker, *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.WindowFuncExpr:
 		default:
-			if !b.containsAggOrWindow(n) && !(c.srf != nil && b.containsSRF(n)) {
+			if !b.containsAggOrWindow(n) && !(c.srf != nil && b.containsSRF(n)) && !(c.agg.session != nil && containsSessionFunc(n)) {
 				plain := &exprCtx{s: c.agg.from, clause: c.clause}
 				e := b.expr(plain, n)
 				k := exprKey(e)

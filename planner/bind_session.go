@@ -121,6 +121,35 @@ func (b *binder) sessionFunc(c *exprCtx, f *ast.FuncCallExpr) Expr {
 	return nil
 }
 
+// sessionFinder looks for SESSION_START or SESSION_END outside
+// subqueries.
+type sessionFinder struct{ found bool }
+
+func (v *sessionFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SubqueryExpr:
+		return n, true
+	case *ast.FuncCallExpr:
+		if n.FnName.L == "session_start" || n.FnName.L == "session_end" {
+			v.found = true
+			return n, true
+		}
+	}
+	return n, false
+}
+
+func (v *sessionFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// containsSessionFunc reports SESSION_START or SESSION_END in n outside
+// subqueries: an expression over them (SESSION_END(...) -
+// SESSION_START(...), a cast, a comparison in HAVING) is bound part by
+// part, each call to its key, not matched whole against GROUP BY's keys.
+func containsSessionFunc(n ast.Node) bool {
+	v := &sessionFinder{}
+	n.Accept(v)
+	return v.found
+}
+
 // sessionPlan builds the plan of an aggregation grouped by a SESSION
 // (see the file comment) over in; out is the output the binder expects
 // of an Agg: the keys in GROUP BY order, then the aggregates.
