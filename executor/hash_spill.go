@@ -85,6 +85,12 @@ func (s *partitionSet) add(p int, row types.Row) error {
 // take returns partition p's tape and its row count, leaving the set
 // without it (the caller discards it).
 func (s *partitionSet) take(p int) (*storage.Tape, int64) {
+	// The set is written: its tapes' write buffers can go.
+	for _, t := range s.tapes {
+		if t != nil {
+			_ = t.Seal()
+		}
+	}
 	t, n := s.tapes[p], s.counts[p]
 	s.tapes[p], s.counts[p] = nil, 0
 	return t, n

@@ -308,6 +308,9 @@ func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 			return err
 		}
 	}
+	if err := t.seal(); err != nil {
+		return err
+	}
 	return s.cascade(ctx)
 }
 
@@ -508,8 +511,11 @@ func (m *runMerge) writeTo(ctx context.Context, t *rowTape) error {
 			}
 		}
 		r, err := m.pop()
-		if err != nil || r.row == nil {
+		if err != nil {
 			return err
+		}
+		if r.row == nil {
+			return t.seal()
 		}
 		m.rec = m.lay.record(r, m.rec)
 		if err := t.append(m.rec); err != nil {

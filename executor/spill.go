@@ -50,6 +50,10 @@ func (t *rowTape) append(r types.Row) error {
 	return t.tape.Append(t.buf)
 }
 
+// seal ends the writing of the tape: its write buffer is released
+// (storage.Tape.Seal), and a later append takes a new one.
+func (t *rowTape) seal() error { return t.tape.Seal() }
+
 // len returns the number of rows appended.
 func (t *rowTape) len() int64 { return t.n }
 

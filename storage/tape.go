@@ -36,6 +36,9 @@ type Tape struct {
 	blockOff int64
 }
 
+// tapeWriteBuffer is the size of a tape's write buffer.
+const tapeWriteBuffer = 64 << 10
+
 // tapeBlock is the size of the piece of a tape's file a reader caches.
 const tapeBlock = 64 << 10
 
@@ -50,13 +53,16 @@ func (db *DB) NewTape() (*Tape, error) {
 	if err != nil {
 		return nil, pgerr.Wrap(pgerr.IOError, err, "creating tape")
 	}
-	return &Tape{db: db, path: path, f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+	return &Tape{db: db, path: path, f: f, w: bufio.NewWriterSize(f, tapeWriteBuffer)}, nil
 }
 
 // Append adds rec at the end of the tape.
 func (t *Tape) Append(rec []byte) error {
 	if t.f == nil {
 		return pgerr.New(pgerr.InternalError, "tape used after Discard")
+	}
+	if t.w == nil {
+		t.w = bufio.NewWriterSize(t.f, tapeWriteBuffer)
 	}
 	binary.BigEndian.PutUint32(t.hdr[:], uint32(len(rec)))
 	for _, b := range [][]byte{t.hdr[:], rec, t.hdr[:]} {
@@ -65,6 +71,22 @@ func (t *Tape) Append(rec []byte) error {
 		}
 	}
 	t.size += int64(len(rec)) + 8
+	return nil
+}
+
+// Seal writes the records appended so far to the file and releases the
+// tape's write buffer. A tape written whole before it is read (a sorted
+// run, a hash partition) is sealed when its writing ends, so that the
+// many of them an operator may hold cost no memory until they are read;
+// appending after Seal takes a new buffer.
+func (t *Tape) Seal() error {
+	if t.f == nil {
+		return pgerr.New(pgerr.InternalError, "tape used after Discard")
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	t.w = nil
 	return nil
 }
 

@@ -83,3 +83,53 @@ func TestTapeBothWays(t *testing.T) {
 	}
 	check()
 }
+
+// TestTapeSeal seals a tape after writing: its records are in the file
+// and its write buffer is gone; reading works, and so does appending
+// again, which takes a new buffer.
+func TestTapeSeal(t *testing.T) {
+	fs := vfs.NewMem()
+	db := openMem(t, fs)
+	defer db.Close()
+	tp, err := db.NewTape()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Discard()
+	for i := range 100 {
+		if err := tp.Append(bytes.Repeat([]byte{byte(i)}, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tp.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if tp.w != nil {
+		t.Fatal("the write buffer is still held after Seal")
+	}
+	st, err := fs.Stat(tp.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() != tp.Size() {
+		t.Fatalf("file holds %d bytes after Seal, want %d", st.Size(), tp.Size())
+	}
+	if err := tp.Append([]byte("more")); err != nil {
+		t.Fatal(err)
+	}
+	var off int64
+	for i := range 101 {
+		rec, next, err := tp.Next(off, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.Repeat([]byte{byte(i)}, 10)
+		if i == 100 {
+			want = []byte("more")
+		}
+		if !bytes.Equal(rec, want) {
+			t.Fatalf("record %d: %q, want %q", i, rec, want)
+		}
+		off = next
+	}
+}
