@@ -42,6 +42,9 @@ type Session struct {
 
 	vars map[string]string // lower-case setting name → value
 	loc  *time.Location
+	// settingsTx is what the open transaction block must undo of vars
+	// (nil until the block changes a setting).
+	settingsTx *settingsTxn
 
 	// txn is the ReadyForQuery status: 'I' idle, 'T' in a transaction
 	// block, 'E' in a failed block. weir commits every statement on its

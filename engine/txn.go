@@ -46,6 +46,8 @@ type savepoint struct {
 	name  string
 	mark  storage.BatchMark
 	known int // len(order) at the savepoint
+	// settings are the session's settings at the savepoint.
+	settings settingsMark
 }
 
 // findSavepoint returns the index of the newest savepoint named name, or
@@ -325,6 +327,9 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
 func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
+	// The block's settings: kept by a commit that succeeds, restored
+	// otherwise.
+	defer func() { s.endSettings(commit && err == nil) }()
 	if commit {
 		// A WITH HOLD cursor is materialised before the block commits;
 		// its query's error fails the commit, as in PostgreSQL.

@@ -817,12 +817,7 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Default {
-		s.reset(stt)
-		s.report(stt, io)
-		return done("SET")
-	}
-	if err := s.set(stt, unquoteSetting(st.Value)); err != nil {
+	if err := s.changeSetting(stt, unquoteSetting(st.Value), st.Default, st.Local, io); err != nil {
 		return nil, err
 	}
 	s.report(stt, io)
@@ -840,8 +835,7 @@ func unquoteSetting(v string) string {
 
 func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 	if strings.EqualFold(st.Name, "all") {
-		s.vars = map[string]string{}
-		s.reset(settingsByName["timezone"])
+		s.resetAllSettings()
 		for i := range settingList {
 			s.report(&settingList[i], io)
 		}
@@ -851,12 +845,17 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.reset(stt)
+	if err := s.changeSetting(stt, "", true, false, io); err != nil {
+		return nil, err
+	}
 	s.report(stt, io)
 	return done("RESET")
 }
 
 func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire.Result, error) {
+	// A block's end, or ROLLBACK TO, may give tracked settings their
+	// earlier values: the client hears of it as of a SET.
+	defer s.reportChanged(s.reportedValues(), io)
 	switch st.Kind {
 	case sql.TxnBegin:
 		if s.implicit {
@@ -923,7 +922,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	t := s.tx
 	if st.Kind == sql.TxnSavepoint {
-		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order)})
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings()})
 		return done("SAVEPOINT")
 	}
 	i, err := t.findSavepoint(st.Name)
@@ -938,6 +937,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	if err := t.rollbackTo(i); err != nil {
 		return nil, err
 	}
+	s.rollbackSettings(t.savepoints[i].settings)
 	s.cursorsToSavepoint(i, true)
 	s.txn = 'T'
 	return done("ROLLBACK")

@@ -49,6 +49,15 @@ type SessionInfo interface {
 	Setting(name string) (string, bool)
 }
 
+// SettingChanger is implemented by sessions whose settings
+// set_config changes.
+type SettingChanger interface {
+	// SetSetting sets name to value (resets it when null), for the
+	// transaction only when local, as SET [LOCAL] does, and returns the
+	// setting's new value.
+	SetSetting(name, value string, null, local bool) (string, error)
+}
+
 // CatalogDescriber is implemented by sessions that can describe catalog
 // objects by OID, for the functions that print them (docs §9.26, table
 // "System Catalog Information Functions"). Functions whose session lacks

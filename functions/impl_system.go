@@ -83,13 +83,21 @@ func (t implTable) defineSystem() {
 		}
 		return types.NullDatum, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", d[0].S)
 	})
-	t.defRowNS("set_config", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		// Settings are changed by SET in the session; set_config reports
-		// the value it was given.
+	t.defRowNS("set_config", func(c *Context, d []types.Datum) (types.Datum, error) {
+		// set_config(name, value, is_local) is SET or SET LOCAL (a NULL
+		// value: RESET) and returns the setting's new value.
 		if d[0].Null {
 			return types.NullDatum, pgerr.New(pgerr.InvalidParameterValue, "SET requires parameter name")
 		}
-		return types.Datum{Null: d[1].Null, S: d[1].S}, nil
+		sc, ok := c.Session.(SettingChanger)
+		if !ok {
+			return types.Datum{Null: d[1].Null, S: d[1].S}, nil
+		}
+		v, err := sc.SetSetting(d[0].S, d[1].S, d[1].Null, !d[2].Null && d[2].I != 0)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return types.DString(v), nil
 	})
 	t.def("pg_typeof", func(args []types.T, _ types.T) (Impl, bool) {
 		// regtype output: the type without its modifier, and bpchar

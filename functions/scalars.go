@@ -179,7 +179,7 @@ func scalarOverloads() []*Overload {
 		fn("current_schemas", tTArr, tBool),
 		fn("current_user", tName), fn("session_user", tName), fn("user", tName), fn("current_role", tName),
 		fn("current_setting", tText, tText), fn("current_setting", tText, tText, tBool),
-		nonStrict("set_config", tText, tText, tText, tBool),
+		&Overload{Name: "set_config", Args: []types.TypeID{tText, tText, tBool}, Ret: tText, NonStrict: true, Volatile: true},
 		nonStrict("pg_typeof", tText, tAny),
 		fn("pg_backend_pid", tI4),
 		fn("pg_table_is_visible", tBool, tOid), fn("pg_type_is_visible", tBool, tOid),

@@ -1,0 +1,95 @@
+-- Settings in transaction blocks, as PostgreSQL's GUC stack settles
+-- them: ROLLBACK undoes SET, COMMIT keeps SET and drops SET LOCAL,
+-- ROLLBACK TO a savepoint restores the savepoint's values; set_config
+-- is SET or SET LOCAL.
+SET work_mem = '64kB';
+BEGIN;
+SET LOCAL work_mem = '99kB';
+SHOW work_mem;
+COMMIT;
+SHOW work_mem;
+BEGIN;
+SET LOCAL work_mem = '99kB';
+ROLLBACK;
+SHOW work_mem;
+BEGIN;
+SET work_mem = '77kB';
+ROLLBACK;
+SHOW work_mem;
+BEGIN;
+SET work_mem = '77kB';
+COMMIT;
+SHOW work_mem;
+BEGIN;
+SET work_mem = '80kB';
+SET LOCAL work_mem = '81kB';
+SHOW work_mem;
+COMMIT;
+SHOW work_mem;
+BEGIN;
+SET LOCAL work_mem = '82kB';
+SET work_mem = '83kB';
+COMMIT;
+SHOW work_mem;
+BEGIN;
+SET LOCAL statement_timeout = '5s';
+COMMIT;
+SHOW statement_timeout;
+SET LOCAL work_mem = '55kB';
+SHOW work_mem;
+SET LOCAL work_mem = 'lots';
+-- A failed block restores the values it began with.
+BEGIN;
+SET work_mem = '90kB';
+SELECT 1/0;
+COMMIT;
+SHOW work_mem;
+-- Savepoints.
+BEGIN;
+SET work_mem = '100kB';
+SAVEPOINT a;
+SET work_mem = '200kB';
+SET LOCAL statement_timeout = '3s';
+SHOW work_mem;
+ROLLBACK TO a;
+SHOW work_mem;
+SHOW statement_timeout;
+SAVEPOINT b;
+SET work_mem = '300kB';
+RELEASE b;
+COMMIT;
+SHOW work_mem;
+BEGIN;
+SAVEPOINT a;
+SET work_mem = '400kB';
+ROLLBACK TO a;
+SHOW work_mem;
+COMMIT;
+SHOW work_mem;
+-- RESET and RESET ALL are undone by ROLLBACK.
+BEGIN;
+RESET work_mem;
+SHOW work_mem;
+ROLLBACK;
+SHOW work_mem;
+BEGIN;
+RESET ALL;
+SHOW work_mem;
+ROLLBACK;
+SHOW work_mem;
+-- set_config.
+SELECT set_config('work_mem', '128kB', false);
+SHOW work_mem;
+SELECT set_config('statement_timeout', '7s', false);
+SHOW statement_timeout;
+BEGIN;
+SELECT set_config('work_mem', '256kB', true);
+SHOW work_mem;
+COMMIT;
+SHOW work_mem;
+SELECT set_config('work_mem', 'nonsense', false);
+SELECT set_config('no_such_setting', '1', false);
+SELECT current_setting('work_mem');
+RESET statement_timeout;
+RESET work_mem;
+SHOW work_mem;
