@@ -12,19 +12,37 @@ import (
 	"github.com/weirdb/weir/storage"
 )
 
+// backupUsage is what `weir backup -h` prints, in the layout of `weir -h`.
+const backupUsage = `Usage: weir backup --data-dir DIR --to DIR2 [flags]
+
+Copies the data directory of a stopped server at its last committed epoch;
+weir serve --data-dir DIR2 resumes the copy. (A running server takes the
+same copy with the SQL statement BACKUP TO.)
+
+Flags:
+  --data-dir DIR       data directory to copy; no server may be running on it
+                       (default ./weir-data)
+  --to DIR2            new directory for the copy; must not exist, or be empty
+                       (required)
+  --hand-over-sinks    drop the sinks from --data-dir once copied, so that only
+                       the copy continues them (start it with --take-over-sinks)
+  --log-level LEVEL    debug, info, warn or error (default warn)
+`
+
 // backupCmd is `weir backup --data-dir DIR --to DIR2`: the offline form of
 // BACKUP TO, for a data directory no server is running on.
 func backupCmd(args []string) int {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, backupUsage) }
 	dataDir := fs.String("data-dir", "./weir-data", "data directory to copy (no server may be running on it)")
 	to := fs.String("to", "", "new directory for the copy (must not exist, or be empty)")
 	handOver := fs.Bool("hand-over-sinks", false, "drop the sinks from --data-dir once copied, so that only the copy continues them")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 || *to == "" {
-		fmt.Fprintln(os.Stderr, "usage: weir backup --data-dir DIR --to DIR2 [--hand-over-sinks]")
+		fmt.Fprint(os.Stderr, backupUsage)
 		return 2
 	}
 	log, ok := newLogger(*logLevel)

@@ -18,11 +18,33 @@ import (
 	"github.com/weirdb/weir/connector/kafka"
 )
 
+// kafkaUsage is what `weir kafka -h` prints, in the layout of `weir -h`.
+const kafkaUsage = `Usage: weir kafka [flags]
+
+Runs the embedded development Kafka broker (franz-go's kfake) alone, until
+SIGINT or SIGTERM, and prints the address it listens on
+(kcat -b 127.0.0.1:9092 -L).
+
+Flags:
+  --listen ADDR      address of the Kafka listener; port 0 picks a free port
+                     (default 127.0.0.1:9092)
+  --advertise ADDR   address put into metadata responses (default: the
+                     listener's); set it for a wildcard --listen
+  --data-dir DIR     directory persisting topics, offsets and transactions,
+                     reloaded on start (default: none, in memory)
+  --sync-writes      fsync every produced batch, only with --data-dir
+                     (default true; --sync-writes=false to turn off)
+  --partitions N     partition count of automatically created topics
+                     (default 1)
+  --log-level LEVEL  debug, info, warn or error (default info)
+`
+
 // kafkaCmd runs `weir kafka`: the embedded broker alone, until SIGINT or
 // SIGTERM. It prints one line to stdout naming the address it listens on
 // (the real port when --listen asks for port 0) and returns the exit code.
 func kafkaCmd(args []string) int {
 	fs := flag.NewFlagSet("kafka", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, kafkaUsage) }
 	listen := fs.String("listen", "127.0.0.1:9092", "address of the Kafka listener (port 0 picks a free port)")
 	advertise := fs.String("advertise", "", "address put into metadata responses (empty: the listener's); set it for a wildcard --listen")
 	dataDir := fs.String("data-dir", "", "directory persisting topics, offsets and transactions, reloaded on start (empty: in memory)")
@@ -30,7 +52,7 @@ func kafkaCmd(args []string) int {
 	partitions := fs.Int("partitions", 1, "partition count of automatically created topics")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "weir kafka: unexpected argument %q\n", fs.Arg(0))

@@ -166,7 +166,7 @@ func serve(args []string) int {
 		epochRecords:   fs.Int("cluster-epoch-records", 10000, "most records one cluster epoch (one Kafka transaction) processes"),
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "weir serve: unexpected argument %q\n", fs.Arg(0))
@@ -317,3 +317,13 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // memoryOverhead is what weir serve's soft memory limit allows beyond
 // --memory-budget (see serve).
 const memoryOverhead = 128 << 20
+
+// parseExit is the exit code of a command whose flags did not parse: 0
+// when -h or --help asked for the usage (which the flag set has printed),
+// 2 for a bad flag.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}

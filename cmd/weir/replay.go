@@ -228,7 +228,7 @@ func replay(args []string) int {
 	jitterMs := fs.Int64("jitter-ms", 0, "bound of the out-of-order jitter in milliseconds of event time")
 	seed := fs.Uint64("seed", 1, "seed of the jitter")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	switch {
 	case fs.NArg() > 0:
