@@ -270,3 +270,12 @@ func (v liveSystem) SourcePartitions() []syscat.SourcePartition {
 
 // StreamErrors implements syscat.System.
 func (v liveSystem) StreamErrors() []syscat.StreamError { return v.e.streamErrorRecords() }
+
+// TableBytes implements syscat.Provider.
+func (c sessionCatalog) TableBytes(id uint32) int64 {
+	n, err := c.e.db.TableBytes(id)
+	if err != nil {
+		return 0
+	}
+	return n
+}

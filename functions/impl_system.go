@@ -261,10 +261,20 @@ func (t implTable) defineSystem() {
 	// size is NULL, which psql's \l+ prints empty.
 	t.defRow("pg_get_function_sqlbody", nullFn)
 	t.defRow("pg_database_size", nullFn)
-	// weir does not account storage per relation: sizes read 0, as for
-	// a relation without storage.
+	// A relation's size is what its tables hold in the store (see
+	// syscat's relationSize); NULL for an OID no relation has.
 	for _, n := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {
-		t.defRow(n, func(*Context, []types.Datum) (types.Datum, error) { return dInt(0) })
+		t.defRow(n, func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			s, ok := describe(ctx, n, d[0].I, 0, false)
+			if !ok {
+				return types.NullDatum, nil
+			}
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return types.NullDatum, pgerr.New(pgerr.InternalError, "%s: %v", n, err)
+			}
+			return dInt(v)
+		})
 	}
 	t.defRow("pg_size_pretty", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(sizePretty(d[0].I)) })
 	for _, n := range []string{"shobj_description", "inet_server_addr", "inet_server_port"} {

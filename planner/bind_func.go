@@ -72,6 +72,17 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		// The registry keeps jsonb operators under the bridge's names.
 		return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
+	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size":
+		// These take a regclass, which a text literal becomes implicitly:
+		// pg_relation_size('t') names the relation t.
+		if len(n.Args) >= 1 {
+			if l, ok := unparen(n.Args[0]).(*sql.Literal); ok {
+				if s, ok := l.Value.(string); ok {
+					oid := &Const{V: types.DInt(int64(b.relationOID(s, n.Args[0]))), T: types.TOid}
+					return b.call(name, append([]Expr{oid}, b.exprs(c, n.Args[1:])...), n, false, Scalar)
+				}
+			}
+		}
 	case "nextval", "currval", "setval":
 		// Postgres's sequence functions take a regclass, which a text
 		// literal becomes implicitly. weir keeps the sequence by name

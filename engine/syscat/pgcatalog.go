@@ -560,6 +560,8 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		return d, true
 	}
 	switch fn {
+	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size":
+		return relationSize(p, fn, oid)
 	case "pg_get_userbyid":
 		switch oid {
 		case oidDatabaseOwner:

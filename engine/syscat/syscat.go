@@ -49,6 +49,10 @@ type Provider interface {
 	PreparedStatements() []PreparedStatement
 	// Cursors are the session's open cursors of DECLARE.
 	Cursors() []Cursor
+	// TableBytes is the size in bytes of the committed entries of one
+	// table id (a relation's data, an index's, a state table's), 0 when
+	// it cannot be read.
+	TableBytes(id uint32) int64
 	// System is the running system, for the weir schema.
 	System
 }

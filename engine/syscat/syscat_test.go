@@ -63,6 +63,7 @@ func (f fake) ACL(r *catalog.Relation) []string                  { return []stri
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
 func (f fake) Cursors() []Cursor                                 { return nil }
+func (f fake) TableBytes(id uint32) int64                        { return int64(id) * 100 }
 func (f fake) Committed() Committed {
 	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
 }
@@ -223,5 +224,39 @@ func TestCatalogFirst(t *testing.T) {
 		if got := CatalogFirst(c.path, c.name); got != c.want {
 			t.Errorf("CatalogFirst(%q, %q) = %v, want %v", c.path, c.name, got, c.want)
 		}
+	}
+}
+
+// TestRelationSizes checks which tables each size function adds up: a
+// table's own rows, its indexes (with a unique index's key store) and a
+// materialized view's state tables.
+func TestRelationSizes(t *testing.T) {
+	tbl := &catalog.Relation{ID: 1, OID: 16385, Name: "t", Kind: catalog.KindTable}
+	idx := &catalog.Relation{ID: 2, OID: 16386, Name: "t_u", Kind: catalog.KindIndex, Deps: []uint32{1},
+		With: map[string]string{catalog.IndexUniqueOption: "true", catalog.UniqueStoreOption: "3"}}
+	mv := &catalog.Relation{ID: 4, OID: 16388, Name: "mv", Kind: catalog.KindMView, StateTables: []uint32{5, 6}}
+	view := &catalog.Relation{ID: 7, OID: 16391, Name: "v", Kind: catalog.KindView}
+	p := fake{cat: fakeCatalog{rels: []*catalog.Relation{tbl, idx, mv, view}}}
+	for _, c := range []struct {
+		fn   string
+		oid  uint32
+		want string
+	}{
+		{"pg_relation_size", 16385, "100"},
+		{"pg_table_size", 16385, "100"},
+		{"pg_indexes_size", 16385, "500"}, // index 200 + key store 300
+		{"pg_total_relation_size", 16385, "600"},
+		{"pg_relation_size", 16386, "200"},
+		{"pg_relation_size", 16388, "400"},
+		{"pg_table_size", 16388, "1500"},
+		{"pg_total_relation_size", 16391, "0"},
+	} {
+		got, ok := Describe(p, c.fn, c.oid, 0)
+		if !ok || got != c.want {
+			t.Errorf("%s(%d) = %q, %v; want %q", c.fn, c.oid, got, ok, c.want)
+		}
+	}
+	if got, ok := Describe(p, "pg_relation_size", 99999, 0); ok {
+		t.Errorf("pg_relation_size of no relation = %q, want NULL", got)
 	}
 }

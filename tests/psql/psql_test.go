@@ -74,8 +74,9 @@ var cases = []struct {
 	{"l", `\l`, false},
 	// weir lists its own schema, weir (TestPsqlWeirCatalog).
 	{"dn", `\dn`, false},
-	// weir does not account relation sizes (0 bytes), prints a view's
-	// definition as written, and has the one role root.
+	// weir measures a relation by the bytes its store holds, not in
+	// pages, prints a view's definition as written, and has the one role
+	// root.
 	{"dt_plus", `\dt+`, false},
 	{"d_plus_cheap", `\d+ cheap`, false},
 	{"du", `\du`, false},
