@@ -329,7 +329,11 @@ func (n *Node) gather(ctx context.Context, v *View) ([]types.Row, string, error)
 			}
 			sort.Slice(epochs, func(i, j int) bool { return epochs[i] < epochs[j] })
 			for _, e := range epochs {
-				notes = append(notes, fmt.Sprintf("key groups %s from %s at epoch %d", strings.Join(byEpoch[e], ","), o.node, e))
+				groups := "key groups " + strings.Join(byEpoch[e], ",")
+				if len(byEpoch[e]) == 1 {
+					groups = "key group " + byEpoch[e][0]
+				}
+				notes = append(notes, fmt.Sprintf("%s from %s at epoch %d", groups, o.node, e))
 			}
 		}
 		if !ok {

@@ -260,7 +260,7 @@ func TestClusterFailover(t *testing.T) {
 		if d := diff(got, want); d != "" {
 			t.Fatalf("v through %s differs from the exact aggregate: %s", s.Addr(), d)
 		}
-		if !regexp.MustCompile(`key groups [0-9,]+ from weir-node-\d+ at epoch \d+`).MatchString(notice) {
+		if !regexp.MustCompile(`key groups? [0-9,]+ from weir-node-\d+ at epoch \d+`).MatchString(notice) {
 			t.Fatalf("the read's NOTICE does not name the epochs read: %q", notice)
 		}
 		t.Logf("through %s: %s", s.Addr(), notice)
