@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -71,17 +72,41 @@ type Session struct {
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32
+
+	// backend is the wire server's handle on the connection (nil for a
+	// session without one); remote is the client's address; started is
+	// when the session began (pg_stat_activity's backend_start).
+	backend wire.Backend
+	remote  net.Addr
+	started time.Time
+	// closed is closed by Close: pg_terminate_backend with a timeout
+	// waits for it.
+	closed chan struct{}
+	// shown is what pg_stat_activity shows of the session to the others
+	// (backends.go).
+	shown shownActivity
+	// notices are the notices the statement's functions raised, sent
+	// to the client by the statement's Execute or Next (only the
+	// session's goroutine touches them).
+	notices []notice
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
-	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: time.UTC, txn: 'I', roleOID: catalog.BootstrapRoleOID}
+	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: e.defaultLocation(), txn: 'I', roleOID: catalog.BootstrapRoleOID}
 	if s.user == "" {
 		s.user = "root"
 	}
 	if s.database == "" {
 		s.database = s.user
 	}
-	s.pid = e.nextPID.Add(1)
+	s.pid = p.PID
+	if s.pid == 0 {
+		s.pid = e.nextPID.Add(1)
+	}
+	s.backend, s.remote, s.started, s.closed = p.Backend, p.RemoteAddr, time.Now(), make(chan struct{})
+	s.shown.state = "idle"
+	s.shown.changed = s.started
+	s.shown.app = p.Options["application_name"]
 	for k, v := range p.Options {
 		if st, err := lookupSetting(k); err == nil && !st.readOnly {
 			_ = s.set(st, v)
@@ -115,7 +140,11 @@ func (s *Session) get(st *setting) string {
 		}
 		return "off"
 	}
-	if v, ok := s.vars[strings.ToLower(st.name)]; ok {
+	name := strings.ToLower(st.name)
+	if v, ok := s.vars[name]; ok {
+		return v
+	}
+	if v, ok := s.eng.confDefault(name); ok {
 		return v
 	}
 	return st.def
@@ -146,7 +175,7 @@ func (s *Session) set(st *setting, v string) error {
 func (s *Session) reset(st *setting) {
 	delete(s.vars, strings.ToLower(st.name))
 	if strings.EqualFold(st.name, "TimeZone") {
-		s.loc = time.UTC
+		s.loc = s.eng.defaultLocation()
 	}
 }
 
@@ -218,6 +247,7 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 // TxStatus implements wire.Session.
 func (s *Session) TxStatus() byte {
 	s.activity.Store(uint32(s.txn))
+	s.showIdle()
 	return s.txn
 }
 
@@ -226,7 +256,8 @@ func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
 	s.closeCursors(true)
 	s.eng.metrics.sessions.Dec()
-	s.eng.sessions.Delete(s.pid)
+	s.eng.sessions.CompareAndDelete(s.pid, s)
+	close(s.closed)
 }
 
 // recoverInternal turns a panic in statement processing into an internal
@@ -267,12 +298,19 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 			hints[i] = types.TUnknown
 		}
 	}
+	// The client's query string, which pg_stat_activity shows while
+	// the statement runs: the whole of a simple Query, as PostgreSQL
+	// shows it, and a Parse message's statement.
+	source := s.source
+	if source == "" {
+		source = text
+	}
 	p, err := s.prepare(ctx, stmt, text, hints)
 	if err != nil {
 		s.fail()
 		return nil, err
 	}
-	return &failTracking{Prepared: p, s: s}, nil
+	return &failTracking{Prepared: p, s: s, text: source}, nil
 }
 
 // fail moves an open transaction block into the failed state, as Postgres
@@ -285,20 +323,26 @@ func (s *Session) fail() {
 
 // failTracking wraps a prepared statement so that execution errors mark
 // the transaction block failed.
+// It also shows the statement in pg_stat_activity while it runs and
+// sends the notices its functions raise.
 type failTracking struct {
 	wire.Prepared
 	s *Session
+	// text is the query string pg_stat_activity shows.
+	text string
 }
 
 func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (_ wire.Result, err error) {
 	defer f.s.recoverInternal(&err)
 	f.s.activity.Store(sessActive)
+	f.s.showActive(f.text)
 	r, err := f.Prepared.Execute(ctx, params, io)
+	f.s.sendNotices(io)
 	if err != nil {
 		f.s.fail()
 		return nil, err
 	}
-	return &failTrackingResult{Result: r, s: f.s}, nil
+	return &failTrackingResult{Result: r, s: f.s, io: io}, nil
 }
 
 // Revalidate implements wire.Revalidator for the statements that do
@@ -319,12 +363,14 @@ func (f *failTracking) Revalidate(ctx context.Context) (err error) {
 
 type failTrackingResult struct {
 	wire.Result
-	s *Session
+	s  *Session
+	io wire.ExecIO
 }
 
 func (r *failTrackingResult) Next(ctx context.Context) (_ types.Row, err error) {
 	defer r.s.recoverInternal(&err)
 	row, err := r.Result.Next(ctx)
+	r.s.sendNotices(r.io)
 	if err != nil {
 		r.s.fail()
 	}

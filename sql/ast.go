@@ -282,10 +282,13 @@ type Set struct {
 	Local   bool
 }
 
-// AlterSystem is ALTER SYSTEM SET name {TO|=} value.
+// AlterSystem is ALTER SYSTEM SET name {TO|=} value, ALTER SYSTEM SET
+// name TO DEFAULT and ALTER SYSTEM RESET name (Value empty), and ALTER
+// SYSTEM RESET ALL (All).
 type AlterSystem struct {
 	Name  string
 	Value string
+	All   bool
 }
 
 // AlterJob is ALTER MATERIALIZED VIEW | SINK name RESUME: it restarts

@@ -516,7 +516,20 @@ func (p *stmtParser) set() (Stmt, error) {
 
 func (p *stmtParser) alterSystem() (Stmt, error) {
 	p.pos++
-	if err := p.expect("system", "set"); err != nil {
+	if err := p.expect("system"); err != nil {
+		return nil, err
+	}
+	if p.accept("reset") {
+		if p.accept("all") {
+			return &AlterSystem{All: true}, nil
+		}
+		name, err := p.settingName()
+		if err != nil {
+			return nil, err
+		}
+		return &AlterSystem{Name: name}, nil
+	}
+	if err := p.expect("set"); err != nil {
 		return nil, err
 	}
 	name, err := p.settingName()

@@ -63,6 +63,7 @@ func (f fake) ACL(r *catalog.Relation) []string                  { return []stri
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
 func (f fake) Cursors() []Cursor                                 { return nil }
+func (f fake) Backends() []Backend                               { return nil }
 func (f fake) Committed() Committed {
 	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
 }
