@@ -411,7 +411,14 @@ func pgCatalogTables() []*table {
 				if st.ReadOnly {
 					ctx = "internal"
 				}
-				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), null, vStr(""), vStr(st.Desc), null, vStr(ctx), vStr("string"), vStr("default"), null, null, null, vStr(st.Default), vStr(st.Default), null, null, vBool(false)})
+				source, reset := st.Source, st.Reset
+				if source == "" {
+					source = "default"
+				}
+				if reset == "" {
+					reset = st.Default
+				}
+				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), null, vStr(""), vStr(st.Desc), null, vStr(ctx), vStr("string"), vStr(source), null, null, null, vStr(st.Default), vStr(reset), null, null, vBool(false)})
 			}
 			return rows
 		}),

@@ -111,6 +111,12 @@ type Setting struct {
 	// ReadOnly settings report the server's fixed state (context
 	// internal); the others a session may SET (context user).
 	ReadOnly bool
+	// Source is where the value comes from, "default" when empty
+	// ("configuration file" for a value of ALTER SYSTEM).
+	Source string
+	// Reset is the value RESET returns to (reset_val), Default when
+	// empty.
+	Reset string
 }
 
 // table is one relation of the system catalog: its columns and how its

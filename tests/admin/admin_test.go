@@ -378,6 +378,10 @@ func TestAlterSystemAcrossRestart(t *testing.T) {
 	if v := show(own, "work_mem"); v != "1MB" {
 		t.Fatalf("work_mem of a session that set it: %s", v)
 	}
+	var source string
+	if err := root.QueryRow(ctx, "SELECT source FROM pg_settings WHERE name = 'work_mem'").Scan(&source); err != nil || source != "configuration file" {
+		t.Fatalf("pg_settings.source of work_mem: %q, %v", source, err)
+	}
 	exec(t, own, "RESET work_mem")
 	if v := show(own, "work_mem"); v != "8MB" {
 		t.Fatalf("work_mem after RESET: %s", v)
