@@ -124,6 +124,9 @@ func (s *Session) alterSystemConf(st *sql.AlterSystem) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkArgs(set, st.Args); err != nil {
+		return nil, err
+	}
 	switch {
 	case set.readOnly, set.name == "transaction_isolation", set.name == "transaction_read_only":
 		// PostgreSQL's internal settings and the ones of a transaction

@@ -63,6 +63,19 @@ var settingsByName = func() map[string]*setting {
 	return m
 }()
 
+// listSettings are the settings that take a list of values
+// (PostgreSQL's GUC_LIST_INPUT); the others take one.
+var listSettings = map[string]bool{"search_path": true, "datestyle": true}
+
+// checkArgs refuses n values for a setting that takes one, as
+// PostgreSQL's flatten_set_variable_args does (42601).
+func checkArgs(st *setting, n int) error {
+	if n > 1 && !listSettings[strings.ToLower(st.name)] {
+		return pgerr.New(pgerr.SyntaxError, "SET %s takes only one argument", strings.ToLower(st.name))
+	}
+	return nil
+}
+
 // lookupSetting finds a setting by case-insensitive name.
 func lookupSetting(name string) (*setting, error) {
 	st, ok := settingsByName[strings.ToLower(name)]

@@ -817,6 +817,9 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkArgs(stt, st.Args); err != nil {
+		return nil, err
+	}
 	if err := s.changeSetting(stt, unquoteSetting(st.Value), st.Default, st.Local, io); err != nil {
 		return nil, err
 	}

@@ -280,6 +280,9 @@ type Set struct {
 	Value   string
 	Default bool
 	Local   bool
+	// Args is the number of values given (0 when not counted: SET
+	// TIME ZONE, SET NAMES, SET SCHEMA).
+	Args int
 }
 
 // AlterSystem is ALTER SYSTEM SET name {TO|=} value, ALTER SYSTEM SET
@@ -289,6 +292,8 @@ type AlterSystem struct {
 	Name  string
 	Value string
 	All   bool
+	// Args is the number of values given.
+	Args int
 }
 
 // AlterJob is ALTER MATERIALIZED VIEW | SINK name RESUME: it restarts

@@ -510,7 +510,7 @@ func (p *stmtParser) set() (Stmt, error) {
 			break
 		}
 	}
-	s.Value = strings.Join(vals, ", ")
+	s.Value, s.Args = strings.Join(vals, ", "), len(vals)
 	return s, nil
 }
 
@@ -553,7 +553,7 @@ func (p *stmtParser) alterSystem() (Stmt, error) {
 			break
 		}
 	}
-	return &AlterSystem{Name: name, Value: strings.Join(vals, ", ")}, nil
+	return &AlterSystem{Name: name, Value: strings.Join(vals, ", "), Args: len(vals)}, nil
 }
 
 func (p *stmtParser) txn() (Stmt, error) {

@@ -49,6 +49,10 @@ ALTER SYSTEM SET statement_timeout = '3000000000';
 ALTER SYSTEM SET transaction_isolation = 'serializable';
 ALTER SYSTEM SET server_version = '1';
 ALTER SYSTEM SET is_superuser = on;
+ALTER SYSTEM SET work_mem = '4MB', '5MB';
+SET work_mem = '4MB', '5MB';
+ALTER SYSTEM SET search_path = a, b;
+ALTER SYSTEM RESET search_path;
 -- A value kept is no session's until a reload.
 ALTER SYSTEM SET work_mem = '8MB';
 ALTER SYSTEM SET statement_timeout TO '5min';
