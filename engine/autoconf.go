@@ -96,7 +96,7 @@ func (e *Engine) defaultLocation() *time.Location {
 // followDefaultZone gives a session that did not set TimeZone the
 // default one, which a reload may have changed.
 func (s *Session) followDefaultZone() {
-	if _, own := s.vars["timezone"]; !own {
+	if _, own := s.vars["timezone"]; !own && !s.builtinDefaults {
 		s.loc = s.eng.defaultLocation()
 	}
 }

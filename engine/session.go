@@ -85,6 +85,9 @@ type Session struct {
 	// shown is what pg_stat_activity shows of the session to the others
 	// (backends.go).
 	shown shownActivity
+	// builtinDefaults makes the session's settings default to the
+	// built-in values, never to those of ALTER SYSTEM (internalSession).
+	builtinDefaults bool
 	// notices are the notices the statement's functions raised, sent
 	// to the client by the statement's Execute or Next (only the
 	// session's goroutine touches them).
@@ -144,7 +147,7 @@ func (s *Session) get(st *setting) string {
 	if v, ok := s.vars[name]; ok {
 		return v
 	}
-	if v, ok := s.eng.confDefault(name); ok {
+	if v, ok := s.eng.confDefault(name); ok && !s.builtinDefaults {
 		return v
 	}
 	return st.def
@@ -175,9 +178,15 @@ func (s *Session) set(st *setting, v string) error {
 func (s *Session) reset(st *setting) {
 	delete(s.vars, strings.ToLower(st.name))
 	if strings.EqualFold(st.name, "TimeZone") {
-		s.loc = s.eng.defaultLocation()
+		s.loc = time.UTC
+		if !s.builtinDefaults {
+			s.loc = s.eng.defaultLocation()
+		}
 	}
 }
+
+// searchPath returns the session's search_path.
+func (s *Session) searchPath() string { return s.get(settingsByName["search_path"]) }
 
 // statementTimeout returns the session's statement_timeout (0: none).
 func (s *Session) statementTimeout() time.Duration {

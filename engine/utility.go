@@ -212,7 +212,7 @@ func schemaOf(n sql.ObjectName) string {
 // of that name. PostgreSQL says the same.
 func (s *Session) systemCatalogError(n sql.ObjectName) error {
 	if n.Schema == "" {
-		if !syscat.CatalogFirst(s.vars["search_path"], n.Name) {
+		if !syscat.CatalogFirst(s.searchPath(), n.Name) {
 			return nil
 		}
 	} else if _, _, ok := syscat.Lookup(n.Schema, n.Name); !ok {
