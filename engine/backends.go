@@ -31,6 +31,9 @@ type shownActivity struct {
 	// queryStart, changed and xactStart are query_start, state_change
 	// and xact_start (zero: NULL).
 	queryStart, changed, xactStart time.Time
+	// waitType and wait are what the running statement waits for
+	// (empty: nothing).
+	waitType, wait string
 }
 
 // maxShownQuery is the longest query text pg_stat_activity shows, in
@@ -106,7 +109,27 @@ func (s *Session) backendRow() syscat.Backend {
 	defer sh.mu.Unlock()
 	b.AppName, b.State, b.Query = sh.app, sh.state, sh.query
 	b.XactStart, b.QueryStart, b.StateChange = sh.xactStart, sh.queryStart, sh.changed
+	b.WaitEventType, b.WaitEvent = sh.waitType, sh.wait
+	if sh.state != "active" {
+		// An idle session waits for its client.
+		b.WaitEventType, b.WaitEvent = "Client", "ClientRead"
+	}
 	return b
+}
+
+var _ functions.WaitReporter = (*Session)(nil)
+
+// ReportWait implements functions.WaitReporter.
+func (s *Session) ReportWait(typ, event string) func() {
+	sh := &s.shown
+	sh.mu.Lock()
+	sh.waitType, sh.wait = typ, event
+	sh.mu.Unlock()
+	return func() {
+		sh.mu.Lock()
+		sh.waitType, sh.wait = "", ""
+		sh.mu.Unlock()
+	}
 }
 
 // Backends implements syscat.Provider: every client session, each

@@ -92,6 +92,15 @@ type BackendController interface {
 	ReloadConf() (bool, error)
 }
 
+// WaitReporter is implemented by sessions that show what their
+// statement waits for (pg_stat_activity's wait_event_type and
+// wait_event).
+type WaitReporter interface {
+	// ReportWait records that the statement waits for event of type
+	// typ; the returned function records that the wait ended.
+	ReportWait(typ, event string) (done func())
+}
+
 // PrivilegeChecker is implemented by sessions that keep privileges, for
 // has_table_privilege. table is a relation name as written (schema
 // qualified or not) unless oid is not zero; privs is a comma-separated

@@ -831,14 +831,8 @@ func activityRows(p Provider) []types.Row {
 		if b.ClientAddr != "" {
 			addr = vStr(b.ClientAddr)
 		}
-		// An idle session waits for its client (ClientRead); a running
-		// statement shows no wait event.
-		waitType, wait := null, null
-		if b.State != "active" {
-			waitType, wait = vStr("Client"), vStr("ClientRead")
-		}
 		r = append(r, addr, null, port, vTime(b.Started), vTime(b.XactStart), vTime(b.QueryStart), vTime(b.StateChange),
-			waitType, wait, vStr(b.State), null, null, null, vStr(b.Query), vStr("client backend"))
+			vStrOrNull(b.WaitEventType), vStrOrNull(b.WaitEvent), vStr(b.State), null, null, null, vStr(b.Query), vStr("client backend"))
 		rows = append(rows, r)
 	}
 	return rows

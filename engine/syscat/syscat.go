@@ -90,6 +90,10 @@ type Backend struct {
 	State string
 	// Query is the statement running, or the last one run when idle.
 	Query string
+	// WaitEventType and WaitEvent are what the session waits for, as
+	// PostgreSQL names it (Client/ClientRead when idle); empty when it
+	// waits for nothing.
+	WaitEventType, WaitEvent string
 	// Visible reports whether the asking session has the privileges of
 	// this session's role (a superuser has every role's): the others see
 	// the query as <insufficient privilege> and the rest as NULL, as in

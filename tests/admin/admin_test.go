@@ -137,6 +137,16 @@ func TestStatActivityAndCancel(t *testing.T) {
 		r, ok, err := activityOf(b, pid)
 		return ok && *r.state == "idle" && *r.query == "SELECT 42", err
 	})
+	waitEvent := func(want string) {
+		t.Helper()
+		waitFor(t, "wait event "+want, func() (bool, error) {
+			var typ, ev *string
+			err := b.QueryRow(ctx, "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = $1", int32(pid)).Scan(&typ, &ev)
+			return typ != nil && ev != nil && *typ+"/"+*ev == want, err
+		})
+	}
+	// An idle session waits for its client.
+	waitEvent("Client/ClientRead")
 	exec(t, a, "BEGIN")
 	waitFor(t, "the session to be idle in a transaction", func() (bool, error) {
 		r, ok, err := activityOf(b, pid)
@@ -160,6 +170,7 @@ func TestStatActivityAndCancel(t *testing.T) {
 	const sleep = "SELECT pg_sleep(600)"
 	done := run(a, sleep)
 	waitActive(t, b, pid, sleep)
+	waitEvent("Timeout/PgSleep")
 	var ok bool
 	if err := b.QueryRow(ctx, "SELECT pg_cancel_backend($1)", int32(pid)).Scan(&ok); err != nil || !ok {
 		t.Fatalf("pg_cancel_backend: %v, %v", ok, err)
