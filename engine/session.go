@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -81,7 +82,8 @@ type Session struct {
 	started time.Time
 	// closed is closed by Close: pg_terminate_backend with a timeout
 	// waits for it.
-	closed chan struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
 	// shown is what pg_stat_activity shows of the session to the others
 	// (backends.go).
 	shown shownActivity
@@ -266,7 +268,7 @@ func (s *Session) Close() {
 	s.closeCursors(true)
 	s.eng.metrics.sessions.Dec()
 	s.eng.sessions.CompareAndDelete(s.pid, s)
-	close(s.closed)
+	s.closeOnce.Do(func() { close(s.closed) })
 }
 
 // recoverInternal turns a panic in statement processing into an internal
