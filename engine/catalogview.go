@@ -18,7 +18,7 @@ func (s *Session) catalogView() planner.Catalog { return catalogView{s} }
 
 func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	if schema == "" {
-		if syscat.CatalogFirst(v.s.vars["search_path"], name) {
+		if syscat.CatalogFirst(v.s.searchPath(), name) {
 			// The catalog relation of that name hides a user
 			// relation's: the binder takes the system table.
 			return nil, false

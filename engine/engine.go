@@ -117,6 +117,9 @@ type Engine struct {
 	st *streams
 
 	nextPID atomic.Uint32
+	// conf holds the session settings' defaults that ALTER SYSTEM kept,
+	// as of the last pg_reload_conf() or start (autoconf.go).
+	conf    atomic.Pointer[confDefaults]
 	metrics *Metrics
 	// obs measures checkpoints, jobs and DML for monitoring (observe.go).
 	obs *observer
@@ -196,6 +199,10 @@ func Open(cfg Config) (*Engine, error) {
 	if err := e.rebuildUniqueStores(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("rebuild unique key stores: %w", err)
+	}
+	if err := e.loadConf(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("load ALTER SYSTEM settings: %w", err)
 	}
 	if err := e.bootstrapRoles(); err != nil {
 		db.Close()

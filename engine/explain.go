@@ -35,7 +35,7 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported yet")
 	}
 	t0 := time.Now()
-	gen, path := s.eng.cat.Generation(), s.vars["search_path"]
+	gen, path := s.eng.cat.Generation(), s.searchPath()
 	qp, err := s.bindExplained(ctx, q, hints, st.Analyze)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (s *Session) prepareExplain(ctx context.Context, st *sql.Explain, hints []t
 	return &utilPrepared{fields: textFields("QUERY PLAN"), params: paramTypes, run: func(ctx context.Context, params []types.Datum, _ wire.ExecIO) (wire.Result, error) {
 		// Prepared once and run after DDL (the extended protocol), the
 		// statement is bound again, as a prepared query is.
-		if g, p := s.eng.cat.Generation(), s.vars["search_path"]; g != gen || p != path {
+		if g, p := s.eng.cat.Generation(), s.searchPath(); g != gen || p != path {
 			t0 := time.Now()
 			again, err := s.bindExplained(ctx, q, paramTypes, st.Analyze)
 			if err != nil {

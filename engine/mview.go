@@ -444,8 +444,18 @@ func (s *Session) prepareExplainMView(st *sql.CreateView) (wire.Prepared, error)
 
 // alterSystem runs ALTER SYSTEM SET: barrier_interval_ms changes the
 // periodic checkpoint interval at once and is kept across restarts.
+//
+// The session settings (work_mem, ...) are PostgreSQL's: ALTER SYSTEM
+// keeps them for pg_reload_conf() (autoconf.go). Every form is refused in
+// a transaction block (25001) and for any role but a superuser (42501).
 func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Result, error) {
 	e := s.eng
+	if err := s.noAlterSystemHere(st); err != nil {
+		return nil, err
+	}
+	if st.All {
+		return s.alterSystemResetAll(ctx)
+	}
 	switch strings.ToLower(st.Name) {
 	case "barrier_interval_ms":
 		v := unquoteSetting(st.Value)
@@ -476,7 +486,7 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		}
 		return done("ALTER SYSTEM")
 	}
-	return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", st.Name)
+	return s.alterSystemConf(st)
 }
 
 // undoCreate removes a relation whose CREATE failed or was cancelled after

@@ -34,7 +34,7 @@ type cachedQuery struct {
 func (s *Session) prepareCached(ctx context.Context, st *sql.Query, text string, hints []types.T) (*cachedQuery, error) {
 	// The generation is read before binding: a change made meanwhile
 	// makes the next run bind again rather than go unnoticed.
-	gen, path := s.eng.cat.Generation(), s.vars["search_path"]
+	gen, path := s.eng.cat.Generation(), s.searchPath()
 	q, err := s.prepareQuery(ctx, st, hints)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (c *cachedQuery) Fields() []wire.Field  { return c.fields }
 // when the catalog or search_path changed since it was bound.
 func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	s := c.s
-	gen, path := s.eng.cat.Generation(), s.vars["search_path"]
+	gen, path := s.eng.cat.Generation(), s.searchPath()
 	if gen == c.gen && path == c.path {
 		return nil
 	}

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -71,17 +73,45 @@ type Session struct {
 	// activity is sessActive while a statement runs, else the last
 	// ReadyForQuery status (read by the metrics, from other goroutines).
 	activity atomic.Uint32
+
+	// backend is the wire server's handle on the connection (nil for a
+	// session without one); remote is the client's address; started is
+	// when the session began (pg_stat_activity's backend_start).
+	backend wire.Backend
+	remote  net.Addr
+	started time.Time
+	// closed is closed by Close: pg_terminate_backend with a timeout
+	// waits for it.
+	closed    chan struct{}
+	closeOnce sync.Once
+	// shown is what pg_stat_activity shows of the session to the others
+	// (backends.go).
+	shown shownActivity
+	// builtinDefaults makes the session's settings default to the
+	// built-in values, never to those of ALTER SYSTEM (internalSession).
+	builtinDefaults bool
+	// notices are the notices the statement's functions raised, sent
+	// to the client by the statement's Execute or Next (only the
+	// session's goroutine touches them).
+	notices []notice
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
-	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: time.UTC, txn: 'I', roleOID: catalog.BootstrapRoleOID}
+	s := &Session{eng: e, user: p.User, database: p.Database, vars: map[string]string{}, loc: e.defaultLocation(), txn: 'I', roleOID: catalog.BootstrapRoleOID}
 	if s.user == "" {
 		s.user = "root"
 	}
 	if s.database == "" {
 		s.database = s.user
 	}
-	s.pid = e.nextPID.Add(1)
+	s.pid = p.PID
+	if s.pid == 0 {
+		s.pid = e.nextPID.Add(1)
+	}
+	s.backend, s.remote, s.started, s.closed = p.Backend, p.RemoteAddr, time.Now(), make(chan struct{})
+	s.shown.state = "idle"
+	s.shown.changed = s.started
+	s.shown.app = p.Options["application_name"]
 	for k, v := range p.Options {
 		if st, err := lookupSetting(k); err == nil && !st.readOnly {
 			_ = s.set(st, v)
@@ -115,7 +145,11 @@ func (s *Session) get(st *setting) string {
 		}
 		return "off"
 	}
-	if v, ok := s.vars[strings.ToLower(st.name)]; ok {
+	name := strings.ToLower(st.name)
+	if v, ok := s.vars[name]; ok {
+		return v
+	}
+	if v, ok := s.eng.confDefault(name); ok && !s.builtinDefaults {
 		return v
 	}
 	return st.def
@@ -147,8 +181,14 @@ func (s *Session) reset(st *setting) {
 	delete(s.vars, strings.ToLower(st.name))
 	if strings.EqualFold(st.name, "TimeZone") {
 		s.loc = time.UTC
+		if !s.builtinDefaults {
+			s.loc = s.eng.defaultLocation()
+		}
 	}
 }
+
+// searchPath returns the session's search_path.
+func (s *Session) searchPath() string { return s.get(settingsByName["search_path"]) }
 
 // statementTimeout returns the session's statement_timeout (0: none).
 func (s *Session) statementTimeout() time.Duration {
@@ -218,6 +258,7 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 // TxStatus implements wire.Session.
 func (s *Session) TxStatus() byte {
 	s.activity.Store(uint32(s.txn))
+	s.showIdle()
 	return s.txn
 }
 
@@ -226,7 +267,8 @@ func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
 	s.closeCursors(true)
 	s.eng.metrics.sessions.Dec()
-	s.eng.sessions.Delete(s.pid)
+	s.eng.sessions.CompareAndDelete(s.pid, s)
+	s.closeOnce.Do(func() { close(s.closed) })
 }
 
 // recoverInternal turns a panic in statement processing into an internal
@@ -267,12 +309,19 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 			hints[i] = types.TUnknown
 		}
 	}
+	// The client's query string, which pg_stat_activity shows while
+	// the statement runs: the whole of a simple Query, as PostgreSQL
+	// shows it, and a Parse message's statement.
+	source := s.source
+	if source == "" {
+		source = text
+	}
 	p, err := s.prepare(ctx, stmt, text, hints)
 	if err != nil {
 		s.fail()
 		return nil, err
 	}
-	return &failTracking{Prepared: p, s: s}, nil
+	return &failTracking{Prepared: p, s: s, text: source}, nil
 }
 
 // fail moves an open transaction block into the failed state, as Postgres
@@ -285,20 +334,26 @@ func (s *Session) fail() {
 
 // failTracking wraps a prepared statement so that execution errors mark
 // the transaction block failed.
+// It also shows the statement in pg_stat_activity while it runs and
+// sends the notices its functions raise.
 type failTracking struct {
 	wire.Prepared
 	s *Session
+	// text is the query string pg_stat_activity shows.
+	text string
 }
 
 func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wire.ExecIO) (_ wire.Result, err error) {
 	defer f.s.recoverInternal(&err)
 	f.s.activity.Store(sessActive)
+	f.s.showActive(f.text)
 	r, err := f.Prepared.Execute(ctx, params, io)
+	f.s.sendNotices(io)
 	if err != nil {
 		f.s.fail()
 		return nil, err
 	}
-	return &failTrackingResult{Result: r, s: f.s}, nil
+	return &failTrackingResult{Result: r, s: f.s, io: io}, nil
 }
 
 // Revalidate implements wire.Revalidator for the statements that do
@@ -319,12 +374,14 @@ func (f *failTracking) Revalidate(ctx context.Context) (err error) {
 
 type failTrackingResult struct {
 	wire.Result
-	s *Session
+	s  *Session
+	io wire.ExecIO
 }
 
 func (r *failTrackingResult) Next(ctx context.Context) (_ types.Row, err error) {
 	defer r.s.recoverInternal(&err)
 	row, err := r.Result.Next(ctx)
+	r.s.sendNotices(r.io)
 	if err != nil {
 		r.s.fail()
 	}

@@ -31,15 +31,15 @@ var settingList = []setting{
 	{name: "IntervalStyle", def: "postgres", desc: "Sets the display format for interval values.", check: checkOneOf("postgres")},
 	{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 	{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces.", check: checkMemory},
-	{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration},
+	{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration("statement_timeout")},
 	{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.", check: checkTimeZone},
 	{name: "standard_conforming_strings", def: "on", desc: "Causes '...' strings to treat backslashes literally.", check: checkOneOf("on")},
 	{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level."},
 	{name: "default_transaction_isolation", def: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
 	{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status."},
-	{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", check: checkDuration},
-	{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.", check: checkDuration},
-	{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.", check: checkDuration},
+	{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", check: checkDuration("lock_timeout")},
+	{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.", check: checkDuration("idle_in_transaction_session_timeout")},
+	{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.", check: checkDuration("idle_session_timeout")},
 	{name: "row_security", def: "on", desc: "Enable row security."},
 	{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", check: checkOneOf("hex")},
 	{name: "server_version", def: ServerVersion, desc: "Shows the server version.", readOnly: true},
@@ -62,6 +62,19 @@ var settingsByName = func() map[string]*setting {
 	}
 	return m
 }()
+
+// listSettings are the settings that take a list of values
+// (PostgreSQL's GUC_LIST_INPUT); the others take one.
+var listSettings = map[string]bool{"search_path": true, "datestyle": true}
+
+// checkArgs refuses n values for a setting that takes one, as
+// PostgreSQL's flatten_set_variable_args does (42601).
+func checkArgs(st *setting, n int) error {
+	if n > 1 && !listSettings[strings.ToLower(st.name)] {
+		return pgerr.New(pgerr.SyntaxError, "SET %s takes only one argument", strings.ToLower(st.name))
+	}
+	return nil
+}
 
 // lookupSetting finds a setting by case-insensitive name.
 func lookupSetting(name string) (*setting, error) {
@@ -280,20 +293,40 @@ func parseDurationSetting(v string) (time.Duration, error) {
 		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
 	}
 	unit := strings.TrimSpace(v[i:])
-	mult := map[string]time.Duration{"": time.Millisecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	mult := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
 	m, ok := mult[unit]
 	if !ok {
-		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v).WithHint("Valid units for this parameter are \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v).WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
 	}
 	return time.Duration(n) * m, nil
 }
 
-func checkDuration(v string) (string, error) {
-	d, err := parseDurationSetting(v)
-	if err != nil {
-		return "", err
+// checkDuration checks a time setting of milliseconds, as guc.c's
+// parse_int does, with its messages: a value that does not read as one
+// names the setting (22023), and so does one outside 0 .. 2147483647
+// milliseconds, which it gives in milliseconds.
+func checkDuration(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		t := strings.TrimSpace(strings.Trim(v, "'"))
+		neg := strings.HasPrefix(t, "-")
+		d, err := parseDurationSetting(strings.TrimPrefix(t, "-"))
+		if err != nil {
+			pe := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, t)
+			if h := pgerr.As(err).Hint; h != "" {
+				pe = pe.WithHint("%s", h)
+			}
+			return "", pe
+		}
+		ms := d.Milliseconds()
+		if ms > math.MaxInt32 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, t).
+				WithHint("Value exceeds integer range.")
+		}
+		if neg && ms > 0 {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", -ms, name)
+		}
+		return formatDurationSetting(d), nil
 	}
-	return formatDurationSetting(d), nil
 }
 
 // formatDurationSetting prints a duration as SHOW does (0, 5s, 100ms, 1min).

@@ -1042,9 +1042,13 @@ func parseQuery(text string) (*sql.Query, error) {
 	return q, nil
 }
 
-// internalSession is the session the engine binds stored queries in.
+// internalSession is the session the engine binds stored queries in. It
+// has the built-in defaults, not those of ALTER SYSTEM: a stored
+// definition means at every start what it meant when it was made.
 func (e *Engine) internalSession() *Session {
-	return newSession(e, wire.StartupParams{User: "root", Database: "dev"})
+	s := newSession(e, wire.StartupParams{User: "root", Database: "dev"})
+	s.builtinDefaults, s.loc = true, time.UTC
+	return s
 }
 
 // definitionSession is the session the stored definition of rel is

@@ -212,7 +212,7 @@ func schemaOf(n sql.ObjectName) string {
 // of that name. PostgreSQL says the same.
 func (s *Session) systemCatalogError(n sql.ObjectName) error {
 	if n.Schema == "" {
-		if !syscat.CatalogFirst(s.vars["search_path"], n.Name) {
+		if !syscat.CatalogFirst(s.searchPath(), n.Name) {
 			return nil
 		}
 	} else if _, _, ok := syscat.Lookup(n.Schema, n.Name); !ok {
@@ -815,6 +815,9 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	}
 	stt, err := lookupSetting(name)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkArgs(stt, st.Args); err != nil {
 		return nil, err
 	}
 	if err := s.changeSetting(stt, unquoteSetting(st.Value), st.Default, st.Local, io); err != nil {

@@ -73,6 +73,34 @@ type CatalogDescriber interface {
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 
+// BackendController is implemented by sessions that know the server's
+// other sessions (PostgreSQL's backends), for the server signalling
+// functions (docs §9.27.2) and pg_backend_pid.
+type BackendController interface {
+	// BackendPID is the session's pid, the one the client got in
+	// BackendKeyData.
+	BackendPID() int32
+	// SignalBackend cancels the statement session pid runs or, with
+	// terminate, ends that session; with terminate and a timeout above
+	// zero it then waits until the session is gone, at most that long,
+	// or until ctx (the calling statement) ends. It returns false, and
+	// has the session send a WARNING, when pid is no session or the
+	// wait ran out; 42501 when the caller may not signal it.
+	SignalBackend(ctx context.Context, pid int32, terminate bool, timeout time.Duration) (bool, error)
+	// ReloadConf is pg_reload_conf(): the settings ALTER SYSTEM wrote
+	// become the defaults of every session.
+	ReloadConf() (bool, error)
+}
+
+// WaitReporter is implemented by sessions that show what their
+// statement waits for (pg_stat_activity's wait_event_type and
+// wait_event).
+type WaitReporter interface {
+	// ReportWait records that the statement waits for event of type
+	// typ; the returned function records that the wait ended.
+	ReportWait(typ, event string) (done func())
+}
+
 // PrivilegeChecker is implemented by sessions that keep privileges, for
 // has_table_privilege. table is a relation name as written (schema
 // qualified or not) unless oid is not zero; privs is a comma-separated

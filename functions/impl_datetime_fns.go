@@ -667,6 +667,9 @@ func pgSleep(ctx *Context, d []types.Datum) (types.Datum, error) {
 	}
 	timer := time.NewTimer(dur)
 	defer timer.Stop()
+	if wr, ok := ctx.Session.(WaitReporter); ok {
+		defer wr.ReportWait("Timeout", "PgSleep")()
+	}
 	var done <-chan struct{}
 	if ctx.Cancel != nil {
 		done = ctx.Cancel.Done()

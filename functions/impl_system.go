@@ -124,7 +124,54 @@ func (t implTable) defineSystem() {
 	})
 	t.defRowNS(CollateFn, func(_ *Context, d []types.Datum) (types.Datum, error) { return d[0], nil })
 	pid := int64(os.Getpid())
-	t.defRow("pg_backend_pid", func(*Context, []types.Datum) (types.Datum, error) { return dInt(pid) })
+	t.defRow("pg_backend_pid", func(c *Context, _ []types.Datum) (types.Datum, error) {
+		if bc, ok := c.Session.(BackendController); ok {
+			return dInt(int64(bc.BackendPID()))
+		}
+		return dInt(pid)
+	})
+	// pg_cancel_backend(pid) and pg_terminate_backend(pid [, timeout
+	// ms]) signal another session; pg_reload_conf() applies ALTER
+	// SYSTEM.
+	t.def("pg_cancel_backend", func([]types.T, types.T) (Impl, bool) {
+		return Impl{Row: func(c *Context, d []types.Datum) (types.Datum, error) {
+			bc, err := backendController(c, "pg_cancel_backend")
+			if err != nil {
+				return types.Datum{}, err
+			}
+			ok, err := bc.SignalBackend(c.Cancel, int32(d[0].I), false, 0)
+			return types.DBool(ok), err
+		}}, true
+	})
+	t.def("pg_terminate_backend", func(args []types.T, _ types.T) (Impl, bool) {
+		return Impl{Row: func(c *Context, d []types.Datum) (types.Datum, error) {
+			var timeout int64
+			if len(d) > 1 {
+				timeout = d[1].I
+			}
+			if timeout < 0 {
+				return types.Datum{}, pgerr.New(pgerr.NumericValueOutOfRange, "\"timeout\" must not be negative")
+			}
+			bc, err := backendController(c, "pg_terminate_backend")
+			if err != nil {
+				return types.Datum{}, err
+			}
+			wait := time.Duration(math.MaxInt64)
+			if timeout < int64(wait/time.Millisecond) {
+				wait = time.Duration(timeout) * time.Millisecond
+			}
+			ok, err := bc.SignalBackend(c.Cancel, int32(d[0].I), true, wait)
+			return types.DBool(ok), err
+		}}, true
+	})
+	t.defRow("pg_reload_conf", func(c *Context, _ []types.Datum) (types.Datum, error) {
+		bc, err := backendController(c, "pg_reload_conf")
+		if err != nil {
+			return types.Datum{}, err
+		}
+		ok, err := bc.ReloadConf()
+		return types.DBool(ok), err
+	})
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
 	// with the table as a name or an OID.
@@ -464,4 +511,17 @@ func (t implTable) defineCurrentOf() {
 			return types.DBool(true), nil
 		}}, true
 	})
+}
+
+// backendController returns the session's BackendController, or 0A000
+// when the function runs where there is no session to signal from (a
+// streaming job).
+func backendController(c *Context, fn string) (BackendController, error) {
+	if c != nil {
+		if bc, ok := c.Session.(BackendController); ok {
+			return bc, nil
+		}
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s cannot run here", fn).
+		WithDetail("Only a client session can signal sessions or reload the configuration.")
 }

@@ -181,7 +181,12 @@ func scalarOverloads() []*Overload {
 		fn("current_setting", tText, tText), fn("current_setting", tText, tText, tBool),
 		&Overload{Name: "set_config", Args: []types.TypeID{tText, tText, tBool}, Ret: tText, NonStrict: true, Volatile: true},
 		nonStrict("pg_typeof", tText, tAny),
-		fn("pg_backend_pid", tI4),
+		// pg_backend_pid is the session's: never folded into a plan
+		// another session may run.
+		volatile("pg_backend_pid", tI4),
+		volatile("pg_cancel_backend", tBool, tI4),
+		volatile("pg_terminate_backend", tBool, tI4), volatile("pg_terminate_backend", tBool, tI4, tI8),
+		volatile("pg_reload_conf", tBool),
 		fn("pg_table_is_visible", tBool, tOid), fn("pg_type_is_visible", tBool, tOid),
 		fn("pg_function_is_visible", tBool, tOid), fn("pg_operator_is_visible", tBool, tOid),
 		fn("pg_conversion_is_visible", tBool, tOid), fn("pg_opclass_is_visible", tBool, tOid),

@@ -280,12 +280,20 @@ type Set struct {
 	Value   string
 	Default bool
 	Local   bool
+	// Args is the number of values given (0 when not counted: SET
+	// TIME ZONE, SET NAMES, SET SCHEMA).
+	Args int
 }
 
-// AlterSystem is ALTER SYSTEM SET name {TO|=} value.
+// AlterSystem is ALTER SYSTEM SET name {TO|=} value, ALTER SYSTEM SET
+// name TO DEFAULT and ALTER SYSTEM RESET name (Value empty), and ALTER
+// SYSTEM RESET ALL (All).
 type AlterSystem struct {
 	Name  string
 	Value string
+	All   bool
+	// Args is the number of values given.
+	Args int
 }
 
 // AlterJob is ALTER MATERIALIZED VIEW | SINK name RESUME: it restarts

@@ -510,13 +510,26 @@ func (p *stmtParser) set() (Stmt, error) {
 			break
 		}
 	}
-	s.Value = strings.Join(vals, ", ")
+	s.Value, s.Args = strings.Join(vals, ", "), len(vals)
 	return s, nil
 }
 
 func (p *stmtParser) alterSystem() (Stmt, error) {
 	p.pos++
-	if err := p.expect("system", "set"); err != nil {
+	if err := p.expect("system"); err != nil {
+		return nil, err
+	}
+	if p.accept("reset") {
+		if p.accept("all") {
+			return &AlterSystem{All: true}, nil
+		}
+		name, err := p.settingName()
+		if err != nil {
+			return nil, err
+		}
+		return &AlterSystem{Name: name}, nil
+	}
+	if err := p.expect("set"); err != nil {
 		return nil, err
 	}
 	name, err := p.settingName()
@@ -540,7 +553,7 @@ func (p *stmtParser) alterSystem() (Stmt, error) {
 			break
 		}
 	}
-	return &AlterSystem{Name: name, Value: strings.Join(vals, ", ")}, nil
+	return &AlterSystem{Name: name, Value: strings.Join(vals, ", "), Args: len(vals)}, nil
 }
 
 func (p *stmtParser) txn() (Stmt, error) {

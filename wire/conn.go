@@ -304,6 +304,7 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 		return
 	}
 
+	p.PID, p.RemoteAddr, p.Backend = c.pid, c.nc.RemoteAddr(), backendHandle{c}
 	sess, err := c.s.h.NewSession(c.ctx, p)
 	if err != nil {
 		pe := *pgerr.As(err)
@@ -711,6 +712,23 @@ func (c *conn) cancelRunning(cause error) {
 	if c.running != nil {
 		c.running(cause)
 	}
+}
+
+// backendHandle is the Backend of a connection.
+type backendHandle struct{ c *conn }
+
+// Cancel implements Backend.
+func (b backendHandle) Cancel() {
+	b.c.s.log.Debug("statement cancelled by another session", "pid", b.c.pid)
+	b.c.cancelRunning(errQueryCanceled)
+}
+
+// Terminate implements Backend: the connection's context ends with the
+// cause Shutdown gives every connection, so an idle session and a
+// running statement end alike, with FATAL 57P01.
+func (b backendHandle) Terminate() {
+	b.c.s.log.Info("session terminated by another session", "pid", b.c.pid)
+	b.c.cancel(errAdminShutdown)
 }
 
 // msgName names a frontend message type for logs.

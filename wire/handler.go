@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"io"
+	"net"
 	"time"
 
 	"github.com/weirdb/weir/types"
@@ -21,13 +22,40 @@ type Handler interface {
 	ServerParams() [][2]string
 }
 
-// StartupParams are the values of the client's StartupMessage.
+// StartupParams are the values of the client's StartupMessage and what
+// the server knows of the connection they came on.
 type StartupParams struct {
 	User     string
 	Database string
 	// Options holds every other startup parameter (application_name,
 	// client_encoding, DateStyle, options, ...).
 	Options map[string]string
+	// PID is the process id the server sends the client in
+	// BackendKeyData: PostgreSQL's pid of the session's backend, which
+	// pg_backend_pid() and pg_stat_activity report and CancelRequest
+	// names. Zero when the session does not come from a connection.
+	PID uint32
+	// RemoteAddr is the client's address (nil when not known).
+	RemoteAddr net.Addr
+	// Backend lets the handler stop the connection's work from another
+	// session (pg_cancel_backend, pg_terminate_backend); nil when the
+	// session does not come from a connection.
+	Backend Backend
+}
+
+// Backend is the server's handle on one connection, for the handler.
+// Its methods are safe to call from any goroutine, any number of times,
+// also after the connection ended (they then do nothing).
+type Backend interface {
+	// Cancel cancels the statement the connection runs, if any, as a
+	// CancelRequest does: it fails with 57014 "canceling statement due
+	// to user request" and the session goes on.
+	Cancel()
+	// Terminate ends the connection as PostgreSQL's SIGTERM to a
+	// backend does: a running statement is cancelled, the client gets
+	// FATAL 57P01 "terminating connection due to administrator command"
+	// and the connection closes (Session.Close is called as usual).
+	Terminate()
 }
 
 // Piece is one statement of a simple-protocol query string.

@@ -272,3 +272,72 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// TestBackendHandle checks what NewSession gets of the connection: the
+// BackendKeyData pid and the client's address, and a Backend whose
+// Cancel fails the running statement with 57014 (the session goes on)
+// and whose Terminate ends the session with FATAL 57P01, idle or not.
+func TestBackendHandle(t *testing.T) {
+	h := newFakeHandler()
+	ts := startServer(t, h, Options{})
+	ctx := context.Background()
+	params := func(i int) StartupParams {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.params[i]
+	}
+
+	conn := connectPgx(t, ts)
+	p := params(0)
+	if p.PID == 0 || p.PID != conn.PgConn().PID() || p.Backend == nil || p.RemoteAddr == nil ||
+		p.RemoteAddr.String() != conn.PgConn().Conn().LocalAddr().String() {
+		t.Fatalf("StartupParams: pid %d (BackendKeyData %d), backend %v, remote %v (client %v)",
+			p.PID, conn.PgConn().PID(), p.Backend, p.RemoteAddr, conn.PgConn().Conn().LocalAddr())
+	}
+	// Cancel between statements does nothing.
+	p.Backend.Cancel()
+	var n int32
+	if err := conn.QueryRow(ctx, "select 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("after a Cancel while idle: %v", err)
+	}
+	go func() {
+		<-h.sleeping
+		p.Backend.Cancel()
+	}()
+	_, err := conn.Exec(ctx, "sleep")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "canceling statement due to user request" {
+		t.Fatalf("Cancel: %v", err)
+	}
+	if err := conn.QueryRow(ctx, "select 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("after Cancel: %v", err)
+	}
+
+	// Terminate of a running statement.
+	go func() {
+		<-h.sleeping
+		p.Backend.Terminate()
+	}()
+	_, err = conn.Exec(ctx, "sleep")
+	if !errors.As(err, &pe) || pe.Code != "57P01" || pe.Severity != "FATAL" || pe.Message != "terminating connection due to administrator command" {
+		t.Fatalf("Terminate of a running statement: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "select 1"); err == nil {
+		t.Fatal("the terminated session still answers")
+	}
+
+	// Terminate of an idle session: the client reads FATAL 57P01.
+	conn2 := connectPgx(t, ts)
+	params(1).Backend.Terminate()
+	_, err = conn2.Exec(ctx, "select 1")
+	if err == nil {
+		t.Fatal("the terminated idle session still answers")
+	}
+	if errors.As(err, &pe) && pe.Code != "57P01" {
+		t.Fatalf("Terminate of an idle session: %v", err)
+	}
+	waitFor(t, func() bool { return h.sessionsClosed.Load() == 2 })
+	// The handle outlives its connection harmlessly.
+	p.Backend.Cancel()
+	p.Backend.Terminate()
+}

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"sync"
 	"time"
@@ -227,7 +228,13 @@ func (s *Server) register(c *conn) error {
 		return errTooManyClients
 	}
 	for {
+		// Pids stay positive int4s, as PostgreSQL's: pg_backend_pid()
+		// and pg_stat_activity.pid are integer.
 		s.nextPID++
+		if s.nextPID > math.MaxInt32 {
+			s.nextPID = 0
+			continue
+		}
 		if s.nextPID == 0 {
 			continue
 		}

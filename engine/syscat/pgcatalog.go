@@ -3,6 +3,7 @@ package syscat
 import (
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -410,7 +411,14 @@ func pgCatalogTables() []*table {
 				if st.ReadOnly {
 					ctx = "internal"
 				}
-				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), null, vStr(""), vStr(st.Desc), null, vStr(ctx), vStr("string"), vStr("default"), null, null, null, vStr(st.Default), vStr(st.Default), null, null, vBool(false)})
+				source, reset := st.Source, st.Reset
+				if source == "" {
+					source = "default"
+				}
+				if reset == "" {
+					reset = st.Default
+				}
+				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), null, vStr(""), vStr(st.Desc), null, vStr(ctx), vStr("string"), vStr(source), null, null, null, vStr(st.Default), vStr(reset), null, null, vBool(false)})
 			}
 			return rows
 		}),
@@ -440,6 +448,10 @@ func pgCatalogTables() []*table {
 		def("pg_catalog", "pg_opfamily", "oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid", empty),
 		def("pg_catalog", "pg_largeobject_metadata", "oid:oid lomowner:oid lomacl:text[]", empty),
 		def("pg_catalog", "pg_db_role_setting", "setdatabase:oid setrole:oid setconfig:text[]", empty),
+		// client_addr is inet and backend_xid, backend_xmin xid in
+		// PostgreSQL; weir has neither type and shows them as text
+		// (the xids are always NULL: weir hands out none).
+		def("pg_catalog", "pg_stat_activity", "datid:oid datname:name pid:int4 leader_pid:int4 usesysid:oid usename:name application_name:text client_addr:text client_hostname:text client_port:int4 backend_start:timestamptz xact_start:timestamptz query_start:timestamptz state_change:timestamptz wait_event_type:text wait_event:text state:text backend_xid:text backend_xmin:text query_id:int8 query:text backend_type:text", activityRows),
 		def("pg_catalog", "pg_cursors", "name:text statement:text is_holdable:bool is_binary:bool is_scrollable:bool creation_time:timestamptz", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, c := range p.Cursors() {
@@ -792,6 +804,38 @@ func operatorRows(Provider) []types.Row {
 	for _, o := range functions.Opers() {
 		rows = append(rows, types.Row{vOid(o.OID), vStr(o.Name), vOid(oidPgCatalog), vOid(oidRoot), vStr(string(o.Kind)), vBool(false), vBool(false),
 			vOid(o.Left), vOid(o.Right), vOid(o.Result), vOid(0), vOid(0), vOid(0)})
+	}
+	return rows
+}
+
+// activityRows are the rows of pg_stat_activity: one per client
+// session, by pid. What a session may not see of another role's
+// session is NULL, and its query <insufficient privilege>, as
+// pg_stat_get_activity gives them; datid, pid, usesysid and
+// application_name are seen by all.
+func activityRows(p Provider) []types.Row {
+	bs := p.Backends()
+	sort.Slice(bs, func(i, j int) bool { return bs[i].PID < bs[j].PID })
+	cat := p.Catalog()
+	rows := make([]types.Row, 0, len(bs))
+	for _, b := range bs {
+		usename := null
+		if r, ok := cat.RoleByOID(b.RoleOID); ok {
+			usename = vStr(r.Name)
+		}
+		r := types.Row{vOid(oidDatabase), vStr(b.Database), vInt(int(b.PID)), null, vOid(b.RoleOID), usename, vStr(b.AppName)}
+		if !b.Visible {
+			r = append(r, null, null, null, null, null, null, null, null, null, null, null, null, null, vStr("<insufficient privilege>"), null)
+			rows = append(rows, r)
+			continue
+		}
+		addr, port := null, vInt(b.ClientPort)
+		if b.ClientAddr != "" {
+			addr = vStr(b.ClientAddr)
+		}
+		r = append(r, addr, null, port, vTime(b.Started), vTime(b.XactStart), vTime(b.QueryStart), vTime(b.StateChange),
+			vStrOrNull(b.WaitEventType), vStrOrNull(b.WaitEvent), vStr(b.State), null, null, null, vStr(b.Query), vStr("client backend"))
+		rows = append(rows, r)
 	}
 	return rows
 }

@@ -2,6 +2,7 @@ package syscat
 
 import (
 	"strings"
+	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
@@ -53,6 +54,9 @@ type Provider interface {
 	// table id (a relation's data, an index's, a state table's), 0 when
 	// it cannot be read.
 	TableBytes(id uint32) int64
+	// Backends are the client sessions open now, as the asking session
+	// may see them (pg_stat_activity).
+	Backends() []Backend
 	// System is the running system, for the weir schema.
 	System
 }
@@ -66,6 +70,39 @@ type PreparedStatement struct {
 	ParamTypes []string
 	// GenericPlans and CustomPlans count the executions by plan kind.
 	GenericPlans, CustomPlans int64
+}
+
+// Backend is one client session, a row of pg_stat_activity. The
+// engine fills every field; the row shows those past RoleOID only when
+// Visible.
+type Backend struct {
+	PID int32
+	// RoleOID is the session's role (usesysid).
+	RoleOID  uint32
+	Database string
+	AppName  string
+	// ClientAddr and ClientPort are the client's address and TCP port;
+	// ClientPort is -1 over a Unix socket (ClientAddr then empty).
+	ClientAddr string
+	ClientPort int
+	// Started, XactStart, QueryStart and StateChange are
+	// backend_start, xact_start, query_start and state_change; a zero
+	// time is NULL.
+	Started, XactStart, QueryStart, StateChange time.Time
+	// State is PostgreSQL's state: active, idle, idle in transaction,
+	// idle in transaction (aborted).
+	State string
+	// Query is the statement running, or the last one run when idle.
+	Query string
+	// WaitEventType and WaitEvent are what the session waits for, as
+	// PostgreSQL names it (Client/ClientRead when idle); empty when it
+	// waits for nothing.
+	WaitEventType, WaitEvent string
+	// Visible reports whether the asking session has the privileges of
+	// this session's role (a superuser has every role's): the others see
+	// the query as <insufficient privilege> and the rest as NULL, as in
+	// PostgreSQL.
+	Visible bool
 }
 
 // Cursor is one row of pg_cursors.
@@ -82,6 +119,12 @@ type Setting struct {
 	// ReadOnly settings report the server's fixed state (context
 	// internal); the others a session may SET (context user).
 	ReadOnly bool
+	// Source is where the value comes from, "default" when empty
+	// ("configuration file" for a value of ALTER SYSTEM).
+	Source string
+	// Reset is the value RESET returns to (reset_val), Default when
+	// empty.
+	Reset string
 }
 
 // table is one relation of the system catalog: its columns and how its

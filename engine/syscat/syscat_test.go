@@ -64,6 +64,7 @@ func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, fal
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
 func (f fake) Cursors() []Cursor                                 { return nil }
 func (f fake) TableBytes(id uint32) int64                        { return int64(id) * 100 }
+func (f fake) Backends() []Backend                               { return nil }
 func (f fake) Committed() Committed {
 	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
 }

@@ -79,6 +79,7 @@ var skip = map[string]string{
 	"current_date": "clock", "current_time": "clock", "localtimestamp": "clock", "localtime": "clock",
 	"age": "clock (one-argument forms)", "pg_postmaster_start_time": "clock",
 	"random": "random", "setseed": "random", "pg_sleep": "waits",
+	"pg_cancel_backend": "signals sessions", "pg_terminate_backend": "signals sessions", "pg_reload_conf": "server",
 	"version": "server", "pg_backend_pid": "process", "inet_server_addr": "server", "inet_server_port": "server",
 	"txid_current": "server", "current_setting": "settings differ", "set_config": "changes settings",
 	"current_database": "names differ", "current_catalog": "names differ", "current_schemas": "names differ",
