@@ -162,6 +162,9 @@
 //	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
 //	    OFFSET n LIMIT m                       LIMIT m OFFSET n
 //	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
+//	    FETCH FIRST|NEXT m ROW|ROWS WITH TIES  LIMIT e, e the count pg_with_ties(m) parsed
+//	                                           apart as below; without ORDER BY at its
+//	                                           level 42601 as PostgreSQL's grammar says
 //	    LIMIT $1::int, LIMIT (5)               LIMIT ?, LIMIT 5 (TiDB takes only a number or
 //	                                           a parameter; the cast is dropped)
 //	    LIMIT e, OFFSET e (any other count:    LIMIT 18446744073709550000+k: the k-th such

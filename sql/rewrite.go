@@ -650,7 +650,9 @@ func (v *limitReplacer) Enter(n ast.Node) (ast.Node, bool) {
 func (v *limitReplacer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
-// OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n.
+// OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n, and
+// FETCH FIRST m ROWS WITH TIES into LIMIT e where e, parsed apart, is
+// pg_with_ties(m).
 func (b *bridge) limits(seq []*node) []*node {
 	var count, offset []*node
 	pos, posOff, found := -1, 0, false
@@ -691,8 +693,28 @@ func (b *bridge) limits(seq []*node) []*node {
 				c = []*node{b.limitArg(seq, j, e)}
 				j = e
 			}
-			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) || !at(seq, j+1).isWord("only") {
-				continue // FETCH ... WITH TIES and the like: left for TiDB to reject
+			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) {
+				continue // left for TiDB to reject
+			}
+			if at(seq, j+1).isWord("with") && at(seq, j+2).isWord("ties") {
+				if !orderedLevel(seq[:i]) {
+					b.fail(pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause"))
+					return seq
+				}
+				mark(i)
+				var kids []*node
+				if e := limitSpan(seq, i+2); e > i+2 {
+					kids = seq[i+2 : e]
+				} else {
+					kids = []*node{textNode("1", n.off)}
+				}
+				count = []*node{b.limitArg([]*node{synth("pg_with_ties(", kids, ")", n.off)}, 0, 1)}
+				seq = splice(seq, i, j+3)
+				i--
+				continue
+			}
+			if !at(seq, j+1).isWord("only") {
+				continue // left for TiDB to reject
 			}
 			mark(i)
 			count = c
@@ -717,6 +739,22 @@ func (b *bridge) limits(seq []*node) []*node {
 		}
 	}
 	return splice(seq, pos, pos, tail...)
+}
+
+// orderedLevel reports whether the query level seq (the text before a
+// FETCH clause) has an ORDER BY of its own or is a parenthesised query,
+// which may: PostgreSQL's grammar refuses FETCH ... WITH TIES without
+// one (insertSelectOptions) before any name is looked up.
+func orderedLevel(seq []*node) bool {
+	if len(seq) > 0 && seq[0].isParen() {
+		return true
+	}
+	for i := range seq {
+		if seq[i].isWord("order") && at(seq, i+1).isWord("by") {
+			return true
+		}
+	}
+	return false
 }
 
 // canon returns the type name pg_cast receives: types.T.String() of a
