@@ -156,6 +156,7 @@ var impls = func() implTable {
 	t.defineMath()
 	t.defineString()
 	t.defineSimilar()
+	t.defineRegex()
 	t.defineSystem()
 	t.defineSequences()
 	t.defineCurrentOf()

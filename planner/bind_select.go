@@ -1119,7 +1119,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 	}
 	var tf *TableFunc
 	switch f.Name {
-	case "generate_series", "regexp_split_to_table", "json_array_elements", "json_array_elements_text", "json_object_keys",
+	case "generate_series", "regexp_split_to_table", "regexp_matches", "json_array_elements", "json_array_elements_text", "json_object_keys",
 		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
 	case "unnest":

@@ -246,6 +246,7 @@
 //	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
 //	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)
 //	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP similar_to_escape((p)[, (e)])
+//	    substring(x SIMILAR p ESCAPE e)        substring(x, p, e)
 //	36  overlay(s PLACING r FROM n [FOR m])    overlay(s, r, n[, m])
 //	37  SELECT [ALL] (no target list)          SELECT [ALL] pg_no_columns(): no output columns
 //	38  GROUP BY ROLLUP (a, (b, c))            GROUP BY pg_rollup(a, (b, c)); CUBE (...) is

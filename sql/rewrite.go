@@ -15,6 +15,7 @@ import (
 // subscripts bind before operators; IS DISTINCT FROM binds after
 // comparisons).
 func (b *bridge) level(seq []*node) []*node {
+	substringSimilar(seq)
 	for i, n := range seq {
 		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
 			n.kids = b.level(n.kids)
@@ -48,6 +49,34 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
 	return seq
+}
+
+// substringSimilar rewrites substring(x SIMILAR p ESCAPE e) into
+// substring(x, p, e), as PostgreSQL's grammar does (TiDB's takes the
+// FROM p FOR e spelling only).
+func substringSimilar(seq []*node) {
+	for i, n := range seq {
+		g := at(seq, i+1)
+		if !n.isWord("substring") || !g.isParen() || at(seq, i-1).isOp(".") && !at(seq, i-2).isWord("pg_catalog") {
+			continue
+		}
+		sim, esc := -1, -1
+		for k, kid := range g.kids {
+			switch {
+			case kid.isWord("similar") && sim < 0 && k > 0:
+				sim = k
+			case kid.isWord("escape") && sim >= 0 && esc < 0 && k > sim+1:
+				esc = k
+			}
+		}
+		if sim < 0 || esc < 0 || esc == len(g.kids)-1 {
+			continue
+		}
+		for _, k := range []int{sim, esc} {
+			kid := g.kids[k]
+			kid.tok = Token{Kind: TOp, Val: ",", Off: kid.tok.Off, End: kid.tok.End}
+		}
+	}
 }
 
 // starCalls rewrites f(*) for a function other than count, which
@@ -1360,9 +1389,6 @@ func (b *bridge) jsonOps(seq []*node) []*node {
 			continue
 		}
 		l, r := b.caseSpan(seq[s:i]), b.caseSpan(seq[i+1:e])
-		if n.tok.Val == "<@" {
-			l, r = r, l
-		}
 		kids := append(append(append([]*node{}, l...), leafOp(",", n.off)), r...)
 		seq = splice(seq, s, e, synth(jsonFuncs[n.tok.Val]+"(", kids, ")", seq[s].off))
 		i = s
