@@ -149,6 +149,7 @@ var impls = func() implTable {
 	t.defineCompare()
 	t.defineDatetime()
 	t.defineDatetimeFns()
+	t.defineArrayContain()
 	t.defineJson()
 	t.defineJsonText()
 	t.defineJsonSRFText()

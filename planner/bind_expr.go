@@ -795,7 +795,21 @@ func funcSig(name string, an []argNode) string {
 	return name + "(" + strings.Join(parts, ", ") + ")"
 }
 
+// callOps are the calls the bridge writes for binary operators TiDB
+// lacks, by the operator PostgreSQL names in its errors.
+var callOps = map[string]string{"pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&"}
+
 func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node) *pgerr.Error {
+	if sym, ok := callOps[name]; ok && len(an) == 2 {
+		pos := b.pos(node)
+		if f, ok := node.(*ast.FuncCallExpr); ok && b.q != nil && len(f.Args) == 2 {
+			if p := b.curMap().PosBefore(f.Args[1].OriginTextPosition()); p > 0 {
+				pos = p
+			}
+		}
+		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(sym, an)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(pos)
+	}
 	if isOp {
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(name, an)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.opPos(node))

@@ -175,7 +175,7 @@
 //	                                           bridged text's, which Query.Map covers
 //	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
 //	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
-//	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
+//	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contained(x, y)
 //	    x ? y, x ?| y, x ?& y                  pg_json_exists(x, y), pg_json_exists_any(x, y),
 //	                                           pg_json_exists_all(x, y)
 //	                                           x and y are the adjacent primaries (names,
