@@ -62,8 +62,11 @@ func (c sessionCatalog) Setting(name string) string { return c.s.vars[name] }
 func (c sessionCatalog) Settings() []syscat.Setting {
 	var out []syscat.Setting
 	for _, n := range sortedSettingNames() {
+		if hiddenSettings[n] {
+			continue
+		}
 		st, _ := lookupSetting(n)
-		out = append(out, syscat.Setting{Name: st.name, Value: c.s.get(st), Desc: st.desc, Default: st.def, ReadOnly: st.readOnly})
+		out = append(out, c.s.pgSetting(st))
 	}
 	return out
 }

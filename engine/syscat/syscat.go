@@ -72,11 +72,16 @@ type Cursor struct {
 	CreationTime int64
 }
 
-// Setting is one row of pg_settings.
+// Setting is one row of pg_settings, its columns as PostgreSQL names
+// them: Value is setting (in Unit, if any), Default boot_val, Reset
+// reset_val, Min and Max min_val and max_val ("" for NULL).
 type Setting struct {
-	Name, Value, Desc, Default string
-	// ReadOnly settings report the server's fixed state (context
-	// internal); the others a session may SET (context user).
+	Name, Value, Desc, Default, Reset string
+	Unit, Category, Context, VarType  string
+	Source, Min, Max                  string
+	EnumVals                          []string
+	// ReadOnly settings report the server's fixed state; the others a
+	// session may SET.
 	ReadOnly bool
 }
 
