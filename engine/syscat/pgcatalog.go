@@ -416,6 +416,9 @@ func pgCatalogTables() []*table {
 			}
 			return rows
 		}),
+		// No setting has privileges granted on it (GRANT SET ON
+		// PARAMETER): psql's \dconfig+ joins this table.
+		def("pg_catalog", "pg_parameter_acl", "oid:oid parname:text paracl:text[]", empty),
 		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prolang:oid provariadic:oid prokind:char proisstrict:bool proretset:bool provolatile:char proparallel:char prosecdef:bool proleakproof:bool pronargs:int2 prorettype:oid proargtypes:text prosrc:text proacl:text[]", procRows),
 		// weir's functions are built in (language internal); it has no
 		// procedural language, so psql's \dL lists none.

@@ -125,3 +125,5 @@ RESET statement_timeout;
 SELECT name, setting, source FROM pg_settings WHERE name IN ('work_mem', 'statement_timeout') ORDER BY name;
 SELECT count(*) FROM pg_settings WHERE name = 'is_superuser';
 SELECT setting::int * 1024 AS bytes FROM pg_settings WHERE name = 'work_mem';
+\dconfig+ work_mem
+\dconfig+ lock_timeout
