@@ -106,6 +106,11 @@ SELECT id FROM tg WHERE NOT (tags && '{a}') ORDER BY id;
 SELECT 1 && 2;
 SELECT ARRAY[1] @> ARRAY['a'];
 SELECT ARRAY[1] <@ ARRAY[1.5];
+SELECT '{a}' @> '{a}';
+SELECT '{a}' && '{b}';
+SELECT ARRAY[1]::int8[] @> ARRAY[1]::int4[];
+SELECT ARRAY[1] = ARRAY[1] && ARRAY[2];
+SELECT '{"a":1}'::jsonb @> '{"a":1}', '{"a":1}'::jsonb <@ '{"a":1,"b":2}';
 
 -- pg_settings: the value in the setting's unit, its type, bounds,
 -- allowed values, boot and reset values, context and category.
