@@ -43,7 +43,10 @@ type Session struct {
 	roleOID uint32
 
 	vars map[string]string // lower-case setting name → value
-	loc  *time.Location
+	// startup holds the settings the client gave at connection (their
+	// reset values), by canonical name.
+	startup map[string]string
+	loc     *time.Location
 	// settingsTx is what the open transaction block must undo of vars
 	// (nil until the block changes a setting).
 	settingsTx *settingsTxn
@@ -114,7 +117,12 @@ func newSession(e *Engine, p wire.StartupParams) *Session {
 	s.shown.app = p.Options["application_name"]
 	for k, v := range p.Options {
 		if st, err := lookupSetting(k); err == nil && !st.readOnly {
-			_ = s.set(st, v)
+			if s.set(st, v) == nil {
+				if s.startup == nil {
+					s.startup = map[string]string{}
+				}
+				s.startup[st.name] = s.get(st)
+			}
 		}
 	}
 	return s

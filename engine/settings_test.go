@@ -129,3 +129,44 @@ func TestMemorySetting(t *testing.T) {
 		}
 	}
 }
+
+// TestPgSettingsRow checks pg_settings' view of a setting: the value in
+// its unit, the reset value the client gave and the source.
+func TestPgSettingsRow(t *testing.T) {
+	s := &Session{vars: map[string]string{}, loc: time.UTC}
+	row := func(name string) string {
+		st, err := lookupSetting(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.pgSetting(st)
+		return strings.Join([]string{r.Value, r.Unit, r.VarType, r.Min, r.Max, r.Default, r.Reset, r.Context, r.Source}, "|")
+	}
+	for _, c := range []struct{ name, want string }{
+		{"work_mem", "4096|kB|integer|64|2147483647|4096|4096|user|default"},
+		{"statement_timeout", "0|ms|integer|0|2147483647|0|0|user|default"},
+		{"transaction_read_only", "off||bool|||off|off|user|override"},
+		{"server_encoding", "UTF8||string|||SQL_ASCII|UTF8|internal|default"},
+		{"max_identifier_length", "63||integer|63|63|63|63|internal|default"},
+	} {
+		if got := row(c.name); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+	for name, v := range map[string]string{"work_mem": "64MB", "statement_timeout": "2s", "application_name": "psql"} {
+		st, _ := lookupSetting(name)
+		if err := s.set(st, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.startup = map[string]string{"application_name": "psql"}
+	for _, c := range []struct{ name, want string }{
+		{"work_mem", "65536|kB|integer|64|2147483647|4096|4096|user|session"},
+		{"statement_timeout", "2000|ms|integer|0|2147483647|0|0|user|session"},
+		{"application_name", "psql||string||||psql|user|client"},
+	} {
+		if got := row(c.name); got != c.want {
+			t.Errorf("%s after SET: %s, want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -62,16 +62,11 @@ func (c sessionCatalog) Setting(name string) string { return c.s.vars[name] }
 func (c sessionCatalog) Settings() []syscat.Setting {
 	var out []syscat.Setting
 	for _, n := range sortedSettingNames() {
-		st, _ := lookupSetting(n)
-		set := syscat.Setting{Name: st.name, Value: c.s.get(st), Desc: st.desc, Default: st.def, ReadOnly: st.readOnly}
-		if v, ok := c.e.confDefault(strings.ToLower(st.name)); ok {
-			// A value of ALTER SYSTEM, which RESET returns to.
-			set.Reset = v
-			if _, own := c.s.vars[strings.ToLower(st.name)]; !own {
-				set.Source = "configuration file"
-			}
+		if hiddenSettings[n] {
+			continue
 		}
-		out = append(out, set)
+		st, _ := lookupSetting(n)
+		out = append(out, c.s.pgSetting(st))
 	}
 	return out
 }

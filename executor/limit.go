@@ -16,6 +16,11 @@ import (
 // OFFSET 2201X, as in Postgres. Limit stops pulling its input once the
 // limit is reached, and tells a Sort it reads from directly how many
 // rows it will take (Sort.SetBound).
+//
+// With ties (FETCH FIRST ... WITH TIES, planner.Limit.Ties) it goes on
+// past the limit as long as rows tie with the last row taken on the
+// ORDER BY keys, as PostgreSQL's LIMIT_OPTION_WITH_TIES does (NULLs tie
+// with NULLs), and sets no bound on the Sort.
 type Limit struct {
 	endState
 	in         Operator
@@ -24,6 +29,11 @@ type Limit struct {
 	started    bool
 	hasLimit   bool
 	limit, off int64
+	// tieCols are the input columns of plan.Ties; last is the last row
+	// taken once the limit is reached (nil before, or with no row taken).
+	tieCols []int
+	tieTs   []types.T
+	last    types.Row
 }
 
 var _ Operator = (*Limit)(nil)
@@ -67,9 +77,17 @@ func (l *Limit) start() error {
 			l.off = d.I
 		}
 	}
+	for _, k := range l.plan.Ties {
+		c, ok := k.Expr.(*planner.ColRef)
+		if !ok {
+			return pgerr.New(pgerr.InternalError, "WITH TIES key %s is not a column", planner.FormatExpr(k.Expr))
+		}
+		l.tieCols = append(l.tieCols, c.Idx)
+		l.tieTs = append(l.tieTs, c.T)
+	}
 	// As PostgreSQL's Limit tells a Sort right below it how many rows
 	// it will take (ExecSetTupleBound), so that it can keep only those.
-	if s, ok := l.in.(*Sort); ok && l.hasLimit && l.limit > 0 && l.off <= math.MaxInt64-l.limit {
+	if s, ok := l.in.(*Sort); ok && l.hasLimit && l.limit > 0 && l.off <= math.MaxInt64-l.limit && l.plan.Ties == nil {
 		s.SetBound(l.limit + l.off)
 	}
 	return nil
@@ -82,13 +100,19 @@ func (l *Limit) next(ctx context.Context) (*types.Chunk, error) {
 		}
 	}
 	for {
-		if l.hasLimit && l.limit == 0 {
+		if l.hasLimit && l.limit == 0 && l.last == nil {
 			l.in.Close()
 			return nil, nil
 		}
 		c, err := nextVisible(ctx, l.in)
 		if err != nil || c == nil {
 			return nil, err
+		}
+		if l.plan.Ties != nil && l.hasLimit {
+			if l.nextTies(c); c.VisibleCount() == 0 {
+				continue
+			}
+			return c, nil
 		}
 		n := int64(c.VisibleCount())
 		if l.off >= n {
@@ -119,6 +143,53 @@ func (l *Limit) next(ctx context.Context) (*types.Chunk, error) {
 		c.Vis = vis
 		return c, nil
 	}
+}
+
+// nextTies passes the rows of c that a limit WITH TIES takes: after the
+// offset, up to the limit, then those tying with the last one taken.
+// The first row that does not tie ends the input.
+func (l *Limit) nextTies(c *types.Chunk) {
+	vis := make([]bool, c.Len())
+	for i := range vis {
+		if !c.Visible(i) {
+			continue
+		}
+		if l.off > 0 {
+			l.off--
+			continue
+		}
+		row := c.Row(i)
+		if l.limit == 0 {
+			if l.last == nil || !l.ties(l.last, row) {
+				l.last = nil // the limit is reached and no row ties
+				break
+			}
+		} else {
+			l.limit--
+			if l.limit == 0 {
+				l.last = row
+			}
+		}
+		vis[i] = true
+	}
+	c.Vis = vis
+}
+
+// ties reports whether rows a and b are equal on the ORDER BY keys.
+func (l *Limit) ties(a, b types.Row) bool {
+	for k, col := range l.tieCols {
+		x, y := a[col], b[col]
+		if x.Null || y.Null {
+			if x.Null != y.Null {
+				return false
+			}
+			continue
+		}
+		if types.Compare(x, y, l.tieTs[k]) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Close implements Operator.

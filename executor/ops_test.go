@@ -117,6 +117,57 @@ func TestLimitOffset(t *testing.T) {
 	expectErr(t, &planner.Limit{Input: in, Offset: i8(-1)}, newEC(), pgerr.InvalidRowCountInOffset, "OFFSET must not be negative")
 }
 
+// TestLimitWithTies passes, after the limit, the rows that tie with the
+// last one on the ORDER BY keys, across chunk boundaries: the input is
+// 0 .. 2999 keyed by n / 1000, in groups of 1,000 rows that cross
+// chunks of 1,024.
+func TestLimitWithTies(t *testing.T) {
+	gs := &planner.TableFunc{Fn: "generate_series", Args: []planner.Expr{i8(0), i8(2999)}, Out: schema(tI8)}
+	key := &planner.Call{Fn: "/", Args: []planner.Expr{col(0, tI8), i8(1000)}, T: tI8}
+	in := &planner.Project{Input: gs, Exprs: []planner.Expr{col(0, tI8), key}, Out: schema(tI8, tI8)}
+	ties := []planner.SortKey{{Expr: col(1, tI8)}}
+	for _, c := range []struct {
+		limit, off  planner.Expr
+		first, last int64 // the rows passed, -1: none
+	}{
+		{i8(1000), nil, 0, 999},
+		{i8(1001), nil, 0, 1999},
+		{i8(1), i8(1500), 1500, 1999},
+		{i8(1), nil, 0, 999},
+		{i8(0), nil, -1, -1},
+		{i8(5), i8(2998), 2998, 2999},
+		{cnst(types.NullDatum, tI8), i8(2990), 2990, 2999},
+	} {
+		p := &planner.Limit{Input: in, Limit: c.limit, Offset: c.off, Ties: ties}
+		what := "FETCH FIRST " + planner.FormatExpr(c.limit) + " ROWS WITH TIES"
+		if c.off != nil {
+			what = "OFFSET " + planner.FormatExpr(c.off) + " " + what
+		}
+		got, err := runPlan(t, p, newEC())
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, last, n := int64(-1), int64(-1), int64(0)
+		for i := 0; i < got.Len(); i++ {
+			if !got.Visible(i) {
+				continue
+			}
+			v := got.Row(i)[0].I
+			if first < 0 {
+				first = v
+			}
+			if last >= 0 && v != last+1 {
+				t.Fatalf("%s: %d follows %d", what, v, last)
+			}
+			last = v
+			n++
+		}
+		if first != c.first || last != c.last {
+			t.Errorf("%s: rows %d .. %d (%d), want %d .. %d", what, first, last, n, c.first, c.last)
+		}
+	}
+}
+
 func TestLimitStopsPullingInput(t *testing.T) {
 	// generate_series over a huge range under LIMIT 3 must end at once.
 	gs := &planner.TableFunc{Fn: "generate_series", Args: []planner.Expr{i8(1), i8(1 << 60)}, Out: schema(tI8)}

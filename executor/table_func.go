@@ -181,6 +181,18 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 				return types.DString(parts[i-1]), true
 			}, nil
 		}
+	case "regexp_matches":
+		if len(args) == 2 || len(args) == 3 {
+			flags := ""
+			if len(args) == 3 {
+				flags = args[2].S
+			}
+			rows, err := functions.RegexpMatches(args[0].S, args[1].S, flags)
+			if err != nil {
+				return nil, err
+			}
+			return datumsOf(rows), nil
+		}
 	case "json_array_elements", "json_array_elements_text", "json_object_keys",
 		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		if len(args) == 1 {

@@ -1,10 +1,13 @@
 package functions
 
 import (
+	"errors"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 
@@ -79,23 +82,138 @@ type regexKey struct {
 type compiledRE interface {
 	// match reports whether s holds a match.
 	match(s string) (bool, error)
-	// submatches returns the first match (n = 1) or every match (n < 0)
-	// in s with its groups, as regexp's FindAllStringSubmatchIndex: a
-	// group that took no part in the match is -1, -1.
-	submatches(s string, n int) ([][]int, error)
+	// submatches returns the matches in s that begin at byte offset
+	// start or later, at most n of them (n < 0: all), as regexp's
+	// FindAllStringSubmatchIndex returns them (a group that took no part
+	// in a match is -1, -1), found as PostgreSQL's setup_regexp_matches
+	// finds them: the text before start is context (for ^ and \y), and
+	// each search begins where the previous match ended, or a character
+	// later after an empty match, so an empty match right after a
+	// non-empty one counts (where Go's regexp drops it).
+	submatches(s string, start, n int) ([][]int, error)
 	// groups is the number of capture groups.
 	groups() int
 }
 
 // re2 is an ARE Go's regexp (RE2) runs: every pattern without back
-// references.
-type re2 struct{ re *regexp.Regexp }
-
-func (r re2) match(s string) (bool, error) { return r.re.MatchString(s), nil }
-func (r re2) submatches(s string, n int) ([][]int, error) {
-	return r.re.FindAllStringSubmatchIndex(s, n), nil
+// references. twin is the same pattern compiled by regexp2, whose search
+// can start at an offset with the text before it as context: it finds
+// the empty matches Go's iteration drops (when nullable, the pattern can
+// match the empty string) and runs a search from an offset when the
+// pattern has assertions that look behind it (contextual: ^, \b, \B).
+type re2 struct {
+	re                   *regexp.Regexp
+	nullable, contextual bool
+	twin                 *regexp2.Regexp // nil when regexp2 cannot compile the pattern
 }
-func (r re2) groups() int { return r.re.NumSubexp() }
+
+func (r *re2) match(s string) (bool, error) { return r.re.MatchString(s), nil }
+func (r *re2) groups() int                  { return r.re.NumSubexp() }
+
+func (r *re2) submatches(s string, start, n int) ([][]int, error) {
+	if start > 0 && r.contextual && r.twin != nil {
+		return regexp2Matches(r.twin, s, start, n)
+	}
+	sub := s[start:]
+	if !r.nullable || r.twin == nil || n == 1 {
+		return shiftLocs(r.re.FindAllStringSubmatchIndex(sub, n), start), nil
+	}
+	ms := r.re.FindAllStringSubmatchIndex(sub, -1)
+	var out [][]int
+	for i, m := range ms {
+		out = append(out, m)
+		// After a non-empty match PostgreSQL searches again at its end;
+		// when that search finds an empty match there, Go has dropped
+		// it (and went on a character later).
+		if e := m[1]; e > m[0] && (i+1 == len(ms) || ms[i+1][0] != e) {
+			at := utf8.RuneCountInString(sub[:e])
+			em, err := r.twin.FindStringMatchStartingAt(sub, at)
+			if err != nil {
+				return nil, backrefError(err)
+			}
+			if em != nil && em.Index == at && em.Length == 0 {
+				gs := em.Groups()
+				loc := make([]int, 2*len(gs))
+				for k, g := range gs {
+					loc[2*k], loc[2*k+1] = e, e
+					if k > 0 && len(g.Captures) == 0 {
+						loc[2*k], loc[2*k+1] = -1, -1
+					}
+				}
+				out = append(out, loc)
+			}
+		}
+		if n >= 0 && len(out) >= n {
+			out = out[:n]
+			break
+		}
+	}
+	return shiftLocs(out, start), nil
+}
+
+// shiftLocs adds by to every offset of ms that is not -1.
+func shiftLocs(ms [][]int, by int) [][]int {
+	if by == 0 {
+		return ms
+	}
+	for _, m := range ms {
+		for i, v := range m {
+			if v >= 0 {
+				m[i] = v + by
+			}
+		}
+	}
+	return ms
+}
+
+// reShape reports whether the RE2 pattern t can match the empty string
+// (nullable) and whether it holds an assertion about the text before a
+// position (contextual).
+func reShape(t string) (nullable, contextual bool) {
+	re, err := syntax.Parse(t, syntax.Perl)
+	if err != nil {
+		return true, true
+	}
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			contextual = true
+		}
+		for _, sub := range re.Sub {
+			walk(sub)
+		}
+	}
+	walk(re)
+	return nullableRE(re), contextual
+}
+
+// nullableRE reports whether re can match the empty string.
+func nullableRE(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullableRE(re.Sub[0])
+	case syntax.OpPlus, syntax.OpCapture:
+		return nullableRE(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !nullableRE(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if nullableRE(sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // backrefMatchTimeout bounds one match of a pattern with back
 // references, whose backtracking engine can take exponential time.
@@ -113,16 +231,28 @@ func (r backref) match(s string) (bool, error) {
 	return ok, backrefError(err)
 }
 
-func (r backref) submatches(s string, n int) ([][]int, error) {
+func (r backref) submatches(s string, start, n int) ([][]int, error) {
+	return regexp2Matches(r.re, s, start, n)
+}
+
+func (r backref) groups() int { return len(r.re.GetGroupNumbers()) - 1 }
+
+// regexp2Matches is compiledRE.submatches run by regexp2, whose
+// iteration (FindNextMatch) is PostgreSQL's.
+func regexp2Matches(re *regexp2.Regexp, s string, start, n int) ([][]int, error) {
 	// regexp2 counts in runes: map rune offsets to byte offsets.
 	var offs []int
+	at := 0
 	for i := range s {
+		if i < start {
+			at++
+		}
 		offs = append(offs, i)
 	}
 	offs = append(offs, len(s))
 	var out [][]int
-	m, err := r.re.FindStringMatch(s)
-	for ; m != nil && err == nil && (n < 0 || len(out) < n); m, err = r.re.FindNextMatch(m) {
+	m, err := re.FindStringMatchStartingAt(s, at)
+	for ; m != nil && err == nil && (n < 0 || len(out) < n); m, err = re.FindNextMatch(m) {
 		gs := m.Groups()
 		loc := make([]int, 2*len(gs))
 		for i, g := range gs {
@@ -136,8 +266,6 @@ func (r backref) submatches(s string, n int) ([][]int, error) {
 	}
 	return out, backrefError(err)
 }
-
-func (r backref) groups() int { return len(r.re.GetGroupNumbers()) - 1 }
 
 // backrefError is regexp2's matching error as PostgreSQL words a
 // pattern too costly to run.
@@ -198,12 +326,46 @@ func aregexOpts(p string, o reOpts) (compiledRE, error) {
 	} else {
 		re, err := regexp.Compile(t)
 		if err != nil {
-			return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			return nil, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: %s", reErrorText(err))
 		}
-		c = re2{re}
+		r := &re2{re: re}
+		if r.nullable, r.contextual = reShape(t); r.nullable || r.contextual {
+			if tw, err := regexp2.Compile(t, regexp2.RE2); err == nil {
+				tw.MatchTimeout = backrefMatchTimeout
+				r.twin = tw
+			}
+		}
+		c = r
 	}
 	regexCache.Store(key, c)
 	return c, nil
+}
+
+// reErrors are the texts of PostgreSQL's regerror for the errors Go's
+// regexp reports when compiling.
+var reErrors = map[syntax.ErrorCode]string{
+	syntax.ErrMissingParen:          "parentheses () not balanced",
+	syntax.ErrUnexpectedParen:       "parentheses () not balanced",
+	syntax.ErrMissingBracket:        "brackets [] not balanced",
+	syntax.ErrMissingRepeatArgument: "quantifier operand invalid",
+	syntax.ErrInvalidRepeatOp:       "quantifier operand invalid",
+	syntax.ErrInvalidRepeatSize:     "invalid repetition count(s)",
+	syntax.ErrInvalidEscape:         "invalid escape \\ sequence",
+	syntax.ErrTrailingBackslash:     "invalid escape \\ sequence",
+	syntax.ErrInvalidCharRange:      "invalid character range",
+	syntax.ErrInvalidCharClass:      "invalid character class",
+}
+
+// reErrorText words a compile error of Go's regexp as PostgreSQL does,
+// or as Go does when PostgreSQL has no such error.
+func reErrorText(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		if msg, ok := reErrors[se.Code]; ok {
+			return msg
+		}
+	}
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
 // translateARE rewrites the ARE p into RE2 syntax: \y \Y \Z become \b \B

@@ -17,6 +17,24 @@ import (
 // escape-double-quote separates the at most three parts of a pattern
 // whose middle one substring(... SIMILAR ...) returns.
 func similarToEscape(pat string, esc *string) (string, error) {
+	parts, err := similarParts(pat, esc)
+	if err != nil {
+		return "", err
+	}
+	out := "^(?:" + parts[0]
+	if len(parts) > 1 {
+		out += "){1,1}?(" + parts[1]
+	}
+	if len(parts) > 2 {
+		out += "){1,1}(?:" + parts[2]
+	}
+	return out + ")$", nil
+}
+
+// similarParts translates pat as similarToEscape does, returning the
+// translations of the parts escape-double-quote separates (one, two or
+// three) without anchors or the groups around them.
+func similarParts(pat string, esc *string) ([]string, error) {
 	e, hasEsc := '\\', true
 	if esc != nil {
 		switch utf8.RuneCountInString(*esc) {
@@ -25,26 +43,23 @@ func similarToEscape(pat string, esc *string) (string, error) {
 		case 1:
 			e, _ = utf8.DecodeRuneInString(*esc)
 		default:
-			return "", pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").
+			return nil, pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").
 				WithHint("Escape string must be empty or one character.")
 		}
 	}
+	var parts []string
 	var sb strings.Builder
-	sb.WriteString("^(?:")
 	afterEscape, inClass := false, false
 	nquotes := 0
 	for _, c := range pat {
 		switch {
 		case afterEscape:
 			if c == '"' && !inClass {
-				switch nquotes {
-				case 0:
-					sb.WriteString("){1,1}?(")
-				case 1:
-					sb.WriteString("){1,1}(?:")
-				default:
-					return "", pgerr.New("2200C", "SQL regular expression may not contain more than two escape-double-quote separators")
+				if nquotes == 2 {
+					return nil, pgerr.New("2200C", "SQL regular expression may not contain more than two escape-double-quote separators")
 				}
+				parts = append(parts, sb.String())
+				sb.Reset()
 				nquotes++
 			} else {
 				sb.WriteByte('\\')
@@ -77,8 +92,7 @@ func similarToEscape(pat string, esc *string) (string, error) {
 			sb.WriteRune(c)
 		}
 	}
-	sb.WriteString(")$")
-	return sb.String(), nil
+	return append(parts, sb.String()), nil
 }
 
 // overlayText is overlay(s PLACING r FROM from [FOR n]) on characters:

@@ -361,27 +361,14 @@ func regexpMatch(s, pat, flags string) (types.Datum, error) {
 	if err != nil {
 		return types.NullDatum, err
 	}
-	ms, err := re.submatches(s, 1)
+	ms, err := re.submatches(s, 0, 1)
 	if err != nil {
 		return types.NullDatum, err
 	}
 	if len(ms) == 0 {
 		return types.NullDatum, nil
 	}
-	loc := ms[0]
-	if re.groups() == 0 {
-		return types.DString(types.FormatTextArray([]string{s[loc[0]:loc[1]]}, []bool{false})), nil
-	}
-	elems := make([]string, re.groups())
-	nulls := make([]bool, re.groups())
-	for i := range elems {
-		if a := loc[2*i+2]; a >= 0 {
-			elems[i] = s[a:loc[2*i+3]]
-		} else {
-			nulls[i] = true
-		}
-	}
-	return types.DString(types.FormatTextArray(elems, nulls)), nil
+	return types.DString(matchArray(s, ms[0], re.groups())), nil
 }
 
 // RegexpSplit splits s at the matches of the regular expression pat as
@@ -401,7 +388,7 @@ func RegexpSplit(s, pat, flags, fn string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, err := re.submatches(s, -1)
+	ms, err := re.submatches(s, 0, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +421,7 @@ func regexpReplace(s, pat, rep, flags string) (string, error) {
 	if global {
 		n = -1
 	}
-	ms, err := re.submatches(s, n)
+	ms, err := re.submatches(s, 0, n)
 	if err != nil {
 		return "", err
 	}
@@ -630,6 +617,9 @@ func (t implTable) defineString() {
 	t.defRow("upper", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiUpper(d[0].S)) })
 	t.defRow("initcap", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
 	substr := func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) > 1 && args[1].ID == types.Text {
+			return Impl{}, false // substring(s FROM pattern): impl_regex_fns.go
+		}
 		bytea := args[0].ID == types.Bytea
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			var n int64

@@ -205,6 +205,13 @@ func operatorOverloads() []*Overload {
 		os = append(os, anyOp, allOp)
 		// anyarray || anyelement and anyelement || anyarray; a NULL
 		// element is appended as NULL, a NULL array is empty.
+		// anyarray @> anyarray, anyarray <@ anyarray and anyarray &&
+		// anyarray.
+		for _, name := range []string{"pg_json_contains", "pg_json_contained", "pg_array_overlap"} {
+			o := op(name, tBool, at.ID, at.ID)
+			o.Polymorphic = true
+			os = append(os, o)
+		}
 		app, pre := op("||", at.ID, at.ID, at.Elem().ID), op("||", at.ID, at.Elem().ID, at.ID)
 		app.NonStrict, pre.NonStrict = true, true
 		app.Polymorphic, pre.Polymorphic = true, true

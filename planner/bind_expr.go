@@ -743,6 +743,10 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 		fail(b.noSuchFunc(name, an, isOp, node))
 	}
 	if amb {
+		if sym, ok := callOps[name]; ok && len(an) == 2 {
+			fail(pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s", opSig(sym, an)).
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.").WithPosition(b.callOpPos(node)))
+		}
 		if isOp {
 			fail(pgerr.New(pgerr.AmbiguousFunction, "operator is not unique: %s", opSig(name, an)).
 				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.").WithPosition(b.opPos(node)))
@@ -795,7 +799,26 @@ func funcSig(name string, an []argNode) string {
 	return name + "(" + strings.Join(parts, ", ") + ")"
 }
 
+// callOps are the calls the bridge writes for binary operators TiDB
+// lacks, by the operator PostgreSQL names in its errors.
+var callOps = map[string]string{"pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&"}
+
+// callOpPos is the position of the operator a call of callOps stands
+// for: the bridge's comma between the operands carries it.
+func (b *binder) callOpPos(node ast.Node) int {
+	if f, ok := node.(*ast.FuncCallExpr); ok && b.q != nil && len(f.Args) == 2 {
+		if p := b.curMap().PosBefore(f.Args[1].OriginTextPosition()); p > 0 {
+			return p
+		}
+	}
+	return b.pos(node)
+}
+
 func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node) *pgerr.Error {
+	if sym, ok := callOps[name]; ok && len(an) == 2 {
+		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(sym, an)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.callOpPos(node))
+	}
 	if isOp {
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(name, an)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.opPos(node))

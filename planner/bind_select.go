@@ -547,8 +547,19 @@ func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
 	}
 	empty := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "LIMIT"}
 	out := &Limit{Input: p}
-	if l.Count != nil && !isNoLimit(l.Count) {
-		out.Limit = b.coerce(b.expr(empty, l.Count), types.TInt8, ctxAssignment, "argument of LIMIT")
+	count := l.Count
+	if f, ok := count.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_with_ties" && len(f.Args) == 1 {
+		// FETCH FIRST ... WITH TIES (the bridge's form).
+		count = f.Args[0]
+		if out.Ties = tieKeys(p); out.Ties == nil {
+			fail(pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause"))
+		}
+		if lit, ok := unparen(count).(*sql.Literal); ok && lit.Value == nil {
+			fail(pgerr.New(pgerr.InvalidRowCountInLimit, "row count cannot be null in FETCH FIRST ... WITH TIES clause"))
+		}
+	}
+	if count != nil && !isNoLimit(count) {
+		out.Limit = b.coerce(b.expr(empty, count), types.TInt8, ctxAssignment, "argument of LIMIT")
 	}
 	if l.Offset != nil {
 		empty.clause = "OFFSET"
@@ -558,6 +569,18 @@ func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
 		return p
 	}
 	return out
+}
+
+// tieKeys returns the ORDER BY keys of p, the input of a LIMIT: the keys
+// of the Sort it is (or that a DISTINCT ON reads), nil when unsorted.
+func tieKeys(p Plan) []SortKey {
+	if d, ok := p.(*Distinct); ok && len(d.On) > 0 {
+		p = d.Input
+	}
+	if s, ok := p.(*Sort); ok && len(s.Keys) > 0 {
+		return s.Keys
+	}
+	return nil
 }
 
 // isNoLimit reports the bridge's LIMIT for OFFSET without LIMIT.
@@ -1096,7 +1119,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 	}
 	var tf *TableFunc
 	switch f.Name {
-	case "generate_series", "regexp_split_to_table", "json_array_elements", "json_array_elements_text", "json_object_keys",
+	case "generate_series", "regexp_split_to_table", "regexp_matches", "json_array_elements", "json_array_elements_text", "json_object_keys",
 		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
 	case "unnest":

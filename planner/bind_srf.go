@@ -24,7 +24,7 @@ import (
 
 // srfFuncs are the set-returning functions weir has.
 var srfFuncs = func() map[string]bool {
-	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true}
+	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true}
 	for name := range functions.JSONSetFuncs {
 		m[name] = true
 	}
@@ -121,6 +121,9 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 	case "regexp_split_to_table":
 		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
 		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}
+	case "regexp_matches":
+		call := b.resolveLocal("regexp_matches", regexpMatches, args)
+		return &TableFunc{Fn: "regexp_matches", Args: call.Args, Out: types.Schema{{Name: "regexp_matches", T: types.TTextArray}}}
 	}
 	if sig, ok := functions.JSONSetFuncs[name]; ok {
 		call := b.resolveLocal(name, []*Overload{{Name: name, Args: []types.TypeID{sig[0]}, Ret: sig[1]}}, args)
@@ -134,6 +137,12 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 var regexpSplitToTable = []*Overload{
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text}, Ret: types.Text},
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text, types.Text}, Ret: types.Text},
+}
+
+// regexpMatches lists regexp_matches's signatures.
+var regexpMatches = []*Overload{
+	{Name: "regexp_matches", Args: []types.TypeID{types.Text, types.Text}, Ret: types.TextArray},
+	{Name: "regexp_matches", Args: []types.TypeID{types.Text, types.Text, types.Text}, Ret: types.TextArray},
 }
 
 // projectSet puts the ProjectSets of the select list's SRF calls over p,

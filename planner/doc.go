@@ -234,7 +234,7 @@
 // aggregate's. grouping(...) is a CASE over the set number.
 //
 // Set-returning functions of a select list (bind_srf.go:
-// generate_series, unnest, regexp_split_to_table, the json ones of one
+// generate_series, unnest, regexp_split_to_table, regexp_matches, the json ones of one
 // column such as jsonb_array_elements) run in ProjectSets
 // below the select list's projection, zipped as in PostgreSQL 10+ (one
 // ProjectSet per level of nesting); its

@@ -224,6 +224,9 @@ func (f *exprFormatter) describe(p Plan) string {
 		if n.Offset != nil {
 			parts = append(parts, "offset: "+f.expr(n.Offset))
 		}
+		if n.Ties != nil {
+			parts = append(parts, "with ties")
+		}
 		return fmt.Sprintf("Limit [%s]", strings.Join(parts, ", "))
 	case *Distinct:
 		if len(n.On) > 0 {

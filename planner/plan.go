@@ -154,10 +154,14 @@ type Sort struct {
 
 // Limit skips Offset rows then passes at most Limit rows. Either may be nil
 // (no limit / no offset); both are int8 expressions without column refs.
+// Ties, when set (FETCH FIRST ... WITH TIES), are the ORDER BY keys of
+// the sorted input: the rows after the last one passed that tie with it
+// on them pass too.
 type Limit struct {
 	Input  Plan
 	Limit  Expr
 	Offset Expr
+	Ties   []SortKey
 }
 
 // Distinct removes duplicate rows (all columns), or with On set, keeps the

@@ -1006,8 +1006,11 @@ func (sp *streamPlanner) limit(l *Limit) StreamNode {
 	if s, ok := input.(*Sort); ok {
 		order, input = s.Keys, s.Input
 	}
+	if l.Ties != nil && order == nil {
+		failUnsupported("FETCH FIRST ... WITH TIES over DISTINCT ON is not supported in materialized views")
+	}
 	in := sp.plan(input)
-	return sp.topN(in, nil, order, limit, offset, false, "", len(input.Schema()))
+	return sp.topN(in, nil, order, limit, offset, l.Ties != nil, "", len(input.Schema()))
 }
 
 // topN builds exchange → StreamTopN over in. order's expressions are over

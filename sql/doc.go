@@ -162,6 +162,9 @@
 //	    OFFSET n (no LIMIT)                    LIMIT 18446744073709551615 OFFSET n
 //	    OFFSET n LIMIT m                       LIMIT m OFFSET n
 //	    OFFSET n ROWS FETCH FIRST m ROWS ONLY  LIMIT m OFFSET n (FETCH without a count: 1)
+//	    FETCH FIRST|NEXT m ROW|ROWS WITH TIES  LIMIT e, e the count pg_with_ties(m) parsed
+//	                                           apart as below; without ORDER BY at its
+//	                                           level 42601 as PostgreSQL's grammar says
 //	    LIMIT $1::int, LIMIT (5)               LIMIT ?, LIMIT 5 (TiDB takes only a number or
 //	                                           a parameter; the cast is dropped)
 //	    LIMIT e, OFFSET e (any other count:    LIMIT 18446744073709550000+k: the k-th such
@@ -172,7 +175,7 @@
 //	                                           bridged text's, which Query.Map covers
 //	19  x -> y, x ->> y                        pg_json_get(x, y), pg_json_get_text(x, y)
 //	    x #> y, x #>> y                        pg_json_path(x, y), pg_json_path_text(x, y)
-//	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
+//	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contained(x, y)
 //	    x ? y, x ?| y, x ?& y                  pg_json_exists(x, y), pg_json_exists_any(x, y),
 //	                                           pg_json_exists_all(x, y)
 //	                                           x and y are the adjacent primaries (names,
@@ -243,6 +246,7 @@
 //	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
 //	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)
 //	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP similar_to_escape((p)[, (e)])
+//	    substring(x SIMILAR p ESCAPE e)        substring(x, p, e)
 //	36  overlay(s PLACING r FROM n [FOR m])    overlay(s, r, n[, m])
 //	37  SELECT [ALL] (no target list)          SELECT [ALL] pg_no_columns(): no output columns
 //	38  GROUP BY ROLLUP (a, (b, c))            GROUP BY pg_rollup(a, (b, c)); CUBE (...) is

@@ -66,7 +66,7 @@ func (b *bridge) groupingItems(seq []*node, top bool) []*node {
 
 // srfNames are the set-returning functions the binder takes in a select
 // list (planner/bind_srf.go).
-var srfNames = wordSet(`generate_series unnest regexp_split_to_table json_array_elements json_array_elements_text
+var srfNames = wordSet(`generate_series unnest regexp_split_to_table regexp_matches json_array_elements json_array_elements_text
 	json_object_keys jsonb_array_elements jsonb_array_elements_text jsonb_object_keys`)
 
 // findSRF returns the first call of a set-returning function in seq,

@@ -12,6 +12,7 @@ import "github.com/weirdb/weir/internal/pgerr"
 //
 //	a # b          ((a) ^ (b))        TiDB's ^ is XOR; the binder binds it as #
 //	a || b         ((a) || (b))       likewise & | << >>
+//	a && b         pg_array_overlap((a), (b))   TiDB's && is AND
 //	~ a            (~ (a))            bitwise not (the binary ~ is rewrite 11)
 //	@ a            abs((a))
 //	|/ a           sqrt(pg_cast((a), 'double precision'))
@@ -21,7 +22,7 @@ import "github.com/weirdb/weir/internal/pgerr"
 // operator PostgreSQL has: 42883.
 
 // binaryOps are the binary operators of precedence Op.
-var binaryOps = map[string]bool{"||": true, "&": true, "|": true, "#": true, "<<": true, ">>": true}
+var binaryOps = map[string]bool{"||": true, "&": true, "|": true, "#": true, "<<": true, ">>": true, "&&": true}
 
 // prefixOps are the prefix operators of precedence Op.
 var prefixOps = map[string]bool{"~": true, "@": true, "|/": true, "||/": true}
@@ -129,10 +130,16 @@ func (b *bridge) genericOps(seq []*node) []*node {
 			s = operandStart(seq, i)
 			left := b.lateOps(append([]*node{}, seq[s:i]...))
 			op := leafOp(n.tok.Val, n.off)
-			if n.tok.Val == "#" {
+			switch n.tok.Val {
+			case "#":
 				op = textNode("^", n.off)
+			case "&&":
+				// TiDB's && is AND: the array overlap is a call.
+				repl = synth("pg_array_overlap(", []*node{group(left, seq[s].off), leafOp(",", n.off), group(right, n.off)}, ")", seq[s].off)
 			}
-			repl = synth("(", []*node{group(left, seq[s].off), op, group(right, n.off)}, ")", seq[s].off)
+			if repl == nil {
+				repl = synth("(", []*node{group(left, seq[s].off), op, group(right, n.off)}, ")", seq[s].off)
+			}
 		} else {
 			switch n.tok.Val {
 			case "~":

@@ -15,6 +15,7 @@ import (
 // subscripts bind before operators; IS DISTINCT FROM binds after
 // comparisons).
 func (b *bridge) level(seq []*node) []*node {
+	substringSimilar(seq)
 	for i, n := range seq {
 		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
 			n.kids = b.level(n.kids)
@@ -48,6 +49,34 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
 	return seq
+}
+
+// substringSimilar rewrites substring(x SIMILAR p ESCAPE e) into
+// substring(x, p, e), as PostgreSQL's grammar does (TiDB's takes the
+// FROM p FOR e spelling only).
+func substringSimilar(seq []*node) {
+	for i, n := range seq {
+		g := at(seq, i+1)
+		if !n.isWord("substring") || !g.isParen() || at(seq, i-1).isOp(".") && !at(seq, i-2).isWord("pg_catalog") {
+			continue
+		}
+		sim, esc := -1, -1
+		for k, kid := range g.kids {
+			switch {
+			case kid.isWord("similar") && sim < 0 && k > 0:
+				sim = k
+			case kid.isWord("escape") && sim >= 0 && esc < 0 && k > sim+1:
+				esc = k
+			}
+		}
+		if sim < 0 || esc < 0 || esc == len(g.kids)-1 {
+			continue
+		}
+		for _, k := range []int{sim, esc} {
+			kid := g.kids[k]
+			kid.tok = Token{Kind: TOp, Val: ",", Off: kid.tok.Off, End: kid.tok.End}
+		}
+	}
 }
 
 // starCalls rewrites f(*) for a function other than count, which
@@ -650,7 +679,9 @@ func (v *limitReplacer) Enter(n ast.Node) (ast.Node, bool) {
 func (v *limitReplacer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
-// OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n.
+// OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n, and
+// FETCH FIRST m ROWS WITH TIES into LIMIT e where e, parsed apart, is
+// pg_with_ties(m).
 func (b *bridge) limits(seq []*node) []*node {
 	var count, offset []*node
 	pos, posOff, found := -1, 0, false
@@ -691,8 +722,28 @@ func (b *bridge) limits(seq []*node) []*node {
 				c = []*node{b.limitArg(seq, j, e)}
 				j = e
 			}
-			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) || !at(seq, j+1).isWord("only") {
-				continue // FETCH ... WITH TIES and the like: left for TiDB to reject
+			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) {
+				continue // left for TiDB to reject
+			}
+			if at(seq, j+1).isWord("with") && at(seq, j+2).isWord("ties") {
+				if !orderedLevel(seq[:i]) {
+					b.fail(pgerr.New(pgerr.SyntaxError, "WITH TIES cannot be specified without ORDER BY clause"))
+					return seq
+				}
+				mark(i)
+				var kids []*node
+				if e := limitSpan(seq, i+2); e > i+2 {
+					kids = seq[i+2 : e]
+				} else {
+					kids = []*node{textNode("1", n.off)}
+				}
+				count = []*node{b.limitArg([]*node{synth("pg_with_ties(", kids, ")", n.off)}, 0, 1)}
+				seq = splice(seq, i, j+3)
+				i--
+				continue
+			}
+			if !at(seq, j+1).isWord("only") {
+				continue // left for TiDB to reject
 			}
 			mark(i)
 			count = c
@@ -717,6 +768,22 @@ func (b *bridge) limits(seq []*node) []*node {
 		}
 	}
 	return splice(seq, pos, pos, tail...)
+}
+
+// orderedLevel reports whether the query level seq (the text before a
+// FETCH clause) has an ORDER BY of its own or is a parenthesised query,
+// which may: PostgreSQL's grammar refuses FETCH ... WITH TIES without
+// one (insertSelectOptions) before any name is looked up.
+func orderedLevel(seq []*node) bool {
+	if len(seq) > 0 && seq[0].isParen() {
+		return true
+	}
+	for i := range seq {
+		if seq[i].isWord("order") && at(seq, i+1).isWord("by") {
+			return true
+		}
+	}
+	return false
 }
 
 // canon returns the type name pg_cast receives: types.T.String() of a
@@ -1306,7 +1373,7 @@ func (b *bridge) atTimeZone(seq []*node) []*node {
 
 var jsonFuncs = map[string]string{
 	"->": "pg_json_get", "->>": "pg_json_get_text", "#>": "pg_json_path", "#>>": "pg_json_path_text",
-	"@>": "pg_json_contains", "<@": "pg_json_contains",
+	"@>": "pg_json_contains", "<@": "pg_json_contained",
 	"?": "pg_json_exists", "?|": "pg_json_exists_any", "?&": "pg_json_exists_all",
 }
 
@@ -1322,9 +1389,6 @@ func (b *bridge) jsonOps(seq []*node) []*node {
 			continue
 		}
 		l, r := b.caseSpan(seq[s:i]), b.caseSpan(seq[i+1:e])
-		if n.tok.Val == "<@" {
-			l, r = r, l
-		}
 		kids := append(append(append([]*node{}, l...), leafOp(",", n.off)), r...)
 		seq = splice(seq, s, e, synth(jsonFuncs[n.tok.Val]+"(", kids, ")", seq[s].off))
 		i = s

@@ -404,24 +404,22 @@ func pgCatalogTables() []*table {
 			}
 			return rows
 		}),
-		def("pg_catalog", "pg_settings", "name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text boot_val:text reset_val:text sourcefile:text sourceline:int4 pending_restart:bool", func(p Provider) []types.Row {
+		def("pg_catalog", "pg_settings", "name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text[] boot_val:text reset_val:text sourcefile:text sourceline:int4 pending_restart:bool", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, st := range p.Settings() {
-				ctx := "user"
-				if st.ReadOnly {
-					ctx = "internal"
+				enum := null
+				if st.EnumVals != nil {
+					enum = vStr(types.FormatTextArray(st.EnumVals, nil))
 				}
-				source, reset := st.Source, st.Reset
-				if source == "" {
-					source = "default"
-				}
-				if reset == "" {
-					reset = st.Default
-				}
-				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), null, vStr(""), vStr(st.Desc), null, vStr(ctx), vStr("string"), vStr(source), null, null, null, vStr(st.Default), vStr(reset), null, null, vBool(false)})
+				rows = append(rows, types.Row{vStr(st.Name), vStr(st.Value), vStrOrNull(st.Unit), vStr(st.Category), vStr(st.Desc), null,
+					vStr(st.Context), vStr(st.VarType), vStr(st.Source), vStrOrNull(st.Min), vStrOrNull(st.Max), enum,
+					vStr(st.Default), vStr(st.Reset), null, null, vBool(false)})
 			}
 			return rows
 		}),
+		// No setting has privileges granted on it (GRANT SET ON
+		// PARAMETER): psql's \dconfig+ joins this table.
+		def("pg_catalog", "pg_parameter_acl", "oid:oid parname:text paracl:text[]", empty),
 		def("pg_catalog", "pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prolang:oid provariadic:oid prokind:char proisstrict:bool proretset:bool provolatile:char proparallel:char prosecdef:bool proleakproof:bool pronargs:int2 prorettype:oid proargtypes:text prosrc:text proacl:text[]", procRows),
 		// weir's functions are built in (language internal); it has no
 		// procedural language, so psql's \dL lists none.

@@ -113,18 +113,20 @@ type Cursor struct {
 	CreationTime int64
 }
 
-// Setting is one row of pg_settings.
+// Setting is one row of pg_settings, its columns as PostgreSQL names
+// them: Value is setting (in Unit, if any), Default boot_val, Reset
+// reset_val (what RESET returns to), Min and Max min_val and max_val
+// ("" for NULL), Source where the value comes from ("default",
+// "configuration file" for a value of ALTER SYSTEM, "client",
+// "session").
 type Setting struct {
-	Name, Value, Desc, Default string
-	// ReadOnly settings report the server's fixed state (context
-	// internal); the others a session may SET (context user).
+	Name, Value, Desc, Default, Reset string
+	Unit, Category, Context, VarType  string
+	Source, Min, Max                  string
+	EnumVals                          []string
+	// ReadOnly settings report the server's fixed state; the others a
+	// session may SET.
 	ReadOnly bool
-	// Source is where the value comes from, "default" when empty
-	// ("configuration file" for a value of ALTER SYSTEM).
-	Source string
-	// Reset is the value RESET returns to (reset_val), Default when
-	// empty.
-	Reset string
 }
 
 // table is one relation of the system catalog: its columns and how its

@@ -149,3 +149,19 @@ SELECT (1, 2) = ANY (SELECT x FROM b)
 SELECT array_remove(ARRAY[1, 2, NULL, 2], 2), array_remove(ARRAY['a', NULL, 'b'], NULL), array_remove(NULL::int[], 1), array_remove(ARRAY[x, id, NULL], x) FROM a
 ----
 SELECT format_type(1042, NULL), format_type(1042, -1), format_type(1014, NULL), format_type(1042, 8), format_type(23, NULL)
+----
+SELECT id, x FROM a ORDER BY x FETCH FIRST 2 ROWS WITH TIES
+----
+SELECT id FROM a FETCH FIRST 1 ROW WITH TIES
+----
+SELECT id FROM a ORDER BY x OFFSET 1 ROW FETCH NEXT ROW WITH TIES
+----
+SELECT ARRAY[x, id] && ARRAY[1, 2], ARRAY[y] @> ARRAY['a'], ARRAY[n] <@ ARRAY[1.5, 2] FROM a
+----
+SELECT 1 && 2
+----
+SELECT regexp_count('aaa', 'a*'), regexp_instr('abcabc', 'b', 2, 2), regexp_substr(y, '.'), regexp_like(y, 'O', 'i') FROM a
+----
+SELECT regexp_matches('a1b2', '[a-z](\d)', 'g')
+----
+SELECT substring('foobar' SIMILAR '%#"o_b#"%' ESCAPE '#'), substring(y FROM '(.)$') FROM a
