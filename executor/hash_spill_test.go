@@ -290,9 +290,10 @@ func TestDistinctSpillMatchesMemory(t *testing.T) {
 	sameOutput(t, "distinct", &planner.Distinct{Input: scan}, mk)
 	// DISTINCT ON keeps each key's first row in input order, spilled or not.
 	sameOutput(t, "distinct on", &planner.Distinct{Input: scan, On: []planner.Expr{col(2, tTxt), col(0, tI8)}}, mk)
-	// Over a sort the output keeps the sort's order: no spilling. The
-	// sort orders by every column, so a spilled sort's order of ties
-	// (which differs from the in-memory one's) cannot decide the rows.
+	// Over a sort the output keeps the sort's order, and the Distinct
+	// holds the last key only. The sort orders by every column, so a
+	// spilled sort's order of ties (which differs from the in-memory
+	// one's) cannot decide the rows.
 	sorted := &planner.Distinct{Input: &planner.Sort{Input: scan, Keys: []planner.SortKey{{Expr: col(2, tTxt)}, {Expr: col(1, tI8)}, {Expr: col(0, tI8)}, {Expr: col(3, tB)}}},
 		On: []planner.Expr{col(2, tTxt)}}
 	want, err := runPlan(t, sorted, mk())
