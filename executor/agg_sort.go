@@ -31,6 +31,13 @@ import (
 //     of rows whose arguments are equal (NULLs equal), as
 //     process_ordered_aggregate_* compare each row with the last one
 //     passed.
+//   - A DISTINCT call whose arguments are equal only when they are
+//     identical (integers, text, timestamps: not numeric, whose 1.0 and
+//     1.00 are equal, nor floats or intervals) drops a row whose group
+//     and arguments it already holds, while the rows it holds (in a hash
+//     table, seen) fit in WorkMem: which of identical rows the sort would
+//     keep cannot show, and count(DISTINCT x) GROUP BY g over few values
+//     a group never sorts more than those.
 //
 // A record is the group's index in the table (int8), the ORDER BY
 // values, then the arguments. The HashAgg calls feed once its table is
@@ -45,6 +52,23 @@ type aggSort struct {
 	distinct bool
 	rows     []sortedRow
 	held     int64
+	// seen holds the (group, arguments) rows added, for a DISTINCT call
+	// whose arguments are identical when equal, up to WorkMem (seenBytes).
+	seen      *rowTable
+	seenTs    []types.T
+	seenBytes int64
+	scratch   types.Row
+}
+
+// identicalWhenEqual reports whether values of type t that compare
+// equal are identical, so that which of them is kept cannot show.
+func identicalWhenEqual(t types.T) bool {
+	switch t.ID {
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Oid, types.Text, types.Varchar, types.Name,
+		types.Bytea, types.Date, types.Time, types.Timestamp, types.Timestamptz:
+		return true
+	}
+	return false
 }
 
 // newAggSort returns the empty input of call c: its arguments of types
@@ -65,16 +89,45 @@ func newAggSort(ec *ExecCtx, c planner.AggCall) *aggSort {
 		}
 		ts = append(ts, t)
 	}
-	return &aggSort{
+	s := &aggSort{
 		sortRuns: sortRuns{ec: ec, lay: newSortLayout(keys, ts)},
 		keys:     keys, nkeys: len(keys), argAt: argAt, argTs: argTs, distinct: c.Distinct,
 	}
+	if c.Distinct && len(argTs) > 0 {
+		s.seenTs = append([]types.T{types.TInt8}, argTs...)
+		for _, t := range argTs {
+			if !identicalWhenEqual(t) {
+				s.seenTs = nil
+				break
+			}
+		}
+		if s.seenTs != nil {
+			s.seen = newRowTable(s.seenTs)
+		}
+	}
+	return s
 }
 
 // add adds a row of group gid: vals are the call's arguments, then its
 // ORDER BY values, as the HashAgg evaluated them (copied here).
 func (s *aggSort) add(ctx context.Context, gid int, vals []types.Datum) error {
 	nargs := len(s.argTs)
+	if s.seen != nil {
+		key := append(append(s.scratch[:0], types.DInt(int64(gid))), vals[:nargs]...)
+		s.scratch = key
+		h := hashRow(key, s.seenTs)
+		if s.seen.find(h, key) >= 0 {
+			return nil
+		}
+		if !s.ec.spillable(s.seenBytes) {
+			cp := make(types.Row, len(key))
+			for i, d := range key {
+				cp[i] = copyDatum(d)
+			}
+			s.seen.insert(h, cp)
+			s.seenBytes += types.RowMemSize(cp) + hashTableEntry
+		}
+	}
 	row := make(types.Row, s.argAt+nargs)
 	row[0] = types.DInt(int64(gid))
 	for i, d := range vals[nargs:] {
@@ -131,6 +184,7 @@ func (s *aggSort) sortMem() {
 // to accumulator j of their groups in accs, then removes the tapes.
 func (s *aggSort) feed(ctx context.Context, accs [][]functions.Accumulator, j int) error {
 	defer s.discard()
+	s.seen = nil
 	s.sortMem()
 	var m *runMerge
 	if len(s.runs) > 0 {
@@ -179,5 +233,5 @@ func (s *aggSort) discard() {
 		return
 	}
 	s.sortRuns.discard()
-	s.rows, s.held = nil, 0
+	s.rows, s.held, s.seen = nil, 0, nil
 }
