@@ -47,6 +47,12 @@ SELECT count(*), md5(string_agg(x, ';' ORDER BY x)) FROM (
   FROM t GROUP BY k) y;
 SELECT k, count(DISTINCT g), string_agg(substr(s, 1, 6), ',' ORDER BY s NULLS FIRST), array_agg(DISTINCT f ORDER BY f DESC)
   FROM t WHERE k < 3 OR k IS NULL GROUP BY k ORDER BY k NULLS FIRST;
+-- Grouping sets, HAVING and the JSON aggregates.
+SELECT g % 2 AS h, count(DISTINCT k), md5(string_agg(s, ',' ORDER BY s)), cardinality(array_agg(DISTINCT s))
+  FROM t GROUP BY ROLLUP (g % 2) ORDER BY h;
+SELECT g, count(DISTINCT k) FROM t GROUP BY g HAVING count(DISTINCT s) > 4240 ORDER BY g;
+SELECT g, md5(json_agg(k ORDER BY id DESC)::text), md5(jsonb_agg(s ORDER BY s NULLS FIRST)::text)
+  FROM t GROUP BY g ORDER BY g;
 -- DISTINCT ON over a sort.
 SELECT DISTINCT ON (g) g, id, s FROM t ORDER BY g, s DESC NULLS LAST, id;
 SELECT count(*), sum(id), md5(string_agg(s, ',' ORDER BY id)) FROM (SELECT DISTINCT ON (k) k, id, s FROM t ORDER BY k, id DESC) x;
