@@ -16,7 +16,11 @@ import (
 // hashFanout tapes by their key's hash instead, and after the input each
 // tape is deduplicated the same way, as HashAgg does: a key's first row
 // is still the one passed, but the output is no longer in input order.
-// DISTINCT ON over a sort, whose order is the ORDER BY's, does not spill.
+//
+// DISTINCT ON over a sort (the binder sorts by the On expressions
+// first) holds no table: equal keys are next to each other in the sort's
+// order, so each row is compared with the last key passed only, as
+// PostgreSQL's Unique node does.
 type Distinct struct {
 	endState
 	in    Operator
@@ -25,8 +29,10 @@ type Distinct struct {
 	seen  *rowTable
 	keyTs []types.T
 	inTs  []types.T
-	// noSpill: the output must keep the input's order.
-	noSpill bool
+	// sorted: the input is sorted by the On expressions first; last is
+	// the key of the last row passed (nil before the first).
+	sorted bool
+	last   types.Row
 	hashSpill
 }
 
@@ -42,7 +48,7 @@ func NewDistinct(in Operator, p *planner.Distinct, ec *ExecCtx) (*Distinct, erro
 			return nil, err
 		}
 		d.on, ts = evs, exprTypes(p.On)
-		_, d.noSpill = p.Input.(*planner.Sort)
+		_, d.sorted = p.Input.(*planner.Sort)
 	}
 	d.keyTs = ts
 	d.seen = newRowTable(ts)
@@ -90,6 +96,17 @@ func (d *Distinct) next(ctx context.Context) (*types.Chunk, error) {
 			for j, v := range keyVecs {
 				key[j] = v.Get(i)
 			}
+			if d.sorted {
+				if d.last != nil && sameRow(d.last, key, d.keyTs) {
+					continue
+				}
+				d.last = make(types.Row, len(key))
+				for j, x := range key {
+					d.last[j] = copyDatum(x)
+				}
+				vis[i], kept = true, true
+				continue
+			}
 			h := hashRow(key, d.keyTs)
 			if d.seen.find(h, key) >= 0 {
 				continue
@@ -106,7 +123,7 @@ func (d *Distinct) next(ctx context.Context) (*types.Chunk, error) {
 			}
 			d.seen.insert(h, cp)
 			d.bytes += types.RowMemSize(cp) + hashTableEntry
-			d.full = !d.noSpill && d.ec.spillable(d.bytes)
+			d.full = d.ec.spillable(d.bytes)
 			vis[i], kept = true, true
 		}
 		if kept {
@@ -118,7 +135,7 @@ func (d *Distinct) next(ctx context.Context) (*types.Chunk, error) {
 
 // release drops the table and removes the tapes.
 func (d *Distinct) release() {
-	d.seen = nil
+	d.seen, d.last = nil, nil
 	d.discardSpill()
 }
 

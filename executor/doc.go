@@ -30,14 +30,19 @@
 //   - A Sort keeps at most ExecCtx.WorkMem bytes of rows in memory
 //     (types.RowMemSize) and moves the rest, in sorted runs, to tapes from
 //     ExecCtx.Temp (rowTape, spill.go), which it discards when it ends,
-//     fails or is closed; Window sorts its partitions through Sorts, and
-//     RecursiveUnion keeps its working tables in rowSpools. A
+//     fails or is closed; Window sorts its partitions through Sorts,
+//     HashAgg the input of its calls with DISTINCT or ORDER BY through
+//     aggSorts (the same sorted runs), and RecursiveUnion keeps its
+//     working tables in rowSpools. A
 //     Limit right above a Sort passes it its bound (Sort.SetBound); under
 //     EXPLAIN ANALYZE, where a wrapper sits between them, it does not.
 //   - The hash operators (HashAgg, Distinct, SetOp, HashJoin) keep their
 //     tables within ExecCtx.WorkMem and beyond it spill rows by key hash
 //     to partitions on tapes from ExecCtx.Temp (hash_spill.go), which
-//     they remove at the end, on an error and on Close.
+//     they remove at the end, on an error and on Close. A nested-loop
+//     join (a HashJoin without keys) puts its inner side beyond WorkMem
+//     on a tape and joins it block by block; DISTINCT ON over a sort
+//     keeps no table.
 //
 // # Example
 //

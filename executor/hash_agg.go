@@ -16,8 +16,13 @@ import (
 // order of each group's first appearance. Without GroupBy it emits
 // exactly one row, even for empty input (count is 0, the others NULL), as Postgres does.
 //
-// A call's FILTER skips the rows where it is not true; its ORDER BY values
-// are passed to the accumulator after the arguments.
+// A call's FILTER skips the rows where it is not true. A call with
+// DISTINCT or ORDER BY in it (not an ordered-set aggregate, which sorts
+// its own input) keeps its rows in an aggSort, which holds WorkMem of
+// them and puts the rest in sorted runs on tapes; once the table is
+// complete, its rows go to the groups' accumulators sorted, and
+// deduplicated with DISTINCT, as PostgreSQL's per-call tuplesort passes
+// them.
 //
 // When the table's estimated size (keys and accumulator states) passes
 // ExecCtx.WorkMem, it spills as PostgreSQL 13's hash aggregation does:
@@ -40,6 +45,9 @@ type HashAgg struct {
 	grows  []bool // per call: its state grows with its input
 	groups *rowTable
 	accs   [][]functions.Accumulator // per group, per call
+	// sorts hold the input of the calls with DISTINCT or ORDER BY (nil
+	// for the others) for the groups of the table.
+	sorts []*aggSort
 
 	// bytes estimates the memory of groups and accs; full is set once
 	// it passed WorkMem, from when rows of new groups spill.
@@ -68,11 +76,23 @@ type aggCall struct {
 	args   []Evaluator // arguments, then ORDER BY keys
 	filter Evaluator   // nil for none
 	mk     func() functions.Accumulator
+	// sorted: the call has DISTINCT or ORDER BY, which an aggSort
+	// applies; mk's accumulators take its rows as they come.
+	sorted bool
+}
+
+// sortedCall reports whether call c's input goes through an aggSort: it
+// has DISTINCT or ORDER BY and is not an ordered-set aggregate.
+func sortedCall(c planner.AggCall) bool {
+	return (c.Distinct || len(c.OrderBy) > 0) && !functions.IsOrderedSet(c.Fn)
 }
 
 // compileAggCall compiles an AggCall into its evaluators and accumulator
-// constructor.
-func compileAggCall(c planner.AggCall, retractable bool, ec *ExecCtx) (aggCall, error) {
+// constructor. With sorted (and sortedCall(c)), the accumulators are the
+// aggregate's own, without its DISTINCT and ORDER BY, which the caller
+// applies through an aggSort.
+func compileAggCall(c planner.AggCall, retractable, sorted bool, ec *ExecCtx) (aggCall, error) {
+	sorted = sorted && sortedCall(c)
 	spec := functions.AggSpec{Fn: c.Fn, ArgTypes: exprTypes(c.Args), T: c.T, Distinct: c.Distinct, Retractable: retractable}
 	if functions.IsOrderedSet(c.Fn) {
 		// An ordered-set aggregate's direct arguments (all but the
@@ -90,7 +110,11 @@ func compileAggCall(c planner.AggCall, retractable bool, ec *ExecCtx) (aggCall, 
 		spec.OrderBy = append(spec.OrderBy, functions.OrderSpec{T: k.Expr.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
 		exprs = append(exprs, k.Expr)
 	}
-	mk, err := functions.NewAccumulatorFunc(spec)
+	inner := spec
+	if sorted {
+		inner.Distinct, inner.OrderBy = false, nil
+	}
+	mk, err := functions.NewAccumulatorFunc(inner)
 	if err != nil {
 		return aggCall{}, err
 	}
@@ -98,7 +122,7 @@ func compileAggCall(c planner.AggCall, retractable bool, ec *ExecCtx) (aggCall, 
 	if err != nil {
 		return aggCall{}, err
 	}
-	ac := aggCall{args: args, mk: mk}
+	ac := aggCall{args: args, mk: mk, sorted: sorted}
 	if c.Filter != nil {
 		if ac.filter, err = Compile(c.Filter); err != nil {
 			return aggCall{}, err
@@ -115,15 +139,27 @@ func NewHashAgg(in Operator, p *planner.Agg, ec *ExecCtx) (*HashAgg, error) {
 	}
 	a := &HashAgg{in: in, plan: p, ec: ec, keys: keys, keyTs: exprTypes(p.GroupBy), inTs: p.Input.Schema().Types()}
 	for _, c := range p.Aggs {
-		ac, err := compileAggCall(c, false, ec)
+		ac, err := compileAggCall(c, false, true, ec)
 		if err != nil {
 			return nil, err
 		}
 		a.calls = append(a.calls, ac)
-		a.grows = append(a.grows, aggStateGrows(c))
+		// A sorted call's rows are counted by its aggSort.
+		a.grows = append(a.grows, aggStateGrows(c) && !ac.sorted)
 	}
-	a.groups = newRowTable(a.keyTs)
+	a.newTable()
 	return a, nil
+}
+
+// newTable starts an empty table, with empty sorts for the sorted calls.
+func (a *HashAgg) newTable() {
+	a.groups, a.accs, a.bytes, a.full, a.emitPos = newRowTable(a.keyTs), nil, 0, false, 0
+	a.sorts = make([]*aggSort, len(a.calls))
+	for j, c := range a.calls {
+		if c.sorted {
+			a.sorts[j] = newAggSort(a.ec, a.plan.Aggs[j])
+		}
+	}
 }
 
 // aggStateGrows reports whether call c's accumulator keeps what it is
@@ -168,7 +204,7 @@ func (a *HashAgg) next(ctx context.Context) (*types.Chunk, error) {
 			p := a.parts[len(a.parts)-1]
 			a.parts = a.parts[:len(a.parts)-1]
 			a.reading, a.level = p.rows, p.level
-			a.groups, a.accs, a.bytes, a.full, a.emitPos = newRowTable(a.keyTs), nil, 0, false, 0
+			a.newTable()
 			err := a.consume(ctx, func(ctx context.Context) (*types.Chunk, error) { return a.reading.chunk(ctx) })
 			_ = a.reading.tape.Discard()
 			a.reading = nil
@@ -334,6 +370,12 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 				for k, v := range vecs {
 					buf[k] = v.Get(i)
 				}
+				if s := a.sorts[j]; s != nil {
+					if err := s.add(ctx, gids[i], buf); err != nil {
+						return err
+					}
+					continue
+				}
 				if err := a.accs[gids[i]][j].Add(buf); err != nil {
 					return err
 				}
@@ -354,12 +396,25 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 		}
 		a.spill = nil
 	}
+	// The table is complete: the sorted calls' rows go to its groups.
+	for j, s := range a.sorts {
+		if s != nil {
+			if err := s.feed(ctx, a.accs, j); err != nil {
+				return err
+			}
+			a.sorts[j] = nil
+		}
+	}
 	return nil
 }
 
 // release drops the table and removes every tape still held.
 func (a *HashAgg) release() {
 	a.groups, a.accs = nil, nil
+	for j, s := range a.sorts {
+		s.discard()
+		a.sorts[j] = nil
+	}
 	a.spill.discard()
 	a.spill = nil
 	if a.reading != nil {

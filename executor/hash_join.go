@@ -40,8 +40,13 @@ import (
 // blocks, then once more for the left rows without any. Build rows with
 // a NULL key never match: an inner, left, semi or anti join drops them,
 // a right or full join emits them null-extended at the end. Spilling
-// changes the order of the output, never its rows. The nested-loop join
-// does not spill.
+// changes the order of the output, never its rows.
+//
+// The nested-loop join's build side beyond WorkMem goes whole to one
+// tape, and its probe side to another, as one batch that is joined
+// block by block: each WorkMem's worth of build rows is joined with
+// every probe row, read again from its tape, as PostgreSQL's nested
+// loop rescans a materialized inner side for each outer row.
 type HashJoin struct {
 	endState
 	plan        *planner.Join
@@ -243,6 +248,13 @@ func (j *HashJoin) build(ctx context.Context) error {
 				continue
 			}
 			if j.nested {
+				if j.partitioned {
+					j.scratch = scratchRow(c, i, j.scratch)
+					if err := j.bparts.add(0, j.scratch); err != nil {
+						return err
+					}
+					continue
+				}
 				j.addBuild(detachRow(c, i), nil, 0)
 				continue
 			}
@@ -275,10 +287,16 @@ func (j *HashJoin) build(ctx context.Context) error {
 			}
 			j.addBuild(detachRow(c, i), key, h)
 		}
-		if !j.nested && j.ec.spillable(j.rbytes) {
-			if j.cur != nil && !j.partitioned && (j.sameHash || j.level >= joinMaxLevel) {
+		if j.ec.spillable(j.rbytes) {
+			if j.cur != nil && !j.partitioned && (j.nested || j.sameHash || j.level >= joinMaxLevel) {
 				// Splitting would not help: join the batch block by block.
 				return j.startBlocks()
+			}
+			if j.nested {
+				if err := j.overflowNested(); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := j.overflow(); err != nil {
 				return err
@@ -338,6 +356,24 @@ func (j *HashJoin) overflow() error {
 	return nil
 }
 
+// overflowNested handles a nested-loop join's build side beyond
+// WorkMem: its rows so far, and every one after them, go to the tape of
+// one batch (which endProbe joins block by block), and so will the
+// probe rows.
+func (j *HashJoin) overflowNested() error {
+	rows := j.rrows
+	j.resetTable()
+	j.partitioned, j.memBatch = true, -1
+	j.bparts = newPartitionSet(j.ec.Temp, j.rightTs, 1)
+	j.pparts = newPartitionSet(j.ec.Temp, j.leftTs, 1)
+	for _, row := range rows {
+		if err := j.bparts.add(0, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // startBlocks starts joining the current batch block by block.
 func (j *HashJoin) startBlocks() error {
 	j.blocks, j.seen, j.final = true, nil, false
@@ -359,11 +395,15 @@ func (j *HashJoin) loadBlock() error {
 		if row == nil {
 			break
 		}
-		key := make(types.Row, len(j.rkeys))
-		if err := j.rowKey(j.rkeys, row, j.rightTs, key); err != nil {
-			return err
+		if j.nested {
+			j.addBuild(row, nil, 0)
+		} else {
+			key := make(types.Row, len(j.rkeys))
+			if err := j.rowKey(j.rkeys, row, j.rightTs, key); err != nil {
+				return err
+			}
+			j.addBuild(row, key, hashRow(key, j.keyTs))
 		}
-		j.addBuild(row, key, hashRow(key, j.keyTs))
 		if j.ec.spillable(j.rbytes) {
 			j.blockMore = j.cur.build.off < j.cur.build.tape.Size()
 			break
@@ -420,7 +460,7 @@ func (j *HashJoin) endProbe(ctx context.Context) error {
 		return nil
 	}
 	if j.partitioned {
-		for p := hashFanout - 1; p >= 0; p-- {
+		for p := len(j.bparts.tapes) - 1; p >= 0; p-- {
 			bt, bn := j.bparts.take(p)
 			pt, pn := j.pparts.take(p)
 			if (bn == 0 && !j.keepsUnmatchedLeft()) || (pn == 0 && !j.keepsUnmatchedRight()) {
@@ -618,12 +658,30 @@ func (j *HashJoin) loadLeft(ctx context.Context) error {
 	}
 	semi := j.plan.Kind == planner.SemiJoin || j.plan.Kind == planner.AntiJoin
 	j.lrows, j.lkeyRows, j.lords = j.lrows[:0], j.lkeyRows[:0], j.lords[:0]
+	var decided []int // nested loop, block by block: semi or anti join rows decided in an earlier block
 rows:
 	for i := 0; i < c.Len(); i++ {
 		if !c.Visible(i) {
 			continue
 		}
 		if j.nested {
+			if j.partitioned {
+				j.scratch = scratchRow(c, i, j.scratch)
+				if err := j.pparts.add(0, j.scratch); err != nil {
+					return err
+				}
+				continue
+			}
+			if j.blocks {
+				ord := j.probeOrd + i
+				if ord == len(j.seen) {
+					j.seen = append(j.seen, false)
+				}
+				j.lords = append(j.lords, ord)
+				if semi && j.seen[ord] {
+					decided = append(decided, len(j.lrows))
+				}
+			}
 			j.lrows = append(j.lrows, detachRow(c, i))
 			continue
 		}
@@ -659,6 +717,10 @@ rows:
 	}
 	j.probeOrd += c.Len()
 	j.lmatched = make([]bool, len(j.lrows))
+	for _, l := range decided {
+		// Probed no more: a semi or anti join needs one match only.
+		j.lmatched[l] = true
+	}
 	j.li, j.ci, j.cands = 0, 0, nil
 	if len(j.lrows) == 0 {
 		j.lrows = nil

@@ -50,16 +50,24 @@ type Sort struct {
 	// unknown (SetBound).
 	bound int64
 	buf   *rowBuffer
-	// runs are the sorted runs on tapes; merge streams the output once
-	// the input spilled.
+	// sortRuns are the sorted runs on tapes; merge streams the output
+	// once the input spilled.
+	sortRuns
+	merge *runMerge
+}
+
+// sortRuns are the sorted runs of an external sort, on tapes of the
+// statement's TempSpace: Sort's, and those of the aggregate calls with
+// DISTINCT or ORDER BY (aggSort).
+type sortRuns struct {
+	ec *ExecCtx
+	// lay says where each key lives in a run's records.
+	lay  *sortLayout
 	runs []*rowTape
 	// levels[i] is how many merges runs[i] went through: runs of level
 	// 0 are written from memory, and sortMergeOrder runs of one level
 	// become one of the next (cascade).
 	levels []int
-	merge  *runMerge
-	// lay says where each key lives in a run's records.
-	lay *sortLayout
 }
 
 // sortLayout is the layout of a sorted run's records: the row's columns,
@@ -138,7 +146,7 @@ func NewSort(in Operator, keys []planner.SortKey, schema types.Schema, ec *ExecC
 		evs[i] = ev
 	}
 	ts := schema.Types()
-	return &Sort{in: in, keys: keys, evs: evs, ec: ec, ts: ts, lay: newSortLayout(keys, ts)}, nil
+	return &Sort{in: in, keys: keys, evs: evs, ec: ec, ts: ts, sortRuns: sortRuns{ec: ec, lay: newSortLayout(keys, ts)}}, nil
 }
 
 // SetBound tells the Sort, before its first Next, that its consumer
@@ -290,6 +298,12 @@ func (s *Sort) sortRun(rows []sortedRow) {
 // spillRun sorts rows and writes them to a new tape as a sorted run.
 func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 	s.sortRun(rows)
+	return s.write(ctx, rows)
+}
+
+// write writes rows, sorted, to a new tape as a sorted run, and merges
+// runs as cascade says.
+func (s *sortRuns) write(ctx context.Context, rows []sortedRow) error {
 	t, err := newRowTape(s.ec, s.lay.ts)
 	if err != nil {
 		return err
@@ -320,7 +334,7 @@ func (s *Sort) spillRun(ctx context.Context, rows []sortedRow) error {
 // the end and the runs of one level are always the last ones; the
 // number of runs, and of open tapes, stays below sortMergeOrder times
 // the number of levels.
-func (s *Sort) cascade(ctx context.Context) error {
+func (s *sortRuns) cascade(ctx context.Context) error {
 	order := sortMergeOrder(s.ec.WorkMem)
 	for n := len(s.runs); n >= order && s.levels[n-order] == s.levels[n-1]; n = len(s.runs) {
 		group := s.runs[n-order:]
@@ -345,10 +359,18 @@ func (s *Sort) cascade(ctx context.Context) error {
 	return nil
 }
 
-// startMerge merges the runs, sortMergeOrder at a time, into fewer
-// runs until one merge of them with the rows still in memory (sorted)
-// remains, and sets s.merge to stream it.
+// startMerge merges the runs with the rows still in memory (sorted)
+// and sets s.merge to stream them.
 func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
+	m, err := s.mergeAll(ctx, mem)
+	s.merge = m
+	return err
+}
+
+// mergeAll merges the runs, sortMergeOrder at a time, into fewer runs
+// until one merge of them with the rows still in memory (sorted)
+// remains, and returns it.
+func (s *sortRuns) mergeAll(ctx context.Context, mem []sortedRow) (*runMerge, error) {
 	order := sortMergeOrder(s.ec.WorkMem)
 	for len(s.runs)+1 > order {
 		var next []*rowTape
@@ -361,7 +383,7 @@ func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
 			t, err := newRowTape(s.ec, s.lay.ts)
 			if err != nil {
 				s.runs = append(s.runs, next...)
-				return err
+				return nil, err
 			}
 			next = append(next, t)
 			m, err := newRunMerge(group, nil, s.lay)
@@ -373,26 +395,27 @@ func (s *Sort) startMerge(ctx context.Context, mem []sortedRow) error {
 			}
 			if err != nil {
 				s.runs = append(s.runs, next...)
-				return err
+				return nil, err
 			}
 		}
 		s.runs = next
 	}
 	s.levels = nil
-	m, err := newRunMerge(s.runs, mem, s.lay)
-	if err != nil {
-		return err
-	}
-	s.merge = m
-	return nil
+	return newRunMerge(s.runs, mem, s.lay)
 }
 
 // discard removes the Sort's tapes.
 func (s *Sort) discard() {
+	s.sortRuns.discard()
+	s.merge = nil
+}
+
+// discard removes the runs' tapes.
+func (s *sortRuns) discard() {
 	for _, t := range s.runs {
 		t.discard()
 	}
-	s.runs, s.levels, s.merge = nil, nil, nil
+	s.runs, s.levels = nil, nil
 }
 
 // Close implements Operator.

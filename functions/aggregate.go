@@ -121,7 +121,14 @@ func aggregateOverloads() []*Overload {
 			os = append(os, &Overload{Name: name, Args: []types.TypeID{t}, RetFn: sameAsArg(0), Ret: t, Kind: Aggregate, Agg: impl})
 		}
 	}
-	stringAgg := accOf(func() Accumulator { return &stringAggAcc{} })
+	// Without retractions (batch aggregation) string_agg concatenates
+	// as it goes: a group holds its result, not a part per row.
+	stringAgg := func(s AggSpec) func() Accumulator {
+		if s.Retractable {
+			return func() Accumulator { return &stringAggAcc{} }
+		}
+		return func() Accumulator { return &stringAggBuf{} }
+	}
 	boolAnd := accOf(func() Accumulator { return &boolAcc{and: true} })
 	os = append(os, aggOv("string_agg", tText, stringAgg, tText, tText), aggOv("string_agg", tBytea, stringAgg, tBytea, tBytea),
 		aggOv("bool_and", tBool, boolAnd, tBool), aggOv("every", tBool, boolAnd, tBool),

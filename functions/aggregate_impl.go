@@ -566,6 +566,39 @@ func (a *stringAggAcc) Result() types.Datum {
 	return types.DString(b.String())
 }
 
+// stringAggBuf is string_agg for an accumulator that is never
+// retracted: each value goes into the result as it comes, preceded by
+// its own delimiter from the second one on, as string_agg_transfn
+// appends it.
+type stringAggBuf struct {
+	b   strings.Builder
+	any bool
+}
+
+func (a *stringAggBuf) Add(args []types.Datum) error {
+	if args[0].Null {
+		return nil
+	}
+	if a.any {
+		a.b.WriteString(args[1].S)
+	}
+	a.b.WriteString(args[0].S)
+	a.any = true
+	return nil
+}
+
+// Retract is not supported: the parts are gone.
+func (a *stringAggBuf) Retract([]types.Datum) error {
+	return pgerr.New(pgerr.InternalError, "string_agg built without retraction cannot retract")
+}
+
+func (a *stringAggBuf) Result() types.Datum {
+	if !a.any {
+		return types.NullDatum
+	}
+	return types.DString(a.b.String())
+}
+
 // groupValueAcc is the planner's pg_group_value(column): a column that is
 // functionally dependent on the group keys (the same in every row of the
 // group), read as the value of the group's rows.
