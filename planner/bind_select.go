@@ -1293,8 +1293,32 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	}
 	if n.On != nil {
 		j.Cond = b.boolArg(b.expr(&exprCtx{s: sc, clause: "JOIN conditions"}, n.On.Expr), "JOIN/ON")
+		if kind == FullJoin && !fullJoinable(j.Cond, len(lp.Schema())) {
+			failf(pgerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
+		}
 	}
 	return j, sc
+}
+
+// fullJoinable reports whether PostgreSQL would plan a FULL JOIN with
+// condition cond over a row of nl left columns: it needs a hash or merge
+// join, so an equality between the two sides among cond's conjuncts
+// (the other conjuncts are then checked on each match), unless cond
+// reads no column at all and folds to a constant.
+func fullJoinable(cond Expr, nl int) bool {
+	constant := true
+	for _, c := range conjuncts(cond) {
+		if side(c, nl) != 'c' {
+			constant = false
+		}
+		if call, ok := c.(*Call); ok && call.Fn == "=" && len(call.Args) == 2 {
+			sa, sb := side(call.Args[0], nl), side(call.Args[1], nl)
+			if sa == 'l' && sb == 'r' || sa == 'r' && sb == 'l' {
+				return true
+			}
+		}
+	}
+	return constant
 }
 
 // usingJoin completes a USING / NATURAL join: the join condition is the

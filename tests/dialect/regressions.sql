@@ -165,3 +165,15 @@ SELECT regexp_count('aaa', 'a*'), regexp_instr('abcabc', 'b', 2, 2), regexp_subs
 SELECT regexp_matches('a1b2', '[a-z](\d)', 'g')
 ----
 SELECT substring('foobar' SIMILAR '%#"o_b#"%' ESCAPE '#'), substring(y FROM '(.)$') FROM a
+----
+SELECT count(*) FROM a FULL JOIN b ON a.x < b.x
+----
+SELECT count(*) FROM a FULL JOIN b ON a.x = 1 AND b.x = 1
+----
+SELECT count(*) FROM a FULL JOIN b ON a.x = b.x OR a.x = 2
+----
+SELECT count(*) FROM a FULL JOIN b ON a.x = b.x AND a.x < b.x
+----
+SELECT count(*) FROM a FULL JOIN b ON a.id = a.id
+----
+SELECT count(*) FROM a FULL JOIN b ON true
