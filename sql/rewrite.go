@@ -993,8 +993,20 @@ func (b *bridge) calls(seq []*node) []*node {
 			}
 		}
 		if !notFunctions[w] && !windowWords[w] {
-			aggOrder(seq[i+1])
-			aggDistinct(w, seq[i+1])
+			distinctName := w
+			if aggOrder(seq[i+1]) && tidbAggregates[w] && n.tok.Kind != TQIdent {
+				// With its ORDER BY as a last argument, an aggregate
+				// TiDB's grammar knows (count, sum) has an argument count
+				// that grammar refuses: quoted, it is a plain call, and
+				// its DISTINCT an argument as for any other aggregate.
+				seq = splice(seq, start, i+1, textNode(quoteIdent(w), n.off))
+				i = start
+				q := *n
+				q.tok.Kind, q.tok.Val = TQIdent, w
+				n = &q
+				distinctName = ""
+			}
+			aggDistinct(distinctName, seq[i+1])
 		}
 		if filter != nil {
 			// agg(args) FILTER (WHERE c) → pg_agg_filter(agg(args), (c)):
@@ -1082,10 +1094,15 @@ func aggDistinct(name string, g *node) {
 // aggregate's.
 var windowWords = wordSet(`over group window as`)
 
+// tidbAggregates are the aggregates TiDB's grammar parses with rules of
+// their own, each taking a fixed number of arguments.
+var tidbAggregates = wordSet(`count sum avg min max bit_and bit_or bit_xor std stddev_pop stddev_samp var_pop var_samp variance stddev group_concat json_arrayagg json_objectagg approx_count_distinct approx_percentile`)
+
 // aggOrder rewrites an aggregate's ORDER BY inside its argument group g:
 // agg(args ORDER BY k1 DESC, k2) becomes
-// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')).
-func aggOrder(g *node) {
+// agg(args, pg_agg_order_by(k1, 'desc', k2, 'asc')), and reports whether
+// it did.
+func aggOrder(g *node) bool {
 	kids := g.kids
 	j := -1
 	for k := 1; k+1 < len(kids); k++ {
@@ -1095,19 +1112,19 @@ func aggOrder(g *node) {
 		}
 	}
 	if j < 0 || isSubquery(kids) {
-		return
+		return false
 	}
 	var keys []*node
 	for n, key := range splitCommas(kids[j+2:]) {
 		if len(key) == 0 {
-			return
+			return false
 		}
 		dir := "asc"
 		if w := key[len(key)-1].word(); w == "asc" || w == "desc" {
 			dir, key = w, key[:len(key)-1]
 		}
 		if len(key) == 0 {
-			return // ORDER BY DESC: left for TiDB to reject
+			return false // ORDER BY DESC: left for TiDB to reject
 		}
 		if n > 0 {
 			keys = append(keys, leafOp(",", key[0].off))
@@ -1117,6 +1134,7 @@ func aggOrder(g *node) {
 	}
 	out := append(append([]*node{}, kids[:j]...), leafOp(",", kids[j].off), synth("pg_agg_order_by(", keys, ")", kids[j].off))
 	g.kids = out
+	return true
 }
 
 // withinGroupArgs returns the argument group g of an ordered-set

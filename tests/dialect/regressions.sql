@@ -177,3 +177,7 @@ SELECT count(*) FROM a FULL JOIN b ON a.x = b.x AND a.x < b.x
 SELECT count(*) FROM a FULL JOIN b ON a.id = a.id
 ----
 SELECT count(*) FROM a FULL JOIN b ON true
+----
+SELECT count(x ORDER BY x), sum(x ORDER BY x DESC), min(y ORDER BY y), count(DISTINCT x ORDER BY x) FROM a
+----
+SELECT bit_or(x ORDER BY id) FILTER (WHERE x > 1), avg(DISTINCT x ORDER BY x) FROM a
