@@ -203,7 +203,17 @@ type spillLayer struct {
 // whose previous value is still in flight in an uncommitted batch are
 // kept (their area would be moved after that batch, which is right, but
 // the entry is also in the list Committed walks); there are few.
-func (t *StateTable) spill() error {
+//
+// With keep set (an epoch being committed), the flushed entries are not
+// forgotten but stay in memory as flushed with that epoch, as Commit
+// leaves the entries it writes into the batch: the area and the entries
+// hold the same rows, and the entries take precedence until Committed
+// reports the epoch durable and they become clean. A DropClean table
+// forgets them all the same.
+func (t *StateTable) spill(keep uint64) error {
+	if t.dropClean {
+		keep = 0
+	}
 	if t.spillID == 0 {
 		id, err := t.db.NextID("spill")
 		if err != nil {
@@ -218,12 +228,12 @@ func (t *StateTable) spill() error {
 	}
 	b := t.db.pdb.NewBatch()
 	defer b.Close()
-	keep := t.dirty[:0]
+	left := t.dirty[:0]
 	var kept int64
 	var k, v []byte
 	for _, e := range t.dirty {
 		if e.flushEpoch != 0 {
-			keep = append(keep, e)
+			left = append(left, e)
 			kept += e.size
 			continue
 		}
@@ -245,6 +255,11 @@ func (t *StateTable) spill() error {
 			b.Reset()
 		}
 		e.dirty = false
+		if keep != 0 {
+			e.flushEpoch = keep
+			t.flushed = append(t.flushed, e)
+			continue
+		}
 		e.inOverlay = false
 		if e.inTree {
 			e.inTree = false
@@ -252,8 +267,8 @@ func (t *StateTable) spill() error {
 		}
 		t.drop(e)
 	}
-	clear(t.dirty[len(keep):])
-	t.dirty = keep
+	clear(t.dirty[len(left):])
+	t.dirty = left
 	t.dirtyBytes = kept
 	t.pruneUnsorted()
 	if err := b.Commit(pebble.NoSync); err != nil {

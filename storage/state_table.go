@@ -411,7 +411,7 @@ func (t *StateTable) maybeSpill() {
 	if t.err != nil || !t.cache.over() || t.dirtyBytes < t.cache.SpillMin() {
 		return
 	}
-	t.err = t.spill()
+	t.err = t.spill(0)
 }
 
 // Commit writes the open epoch's dirty entries into b, the checkpoint's
@@ -434,7 +434,17 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		// batch, its writes would be in memory three times over until
 		// the commit, as entries, in the batch and in the checkpoint's
 		// batch that gathers every actor's.
-		if err := t.spill(); err != nil {
+		//
+		// Under the budget, the entries stay in memory as if their
+		// writes were in the batch (flushed, clean once the epoch is
+		// durable): only the batch's copies are saved. A table holding
+		// all its rows then stays whole, and its next epochs' new keys
+		// cost no Pebble lookup.
+		keep := uint64(0)
+		if !t.cache.over() {
+			keep = epoch
+		}
+		if err := t.spill(keep); err != nil {
 			return err
 		}
 		ref := spillRef{table: t.id, id: t.spillID}
