@@ -64,6 +64,15 @@ func (r spillRef) markKey() []byte {
 // spillMoveBatch is how many bytes of writes one batch of a move holds.
 const spillMoveBatch = 1 << 20
 
+// newPieceBatch returns a batch for writes committed in pieces of
+// spillMoveBatch bytes: it has room for a piece and the write that
+// passes its end, and keeps that room across Reset (a Pebble batch
+// grows by doubling and copying, and by default drops a buffer past
+// 1 MiB at each Reset, so each piece would grow from nothing again).
+func (db *DB) newPieceBatch() *pebble.Batch {
+	return db.pdb.NewBatchWithSize(2*spillMoveBatch, pebble.WithMaxRetainedSizeBytes(4*spillMoveBatch))
+}
+
 // setSpillMark writes the mark committing area r into b.
 func (b *Batch) setSpillMark(r spillRef, epoch uint64) error {
 	if err := b.check(); err != nil {
@@ -112,7 +121,7 @@ func (db *DB) moveSpill(r spillRef) error {
 	}
 	defer it.Close()
 	tp := TablePrefix(r.table)
-	b := db.pdb.NewBatch()
+	b := db.newPieceBatch()
 	defer func() { b.Close() }()
 	var k []byte
 	for it.First(); it.Valid(); it.Next() {
@@ -134,8 +143,7 @@ func (db *DB) moveSpill(r spillRef) error {
 				return pgerr.Wrap(pgerr.IOError, err, "moving spill area")
 			}
 			fault.Hit(fault.SpillMove)
-			b.Close()
-			b = db.pdb.NewBatch()
+			b.Reset()
 		}
 	}
 	if err := it.Error(); err != nil {
@@ -226,7 +234,7 @@ func (t *StateTable) spill(keep uint64) error {
 	if t.dropClean {
 		t.sortOverlay()
 	}
-	b := t.db.pdb.NewBatch()
+	b := t.db.newPieceBatch()
 	defer b.Close()
 	left := t.dirty[:0]
 	var kept int64

@@ -425,15 +425,17 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	if t.err != nil {
 		return t.err
 	}
-	if t.spillID != 0 || t.dirtyBytes >= t.cache.OperatorBuffer() {
+	if t.spillID != 0 || t.dirtyBytes >= max(t.cache.OperatorBuffer(), t.cache.budget-t.cache.Used()) {
 		// The epoch flushed early: the rest of its writes join its spill
 		// area, which the batch's mark commits. Were they written into
 		// the batch, moving the area after it would undo them. An epoch
 		// that wrote more than an operator's share of the budget (see
-		// OperatorBuffer) takes the same way, in bounded pieces: in the
-		// batch, its writes would be in memory three times over until
-		// the commit, as entries, in the batch and in the checkpoint's
-		// batch that gathers every actor's.
+		// OperatorBuffer) and more than the budget has left takes the
+		// same way, in bounded pieces: in the batch, its writes would be
+		// in memory twice over until the commit, as entries and in the
+		// batch. Within what the budget has left, the batch is the
+		// cheaper way: the area writes every row twice (into the area,
+		// then into the table), and Pebble flushes and compacts both.
 		//
 		// Under the budget, the entries stay in memory as if their
 		// writes were in the batch (flushed, clean once the epoch is
