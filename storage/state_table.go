@@ -177,6 +177,8 @@ type StateTable struct {
 	err error
 
 	kbuf []byte
+	// sbuf is AppendRows' scratch for encoded bounds.
+	sbuf []byte
 }
 
 // NewStateTable returns the state table tableID of db, with key columns
@@ -329,8 +331,28 @@ func (t *StateTable) Delete(key types.Row) { t.set(key, nil) }
 // It works whatever the rows hold, since it deletes by the encoded keys
 // an iteration finds.
 func (t *StateTable) DeletePrefix(prefix types.Row) error {
-	it := t.Iter(prefix, false)
 	var keys []string
+	if t.whole && !t.dropClean {
+		// Every row is in the B-tree: its keys, without an iterator.
+		t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+		hi := btreemap.Max[string]()
+		if end := prefixEnd(t.sbuf); end != nil {
+			hi = btreemap.LT(string(end))
+		}
+		t.sortOverlay()
+		t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
+			if e.row != nil {
+				keys = append(keys, k)
+			}
+			return true
+		})
+		for _, k := range keys {
+			t.kbuf = append(t.kbuf[:0], k...)
+			t.setEncoded(nil)
+		}
+		return nil
+	}
+	it := t.Iter(prefix, false)
 	for {
 		r, err := it.Next()
 		if err != nil {
@@ -595,6 +617,62 @@ func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
 		hiKey = prefixEnd(t.prefix)
 	}
 	return t.iter(t.EncodeKey(nil, lo), hiKey, reverse)
+}
+
+// AppendRows appends the rows whose keys start with prefix to dst, in
+// key order, as Iter(prefix, false) returns them, and returns dst. A
+// table held whole reads them from its B-tree alone, without building
+// an iterator or a snapshot of its entries.
+func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row, error) {
+	if !t.whole || t.dropClean {
+		return appendAll(dst, t.Iter(prefix, false))
+	}
+	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+	hi := btreemap.Max[string]()
+	if end := prefixEnd(t.sbuf); end != nil {
+		hi = btreemap.LT(string(end))
+	}
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi), nil
+}
+
+// AppendRange is AppendRows over the keys k with lo <= k < hi, as
+// IterRange(lo, hi, false) returns them.
+func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row, error) {
+	if !t.whole || t.dropClean {
+		return appendAll(dst, t.IterRange(lo, hi, false))
+	}
+	hiB := btreemap.Max[string]()
+	if hi != nil {
+		t.sbuf = t.EncodeKey(t.sbuf[:0], hi)
+		hiB = btreemap.LT(string(t.sbuf))
+	}
+	t.sbuf = t.EncodeKey(t.sbuf[:0], lo)
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB), nil
+}
+
+// appendTree appends the rows of the B-tree between lo and hi to dst: in
+// a table held whole, all its rows.
+func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) []types.Row {
+	t.sortOverlay()
+	t.overlay.AscendFunc(lo, hi, func(_ string, e *stEntry) bool {
+		if e.row != nil {
+			dst = append(dst, e.row)
+		}
+		return true
+	})
+	return dst
+}
+
+// appendAll appends the rows of it to dst and closes it.
+func appendAll(dst []types.Row, it RowIter) ([]types.Row, error) {
+	defer it.Close()
+	for {
+		r, err := it.Next()
+		if err != nil || r == nil {
+			return dst, err
+		}
+		dst = append(dst, r)
+	}
 }
 
 // iter merges Pebble's rows in [prefix+lo, hiFull) with the overlay's.
