@@ -409,22 +409,36 @@ func (io *streamIO) Commit(ctx context.Context, epoch uint64, writeSets []checkp
 			e.writeMu.Unlock()
 		}
 	}()
-	// The batch is only applied and committed, never read; it is sized
-	// for all the write sets, so that merging them copies each once.
+	// The batch is only applied and committed, never read. The largest
+	// write set is the batch when it has room for all the others (an
+	// actor's write set has room to spare, see Actor): merging then
+	// copies only the smaller ones. Otherwise a batch sized for all the
+	// write sets is, so that merging them copies each once. The write
+	// sets of one epoch write keys of their own actors, so the order
+	// they are merged in does not matter; the DML batch comes last.
 	size := 0
+	var largest *storage.Batch
 	for _, w := range writeSets {
 		if b, ok := w.WriteSet.(*storage.Batch); ok && b != nil {
 			size += b.Bytes()
+			if largest == nil || b.Bytes() > largest.Bytes() {
+				largest = b
+			}
 		}
 	}
 	if sealed != nil {
 		size += sealed.batch.Bytes()
 	}
-	batch := e.db.NewWriteBatchSize(size)
+	var batch *storage.Batch
+	if largest != nil && largest.Room() >= size-largest.Bytes() {
+		batch = largest
+	} else {
+		batch = e.db.NewWriteBatchSize(size)
+	}
 	defer batch.Close()
 	for _, w := range writeSets {
 		b, ok := w.WriteSet.(*storage.Batch)
-		if !ok || b == nil {
+		if !ok || b == nil || b == batch {
 			continue
 		}
 		if err := batch.Apply(b); err != nil {

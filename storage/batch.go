@@ -287,6 +287,13 @@ func (b *Batch) Apply(src *Batch) error {
 // write-ahead log.
 func (b *Batch) Bytes() int { return len(b.b.Repr()) }
 
+// Room returns how many more bytes of writes (as Bytes counts them) the
+// batch takes before it grows, copying what it holds.
+func (b *Batch) Room() int {
+	r := b.b.Repr()
+	return cap(r) - len(r)
+}
+
 // BatchMark is a point in a batch's writes, for RollbackTo.
 type BatchMark struct {
 	size  int

@@ -64,6 +64,15 @@ func (r spillRef) markKey() []byte {
 // spillMoveBatch is how many bytes of writes one batch of a move holds.
 const spillMoveBatch = 1 << 20
 
+// newPieceBatch returns a batch for writes committed in pieces of
+// spillMoveBatch bytes: it has room for a piece and the write that
+// passes its end, and keeps that room across Reset (a Pebble batch
+// grows by doubling and copying, and by default drops a buffer past
+// 1 MiB at each Reset, so each piece would grow from nothing again).
+func (db *DB) newPieceBatch() *pebble.Batch {
+	return db.pdb.NewBatchWithSize(2*spillMoveBatch, pebble.WithMaxRetainedSizeBytes(4*spillMoveBatch))
+}
+
 // setSpillMark writes the mark committing area r into b.
 func (b *Batch) setSpillMark(r spillRef, epoch uint64) error {
 	if err := b.check(); err != nil {
@@ -112,7 +121,7 @@ func (db *DB) moveSpill(r spillRef) error {
 	}
 	defer it.Close()
 	tp := TablePrefix(r.table)
-	b := db.pdb.NewBatch()
+	b := db.newPieceBatch()
 	defer func() { b.Close() }()
 	var k []byte
 	for it.First(); it.Valid(); it.Next() {
@@ -134,8 +143,7 @@ func (db *DB) moveSpill(r spillRef) error {
 				return pgerr.Wrap(pgerr.IOError, err, "moving spill area")
 			}
 			fault.Hit(fault.SpillMove)
-			b.Close()
-			b = db.pdb.NewBatch()
+			b.Reset()
 		}
 	}
 	if err := it.Error(); err != nil {
@@ -203,7 +211,17 @@ type spillLayer struct {
 // whose previous value is still in flight in an uncommitted batch are
 // kept (their area would be moved after that batch, which is right, but
 // the entry is also in the list Committed walks); there are few.
-func (t *StateTable) spill() error {
+//
+// With keep set (an epoch being committed), the flushed entries are not
+// forgotten but stay in memory as flushed with that epoch, as Commit
+// leaves the entries it writes into the batch: the area and the entries
+// hold the same rows, and the entries take precedence until Committed
+// reports the epoch durable and they become clean. A DropClean table
+// forgets them all the same.
+func (t *StateTable) spill(keep uint64) error {
+	if t.dropClean {
+		keep = 0
+	}
 	if t.spillID == 0 {
 		id, err := t.db.NextID("spill")
 		if err != nil {
@@ -216,14 +234,14 @@ func (t *StateTable) spill() error {
 	if t.dropClean {
 		t.sortOverlay()
 	}
-	b := t.db.pdb.NewBatch()
+	b := t.db.newPieceBatch()
 	defer b.Close()
-	keep := t.dirty[:0]
+	left := t.dirty[:0]
 	var kept int64
 	var k, v []byte
 	for _, e := range t.dirty {
 		if e.flushEpoch != 0 {
-			keep = append(keep, e)
+			left = append(left, e)
 			kept += e.size
 			continue
 		}
@@ -245,6 +263,11 @@ func (t *StateTable) spill() error {
 			b.Reset()
 		}
 		e.dirty = false
+		if keep != 0 {
+			e.flushEpoch = keep
+			t.flushed = append(t.flushed, e)
+			continue
+		}
 		e.inOverlay = false
 		if e.inTree {
 			e.inTree = false
@@ -252,8 +275,8 @@ func (t *StateTable) spill() error {
 		}
 		t.drop(e)
 	}
-	clear(t.dirty[len(keep):])
-	t.dirty = keep
+	clear(t.dirty[len(left):])
+	t.dirty = left
 	t.dirtyBytes = kept
 	t.pruneUnsorted()
 	if err := b.Commit(pebble.NoSync); err != nil {

@@ -237,3 +237,61 @@ func TestLargeEpochCommitsThroughArea(t *testing.T) {
 		t.Fatalf("after the commits a snapshot sees %d rows, want %d", got, n+1)
 	}
 }
+
+// TestLargeEpochKeepsWholeTable: a table holding all its rows in memory
+// (Exclusive over an empty keyspace) whose epoch commits through a spill
+// area within the budget keeps its entries, so it stays whole: it reads
+// its rows from memory, before and after the area is moved, and a key it
+// never wrote has no row without a Pebble lookup. The rows are in
+// Pebble after the commit all the same, and a later epoch's writes to
+// the same keys win over the moved area.
+func TestLargeEpochKeepsWholeTable(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(8 << 20)
+	st := newST(db, cache)
+	if err := st.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20_000
+	spillRows(st, n, "v")
+	b := db.NewBatch()
+	if err := st.Commit(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() != 1 {
+		t.Fatalf("the checkpoint batch holds %d writes, want the area's mark alone", b.Len())
+	}
+	if !st.whole || len(st.entries) != n {
+		t.Fatalf("after the commit through an area: whole %v, %d entries, want %d", st.whole, len(st.entries), n)
+	}
+	if got := stGet(t, st, 1, 7) + " " + stGet(t, st, 1, n+5); got != "v7 <none>" {
+		t.Fatalf("reads before the batch commits = %s", got)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st.Committed(1)
+	st.Update(stKey(1, 8), stRow(1, 8, "new"))
+	st.Delete(stKey(1, 9))
+	commitEpoch(t, db, st, 2)
+	if !st.whole {
+		t.Fatal("the table is no longer whole")
+	}
+	if got := stDump(t, st.IterRange(stKey(1, 7), stKey(1, 11), false)); got != "1/7=v7 1/8=new 1/10=v10" {
+		t.Fatalf("Iter = %s", got)
+	}
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	if got := count(t, snap, 42); got != n-1 {
+		t.Fatalf("after the commits a snapshot sees %d rows, want %d", got, n-1)
+	}
+	if r, ok, _ := snap.Get(42, st.EncodeKey(nil, stKey(1, 8)), stRowTypes); !ok || r[2].S != "new" {
+		t.Fatalf("row 8 in Pebble = %v %v", r, ok)
+	}
+	// Read back by a table that does not hold it: Pebble has every row.
+	st2 := newST(db, NewCache(8<<20))
+	if got := stGet(t, st2, 1, 7) + " " + stGet(t, st2, 1, 9) + " " + stGet(t, st2, 1, n-1); got != fmt.Sprintf("v7 <none> v%d", n-1) {
+		t.Fatalf("reads of a fresh table = %s", got)
+	}
+}

@@ -177,6 +177,8 @@ type StateTable struct {
 	err error
 
 	kbuf []byte
+	// sbuf is AppendRows' scratch for encoded bounds.
+	sbuf []byte
 }
 
 // NewStateTable returns the state table tableID of db, with key columns
@@ -329,8 +331,28 @@ func (t *StateTable) Delete(key types.Row) { t.set(key, nil) }
 // It works whatever the rows hold, since it deletes by the encoded keys
 // an iteration finds.
 func (t *StateTable) DeletePrefix(prefix types.Row) error {
-	it := t.Iter(prefix, false)
 	var keys []string
+	if t.whole && !t.dropClean {
+		// Every row is in the B-tree: its keys, without an iterator.
+		t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+		hi := btreemap.Max[string]()
+		if end := prefixEnd(t.sbuf); end != nil {
+			hi = btreemap.LT(string(end))
+		}
+		t.sortOverlay()
+		t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
+			if e.row != nil {
+				keys = append(keys, k)
+			}
+			return true
+		})
+		for _, k := range keys {
+			t.kbuf = append(t.kbuf[:0], k...)
+			t.setEncoded(nil)
+		}
+		return nil
+	}
+	it := t.Iter(prefix, false)
 	for {
 		r, err := it.Next()
 		if err != nil {
@@ -411,7 +433,7 @@ func (t *StateTable) maybeSpill() {
 	if t.err != nil || !t.cache.over() || t.dirtyBytes < t.cache.SpillMin() {
 		return
 	}
-	t.err = t.spill()
+	t.err = t.spill(0)
 }
 
 // Commit writes the open epoch's dirty entries into b, the checkpoint's
@@ -425,16 +447,28 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	if t.err != nil {
 		return t.err
 	}
-	if t.spillID != 0 || t.dirtyBytes >= t.cache.OperatorBuffer() {
+	if t.spillID != 0 || t.dirtyBytes >= max(t.cache.OperatorBuffer(), t.cache.budget-t.cache.Used()) {
 		// The epoch flushed early: the rest of its writes join its spill
 		// area, which the batch's mark commits. Were they written into
 		// the batch, moving the area after it would undo them. An epoch
 		// that wrote more than an operator's share of the budget (see
-		// OperatorBuffer) takes the same way, in bounded pieces: in the
-		// batch, its writes would be in memory three times over until
-		// the commit, as entries, in the batch and in the checkpoint's
-		// batch that gathers every actor's.
-		if err := t.spill(); err != nil {
+		// OperatorBuffer) and more than the budget has left takes the
+		// same way, in bounded pieces: in the batch, its writes would be
+		// in memory twice over until the commit, as entries and in the
+		// batch. Within what the budget has left, the batch is the
+		// cheaper way: the area writes every row twice (into the area,
+		// then into the table), and Pebble flushes and compacts both.
+		//
+		// Under the budget, the entries stay in memory as if their
+		// writes were in the batch (flushed, clean once the epoch is
+		// durable): only the batch's copies are saved. A table holding
+		// all its rows then stays whole, and its next epochs' new keys
+		// cost no Pebble lookup.
+		keep := uint64(0)
+		if !t.cache.over() {
+			keep = epoch
+		}
+		if err := t.spill(keep); err != nil {
 			return err
 		}
 		ref := spillRef{table: t.id, id: t.spillID}
@@ -583,6 +617,62 @@ func (t *StateTable) IterRange(lo, hi types.Row, reverse bool) RowIter {
 		hiKey = prefixEnd(t.prefix)
 	}
 	return t.iter(t.EncodeKey(nil, lo), hiKey, reverse)
+}
+
+// AppendRows appends the rows whose keys start with prefix to dst, in
+// key order, as Iter(prefix, false) returns them, and returns dst. A
+// table held whole reads them from its B-tree alone, without building
+// an iterator or a snapshot of its entries.
+func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row, error) {
+	if !t.whole || t.dropClean {
+		return appendAll(dst, t.Iter(prefix, false))
+	}
+	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+	hi := btreemap.Max[string]()
+	if end := prefixEnd(t.sbuf); end != nil {
+		hi = btreemap.LT(string(end))
+	}
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi), nil
+}
+
+// AppendRange is AppendRows over the keys k with lo <= k < hi, as
+// IterRange(lo, hi, false) returns them.
+func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row, error) {
+	if !t.whole || t.dropClean {
+		return appendAll(dst, t.IterRange(lo, hi, false))
+	}
+	hiB := btreemap.Max[string]()
+	if hi != nil {
+		t.sbuf = t.EncodeKey(t.sbuf[:0], hi)
+		hiB = btreemap.LT(string(t.sbuf))
+	}
+	t.sbuf = t.EncodeKey(t.sbuf[:0], lo)
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB), nil
+}
+
+// appendTree appends the rows of the B-tree between lo and hi to dst: in
+// a table held whole, all its rows.
+func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) []types.Row {
+	t.sortOverlay()
+	t.overlay.AscendFunc(lo, hi, func(_ string, e *stEntry) bool {
+		if e.row != nil {
+			dst = append(dst, e.row)
+		}
+		return true
+	})
+	return dst
+}
+
+// appendAll appends the rows of it to dst and closes it.
+func appendAll(dst []types.Row, it RowIter) ([]types.Row, error) {
+	defer it.Close()
+	for {
+		r, err := it.Next()
+		if err != nil || r == nil {
+			return dst, err
+		}
+		dst = append(dst, r)
+	}
 }
 
 // iter merges Pebble's rows in [prefix+lo, hiFull) with the overlay's.

@@ -533,3 +533,74 @@ func TestStateTableExclusive(t *testing.T) {
 		t.Fatalf("reopened Get(1,1) = %s, want a", got)
 	}
 }
+
+// TestAppendRowsMatchesIter: AppendRows and AppendRange return what Iter
+// and IterRange do, over a table held whole (read from its B-tree) and
+// over one that is not (through an iterator), with rows committed,
+// written in the open epoch and deleted; DeletePrefix deletes the same
+// rows either way.
+func TestAppendRowsMatchesIter(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	for i, whole := range []bool{true, false} {
+		st := NewStateTable(db, uint32(50+i), stKeyTypes, stRowTypes, NewCache(64<<20))
+		if whole {
+			if err := st.Exclusive(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for g := int64(1); g <= 3; g++ {
+			for x := int64(0); x < 5; x++ {
+				st.Insert(stKey(g, x), stRow(g, x, fmt.Sprintf("v%d", x)))
+			}
+		}
+		commitEpoch(t, db, st, 1)
+		st.Delete(stKey(2, 1))
+		st.Update(stKey(2, 3), stRow(2, 3, "new"))
+		st.Insert(stKey(2, 9), stRow(2, 9, "nine"))
+		if st.whole != whole {
+			t.Fatalf("whole = %v, want %v", st.whole, whole)
+		}
+		dump := func(rows []types.Row) string {
+			var out []string
+			for _, r := range rows {
+				out = append(out, fmt.Sprintf("%d/%d=%s", r[0].I, r[1].I, r[2].S))
+			}
+			return strings.Join(out, " ")
+		}
+		for _, prefix := range []types.Row{nil, {types.DInt(2)}, {types.DInt(4)}, stKey(3, 2)} {
+			rows, err := st.AppendRows(nil, prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := dump(rows), stDump(t, st.Iter(prefix, false)); got != want {
+				t.Fatalf("whole %v, AppendRows(%v) = %s, Iter %s", whole, prefix, got, want)
+			}
+		}
+		for _, r := range [][2]types.Row{{nil, {types.DInt(2)}}, {stKey(1, 3), stKey(2, 4)}, {{types.DInt(2)}, nil}, {nil, nil}} {
+			rows, err := st.AppendRange([]types.Row{stRow(0, 0, "kept")}, r[0], r[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := stDump(t, st.IterRange(r[0], r[1], false))
+			if want != "" {
+				want = " " + want
+			}
+			if got := dump(rows); got != "0/0=kept"+want {
+				t.Fatalf("whole %v, AppendRange(%v, %v) = %s, IterRange %s", whole, r[0], r[1], got, want)
+			}
+		}
+		if err := st.DeletePrefix(types.Row{types.DInt(2)}); err != nil {
+			t.Fatal(err)
+		}
+		commitEpoch(t, db, st, 2)
+		rows, err := st.AppendRows(nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "1/0=v0 1/1=v1 1/2=v2 1/3=v3 1/4=v4 3/0=v0 3/1=v1 3/2=v2 3/3=v3 3/4=v4"
+		if got := dump(rows); got != want || stDump(t, st.Iter(nil, false)) != want {
+			t.Fatalf("whole %v, after DeletePrefix(2): AppendRows %s, Iter %s", whole, got, stDump(t, st.Iter(nil, false)))
+		}
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/weirdb/weir/connector/nexmark"
@@ -82,12 +81,17 @@ type benchOpts struct {
 	cpuProfile string
 }
 
-func bench(args []string) int {
+func bench(args []string) int { return benchMain(args, os.Stdout, os.Stderr) }
+
+// benchMain is bench writing its results to stdout and its errors and
+// usage to stderr.
+func benchMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "nexmark" {
-		fmt.Fprint(os.Stderr, "Usage: weir bench nexmark [flags] (weir bench nexmark -h for the flags)\n")
+		fmt.Fprint(stderr, "Usage: weir bench nexmark [flags] (weir bench nexmark -h for the flags)\n")
 		return 2
 	}
 	fs := flag.NewFlagSet("bench nexmark", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), benchUsage)
 		fs.PrintDefaults()
@@ -111,32 +115,38 @@ func bench(args []string) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "weir bench nexmark: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "weir bench nexmark: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
 	if o.delivery != "exactly-once" && o.delivery != "at-least-once" {
-		fmt.Fprintf(os.Stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
+		fmt.Fprintf(stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
 		return 2
 	}
 	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 {
-		fmt.Fprint(os.Stderr, "weir bench nexmark: --events, --parallelism, --splits and --barrier-interval must be above zero\n")
+		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits and --barrier-interval must be above zero\n")
 		return 2
 	}
 	if o.all == (o.query != "") {
-		fmt.Fprint(os.Stderr, "weir bench nexmark: give either --query q<N> or --all\n")
+		fmt.Fprint(stderr, "weir bench nexmark: give either --query q<N> or --all\n")
 		return 2
 	}
+	if !o.all && o.query != "gen" {
+		if _, ok := nexmark.QueryByName(o.query); !ok {
+			fmt.Fprintf(stderr, "weir bench nexmark: unknown query %q; valid: %s\n", o.query, strings.Join(benchNames(), ", "))
+			return 2
+		}
+	}
 	if o.all {
-		return benchAll(o, args[1:])
+		return benchAll(o, args[1:], stdout, stderr)
 	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+			fmt.Fprintf(stderr, "weir bench nexmark: %v\n", err)
 			return 1
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+			fmt.Fprintf(stderr, "weir bench nexmark: %v\n", err)
 			return 1
 		}
 		defer func() {
@@ -155,22 +165,35 @@ func bench(args []string) int {
 		r.Query, r.Err = o.query, err.Error()
 	}
 	if o.jsonOut {
-		_ = json.NewEncoder(os.Stdout).Encode(r)
-	} else {
-		printResults(os.Stdout, o, []benchResult{r})
+		_ = json.NewEncoder(stdout).Encode(r)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+		if !o.jsonOut { // --all prints the error in its table
+			fmt.Fprintf(stderr, "weir bench nexmark: %v\n", err)
+		}
 		return 1
+	}
+	if !o.jsonOut {
+		t := newResultTable(stdout, o)
+		t.row(r)
 	}
 	return 0
 }
 
+// benchNames are the names --query takes: gen, then q0 ... q22.
+func benchNames() []string {
+	names := []string{"gen"}
+	for _, q := range nexmark.Queries() {
+		names = append(names, q.Name)
+	}
+	return names
+}
+
 // benchAll runs the generator and every query in child processes.
-func benchAll(o benchOpts, args []string) int {
+func benchAll(o benchOpts, args []string, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir bench nexmark: %v\n", err)
+		fmt.Fprintf(stderr, "weir bench nexmark: %v\n", err)
 		return 1
 	}
 	var base []string
@@ -185,19 +208,15 @@ func benchAll(o benchOpts, args []string) int {
 			base = append(base, a)
 		}
 	}
-	names := []string{"gen"}
-	for _, q := range nexmark.Queries() {
-		names = append(names, q.Name)
-	}
-	var results []benchResult
+	t := newResultTable(stdout, o)
 	failed := false
-	for _, name := range names {
+	for _, name := range benchNames() {
 		child := append([]string{"bench", "nexmark", "--json", "--query", name}, base...)
 		if o.cpuProfile != "" {
 			child = append(child, "--cpuprofile", o.cpuProfile+"."+name)
 		}
 		cmd := exec.Command(self, child...)
-		cmd.Stderr = os.Stderr
+		cmd.Stderr = stderr
 		out, err := cmd.Output()
 		var r benchResult
 		if jerr := json.Unmarshal(out, &r); jerr != nil {
@@ -206,39 +225,63 @@ func benchAll(o benchOpts, args []string) int {
 		if r.Err != "" {
 			failed = true
 		}
-		results = append(results, r)
-		// Each result as it comes, in case a later query fails or is
+		// Each row as it comes, in case a later query fails or is
 		// stopped.
-		fmt.Fprintf(os.Stderr, "%s: %.0f events/s, %.0f events/CPU-s, peak RSS %.0f MiB %s\n", r.Query, r.eventsPerSec(), r.eventsPerCPU(),
-			float64(r.PeakRSSBytes)/(1<<20), r.Err)
+		t.row(r)
 	}
-	printResults(os.Stdout, o, results)
 	if failed {
 		return 1
 	}
 	return 0
 }
 
-func printResults(w io.Writer, o benchOpts, rs []benchResult) {
+// resultTable prints the results as a table, a row per result as it
+// comes: its columns have fixed widths so that a row needs none of the
+// rows after it.
+type resultTable struct {
+	w io.Writer
+}
+
+// resultCols are the table's columns, each as wide as its title.
+var resultCols = []string{"query", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+
+// newResultTable prints the run's settings and the table's header.
+func newResultTable(w io.Writer, o benchOpts) *resultTable {
 	fmt.Fprintf(w, "Nexmark, %d events, parallelism %d, %d split(s), barrier interval %v, %s, GOMAXPROCS %d, %d CPUs\n",
 		o.events, o.par, o.splits, o.interval, o.delivery, runtime.GOMAXPROCS(0), runtime.NumCPU())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\tevents/s\tevents/CPU-s\tCPU s\twall s\tpeak RSS MiB\tcheckpoints\tp50 ms\tp99 ms\tsink rows\t")
-	for _, r := range rs {
-		if r.Err != "" {
-			fmt.Fprintf(tw, "%s\terror: %s\t\t\t\t\t\t\t\t\t\n", r.Query, r.Err)
-			continue
+	t := &resultTable{w: w}
+	t.line(resultCols)
+	return t
+}
+
+// line prints cells right-aligned under the columns' titles.
+func (t *resultTable) line(cells []string) {
+	var b strings.Builder
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteString("  ")
 		}
-		ck := func(p float64) string {
-			if len(r.Checkpoints) == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f", float64(percentile(r.Checkpoints, p))/1e6)
-		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%d\t%s\t%s\t%d\t\n", r.Query, r.eventsPerSec(), r.eventsPerCPU(),
-			r.CPU.Seconds(), r.Wall.Seconds(), float64(r.PeakRSSBytes)/(1<<20), len(r.Checkpoints), ck(50), ck(99), r.SinkRows)
+		fmt.Fprintf(&b, "%*s", max(len(resultCols[i]), 8), c)
 	}
-	tw.Flush()
+	b.WriteByte('\n')
+	io.WriteString(t.w, b.String())
+}
+
+// row prints one result.
+func (t *resultTable) row(r benchResult) {
+	if r.Err != "" {
+		fmt.Fprintf(t.w, "%*s  error: %s\n", max(len(resultCols[0]), 8), r.Query, r.Err)
+		return
+	}
+	ck := func(p float64) string {
+		if len(r.Checkpoints) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", float64(percentile(r.Checkpoints, p))/1e6)
+	}
+	t.line([]string{r.Query, fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
+		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
+		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
 }
 
 // cpuTime is the process's user + system CPU time so far.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +38,43 @@ func TestPercentile(t *testing.T) {
 	}
 	if p := percentile(nil, 50); p != 0 {
 		t.Fatalf("p50 of nothing = %v", p)
+	}
+}
+
+// TestBenchUnknownQuery: a query that does not exist fails before
+// anything is printed on stdout, and the error lists the valid names.
+func TestBenchUnknownQuery(t *testing.T) {
+	var out, errOut strings.Builder
+	if rc := benchMain([]string{"nexmark", "--query", "q99", "--events", "1000"}, &out, &errOut); rc != 2 {
+		t.Fatalf("exit status %d, want 2", rc)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("stdout %q, want nothing", out.String())
+	}
+	if e := errOut.String(); !strings.Contains(e, `unknown query "q99"`) || !strings.Contains(e, "gen, q0, q1") || !strings.Contains(e, "q22") {
+		t.Fatalf("stderr %q", e)
+	}
+}
+
+// TestResultTable: the header once, then one line per result, its
+// cells under their columns' titles.
+func TestResultTable(t *testing.T) {
+	var out strings.Builder
+	tb := newResultTable(&out, benchOpts{events: 1000, par: 1, splits: 1, interval: time.Second, delivery: "exactly-once"})
+	tb.row(benchResult{Query: "q1", Events: 1000, Wall: time.Second, CPU: 2 * time.Second, PeakRSSBytes: 50 << 20, SinkRows: 7})
+	tb.row(benchResult{Query: "q2", Err: "boom"})
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4:\n%s", len(lines), out.String())
+	}
+	header, row := lines[1], lines[2]
+	if len(header) != len(row) {
+		t.Fatalf("the row is %d wide, the header %d:\n%s", len(row), len(header), out.String())
+	}
+	if i := strings.Index(header, "events/CPU-s") + len("events/CPU-s"); row[i-3:i] != "500" {
+		t.Fatalf("events/CPU-s not under its title:\n%s", out.String())
+	}
+	if !strings.HasSuffix(lines[3], "q2  error: boom") {
+		t.Fatalf("error line %q", lines[3])
 	}
 }

@@ -93,6 +93,8 @@ type HashAgg struct {
 	closed    []types.Datum
 	hasClosed []bool
 	anyClosed bool
+	// closing is closeGroups' buffer of the rows a watermark passed.
+	closing []types.Row
 
 	// ttl is the state TTL in ms (StreamHashAgg.TTLMs, 0 for none);
 	// ttlIdx orders the groups by the time of their last write, and now

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
 
@@ -38,23 +37,26 @@ func (a *HashAgg) closeGroups() error {
 			continue
 		}
 		a.closed[i], a.hasClosed[i], a.anyClosed = detach(w.Val), true, true
-		var it storage.RowIter
+		var rows []types.Row
+		var err error
 		if i == 0 {
-			it = a.result.IterRange(nil, types.Row{w.Val}, false)
+			rows, err = a.result.AppendRange(a.closing[:0], nil, types.Row{w.Val})
 		} else {
-			it = a.result.Iter(nil, false)
+			rows, err = a.result.AppendRows(a.closing[:0], nil)
 		}
-		rows, err := storage.Collect(it, func(row types.Row) bool {
-			return !row[i].Null && types.Compare(row[i], w.Val, a.keyTs[i]) < 0
-		})
 		if err != nil {
 			return err
 		}
 		for _, row := range rows {
+			if row[i].Null || types.Compare(row[i], w.Val, a.keyTs[i]) >= 0 {
+				continue
+			}
 			if err := a.closeGroup(row); err != nil {
 				return err
 			}
 		}
+		clear(rows)
+		a.closing = rows[:0]
 	}
 	return nil
 }

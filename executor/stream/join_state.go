@@ -187,16 +187,5 @@ func (s *joinSide) matches(other *joinSide, row types.Row, buf []types.Row) ([]t
 	if !ok {
 		return buf, nil
 	}
-	it := s.st.Iter(prefix, false)
-	defer it.Close()
-	for {
-		r, err := it.Next()
-		if err != nil {
-			return buf, err
-		}
-		if r == nil {
-			return buf, nil
-		}
-		buf = append(buf, r)
-	}
+	return s.st.AppendRows(buf, prefix)
 }
