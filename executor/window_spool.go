@@ -156,7 +156,18 @@ func (c *winCursor) keys(j int) (types.Row, error) {
 		c.rd = s.keys.tape.NewReader()
 	}
 	t := j - len(s.mem)
-	if t < c.next || t-c.next > winIndexStep {
+	switch {
+	case t < c.next && c.next-t <= t%winIndexStep:
+		// A few rows back (a frame restarting at its start): step back
+		// over them rather than forward from the mark before them.
+		for ; c.next > t; c.next-- {
+			off, err := c.rd.Prev(c.off)
+			if err != nil {
+				return nil, err
+			}
+			c.off = off
+		}
+	case t < c.next || t-c.next > winIndexStep:
 		k := t / winIndexStep
 		c.next, c.off = k*winIndexStep, s.index[k]
 	}

@@ -196,6 +196,14 @@ func (r *TapeReader) Skip(off int64) (int64, error) {
 	return off + int64(binary.BigEndian.Uint32(r.hdr[:])) + 8, nil
 }
 
+// Prev is Tape.Prev through r's cache.
+func (r *TapeReader) Prev(off int64) (int64, error) {
+	if err := r.t.readCached(&r.cache, r.hdr[:], off-4); err != nil {
+		return 0, err
+	}
+	return off - int64(binary.BigEndian.Uint32(r.hdr[:])) - 8, nil
+}
+
 // Release drops r's block; r reads the file again when next used.
 func (r *TapeReader) Release() { r.cache = tapeCache{} }
 

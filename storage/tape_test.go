@@ -179,6 +179,9 @@ func TestTapeReaders(t *testing.T) {
 			if next, err := b.Skip(offs[2000+i]); err != nil || next != offs[2001+i] {
 				t.Fatalf("Skip from record %d: %d, %v; want %d", 2000+i, next, err, offs[2001+i])
 			}
+			if prev, err := a.Prev(offs[2000+i]); err != nil || prev != offs[1999+i] {
+				t.Fatalf("Prev from record %d: %d, %v; want %d", 2000+i, prev, err, offs[1999+i])
+			}
 		}
 	}
 }
