@@ -39,7 +39,9 @@ import (
 // arguments once per row (windowEval), sorts the rows by partition keys,
 // ORDER BY and input position with the external Sort (so within
 // work_mem, spilling beyond it), and computes the calls a partition at
-// a time (windowStage). Only one partition per stage is held in memory.
+// a time (windowStage), spooling the partition within work_mem and the
+// rest of it on tapes (winSpool), which it removes when the partition is
+// done, on an error and on Close.
 type Window struct {
 	endState
 	in   Operator
