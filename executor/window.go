@@ -459,7 +459,10 @@ type winPart struct {
 func newWinPart(s *winSpool, calls []planner.WindowCall, ec *ExecCtx) (*winPart, error) {
 	p := &winPart{s: s, orderBy: calls[0].OrderBy, nOrd: len(calls[0].OrderBy), n: s.n, i: -1, pe: -1,
 		cur: newWinCursor(s), vals: make([]types.Datum, len(calls))}
-	p.peer = newWinCursor(s).wanting(p.nOrd, 0, 0)
+	p.peer = newWinCursor(s)
+	if s.spilled() {
+		p.peer.wanting(p.nOrd, 0, 0)
+	}
 	argAt := p.nOrd
 	for _, call := range calls {
 		c, err := newWinCall(p, call, argAt, ec)
@@ -550,8 +553,16 @@ type winCall struct {
 func newWinCall(p *winPart, call planner.WindowCall, argAt int, ec *ExecCtx) (*winCall, error) {
 	c := &winCall{p: p, call: call, ec: ec, argAt: argAt}
 	// The call's cursors decode only the ORDER BY values and its own
-	// arguments of the rows they read.
-	cursor := func() *winCursor { return newWinCursor(p.s).wanting(p.nOrd, argAt, argAt+len(call.Args)) }
+	// arguments of the rows they read (from a tape; in memory they
+	// decode nothing).
+	var want []bool
+	if p.s.spilled() {
+		want = make([]bool, len(p.s.keyTs))
+		for i := range want {
+			want[i] = i < p.nOrd || i >= argAt && i < argAt+len(call.Args)
+		}
+	}
+	cursor := func() *winCursor { return &winCursor{s: p.s, j: -1, want: want} }
 	c.rd = cursor()
 	f := call.Frame
 	c.rangeOff = f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil)
@@ -569,9 +580,13 @@ func newWinCall(p *winPart, call planner.WindowCall, argAt int, ec *ExecCtx) (*w
 				return nil, err
 			}
 		}
-		c.hc, c.tc = cursor(), cursor()
-		c.gs = &groupWalker{p: p, cur: cursor()}
-		c.ge = &groupWalker{p: p, cur: cursor()}
+		switch {
+		case c.rangeOff:
+			c.hc, c.tc = cursor(), cursor()
+		case f.Mode == "groups":
+			c.gs = &groupWalker{p: p, cur: cursor()}
+			c.ge = &groupWalker{p: p, cur: cursor()}
+		}
 	}
 	if o := functions.WindowFunction(call.Fn); o != nil {
 		c.fn = o.Window
