@@ -147,10 +147,18 @@ func actualText(an *executor.Analyze, p planner.Plan) string {
 	}
 	loops := float64(ns.Loops)
 	rows := float64(ns.Rows) / loops
+	var s string
 	if !an.Timing {
-		return fmt.Sprintf("(actual rows=%.0f loops=%d)", rows, ns.Loops)
+		s = fmt.Sprintf("(actual rows=%.0f loops=%d)", rows, ns.Loops)
+	} else {
+		s = fmt.Sprintf("(actual time=%.3f..%.3f rows=%.0f loops=%d)", millis(ns.Startup)/loops, millis(ns.Total)/loops, rows, ns.Loops)
 	}
-	return fmt.Sprintf("(actual time=%.3f..%.3f rows=%.0f loops=%d)", millis(ns.Startup)/loops, millis(ns.Total)/loops, rows, ns.Loops)
+	// What a sort, a hash aggregation or a hash join used follows, in
+	// PostgreSQL's words (which it prints on a line of its own).
+	if ns.Memory != "" {
+		s += "  " + ns.Memory
+	}
+	return s
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

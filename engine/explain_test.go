@@ -31,7 +31,7 @@ Project [t.a] (actual rows=10 loops=1)
   └─Scan t [a, b] (actual rows=100 loops=1)`},
 		{"SELECT t.a, u.c FROM t JOIN u ON t.b = u.a", `
 Project [t.a, u.c] (actual rows=90 loops=1)
-└─HashJoin [inner, t.b = u.a] (actual rows=90 loops=1)
+└─HashJoin [inner, t.b = u.a] (actual rows=90 loops=1)  Batches: 1  Memory Usage: 7kB
   ├─Scan t [a, b] (actual rows=100 loops=1)
   └─Scan u [a, c] (actual rows=20 loops=1)`},
 	}
@@ -170,5 +170,45 @@ func TestExplainPreparedRebinds(t *testing.T) {
 	mustRun(t, s, "INSERT INTO t SELECT g, 'x' FROM generate_series(1, 5) g")
 	if got := strings.Join(explain(), "\n"); !strings.Contains(got, "IndexScan t_pkey on t [a, b] (a > $1) (actual rows=2 loops=1)") {
 		t.Fatalf("after DDL:\n%s", got)
+	}
+}
+
+// TestExplainAnalyzeSpill checks the line EXPLAIN ANALYZE adds to a
+// sort, a hash aggregation and a hash join, in PostgreSQL's words: how
+// the sort sorted and the memory or disk it used, and the batches of the
+// hash operators, which spill at a 64kB work_mem and not at 4MB.
+func TestExplainAnalyzeSpill(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int, b text)")
+	mustRun(t, s, "INSERT INTO t SELECT g, md5(g::text) FROM generate_series(1, 3000) g")
+	const opts = "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) "
+	cases := []struct {
+		workMem, query string
+		line           *regexp.Regexp
+	}{
+		{"4MB", "SELECT a FROM t ORDER BY b", regexp.MustCompile(`^└─Sort \[t\.b\] \(actual rows=3000 loops=1\)  Sort Method: quicksort  Memory: \d+kB$`)},
+		{"64kB", "SELECT a FROM t ORDER BY b", regexp.MustCompile(`^└─Sort \[t\.b\] \(actual rows=3000 loops=1\)  Sort Method: external merge  Disk: \d+kB$`)},
+		{"4MB", "SELECT b, count(*) FROM t GROUP BY b", regexp.MustCompile(`^└─HashAgg .* \(actual rows=3000 loops=1\)  Batches: 1  Memory Usage: \d+kB$`)},
+		{"64kB", "SELECT b, count(*) FROM t GROUP BY b", regexp.MustCompile(`^└─HashAgg .* \(actual rows=3000 loops=1\)  Batches: \d\d+  Memory Usage: \d+kB  Disk Usage: \d+kB$`)},
+		{"4MB", "SELECT count(*) FROM t JOIN t u ON t.b = u.b", regexp.MustCompile(`^  └─HashJoin .* \(actual rows=3000 loops=1\)  Batches: 1  Memory Usage: \d+kB$`)},
+		{"64kB", "SELECT count(*) FROM t JOIN t u ON t.b = u.b", regexp.MustCompile(`^  └─HashJoin .* \(actual rows=3000 loops=1\)  Batches: \d\d+  Memory Usage: \d+kB  Disk Usage: \d+kB$`)},
+	}
+	for _, c := range cases {
+		mustRun(t, s, "SET work_mem = '"+c.workMem+"'")
+		got := mustRun(t, s, opts+c.query)
+		found := false
+		for _, l := range got {
+			found = found || c.line.MatchString(l)
+		}
+		if !found {
+			t.Errorf("work_mem %s, %s: no line matching %s in\n%s", c.workMem, c.query, c.line, strings.Join(got, "\n"))
+		}
+	}
+	// An aggregate without GROUP BY says nothing of its one group.
+	for _, l := range mustRun(t, s, opts+"SELECT count(*) FROM t") {
+		if strings.Contains(l, "Batches") {
+			t.Errorf("plain aggregate: %s", l)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/weirdb/weir/planner"
@@ -33,6 +34,11 @@ type NodeStats struct {
 	// it returned none), and Total the time of all Next calls, both
 	// summed over the loops.
 	Startup, Total time.Duration
+	// Memory is what an operator holding rows within work_mem used in
+	// its last loop, in PostgreSQL's words ("Sort Method: external merge
+	// Disk: 2080kB", "Batches: 5  Memory Usage: 4145kB  Disk Usage:
+	// 12808kB"); empty for the other operators.
+	Memory string
 }
 
 // NewAnalyze returns an empty collector.
@@ -58,6 +64,7 @@ func (a *Analyze) wrap(p planner.Plan, op Operator) Operator {
 		a.stats[p] = st
 	}
 	w := &analyzed{in: op, st: st, timing: a.Timing}
+	w.usage, _ = op.(usageReporter)
 	if rc, ok := op.(interface{ RowsAffected() int64 }); ok {
 		return &analyzedCounter{analyzed: w, rc: rc}
 	}
@@ -72,6 +79,7 @@ type analyzed struct {
 	started bool          // the loop is counted
 	first   bool          // the loop's startup time is counted
 	elapsed time.Duration // this loop's time so far
+	usage   usageReporter
 }
 
 func (a *analyzed) Next(ctx context.Context) (*types.Chunk, error) {
@@ -98,10 +106,60 @@ func (a *analyzed) Next(ctx context.Context) (*types.Chunk, error) {
 		a.first = true
 		a.st.Startup += a.elapsed
 	}
+	if c == nil {
+		a.report()
+	}
 	return c, err
 }
 
-func (a *analyzed) Close() { a.in.Close() }
+func (a *analyzed) Close() {
+	a.report()
+	a.in.Close()
+}
+
+// report records what the operator used, when it says.
+func (a *analyzed) report() {
+	if a.usage != nil {
+		if u := a.usage.explainUsage(); u != "" {
+			a.st.Memory = u
+		}
+	}
+}
+
+// usageReporter is implemented by the operators that hold rows within
+// work_mem: explainUsage says what they used so far, in PostgreSQL's
+// words, or nothing before they read their input.
+type usageReporter interface {
+	explainUsage() string
+}
+
+// spillUsage is what an operator holding rows within work_mem used: the
+// most bytes of rows it held at once (types.RowMemSize), the bytes it
+// wrote to tapes, and for a hash operator the batches it processed (its
+// table, then each spilled partition).
+type spillUsage struct {
+	mem, disk int64
+	batches   int
+}
+
+// held notes that n bytes are held.
+func (u *spillUsage) held(n int64) { u.mem = max(u.mem, n) }
+
+// kB returns n bytes in kilobytes, rounded up as PostgreSQL rounds them.
+func kB(n int64) int64 { return (n + 1023) / 1024 }
+
+// hashText is a hash operator's usage as PostgreSQL prints a hash
+// aggregation's.
+func (u *spillUsage) hashText() string {
+	if u.batches == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("Batches: %d  Memory Usage: %dkB", u.batches, kB(u.mem))
+	if u.disk > 0 {
+		s += fmt.Sprintf("  Disk Usage: %dkB", kB(u.disk))
+	}
+	return s
+}
 
 // analyzedCounter is analyzed over a DML operator, whose RowsAffected the
 // engine reads for the command tag.

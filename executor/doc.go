@@ -30,10 +30,11 @@
 //   - A Sort keeps at most ExecCtx.WorkMem bytes of rows in memory
 //     (types.RowMemSize) and moves the rest, in sorted runs, to tapes from
 //     ExecCtx.Temp (rowTape, spill.go), which it discards when it ends,
-//     fails or is closed; Window sorts its partitions through Sorts,
-//     HashAgg the input of its calls with DISTINCT or ORDER BY through
-//     aggSorts (the same sorted runs), and RecursiveUnion keeps its
-//     working tables in rowSpools. A
+//     fails or is closed; Window sorts its partitions through Sorts and
+//     spools each partition within WorkMem, the rest on tapes
+//     (winSpool), HashAgg sorts the input of its calls with DISTINCT or
+//     ORDER BY through aggSorts (the same sorted runs), and
+//     RecursiveUnion keeps its working tables in rowSpools. A
 //     Limit right above a Sort passes it its bound (Sort.SetBound); under
 //     EXPLAIN ANALYZE, where a wrapper sits between them, it does not.
 //   - The hash operators (HashAgg, Distinct, SetOp, HashJoin) keep their

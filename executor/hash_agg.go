@@ -60,6 +60,7 @@ type HashAgg struct {
 	reading *partReader // the partition being aggregated
 	started bool
 	emitPos int // the next group to emit
+	usage   spillUsage
 }
 
 // spilledPart is a spilled partition of the input of a HashAgg, Distinct
@@ -214,6 +215,7 @@ func (a *HashAgg) next(ctx context.Context) (*types.Chunk, error) {
 			continue
 		}
 		a.started = true
+		a.usage.batches = 1
 		if err := a.seed(); err != nil {
 			return nil, err
 		}
@@ -273,6 +275,7 @@ func (a *HashAgg) seed() error {
 		if _, added := a.groups.findOrInsert(key); added {
 			a.accs = append(a.accs, a.newGroup())
 			a.bytes += a.groupBytes(key)
+			a.usage.held(a.bytes)
 		}
 	}
 	return nil
@@ -348,6 +351,7 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 				g = a.groups.insert(h, cp)
 				a.accs = append(a.accs, a.newGroup())
 				a.bytes += a.groupBytes(cp)
+				a.usage.held(a.bytes)
 				a.full = a.ec.spillable(a.bytes)
 			}
 			gids[i] = g
@@ -381,6 +385,7 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 				}
 				if a.grows[j] {
 					a.bytes += types.RowMemSize(buf)
+					a.usage.held(a.bytes)
 				}
 			}
 		}
@@ -392,6 +397,8 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 		for p := hashFanout - 1; p >= 0; p-- {
 			if t, n := a.spill.take(p); t != nil && n > 0 {
 				a.parts = append(a.parts, spilledPart{rows: newPartReader(t, a.inTs), level: a.level + 1})
+				a.usage.batches++
+				a.usage.disk += t.Size()
 			}
 		}
 		a.spill = nil
@@ -406,6 +413,17 @@ func (a *HashAgg) consume(ctx context.Context, read func(context.Context) (*type
 		}
 	}
 	return nil
+}
+
+// explainUsage implements usageReporter, as PostgreSQL prints a hash
+// aggregation's batches and memory.
+// An aggregation without GROUP BY holds one group: PostgreSQL's plain
+// Aggregate says nothing.
+func (a *HashAgg) explainUsage() string {
+	if len(a.keys) == 0 {
+		return ""
+	}
+	return a.usage.hashText()
 }
 
 // release drops the table and removes every tape still held.

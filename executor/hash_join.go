@@ -69,6 +69,8 @@ type HashJoin struct {
 	table    map[uint64][]int32
 	rkeyRows []types.Row
 	rbytes   int64
+	// usage is what the join used, for EXPLAIN ANALYZE.
+	usage spillUsage
 	// sameHash is set while every keyed build row of the batch had the
 	// key hash firstHash.
 	sameHash  bool
@@ -204,6 +206,7 @@ func (j *HashJoin) addBuild(row, key types.Row, h uint64) {
 	idx := int32(len(j.rrows))
 	j.rrows = append(j.rrows, row)
 	j.rbytes += types.RowMemSize(row) + hashTableEntry
+	j.usage.held(j.rbytes)
 	if j.nested {
 		return
 	}
@@ -212,6 +215,7 @@ func (j *HashJoin) addBuild(row, key types.Row, h uint64) {
 		return
 	}
 	j.rbytes += types.RowMemSize(key)
+	j.usage.held(j.rbytes)
 	if len(j.table) == 0 {
 		j.firstHash = h
 	} else if h != j.firstHash {
@@ -229,6 +233,8 @@ func (j *HashJoin) build(ctx context.Context) error {
 	read := func(ctx context.Context) (*types.Chunk, error) { return nextVisible(ctx, j.right) }
 	if j.cur != nil {
 		read = j.cur.build.chunk
+	} else {
+		j.usage.batches = 1
 	}
 	for {
 		c, err := read(ctx)
@@ -475,6 +481,12 @@ func (j *HashJoin) endProbe(ctx context.Context) error {
 			j.batches = append(j.batches, joinBatch{
 				build: newPartReader(bt, j.rightTs), probe: newPartReader(pt, j.leftTs), level: j.level + 1,
 			})
+			j.usage.batches++
+			for _, t := range []*storage.Tape{bt, pt} {
+				if t != nil {
+					j.usage.disk += t.Size()
+				}
+			}
 		}
 		j.bparts, j.pparts, j.partitioned = nil, nil, false
 	}
@@ -505,6 +517,11 @@ func (j *HashJoin) nextBatch(ctx context.Context) error {
 	j.leftDone, j.probeOrd, j.final = false, 0, false
 	return j.build(ctx)
 }
+
+// explainUsage implements usageReporter: the batches the join processed
+// (its table, then each spilled pair of partitions) and the most memory
+// a build side held, as PostgreSQL prints a hash join's Hash node.
+func (j *HashJoin) explainUsage() string { return j.usage.hashText() }
 
 // release drops the tables and removes every tape still held.
 func (j *HashJoin) release() {

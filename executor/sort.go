@@ -3,6 +3,7 @@ package executor
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/weirdb/weir/internal/pgsort"
@@ -68,6 +69,10 @@ type sortRuns struct {
 	// 0 are written from memory, and sortMergeOrder runs of one level
 	// become one of the next (cascade).
 	levels []int
+	// usage is what the sort used, and method how it sorted, for EXPLAIN
+	// ANALYZE.
+	usage  spillUsage
+	method string
 }
 
 // sortLayout is the layout of a sorted run's records: the row's columns,
@@ -254,6 +259,7 @@ func (s *Sort) load(ctx context.Context) ([]types.Row, error) {
 			}
 			rows = append(rows, sr)
 			held += types.RowMemSize(sr.row) + s.lay.keyMemSize(sr) + sortedRowOverhead
+			s.usage.held(held)
 			// tuplesort_puttuple_common's order of tests: the switch
 			// to a bounded heap comes before a spill, and once spilled
 			// the sort stays external.
@@ -275,8 +281,16 @@ func (s *Sort) load(ctx context.Context) ([]types.Row, error) {
 	s.in.Close()
 	if top != nil {
 		rows = top.sorted()
+		s.method, s.usage.mem = "top-N heapsort", 0
+		for _, r := range rows {
+			s.usage.mem += types.RowMemSize(r.row) + s.lay.keyMemSize(r) + sortedRowOverhead
+		}
 	} else {
 		s.sortRun(rows)
+		s.method = "quicksort"
+		if len(s.runs) > 0 {
+			s.method = "external merge"
+		}
 	}
 	if len(s.runs) > 0 {
 		return nil, s.startMerge(ctx, rows)
@@ -325,7 +339,21 @@ func (s *sortRuns) write(ctx context.Context, rows []sortedRow) error {
 	if err := t.seal(); err != nil {
 		return err
 	}
+	s.usage.disk += t.tape.Size()
 	return s.cascade(ctx)
+}
+
+// explainUsage implements usageReporter: how the sort sorted and what it
+// used, as PostgreSQL prints it (the disk being the sorted runs written
+// from memory).
+func (s *Sort) explainUsage() string {
+	switch s.method {
+	case "":
+		return ""
+	case "external merge":
+		return fmt.Sprintf("Sort Method: external merge  Disk: %dkB", kB(s.usage.disk))
+	}
+	return fmt.Sprintf("Sort Method: %s  Memory: %dkB", s.method, kB(s.usage.mem))
 }
 
 // cascade merges the last sortMergeOrder runs into one run of the next

@@ -44,7 +44,7 @@ func (c *countingTemp) left(t *testing.T) []string {
 	return tapes
 }
 
-func newTemp(t *testing.T) *countingTemp {
+func newTemp(t testing.TB) *countingTemp {
 	t.Helper()
 	db, err := storage.Open("data", storage.Options{FS: vfs.NewMem()})
 	if err != nil {

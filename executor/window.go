@@ -39,7 +39,9 @@ import (
 // arguments once per row (windowEval), sorts the rows by partition keys,
 // ORDER BY and input position with the external Sort (so within
 // work_mem, spilling beyond it), and computes the calls a partition at
-// a time (windowStage). Only one partition per stage is held in memory.
+// a time (windowStage), spooling the partition within work_mem and the
+// rest of it on tapes (winSpool), which it removes when the partition is
+// done, on an error and on Close.
 type Window struct {
 	endState
 	in   Operator
@@ -70,6 +72,9 @@ func (w *Window) Next(ctx context.Context) (*types.Chunk, error) {
 	}
 	c, err := nextVisible(ctx, w.out)
 	if err != nil || c == nil {
+		// The stages' partitions and sorts let their tapes go at once,
+		// not when the statement closes the plan.
+		w.out.Close()
 		return w.finish(nil, err)
 	}
 	cols := append(append([]*types.Vec(nil), c.Cols[:w.nIn]...), c.Cols[w.nIn+1:]...)
@@ -178,26 +183,30 @@ func (e *windowEval) Close() { e.in.Close() }
 // windowStage computes calls sharing one PARTITION BY and ORDER BY over
 // its input (base columns), which a windowEval and a Sort below it
 // extended with the partition keys, the ORDER BY keys and each call's
-// arguments and sorted by partition, ORDER BY and input position. It
-// holds one partition at a time and emits the base columns then one
-// column per call.
+// arguments and sorted by partition, ORDER BY and input position. As
+// PostgreSQL's WindowAgg does with its tuplestore, it spools one
+// partition at a time (winSpool: in memory within work_mem, on tapes
+// beyond it), then computes the calls row by row, each reading the
+// spool through cursors that follow its frame, and emits the base
+// columns then one column per call, a chunk at a time.
 type windowStage struct {
 	endState
 	in    Operator
 	calls []planner.WindowCall
 	ec    *ExecCtx
 	ts    []types.T
+	ext   []types.T
 	base  int
 	nPart int
 	nOrd  int
-	// part is the partition being read; pending is the first row of
-	// the next one; out the computed rows not yet emitted.
-	part    []types.Row
+	// part is the partition being emitted; pending is the first row of
+	// the next one.
+	part    *winPart
 	pending types.Row
 	in0     *types.Chunk
 	inPos   int
 	inDone  bool
-	out     *rowBuffer
+	row     types.Row
 }
 
 // newWindowStage builds eval → Sort → stage over in, whose rows have
@@ -242,7 +251,7 @@ func newWindowStage(in Operator, inOrder bool, ts []types.T, seqAt int, calls []
 	for _, c := range calls {
 		out = append(out, c.T)
 	}
-	return &windowStage{in: sorted, calls: calls, ec: ec, ts: out, base: base, nPart: len(first.PartitionBy), nOrd: len(first.OrderBy)}, nil
+	return &windowStage{in: sorted, calls: calls, ec: ec, ts: out, ext: ext, base: base, nPart: len(first.PartitionBy), nOrd: len(first.OrderBy)}, nil
 }
 
 var _ Operator = (*windowStage)(nil)
@@ -252,22 +261,56 @@ func (st *windowStage) Next(ctx context.Context) (*types.Chunk, error) {
 	if st.done {
 		return nil, st.err
 	}
-	for {
-		if st.out != nil {
-			if c := st.out.next(); c != nil {
-				return st.finish(c, nil)
+	c, err := st.next(ctx)
+	if err != nil || c == nil {
+		st.dropPart()
+	}
+	return st.finish(c, err)
+}
+
+// next returns the next chunk of computed rows, nil at the end.
+func (st *windowStage) next(ctx context.Context) (*types.Chunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := st.ec.chunkRows()
+	var c *types.Chunk
+	for c == nil || c.Len() < n {
+		if st.part == nil {
+			p, err := st.readPartition(ctx)
+			if err != nil {
+				return nil, err
 			}
-			st.out = nil
+			if p == nil {
+				return c, nil
+			}
+			st.part = p
 		}
-		rows, err := st.readPartition(ctx)
-		if err != nil || rows == nil {
-			return st.finish(nil, err)
+		if st.part.i+1 >= st.part.n {
+			st.dropPart()
+			continue
 		}
-		out, err := st.compute(rows)
+		if err := st.part.advance(); err != nil {
+			return nil, err
+		}
+		out, err := st.part.s.output()
 		if err != nil {
-			return st.finish(nil, err)
+			return nil, err
 		}
-		st.out = &rowBuffer{ts: st.ts, rows: out, ec: st.ec}
+		st.row = append(append(st.row[:0], out...), st.part.vals...)
+		if c == nil {
+			c = types.NewChunk(st.ts, n)
+		}
+		c.AppendRow(types.OpInsert, st.row)
+	}
+	return c, nil
+}
+
+// dropPart discards the partition being emitted and its tapes.
+func (st *windowStage) dropPart() {
+	if st.part != nil {
+		st.part.s.discard()
+		st.part = nil
 	}
 }
 
@@ -297,28 +340,44 @@ func (st *windowStage) nextRow(ctx context.Context) (types.Row, error) {
 	return st.nextRow(ctx)
 }
 
-// readPartition returns the rows of the next partition, nil after the
-// last.
-func (st *windowStage) readPartition(ctx context.Context) ([]types.Row, error) {
-	var part []types.Row
-	if st.pending != nil {
-		part = append(part, st.pending)
-		st.pending = nil
-	}
-	for {
+// readPartition spools the rows of the next partition and returns it
+// before its first row, nil after the last partition.
+func (st *windowStage) readPartition(ctx context.Context) (*winPart, error) {
+	first := st.pending
+	st.pending = nil
+	if first == nil {
 		r, err := st.nextRow(ctx)
-		if err != nil {
+		if err != nil || r == nil {
 			return nil, err
 		}
-		if r == nil {
-			return part, nil
-		}
-		if len(part) > 0 && !st.samePartition(part[0], r) {
-			st.pending = r
-			return part, nil
-		}
-		part = append(part, r)
+		first = r
 	}
+	keyAt := st.base + st.nPart
+	s := newWinSpool(st.ec, true, st.base, keyAt, st.ext[:st.base], st.ext[keyAt:])
+	err := s.add(first)
+	for err == nil {
+		var r types.Row
+		if r, err = st.nextRow(ctx); err != nil || r == nil {
+			break
+		}
+		if !st.samePartition(first, r) {
+			st.pending = r
+			break
+		}
+		err = s.add(r)
+	}
+	if err == nil {
+		err = s.seal()
+	}
+	var p *winPart
+	if err == nil {
+		p, err = newWinPart(s, st.calls, st.ec)
+	}
+	if err != nil {
+		s.discard()
+		return nil, err
+	}
+	return p, nil
 }
 
 // samePartition reports whether rows a and b have equal partition keys
@@ -332,52 +391,12 @@ func (st *windowStage) samePartition(a, b types.Row) bool {
 	return true
 }
 
-// compute computes the stage's calls over one partition, in window
-// order, and returns its rows: the base columns then one value per call.
-func (st *windowStage) compute(rows []types.Row) ([]types.Row, error) {
-	ordAt := st.base + st.nPart
-	ord := make([]types.Row, len(rows))
-	for i, r := range rows {
-		ord[i] = r[ordAt : ordAt+st.nOrd]
-	}
-	results := make([][]types.Datum, len(st.calls))
-	argAt := ordAt + st.nOrd
-	for ci, call := range st.calls {
-		args := make([]types.Row, len(rows))
-		for i, r := range rows {
-			args[i] = r[argAt : argAt+len(call.Args)]
-		}
-		argAt += len(call.Args)
-		vals, err := WindowPartition(call, ord, args, st.ec)
-		if err != nil {
-			return nil, err
-		}
-		results[ci] = vals
-	}
-	out := make([]types.Row, len(rows))
-	for i, r := range rows {
-		o := append(make(types.Row, 0, st.base+len(st.calls)), r[:st.base]...)
-		for ci := range st.calls {
-			o = append(o, results[ci][i])
-		}
-		out[i] = o
-	}
-	return out, nil
-}
-
 // Close implements Operator.
 func (st *windowStage) Close() {
 	st.done = true
-	st.out, st.pending, st.in0 = nil, nil, nil
+	st.dropPart()
+	st.pending, st.in0 = nil, nil
 	st.in.Close()
-}
-
-// winRow is a row of a partition: its place in the partition's result,
-// and the values of the call's ORDER BY keys and arguments.
-type winRow struct {
-	idx  int
-	ord  types.Row
-	args types.Row
 }
 
 // WindowPartition computes call over one partition exactly as Window
@@ -394,123 +413,286 @@ type winRow struct {
 // nth_value arguments below one, 42883 for a function it cannot compute,
 // 22003 for an aggregate overflowing.
 func WindowPartition(call planner.WindowCall, ord, args []types.Row, ec *ExecCtx) ([]types.Datum, error) {
-	p := make([]winRow, len(ord))
-	for i := range p {
-		p[i] = winRow{idx: i, ord: ord[i], args: args[i]}
+	s := newWinSpool(ec, false, 0, 0, nil, nil)
+	for i := range ord {
+		r := make(types.Row, 0, len(ord[i])+len(args[i]))
+		if err := s.add(append(append(r, ord[i]...), args[i]...)); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]types.Datum, len(p))
-	if err := computeWindow(call, p, out, ec); err != nil {
+	p, err := newWinPart(s, []planner.WindowCall{call}, ec)
+	if err != nil {
 		return nil, err
+	}
+	out := make([]types.Datum, len(ord))
+	for i := range out {
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		out[i] = p.vals[0]
 	}
 	return out, nil
 }
 
-// computeWindow computes call over one sorted partition p, storing each
-// row's value at out[row.idx].
-func computeWindow(call planner.WindowCall, p []winRow, out []types.Datum, ec *ExecCtx) error {
-	n := len(p)
-	// peerStart[i] and peerEnd[i] bound the peer group of row i (rows
-	// equal on the ORDER BY keys; all rows without ORDER BY).
-	peerStart, peerEnd := make([]int, n), make([]int, n)
-	group := make([]int, n) // peer group number
-	for i := 0; i < n; i++ {
-		if i > 0 && compareKeys(p[i-1].ord, p[i].ord, call.OrderBy) == 0 {
-			peerStart[i], group[i] = peerStart[i-1], group[i-1]
-		} else {
-			peerStart[i] = i
-			if i > 0 {
-				group[i] = group[i-1] + 1
-			}
-		}
+// winPart computes a stage's calls over one spooled partition, one row
+// at a time in window order: advance moves to the next row and computes
+// its values (vals, one per call). The current row's peer group
+// [ps, pe] and its number grp follow it through the partition.
+type winPart struct {
+	s       *winSpool
+	orderBy []planner.SortKey
+	nOrd    int
+	n, i    int
+	ps, pe  int
+	grp     int
+	// cur reads the current row's keys, peer the rows after it that
+	// are its peers; prev holds the previous row's ORDER BY values.
+	cur, peer *winCursor
+	prev      types.Row
+	calls     []*winCall
+	vals      []types.Datum
+}
+
+// newWinPart returns the computation of calls (one PARTITION BY and
+// ORDER BY) over the rows of s, whose keys hold the ORDER BY values then
+// each call's arguments, before its first row.
+func newWinPart(s *winSpool, calls []planner.WindowCall, ec *ExecCtx) (*winPart, error) {
+	p := &winPart{s: s, orderBy: calls[0].OrderBy, nOrd: len(calls[0].OrderBy), n: s.n, i: -1, pe: -1,
+		cur: newWinCursor(s), vals: make([]types.Datum, len(calls))}
+	p.peer = newWinCursor(s)
+	if s.spilled() {
+		p.peer.wanting(p.nOrd, 0, 0)
 	}
-	for i := n - 1; i >= 0; i-- {
-		if i < n-1 && peerStart[i+1] == peerStart[i] {
-			peerEnd[i] = peerEnd[i+1]
-		} else {
-			peerEnd[i] = i
+	argAt := p.nOrd
+	for _, call := range calls {
+		c, err := newWinCall(p, call, argAt, ec)
+		if err != nil {
+			return nil, err
 		}
+		p.calls = append(p.calls, c)
+		argAt += len(call.Args)
 	}
-	// Postgres moves the frame's ends row by row even for functions that
-	// do not read the frame, so a bad RANGE offset fails them too.
-	f := call.Frame
-	rangeOffset := f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil)
-	bounds := func(int) (int, int) { return 0, -1 }
-	if planner.ReadsFrame(call.Fn) || rangeOffset {
-		var err error
-		if bounds, err = frameBounds(call, p, peerStart, peerEnd, group, ec); err != nil {
-			return err
-		}
-	}
-	exclude := ""
-	if call.Frame != nil {
-		exclude = call.Frame.Exclude
-	}
-	if o := functions.WindowFunction(call.Fn); o != nil {
-		wp := &functions.WindowPartition{Args: make([][]types.Datum, n), PeerStart: peerStart, PeerEnd: peerEnd, Group: group}
-		for i, r := range p {
-			wp.Args[i] = r.args
-		}
-		if o.ReadsFrame {
-			wp.Frame = func(i int, buf [][2]int) [][2]int {
-				lo, hi := bounds(i)
-				return keptRuns(exclude, lo, hi, i, peerStart[i], peerEnd[i], buf)
-			}
-		}
-		vals := make([]types.Datum, n)
-		if err := o.Window(wp, vals); err != nil {
-			return err
-		}
-		for i, r := range p {
-			out[r.idx] = vals[i]
-		}
-		return nil
-	}
-	var runs [][2]int
-	spec := functions.AggSpec{Fn: call.Fn, ArgTypes: exprTypes(call.Args), T: call.T}
-	mk, err := functions.NewAccumulatorFunc(spec)
+	return p, nil
+}
+
+// ordAt returns the ORDER BY values of row j read through cursor c.
+func (p *winPart) ordAt(c *winCursor, j int) (types.Row, error) {
+	k, err := c.keys(j)
 	if err != nil {
-		if pgerr.CodeOf(err) == pgerr.UndefinedFunction {
-			return pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", call.Fn)
-		}
+		return nil, err
+	}
+	return k[:p.nOrd], nil
+}
+
+// advance moves to the next row (p.i+1 < p.n) and computes its values.
+func (p *winPart) advance() error {
+	p.i++
+	ord, err := p.ordAt(p.cur, p.i)
+	if err != nil {
 		return err
 	}
-	if exclude != "" {
+	if p.i > 0 && compareKeys(p.prev, ord, p.orderBy) != 0 {
+		p.ps, p.grp = p.i, p.grp+1
+	}
+	p.prev = ord
+	if p.pe < p.i {
+		for p.pe = p.i; p.pe+1 < p.n; p.pe++ {
+			next, err := p.ordAt(p.peer, p.pe+1)
+			if err != nil {
+				return err
+			}
+			if compareKeys(next, ord, p.orderBy) != 0 {
+				break
+			}
+		}
+	}
+	for ci, c := range p.calls {
+		v, err := c.value()
+		if err != nil {
+			return err
+		}
+		p.vals[ci] = v
+	}
+	return nil
+}
+
+// winCall computes one call over a winPart's rows. Its frame [lo, hi]
+// follows the current row; the frame's ends only move forward, so the
+// cursors that find them read each row once, and an aggregate over a
+// frame whose start stays put (the default frame, UNBOUNDED PRECEDING)
+// is extended row by row rather than recomputed.
+type winCall struct {
+	p     *winPart
+	call  planner.WindowCall
+	ec    *ExecCtx
+	argAt int
+	// fn is a window-only function; mk makes an aggregate's accumulator.
+	fn      functions.WindowFunc
+	mk      func() functions.Accumulator
+	exclude string
+	// bounds says whether the frame is computed: for the functions that
+	// read it, and for a RANGE frame with an offset, whose comparisons
+	// can fail.
+	bounds   bool
+	rangeOff bool
+	so, eo   types.Datum
+	lo, hi   int
+	// head and tail are a RANGE frame's first row and the row after its
+	// last, read through hc and tc; gs and ge find a GROUPS frame's
+	// first and last groups.
+	head, tail int
+	hc, tc     *winCursor
+	gs, ge     *groupWalker
+	// acc holds the aggregate of rows [accLo, accHi]; rd reads the rows
+	// added to it, or a window function's other rows.
+	acc          functions.Accumulator
+	accLo, accHi int
+	rd           *winCursor
+}
+
+func newWinCall(p *winPart, call planner.WindowCall, argAt int, ec *ExecCtx) (*winCall, error) {
+	c := &winCall{p: p, call: call, ec: ec, argAt: argAt}
+	// The call's cursors decode only the ORDER BY values and its own
+	// arguments of the rows they read (from a tape; in memory they
+	// decode nothing).
+	var want []bool
+	if p.s.spilled() {
+		want = make([]bool, len(p.s.keyTs))
+		for i := range want {
+			want[i] = i < p.nOrd || i >= argAt && i < argAt+len(call.Args)
+		}
+	}
+	cursor := func() *winCursor { return &winCursor{s: p.s, j: -1, want: want} }
+	c.rd = cursor()
+	f := call.Frame
+	c.rangeOff = f != nil && f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil)
+	// Postgres moves the frame's ends row by row even for functions that
+	// do not read the frame, so a bad RANGE offset fails them too.
+	c.bounds = planner.ReadsFrame(call.Fn) || c.rangeOff
+	if f != nil {
+		c.exclude = f.Exclude
+		if c.bounds {
+			var err error
+			if c.so, err = FrameOffset(f, true, ec); err != nil {
+				return nil, err
+			}
+			if c.eo, err = FrameOffset(f, false, ec); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case c.rangeOff:
+			c.hc, c.tc = cursor(), cursor()
+		case f.Mode == "groups":
+			c.gs = &groupWalker{p: p, cur: cursor()}
+			c.ge = &groupWalker{p: p, cur: cursor()}
+		}
+	}
+	if o := functions.WindowFunction(call.Fn); o != nil {
+		c.fn = o.Window
+	}
+	return c, nil
+}
+
+// newAcc returns a new accumulator of the call's aggregate. It is made
+// once the first frame is known, whose errors come first.
+func (c *winCall) newAcc() (functions.Accumulator, error) {
+	if c.mk == nil {
+		spec := functions.AggSpec{Fn: c.call.Fn, ArgTypes: exprTypes(c.call.Args), T: c.call.T}
+		mk, err := functions.NewAccumulatorFunc(spec)
+		if err != nil {
+			if pgerr.CodeOf(err) == pgerr.UndefinedFunction {
+				return nil, pgerr.New(pgerr.UndefinedFunction, "window function %s is not supported", c.call.Fn)
+			}
+			return nil, err
+		}
+		c.mk = mk
+	}
+	return c.mk(), nil
+}
+
+// argsAt returns the call's arguments of row j read through cursor rd.
+func (c *winCall) argsAt(rd *winCursor, j int) ([]types.Datum, error) {
+	k, err := rd.keys(j)
+	if err != nil {
+		return nil, err
+	}
+	return k[c.argAt : c.argAt+len(c.call.Args)], nil
+}
+
+// value computes the call's value at the current row.
+func (c *winCall) value() (types.Datum, error) {
+	if c.bounds {
+		if err := c.frame(); err != nil {
+			return types.NullDatum, err
+		}
+	}
+	if c.fn != nil {
+		return c.fn(c)
+	}
+	p := c.p
+	if c.exclude != "" {
 		// The rows left are not one run: each row's frame is aggregated
 		// afresh, in window order, as Postgres restarts the aggregate
 		// for every row of a frame with an exclusion.
-		for i, r := range p {
-			lo, hi := bounds(i)
-			acc := mk()
-			for _, run := range keptRuns(exclude, lo, hi, i, peerStart[i], peerEnd[i], runs[:0]) {
-				for k := run[0]; k <= run[1]; k++ {
-					if err := acc.Add(p[k].args); err != nil {
-						return err
-					}
+		acc, err := c.newAcc()
+		if err != nil {
+			return types.NullDatum, err
+		}
+		var buf [3][2]int
+		for _, run := range keptRuns(c.exclude, c.lo, c.hi, p.i, p.ps, p.pe, buf[:0]) {
+			for k := run[0]; k <= run[1]; k++ {
+				args, err := c.argsAt(c.rd, k)
+				if err != nil {
+					return types.NullDatum, err
+				}
+				if err := acc.Add(args); err != nil {
+					return types.NullDatum, err
 				}
 			}
-			out[r.idx] = acc.Result()
 		}
-		return nil
+		return acc.Result(), nil
 	}
 	// Frames whose start never moves extend one accumulator; others are
 	// recomputed per row (exact for every type, including floats, where
 	// retraction would not be).
-	var acc functions.Accumulator
-	accLo, accHi := 0, -1
-	for i, r := range p {
-		lo, hi := bounds(i)
-		if acc == nil || lo != accLo || hi < accHi {
-			acc, accLo, accHi = mk(), lo, lo-1
+	if c.acc == nil || c.lo != c.accLo || c.hi < c.accHi {
+		acc, err := c.newAcc()
+		if err != nil {
+			return types.NullDatum, err
 		}
-		for ; accHi < hi; accHi++ {
-			if err := acc.Add(p[accHi+1].args); err != nil {
-				return err
-			}
-		}
-		out[r.idx] = acc.Result()
+		c.acc, c.accLo, c.accHi = acc, c.lo, c.lo-1
 	}
-	return nil
+	for ; c.accHi < c.hi; c.accHi++ {
+		args, err := c.argsAt(c.rd, c.accHi+1)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if err := c.acc.Add(args); err != nil {
+			return types.NullDatum, err
+		}
+	}
+	return c.acc.Result(), nil
 }
+
+// Len, Row, Args, PeerStart, PeerEnd, Group and Frame make a winCall the
+// functions.WindowRows a window-only function reads.
+func (c *winCall) Len() int { return c.p.n }
+func (c *winCall) Row() int { return c.p.i }
+func (c *winCall) Args(j int) ([]types.Datum, error) {
+	if j == c.p.i {
+		return c.argsAt(c.p.cur, j)
+	}
+	return c.argsAt(c.rd, j)
+}
+func (c *winCall) PeerStart() int { return c.p.ps }
+func (c *winCall) PeerEnd() int   { return c.p.pe }
+func (c *winCall) Group() int     { return c.p.grp }
+func (c *winCall) Frame(buf [][2]int) ([][2]int, error) {
+	return keptRuns(c.exclude, c.lo, c.hi, c.p.i, c.p.ps, c.p.pe, buf), nil
+}
+
+var _ functions.WindowRows = (*winCall)(nil)
 
 // keptRuns appends to buf the rows of row i's frame [lo, hi] that the
 // frame exclusion exclude (planner.Frame.Exclude) keeps, as ascending
@@ -540,100 +722,125 @@ func keptRuns(exclude string, lo, hi, i, ps, pe int, buf [][2]int) [][2]int {
 	return buf
 }
 
-// frameBounds returns a function giving the frame [lo, hi] of row i (lo >
-// hi for an empty frame).
-func frameBounds(call planner.WindowCall, p []winRow, peerStart, peerEnd, group []int, ec *ExecCtx) (func(int) (int, int), error) {
-	n := len(p)
-	f := call.Frame
+// frame sets the current row's frame [c.lo, c.hi] (lo > hi for an empty
+// frame).
+func (c *winCall) frame() error {
+	p := c.p
+	n := p.n
+	f := c.call.Frame
 	if f == nil {
-		if len(call.OrderBy) == 0 {
-			return func(int) (int, int) { return 0, n - 1 }, nil
+		c.lo, c.hi = 0, n-1
+		if len(c.call.OrderBy) > 0 {
+			c.hi = p.pe
 		}
-		return func(i int) (int, int) { return 0, peerEnd[i] }, nil
+		return nil
 	}
-	sv, err := FrameOffset(f, true, ec)
+	if c.rangeOff {
+		return c.rangeFrame()
+	}
+	lo, err := c.bound(f.Start, c.so.I, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ev, err := FrameOffset(f, false, ec)
+	hi, err := c.bound(f.End, c.eo.I, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if f.Mode == "range" && (f.Start.Offset != nil || f.End.Offset != nil) {
-		lo, hi, err := rangeFrame(call, p, peerStart, peerEnd, sv, ev, ec)
-		if err != nil {
-			return nil, err
+	c.lo, c.hi = max(lo, 0), min(hi, n-1)
+	return nil
+}
+
+// bound returns the row of the frame's start (or end) bound b with
+// offset off (ROWS and GROUPS frames and RANGE frames without an
+// offset), which may lie outside the partition.
+func (c *winCall) bound(b planner.FrameBound, off int64, start bool) (int, error) {
+	p := c.p
+	n, i := p.n, p.i
+	f := c.call.Frame
+	switch b.Kind {
+	case "unbounded_preceding":
+		return 0, nil
+	case "unbounded_following":
+		return n - 1, nil
+	case "current_row":
+		if f.Mode == "rows" {
+			return i, nil
 		}
-		return func(i int) (int, int) { return lo[i], hi[i] }, nil
+		if start {
+			return p.ps, nil
+		}
+		return p.pe, nil
 	}
-	so, eo := sv.I, ev.I
-	// Group boundaries for GROUPS mode: first row of each peer group.
-	var groupStart []int
-	if f.Mode == "groups" {
-		for i := 0; i < n; i++ {
-			if peerStart[i] == i {
-				groupStart = append(groupStart, i)
-			}
-		}
-	}
-	bound := func(b planner.FrameBound, off int64, i int, start bool) int {
-		switch b.Kind {
-		case "unbounded_preceding":
-			return 0
-		case "unbounded_following":
-			return n - 1
-		case "current_row":
-			if f.Mode == "rows" {
-				return i
-			}
-			if start {
-				return peerStart[i]
-			}
-			return peerEnd[i]
-		}
-		sign := int64(1)
+	// Offsets are never negative (the binder and FrameOffset check), so
+	// only a FOLLOWING offset can overflow: it then reaches past every
+	// row, as Postgres's saturating arithmetic does.
+	step := func(base int64) int64 {
 		if b.Kind == "preceding" {
-			sign = -1
+			return base - off
 		}
-		// Offsets are never negative (the binder and FrameOffset check),
-		// so only a FOLLOWING offset can overflow: it then reaches past
-		// every row, as Postgres's saturating arithmetic does.
-		step := func(base int64) int64 {
-			if sign < 0 {
-				return base - off
-			}
-			if off > math.MaxInt64-base {
-				return math.MaxInt64
-			}
-			return base + off
+		if off > math.MaxInt64-base {
+			return math.MaxInt64
 		}
-		if f.Mode == "groups" {
-			g := step(int64(group[i]))
-			if g < 0 {
-				if start {
-					return 0
-				}
-				return -1
-			}
-			if g >= int64(len(groupStart)) {
-				if start {
-					return n
-				}
-				return n - 1
-			}
-			if start {
-				return groupStart[g]
-			}
-			return peerEnd[groupStart[g]]
-		}
-		j := step(int64(i))
-		return int(max(min(j, int64(n)), -1))
+		return base + off
 	}
-	return func(i int) (int, int) {
-		lo := max(bound(f.Start, so, i, true), 0)
-		hi := min(bound(f.End, eo, i, false), n-1)
-		return lo, hi
-	}, nil
+	if f.Mode == "groups" {
+		g := step(int64(p.grp))
+		switch {
+		case g < 0 && start:
+			return 0, nil
+		case g < 0:
+			return -1, nil
+		case start:
+			return c.gs.startOf(g)
+		case g >= int64(n):
+			return n - 1, nil
+		}
+		// The last row of group g is the one before group g+1.
+		next, err := c.ge.startOf(g + 1)
+		return next - 1, err
+	}
+	return int(max(min(step(int64(i)), int64(n)), -1)), nil
+}
+
+// groupWalker finds the first rows of a partition's peer groups, for
+// group numbers that never decrease: row start begins group g (start is
+// the partition's size once g is past the last group).
+type groupWalker struct {
+	p     *winPart
+	cur   *winCursor
+	g     int64
+	start int
+	first types.Row
+}
+
+// startOf returns the first row of group g (g >= the last g asked), or
+// the partition's size when there is no such group.
+func (w *groupWalker) startOf(g int64) (int, error) {
+	p := w.p
+	for w.g < g && w.start < p.n {
+		first, err := p.ordAt(w.cur, w.start)
+		if err != nil {
+			return 0, err
+		}
+		// The cursor's next read reuses first's storage.
+		w.first = append(w.first[:0], first...)
+		first = w.first
+		j := w.start + 1
+		for ; j < p.n; j++ {
+			o, err := p.ordAt(w.cur, j)
+			if err != nil {
+				return 0, err
+			}
+			if compareKeys(o, first, p.orderBy) != 0 {
+				break
+			}
+		}
+		w.start, w.g = j, w.g+1
+	}
+	if w.g < g {
+		return p.n, nil
+	}
+	return w.start, nil
 }
 
 // FrameOffset evaluates the offset of f's start (or end) bound, NULL

@@ -7,7 +7,6 @@ import (
 
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
-	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
 
@@ -249,41 +248,44 @@ func RangeReach(ctx *EvalCtx, t types.T, base int64, off types.Datum) (int64, er
 	return 0, pgerr.New(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", t)
 }
 
-// rangeFrame returns the frame of every row of p, one partition in
-// window order, for a RANGE frame f with an offset at one end or both:
-// rows [lo[i], hi[i]] (lo > hi for an empty frame). Like nodeWindowAgg.c,
-// it moves a frame head and a frame tail forward through the partition:
+// rangeFrame sets the current row's frame [c.lo, c.hi] for a RANGE
+// frame with an offset at one end or both. Like nodeWindowAgg.c, it
+// moves a frame head and a frame tail forward through the partition:
 // the head stops at the first row whose value is not before current -
 // offset (PRECEDING; + offset for FOLLOWING; flipped for DESC), the tail
 // after the last row not beyond current + offset; a NULL value's frame
 // is its NULL peers (under NULLS FIRST or LAST), and a non-NULL value's
 // frame holds no NULL.
-func rangeFrame(call planner.WindowCall, p []winRow, peerStart, peerEnd []int, so, eo types.Datum, ec *ExecCtx) (lo, hi []int, err error) {
-	n := len(p)
-	f := call.Frame
-	key := call.OrderBy[0]
+func (c *winCall) rangeFrame() error {
+	p := c.p
+	n := p.n
+	f := c.call.Frame
+	key := c.call.OrderBy[0]
 	t := key.Expr.Type()
 	asc, nullsFirst := !key.Desc, key.NullsFirst
-	lo, hi = make([]int, n), make([]int, n)
-	ectx := &ec.Eval
+	ectx := &c.ec.Eval
+	k, err := p.cur.keys(p.i)
+	if err != nil {
+		return err
+	}
+	cur := k[0]
 	// Frame head: the first row not before the frame's start.
-	head := 0
-	for i := 0; i < n; i++ {
-		switch f.Start.Kind {
-		case "unbounded_preceding":
-			lo[i] = 0
-			continue
-		case "current_row":
-			lo[i] = peerStart[i]
-			continue
-		}
+	switch f.Start.Kind {
+	case "unbounded_preceding":
+		c.lo = 0
+	case "current_row":
+		c.lo = p.ps
+	default:
 		sub, less := f.Start.Kind == "preceding", false
 		if !asc {
 			sub, less = !sub, true
 		}
-		cur := p[i].ord[0]
-		for ; head < n; head++ {
-			h := p[head].ord[0]
+		for ; c.head < n; c.head++ {
+			hk, err := c.hc.keys(c.head)
+			if err != nil {
+				return err
+			}
+			h := hk[0]
 			if h.Null || cur.Null {
 				// Only NULLS FIRST/LAST orders them.
 				if nullsFirst {
@@ -295,34 +297,33 @@ func rangeFrame(call planner.WindowCall, p []winRow, peerStart, peerEnd []int, s
 				}
 				continue
 			}
-			in, err := InRange(ectx, t, h, cur, so, sub, less)
+			in, err := InRange(ectx, t, h, cur, c.so, sub, less)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			if in {
 				break
 			}
 		}
-		lo[i] = head
+		c.lo = c.head
 	}
 	// Frame tail: the first row beyond the frame's end.
-	tail := 0
-	for i := 0; i < n; i++ {
-		switch f.End.Kind {
-		case "unbounded_following":
-			hi[i] = n - 1
-			continue
-		case "current_row":
-			hi[i] = peerEnd[i]
-			continue
-		}
+	switch f.End.Kind {
+	case "unbounded_following":
+		c.hi = n - 1
+	case "current_row":
+		c.hi = p.pe
+	default:
 		sub, less := f.End.Kind == "preceding", true
 		if !asc {
 			sub, less = !sub, false
 		}
-		cur := p[i].ord[0]
-		for ; tail < n; tail++ {
-			tv := p[tail].ord[0]
+		for ; c.tail < n; c.tail++ {
+			tk, err := c.tc.keys(c.tail)
+			if err != nil {
+				return err
+			}
+			tv := tk[0]
 			if tv.Null || cur.Null {
 				if nullsFirst {
 					if !tv.Null {
@@ -333,15 +334,15 @@ func rangeFrame(call planner.WindowCall, p []winRow, peerStart, peerEnd []int, s
 				}
 				continue
 			}
-			in, err := InRange(ectx, t, tv, cur, eo, sub, less)
+			in, err := InRange(ectx, t, tv, cur, c.eo, sub, less)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			if !in {
 				break
 			}
 		}
-		hi[i] = tail - 1
+		c.hi = c.tail - 1
 	}
-	return lo, hi, nil
+	return nil
 }

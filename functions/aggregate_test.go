@@ -72,16 +72,30 @@ func TestEveryWindowFunctionImplemented(t *testing.T) {
 		t.Errorf("only %d window-only overloads", n)
 	}
 	// Two rows in one peer group, each frame the whole partition.
-	frame := func(i int, buf [][2]int) [][2]int { return append(buf, [2]int{0, 1}) }
-	p := &WindowPartition{PeerStart: []int{0, 0}, PeerEnd: []int{1, 1}, Group: []int{0, 0}, Frame: frame,
-		Args: [][]types.Datum{{types.DInt(0), types.DInt(0)}, {types.DInt(0), types.DInt(0)}}}
+	p := &testRows{n: 2, args: [][]types.Datum{{types.DInt(0), types.DInt(0)}, {types.DInt(0), types.DInt(0)}}}
 	for name, code := range map[string]pgerr.Code{"ntile": "22014", "nth_value": "22016"} {
-		if err := WindowFunction(name).Window(p, make([]types.Datum, 2)); pgerr.CodeOf(err) != code {
+		if _, err := WindowFunction(name).Window(p); pgerr.CodeOf(err) != code {
 			t.Errorf("%s(0): %v, want %s", name, err, code)
 		}
 	}
-	out := make([]types.Datum, 2)
-	if err := WindowFunction("cume_dist").Window(p, out); err != nil || out[0].F != 1 {
-		t.Errorf("cume_dist over two peers = %v, %v; want 1", out[0], err)
+	if v, err := WindowFunction("cume_dist").Window(p); err != nil || v.F != 1 {
+		t.Errorf("cume_dist over two peers = %v, %v; want 1", v, err)
 	}
+}
+
+// testRows is a partition of n rows in one peer group, at its first row,
+// each frame the whole partition.
+type testRows struct {
+	n    int
+	args [][]types.Datum
+}
+
+func (p *testRows) Len() int                          { return p.n }
+func (p *testRows) Row() int                          { return 0 }
+func (p *testRows) Args(j int) ([]types.Datum, error) { return p.args[j], nil }
+func (p *testRows) PeerStart() int                    { return 0 }
+func (p *testRows) PeerEnd() int                      { return p.n - 1 }
+func (p *testRows) Group() int                        { return 0 }
+func (p *testRows) Frame(buf [][2]int) ([][2]int, error) {
+	return append(buf, [2]int{0, p.n - 1}), nil
 }

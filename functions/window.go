@@ -5,26 +5,37 @@ import (
 	"github.com/weirdb/weir/types"
 )
 
-// WindowPartition is one partition of a window function call, its rows
-// in the call's window order: what a window-only function reads.
-type WindowPartition struct {
-	// Args[i] are row i's argument values.
-	Args [][]types.Datum
-	// PeerStart[i] and PeerEnd[i] bound row i's peer group (the rows
-	// equal to it on the ORDER BY keys; every row without ORDER BY), and
-	// Group[i] numbers it from 0.
-	PeerStart, PeerEnd, Group []int
-	// Frame appends to buf the rows of row i's frame that the frame
-	// exclusion keeps, as ascending runs [a, b], and returns it. It is
-	// set only for functions that read their frame (Overload.ReadsFrame).
-	Frame func(i int, buf [][2]int) [][2]int
+// WindowRows is one partition of a window function call, its rows in
+// the call's window order, positioned at the row whose value a
+// window-only function computes (the current row): what the function
+// reads. The rows themselves may be on disk (a partition larger than
+// work_mem), so reading one can fail.
+type WindowRows interface {
+	// Len is the number of rows in the partition, Row the current row's
+	// place in it (from 0).
+	Len() int
+	Row() int
+	// Args returns row j's argument values. The function reads the
+	// current row's and, for lag, lead and the frame values, one other
+	// row's per current row.
+	Args(j int) ([]types.Datum, error)
+	// PeerStart and PeerEnd bound the current row's peer group (the
+	// rows equal to it on the ORDER BY keys; every row without ORDER
+	// BY), and Group numbers it from 0.
+	PeerStart() int
+	PeerEnd() int
+	Group() int
+	// Frame appends to buf the rows of the current row's frame that the
+	// frame exclusion keeps, as ascending runs [a, b], and returns it. Only
+	// functions that read their frame (Overload.ReadsFrame) call it.
+	Frame(buf [][2]int) ([][2]int, error)
 }
 
-// WindowFunc is the implementation of a window-only function: it stores
-// row i's value at out[i] (len(out) is the number of rows). It fails only
-// with SQL errors (22014 for ntile, 22016 for nth_value arguments below
-// one).
-type WindowFunc func(p *WindowPartition, out []types.Datum) error
+// WindowFunc is the implementation of a window-only function: it
+// returns the current row's value. It fails with SQL errors (22014 for
+// ntile, 22016 for nth_value arguments below one) and with those of
+// reading p.
+type WindowFunc func(p WindowRows) (types.Datum, error)
 
 // winOv returns a window-only overload implemented by impl.
 func winOv(name string, ret types.TypeID, impl WindowFunc, args ...types.TypeID) *Overload {
@@ -62,133 +73,121 @@ func WindowFunction(name string) *Overload {
 	return nil
 }
 
-func rowNumber(p *WindowPartition, out []types.Datum) error {
-	for i := range out {
-		out[i] = types.DInt(int64(i + 1))
+func rowNumber(p WindowRows) (types.Datum, error) { return types.DInt(int64(p.Row() + 1)), nil }
+
+func rank(p WindowRows) (types.Datum, error) { return types.DInt(int64(p.PeerStart() + 1)), nil }
+
+func denseRank(p WindowRows) (types.Datum, error) { return types.DInt(int64(p.Group() + 1)), nil }
+
+func percentRank(p WindowRows) (types.Datum, error) {
+	v := 0.0
+	if n := p.Len(); n > 1 {
+		v = float64(p.PeerStart()) / float64(n-1)
 	}
-	return nil
+	return types.DFloat(v), nil
 }
 
-func rank(p *WindowPartition, out []types.Datum) error {
-	for i := range out {
-		out[i] = types.DInt(int64(p.PeerStart[i] + 1))
-	}
-	return nil
-}
-
-func denseRank(p *WindowPartition, out []types.Datum) error {
-	for i := range out {
-		out[i] = types.DInt(int64(p.Group[i] + 1))
-	}
-	return nil
-}
-
-func percentRank(p *WindowPartition, out []types.Datum) error {
-	n := len(out)
-	for i := range out {
-		v := 0.0
-		if n > 1 {
-			v = float64(p.PeerStart[i]) / float64(n-1)
-		}
-		out[i] = types.DFloat(v)
-	}
-	return nil
-}
-
-func cumeDist(p *WindowPartition, out []types.Datum) error {
-	for i := range out {
-		out[i] = types.DFloat(float64(p.PeerEnd[i]+1) / float64(len(out)))
-	}
-	return nil
+func cumeDist(p WindowRows) (types.Datum, error) {
+	return types.DFloat(float64(p.PeerEnd()+1) / float64(p.Len())), nil
 }
 
 // ntile implements ntile(n): the partition's rows split into n buckets
 // whose sizes differ by at most one, larger buckets first.
-func ntile(p *WindowPartition, out []types.Datum) error {
-	total := int64(len(out))
-	for i := range out {
-		a := p.Args[i][0]
-		if a.Null {
-			out[i] = types.NullDatum
-			continue
-		}
-		if a.I <= 0 {
-			return pgerr.New("22014", "argument of ntile must be greater than zero")
-		}
-		per, rem := total/a.I, total%a.I
-		pos := int64(i)
-		var bucket int64
-		if big := rem * (per + 1); pos < big {
-			bucket = pos/(per+1) + 1
-		} else {
-			bucket = rem + (pos-big)/max(per, 1) + 1
-		}
-		out[i] = types.DInt(bucket)
+func ntile(p WindowRows) (types.Datum, error) {
+	args, err := p.Args(p.Row())
+	if err != nil {
+		return types.NullDatum, err
 	}
-	return nil
+	a := args[0]
+	if a.Null {
+		return types.NullDatum, nil
+	}
+	if a.I <= 0 {
+		return types.NullDatum, pgerr.New("22014", "argument of ntile must be greater than zero")
+	}
+	total := int64(p.Len())
+	per, rem := total/a.I, total%a.I
+	pos := int64(p.Row())
+	var bucket int64
+	if big := rem * (per + 1); pos < big {
+		bucket = pos/(per+1) + 1
+	} else {
+		bucket = rem + (pos-big)/max(per, 1) + 1
+	}
+	return types.DInt(bucket), nil
 }
 
 // offsetWindow is lag (dir -1) and lead (dir 1): the value offset rows
 // away (1 by default), else the default (third argument) or NULL.
 func offsetWindow(dir int64) WindowFunc {
-	return func(p *WindowPartition, out []types.Datum) error {
-		n := int64(len(out))
-		for i := range out {
-			args := p.Args[i]
-			off := int64(1)
-			if len(args) > 1 {
-				if args[1].Null {
-					out[i] = types.NullDatum
-					continue
-				}
-				off = args[1].I
-			}
-			j := int64(i) + dir*off
-			switch {
-			case j >= 0 && j < n:
-				out[i] = p.Args[j][0]
-			case len(args) > 2:
-				out[i] = args[2]
-			default:
-				out[i] = types.NullDatum
-			}
+	return func(p WindowRows) (types.Datum, error) {
+		args, err := p.Args(p.Row())
+		if err != nil {
+			return types.NullDatum, err
 		}
-		return nil
+		off := int64(1)
+		if len(args) > 1 {
+			if args[1].Null {
+				return types.NullDatum, nil
+			}
+			off = args[1].I
+		}
+		// The offset may be any int4: j cannot overflow an int64.
+		j := int64(p.Row()) + dir*off
+		switch {
+		case j >= 0 && j < int64(p.Len()):
+			if j == int64(p.Row()) {
+				return args[0], nil
+			}
+			other, err := p.Args(int(j))
+			if err != nil {
+				return types.NullDatum, err
+			}
+			return other[0], nil
+		case len(args) > 2:
+			return args[2], nil
+		}
+		return types.NullDatum, nil
 	}
 }
 
 // frameValue is first_value, last_value or nth_value: pick returns the
-// wanted row of row i's frame (its kept runs), -1 for none.
-func frameValue(pick func(p *WindowPartition, i int, runs [][2]int) (int, error)) WindowFunc {
-	return func(p *WindowPartition, out []types.Datum) error {
-		var runs [][2]int
-		for i := range out {
-			runs = p.Frame(i, runs[:0])
-			k, err := pick(p, i, runs)
-			if err != nil {
-				return err
-			}
-			if k < 0 {
-				out[i] = types.NullDatum
-			} else {
-				out[i] = p.Args[k][0]
-			}
+// wanted row of the current row's frame (its kept runs), -1 for none.
+func frameValue(pick func(p WindowRows, runs [][2]int) (int, error)) WindowFunc {
+	return func(p WindowRows) (types.Datum, error) {
+		// A frame is at most three runs (keptRuns).
+		var buf [3][2]int
+		runs, err := p.Frame(buf[:0])
+		if err != nil {
+			return types.NullDatum, err
 		}
-		return nil
+		k, err := pick(p, runs)
+		if err != nil || k < 0 {
+			return types.NullDatum, err
+		}
+		args, err := p.Args(k)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return args[0], nil
 	}
 }
 
-func firstValue(_ *WindowPartition, _ int, runs [][2]int) (int, error) { return nthKept(runs, 0), nil }
+func firstValue(_ WindowRows, runs [][2]int) (int, error) { return nthKept(runs, 0), nil }
 
-func lastValue(_ *WindowPartition, _ int, runs [][2]int) (int, error) {
+func lastValue(_ WindowRows, runs [][2]int) (int, error) {
 	if len(runs) == 0 {
 		return -1, nil
 	}
 	return runs[len(runs)-1][1], nil
 }
 
-func nthValue(p *WindowPartition, i int, runs [][2]int) (int, error) {
-	nth := p.Args[i][1]
+func nthValue(p WindowRows, runs [][2]int) (int, error) {
+	args, err := p.Args(p.Row())
+	if err != nil {
+		return -1, err
+	}
+	nth := args[1]
 	if nth.Null {
 		return -1, nil
 	}

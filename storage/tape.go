@@ -29,11 +29,21 @@ type Tape struct {
 	// part of it flushed to the file.
 	size, written int64
 	hdr           [4]byte
-	// block caches the aligned tapeBlock-sized piece of the file at
-	// blockOff (nil when none), so that stepping from record to record,
-	// either way, reads the file once per block.
-	block    []byte
-	blockOff int64
+	// gen counts the flushes, which invalidate the blocks cached.
+	gen uint64
+	// cache holds the block Next, Skip and Prev read through.
+	cache tapeCache
+}
+
+// tapeCache caches the aligned tapeBlock-sized piece of a tape's file at
+// off (block nil when none), so that stepping from record to record,
+// either way, reads the file once per block.
+type tapeCache struct {
+	block []byte
+	off   int64
+	// gen is the tape's gen when the block was read: a flush may have
+	// added to the block since.
+	gen uint64
 }
 
 // tapeWriteBuffer is the size of a tape's write buffer.
@@ -102,11 +112,14 @@ func (t *Tape) flush() error {
 		return pgerr.Wrap(pgerr.IOError, err, "writing tape")
 	}
 	t.written = t.size
-	t.block = nil
+	t.gen++
 	return nil
 }
 
-func (t *Tape) readAt(p []byte, off int64) error {
+func (t *Tape) readAt(p []byte, off int64) error { return t.readCached(&t.cache, p, off) }
+
+// readCached reads len(p) bytes at off through cache c.
+func (t *Tape) readCached(c *tapeCache, p []byte, off int64) error {
 	if t.f == nil {
 		return pgerr.New(pgerr.InternalError, "tape used after Discard")
 	}
@@ -122,16 +135,16 @@ func (t *Tape) readAt(p []byte, off int64) error {
 		}
 		return nil
 	}
-	if t.block == nil || t.blockOff != start {
+	if c.block == nil || c.off != start || c.gen != t.gen {
 		n := min(tapeBlock, t.size-start)
-		t.block = slices.Grow(t.block[:0], int(n))[:n]
-		if _, err := t.f.ReadAt(t.block, start); err != nil {
-			t.block = nil
+		c.block = slices.Grow(c.block[:0], int(n))[:n]
+		if _, err := t.f.ReadAt(c.block, start); err != nil {
+			c.block = nil
 			return pgerr.Wrap(pgerr.IOError, err, "reading tape")
 		}
-		t.blockOff = start
+		c.off, c.gen = start, t.gen
 	}
-	copy(p, t.block[off-start:])
+	copy(p, c.block[off-start:])
 	return nil
 }
 
@@ -148,6 +161,51 @@ func (t *Tape) Next(off int64, buf []byte) (rec []byte, next int64, err error) {
 	}
 	return rec, off + n + 8, nil
 }
+
+// TapeReader reads a tape's records through a block cache of its own,
+// so that readers at different places of one tape (the frame's head and
+// tail in a window's partition) do not evict each other's block. Each
+// costs a block (64 kB) once it read.
+type TapeReader struct {
+	t     *Tape
+	cache tapeCache
+	hdr   [4]byte
+}
+
+// NewReader returns a reader of t with a cache of its own.
+func (t *Tape) NewReader() *TapeReader { return &TapeReader{t: t} }
+
+// Next is Tape.Next through r's cache.
+func (r *TapeReader) Next(off int64, buf []byte) (rec []byte, next int64, err error) {
+	if err := r.t.readCached(&r.cache, r.hdr[:], off); err != nil {
+		return nil, 0, err
+	}
+	n := int64(binary.BigEndian.Uint32(r.hdr[:]))
+	rec = slices.Grow(buf[:0], int(n))[:n]
+	if err := r.t.readCached(&r.cache, rec, off+4); err != nil {
+		return nil, 0, err
+	}
+	return rec, off + n + 8, nil
+}
+
+// Skip is Tape.Skip through r's cache.
+func (r *TapeReader) Skip(off int64) (int64, error) {
+	if err := r.t.readCached(&r.cache, r.hdr[:], off); err != nil {
+		return 0, err
+	}
+	return off + int64(binary.BigEndian.Uint32(r.hdr[:])) + 8, nil
+}
+
+// Prev is Tape.Prev through r's cache.
+func (r *TapeReader) Prev(off int64) (int64, error) {
+	if err := r.t.readCached(&r.cache, r.hdr[:], off-4); err != nil {
+		return 0, err
+	}
+	return off - int64(binary.BigEndian.Uint32(r.hdr[:])) - 8, nil
+}
+
+// Release drops r's block; r reads the file again when next used.
+func (r *TapeReader) Release() { r.cache = tapeCache{} }
 
 // Skip returns the boundary after the record starting at boundary off,
 // without reading the record.

@@ -133,3 +133,55 @@ func TestTapeSeal(t *testing.T) {
 		off = next
 	}
 }
+
+// TestTapeReaders reads one tape through two TapeReaders at places many
+// blocks apart, in turn, and through the tape itself, with appends in
+// between: each reads its records right whatever the others read.
+func TestTapeReaders(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	tp, err := db.NewTape()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Discard()
+	var offs []int64
+	rec := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 100+i%200) }
+	add := func(n int) {
+		for range n {
+			offs = append(offs, tp.Size())
+			if err := tp.Append(rec(len(offs) - 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	add(3000)
+	a, b := tp.NewReader(), tp.NewReader()
+	read := func(next func(int64, []byte) ([]byte, int64, error), i int) {
+		t.Helper()
+		got, _, err := next(offs[i], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, rec(i)) {
+			t.Fatalf("record %d: got %d bytes of %d", i, len(got), got[0])
+		}
+	}
+	for i := 0; i < 1000; i++ {
+		read(a.Next, i)
+		read(b.Next, 2000+i)
+		read(tp.Next, 1000+i)
+		if i == 500 {
+			add(10)
+			read(a.Next, len(offs)-1)
+		}
+		if i%100 == 0 {
+			if next, err := b.Skip(offs[2000+i]); err != nil || next != offs[2001+i] {
+				t.Fatalf("Skip from record %d: %d, %v; want %d", 2000+i, next, err, offs[2001+i])
+			}
+			if prev, err := a.Prev(offs[2000+i]); err != nil || prev != offs[1999+i] {
+				t.Fatalf("Prev from record %d: %d, %v; want %d", 2000+i, prev, err, offs[1999+i])
+			}
+		}
+	}
+}

@@ -149,6 +149,81 @@ func DecodeRow(b []byte, ts []T) (Row, error) {
 	return row, nil
 }
 
+// DecodeRowCols decodes the columns i of a row encoded by AppendRow
+// for which want[i] holds and leaves the others NULL, skipping their
+// values without copying them: a reader that needs a few narrow columns
+// of wide rows pays for those. The row is decoded into dst's storage when
+// it has room. Malformed data is a DataCorrupted error, as for DecodeRow.
+func DecodeRowCols(dst Row, b []byte, ts []T, want []bool) (Row, error) {
+	if len(b) == 0 {
+		return nil, corruptRow("empty")
+	}
+	if b[0] != rowFormatV1 {
+		return nil, corruptRow("unknown format %d", b[0])
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		return nil, corruptRow("bad column count")
+	}
+	b = b[k:]
+	if n > uint64(len(ts)) {
+		return nil, corruptRow("%d columns, schema has %d", n, len(ts))
+	}
+	nb := int((n + 7) / 8)
+	if len(b) < nb {
+		return nil, corruptRow("truncated null bitmap")
+	}
+	bm := b[:nb]
+	b = b[nb:]
+	row := dst[:0]
+	if cap(row) < len(ts) {
+		row = make(Row, len(ts))
+	}
+	row = row[:len(ts)]
+	last := -1
+	for i := range want {
+		if want[i] {
+			last = i
+		}
+	}
+	for i := range row {
+		if i >= int(n) || bm[i/8]&(1<<(i%8)) != 0 || i > last {
+			row[i] = NullDatum
+			continue
+		}
+		var err error
+		if want[i] {
+			row[i], b, err = decodeValue(b, ts[i])
+		} else {
+			row[i] = NullDatum
+			b, err = skipValue(b, ts[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return row, nil
+}
+
+// skipValue returns b after the value of type t it starts with.
+func skipValue(b []byte, t T) ([]byte, error) {
+	switch t.Family() {
+	case FamBool, FamInt, FamFloat, FamInterval:
+		_, rest, err := decodeValue(b, t)
+		return rest, err
+	case FamDecimal:
+		_, rest, err := decodeDecimalValue(b)
+		return rest, err
+	default:
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return b, corruptRow("truncated %s", t.ID)
+		}
+		return b[k+int(l):], nil
+	}
+}
+
 // DecodeRowFill decodes a row of a table whose columns may have been
 // added since the row was written, or since ts was taken: a column the
 // encoded row does not have takes missing[i] (NULL when missing is
