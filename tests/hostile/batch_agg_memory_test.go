@@ -80,6 +80,7 @@ func batchAggCases(n int) []batchHashCase {
 // 290 MB (docs/memory.md has the figures). WEIR_MEMORY_ROWS sets another
 // number of rows.
 func TestBatchAggMemory(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const limit = 250 << 20
 	args := []string{"--memory-budget", strconv.Itoa(batchBudgetMB)}
 	if a := os.Getenv("WEIR_MEMORY_ARGS"); a != "" {

@@ -57,6 +57,7 @@ func batchHashCases(n int) []batchHashCase {
 // for the join; spilling beyond work_mem (4MB) keeps them at 144 and
 // 164 MB. The answers (a count and checksums) must be exact.
 func TestMemoryBudgetBatchHash(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const limit = 250 << 20
 	args := []string{"--memory-budget", strconv.Itoa(batchBudgetMB)}
 	if a := os.Getenv("WEIR_MEMORY_ARGS"); a != "" {

@@ -24,6 +24,7 @@ const sortBudgetMB = 32
 // 380 to 393 MB and 621 MB; spilling sorted runs to tapes and merging
 // them keeps both near 150 MB.
 func TestBatchSortMemory(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const n = 600_000
 	const limit = 200 << 20
 	srv := testenv.Start(t, testenv.Options{Args: []string{"--memory-budget", strconv.Itoa(sortBudgetMB)}, ReadyTimeout: time.Minute})
@@ -119,6 +120,7 @@ func TestBatchSortMemory(t *testing.T) {
 // its partition in memory the statement peaked at 803 MB; spooling the
 // partition to tapes beyond work_mem, at 152 to 165 MB.
 func TestBatchWindowMemory(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const n = 300_000
 	const limit = 200 << 20
 	srv := testenv.Start(t, testenv.Options{Args: []string{"--memory-budget", strconv.Itoa(sortBudgetMB)}, ReadyTimeout: time.Minute})

@@ -34,6 +34,7 @@ const uniqueUpdateOverMB = 256
 // and the index must still refuse a duplicate, of a new value and of a
 // value the UPDATE gave up and another row then took.
 func TestMemoryBudgetUniqueUpdate(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const n = uniqueUpdateRows
 	srv := testenv.Start(t, testenv.Options{Args: memoryArgs(), ReadyTimeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)

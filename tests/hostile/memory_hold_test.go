@@ -29,6 +29,7 @@ import (
 // view must equal its query over the table, and both must hold exactly
 // what the statements wrote: no change lost or applied twice.
 func TestMemoryBudgetRecoveryHold(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const (
 		old = 100_000   // rows before the hold, which the upsert updates
 		n   = 1_500_000 // rows the upsert writes

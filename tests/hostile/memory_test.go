@@ -225,6 +225,7 @@ func runCasesWith(t testing.TB, args []string, cases []memCase) (peaks, idle map
 // and memtables, the Go runtime and the garbage collector's slack),
 // where an unbounded epoch took well over a gigabyte.
 func TestMemoryBudget(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const n = 400_000
 	const limit = 400 << 20
 	peaks, _ := runMemoryCases(t, n)
@@ -248,6 +249,7 @@ func TestMemoryBudget(t *testing.T) {
 // and a row fanned out to a million groups went through as one chunk of
 // a million rows.
 func TestMemoryBudgetDML(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const n = 1_000_000
 	peaks, _ := runCases(t, dmlCases(n))
 	for _, c := range dmlCases(n) {
@@ -295,6 +297,7 @@ func indexCases(n int) []memCase {
 // the heap double that, and its barrier copied the epoch's writes twice
 // more into batches: 645 MB, where this build peaks at 410 to 460 MB.
 func TestMemoryBudgetIndex(t *testing.T) {
+	t.Parallel() // its own server process: the peak read is its own
 	const n = 200_000
 	args := []string{"--memory-budget", strconv.Itoa(defaultBudgetMB)}
 	if a := os.Getenv("WEIR_MEMORY_ARGS"); a != "" {
