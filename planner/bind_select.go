@@ -1094,6 +1094,25 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	return b.derived(r.plan, alias, names, outer, lvl)
 }
 
+// fromFunction returns the table function (and its alias) that FROM
+// item n is, other than the window functions TUMBLE and HOP, which take
+// a relation.
+func (b *binder) fromFunction(n ast.ResultSetNode) (*sql.TVF, string, bool) {
+	ts, ok := n.(*ast.TableSource)
+	if !ok {
+		return nil, "", false
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok || tn.Schema.O != "" || b.findCTE(tn.Name.O) != nil {
+		return nil, "", false
+	}
+	tvf, ok := b.q.TVFs[tn.Name.O]
+	if !ok || tvf.Name == "tumble" || tvf.Name == "hop" {
+		return nil, "", false
+	}
+	return tvf, ts.AsName.O, true
+}
+
 // tableFunc binds a table function in FROM.
 func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (Plan, *scope) {
 	if alias == "" {
@@ -1234,6 +1253,16 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			lateral = true
 		}
+	}
+	if tvf, alias, ok := b.fromFunction(n.Right); ok && rp == nil {
+		// A function in FROM may read the columns of the items to its
+		// left, LATERAL or not, as in PostgreSQL: bound with them as an
+		// enclosing query's, it is re-run for each left row when it
+		// does (a correlated level), and joined as any item otherwise.
+		fl := &level{parent: lvl}
+		rp, rs = b.tableFunc(tvf, alias, ls, fl)
+		rs = &scope{parent: outer, lvl: lvl, tables: rs.tables, cols: rs.cols}
+		lateral = fl.correlated
 	}
 	if rp == nil {
 		saved := b.procTimeOK

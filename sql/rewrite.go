@@ -1894,6 +1894,11 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			if aliasNode != nil {
 				repl = append(repl, textNode("as", aliasNode.off), aliasNode)
 			}
+			if i > 0 && at(seq, i-1).isWord("lateral") {
+				// A function in FROM sees the items before it with or
+				// without LATERAL (the binder's join).
+				i--
+			}
 			seq = splice(seq, i, colsEnd, repl...)
 			i += len(repl) - 1
 			continue
