@@ -476,6 +476,12 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		}
 		return done("ALTER SYSTEM")
 	}
+	if _, err := lookupSetting(st.Name); err == nil {
+		// A session setting PostgreSQL also takes in ALTER SYSTEM;
+		// weir keeps no server-wide defaults for them.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER SYSTEM SET %s is not supported", st.Name).
+			WithHint("SET changes it for a session.")
+	}
 	return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", st.Name)
 }
 

@@ -810,7 +810,7 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	if strings.EqualFold(name, "names") {
 		name = "client_encoding"
 	}
-	if strings.EqualFold(name, "session characteristics") || strings.EqualFold(name, "transaction") {
+	if strings.EqualFold(name, "session_characteristics") || strings.EqualFold(name, "transaction") {
 		return done("SET")
 	}
 	stt, err := lookupSetting(name)
