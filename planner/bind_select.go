@@ -1071,6 +1071,49 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	return b.derived(r.plan, alias, names, outer, lvl)
 }
 
+// isTableFunc reports whether n is a table function in FROM (a
+// placeholder of Query.TVFs).
+func (b *binder) isTableFunc(n ast.ResultSetNode) bool {
+	ts, ok := n.(*ast.TableSource)
+	if !ok {
+		return false
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	return ok && tn.Schema.L == "" && b.q.TVFs[tn.Name.O] != nil
+}
+
+// tableFuncItem binds the table function n to the right of a join whose
+// left side is ls. PostgreSQL lets a function in FROM refer to the items
+// before it (as LATERAL); weir evaluates its arguments once, so an
+// argument that does not bind without them but would with them is 0A000.
+func (b *binder) tableFuncItem(n ast.ResultSetNode, ls, outer *scope, lvl *level) (rp Plan, rs *scope) {
+	err := b.try(func() { rp, rs = b.fromItem(n, outer, lvl) })
+	if err == nil {
+		return rp, rs
+	}
+	if err.Code == pgerr.UndefinedTable || err.Code == pgerr.UndefinedColumn {
+		if b.try(func() { b.fromItem(n, ls, &level{parent: lvl}) }) == nil {
+			failf(pgerr.FeatureNotSupported, "a function in FROM that refers to columns of other FROM items is not supported")
+		}
+	}
+	panic(err)
+}
+
+// try runs f and returns the error it fails with, or nil.
+func (b *binder) try(f func()) (err *pgerr.Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			err = pe
+		}
+	}()
+	f()
+	return nil
+}
+
 // tableFunc binds a table function in FROM.
 func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (Plan, *scope) {
 	if alias == "" {
@@ -1117,20 +1160,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 			args := b.exprs(c, f.Args)
 			call := b.resolveLocal(f.Name, []*Overload{{Name: f.Name, Args: []types.TypeID{sig[0]}, Ret: sig[1]}}, args)
 			tf = &TableFunc{Fn: f.Name, Args: call.Args, Out: types.Schema{{Name: "key", T: types.TText}, {Name: "value", T: types.T{ID: sig[1], Mod: -1}}}}
-			if len(f.Columns) > len(tf.Out) {
-				failf(pgerr.DatatypeMismatch, "too many column aliases specified for function %s", f.Name)
-			}
-			for i, name := range f.Columns {
-				if name != "" {
-					tf.Out[i].Name = name
-				}
-			}
-			tableName := cmpOr(alias, tf.Fn)
-			sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
-			for _, col := range tf.Out {
-				sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
-			}
-			return tf, sc
+			return tf, b.tableFuncScope(f, tf, cmpOr(alias, tf.Fn), outer, lvl)
 		}
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)
 	}
@@ -1147,12 +1177,30 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		// A scalar function's single column takes the table alias.
 		tf.Out[0].Name = alias
 	}
-	if len(f.Columns) > 0 && f.Columns[0] != "" {
-		tf.Out[0].Name = f.Columns[0]
+	return tf, b.tableFuncScope(f, tf, tableName, outer, lvl)
+}
+
+// tableFuncScope appends WITH ORDINALITY's column to tf, names tf's
+// columns by f's column aliases (42804 for more aliases than columns, as
+// PostgreSQL) and returns the scope of its columns under tableName.
+func (b *binder) tableFuncScope(f *sql.TVF, tf *TableFunc, tableName string, outer *scope, lvl *level) *scope {
+	if f.Ordinality {
+		tf.Ordinality = true
+		tf.Out = append(tf.Out, types.Column{Name: "ordinality", T: types.TInt8, NotNull: true})
+	}
+	if len(f.Columns) > len(tf.Out) {
+		failf(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", tableName, len(tf.Out), len(f.Columns))
+	}
+	for i, name := range f.Columns {
+		if name != "" {
+			tf.Out[i].Name = name
+		}
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
-	sc.cols = append(sc.cols, colInfo{table: tableName, name: tf.Out[0].Name, t: tf.Out[0].T})
-	return tf, sc
+	for _, col := range tf.Out {
+		sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
+	}
+	return sc
 }
 
 // generateSeries lists generate_series's signatures (Postgres 15 §9.25).
@@ -1218,7 +1266,11 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		if _, ok := n.Right.(*ast.TableSource); !ok {
 			b.procTimeOK = false
 		}
-		rp, rs = b.fromItem(n.Right, outer, lvl)
+		if b.isTableFunc(n.Right) {
+			rp, rs = b.tableFuncItem(n.Right, ls, outer, lvl)
+		} else {
+			rp, rs = b.fromItem(n.Right, outer, lvl)
+		}
 		b.procTimeOK = saved
 	}
 	for _, t := range rs.tables {

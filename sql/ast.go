@@ -80,6 +80,9 @@ type TVF struct {
 	ArgText []string
 	Alias   string   // table alias ("" when none)
 	Columns []string // column alias list ("" when none)
+	// Ordinality marks WITH ORDINALITY: a last column, bigint, numbers
+	// the function's rows from 1.
+	Ordinality bool
 }
 
 // TypeName is a Postgres type as written in DDL or a cast.

@@ -20,6 +20,7 @@ func (b *bridge) level(seq []*node) []*node {
 			n.kids = b.level(n.kids)
 		}
 	}
+	seq = pgClauses(seq)
 	seq = rowStars(seq)
 	seq = currentOf(seq)
 	seq = starCalls(seq)
@@ -47,6 +48,34 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
+	return seq
+}
+
+// pgClauses rewrites PostgreSQL forms TiDB lacks into the forms of the
+// same meaning it has: FOR NO KEY UPDATE is FOR UPDATE and FOR KEY SHARE
+// FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
+// and USING > DESC; (x).y, a field of a whole row, is x.y, and (x).*
+// x.* (weir has no composite types, so x is a range variable).
+func pgClauses(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		switch {
+		case n.isWord("for") && at(seq, i+1).isWord("no") && at(seq, i+2).isWord("key") && at(seq, i+3).isWord("update"):
+			seq = splice(seq, i+1, i+3)
+		case n.isWord("for") && at(seq, i+1).isWord("key") && at(seq, i+2).isWord("share"):
+			seq = splice(seq, i+1, i+2)
+		case n.isWord("using") && (at(seq, i+1).isOp("<") || at(seq, i+1).isOp(">")):
+			dir := "asc"
+			if seq[i+1].isOp(">") {
+				dir = "desc"
+			}
+			seq = splice(seq, i, i+2, textNode(dir, n.off))
+		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()]) &&
+			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
+			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
+			seq = splice(seq, i, i+1, n.kids[0])
+		}
+	}
 	return seq
 }
 
@@ -1221,6 +1250,11 @@ func (b *bridge) casts(seq []*node) []*node {
 		if !seq[i].isOp("::") {
 			continue
 		}
+		if i >= 3 && seq[i-1].isOp("*") && seq[i-2].isOp(".") && seq[i-3].isName() {
+			// t.*::type casts the whole row, as t::type does.
+			seq = splice(seq, i-2, i)
+			i -= 2
+		}
 		s := primaryLeft(seq, i)
 		spec, e, ok := scanType(seq, i+1)
 		if s < 0 || !ok {
@@ -1704,6 +1738,13 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		if !itemStart {
 			continue
 		}
+		if w == "only" && n.tok.Kind == TIdent && at(seq, i+1).isName() && !at(seq, i+2).isParen() {
+			// FROM ONLY t: weir has no inheritance, so ONLY changes
+			// nothing.
+			seq = splice(seq, i, i+1)
+			i--
+			continue
+		}
 		itemStart = false
 		// The item's primary: a function call, a derived table or a name.
 		e := i
@@ -1746,6 +1787,12 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			asOf = []*node{textNode("as", seq[e].off), textNode("of", seq[e].off), textNode("timestamp", seq[e].off), seq[k+2], seq[k+3]}
 			seq = splice(seq, e, k+4)
 		}
+		// WITH ORDINALITY after a call: TVF.Ordinality.
+		ordinality := false
+		if isCall && at(seq, e).isWord("with") && at(seq, e+1).isWord("ordinality") {
+			ordinality = true
+			seq = splice(seq, e, e+2)
+		}
 		// The alias: [AS] name [(columns)].
 		a := e
 		alias, aliasNode := "", (*node)(nil)
@@ -1772,7 +1819,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			call := seq[e-1]
 			name := seq[e-2].nameVal()
 			b.q.TVFs = ensureTVFs(b.q.TVFs)
-			tvf := &TVF{Name: strings.ToLower(name), Alias: alias, Columns: cols}
+			tvf := &TVF{Name: strings.ToLower(name), Alias: alias, Columns: cols, Ordinality: ordinality}
 			if len(call.kids) > 0 {
 				args := splitCommas(call.kids)
 				for k, arg := range args {
@@ -1811,6 +1858,14 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			repl := []*node{textNode(quoteIdent(key), n.off)}
 			if aliasNode != nil {
 				repl = append(repl, textNode("as", aliasNode.off), aliasNode)
+			}
+			if i > 0 && seq[i-1].isWord("lateral") {
+				// A function in FROM may always refer to the items
+				// before it; LATERAL (which TiDB takes only before a
+				// subquery) adds nothing.
+				seq = splice(seq, i-1, i)
+				i--
+				colsEnd--
 			}
 			seq = splice(seq, i, colsEnd, repl...)
 			i += len(repl) - 1

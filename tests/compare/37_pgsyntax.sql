@@ -1,0 +1,47 @@
+-- PostgreSQL forms weir once refused as syntax errors and now runs as
+-- PostgreSQL does: WITH ORDINALITY, FROM ONLY, LATERAL before a
+-- function, row_to_json/to_json/to_jsonb of a whole row, a whole row
+-- cast to text, (t).col, FOR NO KEY UPDATE / FOR KEY SHARE, ORDER BY
+-- ... USING, WITHOUT OIDS, CREATE/DROP GROUP, DROP INDEX CONCURRENTLY,
+-- TRUNCATE ONLY, WITH DATA, and ALTER SYSTEM RESET.
+CREATE TABLE t (a int PRIMARY KEY, b text, c numeric);
+INSERT INTO t VALUES (1, 'one', 1.5), (2, 'two, "2"', NULL), (3, NULL, 0);
+SELECT * FROM unnest(ARRAY[10, 20, 30]) WITH ORDINALITY;
+SELECT * FROM unnest(ARRAY['x', 'y']) WITH ORDINALITY AS u(v, n);
+SELECT x FROM unnest(array[1,2]) WITH ORDINALITY AS u(x, n);
+SELECT n, g FROM generate_series(5, 7) WITH ORDINALITY AS g(g, n) ORDER BY n DESC;
+SELECT * FROM generate_series(1, 2) WITH ORDINALITY AS s;
+SELECT * FROM json_each('{"a": 1, "b": [2]}') WITH ORDINALITY;
+SELECT key, ordinality FROM jsonb_each_text('{"k": "v", "j": "w"}') WITH ORDINALITY ORDER BY 2;
+SELECT * FROM json_array_elements('[1, "x", null]') WITH ORDINALITY AS e(v, i);
+SELECT t.a, o.* FROM t, unnest(ARRAY['p', 'q']) WITH ORDINALITY o ORDER BY 1, 3;
+SELECT * FROM generate_series(1, 2) WITH ORDINALITY AS g(a, b, c);
+SELECT * FROM ONLY t ORDER BY a;
+SELECT * FROM t CROSS JOIN LATERAL generate_series(1, 2) g ORDER BY a, g;
+SELECT row_to_json(t) FROM t ORDER BY a;
+SELECT to_json(t) FROM t ORDER BY a;
+SELECT to_jsonb(t) FROM t ORDER BY a;
+SELECT to_json(x) FROM (SELECT a, b AS "B" FROM t) x ORDER BY 1::text;
+SELECT row_to_json(ROW(1, 'a'));
+SELECT t::text FROM t ORDER BY a;
+SELECT t.*::text FROM t ORDER BY a;
+SELECT (t).b, (t).a FROM t ORDER BY a;
+SELECT a FROM t ORDER BY a FOR NO KEY UPDATE;
+SELECT a FROM t ORDER BY a FOR KEY SHARE;
+SELECT a, b FROM t ORDER BY a USING >;
+SELECT a FROM t ORDER BY c USING <, a;
+CREATE TABLE wo (x int) WITHOUT OIDS;
+INSERT INTO wo VALUES (1);
+TABLE wo;
+CREATE TABLE ctas AS SELECT a, b FROM t WITH DATA;
+SELECT * FROM ctas ORDER BY a;
+CREATE INDEX t_b ON t (b);
+DROP INDEX CONCURRENTLY IF EXISTS t_b;
+TRUNCATE TABLE ONLY wo;
+TABLE wo;
+CREATE GROUP grp;
+SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname = 'grp';
+DROP GROUP grp;
+SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
+COMMIT PREPARED 'nosuch';
+ROLLBACK PREPARED 'nosuch';
