@@ -197,6 +197,52 @@ func orDefault(s, d string) string {
 	return s
 }
 
+// expandLike returns st with each LIKE clause of its column list replaced
+// by the columns of the relation it names, as PostgreSQL's
+// transformTableLikeClause: names, types, NOT NULL and collations, and
+// the defaults' text under INCLUDING DEFAULTS (a serial column's default
+// still takes the other table's sequence, as in PostgreSQL). Reading the
+// relation's columns needs SELECT on it.
+func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
+	if !slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Like != nil }) {
+		return st, nil
+	}
+	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "LIKE in a table with a connector is not supported")
+	}
+	out := *st
+	out.Columns = nil
+	for _, c := range st.Columns {
+		if c.Like == nil {
+			out.Columns = append(out.Columns, c)
+			continue
+		}
+		rel, ok := s.eng.cat.Lookup(schemaOf(c.Like.Table), c.Like.Table.Name)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", c.Like.Table.String()).WithPosition(c.Like.Pos)
+		}
+		switch rel.Kind {
+		case catalog.KindTable, catalog.KindView, catalog.KindMView, catalog.KindSource:
+		default:
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table, view, materialized view, composite type, or foreign table", rel.Name).WithPosition(c.Like.Pos)
+		}
+		if !s.eng.holds(s.role(), rel, catalog.PrivSelect) {
+			return nil, denied(rel)
+		}
+		for _, col := range rel.Cols {
+			if col.Hidden {
+				continue
+			}
+			def := sql.ColumnDef{Name: col.Name, Type: sql.TypeName{T: col.T, Text: col.T.String()}, NotNull: col.NotNull, Collation: col.Collation}
+			if c.Like.Defaults {
+				def.Default = col.Default
+			}
+			out.Columns = append(out.Columns, def)
+		}
+	}
+	return &out, nil
+}
+
 // schemaOf resolves the schema of a name for creation.
 func schemaOf(n sql.ObjectName) string {
 	if n.Schema == "" {
@@ -227,6 +273,10 @@ const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+		return nil, err
+	}
+	st, err := s.expandLike(st)
+	if err != nil {
 		return nil, err
 	}
 	if len(st.Uniques) > 0 {

@@ -91,8 +91,21 @@ type TypeName struct {
 	Text string // as written, for error messages
 }
 
-// ColumnDef is a column of CREATE TABLE / CREATE SOURCE.
+// LikeClause is LIKE source [INCLUDING | EXCLUDING option ...] in
+// CREATE TABLE's column list: it stands for source's columns (names,
+// types, NOT NULL, collations), with their defaults when Defaults is
+// set (INCLUDING DEFAULTS).
+type LikeClause struct {
+	Table    ObjectName
+	Defaults bool
+	Pos      int // character position of the table's name, for errors
+}
+
+// ColumnDef is a column of CREATE TABLE / CREATE SOURCE; or, when Like
+// is set, a LIKE clause, which the engine replaces by the columns it
+// names before anything else reads the list.
 type ColumnDef struct {
+	Like       *LikeClause
 	Name       string
 	Type       TypeName
 	NotNull    bool

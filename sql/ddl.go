@@ -375,7 +375,10 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	case p.word(0) == "watermark" && p.word(1) == "for":
 		return p.watermark(ct)
 	case p.word(0) == "like" && p.peekAt(1).Kind != TEOF && p.peekAt(1).Kind != TOp:
-		return p.unsupported("CREATE TABLE ... LIKE is")
+		if what != "table" {
+			return p.unsupported("LIKE in CREATE SOURCE is")
+		}
+		return p.likeClause(ct)
 	}
 	name, err := p.name()
 	if err != nil {
@@ -820,6 +823,40 @@ func (p *stmtParser) createSink() (Stmt, error) {
 		}
 	}
 	return s, nil
+}
+
+// likeClause parses LIKE source [INCLUDING | EXCLUDING option ...] into
+// a ColumnDef of ct standing for source's columns. INCLUDING DEFAULTS
+// copies the defaults; STORAGE, COMPRESSION and STATISTICS are about
+// what weir does not keep, so they change nothing; the options that copy
+// constraints, indexes, identity, generated columns or comments are
+// 0A000.
+func (p *stmtParser) likeClause(ct *CreateTable) error {
+	p.pos++
+	at := charPos(p.src, p.peek().Off)
+	n, err := p.objectName()
+	if err != nil {
+		return err
+	}
+	l := &LikeClause{Table: n, Pos: at}
+	for p.word(0) == "including" || p.word(0) == "excluding" {
+		including := p.word(0) == "including"
+		p.pos++
+		switch w := p.word(0); w {
+		case "defaults":
+			l.Defaults = including
+		case "storage", "compression", "statistics":
+		case "all", "constraints", "indexes", "identity", "generated", "comments":
+			if including {
+				return p.unsupported("LIKE ... INCLUDING " + upper(w) + " is")
+			}
+		default:
+			return p.errHere()
+		}
+		p.pos++
+	}
+	ct.Columns = append(ct.Columns, ColumnDef{Like: l})
+	return nil
 }
 
 // indexConstraintTail refuses the clauses PostgreSQL takes after a table's

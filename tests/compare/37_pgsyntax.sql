@@ -3,7 +3,8 @@
 -- function, row_to_json/to_json/to_jsonb of a whole row, a whole row
 -- cast to text, (t).col, FOR NO KEY UPDATE / FOR KEY SHARE, ORDER BY
 -- ... USING, WITHOUT OIDS, CREATE/DROP GROUP, DROP INDEX CONCURRENTLY,
--- TRUNCATE ONLY, WITH DATA, and ALTER SYSTEM RESET.
+-- TRUNCATE ONLY, WITH DATA, and CREATE TABLE (LIKE other [INCLUDING
+-- DEFAULTS]).
 CREATE TABLE t (a int PRIMARY KEY, b text, c numeric);
 INSERT INTO t VALUES (1, 'one', 1.5), (2, 'two, "2"', NULL), (3, NULL, 0);
 SELECT * FROM unnest(ARRAY[10, 20, 30]) WITH ORDINALITY;
@@ -45,3 +46,18 @@ DROP GROUP grp;
 SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
 COMMIT PREPARED 'nosuch';
 ROLLBACK PREPARED 'nosuch';
+CREATE TABLE src (id serial PRIMARY KEY, name text NOT NULL DEFAULT 'x', v numeric(5,2) DEFAULT 1.5, c varchar(3) COLLATE "C");
+CREATE TABLE l1 (LIKE src);
+\d l1
+CREATE TABLE l2 (pre int, LIKE src INCLUDING DEFAULTS EXCLUDING CONSTRAINTS, post text);
+\d l2
+INSERT INTO l2 (pre, post) VALUES (1, 'p');
+SELECT * FROM l2;
+INSERT INTO l1 (id) VALUES (7);
+CREATE TABLE l3 (LIKE nosuch);
+CREATE TABLE l4 (LIKE src INCLUDING STORAGE INCLUDING STATISTICS INCLUDING COMPRESSION);
+SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_name = 'l4' ORDER BY ordinal_position;
+CREATE TABLE l5 (id int, LIKE src);
+CREATE VIEW vsrc AS SELECT id, name || '!' AS n FROM src;
+CREATE TABLE l6 (LIKE vsrc);
+\d l6

@@ -339,3 +339,9 @@ SELECT id, x FROM a ORDER BY x USING >
 ----
 -- dml
 TRUNCATE ONLY b
+----
+-- dml
+CREATE TABLE lk (LIKE a INCLUDING ALL)
+----
+-- dml
+CREATE TABLE lk (id2 int, LIKE b INCLUDING INDEXES)
