@@ -401,7 +401,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
 		return nil, err
 	}
-	rel.Owner = s.roleOID
+	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -522,7 +522,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
 	}
-	rel.Owner = s.roleOID
+	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -871,6 +871,12 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
+	if stt.name == "role" {
+		// is_superuser follows the role the session acts as.
+		if su, err := lookupSetting("is_superuser"); err == nil {
+			s.report(su, io)
+		}
+	}
 	return done("SET")
 }
 
@@ -899,6 +905,11 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
+	if stt.name == "role" {
+		if su, err := lookupSetting("is_superuser"); err == nil {
+			s.report(su, io)
+		}
+	}
 	return done("RESET")
 }
 

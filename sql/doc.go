@@ -299,7 +299,7 @@
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
 // statements and clauses of unsupported.go (CREATE DOMAIN, EXTENSION,
 // ...; temporary and unlogged relations; PARTITION BY, INHERITS; SET
-// ROLE; ...). The lexer
+// SESSION AUTHORIZATION; ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark
 // expressions, ParseStored) skips the gate and rewrites 31 and 32.

@@ -281,8 +281,6 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			n = "timezone"
 		case p.accept("all"):
 			n = "all"
-		case p.word(0) == "role":
-			err = p.unsupported("RESET ROLE is")
 		case p.word(0) == "session" && p.word(1) == "authorization", p.word(0) == "session_authorization":
 			err = p.unsupported("RESET SESSION AUTHORIZATION is")
 		default:
@@ -488,8 +486,13 @@ func (p *stmtParser) set() (Stmt, error) {
 		p.pos++
 		v, err := p.value()
 		return &Set{Name: "search_path", Value: v, Local: local}, err
-	case p.word(0) == "role" || p.word(0) == "session_authorization":
-		return nil, p.unsupported("SET ROLE is")
+	case p.word(0) == "role" && !(p.peekAt(1).Kind == TOp && p.peekAt(1).Val == "=") && p.word(1) != "to":
+		// SET ROLE name | NONE is SET role TO name.
+		p.pos++
+		v, err := p.value()
+		return &Set{Name: "role", Value: v, Local: local}, err
+	case p.word(0) == "session_authorization":
+		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
 	case p.word(0) == "authorization" && p.word(-1) == "session":
 		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
 	case p.word(0) == "constraints":

@@ -3,8 +3,9 @@
 -- function, row_to_json/to_json/to_jsonb of a whole row, a whole row
 -- cast to text, (t).col, FOR NO KEY UPDATE / FOR KEY SHARE, ORDER BY
 -- ... USING, WITHOUT OIDS, CREATE/DROP GROUP, DROP INDEX CONCURRENTLY,
--- TRUNCATE ONLY, WITH DATA, and CREATE TABLE (LIKE other [INCLUDING
--- DEFAULTS]).
+-- TRUNCATE ONLY, WITH DATA, CREATE TABLE (LIKE other [INCLUDING
+-- DEFAULTS]), and SET ROLE / RESET ROLE (current_user changes,
+-- session_user does not; only members may; transactions undo it).
 CREATE TABLE t (a int PRIMARY KEY, b text, c numeric);
 INSERT INTO t VALUES (1, 'one', 1.5), (2, 'two, "2"', NULL), (3, NULL, 0);
 SELECT * FROM unnest(ARRAY[10, 20, 30]) WITH ORDINALITY;
@@ -61,3 +62,68 @@ CREATE TABLE l5 (id int, LIKE src);
 CREATE VIEW vsrc AS SELECT id, name || '!' AS n FROM src;
 CREATE TABLE l6 (LIKE vsrc);
 \d l6
+CREATE TABLE secret (x int);
+INSERT INTO secret VALUES (1);
+CREATE ROLE r_reader;
+CREATE ROLE r_member LOGIN;
+GRANT r_reader TO r_member;
+CREATE ROLE r_other;
+GRANT SELECT ON secret TO r_reader;
+GRANT CREATE ON SCHEMA public TO r_reader;
+SELECT current_user, session_user, current_role;
+SHOW role;
+SET ROLE r_member;
+SELECT current_user, session_user, current_role;
+SHOW role;
+SHOW is_superuser;
+SELECT * FROM secret;
+SET ROLE r_reader;
+SELECT * FROM secret;
+SET ROLE r_other;
+SET ROLE root;
+RESET ROLE;
+SELECT current_user;
+SET ROLE r_member;
+SET ROLE r_reader;
+SELECT current_user;
+SET ROLE NONE;
+SELECT current_user;
+BEGIN;
+SET ROLE r_other;
+SELECT current_user;
+ROLLBACK;
+SELECT current_user;
+BEGIN;
+SET LOCAL ROLE r_other;
+SELECT current_user;
+COMMIT;
+SELECT current_user;
+BEGIN;
+SET ROLE r_other;
+COMMIT;
+SELECT current_user;
+RESET ALL;
+SELECT current_user;
+SET ROLE nosuch;
+SET role = 'r_reader';
+SELECT current_user, current_setting('role');
+SELECT set_config('role', 'r_other', false);
+SELECT current_user;
+\c - r_member
+SET ROLE r_other;
+SET ROLE root;
+SET ROLE r_reader;
+SELECT current_user, session_user;
+RESET ROLE;
+CREATE TABLE owned_by_member (y int);
+\c - root
+SELECT tableowner FROM pg_tables WHERE tablename = 'owned_by_member';
+SET ROLE r_other;
+SELECT current_user;
+SELECT * FROM secret;
+RESET ROLE;
+DROP TABLE owned_by_member;
+REVOKE SELECT ON secret FROM r_reader;
+REVOKE CREATE ON SCHEMA public FROM r_reader;
+DROP ROLE r_member, r_reader, r_other;
+DROP TABLE secret;
