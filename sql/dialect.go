@@ -403,8 +403,6 @@ func unsupportedForm(toks []Token, i int) string {
 		return "IS DOCUMENT is"
 	case w == "with" && word(1) == "ties":
 		return "FETCH ... WITH TIES is"
-	case w == "rows" && word(1) == "from" && op(2) == "(":
-		return "ROWS FROM is"
 	case w == "normalized" && (word(-1) == "is" || word(-1) == "not" || strings.HasPrefix(word(-1), "nf")):
 		return "IS NORMALIZED is"
 	case w == "overlaps" && op(-1) == ")" && op(1) == "(":

@@ -121,6 +121,11 @@
 //	    LATERAL f(args)                        LATERAL dropped (a function in FROM sees the
 //	                                           items before it anyway)
 //	    FROM ONLY t                            FROM t (weir has no inheritance)
+//	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT f(a), g(b)) [AS] r: set-returning
+//	    FROM unnest(a, b) [AS] r               calls in a select list run in the same lockstep
+//	                                           (unnest(a, b) is ROWS FROM (unnest(a),
+//	                                           unnest(b))); the alias is "__weir_rows" when
+//	                                           none is given
 //	    FROM (query) [AS] t(a, b)              FROM (query) AS t and Query.Aliases["t"] =
 //	    FROM (VALUES ...) t(a, b)              ["a", "b"]; the same for tables: FROM x AS
 //	    FROM tbl AS t(a, b)                    t(a, b)
@@ -295,7 +300,7 @@
 // (42704 or 0A000), TABLESAMPLE, and calls of the
 // internal names above (pg_cast, pg_nulls_first, ...: 42883). Valid
 // PostgreSQL that weir cannot run is 0A000 naming the feature, never a
-// syntax error: the gate refuses XML functions, ROWS FROM, WITH TIES,
+// syntax error: the gate refuses XML functions, WITH TIES,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
 // statements and clauses of unsupported.go (CREATE DOMAIN, EXTENSION,
 // ...; temporary and unlogged relations; PARTITION BY, INHERITS; SET

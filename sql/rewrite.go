@@ -1738,6 +1738,19 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		if !itemStart {
 			continue
 		}
+		if rowsFrom, end := b.rowsFrom(seq, i); rowsFrom != nil {
+			// ROWS FROM (f(a), g(b)) runs its functions in lockstep, the
+			// shorter padded with NULL, as set-returning functions in a
+			// select list do: it is the derived table (SELECT f(a),
+			// g(b)), named __weir_rows unless it has an alias.
+			repl := []*node{rowsFrom}
+			if a := at(seq, end); !a.isWord("as") && !(a.isName() && !(a.tok.Kind == TIdent && (fromEnd[a.word()] || notOperands[a.word()] || joinWords[a.word()]))) {
+				repl = append(repl, &node{kind: nLeaf, tok: Token{Kind: TQIdent, Val: "__weir_rows", Off: n.off, End: n.off}, off: n.off})
+			}
+			seq = splice(seq, i, end, repl...)
+			n = seq[i]
+			w = ""
+		}
 		if w == "only" && n.tok.Kind == TIdent && at(seq, i+1).isName() && !at(seq, i+2).isParen() {
 			// FROM ONLY t: weir has no inheritance, so ONLY changes
 			// nothing.
@@ -1891,6 +1904,58 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		i = a - 1
 	}
 	return seq
+}
+
+// rowsFrom returns, for ROWS FROM (calls) at seq[i] or unnest(a, b, ...)
+// with more than one argument, the group (SELECT calls) that stands for
+// it (unnest of each array for unnest) and the index after it; nil when
+// seq[i] starts neither. WITH ORDINALITY after it is 0A000.
+func (b *bridge) rowsFrom(seq []*node, i int) (*node, int) {
+	n := seq[i]
+	var calls []*node
+	end := 0
+	switch {
+	case n.isWord("rows") && at(seq, i+1).isWord("from") && at(seq, i+2).isParen():
+		calls, end = seq[i+2].kids, i+3
+	case n.isName() && strings.EqualFold(n.nameVal(), "unnest") && at(seq, i+1).isParen() && len(splitCommas(seq[i+1].kids)) > 1:
+		for k, arg := range splitCommas(seq[i+1].kids) {
+			if k > 0 {
+				calls = append(calls, leafOp(",", arg[0].off))
+			}
+			calls = append(calls, textNode("unnest", arg[0].off), &node{kind: nGroup, open: "(", close: ")", kids: arg, off: arg[0].off})
+		}
+		end = i + 2
+	default:
+		return nil, 0
+	}
+	if at(seq, end).isWord("with") && at(seq, end+1).isWord("ordinality") {
+		b.fail(pgerr.New(pgerr.FeatureNotSupported, "WITH ORDINALITY over ROWS FROM or unnest of several arrays is not supported").
+			WithPosition(charPos(b.src, seq[end].off)))
+		return nil, 0
+	}
+	// Two calls of one function name two columns alike, which the
+	// derived table does not tell apart: they need column aliases.
+	a := end
+	if at(seq, a).isWord("as") {
+		a++
+	}
+	if !(at(seq, a).isName() && at(seq, a+1).isParen()) {
+		seen := map[string]bool{}
+		for _, c := range splitCommas(calls) {
+			name := ""
+			if len(c) > 0 {
+				name = strings.ToLower(c[0].nameVal() + c[0].text)
+			}
+			if seen[name] {
+				b.fail(pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM or unnest with two calls of %s is supported only with column aliases", name).
+					WithPosition(charPos(b.src, n.off)))
+				return nil, 0
+			}
+			seen[name] = true
+		}
+	}
+	kids := append([]*node{textNode("select", n.off)}, calls...)
+	return &node{kind: nGroup, open: "(", close: ")", kids: kids, off: n.off}, end
 }
 
 var joinWords = wordSet(`join inner left right full cross natural straight_join outer lateral`)

@@ -4,8 +4,9 @@
 -- cast to text, (t).col, FOR NO KEY UPDATE / FOR KEY SHARE, ORDER BY
 -- ... USING, WITHOUT OIDS, CREATE/DROP GROUP, DROP INDEX CONCURRENTLY,
 -- TRUNCATE ONLY, WITH DATA, CREATE TABLE (LIKE other [INCLUDING
--- DEFAULTS]), and SET ROLE / RESET ROLE (current_user changes,
--- session_user does not; only members may; transactions undo it).
+-- DEFAULTS]), SET ROLE / RESET ROLE (current_user changes, session_user
+-- does not; only members may; transactions undo it), and ROWS FROM and
+-- unnest of several arrays.
 CREATE TABLE t (a int PRIMARY KEY, b text, c numeric);
 INSERT INTO t VALUES (1, 'one', 1.5), (2, 'two, "2"', NULL), (3, NULL, 0);
 SELECT * FROM unnest(ARRAY[10, 20, 30]) WITH ORDINALITY;
@@ -127,3 +128,9 @@ REVOKE SELECT ON secret FROM r_reader;
 REVOKE CREATE ON SCHEMA public FROM r_reader;
 DROP ROLE r_member, r_reader, r_other;
 DROP TABLE secret;
+SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r(x, y);
+SELECT * FROM ROWS FROM (generate_series(1, 2), unnest(ARRAY['a', 'b', 'c']));
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x', 'y', 'z']) AS u(n, s);
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x']) AS u(n, s) ORDER BY n DESC;
+SELECT u.s FROM unnest(ARRAY[1, 2], ARRAY['x', 'y']) u(n, s) WHERE u.n = 2;
+SELECT count(*) FROM ROWS FROM (generate_series(1, 4), generate_series(1, 2)) r(a, b) WHERE b IS NULL;

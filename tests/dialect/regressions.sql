@@ -345,3 +345,9 @@ CREATE TABLE lk (LIKE a INCLUDING ALL)
 ----
 -- dml
 CREATE TABLE lk (id2 int, LIKE b INCLUDING INDEXES)
+----
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x'])
+----
+SELECT * FROM ROWS FROM (generate_series(1, 2)) WITH ORDINALITY
+----
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x', 'y', 'z']) AS u(n, s)
