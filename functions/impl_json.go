@@ -259,6 +259,43 @@ func jsonContains(a, b any) bool {
 	}
 }
 
+// arrayContains returns a @> b over arrays of type at (docs §9.19): every
+// element of b equals an element of a; with overlap, a && b: some element
+// of b does. A NULL element equals nothing, so b holding one is never
+// contained, as in PostgreSQL's array_contain_compare.
+func arrayContains(at types.T, overlap bool) RowFn {
+	at = types.T{ID: at.ID, Mod: -1}
+	et := at.Elem()
+	return func(_ *Context, d []types.Datum) (types.Datum, error) {
+		as, err := types.ArrayElems(d[0].S, at, nil)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		bs, err := types.ArrayElems(d[1].S, at, nil)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		for _, y := range bs {
+			found := false
+			if !y.Null {
+				for _, x := range as {
+					if !x.Null && types.Compare(x, y, et) == 0 {
+						found = true
+						break
+					}
+				}
+			}
+			if overlap && found {
+				return types.DBool(true), nil
+			}
+			if !overlap && !found {
+				return types.DBool(false), nil
+			}
+		}
+		return types.DBool(!overlap), nil
+	}
+}
+
 // defineJson adds the implementations of this file to t.
 func (t implTable) defineJson() {
 	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
@@ -326,7 +363,19 @@ func (t implTable) defineJson() {
 			return types.DBool(jsonContains(a, b)), nil
 		}
 	}
-	t.defRow("pg_json_contains", contains(false))
+	t.def("pg_json_contains", func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) == 2 && args[0].IsArray() {
+			return Impl{Row: arrayContains(args[0], false)}, true
+		}
+		return Impl{Row: contains(false)}, true
+	})
+	// a && b: the arrays share an element.
+	t.def("pg_array_overlap", func(args []types.T, _ types.T) (Impl, bool) {
+		if len(args) != 2 || !args[0].IsArray() {
+			return Impl{}, false
+		}
+		return Impl{Row: arrayContains(args[0], true)}, true
+	})
 	t.defRow("pg_json_contained", contains(true))
 	t.defRow("pg_json_exists", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)

@@ -88,6 +88,7 @@ func scalarOverloads() []*Overload {
 			fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
 			nonStrict("array_remove", a, a, at.Elem().ID),
+			fn("pg_json_contains", tBool, a, a), fn("pg_array_overlap", tBool, a, a), // a @> b, b <@ a, a && b
 			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
 			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
 			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),

@@ -63,15 +63,33 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
 		}
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains",
-		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all":
+		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_array_overlap":
 		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_exists": "?",
-			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}[name]
+			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&", "pg_array_overlap": "&&"}[name]
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error at or near \"%s\"", sym)
 		}
 		// The registry keeps jsonb operators under the bridge's names.
-		return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
+		args := b.exprs(c, n.Args)
+		if name == "pg_array_overlap" && !(b.typeOf(args[0]).IsArray() || b.isUnknown(args[0])) {
+			// && is an operator of arrays only (weir has no ranges or
+			// geometric types).
+			an := make([]argNode, len(args))
+			for i, a := range args {
+				an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+			}
+			err := b.noSuchFunc(sym, an, true, n)
+			if b.q != nil {
+				// The comma before the right operand stands where the
+				// operator was.
+				if p := b.curMap().PosBefore(n.Args[1].OriginTextPosition()); p > 0 {
+					err = err.WithPosition(p)
+				}
+			}
+			fail(err)
+		}
+		return b.call(name, args, n, false, Scalar)
 	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size":
 		// These take a regclass, which a text literal becomes implicitly:
 		// pg_relation_size('t') names the relation t.

@@ -184,6 +184,8 @@
 //	    x @> y, x <@ y                         pg_json_contains(x, y), pg_json_contains(y, x)
 //	    x ? y, x ?| y, x ?& y                  pg_json_exists(x, y), pg_json_exists_any(x, y),
 //	                                           pg_json_exists_all(x, y)
+//	    x && y                                 pg_array_overlap(x, y); pg_json_contains and
+//	                                           pg_array_overlap take arrays too (@>, <@, &&)
 //	                                           x and y are the adjacent primaries (names,
 //	                                           literals, groups, calls, casts)
 //	20  current_user, session_user,            current_user(), session_user(),

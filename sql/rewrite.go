@@ -1340,7 +1340,7 @@ func (b *bridge) atTimeZone(seq []*node) []*node {
 
 var jsonFuncs = map[string]string{
 	"->": "pg_json_get", "->>": "pg_json_get_text", "#>": "pg_json_path", "#>>": "pg_json_path_text",
-	"@>": "pg_json_contains", "<@": "pg_json_contains",
+	"@>": "pg_json_contains", "<@": "pg_json_contains", "&&": "pg_array_overlap",
 	"?": "pg_json_exists", "?|": "pg_json_exists_any", "?&": "pg_json_exists_all",
 }
 

@@ -5,8 +5,8 @@
 -- ... USING, WITHOUT OIDS, CREATE/DROP GROUP, DROP INDEX CONCURRENTLY,
 -- TRUNCATE ONLY, WITH DATA, CREATE TABLE (LIKE other [INCLUDING
 -- DEFAULTS]), SET ROLE / RESET ROLE (current_user changes, session_user
--- does not; only members may; transactions undo it), and ROWS FROM and
--- unnest of several arrays.
+-- does not; only members may; transactions undo it), ROWS FROM and
+-- unnest of several arrays, and the array operators @>, <@ and &&.
 CREATE TABLE t (a int PRIMARY KEY, b text, c numeric);
 INSERT INTO t VALUES (1, 'one', 1.5), (2, 'two, "2"', NULL), (3, NULL, 0);
 SELECT * FROM unnest(ARRAY[10, 20, 30]) WITH ORDINALITY;
@@ -134,3 +134,9 @@ SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x', 'y', 'z']) AS u(n, s);
 SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x']) AS u(n, s) ORDER BY n DESC;
 SELECT u.s FROM unnest(ARRAY[1, 2], ARRAY['x', 'y']) u(n, s) WHERE u.n = 2;
 SELECT count(*) FROM ROWS FROM (generate_series(1, 4), generate_series(1, 2)) r(a, b) WHERE b IS NULL;
+SELECT ARRAY[1, 2] @> ARRAY[1], ARRAY[1, 2] @> ARRAY[3], ARRAY[1] <@ ARRAY[1, 2, 3], ARRAY[1, 4] <@ ARRAY[1, 2];
+SELECT '{1,2}'::int[] && '{2}'::int[], '{1,2}'::int[] && '{3}'::int[], ARRAY['a', 'b'] && ARRAY['b'];
+SELECT ARRAY[1, NULL] @> ARRAY[NULL::int], ARRAY[1, NULL] @> ARRAY[1], ARRAY[NULL::int] && ARRAY[NULL::int];
+SELECT ARRAY[]::int[] @> ARRAY[]::int[], ARRAY[]::int[] && ARRAY[1], ARRAY[1] @> NULL::int[];
+SELECT 'x' WHERE ARRAY[1, 2] && ARRAY[2] AND ARRAY['q'] <@ ARRAY['q', 'r'];
+SELECT 1 && 2;
