@@ -375,6 +375,13 @@ type Explain struct {
 // Flush is FLUSH: wait for the next committed checkpoint.
 type Flush struct{}
 
+// Refresh is REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH DATA]:
+// weir keeps its materialized views up to date itself, so it waits, as
+// FLUSH, until the view holds everything written before it.
+type Refresh struct {
+	Name ObjectName
+}
+
 // Backup is BACKUP TO 'directory' [WITH (...)]: write a consistent copy
 // of the whole database, at one committed epoch, into a new directory on
 // the server's machine.
@@ -416,6 +423,7 @@ func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
 func (*ExplainJob) stmt()   {}
 func (*Flush) stmt()        {}
+func (*Refresh) stmt()      {}
 func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}

@@ -327,6 +327,19 @@ func (p *stmtParser) stmt() (Stmt, error) {
 	case "flush":
 		p.pos++
 		s = &Flush{}
+	case "refresh":
+		p.pos++
+		if err = p.expect("materialized", "view"); err == nil {
+			p.accept("concurrently")
+			var n ObjectName
+			if n, err = p.objectName(); err == nil {
+				if p.word(0) == "with" && p.word(1) == "no" && p.word(2) == "data" {
+					return nil, p.unsupported("REFRESH MATERIALIZED VIEW ... WITH NO DATA is")
+				}
+				p.accept("with", "data")
+				s = &Refresh{Name: n}
+			}
+		}
 	case "backup":
 		s, err = p.backup()
 	case "truncate":

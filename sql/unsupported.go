@@ -10,7 +10,7 @@ import (
 // valid PostgreSQL, so they are refused as unsupported features (0A000),
 // not as syntax errors.
 var unsupportedStmts = wordSet(`listen notify unlisten vacuum analyze cluster reindex lock comment do call checkpoint load import
-	refresh merge security reassign`)
+	merge security reassign`)
 
 // unsupportedAlters are the objects of ALTER statements weir does not
 // have (ALTER SYSTEM it has).

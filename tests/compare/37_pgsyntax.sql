@@ -6,7 +6,8 @@
 -- TRUNCATE ONLY, WITH DATA, CREATE TABLE (LIKE other [INCLUDING
 -- DEFAULTS]), SET ROLE / RESET ROLE (current_user changes, session_user
 -- does not; only members may; transactions undo it), ROWS FROM and
--- unnest of several arrays, and the array operators @>, <@ and &&.
+-- unnest of several arrays, the array operators @>, <@ and &&, and
+-- REFRESH MATERIALIZED VIEW.
 CREATE TABLE t (a int PRIMARY KEY, b text, c numeric);
 INSERT INTO t VALUES (1, 'one', 1.5), (2, 'two, "2"', NULL), (3, NULL, 0);
 SELECT * FROM unnest(ARRAY[10, 20, 30]) WITH ORDINALITY;
@@ -140,3 +141,15 @@ SELECT ARRAY[1, NULL] @> ARRAY[NULL::int], ARRAY[1, NULL] @> ARRAY[1], ARRAY[NUL
 SELECT ARRAY[]::int[] @> ARRAY[]::int[], ARRAY[]::int[] && ARRAY[1], ARRAY[1] @> NULL::int[];
 SELECT 'x' WHERE ARRAY[1, 2] && ARRAY[2] AND ARRAY['q'] <@ ARRAY['q', 'r'];
 SELECT 1 && 2;
+CREATE TABLE rt (k int, v int);
+CREATE MATERIALIZED VIEW rmv AS SELECT k, sum(v) AS s FROM rt GROUP BY k;
+INSERT INTO rt VALUES (1, 10), (1, 5), (2, 7);
+REFRESH MATERIALIZED VIEW rmv;
+SELECT * FROM rmv ORDER BY k;
+INSERT INTO rt VALUES (2, 1);
+REFRESH MATERIALIZED VIEW public.rmv WITH DATA;
+SELECT * FROM rmv ORDER BY k;
+REFRESH MATERIALIZED VIEW nosuch;
+REFRESH MATERIALIZED VIEW rt;
+DROP MATERIALIZED VIEW rmv;
+DROP TABLE rt;

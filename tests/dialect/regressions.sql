@@ -355,3 +355,7 @@ SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x', 'y', 'z']) AS u(n, s)
 SELECT ARRAY[1, 2] @> ARRAY[1], ARRAY[x] <@ ARRAY[1, 10], ARRAY[id, x] && ARRAY[3] FROM a
 ----
 SELECT id FROM a WHERE x && 3
+----
+REFRESH MATERIALIZED VIEW a
+----
+REFRESH MATERIALIZED VIEW nosuch
