@@ -131,7 +131,7 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rel.Name)
 	}
-	rel.Owner = s.roleOID
+	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 		if err := allocErr(); err != nil {
 			return nil, false, err
 		}
-		rel.Owner = s.roleOID
+		rel.Owner = s.role().OID
 		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return planConnectorTable(r) })
 	}()
 	if err != nil || !created {
@@ -468,7 +468,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 			}
 		}
 		rel.Deps = b.Deps
-		rel.Owner = s.roleOID
+		rel.Owner = s.role().OID
 		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return e.planSinkRel(r) })
 	}()
 	if err != nil {

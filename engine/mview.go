@@ -327,7 +327,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		// FROM it, say), as they do a source.
 		mv.With[appendOnlyOption] = "true"
 	}
-	mv.Owner = s.roleOID
+	mv.Owner = s.role().OID
 	mv.StateLayout = stateLayout(root, mv.StateTables)
 	if err := e.cat.Create(mv); err != nil {
 		return nil, false, err

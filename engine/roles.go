@@ -101,13 +101,65 @@ func (e *Engine) LookupRole(name string) (wire.Role, bool) {
 
 var _ wire.Roles = (*Engine)(nil)
 
-// role returns the session's role as the catalog has it now; a role
-// dropped under a session has no privileges.
+// role returns the role the session acts as (current_user) as the
+// catalog has it now: the one SET ROLE chose, else the session's own
+// (session_user). A role dropped under a session has no privileges.
 func (s *Session) role() *catalog.Role {
+	if name := s.vars["role"]; name != "" && name != "none" {
+		if r, ok := s.eng.cat.RoleByName(name); ok {
+			return r
+		}
+		return &catalog.Role{Name: name}
+	}
 	if r, ok := s.eng.cat.RoleByOID(s.roleOID); ok {
 		return r
 	}
 	return &catalog.Role{OID: s.roleOID, Name: s.user}
+}
+
+// CurrentUser returns the name of the role the session acts as
+// (current_user, current_role and user), which SET ROLE changes; User
+// is session_user, which it does not.
+func (s *Session) CurrentUser() string { return s.role().Name }
+
+// checkSetRole checks SET ROLE name (v): the session's own role must be
+// a superuser or a member of the role, directly or through other roles
+// (whatever their INHERIT), as in PostgreSQL. It returns the value to
+// keep: "none" or the role's name.
+func (s *Session) checkSetRole(v string) (string, error) {
+	if strings.EqualFold(v, "none") {
+		return "none", nil
+	}
+	target, ok := s.eng.cat.RoleByName(v)
+	if !ok {
+		return "", pgerr.New(pgerr.InvalidParameterValue, "role \"%s\" does not exist", v)
+	}
+	own, ok := s.eng.cat.RoleByOID(s.roleOID)
+	if !ok {
+		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set role \"%s\"", v)
+	}
+	if own.Superuser || own.OID == target.OID {
+		return target.Name, nil
+	}
+	seen := map[uint32]bool{own.OID: true}
+	queue := []uint32{own.OID}
+	for len(queue) > 0 {
+		r, ok := s.eng.cat.RoleByOID(queue[0])
+		queue = queue[1:]
+		if !ok {
+			continue
+		}
+		for _, m := range r.MemberOf {
+			if m == target.OID {
+				return target.Name, nil
+			}
+			if !seen[m] {
+				seen[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set role \"%s\"", v)
 }
 
 // superuser reports whether the session's role is a superuser.
@@ -216,6 +268,9 @@ func (s *Session) alterRole(ctx context.Context, st *sql.AlterRole, io wire.Exec
 		if old.OID == s.roleOID {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "session user cannot be renamed")
 		}
+		if old.OID == s.role().OID {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "current user cannot be renamed")
+		}
 		if err := s.checkRoleAdmin("rename", old); err != nil {
 			return nil, err
 		}
@@ -229,7 +284,7 @@ func (s *Session) alterRole(ctx context.Context, st *sql.AlterRole, io wire.Exec
 	}
 	// A role may change its own password without any attribute, as in
 	// Postgres; everything else needs CREATEROLE or SUPERUSER.
-	ownPasswordOnly := old.OID == s.roleOID && st.Opts.Superuser == nil && st.Opts.Login == nil &&
+	ownPasswordOnly := old.OID == s.role().OID && st.Opts.Superuser == nil && st.Opts.Login == nil &&
 		st.Opts.CreateRole == nil && st.Opts.CreateDB == nil && st.Opts.Inherit == nil &&
 		st.Opts.ValidUntil == nil && st.Opts.ConnLimit == nil
 	if err := s.roleOptions(&r, st.Opts, io); err != nil {
@@ -265,9 +320,16 @@ func (s *Session) dropRole(ctx context.Context, st *sql.DropRole, io wire.ExecIO
 			}
 			return nil, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", n)
 		}
+		// PostgreSQL 15 checks first that the role may drop roles at
+		// all (CREATEROLE), last that it may drop this one.
+		if err := s.checkRoleAdmin("drop", &catalog.Role{}); err != nil {
+			return nil, err
+		}
 		switch {
-		case r.OID == s.roleOID:
+		case r.OID == s.role().OID:
 			return nil, pgerr.New(pgerr.ObjectInUse, "current user cannot be dropped")
+		case r.OID == s.roleOID:
+			return nil, pgerr.New(pgerr.ObjectInUse, "session user cannot be dropped")
 		case r.OID == catalog.BootstrapRoleOID:
 			return nil, pgerr.New(pgerr.ObjectInUse, "cannot drop role %s because it is required by the database system", r.Name)
 		}

@@ -120,3 +120,42 @@ func TestOnConflictPrivileges(t *testing.T) {
 		t.Fatalf("kv after the upsert: %v", rows)
 	}
 }
+
+// SET ROLE changes current_user, and with it every privilege check and
+// the owner of what is created, but not session_user; only a member of
+// the role (or a superuser) may take it, and ROLLBACK undoes it as any
+// setting.
+func TestSetRole(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE reader", "CREATE ROLE member LOGIN", "CREATE ROLE other",
+		"GRANT reader TO member", "CREATE TABLE secret (x int)", "INSERT INTO secret VALUES (1)",
+		"GRANT SELECT ON secret TO reader", "GRANT CREATE ON SCHEMA public TO other"} {
+		mustRun(t, root, q)
+	}
+	member := sessionAs(t, e, "member")
+	wantCode(t, member, "SET ROLE other", pgerr.InsufficientPrivilege, `permission denied to set role "other"`)
+	wantCode(t, member, "SET ROLE nosuch", pgerr.InvalidParameterValue, `role "nosuch" does not exist`)
+	mustRun(t, member, "SET ROLE reader")
+	wantRows(t, member, "SELECT current_user, session_user, current_role", "reader member reader")
+	wantRows(t, member, "SELECT x FROM secret", "1")
+	mustRun(t, member, "RESET ROLE")
+	wantRows(t, member, "SELECT current_user", "member")
+
+	mustRun(t, root, "SET ROLE other")
+	wantCode(t, root, "SELECT x FROM secret", pgerr.InsufficientPrivilege, "permission denied for table secret")
+	mustRun(t, root, "CREATE TABLE made (a int)")
+	wantCode(t, root, "DROP ROLE other", pgerr.InsufficientPrivilege, "permission denied to drop role")
+	mustRun(t, root, "SET ROLE NONE")
+	wantRows(t, root, "SELECT tableowner FROM pg_tables WHERE tablename = 'made'", "other")
+	wantCode(t, root, "DROP ROLE root", pgerr.ObjectInUse, "current user cannot be dropped")
+
+	mustRun(t, root, "BEGIN")
+	mustRun(t, root, "SET ROLE other")
+	mustRun(t, root, "ROLLBACK")
+	wantRows(t, root, "SELECT current_user", "root")
+	mustRun(t, root, "SET ROLE other")
+	mustRun(t, root, "RESET ALL")
+	wantRows(t, root, "SHOW role", "other")
+}

@@ -444,7 +444,7 @@ func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.Ex
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
 	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: name, Kind: catalog.KindSequence, SQL: text,
-		With: map[string]string{"as": st.As, "start": strconv.FormatInt(st.Start, 10)}, Owner: s.roleOID}
+		With: map[string]string{"as": st.As, "start": strconv.FormatInt(st.Start, 10)}, Owner: s.role().OID}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}

@@ -37,9 +37,10 @@ type Session struct {
 	user        string
 	database    string
 	pid         uint32
-	// roleOID is the session's role; its attributes and privileges are
-	// read from the catalog at every check, so ALTER ROLE and REVOKE take
-	// effect at once.
+	// roleOID is the session's own role (session_user); the role it acts
+	// as (current_user) is this one or the one SET ROLE chose (role).
+	// Their attributes and privileges are read from the catalog at every
+	// check, so ALTER ROLE and REVOKE take effect at once.
 	roleOID uint32
 
 	vars map[string]string // lower-case setting name → value

@@ -20,10 +20,17 @@ type setting struct {
 	check func(v string) (string, error)
 	// readOnly settings can be shown but not set.
 	readOnly bool
+	// noShowAll settings are left out of SHOW ALL and pg_settings, and
+	// RESET ALL leaves them be (PostgreSQL's GUC_NO_SHOW_ALL and
+	// GUC_NO_RESET_ALL).
+	noShowAll bool
 }
 
 var settingList = []setting{
 	{name: "application_name", def: "", desc: "Sets the application name to be reported in statistics and logs."},
+	// role is SET ROLE's: "none" or the name of the role the session
+	// acts as (Session.role); changeSetting checks the membership.
+	{name: "role", def: "none", desc: "Sets the current role.", noShowAll: true},
 	{name: "client_encoding", def: "UTF8", desc: "Sets the client's character set encoding.", check: checkEncoding},
 	{name: "client_min_messages", def: "notice", desc: "Sets the message levels that are sent to the client."},
 	{name: "DateStyle", def: "ISO, MDY", desc: "Sets the display format for date and time values.", check: checkDateStyle},
@@ -88,7 +95,9 @@ func lookupSetting(name string) (*setting, error) {
 func sortedSettingNames() []string {
 	names := make([]string, 0, len(settingList))
 	for _, s := range settingList {
-		names = append(names, s.name)
+		if !s.noShowAll {
+			names = append(names, s.name)
+		}
 	}
 	sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
 	return names

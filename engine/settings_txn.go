@@ -58,6 +58,13 @@ func (s *Session) changeSetting(st *setting, v string, def, local bool, io wire.
 		f = s.settingsFrame()
 	}
 	name := strings.ToLower(st.name)
+	if name == "role" && !def {
+		r, err := s.checkSetRole(v)
+		if err != nil {
+			return err
+		}
+		v = r
+	}
 	if def {
 		if st.readOnly {
 			return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.name)
@@ -77,14 +84,24 @@ func (s *Session) changeSetting(st *setting, v string, def, local bool, io wire.
 	return nil
 }
 
-// resetAllSettings is RESET ALL: every setting back to its default,
-// undone by ROLLBACK in a block.
+// resetAllSettings is RESET ALL: every setting but the noShowAll ones
+// back to its default, undone by ROLLBACK in a block.
 func (s *Session) resetAllSettings() {
+	keep := func(from map[string]string) map[string]string {
+		out := map[string]string{}
+		for i := range settingList {
+			name := strings.ToLower(settingList[i].name)
+			if v, ok := from[name]; ok && settingList[i].noShowAll {
+				out[name] = v
+			}
+		}
+		return out
+	}
 	if s.txn != 'I' {
 		f := s.settingsFrame()
-		clear(f.kept)
+		f.kept = keep(f.kept)
 	}
-	s.vars = map[string]string{}
+	s.vars = keep(s.vars)
 	s.reset(settingsByName["timezone"])
 }
 

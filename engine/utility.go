@@ -152,6 +152,32 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			}
 			return done("FLUSH")
 		}), nil
+	case *sql.Refresh:
+		// A materialized view is kept up to date as its inputs change;
+		// REFRESH waits, as FLUSH, until it holds what was written
+		// before. PostgreSQL's checks come first.
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			rel, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+			if !ok {
+				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
+			}
+			if rel.Kind != catalog.KindMView {
+				// PostgreSQL's code for it, too.
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", rel.Name)
+			}
+			if err := s.mustOwn(st.Name); err != nil {
+				return nil, err
+			}
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
+			if err := s.eng.awaitReadable(ctx, nil); err != nil {
+				return nil, err
+			}
+			if err := s.eng.st.drv.Barrier(ctx); err != nil {
+				return nil, err
+			}
+			return done("REFRESH MATERIALIZED VIEW")
+		}), nil
 	case *sql.Rename:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
 	case *sql.AlterTable:
@@ -197,6 +223,52 @@ func orDefault(s, d string) string {
 	return s
 }
 
+// expandLike returns st with each LIKE clause of its column list replaced
+// by the columns of the relation it names, as PostgreSQL's
+// transformTableLikeClause: names, types, NOT NULL and collations, and
+// the defaults' text under INCLUDING DEFAULTS (a serial column's default
+// still takes the other table's sequence, as in PostgreSQL). Reading the
+// relation's columns needs SELECT on it.
+func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
+	if !slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Like != nil }) {
+		return st, nil
+	}
+	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "LIKE in a table with a connector is not supported")
+	}
+	out := *st
+	out.Columns = nil
+	for _, c := range st.Columns {
+		if c.Like == nil {
+			out.Columns = append(out.Columns, c)
+			continue
+		}
+		rel, ok := s.eng.cat.Lookup(schemaOf(c.Like.Table), c.Like.Table.Name)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", c.Like.Table.String()).WithPosition(c.Like.Pos)
+		}
+		switch rel.Kind {
+		case catalog.KindTable, catalog.KindView, catalog.KindMView, catalog.KindSource:
+		default:
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table, view, materialized view, composite type, or foreign table", rel.Name).WithPosition(c.Like.Pos)
+		}
+		if !s.eng.holds(s.role(), rel, catalog.PrivSelect) {
+			return nil, denied(rel)
+		}
+		for _, col := range rel.Cols {
+			if col.Hidden {
+				continue
+			}
+			def := sql.ColumnDef{Name: col.Name, Type: sql.TypeName{T: col.T, Text: col.T.String()}, NotNull: col.NotNull, Collation: col.Collation}
+			if c.Like.Defaults {
+				def.Default = col.Default
+			}
+			out.Columns = append(out.Columns, def)
+		}
+	}
+	return &out, nil
+}
+
 // schemaOf resolves the schema of a name for creation.
 func schemaOf(n sql.ObjectName) string {
 	if n.Schema == "" {
@@ -227,6 +299,10 @@ const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+		return nil, err
+	}
+	st, err := s.expandLike(st)
+	if err != nil {
 		return nil, err
 	}
 	if len(st.Uniques) > 0 {
@@ -351,7 +427,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
 		return nil, err
 	}
-	rel.Owner = s.roleOID
+	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -472,7 +548,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
 	}
-	rel.Owner = s.roleOID
+	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -810,7 +886,7 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 	if strings.EqualFold(name, "names") {
 		name = "client_encoding"
 	}
-	if strings.EqualFold(name, "session characteristics") || strings.EqualFold(name, "transaction") {
+	if strings.EqualFold(name, "session_characteristics") || strings.EqualFold(name, "transaction") {
 		return done("SET")
 	}
 	stt, err := lookupSetting(name)
@@ -824,6 +900,12 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
+	if stt.name == "role" {
+		// is_superuser follows the role the session acts as.
+		if su, err := lookupSetting("is_superuser"); err == nil {
+			s.report(su, io)
+		}
+	}
 	return done("SET")
 }
 
@@ -852,6 +934,11 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
+	if stt.name == "role" {
+		if su, err := lookupSetting("is_superuser"); err == nil {
+			s.report(su, io)
+		}
+	}
 	return done("RESET")
 }
 

@@ -31,6 +31,7 @@ type TableFunc struct {
 	ec   *ExecCtx
 	gen  func() (types.Row, bool) // next row, false at the end
 	ts   []types.T
+	ord  int64 // rows generated, for WITH ORDINALITY
 }
 
 var _ Operator = (*TableFunc)(nil)
@@ -78,6 +79,10 @@ func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
 		if !ok {
 			f.gen = func() (types.Row, bool) { return nil, false }
 			break
+		}
+		if f.plan.Ordinality {
+			f.ord++
+			row = append(row[:len(row):len(row)], types.DInt(f.ord))
 		}
 		c.AppendRow(types.OpInsert, row)
 	}

@@ -316,6 +316,35 @@ func (t implTable) defineJsonText() {
 			return dText(b.String())
 		}}, true
 	})
+	// pg_row_to_json(key1, value1, ...) is row_to_json of a record
+	// whose fields the binder spelled out (planner.rowToJSON): an object
+	// in field order, written without spaces as PostgreSQL writes it; of
+	// type jsonb for to_jsonb(r).
+	t.def("pg_row_to_json", func(args []types.T, ret types.T) (Impl, bool) {
+		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			var b strings.Builder
+			b.WriteByte('{')
+			for i := 0; i+1 < len(d); i += 2 {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				types.WriteJSONString(&b, d[i].S)
+				b.WriteByte(':')
+				if err := appendJSONDatum(&b, ctx, d[i+1], args[i+1], false); err != nil {
+					return types.NullDatum, err
+				}
+			}
+			b.WriteByte('}')
+			if ret.ID == types.Jsonb {
+				s, err := types.CanonicalJSONB(b.String())
+				if err != nil {
+					return types.NullDatum, err
+				}
+				return dText(s)
+			}
+			return dText(b.String())
+		}}, true
+	})
 	for _, name := range []string{"json_object", "jsonb_object"} {
 		jsonb := name == "jsonb_object"
 		t.defRow(name, func(_ *Context, d []types.Datum) (types.Datum, error) {

@@ -42,6 +42,21 @@ func sessionUser(ctx *Context) string {
 	return "root"
 }
 
+// CurrentUserer is a session whose current_user can differ from its
+// session_user (SET ROLE).
+type CurrentUserer interface {
+	// CurrentUser is the name of the role the session acts as.
+	CurrentUser() string
+}
+
+// currentUser returns current_user: the role the session acts as.
+func currentUser(ctx *Context) string {
+	if cu, ok := ctx.Session.(CurrentUserer); ok {
+		return cu.CurrentUser()
+	}
+	return sessionUser(ctx)
+}
+
 // describe asks the session's catalog about an object (see
 // CatalogDescriber).
 func describe(ctx *Context, fn string, oid int64, col int, pretty bool) (string, bool) {
@@ -69,8 +84,9 @@ func (t implTable) defineSystem() {
 		}
 		return dText("{public}")
 	})
-	for _, n := range []string{"current_user", "session_user", "user", "current_role"} {
-		t.defRow(n, func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
+	t.defRow("session_user", func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
+	for _, n := range []string{"current_user", "user", "current_role"} {
+		t.defRow(n, func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(currentUser(ctx)) })
 	}
 	t.defRow("current_setting", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if ctx.Session != nil {

@@ -258,7 +258,7 @@ func scalarOverloads() []*Overload {
 	// json functions (docs §9.16): the json type keeps its text.
 	os = append(os,
 		fn("to_json", tJson, tAny),
-		variadic("json_build_object", tJson, true, tAny), fn("json_build_object", tJson),
+		variadic("json_build_object", tJson, true, tAny), variadic("pg_row_to_json", tJson, true, tAny), fn("json_build_object", tJson),
 		variadic("json_build_array", tJson, true, tAny), fn("json_build_array", tJson),
 		fn("json_object", tJson, tTArr), fn("json_object", tJson, tTArr, tTArr),
 		fn("json_typeof", tText, tJson),

@@ -148,6 +148,9 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 type binder struct {
 	q   *sql.Query
 	cat Catalog
+	// rowNames are the field names of the whole-row references bound so
+	// far (fieldNames).
+	rowNames map[Expr][]string
 	// dmlTarget is the range variable of UPDATE's or DELETE's target
 	// while their FROM or USING list is bound ("" otherwise).
 	dmlTarget string
@@ -399,12 +402,16 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 				fail(pgerr.New(pgerr.FeatureNotSupported, "whole-row reference to \"%s\" is not supported here", name).WithPosition(b.pos(node)))
 			}
 			var fields []Expr
+			var names []string
 			for i, c := range cur.cols {
 				if c.table == name && !c.hidden {
 					fields = append(fields, &ColRef{Idx: i, T: c.t, Name: c.table + "." + c.name})
+					names = append(names, c.name)
 				}
 			}
-			return b.rowValue(fields)
+			row := b.rowValue(fields)
+			b.fieldNames(row, names)
+			return row
 		}
 	}
 	fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", display).WithPosition(b.pos(node)))

@@ -728,6 +728,11 @@ func (b *binder) op(name string, args []Expr, node ast.Node) Expr {
 
 // call resolves a function or operator over bound args and coerces them.
 func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind FuncKind) *Call {
+	if !isOp && len(args) == 1 && (name == "row_to_json" || name == "to_json" || name == "to_jsonb") {
+		if r, ok := args[0].(*Call); ok && r.Fn == "pg_row" {
+			return b.rowToJSON(name, r)
+		}
+	}
 	var cands []*Overload
 	for _, o := range Overloads(name) {
 		if o.Kind == kind || (kind == WindowOnly && o.Kind == Aggregate) {
@@ -823,8 +828,29 @@ func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node)
 		return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(name, an)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.opPos(node))
 	}
+	if f, ok := missingFuncs[name]; ok && len(an) >= f.minArgs && len(an) <= f.maxArgs && len(Overloads(name)) == 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "function %s is not supported", name).
+			WithHint("weir has no %s type.", f.typ).WithPosition(b.pos(node))
+	}
 	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(name, an)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
+}
+
+// missingFunc is a PostgreSQL 15 function weir has not got because it
+// lacks the type the function is about: a call with as many arguments as
+// PostgreSQL takes is 0A000, where PostgreSQL would run it.
+type missingFunc struct {
+	minArgs, maxArgs int
+	typ              string
+}
+
+var missingFuncs = map[string]missingFunc{
+	"gen_random_uuid": {0, 0, "uuid"},
+	"to_tsvector":     {1, 2, "tsvector"}, "to_tsquery": {1, 2, "tsquery"}, "plainto_tsquery": {1, 2, "tsquery"},
+	"phraseto_tsquery": {1, 2, "tsquery"}, "websearch_to_tsquery": {1, 2, "tsquery"},
+	"int4range": {2, 3, "range"}, "int8range": {2, 3, "range"}, "numrange": {2, 3, "range"},
+	"daterange": {2, 3, "range"}, "tsrange": {2, 3, "range"}, "tstzrange": {2, 3, "range"},
+	"point": {2, 2, "point"}, "box": {2, 2, "box"}, "circle": {2, 2, "circle"},
 }
 
 // in binds x IN (list) and x IN (subquery).

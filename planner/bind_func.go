@@ -356,6 +356,14 @@ func (b *binder) explicitCast(x Expr, t types.T, node ast.Node) Expr {
 	if from == t {
 		return x
 	}
+	if r, ok := x.(*Call); ok && r.Fn == "pg_row" && t.IsString() {
+		// A record as text is its output form, which pg_row computes.
+		row := &Call{Fn: "pg_row", Args: r.Args, T: types.TText}
+		if t.ID == types.Text {
+			return row
+		}
+		return &Cast{Arg: row, T: t}
+	}
 	if castKind(from.ID, t.ID) == ctxNone && t.ID != from.ID {
 		fail(pgerr.New(pgerr.CannotCoerce, "cannot cast type %s to %s", from, t).WithPosition(b.pos(node)))
 	}

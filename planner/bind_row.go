@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strconv"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
@@ -431,6 +433,37 @@ func (b *binder) rowValue(fields []Expr) Expr {
 		args[i] = b.finalize(f)
 	}
 	return &Call{Fn: "pg_row", Args: args, T: types.TRecord}
+}
+
+// fieldNames records the field names of row, a whole-row reference
+// (the columns'); a row constructor's fields are f1, f2, ... as in
+// PostgreSQL.
+func (b *binder) fieldNames(row Expr, names []string) {
+	if b.rowNames == nil {
+		b.rowNames = map[Expr][]string{}
+	}
+	b.rowNames[row] = names
+}
+
+// rowToJSON binds row_to_json(r), to_json(r) and to_jsonb(r) of a record
+// r (a pg_row call) as pg_row_to_json over its field names and values,
+// which keeps the record out of everything but its fields (see
+// checkRecords).
+func (b *binder) rowToJSON(fn string, r *Call) *Call {
+	names := b.rowNames[r]
+	args := make([]Expr, 0, 2*len(r.Args))
+	for i, a := range r.Args {
+		name := "f" + strconv.Itoa(i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		args = append(args, &Const{V: types.DString(name), T: types.TText}, a)
+	}
+	t := types.TJson
+	if fn == "to_jsonb" {
+		t = types.TJsonb
+	}
+	return &Call{Fn: "pg_row_to_json", Args: args, T: t}
 }
 
 // checkRecords fails with 0A000 where p uses a record other than as an

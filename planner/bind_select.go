@@ -1159,20 +1159,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 			args := b.exprs(c, f.Args)
 			call := b.resolveLocal(f.Name, []*Overload{{Name: f.Name, Args: []types.TypeID{sig[0]}, Ret: sig[1]}}, args)
 			tf = &TableFunc{Fn: f.Name, Args: call.Args, Out: types.Schema{{Name: "key", T: types.TText}, {Name: "value", T: types.T{ID: sig[1], Mod: -1}}}}
-			if len(f.Columns) > len(tf.Out) {
-				failf(pgerr.DatatypeMismatch, "too many column aliases specified for function %s", f.Name)
-			}
-			for i, name := range f.Columns {
-				if name != "" {
-					tf.Out[i].Name = name
-				}
-			}
-			tableName := cmpOr(alias, tf.Fn)
-			sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
-			for _, col := range tf.Out {
-				sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
-			}
-			return tf, sc
+			return tf, b.tableFuncScope(f, tf, cmpOr(alias, tf.Fn), outer, lvl)
 		}
 		failf(pgerr.FeatureNotSupported, "function %s in FROM is not supported", f.Name)
 	}
@@ -1189,12 +1176,30 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		// A scalar function's single column takes the table alias.
 		tf.Out[0].Name = alias
 	}
-	if len(f.Columns) > 0 && f.Columns[0] != "" {
-		tf.Out[0].Name = f.Columns[0]
+	return tf, b.tableFuncScope(f, tf, tableName, outer, lvl)
+}
+
+// tableFuncScope appends WITH ORDINALITY's column to tf, names tf's
+// columns by f's column aliases (42804 for more aliases than columns, as
+// PostgreSQL) and returns the scope of its columns under tableName.
+func (b *binder) tableFuncScope(f *sql.TVF, tf *TableFunc, tableName string, outer *scope, lvl *level) *scope {
+	if f.Ordinality {
+		tf.Ordinality = true
+		tf.Out = append(tf.Out, types.Column{Name: "ordinality", T: types.TInt8, NotNull: true})
+	}
+	if len(f.Columns) > len(tf.Out) {
+		failf(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", tableName, len(tf.Out), len(f.Columns))
+	}
+	for i, name := range f.Columns {
+		if name != "" {
+			tf.Out[i].Name = name
+		}
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
-	sc.cols = append(sc.cols, colInfo{table: tableName, name: tf.Out[0].Name, t: tf.Out[0].T})
-	return tf, sc
+	for _, col := range tf.Out {
+		sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
+	}
+	return sc
 }
 
 // generateSeries lists generate_series's signatures (Postgres 15 §9.25).

@@ -254,6 +254,9 @@ func (f *exprFormatter) describe(p Plan) string {
 		}
 		return fmt.Sprintf("Window [%s]", strings.Join(calls, ", "))
 	case *TableFunc:
+		if n.Ordinality {
+			return fmt.Sprintf("TableFunc %s(%s) WITH ORDINALITY", n.Fn, f.list(n.Args))
+		}
 		return fmt.Sprintf("TableFunc %s(%s)", n.Fn, f.list(n.Args))
 	case *HopWindow:
 		return "HopWindow [" + describeHop(n.Input.Schema(), n.TimeCol, n.Slide, n.Size, n.Offset) + "]"

@@ -272,6 +272,9 @@ type TableFunc struct {
 	Fn   string
 	Args []Expr
 	Out  types.Schema
+	// Ordinality (WITH ORDINALITY) appends a last column, bigint, that
+	// numbers the function's rows from 1.
+	Ordinality bool
 }
 
 // ProjectSet runs the set-returning functions of a select list

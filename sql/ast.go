@@ -80,6 +80,9 @@ type TVF struct {
 	ArgText []string
 	Alias   string   // table alias ("" when none)
 	Columns []string // column alias list ("" when none)
+	// Ordinality marks WITH ORDINALITY: a last column, bigint, numbers
+	// the function's rows from 1.
+	Ordinality bool
 }
 
 // TypeName is a Postgres type as written in DDL or a cast.
@@ -88,8 +91,21 @@ type TypeName struct {
 	Text string // as written, for error messages
 }
 
-// ColumnDef is a column of CREATE TABLE / CREATE SOURCE.
+// LikeClause is LIKE source [INCLUDING | EXCLUDING option ...] in
+// CREATE TABLE's column list: it stands for source's columns (names,
+// types, NOT NULL, collations), with their defaults when Defaults is
+// set (INCLUDING DEFAULTS).
+type LikeClause struct {
+	Table    ObjectName
+	Defaults bool
+	Pos      int // character position of the table's name, for errors
+}
+
+// ColumnDef is a column of CREATE TABLE / CREATE SOURCE; or, when Like
+// is set, a LIKE clause, which the engine replaces by the columns it
+// names before anything else reads the list.
 type ColumnDef struct {
+	Like       *LikeClause
 	Name       string
 	Type       TypeName
 	NotNull    bool
@@ -367,6 +383,13 @@ type Explain struct {
 // Flush is FLUSH: wait for the next committed checkpoint.
 type Flush struct{}
 
+// Refresh is REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH DATA]:
+// weir keeps its materialized views up to date itself, so it waits, as
+// FLUSH, until the view holds everything written before it.
+type Refresh struct {
+	Name ObjectName
+}
+
 // Backup is BACKUP TO 'directory' [WITH (...)]: write a consistent copy
 // of the whole database, at one committed epoch, into a new directory on
 // the server's machine.
@@ -408,6 +431,7 @@ func (*Copy) stmt()         {}
 func (*Explain) stmt()      {}
 func (*ExplainJob) stmt()   {}
 func (*Flush) stmt()        {}
+func (*Refresh) stmt()      {}
 func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}

@@ -12,6 +12,23 @@ import (
 
 func (p *stmtParser) create() (Stmt, error) {
 	p.pos++
+	if err := p.unsupportedPersistence(); err != nil {
+		return nil, err
+	}
+	if p.word(0) == "or" && p.word(1) == "replace" {
+		p.pos += 2
+		err := p.unsupportedPersistence()
+		if err == nil {
+			err = p.unsupportedObject("CREATE OR REPLACE")
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.pos -= 2
+	}
+	if err := p.unsupportedObject("CREATE"); err != nil {
+		return nil, err
+	}
 	switch {
 	case p.accept("table"):
 		return p.createTable()
@@ -19,7 +36,7 @@ func (p *stmtParser) create() (Stmt, error) {
 		return p.createSource()
 	case p.accept("sink"):
 		return p.createSink()
-	case p.word(0) == "role" || p.word(0) == "user":
+	case p.word(0) == "role" || p.word(0) == "user" || p.word(0) == "group":
 		return p.createRole()
 	case p.accept("sequence"):
 		return p.createSequence()
@@ -46,11 +63,10 @@ func (p *stmtParser) create() (Stmt, error) {
 	if p.accept("materialized") {
 		v.Materialized = true
 	}
+	if !v.Materialized && p.word(0) == "recursive" && p.word(1) == "view" {
+		return nil, p.unsupported("CREATE RECURSIVE VIEW is")
+	}
 	if !p.accept("view") {
-		switch p.word(0) {
-		case "function", "type", "database", "user", "role":
-			return nil, p.unsupported("CREATE " + upper(p.word(0)) + " is")
-		}
 		return nil, p.errHere()
 	}
 	return p.createView(v)
@@ -187,7 +203,10 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 	if err := p.expect("as"); err != nil {
 		return nil, err
 	}
-	end := p.endIndex()
+	end, err := p.trailingWith(p.endIndex(), v.Materialized)
+	if err != nil {
+		return nil, err
+	}
 	if p.endsWithEOWC(end) {
 		v.EmitOnWindowClose = true
 		end -= 4
@@ -210,12 +229,21 @@ func (p *stmtParser) createTable() (Stmt, error) {
 		return nil, err
 	}
 	ct.Name = n
+	if p.peek().Kind == TOp && p.peek().Val == "(" && p.peekAt(1).Kind == TIdent && p.peekAt(2).Kind == TOp &&
+		(p.peekAt(2).Val == "," || p.peekAt(2).Val == ")" && p.word(3) == "as") {
+		return nil, p.unsupported("a column list in CREATE TABLE AS is")
+	}
 	if p.accept("as") {
-		q, err := p.query(p.endIndex())
+		end, err := p.trailingWith(p.endIndex(), true)
+		if err != nil {
+			return nil, err
+		}
+		q, err := p.query(end)
 		if err != nil {
 			return nil, err
 		}
 		ct.AsQuery = q
+		p.pos = p.endIndex()
 		return ct, nil
 	}
 	if err := p.columnList(ct, "table"); err != nil {
@@ -226,6 +254,23 @@ func (p *stmtParser) createTable() (Stmt, error) {
 		if p.accept("append", "only") {
 			ct.AppendOnly = true
 			continue
+		}
+		// WITHOUT OIDS is PostgreSQL's default and only choice.
+		if p.accept("without", "oids") {
+			continue
+		}
+		switch {
+		case p.word(0) == "partition" && p.word(1) == "by":
+			return nil, p.unsupported("partitioned tables are")
+		case p.word(0) == "inherits" && p.peekAt(1).Kind == TOp:
+			return nil, p.unsupported("table inheritance is")
+		case p.word(0) == "tablespace" && p.peekAt(1).Kind != TEOF:
+			return nil, p.unsupported("TABLESPACE is")
+		case p.word(0) == "using" && p.peekAt(1).Kind != TEOF:
+			return nil, p.unsupported("a table access method is")
+		case p.word(0) == "on" && p.word(1) == "commit":
+			return nil, pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables").
+				WithPosition(charPos(p.src, p.peek().Off))
 		}
 		ok, err := p.connectorClause(&cs)
 		if err != nil {
@@ -311,14 +356,17 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			return err
 		}
 		ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: cols, Pos: charPos(p.src, start.Off), NullsNotDistinct: nnd})
-		return nil
+		return p.indexConstraintTail()
 	case p.word(0) == "primary" && p.word(1) == "key" && p.peekAt(2).Kind == TOp:
 		p.pos += 2
 		cols, err := p.nameList()
 		if err != nil {
 			return err
 		}
-		return p.setPrimaryKey(ct, cols, start, what)
+		if err := p.setPrimaryKey(ct, cols, start, what); err != nil {
+			return err
+		}
+		return p.indexConstraintTail()
 	case p.word(0) == "unique" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "check" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "foreign" && p.word(1) == "key",
@@ -327,7 +375,10 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 	case p.word(0) == "watermark" && p.word(1) == "for":
 		return p.watermark(ct)
 	case p.word(0) == "like" && p.peekAt(1).Kind != TEOF && p.peekAt(1).Kind != TOp:
-		return p.unsupported("CREATE TABLE ... LIKE is")
+		if what != "table" {
+			return p.unsupported("LIKE in CREATE SOURCE is")
+		}
+		return p.likeClause(ct)
 	}
 	name, err := p.name()
 	if err != nil {
@@ -417,6 +468,10 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if col.CollateErr == nil && cn.Name != "default" {
 				col.Collation = cn.Name
 			}
+		case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" || p.word(0) == "initially":
+			return p.unsupported("deferrable constraints are")
+		case p.word(0) == "compression":
+			return p.unsupported(upper(p.word(0)) + " is")
 		default:
 			if col.NotNull && col.Null {
 				return pgerr.New(pgerr.SyntaxError, "conflicting NULL/NOT NULL declarations for column %q of %s %q", name, what, ct.Name.Name).WithPosition(charPos(p.src, start.Off))
@@ -768,4 +823,81 @@ func (p *stmtParser) createSink() (Stmt, error) {
 		}
 	}
 	return s, nil
+}
+
+// likeClause parses LIKE source [INCLUDING | EXCLUDING option ...] into
+// a ColumnDef of ct standing for source's columns. INCLUDING DEFAULTS
+// copies the defaults; STORAGE, COMPRESSION and STATISTICS are about
+// what weir does not keep, so they change nothing; the options that copy
+// constraints, indexes, identity, generated columns or comments are
+// 0A000.
+func (p *stmtParser) likeClause(ct *CreateTable) error {
+	p.pos++
+	at := charPos(p.src, p.peek().Off)
+	n, err := p.objectName()
+	if err != nil {
+		return err
+	}
+	l := &LikeClause{Table: n, Pos: at}
+	for p.word(0) == "including" || p.word(0) == "excluding" {
+		including := p.word(0) == "including"
+		p.pos++
+		switch w := p.word(0); w {
+		case "defaults":
+			l.Defaults = including
+		case "storage", "compression", "statistics":
+		case "all", "constraints", "indexes", "identity", "generated", "comments":
+			if including {
+				return p.unsupported("LIKE ... INCLUDING " + upper(w) + " is")
+			}
+		default:
+			return p.errHere()
+		}
+		p.pos++
+	}
+	ct.Columns = append(ct.Columns, ColumnDef{Like: l})
+	return nil
+}
+
+// indexConstraintTail refuses the clauses PostgreSQL takes after a table's
+// UNIQUE or PRIMARY KEY column list, which weir's constraints do not have.
+func (p *stmtParser) indexConstraintTail() error {
+	switch {
+	case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" || p.word(0) == "initially":
+		return p.unsupported("deferrable constraints are")
+	case p.word(0) == "include" || p.word(0) == "with" || p.word(0) == "using" && p.word(1) == "index":
+		return p.unsupported(upper(p.word(0)) + " in a constraint is")
+	}
+	return nil
+}
+
+// trailingWith returns the end of a CREATE TABLE AS, CREATE MATERIALIZED
+// VIEW or CREATE VIEW query (tokens before end) without the clause
+// PostgreSQL takes after it: WITH DATA (the default), refused WITH NO
+// DATA (data is true for the statements that have the clause), and a
+// view's refused WITH [CASCADED | LOCAL] CHECK OPTION.
+func (p *stmtParser) trailingWith(end int, data bool) (int, error) {
+	ends := func(words ...string) bool {
+		if end-p.pos <= len(words) {
+			return false
+		}
+		for i, w := range words {
+			if t := p.toks[end-len(words)+i]; t.Kind != TIdent || t.Val != w {
+				return false
+			}
+		}
+		return true
+	}
+	at := func(n int) int { return charPos(p.src, p.toks[end-n].Off) }
+	switch {
+	case data && ends("with", "data"):
+		return end - 2, nil
+	case data && ends("with", "no", "data"):
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "WITH NO DATA is not supported").WithPosition(at(3))
+	case !data && ends("with", "check", "option"):
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "WITH CHECK OPTION is not supported").WithPosition(at(3))
+	case !data && (ends("with", "cascaded", "check", "option") || ends("with", "local", "check", "option")):
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "WITH CHECK OPTION is not supported").WithPosition(at(4))
+	}
+	return end, nil
 }

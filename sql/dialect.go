@@ -105,7 +105,7 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_json_exists pg_json_exists_any pg_json_exists_all pg_at_time_zone pg_icase pg_concat pg_cardinality pg_distinct_on pg_window_call
 	pg_frame_offset pg_frame_bound pg_between_symmetric pg_group_value pg_agg_filter pg_no_columns
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
-	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_array_overlap`)
+	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
@@ -152,6 +152,11 @@ func checkDialect(src string, toks []Token) error {
 			if t.Kind == TIdent && t.Val == "tablesample" {
 				return tablesample(src, toks, i)
 			}
+			if t.Kind == TIdent {
+				if what := unsupportedForm(toks, i); what != "" {
+					return pgerr.New(pgerr.FeatureNotSupported, "%s not supported", what).WithPosition(charPos(src, t.Off))
+				}
+			}
 			if next.Kind == TString {
 				if err := typedLiteral(src, toks, i); err != nil {
 					return err
@@ -181,6 +186,13 @@ func (b *bridge) checkShape(seq []*node) error {
 		return nil
 	}
 	switch seq[0].word() {
+	case "select", "with":
+		for i, n := range seq {
+			if n.isWord("into") && !at(seq, i-1).isWord("insert") {
+				return pgerr.New(pgerr.FeatureNotSupported, "SELECT INTO is not supported").
+					WithHint("CREATE TABLE ... AS creates a table from a query.").WithPosition(charPos(b.src, n.tok.Off))
+			}
+		}
 	case "update":
 		set := false
 		for _, n := range seq[1:] {
@@ -362,6 +374,41 @@ func typedLiteral(src string, toks []Token, i int) error {
 		}
 	}
 	return nil
+}
+
+// xmlFuncs are PostgreSQL's XML functions; weir has no xml type.
+var xmlFuncs = wordSet(`xmlelement xmlforest xmlparse xmlpi xmlroot xmlserialize xmlexists xmlattributes
+	xmlconcat xmlagg xmltable xmlcomment xpath xpath_exists xml_is_well_formed`)
+
+// unsupportedForm names the PostgreSQL form weir has not got that starts
+// at the word toks[i] ("... is" or "... are", for 0A000), or returns "".
+func unsupportedForm(toks []Token, i int) string {
+	w := toks[i].Val
+	word := func(k int) string {
+		if i+k >= 0 && i+k < len(toks) && toks[i+k].Kind == TIdent {
+			return toks[i+k].Val
+		}
+		return ""
+	}
+	op := func(k int) string {
+		if i+k >= 0 && i+k < len(toks) && toks[i+k].Kind == TOp {
+			return toks[i+k].Val
+		}
+		return ""
+	}
+	switch {
+	case xmlFuncs[w] && op(1) == "(":
+		return "XML functions are"
+	case w == "document" && (word(-1) == "is" || word(-1) == "not" && word(-2) == "is"):
+		return "IS DOCUMENT is"
+	case w == "normalized" && (word(-1) == "is" || word(-1) == "not" || strings.HasPrefix(word(-1), "nf")):
+		return "IS NORMALIZED is"
+	case w == "overlaps" && op(-1) == ")" && op(1) == "(":
+		return "OVERLAPS is"
+	case w == "normalize" && op(1) == "(":
+		return "normalize() is"
+	}
+	return ""
 }
 
 // tablesample refuses TABLESAMPLE at toks[i]: weir samples no tables.

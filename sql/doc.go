@@ -117,6 +117,15 @@
 //	                                           ["__weir_tvf_N"] = &TVF{Name: "f" (lower-case,
 //	                                           schema dropped), Args, ArgText, Alias, Columns};
 //	                                           N counts from 1 per statement
+//	    FROM f(args) WITH ORDINALITY ...       the same with TVF.Ordinality set
+//	    LATERAL f(args)                        LATERAL dropped (a function in FROM sees the
+//	                                           items before it anyway)
+//	    FROM ONLY t                            FROM t (weir has no inheritance)
+//	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT f(a), g(b)) [AS] r: set-returning
+//	    FROM unnest(a, b) [AS] r               calls in a select list run in the same lockstep
+//	                                           (unnest(a, b) is ROWS FROM (unnest(a),
+//	                                           unnest(b))); the alias is "__weir_rows" when
+//	                                           none is given
 //	    FROM (query) [AS] t(a, b)              FROM (query) AS t and Query.Aliases["t"] =
 //	    FROM (VALUES ...) t(a, b)              ["a", "b"]; the same for tables: FROM x AS
 //	    FROM tbl AS t(a, b)                    t(a, b)
@@ -269,6 +278,11 @@
 //	    rank(*) OVER ... (the window           rank() OVER ...
 //	    functions without arguments)
 //	    f(*) WITHIN GROUP (...)                left to #7d's ordered-set rewrite
+//	42  FOR NO KEY UPDATE, FOR KEY SHARE       FOR UPDATE, FOR SHARE
+//	    ORDER BY x USING <, USING >            ORDER BY x ASC, x DESC
+//	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
+//	                                           variable)
+//	    t.*::type                              t::type (the whole row cast)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has
@@ -288,7 +302,13 @@
 // FROM, INSERT without INTO, INSERT ... SET/VALUE, ORDER BY or LIMIT in
 // UPDATE and DELETE, COLLATE with a collation weir does not order by
 // (42704 or 0A000), TABLESAMPLE, and calls of the
-// internal names above (pg_cast, pg_nulls_first, ...: 42883). The lexer
+// internal names above (pg_cast, pg_nulls_first, ...: 42883). Valid
+// PostgreSQL that weir cannot run is 0A000 naming the feature, never a
+// syntax error: the gate refuses XML functions,
+// IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
+// statements and clauses of unsupported.go (CREATE DOMAIN, EXTENSION,
+// ...; temporary and unlogged relations; PARTITION BY, INHERITS; SET
+// SESSION AUTHORIZATION; ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark
 // expressions, ParseStored) skips the gate and rewrites 31 and 32.

@@ -270,6 +270,10 @@ func printStmt(s Stmt) string {
 			}
 		case []ColumnDef:
 			for _, c := range x {
+				if c.Like != nil {
+					out = append(out, fmt.Sprintf("  like %s defaults=%v at %d", c.Like.Table, c.Like.Defaults, c.Like.Pos))
+					continue
+				}
 				l := fmt.Sprintf("  column %q %s", c.Name, c.Type.T)
 				if c.Type.T.Mod >= 0 {
 					l += fmt.Sprintf(" mod=%d", c.Type.T.Mod)

@@ -281,6 +281,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			n = "timezone"
 		case p.accept("all"):
 			n = "all"
+		case p.word(0) == "session" && p.word(1) == "authorization", p.word(0) == "session_authorization":
+			err = p.unsupported("RESET SESSION AUTHORIZATION is")
 		default:
 			n, err = p.settingName()
 		}
@@ -325,11 +327,26 @@ func (p *stmtParser) stmt() (Stmt, error) {
 	case "flush":
 		p.pos++
 		s = &Flush{}
+	case "refresh":
+		p.pos++
+		if err = p.expect("materialized", "view"); err == nil {
+			p.accept("concurrently")
+			var n ObjectName
+			if n, err = p.objectName(); err == nil {
+				if p.word(0) == "with" && p.word(1) == "no" && p.word(2) == "data" {
+					return nil, p.unsupported("REFRESH MATERIALIZED VIEW ... WITH NO DATA is")
+				}
+				p.accept("with", "data")
+				s = &Refresh{Name: n}
+			}
+		}
 	case "backup":
 		s, err = p.backup()
 	case "truncate":
 		p.pos++
 		p.accept("table")
+		// weir has no inheritance, so ONLY changes nothing.
+		p.accept("only")
 		var names []ObjectName
 		names, err = p.objectNames()
 		if err == nil {
@@ -412,6 +429,8 @@ func (p *stmtParser) show() (Stmt, error) {
 		return &Show{Kind: "variable", Name: "timezone"}, nil
 	case p.accept("transaction", "isolation", "level"):
 		return &Show{Kind: "variable", Name: "transaction_isolation"}, nil
+	case p.word(0) == "session" && p.word(1) == "authorization":
+		return nil, p.unsupported("SHOW SESSION AUTHORIZATION is")
 	case p.word(0) == "create" && p.peekAt(1).Kind == TIdent:
 		p.pos++
 		var kind string
@@ -480,6 +499,20 @@ func (p *stmtParser) set() (Stmt, error) {
 		p.pos++
 		v, err := p.value()
 		return &Set{Name: "search_path", Value: v, Local: local}, err
+	case p.word(0) == "role" && !(p.peekAt(1).Kind == TOp && p.peekAt(1).Val == "=") && p.word(1) != "to":
+		// SET ROLE name | NONE is SET role TO name.
+		p.pos++
+		v, err := p.value()
+		return &Set{Name: "role", Value: v, Local: local}, err
+	case p.word(0) == "session_authorization":
+		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
+	case p.word(0) == "authorization" && p.word(-1) == "session":
+		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
+	case p.word(0) == "constraints":
+		// weir has no deferrable constraints to defer.
+		return nil, p.unsupported("SET CONSTRAINTS is")
+	case p.word(0) == "xml" && p.word(1) == "option":
+		return nil, p.unsupported("SET XML OPTION is")
 	}
 	name, err := p.settingName()
 	if err != nil {
@@ -585,7 +618,13 @@ func (p *stmtParser) txn() (Stmt, error) {
 		}
 		return &Txn{Kind: TxnBegin}, nil
 	case "commit", "end":
+		if w == "commit" && p.word(0) == "prepared" {
+			return nil, p.noPreparedTxn()
+		}
 		_ = p.accept("work") || p.accept("transaction")
+		if p.word(0) == "and" && p.word(1) == "chain" {
+			return nil, p.unsupported("COMMIT AND CHAIN is")
+		}
 		_ = p.accept("and", "no", "chain")
 		return &Txn{Kind: TxnCommit}, nil
 	case "savepoint":
@@ -596,7 +635,13 @@ func (p *stmtParser) txn() (Stmt, error) {
 		n, err := p.name()
 		return &Txn{Kind: TxnRelease, Name: n}, err
 	default:
+		if w == "rollback" && p.word(0) == "prepared" {
+			return nil, p.noPreparedTxn()
+		}
 		_ = p.accept("work") || p.accept("transaction")
+		if p.word(0) == "and" && p.word(1) == "chain" {
+			return nil, p.unsupported(upper(w) + " AND CHAIN is")
+		}
 		if w == "rollback" && p.accept("to") {
 			_ = p.accept("savepoint")
 			n, err := p.name()
@@ -636,8 +681,23 @@ func (p *stmtParser) textList() ([]string, []int, error) {
 
 // prepare parses PREPARE name [(type, ...)] AS statement; the statement
 // is kept as text and parsed when PREPARE runs.
+// noPreparedTxn is COMMIT | ROLLBACK PREPARED 'id' (after COMMIT or
+// ROLLBACK): weir prepares no transactions (PREPARE TRANSACTION is
+// 0A000), so there is none of that identifier.
+func (p *stmtParser) noPreparedTxn() error {
+	p.pos++
+	t := p.peek()
+	if t.Kind != TString {
+		return p.errHere()
+	}
+	return pgerr.New(pgerr.UndefinedObject, "prepared transaction with identifier \"%s\" does not exist", t.Val)
+}
+
 func (p *stmtParser) prepare() (Stmt, error) {
 	p.pos++
+	if p.word(0) == "transaction" && p.peekAt(1).Kind == TString {
+		return nil, p.unsupported("PREPARE TRANSACTION is")
+	}
 	n, err := p.name()
 	if err != nil {
 		return nil, err
@@ -692,13 +752,18 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "sink"
 	case p.accept("index"):
 		d.Kind = "index"
+		// CONCURRENTLY only changes which locks PostgreSQL takes.
+		p.accept("concurrently")
 	case p.accept("schema"):
 		d.Kind = "schema"
 	case p.accept("sequence"):
 		d.Kind = "sequence"
-	case p.word(0) == "role" || p.word(0) == "user":
+	case p.word(0) == "role" || p.word(0) == "user" || p.word(0) == "group":
 		return p.dropRole()
 	default:
+		if err := p.unsupportedObject("DROP"); err != nil {
+			return nil, err
+		}
 		return nil, p.errHere()
 	}
 	d.IfExists = p.accept("if", "exists")

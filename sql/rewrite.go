@@ -21,6 +21,7 @@ func (b *bridge) level(seq []*node) []*node {
 			n.kids = b.level(n.kids)
 		}
 	}
+	seq = pgClauses(seq)
 	seq = rowStars(seq)
 	seq = currentOf(seq)
 	seq = starCalls(seq)
@@ -77,6 +78,34 @@ func substringSimilar(seq []*node) {
 			kid.tok = Token{Kind: TOp, Val: ",", Off: kid.tok.Off, End: kid.tok.End}
 		}
 	}
+}
+
+// pgClauses rewrites PostgreSQL forms TiDB lacks into the forms of the
+// same meaning it has: FOR NO KEY UPDATE is FOR UPDATE and FOR KEY SHARE
+// FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
+// and USING > DESC; (x).y, a field of a whole row, is x.y, and (x).*
+// x.* (weir has no composite types, so x is a range variable).
+func pgClauses(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		switch {
+		case n.isWord("for") && at(seq, i+1).isWord("no") && at(seq, i+2).isWord("key") && at(seq, i+3).isWord("update"):
+			seq = splice(seq, i+1, i+3)
+		case n.isWord("for") && at(seq, i+1).isWord("key") && at(seq, i+2).isWord("share"):
+			seq = splice(seq, i+1, i+2)
+		case n.isWord("using") && (at(seq, i+1).isOp("<") || at(seq, i+1).isOp(">")):
+			dir := "asc"
+			if seq[i+1].isOp(">") {
+				dir = "desc"
+			}
+			seq = splice(seq, i, i+2, textNode(dir, n.off))
+		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()]) &&
+			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
+			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
+			seq = splice(seq, i, i+1, n.kids[0])
+		}
+	}
+	return seq
 }
 
 // starCalls rewrites f(*) for a function other than count, which
@@ -1306,6 +1335,11 @@ func (b *bridge) casts(seq []*node) []*node {
 		if !seq[i].isOp("::") {
 			continue
 		}
+		if i >= 3 && seq[i-1].isOp("*") && seq[i-2].isOp(".") && seq[i-3].isName() {
+			// t.*::type casts the whole row, as t::type does.
+			seq = splice(seq, i-2, i)
+			i -= 2
+		}
 		s := primaryLeft(seq, i)
 		spec, e, ok := scanType(seq, i+1)
 		if s < 0 || !ok {
@@ -1786,6 +1820,26 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		if !itemStart {
 			continue
 		}
+		if rowsFrom, end := b.rowsFrom(seq, i); rowsFrom != nil {
+			// ROWS FROM (f(a), g(b)) runs its functions in lockstep, the
+			// shorter padded with NULL, as set-returning functions in a
+			// select list do: it is the derived table (SELECT f(a),
+			// g(b)), named __weir_rows unless it has an alias.
+			repl := []*node{rowsFrom}
+			if a := at(seq, end); !a.isWord("as") && !(a.isName() && !(a.tok.Kind == TIdent && (fromEnd[a.word()] || notOperands[a.word()] || joinWords[a.word()]))) {
+				repl = append(repl, &node{kind: nLeaf, tok: Token{Kind: TQIdent, Val: "__weir_rows", Off: n.off, End: n.off}, off: n.off})
+			}
+			seq = splice(seq, i, end, repl...)
+			n = seq[i]
+			w = ""
+		}
+		if w == "only" && n.tok.Kind == TIdent && at(seq, i+1).isName() && !at(seq, i+2).isParen() {
+			// FROM ONLY t: weir has no inheritance, so ONLY changes
+			// nothing.
+			seq = splice(seq, i, i+1)
+			i--
+			continue
+		}
 		itemStart = false
 		// The item's primary: a function call, a derived table or a name.
 		e := i
@@ -1828,6 +1882,12 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			asOf = []*node{textNode("as", seq[e].off), textNode("of", seq[e].off), textNode("timestamp", seq[e].off), seq[k+2], seq[k+3]}
 			seq = splice(seq, e, k+4)
 		}
+		// WITH ORDINALITY after a call: TVF.Ordinality.
+		ordinality := false
+		if isCall && at(seq, e).isWord("with") && at(seq, e+1).isWord("ordinality") {
+			ordinality = true
+			seq = splice(seq, e, e+2)
+		}
 		// The alias: [AS] name [(columns)].
 		a := e
 		alias, aliasNode := "", (*node)(nil)
@@ -1854,7 +1914,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			call := seq[e-1]
 			name := seq[e-2].nameVal()
 			b.q.TVFs = ensureTVFs(b.q.TVFs)
-			tvf := &TVF{Name: strings.ToLower(name), Alias: alias, Columns: cols}
+			tvf := &TVF{Name: strings.ToLower(name), Alias: alias, Columns: cols, Ordinality: ordinality}
 			if len(call.kids) > 0 {
 				args := splitCommas(call.kids)
 				for k, arg := range args {
@@ -1923,6 +1983,58 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		i = a - 1
 	}
 	return seq
+}
+
+// rowsFrom returns, for ROWS FROM (calls) at seq[i] or unnest(a, b, ...)
+// with more than one argument, the group (SELECT calls) that stands for
+// it (unnest of each array for unnest) and the index after it; nil when
+// seq[i] starts neither. WITH ORDINALITY after it is 0A000.
+func (b *bridge) rowsFrom(seq []*node, i int) (*node, int) {
+	n := seq[i]
+	var calls []*node
+	end := 0
+	switch {
+	case n.isWord("rows") && at(seq, i+1).isWord("from") && at(seq, i+2).isParen():
+		calls, end = seq[i+2].kids, i+3
+	case n.isName() && strings.EqualFold(n.nameVal(), "unnest") && at(seq, i+1).isParen() && len(splitCommas(seq[i+1].kids)) > 1:
+		for k, arg := range splitCommas(seq[i+1].kids) {
+			if k > 0 {
+				calls = append(calls, leafOp(",", arg[0].off))
+			}
+			calls = append(calls, textNode("unnest", arg[0].off), &node{kind: nGroup, open: "(", close: ")", kids: arg, off: arg[0].off})
+		}
+		end = i + 2
+	default:
+		return nil, 0
+	}
+	if at(seq, end).isWord("with") && at(seq, end+1).isWord("ordinality") {
+		b.fail(pgerr.New(pgerr.FeatureNotSupported, "WITH ORDINALITY over ROWS FROM or unnest of several arrays is not supported").
+			WithPosition(charPos(b.src, seq[end].off)))
+		return nil, 0
+	}
+	// Two calls of one function name two columns alike, which the
+	// derived table does not tell apart: they need column aliases.
+	a := end
+	if at(seq, a).isWord("as") {
+		a++
+	}
+	if !(at(seq, a).isName() && at(seq, a+1).isParen()) {
+		seen := map[string]bool{}
+		for _, c := range splitCommas(calls) {
+			name := ""
+			if len(c) > 0 {
+				name = strings.ToLower(c[0].nameVal() + c[0].text)
+			}
+			if seen[name] {
+				b.fail(pgerr.New(pgerr.FeatureNotSupported, "ROWS FROM or unnest with two calls of %s is supported only with column aliases", name).
+					WithPosition(charPos(b.src, n.off)))
+				return nil, 0
+			}
+			seen[name] = true
+		}
+	}
+	kids := append([]*node{textNode("select", n.off)}, calls...)
+	return &node{kind: nGroup, open: "(", close: ")", kids: kids, off: n.off}, end
 }
 
 var joinWords = wordSet(`join inner left right full cross natural straight_join outer lateral`)

@@ -106,6 +106,12 @@ func (p *stmtParser) roleOptions(o *RoleOptions) error {
 			p.pos++
 			v := t.Val
 			o.ValidUntil = &v
+		case w == "replication" || w == "noreplication" || w == "bypassrls" || w == "nobypassrls" || w == "sysid" ||
+			w == "admin" || w == "role" || w == "user" || w == "in" && (p.word(1) == "role" || p.word(1) == "group"):
+			if w == "in" {
+				w += " " + p.word(1)
+			}
+			return p.unsupported("role option " + strings.ToUpper(w) + " is")
 		case p.accept("connection", "limit"):
 			v, err := p.value()
 			if err != nil {
@@ -149,6 +155,9 @@ func (p *stmtParser) alterRole() (Stmt, error) {
 			return nil, err
 		}
 		return a, nil
+	}
+	if w := p.word(0); w == "set" || w == "reset" || w == "in" && p.word(1) == "database" {
+		return nil, p.unsupported("ALTER ROLE ... " + strings.ToUpper(w) + " is")
 	}
 	return a, p.roleOptions(&a.Opts)
 }
@@ -198,6 +207,8 @@ func (p *stmtParser) grant() (Stmt, error) {
 		case "all":
 			p.pos++
 			p.accept("privileges")
+		case "execute", "temporary", "temp", "connect", "set", "alter":
+			return nil, p.unsupported("privilege " + strings.ToUpper(w) + " is")
 		default:
 			return nil, p.errHere()
 		}
@@ -208,6 +219,14 @@ func (p *stmtParser) grant() (Stmt, error) {
 	}
 	if err := p.expect("on"); err != nil {
 		return nil, err
+	}
+	switch w := p.word(0); {
+	case w == "all" && p.word(2) == "in" && p.word(1) != "tables",
+		w == "sequence" || w == "function" || w == "procedure" || w == "routine" || w == "database" || w == "domain" ||
+			w == "foreign" || w == "language" || w == "large" || w == "tablespace" || w == "type" || w == "parameter":
+		if (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) && p.word(1) != "to" && p.word(1) != "from" {
+			return nil, p.unsupported("GRANT and REVOKE on " + strings.ToUpper(w) + " are")
+		}
 	}
 	switch {
 	case p.accept("all", "tables", "in", "schema"):

@@ -329,8 +329,62 @@ func (g *gen) internal() string {
 }
 
 // stmt returns one statement and whether it changes data.
+// pgForm writes one of the PostgreSQL statement forms weir either runs
+// as PostgreSQL does (WITH ORDINALITY, FROM ONLY, whole-row JSON, ...) or
+// refuses as unsupported (0A000), never as a syntax error: the forms of
+// PostgreSQL's command list a user might type. The statements that
+// would create something run inside BEGIN ... ROLLBACK.
+func (g *gen) pgForm() (string, bool) {
+	t := g.pick("a", "b")
+	c := g.pick("id", "x")
+	if g.rng.IntN(2) == 0 {
+		return g.pick(
+			fmt.Sprintf("CREATE TEMP TABLE tt (%s int)", c),
+			"CREATE LOCAL TEMPORARY TABLE tt (x int) ON COMMIT DROP",
+			"CREATE UNLOGGED TABLE ul (x int)",
+			fmt.Sprintf("CREATE TABLE p (%s int) PARTITION BY %s (%s)", c, g.pick("RANGE", "LIST", "HASH"), c),
+			fmt.Sprintf("CREATE TABLE i (w int) INHERITS (%s)", t),
+			"CREATE DOMAIN d AS int CHECK (VALUE > 0)",
+			"CREATE EXTENSION IF NOT EXISTS pgcrypto",
+			fmt.Sprintf("CREATE TABLE lk (LIKE %s INCLUDING %s)", t, g.pick("ALL", "INDEXES", "CONSTRAINTS", "IDENTITY")),
+			fmt.Sprintf("CREATE VIEW v AS SELECT id FROM %s WITH %sCHECK OPTION", t, g.pick("", "LOCAL ", "CASCADED ")),
+			fmt.Sprintf("CREATE MATERIALIZED VIEW mv AS SELECT id FROM %s WITH NO DATA", t),
+			fmt.Sprintf("CREATE TABLE ct (p, q) AS SELECT id, x FROM %s", t),
+			fmt.Sprintf("SELECT %s INTO sx FROM %s", c, t),
+			fmt.Sprintf("CREATE POLICY pol ON %s USING (true)", t),
+			"CREATE TYPE e AS ENUM ('x', 'y')",
+			"DROP DOMAIN IF EXISTS d",
+			"DROP FUNCTION IF EXISTS f(int)",
+			"ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO PUBLIC",
+		), true
+	}
+	return g.pick(
+		fmt.Sprintf("SELECT * FROM unnest(ARRAY[%d, %d, NULL]) WITH ORDINALITY AS u(v, n)", g.rng.IntN(9), g.rng.IntN(9)),
+		fmt.Sprintf("SELECT * FROM generate_series(%d, 4) WITH ORDINALITY", g.rng.IntN(6)),
+		"SELECT * FROM json_each('{\"k\": [1], \"j\": null}') WITH ORDINALITY AS e(k, v, n)",
+		fmt.Sprintf("SELECT * FROM ONLY %s", t),
+		fmt.Sprintf("SELECT row_to_json(%s) FROM %s", t, t),
+		fmt.Sprintf("SELECT to_jsonb(%s), to_json(%s) FROM %s", t, t, t),
+		fmt.Sprintf("SELECT %s::text, %s.*::text FROM %s", t, t, t),
+		fmt.Sprintf("SELECT (%s).%s FROM %s", t, c, t),
+		fmt.Sprintf("SELECT %s FROM %s ORDER BY %s USING %s", c, t, c, g.pick("<", ">")),
+		fmt.Sprintf("SELECT id FROM %s FOR %s", t, g.pick("NO KEY UPDATE", "KEY SHARE", "UPDATE", "SHARE")),
+		fmt.Sprintf("SELECT * FROM %s CROSS JOIN LATERAL generate_series(1, 2) g", t),
+		fmt.Sprintf("SELECT * FROM %s, LATERAL generate_series(1, %s.id) g", t, t),
+		"SELECT * FROM ROWS FROM (generate_series(1, 2), unnest(ARRAY['a'])) AS r(x, y)",
+		"SELECT xmlelement(name e)",
+		"SELECT gen_random_uuid() IS NULL",
+		fmt.Sprintf("SELECT id FROM %s ORDER BY id FETCH FIRST 1 ROW WITH TIES", t),
+		"SET CONSTRAINTS ALL IMMEDIATE",
+		"SET ROLE NONE",
+		"SHOW SESSION AUTHORIZATION",
+	), false
+}
+
 func (g *gen) stmt() (string, bool) {
-	switch g.rng.IntN(20) {
+	switch g.rng.IntN(21) {
+	case 20:
+		return g.pgForm()
 	case 0, 1:
 		return g.dml(), true
 	case 2:

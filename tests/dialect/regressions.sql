@@ -181,3 +181,213 @@ SELECT count(*) FROM a FULL JOIN b ON true
 SELECT count(x ORDER BY x), sum(x ORDER BY x DESC), min(y ORDER BY y), count(DISTINCT x ORDER BY x) FROM a
 ----
 SELECT bit_or(x ORDER BY id) FILTER (WHERE x > 1), avg(DISTINCT x ORDER BY x) FROM a
+----
+-- dml
+CREATE TEMP TABLE tt (x int)
+----
+-- dml
+CREATE LOCAL TEMPORARY TABLE tt (x int) ON COMMIT DROP
+----
+-- dml
+CREATE UNLOGGED TABLE ul (x int)
+----
+-- dml
+CREATE TEMP VIEW tv AS SELECT 1 AS x
+----
+-- dml
+CREATE TEMP SEQUENCE ts
+----
+-- dml
+CREATE TABLE pt (x int) PARTITION BY RANGE (x)
+----
+-- dml
+CREATE TABLE pt (x int, y text) PARTITION BY LIST (y)
+----
+-- dml
+CREATE TABLE it (z int) INHERITS (a)
+----
+-- dml
+CREATE TABLE tsp (x int) TABLESPACE pg_default
+----
+-- dml
+CREATE TABLE df (x int UNIQUE DEFERRABLE INITIALLY DEFERRED)
+----
+-- dml
+CREATE TABLE cm (x text COMPRESSION pglz)
+----
+-- dml
+CREATE TABLE st (x text STORAGE EXTERNAL)
+----
+-- dml
+CREATE TABLE ctas (p, q) AS SELECT id, x FROM a
+----
+-- dml
+CREATE TABLE ctas AS SELECT id FROM a WITH NO DATA
+----
+-- dml
+CREATE MATERIALIZED VIEW mvnd AS SELECT id FROM a WITH NO DATA
+----
+-- dml
+CREATE VIEW vco AS SELECT id FROM a WITH LOCAL CHECK OPTION
+----
+-- dml
+CREATE RECURSIVE VIEW rv (n) AS VALUES (1) UNION ALL SELECT n + 1 FROM rv WHERE n < 5
+----
+SELECT * INTO sinto FROM a
+----
+-- dml
+CREATE DOMAIN pos AS int CHECK (VALUE > 0)
+----
+-- dml
+CREATE EXTENSION IF NOT EXISTS pgcrypto
+----
+-- dml
+CREATE OR REPLACE FUNCTION f(x int) RETURNS int LANGUAGE sql IMMUTABLE RETURN x + 1
+----
+-- dml
+CREATE PROCEDURE p() LANGUAGE sql AS 'select 1'
+----
+-- dml
+CREATE AGGREGATE ag (int) (sfunc = int4pl, stype = int)
+----
+-- dml
+CREATE RULE r AS ON INSERT TO b DO INSTEAD NOTHING
+----
+-- dml
+CREATE POLICY pol ON a USING (true)
+----
+-- dml
+CREATE PUBLICATION pub FOR TABLE a
+----
+-- dml
+CREATE COLLATION coll (locale = 'C')
+----
+-- dml
+CREATE CAST (text AS int) WITH INOUT
+----
+-- dml
+CREATE STATISTICS sta ON id, x FROM a
+----
+-- dml
+CREATE FOREIGN DATA WRAPPER fdw
+----
+-- dml
+CREATE TEXT SEARCH CONFIGURATION tsc (COPY = english)
+----
+-- dml
+CREATE OPERATOR === (leftarg = int, rightarg = int, function = int4eq)
+----
+-- dml
+CREATE TYPE mood AS ENUM ('sad', 'ok')
+----
+-- dml
+DROP DOMAIN IF EXISTS pos
+----
+-- dml
+DROP EXTENSION IF EXISTS pgcrypto
+----
+-- dml
+DROP FUNCTION IF EXISTS f(int)
+----
+-- dml
+DROP TYPE IF EXISTS mood
+----
+-- dml
+DROP OWNED BY root
+----
+-- dml
+ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO PUBLIC
+----
+-- dml
+ALTER ROLE root SET search_path = public
+----
+-- dml
+CREATE ROLE r IN ROLE pg_monitor
+----
+-- dml
+GRANT EXECUTE ON FUNCTION now() TO PUBLIC
+----
+SET ROLE NONE
+----
+RESET ROLE
+----
+SET SESSION AUTHORIZATION DEFAULT
+----
+SHOW SESSION AUTHORIZATION
+----
+SET CONSTRAINTS ALL DEFERRED
+----
+SET XML OPTION DOCUMENT
+----
+SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED
+----
+PREPARE TRANSACTION 'x'
+----
+COMMIT PREPARED 'nosuch'
+----
+SECURITY LABEL ON TABLE a IS 'x'
+----
+SELECT xmlelement(name a)
+----
+SELECT xmlparse(content '<a/>')
+----
+SELECT xmlforest(1 AS a)
+----
+SELECT gen_random_uuid() IS NOT NULL
+----
+SELECT to_tsvector('a b')
+----
+SELECT * FROM ROWS FROM (generate_series(1, 2), unnest(ARRAY['a'])) AS r(x, y)
+----
+SELECT * FROM a CROSS JOIN LATERAL generate_series(1, a.id) g
+----
+SELECT id FROM a ORDER BY id FETCH FIRST 1 ROW WITH TIES
+----
+SELECT 'a' IS NORMALIZED
+----
+SELECT normalize('a', NFC)
+----
+SELECT (date '2020-01-01', date '2020-02-01') OVERLAPS (date '2020-01-15', date '2020-03-01')
+----
+SELECT x, n FROM unnest(ARRAY[5, 6]) WITH ORDINALITY AS u(x, n)
+----
+SELECT * FROM generate_series(1, 3) WITH ORDINALITY
+----
+SELECT * FROM json_each('{"a": 1}') WITH ORDINALITY
+----
+SELECT * FROM generate_series(1, 2) WITH ORDINALITY AS g(a, b, c)
+----
+SELECT * FROM ONLY a
+----
+SELECT row_to_json(a), to_jsonb(a), a::text, a.*::text FROM a
+----
+SELECT (a).id, (a).y FROM a
+----
+SELECT id FROM a FOR NO KEY UPDATE
+----
+SELECT id FROM a FOR KEY SHARE
+----
+SELECT id, x FROM a ORDER BY x USING >
+----
+-- dml
+TRUNCATE ONLY b
+----
+-- dml
+CREATE TABLE lk (LIKE a INCLUDING ALL)
+----
+-- dml
+CREATE TABLE lk (id2 int, LIKE b INCLUDING INDEXES)
+----
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x'])
+----
+SELECT * FROM ROWS FROM (generate_series(1, 2)) WITH ORDINALITY
+----
+SELECT * FROM unnest(ARRAY[1, 2], ARRAY['x', 'y', 'z']) AS u(n, s)
+----
+SELECT ARRAY[1, 2] @> ARRAY[1], ARRAY[x] <@ ARRAY[1, 10], ARRAY[id, x] && ARRAY[3] FROM a
+----
+SELECT id FROM a WHERE x && 3
+----
+REFRESH MATERIALIZED VIEW a
+----
+REFRESH MATERIALIZED VIEW nosuch
