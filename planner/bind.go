@@ -170,6 +170,9 @@ type binder struct {
 	// inConflict is set while ON CONFLICT DO UPDATE's SET and WHERE are
 	// bound (their nodes map through Query.ConflictMap).
 	inConflict bool
+	// tvfMap is set while a function in FROM's arguments are bound (their
+	// nodes map through its sql.TVF.Map).
+	tvfMap *sql.SourceMap
 	// epos holds the source position of bound expressions (see notePos).
 	epos map[Expr]int
 	// ctx is the statement's context, polled every ctxPollInterval
@@ -244,6 +247,8 @@ func (b *binder) pos(n ast.Node) int {
 // curMap is the source map of the nodes being bound.
 func (b *binder) curMap() *sql.SourceMap {
 	switch {
+	case b.tvfMap != nil:
+		return b.tvfMap
 	case b.inReturning:
 		return b.q.ReturningMap
 	case b.inConflict:
@@ -274,6 +279,10 @@ func (b *binder) opPos(n ast.Node) int {
 type level struct {
 	parent     *level
 	correlated bool
+	// outerPos and outerTable are the position and range variable of
+	// the first correlated reference, for a LATERAL reference's error.
+	outerPos   int
+	outerTable string
 }
 
 func (l *level) depthTo(target *level) int {
@@ -292,6 +301,10 @@ type colInfo struct {
 	notNull bool
 	// hidden columns (generated row ids) are not part of any *.
 	hidden bool
+	// scalarRow marks the one column of a function in FROM that returns
+	// a scalar (generate_series, unnest): a whole-row reference to its
+	// range variable is that value, not a record, as in PostgreSQL.
+	scalarRow bool
 	// merged columns were folded into a USING/NATURAL column: they are
 	// reachable only qualified, and only `t.*` lists them.
 	merged bool
@@ -379,6 +392,9 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 		// A correlated reference: every level between here and the
 		// column's own is re-evaluated per outer row.
 		for l := s.lvl; l != nil && l != cur.lvl; l = l.parent {
+			if !l.correlated {
+				l.outerPos, l.outerTable = b.pos(node), c.table
+			}
 			l.correlated = true
 		}
 		depth := s.lvl.depthTo(cur.lvl)
@@ -403,11 +419,16 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 			}
 			var fields []Expr
 			var names []string
+			scalar := false
 			for i, c := range cur.cols {
 				if c.table == name && !c.hidden {
 					fields = append(fields, &ColRef{Idx: i, T: c.t, Name: c.table + "." + c.name})
 					names = append(names, c.name)
+					scalar = c.scalarRow
 				}
+			}
+			if scalar && len(fields) == 1 {
+				return fields[0]
 			}
 			row := b.rowValue(fields)
 			b.fieldNames(row, names)

@@ -1122,6 +1122,11 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		return b.windowFunc(f, alias, outer, lvl)
 	}
 	c := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "functions in FROM"}
+	if f.Map != nil {
+		saved := b.tvfMap
+		b.tvfMap = f.Map
+		defer func() { b.tvfMap = saved }()
+	}
 	if f.Name == "pg_options_to_table" && len(f.Args) == 1 {
 		// psql's \d of a foreign table (how sources appear) lists the
 		// table's options; weir keeps none in pg_foreign_table, so the
@@ -1183,6 +1188,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 // columns by f's column aliases (42804 for more aliases than columns, as
 // PostgreSQL) and returns the scope of its columns under tableName.
 func (b *binder) tableFuncScope(f *sql.TVF, tf *TableFunc, tableName string, outer *scope, lvl *level) *scope {
+	scalar := len(tf.Out) == 1 && !f.Ordinality
 	if f.Ordinality {
 		tf.Ordinality = true
 		tf.Out = append(tf.Out, types.Column{Name: "ordinality", T: types.TInt8, NotNull: true})
@@ -1197,7 +1203,7 @@ func (b *binder) tableFuncScope(f *sql.TVF, tf *TableFunc, tableName string, out
 	}
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{tableName}}
 	for _, col := range tf.Out {
-		sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T})
+		sc.cols = append(sc.cols, colInfo{table: tableName, name: col.Name, t: col.T, scalarRow: scalar})
 	}
 	return sc
 }
@@ -1237,6 +1243,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	var rp Plan
 	var rs *scope
 	lateral := false
+	// lateralLvl is the level the right side was bound at when it may
+	// read the left's columns.
+	var lateralLvl *level
 	if ts, ok := n.Right.(*ast.TableSource); ok && ts.Lateral {
 		switch src := ts.Source.(type) {
 		case *ast.SelectStmt, *ast.SetOprStmt:
@@ -1254,7 +1263,8 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 				hidden.invisible = b.dmlTarget
 				left = &hidden
 			}
-			r := b.bindQuery(src.(ast.ResultSetNode), left, &level{parent: lvl}, nil)
+			lateralLvl = &level{parent: lvl}
+			r := b.bindQuery(src.(ast.ResultSetNode), left, lateralLvl, nil)
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			lateral = true
 		}
@@ -1264,10 +1274,10 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		// left, LATERAL or not, as in PostgreSQL: bound with them as an
 		// enclosing query's, it is re-run for each left row when it
 		// does (a correlated level), and joined as any item otherwise.
-		fl := &level{parent: lvl}
-		rp, rs = b.tableFunc(tvf, alias, ls, fl)
+		lateralLvl = &level{parent: lvl}
+		rp, rs = b.tableFunc(tvf, alias, ls, lateralLvl)
 		rs = &scope{parent: outer, lvl: lvl, tables: rs.tables, cols: rs.cols}
-		lateral = fl.correlated
+		lateral = lateralLvl.correlated
 	}
 	if rp == nil {
 		saved := b.procTimeOK
@@ -1297,7 +1307,12 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	out := append(append(types.Schema{}, lp.Schema()...), rp.Schema()...)
 	j := &Join{Kind: kind, Left: lp, Right: rp, Out: out, Lateral: lateral}
 	if lateral && kind != InnerJoin && kind != LeftJoin {
-		failf(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table \"%s\"", ls.tables[0])
+		table, pos := ls.tables[0], 0
+		if lateralLvl != nil && lateralLvl.outerTable != "" {
+			table, pos = lateralLvl.outerTable, lateralLvl.outerPos
+		}
+		fail(pgerr.New(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table \"%s\"", table).
+			WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.").WithPosition(pos))
 	}
 	if kind == LeftJoin || kind == FullJoin {
 		for i := len(ls.cols); i < len(sc.cols); i++ {

@@ -83,6 +83,9 @@ type TVF struct {
 	// Ordinality marks WITH ORDINALITY: a last column, bigint, numbers
 	// the function's rows from 1.
 	Ordinality bool
+	// Map maps the positions of Args, parsed from a text of their own,
+	// back to the statement's.
+	Map *SourceMap
 }
 
 // TypeName is a Postgres type as written in DDL or a cast.

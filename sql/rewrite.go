@@ -1947,6 +1947,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 				for _, f := range stmt.(*ast.SelectStmt).Fields.Fields {
 					tvf.Args = append(tvf.Args, f.Expr)
 				}
+				tvf.Map = b.lastMap
 			}
 			key := fmt.Sprintf("__weir_tvf_%d", len(b.q.TVFs)+1)
 			b.q.TVFs[key] = tvf
