@@ -791,8 +791,76 @@ func (sp *streamPlanner) aggExtra(keyCols types.Schema, c AggCall) StateTableDes
 
 // ---- joins ----
 
+// lateralFunction rewrites an inner join of a relation with a function
+// in FROM over its columns (FROM t, unnest(t.arr) [WITH ORDINALITY]) as
+// the ProjectSet of a select-list call (SELECT t.*, unnest(t.arr) FROM
+// t), which a view maintains row by row: each input row's change
+// changes the rows the function gives for it. The join's condition
+// filters the result.
+func lateralFunction(j *Join) (Plan, bool) {
+	right := j.Right
+	var conds []Expr // over the function's columns, pushed down to it
+	for {
+		f, isFilter := right.(*Filter)
+		if !isFilter {
+			break
+		}
+		conds = append(conds, f.Cond)
+		right = f.Input
+	}
+	tf, ok := right.(*TableFunc)
+	if !ok || j.Kind != InnerJoin {
+		return nil, false
+	}
+	cols := len(tf.Out)
+	if tf.Ordinality {
+		cols--
+	}
+	if cols != 1 {
+		return nil, false
+	}
+	args := make([]Expr, len(tf.Args))
+	for i, a := range tf.Args {
+		args[i] = mapExpr(a, func(x Expr) Expr {
+			switch r := x.(type) {
+			case *OuterRef:
+				if r.Depth != 1 {
+					ok = false
+					return x
+				}
+				return &ColRef{Idx: r.Idx, T: r.T, Name: r.Name}
+			case *ColRef:
+				ok = false
+			}
+			return x
+		})
+	}
+	if !ok {
+		return nil, false
+	}
+	in := j.Left.Schema()
+	ps := &ProjectSet{Input: j.Left, Calls: []TableFunc{{Fn: tf.Fn, Args: args, Out: tf.Out[:1]}}}
+	ps.Out = append(append(append(types.Schema(nil), in...), tf.Out[0]), types.Column{Name: "ordinality", T: types.TInt8, Hidden: true})
+	pr := &Project{Input: ps, Out: j.Out}
+	for i := range j.Out {
+		pr.Exprs = append(pr.Exprs, &ColRef{Idx: i, T: ps.Out[i].T, Name: ps.Out[i].Name})
+	}
+	var out Plan = pr
+	nl := len(in)
+	for _, c := range conds {
+		out = &Filter{Input: out, Cond: shift(c, -nl)}
+	}
+	if j.Cond != nil {
+		out = &Filter{Input: out, Cond: j.Cond}
+	}
+	return out, true
+}
+
 func (sp *streamPlanner) join(j *Join) StreamNode {
 	if j.Lateral {
+		if p, ok := lateralFunction(j); ok {
+			return sp.plan(p)
+		}
 		failUnsupported("LATERAL subqueries are not supported in materialized views yet")
 	}
 	if scan, filter, cols, ok := procTimeSide(j.Right); ok {
