@@ -28,29 +28,33 @@ type cachedQuery struct {
 	q      *queryPrepared
 	gen    uint64
 	path   string
+	// role is the role (current_user) the statement was authorized
+	// for: after SET ROLE it is checked again.
+	role string
 }
 
 // prepareCached binds a query parsed from text.
 func (s *Session) prepareCached(ctx context.Context, st *sql.Query, text string, hints []types.T) (*cachedQuery, error) {
 	// The generation is read before binding: a change made meanwhile
 	// makes the next run bind again rather than go unnoticed.
-	gen, path := s.eng.cat.Generation(), s.searchPath()
+	gen, path, role := s.eng.cat.Generation(), s.searchPath(), s.CurrentUser()
 	q, err := s.prepareQuery(ctx, st, hints)
 	if err != nil {
 		return nil, err
 	}
-	return &cachedQuery{s: s, text: text, params: q.ParamTypes(), fields: q.Fields(), q: q, gen: gen, path: path}, nil
+	return &cachedQuery{s: s, text: text, params: q.ParamTypes(), fields: q.Fields(), q: q, gen: gen, path: path, role: role}, nil
 }
 
 func (c *cachedQuery) ParamTypes() []types.T { return c.params }
 func (c *cachedQuery) Fields() []wire.Field  { return c.fields }
 
 // Revalidate implements wire.Revalidator: it binds the statement again
-// when the catalog or search_path changed since it was bound.
+// when the catalog, search_path or the current role (SET ROLE) changed
+// since it was bound, checking its privileges again.
 func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	s := c.s
-	gen, path := s.eng.cat.Generation(), s.searchPath()
-	if gen == c.gen && path == c.path {
+	gen, path, role := s.eng.cat.Generation(), s.searchPath(), s.CurrentUser()
+	if gen == c.gen && path == c.path && role == c.role {
 		return nil
 	}
 	ctx, cancel := s.withTimeout(ctx)
@@ -75,7 +79,7 @@ func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	if !sameResult(c.fields, fields) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
-	c.q, c.fields, c.gen, c.path = q, fields, gen, path
+	c.q, c.fields, c.gen, c.path, c.role = q, fields, gen, path, role
 	return nil
 }
 

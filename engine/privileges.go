@@ -23,8 +23,9 @@ import (
 //     other roles hold what GRANT gave them or PUBLIC;
 //   - reading a relation needs SELECT on it, writing INSERT, UPDATE or
 //     DELETE (UPDATE and DELETE with a WHERE or RETURNING also SELECT);
-//     the relations a view reads are checked when the view is created,
-//     for its owner, so a role granted SELECT on a view can read it;
+//     the relations a view reads are checked for its owner, when the
+//     view is created and at every read, so a role granted SELECT on a
+//     view can read it while the owner may;
 //   - creating a table, view or materialized view needs CREATE on its
 //     schema (PostgreSQL 15 grants it on public to no one by default),
 //     and SELECT on every relation the view reads;
@@ -262,8 +263,15 @@ func (s *Session) authorizeQuery(q *sql.Query) error {
 	if q == nil || q.Node == nil {
 		return nil
 	}
-	v := &tableRefs{ctes: map[string]bool{}}
+	v := &tableRefs{}
 	q.Node.Accept(v)
+	for _, f := range q.TVFs {
+		// A function in FROM's arguments were parsed apart: the
+		// subqueries in them read relations too.
+		for _, a := range f.Args {
+			a.Accept(v)
+		}
+	}
 	var target *ast.TableName
 	var targetPriv catalog.Privilege
 	needSelect := q.Returning != nil
@@ -287,9 +295,6 @@ func (s *Session) authorizeQuery(q *sql.Query) error {
 		targetPriv |= catalog.PrivSelect
 	}
 	check := func(schema, name string, p catalog.Privilege) error {
-		if schema == "" && v.ctes[name] {
-			return nil
-		}
 		if (schema == "" || schema == "pg_catalog") && name == "pg_authid" {
 			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table pg_authid")
 		}
@@ -300,7 +305,7 @@ func (s *Session) authorizeQuery(q *sql.Query) error {
 		if !s.hasPrivilege(rel, p) {
 			return denied(rel)
 		}
-		return nil
+		return s.eng.checkViewOwner(rel, 0)
 	}
 	for _, tn := range v.tables {
 		p := catalog.PrivSelect
@@ -325,12 +330,53 @@ func (s *Session) authorizeQuery(q *sql.Query) error {
 	return nil
 }
 
-// dmlTarget returns the table an INSERT, UPDATE or DELETE writes.
+// checkViewOwner checks, when rel is a view, that its owner still holds
+// SELECT on every relation the view reads, and so on through the views
+// among them: a view reads with its owner's privileges at every read, as
+// in PostgreSQL, so a REVOKE from the owner takes effect at once.
+// (A materialized view keeps what it computed, as PostgreSQL's does
+// until a refresh.)
+func (e *Engine) checkViewOwner(rel *catalog.Relation, depth int) error {
+	if rel.Kind != catalog.KindView || depth > 64 {
+		return nil
+	}
+	owner, ok := e.cat.RoleByOID(rel.Owner)
+	if !ok {
+		// The bootstrap superuser (0), or a role since dropped, whose
+		// objects went with it.
+		return nil
+	}
+	for _, id := range rel.Deps {
+		dep, ok := e.cat.ByID(id)
+		if !ok {
+			continue
+		}
+		if !e.holds(owner, dep, catalog.PrivSelect) {
+			return denied(dep)
+		}
+		if err := e.checkViewOwner(dep, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dmlTarget returns the table an INSERT, UPDATE or DELETE writes: the
+// first item of its table references, which UPDATE ... FROM and
+// DELETE ... USING join with the others.
 func dmlTarget(refs *ast.TableRefsClause) *ast.TableName {
 	if refs == nil || refs.TableRefs == nil {
 		return nil
 	}
-	if ts, ok := refs.TableRefs.Left.(*ast.TableSource); ok {
+	j := refs.TableRefs
+	for {
+		left, ok := j.Left.(*ast.Join)
+		if !ok {
+			break
+		}
+		j = left
+	}
+	if ts, ok := j.Left.(*ast.TableSource); ok {
 		if tn, ok := ts.Source.(*ast.TableName); ok {
 			return tn
 		}
@@ -354,24 +400,58 @@ func splitRelName(text string) (string, string) {
 	return fold(schema), fold(name)
 }
 
-// tableRefs collects the table names of a TiDB AST and the names of its
-// common table expressions.
+// tableRefs collects the table names of a TiDB AST that name relations,
+// leaving out those that name a common table expression in scope where
+// they stand. Each statement opens a scope; its WITH clause, which its
+// Accept visits first, adds the CTE names to it: all of them before
+// their bodies when RECURSIVE, else each one after its own body, so a
+// body sees only the CTEs before it and a CTE named like a table hides
+// that table only inside the statement that defines it.
 type tableRefs struct {
 	tables []*ast.TableName
-	ctes   map[string]bool
+	scopes []map[string]bool
 }
 
 func (v *tableRefs) Enter(n ast.Node) (ast.Node, bool) {
 	switch n := n.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt, *ast.UpdateStmt, *ast.DeleteStmt, *ast.InsertStmt:
+		v.scopes = append(v.scopes, map[string]bool{})
+	case *ast.WithClause:
+		if n.IsRecursive && len(v.scopes) > 0 {
+			for _, c := range n.CTEs {
+				v.scopes[len(v.scopes)-1][c.Name.L] = true
+			}
+		}
 	case *ast.TableName:
+		if n.Schema.L == "" && v.isCTE(n.Name.L) {
+			return n, false
+		}
 		v.tables = append(v.tables, n)
-	case *ast.CommonTableExpression:
-		v.ctes[n.Name.L] = true
 	}
 	return n, false
 }
 
-func (v *tableRefs) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *tableRefs) Leave(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt, *ast.UpdateStmt, *ast.DeleteStmt, *ast.InsertStmt:
+		v.scopes = v.scopes[:len(v.scopes)-1]
+	case *ast.CommonTableExpression:
+		if len(v.scopes) > 0 {
+			v.scopes[len(v.scopes)-1][n.Name.L] = true
+		}
+	}
+	return n, true
+}
+
+// isCTE reports whether name is a common table expression in scope.
+func (v *tableRefs) isCTE(name string) bool {
+	for _, sc := range v.scopes {
+		if sc[name] {
+			return true
+		}
+	}
+	return false
+}
 
 // grant runs GRANT and REVOKE.
 func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wire.Result, error) {

@@ -584,3 +584,85 @@ func TestOutOfDescriptorsKeepsServing(t *testing.T) {
 		t.Fatalf("after EMFILE: %v %d", err, n)
 	}
 }
+
+// TestPrivilegesWhereNamesHide checks the places a relation's name can
+// stand without the privilege check seeing it: the arguments of a
+// function in FROM, a statement where a CTE elsewhere has its name, the
+// target of UPDATE ... FROM and DELETE ... USING, a statement prepared
+// before SET ROLE, and a view whose owner lost SELECT on what it reads.
+// Each must be 42501, as in PostgreSQL.
+func TestPrivilegesWhereNamesHide(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	ctx := context.Background()
+	root, err := s.connect("user=root sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE secret (id int, s text)",
+		"INSERT INTO secret VALUES (1, 'x')",
+		"CREATE TABLE pub (id int)",
+		"INSERT INTO pub VALUES (1)",
+		"CREATE TABLE t7 (a int)",
+		"CREATE ROLE bob LOGIN",
+		"GRANT SELECT ON pub, t7 TO bob",
+		"GRANT CREATE ON SCHEMA public TO bob",
+	} {
+		if _, err := root.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	bob, err := s.connect("user=bob sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bob.Close(ctx)
+	if _, err := bob.Exec(ctx, "CREATE VIEW bv7 AS SELECT * FROM t7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.Exec(ctx, "SELECT * FROM bv7"); err != nil {
+		t.Fatalf("the owner reads its view: %v", err)
+	}
+	if _, err := root.Exec(ctx, "REVOKE SELECT ON t7 FROM bob"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT * FROM unnest(array(SELECT s FROM secret))",
+		"SELECT * FROM pub, generate_series(1, (SELECT count(*)::int FROM secret))",
+		"SELECT * FROM pub LEFT JOIN jsonb_array_elements((SELECT jsonb_agg(s) FROM secret)) ON true",
+		"SELECT * FROM secret, (WITH secret AS (SELECT 1 AS z) SELECT * FROM secret) x",
+		"SELECT * FROM pub WHERE EXISTS (WITH secret AS (SELECT 1) SELECT * FROM secret) AND EXISTS (SELECT * FROM secret)",
+		"WITH secret AS (SELECT * FROM secret) SELECT * FROM secret",
+		"INSERT INTO secret WITH secret AS (SELECT 1000 AS id, 'bob' AS s) SELECT * FROM secret",
+		"UPDATE secret SET s = 'b' FROM (WITH secret AS (SELECT 1) SELECT 1) q",
+		"UPDATE pub SET id = 3 FROM (SELECT 1) q",
+		"DELETE FROM pub USING (SELECT 1) q",
+		"SELECT * FROM bv7",
+	} {
+		if _, err := bob.Exec(ctx, q); code(err) != "42501" {
+			t.Errorf("%s: got %v, want 42501", q, err)
+		}
+	}
+	// A statement prepared as root runs as the role SET ROLE chose.
+	for _, q := range []string{"PREPARE p AS SELECT * FROM secret", "PREPARE pi AS INSERT INTO secret VALUES (99, 'evil')", "SET ROLE bob"} {
+		if _, err := root.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, q := range []string{"EXECUTE p", "EXECUTE pi"} {
+		if _, err := root.Exec(ctx, q); code(err) != "42501" {
+			t.Errorf("%s after SET ROLE bob: got %v, want 42501", q, err)
+		}
+	}
+	if _, err := root.Exec(ctx, "RESET ROLE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Exec(ctx, "EXECUTE p"); err != nil {
+		t.Errorf("EXECUTE p after RESET ROLE: %v", err)
+	}
+	var n int
+	if err := root.QueryRow(ctx, "SELECT count(*) FROM secret").Scan(&n); err != nil || n != 1 {
+		t.Errorf("secret holds %d rows (%v), want the 1 root wrote", n, err)
+	}
+}
