@@ -128,9 +128,10 @@ func (s *Session) alterSystemConf(st *sql.AlterSystem) (wire.Result, error) {
 		return nil, err
 	}
 	switch {
-	case set.readOnly, set.name == "transaction_isolation", set.name == "transaction_read_only":
-		// PostgreSQL's internal settings and the ones of a transaction
-		// are not for a configuration file.
+	case set.readOnly, set.name == "transaction_isolation", set.name == "transaction_read_only",
+		strings.EqualFold(set.name, "role"), strings.EqualFold(set.name, "session_authorization"):
+		// PostgreSQL's internal settings, the ones of a transaction and
+		// the session's role are not for a configuration file.
 		return nil, pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.Name)
 	}
 	b := s.eng.db.NewBatch()

@@ -64,3 +64,4 @@ ALTER SYSTEM SET application_name = 'x';
 ALTER SYSTEM RESET ALL;
 SELECT pg_reload_conf();
 SHOW work_mem;
+ALTER SYSTEM SET role = 'root';
