@@ -1266,7 +1266,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			lateralLvl = &level{parent: lvl}
 			r := b.bindQuery(src.(ast.ResultSetNode), left, lateralLvl, nil)
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
-			lateral = true
+			// A LATERAL subquery that reads nothing to its left is an
+			// ordinary one: run once, and allowed in views.
+			lateral = lateralLvl.correlated
 		}
 	}
 	if tvf, alias, ok := b.fromFunction(n.Right); ok && rp == nil {

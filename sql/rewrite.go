@@ -1826,10 +1826,19 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			// select list do: it is the derived table (SELECT f(a),
 			// g(b)), named __weir_rows unless it has an alias.
 			repl := []*node{rowsFrom}
+			lateral := i > 0 && (seq[i-1].isOp(",") || seq[i-1].isWord("join"))
+			if lateral {
+				// Its functions may read the items before it, as any
+				// function in FROM: a LATERAL derived table.
+				repl = append([]*node{textNode("lateral", n.off)}, repl...)
+			}
 			if a := at(seq, end); !a.isWord("as") && !(a.isName() && !(a.tok.Kind == TIdent && (fromEnd[a.word()] || notOperands[a.word()] || joinWords[a.word()]))) {
 				repl = append(repl, &node{kind: nLeaf, tok: Token{Kind: TQIdent, Val: "__weir_rows", Off: n.off, End: n.off}, off: n.off})
 			}
 			seq = splice(seq, i, end, repl...)
+			if lateral {
+				i++
+			}
 			n = seq[i]
 			w = ""
 		}

@@ -24,4 +24,8 @@ SELECT to_json(g) FROM generate_series(1, 2) g(x);
 SELECT count(*) FROM lf FULL JOIN lf l2 ON lf.id < l2.id;
 SELECT count(*) FROM lf FULL JOIN lf l2 ON lf.id = l2.id AND lf.n < 2;
 SELECT count(lf.id ORDER BY lf.id), sum(n ORDER BY n DESC), count(DISTINCT n ORDER BY n) FROM lf;
+SELECT id, x.e FROM lf, ROWS FROM (unnest(lf.arr)) AS x(e) ORDER BY 1, 2;
+SELECT id, x.e, x.f FROM lf, ROWS FROM (unnest(lf.arr), generate_series(1, lf.n)) AS x(e, f) ORDER BY 1, 2, 3;
+SELECT id, u.a, u.b FROM lf, unnest(arr, ARRAY[id, id * 10]) AS u(a, b) ORDER BY 1, 2, 3;
+SELECT id, s.one FROM lf, LATERAL (SELECT 1 AS one) s ORDER BY 1;
 DROP TABLE lf;
