@@ -319,6 +319,13 @@ func (s *Session) authorizeQuery(q *sql.Query) error {
 			return err
 		}
 	}
+	if target != nil && !slices.Contains(v.tables, target) {
+		// A DML target is a relation even where a CTE of the same
+		// statement has its name (WITH t AS (...) UPDATE t ...).
+		if err := check(target.Schema.L, target.Name.L, targetPriv); err != nil {
+			return err
+		}
+	}
 	for _, f := range q.TVFs {
 		if (f.Name == "tumble" || f.Name == "hop") && len(f.ArgText) > 0 {
 			schema, name := splitRelName(f.ArgText[0])

@@ -637,6 +637,8 @@ func TestPrivilegesWhereNamesHide(t *testing.T) {
 		"INSERT INTO secret WITH secret AS (SELECT 1000 AS id, 'bob' AS s) SELECT * FROM secret",
 		"UPDATE secret SET s = 'b' FROM (WITH secret AS (SELECT 1) SELECT 1) q",
 		"UPDATE pub SET id = 3 FROM (SELECT 1) q",
+		"WITH secret AS (SELECT 1) UPDATE secret SET s = 'b'",
+		"WITH secret AS (SELECT 1) DELETE FROM secret",
 		"DELETE FROM pub USING (SELECT 1) q",
 		"SELECT * FROM bv7",
 	} {
