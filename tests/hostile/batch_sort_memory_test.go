@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/weirdb/weir/tests/testenv"
 )
 
 // sortBudgetMB is the --memory-budget of TestBatchSortMemory.
@@ -27,31 +25,14 @@ func TestBatchSortMemory(t *testing.T) {
 	t.Parallel() // its own server process: the peak read is its own
 	const n = 600_000
 	const limit = 200 << 20
-	srv := testenv.Start(t, testenv.Options{Args: []string{"--memory-budget", strconv.Itoa(sortBudgetMB)}, ReadyTimeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, srv.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
+	srv, conn := loadedServer(t, ctx, []string{"--memory-budget", strconv.Itoa(sortBudgetMB)},
 		"CREATE TABLE wide (a bigint, t text)",
 		// md5 of a number repeated three times: 96 bytes of text in an
 		// order unrelated to a's.
-		fmt.Sprintf("INSERT INTO wide SELECT g, repeat(md5(g::text), 3) FROM generate_series(1, %d) g", n),
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	// The sort runs in a fresh process, so that its peak is its own.
-	conn.Close(ctx)
-	srv.Restart()
-	if conn, err = pgx.Connect(ctx, srv.ConnString()); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { conn.Close(ctx) }()
-	resetPeak(t, srv.Pid())
+		fmt.Sprintf("INSERT INTO wide SELECT g, repeat(md5(g::text), 3) FROM generate_series(1, %d) g", n))
+	defer func() { conn.Close(ctx) }() // the connection to the restarted process below
 	rows, err := conn.Query(ctx, "SELECT a, t FROM wide ORDER BY t, a")
 	if err != nil {
 		t.Fatal(err)
@@ -123,32 +104,15 @@ func TestBatchWindowMemory(t *testing.T) {
 	t.Parallel() // its own server process: the peak read is its own
 	const n = 300_000
 	const limit = 200 << 20
-	srv := testenv.Start(t, testenv.Options{Args: []string{"--memory-budget", strconv.Itoa(sortBudgetMB)}, ReadyTimeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, srv.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
+	srv, conn := loadedServer(t, ctx, []string{"--memory-budget", strconv.Itoa(sortBudgetMB)},
 		"CREATE TABLE wide (a bigint, t text)",
 		// md5 of a number repeated ten times: 320 bytes of text.
-		fmt.Sprintf("INSERT INTO wide SELECT g, repeat(md5(g::text), 10) FROM generate_series(1, %d) g", n),
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	conn.Close(ctx)
-	srv.Restart()
-	if conn, err = pgx.Connect(ctx, srv.ConnString()); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { conn.Close(ctx) }()
-	resetPeak(t, srv.Pid())
+		fmt.Sprintf("INSERT INTO wide SELECT g, repeat(md5(g::text), 10) FROM generate_series(1, %d) g", n))
 	start := time.Now()
 	var count, rnSum, sSum, lagSum, leadSum, lenSum, lastSum int64
-	err = conn.QueryRow(ctx, `SELECT count(*), sum(rn), sum(s), sum(lg), sum(ld), sum(length(t)), sum(lv) FROM (
+	err := conn.QueryRow(ctx, `SELECT count(*), sum(rn), sum(s), sum(lg), sum(ld), sum(length(t)), sum(lv) FROM (
 		SELECT t, row_number() OVER w AS rn,
 			sum(a) OVER (w ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING) AS s,
 			lag(a, 2, 0::bigint) OVER w AS lg, lead(a) OVER w AS ld,

@@ -51,6 +51,32 @@ func procStatus(t testing.TB, pid int, field string) int64 {
 	return 0
 }
 
+// loadedServer starts a weir process with args, runs setup in it, and
+// restarts it with its peak resident set reset, so that the statement a
+// test measures next has a fresh process and a peak of its own. The
+// connection it returns is closed with the test.
+func loadedServer(t *testing.T, ctx context.Context, args []string, setup ...string) (*testenv.Server, *pgx.Conn) {
+	t.Helper()
+	srv := testenv.Start(t, testenv.Options{Args: args, ReadyTimeout: time.Minute})
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range setup {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	conn.Close(ctx)
+	srv.Restart()
+	if conn, err = pgx.Connect(ctx, srv.ConnString()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	resetPeak(t, srv.Pid())
+	return srv, conn
+}
+
 // resetPeak resets the process's peak resident set (VmHWM) to its
 // current one, as `echo 5 > /proc/pid/clear_refs` does.
 func resetPeak(t testing.TB, pid int) {
