@@ -1,17 +1,11 @@
 package hostile
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/weirdb/weir/tests/testenv"
 )
 
 // batchBudgetMB is the --memory-budget of TestMemoryBudgetBatchHash.
@@ -63,54 +57,11 @@ func TestMemoryBudgetBatchHash(t *testing.T) {
 	if a := os.Getenv("WEIR_MEMORY_ARGS"); a != "" {
 		args = strings.Fields(a)
 	}
-	peaks := runBatchHashCases(t, args, batchHashRows)
-	for _, c := range batchHashCases(batchHashRows) {
+	cases := batchHashCases(batchHashRows)
+	peaks := runBatchCases(t, args, batchHashRows, cases)
+	for _, c := range cases {
 		if p := peaks[c.name]; p > limit {
 			t.Errorf("%s: peak RSS %d MB, over %d MB with --memory-budget %d", c.name, p>>20, limit>>20, batchBudgetMB)
 		}
 	}
-}
-
-// runBatchHashCases fills table big with n rows on a server started with
-// args, then runs each of batchHashCases(n) in a fresh process and
-// returns its peak RSS in bytes.
-func runBatchHashCases(t *testing.T, args []string, n int) map[string]int64 {
-	srv := testenv.Start(t, testenv.Options{Args: args, ReadyTimeout: time.Minute})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, srv.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
-		"CREATE TABLE big (id bigint PRIMARY KEY, p text)",
-		fmt.Sprintf("INSERT INTO big SELECT i, repeat(md5(i::text), 3) FROM generate_series(1, %d) AS s(i)", n),
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	conn.Close(ctx)
-	peaks := map[string]int64{}
-	for _, c := range batchHashCases(n) {
-		// Each statement starts in a fresh process, so that its peak is
-		// its own and not what the insert left in the Go heap.
-		srv.Restart()
-		conn, err := pgx.Connect(ctx, srv.ConnString())
-		if err != nil {
-			t.Fatal(err)
-		}
-		resetPeak(t, srv.Pid())
-		var got string
-		if err := conn.QueryRow(ctx, "SELECT ("+c.query+")::text").Scan(&got); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		peaks[c.name] = procStatus(t, srv.Pid(), "VmHWM")
-		conn.Close(ctx)
-		if got != c.want {
-			t.Errorf("%s: %s = %s, want %s", c.name, c.query, got, c.want)
-		}
-		t.Logf("%-9s peak RSS %4d MB", c.name, peaks[c.name]>>20)
-	}
-	return peaks
 }
