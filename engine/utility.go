@@ -142,12 +142,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		// recovery's or backfill's first checkpoint committed), so the
 		// views it promises are up to date are not still recovering.
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			ctx, cancel := s.withTimeout(ctx)
-			defer cancel()
-			if err := s.eng.awaitReadable(ctx, nil); err != nil {
-				return nil, err
-			}
-			if err := s.eng.st.drv.Barrier(ctx); err != nil {
+			if err := s.flushWrites(ctx); err != nil {
 				return nil, err
 			}
 			return done("FLUSH")
@@ -168,12 +163,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if err := s.mustOwn(st.Name); err != nil {
 				return nil, err
 			}
-			ctx, cancel := s.withTimeout(ctx)
-			defer cancel()
-			if err := s.eng.awaitReadable(ctx, nil); err != nil {
-				return nil, err
-			}
-			if err := s.eng.st.drv.Barrier(ctx); err != nil {
+			if err := s.flushWrites(ctx); err != nil {
 				return nil, err
 			}
 			return done("REFRESH MATERIALIZED VIEW")
@@ -1375,4 +1365,17 @@ func (e *Engine) schemaDependents(names []string) []schemaDependent {
 	}
 	slices.Reverse(walk)
 	return walk
+}
+
+// flushWrites is FLUSH: it waits until every view is readable (after a
+// restart, its recovery's or backfill's first checkpoint committed) and
+// then until a checkpoint holds everything written before it, within
+// the session's statement_timeout.
+func (s *Session) flushWrites(ctx context.Context) error {
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	if err := s.eng.awaitReadable(ctx, nil); err != nil {
+		return err
+	}
+	return s.eng.st.drv.Barrier(ctx)
 }
