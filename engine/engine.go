@@ -292,6 +292,9 @@ func (e *Engine) NewSession(ctx context.Context, p wire.StartupParams) (wire.Ses
 	}
 	s := newSession(e, p)
 	s.roleOID = r.OID
+	if err := s.applyStartupOptions(p.Options); err != nil {
+		return nil, err
+	}
 	e.metrics.sessions.Inc()
 	e.sessions.Store(s.pid, s)
 	return s, nil

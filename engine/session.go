@@ -116,16 +116,6 @@ func newSession(e *Engine, p wire.StartupParams) *Session {
 	s.shown.state = "idle"
 	s.shown.changed = s.started
 	s.shown.app = p.Options["application_name"]
-	for k, v := range p.Options {
-		if st, err := lookupSetting(k); err == nil && !st.readOnly {
-			if s.set(st, v) == nil {
-				if s.startup == nil {
-					s.startup = map[string]string{}
-				}
-				s.startup[st.name] = s.get(st)
-			}
-		}
-	}
 	return s
 }
 

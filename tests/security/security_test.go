@@ -668,3 +668,72 @@ func TestPrivilegesWhereNamesHide(t *testing.T) {
 		t.Errorf("secret holds %d rows (%v), want the 1 root wrote", n, err)
 	}
 }
+
+// The settings a client gives at connection, as StartupMessage
+// parameters or as `-c` switches of the options parameter (PGOPTIONS),
+// take the same checks as SET: role only names a role the session's
+// own role may SET ROLE to, and a bad value fails the connection, as in
+// PostgreSQL.
+func TestStartupSettingsChecked(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	root, err := s.connect("user=root sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close(context.Background())
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE TABLE secret (x int)",
+		"CREATE ROLE intruder LOGIN",
+		"CREATE ROLE staff",
+		"CREATE ROLE member LOGIN",
+		"GRANT staff TO member",
+		"GRANT SELECT ON secret TO staff",
+	} {
+		if _, err := root.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, c := range []struct{ conninfo, code string }{
+		{"user=intruder role=root", "42501"},
+		{"user=intruder options='-c role=root'", "42501"},
+		{"user=intruder options='--role=staff'", "42501"},
+		{"user=intruder role=nosuchrole", "22023"},
+		{"user=member options='-c work_mem=lots'", "22023"},
+		{"user=member options='-X'", "42601"},
+		{"user=member options='-c work_mem'", "42601"},
+	} {
+		conn, err := s.connect(c.conninfo + " sslmode=disable")
+		if err == nil {
+			var u string
+			conn.QueryRow(ctx, "SELECT current_user").Scan(&u)
+			conn.Close(ctx)
+			t.Errorf("%s: connected as %s, want %s", c.conninfo, u, c.code)
+			continue
+		}
+		if code(err) != c.code {
+			t.Errorf("%s: got %v, want %s", c.conninfo, err, c.code)
+		}
+	}
+	for _, conninfo := range []string{"user=member role=staff", "user=member options='-c role=staff -c work_mem=64kB'"} {
+		conn, err := s.connect(conninfo + " sslmode=disable")
+		if err != nil {
+			t.Fatalf("%s: %v", conninfo, err)
+		}
+		var cur, sess string
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT current_user, session_user, (SELECT count(*) FROM secret)").Scan(&cur, &sess, &n); err != nil || cur != "staff" || sess != "member" {
+			t.Errorf("%s: current_user %q session_user %q: %v", conninfo, cur, sess, err)
+		}
+		conn.Close(ctx)
+	}
+	conn, err := s.connect("user=member sslmode=disable options='-c work_mem=64kB -c search_path=x,\\\\ public'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var wm, sp string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('work_mem'), current_setting('search_path')").Scan(&wm, &sp); err != nil || wm != "64kB" || sp != "x, public" {
+		t.Errorf("options: work_mem %q search_path %q: %v", wm, sp, err)
+	}
+}
