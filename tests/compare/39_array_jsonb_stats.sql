@@ -140,6 +140,19 @@ REFRESH MATERIALIZED VIEW tm2;
 REFRESH MATERIALIZED VIEW tm;
 SELECT * FROM tm2;
 SELECT * FROM tm;
+CREATE TABLE w (g int, i int, y float8, x float8);
+INSERT INTO w VALUES (1, 1, 1, 2), (1, 2, 2, 4), (1, 3, 3, 5), (2, 4, 4, 4), (2, 5, 1, 1);
+CREATE MATERIALIZED VIEW wm AS SELECT i, regr_count(y, x) OVER (PARTITION BY g) AS c,
+  round(CAST(regr_slope(y, x) OVER (PARTITION BY g ORDER BY i) AS numeric), 8) AS s FROM w;
+CREATE MATERIALIZED VIEW dm AS SELECT g, corr(DISTINCT y, x) AS c, regr_count(y, x) AS n FROM w GROUP BY g;
+SELECT * FROM wm ORDER BY i;
+SELECT * FROM dm ORDER BY g;
+INSERT INTO w VALUES (1, 6, 9, 1), (1, 7, 9, 1);
+DELETE FROM w WHERE i = 4;
+REFRESH MATERIALIZED VIEW wm;
+REFRESH MATERIALIZED VIEW dm;
+SELECT * FROM wm ORDER BY i;
+SELECT * FROM dm ORDER BY g;
 
 -- The errors' SQLSTATEs.
 \set VERBOSITY sqlstate
