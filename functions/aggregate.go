@@ -162,6 +162,7 @@ func aggregateOverloads() []*Overload {
 		os = append(os, aggOv(name, tNum, dec, tI2), aggOv(name, tNum, dec, tI4), aggOv(name, tNum, dec, tI8),
 			aggOv(name, tNum, dec, tNum), aggOv(name, tF8, flt, tF4), aggOv(name, tF8, flt, tF8))
 	}
+	os = append(os, regrAggregates()...)
 	// pg_group_value(column) is the binder's own aggregate for a column
 	// that is functionally dependent on the group keys (the same in
 	// every row of the group): the value of the group's rows.

@@ -21,6 +21,7 @@ import (
 //	bit_and, bit_or, bit_xor       n int8, per-bit counts text ("bit:count,...")
 //	variance family (decimal)      n int8, ΣX numeric, ΣX² numeric
 //	variance family (float)        n float8, ΣX float8, ΣX² term float8
+//	corr, covar_*, regr_*          n, ΣX, Sxx, ΣY, Syy, Sxy, all float8
 //	min, max (not retractable)     the current extreme (NULL: no input)
 //
 // Retractable min/max, string_agg and the DISTINCT and ORDER BY wrappers
@@ -57,6 +58,8 @@ func AccumulatorStateTypes(a Accumulator) ([]types.T, bool) {
 		return []types.T{i8, num, num}, true
 	case *varFloatAcc:
 		return []types.T{f8, f8, f8}, true
+	case *regrAcc:
+		return []types.T{f8, f8, f8, f8, f8, f8}, true
 	case *minMaxAcc:
 		if !a.retractable {
 			return []types.T{a.t}, true
@@ -154,6 +157,9 @@ func AppendAccumulatorState(dst types.Row, a Accumulator) types.Row {
 		return append(dst, types.DInt(a.n), decDatum(&a.sx), decDatum(&a.sx2))
 	case *varFloatAcc:
 		return append(dst, types.DFloat(a.n), types.DFloat(a.sx), types.DFloat(a.sxx))
+	case *regrAcc:
+		return append(dst, types.DFloat(a.n), types.DFloat(a.sx), types.DFloat(a.sxx),
+			types.DFloat(a.sy), types.DFloat(a.syy), types.DFloat(a.sxy))
 	case *minMaxAcc:
 		if !a.has {
 			return append(dst, types.NullDatum)
@@ -217,6 +223,8 @@ func SetAccumulatorState(a Accumulator, src types.Row) error {
 		dec(src[2], &a.sx2)
 	case *varFloatAcc:
 		a.n, a.sx, a.sxx = src[0].F, src[1].F, src[2].F
+	case *regrAcc:
+		a.n, a.sx, a.sxx, a.sy, a.syy, a.sxy = src[0].F, src[1].F, src[2].F, src[3].F, src[4].F, src[5].F
 	case *minMaxAcc:
 		a.has = !src[0].Null
 		a.cur = types.NullDatum

@@ -36,6 +36,6 @@
 // of syntax, never callable by a user: pg_extract (EXTRACT), pg_concat,
 // pg_subscript (x[i]), pg_json_* (the jsonb operators; pg_json_contains
 // and pg_json_contained are @> and <@ over arrays too), pg_array_overlap
-// (&&), pg_any_eq (x = ANY(array)) and pg_icase; the SQL front end
-// refuses them in user text.
+// (&&), pg_starts_with (^@), pg_any_eq (x = ANY(array)) and pg_icase;
+// the SQL front end refuses them in user text.
 package functions

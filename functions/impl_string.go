@@ -2,6 +2,8 @@ package functions
 
 import (
 	"crypto/md5"
+	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -839,6 +841,18 @@ func (t implTable) defineString() {
 	t.defRow("md5", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dText(fmt.Sprintf("%x", md5.Sum([]byte(d[0].S))))
 	})
+	// sha224, sha256, sha384 and sha512 (docs §9.5): the digest of a
+	// bytea, as a bytea.
+	for name, sum := range map[string]func([]byte) []byte{
+		"sha224": func(b []byte) []byte { s := sha256.Sum224(b); return s[:] },
+		"sha256": func(b []byte) []byte { s := sha256.Sum256(b); return s[:] },
+		"sha384": func(b []byte) []byte { s := sha512.Sum384(b); return s[:] },
+		"sha512": func(b []byte) []byte { s := sha512.Sum512(b); return s[:] },
+	} {
+		t.defRow(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+			return types.DString(string(sum([]byte(d[0].S)))), nil
+		})
+	}
 	t.defRow("ascii", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		r, _ := utf8.DecodeRuneInString(d[0].S)
 		if d[0].S == "" {
@@ -866,9 +880,11 @@ func (t implTable) defineString() {
 			return dText(strconv.FormatUint(uint64(d[0].I), 16))
 		}}, true
 	})
-	t.defRow("starts_with", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	startsWith := func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return types.DBool(strings.HasPrefix(d[0].S, d[1].S)), nil
-	})
+	}
+	t.defRow("starts_with", startsWith)
+	t.defRow("pg_starts_with", startsWith)
 	t.def("format", func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			if d[0].Null {

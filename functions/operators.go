@@ -163,6 +163,8 @@ func operatorOverloads() []*Overload {
 		os = append(os, op(name, tBool, tText, tText), op(name, tBool, tBpc, tText))
 	}
 	os = append(os, op("~~", tBool, tBytea, tBytea), op("!~~", tBool, tBytea, tBytea))
+	// text ^@ text is starts_with; the binder finds it as pg_starts_with.
+	os = append(os, op("pg_starts_with", tBool, tText, tText))
 
 	// Date and time arithmetic (docs §9.9, Table 9.31).
 	os = append(os,
@@ -190,6 +192,10 @@ func operatorOverloads() []*Overload {
 		op("pg_json_contains", tBool, tJsonb, tJsonb), op("pg_json_contained", tBool, tJsonb, tJsonb),
 		op("pg_json_exists", tBool, tJsonb, tText),
 		op("pg_json_exists_any", tBool, tJsonb, tTArr), op("pg_json_exists_all", tBool, tJsonb, tTArr),
+		// jsonb - text (a key), - text[] (keys), - integer (an
+		// element) and #- text[] (a path) delete.
+		op("-", tJsonb, tJsonb, tText), op("-", tJsonb, tJsonb, tTArr), op("-", tJsonb, tJsonb, tI4),
+		op("pg_json_delete_path", tJsonb, tJsonb, tTArr),
 		op("pg_json_get", tJson, tJson, tText), op("pg_json_get", tJson, tJson, tI4),
 		op("pg_json_get_text", tText, tJson, tText), op("pg_json_get_text", tText, tJson, tI4),
 		op("pg_json_path", tJson, tJson, tTArr), op("pg_json_path_text", tText, tJson, tTArr),

@@ -63,6 +63,8 @@ func scalarOverloads() []*Overload {
 		variadic("pg_concat", tText, true, tAny),
 		variadic("concat_ws", tText, true, tText, tAny),
 		fn("md5", tText, tText), fn("md5", tText, tBytea),
+		fn("sha224", tBytea, tBytea), fn("sha256", tBytea, tBytea),
+		fn("sha384", tBytea, tBytea), fn("sha512", tBytea, tBytea),
 		fn("ascii", tI4, tText), fn("chr", tText, tI4), fn("to_hex", tText, tI4), fn("to_hex", tText, tI8),
 		fn("starts_with", tBool, tText, tText),
 		&Overload{Name: "format", Args: []types.TypeID{tText}, Ret: tText},
@@ -99,6 +101,10 @@ func scalarOverloads() []*Overload {
 			fn("array_upper", tI4, a, tI4),
 			fn("array_lower", tI4, a, tI4), fn("array_length", tI4, a, tI4), fn("cardinality", tI4, a),
 			nonStrict("array_remove", a, a, at.Elem().ID),
+			nonStrict("array_position", tI4, a, at.Elem().ID), nonStrict("array_position", tI4, a, at.Elem().ID, tI4),
+			nonStrict("array_positions", types.Int4Array, a, at.Elem().ID),
+			nonStrict("array_replace", a, a, at.Elem().ID, at.Elem().ID),
+			fn("array_ndims", tI4, a), fn("array_dims", tText, a),
 			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
 			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
 			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),
@@ -244,6 +250,13 @@ func scalarOverloads() []*Overload {
 		fn("jsonb_pretty", tText, tJsonb),
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
 		fn("jsonb_object", tJsonb, tTArr), fn("jsonb_object", tJsonb, tTArr, tTArr),
+		fn("jsonb_set", tJsonb, tJsonb, tTArr, tJsonb), fn("jsonb_set", tJsonb, tJsonb, tTArr, tJsonb, tBool),
+		fn("jsonb_insert", tJsonb, tJsonb, tTArr, tJsonb), fn("jsonb_insert", tJsonb, tJsonb, tTArr, tJsonb, tBool),
+		// jsonb_set_lax is called with a NULL new_value, which its last
+		// argument (default 'use_json_null') says what to do with.
+		nonStrict("jsonb_set_lax", tJsonb, tJsonb, tTArr, tJsonb),
+		nonStrict("jsonb_set_lax", tJsonb, tJsonb, tTArr, tJsonb, tBool),
+		nonStrict("jsonb_set_lax", tJsonb, tJsonb, tTArr, tJsonb, tBool, tText),
 	)
 	// Sequence functions (docs §9.17) on the sequences of serial and
 	// identity columns, named by text or by a regclass (an OID; the

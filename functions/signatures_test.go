@@ -46,6 +46,13 @@ func TestBuiltinResultTypes(t *testing.T) {
 		{"pg_extract", []types.TypeID{tText, tTS}, tNum},
 		{"length", []types.TypeID{tText}, tI4},
 		{"=", []types.TypeID{tJsonb, tJsonb}, tBool},
+		{"corr", []types.TypeID{tF8, tF8}, tF8},
+		{"regr_count", []types.TypeID{tF8, tF8}, tI8},
+		{"array_positions", []types.TypeID{types.TextArray, tText}, types.Int4Array},
+		{"array_dims", []types.TypeID{types.Int4Array}, tText},
+		{"sha256", []types.TypeID{tBytea}, tBytea},
+		{"-", []types.TypeID{tJsonb, tI4}, tJsonb},
+		{"pg_starts_with", []types.TypeID{tText, tText}, tBool},
 	}
 	for _, c := range cases {
 		o := find(c.name, c.args...)

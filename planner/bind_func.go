@@ -63,8 +63,8 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
 		}
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains", "pg_json_contained", "pg_array_overlap",
-		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all":
-		sym := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
+		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_json_delete_path", "pg_starts_with":
+		sym := map[string]string{"pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&", "pg_json_exists": "?",
 			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}[name]
 		if len(n.Args) != 2 {

@@ -490,6 +490,9 @@ var streamAggs = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true, "string_agg": true,
 	"bool_and": true, "bool_or": true, "every": true, "variance": true, "var_samp": true,
 	"var_pop": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true,
+	"regr_count": true, "regr_intercept": true, "regr_r2": true, "regr_slope": true,
+	"regr_sxx": true, "regr_sxy": true, "regr_syy": true,
 	"bit_and": true, "bit_or": true, "bit_xor": true,
 }
 

@@ -249,6 +249,8 @@
 //	                                           comparisons, left-associative) with their
 //	                                           operands grouped; TiDB's ^ is XOR, which the
 //	                                           binder binds as #
+//	    a ^@ b, a #- b                         pg_starts_with((a), (b)), pg_json_delete_path((a),
+//	                                           (b)), at the same precedence
 //	    ~ a, @ a, |/ a, ||/ a                  (~ (a)), abs((a)), sqrt(pg_cast((a), 'double
 //	                                           precision')), cbrt(...)
 //	32  -2 ^ 2                                 power(- 2, 2): a unary sign binds tighter than ^

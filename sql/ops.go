@@ -13,6 +13,8 @@ import "github.com/weirdb/weir/internal/pgerr"
 //	a # b          ((a) ^ (b))        TiDB's ^ is XOR; the binder binds it as #
 //	a || b         ((a) || (b))       likewise & | << >>
 //	a && b         pg_array_overlap((a), (b))   TiDB's && is AND
+//	a ^@ b         pg_starts_with((a), (b))
+//	a #- b         pg_json_delete_path((a), (b))
 //	~ a            (~ (a))            bitwise not (the binary ~ is rewrite 11)
 //	@ a            abs((a))
 //	|/ a           sqrt(pg_cast((a), 'double precision'))
@@ -22,7 +24,8 @@ import "github.com/weirdb/weir/internal/pgerr"
 // operator PostgreSQL has: 42883.
 
 // binaryOps are the binary operators of precedence Op.
-var binaryOps = map[string]bool{"||": true, "&": true, "|": true, "#": true, "<<": true, ">>": true, "&&": true}
+var binaryOps = map[string]bool{"||": true, "&": true, "|": true, "#": true, "<<": true, ">>": true, "&&": true,
+	"^@": true, "#-": true}
 
 // prefixOps are the prefix operators of precedence Op.
 var prefixOps = map[string]bool{"~": true, "@": true, "|/": true, "||/": true}
@@ -136,6 +139,10 @@ func (b *bridge) genericOps(seq []*node) []*node {
 			case "&&":
 				// TiDB's && is AND: the array overlap is a call.
 				repl = synth("pg_array_overlap(", []*node{group(left, seq[s].off), leafOp(",", n.off), group(right, n.off)}, ")", seq[s].off)
+			case "^@", "#-":
+				// Operators TiDB has not got: calls the binder knows.
+				fn := map[string]string{"^@": "pg_starts_with(", "#-": "pg_json_delete_path("}[n.tok.Val]
+				repl = synth(fn, []*node{group(left, seq[s].off), leafOp(",", n.off), group(right, n.off)}, ")", seq[s].off)
 			}
 			if repl == nil {
 				repl = synth("(", []*node{group(left, seq[s].off), op, group(right, n.off)}, ")", seq[s].off)

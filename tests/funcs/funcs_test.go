@@ -116,9 +116,12 @@ func sql(name string, args []string) string {
 		return fmt.Sprintf("(%s)[%s:%s]", args[0], args[1], args[2])
 	case name == "pg_any_eq":
 		return fmt.Sprintf("%s = ANY(%s)", args[0], args[1])
+	case name == "pg_starts_with":
+		return fmt.Sprintf("(%s) ^@ (%s)", args[0], args[1])
 	case strings.HasPrefix(name, "pg_json_"):
 		op := map[string]string{"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
-			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_json_exists": "?"}[name]
+			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_json_exists": "?",
+			"pg_json_delete_path": "#-"}[name]
 		if op == "" {
 			return ""
 		}
