@@ -191,6 +191,7 @@ var impls = func() implTable {
 	t.defineCurrentOf()
 	t.defineTimewindow()
 	t.defineTochar()
+	t.defineUUID()
 	return t
 }()
 
