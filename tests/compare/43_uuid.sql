@@ -118,3 +118,51 @@ CREATE TABLE g (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, n int);
 INSERT INTO g (n) SELECT i FROM generate_series(1, 20) i;
 SELECT count(*), count(DISTINCT id), min(n), max(n) FROM g;
 SELECT gen_random_uuid(1);
+-- Type resolution with untyped literals, PREPARE, COPY, the catalog.
+SELECT COALESCE(ref, '00000000-0000-0000-0000-000000000000') AS c, pg_typeof(COALESCE(ref, '00000000-0000-0000-0000-000000000000'))
+  FROM u WHERE name = 'a' OR name = 'upserted';
+SELECT CASE WHEN true THEN 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::uuid ELSE 'ffffffff-ffff-ffff-ffff-ffffffffffff' END AS c;
+SELECT id FROM u WHERE name = 'max' UNION ALL SELECT '{11111111-1111-1111-1111-111111111111}' ORDER BY 1;
+SELECT NULLIF('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11') AS n,
+       GREATEST('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 'ffffffff-0000-0000-0000-000000000000') AS g,
+       LEAST('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, '0fffffff-0000-0000-0000-000000000000') AS l;
+PREPARE byid(uuid) AS SELECT name FROM u WHERE id = $1;
+EXECUTE byid('A0EEBC999C0B4EF8BB6D6BB9BD380A11');
+EXECUTE byid('not a uuid');
+DEALLOCATE byid;
+CREATE TABLE cp (k uuid, n int, tags uuid[], PRIMARY KEY (k, n));
+COPY cp FROM stdin;
+a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11	1	{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}
+{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}	2	{}
+00000000000000000000000000000001	1	\N
+\.
+COPY cp FROM stdin;
+zz	3	\N
+\.
+INSERT INTO cp VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1, NULL);
+SELECT k, n, tags, cardinality(tags) FROM cp ORDER BY k DESC, n DESC;
+SELECT k, count(*) FROM cp GROUP BY k ORDER BY k;
+SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_name = 'cp' ORDER BY ordinal_position;
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'cp'::regclass AND attnum > 0 ORDER BY attnum;
+\d cp
+-- Changing a column's type to and from uuid.
+CREATE TABLE at (s text, v varchar(40));
+INSERT INTO at VALUES ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '{00000000-0000-0000-0000-0000000000ff}');
+ALTER TABLE at ALTER COLUMN s TYPE uuid;
+ALTER TABLE at ALTER COLUMN s TYPE uuid USING s::uuid;
+ALTER TABLE at ALTER COLUMN v TYPE uuid USING v::uuid;
+SELECT s, v, pg_typeof(s) FROM at;
+ALTER TABLE at ALTER COLUMN v TYPE text;
+SELECT s, v, pg_typeof(v) FROM at;
+ALTER TABLE at ALTER COLUMN v TYPE int USING 1;
+ALTER TABLE at ALTER COLUMN s TYPE int;
+INSERT INTO at VALUES ('bad', 1);
+-- A materialized view grouped by a uuid, and one joining on it.
+CREATE MATERIALIZED VIEW ev_by_id AS SELECT id, count(*) AS n, sum(at) AS s FROM ev GROUP BY id;
+CREATE MATERIALIZED VIEW ev_named AS SELECT u.name, ev.id, ev.at FROM ev JOIN u USING (id);
+INSERT INTO ev VALUES ('80000000-0000-0000-0000-000000000000', 10, 'w'), ('{7FFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF}', 11, 'v');
+DELETE FROM ev WHERE at = 1;
+REFRESH MATERIALIZED VIEW ev_by_id;
+REFRESH MATERIALIZED VIEW ev_named;
+SELECT * FROM ev_by_id ORDER BY id;
+SELECT * FROM ev_named ORDER BY at;
