@@ -166,3 +166,9 @@ REFRESH MATERIALIZED VIEW ev_by_id;
 REFRESH MATERIALIZED VIEW ev_named;
 SELECT * FROM ev_by_id ORDER BY id;
 SELECT * FROM ev_named ORDER BY at;
+-- A uuid column added to a table with rows and filled per row.
+CREATE TABLE fill (n int PRIMARY KEY);
+INSERT INTO fill SELECT generate_series(1, 10);
+ALTER TABLE fill ADD COLUMN id uuid;
+UPDATE fill SET id = gen_random_uuid() WHERE n > 2;
+SELECT count(id), count(DISTINCT id), count(*) FILTER (WHERE substring(id::text, 15, 1) = '4') AS v4 FROM fill;
