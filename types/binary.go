@@ -99,7 +99,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 	case Uuid:
 		b, ok := UUIDBytes(d.S)
 		if !ok {
-			return buf, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type uuid: %q", d.S)
+			// Every uuid Datum comes from ParseUUID, so this is not reached.
+			return buf, pgerr.New(pgerr.DataCorrupted, "corrupt uuid value %q", d.S)
 		}
 		return append(buf, b[:]...), nil
 	}
