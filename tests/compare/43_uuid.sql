@@ -172,3 +172,5 @@ INSERT INTO fill SELECT generate_series(1, 10);
 ALTER TABLE fill ADD COLUMN id uuid;
 UPDATE fill SET id = gen_random_uuid() WHERE n > 2;
 SELECT count(id), count(DISTINCT id), count(*) FILTER (WHERE substring(id::text, 15, 1) = '4') AS v4 FROM fill;
+\d g
+\d fill
