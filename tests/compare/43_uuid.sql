@@ -174,3 +174,11 @@ UPDATE fill SET id = gen_random_uuid() WHERE n > 2;
 SELECT count(id), count(DISTINCT id), count(*) FILTER (WHERE substring(id::text, 15, 1) = '4') AS v4 FROM fill;
 \d g
 \d fill
+-- A text primary key turned into uuid: spellings of one uuid meet.
+CREATE TABLE pkc (id text PRIMARY KEY, n int);
+INSERT INTO pkc VALUES ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 1), ('{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', 2), ('00000000000000000000000000000001', 3);
+ALTER TABLE pkc ALTER COLUMN id TYPE uuid USING id::uuid;
+DELETE FROM pkc WHERE n = 2;
+ALTER TABLE pkc ALTER COLUMN id TYPE uuid USING id::uuid;
+SELECT * FROM pkc ORDER BY id;
+INSERT INTO pkc VALUES ('a0eebc999c0b4ef8bb6d6bb9bd380a11', 4);
