@@ -65,7 +65,7 @@ type aggSort struct {
 func identicalWhenEqual(t types.T) bool {
 	switch t.ID {
 	case types.Bool, types.Int2, types.Int4, types.Int8, types.Oid, types.Text, types.Varchar, types.Name,
-		types.Bytea, types.Date, types.Time, types.Timestamp, types.Timestamptz:
+		types.Bytea, types.Date, types.Time, types.Timestamp, types.Timestamptz, types.Uuid:
 		return true
 	}
 	return false

@@ -115,8 +115,8 @@ func aggregateOverloads() []*Overload {
 	for _, name := range []string{"min", "max"} {
 		impl := newMinMax(name == "max")
 		for _, t := range ComparableTypes {
-			if t == tBool || t == tChar || t == tBytea {
-				continue // Postgres has no min/max of boolean, "char" or bytea
+			if t == tBool || t == tChar || t == tBytea || t == tUuid {
+				continue // Postgres has no min/max of boolean, "char", bytea or uuid
 			}
 			os = append(os, &Overload{Name: name, Args: []types.TypeID{t}, RetFn: sameAsArg(0), Ret: t, Kind: Aggregate, Agg: impl})
 		}

@@ -193,6 +193,7 @@ var impls = func() implTable {
 	t.defineCurrentOf()
 	t.defineTimewindow()
 	t.defineTochar()
+	t.defineUUID()
 	return t
 }()
 

@@ -32,6 +32,7 @@ const (
 	tChar  = types.Char
 	tBpc   = types.Bpchar
 	tTArr  = types.TextArray
+	tUuid  = types.Uuid
 )
 
 // Numeric type families, in Postgres's promotion order.
@@ -40,9 +41,10 @@ var (
 	floatTypes  = []types.TypeID{tF4, tF8}
 	numberTypes = []types.TypeID{tI2, tI4, tI8, tF4, tF8, tNum}
 	// ComparableTypes are the types with the full set of comparison
-	// operators (= <> < <= > >=) and min/max aggregates.
+	// operators (= <> < <= > >=) and, but for boolean, "char", bytea
+	// and uuid, min/max aggregates.
 	ComparableTypes = []types.TypeID{tBool, tI2, tI4, tI8, tF4, tF8, tNum, tText,
-		tBytea, tDate, tTime, tTS, tTSTZ, tIv, tOid, tName, tChar, tBpc}
+		tBytea, tDate, tTime, tTS, tTSTZ, tIv, tOid, tName, tChar, tBpc, tUuid}
 )
 
 // CompareOps are the comparison operator names.

@@ -111,6 +111,9 @@ func scalarOverloads() []*Overload {
 			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array, types.Int4Array))
 	}
 
+	// UUID functions (docs §9.14): a version 4 uuid per call.
+	os = append(os, volatile("gen_random_uuid", tUuid))
+
 	// Math functions (docs §9.3).
 	for _, t := range []types.TypeID{tI2, tI4, tI8, tF4, tF8, tNum} {
 		os = append(os, fn("abs", t, t))

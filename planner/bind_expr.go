@@ -846,8 +846,7 @@ type missingFunc struct {
 }
 
 var missingFuncs = map[string]missingFunc{
-	"gen_random_uuid": {0, 0, "uuid"},
-	"to_tsvector":     {1, 2, "tsvector"}, "to_tsquery": {1, 2, "tsquery"}, "plainto_tsquery": {1, 2, "tsquery"},
+	"to_tsvector": {1, 2, "tsvector"}, "to_tsquery": {1, 2, "tsquery"}, "plainto_tsquery": {1, 2, "tsquery"},
 	"phraseto_tsquery": {1, 2, "tsquery"}, "websearch_to_tsquery": {1, 2, "tsquery"},
 	"int4range": {2, 3, "range"}, "int8range": {2, 3, "range"}, "numrange": {2, 3, "range"},
 	"daterange": {2, 3, "range"}, "tsrange": {2, 3, "range"}, "tstzrange": {2, 3, "range"},

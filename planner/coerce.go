@@ -543,6 +543,8 @@ func pgTypeName(t types.T) string {
 		return "name"
 	case types.Char:
 		return "char"
+	case types.Uuid:
+		return "uuid"
 	}
 	if t.IsArray() {
 		// FigureColname names a cast to int4[] after its base type name.

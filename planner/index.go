@@ -343,7 +343,7 @@ func keyOrdered(t types.T) bool {
 		return true
 	case types.FamString:
 		switch t.ID {
-		case types.Varchar, types.Bpchar, types.Text, types.Bytea, types.Name, types.Char:
+		case types.Varchar, types.Bpchar, types.Text, types.Bytea, types.Name, types.Char, types.Uuid:
 			return true
 		}
 	}

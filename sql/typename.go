@@ -279,7 +279,9 @@ func resolveType(spec typeSpec) (types.T, *pgerr.Error) {
 		return noMods(types.TOid)
 	case "name":
 		return noMods(types.TName)
-	case "regclass", "regtype", "regproc", "regprocedure", "regnamespace", "regoper", "regrole", "regconfig", "xid", "cid", "tid", "uuid", "inet", "cidr", "money", "bit", "varbit", "bit varying", "point", "tsvector", "xml", "int2vector", "oidvector", "aclitem", "pg_node_tree", "record", "void", "anyelement", "anyarray":
+	case "uuid":
+		return noMods(types.TUuid)
+	case "regclass", "regtype", "regproc", "regprocedure", "regnamespace", "regoper", "regrole", "regconfig", "xid", "cid", "tid", "inet", "cidr", "money", "bit", "varbit", "bit varying", "point", "tsvector", "xml", "int2vector", "oidvector", "aclitem", "pg_node_tree", "record", "void", "anyelement", "anyarray":
 		return types.TUnknown, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported yet", name)
 	}
 	return types.TUnknown, pgerr.New(pgerr.UndefinedObject, "type %q does not exist", spec.written())

@@ -96,6 +96,13 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return append(buf, d.S...), nil
 	case Json:
 		return append(buf, d.S...), nil
+	case Uuid:
+		b, ok := UUIDBytes(d.S)
+		if !ok {
+			// Every uuid Datum comes from ParseUUID, so this is not reached.
+			return buf, pgerr.New(pgerr.DataCorrupted, "corrupt uuid value %q", d.S)
+		}
+		return append(buf, b[:]...), nil
 	}
 	if t.IsArray() {
 		return appendArrayBinary(buf, d, t)
@@ -239,6 +246,11 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 			return NullDatum, err
 		}
 		return DString(string(b)), nil
+	case Uuid:
+		if !need(UUIDLen) {
+			return bad()
+		}
+		return DString(FormatUUID(b)), nil
 	}
 	if t.IsArray() {
 		return parseArrayBinary(b, t)

@@ -33,6 +33,8 @@ var binaryCases = []parseCase{
 	{T{DateArray, -1}, "{2024-01-02}"}, {T{TimestampArray, -1}, "{\"2024-01-02 13:04:05\"}"},
 	{T{IntervalArray, -1}, "{\"1 day\"}"}, {T{VarcharArray, -1}, "{x,\"y z\"}"},
 	{T{JsonbArray, -1}, `{"{\"a\": 1}"}`},
+	{TUuid, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"}, {TUuid, "00000000-0000-0000-0000-0000000000ff"},
+	{T{UuidArray, -1}, "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL}"},
 }
 
 func binaryKey(c parseCase) string { return sqlType(c.typ) + "\t" + strconv.Quote(c.input) }

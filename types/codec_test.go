@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/big"
@@ -53,8 +54,21 @@ func refCompare(a, b Datum, t T) int {
 			}
 			return CompareJSONB(ja, jb)
 		}
+		if t.ID == Uuid {
+			// uuid_cmp: memcmp of the 16 bytes.
+			return bytes.Compare(refUUIDBytes(a.S), refUUIDBytes(b.S))
+		}
 		return strings.Compare(a.S, b.S)
 	}
+}
+
+// refUUIDBytes decodes a uuid's output text without the code under test.
+func refUUIDBytes(s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, "-", ""))
+	if err != nil || len(b) != 16 {
+		panic(fmt.Sprintf("bad uuid in test: %q", s))
+	}
+	return b
 }
 
 func refSpan(iv IntervalVal) *big.Int {
@@ -89,7 +103,7 @@ func refCompareNull(a, b Datum, t T) int {
 }
 
 var codecTypes = []T{TBool, TInt2, TInt4, TInt8, TFloat4, TFloat8, TNumeric, TText, TVarchar, TBytea,
-	TDate, TTime, TTimestamp, TTimestamptz, TInterval, TJsonb, TOid, TName, TChar}
+	TDate, TTime, TTimestamp, TTimestamptz, TInterval, TJsonb, TOid, TName, TChar, TUuid}
 
 func randDatum(rng *rand.Rand, t T) Datum {
 	if rng.Intn(12) == 0 {
@@ -131,6 +145,16 @@ func randDatum(rng *rand.Rand, t T) Datum {
 	default:
 		if t.ID == Jsonb {
 			return DString(randJSON(rng, 0))
+		}
+		if t.ID == Uuid {
+			// Bytes from a small alphabet, so that long common prefixes
+			// and the high bit are common.
+			var b [16]byte
+			for i := range b {
+				b[i] = []byte{0x00, 0x0f, 0x7f, 0x80, 0xa0, 0xff}[rng.Intn(6)]
+			}
+			h := hex.EncodeToString(b[:])
+			return DString(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
 		}
 		// A small alphabet including 0x00 and 0xFF makes prefixes and
 		// escapes common.

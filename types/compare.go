@@ -11,8 +11,9 @@ import (
 
 // Compare returns -1, 0 or 1 ordering non-NULL a and b of type t with
 // Postgres's btree order: NaN above every other float and numeric and
-// equal to itself, -0 equal to 0; numerics by value (1.0 = 1.00); strings
-// and bytea bytewise (C collation), character(n) without its trailing
+// equal to itself, -0 equal to 0; numerics by value (1.0 = 1.00); strings,
+// bytea and uuid bytewise (C collation; a uuid's output text orders as its
+// bytes), character(n) without its trailing
 // spaces; intervals by their total span with a
 // month as 30 days and a day as 24 hours (interval_cmp_value); jsonb by
 // the jsonb btree order; text[] element by element, then by length.

@@ -24,6 +24,7 @@ type IntervalVal struct {
 //	Text, Varchar, Name, Char     S
 //	Bytea                         S: the raw bytes
 //	Jsonb                         S: canonical text, as Postgres prints jsonb
+//	Uuid                          S: the output text, lower-case and hyphenated
 //	Interval                      Iv
 //
 // Infinite dates and timestamps are math.MinInt64 / math.MaxInt64 in I.

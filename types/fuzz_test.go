@@ -11,7 +11,8 @@ import (
 func FuzzParseText(f *testing.F) {
 	seeds := []string{"0", "-12", "1.5", "1e16", "NaN", "-Infinity", "2024-01-02", "0044-03-15 BC",
 		"2024-01-02 13:04:05.5+05:30", "1 year 2 mons 3 days 04:05:06.5", "-1 days +02:00:00", "@ 1 hour ago",
-		"P1Y2M3DT4H5M6S", `{"a": [1, 2.50]}`, `{a,"b c",NULL}`, `\x0a0b`, "t", "13:04:05", "1.5 months"}
+		"P1Y2M3DT4H5M6S", `{"a": [1, 2.50]}`, `{a,"b c",NULL}`, `\x0a0b`, "t", "13:04:05", "1.5 months",
+		"{A0EEBC99-9C0B4EF8-BB6D6BB9-BD380A11}", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL}"}
 	for _, s := range seeds {
 		for id := Bool; id < numTypeIDs; id++ {
 			f.Add(s, uint8(id))

@@ -96,6 +96,14 @@ var parseCases = func() []parseCase {
 		`{"a"}`, `[1,]`, `01`, `"abc`, `nul`, `{"a":1}x`, `"\u0000"`, `1.5e400`, `"\/"`)
 	add(TTextArray, `{a,b}`, `{a,"b c",NULL,"",null}`, `{}`, ` { a , b } `, `{"a\"b","x\\y"}`, `{a b,c}`,
 		`{NULL,"NULL"}`, `{a`, `a,b`, `{a,}`, `{"a",b}x`, `[1:2]={x,y}`, `{\,}`)
+	add(TUuid, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11",
+		"{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}", "a0eebc999c0b4ef8bb6d6bb9bd380a11", "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+		"{A0EEBC999C0B4EF8BB6D6BB9BD380A11}", "00000000-0000-0000-0000-000000000000",
+		"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a111", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11-",
+		"-a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0e-ebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11",
+		"{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}", " a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+		"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 ", "g0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "", "{}", "x")
+	add(T{UuidArray, -1}, "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,NULL,A0EEBC999C0B4EF8BB6D6BB9BD380A11}", "{}", "{x}")
 	return cs
 }()
 
@@ -161,6 +169,10 @@ var castCases = func() []castCase {
 	add(TTime, TInterval, "13:04:05.5")
 	add(TInterval, TTime, "1 day 13:04:05", "-01:00:00", "25:00:00", "1 mon")
 	add(TInterval, tm(Interval, 1), "00:00:01.25", "-00:00:01.25")
+	add(TUuid, TText, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+	add(TText, TUuid, "{A0EEBC99-9C0B4EF8-BB6D6BB9-BD380A11}", "nope")
+	add(tm(Varchar, 40), TUuid, "a0eebc999c0b4ef8bb6d6bb9bd380a11")
+	add(TUuid, tm(Varchar, 12), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
 	add(TJsonb, TText, `{"b":1, "a":2}`)
 	add(TText, TJsonb, `[1, 2.50]`)
 	add(TJsonb, TNumeric, `1.50`, `"1"`, `null`, `{}`)

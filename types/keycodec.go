@@ -40,6 +40,8 @@ import (
 //	           ordering is bytewise (the C collation). character(n) is
 //	           encoded without its trailing spaces ('a' and 'a  ' are one
 //	           key) and decodes padded to n again.
+//	uuid       the 16 bytes (fixed width, so prefix-free), in uuid_cmp's
+//	           memcmp order
 //	arrays     element by element (keycodec_value.go), each as a key
 //	           column of the element type: '{1.0}' and '{1}' as numeric[]
 //	           encode alike, in Postgres's array order
@@ -130,6 +132,12 @@ func appendKeyPayload(buf []byte, d Datum, t T) []byte {
 	default: // FamString
 		if t.ID == Jsonb {
 			return appendJSONBKey(buf, d.S)
+		}
+		if t.ID == Uuid {
+			// A uuid Datum always holds valid output text (ParseUUID made
+			// it); were it not to, the key would be the nil uuid.
+			b, _ := UUIDBytes(d.S)
+			return append(buf, b[:]...)
 		}
 		if t.IsArray() {
 			return appendArrayKey(buf, d.S, t)
@@ -310,6 +318,13 @@ func DecodeKey(b []byte, t T, desc bool) (Datum, []byte, error) {
 	default:
 		if t.ID == Jsonb {
 			return decodeJSONBKey(b, t, desc)
+		}
+		if t.ID == Uuid {
+			p, ok := rd(UUIDLen)
+			if !ok {
+				return NullDatum, b, corruptKey(t, "truncated")
+			}
+			return Datum{S: FormatUUID(p)}, b, nil
 		}
 		if t.IsArray() {
 			return decodeArrayKey(b, t, desc)

@@ -94,6 +94,9 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	case Jsonb:
 		c, err := CanonicalJSONB(s)
 		return DString(c), err
+	case Uuid:
+		u, err := ParseUUID(s)
+		return DString(u), err
 	case Json:
 		// json keeps its input text exactly; it only has to be valid.
 		if err := ValidateJSON(s); err != nil {

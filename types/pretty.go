@@ -65,6 +65,8 @@ func prettyCode(t T) string {
 		return "JS"
 	case Oid:
 		return "O"
+	case Uuid:
+		return "U"
 	}
 	if t.IsArray() {
 		return prettyCode(t.Elem()) + "[]"

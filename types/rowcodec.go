@@ -23,6 +23,8 @@ import (
 //	          a uvarint, or for a big coefficient as uvarint length + big-endian bytes.
 //	          The exponent is kept, so the display scale survives (1.00 stays 1.00).
 //	string    uvarint length + bytes
+//	uuid      as a string of its 16 bytes (length 16); a length other
+//	          than 16 is text kept as it was (never written for a valid uuid)
 //	interval  zig-zag varints months, days, micros (the fields kept apart)
 //
 // Unlike keys, row values are exact: DecodeRow returns what AppendRow was
@@ -78,6 +80,12 @@ func appendValue(buf []byte, d Datum, t T) []byte {
 		buf = binary.AppendVarint(buf, int64(d.Iv.Days))
 		return binary.AppendVarint(buf, d.Iv.Micros)
 	default: // FamString
+		if t.ID == Uuid {
+			if b, ok := UUIDBytes(d.S); ok {
+				buf = binary.AppendUvarint(buf, UUIDLen)
+				return append(buf, b[:]...)
+			}
+		}
 		buf = binary.AppendUvarint(buf, uint64(len(d.S)))
 		return append(buf, d.S...)
 	}
@@ -312,6 +320,9 @@ func decodeValue(b []byte, t T) (Datum, []byte, error) {
 			return NullDatum, b, corruptRow("truncated %s", t.ID)
 		}
 		b = b[k:]
+		if t.ID == Uuid && l == UUIDLen {
+			return Datum{S: FormatUUID(b[:l])}, b[l:], nil
+		}
 		return Datum{S: string(b[:l])}, b[l:], nil
 	}
 }

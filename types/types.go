@@ -67,6 +67,13 @@ const (
 	// compare, group, sort or store records; the binder lets them reach
 	// only a query's output.
 	Record
+	// Uuid is PostgreSQL's uuid (OID 2950): a 16-byte value, held in a
+	// Datum as its output text (32 lower-case hex digits in groups of
+	// 8-4-4-4-12), whose byte order is the value's byte order, so strings
+	// compare, hash and group as PostgreSQL's memcmp-based uuid_cmp does.
+	// The key and row encodings store the 16 bytes.
+	Uuid
+	UuidArray
 	numTypeIDs
 )
 
@@ -106,6 +113,7 @@ var (
 	TChar        = T{Char, -1}
 	TTextArray   = T{TextArray, -1}
 	TRecord      = T{Record, -1}
+	TUuid        = T{Uuid, -1}
 )
 
 type typeInfo struct {
@@ -160,6 +168,8 @@ var infos = [numTypeIDs]typeInfo{
 	Bpchar:           {"bpchar", 1042, -1, 1014},
 	BpcharArray:      {"bpchar[]", 1014, -1, 0},
 	Record:           {"record", 2249, -1, 2287},
+	Uuid:             {"uuid", 2950, 16, 2951},
+	UuidArray:        {"uuid[]", 2951, -1, 0},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -274,5 +284,5 @@ var families = [numTypeIDs]Family{
 	ByteaArray: FamString, DateArray: FamString, TimeArray: FamString, TimestampArray: FamString,
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
 	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString, BpcharArray: FamString,
-	Record: FamString,
+	Record: FamString, Uuid: FamString, UuidArray: FamString,
 }

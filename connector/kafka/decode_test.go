@@ -144,3 +144,65 @@ func TestQuickIntMatchesParseScalar(t *testing.T) {
 		t.Error("quick path took a number for a float column")
 	}
 }
+
+// TestUUIDColumns checks a uuid column of a JSON or CSV source takes
+// every input form uuid_in accepts and refuses the rest (a malformed
+// record), and that the JSON encoder writes a uuid's text form.
+func TestUUIDColumns(t *testing.T) {
+	s := types.Schema{{Name: "id", T: types.TUuid, NotNull: true}, {Name: "ref", T: types.TUuid}}
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	jd := NewJSONDecoder(s, nil)
+	for _, tc := range []struct{ in, want string }{
+		{`{"id": "` + u + `", "ref": null}`, u + "|NULL"},
+		{`{"id": "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "ref": "{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}"}`, u + "|" + u},
+		{`{"id": "a0eebc999c0b4ef8bb6d6bb9bd380a11", "extra": [1]}`, u + "|NULL"},
+		{`{"id": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1"}`, `ERROR column "id": invalid input syntax for type uuid: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1"`},
+		{`{"id": " ` + u + `"}`, `ERROR column "id": invalid input syntax for type uuid`},
+		{`{"id": 12}`, `ERROR column "id": invalid input syntax for type uuid: "12"`},
+		{`{"id": true}`, `ERROR column "id": JSON boolean for a uuid column`},
+		{`{"id": ["` + u + `"]}`, `ERROR column "id": JSON array for a uuid column`},
+		{`{"ref": "` + u + `"}`, `ERROR missing value for NOT NULL column "id"`},
+	} {
+		row, err := jd.Decode([]byte(tc.in))
+		got := ""
+		if err != nil {
+			got = "ERROR " + err.Error()
+		} else {
+			got = fmtRow(s, row)
+		}
+		if !strings.HasPrefix(got, tc.want) || (err == nil && got != tc.want) {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+	cd := NewCSVDecoder(s, 0, nil)
+	for _, tc := range []struct{ in, want string }{
+		{"{A0EEBC99-9C0B4EF8-BB6D6BB9-BD380A11}," + u, u + "|" + u},
+		{u + ",", u + "|NULL"},
+		{u + ",xyz", `ERROR column "ref": invalid input syntax for type uuid: "xyz"`},
+		{"," + u, `ERROR missing value for NOT NULL column "id"`},
+	} {
+		row, err := cd.Decode([]byte(tc.in))
+		got := ""
+		if err != nil {
+			got = "ERROR " + err.Error()
+		} else {
+			got = fmtRow(s, row)
+		}
+		if !strings.HasPrefix(got, tc.want) || (err == nil && got != tc.want) {
+			t.Errorf("%q:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+	e, err := NewEncoder(FormatUpsert, s, []int{0}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := jd.Decode([]byte(`{"id": "A0EEBC999C0B4EF8BB6D6BB9BD380A11", "ref": "{00000000-0000-0000-0000-0000000000ff}"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := e.Append(nil, types.OpInsert, row)
+	if got, want := string(recs[0].Key)+" => "+string(recs[0].Value),
+		`{"id":"`+u+`"} => {"id":"`+u+`","ref":"00000000-0000-0000-0000-0000000000ff"}`; got != want {
+		t.Errorf("encoded %s, want %s", got, want)
+	}
+}

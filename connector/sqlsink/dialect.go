@@ -210,6 +210,7 @@ var compatible = map[Kind]map[types.TypeID][]string{
 		types.Interval:    {"interval"},
 		types.Jsonb:       {"jsonb", "json"},
 		types.Json:        {"json", "jsonb"},
+		types.Uuid:        {"uuid", "text", "character varying"},
 	},
 	MySQL: {
 		types.Bool:        {"tinyint", "smallint", "int", "bigint"},
@@ -231,6 +232,9 @@ var compatible = map[Kind]map[types.TypeID][]string{
 		// MariaDB's JSON is LONGTEXT with a check; MySQL's is json.
 		types.Jsonb: {"json", "longtext", "text", "mediumtext"},
 		types.Json:  {"json", "longtext", "text", "mediumtext"},
+		// A uuid is written as its text (CHAR(36)); MariaDB 10.7+ has a
+		// uuid type that reads the same text.
+		types.Uuid: {"char", "varchar", "uuid", "tinytext", "text", "mediumtext", "longtext"},
 	},
 }
 

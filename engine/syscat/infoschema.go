@@ -65,6 +65,9 @@ func infoSchemaTables() []*table {
 					}
 					charLen, prec, scale, dtp := null, null, null, null
 					dataType := types.T{ID: c.T.ID, Mod: -1}.String()
+					if c.T.IsArray() {
+						dataType = "ARRAY" // the element type is udt_name's
+					}
 					switch c.T.ID {
 					case types.Bpchar:
 						dataType = "character"

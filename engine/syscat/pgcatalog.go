@@ -176,6 +176,7 @@ var pgTypes = []typeRow{
 	{types.TTime, "time", "D", false}, {types.TTimestamp, "timestamp", "D", false}, {types.TTimestamptz, "timestamptz", "D", true},
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
 	{types.TBpchar, "bpchar", "S", false}, {types.T{ID: types.BpcharArray, Mod: -1}, "_bpchar", "A", false},
+	{types.TUuid, "uuid", "U", false}, {types.T{ID: types.UuidArray, Mod: -1}, "_uuid", "A", false},
 }
 
 func pgCatalogTables() []*table {
@@ -271,8 +272,8 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, tr := range pgTypes {
 				elem := uint32(0)
-				if tr.t.ID == types.TextArray {
-					elem = types.TText.OID()
+				if tr.t.IsArray() {
+					elem = tr.t.Elem().OID()
 				}
 				coll := uint32(0)
 				if tr.category == "S" && tr.name != "name" {

@@ -161,25 +161,25 @@ func TestSinkDelivers(t *testing.T) {
 // allTypes is a weir table with a column of every type a sink maps.
 const allTypes = `CREATE TABLE allt (id int PRIMARY KEY, b boolean, i2 smallint, i4 int, i8 bigint, f4 real,
 	f8 double precision, n numeric, s varchar, tx text, by bytea, d date, tm time, ts timestamp,
-	tz timestamptz, iv interval, j jsonb)`
+	tz timestamptz, iv interval, j jsonb, u uuid)`
 
 // allTypesTarget is allt's target table in each kind, with the types
 // docs/sinks.md maps weir's to.
 var allTypesTarget = map[string]string{
 	"postgres": `CREATE TABLE allt (id integer PRIMARY KEY, b boolean, i2 smallint, i4 integer, i8 bigint, f4 real,
 		f8 double precision, n numeric, s character varying, tx text, "by" bytea, d date, tm time, ts timestamp,
-		tz timestamptz, iv interval, j jsonb)`,
+		tz timestamptz, iv interval, j jsonb, u uuid)`,
 	"mysql": "CREATE TABLE allt (id INT PRIMARY KEY, b BOOLEAN, i2 SMALLINT, i4 INT, i8 BIGINT, f4 FLOAT, " +
 		"f8 DOUBLE, n DECIMAL(30, 6), s VARCHAR(200), tx LONGTEXT, `by` BLOB, d DATE, tm TIME(6), ts DATETIME(6), " +
-		"tz TIMESTAMP(6) NULL, iv VARCHAR(100), j JSON)",
+		"tz TIMESTAMP(6) NULL, iv VARCHAR(100), j JSON, u CHAR(36))",
 }
 
 // The columns compared: all of them as text in PostgreSQL (whose text
 // forms weir prints alike), those printed alike in MySQL.
 var allTypesCols = map[string]string{
 	"postgres": `id::text, b::text, i2::text, i4::text, i8::text, f4::text, f8::text, n::text, s, tx, "by"::text,
-		d::text, tm::text, ts::text, tz::text, iv::text, j::text`,
-	"mysql": "id, i2, i4, i8, s, tx, d",
+		d::text, tm::text, ts::text, tz::text, iv::text, j::text, u::text`,
+	"mysql": "id, i2, i4, i8, s, tx, d, u",
 }
 
 // TestUpsertTypesAndDeletes sinks a keyed table with a column of every
@@ -198,17 +198,18 @@ func TestUpsertTypesAndDeletes(t *testing.T) {
 				allTypes,
 				`INSERT INTO allt VALUES
 				(1, true, -7, 2147483647, -9223372036854775808, 1.5, 1e-07, 123.4500, 'it''s \ é', 'x', '\x00ff',
-				 '2024-02-29', '13:14:15.5', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15+02', '1 day 02:00:00', '{"a": [1, "x"]}'),
-				(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+				 '2024-02-29', '13:14:15.5', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15+02', '1 day 02:00:00', '{"a": [1, "x"]}',
+				 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'),
+				(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
 				(3, false, 1, 2, 3, -0.25, 3.14159, -0.000001, '', '', '', '1999-12-31', '00:00:00', '1999-12-31 23:59:59',
-				 '1999-12-31 23:59:59.999999+00', '-3 mons', '[]')`,
+				 '1999-12-31 23:59:59.999999+00', '-3 mons', '[]', '{00000000-0000-0000-0000-0000000000ff}')`,
 				// batch.size = 2: statements of two rows at most.
 				fmt.Sprintf("CREATE SINK allt_sink FROM allt WITH (%s, table = 'allt', primary_key = 'id', batch.size = '2') FORMAT UPSERT", tg.with),
 			)
 			q := "SELECT " + allTypesCols[kind] + " FROM allt"
 			waitEqual(t, tg, q, conn, q, true)
 			kafkatest.Exec(t, conn,
-				"UPDATE allt SET s = 'changed', i8 = 42 WHERE id = 1",
+				"UPDATE allt SET s = 'changed', i8 = 42, u = gen_random_uuid() WHERE id = 1",
 				"DELETE FROM allt WHERE id = 3",
 				"INSERT INTO allt (id, s) VALUES (4, 'four')",
 				// One epoch changing a key twice, then deleting and

@@ -42,6 +42,7 @@ var samples = map[types.TypeID][]string{
 	types.Oid:         {"16::oid"},
 	types.Name:        {"'abc'::name"},
 	types.Char:        {`'x'::"char"`},
+	types.Uuid:        {"'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "'{00000000-0000-0000-0000-0000000000FF}'::uuid"},
 }
 
 // textArgs overrides the text samples of functions whose text argument
@@ -78,7 +79,7 @@ var skip = map[string]string{
 	"statement_timestamp": "clock", "clock_timestamp": "clock", "timeofday": "clock",
 	"current_date": "clock", "current_time": "clock", "localtimestamp": "clock", "localtime": "clock",
 	"age": "clock (one-argument forms)", "pg_postmaster_start_time": "clock",
-	"random": "random", "setseed": "random", "pg_sleep": "waits",
+	"random": "random", "setseed": "random", "gen_random_uuid": "random", "pg_sleep": "waits",
 	"pg_cancel_backend": "signals sessions", "pg_terminate_backend": "signals sessions", "pg_reload_conf": "server",
 	"version": "server", "pg_backend_pid": "process", "inet_server_addr": "server", "inet_server_port": "server",
 	"txid_current": "server", "current_setting": "settings differ", "set_config": "changes settings",
