@@ -106,6 +106,11 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 		return nil, err
 	}
 	if st.From {
+		// COPY FROM writes rel itself, not through the binder: its
+		// privilege is checked here, on the relation resolved.
+		if err := s.checkAccess([]planner.Access{{Rel: rel, Priv: catalog.PrivInsert}}); err != nil {
+			return nil, err
+		}
 		if rel.Kind != catalog.KindTable {
 			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to %s \"%s\"", kindWords[rel.Kind], rel.Name)
 		}

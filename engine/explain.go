@@ -100,6 +100,10 @@ func (s *Session) prepareExplainExecute(ctx context.Context, st *sql.Explain, ex
 // reading and discarding its rows, and annotates each node with what it
 // did.
 func (s *Session) runExplain(ctx context.Context, st *sql.Explain, qp *queryPrepared, params []types.Datum, planning time.Duration) (wire.Result, error) {
+	// Checked at every run, as the query itself (queryPrepared.execute).
+	if err := s.checkAccess(qp.bound.Access); err != nil {
+		return nil, err
+	}
 	var annotate func(planner.Plan) string
 	var execution time.Duration
 	if st.Analyze {

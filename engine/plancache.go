@@ -28,16 +28,18 @@ type cachedQuery struct {
 	q      *queryPrepared
 	gen    uint64
 	path   string
-	// role is the role (current_user) the statement was authorized
-	// for: after SET ROLE it is checked again.
-	role string
+	// role is the OID of the role (current_user) the statement was
+	// last checked for. Its accesses are checked at every run
+	// (queryPrepared.execute); a change of role is noticed here too, so
+	// a statement is never reused on the strength of a role's name.
+	role uint32
 }
 
 // prepareCached binds a query parsed from text.
 func (s *Session) prepareCached(ctx context.Context, st *sql.Query, text string, hints []types.T) (*cachedQuery, error) {
 	// The generation is read before binding: a change made meanwhile
 	// makes the next run bind again rather than go unnoticed.
-	gen, path, role := s.eng.cat.Generation(), s.searchPath(), s.CurrentUser()
+	gen, path, role := s.eng.cat.Generation(), s.searchPath(), s.role().OID
 	q, err := s.prepareQuery(ctx, st, hints)
 	if err != nil {
 		return nil, err
@@ -49,12 +51,19 @@ func (c *cachedQuery) ParamTypes() []types.T { return c.params }
 func (c *cachedQuery) Fields() []wire.Field  { return c.fields }
 
 // Revalidate implements wire.Revalidator: it binds the statement again
-// when the catalog, search_path or the current role (SET ROLE) changed
-// since it was bound, checking its privileges again.
+// when the catalog or search_path changed since it was bound, which
+// checks its privileges again; when only the current role changed (SET
+// ROLE) it checks the accesses the binding recorded for the new role.
 func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	s := c.s
-	gen, path, role := s.eng.cat.Generation(), s.searchPath(), s.CurrentUser()
-	if gen == c.gen && path == c.path && role == c.role {
+	gen, path, role := s.eng.cat.Generation(), s.searchPath(), s.role().OID
+	if gen == c.gen && path == c.path {
+		if role != c.role {
+			if err := s.checkAccess(c.q.bound.Access); err != nil {
+				return err
+			}
+			c.role = role
+		}
 		return nil
 	}
 	ctx, cancel := s.withTimeout(ctx)
@@ -67,10 +76,7 @@ func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	if !ok {
 		return pgerr.New(pgerr.InternalError, "prepared query text no longer parses as a query")
 	}
-	// Privileges are checked again too: a REVOKE is a catalog change.
-	if err := s.authorizeText(st, c.text); err != nil {
-		return err
-	}
+	// Binding checks the privileges again: a REVOKE is a catalog change.
 	q, err := s.prepareQuery(ctx, st, c.params)
 	if err != nil {
 		return err

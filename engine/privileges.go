@@ -8,16 +8,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/wire"
 )
 
-// This file checks privileges as PostgreSQL does, before a statement is
-// planned. A superuser may do anything. Otherwise:
+// This file checks privileges as PostgreSQL does. A superuser may do
+// anything. Otherwise:
 //
 //   - the owner of a relation (its creator) holds every privilege on it;
 //     other roles hold what GRANT gave them or PUBLIC;
@@ -25,7 +25,8 @@ import (
 //     DELETE (UPDATE and DELETE with a WHERE or RETURNING also SELECT);
 //     the relations a view reads are checked for its owner, when the
 //     view is created and at every read, so a role granted SELECT on a
-//     view can read it while the owner may;
+//     view can read it while the owner may (a superuser reading the view
+//     too, as in PostgreSQL); pg_authid is for superusers only;
 //   - creating a table, view or materialized view needs CREATE on its
 //     schema (PostgreSQL 15 grants it on public to no one by default),
 //     and SELECT on every relation the view reads;
@@ -36,6 +37,15 @@ import (
 //     and ALTER SYSTEM need a superuser.
 //
 // Denials are 42501 with Postgres's messages.
+//
+// What a query reads and writes is checked on what the binder resolved
+// (planner.Access, checkAccess): every relation and system table it
+// binds, through views, CTEs, subqueries, functions in FROM and window
+// functions, is recorded with the privileges it needs, and checked when
+// the statement is bound and again at every run of a prepared one, so no
+// spelling of a name (quoted, shadowed by a CTE, aliased) reaches a
+// relation unchecked. authorize checks the rest before a statement is
+// prepared: DDL, ownership, schemas.
 
 // effectiveRoles returns r and, when r inherits, the roles it is a
 // member of (directly or through other inheriting roles): the roles
@@ -163,19 +173,16 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	}
 	switch st := stmt.(type) {
 	case *sql.Query:
-		return s.authorizeQuery(st)
+		// Checked on what the binder resolves (checkAccess).
+		return nil
 	case *sql.Explain:
 		return s.authorize(st.Stmt)
 	case *sql.CreateTable:
 		if st.With["connector"] != "" || st.Format != "" {
 			return mustBeSuperuser("create a table with a connector")
 		}
-		if err := s.authorizeCreate(st.Name); err != nil {
-			return err
-		}
-		if st.AsQuery != nil {
-			return s.authorizeQuery(st.AsQuery)
-		}
+		// The query of CREATE TABLE AS is checked as it is bound.
+		return s.authorizeCreate(st.Name)
 	case *sql.CreateView:
 		if err := s.authorizeCreate(st.Name); err != nil {
 			return err
@@ -183,7 +190,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && !s.owns(old) {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
 		}
-		return s.authorizeQuery(st.Query)
+		// Its query is checked as it is bound.
 	case *sql.CreateIndex:
 		// PostgreSQL: only the owner of a relation indexes it.
 		return s.mustOwn(st.Rel)
@@ -230,18 +237,9 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			}
 		}
 	case *sql.Copy:
-		if st.Query != nil {
-			return s.authorizeQuery(st.Query)
-		}
-		if rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name); ok {
-			p := catalog.PrivSelect
-			if st.From {
-				p = catalog.PrivInsert
-			}
-			if !s.hasPrivilege(rel, p) {
-				return denied(rel)
-			}
-		}
+		// COPY (query) TO and COPY table TO are checked as their query
+		// is bound, COPY table FROM where its table is resolved
+		// (prepareCopy).
 	}
 	return nil
 }
@@ -255,141 +253,67 @@ func (s *Session) authorizeCreate(name sql.ObjectName) error {
 	return nil
 }
 
-// authorizeQuery checks the privileges a query needs on the relations it
-// names. Names that resolve to no user relation are left to the binder,
-// which reports them; of the system tables only pg_authid is refused, as
-// in Postgres.
-func (s *Session) authorizeQuery(q *sql.Query) error {
-	if q == nil || q.Node == nil {
+// checkAccess checks the accesses of a bound statement (planner.Access:
+// what the binder resolved, by relation, not the names the text spells)
+// for the session's role, as PostgreSQL checks a plan's range table
+// before it runs it: the role must hold the privileges each needs, and
+// the relations a view reads need them held by the view's owner. Of the
+// system tables only pg_authid, which holds the verifiers, is refused to
+// roles that are not superusers.
+func (s *Session) checkAccess(acc []planner.Access) error {
+	if s.internal {
+		// The engine's own bindings (a view's definition bound again, a
+		// job restarted) were checked when their statement ran.
 		return nil
 	}
-	v := &tableRefs{}
-	q.Node.Accept(v)
-	for _, f := range q.TVFs {
-		// A function in FROM's arguments were parsed apart: the
-		// subqueries in them read relations too.
-		for _, a := range f.Args {
-			a.Accept(v)
+	me := s.role()
+	for _, a := range acc {
+		who := me
+		if a.View != nil {
+			who = s.eng.viewOwner(a.View)
 		}
-	}
-	var target *ast.TableName
-	var targetPriv catalog.Privilege
-	needSelect := q.Returning != nil
-	switch n := q.Node.(type) {
-	case *ast.InsertStmt:
-		target, targetPriv = dmlTarget(n.Table), catalog.PrivInsert
-		if oc := q.OnConflict; oc != nil && oc.Update {
-			// DO UPDATE updates the table too, and reads it in its
-			// WHERE, as an UPDATE does.
-			targetPriv |= catalog.PrivUpdate
-			needSelect = needSelect || oc.Where != nil
+		if a.Rel == nil {
+			if a.Schema == syscat.PgCatalog && a.Name == "pg_authid" && !who.Superuser {
+				return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table pg_authid")
+			}
+			continue
 		}
-	case *ast.UpdateStmt:
-		target, targetPriv = dmlTarget(n.TableRefs), catalog.PrivUpdate
-		needSelect = needSelect || n.Where != nil
-	case *ast.DeleteStmt:
-		target, targetPriv = dmlTarget(n.TableRefs), catalog.PrivDelete
-		needSelect = needSelect || n.Where != nil
-	}
-	if target != nil && needSelect {
-		targetPriv |= catalog.PrivSelect
-	}
-	check := func(schema, name string, p catalog.Privilege) error {
-		if (schema == "" || schema == "pg_catalog") && name == "pg_authid" {
-			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table pg_authid")
+		rel := a.Rel
+		if cur, ok := s.eng.cat.ByID(rel.ID); ok {
+			// A cached plan is checked against today's grants and owner.
+			rel = cur
 		}
-		rel, ok := s.eng.cat.Lookup(orDefault(schema, catalog.PublicSchema), name)
-		if !ok {
-			return nil
-		}
-		if !s.hasPrivilege(rel, p) {
+		if !s.eng.holds(who, rel, a.Priv) {
 			return denied(rel)
 		}
-		return s.eng.checkViewOwner(rel, 0)
-	}
-	for _, tn := range v.tables {
-		p := catalog.PrivSelect
-		if tn == target {
-			p = targetPriv
-		}
-		if _, placeholder := q.TVFs[tn.Name.L]; placeholder && tn.Schema.L == "" {
-			continue
-		}
-		if err := check(tn.Schema.L, tn.Name.L, p); err != nil {
-			return err
-		}
-	}
-	if target != nil && !slices.Contains(v.tables, target) {
-		// A DML target is a relation even where a CTE of the same
-		// statement has its name (WITH t AS (...) UPDATE t ...).
-		if err := check(target.Schema.L, target.Name.L, targetPriv); err != nil {
-			return err
-		}
-	}
-	for _, f := range q.TVFs {
-		if (f.Name == "tumble" || f.Name == "hop") && len(f.ArgText) > 0 {
-			schema, name := splitRelName(f.ArgText[0])
-			if err := check(schema, name, catalog.PrivSelect); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
 
-// checkViewOwner checks, when rel is a view, that its owner still holds
-// SELECT on every relation the view reads, and so on through the views
-// among them: a view reads with its owner's privileges at every read, as
-// in PostgreSQL, so a REVOKE from the owner takes effect at once.
-// (A materialized view keeps what it computed, as PostgreSQL's does
-// until a refresh.)
-func (e *Engine) checkViewOwner(rel *catalog.Relation, depth int) error {
-	if rel.Kind != catalog.KindView || depth > 64 {
-		return nil
+// viewOwner returns the role whose privileges the relations a view reads
+// are checked against: its owner as the catalog has it now. A view
+// made before roles had owners (owner 0) belongs to the bootstrap
+// superuser.
+func (e *Engine) viewOwner(view *catalog.Relation) *catalog.Role {
+	owner := view.Owner
+	if cur, ok := e.cat.ByID(view.ID); ok {
+		owner = cur.Owner
 	}
-	owner, ok := e.cat.RoleByOID(rel.Owner)
-	if !ok {
-		// The bootstrap superuser (0), or a role since dropped, whose
-		// objects went with it.
-		return nil
+	if owner == 0 {
+		owner = catalog.BootstrapRoleOID
 	}
-	for _, id := range rel.Deps {
-		dep, ok := e.cat.ByID(id)
-		if !ok {
-			continue
-		}
-		if !e.holds(owner, dep, catalog.PrivSelect) {
-			return denied(dep)
-		}
-		if err := e.checkViewOwner(dep, depth+1); err != nil {
-			return err
-		}
+	if r, ok := e.cat.RoleByOID(owner); ok {
+		return r
 	}
-	return nil
+	// A role that no longer exists holds nothing.
+	return &catalog.Role{OID: owner}
 }
 
-// dmlTarget returns the table an INSERT, UPDATE or DELETE writes: the
-// first item of its table references, which UPDATE ... FROM and
-// DELETE ... USING join with the others.
-func dmlTarget(refs *ast.TableRefsClause) *ast.TableName {
-	if refs == nil || refs.TableRefs == nil {
-		return nil
-	}
-	j := refs.TableRefs
-	for {
-		left, ok := j.Left.(*ast.Join)
-		if !ok {
-			break
-		}
-		j = left
-	}
-	if ts, ok := j.Left.(*ast.TableSource); ok {
-		if tn, ok := ts.Source.(*ast.TableName); ok {
-			return tn
-		}
-	}
-	return nil
-}
+// Authorize implements planner.Authorizer: a statement bound in a
+// session is checked for its role before it is planned further.
+func (v catalogView) Authorize(acc []planner.Access) error { return v.s.checkAccess(acc) }
+
+var _ planner.Authorizer = catalogView{}
 
 // splitRelName splits a relation name as written ("s.t", `"T"`).
 func splitRelName(text string) (string, string) {
@@ -405,59 +329,6 @@ func splitRelName(text string) (string, string) {
 		return strings.ToLower(x)
 	}
 	return fold(schema), fold(name)
-}
-
-// tableRefs collects the table names of a TiDB AST that name relations,
-// leaving out those that name a common table expression in scope where
-// they stand. Each statement opens a scope; its WITH clause, which its
-// Accept visits first, adds the CTE names to it: all of them before
-// their bodies when RECURSIVE, else each one after its own body, so a
-// body sees only the CTEs before it and a CTE named like a table hides
-// that table only inside the statement that defines it.
-type tableRefs struct {
-	tables []*ast.TableName
-	scopes []map[string]bool
-}
-
-func (v *tableRefs) Enter(n ast.Node) (ast.Node, bool) {
-	switch n := n.(type) {
-	case *ast.SelectStmt, *ast.SetOprStmt, *ast.UpdateStmt, *ast.DeleteStmt, *ast.InsertStmt:
-		v.scopes = append(v.scopes, map[string]bool{})
-	case *ast.WithClause:
-		if n.IsRecursive && len(v.scopes) > 0 {
-			for _, c := range n.CTEs {
-				v.scopes[len(v.scopes)-1][c.Name.L] = true
-			}
-		}
-	case *ast.TableName:
-		if n.Schema.L == "" && v.isCTE(n.Name.L) {
-			return n, false
-		}
-		v.tables = append(v.tables, n)
-	}
-	return n, false
-}
-
-func (v *tableRefs) Leave(n ast.Node) (ast.Node, bool) {
-	switch n := n.(type) {
-	case *ast.SelectStmt, *ast.SetOprStmt, *ast.UpdateStmt, *ast.DeleteStmt, *ast.InsertStmt:
-		v.scopes = v.scopes[:len(v.scopes)-1]
-	case *ast.CommonTableExpression:
-		if len(v.scopes) > 0 {
-			v.scopes[len(v.scopes)-1][n.Name.L] = true
-		}
-	}
-	return n, true
-}
-
-// isCTE reports whether name is a common table expression in scope.
-func (v *tableRefs) isCTE(name string) bool {
-	for _, sc := range v.scopes {
-		if sc[name] {
-			return true
-		}
-	}
-	return false
 }
 
 // grant runs GRANT and REVOKE.

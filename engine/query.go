@@ -68,6 +68,12 @@ func (p *queryPrepared) Execute(ctx context.Context, params []types.Datum, _ wir
 // into an when it is not nil (EXPLAIN ANALYZE).
 func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *executor.Analyze) (wire.Result, error) {
 	s := p.s
+	// Privileges are checked at every run, as PostgreSQL checks a cached
+	// plan's range table at executor start: the role may have changed
+	// (SET ROLE, ALTER ROLE) or lost a grant since it was bound.
+	if err := s.checkAccess(p.bound.Access); err != nil {
+		return nil, err
+	}
 	if err := s.eng.checkReadable(p.bound.Deps); err != nil {
 		return nil, err
 	}

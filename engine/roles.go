@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,18 +104,42 @@ var _ wire.Roles = (*Engine)(nil)
 
 // role returns the role the session acts as (current_user) as the
 // catalog has it now: the one SET ROLE chose, else the session's own
-// (session_user). A role dropped under a session has no privileges.
+// (session_user). SET ROLE keeps the role's OID, as PostgreSQL does, so
+// a role renamed and another made under its old name changes nothing;
+// a role dropped under a session has no privileges.
 func (s *Session) role() *catalog.Role {
-	if name := s.vars["role"]; name != "" && name != "none" {
-		if r, ok := s.eng.cat.RoleByName(name); ok {
+	if name, oid, ok := setRoleValue(s.vars["role"]); ok {
+		if r, ok := s.eng.cat.RoleByOID(oid); ok {
 			return r
 		}
-		return &catalog.Role{Name: name}
+		return &catalog.Role{OID: oid, Name: name}
 	}
 	if r, ok := s.eng.cat.RoleByOID(s.roleOID); ok {
 		return r
 	}
 	return &catalog.Role{OID: s.roleOID, Name: s.user}
+}
+
+// The value of the role setting is the name SET ROLE was given (what
+// SHOW role prints) and, after a NUL, the OID of the role it named then.
+
+// roleSetting is the value of the role setting for role r.
+func roleSetting(r *catalog.Role) string {
+	return r.Name + "\x00" + strconv.FormatUint(uint64(r.OID), 10)
+}
+
+// setRoleValue splits a role setting's value into the name and the OID:
+// ok is false for none (RESET ROLE).
+func setRoleValue(v string) (name string, oid uint32, ok bool) {
+	name, num, found := strings.Cut(v, "\x00")
+	if !found {
+		return v, 0, false
+	}
+	n, err := strconv.ParseUint(num, 10, 32)
+	if err != nil {
+		return name, 0, false
+	}
+	return name, uint32(n), true
 }
 
 // CurrentUser returns the name of the role the session acts as
@@ -125,7 +150,7 @@ func (s *Session) CurrentUser() string { return s.role().Name }
 // checkSetRole checks SET ROLE name (v): the session's own role must be
 // a superuser or a member of the role, directly or through other roles
 // (whatever their INHERIT), as in PostgreSQL. It returns the value to
-// keep: "none" or the role's name.
+// keep: "none" or the role's name and OID (roleSetting).
 func (s *Session) checkSetRole(v string) (string, error) {
 	if strings.EqualFold(v, "none") {
 		return "none", nil
@@ -139,7 +164,7 @@ func (s *Session) checkSetRole(v string) (string, error) {
 		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set role \"%s\"", v)
 	}
 	if own.Superuser || own.OID == target.OID {
-		return target.Name, nil
+		return roleSetting(target), nil
 	}
 	seen := map[uint32]bool{own.OID: true}
 	queue := []uint32{own.OID}
@@ -151,7 +176,7 @@ func (s *Session) checkSetRole(v string) (string, error) {
 		}
 		for _, m := range r.MemberOf {
 			if m == target.OID {
-				return target.Name, nil
+				return roleSetting(target), nil
 			}
 			if !seen[m] {
 				seen[m] = true

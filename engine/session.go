@@ -94,6 +94,9 @@ type Session struct {
 	// builtinDefaults makes the session's settings default to the
 	// built-in values, never to those of ALTER SYSTEM (internalSession).
 	builtinDefaults bool
+	// internal marks the engine's own sessions (internalSession), whose
+	// bindings are not checked for privileges.
+	internal bool
 	// notices are the notices the statement's functions raised, sent
 	// to the client by the statement's Execute or Next (only the
 	// session's goroutine touches them).
@@ -146,6 +149,10 @@ func (s *Session) get(st *setting) string {
 	}
 	name := strings.ToLower(st.name)
 	if v, ok := s.vars[name]; ok {
+		if name == "role" {
+			// The name SET ROLE was given, without the OID it keeps.
+			v, _, _ = setRoleValue(v)
+		}
 		return v
 	}
 	if v, ok := s.eng.confDefault(name); ok && !s.builtinDefaults {

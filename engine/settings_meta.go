@@ -115,9 +115,9 @@ func (s *Session) pgSetting(st *setting) syscat.Setting {
 	if v, ok := s.startup[st.name]; ok {
 		reset = v
 	}
-	if v, ok := s.vars[strings.ToLower(st.name)]; ok {
+	if _, ok := s.vars[strings.ToLower(st.name)]; ok {
 		out.Source = "session"
-		if sv, ok := s.startup[st.name]; ok && sv == v {
+		if sv, ok := s.startup[st.name]; ok && sv == s.get(st) {
 			out.Source = "client"
 		}
 	}

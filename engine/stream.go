@@ -1061,7 +1061,7 @@ func parseQuery(text string) (*sql.Query, error) {
 // definition means at every start what it meant when it was made.
 func (e *Engine) internalSession() *Session {
 	s := newSession(e, wire.StartupParams{User: "root", Database: "dev"})
-	s.builtinDefaults, s.loc = true, time.UTC
+	s.builtinDefaults, s.loc, s.internal = true, time.UTC, true
 	return s
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
 
@@ -107,8 +108,8 @@ func (r *streamErrors) rows() []streamErrorRow {
 }
 
 // streamErrorRecords are weir.stream_errors' rows, by job, operator and
-// SQLSTATE.
-func (e *Engine) streamErrorRecords() []syscat.StreamError {
+// SQLSTATE, of the jobs whose relation visible accepts (all when nil).
+func (e *Engine) streamErrorRecords(visible func(rel *catalog.Relation) bool) []syscat.StreamError {
 	rows := e.st.errs.rows()
 	slices.SortFunc(rows, func(a, b streamErrorRow) int {
 		return cmp.Or(cmp.Compare(a.key.job, b.key.job), cmp.Compare(a.key.operator, b.key.operator), cmp.Compare(a.key.code, b.key.code))
@@ -116,7 +117,14 @@ func (e *Engine) streamErrorRecords() []syscat.StreamError {
 	out := make([]syscat.StreamError, 0, len(rows))
 	for _, r := range rows {
 		name := fmt.Sprintf("#%d", r.key.job)
-		if rel, ok := e.cat.ByID(uint32(r.key.job)); ok {
+		rel, ok := e.cat.ByID(uint32(r.key.job))
+		if !ok {
+			rel = nil
+		}
+		if visible != nil && !visible(rel) {
+			continue
+		}
+		if ok {
 			name = rel.Name
 		}
 		out = append(out, syscat.StreamError{View: name, Operator: r.key.operator, SQLState: r.key.code, Count: r.count, Last: r.last,

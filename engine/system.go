@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -272,7 +273,23 @@ func (v liveSystem) SourcePartitions() []syscat.SourcePartition {
 }
 
 // StreamErrors implements syscat.System.
-func (v liveSystem) StreamErrors() []syscat.StreamError { return v.e.streamErrorRecords() }
+func (v liveSystem) StreamErrors() []syscat.StreamError { return v.e.streamErrorRecords(nil) }
+
+// StreamErrors implements syscat.System for a session: an error's text
+// holds the values of the rows that caused it, so a role sees the errors
+// of the jobs it owns (or whose owner's privileges it has), a superuser
+// all of them, as pg_stat_activity shows others' queries only to whom
+// may see them. A job whose relation is gone is a superuser's to see.
+func (c sessionCatalog) StreamErrors() []syscat.StreamError {
+	me := c.s.role()
+	if me.Superuser {
+		return c.e.streamErrorRecords(nil)
+	}
+	mine := c.e.effectiveRoles(me)
+	return c.e.streamErrorRecords(func(rel *catalog.Relation) bool {
+		return rel != nil && slices.Contains(mine, rel.Owner)
+	})
+}
 
 // TableBytes implements syscat.Provider.
 func (c sessionCatalog) TableBytes(id uint32) int64 {

@@ -41,6 +41,10 @@ type Bound struct {
 	// Deps are the IDs of the user relations the statement reads (views
 	// expanded), for CREATE VIEW's dependency tracking.
 	Deps []uint32
+	// Access lists every relation and system table the statement reads
+	// or writes, through views too, with the privileges it needs on each
+	// (see access.go), in the order they were bound.
+	Access []Access
 }
 
 // The sql front end's entry points, as variables so that tests can bind
@@ -69,7 +73,7 @@ func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error
 // BindContext is Bind under ctx: when ctx ends (statement_timeout, a
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx, access: &[]Access{}}
 	// Declared types beyond the highest $n the text uses are parameters
 	// too (PREPARE q (int, text) AS SELECT $1 takes two), as in Postgres.
 	n := len(paramHints)
@@ -141,6 +145,12 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		bd.Deps = append(bd.Deps, id)
 	}
 	sort.Slice(bd.Deps, func(i, j int) bool { return bd.Deps[i] < bd.Deps[j] })
+	bd.Access = *b.access
+	if a, ok := cat.(Authorizer); ok {
+		if err := a.Authorize(bd.Access); err != nil {
+			return nil, err
+		}
+	}
 	return bd, nil
 }
 
@@ -156,6 +166,16 @@ type binder struct {
 	dmlTarget string
 	params    []types.T // $n's type at index n-1; Unknown while open
 	deps      map[uint32]bool
+	// access collects the statement's accesses (access.go), shared with
+	// the binders of the views it reads.
+	access *[]Access
+	// view is the view whose definition is being bound (nil for the
+	// statement's own text): its owner's privileges cover what it reads.
+	view *catalog.Relation
+	// targetRef is the table name of an UPDATE ... FROM's or DELETE ...
+	// USING's target while their join is bound: the join reads it again
+	// as its first item, which needs no SELECT of its own.
+	targetRef *ast.TableName
 	// ctes is the chain of WITH clauses in scope, innermost first.
 	ctes *cteScope
 	// workTables counts the RecursiveUnion nodes bound so far, to give

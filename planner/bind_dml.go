@@ -8,8 +8,9 @@ import (
 	"github.com/weirdb/weir/types"
 )
 
-// targetTable resolves the table an INSERT/UPDATE/DELETE writes.
-func (b *binder) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.Relation, string) {
+// targetTable resolves the table an INSERT/UPDATE/DELETE writes, which
+// needs p on it.
+func (b *binder) targetTable(refs *ast.TableRefsClause, verb string, p catalog.Privilege) (*catalog.Relation, string) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		failf(pgerr.FeatureNotSupported, "%s over several tables is not supported", verb)
 	}
@@ -22,7 +23,7 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.R
 		failf(pgerr.FeatureNotSupported, "%s target must be a table", verb)
 	}
 	schema, name := tn.Schema.O, tn.Name.O
-	rel, ok := b.cat.Relation(schema, name)
+	rel, ok := b.relation(schema, name, p)
 	if !ok {
 		if _, _, sys := b.cat.SystemTable(schema, name); sys {
 			failf(pgerr.FeatureNotSupported, "cannot %s system table \"%s\"", dmlVerb(verb), name)
@@ -49,6 +50,31 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string) (*catalog.R
 		alias = name
 	}
 	return rel, alias
+}
+
+// targetPriv is what a DML statement needs on its target: p (INSERT,
+// UPDATE or DELETE), with UPDATE too for INSERT ... ON CONFLICT DO
+// UPDATE, and SELECT when it reads the target's rows: in a WHERE
+// (where, or DO UPDATE's WHERE) or RETURNING.
+func (b *binder) targetPriv(p catalog.Privilege, where bool) catalog.Privilege {
+	read := where || b.q.Returning != nil
+	if oc := b.q.OnConflict; oc != nil && oc.Update && p == catalog.PrivInsert {
+		p |= catalog.PrivUpdate
+		read = read || oc.Where != nil
+	}
+	if read {
+		p |= catalog.PrivSelect
+	}
+	return p
+}
+
+// tableNameOf returns the table name a FROM item names, or nil.
+func tableNameOf(n ast.ResultSetNode) *ast.TableName {
+	if ts, ok := n.(*ast.TableSource); ok {
+		tn, _ := ts.Source.(*ast.TableName)
+		return tn
+	}
+	return nil
 }
 
 func dmlVerb(verb string) string {
@@ -104,7 +130,7 @@ func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		failf(pgerr.InternalError, "bad default expression for column \"%s\"", col.Name)
 	}
-	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil}
+	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil, access: b.access, view: b.view}
 	e := db.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, sel.Fields.Fields[0].Expr)
 	return db.assign(e, rel, i)
 }
@@ -212,7 +238,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 	if n.IsReplace || len(n.OnDuplicate) > 0 || n.Setlist {
 		failf(pgerr.FeatureNotSupported, "this form of INSERT is not supported")
 	}
-	rel, alias := b.targetTable(n.Table, "INSERT")
+	rel, alias := b.targetTable(n.Table, "INSERT", b.targetPriv(catalog.PrivInsert, false))
 	if b.q.InsertAlias != "" {
 		alias = b.q.InsertAlias
 	}
@@ -479,12 +505,12 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 			}
 			first = l
 		}
-		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "UPDATE")
-		b.dmlTarget = alias
+		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "UPDATE", b.targetPriv(catalog.PrivUpdate, n.Where != nil))
+		b.dmlTarget, b.targetRef = alias, tableNameOf(first.Left)
 		input, sc = b.fromItem(j.TableRefs, nil, &level{})
-		b.dmlTarget = ""
+		b.dmlTarget, b.targetRef = "", nil
 	} else {
-		rel, alias = b.targetTable(n.TableRefs, "UPDATE")
+		rel, alias = b.targetTable(n.TableRefs, "UPDATE", b.targetPriv(catalog.PrivUpdate, n.Where != nil))
 		sc = tableScope(rel, alias)
 		input = scanAll(rel)
 	}
@@ -596,12 +622,12 @@ func (b *binder) bindDelete(n *ast.DeleteStmt) Plan {
 			}
 			first = l
 		}
-		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "DELETE")
-		b.dmlTarget = alias
+		rel, alias = b.targetTable(&ast.TableRefsClause{TableRefs: &ast.Join{Left: first.Left}}, "DELETE", b.targetPriv(catalog.PrivDelete, n.Where != nil))
+		b.dmlTarget, b.targetRef = alias, tableNameOf(first.Left)
 		input, sc = b.fromItem(n.TableRefs.TableRefs, nil, &level{})
-		b.dmlTarget = ""
+		b.dmlTarget, b.targetRef = "", nil
 	} else {
-		rel, alias = b.targetTable(n.TableRefs, "DELETE")
+		rel, alias = b.targetTable(n.TableRefs, "DELETE", b.targetPriv(catalog.PrivDelete, n.Where != nil))
 		sc = tableScope(rel, alias)
 		input = scanAll(rel)
 	}

@@ -422,6 +422,8 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 		return strings.ToLower(x)
 	}
 	schema, name = fold(schema), fold(name)
+	// A regclass literal names a relation without reading it: no access
+	// is recorded and no privilege needed, as in PostgreSQL.
 	if rel, ok := b.cat.Relation(schema, name); ok {
 		return rel.OID
 	}

@@ -994,9 +994,13 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	if alias == "" {
 		alias = name
 	}
-	rel, ok := b.cat.Relation(schema, name)
+	priv := catalog.PrivSelect
+	if tn == b.targetRef {
+		priv = 0
+	}
+	rel, ok := b.relation(schema, name, priv)
 	if !ok {
-		if sch, cols, ok := b.cat.SystemTable(schema, name); ok {
+		if sch, cols, ok := b.systemTable(schema, name); ok {
 			sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 			out := make(types.Schema, len(cols))
 			for i, c := range cols {
@@ -1085,7 +1089,7 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 		failf(pgerr.InternalError, "view \"%s\" has no query", rel.Name)
 	}
 	// The view reads its tables as they were when it was bound.
-	vb := &binder{q: vq, cat: PinnedCatalog(b.cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1}
+	vb := &binder{q: vq, cat: PinnedCatalog(b.cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1, access: b.access, view: rel}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
 	var names []string
 	for _, c := range rel.Cols {
