@@ -1,0 +1,119 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// accessCatalog is the test catalog with a mixed-case table, whose name
+// only a quoted identifier reaches.
+func accessCatalog() *fakeCatalog {
+	c := newFakeCatalog()
+	c.rels["Secret"] = &catalog.Relation{ID: 20, OID: 20 + catalog.FirstUserOID, Schema: "public", Name: "Secret", Kind: catalog.KindTable,
+		Cols: []catalog.Column{col("id", types.TInt4), col("ts", types.TTimestamp)}}
+	c.sys["pg_catalog.pg_authid"] = types.Schema{{Name: "rolname", T: types.TName}, {Name: "rolvaliduntil", T: types.TTimestamptz}}
+	return c
+}
+
+// accessString prints a statement's accesses: rel:privileges, with
+// @view for those a view reads.
+func accessString(acc []Access) string {
+	var out []string
+	for _, a := range acc {
+		name := a.Name
+		if a.Rel != nil {
+			name = a.Rel.Name
+		} else {
+			name = a.Schema + "." + name
+		}
+		s := name + ":" + a.Priv.Letters()
+		if a.View != nil {
+			s += "@" + a.View.Name
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestAccessRecordsWhatIsBound checks that every relation the binder
+// resolves is in Bound.Access with the privileges the statement needs,
+// however the text spells it.
+func TestAccessRecordsWhatIsBound(t *testing.T) {
+	if _, err := sql.Parse("select 1"); err != nil {
+		t.Fatalf("the front end: %v", err)
+	}
+	cases := []struct{ q, want string }{
+		{`SELECT * FROM "Secret"`, "Secret:r"},
+		{`WITH "SECRET" AS (SELECT 1) SELECT * FROM t`, "t:r"},
+		{`WITH "T" AS (SELECT 1) SELECT * FROM t`, "t:r"},
+		{`WITH t AS (SELECT 1 AS a) SELECT * FROM t`, ""},
+		{`WITH "PG_AUTHID" AS (SELECT 1) SELECT rolname FROM pg_authid`, "pg_catalog.pg_authid:r"},
+		{`SELECT * FROM tumble("Secret" AS s, ts, INTERVAL '1 hour')`, "Secret:r"},
+		{`SELECT * FROM tumble("Secret" s, ts, INTERVAL '1 hour')`, "Secret:r"},
+		{`SELECT * FROM hop("Secret" AS x, ts, INTERVAL '1 hour', INTERVAL '2 hours')`, "Secret:r"},
+		{`SELECT * FROM tumble(pg_authid AS a, rolvaliduntil, INTERVAL '1 hour')`, "pg_catalog.pg_authid:r"},
+		{`SELECT * FROM v`, "v:r t:r@v"},
+		{`SELECT * FROM mv`, "mv:r"},
+		{`SELECT * FROM u, LATERAL (SELECT * FROM "Secret" s WHERE s.id = u.a) x`, "u:r Secret:r"},
+		{`SELECT (SELECT count(*) FROM "Secret")`, "Secret:r"},
+		{`SELECT * FROM generate_series(1, (SELECT count(*)::int FROM "Secret"))`, "Secret:r"},
+		{`INSERT INTO t (a) VALUES (1)`, "t:a"},
+		{`INSERT INTO t (a) SELECT id FROM "Secret"`, "t:a Secret:r"},
+		{`INSERT INTO t (a) VALUES (1) RETURNING b`, "t:ar"},
+		{`INSERT INTO t (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET b = 'x'`, "t:aw"},
+		{`INSERT INTO t (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET b = 'x' WHERE t.b = 'y'`, "t:arw"},
+		{`UPDATE t SET b = 'x'`, "t:w"},
+		{`UPDATE t SET b = 'x' WHERE a = 1`, "t:rw"},
+		{`UPDATE t SET b = u.x FROM u WHERE u.a = t.a`, "t:rw t: u:r"},
+		{`DELETE FROM t`, "t:d"},
+		{`DELETE FROM t USING u WHERE u.a = t.a`, "t:rd t: u:r"},
+		{`WITH t AS (SELECT 1) DELETE FROM t`, "t:d"},
+		{`SELECT '"Secret"'::regclass`, ""},
+	}
+	for _, c := range cases {
+		st, err := sql.Parse(c.q)
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		b, err := Bind(st.(*sql.Query), accessCatalog(), nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		if got := accessString(b.Access); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.q, got, c.want)
+		}
+	}
+}
+
+// denyAll is a catalog whose Authorizer refuses any access.
+type denyAll struct{ *fakeCatalog }
+
+func (denyAll) Authorize(acc []Access) error {
+	if len(acc) > 0 {
+		return fmt.Errorf("denied %s", accessString(acc))
+	}
+	return nil
+}
+
+// TestBindAuthorizes checks that Bind hands an Authorizer catalog the
+// accesses and returns its error instead of the statement.
+func TestBindAuthorizes(t *testing.T) {
+	st, err := sql.Parse(`SELECT * FROM "Secret"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := Bind(st.(*sql.Query), denyAll{accessCatalog()}, nil); err == nil || err.Error() != "denied Secret:r" {
+		t.Errorf("got %v, %v; want the Authorizer's error", b, err)
+	}
+	st, _ = sql.Parse(`SELECT 1`)
+	if _, err := Bind(st.(*sql.Query), denyAll{accessCatalog()}, nil); err != nil {
+		t.Errorf("a statement that reads nothing: %v", err)
+	}
+}
