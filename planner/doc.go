@@ -64,6 +64,18 @@
 // Internally errors travel as panics of *pgerr.Error that Bind recovers; no
 // panic leaves the package.
 //
+// # Accesses
+//
+// Bound.Access lists every relation and system table the statement
+// binds, with the privileges it needs on each (access.go): SELECT for
+// what it reads, INSERT, UPDATE or DELETE for a DML target (SELECT too
+// when it reads the target's rows), and for the relations a view reads
+// the view, whose owner's privileges cover them. The binder resolves
+// relations in one place (binder.relation, binder.systemTable), so what
+// is checked is what is bound, whatever spelling (a quoted name, a CTE
+// named alike, an aliased relation in TUMBLE) led there. A Catalog that
+// is an Authorizer has Bind check the list before returning.
+//
 // # Stream plans
 //
 // PlanStream (stream_convert.go) turns the bound query of CREATE
