@@ -54,13 +54,20 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string, p catalog.P
 
 // targetPriv is what a DML statement needs on its target: p (INSERT,
 // UPDATE or DELETE), with UPDATE too for INSERT ... ON CONFLICT DO
-// UPDATE, and SELECT when it reads the target's rows: in a WHERE
-// (where, or DO UPDATE's WHERE) or RETURNING.
+// UPDATE, and SELECT when it reads the target's rows: in a WHERE,
+// RETURNING, or an ON CONFLICT with a conflict target, as in
+// PostgreSQL. (SET expressions that read the target are
+// found as they are bound: readsTarget.)
 func (b *binder) targetPriv(p catalog.Privilege, where bool) catalog.Privilege {
 	read := where || b.q.Returning != nil
-	if oc := b.q.OnConflict; oc != nil && oc.Update && p == catalog.PrivInsert {
-		p |= catalog.PrivUpdate
-		read = read || oc.Where != nil
+	if oc := b.q.OnConflict; oc != nil && p == catalog.PrivInsert {
+		// A conflict target (columns or a constraint) reads the
+		// target's rows to find the conflicting one.
+		read = read || len(oc.Columns) > 0 || oc.Constraint != ""
+		if oc.Update {
+			// DO UPDATE reads the row it updates, whatever names it.
+			p |= catalog.PrivUpdate | catalog.PrivSelect
+		}
 	}
 	if read {
 		p |= catalog.PrivSelect
@@ -444,6 +451,8 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 		ctx.clause = "WHERE"
 		out.Where = b.finalize(b.boolArg(b.expr(ctx, oc.Where), "WHERE"))
 	}
+	// Reading EXCLUDED (the columns after rel's) needs no privilege.
+	b.readsTarget(rel, out.Set)
 	return out
 }
 
@@ -533,8 +542,31 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 		}
 		b.bindSet(rel, upd.Set, a, ctx)
 	}
+	b.readsTarget(rel, upd.Set)
 	upd.Returning, upd.Out = b.returningIn(sc)
 	return upd
+}
+
+// readsTarget records that the statement needs SELECT on its target rel
+// when the expressions es, bound over a row whose first columns are
+// rel's, read any of them: SET b = b || 'x' reads the rows it updates,
+// which PostgreSQL allows only with SELECT on the columns read. A
+// correlated subquery counts as a read.
+func (b *binder) readsTarget(rel *catalog.Relation, es []Expr) {
+	reads := false
+	for _, e := range es {
+		WalkExpr(e, func(x Expr) {
+			switch r := x.(type) {
+			case *ColRef:
+				reads = reads || r.Idx < len(rel.Cols)
+			case *Subquery:
+				reads = reads || r.Correlated
+			}
+		})
+	}
+	if reads {
+		b.record(Access{Rel: rel, Priv: catalog.PrivSelect, View: b.view})
+	}
 }
 
 // setTargetPos is the position of the column an UPDATE's SET assignment
