@@ -71,10 +71,17 @@ func (e *Engine) sourceExtra(src *syscat.Source, parts []sourcePartition, r *cat
 }
 
 // SourceErrors implements syscat.System.
-func (v liveSystem) SourceErrors() []syscat.SourceError {
+func (v liveSystem) SourceErrors() []syscat.SourceError { return v.e.sourceErrors(nil) }
+
+// sourceErrors are weir.source_errors' rows, of the connectors whose
+// relation visible accepts (all when nil).
+func (e *Engine) sourceErrors(visible func(*catalog.Relation) bool) []syscat.SourceError {
 	var out []syscat.SourceError
-	for _, r := range connectorRels(v.e, false) {
-		for _, m := range v.e.conns.malformed(r.ID) {
+	for _, r := range connectorRels(e, false) {
+		if visible != nil && !visible(r) {
+			continue
+		}
+		for _, m := range e.conns.malformed(r.ID) {
 			out = append(out, syscat.SourceError{Source: r.Name, Partition: m.Partition, Offset: m.Offset, Reason: m.Reason, At: m.At})
 		}
 	}

@@ -22,7 +22,9 @@ import (
 //   - the owner of a relation (its creator) holds every privilege on it;
 //     other roles hold what GRANT gave them or PUBLIC;
 //   - reading a relation needs SELECT on it, writing INSERT, UPDATE or
-//     DELETE (UPDATE and DELETE with a WHERE or RETURNING also SELECT);
+//     DELETE (also SELECT when the write reads the target's rows: a
+//     WHERE, RETURNING, SET expressions over its columns, ON CONFLICT
+//     with a conflict target);
 //     the relations a view reads are checked for its owner, when the
 //     view is created and at every read, so a role granted SELECT on a
 //     view can read it while the owner may (a superuser reading the view
@@ -34,7 +36,11 @@ import (
 //     ownership;
 //   - creating a source, a sink or a table with a connector (which make
 //     the server connect to other hosts), creating or dropping a schema,
-//     and ALTER SYSTEM need a superuser.
+//     and ALTER SYSTEM need a superuser;
+//   - the error texts of streaming jobs and connectors (weir.stream_errors,
+//     weir.source_errors, last_error of weir.jobs and weir.sinks), which
+//     hold row values, are shown for the relations the role owns (or has
+//     the owner's privileges of), all of them to a superuser (system.go).
 //
 // Denials are 42501 with Postgres's messages.
 //

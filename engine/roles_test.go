@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -163,4 +165,37 @@ func TestSetRole(t *testing.T) {
 	mustRun(t, root, "SET ROLE other")
 	mustRun(t, root, "RESET ALL")
 	wantRows(t, root, "SHOW role", "other")
+}
+
+// The last errors of weir.jobs, weir.sinks and the records of
+// weir.source_errors hold values of the rows that caused them: a role
+// reads them for the jobs it owns, <insufficient privilege> for the
+// others, as pg_stat_activity hides others' queries.
+func TestJobErrorsHiddenFromOthers(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{
+		"CREATE TABLE a (x int)", "CREATE MATERIALIZED VIEW av AS SELECT x FROM a",
+		"CREATE ROLE mallory LOGIN", "GRANT CREATE ON SCHEMA public TO mallory",
+	} {
+		mustRun(t, root, q)
+	}
+	mallory := sessionAs(t, e, "mallory")
+	mustRun(t, mallory, "CREATE TABLE b (x int)")
+	mustRun(t, mallory, "CREATE MATERIALIZED VIEW bv AS SELECT x FROM b")
+	for _, name := range []string{"av", "bv"} {
+		rel, ok := e.cat.Lookup("public", name)
+		if !ok {
+			t.Fatalf("no %s", name)
+		}
+		e.obs.jobFailed(types.JobID(rel.ID), fmt.Errorf("%s failed on SECRET_%s", name, name), time.Now())
+	}
+	q := "SELECT name || ': ' || last_error FROM weir.jobs ORDER BY name"
+	if got := strings.Join(mustRun(t, root, q), "|"); got != "av: av failed on SECRET_av|bv: bv failed on SECRET_bv" {
+		t.Errorf("root reads %q", got)
+	}
+	if got := strings.Join(mustRun(t, mallory, q), "|"); got != "av: <insufficient privilege>|bv: bv failed on SECRET_bv" {
+		t.Errorf("mallory reads %q", got)
+	}
 }

@@ -281,14 +281,65 @@ func (v liveSystem) StreamErrors() []syscat.StreamError { return v.e.streamError
 // all of them, as pg_stat_activity shows others' queries only to whom
 // may see them. A job whose relation is gone is a superuser's to see.
 func (c sessionCatalog) StreamErrors() []syscat.StreamError {
+	return c.e.streamErrorRecords(c.seesErrorsOf())
+}
+
+// seesErrorsOf returns whether the session's role may read the error
+// texts of the job or connector of a relation (nil: every one, for a
+// superuser): it owns the relation or has its owner's privileges.
+func (c sessionCatalog) seesErrorsOf() func(rel *catalog.Relation) bool {
 	me := c.s.role()
 	if me.Superuser {
-		return c.e.streamErrorRecords(nil)
+		return nil
 	}
 	mine := c.e.effectiveRoles(me)
-	return c.e.streamErrorRecords(func(rel *catalog.Relation) bool {
+	return func(rel *catalog.Relation) bool {
 		return rel != nil && slices.Contains(mine, rel.Owner)
-	})
+	}
+}
+
+// hiddenError is what a role reads in place of another's error text, as
+// in pg_stat_activity.
+const hiddenError = "<insufficient privilege>"
+
+// Jobs implements syscat.System for a session: the last error of a job
+// the role may not see the errors of (seesErrorsOf) reads
+// <insufficient privilege>.
+func (c sessionCatalog) Jobs() []syscat.Job {
+	jobs := c.liveSystem.Jobs()
+	if sees := c.seesErrorsOf(); sees != nil {
+		for i := range jobs {
+			rel, _ := c.e.cat.ByID(uint32(jobs[i].ID))
+			if jobs[i].LastError != "" && !sees(rel) {
+				jobs[i].LastError = hiddenError
+			}
+		}
+	}
+	return jobs
+}
+
+// Sinks implements syscat.System for a session, hiding the last error of
+// sinks the role may not see the errors of, as Jobs does.
+func (c sessionCatalog) Sinks() []syscat.Sink {
+	sinks := c.liveSystem.Sinks()
+	if sees := c.seesErrorsOf(); sees != nil {
+		byName := map[string]*catalog.Relation{}
+		for _, r := range connectorRels(c.e, true) {
+			byName[r.Name] = r
+		}
+		for i := range sinks {
+			if sinks[i].LastError != "" && !sees(byName[sinks[i].Name]) {
+				sinks[i].LastError = hiddenError
+			}
+		}
+	}
+	return sinks
+}
+
+// SourceErrors implements syscat.System for a session: the malformed
+// records of the sources the role may see the errors of.
+func (c sessionCatalog) SourceErrors() []syscat.SourceError {
+	return c.e.sourceErrors(c.seesErrorsOf())
 }
 
 // TableBytes implements syscat.Provider.
