@@ -115,6 +115,10 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to %s \"%s\"", kindWords[rel.Kind], rel.Name)
 		}
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+			// Again as it runs, for the role of its Execute.
+			if err := s.checkAccess([]planner.Access{{Rel: rel, Priv: catalog.PrivInsert}}); err != nil {
+				return nil, err
+			}
 			return s.copyIn(ctx, rel, cols, co, io)
 		}}, nil
 	}
@@ -550,6 +554,11 @@ func csvFieldQuoted(raw string, i int, co copyOptions) bool {
 
 // copyOut runs a query and streams its rows to the client.
 func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	// Checked again as it runs: a COPY parsed before a SET ROLE (the
+	// extended protocol) runs as the role of its Execute.
+	if err := s.checkAccess(b.Access); err != nil {
+		return nil, err
+	}
 	if err := s.noSourceReads(b); err != nil {
 		return nil, err
 	}
