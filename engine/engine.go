@@ -51,6 +51,10 @@ type Config struct {
 	// MaxConnections is the wire server's session limit, shown by SHOW
 	// max_connections (zero: the default, 100).
 	MaxConnections int
+	// SuperuserReservedConnections is how many of those only superusers
+	// may take, shown by SHOW superuser_reserved_connections (negative:
+	// none; zero: the default, 3).
+	SuperuserReservedConnections int
 	// AllowedConnectorHosts limits the brokers sources and sinks may
 	// name: each entry is a host (any port) or host:port. Empty allows
 	// every host.

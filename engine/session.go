@@ -138,6 +138,9 @@ func (s *Session) get(st *setting) string {
 	if st.name == "max_connections" && s.eng.cfg.MaxConnections > 0 {
 		return strconv.Itoa(s.eng.cfg.MaxConnections)
 	}
+	if st.name == "superuser_reserved_connections" && s.eng.cfg.SuperuserReservedConnections != 0 {
+		return strconv.Itoa(max(s.eng.cfg.SuperuserReservedConnections, 0))
+	}
 	if st.name == "is_superuser" {
 		if s.superuser() {
 			return "on"
