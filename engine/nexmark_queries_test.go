@@ -157,3 +157,47 @@ func diffRows(got, want []string) string {
 	}
 	return b.String()
 }
+
+// TestNexmarkQ5SharesItsCounts checks that q5, whose two subqueries
+// count the bids of each auction per HOP window alike, computes those
+// counts once: its plan has one source, one HOP window and one count
+// aggregation, read by both sides of the join through StreamShares,
+// and its job runs one generator reader and generates each bid once.
+// Its result is TestNexmarkQueries's to check.
+func TestNexmarkQ5SharesItsCounts(t *testing.T) {
+	const events = 5000
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	opts := nexmark.SourceOptions{Events: events, Splits: 1, BaseMillis: nexmarkBase, EventRate: 700, Watermark: true}
+	mustRun(t, s, nexmark.DDL(nexmark.Bid, opts))
+	q, _ := nexmark.QueryByName("q5")
+	plan := strings.Join(mustRun(t, s, "EXPLAIN CREATE MATERIALIZED VIEW q5 AS "+q.SQL), "\n")
+	for _, c := range []struct {
+		text string
+		n    int
+	}{
+		{"StreamSource {", 1},
+		{"StreamHopWindow {", 1},
+		{"StreamHashAgg { group_key: [window_start, auction], aggs: [count(*)]", 1},
+		{"StreamShare { id: 1", 2},
+		// The count's and the max's, each on its node and in the list of
+		// state tables.
+		{"agg_state#", 4},
+		{"source_position#", 2},
+	} {
+		if got := strings.Count(plan, c.text); got != c.n {
+			t.Errorf("the plan holds %q %d times, want %d:\n%s", c.text, got, c.n, plan)
+		}
+	}
+	mustRun(t, s, "CREATE MATERIALIZED VIEW q5 AS "+q.SQL)
+	for range 600 {
+		if st := e.GeneratorStats(); st.Readers > 0 && st.Exhausted == st.Readers {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := e.GeneratorStats(); st.Readers != 1 || st.Rows != nexmark.CountBefore(nexmark.Bid, events) {
+		t.Errorf("generator: %s, want 1 reader of %d bids", st, nexmark.CountBefore(nexmark.Bid, events))
+	}
+}
