@@ -43,8 +43,9 @@ import (
 //
 // Sharing stops at exchanges: when two exchanges are equal their inputs
 // are shared, and each consumer keeps its exchange (the kept subtree's
-// actors dispatch to both). Subtrees over constant rows only (VALUES)
-// are not shared. A relation planned by an older format
+// actors dispatch to both). Only subtrees that keep state are shared
+// (worthSharing): two readers of a source each with its own stateless
+// operators stay apart. A relation planned by an older format
 // (WithPlanFormat below 6) shares nothing, keeping its state layout.
 
 // StreamShare reads the output of a subplan that several nodes of the
@@ -88,7 +89,7 @@ func shareSubplans(root StreamNode) {
 	shares := 0
 	var visit func(parent StreamNode, input int, n StreamNode)
 	visit = func(parent StreamNode, input int, n StreamNode) {
-		if _, isX := n.(*StreamExchange); !isX && parent != nil && readsRelation(n) {
+		if _, isX := n.(*StreamExchange); !isX && parent != nil && worthSharing(n) {
 			id := k.of(n)
 			if o, ok := first[id]; ok {
 				if o.share == nil {
@@ -108,15 +109,33 @@ func shareSubplans(root StreamNode) {
 	visit(nil, 0, root)
 }
 
-// readsRelation reports whether the subtree rooted at n reads a source
-// or a table: one over constant rows only (VALUES) is cheaper to compute
-// twice than to share.
-func readsRelation(n StreamNode) bool {
-	switch n.(type) {
-	case *StreamSource, *StreamTableScan:
-		return true
+// worthSharing reports whether the subtree rooted at n is worth
+// computing once: it keeps state (an aggregation, a join, a top-N, ...)
+// and reads a source or a table. Without state a subtree is a reader
+// and stateless operators over each row, cheaper to compute twice than
+// to copy each chunk to its consumers; and a consumer of a shared
+// subtree waits for the slowest of the others, where its own reader
+// would run ahead (an interval join whose side runs ahead drops the
+// other side's rows sooner). A subtree over constant rows (VALUES)
+// emits its rows once.
+func worthSharing(n StreamNode) bool {
+	var state, reads bool
+	var walk func(StreamNode)
+	walk = func(n StreamNode) {
+		switch n.(type) {
+		case *StreamSource, *StreamTableScan:
+			reads = true
+		case *StreamValues, *StreamProject, *StreamFilter, *StreamHopWindow, *StreamExpand, *StreamProjectSet,
+			*StreamReplicate, *StreamUnion, *StreamExchange, *StreamShare:
+		default:
+			state = true
+		}
+		for _, in := range n.StreamInputs() {
+			walk(in)
+		}
 	}
-	return slices.ContainsFunc(n.StreamInputs(), readsRelation)
+	walk(n)
+	return state && reads
 }
 
 func newShare(in StreamNode, id int) *StreamShare {
