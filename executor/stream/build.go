@@ -193,9 +193,10 @@ func (j *Job) Run(ctx context.Context) error {
 }
 
 // Build turns a stream plan into a job: fragments split at
-// StreamExchange nodes and at the inputs of multi-input operators (each
-// input runs in actors of its own, so the operator can read all of them
-// without blocking on one), Parallelism actors per fragment (one for a
+// StreamExchange nodes, at StreamShares (the shared subplan's fragment
+// built once, dispatching to each of them) and at the inputs of
+// multi-input operators (each input runs in actors of its own, so the
+// operator can read all of them without blocking on one), Parallelism actors per fragment (one for a
 // fragment with a single distribution), operators created from the
 // nodes, and channels and dispatchers wired between fragments. State
 // table ids come from the plan's StateTableDescs.
