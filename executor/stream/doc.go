@@ -9,8 +9,9 @@
 //
 // # Fragments and actors
 //
-// Build cuts the plan into fragments at every StreamExchange and at every
-// input of a multi-input operator (Union, HashJoin), and runs each
+// Build cuts the plan into fragments at every StreamExchange, at every
+// StreamShare and at every input of a multi-input operator (Union,
+// HashJoin), and runs each
 // fragment as Parallelism actors (one for a single distribution). An
 // actor is one goroutine that pulls messages from the root of its chain
 // of fused operators (Operator.Next) and pushes them to its dispatcher.
