@@ -196,10 +196,11 @@ func (j *Job) Run(ctx context.Context) error {
 // StreamExchange nodes, at StreamShares (the shared subplan's fragment
 // built once, dispatching to each of them) and at the inputs of
 // multi-input operators (each input runs in actors of its own, so the
-// operator can read all of them without blocking on one), Parallelism actors per fragment (one for a
-// fragment with a single distribution), operators created from the
-// nodes, and channels and dispatchers wired between fragments. State
-// table ids come from the plan's StateTableDescs.
+// operator can read all of them without blocking on one), Parallelism
+// actors per fragment (one for a fragment with a single distribution),
+// operators created from the nodes, and channels and dispatchers wired
+// between fragments. State table ids come from the plan's
+// StateTableDescs.
 func Build(root planner.StreamNode, env Env) (*Job, error) {
 	if env.DB == nil || env.Sink == nil {
 		return nil, pgerr.New(pgerr.InternalError, "stream build: no storage or barrier sink")
@@ -246,7 +247,6 @@ type fragSpec struct {
 
 type edge struct {
 	from *fragSpec
-	to   *fragSpec
 	dist planner.Distribution
 	// forward: no repartitioning (an input of a multi-input operator that
 	// is not an exchange, or a StreamShare).
@@ -292,7 +292,7 @@ func (b *builder) fragment(node planner.StreamNode) *fragSpec {
 // connect records that f reads the output of fragment from at node (an
 // exchange, a StreamShare or an input of a multi-input operator).
 func (b *builder) connect(f, from *fragSpec, node planner.StreamNode, e *edge) {
-	e.from, e.to = from, f
+	e.from = from
 	from.outs = append(from.outs, e)
 	f.ins = append(f.ins, e)
 	b.edges[node] = e
