@@ -25,21 +25,28 @@ import (
 // node in every field but the ids of their state tables: same operator,
 // same expressions, same inputs. Stream plans hold no volatile function
 // (checkExprs refuses them), and every operator's output is a function
-// of its input's changelog and the barriers' times, so the copies would
-// emit the same rows in the same epochs. The copy's state tables are
-// never created: their ids stay allocated (the allocation order, which
-// a restart replays, does not change) and unused.
+// of its input's changelog and the barriers' times, so the copies emit
+// the same rows in the same epochs, but for the order in which an
+// exchange interleaves its senders (where rows tie, a top-N or a
+// string_agg without ORDER BY may keep either): sharing makes every
+// reader see one such order. The copy's state tables are never created:
+// their ids stay allocated (the allocation order, which a restart
+// replays, does not change) and unused.
 //
-//	SELECT a.k, a.n FROM (SELECT k, count(*) AS n FROM t GROUP BY k) a
-//	  JOIN (SELECT k, count(*) AS n FROM t GROUP BY k) b ON a.k = b.n
+//	SELECT a.dept, a.n, b.n AS m
+//	FROM (SELECT dept, count(*) AS n FROM emp GROUP BY dept) a
+//	JOIN (SELECT dept, count(*) AS n FROM emp GROUP BY dept) b ON a.n = b.n
 //
-//	StreamHashJoin { ... }
-//	├─StreamExchange { dist: HashShard(k) }
-//	│ └─StreamShare { id: 1 }
-//	│   └─StreamProject { exprs: [t.k, count(*) AS n] }
-//	│     └─StreamHashAgg { ... }
+//	StreamHashJoin { type: Inner, keys: [n = n], ... }
+//	├─StreamExchange { dist: HashShard(n) }
+//	│ └─StreamProject { exprs: [emp.dept, count(*) AS n] }
+//	│   └─StreamShare { id: 1 }
+//	│     └─StreamHashAgg { group_key: [dept], aggs: [count(*)], ... }
+//	│       └─StreamExchange { dist: HashShard(dept) }
+//	│         └─StreamTableScan { table: emp, ... }
 //	└─StreamExchange { dist: HashShard(n) }
-//	  └─StreamShare { id: 1 }
+//	  └─StreamProject { exprs: [count(*) AS n, dept (hidden)] }
+//	    └─StreamShare { id: 1 }
 //
 // Sharing stops at exchanges: when two exchanges are equal their inputs
 // are shared, and each consumer keeps its exchange (the kept subtree's
@@ -111,7 +118,8 @@ func shareSubplans(root StreamNode) {
 
 // worthSharing reports whether the subtree rooted at n is worth
 // computing once: it keeps state (an aggregation, a join, a top-N, ...)
-// and reads a source or a table. Without state a subtree is a reader
+// (or looks rows up: a lookup join) and reads a source or a table.
+// Without state a subtree is a reader
 // and stateless operators over each row, cheaper to compute twice than
 // to copy each chunk to its consumers; and a consumer of a shared
 // subtree waits for the slowest of the others, where its own reader
