@@ -121,6 +121,8 @@ type Engine struct {
 	st *streams
 
 	nextPID atomic.Uint32
+	// parses admits the parsing of large statements (parse.go).
+	parses *parseGate
 	// conf holds the session settings' defaults that ALTER SYSTEM kept,
 	// as of the last pg_reload_conf() or start (autoconf.go).
 	conf    atomic.Pointer[confDefaults]
@@ -200,6 +202,7 @@ func Open(cfg Config) (*Engine, error) {
 	registerMissing(db, cat)
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
+	e.parses = newParseGate(cfg.MemoryBudget())
 	if err := e.rebuildUniqueStores(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("rebuild unique key stores: %w", err)

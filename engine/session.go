@@ -293,7 +293,7 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	// statement_timeout and cancellation cover parsing and binding too.
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	stmt, err := parseCtx(ctx, text)
+	stmt, err := s.parseCtx(ctx, text)
 	if err != nil {
 		s.fail()
 		return nil, err
@@ -401,44 +401,3 @@ func checkUTF8(text string) error {
 	return types.CheckText(text)
 }
 
-// parseCtx parses text, giving up when ctx ends first: the parser cannot
-// be interrupted, and a statement of a million list items takes seconds
-// to parse, so it runs in a goroutine of its own whose result is dropped
-// when the statement has timed out or been cancelled meanwhile. Short
-// statements are parsed inline.
-func parseCtx(ctx context.Context, text string) (sql.Stmt, error) {
-	if len(text) < parseInlineBytes {
-		stmt, err := sql.Parse(text)
-		if err == nil && ctx.Err() != nil {
-			err = ctxError(ctx)
-		}
-		return stmt, err
-	}
-	type result struct {
-		stmt sql.Stmt
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{err: pgerr.New(pgerr.InternalError, "internal error: %v", r)}
-			}
-		}()
-		stmt, err := sql.Parse(text)
-		done <- result{stmt, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err == nil && ctx.Err() != nil {
-			r.err = ctxError(ctx)
-		}
-		return r.stmt, r.err
-	case <-ctx.Done():
-		return nil, ctxError(ctx)
-	}
-}
-
-// parseInlineBytes is the text size below which parseCtx parses without
-// a goroutine: such statements parse in well under a millisecond.
-const parseInlineBytes = 64 << 10
