@@ -18,7 +18,7 @@ import (
 // looks in each run: a Bloom filter of the run's hashes (10 bits a row)
 // answers most misses without reading the tape, and a mark every
 // seenStride records (its hash and offset) leads a hit to the few
-// records it reads. Runs are merged seenFanin at a time once that many
+// records it reads, straight from the file. Runs are merged seenFanin at a time once that many
 // of one generation pile up, so a row is rewritten a few times at most
 // and the runs stay few. What stays in memory past the table is the
 // filters and marks, about 1.5 bytes a row.
@@ -35,6 +35,8 @@ type seenSet struct {
 	held int64
 	runs []*seenRun
 	buf  []byte
+	// probe holds the records a lookup read.
+	probe []byte
 }
 
 // seenStride is how many records of a run lie between two marks.
@@ -273,31 +275,45 @@ func (r *seenRun) contains(s *seenSet, h uint64, row types.Row) (bool, error) {
 	if r.n == 0 || !r.mayContain(h) {
 		return false, nil
 	}
-	// Records of hash h follow the last mark of a smaller hash.
-	i := sort.Search(len(r.marks), func(i int) bool { return r.marks[i].hash >= h })
-	var off int64
-	if i > 0 {
-		off = r.marks[i-1].off
+	// Records of hash h follow the last mark of a smaller hash (the
+	// first record has a mark); they are read a stride at a time, as
+	// long as the next stride may still hold some.
+	k := sort.Search(len(r.marks), func(i int) bool { return r.marks[i].hash >= h })
+	if k > 0 {
+		k--
 	}
-	for off < r.tape.Size() {
-		rec, next, err := r.tape.Next(off, s.buf)
-		if err != nil {
-			return false, err
-		}
-		s.buf, off = rec, next
-		rh := bin.BigEndian.Uint64(rec)
-		if rh > h {
+	for ; k < len(r.marks); k++ {
+		if k > 0 && r.marks[k].hash > h {
 			return false, nil
 		}
-		if rh < h {
-			continue
+		end := r.tape.Size()
+		if k+1 < len(r.marks) {
+			end = r.marks[k+1].off
 		}
-		got, err := types.DecodeRow(rec[8:], s.enc)
+		b, err := r.tape.ReadRecords(r.marks[k].off, end, s.probe)
 		if err != nil {
 			return false, err
 		}
-		if sameRow(got, row, s.ts) {
-			return true, nil
+		s.probe = b
+		for len(b) > 0 {
+			var rec []byte
+			if rec, b, err = storage.SplitRecord(b); err != nil {
+				return false, err
+			}
+			rh := bin.BigEndian.Uint64(rec)
+			if rh > h {
+				return false, nil
+			}
+			if rh < h {
+				continue
+			}
+			got, err := types.DecodeRow(rec[8:], s.enc)
+			if err != nil {
+				return false, err
+			}
+			if sameRow(got, row, s.ts) {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
