@@ -21,7 +21,7 @@ import (
 // records it reads, straight from the file. Runs are merged seenFanin at a time once that many
 // of one generation pile up, so a row is rewritten a few times at most
 // and the runs stay few. What stays in memory past the table is the
-// filters and marks, about 1.5 bytes a row.
+// filters and marks, under 2 bytes a row.
 //
 // PostgreSQL keeps this set in a hash table that grows past work_mem;
 // the answers are the same, as rows are equal here exactly when they
