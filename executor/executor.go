@@ -141,19 +141,22 @@ type ExecCtx struct {
 	// temps holds the rows the statement keeps beyond any operator's
 	// life (an uncorrelated subquery's), for Release to remove; the
 	// copies of the ExecCtx a subquery runs in share it (shareTemps).
-	temps *[]*rowSpool
+	temps *[]discarder
 }
+
+// discarder is what ExecCtx.Release removes: a rowSpool, a seenSet.
+type discarder interface{ discard() }
 
 // shareTemps makes sure ec has its list of kept rows before a copy of
 // ec is made, so that the copy adds to the same list.
 func (ec *ExecCtx) shareTemps() {
 	if ec.temps == nil {
-		ec.temps = new([]*rowSpool)
+		ec.temps = new([]discarder)
 	}
 }
 
 // keep adds s to the rows Release removes.
-func (ec *ExecCtx) keep(s *rowSpool) {
+func (ec *ExecCtx) keep(s discarder) {
 	ec.shareTemps()
 	*ec.temps = append(*ec.temps, s)
 }

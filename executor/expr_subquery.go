@@ -16,8 +16,15 @@ import (
 // for the statement; a correlated one runs once per visible row with that
 // row pushed on EvalCtx.Outer. The rows are in a rowSpool, as PostgreSQL
 // keeps a subplan's in a tuplestore when they are not hashed: work_mem
-// of them in memory, the rest on a tape that each row's IN, ANY or ALL
+// of them in memory, the rest on a tape that each row's ANY or ALL
 // reads from the start again (ExecCtx.Release removes the kept ones).
+//
+// An uncorrelated IN or NOT IN (= ANY, <> ALL) whose argument has the
+// subquery column's type is hashed instead, as PostgreSQL's hashed
+// subplan is: its values go into a seenSet (work_mem in a hash table,
+// the rest in sorted runs on tapes), and each row looks its argument up
+// there. The type's = is then the equality hashRow and sameRow agree
+// on, so the answers are the ones of the comparisons.
 type subqueryEval struct {
 	q   *planner.Subquery
 	arg Evaluator
@@ -27,8 +34,45 @@ type subqueryEval struct {
 	row  []Evaluator
 	cmps []func(a, b types.Datum) int
 
+	// hashed: the subquery is an uncorrelated IN or NOT IN answered
+	// from set, which holds its non-NULL values; setNull says it
+	// yielded a NULL, setEmpty that it yielded no row.
+	hashed   bool
+	set      *seenSet
+	setNull  bool
+	setEmpty bool
+
 	cachedFor *ExecCtx
 	cached    *rowSpool
+}
+
+// hashableIn reports whether arg IN (subquery) over a column of type col
+// may be answered by hashing: the types are one, or integers, floats or
+// text of two widths, whose = is the equality of types.Compare with the
+// column's type (and so of hashRow).
+func hashableIn(arg, col types.T) bool {
+	kind := func(t types.T) int {
+		switch t.ID {
+		case types.Int2, types.Int4, types.Int8:
+			return 1
+		case types.Float4, types.Float8:
+			return 2
+		case types.Text, types.Varchar:
+			return 3
+		}
+		return 0
+	}
+	if k := kind(arg); k != 0 {
+		return k == kind(col)
+	}
+	if arg.ID != col.ID {
+		return false
+	}
+	switch arg.ID {
+	case types.Unknown, types.Record, types.Json:
+		return false
+	}
+	return true
 }
 
 func compileSubquery(e *planner.Subquery) (Evaluator, error) {
@@ -67,8 +111,74 @@ func compileSubquery(e *planner.Subquery) (Evaluator, error) {
 			return nil, err
 		}
 		s.cmp = cmp
+		s.hashed = !e.Correlated && hashableIn(e.Arg.Type(), sch[0].T) &&
+			(e.Kind == planner.SubAny && e.Op == "=" || e.Kind == planner.SubAll && e.Op == "<>")
 	}
 	return s, nil
+}
+
+// runHashed executes an uncorrelated IN or NOT IN's subquery into set,
+// setNull and setEmpty; ExecCtx.Release removes the set.
+func (s *subqueryEval) runHashed(ctx *EvalCtx) error {
+	if ctx.Exec == nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported here")
+	}
+	ctx.Exec.shareTemps()
+	ec := *ctx.Exec
+	ec.Eval = *ctx
+	ec.Eval.Exec = &ec
+	op, err := Build(s.q.Plan, &ec)
+	if err != nil {
+		return err
+	}
+	defer op.Close()
+	set := newSeenSet(ctx.Exec, s.q.Plan.Schema().Types()[:1])
+	s.set, s.setNull, s.setEmpty = set, false, true
+	ctx.Exec.keep(set)
+	key := make(types.Row, 1)
+	for {
+		c, err := op.Next(context.Background())
+		if err != nil || c == nil {
+			return err
+		}
+		v := c.Cols[0]
+		for i := 0; i < c.Len(); i++ {
+			if !c.Visible(i) {
+				continue
+			}
+			s.setEmpty = false
+			if key[0] = v.Get(i); key[0].Null {
+				s.setNull = true
+				continue
+			}
+			if _, err := set.add(key); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// hashedValue is an uncorrelated IN's (= ANY) or NOT IN's (<> ALL)
+// value for the argument arg, by the rules of value.
+func (s *subqueryEval) hashedValue(arg types.Datum) (types.Datum, error) {
+	all := s.q.Kind == planner.SubAll
+	if s.setEmpty {
+		return types.DBool(all), nil
+	}
+	if arg.Null {
+		return types.NullDatum, nil
+	}
+	found, err := s.set.has(types.Row{arg})
+	if err != nil {
+		return types.NullDatum, err
+	}
+	if found {
+		return types.DBool(!all), nil
+	}
+	if s.setNull {
+		return types.NullDatum, nil
+	}
+	return types.DBool(all), nil
 }
 
 // run executes the subquery plan and returns its visible rows, which the
@@ -148,6 +258,30 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	var left []types.Datum
 	if s.row != nil {
 		left = make([]types.Datum, len(s.row))
+	}
+	if s.hashed && (s.cachedFor != ctx.Exec || s.set == nil) {
+		if s.set != nil {
+			s.set.discard()
+			s.set = nil
+		}
+		if err := s.runHashed(ctx); err != nil {
+			return nil, err
+		}
+		s.cachedFor = ctx.Exec
+	}
+	if s.hashed {
+		for i := 0; i < n; i++ {
+			if !in.Visible(i) {
+				out.Nulls[i] = true
+				continue
+			}
+			d, err := s.hashedValue(args.Get(i))
+			if err != nil {
+				return nil, err
+			}
+			setDatum(out, i, d)
+		}
+		return out, nil
 	}
 	if !s.q.Correlated && (s.cachedFor != ctx.Exec || s.cached == nil) {
 		if s.cached != nil {

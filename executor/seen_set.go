@@ -66,18 +66,31 @@ func newSeenSet(ec *ExecCtx, ts []types.T) *seenSet {
 	return &seenSet{ec: ec, ts: ts, enc: spillTypes(ts), mem: newRowTable(ts)}
 }
 
+// has reports whether a row equal to row is in the set.
+func (s *seenSet) has(row types.Row) (bool, error) {
+	return s.find(hashRow(row, s.ts), row)
+}
+
+// find reports whether a row equal to row, whose hash is h, is in the
+// set.
+func (s *seenSet) find(h uint64, row types.Row) (bool, error) {
+	if s.mem.find(h, row) >= 0 {
+		return true, nil
+	}
+	for _, r := range s.runs {
+		if found, err := r.contains(s, h, row); err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
 // add inserts a copy of row unless an equal row is in the set, and
 // reports whether it did.
 func (s *seenSet) add(row types.Row) (bool, error) {
 	h := hashRow(row, s.ts)
-	if s.mem.find(h, row) >= 0 {
-		return false, nil
-	}
-	for _, r := range s.runs {
-		found, err := r.contains(s, h, row)
-		if err != nil || found {
-			return false, err
-		}
+	if found, err := s.find(h, row); err != nil || found {
+		return false, err
 	}
 	cp := make(types.Row, len(row))
 	for j, d := range row {

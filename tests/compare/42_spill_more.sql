@@ -54,6 +54,24 @@ SELECT id, (SELECT max(s) FROM big WHERE k = 5) AS m, EXISTS (SELECT 1 FROM big 
 SELECT cardinality(a), md5(a::text), a[1:3], a[19998:20000] FROM (SELECT ARRAY(SELECT s FROM big ORDER BY id) AS a) x;
 SELECT md5(ARRAY(SELECT v FROM big WHERE id > 15000 ORDER BY id DESC)::text);
 SELECT count(*) FROM big b1 WHERE b1.k IN (SELECT b2.k + 1 FROM big b2 WHERE b2.id % 7 = 0) OR b1.id < 0;
+-- IN and NOT IN are answered from a hash of the subquery's values
+-- when the types agree: values equal by = though written apart, NULLs,
+-- an empty subquery.
+SELECT x, x IN (SELECT v FROM big WHERE id <= 16) AS i, x NOT IN (SELECT v FROM big WHERE id <= 16) AS ni,
+  x IN (SELECT v FROM big WHERE id <= 10) AS i10, x NOT IN (SELECT v FROM big WHERE id <= 10) AS ni10
+  FROM (VALUES (0.125), (0.1250), (2.0), (NULL), (99)) AS t(x);
+SELECT f, f IN (SELECT g FROM (VALUES ('-0'::float8), ('NaN'), (1.5)) AS s(g)) AS i,
+  f NOT IN (SELECT g FROM (VALUES ('-0'::float8), ('NaN'), (1.5)) AS s(g)) AS ni
+  FROM (VALUES ('0'::float8), ('NaN'::float8), (2.0::float8), ('-Infinity')) AS t(f);
+SELECT NULL::int IN (SELECT id FROM big WHERE id < 0) AS i, NULL::int NOT IN (SELECT id FROM big WHERE id < 0) AS ni,
+  NULL::int IN (SELECT id FROM big) AS i2, 'ab '::char(4) IN (SELECT 'ab'::char(3)) AS c,
+  'ab'::varchar IN (SELECT 'ab'::text) AS vt, 3::int2 IN (SELECT id::int8 FROM big) AS i28,
+  2.5::float4 NOT IN (SELECT v::float8 FROM big WHERE id < 30 AND v IS NOT NULL) AS f48;
+SELECT count(*) FILTER (WHERE s IN (SELECT s FROM big WHERE id % 3 = 0)),
+  count(*) FILTER (WHERE s NOT IN (SELECT s FROM big WHERE id % 3 = 0)),
+  count(*) FILTER (WHERE upper(s) IN (SELECT upper(s) FROM big WHERE id % 5 = 0)),
+  count(*) FILTER (WHERE v IN (SELECT v * 2 FROM big WHERE id % 2 = 0))
+  FROM big;
 -- RETURNING of thousands of rows.
 CREATE TABLE sink (id int PRIMARY KEY, k int, v numeric, s text);
 INSERT INTO sink SELECT id, k, v, s FROM big WHERE id <= 2500 RETURNING id, k, v, s;
