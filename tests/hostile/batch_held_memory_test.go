@@ -51,8 +51,8 @@ func batchHeldCases(n int) []batchHashCase {
 // over a subquery of the table's text column. Each statement's peak
 // resident set must stay below 250 MB, as TestBatchAggMemory's must;
 // the answers must be exact. Holding their rows in memory they peaked
-// at 344–353, 297 and 302 MB; keeping to work_mem, at 140–152, 145–159
-// and 143–150 MB (docs/memory.md). WEIR_MEMORY_ROWS sets another
+// at 344–353, 297 and 302 MB; keeping to work_mem, at 140–152, 131 and
+// 133 MB (docs/memory.md). WEIR_MEMORY_ROWS sets another
 // number of rows.
 func TestBatchHeldMemory(t *testing.T) {
 	t.Parallel() // its own server process: the peak read is its own
