@@ -52,7 +52,9 @@ func TestHeldRowsTapesRemoved(t *testing.T) {
 		return tapes(), r.Close
 	}
 	for _, q := range []string{
+		// Hashed, and read again for every row.
 		"SELECT id FROM h WHERE id % 500 = 0 AND p IN (SELECT p FROM h WHERE id % 2 = 0)",
+		"SELECT id FROM h WHERE id <= ALL (SELECT id + 1 FROM h WHERE id % 2 = 0)",
 		"INSERT INTO h SELECT g, 'new' || g FROM generate_series(3001, 5000) g RETURNING id, p",
 	} {
 		n, closeRes := open(q)
@@ -66,6 +68,7 @@ func TestHeldRowsTapesRemoved(t *testing.T) {
 	}
 	wantRows(t, s, "SELECT count(*) FROM h WHERE id % 500 = 0 AND p IN (SELECT p FROM h WHERE id % 2 = 0 AND id <= 3000)", "6")
 	wantRows(t, s, "SELECT count(*) FROM h WHERE p NOT IN (SELECT p FROM h WHERE id > 10)", "10")
+	wantRows(t, s, "SELECT id FROM h WHERE id <= ALL (SELECT id + 1 FROM h WHERE id % 2 = 0)", "1", "2", "3")
 
 	// Failures: a subquery's rows kept when a later row fails, and
 	// RETURNING rows collected before a duplicate key.
