@@ -11,21 +11,22 @@ import (
 
 // seenSet is the set of rows a WITH RECURSIVE UNION (without ALL) has
 // emitted, which every new row is looked up in as it comes, so that a
-// LIMIT above the recursion still stops it. Rows enter a hash table in
+// LIMIT above the recursion still stops it; an uncorrelated IN or NOT IN
+// hashes its subquery's values into one too. Rows enter a hash table in
 // memory; when the table holds ExecCtx.WorkMem of them (by
 // types.RowMemSize) they go to a tape as a run sorted by their hash,
 // and the table starts empty again. A lookup that misses the table
 // looks in each run: a Bloom filter of the run's hashes (10 bits a row)
 // answers most misses without reading the tape, and a mark every
 // seenStride records (its hash and offset) leads a hit to the few
-// records it reads, straight from the file. Runs are merged seenFanin at a time once that many
-// of one generation pile up, so a row is rewritten a few times at most
-// and the runs stay few. What stays in memory past the table is the
-// filters and marks, under 2 bytes a row.
+// records it reads, straight from the file. Runs are merged seenFanin
+// at a time once that many of one generation pile up, so a row is
+// rewritten a few times at most and the runs stay few. What stays in
+// memory past the table is the filters and marks, under 2 bytes a row.
 //
-// PostgreSQL keeps this set in a hash table that grows past work_mem;
-// the answers are the same, as rows are equal here exactly when they
-// are in its table (NULLs equal, by hashRow and sameRow).
+// PostgreSQL keeps a recursion's set in a hash table that grows past
+// work_mem; the answers are the same, as rows are equal here exactly
+// when they are in its table (NULLs equal, by hashRow and sameRow).
 type seenSet struct {
 	ec   *ExecCtx
 	ts   []types.T
