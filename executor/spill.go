@@ -75,10 +75,11 @@ type rowTapeReader struct {
 	buf []byte
 }
 
-// next returns the next row, or nil after the last. The row is the
-// caller's: nothing of it points into the reader.
+// next returns the next row, or nil after the last (or once the tape is
+// discarded). The row is the caller's: nothing of it points into the
+// reader.
 func (r *rowTapeReader) next() (types.Row, error) {
-	if r.off >= r.t.tape.Size() {
+	if r.t.tape == nil || r.off >= r.t.tape.Size() {
 		return nil, nil
 	}
 	rec, next, err := r.t.tape.Next(r.off, r.buf)
