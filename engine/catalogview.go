@@ -42,6 +42,7 @@ func (v catalogView) SystemTable(schema, name string) (string, types.Schema, boo
 // collect runs a bound read-only plan over snap and returns all rows.
 func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
 	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	defer ec.Release()
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err
