@@ -98,6 +98,9 @@ type Session struct {
 	// to the client by the statement's Execute or Next (only the
 	// session's goroutine touches them).
 	notices []notice
+	// tempSchema is the session's temporary schema, pg_temp_N, or ""
+	// before its first temporary relation (temp.go).
+	tempSchema string
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -275,6 +278,7 @@ func (s *Session) TxStatus() byte {
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
 	s.closeCursors(true)
+	s.closeTemp()
 	s.eng.metrics.sessions.Dec()
 	s.eng.sessions.CompareAndDelete(s.pid, s)
 	s.closeOnce.Do(func() { close(s.closed) })

@@ -128,12 +128,25 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			if st.What == "all" || st.What == "" {
+			what := orDefault(st.What, "all")
+			if what == "temporary" {
+				what = "temp"
+			}
+			if what == "all" || what == "temp" {
+				// Dropping is DDL, which runs outside blocks only.
+				if err := s.noDDLInBlock("DISCARD " + strings.ToUpper(what)); err != nil {
+					return nil, err
+				}
+				if err := s.dropTemp(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if what == "all" {
 				s.sqlPrepared = nil
 				s.closeCursors(true)
+				s.vars = map[string]string{}
 			}
-			s.vars = map[string]string{}
-			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
+			return done("DISCARD " + strings.ToUpper(what))
 		}), nil
 	case *sql.Flush:
 		// FLUSH waits for the next committed checkpoint: everything
@@ -152,7 +165,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		// REFRESH waits, as FLUSH, until it holds what was written
 		// before. PostgreSQL's checks come first.
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			rel, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+			rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
 			}
@@ -187,7 +200,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if err := s.noDDLInBlock("ALTER " + strings.ToUpper(st.Kind)); err != nil {
 				return nil, err
 			}
-			if err := s.resumeJob(ctx, st.Kind, schemaOf(st.Name), st.Name.Name, io); err != nil {
+			if err := s.resumeJob(ctx, st.Kind, s.schemaOf(st.Name), st.Name.Name, io); err != nil {
 				return nil, err
 			}
 			return done("ALTER " + strings.ToUpper(st.Kind))
@@ -233,7 +246,7 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 			out.Columns = append(out.Columns, c)
 			continue
 		}
-		rel, ok := s.eng.cat.Lookup(schemaOf(c.Like.Table), c.Like.Table.Name)
+		rel, ok := s.eng.cat.Lookup(s.schemaOf(c.Like.Table), c.Like.Table.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", c.Like.Table.String()).WithPosition(c.Like.Pos)
 		}
@@ -259,20 +272,16 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	return &out, nil
 }
 
-// schemaOf resolves the schema of a name for creation.
-func schemaOf(n sql.ObjectName) string {
-	if n.Schema == "" {
-		return "public"
-	}
-	return n.Schema
-}
-
 // systemCatalogError is 42501 when n names a relation of the system
 // catalogs (pg_catalog, information_schema), which no DDL may change: an
 // unqualified name resolves there first when search_path puts pg_catalog
 // before public (as it does implicitly), even if public holds a relation
 // of that name. PostgreSQL says the same.
 func (s *Session) systemCatalogError(n sql.ObjectName) error {
+	if s.schemaOf(n) == s.tempSchema && s.tempSchema != "" {
+		// A temporary relation comes before pg_catalog's.
+		return nil
+	}
 	if n.Schema == "" {
 		if !syscat.CatalogFirst(s.searchPath(), n.Name) {
 			return nil
@@ -295,6 +304,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err != nil {
 		return nil, err
 	}
+	if st, err = s.placeTable(st); err != nil {
+		return nil, err
+	}
 	if len(st.Uniques) > 0 {
 		return s.createTableUnique(ctx, st, text, io)
 	}
@@ -304,7 +316,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	schema := schemaOf(st.Name)
+	schema := s.schemaOf(st.Name)
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
@@ -482,13 +494,20 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	schema := schemaOf(st.Name)
 	b, err := planner.Bind(st.Query, s.catalogView(), nil)
 	if err != nil {
 		return nil, err
 	}
 	if len(b.Params) > 0 {
 		return nil, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $1")
+	}
+	temp := st.Temp
+	if !temp && s.tempViewNotice(io, st.Name.Name, b.Deps) {
+		temp = true
+	}
+	schema, _, err := s.creationSchema(st.Name, temp)
+	if err != nil {
+		return nil, err
 	}
 	sc := b.Plan.Schema()
 	if len(st.Columns) > len(sc) {
@@ -584,12 +603,12 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		if err := s.systemCatalogError(n); err != nil {
 			return nil, err
 		}
-		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(n), n.Name)
 		if !ok && want == catalog.KindIndex {
 			// A primary key's index <table>_pkey belongs to its
 			// constraint, as in PostgreSQL.
 			if tn, isPK := strings.CutSuffix(n.Name, "_pkey"); isPK {
-				if t, ok := e.cat.Lookup(schemaOf(n), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+				if t, ok := e.cat.Lookup(s.schemaOf(n), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
 					return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", n.Name, n.Name, tn).
 						WithHint("You can drop constraint %s on table %s instead.", n.Name, tn)
 				}
@@ -777,6 +796,12 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(st.Name, "pg_") {
+		// PostgreSQL keeps the prefix for its own schemas, the sessions'
+		// temporary ones (pg_temp_N) among them.
+		return nil, pgerr.New(codeReservedName, "unacceptable schema name \"%s\"", st.Name).
+			WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -812,7 +837,7 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		}
 	}()
 	for _, n := range st.Names {
-		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(n), n.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
 		}
@@ -1067,7 +1092,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 		}}, nil
 	case "create table", "create view", "create materialized view", "create source", "create sink":
 		return &utilPrepared{fields: textFields("Name", "Create Sql"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-			rel, ok := e.cat.Lookup(schemaOf(st.Obj), st.Obj.Name)
+			rel, ok := e.cat.Lookup(s.schemaOf(st.Obj), st.Obj.Name)
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Obj.Name)
 			}
@@ -1120,7 +1145,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 	e := s.eng
 	return &utilPrepared{fields: textFields("Name", "Type", "Is Hidden", "Description"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 		}

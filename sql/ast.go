@@ -154,6 +154,14 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints, column and table ones, in the
 	// order written.
 	Uniques []UniqueDef
+	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE.
+	Temp bool
+	// OnCommit is a temporary table's ON COMMIT action, lower case:
+	// "preserve rows", "delete rows" or "drop"; "" when not given.
+	OnCommit string
+	// NamePos is the character position of Name in the statement, for
+	// errors about where the table goes.
+	NamePos int
 }
 
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)
@@ -241,6 +249,8 @@ type CreateView struct {
 	QueryText         string // the query text as written
 	EmitOnWindowClose bool
 	With              map[string]string
+	// Temp is set for CREATE [OR REPLACE] TEMP[ORARY] VIEW.
+	Temp bool
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON rel

@@ -1,0 +1,210 @@
+package engine
+
+// Temporary relations, as PostgreSQL 15 has them.
+//
+// A session's temporary tables, views and indexes live in its own
+// schema, pg_temp_N, which the catalog holds in memory only
+// (catalog.Catalog.AddTempSchema) from the session's first CREATE TEMP
+// until it ends. The relations are ordinary catalog entries marked
+// Temp, whose rows are stored and written as any table's; what makes
+// them temporary is who sees them and when they go:
+//
+//   - Names: an unqualified name is looked up in the session's temporary
+//     schema first (before pg_catalog, as PostgreSQL's implicit search
+//     path has it), so a temporary table hides a permanent one of its
+//     name; pg_temp means the session's own schema. Other sessions do
+//     not see the schema through names at all.
+//   - End: Close drops them with their data, whether the client said
+//     goodbye or vanished; DISCARD TEMP and DISCARD ALL do too.
+//   - Crash: the entries are written with their flag, and Open drops
+//     every temporary relation it finds before anything reads the
+//     catalog, so none survives a restart.
+//
+// A materialized view, a sink or an index job outlives no session, but
+// only the index may read a temporary table: the others are refused
+// (PostgreSQL's "materialized views must not use temporary tables or
+// views"), and a view over one becomes temporary itself, with
+// PostgreSQL's NOTICE.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/wire"
+)
+
+// schemaOf resolves the schema of a name that refers to an existing
+// relation: an unqualified name means the session's temporary schema
+// when that holds the name, else public; pg_temp means the session's
+// temporary schema. A name in no schema resolves to a schema without it,
+// which the caller reports as missing.
+func (s *Session) schemaOf(n sql.ObjectName) string {
+	switch n.Schema {
+	case "":
+		if s.tempSchema != "" {
+			if _, ok := s.eng.cat.Lookup(s.tempSchema, n.Name); ok {
+				return s.tempSchema
+			}
+		}
+		return catalog.PublicSchema
+	case catalog.TempSchemaAlias:
+		if s.tempSchema == "" {
+			return catalog.TempSchemaAlias
+		}
+		return s.tempSchema
+	}
+	return n.Schema
+}
+
+// creationSchema resolves the schema a new relation named n goes to, as
+// PostgreSQL's RangeVarGetCreationNamespace and
+// RangeVarAdjustRelationPersistence do: a temporary relation goes to
+// the session's temporary schema (made now if the session has none),
+// and naming another schema for it is 42P16; a relation named in
+// pg_temp is temporary whatever the statement said; anything else goes
+// to the schema named, public when none. It reports whether the
+// relation is temporary.
+func (s *Session) creationSchema(n sql.ObjectName, temp bool) (string, bool, error) {
+	own := n.Schema == catalog.TempSchemaAlias || (n.Schema != "" && n.Schema == s.tempSchema)
+	if temp && n.Schema != "" && !own {
+		return "", false, pgerr.New(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+	}
+	if temp || own {
+		return s.ownTempSchema(), true, nil
+	}
+	if _, other := catalog.TempSchemaNumber(n.Schema); other {
+		return "", false, pgerr.New(pgerr.FeatureNotSupported, "cannot create relations in temporary schemas of other sessions")
+	}
+	return orDefault(n.Schema, catalog.PublicSchema), false, nil
+}
+
+// ownTempSchema returns the session's temporary schema, making it first
+// if the session has none yet.
+func (s *Session) ownTempSchema() string {
+	if s.tempSchema == "" {
+		s.tempSchema = s.eng.cat.AddTempSchema()
+	}
+	return s.tempSchema
+}
+
+// placeTable returns st with its name qualified by the schema the table
+// goes to (creationSchema) and Temp set when that is the session's
+// temporary schema, after checking what a temporary table may have.
+func (s *Session) placeTable(st *sql.CreateTable) (*sql.CreateTable, error) {
+	schema, temp, err := s.creationSchema(st.Name, st.Temp)
+	if err != nil {
+		return nil, pgerr.As(err).WithPosition(st.NamePos)
+	}
+	out := *st
+	out.Name.Schema, out.Temp = schema, temp
+	if !temp {
+		return &out, nil
+	}
+	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "a temporary table with a connector is not supported")
+	}
+	return &out, tempOnCommit(st)
+}
+
+// tempOnCommit checks a temporary table's ON COMMIT action. PRESERVE
+// ROWS is what weir's temporary tables do. The other two act at the end
+// of the transaction that wrote the table, and weir creates tables only
+// outside transaction blocks: DROP would drop the table as the CREATE
+// commits, and DELETE ROWS would empty it after every statement outside
+// a block. Both are refused rather than given that surprising meaning.
+func tempOnCommit(st *sql.CreateTable) error {
+	switch st.OnCommit {
+	case "", "preserve rows":
+		return nil
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "ON COMMIT %s is not supported", upperWords(st.OnCommit)).
+		WithHint("weir runs CREATE TABLE outside transaction blocks only; ON COMMIT PRESERVE ROWS, the default, keeps the rows until the session ends.")
+}
+
+func upperWords(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// usesTemp reports the first temporary relation among deps, or nil.
+func (e *Engine) usesTemp(deps []uint32) *catalog.Relation {
+	for _, id := range deps {
+		if r, ok := e.cat.ByID(id); ok && r.Temp {
+			return r
+		}
+	}
+	return nil
+}
+
+// visibleTo reports whether a client session may name rel: any
+// permanent relation, and its own temporary ones. Internal sessions,
+// which bind the stored definitions of index jobs on temporary tables,
+// see everything.
+func (s *Session) visibleTo(rel *catalog.Relation) bool {
+	return !rel.Temp || rel.Schema == s.tempSchema || s.builtinDefaults
+}
+
+// otherTempError is PostgreSQL's error for naming another session's
+// temporary relation, or nil.
+func (s *Session) otherTempError(n sql.ObjectName) error {
+	if _, ok := catalog.TempSchemaNumber(n.Schema); ok && n.Schema != s.tempSchema {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot access temporary tables of other sessions")
+	}
+	return nil
+}
+
+// dropTemp drops the session's temporary relations with their data and
+// jobs, and gives up its temporary schema: at the end of the session and
+// for DISCARD TEMP.
+func (s *Session) dropTemp(ctx context.Context) error {
+	if s.tempSchema == "" {
+		return nil
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.writeMu.Lock()
+	targets := e.cat.InSchema(s.tempSchema)
+	order, err := e.dropOrder(targets, true, func(*catalog.Relation) {})
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := e.dropRelations(ctx, order); err != nil {
+		return err
+	}
+	if left := e.cat.InSchema(s.tempSchema); len(left) > 0 {
+		return pgerr.New(pgerr.InternalError, "temporary schema %s still holds %d relations", s.tempSchema, len(left))
+	}
+	e.log.Info("dropped temporary relations", "schema", s.tempSchema, "count", len(order))
+	e.cat.DropTempSchema(s.tempSchema)
+	s.tempSchema = ""
+	return nil
+}
+
+// closeTemp is dropTemp at the end of a session, whose errors have no
+// client to go to: they are logged, and what is left goes at the next
+// start.
+func (s *Session) closeTemp() {
+	if err := s.dropTemp(context.Background()); err != nil {
+		s.eng.log.Error("dropping temporary relations at session end", "schema", s.tempSchema, "err", err)
+	}
+}
+
+// tempViewNotice makes a view over a temporary relation temporary, as
+// PostgreSQL's DefineView does, with its NOTICE.
+func (s *Session) tempViewNotice(io wire.ExecIO, name string, deps []uint32) bool {
+	if s.eng.usesTemp(deps) == nil {
+		return false
+	}
+	io.Notice("NOTICE", "00000", fmt.Sprintf("view \"%s\" will be a temporary view", name))
+	return true
+}
