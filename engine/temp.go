@@ -29,6 +29,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
@@ -153,9 +154,13 @@ func (s *Session) visibleTo(rel *catalog.Relation) bool {
 }
 
 // otherTempError is PostgreSQL's error for naming another session's
-// temporary relation, or nil.
+// temporary relation, or nil (a name no relation has is left to the
+// statement to report).
 func (s *Session) otherTempError(n sql.ObjectName) error {
-	if _, ok := catalog.TempSchemaNumber(n.Schema); ok && n.Schema != s.tempSchema {
+	if _, ok := catalog.TempSchemaNumber(n.Schema); !ok || n.Schema == s.tempSchema || s.builtinDefaults {
+		return nil
+	}
+	if _, ok := s.eng.cat.Lookup(n.Schema, n.Name); ok {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot access temporary tables of other sessions")
 	}
 	return nil
@@ -207,4 +212,60 @@ func (s *Session) tempViewNotice(io wire.ExecIO, name string, deps []uint32) boo
 	}
 	io.Notice("NOTICE", "00000", fmt.Sprintf("view \"%s\" will be a temporary view", name))
 	return true
+}
+
+// checkOtherTemp refuses, with PostgreSQL's 0A000, a statement that names
+// a relation in another session's temporary schema: the names of stmt's
+// own fields (a DROP's, a COPY's, an index's table) and the tables its
+// queries read.
+func (s *Session) checkOtherTemp(stmt sql.Stmt) error {
+	if q, ok := stmt.(*sql.Query); ok {
+		return s.checkOtherTempQuery(q)
+	}
+	v := reflect.ValueOf(stmt)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	v = v.Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
+		switch f := v.Field(i).Interface().(type) {
+		case sql.ObjectName:
+			if err := s.otherTempError(f); err != nil {
+				return err
+			}
+		case []sql.ObjectName:
+			for _, n := range f {
+				if err := s.otherTempError(n); err != nil {
+					return err
+				}
+			}
+		case *sql.Query:
+			if err := s.checkOtherTempQuery(f); err != nil {
+				return err
+			}
+		case sql.Stmt:
+			if err := s.checkOtherTemp(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkOtherTempQuery is checkOtherTemp for the tables a query reads.
+func (s *Session) checkOtherTempQuery(q *sql.Query) error {
+	if q == nil || q.Node == nil {
+		return nil
+	}
+	refs := &tableRefs{}
+	q.Node.Accept(refs)
+	for _, tn := range refs.tables {
+		if err := s.otherTempError(sql.ObjectName{Schema: tn.Schema.L, Name: tn.Name.L}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

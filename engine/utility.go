@@ -59,6 +59,9 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
 	}
+	if err := s.checkOtherTemp(stmt); err != nil {
+		return nil, err
+	}
 	if err := s.authorizeText(stmt, text); err != nil {
 		return nil, err
 	}

@@ -305,8 +305,7 @@ func (p *stmtParser) onCommit(ct *CreateTable) error {
 		return nil
 	}
 	if !ct.Temp {
-		return pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables").
-			WithPosition(charPos(p.src, p.peek().Off))
+		return pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables")
 	}
 	p.pos += 2
 	for _, what := range []string{"preserve rows", "delete rows", "drop"} {
