@@ -1,0 +1,83 @@
+-- Temporary tables: visible to their session only, in its pg_temp_N
+-- schema, which an unqualified name searches first.
+CREATE TABLE shadow (a int PRIMARY KEY, b text);
+INSERT INTO shadow VALUES (1, 'permanent');
+CREATE TEMP TABLE shadow (a int PRIMARY KEY, b text);
+INSERT INTO shadow VALUES (2, 'temporary');
+SELECT * FROM shadow;
+SELECT * FROM public.shadow;
+SELECT * FROM pg_temp.shadow;
+SELECT relname, relpersistence, relkind FROM pg_class WHERE relname IN ('shadow', 'shadow_pkey') ORDER BY relpersistence, relkind;
+SELECT c.relpersistence, n.nspname LIKE 'pg_temp\_%' AS in_temp, c.relnamespace = pg_my_temp_schema() AS mine, pg_table_is_visible(c.oid) AS visible
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'shadow' ORDER BY 1;
+SELECT 'shadow'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'shadow' AND relpersistence = 't');
+SELECT table_type FROM information_schema.tables WHERE table_name = 'shadow' ORDER BY 1;
+-- DML, COPY, TRUNCATE, CREATE TABLE AS and LIKE.
+CREATE TEMPORARY TABLE tt (id int PRIMARY KEY, name text, n numeric);
+INSERT INTO tt VALUES (1, 'one', 1.5), (2, 'two', 2.5), (3, 'three', NULL);
+UPDATE tt SET n = 3.5 WHERE id = 3;
+DELETE FROM tt WHERE id = 1;
+SELECT * FROM tt ORDER BY id;
+COPY tt FROM stdin;
+10	ten	10
+11	eleven	\N
+\.
+COPY tt TO stdout;
+SELECT count(*), sum(n) FROM tt;
+INSERT INTO tt VALUES (2, 'dup', 0);
+INSERT INTO tt VALUES (2, 'two again', 0) ON CONFLICT (id) DO UPDATE SET name = excluded.name;
+SELECT name FROM tt WHERE id = 2;
+CREATE TEMP TABLE tt_copy AS SELECT id, name FROM tt WHERE id >= 10;
+SELECT * FROM tt_copy ORDER BY id;
+CREATE LOCAL TEMP TABLE tt_like (LIKE tt);
+INSERT INTO tt_like SELECT * FROM tt;
+SELECT count(*) FROM tt_like;
+TRUNCATE tt_like;
+SELECT count(*) FROM tt_like;
+CREATE TEMP TABLE ctas_pr ON COMMIT PRESERVE ROWS AS SELECT 1 AS x;
+CREATE TEMP TABLE serials (id serial, v text) ON COMMIT PRESERVE ROWS;
+INSERT INTO serials (v) VALUES ('a'), ('b');
+SELECT * FROM serials ORDER BY id;
+SELECT * FROM ctas_pr;
+-- A join of the temporary table with a permanent one.
+SELECT t.name, s.b FROM tt t JOIN public.shadow s ON s.a + 1 = t.id ORDER BY 1;
+-- An index on a temporary table is temporary too.
+CREATE INDEX tt_name ON tt (name);
+SELECT relname, relpersistence FROM pg_class WHERE relname = 'tt_name';
+SELECT id FROM tt WHERE name = 'ten';
+CREATE UNIQUE INDEX tt_n ON tt (n);
+INSERT INTO tt VALUES (20, 'twenty', 10);
+DROP INDEX tt_name;
+-- Views: a view over a temporary table becomes temporary.
+CREATE VIEW tv AS SELECT id, name FROM tt WHERE id < 10;
+SELECT * FROM tv ORDER BY id;
+SELECT relpersistence FROM pg_class WHERE relname = 'tv';
+CREATE TEMP VIEW tv2 AS SELECT 1 AS one;
+SELECT relpersistence FROM pg_class WHERE relname = 'tv2';
+CREATE VIEW public.tv3 AS SELECT * FROM tt;
+CREATE VIEW pv AS SELECT * FROM public.shadow;
+SELECT * FROM pv;
+SELECT relpersistence FROM pg_class WHERE relname = 'pv';
+-- Materialized views must not read temporary relations.
+CREATE MATERIALIZED VIEW mv AS SELECT * FROM tt;
+CREATE MATERIALIZED VIEW mv AS SELECT * FROM tv;
+-- Where a temporary table may and may not go.
+CREATE TEMP TABLE public.nope (a int);
+CREATE TABLE pg_temp.via_alias (a int);
+SELECT relpersistence FROM pg_class WHERE relname = 'via_alias';
+CREATE TABLE perm_on_commit (a int) ON COMMIT PRESERVE ROWS;
+CREATE TEMP TABLE tt (a int);
+CREATE TEMP TABLE IF NOT EXISTS tt (a int);
+CREATE SCHEMA pg_temp_77;
+-- DROP takes the temporary table first; the permanent one is next.
+DROP TABLE shadow;
+SELECT * FROM shadow;
+DROP TABLE shadow;
+SELECT * FROM shadow;
+DROP TABLE tt;
+DROP TABLE tt CASCADE;
+SELECT relname, relkind FROM pg_class WHERE relpersistence = 't' AND relkind IN ('r', 'v') ORDER BY 1;
+DISCARD TEMP;
+SELECT count(*) FROM pg_class WHERE relpersistence = 't';
+SELECT * FROM tt_copy;
+DROP VIEW pv;
