@@ -72,7 +72,13 @@ func (v catalogView) SystemTable(schema, name string) (string, types.Schema, boo
 
 // collect runs a bound read-only plan over snap and returns all rows.
 func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
-	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	return s.collectThrough(ctx, b, snap, nil)
+}
+
+// collectThrough is collect reading through batch, a transaction
+// block's pending writes (nil for none), as the block's statements do.
+func (s *Session) collectThrough(ctx context.Context, b *planner.Bound, snap *storage.Snapshot, batch *storage.Batch) ([]types.Row, error) {
+	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s, batch: batch}, nil)
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,10 @@ type Session struct {
 	// tempSchema is the session's temporary schema, pg_temp_N, or ""
 	// before its first temporary relation (temp.go).
 	tempSchema string
+	// blockTemps are the temporary tables created in the open
+	// transaction, which its end drops if it does not commit, or if
+	// they were created ON COMMIT DROP, in the order created.
+	blockTemps []blockTemp
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {

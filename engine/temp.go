@@ -111,28 +111,74 @@ func (s *Session) placeTable(st *sql.CreateTable) (*sql.CreateTable, error) {
 }
 
 // tempOnCommit checks a temporary table's ON COMMIT action. PRESERVE
-// ROWS is what weir's temporary tables do. The other two act at the end
-// of the transaction that wrote the table, and weir creates tables only
-// outside transaction blocks: DROP would drop the table as the CREATE
-// commits, and DELETE ROWS would empty it after every statement outside
-// a block. Both are refused rather than given that surprising meaning.
+// ROWS (the default) and DROP are PostgreSQL's: the table is dropped at
+// the end of the transaction that created it, the statement's own
+// outside a block. DELETE ROWS would empty the table at the end of every
+// transaction, which weir's DML does not hook; it is refused.
 func tempOnCommit(st *sql.CreateTable) error {
-	switch st.OnCommit {
-	case "", "preserve rows":
+	if st.OnCommit != "delete rows" {
 		return nil
 	}
-	return pgerr.New(pgerr.FeatureNotSupported, "ON COMMIT %s is not supported", upperWords(st.OnCommit)).
-		WithHint("weir runs CREATE TABLE outside transaction blocks only; ON COMMIT PRESERVE ROWS, the default, keeps the rows until the session ends.")
+	return pgerr.New(pgerr.FeatureNotSupported, "ON COMMIT DELETE ROWS is not supported").
+		WithHint("Use ON COMMIT PRESERVE ROWS (the default) and TRUNCATE the table, or ON COMMIT DROP.")
 }
 
-func upperWords(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
+// blockTemp is a temporary table created in the open transaction.
+type blockTemp struct {
+	id           uint32
+	dropAtCommit bool
+}
+
+// endBlockTemps ends the open transaction for its temporary tables: a
+// commit keeps those not created ON COMMIT DROP; anything else drops
+// them all, as PostgreSQL's rollback of their CREATE does.
+func (s *Session) endBlockTemps(ctx context.Context, commit bool) error {
+	var drop []uint32
+	for _, bt := range s.blockTemps {
+		if !commit || bt.dropAtCommit {
+			drop = append(drop, bt.id)
 		}
 	}
-	return string(b)
+	s.blockTemps = nil
+	return s.dropTempIDs(ctx, drop)
+}
+
+// dropBlockTemps drops the temporary tables the open block created after
+// its first n (ROLLBACK TO a savepoint set when it had created n).
+func (s *Session) dropBlockTemps(ctx context.Context, n int) error {
+	if n >= len(s.blockTemps) {
+		return nil
+	}
+	var drop []uint32
+	for _, bt := range s.blockTemps[n:] {
+		drop = append(drop, bt.id)
+	}
+	s.blockTemps = s.blockTemps[:n]
+	return s.dropTempIDs(ctx, drop)
+}
+
+// dropTempIDs drops the session's temporary relations with the given ids
+// (those still there) and what depends on them.
+func (s *Session) dropTempIDs(ctx context.Context, ids []uint32) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	e.writeMu.Lock()
+	var targets []*catalog.Relation
+	for _, id := range ids {
+		if r, ok := e.cat.ByID(id); ok && r.Temp && r.Schema == s.tempSchema {
+			targets = append(targets, r)
+		}
+	}
+	order, err := e.dropOrder(targets, true, func(*catalog.Relation) {})
+	e.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.dropRelations(ctx, order)
 }
 
 // usesTemp reports the first temporary relation among deps, or nil.

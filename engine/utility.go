@@ -16,6 +16,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -87,7 +88,13 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.grant(ctx, st, io) }), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			return s.createTable(ctx, st, text, io)
+			res, err := s.createTable(ctx, st, text, io)
+			if err == nil && !s.inBlock() && !s.implicit {
+				// The statement was its own transaction: ON COMMIT
+				// DROP acts as it commits.
+				err = s.endBlockTemps(ctx, true)
+			}
+			return res, err
 		}), nil
 	case *sql.CreateView:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
@@ -300,14 +307,19 @@ func (s *Session) systemCatalogError(n sql.ObjectName) error {
 const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
-	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
-		return nil, err
-	}
-	st, err := s.expandLike(st)
+	st, err := s.placeTable(st)
 	if err != nil {
 		return nil, err
 	}
-	if st, err = s.placeTable(st); err != nil {
+	// A temporary table may be created inside a transaction block: no
+	// other session sees it, so the block's end can undo it (temp.go).
+	inBlock := st.Temp && s.inBlock() && len(st.Uniques) == 0
+	if !inBlock {
+		if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+			return nil, err
+		}
+	}
+	if st, err = s.expandLike(st); err != nil {
 		return nil, err
 	}
 	if len(st.Uniques) > 0 {
@@ -437,6 +449,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		return nil, err
 	}
 	e.log.Info("created table", "name", rel.Name, "id", rel.ID)
+	tag := "CREATE TABLE"
 	if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
 		if err != nil {
@@ -444,9 +457,12 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			_ = e.cat.Drop(rel.ID)
 			return nil, err
 		}
-		return done(fmt.Sprintf("SELECT %d", n))
+		tag = fmt.Sprintf("SELECT %d", n)
 	}
-	return done("CREATE TABLE")
+	if rel.Temp && (inBlock || s.implicit || st.OnCommit == "drop") {
+		s.blockTemps = append(s.blockTemps, blockTemp{id: rel.ID, dropAtCommit: st.OnCommit == "drop"})
+	}
+	return done(tag)
 }
 
 // checkDefault binds a DEFAULT expression to report errors at CREATE time.
@@ -1030,7 +1046,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	t := s.tx
 	if st.Kind == sql.TxnSavepoint {
-		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings()})
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps)})
 		return done("SAVEPOINT")
 	}
 	i, err := t.findSavepoint(st.Name)
@@ -1043,6 +1059,9 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 		return done("RELEASE")
 	}
 	if err := t.rollbackTo(i); err != nil {
+		return nil, err
+	}
+	if err := s.dropBlockTemps(context.Background(), t.savepoints[i].temps); err != nil {
 		return nil, err
 	}
 	s.rollbackSettings(t.savepoints[i].settings)
@@ -1187,7 +1206,12 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 	batch := e.db.NewBatch()
 	defer batch.Close()
 	w := &batchWriter{eng: e, batch: batch}
-	rows, err := s.collect(ctx, b, snap)
+	var pending *storage.Batch
+	if s.tx != nil && s.inBlock() {
+		// CREATE TEMP TABLE ... AS in a block reads the block's writes.
+		pending = s.tx.batch
+	}
+	rows, err := s.collectThrough(ctx, b, snap, pending)
 	if err != nil {
 		return 0, err
 	}
