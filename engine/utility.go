@@ -495,8 +495,13 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	if st.Materialized {
 		what = "CREATE MATERIALIZED VIEW"
 	}
-	if err := s.noDDLInBlock(what); err != nil {
-		return nil, err
+	// A temporary view may be created inside a transaction block, as a
+	// temporary table may (createTable).
+	inBlock := (st.Temp || st.Name.Schema == catalog.TempSchemaAlias) && s.inBlock()
+	if !inBlock {
+		if err := s.noDDLInBlock(what); err != nil {
+			return nil, err
+		}
 	}
 	if st.Materialized {
 		return s.createMView(ctx, st, io)
@@ -565,6 +570,10 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
 			return done("CREATE VIEW")
 		case st.OrReplace && old.Kind == catalog.KindView:
+			if inBlock {
+				// A ROLLBACK could not give the old definition back.
+				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "CREATE OR REPLACE VIEW of an existing view cannot run inside a transaction block")
+			}
 			if err := checkViewReplace(old, rel); err != nil {
 				return nil, err
 			}
@@ -579,6 +588,9 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
+	}
+	if inBlock || (rel.Temp && s.implicit) {
+		s.blockTemps = append(s.blockTemps, blockTemp{id: rel.ID})
 	}
 	return done("CREATE VIEW")
 }
