@@ -159,8 +159,9 @@ type CreateTable struct {
 	// OnCommit is a temporary table's ON COMMIT action, lower case:
 	// "preserve rows", "delete rows" or "drop"; "" when not given.
 	OnCommit string
-	// NamePos is the character position of Name in the statement, for
-	// errors about where the table goes.
+	// NamePos is the character position of Name when it is schema
+	// qualified (0 otherwise), for errors about the schema the table
+	// goes to.
 	NamePos int
 }
 

@@ -232,12 +232,15 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 
 func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 	ct := &CreateTable{Temp: temp, IfNotExists: p.accept("if", "not", "exists")}
-	ct.NamePos = charPos(p.src, p.peek().Off)
+	namePos := charPos(p.src, p.peek().Off)
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
 	}
 	ct.Name = n
+	if n.Schema != "" {
+		ct.NamePos = namePos
+	}
 	if err := p.onCommit(ct); err != nil {
 		return nil, err
 	}
