@@ -105,6 +105,9 @@ type Session struct {
 	// transaction, which its end drops if it does not commit, or if
 	// they were created ON COMMIT DROP, in the order created.
 	blockTemps []blockTemp
+	// deleteRows are the temporary tables created ON COMMIT DELETE
+	// ROWS, which every commit empties (deleteRowsAtCommit).
+	deleteRows []uint32
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -365,6 +368,10 @@ func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wir
 	f.s.activity.Store(sessActive)
 	f.s.showActive(f.text)
 	r, err := f.Prepared.Execute(ctx, params, io)
+	if err == nil && !f.s.inBlock() && !f.s.implicit {
+		// The statement was its own transaction, which has committed.
+		err = f.s.deleteRowsAtCommit(ctx)
+	}
 	f.s.sendNotices(io)
 	if err != nil {
 		f.s.fail()

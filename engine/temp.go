@@ -34,6 +34,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -101,26 +102,70 @@ func (s *Session) placeTable(st *sql.CreateTable) (*sql.CreateTable, error) {
 	}
 	out := *st
 	out.Name.Schema, out.Temp = schema, temp
-	if !temp {
-		return &out, nil
-	}
-	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+	if temp && (st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "a temporary table with a connector is not supported")
 	}
-	return &out, tempOnCommit(st)
+	return &out, nil
 }
 
-// tempOnCommit checks a temporary table's ON COMMIT action. PRESERVE
-// ROWS (the default) and DROP are PostgreSQL's: the table is dropped at
-// the end of the transaction that created it, the statement's own
-// outside a block. DELETE ROWS would empty the table at the end of every
-// transaction, which weir's DML does not hook; it is refused.
-func tempOnCommit(st *sql.CreateTable) error {
-	if st.OnCommit != "delete rows" {
+// A temporary table's ON COMMIT action is PostgreSQL's: PRESERVE ROWS
+// (the default) keeps it as it is; DROP drops it at the end of the
+// transaction that created it (the statement's own outside a block),
+// and DELETE ROWS empties it at the end of every transaction that
+// commits (deleteRowsAtCommit).
+
+// deleteRowsAtCommit empties the session's ON COMMIT DELETE ROWS tables
+// that hold rows, after a transaction committed: in one write of their
+// own, outside any block, through the dataflow as TRUNCATE's deletes
+// go (an index on such a table follows).
+func (s *Session) deleteRowsAtCommit(ctx context.Context) error {
+	if len(s.deleteRows) == 0 {
 		return nil
 	}
-	return pgerr.New(pgerr.FeatureNotSupported, "ON COMMIT DELETE ROWS is not supported").
-		WithHint("Use ON COMMIT PRESERVE ROWS (the default) and TRUNCATE the table, or ON COMMIT DROP.")
+	e := s.eng
+	var rels []*catalog.Relation
+	kept := s.deleteRows[:0]
+	for _, id := range s.deleteRows {
+		if r, ok := e.cat.ByID(id); ok && r.Temp && r.Schema == s.tempSchema {
+			rels = append(rels, r)
+			kept = append(kept, id)
+		}
+	}
+	s.deleteRows = kept
+	if len(rels) == 0 {
+		return nil
+	}
+	ws := s.directWrite()
+	deleted := 0
+	for _, rel := range rels {
+		it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
+		if err != nil {
+			_ = ws.finish(ctx, false)
+			return err
+		}
+		var rows []types.Row
+		for {
+			row, err := it.Next()
+			if err != nil {
+				it.Close()
+				_ = ws.finish(ctx, false)
+				return err
+			}
+			if row == nil {
+				break
+			}
+			rows = append(rows, row)
+		}
+		it.Close()
+		for _, row := range rows {
+			if err := ws.w.Delete(rel.ID, row); err != nil {
+				_ = ws.finish(ctx, false)
+				return err
+			}
+		}
+		deleted += len(rows)
+	}
+	return ws.finish(ctx, deleted > 0)
 }
 
 // blockTemp is a temporary table created in the open transaction.

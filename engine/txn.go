@@ -300,6 +300,13 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			},
 		}, nil
 	}
+	return s.directWrite(), nil
+}
+
+// directWrite starts a statement's writes outside any transaction block:
+// it holds the engine's write lock until finish, which applies them.
+func (s *Session) directWrite() writeScope {
+	e := s.eng
 	e.writeMu.Lock()
 	w := e.newStmtWriter()
 	locked := true
@@ -323,7 +330,7 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			}
 			return e.waitCommitted(ctx, pe)
 		},
-	}, nil
+	}
 }
 
 // endTxn finishes a transaction block: commit validates its writes and
@@ -336,6 +343,9 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	defer func() {
 		if terr := s.endBlockTemps(ctx, commit && err == nil); terr != nil && err == nil {
 			err = terr
+		}
+		if commit && err == nil {
+			err = s.deleteRowsAtCommit(ctx)
 		}
 	}()
 	if commit {

@@ -462,6 +462,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if rel.Temp && (inBlock || s.implicit || st.OnCommit == "drop") {
 		s.blockTemps = append(s.blockTemps, blockTemp{id: rel.ID, dropAtCommit: st.OnCommit == "drop"})
 	}
+	if rel.Temp && st.OnCommit == "delete rows" {
+		s.deleteRows = append(s.deleteRows, rel.ID)
+	}
 	return done(tag)
 }
 

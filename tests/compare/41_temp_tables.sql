@@ -123,3 +123,33 @@ SELECT 1/0;
 COMMIT;
 SELECT * FROM failing;
 SELECT relname FROM pg_class WHERE relpersistence = 't' AND relkind = 'r' ORDER BY 1;
+-- ON COMMIT DELETE ROWS empties the table as every transaction commits:
+-- a statement's own outside a block.
+CREATE TEMP TABLE d (a int PRIMARY KEY, b text) ON COMMIT DELETE ROWS;
+INSERT INTO d VALUES (1, 'x') RETURNING *;
+SELECT count(*) FROM d;
+BEGIN;
+INSERT INTO d VALUES (2, 'y'), (3, 'z');
+SELECT * FROM d ORDER BY a;
+UPDATE d SET b = 'w' WHERE a = 3;
+SELECT * FROM d ORDER BY a;
+COMMIT;
+SELECT count(*) FROM d;
+BEGIN;
+INSERT INTO d VALUES (4, 'v');
+ROLLBACK;
+SELECT count(*) FROM d;
+CREATE TEMP TABLE d2 ON COMMIT DELETE ROWS AS SELECT g AS x FROM generate_series(1, 3) g;
+SELECT count(*) FROM d2;
+CREATE INDEX d_b ON d (b);
+BEGIN;
+INSERT INTO d VALUES (5, 'five');
+SELECT a FROM d WHERE b = 'five';
+COMMIT;
+SELECT a FROM d WHERE b = 'five';
+INSERT INTO d VALUES (5, 'again');
+SELECT count(*) FROM d;
+COPY d FROM stdin;
+7	seven
+\.
+SELECT count(*) FROM d;
