@@ -153,3 +153,23 @@ COPY d FROM stdin;
 7	seven
 \.
 SELECT count(*) FROM d;
+-- A permanent view bound before a temporary table of the same name came
+-- keeps reading the permanent one. (A prepared statement binds again at
+-- once in weir; PostgreSQL's plan cache does only if the session had no
+-- temporary schema yet, so the script does not run it in between.)
+CREATE TABLE base (a int);
+INSERT INTO base VALUES (1);
+CREATE VIEW pv2 AS SELECT a FROM base;
+PREPARE q AS SELECT a FROM base;
+EXECUTE q;
+CREATE TEMP TABLE base (a int);
+INSERT INTO base VALUES (2);
+SELECT * FROM pv2;
+SELECT * FROM base;
+ALTER TABLE base ADD COLUMN b text;
+ALTER TABLE base RENAME TO base2;
+SELECT * FROM base;
+SELECT * FROM base2;
+SELECT 'base2'::regclass, 'base'::regclass;
+DROP TABLE base2;
+EXECUTE q;
