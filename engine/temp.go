@@ -19,11 +19,18 @@ package engine
 //   - Crash: the entries are written with their flag, and Open drops
 //     every temporary relation it finds before anything reads the
 //     catalog, so none survives a restart.
+//   - Transactions: unlike other DDL, CREATE TEMP TABLE and CREATE TEMP
+//     VIEW may run inside a transaction block, since no other session
+//     sees what they make: the block's end drops them unless it commits
+//     (blockTemps). ON COMMIT is PostgreSQL's: PRESERVE ROWS (the
+//     default) keeps the table, DROP drops it as the transaction that
+//     made it commits (the statement's own outside a block), and DELETE
+//     ROWS empties it as every transaction commits (deleteRowsAtCommit).
 //
-// A materialized view, a sink or an index job outlives no session, but
-// only the index may read a temporary table: the others are refused
-// (PostgreSQL's "materialized views must not use temporary tables or
-// views"), and a view over one becomes temporary itself, with
+// A materialized view or a sink would outlive the session, so neither
+// may read a temporary relation (PostgreSQL's "materialized views must
+// not use temporary tables or views"); an index on a temporary table is
+// temporary itself, and a view over one becomes temporary, with
 // PostgreSQL's NOTICE.
 
 import (
@@ -34,7 +41,6 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
-	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -108,12 +114,6 @@ func (s *Session) placeTable(st *sql.CreateTable) (*sql.CreateTable, error) {
 	return &out, nil
 }
 
-// A temporary table's ON COMMIT action is PostgreSQL's: PRESERVE ROWS
-// (the default) keeps it as it is; DROP drops it at the end of the
-// transaction that created it (the statement's own outside a block),
-// and DELETE ROWS empties it at the end of every transaction that
-// commits (deleteRowsAtCommit).
-
 // deleteRowsAtCommit empties the session's ON COMMIT DELETE ROWS tables
 // that hold rows, after a transaction committed: in one write of their
 // own, outside any block, through the dataflow as TRUNCATE's deletes
@@ -138,32 +138,12 @@ func (s *Session) deleteRowsAtCommit(ctx context.Context) error {
 	ws := s.directWrite()
 	deleted := 0
 	for _, rel := range rels {
-		it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
+		n, err := deleteAllRows(ctx, ws, rel)
 		if err != nil {
 			_ = ws.finish(ctx, false)
 			return err
 		}
-		var rows []types.Row
-		for {
-			row, err := it.Next()
-			if err != nil {
-				it.Close()
-				_ = ws.finish(ctx, false)
-				return err
-			}
-			if row == nil {
-				break
-			}
-			rows = append(rows, row)
-		}
-		it.Close()
-		for _, row := range rows {
-			if err := ws.w.Delete(rel.ID, row); err != nil {
-				_ = ws.finish(ctx, false)
-				return err
-			}
-		}
-		deleted += len(rows)
+		deleted += n
 	}
 	return ws.finish(ctx, deleted > 0)
 }
@@ -185,7 +165,8 @@ func (s *Session) endBlockTemps(ctx context.Context, commit bool) error {
 		}
 	}
 	s.blockTemps = nil
-	return s.dropTempIDs(ctx, drop)
+	_, err := s.dropTempIDs(ctx, drop)
+	return err
 }
 
 // dropBlockTemps drops the temporary tables the open block created after
@@ -199,14 +180,16 @@ func (s *Session) dropBlockTemps(ctx context.Context, n int) error {
 		drop = append(drop, bt.id)
 	}
 	s.blockTemps = s.blockTemps[:n]
-	return s.dropTempIDs(ctx, drop)
+	_, err := s.dropTempIDs(ctx, drop)
+	return err
 }
 
 // dropTempIDs drops the session's temporary relations with the given ids
-// (those still there) and what depends on them.
-func (s *Session) dropTempIDs(ctx context.Context, ids []uint32) error {
+// (those still there) and what depends on them, and returns how many
+// relations it dropped.
+func (s *Session) dropTempIDs(ctx context.Context, ids []uint32) (int, error) {
 	if len(ids) == 0 {
-		return nil
+		return 0, nil
 	}
 	e := s.eng
 	e.ddlMu.Lock()
@@ -221,9 +204,9 @@ func (s *Session) dropTempIDs(ctx context.Context, ids []uint32) error {
 	order, err := e.dropOrder(targets, true, func(*catalog.Relation) {})
 	e.writeMu.Unlock()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return e.dropRelations(ctx, order)
+	return len(order), e.dropRelations(ctx, order)
 }
 
 // usesTemp reports the first temporary relation among deps, or nil.
@@ -264,25 +247,20 @@ func (s *Session) dropTemp(ctx context.Context) error {
 	if s.tempSchema == "" {
 		return nil
 	}
-	e := s.eng
-	e.ddlMu.Lock()
-	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
-	targets := e.cat.InSchema(s.tempSchema)
-	order, err := e.dropOrder(targets, true, func(*catalog.Relation) {})
-	e.writeMu.Unlock()
+	var ids []uint32
+	for _, r := range s.eng.cat.InSchema(s.tempSchema) {
+		ids = append(ids, r.ID)
+	}
+	n, err := s.dropTempIDs(ctx, ids)
 	if err != nil {
 		return err
 	}
-	if err := e.dropRelations(ctx, order); err != nil {
-		return err
-	}
-	if left := e.cat.InSchema(s.tempSchema); len(left) > 0 {
+	if left := s.eng.cat.InSchema(s.tempSchema); len(left) > 0 {
 		return pgerr.New(pgerr.InternalError, "temporary schema %s still holds %d relations", s.tempSchema, len(left))
 	}
-	e.log.Info("dropped temporary relations", "schema", s.tempSchema, "count", len(order))
-	e.cat.DropTempSchema(s.tempSchema)
-	s.tempSchema = ""
+	s.eng.log.Info("dropped temporary relations", "schema", s.tempSchema, "count", n)
+	s.eng.cat.DropTempSchema(s.tempSchema)
+	s.tempSchema, s.blockTemps, s.deleteRows = "", nil, nil
 	return nil
 }
 

@@ -881,29 +881,8 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		if appendOnlyTable(rel) {
 			return nil, errAppendOnly(rel, "truncate")
 		}
-		it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
-		if err != nil {
+		if _, err := deleteAllRows(ctx, ws, rel); err != nil {
 			return nil, err
-		}
-		// Read every row before deleting any: the scan reads what the
-		// writer writes to.
-		var rows []types.Row
-		for {
-			row, err := it.Next()
-			if err != nil {
-				it.Close()
-				return nil, err
-			}
-			if row == nil {
-				break
-			}
-			rows = append(rows, row)
-		}
-		it.Close()
-		for _, row := range rows {
-			if err := ws.w.Delete(rel.ID, row); err != nil {
-				return nil, err
-			}
 		}
 	}
 	committed = true
@@ -911,6 +890,36 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		return nil, err
 	}
 	return done("TRUNCATE TABLE")
+}
+
+// deleteAllRows deletes every row of rel through ws (TRUNCATE's way) and
+// returns how many it deleted.
+func deleteAllRows(ctx context.Context, ws writeScope, rel *catalog.Relation) (int, error) {
+	it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
+	if err != nil {
+		return 0, err
+	}
+	// Read every row before deleting any: the scan reads what the
+	// writer writes to.
+	var rows []types.Row
+	for {
+		row, err := it.Next()
+		if err != nil {
+			it.Close()
+			return 0, err
+		}
+		if row == nil {
+			break
+		}
+		rows = append(rows, row)
+	}
+	it.Close()
+	for _, row := range rows {
+		if err := ws.w.Delete(rel.ID, row); err != nil {
+			return 0, err
+		}
+	}
+	return len(rows), nil
 }
 
 // reported are the settings whose changes Postgres reports to the client
