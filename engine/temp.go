@@ -288,6 +288,10 @@ func (s *Session) tempViewNotice(io wire.ExecIO, name string, deps []uint32) boo
 // own fields (a DROP's, a COPY's, an index's table) and the tables its
 // queries read.
 func (s *Session) checkOtherTemp(stmt sql.Stmt) error {
+	if n := s.eng.cat.TempSchemaCount(); n == 0 || (n == 1 && s.tempSchema != "") {
+		// No other session has a temporary schema.
+		return nil
+	}
 	if q, ok := stmt.(*sql.Query); ok {
 		return s.checkOtherTempQuery(q)
 	}

@@ -66,6 +66,13 @@ func (c *Catalog) TempSchemas() []string {
 	return slices.Sorted(maps.Keys(c.temp))
 }
 
+// TempSchemaCount returns how many temporary schemas sessions hold now.
+func (c *Catalog) TempSchemaCount() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.temp)
+}
+
 // InSchema returns the relations of schema, sorted by ID.
 func (c *Catalog) InSchema(schema string) []*Relation {
 	c.mu.RLock()
