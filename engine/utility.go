@@ -642,7 +642,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 			// A primary key's index <table>_pkey belongs to its
 			// constraint, as in PostgreSQL.
 			if tn, isPK := strings.CutSuffix(n.Name, "_pkey"); isPK {
-				if t, ok := e.cat.Lookup(s.schemaOf(n), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+				if t, ok := e.cat.Lookup(s.schemaOf(sql.ObjectName{Schema: n.Schema, Name: tn}), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
 					return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", n.Name, n.Name, tn).
 						WithHint("You can drop constraint %s on table %s instead.", n.Name, tn)
 				}

@@ -173,3 +173,15 @@ SELECT * FROM base2;
 SELECT 'base2'::regclass, 'base'::regclass;
 DROP TABLE base2;
 EXECUTE q;
+-- ALTER, COMMENT, the primary key's index and pg_temp-qualified names.
+CREATE TEMP TABLE tk (id int PRIMARY KEY);
+DROP INDEX tk_pkey;
+DROP INDEX pg_temp.tk_pkey;
+ALTER TABLE tk ADD COLUMN v text;
+ALTER TABLE tk RENAME COLUMN v TO w;
+COMMENT ON TABLE tk IS 'temporary';
+SELECT obj_description('tk'::regclass, 'pg_class');
+TRUNCATE pg_temp.tk;
+DROP TABLE pg_temp.tk;
+DROP TABLE IF EXISTS pg_temp.tk;
+SELECT * FROM pg_temp.nothing;
