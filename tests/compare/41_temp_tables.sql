@@ -185,3 +185,4 @@ TRUNCATE pg_temp.tk;
 DROP TABLE pg_temp.tk;
 DROP TABLE IF EXISTS pg_temp.tk;
 SELECT * FROM pg_temp.nothing;
+SELECT current_schemas(true)::text LIKE '{pg\_temp\_%,pg_catalog,public}', current_schemas(false);
