@@ -55,7 +55,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if err := s.systemCatalogError(st.Name); err != nil {
 		return nil, err
 	}
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))

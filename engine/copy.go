@@ -97,7 +97,7 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			return s.copyOut(ctx, b, co, io)
 		}}, nil
 	}
-	rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name)
+	rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Table), st.Table.Name)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Table.Name)
 	}

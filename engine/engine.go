@@ -199,6 +199,14 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
+	// Temporary relations end with their session; a server that
+	// stopped without ending its sessions left some behind.
+	if n, err := cat.DropTemp(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("drop temporary relations: %w", err)
+	} else if n > 0 {
+		log.Info("dropped temporary relations left by the last run", "count", n)
+	}
 	registerMissing(db, cat)
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows

@@ -98,6 +98,16 @@ type Session struct {
 	// to the client by the statement's Execute or Next (only the
 	// session's goroutine touches them).
 	notices []notice
+	// tempSchema is the session's temporary schema, pg_temp_N, or ""
+	// before its first temporary relation (temp.go).
+	tempSchema string
+	// blockTemps are the temporary tables created in the open
+	// transaction, which its end drops if it does not commit, or if
+	// they were created ON COMMIT DROP, in the order created.
+	blockTemps []blockTemp
+	// deleteRows are the temporary tables created ON COMMIT DELETE
+	// ROWS, which every commit empties (deleteRowsAtCommit).
+	deleteRows []uint32
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -268,6 +278,7 @@ func (s *Session) TxStatus() byte {
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
 	s.closeCursors(true)
+	s.closeTemp()
 	s.eng.metrics.sessions.Dec()
 	s.eng.sessions.CompareAndDelete(s.pid, s)
 	s.closeOnce.Do(func() { close(s.closed) })
@@ -350,6 +361,10 @@ func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wir
 	f.s.activity.Store(sessActive)
 	f.s.showActive(f.text)
 	r, err := f.Prepared.Execute(ctx, params, io)
+	if err == nil && !f.s.inBlock() && !f.s.implicit {
+		// The statement was its own transaction, which has committed.
+		err = f.s.deleteRowsAtCommit(ctx)
+	}
 	f.s.sendNotices(io)
 	if err != nil {
 		f.s.fail()

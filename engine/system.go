@@ -58,6 +58,9 @@ func (c sessionCatalog) Database() string { return c.s.database }
 // Setting implements syscat.Provider.
 func (c sessionCatalog) Setting(name string) string { return c.s.vars[name] }
 
+// TempSchema implements syscat.Provider.
+func (c sessionCatalog) TempSchema() string { return c.s.tempSchema }
+
 // Settings implements syscat.Provider.
 func (c sessionCatalog) Settings() []syscat.Setting {
 	var out []syscat.Setting

@@ -154,6 +154,15 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints, column and table ones, in the
 	// order written.
 	Uniques []UniqueDef
+	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE.
+	Temp bool
+	// OnCommit is a temporary table's ON COMMIT action, lower case:
+	// "preserve rows", "delete rows" or "drop"; "" when not given.
+	OnCommit string
+	// NamePos is the character position of Name when it is schema
+	// qualified (0 otherwise), for errors about the schema the table
+	// goes to.
+	NamePos int
 }
 
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)
@@ -241,6 +250,8 @@ type CreateView struct {
 	QueryText         string // the query text as written
 	EmitOnWindowClose bool
 	With              map[string]string
+	// Temp is set for CREATE [OR REPLACE] TEMP[ORARY] VIEW.
+	Temp bool
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON rel

@@ -12,26 +12,37 @@ import (
 
 func (p *stmtParser) create() (Stmt, error) {
 	p.pos++
-	if err := p.unsupportedPersistence(); err != nil {
+	temp, err := p.persistence()
+	if err != nil {
 		return nil, err
 	}
-	if p.word(0) == "or" && p.word(1) == "replace" {
+	orReplace := false
+	if !temp && p.word(0) == "or" && p.word(1) == "replace" {
 		p.pos += 2
-		err := p.unsupportedPersistence()
-		if err == nil {
-			err = p.unsupportedObject("CREATE OR REPLACE")
-		}
-		if err != nil {
+		orReplace = true
+		if temp, err = p.persistence(); err != nil {
 			return nil, err
 		}
-		p.pos -= 2
-	}
-	if err := p.unsupportedObject("CREATE"); err != nil {
+		if err := p.unsupportedObject("CREATE OR REPLACE"); err != nil {
+			return nil, err
+		}
+	} else if err := p.unsupportedObject("CREATE"); err != nil {
 		return nil, err
 	}
+	if temp && !orReplace && p.accept("table") {
+		return p.createTable(true)
+	}
+	if temp && !p.accept("view") {
+		// Only a view follows, as PostgreSQL's grammar has it.
+		return nil, p.errHere()
+	}
+	if temp {
+		return p.createView(&CreateView{OrReplace: orReplace, Temp: true})
+	}
 	switch {
+	case orReplace:
 	case p.accept("table"):
-		return p.createTable()
+		return p.createTable(false)
 	case p.accept("source"):
 		return p.createSource()
 	case p.accept("sink"):
@@ -56,10 +67,7 @@ func (p *stmtParser) create() (Stmt, error) {
 		}
 		return s, nil
 	}
-	v := &CreateView{}
-	if p.accept("or", "replace") {
-		v.OrReplace = true
-	}
+	v := &CreateView{OrReplace: orReplace}
 	if p.accept("materialized") {
 		v.Materialized = true
 	}
@@ -222,13 +230,20 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 	return v, nil
 }
 
-func (p *stmtParser) createTable() (Stmt, error) {
-	ct := &CreateTable{IfNotExists: p.accept("if", "not", "exists")}
+func (p *stmtParser) createTable(temp bool) (Stmt, error) {
+	ct := &CreateTable{Temp: temp, IfNotExists: p.accept("if", "not", "exists")}
+	namePos := charPos(p.src, p.peek().Off)
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
 	}
 	ct.Name = n
+	if n.Schema != "" {
+		ct.NamePos = namePos
+	}
+	if err := p.onCommit(ct); err != nil {
+		return nil, err
+	}
 	if p.peek().Kind == TOp && p.peek().Val == "(" && p.peekAt(1).Kind == TIdent && p.peekAt(2).Kind == TOp &&
 		(p.peekAt(2).Val == "," || p.peekAt(2).Val == ")" && p.word(3) == "as") {
 		return nil, p.unsupported("a column list in CREATE TABLE AS is")
@@ -268,9 +283,11 @@ func (p *stmtParser) createTable() (Stmt, error) {
 			return nil, p.unsupported("TABLESPACE is")
 		case p.word(0) == "using" && p.peekAt(1).Kind != TEOF:
 			return nil, p.unsupported("a table access method is")
-		case p.word(0) == "on" && p.word(1) == "commit":
-			return nil, pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables").
-				WithPosition(charPos(p.src, p.peek().Off))
+		case p.word(0) == "on" && p.word(1) == "commit" && ct.OnCommit == "":
+			if err := p.onCommit(ct); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		ok, err := p.connectorClause(&cs)
 		if err != nil {
@@ -282,6 +299,25 @@ func (p *stmtParser) createTable() (Stmt, error) {
 	}
 	ct.Include, ct.With, ct.Format, ct.Encode = cs.include, cs.with, cs.format, cs.encode
 	return ct, nil
+}
+
+// onCommit reads an ON COMMIT clause at the cursor, if there is one, into
+// ct: 42P16 on a table that is not temporary, as in PostgreSQL.
+func (p *stmtParser) onCommit(ct *CreateTable) error {
+	if p.word(0) != "on" || p.word(1) != "commit" {
+		return nil
+	}
+	if !ct.Temp {
+		return pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables")
+	}
+	p.pos += 2
+	for _, what := range []string{"preserve rows", "delete rows", "drop"} {
+		if p.accept(strings.Fields(what)...) {
+			ct.OnCommit = what
+			return nil
+		}
+	}
+	return p.errHere()
 }
 
 // columnCollation checks a column's COLLATE name (at character pos) for

@@ -24,6 +24,10 @@ type Catalog interface {
 	ByOID(oid uint32) (*catalog.Relation, bool)
 	// RoleByOID finds a role by OID.
 	RoleByOID(oid uint32) (*catalog.Role, bool)
+	// Lookup finds a relation by schema and name.
+	Lookup(schema, name string) (*catalog.Relation, bool)
+	// TempSchemas returns the sessions' temporary schemas (pg_temp_N).
+	TempSchemas() []string
 }
 
 // Provider is what the engine shows the system catalog, as one session
@@ -33,6 +37,9 @@ type Provider interface {
 	Catalog() Catalog
 	// Database is the session's database name.
 	Database() string
+	// TempSchema is the session's temporary schema, "" when it has
+	// none yet.
+	TempSchema() string
 	// Setting is the session's value of a setting (search_path, say).
 	Setting(name string) string
 	// Settings lists every setting with its session value, by name.

@@ -35,6 +35,15 @@ func (c fakeCatalog) ByOID(oid uint32) (*catalog.Relation, bool) {
 	}
 	return nil, false
 }
+func (c fakeCatalog) Lookup(schema, name string) (*catalog.Relation, bool) {
+	for _, r := range c.rels {
+		if r.Schema == schema && r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+func (c fakeCatalog) TempSchemas() []string { return nil }
 func (c fakeCatalog) RoleByOID(oid uint32) (*catalog.Role, bool) {
 	for _, r := range c.roles {
 		if r.OID == oid {
@@ -52,8 +61,9 @@ type fake struct {
 	jobs       []Job
 }
 
-func (f fake) Catalog() Catalog { return f.cat }
-func (f fake) Database() string { return "dev" }
+func (f fake) Catalog() Catalog   { return f.cat }
+func (f fake) Database() string   { return "dev" }
+func (f fake) TempSchema() string { return "" }
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }

@@ -215,6 +215,11 @@ type Relation struct {
 	// when the database opens gets them built then, so that a crash at
 	// any point of the ALTER leaves the table with its indexes.
 	Rebuild []IndexRebuild
+	// Temp marks a temporary relation (pg_class.relpersistence 't'):
+	// one in a session's temporary schema (TempSchemaPrefix). Create
+	// sets it from the schema. The session that made it drops it when
+	// it ends, and Open's caller drops any left by a crash (DropTemp).
+	Temp bool
 }
 
 // IndexRebuild is an index to build again on its table (Relation.Rebuild):
