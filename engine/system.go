@@ -128,6 +128,18 @@ func (c sessionCatalog) DefaultText(r *catalog.Relation, i int) string {
 	return r.Cols[i].Default
 }
 
+// GeneratedText implements syscat.Provider.
+func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string { return c.s.generatedText(r, i) }
+
+// CheckText implements syscat.Provider.
+func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string { return c.s.checkText(r, k) }
+
+// CheckColumns implements syscat.Provider.
+func (c sessionCatalog) CheckColumns(r *catalog.Relation, k int) []int {
+	_, cols, _ := planner.BindCheck(context.Background(), r, r.Checks[k].Expr, 0, c.s.catalogView())
+	return cols
+}
+
 // ACL implements syscat.Provider.
 func (c sessionCatalog) ACL(r *catalog.Relation) []string { return c.e.aclText(r) }
 

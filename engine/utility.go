@@ -299,6 +299,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		return s.createTableUnique(ctx, st, text, io)
 	}
 	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		if len(st.Checks) > 0 || slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Generated != "" }) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "CHECK constraints and generated columns on a table whose rows come from a connector are not supported")
+		}
 		return s.createConnectorTable(ctx, st, text, io)
 	}
 	e := s.eng
@@ -360,7 +363,12 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
 		case c.Identity != "" && !col.T.IsInteger():
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+		case c.Generated != "" && c.Identity != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name).WithPosition(c.GeneratedAt)
+		case c.Generated != "" && (c.Default != "" || c.Serial):
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name).WithPosition(c.GeneratedAt)
 		}
+		col.Generated = c.Generated
 		if c.Serial || c.Identity != "" {
 			col.Seq = e.ownedSequenceName(schema, st.Name.Name, c.Name, seqNames)
 			seqNames[col.Seq] = true
@@ -415,6 +423,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 	}
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
+		return nil, err
+	}
+	if err := s.tableRules(ctx, rel, st); err != nil {
 		return nil, err
 	}
 	rel.Owner = s.role().OID

@@ -165,3 +165,156 @@ func deparseConst(c *Const) string {
 	}
 	return quoteLiteral(types.FormatText(c.V, c.T, time.UTC)) + "::" + types.T{ID: c.T.ID, Mod: -1}.String()
 }
+
+// RowExprText returns a CHECK constraint's or generated column's
+// expression bound over rel's row as PostgreSQL's pretty deparser prints
+// it (pg_get_constraintdef(oid, true), pg_get_expr(adbin, adrelid,
+// true)): columns by name, operators parenthesised only where
+// ruleutils.c's isSimpleNode asks for it.
+func RowExprText(rel *catalog.Relation, e Expr) string {
+	d := rowDeparser{rel: rel}
+	return d.expr(e, nil)
+}
+
+// rowDeparser prints expressions over a table's row.
+type rowDeparser struct{ rel *catalog.Relation }
+
+// isOp reports whether e is a binary operator call.
+func isOp(e Expr) (string, bool) {
+	if c, ok := e.(*Call); ok && infixOps[c.Fn] && len(c.Args) == 2 {
+		return c.Fn, true
+	}
+	return "", false
+}
+
+// simple follows isSimpleNode: whether node, an argument of parent,
+// prints without parentheses of its own.
+func simple(node, parent Expr) bool {
+	boolParent := func() bool {
+		switch p := parent.(type) {
+		case *And, *Or, *Not, *Case, *Coalesce:
+			return true
+		case *Call:
+			_, op := isOp(p)
+			return !op && p.Fn != "neg"
+		}
+		return false
+	}
+	switch n := node.(type) {
+	case *Call:
+		op, ok := isOp(n)
+		if !ok {
+			return n.Fn != "neg"
+		}
+		if pop, pok := isOp(parent); pok {
+			lo, hi := strings.Contains("+-", op) && len(op) == 1, strings.Contains("*/%", op) && len(op) == 1
+			plo, phi := strings.Contains("+-", pop) && len(pop) == 1, strings.Contains("*/%", pop) && len(pop) == 1
+			switch {
+			case !(lo || hi) || !(plo || phi):
+				return false
+			case hi && plo:
+				return true
+			case lo && phi:
+				return false
+			}
+			return parent.(*Call).Args[0] == node
+		}
+		return boolParent()
+	case *IsNull, *IsBool:
+		return boolParent()
+	case *And, *Or, *Not:
+		switch parent.(type) {
+		case *And, *Or:
+			_, isOr := n.(*Or)
+			_, parentOr := parent.(*Or)
+			return !isOr || parentOr
+		case *Not:
+			return false
+		}
+		return boolParent()
+	}
+	return true
+}
+
+// arg prints node, an argument of parent, parenthesised unless simple.
+func (d rowDeparser) arg(node, parent Expr) string {
+	s := d.expr(node, parent)
+	if !simple(node, parent) {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
+	parts := make([]string, len(es))
+	for i, a := range es {
+		parts[i] = d.arg(a, parent)
+	}
+	return strings.Join(parts, sep)
+}
+
+func (d rowDeparser) expr(e Expr, parent Expr) string {
+	switch n := e.(type) {
+	case *ColRef:
+		return sql.QuoteIdent(d.rel.Cols[n.Idx].Name)
+	case *Const:
+		return deparseConst(n)
+	case *Cast:
+		if n.Assign {
+			return d.expr(n.Arg, parent)
+		}
+		if k, ok := n.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
+			return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+		}
+		s := d.expr(n.Arg, n)
+		switch n.Arg.(type) {
+		case *ColRef, *Const:
+		default:
+			if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" {
+				s = "(" + s + ")"
+			}
+		}
+		return s + "::" + n.T.String()
+	case *Call:
+		if n.Fn == "neg" && len(n.Args) == 1 {
+			return "- " + d.arg(n.Args[0], n)
+		}
+		if _, ok := isOp(n); ok {
+			return d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n)
+		}
+		parts := make([]string, len(n.Args))
+		for i, a := range n.Args {
+			parts[i] = d.expr(a, n)
+		}
+		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
+	case *And:
+		return d.join(n.Args, n, " AND ")
+	case *Or:
+		return d.join(n.Args, n, " OR ")
+	case *Not:
+		return "NOT " + d.arg(n.Arg, n)
+	case *IsNull:
+		if n.Not {
+			return d.arg(n.Arg, n) + " IS NOT NULL"
+		}
+		return d.arg(n.Arg, n) + " IS NULL"
+	case *IsBool:
+		s := d.arg(n.Arg, n) + " IS "
+		if n.Not {
+			s += "NOT "
+		}
+		return s + strings.ToUpper(n.Want)
+	case *Coalesce:
+		return "COALESCE(" + d.join(n.Args, n, ", ") + ")"
+	case *Case:
+		s := "CASE"
+		for _, w := range n.Whens {
+			s += " WHEN " + d.expr(w.Cond, n) + " THEN " + d.expr(w.Then, n)
+		}
+		if n.Else != nil {
+			s += " ELSE " + d.expr(n.Else, n)
+		}
+		return s + " END"
+	}
+	return deparse(e)
+}

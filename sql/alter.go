@@ -36,6 +36,7 @@ type SetParallelism struct {
 // AlterTable is ALTER TABLE [IF EXISTS] [ONLY] name with column actions:
 //
 //	ADD [COLUMN] [IF NOT EXISTS] column_definition
+//	ADD [CONSTRAINT name] CHECK (expr)
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
@@ -49,7 +50,7 @@ type AlterTable struct {
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type" or "drop constraint".
+	// type", "add check" or "drop constraint".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name; for DROP
 	// CONSTRAINT, the constraint's name.
@@ -75,6 +76,9 @@ type AlterTable struct {
 	// when none): PostgreSQL reports it once the column is found.
 	Collation  string
 	CollateErr error
+	// Checks are ADD CONSTRAINT's CHECK constraint, or the CHECK
+	// constraints of ADD COLUMN's column.
+	Checks []CheckDef
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
@@ -196,6 +200,22 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 	at := &AlterTable{Name: name, IfExists: ifExists}
 	start := p.pos
 	switch {
+	case p.word(0) == "add" && (p.word(1) == "check" && p.peekAt(2).Kind == TOp ||
+		p.word(1) == "constraint" && p.word(3) == "check" && p.peekAt(4).Kind == TOp):
+		p.pos++
+		name := ""
+		if p.accept("constraint") {
+			if name, err = p.name(); err != nil {
+				return nil, true, err
+			}
+		}
+		p.pos++
+		c, err := p.checkExpr(name)
+		if err != nil {
+			return nil, true, err
+		}
+		at.Action = "add check"
+		at.Checks = []CheckDef{c}
 	case p.word(0) == "add":
 		switch p.word(1) {
 		case "constraint", "primary", "unique", "check", "foreign", "exclude":
@@ -224,6 +244,7 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
+		at.Checks = ct.Checks
 	case p.word(0) == "drop":
 		// DROP [COLUMN] name or DROP CONSTRAINT name (in Column), then
 		// [IF EXISTS] ... [CASCADE | RESTRICT] alike.

@@ -131,6 +131,22 @@ type ColumnDef struct {
 	// Collation is the column's COLLATE name when it is not the type's
 	// default ("C", "POSIX", ...; "" without COLLATE or for "default").
 	Collation string
+	// Generated is the expression of GENERATED ALWAYS AS (expr) STORED
+	// as written ("" when none), which starts at character GeneratedPos
+	// (1-based) of the statement; GeneratedAt is where the clause starts.
+	Generated    string
+	GeneratedPos int
+	GeneratedAt  int
+}
+
+// CheckDef is a CHECK constraint of CREATE TABLE or ALTER TABLE, a
+// column's or the table's: its name ("" when none was given) and its
+// expression as written, which starts at character Pos (1-based) of the
+// statement.
+type CheckDef struct {
+	Name string
+	Expr string
+	Pos  int
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))
@@ -154,6 +170,9 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints, column and table ones, in the
 	// order written.
 	Uniques []UniqueDef
+	// Checks are the CHECK constraints, column and table ones, in the
+	// order written.
+	Checks []CheckDef
 }
 
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)

@@ -367,6 +367,14 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			return err
 		}
 		return p.indexConstraintTail()
+	case what == "table" && p.word(0) == "check" && p.peekAt(1).Kind == TOp:
+		p.pos++
+		c, err := p.checkExpr(conName)
+		if err != nil {
+			return err
+		}
+		ct.Checks = append(ct.Checks, c)
+		return nil
 	case p.word(0) == "unique" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "check" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "foreign" && p.word(1) == "key",
@@ -452,6 +460,26 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if t := p.peek(); t.Kind == TOp && t.Val == "(" {
 				return p.unsupported("sequence options of identity columns are")
 			}
+		case what == "table" && p.word(0) == "check" && p.peekAt(1).Kind == TOp:
+			p.pos++
+			c, err := p.checkExpr(conName)
+			if err != nil {
+				return err
+			}
+			ct.Checks = append(ct.Checks, c)
+		case what == "table" && p.word(0) == "generated" && p.word(1) == "always" && p.word(2) == "as" && p.peekAt(3).Kind == TOp && p.peekAt(3).Val == "(":
+			p.pos += 3
+			text, pos, err := p.parenText()
+			if err != nil {
+				return err
+			}
+			if err := p.expect("stored"); err != nil {
+				return err
+			}
+			if col.Generated != "" {
+				return pgerr.New(pgerr.SyntaxError, "multiple generation clauses specified for column \"%s\" of table \"%s\"", name, ct.Name.Name).WithPosition(charPos(p.src, at.Off))
+			}
+			col.Generated, col.GeneratedPos, col.GeneratedAt = text, pos, charPos(p.src, at.Off)
 		case p.word(0) == "unique" || p.word(0) == "check" || p.word(0) == "references" || p.word(0) == "generated":
 			return p.unsupported(upper(p.word(0)) + " constraints are")
 		case p.word(0) == "collate":
@@ -478,6 +506,56 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			}
 			ct.Columns = append(ct.Columns, col)
 			return nil
+		}
+	}
+}
+
+// checkExpr parses the parenthesised expression after CHECK into a
+// constraint named name ("" for none). NO INHERIT and NOT VALID, which
+// ask for what weir has no use for (inheritance) or does not keep (an
+// unvalidated constraint), are 0A000.
+func (p *stmtParser) checkExpr(name string) (CheckDef, error) {
+	text, pos, err := p.parenText()
+	if err != nil {
+		return CheckDef{}, err
+	}
+	if p.word(0) == "no" && p.word(1) == "inherit" {
+		return CheckDef{}, p.unsupported("NO INHERIT is")
+	}
+	if p.word(0) == "not" && p.word(1) == "valid" {
+		return CheckDef{}, p.unsupported("NOT VALID is")
+	}
+	return CheckDef{Name: name, Expr: text, Pos: pos}, nil
+}
+
+// parenText parses ( expr ) and returns the expression's text as
+// written and the character position (1-based) where it starts. An
+// empty pair of parentheses is a syntax error at the ")".
+func (p *stmtParser) parenText() (string, int, error) {
+	if err := p.expectOp("("); err != nil {
+		return "", 0, err
+	}
+	start := p.pos
+	depth := 0
+	for ; ; p.pos++ {
+		t := p.peek()
+		switch {
+		case t.Kind == TEOF:
+			return "", 0, p.errHere()
+		case t.Kind == TOp && (t.Val == "(" || t.Val == "["):
+			depth++
+		case t.Kind == TOp && (t.Val == ")" || t.Val == "]"):
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if p.pos == start || t.Val == "]" {
+				return "", 0, p.errHere()
+			}
+			first := p.toks[start]
+			text := p.src[first.Off:p.toks[p.pos-1].End]
+			p.pos++
+			return text, charPos(p.src, first.Off), nil
 		}
 	}
 }

@@ -39,6 +39,14 @@ type Provider interface {
 	Settings() []Setting
 	// DefaultText is column col's DEFAULT as pg_get_expr prints it.
 	DefaultText(r *catalog.Relation, col int) string
+	// GeneratedText is generated column col's expression as pg_get_expr
+	// prints it.
+	GeneratedText(r *catalog.Relation, col int) string
+	// CheckText is r's CHECK constraint k as pg_get_constraintdef
+	// prints it ("CHECK (...)"), and CheckColumns the columns it reads
+	// (indexes into r.Cols, ascending).
+	CheckText(r *catalog.Relation, k int) string
+	CheckColumns(r *catalog.Relation, k int) []int
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string

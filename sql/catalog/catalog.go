@@ -542,6 +542,7 @@ func (r *Relation) Clone() *Relation {
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
 	c.Rebuild = slices.Clone(r.Rebuild)
+	c.Checks = slices.Clone(r.Checks)
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
 		for k, v := range r.DepCols {
@@ -620,6 +621,13 @@ type relationEntry struct {
 	DepCols map[uint32][]string `json:"dep_cols,omitempty"`
 	// Rebuild is Relation.Rebuild.
 	Rebuild []IndexRebuild `json:"rebuild,omitempty"`
+	// Checks is Relation.Checks.
+	Checks []checkEntry `json:"checks,omitempty"`
+}
+
+type checkEntry struct {
+	Name string `json:"name"`
+	Expr string `json:"expr"`
 }
 
 type columnEntry struct {
@@ -640,6 +648,8 @@ type columnEntry struct {
 	Dropped bool   `json:"dropped,omitempty"`
 	// Collation is the column's COLLATE, when not its type's default.
 	Collation string `json:"collation,omitempty"`
+	// Generated is the expression of a stored generated column.
+	Generated string `json:"generated,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -662,11 +672,14 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	for _, col := range rel.Cols {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
-			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation}
+			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
 		e.Cols = append(e.Cols, ce)
+	}
+	for _, c := range rel.Checks {
+		e.Checks = append(e.Checks, checkEntry{Name: c.Name, Expr: c.Expr})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -722,7 +735,8 @@ func decodeRelation(v []byte) (*Relation, error) {
 		}
 		t.Mod = ce.TypMod
 		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
-			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation}
+			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation,
+			Generated: ce.Generated}
 		if ce.Missing != nil {
 			r, err := types.DecodeRow(ce.Missing, []types.T{t})
 			if err != nil || len(r) != 1 {
@@ -731,6 +745,9 @@ func decodeRelation(v []byte) (*Relation, error) {
 			col.Missing = &r[0]
 		}
 		rel.Cols = append(rel.Cols, col)
+	}
+	for _, ce := range e.Checks {
+		rel.Checks = append(rel.Checks, Check{Name: ce.Name, Expr: ce.Expr})
 	}
 	return rel, nil
 }
