@@ -129,7 +129,9 @@ func (c sessionCatalog) DefaultText(r *catalog.Relation, i int) string {
 }
 
 // GeneratedText implements syscat.Provider.
-func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string { return c.s.generatedText(r, i) }
+func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string {
+	return c.s.generatedText(r, i)
+}
 
 // CheckText implements syscat.Provider.
 func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string { return c.s.checkText(r, k) }

@@ -693,7 +693,7 @@ func viewDef(r *catalog.Relation) string {
 }
 
 // generatedCode is pg_attribute.attgenerated: 's' for a stored
-// generated column, '' otherwise.
+// generated column, ” otherwise.
 func generatedCode(c catalog.Column) string {
 	if c.Generated != "" {
 		return "s"
