@@ -304,7 +304,7 @@ func (e *Engine) anyRow(rel *catalog.Relation, pred func(types.Row) bool) (bool,
 func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text string) (types.Datum, bool, error) {
 	one := rel.Clone()
 	col.Default, col.Hidden, col.NotNull = text, false, false
-	one.Cols, one.PK = []catalog.Column{col}, nil
+	one.Cols, one.PK, one.Checks = []catalog.Column{col}, nil, nil
 	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
 	q, err := parseQuery(ins)
 	if err != nil {

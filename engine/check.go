@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,16 +245,20 @@ func (e *Engine) dropCheck(rel *catalog.Relation, name string) (wire.Result, boo
 // copy being altered): the CHECK constraints reading the column go with
 // it, as in PostgreSQL; a generated column reading it stops the drop.
 func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relation, i int) error {
+	var deps []string
 	for j, c := range rel.Cols {
 		if c.Generated == "" || c.Dropped || j == i {
 			continue
 		}
 		e, err := planner.BindGenerated(ctx, rel, j, c.Generated, 0, s.catalogView())
 		if err == nil && slices.Contains(colsOf(e), i) {
-			return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", rel.Cols[i].Name, rel.Name).
-				WithDetail("column %s of table %s depends on column %s of table %s", c.Name, rel.Name, rel.Cols[i].Name, rel.Name).
-				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			deps = append(deps, fmt.Sprintf("column %s of table %s depends on column %s of table %s", c.Name, rel.Name, rel.Cols[i].Name, rel.Name))
 		}
+	}
+	if len(deps) > 0 {
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", rel.Cols[i].Name, rel.Name).
+			WithDetail("%s", strings.Join(deps, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	up.Checks = nil
 	for _, c := range rel.Checks {

@@ -68,7 +68,7 @@ func BindGenerated(ctx context.Context, rel *catalog.Relation, i int, text strin
 	out := b.tryCoerce(x, col.T, ctxAssignment)
 	if out == nil {
 		fail(typeErrorf("column \"%s\" is of type %s but default expression is of type %s", col.Name, col.T, b.typeOf(x)).
-			WithHint("You will need to rewrite or cast the expression.").WithPosition(b.exprPos(x)))
+			WithHint("You will need to rewrite or cast the expression."))
 	}
 	if c, ok := out.(*Cast); ok && out != x {
 		c.Assign = true

@@ -1,0 +1,108 @@
+-- CHECK constraints and stored generated columns, as PostgreSQL names,
+-- enforces and shows them.
+CREATE TABLE ck (a int CHECK (a > 0), b text CONSTRAINT bshort CHECK (length(b) < 5),
+  CHECK (a < 100 AND b <> 'x'), CONSTRAINT not7 CHECK (a <> 7));
+\d ck
+INSERT INTO ck VALUES (1, 'a');
+INSERT INTO ck VALUES (0, 'a');
+INSERT INTO ck VALUES (NULL, NULL);
+INSERT INTO ck VALUES (7, 'abcdef');
+INSERT INTO ck VALUES (5, 'x');
+INSERT INTO ck VALUES (7, 'b');
+UPDATE ck SET a = -1 WHERE a = 1;
+UPDATE ck SET a = 2 WHERE a = 1;
+SELECT * FROM ck ORDER BY a;
+COPY ck FROM stdin;
+3	c
+\.
+COPY ck FROM stdin;
+4	d
+-4	e
+\.
+SELECT * FROM ck ORDER BY a;
+-- Names chosen as PostgreSQL chooses them: one column read gives
+-- <table>_<column>_check, else <table>_check, numbered when taken.
+CREATE TABLE ck2 (a int CHECK (a > 0) CHECK (a < 10), b int CHECK (a < b), CHECK (true), CHECK (a > 0));
+\d ck2
+SELECT conname, contype, conkey, pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'ck2'::regclass ORDER BY 1;
+-- ALTER TABLE ADD and DROP CONSTRAINT.
+CREATE TABLE v (a int, b text);
+INSERT INTO v VALUES (1, 'a'), (-1, 'b');
+ALTER TABLE v ADD CONSTRAINT pos CHECK (a > 0);
+ALTER TABLE v ADD CHECK (a > -5);
+ALTER TABLE v ADD CHECK (a > -5 AND b IS NOT NULL);
+ALTER TABLE v ADD CONSTRAINT v_a_check CHECK (a > 0);
+\d v
+INSERT INTO v VALUES (-6, 'c');
+INSERT INTO v VALUES (2, NULL);
+ALTER TABLE v DROP CONSTRAINT nope;
+ALTER TABLE v DROP CONSTRAINT IF EXISTS nope;
+ALTER TABLE v DROP CONSTRAINT v_check;
+INSERT INTO v VALUES (2, NULL);
+ALTER TABLE v RENAME COLUMN a TO aa;
+\d v
+INSERT INTO v VALUES (-7, 'd');
+ALTER TABLE v DROP COLUMN aa;
+\d v
+ALTER TABLE v ADD COLUMN c int CHECK (c > 0);
+ALTER TABLE v ADD COLUMN d int DEFAULT 0 CHECK (d > 0);
+INSERT INTO v VALUES ('e', -1);
+\d v
+-- Errors in the expressions.
+CREATE TABLE bad (a int CHECK (sum(a) > 0));
+CREATE TABLE bad (a int CHECK ((SELECT 1) > 0));
+CREATE TABLE bad (a int CHECK (a + 1));
+CREATE TABLE bad (a int CHECK (zz > 0));
+CREATE TABLE bad (a int CONSTRAINT c CHECK (a > 0), CONSTRAINT c CHECK (a < 0));
+-- ON CONFLICT DO UPDATE checks the updated row.
+CREATE TABLE oc (k int PRIMARY KEY, v int CHECK (v < 10));
+INSERT INTO oc VALUES (1, 1);
+INSERT INTO oc VALUES (1, 5) ON CONFLICT (k) DO UPDATE SET v = oc.v + 20;
+INSERT INTO oc VALUES (1, 50) ON CONFLICT (k) DO UPDATE SET v = 2;
+INSERT INTO oc VALUES (1, 5) ON CONFLICT (k) DO UPDATE SET v = excluded.v + 1;
+SELECT * FROM oc;
+-- Stored generated columns.
+CREATE TABLE g (a int, b int GENERATED ALWAYS AS (a * 2) STORED, c text GENERATED ALWAYS AS ('x' || a::text) STORED);
+\d g
+INSERT INTO g VALUES (1);
+INSERT INTO g VALUES (2, DEFAULT);
+INSERT INTO g (a) VALUES (3) RETURNING *;
+INSERT INTO g VALUES (3, 4);
+INSERT INTO g (a, c) VALUES (3, 'y');
+INSERT INTO g OVERRIDING SYSTEM VALUE VALUES (3, 4);
+INSERT INTO g SELECT 4, 5;
+UPDATE g SET b = 5;
+UPDATE g SET b = DEFAULT, a = 10 WHERE a = 1;
+UPDATE g SET a = a + 100 WHERE a = 2 RETURNING b, c;
+COPY g FROM stdin;
+5
+\.
+COPY g (a, b) FROM stdin;
+CREATE TABLE cg (a int, b int GENERATED ALWAYS AS (a + 1) STORED, c int);
+INSERT INTO cg VALUES (1, DEFAULT, 3);
+COPY cg TO stdout;
+COPY cg (a, c) TO stdout;
+SELECT * FROM g ORDER BY a;
+SELECT attname, attgenerated, atthasdef FROM pg_attribute WHERE attrelid = 'g'::regclass AND attnum > 0 ORDER BY attnum;
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS (b * 2) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS (a * 2) STORED, c int GENERATED ALWAYS AS (b * 2) STORED);
+CREATE TABLE bad (a int, b int DEFAULT 1 GENERATED ALWAYS AS (a * 2) STORED);
+CREATE TABLE bad (a int, b float8 GENERATED ALWAYS AS (random()) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS (a::text) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS (sum(a)) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS ((SELECT 1)) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS (zz) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS (a) STORED GENERATED ALWAYS AS (a) STORED);
+CREATE TABLE bad (a int, b int GENERATED ALWAYS AS IDENTITY GENERATED ALWAYS AS (a * 2) STORED);
+ALTER TABLE g DROP COLUMN a;
+-- A generated column under a CHECK constraint.
+CREATE TABLE g9 (a int PRIMARY KEY, b int GENERATED ALWAYS AS (a * 2) STORED CHECK (b < 10));
+INSERT INTO g9 VALUES (6);
+INSERT INTO g9 VALUES (1);
+INSERT INTO g9 VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 20;
+INSERT INTO g9 VALUES (1) ON CONFLICT (a) DO UPDATE SET b = 20;
+COPY g9 FROM stdin;
+60
+\.
+SELECT * FROM g9;
+DROP TABLE ck, ck2, v, oc, g, g9, cg;
