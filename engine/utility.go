@@ -126,6 +126,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.closeCursor(st) }), nil
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
+	case *sql.Lock:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			if st.What == "all" || st.What == "" {
@@ -1389,4 +1391,26 @@ func (s *Session) flushWrites(ctx context.Context) error {
 		return err
 	}
 	return s.eng.st.drv.Barrier(ctx)
+}
+
+// lockTable runs LOCK TABLE. Outside a transaction block it is
+// PostgreSQL's 25P01. Inside one the tables must exist (42P01), and then
+// it is 0A000: a block's writes are checked at COMMIT against the rows
+// they touched (40001 when another session changed one) and take no
+// table locks, so no mode can hold what PostgreSQL's promises, not even
+// ACCESS SHARE's (weir's DDL does not wait for open blocks).
+func (s *Session) lockTable(st *sql.Lock) (wire.Result, error) {
+	if s.txn != 'T' && !s.implicit {
+		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
+	}
+	for _, n := range st.Names {
+		if err := s.systemCatalogError(n); err != nil {
+			return nil, err
+		}
+		if _, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
+		}
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE is not supported").
+		WithDetail("weir's transaction blocks take no table locks: COMMIT fails with 40001 when another session changed a row the block wrote.")
 }

@@ -432,6 +432,14 @@ type CreateSchema struct {
 // Discard is DISCARD ALL|PLANS|... (accepted, as pgx and poolers send it).
 type Discard struct{ What string }
 
+// Lock is LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]; Mode is
+// the lock mode in lower case ("access exclusive" when none is given).
+type Lock struct {
+	Names  []ObjectName
+	Mode   string
+	NoWait bool
+}
+
 func (*Query) stmt()        {}
 func (*CreateTable) stmt()  {}
 func (*CreateView) stmt()   {}
@@ -458,6 +466,7 @@ func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}
 func (*Discard) stmt()      {}
+func (*Lock) stmt()         {}
 
 // Prepare is PREPARE name [(type, ...)] AS statement. Types are the
 // parameter types' texts as written, TypesAt their character offsets in

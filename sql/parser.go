@@ -371,6 +371,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		default:
 			err = p.errHere()
 		}
+	case "lock":
+		s, err = p.lock()
 	default:
 		return nil, p.unsupportedStmt()
 	}
@@ -1075,4 +1077,47 @@ func (p *stmtParser) backup() (Stmt, error) {
 		b.With = w
 	}
 	return b, nil
+}
+
+// lockModes are the lock modes of LOCK TABLE ... IN mode MODE.
+var lockModes = [][]string{
+	{"access", "share"}, {"row", "share"}, {"row", "exclusive"}, {"share", "update", "exclusive"},
+	{"share", "row", "exclusive"}, {"share"}, {"exclusive"}, {"access", "exclusive"},
+}
+
+// lock parses LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE]
+// [NOWAIT].
+func (p *stmtParser) lock() (Stmt, error) {
+	p.pos++
+	p.accept("table")
+	l := &Lock{Mode: "access exclusive"}
+	for {
+		p.accept("only")
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		p.acceptOp("*")
+		l.Names = append(l.Names, n)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if p.accept("in") {
+		found := false
+		for _, m := range lockModes {
+			if p.accept(m...) {
+				l.Mode, found = strings.Join(m, " "), true
+				break
+			}
+		}
+		if !found {
+			return nil, p.errHere()
+		}
+		if err := p.expect("mode"); err != nil {
+			return nil, err
+		}
+	}
+	l.NoWait = p.accept("nowait")
+	return l, nil
 }
