@@ -500,7 +500,7 @@ func (p *stmtParser) set() (Stmt, error) {
 	case p.word(0) == "schema" && p.peekAt(1).Kind == TString:
 		p.pos++
 		v, err := p.value()
-		return &Set{Name: "search_path", Value: v, Local: local}, err
+		return &Set{Name: "search_path", Value: QuoteIdent(v), Local: local}, err
 	case p.word(0) == "role" && !(p.peekAt(1).Kind == TOp && p.peekAt(1).Val == "=") && p.word(1) != "to":
 		// SET ROLE name | NONE is SET role TO name.
 		p.pos++
@@ -530,15 +530,16 @@ func (p *stmtParser) set() (Stmt, error) {
 	}
 	var vals []string
 	for {
-		quoted := p.peek().Kind == TQIdent
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		if quoted && name == "search_path" {
-			// List settings keep the quotes their elements need, as
-			// Postgres prints search_path back: public, "$user".
-			v = quoteIdent(v)
+		if name == "search_path" {
+			// Each element, a name or a string, is one schema's name,
+			// quoted where it needs it, as PostgreSQL's GUC_LIST_QUOTE
+			// settings keep it: SET search_path = 'a, b' names one
+			// schema, "a, b".
+			v = QuoteIdent(v)
 		}
 		vals = append(vals, v)
 		if !p.acceptOp(",") {

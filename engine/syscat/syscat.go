@@ -252,8 +252,8 @@ func CatalogFirst(searchPath, name string) bool {
 		return false
 	}
 	catalogAt, publicAt := -1, -1
-	for i, s := range strings.Split(searchPath, ",") {
-		switch strings.Trim(strings.TrimSpace(s), `"`) {
+	for i, s := range SplitSearchPath(searchPath) {
+		switch s {
 		case PgCatalog:
 			catalogAt = i
 		case catalog.PublicSchema:
@@ -261,6 +261,51 @@ func CatalogFirst(searchPath, name string) bool {
 		}
 	}
 	return catalogAt < 0 || publicAt < 0 || catalogAt < publicAt
+}
+
+// SplitSearchPath returns the schema names of a search_path value, as
+// PostgreSQL's SplitIdentifierString reads it: comma-separated names,
+// each double-quoted (kept as written, "" for a quote) or bare (folded
+// to lower case), blanks around them ignored.
+func SplitSearchPath(path string) []string {
+	var out []string
+	i := 0
+	for i < len(path) {
+		for i < len(path) && (path[i] == ' ' || path[i] == '\t' || path[i] == '\n') {
+			i++
+		}
+		var b strings.Builder
+		if i < len(path) && path[i] == '"' {
+			i++
+			for i < len(path) {
+				if path[i] == '"' {
+					if i+1 < len(path) && path[i+1] == '"' {
+						b.WriteByte('"')
+						i += 2
+						continue
+					}
+					i++
+					break
+				}
+				b.WriteByte(path[i])
+				i++
+			}
+			for i < len(path) && path[i] != ',' {
+				i++
+			}
+		} else {
+			start := i
+			for i < len(path) && path[i] != ',' {
+				i++
+			}
+			b.WriteString(strings.ToLower(strings.TrimSpace(path[start:i])))
+		}
+		out = append(out, b.String())
+		if i < len(path) && path[i] == ',' {
+			i++
+		}
+	}
+	return out
 }
 
 // Rows returns the current rows of system table schema.name as p shows

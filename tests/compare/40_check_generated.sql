@@ -106,3 +106,24 @@ COPY g9 FROM stdin;
 \.
 SELECT * FROM g9;
 DROP TABLE ck, ck2, v, oc, g, g9, cg;
+-- LOCK TABLE outside a transaction block.
+LOCK TABLE nope;
+LOCK ck IN ACCESS SHARE MODE NOWAIT;
+-- ntile reads its argument once, at the partition's first row (the
+-- first whose argument is not NULL).
+SELECT ntile(a) OVER (ORDER BY a) FROM (VALUES (1), (2), (3)) v(a);
+SELECT a, ntile(b) OVER (ORDER BY a) FROM (VALUES (1, NULL), (2, 2), (3, 1), (4, 5)) v(a, b);
+SELECT a, ntile(a) OVER (PARTITION BY a % 2 ORDER BY a) FROM generate_series(1, 7) a ORDER BY a;
+-- Each element of search_path is one schema's name.
+SET search_path = 'public, pg_catalog';
+SHOW search_path;
+SET search_path = public, 'pg_catalog';
+SHOW search_path;
+SET search_path = '$user', public;
+SHOW search_path;
+SET search_path = "Foo", bar, 'Baz';
+SHOW search_path;
+SET SCHEMA 'Foo';
+SHOW search_path;
+RESET search_path;
+SHOW search_path;
