@@ -336,13 +336,13 @@ func renameColumnIn(text, table, old, new string) (string, error) {
 }
 
 // checkText is CHECK constraint k of r as pg_get_constraintdef prints
-// it, or as written when it no longer binds.
-func (s *Session) checkText(r *catalog.Relation, k int) string {
+// it, pretty or not, or as written when it no longer binds.
+func (s *Session) checkText(r *catalog.Relation, k int, pretty bool) string {
 	e, _, err := planner.BindCheck(context.Background(), r, r.Checks[k].Expr, 0, s.catalogView())
 	if err != nil {
 		return "CHECK (" + r.Checks[k].Expr + ")"
 	}
-	return "CHECK (" + planner.RowExprText(r, e) + ")"
+	return "CHECK (" + planner.RowExprText(r, e, pretty) + ")"
 }
 
 // generatedText is generated column i of r's expression as pg_get_expr
@@ -352,5 +352,5 @@ func (s *Session) generatedText(r *catalog.Relation, i int) string {
 	if err != nil {
 		return r.Cols[i].Generated
 	}
-	return planner.RowExprText(r, e)
+	return planner.RowExprText(r, e, true)
 }

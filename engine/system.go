@@ -46,6 +46,11 @@ func (e *Engine) systemRows(s *Session, schema, name string) ([]types.Row, error
 // DescribeObject implements executor.CatalogDescriber (see
 // syscat.Describe).
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
+	if fn == "pg_get_constraintdef" && !pretty {
+		if r, k, ok := syscat.CheckByOID(s.eng.cat, oid); ok {
+			return s.checkText(r, k, false), true
+		}
+	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
 }
 
@@ -134,7 +139,9 @@ func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string {
 }
 
 // CheckText implements syscat.Provider.
-func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string { return c.s.checkText(r, k) }
+func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string {
+	return c.s.checkText(r, k, true)
+}
 
 // CheckColumns implements syscat.Provider.
 func (c sessionCatalog) CheckColumns(r *catalog.Relation, k int) []int {

@@ -167,17 +167,31 @@ func deparseConst(c *Const) string {
 }
 
 // RowExprText returns a CHECK constraint's or generated column's
-// expression bound over rel's row as PostgreSQL's pretty deparser prints
-// it (pg_get_constraintdef(oid, true), pg_get_expr(adbin, adrelid,
-// true)): columns by name, operators parenthesised only where
-// ruleutils.c's isSimpleNode asks for it.
-func RowExprText(rel *catalog.Relation, e Expr) string {
-	d := rowDeparser{rel: rel}
+// expression bound over rel's row as PostgreSQL's deparser prints it:
+// columns by name; with pretty (pg_get_constraintdef(oid, true),
+// pg_get_expr(adbin, adrelid, true)) operators are parenthesised only
+// where ruleutils.c's isSimpleNode asks for it, without it every
+// operator, boolean and cast of a column carries parentheses of its own
+// (pg_get_constraintdef(oid): CHECK ((a > 0))).
+func RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
+	d := rowDeparser{rel: rel, pretty: pretty}
 	return d.expr(e, nil)
 }
 
 // rowDeparser prints expressions over a table's row.
-type rowDeparser struct{ rel *catalog.Relation }
+type rowDeparser struct {
+	rel    *catalog.Relation
+	pretty bool
+}
+
+// own wraps s, a node's text, in the parentheses a node that is not
+// simple carries in the plain (not pretty) form.
+func (d rowDeparser) own(s string) string {
+	if d.pretty {
+		return s
+	}
+	return "(" + s + ")"
+}
 
 // isOp reports whether e is a binary operator call.
 func isOp(e Expr) (string, bool) {
@@ -222,6 +236,10 @@ func simple(node, parent Expr) bool {
 		return boolParent()
 	case *IsNull, *IsBool:
 		return boolParent()
+	case *Cast:
+		// A cast is as simple as what it casts (a::text is,
+		// (a + 1)::text is not), as isSimpleNode says of CoerceViaIO.
+		return simple(n.Arg, n)
 	case *And, *Or, *Not:
 		switch parent.(type) {
 		case *And, *Or:
@@ -239,7 +257,7 @@ func simple(node, parent Expr) bool {
 // arg prints node, an argument of parent, parenthesised unless simple.
 func (d rowDeparser) arg(node, parent Expr) string {
 	s := d.expr(node, parent)
-	if !simple(node, parent) {
+	if d.pretty && !simple(node, parent) {
 		return "(" + s + ")"
 	}
 	return s
@@ -268,19 +286,22 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		}
 		s := d.expr(n.Arg, n)
 		switch n.Arg.(type) {
-		case *ColRef, *Const:
+		case *ColRef, *Const, *Cast:
+			if !d.pretty {
+				s = "(" + s + ")"
+			}
 		default:
-			if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" {
+			if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" || !d.pretty {
 				s = "(" + s + ")"
 			}
 		}
 		return s + "::" + n.T.String()
 	case *Call:
 		if n.Fn == "neg" && len(n.Args) == 1 {
-			return "- " + d.arg(n.Args[0], n)
+			return d.own("- " + d.arg(n.Args[0], n))
 		}
 		if _, ok := isOp(n); ok {
-			return d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n)
+			return d.own(d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n))
 		}
 		parts := make([]string, len(n.Args))
 		for i, a := range n.Args {
@@ -288,22 +309,22 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		}
 		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
 	case *And:
-		return d.join(n.Args, n, " AND ")
+		return d.own(d.join(n.Args, n, " AND "))
 	case *Or:
-		return d.join(n.Args, n, " OR ")
+		return d.own(d.join(n.Args, n, " OR "))
 	case *Not:
-		return "NOT " + d.arg(n.Arg, n)
+		return d.own("NOT " + d.arg(n.Arg, n))
 	case *IsNull:
 		if n.Not {
-			return d.arg(n.Arg, n) + " IS NOT NULL"
+			return d.own(d.arg(n.Arg, n) + " IS NOT NULL")
 		}
-		return d.arg(n.Arg, n) + " IS NULL"
+		return d.own(d.arg(n.Arg, n) + " IS NULL")
 	case *IsBool:
 		s := d.arg(n.Arg, n) + " IS "
 		if n.Not {
 			s += "NOT "
 		}
-		return s + strings.ToUpper(n.Want)
+		return d.own(s + strings.ToUpper(n.Want))
 	case *Coalesce:
 		return "COALESCE(" + d.join(n.Args, n, ", ") + ")"
 	case *Case:

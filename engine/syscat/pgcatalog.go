@@ -618,7 +618,7 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		}
 		return indexDef(r), true
 	case "pg_get_constraintdef":
-		if r, k, ok := checkByOID(cat, oid); ok {
+		if r, k, ok := CheckByOID(cat, oid); ok {
 			return p.CheckText(r, k), true
 		}
 		if oid < 2*indexOIDBase {
@@ -705,8 +705,8 @@ func generatedCode(c catalog.Column) string {
 // k of the relation of id ID has checkOIDBase + ID<<8 + k.
 const checkOIDBase = 1 << 31
 
-// checkByOID finds the CHECK constraint of OID oid.
-func checkByOID(cat Catalog, oid uint32) (*catalog.Relation, int, bool) {
+// CheckByOID finds the CHECK constraint of OID oid.
+func CheckByOID(cat Catalog, oid uint32) (*catalog.Relation, int, bool) {
 	if oid < checkOIDBase {
 		return nil, 0, false
 	}

@@ -106,6 +106,29 @@ COPY g9 FROM stdin;
 \.
 SELECT * FROM g9;
 DROP TABLE ck, ck2, v, oc, g, g9, cg;
+-- How the expressions print, pretty (\d) and not.
+CREATE TABLE pr (a int, b int, t text,
+  CHECK (a > 0 OR b IS NULL), CHECK (NOT (a = 3 AND b = 4)), CHECK ((a + 1) * 2 > b - (a - 1)),
+  CHECK (a * 2 + 1 <> 0 AND (t IS NULL OR length(t::varchar) < 10)), CHECK (t <> 'x'),
+  c int GENERATED ALWAYS AS ((a + 1) * (b - 2) - 3) STORED, d text GENERATED ALWAYS AS (t || (a + 1)::text) STORED);
+\d pr
+SELECT conname, pg_get_constraintdef(oid), pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'pr'::regclass ORDER BY 1;
+SELECT a.attname, pg_get_expr(d.adbin, d.adrelid, true) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = 'pr'::regclass ORDER BY 1;
+-- A prepared INSERT sees a constraint added after it was prepared.
+PREPARE ins (int) AS INSERT INTO pr (a, b) VALUES ($1, 1);
+EXECUTE ins (5);
+ALTER TABLE pr ADD CONSTRAINT lt9 CHECK (a < 9);
+EXECUTE ins (10);
+ALTER TABLE pr DROP CONSTRAINT lt9;
+EXECUTE ins (10);
+SELECT * FROM pr ORDER BY a;
+DEALLOCATE ins;
+-- Inside a transaction block.
+BEGIN;
+INSERT INTO pr (a, b) VALUES (11, 1);
+INSERT INTO pr (a, b) VALUES (-11, 1);
+ROLLBACK;
+DROP TABLE pr;
 -- LOCK TABLE outside a transaction block.
 LOCK TABLE nope;
 LOCK ck IN ACCESS SHARE MODE NOWAIT;
