@@ -488,7 +488,7 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 		return nil, err
 	}
 	up := droppedColumn(rel, i)
-	if err := s.rulesOnDropColumn(ctx, rel, up, i); err != nil {
+	if err := s.rulesOnDropColumn(ctx, rel, up, i, st.Cascade); err != nil {
 		return nil, err
 	}
 	readers := e.columnReaders(rel, rel, i)
@@ -537,7 +537,7 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rel.Name)
 		}
 		up = droppedColumn(cur, i)
-		if err := s.rulesOnDropColumn(ctx, cur, up, i); err != nil {
+		if err := s.rulesOnDropColumn(ctx, cur, up, i, st.Cascade); err != nil {
 			return nil, err
 		}
 		rel = cur

@@ -243,8 +243,9 @@ func (e *Engine) dropCheck(rel *catalog.Relation, name string) (wire.Result, boo
 
 // rulesOnDropColumn applies DROP COLUMN of rel's column i to up (rel's
 // copy being altered): the CHECK constraints reading the column go with
-// it, as in PostgreSQL; a generated column reading it stops the drop.
-func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relation, i int) error {
+// it, as in PostgreSQL; a generated column reading it stops the drop
+// (with cascade too: weir does not drop the generated column with it).
+func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relation, i int, cascade bool) error {
 	var deps []string
 	for j, c := range rel.Cols {
 		if c.Generated == "" || c.Dropped || j == i {
@@ -254,6 +255,11 @@ func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relati
 		if err == nil && slices.Contains(colsOf(e), i) {
 			deps = append(deps, fmt.Sprintf("column %s of table %s depends on column %s of table %s", c.Name, rel.Name, rel.Cols[i].Name, rel.Name))
 		}
+	}
+	if len(deps) > 0 && cascade {
+		return pgerr.New(pgerr.FeatureNotSupported, "DROP COLUMN ... CASCADE of a column that a generated column reads is not supported").
+			WithDetail("%s", strings.Join(deps, "\n")).
+			WithHint("Drop the generated columns first.")
 	}
 	if len(deps) > 0 {
 		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", rel.Cols[i].Name, rel.Name).
@@ -267,6 +273,37 @@ func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relati
 			continue
 		}
 		up.Checks = append(up.Checks, c)
+	}
+	return nil
+}
+
+// rulesOnTypeChange refuses ALTER COLUMN ... TYPE of rel's column i
+// when a generated column reads it (PostgreSQL's 0A000), or when it is
+// generated or a CHECK constraint reads it: weir would have to compute
+// the generated values and check the constraints anew over the
+// rewritten rows, which it does not.
+func (s *Session) rulesOnTypeChange(ctx context.Context, rel *catalog.Relation, i int) error {
+	name := rel.Cols[i].Name
+	for j, c := range rel.Cols {
+		if c.Generated == "" || c.Dropped || j == i {
+			continue
+		}
+		e, err := planner.BindGenerated(ctx, rel, j, c.Generated, 0, s.catalogView())
+		if err == nil && slices.Contains(colsOf(e), i) {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot alter type of a column used by a generated column").
+				WithDetail("Column \"%s\" is used by generated column \"%s\".", name, c.Name)
+		}
+	}
+	if rel.Cols[i].Generated != "" {
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of a generated column is not supported").
+			WithHint("Drop the column and add it again.")
+	}
+	for _, c := range rel.Checks {
+		_, cols, err := planner.BindCheck(ctx, rel, c.Expr, 0, s.catalogView())
+		if err == nil && slices.Contains(cols, i) {
+			return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of a column that CHECK constraint \"%s\" reads is not supported", c.Name).
+				WithHint("Drop the constraint, alter the column, and add the constraint again.")
+		}
 	}
 	return nil
 }

@@ -129,6 +129,14 @@ INSERT INTO pr (a, b) VALUES (11, 1);
 INSERT INTO pr (a, b) VALUES (-11, 1);
 ROLLBACK;
 DROP TABLE pr;
+-- ALTER TABLE over generated columns and checks.
+CREATE TABLE at1 (a int, b int GENERATED ALWAYS AS (a + 1) STORED, c int CHECK (c > 0), d int);
+ALTER TABLE at1 ALTER COLUMN a TYPE bigint;
+ALTER TABLE at1 DROP COLUMN c, DROP COLUMN d;
+\d at1
+INSERT INTO at1 VALUES (1);
+SELECT * FROM at1;
+DROP TABLE at1;
 -- LOCK TABLE outside a transaction block.
 LOCK TABLE nope;
 LOCK ck IN ACCESS SHARE MODE NOWAIT;
