@@ -44,3 +44,38 @@ func TestChecksSurviveRestart(t *testing.T) {
 	wantRows(t, s, "SELECT conname FROM pg_constraint WHERE contype = 'c' ORDER BY 1", "odd", "small", "t_a_check")
 	wantRows(t, s, "SELECT pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conname = 't_a_check'", "CHECK (x > 0)")
 }
+
+// TestLockTable: LOCK TABLE is PostgreSQL's 25P01 outside a transaction
+// block; inside one a missing table is 42P01, and an existing one 0A000
+// (weir takes no table locks), which fails the block as any error does.
+func TestLockTable(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int)")
+	for _, c := range []struct {
+		stmt string
+		code pgerr.Code
+	}{
+		{"LOCK TABLE t", pgerr.NoActiveSQLTransaction},
+		{"LOCK t IN ACCESS SHARE MODE NOWAIT", pgerr.NoActiveSQLTransaction},
+		{"BEGIN", ""},
+		{"LOCK TABLE nope", pgerr.UndefinedTable},
+		{"ROLLBACK", ""},
+		{"BEGIN", ""},
+		{"LOCK TABLE t IN SHARE ROW EXCLUSIVE MODE", pgerr.FeatureNotSupported},
+		{"ROLLBACK", ""},
+		{"LOCK TABLE t IN SOME MODE", pgerr.SyntaxError},
+	} {
+		_, err := run(t, s, c.stmt)
+		if c.code == "" {
+			if err != nil {
+				t.Fatalf("%s: %v", c.stmt, err)
+			}
+			continue
+		}
+		if pe := pgerr.As(err); pe == nil || pe.Code != c.code {
+			t.Fatalf("%s: %v, want %s", c.stmt, err, c.code)
+		}
+	}
+}
