@@ -131,6 +131,10 @@ INSERT INTO pr (a, b) VALUES (11, 1);
 INSERT INTO pr (a, b) VALUES (-11, 1);
 ROLLBACK;
 DROP TABLE pr;
+-- Long names are cut as PostgreSQL cuts them (the longer part first).
+CREATE TABLE a_table_whose_name_is_rather_long_for_a_constraint_name_xyz (a_column_with_a_long_name int CHECK (a_column_with_a_long_name > 0) CHECK (a_column_with_a_long_name < 9), CHECK (true));
+SELECT conname FROM pg_constraint WHERE conrelid = 'a_table_whose_name_is_rather_long_for_a_constraint_name_xyz'::regclass ORDER BY 1;
+DROP TABLE a_table_whose_name_is_rather_long_for_a_constraint_name_xyz;
 -- ALTER TABLE over generated columns and checks.
 CREATE TABLE at1 (a int, b int GENERATED ALWAYS AS (a + 1) STORED, c int CHECK (c > 0), d int);
 ALTER TABLE at1 ALTER COLUMN a TYPE bigint;
