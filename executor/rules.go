@@ -20,6 +20,8 @@ type RowRules struct {
 	checks    []Evaluator
 	names     []string
 	ts        []types.T
+	// buf is the one-row chunk the evaluators read, reused row to row.
+	buf *types.Chunk
 }
 
 // NewRowRules compiles r for rows of rel.
@@ -88,11 +90,16 @@ func (rr *RowRules) Apply(row types.Row, ec *EvalCtx) error {
 	return nil
 }
 
-// chunk is row as a chunk of one row, for the evaluators.
+// chunk is row as a chunk of one row, for the evaluators; it is valid
+// until the next call.
 func (rr *RowRules) chunk(row types.Row) *types.Chunk {
-	c := types.NewChunk(rr.ts, 1)
-	c.AppendRow(types.OpInsert, row)
-	return c
+	if rr.buf == nil {
+		rr.buf = types.NewChunk(rr.ts, 1)
+	} else {
+		rr.buf.Reset()
+	}
+	rr.buf.AppendRow(types.OpInsert, row)
+	return rr.buf
 }
 
 // failingRow is the list of an error's "Failing row contains" detail:
