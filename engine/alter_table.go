@@ -89,13 +89,20 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		return s.dropConstraint(ctx, rel, st, io)
 	}
 	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
-		if len(st.More) > 0 && (a.Action == "add check" || len(a.Checks) > 0 || a.Def.Generated != "") {
+		if len(st.More) > 0 && (a.Action == "add check" || a.Action == "validate constraint" || len(a.Checks) > 0 || a.Def.Generated != "") {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD of a CHECK constraint or generated column together with other actions is not supported").
 				WithHint("Add it with an ALTER TABLE of its own.")
 		}
 	}
 	if st.Action == "add check" {
 		return s.addCheck(ctx, rel, st.Checks[0])
+	}
+	if st.Action == "validate constraint" {
+		if len(st.More) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... VALIDATE CONSTRAINT together with other actions is not supported").
+				WithHint("Validate the constraint with an ALTER TABLE of its own.")
+		}
+		return s.validateConstraint(ctx, rel, st.Column)
 	}
 	for _, a := range st.More {
 		if a.Action == "drop constraint" {

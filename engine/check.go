@@ -69,7 +69,7 @@ func (s *Session) addCheckTo(ctx context.Context, rel *catalog.Relation, c sql.C
 		name = chooseConstraintName(rel.Name, col, "check", taken)
 	}
 	taken[name] = true
-	rel.Checks = append(rel.Checks, catalog.Check{Name: name, Expr: c.Expr})
+	rel.Checks = append(rel.Checks, catalog.Check{Name: name, Expr: c.Expr, NoInherit: c.NoInherit, NotValid: c.NotValid})
 	return e, nil
 }
 
@@ -175,10 +175,42 @@ func (s *Session) addCheck(ctx context.Context, rel *catalog.Relation, c sql.Che
 	if err != nil {
 		return nil, err
 	}
-	name := up.Checks[len(up.Checks)-1].Name
+	if !c.NotValid {
+		name := up.Checks[len(up.Checks)-1].Name
+		if err := s.validateCheck(ctx, rel, expr, name, nil, types.T{}); err != nil {
+			return nil, err
+		}
+	}
+	return e.replaceTable(rel, up, false)
+}
+
+// validateConstraint runs ALTER TABLE ... VALIDATE CONSTRAINT name: a
+// CHECK constraint added NOT VALID is checked against the stored rows
+// (23514 when one fails it) and marked valid; a valid one, or a UNIQUE
+// constraint, is left as it is.
+func (s *Session) validateConstraint(ctx context.Context, rel *catalog.Relation, name string) (wire.Result, error) {
+	e := s.eng
+	k := slices.IndexFunc(rel.Checks, func(c catalog.Check) bool { return c.Name == name })
+	if k < 0 {
+		if e.indexConstraintNamed(rel, name) {
+			return done("ALTER TABLE")
+		}
+		return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, rel.Name)
+	}
+	if !rel.Checks[k].NotValid {
+		return done("ALTER TABLE")
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	expr, _, err := planner.BindCheck(ctx, rel, rel.Checks[k].Expr, 0, s.catalogView())
+	if err != nil {
+		return nil, err
+	}
 	if err := s.validateCheck(ctx, rel, expr, name, nil, types.T{}); err != nil {
 		return nil, err
 	}
+	up := rel.Clone()
+	up.Checks[k].NotValid = false
 	return e.replaceTable(rel, up, false)
 }
 
@@ -375,11 +407,19 @@ func renameColumnIn(text, table, old, new string) (string, error) {
 // checkText is CHECK constraint k of r as pg_get_constraintdef prints
 // it, pretty or not, or as written when it no longer binds.
 func (s *Session) checkText(r *catalog.Relation, k int, pretty bool) string {
-	e, _, err := planner.BindCheck(context.Background(), r, r.Checks[k].Expr, 0, s.catalogView())
-	if err != nil {
-		return "CHECK (" + r.Checks[k].Expr + ")"
+	c := r.Checks[k]
+	text := c.Expr
+	if e, _, err := planner.BindCheck(context.Background(), r, c.Expr, 0, s.catalogView()); err == nil {
+		text = planner.RowExprText(r, e, pretty)
 	}
-	return "CHECK (" + planner.RowExprText(r, e, pretty) + ")"
+	text = "CHECK (" + text + ")"
+	if c.NoInherit {
+		text += " NO INHERIT"
+	}
+	if c.NotValid {
+		text += " NOT VALID"
+	}
+	return text
 }
 
 // generatedText is generated column i of r's expression as pg_get_expr

@@ -36,7 +36,8 @@ type SetParallelism struct {
 // AlterTable is ALTER TABLE [IF EXISTS] [ONLY] name with column actions:
 //
 //	ADD [COLUMN] [IF NOT EXISTS] column_definition
-//	ADD [CONSTRAINT name] CHECK (expr)
+//	ADD [CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]
+//	VALIDATE CONSTRAINT name
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
@@ -50,10 +51,10 @@ type AlterTable struct {
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type", "add check" or "drop constraint".
+	// type", "add check", "validate constraint" or "drop constraint".
 	Action string
-	// Column is the column acted on; for ADD, Def.Name; for DROP
-	// CONSTRAINT, the constraint's name.
+	// Column is the column acted on; for ADD, Def.Name; for DROP and
+	// VALIDATE CONSTRAINT, the constraint's name.
 	Column string
 	// Def is ADD's column definition.
 	Def ColumnDef
@@ -210,12 +211,18 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			}
 		}
 		p.pos++
-		c, err := p.checkExpr(name)
+		c, err := p.checkExpr(name, false, false)
 		if err != nil {
 			return nil, true, err
 		}
 		at.Action = "add check"
 		at.Checks = []CheckDef{c}
+	case p.word(0) == "validate" && p.word(1) == "constraint":
+		p.pos += 2
+		at.Action = "validate constraint"
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
 	case p.word(0) == "add":
 		switch p.word(1) {
 		case "constraint", "primary", "unique", "check", "foreign", "exclude":

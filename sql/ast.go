@@ -147,6 +147,10 @@ type CheckDef struct {
 	Name string
 	Expr string
 	Pos  int
+	// NoInherit is NO INHERIT (which changes nothing in weir, which has
+	// no inheritance, but is shown); NotValid is ALTER TABLE's NOT
+	// VALID: the stored rows are not checked.
+	NoInherit, NotValid bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))

@@ -729,9 +729,10 @@ func checkConstraintRow(p Provider, r *catalog.Relation, k int) types.Row {
 	if len(keys) > 0 {
 		conkey = vStr("{" + strings.Join(keys, ",") + "}")
 	}
-	def := p.CheckText(r, k)
-	return types.Row{vOid(checkOIDBase + r.ID<<8 + uint32(k)), vStr(r.Checks[k].Name), vOid(nspOID(r.Schema, p.Catalog())), vStr("c"), vBool(false), vBool(false), vBool(true),
-		vOid(r.OID), vOid(0), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(false), conkey, types.NullDatum,
+	c := r.Checks[k]
+	def := strings.TrimSuffix(strings.TrimSuffix(p.CheckText(r, k), " NOT VALID"), " NO INHERIT")
+	return types.Row{vOid(checkOIDBase + r.ID<<8 + uint32(k)), vStr(c.Name), vOid(nspOID(r.Schema, p.Catalog())), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
+		vOid(r.OID), vOid(0), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(c.NoInherit), conkey, types.NullDatum,
 		vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))}
 }
 

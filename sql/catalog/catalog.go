@@ -626,8 +626,10 @@ type relationEntry struct {
 }
 
 type checkEntry struct {
-	Name string `json:"name"`
-	Expr string `json:"expr"`
+	Name      string `json:"name"`
+	Expr      string `json:"expr"`
+	NoInherit bool   `json:"no_inherit,omitempty"`
+	NotValid  bool   `json:"not_valid,omitempty"`
 }
 
 type columnEntry struct {
@@ -679,7 +681,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 		e.Cols = append(e.Cols, ce)
 	}
 	for _, c := range rel.Checks {
-		e.Checks = append(e.Checks, checkEntry{Name: c.Name, Expr: c.Expr})
+		e.Checks = append(e.Checks, checkEntry{Name: c.Name, Expr: c.Expr, NoInherit: c.NoInherit, NotValid: c.NotValid})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -747,7 +749,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 		rel.Cols = append(rel.Cols, col)
 	}
 	for _, ce := range e.Checks {
-		rel.Checks = append(rel.Checks, Check{Name: ce.Name, Expr: ce.Expr})
+		rel.Checks = append(rel.Checks, Check{Name: ce.Name, Expr: ce.Expr, NoInherit: ce.NoInherit, NotValid: ce.NotValid})
 	}
 	return rel, nil
 }

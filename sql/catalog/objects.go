@@ -234,6 +234,11 @@ type Check struct {
 	// Expr is the boolean expression as written, bound again over the
 	// table's row (its columns by name) whenever a statement writes.
 	Expr string
+	// NoInherit records NO INHERIT, which weir (without inheritance)
+	// only shows. NotValid marks a constraint added NOT VALID whose
+	// stored rows were not checked (yet: VALIDATE CONSTRAINT); new rows
+	// are checked all the same.
+	NoInherit, NotValid bool
 }
 
 // IndexRebuild is an index to build again on its table (Relation.Rebuild):

@@ -135,6 +135,28 @@ DROP TABLE pr;
 CREATE TABLE a_table_whose_name_is_rather_long_for_a_constraint_name_xyz (a_column_with_a_long_name int CHECK (a_column_with_a_long_name > 0) CHECK (a_column_with_a_long_name < 9), CHECK (true));
 SELECT conname FROM pg_constraint WHERE conrelid = 'a_table_whose_name_is_rather_long_for_a_constraint_name_xyz'::regclass ORDER BY 1;
 DROP TABLE a_table_whose_name_is_rather_long_for_a_constraint_name_xyz;
+-- NO INHERIT and NOT VALID; VALIDATE CONSTRAINT.
+CREATE TABLE nv2 (a int, CONSTRAINT c CHECK (a > 0) NOT VALID, CHECK (a < 9) NO INHERIT);
+\d nv2
+SELECT conname, convalidated, connoinherit, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'nv2'::regclass ORDER BY 1;
+CREATE TABLE bad (a int CHECK (a > 0) NOT VALID);
+CREATE TABLE nv (a int, b int);
+INSERT INTO nv VALUES (-1, -1);
+ALTER TABLE nv ADD CONSTRAINT c1 CHECK (a > 0) NOT VALID;
+ALTER TABLE nv ADD CONSTRAINT c2 CHECK (b > 0) NO INHERIT NOT VALID;
+ALTER TABLE nv ADD CONSTRAINT c3 CHECK (b > -5) NOT VALID NO INHERIT;
+\d nv
+SELECT conname, convalidated, connoinherit FROM pg_constraint WHERE conrelid = 'nv'::regclass ORDER BY 1;
+INSERT INTO nv VALUES (-2, 1);
+ALTER TABLE nv VALIDATE CONSTRAINT c1;
+ALTER TABLE nv VALIDATE CONSTRAINT nope;
+ALTER TABLE nv VALIDATE CONSTRAINT c3;
+UPDATE nv SET a = 1;
+UPDATE nv SET a = 1, b = 1;
+ALTER TABLE nv VALIDATE CONSTRAINT c1;
+ALTER TABLE nv VALIDATE CONSTRAINT c1;
+\d nv
+DROP TABLE nv, nv2;
 -- ALTER TABLE over generated columns and checks.
 CREATE TABLE at1 (a int, b int GENERATED ALWAYS AS (a + 1) STORED, c int CHECK (c > 0), d int);
 ALTER TABLE at1 ALTER COLUMN a TYPE bigint;
