@@ -21,6 +21,7 @@ func TestChecksSurviveRestart(t *testing.T) {
 	mustRun(t, s, "ALTER TABLE t DROP CONSTRAINT gone")
 	mustRun(t, s, "ALTER TABLE t RENAME COLUMN a TO x")
 	mustRun(t, s, "INSERT INTO t VALUES (1, 5)")
+	mustRun(t, s, "ALTER TABLE t ADD CONSTRAINT later CHECK (x > 5) NOT VALID")
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,10 @@ func TestChecksSurviveRestart(t *testing.T) {
 	}
 	mustRun(t, s, "INSERT INTO t VALUES (2001, 7)")
 	wantRows(t, s, "SELECT * FROM t ORDER BY k", "1 5 10", "2001 7 14")
-	wantRows(t, s, "SELECT conname FROM pg_constraint WHERE contype = 'c' ORDER BY 1", "odd", "small", "t_a_check")
+	wantRows(t, s, "SELECT conname, convalidated FROM pg_constraint WHERE contype = 'c' ORDER BY 1", "later f", "odd t", "small t", "t_a_check t")
+	if _, err := run(t, s, "ALTER TABLE t VALIDATE CONSTRAINT later"); pgerr.As(err) == nil || pgerr.As(err).Code != pgerr.CheckViolation {
+		t.Fatalf("VALIDATE CONSTRAINT over a failing row: %v", err)
+	}
 	wantRows(t, s, "SELECT pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conname = 't_a_check'", "CHECK (x > 0)")
 }
 
