@@ -174,14 +174,41 @@ func deparseConst(c *Const) string {
 // operator, boolean and cast of a column carries parentheses of its own
 // (pg_get_constraintdef(oid): CHECK ((a > 0))).
 func RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
-	d := rowDeparser{rel: rel, pretty: pretty}
-	return d.expr(e, nil)
+	d := rowDeparser{rel: rel, pretty: pretty, indent: new(int)}
+	out := d.expr(e, nil)
+	// appendContextKeyword drops the blanks before each line break it
+	// makes (CASE's lines).
+	for strings.Contains(out, " \n") {
+		out = strings.ReplaceAll(out, " \n", "\n")
+	}
+	return out
 }
 
-// rowDeparser prints expressions over a table's row.
+// rowDeparser prints expressions over a table's row. indent is the
+// pretty form's indentation of CASE lines (ruleutils.c's indentLevel).
 type rowDeparser struct {
 	rel    *catalog.Relation
 	pretty bool
+	indent *int
+}
+
+// keyword is appendContextKeyword: a line break and the indentation
+// (changed by before first, after last) before word. Both forms indent:
+// pg_get_constraintdef's plain form is PRETTYFLAG_INDENT too.
+func (d rowDeparser) keyword(word string, before, after int) string {
+	*d.indent += before
+	s := "\n" + strings.Repeat(" ", max(*d.indent, 0)) + word
+	*d.indent += after
+	return s
+}
+
+// inListOp is the operator an IN list compares with: = for IN, <> for
+// NOT IN.
+func inListOp(n *InList) string {
+	if n.Not {
+		return "<>"
+	}
+	return "="
 }
 
 // own wraps s, a node's text, in the parentheses a node that is not
@@ -235,6 +262,16 @@ func simple(node, parent Expr) bool {
 		}
 		return boolParent()
 	case *IsNull, *IsBool:
+		return boolParent()
+	case *InList:
+		// One value is an operator (a = 1); more, a = ANY (ARRAY[...]),
+		// which isSimpleNode never finds simple.
+		if len(n.List) != 1 {
+			return false
+		}
+		if _, op := isOp(parent); op {
+			return false
+		}
 		return boolParent()
 	case *Cast:
 		// A cast is as simple as what it casts (a::text is,
@@ -328,14 +365,41 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 	case *Coalesce:
 		return "COALESCE(" + d.join(n.Args, n, ", ") + ")"
 	case *Case:
-		s := "CASE"
+		s := d.keyword("CASE", 0, 4)
 		for _, w := range n.Whens {
-			s += " WHEN " + d.expr(w.Cond, n) + " THEN " + d.expr(w.Then, n)
+			s += d.keyword("WHEN ", 0, 0) + d.expr(w.Cond, n) + " THEN " + d.expr(w.Then, n)
 		}
+		s += d.keyword("ELSE ", 0, 0)
 		if n.Else != nil {
-			s += " ELSE " + d.expr(n.Else, n)
+			s += d.expr(n.Else, n)
+		} else {
+			s += "NULL::" + types.T{ID: n.T.ID, Mod: -1}.String()
 		}
-		return s + " END"
+		return s + d.keyword("END", -4, 0)
+	case *InList:
+		op := inListOp(n)
+		elem := func(e Expr) string {
+			if k, ok := e.(*Const); ok && k.T.ID == types.Unknown {
+				k = &Const{V: k.V, T: n.Arg.Type()}
+				if !k.V.Null {
+					k.V = types.DString(k.V.S)
+				}
+				return deparseConst(k)
+			}
+			return d.expr(e, n)
+		}
+		if len(n.List) == 1 {
+			return d.own(d.arg(n.Arg, n) + " " + op + " " + elem(n.List[0]))
+		}
+		quant := "ANY"
+		if n.Not {
+			quant = "ALL"
+		}
+		parts := make([]string, len(n.List))
+		for i, e := range n.List {
+			parts[i] = elem(e)
+		}
+		return d.own(d.arg(n.Arg, n) + " " + op + " " + quant + " (ARRAY[" + strings.Join(parts, ", ") + "])")
 	}
 	return deparse(e)
 }

@@ -116,6 +116,20 @@ CREATE TABLE pr (a int, b int, t text,
 \d pr
 SELECT conname, pg_get_constraintdef(oid), pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'pr'::regclass ORDER BY 1;
 SELECT a.attname, pg_get_expr(d.adbin, d.adrelid, true) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = 'pr'::regclass ORDER BY 1;
+-- More expressions as pg_get_constraintdef prints them: IN lists,
+-- BETWEEN, casts, CASE (on lines of its own), LIKE and regular expressions.
+CREATE TABLE e1 (a int, b text, d date, f bool, "A" int, n numeric,
+  CHECK (a > 1.5), CHECK (b IN ('x', 'y')), CHECK (b NOT IN ('z')), CHECK (a IN (1, 2, 3)), CHECK (a BETWEEN 1 AND 5),
+  CHECK (b ~ '^[a-z]+$'), CHECK (b LIKE 'a%'), CHECK ("A" > 0), CHECK (f), CHECK (d > '2020-01-01'),
+  CHECK (coalesce(a, 0) > 0), CHECK (upper(b) = b), CHECK (length(b) BETWEEN 1 AND 10), CHECK (n > 0 AND n < 100.5),
+  CHECK (a IS NOT NULL OR b IS NOT NULL), CHECK (NOT f), CHECK (a <> -1), CHECK (-a < 0), CHECK (f IS TRUE),
+  CHECK (CASE WHEN a > 0 THEN true ELSE false END), CHECK (a % 2 = 0), CHECK (b <> ''), CHECK (a::text <> b));
+\d e1
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'e1'::regclass ORDER BY 1;
+create table e2 (a int, b text, check (a in (1,2) and b is null), check ((a + 1) in (3, 4)), check (a > 0 and case when a > 1 then b = 'x' else b = case when a = 1 then 'y' end end), check (b in ('x', 'y') or a not in (3, 4)));
+select pg_get_constraintdef(oid, true) from pg_constraint where conrelid = 'e2'::regclass order by conname;
+select pg_get_constraintdef(oid) from pg_constraint where conrelid = 'e2'::regclass order by conname;
+DROP TABLE e1, e2;
 -- A prepared INSERT sees a constraint added after it was prepared.
 PREPARE ins (int) AS INSERT INTO pr (a, b) VALUES ($1, 1);
 EXECUTE ins (5);
