@@ -25,8 +25,14 @@ type RowRules struct {
 	Checks    []BoundCheck
 }
 
-// Empty reports whether r asks nothing of a row.
-func (r RowRules) Empty() bool { return r.Generated == nil && len(r.Checks) == 0 }
+// exprs lists r's expressions (nil entries included).
+func (r RowRules) exprs() []Expr {
+	out := append([]Expr(nil), r.Generated...)
+	for _, c := range r.Checks {
+		out = append(out, c.Expr)
+	}
+	return out
+}
 
 // BindCheck binds a CHECK constraint's expression, text as written, over
 // rel's row (its column references are positions in rel.Cols), and
