@@ -13,7 +13,7 @@ import (
 // to be written: it computes the stored generated columns, then checks
 // NOT NULL and the CHECK constraints, in PostgreSQL's order (generated
 // columns first, ExecConstraints after: all NOT NULL before any CHECK,
-// the CHECKs in catalog order).
+// the CHECKs in the order planner.RowRules lists them, by name).
 type RowRules struct {
 	rel       *catalog.Relation
 	generated []Evaluator // by column; nil entries are not generated

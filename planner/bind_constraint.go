@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -18,8 +19,9 @@ type BoundCheck struct {
 
 // RowRules are what a table makes of every row written to it beyond its
 // types and NOT NULL: Generated[i] computes stored generated column i
-// from the row (nil for other columns), and Checks must then hold. Both
-// are bound over the row in Rel.Cols order. The zero value has none.
+// from the row (nil for other columns), and Checks, in the order of
+// their names, must then hold. Both are bound over the row in Rel.Cols
+// order. The zero value has none.
 type RowRules struct {
 	Generated []Expr
 	Checks    []BoundCheck
@@ -169,6 +171,10 @@ func (b *binder) rowRules(rel *catalog.Relation) RowRules {
 		}
 		r.Checks = append(r.Checks, BoundCheck{Name: c.Name, Expr: e})
 	}
+	// PostgreSQL applies a table's checks in the order of their names
+	// (CheckConstraintFetch sorts them), which decides the one a row
+	// failing several is reported against.
+	slices.SortStableFunc(r.Checks, func(x, y BoundCheck) int { return strings.Compare(x.Name, y.Name) })
 	return r
 }
 

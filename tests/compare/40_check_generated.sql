@@ -54,6 +54,12 @@ CREATE TABLE bad (a int CHECK ((SELECT 1) > 0));
 CREATE TABLE bad (a int CHECK (a + 1));
 CREATE TABLE bad (a int CHECK (zz > 0));
 CREATE TABLE bad (a int CONSTRAINT c CHECK (a > 0), CONSTRAINT c CHECK (a < 0));
+-- A row failing several checks is reported against the first by name.
+CREATE TABLE ord (a int, CONSTRAINT zz CHECK (a > 0), CONSTRAINT aa CHECK (a > 1), CHECK (a > 2));
+INSERT INTO ord VALUES (0);
+INSERT INTO ord VALUES (1);
+INSERT INTO ord VALUES (2);
+DROP TABLE ord;
 -- ON CONFLICT DO UPDATE checks the updated row.
 CREATE TABLE oc (k int PRIMARY KEY, v int CHECK (v < 10));
 INSERT INTO oc VALUES (1, 1);
