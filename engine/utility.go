@@ -219,8 +219,10 @@ func orDefault(s, d string) string {
 // by the columns of the relation it names, as PostgreSQL's
 // transformTableLikeClause: names, types, NOT NULL and collations, and
 // the defaults' text under INCLUDING DEFAULTS (a serial column's default
-// still takes the other table's sequence, as in PostgreSQL). Reading the
-// relation's columns needs SELECT on it.
+// still takes the other table's sequence, as in PostgreSQL), the
+// generation expressions under INCLUDING GENERATED, and under INCLUDING
+// CONSTRAINTS its CHECK constraints, named as there, after the table's
+// own. Reading the relation's columns needs SELECT on it.
 func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	if !slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Like != nil }) {
 		return st, nil
@@ -230,6 +232,7 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	}
 	out := *st
 	out.Columns = nil
+	var likeChecks []sql.CheckDef
 	for _, c := range st.Columns {
 		if c.Like == nil {
 			out.Columns = append(out.Columns, c)
@@ -255,9 +258,19 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 			if c.Like.Defaults {
 				def.Default = col.Default
 			}
+			if c.Like.Generated {
+				def.Generated = col.Generated
+			}
 			out.Columns = append(out.Columns, def)
 		}
+		if c.Like.Constraints {
+			// PostgreSQL adds them after the table's own, names kept.
+			for _, k := range rel.Checks {
+				likeChecks = append(likeChecks, sql.CheckDef{Name: k.Name, Expr: k.Expr, NoInherit: k.NoInherit})
+			}
+		}
 	}
+	out.Checks = append(slices.Clone(st.Checks), likeChecks...)
 	return &out, nil
 }
 

@@ -101,7 +101,10 @@ type TypeName struct {
 type LikeClause struct {
 	Table    ObjectName
 	Defaults bool
-	Pos      int // character position of the table's name, for errors
+	// Constraints (INCLUDING CONSTRAINTS) copies the CHECK constraints,
+	// Generated (INCLUDING GENERATED) the generation expressions.
+	Constraints, Generated bool
+	Pos                    int // character position of the table's name, for errors
 }
 
 // ColumnDef is a column of CREATE TABLE / CREATE SOURCE; or, when Like

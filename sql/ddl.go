@@ -915,10 +915,10 @@ func (p *stmtParser) createSink() (Stmt, error) {
 
 // likeClause parses LIKE source [INCLUDING | EXCLUDING option ...] into
 // a ColumnDef of ct standing for source's columns. INCLUDING DEFAULTS
-// copies the defaults; STORAGE, COMPRESSION and STATISTICS are about
+// copies the defaults, CONSTRAINTS the CHECK constraints, GENERATED the
+// generation expressions; STORAGE, COMPRESSION and STATISTICS are about
 // what weir does not keep, so they change nothing; the options that copy
-// constraints, indexes, identity, generated columns or comments are
-// 0A000.
+// indexes, identity or comments (and ALL) are 0A000.
 func (p *stmtParser) likeClause(ct *CreateTable) error {
 	p.pos++
 	at := charPos(p.src, p.peek().Off)
@@ -934,7 +934,11 @@ func (p *stmtParser) likeClause(ct *CreateTable) error {
 		case "defaults":
 			l.Defaults = including
 		case "storage", "compression", "statistics":
-		case "all", "constraints", "indexes", "identity", "generated", "comments":
+		case "constraints":
+			l.Constraints = including
+		case "generated":
+			l.Generated = including
+		case "all", "indexes", "identity", "comments":
 			if including {
 				return p.unsupported("LIKE ... INCLUDING " + upper(w) + " is")
 			}
