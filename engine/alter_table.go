@@ -167,6 +167,17 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		col.Default = st.Default
 	case "drop default":
 		col.Default = ""
+	case "drop expression":
+		// The column keeps its values and becomes an ordinary one.
+		if col.Generated == "" {
+			msg := fmt.Sprintf("column \"%s\" of relation \"%s\" is not a stored generated column", col.Name, rel.Name)
+			if st.IfColumn {
+				io.Notice("NOTICE", "00000", msg+", skipping")
+				return done("ALTER TABLE")
+			}
+			return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s", msg)
+		}
+		col.Generated = ""
 	case "set not null":
 		if col.NotNull {
 			return done("ALTER TABLE")

@@ -41,6 +41,7 @@ type SetParallelism struct {
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
+//	ALTER [COLUMN] column DROP EXPRESSION [IF EXISTS]
 //	ALTER [COLUMN] column [SET DATA] TYPE type [COLLATE collation] [USING expr]
 //
 // Several actions, comma separated, make one statement (RENAME stands
@@ -51,7 +52,8 @@ type AlterTable struct {
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type", "add check", "validate constraint" or "drop constraint".
+	// type", "drop expression", "add check", "validate constraint" or
+	// "drop constraint".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name; for DROP and
 	// VALIDATE CONSTRAINT, the constraint's name.
@@ -62,8 +64,8 @@ type AlterTable struct {
 	NewName string
 	// Default is SET DEFAULT's expression, bridged.
 	Default string
-	// IfColumn is ADD's IF NOT EXISTS or DROP's (column or constraint)
-	// IF EXISTS.
+	// IfColumn is ADD's IF NOT EXISTS or DROP's (column, constraint or
+	// expression) IF EXISTS.
 	IfColumn bool
 	Cascade  bool
 	// Type is SET TYPE's new type, and Using its USING expression as
@@ -298,6 +300,9 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			}
 		case p.accept("drop", "default"):
 			at.Action = "drop default"
+		case p.accept("drop", "expression"):
+			at.Action = "drop expression"
+			at.IfColumn = p.accept("if", "exists")
 		case p.accept("set", "not", "null"):
 			at.Action = "set not null"
 		case p.accept("drop", "not", "null"):
