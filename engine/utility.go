@@ -136,6 +136,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.closeCursor(st) }), nil
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
+	case *sql.Lock:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			what := orDefault(st.What, "all")
@@ -240,8 +242,10 @@ func orDefault(s, d string) string {
 // by the columns of the relation it names, as PostgreSQL's
 // transformTableLikeClause: names, types, NOT NULL and collations, and
 // the defaults' text under INCLUDING DEFAULTS (a serial column's default
-// still takes the other table's sequence, as in PostgreSQL). Reading the
-// relation's columns needs SELECT on it.
+// still takes the other table's sequence, as in PostgreSQL), the
+// generation expressions under INCLUDING GENERATED, and under INCLUDING
+// CONSTRAINTS its CHECK constraints, named as there, after the table's
+// own. Reading the relation's columns needs SELECT on it.
 func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	if !slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Like != nil }) {
 		return st, nil
@@ -251,6 +255,7 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	}
 	out := *st
 	out.Columns = nil
+	var likeChecks []sql.CheckDef
 	for _, c := range st.Columns {
 		if c.Like == nil {
 			out.Columns = append(out.Columns, c)
@@ -276,9 +281,19 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 			if c.Like.Defaults {
 				def.Default = col.Default
 			}
+			if c.Like.Generated {
+				def.Generated = col.Generated
+			}
 			out.Columns = append(out.Columns, def)
 		}
+		if c.Like.Constraints {
+			// PostgreSQL adds them after the table's own, names kept.
+			for _, k := range rel.Checks {
+				likeChecks = append(likeChecks, sql.CheckDef{Name: k.Name, Expr: k.Expr, NoInherit: k.NoInherit})
+			}
+		}
 	}
+	out.Checks = append(slices.Clone(st.Checks), likeChecks...)
 	return &out, nil
 }
 
@@ -326,6 +341,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		return s.createTableUnique(ctx, st, text, io)
 	}
 	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		if len(st.Checks) > 0 || slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Generated != "" }) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "CHECK constraints and generated columns on a table whose rows come from a connector are not supported")
+		}
 		return s.createConnectorTable(ctx, st, text, io)
 	}
 	e := s.eng
@@ -387,7 +405,12 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
 		case c.Identity != "" && !col.T.IsInteger():
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+		case c.Generated != "" && c.Identity != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name).WithPosition(c.GeneratedAt)
+		case c.Generated != "" && (c.Default != "" || c.Serial):
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name).WithPosition(c.GeneratedAt)
 		}
+		col.Generated = c.Generated
 		if c.Serial || c.Identity != "" {
 			col.Seq = e.ownedSequenceName(schema, st.Name.Name, c.Name, seqNames)
 			seqNames[col.Seq] = true
@@ -442,6 +465,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 	}
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
+		return nil, err
+	}
+	if err := s.tableRules(ctx, rel, st); err != nil {
 		return nil, err
 	}
 	rel.Owner = s.role().OID
@@ -1454,4 +1480,26 @@ func (s *Session) flushWrites(ctx context.Context) error {
 		return err
 	}
 	return s.eng.st.drv.Barrier(ctx)
+}
+
+// lockTable runs LOCK TABLE. Outside a transaction block it is
+// PostgreSQL's 25P01. Inside one the tables must exist (42P01), and then
+// it is 0A000: a block's writes are checked at COMMIT against the rows
+// they touched (40001 when another session changed one) and take no
+// table locks, so no mode can hold what PostgreSQL's promises, not even
+// ACCESS SHARE's (weir's DDL does not wait for open blocks).
+func (s *Session) lockTable(st *sql.Lock) (wire.Result, error) {
+	if s.txn != 'T' && !s.implicit {
+		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
+	}
+	for _, n := range st.Names {
+		if err := s.systemCatalogError(n); err != nil {
+			return nil, err
+		}
+		if _, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
+		}
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE is not supported").
+		WithDetail("weir's transaction blocks take no table locks: COMMIT fails with 40001 when another session changed a row the block wrote.")
 }

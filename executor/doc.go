@@ -66,5 +66,8 @@
 // DML operators (Insert, Update, Delete) write through ExecCtx.Writer and
 // report how many rows they changed through RowCounter; the engine makes
 // the statement atomic by committing the Writer's batch after Next
-// returned nil.
+// returned nil. Every row Insert and Update write first passes the
+// table's RowRules: stored generated columns computed, then NOT NULL and
+// the CHECK constraints checked, in PostgreSQL's order (COPY FROM uses
+// the same RowRules).
 package executor

@@ -535,9 +535,11 @@ func planExprs(p Plan) []Expr {
 		add(n.Args...)
 	case *Insert:
 		add(n.Returning...)
+		add(n.Rules.exprs()...)
 	case *Update:
 		add(n.Set...)
 		add(n.Returning...)
+		add(n.Rules.exprs()...)
 	case *Delete:
 		add(n.Returning...)
 	}

@@ -9,7 +9,7 @@ import (
 // unsupportedStmts are PostgreSQL statements weir does not have: they are
 // valid PostgreSQL, so they are refused as unsupported features (0A000),
 // not as syntax errors.
-var unsupportedStmts = wordSet(`listen notify unlisten vacuum analyze cluster reindex lock comment do call checkpoint load import
+var unsupportedStmts = wordSet(`listen notify unlisten vacuum analyze cluster reindex comment do call checkpoint load import
 	merge security reassign`)
 
 // unsupportedAlters are the objects of ALTER statements weir does not

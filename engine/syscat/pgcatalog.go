@@ -271,7 +271,7 @@ func pgCatalogTables() []*table {
 					relacl = vStr(types.FormatTextArray(acl, nil))
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
-					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(persistence(r)), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(0),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(persistence(r)), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(len(r.Checks)),
 					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
@@ -303,7 +303,7 @@ func pgCatalogTables() []*table {
 						coll = oid
 					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
 					for j, k := range r.PK {
@@ -321,6 +321,9 @@ func pgCatalogTables() []*table {
 				for i, c := range r.Cols {
 					if c.Default != "" && !c.Hidden {
 						rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(p.DefaultText(r, i))})
+					}
+					if c.Generated != "" && !c.Hidden {
+						rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(p.GeneratedText(r, i))})
 					}
 				}
 			}
@@ -376,6 +379,11 @@ func pgCatalogTables() []*table {
 			for _, r := range userRelations(p.Catalog()) {
 				if on, ok := indexedRel(p.Catalog(), r); ok && r.Kind == catalog.KindIndex && isUniqueConstraint(r) {
 					rows = append(rows, uniqueConstraintRow(p, r, on))
+				}
+			}
+			for _, r := range userRelations(p.Catalog()) {
+				for k := range r.Checks {
+					rows = append(rows, checkConstraintRow(p, r, k))
 				}
 			}
 			return rows
@@ -676,6 +684,9 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		}
 		return indexDef(r), true
 	case "pg_get_constraintdef":
+		if r, k, ok := CheckByOID(cat, oid); ok {
+			return p.CheckText(r, k), true
+		}
 		if oid < 2*indexOIDBase {
 			return "", false
 		}
@@ -755,6 +766,50 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 func viewDef(r *catalog.Relation) string {
 	q := strings.TrimRight(strings.TrimSpace(r.SQL), ";")
 	return " " + q + ";"
+}
+
+// generatedCode is pg_attribute.attgenerated: 's' for a stored
+// generated column, ” otherwise.
+func generatedCode(c catalog.Column) string {
+	if c.Generated != "" {
+		return "s"
+	}
+	return ""
+}
+
+// checkOIDBase is where the OIDs of CHECK constraints start: constraint
+// k of the relation of id ID has checkOIDBase + ID<<8 + k.
+const checkOIDBase = 1 << 31
+
+// CheckByOID finds the CHECK constraint of OID oid.
+func CheckByOID(cat Catalog, oid uint32) (*catalog.Relation, int, bool) {
+	if oid < checkOIDBase {
+		return nil, 0, false
+	}
+	r, ok := cat.ByID((oid - checkOIDBase) >> 8)
+	k := int(oid & 0xff)
+	if !ok || k >= len(r.Checks) {
+		return nil, 0, false
+	}
+	return r, k, true
+}
+
+// checkConstraintRow is the pg_constraint row of CHECK constraint k of
+// r (contype 'c'); conkey lists the columns it reads.
+func checkConstraintRow(p Provider, r *catalog.Relation, k int) types.Row {
+	var keys []string
+	for _, i := range p.CheckColumns(r, k) {
+		keys = append(keys, strconv.Itoa(attnum(r, i)))
+	}
+	conkey := types.NullDatum
+	if len(keys) > 0 {
+		conkey = vStr("{" + strings.Join(keys, ",") + "}")
+	}
+	c := r.Checks[k]
+	def := strings.TrimSuffix(strings.TrimSuffix(p.CheckText(r, k), " NOT VALID"), " NO INHERIT")
+	return types.Row{vOid(checkOIDBase + r.ID<<8 + uint32(k)), vStr(c.Name), vOid(nspOID(r.Schema, p.Catalog())), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
+		vOid(r.OID), vOid(0), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(c.NoInherit), conkey, types.NullDatum,
+		vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))}
 }
 
 // identityCode is pg_attribute.attidentity: 'a' for GENERATED ALWAYS,

@@ -69,6 +69,9 @@ func (f fake) Setting(name string) string {
 }
 func (f fake) Settings() []Setting                               { return []Setting{{Name: "search_path", Value: f.searchPath}} }
 func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols[i].Default }
+func (f fake) GeneratedText(r *catalog.Relation, i int) string   { return r.Cols[i].Generated }
+func (f fake) CheckText(r *catalog.Relation, k int) string       { return "CHECK (" + r.Checks[k].Expr + ")" }
+func (f fake) CheckColumns(r *catalog.Relation, k int) []int     { return nil }
 func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }

@@ -547,6 +547,7 @@ func (r *Relation) Clone() *Relation {
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
 	c.Rebuild = slices.Clone(r.Rebuild)
+	c.Checks = slices.Clone(r.Checks)
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
 		for k, v := range r.DepCols {
@@ -628,6 +629,15 @@ type relationEntry struct {
 	// Temp is Relation.Temp: DropTemp finds the relations a crash left
 	// behind by it.
 	Temp bool `json:"temp,omitempty"`
+	// Checks is Relation.Checks.
+	Checks []checkEntry `json:"checks,omitempty"`
+}
+
+type checkEntry struct {
+	Name      string `json:"name"`
+	Expr      string `json:"expr"`
+	NoInherit bool   `json:"no_inherit,omitempty"`
+	NotValid  bool   `json:"not_valid,omitempty"`
 }
 
 type columnEntry struct {
@@ -648,6 +658,8 @@ type columnEntry struct {
 	Dropped bool   `json:"dropped,omitempty"`
 	// Collation is the column's COLLATE, when not its type's default.
 	Collation string `json:"collation,omitempty"`
+	// Generated is the expression of a stored generated column.
+	Generated string `json:"generated,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -670,11 +682,14 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	for _, col := range rel.Cols {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
-			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation}
+			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
 		e.Cols = append(e.Cols, ce)
+	}
+	for _, c := range rel.Checks {
+		e.Checks = append(e.Checks, checkEntry{Name: c.Name, Expr: c.Expr, NoInherit: c.NoInherit, NotValid: c.NotValid})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -730,7 +745,8 @@ func decodeRelation(v []byte) (*Relation, error) {
 		}
 		t.Mod = ce.TypMod
 		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
-			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation}
+			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation,
+			Generated: ce.Generated}
 		if ce.Missing != nil {
 			r, err := types.DecodeRow(ce.Missing, []types.T{t})
 			if err != nil || len(r) != 1 {
@@ -739,6 +755,9 @@ func decodeRelation(v []byte) (*Relation, error) {
 			col.Missing = &r[0]
 		}
 		rel.Cols = append(rel.Cols, col)
+	}
+	for _, ce := range e.Checks {
+		rel.Checks = append(rel.Checks, Check{Name: ce.Name, Expr: ce.Expr, NoInherit: ce.NoInherit, NotValid: ce.NotValid})
 	}
 	return rel, nil
 }
