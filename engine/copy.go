@@ -97,7 +97,7 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			return s.copyOut(ctx, b, co, io)
 		}}, nil
 	}
-	rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name)
+	rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Table), st.Table.Name)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Table.Name)
 	}
@@ -143,13 +143,14 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 	}}, nil
 }
 
-// copyColumns resolves a COPY column list (all visible columns if empty)
-// to indexes into rel.Cols.
+// copyColumns resolves a COPY column list (all visible columns but the
+// generated ones if empty) to indexes into rel.Cols; naming a generated
+// column is 42P10, as in PostgreSQL.
 func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 	var cols []int
 	if len(names) == 0 {
 		for i, c := range rel.Cols {
-			if !c.Hidden {
+			if !c.Hidden && c.Generated == "" {
 				cols = append(cols, i)
 			}
 		}
@@ -164,6 +165,10 @@ func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 		}
 		if idx < 0 {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, rel.Name)
+		}
+		if rel.Cols[idx].Generated != "" {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "column \"%s\" is a generated column", n).
+				WithDetail("Generated columns cannot be used in COPY.")
 		}
 		for _, have := range cols {
 			if have == idx {
@@ -193,6 +198,15 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
+	bound, err := planner.BindRowRules(ctx, rel, s.catalogView())
+	if err != nil {
+		return nil, err
+	}
+	rules, err := executor.NewRowRules(rel, bound)
+	if err != nil {
+		return nil, err
+	}
+	ec := s.execCtx(ctx, nil, nil, nil)
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -252,11 +266,12 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				}
 				row[i] = types.DInt(id)
 			}
-			if c.NotNull && row[i].Null && !c.Hidden {
-				return lineWhere(pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-					WithDetail("Failing row contains (%s).", s.failingRow(rel, row)).
-					WithTable(rel.Schema, rel.Name).WithColumn(c.Name))
+		}
+		if err := rules.Apply(row, &ec.Eval); err != nil {
+			if pe, ok := err.(*pgerr.Error); ok && (pe.Code == pgerr.NotNullViolation || pe.Code == pgerr.CheckViolation) {
+				return lineWhere(pe)
 			}
+			return err
 		}
 		if err := w.Insert(rel.ID, row); err != nil {
 			if errors.Is(err, executor.ErrRowDropped) {
@@ -286,22 +301,6 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))
-}
-
-// failingRow is the "Failing row contains" detail's list: the row's
-// visible columns as text, NULL as null.
-func (s *Session) failingRow(rel *catalog.Relation, row types.Row) string {
-	var vals []string
-	for k, c := range rel.Cols {
-		switch {
-		case c.Hidden || c.Dropped:
-		case row[k].Null:
-			vals = append(vals, "null")
-		default:
-			vals = append(vals, types.FormatText(row[k], c.T, s.loc))
-		}
-	}
-	return strings.Join(vals, ", ")
 }
 
 // copyPrintout cuts text shown in a COPY error's context to 100 bytes

@@ -143,7 +143,7 @@ func aclNoun(k catalog.Kind) string {
 // the relation named n alter it (a missing relation is left to the
 // statement to report).
 func (s *Session) mustOwn(n sql.ObjectName) error {
-	if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.owns(rel) {
+	if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.owns(rel) {
 		return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
 	}
 	return nil
@@ -188,12 +188,12 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			return mustBeSuperuser("create a table with a connector")
 		}
 		// The query of CREATE TABLE AS is checked as it is bound.
-		return s.authorizeCreate(st.Name)
+		return s.authorizeCreate(st.Name, st.Temp)
 	case *sql.CreateView:
-		if err := s.authorizeCreate(st.Name); err != nil {
+		if err := s.authorizeCreate(st.Name, st.Temp); err != nil {
 			return err
 		}
-		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && !s.owns(old) {
+		if old, ok := s.eng.cat.Lookup(s.schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && !s.owns(old) {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
 		}
 		// Its query is checked as it is bound.
@@ -224,7 +224,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	case *sql.CreateSchema:
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
 	case *sql.CreateSequence:
-		return s.authorizeCreate(st.Name)
+		return s.authorizeCreate(st.Name, false)
 	case *sql.AlterSequence:
 		return s.mustOwn(st.Name)
 	case *sql.Drop:
@@ -232,13 +232,13 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)
 		}
 		for _, n := range st.Names {
-			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.owns(rel) {
+			if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.owns(rel) {
 				return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
 			}
 		}
 	case *sql.Truncate:
 		for _, n := range st.Names {
-			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTruncate) {
+			if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTruncate) {
 				return denied(rel)
 			}
 		}
@@ -250,9 +250,14 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	return nil
 }
 
-// authorizeCreate checks CREATE on the schema a new relation goes to.
-func (s *Session) authorizeCreate(name sql.ObjectName) error {
-	schema := schemaOf(name)
+// authorizeCreate checks CREATE on the schema a new relation goes to. A
+// temporary relation needs PostgreSQL's TEMPORARY privilege on the
+// database, which every role has.
+func (s *Session) authorizeCreate(name sql.ObjectName, temp bool) error {
+	if temp || name.Schema == catalog.TempSchemaAlias || (name.Schema != "" && name.Schema == s.tempSchema) {
+		return nil
+	}
+	schema := orDefault(name.Schema, catalog.PublicSchema)
 	if !s.hasSchemaPrivilege(schema, catalog.PrivCreate) {
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
 	}
@@ -271,6 +276,13 @@ func (s *Session) checkAccess(acc []planner.Access) error {
 		// The engine's own bindings (a view's definition bound again, a
 		// job restarted) were checked when their statement ran.
 		return nil
+	}
+	for _, a := range acc {
+		if a.Rel != nil {
+			if err := s.otherTempRel(a.Rel); err != nil {
+				return err
+			}
+		}
 	}
 	me := s.role()
 	for _, a := range acc {
@@ -435,7 +447,7 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		}
 	} else {
 		for _, o := range st.Objects {
-			r, ok := s.eng.cat.Lookup(schemaOf(o), o.Name)
+			r, ok := s.eng.cat.Lookup(s.schemaOf(o), o.Name)
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", o.Name)
 			}

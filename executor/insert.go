@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -23,25 +22,15 @@ type RowCounter interface {
 // linked in.
 var formatText = types.FormatText
 
-// checkNotNull returns Postgres's 23502 error when a NOT NULL column of
-// rel is NULL in row (in rel.Cols order).
-func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx) error {
+// notNull returns Postgres's 23502 error when a NOT NULL column of rel
+// is NULL in row (in rel.Cols order).
+func notNull(rel *catalog.Relation, row types.Row, ec *EvalCtx) error {
 	for i, c := range rel.Cols {
 		if !c.NotNull || !row[i].Null || c.Hidden {
 			continue
 		}
-		vals := make([]string, 0, len(row))
-		for k, col := range rel.Cols {
-			switch {
-			case col.Hidden:
-			case row[k].Null:
-				vals = append(vals, "null")
-			default:
-				vals = append(vals, formatText(row[k], col.T, ec.Eval.Location))
-			}
-		}
 		return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-			WithDetail("Failing row contains (%s).", strings.Join(vals, ", ")).
+			WithDetail("Failing row contains (%s).", failingRow(rel, row, ec)).
 			WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
 	}
 	return nil
@@ -57,9 +46,11 @@ type dml struct {
 	returning []Evaluator
 	relTs     []types.T
 	n         int64
+	// rules computes the generated columns of each new row and checks it.
+	rules *RowRules
 }
 
-func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *ExecCtx) (dml, error) {
+func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, rules planner.RowRules, ec *ExecCtx) (dml, error) {
 	evs, err := compileAll(returning)
 	if err != nil {
 		return dml{}, err
@@ -68,7 +59,11 @@ func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *Ex
 	for i, c := range rel.Cols {
 		ts[i] = c.T
 	}
-	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts}, nil
+	rr, err := NewRowRules(rel, rules)
+	if err != nil {
+		return dml{}, err
+	}
+	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts, rules: rr}, nil
 }
 
 // joined extends the row RETURNING is evaluated over with the columns
@@ -137,8 +132,9 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 
 // Insert writes its input rows (full rows in Rel.Cols order) into the
 // table through ExecCtx.Writer: hidden row id columns get
-// Writer.NextRowID, NOT NULL columns are checked (23502 with Postgres's
-// message and "Failing row contains (...)" detail), and the Writer's
+// Writer.NextRowID, generated columns are computed, NOT NULL columns and
+// CHECK constraints are checked (23502 and 23514 with Postgres's
+// messages and "Failing row contains (...)" detail), and the Writer's
 // errors (23505 for a duplicate key) pass through unchanged. With
 // RETURNING it emits the RETURNING expressions over each inserted row;
 // without, it consumes its input on the first Next and emits nothing. It
@@ -170,7 +166,7 @@ var (
 
 // NewInsert returns an Insert of in's rows for p.
 func NewInsert(in Operator, p *planner.Insert, ec *ExecCtx) (*Insert, error) {
-	d, err := newDML(in, p.Rel, p.Returning, ec)
+	d, err := newDML(in, p.Rel, p.Returning, p.Rules, ec)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +250,7 @@ func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
 		}
 		nr[i] = copyDatum(v.Get(0))
 	}
-	if err := checkNotNull(o.rel, nr, o.ec); err != nil {
+	if err := o.rules.Apply(nr, &o.ec.Eval); err != nil {
 		return nil, true, err
 	}
 	if err := o.ec.Writer.Update(o.rel.ID, old, nr); err != nil {
@@ -279,7 +275,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 				r[i] = types.DInt(id)
 			}
 		}
-		if err := checkNotNull(o.rel, r, o.ec); err != nil {
+		if err := o.rules.Apply(r, &o.ec.Eval); err != nil {
 			return nil, err
 		}
 		if o.conflict != nil {

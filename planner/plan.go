@@ -303,6 +303,9 @@ type Insert struct {
 	// OnConflict is what to do with a row whose primary key exists (nil:
 	// fail with 23505).
 	OnConflict *OnConflict
+	// Rules are the table's generated columns and CHECK constraints,
+	// applied to every row inserted or updated.
+	Rules RowRules
 }
 
 // OnConflict is INSERT's ON CONFLICT action on the table's primary key.
@@ -332,6 +335,9 @@ type Update struct {
 	Set       []Expr
 	Returning []Expr
 	Out       types.Schema
+	// Rules are the table's generated columns and CHECK constraints,
+	// applied to every new row.
+	Rules RowRules
 }
 
 // Delete removes the rows Input yields (old rows in Rel.Cols order).
