@@ -44,9 +44,12 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 		schema = v.s.tempSchema
 	}
 	rel, ok := v.s.eng.cat.Lookup(schema, name)
-	if !ok || !v.s.visibleTo(rel) {
+	if !ok {
 		return nil, false
 	}
+	// Another session's temporary relation, named by its schema, is
+	// resolved as in PostgreSQL, and refused where the accesses of the
+	// statement are checked (checkAccess: 0A000).
 	return v.seen(rel), true
 }
 

@@ -332,7 +332,7 @@ func (s *Session) checkOtherTemp(stmt sql.Stmt) error {
 // otherTempRel refuses rel when it is a temporary relation of another
 // session, as otherTempError refuses a name.
 func (s *Session) otherTempRel(rel *catalog.Relation) error {
-	if _, ok := catalog.TempSchemaNumber(rel.Schema); !ok || rel.Schema == s.tempSchema || s.builtinDefaults {
+	if s.visibleTo(rel) {
 		return nil
 	}
 	return pgerr.New(pgerr.FeatureNotSupported, "cannot access temporary tables of other sessions")
