@@ -415,4 +415,3 @@ func (s *Session) Location() *time.Location { return s.loc }
 func checkUTF8(text string) error {
 	return types.CheckText(text)
 }
-
