@@ -189,6 +189,12 @@ type StateTable struct {
 	sbuf []byte
 	// vbuf is the scratch of an encoded table's row encodings.
 	vbuf []byte
+	// The last lookup: when lastOK holds, the key lkey has the entry last
+	// (nil: none), so that a write after a read of the same key (an
+	// aggregation's read-modify-write) looks it up once.
+	lkey   []byte
+	last   *stEntry
+	lastOK bool
 }
 
 // NewStateTable returns the state table tableID of db, with key columns
@@ -327,6 +333,8 @@ func (t *StateTable) GetCols(dst types.Row, key types.Row, want []bool) (types.R
 // getCached looks up the key encoded in t.kbuf through the entries
 // (want nil: every column).
 func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, error) {
+	t.lkey = append(t.lkey[:0], t.kbuf...)
+	t.last, t.lastOK = nil, true
 	if e, ok := t.entries[string(t.kbuf)]; ok {
 		t.cstats.Hits.Add(1)
 		t.touch(e)
@@ -334,6 +342,7 @@ func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, err
 			// Another table raised the pressure: give back idle entries.
 			t.maybeEvict()
 		}
+		t.last = e
 		if e.enc != "" {
 			row, err := t.decode(dst, e.enc, want)
 			return row, err == nil, err
@@ -359,6 +368,7 @@ func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, err
 	e := t.newEntry(string(t.kbuf), row)
 	t.lruPush(e)
 	t.maybeEvict()
+	t.last = e
 	return row, ok, nil
 }
 
@@ -472,7 +482,15 @@ func (t *StateTable) setEncoded(row types.Row) {
 		}
 		return
 	}
-	e, ok := t.entries[string(t.kbuf)]
+	var e *stEntry
+	ok := false
+	if t.lastOK && (t.last == nil || !t.last.gone) && string(t.lkey) == string(t.kbuf) {
+		// Read just before: the entry (or its absence) is known.
+		e, ok = t.last, t.last != nil
+	} else {
+		e, ok = t.entries[string(t.kbuf)]
+	}
+	t.lastOK = false
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
 	} else if !e.inOverlay {
