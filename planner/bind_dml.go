@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -92,6 +95,12 @@ func scanAll(rel *catalog.Relation) *Scan {
 // ids are left NULL for the executor to assign).
 func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
+	if col.Identity != "" && col.Seq != "" && !col.Hidden {
+		// PostgreSQL's NextValueExpr: the sequence's next value, with no
+		// privilege check on the sequence.
+		e := &Call{Fn: functions.IdentityNextValFn, Args: []Expr{&Const{V: types.DString(`"` + strings.ReplaceAll(col.Seq, `"`, `""`) + `"`), T: types.TText}}, T: types.TInt8}
+		return b.assign(e, rel, i)
+	}
 	text := col.DefaultSQL()
 	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}

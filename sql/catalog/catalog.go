@@ -542,6 +542,9 @@ func (r *Relation) Clone() *Relation {
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
 	c.Rebuild = slices.Clone(r.Rebuild)
+	for i := range c.Cols {
+		c.Cols[i].SeqACL = maps.Clone(r.Cols[i].SeqACL)
+	}
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
 		for k, v := range r.DepCols {
@@ -633,6 +636,8 @@ type columnEntry struct {
 	Identity string `json:"identity,omitempty"`
 	Seq      string `json:"seq,omitempty"`
 	SeqKey   string `json:"seq_key,omitempty"`
+	// SeqACL is Column.SeqACL.
+	SeqACL map[uint32]int `json:"seq_acl,omitempty"`
 	// Added, Missing and Dropped are ALTER TABLE's: Missing is the
 	// value's row encoding (types.AppendRow of the one column).
 	Added   bool   `json:"added,omitempty"`
@@ -665,6 +670,12 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
+		}
+		for k, p := range col.SeqACL {
+			if ce.SeqACL == nil {
+				ce.SeqACL = map[uint32]int{}
+			}
+			ce.SeqACL[k] = int(p)
 		}
 		e.Cols = append(e.Cols, ce)
 	}
@@ -729,6 +740,12 @@ func decodeRelation(v []byte) (*Relation, error) {
 				return nil, corrupt("column %s.%s has a bad missing value", e.Name, ce.Name)
 			}
 			col.Missing = &r[0]
+		}
+		for k, p := range ce.SeqACL {
+			if col.SeqACL == nil {
+				col.SeqACL = ACL{}
+			}
+			col.SeqACL[k] = Privilege(p)
 		}
 		rel.Cols = append(rel.Cols, col)
 	}

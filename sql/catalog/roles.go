@@ -67,6 +67,11 @@ const (
 // clients that grant them.
 const PrivTableAll = PrivSelect | PrivInsert | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
 
+// PrivSequenceAll is every privilege a sequence can have, Postgres 15's
+// ACL_ALL_RIGHTS_SEQUENCE ("rwU"): SELECT (currval, reading it), UPDATE
+// (nextval, setval) and USAGE (nextval, currval).
+const PrivSequenceAll = PrivSelect | PrivUpdate | PrivUsage
+
 var privLetters = []struct {
 	p Privilege
 	c byte
@@ -218,6 +223,11 @@ func (c *Catalog) DropRole(oid uint32) error {
 			// As in PostgreSQL, privileges granted to the role keep it:
 			// they are revoked first, so none vanishes unseen.
 			owned = append(owned, "privileges for "+rel.Kind.noun()+" "+rel.Name)
+		}
+		for _, col := range rel.Cols {
+			if _, granted := col.SeqACL[oid]; granted && col.Seq != "" {
+				owned = append(owned, "privileges for sequence "+col.Seq)
+			}
 		}
 	}
 	for s, acl := range c.schemaACL {
