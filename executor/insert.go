@@ -24,27 +24,74 @@ type RowCounter interface {
 var formatText = types.FormatText
 
 // checkNotNull returns Postgres's 23502 error when a NOT NULL column of
-// rel is NULL in row (in rel.Cols order).
-func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx) error {
+// rel is NULL in row (in rel.Cols order). modified marks the columns
+// the statement gave or set, which the detail shows to a role that may
+// not read rel (ExecCtx.MaySelect).
+func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx, modified []bool) error {
 	for i, c := range rel.Cols {
 		if !c.NotNull || !row[i].Null || c.Hidden {
 			continue
 		}
-		vals := make([]string, 0, len(row))
-		for k, col := range rel.Cols {
-			switch {
-			case col.Hidden:
-			case row[k].Null:
-				vals = append(vals, "null")
-			default:
-				vals = append(vals, formatText(row[k], col.T, ec.Eval.Location))
-			}
-		}
-		return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-			WithDetail("Failing row contains (%s).", strings.Join(vals, ", ")).
+		err := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
 			WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
+		if d := failingRow(rel, row, ec, modified); d != "" {
+			err = err.WithDetail("%s", d)
+		}
+		return err
 	}
 	return nil
+}
+
+// failingRow is the "Failing row contains" detail of a constraint
+// violation by row, as PostgreSQL's ExecBuildSlotValueDescription: every
+// column when the role may read rel, else the columns in modified by
+// name, and "" when there are none.
+func failingRow(rel *catalog.Relation, row types.Row, ec *ExecCtx, modified []bool) string {
+	all := ec.MaySelect == nil || ec.MaySelect(rel)
+	var names, vals []string
+	for k, col := range rel.Cols {
+		if col.Hidden || !all && (k >= len(modified) || !modified[k]) {
+			continue
+		}
+		names = append(names, col.Name)
+		if row[k].Null {
+			vals = append(vals, "null")
+		} else {
+			vals = append(vals, formatText(row[k], col.T, ec.Eval.Location))
+		}
+	}
+	switch {
+	case all:
+		return "Failing row contains (" + strings.Join(vals, ", ") + ")."
+	case len(names) == 0:
+		return ""
+	}
+	return "Failing row contains (" + strings.Join(names, ", ") + ") = (" + strings.Join(vals, ", ") + ")."
+}
+
+// hideKey leaves the key out of a unique violation's detail when the
+// role may not read rel, as PostgreSQL's BuildIndexValueDescription
+// does for a role that may not read every key column.
+func hideKey(rel *catalog.Relation, ec *ExecCtx, err error) error {
+	if err == nil || ec.MaySelect == nil || ec.MaySelect(rel) {
+		return err
+	}
+	if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.UniqueViolation && pe.Detail != "" {
+		cp := *pe
+		cp.Detail = ""
+		return &cp
+	}
+	return err
+}
+
+// setCols marks the columns whose set expression is not nil.
+func setCols[T comparable](set []T) []bool {
+	var zero T
+	out := make([]bool, len(set))
+	for i, e := range set {
+		out[i] = e != zero
+	}
+	return out
 }
 
 // dml is what Insert, Update and Delete share: the input, the RETURNING
@@ -161,6 +208,8 @@ type Insert struct {
 	// touched holds the keys of rows this statement inserted or updated
 	// (DO UPDATE only).
 	touched map[string]bool
+	// given marks the columns the statement gives (planner.Insert.Given).
+	given []bool
 }
 
 var (
@@ -174,7 +223,10 @@ func NewInsert(in Operator, p *planner.Insert, ec *ExecCtx) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := &Insert{dml: d, conflict: p.OnConflict}
+	ins := &Insert{dml: d, conflict: p.OnConflict, given: make([]bool, len(p.Rel.Cols))}
+	for _, i := range p.Given {
+		ins.given[i] = true
+	}
 	if oc := p.OnConflict; oc != nil && oc.Update {
 		ins.set = make([]Evaluator, len(oc.Set))
 		for i, e := range oc.Set {
@@ -254,11 +306,11 @@ func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
 		}
 		nr[i] = copyDatum(v.Get(0))
 	}
-	if err := checkNotNull(o.rel, nr, o.ec); err != nil {
+	if err := checkNotNull(o.rel, nr, o.ec, setCols(o.set)); err != nil {
 		return nil, true, err
 	}
 	if err := o.ec.Writer.Update(o.rel.ID, old, nr); err != nil {
-		return nil, true, err
+		return nil, true, hideKey(o.rel, o.ec, err)
 	}
 	o.touched[o.pkKey(nr)] = true
 	return nr, true, nil
@@ -279,7 +331,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 				r[i] = types.DInt(id)
 			}
 		}
-		if err := checkNotNull(o.rel, r, o.ec); err != nil {
+		if err := checkNotNull(o.rel, r, o.ec, o.given); err != nil {
 			return nil, err
 		}
 		if o.conflict != nil {
@@ -291,7 +343,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 			if errors.Is(err, ErrRowDropped) {
 				return nil, nil
 			}
-			return nil, err
+			return nil, hideKey(o.rel, o.ec, err)
 		}
 		if o.touched != nil {
 			o.touched[o.pkKey(r)] = true

@@ -247,10 +247,14 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 	}
 	var input Plan
+	var given []int
 	switch {
 	case n.Select != nil:
 		r := b.bindQuery(n.Select.(ast.ResultSetNode), nil, &level{}, &qopts{keepUnknown: true})
 		sch := r.plan.Schema()
+		if len(sch) <= len(targets) {
+			given = targets[:len(sch)]
+		}
 		if len(sch) > len(targets) {
 			failf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
@@ -292,6 +296,9 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		if len(lists) == 0 {
 			lists = [][]ast.ExprNode{{}}
 		}
+		if len(lists[0]) <= len(targets) {
+			given = targets[:len(lists[0])]
+		}
 		for _, list := range lists {
 			if len(list) > len(targets) {
 				fail(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(list[len(targets)])))
@@ -320,7 +327,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 		input = vals
 	}
-	ins := &Insert{Rel: rel, Input: input}
+	ins := &Insert{Rel: rel, Input: input, Given: given}
 	if oc := b.q.OnConflict; oc != nil {
 		ins.OnConflict = b.onConflict(oc, rel, alias)
 	}
