@@ -81,7 +81,14 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.DropRole:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropRole(ctx, st, io) }), nil
 	case *sql.Grant:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.grant(ctx, st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			res, err := s.grant(ctx, st, io)
+			if err == nil && st.Revoke {
+				// A view's job reads with its owner's privileges.
+				s.eng.failJobsWithoutPrivileges(ctx)
+			}
+			return res, err
+		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			return s.createTable(ctx, st, text, io)
