@@ -185,13 +185,23 @@ func (s *Session) grantSequences(seqs []seqRef, apply func(catalog.ACL, catalog.
 			continue
 		}
 		cp := cur.Clone()
+		// Once granted on, the ACL stays explicit with the owner's
+		// privileges in it, as PostgreSQL's relacl does after a REVOKE
+		// of everything granted.
+		explicit := func(acl catalog.ACL) catalog.ACL {
+			acl = apply(acl, p)
+			if _, ok := acl[cp.Owner]; !ok {
+				acl[cp.Owner] = catalog.PrivSequenceAll
+			}
+			return acl
+		}
 		if q.col < 0 {
-			cp.ACL = apply(cp.ACL, p)
+			cp.ACL = explicit(cp.ACL)
 		} else {
 			if q.col >= len(cp.Cols) || cp.Cols[q.col].Seq != q.name() {
 				continue
 			}
-			cp.Cols[q.col].SeqACL = apply(cp.Cols[q.col].SeqACL, p)
+			cp.Cols[q.col].SeqACL = explicit(cp.Cols[q.col].SeqACL)
 		}
 		if err := s.eng.cat.Replace(cp); err != nil {
 			return err
@@ -238,6 +248,10 @@ func (e *Engine) seqACLText(owner uint32, acl catalog.ACL) []string {
 	o := aclName(e.roleName(owner))
 	items := []string{o + "=" + catalog.PrivSequenceAll.Letters() + "/" + o}
 	for _, g := range acl.Grantees() {
+		if g == owner {
+			// The owner's own entry, which only makes the ACL explicit.
+			continue
+		}
 		name := ""
 		if g != catalog.PublicGrantee {
 			name = aclName(e.roleName(g))
