@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -197,6 +198,9 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	}()
 	var n int64
 	line := 0
+	// A role that may not read the table sees in a violation's detail
+	// only the columns it copies, as in PostgreSQL.
+	mayRead := s.hasPrivilege(rel, catalog.PrivSelect)
 	insert := func(fields []*string, text string) error {
 		line++
 		if co.header && line == 1 {
@@ -244,9 +248,14 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				row[i] = types.DInt(id)
 			}
 			if c.NotNull && row[i].Null && !c.Hidden {
-				return lineWhere(pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-					WithDetail("Failing row contains (%s).", s.failingRow(rel, row)).
-					WithTable(rel.Schema, rel.Name).WithColumn(c.Name))
+				err := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
+					WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
+				if mayRead {
+					err = err.WithDetail("Failing row contains (%s).", s.failingRow(rel, row))
+				} else if d := s.givenColumns(rel, row, cols); d != "" {
+					err = err.WithDetail("%s", d)
+				}
+				return lineWhere(err)
 			}
 		}
 		if err := w.Insert(rel.ID, row); err != nil {
@@ -256,7 +265,14 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			}
 			// PostgreSQL finds a duplicate key when it flushes its
 			// buffer of rows, where the line is no longer at hand.
-			return pgerr.As(err).WithWhere("COPY %s, line %d", rel.Name, line)
+			pe := pgerr.As(err)
+			if !mayRead && pe.Code == pgerr.UniqueViolation {
+				// No key to a role that may not read the table.
+				cp := *pe
+				cp.Detail = ""
+				pe = &cp
+			}
+			return pe.WithWhere("COPY %s, line %d", rel.Name, line)
 		}
 		n++
 		return nil
@@ -293,6 +309,28 @@ func (s *Session) failingRow(rel *catalog.Relation, row types.Row) string {
 		}
 	}
 	return strings.Join(vals, ", ")
+}
+
+// givenColumns is the "Failing row contains (a, b) = (1, null)." detail
+// a role that may not read rel gets: the columns cols it gave, or ""
+// when none.
+func (s *Session) givenColumns(rel *catalog.Relation, row types.Row, cols []int) string {
+	var names, vals []string
+	for k, c := range rel.Cols {
+		if c.Hidden || c.Dropped || !slices.Contains(cols, k) {
+			continue
+		}
+		names = append(names, c.Name)
+		if row[k].Null {
+			vals = append(vals, "null")
+		} else {
+			vals = append(vals, types.FormatText(row[k], c.T, s.loc))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "Failing row contains (" + strings.Join(names, ", ") + ") = (" + strings.Join(vals, ", ") + ")."
 }
 
 // copyPrintout cuts text shown in a COPY error's context to 100 bytes

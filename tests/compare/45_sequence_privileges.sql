@@ -42,6 +42,15 @@ INSERT INTO nn VALUES (1, 'q', 'r');
 INSERT INTO nn VALUES (3, NULL, 'r');
 INSERT INTO nn (id, pub) VALUES (3, 'r');
 INSERT INTO nn VALUES (3);
+COPY nn FROM STDIN;
+5	\N	z
+\.
+COPY nn (id, pub) FROM STDIN;
+5	z
+\.
+COPY nn FROM STDIN;
+1	x	z
+\.
 RESET ROLE;
 GRANT USAGE, SELECT ON SEQUENCE seq1 TO sq_bob;
 GRANT USAGE ON SEQUENCE orders_id_seq TO sq_bob;
