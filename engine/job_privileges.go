@@ -6,12 +6,14 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
 )
 
 // A materialized view's job reads its inputs with its owner's
 // privileges, as a view is read with its owner's at every read. When the
-// owner loses SELECT on an input (a REVOKE of the privilege, or of a
-// role that carried it), the job fails at once with the 42501 a
+// owner loses SELECT on an input (a REVOKE of the privilege or of a
+// role that carried it, an ALTER ROLE ... NOSUPERUSER or NOINHERIT, a
+// DROP ROLE of a role it was a member of), the job fails at once with the 42501 a
 // REFRESH would give in PostgreSQL, and a privilege failure is not
 // retried: the job is FAILED (weir.jobs shows the error, as for a job
 // out of restart attempts) and the view keeps what it had computed
@@ -77,6 +79,18 @@ func (e *Engine) failJobsWithoutPrivileges(ctx context.Context) {
 		if err := e.jobFailed(ctx, l.j, actor, l.err); err != nil {
 			e.log.Warn("failing a job whose owner lost a privilege", kindWords[l.j.rel.Kind], l.j.rel.Name, "err", err)
 		}
+	}
+}
+
+// thenCheckJobs returns a function that, after a statement that may
+// take privileges away succeeded, fails the jobs whose owners lost one
+// (failJobsWithoutPrivileges), and passes the statement's result on.
+func (e *Engine) thenCheckJobs(ctx context.Context) func(wire.Result, error) (wire.Result, error) {
+	return func(res wire.Result, err error) (wire.Result, error) {
+		if err == nil {
+			e.failJobsWithoutPrivileges(ctx)
+		}
+		return res, err
 	}
 }
 

@@ -59,4 +59,17 @@ func TestMaterializedViewOwnerLosesSelect(t *testing.T) {
 	if err := bob.QueryRow(ctx, "SELECT count(*) FROM bob_team").Scan(&n); err != nil || n != 2 {
 		t.Errorf("bob_team after RESUME: %d rows (%v), want 2", n, err)
 	}
+
+	// A privilege that came through a role goes with the membership.
+	execAll(t, root, "CREATE ROLE team_readers", "GRANT SELECT ON team TO team_readers", "GRANT team_readers TO bob",
+		"REVOKE SELECT ON team FROM bob")
+	execAll(t, bob, "CREATE MATERIALIZED VIEW bob_team2 AS SELECT * FROM team")
+	execAll(t, root, "REVOKE team_readers FROM bob", "INSERT INTO team VALUES (3, 'later')", "FLUSH")
+	if err := root.QueryRow(ctx, "SELECT status, last_error FROM weir.jobs WHERE name = 'bob_team2'").Scan(&status, &lastErr); err != nil ||
+		status != "failed" || !strings.Contains(lastErr, "permission denied for table team") {
+		t.Errorf("weir.jobs for bob_team2: %q %q (%v), want failed with the 42501", status, lastErr, err)
+	}
+	if err := bob.QueryRow(ctx, "SELECT count(*) FROM bob_team2").Scan(&n); err != nil || n != 2 {
+		t.Errorf("bob_team2 after the REVOKE: %d rows (%v), want the 2 computed before it", n, err)
+	}
 }
