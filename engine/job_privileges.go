@@ -94,6 +94,10 @@ func (e *Engine) thenCheckJobs(ctx context.Context) func(wire.Result, error) (wi
 	}
 }
 
+// reasonLostPrivilege is the reason a job failed for a lost privilege
+// is FAILED with, first in its persisted record (job_failed/<id>).
+const reasonLostPrivilege = "its owner lacks a privilege it needs"
+
 // notRetried reports whether a job's failure is one no restart can
 // cure: its owner lacks a privilege (42501) until someone grants it.
 func notRetried(err error) bool {

@@ -206,8 +206,9 @@ func (e *Engine) loadFailedJobs() {
 		h := t.entry(types.JobID(rel.ID), s)
 		h.status, h.lastErr = jobFailed, string(v)
 		// A view fed by tables or views had its state dropped to be
-		// rebuilt: it stays unreadable until RESUME rebuilds it.
-		h.rebuild = materialized(rel) && e.readsRelations(rel)
+		// rebuilt: it stays unreadable until RESUME rebuilds it. (Not
+		// one failed for a lost privilege, which keeps its rows.)
+		h.rebuild = materialized(rel) && e.readsRelations(rel) && !strings.HasPrefix(string(v), reasonLostPrivilege)
 		t.mu.Unlock()
 	}
 }
@@ -342,7 +343,7 @@ func (e *Engine) decide(rel *catalog.Relation, err error, how restartHow) (time.
 	d := h.restarts.Failed(now, t.rng.Float64())
 	if notRetried(err) {
 		// A lost privilege stays lost until a GRANT (job_privileges.go).
-		d.Restart, d.Reason = false, "its owner lacks a privilege it needs"
+		d.Restart, d.Reason = false, reasonLostPrivilege
 	}
 	h.lastErr, h.cause = pgerr.As(err).Message, err
 	kind := kindWords[rel.Kind]

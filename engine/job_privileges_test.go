@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// A view whose owner lost SELECT on its input stays FAILED across a
+// restart, still serving the rows it had computed, and RESUME is
+// refused until the privilege is granted again.
+func TestJobFailedForPrivilegeAcrossRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	root := session(t, e)
+	mustRun(t, root, "CREATE TABLE team (id int PRIMARY KEY, name text)")
+	mustRun(t, root, "INSERT INTO team VALUES (1, 'before')")
+	mustRun(t, root, "CREATE ROLE bob LOGIN")
+	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO bob")
+	mustRun(t, root, "GRANT SELECT ON team TO bob")
+	bob := sessionAs(t, e, "bob")
+	mustRun(t, bob, "CREATE MATERIALIZED VIEW bob_team AS SELECT * FROM team")
+	mustRun(t, root, "REVOKE SELECT ON team FROM bob")
+	mustRun(t, root, "INSERT INTO team VALUES (2, 'after')")
+	wantRows(t, bob, "SELECT name FROM bob_team ORDER BY id", "before")
+	e.Close()
+
+	e = openTest(t, fs)
+	defer e.Close()
+	root, bob = session(t, e), sessionAs(t, e, "bob")
+	rows := mustRun(t, root, "SELECT status, last_error FROM weir.jobs WHERE name = 'bob_team'")
+	if len(rows) != 1 || !strings.HasPrefix(rows[0], "failed ") || !strings.Contains(rows[0], "permission denied for table team") {
+		t.Fatalf("weir.jobs after the restart: %q", rows)
+	}
+	wantRows(t, bob, "SELECT name FROM bob_team ORDER BY id", "before")
+	wantCode(t, bob, "ALTER MATERIALIZED VIEW bob_team RESUME", pgerr.InsufficientPrivilege, "permission denied for table team")
+	mustRun(t, root, "GRANT SELECT ON team TO bob")
+	mustRun(t, bob, "ALTER MATERIALIZED VIEW bob_team RESUME")
+	wantRows(t, bob, "SELECT name FROM bob_team ORDER BY id", "before", "after")
+}
