@@ -40,3 +40,23 @@ func TestJobFailedForPrivilegeAcrossRestart(t *testing.T) {
 	mustRun(t, bob, "ALTER MATERIALIZED VIEW bob_team RESUME")
 	wantRows(t, bob, "SELECT name FROM bob_team ORDER BY id", "before", "after")
 }
+
+// COMMIT's unique violation leaves the key out for a role that may not
+// read the table, as the statement's own violations do.
+func TestCommitViolationHidesKey(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE TABLE kv (k int PRIMARY KEY, u int)")
+	mustRun(t, root, "CREATE UNIQUE INDEX kv_u ON kv (u)")
+	mustRun(t, root, "CREATE ROLE dave LOGIN")
+	mustRun(t, root, "GRANT INSERT ON kv TO dave")
+	dave := sessionAs(t, e, "dave")
+	mustRun(t, dave, "BEGIN")
+	mustRun(t, dave, "INSERT INTO kv VALUES (1, 7)")
+	mustRun(t, root, "INSERT INTO kv VALUES (2, 7)")
+	_, err := run(t, dave, "COMMIT")
+	if pe := pgerr.As(err); pgerr.CodeOf(err) != pgerr.UniqueViolation || pe.Detail != "" {
+		t.Fatalf("COMMIT: %v (detail %q), want 23505 without the key", err, pe.Detail)
+	}
+}
