@@ -58,6 +58,11 @@ GRANT SELECT ON nn TO sq_bob;
 GRANT INSERT ON SEQUENCE seq1 TO sq_bob;
 GRANT USAGE ON SEQUENCE orders TO sq_bob;
 SELECT relname, relacl FROM pg_class WHERE relname = 'seq1';
+\dp seq1
+GRANT INSERT ON TABLE seq1 TO sq_bob;
+GRANT ALL ON TABLE seq1 TO sq_bob;
+\dp seq1
+REVOKE UPDATE ON seq1 FROM sq_bob;
 SET ROLE sq_bob;
 SELECT nextval('seq1');
 SELECT currval('seq1');
