@@ -219,13 +219,14 @@ func (c *Catalog) DropRole(oid uint32) error {
 		if rel.Owner == oid {
 			owned = append(owned, "owner of "+rel.Kind.noun()+" "+rel.Name)
 		}
-		if _, granted := rel.ACL[oid]; granted {
+		if _, granted := rel.ACL[oid]; granted && rel.Owner != oid {
 			// As in PostgreSQL, privileges granted to the role keep it:
-			// they are revoked first, so none vanishes unseen.
+			// they are revoked first, so none vanishes unseen. (A
+			// sequence's ACL also holds its owner's own entry.)
 			owned = append(owned, "privileges for "+rel.Kind.noun()+" "+rel.Name)
 		}
 		for _, col := range rel.Cols {
-			if _, granted := col.SeqACL[oid]; granted && col.Seq != "" {
+			if _, granted := col.SeqACL[oid]; granted && col.Seq != "" && rel.Owner != oid {
 				owned = append(owned, "privileges for sequence "+col.Seq)
 			}
 		}
