@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,5 +59,33 @@ func TestCommitViolationHidesKey(t *testing.T) {
 	_, err := run(t, dave, "COMMIT")
 	if pe := pgerr.As(err); pgerr.CodeOf(err) != pgerr.UniqueViolation || pe.Detail != "" {
 		t.Fatalf("COMMIT: %v (detail %q), want 23505 without the key", err, pe.Detail)
+	}
+}
+
+// A view read by another view fails with its region: neither gets the
+// rows its owner may no longer read.
+func TestJobFailedForPrivilegeWithItsReaders(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE TABLE team (id int PRIMARY KEY, name text)")
+	mustRun(t, root, "INSERT INTO team VALUES (1, 'before')")
+	mustRun(t, root, "CREATE ROLE bob LOGIN")
+	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO bob")
+	mustRun(t, root, "GRANT SELECT ON team TO bob")
+	bob := sessionAs(t, e, "bob")
+	mustRun(t, bob, "CREATE MATERIALIZED VIEW bob_team AS SELECT * FROM team")
+	mustRun(t, bob, "CREATE MATERIALIZED VIEW bob_count AS SELECT count(*) AS n FROM bob_team")
+	mustRun(t, root, "REVOKE SELECT ON team FROM bob")
+	mustRun(t, root, "INSERT INTO team VALUES (2, 'after')")
+	for _, q := range []string{"SELECT name FROM bob_team ORDER BY id", "SELECT n FROM bob_count"} {
+		rows, err := run(t, bob, q)
+		if err == nil && (len(rows) != 1 || rows[0] != "before" && rows[0] != "1") {
+			t.Errorf("%s after the REVOKE: %q, want only what was computed before it", q, rows)
+		}
+	}
+	rows := mustRun(t, root, "SELECT name, status FROM weir.jobs WHERE name LIKE 'bob%' ORDER BY name")
+	if fmt.Sprint(rows) != "[bob_count failed bob_team failed]" {
+		t.Errorf("weir.jobs: %q, want both failed", rows)
 	}
 }
