@@ -22,7 +22,7 @@ func (s *Session) authorizeTargetReads(q *sql.Query, b *planner.Bound) error {
 	}
 	var rel *catalog.Relation
 	reads := false
-	switch n := b.Plan.(type) {
+	switch n := dmlNode(b.Plan).(type) {
 	case *planner.Update:
 		rel = n.Rel
 		for _, e := range n.Set {
@@ -63,4 +63,22 @@ func (s *Session) hideUnreadableKey(err error) error {
 		return &cp
 	}
 	return err
+}
+
+// dmlNode finds the Insert or Update node of a bound write: its root,
+// or below what a WITH clause put over it.
+func dmlNode(p planner.Plan) planner.Plan {
+	if p == nil {
+		return nil
+	}
+	switch p.(type) {
+	case *planner.Insert, *planner.Update:
+		return p
+	}
+	for _, in := range p.Inputs() {
+		if n := dmlNode(in); n != nil {
+			return n
+		}
+	}
+	return nil
 }

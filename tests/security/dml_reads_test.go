@@ -38,6 +38,7 @@ func TestWritesThatReadNeedSelect(t *testing.T) {
 		"UPDATE upd_only SET val = (SELECT upd_only.val)",
 		"UPDATE upd_only SET id = (SELECT 1 WHERE EXISTS (SELECT 1 WHERE upd_only.val = 'abcdef'))",
 		"EXPLAIN UPDATE upd_only SET val = val",
+		"WITH c AS (SELECT 1 AS one) UPDATE upd_only SET val = val",
 		"INSERT INTO ins_only VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET val = ins_only.val || 'x'",
 		"INSERT INTO ins_only VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET val = excluded.val",
 		"INSERT INTO ins_only VALUES (1, 'x') ON CONFLICT (id) DO NOTHING",
