@@ -55,7 +55,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if err := s.systemCatalogError(st.Name); err != nil {
 		return nil, err
 	}
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
@@ -87,6 +87,22 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 				WithHint("Drop the constraint with an ALTER TABLE of its own.")
 		}
 		return s.dropConstraint(ctx, rel, st, io)
+	}
+	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+		if len(st.More) > 0 && (a.Action == "add check" || a.Action == "validate constraint" || len(a.Checks) > 0 || a.Def.Generated != "") {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD of a CHECK constraint or generated column together with other actions is not supported").
+				WithHint("Add it with an ALTER TABLE of its own.")
+		}
+	}
+	if st.Action == "add check" {
+		return s.addCheck(ctx, rel, st.Checks[0])
+	}
+	if st.Action == "validate constraint" {
+		if len(st.More) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... VALIDATE CONSTRAINT together with other actions is not supported").
+				WithHint("Validate the constraint with an ALTER TABLE of its own.")
+		}
+		return s.validateConstraint(ctx, rel, st.Column)
 	}
 	for _, a := range st.More {
 		if a.Action == "drop constraint" {
@@ -129,6 +145,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 			col.SeqKey = col.Name
 		}
 		col.Name = st.NewName
+		if err := renameInRules(up, st.Column, st.NewName); err != nil {
+			return nil, err
+		}
 		if t, ok := up.ColComments[st.Column]; ok {
 			delete(up.ColComments, st.Column)
 			up.ColComments[st.NewName] = t
@@ -148,6 +167,17 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		col.Default = st.Default
 	case "drop default":
 		col.Default = ""
+	case "drop expression":
+		// The column keeps its values and becomes an ordinary one.
+		if col.Generated == "" {
+			msg := fmt.Sprintf("column \"%s\" of relation \"%s\" is not a stored generated column", col.Name, rel.Name)
+			if st.IfColumn {
+				io.Notice("NOTICE", "00000", msg+", skipping")
+				return done("ALTER TABLE")
+			}
+			return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s", msg)
+		}
+		col.Generated = ""
 	case "set not null":
 		if col.NotNull {
 			return done("ALTER TABLE")
@@ -292,7 +322,7 @@ func (e *Engine) anyRow(rel *catalog.Relation, pred func(types.Row) bool) (bool,
 func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text string) (types.Datum, bool, error) {
 	one := rel.Clone()
 	col.Default, col.Hidden, col.NotNull = text, false, false
-	one.Cols, one.PK = []catalog.Column{col}, nil
+	one.Cols, one.PK, one.Checks = []catalog.Column{col}, nil, nil
 	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
 	q, err := parseQuery(ins)
 	if err != nil {
@@ -357,6 +387,10 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported").
 			WithHint("Add an integer column and fill it with UPDATE.")
 	}
+	if def.Generated != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a generated column is not supported").
+			WithHint("Create the table again with the column.")
+	}
 	col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
 		if err := s.checkDefault(def.Default, col.T); err != nil {
@@ -391,6 +425,16 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	}
 	up := rel.Clone()
 	up.Cols = append(up.Cols, col)
+	taken := e.checkNamesIn(rel.Schema)
+	for _, c := range st.Checks {
+		expr, err := s.addCheckTo(ctx, up, c, taken, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.validateCheck(ctx, rel, expr, up.Checks[len(up.Checks)-1].Name, &missing, col.T); err != nil {
+			return nil, err
+		}
+	}
 	// Readers see the missing value before any of them can see the
 	// column.
 	m, _ := up.MissingRow()
@@ -398,10 +442,13 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	return e.replaceTable(rel, up, true)
 }
 
-// dropConstraint runs ALTER TABLE ... DROP CONSTRAINT: a UNIQUE
-// constraint goes with its index. ddlMu is held.
+// dropConstraint runs ALTER TABLE ... DROP CONSTRAINT: a CHECK
+// constraint leaves the catalog, a UNIQUE constraint goes with its index. ddlMu is held.
 func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
+	if res, ok, err := e.dropCheck(rel, st.Column); ok || err != nil {
+		return res, err
+	}
 	if len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden && st.Column == rel.Name+"_pkey" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop constraint %s on table %s: it is the table's primary key", st.Column, rel.Name).
 			WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
@@ -459,6 +506,9 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 		return nil, err
 	}
 	up := droppedColumn(rel, i)
+	if err := s.rulesOnDropColumn(ctx, rel, up, i, st.Cascade); err != nil {
+		return nil, err
+	}
 	readers := e.columnReaders(rel, rel, i)
 	if err := dropBlocked(rel, st.Column, readers); err != nil && !st.Cascade {
 		return nil, err
@@ -505,6 +555,9 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rel.Name)
 		}
 		up = droppedColumn(cur, i)
+		if err := s.rulesOnDropColumn(ctx, cur, up, i, st.Cascade); err != nil {
+			return nil, err
+		}
 		rel = cur
 	}
 	return e.replaceTable(rel, up, false)

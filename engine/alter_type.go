@@ -412,7 +412,11 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 					WithHint("Drop the column with an ALTER TABLE of its own.")
 			}
 			delete(p.conv, i)
-			up = droppedColumn(up, i)
+			next := droppedColumn(up, i)
+			if err := s.rulesOnDropColumn(ctx, up, next, i, a.Cascade); err != nil {
+				return nil, err
+			}
+			up = next
 		case "drop default":
 			up.Cols[i].Default = ""
 		case "drop not null":
@@ -529,6 +533,9 @@ func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation
 		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of an identity column is not supported")
 	}
 	if err := watermarkColumn(up, col.Name, "alter the type of"); err != nil {
+		return err
+	}
+	if err := s.rulesOnTypeChange(ctx, rel, i); err != nil {
 		return err
 	}
 	if slices.Contains(up.PK, i) {

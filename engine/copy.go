@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -98,7 +97,7 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			return s.copyOut(ctx, b, co, io)
 		}}, nil
 	}
-	rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name)
+	rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Table), st.Table.Name)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Table.Name)
 	}
@@ -135,13 +134,14 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 	}}, nil
 }
 
-// copyColumns resolves a COPY column list (all visible columns if empty)
-// to indexes into rel.Cols.
+// copyColumns resolves a COPY column list (all visible columns but the
+// generated ones if empty) to indexes into rel.Cols; naming a generated
+// column is 42P10, as in PostgreSQL.
 func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 	var cols []int
 	if len(names) == 0 {
 		for i, c := range rel.Cols {
-			if !c.Hidden {
+			if !c.Hidden && c.Generated == "" {
 				cols = append(cols, i)
 			}
 		}
@@ -156,6 +156,10 @@ func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 		}
 		if idx < 0 {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, rel.Name)
+		}
+		if rel.Cols[idx].Generated != "" {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "column \"%s\" is a generated column", n).
+				WithDetail("Generated columns cannot be used in COPY.")
 		}
 		for _, have := range cols {
 			if have == idx {
@@ -185,6 +189,25 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	if err != nil {
 		return nil, err
 	}
+	bound, err := planner.BindRowRules(ctx, rel, s.catalogView())
+	if err != nil {
+		return nil, err
+	}
+	rules, err := executor.NewRowRules(rel, bound)
+	if err != nil {
+		return nil, err
+	}
+	ec := s.execCtx(ctx, nil, nil, nil)
+	// A role that may not read the table sees in a violation's detail
+	// only the columns it copies, and no duplicate key, as in PostgreSQL.
+	mayRead := s.hasPrivilege(rel, catalog.PrivSelect)
+	if !mayRead {
+		ec.MaySelect = func(*catalog.Relation) bool { return false }
+	}
+	given := make([]bool, len(rel.Cols))
+	for _, i := range cols {
+		given[i] = true
+	}
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -198,9 +221,6 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	}()
 	var n int64
 	line := 0
-	// A role that may not read the table sees in a violation's detail
-	// only the columns it copies, as in PostgreSQL.
-	mayRead := s.hasPrivilege(rel, catalog.PrivSelect)
 	insert := func(fields []*string, text string) error {
 		line++
 		if co.header && line == 1 {
@@ -247,16 +267,12 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				}
 				row[i] = types.DInt(id)
 			}
-			if c.NotNull && row[i].Null && !c.Hidden {
-				err := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-					WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
-				if mayRead {
-					err = err.WithDetail("Failing row contains (%s).", s.failingRow(rel, row))
-				} else if d := s.givenColumns(rel, row, cols); d != "" {
-					err = err.WithDetail("%s", d)
-				}
-				return lineWhere(err)
+		}
+		if err := rules.Apply(row, &ec.Eval, given); err != nil {
+			if pe, ok := err.(*pgerr.Error); ok && (pe.Code == pgerr.NotNullViolation || pe.Code == pgerr.CheckViolation) {
+				return lineWhere(pe)
 			}
+			return err
 		}
 		if err := w.Insert(rel.ID, row); err != nil {
 			if errors.Is(err, executor.ErrRowDropped) {
@@ -267,7 +283,6 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			// buffer of rows, where the line is no longer at hand.
 			pe := pgerr.As(err)
 			if !mayRead && pe.Code == pgerr.UniqueViolation {
-				// No key to a role that may not read the table.
 				cp := *pe
 				cp.Detail = ""
 				pe = &cp
@@ -293,44 +308,6 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))
-}
-
-// failingRow is the "Failing row contains" detail's list: the row's
-// visible columns as text, NULL as null.
-func (s *Session) failingRow(rel *catalog.Relation, row types.Row) string {
-	var vals []string
-	for k, c := range rel.Cols {
-		switch {
-		case c.Hidden || c.Dropped:
-		case row[k].Null:
-			vals = append(vals, "null")
-		default:
-			vals = append(vals, types.FormatText(row[k], c.T, s.loc))
-		}
-	}
-	return strings.Join(vals, ", ")
-}
-
-// givenColumns is the "Failing row contains (a, b) = (1, null)." detail
-// a role that may not read rel gets: the columns cols it gave, or ""
-// when none.
-func (s *Session) givenColumns(rel *catalog.Relation, row types.Row, cols []int) string {
-	var names, vals []string
-	for k, c := range rel.Cols {
-		if c.Hidden || c.Dropped || !slices.Contains(cols, k) {
-			continue
-		}
-		names = append(names, c.Name)
-		if row[k].Null {
-			vals = append(vals, "null")
-		} else {
-			vals = append(vals, types.FormatText(row[k], c.T, s.loc))
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return "Failing row contains (" + strings.Join(names, ", ") + ") = (" + strings.Join(vals, ", ") + ")."
 }
 
 // copyPrintout cuts text shown in a COPY error's context to 100 bytes

@@ -385,8 +385,12 @@ func (e *Engine) operatorStats(j *jobRun, maxAge time.Duration) []operatorStat {
 	stats := j.job.Stats()
 	var rowsOut func(n planner.StreamNode) (int64, bool)
 	rowsOut = func(n planner.StreamNode) (int64, bool) {
-		if x, ok := n.(*planner.StreamExchange); ok {
+		switch x := n.(type) {
+		case *planner.StreamExchange:
 			// An exchange moves its input's rows between actors.
+			return rowsOut(x.Input)
+		case *planner.StreamShare:
+			// Each consumer of a shared subplan reads all its rows.
 			return rowsOut(x.Input)
 		}
 		if s := stats[n]; s != nil {

@@ -118,12 +118,13 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	ec.ChunkRows = p.chunkRows
 	op, err := executor.Build(p.bound.Plan, ec)
 	if err != nil {
+		ec.Release()
 		snap.Close()
 		cancel()
 		return nil, err
 	}
 	p.s.eng.metrics.statements.WithLabelValues("select").Inc()
-	return &operatorResult{ctx: ctx, op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){func() { snap.Close() }, cancel}}, nil
+	return &operatorResult{ctx: ctx, op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){ec.Release, func() { snap.Close() }, cancel}}, nil
 }
 
 func checkParams(want []types.T, got []types.Datum) error {

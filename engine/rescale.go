@@ -59,7 +59,7 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 	defer cancel()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		code := pgerr.UndefinedTable
 		if st.Kind == "sink" {

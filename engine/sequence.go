@@ -463,15 +463,23 @@ func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.Ex
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	schema, temp, err := s.creationSchema(st.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	if temp {
+		// nextval finds a sequence by its name in public.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary sequences are not supported")
+	}
 	_, owned := e.findOwnedSequence(name)
-	if _, ok := e.cat.Lookup(schemaOf(st.Name), name); ok || owned {
+	if _, ok := e.cat.Lookup(schema, name); ok || owned {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return done("CREATE SEQUENCE")
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
-	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: name, Kind: catalog.KindSequence, SQL: text,
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindSequence, SQL: text,
 		With: map[string]string{"as": st.As, "start": strconv.FormatInt(st.Start, 10)}, Owner: s.role().OID}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
@@ -501,7 +509,7 @@ func (s *Session) alterSequence(st *sql.AlterSequence, io wire.ExecIO) (wire.Res
 	e := s.eng
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))

@@ -80,15 +80,15 @@ func (s *Session) checkSequence(rel *catalog.Relation, col int, p catalog.Privil
 // CREATE SEQUENCE sequence, or a serial or identity column's. ok is
 // false when n names no sequence; err is set when it names a relation
 // of another kind.
-func (e *Engine) sequenceByName(n sql.ObjectName) (seqRef, bool, error) {
-	if rel, ok := e.cat.Lookup(schemaOf(n), n.Name); ok {
+func (e *Engine) sequenceByName(schema string, n sql.ObjectName) (seqRef, bool, error) {
+	if rel, ok := e.cat.Lookup(schema, n.Name); ok {
 		if rel.Kind != catalog.KindSequence {
 			return seqRef{}, false, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", n.Name)
 		}
 		return seqRef{rel, -1}, true, nil
 	}
 	for _, rel := range e.cat.All() {
-		if rel.Kind != catalog.KindTable || rel.Schema != schemaOf(n) {
+		if rel.Kind != catalog.KindTable || rel.Schema != schema {
 			continue
 		}
 		for i, c := range rel.Cols {
@@ -226,7 +226,7 @@ func (s *Session) grantOnSequences(st *sql.Grant, apply func(catalog.ACL, catalo
 			seqs = append(seqs, s.eng.schemaSequences(o.Name)...)
 			continue
 		}
-		q, ok, err := s.eng.sequenceByName(o)
+		q, ok, err := s.eng.sequenceByName(s.schemaOf(o), o)
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,7 @@ var settingList = []setting{
 	{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", readOnly: true},
 	{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", readOnly: true},
 	{name: "max_connections", def: "100", desc: "Sets the maximum number of concurrent connections.", readOnly: true},
+	{name: "superuser_reserved_connections", def: "3", desc: "Sets the number of connection slots reserved for superusers.", readOnly: true},
 	{name: "max_identifier_length", def: "63", desc: "Shows the maximum identifier length.", readOnly: true},
 	{name: "lc_collate", def: "C", desc: "Shows the collation order locale.", readOnly: true},
 	{name: "lc_ctype", def: "C", desc: "Shows the character classification and case conversion locale.", readOnly: true},

@@ -23,50 +23,46 @@ type RowCounter interface {
 // linked in.
 var formatText = types.FormatText
 
-// checkNotNull returns Postgres's 23502 error when a NOT NULL column of
-// rel is NULL in row (in rel.Cols order). modified marks the columns
-// the statement gave or set, which the detail shows to a role that may
-// not read rel (ExecCtx.MaySelect).
-func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx, modified []bool) error {
+// notNull returns Postgres's 23502 error when a NOT NULL column of rel
+// is NULL in row (in rel.Cols order). modified marks the columns the
+// statement gave or set, which the detail shows to a role that may not
+// read rel (ExecCtx.MaySelect).
+func notNull(rel *catalog.Relation, row types.Row, ec *EvalCtx, modified []bool) error {
 	for i, c := range rel.Cols {
 		if !c.NotNull || !row[i].Null || c.Hidden {
 			continue
 		}
-		err := pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-			WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
-		if d := failingRow(rel, row, ec, modified); d != "" {
-			err = err.WithDetail("%s", d)
-		}
-		return err
+		return withFailingRow(pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
+			WithTable(rel.Schema, rel.Name).WithColumn(c.Name), rel, row, ec, modified)
 	}
 	return nil
 }
 
-// failingRow is the "Failing row contains" detail of a constraint
-// violation by row, as PostgreSQL's ExecBuildSlotValueDescription: every
-// column when the role may read rel, else the columns in modified by
-// name, and "" when there are none.
-func failingRow(rel *catalog.Relation, row types.Row, ec *ExecCtx, modified []bool) string {
-	all := ec.MaySelect == nil || ec.MaySelect(rel)
+// withFailingRow gives a constraint violation by row its "Failing row
+// contains" detail, as PostgreSQL's ExecBuildSlotValueDescription:
+// every column when the role may read rel, else the columns in modified
+// by name ("Failing row contains (b) = (null)."), and no detail when
+// there are none.
+func withFailingRow(err *pgerr.Error, rel *catalog.Relation, row types.Row, ec *EvalCtx, modified []bool) *pgerr.Error {
+	if ec.Exec == nil || ec.Exec.MaySelect == nil || ec.Exec.MaySelect(rel) {
+		return err.WithDetail("Failing row contains (%s).", failingRow(rel, row, ec))
+	}
 	var names, vals []string
 	for k, col := range rel.Cols {
-		if col.Hidden || !all && (k >= len(modified) || !modified[k]) {
+		if col.Hidden || k >= len(modified) || !modified[k] {
 			continue
 		}
 		names = append(names, col.Name)
 		if row[k].Null {
 			vals = append(vals, "null")
 		} else {
-			vals = append(vals, formatText(row[k], col.T, ec.Eval.Location))
+			vals = append(vals, formatText(row[k], col.T, ec.Location))
 		}
 	}
-	switch {
-	case all:
-		return "Failing row contains (" + strings.Join(vals, ", ") + ")."
-	case len(names) == 0:
-		return ""
+	if len(names) == 0 {
+		return err
 	}
-	return "Failing row contains (" + strings.Join(names, ", ") + ") = (" + strings.Join(vals, ", ") + ")."
+	return err.WithDetail("Failing row contains (%s) = (%s).", strings.Join(names, ", "), strings.Join(vals, ", "))
 }
 
 // hideKey leaves the key out of a unique violation's detail when the
@@ -104,9 +100,11 @@ type dml struct {
 	returning []Evaluator
 	relTs     []types.T
 	n         int64
+	// rules computes the generated columns of each new row and checks it.
+	rules *RowRules
 }
 
-func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *ExecCtx) (dml, error) {
+func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, rules planner.RowRules, ec *ExecCtx) (dml, error) {
 	evs, err := compileAll(returning)
 	if err != nil {
 		return dml{}, err
@@ -115,7 +113,11 @@ func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *Ex
 	for i, c := range rel.Cols {
 		ts[i] = c.T
 	}
-	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts}, nil
+	rr, err := NewRowRules(rel, rules)
+	if err != nil {
+		return dml{}, err
+	}
+	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts, rules: rr}, nil
 }
 
 // joined extends the row RETURNING is evaluated over with the columns
@@ -184,8 +186,9 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 
 // Insert writes its input rows (full rows in Rel.Cols order) into the
 // table through ExecCtx.Writer: hidden row id columns get
-// Writer.NextRowID, NOT NULL columns are checked (23502 with Postgres's
-// message and "Failing row contains (...)" detail), and the Writer's
+// Writer.NextRowID, generated columns are computed, NOT NULL columns and
+// CHECK constraints are checked (23502 and 23514 with Postgres's
+// messages and "Failing row contains (...)" detail), and the Writer's
 // errors (23505 for a duplicate key) pass through unchanged. With
 // RETURNING it emits the RETURNING expressions over each inserted row;
 // without, it consumes its input on the first Next and emits nothing. It
@@ -219,7 +222,7 @@ var (
 
 // NewInsert returns an Insert of in's rows for p.
 func NewInsert(in Operator, p *planner.Insert, ec *ExecCtx) (*Insert, error) {
-	d, err := newDML(in, p.Rel, p.Returning, ec)
+	d, err := newDML(in, p.Rel, p.Returning, p.Rules, ec)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +309,7 @@ func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
 		}
 		nr[i] = copyDatum(v.Get(0))
 	}
-	if err := checkNotNull(o.rel, nr, o.ec, setCols(o.set)); err != nil {
+	if err := o.rules.Apply(nr, &o.ec.Eval, setCols(o.set)); err != nil {
 		return nil, true, err
 	}
 	if err := o.ec.Writer.Update(o.rel.ID, old, nr); err != nil {
@@ -331,7 +334,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 				r[i] = types.DInt(id)
 			}
 		}
-		if err := checkNotNull(o.rel, r, o.ec, o.given); err != nil {
+		if err := o.rules.Apply(r, &o.ec.Eval, o.given); err != nil {
 			return nil, err
 		}
 		if o.conflict != nil {

@@ -68,8 +68,10 @@ type CatalogDescriber interface {
 	// such object. fn is "pg_get_indexdef" (col > 0 asks for the col-th
 	// key column alone), "pg_get_constraintdef", "pg_get_viewdef",
 	// "pg_get_userbyid", "regclassout", "obj_description", "col_description" (col is the
-	// column's number) or "pg_table_is_visible" ("t" or "f"); pretty is
-	// the functions' pretty-print flag.
+	// column's number), "pg_table_is_visible" ("t" or "f"), or, the
+	// OID ignored, "pg_my_temp_schema" (the session's temporary
+	// schema's OID, "0" for none) and "temp_schema_name" (its name, ""
+	// for none); pretty is the functions' pretty-print flag.
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 

@@ -78,11 +78,25 @@ func (t implTable) defineSystem() {
 	t.defRow("current_database", curDB)
 	t.defRow("current_catalog", curDB)
 	t.defRow("current_schema", constText("public"))
-	t.defRow("current_schemas", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("current_schemas", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I != 0 {
+			// The session's temporary schema, once it has one, is
+			// searched first, implicitly.
+			if s, ok := describe(ctx, "temp_schema_name", 0, 0, false); ok && s != "" {
+				return dText("{" + s + ",pg_catalog,public}")
+			}
 			return dText("{pg_catalog,public}")
 		}
 		return dText("{public}")
+	})
+	// pg_my_temp_schema is the OID of the session's temporary schema, 0
+	// before it has one.
+	t.defRow("pg_my_temp_schema", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_my_temp_schema", 0, 0, false); ok {
+			n, err := strconv.ParseInt(s, 10, 64)
+			return types.DInt(n), err
+		}
+		return types.DInt(0), nil
 	})
 	t.defRow("session_user", func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
 	for _, n := range []string{"current_user", "user", "current_role"} {

@@ -196,7 +196,7 @@ func scalarOverloads() []*Overload {
 	os = append(os,
 		fn("version", tText), fn("current_database", tName), fn("current_schema", tName),
 		fn("current_catalog", tName),
-		fn("current_schemas", tTArr, tBool),
+		fn("current_schemas", tTArr, tBool), fn("pg_my_temp_schema", tOid),
 		fn("current_user", tName), fn("session_user", tName), fn("user", tName), fn("current_role", tName),
 		fn("current_setting", tText, tText), fn("current_setting", tText, tText, tBool),
 		&Overload{Name: "set_config", Args: []types.TypeID{tText, tText, tBool}, Ret: tText, NonStrict: true, Volatile: true},

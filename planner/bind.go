@@ -24,6 +24,15 @@ type Catalog interface {
 	SystemTable(schema, name string) (schemaName string, cols types.Schema, ok bool)
 }
 
+// PermanentCatalog is implemented by a Catalog in which temporary
+// relations can hide permanent ones of the same name: Permanent returns
+// the catalog without that, in which a permanent view's stored
+// definition is bound (its names meant permanent relations when it was
+// created).
+type PermanentCatalog interface {
+	Permanent() Catalog
+}
+
 // IndexCatalog is implemented by a Catalog that knows the indexes on a
 // relation (catalog.KindIndex relations with catalog.IndexPositions
 // set), which ON CONFLICT infers its arbiters from.
@@ -526,9 +535,11 @@ func planExprs(p Plan) []Expr {
 		add(n.Args...)
 	case *Insert:
 		add(n.Returning...)
+		add(n.Rules.exprs()...)
 	case *Update:
 		add(n.Set...)
 		add(n.Returning...)
+		add(n.Rules.exprs()...)
 	case *Delete:
 		add(n.Returning...)
 	}

@@ -265,6 +265,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		pos := map[int]int{}
 		for k, t := range targets[:len(sch)] {
 			pos[t] = k
+			b.generatedColumn(rel, t, false)
 			b.generatedAlways(rel, t, false)
 		}
 		for i, c := range rel.Cols {
@@ -315,6 +316,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 					row[i] = b.defaultExpr(rel, i)
 					continue
 				}
+				b.generatedColumn(rel, i, false)
 				b.generatedAlways(rel, i, false)
 				row[i] = b.assign(b.expr(ctx, x), rel, i)
 			}
@@ -327,7 +329,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 		input = vals
 	}
-	ins := &Insert{Rel: rel, Input: input, Given: given}
+	ins := &Insert{Rel: rel, Input: input, Given: given, Rules: b.rowRules(rel)}
 	if oc := b.q.OnConflict; oc != nil {
 		ins.OnConflict = b.onConflict(oc, rel, alias)
 	}
@@ -509,7 +511,7 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	} else if n.Where != nil {
 		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
 	}
-	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols))}
+	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols)), Rules: b.rowRules(rel)}
 	ctx := &exprCtx{s: sc, clause: "UPDATE"}
 	for _, a := range n.List {
 		if t := a.Column.Table.O; t != "" {
@@ -583,6 +585,7 @@ func (b *binder) bindSet(rel *catalog.Relation, set []Expr, a *ast.Assignment, c
 		set[i] = b.defaultExpr(rel, i)
 		return i, false
 	}
+	b.generatedColumn(rel, i, true)
 	b.generatedAlways(rel, i, true)
 	set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
 	return i, true

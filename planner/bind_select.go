@@ -1084,8 +1084,16 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if !ok {
 		failf(pgerr.InternalError, "view \"%s\" has no query", rel.Name)
 	}
-	// The view reads its tables as they were when it was bound.
-	vb := &binder{q: vq, cat: PinnedCatalog(b.cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1}
+	// The view reads its tables as they were when it was bound; a
+	// permanent view's names never meant temporary tables.
+	cat := b.cat
+	if p, ok := cat.(pinnedCatalog); ok {
+		cat = p.Catalog
+	}
+	if pc, ok := cat.(PermanentCatalog); ok && !rel.Temp {
+		cat = pc.Permanent()
+	}
+	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
 	var names []string
 	for _, c := range rel.Cols {

@@ -97,6 +97,12 @@
 // equal to a left key column), unions by the inputs' keys plus the number
 // of the input, TopN by its input's key.
 //
+// Shared subplans (stream_share.go). After conversion, a subtree that
+// keeps state and equals one met before it (but for its state tables'
+// ids) is replaced by a StreamShare of the first, which the stream
+// builder runs once for all its readers. A relation created before
+// format version 6 shares nothing (WithPlanFormat "5").
+//
 // Column pruning (stream_prune.go). Before conversion, the plan below
 // every aggregation and projection is narrowed to the columns some node
 // above reads: scans read only those, HOP windows copy only those into

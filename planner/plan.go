@@ -308,6 +308,9 @@ type Insert struct {
 	// columns its rows fill. A constraint violation's detail shows these
 	// to a role that may not read the table.
 	Given []int
+	// Rules are the table's generated columns and CHECK constraints,
+	// applied to every row inserted or updated.
+	Rules RowRules
 }
 
 // OnConflict is INSERT's ON CONFLICT action on the table's primary key.
@@ -337,6 +340,9 @@ type Update struct {
 	Set       []Expr
 	Returning []Expr
 	Out       types.Schema
+	// Rules are the table's generated columns and CHECK constraints,
+	// applied to every new row.
+	Rules RowRules
 }
 
 // Delete removes the rows Input yields (old rows in Rel.Cols order).

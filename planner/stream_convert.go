@@ -53,6 +53,9 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	// A group whose state expired comes back as an insert of a key the
 	// view holds: the view overwrites it, and tells its readers an update.
 	m.Upsert = sp.ttlUsed
+	if sharesSubplans(mv) {
+		shareSubplans(m)
+	}
 	return m, nil
 }
 

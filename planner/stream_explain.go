@@ -35,7 +35,7 @@ import (
 func ExplainStream(n StreamNode) string {
 	var sb strings.Builder
 	var tables []StateTableDesc
-	explainStreamNode(&sb, n, "", "", &tables)
+	explainStreamNode(&sb, n, "", "", &tables, map[int]bool{})
 	if len(tables) > 0 {
 		sb.WriteString("State tables:\n")
 		for _, t := range tables {
@@ -45,18 +45,31 @@ func ExplainStream(n StreamNode) string {
 	return sb.String()
 }
 
-func explainStreamNode(sb *strings.Builder, n StreamNode, first, rest string, tables *[]StateTableDesc) {
+func explainStreamNode(sb *strings.Builder, n StreamNode, first, rest string, tables *[]StateTableDesc, shown map[int]bool) {
 	sb.WriteString(first)
 	sb.WriteString(describeStreamNode(n, tables))
 	sb.WriteString("\n")
-	ins := n.StreamInputs()
+	ins := explainInputs(n, shown)
 	for i, in := range ins {
 		if i == len(ins)-1 {
-			explainStreamNode(sb, in, rest+"└─", rest+"  ", tables)
+			explainStreamNode(sb, in, rest+"└─", rest+"  ", tables, shown)
 		} else {
-			explainStreamNode(sb, in, rest+"├─", rest+"│ ", tables)
+			explainStreamNode(sb, in, rest+"├─", rest+"│ ", tables, shown)
 		}
 	}
+}
+
+// explainInputs returns the inputs shown under n: a shared subplan
+// (StreamShare) is shown, with its state tables, under the first
+// StreamShare of its id only, whose id shown records.
+func explainInputs(n StreamNode, shown map[int]bool) []StreamNode {
+	if s, ok := n.(*StreamShare); ok {
+		if shown[s.ID] {
+			return nil
+		}
+		shown[s.ID] = true
+	}
+	return n.StreamInputs()
 }
 
 // colNames names columns idx of s.
@@ -319,6 +332,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamExchange:
 		name = "StreamExchange"
 		add("dist: %s", describeDist(b.Out, b.Dist))
+	case *StreamShare:
+		name = "StreamShare"
+		add("id: %d", x.ID)
 	case *StreamLookupJoin:
 		name = "StreamLookupJoin"
 		add("type: %s", [...]string{"Inner", "LeftOuter"}[min(int(x.Kind), 1)])
@@ -399,6 +415,7 @@ type OperatorStateTable struct {
 // order of its state: [...] property).
 func StateTables(n StreamNode) []OperatorStateTable {
 	var out []OperatorStateTable
+	shown := map[int]bool{}
 	var walk func(StreamNode)
 	walk = func(n StreamNode) {
 		var tables []StateTableDesc
@@ -407,7 +424,7 @@ func StateTables(n StreamNode) []OperatorStateTable {
 		for _, t := range tables {
 			out = append(out, OperatorStateTable{Operator: op, Table: t})
 		}
-		for _, in := range n.StreamInputs() {
+		for _, in := range explainInputs(n, shown) {
 			walk(in)
 		}
 	}

@@ -345,6 +345,61 @@ func TestMaxConnections(t *testing.T) {
 	c.Close(context.Background())
 }
 
+// The last --superuser-reserved-connections slots take only superusers,
+// so another role holding every other slot does not lock the
+// administrator out, as in PostgreSQL.
+func TestSuperuserReservedConnections(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable", "--max-connections", "10", "--superuser-reserved-connections", "3")
+	ctx := context.Background()
+	root, err := s.connect("user=root sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := []*pgx.Conn{root}
+	defer func() {
+		for _, c := range open {
+			c.Close(ctx)
+		}
+	}()
+	if _, err := root.Exec(ctx, "CREATE ROLE mallory LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n string
+	if err := root.QueryRow(ctx, "SHOW superuser_reserved_connections").Scan(&n); err != nil || n != "3" {
+		t.Fatalf("SHOW superuser_reserved_connections: %v %q", err, n)
+	}
+	for i := 0; i < 7; i++ {
+		c, err := s.connect("user=mallory sslmode=disable")
+		if i < 6 {
+			if err != nil {
+				t.Fatalf("mallory's session %d of %d in use: %v", i+2, 10, err)
+			}
+			open = append(open, c)
+			continue
+		}
+		if err == nil {
+			c.Close(ctx)
+			t.Fatal("mallory took a reserved slot")
+		}
+		if code(err) != "53300" || !strings.Contains(err.Error(), "reserved for non-replication superuser connections") {
+			t.Fatalf("mallory beyond the free slots: %v", err)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		c, err := s.connect("user=root sslmode=disable")
+		if err != nil {
+			t.Fatalf("root in reserved slot %d: %v", i+1, err)
+		}
+		open = append(open, c)
+	}
+	if c, err := s.connect("user=root sslmode=disable"); err == nil {
+		c.Close(ctx)
+		t.Fatal("an eleventh session")
+	} else if code(err) != "53300" || !strings.Contains(err.Error(), "too many clients") {
+		t.Fatalf("root beyond max_connections: %v", err)
+	}
+}
+
 // waitConnect connects as root, retrying while the server has not yet
 // seen a closed session go.
 func waitConnect(t *testing.T, s *server) *pgx.Conn {
