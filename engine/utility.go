@@ -81,11 +81,24 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.CreateRole:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createRole(ctx, st, io) }), nil
 	case *sql.AlterRole:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterRole(ctx, st, io) }), nil
+		// NOSUPERUSER or NOINHERIT may take privileges from the owner of
+		// a view, whose job reads with them (job_privileges.go).
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.eng.thenCheckJobs(ctx)(s.alterRole(ctx, st, io))
+		}), nil
 	case *sql.DropRole:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropRole(ctx, st, io) }), nil
+		// The members of a dropped role lose what it gave them.
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.eng.thenCheckJobs(ctx)(s.dropRole(ctx, st, io))
+		}), nil
 	case *sql.Grant:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.grant(ctx, st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			res, err := s.grant(ctx, st, io)
+			if st.Revoke {
+				return s.eng.thenCheckJobs(ctx)(res, err)
+			}
+			return res, err
+		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			res, err := s.createTable(ctx, st, text, io)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -71,14 +72,18 @@ func deparse(e Expr) string {
 		for i, a := range n.Args {
 			parts[i] = deparse(a)
 		}
-		if seqFuncs[n.Fn] && len(n.Args) > 0 {
+		fn := n.Fn
+		if fn == functions.IdentityNextValFn {
+			fn = "nextval"
+		}
+		if seqFuncs[fn] && len(n.Args) > 0 {
 			// The sequence functions take a regclass, which prints as
 			// the relation's name.
 			if k, ok := n.Args[0].(*Const); ok && k.T.ID == types.Text && !k.V.Null {
 				parts[0] = quoteLiteral(regclassText(k.V.S)) + "::regclass"
 			}
 		}
-		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
+		return fn + "(" + strings.Join(parts, ", ") + ")"
 	}
 	return FormatExpr(e)
 }
