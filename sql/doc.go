@@ -68,7 +68,11 @@
 //	                                           'int[]', 'character(3)'). :: binds tighter
 //	                                           than everything but . and []: -1::int is
 //	                                           -(1::int); (a+b)::int, f(x)::t, a.b::t and
-//	                                           CASE ... END::t cast the whole primary.
+//	                                           CASE ... END::t cast the whole primary, as
+//	                                           do f(x) OVER w::t, f(x) OVER (...)::t and
+//	                                           f(x) WITHIN GROUP (...)::t (a window call
+//	                                           with its OVER clause is one primary, also
+//	                                           for ^, AT TIME ZONE, COLLATE, ...)
 //	 3  INTERVAL 'str'                         pg_cast('str', 'interval')
 //	    INTERVAL 'n' UNIT                      pg_cast('n unit', 'interval')
 //	    INTERVAL 'n' U1 TO U2                  pg_cast('n u2', 'interval') when 'n' is a bare
@@ -148,7 +152,11 @@
 //	    x op ANY|SOME|ALL (expr), op one of    pg_any(x, 'op', (expr)) / pg_all(...), op by its
 //	    ~ ~* !~ !~* ~~ !~~ ~~* !~~* [NOT]      operator name (LIKE is ~~, NOT ILIKE !~~*);
 //	    LIKE, [NOT] ILIKE                      a subquery expr is pg_array_subquery((expr))
-//	    x[i]                                   pg_subscript(x, i); '{0}' stays a string
+//	    x[i]                                   pg_subscript(x, i); '{0}' stays a string.
+//	                                           x is a column, a parameter, a parenthesised
+//	                                           expression or a subscripted one: after a
+//	                                           call (OVER clause or not), a literal or
+//	                                           CASE ... END, [ is 42601 as in PostgreSQL
 //	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means

@@ -488,8 +488,14 @@ func primaryLeft(seq []*node, i int) int {
 	case n == nil:
 		return -1
 	case n.isParen():
+		if c := windowCallLeft(seq, j); c >= 0 {
+			return c
+		}
 		if f := at(seq, j-1); f.isName() && !(f.tok.Kind == TIdent && notFunctions[f.word()]) {
 			return qualLeft(seq, j-1)
+		}
+		if quotedCallName(at(seq, j-1)) {
+			return j - 1
 		}
 		return j
 	case n.kind == nSynth:
@@ -503,8 +509,14 @@ func primaryLeft(seq []*node, i int) int {
 			if notOperands[n.word()] {
 				return -1
 			}
+			if c := windowCallLeft(seq, j); c >= 0 {
+				return c
+			}
 			return qualLeft(seq, j)
 		case TQIdent:
+			if c := windowCallLeft(seq, j); c >= 0 {
+				return c
+			}
 			return qualLeft(seq, j)
 		case TString, TNumber, TParam, TBitString, THexString:
 			return j
@@ -513,14 +525,62 @@ func primaryLeft(seq []*node, i int) int {
 	return -1
 }
 
+// windowCallLeft returns the start of the window function call whose
+// window (OVER followed by a specification or a window name) ends at
+// seq[j], or -1: PostgreSQL's grammar makes the whole call, OVER clause
+// included, one primary, so a cast or an operator after it applies to
+// the call's result.
+func windowCallLeft(seq []*node, j int) int {
+	if !at(seq, j-1).isWord("over") || !callEnd(seq, j-2) {
+		return -1
+	}
+	return primaryLeft(seq, j-1)
+}
+
+// callEnd reports whether seq[k] ends a function call: the argument
+// group after a function name, or a call the bridge rewrote.
+func callEnd(seq []*node, k int) bool {
+	n := at(seq, k)
+	switch {
+	case n == nil:
+		return false
+	case n.kind == nSynth:
+		return true
+	case n.isParen():
+		f := at(seq, k-1)
+		return f.isName() && !(f.tok.Kind == TIdent && notFunctions[f.word()]) || quotedCallName(f)
+	}
+	return false
+}
+
+// quotedCallName reports whether n is a function name the bridge wrote
+// quoted (doc.go #26 and the WITHIN GROUP rewrite, "stddev"(x)).
+func quotedCallName(n *node) bool {
+	return n != nil && n.kind == nText && strings.HasPrefix(n.text, `"`)
+}
+
+// overRight returns the end of the OVER clause after the call ending
+// just before seq[e], or e when none follows.
+func overRight(seq []*node, e int) int {
+	if at(seq, e).isWord("over") && (at(seq, e+1).isParen() || at(seq, e+1).isName()) {
+		return e + 2
+	}
+	return e
+}
+
 // primaryRight returns the end (exclusive) of the primary expression that
-// starts at seq[i], or -1. A leading sign is included.
+// starts at seq[i], or -1. A leading sign is included; so is the OVER
+// clause of a window function call.
 func primaryRight(seq []*node, i int) int {
 	n := at(seq, i)
 	switch {
 	case n == nil:
 		return -1
-	case n.isParen(), n.kind == nSynth:
+	case quotedCallName(n) && at(seq, i+1).isParen():
+		return overRight(seq, i+2)
+	case n.kind == nSynth:
+		return overRight(seq, i+1)
+	case n.isParen():
 		return i + 1
 	case n.isOp("-") || n.isOp("+"):
 		return primaryRight(seq, i+1)
@@ -538,7 +598,7 @@ func primaryRight(seq []*node, i int) int {
 				e += 2
 			}
 			if at(seq, e).isParen() && !(n.tok.Kind == TIdent && notFunctions[n.word()]) {
-				e++
+				e = overRight(seq, e+1)
 			}
 			return e
 		case TString, TNumber, TParam, TBitString, THexString:
@@ -1288,6 +1348,7 @@ func filterArgs(g *node, cond []*node) *node {
 
 // subscripts rewrites x[i] into pg_subscript(x, i).
 func (b *bridge) subscripts(seq []*node) []*node {
+	made := map[*node]bool{}
 	for i := 0; i < len(seq); i++ {
 		g := seq[i]
 		if !g.isBracket() || len(g.kids) == 0 {
@@ -1295,6 +1356,13 @@ func (b *bridge) subscripts(seq []*node) []*node {
 		}
 		s := primaryLeft(seq, i)
 		if s < 0 || at(seq, s-1).isOp("::") {
+			continue
+		}
+		if b.strict && !subscriptable(seq, s, i, made) {
+			// PostgreSQL's grammar subscripts only a column reference,
+			// a parameter or a parenthesised expression: not a call,
+			// a literal or CASE ... END.
+			b.fail(b.syntaxError(g.off))
 			continue
 		}
 		kids := append(append([]*node{}, seq[s:i]...), leafOp(",", g.off))
@@ -1313,10 +1381,30 @@ func (b *bridge) subscripts(seq []*node) []*node {
 		} else {
 			kids = append(kids, g.kids...)
 		}
-		seq = splice(seq, s, i+1, synth(fn, kids, ")", seq[s].off))
+		sub := synth(fn, kids, ")", seq[s].off)
+		made[sub] = true
+		seq = splice(seq, s, i+1, sub)
 		i = s
 	}
 	return seq
+}
+
+// subscriptable reports whether the primary seq[s:i] may take a
+// subscript in PostgreSQL's grammar: a column reference, a parameter, a
+// parenthesised expression, or one already subscripted (in made).
+func subscriptable(seq []*node, s, i int, made map[*node]bool) bool {
+	n := seq[i-1]
+	switch {
+	case made[n]:
+		return true
+	case n.isParen():
+		return s == i-1
+	case n.kind == nLeaf && at(seq, i-2).isWord("over"):
+		return false // a window name: the call is the primary
+	case n.kind == nLeaf:
+		return n.tok.Kind == TQIdent || n.tok.Kind == TParam || n.tok.Kind == TIdent && !n.isWord("end")
+	}
+	return false
 }
 
 func colonIndex(seq []*node) int {
