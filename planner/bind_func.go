@@ -18,7 +18,14 @@ import (
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
 	if srfFuncs[name] {
+		b.noNamedArgs(c, name, n.Args, n)
 		return b.srfCall(c, n)
+	}
+	if needsParams(name, n.Args) {
+		if _, ok := b.isAggregate(n); ok {
+			b.noNamedArgs(c, name, n.Args, n)
+		}
+		return b.paramCall(c, n, name)
 	}
 	switch name {
 	case "pg_cast":
@@ -629,12 +636,14 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 	distinct := false
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
+		b.noNamedArgs(inner, name, n.Args, n)
 		args, distinct, order = n.Args, n.Distinct, n.Order
 		if strings.ToLower(n.F) == "group_concat" && len(args) >= 2 {
 			// string_agg(x, sep ORDER BY ...) as the bridge writes it.
 			args = args[len(args)-2:]
 		}
 	case *ast.FuncCallExpr:
+		b.noNamedArgs(inner, name, n.Args, n)
 		args = n.Args
 		// agg(DISTINCT args) of an aggregate TiDB does not know arrives
 		// as agg(args, pg_agg_distinct()).
@@ -945,6 +954,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
 	name, args, wrapped := windowTarget(n)
+	b.noNamedArgs(inner, name, args, n)
 	if functions.IsOrderedSet(name) || hasWithinGroup(args) {
 		b.orderedSetOver(inner, n, name, args)
 	}

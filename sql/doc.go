@@ -293,6 +293,16 @@
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
 //	                                           variable)
 //	    t.*::type                              t::type (the whole row cast)
+//	43  f(a, name => v, name2 := w)            f(a, pg_named_arg('name', v), pg_named_arg('name2',
+//	                                           w)) in an ordinary call's arguments (not the
+//	                                           keyword forms COALESCE, GREATEST, ...); a name
+//	                                           keeps its case when quoted. A positional
+//	                                           argument after a named one and a name given
+//	                                           twice are 42601 as PostgreSQL words them; => or
+//	                                           := anywhere else is a syntax error. The binder
+//	                                           matches the names with functions.NamedParams
+//	                                           (a window or aggregate call with one goes
+//	                                           through #28's wrapper, to be refused there)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -17,7 +17,14 @@ import (
 func (b *bridge) level(seq []*node) []*node {
 	substringSimilar(seq)
 	for i, n := range seq {
+		if n.isOp("=>") || n.isOp(":=") {
+			// Not after a parameter name in a call's arguments.
+			b.fail(b.syntaxError(n.off))
+		}
 		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
+			if n.isParen() && namedCallable(at(seq, i-1)) {
+				n.kids = b.namedArgs(n.kids)
+			}
 			n.kids = b.level(n.kids)
 		}
 	}
@@ -1130,7 +1137,7 @@ func windowCall(seq []*node, start, i int, n *node) []*node {
 	name := n.tok.Val
 	if n.tok.Kind == TIdent {
 		name = n.word()
-		if tidbWindowNames[name] && start == i && !leadLagOffsetExpr(name, g) {
+		if tidbWindowNames[name] && start == i && !leadLagOffsetExpr(name, g) && !hasNamedArg(g) {
 			return seq
 		}
 	}
@@ -2198,4 +2205,71 @@ func (b *bridge) values(seq []*node) []*node {
 		i += len(out) - 1
 	}
 	return seq
+}
+
+// syntaxFuncs are the function-like keywords of PostgreSQL's grammar
+// whose arguments are an expression list: no argument there is named.
+var syntaxFuncs = wordSet(`coalesce greatest least nullif extract position substring trim overlay cast treat row
+	array grouping normalize collation xmlconcat xmlelement xmlexists xmlforest xmlparse xmlpi xmlroot xmlserialize`)
+
+// namedCallable reports whether a "(" after n opens the arguments of an
+// ordinary function call, where PostgreSQL takes named arguments.
+func namedCallable(n *node) bool {
+	switch {
+	case n == nil || n.kind != nLeaf:
+		return false
+	case n.tok.Kind == TQIdent:
+		return true
+	case n.tok.Kind == TIdent:
+		w := n.word()
+		return !notFunctions[w] && !notOperands[w] && !syntaxFuncs[w]
+	}
+	return false
+}
+
+// namedArgs rewrites the arguments name => value and name := value of a
+// call into pg_named_arg('name', value) (doc.go #43); the binder matches
+// the names against the function's parameters. A positional argument
+// after a named one and a name used twice are 42601, as PostgreSQL's
+// parse analysis says.
+func (b *bridge) namedArgs(kids []*node) []*node {
+	parts := splitCommas(kids)
+	named := false
+	seen := map[string]bool{}
+	var out []*node
+	for k, p := range parts {
+		if k > 0 {
+			out = append(out, leafOp(",", at(p, 0).offOr(0)))
+		}
+		if len(p) >= 3 && p[0].isName() && (p[1].isOp("=>") || p[1].isOp(":=")) {
+			name := p[0].nameVal()
+			if seen[name] {
+				b.fail(pgerr.New(pgerr.SyntaxError, "argument name \"%s\" used more than once", name).WithPosition(charPos(b.src, p[0].off)))
+			}
+			seen[name], named = true, true
+			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: name, Off: p[0].off, End: p[0].tok.End}, off: p[0].off}
+			args := append([]*node{lit, leafOp(",", p[1].off)}, p[2:]...)
+			out = append(out, textNode("pg_named_arg", p[0].off), group(args, p[0].off))
+			continue
+		}
+		if named && len(p) > 0 {
+			b.fail(pgerr.New(pgerr.SyntaxError, "positional argument cannot follow named argument").WithPosition(charPos(b.src, p[0].off)))
+		}
+		out = append(out, p...)
+	}
+	if !named {
+		return kids
+	}
+	return out
+}
+
+// hasNamedArg reports whether the argument group g has a named argument
+// (rewritten by namedArgs).
+func hasNamedArg(g *node) bool {
+	for _, k := range g.kids {
+		if k.kind == nText && k.text == "pg_named_arg" {
+			return true
+		}
+	}
+	return false
 }
