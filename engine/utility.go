@@ -859,6 +859,7 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 var reported = map[string]bool{
 	"application_name": true, "client_encoding": true, "datestyle": true, "intervalstyle": true,
 	"timezone": true, "standard_conforming_strings": true, "is_superuser": true, "integer_datetimes": true,
+	"session_authorization": true,
 }
 
 // report sends a ParameterStatus for st if clients track it.
@@ -890,7 +891,7 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
-	if stt.name == "role" {
+	if stt.name == "role" || stt.name == "session_authorization" {
 		// is_superuser follows the role the session acts as.
 		if su, err := lookupSetting("is_superuser"); err == nil {
 			s.report(su, io)
@@ -924,7 +925,7 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
-	if stt.name == "role" {
+	if stt.name == "role" || stt.name == "session_authorization" {
 		if su, err := lookupSetting("is_superuser"); err == nil {
 			s.report(su, io)
 		}

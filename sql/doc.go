@@ -327,8 +327,8 @@
 // syntax error: the gate refuses XML functions,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
 // statements and clauses of unsupported.go (CREATE DOMAIN, EXTENSION,
-// ...; temporary and unlogged relations; PARTITION BY, INHERITS; SET
-// SESSION AUTHORIZATION; ...). The lexer
+// ...; temporary and unlogged relations; PARTITION BY, INHERITS;
+// ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark
 // expressions, ParseStored) skips the gate and rewrites 31 and 32.
