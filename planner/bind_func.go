@@ -135,7 +135,18 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// x AT TIME ZONE z (sql doc.go #21) is Postgres's timezone(z, x).
 		if len(n.Args) == 2 {
 			args := b.exprs(c, n.Args)
-			return b.call("timezone", []Expr{args[1], args[0]}, n, false, Scalar)
+			zx := []Expr{args[1], args[0]}
+			an := make([]argNode, 2)
+			for i, a := range zx {
+				an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+			}
+			if o, _ := resolveOverload(Overloads("timezone"), an); o == nil {
+				// PostgreSQL names the function it looked for, at AT
+				// (the bridge's comma stands there).
+				fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig("pg_catalog.timezone", an)).
+					WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.callOpPos(n)))
+			}
+			return b.call("timezone", zx, n, false, Scalar)
 		}
 	case "pg_array":
 		// ARRAY[...]: the elements take their common type (text when
@@ -199,6 +210,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					}
 					fail(pgerr.New(pgerr.UndefinedFunction, "function %s() does not exist", name).
 						WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+				}
+			}
+		}
+	case "pg_field":
+		// The bridge's (expr).field (sql/doc.go #42): a field of a row
+		// constructor (f1, f2, ...); no other value has fields.
+		if len(n.Args) == 2 {
+			if l, ok := n.Args[1].(*sql.Literal); ok {
+				if field, ok := l.Value.(string); ok {
+					return b.fieldSelect(c, n.Args[0], field)
 				}
 			}
 		}
@@ -1398,4 +1419,37 @@ func trimFunc(d ast.TrimDirectionType) string {
 		return "rtrim"
 	}
 	return "btrim"
+}
+
+// fieldSelect binds (x).field: the field of a row constructor (ROW(a,
+// b) has the fields f1 and f2), 42703 for a name it has not; for any
+// other value the functional notation field(x) when a function of that
+// name takes x, else 42809, positioned at x as in PostgreSQL.
+func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
+	x := b.expr(c, xn)
+	inner := unparen(xn)
+	if _, ok := inner.(*ast.SubqueryExpr); ok {
+		inner = xn
+	}
+	if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
+		if k, err := strconv.Atoi(strings.TrimPrefix(field, "f")); err == nil && strings.HasPrefix(field, "f") && k >= 1 && k <= len(r.Args) && strconv.Itoa(k) == field[1:] {
+			return r.Args[k-1]
+		}
+		fail(pgerr.New(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", field).WithPosition(b.pos(inner)))
+	}
+	var cands []*Overload
+	for _, o := range Overloads(field) {
+		if o.Kind == Scalar {
+			cands = append(cands, o)
+		}
+	}
+	if o, amb := resolveOverload(cands, []argNode{{t: b.typeOf(x), unknown: b.isUnknown(x)}}); o != nil && !amb {
+		return b.call(field, []Expr{x}, xn, false, Scalar)
+	}
+	t := b.typeOf(x)
+	if b.isUnknown(x) {
+		t = types.TUnknown
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
+	return nil
 }

@@ -292,6 +292,9 @@
 //	    ORDER BY x USING <, USING >            ORDER BY x ASC, x DESC
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
 //	                                           variable)
+//	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
+//	                                           field, else the functional notation f(expr),
+//	                                           else 42809 as PostgreSQL words it
 //	    t.*::type                              t::type (the whole row cast)
 //	43  f(a, name => v, name2 := w)            f(a, pg_named_arg('name', v), pg_named_arg('name2',
 //	                                           w)) in an ordinary call's arguments (not the

@@ -106,14 +106,26 @@ func pgClauses(seq []*node) []*node {
 				dir = "desc"
 			}
 			seq = splice(seq, i, i+2, textNode(dir, n.off))
-		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()]) &&
+		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()] && !literalWords[n.kids[0].word()]) &&
 			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
 			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
 			seq = splice(seq, i, i+1, n.kids[0])
+		case n.isParen() && len(n.kids) > 0 && !callEnd(seq, i) && !at(seq, i-1).isWord("over") &&
+			at(seq, i+1).isOp(".") && at(seq, i+2).isName() && !at(seq, i+3).isOp("."):
+			// (expr).field, a field selection from any other value:
+			// pg_field((expr), 'field'), which the binder takes from a
+			// row or refuses as PostgreSQL does (42809).
+			f := at(seq, i+2)
+			name := &node{kind: nLeaf, tok: Token{Kind: TString, Val: f.nameVal(), Off: f.off, End: f.tok.End}, off: f.off}
+			seq = splice(seq, i, i+3, synth("pg_field(", []*node{n, leafOp(",", f.off), name}, ")", n.off))
 		}
 	}
 	return seq
 }
+
+// literalWords are the keywords that are constants: (null).x is no
+// whole-row reference.
+var literalWords = wordSet(`null true false`)
 
 // starCalls rewrites f(*) for a function other than count, which
 // PostgreSQL's grammar takes for any function and TiDB's only for

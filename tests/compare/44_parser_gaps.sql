@@ -28,6 +28,22 @@ SELECT now()[1];
 SELECT ARRAY[1,2][1];
 SELECT '{1,2}'[1];
 SELECT CASE WHEN true THEN ARRAY[1] END[1];
+-- Field selection from a parenthesised expression: a row's field, the
+-- functional notation, or 42809.
+SELECT (ROW(1,'a'::text)).f2, (ROW(1,2)).f1, ('abc').upper, ('x'::text).length AS l, (1.5).round, (x * 2).sqrt FROM w ORDER BY x;
+SELECT (ROW(1,2)).f3;
+SELECT (sum(x) OVER ()).a FROM w;
+SELECT (array_agg(x)).a FROM w;
+SELECT ('{1}'::int[]).a;
+SELECT (x + 1).a FROM w;
+SELECT ('a').x;
+SELECT (NULL).x;
+SELECT (SELECT 1).x;
+SELECT (w).x FROM w ORDER BY 1 LIMIT 1;
+-- AT TIME ZONE after a window call; its errors name pg_catalog.timezone.
+SELECT sum(x) OVER () AT TIME ZONE 'UTC' FROM w;
+SELECT 1 AT TIME ZONE 'UTC';
+SELECT now() AT TIME ZONE 1;
 
 -- Named argument notation (name => value, name := value) for the
 -- built-in functions PostgreSQL 15 declares with parameter names, with
