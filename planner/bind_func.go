@@ -1001,6 +1001,11 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	bound := b.polymorphicWindowArgs(name, b.exprs(inner, args), n)
 	call := b.call(name, bound, n, false, WindowOnly)
 	wc := WindowCall{Fn: name, Args: call.Args, T: call.T}
+	if ref := windowRef(&n.Spec); ref != "" {
+		if _, ok := c.win.specs[ref]; !ok {
+			fail(pgerr.New(pgerr.UndefinedObject, "window \"%s\" does not exist", windowRefWritten(&n.Spec)).WithPosition(b.windowRefPos(n)))
+		}
+	}
 	spec := b.resolveWindowSpec(c.win, &n.Spec)
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
@@ -1142,10 +1147,7 @@ func (b *binder) checkWindowable(name string, n ast.Node) {
 // does a copy that overrides the named window's PARTITION BY or ORDER BY
 // or copies its frame.
 func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpec {
-	ref := s.Ref.L
-	if s.Name.L != "" && s.OnlyAlias {
-		ref = s.Name.L
-	}
+	ref := windowRef(s)
 	if ref == "" {
 		return *s
 	}
@@ -1452,4 +1454,59 @@ func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 	}
 	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
 	return nil
+}
+
+// windowRef is the name of the window a window clause refers to (OVER w,
+// OVER (w ORDER BY ...)), or "".
+func windowRef(s *ast.WindowSpec) string {
+	if s.Name.L != "" && s.OnlyAlias {
+		return s.Name.L
+	}
+	return s.Ref.L
+}
+
+// windowRefWritten is windowRef as written (a quoted name keeps its
+// case), for messages.
+func windowRefWritten(s *ast.WindowSpec) string {
+	if s.Name.L != "" && s.OnlyAlias {
+		return s.Name.O
+	}
+	return s.Ref.O
+}
+
+// windowRefPos is the position of the window clause of the call n (the
+// window name, or the "(" before it), where PostgreSQL reports a window
+// that does not exist: what follows the call's OVER in the bridged text. It falls back on
+// the call's position.
+func (b *binder) windowRefPos(n *ast.WindowFuncExpr) int {
+	off := n.OriginTextPosition()
+	if b.q == nil || b.q.Map == nil || b.curMap() != b.q.Map || off < 0 || off >= len(b.q.Rewritten) {
+		return b.pos(n)
+	}
+	text := b.q.Rewritten
+	depth := 0
+	for i := off; i < len(text); i++ {
+		switch text[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '\'':
+			// skip a string literal among the arguments
+			for i++; i < len(text) && text[i] != '\''; i++ {
+			}
+		}
+		if depth != 0 || !strings.HasPrefix(strings.ToLower(text[i:]), "over") || i+4 >= len(text) {
+			continue
+		}
+		j := i + 4
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if p := b.q.Map.Pos(j); p > 0 {
+			return p
+		}
+		break
+	}
+	return b.pos(n)
 }

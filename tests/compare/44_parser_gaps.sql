@@ -16,6 +16,10 @@ SELECT x FROM w ORDER BY sum(y) OVER (ORDER BY x)::int DESC;
 SELECT sum(x) OVER () ^ 2 AS a, 2 ^ sum(x) OVER () AS b FROM w;
 SELECT sum(x) OVER ()::text COLLATE "C" AS a FROM w;
 SELECT row_number() OVER ()::text || 'x' AS r, 1 AS one;
+SELECT x FROM w ORDER BY count(*) OVER nosuch::int DESC;
+SELECT count(*) OVER (nosuch ORDER BY x) FROM w;
+SELECT string_agg('over', ')') OVER "Nosuch" FROM w;
+SELECT sum(x) FILTER (WHERE x > 0) OVER nosuch FROM w;
 -- Subscripts: after a parenthesised window call, not after a bare call.
 SELECT (array_agg(x) OVER (ORDER BY x))[2] AS s, (array_agg(x) OVER (ORDER BY x))[1:2] AS t FROM w ORDER BY x;
 SELECT (array_agg(x) FILTER (WHERE x > 1))[1] AS p, array_agg(x) FILTER (WHERE x > 1)::text AS q FROM w;
