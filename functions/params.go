@@ -41,4 +41,13 @@ var namedParams = map[string][]Params{
 	"jsonb_set_lax": {{Names: []string{"jsonb_in", "path", "replacement", "create_if_missing", "null_value_treatment"},
 		Defaults: []types.Datum{types.DBool(true), types.DString("use_json_null")}}},
 	"pg_terminate_backend": {{Names: []string{"pid", "timeout"}, Defaults: []types.Datum{types.DInt(0)}}},
+	// The set-returning functions over json and jsonb.
+	"json_each":                 {{Names: []string{"from_json"}}},
+	"json_each_text":            {{Names: []string{"from_json"}}},
+	"jsonb_each":                {{Names: []string{"from_json"}}},
+	"jsonb_each_text":           {{Names: []string{"from_json"}}},
+	"json_array_elements":       {{Names: []string{"from_json"}}},
+	"json_array_elements_text":  {{Names: []string{"from_json"}}},
+	"jsonb_array_elements":      {{Names: []string{"from_json"}}},
+	"jsonb_array_elements_text": {{Names: []string{"from_json"}}},
 }

@@ -18,7 +18,11 @@ import (
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
 	if srfFuncs[name] {
-		b.noNamedArgs(c, name, n.Args, n)
+		if hasNamedArgs(n.Args) {
+			call := *n
+			call.Args = b.positionalArgs(c, name, n.Args, b.pos(n))
+			n = &call
+		}
 		return b.srfCall(c, n)
 	}
 	if needsParams(name, n.Args) {

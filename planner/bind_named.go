@@ -180,3 +180,37 @@ func (b *binder) noSuchNamedFunc(name string, an []argNode, labels []string, pos
 	return pgerr.New(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(parts, ", ")).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(pos)
 }
+
+// positionalArgs lays out the arguments of a set-returning function
+// call in named or mixed notation along its parameter names (all
+// required), failing as noNamedArgs when they do not fit; a call
+// without named arguments is returned as it is.
+func (b *binder) positionalArgs(c *exprCtx, name string, args []ast.ExprNode, pos int) []ast.ExprNode {
+	if !hasNamedArgs(args) {
+		return args
+	}
+	for _, ps := range functions.NamedParams(name) {
+		if len(args) > len(ps.Names) {
+			continue
+		}
+		slots := make([]ast.ExprNode, len(ps.Names))
+		ok := true
+		for i, a := range args {
+			if nm, v, named := namedArg(a); named {
+				k := slices.Index(ps.Names, nm)
+				if k < 0 || slots[k] != nil {
+					ok = false
+					break
+				}
+				slots[k] = v
+				continue
+			}
+			slots[i] = a
+		}
+		if ok && !slices.Contains(slots, nil) {
+			return slots
+		}
+	}
+	b.noNamedArgsAt(c, name, args, pos)
+	return nil
+}

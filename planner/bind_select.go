@@ -1128,7 +1128,11 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, n
 		b.tvfMap = f.Map
 		defer func() { b.tvfMap = saved }()
 	}
-	b.noNamedArgsAt(c, f.Name, f.Args, namePos)
+	if hasNamedArgs(f.Args) {
+		tvf := *f
+		tvf.Args = b.positionalArgs(c, f.Name, f.Args, namePos)
+		f = &tvf
+	}
 	if f.Name == "pg_options_to_table" && len(f.Args) == 1 {
 		// psql's \d of a foreign table (how sources appear) lists the
 		// table's options; weir keeps none in pg_foreign_table, so the

@@ -77,7 +77,14 @@ CREATE TABLE named_t (k int, d interval DEFAULT make_interval(days => 2));
 INSERT INTO named_t (k) VALUES (1);
 SELECT * FROM named_t;
 \d named_t
+SELECT * FROM json_each(from_json => '{"a":1,"b":[2]}') ORDER BY 1;
+SELECT jsonb_array_elements(from_json => '[1,2]');
+SELECT * FROM jsonb_array_elements_text(from_json := '[1,"x"]') WITH ORDINALITY;
 -- Errors as PostgreSQL gives them.
+SELECT * FROM json_each(js => '{}');
+SELECT jsonb_array_elements(js => '[1]');
+SELECT * FROM json_array_elements('[1]'::json, from_json => '[2]');
+SELECT * FROM unnest(x => ARRAY[1]);
 SELECT make_interval(1, years => 2);
 SELECT make_interval(days => 1, 2);
 SELECT make_interval(days => 1, days => 2);
