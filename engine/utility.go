@@ -129,10 +129,14 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			if st.What == "all" || st.What == "" {
+				// DISCARD ALL is, among others, SET SESSION
+				// AUTHORIZATION DEFAULT and RESET ALL: every setting,
+				// role and session user included, back to its default.
+				// DISCARD PLANS, SEQUENCES and TEMP leave settings be.
 				s.sqlPrepared = nil
 				s.closeCursors(true)
+				s.vars = map[string]string{}
 			}
-			s.vars = map[string]string{}
 			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
 		}), nil
 	case *sql.Flush:

@@ -166,6 +166,16 @@ SET SESSION AUTHORIZATION pg44_plain;
 SET SESSION AUTHORIZATION pg44_other;
 SELECT session_user, current_user;
 SET SESSION AUTHORIZATION DEFAULT;
+-- DISCARD ALL gives the session user back; DISCARD PLANS keeps settings.
+SET work_mem = '1MB';
+DISCARD PLANS;
+SHOW work_mem;
+SET SESSION AUTHORIZATION pg44_plain;
+DISCARD SEQUENCES;
+SELECT session_user, current_user;
+DISCARD ALL;
+SELECT session_user, current_user;
+SHOW work_mem;
 DROP TABLE pg44_secret;
 DROP ROLE pg44_plain;
 DROP ROLE pg44_other;
