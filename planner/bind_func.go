@@ -1437,6 +1437,11 @@ func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 	if _, ok := inner.(*ast.SubqueryExpr); ok {
 		inner = xn
 	}
+	return b.fieldOf(x, inner, field)
+}
+
+// fieldOf is fieldSelect of the bound value x, written at node.
+func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
 	if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
 		if k, err := strconv.Atoi(strings.TrimPrefix(field, "f")); err == nil && strings.HasPrefix(field, "f") && k >= 1 && k <= len(r.Args) && strconv.Itoa(k) == field[1:] {
 			return r.Args[k-1]
@@ -1450,7 +1455,7 @@ func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 		}
 	}
 	if o, amb := resolveOverload(cands, []argNode{{t: b.typeOf(x), unknown: b.isUnknown(x)}}); o != nil && !amb {
-		return b.call(field, []Expr{x}, xn, false, Scalar)
+		return b.call(field, []Expr{x}, inner, false, Scalar)
 	}
 	t := b.typeOf(x)
 	if b.isUnknown(x) {

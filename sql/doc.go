@@ -291,7 +291,8 @@
 //	42  FOR NO KEY UPDATE, FOR KEY SHARE       FOR UPDATE, FOR SHARE
 //	    ORDER BY x USING <, USING >            ORDER BY x ASC, x DESC
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
-//	                                           variable)
+//	                                           variable; when it is none the binder reads
+//	                                           (x).f as below: Query.FieldRefs)
 //	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
 //	                                           field, else the functional notation f(expr),
 //	                                           else 42809 as PostgreSQL words it

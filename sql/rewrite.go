@@ -28,7 +28,7 @@ func (b *bridge) level(seq []*node) []*node {
 			n.kids = b.level(n.kids)
 		}
 	}
-	seq = pgClauses(seq)
+	seq = b.pgClauses(seq)
 	seq = rowStars(seq)
 	seq = currentOf(seq)
 	seq = starCalls(seq)
@@ -92,7 +92,7 @@ func substringSimilar(seq []*node) {
 // FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
 // and USING > DESC; (x).y, a field of a whole row, is x.y, and (x).*
 // x.* (weir has no composite types, so x is a range variable).
-func pgClauses(seq []*node) []*node {
+func (b *bridge) pgClauses(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
 		switch {
@@ -109,6 +109,12 @@ func pgClauses(seq []*node) []*node {
 		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()] && !literalWords[n.kids[0].word()]) &&
 			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
 			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
+			if b.q != nil {
+				if b.q.FieldRefs == nil {
+					b.q.FieldRefs = map[int]bool{}
+				}
+				b.q.FieldRefs[charPos(b.src, n.kids[0].off)] = true
+			}
 			seq = splice(seq, i, i+1, n.kids[0])
 		case n.isParen() && len(n.kids) > 0 && !callEnd(seq, i) && !at(seq, i-1).isWord("over") &&
 			at(seq, i+1).isOp(".") && at(seq, i+2).isName() && !at(seq, i+3).isOp("."):

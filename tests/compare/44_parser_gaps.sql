@@ -44,6 +44,10 @@ SELECT ('a').x;
 SELECT (NULL).x;
 SELECT (SELECT 1).x;
 SELECT (w).x FROM w ORDER BY 1 LIMIT 1;
+SELECT (x).abs, (-x).abs AS m, (w).y FROM w ORDER BY 1;
+SELECT (x).a FROM w;
+SELECT (nosuch).a FROM w;
+SELECT x.a FROM w;
 -- AT TIME ZONE after a window call; its errors name pg_catalog.timezone.
 SELECT sum(x) OVER () AT TIME ZONE 'UTC' FROM w;
 SELECT 1 AT TIME ZONE 'UTC';
