@@ -128,6 +128,9 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			if (st.What == "all" || st.What == "") && (s.txn == 'T' || s.txn == 'E') {
+				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
 			if st.What == "all" || st.What == "" {
 				// DISCARD ALL is, among others, SET SESSION
 				// AUTHORIZATION DEFAULT and RESET ALL: every setting,

@@ -185,19 +185,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return b.call(trimFunc(d.Direction), b.exprs(c, n.Args[:2]), n, false, Scalar)
 			}
 		}
-	case "pg_subscript":
-		// x[i] over text[]: the catalog's text[] columns stand for
-		// Postgres arrays of other element types (int2vector, oid[] in
-		// psql's catalog queries), so the element is typed like an
-		// untyped literal and takes its type from the context, as text
-		// by default. Over the other arrays it has the element type.
-		if len(n.Args) == 2 {
-			args := b.exprs(c, n.Args)
-			if b.typeOf(args[0]).ID == types.TextArray {
-				call := b.call("pg_subscript", args, n, false, Scalar)
-				call.T = types.TUnknown
-				return call
-			}
+	case "pg_subscript", "pg_slice":
+		if e := b.subscriptChain(c, n); e != nil {
+			return e
 		}
 	case "pg_star_call":
 		// The bridge's f(*) (sql/doc.go #41): PostgreSQL takes * only
@@ -1518,4 +1508,84 @@ func (b *binder) windowRefPos(n *ast.WindowFuncExpr) int {
 		break
 	}
 	return b.pos(n)
+}
+
+// subscriptChain binds the subscripts x[a][b]... the bridge wrote as
+// nested pg_subscript and pg_slice calls, where PostgreSQL's rules differ
+// from one subscript after another: a jsonb's subscripts are a path
+// (x #> ARRAY[a, b], text keys index arrays too), a type without
+// subscripting is 42804, and several subscripts of one of weir's arrays
+// (which have one dimension) are NULL, or an empty array when one is a
+// slice. One subscript of an array is the call.
+func (b *binder) subscriptChain(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	var chain []*ast.FuncCallExpr
+	var base ast.ExprNode = n
+	for {
+		f, ok := base.(*ast.FuncCallExpr)
+		if !ok || (f.FnName.L != "pg_subscript" && f.FnName.L != "pg_slice") || len(f.Args) < 2 {
+			break
+		}
+		chain = append([]*ast.FuncCallExpr{f}, chain...)
+		base = f.Args[0]
+	}
+	if len(chain) == 0 {
+		return nil
+	}
+	x := b.expr(c, base)
+	t := b.typeOf(x)
+	switch {
+	case b.isUnknown(x) || len(chain) == 1 && t.IsArray():
+		// One subscript of an array: the call. x[i] over text[]: the
+		// catalog's text[] columns stand for Postgres arrays of other
+		// element types (int2vector, oid[] in psql's catalog queries),
+		// so the element is typed like an untyped literal and takes its
+		// type from the context, as text by default. Over the other
+		// arrays it has the element type.
+		call := b.call(n.FnName.L, append([]Expr{x}, b.exprs(c, n.Args[1:])...), n, false, Scalar)
+		if n.FnName.L == "pg_subscript" && t.ID == types.TextArray {
+			call.T = types.TUnknown
+		}
+		return call
+	case t.ID == types.Jsonb:
+		keys := make([]Expr, 0, len(chain))
+		for _, f := range chain {
+			if f.FnName.L == "pg_slice" {
+				fail(pgerr.New(pgerr.DatatypeMismatch, "jsonb subscript does not support slices").WithPosition(b.pos(unparen(f.Args[len(f.Args)-1]))))
+			}
+			k := b.expr(c, f.Args[1])
+			kt := b.typeOf(k)
+			switch {
+			case b.isUnknown(k) || kt.ID == types.Text:
+				k = b.coerce(k, types.TText, ctxImplicit, "jsonb subscript")
+			case kt.Family() == types.FamInt:
+				k = b.coerce(k, types.TText, ctxExplicit, "jsonb subscript")
+			default:
+				fail(pgerr.New(pgerr.DatatypeMismatch, "subscript type %s is not supported", kt).
+					WithHint("jsonb subscript must be coercible to either integer or text.").WithPosition(b.pos(unparen(f.Args[1]))))
+			}
+			keys = append(keys, k)
+		}
+		path := &Call{Fn: "array", Args: keys, T: types.TTextArray}
+		return b.call("pg_json_path", []Expr{x, path}, n, false, Scalar)
+	case !t.IsArray():
+		inner := unparen(base)
+		fail(pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t).WithPosition(b.pos(inner)))
+	case len(chain) > 1:
+		// weir's arrays have one dimension: a second subscript finds
+		// nothing. The subscripts are still bound (and checked).
+		slice := false
+		for _, f := range chain {
+			for _, a := range f.Args[1:] {
+				b.coerce(b.expr(c, a), types.TInt4, ctxImplicit, "array subscript")
+			}
+			slice = slice || f.FnName.L == "pg_slice"
+		}
+		if slice {
+			// x[1:0] is x's empty array (NULL when x is).
+			one, zero := &Const{V: types.DInt(1), T: types.TInt4}, &Const{V: types.DInt(0), T: types.TInt4}
+			return b.call("pg_slice", []Expr{x, one, zero}, n, false, Scalar)
+		}
+		return &Const{V: types.NullDatum, T: t.Elem()}
+	}
+	return nil
 }

@@ -156,7 +156,10 @@
 //	                                           x is a column, a parameter, a parenthesised
 //	                                           expression or a subscripted one: after a
 //	                                           call (OVER clause or not), a literal or
-//	                                           CASE ... END, [ is 42601 as in PostgreSQL
+//	                                           CASE ... END, [ is 42601 as in PostgreSQL.
+//	                                           x[a][b] nests the calls; the binder reads
+//	                                           the chain: a jsonb path, 42804 for a type
+//	                                           without subscripts
 //	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means

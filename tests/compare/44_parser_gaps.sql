@@ -32,6 +32,19 @@ SELECT now()[1];
 SELECT ARRAY[1,2][1];
 SELECT '{1,2}'[1];
 SELECT CASE WHEN true THEN ARRAY[1] END[1];
+-- Subscripts by type: jsonb's are a path, a scalar has none, a second
+-- subscript of a one-dimensional array finds nothing.
+SELECT ('{"a":{"b":[5,6]}}'::jsonb)['a']['b'][1], ('{"a":1}'::jsonb)['x'], ('[1,2]'::jsonb)[0], ('[1,2]'::jsonb)['0'], ('[1,2]'::jsonb)[-1];
+SELECT ('{"a":1}'::jsonb)[1:2];
+SELECT ('{"a":1}'::json)['a'];
+SELECT ('{"a":1}'::jsonb)[true];
+SELECT (1)[1];
+SELECT ('abc'::text)[1];
+SELECT ('{1,2}'::int[])[1][1], ('{1,2}'::int[])[1][NULL], (NULL::int[])[1][1], (NULL::int[])[1:2][1], ('{1,2,3}'::int[])[1:2][1:1], ('{1,2}'::int[])[2:2][1];
+CREATE TABLE arr (id int, a int[], t text[], j jsonb);
+INSERT INTO arr VALUES (1, '{1,2}', '{x,y}', '{"k":[1,{"z":2}]}'), (2, NULL, NULL, NULL);
+SELECT id, a[1], a[2:], (a)[1], t[2], j['k'][1]['z'], j['k'][0], (a[1:2])[1], a[1][1], a[1:1][1] FROM arr ORDER BY id;
+SELECT (x[1])[1] FROM (SELECT a AS x FROM arr) s;
 -- Field selection from a parenthesised expression: a row's field, the
 -- functional notation, or 42809.
 SELECT (ROW(1,'a'::text)).f2, (ROW(1,2)).f1, ('abc').upper, ('x'::text).length AS l, (1.5).round, (x * 2).sqrt FROM w ORDER BY x;
@@ -180,6 +193,9 @@ SELECT session_user, current_user;
 DISCARD ALL;
 SELECT session_user, current_user;
 SHOW work_mem;
+BEGIN;
+DISCARD ALL;
+ROLLBACK;
 DROP TABLE pg44_secret;
 DROP ROLE pg44_plain;
 DROP ROLE pg44_other;
