@@ -130,7 +130,7 @@ func newSession(e *Engine, p wire.StartupParams) *Session {
 }
 
 // User implements executor.SessionInfo.
-func (s *Session) User() string { return s.user }
+func (s *Session) User() string { return s.sessionRole().Name }
 
 // Database implements executor.SessionInfo.
 func (s *Session) Database() string { return s.database }
@@ -156,6 +156,9 @@ func (s *Session) get(st *setting) string {
 			return "on"
 		}
 		return "off"
+	}
+	if st.name == "session_authorization" {
+		return s.sessionRole().Name
 	}
 	name := strings.ToLower(st.name)
 	if v, ok := s.vars[name]; ok {

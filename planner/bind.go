@@ -417,6 +417,12 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 		return &OuterRef{Depth: depth, Idx: idx, T: c.t, Name: qual}
 	}
 	if tbl != "" {
+		if b.q != nil && b.q.FieldRefs[b.pos(node)] {
+			// (x).f where x is no range variable: a field of the
+			// column x (sql doc.go #42).
+			x := b.resolveColumn(s, &ast.ColumnName{Name: cn.Table}, node)
+			return b.fieldOf(x, node, name)
+		}
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(node)))
 	}
 	for cur := s; cur != nil; cur = cur.parent {

@@ -68,9 +68,16 @@ func deparse(e Expr) string {
 		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 			return kw
 		}
-		parts := make([]string, len(n.Args))
+		parts := make([]string, 0, len(n.Args))
 		for i, a := range n.Args {
-			parts[i] = deparse(a)
+			switch {
+			case i < len(n.ArgNames) && n.ArgNames[i] == DefaultArg:
+				// left out: the parameter's default
+			case i < len(n.ArgNames) && n.ArgNames[i] != "":
+				parts = append(parts, n.ArgNames[i]+" => "+deparse(a))
+			default:
+				parts = append(parts, deparse(a))
+			}
 		}
 		fn := n.Fn
 		if fn == functions.IdentityNextValFn {
