@@ -207,6 +207,16 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		return nil, err
 	}
 	ec := s.execCtx(ctx, nil, nil, nil)
+	// A role that may not read the table sees in a violation's detail
+	// only the columns it copies, and no duplicate key, as in PostgreSQL.
+	mayRead := s.hasPrivilege(rel, catalog.PrivSelect)
+	if !mayRead {
+		ec.MaySelect = func(*catalog.Relation) bool { return false }
+	}
+	given := make([]bool, len(rel.Cols))
+	for _, i := range cols {
+		given[i] = true
+	}
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -267,7 +277,7 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				row[i] = types.DInt(id)
 			}
 		}
-		if err := rules.Apply(row, &ec.Eval); err != nil {
+		if err := rules.Apply(row, &ec.Eval, given); err != nil {
 			if pe, ok := err.(*pgerr.Error); ok && (pe.Code == pgerr.NotNullViolation || pe.Code == pgerr.CheckViolation) {
 				return lineWhere(pe)
 			}
@@ -280,7 +290,13 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			}
 			// PostgreSQL finds a duplicate key when it flushes its
 			// buffer of rows, where the line is no longer at hand.
-			return pgerr.As(err).WithWhere("COPY %s, line %d", rel.Name, line)
+			pe := pgerr.As(err)
+			if !mayRead && pe.Code == pgerr.UniqueViolation {
+				cp := *pe
+				cp.Detail = ""
+				pe = &cp
+			}
+			return pe.WithWhere("COPY %s, line %d", rel.Name, line)
 		}
 		n++
 		return nil

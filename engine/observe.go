@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -192,10 +193,14 @@ func (o *observer) recoveryStarted(cause error, jobs []types.JobID, now time.Tim
 		}
 		o.ckptTotal.WithLabelValues(r.status).Inc()
 	}
+	var deliberate deliberateRestart
+	asked := errors.As(cause, &deliberate)
 	for _, id := range jobs {
 		h := o.health(id)
 		h.restarts++
-		h.lastError, h.lastAt = msg, now
+		if !asked {
+			h.lastError, h.lastAt = msg, now
+		}
 	}
 }
 

@@ -135,6 +135,8 @@ func aclNoun(k catalog.Kind) string {
 		return "source"
 	case catalog.KindSink:
 		return "sink"
+	case catalog.KindSequence:
+		return "sequence"
 	}
 	return "table"
 }
@@ -389,6 +391,35 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	if st.On == "role" {
 		return s.grantRoles(st, grantees, io)
 	}
+	if st.On == "sequence" || st.On == "all sequences in schema" {
+		if err := s.grantOnSequences(st, apply); err != nil {
+			return nil, err
+		}
+		return done(tag)
+	}
+	if st.On == "table" {
+		// GRANT ... ON TABLE may name sequences too.
+		var seqs []seqRef
+		var rest []sql.ObjectName
+		for _, o := range st.Objects {
+			if q, ok, _ := s.eng.sequenceByName(s.schemaOf(o), o); ok {
+				seqs = append(seqs, q)
+			} else {
+				rest = append(rest, o)
+			}
+		}
+		for _, q := range seqs {
+			if err := s.grantSequences([]seqRef{q}, apply, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
+				return nil, err
+			}
+		}
+		if len(rest) == 0 {
+			return done(tag)
+		}
+		cp := *st
+		cp.Objects = rest
+		st = &cp
+	}
 	if st.On == "schema" {
 		var p catalog.Privilege
 		for _, w := range st.Privileges {
@@ -440,7 +471,9 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	if st.On == "all tables in schema" {
 		for _, o := range st.Objects {
 			for _, r := range s.eng.cat.All() {
-				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem {
+				// As in PostgreSQL, sequences are not among them (ALL
+				// SEQUENCES IN SCHEMA names those).
+				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence {
 					rels = append(rels, r)
 				}
 			}
@@ -479,6 +512,9 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 // ({owner=arwd/owner,grantee=r/owner}), or "" when nothing was granted
 // (relacl is then NULL and the owner's privileges implicit).
 func (e *Engine) aclText(rel *catalog.Relation) []string {
+	if rel.Kind == catalog.KindSequence {
+		return e.seqACLText(rel.Owner, rel.ACL)
+	}
 	if len(rel.ACL) == 0 {
 		return nil
 	}

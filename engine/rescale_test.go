@@ -103,3 +103,19 @@ func TestRescaleSharedSubplan(t *testing.T) {
 	mustRun(t, s, "DELETE FROM t WHERE k % 11 = 0")
 	same()
 }
+
+// TestRescaleIsNoJobsError: a rescale restarts the jobs from the last
+// checkpoint, but no job failed, so none shows it as its last_error.
+func TestRescaleIsNoJobsError(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, g int)")
+	mustRun(t, s, "INSERT INTO t SELECT i, i % 7 FROM generate_series(1, 100) AS i")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n FROM t GROUP BY g")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW other AS SELECT count(*) AS n FROM t")
+	mustRun(t, s, "ALTER MATERIALIZED VIEW agg SET PARALLELISM = 3")
+	wantRows(t, s, "SELECT name, parallelism, last_error IS NULL FROM weir.jobs ORDER BY name", "agg 3 t", "other 2 t")
+	mustRun(t, s, "INSERT INTO t VALUES (101, 1)")
+	wantRows(t, s, "SELECT sum(n) FROM agg", "101")
+}

@@ -302,11 +302,28 @@ func (e *Engine) setval(rel *catalog.Relation, col int, v int64, isCalled bool) 
 	return nil
 }
 
-// NextVal implements functions.Sequences.
+// NextVal implements functions.Sequences: it needs USAGE or UPDATE on
+// the sequence.
 func (s *Session) NextVal(name string) (int64, error) {
+	return s.nextVal(name, true)
+}
+
+// IdentityNextVal implements functions.Sequences: an identity column's
+// next value, taken without checking privileges on its sequence, as
+// PostgreSQL's NextValueExpr (INSERT on the table is what counts).
+func (s *Session) IdentityNextVal(name string) (int64, error) {
+	return s.nextVal(name, false)
+}
+
+func (s *Session) nextVal(name string, check bool) (int64, error) {
 	rel, col, err := s.eng.findSequence(name)
 	if err != nil {
 		return 0, err
+	}
+	if check {
+		if err := s.checkSequence(rel, col, catalog.PrivUsage|catalog.PrivUpdate); err != nil {
+			return 0, err
+		}
 	}
 	v, err := s.eng.nextval(rel, col)
 	if err != nil {
@@ -327,6 +344,11 @@ func (s *Session) LastVal() (int64, error) {
 	if s.seqLastName == "" {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
+	if rel, col, err := s.eng.findSequence(sql.QuoteIdent(s.seqLastName)); err == nil {
+		if err := s.checkSequence(rel, col, catalog.PrivSelect|catalog.PrivUsage); err != nil {
+			return 0, err
+		}
+	}
 	return s.seqLast[s.seqLastName], nil
 }
 
@@ -335,6 +357,9 @@ func (s *Session) LastVal() (int64, error) {
 func (s *Session) CurrVal(name string) (int64, error) {
 	rel, col, err := s.eng.findSequence(name)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.checkSequence(rel, col, catalog.PrivSelect|catalog.PrivUsage); err != nil {
 		return 0, err
 	}
 	seq, _, _, _ := seqInfo(rel, col)
@@ -349,6 +374,9 @@ func (s *Session) CurrVal(name string) (int64, error) {
 func (s *Session) SetVal(name string, v int64, isCalled bool) (int64, error) {
 	rel, col, err := s.eng.findSequence(name)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.checkSequence(rel, col, catalog.PrivUpdate); err != nil {
 		return 0, err
 	}
 	if err := s.eng.setval(rel, col, v, isCalled); err != nil {

@@ -133,7 +133,7 @@ func newSession(e *Engine, p wire.StartupParams) *Session {
 }
 
 // User implements executor.SessionInfo.
-func (s *Session) User() string { return s.user }
+func (s *Session) User() string { return s.sessionRole().Name }
 
 // Database implements executor.SessionInfo.
 func (s *Session) Database() string { return s.database }
@@ -159,6 +159,9 @@ func (s *Session) get(st *setting) string {
 			return "on"
 		}
 		return "off"
+	}
+	if st.name == "session_authorization" {
+		return s.sessionRole().Name
 	}
 	name := strings.ToLower(st.name)
 	if v, ok := s.vars[name]; ok {
@@ -422,4 +425,3 @@ func (s *Session) Location() *time.Location { return s.loc }
 func checkUTF8(text string) error {
 	return types.CheckText(text)
 }
-

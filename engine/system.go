@@ -82,6 +82,10 @@ func (c sessionCatalog) Settings() []syscat.Setting {
 
 // SequenceLast implements syscat.Provider.
 func (c sessionCatalog) SequenceLast(r *catalog.Relation, col int) (int64, bool) {
+	if c.s.checkSequence(r, col, catalog.PrivSelect|catalog.PrivUsage) != nil {
+		// pg_sequences shows NULL to a role without SELECT or USAGE.
+		return 0, false
+	}
 	return c.s.eng.sequenceLast(r, col)
 }
 

@@ -391,7 +391,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	if err := t.changes(w); err != nil {
 		w.discard()
 		e.writeMu.Unlock()
-		return err
+		return s.hideUnreadableKey(err)
 	}
 	pe, err := w.apply()
 	e.writeMu.Unlock()

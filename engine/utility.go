@@ -81,11 +81,24 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.CreateRole:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createRole(ctx, st, io) }), nil
 	case *sql.AlterRole:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterRole(ctx, st, io) }), nil
+		// NOSUPERUSER or NOINHERIT may take privileges from the owner of
+		// a view, whose job reads with them (job_privileges.go).
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.eng.thenCheckJobs(ctx)(s.alterRole(ctx, st, io))
+		}), nil
 	case *sql.DropRole:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropRole(ctx, st, io) }), nil
+		// The members of a dropped role lose what it gave them.
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.eng.thenCheckJobs(ctx)(s.dropRole(ctx, st, io))
+		}), nil
 	case *sql.Grant:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.grant(ctx, st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			res, err := s.grant(ctx, st, io)
+			if st.Revoke {
+				return s.eng.thenCheckJobs(ctx)(res, err)
+			}
+			return res, err
+		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			res, err := s.createTable(ctx, st, text, io)
@@ -144,6 +157,9 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if what == "temporary" {
 				what = "temp"
 			}
+			if what == "all" && (s.txn == 'T' || s.txn == 'E') {
+				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
 			if what == "all" || what == "temp" {
 				// Dropping is DDL, which runs outside blocks only.
 				if err := s.noDDLInBlock("DISCARD " + strings.ToUpper(what)); err != nil {
@@ -154,6 +170,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 				}
 			}
 			if what == "all" {
+				// DISCARD ALL is, among others, SET SESSION
+				// AUTHORIZATION DEFAULT and RESET ALL: every setting,
+				// role and session user included, back to its default.
+				// DISCARD PLANS, SEQUENCES and TEMP leave settings be.
 				s.sqlPrepared = nil
 				s.closeCursors(true)
 				s.vars = map[string]string{}
@@ -953,6 +973,7 @@ func deleteAllRows(ctx context.Context, ws writeScope, rel *catalog.Relation) (i
 var reported = map[string]bool{
 	"application_name": true, "client_encoding": true, "datestyle": true, "intervalstyle": true,
 	"timezone": true, "standard_conforming_strings": true, "is_superuser": true, "integer_datetimes": true,
+	"session_authorization": true,
 }
 
 // report sends a ParameterStatus for st if clients track it.
@@ -984,7 +1005,7 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
-	if stt.name == "role" {
+	if stt.name == "role" || stt.name == "session_authorization" {
 		// is_superuser follows the role the session acts as.
 		if su, err := lookupSetting("is_superuser"); err == nil {
 			s.report(su, io)
@@ -1018,7 +1039,7 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
-	if stt.name == "role" {
+	if stt.name == "role" || stt.name == "session_authorization" {
 		if su, err := lookupSetting("is_superuser"); err == nil {
 			s.report(su, io)
 		}

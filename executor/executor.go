@@ -6,6 +6,7 @@ import (
 
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -118,6 +119,14 @@ type ExecCtx struct {
 	Eval   EvalCtx
 	Source Source
 	Writer Writer // nil for read-only statements
+	// MaySelect, when set, reports whether the statement's role may read
+	// the rows of a relation it writes. When it may not, a constraint
+	// violation's detail shows only the columns the statement gave or
+	// set, by name ("Failing row contains (b) = (null)."), or nothing
+	// when there are none, and a unique violation's leaves the key out,
+	// as PostgreSQL's ExecBuildSlotValueDescription and
+	// BuildIndexValueDescription do. Nil: the role reads everything.
+	MaySelect func(rel *catalog.Relation) bool
 	// Analyze, when set, collects each plan node's actual rows and time
 	// for EXPLAIN ANALYZE; nil (every other statement) costs nothing.
 	Analyze *Analyze

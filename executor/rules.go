@@ -54,8 +54,9 @@ func NewRowRules(rel *catalog.Relation, r planner.RowRules) (*RowRules, error) {
 // Apply computes row's generated columns in place and checks it: 23502
 // for a NULL in a NOT NULL column, 23514 for a CHECK it makes false,
 // each with PostgreSQL's message and "Failing row contains (...)"
-// detail.
-func (rr *RowRules) Apply(row types.Row, ec *EvalCtx) error {
+// detail; modified marks the columns the statement gave or set, all the
+// detail shows a role that may not read the table (ExecCtx.MaySelect).
+func (rr *RowRules) Apply(row types.Row, ec *EvalCtx, modified []bool) error {
 	if rr.generated != nil {
 		c := rr.chunk(row)
 		for i, ev := range rr.generated {
@@ -69,7 +70,7 @@ func (rr *RowRules) Apply(row types.Row, ec *EvalCtx) error {
 			row[i] = copyDatum(v.Get(0))
 		}
 	}
-	if err := notNull(rr.rel, row, ec); err != nil {
+	if err := notNull(rr.rel, row, ec, modified); err != nil {
 		return err
 	}
 	if len(rr.checks) == 0 {
@@ -82,9 +83,8 @@ func (rr *RowRules) Apply(row types.Row, ec *EvalCtx) error {
 			return err
 		}
 		if d := v.Get(0); !d.Null && d.I == 0 {
-			return pgerr.New(pgerr.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", rr.rel.Name, rr.names[k]).
-				WithDetail("Failing row contains (%s).", failingRow(rr.rel, row, ec)).
-				WithTable(rr.rel.Schema, rr.rel.Name).WithConstraint(rr.names[k])
+			return withFailingRow(pgerr.New(pgerr.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", rr.rel.Name, rr.names[k]).
+				WithTable(rr.rel.Schema, rr.rel.Name).WithConstraint(rr.names[k]), rr.rel, row, ec, modified)
 		}
 	}
 	return nil

@@ -110,11 +110,11 @@ func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
 				nr[i] = vals[i]
 			}
 		}
-		if err := u.rules.Apply(nr, &u.ec.Eval); err != nil {
+		if err := u.rules.Apply(nr, &u.ec.Eval, setCols(u.set)); err != nil {
 			return nil, err
 		}
 		if err := u.ec.Writer.Update(u.rel.ID, old, nr); err != nil {
-			return nil, err
+			return nil, hideKey(u.rel, u.ec, err)
 		}
 		return append(nr, others...), nil
 	}))

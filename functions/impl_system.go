@@ -202,6 +202,24 @@ func (t implTable) defineSystem() {
 		ok, err := bc.ReloadConf()
 		return types.DBool(ok), err
 	})
+	// has_sequence_privilege([user,] sequence, privileges) asks the
+	// session (SequencePrivilegeChecker); without one every role holds
+	// every privilege.
+	t.defRow("has_sequence_privilege", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		pc, ok := ctx.Session.(SequencePrivilegeChecker)
+		if !ok {
+			return types.DBool(true), nil
+		}
+		user := currentUser(ctx)
+		if len(d) == 3 {
+			user = d[0].S
+		}
+		ok, err := pc.HasSequencePrivilege(user, d[len(d)-2].S, d[len(d)-1].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return types.DBool(ok), nil
+	})
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
 	// with the table as a name or an OID.
@@ -432,6 +450,9 @@ var pgEncodings = []string{"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", 
 // setval out of them.
 type Sequences interface {
 	NextVal(name string) (int64, error)
+	// IdentityNextVal is an identity column's next value
+	// (IdentityNextValFn): nextval without the privilege check.
+	IdentityNextVal(name string) (int64, error)
 	CurrVal(name string) (int64, error)
 	// LastVal is lastval(): the value of the sequence nextval was last
 	// applied to in the session (55000 before any).
@@ -477,6 +498,7 @@ func (t implTable) defineSequences() {
 		}
 	}
 	t.def("nextval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.NextVal(name) }))
+	t.def(IdentityNextValFn, seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.IdentityNextVal(name) }))
 	t.def("currval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.CurrVal(name) }))
 	t.defRow("lastval", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)

@@ -232,6 +232,7 @@ func scalarOverloads() []*Overload {
 		fn("col_description", tText, tOid, tI4), fn("shobj_description", tText, tOid, tName),
 		fn("has_table_privilege", tBool, tText, tText), fn("has_table_privilege", tBool, tName, tText, tText),
 		fn("has_table_privilege", tBool, tOid, tText),
+		fn("has_sequence_privilege", tBool, tText, tText), fn("has_sequence_privilege", tBool, tName, tText, tText),
 		fn("has_schema_privilege", tBool, tText, tText), fn("has_schema_privilege", tBool, tName, tText, tText),
 		fn("has_database_privilege", tBool, tText, tText), fn("has_database_privilege", tBool, tName, tText, tText),
 		fn("pg_relation_is_publishable", tBool, tOid),

@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -125,6 +128,12 @@ func scanAll(rel *catalog.Relation) *Scan {
 // ids are left NULL for the executor to assign).
 func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
+	if col.Identity != "" && col.Seq != "" && !col.Hidden {
+		// PostgreSQL's NextValueExpr: the sequence's next value, with no
+		// privilege check on the sequence.
+		e := &Call{Fn: functions.IdentityNextValFn, Args: []Expr{&Const{V: types.DString(`"` + strings.ReplaceAll(col.Seq, `"`, `""`) + `"`), T: types.TText}}, T: types.TInt8}
+		return b.assign(e, rel, i)
+	}
 	text := col.DefaultSQL()
 	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}
@@ -271,10 +280,14 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 	}
 	var input Plan
+	var given []int
 	switch {
 	case n.Select != nil:
 		r := b.bindQuery(n.Select.(ast.ResultSetNode), nil, &level{}, &qopts{keepUnknown: true})
 		sch := r.plan.Schema()
+		if len(sch) <= len(targets) {
+			given = targets[:len(sch)]
+		}
 		if len(sch) > len(targets) {
 			failf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
@@ -317,6 +330,9 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		if len(lists) == 0 {
 			lists = [][]ast.ExprNode{{}}
 		}
+		if len(lists[0]) <= len(targets) {
+			given = targets[:len(lists[0])]
+		}
 		for _, list := range lists {
 			if len(list) > len(targets) {
 				fail(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(list[len(targets)])))
@@ -346,7 +362,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 		input = vals
 	}
-	ins := &Insert{Rel: rel, Input: input, Rules: b.rowRules(rel)}
+	ins := &Insert{Rel: rel, Input: input, Given: given, Rules: b.rowRules(rel)}
 	if oc := b.q.OnConflict; oc != nil {
 		ins.OnConflict = b.onConflict(oc, rel, alias)
 	}

@@ -988,7 +988,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 			return b.derived(plan, alias, cols, outer, lvl)
 		}
 		if tvf, ok := b.q.TVFs[name]; ok {
-			return b.tableFunc(tvf, alias, outer, lvl)
+			return b.tableFunc(tvf, alias, outer, lvl, b.pos(tn))
 		}
 	}
 	if alias == "" {
@@ -1125,8 +1125,9 @@ func (b *binder) fromFunction(n ast.ResultSetNode) (*sql.TVF, string, bool) {
 	return tvf, ts.AsName.O, true
 }
 
-// tableFunc binds a table function in FROM.
-func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (Plan, *scope) {
+// tableFunc binds a table function in FROM; namePos is the position of
+// its name.
+func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, namePos int) (Plan, *scope) {
 	if alias == "" {
 		alias = f.Alias
 	}
@@ -1138,6 +1139,11 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		saved := b.tvfMap
 		b.tvfMap = f.Map
 		defer func() { b.tvfMap = saved }()
+	}
+	if hasNamedArgs(f.Args) {
+		tvf := *f
+		tvf.Args = b.positionalArgs(c, f.Name, f.Args, namePos)
+		f = &tvf
 	}
 	if f.Name == "pg_options_to_table" && len(f.Args) == 1 {
 		// psql's \d of a foreign table (how sources appear) lists the
@@ -1284,12 +1290,16 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		}
 	}
 	if tvf, alias, ok := b.fromFunction(n.Right); ok && rp == nil {
+		namePos := 0
+		if ts, ok := n.Right.(*ast.TableSource); ok {
+			namePos = b.pos(ts.Source)
+		}
 		// A function in FROM may read the columns of the items to its
 		// left, LATERAL or not, as in PostgreSQL: bound with them as an
 		// enclosing query's, it is re-run for each left row when it
 		// does (a correlated level), and joined as any item otherwise.
 		lateralLvl = &level{parent: lvl}
-		rp, rs = b.tableFunc(tvf, alias, ls, lateralLvl)
+		rp, rs = b.tableFunc(tvf, alias, ls, lateralLvl, namePos)
 		rs = &scope{parent: outer, lvl: lvl, tables: rs.tables, cols: rs.cols}
 		lateral = lateralLvl.correlated
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -67,18 +68,29 @@ func deparse(e Expr) string {
 		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 			return kw
 		}
-		parts := make([]string, len(n.Args))
+		parts := make([]string, 0, len(n.Args))
 		for i, a := range n.Args {
-			parts[i] = deparse(a)
+			switch {
+			case i < len(n.ArgNames) && n.ArgNames[i] == DefaultArg:
+				// left out: the parameter's default
+			case i < len(n.ArgNames) && n.ArgNames[i] != "":
+				parts = append(parts, n.ArgNames[i]+" => "+deparse(a))
+			default:
+				parts = append(parts, deparse(a))
+			}
 		}
-		if seqFuncs[n.Fn] && len(n.Args) > 0 {
+		fn := n.Fn
+		if fn == functions.IdentityNextValFn {
+			fn = "nextval"
+		}
+		if seqFuncs[fn] && len(n.Args) > 0 {
 			// The sequence functions take a regclass, which prints as
 			// the relation's name.
 			if k, ok := n.Args[0].(*Const); ok && k.T.ID == types.Text && !k.V.Null {
 				parts[0] = quoteLiteral(regclassText(k.V.S)) + "::regclass"
 			}
 		}
-		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
+		return fn + "(" + strings.Join(parts, ", ") + ")"
 	}
 	return FormatExpr(e)
 }

@@ -11,6 +11,12 @@
 //     until context decides), operator and function overloads (coerce.go,
 //     PostgreSQL 15 manual chapter 10), common types for CASE, COALESCE,
 //     UNION, VALUES and IN, assignment casts for INSERT and UPDATE;
+//   - named and mixed notation, f(a, name => v) (bind_named.go): the
+//     arguments are laid out along functions.NamedParams with the
+//     defaults of parameters left out (make_interval(days => 3),
+//     make_interval(1)), also for the json set-returning functions
+//     (json_each(from_json => ...)); Call.ArgNames keeps the notation for
+//     deparsing;
 //   - clauses: grouping with Postgres's validation (42803), window
 //     functions, DISTINCT, ORDER BY over output names, ordinals or hidden
 //     expressions, LIMIT/OFFSET;

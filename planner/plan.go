@@ -303,6 +303,11 @@ type Insert struct {
 	// OnConflict is what to do with a row whose primary key exists (nil:
 	// fail with 23505).
 	OnConflict *OnConflict
+	// Given lists the columns the statement gives values for
+	// (PostgreSQL's insertedCols): its column list, or the leading
+	// columns its rows fill. A constraint violation's detail shows these
+	// to a role that may not read the table.
+	Given []int
 	// Rules are the table's generated columns and CHECK constraints,
 	// applied to every row inserted or updated.
 	Rules RowRules

@@ -51,6 +51,11 @@ type Query struct {
 	// doc.go #12). The binder then skips its checks of conflicting
 	// collations, which the clause might have settled.
 	Collated bool
+	// FieldRefs holds the character positions (as Map gives them) of
+	// the names x of the field selections (x).f the bridge wrote x.f
+	// (doc.go #42): when x is no range variable, the binder reads them
+	// as a field of the column x, as PostgreSQL does.
+	FieldRefs map[int]bool
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |

@@ -281,8 +281,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			n = "timezone"
 		case p.accept("all"):
 			n = "all"
-		case p.word(0) == "session" && p.word(1) == "authorization", p.word(0) == "session_authorization":
-			err = p.unsupported("RESET SESSION AUTHORIZATION is")
+		case p.accept("session", "authorization"):
+			n = "session_authorization"
 		default:
 			n, err = p.settingName()
 		}
@@ -431,8 +431,8 @@ func (p *stmtParser) show() (Stmt, error) {
 		return &Show{Kind: "variable", Name: "timezone"}, nil
 	case p.accept("transaction", "isolation", "level"):
 		return &Show{Kind: "variable", Name: "transaction_isolation"}, nil
-	case p.word(0) == "session" && p.word(1) == "authorization":
-		return nil, p.unsupported("SHOW SESSION AUTHORIZATION is")
+	case p.accept("session", "authorization"):
+		return &Show{Kind: "variable", Name: "session_authorization"}, nil
 	case p.word(0) == "create" && p.peekAt(1).Kind == TIdent:
 		p.pos++
 		var kind string
@@ -506,10 +506,21 @@ func (p *stmtParser) set() (Stmt, error) {
 		p.pos++
 		v, err := p.value()
 		return &Set{Name: "role", Value: v, Local: local}, err
-	case p.word(0) == "session_authorization":
-		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
-	case p.word(0) == "authorization" && p.word(-1) == "session":
-		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
+	case p.word(0) == "authorization" && p.word(-1) == "session" || p.word(0) == "session" && p.word(1) == "authorization":
+		// SET [SESSION | LOCAL] SESSION AUTHORIZATION name | DEFAULT is
+		// SET session_authorization TO name.
+		if p.word(0) == "session" {
+			p.pos++
+		}
+		p.pos++
+		s := &Set{Name: "session_authorization", Local: local}
+		if p.accept("default") {
+			s.Default = true
+			return s, nil
+		}
+		v, err := p.value()
+		s.Value = v
+		return s, err
 	case p.word(0) == "constraints":
 		// weir has no deferrable constraints to defer.
 		return nil, p.unsupported("SET CONSTRAINTS is")

@@ -65,5 +65,8 @@
 // entries only. A table its operator declares the only writer of its
 // keyspace (Exclusive) and that starts empty holds every row in memory
 // until one is evicted: until then a key without an entry has no row,
-// and the table does not ask Pebble.
+// and the table does not ask Pebble. A table of many small rows read by
+// key may hold them as their value encodings (EncodeRows), a few dozen
+// bytes where a row of datums takes 72 per column, so that more of them
+// fit in the budget.
 package storage

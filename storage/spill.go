@@ -246,9 +246,12 @@ func (t *StateTable) spill(keep uint64) error {
 			continue
 		}
 		k = append(append(k[:0], p...), e.key...)
-		if e.row == nil {
+		switch {
+		case e.enc != "":
+			v = append(append(v[:0], 1), e.enc...)
+		case e.row == nil:
 			v = append(v[:0], 0)
-		} else {
+		default:
 			v = types.AppendRow(append(v[:0], 1), e.row, t.valueTypes)
 		}
 		if err := b.Set(k, v, nil); err != nil {

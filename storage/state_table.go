@@ -68,15 +68,20 @@ func (c *Cache) over() bool { return c.used.Load() > c.budget }
 // stEntry is one key of a state table held in memory: a row, or nil for a
 // key known to be absent (a deletion not yet durable, or a miss).
 type stEntry struct {
-	key  string
-	row  types.Row // nil: absent
+	key string
+	row types.Row // nil: absent (or held encoded, in enc)
+	// enc is the row's value encoding in a table that holds its rows
+	// encoded (EncodeRows), where row is always nil; "" there: absent.
+	enc  string
 	size int64
-
-	// dirty: written since the last Commit (in the open epoch).
-	dirty bool
 	// flushEpoch is the epoch whose batch holds the entry's last flushed
 	// value, until Committed reports that epoch durable; 0 otherwise.
 	flushEpoch uint64
+	seq        uint64 // cache generation at the last access
+	prev, next *stEntry
+
+	// dirty: written since the last Commit (in the open epoch).
+	dirty bool
 	// inOverlay: the entry is dirty or flushed and not durable, so it is
 	// in the table's overlay (sorted or not yet) and not in its LRU list.
 	inOverlay bool
@@ -85,10 +90,10 @@ type stEntry struct {
 	// gone: the entry has left memory (evicted, spilled or dropped once
 	// durable); a stale reference in unsorted is skipped.
 	gone bool
-
-	seq        uint64 // cache generation at the last access
-	prev, next *stEntry
 }
+
+// present reports whether the entry holds a row.
+func (e *stEntry) present() bool { return e.row != nil || e.enc != "" }
 
 // entryOverhead approximates the bytes of an entry besides its key and
 // row: the struct, its map slot and its B-tree or list links.
@@ -120,7 +125,8 @@ func rowSize(r types.Row) int64 {
 // Keys are rows of the key columns (keyTypes), encoded with
 // types.AppendKey (ascending unless SetDesc says otherwise); values are
 // whole rows of valueTypes. Rows passed in and returned are shared with
-// the table: callers must not modify them.
+// the table: callers must not modify them (except in a table holding its
+// rows encoded: see EncodeRows).
 //
 // A StateTable belongs to one actor and is not safe for concurrent use.
 type StateTable struct {
@@ -152,6 +158,8 @@ type StateTable struct {
 	bytes            int64
 	// dropClean: entries leave memory once durable (DropClean).
 	dropClean bool
+	// encoded: entries hold their rows' value encodings (EncodeRows).
+	encoded bool
 	// keep, when set, tells the committed rows of this table's partition
 	// (SetPartition).
 	keep func(types.Row) bool
@@ -179,6 +187,14 @@ type StateTable struct {
 	kbuf []byte
 	// sbuf is AppendRows' scratch for encoded bounds.
 	sbuf []byte
+	// vbuf is the scratch of an encoded table's row encodings.
+	vbuf []byte
+	// The last lookup: when lastOK holds, the key lkey has the entry last
+	// (nil: none), so that a write after a read of the same key (an
+	// aggregation's read-modify-write) looks it up once.
+	lkey   []byte
+	last   *stEntry
+	lastOK bool
 }
 
 // NewStateTable returns the state table tableID of db, with key columns
@@ -223,6 +239,18 @@ func (t *StateTable) SetPartition(keep func(row types.Row) bool) { t.keep = keep
 // mostly by range scans, whose clean entries would only take the cache
 // from tables that are read. It must be called before the table is used.
 func (t *StateTable) DropClean() { t.dropClean = true }
+
+// EncodeRows makes the table hold each row in memory as its value
+// encoding (what Commit writes to Pebble) instead of a types.Row: a row
+// of n columns costs about its encoded bytes instead of n 72-byte
+// datums, so several times as many rows fit in the memory budget, and
+// Commit copies the encoding without encoding the row again. Reads pay
+// for it: Get decodes the row each time (GetCols only the columns
+// wanted), and Insert and Update keep no reference to the row passed
+// in, which the caller may reuse. It suits tables of many small rows
+// read by key (a DISTINCT aggregate's values). It must be called before
+// the table is used.
+func (t *StateTable) EncodeRows() { t.encoded = true }
 
 // Exclusive declares that this table is the only writer of the rows
 // Get will be asked for (no other code writes its keyspace, and the
@@ -277,19 +305,47 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		// Not yet durable writes are found in the overlay only.
 		t.sortOverlay()
 		if _, e, ok := t.overlay.Get(string(t.kbuf)); ok {
-			return e.row, e.row != nil, nil
+			row, err := t.rowOf(e)
+			return row, row != nil, err
 		}
 		if row, found, err := t.getSpilled(t.kbuf); found || err != nil {
 			return row, row != nil, err
 		}
 		return getRow(t.db.pdb, nil, t.id, t.kbuf, t.valueTypes)
 	}
+	return t.getCached(nil, nil)
+}
+
+// GetCols is Get for a reader of a few columns: the columns i of the
+// row for which want[i] does not hold may be NULL instead of their
+// values. In a table holding its rows encoded (EncodeRows) only the
+// wanted columns are decoded, into dst's storage when it has room, and
+// the row is the caller's; elsewhere it is the table's row, as Get
+// returns it.
+func (t *StateTable) GetCols(dst types.Row, key types.Row, want []bool) (types.Row, bool, error) {
+	if t.dropClean {
+		return t.Get(key)
+	}
+	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	return t.getCached(dst, want)
+}
+
+// getCached looks up the key encoded in t.kbuf through the entries
+// (want nil: every column).
+func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, error) {
+	t.lkey = append(t.lkey[:0], t.kbuf...)
+	t.last, t.lastOK = nil, true
 	if e, ok := t.entries[string(t.kbuf)]; ok {
 		t.cstats.Hits.Add(1)
 		t.touch(e)
 		if t.cache.over() {
 			// Another table raised the pressure: give back idle entries.
 			t.maybeEvict()
+		}
+		t.last = e
+		if e.enc != "" {
+			row, err := t.decode(dst, e.enc, want)
+			return row, err == nil, err
 		}
 		return e.row, e.row != nil, nil
 	}
@@ -312,7 +368,26 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 	e := t.newEntry(string(t.kbuf), row)
 	t.lruPush(e)
 	t.maybeEvict()
+	t.last = e
 	return row, ok, nil
+}
+
+// decode decodes an encoded entry's row (want nil: every column).
+func (t *StateTable) decode(dst types.Row, enc string, want []bool) (types.Row, error) {
+	b := unsafe.Slice(unsafe.StringData(enc), len(enc))
+	if want == nil {
+		return types.DecodeRow(b, t.valueTypes)
+	}
+	return types.DecodeRowCols(dst, b, t.valueTypes, want)
+}
+
+// rowOf returns the row an entry holds (nil: none), decoding it in an
+// encoded table.
+func (t *StateTable) rowOf(e *stEntry) (types.Row, error) {
+	if e.enc == "" {
+		return e.row, nil
+	}
+	return t.decode(nil, e.enc, nil)
 }
 
 // Insert sets the row of key in the open epoch. It is Update under
@@ -341,7 +416,7 @@ func (t *StateTable) DeletePrefix(prefix types.Row) error {
 		}
 		t.sortOverlay()
 		t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
-			if e.row != nil {
+			if e.present() {
 				keys = append(keys, k)
 			}
 			return true
@@ -387,11 +462,16 @@ func (t *StateTable) set(key, row types.Row) {
 
 // setEncoded sets the row of the key encoded in t.kbuf.
 func (t *StateTable) setEncoded(row types.Row) {
+	enc := ""
+	if t.encoded && row != nil {
+		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
+		enc, row = string(t.vbuf), nil
+	}
 	if t.dropClean {
 		// Each write is an entry of its own, found by no index: the
 		// overlay's sort, and Commit writing the epoch's entries in
 		// order, let the last write of a key win.
-		e := &stEntry{key: string(t.kbuf), row: row, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
+		e := &stEntry{key: string(t.kbuf), row: row, enc: enc, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
 		t.account(e)
 		t.dirty = append(t.dirty, e)
 		t.dirtyBytes += e.size
@@ -402,7 +482,15 @@ func (t *StateTable) setEncoded(row types.Row) {
 		}
 		return
 	}
-	e, ok := t.entries[string(t.kbuf)]
+	var e *stEntry
+	ok := false
+	if t.lastOK && (t.last == nil || !t.last.gone) && string(t.lkey) == string(t.kbuf) {
+		// Read just before: the entry (or its absence) is known.
+		e, ok = t.last, t.last != nil
+	} else {
+		e, ok = t.entries[string(t.kbuf)]
+	}
+	t.lastOK = false
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
 	} else if !e.inOverlay {
@@ -412,8 +500,8 @@ func (t *StateTable) setEncoded(row types.Row) {
 		e.inOverlay = true
 		t.unsorted = append(t.unsorted, e)
 	}
-	t.resize(e, row)
-	e.row = row
+	t.resize(e, row, enc)
+	e.row, e.enc = row, enc
 	e.seq = t.cache.gen.Load()
 	if !e.dirty {
 		e.dirty = true
@@ -484,9 +572,13 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		k := append(t.kbuf[:0], t.prefix...)
 		k = append(k, e.key...)
 		var err error
-		if e.row == nil {
+		switch {
+		case e.enc != "":
+			b.buf = append(b.buf[:0], e.enc...)
+			err = b.b.Set(k, b.buf, nil)
+		case e.row == nil:
 			err = b.b.Delete(k, nil)
-		} else {
+		default:
 			b.buf = types.AppendRow(b.buf[:0], e.row, t.valueTypes)
 			err = b.b.Set(k, b.buf, nil)
 		}
@@ -533,7 +625,7 @@ func (t *StateTable) Committed(epoch uint64) {
 					e.inTree = false
 					t.overlay.Delete(e.key)
 				}
-				if t.dropClean || (t.whole && e.row == nil) {
+				if t.dropClean || (t.whole && !e.present()) {
 					// A whole table answers "no row" for a key without an
 					// entry: a durable deletion there would only stay in
 					// the B-tree for every later range scan to step over
@@ -632,7 +724,7 @@ func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row,
 	if end := prefixEnd(t.sbuf); end != nil {
 		hi = btreemap.LT(string(end))
 	}
-	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi), nil
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi)
 }
 
 // AppendRange is AppendRows over the keys k with lo <= k < hi, as
@@ -647,20 +739,23 @@ func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row
 		hiB = btreemap.LT(string(t.sbuf))
 	}
 	t.sbuf = t.EncodeKey(t.sbuf[:0], lo)
-	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB), nil
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB)
 }
 
 // appendTree appends the rows of the B-tree between lo and hi to dst: in
 // a table held whole, all its rows.
-func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) []types.Row {
+func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) ([]types.Row, error) {
 	t.sortOverlay()
+	var err error
 	t.overlay.AscendFunc(lo, hi, func(_ string, e *stEntry) bool {
-		if e.row != nil {
-			dst = append(dst, e.row)
+		if e.present() {
+			var row types.Row
+			row, err = t.rowOf(e)
+			dst = append(dst, row)
 		}
-		return true
+		return err == nil
 	})
-	return dst
+	return dst, err
 }
 
 // appendAll appends the rows of it to dst and closes it.
@@ -685,7 +780,7 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 		hiB = btreemap.LT(string(hiFull[len(t.prefix):]))
 	}
 	collect := func(k string, e *stEntry) bool {
-		it.ovl = append(it.ovl, ovlRow{key: k, row: e.row})
+		it.ovl = append(it.ovl, ovlRow{key: k, row: e.row, enc: e.enc})
 		return true
 	}
 	if reverse {
@@ -724,6 +819,8 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 type ovlRow struct {
 	key string
 	row types.Row
+	// enc is the row's encoding in an encoded table (EncodeRows).
+	enc string
 }
 
 // stateIter merges a Pebble iterator with a snapshot of the overlay; on
@@ -798,6 +895,15 @@ func (s *stateIter) Next() (types.Row, error) {
 		}
 		o := s.ovl[s.i]
 		s.i++
+		if o.enc != "" {
+			row, err := types.DecodeRow(unsafe.Slice(unsafe.StringData(o.enc), len(o.enc)), s.ts)
+			if err != nil {
+				s.done, s.err = true, err
+				return nil, err
+			}
+			s.key = append(s.key[:0], o.key...)
+			return row, nil
+		}
 		if o.row != nil {
 			s.key = append(s.key[:0], o.key...)
 			return o.row, nil
@@ -819,6 +925,10 @@ func (s *stateIter) Close() {
 // overlay or the LRU list) and accounts its bytes.
 func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 	e := &stEntry{key: key, row: row, seq: t.cache.gen.Load()}
+	if t.encoded && row != nil {
+		e.enc = string(types.AppendRow(t.vbuf[:0], row, t.valueTypes))
+		e.row = nil
+	}
 	t.entries[key] = e
 	t.account(e)
 	return e
@@ -827,13 +937,13 @@ func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 // account sizes a new entry and adds its bytes to the table's and the
 // cache's.
 func (t *StateTable) account(e *stEntry) {
-	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row)
+	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row) + int64(len(e.enc))
 	t.bytes += e.size
 	t.cache.used.Add(e.size)
 }
 
-func (t *StateTable) resize(e *stEntry, row types.Row) {
-	n := entryOverhead + int64(len(e.key)) + rowSize(row)
+func (t *StateTable) resize(e *stEntry, row types.Row, enc string) {
+	n := entryOverhead + int64(len(e.key)) + rowSize(row) + int64(len(enc))
 	if d := n - e.size; d != 0 {
 		e.size = n
 		t.bytes += d
@@ -888,7 +998,7 @@ func (t *StateTable) evict(e *stEntry) {
 // Its row, if any, is then in Pebble only (or a spill area), and the
 // table is no longer whole; an entry without a row leaves nothing behind.
 func (t *StateTable) drop(e *stEntry) {
-	if e.row != nil {
+	if e.present() {
 		t.whole = false
 	}
 	e.gone = true

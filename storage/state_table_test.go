@@ -243,8 +243,17 @@ func testStateTableModel(t *testing.T, budget int64) {
 		NewStateTable(db, 7, stKeyTypes, stRowTypes, cache),
 		NewStateTable(db, 8, stKeyTypes, stRowTypes, cache),
 		NewStateTable(db, 9, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 10, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 11, stKeyTypes, stRowTypes, cache),
 	}
 	tables[1].SetDesc([]bool{false, true})
+	// The fourth and fifth hold their rows encoded, the fourth as the
+	// only writer of its keyspace.
+	tables[3].EncodeRows()
+	tables[4].EncodeRows()
+	if err := tables[3].Exclusive(); err != nil {
+		t.Fatal(err)
+	}
 	// The first table is its keyspace's only writer: while nothing of
 	// it is evicted, its misses do not read Pebble.
 	if err := tables[0].Exclusive(); err != nil {
@@ -252,7 +261,7 @@ func testStateTableModel(t *testing.T, budget int64) {
 	}
 	// The third table keeps nothing clean and indexes no write by key.
 	tables[2].DropClean()
-	models := []model{{}, {}, {}}
+	models := []model{{}, {}, {}, {}, {}}
 	epoch := uint64(1)
 	var pending *Batch
 	for step := range 20000 {
@@ -269,9 +278,26 @@ func testStateTableModel(t *testing.T, budget int64) {
 			if got := stGet(t, st, g, x); got != want {
 				t.Fatalf("step %d table %d Get(%d,%d) = %s, want %s", step, i, g, x, got, want)
 			}
+			if st.dropClean {
+				break
+			}
+			// The same through GetCols, of the value column alone.
+			r, ok, err := st.GetCols(nil, stKey(g, x), []bool{false, false, true})
+			got := "<none>"
+			if ok {
+				got = r[2].S
+			}
+			if err != nil || got != want {
+				t.Fatalf("step %d table %d GetCols(%d,%d) = %s (%v), want %s", step, i, g, x, got, err, want)
+			}
 		case op < 75:
 			v := fmt.Sprint("v", step, strings.Repeat("x", rng.IntN(30)))
-			st.Insert(stKey(g, x), stRow(g, x, v))
+			row := stRow(g, x, v)
+			st.Insert(stKey(g, x), row)
+			if st.encoded {
+				// The table keeps no reference to the row.
+				row[2].S = "overwritten"
+			}
 			m[k] = v
 		case op < 90:
 			st.Delete(stKey(g, x))
@@ -323,21 +349,29 @@ func testStateTableModel(t *testing.T, budget int64) {
 			st.Committed(epoch - 1)
 		}
 	}
-	if whole := tables[0].whole; whole != (budget > 1<<20) {
-		t.Fatalf("with a budget of %d the Exclusive table is whole: %v", budget, whole)
+	for _, i := range []int{0, 3} {
+		if whole := tables[i].whole; whole != (budget > 1<<20) {
+			t.Fatalf("with a budget of %d the Exclusive table %d is whole: %v", budget, i, whole)
+		}
 	}
 	// Once its last writes are durable, the DropClean table holds nothing.
 	commitEpoch(t, db, tables[2], epoch)
 	tables[0].Get(stKey(0, 0)) // lets the table give back memory after the last commit
 	tables[1].Get(stKey(0, 0))
+	tables[3].Get(stKey(0, 0))
+	tables[4].Get(stKey(0, 0))
 	if cache.Used() > cache.Budget() {
 		t.Fatalf("cache holds %d bytes with nothing dirty, budget %d", cache.Used(), cache.Budget())
 	}
 	if tables[2].Bytes() != 0 {
 		t.Fatalf("the DropClean table holds %d bytes with everything durable", tables[2].Bytes())
 	}
-	if tables[0].Bytes()+tables[1].Bytes()+tables[2].Bytes() != cache.Used() {
-		t.Fatalf("tables account %d+%d bytes, cache %d", tables[0].Bytes(), tables[1].Bytes(), cache.Used())
+	var sum int64
+	for _, st := range tables {
+		sum += st.Bytes()
+	}
+	if sum != cache.Used() {
+		t.Fatalf("tables account %d bytes, cache %d", sum, cache.Used())
 	}
 }
 

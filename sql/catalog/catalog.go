@@ -547,6 +547,9 @@ func (r *Relation) Clone() *Relation {
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
 	c.Rebuild = slices.Clone(r.Rebuild)
+	for i := range c.Cols {
+		c.Cols[i].SeqACL = maps.Clone(r.Cols[i].SeqACL)
+	}
 	c.Checks = slices.Clone(r.Checks)
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
@@ -651,6 +654,8 @@ type columnEntry struct {
 	Identity string `json:"identity,omitempty"`
 	Seq      string `json:"seq,omitempty"`
 	SeqKey   string `json:"seq_key,omitempty"`
+	// SeqACL is Column.SeqACL.
+	SeqACL map[uint32]int `json:"seq_acl,omitempty"`
 	// Added, Missing and Dropped are ALTER TABLE's: Missing is the
 	// value's row encoding (types.AppendRow of the one column).
 	Added   bool   `json:"added,omitempty"`
@@ -685,6 +690,12 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
+		}
+		for k, p := range col.SeqACL {
+			if ce.SeqACL == nil {
+				ce.SeqACL = map[uint32]int{}
+			}
+			ce.SeqACL[k] = int(p)
 		}
 		e.Cols = append(e.Cols, ce)
 	}
@@ -753,6 +764,12 @@ func decodeRelation(v []byte) (*Relation, error) {
 				return nil, corrupt("column %s.%s has a bad missing value", e.Name, ce.Name)
 			}
 			col.Missing = &r[0]
+		}
+		for k, p := range ce.SeqACL {
+			if col.SeqACL == nil {
+				col.SeqACL = ACL{}
+			}
+			col.SeqACL[k] = Privilege(p)
 		}
 		rel.Cols = append(rel.Cols, col)
 	}

@@ -130,6 +130,10 @@ type Column struct {
 	// is not Name: the column's name when the sequence was made, kept
 	// across ALTER TABLE ... RENAME COLUMN.
 	SeqKey string
+	// SeqACL holds the privileges granted on the sequence Seq (GRANT ...
+	// ON SEQUENCE); the sequence belongs to the table's owner, as
+	// PostgreSQL's owned sequence does, who holds every privilege on it.
+	SeqACL ACL
 	// Added marks a column that ALTER TABLE ... ADD COLUMN added: rows
 	// written before it lack it and are read with Missing in its place.
 	Added bool
