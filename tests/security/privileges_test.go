@@ -9,18 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// execAll runs each statement on c and fails the test at the first error.
-func execAll(t *testing.T, c *pgx.Conn, qs ...string) {
-	t.Helper()
-	for _, q := range qs {
-		if _, err := c.Exec(context.Background(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-}
-
-// wantDenied runs each statement on c and expects 42501.
-func wantDenied(t *testing.T, who string, c *pgx.Conn, qs ...string) {
+// wantAllDenied runs each statement on c and expects 42501.
+func wantAllDenied(t *testing.T, who string, c *pgx.Conn, qs ...string) {
 	t.Helper()
 	for _, q := range qs {
 		if _, err := c.Exec(context.Background(), q); code(err) != "42501" {
@@ -122,7 +112,7 @@ func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 		`CREATE TABLE stolen2 AS SELECT * FROM tumble(events AS e, ts, INTERVAL '1 hour')`,
 		`COPY (SELECT * FROM "MixedSecret") TO STDOUT`,
 	}
-	wantDenied(t, "mallory", mallory, denied...)
+	wantAllDenied(t, "mallory", mallory, denied...)
 
 	if _, err := mallory.PgConn().CopyTo(ctx, io.Discard, `COPY "MixedSecret" TO STDOUT`); code(err) != "42501" {
 		t.Errorf(`COPY "MixedSecret" TO STDOUT: got %v, want 42501`, err)
@@ -132,7 +122,7 @@ func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 	}
 	// Refused when prepared or, at the latest, when run.
 	if _, err := mallory.Exec(ctx, `PREPARE p1 AS SELECT * FROM "MixedSecret"`); err == nil {
-		wantDenied(t, "mallory", mallory, `EXECUTE p1`)
+		wantAllDenied(t, "mallory", mallory, `EXECUTE p1`)
 	} else if code(err) != "42501" {
 		t.Errorf("PREPARE: got %v, want 42501", err)
 	}
@@ -160,7 +150,7 @@ func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 		}
 		name := strings.Fields(q)[2]
 		execAll(t, mallory, "GRANT SELECT ON "+name+" TO PUBLIC")
-		wantDenied(t, "eve", eve, "SELECT * FROM "+name)
+		wantAllDenied(t, "eve", eve, "SELECT * FROM "+name)
 	}
 
 	// Nothing was written.
@@ -193,15 +183,15 @@ func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 		`CREATE VIEW "MalloryView" AS SELECT * FROM "MixedPub"`,
 		`GRANT SELECT ON "MalloryView" TO eve`,
 	)
-	wantDenied(t, "eve", eve, `SELECT * FROM "MixedPub"`)
+	wantAllDenied(t, "eve", eve, `SELECT * FROM "MixedPub"`)
 	if err := eve.QueryRow(ctx, `SELECT count(*) FROM "MalloryView"`).Scan(&n); err != nil || n != 2 {
 		t.Errorf(`eve reads mallory's view: %d rows, %v; want 2`, n, err)
 	}
 	execAll(t, root, `REVOKE SELECT ON "MixedPub" FROM mallory`)
-	wantDenied(t, "eve", eve, `SELECT * FROM "MalloryView"`)
+	wantAllDenied(t, "eve", eve, `SELECT * FROM "MalloryView"`)
 	// A superuser reads a view with its owner's privileges too, as in
 	// PostgreSQL.
-	wantDenied(t, "root", root, `SELECT * FROM "MalloryView"`)
+	wantAllDenied(t, "root", root, `SELECT * FROM "MalloryView"`)
 }
 
 // SET ROLE follows the role, not its name: a role renamed and another
@@ -234,7 +224,7 @@ func TestSetRoleFollowsTheRole(t *testing.T) {
 		`ALTER ROLE analysts RENAME TO analysts_old`,
 		`CREATE ROLE analysts SUPERUSER`,
 	)
-	wantDenied(t, "alice", alice,
+	wantAllDenied(t, "alice", alice,
 		`SELECT * FROM secret`,
 		`INSERT INTO secret VALUES (2, 'alice')`,
 		`SELECT rolpassword FROM pg_authid`,
@@ -256,11 +246,11 @@ func TestSetRoleFollowsTheRole(t *testing.T) {
 		`GRANT analysts TO alice`,
 	)
 	execAll(t, alice, `SET ROLE analysts`)
-	wantDenied(t, "alice", alice, `EXECUTE ps`, `SELECT * FROM shared`)
+	wantAllDenied(t, "alice", alice, `EXECUTE ps`, `SELECT * FROM shared`)
 	// Nor does a cached statement survive the role's loss of the grant.
 	execAll(t, alice, `SET ROLE analysts_old`, `EXECUTE ps`)
 	execAll(t, root, `REVOKE SELECT ON shared FROM analysts_old`)
-	wantDenied(t, "alice", alice, `EXECUTE ps`)
+	wantAllDenied(t, "alice", alice, `EXECUTE ps`)
 }
 
 // weir.stream_errors holds the values of the rows that caused each error:
