@@ -23,3 +23,40 @@ ALTER TABLE vd ADD COLUMN nn int DEFAULT (CASE WHEN random() < 2 THEN NULL ELSE 
 -- Together with other actions.
 ALTER TABLE vd ADD COLUMN id2 uuid DEFAULT gen_random_uuid(), ADD COLUMN c int DEFAULT 7;
 SELECT count(DISTINCT id2) AS distinct_ids, sum(c) AS c FROM vd;
+-- A view binds its table's columns by number: after RENAME COLUMN it
+-- reads the renamed column, its output column keeping the old name.
+CREATE TABLE rc (a int, b text);
+INSERT INTO rc VALUES (1, 'x'), (2, 'y');
+CREATE VIEW rc_v AS SELECT a, b, a + 1 AS a1 FROM rc WHERE a > 0;
+CREATE VIEW rc_star AS SELECT * FROM rc;
+ALTER TABLE rc RENAME COLUMN a TO renamed;
+SELECT * FROM rc_v ORDER BY a;
+SELECT * FROM rc_star ORDER BY a;
+ALTER TABLE rc RENAME COLUMN b TO "B b";
+SELECT * FROM rc_v ORDER BY a;
+SELECT attname FROM pg_attribute WHERE attrelid = 'rc_v'::regclass AND attnum > 0 ORDER BY attnum;
+-- format_type applies the type modifier as PostgreSQL does.
+SELECT format_type('numeric'::regtype, 655366) AS num, format_type('numeric'::regtype, -1) AS num_none,
+       format_type('numeric'::regtype, NULL) AS num_null, format_type('varchar'::regtype, 9) AS vc,
+       format_type('bpchar'::regtype, 9) AS bpc, format_type('uuid'::regtype, 5) AS uuid5,
+       format_type('int4'::regtype, 7) AS int7, format_type('text'::regtype, -1) AS txt;
+SELECT format_type('timestamp'::regtype, 3) AS ts, format_type('timestamptz'::regtype, 0) AS tstz,
+       format_type('time'::regtype, 2) AS t, format_type('interval'::regtype, 4) AS iv,
+       format_type('_numeric'::regtype, 655366) AS num_arr, format_type('_varchar'::regtype, 14) AS vc_arr,
+       format_type('numeric'::regtype, 4) AS numsmall, format_type('varchar'::regtype, 3) AS vc3, format_type('bpchar'::regtype, -1) AS bpc_none;
+SELECT format_type('interval'::regtype, 4);
+SELECT format_type('interval'::regtype, 2147418115) AS iv3, format_type('interval'::regtype, 458751) AS ym,
+       format_type('"char"'::regtype, 3) AS ch, format_type('name'::regtype, 3) AS nm, format_type('jsonb'::regtype, -1) AS jb,
+       format_type('_uuid'::regtype, 7) AS ua, format_type('character varying(3)'::regtype, NULL) AS vc_named,
+       format_type('pg_catalog.int8'::regtype, NULL) AS i8, format_type(0, NULL) AS zero;
+SELECT 'no_such_type'::regtype;
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+  WHERE a.attrelid = 'vd'::regclass AND a.attnum > 0 ORDER BY a.attnum;
+CREATE TABLE ft (n numeric(10,2), v varchar(5), c char(3), ts timestamp(3), u uuid, a numeric(4)[], iv interval(3), i8 int8, b bool);
+SELECT a.attname, a.atttypmod, format_type(a.atttypid, a.atttypmod), a.attalign, a.attlen, a.attbyval FROM pg_attribute a
+  WHERE a.attrelid = 'ft'::regclass AND a.attnum > 0 ORDER BY a.attnum;
+SELECT typname, typlen, typbyval, typalign, typstorage FROM pg_type
+  WHERE typname IN ('bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text', 'varchar', 'bpchar',
+                    'bytea', 'uuid', 'date', 'time', 'timestamp', 'timestamptz', 'interval', 'json', 'jsonb',
+                    '_text', '_uuid', '_bpchar', 'oid', 'name', 'char', 'unknown')
+  ORDER BY typname;
