@@ -60,3 +60,18 @@ SELECT typname, typlen, typbyval, typalign, typstorage FROM pg_type
                     'bytea', 'uuid', 'date', 'time', 'timestamp', 'timestamptz', 'interval', 'json', 'jsonb',
                     '_text', '_uuid', '_bpchar', 'oid', 'name', 'char', 'unknown')
   ORDER BY typname;
+-- FULL JOIN with constant booleans beside the equality.
+CREATE TABLE fj1 (a int, x text);
+CREATE TABLE fj2 (a int, y text);
+INSERT INTO fj1 VALUES (1, 'one'), (2, 'two'), (NULL, 'null');
+INSERT INTO fj2 VALUES (2, 'deux'), (3, 'trois');
+SELECT * FROM fj1 FULL JOIN fj2 ON fj1.a = fj2.a OR false ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON fj1.a = fj2.a AND true ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON false OR fj1.a = fj2.a ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON true AND fj1.a = fj2.a AND NOT false ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON (fj1.a = fj2.a OR false) AND (true OR fj1.x = 'z') ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON fj1.a = fj2.a OR fj1.x = 'z' ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON fj1.a = fj2.a AND (false OR fj1.x <> 'two') ORDER BY 1, 3;
+SELECT * FROM fj1 FULL JOIN fj2 ON fj1.a = fj2.a OR NOT true OR NULL ORDER BY 1, 3;
+CREATE MATERIALIZED VIEW fj_mv AS SELECT fj1.a AS l, x, fj2.a AS r, y FROM fj1 FULL JOIN fj2 ON fj1.a = fj2.a OR false;
+SELECT * FROM fj_mv ORDER BY 1, 3;
