@@ -23,8 +23,9 @@ import (
 //     column's DEFAULT, evaluated once, is recorded as its missing value
 //     (catalog.Column.Missing, PostgreSQL's attmissingval) and storage
 //     fills it into the rows written before (storage.DB.SetMissing). A
-//     volatile DEFAULT would need a value per row, that is a rewrite: it
-//     is refused (0A000) unless the table is empty.
+//     volatile DEFAULT needs a value per row: on a table with rows the
+//     table is rewritten as for ALTER COLUMN ... TYPE (alter_type.go),
+//     the DEFAULT computed for each row.
 //   - DROP COLUMN keeps the column in place, hidden and renamed
 //     (catalog.Column.Dropped, attisdropped), so the other columns keep
 //     their positions and the stored rows their encoding. The relations
@@ -320,38 +321,9 @@ func (e *Engine) anyRow(rel *catalog.Relation, pred func(types.Row) bool) (bool,
 // would (with its assignment cast) and, unless it is volatile, computes
 // it: the value rows written before the column existed take.
 func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text string) (types.Datum, bool, error) {
-	one := rel.Clone()
-	col.Default, col.Hidden, col.NotNull = text, false, false
-	one.Cols, one.PK, one.Checks = []catalog.Column{col}, nil, nil
-	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
-	q, err := parseQuery(ins)
-	if err != nil {
-		return types.NullDatum, false, err
-	}
-	is := s.eng.internalSession()
-	is.over = map[uint32]*catalog.Relation{rel.ID: one}
-	b, err := planner.Bind(q, is.catalogView(), nil)
-	if err != nil {
-		return types.NullDatum, false, err
-	}
-	var vals *planner.Values
-	if insert, ok := b.Plan.(*planner.Insert); ok {
-		vals, _ = insert.Input.(*planner.Values)
-	}
-	if vals == nil || len(vals.Rows) != 1 || len(vals.Rows[0]) != 1 {
-		return types.NullDatum, false, pgerr.New(pgerr.InternalError, "unexpected plan for the default of column \"%s\"", col.Name)
-	}
-	expr := vals.Rows[0][0]
-	volatile := false
-	planner.WalkExpr(expr, func(x planner.Expr) {
-		if c, ok := x.(*planner.Call); ok {
-			for _, o := range planner.Overloads(c.Fn) {
-				volatile = volatile || o.Volatile
-			}
-		}
-	})
-	if volatile {
-		return types.NullDatum, true, nil
+	expr, volatile, err := s.defaultExpr(rel, col, text)
+	if err != nil || volatile {
+		return types.NullDatum, volatile, err
 	}
 	ctx := context.Background()
 	ec := s.execCtx(ctx, nil, nil, nil)
@@ -370,6 +342,43 @@ func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text st
 	r := c.Row(0)
 	copyDecimals(r)
 	return r[0], false, nil
+}
+
+// defaultExpr binds the DEFAULT text for column col of rel as an INSERT
+// would, with its assignment cast, and tells whether it calls a
+// volatile function (so that each row needs a value of its own).
+func (s *Session) defaultExpr(rel *catalog.Relation, col catalog.Column, text string) (planner.Expr, bool, error) {
+	one := rel.Clone()
+	col.Default, col.Hidden, col.NotNull = text, false, false
+	one.Cols, one.PK, one.Checks = []catalog.Column{col}, nil, nil
+	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
+	q, err := parseQuery(ins)
+	if err != nil {
+		return nil, false, err
+	}
+	is := s.eng.internalSession()
+	is.over = map[uint32]*catalog.Relation{rel.ID: one}
+	b, err := planner.Bind(q, is.catalogView(), nil)
+	if err != nil {
+		return nil, false, err
+	}
+	var vals *planner.Values
+	if insert, ok := b.Plan.(*planner.Insert); ok {
+		vals, _ = insert.Input.(*planner.Values)
+	}
+	if vals == nil || len(vals.Rows) != 1 || len(vals.Rows[0]) != 1 {
+		return nil, false, pgerr.New(pgerr.InternalError, "unexpected plan for the default of column \"%s\"", col.Name)
+	}
+	expr := vals.Rows[0][0]
+	volatile := false
+	planner.WalkExpr(expr, func(x planner.Expr) {
+		if c, ok := x.(*planner.Call); ok {
+			for _, o := range planner.Overloads(c.Fn) {
+				volatile = volatile || o.Volatile
+			}
+		}
+	})
+	return expr, volatile, nil
 }
 
 // addColumn runs ALTER TABLE ... ADD COLUMN.
@@ -398,7 +407,12 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		}
 	}
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
 	hasRows, err := e.anyRow(rel, func(types.Row) bool { return true })
 	if err != nil {
 		return nil, err
@@ -410,9 +424,11 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 			return nil, err
 		}
 		if volatile && hasRows {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile DEFAULT is not supported on a table with rows").
-				WithDetail("Each existing row would need a value of its own, which takes rewriting the table.").
-				WithHint("Add the column without a default, or with a constant one, and fill it with UPDATE.")
+			// Each row takes a value of its own: the table is
+			// rewritten, as for a change of type.
+			locked = false
+			e.writeMu.Unlock()
+			return s.alterActions(ctx, rel, st, io)
 		}
 		missing = v
 	}

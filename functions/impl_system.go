@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -311,18 +310,18 @@ func (t implTable) defineSystem() {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
+		if d[0].I == 0 {
+			return dText("-") // InvalidOid, as format_type prints it
+		}
 		t, ok := types.ByOID(uint32(d[0].I))
 		if !ok {
 			return dText("???")
 		}
-		if !d[1].Null {
-			t.Mod = int32(d[1].I)
-		} else if t.ID == types.Bpchar || t.ID == types.BpcharArray {
-			// Without a typmod PostgreSQL spells bpchar "character"
-			// (with -1, "bpchar").
-			return dText(strings.Replace(t.String(), "bpchar", "character", 1))
+		typmod, given := int32(-1), !d[1].Null
+		if given {
+			typmod = int32(d[1].I)
 		}
-		return dText(t.String())
+		return formatType(t, typmod, given)
 	})
 	t.defRow("pg_encoding_to_char", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I >= 0 && d[0].I < int64(len(pgEncodings)) {
@@ -576,4 +575,98 @@ func backendController(c *Context, fn string) (BackendController, error) {
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s cannot run here", fn).
 		WithDetail("Only a client session can signal sessions or reload the configuration.")
+}
+
+// formatType is PostgreSQL's format_type_extended for type t and a
+// typmod (given, or NULL): the SQL spelling of the types the grammar
+// names specially, with the modifier their typmodout prints; other
+// types print their pg_type name and any modifier given, in
+// parentheses; an array its element's spelling and "[]".
+func formatType(t types.T, typmod int32, given bool) (types.Datum, error) {
+	suffix := ""
+	if t.IsArray() {
+		t, suffix = t.Elem(), "[]"
+	}
+	with := given && typmod >= 0
+	mod := func(base, m string) string {
+		if with {
+			return base + m
+		}
+		return base
+	}
+	var out string
+	switch t.ID {
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
+		out = t.ID.Name()
+	case types.Bpchar:
+		switch {
+		case with:
+			out = "character" + charMod(typmod)
+		case given:
+			// bpchar with typmod -1 is not character, which means
+			// character(1).
+			out = "bpchar"
+		default:
+			out = "character"
+		}
+	case types.Varchar:
+		out = mod("character varying", charMod(typmod))
+	case types.Numeric:
+		m := ""
+		if typmod >= 4 {
+			m = fmt.Sprintf("(%d,%d)", ((typmod-4)>>16)&0xffff, (((typmod-4)&0x7ff)^1024)-1024)
+		}
+		out = mod("numeric", m)
+	case types.Time:
+		out = mod("time", fmt.Sprintf("(%d)", typmod)) + " without time zone"
+	case types.Timestamp:
+		out = mod("timestamp", fmt.Sprintf("(%d)", typmod)) + " without time zone"
+	case types.Timestamptz:
+		out = mod("timestamp", fmt.Sprintf("(%d)", typmod)) + " with time zone"
+	case types.Interval:
+		out = "interval"
+		if with {
+			m, err := intervalMod(typmod)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			out += m
+		}
+	default:
+		out = mod(t.ID.Name(), fmt.Sprintf("(%d)", typmod))
+	}
+	return dText(out + suffix)
+}
+
+// charMod is PostgreSQL's anychar_typmodout: the length, when the
+// typmod holds one.
+func charMod(typmod int32) string {
+	if typmod > 4 {
+		return fmt.Sprintf("(%d)", typmod-4)
+	}
+	return ""
+}
+
+// intervalMod is PostgreSQL's intervaltypmodout: the fields of the
+// range (its high 15 bits) and the precision (its low 16), "" for the
+// full range and precision.
+func intervalMod(typmod int32) (string, error) {
+	const (
+		year, month, day, hour, minute, second = 1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12
+		fullRange, fullPrecision               = 0x7fff, 0xffff
+	)
+	fields := map[int32]string{
+		year: " year", month: " month", day: " day", hour: " hour", minute: " minute", second: " second",
+		year | month: " year to month", day | hour: " day to hour", day | hour | minute: " day to minute",
+		day | hour | minute | second: " day to second", hour | minute: " hour to minute",
+		hour | minute | second: " hour to second", minute | second: " minute to second", fullRange: "",
+	}
+	f, ok := fields[(typmod>>16)&0x7fff]
+	if !ok {
+		return "", pgerr.New(pgerr.InternalError, "invalid INTERVAL typmod: 0x%x", typmod)
+	}
+	if p := typmod & 0xffff; p != fullPrecision {
+		f += fmt.Sprintf("(%d)", p)
+	}
+	return f, nil
 }

@@ -343,6 +343,8 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return &Const{V: types.DInt(int64(b.relationOID(k.V.S, n))), T: types.TOid}
 			case "regproc", "regprocedure":
 				return &Const{V: types.DInt(int64(b.procOID(k.V.S, reg == "regprocedure", n))), T: types.TOid}
+			case "regtype":
+				return &Const{V: types.DInt(int64(b.typeOID(k.V.S, n))), T: types.TOid}
 			}
 		}
 		return b.explicitCast(x, types.TOid, n)
@@ -469,6 +471,28 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 // literal to the pg_proc OID functions.Procs gives the function (psql's
 // \sf): 42883 for no such function, 42725 for a regproc name that has
 // more than one overload.
+// typeOID resolves 'name'::regtype as PostgreSQL's regtypein does: a
+// number is the OID itself; a type name, in SQL's spelling or
+// pg_type's (with a modifier, which is ignored), its type's OID; an
+// underscore before a type's pg_type name its array type.
+func (b *binder) typeOID(s string, node ast.Node) uint32 {
+	text := strings.TrimSpace(s)
+	if oid, err := strconv.ParseUint(text, 10, 32); err == nil {
+		return uint32(oid)
+	}
+	text = strings.TrimPrefix(text, "pg_catalog.")
+	if tn, err := parseType(text); err == nil && tn.T.ID != types.Unknown {
+		return tn.T.OID()
+	}
+	if elem, ok := strings.CutPrefix(text, "_"); ok {
+		if tn, err := parseType(elem); err == nil && tn.T.ArrayOID() != 0 {
+			return tn.T.ArrayOID()
+		}
+	}
+	fail(pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", text).WithPosition(b.pos(node)))
+	return 0
+}
+
 func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 	if oid, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err == nil {
 		return uint32(oid) // a number is the OID itself, as in PostgreSQL

@@ -1365,7 +1365,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		return b.usingJoin(j, ls, rs, sc, names)
 	}
 	if n.On != nil {
-		j.Cond = b.boolArg(b.expr(&exprCtx{s: sc, clause: "JOIN conditions"}, n.On.Expr), "JOIN/ON")
+		// Constant booleans fold away first, so that x = y OR false is
+		// the equality a hash join (and a FULL JOIN) needs.
+		j.Cond = foldConstBool(b.boolArg(b.expr(&exprCtx{s: sc, clause: "JOIN conditions"}, n.On.Expr), "JOIN/ON"), true)
 		if kind == FullJoin && !fullJoinable(j.Cond, len(lp.Schema())) {
 			failf(pgerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
 		}

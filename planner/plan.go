@@ -288,6 +288,10 @@ type ProjectSet struct {
 	Input Plan
 	Calls []TableFunc
 	Out   types.Schema
+	// Outer keeps a row whose calls give no rows, once, the calls'
+	// columns NULL and its ordinal 1: LEFT JOIN LATERAL f(t.x) ON true.
+	// Only materialized views plan it (lateralFunction).
+	Outer bool
 }
 
 // Insert writes its input rows into Rel. Input yields full rows in Rel.Cols

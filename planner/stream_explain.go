@@ -316,6 +316,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 			calls = append(calls, fmt.Sprintf("%s(%s)", c.Fn, f.list(c.Args)))
 		}
 		add("calls: [%s]", strings.Join(calls, ", "))
+		if x.Outer {
+			add("outer: true")
+		}
 	case *StreamExpand:
 		name = "StreamExpand"
 		add("sets: %s", describeSets(x.Input.Base().Out, x.Keys, x.Sets))

@@ -302,14 +302,14 @@ func pgCatalogTables() []*table {
 					if oid, ok := collationOIDs[c.Collation]; ok {
 						coll = oid
 					}
-					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Typmod())),
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
 					for j, k := range r.PK {
 						c := r.Cols[k]
-						rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(j + 1), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-							vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr("p"), vStr(""), vBool(false), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(0), null, null, null})
+						rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(j + 1), vInt(0), vInt(-1), vInt(int(c.T.Typmod())),
+							vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr("p"), vStr(""), vBool(false), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(0), null, null, null})
 					}
 				}
 			}
@@ -341,7 +341,7 @@ func pgCatalogTables() []*table {
 					coll = 100
 				}
 				rows = append(rows, types.Row{vOid(tr.t.OID()), vStr(tr.name), vOid(oidPgCatalog), vOid(oidRoot), vInt(int(tr.t.Size())), vBool(tr.t.Size() > 0 && tr.t.Size() <= 8), vStr("b"), vStr(tr.category), vBool(tr.pref), vBool(true), vStr(","), vOid(0), vOid(elem), vOid(tr.t.ArrayOID()),
-					vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr("i"), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+					vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr(typAlign(tr.t)), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
 			}
 			return rows
 		}),
@@ -827,13 +827,39 @@ func identityCode(identity string) string {
 // typStorage is pg_type.typstorage: variable-length types are stored
 // extended, numeric main, fixed-size ones plain.
 func typStorage(t types.T) string {
-	switch t.ID {
-	case types.Numeric:
+	switch {
+	case t.ID == types.Numeric:
 		return "m"
-	case types.Text, types.Varchar, types.Bpchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
+	case t.IsArray():
+		return "x"
+	}
+	switch t.ID {
+	case types.Text, types.Varchar, types.Bpchar, types.Bytea, types.Jsonb, types.Json:
 		return "x"
 	}
 	return "p"
+}
+
+// typAlign is pg_type.typalign as PostgreSQL 15 has it: char ('c') for
+// the one-byte types, name and uuid, short ('s') for int2, double
+// ('d') for the eight-byte ones and interval, int ('i') for the
+// others; an array aligns as int, or double when its elements do.
+func typAlign(t types.T) string {
+	if t.IsArray() {
+		if typAlign(t.Elem()) == "d" {
+			return "d"
+		}
+		return "i"
+	}
+	switch t.ID {
+	case types.Bool, types.Char, types.Name, types.Uuid, types.Unknown:
+		return "c"
+	case types.Int2:
+		return "s"
+	case types.Int8, types.Float8, types.Time, types.Timestamp, types.Timestamptz, types.Interval, types.Record:
+		return "d"
+	}
+	return "i"
 }
 
 // roleRows are the rows of pg_authid (verifiers shown) or pg_roles
