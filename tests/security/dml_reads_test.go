@@ -12,11 +12,7 @@ import (
 func TestWritesThatReadNeedSelect(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		"CREATE TABLE upd_only (id int PRIMARY KEY, val text)",
 		"INSERT INTO upd_only VALUES (1, 'abcdef')",
@@ -26,11 +22,7 @@ func TestWritesThatReadNeedSelect(t *testing.T) {
 		"GRANT UPDATE ON upd_only TO carol",
 		"GRANT INSERT, UPDATE ON ins_only TO carol",
 	)
-	carol, err := s.connect("user=carol sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer carol.Close(ctx)
+	carol := s.login(t, "carol")
 	for _, q := range []string{
 		"UPDATE upd_only SET id = 1/(CASE WHEN val LIKE 'abc%' THEN 0 ELSE 1 END)",
 		"UPDATE upd_only SET val = val",

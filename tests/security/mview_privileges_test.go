@@ -13,11 +13,7 @@ import (
 func TestMaterializedViewOwnerLosesSelect(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		"CREATE TABLE team (id int PRIMARY KEY, name text)",
 		"INSERT INTO team VALUES (1, 'before')",
@@ -25,11 +21,7 @@ func TestMaterializedViewOwnerLosesSelect(t *testing.T) {
 		"GRANT CREATE ON SCHEMA public TO bob",
 		"GRANT SELECT ON team TO bob",
 	)
-	bob, err := s.connect("user=bob sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bob.Close(ctx)
+	bob := s.login(t, "bob")
 	execAll(t, bob, "CREATE MATERIALIZED VIEW bob_team AS SELECT * FROM team")
 	execAll(t, root, "REVOKE SELECT ON team FROM bob", "INSERT INTO team VALUES (2, 'after')", "FLUSH")
 	var names []string

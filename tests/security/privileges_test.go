@@ -27,11 +27,7 @@ func wantAllDenied(t *testing.T, who string, c *pgx.Conn, qs ...string) {
 func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		`CREATE TABLE "MixedSecret" (id int PRIMARY KEY, val text)`,
 		`INSERT INTO "MixedSecret" VALUES (1, 'hidden')`,
@@ -52,16 +48,8 @@ func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 		`GRANT CREATE ON SCHEMA public TO mallory`,
 		`GRANT SELECT, INSERT, UPDATE, DELETE ON "MixedPub" TO mallory`,
 	)
-	mallory, err := s.connect("user=mallory sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mallory.Close(ctx)
-	eve, err := s.connect("user=eve sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eve.Close(ctx)
+	mallory := s.login(t, "mallory")
+	eve := s.login(t, "eve")
 
 	denied := []string{
 		// Quoted mixed-case names: relations, views, materialized views,
@@ -200,11 +188,7 @@ func TestPrivilegesOnWhatTheBinderResolves(t *testing.T) {
 func TestSetRoleFollowsTheRole(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		`CREATE TABLE secret (id int, s text)`,
 		`INSERT INTO secret VALUES (1, 'hidden')`,
@@ -214,11 +198,7 @@ func TestSetRoleFollowsTheRole(t *testing.T) {
 		`GRANT analysts TO alice`,
 		`GRANT SELECT ON shared TO analysts`,
 	)
-	alice, err := s.connect("user=alice sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alice.Close(ctx)
+	alice := s.login(t, "alice")
 	execAll(t, alice, `SET ROLE analysts`, `PREPARE ps AS SELECT * FROM shared`, `EXECUTE ps`)
 	execAll(t, root,
 		`ALTER ROLE analysts RENAME TO analysts_old`,
@@ -258,11 +238,7 @@ func TestSetRoleFollowsTheRole(t *testing.T) {
 func TestStreamErrorsShownToTheirOwner(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		`CREATE TABLE src (t text)`,
 		`CREATE MATERIALIZED VIEW parsed AS SELECT t::int AS n FROM src`,
@@ -273,22 +249,14 @@ func TestStreamErrorsShownToTheirOwner(t *testing.T) {
 		`GRANT CREATE ON SCHEMA public TO mallory`,
 		`FLUSH`,
 	)
-	mallory, err := s.connect("user=mallory sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mallory.Close(ctx)
+	mallory := s.login(t, "mallory")
 	execAll(t, mallory,
 		`CREATE TABLE mine (t text)`,
 		`CREATE MATERIALIZED VIEW minev AS SELECT t::int AS n FROM mine`,
 		`INSERT INTO mine VALUES ('MALLORYS')`,
 		`FLUSH`,
 	)
-	friend, err := s.connect("user=friend sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer friend.Close(ctx)
+	friend := s.login(t, "friend")
 	errorsSeen := func(c *pgx.Conn) string {
 		t.Helper()
 		rows, err := c.Query(ctx, `SELECT view || ': ' || last_error FROM weir.stream_errors ORDER BY 1`)

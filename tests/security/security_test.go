@@ -96,6 +96,18 @@ func (s *server) connect(conninfo string) (*pgx.Conn, error) {
 	return pgx.Connect(ctx, fmt.Sprintf("host=127.0.0.1 port=%d dbname=dev %s", s.port, conninfo))
 }
 
+// login connects to s as user (trust authentication), failing the test
+// if it cannot; the connection closes when the test ends.
+func (s *server) login(t *testing.T, user string) *pgx.Conn {
+	t.Helper()
+	c, err := s.connect("user=" + user + " sslmode=disable")
+	if err != nil {
+		t.Fatalf("connect as %s: %v", user, err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
 func code(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -219,13 +231,9 @@ func TestPsqlOverTLSWithPassword(t *testing.T) {
 // write, DDL, ALTER SYSTEM and connector with 42501.
 func TestReadOnlyRole(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(context.Background())
+	root := s.login(t, "root")
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, root,
 		"CREATE TABLE accounts (id int PRIMARY KEY, balance int)",
 		"INSERT INTO accounts VALUES (1, 100), (2, 50)",
 		"CREATE VIEW rich AS SELECT id FROM accounts WHERE balance > 60",
@@ -233,16 +241,8 @@ func TestReadOnlyRole(t *testing.T) {
 		"CREATE TABLE secret (x int)",
 		"CREATE ROLE reader LOGIN",
 		"GRANT SELECT ON rich, total TO reader",
-	} {
-		if _, err := root.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	reader, err := s.connect("user=reader sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close(context.Background())
+	)
+	reader := s.login(t, "reader")
 	var id, sum int
 	if err := reader.QueryRow(ctx, "SELECT id FROM rich").Scan(&id); err != nil || id != 1 {
 		t.Fatalf("reader reads the view: %v %d", err, id)
@@ -649,12 +649,8 @@ func TestOutOfDescriptorsKeepsServing(t *testing.T) {
 func TestPrivilegesWhereNamesHide(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
-	for _, q := range []string{
+	root := s.login(t, "root")
+	execAll(t, root,
 		"CREATE TABLE secret (id int, s text)",
 		"INSERT INTO secret VALUES (1, 'x')",
 		"CREATE TABLE pub (id int)",
@@ -663,16 +659,8 @@ func TestPrivilegesWhereNamesHide(t *testing.T) {
 		"CREATE ROLE bob LOGIN",
 		"GRANT SELECT ON pub, t7 TO bob",
 		"GRANT CREATE ON SCHEMA public TO bob",
-	} {
-		if _, err := root.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	bob, err := s.connect("user=bob sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bob.Close(ctx)
+	)
+	bob := s.login(t, "bob")
 	if _, err := bob.Exec(ctx, "CREATE VIEW bv7 AS SELECT * FROM t7"); err != nil {
 		t.Fatal(err)
 	}
@@ -731,24 +719,16 @@ func TestPrivilegesWhereNamesHide(t *testing.T) {
 // PostgreSQL.
 func TestStartupSettingsChecked(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(context.Background())
+	root := s.login(t, "root")
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, root,
 		"CREATE TABLE secret (x int)",
 		"CREATE ROLE intruder LOGIN",
 		"CREATE ROLE staff",
 		"CREATE ROLE member LOGIN",
 		"GRANT staff TO member",
 		"GRANT SELECT ON secret TO staff",
-	} {
-		if _, err := root.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	for _, c := range []struct{ conninfo, code string }{
 		{"user=intruder role=root", "42501"},
 		{"user=intruder options='-c role=root'", "42501"},
@@ -803,21 +783,13 @@ func TestStartupSettingsChecked(t *testing.T) {
 func TestSessionAuthorization(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
-	for _, q := range []string{
+	root := s.login(t, "root")
+	execAll(t, root,
 		"CREATE TABLE secret (x int)",
 		"INSERT INTO secret VALUES (1)",
 		"CREATE ROLE plain LOGIN",
 		"CREATE ROLE other",
-	} {
-		if _, err := root.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	users := func(c *pgx.Conn) (sess, cur string) {
 		t.Helper()
 		if err := c.QueryRow(ctx, "SELECT session_user, current_user").Scan(&sess, &cur); err != nil {
@@ -885,11 +857,7 @@ func TestSessionAuthorization(t *testing.T) {
 	}
 
 	// A plain role may not.
-	plain, err := s.connect("user=plain sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close(ctx)
+	plain := s.login(t, "plain")
 	for _, q := range []string{
 		"SET SESSION AUTHORIZATION root",
 		"SET session_authorization = root",

@@ -35,11 +35,7 @@ func wantDenied(t *testing.T, conn *pgx.Conn, q, msg string) {
 func TestSequencePrivileges(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		"CREATE SEQUENCE seq1",
 		"CREATE TABLE orders (id serial PRIMARY KEY, v text)",
@@ -49,11 +45,7 @@ func TestSequencePrivileges(t *testing.T) {
 		"CREATE ROLE bob LOGIN",
 		"GRANT INSERT, SELECT ON orders, ident TO bob",
 	)
-	bob, err := s.connect("user=bob sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bob.Close(ctx)
+	bob := s.login(t, "bob")
 	wantDenied(t, bob, "SELECT nextval('seq1')", "permission denied for sequence seq1")
 	wantDenied(t, bob, "SELECT currval('seq1')", "permission denied for sequence seq1")
 	wantDenied(t, bob, "SELECT setval('seq1', 100)", "permission denied for sequence seq1")

@@ -15,22 +15,14 @@ import (
 func TestViolationDetailHidesUnreadable(t *testing.T) {
 	s := startWeir(t, nil, "user=root sslmode=disable")
 	ctx := context.Background()
-	root, err := s.connect("user=root sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close(ctx)
+	root := s.login(t, "root")
 	execAll(t, root,
 		"CREATE TABLE nn (id int PRIMARY KEY, secret text NOT NULL, pub text)",
 		"INSERT INTO nn VALUES (1, 's', 'a'), (2, 't', 'b')",
 		"CREATE ROLE dave LOGIN",
 		"GRANT UPDATE, INSERT ON nn TO dave",
 	)
-	dave, err := s.connect("user=dave sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dave.Close(ctx)
+	dave := s.login(t, "dave")
 	for _, c := range []struct{ q, code, detail string }{
 		{"UPDATE nn SET secret = NULL", "23502", "Failing row contains (secret) = (null)."},
 		{"UPDATE nn SET id = 2", "23505", ""},
