@@ -24,26 +24,7 @@ import (
 
 // ownerMayRead checks that rel's owner holds SELECT on every relation
 // rel reads, and through the views among them on what those read.
-func (e *Engine) ownerMayRead(rel *catalog.Relation) error {
-	owner, ok := e.cat.RoleByOID(rel.Owner)
-	if !ok {
-		// The bootstrap superuser (0), or a role since dropped.
-		return nil
-	}
-	for _, id := range rel.Deps {
-		dep, ok := e.cat.ByID(id)
-		if !ok {
-			continue
-		}
-		if !e.holds(owner, dep, catalog.PrivSelect) {
-			return denied(dep)
-		}
-		if err := e.checkViewOwner(dep, 0); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (e *Engine) ownerMayRead(rel *catalog.Relation) error { return e.ownerReads(rel, 0) }
 
 // failJobsWithoutPrivileges fails the running job of every materialized
 // view whose owner no longer may read its inputs; called after a
@@ -112,6 +93,13 @@ func (e *Engine) checkViewOwner(rel *catalog.Relation, depth int) error {
 	if rel.Kind != catalog.KindView || depth > 64 {
 		return nil
 	}
+	return e.ownerReads(rel, depth)
+}
+
+// ownerReads checks that rel's owner holds SELECT on every relation rel
+// reads (its Deps), and through the views among them on what those
+// read; depth is rel's depth below the first view.
+func (e *Engine) ownerReads(rel *catalog.Relation, depth int) error {
 	owner, ok := e.cat.RoleByOID(rel.Owner)
 	if !ok {
 		// The bootstrap superuser (0), or a role since dropped.
