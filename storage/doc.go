@@ -65,5 +65,7 @@
 // entries only. A table its operator declares the only writer of its
 // keyspace (Exclusive) and that starts empty holds every row in memory
 // until one is evicted: until then a key without an entry has no row,
-// and the table does not ask Pebble.
+// and the table does not ask Pebble. A table told to StoreEncoded holds
+// the rows written to it in their value encoding, decoded at each read:
+// a join side, whose rows are written once and mostly never read again.
 package storage

@@ -246,10 +246,10 @@ func (t *StateTable) spill(keep uint64) error {
 			continue
 		}
 		k = append(append(k[:0], p...), e.key...)
-		if e.row == nil {
+		if !e.has() {
 			v = append(v[:0], 0)
 		} else {
-			v = types.AppendRow(append(v[:0], 1), e.row, t.valueTypes)
+			v = t.appendValue(append(v[:0], 1), e)
 		}
 		if err := b.Set(k, v, nil); err != nil {
 			return wrapWrite(err)

@@ -68,8 +68,11 @@ func (c *Cache) over() bool { return c.used.Load() > c.budget }
 // stEntry is one key of a state table held in memory: a row, or nil for a
 // key known to be absent (a deletion not yet durable, or a miss).
 type stEntry struct {
-	key  string
-	row  types.Row // nil: absent
+	key string
+	// row is the entry's row; enc, in a table holding its rows encoded
+	// (StoreEncoded), its value encoding instead. Both nil: absent.
+	row  types.Row
+	enc  []byte
 	size int64
 
 	// dirty: written since the last Commit (in the open epoch).
@@ -95,6 +98,9 @@ type stEntry struct {
 const entryOverhead = int64(unsafe.Sizeof(stEntry{})) + 48
 
 var datumSize = int64(unsafe.Sizeof(types.Datum{}))
+
+// has reports whether e holds a row (rather than a known absence).
+func (e *stEntry) has() bool { return e.row != nil || e.enc != nil }
 
 func rowSize(r types.Row) int64 {
 	n := int64(len(r)) * datumSize
@@ -165,6 +171,9 @@ type StateTable struct {
 	whole bool
 	// unsortedKept is how many entries the last pruneUnsorted kept.
 	unsortedKept int
+	// encoded: written rows are held as their value encoding
+	// (StoreEncoded).
+	encoded bool
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
@@ -179,6 +188,8 @@ type StateTable struct {
 	kbuf []byte
 	// sbuf is AppendRows' scratch for encoded bounds.
 	sbuf []byte
+	// vbuf is fill's scratch for encoded rows.
+	vbuf []byte
 }
 
 // NewStateTable returns the state table tableID of db, with key columns
@@ -223,6 +234,49 @@ func (t *StateTable) SetPartition(keep func(row types.Row) bool) { t.keep = keep
 // mostly by range scans, whose clean entries would only take the cache
 // from tables that are read. It must be called before the table is used.
 func (t *StateTable) DropClean() { t.dropClean = true }
+
+// StoreEncoded makes the table hold the rows written to it in their
+// value encoding (types.AppendRow), as Pebble will store them, rather
+// than as rows of datums: a row of n columns takes n 72-byte datums
+// in memory, its encoding a few bytes per number plus its strings'
+// bytes. Reads decode the
+// rows they return, each time. It suits tables written far more often
+// than read, such as a join side that most probes find no match in;
+// the encoding is also what the checkpoint writes, so commits do not
+// encode again. It must be called before the table is used.
+func (t *StateTable) StoreEncoded() { t.encoded = true }
+
+// rowOf returns the row of entry e (nil when absent), decoding it when
+// the entry holds its encoding.
+func (t *StateTable) rowOf(e *stEntry) (types.Row, error) {
+	if e.enc == nil {
+		return e.row, nil
+	}
+	r, err := types.DecodeRow(e.enc, t.valueTypes)
+	if err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "decoding state table row")
+	}
+	return r, nil
+}
+
+// appendValue appends the value Pebble stores for entry e, which holds
+// a row, to buf.
+func (t *StateTable) appendValue(buf []byte, e *stEntry) []byte {
+	if e.enc != nil {
+		return append(buf, e.enc...)
+	}
+	return types.AppendRow(buf, e.row, t.valueTypes)
+}
+
+// fill sets the row of entry e (nil: absent), encoded in a table
+// holding its rows encoded.
+func (t *StateTable) fill(e *stEntry, row types.Row) {
+	e.row, e.enc = row, nil
+	if t.encoded && row != nil {
+		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
+		e.row, e.enc = nil, bytes.Clone(t.vbuf)
+	}
+}
 
 // Exclusive declares that this table is the only writer of the rows
 // Get will be asked for (no other code writes its keyspace, and the
@@ -277,7 +331,8 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		// Not yet durable writes are found in the overlay only.
 		t.sortOverlay()
 		if _, e, ok := t.overlay.Get(string(t.kbuf)); ok {
-			return e.row, e.row != nil, nil
+			row, err := t.rowOf(e)
+			return row, row != nil, err
 		}
 		if row, found, err := t.getSpilled(t.kbuf); found || err != nil {
 			return row, row != nil, err
@@ -291,7 +346,8 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 			// Another table raised the pressure: give back idle entries.
 			t.maybeEvict()
 		}
-		return e.row, e.row != nil, nil
+		row, err := t.rowOf(e)
+		return row, row != nil, err
 	}
 	t.cstats.Misses.Add(1)
 	if t.whole {
@@ -341,7 +397,7 @@ func (t *StateTable) DeletePrefix(prefix types.Row) error {
 		}
 		t.sortOverlay()
 		t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
-			if e.row != nil {
+			if e.has() {
 				keys = append(keys, k)
 			}
 			return true
@@ -391,7 +447,8 @@ func (t *StateTable) setEncoded(row types.Row) {
 		// Each write is an entry of its own, found by no index: the
 		// overlay's sort, and Commit writing the epoch's entries in
 		// order, let the last write of a key win.
-		e := &stEntry{key: string(t.kbuf), row: row, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
+		e := &stEntry{key: string(t.kbuf), seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
+		t.fill(e, row)
 		t.account(e)
 		t.dirty = append(t.dirty, e)
 		t.dirtyBytes += e.size
@@ -412,8 +469,8 @@ func (t *StateTable) setEncoded(row types.Row) {
 		e.inOverlay = true
 		t.unsorted = append(t.unsorted, e)
 	}
-	t.resize(e, row)
-	e.row = row
+	t.fill(e, row)
+	t.resize(e)
 	e.seq = t.cache.gen.Load()
 	if !e.dirty {
 		e.dirty = true
@@ -484,10 +541,10 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		k := append(t.kbuf[:0], t.prefix...)
 		k = append(k, e.key...)
 		var err error
-		if e.row == nil {
+		if !e.has() {
 			err = b.b.Delete(k, nil)
 		} else {
-			b.buf = types.AppendRow(b.buf[:0], e.row, t.valueTypes)
+			b.buf = t.appendValue(b.buf[:0], e)
 			err = b.b.Set(k, b.buf, nil)
 		}
 		t.kbuf = k
@@ -533,7 +590,7 @@ func (t *StateTable) Committed(epoch uint64) {
 					e.inTree = false
 					t.overlay.Delete(e.key)
 				}
-				if t.dropClean || (t.whole && e.row == nil) {
+				if t.dropClean || (t.whole && !e.has()) {
 					// A whole table answers "no row" for a key without an
 					// entry: a durable deletion there would only stay in
 					// the B-tree for every later range scan to step over
@@ -632,7 +689,7 @@ func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row,
 	if end := prefixEnd(t.sbuf); end != nil {
 		hi = btreemap.LT(string(end))
 	}
-	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi), nil
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi)
 }
 
 // AppendRange is AppendRows over the keys k with lo <= k < hi, as
@@ -647,20 +704,23 @@ func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row
 		hiB = btreemap.LT(string(t.sbuf))
 	}
 	t.sbuf = t.EncodeKey(t.sbuf[:0], lo)
-	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB), nil
+	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB)
 }
 
 // appendTree appends the rows of the B-tree between lo and hi to dst: in
 // a table held whole, all its rows.
-func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) []types.Row {
+func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) ([]types.Row, error) {
 	t.sortOverlay()
+	var err error
 	t.overlay.AscendFunc(lo, hi, func(_ string, e *stEntry) bool {
-		if e.row != nil {
-			dst = append(dst, e.row)
+		if e.has() {
+			var row types.Row
+			row, err = t.rowOf(e)
+			dst = append(dst, row)
 		}
-		return true
+		return err == nil
 	})
-	return dst
+	return dst, err
 }
 
 // appendAll appends the rows of it to dst and closes it.
@@ -685,7 +745,7 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 		hiB = btreemap.LT(string(hiFull[len(t.prefix):]))
 	}
 	collect := func(k string, e *stEntry) bool {
-		it.ovl = append(it.ovl, ovlRow{key: k, row: e.row})
+		it.ovl = append(it.ovl, ovlRow{key: k, row: e.row, enc: e.enc})
 		return true
 	}
 	if reverse {
@@ -721,9 +781,12 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 	return it
 }
 
+// ovlRow is an overlay entry as an iterator saw it: a row, or its
+// encoding (stEntry.enc), or neither for an absent key.
 type ovlRow struct {
 	key string
 	row types.Row
+	enc []byte
 }
 
 // stateIter merges a Pebble iterator with a snapshot of the overlay; on
@@ -798,6 +861,15 @@ func (s *stateIter) Next() (types.Row, error) {
 		}
 		o := s.ovl[s.i]
 		s.i++
+		if o.enc != nil {
+			row, err := types.DecodeRow(o.enc, s.ts)
+			if err != nil {
+				s.done, s.err = true, pgerr.Wrap(pgerr.IOError, err, "decoding state table row")
+				return nil, s.err
+			}
+			s.key = append(s.key[:0], o.key...)
+			return row, nil
+		}
 		if o.row != nil {
 			s.key = append(s.key[:0], o.key...)
 			return o.row, nil
@@ -827,13 +899,19 @@ func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 // account sizes a new entry and adds its bytes to the table's and the
 // cache's.
 func (t *StateTable) account(e *stEntry) {
-	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row)
+	e.size = entrySize(e)
 	t.bytes += e.size
 	t.cache.used.Add(e.size)
 }
 
-func (t *StateTable) resize(e *stEntry, row types.Row) {
-	n := entryOverhead + int64(len(e.key)) + rowSize(row)
+// entrySize approximates the bytes e holds.
+func entrySize(e *stEntry) int64 {
+	return entryOverhead + int64(len(e.key)) + rowSize(e.row) + int64(cap(e.enc))
+}
+
+// resize accounts the bytes of e after its row changed.
+func (t *StateTable) resize(e *stEntry) {
+	n := entrySize(e)
 	if d := n - e.size; d != 0 {
 		e.size = n
 		t.bytes += d
@@ -888,7 +966,7 @@ func (t *StateTable) evict(e *stEntry) {
 // Its row, if any, is then in Pebble only (or a spill area), and the
 // table is no longer whole; an entry without a row leaves nothing behind.
 func (t *StateTable) drop(e *stEntry) {
-	if e.row != nil {
+	if e.has() {
 		t.whole = false
 	}
 	e.gone = true

@@ -243,8 +243,16 @@ func testStateTableModel(t *testing.T, budget int64) {
 		NewStateTable(db, 7, stKeyTypes, stRowTypes, cache),
 		NewStateTable(db, 8, stKeyTypes, stRowTypes, cache),
 		NewStateTable(db, 9, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 10, stKeyTypes, stRowTypes, cache),
+		NewStateTable(db, 11, stKeyTypes, stRowTypes, cache),
 	}
 	tables[1].SetDesc([]bool{false, true})
+	// The last two hold their rows encoded, one of them Exclusive.
+	tables[3].StoreEncoded()
+	tables[4].StoreEncoded()
+	if err := tables[4].Exclusive(); err != nil {
+		t.Fatal(err)
+	}
 	// The first table is its keyspace's only writer: while nothing of
 	// it is evicted, its misses do not read Pebble.
 	if err := tables[0].Exclusive(); err != nil {
@@ -252,7 +260,7 @@ func testStateTableModel(t *testing.T, budget int64) {
 	}
 	// The third table keeps nothing clean and indexes no write by key.
 	tables[2].DropClean()
-	models := []model{{}, {}, {}}
+	models := []model{{}, {}, {}, {}, {}}
 	epoch := uint64(1)
 	var pending *Batch
 	for step := range 20000 {
@@ -323,21 +331,29 @@ func testStateTableModel(t *testing.T, budget int64) {
 			st.Committed(epoch - 1)
 		}
 	}
-	if whole := tables[0].whole; whole != (budget > 1<<20) {
-		t.Fatalf("with a budget of %d the Exclusive table is whole: %v", budget, whole)
+	for _, i := range []int{0, 4} {
+		if whole := tables[i].whole; whole != (budget > 1<<20) {
+			t.Fatalf("with a budget of %d the Exclusive table %d is whole: %v", budget, i, whole)
+		}
 	}
 	// Once its last writes are durable, the DropClean table holds nothing.
 	commitEpoch(t, db, tables[2], epoch)
 	tables[0].Get(stKey(0, 0)) // lets the table give back memory after the last commit
 	tables[1].Get(stKey(0, 0))
+	tables[3].Get(stKey(0, 0))
+	tables[4].Get(stKey(0, 0))
 	if cache.Used() > cache.Budget() {
 		t.Fatalf("cache holds %d bytes with nothing dirty, budget %d", cache.Used(), cache.Budget())
 	}
 	if tables[2].Bytes() != 0 {
 		t.Fatalf("the DropClean table holds %d bytes with everything durable", tables[2].Bytes())
 	}
-	if tables[0].Bytes()+tables[1].Bytes()+tables[2].Bytes() != cache.Used() {
-		t.Fatalf("tables account %d+%d bytes, cache %d", tables[0].Bytes(), tables[1].Bytes(), cache.Used())
+	var sum int64
+	for _, st := range tables {
+		sum += st.Bytes()
+	}
+	if sum != cache.Used() {
+		t.Fatalf("tables account %d bytes, cache %d", sum, cache.Used())
 	}
 }
 
@@ -542,8 +558,11 @@ func TestStateTableExclusive(t *testing.T) {
 func TestAppendRowsMatchesIter(t *testing.T) {
 	db := openMem(t, vfs.NewMem())
 	defer db.Close()
-	for i, whole := range []bool{true, false} {
+	for i, whole := range []bool{true, false, true, false} {
 		st := NewStateTable(db, uint32(50+i), stKeyTypes, stRowTypes, NewCache(64<<20))
+		if i >= 2 {
+			st.StoreEncoded()
+		}
 		if whole {
 			if err := st.Exclusive(); err != nil {
 				t.Fatal(err)
