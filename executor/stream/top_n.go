@@ -70,6 +70,11 @@ type TopN struct {
 	out     []types.Message
 	ob      outBuilder
 	kbuf    []byte
+	// rowBuf and keyBuf hold the input row being applied and its state
+	// key: the state table copies neither (keys are encoded, rows are
+	// stored as new rows with their count), so only a stored row is
+	// allocated.
+	rowBuf, keyBuf types.Row
 }
 
 // topGroup is one dirty group with its window before the epoch.
@@ -193,18 +198,18 @@ func (t *TopN) outCol(c int) int {
 }
 
 func (t *TopN) applyChunk(c *types.Chunk) error {
-	ng, no := len(t.plan.GroupBy), len(t.orderCols)
+	no := len(t.orderCols)
 	vals := make([]types.Datum, no)
 	for i := 0; i < c.Len(); i++ {
 		if !c.Visible(i) {
 			continue
 		}
-		// Room for the count: the stored row is row and its count.
-		row := make(types.Row, len(t.inTs), len(t.inTs)+1)
-		for j, v := range c.Cols {
-			row[j] = detach(v.Get(i))
+		row := t.rowBuf[:0]
+		for _, v := range c.Cols {
+			row = append(row, detach(v.Get(i)))
 		}
-		key := make(types.Row, 0, ng+2*no+len(t.tieCols))
+		t.rowBuf = row
+		key := t.keyBuf[:0]
 		for _, g := range t.plan.GroupBy {
 			key = append(key, row[g])
 		}
@@ -219,6 +224,7 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		for _, tc := range t.tieCols {
 			key = append(key, row[tc])
 		}
+		t.keyBuf = key
 		if g.edge != "" {
 			// Past the end of a full window, which rows of an
 			// append-only input only move earlier: the barrier would
@@ -239,7 +245,11 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		n += signOf(c.Op(i))
 		switch {
 		case n > 0:
-			t.state.Update(key, append(row, types.DInt(n)))
+			// The stored row is the input row and its count.
+			stored := make(types.Row, len(row)+1)
+			copy(stored, row)
+			stored[len(row)] = types.DInt(n)
+			t.state.Update(key, stored)
 		case n == 0:
 			t.state.Delete(key)
 		default:
