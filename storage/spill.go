@@ -246,6 +246,7 @@ func (t *StateTable) spill(keep uint64) error {
 			continue
 		}
 		k = append(append(k[:0], p...), e.key...)
+		e.fresh = false
 		if !e.has() {
 			v = append(v[:0], 0)
 		} else {

@@ -88,6 +88,11 @@ type stEntry struct {
 	// gone: the entry has left memory (evicted, spilled or dropped once
 	// durable); a stale reference in unsorted is skipped.
 	gone bool
+	// fresh: the key had no row when the entry was made (in a table
+	// held whole), and none of its writes has left memory since (into
+	// a batch or a spill area): were it deleted before it does, there
+	// is nothing to delete in storage.
+	fresh bool
 
 	seq        uint64 // cache generation at the last access
 	prev, next *stEntry
@@ -462,6 +467,8 @@ func (t *StateTable) setEncoded(row types.Row) {
 	e, ok := t.entries[string(t.kbuf)]
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
+		// A whole table holds every row: the key has none.
+		e.fresh = t.whole
 	} else if !e.inOverlay {
 		t.lruRemove(e)
 	}
@@ -541,9 +548,16 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		k := append(t.kbuf[:0], t.prefix...)
 		k = append(k, e.key...)
 		var err error
-		if !e.has() {
+		switch {
+		case !e.has() && e.fresh:
+			// Written and deleted before any of it reached storage (a
+			// row a top-N window pushed out at the barrier that
+			// brought it in): a tombstone would only cost Pebble
+			// writes and compactions.
+		case !e.has():
 			err = b.b.Delete(k, nil)
-		} else {
+		default:
+			e.fresh = false
 			b.buf = t.appendValue(b.buf[:0], e)
 			err = b.b.Set(k, b.buf, nil)
 		}
