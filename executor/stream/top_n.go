@@ -438,24 +438,18 @@ func (t *TopN) barrier(b types.Barrier) error {
 func (t *TopN) diff(phase int, old, cur []topEntry) {
 	switch phase {
 	case 0:
-		is := make(map[topID]bool, len(cur))
-		for i := range cur {
-			is[cur[i].id] = true
-		}
+		in := t.finder(cur)
 		for i := range old {
-			if !is[old[i].id] {
+			if in(old[i].id) == nil {
 				t.ob.add(types.OpDelete, t.output(&old[i]))
 			}
 		}
 		return
 	}
-	was := make(map[topID]*topEntry, len(old))
-	for i := range old {
-		was[old[i].id] = &old[i]
-	}
+	was := t.finder(old)
 	ranked := t.plan.RankCol >= 0
 	for i := range cur {
-		o := was[cur[i].id]
+		o := was(cur[i].id)
 		switch {
 		case phase == 2 && o == nil:
 			t.ob.add(types.OpInsert, t.output(&cur[i]))
@@ -463,6 +457,31 @@ func (t *TopN) diff(phase int, old, cur []topEntry) {
 			t.ob.update(t.output(o), t.output(&cur[i]))
 		}
 	}
+}
+
+// linearFind is the largest window searched entry by entry rather than
+// through a map: a diff's lookups are then cheaper than building the
+// map (windows are often a handful of rows: top 10, the latest one).
+const linearFind = 32
+
+// finder returns a function that finds the entry of window w with a
+// given id (nil when there is none).
+func (t *TopN) finder(w []topEntry) func(topID) *topEntry {
+	if len(w) <= linearFind {
+		return func(id topID) *topEntry {
+			for i := range w {
+				if w[i].id == id {
+					return &w[i]
+				}
+			}
+			return nil
+		}
+	}
+	m := make(map[topID]*topEntry, len(w))
+	for i := range w {
+		m[w[i].id] = &w[i]
+	}
+	return func(id topID) *topEntry { return m[id] }
 }
 
 // Close implements Operator.
