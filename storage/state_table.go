@@ -244,11 +244,12 @@ func (t *StateTable) DropClean() { t.dropClean = true }
 // value encoding (types.AppendRow), as Pebble will store them, rather
 // than as rows of datums: a row of n columns takes n 72-byte datums
 // in memory, its encoding a few bytes per number plus its strings'
-// bytes. Reads decode the
-// rows they return, each time. It suits tables written far more often
-// than read, such as a join side that most probes find no match in;
-// the encoding is also what the checkpoint writes, so commits do not
-// encode again. It must be called before the table is used.
+// bytes. Reads decode the rows they return, each time. It suits
+// tables written far more often than read, such as a join side that
+// most probes find no match in; the encoding is also what the
+// checkpoint writes, so commits do not encode again. Rows read from
+// Pebble on a miss are held decoded. It must be called before the
+// table is used.
 func (t *StateTable) StoreEncoded() { t.encoded = true }
 
 // rowOf returns the row of entry e (nil when absent), decoding it when
