@@ -23,8 +23,9 @@ import (
 //     column's DEFAULT, evaluated once, is recorded as its missing value
 //     (catalog.Column.Missing, PostgreSQL's attmissingval) and storage
 //     fills it into the rows written before (storage.DB.SetMissing). A
-//     volatile DEFAULT would need a value per row, that is a rewrite: it
-//     is refused (0A000) unless the table is empty.
+//     volatile DEFAULT needs a value per row: on a table with rows the
+//     table is rewritten as for ALTER COLUMN ... TYPE (alter_type.go),
+//     the DEFAULT computed for each row.
 //   - DROP COLUMN keeps the column in place, hidden and renamed
 //     (catalog.Column.Dropped, attisdropped), so the other columns keep
 //     their positions and the stored rows their encoding. The relations
@@ -55,7 +56,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if err := s.systemCatalogError(st.Name); err != nil {
 		return nil, err
 	}
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
@@ -87,6 +88,22 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 				WithHint("Drop the constraint with an ALTER TABLE of its own.")
 		}
 		return s.dropConstraint(ctx, rel, st, io)
+	}
+	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+		if len(st.More) > 0 && (a.Action == "add check" || a.Action == "validate constraint" || len(a.Checks) > 0 || a.Def.Generated != "") {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD of a CHECK constraint or generated column together with other actions is not supported").
+				WithHint("Add it with an ALTER TABLE of its own.")
+		}
+	}
+	if st.Action == "add check" {
+		return s.addCheck(ctx, rel, st.Checks[0])
+	}
+	if st.Action == "validate constraint" {
+		if len(st.More) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... VALIDATE CONSTRAINT together with other actions is not supported").
+				WithHint("Validate the constraint with an ALTER TABLE of its own.")
+		}
+		return s.validateConstraint(ctx, rel, st.Column)
 	}
 	for _, a := range st.More {
 		if a.Action == "drop constraint" {
@@ -129,6 +146,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 			col.SeqKey = col.Name
 		}
 		col.Name = st.NewName
+		if err := renameInRules(up, st.Column, st.NewName); err != nil {
+			return nil, err
+		}
 		if t, ok := up.ColComments[st.Column]; ok {
 			delete(up.ColComments, st.Column)
 			up.ColComments[st.NewName] = t
@@ -148,6 +168,17 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		col.Default = st.Default
 	case "drop default":
 		col.Default = ""
+	case "drop expression":
+		// The column keeps its values and becomes an ordinary one.
+		if col.Generated == "" {
+			msg := fmt.Sprintf("column \"%s\" of relation \"%s\" is not a stored generated column", col.Name, rel.Name)
+			if st.IfColumn {
+				io.Notice("NOTICE", "00000", msg+", skipping")
+				return done("ALTER TABLE")
+			}
+			return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s", msg)
+		}
+		col.Generated = ""
 	case "set not null":
 		if col.NotNull {
 			return done("ALTER TABLE")
@@ -290,38 +321,9 @@ func (e *Engine) anyRow(rel *catalog.Relation, pred func(types.Row) bool) (bool,
 // would (with its assignment cast) and, unless it is volatile, computes
 // it: the value rows written before the column existed take.
 func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text string) (types.Datum, bool, error) {
-	one := rel.Clone()
-	col.Default, col.Hidden, col.NotNull = text, false, false
-	one.Cols, one.PK = []catalog.Column{col}, nil
-	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
-	q, err := parseQuery(ins)
-	if err != nil {
-		return types.NullDatum, false, err
-	}
-	is := s.eng.internalSession()
-	is.over = map[uint32]*catalog.Relation{rel.ID: one}
-	b, err := planner.Bind(q, is.catalogView(), nil)
-	if err != nil {
-		return types.NullDatum, false, err
-	}
-	var vals *planner.Values
-	if insert, ok := b.Plan.(*planner.Insert); ok {
-		vals, _ = insert.Input.(*planner.Values)
-	}
-	if vals == nil || len(vals.Rows) != 1 || len(vals.Rows[0]) != 1 {
-		return types.NullDatum, false, pgerr.New(pgerr.InternalError, "unexpected plan for the default of column \"%s\"", col.Name)
-	}
-	expr := vals.Rows[0][0]
-	volatile := false
-	planner.WalkExpr(expr, func(x planner.Expr) {
-		if c, ok := x.(*planner.Call); ok {
-			for _, o := range planner.Overloads(c.Fn) {
-				volatile = volatile || o.Volatile
-			}
-		}
-	})
-	if volatile {
-		return types.NullDatum, true, nil
+	expr, volatile, err := s.defaultExpr(rel, col, text)
+	if err != nil || volatile {
+		return types.NullDatum, volatile, err
 	}
 	ctx := context.Background()
 	ec := s.execCtx(ctx, nil, nil, nil)
@@ -342,6 +344,43 @@ func (s *Session) evalDefault(rel *catalog.Relation, col catalog.Column, text st
 	return r[0], false, nil
 }
 
+// defaultExpr binds the DEFAULT text for column col of rel as an INSERT
+// would, with its assignment cast, and tells whether it calls a
+// volatile function (so that each row needs a value of its own).
+func (s *Session) defaultExpr(rel *catalog.Relation, col catalog.Column, text string) (planner.Expr, bool, error) {
+	one := rel.Clone()
+	col.Default, col.Hidden, col.NotNull = text, false, false
+	one.Cols, one.PK, one.Checks = []catalog.Column{col}, nil, nil
+	ins := "INSERT INTO " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name) + " VALUES (DEFAULT)"
+	q, err := parseQuery(ins)
+	if err != nil {
+		return nil, false, err
+	}
+	is := s.eng.internalSession()
+	is.over = map[uint32]*catalog.Relation{rel.ID: one}
+	b, err := planner.Bind(q, is.catalogView(), nil)
+	if err != nil {
+		return nil, false, err
+	}
+	var vals *planner.Values
+	if insert, ok := b.Plan.(*planner.Insert); ok {
+		vals, _ = insert.Input.(*planner.Values)
+	}
+	if vals == nil || len(vals.Rows) != 1 || len(vals.Rows[0]) != 1 {
+		return nil, false, pgerr.New(pgerr.InternalError, "unexpected plan for the default of column \"%s\"", col.Name)
+	}
+	expr := vals.Rows[0][0]
+	volatile := false
+	planner.WalkExpr(expr, func(x planner.Expr) {
+		if c, ok := x.(*planner.Call); ok {
+			for _, o := range planner.Overloads(c.Fn) {
+				volatile = volatile || o.Volatile
+			}
+		}
+	})
+	return expr, volatile, nil
+}
+
 // addColumn runs ALTER TABLE ... ADD COLUMN.
 func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
@@ -357,6 +396,10 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported").
 			WithHint("Add an integer column and fill it with UPDATE.")
 	}
+	if def.Generated != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a generated column is not supported").
+			WithHint("Create the table again with the column.")
+	}
 	col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
 		if err := s.checkDefault(def.Default, col.T); err != nil {
@@ -364,7 +407,12 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		}
 	}
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			e.writeMu.Unlock()
+		}
+	}()
 	hasRows, err := e.anyRow(rel, func(types.Row) bool { return true })
 	if err != nil {
 		return nil, err
@@ -376,9 +424,11 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 			return nil, err
 		}
 		if volatile && hasRows {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile DEFAULT is not supported on a table with rows").
-				WithDetail("Each existing row would need a value of its own, which takes rewriting the table.").
-				WithHint("Add the column without a default, or with a constant one, and fill it with UPDATE.")
+			// Each row takes a value of its own: the table is
+			// rewritten, as for a change of type.
+			locked = false
+			e.writeMu.Unlock()
+			return s.alterActions(ctx, rel, st, io)
 		}
 		missing = v
 	}
@@ -391,6 +441,16 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	}
 	up := rel.Clone()
 	up.Cols = append(up.Cols, col)
+	taken := e.checkNamesIn(rel.Schema)
+	for _, c := range st.Checks {
+		expr, err := s.addCheckTo(ctx, up, c, taken, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.validateCheck(ctx, rel, expr, up.Checks[len(up.Checks)-1].Name, &missing, col.T); err != nil {
+			return nil, err
+		}
+	}
 	// Readers see the missing value before any of them can see the
 	// column.
 	m, _ := up.MissingRow()
@@ -398,10 +458,13 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	return e.replaceTable(rel, up, true)
 }
 
-// dropConstraint runs ALTER TABLE ... DROP CONSTRAINT: a UNIQUE
-// constraint goes with its index. ddlMu is held.
+// dropConstraint runs ALTER TABLE ... DROP CONSTRAINT: a CHECK
+// constraint leaves the catalog, a UNIQUE constraint goes with its index. ddlMu is held.
 func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
+	if res, ok, err := e.dropCheck(rel, st.Column); ok || err != nil {
+		return res, err
+	}
 	if len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden && st.Column == rel.Name+"_pkey" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop constraint %s on table %s: it is the table's primary key", st.Column, rel.Name).
 			WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
@@ -459,6 +522,9 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 		return nil, err
 	}
 	up := droppedColumn(rel, i)
+	if err := s.rulesOnDropColumn(ctx, rel, up, i, st.Cascade); err != nil {
+		return nil, err
+	}
 	readers := e.columnReaders(rel, rel, i)
 	if err := dropBlocked(rel, st.Column, readers); err != nil && !st.Cascade {
 		return nil, err
@@ -505,6 +571,9 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rel.Name)
 		}
 		up = droppedColumn(cur, i)
+		if err := s.rulesOnDropColumn(ctx, cur, up, i, st.Cascade); err != nil {
+			return nil, err
+		}
 		rel = cur
 	}
 	return e.replaceTable(rel, up, false)

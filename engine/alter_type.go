@@ -35,9 +35,11 @@ import (
 //     have passed their checks, so any error leaves the table unchanged.
 //   - NOT NULL is verified last, against the rows as they will be.
 //
-// Without TYPE the change is the catalog's alone (alter_table.go). TYPE
-// changes how the column's values are encoded, so every row is
-// rewritten: under writeMu, once no pending epoch holds writes of the
+// Without TYPE the change is the catalog's alone (alter_table.go),
+// unless a column is added with a volatile DEFAULT to a table with rows:
+// each row then takes a value of its own, computed as the row is
+// rewritten. TYPE changes how the column's values are encoded, so every
+// row is rewritten: under writeMu, once no pending epoch holds writes of the
 // table (drainTable), the rows are read a chunk at a time, converted
 // and written into a spill area of the table (storage.Area, flushed to
 // Pebble every megabyte, so memory stays bounded), and one durable
@@ -79,8 +81,9 @@ func alterPass(action string) int {
 // changing anything.
 type alterPlan struct {
 	up *catalog.Relation
-	// conv holds, per converted column of up, its new value computed
-	// from a stored row of the table as it was.
+	// conv holds, per converted column of up (or column added with a
+	// volatile DEFAULT), its new value computed from a stored row of the
+	// table as it was.
 	conv map[int]planner.Expr
 	// rebuild are the indexes on converted columns.
 	rebuild []*catalog.Relation
@@ -412,7 +415,11 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 					WithHint("Drop the column with an ALTER TABLE of its own.")
 			}
 			delete(p.conv, i)
-			up = droppedColumn(up, i)
+			next := droppedColumn(up, i)
+			if err := s.rulesOnDropColumn(ctx, up, next, i, a.Cascade); err != nil {
+				return nil, err
+			}
+			up = next
 		case "drop default":
 			up.Cols[i].Default = ""
 		case "drop not null":
@@ -466,7 +473,10 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported").
 					WithHint("Add an integer column and fill it with UPDATE.")
 			}
-			col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true}
+			if def.CollateErr != nil {
+				return nil, def.CollateErr
+			}
+			col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 			if def.Default != "" {
 				if err := s.checkDefault(def.Default, col.T); err != nil {
 					return nil, err
@@ -479,9 +489,12 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 					if nonEmpty, err := rows(); err != nil {
 						return nil, err
 					} else if nonEmpty {
-						return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile DEFAULT is not supported on a table with rows").
-							WithDetail("Each existing row would need a value of its own, which takes rewriting the table.").
-							WithHint("Add the column without a default, or with a constant one, and fill it with UPDATE.")
+						// The rewrite computes it for each row.
+						x, _, err := s.defaultExpr(up, col, def.Default)
+						if err != nil {
+							return nil, err
+						}
+						p.conv[len(up.Cols)] = x
 					}
 				}
 				if !v.Null {
@@ -529,6 +542,9 @@ func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation
 		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of an identity column is not supported")
 	}
 	if err := watermarkColumn(up, col.Name, "alter the type of"); err != nil {
+		return err
+	}
+	if err := s.rulesOnTypeChange(ctx, rel, i); err != nil {
 		return err
 	}
 	if slices.Contains(up.PK, i) {

@@ -12,27 +12,58 @@ import (
 )
 
 // catalogView is the binder's view of the catalog from one session.
-type catalogView struct{ s *Session }
+// permanent leaves the session's temporary schema out of the search for
+// an unqualified name (Permanent).
+type catalogView struct {
+	s         *Session
+	permanent bool
+}
 
-func (s *Session) catalogView() planner.Catalog { return catalogView{s} }
+func (s *Session) catalogView() planner.Catalog { return catalogView{s: s} }
 
 func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
-	if schema == "" {
+	switch schema {
+	case "":
+		// The session's temporary schema comes first, before
+		// pg_catalog, as in PostgreSQL's implicit search path.
+		if t := v.s.tempSchema; t != "" && !v.permanent {
+			if rel, ok := v.s.eng.cat.Lookup(t, name); ok {
+				return v.seen(rel), true
+			}
+		}
 		if syscat.CatalogFirst(v.s.searchPath(), name) {
 			// The catalog relation of that name hides a user
 			// relation's: the binder takes the system table.
 			return nil, false
 		}
 		schema = "public"
+	case catalog.TempSchemaAlias:
+		if v.s.tempSchema == "" {
+			return nil, false
+		}
+		schema = v.s.tempSchema
 	}
 	rel, ok := v.s.eng.cat.Lookup(schema, name)
-	if !ok {
+	if !ok || !v.s.visibleTo(rel) {
 		return nil, false
 	}
+	return v.seen(rel), true
+}
+
+// seen returns rel as the session's binder sees it.
+func (v catalogView) seen(rel *catalog.Relation) *catalog.Relation {
 	if o, ok := v.s.over[rel.ID]; ok {
 		rel = o
 	}
-	return planner.PinRelation(rel, v.s.pins), true
+	return planner.PinRelation(rel, v.s.pins)
+}
+
+// Permanent implements planner.PermanentCatalog: the view in which an
+// unqualified name skips the session's temporary schema, for binding
+// the definition of a permanent view.
+func (v catalogView) Permanent() planner.Catalog {
+	v.permanent = true
+	return v
 }
 
 func (v catalogView) SystemTable(schema, name string) (string, types.Schema, bool) {
@@ -41,7 +72,14 @@ func (v catalogView) SystemTable(schema, name string) (string, types.Schema, boo
 
 // collect runs a bound read-only plan over snap and returns all rows.
 func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
-	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s}, nil)
+	return s.collectThrough(ctx, b, snap, nil)
+}
+
+// collectThrough is collect reading through batch, a transaction
+// block's pending writes (nil for none), as the block's statements do.
+func (s *Session) collectThrough(ctx context.Context, b *planner.Bound, snap *storage.Snapshot, batch *storage.Batch) ([]types.Row, error) {
+	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s, batch: batch}, nil)
+	defer ec.Release()
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err

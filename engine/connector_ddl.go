@@ -112,7 +112,7 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	}
 	cols = append(cols, catalog.Column{Name: hiddenRowID, T: types.TInt8, NotNull: true, Hidden: true})
 	e := s.eng
-	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSource,
+	rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSource,
 		Cols: cols, PK: []int{len(cols) - 1}, SQL: text, With: with}
 	if err := setWatermarkOptions(rel, st.Watermark, true); err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 	if len(st.Columns) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
 	}
-	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindTable, Cols: cols, SQL: text, With: with}
+	rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindTable, Cols: cols, SQL: text, With: with}
 	for _, name := range st.PrimaryKey {
 		idx := -1
 		for i, c := range rel.Cols {
@@ -422,7 +422,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	if _, err := e.jobRestartStrategy(with); err != nil {
 		return nil, err
 	}
-	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
+	rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink, SQL: text, With: with}
 	if err := s.checkSinkConnector(ctx, st, rel); err != nil {
 		return nil, err
 	}
@@ -468,6 +468,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 			}
 		}
 		rel.Deps = b.Deps
+		if e.usesTemp(b.Deps) != nil {
+			return nil, false, pgerr.New(pgerr.FeatureNotSupported, "sinks must not use temporary tables or views")
+		}
 		rel.Owner = s.role().OID
 		return e.deployLocked(rel, func(r *catalog.Relation) (planner.StreamNode, error) { return e.planSinkRel(r) })
 	}()
@@ -529,7 +532,7 @@ func (s *Session) checkSinkBroker(ctx context.Context, st *sql.CreateSink, rel *
 // prepareExplainSink is EXPLAIN CREATE SINK: the stream plan as a tree.
 func (s *Session) prepareExplainSink(st *sql.CreateSink) (wire.Prepared, error) {
 	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink,
+		rel := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindSink,
 			With: connectorWith(st.With, st.Format, st.Encode)}
 		var next uint32
 		root, _, err := s.planSink(st, rel, func() uint32 { next++; return next })

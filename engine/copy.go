@@ -97,7 +97,7 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			return s.copyOut(ctx, b, co, io)
 		}}, nil
 	}
-	rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name)
+	rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Table), st.Table.Name)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Table.Name)
 	}
@@ -134,13 +134,14 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 	}}, nil
 }
 
-// copyColumns resolves a COPY column list (all visible columns if empty)
-// to indexes into rel.Cols.
+// copyColumns resolves a COPY column list (all visible columns but the
+// generated ones if empty) to indexes into rel.Cols; naming a generated
+// column is 42P10, as in PostgreSQL.
 func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 	var cols []int
 	if len(names) == 0 {
 		for i, c := range rel.Cols {
-			if !c.Hidden {
+			if !c.Hidden && c.Generated == "" {
 				cols = append(cols, i)
 			}
 		}
@@ -155,6 +156,10 @@ func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 		}
 		if idx < 0 {
 			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", n, rel.Name)
+		}
+		if rel.Cols[idx].Generated != "" {
+			return nil, pgerr.New(pgerr.InvalidColumnReference, "column \"%s\" is a generated column", n).
+				WithDetail("Generated columns cannot be used in COPY.")
 		}
 		for _, have := range cols {
 			if have == idx {
@@ -183,6 +188,25 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	defaults, err := s.defaultsFor(rel, cols)
 	if err != nil {
 		return nil, err
+	}
+	bound, err := planner.BindRowRules(ctx, rel, s.catalogView())
+	if err != nil {
+		return nil, err
+	}
+	rules, err := executor.NewRowRules(rel, bound)
+	if err != nil {
+		return nil, err
+	}
+	ec := s.execCtx(ctx, nil, nil, nil)
+	// A role that may not read the table sees in a violation's detail
+	// only the columns it copies, and no duplicate key, as in PostgreSQL.
+	mayRead := s.hasPrivilege(rel, catalog.PrivSelect)
+	if !mayRead {
+		ec.MaySelect = func(*catalog.Relation) bool { return false }
+	}
+	given := make([]bool, len(rel.Cols))
+	for _, i := range cols {
+		given[i] = true
 	}
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
@@ -243,11 +267,12 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				}
 				row[i] = types.DInt(id)
 			}
-			if c.NotNull && row[i].Null && !c.Hidden {
-				return lineWhere(pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-					WithDetail("Failing row contains (%s).", s.failingRow(rel, row)).
-					WithTable(rel.Schema, rel.Name).WithColumn(c.Name))
+		}
+		if err := rules.Apply(row, &ec.Eval, given); err != nil {
+			if pe, ok := err.(*pgerr.Error); ok && (pe.Code == pgerr.NotNullViolation || pe.Code == pgerr.CheckViolation) {
+				return lineWhere(pe)
 			}
+			return err
 		}
 		if err := w.Insert(rel.ID, row); err != nil {
 			if errors.Is(err, executor.ErrRowDropped) {
@@ -256,7 +281,13 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			}
 			// PostgreSQL finds a duplicate key when it flushes its
 			// buffer of rows, where the line is no longer at hand.
-			return pgerr.As(err).WithWhere("COPY %s, line %d", rel.Name, line)
+			pe := pgerr.As(err)
+			if !mayRead && pe.Code == pgerr.UniqueViolation {
+				cp := *pe
+				cp.Detail = ""
+				pe = &cp
+			}
+			return pe.WithWhere("COPY %s, line %d", rel.Name, line)
 		}
 		n++
 		return nil
@@ -277,22 +308,6 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 		return nil, err
 	}
 	return done(fmt.Sprintf("COPY %d", n))
-}
-
-// failingRow is the "Failing row contains" detail's list: the row's
-// visible columns as text, NULL as null.
-func (s *Session) failingRow(rel *catalog.Relation, row types.Row) string {
-	var vals []string
-	for k, c := range rel.Cols {
-		switch {
-		case c.Hidden || c.Dropped:
-		case row[k].Null:
-			vals = append(vals, "null")
-		default:
-			vals = append(vals, types.FormatText(row[k], c.T, s.loc))
-		}
-	}
-	return strings.Join(vals, ", ")
 }
 
 // copyPrintout cuts text shown in a COPY error's context to 100 bytes

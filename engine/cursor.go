@@ -114,7 +114,7 @@ func (e *Engine) cursorMemLimit() int64 { return e.cfg.MemoryBudget() / 64 }
 // cursor (42P03 when the name is taken). BINARY cursors are refused with
 // 0A000.
 func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, text string) (wire.Prepared, error) {
-	stmt, err := parseCtx(ctx, st.Body)
+	stmt, err := s.parseCtx(ctx, st.Body)
 	if err != nil {
 		return nil, shiftPosition(err, st.BodyAt)
 	}

@@ -322,13 +322,24 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 	}
 	ec := s.execCtx(ctx, params, ws.src, ws.w)
 	ec.Analyze = an
+	defer ec.Release()
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {
 		return nil, err
 	}
 	defer op.Close()
-	var rows []types.Row
-	ncols := len(b.Plan.Schema())
+	// The RETURNING rows wait for the commit in a store that keeps
+	// work_mem of them and puts the rest on a tape, which the result
+	// removes once sent (or this function on an error).
+	sch := b.Plan.Schema()
+	ncols := len(sch)
+	rows := executor.NewRowStore(ec, sch.Types())
+	sent := false
+	defer func() {
+		if !sent {
+			rows.Discard()
+		}
+	}()
 	for {
 		c, err := op.Next(ctx)
 		if err != nil {
@@ -344,7 +355,9 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 			if c.Visible(i) {
 				r := c.Row(i)
 				copyDecimals(r)
-				rows = append(rows, r[:ncols])
+				if err := rows.Add(r[:ncols]); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -359,15 +372,28 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, b *planner.Bound, par
 	if rc, ok := op.(rowCounter); ok {
 		n = rc.RowsAffected()
 	} else {
-		n = int64(len(rows))
+		n = int64(rows.Len())
 	}
 	e.metrics.statements.WithLabelValues(strings.ToLower(b.Tag)).Inc()
 	tag := fmt.Sprintf("%s %d", b.Tag, n)
 	if b.Tag == "INSERT" {
 		tag = fmt.Sprintf("INSERT 0 %d", n)
 	}
-	return &rowsResult{rows: rows, tag: tag}, nil
+	sent = true
+	return &storeResult{rows: rows, rd: rows.Reader(), tag: tag}, nil
 }
+
+// storeResult sends the rows of an executor.RowStore and removes it
+// when closed.
+type storeResult struct {
+	rows *executor.RowStore
+	rd   *executor.RowStoreReader
+	tag  string
+}
+
+func (r *storeResult) Next(context.Context) (types.Row, error) { return r.rd.Next() }
+func (r *storeResult) Tag() string                             { return r.tag }
+func (r *storeResult) Close()                                  { r.rows.Discard() }
 
 // viewSource serves a DML statement's scans from the tables' committed
 // state plus the changes not yet committed (the engine's view batch).

@@ -51,6 +51,10 @@ type Config struct {
 	// MaxConnections is the wire server's session limit, shown by SHOW
 	// max_connections (zero: the default, 100).
 	MaxConnections int
+	// SuperuserReservedConnections is how many of those only superusers
+	// may take, shown by SHOW superuser_reserved_connections (negative:
+	// none; zero: the default, 3).
+	SuperuserReservedConnections int
 	// AllowedConnectorHosts limits the brokers sources and sinks may
 	// name: each entry is a host (any port) or host:port. Empty allows
 	// every host.
@@ -117,6 +121,8 @@ type Engine struct {
 	st *streams
 
 	nextPID atomic.Uint32
+	// parses admits the parsing of large statements (parse.go).
+	parses *parseGate
 	// conf holds the session settings' defaults that ALTER SYSTEM kept,
 	// as of the last pg_reload_conf() or start (autoconf.go).
 	conf    atomic.Pointer[confDefaults]
@@ -193,9 +199,18 @@ func Open(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
+	// Temporary relations end with their session; a server that
+	// stopped without ending its sessions left some behind.
+	if n, err := cat.DropTemp(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("drop temporary relations: %w", err)
+	} else if n > 0 {
+		log.Info("dropped temporary relations left by the last run", "count", n)
+	}
 	registerMissing(db, cat)
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
+	e.parses = newParseGate(cfg.MemoryBudget())
 	if err := e.rebuildUniqueStores(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("rebuild unique key stores: %w", err)

@@ -69,6 +69,9 @@ func (s *Session) bindExplained(ctx context.Context, q *sql.Query, hints []types
 			return nil, err
 		}
 	}
+	if err := s.authorizeTargetReads(q, b); err != nil {
+		return nil, err
+	}
 	b.Plan = s.eng.useIndexes(b)
 	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
 }

@@ -48,9 +48,13 @@ import (
 //	   table of values with a count per aggregate; relations created
 //	   before keep their plans (planner.WithPlanFormat "4", set by the
 //	   upgrade from 4 and from 1).
+//	6  a stream plan computes equal subplans once (planner.StreamShare):
+//	   the copies' state tables stay unused, so the layout changes;
+//	   relations created before keep their plans (planner.WithPlanFormat
+//	   "5", set by the upgrade from 5; older ones have theirs already).
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 5
+	FormatVersion = 6
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -160,18 +164,13 @@ func (e *Engine) upgradeFormat() error {
 		case 4:
 			// Version 5 prunes columns from stream plans: relations
 			// created before keep the layout they were planned with.
-			for _, rel := range e.cat.All() {
-				if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPlanFormat] != "" {
-					continue
-				}
-				up := rel.Clone()
-				if up.With == nil {
-					up.With = map[string]string{}
-				}
-				up.With[planner.WithPlanFormat] = "4"
-				if err := e.cat.Replace(up); err != nil {
-					return err
-				}
+			if err := e.keepPlanFormat("4"); err != nil {
+				return err
+			}
+		case 5:
+			// Version 6 shares equal subplans.
+			if err := e.keepPlanFormat("5"); err != nil {
+				return err
 			}
 		}
 		v++
@@ -179,6 +178,26 @@ func (e *Engine) upgradeFormat() error {
 			return err
 		}
 		e.log.Info("data directory upgraded", "format_version", v)
+	}
+	return nil
+}
+
+// keepPlanFormat makes the views and sinks planned by the current
+// planner (no planner.WithPlanFormat) keep the plans of format version:
+// an upgrade whose planner changes state layouts.
+func (e *Engine) keepPlanFormat(version string) error {
+	for _, rel := range e.cat.All() {
+		if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink || rel.With[planner.WithPlanFormat] != "" {
+			continue
+		}
+		up := rel.Clone()
+		if up.With == nil {
+			up.With = map[string]string{}
+		}
+		up.With[planner.WithPlanFormat] = version
+		if err := e.cat.Replace(up); err != nil {
+			return err
+		}
 	}
 	return nil
 }

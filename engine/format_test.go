@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -381,4 +382,82 @@ func TestUpgradeFormat4KeepsItsPlans(t *testing.T) {
 		wantRows(t, s, "SELECT * FROM "+name+"2 ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
 	}
 	check(s)
+}
+
+// TestUpgradeFormat5KeepsItsPlans opens a directory of format 5 whose
+// view reads the same aggregation twice, planned as format 5 did: one
+// copy of the aggregation per side of the join, each with its state
+// table. The upgrade marks the view to be planned so again (format 6
+// would share the aggregation, leaving one table unused, a layout the
+// catalog does not record), and it keeps streaming, equal to its query,
+// across restarts. A view created afterwards shares it.
+func TestUpgradeFormat5KeepsItsPlans(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, g int)")
+	const q = "SELECT a.g, a.n, b.g AS h FROM (SELECT g, count(*) AS n FROM t GROUP BY g) a JOIN (SELECT g, count(*) AS n FROM t GROUP BY g) b ON a.g = b.n"
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v AS "+q)
+	rel, _ := e.cat.Lookup("", "v")
+	old := rel.Clone()
+	old.With[planner.WithPlanFormat] = "5"
+	// Format 5 reads the table twice, each scan with a backfill table:
+	// give it a new id.
+	var root planner.StreamNode
+	for {
+		var err error
+		if root, err = e.planRel(old); err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "state tables, the catalog records") || len(old.StateTables) > 10 {
+			t.Fatal(err)
+		}
+		id, err := e.cat.NextStateTableID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		old.StateTables = append(old.StateTables, id)
+	}
+	layout := stateLayout(root, old.StateTables)
+	if strings.Join(layout, ";") == strings.Join(rel.StateLayout, ";") {
+		t.Fatalf("format 6 does not change the layout %q: the test shows nothing", layout)
+	}
+	delete(old.With, planner.WithPlanFormat)
+	old.StateLayout = layout
+	if err := e.cat.Replace(old); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "5")
+
+	for round := range 2 {
+		e = openTest(t, fs)
+		s = session(t, e)
+		if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+			t.Fatalf("format version after the upgrade: %q", v)
+		}
+		if rel, _ := e.cat.Lookup("", "v"); rel.With[planner.WithPlanFormat] != "5" {
+			t.Fatalf("the upgraded view's options: %v", rel.With)
+		}
+		if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+			t.Fatalf("stream errors: %q", rows)
+		}
+		base := round * 10
+		mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, 1), (%d, 2), (%d, 1), (%d, 3)", base+1, base+2, base+3, base+4))
+		if round == 1 {
+			mustRun(t, s, "DELETE FROM t WHERE k = 2")
+			mustRun(t, s, "UPDATE t SET g = 2 WHERE k = 4")
+		}
+		wantRows(t, s, "SELECT * FROM v ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
+		e.Close()
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v2 AS "+q)
+	if rel, _ := e.cat.Lookup("", "v2"); rel.With[planner.WithPlanFormat] != "" || !slices.Contains(rel.StateLayout, "unused") {
+		t.Fatalf("a new view planned as format 5: %v, layout %q", rel.With, rel.StateLayout)
+	}
+	wantRows(t, s, "SELECT * FROM v2 ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
+	wantRows(t, s, "SELECT * FROM v ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
 }

@@ -80,7 +80,7 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 // EXISTS found the name taken. Called under writeMu.
 func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, bool, error) {
 	e := s.eng
-	schema := schemaOf(st.Rel)
+	schema := s.schemaOf(st.Rel)
 	rel, ok := e.cat.Lookup(schema, st.Rel.Name)
 	if !ok {
 		return nil, false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Rel.Name)

@@ -206,8 +206,9 @@ func (e *Engine) loadFailedJobs() {
 		h := t.entry(types.JobID(rel.ID), s)
 		h.status, h.lastErr = jobFailed, string(v)
 		// A view fed by tables or views had its state dropped to be
-		// rebuilt: it stays unreadable until RESUME rebuilds it.
-		h.rebuild = materialized(rel) && e.readsRelations(rel)
+		// rebuilt: it stays unreadable until RESUME rebuilds it. (Not
+		// one failed for a lost privilege, which keeps its rows.)
+		h.rebuild = materialized(rel) && e.readsRelations(rel) && !strings.HasPrefix(string(v), reasonLostPrivilege)
 		t.mu.Unlock()
 	}
 }
@@ -309,7 +310,9 @@ func (e *Engine) jobFailed(_ context.Context, j *jobRun, actor types.ActorID, er
 	delete(st.jobs, j.id)
 	j.active = false
 	e.unsubscribe(j)
-	if len(j.job.Tables) > 0 {
+	if len(j.job.Tables) > 0 && !notRetried(named) {
+		// (A job failed for a privilege is not restarted: its view
+		// keeps its committed rows until RESUME rebuilds it.)
 		s := e.strategyOrDefault(j.rel)
 		st.health.mu.Lock()
 		h := st.health.entry(j.id, s)
@@ -338,6 +341,10 @@ func (e *Engine) decide(rel *catalog.Relation, err error, how restartHow) (time.
 	t.mu.Lock()
 	h := t.entry(types.JobID(rel.ID), s)
 	d := h.restarts.Failed(now, t.rng.Float64())
+	if notRetried(err) {
+		// A lost privilege stays lost until a GRANT (job_privileges.go).
+		d.Restart, d.Reason = false, reasonLostPrivilege
+	}
 	h.lastErr, h.cause = pgerr.As(err).Message, err
 	kind := kindWords[rel.Kind]
 	if !d.Restart {
@@ -724,6 +731,9 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 			WithHint("RESUME restarts a job that ran out of restart attempts.")
 	}
 	t.mu.Unlock()
+	if err := e.ownerMayRead(rel); err != nil {
+		return pgerr.Wrap(pgerr.CodeOf(err), err, fmt.Sprintf("cannot resume %s \"%s\"", kind, name))
+	}
 
 	e.writeMu.Lock()
 	if e.st.jobs[id] != nil {

@@ -283,7 +283,10 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 // relation exists and IF NOT EXISTS was given. Called under writeMu.
 func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra map[string]string, io wire.ExecIO) (*jobRun, bool, error) {
 	e := s.eng
-	schema := schemaOf(st.Name)
+	schema := orDefault(st.Name.Schema, catalog.PublicSchema)
+	if kind == catalog.KindIndex {
+		schema = s.schemaOf(st.Name)
+	}
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
@@ -316,6 +319,10 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		return nil, false, err
 	}
 	mv.Deps = b.Deps
+	if kind != catalog.KindIndex && e.usesTemp(b.Deps) != nil {
+		// The job outlives the session, which drops the relation.
+		return nil, false, pgerr.New(pgerr.FeatureNotSupported, "materialized views must not use temporary tables or views")
+	}
 	if _, ok := with[planner.WithStateTTL]; ok && !root.Upsert {
 		// The planner gives a TTL to aggregations not emitting on
 		// window close and to joins no watermark cleans (Upsert is set
@@ -428,7 +435,7 @@ func (e *Engine) stopJob(ctx context.Context, id uint32) error {
 // (the view's own table is #0).
 func (s *Session) prepareExplainMView(st *sql.CreateView) (wire.Prepared, error) {
 	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		mv := &catalog.Relation{Schema: schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindMView, With: maps.Clone(st.With)}
+		mv := &catalog.Relation{Schema: s.schemaOf(st.Name), Name: st.Name.Name, Kind: catalog.KindMView, With: maps.Clone(st.With)}
 		var next uint32
 		root, _, err := s.planMView(st, mv, func() uint32 { next++; return next })
 		if err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -192,10 +193,14 @@ func (o *observer) recoveryStarted(cause error, jobs []types.JobID, now time.Tim
 		}
 		o.ckptTotal.WithLabelValues(r.status).Inc()
 	}
+	var deliberate deliberateRestart
+	asked := errors.As(cause, &deliberate)
 	for _, id := range jobs {
 		h := o.health(id)
 		h.restarts++
-		h.lastError, h.lastAt = msg, now
+		if !asked {
+			h.lastError, h.lastAt = msg, now
+		}
 	}
 }
 
@@ -385,8 +390,12 @@ func (e *Engine) operatorStats(j *jobRun, maxAge time.Duration) []operatorStat {
 	stats := j.job.Stats()
 	var rowsOut func(n planner.StreamNode) (int64, bool)
 	rowsOut = func(n planner.StreamNode) (int64, bool) {
-		if x, ok := n.(*planner.StreamExchange); ok {
+		switch x := n.(type) {
+		case *planner.StreamExchange:
 			// An exchange moves its input's rows between actors.
+			return rowsOut(x.Input)
+		case *planner.StreamShare:
+			// Each consumer of a shared subplan reads all its rows.
 			return rowsOut(x.Input)
 		}
 		if s := stats[n]; s != nil {

@@ -59,7 +59,7 @@ func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	stmt, err := parseCtx(ctx, c.text)
+	stmt, err := s.parseCtx(ctx, c.text)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) 
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := parseCtx(ctx, st.Body)
+	stmt, err := s.parseCtx(ctx, st.Body)
 	if err != nil {
 		return nil, shiftPosition(err, st.BodyAt)
 	}
@@ -103,7 +103,7 @@ func (s *Session) prepareTypes(ctx context.Context, st *sql.Prepare) ([]types.T,
 	if len(at) == 0 {
 		return hints, nil
 	}
-	stmt, err := parseCtx(ctx, b.String())
+	stmt, err := s.parseCtx(ctx, b.String())
 	if err != nil {
 		return nil, itemPosition(err, texts, ats, starts, len("NULL::"))
 	}
@@ -181,7 +181,7 @@ func (s *Session) bindExecute(ctx context.Context, st *sql.Execute) (*boundExecu
 			b.WriteString(")::")
 			b.WriteString(ts[i].String())
 		}
-		stmt, err := parseCtx(ctx, b.String())
+		stmt, err := s.parseCtx(ctx, b.String())
 		if err == nil {
 			x.args, err = s.prepare(ctx, stmt, b.String(), nil)
 		}

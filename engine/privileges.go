@@ -119,6 +119,8 @@ func aclNoun(k catalog.Kind) string {
 		return "source"
 	case catalog.KindSink:
 		return "sink"
+	case catalog.KindSequence:
+		return "sequence"
 	}
 	return "table"
 }
@@ -127,7 +129,7 @@ func aclNoun(k catalog.Kind) string {
 // the relation named n alter it (a missing relation is left to the
 // statement to report).
 func (s *Session) mustOwn(n sql.ObjectName) error {
-	if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.owns(rel) {
+	if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.owns(rel) {
 		return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
 	}
 	return nil
@@ -170,17 +172,17 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		if st.With["connector"] != "" || st.Format != "" {
 			return mustBeSuperuser("create a table with a connector")
 		}
-		if err := s.authorizeCreate(st.Name); err != nil {
+		if err := s.authorizeCreate(st.Name, st.Temp); err != nil {
 			return err
 		}
 		if st.AsQuery != nil {
 			return s.authorizeQuery(st.AsQuery)
 		}
 	case *sql.CreateView:
-		if err := s.authorizeCreate(st.Name); err != nil {
+		if err := s.authorizeCreate(st.Name, st.Temp); err != nil {
 			return err
 		}
-		if old, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && !s.owns(old) {
+		if old, ok := s.eng.cat.Lookup(s.schemaOf(st.Name), st.Name.Name); ok && st.OrReplace && !s.owns(old) {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(old.Kind), old.Name)
 		}
 		return s.authorizeQuery(st.Query)
@@ -211,7 +213,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	case *sql.CreateSchema:
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
 	case *sql.CreateSequence:
-		return s.authorizeCreate(st.Name)
+		return s.authorizeCreate(st.Name, false)
 	case *sql.AlterSequence:
 		return s.mustOwn(st.Name)
 	case *sql.Drop:
@@ -219,13 +221,13 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)
 		}
 		for _, n := range st.Names {
-			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.owns(rel) {
+			if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.owns(rel) {
 				return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of %s %s", aclNoun(rel.Kind), rel.Name)
 			}
 		}
 	case *sql.Truncate:
 		for _, n := range st.Names {
-			if rel, ok := s.eng.cat.Lookup(schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTruncate) {
+			if rel, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); ok && !s.hasPrivilege(rel, catalog.PrivTruncate) {
 				return denied(rel)
 			}
 		}
@@ -233,7 +235,7 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		if st.Query != nil {
 			return s.authorizeQuery(st.Query)
 		}
-		if rel, ok := s.eng.cat.Lookup(schemaOf(st.Table), st.Table.Name); ok {
+		if rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Table), st.Table.Name); ok {
 			p := catalog.PrivSelect
 			if st.From {
 				p = catalog.PrivInsert
@@ -246,9 +248,14 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	return nil
 }
 
-// authorizeCreate checks CREATE on the schema a new relation goes to.
-func (s *Session) authorizeCreate(name sql.ObjectName) error {
-	schema := schemaOf(name)
+// authorizeCreate checks CREATE on the schema a new relation goes to. A
+// temporary relation needs PostgreSQL's TEMPORARY privilege on the
+// database, which every role has.
+func (s *Session) authorizeCreate(name sql.ObjectName, temp bool) error {
+	if temp || name.Schema == catalog.TempSchemaAlias || (name.Schema != "" && name.Schema == s.tempSchema) {
+		return nil
+	}
+	schema := orDefault(name.Schema, catalog.PublicSchema)
 	if !s.hasSchemaPrivilege(schema, catalog.PrivCreate) {
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
 	}
@@ -497,6 +504,35 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	if st.On == "role" {
 		return s.grantRoles(st, grantees, io)
 	}
+	if st.On == "sequence" || st.On == "all sequences in schema" {
+		if err := s.grantOnSequences(st, apply); err != nil {
+			return nil, err
+		}
+		return done(tag)
+	}
+	if st.On == "table" {
+		// GRANT ... ON TABLE may name sequences too.
+		var seqs []seqRef
+		var rest []sql.ObjectName
+		for _, o := range st.Objects {
+			if q, ok, _ := s.eng.sequenceByName(s.schemaOf(o), o); ok {
+				seqs = append(seqs, q)
+			} else {
+				rest = append(rest, o)
+			}
+		}
+		for _, q := range seqs {
+			if err := s.grantSequences([]seqRef{q}, apply, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
+				return nil, err
+			}
+		}
+		if len(rest) == 0 {
+			return done(tag)
+		}
+		cp := *st
+		cp.Objects = rest
+		st = &cp
+	}
 	if st.On == "schema" {
 		var p catalog.Privilege
 		for _, w := range st.Privileges {
@@ -548,14 +584,16 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	if st.On == "all tables in schema" {
 		for _, o := range st.Objects {
 			for _, r := range s.eng.cat.All() {
-				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem {
+				// As in PostgreSQL, sequences are not among them (ALL
+				// SEQUENCES IN SCHEMA names those).
+				if r.Schema == o.Name && r.Kind != catalog.KindSink && r.Kind != catalog.KindSystem && r.Kind != catalog.KindSequence {
 					rels = append(rels, r)
 				}
 			}
 		}
 	} else {
 		for _, o := range st.Objects {
-			r, ok := s.eng.cat.Lookup(schemaOf(o), o.Name)
+			r, ok := s.eng.cat.Lookup(s.schemaOf(o), o.Name)
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", o.Name)
 			}
@@ -587,6 +625,9 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 // ({owner=arwd/owner,grantee=r/owner}), or "" when nothing was granted
 // (relacl is then NULL and the owner's privileges implicit).
 func (e *Engine) aclText(rel *catalog.Relation) []string {
+	if rel.Kind == catalog.KindSequence {
+		return e.seqACLText(rel.Owner, rel.ACL)
+	}
 	if len(rel.ACL) == 0 {
 		return nil
 	}

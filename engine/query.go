@@ -33,6 +33,9 @@ func (s *Session) prepareQuery(ctx context.Context, q *sql.Query, hints []types.
 	if err := s.noSourceReads(b); err != nil {
 		return nil, err
 	}
+	if err := s.authorizeTargetReads(q, b); err != nil {
+		return nil, err
+	}
 	b.Plan = s.eng.useIndexes(b)
 	return &queryPrepared{s: s, bound: b, fields: fieldsOf(b.Plan.Schema(), b.Tag == "SELECT" || len(b.Plan.Schema()) > 0)}, nil
 }
@@ -115,12 +118,13 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	ec.ChunkRows = p.chunkRows
 	op, err := executor.Build(p.bound.Plan, ec)
 	if err != nil {
+		ec.Release()
 		snap.Close()
 		cancel()
 		return nil, err
 	}
 	p.s.eng.metrics.statements.WithLabelValues("select").Inc()
-	return &operatorResult{ctx: ctx, op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){func() { snap.Close() }, cancel}}, nil
+	return &operatorResult{ctx: ctx, op: op, verb: "SELECT", ncols: len(p.fields), closers: []func(){ec.Release, func() { snap.Close() }, cancel}}, nil
 }
 
 func checkParams(want []types.T, got []types.Datum) error {
@@ -144,6 +148,16 @@ func (s *Session) withTimeout(ctx context.Context) (context.Context, context.Can
 // functions that wait.
 func (s *Session) execCtx(ctx context.Context, params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
 	ec := &executor.ExecCtx{Source: src, Writer: w, WorkMem: s.workMem(), Temp: s.eng.db}
+	if w != nil && !s.superuser() {
+		// A write's constraint violations show the role only what it
+		// may read of the row (executor.ExecCtx.MaySelect).
+		ec.MaySelect = func(rel *catalog.Relation) bool {
+			if cur, ok := s.eng.cat.ByID(rel.ID); ok {
+				rel = cur
+			}
+			return s.hasPrivilege(rel, catalog.PrivSelect)
+		}
+	}
 	stmt := time.Now().UnixMicro()
 	ec.Eval = executor.EvalCtx{
 		Context: functions.Context{Now: s.transactionStart(stmt), Statement: stmt, Location: s.loc, Session: s, Cancel: ctx},

@@ -41,7 +41,7 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	if err := s.systemCatalogError(st.Name); err != nil {
 		return nil, err
 	}
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
@@ -249,7 +249,7 @@ func (s *Session) comment(st *sql.Comment) (wire.Result, error) {
 	e := s.eng
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}

@@ -59,7 +59,7 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 	defer cancel()
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		code := pgerr.UndefinedTable
 		if st.Kind == "sink" {
@@ -84,7 +84,7 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" is still backfilling", st.Kind, rel.Name).
 			WithHint("Change its parallelism once CREATE has returned.")
 	}
-	cause := pgerr.New(pgerr.SerializationFailure, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)
+	cause := deliberateRestart{pgerr.New(pgerr.SerializationFailure, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)}
 	if err := e.rescale(ctx, []*catalog.Relation{rel}, n, cause); err != nil {
 		return nil, err
 	}
@@ -238,3 +238,12 @@ func (e *Engine) rescaleAtStart(n int) error {
 	cause := pgerr.New(pgerr.SerializationFailure, "the streaming jobs are being rescaled to %d actors", n)
 	return e.rescale(ctx, rels, n, cause)
 }
+
+// deliberateRestart is the cause of a restart an administrator asked
+// for (a rescale): statements waiting for the checkpoint it fails get
+// its error, but it is no job's failure, so weir.jobs and weir.sinks do
+// not show it as their last_error.
+type deliberateRestart struct{ error }
+
+// Unwrap returns the error statements get.
+func (d deliberateRestart) Unwrap() error { return d.error }

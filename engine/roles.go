@@ -111,6 +111,20 @@ func (s *Session) role() *catalog.Role {
 		}
 		return &catalog.Role{Name: name}
 	}
+	return s.sessionRole()
+}
+
+// sessionRole returns the session user (session_user) as the catalog
+// has it now: the role SET SESSION AUTHORIZATION chose, else the
+// authenticated one. A role dropped under a session has no privileges
+// (and OID 0 when it was chosen by name).
+func (s *Session) sessionRole() *catalog.Role {
+	if name := s.vars["session_authorization"]; name != "" {
+		if r, ok := s.eng.cat.RoleByName(name); ok {
+			return r
+		}
+		return &catalog.Role{Name: name}
+	}
 	if r, ok := s.eng.cat.RoleByOID(s.roleOID); ok {
 		return r
 	}
@@ -122,8 +136,26 @@ func (s *Session) role() *catalog.Role {
 // is session_user, which it does not.
 func (s *Session) CurrentUser() string { return s.role().Name }
 
-// checkSetRole checks SET ROLE name (v): the session's own role must be
-// a superuser or a member of the role, directly or through other roles
+// checkSessionAuthorization checks SET SESSION AUTHORIZATION name (v):
+// as in PostgreSQL, only a session whose authenticated role is a
+// superuser may become another role (42501); any session may become its
+// authenticated role again. It returns the role's name.
+func (s *Session) checkSessionAuthorization(v string) (string, error) {
+	target, ok := s.eng.cat.RoleByName(v)
+	if !ok {
+		return "", pgerr.New(pgerr.InvalidParameterValue, "role \"%s\" does not exist", v)
+	}
+	if target.OID == s.roleOID {
+		return target.Name, nil
+	}
+	if auth, ok := s.eng.cat.RoleByOID(s.roleOID); !ok || !auth.Superuser {
+		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set session authorization \"%s\"", v)
+	}
+	return target.Name, nil
+}
+
+// checkSetRole checks SET ROLE name (v): the session user must be a
+// superuser or a member of the role, directly or through other roles
 // (whatever their INHERIT), as in PostgreSQL. It returns the value to
 // keep: "none" or the role's name.
 func (s *Session) checkSetRole(v string) (string, error) {
@@ -134,7 +166,7 @@ func (s *Session) checkSetRole(v string) (string, error) {
 	if !ok {
 		return "", pgerr.New(pgerr.InvalidParameterValue, "role \"%s\" does not exist", v)
 	}
-	own, ok := s.eng.cat.RoleByOID(s.roleOID)
+	own, ok := s.eng.cat.RoleByOID(s.sessionRole().OID)
 	if !ok {
 		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set role \"%s\"", v)
 	}

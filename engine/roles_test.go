@@ -102,7 +102,9 @@ func TestInitialPassword(t *testing.T) {
 }
 
 // INSERT ... ON CONFLICT DO UPDATE updates the table, so it needs the
-// UPDATE privilege besides INSERT; DO NOTHING needs INSERT alone.
+// UPDATE privilege besides INSERT; DO NOTHING needs INSERT alone, and a
+// conflict target, whose columns are read, SELECT too (as in
+// PostgreSQL 15).
 func TestOnConflictPrivileges(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
@@ -112,9 +114,12 @@ func TestOnConflictPrivileges(t *testing.T) {
 	mustRun(t, root, "INSERT INTO kv VALUES (1, 1)")
 	mustRun(t, root, "GRANT INSERT ON kv TO clerk")
 	clerk := sessionAs(t, e, "clerk")
-	mustRun(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO NOTHING")
+	mustRun(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT DO NOTHING")
+	wantCode(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO NOTHING", pgerr.InsufficientPrivilege, "permission denied")
 	wantCode(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET v = excluded.v", pgerr.InsufficientPrivilege, "permission denied")
 	mustRun(t, root, "GRANT UPDATE ON kv TO clerk")
+	wantCode(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET v = excluded.v", pgerr.InsufficientPrivilege, "permission denied")
+	mustRun(t, root, "GRANT SELECT ON kv TO clerk")
 	mustRun(t, clerk, "INSERT INTO kv VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET v = excluded.v")
 	if rows := mustRun(t, root, "SELECT v FROM kv"); fmt.Sprint(rows) != "[2]" {
 		t.Fatalf("kv after the upsert: %v", rows)

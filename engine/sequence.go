@@ -302,11 +302,28 @@ func (e *Engine) setval(rel *catalog.Relation, col int, v int64, isCalled bool) 
 	return nil
 }
 
-// NextVal implements functions.Sequences.
+// NextVal implements functions.Sequences: it needs USAGE or UPDATE on
+// the sequence.
 func (s *Session) NextVal(name string) (int64, error) {
+	return s.nextVal(name, true)
+}
+
+// IdentityNextVal implements functions.Sequences: an identity column's
+// next value, taken without checking privileges on its sequence, as
+// PostgreSQL's NextValueExpr (INSERT on the table is what counts).
+func (s *Session) IdentityNextVal(name string) (int64, error) {
+	return s.nextVal(name, false)
+}
+
+func (s *Session) nextVal(name string, check bool) (int64, error) {
 	rel, col, err := s.eng.findSequence(name)
 	if err != nil {
 		return 0, err
+	}
+	if check {
+		if err := s.checkSequence(rel, col, catalog.PrivUsage|catalog.PrivUpdate); err != nil {
+			return 0, err
+		}
 	}
 	v, err := s.eng.nextval(rel, col)
 	if err != nil {
@@ -327,6 +344,11 @@ func (s *Session) LastVal() (int64, error) {
 	if s.seqLastName == "" {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
+	if rel, col, err := s.eng.findSequence(sql.QuoteIdent(s.seqLastName)); err == nil {
+		if err := s.checkSequence(rel, col, catalog.PrivSelect|catalog.PrivUsage); err != nil {
+			return 0, err
+		}
+	}
 	return s.seqLast[s.seqLastName], nil
 }
 
@@ -335,6 +357,9 @@ func (s *Session) LastVal() (int64, error) {
 func (s *Session) CurrVal(name string) (int64, error) {
 	rel, col, err := s.eng.findSequence(name)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.checkSequence(rel, col, catalog.PrivSelect|catalog.PrivUsage); err != nil {
 		return 0, err
 	}
 	seq, _, _, _ := seqInfo(rel, col)
@@ -349,6 +374,9 @@ func (s *Session) CurrVal(name string) (int64, error) {
 func (s *Session) SetVal(name string, v int64, isCalled bool) (int64, error) {
 	rel, col, err := s.eng.findSequence(name)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.checkSequence(rel, col, catalog.PrivUpdate); err != nil {
 		return 0, err
 	}
 	if err := s.eng.setval(rel, col, v, isCalled); err != nil {
@@ -435,15 +463,23 @@ func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.Ex
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	schema, temp, err := s.creationSchema(st.Name, false)
+	if err != nil {
+		return nil, err
+	}
+	if temp {
+		// nextval finds a sequence by its name in public.
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary sequences are not supported")
+	}
 	_, owned := e.findOwnedSequence(name)
-	if _, ok := e.cat.Lookup(schemaOf(st.Name), name); ok || owned {
+	if _, ok := e.cat.Lookup(schema, name); ok || owned {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", name))
 			return done("CREATE SEQUENCE")
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
-	rel := &catalog.Relation{Schema: schemaOf(st.Name), Name: name, Kind: catalog.KindSequence, SQL: text,
+	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindSequence, SQL: text,
 		With: map[string]string{"as": st.As, "start": strconv.FormatInt(st.Start, 10)}, Owner: s.role().OID}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
@@ -473,7 +509,7 @@ func (s *Session) alterSequence(st *sql.AlterSequence, io wire.ExecIO) (wire.Res
 	e := s.eng
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))

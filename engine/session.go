@@ -98,6 +98,16 @@ type Session struct {
 	// to the client by the statement's Execute or Next (only the
 	// session's goroutine touches them).
 	notices []notice
+	// tempSchema is the session's temporary schema, pg_temp_N, or ""
+	// before its first temporary relation (temp.go).
+	tempSchema string
+	// blockTemps are the temporary tables created in the open
+	// transaction, which its end drops if it does not commit, or if
+	// they were created ON COMMIT DROP, in the order created.
+	blockTemps []blockTemp
+	// deleteRows are the temporary tables created ON COMMIT DELETE
+	// ROWS, which every commit empties (deleteRowsAtCommit).
+	deleteRows []uint32
 }
 
 func newSession(e *Engine, p wire.StartupParams) *Session {
@@ -120,7 +130,7 @@ func newSession(e *Engine, p wire.StartupParams) *Session {
 }
 
 // User implements executor.SessionInfo.
-func (s *Session) User() string { return s.user }
+func (s *Session) User() string { return s.sessionRole().Name }
 
 // Database implements executor.SessionInfo.
 func (s *Session) Database() string { return s.database }
@@ -138,11 +148,17 @@ func (s *Session) get(st *setting) string {
 	if st.name == "max_connections" && s.eng.cfg.MaxConnections > 0 {
 		return strconv.Itoa(s.eng.cfg.MaxConnections)
 	}
+	if st.name == "superuser_reserved_connections" && s.eng.cfg.SuperuserReservedConnections != 0 {
+		return strconv.Itoa(max(s.eng.cfg.SuperuserReservedConnections, 0))
+	}
 	if st.name == "is_superuser" {
 		if s.superuser() {
 			return "on"
 		}
 		return "off"
+	}
+	if st.name == "session_authorization" {
+		return s.sessionRole().Name
 	}
 	name := strings.ToLower(st.name)
 	if v, ok := s.vars[name]; ok {
@@ -265,6 +281,7 @@ func (s *Session) TxStatus() byte {
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
 	s.closeCursors(true)
+	s.closeTemp()
 	s.eng.metrics.sessions.Dec()
 	s.eng.sessions.CompareAndDelete(s.pid, s)
 	s.closeOnce.Do(func() { close(s.closed) })
@@ -290,7 +307,7 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	// statement_timeout and cancellation cover parsing and binding too.
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	stmt, err := parseCtx(ctx, text)
+	stmt, err := s.parseCtx(ctx, text)
 	if err != nil {
 		s.fail()
 		return nil, err
@@ -347,6 +364,10 @@ func (f *failTracking) Execute(ctx context.Context, params []types.Datum, io wir
 	f.s.activity.Store(sessActive)
 	f.s.showActive(f.text)
 	r, err := f.Prepared.Execute(ctx, params, io)
+	if err == nil && !f.s.inBlock() && !f.s.implicit {
+		// The statement was its own transaction, which has committed.
+		err = f.s.deleteRowsAtCommit(ctx)
+	}
 	f.s.sendNotices(io)
 	if err != nil {
 		f.s.fail()
@@ -397,45 +418,3 @@ func (s *Session) Location() *time.Location { return s.loc }
 func checkUTF8(text string) error {
 	return types.CheckText(text)
 }
-
-// parseCtx parses text, giving up when ctx ends first: the parser cannot
-// be interrupted, and a statement of a million list items takes seconds
-// to parse, so it runs in a goroutine of its own whose result is dropped
-// when the statement has timed out or been cancelled meanwhile. Short
-// statements are parsed inline.
-func parseCtx(ctx context.Context, text string) (sql.Stmt, error) {
-	if len(text) < parseInlineBytes {
-		stmt, err := sql.Parse(text)
-		if err == nil && ctx.Err() != nil {
-			err = ctxError(ctx)
-		}
-		return stmt, err
-	}
-	type result struct {
-		stmt sql.Stmt
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{err: pgerr.New(pgerr.InternalError, "internal error: %v", r)}
-			}
-		}()
-		stmt, err := sql.Parse(text)
-		done <- result{stmt, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err == nil && ctx.Err() != nil {
-			r.err = ctxError(ctx)
-		}
-		return r.stmt, r.err
-	case <-ctx.Done():
-		return nil, ctxError(ctx)
-	}
-}
-
-// parseInlineBytes is the text size below which parseCtx parses without
-// a goroutine: such statements parse in well under a millisecond.
-const parseInlineBytes = 64 << 10

@@ -14,7 +14,10 @@ import (
 // (libpq's PGOPTIONS), as PostgreSQL does. They become the settings'
 // reset values. A value the setting refuses fails the connection, and
 // role goes through the same membership check as SET ROLE, so a client
-// cannot act as a role it could not SET ROLE to. Parameters that name no
+// cannot act as a role it could not SET ROLE to; session_authorization
+// is checked as SET SESSION AUTHORIZATION (42501 unless the
+// authenticated role is a superuser or the role itself) and otherwise
+// ignored, as in PostgreSQL. Parameters that name no
 // setting weir knows, and read-only ones, are ignored.
 func (s *Session) applyStartupOptions(opts map[string]string) error {
 	pairs := make([][2]string, 0, len(opts))
@@ -41,6 +44,15 @@ func (s *Session) applyStartupOptions(opts map[string]string) error {
 			continue
 		}
 		v := kv[1]
+		if st.name == "session_authorization" {
+			// Checked as SET SESSION AUTHORIZATION is, and then left
+			// be: PostgreSQL's session user stays the authenticated
+			// role whatever the client asked for at startup.
+			if _, err := s.checkSessionAuthorization(v); err != nil {
+				return err
+			}
+			continue
+		}
 		if st.name == "role" {
 			if v, err = s.checkSetRole(v); err != nil {
 				return err

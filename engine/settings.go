@@ -31,6 +31,10 @@ var settingList = []setting{
 	// role is SET ROLE's: "none" or the name of the role the session
 	// acts as (Session.role); changeSetting checks the membership.
 	{name: "role", def: "none", desc: "Sets the current role.", noShowAll: true},
+	// session_authorization is SET SESSION AUTHORIZATION's: "" (the
+	// authenticated role) or the name of the role the session is
+	// (Session.sessionRole); changeSetting checks the permission.
+	{name: "session_authorization", def: "", desc: "Sets the session user name.", noShowAll: true},
 	{name: "client_encoding", def: "UTF8", desc: "Sets the client's character set encoding.", check: checkEncoding},
 	{name: "client_min_messages", def: "notice", desc: "Sets the message levels that are sent to the client."},
 	{name: "DateStyle", def: "ISO, MDY", desc: "Sets the display format for date and time values.", check: checkDateStyle},
@@ -54,6 +58,7 @@ var settingList = []setting{
 	{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", readOnly: true},
 	{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", readOnly: true},
 	{name: "max_connections", def: "100", desc: "Sets the maximum number of concurrent connections.", readOnly: true},
+	{name: "superuser_reserved_connections", def: "3", desc: "Sets the number of connection slots reserved for superusers.", readOnly: true},
 	{name: "max_identifier_length", def: "63", desc: "Shows the maximum identifier length.", readOnly: true},
 	{name: "lc_collate", def: "C", desc: "Shows the collation order locale.", readOnly: true},
 	{name: "lc_ctype", def: "C", desc: "Shows the character classification and case conversion locale.", readOnly: true},

@@ -59,6 +59,7 @@ var settingMetas = map[string]settingMeta{
 	"lc_messages":                         {category: catLocale, context: "superuser", vartype: "string", hasBoot: true},
 	"lock_timeout":                        {category: catStatement, vartype: "integer", unit: "ms", min: "0", max: maxInt32},
 	"max_connections":                     {category: "Connections and Authentication / Connection Settings", context: "postmaster", vartype: "integer", min: "1", max: "262143"},
+	"superuser_reserved_connections":      {category: "Connections and Authentication / Connection Settings", context: "postmaster", vartype: "integer", min: "0", max: "262143"},
 	"max_identifier_length":               {category: catPreset, vartype: "integer", min: "63", max: "63"},
 	"row_security":                        {category: catStatement, vartype: "bool"},
 	"search_path":                         {category: catStatement, vartype: "string"},

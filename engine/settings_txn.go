@@ -65,6 +65,23 @@ func (s *Session) changeSetting(st *setting, v string, def, local bool, io wire.
 		}
 		v = r
 	}
+	if name == "session_authorization" {
+		if !def {
+			r, err := s.checkSessionAuthorization(v)
+			if err != nil {
+				return err
+			}
+			v = r
+		}
+		// A new session user acts as itself: SET ROLE ends, as
+		// PostgreSQL's SetSessionUserId has it.
+		if role := settingsByName["role"]; role != nil {
+			s.reset(role)
+			if f != nil && !local {
+				delete(f.kept, "role")
+			}
+		}
+	}
 	if def {
 		if st.readOnly {
 			return pgerr.New(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.name)

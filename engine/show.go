@@ -37,7 +37,7 @@ func (s *Session) prepareShowColumns(name sql.ObjectName) (wire.Prepared, error)
 	return &utilPrepared{fields: textFields("Name", "Type", "Is Hidden", "Description"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
 		var cols types.Schema
 		var hidden []bool
-		if rel, ok := e.cat.Lookup(schemaOf(name), name.Name); ok {
+		if rel, ok := e.cat.Lookup(s.schemaOf(name), name.Name); ok {
 			for _, c := range rel.Cols {
 				if c.Dropped {
 					continue
@@ -87,7 +87,7 @@ func (s *Session) prepareShowParameters() (wire.Prepared, error) {
 func (s *Session) prepareExplainJob(st *sql.ExplainJob) (wire.Prepared, error) {
 	e := s.eng
 	return &utilPrepared{fields: textFields("QUERY PLAN"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "%s \"%s\" does not exist", st.Kind, st.Name.Name)
 		}

@@ -46,6 +46,11 @@ func (e *Engine) systemRows(s *Session, schema, name string) ([]types.Row, error
 // DescribeObject implements executor.CatalogDescriber (see
 // syscat.Describe).
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
+	if fn == "pg_get_constraintdef" && !pretty {
+		if r, k, ok := syscat.CheckByOID(s.eng.cat, oid); ok {
+			return s.checkText(r, k, false), true
+		}
+	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
 }
 
@@ -57,6 +62,9 @@ func (c sessionCatalog) Database() string { return c.s.database }
 
 // Setting implements syscat.Provider.
 func (c sessionCatalog) Setting(name string) string { return c.s.vars[name] }
+
+// TempSchema implements syscat.Provider.
+func (c sessionCatalog) TempSchema() string { return c.s.tempSchema }
 
 // Settings implements syscat.Provider.
 func (c sessionCatalog) Settings() []syscat.Setting {
@@ -73,6 +81,10 @@ func (c sessionCatalog) Settings() []syscat.Setting {
 
 // SequenceLast implements syscat.Provider.
 func (c sessionCatalog) SequenceLast(r *catalog.Relation, col int) (int64, bool) {
+	if c.s.checkSequence(r, col, catalog.PrivSelect|catalog.PrivUsage) != nil {
+		// pg_sequences shows NULL to a role without SELECT or USAGE.
+		return 0, false
+	}
 	return c.s.eng.sequenceLast(r, col)
 }
 
@@ -126,6 +138,22 @@ func (c sessionCatalog) DefaultText(r *catalog.Relation, i int) string {
 		return t
 	}
 	return r.Cols[i].Default
+}
+
+// GeneratedText implements syscat.Provider.
+func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string {
+	return c.s.generatedText(r, i)
+}
+
+// CheckText implements syscat.Provider.
+func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string {
+	return c.s.checkText(r, k, true)
+}
+
+// CheckColumns implements syscat.Provider.
+func (c sessionCatalog) CheckColumns(r *catalog.Relation, k int) []int {
+	_, cols, _ := planner.BindCheck(context.Background(), r, r.Checks[k].Expr, 0, c.s.catalogView())
+	return cols
 }
 
 // ACL implements syscat.Provider.

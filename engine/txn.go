@@ -48,6 +48,9 @@ type savepoint struct {
 	known int // len(order) at the savepoint
 	// settings are the session's settings at the savepoint.
 	settings settingsMark
+	// temps is how many temporary tables the block had created
+	// (Session.blockTemps) at the savepoint.
+	temps int
 }
 
 // findSavepoint returns the index of the newest savepoint named name, or
@@ -297,6 +300,13 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			},
 		}, nil
 	}
+	return s.directWrite(), nil
+}
+
+// directWrite starts a statement's writes outside any transaction block:
+// it holds the engine's write lock until finish, which applies them.
+func (s *Session) directWrite() writeScope {
+	e := s.eng
 	e.writeMu.Lock()
 	w := e.newStmtWriter()
 	locked := true
@@ -320,16 +330,24 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			}
 			return e.waitCommitted(ctx, pe)
 		},
-	}, nil
+	}
 }
 
 // endTxn finishes a transaction block: commit validates its writes and
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
 func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
-	// The block's settings: kept by a commit that succeeds, restored
-	// otherwise.
+	// The block's settings and temporary tables: kept by a commit that
+	// succeeds, undone otherwise.
 	defer func() { s.endSettings(commit && err == nil) }()
+	defer func() {
+		if terr := s.endBlockTemps(ctx, commit && err == nil); terr != nil && err == nil {
+			err = terr
+		}
+		if commit && err == nil {
+			err = s.deleteRowsAtCommit(ctx)
+		}
+	}()
 	if commit {
 		// A WITH HOLD cursor is materialised before the block commits;
 		// its query's error fails the commit, as in PostgreSQL.
@@ -373,7 +391,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	if err := t.changes(w); err != nil {
 		w.discard()
 		e.writeMu.Unlock()
-		return err
+		return s.hideUnreadableKey(err)
 	}
 	pe, err := w.apply()
 	e.writeMu.Unlock()
@@ -415,6 +433,10 @@ func (s *Session) EndImplicit(ok bool) error {
 	s.txn = 'I'
 	return s.endTxn(context.Background(), ok)
 }
+
+// inBlock reports whether an explicit transaction block is open (not
+// the implicit one of a multi-statement Query).
+func (s *Session) inBlock() bool { return (s.txn == 'T' || s.txn == 'E') && !s.implicit }
 
 // noDDLInBlock refuses catalog changes inside a transaction block: weir's
 // DDL commits on its own and cannot be rolled back with the block. In an

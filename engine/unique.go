@@ -428,7 +428,7 @@ func (s *Session) createTableUnique(ctx context.Context, st *sql.CreateTable, te
 			}
 		}
 	}
-	if _, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name); ok && st.IfNotExists {
+	if _, ok := s.eng.cat.Lookup(s.schemaOf(st.Name), st.Name.Name); ok && st.IfNotExists {
 		io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
 		return done("CREATE TABLE")
 	}

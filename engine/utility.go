@@ -16,6 +16,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -59,6 +60,9 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
 	}
+	if err := s.checkOtherTemp(stmt); err != nil {
+		return nil, err
+	}
 	if err := s.authorizeText(stmt, text); err != nil {
 		return nil, err
 	}
@@ -77,14 +81,33 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.CreateRole:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createRole(ctx, st, io) }), nil
 	case *sql.AlterRole:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterRole(ctx, st, io) }), nil
+		// NOSUPERUSER or NOINHERIT may take privileges from the owner of
+		// a view, whose job reads with them (job_privileges.go).
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.eng.thenCheckJobs(ctx)(s.alterRole(ctx, st, io))
+		}), nil
 	case *sql.DropRole:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropRole(ctx, st, io) }), nil
+		// The members of a dropped role lose what it gave them.
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.eng.thenCheckJobs(ctx)(s.dropRole(ctx, st, io))
+		}), nil
 	case *sql.Grant:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.grant(ctx, st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			res, err := s.grant(ctx, st, io)
+			if st.Revoke {
+				return s.eng.thenCheckJobs(ctx)(res, err)
+			}
+			return res, err
+		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			return s.createTable(ctx, st, text, io)
+			res, err := s.createTable(ctx, st, text, io)
+			if err == nil && !s.inBlock() && !s.implicit {
+				// The statement was its own transaction: ON COMMIT
+				// DROP acts as it commits.
+				err = s.endBlockTemps(ctx, true)
+			}
+			return res, err
 		}), nil
 	case *sql.CreateView:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createView(ctx, st, io) }), nil
@@ -126,14 +149,36 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.closeCursor(st) }), nil
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
+	case *sql.Lock:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			if st.What == "all" || st.What == "" {
+			what := orDefault(st.What, "all")
+			if what == "temporary" {
+				what = "temp"
+			}
+			if what == "all" && (s.txn == 'T' || s.txn == 'E') {
+				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
+			if what == "all" || what == "temp" {
+				// Dropping is DDL, which runs outside blocks only.
+				if err := s.noDDLInBlock("DISCARD " + strings.ToUpper(what)); err != nil {
+					return nil, err
+				}
+				if err := s.dropTemp(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if what == "all" {
+				// DISCARD ALL is, among others, SET SESSION
+				// AUTHORIZATION DEFAULT and RESET ALL: every setting,
+				// role and session user included, back to its default.
+				// DISCARD PLANS, SEQUENCES and TEMP leave settings be.
 				s.sqlPrepared = nil
 				s.closeCursors(true)
+				s.vars = map[string]string{}
 			}
-			s.vars = map[string]string{}
-			return done("DISCARD " + strings.ToUpper(orDefault(st.What, "ALL")))
+			return done("DISCARD " + strings.ToUpper(what))
 		}), nil
 	case *sql.Flush:
 		// FLUSH waits for the next committed checkpoint: everything
@@ -152,7 +197,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		// REFRESH waits, as FLUSH, until it holds what was written
 		// before. PostgreSQL's checks come first.
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			rel, ok := s.eng.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+			rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
 			}
@@ -187,7 +232,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if err := s.noDDLInBlock("ALTER " + strings.ToUpper(st.Kind)); err != nil {
 				return nil, err
 			}
-			if err := s.resumeJob(ctx, st.Kind, schemaOf(st.Name), st.Name.Name, io); err != nil {
+			if err := s.resumeJob(ctx, st.Kind, s.schemaOf(st.Name), st.Name.Name, io); err != nil {
 				return nil, err
 			}
 			return done("ALTER " + strings.ToUpper(st.Kind))
@@ -217,8 +262,10 @@ func orDefault(s, d string) string {
 // by the columns of the relation it names, as PostgreSQL's
 // transformTableLikeClause: names, types, NOT NULL and collations, and
 // the defaults' text under INCLUDING DEFAULTS (a serial column's default
-// still takes the other table's sequence, as in PostgreSQL). Reading the
-// relation's columns needs SELECT on it.
+// still takes the other table's sequence, as in PostgreSQL), the
+// generation expressions under INCLUDING GENERATED, and under INCLUDING
+// CONSTRAINTS its CHECK constraints, named as there, after the table's
+// own. Reading the relation's columns needs SELECT on it.
 func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	if !slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Like != nil }) {
 		return st, nil
@@ -228,12 +275,13 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 	}
 	out := *st
 	out.Columns = nil
+	var likeChecks []sql.CheckDef
 	for _, c := range st.Columns {
 		if c.Like == nil {
 			out.Columns = append(out.Columns, c)
 			continue
 		}
-		rel, ok := s.eng.cat.Lookup(schemaOf(c.Like.Table), c.Like.Table.Name)
+		rel, ok := s.eng.cat.Lookup(s.schemaOf(c.Like.Table), c.Like.Table.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", c.Like.Table.String()).WithPosition(c.Like.Pos)
 		}
@@ -253,18 +301,20 @@ func (s *Session) expandLike(st *sql.CreateTable) (*sql.CreateTable, error) {
 			if c.Like.Defaults {
 				def.Default = col.Default
 			}
+			if c.Like.Generated {
+				def.Generated = col.Generated
+			}
 			out.Columns = append(out.Columns, def)
 		}
+		if c.Like.Constraints {
+			// PostgreSQL adds them after the table's own, names kept.
+			for _, k := range rel.Checks {
+				likeChecks = append(likeChecks, sql.CheckDef{Name: k.Name, Expr: k.Expr, NoInherit: k.NoInherit})
+			}
+		}
 	}
+	out.Checks = append(slices.Clone(st.Checks), likeChecks...)
 	return &out, nil
-}
-
-// schemaOf resolves the schema of a name for creation.
-func schemaOf(n sql.ObjectName) string {
-	if n.Schema == "" {
-		return "public"
-	}
-	return n.Schema
 }
 
 // systemCatalogError is 42501 when n names a relation of the system
@@ -273,6 +323,10 @@ func schemaOf(n sql.ObjectName) string {
 // before public (as it does implicitly), even if public holds a relation
 // of that name. PostgreSQL says the same.
 func (s *Session) systemCatalogError(n sql.ObjectName) error {
+	if s.schemaOf(n) == s.tempSchema && s.tempSchema != "" {
+		// A temporary relation comes before pg_catalog's.
+		return nil
+	}
 	if n.Schema == "" {
 		if !syscat.CatalogFirst(s.searchPath(), n.Name) {
 			return nil
@@ -288,23 +342,34 @@ func (s *Session) systemCatalogError(n sql.ObjectName) error {
 const hiddenRowID = "_row_id"
 
 func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text string, io wire.ExecIO) (wire.Result, error) {
-	if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+	st, err := s.placeTable(st)
+	if err != nil {
 		return nil, err
 	}
-	st, err := s.expandLike(st)
-	if err != nil {
+	// A temporary table may be created inside a transaction block: no
+	// other session sees it, so the block's end can undo it (temp.go).
+	inBlock := st.Temp && s.inBlock() && len(st.Uniques) == 0
+	if !inBlock {
+		if err := s.noDDLInBlock("CREATE TABLE"); err != nil {
+			return nil, err
+		}
+	}
+	if st, err = s.expandLike(st); err != nil {
 		return nil, err
 	}
 	if len(st.Uniques) > 0 {
 		return s.createTableUnique(ctx, st, text, io)
 	}
 	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		if len(st.Checks) > 0 || slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Generated != "" }) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "CHECK constraints and generated columns on a table whose rows come from a connector are not supported")
+		}
 		return s.createConnectorTable(ctx, st, text, io)
 	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	schema := schemaOf(st.Name)
+	schema := s.schemaOf(st.Name)
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
@@ -360,7 +425,12 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)
 		case c.Identity != "" && !col.T.IsInteger():
 			return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+		case c.Generated != "" && c.Identity != "":
+			return nil, pgerr.New(pgerr.SyntaxError, "both identity and generation expression specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name).WithPosition(c.GeneratedAt)
+		case c.Generated != "" && (c.Default != "" || c.Serial):
+			return nil, pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name).WithPosition(c.GeneratedAt)
 		}
+		col.Generated = c.Generated
 		if c.Serial || c.Identity != "" {
 			col.Seq = e.ownedSequenceName(schema, st.Name.Name, c.Name, seqNames)
 			seqNames[col.Seq] = true
@@ -417,11 +487,15 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
 		return nil, err
 	}
+	if err := s.tableRules(ctx, rel, st); err != nil {
+		return nil, err
+	}
 	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
 	e.log.Info("created table", "name", rel.Name, "id", rel.ID)
+	tag := "CREATE TABLE"
 	if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
 		if err != nil {
@@ -429,9 +503,15 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			_ = e.cat.Drop(rel.ID)
 			return nil, err
 		}
-		return done(fmt.Sprintf("SELECT %d", n))
+		tag = fmt.Sprintf("SELECT %d", n)
 	}
-	return done("CREATE TABLE")
+	if rel.Temp && (inBlock || s.implicit || st.OnCommit == "drop") {
+		s.blockTemps = append(s.blockTemps, blockTemp{id: rel.ID, dropAtCommit: st.OnCommit == "drop"})
+	}
+	if rel.Temp && st.OnCommit == "delete rows" {
+		s.deleteRows = append(s.deleteRows, rel.ID)
+	}
+	return done(tag)
 }
 
 // checkDefault binds a DEFAULT expression to report errors at CREATE time.
@@ -464,8 +544,13 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	if st.Materialized {
 		what = "CREATE MATERIALIZED VIEW"
 	}
-	if err := s.noDDLInBlock(what); err != nil {
-		return nil, err
+	// A temporary view may be created inside a transaction block, as a
+	// temporary table may (createTable).
+	inBlock := (st.Temp || st.Name.Schema == catalog.TempSchemaAlias) && s.inBlock()
+	if !inBlock {
+		if err := s.noDDLInBlock(what); err != nil {
+			return nil, err
+		}
 	}
 	if st.Materialized {
 		return s.createMView(ctx, st, io)
@@ -482,13 +567,20 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	schema := schemaOf(st.Name)
 	b, err := planner.Bind(st.Query, s.catalogView(), nil)
 	if err != nil {
 		return nil, err
 	}
 	if len(b.Params) > 0 {
 		return nil, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $1")
+	}
+	temp := st.Temp
+	if !temp && s.tempViewNotice(io, st.Name.Name, b.Deps) {
+		temp = true
+	}
+	schema, _, err := s.creationSchema(st.Name, temp)
+	if err != nil {
+		return nil, err
 	}
 	sc := b.Plan.Schema()
 	if len(st.Columns) > len(sc) {
@@ -527,6 +619,10 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
 			return done("CREATE VIEW")
 		case st.OrReplace && old.Kind == catalog.KindView:
+			if inBlock {
+				// A ROLLBACK could not give the old definition back.
+				return nil, pgerr.New(pgerr.ActiveSQLTransaction, "CREATE OR REPLACE VIEW of an existing view cannot run inside a transaction block")
+			}
 			if err := checkViewReplace(old, rel); err != nil {
 				return nil, err
 			}
@@ -541,6 +637,9 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
+	}
+	if inBlock || (rel.Temp && s.implicit) {
+		s.blockTemps = append(s.blockTemps, blockTemp{id: rel.ID})
 	}
 	return done("CREATE VIEW")
 }
@@ -584,12 +683,12 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		if err := s.systemCatalogError(n); err != nil {
 			return nil, err
 		}
-		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(n), n.Name)
 		if !ok && want == catalog.KindIndex {
 			// A primary key's index <table>_pkey belongs to its
 			// constraint, as in PostgreSQL.
 			if tn, isPK := strings.CutSuffix(n.Name, "_pkey"); isPK {
-				if t, ok := e.cat.Lookup(schemaOf(n), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
+				if t, ok := e.cat.Lookup(s.schemaOf(sql.ObjectName{Schema: n.Schema, Name: tn}), tn); ok && t.Kind == catalog.KindTable && len(t.PK) > 0 && !t.Cols[t.PK[0]].Hidden {
 					return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", n.Name, n.Name, tn).
 						WithHint("You can drop constraint %s on table %s instead.", n.Name, tn)
 				}
@@ -777,6 +876,12 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(st.Name, "pg_") {
+		// PostgreSQL keeps the prefix for its own schemas, the sessions'
+		// temporary ones (pg_temp_N) among them.
+		return nil, pgerr.New(codeReservedName, "unacceptable schema name \"%s\"", st.Name).
+			WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+	}
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -812,7 +917,7 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		}
 	}()
 	for _, n := range st.Names {
-		rel, ok := e.cat.Lookup(schemaOf(n), n.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(n), n.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
 		}
@@ -822,29 +927,8 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		if appendOnlyTable(rel) {
 			return nil, errAppendOnly(rel, "truncate")
 		}
-		it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
-		if err != nil {
+		if _, err := deleteAllRows(ctx, ws, rel); err != nil {
 			return nil, err
-		}
-		// Read every row before deleting any: the scan reads what the
-		// writer writes to.
-		var rows []types.Row
-		for {
-			row, err := it.Next()
-			if err != nil {
-				it.Close()
-				return nil, err
-			}
-			if row == nil {
-				break
-			}
-			rows = append(rows, row)
-		}
-		it.Close()
-		for _, row := range rows {
-			if err := ws.w.Delete(rel.ID, row); err != nil {
-				return nil, err
-			}
 		}
 	}
 	committed = true
@@ -854,11 +938,42 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 	return done("TRUNCATE TABLE")
 }
 
+// deleteAllRows deletes every row of rel through ws (TRUNCATE's way) and
+// returns how many it deleted.
+func deleteAllRows(ctx context.Context, ws writeScope, rel *catalog.Relation) (int, error) {
+	it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
+	if err != nil {
+		return 0, err
+	}
+	// Read every row before deleting any: the scan reads what the
+	// writer writes to.
+	var rows []types.Row
+	for {
+		row, err := it.Next()
+		if err != nil {
+			it.Close()
+			return 0, err
+		}
+		if row == nil {
+			break
+		}
+		rows = append(rows, row)
+	}
+	it.Close()
+	for _, row := range rows {
+		if err := ws.w.Delete(rel.ID, row); err != nil {
+			return 0, err
+		}
+	}
+	return len(rows), nil
+}
+
 // reported are the settings whose changes Postgres reports to the client
 // with a ParameterStatus message (GUC_REPORT).
 var reported = map[string]bool{
 	"application_name": true, "client_encoding": true, "datestyle": true, "intervalstyle": true,
 	"timezone": true, "standard_conforming_strings": true, "is_superuser": true, "integer_datetimes": true,
+	"session_authorization": true,
 }
 
 // report sends a ParameterStatus for st if clients track it.
@@ -890,7 +1005,7 @@ func (s *Session) runSet(st *sql.Set, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
-	if stt.name == "role" {
+	if stt.name == "role" || stt.name == "session_authorization" {
 		// is_superuser follows the role the session acts as.
 		if su, err := lookupSetting("is_superuser"); err == nil {
 			s.report(su, io)
@@ -924,7 +1039,7 @@ func (s *Session) runReset(st *sql.Reset, io wire.ExecIO) (wire.Result, error) {
 		return nil, err
 	}
 	s.report(stt, io)
-	if stt.name == "role" {
+	if stt.name == "role" || stt.name == "session_authorization" {
 		if su, err := lookupSetting("is_superuser"); err == nil {
 			s.report(su, io)
 		}
@@ -1002,7 +1117,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	t := s.tx
 	if st.Kind == sql.TxnSavepoint {
-		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings()})
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps)})
 		return done("SAVEPOINT")
 	}
 	i, err := t.findSavepoint(st.Name)
@@ -1015,6 +1130,9 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 		return done("RELEASE")
 	}
 	if err := t.rollbackTo(i); err != nil {
+		return nil, err
+	}
+	if err := s.dropBlockTemps(context.Background(), t.savepoints[i].temps); err != nil {
 		return nil, err
 	}
 	s.rollbackSettings(t.savepoints[i].settings)
@@ -1067,7 +1185,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 		}}, nil
 	case "create table", "create view", "create materialized view", "create source", "create sink":
 		return &utilPrepared{fields: textFields("Name", "Create Sql"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-			rel, ok := e.cat.Lookup(schemaOf(st.Obj), st.Obj.Name)
+			rel, ok := e.cat.Lookup(s.schemaOf(st.Obj), st.Obj.Name)
 			if !ok {
 				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Obj.Name)
 			}
@@ -1120,7 +1238,7 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 func (s *Session) prepareDescribe(st *sql.Describe) (wire.Prepared, error) {
 	e := s.eng
 	return &utilPrepared{fields: textFields("Name", "Type", "Is Hidden", "Description"), run: func(context.Context, []types.Datum, wire.ExecIO) (wire.Result, error) {
-		rel, ok := e.cat.Lookup(schemaOf(st.Name), st.Name.Name)
+		rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 		if !ok {
 			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 		}
@@ -1159,7 +1277,12 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 	batch := e.db.NewBatch()
 	defer batch.Close()
 	w := &batchWriter{eng: e, batch: batch}
-	rows, err := s.collect(ctx, b, snap)
+	var pending *storage.Batch
+	if s.tx != nil && s.inBlock() {
+		// CREATE TEMP TABLE ... AS in a block reads the block's writes.
+		pending = s.tx.batch
+	}
+	rows, err := s.collectThrough(ctx, b, snap, pending)
 	if err != nil {
 		return 0, err
 	}
@@ -1378,4 +1501,26 @@ func (s *Session) flushWrites(ctx context.Context) error {
 		return err
 	}
 	return s.eng.st.drv.Barrier(ctx)
+}
+
+// lockTable runs LOCK TABLE. Outside a transaction block it is
+// PostgreSQL's 25P01. Inside one the tables must exist (42P01), and then
+// it is 0A000: a block's writes are checked at COMMIT against the rows
+// they touched (40001 when another session changed one) and take no
+// table locks, so no mode can hold what PostgreSQL's promises, not even
+// ACCESS SHARE's (weir's DDL does not wait for open blocks).
+func (s *Session) lockTable(st *sql.Lock) (wire.Result, error) {
+	if s.txn != 'T' && !s.implicit {
+		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
+	}
+	for _, n := range st.Names {
+		if err := s.systemCatalogError(n); err != nil {
+			return nil, err
+		}
+		if _, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); !ok {
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
+		}
+	}
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE is not supported").
+		WithDetail("weir's transaction blocks take no table locks: COMMIT fails with 40001 when another session changed a row the block wrote.")
 }

@@ -25,7 +25,7 @@ var (
 
 // NewDelete returns a Delete of in's rows for p.
 func NewDelete(in Operator, p *planner.Delete, ec *ExecCtx) (*Delete, error) {
-	d, err := newDML(in, p.Rel, p.Returning, ec)
+	d, err := newDML(in, p.Rel, p.Returning, planner.RowRules{}, ec)
 	if err != nil {
 		return nil, err
 	}

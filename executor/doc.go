@@ -34,7 +34,12 @@
 //     spools each partition within WorkMem, the rest on tapes
 //     (winSpool), HashAgg sorts the input of its calls with DISTINCT or
 //     ORDER BY through aggSorts (the same sorted runs), and
-//     RecursiveUnion keeps its working tables in rowSpools. A
+//     RecursiveUnion keeps its working tables in rowSpools and the rows
+//     a UNION has seen in a seenSet (work_mem in a hash table, sorted
+//     runs on tapes beyond it), as an uncorrelated IN or NOT IN keeps
+//     its subquery's values; other subqueries' rows kept for the
+//     statement are rowSpools, which ExecCtx.Release removes, and the
+//     engine collects RETURNING rows in a RowStore. A
 //     Limit right above a Sort passes it its bound (Sort.SetBound); under
 //     EXPLAIN ANALYZE, where a wrapper sits between them, it does not.
 //   - The hash operators (HashAgg, Distinct, SetOp, HashJoin) keep their
@@ -61,5 +66,8 @@
 // DML operators (Insert, Update, Delete) write through ExecCtx.Writer and
 // report how many rows they changed through RowCounter; the engine makes
 // the statement atomic by committing the Writer's batch after Next
-// returned nil.
+// returned nil. Every row Insert and Update write first passes the
+// table's RowRules: stored generated columns computed, then NOT NULL and
+// the CHECK constraints checked, in PostgreSQL's order (COPY FROM uses
+// the same RowRules).
 package executor

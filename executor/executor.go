@@ -6,6 +6,7 @@ import (
 
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -118,6 +119,14 @@ type ExecCtx struct {
 	Eval   EvalCtx
 	Source Source
 	Writer Writer // nil for read-only statements
+	// MaySelect, when set, reports whether the statement's role may read
+	// the rows of a relation it writes. When it may not, a constraint
+	// violation's detail shows only the columns the statement gave or
+	// set, by name ("Failing row contains (b) = (null)."), or nothing
+	// when there are none, and a unique violation's leaves the key out,
+	// as PostgreSQL's ExecBuildSlotValueDescription and
+	// BuildIndexValueDescription do. Nil: the role reads everything.
+	MaySelect func(rel *catalog.Relation) bool
 	// Analyze, when set, collects each plan node's actual rows and time
 	// for EXPLAIN ANALYZE; nil (every other statement) costs nothing.
 	Analyze *Analyze
@@ -138,6 +147,41 @@ type ExecCtx struct {
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
 	workTables map[int]*rowSpool
+	// temps holds the rows the statement keeps beyond any operator's
+	// life (an uncorrelated subquery's), for Release to remove; the
+	// copies of the ExecCtx a subquery runs in share it (shareTemps).
+	temps *[]discarder
+}
+
+// discarder is what ExecCtx.Release removes: a rowSpool, a seenSet.
+type discarder interface{ discard() }
+
+// shareTemps makes sure ec has its list of kept rows before a copy of
+// ec is made, so that the copy adds to the same list.
+func (ec *ExecCtx) shareTemps() {
+	if ec.temps == nil {
+		ec.temps = new([]discarder)
+	}
+}
+
+// keep adds s to the rows Release removes.
+func (ec *ExecCtx) keep(s discarder) {
+	ec.shareTemps()
+	*ec.temps = append(*ec.temps, s)
+}
+
+// Release removes what the statement kept for its whole run (the rows
+// of its uncorrelated subqueries, and their tapes); whoever built the
+// statement's operators calls it once they are closed. It may be called
+// more than once.
+func (ec *ExecCtx) Release() {
+	if ec == nil || ec.temps == nil {
+		return
+	}
+	for _, s := range *ec.temps {
+		s.discard()
+	}
+	*ec.temps = nil
 }
 
 // chunkRows is the most rows the next chunk a leaf operator or a buffer

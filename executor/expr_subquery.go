@@ -12,9 +12,19 @@ import (
 )
 
 // subqueryEval evaluates a nested query as an expression. An uncorrelated
-// subquery runs once per execution (per ExecCtx) and its value is cached;
-// a correlated one runs once per visible row with that row pushed on
-// EvalCtx.Outer.
+// subquery runs once per execution (per ExecCtx) and its rows are kept
+// for the statement; a correlated one runs once per visible row with that
+// row pushed on EvalCtx.Outer. The rows are in a rowSpool, as PostgreSQL
+// keeps a subplan's in a tuplestore when they are not hashed: work_mem
+// of them in memory, the rest on a tape that each row's ANY or ALL
+// reads from the start again (ExecCtx.Release removes the kept ones).
+//
+// An uncorrelated IN or NOT IN (= ANY, <> ALL) whose argument has the
+// subquery column's type is hashed instead, as PostgreSQL's hashed
+// subplan is: its values go into a seenSet (work_mem in a hash table,
+// the rest in sorted runs on tapes), and each row looks its argument up
+// there. The type's = is then the equality hashRow and sameRow agree
+// on, so the answers are the ones of the comparisons.
 type subqueryEval struct {
 	q   *planner.Subquery
 	arg Evaluator
@@ -24,8 +34,45 @@ type subqueryEval struct {
 	row  []Evaluator
 	cmps []func(a, b types.Datum) int
 
+	// hashed: the subquery is an uncorrelated IN or NOT IN answered
+	// from set, which holds its non-NULL values; setNull says it
+	// yielded a NULL, setEmpty that it yielded no row.
+	hashed   bool
+	set      *seenSet
+	setNull  bool
+	setEmpty bool
+
 	cachedFor *ExecCtx
-	cached    []types.Row
+	cached    *rowSpool
+}
+
+// hashableIn reports whether arg IN (subquery) over a column of type col
+// may be answered by hashing: the types are one, or integers, floats or
+// text of two widths, whose = is the equality of types.Compare with the
+// column's type (and so of hashRow).
+func hashableIn(arg, col types.T) bool {
+	kind := func(t types.T) int {
+		switch t.ID {
+		case types.Int2, types.Int4, types.Int8:
+			return 1
+		case types.Float4, types.Float8:
+			return 2
+		case types.Text, types.Varchar:
+			return 3
+		}
+		return 0
+	}
+	if k := kind(arg); k != 0 {
+		return k == kind(col)
+	}
+	if arg.ID != col.ID {
+		return false
+	}
+	switch arg.ID {
+	case types.Unknown, types.Record, types.Json:
+		return false
+	}
+	return true
 }
 
 func compileSubquery(e *planner.Subquery) (Evaluator, error) {
@@ -64,16 +111,83 @@ func compileSubquery(e *planner.Subquery) (Evaluator, error) {
 			return nil, err
 		}
 		s.cmp = cmp
+		s.hashed = !e.Correlated && hashableIn(e.Arg.Type(), sch[0].T) &&
+			(e.Kind == planner.SubAny && e.Op == "=" || e.Kind == planner.SubAll && e.Op == "<>")
 	}
 	return s, nil
 }
 
-// run executes the subquery plan and returns its visible rows. Scalar and
-// EXISTS subqueries stop reading early.
-func (s *subqueryEval) run(ctx *EvalCtx, outer types.Row) ([]types.Row, error) {
+// runHashed executes an uncorrelated IN or NOT IN's subquery into set,
+// setNull and setEmpty; ExecCtx.Release removes the set.
+func (s *subqueryEval) runHashed(ctx *EvalCtx) error {
+	if ctx.Exec == nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported here")
+	}
+	ctx.Exec.shareTemps()
+	ec := *ctx.Exec
+	ec.Eval = *ctx
+	ec.Eval.Exec = &ec
+	op, err := Build(s.q.Plan, &ec)
+	if err != nil {
+		return err
+	}
+	defer op.Close()
+	set := newSeenSet(ctx.Exec, s.q.Plan.Schema().Types()[:1])
+	s.set, s.setNull, s.setEmpty = set, false, true
+	ctx.Exec.keep(set)
+	key := make(types.Row, 1)
+	for {
+		c, err := op.Next(context.Background())
+		if err != nil || c == nil {
+			return err
+		}
+		v := c.Cols[0]
+		for i := 0; i < c.Len(); i++ {
+			if !c.Visible(i) {
+				continue
+			}
+			s.setEmpty = false
+			if key[0] = v.Get(i); key[0].Null {
+				s.setNull = true
+				continue
+			}
+			if _, err := set.add(key); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// hashedValue is an uncorrelated IN's (= ANY) or NOT IN's (<> ALL)
+// value for the argument arg, by the rules of value.
+func (s *subqueryEval) hashedValue(arg types.Datum) (types.Datum, error) {
+	all := s.q.Kind == planner.SubAll
+	if s.setEmpty {
+		return types.DBool(all), nil
+	}
+	if arg.Null {
+		return types.NullDatum, nil
+	}
+	found, err := s.set.has(types.Row{arg})
+	if err != nil {
+		return types.NullDatum, err
+	}
+	if found {
+		return types.DBool(!all), nil
+	}
+	if s.setNull {
+		return types.NullDatum, nil
+	}
+	return types.DBool(all), nil
+}
+
+// run executes the subquery plan and returns its visible rows, which the
+// caller discards. Scalar and EXISTS subqueries stop reading early.
+func (s *subqueryEval) run(ctx *EvalCtx, outer types.Row) (*rowSpool, error) {
 	if ctx.Exec == nil {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "subqueries are not supported here")
 	}
+	ctx.Exec.shareTemps()
 	ec := *ctx.Exec
 	ec.Eval = *ctx
 	if outer != nil {
@@ -92,10 +206,11 @@ func (s *subqueryEval) run(ctx *EvalCtx, outer types.Row) ([]types.Row, error) {
 	case planner.SubScalar, planner.SubRow:
 		limit = 2
 	}
-	var rows []types.Row
+	rows := newRowSpool(ctx.Exec, s.q.Plan.Schema().Types())
 	for {
 		c, err := op.Next(context.Background())
 		if err != nil {
+			rows.discard()
 			return nil, err
 		}
 		if c == nil {
@@ -112,8 +227,11 @@ func (s *subqueryEval) run(ctx *EvalCtx, outer types.Row) ([]types.Row, error) {
 					r[j].D = new(apdDecimal).Set(r[j].D)
 				}
 			}
-			rows = append(rows, r)
-			if limit > 0 && len(rows) >= limit {
+			if err := rows.add(r); err != nil {
+				rows.discard()
+				return nil, err
+			}
+			if limit > 0 && rows.len() >= limit {
 				return rows, nil
 			}
 		}
@@ -141,15 +259,40 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 	if s.row != nil {
 		left = make([]types.Datum, len(s.row))
 	}
+	if s.hashed && (s.cachedFor != ctx.Exec || s.set == nil) {
+		if s.set != nil {
+			s.set.discard()
+			s.set = nil
+		}
+		if err := s.runHashed(ctx); err != nil {
+			return nil, err
+		}
+		s.cachedFor = ctx.Exec
+	}
+	if s.hashed {
+		for i := 0; i < n; i++ {
+			if !in.Visible(i) {
+				out.Nulls[i] = true
+				continue
+			}
+			d, err := s.hashedValue(args.Get(i))
+			if err != nil {
+				return nil, err
+			}
+			setDatum(out, i, d)
+		}
+		return out, nil
+	}
 	if !s.q.Correlated && (s.cachedFor != ctx.Exec || s.cached == nil) {
+		if s.cached != nil {
+			s.cached.discard()
+		}
 		rows, err := s.run(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
 		s.cachedFor, s.cached = ctx.Exec, rows
-		if s.cached == nil {
-			s.cached = []types.Row{}
-		}
+		ctx.Exec.keep(rows)
 	}
 	for i := 0; i < n; i++ {
 		if !in.Visible(i) {
@@ -171,6 +314,9 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 			left[j] = v.Get(i)
 		}
 		d, err := s.value(ctx, rows, arg, left)
+		if s.q.Correlated {
+			rows.discard()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -181,32 +327,49 @@ func (s *subqueryEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 
 // value turns the subquery's rows into the expression's value for one
 // row: arg is its argument, left its row for a row comparison.
-func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum, left []types.Datum) (types.Datum, error) {
+func (s *subqueryEval) value(ctx *EvalCtx, rows *rowSpool, arg types.Datum, left []types.Datum) (types.Datum, error) {
 	if left != nil {
 		return s.rowValue(rows, left)
 	}
 	switch s.q.Kind {
 	case planner.SubScalar:
-		if len(rows) > 1 {
+		if rows.len() > 1 {
 			return types.NullDatum, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 		}
-		if len(rows) == 0 {
+		if rows.len() == 0 {
 			return types.NullDatum, nil
 		}
-		return rows[0][0], nil
+		r, err := rows.reader().next()
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return r[0], nil
 	case planner.SubExists:
-		return types.DBool(len(rows) > 0), nil
+		return types.DBool(rows.len() > 0), nil
 	case planner.SubArray:
 		t := s.q.Plan.Schema()[0].T
-		elems := make([]string, len(rows))
-		for i, r := range rows {
+		var b strings.Builder
+		b.WriteByte('{')
+		rd := rows.reader()
+		for i := 0; ; i++ {
+			r, err := rd.next()
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if r == nil {
+				break
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
 			if r[0].Null {
-				elems[i] = "NULL"
+				b.WriteString("NULL")
 			} else {
-				elems[i] = quoteArrayElem(types.FormatText(r[0], t, ctx.loc()))
+				b.WriteString(quoteArrayElem(types.FormatText(r[0], t, ctx.loc())))
 			}
 		}
-		return types.DString("{" + strings.Join(elems, ",") + "}"), nil
+		b.WriteByte('}')
+		return types.DString(b.String()), nil
 	}
 	// ANY / ALL: Postgres's rules (docs §9.23.4): ANY is true if some
 	// comparison is true, else NULL if some is NULL, else false; ALL is
@@ -214,7 +377,15 @@ func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum, le
 	// true. An empty set gives false / true whatever the argument.
 	all := s.q.Kind == planner.SubAll
 	sawNull := false
-	for _, r := range rows {
+	rd := rows.reader()
+	for {
+		r, err := rd.next()
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if r == nil {
+			break
+		}
 		if arg.Null || r[0].Null {
 			sawNull = true
 			continue
@@ -241,15 +412,20 @@ func (s *subqueryEval) value(ctx *EvalCtx, rows []types.Row, arg types.Datum, le
 // rowValue is the value of a row comparison with the subquery's rows:
 // for SubRow with its single row (a row of NULLs when there is none), for
 // SubAny and SubAll with each row, under the rules of value.
-func (s *subqueryEval) rowValue(rows []types.Row, left []types.Datum) (types.Datum, error) {
+func (s *subqueryEval) rowValue(rows *rowSpool, left []types.Datum) (types.Datum, error) {
+	rd := rows.reader()
 	if s.q.Kind == planner.SubRow {
-		if len(rows) > 1 {
+		if rows.len() > 1 {
 			return types.NullDatum, pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 		}
-		if len(rows) == 0 {
+		if rows.len() == 0 {
 			return types.NullDatum, nil
 		}
-		v, null := s.compareRow(left, rows[0])
+		r, err := rd.next()
+		if err != nil {
+			return types.NullDatum, err
+		}
+		v, null := s.compareRow(left, r)
 		if null {
 			return types.NullDatum, nil
 		}
@@ -257,7 +433,14 @@ func (s *subqueryEval) rowValue(rows []types.Row, left []types.Datum) (types.Dat
 	}
 	all := s.q.Kind == planner.SubAll
 	sawNull := false
-	for _, r := range rows {
+	for {
+		r, err := rd.next()
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if r == nil {
+			break
+		}
 		v, null := s.compareRow(left, r)
 		if null {
 			sawNull = true

@@ -23,28 +23,71 @@ type RowCounter interface {
 // linked in.
 var formatText = types.FormatText
 
-// checkNotNull returns Postgres's 23502 error when a NOT NULL column of
-// rel is NULL in row (in rel.Cols order).
-func checkNotNull(rel *catalog.Relation, row types.Row, ec *ExecCtx) error {
+// notNull returns Postgres's 23502 error when a NOT NULL column of rel
+// is NULL in row (in rel.Cols order). modified marks the columns the
+// statement gave or set, which the detail shows to a role that may not
+// read rel (ExecCtx.MaySelect).
+func notNull(rel *catalog.Relation, row types.Row, ec *EvalCtx, modified []bool) error {
 	for i, c := range rel.Cols {
 		if !c.NotNull || !row[i].Null || c.Hidden {
 			continue
 		}
-		vals := make([]string, 0, len(row))
-		for k, col := range rel.Cols {
-			switch {
-			case col.Hidden:
-			case row[k].Null:
-				vals = append(vals, "null")
-			default:
-				vals = append(vals, formatText(row[k], col.T, ec.Eval.Location))
-			}
-		}
-		return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
-			WithDetail("Failing row contains (%s).", strings.Join(vals, ", ")).
-			WithTable(rel.Schema, rel.Name).WithColumn(c.Name)
+		return withFailingRow(pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, rel.Name).
+			WithTable(rel.Schema, rel.Name).WithColumn(c.Name), rel, row, ec, modified)
 	}
 	return nil
+}
+
+// withFailingRow gives a constraint violation by row its "Failing row
+// contains" detail, as PostgreSQL's ExecBuildSlotValueDescription:
+// every column when the role may read rel, else the columns in modified
+// by name ("Failing row contains (b) = (null)."), and no detail when
+// there are none.
+func withFailingRow(err *pgerr.Error, rel *catalog.Relation, row types.Row, ec *EvalCtx, modified []bool) *pgerr.Error {
+	if ec.Exec == nil || ec.Exec.MaySelect == nil || ec.Exec.MaySelect(rel) {
+		return err.WithDetail("Failing row contains (%s).", failingRow(rel, row, ec))
+	}
+	var names, vals []string
+	for k, col := range rel.Cols {
+		if col.Hidden || k >= len(modified) || !modified[k] {
+			continue
+		}
+		names = append(names, col.Name)
+		if row[k].Null {
+			vals = append(vals, "null")
+		} else {
+			vals = append(vals, formatText(row[k], col.T, ec.Location))
+		}
+	}
+	if len(names) == 0 {
+		return err
+	}
+	return err.WithDetail("Failing row contains (%s) = (%s).", strings.Join(names, ", "), strings.Join(vals, ", "))
+}
+
+// hideKey leaves the key out of a unique violation's detail when the
+// role may not read rel, as PostgreSQL's BuildIndexValueDescription
+// does for a role that may not read every key column.
+func hideKey(rel *catalog.Relation, ec *ExecCtx, err error) error {
+	if err == nil || ec.MaySelect == nil || ec.MaySelect(rel) {
+		return err
+	}
+	if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.UniqueViolation && pe.Detail != "" {
+		cp := *pe
+		cp.Detail = ""
+		return &cp
+	}
+	return err
+}
+
+// setCols marks the columns whose set expression is not nil.
+func setCols[T comparable](set []T) []bool {
+	var zero T
+	out := make([]bool, len(set))
+	for i, e := range set {
+		out[i] = e != zero
+	}
+	return out
 }
 
 // dml is what Insert, Update and Delete share: the input, the RETURNING
@@ -57,9 +100,11 @@ type dml struct {
 	returning []Evaluator
 	relTs     []types.T
 	n         int64
+	// rules computes the generated columns of each new row and checks it.
+	rules *RowRules
 }
 
-func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *ExecCtx) (dml, error) {
+func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, rules planner.RowRules, ec *ExecCtx) (dml, error) {
 	evs, err := compileAll(returning)
 	if err != nil {
 		return dml{}, err
@@ -68,7 +113,11 @@ func newDML(in Operator, rel *catalog.Relation, returning []planner.Expr, ec *Ex
 	for i, c := range rel.Cols {
 		ts[i] = c.T
 	}
-	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts}, nil
+	rr, err := NewRowRules(rel, rules)
+	if err != nil {
+		return dml{}, err
+	}
+	return dml{in: in, rel: rel, ec: ec, returning: evs, relTs: ts, rules: rr}, nil
 }
 
 // joined extends the row RETURNING is evaluated over with the columns
@@ -137,8 +186,9 @@ func (d *dml) run(ctx context.Context, prepare func(*types.Chunk) error, write f
 
 // Insert writes its input rows (full rows in Rel.Cols order) into the
 // table through ExecCtx.Writer: hidden row id columns get
-// Writer.NextRowID, NOT NULL columns are checked (23502 with Postgres's
-// message and "Failing row contains (...)" detail), and the Writer's
+// Writer.NextRowID, generated columns are computed, NOT NULL columns and
+// CHECK constraints are checked (23502 and 23514 with Postgres's
+// messages and "Failing row contains (...)" detail), and the Writer's
 // errors (23505 for a duplicate key) pass through unchanged. With
 // RETURNING it emits the RETURNING expressions over each inserted row;
 // without, it consumes its input on the first Next and emits nothing. It
@@ -161,6 +211,8 @@ type Insert struct {
 	// touched holds the keys of rows this statement inserted or updated
 	// (DO UPDATE only).
 	touched map[string]bool
+	// given marks the columns the statement gives (planner.Insert.Given).
+	given []bool
 }
 
 var (
@@ -170,11 +222,14 @@ var (
 
 // NewInsert returns an Insert of in's rows for p.
 func NewInsert(in Operator, p *planner.Insert, ec *ExecCtx) (*Insert, error) {
-	d, err := newDML(in, p.Rel, p.Returning, ec)
+	d, err := newDML(in, p.Rel, p.Returning, p.Rules, ec)
 	if err != nil {
 		return nil, err
 	}
-	ins := &Insert{dml: d, conflict: p.OnConflict}
+	ins := &Insert{dml: d, conflict: p.OnConflict, given: make([]bool, len(p.Rel.Cols))}
+	for _, i := range p.Given {
+		ins.given[i] = true
+	}
 	if oc := p.OnConflict; oc != nil && oc.Update {
 		ins.set = make([]Evaluator, len(oc.Set))
 		for i, e := range oc.Set {
@@ -254,11 +309,11 @@ func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
 		}
 		nr[i] = copyDatum(v.Get(0))
 	}
-	if err := checkNotNull(o.rel, nr, o.ec); err != nil {
+	if err := o.rules.Apply(nr, &o.ec.Eval, setCols(o.set)); err != nil {
 		return nil, true, err
 	}
 	if err := o.ec.Writer.Update(o.rel.ID, old, nr); err != nil {
-		return nil, true, err
+		return nil, true, hideKey(o.rel, o.ec, err)
 	}
 	o.touched[o.pkKey(nr)] = true
 	return nr, true, nil
@@ -279,7 +334,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 				r[i] = types.DInt(id)
 			}
 		}
-		if err := checkNotNull(o.rel, r, o.ec); err != nil {
+		if err := o.rules.Apply(r, &o.ec.Eval, o.given); err != nil {
 			return nil, err
 		}
 		if o.conflict != nil {
@@ -291,7 +346,7 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 			if errors.Is(err, ErrRowDropped) {
 				return nil, nil
 			}
-			return nil, err
+			return nil, hideKey(o.rel, o.ec, err)
 		}
 		if o.touched != nil {
 			o.touched[o.pkKey(r)] = true

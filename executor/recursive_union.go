@@ -18,7 +18,8 @@ import (
 // context (cancellation, statement_timeout) ends it, as in Postgres.
 // Working tables are rowSpools, as Postgres's are tuplestores: beyond
 // work_mem their rows go to a tape. The rows seen, which UNION without
-// ALL keeps to drop repeats, stay in memory.
+// ALL keeps to drop repeats, are a seenSet: work_mem of them in a hash
+// table, the rest in sorted runs on tapes.
 type RecursiveUnion struct {
 	endState
 	plan    *planner.RecursiveUnion
@@ -26,7 +27,7 @@ type RecursiveUnion struct {
 	ts      []types.T
 	nonRec  Operator // nil once exhausted
 	rec     Operator // the current round's recursive term, or nil
-	seen    *rowTable
+	seen    *seenSet
 	next    *rowSpool // rows of the round being computed
 	started bool
 }
@@ -38,7 +39,7 @@ var _ Operator = (*RecursiveUnion)(nil)
 func NewRecursiveUnion(nonRec Operator, p *planner.RecursiveUnion, ec *ExecCtx) *RecursiveUnion {
 	r := &RecursiveUnion{plan: p, ec: ec, ts: p.Out.Types(), nonRec: nonRec}
 	if !p.All {
-		r.seen = newRowTable(r.ts)
+		r.seen = newSeenSet(ec, r.ts)
 	}
 	return r
 }
@@ -102,7 +103,11 @@ func (r *RecursiveUnion) step(ctx context.Context) (*types.Chunk, error) {
 			}
 			row := c.Row(i)
 			if r.seen != nil {
-				if _, added := r.seen.findOrInsert(row); !added {
+				added, err := r.seen.add(row)
+				if err != nil {
+					return nil, err
+				}
+				if !added {
 					continue
 				}
 			}
@@ -130,6 +135,9 @@ func (r *RecursiveUnion) Close() {
 	closeAll(r.nonRec, r.rec)
 	if r.next != nil {
 		r.next.discard()
+	}
+	if r.seen != nil {
+		r.seen.discard()
 	}
 	r.nonRec, r.rec, r.seen, r.next = nil, nil, nil, nil
 	if w := r.ec.workTables[r.plan.WorkTable]; w != nil {

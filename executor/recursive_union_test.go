@@ -3,6 +3,8 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weirdb/weir/planner"
@@ -62,5 +64,66 @@ func TestRecursiveUnionStopsOnCancel(t *testing.T) {
 	}
 	if n != 1000 {
 		t.Fatalf("got %d rows before the cancellation, want 1000", n)
+	}
+}
+
+// TestRecursiveUnionSpillsLikeMemory runs a UNION recursion whose rows
+// seen pass a 64 kB work_mem: its output is the one it gives with them
+// in memory, row for row, and its tapes are gone once it is closed.
+func TestRecursiveUnionSpillsLikeMemory(t *testing.T) {
+	rows := spillRows(20000)
+	// Repeats within the non-recursive term, then every row again from
+	// the recursive term: both are looked up among the runs.
+	rows = append(rows, rows[:5000]...)
+	out := schema(tI8, tTxt, tF8, tN, types.T{ID: types.Unknown})
+	plan := func(ec *ExecCtx) *planner.RecursiveUnion {
+		return &planner.RecursiveUnion{Name: "r", NonRecursive: spillScan(rows, ec),
+			Recursive: &planner.WorkTableScan{Name: "r", WorkTable: 1, Out: out}, WorkTable: 1, Out: out}
+	}
+	memEC := newEC()
+	want := sortText(t, plan(memEC), memEC)
+	if len(want) != 20000 {
+		t.Fatalf("%d rows in memory, want 20000", len(want))
+	}
+	temp := newTemp(t)
+	ec := newEC()
+	ec.WorkMem, ec.Temp = 64<<10, temp
+	got := sortText(t, plan(ec), ec)
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	// Some 40 runs of 64 kB, merged 8 at a time.
+	if temp.tapes <= 40 {
+		t.Errorf("%d tapes made, want more than 40 (runs and merges)", temp.tapes)
+	}
+	if left := temp.left(t); len(left) != 0 {
+		t.Errorf("tapes left after the recursion: %v", left)
+	}
+
+	// A counter of many rounds, each row new but for the one its
+	// predecessor made: 1..3000 and n + 1 below 3000.
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&b, "+ %d\n", i)
+	}
+	nonRec := vals(t, b.String(), types.TInt8)
+	want = sortText(t, recursiveCounter(nonRec, false, 3000), newEC())
+	temp = newTemp(t)
+	ec = newEC()
+	ec.WorkMem, ec.Temp = 8<<10, temp
+	got = sortText(t, recursiveCounter(nonRec, false, 3000), ec)
+	if len(got) != 3000 || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("counter: %d rows, want the %d of memory", len(got), len(want))
+	}
+	if temp.tapes == 0 {
+		t.Error("the counter's rows seen made no tape")
+	}
+	if left := temp.left(t); len(left) != 0 {
+		t.Errorf("tapes left after the counter: %v", left)
 	}
 }

@@ -75,10 +75,11 @@ type rowTapeReader struct {
 	buf []byte
 }
 
-// next returns the next row, or nil after the last. The row is the
-// caller's: nothing of it points into the reader.
+// next returns the next row, or nil after the last (or once the tape is
+// discarded). The row is the caller's: nothing of it points into the
+// reader.
 func (r *rowTapeReader) next() (types.Row, error) {
-	if r.off >= r.t.tape.Size() {
+	if r.t.tape == nil || r.off >= r.t.tape.Size() {
 		return nil, nil
 	}
 	rec, next, err := r.t.tape.Next(r.off, r.buf)
@@ -159,3 +160,45 @@ func (r *rowSpoolReader) next() (types.Row, error) {
 	}
 	return r.tape.next()
 }
+
+// RowStore holds a statement's result rows until they are sent, as
+// PostgreSQL's tuplestore holds a portal's: the first ExecCtx.WorkMem
+// of them (by types.RowMemSize) in memory, the rest on a tape. A DML
+// statement's RETURNING rows wait in one until the statement commits.
+type RowStore struct {
+	s *rowSpool
+}
+
+// NewRowStore returns an empty store of rows of types ts, spilling
+// through ec's WorkMem and Temp.
+func NewRowStore(ec *ExecCtx, ts []types.T) *RowStore {
+	return &RowStore{s: newRowSpool(ec, ts)}
+}
+
+// Add appends r, which the store keeps: the caller passes a row nothing
+// else changes.
+func (s *RowStore) Add(r types.Row) error { return s.s.add(r) }
+
+// Len returns the number of rows added.
+func (s *RowStore) Len() int { return s.s.len() }
+
+// Reader returns a reader of the rows from the first; rows added after
+// it was made may or may not be read.
+func (s *RowStore) Reader() *RowStoreReader {
+	if s.s.tape != nil {
+		_ = s.s.tape.seal()
+	}
+	return &RowStoreReader{rd: s.s.reader()}
+}
+
+// Discard drops the rows and removes the tape; it may be called more
+// than once.
+func (s *RowStore) Discard() { s.s.discard() }
+
+// RowStoreReader reads a RowStore's rows in order.
+type RowStoreReader struct {
+	rd *rowSpoolReader
+}
+
+// Next returns the next row, or nil after the last.
+func (r *RowStoreReader) Next() (types.Row, error) { return r.rd.next() }

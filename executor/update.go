@@ -10,8 +10,9 @@ import (
 // Update rewrites the rows its input yields (old rows in Rel.Cols order,
 // possibly followed by the columns of UPDATE ... FROM's other tables):
 // the new row takes Set[i] evaluated over the old row for each column
-// with a Set expression and keeps the old value otherwise. New rows are
-// checked for NOT NULL (23502) and written with Writer.Update, whose
+// with a Set expression and keeps the old value otherwise. New rows get
+// their generated columns computed, are checked for NOT NULL (23502) and
+// CHECK constraints (23514), and are written with Writer.Update, whose
 // errors (23505 when a changed key exists) pass through. RETURNING is
 // evaluated over the new rows. It never commits.
 type Update struct {
@@ -28,7 +29,7 @@ var (
 
 // NewUpdate returns an Update of in's rows for p.
 func NewUpdate(in Operator, p *planner.Update, ec *ExecCtx) (*Update, error) {
-	d, err := newDML(in, p.Rel, p.Returning, ec)
+	d, err := newDML(in, p.Rel, p.Returning, p.Rules, ec)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +110,11 @@ func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
 				nr[i] = vals[i]
 			}
 		}
-		if err := checkNotNull(u.rel, nr, u.ec); err != nil {
+		if err := u.rules.Apply(nr, &u.ec.Eval, setCols(u.set)); err != nil {
 			return nil, err
 		}
 		if err := u.ec.Writer.Update(u.rel.ID, old, nr); err != nil {
-			return nil, err
+			return nil, hideKey(u.rel, u.ec, err)
 		}
 		return append(nr, others...), nil
 	}))

@@ -528,12 +528,16 @@ func (a *minMaxAcc) Result() types.Datum {
 // row's delimiter (NULL meaning empty), and no value gives NULL.
 type stringAggAcc struct {
 	parts []saPart
+	bytes int64 // of the result, within maxValueBytes
 }
 
 type saPart struct{ val, delim string }
 
 func (a *stringAggAcc) Add(args []types.Datum) error {
 	if !args[0].Null {
+		if err := growBuffer(&a.bytes, int64(len(args[0].S)+len(args[1].S))); err != nil {
+			return err
+		}
 		a.parts = append(a.parts, saPart{args[0].S, args[1].S})
 	}
 	return nil
@@ -546,6 +550,7 @@ func (a *stringAggAcc) Retract(args []types.Datum) error {
 	for i, p := range a.parts {
 		if p.val == args[0].S && p.delim == args[1].S {
 			a.parts = append(a.parts[:i], a.parts[i+1:]...)
+			a.bytes -= int64(len(p.val) + len(p.delim))
 			return nil
 		}
 	}
@@ -571,13 +576,22 @@ func (a *stringAggAcc) Result() types.Datum {
 // its own delimiter from the second one on, as string_agg_transfn
 // appends it.
 type stringAggBuf struct {
-	b   strings.Builder
-	any bool
+	b     strings.Builder
+	any   bool
+	bytes int64 // of the result, within maxValueBytes
 }
 
 func (a *stringAggBuf) Add(args []types.Datum) error {
 	if args[0].Null {
 		return nil
+	}
+	if a.any {
+		if err := growBuffer(&a.bytes, int64(len(args[1].S))); err != nil {
+			return err
+		}
+	}
+	if err := growBuffer(&a.bytes, int64(len(args[0].S))); err != nil {
+		return err
 	}
 	if a.any {
 		a.b.WriteString(args[1].S)
@@ -983,9 +997,13 @@ func quantize(x *apd.Decimal, rscale int) *apd.Decimal {
 type arrayAggAcc struct {
 	t     types.T
 	elems []types.Datum
+	bytes int64 // of the elements, within maxValueBytes
 }
 
 func (a *arrayAggAcc) Add(args []types.Datum) error {
+	if err := growArray(len(a.elems), &a.bytes, valueBytes(args[0])); err != nil {
+		return err
+	}
 	a.elems = append(a.elems, args[0])
 	return nil
 }
@@ -994,6 +1012,7 @@ func (a *arrayAggAcc) Retract(args []types.Datum) error {
 	for i, e := range a.elems {
 		if e.Null == args[0].Null && (e.Null || types.Compare(e, args[0], a.t) == 0) {
 			a.elems = append(a.elems[:i], a.elems[i+1:]...)
+			a.bytes -= valueBytes(e)
 			return nil
 		}
 	}
@@ -1101,6 +1120,7 @@ type jsonbAggAcc struct {
 	json   bool
 	keys   []string
 	vals   []types.Datum
+	bytes  int64 // of the keys and values, within maxValueBytes
 }
 
 func (a *jsonbAggAcc) Add(args []types.Datum) error {
@@ -1112,9 +1132,15 @@ func (a *jsonbAggAcc) Add(args []types.Datum) error {
 		if err != nil {
 			return err
 		}
+		if err := growBuffer(&a.bytes, int64(len(k))+valueBytes(args[1])); err != nil {
+			return err
+		}
 		a.keys = append(a.keys, k)
 		a.vals = append(a.vals, args[1])
 		return nil
+	}
+	if err := growBuffer(&a.bytes, valueBytes(args[0])); err != nil {
+		return err
 	}
 	a.vals = append(a.vals, args[0])
 	return nil
@@ -1132,6 +1158,7 @@ func (a *jsonbAggAcc) Retract(args []types.Datum) error {
 	for i, e := range a.vals {
 		if (!a.object || a.keys[i] == key) && e.Null == v.Null && (e.Null || types.Compare(e, v, a.t) == 0) {
 			a.vals = append(a.vals[:i], a.vals[i+1:]...)
+			a.bytes -= int64(len(key)) + valueBytes(e)
 			if a.object {
 				a.keys = append(a.keys[:i], a.keys[i+1:]...)
 			}

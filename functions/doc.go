@@ -25,7 +25,9 @@
 // per row of a sorted partition (window.go); package executor finds the
 // partitions, peer groups and frames.
 // Scalar implementations are found by name and argument types (Lookup)
-// in the tables of the impl_*.go files.
+// in the tables of the impl_*.go files. NamedParams (params.go) lists the
+// parameter names and defaults PostgreSQL 15 declares for some of them
+// (make_interval(days => 3)), which the binder's named notation uses.
 //
 // The tables are plain Go values built when the package is loaded; no
 // init function registers anything and no other package adds overloads,

@@ -68,8 +68,10 @@ type CatalogDescriber interface {
 	// such object. fn is "pg_get_indexdef" (col > 0 asks for the col-th
 	// key column alone), "pg_get_constraintdef", "pg_get_viewdef",
 	// "pg_get_userbyid", "regclassout", "obj_description", "col_description" (col is the
-	// column's number) or "pg_table_is_visible" ("t" or "f"); pretty is
-	// the functions' pretty-print flag.
+	// column's number), "pg_table_is_visible" ("t" or "f"), or, the
+	// OID ignored, "pg_my_temp_schema" (the session's temporary
+	// schema's OID, "0" for none) and "temp_schema_name" (its name, ""
+	// for none); pretty is the functions' pretty-print flag.
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 
@@ -111,6 +113,16 @@ type PrivilegeChecker interface {
 	HasTablePrivilege(user, table string, oid uint32, privs string) (bool, error)
 }
 
+// SequencePrivilegeChecker is implemented by sessions that keep
+// privileges on sequences, for has_sequence_privilege: seq is a sequence
+// name as written, privs a comma-separated list of SELECT, UPDATE and
+// USAGE (any of them suffices). Errors: 42P01 for an unknown sequence,
+// 42809 for a relation that is not one, 42704 for an unknown role,
+// 22023 for an unknown privilege.
+type SequencePrivilegeChecker interface {
+	HasSequencePrivilege(user, seq string, privs string) (bool, error)
+}
+
 // AddInt64 returns a+b and false if the sum overflows.
 func AddInt64(a, b int64) (int64, bool) {
 	s := a + b
@@ -139,6 +151,12 @@ type Impl struct {
 // an operation whose operands' collations conflict: it fails with 42P22
 // when it runs on values.
 const IndeterminateCollationFn = "pg_indeterminate_collation"
+
+// IdentityNextValFn is the function an identity column's value binds
+// to: the next value of the sequence its argument names, taken without
+// checking privileges on the sequence (Sequences.IdentityNextVal).
+// No query can name it.
+const IdentityNextValFn = "pg_identity_nextval"
 
 // CollateFn is the function x COLLATE name binds to: x, with the
 // collation's name and the clause's position as further arguments for

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -78,11 +77,25 @@ func (t implTable) defineSystem() {
 	t.defRow("current_database", curDB)
 	t.defRow("current_catalog", curDB)
 	t.defRow("current_schema", constText("public"))
-	t.defRow("current_schemas", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("current_schemas", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I != 0 {
+			// The session's temporary schema, once it has one, is
+			// searched first, implicitly.
+			if s, ok := describe(ctx, "temp_schema_name", 0, 0, false); ok && s != "" {
+				return dText("{" + s + ",pg_catalog,public}")
+			}
 			return dText("{pg_catalog,public}")
 		}
 		return dText("{public}")
+	})
+	// pg_my_temp_schema is the OID of the session's temporary schema, 0
+	// before it has one.
+	t.defRow("pg_my_temp_schema", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_my_temp_schema", 0, 0, false); ok {
+			n, err := strconv.ParseInt(s, 10, 64)
+			return types.DInt(n), err
+		}
+		return types.DInt(0), nil
 	})
 	t.defRow("session_user", func(ctx *Context, _ []types.Datum) (types.Datum, error) { return dText(sessionUser(ctx)) })
 	for _, n := range []string{"current_user", "user", "current_role"} {
@@ -188,6 +201,24 @@ func (t implTable) defineSystem() {
 		ok, err := bc.ReloadConf()
 		return types.DBool(ok), err
 	})
+	// has_sequence_privilege([user,] sequence, privileges) asks the
+	// session (SequencePrivilegeChecker); without one every role holds
+	// every privilege.
+	t.defRow("has_sequence_privilege", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		pc, ok := ctx.Session.(SequencePrivilegeChecker)
+		if !ok {
+			return types.DBool(true), nil
+		}
+		user := currentUser(ctx)
+		if len(d) == 3 {
+			user = d[0].S
+		}
+		ok, err := pc.HasSequencePrivilege(user, d[len(d)-2].S, d[len(d)-1].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return types.DBool(ok), nil
+	})
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
 	// with the table as a name or an OID.
@@ -279,18 +310,18 @@ func (t implTable) defineSystem() {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
+		if d[0].I == 0 {
+			return dText("-") // InvalidOid, as format_type prints it
+		}
 		t, ok := types.ByOID(uint32(d[0].I))
 		if !ok {
 			return dText("???")
 		}
-		if !d[1].Null {
-			t.Mod = int32(d[1].I)
-		} else if t.ID == types.Bpchar || t.ID == types.BpcharArray {
-			// Without a typmod PostgreSQL spells bpchar "character"
-			// (with -1, "bpchar").
-			return dText(strings.Replace(t.String(), "bpchar", "character", 1))
+		typmod, given := int32(-1), !d[1].Null
+		if given {
+			typmod = int32(d[1].I)
 		}
-		return dText(t.String())
+		return formatType(t, typmod, given)
 	})
 	t.defRow("pg_encoding_to_char", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].I >= 0 && d[0].I < int64(len(pgEncodings)) {
@@ -418,6 +449,9 @@ var pgEncodings = []string{"SQL_ASCII", "EUC_JP", "EUC_CN", "EUC_KR", "EUC_TW", 
 // setval out of them.
 type Sequences interface {
 	NextVal(name string) (int64, error)
+	// IdentityNextVal is an identity column's next value
+	// (IdentityNextValFn): nextval without the privilege check.
+	IdentityNextVal(name string) (int64, error)
 	CurrVal(name string) (int64, error)
 	// LastVal is lastval(): the value of the sequence nextval was last
 	// applied to in the session (55000 before any).
@@ -463,6 +497,7 @@ func (t implTable) defineSequences() {
 		}
 	}
 	t.def("nextval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.NextVal(name) }))
+	t.def(IdentityNextValFn, seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.IdentityNextVal(name) }))
 	t.def("currval", seq(func(s Sequences, name string, _ []types.Datum) (int64, error) { return s.CurrVal(name) }))
 	t.defRow("lastval", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		s, err := sequences(ctx)
@@ -540,4 +575,98 @@ func backendController(c *Context, fn string) (BackendController, error) {
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s cannot run here", fn).
 		WithDetail("Only a client session can signal sessions or reload the configuration.")
+}
+
+// formatType is PostgreSQL's format_type_extended for type t and a
+// typmod (given, or NULL): the SQL spelling of the types the grammar
+// names specially, with the modifier their typmodout prints; other
+// types print their pg_type name and any modifier given, in
+// parentheses; an array its element's spelling and "[]".
+func formatType(t types.T, typmod int32, given bool) (types.Datum, error) {
+	suffix := ""
+	if t.IsArray() {
+		t, suffix = t.Elem(), "[]"
+	}
+	with := given && typmod >= 0
+	mod := func(base, m string) string {
+		if with {
+			return base + m
+		}
+		return base
+	}
+	var out string
+	switch t.ID {
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
+		out = t.ID.Name()
+	case types.Bpchar:
+		switch {
+		case with:
+			out = "character" + charMod(typmod)
+		case given:
+			// bpchar with typmod -1 is not character, which means
+			// character(1).
+			out = "bpchar"
+		default:
+			out = "character"
+		}
+	case types.Varchar:
+		out = mod("character varying", charMod(typmod))
+	case types.Numeric:
+		m := ""
+		if typmod >= 4 {
+			m = fmt.Sprintf("(%d,%d)", ((typmod-4)>>16)&0xffff, (((typmod-4)&0x7ff)^1024)-1024)
+		}
+		out = mod("numeric", m)
+	case types.Time:
+		out = mod("time", fmt.Sprintf("(%d)", typmod)) + " without time zone"
+	case types.Timestamp:
+		out = mod("timestamp", fmt.Sprintf("(%d)", typmod)) + " without time zone"
+	case types.Timestamptz:
+		out = mod("timestamp", fmt.Sprintf("(%d)", typmod)) + " with time zone"
+	case types.Interval:
+		out = "interval"
+		if with {
+			m, err := intervalMod(typmod)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			out += m
+		}
+	default:
+		out = mod(t.ID.Name(), fmt.Sprintf("(%d)", typmod))
+	}
+	return dText(out + suffix)
+}
+
+// charMod is PostgreSQL's anychar_typmodout: the length, when the
+// typmod holds one.
+func charMod(typmod int32) string {
+	if typmod > 4 {
+		return fmt.Sprintf("(%d)", typmod-4)
+	}
+	return ""
+}
+
+// intervalMod is PostgreSQL's intervaltypmodout: the fields of the
+// range (its high 15 bits) and the precision (its low 16), "" for the
+// full range and precision.
+func intervalMod(typmod int32) (string, error) {
+	const (
+		year, month, day, hour, minute, second = 1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12
+		fullRange, fullPrecision               = 0x7fff, 0xffff
+	)
+	fields := map[int32]string{
+		year: " year", month: " month", day: " day", hour: " hour", minute: " minute", second: " second",
+		year | month: " year to month", day | hour: " day to hour", day | hour | minute: " day to minute",
+		day | hour | minute | second: " day to second", hour | minute: " hour to minute",
+		hour | minute | second: " hour to second", minute | second: " minute to second", fullRange: "",
+	}
+	f, ok := fields[(typmod>>16)&0x7fff]
+	if !ok {
+		return "", pgerr.New(pgerr.InternalError, "invalid INTERVAL typmod: 0x%x", typmod)
+	}
+	if p := typmod & 0xffff; p != fullPrecision {
+		f += fmt.Sprintf("(%d)", p)
+	}
+	return f, nil
 }

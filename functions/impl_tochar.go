@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -85,9 +87,39 @@ func casePattern(pat, s string) string {
 	return s
 }
 
-// formatDateTime applies a to_char template to f.
-func formatDateTime(tmpl string, f tmFields) string {
-	var b strings.Builder
+// tmplItem is one item of a parsed date/time template: a literal, or a
+// pattern with its FM prefix and TH suffix.
+type tmplItem struct {
+	lit string
+	pat string // "": the item is lit
+	fm  bool
+	th  string
+}
+
+// parsedTemplates caches parseTemplate's results by template: a query
+// formats every row with the same few templates. It stops taking new
+// templates at maxParsedTemplates, so templates built from data cannot
+// grow it without bound.
+var (
+	parsedTemplates    sync.Map // string -> []tmplItem
+	parsedTemplatesLen atomic.Int64
+)
+
+const maxParsedTemplates = 1024
+
+// parseTemplate splits a to_char template into its items.
+func parseTemplate(tmpl string) []tmplItem {
+	if v, ok := parsedTemplates.Load(tmpl); ok {
+		return v.([]tmplItem)
+	}
+	var items []tmplItem
+	lit := func(s string) {
+		if n := len(items); n > 0 && items[n-1].pat == "" {
+			items[n-1].lit += s
+			return
+		}
+		items = append(items, tmplItem{lit: s})
+	}
 	for i := 0; i < len(tmpl); {
 		fm := false
 		if strings.HasPrefix(tmpl[i:], "FM") {
@@ -100,21 +132,21 @@ func formatDateTime(tmpl string, f tmFields) string {
 		if tmpl[i] == '"' {
 			j := strings.IndexByte(tmpl[i+1:], '"')
 			if j < 0 {
-				b.WriteString(tmpl[i+1:])
+				lit(tmpl[i+1:])
 				break
 			}
-			b.WriteString(tmpl[i+1 : i+1+j])
+			lit(tmpl[i+1 : i+1+j])
 			i += j + 2
 			continue
 		}
 		if tmpl[i] == '\\' && i+1 < len(tmpl) {
-			b.WriteByte(tmpl[i+1])
+			lit(tmpl[i+1 : i+2])
 			i += 2
 			continue
 		}
 		pat, n := matchPattern(tmpl[i:])
 		if pat == "" {
-			b.WriteByte(tmpl[i])
+			lit(tmpl[i : i+1])
 			i++
 			continue
 		}
@@ -124,21 +156,44 @@ func formatDateTime(tmpl string, f tmFields) string {
 			th = tmpl[i : i+2]
 			i += 2
 		}
+		items = append(items, tmplItem{pat: pat, fm: fm, th: th})
+	}
+	if parsedTemplatesLen.Load() < maxParsedTemplates {
+		if _, loaded := parsedTemplates.LoadOrStore(strings.Clone(tmpl), items); !loaded {
+			parsedTemplatesLen.Add(1)
+		}
+	}
+	return items
+}
+
+// formatDateTime applies a to_char template to f.
+func formatDateTime(tmpl string, f tmFields) string {
+	b := make([]byte, 0, len(tmpl)+8)
+	for _, it := range parseTemplate(tmpl) {
+		if it.pat == "" {
+			b = append(b, it.lit...)
+			continue
+		}
+		pat, fm, th := it.pat, it.fm, it.th
 		num := func(n int, width int) {
-			s := strconv.Itoa(n)
-			if !fm && len(s) < width {
-				if n < 0 {
-					s = "-" + strings.Repeat("0", width-len(s)) + s[1:]
-				} else {
-					s = strings.Repeat("0", width-len(s)) + s
+			if n < 0 {
+				b = append(b, '-')
+			}
+			u := n
+			if u < 0 {
+				u = -u
+			}
+			if !fm {
+				for w := digits(u); w < width-boolInt(n < 0); w++ {
+					b = append(b, '0')
 				}
 			}
-			b.WriteString(s)
+			b = strconv.AppendInt(b, int64(u), 10)
 			if th != "" {
 				if th == "TH" {
-					b.WriteString(strings.ToUpper(ordinal(n)))
+					b = append(b, strings.ToUpper(ordinal(n))...)
 				} else {
-					b.WriteString(ordinal(n))
+					b = append(b, ordinal(n)...)
 				}
 			}
 		}
@@ -199,31 +254,31 @@ func formatDateTime(tmpl string, f tmFields) string {
 			if hour >= 12 {
 				s = "PM"
 			}
-			b.WriteString(casePattern(pat, s))
+			b = append(b, casePattern(pat, s)...)
 		case "A.M.", "P.M.":
 			s := "A.M."
 			if hour >= 12 {
 				s = "P.M."
 			}
-			b.WriteString(s)
+			b = append(b, s...)
 		case "MONTH", "Month", "month":
 			s := casePattern(pat, t.Month().String())
 			if !fm {
 				s = fmt.Sprintf("%-9s", s)
 			}
-			b.WriteString(s)
+			b = append(b, s...)
 		case "MON", "Mon", "mon":
-			b.WriteString(casePattern(pat, t.Month().String()[:3]))
+			b = append(b, casePattern(pat, t.Month().String()[:3])...)
 		case "DAY", "Day", "day":
 			s := casePattern(pat, t.Weekday().String())
 			if !fm {
 				s = fmt.Sprintf("%-9s", s)
 			}
-			b.WriteString(s)
+			b = append(b, s...)
 		case "DY", "Dy", "dy":
-			b.WriteString(casePattern(pat, t.Weekday().String()[:3]))
+			b = append(b, casePattern(pat, t.Weekday().String()[:3])...)
 		case "TZ", "tz":
-			b.WriteString(casePattern(pat, f.zone))
+			b = append(b, casePattern(pat, f.zone)...)
 		case "OF":
 			off := f.offsetSecs
 			sign := "+"
@@ -234,10 +289,27 @@ func formatDateTime(tmpl string, f tmFields) string {
 			if off%3600 != 0 {
 				s += fmt.Sprintf(":%02d", off%3600/60)
 			}
-			b.WriteString(s)
+			b = append(b, s...)
 		}
 	}
-	return b.String()
+	return string(b)
+}
+
+// digits returns the number of decimal digits of n >= 0.
+func digits(n int) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // formatNumber applies a numeric to_char template (9, 0, ., D, ,, G, S,

@@ -92,13 +92,24 @@ func cumeDist(p WindowRows) (types.Datum, error) {
 }
 
 // ntile implements ntile(n): the partition's rows split into n buckets
-// whose sizes differ by at most one, larger buckets first.
+// whose sizes differ by at most one, larger buckets first. As in
+// PostgreSQL, n is read once per partition, at its first row: rows
+// before the first whose n is not NULL get NULL, and that row's n
+// splits the whole partition's row count, counting from that row.
+// (Finding that row reads the earlier rows' arguments again, which
+// costs only where n is NULL.)
 func ntile(p WindowRows) (types.Datum, error) {
-	args, err := p.Args(p.Row())
-	if err != nil {
-		return types.NullDatum, err
+	var a types.Datum
+	first := 0
+	for ; first <= p.Row(); first++ {
+		args, err := p.Args(first)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if a = args[0]; !a.Null {
+			break
+		}
 	}
-	a := args[0]
 	if a.Null {
 		return types.NullDatum, nil
 	}
@@ -107,7 +118,7 @@ func ntile(p WindowRows) (types.Datum, error) {
 	}
 	total := int64(p.Len())
 	per, rem := total/a.I, total%a.I
-	pos := int64(p.Row())
+	pos := int64(p.Row() - first)
 	var bucket int64
 	if big := rem * (per + 1); pos < big {
 		bucket = pos/(per+1) + 1

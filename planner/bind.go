@@ -24,6 +24,15 @@ type Catalog interface {
 	SystemTable(schema, name string) (schemaName string, cols types.Schema, ok bool)
 }
 
+// PermanentCatalog is implemented by a Catalog in which temporary
+// relations can hide permanent ones of the same name: Permanent returns
+// the catalog without that, in which a permanent view's stored
+// definition is bound (its names meant permanent relations when it was
+// created).
+type PermanentCatalog interface {
+	Permanent() Catalog
+}
+
 // IndexCatalog is implemented by a Catalog that knows the indexes on a
 // relation (catalog.KindIndex relations with catalog.IndexPositions
 // set), which ON CONFLICT infers its arbiters from.
@@ -408,6 +417,12 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 		return &OuterRef{Depth: depth, Idx: idx, T: c.t, Name: qual}
 	}
 	if tbl != "" {
+		if b.q != nil && b.q.FieldRefs[b.pos(node)] {
+			// (x).f where x is no range variable: a field of the
+			// column x (sql doc.go #42).
+			x := b.resolveColumn(s, &ast.ColumnName{Name: cn.Table}, node)
+			return b.fieldOf(x, node, name)
+		}
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(node)))
 	}
 	for cur := s; cur != nil; cur = cur.parent {
@@ -526,9 +541,11 @@ func planExprs(p Plan) []Expr {
 		add(n.Args...)
 	case *Insert:
 		add(n.Returning...)
+		add(n.Rules.exprs()...)
 	case *Update:
 		add(n.Set...)
 		add(n.Returning...)
+		add(n.Rules.exprs()...)
 	case *Delete:
 		add(n.Returning...)
 	}
@@ -591,3 +608,47 @@ func typeErrorf(format string, args ...any) *pgerr.Error {
 }
 
 var _ = fmt.Sprintf
+
+// ReadsInput reports whether e reads any of the first n columns of the
+// row it is evaluated over: through a ColRef, or through an OuterRef of
+// a subquery within it that reaches that row. The engine asks it of an
+// UPDATE's SET expressions and ON CONFLICT's, which need SELECT on the
+// table when they read its columns, as in PostgreSQL.
+func ReadsInput(e Expr, n int) bool {
+	found := false
+	readsAt(e, n, 0, &found)
+	return found
+}
+
+// readsAt is ReadsInput's walk of e at subquery depth d: the row is read
+// by a ColRef at depth 0 and by an OuterRef of Depth d below it.
+func readsAt(e Expr, n, d int, found *bool) {
+	WalkExpr(e, func(x Expr) {
+		switch r := x.(type) {
+		case *ColRef:
+			if d == 0 && r.Idx < n {
+				*found = true
+			}
+		case *OuterRef:
+			if d > 0 && r.Depth == d && r.Idx < n {
+				*found = true
+			}
+		case *Subquery:
+			planReadsAt(r.Plan, n, d+1, found)
+		}
+	})
+}
+
+// planReadsAt walks the expressions of p and its inputs at subquery
+// depth d.
+func planReadsAt(p Plan, n, d int, found *bool) {
+	if p == nil || *found {
+		return
+	}
+	for _, e := range planExprs(p) {
+		readsAt(e, n, d, found)
+	}
+	for _, in := range p.Inputs() {
+		planReadsAt(in, n, d, found)
+	}
+}

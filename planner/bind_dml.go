@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -92,6 +95,12 @@ func scanAll(rel *catalog.Relation) *Scan {
 // ids are left NULL for the executor to assign).
 func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	col := rel.Cols[i]
+	if col.Identity != "" && col.Seq != "" && !col.Hidden {
+		// PostgreSQL's NextValueExpr: the sequence's next value, with no
+		// privilege check on the sequence.
+		e := &Call{Fn: functions.IdentityNextValFn, Args: []Expr{&Const{V: types.DString(`"` + strings.ReplaceAll(col.Seq, `"`, `""`) + `"`), T: types.TText}}, T: types.TInt8}
+		return b.assign(e, rel, i)
+	}
 	text := col.DefaultSQL()
 	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}
@@ -238,10 +247,14 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 	}
 	var input Plan
+	var given []int
 	switch {
 	case n.Select != nil:
 		r := b.bindQuery(n.Select.(ast.ResultSetNode), nil, &level{}, &qopts{keepUnknown: true})
 		sch := r.plan.Schema()
+		if len(sch) <= len(targets) {
+			given = targets[:len(sch)]
+		}
 		if len(sch) > len(targets) {
 			failf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
@@ -252,6 +265,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		pos := map[int]int{}
 		for k, t := range targets[:len(sch)] {
 			pos[t] = k
+			b.generatedColumn(rel, t, false)
 			b.generatedAlways(rel, t, false)
 		}
 		for i, c := range rel.Cols {
@@ -283,6 +297,9 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		if len(lists) == 0 {
 			lists = [][]ast.ExprNode{{}}
 		}
+		if len(lists[0]) <= len(targets) {
+			given = targets[:len(lists[0])]
+		}
 		for _, list := range lists {
 			if len(list) > len(targets) {
 				fail(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(list[len(targets)])))
@@ -299,6 +316,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 					row[i] = b.defaultExpr(rel, i)
 					continue
 				}
+				b.generatedColumn(rel, i, false)
 				b.generatedAlways(rel, i, false)
 				row[i] = b.assign(b.expr(ctx, x), rel, i)
 			}
@@ -311,7 +329,7 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		}
 		input = vals
 	}
-	ins := &Insert{Rel: rel, Input: input}
+	ins := &Insert{Rel: rel, Input: input, Given: given, Rules: b.rowRules(rel)}
 	if oc := b.q.OnConflict; oc != nil {
 		ins.OnConflict = b.onConflict(oc, rel, alias)
 	}
@@ -493,7 +511,7 @@ func (b *binder) bindUpdate(n *ast.UpdateStmt) Plan {
 	} else if n.Where != nil {
 		input = &Filter{Input: input, Cond: b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")}
 	}
-	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols))}
+	upd := &Update{Rel: rel, Input: input, Set: make([]Expr, len(rel.Cols)), Rules: b.rowRules(rel)}
 	ctx := &exprCtx{s: sc, clause: "UPDATE"}
 	for _, a := range n.List {
 		if t := a.Column.Table.O; t != "" {
@@ -567,6 +585,7 @@ func (b *binder) bindSet(rel *catalog.Relation, set []Expr, a *ast.Assignment, c
 		set[i] = b.defaultExpr(rel, i)
 		return i, false
 	}
+	b.generatedColumn(rel, i, true)
 	b.generatedAlways(rel, i, true)
 	set[i] = b.assign(b.expr(ctx, a.Expr), rel, i)
 	return i, true

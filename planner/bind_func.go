@@ -18,7 +18,18 @@ import (
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
 	if srfFuncs[name] {
+		if hasNamedArgs(n.Args) {
+			call := *n
+			call.Args = b.positionalArgs(c, name, n.Args, b.pos(n))
+			n = &call
+		}
 		return b.srfCall(c, n)
+	}
+	if needsParams(name, n.Args) {
+		if _, ok := b.isAggregate(n); ok {
+			b.noNamedArgs(c, name, n.Args, n)
+		}
+		return b.paramCall(c, n, name)
 	}
 	switch name {
 	case "pg_cast":
@@ -128,7 +139,18 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// x AT TIME ZONE z (sql doc.go #21) is Postgres's timezone(z, x).
 		if len(n.Args) == 2 {
 			args := b.exprs(c, n.Args)
-			return b.call("timezone", []Expr{args[1], args[0]}, n, false, Scalar)
+			zx := []Expr{args[1], args[0]}
+			an := make([]argNode, 2)
+			for i, a := range zx {
+				an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+			}
+			if o, _ := resolveOverload(Overloads("timezone"), an); o == nil {
+				// PostgreSQL names the function it looked for, at AT
+				// (the bridge's comma stands there).
+				fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig("pg_catalog.timezone", an)).
+					WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.callOpPos(n)))
+			}
+			return b.call("timezone", zx, n, false, Scalar)
 		}
 	case "pg_array":
 		// ARRAY[...]: the elements take their common type (text when
@@ -163,19 +185,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return b.call(trimFunc(d.Direction), b.exprs(c, n.Args[:2]), n, false, Scalar)
 			}
 		}
-	case "pg_subscript":
-		// x[i] over text[]: the catalog's text[] columns stand for
-		// Postgres arrays of other element types (int2vector, oid[] in
-		// psql's catalog queries), so the element is typed like an
-		// untyped literal and takes its type from the context, as text
-		// by default. Over the other arrays it has the element type.
-		if len(n.Args) == 2 {
-			args := b.exprs(c, n.Args)
-			if b.typeOf(args[0]).ID == types.TextArray {
-				call := b.call("pg_subscript", args, n, false, Scalar)
-				call.T = types.TUnknown
-				return call
-			}
+	case "pg_subscript", "pg_slice":
+		if e := b.subscriptChain(c, n); e != nil {
+			return e
 		}
 	case "pg_star_call":
 		// The bridge's f(*) (sql/doc.go #41): PostgreSQL takes * only
@@ -192,6 +204,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					}
 					fail(pgerr.New(pgerr.UndefinedFunction, "function %s() does not exist", name).
 						WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+				}
+			}
+		}
+	case "pg_field":
+		// The bridge's (expr).field (sql/doc.go #42): a field of a row
+		// constructor (f1, f2, ...); no other value has fields.
+		if len(n.Args) == 2 {
+			if l, ok := n.Args[1].(*sql.Literal); ok {
+				if field, ok := l.Value.(string); ok {
+					return b.fieldSelect(c, n.Args[0], field)
 				}
 			}
 		}
@@ -321,6 +343,8 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return &Const{V: types.DInt(int64(b.relationOID(k.V.S, n))), T: types.TOid}
 			case "regproc", "regprocedure":
 				return &Const{V: types.DInt(int64(b.procOID(k.V.S, reg == "regprocedure", n))), T: types.TOid}
+			case "regtype":
+				return &Const{V: types.DInt(int64(b.typeOID(k.V.S, n))), T: types.TOid}
 			}
 		}
 		return b.explicitCast(x, types.TOid, n)
@@ -445,6 +469,28 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 // literal to the pg_proc OID functions.Procs gives the function (psql's
 // \sf): 42883 for no such function, 42725 for a regproc name that has
 // more than one overload.
+// typeOID resolves 'name'::regtype as PostgreSQL's regtypein does: a
+// number is the OID itself; a type name, in SQL's spelling or
+// pg_type's (with a modifier, which is ignored), its type's OID; an
+// underscore before a type's pg_type name its array type.
+func (b *binder) typeOID(s string, node ast.Node) uint32 {
+	text := strings.TrimSpace(s)
+	if oid, err := strconv.ParseUint(text, 10, 32); err == nil {
+		return uint32(oid)
+	}
+	text = strings.TrimPrefix(text, "pg_catalog.")
+	if tn, err := parseType(text); err == nil && tn.T.ID != types.Unknown {
+		return tn.T.OID()
+	}
+	if elem, ok := strings.CutPrefix(text, "_"); ok {
+		if tn, err := parseType(elem); err == nil && tn.T.ArrayOID() != 0 {
+			return tn.T.ArrayOID()
+		}
+	}
+	fail(pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", text).WithPosition(b.pos(node)))
+	return 0
+}
+
 func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 	if oid, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err == nil {
 		return uint32(oid) // a number is the OID itself, as in PostgreSQL
@@ -629,12 +675,14 @@ func (b *binder) bindAggCallFilter(c *exprCtx, n ast.ExprNode, name string, filt
 	distinct := false
 	switch n := n.(type) {
 	case *ast.AggregateFuncExpr:
+		b.noNamedArgs(inner, name, n.Args, n)
 		args, distinct, order = n.Args, n.Distinct, n.Order
 		if strings.ToLower(n.F) == "group_concat" && len(args) >= 2 {
 			// string_agg(x, sep ORDER BY ...) as the bridge writes it.
 			args = args[len(args)-2:]
 		}
 	case *ast.FuncCallExpr:
+		b.noNamedArgs(inner, name, n.Args, n)
 		args = n.Args
 		// agg(DISTINCT args) of an aggregate TiDB does not know arrives
 		// as agg(args, pg_agg_distinct()).
@@ -945,6 +993,7 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	}
 	inner := &exprCtx{s: c.s, agg: c.agg, clause: "window function calls"}
 	name, args, wrapped := windowTarget(n)
+	b.noNamedArgs(inner, name, args, n)
 	if functions.IsOrderedSet(name) || hasWithinGroup(args) {
 		b.orderedSetOver(inner, n, name, args)
 	}
@@ -970,6 +1019,11 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	bound := b.polymorphicWindowArgs(name, b.exprs(inner, args), n)
 	call := b.call(name, bound, n, false, WindowOnly)
 	wc := WindowCall{Fn: name, Args: call.Args, T: call.T}
+	if ref := windowRef(&n.Spec); ref != "" {
+		if _, ok := c.win.specs[ref]; !ok {
+			fail(pgerr.New(pgerr.UndefinedObject, "window \"%s\" does not exist", windowRefWritten(&n.Spec)).WithPosition(b.windowRefPos(n)))
+		}
+	}
 	spec := b.resolveWindowSpec(c.win, &n.Spec)
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
@@ -1111,10 +1165,7 @@ func (b *binder) checkWindowable(name string, n ast.Node) {
 // does a copy that overrides the named window's PARTITION BY or ORDER BY
 // or copies its frame.
 func (b *binder) resolveWindowSpec(w *winState, s *ast.WindowSpec) ast.WindowSpec {
-	ref := s.Ref.L
-	if s.Name.L != "" && s.OnlyAlias {
-		ref = s.Name.L
-	}
+	ref := windowRef(s)
 	if ref == "" {
 		return *s
 	}
@@ -1388,4 +1439,177 @@ func trimFunc(d ast.TrimDirectionType) string {
 		return "rtrim"
 	}
 	return "btrim"
+}
+
+// fieldSelect binds (x).field: the field of a row constructor (ROW(a,
+// b) has the fields f1 and f2), 42703 for a name it has not; for any
+// other value the functional notation field(x) when a function of that
+// name takes x, else 42809, positioned at x as in PostgreSQL.
+func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
+	x := b.expr(c, xn)
+	inner := unparen(xn)
+	if _, ok := inner.(*ast.SubqueryExpr); ok {
+		inner = xn
+	}
+	return b.fieldOf(x, inner, field)
+}
+
+// fieldOf is fieldSelect of the bound value x, written at node.
+func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
+	if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
+		if k, err := strconv.Atoi(strings.TrimPrefix(field, "f")); err == nil && strings.HasPrefix(field, "f") && k >= 1 && k <= len(r.Args) && strconv.Itoa(k) == field[1:] {
+			return r.Args[k-1]
+		}
+		fail(pgerr.New(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", field).WithPosition(b.pos(inner)))
+	}
+	var cands []*Overload
+	for _, o := range Overloads(field) {
+		if o.Kind == Scalar {
+			cands = append(cands, o)
+		}
+	}
+	if o, amb := resolveOverload(cands, []argNode{{t: b.typeOf(x), unknown: b.isUnknown(x)}}); o != nil && !amb {
+		return b.call(field, []Expr{x}, inner, false, Scalar)
+	}
+	t := b.typeOf(x)
+	if b.isUnknown(x) {
+		t = types.TUnknown
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
+	return nil
+}
+
+// windowRef is the name of the window a window clause refers to (OVER w,
+// OVER (w ORDER BY ...)), or "".
+func windowRef(s *ast.WindowSpec) string {
+	if s.Name.L != "" && s.OnlyAlias {
+		return s.Name.L
+	}
+	return s.Ref.L
+}
+
+// windowRefWritten is windowRef as written (a quoted name keeps its
+// case), for messages.
+func windowRefWritten(s *ast.WindowSpec) string {
+	if s.Name.L != "" && s.OnlyAlias {
+		return s.Name.O
+	}
+	return s.Ref.O
+}
+
+// windowRefPos is the position of the window clause of the call n (the
+// window name, or the "(" before it), where PostgreSQL reports a window
+// that does not exist: what follows the call's OVER in the bridged text. It falls back on
+// the call's position.
+func (b *binder) windowRefPos(n *ast.WindowFuncExpr) int {
+	off := n.OriginTextPosition()
+	if b.q == nil || b.q.Map == nil || b.curMap() != b.q.Map || off < 0 || off >= len(b.q.Rewritten) {
+		return b.pos(n)
+	}
+	text := b.q.Rewritten
+	depth := 0
+	for i := off; i < len(text); i++ {
+		switch text[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '\'':
+			// skip a string literal among the arguments
+			for i++; i < len(text) && text[i] != '\''; i++ {
+			}
+		}
+		if depth != 0 || !strings.HasPrefix(strings.ToLower(text[i:]), "over") || i+4 >= len(text) {
+			continue
+		}
+		j := i + 4
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if p := b.q.Map.Pos(j); p > 0 {
+			return p
+		}
+		break
+	}
+	return b.pos(n)
+}
+
+// subscriptChain binds the subscripts x[a][b]... the bridge wrote as
+// nested pg_subscript and pg_slice calls, where PostgreSQL's rules differ
+// from one subscript after another: a jsonb's subscripts are a path
+// (x #> ARRAY[a, b], text keys index arrays too), a type without
+// subscripting is 42804, and several subscripts of one of weir's arrays
+// (which have one dimension) are NULL, or an empty array when one is a
+// slice. One subscript of an array is the call.
+func (b *binder) subscriptChain(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	var chain []*ast.FuncCallExpr
+	var base ast.ExprNode = n
+	for {
+		f, ok := base.(*ast.FuncCallExpr)
+		if !ok || (f.FnName.L != "pg_subscript" && f.FnName.L != "pg_slice") || len(f.Args) < 2 {
+			break
+		}
+		chain = append([]*ast.FuncCallExpr{f}, chain...)
+		base = f.Args[0]
+	}
+	if len(chain) == 0 {
+		return nil
+	}
+	x := b.expr(c, base)
+	t := b.typeOf(x)
+	switch {
+	case b.isUnknown(x) || len(chain) == 1 && t.IsArray():
+		// One subscript of an array: the call. x[i] over text[]: the
+		// catalog's text[] columns stand for Postgres arrays of other
+		// element types (int2vector, oid[] in psql's catalog queries),
+		// so the element is typed like an untyped literal and takes its
+		// type from the context, as text by default. Over the other
+		// arrays it has the element type.
+		call := b.call(n.FnName.L, append([]Expr{x}, b.exprs(c, n.Args[1:])...), n, false, Scalar)
+		if n.FnName.L == "pg_subscript" && t.ID == types.TextArray {
+			call.T = types.TUnknown
+		}
+		return call
+	case t.ID == types.Jsonb:
+		keys := make([]Expr, 0, len(chain))
+		for _, f := range chain {
+			if f.FnName.L == "pg_slice" {
+				fail(pgerr.New(pgerr.DatatypeMismatch, "jsonb subscript does not support slices").WithPosition(b.pos(unparen(f.Args[len(f.Args)-1]))))
+			}
+			k := b.expr(c, f.Args[1])
+			kt := b.typeOf(k)
+			switch {
+			case b.isUnknown(k) || kt.ID == types.Text:
+				k = b.coerce(k, types.TText, ctxImplicit, "jsonb subscript")
+			case kt.Family() == types.FamInt:
+				k = b.coerce(k, types.TText, ctxExplicit, "jsonb subscript")
+			default:
+				fail(pgerr.New(pgerr.DatatypeMismatch, "subscript type %s is not supported", kt).
+					WithHint("jsonb subscript must be coercible to either integer or text.").WithPosition(b.pos(unparen(f.Args[1]))))
+			}
+			keys = append(keys, k)
+		}
+		path := &Call{Fn: "array", Args: keys, T: types.TTextArray}
+		return b.call("pg_json_path", []Expr{x, path}, n, false, Scalar)
+	case !t.IsArray():
+		inner := unparen(base)
+		fail(pgerr.New(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t).WithPosition(b.pos(inner)))
+	case len(chain) > 1:
+		// weir's arrays have one dimension: a second subscript finds
+		// nothing. The subscripts are still bound (and checked).
+		slice := false
+		for _, f := range chain {
+			for _, a := range f.Args[1:] {
+				b.coerce(b.expr(c, a), types.TInt4, ctxImplicit, "array subscript")
+			}
+			slice = slice || f.FnName.L == "pg_slice"
+		}
+		if slice {
+			// x[1:0] is x's empty array (NULL when x is).
+			one, zero := &Const{V: types.DInt(1), T: types.TInt4}, &Const{V: types.DInt(0), T: types.TInt4}
+			return b.call("pg_slice", []Expr{x, one, zero}, n, false, Scalar)
+		}
+		return &Const{V: types.NullDatum, T: t.Elem()}
+	}
+	return nil
 }

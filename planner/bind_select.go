@@ -988,7 +988,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 			return b.derived(plan, alias, cols, outer, lvl)
 		}
 		if tvf, ok := b.q.TVFs[name]; ok {
-			return b.tableFunc(tvf, alias, outer, lvl)
+			return b.tableFunc(tvf, alias, outer, lvl, b.pos(tn))
 		}
 	}
 	if alias == "" {
@@ -1084,8 +1084,16 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if !ok {
 		failf(pgerr.InternalError, "view \"%s\" has no query", rel.Name)
 	}
-	// The view reads its tables as they were when it was bound.
-	vb := &binder{q: vq, cat: PinnedCatalog(b.cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1}
+	// The view reads its tables as they were when it was bound; a
+	// permanent view's names never meant temporary tables.
+	cat := b.cat
+	if p, ok := cat.(pinnedCatalog); ok {
+		cat = p.Catalog
+	}
+	if pc, ok := cat.(PermanentCatalog); ok && !rel.Temp {
+		cat = pc.Permanent()
+	}
+	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
 	var names []string
 	for _, c := range rel.Cols {
@@ -1113,8 +1121,9 @@ func (b *binder) fromFunction(n ast.ResultSetNode) (*sql.TVF, string, bool) {
 	return tvf, ts.AsName.O, true
 }
 
-// tableFunc binds a table function in FROM.
-func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (Plan, *scope) {
+// tableFunc binds a table function in FROM; namePos is the position of
+// its name.
+func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, namePos int) (Plan, *scope) {
 	if alias == "" {
 		alias = f.Alias
 	}
@@ -1126,6 +1135,11 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level) (
 		saved := b.tvfMap
 		b.tvfMap = f.Map
 		defer func() { b.tvfMap = saved }()
+	}
+	if hasNamedArgs(f.Args) {
+		tvf := *f
+		tvf.Args = b.positionalArgs(c, f.Name, f.Args, namePos)
+		f = &tvf
 	}
 	if f.Name == "pg_options_to_table" && len(f.Args) == 1 {
 		// psql's \d of a foreign table (how sources appear) lists the
@@ -1272,12 +1286,16 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		}
 	}
 	if tvf, alias, ok := b.fromFunction(n.Right); ok && rp == nil {
+		namePos := 0
+		if ts, ok := n.Right.(*ast.TableSource); ok {
+			namePos = b.pos(ts.Source)
+		}
 		// A function in FROM may read the columns of the items to its
 		// left, LATERAL or not, as in PostgreSQL: bound with them as an
 		// enclosing query's, it is re-run for each left row when it
 		// does (a correlated level), and joined as any item otherwise.
 		lateralLvl = &level{parent: lvl}
-		rp, rs = b.tableFunc(tvf, alias, ls, lateralLvl)
+		rp, rs = b.tableFunc(tvf, alias, ls, lateralLvl, namePos)
 		rs = &scope{parent: outer, lvl: lvl, tables: rs.tables, cols: rs.cols}
 		lateral = lateralLvl.correlated
 	}
@@ -1343,7 +1361,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 		return b.usingJoin(j, ls, rs, sc, names)
 	}
 	if n.On != nil {
-		j.Cond = b.boolArg(b.expr(&exprCtx{s: sc, clause: "JOIN conditions"}, n.On.Expr), "JOIN/ON")
+		// Constant booleans fold away first, so that x = y OR false is
+		// the equality a hash join (and a FULL JOIN) needs.
+		j.Cond = foldConstBool(b.boolArg(b.expr(&exprCtx{s: sc, clause: "JOIN conditions"}, n.On.Expr), "JOIN/ON"), true)
 		if kind == FullJoin && !fullJoinable(j.Cond, len(lp.Schema())) {
 			failf(pgerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
 		}

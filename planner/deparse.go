@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -67,18 +68,29 @@ func deparse(e Expr) string {
 		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 			return kw
 		}
-		parts := make([]string, len(n.Args))
+		parts := make([]string, 0, len(n.Args))
 		for i, a := range n.Args {
-			parts[i] = deparse(a)
+			switch {
+			case i < len(n.ArgNames) && n.ArgNames[i] == DefaultArg:
+				// left out: the parameter's default
+			case i < len(n.ArgNames) && n.ArgNames[i] != "":
+				parts = append(parts, n.ArgNames[i]+" => "+deparse(a))
+			default:
+				parts = append(parts, deparse(a))
+			}
 		}
-		if seqFuncs[n.Fn] && len(n.Args) > 0 {
+		fn := n.Fn
+		if fn == functions.IdentityNextValFn {
+			fn = "nextval"
+		}
+		if seqFuncs[fn] && len(n.Args) > 0 {
 			// The sequence functions take a regclass, which prints as
 			// the relation's name.
 			if k, ok := n.Args[0].(*Const); ok && k.T.ID == types.Text && !k.V.Null {
 				parts[0] = quoteLiteral(regclassText(k.V.S)) + "::regclass"
 			}
 		}
-		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
+		return fn + "(" + strings.Join(parts, ", ") + ")"
 	}
 	return FormatExpr(e)
 }
@@ -164,4 +176,242 @@ func deparseConst(c *Const) string {
 		return quoteLiteral(s) + "::numeric"
 	}
 	return quoteLiteral(types.FormatText(c.V, c.T, time.UTC)) + "::" + types.T{ID: c.T.ID, Mod: -1}.String()
+}
+
+// RowExprText returns a CHECK constraint's or generated column's
+// expression bound over rel's row as PostgreSQL's deparser prints it:
+// columns by name; with pretty (pg_get_constraintdef(oid, true),
+// pg_get_expr(adbin, adrelid, true)) operators are parenthesised only
+// where ruleutils.c's isSimpleNode asks for it, without it every
+// operator, boolean and cast of a column carries parentheses of its own
+// (pg_get_constraintdef(oid): CHECK ((a > 0))).
+func RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
+	d := rowDeparser{rel: rel, pretty: pretty, indent: new(int)}
+	out := d.expr(e, nil)
+	// appendContextKeyword drops the blanks before each line break it
+	// makes (CASE's lines).
+	for strings.Contains(out, " \n") {
+		out = strings.ReplaceAll(out, " \n", "\n")
+	}
+	return out
+}
+
+// rowDeparser prints expressions over a table's row. indent is the
+// pretty form's indentation of CASE lines (ruleutils.c's indentLevel).
+type rowDeparser struct {
+	rel    *catalog.Relation
+	pretty bool
+	indent *int
+}
+
+// keyword is appendContextKeyword: a line break and the indentation
+// (changed by before first, after last) before word. Both forms indent:
+// pg_get_constraintdef's plain form is PRETTYFLAG_INDENT too.
+func (d rowDeparser) keyword(word string, before, after int) string {
+	*d.indent += before
+	s := "\n" + strings.Repeat(" ", max(*d.indent, 0)) + word
+	*d.indent += after
+	return s
+}
+
+// inListOp is the operator an IN list compares with: = for IN, <> for
+// NOT IN.
+func inListOp(n *InList) string {
+	if n.Not {
+		return "<>"
+	}
+	return "="
+}
+
+// own wraps s, a node's text, in the parentheses a node that is not
+// simple carries in the plain (not pretty) form.
+func (d rowDeparser) own(s string) string {
+	if d.pretty {
+		return s
+	}
+	return "(" + s + ")"
+}
+
+// isOp reports whether e is a binary operator call.
+func isOp(e Expr) (string, bool) {
+	if c, ok := e.(*Call); ok && infixOps[c.Fn] && len(c.Args) == 2 {
+		return c.Fn, true
+	}
+	return "", false
+}
+
+// simple follows isSimpleNode: whether node, an argument of parent,
+// prints without parentheses of its own.
+func simple(node, parent Expr) bool {
+	boolParent := func() bool {
+		switch p := parent.(type) {
+		case *And, *Or, *Not, *Case, *Coalesce:
+			return true
+		case *Call:
+			_, op := isOp(p)
+			return !op && p.Fn != "neg"
+		}
+		return false
+	}
+	switch n := node.(type) {
+	case *Call:
+		op, ok := isOp(n)
+		if !ok {
+			return n.Fn != "neg"
+		}
+		if pop, pok := isOp(parent); pok {
+			lo, hi := strings.Contains("+-", op) && len(op) == 1, strings.Contains("*/%", op) && len(op) == 1
+			plo, phi := strings.Contains("+-", pop) && len(pop) == 1, strings.Contains("*/%", pop) && len(pop) == 1
+			switch {
+			case !(lo || hi) || !(plo || phi):
+				return false
+			case hi && plo:
+				return true
+			case lo && phi:
+				return false
+			}
+			return parent.(*Call).Args[0] == node
+		}
+		return boolParent()
+	case *IsNull, *IsBool:
+		return boolParent()
+	case *InList:
+		// One value is an operator (a = 1); more, a = ANY (ARRAY[...]),
+		// which isSimpleNode never finds simple.
+		if len(n.List) != 1 {
+			return false
+		}
+		if _, op := isOp(parent); op {
+			return false
+		}
+		return boolParent()
+	case *Cast:
+		// A cast is as simple as what it casts (a::text is,
+		// (a + 1)::text is not), as isSimpleNode says of CoerceViaIO.
+		return simple(n.Arg, n)
+	case *And, *Or, *Not:
+		switch parent.(type) {
+		case *And, *Or:
+			_, isOr := n.(*Or)
+			_, parentOr := parent.(*Or)
+			return !isOr || parentOr
+		case *Not:
+			return false
+		}
+		return boolParent()
+	}
+	return true
+}
+
+// arg prints node, an argument of parent, parenthesised unless simple.
+func (d rowDeparser) arg(node, parent Expr) string {
+	s := d.expr(node, parent)
+	if d.pretty && !simple(node, parent) {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
+	parts := make([]string, len(es))
+	for i, a := range es {
+		parts[i] = d.arg(a, parent)
+	}
+	return strings.Join(parts, sep)
+}
+
+func (d rowDeparser) expr(e Expr, parent Expr) string {
+	switch n := e.(type) {
+	case *ColRef:
+		return sql.QuoteIdent(d.rel.Cols[n.Idx].Name)
+	case *Const:
+		return deparseConst(n)
+	case *Cast:
+		if n.Assign {
+			return d.expr(n.Arg, parent)
+		}
+		if k, ok := n.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
+			return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+		}
+		s := d.expr(n.Arg, n)
+		switch n.Arg.(type) {
+		case *ColRef, *Const, *Cast:
+			if !d.pretty {
+				s = "(" + s + ")"
+			}
+		default:
+			if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" || !d.pretty {
+				s = "(" + s + ")"
+			}
+		}
+		return s + "::" + n.T.String()
+	case *Call:
+		if n.Fn == "neg" && len(n.Args) == 1 {
+			return d.own("- " + d.arg(n.Args[0], n))
+		}
+		if _, ok := isOp(n); ok {
+			return d.own(d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n))
+		}
+		parts := make([]string, len(n.Args))
+		for i, a := range n.Args {
+			parts[i] = d.expr(a, n)
+		}
+		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
+	case *And:
+		return d.own(d.join(n.Args, n, " AND "))
+	case *Or:
+		return d.own(d.join(n.Args, n, " OR "))
+	case *Not:
+		return d.own("NOT " + d.arg(n.Arg, n))
+	case *IsNull:
+		if n.Not {
+			return d.own(d.arg(n.Arg, n) + " IS NOT NULL")
+		}
+		return d.own(d.arg(n.Arg, n) + " IS NULL")
+	case *IsBool:
+		s := d.arg(n.Arg, n) + " IS "
+		if n.Not {
+			s += "NOT "
+		}
+		return d.own(s + strings.ToUpper(n.Want))
+	case *Coalesce:
+		return "COALESCE(" + d.join(n.Args, n, ", ") + ")"
+	case *Case:
+		s := d.keyword("CASE", 0, 4)
+		for _, w := range n.Whens {
+			s += d.keyword("WHEN ", 0, 0) + d.expr(w.Cond, n) + " THEN " + d.expr(w.Then, n)
+		}
+		s += d.keyword("ELSE ", 0, 0)
+		if n.Else != nil {
+			s += d.expr(n.Else, n)
+		} else {
+			s += "NULL::" + types.T{ID: n.T.ID, Mod: -1}.String()
+		}
+		return s + d.keyword("END", -4, 0)
+	case *InList:
+		op := inListOp(n)
+		elem := func(e Expr) string {
+			if k, ok := e.(*Const); ok && k.T.ID == types.Unknown {
+				k = &Const{V: k.V, T: n.Arg.Type()}
+				if !k.V.Null {
+					k.V = types.DString(k.V.S)
+				}
+				return deparseConst(k)
+			}
+			return d.expr(e, n)
+		}
+		if len(n.List) == 1 {
+			return d.own(d.arg(n.Arg, n) + " " + op + " " + elem(n.List[0]))
+		}
+		quant := "ANY"
+		if n.Not {
+			quant = "ALL"
+		}
+		parts := make([]string, len(n.List))
+		for i, e := range n.List {
+			parts[i] = elem(e)
+		}
+		return d.own(d.arg(n.Arg, n) + " " + op + " " + quant + " (ARRAY[" + strings.Join(parts, ", ") + "])")
+	}
+	return deparse(e)
 }

@@ -11,6 +11,12 @@
 //     until context decides), operator and function overloads (coerce.go,
 //     PostgreSQL 15 manual chapter 10), common types for CASE, COALESCE,
 //     UNION, VALUES and IN, assignment casts for INSERT and UPDATE;
+//   - named and mixed notation, f(a, name => v) (bind_named.go): the
+//     arguments are laid out along functions.NamedParams with the
+//     defaults of parameters left out (make_interval(days => 3),
+//     make_interval(1)), also for the json set-returning functions
+//     (json_each(from_json => ...)); Call.ArgNames keeps the notation for
+//     deparsing;
 //   - clauses: grouping with Postgres's validation (42803), window
 //     functions, DISTINCT, ORDER BY over output names, ordinals or hidden
 //     expressions, LIMIT/OFFSET;
@@ -96,6 +102,12 @@
 // only for semi and anti joins; an inner join drops right key columns
 // equal to a left key column), unions by the inputs' keys plus the number
 // of the input, TopN by its input's key.
+//
+// Shared subplans (stream_share.go). After conversion, a subtree that
+// keeps state and equals one met before it (but for its state tables'
+// ids) is replaced by a StreamShare of the first, which the stream
+// builder runs once for all its readers. A relation created before
+// format version 6 shares nothing (WithPlanFormat "5").
 //
 // Column pruning (stream_prune.go). Before conversion, the plan below
 // every aggregation and projection is narrowed to the columns some node

@@ -53,7 +53,16 @@ type Call struct {
 	Fn   string
 	Args []Expr
 	T    types.T
+	// ArgNames, when set, records how a call in named notation or one
+	// leaving out defaulted parameters was written, for deparsing:
+	// ArgNames[i] is the name Args[i] was given, "" for a positional
+	// argument and DefaultArg for a parameter's default.
+	ArgNames []string
 }
+
+// DefaultArg marks in Call.ArgNames an argument the call left out, which
+// holds the parameter's default.
+const DefaultArg = "-"
 
 // Cast converts Arg to T with Postgres's cast semantics (explicit casts:
 // text to anything parses with 22P02 on bad input; overflow is 22003;

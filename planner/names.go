@@ -77,6 +77,15 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			}
 		case "pg_extract":
 			return "extract", 2
+		case "pg_field":
+			// (x).f is named after the field.
+			if len(n.Args) == 2 {
+				if l, ok := n.Args[1].(*sql.Literal); ok {
+					if f, ok := l.Value.(string); ok {
+						return f, 2
+					}
+				}
+			}
 		case "pg_array", "pg_array_subquery":
 			return "array", 2
 		case "pg_concat":

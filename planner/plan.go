@@ -288,6 +288,10 @@ type ProjectSet struct {
 	Input Plan
 	Calls []TableFunc
 	Out   types.Schema
+	// Outer keeps a row whose calls give no rows, once, the calls'
+	// columns NULL and its ordinal 1: LEFT JOIN LATERAL f(t.x) ON true.
+	// Only materialized views plan it (lateralFunction).
+	Outer bool
 }
 
 // Insert writes its input rows into Rel. Input yields full rows in Rel.Cols
@@ -303,6 +307,14 @@ type Insert struct {
 	// OnConflict is what to do with a row whose primary key exists (nil:
 	// fail with 23505).
 	OnConflict *OnConflict
+	// Given lists the columns the statement gives values for
+	// (PostgreSQL's insertedCols): its column list, or the leading
+	// columns its rows fill. A constraint violation's detail shows these
+	// to a role that may not read the table.
+	Given []int
+	// Rules are the table's generated columns and CHECK constraints,
+	// applied to every row inserted or updated.
+	Rules RowRules
 }
 
 // OnConflict is INSERT's ON CONFLICT action on the table's primary key.
@@ -332,6 +344,9 @@ type Update struct {
 	Set       []Expr
 	Returning []Expr
 	Out       types.Schema
+	// Rules are the table's generated columns and CHECK constraints,
+	// applied to every new row.
+	Rules RowRules
 }
 
 // Delete removes the rows Input yields (old rows in Rel.Cols order).

@@ -16,6 +16,8 @@ package planner
 
 // Rewrite applies the rules to p and the plans of its subqueries,
 // returning the new plan. Nodes are rebuilt, never shared with the input.
+import "github.com/weirdb/weir/types"
+
 func Rewrite(p Plan) Plan {
 	p = rewriteNode(p)
 	WalkPlanExprs(p, func(e Expr) {
@@ -90,6 +92,63 @@ func conjuncts(e Expr) []Expr {
 		return out
 	}
 	return []Expr{e}
+}
+
+// foldConstBool simplifies the constant booleans out of e's AND, OR and
+// NOT, as PostgreSQL's eval_const_expressions does before the planner
+// looks for join clauses: x OR false is x, x AND true is x, x OR true
+// is true, x AND false is false. With qual set e is a condition (WHERE,
+// ON), where NULL rejects a row as false does: outside any NOT a NULL
+// constant then counts as false, as find_duplicate_ors drops it.
+func foldConstBool(e Expr, qual bool) Expr {
+	isConst := func(x Expr, qual bool) (bool, bool) {
+		if c, ok := x.(*Const); ok && c.T.ID == types.Bool {
+			if c.V.Null {
+				return false, qual
+			}
+			return c.V.I != 0, true
+		}
+		return false, false
+	}
+	boolConst := func(b bool) Expr { return &Const{V: types.DBool(b), T: types.TBool} }
+	switch x := e.(type) {
+	case *And, *Or:
+		and := false
+		args := []Expr(nil)
+		if a, ok := x.(*And); ok {
+			and, args = true, a.Args
+		} else {
+			args = x.(*Or).Args
+		}
+		var kept []Expr
+		for _, a := range args {
+			a = foldConstBool(a, qual)
+			if v, ok := isConst(a, qual); ok {
+				if v != and {
+					// false in an AND, true in an OR decides it.
+					return boolConst(v)
+				}
+				continue
+			}
+			kept = append(kept, a)
+		}
+		switch {
+		case len(kept) == 0:
+			return boolConst(and)
+		case len(kept) == 1:
+			return kept[0]
+		case and:
+			return &And{Args: kept}
+		}
+		return &Or{Args: kept}
+	case *Not:
+		a := foldConstBool(x.Arg, false)
+		if v, ok := isConst(a, false); ok {
+			return boolConst(!v)
+		}
+		return &Not{Arg: a}
+	}
+	return e
 }
 
 func conjoin(es []Expr) Expr {

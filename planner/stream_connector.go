@@ -229,6 +229,9 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 		},
 		KeyCols: []int{0, 1},
 	}
+	if sharesSubplans(sink) {
+		shareSubplans(s)
+	}
 	return s, nil
 }
 

@@ -53,6 +53,9 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	// A group whose state expired comes back as an insert of a key the
 	// view holds: the view overwrites it, and tells its readers an update.
 	m.Upsert = sp.ttlUsed
+	if sharesSubplans(mv) {
+		shareSubplans(m)
+	}
 	return m, nil
 }
 
@@ -799,7 +802,8 @@ func (sp *streamPlanner) aggExtra(keyCols types.Schema, c AggCall) StateTableDes
 // the ProjectSet of a select-list call (SELECT t.*, unnest(t.arr) FROM
 // t), which a view maintains row by row: each input row's change
 // changes the rows the function gives for it. The join's condition
-// filters the result.
+// filters the result. A left join ON true (without ordinality) is an
+// outer ProjectSet, which keeps the rows the function gives none for.
 func lateralFunction(j *Join) (Plan, bool) {
 	right := j.Right
 	var conds []Expr // over the function's columns, pushed down to it
@@ -812,8 +816,12 @@ func lateralFunction(j *Join) (Plan, bool) {
 		right = f.Input
 	}
 	tf, ok := right.(*TableFunc)
-	if !ok || j.Kind != InnerJoin {
+	outer := j.Kind == LeftJoin
+	if !ok || j.Kind != InnerJoin && !outer {
 		return nil, false
+	}
+	if outer && (len(conds) > 0 || tf.Ordinality || j.Cond != nil && !isTrueConst(j.Cond)) {
+		failUnsupported("LEFT JOIN LATERAL of a function is supported in materialized views only ON true and without WITH ORDINALITY")
 	}
 	cols := len(tf.Out)
 	if tf.Ordinality {
@@ -842,8 +850,12 @@ func lateralFunction(j *Join) (Plan, bool) {
 		return nil, false
 	}
 	in := j.Left.Schema()
-	ps := &ProjectSet{Input: j.Left, Calls: []TableFunc{{Fn: tf.Fn, Args: args, Out: tf.Out[:1]}}}
-	ps.Out = append(append(append(types.Schema(nil), in...), tf.Out[0]), types.Column{Name: "ordinality", T: types.TInt8, Hidden: true})
+	ps := &ProjectSet{Input: j.Left, Calls: []TableFunc{{Fn: tf.Fn, Args: args, Out: tf.Out[:1]}}, Outer: outer}
+	fc := tf.Out[0]
+	if outer {
+		fc.NotNull = false
+	}
+	ps.Out = append(append(append(types.Schema(nil), in...), fc), types.Column{Name: "ordinality", T: types.TInt8, Hidden: true})
 	pr := &Project{Input: ps, Out: j.Out}
 	for i := range j.Out {
 		pr.Exprs = append(pr.Exprs, &ColRef{Idx: i, T: ps.Out[i].T, Name: ps.Out[i].Name})
@@ -853,10 +865,16 @@ func lateralFunction(j *Join) (Plan, bool) {
 	for _, c := range conds {
 		out = &Filter{Input: out, Cond: shift(c, -nl)}
 	}
-	if j.Cond != nil {
+	if j.Cond != nil && !outer {
 		out = &Filter{Input: out, Cond: j.Cond}
 	}
 	return out, true
+}
+
+// isTrueConst reports whether e is the constant true.
+func isTrueConst(e Expr) bool {
+	c, ok := e.(*Const)
+	return ok && c.T.ID == types.Bool && !c.V.Null && c.V.I != 0
 }
 
 func (sp *streamPlanner) join(j *Join) StreamNode {

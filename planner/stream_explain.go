@@ -35,7 +35,7 @@ import (
 func ExplainStream(n StreamNode) string {
 	var sb strings.Builder
 	var tables []StateTableDesc
-	explainStreamNode(&sb, n, "", "", &tables)
+	explainStreamNode(&sb, n, "", "", &tables, map[int]bool{})
 	if len(tables) > 0 {
 		sb.WriteString("State tables:\n")
 		for _, t := range tables {
@@ -45,18 +45,31 @@ func ExplainStream(n StreamNode) string {
 	return sb.String()
 }
 
-func explainStreamNode(sb *strings.Builder, n StreamNode, first, rest string, tables *[]StateTableDesc) {
+func explainStreamNode(sb *strings.Builder, n StreamNode, first, rest string, tables *[]StateTableDesc, shown map[int]bool) {
 	sb.WriteString(first)
 	sb.WriteString(describeStreamNode(n, tables))
 	sb.WriteString("\n")
-	ins := n.StreamInputs()
+	ins := explainInputs(n, shown)
 	for i, in := range ins {
 		if i == len(ins)-1 {
-			explainStreamNode(sb, in, rest+"└─", rest+"  ", tables)
+			explainStreamNode(sb, in, rest+"└─", rest+"  ", tables, shown)
 		} else {
-			explainStreamNode(sb, in, rest+"├─", rest+"│ ", tables)
+			explainStreamNode(sb, in, rest+"├─", rest+"│ ", tables, shown)
 		}
 	}
+}
+
+// explainInputs returns the inputs shown under n: a shared subplan
+// (StreamShare) is shown, with its state tables, under the first
+// StreamShare of its id only, whose id shown records.
+func explainInputs(n StreamNode, shown map[int]bool) []StreamNode {
+	if s, ok := n.(*StreamShare); ok {
+		if shown[s.ID] {
+			return nil
+		}
+		shown[s.ID] = true
+	}
+	return n.StreamInputs()
 }
 
 // colNames names columns idx of s.
@@ -303,6 +316,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 			calls = append(calls, fmt.Sprintf("%s(%s)", c.Fn, f.list(c.Args)))
 		}
 		add("calls: [%s]", strings.Join(calls, ", "))
+		if x.Outer {
+			add("outer: true")
+		}
 	case *StreamExpand:
 		name = "StreamExpand"
 		add("sets: %s", describeSets(x.Input.Base().Out, x.Keys, x.Sets))
@@ -319,6 +335,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamExchange:
 		name = "StreamExchange"
 		add("dist: %s", describeDist(b.Out, b.Dist))
+	case *StreamShare:
+		name = "StreamShare"
+		add("id: %d", x.ID)
 	case *StreamLookupJoin:
 		name = "StreamLookupJoin"
 		add("type: %s", [...]string{"Inner", "LeftOuter"}[min(int(x.Kind), 1)])
@@ -399,6 +418,7 @@ type OperatorStateTable struct {
 // order of its state: [...] property).
 func StateTables(n StreamNode) []OperatorStateTable {
 	var out []OperatorStateTable
+	shown := map[int]bool{}
 	var walk func(StreamNode)
 	walk = func(n StreamNode) {
 		var tables []StateTableDesc
@@ -407,7 +427,7 @@ func StateTables(n StreamNode) []OperatorStateTable {
 		for _, t := range tables {
 			out = append(out, OperatorStateTable{Operator: op, Table: t})
 		}
-		for _, in := range n.StreamInputs() {
+		for _, in := range explainInputs(n, shown) {
 			walk(in)
 		}
 	}

@@ -20,13 +20,14 @@ type StreamOperator struct {
 // order (depth first).
 func StreamOperators(n StreamNode) []StreamOperator {
 	var out []StreamOperator
+	shown := map[int]bool{}
 	var walk func(StreamNode)
 	walk = func(n StreamNode) {
 		var tables []StateTableDesc
 		desc := describeStreamNode(n, &tables)
 		name, _, _ := strings.Cut(desc, " ")
 		out = append(out, StreamOperator{ID: len(out) + 1, Node: n, Name: name, Tables: tables})
-		for _, in := range n.StreamInputs() {
+		for _, in := range explainInputs(n, shown) {
 			walk(in)
 		}
 	}
@@ -41,6 +42,7 @@ func StreamOperators(n StreamNode) []StreamOperator {
 func ExplainStreamLive(n StreamNode, annotate func(StreamNode) string) string {
 	var sb strings.Builder
 	var tables []StateTableDesc
+	shown := map[int]bool{}
 	var walk func(n StreamNode, first, rest string)
 	walk = func(n StreamNode, first, rest string) {
 		sb.WriteString(first)
@@ -50,7 +52,7 @@ func ExplainStreamLive(n StreamNode, annotate func(StreamNode) string) string {
 			sb.WriteString(a)
 		}
 		sb.WriteString("\n")
-		ins := n.StreamInputs()
+		ins := explainInputs(n, shown)
 		for i, in := range ins {
 			if i == len(ins)-1 {
 				walk(in, rest+"└─", rest+"  ")

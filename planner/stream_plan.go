@@ -222,6 +222,9 @@ type StreamProjectSet struct {
 	StreamBase
 	Input StreamNode
 	Calls []TableFunc
+	// Outer is ProjectSet.Outer: a row whose calls give no rows yields
+	// one, the calls' columns NULL, ordinal 1, which its delete retracts.
+	Outer bool
 }
 
 // Base implements StreamNode.

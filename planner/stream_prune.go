@@ -33,7 +33,7 @@ import (
 // a change of the planner that changes state layouts keeps its layout.
 // Unset: the current one. Version 5 brought column pruning
 // (stream_prune.go) and the shared tables of DISTINCT aggregates over the
-// same arguments (hashAgg).
+// same arguments (hashAgg); version 6 shared subplans (stream_share.go).
 const WithPlanFormat = "plan_format"
 
 // planFormat returns the format version whose planner plans rel (nil:

@@ -171,8 +171,14 @@ func validateStream(root *StreamMaterialize) []string {
 			bad(n, "state %s: dist key %v is not a prefix of key %v", d.Name, d.DistKeyCols, d.KeyCols)
 		}
 	}
+	seen := map[StreamNode]bool{}
 	var walk func(n StreamNode)
 	walk = func(n StreamNode) {
+		if seen[n] {
+			// A shared subplan (StreamShare) is checked once.
+			return
+		}
+		seen[n] = true
 		b := n.Base()
 		checkCols(n, b.Out, b.StreamKey, "stream key")
 		if b.Dist.Kind == DistHash {

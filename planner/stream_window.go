@@ -86,7 +86,7 @@ func (sp *streamPlanner) projectSet(p *ProjectSet) StreamNode {
 	in := sp.plan(p.Input)
 	b := in.Base()
 	nIn := len(p.Input.Schema())
-	n := &StreamProjectSet{Input: in, Calls: p.Calls}
+	n := &StreamProjectSet{Input: in, Calls: p.Calls, Outer: p.Outer}
 	n.Out = append(append(append(types.Schema(nil), p.Out[:nIn]...), b.Out[nIn:]...), p.Out[nIn:]...)
 	w := len(b.Out)
 	n.StreamKey = append(append([]int(nil), b.StreamKey...), len(n.Out)-1)

@@ -29,6 +29,7 @@ trap cleanup EXIT
 source scripts/deps.sh
 need_go
 need psql kcat
+need_free_ports "$PORT" "$KAFKA_PORT"
 
 psql_() { psql -X -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@"; }
 

@@ -83,3 +83,17 @@ need_go() {
   # The fetched toolchain is the one go.mod asks for: no switching.
   export GOTOOLCHAIN=local
 }
+
+# need_free_ports PORT...: fail, naming the port, when something on this
+# machine already listens on a loopback port a script is about to listen
+# on (another weir, a broker): the script would otherwise talk to that
+# server instead of its own.
+need_free_ports() {
+  local p
+  for p in "$@"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "port $p is in use on 127.0.0.1: stop what listens there, or pick free ports (PORT=... KAFKA_PORT=...)" >&2
+      exit 1
+    fi
+  done
+}

@@ -42,6 +42,7 @@ trap cleanup EXIT
 
 source scripts/deps.sh
 need psql kcat jq
+need_free_ports "$PORT" "$KAFKA_PORT"
 
 psql_() { psql -X -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 -v broker="$BROKER" "$@"; }
 

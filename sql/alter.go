@@ -36,9 +36,12 @@ type SetParallelism struct {
 // AlterTable is ALTER TABLE [IF EXISTS] [ONLY] name with column actions:
 //
 //	ADD [COLUMN] [IF NOT EXISTS] column_definition
+//	ADD [CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]
+//	VALIDATE CONSTRAINT name
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
+//	ALTER [COLUMN] column DROP EXPRESSION [IF EXISTS]
 //	ALTER [COLUMN] column [SET DATA] TYPE type [COLLATE collation] [USING expr]
 //
 // Several actions, comma separated, make one statement (RENAME stands
@@ -49,10 +52,11 @@ type AlterTable struct {
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type" or "drop constraint".
+	// type", "drop expression", "add check", "validate constraint" or
+	// "drop constraint".
 	Action string
-	// Column is the column acted on; for ADD, Def.Name; for DROP
-	// CONSTRAINT, the constraint's name.
+	// Column is the column acted on; for ADD, Def.Name; for DROP and
+	// VALIDATE CONSTRAINT, the constraint's name.
 	Column string
 	// Def is ADD's column definition.
 	Def ColumnDef
@@ -60,8 +64,8 @@ type AlterTable struct {
 	NewName string
 	// Default is SET DEFAULT's expression, bridged.
 	Default string
-	// IfColumn is ADD's IF NOT EXISTS or DROP's (column or constraint)
-	// IF EXISTS.
+	// IfColumn is ADD's IF NOT EXISTS or DROP's (column, constraint or
+	// expression) IF EXISTS.
 	IfColumn bool
 	Cascade  bool
 	// Type is SET TYPE's new type, and Using its USING expression as
@@ -75,6 +79,9 @@ type AlterTable struct {
 	// when none): PostgreSQL reports it once the column is found.
 	Collation  string
 	CollateErr error
+	// Checks are ADD CONSTRAINT's CHECK constraint, or the CHECK
+	// constraints of ADD COLUMN's column.
+	Checks []CheckDef
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
@@ -196,6 +203,28 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 	at := &AlterTable{Name: name, IfExists: ifExists}
 	start := p.pos
 	switch {
+	case p.word(0) == "add" && (p.word(1) == "check" && p.peekAt(2).Kind == TOp ||
+		p.word(1) == "constraint" && p.word(3) == "check" && p.peekAt(4).Kind == TOp):
+		p.pos++
+		name := ""
+		if p.accept("constraint") {
+			if name, err = p.name(); err != nil {
+				return nil, true, err
+			}
+		}
+		p.pos++
+		c, err := p.checkExpr(name, false, false)
+		if err != nil {
+			return nil, true, err
+		}
+		at.Action = "add check"
+		at.Checks = []CheckDef{c}
+	case p.word(0) == "validate" && p.word(1) == "constraint":
+		p.pos += 2
+		at.Action = "validate constraint"
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
 	case p.word(0) == "add":
 		switch p.word(1) {
 		case "constraint", "primary", "unique", "check", "foreign", "exclude":
@@ -224,6 +253,7 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
+		at.Checks = ct.Checks
 	case p.word(0) == "drop":
 		// DROP [COLUMN] name or DROP CONSTRAINT name (in Column), then
 		// [IF EXISTS] ... [CASCADE | RESTRICT] alike.
@@ -270,6 +300,9 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			}
 		case p.accept("drop", "default"):
 			at.Action = "drop default"
+		case p.accept("drop", "expression"):
+			at.Action = "drop expression"
+			at.IfColumn = p.accept("if", "exists")
 		case p.accept("set", "not", "null"):
 			at.Action = "set not null"
 		case p.accept("drop", "not", "null"):

@@ -51,6 +51,11 @@ type Query struct {
 	// doc.go #12). The binder then skips its checks of conflicting
 	// collations, which the clause might have settled.
 	Collated bool
+	// FieldRefs holds the character positions (as Map gives them) of
+	// the names x of the field selections (x).f the bridge wrote x.f
+	// (doc.go #42): when x is no range variable, the binder reads them
+	// as a field of the column x, as PostgreSQL does.
+	FieldRefs map[int]bool
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |
@@ -101,7 +106,10 @@ type TypeName struct {
 type LikeClause struct {
 	Table    ObjectName
 	Defaults bool
-	Pos      int // character position of the table's name, for errors
+	// Constraints (INCLUDING CONSTRAINTS) copies the CHECK constraints,
+	// Generated (INCLUDING GENERATED) the generation expressions.
+	Constraints, Generated bool
+	Pos                    int // character position of the table's name, for errors
 }
 
 // ColumnDef is a column of CREATE TABLE / CREATE SOURCE; or, when Like
@@ -131,6 +139,26 @@ type ColumnDef struct {
 	// Collation is the column's COLLATE name when it is not the type's
 	// default ("C", "POSIX", ...; "" without COLLATE or for "default").
 	Collation string
+	// Generated is the expression of GENERATED ALWAYS AS (expr) STORED
+	// as written ("" when none), which starts at character GeneratedPos
+	// (1-based) of the statement; GeneratedAt is where the clause starts.
+	Generated    string
+	GeneratedPos int
+	GeneratedAt  int
+}
+
+// CheckDef is a CHECK constraint of CREATE TABLE or ALTER TABLE, a
+// column's or the table's: its name ("" when none was given) and its
+// expression as written, which starts at character Pos (1-based) of the
+// statement.
+type CheckDef struct {
+	Name string
+	Expr string
+	Pos  int
+	// NoInherit is NO INHERIT (which changes nothing in weir, which has
+	// no inheritance, but is shown); NotValid is ALTER TABLE's NOT
+	// VALID: the stored rows are not checked.
+	NoInherit, NotValid bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (cols, PRIMARY KEY (...))
@@ -154,6 +182,18 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints, column and table ones, in the
 	// order written.
 	Uniques []UniqueDef
+	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE.
+	Temp bool
+	// OnCommit is a temporary table's ON COMMIT action, lower case:
+	// "preserve rows", "delete rows" or "drop"; "" when not given.
+	OnCommit string
+	// NamePos is the character position of Name when it is schema
+	// qualified (0 otherwise), for errors about the schema the table
+	// goes to.
+	NamePos int
+	// Checks are the CHECK constraints, column and table ones, in the
+	// order written.
+	Checks []CheckDef
 }
 
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)
@@ -241,6 +281,8 @@ type CreateView struct {
 	QueryText         string // the query text as written
 	EmitOnWindowClose bool
 	With              map[string]string
+	// Temp is set for CREATE [OR REPLACE] TEMP[ORARY] VIEW.
+	Temp bool
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON rel
@@ -413,6 +455,14 @@ type CreateSchema struct {
 // Discard is DISCARD ALL|PLANS|... (accepted, as pgx and poolers send it).
 type Discard struct{ What string }
 
+// Lock is LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT]; Mode is
+// the lock mode in lower case ("access exclusive" when none is given).
+type Lock struct {
+	Names  []ObjectName
+	Mode   string
+	NoWait bool
+}
+
 func (*Query) stmt()        {}
 func (*CreateTable) stmt()  {}
 func (*CreateView) stmt()   {}
@@ -439,6 +489,7 @@ func (*Backup) stmt()       {}
 func (*Truncate) stmt()     {}
 func (*CreateSchema) stmt() {}
 func (*Discard) stmt()      {}
+func (*Lock) stmt()         {}
 
 // Prepare is PREPARE name [(type, ...)] AS statement. Types are the
 // parameter types' texts as written, TypesAt their character offsets in

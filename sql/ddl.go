@@ -12,26 +12,37 @@ import (
 
 func (p *stmtParser) create() (Stmt, error) {
 	p.pos++
-	if err := p.unsupportedPersistence(); err != nil {
+	temp, err := p.persistence()
+	if err != nil {
 		return nil, err
 	}
-	if p.word(0) == "or" && p.word(1) == "replace" {
+	orReplace := false
+	if !temp && p.word(0) == "or" && p.word(1) == "replace" {
 		p.pos += 2
-		err := p.unsupportedPersistence()
-		if err == nil {
-			err = p.unsupportedObject("CREATE OR REPLACE")
-		}
-		if err != nil {
+		orReplace = true
+		if temp, err = p.persistence(); err != nil {
 			return nil, err
 		}
-		p.pos -= 2
-	}
-	if err := p.unsupportedObject("CREATE"); err != nil {
+		if err := p.unsupportedObject("CREATE OR REPLACE"); err != nil {
+			return nil, err
+		}
+	} else if err := p.unsupportedObject("CREATE"); err != nil {
 		return nil, err
 	}
+	if temp && !orReplace && p.accept("table") {
+		return p.createTable(true)
+	}
+	if temp && !p.accept("view") {
+		// Only a view follows, as PostgreSQL's grammar has it.
+		return nil, p.errHere()
+	}
+	if temp {
+		return p.createView(&CreateView{OrReplace: orReplace, Temp: true})
+	}
 	switch {
+	case orReplace:
 	case p.accept("table"):
-		return p.createTable()
+		return p.createTable(false)
 	case p.accept("source"):
 		return p.createSource()
 	case p.accept("sink"):
@@ -56,10 +67,7 @@ func (p *stmtParser) create() (Stmt, error) {
 		}
 		return s, nil
 	}
-	v := &CreateView{}
-	if p.accept("or", "replace") {
-		v.OrReplace = true
-	}
+	v := &CreateView{OrReplace: orReplace}
 	if p.accept("materialized") {
 		v.Materialized = true
 	}
@@ -222,13 +230,20 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 	return v, nil
 }
 
-func (p *stmtParser) createTable() (Stmt, error) {
-	ct := &CreateTable{IfNotExists: p.accept("if", "not", "exists")}
+func (p *stmtParser) createTable(temp bool) (Stmt, error) {
+	ct := &CreateTable{Temp: temp, IfNotExists: p.accept("if", "not", "exists")}
+	namePos := charPos(p.src, p.peek().Off)
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
 	}
 	ct.Name = n
+	if n.Schema != "" {
+		ct.NamePos = namePos
+	}
+	if err := p.onCommit(ct); err != nil {
+		return nil, err
+	}
 	if p.peek().Kind == TOp && p.peek().Val == "(" && p.peekAt(1).Kind == TIdent && p.peekAt(2).Kind == TOp &&
 		(p.peekAt(2).Val == "," || p.peekAt(2).Val == ")" && p.word(3) == "as") {
 		return nil, p.unsupported("a column list in CREATE TABLE AS is")
@@ -268,9 +283,11 @@ func (p *stmtParser) createTable() (Stmt, error) {
 			return nil, p.unsupported("TABLESPACE is")
 		case p.word(0) == "using" && p.peekAt(1).Kind != TEOF:
 			return nil, p.unsupported("a table access method is")
-		case p.word(0) == "on" && p.word(1) == "commit":
-			return nil, pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables").
-				WithPosition(charPos(p.src, p.peek().Off))
+		case p.word(0) == "on" && p.word(1) == "commit" && ct.OnCommit == "":
+			if err := p.onCommit(ct); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		ok, err := p.connectorClause(&cs)
 		if err != nil {
@@ -282,6 +299,25 @@ func (p *stmtParser) createTable() (Stmt, error) {
 	}
 	ct.Include, ct.With, ct.Format, ct.Encode = cs.include, cs.with, cs.format, cs.encode
 	return ct, nil
+}
+
+// onCommit reads an ON COMMIT clause at the cursor, if there is one, into
+// ct: 42P16 on a table that is not temporary, as in PostgreSQL.
+func (p *stmtParser) onCommit(ct *CreateTable) error {
+	if p.word(0) != "on" || p.word(1) != "commit" {
+		return nil
+	}
+	if !ct.Temp {
+		return pgerr.New(pgerr.InvalidTableDefinition, "ON COMMIT can only be used on temporary tables")
+	}
+	p.pos += 2
+	for _, what := range []string{"preserve rows", "delete rows", "drop"} {
+		if p.accept(strings.Fields(what)...) {
+			ct.OnCommit = what
+			return nil
+		}
+	}
+	return p.errHere()
 }
 
 // columnCollation checks a column's COLLATE name (at character pos) for
@@ -367,6 +403,14 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			return err
 		}
 		return p.indexConstraintTail()
+	case what == "table" && p.word(0) == "check" && p.peekAt(1).Kind == TOp:
+		p.pos++
+		c, err := p.checkExpr(conName, false, what == "table" && ct.AsQuery == nil)
+		if err != nil {
+			return err
+		}
+		ct.Checks = append(ct.Checks, c)
+		return nil
 	case p.word(0) == "unique" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "check" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "foreign" && p.word(1) == "key",
@@ -452,6 +496,26 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if t := p.peek(); t.Kind == TOp && t.Val == "(" {
 				return p.unsupported("sequence options of identity columns are")
 			}
+		case what == "table" && p.word(0) == "check" && p.peekAt(1).Kind == TOp:
+			p.pos++
+			c, err := p.checkExpr(conName, true, true)
+			if err != nil {
+				return err
+			}
+			ct.Checks = append(ct.Checks, c)
+		case what == "table" && p.word(0) == "generated" && p.word(1) == "always" && p.word(2) == "as" && p.peekAt(3).Kind == TOp && p.peekAt(3).Val == "(":
+			p.pos += 3
+			text, pos, err := p.parenText()
+			if err != nil {
+				return err
+			}
+			if err := p.expect("stored"); err != nil {
+				return err
+			}
+			if col.Generated != "" {
+				return pgerr.New(pgerr.SyntaxError, "multiple generation clauses specified for column \"%s\" of table \"%s\"", name, ct.Name.Name).WithPosition(charPos(p.src, at.Off))
+			}
+			col.Generated, col.GeneratedPos, col.GeneratedAt = text, pos, charPos(p.src, at.Off)
 		case p.word(0) == "unique" || p.word(0) == "check" || p.word(0) == "references" || p.word(0) == "generated":
 			return p.unsupported(upper(p.word(0)) + " constraints are")
 		case p.word(0) == "collate":
@@ -478,6 +542,66 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			}
 			ct.Columns = append(ct.Columns, col)
 			return nil
+		}
+	}
+}
+
+// checkExpr parses the parenthesised expression after CHECK into a
+// constraint named name ("" for none), with the NO INHERIT and NOT
+// VALID that may follow in any order; column (a column constraint) has
+// no NOT VALID in PostgreSQL's grammar (42601 at VALID), and CREATE
+// TABLE's table constraints ignore it (create: the table is empty).
+func (p *stmtParser) checkExpr(name string, column, create bool) (CheckDef, error) {
+	text, pos, err := p.parenText()
+	if err != nil {
+		return CheckDef{}, err
+	}
+	c := CheckDef{Name: name, Expr: text, Pos: pos}
+	for {
+		switch {
+		case p.accept("no", "inherit"):
+			c.NoInherit = true
+		case p.word(0) == "not" && p.word(1) == "valid":
+			if column {
+				p.pos++
+				return CheckDef{}, p.errHere()
+			}
+			p.pos += 2
+			c.NotValid = !create
+		default:
+			return c, nil
+		}
+	}
+}
+
+// parenText parses ( expr ) and returns the expression's text as
+// written and the character position (1-based) where it starts. An
+// empty pair of parentheses is a syntax error at the ")".
+func (p *stmtParser) parenText() (string, int, error) {
+	if err := p.expectOp("("); err != nil {
+		return "", 0, err
+	}
+	start := p.pos
+	depth := 0
+	for ; ; p.pos++ {
+		t := p.peek()
+		switch {
+		case t.Kind == TEOF:
+			return "", 0, p.errHere()
+		case t.Kind == TOp && (t.Val == "(" || t.Val == "["):
+			depth++
+		case t.Kind == TOp && (t.Val == ")" || t.Val == "]"):
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if p.pos == start || t.Val == "]" {
+				return "", 0, p.errHere()
+			}
+			first := p.toks[start]
+			text := p.src[first.Off:p.toks[p.pos-1].End]
+			p.pos++
+			return text, charPos(p.src, first.Off), nil
 		}
 	}
 }
@@ -827,10 +951,10 @@ func (p *stmtParser) createSink() (Stmt, error) {
 
 // likeClause parses LIKE source [INCLUDING | EXCLUDING option ...] into
 // a ColumnDef of ct standing for source's columns. INCLUDING DEFAULTS
-// copies the defaults; STORAGE, COMPRESSION and STATISTICS are about
+// copies the defaults, CONSTRAINTS the CHECK constraints, GENERATED the
+// generation expressions; STORAGE, COMPRESSION and STATISTICS are about
 // what weir does not keep, so they change nothing; the options that copy
-// constraints, indexes, identity, generated columns or comments are
-// 0A000.
+// indexes, identity or comments (and ALL) are 0A000.
 func (p *stmtParser) likeClause(ct *CreateTable) error {
 	p.pos++
 	at := charPos(p.src, p.peek().Off)
@@ -846,7 +970,11 @@ func (p *stmtParser) likeClause(ct *CreateTable) error {
 		case "defaults":
 			l.Defaults = including
 		case "storage", "compression", "statistics":
-		case "all", "constraints", "indexes", "identity", "generated", "comments":
+		case "constraints":
+			l.Constraints = including
+		case "generated":
+			l.Generated = including
+		case "all", "indexes", "identity", "comments":
 			if including {
 				return p.unsupported("LIKE ... INCLUDING " + upper(w) + " is")
 			}

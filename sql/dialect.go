@@ -106,7 +106,7 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_frame_offset pg_frame_bound pg_between_symmetric pg_group_value pg_agg_filter pg_no_columns
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap
-	pg_starts_with pg_json_delete_path`)
+	pg_starts_with pg_json_delete_path pg_named_arg pg_field`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
@@ -126,6 +126,10 @@ func checkDialect(src string, toks []Token) error {
 		switch t.Kind {
 		case TOp:
 			switch {
+			case t.Val == ":=" && i >= 2 && (toks[i-1].Kind == TIdent || toks[i-1].Kind == TQIdent) &&
+				toks[i-2].Kind == TOp && (toks[i-2].Val == "(" || toks[i-2].Val == ","):
+				// A named argument, name := value (the bridge checks it
+				// is one).
 			case t.Val == "`" || t.Val == ":=" || t.Val == "$":
 				return syntaxErrorAt(src, t)
 			case !knownOps[t.Val]:

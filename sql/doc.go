@@ -68,7 +68,11 @@
 //	                                           'int[]', 'character(3)'). :: binds tighter
 //	                                           than everything but . and []: -1::int is
 //	                                           -(1::int); (a+b)::int, f(x)::t, a.b::t and
-//	                                           CASE ... END::t cast the whole primary.
+//	                                           CASE ... END::t cast the whole primary, as
+//	                                           do f(x) OVER w::t, f(x) OVER (...)::t and
+//	                                           f(x) WITHIN GROUP (...)::t (a window call
+//	                                           with its OVER clause is one primary, also
+//	                                           for ^, AT TIME ZONE, COLLATE, ...)
 //	 3  INTERVAL 'str'                         pg_cast('str', 'interval')
 //	    INTERVAL 'n' UNIT                      pg_cast('n unit', 'interval')
 //	    INTERVAL 'n' U1 TO U2                  pg_cast('n u2', 'interval') when 'n' is a bare
@@ -148,7 +152,14 @@
 //	    x op ANY|SOME|ALL (expr), op one of    pg_any(x, 'op', (expr)) / pg_all(...), op by its
 //	    ~ ~* !~ !~* ~~ !~~ ~~* !~~* [NOT]      operator name (LIKE is ~~, NOT ILIKE !~~*);
 //	    LIKE, [NOT] ILIKE                      a subquery expr is pg_array_subquery((expr))
-//	    x[i]                                   pg_subscript(x, i); '{0}' stays a string
+//	    x[i]                                   pg_subscript(x, i); '{0}' stays a string.
+//	                                           x is a column, a parameter, a parenthesised
+//	                                           expression or a subscripted one: after a
+//	                                           call (OVER clause or not), a literal or
+//	                                           CASE ... END, [ is 42601 as in PostgreSQL.
+//	                                           x[a][b] nests the calls; the binder reads
+//	                                           the chain: a jsonb path, 42804 for a type
+//	                                           without subscripts
 //	    x[lo:hi]                               pg_slice(x, lo, hi), a missing bound is NULL
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
@@ -283,8 +294,22 @@
 //	42  FOR NO KEY UPDATE, FOR KEY SHARE       FOR UPDATE, FOR SHARE
 //	    ORDER BY x USING <, USING >            ORDER BY x ASC, x DESC
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
-//	                                           variable)
+//	                                           variable; when it is none the binder reads
+//	                                           (x).f as below: Query.FieldRefs)
+//	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
+//	                                           field, else the functional notation f(expr),
+//	                                           else 42809 as PostgreSQL words it
 //	    t.*::type                              t::type (the whole row cast)
+//	43  f(a, name => v, name2 := w)            f(a, pg_named_arg('name', v), pg_named_arg('name2',
+//	                                           w)) in an ordinary call's arguments (not the
+//	                                           keyword forms COALESCE, GREATEST, ...); a name
+//	                                           keeps its case when quoted. A positional
+//	                                           argument after a named one and a name given
+//	                                           twice are 42601 as PostgreSQL words them; => or
+//	                                           := anywhere else is a syntax error. The binder
+//	                                           matches the names with functions.NamedParams
+//	                                           (a window or aggregate call with one goes
+//	                                           through #28's wrapper, to be refused there)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has
@@ -309,8 +334,8 @@
 // syntax error: the gate refuses XML functions,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
 // statements and clauses of unsupported.go (CREATE DOMAIN, EXTENSION,
-// ...; temporary and unlogged relations; PARTITION BY, INHERITS; SET
-// SESSION AUTHORIZATION; ...). The lexer
+// ...; unlogged tables, temporary sequences; PARTITION BY, INHERITS;
+// ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark
 // expressions, ParseStored) skips the gate and rewrites 31 and 32.

@@ -281,8 +281,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			n = "timezone"
 		case p.accept("all"):
 			n = "all"
-		case p.word(0) == "session" && p.word(1) == "authorization", p.word(0) == "session_authorization":
-			err = p.unsupported("RESET SESSION AUTHORIZATION is")
+		case p.accept("session", "authorization"):
+			n = "session_authorization"
 		default:
 			n, err = p.settingName()
 		}
@@ -371,6 +371,8 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		default:
 			err = p.errHere()
 		}
+	case "lock":
+		s, err = p.lock()
 	default:
 		return nil, p.unsupportedStmt()
 	}
@@ -429,8 +431,8 @@ func (p *stmtParser) show() (Stmt, error) {
 		return &Show{Kind: "variable", Name: "timezone"}, nil
 	case p.accept("transaction", "isolation", "level"):
 		return &Show{Kind: "variable", Name: "transaction_isolation"}, nil
-	case p.word(0) == "session" && p.word(1) == "authorization":
-		return nil, p.unsupported("SHOW SESSION AUTHORIZATION is")
+	case p.accept("session", "authorization"):
+		return &Show{Kind: "variable", Name: "session_authorization"}, nil
 	case p.word(0) == "create" && p.peekAt(1).Kind == TIdent:
 		p.pos++
 		var kind string
@@ -498,16 +500,27 @@ func (p *stmtParser) set() (Stmt, error) {
 	case p.word(0) == "schema" && p.peekAt(1).Kind == TString:
 		p.pos++
 		v, err := p.value()
-		return &Set{Name: "search_path", Value: v, Local: local}, err
+		return &Set{Name: "search_path", Value: QuoteIdent(v), Local: local}, err
 	case p.word(0) == "role" && !(p.peekAt(1).Kind == TOp && p.peekAt(1).Val == "=") && p.word(1) != "to":
 		// SET ROLE name | NONE is SET role TO name.
 		p.pos++
 		v, err := p.value()
 		return &Set{Name: "role", Value: v, Local: local}, err
-	case p.word(0) == "session_authorization":
-		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
-	case p.word(0) == "authorization" && p.word(-1) == "session":
-		return nil, p.unsupported("SET SESSION AUTHORIZATION is")
+	case p.word(0) == "authorization" && p.word(-1) == "session" || p.word(0) == "session" && p.word(1) == "authorization":
+		// SET [SESSION | LOCAL] SESSION AUTHORIZATION name | DEFAULT is
+		// SET session_authorization TO name.
+		if p.word(0) == "session" {
+			p.pos++
+		}
+		p.pos++
+		s := &Set{Name: "session_authorization", Local: local}
+		if p.accept("default") {
+			s.Default = true
+			return s, nil
+		}
+		v, err := p.value()
+		s.Value = v
+		return s, err
 	case p.word(0) == "constraints":
 		// weir has no deferrable constraints to defer.
 		return nil, p.unsupported("SET CONSTRAINTS is")
@@ -528,15 +541,16 @@ func (p *stmtParser) set() (Stmt, error) {
 	}
 	var vals []string
 	for {
-		quoted := p.peek().Kind == TQIdent
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		if quoted && name == "search_path" {
-			// List settings keep the quotes their elements need, as
-			// Postgres prints search_path back: public, "$user".
-			v = quoteIdent(v)
+		if name == "search_path" {
+			// Each element, a name or a string, is one schema's name,
+			// quoted where it needs it, as PostgreSQL's GUC_LIST_QUOTE
+			// settings keep it: SET search_path = 'a, b' names one
+			// schema, "a, b".
+			v = QuoteIdent(v)
 		}
 		vals = append(vals, v)
 		if !p.acceptOp(",") {
@@ -1075,4 +1089,47 @@ func (p *stmtParser) backup() (Stmt, error) {
 		b.With = w
 	}
 	return b, nil
+}
+
+// lockModes are the lock modes of LOCK TABLE ... IN mode MODE.
+var lockModes = [][]string{
+	{"access", "share"}, {"row", "share"}, {"row", "exclusive"}, {"share", "update", "exclusive"},
+	{"share", "row", "exclusive"}, {"share"}, {"exclusive"}, {"access", "exclusive"},
+}
+
+// lock parses LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE]
+// [NOWAIT].
+func (p *stmtParser) lock() (Stmt, error) {
+	p.pos++
+	p.accept("table")
+	l := &Lock{Mode: "access exclusive"}
+	for {
+		p.accept("only")
+		n, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		p.acceptOp("*")
+		l.Names = append(l.Names, n)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if p.accept("in") {
+		found := false
+		for _, m := range lockModes {
+			if p.accept(m...) {
+				l.Mode, found = strings.Join(m, " "), true
+				break
+			}
+		}
+		if !found {
+			return nil, p.errHere()
+		}
+		if err := p.expect("mode"); err != nil {
+			return nil, err
+		}
+	}
+	l.NoWait = p.accept("nowait")
+	return l, nil
 }

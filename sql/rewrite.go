@@ -17,11 +17,18 @@ import (
 func (b *bridge) level(seq []*node) []*node {
 	substringSimilar(seq)
 	for i, n := range seq {
+		if n.isOp("=>") || n.isOp(":=") {
+			// Not after a parameter name in a call's arguments.
+			b.fail(b.syntaxError(n.off))
+		}
 		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
+			if n.isParen() && namedCallable(at(seq, i-1)) {
+				n.kids = b.namedArgs(n.kids)
+			}
 			n.kids = b.level(n.kids)
 		}
 	}
-	seq = pgClauses(seq)
+	seq = b.pgClauses(seq)
 	seq = rowStars(seq)
 	seq = currentOf(seq)
 	seq = starCalls(seq)
@@ -85,7 +92,7 @@ func substringSimilar(seq []*node) {
 // FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
 // and USING > DESC; (x).y, a field of a whole row, is x.y, and (x).*
 // x.* (weir has no composite types, so x is a range variable).
-func pgClauses(seq []*node) []*node {
+func (b *bridge) pgClauses(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
 		switch {
@@ -99,14 +106,32 @@ func pgClauses(seq []*node) []*node {
 				dir = "desc"
 			}
 			seq = splice(seq, i, i+2, textNode(dir, n.off))
-		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()]) &&
+		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()] && !literalWords[n.kids[0].word()]) &&
 			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
 			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
+			if b.q != nil {
+				if b.q.FieldRefs == nil {
+					b.q.FieldRefs = map[int]bool{}
+				}
+				b.q.FieldRefs[charPos(b.src, n.kids[0].off)] = true
+			}
 			seq = splice(seq, i, i+1, n.kids[0])
+		case n.isParen() && len(n.kids) > 0 && !callEnd(seq, i) && !at(seq, i-1).isWord("over") &&
+			at(seq, i+1).isOp(".") && at(seq, i+2).isName() && !at(seq, i+3).isOp("."):
+			// (expr).field, a field selection from any other value:
+			// pg_field((expr), 'field'), which the binder takes from a
+			// row or refuses as PostgreSQL does (42809).
+			f := at(seq, i+2)
+			name := &node{kind: nLeaf, tok: Token{Kind: TString, Val: f.nameVal(), Off: f.off, End: f.tok.End}, off: f.off}
+			seq = splice(seq, i, i+3, synth("pg_field(", []*node{n, leafOp(",", f.off), name}, ")", n.off))
 		}
 	}
 	return seq
 }
+
+// literalWords are the keywords that are constants: (null).x is no
+// whole-row reference.
+var literalWords = wordSet(`null true false`)
 
 // starCalls rewrites f(*) for a function other than count, which
 // PostgreSQL's grammar takes for any function and TiDB's only for
@@ -488,8 +513,14 @@ func primaryLeft(seq []*node, i int) int {
 	case n == nil:
 		return -1
 	case n.isParen():
+		if c := windowCallLeft(seq, j); c >= 0 {
+			return c
+		}
 		if f := at(seq, j-1); f.isName() && !(f.tok.Kind == TIdent && notFunctions[f.word()]) {
 			return qualLeft(seq, j-1)
+		}
+		if quotedCallName(at(seq, j-1)) {
+			return j - 1
 		}
 		return j
 	case n.kind == nSynth:
@@ -503,8 +534,14 @@ func primaryLeft(seq []*node, i int) int {
 			if notOperands[n.word()] {
 				return -1
 			}
+			if c := windowCallLeft(seq, j); c >= 0 {
+				return c
+			}
 			return qualLeft(seq, j)
 		case TQIdent:
+			if c := windowCallLeft(seq, j); c >= 0 {
+				return c
+			}
 			return qualLeft(seq, j)
 		case TString, TNumber, TParam, TBitString, THexString:
 			return j
@@ -513,14 +550,62 @@ func primaryLeft(seq []*node, i int) int {
 	return -1
 }
 
+// windowCallLeft returns the start of the window function call whose
+// window (OVER followed by a specification or a window name) ends at
+// seq[j], or -1: PostgreSQL's grammar makes the whole call, OVER clause
+// included, one primary, so a cast or an operator after it applies to
+// the call's result.
+func windowCallLeft(seq []*node, j int) int {
+	if !at(seq, j-1).isWord("over") || !callEnd(seq, j-2) {
+		return -1
+	}
+	return primaryLeft(seq, j-1)
+}
+
+// callEnd reports whether seq[k] ends a function call: the argument
+// group after a function name, or a call the bridge rewrote.
+func callEnd(seq []*node, k int) bool {
+	n := at(seq, k)
+	switch {
+	case n == nil:
+		return false
+	case n.kind == nSynth:
+		return true
+	case n.isParen():
+		f := at(seq, k-1)
+		return f.isName() && !(f.tok.Kind == TIdent && notFunctions[f.word()]) || quotedCallName(f)
+	}
+	return false
+}
+
+// quotedCallName reports whether n is a function name the bridge wrote
+// quoted (doc.go #26 and the WITHIN GROUP rewrite, "stddev"(x)).
+func quotedCallName(n *node) bool {
+	return n != nil && n.kind == nText && strings.HasPrefix(n.text, `"`)
+}
+
+// overRight returns the end of the OVER clause after the call ending
+// just before seq[e], or e when none follows.
+func overRight(seq []*node, e int) int {
+	if at(seq, e).isWord("over") && (at(seq, e+1).isParen() || at(seq, e+1).isName()) {
+		return e + 2
+	}
+	return e
+}
+
 // primaryRight returns the end (exclusive) of the primary expression that
-// starts at seq[i], or -1. A leading sign is included.
+// starts at seq[i], or -1. A leading sign is included; so is the OVER
+// clause of a window function call.
 func primaryRight(seq []*node, i int) int {
 	n := at(seq, i)
 	switch {
 	case n == nil:
 		return -1
-	case n.isParen(), n.kind == nSynth:
+	case quotedCallName(n) && at(seq, i+1).isParen():
+		return overRight(seq, i+2)
+	case n.kind == nSynth:
+		return overRight(seq, i+1)
+	case n.isParen():
 		return i + 1
 	case n.isOp("-") || n.isOp("+"):
 		return primaryRight(seq, i+1)
@@ -538,7 +623,7 @@ func primaryRight(seq []*node, i int) int {
 				e += 2
 			}
 			if at(seq, e).isParen() && !(n.tok.Kind == TIdent && notFunctions[n.word()]) {
-				e++
+				e = overRight(seq, e+1)
 			}
 			return e
 		case TString, TNumber, TParam, TBitString, THexString:
@@ -1070,7 +1155,7 @@ func windowCall(seq []*node, start, i int, n *node) []*node {
 	name := n.tok.Val
 	if n.tok.Kind == TIdent {
 		name = n.word()
-		if tidbWindowNames[name] && start == i && !leadLagOffsetExpr(name, g) {
+		if tidbWindowNames[name] && start == i && !leadLagOffsetExpr(name, g) && !hasNamedArg(g) {
 			return seq
 		}
 	}
@@ -1288,6 +1373,7 @@ func filterArgs(g *node, cond []*node) *node {
 
 // subscripts rewrites x[i] into pg_subscript(x, i).
 func (b *bridge) subscripts(seq []*node) []*node {
+	made := map[*node]bool{}
 	for i := 0; i < len(seq); i++ {
 		g := seq[i]
 		if !g.isBracket() || len(g.kids) == 0 {
@@ -1295,6 +1381,13 @@ func (b *bridge) subscripts(seq []*node) []*node {
 		}
 		s := primaryLeft(seq, i)
 		if s < 0 || at(seq, s-1).isOp("::") {
+			continue
+		}
+		if b.strict && !subscriptable(seq, s, i, made) {
+			// PostgreSQL's grammar subscripts only a column reference,
+			// a parameter or a parenthesised expression: not a call,
+			// a literal or CASE ... END.
+			b.fail(b.syntaxError(g.off))
 			continue
 		}
 		kids := append(append([]*node{}, seq[s:i]...), leafOp(",", g.off))
@@ -1313,10 +1406,30 @@ func (b *bridge) subscripts(seq []*node) []*node {
 		} else {
 			kids = append(kids, g.kids...)
 		}
-		seq = splice(seq, s, i+1, synth(fn, kids, ")", seq[s].off))
+		sub := synth(fn, kids, ")", seq[s].off)
+		made[sub] = true
+		seq = splice(seq, s, i+1, sub)
 		i = s
 	}
 	return seq
+}
+
+// subscriptable reports whether the primary seq[s:i] may take a
+// subscript in PostgreSQL's grammar: a column reference, a parameter, a
+// parenthesised expression, or one already subscripted (in made).
+func subscriptable(seq []*node, s, i int, made map[*node]bool) bool {
+	n := seq[i-1]
+	switch {
+	case made[n]:
+		return true
+	case n.isParen():
+		return s == i-1
+	case n.kind == nLeaf && at(seq, i-2).isWord("over"):
+		return false // a window name: the call is the primary
+	case n.kind == nLeaf:
+		return n.tok.Kind == TQIdent || n.tok.Kind == TParam || n.tok.Kind == TIdent && !n.isWord("end")
+	}
+	return false
 }
 
 func colonIndex(seq []*node) int {
@@ -2110,4 +2223,71 @@ func (b *bridge) values(seq []*node) []*node {
 		i += len(out) - 1
 	}
 	return seq
+}
+
+// syntaxFuncs are the function-like keywords of PostgreSQL's grammar
+// whose arguments are an expression list: no argument there is named.
+var syntaxFuncs = wordSet(`coalesce greatest least nullif extract position substring trim overlay cast treat row
+	array grouping normalize collation xmlconcat xmlelement xmlexists xmlforest xmlparse xmlpi xmlroot xmlserialize`)
+
+// namedCallable reports whether a "(" after n opens the arguments of an
+// ordinary function call, where PostgreSQL takes named arguments.
+func namedCallable(n *node) bool {
+	switch {
+	case n == nil || n.kind != nLeaf:
+		return false
+	case n.tok.Kind == TQIdent:
+		return true
+	case n.tok.Kind == TIdent:
+		w := n.word()
+		return !notFunctions[w] && !notOperands[w] && !syntaxFuncs[w]
+	}
+	return false
+}
+
+// namedArgs rewrites the arguments name => value and name := value of a
+// call into pg_named_arg('name', value) (doc.go #43); the binder matches
+// the names against the function's parameters. A positional argument
+// after a named one and a name used twice are 42601, as PostgreSQL's
+// parse analysis says.
+func (b *bridge) namedArgs(kids []*node) []*node {
+	parts := splitCommas(kids)
+	named := false
+	seen := map[string]bool{}
+	var out []*node
+	for k, p := range parts {
+		if k > 0 {
+			out = append(out, leafOp(",", at(p, 0).offOr(0)))
+		}
+		if len(p) >= 3 && p[0].isName() && (p[1].isOp("=>") || p[1].isOp(":=")) {
+			name := p[0].nameVal()
+			if seen[name] {
+				b.fail(pgerr.New(pgerr.SyntaxError, "argument name \"%s\" used more than once", name).WithPosition(charPos(b.src, p[0].off)))
+			}
+			seen[name], named = true, true
+			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: name, Off: p[0].off, End: p[0].tok.End}, off: p[0].off}
+			args := append([]*node{lit, leafOp(",", p[1].off)}, p[2:]...)
+			out = append(out, textNode("pg_named_arg", p[0].off), group(args, p[0].off))
+			continue
+		}
+		if named && len(p) > 0 {
+			b.fail(pgerr.New(pgerr.SyntaxError, "positional argument cannot follow named argument").WithPosition(charPos(b.src, p[0].off)))
+		}
+		out = append(out, p...)
+	}
+	if !named {
+		return kids
+	}
+	return out
+}
+
+// hasNamedArg reports whether the argument group g has a named argument
+// (rewritten by namedArgs).
+func hasNamedArg(g *node) bool {
+	for _, k := range g.kids {
+		if k.kind == nText && k.text == "pg_named_arg" {
+			return true
+		}
+	}
+	return false
 }

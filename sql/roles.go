@@ -53,7 +53,8 @@ type DropRole struct {
 type Grant struct {
 	Revoke     bool
 	Privileges []string
-	// On is "table", "schema", "all tables in schema" or "role".
+	// On is "table", "sequence", "schema", "all tables in schema", "all
+	// sequences in schema" or "role".
 	On       string
 	Objects  []ObjectName
 	Grantees []string
@@ -221,8 +222,8 @@ func (p *stmtParser) grant() (Stmt, error) {
 		return nil, err
 	}
 	switch w := p.word(0); {
-	case w == "all" && p.word(2) == "in" && p.word(1) != "tables",
-		w == "sequence" || w == "function" || w == "procedure" || w == "routine" || w == "database" || w == "domain" ||
+	case w == "all" && p.word(2) == "in" && p.word(1) != "tables" && p.word(1) != "sequences",
+		w == "function" || w == "procedure" || w == "routine" || w == "database" || w == "domain" ||
 			w == "foreign" || w == "language" || w == "large" || w == "tablespace" || w == "type" || w == "parameter":
 		if (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) && p.word(1) != "to" && p.word(1) != "from" {
 			return nil, p.unsupported("GRANT and REVOKE on " + strings.ToUpper(w) + " are")
@@ -231,8 +232,13 @@ func (p *stmtParser) grant() (Stmt, error) {
 	switch {
 	case p.accept("all", "tables", "in", "schema"):
 		g.On = "all tables in schema"
+	case p.accept("all", "sequences", "in", "schema"):
+		g.On = "all sequences in schema"
 	case p.accept("schema"):
 		g.On = "schema"
+	case p.word(0) == "sequence" && p.word(1) != "to" && p.word(1) != "from":
+		p.pos++
+		g.On = "sequence"
 	default:
 		p.accept("table")
 		g.On = "table"

@@ -9,7 +9,7 @@ import (
 // unsupportedStmts are PostgreSQL statements weir does not have: they are
 // valid PostgreSQL, so they are refused as unsupported features (0A000),
 // not as syntax errors.
-var unsupportedStmts = wordSet(`listen notify unlisten vacuum analyze cluster reindex lock comment do call checkpoint load import
+var unsupportedStmts = wordSet(`listen notify unlisten vacuum analyze cluster reindex comment do call checkpoint load import
 	merge security reassign`)
 
 // unsupportedAlters are the objects of ALTER statements weir does not
@@ -87,20 +87,24 @@ func (p *stmtParser) unsupportedObject(verb string) error {
 }
 
 // persistenceWords are the words before TABLE, SEQUENCE or VIEW in
-// CREATE that choose how PostgreSQL keeps the relation: weir's
-// relations are all permanent and logged.
+// CREATE that choose how PostgreSQL keeps the relation.
 var persistenceWords = map[string]string{"temp": "TEMPORARY", "temporary": "TEMPORARY", "unlogged": "UNLOGGED"}
 
-// unsupportedPersistence returns 0A000 for CREATE [OR REPLACE] [LOCAL |
-// GLOBAL] TEMP[ORARY] | UNLOGGED relations at the cursor, or nil.
-func (p *stmtParser) unsupportedPersistence() error {
+// persistence reads the [LOCAL | GLOBAL] TEMP[ORARY] | UNLOGGED words of
+// CREATE [OR REPLACE] at the cursor. It consumes them and reports true
+// for a temporary table or view; it returns 0A000 for what weir does not
+// keep: temporary sequences and recursive views, and unlogged tables and
+// sequences (weir logs every write, so a crash never empties a table as
+// it empties PostgreSQL's unlogged ones, and calling a logged table
+// unlogged would misstate what it does).
+func (p *stmtParser) persistence() (bool, error) {
 	k := 0
 	if w := p.word(0); (w == "local" || w == "global") && (p.word(1) == "temp" || p.word(1) == "temporary") {
 		k = 1
 	}
 	how, ok := persistenceWords[p.word(k)]
 	if !ok {
-		return nil
+		return false, nil
 	}
 	kind := p.word(k + 1)
 	switch kind {
@@ -108,12 +112,24 @@ func (p *stmtParser) unsupportedPersistence() error {
 	case "recursive":
 		kind = "view"
 	default:
-		return nil
+		return false, nil
 	}
 	if how == "UNLOGGED" && kind != "table" && kind != "sequence" {
-		return nil
+		return false, nil
 	}
-	return pgerr.New(pgerr.FeatureNotSupported, "%s %ss are not supported", strings.ToLower(how), kind).
-		WithHint("weir's relations are all permanent and logged.").
-		WithPosition(charPos(p.src, p.peek().Off))
+	if how == "UNLOGGED" {
+		return false, pgerr.New(pgerr.FeatureNotSupported, "unlogged %ss are not supported", kind).
+			WithHint("weir logs every write: a crash never empties a table.").
+			WithPosition(charPos(p.src, p.peek().Off))
+	}
+	if kind == "sequence" || p.word(k+1) == "recursive" {
+		what := "temporary sequences are"
+		if kind == "view" {
+			what = "temporary recursive views are"
+		}
+		return false, pgerr.New(pgerr.FeatureNotSupported, "%s not supported", what).
+			WithPosition(charPos(p.src, p.peek().Off))
+	}
+	p.pos += k + 1
+	return true, nil
 }

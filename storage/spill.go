@@ -247,10 +247,13 @@ func (t *StateTable) spill(keep uint64) error {
 		}
 		k = append(append(k[:0], p...), e.key...)
 		e.fresh = false
-		if !e.has() {
+		switch {
+		case e.enc != "":
+			v = append(append(v[:0], 1), e.enc...)
+		case e.row == nil:
 			v = append(v[:0], 0)
-		} else {
-			v = t.appendValue(append(v[:0], 1), e)
+		default:
+			v = types.AppendRow(append(v[:0], 1), e.row, t.valueTypes)
 		}
 		if err := b.Set(k, v, nil); err != nil {
 			return wrapWrite(err)

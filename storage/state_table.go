@@ -69,17 +69,19 @@ func (c *Cache) over() bool { return c.used.Load() > c.budget }
 // key known to be absent (a deletion not yet durable, or a miss).
 type stEntry struct {
 	key string
-	// row is the entry's row; enc, in a table holding its rows encoded
-	// (StoreEncoded), its value encoding instead. Both nil: absent.
-	row  types.Row
-	enc  []byte
+	row types.Row // nil: absent (or held encoded, in enc)
+	// enc is the row's value encoding in a table that holds its rows
+	// encoded (EncodeRows), where row is always nil; "" there: absent.
+	enc  string
 	size int64
-
-	// dirty: written since the last Commit (in the open epoch).
-	dirty bool
 	// flushEpoch is the epoch whose batch holds the entry's last flushed
 	// value, until Committed reports that epoch durable; 0 otherwise.
 	flushEpoch uint64
+	seq        uint64 // cache generation at the last access
+	prev, next *stEntry
+
+	// dirty: written since the last Commit (in the open epoch).
+	dirty bool
 	// inOverlay: the entry is dirty or flushed and not durable, so it is
 	// in the table's overlay (sorted or not yet) and not in its LRU list.
 	inOverlay bool
@@ -93,19 +95,16 @@ type stEntry struct {
 	// a batch or a spill area): were it deleted before it does, there
 	// is nothing to delete in storage.
 	fresh bool
-
-	seq        uint64 // cache generation at the last access
-	prev, next *stEntry
 }
+
+// present reports whether the entry holds a row.
+func (e *stEntry) present() bool { return e.row != nil || e.enc != "" }
 
 // entryOverhead approximates the bytes of an entry besides its key and
 // row: the struct, its map slot and its B-tree or list links.
 const entryOverhead = int64(unsafe.Sizeof(stEntry{})) + 48
 
 var datumSize = int64(unsafe.Sizeof(types.Datum{}))
-
-// has reports whether e holds a row (rather than a known absence).
-func (e *stEntry) has() bool { return e.row != nil || e.enc != nil }
 
 func rowSize(r types.Row) int64 {
 	n := int64(len(r)) * datumSize
@@ -131,7 +130,8 @@ func rowSize(r types.Row) int64 {
 // Keys are rows of the key columns (keyTypes), encoded with
 // types.AppendKey (ascending unless SetDesc says otherwise); values are
 // whole rows of valueTypes. Rows passed in and returned are shared with
-// the table: callers must not modify them.
+// the table: callers must not modify them (except in a table holding its
+// rows encoded: see EncodeRows).
 //
 // A StateTable belongs to one actor and is not safe for concurrent use.
 type StateTable struct {
@@ -163,6 +163,8 @@ type StateTable struct {
 	bytes            int64
 	// dropClean: entries leave memory once durable (DropClean).
 	dropClean bool
+	// encoded: entries hold their rows' value encodings (EncodeRows).
+	encoded bool
 	// keep, when set, tells the committed rows of this table's partition
 	// (SetPartition).
 	keep func(types.Row) bool
@@ -176,9 +178,6 @@ type StateTable struct {
 	whole bool
 	// unsortedKept is how many entries the last pruneUnsorted kept.
 	unsortedKept int
-	// encoded: written rows are held as their value encoding
-	// (StoreEncoded).
-	encoded bool
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
@@ -193,8 +192,14 @@ type StateTable struct {
 	kbuf []byte
 	// sbuf is AppendRows' scratch for encoded bounds.
 	sbuf []byte
-	// vbuf is fill's scratch for encoded rows.
+	// vbuf is the scratch of an encoded table's row encodings.
 	vbuf []byte
+	// The last lookup: when lastOK holds, the key lkey has the entry last
+	// (nil: none), so that a write after a read of the same key (an
+	// aggregation's read-modify-write) looks it up once.
+	lkey   []byte
+	last   *stEntry
+	lastOK bool
 }
 
 // NewStateTable returns the state table tableID of db, with key columns
@@ -240,49 +245,18 @@ func (t *StateTable) SetPartition(keep func(row types.Row) bool) { t.keep = keep
 // from tables that are read. It must be called before the table is used.
 func (t *StateTable) DropClean() { t.dropClean = true }
 
-// StoreEncoded makes the table hold the rows written to it in their
-// value encoding (types.AppendRow), as Pebble will store them, rather
-// than as rows of datums: a row of n columns takes n 72-byte datums
-// in memory, its encoding a few bytes per number plus its strings'
-// bytes. Reads decode the rows they return, each time. It suits
-// tables written far more often than read, such as a join side that
-// most probes find no match in; the encoding is also what the
-// checkpoint writes, so commits do not encode again. Rows read from
-// Pebble on a miss are held decoded. It must be called before the
-// table is used.
-func (t *StateTable) StoreEncoded() { t.encoded = true }
-
-// rowOf returns the row of entry e (nil when absent), decoding it when
-// the entry holds its encoding.
-func (t *StateTable) rowOf(e *stEntry) (types.Row, error) {
-	if e.enc == nil {
-		return e.row, nil
-	}
-	r, err := types.DecodeRow(e.enc, t.valueTypes)
-	if err != nil {
-		return nil, pgerr.Wrap(pgerr.IOError, err, "decoding state table row")
-	}
-	return r, nil
-}
-
-// appendValue appends the value Pebble stores for entry e, which holds
-// a row, to buf.
-func (t *StateTable) appendValue(buf []byte, e *stEntry) []byte {
-	if e.enc != nil {
-		return append(buf, e.enc...)
-	}
-	return types.AppendRow(buf, e.row, t.valueTypes)
-}
-
-// fill sets the row of entry e (nil: absent), encoded in a table
-// holding its rows encoded.
-func (t *StateTable) fill(e *stEntry, row types.Row) {
-	e.row, e.enc = row, nil
-	if t.encoded && row != nil {
-		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
-		e.row, e.enc = nil, bytes.Clone(t.vbuf)
-	}
-}
+// EncodeRows makes the table hold each row in memory as its value
+// encoding (what Commit writes to Pebble) instead of a types.Row: a row
+// of n columns costs about its encoded bytes instead of n 72-byte
+// datums, so several times as many rows fit in the memory budget, and
+// Commit copies the encoding without encoding the row again. Reads pay
+// for it: Get decodes the row each time (GetCols only the columns
+// wanted), and Insert and Update keep no reference to the row passed
+// in, which the caller may reuse. It suits tables of many small rows
+// read by key (a DISTINCT aggregate's values) and tables written far
+// more often than read (a join side, which most probes find no match
+// in). It must be called before the table is used.
+func (t *StateTable) EncodeRows() { t.encoded = true }
 
 // Exclusive declares that this table is the only writer of the rows
 // Get will be asked for (no other code writes its keyspace, and the
@@ -345,6 +319,28 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 		}
 		return getRow(t.db.pdb, nil, t.id, t.kbuf, t.valueTypes)
 	}
+	return t.getCached(nil, nil)
+}
+
+// GetCols is Get for a reader of a few columns: the columns i of the
+// row for which want[i] does not hold may be NULL instead of their
+// values. In a table holding its rows encoded (EncodeRows) only the
+// wanted columns are decoded, into dst's storage when it has room, and
+// the row is the caller's; elsewhere it is the table's row, as Get
+// returns it.
+func (t *StateTable) GetCols(dst types.Row, key types.Row, want []bool) (types.Row, bool, error) {
+	if t.dropClean {
+		return t.Get(key)
+	}
+	t.kbuf = t.EncodeKey(t.kbuf[:0], key)
+	return t.getCached(dst, want)
+}
+
+// getCached looks up the key encoded in t.kbuf through the entries
+// (want nil: every column).
+func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, error) {
+	t.lkey = append(t.lkey[:0], t.kbuf...)
+	t.last, t.lastOK = nil, true
 	if e, ok := t.entries[string(t.kbuf)]; ok {
 		t.cstats.Hits.Add(1)
 		t.touch(e)
@@ -352,8 +348,12 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 			// Another table raised the pressure: give back idle entries.
 			t.maybeEvict()
 		}
-		row, err := t.rowOf(e)
-		return row, row != nil, err
+		t.last = e
+		if e.enc != "" {
+			row, err := t.decode(dst, e.enc, want)
+			return row, err == nil, err
+		}
+		return e.row, e.row != nil, nil
 	}
 	t.cstats.Misses.Add(1)
 	if t.whole {
@@ -374,7 +374,26 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 	e := t.newEntry(string(t.kbuf), row)
 	t.lruPush(e)
 	t.maybeEvict()
+	t.last = e
 	return row, ok, nil
+}
+
+// decode decodes an encoded entry's row (want nil: every column).
+func (t *StateTable) decode(dst types.Row, enc string, want []bool) (types.Row, error) {
+	b := unsafe.Slice(unsafe.StringData(enc), len(enc))
+	if want == nil {
+		return types.DecodeRow(b, t.valueTypes)
+	}
+	return types.DecodeRowCols(dst, b, t.valueTypes, want)
+}
+
+// rowOf returns the row an entry holds (nil: none), decoding it in an
+// encoded table.
+func (t *StateTable) rowOf(e *stEntry) (types.Row, error) {
+	if e.enc == "" {
+		return e.row, nil
+	}
+	return t.decode(nil, e.enc, nil)
 }
 
 // Insert sets the row of key in the open epoch. It is Update under
@@ -403,7 +422,7 @@ func (t *StateTable) DeletePrefix(prefix types.Row) error {
 		}
 		t.sortOverlay()
 		t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
-			if e.has() {
+			if e.present() {
 				keys = append(keys, k)
 			}
 			return true
@@ -449,12 +468,16 @@ func (t *StateTable) set(key, row types.Row) {
 
 // setEncoded sets the row of the key encoded in t.kbuf.
 func (t *StateTable) setEncoded(row types.Row) {
+	enc := ""
+	if t.encoded && row != nil {
+		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
+		enc, row = string(t.vbuf), nil
+	}
 	if t.dropClean {
 		// Each write is an entry of its own, found by no index: the
 		// overlay's sort, and Commit writing the epoch's entries in
 		// order, let the last write of a key win.
-		e := &stEntry{key: string(t.kbuf), seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
-		t.fill(e, row)
+		e := &stEntry{key: string(t.kbuf), row: row, enc: enc, seq: t.cache.gen.Load(), dirty: true, inOverlay: true}
 		t.account(e)
 		t.dirty = append(t.dirty, e)
 		t.dirtyBytes += e.size
@@ -465,7 +488,15 @@ func (t *StateTable) setEncoded(row types.Row) {
 		}
 		return
 	}
-	e, ok := t.entries[string(t.kbuf)]
+	var e *stEntry
+	ok := false
+	if t.lastOK && (t.last == nil || !t.last.gone) && string(t.lkey) == string(t.kbuf) {
+		// Read just before: the entry (or its absence) is known.
+		e, ok = t.last, t.last != nil
+	} else {
+		e, ok = t.entries[string(t.kbuf)]
+	}
+	t.lastOK = false
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
 		// A whole table holds every row: the key has none.
@@ -477,8 +508,8 @@ func (t *StateTable) setEncoded(row types.Row) {
 		e.inOverlay = true
 		t.unsorted = append(t.unsorted, e)
 	}
-	t.fill(e, row)
-	t.resize(e)
+	t.resize(e, row, enc)
+	e.row, e.enc = row, enc
 	e.seq = t.cache.gen.Load()
 	if !e.dirty {
 		e.dirty = true
@@ -550,16 +581,20 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		k = append(k, e.key...)
 		var err error
 		switch {
-		case !e.has() && e.fresh:
+		case !e.present() && e.fresh:
 			// Written and deleted before any of it reached storage (a
 			// row a top-N window pushed out at the barrier that
 			// brought it in): a tombstone would only cost Pebble
 			// writes and compactions.
-		case !e.has():
+		case e.enc != "":
+			e.fresh = false
+			b.buf = append(b.buf[:0], e.enc...)
+			err = b.b.Set(k, b.buf, nil)
+		case e.row == nil:
 			err = b.b.Delete(k, nil)
 		default:
 			e.fresh = false
-			b.buf = t.appendValue(b.buf[:0], e)
+			b.buf = types.AppendRow(b.buf[:0], e.row, t.valueTypes)
 			err = b.b.Set(k, b.buf, nil)
 		}
 		t.kbuf = k
@@ -605,7 +640,7 @@ func (t *StateTable) Committed(epoch uint64) {
 					e.inTree = false
 					t.overlay.Delete(e.key)
 				}
-				if t.dropClean || (t.whole && !e.has()) {
+				if t.dropClean || (t.whole && !e.present()) {
 					// A whole table answers "no row" for a key without an
 					// entry: a durable deletion there would only stay in
 					// the B-tree for every later range scan to step over
@@ -728,7 +763,7 @@ func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string],
 	t.sortOverlay()
 	var err error
 	t.overlay.AscendFunc(lo, hi, func(_ string, e *stEntry) bool {
-		if e.has() {
+		if e.present() {
 			var row types.Row
 			row, err = t.rowOf(e)
 			dst = append(dst, row)
@@ -796,12 +831,11 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 	return it
 }
 
-// ovlRow is an overlay entry as an iterator saw it: a row, or its
-// encoding (stEntry.enc), or neither for an absent key.
 type ovlRow struct {
 	key string
 	row types.Row
-	enc []byte
+	// enc is the row's encoding in an encoded table (EncodeRows).
+	enc string
 }
 
 // stateIter merges a Pebble iterator with a snapshot of the overlay; on
@@ -876,11 +910,11 @@ func (s *stateIter) Next() (types.Row, error) {
 		}
 		o := s.ovl[s.i]
 		s.i++
-		if o.enc != nil {
-			row, err := types.DecodeRow(o.enc, s.ts)
+		if o.enc != "" {
+			row, err := types.DecodeRow(unsafe.Slice(unsafe.StringData(o.enc), len(o.enc)), s.ts)
 			if err != nil {
-				s.done, s.err = true, pgerr.Wrap(pgerr.IOError, err, "decoding state table row")
-				return nil, s.err
+				s.done, s.err = true, err
+				return nil, err
 			}
 			s.key = append(s.key[:0], o.key...)
 			return row, nil
@@ -906,6 +940,10 @@ func (s *stateIter) Close() {
 // overlay or the LRU list) and accounts its bytes.
 func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 	e := &stEntry{key: key, row: row, seq: t.cache.gen.Load()}
+	if t.encoded && row != nil {
+		e.enc = string(types.AppendRow(t.vbuf[:0], row, t.valueTypes))
+		e.row = nil
+	}
 	t.entries[key] = e
 	t.account(e)
 	return e
@@ -914,19 +952,13 @@ func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 // account sizes a new entry and adds its bytes to the table's and the
 // cache's.
 func (t *StateTable) account(e *stEntry) {
-	e.size = entrySize(e)
+	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row) + int64(len(e.enc))
 	t.bytes += e.size
 	t.cache.used.Add(e.size)
 }
 
-// entrySize approximates the bytes e holds.
-func entrySize(e *stEntry) int64 {
-	return entryOverhead + int64(len(e.key)) + rowSize(e.row) + int64(cap(e.enc))
-}
-
-// resize accounts the bytes of e after its row changed.
-func (t *StateTable) resize(e *stEntry) {
-	n := entrySize(e)
+func (t *StateTable) resize(e *stEntry, row types.Row, enc string) {
+	n := entryOverhead + int64(len(e.key)) + rowSize(row) + int64(len(enc))
 	if d := n - e.size; d != 0 {
 		e.size = n
 		t.bytes += d
@@ -981,7 +1013,7 @@ func (t *StateTable) evict(e *stEntry) {
 // Its row, if any, is then in Pebble only (or a spill area), and the
 // table is no longer whole; an entry without a row leaves nothing behind.
 func (t *StateTable) drop(e *stEntry) {
-	if e.has() {
+	if e.present() {
 		t.whole = false
 	}
 	e.gone = true

@@ -247,10 +247,11 @@ func testStateTableModel(t *testing.T, budget int64) {
 		NewStateTable(db, 11, stKeyTypes, stRowTypes, cache),
 	}
 	tables[1].SetDesc([]bool{false, true})
-	// The last two hold their rows encoded, one of them Exclusive.
-	tables[3].StoreEncoded()
-	tables[4].StoreEncoded()
-	if err := tables[4].Exclusive(); err != nil {
+	// The fourth and fifth hold their rows encoded, the fourth as the
+	// only writer of its keyspace.
+	tables[3].EncodeRows()
+	tables[4].EncodeRows()
+	if err := tables[3].Exclusive(); err != nil {
 		t.Fatal(err)
 	}
 	// The first table is its keyspace's only writer: while nothing of
@@ -277,9 +278,26 @@ func testStateTableModel(t *testing.T, budget int64) {
 			if got := stGet(t, st, g, x); got != want {
 				t.Fatalf("step %d table %d Get(%d,%d) = %s, want %s", step, i, g, x, got, want)
 			}
+			if st.dropClean {
+				break
+			}
+			// The same through GetCols, of the value column alone.
+			r, ok, err := st.GetCols(nil, stKey(g, x), []bool{false, false, true})
+			got := "<none>"
+			if ok {
+				got = r[2].S
+			}
+			if err != nil || got != want {
+				t.Fatalf("step %d table %d GetCols(%d,%d) = %s (%v), want %s", step, i, g, x, got, err, want)
+			}
 		case op < 75:
 			v := fmt.Sprint("v", step, strings.Repeat("x", rng.IntN(30)))
-			st.Insert(stKey(g, x), stRow(g, x, v))
+			row := stRow(g, x, v)
+			st.Insert(stKey(g, x), row)
+			if st.encoded {
+				// The table keeps no reference to the row.
+				row[2].S = "overwritten"
+			}
 			m[k] = v
 		case op < 90:
 			st.Delete(stKey(g, x))
@@ -331,7 +349,7 @@ func testStateTableModel(t *testing.T, budget int64) {
 			st.Committed(epoch - 1)
 		}
 	}
-	for _, i := range []int{0, 4} {
+	for _, i := range []int{0, 3} {
 		if whole := tables[i].whole; whole != (budget > 1<<20) {
 			t.Fatalf("with a budget of %d the Exclusive table %d is whole: %v", budget, i, whole)
 		}
@@ -582,7 +600,7 @@ func TestAppendRowsMatchesIter(t *testing.T) {
 	for i, whole := range []bool{true, false, true, false} {
 		st := NewStateTable(db, uint32(50+i), stKeyTypes, stRowTypes, NewCache(64<<20))
 		if i >= 2 {
-			st.StoreEncoded()
+			st.EncodeRows()
 		}
 		if whole {
 			if err := st.Exclusive(); err != nil {

@@ -162,6 +162,40 @@ func (t *Tape) Next(off int64, buf []byte) (rec []byte, next int64, err error) {
 	return rec, off + n + 8, nil
 }
 
+// ReadRecords reads the records between boundaries from and to into buf
+// (grown as needed) straight from the file, past the block cache, for a
+// reader that looks up a few records at random places (a 64 kB block
+// each time would cost more than the records); SplitRecord walks them.
+func (t *Tape) ReadRecords(from, to int64, buf []byte) ([]byte, error) {
+	if t.f == nil {
+		return nil, pgerr.New(pgerr.InternalError, "tape used after Discard")
+	}
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	if from < 0 || to > t.size || from > to {
+		return nil, pgerr.New(pgerr.InternalError, "tape range %d..%d outside its %d bytes", from, to, t.size)
+	}
+	buf = slices.Grow(buf[:0], int(to-from))[:to-from]
+	if _, err := t.f.ReadAt(buf, from); err != nil {
+		return nil, pgerr.Wrap(pgerr.IOError, err, "reading tape")
+	}
+	return buf, nil
+}
+
+// SplitRecord returns the first record of b, records as ReadRecords
+// reads them, and the rest of b after it.
+func SplitRecord(b []byte) (rec, rest []byte, err error) {
+	if len(b) < 8 {
+		return nil, nil, pgerr.New(pgerr.DataCorrupted, "tape record cut short")
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	if len(b) < n+8 {
+		return nil, nil, pgerr.New(pgerr.DataCorrupted, "tape record cut short")
+	}
+	return b[4 : 4+n], b[n+8:], nil
+}
+
 // TapeReader reads a tape's records through a block cache of its own,
 // so that readers at different places of one tape (the frame's head and
 // tail in a window's partition) do not evict each other's block. Each

@@ -185,3 +185,47 @@ func TestTapeReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestTapeReadRecords reads ranges of records between boundaries, the
+// last ones still in the write buffer, and splits them.
+func TestTapeReadRecords(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	tp, err := db.NewTape()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Discard()
+	var offs []int64
+	for i := range 100 {
+		offs = append(offs, tp.Size())
+		if err := tp.Append(bytes.Repeat([]byte{byte(i)}, i*7)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	offs = append(offs, tp.Size())
+	for _, r := range [][2]int{{0, 100}, {10, 11}, {37, 64}, {99, 100}, {5, 5}} {
+		b, err := tp.ReadRecords(offs[r[0]], offs[r[1]], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := r[0]; i < r[1]; i++ {
+			var rec []byte
+			if rec, b, err = SplitRecord(b); err != nil {
+				t.Fatalf("records %v, record %d: %v", r, i, err)
+			}
+			if !bytes.Equal(rec, bytes.Repeat([]byte{byte(i)}, i*7)) {
+				t.Fatalf("records %v, record %d: %d bytes, want %d of %d", r, i, len(rec), i*7, i)
+			}
+		}
+		if len(b) != 0 {
+			t.Fatalf("records %v: %d bytes left", r, len(b))
+		}
+	}
+	if _, _, err := SplitRecord([]byte{0, 0, 0, 9, 1}); err == nil {
+		t.Error("a cut record split")
+	}
+	if _, err := tp.ReadRecords(0, tp.Size()+1, nil); err == nil {
+		t.Error("a range past the end read")
+	}
+}

@@ -176,6 +176,17 @@ var infos = [numTypeIDs]typeInfo{
 // RowDescription and ParameterDescription.
 func (t T) OID() uint32 { return infos[t.ID].oid }
 
+// Typmod returns t's modifier as PostgreSQL records it (atttypmod, the
+// RowDescription's type modifier): Mod, except that an interval's
+// precision goes with the full range of fields in the high half, as
+// intervaltypmodin encodes it.
+func (t T) Typmod() int32 {
+	if t.Mod >= 0 && (t.ID == Interval || t.ID == IntervalArray) {
+		return 0x7fff<<16 | t.Mod
+	}
+	return t.Mod
+}
+
 // Size returns pg_type.typlen: the fixed width in bytes, or -1 for
 // variable-length types (RowDescription's DataTypeSize).
 func (t T) Size() int16 { return infos[t.ID].size }

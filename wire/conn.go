@@ -303,6 +303,11 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	if !ok {
 		return
 	}
+	if r := c.s.opts.SuperuserReservedConnections; r > 0 && !role.Superuser && c.s.Sessions() > c.s.opts.MaxConnections-r {
+		c.log.Warn("connection refused", "user", p.User, "reason", "only reserved slots free")
+		c.fatal(errReservedSlots)
+		return
+	}
 
 	p.PID, p.RemoteAddr, p.Backend = c.pid, c.nc.RemoteAddr(), backendHandle{c}
 	sess, err := c.s.h.NewSession(c.ctx, p)

@@ -345,7 +345,7 @@ func (c *conn) sendRowDescription(fields []Field, formats []int16) {
 			TableAttributeNumber: uint16(f.Column),
 			DataTypeOID:          f.T.OID(),
 			DataTypeSize:         f.T.Size(),
-			TypeModifier:         f.T.Mod,
+			TypeModifier:         f.T.Typmod(),
 		}
 		if formats != nil {
 			fd[i].Format = formats[i]

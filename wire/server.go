@@ -36,6 +36,13 @@ type Options struct {
 	// its StartupMessage, as in Postgres, and the server goes on. Zero
 	// means DefaultMaxConnections.
 	MaxConnections int
+	// SuperuserReservedConnections is how many of MaxConnections only
+	// superusers may take, as PostgreSQL's superuser_reserved_connections:
+	// once fewer slots than this are free, a role that is not a superuser
+	// gets FATAL 53300 after it authenticates, so an administrator can
+	// still log in while other roles hold every other slot. Zero reserves
+	// none; it must be less than MaxConnections.
+	SuperuserReservedConnections int
 	// Auth is how clients prove who they are (AuthTrust when empty).
 	Auth AuthMethod
 	// TLS, when not nil, lets clients upgrade with SSLRequest; the server
@@ -279,6 +286,10 @@ var (
 	// errTooManyClients is Postgres's answer beyond max_connections.
 	errTooManyClients = &pgerr.Error{Code: codeTooManyConnections, Severity: "FATAL",
 		Message: "sorry, too many clients already"}
+	// errReservedSlots is Postgres's answer to a role that is not a
+	// superuser when only the reserved slots are free.
+	errReservedSlots = &pgerr.Error{Code: codeTooManyConnections, Severity: "FATAL",
+		Message: "remaining connection slots are reserved for non-replication superuser connections"}
 	errIdleSessionTimeout = &pgerr.Error{Code: codeIdleSessionTimeout, Severity: "FATAL",
 		Message: "terminating connection due to idle-session timeout"}
 	errIdleInTransactionTimeout = &pgerr.Error{Code: codeIdleInTransactionTimeout, Severity: "FATAL",

@@ -86,6 +86,10 @@ func bench(args []string) int { return benchMain(args, os.Stdout, os.Stderr) }
 // benchMain is bench writing its results to stdout and its errors and
 // usage to stderr.
 func benchMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help") {
+		fmt.Fprint(stdout, "Usage: weir bench nexmark [flags] (weir bench nexmark -h for the flags)\n")
+		return 0
+	}
 	if len(args) == 0 || args[0] != "nexmark" {
 		fmt.Fprint(stderr, "Usage: weir bench nexmark [flags] (weir bench nexmark -h for the flags)\n")
 		return 2

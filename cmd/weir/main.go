@@ -75,6 +75,8 @@ weir serve flags:
   --tls-key FILE         PEM private key of --tls-cert
   --tls-required         refuse clients that do not use TLS
   --max-connections N    concurrent sessions; more get 53300 (default 100)
+  --superuser-reserved-connections N
+                         of those, how many only superusers may take (default 3)
   --cluster ADDR         run as a cluster node over the Kafka cluster at ADDR instead of
                          a single-node database (docs/scale-out.md): Kafka sources,
                          GROUP BY views and exactly-once Kafka sinks only; state is
@@ -247,7 +249,7 @@ func serve(args []string) int {
 		reserve = -1 // none
 	}
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, MemoryBudgetBytes: budgetMB << 20, InitPassword: initPassword,
-		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks,
+		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, SuperuserReservedConnections: reservedSetting(wopts.SuperuserReservedConnections), DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks,
 		StreamingParallelism: *streamingParallelism})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "weir: %s\n", describeErr(err))

@@ -25,6 +25,7 @@ type security struct {
 	tlsKey         *string
 	tlsRequired    *bool
 	maxConnections *int
+	reserved       *int
 	connectorHosts *string
 }
 
@@ -36,6 +37,7 @@ func securityFlags(fs *flag.FlagSet) *security {
 		tlsKey:         fs.String("tls-key", "", "PEM private key file for TLS (with --tls-cert)"),
 		tlsRequired:    fs.Bool("tls-required", false, "refuse clients that do not use TLS"),
 		maxConnections: fs.Int("max-connections", wire.DefaultMaxConnections, "maximum concurrent sessions; more get SQLSTATE 53300"),
+		reserved:       fs.Int("superuser-reserved-connections", 3, "sessions of --max-connections kept for superusers; other roles get SQLSTATE 53300 when only these are free"),
 		connectorHosts: fs.String("allowed-connector-hosts", "", "comma-separated hosts (or host:port) that sources and sinks may connect to (empty: any)"),
 	}
 }
@@ -81,6 +83,10 @@ func (f *security) options(listen string) (wire.Options, string, error) {
 		return o, "", fmt.Errorf("--max-connections must be positive, not %d", *f.maxConnections)
 	}
 	o.MaxConnections = *f.maxConnections
+	if *f.reserved < 0 || *f.reserved >= *f.maxConnections {
+		return o, "", fmt.Errorf("--superuser-reserved-connections (%d) must be at least 0 and less than --max-connections (%d)", *f.reserved, *f.maxConnections)
+	}
+	o.SuperuserReservedConnections = *f.reserved
 	if (*f.tlsCert == "") != (*f.tlsKey == "") {
 		return o, "", errors.New("--tls-cert and --tls-key go together")
 	}
@@ -133,4 +139,13 @@ func checkCanLogIn(eng *engine.Engine, auth wire.AuthMethod) error {
 	}
 	return fmt.Errorf("password authentication is on but no role has a password, so nobody could log in: give %s one on first start with --init-password-file or $%s (or set one with ALTER ROLE while running with --auth trust on loopback)",
 		engine.BootstrapUser, passwordEnv)
+}
+
+// reservedSetting turns the wire server's reserved slots into the
+// engine's setting, whose zero means the default: none is negative.
+func reservedSetting(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -22,7 +22,7 @@ func infoSchemaTables() []*table {
 		}),
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
-			for _, r := range userRelations(p.Catalog()) {
+			for _, r := range seenRelations(p) {
 				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
 					continue
 				}
@@ -30,13 +30,16 @@ func infoSchemaTables() []*table {
 				if r.Kind != catalog.KindTable {
 					tt, ins = "VIEW", "NO"
 				}
+				if r.Temp {
+					tt = "LOCAL TEMPORARY"
+				}
 				rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(tt), vStr(ins)})
 			}
 			return append(rows, weirTablesRows(p.Database())...)
 		}),
 		def("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(p Provider) []types.Row {
 			var rows []types.Row
-			for _, r := range userRelations(p.Catalog()) {
+			for _, r := range seenRelations(p) {
 				if r.Kind == catalog.KindView || r.Kind == catalog.KindMView {
 					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(r.SQL)})
 				}
@@ -45,7 +48,7 @@ func infoSchemaTables() []*table {
 		}),
 		def("information_schema", "columns", "table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text character_maximum_length:int4 numeric_precision:int4 numeric_scale:int4 datetime_precision:int4 collation_catalog:name collation_schema:name collation_name:name udt_name:name is_identity:text identity_generation:text identity_start:text identity_increment:text identity_maximum:text identity_minimum:text identity_cycle:text", func(p Provider) []types.Row {
 			var rows []types.Row
-			for _, r := range userRelations(p.Catalog()) {
+			for _, r := range seenRelations(p) {
 				// PostgreSQL lists the columns of tables and views, not
 				// of materialized views.
 				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex || r.Kind == catalog.KindMView {

@@ -60,12 +60,54 @@ func nspOID(schema string, cat Catalog) uint32 {
 	case Weir:
 		return oidWeirSchema
 	}
+	if n, ok := catalog.TempSchemaNumber(schema); ok {
+		// A session's temporary schema keeps its OID while it lives,
+		// whatever other schemas come and go.
+		return uint32(oidTempSchemaBase + n)
+	}
 	for i, sc := range cat.Schemas() {
 		if sc == schema {
 			return uint32(16384 + 1<<20 + i)
 		}
 	}
 	return 0
+}
+
+// oidTempSchemaBase + N is the OID of the temporary schema pg_temp_N:
+// above the user schemas' (16384 + 1<<20 + i), below the relations'
+// primary key indexes (catalog.PKIndexOIDBase).
+const oidTempSchemaBase = 16384 + 1<<21
+
+// isVisible reports whether the asking session finds r by its bare name
+// (PostgreSQL's pg_table_is_visible): not another session's temporary
+// relation, nor a permanent one that a temporary relation of the
+// session hides, nor a public one a pg_catalog relation of its name
+// hides. name is r's name, or its primary key index's.
+func isVisible(p Provider, r *catalog.Relation, name string) bool {
+	if r.Temp {
+		return r.Schema == p.TempSchema()
+	}
+	if t := p.TempSchema(); t != "" {
+		if _, hidden := p.Catalog().Lookup(t, name); hidden {
+			return false
+		}
+		if strings.HasSuffix(name, "_pkey") {
+			// A temporary table's primary key index hides one too.
+			if tr, ok := p.Catalog().Lookup(t, strings.TrimSuffix(name, "_pkey")); ok && hasRealPK(tr) {
+				return false
+			}
+		}
+	}
+	return !(r.Schema == catalog.PublicSchema && CatalogFirst(p.Setting("search_path"), name))
+}
+
+// persistence is pg_class.relpersistence: 't' for a temporary
+// relation, 'p' for the others (weir has no unlogged ones).
+func persistence(r *catalog.Relation) string {
+	if r.Temp {
+		return "t"
+	}
+	return "p"
 }
 
 // oidKafkaServer is the pg_foreign_server row standing for the Kafka
@@ -103,6 +145,19 @@ func userRelations(cat Catalog) []*catalog.Relation {
 	var out []*catalog.Relation
 	for _, r := range cat.All() {
 		if r.Kind != catalog.KindSink {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// seenRelations is userRelations without other sessions' temporary
+// relations, which information_schema leaves out
+// (pg_is_other_temp_schema).
+func seenRelations(p Provider) []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, r := range userRelations(p.Catalog()) {
+		if !r.Temp || r.Schema == p.TempSchema() {
 			out = append(out, r)
 		}
 	}
@@ -196,6 +251,9 @@ func pgCatalogTables() []*table {
 					rows = append(rows, types.Row{vOid(nspOID(sc, p.Catalog())), vStr(sc), vOid(oidRoot), null})
 				}
 			}
+			for _, sc := range p.Catalog().TempSchemas() {
+				rows = append(rows, types.Row{vOid(nspOID(sc, p.Catalog())), vStr(sc), vOid(oidRoot), null})
+			}
 			return rows
 		}),
 		def("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text[] relpartbound:text", func(p Provider) []types.Row {
@@ -213,11 +271,11 @@ func pgCatalogTables() []*table {
 					relacl = vStr(types.FormatTextArray(acl, nil))
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
-					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr("p"), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(0),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(persistence(r)), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(len(r.Checks)),
 					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
-						vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr("p"), vStr("i"), vInt(len(r.PK)), vInt(0),
+						vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr(persistence(r)), vStr("i"), vInt(len(r.PK)), vInt(0),
 						vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), null, null, null})
 				}
 			}
@@ -244,14 +302,14 @@ func pgCatalogTables() []*table {
 					if oid, ok := collationOIDs[c.Collation]; ok {
 						coll = oid
 					}
-					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
+					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Typmod())),
+						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
 					for j, k := range r.PK {
 						c := r.Cols[k]
-						rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(j + 1), vInt(0), vInt(-1), vInt(int(c.T.Mod)),
-							vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr("i"), vStr("p"), vStr(""), vBool(false), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(0), null, null, null})
+						rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(j + 1), vInt(0), vInt(-1), vInt(int(c.T.Typmod())),
+							vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr("p"), vStr(""), vBool(false), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(0), null, null, null})
 					}
 				}
 			}
@@ -263,6 +321,9 @@ func pgCatalogTables() []*table {
 				for i, c := range r.Cols {
 					if c.Default != "" && !c.Hidden {
 						rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(p.DefaultText(r, i))})
+					}
+					if c.Generated != "" && !c.Hidden {
+						rows = append(rows, types.Row{vOid(r.OID<<8 + uint32(i)), vOid(r.OID), vInt(attnum(r, i)), vStr(p.GeneratedText(r, i))})
 					}
 				}
 			}
@@ -280,7 +341,7 @@ func pgCatalogTables() []*table {
 					coll = 100
 				}
 				rows = append(rows, types.Row{vOid(tr.t.OID()), vStr(tr.name), vOid(oidPgCatalog), vOid(oidRoot), vInt(int(tr.t.Size())), vBool(tr.t.Size() > 0 && tr.t.Size() <= 8), vStr("b"), vStr(tr.category), vBool(tr.pref), vBool(true), vStr(","), vOid(0), vOid(elem), vOid(tr.t.ArrayOID()),
-					vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr("i"), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+					vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr(typAlign(tr.t)), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
 			}
 			return rows
 		}),
@@ -318,6 +379,11 @@ func pgCatalogTables() []*table {
 			for _, r := range userRelations(p.Catalog()) {
 				if on, ok := indexedRel(p.Catalog(), r); ok && r.Kind == catalog.KindIndex && isUniqueConstraint(r) {
 					rows = append(rows, uniqueConstraintRow(p, r, on))
+				}
+			}
+			for _, r := range userRelations(p.Catalog()) {
+				for k := range r.Checks {
+					rows = append(rows, checkConstraintRow(p, r, k))
 				}
 			}
 			return rows
@@ -571,6 +637,13 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		return d, true
 	}
 	switch fn {
+	case "temp_schema_name":
+		return p.TempSchema(), true
+	case "pg_my_temp_schema":
+		if t := p.TempSchema(); t != "" {
+			return strconv.FormatUint(uint64(nspOID(t, cat)), 10), true
+		}
+		return "0", true
 	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size":
 		return relationSize(p, fn, oid)
 	case "pg_get_userbyid":
@@ -611,6 +684,9 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		}
 		return indexDef(r), true
 	case "pg_get_constraintdef":
+		if r, k, ok := CheckByOID(cat, oid); ok {
+			return p.CheckText(r, k), true
+		}
 		if oid < 2*indexOIDBase {
 			return "", false
 		}
@@ -652,15 +728,25 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			return "", false
 		}
 		name := sql.QuoteIdent(rname)
-		if r.Schema != catalog.PublicSchema || CatalogFirst(p.Setting("search_path"), rname) {
+		if !isVisible(p, r, rname) || (r.Schema != catalog.PublicSchema && !r.Temp) {
 			name = sql.QuoteIdent(r.Schema) + "." + name
 		}
 		return name, true
 	case "pg_table_is_visible":
-		// A user relation that a pg_catalog relation of the same name
-		// hides is not visible (psql's \dt leaves it out); the
+		// A user relation that a pg_catalog relation or a temporary
+		// relation of the same name hides is not visible (psql's \dt
+		// leaves it out), nor is another session's temporary one; the
 		// executor takes the others for visible.
-		if r, ok := cat.ByOID(oid); ok && r.Schema == catalog.PublicSchema && CatalogFirst(p.Setting("search_path"), r.Name) {
+		r, ok := cat.ByOID(oid)
+		rname := ""
+		if ok {
+			rname = r.Name
+		} else if oid >= indexOIDBase && oid < 2*indexOIDBase {
+			if r, ok = cat.ByOID(oid - indexOIDBase); ok && hasRealPK(r) {
+				rname = r.Name + "_pkey"
+			}
+		}
+		if rname != "" && !isVisible(p, r, rname) {
 			return "f", true
 		}
 		return "", false
@@ -682,6 +768,50 @@ func viewDef(r *catalog.Relation) string {
 	return " " + q + ";"
 }
 
+// generatedCode is pg_attribute.attgenerated: 's' for a stored
+// generated column, ” otherwise.
+func generatedCode(c catalog.Column) string {
+	if c.Generated != "" {
+		return "s"
+	}
+	return ""
+}
+
+// checkOIDBase is where the OIDs of CHECK constraints start: constraint
+// k of the relation of id ID has checkOIDBase + ID<<8 + k.
+const checkOIDBase = 1 << 31
+
+// CheckByOID finds the CHECK constraint of OID oid.
+func CheckByOID(cat Catalog, oid uint32) (*catalog.Relation, int, bool) {
+	if oid < checkOIDBase {
+		return nil, 0, false
+	}
+	r, ok := cat.ByID((oid - checkOIDBase) >> 8)
+	k := int(oid & 0xff)
+	if !ok || k >= len(r.Checks) {
+		return nil, 0, false
+	}
+	return r, k, true
+}
+
+// checkConstraintRow is the pg_constraint row of CHECK constraint k of
+// r (contype 'c'); conkey lists the columns it reads.
+func checkConstraintRow(p Provider, r *catalog.Relation, k int) types.Row {
+	var keys []string
+	for _, i := range p.CheckColumns(r, k) {
+		keys = append(keys, strconv.Itoa(attnum(r, i)))
+	}
+	conkey := types.NullDatum
+	if len(keys) > 0 {
+		conkey = vStr("{" + strings.Join(keys, ",") + "}")
+	}
+	c := r.Checks[k]
+	def := strings.TrimSuffix(strings.TrimSuffix(p.CheckText(r, k), " NOT VALID"), " NO INHERIT")
+	return types.Row{vOid(checkOIDBase + r.ID<<8 + uint32(k)), vStr(c.Name), vOid(nspOID(r.Schema, p.Catalog())), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
+		vOid(r.OID), vOid(0), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(c.NoInherit), conkey, types.NullDatum,
+		vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))}
+}
+
 // identityCode is pg_attribute.attidentity: 'a' for GENERATED ALWAYS,
 // 'd' for BY DEFAULT, empty for other columns.
 func identityCode(identity string) string {
@@ -697,13 +827,39 @@ func identityCode(identity string) string {
 // typStorage is pg_type.typstorage: variable-length types are stored
 // extended, numeric main, fixed-size ones plain.
 func typStorage(t types.T) string {
-	switch t.ID {
-	case types.Numeric:
+	switch {
+	case t.ID == types.Numeric:
 		return "m"
-	case types.Text, types.Varchar, types.Bpchar, types.Bytea, types.Jsonb, types.Json, types.TextArray:
+	case t.IsArray():
+		return "x"
+	}
+	switch t.ID {
+	case types.Text, types.Varchar, types.Bpchar, types.Bytea, types.Jsonb, types.Json:
 		return "x"
 	}
 	return "p"
+}
+
+// typAlign is pg_type.typalign as PostgreSQL 15 has it: char ('c') for
+// the one-byte types, name and uuid, short ('s') for int2, double
+// ('d') for the eight-byte ones and interval, int ('i') for the
+// others; an array aligns as int, or double when its elements do.
+func typAlign(t types.T) string {
+	if t.IsArray() {
+		if typAlign(t.Elem()) == "d" {
+			return "d"
+		}
+		return "i"
+	}
+	switch t.ID {
+	case types.Bool, types.Char, types.Name, types.Uuid, types.Unknown:
+		return "c"
+	case types.Int2:
+		return "s"
+	case types.Int8, types.Float8, types.Time, types.Timestamp, types.Timestamptz, types.Interval, types.Record:
+		return "d"
+	}
+	return "i"
 }
 
 // roleRows are the rows of pg_authid (verifiers shown) or pg_roles

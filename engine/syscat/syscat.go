@@ -24,6 +24,10 @@ type Catalog interface {
 	ByOID(oid uint32) (*catalog.Relation, bool)
 	// RoleByOID finds a role by OID.
 	RoleByOID(oid uint32) (*catalog.Role, bool)
+	// Lookup finds a relation by schema and name.
+	Lookup(schema, name string) (*catalog.Relation, bool)
+	// TempSchemas returns the sessions' temporary schemas (pg_temp_N).
+	TempSchemas() []string
 }
 
 // Provider is what the engine shows the system catalog, as one session
@@ -33,12 +37,23 @@ type Provider interface {
 	Catalog() Catalog
 	// Database is the session's database name.
 	Database() string
+	// TempSchema is the session's temporary schema, "" when it has
+	// none yet.
+	TempSchema() string
 	// Setting is the session's value of a setting (search_path, say).
 	Setting(name string) string
 	// Settings lists every setting with its session value, by name.
 	Settings() []Setting
 	// DefaultText is column col's DEFAULT as pg_get_expr prints it.
 	DefaultText(r *catalog.Relation, col int) string
+	// GeneratedText is generated column col's expression as pg_get_expr
+	// prints it.
+	GeneratedText(r *catalog.Relation, col int) string
+	// CheckText is r's CHECK constraint k as pg_get_constraintdef
+	// prints it ("CHECK (...)"), and CheckColumns the columns it reads
+	// (indexes into r.Cols, ascending).
+	CheckText(r *catalog.Relation, k int) string
+	CheckColumns(r *catalog.Relation, k int) []int
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string
@@ -244,8 +259,8 @@ func CatalogFirst(searchPath, name string) bool {
 		return false
 	}
 	catalogAt, publicAt := -1, -1
-	for i, s := range strings.Split(searchPath, ",") {
-		switch strings.Trim(strings.TrimSpace(s), `"`) {
+	for i, s := range SplitSearchPath(searchPath) {
+		switch s {
 		case PgCatalog:
 			catalogAt = i
 		case catalog.PublicSchema:
@@ -253,6 +268,51 @@ func CatalogFirst(searchPath, name string) bool {
 		}
 	}
 	return catalogAt < 0 || publicAt < 0 || catalogAt < publicAt
+}
+
+// SplitSearchPath returns the schema names of a search_path value, as
+// PostgreSQL's SplitIdentifierString reads it: comma-separated names,
+// each double-quoted (kept as written, "" for a quote) or bare (folded
+// to lower case), blanks around them ignored.
+func SplitSearchPath(path string) []string {
+	var out []string
+	i := 0
+	for i < len(path) {
+		for i < len(path) && (path[i] == ' ' || path[i] == '\t' || path[i] == '\n') {
+			i++
+		}
+		var b strings.Builder
+		if i < len(path) && path[i] == '"' {
+			i++
+			for i < len(path) {
+				if path[i] == '"' {
+					if i+1 < len(path) && path[i+1] == '"' {
+						b.WriteByte('"')
+						i += 2
+						continue
+					}
+					i++
+					break
+				}
+				b.WriteByte(path[i])
+				i++
+			}
+			for i < len(path) && path[i] != ',' {
+				i++
+			}
+		} else {
+			start := i
+			for i < len(path) && path[i] != ',' {
+				i++
+			}
+			b.WriteString(strings.ToLower(strings.TrimSpace(path[start:i])))
+		}
+		out = append(out, b.String())
+		if i < len(path) && path[i] == ',' {
+			i++
+		}
+	}
+	return out
 }
 
 // Rows returns the current rows of system table schema.name as p shows

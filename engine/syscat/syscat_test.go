@@ -35,6 +35,15 @@ func (c fakeCatalog) ByOID(oid uint32) (*catalog.Relation, bool) {
 	}
 	return nil, false
 }
+func (c fakeCatalog) Lookup(schema, name string) (*catalog.Relation, bool) {
+	for _, r := range c.rels {
+		if r.Schema == schema && r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+func (c fakeCatalog) TempSchemas() []string { return nil }
 func (c fakeCatalog) RoleByOID(oid uint32) (*catalog.Role, bool) {
 	for _, r := range c.roles {
 		if r.OID == oid {
@@ -52,13 +61,17 @@ type fake struct {
 	jobs       []Job
 }
 
-func (f fake) Catalog() Catalog { return f.cat }
-func (f fake) Database() string { return "dev" }
+func (f fake) Catalog() Catalog   { return f.cat }
+func (f fake) Database() string   { return "dev" }
+func (f fake) TempSchema() string { return "" }
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }
 func (f fake) Settings() []Setting                               { return []Setting{{Name: "search_path", Value: f.searchPath}} }
 func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols[i].Default }
+func (f fake) GeneratedText(r *catalog.Relation, i int) string   { return r.Cols[i].Generated }
+func (f fake) CheckText(r *catalog.Relation, k int) string       { return "CHECK (" + r.Checks[k].Expr + ")" }
+func (f fake) CheckColumns(r *catalog.Relation, k int) []int     { return nil }
 func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }

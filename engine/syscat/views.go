@@ -296,7 +296,7 @@ func weirTables() []*table {
 			"backfill_done: Whether its backfill has finished.",
 			"kind: materialized view, sink, index or table.",
 			"status: running, backfilling, recovering, restarting, rebuilding or failed (out of restart attempts or its rebuild failed; see last_error; ALTER ... RESUME brings it back).",
-			"parallelism: Actors per fragment: the streaming_parallelism set when the job was created, 0 when none was (the server's default).",
+			"parallelism: Actors per fragment: the streaming_parallelism recorded when the job was created (its WITH option, else the session's setting, else the server's default) or set since by ALTER ... SET PARALLELISM.",
 			"restarts: Times it was restarted (by its restart strategy or a recovery of every job).",
 			"last_error: The error of its last restart or failure.",
 			"last_error_at: When that error happened.",

@@ -375,6 +375,13 @@ func (s *aggCallState) bumpCount(key types.Row, vals []types.Datum, sign int64) 
 // added to a call's accumulator when its count becomes 1 and retracted
 // when it drops to 0; the entry is deleted when every count is 0. One
 // lookup per input row and value serves every call.
+//
+// The table holds its rows encoded (storage.StateTable.EncodeRows): a
+// row is the key columns again and small counts, a few dozen bytes
+// encoded against 72 per column as datums, and a query such as Nexmark
+// q16 keeps hundreds of thousands of values per table. Its lookups
+// decode the counts alone, into a buffer of the table's, and the rows
+// written are built in another, since the table keeps neither.
 type distinctTable struct {
 	t *storage.StateTable
 	// keyLen is the number of key columns (group keys + arguments).
@@ -382,6 +389,10 @@ type distinctTable struct {
 	// calls are the calls' indexes in HashAgg.calls, by slot.
 	calls []int
 	nargs int
+	// want marks the count columns (what a lookup decodes); old and row
+	// are the lookup's and the write's buffers.
+	want     []bool
+	old, row types.Row
 }
 
 // newDistinctTable opens the table of values of the DISTINCT calls
@@ -395,24 +406,30 @@ func newDistinctTable(actx *ActorContext, id uint32, keyTs []types.T, calls []*a
 	}
 	t := storage.NewStateTable(actx.DB, id, keyCols, rowTs, actx.Cache)
 	t.SetDesc(make([]bool, len(keyCols)))
+	t.EncodeRows()
 	for _, i := range idx {
 		calls[i].extra = t
 	}
-	return &distinctTable{t: t, keyLen: len(keyCols), calls: idx, nargs: c.nargs}
+	want := make([]bool, len(rowTs))
+	for i := len(keyCols); i < len(rowTs); i++ {
+		want[i] = true
+	}
+	return &distinctTable{t: t, keyLen: len(keyCols), calls: idx, nargs: c.nargs, want: want}
 }
 
 // apply folds one input row into the table and the group's calls: args
 // are the arguments, pass[slot] whether the row passes that call's
 // FILTER. It returns the first error of a call's accumulator.
 func (d *distinctTable) apply(key types.Row, calls []*aggCallState, vals []aggCallVal, args []types.Datum, pass []bool, sign int64) error {
-	k := make(types.Row, 0, d.keyLen+len(d.calls))
-	k = append(k, key...)
-	for _, a := range args[:d.nargs] {
-		k = append(k, detach(a))
-	}
-	old, ok, err := d.t.Get(k)
+	// The table keeps no reference to the rows built here: it encodes
+	// them (EncodeRows).
+	k := append(append(d.row[:0], key...), args[:d.nargs]...)
+	old, ok, err := d.t.GetCols(d.old, k, d.want)
 	if err != nil {
 		return err
+	}
+	if ok {
+		d.old = old
 	}
 	row := k
 	for slot := range d.calls {
@@ -422,6 +439,7 @@ func (d *distinctTable) apply(key types.Row, calls []*aggCallState, vals []aggCa
 		}
 		row = append(row, types.DInt(n))
 	}
+	d.row = row
 	live := false
 	var first error
 	for slot, ci := range d.calls {

@@ -193,12 +193,14 @@ func (j *Job) Run(ctx context.Context) error {
 }
 
 // Build turns a stream plan into a job: fragments split at
-// StreamExchange nodes and at the inputs of multi-input operators (each
-// input runs in actors of its own, so the operator can read all of them
-// without blocking on one), Parallelism actors per fragment (one for a
-// fragment with a single distribution), operators created from the
-// nodes, and channels and dispatchers wired between fragments. State
-// table ids come from the plan's StateTableDescs.
+// StreamExchange nodes, at StreamShares (the shared subplan's fragment
+// built once, dispatching to each of them) and at the inputs of
+// multi-input operators (each input runs in actors of its own, so the
+// operator can read all of them without blocking on one), Parallelism
+// actors per fragment (one for a fragment with a single distribution),
+// operators created from the nodes, and channels and dispatchers wired
+// between fragments. State table ids come from the plan's
+// StateTableDescs.
 func Build(root planner.StreamNode, env Env) (*Job, error) {
 	if env.DB == nil || env.Sink == nil {
 		return nil, pgerr.New(pgerr.InternalError, "stream build: no storage or barrier sink")
@@ -219,7 +221,8 @@ func Build(root planner.StreamNode, env Env) (*Job, error) {
 			return next, nil
 		}
 	}
-	b := &builder{env: env, job: &Job{ID: env.Job, hold: &JobHold{}}, edges: map[planner.StreamNode]*edge{}}
+	b := &builder{env: env, job: &Job{ID: env.Job, hold: &JobHold{}}, edges: map[planner.StreamNode]*edge{},
+		shared: map[planner.StreamNode]*fragSpec{}}
 	rootFrag := b.fragment(root)
 	b.sizeAll(rootFrag)
 	for _, f := range b.frags {
@@ -236,18 +239,22 @@ func Build(root planner.StreamNode, env Env) (*Job, error) {
 type fragSpec struct {
 	frag   *Fragment
 	single bool
-	// out is the edge this fragment feeds (nil for the root fragment).
-	out *edge
-	ins []*edge
+	// outs are the edges this fragment feeds: none for the root
+	// fragment, one per consumer for a shared subplan's, one otherwise.
+	outs []*edge
+	ins  []*edge
 }
 
 type edge struct {
 	from *fragSpec
 	dist planner.Distribution
 	// forward: no repartitioning (an input of a multi-input operator that
-	// is not an exchange).
+	// is not an exchange, or a StreamShare).
 	forward bool
-	x       *exchange
+	// share: the edge reads a shared subplan (a StreamShare); its two
+	// ends run with one parallelism, actor i feeding actor i.
+	share bool
+	x     *exchange
 }
 
 type builder struct {
@@ -255,14 +262,26 @@ type builder struct {
 	job   *Job
 	frags []*fragSpec
 	edges map[planner.StreamNode]*edge
+	// shared are the fragments of shared subplans, by their root (the
+	// Input of their StreamShares).
+	shared map[planner.StreamNode]*fragSpec
 	// tables are the scans' entry points, created with the first actor of
 	// each scan's fragment.
 	tables []*tableEntry
 }
 
 // fragment creates the fragment rooted at node and, recursively, the
-// fragments feeding it.
+// fragments feeding it. The fragment of a shared subplan (node a
+// StreamShare) is created once, by its first StreamShare.
 func (b *builder) fragment(node planner.StreamNode) *fragSpec {
+	if s, ok := node.(*planner.StreamShare); ok {
+		if f := b.shared[s.Input]; f != nil {
+			return f
+		}
+		f := b.fragment(s.Input)
+		b.shared[s.Input] = f
+		return f
+	}
 	f := &fragSpec{frag: &Fragment{ID: len(b.frags), Root: node}}
 	b.frags = append(b.frags, f)
 	b.job.Fragments = append(b.job.Fragments, f.frag)
@@ -270,16 +289,27 @@ func (b *builder) fragment(node planner.StreamNode) *fragSpec {
 	return f
 }
 
+// connect records that f reads the output of fragment from at node (an
+// exchange, a StreamShare or an input of a multi-input operator).
+func (b *builder) connect(f, from *fragSpec, node planner.StreamNode, e *edge) {
+	e.from = from
+	from.outs = append(from.outs, e)
+	f.ins = append(f.ins, e)
+	b.edges[node] = e
+}
+
 func (b *builder) walk(f *fragSpec, node planner.StreamNode) {
 	if node.Base().Dist.Kind == planner.DistSingle {
 		f.single = true
 	}
-	if x, ok := node.(*planner.StreamExchange); ok {
-		child := b.fragment(x.Input)
-		e := &edge{from: child, dist: x.Dist}
-		child.out = e
-		f.ins = append(f.ins, e)
-		b.edges[node] = e
+	switch x := node.(type) {
+	case *planner.StreamExchange:
+		// An exchange over a shared subplan reads the subplan's
+		// fragment, which dispatches to it as to its other consumers.
+		b.connect(f, b.fragment(x.Input), node, &edge{dist: x.Dist})
+		return
+	case *planner.StreamShare:
+		b.connect(f, b.fragment(x), node, &edge{forward: true, share: true, dist: planner.Distribution{Kind: planner.DistAny}})
 		return
 	}
 	inputs := node.StreamInputs()
@@ -288,12 +318,14 @@ func (b *builder) walk(f *fragSpec, node planner.StreamNode) {
 		multi = true
 	}
 	for _, in := range inputs {
-		if _, isX := in.(*planner.StreamExchange); multi && !isX {
-			child := b.fragment(in)
-			e := &edge{from: child, forward: true, dist: planner.Distribution{Kind: planner.DistAny}}
-			child.out = e
-			f.ins = append(f.ins, e)
-			b.edges[in] = e
+		switch in.(type) {
+		case *planner.StreamExchange, *planner.StreamShare:
+			// Read by a Merge of their own.
+			b.walk(f, in)
+			continue
+		}
+		if multi {
+			b.connect(f, b.fragment(in), in, &edge{forward: true, dist: planner.Distribution{Kind: planner.DistAny}})
 			continue
 		}
 		b.walk(f, in)
@@ -312,6 +344,21 @@ func (b *builder) sizeAll(root *fragSpec) {
 		for _, e := range f.ins {
 			if e.dist.Kind == planner.DistSingle {
 				f.frag.Parallelism = 1
+			}
+		}
+	}
+	// A shared subplan's fragment and its StreamShares' consumers pair
+	// their actors (no repartitioning), as when the subplan ran inside
+	// each consumer's fragment: they all get the least parallelism among
+	// them.
+	for changed := true; changed; {
+		changed = false
+		for _, f := range b.frags {
+			for _, e := range f.ins {
+				if p := min(e.from.frag.Parallelism, f.frag.Parallelism); e.share && (e.from.frag.Parallelism != p || f.frag.Parallelism != p) {
+					e.from.frag.Parallelism, f.frag.Parallelism = p, p
+					changed = true
+				}
 			}
 		}
 	}
@@ -339,8 +386,16 @@ func (b *builder) buildFragment(f *fragSpec) error {
 			return err
 		}
 		a := &Actor{ctx: actx, root: root, sink: b.env.Sink, blocked: &b.statsOf(f.frag.Root).BlockedNanos}
-		if f.out != nil {
-			a.out = newDispatcher(f.out, i)
+		switch len(f.outs) {
+		case 0:
+		case 1:
+			a.out = newDispatcher(f.outs[0], i)
+		default:
+			md := make(multiDispatcher, len(f.outs))
+			for k, e := range f.outs {
+				md[k] = newDispatcher(e, i)
+			}
+			a.out = md
 		}
 		f.frag.Actors = append(f.frag.Actors, a)
 	}
@@ -384,10 +439,10 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 	}
 	input := func(in planner.StreamNode) (Operator, error) { return b.op(actx, f, in) }
 	switch n := node.(type) {
-	case *planner.StreamExchange:
-		// The root of a fragment is never its own exchange: walk put the
-		// exchange's input at the root of the child fragment.
-		return nil, pgerr.New(pgerr.InternalError, "stream build: exchange at the root of a fragment")
+	case *planner.StreamExchange, *planner.StreamShare:
+		// The root of a fragment is never an exchange or a StreamShare:
+		// walk put its input at the root of the child fragment.
+		return nil, pgerr.New(pgerr.InternalError, "stream build: %T at the root of a fragment", node)
 	case *planner.StreamTableScan:
 		te := b.tableInput(n, f)
 		src := &TableSource{ch: te.chans[actx.Index]}

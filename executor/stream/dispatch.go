@@ -157,3 +157,19 @@ func (d *simpleDispatcher) dispatch(ctx context.Context, m types.Message) error 
 	}
 	return nil
 }
+
+// multiDispatcher sends an actor's output to several fragments: the
+// consumers of a shared subplan (planner.StreamShare), each through its
+// own dispatcher, in order. Each consumer gets its own copy of a chunk
+// and every barrier and watermark, so each aligns them as it would the
+// output of a subplan of its own.
+type multiDispatcher []dispatcher
+
+func (d multiDispatcher) dispatch(ctx context.Context, m types.Message) error {
+	for _, o := range d {
+		if err := o.dispatch(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

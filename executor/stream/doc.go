@@ -9,8 +9,9 @@
 //
 // # Fragments and actors
 //
-// Build cuts the plan into fragments at every StreamExchange and at every
-// input of a multi-input operator (Union, HashJoin), and runs each
+// Build cuts the plan into fragments at every StreamExchange, at every
+// StreamShare and at every input of a multi-input operator (Union,
+// HashJoin), and runs each
 // fragment as Parallelism actors (one for a single distribution). An
 // actor is one goroutine that pulls messages from the root of its chain
 // of fused operators (Operator.Next) and pushes them to its dispatcher.
@@ -31,6 +32,15 @@
 //	┌─ fragment 0, actor 0 ─────────────┐   ┌─ fragment 0, actor 1 ──┐
 //	│ Merge(2 channels) → Materialize   │   │ Merge → Materialize    │
 //	└───────────────────────────────────┘   └────────────────────────┘
+//
+// A shared subplan (planner.StreamShare: one subtree read by several
+// nodes of the plan) is one fragment, built once, whose actors hold a
+// dispatcher per consumer: actor i sends each chunk to actor i of every
+// consumer's fragment (they run with one parallelism, the least of
+// theirs) and every barrier and watermark to all of their actors. Each
+// consumer reads it through a Merge of its own and aligns its barriers as
+// for any input, so a join whose two sides read one shared aggregation
+// aligns them as it would two.
 //
 // Every upstream actor of an exchange has a channel to every downstream
 // actor: chunks go where the dispatcher's distribution sends them (hash of

@@ -282,7 +282,7 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 // reuseInput reports whether apply keeps no reference to its input row
 // once it returns: the changes it emits are new rows (joined or padded,
 // not the input row itself as semi and anti joins emit it), and both
-// sides hold their stored rows encoded (StoreEncoded), so the state
+// sides hold their stored rows encoded (EncodeRows), so the state
 // does not keep the row either (keys, index and TTL rows are new rows
 // of its datums, which ownDatum detaches from the chunk).
 func (j *HashJoin) reuseInput() bool {

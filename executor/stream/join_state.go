@@ -101,7 +101,7 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	// auction was filtered out, a row past every later probe of its
 	// key), so the side keeps them encoded: far smaller than rows of
 	// datums, and what the checkpoint writes.
-	s.st.StoreEncoded()
+	s.st.EncodeRows()
 	if err := s.st.Exclusive(); err != nil {
 		return nil, err
 	}

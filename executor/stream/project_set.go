@@ -25,6 +25,9 @@ import (
 //     that yields millions (generate_series(1, n)) costs a chunk of
 //     memory at a time, and the operators after it (an aggregation
 //     flushing early) can bound theirs.
+//   - Outer (LEFT JOIN LATERAL f(...) ON true): a row whose calls give
+//     no rows is emitted once, the calls' columns NULL, ordinal 1, with
+//     its op, so its delete retracts it like any other.
 //   - Watermark and Barrier: forwarded (the input's columns keep their
 //     positions; ProjectSet has no state) once the rows of the chunks
 //     before them are out.
@@ -36,6 +39,7 @@ type ProjectSet struct {
 	argTs [][]types.T
 	fns   []string
 	ectx  executor.EvalCtx
+	outer bool
 
 	// The input chunk being expanded (nil when none): its calls'
 	// arguments per row, the next row to start (r), and, while a row's
@@ -53,7 +57,7 @@ var _ Operator = (*ProjectSet)(nil)
 
 // NewProjectSet returns a ProjectSet of in for n.
 func NewProjectSet(actx *ActorContext, in Operator, n *planner.StreamProjectSet) (*ProjectSet, error) {
-	p := &ProjectSet{actx: actx, in: in, ts: n.Out.Types()}
+	p := &ProjectSet{actx: actx, in: in, ts: n.Out.Types(), outer: n.Outer}
 	if actx.Eval != nil {
 		p.ectx = *actx.Eval
 	}
@@ -148,9 +152,14 @@ func (p *ProjectSet) fill() *types.Chunk {
 			any = any || ok
 			p.buf[len(c.Cols)+i] = d
 		}
-		if !any {
+		if !any && !(p.outer && p.ord == 1) {
 			p.gens = nil
 			continue
+		}
+		if !any {
+			// An outer ProjectSet keeps the row its calls gave none
+			// for, once, the calls' columns NULL.
+			p.gens = nil
 		}
 		p.buf[len(p.buf)-1] = types.DInt(p.ord)
 		p.ord++

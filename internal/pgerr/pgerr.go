@@ -83,6 +83,7 @@ const (
 	WindowingError               Code = "42P20"
 	InvalidColumnReference       Code = "42P10"
 	InvalidTableDefinition       Code = "42P16"
+	InvalidObjectDefinition      Code = "42P17"
 	InvalidRecursion             Code = "42P19"
 	IndeterminateDatatype        Code = "42P18"
 	CollationMismatch            Code = "42P21"

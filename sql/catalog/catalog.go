@@ -47,6 +47,9 @@ type Catalog struct {
 	schemaACL map[string]ACL
 	// gen counts the changes made since Open (see Generation).
 	gen atomic.Uint64
+	// temp holds the sessions' temporary schemas (temp.go), which are
+	// never stored.
+	temp map[string]bool
 }
 
 // Generation returns the number of changes made to the catalog since it
@@ -70,6 +73,7 @@ func Open(db *storage.DB) (*Catalog, error) {
 		roles:   map[uint32]*Role{},
 
 		schemaACL: map[string]ACL{},
+		temp:      map[string]bool{},
 	}
 	snap := db.NewSnapshot()
 	defer snap.Close()
@@ -143,7 +147,7 @@ func (c *Catalog) checkSchema(schema, name string) error {
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to create \"%s.%s\"", schema, name).
 			WithDetail("System catalog modifications are currently disallowed.")
 	}
-	if !c.schemas[schema] {
+	if !c.schemas[schema] && !c.temp[schema] {
 		return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema)
 	}
 	return nil
@@ -174,13 +178,14 @@ func (c *Catalog) Create(rel *Relation) error {
 	}
 	stored := rel.Clone()
 	stored.ID, stored.OID, stored.Schema = uint32(id), FirstUserOID+uint32(id), schema
+	stored.Temp = c.temp[schema]
 	if stored.Owner == 0 {
 		stored.Owner = BootstrapRoleOID
 	}
 	if err := c.write(func(b *storage.Batch) error { return putRelation(b, stored) }); err != nil {
 		return err
 	}
-	rel.ID, rel.OID, rel.Schema, rel.Owner = stored.ID, stored.OID, stored.Schema, stored.Owner
+	rel.ID, rel.OID, rel.Schema, rel.Owner, rel.Temp = stored.ID, stored.OID, stored.Schema, stored.Owner, stored.Temp
 	c.byID[stored.ID] = stored
 	c.index(stored)
 	return nil
@@ -200,7 +205,7 @@ func (c *Catalog) Replace(rel *Relation) error {
 	}
 	stored := rel.Clone()
 	stored.Schema = normSchema(stored.Schema)
-	stored.OID = old.OID
+	stored.OID, stored.Temp = old.OID, old.Temp
 	if stored.Owner == 0 {
 		// CREATE OR REPLACE keeps the owner and the grants, as in
 		// Postgres.
@@ -252,7 +257,7 @@ func (c *Catalog) ReplaceAllWith(more func(b *storage.Batch) error, rels ...*Rel
 	for _, rel := range rels {
 		st := rel.Clone()
 		st.Schema = normSchema(st.Schema)
-		st.OID = c.byID[rel.ID].OID
+		st.OID, st.Temp = c.byID[rel.ID].OID, c.byID[rel.ID].Temp
 		if err := c.checkSchema(st.Schema, st.Name); err != nil {
 			return err
 		}
@@ -314,7 +319,7 @@ func (c *Catalog) DropReplace(ids []uint32, rels ...*Relation) error {
 			return pgerr.New(pgerr.InternalError, "relation %s cannot be renamed while others are dropped", old.Name)
 		}
 		st := rel.Clone()
-		st.Schema, st.OID = old.Schema, old.OID
+		st.Schema, st.OID, st.Temp = old.Schema, old.OID, old.Temp
 		stored = append(stored, st)
 	}
 	dropping := map[uint32]bool{}
@@ -542,6 +547,10 @@ func (r *Relation) Clone() *Relation {
 	c.StateLayout = slices.Clone(r.StateLayout)
 	c.ColComments = maps.Clone(r.ColComments)
 	c.Rebuild = slices.Clone(r.Rebuild)
+	for i := range c.Cols {
+		c.Cols[i].SeqACL = maps.Clone(r.Cols[i].SeqACL)
+	}
+	c.Checks = slices.Clone(r.Checks)
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
 		for k, v := range r.DepCols {
@@ -620,6 +629,18 @@ type relationEntry struct {
 	DepCols map[uint32][]string `json:"dep_cols,omitempty"`
 	// Rebuild is Relation.Rebuild.
 	Rebuild []IndexRebuild `json:"rebuild,omitempty"`
+	// Temp is Relation.Temp: DropTemp finds the relations a crash left
+	// behind by it.
+	Temp bool `json:"temp,omitempty"`
+	// Checks is Relation.Checks.
+	Checks []checkEntry `json:"checks,omitempty"`
+}
+
+type checkEntry struct {
+	Name      string `json:"name"`
+	Expr      string `json:"expr"`
+	NoInherit bool   `json:"no_inherit,omitempty"`
+	NotValid  bool   `json:"not_valid,omitempty"`
 }
 
 type columnEntry struct {
@@ -633,6 +654,8 @@ type columnEntry struct {
 	Identity string `json:"identity,omitempty"`
 	Seq      string `json:"seq,omitempty"`
 	SeqKey   string `json:"seq_key,omitempty"`
+	// SeqACL is Column.SeqACL.
+	SeqACL map[uint32]int `json:"seq_acl,omitempty"`
 	// Added, Missing and Dropped are ALTER TABLE's: Missing is the
 	// value's row encoding (types.AppendRow of the one column).
 	Added   bool   `json:"added,omitempty"`
@@ -640,6 +663,8 @@ type columnEntry struct {
 	Dropped bool   `json:"dropped,omitempty"`
 	// Collation is the column's COLLATE, when not its type's default.
 	Collation string `json:"collation,omitempty"`
+	// Generated is the expression of a stored generated column.
+	Generated string `json:"generated,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -652,7 +677,7 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild}
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -662,11 +687,20 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	for _, col := range rel.Cols {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
-			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation}
+			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
+		for k, p := range col.SeqACL {
+			if ce.SeqACL == nil {
+				ce.SeqACL = map[uint32]int{}
+			}
+			ce.SeqACL[k] = int(p)
+		}
 		e.Cols = append(e.Cols, ce)
+	}
+	for _, c := range rel.Checks {
+		e.Checks = append(e.Checks, checkEntry{Name: c.Name, Expr: c.Expr, NoInherit: c.NoInherit, NotValid: c.NotValid})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -700,7 +734,7 @@ func decodeRelation(v []byte) (*Relation, error) {
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild}
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
 	}
@@ -722,7 +756,8 @@ func decodeRelation(v []byte) (*Relation, error) {
 		}
 		t.Mod = ce.TypMod
 		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
-			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation}
+			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation,
+			Generated: ce.Generated}
 		if ce.Missing != nil {
 			r, err := types.DecodeRow(ce.Missing, []types.T{t})
 			if err != nil || len(r) != 1 {
@@ -730,7 +765,16 @@ func decodeRelation(v []byte) (*Relation, error) {
 			}
 			col.Missing = &r[0]
 		}
+		for k, p := range ce.SeqACL {
+			if col.SeqACL == nil {
+				col.SeqACL = ACL{}
+			}
+			col.SeqACL[k] = Privilege(p)
+		}
 		rel.Cols = append(rel.Cols, col)
+	}
+	for _, ce := range e.Checks {
+		rel.Checks = append(rel.Checks, Check{Name: ce.Name, Expr: ce.Expr, NoInherit: ce.NoInherit, NotValid: ce.NotValid})
 	}
 	return rel, nil
 }

@@ -130,6 +130,10 @@ type Column struct {
 	// is not Name: the column's name when the sequence was made, kept
 	// across ALTER TABLE ... RENAME COLUMN.
 	SeqKey string
+	// SeqACL holds the privileges granted on the sequence Seq (GRANT ...
+	// ON SEQUENCE); the sequence belongs to the table's owner, as
+	// PostgreSQL's owned sequence does, who holds every privilege on it.
+	SeqACL ACL
 	// Added marks a column that ALTER TABLE ... ADD COLUMN added: rows
 	// written before it lack it and are read with Missing in its place.
 	Added bool
@@ -143,6 +147,11 @@ type Column struct {
 	// change; its Name is PostgreSQL's "........pg.dropped.N........",
 	// which no query names, and new rows hold NULL in it.
 	Dropped bool
+	// Generated is the expression of a GENERATED ALWAYS AS (...) STORED
+	// column as written ("" for an ordinary column): every INSERT and
+	// UPDATE computes the column from the row's other columns, and no
+	// statement may give it a value (PostgreSQL's attgenerated 's').
+	Generated string
 }
 
 // DroppedName is the name PostgreSQL gives the dropped column of attnum
@@ -215,6 +224,30 @@ type Relation struct {
 	// when the database opens gets them built then, so that a crash at
 	// any point of the ALTER leaves the table with its indexes.
 	Rebuild []IndexRebuild
+	// Temp marks a temporary relation (pg_class.relpersistence 't'):
+	// one in a session's temporary schema (TempSchemaPrefix). Create
+	// sets it from the schema. The session that made it drops it when
+	// it ends, and Open's caller drops any left by a crash (DropTemp).
+	Temp bool
+	// Checks are the table's CHECK constraints in the order they were
+	// made: every row written must not make one false (NULL passes).
+	Checks []Check
+}
+
+// Check is a CHECK constraint of a table (pg_constraint contype 'c').
+type Check struct {
+	// Name is the constraint's name, unique among the table's
+	// constraints: as given, or PostgreSQL's <table>_<column>_check
+	// (<table>_check when the expression reads no column or several).
+	Name string
+	// Expr is the boolean expression as written, bound again over the
+	// table's row (its columns by name) whenever a statement writes.
+	Expr string
+	// NoInherit records NO INHERIT, which weir (without inheritance)
+	// only shows. NotValid marks a constraint added NOT VALID whose
+	// stored rows were not checked (yet: VALIDATE CONSTRAINT); new rows
+	// are checked all the same.
+	NoInherit, NotValid bool
 }
 
 // IndexRebuild is an index to build again on its table (Relation.Rebuild):

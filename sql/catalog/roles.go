@@ -67,6 +67,11 @@ const (
 // clients that grant them.
 const PrivTableAll = PrivSelect | PrivInsert | PrivUpdate | PrivDelete | PrivTruncate | PrivReferences | PrivTrigger
 
+// PrivSequenceAll is every privilege a sequence can have, Postgres 15's
+// ACL_ALL_RIGHTS_SEQUENCE ("rwU"): SELECT (currval, reading it), UPDATE
+// (nextval, setval) and USAGE (nextval, currval).
+const PrivSequenceAll = PrivSelect | PrivUpdate | PrivUsage
+
 var privLetters = []struct {
 	p Privilege
 	c byte
@@ -214,10 +219,16 @@ func (c *Catalog) DropRole(oid uint32) error {
 		if rel.Owner == oid {
 			owned = append(owned, "owner of "+rel.Kind.noun()+" "+rel.Name)
 		}
-		if _, granted := rel.ACL[oid]; granted {
+		if _, granted := rel.ACL[oid]; granted && rel.Owner != oid {
 			// As in PostgreSQL, privileges granted to the role keep it:
-			// they are revoked first, so none vanishes unseen.
+			// they are revoked first, so none vanishes unseen. (A
+			// sequence's ACL also holds its owner's own entry.)
 			owned = append(owned, "privileges for "+rel.Kind.noun()+" "+rel.Name)
+		}
+		for _, col := range rel.Cols {
+			if _, granted := col.SeqACL[oid]; granted && col.Seq != "" && rel.Owner != oid {
+				owned = append(owned, "privileges for sequence "+col.Seq)
+			}
 		}
 	}
 	for s, acl := range c.schemaACL {

@@ -391,3 +391,33 @@ SELECT id FROM a WHERE x && 3
 REFRESH MATERIALIZED VIEW a
 ----
 REFRESH MATERIALIZED VIEW nosuch
+----
+SELECT id, sum(x) OVER (ORDER BY id)::text FROM a
+----
+SELECT id, row_number() OVER w::text FROM a WINDOW w AS (ORDER BY id)
+----
+SELECT count(*) FILTER (WHERE x > 1)::int FROM a
+----
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x)::int FROM a
+----
+SELECT array_agg(x) OVER (ORDER BY id)[1] FROM a
+----
+SELECT array_agg(x)[1] FROM a
+----
+SELECT (array_agg(x) OVER (ORDER BY id))[1] FROM a
+----
+SELECT make_interval(days => 3), make_interval(years := 1, hours => 2), make_interval(1)
+----
+SELECT make_interval(days => 1, 2)
+----
+SELECT make_interval(days => 1, days => 2)
+----
+SELECT make_interval(dayz => 1)
+----
+SELECT count(x => 1) FROM a
+----
+SELECT (x => 1) FROM a
+----
+SET SESSION AUTHORIZATION DEFAULT
+----
+RESET SESSION AUTHORIZATION

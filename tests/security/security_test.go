@@ -345,6 +345,61 @@ func TestMaxConnections(t *testing.T) {
 	c.Close(context.Background())
 }
 
+// The last --superuser-reserved-connections slots take only superusers,
+// so another role holding every other slot does not lock the
+// administrator out, as in PostgreSQL.
+func TestSuperuserReservedConnections(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable", "--max-connections", "10", "--superuser-reserved-connections", "3")
+	ctx := context.Background()
+	root, err := s.connect("user=root sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := []*pgx.Conn{root}
+	defer func() {
+		for _, c := range open {
+			c.Close(ctx)
+		}
+	}()
+	if _, err := root.Exec(ctx, "CREATE ROLE mallory LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n string
+	if err := root.QueryRow(ctx, "SHOW superuser_reserved_connections").Scan(&n); err != nil || n != "3" {
+		t.Fatalf("SHOW superuser_reserved_connections: %v %q", err, n)
+	}
+	for i := 0; i < 7; i++ {
+		c, err := s.connect("user=mallory sslmode=disable")
+		if i < 6 {
+			if err != nil {
+				t.Fatalf("mallory's session %d of %d in use: %v", i+2, 10, err)
+			}
+			open = append(open, c)
+			continue
+		}
+		if err == nil {
+			c.Close(ctx)
+			t.Fatal("mallory took a reserved slot")
+		}
+		if code(err) != "53300" || !strings.Contains(err.Error(), "reserved for non-replication superuser connections") {
+			t.Fatalf("mallory beyond the free slots: %v", err)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		c, err := s.connect("user=root sslmode=disable")
+		if err != nil {
+			t.Fatalf("root in reserved slot %d: %v", i+1, err)
+		}
+		open = append(open, c)
+	}
+	if c, err := s.connect("user=root sslmode=disable"); err == nil {
+		c.Close(ctx)
+		t.Fatal("an eleventh session")
+	} else if code(err) != "53300" || !strings.Contains(err.Error(), "too many clients") {
+		t.Fatalf("root beyond max_connections: %v", err)
+	}
+}
+
 // waitConnect connects as root, retrying while the server has not yet
 // seen a closed session go.
 func waitConnect(t *testing.T, s *server) *pgx.Conn {
@@ -735,5 +790,151 @@ func TestStartupSettingsChecked(t *testing.T) {
 	var wm, sp string
 	if err := conn.QueryRow(ctx, "SELECT current_setting('work_mem'), current_setting('search_path')").Scan(&wm, &sp); err != nil || wm != "64kB" || sp != "x, public" {
 		t.Errorf("options: work_mem %q search_path %q: %v", wm, sp, err)
+	}
+}
+
+// TestSessionAuthorization checks SET SESSION AUTHORIZATION as
+// PostgreSQL 15 has it: only a session whose authenticated role is a
+// superuser may become another role, which then is session_user and
+// current_user (ending SET ROLE) and whose privileges apply, until RESET
+// gives the authenticated role back; the client hears of the change
+// (ParameterStatus). A plain role cannot use it, through SQL, set_config
+// or its startup parameters.
+func TestSessionAuthorization(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	ctx := context.Background()
+	root, err := s.connect("user=root sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE secret (x int)",
+		"INSERT INTO secret VALUES (1)",
+		"CREATE ROLE plain LOGIN",
+		"CREATE ROLE other",
+	} {
+		if _, err := root.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	users := func(c *pgx.Conn) (sess, cur string) {
+		t.Helper()
+		if err := c.QueryRow(ctx, "SELECT session_user, current_user").Scan(&sess, &cur); err != nil {
+			t.Fatal(err)
+		}
+		return sess, cur
+	}
+	countSecret := func(c *pgx.Conn) error {
+		var n int
+		return c.QueryRow(ctx, "SELECT count(*) FROM secret").Scan(&n)
+	}
+
+	// A superuser becomes plain, and loses what plain may not read.
+	if _, err := root.Exec(ctx, "SET ROLE other"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Exec(ctx, "SET SESSION AUTHORIZATION plain"); err != nil {
+		t.Fatal(err)
+	}
+	if sess, cur := users(root); sess != "plain" || cur != "plain" {
+		t.Errorf("after SET SESSION AUTHORIZATION plain: session_user %q current_user %q", sess, cur)
+	}
+	if got := root.PgConn().ParameterStatus("session_authorization"); got != "plain" {
+		t.Errorf("ParameterStatus session_authorization = %q, want plain", got)
+	}
+	if got := root.PgConn().ParameterStatus("is_superuser"); got != "off" {
+		t.Errorf("ParameterStatus is_superuser = %q, want off", got)
+	}
+	if err := countSecret(root); code(err) != "42501" {
+		t.Errorf("plain reading secret: %v, want 42501", err)
+	}
+	// plain is no superuser: SET ROLE root is refused; the authenticated
+	// role still allows another SET SESSION AUTHORIZATION.
+	if _, err := root.Exec(ctx, "SET ROLE root"); code(err) != "42501" {
+		t.Errorf("SET ROLE root as plain: %v, want 42501", err)
+	}
+	if _, err := root.Exec(ctx, "SET SESSION AUTHORIZATION other"); err != nil {
+		t.Errorf("SET SESSION AUTHORIZATION other: %v", err)
+	}
+	if _, err := root.Exec(ctx, "RESET SESSION AUTHORIZATION"); err != nil {
+		t.Fatal(err)
+	}
+	if sess, cur := users(root); sess != "root" || cur != "root" {
+		t.Errorf("after RESET: session_user %q current_user %q", sess, cur)
+	}
+	if got := root.PgConn().ParameterStatus("session_authorization"); got != "root" {
+		t.Errorf("ParameterStatus session_authorization after RESET = %q, want root", got)
+	}
+	if err := countSecret(root); err != nil {
+		t.Errorf("root reading secret after RESET: %v", err)
+	}
+	// Rolled back with its transaction.
+	tx, err := root.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SET SESSION AUTHORIZATION plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sess, _ := users(root); sess != "root" {
+		t.Errorf("after ROLLBACK: session_user %q", sess)
+	}
+
+	// A plain role may not.
+	plain, err := s.connect("user=plain sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	for _, q := range []string{
+		"SET SESSION AUTHORIZATION root",
+		"SET session_authorization = root",
+		"SELECT set_config('session_authorization', 'root', false)",
+	} {
+		if _, err := plain.Exec(ctx, q); code(err) != "42501" {
+			t.Errorf("plain: %s: %v, want 42501", q, err)
+		}
+	}
+	if sess, cur := users(plain); sess != "plain" || cur != "plain" {
+		t.Errorf("plain after refusals: session_user %q current_user %q", sess, cur)
+	}
+	if err := countSecret(plain); code(err) != "42501" {
+		t.Errorf("plain reading secret: %v, want 42501", err)
+	}
+	// Its own name is allowed, as DEFAULT is.
+	for _, q := range []string{"SET SESSION AUTHORIZATION plain", "SET SESSION AUTHORIZATION DEFAULT"} {
+		if _, err := plain.Exec(ctx, q); err != nil {
+			t.Errorf("plain: %s: %v", q, err)
+		}
+	}
+
+	// Startup parameters: refused for a plain role, and never a way to
+	// become another role.
+	for _, conninfo := range []string{
+		"user=plain session_authorization=root",
+		"user=plain options='-c session_authorization=root'",
+	} {
+		conn, err := s.connect(conninfo + " sslmode=disable")
+		if err == nil {
+			sess, _ := users(conn)
+			conn.Close(ctx)
+			t.Errorf("%s: connected with session_user %s, want 42501", conninfo, sess)
+			continue
+		}
+		if code(err) != "42501" {
+			t.Errorf("%s: got %v, want 42501", conninfo, err)
+		}
+	}
+	conn, err := s.connect("user=root options='-c session_authorization=plain' sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if sess, cur := users(conn); sess != "root" || cur != "root" {
+		t.Errorf("root with session_authorization=plain at startup: session_user %q current_user %q, want root (as PostgreSQL)", sess, cur)
 	}
 }
