@@ -65,8 +65,11 @@
 // entries only. A table its operator declares the only writer of its
 // keyspace (Exclusive) and that starts empty holds every row in memory
 // until one is evicted: until then a key without an entry has no row,
-// and the table does not ask Pebble. A table of many small rows read by
-// key may hold them as their value encodings (EncodeRows), a few dozen
-// bytes where a row of datums takes 72 per column, so that more of them
-// fit in the budget.
+// and the table does not ask Pebble. A table may hold its rows as their
+// value encodings (EncodeRows), a few dozen bytes where a row of datums
+// takes 72 per column, so that more of them fit in the budget, decoded
+// at each read: the values of a DISTINCT aggregate, many small rows read
+// by key, and a join side, whose rows are written once and mostly never
+// read again. In a table held whole, a row written and deleted before it
+// reaches a batch or a spill area leaves no tombstone behind.
 package storage

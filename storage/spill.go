@@ -246,6 +246,7 @@ func (t *StateTable) spill(keep uint64) error {
 			continue
 		}
 		k = append(append(k[:0], p...), e.key...)
+		e.fresh = false
 		switch {
 		case e.enc != "":
 			v = append(append(v[:0], 1), e.enc...)

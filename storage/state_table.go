@@ -90,6 +90,11 @@ type stEntry struct {
 	// gone: the entry has left memory (evicted, spilled or dropped once
 	// durable); a stale reference in unsorted is skipped.
 	gone bool
+	// fresh: the key had no row when the entry was made (in a table
+	// held whole), and none of its writes has left memory since (into
+	// a batch or a spill area): were it deleted before it does, there
+	// is nothing to delete in storage.
+	fresh bool
 }
 
 // present reports whether the entry holds a row.
@@ -248,8 +253,9 @@ func (t *StateTable) DropClean() { t.dropClean = true }
 // for it: Get decodes the row each time (GetCols only the columns
 // wanted), and Insert and Update keep no reference to the row passed
 // in, which the caller may reuse. It suits tables of many small rows
-// read by key (a DISTINCT aggregate's values). It must be called before
-// the table is used.
+// read by key (a DISTINCT aggregate's values) and tables written far
+// more often than read (a join side, which most probes find no match
+// in). It must be called before the table is used.
 func (t *StateTable) EncodeRows() { t.encoded = true }
 
 // Exclusive declares that this table is the only writer of the rows
@@ -493,6 +499,8 @@ func (t *StateTable) setEncoded(row types.Row) {
 	t.lastOK = false
 	if !ok {
 		e = t.newEntry(string(t.kbuf), nil)
+		// A whole table holds every row: the key has none.
+		e.fresh = t.whole
 	} else if !e.inOverlay {
 		t.lruRemove(e)
 	}
@@ -573,12 +581,19 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		k = append(k, e.key...)
 		var err error
 		switch {
+		case !e.present() && e.fresh:
+			// Written and deleted before any of it reached storage (a
+			// row a top-N window pushed out at the barrier that
+			// brought it in): a tombstone would only cost Pebble
+			// writes and compactions.
 		case e.enc != "":
+			e.fresh = false
 			b.buf = append(b.buf[:0], e.enc...)
 			err = b.b.Set(k, b.buf, nil)
 		case e.row == nil:
 			err = b.b.Delete(k, nil)
 		default:
+			e.fresh = false
 			b.buf = types.AppendRow(b.buf[:0], e.row, t.valueTypes)
 			err = b.b.Set(k, b.buf, nil)
 		}

@@ -82,6 +82,10 @@ type HashJoin struct {
 	out  []types.Message // messages ready to return
 	mbuf []types.Row
 	kbuf []byte
+	// inRows holds the input rows being applied (two: an update pair), when
+	// nothing keeps a reference to an input row past its apply
+	// (reuseInput).
+	inRows [2]types.Row
 
 	// wm[s][col] is side s's latest watermark on col; bounds are the
 	// plan's Bounds with their values at those watermarks; outWms the
@@ -255,16 +259,16 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 		op := c.Op(i)
 		if op == types.OpUpdateDelete && i+1 < n && c.Visible(i+1) && c.Op(i+1) == types.OpUpdateInsert {
 			start := len(j.pend)
-			if err := j.apply(s, false, ownRow(c, i)); err != nil {
+			if err := j.apply(s, false, j.inputRow(c, i, 0)); err != nil {
 				return err
 			}
 			mid := len(j.pend)
-			if err := j.apply(s, true, ownRow(c, i+1)); err != nil {
+			if err := j.apply(s, true, j.inputRow(c, i+1, 1)); err != nil {
 				return err
 			}
 			j.pairUpdate(start, mid)
 			i++
-		} else if err := j.apply(s, op.IsInsert(), ownRow(c, i)); err != nil {
+		} else if err := j.apply(s, op.IsInsert(), j.inputRow(c, i, 0)); err != nil {
 			return err
 		}
 		if len(j.pend) >= maxOutRows {
@@ -273,6 +277,31 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 	}
 	j.flush()
 	return nil
+}
+
+// reuseInput reports whether apply keeps no reference to its input row
+// once it returns: the changes it emits are new rows (joined or padded,
+// not the input row itself as semi and anti joins emit it), and both
+// sides hold their stored rows encoded (EncodeRows), so the state
+// does not keep the row either (keys, index and TTL rows are new rows
+// of its datums, which ownDatum detaches from the chunk).
+func (j *HashJoin) reuseInput() bool {
+	return j.na == nil && j.kind != planner.SemiJoin && j.kind != planner.AntiJoin
+}
+
+// inputRow returns row i of c with every datum detached from c, in the
+// storage of j.inRows[slot] when reuseInput allows (instead of a new row
+// for every input row).
+func (j *HashJoin) inputRow(c *types.Chunk, i, slot int) types.Row {
+	if !j.reuseInput() {
+		return ownRow(c, i)
+	}
+	r := j.inRows[slot][:0]
+	for _, v := range c.Cols {
+		r = append(r, ownDatum(v.Get(i)))
+	}
+	j.inRows[slot] = r
+	return r
 }
 
 // apply inserts (ins) or deletes row of side s: it joins the row with the

@@ -97,6 +97,11 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	if len(d.OrderDesc) == len(kts) {
 		s.st.SetDesc(d.OrderDesc)
 	}
+	// Most stored rows are matched seldom or never (a bid whose
+	// auction was filtered out, a row past every later probe of its
+	// key), so the side keeps them encoded: far smaller than rows of
+	// datums, and what the checkpoint writes.
+	s.st.EncodeRows()
 	if err := s.st.Exclusive(); err != nil {
 		return nil, err
 	}

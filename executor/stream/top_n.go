@@ -70,6 +70,11 @@ type TopN struct {
 	out     []types.Message
 	ob      outBuilder
 	kbuf    []byte
+	// rowBuf and keyBuf hold the input row being applied and its state
+	// key: the state table copies neither (keys are encoded, rows are
+	// stored as new rows with their count), so only a stored row is
+	// allocated.
+	rowBuf, keyBuf types.Row
 }
 
 // topGroup is one dirty group with its window before the epoch.
@@ -193,18 +198,18 @@ func (t *TopN) outCol(c int) int {
 }
 
 func (t *TopN) applyChunk(c *types.Chunk) error {
-	ng, no := len(t.plan.GroupBy), len(t.orderCols)
+	no := len(t.orderCols)
 	vals := make([]types.Datum, no)
 	for i := 0; i < c.Len(); i++ {
 		if !c.Visible(i) {
 			continue
 		}
-		// Room for the count: the stored row is row and its count.
-		row := make(types.Row, len(t.inTs), len(t.inTs)+1)
-		for j, v := range c.Cols {
-			row[j] = detach(v.Get(i))
+		row := t.rowBuf[:0]
+		for _, v := range c.Cols {
+			row = append(row, detach(v.Get(i)))
 		}
-		key := make(types.Row, 0, ng+2*no+len(t.tieCols))
+		t.rowBuf = row
+		key := t.keyBuf[:0]
 		for _, g := range t.plan.GroupBy {
 			key = append(key, row[g])
 		}
@@ -219,6 +224,7 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		for _, tc := range t.tieCols {
 			key = append(key, row[tc])
 		}
+		t.keyBuf = key
 		if g.edge != "" {
 			// Past the end of a full window, which rows of an
 			// append-only input only move earlier: the barrier would
@@ -239,7 +245,11 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 		n += signOf(c.Op(i))
 		switch {
 		case n > 0:
-			t.state.Update(key, append(row, types.DInt(n)))
+			// The stored row is the input row and its count.
+			stored := make(types.Row, len(row)+1)
+			copy(stored, row)
+			stored[len(row)] = types.DInt(n)
+			t.state.Update(key, stored)
 		case n == 0:
 			t.state.Delete(key)
 		default:
@@ -428,24 +438,18 @@ func (t *TopN) barrier(b types.Barrier) error {
 func (t *TopN) diff(phase int, old, cur []topEntry) {
 	switch phase {
 	case 0:
-		is := make(map[topID]bool, len(cur))
-		for i := range cur {
-			is[cur[i].id] = true
-		}
+		in := t.finder(cur)
 		for i := range old {
-			if !is[old[i].id] {
+			if in(old[i].id) == nil {
 				t.ob.add(types.OpDelete, t.output(&old[i]))
 			}
 		}
 		return
 	}
-	was := make(map[topID]*topEntry, len(old))
-	for i := range old {
-		was[old[i].id] = &old[i]
-	}
+	was := t.finder(old)
 	ranked := t.plan.RankCol >= 0
 	for i := range cur {
-		o := was[cur[i].id]
+		o := was(cur[i].id)
 		switch {
 		case phase == 2 && o == nil:
 			t.ob.add(types.OpInsert, t.output(&cur[i]))
@@ -453,6 +457,31 @@ func (t *TopN) diff(phase int, old, cur []topEntry) {
 			t.ob.update(t.output(o), t.output(&cur[i]))
 		}
 	}
+}
+
+// linearFind is the largest window searched entry by entry rather than
+// through a map: a diff's lookups are then cheaper than building the
+// map (windows are often a handful of rows: top 10, the latest one).
+const linearFind = 32
+
+// finder returns a function that finds the entry of window w with a
+// given id (nil when there is none).
+func (t *TopN) finder(w []topEntry) func(topID) *topEntry {
+	if len(w) <= linearFind {
+		return func(id topID) *topEntry {
+			for i := range w {
+				if w[i].id == id {
+					return &w[i]
+				}
+			}
+			return nil
+		}
+	}
+	m := make(map[topID]*topEntry, len(w))
+	for i := range w {
+		m[w[i].id] = &w[i]
+	}
+	return func(id topID) *topEntry { return m[id] }
 }
 
 // Close implements Operator.
