@@ -41,6 +41,9 @@ func (s *Session) sysCatalog() syscat.Provider { return sessionCatalog{liveSyste
 // systemRows returns the rows of system table schema.name as session s
 // sees them.
 func (e *Engine) systemRows(s *Session, schema, name string) ([]types.Row, error) {
+	if schema == planner.SequenceRow {
+		return e.sequenceRow(name)
+	}
 	return syscat.Rows(s.sysCatalog(), schema, name)
 }
 

@@ -38,7 +38,14 @@ type SystemScan struct {
 	Schema_ string // "pg_catalog", "information_schema", ...
 	Name    string
 	Out     types.Schema
+	// Seq is set when the scan reads a sequence as a relation (SELECT *
+	// FROM seq): Schema_ is then SequenceRow and Name the sequence's
+	// relation id, and the one row is last_value, log_cnt, is_called.
+	Seq *catalog.Relation
 }
+
+// SequenceRow is the SystemScan schema of a sequence read as a relation.
+const SequenceRow = "\x00sequence"
 
 // Values produces literal rows (VALUES lists, SELECT without FROM as one
 // empty row with Rows = [][]Expr{{}}).

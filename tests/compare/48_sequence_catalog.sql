@@ -1,0 +1,36 @@
+-- A sequence read as a relation: its one row of last_value, log_cnt and
+-- is_called, which needs SELECT on the sequence.
+CREATE SEQUENCE seq1;
+CREATE SEQUENCE seq2 START 10;
+SELECT * FROM seq1;
+SELECT last_value, is_called FROM seq2;
+SELECT nextval('seq1');
+SELECT * FROM seq1;
+SELECT nextval('seq1'), nextval('seq1');
+SELECT last_value, log_cnt, is_called FROM seq1;
+SELECT s.last_value + 1 AS next FROM seq1 s;
+SELECT setval('seq1', 40);
+SELECT * FROM seq1;
+SELECT nextval('seq1');
+SELECT * FROM seq1;
+SELECT setval('seq2', 5, false);
+SELECT * FROM seq2;
+SELECT nextval('seq2');
+SELECT * FROM seq2;
+SELECT * FROM public.seq2 WHERE is_called;
+SELECT count(*) FROM seq1, seq2;
+CREATE ROLE sc_bob;
+SET ROLE sc_bob;
+SELECT * FROM seq1;
+RESET ROLE;
+GRANT USAGE ON SEQUENCE seq1 TO sc_bob;
+SET ROLE sc_bob;
+SELECT last_value FROM seq1;
+RESET ROLE;
+GRANT SELECT ON SEQUENCE seq1 TO sc_bob;
+SET ROLE sc_bob;
+SELECT last_value, is_called FROM seq1;
+RESET ROLE;
+INSERT INTO seq1 VALUES (1, 0, true);
+DROP SEQUENCE seq1, seq2;
+DROP ROLE sc_bob;
