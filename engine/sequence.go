@@ -315,18 +315,33 @@ func (e *Engine) setval(rel *catalog.Relation, col int, v int64, isCalled bool) 
 // differs from PostgreSQL's after a restart or a checkpoint there, since
 // PostgreSQL also writes a record at the first nextval after each
 // checkpoint.
-func (e *Engine) sequenceRow(id string) ([]types.Row, error) {
-	n, err := strconv.ParseUint(id, 10, 32)
+//
+// id is the sequence's relation id, or "<table id>/<column index>" for a
+// serial or identity column's sequence, whose SELECT privilege is checked
+// here (the binder checks a CREATE SEQUENCE sequence's).
+func (s *Session) sequenceRow(id string) ([]types.Row, error) {
+	e := s.eng
+	tid, colText, owned := strings.Cut(id, "/")
+	n, err := strconv.ParseUint(tid, 10, 32)
+	col := -1
+	if owned && err == nil {
+		col, err = strconv.Atoi(colText)
+	}
 	if err != nil {
 		return nil, pgerr.New(pgerr.InternalError, "bad sequence id %q", id)
 	}
 	rel, ok := e.cat.ByID(uint32(n))
-	if !ok || rel.Kind != catalog.KindSequence {
-		return nil, pgerr.New(pgerr.UndefinedTable, "sequence with id %d does not exist", n)
+	if !ok || (col < 0 && rel.Kind != catalog.KindSequence) || (col >= 0 && (col >= len(rel.Cols) || rel.Cols[col].Seq == "")) {
+		return nil, pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", id)
+	}
+	if col >= 0 && !s.internal {
+		if err := s.checkSequence(rel, col, catalog.PrivSelect); err != nil {
+			return nil, err
+		}
 	}
 	e.seqs.mu.Lock()
 	defer e.seqs.mu.Unlock()
-	st, _, err := e.seqStateOf(rel, -1)
+	st, _, err := e.seqStateOf(rel, col)
 	if err != nil {
 		return nil, err
 	}

@@ -39,9 +39,12 @@ type SystemScan struct {
 	Name    string
 	Out     types.Schema
 	// Seq is set when the scan reads a sequence as a relation (SELECT *
-	// FROM seq): Schema_ is then SequenceRow and Name the sequence's
-	// relation id, and the one row is last_value, log_cnt, is_called.
-	Seq *catalog.Relation
+	// FROM seq): the sequence, or the table whose column owns it.
+	// Schema_ is then SequenceRow and Name the sequence's relation id
+	// (table id/column index for a column's), SeqName its name, and the
+	// one row is last_value, log_cnt, is_called.
+	Seq     *catalog.Relation
+	SeqName string
 }
 
 // SequenceRow is the SystemScan schema of a sequence read as a relation.

@@ -204,7 +204,7 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 		failUnsupported("WITH RECURSIVE is not supported in materialized views")
 	case *SystemScan:
 		if n.Seq != nil {
-			failUnsupported("sequence %s is not supported in materialized views", n.Seq.Name)
+			failUnsupported("sequence %s is not supported in materialized views", n.SeqName)
 		}
 		failUnsupported("system table %s.%s is not supported in materialized views", n.Schema_, n.Name)
 	case *TableFunc:

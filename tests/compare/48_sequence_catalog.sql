@@ -34,3 +34,25 @@ RESET ROLE;
 INSERT INTO seq1 VALUES (1, 0, true);
 DROP SEQUENCE seq1, seq2;
 DROP ROLE sc_bob;
+-- The sequences of serial, bigserial and identity columns are relations
+-- of their own, as in PostgreSQL.
+CREATE TABLE t (id serial PRIMARY KEY, v text);
+CREATE TABLE big (id bigserial, n int GENERATED ALWAYS AS IDENTITY);
+CREATE SEQUENCE own1;
+\ds
+\d t
+\d t_id_seq
+\d big_n_seq
+\d big_id_seq
+SELECT relname, relkind, pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relkind = 'S' ORDER BY 1;
+SELECT pg_get_serial_sequence('t', 'id'), pg_get_serial_sequence('big', 'n');
+SELECT 't_id_seq'::regclass::text;
+SELECT * FROM t_id_seq;
+INSERT INTO t (v) VALUES ('a'), ('b');
+SELECT * FROM t_id_seq;
+SELECT last_value, is_called FROM big_n_seq;
+SELECT c.relname, format_type(s.seqtypid, NULL), s.seqstart, s.seqmax FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1;
+SELECT c.relname, d.deptype, r.relname AS tbl, d.refobjsubid FROM pg_depend d JOIN pg_class c ON c.oid = d.objid JOIN pg_class r ON r.oid = d.refobjid WHERE c.relkind = 'S' ORDER BY 1;
+DROP TABLE t, big;
+DROP SEQUENCE own1;
+\ds
