@@ -53,6 +53,29 @@ SELECT * FROM t_id_seq;
 SELECT last_value, is_called FROM big_n_seq;
 SELECT c.relname, format_type(s.seqtypid, NULL), s.seqstart, s.seqmax FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1;
 SELECT c.relname, d.deptype, r.relname AS tbl, d.refobjsubid FROM pg_depend d JOIN pg_class c ON c.oid = d.objid JOIN pg_class r ON r.oid = d.refobjid WHERE c.relkind = 'S' ORDER BY 1;
+-- Privileges on a column's sequence.
+CREATE ROLE sc_eve;
+GRANT SELECT ON t TO sc_eve;
+SET ROLE sc_eve;
+SELECT * FROM t_id_seq;
+RESET ROLE;
+GRANT SELECT ON SEQUENCE t_id_seq TO sc_eve;
+GRANT USAGE ON SEQUENCE big_n_seq TO sc_eve;
+\dp
+SET ROLE sc_eve;
+SELECT last_value, log_cnt, is_called FROM t_id_seq;
+SELECT * FROM big_n_seq;
+RESET ROLE;
+REVOKE ALL ON SEQUENCE t_id_seq, big_n_seq FROM sc_eve;
+REVOKE ALL ON t FROM sc_eve;
+DROP ROLE sc_eve;
+-- Renamed and dropped columns.
+ALTER TABLE t RENAME COLUMN id TO ident;
+\d t_id_seq
+ALTER TABLE big DROP COLUMN id;
+\ds
+SELECT * FROM big_id_seq;
+SELECT relname FROM pg_class WHERE relkind = 'S' AND relname LIKE 'big%';
 DROP TABLE t, big;
 DROP SEQUENCE own1;
 \ds
