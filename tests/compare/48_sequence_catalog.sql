@@ -76,6 +76,19 @@ ALTER TABLE big DROP COLUMN id;
 \ds
 SELECT * FROM big_id_seq;
 SELECT relname FROM pg_class WHERE relkind = 'S' AND relname LIKE 'big%';
+-- A column's sequence named by regclass, qualified, and of a temporary
+-- table.
+SELECT nextval('t_id_seq'::regclass), currval('t_id_seq'::regclass);
+SELECT setval('t_id_seq'::regclass, 5);
+SELECT nextval('public.t_id_seq');
+INSERT INTO t (v) VALUES ('c');
+SELECT * FROM t ORDER BY 1;
+SELECT * FROM public.t_id_seq;
+SELECT 't_id_seq'::regclass = (SELECT oid FROM pg_class WHERE relname = 't_id_seq');
+CREATE TEMP TABLE tt (id bigserial);
+SELECT * FROM tt_id_seq;
+SELECT relname, relpersistence FROM pg_class WHERE relkind = 'S' ORDER BY 1;
+DROP TABLE tt;
 DROP TABLE t, big;
 DROP SEQUENCE own1;
 \ds
