@@ -51,6 +51,8 @@ SELECT * FROM t_id_seq;
 INSERT INTO t (v) VALUES ('a'), ('b');
 SELECT * FROM t_id_seq;
 SELECT last_value, is_called FROM big_n_seq;
+UPDATE t_id_seq SET log_cnt = 0;
+DELETE FROM big_n_seq;
 SELECT c.relname, format_type(s.seqtypid, NULL), s.seqstart, s.seqmax FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1;
 SELECT c.relname, d.deptype, r.relname AS tbl, d.refobjsubid FROM pg_depend d JOIN pg_class c ON c.oid = d.objid JOIN pg_class r ON r.oid = d.refobjid WHERE c.relkind = 'S' ORDER BY 1;
 -- Privileges on a column's sequence.
