@@ -307,7 +307,9 @@ func (r *Relation) HasPrimaryKey() bool {
 
 // OwnedSeqOIDBase is where the OIDs of the sequences that serial and
 // identity columns own start (they are not relations of their own, but
-// pg_class lists them): OwnedSeqOID.
+// pg_class lists them): OwnedSeqOID. Above the OIDs of relations and
+// their keys, and below FirstUserRoleOID while relation ids stay under
+// 393216 (2^30-2^28 over 2^11 columns each).
 const OwnedSeqOIDBase = 1 << 28
 
 // OwnedSeqOID is the OID pg_class gives the sequence owned by column col
