@@ -55,6 +55,7 @@ UPDATE t_id_seq SET log_cnt = 0;
 DELETE FROM big_n_seq;
 SELECT c.relname, format_type(s.seqtypid, NULL), s.seqstart, s.seqmax FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1;
 SELECT c.relname, d.deptype, r.relname AS tbl, d.refobjsubid FROM pg_depend d JOIN pg_class c ON c.oid = d.objid JOIN pg_class r ON r.oid = d.refobjid WHERE c.relkind = 'S' ORDER BY 1;
+SELECT * FROM information_schema.sequences ORDER BY sequence_name;
 -- Privileges on a column's sequence.
 CREATE ROLE sc_eve;
 GRANT SELECT ON t TO sc_eve;
