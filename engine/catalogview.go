@@ -53,6 +53,22 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	return v.seen(rel), true
 }
 
+// OwnedSequence implements planner.OwnedSequenceCatalog.
+func (v catalogView) OwnedSequence(schema, name string) (*catalog.Relation, int, bool) {
+	switch schema {
+	case "":
+		if t := v.s.tempSchema; t != "" && !v.permanent {
+			if rel, col, ok := catalog.OwnedSequence(v.s.eng.cat.All(), t, name); ok {
+				return rel, col, true
+			}
+		}
+		schema = "public"
+	case catalog.TempSchemaAlias:
+		schema = v.s.tempSchema
+	}
+	return catalog.OwnedSequence(v.s.eng.cat.All(), schema, name)
+}
+
 // seen returns rel as the session's binder sees it.
 func (v catalogView) seen(rel *catalog.Relation) *catalog.Relation {
 	if o, ok := v.s.over[rel.ID]; ok {

@@ -36,6 +36,9 @@ const seqLogAhead = 32
 // returns next, limit the highest value the durable record covers.
 type seqState struct {
 	next, limit int64
+	// called is PostgreSQL's is_called: false until the first nextval
+	// and after setval(..., false), when next is also last_value.
+	called bool
 }
 
 // seqTable holds the positions of the sequences used since the start.
@@ -231,6 +234,7 @@ func (e *Engine) seqStateOf(rel *catalog.Relation, col int) (*seqState, string, 
 		}
 		st.limit = int64(binary.BigEndian.Uint64(v))
 		st.next = st.limit + 1
+		st.called = true
 	}
 	e.seqs.m[key] = st
 	return st, key, nil
@@ -266,7 +270,8 @@ func (e *Engine) nextval(rel *catalog.Relation, col int) (int64, error) {
 	}
 	v := st.next
 	if v > st.limit {
-		limit := v + seqLogAhead - 1
+		// v and the seqLogAhead values after it, as PostgreSQL logs.
+		limit := v + seqLogAhead
 		if limit > max || limit < v {
 			limit = max
 		}
@@ -276,6 +281,7 @@ func (e *Engine) nextval(rel *catalog.Relation, col int) (int64, error) {
 		st.limit = limit
 	}
 	st.next = v + 1
+	st.called = true
 	return v, nil
 }
 
@@ -298,8 +304,55 @@ func (e *Engine) setval(rel *catalog.Relation, col int, v int64, isCalled bool) 
 	if err := e.db.PutMetaSync(key, binary.BigEndian.AppendUint64(nil, uint64(next-1))); err != nil {
 		return err
 	}
-	st.next, st.limit = next, next-1
+	st.next, st.limit, st.called = next, next-1, isCalled
 	return nil
+}
+
+// sequenceRow is the one row of a sequence read as a relation (SELECT *
+// FROM seq): last_value, log_cnt and is_called as PostgreSQL shows them.
+// log_cnt is how many values after last_value the durable record already
+// covers, which counts down from seqLogAhead as PostgreSQL's does; it
+// differs from PostgreSQL's after a restart or a checkpoint there, since
+// PostgreSQL also writes a record at the first nextval after each
+// checkpoint.
+//
+// id is the sequence's relation id, or "<table id>/<column index>" for a
+// serial or identity column's sequence, whose SELECT privilege is checked
+// here (the binder checks a CREATE SEQUENCE sequence's).
+func (s *Session) sequenceRow(id string) ([]types.Row, error) {
+	e := s.eng
+	tid, colText, owned := strings.Cut(id, "/")
+	n, err := strconv.ParseUint(tid, 10, 32)
+	col := -1
+	if owned && err == nil {
+		col, err = strconv.Atoi(colText)
+	}
+	if err != nil {
+		return nil, pgerr.New(pgerr.InternalError, "bad sequence id %q", id)
+	}
+	rel, ok := e.cat.ByID(uint32(n))
+	if !ok || (col < 0 && rel.Kind != catalog.KindSequence) || (col >= 0 && (col >= len(rel.Cols) || rel.Cols[col].Seq == "")) {
+		return nil, pgerr.New(pgerr.UndefinedTable, "sequence %q does not exist", id)
+	}
+	if col >= 0 && !s.internal {
+		if err := s.checkSequence(rel, col, catalog.PrivSelect); err != nil {
+			return nil, err
+		}
+	}
+	e.seqs.mu.Lock()
+	defer e.seqs.mu.Unlock()
+	st, _, err := e.seqStateOf(rel, col)
+	if err != nil {
+		return nil, err
+	}
+	last, logCnt := st.next, int64(0)
+	if st.called {
+		last = st.next - 1
+		if st.limit > last {
+			logCnt = st.limit - last
+		}
+	}
+	return []types.Row{{types.DInt(last), types.DInt(logCnt), types.DBool(st.called)}}, nil
 }
 
 // NextVal implements functions.Sequences: it needs USAGE or UPDATE on

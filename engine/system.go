@@ -41,6 +41,9 @@ func (s *Session) sysCatalog() syscat.Provider { return sessionCatalog{liveSyste
 // systemRows returns the rows of system table schema.name as session s
 // sees them.
 func (e *Engine) systemRows(s *Session, schema, name string) ([]types.Row, error) {
+	if schema == planner.SequenceRow {
+		return s.sequenceRow(name)
+	}
 	return syscat.Rows(s.sysCatalog(), schema, name)
 }
 
@@ -159,6 +162,11 @@ func (c sessionCatalog) CheckColumns(r *catalog.Relation, k int) []int {
 
 // ACL implements syscat.Provider.
 func (c sessionCatalog) ACL(r *catalog.Relation) []string { return c.e.aclText(r) }
+
+// SequenceACL implements syscat.Provider.
+func (c sessionCatalog) SequenceACL(r *catalog.Relation, col int) []string {
+	return c.e.seqACLText(r.Owner, r.Cols[col].SeqACL)
+}
 
 // Committed implements syscat.System.
 func (v liveSystem) Committed() syscat.Committed {

@@ -33,6 +33,14 @@ type PermanentCatalog interface {
 	Permanent() Catalog
 }
 
+// OwnedSequenceCatalog is implemented by a Catalog that knows the
+// sequences serial and identity columns own (not relations of their
+// own): OwnedSequence finds the table and column (an index into its
+// Cols) owning the sequence name.
+type OwnedSequenceCatalog interface {
+	OwnedSequence(schema, name string) (*catalog.Relation, int, bool)
+}
+
 // IndexCatalog is implemented by a Catalog that knows the indexes on a
 // relation (catalog.KindIndex relations with catalog.IndexPositions
 // set), which ON CONFLICT infers its arbiters from.

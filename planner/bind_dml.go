@@ -28,6 +28,11 @@ func (b *binder) targetTable(refs *ast.TableRefsClause, verb string, p catalog.P
 	schema, name := tn.Schema.O, tn.Name.O
 	rel, ok := b.relation(schema, name, p)
 	if !ok {
+		if oc, isOC := b.cat.(OwnedSequenceCatalog); isOC {
+			if _, _, seq := oc.OwnedSequence(schema, name); seq {
+				failf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
+			}
+		}
 		if _, _, sys := b.cat.SystemTable(schema, name); sys {
 			failf(pgerr.FeatureNotSupported, "cannot %s system table \"%s\"", dmlVerb(verb), name)
 		}

@@ -451,6 +451,11 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	if rel, ok := b.cat.Relation(schema, name); ok {
 		return rel.OID
 	}
+	if oc, ok := b.cat.(OwnedSequenceCatalog); ok {
+		if t, col, ok := oc.OwnedSequence(schema, name); ok {
+			return catalog.OwnedSeqOID(t, col)
+		}
+	}
 	if t, ok := strings.CutSuffix(name, "_pkey"); ok {
 		// A table's primary key index, which pg_class lists.
 		if rel, ok := b.cat.Relation(schema, t); ok && rel.HasPrimaryKey() {

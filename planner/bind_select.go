@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -1000,6 +1001,14 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	}
 	rel, ok := b.relation(schema, name, priv)
 	if !ok {
+		if oc, isOC := b.cat.(OwnedSequenceCatalog); isOC {
+			if t, col, ok := oc.OwnedSequence(schema, name); ok {
+				// The engine checks SELECT on the sequence when it reads
+				// the row.
+				b.deps[t.ID] = true
+				return sequenceScan(t, alias, outer, lvl, fmt.Sprintf("%d/%d", t.ID, col), t.Cols[col].Seq)
+			}
+		}
 		if sch, cols, ok := b.systemTable(schema, name); ok {
 			sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 			out := make(types.Schema, len(cols))
@@ -1022,8 +1031,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
 	case catalog.KindSequence:
-		fail(pgerr.New(pgerr.FeatureNotSupported, "reading sequence \"%s\" as a relation is not supported", name).
-			WithHint("currval() and nextval() read a sequence.").WithPosition(b.pos(tn)))
+		return sequenceScan(rel, alias, outer, lvl, strconv.FormatUint(uint64(rel.ID), 10), rel.Name)
 	case catalog.KindIndex:
 		failf(pgerr.WrongObjectType, "\"%s\" is an index", name)
 	}
@@ -1492,4 +1500,21 @@ func (b *binder) renameColumns(p Plan, sc *scope, alias string, cols []string) (
 		pr.Out = append(pr.Out, types.Column{Name: c.name, T: c.t, NotNull: c.notNull, Hidden: c.hidden})
 	}
 	return pr, sc
+}
+
+// sequenceScan reads a sequence as PostgreSQL shows it as a relation: one
+// row of last_value, log_cnt and is_called. rel is the sequence, or the
+// table owning it; id is the relation id, or "<table id>/<column>" for a
+// column's sequence.
+func sequenceScan(rel *catalog.Relation, alias string, outer *scope, lvl *level, id, seqName string) (Plan, *scope) {
+	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
+	out := types.Schema{
+		{Name: "last_value", T: types.T{ID: types.Int8, Mod: -1}, NotNull: true},
+		{Name: "log_cnt", T: types.T{ID: types.Int8, Mod: -1}, NotNull: true},
+		{Name: "is_called", T: types.T{ID: types.Bool, Mod: -1}, NotNull: true},
+	}
+	for _, c := range out {
+		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: true})
+	}
+	return &SystemScan{Schema_: SequenceRow, Name: id, Out: out, Seq: rel, SeqName: seqName}, sc
 }

@@ -169,6 +169,9 @@ func (f *exprFormatter) describe(p Plan) string {
 		}
 		return fmt.Sprintf("%s %s on %s [%s] (%s)", kind, n.Index.Name, n.Rel.Name, strings.Join(cols, ", "), strings.Join(conds, " AND "))
 	case *SystemScan:
+		if n.Seq != nil {
+			return fmt.Sprintf("SequenceScan %s", n.SeqName)
+		}
 		return fmt.Sprintf("SystemScan %s.%s", n.Schema_, n.Name)
 	case *Values:
 		var rows []string

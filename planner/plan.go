@@ -38,7 +38,17 @@ type SystemScan struct {
 	Schema_ string // "pg_catalog", "information_schema", ...
 	Name    string
 	Out     types.Schema
+	// Seq is set when the scan reads a sequence as a relation (SELECT *
+	// FROM seq): the sequence, or the table whose column owns it.
+	// Schema_ is then SequenceRow and Name the sequence's relation id
+	// (table id/column index for a column's), SeqName its name, and the
+	// one row is last_value, log_cnt, is_called.
+	Seq     *catalog.Relation
+	SeqName string
 }
+
+// SequenceRow is the SystemScan schema of a sequence read as a relation.
+const SequenceRow = "\x00sequence"
 
 // Values produces literal rows (VALUES lists, SELECT without FROM as one
 // empty row with Rows = [][]Expr{{}}).

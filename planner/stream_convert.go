@@ -203,6 +203,9 @@ func (sp *streamPlanner) plan(p Plan) StreamNode {
 	case *RecursiveUnion, *WorkTableScan:
 		failUnsupported("WITH RECURSIVE is not supported in materialized views")
 	case *SystemScan:
+		if n.Seq != nil {
+			failUnsupported("sequence %s is not supported in materialized views", n.SeqName)
+		}
 		failUnsupported("system table %s.%s is not supported in materialized views", n.Schema_, n.Name)
 	case *TableFunc:
 		failUnsupported("table function %s() is not supported in materialized views yet", n.Fn)

@@ -37,6 +37,49 @@ func infoSchemaTables() []*table {
 			}
 			return append(rows, weirTablesRows(p.Database())...)
 		}),
+		def("information_schema", "sequences", "sequence_catalog:name sequence_schema:name sequence_name:name data_type:text numeric_precision:int4 numeric_precision_radix:int4 numeric_scale:int4 start_value:text minimum_value:text maximum_value:text increment:text cycle_option:text", func(p Provider) []types.Row {
+			// CREATE SEQUENCE's sequences and the columns' (PostgreSQL
+			// leaves out those the role holds no privilege on; weir lists
+			// them all, as its pg_class does).
+			var rows []types.Row
+			add := func(schema, name string, t types.T, start int64) {
+				typ, bits := "bigint", 64
+				switch t.ID {
+				case types.Int2:
+					typ, bits = "smallint", 16
+				case types.Int4:
+					typ, bits = "integer", 32
+				}
+				rows = append(rows, types.Row{vStr(p.Database()), vStr(schema), vStr(name), vStr(typ), vInt(bits), vInt(2), vInt(0),
+					vStr(strconv.FormatInt(start, 10)), vStr("1"), vStr(strconv.FormatInt(int64(1)<<(bits-1)-1, 10)), vStr("1"), vStr("NO")})
+			}
+			for _, r := range seenRelations(p) {
+				switch r.Kind {
+				case catalog.KindSequence:
+					t := types.T{ID: types.Int8, Mod: -1}
+					switch r.With["as"] {
+					case "smallint":
+						t.ID = types.Int2
+					case "integer":
+						t.ID = types.Int4
+					}
+					start, err := strconv.ParseInt(r.With["start"], 10, 64)
+					if err != nil || start == 0 {
+						start = 1
+					}
+					add(r.Schema, r.Name, t, start)
+				case catalog.KindTable:
+					for _, o := range ownedSeqs(r) {
+						// An identity column's sequence is internal to it
+						// and left out, as in PostgreSQL.
+						if r.Cols[o].Identity == "" {
+							add(r.Schema, r.Cols[o].Seq, r.Cols[o].T, 1)
+						}
+					}
+				}
+			}
+			return rows
+		}),
 		def("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range seenRelations(p) {

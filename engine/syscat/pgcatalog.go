@@ -201,6 +201,21 @@ func visibleCols(r *catalog.Relation) []catalog.Column {
 // attnum is the pg_attribute.attnum of column colIdx of r: generated row
 // ids are not counted, dropped columns are (PostgreSQL keeps their
 // numbers).
+// ownedSeqs returns the indexes of r's columns that own a sequence
+// (serial and identity columns), which pg_class lists as sequences.
+func ownedSeqs(r *catalog.Relation) []int {
+	var out []int
+	if r.Kind != catalog.KindTable {
+		return nil
+	}
+	for i, c := range r.Cols {
+		if c.Seq != "" && !c.Dropped {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 func attnum(r *catalog.Relation, colIdx int) int {
 	n := 0
 	for i, c := range r.Cols {
@@ -277,6 +292,17 @@ func pgCatalogTables() []*table {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
 						vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr(persistence(r)), vStr("i"), vInt(len(r.PK)), vInt(0),
 						vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), null, null, null})
+				}
+				for _, o := range ownedSeqs(r) {
+					// The sequence a serial or identity column owns.
+					relacl := null
+					if acl := p.SequenceACL(r, o); acl != nil {
+						relacl = vStr(types.FormatTextArray(acl, nil))
+					}
+					oid := catalog.OwnedSeqOID(r, o)
+					rows = append(rows, types.Row{vOid(oid), vStr(r.Cols[o].Seq), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidHeapAM), vOid(oid), vOid(0),
+						vInt(1), vFloat(1), vInt(0), vOid(0), vBool(false), vBool(false), vStr(persistence(r)), vStr("S"), vInt(3), vInt(0),
+						vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), relacl, null, null})
 				}
 			}
 			return append(rows, weirClassRows()...)
@@ -442,11 +468,37 @@ func pgCatalogTables() []*table {
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vOid(typ), types.DInt(start), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
 			}
+			for _, r := range userRelations(p.Catalog()) {
+				for _, o := range ownedSeqs(r) {
+					typ, max := uint32(20), int64(math.MaxInt64)
+					switch r.Cols[o].T.ID {
+					case types.Int2:
+						typ, max = 21, math.MaxInt16
+					case types.Int4:
+						typ, max = 23, math.MaxInt32
+					}
+					rows = append(rows, types.Row{vOid(catalog.OwnedSeqOID(r, o)), vOid(typ), types.DInt(1), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
+				}
+			}
 			return rows
 		}),
-		// No dependency is recorded the way PostgreSQL records one; psql's
-		// \d of a sequence asks here for the column owning it.
-		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", empty),
+		// The one dependency recorded the way PostgreSQL records it: a
+		// serial column's sequence is owned by its column (deptype 'a'),
+		// an identity column's is internal to it ('i'); psql's \d of a
+		// sequence asks here for the column owning it.
+		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, r := range userRelations(p.Catalog()) {
+				for _, o := range ownedSeqs(r) {
+					kind := "a"
+					if r.Cols[o].Identity != "" {
+						kind = "i"
+					}
+					rows = append(rows, types.Row{vOid(oidPgClassRel), vOid(catalog.OwnedSeqOID(r, o)), vInt(0), vOid(oidPgClassRel), vOid(r.OID), vInt(attnum(r, o)), vStr(kind)})
+				}
+			}
+			return rows
+		}),
 		def("pg_catalog", "pg_tablespace", "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text", func(p Provider) []types.Row {
 			return []types.Row{{vOid(oidDefaultTablespace), vStr("pg_default"), vOid(oidRoot), null, null}}
 		}),
@@ -718,6 +770,8 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		rname := ""
 		if ok {
 			rname = r.Name
+		} else if t, col, ok := catalog.OwnedSequenceByOID(cat.All(), oid); ok {
+			r, rname = t, t.Cols[col].Seq
 		} else if oid >= indexOIDBase && oid < 2*indexOIDBase {
 			// A primary key's index, <table>_pkey.
 			if r, ok = cat.ByOID(oid - indexOIDBase); ok && hasRealPK(r) {

@@ -61,6 +61,9 @@ type Provider interface {
 	// r's column col, and false when none was handed out yet
 	// (pg_sequence_last_value).
 	SequenceLast(r *catalog.Relation, col int) (int64, bool)
+	// SequenceACL is the privileges on the sequence of r's column col as
+	// aclitem[] text, nil when nothing was granted.
+	SequenceACL(r *catalog.Relation, col int) []string
 	// PreparedStatements are the session's statements of SQL's PREPARE.
 	PreparedStatements() []PreparedStatement
 	// Cursors are the session's open cursors of DECLARE.

@@ -74,6 +74,7 @@ func (f fake) CheckText(r *catalog.Relation, k int) string       { return "CHECK
 func (f fake) CheckColumns(r *catalog.Relation, k int) []int     { return nil }
 func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
+func (f fake) SequenceACL(*catalog.Relation, int) []string       { return nil }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
 func (f fake) Cursors() []Cursor                                 { return nil }
 func (f fake) TableBytes(id uint32) int64                        { return int64(id) * 100 }

@@ -304,3 +304,49 @@ const PKIndexOIDBase = 1 << 24
 func (r *Relation) HasPrimaryKey() bool {
 	return r.Kind == KindTable && len(r.PK) > 0 && !r.Cols[r.PK[0]].Hidden
 }
+
+// OwnedSeqOIDBase is where the OIDs of the sequences that serial and
+// identity columns own start (they are not relations of their own, but
+// pg_class lists them): OwnedSeqOID. Above the OIDs of relations and
+// their keys, and below FirstUserRoleOID while relation ids stay under
+// 393216 (2^30-2^28 over 2^11 columns each).
+const OwnedSeqOIDBase = 1 << 28
+
+// OwnedSeqOID is the OID pg_class gives the sequence owned by column col
+// (an index into r.Cols) of table r.
+func OwnedSeqOID(r *Relation, col int) uint32 {
+	return OwnedSeqOIDBase + r.ID<<11 + uint32(col)
+}
+
+// OwnedSequence finds the table column owning the sequence named name in
+// schema among rels; ok is false when no column owns one of that name.
+func OwnedSequence(rels []*Relation, schema, name string) (*Relation, int, bool) {
+	for _, r := range rels {
+		if r.Kind != KindTable || r.Schema != schema {
+			continue
+		}
+		for i, c := range r.Cols {
+			if c.Seq == name && !c.Dropped {
+				return r, i, true
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+// OwnedSequenceByOID finds the table column owning the sequence whose
+// OID is oid (OwnedSeqOID).
+func OwnedSequenceByOID(rels []*Relation, oid uint32) (*Relation, int, bool) {
+	if oid < OwnedSeqOIDBase {
+		return nil, 0, false
+	}
+	for _, r := range rels {
+		if r.Kind != KindTable || r.ID != (oid-OwnedSeqOIDBase)>>11 {
+			continue
+		}
+		if i := int((oid - OwnedSeqOIDBase) & 2047); i < len(r.Cols) && r.Cols[i].Seq != "" && !r.Cols[i].Dropped {
+			return r, i, true
+		}
+	}
+	return nil, 0, false
+}
