@@ -75,6 +75,8 @@ type TopN struct {
 	// stored as new rows with their count), so only a stored row is
 	// allocated.
 	rowBuf, keyBuf types.Row
+	// scan is window's reader, reused.
+	scan windowScan
 }
 
 // topGroup is one dirty group with its window before the epoch.
@@ -301,91 +303,89 @@ func (t *TopN) sameOrder(a, b types.Row) bool {
 // returns those in it, with their ranks. With prune, it deletes the rows
 // past the end (whose first copy is past it) from the state.
 func (t *TopN) window(key types.Row, prune bool) ([]topEntry, error) {
-	it := t.state.Iter(key, false)
-	out, past, err := t.readWindow(it, prune)
-	it.Close()
-	if err != nil {
+	w := &t.scan
+	*w = windowScan{t: t, prune: prune, mode: t.plan.RankFn, past: w.past[:0]}
+	if w.mode == "" && t.plan.WithTies {
+		w.mode = "ties"
+	}
+	if err := t.state.Scan(key, w.step); err != nil {
 		return nil, err
 	}
-	for _, k := range past {
+	for i, k := range w.past {
 		t.state.DeleteKey([]byte(k))
+		w.past[i] = ""
 	}
-	return out, err
+	out := w.out
+	w.out, w.prev, w.edge = nil, nil, nil
+	return out, nil
 }
 
-// readWindow reads a group's window from it; with prune it also returns
-// the keys of the rows past the window's end.
-func (t *TopN) readWindow(it storage.RowIter, prune bool) (out []topEntry, past []string, err error) {
-	end := func(c int64) ([]topEntry, []string, error) {
-		if !prune {
-			return out, nil, nil
+// windowScan reads a group's window from its rows in order, one call
+// of step per stored row.
+type windowScan struct {
+	t     *TopN
+	prune bool
+	mode  string
+	// ended: the window's end has been read; with prune, the keys of the
+	// rows past it are collected in past.
+	ended bool
+	out   []topEntry
+	past  []string
+	// pos, rank and dense count the rows read; prev is the previous row,
+	// edge the row at position hi.
+	pos, rank, dense int64
+	prev, edge       types.Row
+}
+
+// step takes the stored row r of state key id; it returns false once
+// nothing more is wanted.
+func (w *windowScan) step(id string, r types.Row) bool {
+	if w.ended {
+		w.past = append(w.past, id)
+		return true
+	}
+	t := w.t
+	row := r[:len(t.inTs)]
+	for c := int64(0); c < r[len(t.inTs)].I; c++ {
+		w.pos++
+		if w.prev == nil || !t.sameOrder(w.prev, row) {
+			w.rank = w.pos
+			w.dense++
 		}
-		if c == 0 {
-			past = append(past, string(it.Key()))
-		}
-		for {
-			r, err := it.Next()
-			if err != nil || r == nil {
-				return out, past, err
+		w.prev = row
+		var in, past bool
+		var rk int64
+		switch w.mode {
+		case "rank":
+			past, in, rk = w.rank > t.hi, w.rank > t.lo, w.rank
+		case "dense_rank":
+			past, in, rk = w.dense > t.hi, w.dense > t.lo, w.dense
+		case "ties":
+			past = w.pos > t.hi && (w.edge == nil || !t.sameOrder(w.edge, row))
+			if w.pos == t.hi {
+				w.edge = row
 			}
-			past = append(past, string(it.Key()))
+			in, rk = w.pos > t.lo, w.pos
+		default:
+			past, in, rk = w.pos > t.hi, w.pos > t.lo, w.pos
+		}
+		if past {
+			// The window ends here; with prune, the row goes when none
+			// of its copies is in the window.
+			if !w.prune {
+				return false
+			}
+			w.ended = true
+			if c == 0 {
+				w.past = append(w.past, id)
+			}
+			return true
+		}
+		if in {
+			w.out = append(w.out, topEntry{id: topID{id, c}, row: row, rank: rk})
 		}
 	}
-	var pos, rank, dense int64
-	var prev, edge types.Row // the previous row; the row at position hi
-	mode := t.plan.RankFn
-	if mode == "" && t.plan.WithTies {
-		mode = "ties"
-	}
-	for {
-		r, err := it.Next()
-		if err != nil {
-			return nil, nil, err
-		}
-		if r == nil {
-			return out, nil, nil
-		}
-		id := string(it.Key())
-		row := r[:len(t.inTs)]
-		for c := int64(0); c < r[len(t.inTs)].I; c++ {
-			pos++
-			if prev == nil || !t.sameOrder(prev, row) {
-				rank = pos
-				dense++
-			}
-			prev = row
-			var in bool
-			var rk int64
-			switch mode {
-			case "rank":
-				if rank > t.hi {
-					return end(c)
-				}
-				in, rk = rank > t.lo, rank
-			case "dense_rank":
-				if dense > t.hi {
-					return end(c)
-				}
-				in, rk = dense > t.lo, dense
-			case "ties":
-				if pos > t.hi && (edge == nil || !t.sameOrder(edge, row)) {
-					return end(c)
-				}
-				if pos == t.hi {
-					edge = row
-				}
-				in, rk = pos > t.lo, pos
-			default:
-				if pos > t.hi {
-					return end(c)
-				}
-				in, rk = pos > t.lo, pos
-			}
-			if in {
-				out = append(out, topEntry{id: topID{id, c}, row: row, rank: rk})
-			}
-		}
-	}
+	return true
 }
 
 // output returns the output row of e: the input row with the rank

@@ -227,3 +227,50 @@ U- 1 1 10 2
 U+ 1 1 10 1
 `)
 }
+
+func TestTopNDuplicatesAtEdge(t *testing.T) {
+	// ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC) <= 2 over an
+	// append-only input without a stream key: identical rows share a
+	// state key and a count, and the window's end falls between the
+	// copies of one. A row whose first copies are in the window is kept
+	// (the group's later reads still find them), rows past the last
+	// entry's key are not stored, and a copy of the last entry is.
+	n := topNode([]int{1}, true, 2, 0, "row_number", false)
+	n.Input.Base().StreamKey = nil
+	n.Input.Base().AppendOnly = true
+	got := runTop(t, newOpEnv(t), n, `
+barrier
++ 1 1 10
++ 1 1 10
++ 1 1 10
+barrier
++ 0 1 5
+barrier
++ 2 1 20
+barrier
++ 5 1 10
++ 1 1 10
++ 0 1 5
+barrier
++ 3 1 30
+barrier
++ 0 1 1
+barrier
++ 2 1 20
+barrier
+`)
+	checkEpochs(t, got, ``, `
++ 1 1 10 1
++ 1 1 10 2
+`, ``, `
+- 1 1 10 2
+U- 1 1 10 1
+U+ 1 1 10 2
++ 2 1 20 1
+`, ``, `
+- 1 1 10 2
+U- 2 1 20 1
+U+ 2 1 20 2
++ 3 1 30 1
+`, ``, ``)
+}
