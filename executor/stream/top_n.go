@@ -31,8 +31,9 @@ import (
 // Watermark: one on a group key column is held until the barrier and
 // forwarded (no later row changes a group below it); others are dropped.
 //
-// Barrier: each dirty group's window is read again and diffed with the
-// one kept (over an append-only input, the rows read past its end are
+// Barrier: each dirty group's window is read again (unless every row the
+// group got fell past its full window and was not stored) and diffed with
+// the one kept (over an append-only input, the rows read past its end are
 // deleted then: no retraction can ever bring them back into it): rows
 // that left are emitted as -, rows whose contents or
 // (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
@@ -87,6 +88,9 @@ type topGroup struct {
 	// positions, append-only input): a row with a greater key can never
 	// enter the window; "" when the window is not full or ranks tie.
 	edge string
+	// changed: a row of the group was written in the epoch (not all fell
+	// past edge); an unchanged group's window is old, not read again.
+	changed bool
 }
 
 // topEntry is one row of a window: copy is the index among identical
@@ -236,6 +240,7 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 				continue
 			}
 		}
+		g.changed = true
 		old, ok, err := t.state.Get(key)
 		if err != nil {
 			return err
@@ -408,6 +413,9 @@ func (t *TopN) barrier(b types.Barrier) error {
 	curs := make([][]topEntry, len(t.groups))
 	for phase := range 3 {
 		for i, g := range t.groups {
+			if !g.changed {
+				continue
+			}
 			if phase == 0 {
 				var err error
 				if curs[i], err = t.window(g.key, t.appendOnly); err != nil {
