@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"math"
+	"slices"
+	"sort"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -32,8 +34,9 @@ import (
 // forwarded (no later row changes a group below it); others are dropped.
 //
 // Barrier: each dirty group's window is read again (unless every row the
-// group got fell past its full window and was not stored) and diffed with
-// the one kept (over an append-only input, the rows read past its end are
+// group got fell past its full window and was not stored, or the window
+// was kept up to date as rows arrived: append-only input, row positions
+// 1..N, see live) and diffed with the one kept (over an append-only input, the rows read past its end are
 // deleted then: no retraction can ever bring them back into it): rows
 // that left are emitted as -, rows whose contents or
 // (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
@@ -63,6 +66,11 @@ type TopN struct {
 	// appendOnly: the input never retracts, so a row past a group's
 	// window never enters it and is not kept.
 	appendOnly bool
+	// live: the input is append-only and the window is the first hi
+	// row positions (no offset, no ties, hi <= liveMax), so each dirty
+	// group's window is kept up to date as rows arrive and not read
+	// again at the barrier; a row pushed out of it is deleted then.
+	live bool
 
 	started bool
 	dirty   map[string]*topGroup
@@ -91,6 +99,9 @@ type topGroup struct {
 	// changed: a row of the group was written in the epoch (not all fell
 	// past edge); an unchanged group's window is old, not read again.
 	changed bool
+	// cur is the window as of the rows applied so far, kept when the
+	// operator is live.
+	cur []topEntry
 }
 
 // topEntry is one row of a window: copy is the index among identical
@@ -155,6 +166,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.ob.ts = n.Out.Types()
 	t.appendOnly = in.AppendOnly
+	t.live = t.appendOnly && t.lo == 0 && t.hi <= liveMax && !n.WithTies && (n.RankFn == "" || n.RankFn == "row_number")
 	return t, nil
 }
 
@@ -257,6 +269,12 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 			copy(stored, row)
 			stored[len(row)] = types.DInt(n)
 			t.state.Update(key, stored)
+			if t.live {
+				if g.edge == "" {
+					t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
+				}
+				t.place(g, string(t.kbuf), stored[:len(row)], n-1)
+			}
 		case n == 0:
 			t.state.Delete(key)
 		default:
@@ -282,9 +300,45 @@ func (t *TopN) touch(key types.Row) (*topGroup, error) {
 		(t.plan.RankFn == "" || t.plan.RankFn == "row_number") {
 		g.edge = g.old[n-1].id.key
 	}
+	if t.live {
+		g.cur = append([]topEntry(nil), g.old...)
+	}
 	t.dirty[string(t.kbuf)] = g
 	t.groups = append(t.groups, g)
 	return g, nil
+}
+
+// liveMax is the largest window kept up to date as rows arrive (live).
+const liveMax = 1024
+
+// place puts copy c of the row stored under state key k, just written,
+// into g's window (live): after the rows with smaller keys and the
+// earlier copies. A row pushed out of the full window is deleted from
+// the state when it was its first copy (no copy of it is in the window
+// then, and over an append-only input none can come back).
+func (t *TopN) place(g *topGroup, k string, row types.Row, c int64) {
+	i := sort.Search(len(g.cur), func(i int) bool {
+		id := g.cur[i].id
+		return id.key > k || (id.key == k && id.copy >= c)
+	})
+	if int64(i) >= t.hi {
+		return
+	}
+	g.cur = slices.Insert(g.cur, i, topEntry{id: topID{k, c}, row: row})
+	if n := len(g.cur); int64(n) > t.hi {
+		last := g.cur[n-1]
+		g.cur[n-1] = topEntry{}
+		g.cur = g.cur[:n-1]
+		if last.id.copy == 0 {
+			t.state.DeleteKey([]byte(last.id.key))
+		}
+	}
+	for j := i; j < len(g.cur); j++ {
+		g.cur[j].rank = int64(j + 1)
+	}
+	if n := len(g.cur); int64(n) == t.hi {
+		g.edge = g.cur[n-1].id.key
+	}
 }
 
 // sameOrder reports whether rows a and b tie on the ORDER BY keys.
@@ -416,7 +470,9 @@ func (t *TopN) barrier(b types.Barrier) error {
 			if !g.changed {
 				continue
 			}
-			if phase == 0 {
+			if phase == 0 && t.live {
+				curs[i] = g.cur
+			} else if phase == 0 {
 				var err error
 				if curs[i], err = t.window(g.key, t.appendOnly); err != nil {
 					return err

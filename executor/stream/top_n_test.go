@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weirdb/weir/planner"
@@ -238,7 +240,8 @@ func TestTopNDuplicatesAtEdge(t *testing.T) {
 	n := topNode([]int{1}, true, 2, 0, "row_number", false)
 	n.Input.Base().StreamKey = nil
 	n.Input.Base().AppendOnly = true
-	got := runTop(t, newOpEnv(t), n, `
+	e := newOpEnv(t)
+	op, err := NewTopN(e.actx, &scriptInput{msgs: e.script(t, `
 barrier
 + 1 1 10
 + 1 1 10
@@ -258,7 +261,24 @@ barrier
 barrier
 + 2 1 20
 barrier
-`)
+`, topInTs)}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	got := e.drain(t, op)
+	// The rows pushed out of the window are gone from the state: only
+	// (3 1 30) and two copies of (2 1 20) are left.
+	var kept []string
+	if err := op.(*TopN).state.Scan(nil, func(_ string, r types.Row) bool {
+		kept = append(kept, fmt.Sprintf("%d/%d", r[0].I, r[3].I))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(kept, " ") != "3/1 2/2" {
+		t.Fatalf("state holds %v, want 3/1 2/2", kept)
+	}
 	checkEpochs(t, got, ``, `
 + 1 1 10 1
 + 1 1 10 2
