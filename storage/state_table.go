@@ -757,6 +757,46 @@ func (t *StateTable) AppendRange(dst []types.Row, lo, hi types.Row) ([]types.Row
 	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hiB)
 }
 
+// Scan calls fn with the key (encoded, without the table's prefix) and
+// the row of each row whose key starts with prefix, in key order, as
+// Iter(prefix, false) returns them, until fn returns false. A table held
+// whole walks its B-tree alone, without building an iterator or a
+// snapshot of its entries. fn must not write to the table; the row is
+// shared with the table, as Iter's are.
+func (t *StateTable) Scan(prefix types.Row, fn func(key string, row types.Row) bool) error {
+	if !t.whole || t.dropClean {
+		it := t.Iter(prefix, false)
+		defer it.Close()
+		for {
+			r, err := it.Next()
+			if err != nil || r == nil {
+				return err
+			}
+			if !fn(string(it.Key()), r) {
+				return nil
+			}
+		}
+	}
+	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
+	hi := btreemap.Max[string]()
+	if end := prefixEnd(t.sbuf); end != nil {
+		hi = btreemap.LT(string(end))
+	}
+	t.sortOverlay()
+	var err error
+	t.overlay.AscendFunc(btreemap.GE(string(t.sbuf)), hi, func(k string, e *stEntry) bool {
+		if !e.present() {
+			return true
+		}
+		var row types.Row
+		if row, err = t.rowOf(e); err != nil {
+			return false
+		}
+		return fn(k, row)
+	})
+	return err
+}
+
 // appendTree appends the rows of the B-tree between lo and hi to dst: in
 // a table held whole, all its rows.
 func (t *StateTable) appendTree(dst []types.Row, lo btreemap.LowerBound[string], hi btreemap.UpperBound[string]) ([]types.Row, error) {

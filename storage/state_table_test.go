@@ -589,8 +589,8 @@ func TestStateTableExclusive(t *testing.T) {
 	}
 }
 
-// TestAppendRowsMatchesIter: AppendRows and AppendRange return what Iter
-// and IterRange do, over a table held whole (read from its B-tree) and
+// TestAppendRowsMatchesIter: AppendRows, AppendRange and Scan return
+// what Iter and IterRange do, over a table held whole (read from its B-tree) and
 // over one that is not (through an iterator), with rows committed,
 // written in the open epoch and deleted; DeletePrefix deletes the same
 // rows either way.
@@ -633,6 +633,37 @@ func TestAppendRowsMatchesIter(t *testing.T) {
 			}
 			if got, want := dump(rows), stDump(t, st.Iter(prefix, false)); got != want {
 				t.Fatalf("whole %v, AppendRows(%v) = %s, Iter %s", whole, prefix, got, want)
+			}
+			// Scan gives Iter's keys and rows, and stops when told.
+			var want []string
+			it := st.Iter(prefix, false)
+			for {
+				r, err := it.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r == nil {
+					break
+				}
+				want = append(want, fmt.Sprintf("%x:%d/%d=%s", it.Key(), r[0].I, r[1].I, r[2].S))
+			}
+			it.Close()
+			for _, stop := range []int{-1, 2} {
+				var got []string
+				err := st.Scan(prefix, func(k string, r types.Row) bool {
+					got = append(got, fmt.Sprintf("%x:%d/%d=%s", k, r[0].I, r[1].I, r[2].S))
+					return len(got) != stop
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := want
+				if stop >= 0 && len(w) > stop {
+					w = w[:stop]
+				}
+				if strings.Join(got, " ") != strings.Join(w, " ") {
+					t.Fatalf("whole %v, Scan(%v) stopping at %d = %s, Iter %s", whole, prefix, stop, got, w)
+				}
 			}
 		}
 		for _, r := range [][2]types.Row{{nil, {types.DInt(2)}}, {stKey(1, 3), stKey(2, 4)}, {{types.DInt(2)}, nil}, {nil, nil}} {

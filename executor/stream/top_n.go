@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"math"
+	"slices"
+	"sort"
 
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
@@ -31,8 +33,10 @@ import (
 // Watermark: one on a group key column is held until the barrier and
 // forwarded (no later row changes a group below it); others are dropped.
 //
-// Barrier: each dirty group's window is read again and diffed with the
-// one kept (over an append-only input, the rows read past its end are
+// Barrier: each dirty group's window is read again (unless every row the
+// group got fell past its full window and was not stored, or the window
+// was kept up to date as rows arrived: append-only input, row positions
+// 1..N, see live) and diffed with the one kept (over an append-only input, the rows read past its end are
 // deleted then: no retraction can ever bring them back into it): rows
 // that left are emitted as -, rows whose contents or
 // (when RankCol >= 0) rank changed as U-/U+, rows that entered as +,
@@ -62,6 +66,11 @@ type TopN struct {
 	// appendOnly: the input never retracts, so a row past a group's
 	// window never enters it and is not kept.
 	appendOnly bool
+	// live: the input is append-only and the window is the first hi
+	// row positions (no offset, no ties, hi <= liveMax), so each dirty
+	// group's window is kept up to date as rows arrive and not read
+	// again at the barrier; a row pushed out of it is deleted then.
+	live bool
 
 	started bool
 	dirty   map[string]*topGroup
@@ -75,6 +84,8 @@ type TopN struct {
 	// stored as new rows with their count), so only a stored row is
 	// allocated.
 	rowBuf, keyBuf types.Row
+	// scan is window's reader, reused.
+	scan windowScan
 }
 
 // topGroup is one dirty group with its window before the epoch.
@@ -85,6 +96,12 @@ type topGroup struct {
 	// positions, append-only input): a row with a greater key can never
 	// enter the window; "" when the window is not full or ranks tie.
 	edge string
+	// changed: a row of the group was written in the epoch (not all fell
+	// past edge); an unchanged group's window is old, not read again.
+	changed bool
+	// cur is the window as of the rows applied so far, kept when the
+	// operator is live.
+	cur []topEntry
 }
 
 // topEntry is one row of a window: copy is the index among identical
@@ -149,6 +166,7 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.ob.ts = n.Out.Types()
 	t.appendOnly = in.AppendOnly
+	t.live = t.appendOnly && t.lo == 0 && t.hi <= liveMax && !n.WithTies && (n.RankFn == "" || n.RankFn == "row_number")
 	return t, nil
 }
 
@@ -234,6 +252,7 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 				continue
 			}
 		}
+		g.changed = true
 		old, ok, err := t.state.Get(key)
 		if err != nil {
 			return err
@@ -250,6 +269,12 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 			copy(stored, row)
 			stored[len(row)] = types.DInt(n)
 			t.state.Update(key, stored)
+			if t.live {
+				if g.edge == "" {
+					t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
+				}
+				t.place(g, string(t.kbuf), stored[:len(row)], n-1)
+			}
 		case n == 0:
 			t.state.Delete(key)
 		default:
@@ -275,9 +300,45 @@ func (t *TopN) touch(key types.Row) (*topGroup, error) {
 		(t.plan.RankFn == "" || t.plan.RankFn == "row_number") {
 		g.edge = g.old[n-1].id.key
 	}
+	if t.live {
+		g.cur = append([]topEntry(nil), g.old...)
+	}
 	t.dirty[string(t.kbuf)] = g
 	t.groups = append(t.groups, g)
 	return g, nil
+}
+
+// liveMax is the largest window kept up to date as rows arrive (live).
+const liveMax = 1024
+
+// place puts copy c of the row stored under state key k, just written,
+// into g's window (live): after the rows with smaller keys and the
+// earlier copies. A row pushed out of the full window is deleted from
+// the state when it was its first copy (no copy of it is in the window
+// then, and over an append-only input none can come back).
+func (t *TopN) place(g *topGroup, k string, row types.Row, c int64) {
+	i := sort.Search(len(g.cur), func(i int) bool {
+		id := g.cur[i].id
+		return id.key > k || (id.key == k && id.copy >= c)
+	})
+	if int64(i) >= t.hi {
+		return
+	}
+	g.cur = slices.Insert(g.cur, i, topEntry{id: topID{k, c}, row: row})
+	if n := len(g.cur); int64(n) > t.hi {
+		last := g.cur[n-1]
+		g.cur[n-1] = topEntry{}
+		g.cur = g.cur[:n-1]
+		if last.id.copy == 0 {
+			t.state.DeleteKey([]byte(last.id.key))
+		}
+	}
+	for j := i; j < len(g.cur); j++ {
+		g.cur[j].rank = int64(j + 1)
+	}
+	if n := len(g.cur); int64(n) == t.hi {
+		g.edge = g.cur[n-1].id.key
+	}
 }
 
 // sameOrder reports whether rows a and b tie on the ORDER BY keys.
@@ -301,91 +362,89 @@ func (t *TopN) sameOrder(a, b types.Row) bool {
 // returns those in it, with their ranks. With prune, it deletes the rows
 // past the end (whose first copy is past it) from the state.
 func (t *TopN) window(key types.Row, prune bool) ([]topEntry, error) {
-	it := t.state.Iter(key, false)
-	out, past, err := t.readWindow(it, prune)
-	it.Close()
-	if err != nil {
+	w := &t.scan
+	*w = windowScan{t: t, prune: prune, mode: t.plan.RankFn, past: w.past[:0]}
+	if w.mode == "" && t.plan.WithTies {
+		w.mode = "ties"
+	}
+	if err := t.state.Scan(key, w.step); err != nil {
 		return nil, err
 	}
-	for _, k := range past {
+	for i, k := range w.past {
 		t.state.DeleteKey([]byte(k))
+		w.past[i] = ""
 	}
-	return out, err
+	out := w.out
+	w.out, w.prev, w.edge = nil, nil, nil
+	return out, nil
 }
 
-// readWindow reads a group's window from it; with prune it also returns
-// the keys of the rows past the window's end.
-func (t *TopN) readWindow(it storage.RowIter, prune bool) (out []topEntry, past []string, err error) {
-	end := func(c int64) ([]topEntry, []string, error) {
-		if !prune {
-			return out, nil, nil
+// windowScan reads a group's window from its rows in order, one call
+// of step per stored row.
+type windowScan struct {
+	t     *TopN
+	prune bool
+	mode  string
+	// ended: the window's end has been read; with prune, the keys of the
+	// rows past it are collected in past.
+	ended bool
+	out   []topEntry
+	past  []string
+	// pos, rank and dense count the rows read; prev is the previous row,
+	// edge the row at position hi.
+	pos, rank, dense int64
+	prev, edge       types.Row
+}
+
+// step takes the stored row r of state key id; it returns false once
+// nothing more is wanted.
+func (w *windowScan) step(id string, r types.Row) bool {
+	if w.ended {
+		w.past = append(w.past, id)
+		return true
+	}
+	t := w.t
+	row := r[:len(t.inTs)]
+	for c := int64(0); c < r[len(t.inTs)].I; c++ {
+		w.pos++
+		if w.prev == nil || !t.sameOrder(w.prev, row) {
+			w.rank = w.pos
+			w.dense++
 		}
-		if c == 0 {
-			past = append(past, string(it.Key()))
-		}
-		for {
-			r, err := it.Next()
-			if err != nil || r == nil {
-				return out, past, err
+		w.prev = row
+		var in, past bool
+		var rk int64
+		switch w.mode {
+		case "rank":
+			past, in, rk = w.rank > t.hi, w.rank > t.lo, w.rank
+		case "dense_rank":
+			past, in, rk = w.dense > t.hi, w.dense > t.lo, w.dense
+		case "ties":
+			past = w.pos > t.hi && (w.edge == nil || !t.sameOrder(w.edge, row))
+			if w.pos == t.hi {
+				w.edge = row
 			}
-			past = append(past, string(it.Key()))
+			in, rk = w.pos > t.lo, w.pos
+		default:
+			past, in, rk = w.pos > t.hi, w.pos > t.lo, w.pos
+		}
+		if past {
+			// The window ends here; with prune, the row goes when none
+			// of its copies is in the window.
+			if !w.prune {
+				return false
+			}
+			w.ended = true
+			if c == 0 {
+				w.past = append(w.past, id)
+			}
+			return true
+		}
+		if in {
+			w.out = append(w.out, topEntry{id: topID{id, c}, row: row, rank: rk})
 		}
 	}
-	var pos, rank, dense int64
-	var prev, edge types.Row // the previous row; the row at position hi
-	mode := t.plan.RankFn
-	if mode == "" && t.plan.WithTies {
-		mode = "ties"
-	}
-	for {
-		r, err := it.Next()
-		if err != nil {
-			return nil, nil, err
-		}
-		if r == nil {
-			return out, nil, nil
-		}
-		id := string(it.Key())
-		row := r[:len(t.inTs)]
-		for c := int64(0); c < r[len(t.inTs)].I; c++ {
-			pos++
-			if prev == nil || !t.sameOrder(prev, row) {
-				rank = pos
-				dense++
-			}
-			prev = row
-			var in bool
-			var rk int64
-			switch mode {
-			case "rank":
-				if rank > t.hi {
-					return end(c)
-				}
-				in, rk = rank > t.lo, rank
-			case "dense_rank":
-				if dense > t.hi {
-					return end(c)
-				}
-				in, rk = dense > t.lo, dense
-			case "ties":
-				if pos > t.hi && (edge == nil || !t.sameOrder(edge, row)) {
-					return end(c)
-				}
-				if pos == t.hi {
-					edge = row
-				}
-				in, rk = pos > t.lo, pos
-			default:
-				if pos > t.hi {
-					return end(c)
-				}
-				in, rk = pos > t.lo, pos
-			}
-			if in {
-				out = append(out, topEntry{id: topID{id, c}, row: row, rank: rk})
-			}
-		}
-	}
+	return true
 }
 
 // output returns the output row of e: the input row with the rank
@@ -408,7 +467,12 @@ func (t *TopN) barrier(b types.Barrier) error {
 	curs := make([][]topEntry, len(t.groups))
 	for phase := range 3 {
 		for i, g := range t.groups {
-			if phase == 0 {
+			if !g.changed {
+				continue
+			}
+			if phase == 0 && t.live {
+				curs[i] = g.cur
+			} else if phase == 0 {
 				var err error
 				if curs[i], err = t.window(g.key, t.appendOnly); err != nil {
 					return err

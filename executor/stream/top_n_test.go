@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weirdb/weir/planner"
@@ -226,4 +228,69 @@ U+ 4 2 5 2
 U- 1 1 10 2
 U+ 1 1 10 1
 `)
+}
+
+func TestTopNDuplicatesAtEdge(t *testing.T) {
+	// ROW_NUMBER() OVER (PARTITION BY g ORDER BY v DESC) <= 2 over an
+	// append-only input without a stream key: identical rows share a
+	// state key and a count, and the window's end falls between the
+	// copies of one. A row whose first copies are in the window is kept
+	// (the group's later reads still find them), rows past the last
+	// entry's key are not stored, and a copy of the last entry is.
+	n := topNode([]int{1}, true, 2, 0, "row_number", false)
+	n.Input.Base().StreamKey = nil
+	n.Input.Base().AppendOnly = true
+	e := newOpEnv(t)
+	op, err := NewTopN(e.actx, &scriptInput{msgs: e.script(t, `
+barrier
++ 1 1 10
++ 1 1 10
++ 1 1 10
+barrier
++ 0 1 5
+barrier
++ 2 1 20
+barrier
++ 5 1 10
++ 1 1 10
++ 0 1 5
+barrier
++ 3 1 30
+barrier
++ 0 1 1
+barrier
++ 2 1 20
+barrier
+`, topInTs)}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	got := e.drain(t, op)
+	// The rows pushed out of the window are gone from the state: only
+	// (3 1 30) and two copies of (2 1 20) are left.
+	var kept []string
+	if err := op.(*TopN).state.Scan(nil, func(_ string, r types.Row) bool {
+		kept = append(kept, fmt.Sprintf("%d/%d", r[0].I, r[3].I))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(kept, " ") != "3/1 2/2" {
+		t.Fatalf("state holds %v, want 3/1 2/2", kept)
+	}
+	checkEpochs(t, got, ``, `
++ 1 1 10 1
++ 1 1 10 2
+`, ``, `
+- 1 1 10 2
+U- 1 1 10 1
+U+ 1 1 10 2
++ 2 1 20 1
+`, ``, `
+- 1 1 10 2
+U- 2 1 20 1
+U+ 2 1 20 2
++ 3 1 30 1
+`, ``, ``)
 }
