@@ -468,6 +468,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 			}
 		}
 		rel.Deps = b.Deps
+		if err := e.failedInput(b.Deps); err != nil {
+			return nil, false, err
+		}
 		if e.usesTemp(b.Deps) != nil {
 			return nil, false, pgerr.New(pgerr.FeatureNotSupported, "sinks must not use temporary tables or views")
 		}

@@ -89,3 +89,37 @@ func TestJobFailedForPrivilegeWithItsReaders(t *testing.T) {
 		t.Errorf("weir.jobs: %q, want both failed", rows)
 	}
 }
+
+// A new job over a failed view (an index on it, a view or a sink over
+// it, directly or through a plain view) is refused at once with 55000:
+// the failed job sends no barriers, so the new job's first checkpoint,
+// and every session's writes with it, would wait until the checkpoint
+// timed out.
+func TestNoJobOverFailedView(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE TABLE team (id int PRIMARY KEY, name text)")
+	mustRun(t, root, "CREATE TABLE other (a int)")
+	mustRun(t, root, "INSERT INTO team VALUES (1, 'before')")
+	mustRun(t, root, "CREATE ROLE bob LOGIN")
+	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO bob")
+	mustRun(t, root, "GRANT SELECT ON team TO bob")
+	bob := sessionAs(t, e, "bob")
+	mustRun(t, bob, "CREATE MATERIALIZED VIEW bob_team AS SELECT * FROM team")
+	mustRun(t, bob, "CREATE VIEW bob_plain AS SELECT * FROM bob_team")
+	mustRun(t, root, "REVOKE SELECT ON team FROM bob")
+	for _, q := range []string{
+		"CREATE INDEX ON bob_team (id)",
+		"CREATE MATERIALIZED VIEW bob_more AS SELECT * FROM bob_team",
+		"CREATE MATERIALIZED VIEW bob_through AS SELECT count(*) FROM bob_plain",
+	} {
+		wantCode(t, bob, q, pgerr.ObjectNotInPrerequisiteState, `materialized view "bob_team" is failed`)
+	}
+	mustRun(t, root, "INSERT INTO other VALUES (5)")
+	wantRows(t, root, "SELECT a FROM other", "5")
+	mustRun(t, root, "GRANT SELECT ON team TO bob")
+	mustRun(t, bob, "ALTER MATERIALIZED VIEW bob_team RESUME")
+	mustRun(t, bob, "CREATE MATERIALIZED VIEW bob_more AS SELECT * FROM bob_team")
+	wantRows(t, bob, "SELECT name FROM bob_more", "before")
+}

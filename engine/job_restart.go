@@ -881,3 +881,37 @@ func causeDetail(err error) string {
 	}
 	return ""
 }
+
+// failedInput returns an error (55000) when a new job would read a
+// relation whose job is failed, directly or through plain views: that
+// job sends no barriers, so the new job's first checkpoint, and with it
+// every write of every session, would wait for it until the checkpoint
+// timed out.
+func (e *Engine) failedInput(deps []uint32) error {
+	seen := map[uint32]bool{}
+	var walk func(ids []uint32, depth int) error
+	walk = func(ids []uint32, depth int) error {
+		for _, id := range ids {
+			if seen[id] || depth > 64 {
+				continue
+			}
+			seen[id] = true
+			r, ok := e.cat.ByID(id)
+			if !ok {
+				continue
+			}
+			if e.st.health.isFailed(types.JobID(id)) {
+				return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" is failed", aclNoun(r.Kind), r.Name).
+					WithDetail("Its job stopped: see last_error in weir.jobs.").
+					WithHint("Bring it back with ALTER %s %s RESUME first.", strings.ToUpper(aclNoun(r.Kind)), sql.QuoteIdent(r.Name))
+			}
+			if r.Kind == catalog.KindView {
+				if err := walk(r.Deps, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(deps, 0)
+}

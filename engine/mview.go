@@ -319,6 +319,9 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		return nil, false, err
 	}
 	mv.Deps = b.Deps
+	if err := e.failedInput(b.Deps); err != nil {
+		return nil, false, err
+	}
 	if kind != catalog.KindIndex && e.usesTemp(b.Deps) != nil {
 		// The job outlives the session, which drops the relation.
 		return nil, false, pgerr.New(pgerr.FeatureNotSupported, "materialized views must not use temporary tables or views")
