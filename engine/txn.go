@@ -439,7 +439,10 @@ func (s *Session) EndImplicit(ok bool) error {
 func (s *Session) inBlock() bool { return (s.txn == 'T' || s.txn == 'E') && !s.implicit }
 
 // noDDLInBlock refuses catalog changes inside a transaction block: weir's
-// DDL commits on its own and cannot be rolled back with the block. In an
+// DDL commits on its own and cannot be rolled back with the block.
+// PostgreSQL runs DDL in blocks, so this is a feature weir lacks
+// (0A000), not a statement that cannot run in a block by its nature
+// (25001, as ALTER SYSTEM or DISCARD ALL). In an
 // implicit transaction (a multi-statement Query) the writes so far are
 // committed first and the DDL runs on its own, so scripts that create
 // tables and fill them in one string keep working.
@@ -448,7 +451,8 @@ func (s *Session) noDDLInBlock(what string) error {
 		return s.endTxn(context.Background(), true)
 	}
 	if s.txn == 'T' || s.txn == 'E' {
-		return pgerr.New(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
+		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot run inside a transaction block", what).
+			WithHint("weir's DDL commits on its own: run it outside BEGIN ... COMMIT (only temporary tables and views are created inside blocks).")
 	}
 	return nil
 }
