@@ -17,6 +17,9 @@ import (
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
+	if label, x, ok := variadicArg(n.Args); ok {
+		return b.variadicCall(c, n, name, label, x)
+	}
 	if srfFuncs[name] {
 		if hasNamedArgs(n.Args) {
 			call := *n

@@ -310,6 +310,13 @@
 //	                                           matches the names with functions.NamedParams
 //	                                           (a window or aggregate call with one goes
 //	                                           through #28's wrapper, to be refused there)
+//	    f(a, VARIADIC x)                       f(a, pg_variadic(x)), and VARIADIC name => x as
+//	    f(a, VARIADIC name => x)               pg_named_arg('name', pg_variadic(x)); VARIADIC
+//	                                           before a comma is 42601 at the comma, and
+//	                                           anywhere else at VARIADIC itself, as in
+//	                                           PostgreSQL's grammar. The binder spreads x's
+//	                                           elements into f's variadic parameter
+//	                                           (functions.VariadicCallFn)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -17,8 +17,9 @@ import (
 func (b *bridge) level(seq []*node) []*node {
 	substringSimilar(seq)
 	for i, n := range seq {
-		if n.isOp("=>") || n.isOp(":=") {
-			// Not after a parameter name in a call's arguments.
+		if n.isOp("=>") || n.isOp(":=") || n.kind == nLeaf && n.tok.Kind == TIdent && n.word() == "variadic" {
+			// Not after a parameter name in a call's arguments; VARIADIC
+			// (a reserved word) not before an ordinary call's last one.
 			b.fail(b.syntaxError(n.off))
 		}
 		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
@@ -2252,12 +2253,37 @@ func namedCallable(n *node) bool {
 // parse analysis says.
 func (b *bridge) namedArgs(kids []*node) []*node {
 	parts := splitCommas(kids)
-	named := false
+	named, variadic := false, false
 	seen := map[string]bool{}
 	var out []*node
 	for k, p := range parts {
 		if k > 0 {
 			out = append(out, leafOp(",", at(p, 0).offOr(0)))
+		}
+		if len(p) == 1 && p[0].isWord("variadic") {
+			b.fail(b.syntaxErrorAfter(p[0].off))
+		}
+		if len(p) >= 2 && p[0].isWord("variadic") {
+			// VARIADIC ends the argument list in PostgreSQL's grammar: a
+			// comma after its argument is the syntax error.
+			if k < len(parts)-1 {
+				commas := 0
+				for _, n := range kids {
+					if n.isOp(",") {
+						if commas == k {
+							b.fail(b.syntaxError(n.off))
+						}
+						commas++
+					}
+				}
+			}
+			variadic = true
+			p = p[1:]
+			if len(p) >= 3 && p[0].isName() && (p[1].isOp("=>") || p[1].isOp(":=")) {
+				p = []*node{p[0], p[1], textNode("pg_variadic", p[2].off), group(p[2:], p[2].off)}
+			} else {
+				p = []*node{textNode("pg_variadic", p[0].off), group(p, p[0].off)}
+			}
 		}
 		if len(p) >= 3 && p[0].isName() && (p[1].isOp("=>") || p[1].isOp(":=")) {
 			name := p[0].nameVal()
@@ -2275,7 +2301,7 @@ func (b *bridge) namedArgs(kids []*node) []*node {
 		}
 		out = append(out, p...)
 	}
-	if !named {
+	if !named && !variadic {
 		return kids
 	}
 	return out

@@ -1,0 +1,55 @@
+-- VARIADIC in function calls: the array supplies all of the variadic
+-- arguments, also when it comes from a column and varies by row.
+SELECT jsonb_extract_path('{"a":{"b":1}}', VARIADIC ARRAY['a','b']);
+SELECT json_extract_path_text('{"a":{"b":1}}'::json, VARIADIC '{a,b}');
+SELECT concat(VARIADIC ARRAY['a','b']);
+SELECT format('%s-%s', VARIADIC ARRAY['x','y']);
+SELECT jsonb_build_array(VARIADIC ARRAY[1,2]);
+SELECT num_nonnulls(VARIADIC ARRAY[1,NULL]);
+SELECT num_nulls(1, NULL, NULL), num_nonnulls(1, NULL, 'a');
+SELECT jsonb_extract_path(from_json => '{"a":1}', VARIADIC path_elems => ARRAY['a']);
+SELECT concat(VARIADIC NULL::text[]);
+SELECT format('%s', VARIADIC ARRAY[]::text[]);
+SELECT concat(VARIADIC ARRAY[]::text[]);
+SELECT concat_ws(',', VARIADIC ARRAY[1,2,3]);
+SELECT jsonb_build_object(VARIADIC ARRAY['a','1','b','2']);
+SELECT jsonb_build_object(VARIADIC ARRAY['a','1','b']);
+SELECT num_nulls(VARIADIC NULL::int[]);
+SELECT jsonb_extract_path('{"a":1}', VARIADIC ARRAY['a']::varchar[]);
+SELECT jsonb_extract_path('{"a":1}'::jsonb, VARIADIC NULL);
+SELECT jsonb_extract_path('{"a":1}'::jsonb, VARIADIC NULL::text[]);
+SELECT jsonb_build_object(VARIADIC ARRAY['a', 'b']), json_build_object(VARIADIC ARRAY['k', 'v']);
+CREATE TABLE vt (id int, j jsonb, p text[], n int[]);
+INSERT INTO vt VALUES (1, '{"a":{"b":1,"c":[5,6]}}', '{a,b}', '{1,NULL,3}'),
+  (2, '{"a":{"b":1,"c":[5,6]}}', '{a,c,1}', NULL), (3, NULL, '{}', '{}'), (4, '{"a":2}', NULL, '{NULL}');
+SELECT id, jsonb_extract_path(j, VARIADIC p), jsonb_extract_path_text(j, VARIADIC p) FROM vt ORDER BY id;
+SELECT id, json_extract_path(j::json, VARIADIC p),
+  json_extract_path_text(from_json => j::json, VARIADIC path_elems => p) FROM vt ORDER BY id;
+SELECT id, concat(VARIADIC p), concat_ws('-', VARIADIC p), format('%s/%s', VARIADIC p) FROM vt WHERE id < 3 ORDER BY id;
+SELECT id, num_nulls(VARIADIC n), num_nonnulls(VARIADIC n), jsonb_build_array(VARIADIC n), json_build_array(VARIADIC n)
+  FROM vt ORDER BY id;
+CREATE VIEW vv AS SELECT id, concat(VARIADIC p) AS c FROM vt;
+SELECT * FROM vv ORDER BY id;
+DROP VIEW vv;
+-- Errors: VARIADIC on a non-array (42804 for VARIADIC "any", else no
+-- such function), on a function without a variadic parameter (42883),
+-- not last or not in an ordinary call (42601).
+SELECT concat(VARIADIC 1);
+SELECT concat(VARIADIC NULL);
+SELECT concat(VARIADIC id) FROM vt;
+SELECT format('%s', VARIADIC p) FROM vt;
+SELECT jsonb_extract_path('{"a":1}'::jsonb, VARIADIC 1);
+SELECT abs(VARIADIC ARRAY[1]);
+SELECT length(VARIADIC ARRAY['a']);
+SELECT format(VARIADIC ARRAY['%s-%s','x','y']);
+SELECT jsonb_extract_path('{"a":1}', VARIADIC ARRAY[1]);
+SELECT jsonb_extract_path(from_json => '{"a":1}', VARIADIC path => ARRAY['a']);
+SELECT jsonb_extract_path(path_elems => '{"a":1}', VARIADIC from_json => ARRAY['a']);
+SELECT concat(VARIADIC ARRAY['a'], 'b');
+SELECT concat('x', VARIADIC ARRAY['a'], 'b');
+SELECT jsonb_extract_path('{"a":1}', VARIADIC ARRAY['a'], VARIADIC ARRAY['b']);
+SELECT concat('a', VARIADIC);
+SELECT VARIADIC 1;
+SELECT coalesce(VARIADIC ARRAY[1]);
+SELECT greatest(VARIADIC ARRAY[1,2]);
+DROP TABLE vt;
