@@ -115,6 +115,12 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 					b.q.FieldRefs = map[int]bool{}
 				}
 				b.q.FieldRefs[charPos(b.src, n.kids[0].off)] = true
+				if at(seq, i+2).isOp("*") {
+					if b.q.FieldStars == nil {
+						b.q.FieldStars = map[string]int{}
+					}
+					b.q.FieldStars[n.kids[0].nameVal()] = charPos(b.src, n.kids[0].off)
+				}
 			}
 			seq = splice(seq, i, i+1, n.kids[0])
 		case n.isParen() && len(n.kids) > 0 && !callEnd(seq, i) && !at(seq, i-1).isWord("over") &&

@@ -53,3 +53,21 @@ SELECT VARIADIC 1;
 SELECT coalesce(VARIADIC ARRAY[1]);
 SELECT greatest(VARIADIC ARRAY[1,2]);
 DROP TABLE vt;
+-- (x).* of a column x of a scalar type: its type is not composite.
+CREATE TABLE ct (x int, r text);
+SELECT (x).* FROM ct;
+SELECT (r).* FROM ct;
+SELECT (nosuch).* FROM ct;
+SELECT (x).f FROM ct;
+SELECT (ct).* FROM ct;
+-- Parameters a simple query has not got.
+SELECT $1;
+SELECT 1 + $1;
+SELECT x FROM ct WHERE x = $1;
+INSERT INTO ct VALUES ($1, 'a');
+PREPARE p AS SELECT $2::int;
+PREPARE p3(int) AS SELECT $1::int;
+EXECUTE p3(1, 2);
+EXECUTE p3;
+DEALLOCATE p3;
+DROP TABLE ct;
