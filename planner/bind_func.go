@@ -1461,6 +1461,17 @@ func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 
 // fieldOf is fieldSelect of the bound value x, written at node.
 func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
+	if field == "*" {
+		// (expr).*: only a composite value has fields to expand.
+		if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
+			fail(pgerr.New(pgerr.FeatureNotSupported, "(row).* is not supported").WithPosition(b.pos(inner)))
+		}
+		t := b.typeOf(x)
+		if b.isUnknown(x) {
+			t = types.TUnknown
+		}
+		fail(pgerr.New(pgerr.WrongObjectType, "type %s is not composite", t))
+	}
 	if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
 		if k, err := strconv.Atoi(strings.TrimPrefix(field, "f")); err == nil && strings.HasPrefix(field, "f") && k >= 1 && k <= len(r.Args) && strconv.Itoa(k) == field[1:] {
 			return r.Args[k-1]

@@ -124,10 +124,11 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 			}
 			seq = splice(seq, i, i+1, n.kids[0])
 		case n.isParen() && len(n.kids) > 0 && !callEnd(seq, i) && !at(seq, i-1).isWord("over") &&
-			at(seq, i+1).isOp(".") && at(seq, i+2).isName() && !at(seq, i+3).isOp("."):
+			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")) && !at(seq, i+3).isOp("."):
 			// (expr).field, a field selection from any other value:
 			// pg_field((expr), 'field'), which the binder takes from a
-			// row or refuses as PostgreSQL does (42809).
+			// row or refuses as PostgreSQL does (42809); (expr).* is
+			// pg_field((expr), '*').
 			f := at(seq, i+2)
 			name := &node{kind: nLeaf, tok: Token{Kind: TString, Val: f.nameVal(), Off: f.off, End: f.tok.End}, off: f.off}
 			seq = splice(seq, i, i+3, synth("pg_field(", []*node{n, leafOp(",", f.off), name}, ")", n.off))

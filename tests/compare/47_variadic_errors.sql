@@ -60,6 +60,11 @@ SELECT (r).* FROM ct;
 SELECT (nosuch).* FROM ct;
 SELECT (x).f FROM ct;
 SELECT (ct).* FROM ct;
+SELECT (ct.x).* FROM ct;
+SELECT (x + 1).* FROM ct;
+SELECT (1).*;
+SELECT ('a'::text).*;
+SELECT ('a').*;
 -- Parameters a simple query has not got.
 SELECT $1;
 SELECT 1 + $1;
