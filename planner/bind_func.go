@@ -35,6 +35,13 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.paramCall(c, n, name)
 	}
 	switch name {
+	case "pg_variadic":
+		// VARIADIC x in an aggregate's arguments: x, an ordinary
+		// argument, as PostgreSQL takes it for a parameter that is
+		// not variadic (count(VARIADIC a)).
+		if len(n.Args) == 1 {
+			return b.expr(c, n.Args[0])
+		}
 	case "pg_cast":
 		return b.pgCast(c, n)
 	case "pg_collate":

@@ -39,10 +39,11 @@ var variadicParams = map[string][]string{
 }
 
 // variadicCall binds f(a, VARIADIC arr): arr, an array, supplies all of
-// f's variadic arguments. As in PostgreSQL a non-array is 42804 and a
-// function without a variadic parameter that fits is 42883. The call
-// runs through functions.VariadicCallFn, which spreads the array per
-// row, so the array may come from a column.
+// f's variadic arguments. As in PostgreSQL a non-array is 42804 for
+// VARIADIC "any", and when f has no variadic parameter that fits, arr
+// is an ordinary argument. The call runs through
+// functions.VariadicCallFn, which spreads the array per row, so the
+// array may come from a column.
 func (b *binder) variadicCall(c *exprCtx, n *ast.FuncCallExpr, name, label string, x ast.ExprNode) Expr {
 	rest := n.Args[:len(n.Args)-1]
 	var prefix []Expr
@@ -60,7 +61,6 @@ func (b *binder) variadicCall(c *exprCtx, n *ast.FuncCallExpr, name, label strin
 		prefix = append(prefix, e)
 		an = append(an, argNode{t: b.typeOf(e), unknown: b.isUnknown(e)})
 	}
-	arr := b.expr(c, x)
 	var cands []*Overload
 	anyVariadic := false
 	for _, o := range Overloads(name) {
@@ -69,6 +69,14 @@ func (b *binder) variadicCall(c *exprCtx, n *ast.FuncCallExpr, name, label strin
 			anyVariadic = anyVariadic || o.Args[len(o.Args)-1] == types.Unknown
 		}
 	}
+	if len(cands) == 0 {
+		// No variadic parameter fits: as in PostgreSQL the array is an
+		// ordinary argument (cardinality(VARIADIC a) is cardinality(a)).
+		call := *n
+		call.Args = append(slices.Clone(rest), unwrapVariadic(n.Args[len(n.Args)-1]))
+		return b.funcCall(c, &call)
+	}
+	arr := b.expr(c, x)
 	if anyVariadic {
 		// VARIADIC "any" takes any array as it is; PostgreSQL checks
 		// that it is one before anything else.
@@ -132,4 +140,19 @@ func (b *binder) variadicCall(c *exprCtx, n *ast.FuncCallExpr, name, label strin
 	}
 	args := append([]Expr{&Const{V: types.DString(call.Fn), T: types.TText}}, call.Args[:len(call.Args)-1]...)
 	return &Call{Fn: functions.VariadicCallFn, Args: append(args, arr), T: call.T}
+}
+
+// unwrapVariadic returns a call's last argument without its VARIADIC
+// marker: pg_variadic(x) as x, pg_named_arg('n', pg_variadic(x)) as
+// pg_named_arg('n', x).
+func unwrapVariadic(a ast.ExprNode) ast.ExprNode {
+	if f, ok := a.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_named_arg" && len(f.Args) == 2 {
+		named := *f
+		named.Args = []ast.ExprNode{f.Args[0], unwrapVariadic(f.Args[1])}
+		return &named
+	}
+	if f, ok := a.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_variadic" && len(f.Args) == 1 {
+		return f.Args[0]
+	}
+	return a
 }

@@ -31,6 +31,11 @@ SELECT id, num_nulls(VARIADIC n), num_nonnulls(VARIADIC n), jsonb_build_array(VA
 CREATE VIEW vv AS SELECT id, concat(VARIADIC p) AS c FROM vt;
 SELECT * FROM vv ORDER BY id;
 DROP VIEW vv;
+-- A function without a variadic parameter takes the array as an ordinary
+-- argument.
+SELECT cardinality(VARIADIC ARRAY[1, 2]), count(VARIADIC ARRAY[1]);
+SELECT array_length(VARIADIC ARRAY[1]);
+SELECT sum(VARIADIC ARRAY[1]);
 -- Errors: VARIADIC on a non-array (42804 for VARIADIC "any", else no
 -- such function), on a function without a variadic parameter (42883),
 -- not last or not in an ordinary call (42601).
