@@ -269,10 +269,8 @@ func (s *Session) HasSequencePrivilege(user, seq string, privs string) (bool, er
 	if !ok {
 		return false, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", user)
 	}
-	rel, col, err := s.eng.findSequence(seq)
-	if err != nil {
-		return false, err
-	}
+	// The privileges are read before the sequence is looked up, as
+	// PostgreSQL does.
 	var want catalog.Privilege
 	for _, p := range strings.Split(privs, ",") {
 		switch strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p), " WITH GRANT OPTION"))) {
@@ -285,6 +283,10 @@ func (s *Session) HasSequencePrivilege(user, seq string, privs string) (bool, er
 		default:
 			return false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
 		}
+	}
+	rel, col, err := s.eng.findSequence(seq)
+	if err != nil {
+		return false, err
 	}
 	return s.eng.holdsSequenceAny(r, seqRef{rel, col}, want), nil
 }
