@@ -17,6 +17,22 @@ import (
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
+	if k := len(n.Args); k > 0 && !srfFuncs[name] {
+		if f, ok := n.Args[k-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
+			if _, agg := b.isAggregate(n); !agg {
+				// f(args ORDER BY k) of a function that is no aggregate:
+				// PostgreSQL resolves f(args) first, then refuses.
+				call := *n
+				call.Args = n.Args[:k-1]
+				b.funcCall(c, &call)
+				shown := strings.TrimPrefix(name, "pg_")
+				if name != "pg_concat" && name != "pg_cardinality" {
+					shown = name
+				}
+				fail(pgerr.New(pgerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", shown).WithPosition(b.pos(n)))
+			}
+		}
+	}
 	if label, x, ok := variadicArg(n.Args); ok {
 		return b.variadicCall(c, n, name, label, x)
 	}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -1065,6 +1066,8 @@ func (b *bridge) calls(seq []*node) []*node {
 			// a keyword.
 			seq = splice(seq, start, i+1, textNode("pg_"+w, n.off))
 			i = start
+			// ORDER BY in the arguments: 7b, for the binder to refuse.
+			aggOrder(seq[i+1])
 			continue
 		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval", "mode":
 			// TiDB reads stddev and variance as MySQL's population forms
@@ -2259,6 +2262,18 @@ func namedCallable(n *node) bool {
 // after a named one and a name used twice are 42601, as PostgreSQL's
 // parse analysis says.
 func (b *bridge) namedArgs(kids []*node) []*node {
+	all := kids
+	var tail []*node
+	if slices.ContainsFunc(kids, func(n *node) bool { return n.isWord("variadic") }) {
+		// VARIADIC x ORDER BY k: the ORDER BY is the call's (rewrite
+		// 7b), not part of x.
+		for k := 1; k+1 < len(kids); k++ {
+			if kids[k].isWord("order") && kids[k+1].isWord("by") {
+				kids, tail = kids[:k], kids[k:]
+				break
+			}
+		}
+	}
 	parts := splitCommas(kids)
 	named, variadic := false, false
 	seen := map[string]bool{}
@@ -2309,9 +2324,9 @@ func (b *bridge) namedArgs(kids []*node) []*node {
 		out = append(out, p...)
 	}
 	if !named && !variadic {
-		return kids
+		return all
 	}
-	return out
+	return append(out, tail...)
 }
 
 // hasNamedArg reports whether the argument group g has a named argument

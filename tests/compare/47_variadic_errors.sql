@@ -36,6 +36,14 @@ DROP VIEW vv;
 SELECT cardinality(VARIADIC ARRAY[1, 2]), count(VARIADIC ARRAY[1]);
 SELECT array_length(VARIADIC ARRAY[1]);
 SELECT sum(VARIADIC ARRAY[1]);
+-- ORDER BY in the arguments of a function that is no aggregate.
+SELECT lower('a' ORDER BY 1);
+SELECT format(VARIADIC ARRAY['a'] ORDER BY 1);
+SELECT concat(VARIADIC ARRAY['a'] ORDER BY 1);
+SELECT concat('a', 'b' ORDER BY 1, 2);
+SELECT count(VARIADIC ARRAY[1,2] ORDER BY 1);
+SELECT jsonb_extract_path('{"a":1}', VARIADIC ARRAY['a'] ORDER BY 1);
+SELECT nosuchfn(1 ORDER BY 1);
 -- Errors: VARIADIC on a non-array (42804 for VARIADIC "any", else no
 -- such function), on a function without a variadic parameter (42883),
 -- not last or not in an ordinary call (42601).
