@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -339,7 +340,11 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if source == "" {
 		source = text
 	}
-	p, err := s.prepare(ctx, stmt, text, hints)
+	bindCtx := ctx
+	if _, ok := stmt.(*sql.Query); ok && wire.IsSimpleQuery(ctx) {
+		bindCtx = planner.WithoutParams(ctx)
+	}
+	p, err := s.prepare(bindCtx, stmt, text, hints)
 	if err != nil {
 		s.fail()
 		return nil, err

@@ -212,6 +212,7 @@ var impls = func() implTable {
 	t.defineTimewindow()
 	t.defineTochar()
 	t.defineUUID()
+	t.defineVariadic()
 	return t
 }()
 

@@ -421,31 +421,49 @@ func (t implTable) defineJsonOps() {
 				if err != nil {
 					return types.NullDatum, err
 				}
-				part, ok := strings.TrimSpace(d[0].S), true
-				for _, k := range keys {
-					if k == nil {
-						return types.NullDatum, nil
-					}
-					switch {
-					case strings.HasPrefix(part, "{"):
-						part, ok = jsonField(part, *k)
-					case strings.HasPrefix(part, "["):
-						i, err := strconv.Atoi(strings.TrimSpace(*k))
-						if err != nil {
-							return types.NullDatum, nil
-						}
-						part, ok = jsonElem(part, i)
-					default:
-						ok = false
-					}
-					if !ok {
-						break
-					}
-				}
-				return jsonPart(part, ok, asText)
+				return jsonTextPath(d[0].S, keys, asText)
 			}}, true
 		})
 	}
+	// json_extract_path(j, VARIADIC path): j #> path with the path's
+	// elements as arguments (strict: a NULL element is a NULL result).
+	for _, name := range []string{"json_extract_path", "json_extract_path_text"} {
+		asText := name == "json_extract_path_text"
+		t.defRow(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+			keys := make([]*string, len(d)-1)
+			for i := range keys {
+				keys[i] = &d[1+i].S
+			}
+			return jsonTextPath(d[0].S, keys, asText)
+		})
+	}
+}
+
+// jsonTextPath follows keys (object fields or array indexes) from the
+// json text doc: #> and #>> of json.
+func jsonTextPath(doc string, keys []*string, asText bool) (types.Datum, error) {
+	part, ok := strings.TrimSpace(doc), true
+	for _, k := range keys {
+		if k == nil {
+			return types.NullDatum, nil
+		}
+		switch {
+		case strings.HasPrefix(part, "{"):
+			part, ok = jsonField(part, *k)
+		case strings.HasPrefix(part, "["):
+			i, err := strconv.Atoi(strings.TrimSpace(*k))
+			if err != nil {
+				return types.NullDatum, nil
+			}
+			part, ok = jsonElem(part, i)
+		default:
+			ok = false
+		}
+		if !ok {
+			break
+		}
+	}
+	return jsonPart(part, ok, asText)
 }
 
 // jsonPart returns a selected part of json text: as json, or for the

@@ -746,6 +746,20 @@ func (t implTable) defineString() {
 		}
 		return dText(parts[n-1])
 	})
+	// num_nulls and num_nonnulls count their NULL and non-NULL
+	// arguments (docs §9.2, "Comparison Functions").
+	for _, name := range []string{"num_nulls", "num_nonnulls"} {
+		nulls := name == "num_nulls"
+		t.defRowNS(name, func(_ *Context, d []types.Datum) (types.Datum, error) {
+			n := 0
+			for _, x := range d {
+				if x.Null == nulls {
+					n++
+				}
+			}
+			return types.DInt(int64(n)), nil
+		})
+	}
 	t.def("pg_concat", func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			var b strings.Builder

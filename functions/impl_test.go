@@ -76,9 +76,10 @@ func TestEveryOverloadImplemented(t *testing.T) {
 // has an element type of any kind, ROW(...) ("pg_row") fields of any
 // kinds, WHERE CURRENT OF ("pg_current_of") the key columns of any
 // table; the binder puts IndeterminateCollationFn in place of an
-// operation it has bound.
+// operation it has bound; f(a, VARIADIC arr) binds to VariadicCallFn
+// with f's own result type.
 var syntaxOnly = map[string]bool{"array": true, "pg_row": true, "pg_current_of": true, IndeterminateCollationFn: true, CollateFn: true,
-	IdentityNextValFn: true}
+	IdentityNextValFn: true, VariadicCallFn: true}
 
 // TestEveryImplementationHasSignature checks the other direction: an
 // implementation under a name no overload lists is dead code (or a

@@ -17,9 +17,9 @@ type Params struct {
 // NamedParams returns the parameter lists of name's overloads that have
 // parameter names, or nil. They are the functions weir has of those
 // pg_proc lists with proargnames in pg_catalog; the variadic
-// jsonb_extract_path and jsonb_extract_path_text are left out, as a
-// named argument cannot stand for a variadic parameter without
-// VARIADIC, which weir does not take.
+// json[b]_extract_path[_text] are left out, as a named argument stands
+// for a variadic parameter only with VARIADIC, which the binder matches
+// by itself (planner's variadicParams).
 func NamedParams(name string) []Params { return namedParams[name] }
 
 func zeros(n int) []types.Datum { return make([]types.Datum, n) }

@@ -87,10 +87,22 @@ func Bind(q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error
 	return BindContext(context.Background(), q, cat, paramHints)
 }
 
+type noParamsKey struct{}
+
+// WithoutParams returns ctx marking a statement that takes no
+// parameters, as a simple Query's: BindContext under it fails at the
+// first $n it binds with PostgreSQL's 42P02 "there is no parameter $n",
+// before errors the rest of the statement would give (f($1) with no
+// function f), as PostgreSQL's parse analysis does.
+func WithoutParams(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noParamsKey{}, true)
+}
+
 // BindContext is Bind under ctx: when ctx ends (statement_timeout, a
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
 	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx, access: &[]Access{}}
+	b.noParams, _ = ctx.Value(noParamsKey{}).(bool)
 	// Declared types beyond the highest $n the text uses are parameters
 	// too (PREPARE q (int, text) AS SELECT $1 takes two), as in Postgres.
 	n := len(paramHints)
@@ -175,6 +187,9 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 type binder struct {
 	q   *sql.Query
 	cat Catalog
+	// noParams is set for a statement that can have no parameters (a
+	// simple Query's, WithoutParams): $n is 42P02 where it is bound.
+	noParams bool
 	// rowNames are the field names of the whole-row references bound so
 	// far (fieldNames).
 	rowNames map[Expr][]string

@@ -260,7 +260,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		// The protocol counts parameters in an int16 (Postgres allows
 		// 65535); $0 and beyond are not parameters at all.
-		if num < 1 || num > maxParams {
+		if num < 1 || num > maxParams || b.noParams && b.pos(n) > 0 {
 			fail(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", num).WithPosition(b.pos(n)))
 		}
 		if num > len(b.params) {

@@ -17,6 +17,25 @@ import (
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
+	if k := len(n.Args); k > 0 && !srfFuncs[name] {
+		if f, ok := n.Args[k-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
+			if _, agg := b.isAggregate(n); !agg {
+				// f(args ORDER BY k) of a function that is no aggregate:
+				// PostgreSQL resolves f(args) first, then refuses.
+				call := *n
+				call.Args = n.Args[:k-1]
+				b.funcCall(c, &call)
+				shown := strings.TrimPrefix(name, "pg_")
+				if name != "pg_concat" && name != "pg_cardinality" {
+					shown = name
+				}
+				fail(pgerr.New(pgerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", shown).WithPosition(b.pos(n)))
+			}
+		}
+	}
+	if label, x, ok := variadicArg(n.Args); ok {
+		return b.variadicCall(c, n, name, label, x)
+	}
 	if srfFuncs[name] {
 		if hasNamedArgs(n.Args) {
 			call := *n
@@ -32,6 +51,13 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.paramCall(c, n, name)
 	}
 	switch name {
+	case "pg_variadic":
+		// VARIADIC x in an aggregate's arguments: x, an ordinary
+		// argument, as PostgreSQL takes it for a parameter that is
+		// not variadic (count(VARIADIC a)).
+		if len(n.Args) == 1 {
+			return b.expr(c, n.Args[0])
+		}
 	case "pg_cast":
 		return b.pgCast(c, n)
 	case "pg_collate":
@@ -1463,6 +1489,17 @@ func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 
 // fieldOf is fieldSelect of the bound value x, written at node.
 func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
+	if field == "*" {
+		// (expr).*: only a composite value has fields to expand.
+		if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
+			fail(pgerr.New(pgerr.FeatureNotSupported, "(row).* is not supported").WithPosition(b.pos(inner)))
+		}
+		t := b.typeOf(x)
+		if b.isUnknown(x) {
+			t = types.TUnknown
+		}
+		fail(pgerr.New(pgerr.WrongObjectType, "type %s is not composite", t))
+	}
 	if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
 		if k, err := strconv.Atoi(strings.TrimPrefix(field, "f")); err == nil && strings.HasPrefix(field, "f") && k >= 1 && k <= len(r.Args) && strconv.Itoa(k) == field[1:] {
 			return r.Args[k-1]

@@ -411,6 +411,16 @@ func (b *binder) groupKey(sc *scope, fields []*ast.SelectField, e ast.ExprNode) 
 	return b.finalize(b.expr(plain, e))
 }
 
+// fieldStar reports whether tbl.* was written (tbl).*, and tbl's
+// position.
+func (b *binder) fieldStar(tbl string) (int, bool) {
+	if b.q == nil {
+		return 0, false
+	}
+	pos, ok := b.q.FieldStars[tbl]
+	return pos, ok
+}
+
 // expandStar expands * or t.* into column references.
 func (b *binder) expandStar(c *exprCtx, sc *scope, w *ast.WildCardField, f *ast.SelectField) []selectItem {
 	tbl := w.Table.O
@@ -418,6 +428,23 @@ func (b *binder) expandStar(c *exprCtx, sc *scope, w *ast.WildCardField, f *ast.
 		fail(pgerr.New(pgerr.SyntaxError, "SELECT * with no tables specified is not valid").WithPosition(b.pos(f)))
 	}
 	if tbl != "" && !sc.hasTable(tbl) {
+		if pos, ok := b.fieldStar(tbl); ok {
+			// (x).* where x is no range variable: PostgreSQL reads the
+			// column x, whose type has no fields (sql doc.go #42).
+			var x Expr
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						if e, ok := r.(*pgerr.Error); ok && e.Position == 0 {
+							e.WithPosition(pos)
+						}
+						panic(r)
+					}
+				}()
+				x = b.resolveColumn(sc, &ast.ColumnName{Name: w.Table}, f)
+			}()
+			fail(pgerr.New(pgerr.WrongObjectType, "type %s is not composite", x.Type()))
+		}
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(f)))
 	}
 	var out []selectItem

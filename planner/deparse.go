@@ -80,6 +80,13 @@ func deparse(e Expr) string {
 			}
 		}
 		fn := n.Fn
+		if fn == functions.VariadicCallFn && len(parts) >= 2 {
+			// f(a, VARIADIC arr): the first argument names f.
+			if k, ok := n.Args[0].(*Const); ok {
+				fn, parts = k.V.S, parts[1:]
+				parts[len(parts)-1] = "VARIADIC " + parts[len(parts)-1]
+			}
+		}
 		if fn == functions.IdentityNextValFn {
 			fn = "nextval"
 		}

@@ -56,6 +56,11 @@ type Query struct {
 	// (doc.go #42): when x is no range variable, the binder reads them
 	// as a field of the column x, as PostgreSQL does.
 	FieldRefs map[int]bool
+	// FieldStars maps the names x of the selections (x).* the bridge
+	// wrote x.* to x's character position: when x is no range variable,
+	// the binder reads x as a column, whose type is not composite
+	// (42809) as PostgreSQL says.
+	FieldStars map[string]int
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |

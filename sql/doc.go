@@ -295,10 +295,13 @@
 //	    ORDER BY x USING <, USING >            ORDER BY x ASC, x DESC
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
 //	                                           variable; when it is none the binder reads
-//	                                           (x).f as below: Query.FieldRefs)
+//	                                           (x).f as below: Query.FieldRefs; (x).* as
+//	                                           the column x, 42809: Query.FieldStars)
 //	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
 //	                                           field, else the functional notation f(expr),
-//	                                           else 42809 as PostgreSQL words it
+//	                                           else 42809 as PostgreSQL words it; (expr).*
+//	                                           is pg_field((expr), '*'), 42809 "type T is
+//	                                           not composite"
 //	    t.*::type                              t::type (the whole row cast)
 //	43  f(a, name => v, name2 := w)            f(a, pg_named_arg('name', v), pg_named_arg('name2',
 //	                                           w)) in an ordinary call's arguments (not the
@@ -310,6 +313,13 @@
 //	                                           matches the names with functions.NamedParams
 //	                                           (a window or aggregate call with one goes
 //	                                           through #28's wrapper, to be refused there)
+//	    f(a, VARIADIC x)                       f(a, pg_variadic(x)), and VARIADIC name => x as
+//	    f(a, VARIADIC name => x)               pg_named_arg('name', pg_variadic(x)); VARIADIC
+//	                                           before a comma is 42601 at the comma, and
+//	                                           anywhere else at VARIADIC itself, as in
+//	                                           PostgreSQL's grammar. The binder spreads x's
+//	                                           elements into f's variadic parameter
+//	                                           (functions.VariadicCallFn)
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -17,8 +18,9 @@ import (
 func (b *bridge) level(seq []*node) []*node {
 	substringSimilar(seq)
 	for i, n := range seq {
-		if n.isOp("=>") || n.isOp(":=") {
-			// Not after a parameter name in a call's arguments.
+		if n.isOp("=>") || n.isOp(":=") || n.kind == nLeaf && n.tok.Kind == TIdent && n.word() == "variadic" {
+			// Not after a parameter name in a call's arguments; VARIADIC
+			// (a reserved word) not before an ordinary call's last one.
 			b.fail(b.syntaxError(n.off))
 		}
 		if n.kind == nGroup && !at(seq, i-1).isWord("operator") {
@@ -114,13 +116,20 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 					b.q.FieldRefs = map[int]bool{}
 				}
 				b.q.FieldRefs[charPos(b.src, n.kids[0].off)] = true
+				if at(seq, i+2).isOp("*") {
+					if b.q.FieldStars == nil {
+						b.q.FieldStars = map[string]int{}
+					}
+					b.q.FieldStars[n.kids[0].nameVal()] = charPos(b.src, n.kids[0].off)
+				}
 			}
 			seq = splice(seq, i, i+1, n.kids[0])
 		case n.isParen() && len(n.kids) > 0 && !callEnd(seq, i) && !at(seq, i-1).isWord("over") &&
-			at(seq, i+1).isOp(".") && at(seq, i+2).isName() && !at(seq, i+3).isOp("."):
+			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")) && !at(seq, i+3).isOp("."):
 			// (expr).field, a field selection from any other value:
 			// pg_field((expr), 'field'), which the binder takes from a
-			// row or refuses as PostgreSQL does (42809).
+			// row or refuses as PostgreSQL does (42809); (expr).* is
+			// pg_field((expr), '*').
 			f := at(seq, i+2)
 			name := &node{kind: nLeaf, tok: Token{Kind: TString, Val: f.nameVal(), Off: f.off, End: f.tok.End}, off: f.off}
 			seq = splice(seq, i, i+3, synth("pg_field(", []*node{n, leafOp(",", f.off), name}, ")", n.off))
@@ -1057,6 +1066,8 @@ func (b *bridge) calls(seq []*node) []*node {
 			// a keyword.
 			seq = splice(seq, start, i+1, textNode("pg_"+w, n.off))
 			i = start
+			// ORDER BY in the arguments: 7b, for the binder to refuse.
+			aggOrder(seq[i+1])
 			continue
 		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval", "mode":
 			// TiDB reads stddev and variance as MySQL's population forms
@@ -2251,13 +2262,50 @@ func namedCallable(n *node) bool {
 // after a named one and a name used twice are 42601, as PostgreSQL's
 // parse analysis says.
 func (b *bridge) namedArgs(kids []*node) []*node {
+	all := kids
+	var tail []*node
+	if slices.ContainsFunc(kids, func(n *node) bool { return n.isWord("variadic") }) {
+		// VARIADIC x ORDER BY k: the ORDER BY is the call's (rewrite
+		// 7b), not part of x.
+		for k := 1; k+1 < len(kids); k++ {
+			if kids[k].isWord("order") && kids[k+1].isWord("by") {
+				kids, tail = kids[:k], kids[k:]
+				break
+			}
+		}
+	}
 	parts := splitCommas(kids)
-	named := false
+	named, variadic := false, false
 	seen := map[string]bool{}
 	var out []*node
 	for k, p := range parts {
 		if k > 0 {
 			out = append(out, leafOp(",", at(p, 0).offOr(0)))
+		}
+		if len(p) == 1 && p[0].isWord("variadic") {
+			b.fail(b.syntaxErrorAfter(p[0].off))
+		}
+		if len(p) >= 2 && p[0].isWord("variadic") {
+			// VARIADIC ends the argument list in PostgreSQL's grammar: a
+			// comma after its argument is the syntax error.
+			if k < len(parts)-1 {
+				commas := 0
+				for _, n := range kids {
+					if n.isOp(",") {
+						if commas == k {
+							b.fail(b.syntaxError(n.off))
+						}
+						commas++
+					}
+				}
+			}
+			variadic = true
+			p = p[1:]
+			if len(p) >= 3 && p[0].isName() && (p[1].isOp("=>") || p[1].isOp(":=")) {
+				p = []*node{p[0], p[1], textNode("pg_variadic", p[2].off), group(p[2:], p[2].off)}
+			} else {
+				p = []*node{textNode("pg_variadic", p[0].off), group(p, p[0].off)}
+			}
 		}
 		if len(p) >= 3 && p[0].isName() && (p[1].isOp("=>") || p[1].isOp(":=")) {
 			name := p[0].nameVal()
@@ -2275,10 +2323,10 @@ func (b *bridge) namedArgs(kids []*node) []*node {
 		}
 		out = append(out, p...)
 	}
-	if !named {
-		return kids
+	if !named && !variadic {
+		return all
 	}
-	return out
+	return append(out, tail...)
 }
 
 // hasNamedArg reports whether the argument group g has a named argument

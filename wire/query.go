@@ -68,7 +68,7 @@ func (c *conn) simpleQuery(q string) bool {
 		base := runeOffset(q, pc.Offset)
 		ctx, cancel := context.WithCancelCause(c.ctx)
 		c.setRunning(cancel)
-		prep, err := c.sess.Prepare(ctx, pc.Text, nil)
+		prep, err := c.sess.Prepare(simpleQuery(ctx), pc.Text, nil)
 		c.setRunning(nil)
 		if err != nil {
 			c.sendError(atSemicolon(stmtErr(ctx, err), q, pc), base)
@@ -597,4 +597,21 @@ func firstParam(text string) (string, int) {
 		}
 	}
 	return "1", -1
+}
+
+type simpleQueryKey struct{}
+
+// simpleQuery returns ctx marked as a simple Query's, which binds no
+// parameters (IsSimpleQuery).
+func simpleQuery(ctx context.Context) context.Context {
+	return context.WithValue(ctx, simpleQueryKey{}, true)
+}
+
+// IsSimpleQuery reports whether Session.Prepare is called for a
+// statement of a simple Query, which has no parameters to bind: the
+// session may then refuse $n where it binds it, as PostgreSQL's parse
+// analysis does, instead of after binding the whole statement.
+func IsSimpleQuery(ctx context.Context) bool {
+	v, _ := ctx.Value(simpleQueryKey{}).(bool)
+	return v
 }
