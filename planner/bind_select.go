@@ -181,7 +181,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		plan = &Values{Rows: [][]Expr{{}}}
 		sc = &scope{parent: outer, lvl: lvl}
 	} else {
+		before := b.accesses()
 		plan, sc = b.fromItem(n.From.TableRefs, outer, lvl)
+		b.lockedAccess(n.LockInfo, before)
 	}
 	if n.Where != nil {
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")

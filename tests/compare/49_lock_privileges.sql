@@ -1,0 +1,38 @@
+-- A locking clause (FOR UPDATE, FOR SHARE, ...) needs UPDATE on the
+-- tables whose rows it locks, besides SELECT; OF limits it to those named.
+CREATE ROLE lk_reader;
+CREATE TABLE lk_pub (id int PRIMARY KEY, v text);
+INSERT INTO lk_pub VALUES (1, 'a'), (2, 'b');
+CREATE TABLE lk_upd (id int PRIMARY KEY, w text);
+INSERT INTO lk_upd VALUES (1, 'x');
+GRANT SELECT ON lk_pub, lk_upd TO lk_reader;
+GRANT UPDATE ON lk_upd TO lk_reader;
+SET ROLE lk_reader;
+SELECT * FROM lk_pub ORDER BY id;
+BEGIN;
+SELECT * FROM lk_pub ORDER BY id FOR UPDATE;
+ROLLBACK;
+BEGIN;
+SELECT * FROM lk_pub ORDER BY id FOR SHARE;
+ROLLBACK;
+BEGIN;
+SELECT * FROM lk_pub ORDER BY id FOR NO KEY UPDATE;
+ROLLBACK;
+BEGIN;
+SELECT * FROM lk_upd FOR UPDATE;
+ROLLBACK;
+BEGIN;
+SELECT p.v, u.w FROM lk_pub p JOIN lk_upd u ON p.id = u.id FOR UPDATE;
+ROLLBACK;
+BEGIN;
+SELECT lk_pub.v, lk_upd.w FROM lk_pub JOIN lk_upd ON lk_pub.id = lk_upd.id FOR UPDATE OF lk_upd;
+ROLLBACK;
+BEGIN;
+SELECT lk_pub.v, lk_upd.w FROM lk_pub JOIN lk_upd ON lk_pub.id = lk_upd.id FOR SHARE OF lk_pub;
+ROLLBACK;
+BEGIN;
+SELECT * FROM (SELECT * FROM lk_pub) s FOR UPDATE;
+ROLLBACK;
+RESET ROLE;
+DROP TABLE lk_pub, lk_upd;
+DROP ROLE lk_reader;
