@@ -25,7 +25,7 @@ func TestAggregateResultLimit(t *testing.T) {
 		{"array_agg", func(h int64) Accumulator { return &arrayAggAcc{t: types.TText, bytes: h} }, []types.Datum{val}, "array size exceeds the maximum allowed (1073741823)"},
 		{"json_agg", func(h int64) Accumulator { return &jsonbAggAcc{t: types.TText, json: true, bytes: h} }, []types.Datum{val}, "out of memory"},
 	} {
-		if err := c.acc(maxValueBytes-20).Add(c.args); err != nil {
+		if err := c.acc(maxValueBytes - 20).Add(c.args); err != nil {
 			t.Errorf("%s below the limit: %v", c.name, err)
 		}
 		err := c.acc(maxValueBytes - 10).Add(c.args)
