@@ -113,39 +113,46 @@ func appendDecimalValue(buf []byte, d *apd.Decimal) []byte {
 	return binary.AppendUvarint(buf, d.Coeff.Uint64())
 }
 
+// rowHeader reads the header of a row encoded by AppendRow for schema
+// ts: its column count, its null bitmap and the values after them.
+func rowHeader(b []byte, ts []T) (n uint64, bm, rest []byte, err error) {
+	if len(b) == 0 {
+		return 0, nil, nil, corruptRow("empty")
+	}
+	if b[0] != rowFormatV1 {
+		return 0, nil, nil, corruptRow("unknown format %d", b[0])
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		return 0, nil, nil, corruptRow("bad column count")
+	}
+	b = b[k:]
+	if n > uint64(len(ts)) {
+		return 0, nil, nil, corruptRow("%d columns, schema has %d", n, len(ts))
+	}
+	nb := int((n + 7) / 8)
+	if len(b) < nb {
+		return 0, nil, nil, corruptRow("truncated null bitmap")
+	}
+	return n, b[:nb], b[nb:], nil
+}
+
 // DecodeRow decodes a row encoded by AppendRow. When the encoded row has
 // fewer columns than ts the missing trailing columns are NULL; more
 // columns than ts, an unknown format byte or truncated data return a
 // DataCorrupted error.
 func DecodeRow(b []byte, ts []T) (Row, error) {
-	if len(b) == 0 {
-		return nil, corruptRow("empty")
+	n, bm, b, err := rowHeader(b, ts)
+	if err != nil {
+		return nil, err
 	}
-	if b[0] != rowFormatV1 {
-		return nil, corruptRow("unknown format %d", b[0])
-	}
-	b = b[1:]
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return nil, corruptRow("bad column count")
-	}
-	b = b[k:]
-	if n > uint64(len(ts)) {
-		return nil, corruptRow("%d columns, schema has %d", n, len(ts))
-	}
-	nb := int((n + 7) / 8)
-	if len(b) < nb {
-		return nil, corruptRow("truncated null bitmap")
-	}
-	bm := b[:nb]
-	b = b[nb:]
 	row := make(Row, len(ts))
 	for i := range row {
 		if i >= int(n) || bm[i/8]&(1<<(i%8)) != 0 {
 			row[i] = NullDatum
 			continue
 		}
-		var err error
 		row[i], b, err = decodeValue(b, ts[i])
 		if err != nil {
 			return nil, err
@@ -163,27 +170,10 @@ func DecodeRow(b []byte, ts []T) (Row, error) {
 // of wide rows pays for those. The row is decoded into dst's storage when
 // it has room. Malformed data is a DataCorrupted error, as for DecodeRow.
 func DecodeRowCols(dst Row, b []byte, ts []T, want []bool) (Row, error) {
-	if len(b) == 0 {
-		return nil, corruptRow("empty")
+	n, bm, b, err := rowHeader(b, ts)
+	if err != nil {
+		return nil, err
 	}
-	if b[0] != rowFormatV1 {
-		return nil, corruptRow("unknown format %d", b[0])
-	}
-	b = b[1:]
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return nil, corruptRow("bad column count")
-	}
-	b = b[k:]
-	if n > uint64(len(ts)) {
-		return nil, corruptRow("%d columns, schema has %d", n, len(ts))
-	}
-	nb := int((n + 7) / 8)
-	if len(b) < nb {
-		return nil, corruptRow("truncated null bitmap")
-	}
-	bm := b[:nb]
-	b = b[nb:]
 	row := dst[:0]
 	if cap(row) < len(ts) {
 		row = make(Row, len(ts))
@@ -200,7 +190,6 @@ func DecodeRowCols(dst Row, b []byte, ts []T, want []bool) (Row, error) {
 			row[i] = NullDatum
 			continue
 		}
-		var err error
 		if want[i] {
 			row[i], b, err = decodeValue(b, ts[i])
 		} else {
