@@ -106,12 +106,28 @@ func TestBrokerKillLoop(t *testing.T) {
 			continue
 		}
 		// weir must get going again once the broker is back: wait for
-		// the view to count more records than before the kill (the
-		// producer is still at work, so more are coming).
+		// the view to count more records than before the kill. More are
+		// coming only while the producer is at work: it may have written
+		// its last batch after the check above, and the view may have
+		// counted all of it before the kill; the final check covers
+		// that case.
+		var produceErr error
 		kafkatest.Eventually(t, 2*time.Minute, fmt.Sprintf("agg counting past %d records after kill %d", n, kill), func() (bool, string) {
 			m, ok := p.mvCount()
-			return ok && m > n, fmt.Sprintf("sum(n) = %d (answered: %v)", m, ok)
+			if ok && m > n {
+				return true, ""
+			}
+			select {
+			case produceErr = <-errc:
+				produced = true
+				return true, ""
+			default:
+			}
+			return false, fmt.Sprintf("sum(n) = %d (answered: %v)", m, ok)
 		})
+		if produceErr != nil {
+			t.Fatal(produceErr)
+		}
 	}
 	if !produced {
 		if err := <-errc; err != nil {
