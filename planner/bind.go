@@ -204,6 +204,12 @@ type binder struct {
 	// view is the view whose definition is being bound (nil for the
 	// statement's own text): its owner's privileges cover what it reads.
 	view *catalog.Relation
+	// lockTargets collects the items of the FROM clause being bound, for
+	// its SELECT's locking clause; fromTargets keeps those of every
+	// SELECT bound, by its FROM clause, for a locking clause over a
+	// subquery of it (lock.go).
+	lockTargets *[]lockTarget
+	fromTargets map[*ast.TableRefsClause][]lockTarget
 	// targetRef is the table name of an UPDATE ... FROM's or DELETE ...
 	// USING's target while their join is bound: the join reads it again
 	// as its first item, which needs no SELECT of its own.

@@ -181,9 +181,13 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		plan = &Values{Rows: [][]Expr{{}}}
 		sc = &scope{parent: outer, lvl: lvl}
 	} else {
-		before := b.accesses()
+		saved := b.lockTargets
+		var targets []lockTarget
+		b.lockTargets = &targets
 		plan, sc = b.fromItem(n.From.TableRefs, outer, lvl)
-		b.lockedAccess(n.LockInfo, before)
+		b.lockTargets = saved
+		b.keepLockTargets(n.From, targets)
+		b.lockedAccess(n.LockInfo, targets)
 	}
 	if n.Where != nil {
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
@@ -940,25 +944,35 @@ func (b *binder) fromItem(n ast.ResultSetNode, outer *scope, lvl *level) (Plan, 
 		}
 		return b.join(n, outer, lvl)
 	case *ast.TableSource:
-		alias := n.AsName.O
-		switch src := n.Source.(type) {
-		case *ast.TableName:
-			if src.AsOf != nil {
-				return b.procTimeRef(src, alias, procTime, outer, lvl)
-			}
-			return b.tableRef(src, alias, outer, lvl)
-		case *ast.SelectStmt, *ast.SetOprStmt:
-			if alias == "" {
-				failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
-			}
-			r := b.bindQuery(src, outer, lvl, nil)
-			return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
-		case *ast.Join:
-			return b.fromItem(src, outer, lvl)
-		}
-		failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
+		start := b.accesses()
+		plan, sc := b.tableSource(n, procTime, outer, lvl)
+		b.addLockTarget(n, start)
+		return plan, sc
 	}
 	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n)
+	return nil, nil
+}
+
+// tableSource binds one item of FROM: a table, view, CTE or function
+// by name, a subquery, or a parenthesized join.
+func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lvl *level) (Plan, *scope) {
+	alias := n.AsName.O
+	switch src := n.Source.(type) {
+	case *ast.TableName:
+		if src.AsOf != nil {
+			return b.procTimeRef(src, alias, procTime, outer, lvl)
+		}
+		return b.tableRef(src, alias, outer, lvl)
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if alias == "" {
+			failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
+		}
+		r := b.bindQuery(src, outer, lvl, nil)
+		return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+	case *ast.Join:
+		return b.fromItem(src, outer, lvl)
+	}
+	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
 	return nil, nil
 }
 
