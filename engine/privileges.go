@@ -38,6 +38,9 @@ import (
 //     the server connect to other hosts), creating or dropping a schema,
 //     ALTER SYSTEM, BACKUP and FLUSH (which forces a checkpoint, as
 //     PostgreSQL's CHECKPOINT) need a superuser;
+//   - the weir schema's views of streaming jobs and connectors (weir.jobs,
+//     weir.operators, weir.sources, ...) and EXPLAIN MATERIALIZED VIEW show
+//     the relations the role owns or may SELECT (system.go);
 //   - the error texts of streaming jobs and connectors (weir.stream_errors,
 //     weir.source_errors, last_error of weir.jobs and weir.sinks), which
 //     hold row values, are shown for the relations the role owns (or has
