@@ -160,6 +160,15 @@ func (c sessionCatalog) CheckColumns(r *catalog.Relation, k int) []int {
 	return cols
 }
 
+// HasPrivsOfRole implements syscat.Provider.
+func (c sessionCatalog) HasPrivsOfRole(oid uint32) bool { return c.s.hasPrivsOfRole(oid) }
+
+// HoldsAny implements syscat.Provider (a seqRef with col -1 is the
+// relation itself).
+func (c sessionCatalog) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
+	return c.e.holdsSequenceAny(c.s.role(), seqRef{r, col}, p)
+}
+
 // ACL implements syscat.Provider.
 func (c sessionCatalog) ACL(r *catalog.Relation) []string { return c.e.aclText(r) }
 
