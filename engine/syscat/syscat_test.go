@@ -70,13 +70,13 @@ func (f fake) TempSchema() string { return "" }
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }
-func (f fake) Settings() []Setting                               { return []Setting{{Name: "search_path", Value: f.searchPath}} }
-func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols[i].Default }
-func (f fake) GeneratedText(r *catalog.Relation, i int) string   { return r.Cols[i].Generated }
-func (f fake) CheckText(r *catalog.Relation, k int) string       { return "CHECK (" + r.Checks[k].Expr + ")" }
-func (f fake) CheckColumns(r *catalog.Relation, k int) []int     { return nil }
-func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
-func (f fake) HasPrivsOfRole(oid uint32) bool                    { return !f.restricted }
+func (f fake) Settings() []Setting                             { return []Setting{{Name: "search_path", Value: f.searchPath}} }
+func (f fake) DefaultText(r *catalog.Relation, i int) string   { return r.Cols[i].Default }
+func (f fake) GeneratedText(r *catalog.Relation, i int) string { return r.Cols[i].Generated }
+func (f fake) CheckText(r *catalog.Relation, k int) string     { return "CHECK (" + r.Checks[k].Expr + ")" }
+func (f fake) CheckColumns(r *catalog.Relation, k int) []int   { return nil }
+func (f fake) ACL(r *catalog.Relation) []string                { return []string{"root=arwd/root"} }
+func (f fake) HasPrivsOfRole(oid uint32) bool                  { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
 	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
 }
