@@ -83,3 +83,21 @@ func TestSystemViewsShowWhatTheRoleMayRead(t *testing.T) {
 		}
 	}
 }
+
+// A setting of PostgreSQL's superuser context (lc_messages) is changed
+// only by a superuser: SET, RESET and set_config by another role are
+// 42501, as in PostgreSQL.
+func TestSuperuserOnlySettings(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE ROLE plain LOGIN")
+	mustRun(t, root, "SET lc_messages = 'C'")
+	plain := sessionAs(t, e, "plain")
+	for _, q := range []string{"SET lc_messages = 'C'", "RESET lc_messages", "SELECT set_config('lc_messages', 'C', false)"} {
+		wantCode(t, plain, q, pgerr.InsufficientPrivilege, `permission denied to set parameter "lc_messages"`)
+	}
+	mustRun(t, plain, "SET work_mem = '8MB'")
+	mustRun(t, root, "SET ROLE plain")
+	wantCode(t, root, "SET lc_messages = 'C'", pgerr.InsufficientPrivilege, `permission denied to set parameter "lc_messages"`)
+}

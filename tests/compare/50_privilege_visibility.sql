@@ -138,3 +138,17 @@ DROP TABLE is_open, is_closed, is_del, is_ins, is_grouped, is_serial;
 DROP SEQUENCE is_seq, is_seq_hidden;
 DROP ROLE is_reader;
 DROP ROLE is_group;
+
+-- Settings of the superuser context, ALTER SYSTEM and pg_reload_conf are
+-- a superuser's.
+CREATE ROLE adm_plain;
+SET ROLE adm_plain;
+SET lc_messages = 'C';
+RESET lc_messages;
+SELECT set_config('lc_messages', 'C', false);
+ALTER SYSTEM SET work_mem = '8MB';
+SELECT pg_reload_conf();
+SET work_mem = '8MB';
+RESET ROLE;
+RESET work_mem;
+DROP ROLE adm_plain;
