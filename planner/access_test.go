@@ -91,7 +91,8 @@ func TestAccessRecordsWhatIsBound(t *testing.T) {
 		{`SELECT * FROM t x, t FOR UPDATE OF t`, "t:r t:r t:w"},
 		{`SELECT * FROM (SELECT * FROM t) s, u FOR UPDATE OF s`, "t:r u:r t:w"},
 		{`SELECT * FROM t WHERE a IN (SELECT a FROM u) FOR UPDATE`, "t:r t:w u:r"},
-		{`SELECT * FROM v FOR UPDATE`, "v:r t:r@v v:w"},
+		{`SELECT * FROM v FOR UPDATE`, "v:r t:r@v v:w t:w@v"},
+		{`SELECT * FROM v x, u FOR UPDATE OF u`, "v:r t:r@v u:r u:w"},
 		{`WITH c AS (SELECT * FROM u) SELECT * FROM c, t FOR UPDATE`, "u:r t:r t:w"},
 	}
 	for _, c := range cases {

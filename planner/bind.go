@@ -210,6 +210,9 @@ type binder struct {
 	// subquery of it (lock.go).
 	lockTargets *[]lockTarget
 	fromTargets map[*ast.TableRefsClause][]lockTarget
+	// viewLocks holds, by the index of a view's read in the accesses,
+	// what locking the view locks of the tables it reads (lock.go).
+	viewLocks map[int][]int
 	// targetRef is the table name of an UPDATE ... FROM's or DELETE ...
 	// USING's target while their join is bound: the join reads it again
 	// as its first item, which needs no SELECT of its own.

@@ -1148,8 +1148,10 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if pc, ok := cat.(PermanentCatalog); ok && !rel.Temp {
 		cat = pc.Permanent()
 	}
+	at := b.accesses() - 1 // the view's own read, just recorded
 	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1, access: b.access, view: rel}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
+	b.keepViewLocks(at, rel, vb, vq.Node)
 	var names []string
 	for _, c := range rel.Cols {
 		names = append(names, c.Name)

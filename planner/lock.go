@@ -16,8 +16,10 @@ import (
 // checked at COMMIT), so the clause changes nothing else.
 //
 // Without OF the clause locks every table of the FROM clause, and
-// through the subqueries of FROM what their FROM clauses read; CTEs,
-// functions and joins are passed over. OF names FROM items by their
+// through the subqueries of FROM what their FROM clauses read, and
+// through a view what its FROM clause reads (for the view's owner, who
+// needs UPDATE on those tables, as the view's reader needs it on the
+// view); CTEs, functions and joins are passed over. OF names FROM items by their
 // range variable, an alias when one is given, else the relation's or
 // CTE's name: a name no item has is 42P01, a join, function or CTE
 // 0A000, as in PostgreSQL. The relations WHERE or the select list read
@@ -63,7 +65,7 @@ func (b *binder) addLockTarget(n *ast.TableSource, start int) {
 			// (a view's definition comes after it, read for its owner).
 			for i := start; i < b.accesses(); i++ {
 				if a := (*b.access)[i]; a.Rel != nil && a.View == b.view && a.Priv == catalog.PrivSelect {
-					t.locks = []int{i}
+					t.locks = append([]int{i}, b.viewLocks[i]...)
 					break
 				}
 			}
@@ -83,6 +85,24 @@ func (b *binder) addLockTarget(n *ast.TableSource, start int) {
 		t.cannot = "a join"
 	}
 	*b.lockTargets = append(*b.lockTargets, t)
+}
+
+// keepViewLocks notes what locking view rel, read at index at of the
+// accesses and bound by vb from its query node, locks: the tables its
+// FROM clause locks.
+func (b *binder) keepViewLocks(at int, rel *catalog.Relation, vb *binder, node ast.Node) {
+	sel, ok := node.(*ast.SelectStmt)
+	if !ok || sel.From == nil || at < 0 || (*b.access)[at].Rel == nil || (*b.access)[at].Rel.ID != rel.ID {
+		return
+	}
+	var locks []int
+	for _, t := range vb.fromTargets[sel.From] {
+		locks = append(locks, t.locks...)
+	}
+	if b.viewLocks == nil {
+		b.viewLocks = map[int][]int{}
+	}
+	b.viewLocks[at] = locks
 }
 
 // keepLockTargets keeps the lock targets of a SELECT's FROM clause for a

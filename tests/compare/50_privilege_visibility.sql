@@ -152,3 +152,35 @@ SET work_mem = '8MB';
 RESET ROLE;
 RESET work_mem;
 DROP ROLE adm_plain;
+
+-- Locking a view's rows locks its tables' for the view's owner, who needs
+-- UPDATE on them.
+CREATE ROLE vo_owner;
+CREATE ROLE vo_reader;
+CREATE TABLE vo_base (id int);
+INSERT INTO vo_base VALUES (1);
+GRANT SELECT ON vo_base TO vo_owner;
+GRANT CREATE ON SCHEMA public TO vo_owner;
+SET ROLE vo_owner;
+CREATE VIEW vo_v AS SELECT * FROM vo_base;
+GRANT SELECT, UPDATE ON vo_v TO vo_reader;
+RESET ROLE;
+SET ROLE vo_reader;
+BEGIN;
+SELECT * FROM vo_v FOR UPDATE;
+ROLLBACK;
+BEGIN;
+SELECT * FROM vo_v x FOR SHARE OF x;
+ROLLBACK;
+RESET ROLE;
+GRANT UPDATE ON vo_base TO vo_owner;
+SET ROLE vo_reader;
+BEGIN;
+SELECT * FROM vo_v FOR UPDATE;
+ROLLBACK;
+RESET ROLE;
+DROP VIEW vo_v;
+DROP TABLE vo_base;
+REVOKE CREATE ON SCHEMA public FROM vo_owner;
+DROP ROLE vo_owner;
+DROP ROLE vo_reader;
