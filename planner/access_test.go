@@ -162,3 +162,24 @@ func TestLockingClauseNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLockingClauseWritten checks that a message names the locking
+// clause as written, though FOR NO KEY UPDATE and FOR KEY SHARE reach
+// the binder as FOR UPDATE and FOR SHARE.
+func TestLockingClauseWritten(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{`SELECT * FROM t FOR NO KEY UPDATE OF x`, `relation "x" in FOR NO KEY UPDATE clause not found in FROM clause`},
+		{`SELECT * FROM t FOR KEY SHARE OF x`, `relation "x" in FOR KEY SHARE clause not found in FROM clause`},
+		{`SELECT * FROM (SELECT * FROM u FOR KEY SHARE) s FOR UPDATE OF x`, `relation "x" in FOR UPDATE clause not found in FROM clause`},
+		{`SELECT * FROM (SELECT * FROM u FOR UPDATE) s FOR NO KEY UPDATE OF x`, `relation "x" in FOR NO KEY UPDATE clause not found in FROM clause`},
+	} {
+		st, err := sql.Parse(c.q)
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		if _, err := Bind(st.(*sql.Query), accessCatalog(), nil); err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.q, err, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
@@ -131,6 +132,7 @@ func (b *binder) lockedAccess(lock *ast.SelectLockInfo, targets []lockTarget) {
 		}
 	}
 	for _, tn := range lock.Tables {
+		clause := b.lockClauseAt(clause, b.pos(tn))
 		if tn.Schema.O != "" {
 			fail(pgerr.New(pgerr.SyntaxError, "%s must specify unqualified relation names", clause).WithPosition(b.pos(tn)))
 		}
@@ -153,9 +155,28 @@ func (b *binder) lockedAccess(lock *ast.SelectLockInfo, targets []lockTarget) {
 	}
 }
 
-// lockClause is how PostgreSQL's messages name a locking clause. FOR NO
-// KEY UPDATE and FOR KEY SHARE reach the binder as FOR UPDATE and FOR
-// SHARE (package sql).
+// lockClauseAt names the locking clause clause whose OF list has a name
+// at character position pos as it was written: FOR NO KEY UPDATE and
+// FOR KEY SHARE reach the binder as FOR UPDATE and FOR SHARE, and the
+// clause is the last one written before pos (sql.Query.LockClauses).
+func (b *binder) lockClauseAt(clause string, pos int) string {
+	if b.q == nil || pos == 0 {
+		return clause
+	}
+	at, written := 0, ""
+	for p, w := range b.q.LockClauses {
+		if p < pos && p > at {
+			at, written = p, w
+		}
+	}
+	if strings.HasSuffix(written, clause[len("FOR "):]) {
+		return written
+	}
+	return clause
+}
+
+// lockClause is how PostgreSQL's messages name a locking clause of type
+// t.
 func lockClause(t ast.SelectLockType) string {
 	switch t {
 	case ast.SelectLockForShare, ast.SelectLockForShareNoWait, ast.SelectLockForShareSkipLocked:

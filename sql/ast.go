@@ -61,6 +61,11 @@ type Query struct {
 	// the binder reads x as a column, whose type is not composite
 	// (42809) as PostgreSQL says.
 	FieldStars map[string]int
+	// LockClauses maps the character position (as Map gives them) of
+	// the FOR of each locking clause to its words as written ("FOR NO
+	// KEY UPDATE"), for the binder's messages: the bridge writes FOR NO
+	// KEY UPDATE as FOR UPDATE and FOR KEY SHARE as FOR SHARE.
+	LockClauses map[int]string
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |

@@ -184,3 +184,10 @@ DROP TABLE vo_base;
 REVOKE CREATE ON SCHEMA public FROM vo_owner;
 DROP ROLE vo_owner;
 DROP ROLE vo_reader;
+
+-- A message names the locking clause as written.
+CREATE TABLE lk_words (a int);
+SELECT * FROM lk_words FOR NO KEY UPDATE OF nosuch;
+SELECT * FROM lk_words w FOR KEY SHARE OF lk_words;
+SELECT * FROM (SELECT * FROM lk_words FOR KEY SHARE) s FOR UPDATE OF lk_words;
+DROP TABLE lk_words;
