@@ -236,6 +236,10 @@ type binder struct {
 	// procTimeOK is set while the right side of an inner or left join
 	// is bound: the one place FOR SYSTEM_TIME AS OF PROCTIME() may stand.
 	procTimeOK bool
+	// aliases is set when a definition is bound to be deparsed
+	// (viewdef.go): views read stay Scans of the view instead of being
+	// expanded, and each Scan's range variable is recorded here.
+	aliases map[*Scan]string
 }
 
 type cteDef struct {

@@ -1056,7 +1056,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	b.deps[rel.ID] = true
 	switch rel.Kind {
 	case catalog.KindView:
-		return b.expandView(rel, alias, outer, lvl)
+		if b.aliases == nil {
+			return b.expandView(rel, alias, outer, lvl)
+		}
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
 	case catalog.KindSequence:
@@ -1076,6 +1078,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		if i < len(sc.cols) && !sc.cols[i].hidden {
 			sc.cols[i].pk = true
 		}
+	}
+	if b.aliases != nil {
+		b.aliases[scan] = alias
 	}
 	if cols := b.q.Aliases[alias]; cols != nil && alias != name {
 		return b.renameColumns(scan, sc, alias, cols)

@@ -209,6 +209,9 @@ type rowDeparser struct {
 	rel    *catalog.Relation
 	pretty bool
 	indent *int
+	// cols, when set, is the text of each input column (a view's
+	// deparsed columns, viewdef.go), in place of rel's column names.
+	cols []string
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -330,6 +333,9 @@ func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
 func (d rowDeparser) expr(e Expr, parent Expr) string {
 	switch n := e.(type) {
 	case *ColRef:
+		if d.cols != nil {
+			return d.cols[n.Idx]
+		}
 		return sql.QuoteIdent(d.rel.Cols[n.Idx].Name)
 	case *Const:
 		return deparseConst(n)

@@ -83,8 +83,9 @@ func infoSchemaTables() []*table {
 		def("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range seenRelations(p) {
-				if r.Kind == catalog.KindView || r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(r.SQL)})
+				// Materialized views are not views here, as in PostgreSQL.
+				if r.Kind == catalog.KindView {
+					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(p.ViewText(r, false))})
 				}
 			}
 			return rows

@@ -54,6 +54,10 @@ type Provider interface {
 	// (indexes into r.Cols, ascending).
 	CheckText(r *catalog.Relation, k int) string
 	CheckColumns(r *catalog.Relation, k int) []int
+	// ViewText is the query of view or materialized view r as
+	// pg_get_viewdef(oid, pretty) prints it, with the names relations
+	// and columns have now.
+	ViewText(r *catalog.Relation, pretty bool) string
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string

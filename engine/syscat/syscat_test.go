@@ -72,6 +72,7 @@ func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols
 func (f fake) GeneratedText(r *catalog.Relation, i int) string   { return r.Cols[i].Generated }
 func (f fake) CheckText(r *catalog.Relation, k int) string       { return "CHECK (" + r.Checks[k].Expr + ")" }
 func (f fake) CheckColumns(r *catalog.Relation, k int) []int     { return nil }
+func (f fake) ViewText(r *catalog.Relation, pretty bool) string  { return " " + r.SQL + ";" }
 func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) SequenceACL(*catalog.Relation, int) []string       { return nil }
