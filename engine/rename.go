@@ -17,8 +17,11 @@ import (
 // rows and state tables ([table id][key]), its sources' positions, its
 // sinks' transactional ids, the jobs reading it. So ALTER ... RENAME TO
 // changes only catalog entries: the relation's name, and the stored
-// definitions of the relations that name it in their SQL, rewritten to
-// the new name (as RisingWave does; PostgreSQL's views follow by oid).
+// definitions of the relations that name it in their SQL: a view's or
+// materialized view's deparsed from its binding with the new name
+// (planner.ViewDefinition; PostgreSQL's views follow by oid), other
+// definitions, and queries the deparser does not print, rewritten
+// token by token to the new name (as RisingWave does).
 // The rewritten definitions must plan exactly as before: the same
 // columns, and for streaming relations the same state layout, or the
 // rename is undone and refused. Running jobs keep running; nothing is
