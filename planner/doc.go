@@ -94,12 +94,12 @@
 // variable.column with the names the relations have now, which is
 // what makes the definition follow renames. For example, after
 // ALTER TABLE t RENAME COLUMN a TO aa, a view over
-// SELECT a, b FROM t WHERE a > 1 prints
+// SELECT a, b FROM t WHERE a > 1 prints, after a leading blank,
 //
-//	 SELECT t.aa AS a,
-//	    t.b
-//	   FROM t
-//	  WHERE (t.aa > 1);
+//	SELECT t.aa AS a,
+//	   t.b
+//	  FROM t
+//	 WHERE (t.aa > 1);
 //
 // # Stream plans
 //
