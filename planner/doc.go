@@ -94,7 +94,8 @@
 // variable.column with the names the relations have now, which is
 // what makes the definition follow renames. For example, after
 // ALTER TABLE t RENAME COLUMN a TO aa, a view over
-// SELECT a, b FROM t WHERE a > 1 prints, after a leading blank,
+// SELECT a, b FROM t WHERE a > 1 prints (each line here one blank
+// short of the real indentation)
 //
 //	SELECT t.aa AS a,
 //	   t.b
