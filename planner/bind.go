@@ -240,6 +240,10 @@ type binder struct {
 	// (viewdef.go): views read stay Scans of the view instead of being
 	// expanded, and each Scan's range variable is recorded here.
 	aliases map[*Scan]string
+	// written records, when deparsing, the forms the query wrote that
+	// bind to other nodes: "simple" for CASE x WHEN ..., "notdistinct"
+	// for IS NOT DISTINCT FROM's CASE.
+	written map[Expr]string
 }
 
 type cteDef struct {

@@ -953,6 +953,9 @@ func (b *binder) caseExpr(c *exprCtx, n *ast.CaseExpr) Expr {
 		out.Else = b.mustCoerce(elseE, t, "CASE")
 	}
 	out.T = t
+	if arg != nil && b.written != nil {
+		b.written[out] = "simple"
+	}
 	return out
 }
 

@@ -54,7 +54,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
 	for _, c := range rel.Cols {
@@ -62,7 +62,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, current: current, pretty: pretty, indent: new(int)}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, current: current, pretty: pretty, indent: new(int)}
 	return " " + d.query(plan, names) + ";", nil
 }
 
@@ -97,6 +97,7 @@ func (t *vdText) String() string { return string(t.b) }
 // viewDeparser prints a bound definition (ViewDefinition).
 type viewDeparser struct {
 	aliases map[*Scan]string
+	written map[Expr]string
 	current func(uint32) (*catalog.Relation, bool)
 	pretty  bool
 	indent  *int
@@ -434,7 +435,10 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			}
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
 		case *Call:
-			if _, ok := sqlValueFunctions[n.Fn]; ok || len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) {
+			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
+				break
+			}
+			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) {
 				vdUnsupported("function " + n.Fn)
 			}
 		default:
@@ -445,7 +449,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 	for i, c := range env {
 		texts[i] = c.text
 	}
-	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts}
+	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written}
 	out := rd.expr(e, nil)
 	for strings.Contains(out, " \n") {
 		out = strings.ReplaceAll(out, " \n", "\n")
