@@ -244,6 +244,9 @@ type binder struct {
 	// bind to other nodes: "simple" for CASE x WHEN ..., "notdistinct"
 	// for IS NOT DISTINCT FROM's CASE.
 	written map[Expr]string
+	// subAliases records, when deparsing, the alias of each subquery
+	// in FROM, by its plan.
+	subAliases map[Plan]string
 }
 
 type cteDef struct {

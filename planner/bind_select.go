@@ -952,6 +952,9 @@ func (b *binder) fromItem(n ast.ResultSetNode, outer *scope, lvl *level) (Plan, 
 				failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
 			}
 			r := b.bindQuery(src, outer, lvl, nil)
+			if b.subAliases != nil {
+				b.subAliases[r.plan] = alias
+			}
 			return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 		case *ast.Join:
 			return b.fromItem(src, outer, lvl)
@@ -996,6 +999,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	schema, name := tn.Schema.O, tn.Name.O
 	if schema == "" {
 		if d := b.findCTE(name); d != nil {
+			if b.aliases != nil {
+				failf(pgerr.FeatureNotSupported, "cannot deparse WITH")
+			}
 			if alias == "" {
 				alias = name
 			}
@@ -1325,6 +1331,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			}
 			lateralLvl = &level{parent: lvl}
 			r := b.bindQuery(src.(ast.ResultSetNode), left, lateralLvl, nil)
+			if b.subAliases != nil {
+				b.subAliases[r.plan] = alias
+			}
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			// A LATERAL subquery that reads nothing to its left is an
 			// ordinary one: run once, and allowed in views.

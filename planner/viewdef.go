@@ -54,7 +54,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
 	for _, c := range rel.Cols {
@@ -62,7 +62,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, current: current, pretty: pretty, indent: new(int)}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, current: current, pretty: pretty, indent: new(int)}
 	return " " + d.query(plan, names) + ";", nil
 }
 
@@ -96,11 +96,12 @@ func (t *vdText) String() string { return string(t.b) }
 
 // viewDeparser prints a bound definition (ViewDefinition).
 type viewDeparser struct {
-	aliases map[*Scan]string
-	written map[Expr]string
-	current func(uint32) (*catalog.Relation, bool)
-	pretty  bool
-	indent  *int
+	aliases    map[*Scan]string
+	written    map[Expr]string
+	subAliases map[Plan]string
+	current    func(uint32) (*catalog.Relation, bool)
+	pretty     bool
+	indent     *int
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -113,6 +114,8 @@ func vdUnsupported(what string) {
 func (d *viewDeparser) query(p Plan, names []string) string {
 	// The level of the query's body: its clauses' keywords step back
 	// from it, CASE lines indent from it.
+	base := *d.indent
+	defer func() { *d.indent = base }()
 	*d.indent += 8
 	visible := -1
 	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
@@ -146,6 +149,10 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 		visible = len(proj.Exprs)
 	}
 	p = proj.Input
+	var win *Window
+	if w, ok := p.(*Window); ok {
+		win, p = w, w.Input
+	}
 	var having, where Expr
 	var agg *Agg
 	if f, ok := p.(*Filter); ok {
@@ -182,6 +189,11 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 		}
 		for _, a := range agg.Aggs {
 			env = append(env, vdCol{text: d.agg(a, cols), fn: true})
+		}
+	}
+	if win != nil {
+		for _, c := range win.Calls {
+			env = append(env, vdCol{text: d.window(c, env), fn: true})
 		}
 	}
 	if visible > len(names) {
@@ -230,16 +242,7 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 			if !ok {
 				vdUnsupported("an ORDER BY key")
 			}
-			t := d.sortExpr(proj.Exprs[r.Idx], env)
-			if k.Desc {
-				t += " DESC"
-				if !k.NullsFirst {
-					t += " NULLS LAST"
-				}
-			} else if k.NullsFirst {
-				t += " NULLS FIRST"
-			}
-			keys = append(keys, t)
+			keys = append(keys, d.sortKey(SortKey{Expr: proj.Exprs[r.Idx], Desc: k.Desc, NullsFirst: k.NullsFirst}, env))
 		}
 		s.add(d.keyword(" ORDER BY ", -8, 8, 1))
 		for i, k := range keys {
@@ -359,6 +362,22 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		}
 		return l + kw + r + " ON " + on, cols
 	}
+	if alias, ok := d.subAliases[p]; ok {
+		// A subquery: its columns are named as it named them.
+		var names []string
+		var cols []vdCol
+		for _, c := range p.Schema() {
+			if c.Hidden {
+				continue
+			}
+			names = append(names, c.Name)
+			cols = append(cols, vdCol{text: sql.QuoteIdent(alias) + "." + quoteName(c.Name), attr: c.Name})
+		}
+		if len(cols) != len(p.Schema()) {
+			vdUnsupported("a subquery with hidden columns")
+		}
+		return "( " + d.query(p, names) + ") " + sql.QuoteIdent(alias), cols
+	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
 }
@@ -396,6 +415,51 @@ func (d *viewDeparser) sortExpr(e Expr, env []vdCol) string {
 		return "(" + s + ")"
 	}
 	return s
+}
+
+// sortKey prints an ORDER BY item: its expression (sortExpr) and the
+// direction and NULLS order where they are not the default.
+func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
+	t := d.sortExpr(k.Expr, env)
+	if k.Desc {
+		t += " DESC"
+		if !k.NullsFirst {
+			t += " NULLS LAST"
+		}
+	} else if k.NullsFirst {
+		t += " NULLS FIRST"
+	}
+	return t
+}
+
+// window prints a window function call with its OVER clause over the
+// columns env.
+func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
+	if c.Frame != nil {
+		vdUnsupported("a window frame")
+	}
+	s := d.agg(AggCall{Fn: c.Fn, Args: c.Args}, env)
+	if len(c.Args) == 0 && c.Fn == "count" {
+		s = "count(*)"
+	} else if len(c.Args) == 0 {
+		s = c.Fn + "()"
+	}
+	var over []string
+	if len(c.PartitionBy) > 0 {
+		parts := make([]string, len(c.PartitionBy))
+		for i, e := range c.PartitionBy {
+			parts[i] = d.sortExpr(e, env)
+		}
+		over = append(over, "PARTITION BY "+strings.Join(parts, ", "))
+	}
+	if len(c.OrderBy) > 0 {
+		keys := make([]string, len(c.OrderBy))
+		for i, k := range c.OrderBy {
+			keys[i] = d.sortKey(k, env)
+		}
+		over = append(over, "ORDER BY "+strings.Join(keys, ", "))
+	}
+	return s + " OVER (" + strings.Join(over, " ") + ")"
 }
 
 // agg prints an aggregate call over the columns env.
