@@ -177,9 +177,11 @@ func (e *Engine) viewText(r *catalog.Relation, pretty bool) string {
 	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
 		cat = pc.Permanent()
 	}
-	if text, err := planner.ViewDefinition(r, cat, e.cat.ByID, pretty); err == nil {
+	text, err := planner.ViewDefinition(r, cat, e.cat.ByID, pretty)
+	if err == nil {
 		return text
 	}
+	e.log.Debug("view definition shown as stored", "view", r.Name, "err", err)
 	return " " + strings.TrimRight(strings.TrimSpace(r.SQL), ";") + ";"
 }
 

@@ -50,7 +50,12 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "the definition of \"%s\" is not a query", rel.Name)
 	}
-	node, ok := q.Node.(*ast.SelectStmt)
+	node, ok := q.Node.(ast.ResultSetNode)
+	switch q.Node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+	default:
+		ok = false
+	}
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
@@ -137,6 +142,13 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 	}
 	if s, ok := p.(*Sort); ok {
 		sort, p = s, s.Input
+	}
+	if so, ok := p.(*SetOp); ok {
+		if visible >= 0 && visible < len(so.Out) {
+			vdUnsupported("hidden columns of a set operation")
+		}
+		*d.indent = base
+		return d.setOp(so, names, sort, lim)
 	}
 	if dd, ok := p.(*Distinct); ok {
 		distinct, p = true, dd.Input
@@ -251,6 +263,78 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 			}
 			s.add(k)
 		}
+	}
+	if lim != nil {
+		if lim.Offset != nil {
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+		}
+		if lim.Limit != nil {
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+		}
+	}
+	return s.String()
+}
+
+// setOp prints a chain of one set operation (UNION [ALL], INTERSECT
+// [ALL] or EXCEPT [ALL]) as PostgreSQL's get_setop_query does when its
+// left-nested operands need no parentheses: each branch a query at the
+// chain's level naming its columns as the view does, the operator's
+// word on a line of its own, and ORDER BY by column number.
+func (d *viewDeparser) setOp(so *SetOp, names []string, sort *Sort, lim *Limit) string {
+	var branches []Plan
+	var p Plan = so
+	for {
+		o, ok := p.(*SetOp)
+		if !ok {
+			break
+		}
+		if o.Kind != so.Kind || o.All != so.All {
+			vdUnsupported("set operations of different kinds")
+		}
+		if _, nested := o.Right.(*SetOp); nested {
+			vdUnsupported("a nested set operation")
+		}
+		branches = append([]Plan{o.Right}, branches...)
+		p = o.Left
+	}
+	branches = append([]Plan{p}, branches...)
+	word := [...]string{Union: "UNION", Intersect: "INTERSECT", Except: "EXCEPT"}[so.Kind]
+	if so.All {
+		word += " ALL"
+	}
+	base := *d.indent
+	pad := strings.Repeat(" ", base)
+	var s vdText
+	for i, b := range branches {
+		if i > 0 {
+			s.add("\n"+pad+word, "\n"+pad+" ")
+		}
+		if _, ok := b.(*SetOp); ok {
+			vdUnsupported("a nested set operation")
+		}
+		s.add(d.query(b, names))
+	}
+	*d.indent += 8
+	defer func() { *d.indent = base }()
+	if sort != nil {
+		var keys []string
+		for _, k := range sort.Keys {
+			r, ok := k.Expr.(*ColRef)
+			if !ok {
+				vdUnsupported("an ORDER BY key")
+			}
+			t := fmt.Sprint(r.Idx + 1)
+			if k.Desc {
+				t += " DESC"
+				if !k.NullsFirst {
+					t += " NULLS LAST"
+				}
+			} else if k.NullsFirst {
+				t += " NULLS FIRST"
+			}
+			keys = append(keys, t)
+		}
+		s.add(d.keyword(" ORDER BY ", -8, 8, 1), strings.Join(keys, ", "))
 	}
 	if lim != nil {
 		if lim.Offset != nil {
