@@ -1,5 +1,6 @@
 -- pg_get_viewdef of more view shapes: IN lists, LIKE, BETWEEN, casts,
--- literals, simple CASE, IS DISTINCT FROM, aggregates, outer joins; then
+-- literals, simple CASE, IS DISTINCT FROM, aggregates, outer joins, set
+-- operations, window functions, subqueries in FROM; then
 -- the same after renames of the columns and tables they read.
 CREATE TABLE t (a int, b int, c text, d date, n numeric(10,2), ts timestamp);
 CREATE TABLE u (a int, d int);
@@ -17,6 +18,13 @@ CREATE VIEW x11 AS SELECT 1 AS one, 'x'::varchar(5) AS v, now() AS nw, current_d
 CREATE VIEW x12 AS SELECT a FROM t WHERE b > 0 GROUP BY a HAVING sum(b) > 10 AND count(*) < 5;
 CREATE VIEW x13 AS SELECT count(*) FILTER (WHERE a > 1) AS c1, string_agg(c, ',') AS sa, bool_and(a > 0) AS ba FROM t;
 CREATE VIEW x14 AS SELECT a FROM t WHERE c ILIKE '%x%' OR c ~ '^a' OR c IS DISTINCT FROM 'q';
+CREATE VIEW y1 AS SELECT a, b FROM t UNION SELECT a, d FROM u;
+CREATE VIEW y2 AS SELECT a AS x FROM t WHERE b > 1 UNION ALL SELECT a FROM u UNION ALL SELECT 5 ORDER BY 1 LIMIT 4;
+CREATE VIEW y3 AS SELECT a, sum(b) OVER (PARTITION BY c ORDER BY b) AS s, row_number() OVER () AS rn, rank() OVER (ORDER BY a DESC) FROM t;
+CREATE VIEW y4 AS SELECT s.a, s.n FROM (SELECT a, count(*) AS n FROM t GROUP BY a) s WHERE s.n > 1;
+CREATE VIEW y7 AS SELECT a FROM t UNION SELECT a FROM u ORDER BY a DESC;
+CREATE VIEW y8 AS SELECT * FROM (SELECT a FROM t UNION SELECT a FROM u) s;
+CREATE VIEW y9 AS SELECT a, 'x' AS k FROM t UNION ALL SELECT d, 'y' FROM u;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
@@ -37,3 +45,7 @@ SELECT * FROM x5;
 SELECT * FROM x6 ORDER BY 1, 2;
 SELECT * FROM x9 ORDER BY 1;
 SELECT * FROM x14 ORDER BY 1;
+SELECT * FROM y1 ORDER BY 1, 2;
+SELECT * FROM y3 ORDER BY 1;
+SELECT * FROM y4 ORDER BY 1;
+SELECT * FROM y8 ORDER BY 1;
