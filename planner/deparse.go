@@ -214,6 +214,10 @@ type rowDeparser struct {
 	cols []string
 	// written holds the forms a view's query wrote (binder.written).
 	written map[Expr]string
+	// outer prints a column of an enclosing query, and sub a subquery
+	// (viewdef.go).
+	outer func(*OuterRef) string
+	sub   func(*Subquery) string
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -332,6 +336,10 @@ func simple(node, parent Expr) bool {
 		return boolParent()
 	case *IsNull, *IsBool:
 		return boolParent()
+	case *Subquery:
+		// An operator's operand gets parentheses around its own.
+		_, op := isOp(parent)
+		return !op
 	case *InList:
 		// One value is an operator (a = 1); more, a = ANY (ARRAY[...]),
 		// which isSimpleNode never finds simple.
@@ -382,6 +390,30 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		return s
 	}
 	switch n := e.(type) {
+	case *OuterRef:
+		if d.outer != nil {
+			return d.outer(n)
+		}
+	case *Subquery:
+		if d.sub == nil {
+			break
+		}
+		q := d.sub(n)
+		switch n.Kind {
+		case SubExists:
+			return "(EXISTS (" + q + "))"
+		case SubAny:
+			if n.Op == "=" {
+				return "(" + d.expr(n.Arg, n) + " IN (" + q + "))"
+			}
+			return "(" + d.expr(n.Arg, n) + " " + n.Op + " ANY (" + q + "))"
+		case SubAll:
+			if d.written[n] == "notin" {
+				return d.own("NOT (" + d.expr(n.Arg, n) + " IN (" + q + "))")
+			}
+			return "(" + d.expr(n.Arg, n) + " " + n.Op + " ALL (" + q + "))"
+		}
+		return "(" + q + ")"
 	case *ColRef:
 		if d.cols != nil {
 			return d.cols[n.Idx]

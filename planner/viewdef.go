@@ -101,6 +101,13 @@ func (t *vdText) String() string { return string(t.b) }
 
 // viewDeparser prints a bound definition (ViewDefinition).
 type viewDeparser struct {
+	// outer holds the columns of the enclosing queries of a subquery
+	// being printed, innermost last.
+	outer [][]vdCol
+	// sublink is set while a subquery used as an expression is printed:
+	// its select list shows AS only for names of its own, as
+	// PostgreSQL's does without colNamesVisible.
+	sublink bool
 	aliases    map[*Scan]string
 	written    map[Expr]string
 	subAliases map[Plan]string
@@ -122,6 +129,8 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 	base := *d.indent
 	defer func() { *d.indent = base }()
 	*d.indent += 8
+	sublink := d.sublink
+	d.sublink = false
 	visible := -1
 	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
 		// The projection that drops ORDER BY's hidden columns.
@@ -225,7 +234,10 @@ func (d *viewDeparser) query(p Plan, names []string) string {
 			s.add(" ")
 		}
 		s.add(c.text)
-		if c.attr == "" || c.attr != names[i] {
+		switch {
+		case c.attr != "" && c.attr == names[i]:
+		case c.attr == "" && sublink && names[i] == "?column?":
+		default:
 			s.add(" AS " + quoteName(names[i]))
 		}
 	}
@@ -581,6 +593,14 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if n.Idx >= len(env) {
 				vdUnsupported("a column reference")
 			}
+		case *OuterRef:
+			if n.Depth > len(d.outer) || n.Idx >= len(d.outer[len(d.outer)-n.Depth]) {
+				vdUnsupported("an outer reference")
+			}
+		case *Subquery:
+			if n.Row != nil || n.Kind == SubArray || n.Kind == SubRow {
+				vdUnsupported("this subquery")
+			}
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
 		case *Call:
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
@@ -598,6 +618,19 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 		texts[i] = c.text
 	}
 	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written}
+	rd.outer = func(r *OuterRef) string { return d.outer[len(d.outer)-r.Depth][r.Idx].text }
+	rd.sub = func(q *Subquery) string {
+		d.outer = append(d.outer, env)
+		defer func() { d.outer = d.outer[:len(d.outer)-1] }()
+		var names []string
+		for _, c := range q.Plan.Schema() {
+			if !c.Hidden {
+				names = append(names, c.Name)
+			}
+		}
+		d.sublink = true
+		return " " + d.query(q.Plan, names)
+	}
 	out := rd.expr(e, nil)
 	for strings.Contains(out, " \n") {
 		out = strings.ReplaceAll(out, " \n", "\n")

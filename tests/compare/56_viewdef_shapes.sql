@@ -1,6 +1,7 @@
 -- pg_get_viewdef of more view shapes: IN lists, LIKE, BETWEEN, casts,
 -- literals, simple CASE, IS DISTINCT FROM, aggregates, outer joins, set
--- operations, window functions, subqueries in FROM; then
+-- operations, window functions, subqueries in FROM and as expressions;
+-- then
 -- the same after renames of the columns and tables they read.
 CREATE TABLE t (a int, b int, c text, d date, n numeric(10,2), ts timestamp);
 CREATE TABLE u (a int, d int);
@@ -25,6 +26,9 @@ CREATE VIEW y4 AS SELECT s.a, s.n FROM (SELECT a, count(*) AS n FROM t GROUP BY 
 CREATE VIEW y7 AS SELECT a FROM t UNION SELECT a FROM u ORDER BY a DESC;
 CREATE VIEW y8 AS SELECT * FROM (SELECT a FROM t UNION SELECT a FROM u) s;
 CREATE VIEW y9 AS SELECT a, 'x' AS k FROM t UNION ALL SELECT d, 'y' FROM u;
+CREATE VIEW z0 AS SELECT a FROM t WHERE a IN (SELECT a FROM u WHERE d > 0) AND EXISTS (SELECT 1 FROM u WHERE u.a = t.b);
+CREATE VIEW z1 AS SELECT a, (SELECT max(d) FROM u WHERE u.a = t.a) AS m FROM t WHERE b NOT IN (SELECT d FROM u) OR a > ALL (SELECT d FROM u);
+CREATE VIEW z2 AS SELECT a, count(*) FROM t GROUP BY a HAVING count(*) > (SELECT count(*) FROM u WHERE u.a = t.a);
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
@@ -49,3 +53,6 @@ SELECT * FROM y1 ORDER BY 1, 2;
 SELECT * FROM y3 ORDER BY 1;
 SELECT * FROM y4 ORDER BY 1;
 SELECT * FROM y8 ORDER BY 1;
+SELECT * FROM z0 ORDER BY 1;
+SELECT * FROM z1 ORDER BY 1;
+SELECT * FROM z2 ORDER BY 1;
