@@ -107,7 +107,7 @@ type viewDeparser struct {
 	// sublink is set while a subquery used as an expression is printed:
 	// its select list shows AS only for names of its own, as
 	// PostgreSQL's does without colNamesVisible.
-	sublink bool
+	sublink    bool
 	aliases    map[*Scan]string
 	written    map[Expr]string
 	subAliases map[Plan]string
