@@ -81,6 +81,7 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	// rewritten text is the fallback for shapes the deparser does not
 	// print, and for the other kinds.
 	var fallbacks []*catalog.Relation
+	var shapes []string // of the deparsed definitions, bound before the rename
 	for _, d := range e.cat.Dependents(rel.ID) {
 		text := renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
 		var fb *catalog.Relation
@@ -89,6 +90,10 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			fb.SQL = text
 		}
 		nd, ok := e.deparsedDefinition(d, renamed)
+		shape := ""
+		if ok {
+			shape, ok = e.definitionShape(d)
+		}
 		if !ok {
 			nd, fb = fb, nil
 		}
@@ -98,6 +103,7 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		changes = append(changes, nd)
 		originals = append(originals, d)
 		fallbacks = append(fallbacks, fb)
+		shapes = append(shapes, shape)
 	}
 	e.writeMu.Lock()
 	err := e.cat.ReplaceAll(changes...)
@@ -110,7 +116,13 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	for i, nd := range changes[1:] {
 		cur, _ := e.cat.ByID(nd.ID)
 		err := e.samePlan(originals[i+1], cur)
+		if err == nil && shapes[i] != "" {
+			if now, ok := e.definitionShape(cur); !ok || now != shapes[i] {
+				err = fmt.Errorf("its deparsed definition binds differently")
+			}
+		}
 		if fb := fallbacks[i]; err != nil && fb != nil {
+			e.log.Debug("rename rewrites a definition's text instead of deparsing it", "relation", nd.Name, "err", err)
 			e.writeMu.Lock()
 			err = e.cat.Replace(fb)
 			e.writeMu.Unlock()
@@ -191,6 +203,27 @@ func (e *Engine) deparsedDefinition(d, renamed *catalog.Relation) (*catalog.Rela
 		}
 	}
 	return nd, true
+}
+
+// definitionShape binds the definition of view or materialized view d
+// as it is bound at start and returns its plan's planner.PlanShape.
+func (e *Engine) definitionShape(d *catalog.Relation) (string, bool) {
+	q, err := parseQuery(d.SQL)
+	if err != nil {
+		return "", false
+	}
+	s := e.definitionSession(d, nil)
+	cat := s.catalogView()
+	if d.Temp {
+		s.tempSchema = d.Schema
+	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
+		cat = pc.Permanent()
+	}
+	b, err := planner.Bind(q, cat, nil)
+	if err != nil {
+		return "", false
+	}
+	return planner.PlanShape(b.Plan), true
 }
 
 // samePlan checks that now, a relation whose definition was rewritten,
