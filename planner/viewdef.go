@@ -25,13 +25,16 @@ import (
 // isSimpleNode asks for them; without it each operator, boolean and
 // cast carries its own.
 //
-// It covers one SELECT over tables, views and materialized views,
-// aliased or not, joined by [LEFT | RIGHT | FULL] JOIN ... ON or listed
-// with commas, with WHERE, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT
-// and OFFSET, aggregates (DISTINCT, FILTER), casts, CASE, COALESCE and
-// literals. For any other shape (set operations, subqueries, CTEs, window
-// functions, USING joins, functions in FROM) it returns an error with
-// SQLSTATE 0A000, and the caller shows the text as stored.
+// It covers SELECTs over tables, views, materialized views and
+// subqueries, aliased or not, joined by [LEFT | RIGHT | FULL] JOIN ...
+// ON or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
+// ORDER BY, LIMIT and OFFSET, aggregates (DISTINCT, FILTER), window
+// functions without a frame clause, subqueries as expressions, casts,
+// CASE, COALESCE and literals, and chains of one set operation. For any
+// other shape (CTEs, USING joins, functions in FROM, frame clauses, set
+// operations of different kinds, CROSS JOIN, which prints as a comma)
+// it returns an error with SQLSTATE 0A000, and the caller shows the
+// text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
