@@ -32,9 +32,9 @@ import (
 // functions without a frame clause, subqueries as expressions, casts,
 // CASE, COALESCE and literals, and chains of one set operation. For any
 // other shape (CTEs, USING joins, functions in FROM, frame clauses, set
-// operations of different kinds, CROSS JOIN, which prints as a comma)
-// it returns an error with SQLSTATE 0A000, and the caller shows the
-// text as stored.
+// operations of different kinds) it returns an error with SQLSTATE
+// 0A000, and the caller shows the text as stored. An explicit CROSS
+// JOIN binds as a comma list does, and prints as one.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
