@@ -247,6 +247,9 @@ type binder struct {
 	// subAliases records, when deparsing, the alias of each subquery
 	// in FROM, by its plan.
 	subAliases map[Plan]string
+	// usingJoins records, when deparsing, the columns of each JOIN ...
+	// USING, by the projection that merges them.
+	usingJoins map[Plan][]string
 }
 
 type cteDef struct {

@@ -1413,7 +1413,11 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 				names = append(names, u.Name.O)
 			}
 		}
-		return b.usingJoin(j, ls, rs, sc, names)
+		p, nsc := b.usingJoin(j, ls, rs, sc, names)
+		if b.usingJoins != nil && !n.NaturalJoin {
+			b.usingJoins[p] = names
+		}
+		return p, nsc
 	}
 	if n.On != nil {
 		// Constant booleans fold away first, so that x = y OR false is

@@ -62,7 +62,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{}}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
 	for _, c := range rel.Cols {
@@ -70,7 +70,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, current: current, pretty: pretty, indent: new(int)}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, current: current, pretty: pretty, indent: new(int)}
 	return " " + d.query(plan, names) + ";", nil
 }
 
@@ -114,6 +114,7 @@ type viewDeparser struct {
 	aliases    map[*Scan]string
 	written    map[Expr]string
 	subAliases map[Plan]string
+	usingJoins map[Plan][]string
 	current    func(uint32) (*catalog.Relation, bool)
 	pretty     bool
 	indent     *int
@@ -422,6 +423,22 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			cols[i] = vdCol{text: ref + "." + quoteName(attr), attr: attr}
 		}
 		return text, cols
+	case *Project:
+		names, ok := d.usingJoins[n]
+		j, isJoin := n.Input.(*Join)
+		if !ok || !isJoin || j.Kind == FullJoin {
+			break
+		}
+		text, jc := d.join(j, "USING ("+strings.Join(quoteNames(names), ", ")+")")
+		var cols []vdCol
+		for i, e := range n.Exprs {
+			c := d.col(e, jc)
+			if i < len(names) && c.attr != names[i] {
+				vdUnsupported("a USING column renamed since")
+			}
+			cols = append(cols, c)
+		}
+		return text, cols
 	case *Join:
 		if n.Lateral || len(n.LeftKeys) > 0 {
 			vdUnsupported("this join")
@@ -435,31 +452,7 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			r, rc := d.from(n.Right)
 			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
 		}
-		var word string
-		switch n.Kind {
-		case InnerJoin:
-			word = "JOIN "
-		case LeftJoin:
-			word = "LEFT JOIN "
-		case RightJoin:
-			word = "RIGHT JOIN "
-		case FullJoin:
-			word = "FULL JOIN "
-		default:
-			vdUnsupported("a semi or anti join")
-		}
-		if _, nested := n.Right.(*Join); nested {
-			vdUnsupported("a nested join on the right")
-		}
-		l, lc := d.from(n.Left)
-		kw := d.keyword(" "+word, -8, 8, 4)
-		r, rc := d.from(n.Right)
-		cols := append(append([]vdCol{}, lc...), rc...)
-		on := d.expr(n.Cond, cols)
-		if !d.pretty {
-			return "(" + l + kw + r + " ON (" + on + "))", cols
-		}
-		return l + kw + r + " ON " + on, cols
+		return d.join(n, "")
 	}
 	if alias, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.
@@ -479,6 +472,56 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
+}
+
+// join prints a join of two FROM items: its condition after ON, or
+// using, the USING clause that stands for it.
+func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
+	if n.Lateral || len(n.LeftKeys) > 0 {
+		vdUnsupported("this join")
+	}
+	var word string
+	switch n.Kind {
+	case InnerJoin:
+		word = "JOIN "
+	case LeftJoin:
+		word = "LEFT JOIN "
+	case RightJoin:
+		word = "RIGHT JOIN "
+	case FullJoin:
+		word = "FULL JOIN "
+	default:
+		vdUnsupported("a semi or anti join")
+	}
+	if _, nested := n.Right.(*Join); nested {
+		vdUnsupported("a nested join on the right")
+	}
+	l, lc := d.from(n.Left)
+	kw := d.keyword(" "+word, -8, 8, 4)
+	r, rc := d.from(n.Right)
+	cols := append(append([]vdCol{}, lc...), rc...)
+	var tail string
+	switch {
+	case using != "":
+		tail = " " + using
+	case !d.pretty:
+		tail = " ON (" + d.expr(n.Cond, cols) + ")"
+	default:
+		tail = " ON " + d.expr(n.Cond, cols)
+	}
+	if !d.pretty {
+		return "(" + l + kw + r + tail + ")", cols
+	}
+	return l + kw + r + tail, cols
+}
+
+// quoteNames quotes each of names (quoteName).
+func quoteNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = quoteName(n)
+	}
+	return out
 }
 
 // col prints e over the columns env; a column reference keeps its

@@ -1,6 +1,7 @@
 -- pg_get_viewdef of more view shapes: IN lists, LIKE, BETWEEN, casts,
 -- literals, simple CASE, IS DISTINCT FROM, aggregates, outer joins, set
--- operations, window functions, subqueries in FROM and as expressions;
+-- operations, window functions, subqueries in FROM and as expressions,
+-- USING joins;
 -- then
 -- the same after renames of the columns and tables they read.
 CREATE TABLE t (a int, b int, c text, d date, n numeric(10,2), ts timestamp);
@@ -29,6 +30,9 @@ CREATE VIEW y9 AS SELECT a, 'x' AS k FROM t UNION ALL SELECT d, 'y' FROM u;
 CREATE VIEW z0 AS SELECT a FROM t WHERE a IN (SELECT a FROM u WHERE d > 0) AND EXISTS (SELECT 1 FROM u WHERE u.a = t.b);
 CREATE VIEW z1 AS SELECT a, (SELECT max(d) FROM u WHERE u.a = t.a) AS m FROM t WHERE b NOT IN (SELECT d FROM u) OR a > ALL (SELECT d FROM u);
 CREATE VIEW z2 AS SELECT a, count(*) FROM t GROUP BY a HAVING count(*) > (SELECT count(*) FROM u WHERE u.a = t.a);
+CREATE TABLE w (a int, e int);
+CREATE VIEW j1 AS SELECT a, d, e FROM u JOIN w USING (a);
+CREATE VIEW j2 AS SELECT a, u.d, w.e FROM u LEFT JOIN w USING (a) RIGHT JOIN u u2 USING (a) WHERE e > 0;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
@@ -56,3 +60,4 @@ SELECT * FROM y8 ORDER BY 1;
 SELECT * FROM z0 ORDER BY 1;
 SELECT * FROM z1 ORDER BY 1;
 SELECT * FROM z2 ORDER BY 1;
+SELECT * FROM j1 ORDER BY 1;
