@@ -39,6 +39,7 @@ SELECT matviewname, definition FROM pg_matviews ORDER BY 1;
 \pset format aligned
 \d+ v3
 \d+ v4
+\d+ mv
 -- The views read what they read before.
 SELECT * FROM v1r;
 SELECT * FROM v2;
