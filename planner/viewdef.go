@@ -27,11 +27,12 @@ import (
 //
 // It covers SELECTs over tables, views, materialized views and
 // subqueries, aliased or not, joined by [LEFT | RIGHT | FULL] JOIN ...
-// ON or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
-// ORDER BY, LIMIT and OFFSET, aggregates (DISTINCT, FILTER), window
-// functions without a frame clause, subqueries as expressions, casts,
-// CASE, COALESCE and literals, and chains of one set operation. For any
-// other shape (CTEs, USING joins, functions in FROM, frame clauses, set
+// ON or USING (while the USING columns keep their names) or listed with
+// commas, with WHERE, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT and
+// OFFSET, aggregates (DISTINCT, FILTER), window functions without a
+// frame clause, subqueries as expressions, casts, CASE, COALESCE and
+// literals, and chains of one set operation. For any other shape (CTEs,
+// NATURAL and FULL USING joins, functions in FROM, frame clauses, set
 // operations of different kinds) it returns an error with SQLSTATE
 // 0A000, and the caller shows the text as stored. An explicit CROSS
 // JOIN binds as a comma list does, and prints as one.
