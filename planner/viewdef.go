@@ -31,9 +31,10 @@ import (
 // commas, with WHERE, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT and
 // OFFSET, aggregates (DISTINCT, FILTER), window functions without a
 // frame clause, subqueries as expressions, casts, CASE, COALESCE and
-// literals, and chains of one set operation. For any other shape (CTEs,
-// NATURAL and FULL USING joins, functions in FROM, frame clauses, set
-// operations of different kinds) it returns an error with SQLSTATE
+// literals, chains of one set operation, and WITH. For any other shape
+// (WITH RECURSIVE, NATURAL and FULL USING joins, functions in FROM,
+// frame clauses, set operations of different kinds, WITH over a set
+// operation) it returns an error with SQLSTATE
 // 0A000, and the caller shows the text as stored. An explicit CROSS
 // JOIN binds as a comma list does, and prints as one.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
@@ -63,7 +64,8 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{}}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{},
+		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
 	for _, c := range rel.Cols {
@@ -71,7 +73,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, current: current, pretty: pretty, indent: new(int)}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int)}
 	return " " + d.query(plan, names) + ";", nil
 }
 
@@ -116,6 +118,8 @@ type viewDeparser struct {
 	written    map[Expr]string
 	subAliases map[Plan]string
 	usingJoins map[Plan][]string
+	withs      map[Plan][]boundCTE
+	cteRefs    map[Plan][2]string
 	current    func(uint32) (*catalog.Relation, bool)
 	pretty     bool
 	indent     *int
@@ -129,6 +133,45 @@ func vdUnsupported(what string) {
 
 // query prints a SELECT whose output columns are called names.
 func (d *viewDeparser) query(p Plan, names []string) string {
+	if with, ok := d.withs[p]; ok {
+		return d.with(with) + d.selectQuery(p, names)
+	}
+	return d.selectQuery(p, names)
+}
+
+// with prints a WITH clause as get_with_clause does, each CTE's query a
+// level in, and the line break before the query it belongs to.
+func (d *viewDeparser) with(ctes []boundCTE) string {
+	base := *d.indent
+	defer func() { *d.indent = base }()
+	pad := strings.Repeat(" ", base+8)
+	var s vdText
+	for i, c := range ctes {
+		if i == 0 {
+			s.add("WITH ")
+		} else {
+			s.add(", ")
+		}
+		s.add(sql.QuoteIdent(c.name))
+		if len(c.cols) > 0 {
+			s.add("(" + strings.Join(quoteNames(c.cols), ", ") + ")")
+		}
+		var names []string
+		for _, col := range c.plan.Schema() {
+			if !col.Hidden {
+				names = append(names, col.Name)
+			}
+		}
+		*d.indent = base + 8
+		q := d.query(c.plan, names)
+		s.add(" AS (", "\n"+pad+" ", q, "\n"+pad+")")
+	}
+	s.add("\n" + strings.Repeat(" ", base) + " ")
+	return s.String()
+}
+
+// selectQuery prints a SELECT (or a set operation) without its WITH.
+func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	// The level of the query's body: its clauses' keywords step back
 	// from it, CASE lines indent from it.
 	base := *d.indent
@@ -454,6 +497,21 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
 		}
 		return d.join(n, "")
+	}
+	if ref, ok := d.cteRefs[p]; ok {
+		// A CTE's name: its columns are named as the CTE names them.
+		text, rv := sql.QuoteIdent(ref[0]), sql.QuoteIdent(ref[1])
+		if ref[1] != ref[0] {
+			text += " " + rv
+		}
+		var cols []vdCol
+		for _, c := range p.Schema() {
+			if c.Hidden {
+				vdUnsupported("a CTE with hidden columns")
+			}
+			cols = append(cols, vdCol{text: rv + "." + quoteName(c.Name), attr: c.Name})
+		}
+		return text, cols
 	}
 	if alias, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.

@@ -1,7 +1,7 @@
 -- pg_get_viewdef of more view shapes: IN lists, LIKE, BETWEEN, casts,
 -- literals, simple CASE, IS DISTINCT FROM, aggregates, outer joins, set
 -- operations, window functions, subqueries in FROM and as expressions,
--- USING joins;
+-- USING joins, WITH;
 -- then
 -- the same after renames of the columns and tables they read.
 CREATE TABLE t (a int, b int, c text, d date, n numeric(10,2), ts timestamp);
@@ -33,6 +33,9 @@ CREATE VIEW z2 AS SELECT a, count(*) FROM t GROUP BY a HAVING count(*) > (SELECT
 CREATE TABLE w (a int, e int);
 CREATE VIEW j1 AS SELECT a, d, e FROM u JOIN w USING (a);
 CREATE VIEW j2 AS SELECT a, u.d, w.e FROM u LEFT JOIN w USING (a) RIGHT JOIN u u2 USING (a) WHERE e > 0;
+CREATE VIEW c1 AS WITH w1 AS (SELECT a, b FROM t WHERE b > 0), w2 AS (SELECT a FROM u) SELECT w1.a, w2.a AS a2 FROM w1 JOIN w2 ON w1.a = w2.a;
+CREATE VIEW c2 AS WITH w1(x, y) AS (SELECT a, b FROM t) SELECT x, y FROM w1 WHERE y > 1;
+CREATE VIEW c3 AS SELECT * FROM (WITH w1 AS (SELECT a FROM t) SELECT w1.a FROM w1) s;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v' AND n.nspname = 'public' ORDER BY 1;
@@ -61,3 +64,5 @@ SELECT * FROM z0 ORDER BY 1;
 SELECT * FROM z1 ORDER BY 1;
 SELECT * FROM z2 ORDER BY 1;
 SELECT * FROM j1 ORDER BY 1;
+SELECT * FROM c1 ORDER BY 1;
+SELECT * FROM c2 ORDER BY 1;
