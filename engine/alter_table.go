@@ -596,22 +596,39 @@ func (e *Engine) columnReaders(rel, up *catalog.Relation, i int) []*catalog.Rela
 // dropBlocked returns DROP COLUMN's 2BP01 when readers (of column col of
 // table rel) hold more than indexes, which go with the column.
 func dropBlocked(rel *catalog.Relation, col string, readers []*catalog.Relation) error {
-	var blocking []string
+	// A reader of another reader depends on that one, as PostgreSQL
+	// says (its Deps hold the table through the other), and is listed
+	// right after it: PostgreSQL walks the dependencies depth first.
+	parent := map[uint32]*catalog.Relation{}
 	for _, d := range readers {
 		if d.Kind == catalog.KindIndex {
 			continue
 		}
-		// A reader of another reader depends on that one, as
-		// PostgreSQL says (its Deps hold the table through the other).
-		on := fmt.Sprintf("column %s of table %s", col, rel.Name)
 		for _, r := range readers {
 			if r.ID != d.ID && r.Kind != catalog.KindIndex && slices.Contains(d.Deps, r.ID) {
-				on = kindWords[r.Kind] + " " + r.Name
+				parent[d.ID] = r
 				break
 			}
 		}
-		blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
 	}
+	var blocking []string
+	listed := map[uint32]bool{}
+	var list func(of *catalog.Relation)
+	list = func(of *catalog.Relation) {
+		for _, d := range readers {
+			if d.Kind == catalog.KindIndex || listed[d.ID] || parent[d.ID] != of {
+				continue
+			}
+			listed[d.ID] = true
+			on := fmt.Sprintf("column %s of table %s", col, rel.Name)
+			if of != nil {
+				on = kindWords[of.Kind] + " " + of.Name
+			}
+			blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
+			list(d)
+		}
+	}
+	list(nil)
 	if len(blocking) == 0 {
 		return nil
 	}

@@ -55,6 +55,11 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return s.checkText(r, k, false), true
 		}
 	}
+	if fn == "pg_get_viewdef" && pretty {
+		if r, ok := s.eng.cat.ByOID(oid); ok && (r.Kind == catalog.KindView || r.Kind == catalog.KindMView) {
+			return s.eng.viewText(r, true), true
+		}
+	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
 }
 
@@ -152,6 +157,32 @@ func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string {
 // CheckText implements syscat.Provider.
 func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string {
 	return c.s.checkText(r, k, true)
+}
+
+// ViewText implements syscat.Provider.
+func (c sessionCatalog) ViewText(r *catalog.Relation, pretty bool) string {
+	return c.e.viewText(r, pretty)
+}
+
+// viewText is the query of view or materialized view r as
+// pg_get_viewdef prints it: deparsed from its binding, with the names
+// relations and columns have now (planner.ViewDefinition), or, for a
+// query of a shape the deparser does not print, as stored, in
+// PostgreSQL's layout (a leading space, a closing semicolon).
+func (e *Engine) viewText(r *catalog.Relation, pretty bool) string {
+	s := e.definitionSession(r, nil)
+	cat := s.catalogView()
+	if r.Temp {
+		s.tempSchema = r.Schema
+	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
+		cat = pc.Permanent()
+	}
+	text, err := planner.ViewDefinition(r, cat, e.cat.ByID, pretty)
+	if err == nil {
+		return text
+	}
+	e.log.Debug("view definition shown as stored", "view", r.Name, "err", err)
+	return " " + strings.TrimRight(strings.TrimSpace(r.SQL), ";") + ";"
 }
 
 // CheckColumns implements syscat.Provider.

@@ -245,6 +245,25 @@ type binder struct {
 	// procTimeOK is set while the right side of an inner or left join
 	// is bound: the one place FOR SYSTEM_TIME AS OF PROCTIME() may stand.
 	procTimeOK bool
+	// aliases is set when a definition is bound to be deparsed
+	// (viewdef.go): views read stay Scans of the view instead of being
+	// expanded, and each Scan's range variable is recorded here.
+	aliases map[*Scan]string
+	// written records, when deparsing, the forms the query wrote that
+	// bind to other nodes: "simple" for CASE x WHEN ..., "notdistinct"
+	// for IS NOT DISTINCT FROM's CASE.
+	written map[Expr]string
+	// subAliases records, when deparsing, the alias of each subquery
+	// in FROM, by its plan.
+	subAliases map[Plan]string
+	// usingJoins records, when deparsing, the columns of each JOIN ...
+	// USING, by the projection that merges them.
+	usingJoins map[Plan][]string
+	// withs records, when deparsing, each SELECT's WITH clause bound on
+	// its own, by the SELECT's plan, and cteRefs each reference to a
+	// CTE (its name and range variable), by the plan it binds to.
+	withs   map[Plan][]boundCTE
+	cteRefs map[Plan][2]string
 }
 
 type cteDef struct {

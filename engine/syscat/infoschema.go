@@ -104,12 +104,13 @@ func infoSchemaTables() []*table {
 		def("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range seenRelations(p) {
-				if r.Kind != catalog.KindView && r.Kind != catalog.KindMView || !p.HoldsAny(r, -1, privShowsTable) {
+				// Materialized views are not views here, as in PostgreSQL.
+				if r.Kind != catalog.KindView || !p.HoldsAny(r, -1, privShowsTable) {
 					continue
 				}
 				def := null
 				if p.HasPrivsOfRole(r.Owner) {
-					def = vStr(r.SQL)
+					def = vStr(p.ViewText(r, false))
 				}
 				rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), def})
 			}

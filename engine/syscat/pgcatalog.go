@@ -642,7 +642,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), vStr(p.ViewText(r, false))})
 				}
 			}
 			return rows
@@ -651,7 +651,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(p.ViewText(r, false))})
 				}
 			}
 			return rows
@@ -809,17 +809,9 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {
 			return "", false
 		}
-		return viewDef(r), true
+		return p.ViewText(r, false), true
 	}
 	return "", false
-}
-
-// viewDef is what pg_get_viewdef prints for a view: Postgres deparses the
-// stored query tree; weir prints the query as written, in Postgres's
-// layout (a leading space, a closing semicolon).
-func viewDef(r *catalog.Relation) string {
-	q := strings.TrimRight(strings.TrimSpace(r.SQL), ";")
-	return " " + q + ";"
 }
 
 // generatedCode is pg_attribute.attgenerated: 's' for a stored

@@ -63,6 +63,10 @@ type Provider interface {
 	// col: as a superuser, as (a member of) its owner, or through a grant
 	// to it, its roles or PUBLIC.
 	HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool
+	// ViewText is the query of view or materialized view r as
+	// pg_get_viewdef(oid, pretty) prints it, with the names relations
+	// and columns have now.
+	ViewText(r *catalog.Relation, pretty bool) string
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string

@@ -80,6 +80,7 @@ func (f fake) HasPrivsOfRole(oid uint32) bool                  { return !f.restr
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
 	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
 }
+func (f fake) ViewText(r *catalog.Relation, pretty bool) string  { return " " + r.SQL + ";" }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) SequenceACL(*catalog.Relation, int) []string       { return nil }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
