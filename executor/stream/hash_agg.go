@@ -239,6 +239,10 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		if err := t.Exclusive(); err != nil {
 			return nil, err
 		}
+		if actx.Parallelism <= 1 {
+			// Closing windows may then delete their groups by range.
+			t.SoleWriter()
+		}
 	}
 	if a.ttl > 0 {
 		idxTs := append([]types.T{types.TInt8}, a.keyTs...)

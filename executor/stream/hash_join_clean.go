@@ -266,7 +266,10 @@ func (s *joinSide) cleanState() error {
 		lo = types.Row{c.done}
 	}
 	hi := types.Row{c.bound}
-	if c.index == nil {
+	if c.index == nil && c.keep == nil && s.st.DeleteBefore(c.bound) {
+		// One range deletion (the rows below done are deleted already,
+		// and none whose column is NULL is stored).
+	} else if c.index == nil {
 		rows, err := storage.Collect(s.st.IterRange(lo, hi, false), c.keep)
 		if err != nil {
 			return err
