@@ -62,6 +62,15 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 		covered = append(covered, e)
 		return true
 	})
+	// The range starts at the least non-NULL key: with no NULL key in
+	// the tree, its entries are the tree's first ones, which DeleteMin
+	// takes out without searching for each.
+	if k, _, ok := t.overlay.Min(); ok && k >= lo {
+		for _, e := range covered {
+			t.overlay.DeleteMin()
+			e.inTree = false
+		}
+	}
 	for _, e := range covered {
 		t.forget(e)
 	}
