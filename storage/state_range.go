@@ -56,7 +56,9 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	// A non-NULL value's key starts with the same byte as w's; NULLs
 	// sort before it.
 	lo, hi := string(hiB[:1]), string(hiB)
-	t.sortOverlay()
+	// The entries in the tree, then those on their way into it: a
+	// table only ever range-deleted (an aggregation's groups) thus
+	// never sorts its entries into the tree.
 	var covered []*stEntry
 	t.overlay.AscendFunc(btreemap.GE(lo), btreemap.LT(hi), func(_ string, e *stEntry) bool {
 		covered = append(covered, e)
@@ -74,6 +76,18 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	for _, e := range covered {
 		t.forget(e)
 	}
+	keepU := t.unsorted[:0]
+	for _, e := range t.unsorted {
+		switch {
+		case e.gone || e.inTree:
+		case e.key >= lo && e.key < hi:
+			t.forget(e)
+		default:
+			keepU = append(keepU, e)
+		}
+	}
+	clear(t.unsorted[len(keepU):])
+	t.unsorted = keepU
 	// A DropClean table may hold several dirty entries of a key, the
 	// tree only the last.
 	keep := t.dirty[:0]

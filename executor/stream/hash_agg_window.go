@@ -31,7 +31,10 @@ func (a *HashAgg) behind() bool {
 // group key (a range scan of the Result table), and by a full scan
 // otherwise.
 func (a *HashAgg) closeGroups() error {
-	for _, w := range a.wms {
+	for n, w := range a.wms {
+		if a.superseded(n) {
+			continue
+		}
 		i := w.Col
 		if a.hasClosed[i] && types.Compare(w.Val, a.closed[i], a.keyTs[i]) <= 0 {
 			continue
@@ -141,4 +144,18 @@ func (a *HashAgg) closeRange(w types.Datum) error {
 		t.DeleteBefore(w)
 	}
 	return nil
+}
+
+// superseded reports whether a later watermark held for this barrier on
+// the same group key is at least a.wms[n]: closing the groups below it
+// closes those below a.wms[n] too, in one pass instead of one per
+// watermark.
+func (a *HashAgg) superseded(n int) bool {
+	w := a.wms[n]
+	for _, l := range a.wms[n+1:] {
+		if l.Col == w.Col && types.Compare(l.Val, w.Val, a.keyTs[w.Col]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
