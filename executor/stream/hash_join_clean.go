@@ -198,6 +198,15 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 	}
 	sc.index = s.states.New(actx.DB, c.Index.ID, ts, ts, actx.Cache)
 	sc.index.SetPartition(keep)
+	// Only this side writes its index rows: a new join's index holds
+	// them all in memory, so that cleaning reads them from its B-tree
+	// and, as the sole writer, deletes them by range.
+	if err := sc.index.Exclusive(); err != nil {
+		return nil, err
+	}
+	if actx.Parallelism <= 1 {
+		sc.index.SoleWriter()
+	}
 	return sc, nil
 }
 
@@ -278,17 +287,23 @@ func (s *joinSide) cleanState() error {
 			s.st.Delete(s.key(r))
 		}
 	} else {
-		rows, err := storage.Collect(c.index.IterRange(lo, hi, false), nil)
+		rows, err := c.index.AppendRange(nil, lo, hi)
 		if err != nil {
 			return err
 		}
+		key := make(types.Row, len(c.keyAt))
 		for _, r := range rows {
-			key := make(types.Row, len(c.keyAt))
 			for i, p := range c.keyAt {
 				key[i] = r[p]
 			}
 			s.st.Delete(key)
-			c.index.Delete(r)
+		}
+		// The index rows by one range deletion where the index can (no
+		// row below done, nor any whose column is NULL, is stored).
+		if !c.index.DeleteBefore(c.bound) {
+			for _, r := range rows {
+				c.index.Delete(r)
+			}
 		}
 	}
 	c.done, c.hasDone = c.bound, true
