@@ -128,6 +128,8 @@ type sideClean struct {
 	index   *storage.StateTable
 	idxCols []int
 	keyAt   []int
+	// ibuf is indexRow's row.
+	ibuf types.Row
 	// keep tells this actor's stored rows from other actors' in a scan
 	// of the state table (nil: every row is this actor's); the index
 	// table filters its scans itself (StateTable.SetPartition). Probes
@@ -198,6 +200,10 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 	}
 	sc.index = s.states.New(actx.DB, c.Index.ID, ts, ts, actx.Cache)
 	sc.index.SetPartition(keep)
+	// Its rows are only read back when cleaning: held encoded, they
+	// take a few bytes each that the garbage collector does not scan,
+	// and indexRow's row is reused.
+	sc.index.EncodeRows()
 	// Only this side writes its index rows: a new join's index holds
 	// them all in memory, so that cleaning reads them from its B-tree
 	// and, as the sole writer, deletes them by range.
@@ -224,12 +230,14 @@ func (c *sideClean) keeps(row types.Row) bool {
 	return !d.Null && (!c.has || types.Compare(d, c.bound, c.t) >= 0)
 }
 
-// indexRow returns the index row of an input row.
+// indexRow returns the index row of an input row, in storage reused by
+// the next call (the index holds its rows encoded and keeps none).
 func (c *sideClean) indexRow(row types.Row) types.Row {
-	r := make(types.Row, len(c.idxCols))
-	for i, k := range c.idxCols {
-		r[i] = row[k]
+	r := c.ibuf[:0]
+	for _, k := range c.idxCols {
+		r = append(r, row[k])
 	}
+	c.ibuf = r
 	return r
 }
 
