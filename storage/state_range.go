@@ -38,9 +38,11 @@ func (t *StateTable) SoleWriter() { t.sole = true }
 // now: the table is its keyspace's sole writer (SoleWriter), holds
 // every row in memory (Exclusive) or keeps no clean entries
 // (DropClean), has not flushed the open epoch early into a spill area,
-// and its first key column sorts ascending.
+// and its first key column sorts ascending (and is of a known type,
+// whose values' keys do not all encode as NULL's).
 func (t *StateTable) CanDeleteBefore() bool {
-	return t.sole && (t.whole || t.dropClean) && t.spillID == 0 && len(t.keyTypes) > 0 && !t.desc[0]
+	return t.sole && (t.whole || t.dropClean) && t.spillID == 0 && len(t.keyTypes) > 0 && !t.desc[0] &&
+		t.keyTypes[0].ID != types.Unknown
 }
 
 // DeleteBefore deletes, in the open epoch, every row whose first key
