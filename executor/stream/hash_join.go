@@ -85,6 +85,7 @@ type HashJoin struct {
 	// read once for both rows of the pair when pairProbe says so.
 	pbuf   []types.Row
 	preset bool
+	pkeys  [2][]byte // pairProbe's encoded join keys
 	kbuf   []byte
 	// inRows holds the input rows being applied (two: an update pair), when
 	// nothing keeps a reference to an input row past its apply
@@ -429,10 +430,15 @@ func (j *HashJoin) pairProbe(s int, del, ins types.Row) error {
 	if j.na != nil || ot.degree || me.joinKeyNull(del) {
 		return nil
 	}
+	// Equal as the probes compare them: by their keys' encodings.
+	a, b := j.pkeys[0][:0], j.pkeys[1][:0]
 	for _, k := range me.keys {
-		if types.Compare(del[k], ins[k], me.ts[k]) != 0 {
-			return nil
-		}
+		a = types.AppendKey(a, del[k], me.ts[k], false)
+		b = types.AppendKey(b, ins[k], me.ts[k], false)
+	}
+	j.pkeys = [2][]byte{a, b}
+	if !bytes.Equal(a, b) {
+		return nil
 	}
 	var err error
 	j.pbuf, err = ot.matches(me, del, j.pbuf[:0])
