@@ -181,7 +181,7 @@ func (RecoveryDone) isEvent()         {}
 
 // Action is an output of the coordinator, for the caller to carry out in
 // order: one of InjectBarrier, Commit, Committed, FailWaiters,
-// StartRecovery, CheckpointTimedOut, JobRemoved.
+// StartRecovery, CheckpointTimedOut, JobsStalled, JobRemoved.
 type Action interface{ isAction() }
 
 // InjectBarrier asks the caller to inject Barrier into the source actors
@@ -239,6 +239,21 @@ type CheckpointTimedOut struct {
 	Timeout   time.Duration
 }
 
+// JobsStalled reports the jobs whose actors have not acknowledged the
+// checkpoint in flight although its timeout passed more often than
+// tolerable_checkpoint_failures allows: an actor stuck on one input row,
+// say. The caller fails those jobs (JobFailed, with their regions), so
+// that the checkpoint commits for every other job, and restarts them by
+// their restart strategies. The checkpoint waits one more timeout for
+// that; then it fails, and every job recovers, as before. Err says why,
+// for the jobs' errors.
+type JobsStalled struct {
+	Epoch   uint64
+	Jobs    []JobID
+	Missing []ActorID
+	Err     error
+}
+
 // JobRemoved confirms that a failed job (JobFailed) left the
 // checkpoints. Dropped are the write sets its actors had handed over for
 // the checkpoint in flight, which will not be committed: the caller
@@ -250,6 +265,7 @@ type JobRemoved struct {
 }
 
 func (JobRemoved) isAction()         {}
+func (JobsStalled) isAction()        {}
 func (CheckpointTimedOut) isAction() {}
 func (InjectBarrier) isAction()      {}
 func (Commit) isAction()             {}
@@ -299,6 +315,10 @@ type inflight struct {
 	remaining int
 	writeSets []ActorWriteSet
 	waiters   []WaiterID
+	// stalled: the jobs of the actors missing at a timeout past the
+	// tolerated ones were reported (JobsStalled); the next timeout
+	// fails the checkpoint.
+	stalled bool
 }
 
 // pendingMutation is a mutation waiting for the next barrier.
@@ -788,8 +808,11 @@ func (c *Coordinator) advance() {
 
 // timedOut handles a checkpoint whose acknowledgements did not all
 // arrive within the timeout: within tolerable_checkpoint_failures it
-// waits another timeout (dropping it would drop its epoch's state),
-// beyond it the checkpoint fails and recovery starts.
+// waits another timeout (dropping it would drop its epoch's state).
+// Beyond it, the jobs of the missing actors are reported (JobsStalled)
+// for the caller to fail them alone, and the checkpoint waits one more
+// timeout for the JobFailed that takes them out; after that it fails
+// and recovery starts.
 func (c *Coordinator) timedOut() {
 	c.failures++
 	var missing []ActorID
@@ -806,6 +829,17 @@ func (c *Coordinator) timedOut() {
 		return
 	}
 	waited := c.now.Sub(c.cur.injectedAt)
+	if !c.cur.stalled {
+		if jobs := c.jobsOf(missing); len(jobs) > 0 {
+			c.cur.stalled = true
+			c.cur.waitFrom = c.now
+			err := pgerr.New(pgerr.QueryCanceled, "its actors did not pass the barrier of epoch %s within %s (checkpoint_timeout_ms), holding up every checkpoint",
+				epochString(c.cur.barrier.Epoch.Curr), waited).
+				WithHint("An operator stuck on one input (a row expanding into too many rows, say) stops its job and no other; the job restarts by its restart strategy.")
+			c.emit(JobsStalled{Epoch: c.cur.barrier.Epoch.Curr, Jobs: jobs, Missing: missing, Err: err})
+			return
+		}
+	}
 	err := pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %s timed out after %s waiting for %d acknowledgements",
 		epochString(c.cur.barrier.Epoch.Curr), waited, c.cur.remaining)
 	if c.cfg.TolerableFailures > 0 {
@@ -883,4 +917,28 @@ func (c *Coordinator) inject(kind Kind) {
 	if cur.remaining == 0 {
 		c.startCommit()
 	}
+}
+
+// jobsOf returns the jobs (sorted) that own any of actors: the running
+// jobs and the one the barrier in flight stops.
+func (c *Coordinator) jobsOf(actors []ActorID) []JobID {
+	var jobs []JobID
+	owns := func(j Job) {
+		for _, a := range j.Actors {
+			if slices.Contains(actors, a) {
+				jobs = append(jobs, j.ID)
+				return
+			}
+		}
+	}
+	for _, j := range c.jobs {
+		owns(j)
+	}
+	if m := c.cur.barrier.Mutation; m.Kind == MutationStopJob {
+		if _, ok := c.jobs[m.Job.ID]; !ok {
+			owns(m.Job)
+		}
+	}
+	slices.Sort(jobs)
+	return slices.Compact(jobs)
 }
