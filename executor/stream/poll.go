@@ -21,11 +21,23 @@ type poller interface {
 	poll(ctx context.Context) (types.Message, bool, error)
 }
 
-// pollable reports whether in implements poll; the operators that
-// forward their input's messages implement it by polling their input,
-// so an operator over one that cannot be polled (an aggregation in the
-// same fragment) is told nothing is ready until it asks with Next.
+// pollable reports whether in can be polled down to the operator that
+// receives its messages (a channel's reader, or a backfill). The
+// operators that forward their input's messages (Project, Filter, the
+// stats wrapper) poll their input, so over one that cannot be polled (an
+// aggregation in the same fragment) they report nothing ready until
+// asked with Next.
 func pollable(in Operator) bool {
+	switch o := in.(type) {
+	case counted:
+		return pollable(o.Operator)
+	case *Project:
+		return pollable(o.in)
+	case *Filter:
+		return pollable(o.in)
+	case *Values:
+		return pollable(o.in)
+	}
 	_, ok := in.(poller)
 	return ok
 }
