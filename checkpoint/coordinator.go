@@ -21,9 +21,10 @@ type Config struct {
 	// only one checkpoint is in flight at a time, writers arriving while
 	// one is in flight already share the next one. Negative means 0.
 	MinPause time.Duration
-	// Timeout fails a checkpoint whose acknowledgements have not all
-	// arrived this long after its barrier was injected
-	// (checkpoint_timeout_ms); default 10 min.
+	// Timeout is how long a checkpoint waits for its acknowledgements
+	// (checkpoint_timeout_ms), counted from its barrier's injection or
+	// the last timeout; default 10 min. See TolerableFailures for what a
+	// timeout does.
 	Timeout time.Duration
 	// MinPauseBetweenCheckpoints is the least time between the end of
 	// one checkpoint (committed or failed) and the injection of the next
@@ -34,11 +35,14 @@ type Config struct {
 	// recovery is not held back. Default 0; negative means 0.
 	MinPauseBetweenCheckpoints time.Duration
 	// TolerableFailures is the number of consecutive checkpoint timeouts
-	// tolerated before recovery starts (tolerable_checkpoint_failures).
-	// A tolerated timeout does not abandon the checkpoint, whose epoch's
-	// state would be lost with it: it is reported (CheckpointTimedOut)
-	// and the checkpoint is given another Timeout. A committed
-	// checkpoint resets the count. Default 0: the first timeout recovers.
+	// tolerated (tolerable_checkpoint_failures). A tolerated timeout
+	// does not abandon the checkpoint, whose epoch's state would be lost
+	// with it: it is reported (CheckpointTimedOut) and the checkpoint is
+	// given another Timeout. The next timeout reports the jobs holding
+	// the checkpoint up (JobsStalled) and gives the caller one more
+	// Timeout to take them out (JobFailed); the one after that fails the
+	// checkpoint and recovery starts. A committed checkpoint resets the
+	// count. Default 0: the first timeout reports the stalled jobs.
 	TolerableFailures int
 	// RecoveryBackoff is how long to wait before starting recovery again
 	// after a recovery failed; default 1 s.
