@@ -3,6 +3,7 @@ package hostile
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +63,63 @@ func TestHugeExpansionHoldsUpNoOne(t *testing.T) {
 	var n int64
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM u").Scan(&n); err != nil || n != 9 {
 		t.Fatalf("u holds %d rows (%v), want 9", n, err)
+	}
+}
+
+// TestStalledJobFailsAlone: a job stuck on one row where no barrier can
+// pass it (the expansion runs in the fragment of the aggregation it
+// reads, which cannot be polled) holds up a checkpoint until
+// checkpoint_timeout_ms; then that job fails alone, with 57014 in
+// weir.stream_errors and its message in weir.jobs, and the checkpoint
+// commits for everyone else, so the INSERT that got it stuck and one
+// into an unrelated table complete, and DROP of the view completes.
+func TestStalledJobFailsAlone(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	exec := func(sql string) error {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, hangBound)
+		defer cancel()
+		_, err := conn.Exec(sctx, sql)
+		return err
+	}
+	for _, sql := range []string{
+		"ALTER SYSTEM SET checkpoint_timeout_ms = 2000",
+		"CREATE TABLE t (n bigint)",
+		"CREATE TABLE u (x int)",
+		"CREATE MATERIALIZED VIEW stuck AS SELECT generate_series(1, m) AS g FROM (SELECT max(n) AS m FROM t) s",
+		// The job gets stuck on this row; the INSERT is committed once
+		// the job is failed, by the checkpoint it held up.
+		"INSERT INTO t VALUES (1000000000000000000)",
+		"INSERT INTO u VALUES (1)",
+	} {
+		if err := exec(sql); err != nil {
+			t.Fatalf("%s: %v (no answer within %s is a hang)", sql, err, hangBound)
+		}
+	}
+	var code, msg string
+	if err := conn.QueryRow(ctx, "SELECT sqlstate, last_error FROM weir.stream_errors WHERE operator = 'checkpoint'").Scan(&code, &msg); err != nil {
+		t.Fatalf("reading the stuck job's error: %v", err)
+	}
+	if code != "57014" || !strings.Contains(msg, "did not pass the barrier") {
+		t.Fatalf("weir.stream_errors shows %s %q, want 57014 and the barrier not passed", code, msg)
+	}
+	var jobErr string
+	if err := conn.QueryRow(ctx, "SELECT coalesce(last_error, '') FROM weir.jobs WHERE name = 'stuck'").Scan(&jobErr); err != nil {
+		t.Fatalf("reading weir.jobs: %v", err)
+	}
+	if !strings.Contains(jobErr, "did not pass the barrier") {
+		t.Fatalf("weir.jobs shows the stuck job's last error as %q", jobErr)
+	}
+	for _, sql := range []string{"DROP MATERIALIZED VIEW stuck", "INSERT INTO u VALUES (2)"} {
+		if err := exec(sql); err != nil {
+			t.Fatalf("%s: %v (no answer within %s is a hang)", sql, err, hangBound)
+		}
 	}
 }
