@@ -31,9 +31,11 @@ import (
 //   - Between two output chunks the operator polls its input (poller):
 //     a chunk joins the queue, a watermark waits until the queue is
 //     empty (the rows still to come are behind it), and a barrier
-//     passes at once, mid-expansion. So a row that yields 10^18 rows
-//     holds up neither checkpoints nor DROP; the rows it yields after
-//     the barrier belong to the next epoch. The context is checked
+//     passes once the queue is empty or, mid-expansion, after
+//     projectSetHoldChunks more chunks (so a statement's expansion of
+//     modest size is in its own epoch, read-your-writes). So a row that
+//     yields 10^18 rows holds up neither checkpoints nor DROP; the rows
+//     it yields after the barrier belong to the next epoch. The context is checked
 //     between chunks too, so stopping the job is prompt. Over an input
 //     that cannot be polled (an aggregation in the same fragment) a
 //     barrier waits for the expansions before it, as it always did.
@@ -80,8 +82,21 @@ type ProjectSet struct {
 	gone []types.Row
 	// wms are the watermarks waiting for the queue to empty.
 	wms []types.Watermark
-	buf types.Row
+	// held is a barrier polled while rows were queued: it passes once
+	// the queue is empty or holdChunks chunks went out after it arrived
+	// (heldFor counts them).
+	held       *types.Barrier
+	heldFor    int
+	holdChunks int
+	buf        types.Row
 }
+
+// projectSetHoldChunks is how many output chunks a ProjectSet emits after
+// a barrier arrived before letting it pass mid-expansion. The rows of a
+// statement's expansion up to that many chunks (64 × types.ChunkCap) are
+// in the epoch of its barrier, so an INSERT sees them in the views right
+// after it (read-your-writes); beyond that, the barrier goes first.
+const projectSetHoldChunks = 64
 
 // psRow is an input row of a ProjectSet waiting for its calls to run to
 // the end.
@@ -134,6 +149,7 @@ func NewProjectSet(actx *ActorContext, in Operator, n *planner.StreamProjectSet)
 		p.polls = pollable(in)
 	}
 	p.buf = make(types.Row, len(p.ts))
+	p.holdChunks = projectSetHoldChunks
 	return p, nil
 }
 
@@ -146,21 +162,36 @@ func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if p.polls && p.started {
+			if p.held != nil && (p.heldFor >= p.holdChunks || len(p.queue) == 0) {
+				return p.release()
+			}
+			if p.polls && p.started && p.held == nil {
 				msg, ok, err := p.in.(poller).poll(ctx)
 				if err != nil {
 					return nil, err
 				}
 				if ok {
+					if b, isBarrier := msg.(types.Barrier); isBarrier {
+						// The rows before it go out first, up to
+						// holdChunks chunks of them.
+						p.held, p.heldFor = &b, 0
+						continue
+					}
 					if out, err := p.handle(msg); err != nil || out != nil {
 						return out, err
 					}
 				}
 			}
 			if out := p.fill(); out != nil {
+				if p.held != nil {
+					p.heldFor++
+				}
 				return out, nil
 			}
 			continue
+		}
+		if p.held != nil {
+			return p.release()
 		}
 		if len(p.wms) > 0 {
 			w := p.wms[0]
@@ -175,6 +206,13 @@ func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 			return out, err
 		}
 	}
+}
+
+// release lets the held barrier pass.
+func (p *ProjectSet) release() (types.Message, error) {
+	b := *p.held
+	p.held = nil
+	return p.handle(b)
 }
 
 // handle takes one input message: a chunk is queued (nil returned), a

@@ -119,9 +119,10 @@ barrier 30
 		}
 		want[rowText(outTs, types.Row{types.DInt(3), types.DInt(big), types.DInt(g), h, types.DInt(g)})] = true
 	}
-	for _, every := range []int{1, 3} {
+	for _, c := range []struct{ every, hold int }{{1, 0}, {3, 1}, {2, 2}} {
+		every, hold := c.every, c.hold
 		for crashAt := 0; crashAt <= 30; crashAt++ {
-			t.Run(fmt.Sprintf("every%d/crash%d", every, crashAt), func(t *testing.T) {
+			t.Run(fmt.Sprintf("every%d/hold%d/crash%d", every, hold, crashAt), func(t *testing.T) {
 				e := newOpEnv(t)
 				e.actx.Parallelism = 1
 				msgs := parseScript(t, ts, script)
@@ -131,6 +132,7 @@ barrier 30
 				if err != nil {
 					t.Fatal(err)
 				}
+				p.holdChunks = hold
 				var pending []*types.Chunk
 				barriers, midway := 0, 0
 				for done := false; !done; {
@@ -170,6 +172,7 @@ barrier 30
 						if p, err = NewProjectSet(e.actx, in, psTestNode()); err != nil {
 							t.Fatal(err)
 						}
+						p.holdChunks = hold
 						if m, err := p.Next(context.Background()); err != nil {
 							t.Fatal(err)
 						} else if _, ok := m.(types.Barrier); !ok {
@@ -197,6 +200,45 @@ barrier 30
 					t.Fatalf("%d state rows left, want 0", n)
 				}
 			})
+		}
+	}
+}
+
+// TestProjectSetHoldsBarrierForSmallExpansions: a barrier polled behind
+// an expansion of fewer than projectSetHoldChunks chunks waits for it,
+// so the rows of a statement are in its epoch (read-your-writes); behind
+// a longer one it passes after projectSetHoldChunks chunks.
+func TestProjectSetHoldsBarrierForSmallExpansions(t *testing.T) {
+	ts := []types.T{types.TInt8, types.TInt8}
+	for _, tc := range []struct {
+		n, before int
+	}{
+		{3, 3},
+		{5 * types.ChunkCap, 5 * types.ChunkCap},
+		{(projectSetHoldChunks + 10) * types.ChunkCap, projectSetHoldChunks * types.ChunkCap},
+	} {
+		e := newOpEnv(t)
+		e.actx.Parallelism = 1
+		msgs := parseScript(t, ts, fmt.Sprintf("barrier 1 add\n+ 1 %d\nbarrier 2\nbarrier 3\n", tc.n))
+		p, err := NewProjectSet(e.actx, &pollScript{msgs: msgs, every: 1}, psTestNode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, barriers := 0, 0
+		for barriers < 2 {
+			m, err := p.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch m := m.(type) {
+			case *types.Chunk:
+				rows += m.Len()
+			case types.Barrier:
+				barriers++
+			}
+		}
+		if rows != tc.before {
+			t.Fatalf("%d rows to expand: %d before the barrier, want %d", tc.n, rows, tc.before)
 		}
 	}
 }
