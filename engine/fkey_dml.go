@@ -420,13 +420,7 @@ func (f *fkState) parentAction(w fkWriter, ref fkRef, child *catalog.Relation, e
 		}
 		switch action {
 		case catalog.FKNoAction, catalog.FKRestrict:
-			err := pgerr.New(pgerr.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", parent.Name, fk.Name, child.Name).
-				WithTable(child.Schema, child.Name).WithConstraint(fk.Name)
-			if !f.s.hasPrivilege(parent, catalog.PrivSelect) {
-				return err.WithDetail("Key is still referenced from table \"%s\".", child.Name)
-			}
-			names, vals := keyText(parent, fk.RefCols, ev.old)
-			return err.WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
+			return f.stillReferenced(ref, parent, child, ev)
 		case catalog.FKCascade:
 			if ev.new == nil {
 				if err := w.Delete(child.ID, row); err != nil {
@@ -477,9 +471,28 @@ func (f *fkState) parentAction(w fkWriter, ref fkRef, child *catalog.Relation, e
 			if err := f.update(w, child, row, up); err != nil {
 				return err
 			}
+			if action == catalog.FKSetDefault && sameRow(child, row, up) {
+				// Set to the key being removed (the defaults): still
+				// referenced, as ri_set finds with another lookup.
+				return f.stillReferenced(ref, parent, child, ev)
+			}
 		}
 	}
 	return nil
+}
+
+// stillReferenced is the error of ev removing a key of parent that a
+// row of child references through ref: DETAIL names the key unless the
+// role may not read parent.
+func (f *fkState) stillReferenced(ref fkRef, parent, child *catalog.Relation, ev fkEvent) error {
+	fk := ref.fk
+	err := pgerr.New(pgerr.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", parent.Name, fk.Name, child.Name).
+		WithTable(child.Schema, child.Name).WithConstraint(fk.Name)
+	if !f.s.hasPrivilege(parent, catalog.PrivSelect) {
+		return err.WithDetail("Key is still referenced from table \"%s\".", child.Name)
+	}
+	names, vals := keyText(parent, fk.RefCols, ev.old)
+	return err.WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
 }
 
 // update writes a cascaded change of child's row old to up, through the

@@ -1,0 +1,93 @@
+-- FOREIGN KEY constraints: names, checks, actions, errors and catalog,
+-- as PostgreSQL 15 has them.
+CREATE TABLE fp (id int PRIMARY KEY, u int UNIQUE, t text);
+CREATE TABLE fc (cid int PRIMARY KEY, pid int REFERENCES fp, pu int,
+  CONSTRAINT fc_u FOREIGN KEY (pu) REFERENCES fp(u) ON DELETE CASCADE ON UPDATE SET NULL);
+\d fp
+\d fc
+INSERT INTO fp VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c');
+INSERT INTO fc VALUES (1, 1, 10), (2, 2, 20), (3, NULL, NULL);
+INSERT INTO fc VALUES (4, 9, NULL);
+INSERT INTO fc VALUES (4, NULL, 99);
+UPDATE fc SET pid = 7 WHERE cid = 1;
+DELETE FROM fp WHERE id = 1;
+UPDATE fp SET id = 5 WHERE id = 2;
+-- ON DELETE CASCADE through u, ON UPDATE SET NULL.
+UPDATE fp SET u = 21 WHERE id = 2;
+SELECT * FROM fc ORDER BY cid;
+DELETE FROM fc WHERE cid = 1;
+DELETE FROM fp WHERE id = 1;
+SELECT * FROM fc ORDER BY cid;
+INSERT INTO fc VALUES (5, 3, 30);
+DELETE FROM fp WHERE u = 30 AND id <> 3;
+UPDATE fc SET pid = NULL WHERE cid = 5;
+DELETE FROM fp WHERE id = 3;
+SELECT * FROM fc ORDER BY cid;
+-- Actions of each kind.
+CREATE TABLE ap (a int, b int, PRIMARY KEY (a, b));
+CREATE TABLE ac (id int PRIMARY KEY, x int DEFAULT 0, y int DEFAULT 0,
+  FOREIGN KEY (x, y) REFERENCES ap ON UPDATE CASCADE ON DELETE SET DEFAULT);
+INSERT INTO ap VALUES (0, 0), (1, 1), (2, 2);
+INSERT INTO ac VALUES (1, 1, 1), (2, 2, 2), (3, 1, NULL);
+UPDATE ap SET a = 11, b = 11 WHERE a = 1;
+SELECT * FROM ac ORDER BY id;
+DELETE FROM ap WHERE a = 2;
+SELECT * FROM ac ORDER BY id;
+DELETE FROM ap WHERE a = 0;
+\d ac
+SELECT conname, contype, conkey, confkey, confupdtype, confdeltype, confmatchtype, pg_get_constraintdef(oid, true)
+  FROM pg_constraint WHERE contype = 'f' ORDER BY conname;
+-- MATCH FULL.
+CREATE TABLE mf (id int PRIMARY KEY, x int, y int, FOREIGN KEY (x, y) REFERENCES ap MATCH FULL ON DELETE RESTRICT);
+INSERT INTO mf VALUES (1, 11, NULL);
+INSERT INTO mf VALUES (1, NULL, NULL);
+INSERT INTO mf VALUES (2, 11, 11);
+DELETE FROM ap WHERE a = 11;
+-- Errors of the definition.
+CREATE TABLE e1 (x int REFERENCES nosuch);
+CREATE TABLE e2 (x int REFERENCES fp(t));
+CREATE TABLE e3 (x text REFERENCES fp);
+CREATE TABLE e4 (x int, FOREIGN KEY (x, x) REFERENCES ap);
+CREATE TABLE e5 (x int, FOREIGN KEY (nosuch) REFERENCES fp);
+CREATE TABLE e6 (x int REFERENCES fp MATCH PARTIAL);
+CREATE TABLE e7 (x int REFERENCES fp ON UPDATE SET NULL (x));
+CREATE TABLE e8 (x int, y int, FOREIGN KEY (x) REFERENCES fp ON DELETE SET NULL (y));
+CREATE TABLE e9 (x bigint REFERENCES fp, y numeric REFERENCES fp);
+CREATE TABLE e10 (x bigint REFERENCES fp);
+\d e10
+-- ALTER TABLE ADD and DROP CONSTRAINT.
+CREATE TABLE al (id int PRIMARY KEY, p int);
+INSERT INTO al VALUES (1, 3), (2, 77);
+ALTER TABLE al ADD CONSTRAINT al_p FOREIGN KEY (p) REFERENCES fp;
+DELETE FROM al WHERE id = 2;
+ALTER TABLE al ADD CONSTRAINT al_p FOREIGN KEY (p) REFERENCES fp;
+ALTER TABLE al ADD FOREIGN KEY (p) REFERENCES fp;
+\d al
+ALTER TABLE al DROP CONSTRAINT al_p_fkey;
+ALTER TABLE al DROP CONSTRAINT al_p;
+\d al
+-- A self reference.
+CREATE TABLE tree (id int PRIMARY KEY, parent int REFERENCES tree ON DELETE CASCADE);
+INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 2), (4, 1);
+INSERT INTO tree VALUES (5, 5);
+INSERT INTO tree VALUES (6, 60);
+DELETE FROM tree WHERE id = 2;
+SELECT * FROM tree ORDER BY id;
+-- In a transaction block.
+BEGIN;
+INSERT INTO fp VALUES (40, 400, 'x');
+INSERT INTO fc VALUES (40, 40, 400);
+COMMIT;
+BEGIN;
+DELETE FROM fp WHERE id = 40;
+COMMIT;
+SELECT * FROM fc ORDER BY cid;
+-- TRUNCATE and DROP of a referenced table.
+TRUNCATE fp;
+TRUNCATE fp, fc, al;
+TRUNCATE ap CASCADE;
+SELECT count(*) FROM ac;
+DROP TABLE fp;
+DROP TABLE fp CASCADE;
+\d fc
+DROP TABLE fc, ap, ac, mf, e4, e10, al, tree;
