@@ -229,7 +229,9 @@ func (t implTable) defineSystem() {
 			if !ok {
 				return types.DBool(true), nil
 			}
-			user := sessionUser(ctx)
+			// The two-argument form asks for the role the session acts
+			// as (GetUserId), not the session user.
+			user := currentUser(ctx)
 			if len(d) == 3 {
 				user = d[0].S
 			}
