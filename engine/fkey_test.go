@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+)
+
+// TestForeignKeyCascadeReachesViews: the rows a foreign key's actions
+// change (ON DELETE CASCADE, ON UPDATE CASCADE, SET NULL) reach the
+// materialized views over the referencing table as a DELETE or UPDATE
+// of them would, in the same statement, through a second level of
+// cascade too, in a transaction block as outside one; a failed cascade
+// leaves nothing behind.
+func TestForeignKeyCascadeReachesViews(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE p (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE TABLE c (id int PRIMARY KEY, pid int REFERENCES p ON DELETE CASCADE ON UPDATE CASCADE, v int)")
+	mustRun(t, s, "CREATE TABLE g (id int PRIMARY KEY, cid int REFERENCES c ON DELETE SET NULL, w int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cs AS SELECT pid, count(*) AS n, sum(v) AS s FROM c GROUP BY pid")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW gs AS SELECT count(cid) AS linked, count(*) AS n FROM g")
+	mustRun(t, s, "INSERT INTO p VALUES (1), (2), (3)")
+	mustRun(t, s, "INSERT INTO c VALUES (10, 1, 1), (11, 1, 2), (20, 2, 5), (30, 3, 7)")
+	mustRun(t, s, "INSERT INTO g VALUES (100, 10, 0), (101, 20, 0), (102, 30, 0)")
+	wantRows(t, s, "SELECT * FROM cs ORDER BY pid", "1 2 3", "2 1 5", "3 1 7")
+	wantRows(t, s, "SELECT * FROM gs", "3 3")
+
+	mustRun(t, s, "DELETE FROM p WHERE id = 1")
+	wantRows(t, s, "SELECT * FROM cs ORDER BY pid", "2 1 5", "3 1 7")
+	wantRows(t, s, "SELECT * FROM gs", "2 3")
+	wantRows(t, s, "SELECT id, cid FROM g ORDER BY id", "100 NULL", "101 20", "102 30")
+
+	mustRun(t, s, "UPDATE p SET id = 4 WHERE id = 2")
+	wantRows(t, s, "SELECT * FROM cs ORDER BY pid", "3 1 7", "4 1 5")
+
+	mustRun(t, s, "BEGIN")
+	mustRun(t, s, "DELETE FROM p WHERE id = 3")
+	wantRows(t, s, "SELECT id FROM c ORDER BY id", "20")
+	mustRun(t, s, "COMMIT")
+	wantRows(t, s, "SELECT * FROM cs ORDER BY pid", "4 1 5")
+	wantRows(t, s, "SELECT * FROM gs", "1 3")
+
+	// A cascade that fails further down (g.cid NOT NULL now) changes
+	// nothing, the views included.
+	mustRun(t, s, "DELETE FROM g WHERE cid IS NULL")
+	mustRun(t, s, "ALTER TABLE g ALTER COLUMN cid SET NOT NULL")
+	wantCode(t, s, "DELETE FROM p WHERE id = 4", pgerr.NotNullViolation, `null value in column "cid" of relation "g" violates not-null constraint`)
+	wantRows(t, s, "SELECT id FROM p", "4")
+	wantRows(t, s, "SELECT * FROM cs ORDER BY pid", "4 1 5")
+	wantRows(t, s, "SELECT * FROM gs", "1 1")
+}
