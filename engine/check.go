@@ -298,6 +298,9 @@ func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relati
 			WithDetail("%s", strings.Join(deps, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
+	if err := s.eng.fkDropColumn(rel, up, i, cascade); err != nil {
+		return err
+	}
 	up.Checks = nil
 	for _, c := range rel.Checks {
 		_, cols, err := planner.BindCheck(ctx, rel, c.Expr, 0, s.catalogView())

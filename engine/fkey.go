@@ -543,3 +543,69 @@ func (e *Engine) fkDropKey(rel, idx *catalog.Relation, cascade bool, io wire.Exe
 	}
 	return out, nil
 }
+
+// fkDropColumn applies DROP COLUMN of rel's column i to the foreign
+// keys, up being rel's altered copy: rel's own foreign keys on the
+// column go with it, as in PostgreSQL; one referencing the column stops
+// the drop (2BP01; with cascade, 0A000: weir does not drop another
+// table's constraint here).
+func (e *Engine) fkDropColumn(rel, up *catalog.Relation, i int, cascade bool) error {
+	var deps []string
+	for _, ref := range e.referencing(rel.ID) {
+		if slices.Contains(ref.fk.RefCols, i) && !(ref.child.ID == rel.ID && slices.Contains(ref.fk.Cols, i)) {
+			deps = append(deps, fmt.Sprintf("constraint %s on table %s depends on column %s of table %s", ref.fk.Name, ref.child.Name, rel.Cols[i].Name, rel.Name))
+		}
+	}
+	if len(deps) > 0 && cascade {
+		return pgerr.New(pgerr.FeatureNotSupported, "DROP COLUMN ... CASCADE of a column a foreign key references is not supported").
+			WithDetail("%s", strings.Join(deps, "\n")).
+			WithHint("Drop the foreign key constraints first.")
+	}
+	if len(deps) > 0 {
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", rel.Cols[i].Name, rel.Name).
+			WithDetail("%s", strings.Join(deps, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	up.ForeignKeys = slices.DeleteFunc(up.ForeignKeys, func(f catalog.ForeignKey) bool {
+		return slices.Contains(f.Cols, i) || f.RefID == rel.ID && slices.Contains(f.RefCols, i)
+	})
+	return nil
+}
+
+// fkTypeChange refuses ALTER COLUMN ... TYPE t of rel's column i when a
+// foreign key on it, either side, could not compare the new type with
+// the other's (42804, as PostgreSQL's re-made constraint reports it).
+func (e *Engine) fkTypeChange(rel *catalog.Relation, i int, t types.T) error {
+	bad := func(f *catalog.ForeignKey, child, parent *catalog.Relation, k int, ft, pt types.T) error {
+		return pgerr.New(pgerr.DatatypeMismatch, "foreign key constraint \"%s\" cannot be implemented", f.Name).
+			WithDetail("Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.", child.Cols[f.Cols[k]].Name, parent.Cols[f.RefCols[k]].Name,
+				types.T{ID: ft.ID, Mod: -1}, types.T{ID: pt.ID, Mod: -1})
+	}
+	for k := range rel.ForeignKeys {
+		f := &rel.ForeignKeys[k]
+		parent, ok := e.cat.ByID(f.RefID)
+		if !ok {
+			continue
+		}
+		for j, c := range f.Cols {
+			pt := parent.Cols[f.RefCols[j]].T
+			if parent.ID == rel.ID && f.RefCols[j] == i {
+				pt = t
+			}
+			if c == i && !fkTypesCompatible(t, pt) {
+				return bad(f, rel, parent, j, t, pt)
+			}
+		}
+	}
+	for _, ref := range e.referencing(rel.ID) {
+		if ref.child.ID == rel.ID {
+			continue
+		}
+		for j, c := range ref.fk.RefCols {
+			if ft := ref.child.Cols[ref.fk.Cols[j]].T; c == i && !fkTypesCompatible(ft, t) {
+				return bad(ref.fk, ref.child, rel, j, ft, t)
+			}
+		}
+	}
+	return nil
+}

@@ -82,6 +82,21 @@ BEGIN;
 DELETE FROM fp WHERE id = 40;
 COMMIT;
 SELECT * FROM fc ORDER BY cid;
+-- The columns of a foreign key: DROP CONSTRAINT of the key it
+-- references, DROP COLUMN and ALTER COLUMN ... TYPE on either side.
+CREATE TABLE dp (id int PRIMARY KEY, u int UNIQUE, w int);
+CREATE TABLE dc (id int PRIMARY KEY, pu int REFERENCES dp(u), x int, FOREIGN KEY (x) REFERENCES dp);
+ALTER TABLE dp DROP CONSTRAINT dp_u_key;
+ALTER TABLE dp DROP COLUMN u;
+ALTER TABLE dc DROP COLUMN pu;
+ALTER TABLE dc ALTER COLUMN x TYPE bigint;
+ALTER TABLE dc ALTER COLUMN x TYPE text;
+ALTER TABLE dp ALTER COLUMN id TYPE text;
+\d dc
+INSERT INTO dp VALUES (1, 1, 1);
+INSERT INTO dc VALUES (1, 1), (2, NULL);
+INSERT INTO dc VALUES (3, 5000000000);
+DROP TABLE dc, dp;
 -- TRUNCATE and DROP of a referenced table.
 TRUNCATE fp;
 TRUNCATE fp, fc, al;
