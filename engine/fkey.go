@@ -162,6 +162,9 @@ func (s *Session) resolveForeignKey(rel *catalog.Relation, def sql.ForeignKeyDef
 	} else {
 		r, ok := e.cat.Lookup(schema, def.Ref.Name)
 		if !ok {
+			if def.Ref.Schema != "" && !slices.Contains(e.cat.Schemas(), schema) {
+				return fk, pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", def.Ref.Schema)
+			}
 			return fk, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", def.Ref.Name)
 		}
 		ref = r
@@ -415,7 +418,6 @@ func (s *Session) createTableForeignKeys(ctx context.Context, st *sql.CreateTabl
 		return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}
 	for _, def := range st.ForeignKeys {
-		def.NotValid = true // the table is empty
 		if _, err := s.addForeignKey(ctx, rel, def); err != nil {
 			e.writeMu.Lock()
 			order, derr := e.dropOrder([]*catalog.Relation{rel}, true, func(*catalog.Relation) {})

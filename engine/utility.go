@@ -736,6 +736,14 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	order, err := e.dropOrder(targets, st.Cascade, func(d *catalog.Relation) {
 		lines = append(lines, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
 	})
+	if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.DependentObjectsStillExist && !st.Cascade {
+		// The foreign keys referencing the tables are listed too.
+		if _, _, more := e.fkDropTables(targets, false); len(more) > 0 {
+			cp := *pe
+			cp.Detail += "\n" + strings.Join(more, "\n")
+			return nil, &cp
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

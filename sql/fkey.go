@@ -80,6 +80,12 @@ func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 		}
 		fk.OnUpdate = action
 	}
+	if p.word(0) == "on" {
+		// A second ON DELETE or ON UPDATE, or neither: PostgreSQL's
+		// grammar stops at the word after ON.
+		p.pos++
+		return p.errHere()
+	}
 	for {
 		switch {
 		case p.accept("not", "deferrable"), p.accept("initially", "immediate"):

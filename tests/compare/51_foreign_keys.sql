@@ -114,3 +114,47 @@ DROP TABLE fp;
 DROP TABLE fp CASCADE;
 \d fc
 DROP TABLE fc, ap, ac, mf, e4, e10, al, tree;
+-- More definitions: what may be referenced, names, column orders, a
+-- second action clause, DROP with views and constraints depending.
+CREATE TABLE p (id int PRIMARY KEY, u int UNIQUE, g int GENERATED ALWAYS AS (id * 2) STORED);
+CREATE VIEW pv AS SELECT * FROM p;
+CREATE TABLE x1 (a int REFERENCES pv);
+CREATE TEMP TABLE x2 (a int REFERENCES p);
+CREATE TABLE x3 (a int, b int, FOREIGN KEY (a, b) REFERENCES p);
+CREATE TABLE x4 (a int, b int, FOREIGN KEY (a) REFERENCES p ON DELETE SET NULL (b));
+CREATE TABLE x5 (a int GENERATED ALWAYS AS (1) STORED REFERENCES p ON DELETE SET NULL);
+CREATE TABLE x6 (a int CONSTRAINT dup CHECK (a > 0), b int CONSTRAINT dup REFERENCES p);
+CREATE TABLE x7 (id int PRIMARY KEY, u int UNIQUE, pu int REFERENCES x7(u));
+\d x7
+CREATE TABLE x8 (a_very_long_column_name_that_goes_on_and_on_and_on int, another_quite_long_column_name_for_testing int, FOREIGN KEY (a_very_long_column_name_that_goes_on_and_on_and_on, another_quite_long_column_name_for_testing) REFERENCES p(id, u));
+CREATE TABLE pp (a int, b int, PRIMARY KEY (a, b));
+CREATE TABLE x9 (b int, a int, FOREIGN KEY (b, a) REFERENCES pp(b, a));
+INSERT INTO pp VALUES (1, 2);
+INSERT INTO x9 VALUES (2, 1);
+INSERT INTO x9 VALUES (1, 2);
+\d x9
+CREATE TABLE x10 (a int REFERENCES p(g));
+CREATE TABLE x11 (a int REFERENCES p, b int REFERENCES p);
+INSERT INTO p VALUES (1, 1), (2, 2);
+INSERT INTO x11 VALUES (1, 2);
+UPDATE p SET id = 3 - id;
+SELECT * FROM x11;
+CREATE VIEW xv AS SELECT * FROM x11;
+DROP TABLE p;
+DROP TABLE p CASCADE;
+\d x11
+CREATE TABLE q (id int PRIMARY KEY);
+CREATE TABLE q1 (a int REFERENCES q);
+CREATE TABLE q2 (a int REFERENCES q);
+DROP TABLE q CASCADE;
+CREATE TABLE mf (a int, b int, PRIMARY KEY (a, b));
+CREATE TABLE mfc (a int, b int);
+INSERT INTO mfc VALUES (1, NULL);
+ALTER TABLE mfc ADD FOREIGN KEY (a, b) REFERENCES mf MATCH FULL;
+ALTER TABLE mfc ADD FOREIGN KEY (a, b) REFERENCES mf;
+ALTER TABLE mfc ADD FOREIGN KEY (a, b) REFERENCES mf ON DELETE SET NULL ON DELETE CASCADE;
+CREATE TABLE x12 (a int REFERENCES mf(a));
+CREATE TABLE x13 (a int REFERENCES nosuch.t);
+CREATE TABLE x14 (a int, FOREIGN KEY (a) REFERENCES mf (a, b));
+TRUNCATE mf, mfc;
+DROP TABLE x7, x9, pp, x11, mf, mfc, q1, q2, xv;
