@@ -52,3 +52,61 @@ func TestForeignKeyCascadeReachesViews(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM cs ORDER BY pid", "4 1 5")
 	wantRows(t, s, "SELECT * FROM gs", "1 1")
 }
+
+// TestForeignKeyConcurrentBlocks: a transaction block's foreign key
+// checks ran against what it saw; COMMIT checks its net changes again
+// against what other sessions committed since, so neither order of a
+// reference and the removal of its key leaves a row referencing
+// nothing.
+func TestForeignKeyConcurrentBlocks(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "CREATE TABLE p (id int PRIMARY KEY)")
+	mustRun(t, a, "CREATE TABLE c (id int PRIMARY KEY, pid int REFERENCES p)")
+	mustRun(t, a, "INSERT INTO p VALUES (1), (2)")
+
+	// The block references 1, another session removes it.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "INSERT INTO c VALUES (1, 1)")
+	mustRun(t, b, "DELETE FROM p WHERE id = 1")
+	if _, err := run(t, a, "COMMIT"); err == nil {
+		t.Fatal("COMMIT of a reference to a key removed since succeeded")
+	} else if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.SerializationFailure && pe.Code != pgerr.ForeignKeyViolation {
+		t.Fatalf("COMMIT failed with %v, want 40001 or 23503", err)
+	}
+	wantRows(t, a, "SELECT count(*) FROM c", "0")
+
+	// The block removes 2, another session references it meanwhile.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "DELETE FROM p WHERE id = 2")
+	mustRun(t, b, "INSERT INTO c VALUES (2, 2)")
+	wantCode(t, a, "COMMIT", pgerr.ForeignKeyViolation, `update or delete on table "p" violates foreign key constraint "c_pid_fkey" on table "c"`)
+	wantRows(t, a, "SELECT * FROM p", "2")
+	wantRows(t, a, "SELECT * FROM c", "2 2")
+}
+
+// TestForeignKeysSurviveRestart: foreign keys, a table's reference to
+// itself included, are kept in the catalog and enforced after a restart.
+func TestForeignKeysSurviveRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE tree (id int PRIMARY KEY, parent int REFERENCES tree ON DELETE CASCADE)")
+	mustRun(t, s, "CREATE TABLE leaf (id int PRIMARY KEY, t int, CONSTRAINT on_tree FOREIGN KEY (t) REFERENCES tree ON UPDATE SET NULL)")
+	mustRun(t, s, "INSERT INTO tree VALUES (1, NULL), (2, 1)")
+	mustRun(t, s, "INSERT INTO leaf VALUES (1, 2)")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT conname, conrelid = confrelid, confupdtype, confdeltype FROM pg_constraint WHERE contype = 'f' ORDER BY 1",
+		"on_tree f n a", "tree_parent_fkey t a c")
+	wantCode(t, s, "INSERT INTO tree VALUES (3, 9)", pgerr.ForeignKeyViolation, `insert or update on table "tree" violates foreign key constraint "tree_parent_fkey"`)
+	mustRun(t, s, "UPDATE tree SET id = 20 WHERE id = 2")
+	wantRows(t, s, "SELECT * FROM leaf", "1 NULL")
+	mustRun(t, s, "DELETE FROM tree WHERE id = 1")
+	wantRows(t, s, "SELECT count(*) FROM tree", "0")
+}
