@@ -98,8 +98,11 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if st.Action == "add check" {
 		return s.addCheck(ctx, rel, st.Checks[0])
 	}
+	if st.Action == "add column" && len(st.More) == 0 && len(st.ForeignKeys) > 0 {
+		return s.addColumnReferences(ctx, rel, st, io)
+	}
 	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
-		if len(st.More) > 0 && a.Action == "add foreign key" || a.Action == "add column" && len(a.ForeignKeys) > 0 {
+		if len(st.More) > 0 && (a.Action == "add foreign key" || a.Action == "add column" && len(a.ForeignKeys) > 0) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD of a FOREIGN KEY constraint together with other actions is not supported").
 				WithHint("Add the column, then the constraint with an ALTER TABLE of its own.")
 		}

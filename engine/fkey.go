@@ -611,3 +611,48 @@ func (e *Engine) fkTypeChange(rel *catalog.Relation, i int, t types.T) error {
 	}
 	return nil
 }
+
+// addColumnReferences runs ALTER TABLE ... ADD COLUMN with REFERENCES:
+// the constraint is resolved against the table with the column first
+// (so a bad one changes nothing), then the column is added and the
+// constraint with it; should the column's values fail the constraint,
+// the column goes again.
+func (s *Session) addColumnReferences(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
+	e := s.eng
+	if st.Def.CollateErr != nil {
+		return nil, st.Def.CollateErr
+	}
+	if visibleColumn(rel, st.Def.Name) < 0 {
+		probe := rel.Clone()
+		probe.Cols = append(probe.Cols, catalog.Column{Name: st.Def.Name, T: st.Def.Type.T})
+		taken, relNames := e.constraintNamesIn(rel.Schema), e.constraintNamesOf(rel)
+		for _, def := range st.ForeignKeys {
+			if _, err := s.resolveForeignKey(probe, def, taken, relNames); err != nil {
+				return nil, err
+			}
+		}
+	}
+	plain := *st
+	plain.ForeignKeys = nil
+	res, err := s.addColumn(ctx, rel, &plain, io)
+	if err != nil || visibleColumn(rel, st.Def.Name) >= 0 {
+		// An error, or ADD COLUMN IF NOT EXISTS of a column there.
+		return res, err
+	}
+	cur, ok := e.cat.ByID(rel.ID)
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", rel.Name)
+	}
+	for _, def := range st.ForeignKeys {
+		if _, err := s.addForeignKey(ctx, cur, def); err != nil {
+			drop := &sql.AlterTable{Name: st.Name, Action: "drop column", Column: st.Def.Name}
+			if cur, ok := e.cat.ByID(rel.ID); ok {
+				if _, derr := s.dropColumn(ctx, cur, drop, io); derr != nil {
+					e.log.Warn("dropping a column whose foreign key failed", "table", rel.Name, "err", derr)
+				}
+			}
+			return nil, err
+		}
+	}
+	return res, nil
+}
