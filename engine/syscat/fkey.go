@@ -56,11 +56,7 @@ func fkIndexOID(cat Catalog, parent *catalog.Relation, f *catalog.ForeignKey) ui
 		return parent.OID + indexOIDBase
 	}
 	for _, idx := range indexesOn(cat, parent) {
-		if !isUnique(idx) {
-			continue
-		}
-		pos, _ := catalog.IndexPositions(idx)
-		if k := idx.IndexKeys(); len(pos) >= k && sameCols(pos[:k], f.RefCols) {
+		if isUnique(idx) && sameCols(indexKeyCols(idx, parent), f.RefCols) {
 			return idx.OID
 		}
 	}
@@ -140,4 +136,120 @@ func foreignKeyDef(cat Catalog, r *catalog.Relation, k int) string {
 		b.WriteString(" NOT VALID")
 	}
 	return b.String()
+}
+
+// fkUniqueKey returns the unique key of parent that foreign key f
+// references: its name when it is a constraint (the primary key or a
+// UNIQUE constraint; "" for a unique index of no constraint) and its
+// columns in the key's order.
+func fkUniqueKey(cat Catalog, parent *catalog.Relation, f *catalog.ForeignKey) (string, []int) {
+	if hasRealPK(parent) && sameCols(parent.PK, f.RefCols) {
+		return parent.Name + "_pkey", parent.PK
+	}
+	for _, idx := range indexesOn(cat, parent) {
+		if key := indexKeyCols(idx, parent); isUnique(idx) && sameCols(key, f.RefCols) {
+			if isUniqueConstraint(idx) {
+				return idx.Name, key
+			}
+			return "", key
+		}
+	}
+	return "", nil
+}
+
+// fkRuleWords are the referential actions as information_schema names
+// them.
+var fkRuleWords = map[byte]string{
+	catalog.FKNoAction: "NO ACTION", catalog.FKRestrict: "RESTRICT", catalog.FKCascade: "CASCADE", catalog.FKSetNull: "SET NULL", catalog.FKSetDefault: "SET DEFAULT",
+}
+
+// referentialConstraintRows are information_schema.referential_constraints:
+// one row per foreign key (every one, whatever the role's privileges, as
+// weir's pg_class lists every relation).
+func referentialConstraintRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	for _, r := range seenRelations(p) {
+		for k := range r.ForeignKeys {
+			f := &r.ForeignKeys[k]
+			ucat, uschema, uname := types.NullDatum, types.NullDatum, types.NullDatum
+			if parent, ok := cat.ByID(f.RefID); ok {
+				if name, _ := fkUniqueKey(cat, parent, f); name != "" {
+					ucat, uschema, uname = vStr(p.Database()), vStr(parent.Schema), vStr(name)
+				}
+			}
+			match := "NONE"
+			if f.Match == catalog.FKMatchFull {
+				match = "FULL"
+			}
+			rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(f.Name), ucat, uschema, uname,
+				vStr(match), vStr(fkRuleWords[f.OnUpdate]), vStr(fkRuleWords[f.OnDelete])})
+		}
+	}
+	return rows
+}
+
+// keyColumnUsageRows are information_schema.key_column_usage: the
+// columns of every primary key, UNIQUE and FOREIGN KEY constraint, a
+// foreign key's with the position of the column it references in the
+// referenced key.
+func keyColumnUsageRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	db := vStr(p.Database())
+	add := func(r *catalog.Relation, con string, cols []int, refPos []int) {
+		for i, c := range cols {
+			pos := types.NullDatum
+			if refPos != nil {
+				pos = vInt(refPos[i])
+			}
+			rows = append(rows, types.Row{db, vStr(r.Schema), vStr(con), db, vStr(r.Schema), vStr(r.Name), vStr(r.Cols[c].Name), vInt(i + 1), pos})
+		}
+	}
+	for _, r := range seenRelations(p) {
+		switch r.Kind {
+		case catalog.KindTable:
+			if hasRealPK(r) {
+				add(r, r.Name+"_pkey", r.PK, nil)
+			}
+			for k := range r.ForeignKeys {
+				f := &r.ForeignKeys[k]
+				parent, ok := cat.ByID(f.RefID)
+				if !ok {
+					continue
+				}
+				_, key := fkUniqueKey(cat, parent, f)
+				refPos := make([]int, len(f.RefCols))
+				for i, c := range f.RefCols {
+					for j, kc := range key {
+						if kc == c {
+							refPos[i] = j + 1
+						}
+					}
+				}
+				add(r, f.Name, f.Cols, refPos)
+			}
+		case catalog.KindIndex:
+			if on, ok := indexedRel(cat, r); ok && isUniqueConstraint(r) {
+				add(on, r.Name, indexKeyCols(r, on), nil)
+			}
+		}
+	}
+	return rows
+}
+
+// indexKeyCols returns the positions in on.Cols of index idx's key
+// columns, in the key's order.
+func indexKeyCols(idx, on *catalog.Relation) []int {
+	keys, _ := onColumns(idx, on)
+	out := make([]int, 0, len(keys))
+	for _, name := range keys {
+		for i, c := range on.Cols {
+			if c.Name == name && !c.Dropped {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
 }

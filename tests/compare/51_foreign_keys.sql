@@ -172,3 +172,13 @@ INSERT INTO acc VALUES (3, 7);
 DELETE FROM acp;
 SELECT * FROM acc;
 DROP TABLE acc, acp;
+-- information_schema's views of the keys.
+CREATE TABLE ip (id int PRIMARY KEY, u int, w int, UNIQUE (w, u));
+CREATE UNIQUE INDEX ip_plain ON ip (u);
+CREATE TABLE ic (id int PRIMARY KEY, a int REFERENCES ip, b int REFERENCES ip(u) MATCH FULL ON DELETE SET NULL,
+  c int, d int, FOREIGN KEY (d, c) REFERENCES ip (u, w) ON UPDATE CASCADE ON DELETE RESTRICT);
+SELECT * FROM information_schema.referential_constraints ORDER BY constraint_name;
+SELECT * FROM information_schema.key_column_usage WHERE table_name IN ('ip', 'ic') ORDER BY constraint_name, ordinal_position;
+SELECT constraint_name, column_name, position_in_unique_constraint FROM information_schema.key_column_usage
+  WHERE position_in_unique_constraint IS NOT NULL ORDER BY 1, 2;
+DROP TABLE ic, ip;
