@@ -248,10 +248,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		if !o.keepUnknown {
 			e = b.finalize(e)
 		}
-		if !o.keepUnknown {
-			// A set operation's branch keeps the OID: its rows are
-			// compared (psql's \d reads confrelid IN (... UNION ALL
-			// VALUES ('16385'::regclass))).
+		if !o.keepUnknown || outer == nil {
+			// A set operation's branch inside a subquery keeps the
+			// OID: its rows are compared (psql's \d reads confrelid IN
+			// (... UNION ALL VALUES ('16385'::regclass))).
 			e = b.regclassOut(f.Expr, e)
 		}
 		name := f.AsName.O
