@@ -500,6 +500,12 @@ func (e *Engine) dropForeignKey(rel *catalog.Relation, name string) (wire.Result
 // one is an error (2BP01); with it they go too (a notice each), and the
 // tables holding them are returned changed. e.writeMu is held.
 func (e *Engine) fkDropKey(rel, idx *catalog.Relation, cascade bool, io wire.ExecIO) ([]*catalog.Relation, error) {
+	return e.fkDropIndex(rel, idx, cascade, io, fmt.Sprintf("constraint %s on table %s", idx.Name, rel.Name))
+}
+
+// fkDropIndex is fkDropKey for the drop of unique index idx, named noun
+// in the error.
+func (e *Engine) fkDropIndex(rel, idx *catalog.Relation, cascade bool, io wire.ExecIO, noun string) ([]*catalog.Relation, error) {
 	var u *uniqueIndex
 	for _, x := range e.uniqueIndexes(rel) {
 		if x.idx.ID == idx.ID {
@@ -534,7 +540,7 @@ func (e *Engine) fkDropKey(rel, idx *catalog.Relation, cascade bool, io wire.Exe
 		up.ForeignKeys = slices.DeleteFunc(up.ForeignKeys, func(f catalog.ForeignKey) bool { return f.Name == ref.fk.Name })
 	}
 	if len(blockers) > 0 {
-		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop constraint %s on table %s because other objects depend on it", idx.Name, rel.Name).
+		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", noun).
 			WithDetail("%s", strings.Join(blockers, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}

@@ -748,8 +748,20 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		return nil, err
 	}
 	// The foreign keys referencing a dropped table go with it, or stop
-	// the drop.
+	// the drop; so do those referencing a dropped unique index's key.
 	replace, fkLines, blockers := e.fkDropTables(order, st.Cascade)
+	for _, t := range targets {
+		if t.Kind != catalog.KindIndex {
+			continue
+		}
+		if on, ok := e.indexedRelation(t); ok {
+			more, err := e.fkDropIndex(on, t, st.Cascade, io, "index "+t.Name)
+			if err != nil {
+				return nil, err
+			}
+			replace = append(replace, more...)
+		}
+	}
 	if len(blockers) > 0 {
 		msg := fmt.Sprintf("cannot drop %s %s because other objects depend on it", kindWords[targets[0].Kind], targets[0].Name)
 		if len(targets) > 1 {

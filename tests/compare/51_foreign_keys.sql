@@ -182,3 +182,11 @@ SELECT * FROM information_schema.key_column_usage WHERE table_name IN ('ip', 'ic
 SELECT constraint_name, column_name, position_in_unique_constraint FROM information_schema.key_column_usage
   WHERE position_in_unique_constraint IS NOT NULL ORDER BY 1, 2;
 DROP TABLE ic, ip;
+-- DROP INDEX of a unique index a foreign key references.
+CREATE TABLE dip (id int PRIMARY KEY, u int);
+CREATE UNIQUE INDEX dip_u ON dip (u);
+CREATE TABLE dic (a int REFERENCES dip(u));
+DROP INDEX dip_u;
+DROP INDEX dip_u CASCADE;
+\d dic
+DROP TABLE dic, dip;
