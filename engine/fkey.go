@@ -327,9 +327,9 @@ func (e *Engine) fkDropTables(order []*catalog.Relation, cascade bool) (replace 
 			if dropping[ref.child.ID] {
 				continue
 			}
-			desc := fmt.Sprintf("constraint %s on table %s", ref.fk.Name, ref.child.Name)
+			desc := fmt.Sprintf("constraint %s on %s", ref.fk.Name, qualifiedRel(ref.child))
 			if !cascade {
-				blockers = append(blockers, fmt.Sprintf("%s depends on table %s", desc, r.Name))
+				blockers = append(blockers, fmt.Sprintf("%s depends on %s", desc, qualifiedRel(r)))
 				continue
 			}
 			lines = append(lines, "drop cascades to "+desc)

@@ -763,7 +763,7 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 		}
 	}
 	if len(blockers) > 0 {
-		msg := fmt.Sprintf("cannot drop %s %s because other objects depend on it", kindWords[targets[0].Kind], targets[0].Name)
+		msg := fmt.Sprintf("cannot drop %s because other objects depend on it", qualifiedRel(targets[0]))
 		if len(targets) > 1 {
 			msg = "cannot drop desired object(s) because other objects depend on them"
 		}
@@ -1446,11 +1446,14 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		}
 	}
 	deps := e.schemaDependents(names)
-	if len(deps) > 0 && !st.Cascade {
+	// Foreign keys of other schemas' tables referencing the schemas'.
+	replace, fkLines, blockers := e.fkDropTables(members, st.Cascade)
+	if (len(deps) > 0 || len(blockers) > 0) && !st.Cascade {
 		var detail []string
 		for _, d := range deps {
 			detail = append(detail, d.obj+" depends on "+d.on)
 		}
+		detail = append(detail, blockers...)
 		err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
 		if found == 1 {
 			err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", names[0])
@@ -1466,6 +1469,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	for _, d := range deps {
 		lines = append(lines, "drop cascades to "+d.obj)
 	}
+	lines = append(lines, fkLines...)
 	switch {
 	case len(lines) == 1:
 		io.Notice("NOTICE", "00000", lines[0])
@@ -1479,7 +1483,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	}
 	locked = false
 	e.writeMu.Unlock()
-	if err := e.dropRelations(ctx, order); err != nil {
+	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
 	}
 	for _, name := range names {

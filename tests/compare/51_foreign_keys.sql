@@ -190,3 +190,13 @@ DROP INDEX dip_u;
 DROP INDEX dip_u CASCADE;
 \d dic
 DROP TABLE dic, dip;
+-- A referenced table in another schema: DROP TABLE and DROP SCHEMA.
+CREATE SCHEMA fks;
+CREATE TABLE fks.sp (id int PRIMARY KEY);
+CREATE TABLE spc (id int PRIMARY KEY, p int REFERENCES fks.sp);
+\d spc
+DROP TABLE fks.sp;
+DROP SCHEMA fks;
+DROP SCHEMA fks CASCADE;
+\d spc
+DROP TABLE spc;
