@@ -98,6 +98,18 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if st.Action == "add check" {
 		return s.addCheck(ctx, rel, st.Checks[0])
 	}
+	if st.Action == "add column" && len(st.More) == 0 && len(st.ForeignKeys) > 0 {
+		return s.addColumnReferences(ctx, rel, st, io)
+	}
+	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+		if len(st.More) > 0 && (a.Action == "add foreign key" || a.Action == "add column" && len(a.ForeignKeys) > 0) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD of a FOREIGN KEY constraint together with other actions is not supported").
+				WithHint("Add the column, then the constraint with an ALTER TABLE of its own.")
+		}
+	}
+	if st.Action == "add foreign key" {
+		return s.addForeignKey(ctx, rel, st.ForeignKeys[0])
+	}
 	if st.Action == "validate constraint" {
 		if len(st.More) > 0 {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... VALIDATE CONSTRAINT together with other actions is not supported").
@@ -465,6 +477,9 @@ func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st 
 	if res, ok, err := e.dropCheck(rel, st.Column); ok || err != nil {
 		return res, err
 	}
+	if res, ok, err := e.dropForeignKey(rel, st.Column); ok || err != nil {
+		return res, err
+	}
 	if len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden && st.Column == rel.Name+"_pkey" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop constraint %s on table %s: it is the table's primary key", st.Column, rel.Name).
 			WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
@@ -485,11 +500,15 @@ func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st 
 	}
 	e.writeMu.Lock()
 	order, err := e.dropOrder([]*catalog.Relation{idx}, true, func(*catalog.Relation) {})
+	var replace []*catalog.Relation
+	if err == nil {
+		replace, err = e.fkDropKey(rel, idx, st.Cascade, io)
+	}
 	e.writeMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	if err := e.dropRelations(ctx, order); err != nil {
+	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
 	}
 	return done("ALTER TABLE")

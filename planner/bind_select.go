@@ -288,7 +288,12 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		if !o.keepUnknown {
 			e = b.finalize(e)
 		}
-		e = b.regclassOut(f.Expr, e)
+		if !o.keepUnknown || outer == nil {
+			// A set operation's branch inside a subquery keeps the
+			// OID: its rows are compared (psql's \d reads confrelid IN
+			// (... UNION ALL VALUES ('16385'::regclass))).
+			e = b.regclassOut(f.Expr, e)
+		}
 		name := f.AsName.O
 		if name == "" {
 			name = b.colName(f.Expr)
@@ -1271,7 +1276,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, n
 	}
 	var tf *TableFunc
 	switch f.Name {
-	case "generate_series", "regexp_split_to_table", "regexp_matches", "json_array_elements", "json_array_elements_text", "json_object_keys",
+	case "generate_series", "regexp_split_to_table", "regexp_matches", "pg_partition_ancestors", "json_array_elements", "json_array_elements_text", "json_object_keys",
 		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
 	case "unnest":

@@ -204,6 +204,9 @@ type CreateTable struct {
 	// Checks are the CHECK constraints, column and table ones, in the
 	// order written.
 	Checks []CheckDef
+	// ForeignKeys are the FOREIGN KEY constraints, column and table
+	// ones, in the order written.
+	ForeignKeys []ForeignKeyDef
 }
 
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)
@@ -454,7 +457,12 @@ type Backup struct {
 }
 
 // Truncate is TRUNCATE [TABLE] name[, ...].
-type Truncate struct{ Names []ObjectName }
+type Truncate struct {
+	Names []ObjectName
+	// Cascade is CASCADE: the tables referencing them through foreign
+	// keys are truncated too.
+	Cascade bool
+}
 
 // CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name.
 type CreateSchema struct {

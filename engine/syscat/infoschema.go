@@ -39,6 +39,8 @@ func infoSchemaTables() []*table {
 			}
 			return rows
 		}),
+		def("information_schema", "referential_constraints", "constraint_catalog:name constraint_schema:name constraint_name:name unique_constraint_catalog:name unique_constraint_schema:name unique_constraint_name:name match_option:text update_rule:text delete_rule:text", referentialConstraintRows),
+		def("information_schema", "key_column_usage", "constraint_catalog:name constraint_schema:name constraint_name:name table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 position_in_unique_constraint:int4", keyColumnUsageRows),
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range seenRelations(p) {
