@@ -170,6 +170,11 @@ func referentialConstraintRows(p Provider) []types.Row {
 	var rows []types.Row
 	cat := p.Catalog()
 	for _, r := range seenRelations(p) {
+		// PostgreSQL 15 lists the constraints of tables the role owns
+		// or may change (any privilege but SELECT).
+		if !p.HoldsAny(r, -1, catalog.PrivTableAll&^catalog.PrivSelect) {
+			continue
+		}
 		for k := range r.ForeignKeys {
 			f := &r.ForeignKeys[k]
 			ucat, uschema, uname := types.NullDatum, types.NullDatum, types.NullDatum
@@ -207,6 +212,12 @@ func keyColumnUsageRows(p Provider) []types.Row {
 		}
 	}
 	for _, r := range seenRelations(p) {
+		// PostgreSQL 15 lists the columns the role owns or holds a
+		// column privilege on (a table's privileges stand for its
+		// columns').
+		if !p.HoldsAny(r, -1, privShowsColumns) {
+			continue
+		}
 		switch r.Kind {
 		case catalog.KindTable:
 			if hasRealPK(r) {

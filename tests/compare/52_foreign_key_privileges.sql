@@ -36,6 +36,14 @@ SELECT * FROM kc ORDER BY id;
 INSERT INTO kp VALUES (2, 'b');
 INSERT INTO kr VALUES (1, 2);
 DELETE FROM kp WHERE id = 2;
+-- The information schema shows fk_bob the constraints of the tables
+-- it may change and the key columns of those it holds a privilege on.
+SET ROLE fk_bob;
+SELECT constraint_name, unique_constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema = 'public' ORDER BY 1;
+SELECT constraint_name, table_name, column_name, position_in_unique_constraint FROM information_schema.key_column_usage WHERE table_schema = 'public' ORDER BY 1, 2, 3;
+RESET ROLE;
+SELECT constraint_name, unique_constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema = 'public' ORDER BY 1;
+SELECT constraint_name, table_name, column_name, position_in_unique_constraint FROM information_schema.key_column_usage WHERE table_schema = 'public' ORDER BY 1, 2, 3;
 DROP TABLE kc, kr, kp;
 REVOKE CREATE ON SCHEMA public FROM fk_ann;
 DROP ROLE fk_ann;
