@@ -476,7 +476,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			if def.CollateErr != nil {
 				return nil, def.CollateErr
 			}
-			col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
+			col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 			if def.Default != "" {
 				if err := s.checkDefault(def.Default, col.T); err != nil {
 					return nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/weirdb/weir/sql"
 
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
@@ -126,4 +127,9 @@ func (s *Session) collectThrough(ctx context.Context, b *planner.Bound, snap *st
 // Indexes implements planner.IndexCatalog.
 func (v catalogView) Indexes(relID uint32) []*catalog.Relation {
 	return v.s.eng.indexesOf(relID)
+}
+
+// UserType implements planner.TypeCatalog.
+func (v catalogView) UserType(schema, name string) (*catalog.UserType, bool) {
+	return v.s.lookupUserType(sql.ObjectName{Schema: schema, Name: name})
 }

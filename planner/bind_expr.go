@@ -733,6 +733,9 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 			return b.rowToJSON(name, r)
 		}
 	}
+	if c, ok := b.enumCall(name, args, node, kind); ok {
+		return c
+	}
 	var cands []*Overload
 	for _, o := range Overloads(name) {
 		if o.Kind == kind || (kind == WindowOnly && o.Kind == Aggregate) {
