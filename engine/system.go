@@ -55,6 +55,11 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return s.checkText(r, k, false), true
 		}
 	}
+	if fn == "format_type" {
+		if u, ok := s.eng.cat.TypeByOID(oid); ok {
+			return s.userTypeName(u), true
+		}
+	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
@@ -176,6 +177,7 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 		return nil, err
 	}
 	u = u.Clone()
+	sort.SliceStable(u.Labels, func(i, j int) bool { return u.Labels[i].Sort < u.Labels[j].Sort })
 	find := func(label string) int {
 		for i, l := range u.Labels {
 			if l.Label == label {
@@ -376,7 +378,6 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 	return done(tag)
 }
 
-
 // createDomain runs CREATE DOMAIN.
 func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE DOMAIN"); err != nil {
@@ -479,4 +480,15 @@ func (s *Session) alterDomain(st *sql.AlterDomain) (wire.Result, error) {
 		return nil, err
 	}
 	return done("ALTER DOMAIN")
+}
+
+// userTypeName is u's name as format_type prints it: qualified when its
+// schema is not on the search path.
+func (s *Session) userTypeName(u *catalog.UserType) string {
+	for _, sc := range s.searchSchemas() {
+		if sc == u.Schema {
+			return sql.QuoteIdent(u.Name)
+		}
+	}
+	return sql.QuoteIdent(u.Schema) + "." + sql.QuoteIdent(u.Name)
 }

@@ -306,7 +306,7 @@ func (t implTable) defineSystem() {
 		}
 		return dText(fmt.Sprintf("unknown (OID=%d)", uint32(d[0].I)))
 	})
-	t.defRowNS("format_type", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRowNS("format_type", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
@@ -315,6 +315,9 @@ func (t implTable) defineSystem() {
 		}
 		t, ok := types.ByOID(uint32(d[0].I))
 		if !ok {
+			if s, ok := describe(ctx, "format_type", d[0].I, 0, false); ok {
+				return dText(s)
+			}
 			return dText("???")
 		}
 		typmod, given := int32(-1), !d[1].Null

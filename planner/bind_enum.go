@@ -72,7 +72,7 @@ func (b *binder) enumFunc(name string, args []Expr, node ast.Node) (Expr, bool) 
 			return nil, false
 		}
 		if len(labels) == 0 {
-			return &Const{V: types.NullDatum, T: et}, true
+			fail(pgerr.New(pgerr.ObjectNotInPrerequisiteState, "enum %s contains no values", types.EnumTypname(et)))
 		}
 		l := labels[0]
 		if name == "enum_last" {

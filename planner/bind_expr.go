@@ -900,7 +900,9 @@ func (b *binder) inList(x Expr, list []Expr, not bool, node ast.Node) Expr {
 	}
 	// The comparison must exist for the common type.
 	eq := b.op("=", []Expr{b.tryCoerce(x, t, ctxImplicit), b.tryCoerce(&Const{V: types.NullDatum, T: t}, t, ctxImplicit)}, node).(*Call)
-	t = eq.Args[0].Type()
+	if !t.IsEnum() { // an enum's = compares the relabelled sort orders
+		t = eq.Args[0].Type()
+	}
 	out := &InList{Arg: b.tryCoerce(x, t, ctxImplicit), Not: not}
 	for _, e := range list {
 		out.List = append(out.List, b.tryCoerce(e, t, ctxImplicit))

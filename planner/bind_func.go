@@ -543,6 +543,9 @@ func (b *binder) typeOID(s string, node ast.Node) uint32 {
 			return tn.T.ArrayOID()
 		}
 	}
+	if u, ok := b.userType(text); ok {
+		return u.OID
+	}
 	fail(pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", text).WithPosition(b.pos(node)))
 	return 0
 }

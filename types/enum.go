@@ -35,9 +35,10 @@ type EnumLabel struct {
 }
 
 type enumInfo struct {
-	oid    uint32
-	name   atomic.Pointer[string]
-	labels atomic.Pointer[[]EnumLabel] // sorted by Sort
+	oid     uint32
+	name    atomic.Pointer[string]      // as format_type prints it
+	typname atomic.Pointer[string]      // pg_type.typname
+	labels  atomic.Pointer[[]EnumLabel] // sorted by Sort
 }
 
 var enums struct {
@@ -56,10 +57,12 @@ func enumOf(id TypeID) *enumInfo {
 }
 
 // NewEnum registers an enum type with pg_type OID oid, the name
-// format_type prints for it, and its labels, and returns the type.
-func NewEnum(oid uint32, name string, labels []EnumLabel) T {
+// format_type prints for it (typname, qualified when its schema is not
+// public), and its labels, and returns the type.
+func NewEnum(oid uint32, typname, name string, labels []EnumLabel) T {
 	e := &enumInfo{oid: oid}
 	e.name.Store(&name)
+	e.typname.Store(&typname)
 	enums.mu.Lock()
 	id := FirstEnumID + TypeID(len(enums.list))
 	enums.list = append(enums.list, e)
@@ -81,11 +84,20 @@ func SetEnumLabels(t T, labels []EnumLabel) {
 	e.labels.Store(&l)
 }
 
-// SetEnumName changes the name format_type prints for enum type t.
-func SetEnumName(t T, name string) {
+// SetEnumName changes the names of enum type t (ALTER TYPE ... RENAME).
+func SetEnumName(t T, typname, name string) {
 	if e := enumOf(t.ID); e != nil {
 		e.name.Store(&name)
+		e.typname.Store(&typname)
 	}
+}
+
+// EnumTypname returns enum type t's pg_type.typname.
+func EnumTypname(t T) string {
+	if e := enumOf(t.ID); e != nil {
+		return *e.typname.Load()
+	}
+	return ""
 }
 
 // IsEnum reports whether t is an enum type.

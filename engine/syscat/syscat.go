@@ -28,6 +28,8 @@ type Catalog interface {
 	Lookup(schema, name string) (*catalog.Relation, bool)
 	// TempSchemas returns the sessions' temporary schemas (pg_temp_N).
 	TempSchemas() []string
+	// Types returns the user types (enums and domains), by OID.
+	Types() []*catalog.UserType
 }
 
 // Provider is what the engine shows the system catalog, as one session

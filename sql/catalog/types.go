@@ -98,7 +98,7 @@ func decodeType(v []byte) (*UserType, error) {
 	}
 	switch u.Kind {
 	case 'e':
-		u.T = types.NewEnum(u.OID, typeDisplayName(u.Schema, u.Name), u.Labels)
+		u.T = types.NewEnum(u.OID, u.Name, typeDisplayName(u.Schema, u.Name), u.Labels)
 	case 'd':
 		t, ok := types.ByOID(e.BaseOID)
 		if !ok {
@@ -171,7 +171,7 @@ func (c *Catalog) CreateType(u *UserType) error {
 		u.Owner = BootstrapRoleOID
 	}
 	if u.Kind == 'e' {
-		u.T = types.NewEnum(u.OID, typeDisplayName(u.Schema, u.Name), u.Labels)
+		u.T = types.NewEnum(u.OID, u.Name, typeDisplayName(u.Schema, u.Name), u.Labels)
 	}
 	stored := u.Clone()
 	if err := c.write(func(b *storage.Batch) error { return putType(b, stored) }); err != nil {
@@ -206,7 +206,7 @@ func (c *Catalog) ReplaceType(u *UserType) error {
 	}
 	if stored.Kind == 'e' {
 		types.SetEnumLabels(stored.T, stored.Labels)
-		types.SetEnumName(stored.T, typeDisplayName(stored.Schema, stored.Name))
+		types.SetEnumName(stored.T, stored.Name, typeDisplayName(stored.Schema, stored.Name))
 	}
 	c.types[u.OID] = stored
 	return nil
