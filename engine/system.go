@@ -55,10 +55,18 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return s.checkText(r, k, false), true
 		}
 	}
-	if fn == "format_type" {
-		if u, ok := s.eng.cat.TypeByOID(oid); ok {
+	if fn == "format_type" || fn == "pg_type_is_visible" {
+		u, ok := s.eng.cat.TypeByOID(oid)
+		if !ok {
+			return "", false
+		}
+		if fn == "format_type" {
 			return s.userTypeName(u), true
 		}
+		if v, ok := s.lookupUserType(sql.ObjectName{Name: u.Name}); ok && v.OID == u.OID {
+			return "t", true
+		}
+		return "f", true
 	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
 }

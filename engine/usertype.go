@@ -333,20 +333,20 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 	for _, u := range targets {
 		cols, domains := e.typeUsers(u)
 		for _, d := range domains {
-			lines = append(lines, fmt.Sprintf("type %s depends on type %s", d.Name, u.Name))
+			lines = append(lines, fmt.Sprintf("type %s depends on type %s", s.userTypeName(d), s.userTypeName(u)))
 			dc, _ := e.typeUsers(d)
 			for _, c := range dc {
-				lines = append(lines, fmt.Sprintf("%s depends on type %s", c, d.Name))
+				lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(d)))
 			}
 			dropCols = append(dropCols, dc...)
 			dropDomains = append(dropDomains, d)
 		}
 		for _, c := range cols {
-			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, u.Name))
+			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(u)))
 		}
 		dropCols = append(dropCols, cols...)
 		if len(lines) > 0 && !st.Cascade {
-			return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", u.Name).
+			return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop type %s because other objects depend on it", s.userTypeName(u)).
 				WithDetail("%s", strings.Join(lines, "\n")).
 				WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		}
