@@ -133,3 +133,12 @@ func (v catalogView) Indexes(relID uint32) []*catalog.Relation {
 func (v catalogView) UserType(schema, name string) (*catalog.UserType, bool) {
 	return v.s.lookupUserType(sql.ObjectName{Schema: schema, Name: name})
 }
+
+// DomainByOID implements planner.DomainCatalog.
+func (v catalogView) DomainByOID(oid uint32) (*catalog.UserType, string, bool) {
+	u, ok := v.s.eng.cat.TypeByOID(oid)
+	if !ok {
+		return nil, "", false
+	}
+	return u, v.s.userTypeName(u), true
+}

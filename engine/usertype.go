@@ -3,19 +3,33 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
-// searchSchemas returns the schemas of the session's search_path that
-// exist, in order ($user and pg_catalog left out), public when none.
+// searchSchemas returns the schemas of the session's search_path, in
+// order ($user as the role's schema, pg_catalog left out), public when
+// none.
 func (s *Session) searchSchemas() []string {
+	out := s.pathSchemas()
+	if len(out) == 0 {
+		out = []string{catalog.PublicSchema}
+	}
+	return out
+}
+
+// pathSchemas returns the schemas the session's search_path names, in
+// order: $user as the session role's name, pg_catalog left out.
+func (s *Session) pathSchemas() []string {
 	var out []string
 	for _, f := range strings.Split(s.searchPath(), ",") {
 		f = strings.TrimSpace(f)
@@ -24,13 +38,13 @@ func (s *Session) searchSchemas() []string {
 		} else {
 			f = strings.ToLower(f)
 		}
-		if f == "" || f == "$user" || f == "pg_catalog" {
+		if f == "$user" {
+			f = s.role().Name
+		}
+		if f == "" || f == "pg_catalog" {
 			continue
 		}
 		out = append(out, f)
-	}
-	if len(out) == 0 {
-		out = []string{catalog.PublicSchema}
 	}
 	return out
 }
@@ -99,26 +113,36 @@ func (s *Session) resolveStmtTypes(stmt sql.Stmt) error {
 		if err := s.resolveTypeName(&st.Base); err != nil {
 			return err
 		}
-		if st.Base.Domain != 0 {
-			return pgerr.New(pgerr.FeatureNotSupported, "domains over domains are not supported")
-		}
 	}
 	return nil
 }
 
-// typeCreationSchema is the schema a new type named n goes to.
-func (s *Session) typeCreationSchema(n sql.ObjectName) string {
+// typeCreationSchema is the schema a new type named n goes to: the one
+// named, else the first schema of the search path that exists, as
+// PostgreSQL's QualifiedNameGetCreationNamespace; 3F000 when none does.
+func (s *Session) typeCreationSchema(n sql.ObjectName) (string, error) {
 	if n.Schema != "" {
-		return n.Schema
+		if !s.schemaExists(n.Schema) {
+			return "", pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", n.Schema)
+		}
+		return n.Schema, nil
 	}
-	for _, sc := range s.searchSchemas() {
-		for _, have := range s.eng.cat.Schemas() {
-			if have == sc {
-				return sc
-			}
+	for _, sc := range s.pathSchemas() {
+		if s.schemaExists(sc) {
+			return sc, nil
 		}
 	}
-	return catalog.PublicSchema
+	return "", pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
+}
+
+// schemaExists reports whether the user schema sc exists.
+func (s *Session) schemaExists(sc string) bool {
+	for _, have := range s.eng.cat.Schemas() {
+		if have == sc {
+			return true
+		}
+	}
+	return false
 }
 
 // createEnum runs CREATE TYPE ... AS ENUM.
@@ -141,7 +165,11 @@ func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &catalog.UserType{OID: oid, Schema: s.typeCreationSchema(st.Name), Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
+	schema, err := s.typeCreationSchema(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
 	for i, l := range st.Labels {
 		lo, err := e.cat.NextOID()
 		if err != nil {
@@ -390,10 +418,17 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &catalog.UserType{OID: oid, Schema: s.typeCreationSchema(st.Name), Name: st.Name.Name, Kind: 'd', Owner: s.roleOID,
-		T: st.Base.T, Default: st.Default}
+	schema, err := s.typeCreationSchema(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'd', Owner: s.roleOID,
+		T: st.Base.T, BaseDomain: st.Base.Domain, Default: st.Default}
 	for _, c := range st.Constraints {
-		if err := addDomainConstraint(u, c); err != nil {
+		if c.NotValid {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "check constraints for domains cannot be marked NOT VALID")
+		}
+		if err := s.addDomainConstraint(u, c); err != nil {
 			return nil, err
 		}
 	}
@@ -404,8 +439,8 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 }
 
 // addDomainConstraint adds c to domain u, naming a CHECK as PostgreSQL
-// does (<domain>_check, then _check1, ...).
-func addDomainConstraint(u *catalog.UserType, c sql.DomainConstraint) error {
+// does (<domain>_check, then _check1, ...), once its expression binds.
+func (s *Session) addDomainConstraint(u *catalog.UserType, c sql.DomainConstraint) error {
 	if c.NotNull {
 		u.NotNull = true
 		return nil
@@ -427,13 +462,22 @@ func addDomainConstraint(u *catalog.UserType, c sql.DomainConstraint) error {
 	} else if taken(name) {
 		return pgerr.New(pgerr.DuplicateObject, "constraint \"%s\" for domain \"%s\" already exists", name, u.Name)
 	}
-	u.Checks = append(u.Checks, catalog.DomainCheck{Name: name, Expr: c.Expr})
+	if _, err := planner.BindDomainCheck(context.Background(), u, c.Expr, 0, s.catalogView()); err != nil {
+		return err
+	}
+	oid, err := s.eng.cat.NextOID()
+	if err != nil {
+		return err
+	}
+	u.Checks = append(u.Checks, catalog.DomainCheck{OID: oid, Name: name, Expr: c.Expr, NotValid: c.NotValid})
 	return nil
 }
 
-// alterDomain runs ALTER DOMAIN. The constraints it adds are checked for
-// values written from then on; existing values are not checked again.
-func (s *Session) alterDomain(st *sql.AlterDomain) (wire.Result, error) {
+// alterDomain runs ALTER DOMAIN. A constraint it adds (SET NOT NULL,
+// ADD CONSTRAINT without NOT VALID, VALIDATE CONSTRAINT) must hold for
+// the values stored in the columns of the domain, or of the domains
+// over it, as in PostgreSQL.
+func (s *Session) alterDomain(ctx context.Context, st *sql.AlterDomain) (wire.Result, error) {
 	if err := s.noDDLInBlock("ALTER DOMAIN"); err != nil {
 		return nil, err
 	}
@@ -454,12 +498,38 @@ func (s *Session) alterDomain(st *sql.AlterDomain) (wire.Result, error) {
 	case "drop default":
 		u.Default = ""
 	case "set not null":
+		if !u.NotNull {
+			if err := s.validateDomain(ctx, u, nil); err != nil {
+				return nil, err
+			}
+		}
 		u.NotNull = true
 	case "drop not null":
 		u.NotNull = false
 	case "add constraint":
-		if err := addDomainConstraint(u, st.Constraint); err != nil {
+		if st.Constraint.NotNull {
+			if err := s.validateDomain(ctx, u, nil); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.addDomainConstraint(u, st.Constraint); err != nil {
 			return nil, err
+		}
+		if c := u.Checks[len(u.Checks)-1]; !st.Constraint.NotNull && !c.NotValid {
+			if err := s.validateDomain(ctx, u, &c); err != nil {
+				return nil, err
+			}
+		}
+	case "validate constraint":
+		i := slices.IndexFunc(u.Checks, func(c catalog.DomainCheck) bool { return c.Name == st.ConstraintName })
+		if i < 0 {
+			return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" of domain \"%s\" does not exist", st.ConstraintName, u.Name)
+		}
+		if u.Checks[i].NotValid {
+			if err := s.validateDomain(ctx, u, &u.Checks[i]); err != nil {
+				return nil, err
+			}
+			u.Checks[i].NotValid = false
 		}
 	case "drop constraint":
 		i := -1
@@ -491,4 +561,110 @@ func (s *Session) userTypeName(u *catalog.UserType) string {
 		}
 	}
 	return sql.QuoteIdent(u.Schema) + "." + sql.QuoteIdent(u.Name)
+}
+
+// domainColumns returns the columns whose type is the domain oid or a
+// domain over it.
+func (e *Engine) domainColumns(oid uint32) []typeUse {
+	var out []typeUse
+	for _, rel := range e.cat.All() {
+		for _, c := range rel.Cols {
+			if c.Dropped || c.Domain == 0 {
+				continue
+			}
+			for d := c.Domain; d != 0; {
+				if d == oid {
+					out = append(out, typeUse{rel: rel, col: c.Name})
+					break
+				}
+				u, ok := e.cat.TypeByOID(d)
+				if !ok {
+					break
+				}
+				d = u.BaseDomain
+			}
+		}
+	}
+	return out
+}
+
+// validateDomain checks the values stored in the columns of domain u
+// (and of the domains over it) against check, or, when check is nil,
+// that none is NULL: 23514 "column "x" of table "t" contains values
+// that violate the new constraint", 23502 "... contains null values".
+func (s *Session) validateDomain(ctx context.Context, u *catalog.UserType, check *catalog.DomainCheck) error {
+	e := s.eng
+	var ev executor.Evaluator
+	if check != nil {
+		x, err := planner.BindDomainCheck(ctx, u, check.Expr, 0, s.catalogView())
+		if err != nil {
+			return err
+		}
+		if ev, err = executor.Compile(x); err != nil {
+			return err
+		}
+	}
+	cols := e.domainColumns(u.OID)
+	if len(cols) == 0 {
+		return nil
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	ec := s.execCtx(ctx, nil, nil, nil)
+	for _, c := range cols {
+		if c.rel.Kind != catalog.KindTable {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot alter domain %s: %s is no table, whose values could be checked", u.Name, c)
+		}
+		i := visibleColumn(c.rel, c.col)
+		var evalErr error
+		bad, err := e.anyRow(c.rel, func(r types.Row) bool {
+			if ev == nil {
+				return r[i].Null
+			}
+			ch := types.NewChunk([]types.T{c.rel.Cols[i].T}, 1)
+			ch.AppendRow(types.OpInsert, types.Row{r[i]})
+			v, err := ev.Eval(&ec.Eval, ch)
+			if err != nil {
+				evalErr = err
+				return true
+			}
+			d := v.Get(0)
+			return !d.Null && d.I == 0
+		})
+		if evalErr != nil {
+			return evalErr
+		}
+		if err != nil {
+			return err
+		}
+		if bad && ev == nil {
+			return pgerr.New(pgerr.NotNullViolation, "column \"%s\" of table \"%s\" contains null values", c.col, c.rel.Name).
+				WithTable(c.rel.Schema, c.rel.Name).WithColumn(c.col)
+		}
+		if bad {
+			return pgerr.New(pgerr.CheckViolation, "column \"%s\" of table \"%s\" contains values that violate the new constraint", c.col, c.rel.Name).
+				WithTable(c.rel.Schema, c.rel.Name).WithColumn(c.col)
+		}
+	}
+	return nil
+}
+
+// columnDefault is the DEFAULT of column c as an INSERT takes it: its
+// own, else, for a column of a domain type, the domain's (the nearest
+// level of a domain stack that has one), "" when none.
+func (s *Session) columnDefault(c catalog.Column) string {
+	if d := c.DefaultSQL(); d != "" || c.Domain == 0 {
+		return d
+	}
+	for oid := c.Domain; oid != 0; {
+		u, ok := s.eng.cat.TypeByOID(oid)
+		if !ok {
+			break
+		}
+		if u.Default != "" {
+			return u.Default
+		}
+		oid = u.BaseDomain
+	}
+	return ""
 }

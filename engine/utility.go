@@ -138,7 +138,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.CreateDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createDomain(st) }), nil
 	case *sql.AlterDomain:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(ctx, st) }), nil
 	case *sql.CreateSchema:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
 	case *sql.CreateSequence:

@@ -417,7 +417,11 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 	}
-	return b.explicitCast(b.expr(c, n.Args[0]), t, n)
+	x := b.explicitCast(b.expr(c, n.Args[0]), t, n)
+	if u, ok := b.userType(text); ok && u.Kind == 'd' {
+		return b.toDomain(x, u.OID, false)
+	}
+	return x
 }
 
 // explicitCast converts x to t as CAST / :: do.

@@ -49,6 +49,9 @@ func deparse(e Expr) string {
 	case *Const:
 		return deparseConst(n)
 	case *Cast:
+		if n.Domain != nil {
+			return deparseOperand(n.Arg) + "::" + n.Domain.Name
+		}
 		if n.Assign {
 			return deparse(n.Arg)
 		}
@@ -203,12 +206,32 @@ func RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
 	return out
 }
 
+// DomainCheckText prints e, a domain's CHECK expression bound by
+// BindDomainCheck, as pg_get_constraintdef prints it (VALUE for the
+// value). valueCast is, for a domain over a domain, the base type VALUE
+// is relabelled to where a function or operator takes it ("" for other
+// domains).
+func DomainCheckText(e Expr, pretty bool, valueCast string) string {
+	rel := &catalog.Relation{Cols: []catalog.Column{{Name: "value"}}}
+	d := rowDeparser{rel: rel, pretty: pretty, indent: new(int), value: true, valueCast: valueCast}
+	out := d.expr(e, nil)
+	for strings.Contains(out, " \n") {
+		out = strings.ReplaceAll(out, " \n", "\n")
+	}
+	return out
+}
+
 // rowDeparser prints expressions over a table's row. indent is the
 // pretty form's indentation of CASE lines (ruleutils.c's indentLevel).
 type rowDeparser struct {
 	rel    *catalog.Relation
 	pretty bool
 	indent *int
+	// value makes column 0 print as VALUE: a domain's constraint;
+	// valueCast, when set, is the base type a domain over a domain
+	// relabels VALUE to where it is an argument (VALUE::integer).
+	value     bool
+	valueCast string
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -330,10 +353,19 @@ func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
 func (d rowDeparser) expr(e Expr, parent Expr) string {
 	switch n := e.(type) {
 	case *ColRef:
+		if d.value {
+			if _, isNull := parent.(*IsNull); d.valueCast != "" && parent != nil && !isNull {
+				return "VALUE::" + d.valueCast
+			}
+			return "VALUE"
+		}
 		return sql.QuoteIdent(d.rel.Cols[n.Idx].Name)
 	case *Const:
 		return deparseConst(n)
 	case *Cast:
+		if n.Domain != nil {
+			return d.expr(n.Arg, n) + "::" + n.Domain.Name
+		}
 		if n.Assign {
 			return d.expr(n.Arg, parent)
 		}

@@ -19,6 +19,9 @@ type DomainConstraint struct {
 	Name    string
 	Expr    string
 	NotNull bool
+	// NotValid is NOT VALID after a CHECK of ALTER DOMAIN ... ADD: the
+	// stored values are not checked.
+	NotValid bool
 }
 
 // CreateDomain is CREATE DOMAIN name [AS] type [DEFAULT expr]
@@ -47,8 +50,8 @@ type AlterType struct {
 
 // AlterDomain is ALTER DOMAIN name with one action (Action): "set
 // default" (Default), "drop default", "set not null", "drop not null",
-// "add constraint" (Constraint) or "drop constraint" (ConstraintName,
-// IfExists).
+// "add constraint" (Constraint), "drop constraint" (ConstraintName,
+// IfExists) or "validate constraint" (ConstraintName).
 type AlterDomain struct {
 	Name           ObjectName
 	Action         string
@@ -204,7 +207,7 @@ func (p *stmtParser) domainConstraints(d *CreateDomain) error {
 			if err != nil {
 				return err
 			}
-			d.Constraints = append(d.Constraints, DomainConstraint{Name: name, Expr: text})
+			d.Constraints = append(d.Constraints, DomainConstraint{Name: name, Expr: text, NotValid: p.accept("not", "valid")})
 		case p.word(0) == "collate":
 			return p.unsupported("COLLATE in CREATE DOMAIN is")
 		default:
@@ -267,6 +270,11 @@ func (p *stmtParser) alterDomain() (Stmt, error) {
 			return nil, p.errHere()
 		}
 		a.Constraint = d.Constraints[0]
+	case p.accept("validate", "constraint"):
+		a.Action = "validate constraint"
+		if a.ConstraintName, err = p.name(); err != nil {
+			return nil, err
+		}
 	case p.accept("drop", "constraint"):
 		a.Action = "drop constraint"
 		a.IfExists = p.accept("if", "exists")

@@ -29,6 +29,9 @@ type UserType struct {
 	// T is an enum's type, registered with package types when the
 	// catalog loads or makes it; a domain's base type.
 	T types.T
+	// BaseDomain is the OID of the domain a domain is over, when it is
+	// over one (T is then that domain's base type), 0 otherwise.
+	BaseDomain uint32
 	// NotNull, Default and Checks are a domain's constraints.
 	NotNull bool
 	Default string
@@ -40,8 +43,13 @@ type UserType struct {
 // DomainCheck is one CHECK constraint of a domain: its name and its
 // expression's text, in which VALUE is the value checked.
 type DomainCheck struct {
+	// OID is the constraint's pg_constraint OID, from NextOID.
+	OID  uint32 `json:"oid,omitempty"`
 	Name string `json:"name"`
 	Expr string `json:"expr"`
+	// NotValid marks a constraint added NOT VALID and not validated
+	// since: stored values may violate it.
+	NotValid bool `json:"not_valid,omitempty"`
 }
 
 // Clone returns a deep copy of u.
@@ -62,6 +70,7 @@ type typeEntry struct {
 	Labels  []types.EnumLabel `json:"labels,omitempty"`
 	BaseOID uint32            `json:"base_oid,omitempty"`
 	BaseMod int32             `json:"base_mod,omitempty"`
+	BaseDom uint32            `json:"base_domain,omitempty"`
 	NotNull bool              `json:"not_null,omitempty"`
 	Default string            `json:"default,omitempty"`
 	Checks  []DomainCheck     `json:"checks,omitempty"`
@@ -74,7 +83,7 @@ func putType(b *storage.Batch, u *UserType) error {
 	e := typeEntry{V: formatVersion, OID: u.OID, Schema: u.Schema, Name: u.Name, Kind: string(u.Kind), Owner: u.Owner,
 		Labels: u.Labels, NotNull: u.NotNull, Default: u.Default, Checks: u.Checks, Comment: u.Comment}
 	if u.Kind == 'd' {
-		e.BaseOID, e.BaseMod = u.T.OID(), u.T.Mod
+		e.BaseOID, e.BaseMod, e.BaseDom = u.T.OID(), u.T.Mod, u.BaseDomain
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -92,7 +101,7 @@ func decodeType(v []byte) (*UserType, error) {
 		return nil, corrupt("type %q has format version %d", e.Name, e.V)
 	}
 	u := &UserType{OID: e.OID, Schema: e.Schema, Name: e.Name, Kind: e.Kind[0], Owner: e.Owner, Labels: e.Labels,
-		NotNull: e.NotNull, Default: e.Default, Checks: e.Checks, Comment: e.Comment}
+		NotNull: e.NotNull, Default: e.Default, Checks: e.Checks, Comment: e.Comment, BaseDomain: e.BaseDom}
 	if u.Owner == 0 {
 		u.Owner = BootstrapRoleOID
 	}
