@@ -424,7 +424,7 @@ func pgCatalogTables() []*table {
 					rows = append(rows, checkConstraintRow(p, r, k))
 				}
 			}
-			return rows
+			return append(rows, domainConstraintRows(p)...)
 		}),
 		def("pg_catalog", "pg_policy", "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:text[] polqual:text polwithcheck:text", empty),
 		def("pg_catalog", "pg_statistic_ext", "oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:int4 stxkeys:text stxkind:text[]", empty),
@@ -1091,10 +1091,32 @@ func userTypeRows(p Provider) []types.Row {
 		}
 		def := null
 		if u.Default != "" {
-			def = vStr(u.Default)
+			def = vStr(p.DomainDefaultText(u))
+		}
+		baseOID := base.OID()
+		if u.BaseDomain != 0 {
+			baseOID = u.BaseDomain
 		}
 		rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(int(base.Size())), vBool(base.Size() > 0 && base.Size() <= 8), vStr("d"), vStr(category), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
-			vStr("domain_in"), vStr(name + "out"), vStr("domain_recv"), vStr(name + "send"), vStr(typAlign(base)), vStr(typStorage(base)), vBool(u.NotNull), vOid(base.OID()), vInt(int(base.Typmod())), vInt(0), vOid(coll), def, null})
+			vStr("domain_in"), vStr(name + "out"), vStr("domain_recv"), vStr(name + "send"), vStr(typAlign(base)), vStr(typStorage(base)), vBool(u.NotNull), vOid(baseOID), vInt(int(base.Typmod())), vInt(0), vOid(coll), def, null})
+	}
+	return rows
+}
+
+// domainConstraintRows are the pg_constraint rows of the domains' CHECK
+// constraints (contype 'c', contypid the domain), in the order they
+// were added. PostgreSQL 15 keeps a domain's NOT NULL in pg_type alone
+// (typnotnull).
+func domainConstraintRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	for _, u := range cat.Types() {
+		for _, c := range u.Checks {
+			def := strings.TrimSuffix(p.DomainCheckText(c.OID), " NOT VALID")
+			rows = append(rows, types.Row{vOid(c.OID), vStr(c.Name), vOid(nspOID(u.Schema, cat)), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
+				vOid(0), vOid(u.OID), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(false), types.NullDatum, types.NullDatum,
+				vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))})
+		}
 	}
 	return rows
 }

@@ -56,6 +56,12 @@ type Provider interface {
 	// (indexes into r.Cols, ascending).
 	CheckText(r *catalog.Relation, k int) string
 	CheckColumns(r *catalog.Relation, k int) []int
+	// DomainCheckText is the domain CHECK constraint of pg_constraint
+	// OID oid as pg_get_constraintdef prints it ("CHECK (...)").
+	DomainCheckText(oid uint32) string
+	// DomainDefaultText is domain u's DEFAULT as pg_type.typdefault
+	// holds it (deparsed).
+	DomainDefaultText(u *catalog.UserType) string
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string
