@@ -418,8 +418,10 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		return nil, err
 	}
 	missing := types.NullDatum
-	if def.Default != "" {
-		v, volatile, err := s.evalDefault(rel, col, def.Default)
+	// A column of a domain type without a default of its own takes the
+	// domain's.
+	if dtext := s.columnDefault(col); dtext != "" {
+		v, volatile, err := s.evalDefault(rel, col, dtext)
 		if err != nil {
 			return nil, err
 		}
@@ -431,6 +433,12 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 			return s.alterActions(ctx, rel, st, io)
 		}
 		missing = v
+	}
+	if col.Domain != 0 && hasRows {
+		// Every row takes the value, which must satisfy the domain.
+		if err := s.checkDomainValue(ctx, col, missing); err != nil {
+			return nil, err
+		}
 	}
 	if col.NotNull && missing.Null && hasRows {
 		return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", col.Name, rel.Name).

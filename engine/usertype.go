@@ -425,9 +425,6 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'd', Owner: s.roleOID,
 		T: st.Base.T, BaseDomain: st.Base.Domain, Default: st.Default}
 	for _, c := range st.Constraints {
-		if c.NotValid {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "check constraints for domains cannot be marked NOT VALID")
-		}
 		if err := s.addDomainConstraint(u, c); err != nil {
 			return nil, err
 		}
@@ -667,4 +664,20 @@ func (s *Session) columnDefault(c catalog.Column) string {
 		oid = u.BaseDomain
 	}
 	return ""
+}
+
+// checkDomainValue checks v, a value of column col, against the
+// constraints of col's domain.
+func (s *Session) checkDomainValue(ctx context.Context, col catalog.Column, v types.Datum) error {
+	one := &catalog.Relation{Cols: []catalog.Column{col}}
+	doms, err := planner.DomainRules(ctx, one, s.catalogView())
+	if err != nil {
+		return err
+	}
+	checks, err := executor.NewDomainChecks(doms, []types.T{col.T})
+	if err != nil {
+		return err
+	}
+	ec := s.execCtx(ctx, nil, nil, nil)
+	return checks.Check(types.Row{v}, &ec.Eval, nil)
 }

@@ -52,6 +52,9 @@ func deparse(e Expr) string {
 		if n.Domain != nil {
 			return deparseOperand(n.Arg) + "::" + n.Domain.Name
 		}
+		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
+			return deparse(n.Arg)
+		}
 		if n.Assign {
 			return deparse(n.Arg)
 		}
@@ -149,6 +152,12 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // integer literal widened to the column's type into one constant, so
 // integers are judged by value, as the int4 literal Postgres would keep.
 func deparseConst(c *Const) string {
+	if c.T.IsEnum() {
+		if c.V.Null {
+			return "NULL::" + types.EnumTypname(c.T)
+		}
+		return quoteLiteral(types.FormatText(c.V, c.T, time.UTC)) + "::" + types.EnumTypname(c.T)
+	}
 	if c.V.Null {
 		return "NULL::" + types.T{ID: c.T.ID, Mod: -1}.String()
 	}
@@ -365,6 +374,10 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 	case *Cast:
 		if n.Domain != nil {
 			return d.expr(n.Arg, n) + "::" + n.Domain.Name
+		}
+		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
+			// An enum relabelled to its sort order for a comparison.
+			return d.expr(n.Arg, parent)
 		}
 		if n.Assign {
 			return d.expr(n.Arg, parent)

@@ -177,7 +177,9 @@ func (p *stmtParser) alterType() (Stmt, error) {
 
 // domainConstraints parses the constraints of CREATE DOMAIN (and its
 // DEFAULT) into d.
-func (p *stmtParser) domainConstraints(d *CreateDomain) error {
+// alter is ALTER DOMAIN ... ADD's grammar (a table constraint: a CHECK,
+// which may be NOT VALID, and no NOT NULL, NULL or DEFAULT).
+func (p *stmtParser) domainConstraints(d *CreateDomain, alter bool) error {
 	for !p.atEnd() {
 		at := p.peek()
 		name := ""
@@ -187,6 +189,9 @@ func (p *stmtParser) domainConstraints(d *CreateDomain) error {
 				return err
 			}
 			name = n
+		}
+		if alter && (p.word(0) == "not" || p.word(0) == "null" || p.word(0) == "default") {
+			return p.errHere()
 		}
 		switch {
 		case name == "" && p.accept("default"):
@@ -207,7 +212,14 @@ func (p *stmtParser) domainConstraints(d *CreateDomain) error {
 			if err != nil {
 				return err
 			}
-			d.Constraints = append(d.Constraints, DomainConstraint{Name: name, Expr: text, NotValid: p.accept("not", "valid")})
+			c := DomainConstraint{Name: name, Expr: text}
+			if alter {
+				c.NotValid = p.accept("not", "valid")
+			} else if p.word(0) == "not" && p.word(1) == "valid" {
+				p.pos++
+				return p.errHere()
+			}
+			d.Constraints = append(d.Constraints, c)
 		case p.word(0) == "collate":
 			return p.unsupported("COLLATE in CREATE DOMAIN is")
 		default:
@@ -233,7 +245,7 @@ func (p *stmtParser) createDomain() (Stmt, error) {
 	}
 	p.pos = next
 	d := &CreateDomain{Name: n, Base: tn}
-	if err := p.domainConstraints(d); err != nil {
+	if err := p.domainConstraints(d, false); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -263,7 +275,7 @@ func (p *stmtParser) alterDomain() (Stmt, error) {
 	case p.accept("add"):
 		a.Action = "add constraint"
 		var d CreateDomain
-		if err := p.domainConstraints(&d); err != nil {
+		if err := p.domainConstraints(&d, true); err != nil {
 			return nil, err
 		}
 		if len(d.Constraints) != 1 || d.Default != "" {

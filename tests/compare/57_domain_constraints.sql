@@ -68,6 +68,29 @@ INSERT INTO u VALUES (7);
 ALTER DOMAIN opt DROP NOT NULL;
 INSERT INTO u VALUES (NULL);
 SELECT * FROM u ORDER BY a;
+ALTER DOMAIN opt ADD CONSTRAINT opt_nn NOT NULL;
+CREATE DOMAIN bad AS int CHECK (VALUE > 0) NOT VALID;
+CREATE DOMAIN bad AS int CHECK (VALUE);
+CREATE DOMAIN bad AS int CHECK (nosuch > 0);
+-- A parameter of a domain type, a column added to a table with rows.
+PREPARE p(posint) AS SELECT $1 + 1;
+EXECUTE p(-1);
+EXECUTE p(1);
+CREATE DOMAIN withdef AS int DEFAULT 42 CHECK (VALUE > 0);
+CREATE TABLE a (id int);
+ALTER TABLE a ADD COLUMN e posint DEFAULT -1;
+INSERT INTO a (id) VALUES (1);
+ALTER TABLE a DROP COLUMN e;
+ALTER TABLE a ADD COLUMN x posint DEFAULT -1;
+ALTER TABLE a ADD COLUMN y code;
+ALTER TABLE a ADD COLUMN w withdef;
+UPDATE a SET w = w - 100 FROM u WHERE a.id = u.a;
+UPDATE a SET w = w + 100 FROM u WHERE a.id = u.a;
+SELECT * FROM a;
+-- Domains over an enum.
+CREATE TYPE level AS ENUM ('low', 'mid', 'high');
+CREATE DOMAIN notlow AS level CHECK (VALUE <> 'low');
+SELECT 'mid'::notlow, 'low'::notlow;
 -- The constraints in pg_constraint and psql's \dD.
 SELECT c.conname, c.contype, c.convalidated, t.typname, c.conrelid
   FROM pg_constraint c JOIN pg_type t ON t.oid = c.contypid
@@ -85,8 +108,9 @@ SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typn
   WHERE t.typname IN ('inner_d', 'mood') ORDER BY 2;
 SELECT 0::dom.inner_d;
 \dD dom.*
-DROP TABLE t, u;
+DROP TABLE t, u, a;
 DROP DOMAIN small;
-DROP DOMAIN posint, code, opt, dom.inner_d;
+DROP DOMAIN posint, code, opt, dom.inner_d, withdef, notlow;
+DROP TYPE level;
 DROP TYPE dom.mood;
 DROP SCHEMA dom;
