@@ -71,6 +71,8 @@ func TestDomainRefusedPaths(t *testing.T) {
 	wantCode(t, s, "ALTER TABLE t ADD COLUMN a posint, ADD COLUMN b int", pgerr.FeatureNotSupported, "ADD COLUMN of a domain type")
 	wantCode(t, s, "ALTER TABLE t ADD COLUMN a posint DEFAULT random()::int - 5", pgerr.FeatureNotSupported, "ADD COLUMN of a domain type")
 	wantRows(t, s, "SELECT * FROM t", "1 -1")
+	// A generator's rows would not be checked.
+	wantCode(t, s, "CREATE SOURCE g (id posint) WITH (connector = 'datagen')", pgerr.FeatureNotSupported, `column "id" of a domain type is not supported with connector 'datagen'`)
 	// A column that was of a domain type no longer is once its type
 	// changes.
 	mustRun(t, s, "CREATE TABLE u (k int PRIMARY KEY, v posint)")
