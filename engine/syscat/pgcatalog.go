@@ -328,7 +328,13 @@ func pgCatalogTables() []*table {
 					if oid, ok := collationOIDs[c.Collation]; ok {
 						coll = oid
 					}
-					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Typmod())),
+					// A column of a domain type has the domain as its type,
+					// whose typtypmod holds the base type's modifier.
+					typ, typmod := c.T.OID(), int(c.T.Typmod())
+					if c.Domain != 0 {
+						typ, typmod = c.Domain, -1
+					}
+					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(typ), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(typmod),
 						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {

@@ -33,6 +33,7 @@ INSERT INTO t VALUES (1, 1, 'xyz', 1) ON CONFLICT (id) DO UPDATE SET p = -5;
 INSERT INTO t VALUES (1, 1, 'xyz', 1) ON CONFLICT (id) DO UPDATE SET s = 50;
 INSERT INTO t VALUES (1, 1, 'xyz', 1) ON CONFLICT (id) DO UPDATE SET p = 42;
 SELECT * FROM t ORDER BY id;
+\d t
 PREPARE ins(int, int) AS INSERT INTO t (id, p, c) VALUES ($1, $2, 'ppp');
 EXECUTE ins(10, -10);
 EXECUTE ins(10, 10);
