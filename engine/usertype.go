@@ -297,7 +297,7 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 
 // typeUsers returns, for the user type u, the columns of relations whose
 // type it is (as "column c of table t" and the relation and column),
-// and the domains over it.
+// and the domains directly over it.
 func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*catalog.UserType) {
 	for _, rel := range e.cat.All() {
 		for _, c := range rel.Cols {
@@ -309,11 +309,12 @@ func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*cata
 			}
 		}
 	}
-	if u.Kind == 'e' {
-		for _, d := range e.cat.Types() {
-			if d.Kind == 'd' && d.T.ID == u.T.ID {
-				domains = append(domains, d)
-			}
+	for _, d := range e.cat.Types() {
+		if d.Kind != 'd' {
+			continue
+		}
+		if u.Kind == 'e' && d.BaseDomain == 0 && d.T.ID == u.T.ID || u.Kind == 'd' && d.BaseDomain == u.OID {
+			domains = append(domains, d)
 		}
 	}
 	return cols, domains
@@ -360,15 +361,22 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 	var dropDomains []*catalog.UserType
 	for _, u := range targets {
 		cols, domains := e.typeUsers(u)
-		for _, d := range domains {
-			lines = append(lines, fmt.Sprintf("type %s depends on type %s", s.userTypeName(d), s.userTypeName(u)))
-			dc, _ := e.typeUsers(d)
-			for _, c := range dc {
-				lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(d)))
+		// The domains over u, and those over them, go with it, and so
+		// do their columns.
+		var over func(u *catalog.UserType, domains []*catalog.UserType)
+		over = func(u *catalog.UserType, domains []*catalog.UserType) {
+			for _, d := range domains {
+				lines = append(lines, fmt.Sprintf("type %s depends on type %s", s.userTypeName(d), s.userTypeName(u)))
+				dc, dd := e.typeUsers(d)
+				for _, c := range dc {
+					lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(d)))
+				}
+				dropCols = append(dropCols, dc...)
+				dropDomains = append(dropDomains, d)
+				over(d, dd)
 			}
-			dropCols = append(dropCols, dc...)
-			dropDomains = append(dropDomains, d)
 		}
+		over(u, domains)
 		for _, c := range cols {
 			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(u)))
 		}

@@ -109,8 +109,15 @@ SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typn
   WHERE t.typname IN ('inner_d', 'mood') ORDER BY 2;
 SELECT 0::dom.inner_d;
 \dD dom.*
+DROP DOMAIN posint;
 DROP TABLE t, u, a;
+DROP DOMAIN posint;
+CREATE DOMAIN tiny AS small CHECK (VALUE < 5);
+CREATE TABLE w (x tiny);
 DROP DOMAIN small;
+DROP DOMAIN small CASCADE;
+\d w
+DROP TABLE w;
 DROP DOMAIN posint, code, opt, dom.inner_d, withdef, notlow;
 DROP TYPE level;
 DROP TYPE dom.mood;
