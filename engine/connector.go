@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -803,7 +804,8 @@ func (e *Engine) sourceDomainCheck(rel *catalog.Relation, cfg *kafka.SourceConfi
 		return nil
 	}
 	one := &catalog.Relation{Name: rel.Name, Cols: decoded}
-	doms, err := planner.DomainRules(context.Background(), one, e.internalSession().catalogView())
+	is := e.internalSession()
+	doms, err := planner.DomainRules(context.Background(), one, is.catalogView())
 	if err != nil {
 		return err
 	}
@@ -815,11 +817,19 @@ func (e *Engine) sourceDomainCheck(rel *catalog.Relation, cfg *kafka.SourceConfi
 	if err != nil {
 		return err
 	}
+	ec := is.execCtx(context.Background(), nil, nil, nil)
 	var mu sync.Mutex
-	cfg.Check = func(row types.Row) error {
+	cfg.Check = func(row types.Row) (err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		return checks.Check(row, &executor.EvalCtx{}, nil)
+		defer func() {
+			// A check that fails in an unforeseen way fails the record,
+			// never the reader.
+			if r := recover(); r != nil {
+				err = fmt.Errorf("checking the domains of the row: %v", r)
+			}
+		}()
+		return checks.Check(row, &ec.Eval, nil)
 	}
 	return nil
 }

@@ -430,6 +430,9 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkDomainDefault(st.Default, st.Base.T); err != nil {
+		return nil, err
+	}
 	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'd', Owner: s.roleOID,
 		T: st.Base.T, BaseDomain: st.Base.Domain, Default: st.Default}
 	for _, c := range st.Constraints {
@@ -499,6 +502,9 @@ func (s *Session) alterDomain(ctx context.Context, st *sql.AlterDomain) (wire.Re
 	u = u.Clone()
 	switch st.Action {
 	case "set default":
+		if err := s.checkDomainDefault(st.Default, u.T); err != nil {
+			return nil, err
+		}
 		u.Default = st.Default
 	case "drop default":
 		u.Default = ""
@@ -688,4 +694,26 @@ func (s *Session) checkDomainValue(ctx context.Context, col catalog.Column, v ty
 	}
 	ec := s.execCtx(ctx, nil, nil, nil)
 	return checks.Check(types.Row{v}, &ec.Eval, nil)
+}
+
+// checkDomainDefault reports the errors of a domain's DEFAULT text (""
+// when none) as CREATE DOMAIN does: it must bind, without subqueries or
+// column references, and convert to the base type t, a literal being
+// converted now.
+func (s *Session) checkDomainDefault(text string, t types.T) error {
+	if text == "" {
+		return nil
+	}
+	if err := s.checkDefault(text, t); err != nil {
+		return err
+	}
+	r := &catalog.Relation{Cols: []catalog.Column{{Name: "value", T: t, Default: text}}}
+	if _, err := planner.DefaultText(r, 0, s.catalogView()); err != nil {
+		// Positions are in the default's text, which PostgreSQL does
+		// not point into here.
+		pe := *pgerr.As(err)
+		pe.Position = 0
+		return &pe
+	}
+	return nil
 }

@@ -73,6 +73,11 @@ ALTER DOMAIN opt ADD CONSTRAINT opt_nn NOT NULL;
 CREATE DOMAIN bad AS int CHECK (VALUE > 0) NOT VALID;
 CREATE DOMAIN bad AS int CHECK (VALUE);
 CREATE DOMAIN bad AS int CHECK (nosuch > 0);
+CREATE DOMAIN bad AS int DEFAULT 'abc';
+ALTER DOMAIN opt SET DEFAULT 'x';
+ALTER DOMAIN opt SET DEFAULT 3;
+INSERT INTO u DEFAULT VALUES;
+ALTER DOMAIN opt DROP DEFAULT;
 -- A parameter of a domain type, a column added to a table with rows.
 PREPARE p(posint) AS SELECT $1 + 1;
 EXECUTE p(-1);
