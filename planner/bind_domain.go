@@ -24,17 +24,19 @@ type Domain struct {
 	Checks []BoundCheck
 }
 
-// DomainCatalog is implemented by a Catalog that knows domains: Domain
-// returns the user type of a domain by OID and the name format_type
+// DomainCatalog is implemented by a Catalog that knows domains:
+// DomainByOID returns the user type of OID oid and the name format_type
 // gives it.
 type DomainCatalog interface {
 	DomainByOID(oid uint32) (u *catalog.UserType, name string, ok bool)
 }
 
-// domainStack returns the domain oid and the domains under it, outermost
-// first.
+// domainStack returns the domain oid and the domains it is over,
+// outermost first.
 func domainStack(dc DomainCatalog, oid uint32) []*catalog.UserType {
 	var out []*catalog.UserType
+	// A domain is over one made before it, so the chain ends; the bound
+	// only guards against a corrupt catalog.
 	for oid != 0 && len(out) < 64 {
 		u, _, ok := dc.DomainByOID(oid)
 		if !ok || u.Kind != 'd' {
@@ -63,10 +65,8 @@ func (b *binder) domain(oid uint32) *Domain {
 	}
 	d := &Domain{OID: oid, Name: name}
 	stack := domainStack(dc, oid)
-	b.deps[oid] = true
 	for i := len(stack) - 1; i >= 0; i-- {
 		u := stack[i]
-		b.deps[u.OID] = true
 		if u.NotNull {
 			d.NotNull = true
 		}
