@@ -71,6 +71,13 @@ func TestDomainRefusedPaths(t *testing.T) {
 	wantCode(t, s, "ALTER TABLE t ADD COLUMN a posint, ADD COLUMN b int", pgerr.FeatureNotSupported, "ADD COLUMN of a domain type")
 	wantCode(t, s, "ALTER TABLE t ADD COLUMN a posint DEFAULT random()::int - 5", pgerr.FeatureNotSupported, "ADD COLUMN of a domain type")
 	wantRows(t, s, "SELECT * FROM t", "1 -1")
+	// A connector's reader keeps the constraints it started with.
+	mustRun(t, s, "CREATE DOMAIN looser AS int")
+	mustRun(t, s, "CREATE SOURCE g (id looser) WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1')")
+	wantCode(t, s, "ALTER DOMAIN looser ADD CHECK (VALUE > 0)", pgerr.FeatureNotSupported, "column id of source g is read from a connector")
+	wantCode(t, s, "ALTER DOMAIN looser SET NOT NULL", pgerr.FeatureNotSupported, "read from a connector")
+	mustRun(t, s, "ALTER DOMAIN looser DROP NOT NULL")
+	mustRun(t, s, "DROP SOURCE g")
 	// A generator's rows would not be checked.
 	wantCode(t, s, "CREATE SOURCE g (id posint) WITH (connector = 'datagen')", pgerr.FeatureNotSupported, `column "id" of a domain type is not supported with connector 'datagen'`)
 	// A column that was of a domain type no longer is once its type

@@ -623,8 +623,10 @@ func (s *Session) validateDomain(ctx context.Context, u *catalog.UserType, check
 	defer e.writeMu.Unlock()
 	ec := s.execCtx(ctx, nil, nil, nil)
 	for _, c := range cols {
-		if c.rel.Kind != catalog.KindTable {
-			return pgerr.New(pgerr.FeatureNotSupported, "cannot alter domain %s: %s is no table, whose values could be checked", u.Name, c)
+		if c.rel.Kind != catalog.KindTable || c.rel.With[optConnector] != "" {
+			// A reader checks its rows against the constraints it
+			// started with, and a source's rows are not stored to check.
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot add a constraint to domain %s: %s is read from a connector", u.Name, c)
 		}
 		i := visibleColumn(c.rel, c.col)
 		var evalErr error
