@@ -21,9 +21,10 @@ type Config struct {
 	// only one checkpoint is in flight at a time, writers arriving while
 	// one is in flight already share the next one. Negative means 0.
 	MinPause time.Duration
-	// Timeout fails a checkpoint whose acknowledgements have not all
-	// arrived this long after its barrier was injected
-	// (checkpoint_timeout_ms); default 10 min.
+	// Timeout is how long a checkpoint waits for its acknowledgements
+	// (checkpoint_timeout_ms), counted from its barrier's injection or
+	// the last timeout; default 10 min. See TolerableFailures for what a
+	// timeout does.
 	Timeout time.Duration
 	// MinPauseBetweenCheckpoints is the least time between the end of
 	// one checkpoint (committed or failed) and the injection of the next
@@ -34,11 +35,14 @@ type Config struct {
 	// recovery is not held back. Default 0; negative means 0.
 	MinPauseBetweenCheckpoints time.Duration
 	// TolerableFailures is the number of consecutive checkpoint timeouts
-	// tolerated before recovery starts (tolerable_checkpoint_failures).
-	// A tolerated timeout does not abandon the checkpoint, whose epoch's
-	// state would be lost with it: it is reported (CheckpointTimedOut)
-	// and the checkpoint is given another Timeout. A committed
-	// checkpoint resets the count. Default 0: the first timeout recovers.
+	// tolerated (tolerable_checkpoint_failures). A tolerated timeout
+	// does not abandon the checkpoint, whose epoch's state would be lost
+	// with it: it is reported (CheckpointTimedOut) and the checkpoint is
+	// given another Timeout. The next timeout reports the jobs holding
+	// the checkpoint up (JobsStalled) and gives the caller one more
+	// Timeout to take them out (JobFailed); the one after that fails the
+	// checkpoint and recovery starts. A committed checkpoint resets the
+	// count. Default 0: the first timeout reports the stalled jobs.
 	TolerableFailures int
 	// RecoveryBackoff is how long to wait before starting recovery again
 	// after a recovery failed; default 1 s.
@@ -181,7 +185,7 @@ func (RecoveryDone) isEvent()         {}
 
 // Action is an output of the coordinator, for the caller to carry out in
 // order: one of InjectBarrier, Commit, Committed, FailWaiters,
-// StartRecovery, CheckpointTimedOut, JobRemoved.
+// StartRecovery, CheckpointTimedOut, JobsStalled, JobRemoved.
 type Action interface{ isAction() }
 
 // InjectBarrier asks the caller to inject Barrier into the source actors
@@ -239,6 +243,21 @@ type CheckpointTimedOut struct {
 	Timeout   time.Duration
 }
 
+// JobsStalled reports the jobs whose actors have not acknowledged the
+// checkpoint in flight although its timeout passed more often than
+// tolerable_checkpoint_failures allows: an actor stuck on one input row,
+// say. The caller fails those jobs (JobFailed, with their regions), so
+// that the checkpoint commits for every other job, and restarts them by
+// their restart strategies. The checkpoint waits one more timeout for
+// that; then it fails, and every job recovers, as before. Err says why,
+// for the jobs' errors.
+type JobsStalled struct {
+	Epoch   uint64
+	Jobs    []JobID
+	Missing []ActorID
+	Err     error
+}
+
 // JobRemoved confirms that a failed job (JobFailed) left the
 // checkpoints. Dropped are the write sets its actors had handed over for
 // the checkpoint in flight, which will not be committed: the caller
@@ -250,6 +269,7 @@ type JobRemoved struct {
 }
 
 func (JobRemoved) isAction()         {}
+func (JobsStalled) isAction()        {}
 func (CheckpointTimedOut) isAction() {}
 func (InjectBarrier) isAction()      {}
 func (Commit) isAction()             {}
@@ -299,6 +319,10 @@ type inflight struct {
 	remaining int
 	writeSets []ActorWriteSet
 	waiters   []WaiterID
+	// stalled: the jobs of the actors missing at a timeout past the
+	// tolerated ones were reported (JobsStalled); the next timeout
+	// fails the checkpoint.
+	stalled bool
 }
 
 // pendingMutation is a mutation waiting for the next barrier.
@@ -788,8 +812,11 @@ func (c *Coordinator) advance() {
 
 // timedOut handles a checkpoint whose acknowledgements did not all
 // arrive within the timeout: within tolerable_checkpoint_failures it
-// waits another timeout (dropping it would drop its epoch's state),
-// beyond it the checkpoint fails and recovery starts.
+// waits another timeout (dropping it would drop its epoch's state).
+// Beyond it, the jobs of the missing actors are reported (JobsStalled)
+// for the caller to fail them alone, and the checkpoint waits one more
+// timeout for the JobFailed that takes them out; after that it fails
+// and recovery starts.
 func (c *Coordinator) timedOut() {
 	c.failures++
 	var missing []ActorID
@@ -806,6 +833,17 @@ func (c *Coordinator) timedOut() {
 		return
 	}
 	waited := c.now.Sub(c.cur.injectedAt)
+	if !c.cur.stalled {
+		if jobs := c.jobsOf(missing); len(jobs) > 0 {
+			c.cur.stalled = true
+			c.cur.waitFrom = c.now
+			err := pgerr.New(pgerr.QueryCanceled, "its actors did not pass the barrier of epoch %s within %s (checkpoint_timeout_ms), holding up every checkpoint",
+				epochString(c.cur.barrier.Epoch.Curr), waited).
+				WithHint("An operator stuck on one input (a row expanding into too many rows, say) stops its job and no other; the job restarts by its restart strategy.")
+			c.emit(JobsStalled{Epoch: c.cur.barrier.Epoch.Curr, Jobs: jobs, Missing: missing, Err: err})
+			return
+		}
+	}
 	err := pgerr.New(pgerr.QueryCanceled, "checkpoint of epoch %s timed out after %s waiting for %d acknowledgements",
 		epochString(c.cur.barrier.Epoch.Curr), waited, c.cur.remaining)
 	if c.cfg.TolerableFailures > 0 {
@@ -883,4 +921,28 @@ func (c *Coordinator) inject(kind Kind) {
 	if cur.remaining == 0 {
 		c.startCommit()
 	}
+}
+
+// jobsOf returns the jobs (sorted) that own any of actors: the running
+// jobs and the one the barrier in flight stops.
+func (c *Coordinator) jobsOf(actors []ActorID) []JobID {
+	var jobs []JobID
+	owns := func(j Job) {
+		for _, a := range j.Actors {
+			if slices.Contains(actors, a) {
+				jobs = append(jobs, j.ID)
+				return
+			}
+		}
+	}
+	for _, j := range c.jobs {
+		owns(j)
+	}
+	if m := c.cur.barrier.Mutation; m.Kind == MutationStopJob {
+		if _, ok := c.jobs[m.Job.ID]; !ok {
+			owns(m.Job)
+		}
+	}
+	slices.Sort(jobs)
+	return slices.Compact(jobs)
 }

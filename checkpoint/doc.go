@@ -53,7 +53,8 @@
 // # Failure and recovery
 //
 // A failed commit, a failed actor, or a checkpoint not acknowledged
-// within Config.Timeout abandons the checkpoint: its waiters and those
+// within Config.Timeout and not rescued by failing the jobs holding it
+// up (below) abandons the checkpoint: its waiters and those
 // queued behind it are failed (their writes were not committed), pending
 // mutations are dropped, and StartRecovery asks the engine to rebuild
 // every job from the committed epoch. An actor failure while a commit is
@@ -76,7 +77,11 @@
 // (checkpoint_min_pause_ms) and Config.TolerableFailures
 // (tolerable_checkpoint_failures) can be changed at run time. A timeout
 // within the tolerated count is reported (CheckpointTimedOut) and the
-// checkpoint waits on: dropping it would drop its epoch's state.
+// checkpoint waits on: dropping it would drop its epoch's state. The
+// next timeout reports the jobs of the missing actors (JobsStalled) for
+// the caller to fail them alone (JobFailed), so that the checkpoint
+// commits for the others; the checkpoint fails only when they are not
+// taken out within one more timeout.
 //
 // # Shape
 //

@@ -42,6 +42,15 @@ type JobRemover interface {
 	JobRemoved(job JobID, epoch uint64)
 }
 
+// StallHandler is implemented by an IO that fails jobs on their own: it
+// is told of the jobs holding up a checkpoint past the tolerated
+// timeouts (JobsStalled) and fails each (JobFailed, its region
+// included) or, when one cannot be failed alone, every job (ActorFailed).
+// It is called in a goroutine of its own, so it may call the Driver.
+type StallHandler interface {
+	JobsStalled(jobs []JobID, err error)
+}
+
 // Driver runs a Coordinator in one goroutine (Run) with the real clock,
 // carries out its actions through an IO, and turns its waiters into
 // blocking calls. Its methods are safe for concurrent use.
@@ -153,6 +162,12 @@ func (d *Driver) carryOut(ctx context.Context) {
 			d.log.Warn("checkpoint timed out, waiting on (tolerable_checkpoint_failures)",
 				"epoch", a.Epoch, "timeout", a.Timeout, "missing_actors", a.Missing,
 				"failures", a.Failures, "tolerable", a.Tolerable)
+		case JobsStalled:
+			d.log.Warn("checkpoint timed out past tolerable_checkpoint_failures, failing the jobs holding it up",
+				"epoch", a.Epoch, "jobs", a.Jobs, "missing_actors", a.Missing)
+			if h, ok := d.io.(StallHandler); ok {
+				go h.JobsStalled(a.Jobs, a.Err)
+			}
 		case StartRecovery:
 			if a.Err != nil {
 				// The failure itself is logged where it is handled (a

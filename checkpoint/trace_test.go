@@ -303,6 +303,9 @@ func formatAction(a Action) string {
 	case CheckpointTimedOut:
 		return fmt.Sprintf("checkpoint-timed-out epoch=%s missing=%s failures=%d/%d timeout=%s",
 			epochString(a.Epoch), formatIDs("a", a.Missing), a.Failures, a.Tolerable, a.Timeout)
+	case JobsStalled:
+		return fmt.Sprintf("jobs-stalled epoch=%s jobs=%s missing=%s err=%s %q", epochString(a.Epoch), formatIDs("j", a.Jobs),
+			formatIDs("a", a.Missing), pgerr.CodeOf(a.Err), a.Err)
 	case StartRecovery:
 		s := "start-recovery from=" + epochString(a.FromEpoch)
 		if a.Err != nil {

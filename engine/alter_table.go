@@ -98,6 +98,18 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if st.Action == "add check" {
 		return s.addCheck(ctx, rel, st.Checks[0])
 	}
+	if st.Action == "add column" && len(st.More) == 0 && len(st.ForeignKeys) > 0 {
+		return s.addColumnReferences(ctx, rel, st, io)
+	}
+	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+		if len(st.More) > 0 && (a.Action == "add foreign key" || a.Action == "add column" && len(a.ForeignKeys) > 0) {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD of a FOREIGN KEY constraint together with other actions is not supported").
+				WithHint("Add the column, then the constraint with an ALTER TABLE of its own.")
+		}
+	}
+	if st.Action == "add foreign key" {
+		return s.addForeignKey(ctx, rel, st.ForeignKeys[0])
+	}
 	if st.Action == "validate constraint" {
 		if len(st.More) > 0 {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... VALIDATE CONSTRAINT together with other actions is not supported").
@@ -473,6 +485,9 @@ func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st 
 	if res, ok, err := e.dropCheck(rel, st.Column); ok || err != nil {
 		return res, err
 	}
+	if res, ok, err := e.dropForeignKey(rel, st.Column); ok || err != nil {
+		return res, err
+	}
 	if len(rel.PK) > 0 && !rel.Cols[rel.PK[0]].Hidden && st.Column == rel.Name+"_pkey" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot drop constraint %s on table %s: it is the table's primary key", st.Column, rel.Name).
 			WithDetail("weir stores a table's rows by its primary key and cannot key them anew.").
@@ -493,11 +508,15 @@ func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st 
 	}
 	e.writeMu.Lock()
 	order, err := e.dropOrder([]*catalog.Relation{idx}, true, func(*catalog.Relation) {})
+	var replace []*catalog.Relation
+	if err == nil {
+		replace, err = e.fkDropKey(rel, idx, st.Cascade, io)
+	}
 	e.writeMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	if err := e.dropRelations(ctx, order); err != nil {
+	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
 	}
 	return done("ALTER TABLE")
@@ -604,22 +623,39 @@ func (e *Engine) columnReaders(rel, up *catalog.Relation, i int) []*catalog.Rela
 // dropBlocked returns DROP COLUMN's 2BP01 when readers (of column col of
 // table rel) hold more than indexes, which go with the column.
 func dropBlocked(rel *catalog.Relation, col string, readers []*catalog.Relation) error {
-	var blocking []string
+	// A reader of another reader depends on that one, as PostgreSQL
+	// says (its Deps hold the table through the other), and is listed
+	// right after it: PostgreSQL walks the dependencies depth first.
+	parent := map[uint32]*catalog.Relation{}
 	for _, d := range readers {
 		if d.Kind == catalog.KindIndex {
 			continue
 		}
-		// A reader of another reader depends on that one, as
-		// PostgreSQL says (its Deps hold the table through the other).
-		on := fmt.Sprintf("column %s of table %s", col, rel.Name)
 		for _, r := range readers {
 			if r.ID != d.ID && r.Kind != catalog.KindIndex && slices.Contains(d.Deps, r.ID) {
-				on = kindWords[r.Kind] + " " + r.Name
+				parent[d.ID] = r
 				break
 			}
 		}
-		blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
 	}
+	var blocking []string
+	listed := map[uint32]bool{}
+	var list func(of *catalog.Relation)
+	list = func(of *catalog.Relation) {
+		for _, d := range readers {
+			if d.Kind == catalog.KindIndex || listed[d.ID] || parent[d.ID] != of {
+				continue
+			}
+			listed[d.ID] = true
+			on := fmt.Sprintf("column %s of table %s", col, rel.Name)
+			if of != nil {
+				on = kindWords[of.Kind] + " " + of.Name
+			}
+			blocking = append(blocking, fmt.Sprintf("%s %s depends on %s", kindWords[d.Kind], d.Name, on))
+			list(d)
+		}
+	}
+	list(nil)
 	if len(blocking) == 0 {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/storage"
+	"github.com/weirdb/weir/wire"
 )
 
 // TestAlterTableKeepsDefinitions: after ADD and RENAME COLUMN the views
@@ -194,4 +195,44 @@ func TestDefaultRefusesSubquery(t *testing.T) {
 		}
 	}
 	mustRun(t, s, "CREATE TABLE r7 (k int DEFAULT (1 + 2))")
+}
+
+// TestRenamesFollowedByDefinitions: after column renames that swap two
+// names and a rename of a table named like its own column, the views
+// and materialized views reading them read the same columns, running
+// and after a restart, and pg_get_viewdef prints today's names.
+func TestRenamesFollowedByDefinitions(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE s (a int, b int)")
+	mustRun(t, s, "INSERT INTO s VALUES (1, 2)")
+	mustRun(t, s, "CREATE VIEW sv AS SELECT a, b FROM s WHERE a < b")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW smv AS SELECT a, sum(b) AS t FROM s GROUP BY a")
+	mustRun(t, s, "CREATE TABLE tt (tt int, x int)")
+	mustRun(t, s, "INSERT INTO tt VALUES (5, 6)")
+	mustRun(t, s, "CREATE VIEW tv AS SELECT tt FROM tt WHERE x > 0")
+	mustRun(t, s, "ALTER TABLE s RENAME COLUMN a TO tmp")
+	mustRun(t, s, "ALTER TABLE s RENAME COLUMN b TO a")
+	mustRun(t, s, "ALTER TABLE s RENAME COLUMN tmp TO b")
+	mustRun(t, s, "ALTER TABLE tt RENAME TO tt2")
+	mustRun(t, s, "ALTER TABLE s RENAME TO s2")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT * FROM sv", "1 2")
+		wantRows(t, s, "SELECT * FROM smv ORDER BY a", "1 2", "10 3")
+		wantRows(t, s, "SELECT * FROM tv", "5")
+		wantRows(t, s, "SELECT pg_get_viewdef('sv'::regclass, true)", " SELECT s2.b AS a,\n    s2.a AS b\n   FROM s2\n  WHERE s2.b < s2.a;")
+		wantRows(t, s, "SELECT definition FROM pg_matviews", " SELECT s2.b AS a,\n    sum(s2.a) AS t\n   FROM s2\n  GROUP BY s2.b;")
+		wantRows(t, s, "SELECT pg_get_viewdef('tv'::regclass)", " SELECT tt2.tt\n   FROM tt2\n  WHERE (tt2.x > 0);")
+	}
+	// The views read the first column as a: 10, the second as b: 3.
+	mustRun(t, s, "INSERT INTO s2 VALUES (10, 3)")
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
 }

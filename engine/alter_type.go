@@ -559,6 +559,9 @@ func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation
 	if err := s.rulesOnTypeChange(ctx, rel, i); err != nil {
 		return err
 	}
+	if err := s.eng.fkTypeChange(rel, i, t); err != nil {
+		return err
+	}
 	if slices.Contains(up.PK, i) {
 		switch {
 		case t.ID == types.Jsonb:

@@ -186,11 +186,25 @@ func (s *Session) addCheck(ctx context.Context, rel *catalog.Relation, c sql.Che
 
 // validateConstraint runs ALTER TABLE ... VALIDATE CONSTRAINT name: a
 // CHECK constraint added NOT VALID is checked against the stored rows
-// (23514 when one fails it) and marked valid; a valid one, or a UNIQUE
-// constraint, is left as it is.
+// (23514 when one fails it) and marked valid, as is a FOREIGN KEY
+// constraint (23503); a valid one, or a UNIQUE constraint, is left as it
+// is.
 func (s *Session) validateConstraint(ctx context.Context, rel *catalog.Relation, name string) (wire.Result, error) {
 	e := s.eng
 	k := slices.IndexFunc(rel.Checks, func(c catalog.Check) bool { return c.Name == name })
+	if f := slices.IndexFunc(rel.ForeignKeys, func(c catalog.ForeignKey) bool { return c.Name == name }); k < 0 && f >= 0 {
+		if !rel.ForeignKeys[f].NotValid {
+			return done("ALTER TABLE")
+		}
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+		up := rel.Clone()
+		if err := s.validateForeignKey(ctx, up, &up.ForeignKeys[f]); err != nil {
+			return nil, err
+		}
+		up.ForeignKeys[f].NotValid = false
+		return e.replaceTable(rel, up, false)
+	}
 	if k < 0 {
 		if e.indexConstraintNamed(rel, name) {
 			return done("ALTER TABLE")
@@ -297,6 +311,9 @@ func (s *Session) rulesOnDropColumn(ctx context.Context, rel, up *catalog.Relati
 		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", rel.Cols[i].Name, rel.Name).
 			WithDetail("%s", strings.Join(deps, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if err := s.eng.fkDropColumn(rel, up, i, cascade); err != nil {
+		return err
 	}
 	up.Checks = nil
 	for _, c := range rel.Checks {

@@ -29,11 +29,17 @@ import (
 //	                    yet delivered) and whether it pauses its upstream
 
 // Sources implements syscat.System.
-func (v liveSystem) Sources() []syscat.Source {
-	e := v.e
+func (v liveSystem) Sources() []syscat.Source { return v.e.sourceRecords(nil) }
+
+// sourceRecords are weir.sources' rows, of the sources whose relation
+// visible accepts (all when nil).
+func (e *Engine) sourceRecords(visible func(*catalog.Relation) bool) []syscat.Source {
 	var out []syscat.Source
 	parts := e.sourcePartitions(context.Background())
 	for _, r := range connectorRels(e, false) {
+		if visible != nil && !visible(r) {
+			continue
+		}
 		src := syscat.Source{Name: r.Name, Kind: kindWords[r.Kind], Topic: r.With[optTopic],
 			Format: strings.ToUpper(cmp.Or(r.With[optFormat], "plain")), Encode: strings.ToUpper(cmp.Or(r.With[optEncode], "json")),
 			Malformed: e.wms.malformedRecords(r.ID)}
@@ -102,11 +108,17 @@ func connectorRels(e *Engine, sinks bool) []*catalog.Relation {
 }
 
 // Sinks implements syscat.System.
-func (v liveSystem) Sinks() []syscat.Sink {
-	e := v.e
+func (v liveSystem) Sinks() []syscat.Sink { return v.e.sinkRecords(nil) }
+
+// sinkRecords are weir.sinks' rows, of the sinks visible accepts (all
+// when nil).
+func (e *Engine) sinkRecords(visible func(*catalog.Relation) bool) []syscat.Sink {
 	var out []syscat.Sink
 	_, running := e.jobStatuses()
 	for _, r := range connectorRels(e, true) {
+		if visible != nil && !visible(r) {
+			continue
+		}
 		g, _ := sinkGuarantee(r.With)
 		spec, _ := sinkSpec(r.With)
 		topic := r.With[optTopic]

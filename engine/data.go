@@ -161,6 +161,9 @@ type batchWriter struct {
 	tx *txnState
 	// uniq caches the unique indexes of the tables written.
 	uniq map[uint32][]uniqueIndex
+	// fk collects the changes the foreign keys act on at the
+	// statement's end (nil: none do).
+	fk *fkState
 }
 
 // touch remembers a key's committed state for the block's COMMIT check.
@@ -198,6 +201,7 @@ func (w *batchWriter) Insert(relID uint32, row types.Row) error {
 	if err := uniqueAdd(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, row, key); err != nil {
 		return err
 	}
+	w.fk.note(rel, nil, row)
 	return w.batch.Put(relID, key, row, ts)
 }
 
@@ -237,6 +241,7 @@ func (w *batchWriter) Update(relID uint32, old, new types.Row) error {
 	if err := uniqueChange(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, new, oldKey, newKey, false); err != nil {
 		return err
 	}
+	w.fk.note(rel, old, new)
 	return w.batch.Put(relID, newKey, new, ts)
 }
 
@@ -255,6 +260,7 @@ func (w *batchWriter) Delete(relID uint32, old types.Row) error {
 	if err := uniqueRemove(batchKeys{w.batch}, w.eng.uniqueOf(&w.uniq, rel), rel, old, key); err != nil {
 		return err
 	}
+	w.fk.note(rel, old, nil)
 	return w.batch.Delete(relID, key)
 }
 
@@ -499,6 +505,9 @@ type stmtWriter struct {
 	// indexes of the tables written.
 	keys overlayKeys
 	uniq map[uint32][]uniqueIndex
+	// fk collects the changes the foreign keys act on at the
+	// statement's end (nil: none do).
+	fk *fkState
 }
 
 // appendChange encodes one change of a changelog: an op byte and the
@@ -834,6 +843,7 @@ func (w *stmtWriter) Insert(relID uint32, row types.Row) error {
 		return err
 	}
 	w.add(tc, types.OpInsert, key, slices.Clone(row))
+	w.fk.note(tc.rel, nil, row)
 	return w.checkHeld()
 }
 
@@ -862,6 +872,7 @@ func (w *stmtWriter) Update(relID uint32, old, new types.Row) error {
 	if err := uniqueChange(&w.keys, w.eng.uniqueOf(&w.uniq, tc.rel), tc.rel, old, new, oldKey, newKey, true); err != nil {
 		return err
 	}
+	w.fk.note(tc.rel, old, new)
 	if string(oldKey) != string(newKey) {
 		w.add(tc, types.OpDelete, oldKey, slices.Clone(old))
 		w.add(tc, types.OpInsert, newKey, slices.Clone(new))
@@ -888,6 +899,7 @@ func (w *stmtWriter) Delete(relID uint32, old types.Row) error {
 		return err
 	}
 	w.add(tc, types.OpDelete, key, slices.Clone(old))
+	w.fk.note(tc.rel, old, nil)
 	return w.checkHeld()
 }
 

@@ -119,6 +119,8 @@ type Engine struct {
 	rewriteMu sync.RWMutex
 	// st is the streaming side: checkpoints, epochs, running jobs.
 	st *streams
+	// fks indexes the tables' foreign keys for DML (fkey_dml.go).
+	fks fkCache
 
 	nextPID atomic.Uint32
 	// parses admits the parsing of large statements (parse.go).

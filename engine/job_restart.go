@@ -915,3 +915,30 @@ func (e *Engine) failedInput(deps []uint32) error {
 	}
 	return walk(deps, 0)
 }
+
+// JobsStalled implements checkpoint.StallHandler: each job holding up a
+// checkpoint past tolerable_checkpoint_failures (its error recorded in
+// weir.stream_errors) fails as if one of its
+// actors had failed with err (jobFailed): alone, or with its region, and
+// restarted by its restart strategy, so the checkpoint commits for every
+// other job; a job that cannot fail alone recovers every job, as any
+// failure of it does.
+func (io *streamIO) JobsStalled(jobs []checkpoint.JobID, err error) {
+	e := io.e
+	for _, id := range jobs {
+		e.writeMu.Lock()
+		j := e.st.jobs[types.JobID(id)]
+		e.writeMu.Unlock()
+		if j == nil {
+			continue
+		}
+		// weir.stream_errors shows it with its SQLSTATE, weir.jobs as
+		// the job's last error.
+		e.st.errs.Record(j.id, "checkpoint", err)
+		if ferr := e.jobFailed(e.st.health.ctx, j, 0, err); ferr != nil {
+			e.log.Error("failing a stalled streaming job", kindWords[j.rel.Kind], j.rel.Name, "err", ferr)
+		}
+	}
+}
+
+var _ checkpoint.StallHandler = (*streamIO)(nil)

@@ -36,7 +36,11 @@ import (
 //     ownership;
 //   - creating a source, a sink or a table with a connector (which make
 //     the server connect to other hosts), creating or dropping a schema,
-//     and ALTER SYSTEM need a superuser;
+//     ALTER SYSTEM, BACKUP and FLUSH (which forces a checkpoint, as
+//     PostgreSQL's CHECKPOINT) need a superuser;
+//   - the weir schema's views of streaming jobs and connectors (weir.jobs,
+//     weir.operators, weir.sources, ...) and EXPLAIN MATERIALIZED VIEW show
+//     the relations the role owns or may SELECT (system.go);
 //   - the error texts of streaming jobs and connectors (weir.stream_errors,
 //     weir.source_errors, last_error of weir.jobs and weir.sinks), which
 //     hold row values, are shown for the relations the role owns (or has
@@ -213,6 +217,12 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	case *sql.Backup:
 		// A backup copies every relation and every role's verifier.
 		return mustBeSuperuser("take a backup")
+	case *sql.Flush:
+		// FLUSH forces a checkpoint, as PostgreSQL's CHECKPOINT does,
+		// which a role could otherwise run in a loop to keep the
+		// server writing. PostgreSQL 15 lets superusers and members of
+		// pg_checkpoint run CHECKPOINT; weir has no predefined roles.
+		return pgerr.New(pgerr.InsufficientPrivilege, "must be superuser to do FLUSH")
 	case *sql.Rename:
 		return s.mustOwn(st.Name)
 	case *sql.AlterTable:

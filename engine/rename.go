@@ -17,8 +17,11 @@ import (
 // rows and state tables ([table id][key]), its sources' positions, its
 // sinks' transactional ids, the jobs reading it. So ALTER ... RENAME TO
 // changes only catalog entries: the relation's name, and the stored
-// definitions of the relations that name it in their SQL, rewritten to
-// the new name (as RisingWave does; PostgreSQL's views follow by oid).
+// definitions of the relations that name it in their SQL: a view's or
+// materialized view's deparsed from its binding with the new name
+// (planner.ViewDefinition; PostgreSQL's views follow by oid), other
+// definitions, and queries the deparser does not print, rewritten
+// token by token to the new name (as RisingWave does).
 // The rewritten definitions must plan exactly as before: the same
 // columns, and for streaming relations the same state layout, or the
 // rename is undone and refused. Running jobs keep running; nothing is
@@ -72,15 +75,35 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	}
 	changes := []*catalog.Relation{renamed}
 	originals := []*catalog.Relation{rel}
+	// A view's or materialized view's definition is deparsed from its
+	// binding with the new name (as PostgreSQL's follows by oid), which
+	// no identifier that merely looks like the old name can confuse; the
+	// rewritten text is the fallback for shapes the deparser does not
+	// print, and for the other kinds.
+	var fallbacks []*catalog.Relation
+	var shapes []string // of the deparsed definitions, bound before the rename
 	for _, d := range e.cat.Dependents(rel.ID) {
 		text := renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
-		if text == d.SQL {
+		var fb *catalog.Relation
+		if text != d.SQL {
+			fb = d.Clone()
+			fb.SQL = text
+		}
+		nd, ok := e.deparsedDefinition(d, renamed)
+		shape := ""
+		if ok {
+			shape, ok = e.definitionShape(d)
+		}
+		if !ok {
+			nd, fb = fb, nil
+		}
+		if nd == nil {
 			continue
 		}
-		nd := d.Clone()
-		nd.SQL = text
 		changes = append(changes, nd)
 		originals = append(originals, d)
+		fallbacks = append(fallbacks, fb)
+		shapes = append(shapes, shape)
 	}
 	e.writeMu.Lock()
 	err := e.cat.ReplaceAll(changes...)
@@ -88,10 +111,28 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	if err != nil {
 		return nil, err
 	}
-	// Each rewritten definition must mean what it meant.
+	// Each rewritten definition must mean what it meant; a deparsed one
+	// that does not gives way to the rewritten text.
 	for i, nd := range changes[1:] {
 		cur, _ := e.cat.ByID(nd.ID)
-		if err := e.samePlan(originals[i+1], cur); err != nil {
+		err := e.samePlan(originals[i+1], cur)
+		if err == nil && shapes[i] != "" {
+			if now, ok := e.definitionShape(cur); !ok || now != shapes[i] {
+				err = fmt.Errorf("its deparsed definition binds differently")
+			}
+		}
+		if fb := fallbacks[i]; err != nil && fb != nil {
+			e.log.Debug("rename rewrites a definition's text instead of deparsing it", "relation", nd.Name, "err", err)
+			e.writeMu.Lock()
+			err = e.cat.Replace(fb)
+			e.writeMu.Unlock()
+			if err == nil {
+				changes[i+1] = fb
+				cur, _ = e.cat.ByID(fb.ID)
+				err = e.samePlan(originals[i+1], cur)
+			}
+		}
+		if err != nil {
 			e.writeMu.Lock()
 			undoErr := e.cat.ReplaceAll(originals...)
 			e.writeMu.Unlock()
@@ -114,6 +155,75 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	e.writeMu.Unlock()
 	e.log.Info("renamed relation", "kind", st.Kind, "from", rel.Name, "to", st.NewName, "id", rel.ID, "rewritten_definitions", len(changes)-1)
 	return done(tag)
+}
+
+// deparsedDefinition returns view or materialized view d with its
+// definition deparsed (planner.ViewDefinition) from its binding before
+// a rename, naming every relation and column as they are after it, when
+// renamed stands for the relation being renamed; the tables d pins keep
+// their pinned columns under today's names, as the text now names them.
+// ok is false for other kinds and for shapes the deparser does not print.
+func (e *Engine) deparsedDefinition(d, renamed *catalog.Relation) (*catalog.Relation, bool) {
+	if d.Kind != catalog.KindView && d.Kind != catalog.KindMView {
+		return nil, false
+	}
+	s := e.definitionSession(d, nil)
+	cat := s.catalogView()
+	if d.Temp {
+		s.tempSchema = d.Schema
+	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
+		cat = pc.Permanent()
+	}
+	current := func(id uint32) (*catalog.Relation, bool) {
+		if id == renamed.ID {
+			return renamed, true
+		}
+		return e.cat.ByID(id)
+	}
+	text, err := planner.ViewDefinition(d, cat, current, false)
+	if err != nil {
+		return nil, false
+	}
+	nd := d.Clone()
+	nd.SQL = strings.TrimSuffix(strings.TrimPrefix(text, " "), ";")
+	if len(d.DepCols) > 0 {
+		nd.DepCols = map[uint32][]string{}
+		for id, names := range d.DepCols {
+			t, ok := current(id)
+			if !ok {
+				return nil, false
+			}
+			now := slices.Clone(names)
+			for i := range now {
+				if i < len(t.Cols) {
+					now[i] = t.Cols[i].Name
+				}
+			}
+			nd.DepCols[id] = now
+		}
+	}
+	return nd, true
+}
+
+// definitionShape binds the definition of view or materialized view d
+// as it is bound at start and returns its plan's planner.PlanShape.
+func (e *Engine) definitionShape(d *catalog.Relation) (string, bool) {
+	q, err := parseQuery(d.SQL)
+	if err != nil {
+		return "", false
+	}
+	s := e.definitionSession(d, nil)
+	cat := s.catalogView()
+	if d.Temp {
+		s.tempSchema = d.Schema
+	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
+		cat = pc.Permanent()
+	}
+	b, err := planner.Bind(q, cat, nil)
+	if err != nil {
+		return "", false
+	}
+	return planner.PlanShape(b.Plan), true
 }
 
 // samePlan checks that now, a relation whose definition was rewritten,

@@ -58,6 +58,9 @@ func (s *Session) applyStartupOptions(opts map[string]string) error {
 				return err
 			}
 		}
+		if err := s.maySet(st); err != nil {
+			return err
+		}
 		if err := s.set(st, v); err != nil {
 			return err
 		}

@@ -41,6 +41,9 @@ func (s *Session) settingsFrame() *settingsTxn {
 // a local one (SET LOCAL, set_config(..., true)) by COMMIT too; outside
 // a block a local change has no effect and warns, as in PostgreSQL.
 func (s *Session) changeSetting(st *setting, v string, def, local bool, io wire.ExecIO) error {
+	if err := s.maySet(st); err != nil {
+		return err
+	}
 	if local && s.txn == 'I' {
 		if io != nil {
 			io.Notice("WARNING", "25P01", "SET LOCAL can only be used in transaction blocks")
@@ -200,6 +203,16 @@ func (s *Session) reportChanged(before map[string]string, io wire.ExecIO) {
 			io.ParameterStatus(st.name, s.get(st))
 		}
 	}
+}
+
+// maySet refuses, with PostgreSQL's 42501, a change of a setting only a
+// superuser may change (context superuser: lc_messages) by any other
+// role, whether by SET, RESET, set_config or at connection.
+func (s *Session) maySet(st *setting) error {
+	if settingMetas[st.name].context == "superuser" && !s.superuser() {
+		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to set parameter \"%s\"", st.name)
+	}
+	return nil
 }
 
 // SetSetting implements functions.SettingChanger: set_config(name,

@@ -95,6 +95,10 @@ func (s *Session) prepareExplainJob(st *sql.ExplainJob) (wire.Prepared, error) {
 			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind).
 				WithHint("It is a %s.", kindWords[rel.Kind])
 		}
+		if sees := s.seesStateOf(); sees != nil && !sees(rel) {
+			// Its live counts are weir.operators', for whom may see them.
+			return nil, denied(rel)
+		}
 		var j *jobRun
 		for _, r := range e.runningJobs() {
 			if r.id == types.JobID(rel.ID) {

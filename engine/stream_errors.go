@@ -76,6 +76,8 @@ func (r *streamErrors) Record(job types.JobID, operator string, err error) {
 		msg = "streaming connection error, retrying"
 	case operator == "build":
 		msg = "streaming job could not be built"
+	case operator == "checkpoint":
+		msg = "streaming job holds up the checkpoint, failing it"
 	}
 	r.log.Log(context.Background(), level, msg, "job", job, "operator", operator, "sqlstate", pe.Code, "err", pe.Message)
 }

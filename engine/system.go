@@ -85,6 +85,11 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 		}
 		return "f", true
 	}
+	if fn == "pg_get_viewdef" && pretty {
+		if r, ok := s.eng.cat.ByOID(oid); ok && (r.Kind == catalog.KindView || r.Kind == catalog.KindMView) {
+			return s.eng.viewText(r, true), true
+		}
+	}
 	return syscat.Describe(s.sysCatalog(), fn, oid, col)
 }
 
@@ -184,10 +189,45 @@ func (c sessionCatalog) CheckText(r *catalog.Relation, k int) string {
 	return c.s.checkText(r, k, true)
 }
 
+// ViewText implements syscat.Provider.
+func (c sessionCatalog) ViewText(r *catalog.Relation, pretty bool) string {
+	return c.e.viewText(r, pretty)
+}
+
+// viewText is the query of view or materialized view r as
+// pg_get_viewdef prints it: deparsed from its binding, with the names
+// relations and columns have now (planner.ViewDefinition), or, for a
+// query of a shape the deparser does not print, as stored, in
+// PostgreSQL's layout (a leading space, a closing semicolon).
+func (e *Engine) viewText(r *catalog.Relation, pretty bool) string {
+	s := e.definitionSession(r, nil)
+	cat := s.catalogView()
+	if r.Temp {
+		s.tempSchema = r.Schema
+	} else if pc, ok := cat.(planner.PermanentCatalog); ok {
+		cat = pc.Permanent()
+	}
+	text, err := planner.ViewDefinition(r, cat, e.cat.ByID, pretty)
+	if err == nil {
+		return text
+	}
+	e.log.Debug("view definition shown as stored", "view", r.Name, "err", err)
+	return " " + strings.TrimRight(strings.TrimSpace(r.SQL), ";") + ";"
+}
+
 // CheckColumns implements syscat.Provider.
 func (c sessionCatalog) CheckColumns(r *catalog.Relation, k int) []int {
 	_, cols, _ := planner.BindCheck(context.Background(), r, r.Checks[k].Expr, 0, c.s.catalogView())
 	return cols
+}
+
+// HasPrivsOfRole implements syscat.Provider.
+func (c sessionCatalog) HasPrivsOfRole(oid uint32) bool { return c.s.hasPrivsOfRole(oid) }
+
+// HoldsAny implements syscat.Provider (a seqRef with col -1 is the
+// relation itself).
+func (c sessionCatalog) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
+	return c.e.holdsSequenceAny(c.s.role(), seqRef{r, col}, p)
 }
 
 // ACL implements syscat.Provider.
@@ -219,11 +259,17 @@ func (v liveSystem) Checkpoints() []syscat.Checkpoint {
 }
 
 // Jobs implements syscat.System.
-func (v liveSystem) Jobs() []syscat.Job {
-	e := v.e
+func (v liveSystem) Jobs() []syscat.Job { return v.e.jobRecords(nil) }
+
+// jobRecords are weir.jobs' rows, of the jobs whose relation visible
+// accepts (all when nil).
+func (e *Engine) jobRecords(visible func(*catalog.Relation) bool) []syscat.Job {
 	rels, running := e.jobStatuses()
 	var out []syscat.Job
 	for _, r := range rels {
+		if visible != nil && !visible(r) {
+			continue
+		}
 		id := types.JobID(r.ID)
 		j := running[id]
 		obs := e.obs.jobHealthOf(id)
@@ -286,10 +332,17 @@ func (e *Engine) jobStatement(r *catalog.Relation) string {
 }
 
 // Operators implements syscat.System.
-func (v liveSystem) Operators() []syscat.Operator {
+func (v liveSystem) Operators() []syscat.Operator { return v.e.operatorRecords(nil) }
+
+// operatorRecords are weir.operators' rows, of the jobs whose relation
+// visible accepts (all when nil).
+func (e *Engine) operatorRecords(visible func(*catalog.Relation) bool) []syscat.Operator {
 	var out []syscat.Operator
-	for _, j := range v.e.runningJobs() {
-		for _, op := range v.e.operatorStats(j, 0) {
+	for _, j := range e.runningJobs() {
+		if visible != nil && !visible(j.rel) {
+			continue
+		}
+		for _, op := range e.operatorStats(j, 0) {
 			o := syscat.Operator{Job: j.rel.Name, JobID: int64(j.id), ID: op.op.ID, Name: op.op.Name, RowsIn: syscat.Null[int64]{V: op.rowsIn, Valid: !op.isLeaf},
 				RowsOut: op.rowsOut, StateTables: len(op.op.Tables), Backpressure: op.backpressure}
 			if op.hasState {
@@ -304,9 +357,17 @@ func (v liveSystem) Operators() []syscat.Operator {
 }
 
 // StateTables implements syscat.System.
-func (v liveSystem) StateTables() []syscat.StateTable {
-	e := v.e
-	jobs := e.runningJobs()
+func (v liveSystem) StateTables() []syscat.StateTable { return v.e.stateTableRecords(nil) }
+
+// stateTableRecords are weir.state_tables' rows, of the jobs whose
+// relation visible accepts (all when nil).
+func (e *Engine) stateTableRecords(visible func(*catalog.Relation) bool) []syscat.StateTable {
+	var jobs []*jobRun
+	for _, j := range e.runningJobs() {
+		if visible == nil || visible(j.rel) {
+			jobs = append(jobs, j)
+		}
+	}
 	// Rows are counted in one snapshot, so every table is read at the
 	// same committed checkpoint; a state table holds exactly the entries
 	// committed (the open epoch's writes are in memory).
@@ -327,10 +388,23 @@ func (v liveSystem) StateTables() []syscat.StateTable {
 
 // SourcePartitions implements syscat.System.
 func (v liveSystem) SourcePartitions() []syscat.SourcePartition {
+	return v.e.sourcePartitionRecords(nil)
+}
+
+// sourcePartitionRecords are weir.source_partitions' rows, of the
+// sources read by jobs whose relations visible accepts, both of them
+// (all when nil).
+func (e *Engine) sourcePartitionRecords(visible func(*catalog.Relation) bool) []syscat.SourcePartition {
 	var out []syscat.SourcePartition
-	for _, p := range v.e.sourcePartitions(context.Background()) {
+	for _, p := range e.sourcePartitions(context.Background()) {
+		if visible != nil {
+			job, _ := e.cat.ByID(uint32(p.job))
+			if !visible(p.rel) || !visible(job) {
+				continue
+			}
+		}
 		lag, ok := p.lag()
-		out = append(out, syscat.SourcePartition{Source: p.rel.Name, Job: jobName(v.e, p.job), Partition: p.partition,
+		out = append(out, syscat.SourcePartition{Source: p.rel.Name, Job: jobName(e, p.job), Partition: p.partition,
 			Position: syscat.Null[int64]{V: p.position, Valid: p.hasPosition}, Committed: syscat.Null[int64]{V: p.committed, Valid: p.hasCommitted},
 			HighWatermark: syscat.Null[int64]{V: p.hwm, Valid: p.hasHWM}, Lag: syscat.Null[int64]{V: lag, Valid: ok},
 			Records: p.records, Bytes: p.bytes, Malformed: p.malformed})
@@ -368,11 +442,73 @@ func (c sessionCatalog) seesErrorsOf() func(rel *catalog.Relation) bool {
 // in pg_stat_activity.
 const hiddenError = "<insufficient privilege>"
 
-// Jobs implements syscat.System for a session: the last error of a job
-// the role may not see the errors of (seesErrorsOf) reads
-// <insufficient privilege>.
+// seesStateOf is the session's Session.seesStateOf.
+func (c sessionCatalog) seesStateOf() func(rel *catalog.Relation) bool {
+	return c.s.seesStateOf()
+}
+
+// seesStateOf returns whether the session's role may see the state of
+// the job or connector of a relation (nil: every one, for a superuser):
+// what weir.jobs, weir.operators, weir.state_tables, weir.sources,
+// weir.source_partitions, weir.sinks and weir.watermarks show of it,
+// and EXPLAIN MATERIALIZED VIEW's live counts. It owns the relation or
+// may SELECT it (of an index, the table it indexes), as PostgreSQL's
+// information_schema shows a relation to a role holding a privilege on
+// it; the row counts of a role's pipeline are no business of the others.
+// weir has no predefined roles (pg_monitor, pg_read_all_stats) to see
+// them all without being a superuser.
+func (s *Session) seesStateOf() func(rel *catalog.Relation) bool {
+	me := s.role()
+	if me.Superuser {
+		return nil
+	}
+	return func(rel *catalog.Relation) bool {
+		if rel == nil {
+			return false
+		}
+		// A running job holds its relation as it was when the job
+		// started; the grants are today's.
+		rel, _ = s.eng.cat.ByID(rel.ID)
+		if rel != nil && rel.Kind == catalog.KindIndex {
+			rel, _ = s.eng.indexedRelation(rel)
+		}
+		return rel != nil && s.eng.holds(me, rel, catalog.PrivSelect)
+	}
+}
+
+// Operators implements syscat.System for a session: the operators of
+// the jobs the role may see (seesStateOf).
+func (c sessionCatalog) Operators() []syscat.Operator {
+	return c.e.operatorRecords(c.seesStateOf())
+}
+
+// StateTables implements syscat.System for a session, as Operators.
+func (c sessionCatalog) StateTables() []syscat.StateTable {
+	return c.e.stateTableRecords(c.seesStateOf())
+}
+
+// SourcePartitions implements syscat.System for a session: the
+// partitions of the sources the role may see as read by the jobs it may
+// see (seesStateOf).
+func (c sessionCatalog) SourcePartitions() []syscat.SourcePartition {
+	return c.e.sourcePartitionRecords(c.seesStateOf())
+}
+
+// Sources implements syscat.System for a session, as Operators.
+func (c sessionCatalog) Sources() []syscat.Source {
+	return c.e.sourceRecords(c.seesStateOf())
+}
+
+// Watermarks implements syscat.System for a session, as Operators.
+func (c sessionCatalog) Watermarks() []syscat.Watermark {
+	return c.e.watermarkRecords(c.seesStateOf())
+}
+
+// Jobs implements syscat.System for a session: the jobs the role may
+// see (seesStateOf); the last error of one it may not see the errors of
+// (seesErrorsOf) reads <insufficient privilege>.
 func (c sessionCatalog) Jobs() []syscat.Job {
-	jobs := c.liveSystem.Jobs()
+	jobs := c.e.jobRecords(c.seesStateOf())
 	if sees := c.seesErrorsOf(); sees != nil {
 		for i := range jobs {
 			rel, _ := c.e.cat.ByID(uint32(jobs[i].ID))
@@ -384,10 +520,11 @@ func (c sessionCatalog) Jobs() []syscat.Job {
 	return jobs
 }
 
-// Sinks implements syscat.System for a session, hiding the last error of
-// sinks the role may not see the errors of, as Jobs does.
+// Sinks implements syscat.System for a session: the sinks the role may
+// see, hiding the last error of those it may not see the errors of, as
+// Jobs does.
 func (c sessionCatalog) Sinks() []syscat.Sink {
-	sinks := c.liveSystem.Sinks()
+	sinks := c.e.sinkRecords(c.seesStateOf())
 	if sees := c.seesErrorsOf(); sees != nil {
 		byName := map[string]*catalog.Relation{}
 		for _, r := range connectorRels(c.e, true) {

@@ -275,6 +275,8 @@ type writeScope struct {
 	w      executor.Writer
 	src    executor.Source
 	finish func(ctx context.Context, commit bool) error
+	// fk collects what the foreign keys act on at the statement's end.
+	fk *fkState
 }
 
 // beginWrite starts a DML statement. Outside a transaction block the
@@ -291,11 +293,18 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 		}
 		snap := e.db.NewSnapshot()
 		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
+		w := &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx, fk: newFKState(s)}
 		return writeScope{
-			w:   &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx},
+			w:   w,
 			src: src,
-			finish: func(context.Context, bool) error {
-				snap.Close()
+			fk:  w.fk,
+			finish: func(ctx context.Context, commit bool) error {
+				defer snap.Close()
+				if commit {
+					// The foreign keys act at the statement's end, in
+					// the block's batch with its other writes.
+					return w.fk.end(ctx, w)
+				}
 				return nil
 			},
 		}, nil
@@ -309,15 +318,26 @@ func (s *Session) directWrite() writeScope {
 	e := s.eng
 	e.writeMu.Lock()
 	w := e.newStmtWriter()
+	w.fk = newFKState(s)
 	locked := true
 	return writeScope{
 		w:   w,
 		src: &viewSource{eng: e, view: e.st.view, s: s},
+		fk:  w.fk,
 		finish: func(ctx context.Context, commit bool) error {
 			if !locked {
 				return nil
 			}
 			locked = false
+			if commit {
+				// The foreign keys act at the statement's end; their
+				// cascaded writes join the statement's own.
+				if err := w.fk.end(ctx, w); err != nil {
+					w.discard()
+					e.writeMu.Unlock()
+					return err
+				}
+			}
 			if !commit {
 				w.discard()
 				e.writeMu.Unlock()
@@ -392,6 +412,11 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 		w.discard()
 		e.writeMu.Unlock()
 		return s.hideUnreadableKey(err)
+	}
+	if err := s.fkVerify(ctx, w); err != nil {
+		w.discard()
+		e.writeMu.Unlock()
+		return err
 	}
 	pe, err := w.apply()
 	e.writeMu.Unlock()

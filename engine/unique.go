@@ -433,7 +433,7 @@ func (s *Session) createTableUnique(ctx context.Context, st *sql.CreateTable, te
 		return done("CREATE TABLE")
 	}
 	plain := *st
-	plain.Uniques = nil
+	plain.Uniques, plain.ForeignKeys = nil, nil
 	res, err := s.createTable(ctx, &plain, text, io)
 	if err != nil {
 		return nil, err
@@ -444,6 +444,11 @@ func (s *Session) createTableUnique(ctx context.Context, st *sql.CreateTable, te
 			ci.Cols = append(ci.Cols, sql.IndexColumn{Name: c})
 		}
 		if _, err := s.createIndex(ctx, ci, io); err != nil {
+			return nil, err
+		}
+	}
+	if len(st.ForeignKeys) > 0 {
+		if err := s.createTableForeignKeys(ctx, st); err != nil {
 			return nil, err
 		}
 	}

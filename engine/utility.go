@@ -146,7 +146,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.AlterSequence:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSequence(st, io) }), nil
 	case *sql.Truncate:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st, io) }), nil
 	case *sql.Set:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runSet(st, io) }), nil
 	case *sql.Reset:
@@ -377,6 +377,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		return s.createTableUnique(ctx, st, text, io)
 	}
 	if st.With["connector"] != "" || st.Format != "" || len(st.Include) > 0 {
+		if len(st.ForeignKeys) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "foreign keys on tables whose rows come from a connector are not supported")
+		}
 		if len(st.Checks) > 0 || slices.ContainsFunc(st.Columns, func(c sql.ColumnDef) bool { return c.Generated != "" }) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "CHECK constraints and generated columns on a table whose rows come from a connector are not supported")
 		}
@@ -505,6 +508,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	}
 	if err := s.tableRules(ctx, rel, st); err != nil {
 		return nil, err
+	}
+	if len(st.ForeignKeys) > 0 {
+		if err := s.newTableForeignKeys(rel, st.ForeignKeys); err != nil {
+			return nil, err
+		}
 	}
 	rel.Owner = s.role().OID
 	if err := e.cat.Create(rel); err != nil {
@@ -744,13 +752,45 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	order, err := e.dropOrder(targets, st.Cascade, func(d *catalog.Relation) {
 		lines = append(lines, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
 	})
+	if pe := pgerr.As(err); pe != nil && pe.Code == pgerr.DependentObjectsStillExist && !st.Cascade {
+		// The foreign keys referencing the tables are listed too.
+		if _, _, more := e.fkDropTables(targets, false); len(more) > 0 {
+			cp := *pe
+			cp.Detail += "\n" + strings.Join(more, "\n")
+			return nil, &cp
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	cascadeNotice(io, lines)
+	// The foreign keys referencing a dropped table go with it, or stop
+	// the drop; so do those referencing a dropped unique index's key.
+	replace, fkLines, blockers := e.fkDropTables(order, st.Cascade)
+	for _, t := range targets {
+		if t.Kind != catalog.KindIndex {
+			continue
+		}
+		if on, ok := e.indexedRelation(t); ok {
+			more, err := e.fkDropIndex(on, t, st.Cascade, io, "index "+t.Name)
+			if err != nil {
+				return nil, err
+			}
+			replace = append(replace, more...)
+		}
+	}
+	if len(blockers) > 0 {
+		msg := fmt.Sprintf("cannot drop %s because other objects depend on it", qualifiedRel(targets[0]))
+		if len(targets) > 1 {
+			msg = "cannot drop desired object(s) because other objects depend on them"
+		}
+		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "%s", msg).
+			WithDetail("%s", strings.Join(blockers, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	cascadeNotice(io, append(lines, fkLines...))
 	locked = false
 	e.writeMu.Unlock()
-	if err := e.dropRelations(ctx, order); err != nil {
+	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
 	}
 	return done(tag)
@@ -916,7 +956,7 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 	return done("CREATE SCHEMA")
 }
 
-func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, error) {
+func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
 	// TRUNCATE deletes every row through the dataflow, so the views over
 	// the tables follow. It is DML for weir: inside a transaction block
@@ -932,6 +972,7 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 			_ = ws.finish(ctx, false)
 		}
 	}()
+	var rels []*catalog.Relation
 	for _, n := range st.Names {
 		rel, ok := e.cat.Lookup(s.schemaOf(n), n.Name)
 		if !ok {
@@ -943,6 +984,18 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate) (wire.Result, 
 		if appendOnlyTable(rel) {
 			return nil, errAppendOnly(rel, "truncate")
 		}
+		if !slices.ContainsFunc(rels, func(r *catalog.Relation) bool { return r.ID == rel.ID }) {
+			rels = append(rels, rel)
+		}
+	}
+	rels, err = s.truncateForeignKeys(rels, st.Cascade, io)
+	if err != nil {
+		return nil, err
+	}
+	// TRUNCATE fires no foreign key actions: what references the
+	// tables is truncated with them.
+	ws.fk.off = true
+	for _, rel := range rels {
 		if _, err := deleteAllRows(ctx, ws, rel); err != nil {
 			return nil, err
 		}
@@ -1409,11 +1462,14 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		}
 	}
 	deps := e.schemaDependents(names)
-	if len(deps) > 0 && !st.Cascade {
+	// Foreign keys of other schemas' tables referencing the schemas'.
+	replace, fkLines, blockers := e.fkDropTables(members, st.Cascade)
+	if (len(deps) > 0 || len(blockers) > 0) && !st.Cascade {
 		var detail []string
 		for _, d := range deps {
 			detail = append(detail, d.obj+" depends on "+d.on)
 		}
+		detail = append(detail, blockers...)
 		err := pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop desired object(s) because other objects depend on them")
 		if found == 1 {
 			err = pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", names[0])
@@ -1429,6 +1485,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	for _, d := range deps {
 		lines = append(lines, "drop cascades to "+d.obj)
 	}
+	lines = append(lines, fkLines...)
 	switch {
 	case len(lines) == 1:
 		io.Notice("NOTICE", "00000", lines[0])
@@ -1442,7 +1499,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	}
 	locked = false
 	e.writeMu.Unlock()
-	if err := e.dropRelations(ctx, order); err != nil {
+	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
 	}
 	for _, name := range names {

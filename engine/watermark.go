@@ -436,11 +436,14 @@ func (e *Engine) dropWatermark(rel *catalog.Relation, b *storage.Batch) {
 
 // Watermarks implements syscat.System: the watermarks of sources and
 // tables with a WATERMARK FOR clause, by name.
-func (v liveSystem) Watermarks() []syscat.Watermark {
-	e := v.e
+func (v liveSystem) Watermarks() []syscat.Watermark { return v.e.watermarkRecords(nil) }
+
+// watermarkRecords are weir.watermarks' rows, of the relations visible
+// accepts (all when nil).
+func (e *Engine) watermarkRecords(visible func(*catalog.Relation) bool) []syscat.Watermark {
 	var rels []*catalog.Relation
 	for _, r := range e.cat.All() {
-		if r.With[planner.WithWatermarkColumn] != "" {
+		if r.With[planner.WithWatermarkColumn] != "" && (visible == nil || visible(r)) {
 			rels = append(rels, r)
 		}
 	}

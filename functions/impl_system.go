@@ -229,7 +229,9 @@ func (t implTable) defineSystem() {
 			if !ok {
 				return types.DBool(true), nil
 			}
-			user := sessionUser(ctx)
+			// The two-argument form asks for the role the session acts
+			// as (GetUserId), not the session user.
+			user := currentUser(ctx)
 			if len(d) == 3 {
 				user = d[0].S
 			}
@@ -341,6 +343,8 @@ func (t implTable) defineSystem() {
 		return dText("")
 	})
 	t.defRow("pg_get_expr", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(d[0].S) })
+	// weir has no triggers (pg_trigger is empty): no OID names one.
+	t.defRow("pg_get_triggerdef", func(_ *Context, d []types.Datum) (types.Datum, error) { return types.NullDatum, nil })
 	// pg_get_indexdef(oid [, col, pretty]), pg_get_constraintdef(oid
 	// [, pretty]), pg_get_viewdef(oid [, pretty]): NULL for unknown OIDs.
 	for _, n := range []string{"pg_get_indexdef", "pg_get_constraintdef", "pg_get_viewdef"} {

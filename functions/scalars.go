@@ -224,6 +224,7 @@ func scalarOverloads() []*Overload {
 		fn("pg_get_indexdef", tText, tOid), fn("pg_get_indexdef", tText, tOid, tI4, tBool),
 		fn("pg_get_constraintdef", tText, tOid), fn("pg_get_constraintdef", tText, tOid, tBool),
 		fn("pg_get_viewdef", tText, tOid), fn("pg_get_viewdef", tText, tOid, tBool),
+		fn("pg_get_triggerdef", tText, tOid), fn("pg_get_triggerdef", tText, tOid, tBool),
 		fn("pg_get_statisticsobjdef_columns", tText, tOid),
 		fn("pg_get_ruledef", tText, tOid), fn("pg_get_ruledef", tText, tOid, tBool),
 		fn("pg_table_size", tI8, tOid), fn("pg_relation_size", tI8, tOid),

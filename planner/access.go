@@ -1,10 +1,6 @@
 package planner
 
 import (
-	"slices"
-
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -77,27 +73,4 @@ func (b *binder) accesses() int {
 		return 0
 	}
 	return len(*b.access)
-}
-
-// lockedAccess records UPDATE on the relations a SELECT's FROM read
-// (the accesses from index from on, the statement's own rather than a
-// view's) when the SELECT has a locking clause (FOR UPDATE, FOR SHARE,
-// ...), restricted to the tables of its OF list when it has one: as in
-// PostgreSQL, locking rows needs UPDATE on their table as well as
-// SELECT.
-func (b *binder) lockedAccess(lock *ast.SelectLockInfo, from int) {
-	if lock == nil || lock.LockType == ast.SelectLockNone || b.access == nil {
-		return
-	}
-	for _, a := range (*b.access)[from:] {
-		if a.Rel == nil || a.View != b.view || a.Priv != catalog.PrivSelect {
-			continue
-		}
-		if len(lock.Tables) > 0 && !slices.ContainsFunc(lock.Tables, func(t *ast.TableName) bool {
-			return t.Name.O == a.Rel.Name || t.Name.L == a.Rel.Name
-		}) {
-			continue
-		}
-		b.record(Access{Rel: a.Rel, Priv: catalog.PrivUpdate, View: b.view})
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -82,6 +83,17 @@ func TestAccessRecordsWhatIsBound(t *testing.T) {
 		{`DELETE FROM t USING u WHERE u.a = t.a`, "t:rd t: u:r"},
 		{`WITH t AS (SELECT 1) DELETE FROM t`, "t:d"},
 		{`SELECT '"Secret"'::regclass`, ""},
+		// A locking clause needs UPDATE on the tables it locks: every
+		// table of FROM, or those OF names by their range variable.
+		{`SELECT * FROM t FOR UPDATE`, "t:r t:w"},
+		{`SELECT * FROM t x, u FOR UPDATE OF x`, "t:r u:r t:w"},
+		{`SELECT * FROM t, u y FOR SHARE OF y`, "t:r u:r u:w"},
+		{`SELECT * FROM t x, t FOR UPDATE OF t`, "t:r t:r t:w"},
+		{`SELECT * FROM (SELECT * FROM t) s, u FOR UPDATE OF s`, "t:r u:r t:w"},
+		{`SELECT * FROM t WHERE a IN (SELECT a FROM u) FOR UPDATE`, "t:r t:w u:r"},
+		{`SELECT * FROM v FOR UPDATE`, "v:r t:r@v v:w t:w@v"},
+		{`SELECT * FROM v x, u FOR UPDATE OF u`, "v:r t:r@v u:r u:w"},
+		{`WITH c AS (SELECT * FROM u) SELECT * FROM c, t FOR UPDATE`, "u:r t:r t:w"},
 	}
 	for _, c := range cases {
 		st, err := sql.Parse(c.q)
@@ -123,5 +135,51 @@ func TestBindAuthorizes(t *testing.T) {
 	st, _ = sql.Parse(`SELECT 1`)
 	if _, err := Bind(st.(*sql.Query), denyAll{accessCatalog()}, nil); err != nil {
 		t.Errorf("a statement that reads nothing: %v", err)
+	}
+}
+
+// TestLockingClauseNames checks that FOR UPDATE OF finds FROM items by
+// their range variable, with PostgreSQL's errors for the names it
+// cannot lock.
+func TestLockingClauseNames(t *testing.T) {
+	cases := []struct{ q, want string }{
+		{`SELECT * FROM t x FOR UPDATE OF t`, `42P01 relation "t" in FOR UPDATE clause not found in FROM clause`},
+		{`SELECT * FROM t FOR SHARE OF nosuch`, `42P01 relation "nosuch" in FOR SHARE clause not found in FROM clause`},
+		{`SELECT * FROM t FOR UPDATE OF public.t`, `42601 FOR UPDATE must specify unqualified relation names`},
+		{`WITH c AS (SELECT 1) SELECT * FROM c FOR UPDATE OF c`, `0A000 FOR UPDATE cannot be applied to a WITH query`},
+		{`SELECT * FROM generate_series(1, 2) g FOR UPDATE OF g`, `0A000 FOR UPDATE cannot be applied to a function`},
+		{`SELECT * FROM (SELECT a FROM t UNION SELECT a FROM u) s FOR UPDATE`, `0A000 FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT`},
+	}
+	for _, c := range cases {
+		st, err := sql.Parse(c.q)
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		_, err = Bind(st.(*sql.Query), accessCatalog(), nil)
+		if got := fmt.Sprintf("%s %v", pgerr.CodeOf(err), err); err == nil || !strings.HasSuffix(got, c.want) && got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.q, got, c.want)
+		}
+	}
+}
+
+// TestLockingClauseWritten checks that a message names the locking
+// clause as written, though FOR NO KEY UPDATE and FOR KEY SHARE reach
+// the binder as FOR UPDATE and FOR SHARE.
+func TestLockingClauseWritten(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{`SELECT * FROM t FOR NO KEY UPDATE OF x`, `relation "x" in FOR NO KEY UPDATE clause not found in FROM clause`},
+		{`SELECT * FROM t FOR KEY SHARE OF x`, `relation "x" in FOR KEY SHARE clause not found in FROM clause`},
+		{`SELECT * FROM (SELECT * FROM u FOR KEY SHARE) s FOR UPDATE OF x`, `relation "x" in FOR UPDATE clause not found in FROM clause`},
+		{`SELECT * FROM (SELECT * FROM u FOR UPDATE) s FOR NO KEY UPDATE OF x`, `relation "x" in FOR NO KEY UPDATE clause not found in FROM clause`},
+	} {
+		st, err := sql.Parse(c.q)
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		if _, err := Bind(st.(*sql.Query), accessCatalog(), nil); err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.q, err, c.want)
+		}
 	}
 }

@@ -211,6 +211,15 @@ type binder struct {
 	// view is the view whose definition is being bound (nil for the
 	// statement's own text): its owner's privileges cover what it reads.
 	view *catalog.Relation
+	// lockTargets collects the items of the FROM clause being bound, for
+	// its SELECT's locking clause; fromTargets keeps those of every
+	// SELECT bound, by its FROM clause, for a locking clause over a
+	// subquery of it (lock.go).
+	lockTargets *[]lockTarget
+	fromTargets map[*ast.TableRefsClause][]lockTarget
+	// viewLocks holds, by the index of a view's read in the accesses,
+	// what locking the view locks of the tables it reads (lock.go).
+	viewLocks map[int][]int
 	// targetRef is the table name of an UPDATE ... FROM's or DELETE ...
 	// USING's target while their join is bound: the join reads it again
 	// as its first item, which needs no SELECT of its own.
@@ -243,6 +252,25 @@ type binder struct {
 	// procTimeOK is set while the right side of an inner or left join
 	// is bound: the one place FOR SYSTEM_TIME AS OF PROCTIME() may stand.
 	procTimeOK bool
+	// aliases is set when a definition is bound to be deparsed
+	// (viewdef.go): views read stay Scans of the view instead of being
+	// expanded, and each Scan's range variable is recorded here.
+	aliases map[*Scan]string
+	// written records, when deparsing, the forms the query wrote that
+	// bind to other nodes: "simple" for CASE x WHEN ..., "notdistinct"
+	// for IS NOT DISTINCT FROM's CASE.
+	written map[Expr]string
+	// subAliases records, when deparsing, the alias of each subquery
+	// in FROM, by its plan.
+	subAliases map[Plan]string
+	// usingJoins records, when deparsing, the columns of each JOIN ...
+	// USING, by the projection that merges them.
+	usingJoins map[Plan][]string
+	// withs records, when deparsing, each SELECT's WITH clause bound on
+	// its own, by the SELECT's plan, and cteRefs each reference to a
+	// CTE (its name and range variable), by the plan it binds to.
+	withs   map[Plan][]boundCTE
+	cteRefs map[Plan][2]string
 }
 
 type cteDef struct {

@@ -868,7 +868,11 @@ func (b *binder) in(c *exprCtx, n *ast.PatternInExpr) Expr {
 			failf(pgerr.FeatureNotSupported, "IN over %T is not supported", n.Sel)
 		}
 		if n.Not {
-			return notIn(b.subquery(c, sq, SubAny, x, "=", b.tokenBefore(sq, 2)))
+			e := notIn(b.subquery(c, sq, SubAny, x, "=", b.tokenBefore(sq, 2)))
+			if b.written != nil {
+				b.written[e] = "notin"
+			}
+			return e
 		}
 		return b.subquery(c, sq, SubAny, x, "=", b.tokenBefore(sq, 1))
 	}
@@ -958,6 +962,9 @@ func (b *binder) caseExpr(c *exprCtx, n *ast.CaseExpr) Expr {
 		out.Else = b.mustCoerce(elseE, t, "CASE")
 	}
 	out.T = t
+	if arg != nil && b.written != nil {
+		b.written[out] = "simple"
+	}
 	return out
 }
 

@@ -488,6 +488,10 @@ func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 
 // relationOID resolves a relation name written as a regclass literal.
 func (b *binder) relationOID(s string, node ast.Node) uint32 {
+	// A number is the OID itself, as regclassin reads it.
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return uint32(n)
+	}
 	schema, name := "", s
 	if i := strings.LastIndexByte(s, '.'); i >= 0 {
 		schema, name = s[:i], s[i+1:]

@@ -60,6 +60,20 @@ func ctxCause(ctx context.Context) *pgerr.Error {
 //
 // Inside an aggregate context every level goes through expr, which may
 // match a sub-chain against a GROUP BY key.
+// sameLogical reports whether e, parentheses aside, is an AND or OR of
+// operator op.
+func sameLogical(e ast.ExprNode, op opcode.Op) bool {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		e = p.Expr
+	}
+	l, ok := e.(*ast.BinaryOperationExpr)
+	return ok && l.Op == op
+}
+
 func (b *binder) logical(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	what := "AND"
 	if n.Op == opcode.LogicOr {
@@ -81,7 +95,13 @@ func (b *binder) logical(c *exprCtx, n *ast.BinaryOperationExpr) Expr {
 	var args []Expr
 	for i := len(operands) - 1; i >= 0; i-- {
 		x := b.boolArg(b.expr(c, operands[i]), what)
-		if a, ok := x.(*And); ok && n.Op == opcode.LogicAnd {
+		if b.aliases != nil && !(i == len(operands)-1 && sameLogical(operands[i], n.Op)) {
+			// Deparsing: PostgreSQL's grammar merges only a leftmost
+			// operand of the same operator into the list (makeAndExpr),
+			// so a BETWEEN or a parenthesised right operand stays
+			// nested, and prints so.
+			args = append(args, x)
+		} else if a, ok := x.(*And); ok && n.Op == opcode.LogicAnd {
 			args = append(args, a.Args...)
 		} else if o, ok := x.(*Or); ok && n.Op == opcode.LogicOr {
 			args = append(args, o.Args...)

@@ -182,10 +182,14 @@ func (b *binder) notDistinct(l, r Expr, n ast.Node) Expr {
 	eq := b.op("=", []Expr{l, r}, n)
 	call := eq.(*Call)
 	l, r = call.Args[0], call.Args[1]
-	return &Case{Whens: []When{
+	e := &Case{Whens: []When{
 		{Cond: &IsNull{Arg: l}, Then: &IsNull{Arg: r}},
 		{Cond: &IsNull{Arg: r}, Then: &Const{V: types.DBool(false), T: types.TBool}},
 	}, Else: eq, T: types.TBool}
+	if b.written != nil {
+		b.written[e] = "notdistinct"
+	}
+	return e
 }
 
 // rowIsNull binds ROW(...) IS [NOT] NULL: every field NULL (IS NULL) or

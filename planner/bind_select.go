@@ -32,6 +32,9 @@ func (b *binder) bindQuery(n ast.ResultSetNode, outer *scope, lvl *level, o *qop
 	case *ast.SelectStmt:
 		return b.bindSelect(n, outer, lvl, o)
 	case *ast.SetOprStmt:
+		if b.withs != nil && (n.With != nil || n.SelectList.With != nil) {
+			failf(pgerr.FeatureNotSupported, "cannot deparse WITH over a set operation")
+		}
 		pop := b.pushWith(n.With)
 		defer pop()
 		plan := b.bindSetOpList(n.SelectList, outer, lvl)
@@ -83,6 +86,35 @@ func (b *binder) pushWith(w *ast.WithClause) func() {
 	}
 	b.ctes = &cteScope{frame: m, limit: len(w.CTEs), parent: saved}
 	return func() { b.ctes = saved }
+}
+
+// boundCTE is a CTE of a WITH clause bound on its own, for deparsing.
+type boundCTE struct {
+	name string
+	cols []string // its column list, if any
+	plan Plan
+}
+
+// bindWithForDeparse binds each CTE of w (visible since pushWith) once,
+// referenced or not, for the deparser to print the WITH clause.
+func (b *binder) bindWithForDeparse(w *ast.WithClause, outer *scope, lvl *level) []boundCTE {
+	if w.IsRecursive {
+		failf(pgerr.FeatureNotSupported, "cannot deparse WITH RECURSIVE")
+	}
+	var out []boundCTE
+	for _, c := range w.CTEs {
+		d := b.findCTE(c.Name.O)
+		saved := b.ctes
+		b.ctes = d.ctes
+		p := b.bindQuery(c.Query.Query, outer, lvl, nil).plan
+		b.ctes = saved
+		bc := boundCTE{name: c.Name.O, plan: p}
+		for _, n := range c.ColNameList {
+			bc.cols = append(bc.cols, n.O)
+		}
+		out = append(out, bc)
+	}
+	return out
 }
 
 func (b *binder) findCTE(name string) *cteDef {
@@ -146,6 +178,10 @@ type selectItem struct {
 func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopts) result {
 	pop := b.pushWith(n.With)
 	defer pop()
+	var with []boundCTE
+	if b.withs != nil && n.With != nil {
+		with = b.bindWithForDeparse(n.With, outer, lvl)
+	}
 	if n.Kind == ast.SelectStmtKindValues {
 		p := b.bindValues(n.Lists, outer, lvl, o.keepUnknown)
 		p = b.setOpOrderLimit(p, n.OrderBy, n.Limit, outer, lvl)
@@ -181,9 +217,13 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		plan = &Values{Rows: [][]Expr{{}}}
 		sc = &scope{parent: outer, lvl: lvl}
 	} else {
-		before := b.accesses()
+		saved := b.lockTargets
+		var targets []lockTarget
+		b.lockTargets = &targets
 		plan, sc = b.fromItem(n.From.TableRefs, outer, lvl)
-		b.lockedAccess(n.LockInfo, before)
+		b.lockTargets = saved
+		b.keepLockTargets(n.From, targets)
+		b.lockedAccess(n.LockInfo, targets)
 	}
 	if n.Where != nil {
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
@@ -248,7 +288,12 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		if !o.keepUnknown {
 			e = b.finalize(e)
 		}
-		e = b.regclassOut(f.Expr, e)
+		if !o.keepUnknown || outer == nil {
+			// A set operation's branch inside a subquery keeps the
+			// OID: its rows are compared (psql's \d reads confrelid IN
+			// (... UNION ALL VALUES ('16385'::regclass))).
+			e = b.regclassOut(f.Expr, e)
+		}
 		name := f.AsName.O
 		if name == "" {
 			name = b.colName(f.Expr)
@@ -360,6 +405,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	plan = b.limit(plan, n.Limit, outer, lvl)
 	if len(extras) > 0 {
 		plan = dropHidden(plan, len(items))
+	}
+	if with != nil {
+		b.withs[plan] = with
 	}
 	return result{plan}
 }
@@ -656,6 +704,9 @@ func (b *binder) setOpOrderLimit(p Plan, ob *ast.OrderByClause, l *ast.Limit, ou
 
 // bindSetOpList folds a list of set-operation branches left to right.
 func (b *binder) bindSetOpList(l *ast.SetOprSelectList, outer *scope, lvl *level) Plan {
+	if b.withs != nil && l.With != nil {
+		failf(pgerr.FeatureNotSupported, "cannot deparse WITH over a set operation")
+	}
 	pop := b.pushWith(l.With)
 	defer pop()
 	var acc Plan
@@ -940,25 +991,38 @@ func (b *binder) fromItem(n ast.ResultSetNode, outer *scope, lvl *level) (Plan, 
 		}
 		return b.join(n, outer, lvl)
 	case *ast.TableSource:
-		alias := n.AsName.O
-		switch src := n.Source.(type) {
-		case *ast.TableName:
-			if src.AsOf != nil {
-				return b.procTimeRef(src, alias, procTime, outer, lvl)
-			}
-			return b.tableRef(src, alias, outer, lvl)
-		case *ast.SelectStmt, *ast.SetOprStmt:
-			if alias == "" {
-				failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
-			}
-			r := b.bindQuery(src, outer, lvl, nil)
-			return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
-		case *ast.Join:
-			return b.fromItem(src, outer, lvl)
-		}
-		failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
+		start := b.accesses()
+		plan, sc := b.tableSource(n, procTime, outer, lvl)
+		b.addLockTarget(n, start)
+		return plan, sc
 	}
 	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n)
+	return nil, nil
+}
+
+// tableSource binds one item of FROM: a table, view, CTE or function
+// by name, a subquery, or a parenthesized join.
+func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lvl *level) (Plan, *scope) {
+	alias := n.AsName.O
+	switch src := n.Source.(type) {
+	case *ast.TableName:
+		if src.AsOf != nil {
+			return b.procTimeRef(src, alias, procTime, outer, lvl)
+		}
+		return b.tableRef(src, alias, outer, lvl)
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if alias == "" {
+			failf(pgerr.SyntaxError, "subquery in FROM must have an alias")
+		}
+		r := b.bindQuery(src, outer, lvl, nil)
+		if b.subAliases != nil {
+			b.subAliases[r.plan] = alias
+		}
+		return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+	case *ast.Join:
+		return b.fromItem(src, outer, lvl)
+	}
+	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
 	return nil, nil
 }
 
@@ -996,6 +1060,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	schema, name := tn.Schema.O, tn.Name.O
 	if schema == "" {
 		if d := b.findCTE(name); d != nil {
+			if b.aliases != nil && (d.recursive || b.withs == nil) {
+				failf(pgerr.FeatureNotSupported, "cannot deparse WITH RECURSIVE")
+			}
 			if alias == "" {
 				alias = name
 			}
@@ -1015,7 +1082,11 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 			for _, c := range d.cte.ColNameList {
 				cols = append(cols, c.O)
 			}
-			return b.derived(plan, alias, cols, outer, lvl)
+			p, sc := b.derived(plan, alias, cols, outer, lvl)
+			if b.cteRefs != nil {
+				b.cteRefs[p] = [2]string{name, alias}
+			}
+			return p, sc
 		}
 		if tvf, ok := b.q.TVFs[name]; ok {
 			return b.tableFunc(tvf, alias, outer, lvl, b.pos(tn))
@@ -1056,7 +1127,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	b.deps[rel.ID] = true
 	switch rel.Kind {
 	case catalog.KindView:
-		return b.expandView(rel, alias, outer, lvl)
+		if b.aliases == nil {
+			return b.expandView(rel, alias, outer, lvl)
+		}
 	case catalog.KindSink:
 		failf(pgerr.WrongObjectType, "\"%s\" is a sink, not a table", name)
 	case catalog.KindSequence:
@@ -1076,6 +1149,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		if i < len(sc.cols) && !sc.cols[i].hidden {
 			sc.cols[i].pk = true
 		}
+	}
+	if b.aliases != nil {
+		b.aliases[scan] = alias
 	}
 	if cols := b.q.Aliases[alias]; cols != nil && alias != name {
 		return b.renameColumns(scan, sc, alias, cols)
@@ -1134,8 +1210,10 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if pc, ok := cat.(PermanentCatalog); ok && !rel.Temp {
 		cat = pc.Permanent()
 	}
+	at := b.accesses() - 1 // the view's own read, just recorded
 	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1, access: b.access, view: rel}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
+	b.keepViewLocks(at, rel, vb, vq.Node)
 	var names []string
 	for _, c := range rel.Cols {
 		names = append(names, c.Name)
@@ -1198,7 +1276,7 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, n
 	}
 	var tf *TableFunc
 	switch f.Name {
-	case "generate_series", "regexp_split_to_table", "regexp_matches", "json_array_elements", "json_array_elements_text", "json_object_keys",
+	case "generate_series", "regexp_split_to_table", "regexp_matches", "pg_partition_ancestors", "json_array_elements", "json_array_elements_text", "json_object_keys",
 		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
 		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
 	case "unnest":
@@ -1320,6 +1398,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			}
 			lateralLvl = &level{parent: lvl}
 			r := b.bindQuery(src.(ast.ResultSetNode), left, lateralLvl, nil)
+			if b.subAliases != nil {
+				b.subAliases[r.plan] = alias
+			}
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			// A LATERAL subquery that reads nothing to its left is an
 			// ordinary one: run once, and allowed in views.
@@ -1399,7 +1480,11 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 				names = append(names, u.Name.O)
 			}
 		}
-		return b.usingJoin(j, ls, rs, sc, names)
+		p, nsc := b.usingJoin(j, ls, rs, sc, names)
+		if b.usingJoins != nil && !n.NaturalJoin {
+			b.usingJoins[p] = names
+		}
+		return p, nsc
 	}
 	if n.On != nil {
 		// Constant booleans fold away first, so that x = y OR false is

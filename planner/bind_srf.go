@@ -24,7 +24,7 @@ import (
 
 // srfFuncs are the set-returning functions weir has.
 var srfFuncs = func() map[string]bool {
-	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true}
+	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true}
 	for name := range functions.JSONSetFuncs {
 		m[name] = true
 	}
@@ -118,6 +118,13 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 			fail(b.noSuchFunc("unnest", an, false, node))
 		}
 		failf(pgerr.FeatureNotSupported, "unnest is supported only over one array")
+	case "pg_partition_ancestors":
+		// weir has no partitions: no relation has ancestors (psql's \d
+		// asks for them to list the foreign keys referencing a table).
+		if len(args) != 1 {
+			failf(pgerr.UndefinedFunction, "function pg_partition_ancestors does not exist")
+		}
+		return &TableFunc{Fn: name, Args: args, Out: types.Schema{{Name: name, T: types.TOid}}}
 	case "regexp_split_to_table":
 		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
 		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}

@@ -555,3 +555,8 @@ func pgTypeName(t types.T) string {
 	}
 	return "unknown"
 }
+
+// ImplicitCast reports whether a value of type from is converted to type
+// to implicitly (pg_cast's 'i', or the same type), as PostgreSQL's
+// can_coerce_type does in an implicit context.
+func ImplicitCast(from, to types.TypeID) bool { return castKind(from, to) == ctxImplicit }

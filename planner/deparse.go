@@ -241,6 +241,15 @@ type rowDeparser struct {
 	// relabels VALUE to where it is an argument (VALUE::integer).
 	value     bool
 	valueCast string
+	// cols, when set, is the text of each input column (a view's
+	// deparsed columns, viewdef.go), in place of rel's column names.
+	cols []string
+	// written holds the forms a view's query wrote (binder.written).
+	written map[Expr]string
+	// outer prints a column of an enclosing query, and sub a subquery
+	// (viewdef.go).
+	outer func(*OuterRef) string
+	sub   func(*Subquery) string
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -269,6 +278,51 @@ func (d rowDeparser) own(s string) string {
 		return s
 	}
 	return "(" + s + ")"
+}
+
+// writtenForm prints e in the form the query wrote it when that is not
+// the form it binds to (binder.written): x IS [NOT] DISTINCT FROM y, and
+// CASE x WHEN v THEN ....
+func (d rowDeparser) writtenForm(e Expr) (string, bool) {
+	if d.written == nil {
+		return "", false
+	}
+	not := false
+	if n, ok := e.(*Not); ok && d.written[n.Arg] == "notdistinct" {
+		e, not = n.Arg, true
+	}
+	switch d.written[e] {
+	case "notdistinct":
+		c := e.(*Case)
+		eq := c.Else.(*Call)
+		op := " IS NOT DISTINCT FROM "
+		if not {
+			op = " IS DISTINCT FROM "
+		}
+		return d.own(d.arg(eq.Args[0], eq) + op + d.arg(eq.Args[1], eq)), true
+	case "simple":
+		c := e.(*Case)
+		var arg Expr
+		for _, w := range c.Whens {
+			eq, ok := w.Cond.(*Call)
+			if !ok || eq.Fn != "=" || len(eq.Args) != 2 {
+				return "", false
+			}
+			arg = eq.Args[0]
+		}
+		s := d.keyword("CASE "+d.expr(arg, c), 0, 4)
+		for _, w := range c.Whens {
+			s += d.keyword("WHEN ", 0, 0) + d.expr(w.Cond.(*Call).Args[1], c) + " THEN " + d.expr(w.Then, c)
+		}
+		s += d.keyword("ELSE ", 0, 0)
+		if c.Else != nil {
+			s += d.expr(c.Else, c)
+		} else {
+			s += "NULL::" + types.T{ID: c.T.ID, Mod: -1}.String()
+		}
+		return s + d.keyword("END", -4, 0), true
+	}
+	return "", false
 }
 
 // isOp reports whether e is a binary operator call.
@@ -314,6 +368,10 @@ func simple(node, parent Expr) bool {
 		return boolParent()
 	case *IsNull, *IsBool:
 		return boolParent()
+	case *Subquery:
+		// An operator's operand gets parentheses around its own.
+		_, op := isOp(parent)
+		return !op
 	case *InList:
 		// One value is an operator (a = 1); more, a = ANY (ARRAY[...]),
 		// which isSimpleNode never finds simple.
@@ -360,13 +418,43 @@ func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
 }
 
 func (d rowDeparser) expr(e Expr, parent Expr) string {
+	if s, ok := d.writtenForm(e); ok {
+		return s
+	}
 	switch n := e.(type) {
+	case *OuterRef:
+		if d.outer != nil {
+			return d.outer(n)
+		}
+	case *Subquery:
+		if d.sub == nil {
+			break
+		}
+		q := d.sub(n)
+		switch n.Kind {
+		case SubExists:
+			return "(EXISTS (" + q + "))"
+		case SubAny:
+			if n.Op == "=" {
+				return "(" + d.expr(n.Arg, n) + " IN (" + q + "))"
+			}
+			return "(" + d.expr(n.Arg, n) + " " + n.Op + " ANY (" + q + "))"
+		case SubAll:
+			if d.written[n] == "notin" {
+				return d.own("NOT (" + d.expr(n.Arg, n) + " IN (" + q + "))")
+			}
+			return "(" + d.expr(n.Arg, n) + " " + n.Op + " ALL (" + q + "))"
+		}
+		return "(" + q + ")"
 	case *ColRef:
 		if d.value {
 			if _, isNull := parent.(*IsNull); d.valueCast != "" && parent != nil && !isNull {
 				return "VALUE::" + d.valueCast
 			}
 			return "VALUE"
+		}
+		if d.cols != nil {
+			return d.cols[n.Idx]
 		}
 		return sql.QuoteIdent(d.rel.Cols[n.Idx].Name)
 	case *Const:
@@ -385,6 +473,17 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if k, ok := n.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
 			return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
 		}
+		if k, ok := n.Arg.(*Const); ok && k.T.ID == n.T.ID && k.T.Family() == types.FamString && !k.V.Null {
+			// 'x'::varchar(5) folded to a varchar constant first.
+			return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+		}
+		if in, ok := n.Arg.(*Cast); ok && in.T.ID == n.T.ID && !in.Assign {
+			// 'x'::varchar(5): the literal's cast to the type, then
+			// the length's; PostgreSQL folds both into one constant.
+			if k, ok := in.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
+				return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+			}
+		}
 		s := d.expr(n.Arg, n)
 		switch n.Arg.(type) {
 		case *ColRef, *Const, *Cast:
@@ -400,6 +499,9 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 	case *Call:
 		if n.Fn == "neg" && len(n.Args) == 1 {
 			return d.own("- " + d.arg(n.Args[0], n))
+		}
+		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
+			return kw
 		}
 		if _, ok := isOp(n); ok {
 			return d.own(d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n))

@@ -82,6 +82,26 @@
 // named alike, an aliased relation in TUMBLE) led there. A Catalog that
 // is an Authorizer has Bind check the list before returning.
 //
+// # Deparsing views
+//
+// ViewDefinition (viewdef.go) prints a view's query as PostgreSQL's
+// pg_get_viewdef does. It binds the stored text without expanding the
+// views it reads and without the rewrite rules, so the plan keeps the
+// query's shape: [Project dropping ORDER BY's hidden columns] over
+// [Limit] over [Sort] over [Distinct] over the select list's Project,
+// over [HAVING's Filter over the Agg], over [WHERE's Filter], over the
+// FROM items (Scans, Joins). Column references print as range
+// variable.column with the names the relations have now, which is
+// what makes the definition follow renames. For example, after
+// ALTER TABLE t RENAME COLUMN a TO aa, a view over
+// SELECT a, b FROM t WHERE a > 1 prints (each line here one blank
+// short of the real indentation)
+//
+//	SELECT t.aa AS a,
+//	   t.b
+//	  FROM t
+//	 WHERE (t.aa > 1);
+//
 // # Stream plans
 //
 // PlanStream (stream_convert.go) turns the bound query of CREATE

@@ -30,10 +30,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 	case *ast.ColumnNameExpr:
 		return n.Name.Name.O, 2
 	case *sql.Literal:
-		// TRUE and FALSE are casts to bool in Postgres's grammar.
-		if _, ok := n.Value.(bool); ok {
-			return "bool", 1
-		}
+		// TRUE and FALSE are constants of their own since PostgreSQL 15
+		// (no longer casts to bool): ?column?.
 		return "", 0
 	case *ast.AggregateFuncExpr:
 		return aggFuncName(n.F), 2

@@ -319,6 +319,7 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		if x.Outer {
 			add("outer: true")
 		}
+		state(x.State)
 	case *StreamExpand:
 		name = "StreamExpand"
 		add("sets: %s", describeSets(x.Input.Base().Out, x.Keys, x.Sets))

@@ -216,7 +216,7 @@ type StreamHashAgg struct {
 // those of its input row. Ops are kept: a delete retracts exactly the
 // rows its insert produced (the functions are deterministic); an update
 // pair becomes the deletes of the old row's rows, then the inserts of the
-// new row's. The stream key is the input's plus the ordinal; stateless,
+// new row's. The stream key is the input's plus the ordinal;
 // append-only when its input is.
 type StreamProjectSet struct {
 	StreamBase
@@ -225,6 +225,12 @@ type StreamProjectSet struct {
 	// Outer is ProjectSet.Outer: a row whose calls give no rows yields
 	// one, the calls' columns NULL, ordinal 1, which its delete retracts.
 	Outer bool
+	// State holds, at a barrier that passed an expansion midway, the
+	// input rows not yet expanded in full: key (actor index, sequence
+	// number), value (actor index, sequence number, op, the next
+	// ordinal, the input row). Empty whenever no row's expansion spans
+	// a barrier.
+	State StateTableDesc
 }
 
 // Base implements StreamNode.

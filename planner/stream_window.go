@@ -93,6 +93,7 @@ func (sp *streamPlanner) projectSet(p *ProjectSet) StreamNode {
 	n.AppendOnly = b.AppendOnly
 	n.Dist = b.Dist
 	n.Watermarks = append([]int(nil), b.Watermarks...)
+	n.State = projectSetState(sp.alloc(), b.Out)
 	if w == nIn {
 		return n
 	}
@@ -102,4 +103,17 @@ func (sp *streamPlanner) projectSet(p *ProjectSet) StreamNode {
 		exprs = append(exprs, &ColRef{Idx: i, T: c.T, Name: c.Name})
 	}
 	return newProject(n, exprs, p.Out)
+}
+
+// projectSetState describes the state table of a StreamProjectSet over
+// input columns in (StreamProjectSet.State).
+func projectSetState(id uint32, in types.Schema) StateTableDesc {
+	cols := types.Schema{
+		{Name: "_actor", T: types.TInt8},
+		{Name: "_seq", T: types.TInt8},
+		{Name: "_op", T: types.TInt8},
+		{Name: "_ordinal", T: types.TInt8},
+	}
+	cols = append(cols, in...)
+	return StateTableDesc{ID: id, Name: "project_set", Cols: cols, KeyCols: []int{0, 1}, OrderDesc: []bool{false, false}}
 }

@@ -37,6 +37,7 @@ type SetParallelism struct {
 //
 //	ADD [COLUMN] [IF NOT EXISTS] column_definition
 //	ADD [CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]
+//	ADD [CONSTRAINT name] FOREIGN KEY (cols) REFERENCES t [(cols)] ... [NOT VALID]
 //	VALIDATE CONSTRAINT name
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
@@ -52,8 +53,8 @@ type AlterTable struct {
 	IfExists bool
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type", "drop expression", "add check", "validate constraint" or
-	// "drop constraint".
+	// type", "drop expression", "add check", "add foreign key",
+	// "validate constraint" or "drop constraint".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name; for DROP and
 	// VALIDATE CONSTRAINT, the constraint's name.
@@ -82,6 +83,9 @@ type AlterTable struct {
 	// Checks are ADD CONSTRAINT's CHECK constraint, or the CHECK
 	// constraints of ADD COLUMN's column.
 	Checks []CheckDef
+	// ForeignKeys are ADD CONSTRAINT's FOREIGN KEY constraint ("add
+	// foreign key"), or the REFERENCES of ADD COLUMN's column.
+	ForeignKeys []ForeignKeyDef
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
@@ -219,6 +223,22 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Action = "add check"
 		at.Checks = []CheckDef{c}
+	case p.word(0) == "add" && (p.word(1) == "foreign" && p.word(2) == "key" ||
+		p.word(1) == "constraint" && p.word(3) == "foreign" && p.word(4) == "key"):
+		p.pos++
+		at0 := p.peek()
+		name := ""
+		if p.accept("constraint") {
+			if name, err = p.name(); err != nil {
+				return nil, true, err
+			}
+		}
+		fk, err := p.foreignKey(name, charPos(p.src, at0.Off), true)
+		if err != nil {
+			return nil, true, err
+		}
+		at.Action = "add foreign key"
+		at.ForeignKeys = []ForeignKeyDef{fk}
 	case p.word(0) == "validate" && p.word(1) == "constraint":
 		p.pos += 2
 		at.Action = "validate constraint"
@@ -254,6 +274,7 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		at.Def = ct.Columns[0]
 		at.Column = at.Def.Name
 		at.Checks = ct.Checks
+		at.ForeignKeys = ct.ForeignKeys
 	case p.word(0) == "drop":
 		// DROP [COLUMN] name or DROP CONSTRAINT name (in Column), then
 		// [IF EXISTS] ... [CASCADE | RESTRICT] alike.

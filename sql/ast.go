@@ -61,6 +61,11 @@ type Query struct {
 	// the binder reads x as a column, whose type is not composite
 	// (42809) as PostgreSQL says.
 	FieldStars map[string]int
+	// LockClauses maps the character position (as Map gives them) of
+	// the FOR of each locking clause to its words as written ("FOR NO
+	// KEY UPDATE"), for the binder's messages: the bridge writes FOR NO
+	// KEY UPDATE as FOR UPDATE and FOR KEY SHARE as FOR SHARE.
+	LockClauses map[int]string
 }
 
 // OnConflict is `ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING |
@@ -208,6 +213,9 @@ type CreateTable struct {
 	// Checks are the CHECK constraints, column and table ones, in the
 	// order written.
 	Checks []CheckDef
+	// ForeignKeys are the FOREIGN KEY constraints, column and table
+	// ones, in the order written.
+	ForeignKeys []ForeignKeyDef
 }
 
 // UniqueDef is a UNIQUE constraint: its name ("" when none was given)
@@ -458,7 +466,12 @@ type Backup struct {
 }
 
 // Truncate is TRUNCATE [TABLE] name[, ...].
-type Truncate struct{ Names []ObjectName }
+type Truncate struct {
+	Names []ObjectName
+	// Cascade is CASCADE: the tables referencing them through foreign
+	// keys are truncated too.
+	Cascade bool
+}
 
 // CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name.
 type CreateSchema struct {

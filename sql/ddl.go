@@ -415,6 +415,13 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		}
 		ct.Checks = append(ct.Checks, c)
 		return nil
+	case what == "table" && p.word(0) == "foreign" && p.word(1) == "key":
+		fk, err := p.foreignKey(conName, charPos(p.src, start.Off), false)
+		if err != nil {
+			return err
+		}
+		ct.ForeignKeys = append(ct.ForeignKeys, fk)
+		return nil
 	case p.word(0) == "unique" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "check" && p.peekAt(1).Kind == TOp,
 		p.word(0) == "foreign" && p.word(1) == "key",
@@ -520,6 +527,12 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 				return pgerr.New(pgerr.SyntaxError, "multiple generation clauses specified for column \"%s\" of table \"%s\"", name, ct.Name.Name).WithPosition(charPos(p.src, at.Off))
 			}
 			col.Generated, col.GeneratedPos, col.GeneratedAt = text, pos, charPos(p.src, at.Off)
+		case what == "table" && p.accept("references"):
+			fk := ForeignKeyDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off)}
+			if err := p.references(&fk, false); err != nil {
+				return err
+			}
+			ct.ForeignKeys = append(ct.ForeignKeys, fk)
 		case p.word(0) == "unique" || p.word(0) == "check" || p.word(0) == "references" || p.word(0) == "generated":
 			return p.unsupported(upper(p.word(0)) + " constraints are")
 		case p.word(0) == "collate":

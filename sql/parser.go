@@ -364,9 +364,10 @@ func (p *stmtParser) stmt() (Stmt, error) {
 					WithPosition(charPos(p.src, p.peek().Off))
 			}
 			_ = p.accept("continue", "identity")
-			_ = p.accept("cascade") || p.accept("restrict")
+			cascade := p.accept("cascade")
+			_ = cascade || p.accept("restrict")
+			s = &Truncate{Names: names, Cascade: cascade}
 		}
-		s = &Truncate{Names: names}
 	case "discard":
 		p.pos++
 		w := p.word(0)

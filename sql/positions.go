@@ -31,7 +31,7 @@ type posVisitor struct {
 // Introducers of each kind of node: the token before it must be one of
 // these.
 var (
-	tableIntro  = map[string]bool{"from": true, "join": true, "straight_join": true, "into": true, "update": true, ",": true, "(": true, "only": true, "table": true}
+	tableIntro  = map[string]bool{"from": true, "join": true, "straight_join": true, "into": true, "update": true, ",": true, "(": true, "only": true, "table": true, "of": true}
 	columnIntro = map[string]bool{"(": true, ",": true, "set": true}
 	posIntro    = map[string]bool{"by": true, ",": true}
 )

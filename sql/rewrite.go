@@ -89,6 +89,18 @@ func substringSimilar(seq []*node) {
 	}
 }
 
+// noteLockClause records that the locking clause starting at FOR node n
+// was written as clause (Query.LockClauses).
+func (b *bridge) noteLockClause(n *node, clause string) {
+	if b.q == nil {
+		return
+	}
+	if b.q.LockClauses == nil {
+		b.q.LockClauses = map[int]string{}
+	}
+	b.q.LockClauses[charPos(b.src, n.off)] = clause
+}
+
 // pgClauses rewrites PostgreSQL forms TiDB lacks into the forms of the
 // same meaning it has: FOR NO KEY UPDATE is FOR UPDATE and FOR KEY SHARE
 // FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
@@ -99,9 +111,15 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 		n := seq[i]
 		switch {
 		case n.isWord("for") && at(seq, i+1).isWord("no") && at(seq, i+2).isWord("key") && at(seq, i+3).isWord("update"):
+			b.noteLockClause(n, "FOR NO KEY UPDATE")
 			seq = splice(seq, i+1, i+3)
 		case n.isWord("for") && at(seq, i+1).isWord("key") && at(seq, i+2).isWord("share"):
+			b.noteLockClause(n, "FOR KEY SHARE")
 			seq = splice(seq, i+1, i+2)
+		case n.isWord("for") && at(seq, i+1).isWord("update"):
+			b.noteLockClause(n, "FOR UPDATE")
+		case n.isWord("for") && at(seq, i+1).isWord("share"):
+			b.noteLockClause(n, "FOR SHARE")
 		case n.isWord("using") && (at(seq, i+1).isOp("<") || at(seq, i+1).isOp(">")):
 			dir := "asc"
 			if seq[i+1].isOp(">") {

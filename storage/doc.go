@@ -71,5 +71,10 @@
 // at each read: the values of a DISTINCT aggregate, many small rows read
 // by key, and a join side, whose rows are written once and mostly never
 // read again. In a table held whole, a row written and deleted before it
-// reaches a batch or a spill area leaves no tombstone behind.
+// reaches a batch or a spill area leaves no tombstone behind. A table
+// that is its keyspace's sole writer (one actor) deletes the rows below
+// a watermark with one Pebble range deletion (DeleteBefore,
+// state_range.go), which its reads of Pebble honour until it is durable:
+// an aggregation closing windows, a join dropping rows below its clean
+// bound.
 package storage

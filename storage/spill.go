@@ -240,7 +240,11 @@ func (t *StateTable) spill(keep uint64) error {
 	var kept int64
 	var k, v []byte
 	for _, e := range t.dirty {
-		if e.flushEpoch != 0 {
+		if e.flushEpoch != 0 || (len(t.rangeDels) > 0 && t.hidden([]byte(e.key))) {
+			// An entry in a pending range deletion stays too: in the
+			// area, it would reach the table's rows before the
+			// deletion is known durable, and reads would take it for
+			// a row the deletion hides.
 			left = append(left, e)
 			kept += e.size
 			continue

@@ -178,6 +178,11 @@ type StateTable struct {
 	whole bool
 	// unsortedKept is how many entries the last pruneUnsorted kept.
 	unsortedKept int
+	// sole: no other actor writes the keyspace (SoleWriter);
+	// rangeDels are the range deletions not yet durable
+	// (state_range.go).
+	sole      bool
+	rangeDels []rangeDel
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
@@ -314,6 +319,9 @@ func (t *StateTable) Get(key types.Row) (types.Row, bool, error) {
 			row, err := t.rowOf(e)
 			return row, row != nil, err
 		}
+		if t.hidden(t.kbuf) {
+			return nil, false, nil
+		}
 		if row, found, err := t.getSpilled(t.kbuf); found || err != nil {
 			return row, row != nil, err
 		}
@@ -361,9 +369,14 @@ func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, err
 		// makes one.
 		return nil, false, nil
 	}
-	row, ok, err := t.getSpilled(t.kbuf)
-	if !ok && err == nil {
-		row, ok, err = getRow(t.db.pdb, nil, t.id, t.kbuf, t.valueTypes)
+	var row types.Row
+	var ok bool
+	var err error
+	if !t.hidden(t.kbuf) {
+		row, ok, err = t.getSpilled(t.kbuf)
+		if !ok && err == nil {
+			row, ok, err = getRow(t.db.pdb, nil, t.id, t.kbuf, t.valueTypes)
+		}
 	}
 	if err != nil {
 		return nil, false, err
@@ -575,6 +588,9 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 		t.spillID = 0
 	}
 	t.dirtyBytes = 0
+	if err := t.commitRanges(b, epoch); err != nil {
+		return err
+	}
 	for _, e := range t.dirty {
 		// Pebble copies keys and values into the batch.
 		k := append(t.kbuf[:0], t.prefix...)
@@ -625,6 +641,7 @@ func (t *StateTable) Committed(epoch uint64) {
 		}
 	}
 	t.spilled = ls
+	t.committedRanges(epoch)
 	keep := t.flushed[:0]
 	for _, e := range t.flushed {
 		switch {
@@ -868,6 +885,9 @@ func (t *StateTable) iter(lo, hiFull []byte, reverse bool) RowIter {
 		return it
 	}
 	it.lv = newLevels(spills, len(spillRef{}.prefix()), pit, len(t.prefix), reverse)
+	if len(t.rangeDels) > 0 {
+		it.hide = append([]rangeDel(nil), t.rangeDels...)
+	}
 	return it
 }
 
@@ -892,6 +912,9 @@ type stateIter struct {
 	err     error
 	key     []byte
 	keep    func(types.Row) bool
+	// hide are the table's pending range deletions (state_range.go):
+	// Pebble's and the spill areas' rows in them are deleted.
+	hide []rangeDel
 }
 
 func (s *stateIter) Next() (types.Row, error) {
@@ -923,6 +946,10 @@ func (s *stateIter) Next() (types.Row, error) {
 			if s.reverse {
 				c = -c
 			}
+		}
+		if c < 0 && s.hide != nil && hiddenIn(s.hide, s.lv.key(s.lv.cur)) {
+			s.lv.next()
+			continue
 		}
 		if c < 0 {
 			s.key = append(s.key[:0], s.lv.key(s.lv.cur)...)

@@ -261,6 +261,12 @@ func testStateTableModel(t *testing.T, budget int64) {
 	}
 	// The third table keeps nothing clean and indexes no write by key.
 	tables[2].DropClean()
+	// Every table is its keyspace's only writer, so DeleteBefore may
+	// delete by range where CanDeleteBefore allows.
+	for _, st := range tables {
+		st.SoleWriter()
+	}
+	ranged := make([]int, len(tables))
 	models := []model{{}, {}, {}, {}, {}}
 	epoch := uint64(1)
 	var pending *Batch
@@ -320,6 +326,24 @@ func testStateTableModel(t *testing.T, budget int64) {
 			if got := stDump(t, st.Iter(stKey(g, 0)[:1], false)); got != strings.Join(want, " ") {
 				t.Fatalf("step %d table %d Iter(%d):\n got %s\nwant %s", step, i, g, got, strings.Join(want, " "))
 			}
+		case op < 95:
+			// Every row of a group below g goes, by one range deletion
+			// or, where the table cannot, row by row (as operators do).
+			g := int64(1 + rng.IntN(3))
+			if st.DeleteBefore(types.DInt(g)) {
+				ranged[i]++
+			} else {
+				for kk := range m {
+					if kk[0] < g {
+						st.Delete(stKey(kk[0], kk[1]))
+					}
+				}
+			}
+			for kk := range m {
+				if kk[0] < g {
+					delete(m, kk)
+				}
+			}
 		default:
 			// A barrier: the previous epoch's batch commits (as the
 			// coordinator does before injecting the next barrier), then
@@ -348,6 +372,11 @@ func testStateTableModel(t *testing.T, budget int64) {
 		for _, st := range tables {
 			st.Committed(epoch - 1)
 		}
+	}
+	// The whole tables and the DropClean one delete by range (the whole
+	// ones only while whole); the fifth, neither, never does.
+	if ranged[2] == 0 || ranged[4] != 0 || (budget > 1<<20 && (ranged[0] == 0 || ranged[3] == 0)) {
+		t.Fatalf("range deletions per table: %v", ranged)
 	}
 	for _, i := range []int{0, 3} {
 		if whole := tables[i].whole; whole != (budget > 1<<20) {

@@ -12,7 +12,9 @@
 //     catalogs of what weir does not have (extensions, event triggers,
 //     large objects, conversions) are empty.
 //   - information_schema (infoschema.go) has the SQL standard's
-//     schemata, tables, views and columns.
+//     schemata, tables, views, columns and sequences, each listing, as
+//     PostgreSQL's, only what the asking role owns or holds a privilege
+//     on (Provider.HoldsAny).
 //   - weir (weir.go, views.go) holds weir's own views of the running
 //     system: checkpoints, jobs, operators, state tables, sources and
 //     their partitions, sinks, stream errors and watermarks. The weir

@@ -10,20 +10,41 @@ import (
 
 // This file emulates the parts of information_schema that tools read
 // (see the PostgreSQL 15 docs, chapter 37 "The Information Schema").
+//
+// As in PostgreSQL, each view lists only what the session's role may
+// know of: a relation it owns (has the owner's privileges of) or holds
+// some privilege on, the columns of those it owns or may SELECT, INSERT,
+// UPDATE or REFERENCE, and the sequences it owns or may use; a view's
+// definition only to its owner. The weir schema's views are anyone's to
+// read, and so is every schema (weir checks no USAGE on schemas).
+
+// Privileges of a relation that show it in information_schema.tables
+// and views (has_table_privilege's list there) and that show its columns
+// in information_schema.columns (has_column_privilege's: weir has no
+// column privileges, so a table's stand for its columns').
+const (
+	privShowsTable   = catalog.PrivTableAll
+	privShowsColumns = catalog.PrivSelect | catalog.PrivInsert | catalog.PrivUpdate | catalog.PrivReferences
+)
 
 func infoSchemaTables() []*table {
 	return []*table{
 		def("information_schema", "schemata", "catalog_name:name schema_name:name schema_owner:name", func(p Provider) []types.Row {
+			// PostgreSQL 15 lists the schemas the role owns or may use
+			// (USAGE or CREATE): weir checks no USAGE on schemas, so
+			// every role may use every schema.
 			rows := []types.Row{{vStr(p.Database()), vStr("information_schema"), vStr("root")}, {vStr(p.Database()), vStr("pg_catalog"), vStr("root")}, {vStr(p.Database()), vStr(Weir), vStr("root")}}
 			for _, sc := range p.Catalog().Schemas() {
 				rows = append(rows, types.Row{vStr(p.Database()), vStr(sc), vStr("root")})
 			}
 			return rows
 		}),
+		def("information_schema", "referential_constraints", "constraint_catalog:name constraint_schema:name constraint_name:name unique_constraint_catalog:name unique_constraint_schema:name unique_constraint_name:name match_option:text update_rule:text delete_rule:text", referentialConstraintRows),
+		def("information_schema", "key_column_usage", "constraint_catalog:name constraint_schema:name constraint_name:name table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 position_in_unique_constraint:int4", keyColumnUsageRows),
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range seenRelations(p) {
-				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex {
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex || !p.HoldsAny(r, -1, privShowsTable) {
 					continue
 				}
 				tt, ins := "BASE TABLE", "YES"
@@ -38,9 +59,8 @@ func infoSchemaTables() []*table {
 			return append(rows, weirTablesRows(p.Database())...)
 		}),
 		def("information_schema", "sequences", "sequence_catalog:name sequence_schema:name sequence_name:name data_type:text numeric_precision:int4 numeric_precision_radix:int4 numeric_scale:int4 start_value:text minimum_value:text maximum_value:text increment:text cycle_option:text", func(p Provider) []types.Row {
-			// CREATE SEQUENCE's sequences and the columns' (PostgreSQL
-			// leaves out those the role holds no privilege on; weir lists
-			// them all, as its pg_class does).
+			// CREATE SEQUENCE's sequences and the columns', those the
+			// role owns or holds a privilege on.
 			var rows []types.Row
 			add := func(schema, name string, t types.T, start int64) {
 				typ, bits := "bigint", 64
@@ -56,6 +76,9 @@ func infoSchemaTables() []*table {
 			for _, r := range seenRelations(p) {
 				switch r.Kind {
 				case catalog.KindSequence:
+					if !p.HoldsAny(r, -1, catalog.PrivSequenceAll) {
+						continue
+					}
 					t := types.T{ID: types.Int8, Mod: -1}
 					switch r.With["as"] {
 					case "smallint":
@@ -72,7 +95,7 @@ func infoSchemaTables() []*table {
 					for _, o := range ownedSeqs(r) {
 						// An identity column's sequence is internal to it
 						// and left out, as in PostgreSQL.
-						if r.Cols[o].Identity == "" {
+						if r.Cols[o].Identity == "" && p.HoldsAny(r, o, catalog.PrivSequenceAll) {
 							add(r.Schema, r.Cols[o].Seq, r.Cols[o].T, 1)
 						}
 					}
@@ -83,9 +106,15 @@ func infoSchemaTables() []*table {
 		def("information_schema", "views", "table_catalog:name table_schema:name table_name:name view_definition:text", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, r := range seenRelations(p) {
-				if r.Kind == catalog.KindView || r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), vStr(r.SQL)})
+				// Materialized views are not views here, as in PostgreSQL.
+				if r.Kind != catalog.KindView || !p.HoldsAny(r, -1, privShowsTable) {
+					continue
 				}
+				def := null
+				if p.HasPrivsOfRole(r.Owner) {
+					def = vStr(p.ViewText(r, false))
+				}
+				rows = append(rows, types.Row{vStr(p.Database()), vStr(r.Schema), vStr(r.Name), def})
 			}
 			return rows
 		}),
@@ -94,7 +123,7 @@ func infoSchemaTables() []*table {
 			for _, r := range seenRelations(p) {
 				// PostgreSQL lists the columns of tables and views, not
 				// of materialized views.
-				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex || r.Kind == catalog.KindMView {
+				if r.Kind == catalog.KindSequence || r.Kind == catalog.KindIndex || r.Kind == catalog.KindMView || !p.HoldsAny(r, -1, privShowsColumns) {
 					continue
 				}
 				for i, c := range r.Cols {

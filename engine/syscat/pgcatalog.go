@@ -273,6 +273,7 @@ func pgCatalogTables() []*table {
 		}),
 		def("pg_catalog", "pg_class", "oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text[] relpartbound:text", func(p Provider) []types.Row {
 			var rows []types.Row
+			referenced := referencedTables(p.Catalog())
 			for _, r := range userRelations(p.Catalog()) {
 				am := uint32(oidHeapAM)
 				if r.Kind == catalog.KindView || r.Kind == catalog.KindSource {
@@ -287,7 +288,7 @@ func pgCatalogTables() []*table {
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
 					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(persistence(r)), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(len(r.Checks)),
-					vBool(r.Kind == catalog.KindView), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
+					vBool(r.Kind == catalog.KindView), vBool(len(r.ForeignKeys) > 0 || referenced[r.ID]), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
 						vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr(persistence(r)), vStr("i"), vInt(len(r.PK)), vInt(0),
@@ -428,6 +429,11 @@ func pgCatalogTables() []*table {
 			for _, r := range userRelations(p.Catalog()) {
 				for k := range r.Checks {
 					rows = append(rows, checkConstraintRow(p, r, k))
+				}
+			}
+			for _, r := range userRelations(p.Catalog()) {
+				for k := range r.ForeignKeys {
+					rows = append(rows, foreignKeyRow(p, r, k))
 				}
 			}
 			return append(rows, domainConstraintRows(p)...)
@@ -660,7 +666,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), vStr(p.ViewText(r, false))})
 				}
 			}
 			return rows
@@ -669,7 +675,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(r.SQL)})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(p.ViewText(r, false))})
 				}
 			}
 			return rows
@@ -754,6 +760,9 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		}
 		return indexDef(r), true
 	case "pg_get_constraintdef":
+		if r, k, ok := ForeignKeyByOID(cat, oid); ok {
+			return foreignKeyDef(cat, r, k), true
+		}
 		if r, k, ok := CheckByOID(cat, oid); ok {
 			return p.CheckText(r, k), true
 		}
@@ -827,17 +836,9 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 		if !ok || (r.Kind != catalog.KindView && r.Kind != catalog.KindMView) {
 			return "", false
 		}
-		return viewDef(r), true
+		return p.ViewText(r, false), true
 	}
 	return "", false
-}
-
-// viewDef is what pg_get_viewdef prints for a view: Postgres deparses the
-// stored query tree; weir prints the query as written, in Postgres's
-// layout (a leading space, a closing semicolon).
-func viewDef(r *catalog.Relation) string {
-	q := strings.TrimRight(strings.TrimSpace(r.SQL), ";")
-	return " " + q + ";"
 }
 
 // generatedCode is pg_attribute.attgenerated: 's' for a stored
@@ -855,7 +856,7 @@ const checkOIDBase = 1 << 31
 
 // CheckByOID finds the CHECK constraint of OID oid.
 func CheckByOID(cat Catalog, oid uint32) (*catalog.Relation, int, bool) {
-	if oid < checkOIDBase {
+	if oid < checkOIDBase || oid >= fkOIDBase {
 		return nil, 0, false
 	}
 	r, ok := cat.ByID((oid - checkOIDBase) >> 8)

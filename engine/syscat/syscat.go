@@ -62,6 +62,19 @@ type Provider interface {
 	// DomainDefaultText is domain u's DEFAULT as pg_type.typdefault
 	// holds it (deparsed).
 	DomainDefaultText(u *catalog.UserType) string
+	// HasPrivsOfRole reports whether the session's role has the
+	// privileges of role oid (pg_has_role(oid, 'USAGE')): it is that
+	// role or inherits from it, or is a superuser.
+	HasPrivsOfRole(oid uint32) bool
+	// HoldsAny reports whether the session's role holds any of the
+	// privileges in p on r (col -1) or on the sequence of r's column
+	// col: as a superuser, as (a member of) its owner, or through a grant
+	// to it, its roles or PUBLIC.
+	HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool
+	// ViewText is the query of view or materialized view r as
+	// pg_get_viewdef(oid, pretty) prints it, with the names relations
+	// and columns have now.
+	ViewText(r *catalog.Relation, pretty bool) string
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string

@@ -60,6 +60,9 @@ type fake struct {
 	cat        fakeCatalog
 	searchPath string
 	jobs       []Job
+	// restricted makes the session's role one that owns nothing and
+	// holds only what is granted to PUBLIC.
+	restricted bool
 }
 
 func (f fake) Catalog() Catalog   { return f.cat }
@@ -68,14 +71,19 @@ func (f fake) TempSchema() string { return "" }
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }
-func (f fake) Settings() []Setting                               { return []Setting{{Name: "search_path", Value: f.searchPath}} }
-func (f fake) DefaultText(r *catalog.Relation, i int) string     { return r.Cols[i].Default }
-func (f fake) GeneratedText(r *catalog.Relation, i int) string   { return r.Cols[i].Generated }
-func (f fake) CheckText(r *catalog.Relation, k int) string       { return "CHECK (" + r.Checks[k].Expr + ")" }
-func (f fake) CheckColumns(r *catalog.Relation, k int) []int     { return nil }
-func (f fake) DomainDefaultText(u *catalog.UserType) string      { return u.Default }
-func (f fake) DomainCheckText(oid uint32) string                 { return "" }
-func (f fake) ACL(r *catalog.Relation) []string                  { return []string{"root=arwd/root"} }
+func (f fake) Settings() []Setting                             { return []Setting{{Name: "search_path", Value: f.searchPath}} }
+func (f fake) DefaultText(r *catalog.Relation, i int) string   { return r.Cols[i].Default }
+func (f fake) GeneratedText(r *catalog.Relation, i int) string { return r.Cols[i].Generated }
+func (f fake) CheckText(r *catalog.Relation, k int) string     { return "CHECK (" + r.Checks[k].Expr + ")" }
+func (f fake) CheckColumns(r *catalog.Relation, k int) []int   { return nil }
+func (f fake) DomainDefaultText(u *catalog.UserType) string    { return u.Default }
+func (f fake) DomainCheckText(oid uint32) string               { return "" }
+func (f fake) ACL(r *catalog.Relation) []string                { return []string{"root=arwd/root"} }
+func (f fake) HasPrivsOfRole(oid uint32) bool                  { return !f.restricted }
+func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
+	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
+}
+func (f fake) ViewText(r *catalog.Relation, pretty bool) string  { return " " + r.SQL + ";" }
 func (f fake) SequenceLast(*catalog.Relation, int) (int64, bool) { return 0, false }
 func (f fake) SequenceACL(*catalog.Relation, int) []string       { return nil }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
@@ -276,5 +284,57 @@ func TestRelationSizes(t *testing.T) {
 	}
 	if got, ok := Describe(p, "pg_relation_size", 99999, 0); ok {
 		t.Errorf("pg_relation_size of no relation = %q, want NULL", got)
+	}
+}
+
+// TestInformationSchemaShowsWhatTheRoleMayKnow checks that, as in
+// PostgreSQL, information_schema lists for a role that owns nothing only
+// the relations it holds a privilege on (here through PUBLIC), their
+// columns when the privilege covers columns, and no view definition;
+// the weir views and the schemas are anyone's.
+func TestInformationSchemaShowsWhatTheRoleMayKnow(t *testing.T) {
+	p := newFake()
+	pub := &catalog.Relation{ID: 4, OID: 16388, Schema: "public", Name: "pub", Kind: catalog.KindView, SQL: "SELECT 2",
+		Cols: []catalog.Column{{Name: "y", T: types.TInt4}}, ACL: catalog.ACL{catalog.PublicGrantee: catalog.PrivSelect}}
+	del := &catalog.Relation{ID: 5, OID: 16389, Schema: "public", Name: "del", Kind: catalog.KindTable,
+		Cols: []catalog.Column{{Name: "z", T: types.TInt4}}, ACL: catalog.ACL{catalog.PublicGrantee: catalog.PrivDelete}}
+	p.cat.rels = append(p.cat.rels, pub, del)
+	p.restricted = true
+	names := func(table string, cols ...int) string {
+		t.Helper()
+		rows, err := Rows(p, InfoSchema, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			if len(r) > 1 && r[1].S == Weir {
+				continue
+			}
+			var f []string
+			for _, c := range cols {
+				if r[c].Null {
+					f = append(f, "NULL")
+				} else {
+					f = append(f, r[c].S)
+				}
+			}
+			out = append(out, strings.Join(f, "."))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct{ table, got, want string }{
+		{"tables", names("tables", 2), "pub del"},
+		{"columns", names("columns", 2, 3), "pub.y"},
+		{"views", names("views", 2, 3), "pub.NULL"},
+		{"schemata", names("schemata", 1), "information_schema pg_catalog public"},
+	} {
+		if c.got != c.want {
+			t.Errorf("information_schema.%s: %q, want %q", c.table, c.got, c.want)
+		}
+	}
+	rows, _ := Rows(p, InfoSchema, "tables")
+	if n := len(rows) - 2; n != len(weirRelations()) {
+		t.Errorf("information_schema.tables lists %d weir views, want %d", n, len(weirRelations()))
 	}
 }

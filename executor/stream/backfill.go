@@ -146,30 +146,51 @@ const BackfillMetaPrefix = "stream/backfill/"
 
 // Next implements Operator.
 func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
+	m, _, err := b.next(ctx, true)
+	return m, err
+}
+
+// poll implements poller: Next without waiting for the table's changes
+// (a snapshot chunk is ready whenever the scan has rows left).
+func (b *Backfill) poll(ctx context.Context) (types.Message, bool, error) {
+	return b.next(ctx, false)
+}
+
+// next is Next, or poll when wait is false: then it reports false
+// instead of waiting for the table input.
+func (b *Backfill) next(ctx context.Context, wait bool) (types.Message, bool, error) {
 	for {
 		if len(b.out) > 0 {
 			m := b.out[0]
 			b.out[0] = nil
 			b.out = b.out[1:]
-			return m, nil
+			return m, true, nil
 		}
 		var msg types.Message
 		if b.done || !b.started || b.it == nil || b.scanDone || b.throttled() {
-			m, err := b.src.Next(ctx)
-			if err != nil {
-				return nil, err
+			if !wait {
+				m, ok, _ := b.src.poll(ctx)
+				if !ok {
+					return nil, false, nil
+				}
+				msg = m
+			} else {
+				m, err := b.src.Next(ctx)
+				if err != nil {
+					return nil, false, err
+				}
+				msg = m
 			}
-			msg = m
-		} else if m, ok := b.src.poll(); ok {
+		} else if m, ok, _ := b.src.poll(ctx); ok {
 			msg = m
 		} else {
 			// Nothing from upstream: read on in the snapshot.
 			c, err := b.scan()
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if c != nil {
-				return c, nil
+				return c, true, nil
 			}
 			continue
 		}
@@ -177,12 +198,12 @@ func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
 		case *types.Chunk:
 			if b.done {
 				if c := b.project(m); c != nil {
-					return c, nil
+					return c, true, nil
 				}
 				continue
 			}
 			if !b.started {
-				return nil, pgerr.New(pgerr.InternalError, "backfill of %s: a chunk before the first barrier", b.rel.Name)
+				return nil, false, pgerr.New(pgerr.InternalError, "backfill of %s: a chunk before the first barrier", b.rel.Name)
 			}
 			b.cur = append(b.cur, m)
 		case types.Watermark:
@@ -190,11 +211,11 @@ func (b *Backfill) Next(ctx context.Context) (types.Message, error) {
 			// the scan's output has its own.
 			if j := slices.Index(b.cols, m.Col); b.done && j >= 0 {
 				m.Col = j
-				return m, nil
+				return m, true, nil
 			}
 		case types.Barrier:
 			if err := b.barrier(m); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 	}

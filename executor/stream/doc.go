@@ -58,7 +58,11 @@
 // multi-input operator align them: after one channel delivered barrier
 // e, it is not read again until every channel delivered e, and only then
 // does e go on. So every message before the barrier on any channel
-// belongs to epoch e, every message after it to the next. Watermarks are
+// belongs to epoch e, every message after it to the next. An operator
+// whose output for one row is unbounded (ProjectSet) does not hold a
+// barrier behind it: it polls its input between output chunks (poller)
+// and lets a barrier pass mid-expansion, keeping the rest of the
+// expansion in its state table. Watermarks are
 // combined the same way: the minimum over the channels, forwarded when it
 // rises, once every channel has one on that column.
 //

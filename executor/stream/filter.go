@@ -44,29 +44,46 @@ func (f *Filter) Next(ctx context.Context) (types.Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, ok := msg.(*types.Chunk)
-		if !ok {
-			return msg, nil
+		if m, ok, err := f.apply(msg); err != nil || ok {
+			return m, err
 		}
-		v, err := f.cond.eval(f.actx, c)
-		if err != nil {
-			return nil, err
-		}
-		vis := make([]bool, c.Len())
-		kept := 0
-		for i := range vis {
-			if c.Visible(i) && isTrueAt(v, i) {
-				vis[i] = true
-				kept++
-			}
-		}
-		if kept == 0 {
-			continue
-		}
-		c.Vis = vis
-		fixUpdatePairs(c)
-		return c, nil
 	}
+}
+
+// poll implements poller over the input's poll; a chunk filtered out
+// whole reports nothing ready.
+func (f *Filter) poll(ctx context.Context) (types.Message, bool, error) {
+	msg, ok, err := pollOf(ctx, f.in)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return f.apply(msg)
+}
+
+// apply filters one input message; false when a chunk kept no row.
+func (f *Filter) apply(msg types.Message) (types.Message, bool, error) {
+	c, ok := msg.(*types.Chunk)
+	if !ok {
+		return msg, true, nil
+	}
+	v, err := f.cond.eval(f.actx, c)
+	if err != nil {
+		return nil, false, err
+	}
+	vis := make([]bool, c.Len())
+	kept := 0
+	for i := range vis {
+		if c.Visible(i) && isTrueAt(v, i) {
+			vis[i] = true
+			kept++
+		}
+	}
+	if kept == 0 {
+		return nil, false, nil
+	}
+	c.Vis = vis
+	fixUpdatePairs(c)
+	return c, true, nil
 }
 
 // Close implements Operator.

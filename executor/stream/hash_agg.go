@@ -110,8 +110,13 @@ type HashAgg struct {
 
 	kbuf []byte
 	key  types.Row
-	args [][]types.Datum
-	vecs [][]*types.Vec
+	// rowBuf and stBuf are load's and flushGroup's Result rows, reused
+	// (the Result table holds rows encoded, so it keeps neither);
+	// allCols asks GetCols for every column.
+	rowBuf, stBuf types.Row
+	allCols       []bool
+	args          [][]types.Datum
+	vecs          [][]*types.Vec
 	// distincts are the tables of values of the DISTINCT calls (which
 	// applyChunk folds through them); pass is their FILTER buffer.
 	distincts []*distinctTable
@@ -224,6 +229,15 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
 	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
+	// The groups' rows are held as their encodings: a few bytes of
+	// values instead of a datum per column, which the garbage collector
+	// does not scan, and written to the checkpoint as they are. A group
+	// is decoded once per epoch it changes in (load).
+	a.result.EncodeRows()
+	a.allCols = make([]bool, len(a.stateTs))
+	for i := range a.allCols {
+		a.allCols[i] = true
+	}
 	// Closing windows scans the Result table across group keys; it must
 	// see only this actor's groups.
 	keep, err := partitionKeep(actx, n.Input.Base().Dist, func(c int) int { return slices.Index(n.GroupBy, c) }, a.stateTs)
@@ -238,6 +252,10 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	for _, t := range append([]*storage.StateTable{a.result}, extraTables(a.calls)...) {
 		if err := t.Exclusive(); err != nil {
 			return nil, err
+		}
+		if actx.Parallelism <= 1 {
+			// Closing windows may then delete their groups by range.
+			t.SoleWriter()
 		}
 	}
 	if a.ttl > 0 {
@@ -368,11 +386,12 @@ func (a *HashAgg) load() (*aggGroup, error) {
 	for i, d := range a.key {
 		g.key[i] = detach(d)
 	}
-	row, ok, err := a.result.Get(g.key)
+	row, ok, err := a.result.GetCols(a.rowBuf, g.key, a.allCols)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
+		a.rowBuf = row
 		if err := a.decodeGroup(g, row); err != nil {
 			return nil, err
 		}
@@ -652,8 +671,7 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 	case !sameRow(g.old, cur):
 		a.ob.update(g.old, cur)
 	}
-	st := make(types.Row, 0, len(a.stateTs))
-	st = append(st, g.key...)
+	st := append(a.stBuf[:0], g.key...)
 	for i, c := range a.calls {
 		st = c.encode(st, &g.vals[i])
 	}
@@ -672,6 +690,7 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 		st = c.encodeTail(st, &g.vals[i])
 	}
 	a.result.Update(g.key, st)
+	a.stBuf = st
 	return nil
 }
 

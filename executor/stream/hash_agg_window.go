@@ -31,12 +31,21 @@ func (a *HashAgg) behind() bool {
 // group key (a range scan of the Result table), and by a full scan
 // otherwise.
 func (a *HashAgg) closeGroups() error {
-	for _, w := range a.wms {
+	for n, w := range a.wms {
+		if a.superseded(n) {
+			continue
+		}
 		i := w.Col
 		if a.hasClosed[i] && types.Compare(w.Val, a.closed[i], a.keyTs[i]) <= 0 {
 			continue
 		}
 		a.closed[i], a.hasClosed[i], a.anyClosed = detach(w.Val), true, true
+		if i == 0 && a.rangeClose() {
+			if err := a.closeRange(w.Val); err != nil {
+				return err
+			}
+			continue
+		}
 		var rows []types.Row
 		var err error
 		if i == 0 {
@@ -90,4 +99,63 @@ func (a *HashAgg) deleteGroup(key, row types.Row) error {
 		}
 	}
 	return nil
+}
+
+// rangeClose reports whether the groups a watermark on the first group
+// key closes can be deleted by one range deletion per state table
+// (storage.StateTable.DeleteBefore): without a TTL index, whose keys do
+// not start with the group key, and with every table able to.
+func (a *HashAgg) rangeClose() bool {
+	if a.ttl > 0 || !a.result.CanDeleteBefore() {
+		return false
+	}
+	for _, t := range extraTables(a.calls) {
+		if !t.CanDeleteBefore() {
+			return false
+		}
+	}
+	return true
+}
+
+// closeRange closes the groups whose first key is below w (not NULL)
+// when rangeClose holds: in EOWC mode it emits their rows first, then
+// deletes them, and their rows in every Extra table, by range.
+func (a *HashAgg) closeRange(w types.Datum) error {
+	if a.eowc {
+		rows, err := a.result.AppendRange(a.closing[:0], nil, types.Row{w})
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if row[0].Null {
+				continue
+			}
+			g := &aggGroup{key: row[:len(a.keyTs)], vals: make([]aggCallVal, len(a.calls))}
+			if err := a.decodeGroup(g, row); err != nil {
+				return err
+			}
+			a.ob.add(types.OpInsert, g.old)
+		}
+		clear(rows)
+		a.closing = rows[:0]
+	}
+	a.result.DeleteBefore(w)
+	for _, t := range extraTables(a.calls) {
+		t.DeleteBefore(w)
+	}
+	return nil
+}
+
+// superseded reports whether a later watermark held for this barrier on
+// the same group key is at least a.wms[n]: closing the groups below it
+// closes those below a.wms[n] too, in one pass instead of one per
+// watermark.
+func (a *HashAgg) superseded(n int) bool {
+	w := a.wms[n]
+	for _, l := range a.wms[n+1:] {
+		if l.Col == w.Col && types.Compare(l.Val, w.Val, a.keyTs[w.Col]) >= 0 {
+			return true
+		}
+	}
+	return false
 }

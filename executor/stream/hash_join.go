@@ -81,7 +81,12 @@ type HashJoin struct {
 	pend []outRow        // changes of the input chunk being processed
 	out  []types.Message // messages ready to return
 	mbuf []types.Row
-	kbuf []byte
+	// pbuf holds the other side's rows of an update pair's join key,
+	// read once for both rows of the pair when pairProbe says so.
+	pbuf   []types.Row
+	preset bool
+	pkeys  [2][]byte // pairProbe's encoded join keys
+	kbuf   []byte
 	// inRows holds the input rows being applied (two: an update pair), when
 	// nothing keeps a reference to an input row past its apply
 	// (reuseInput).
@@ -259,11 +264,17 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 		op := c.Op(i)
 		if op == types.OpUpdateDelete && i+1 < n && c.Visible(i+1) && c.Op(i+1) == types.OpUpdateInsert {
 			start := len(j.pend)
-			if err := j.apply(s, false, j.inputRow(c, i, 0)); err != nil {
+			del, ins := j.inputRow(c, i, 0), j.inputRow(c, i+1, 1)
+			if err := j.pairProbe(s, del, ins); err != nil {
 				return err
 			}
+			err := j.apply(s, false, del)
 			mid := len(j.pend)
-			if err := j.apply(s, true, j.inputRow(c, i+1, 1)); err != nil {
+			if err == nil {
+				err = j.apply(s, true, ins)
+			}
+			j.preset = false
+			if err != nil {
 				return err
 			}
 			j.pairUpdate(start, mid)
@@ -315,9 +326,15 @@ func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
 	keyNull := me.joinKeyNull(row)
 	var matches []types.Row
 	if !keyNull {
-		var err error
-		if j.mbuf, err = ot.matches(me, row, j.mbuf[:0]); err != nil {
-			return err
+		if j.preset {
+			// filter keeps the matches in place: each apply of the
+			// pair filters a copy.
+			j.mbuf = append(j.mbuf[:0], j.pbuf...)
+		} else {
+			var err error
+			if j.mbuf, err = ot.matches(me, row, j.mbuf[:0]); err != nil {
+				return err
+			}
 		}
 		matches = j.filter(s, row, j.mbuf)
 	}
@@ -400,6 +417,33 @@ func (j *HashJoin) apply(s int, ins bool, row types.Row) error {
 		}
 	}
 	return nil
+}
+
+// pairProbe reads, for an update pair (del, ins) of side s whose rows
+// have the same join key, the other side's rows of that key once, for
+// both applies (apply takes them from pbuf while preset holds). Only
+// where applying del leaves the other side's rows as they were: when
+// the other side stores no degrees (an inner join's, the inner side of
+// an outer join) and the join is not null-aware.
+func (j *HashJoin) pairProbe(s int, del, ins types.Row) error {
+	me, ot := j.sides[s], j.sides[1-s]
+	if j.na != nil || ot.degree || me.joinKeyNull(del) {
+		return nil
+	}
+	// Equal as the probes compare them: by their keys' encodings.
+	a, b := j.pkeys[0][:0], j.pkeys[1][:0]
+	for _, k := range me.keys {
+		a = types.AppendKey(a, del[k], me.ts[k], false)
+		b = types.AppendKey(b, ins[k], me.ts[k], false)
+	}
+	j.pkeys = [2][]byte{a, b}
+	if !bytes.Equal(a, b) {
+		return nil
+	}
+	var err error
+	j.pbuf, err = ot.matches(me, del, j.pbuf[:0])
+	j.preset = err == nil
+	return err
 }
 
 // filter returns the candidates (stored rows of the other side with the

@@ -128,6 +128,8 @@ type sideClean struct {
 	index   *storage.StateTable
 	idxCols []int
 	keyAt   []int
+	// ibuf is indexRow's row.
+	ibuf types.Row
 	// keep tells this actor's stored rows from other actors' in a scan
 	// of the state table (nil: every row is this actor's); the index
 	// table filters its scans itself (StateTable.SetPartition). Probes
@@ -198,6 +200,19 @@ func newSideClean(actx *ActorContext, s *joinSide, in planner.StreamNode, c *pla
 	}
 	sc.index = s.states.New(actx.DB, c.Index.ID, ts, ts, actx.Cache)
 	sc.index.SetPartition(keep)
+	// Its rows are only read back when cleaning: held encoded, they
+	// take a few bytes each that the garbage collector does not scan,
+	// and indexRow's row is reused.
+	sc.index.EncodeRows()
+	// Only this side writes its index rows: a new join's index holds
+	// them all in memory, so that cleaning reads them from its B-tree
+	// and, as the sole writer, deletes them by range.
+	if err := sc.index.Exclusive(); err != nil {
+		return nil, err
+	}
+	if actx.Parallelism <= 1 {
+		sc.index.SoleWriter()
+	}
 	return sc, nil
 }
 
@@ -215,12 +230,14 @@ func (c *sideClean) keeps(row types.Row) bool {
 	return !d.Null && (!c.has || types.Compare(d, c.bound, c.t) >= 0)
 }
 
-// indexRow returns the index row of an input row.
+// indexRow returns the index row of an input row, in storage reused by
+// the next call (the index holds its rows encoded and keeps none).
 func (c *sideClean) indexRow(row types.Row) types.Row {
-	r := make(types.Row, len(c.idxCols))
-	for i, k := range c.idxCols {
-		r[i] = row[k]
+	r := c.ibuf[:0]
+	for _, k := range c.idxCols {
+		r = append(r, row[k])
 	}
+	c.ibuf = r
 	return r
 }
 
@@ -266,7 +283,10 @@ func (s *joinSide) cleanState() error {
 		lo = types.Row{c.done}
 	}
 	hi := types.Row{c.bound}
-	if c.index == nil {
+	if c.index == nil && c.keep == nil && s.st.DeleteBefore(c.bound) {
+		// One range deletion (the rows below done are deleted already,
+		// and none whose column is NULL is stored).
+	} else if c.index == nil {
 		rows, err := storage.Collect(s.st.IterRange(lo, hi, false), c.keep)
 		if err != nil {
 			return err
@@ -275,17 +295,23 @@ func (s *joinSide) cleanState() error {
 			s.st.Delete(s.key(r))
 		}
 	} else {
-		rows, err := storage.Collect(c.index.IterRange(lo, hi, false), nil)
+		rows, err := c.index.AppendRange(nil, lo, hi)
 		if err != nil {
 			return err
 		}
+		key := make(types.Row, len(c.keyAt))
 		for _, r := range rows {
-			key := make(types.Row, len(c.keyAt))
 			for i, p := range c.keyAt {
 				key[i] = r[p]
 			}
 			s.st.Delete(key)
-			c.index.Delete(r)
+		}
+		// The index rows by one range deletion where the index can (no
+		// row below done, nor any whose column is NULL, is stored).
+		if !c.index.DeleteBefore(c.bound) {
+			for _, r := range rows {
+				c.index.Delete(r)
+			}
 		}
 	}
 	c.done, c.hasDone = c.bound, true

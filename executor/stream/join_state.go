@@ -105,6 +105,10 @@ func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planne
 	if err := s.st.Exclusive(); err != nil {
 		return nil, err
 	}
+	if actx.Parallelism <= 1 {
+		// Cleaning may then delete the rows below its bound by range.
+		s.st.SoleWriter()
+	}
 	return s, nil
 }
 

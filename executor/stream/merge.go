@@ -50,6 +50,13 @@ func (m *Merge) Next(ctx context.Context) (types.Message, error) {
 	return msg, err
 }
 
+// poll implements poller: the next message if the channels have one
+// ready (a barrier once every channel delivered it).
+func (m *Merge) poll(ctx context.Context) (types.Message, bool, error) {
+	_, msg, ok, err := m.al.step(ctx, false)
+	return msg, ok, err
+}
+
 // Close implements Operator. Channels are not closed by receivers.
 func (m *Merge) Close() {}
 
@@ -158,24 +165,31 @@ func alignGroups(inputs []Operator, perSide bool) (*aligner, error) {
 // next returns the next message and the group (side) it came from; an
 // aligned barrier reports side 0.
 func (a *aligner) next(ctx context.Context) (int, types.Message, error) {
+	g, msg, _, err := a.step(ctx, true)
+	return g, msg, err
+}
+
+// step is next, or, with wait false, next without waiting: it reports
+// false when no channel it may read has a message ready.
+func (a *aligner) step(ctx context.Context, wait bool) (int, types.Message, bool, error) {
 	for {
 		if len(a.pend) > 0 && a.nhave == len(a.ins) {
-			return 0, a.release(), nil
+			return 0, a.release(), true, nil
 		}
-		i, msg, err := a.recv(ctx)
-		if err != nil {
-			return 0, nil, err
+		i, msg, ok, err := a.recv(ctx, wait)
+		if err != nil || !ok {
+			return 0, nil, false, err
 		}
 		switch m := msg.(type) {
 		case *types.Chunk:
-			return a.group[i], m, nil
+			return a.group[i], m, true, nil
 		case types.Watermark:
 			if w, ok := a.watermark(i, m); ok {
-				return a.group[i], w, nil
+				return a.group[i], w, true, nil
 			}
 		case types.Barrier:
 			if err := a.barrier(i, m); err != nil {
-				return 0, nil, err
+				return 0, nil, false, err
 			}
 		}
 	}
@@ -231,14 +245,23 @@ func (a *aligner) release() types.Barrier {
 	return b
 }
 
-// recv receives from one of the channels not blocked by alignment.
-func (a *aligner) recv(ctx context.Context) (int, types.Message, error) {
+// recv receives from one of the channels not blocked by alignment; with
+// wait false it reports false at once when none has a message ready.
+func (a *aligner) recv(ctx context.Context, wait bool) (int, types.Message, bool, error) {
 	if len(a.ins) == 1 {
+		if !wait {
+			select {
+			case m := <-a.ins[0]:
+				return 0, m, true, a.closed(0, m)
+			default:
+				return 0, nil, false, nil
+			}
+		}
 		select {
 		case m := <-a.ins[0]:
-			return 0, m, a.closed(0, m)
+			return 0, m, true, a.closed(0, m)
 		case <-ctx.Done():
-			return 0, nil, ctx.Err()
+			return 0, nil, false, ctx.Err()
 		}
 	}
 	a.cases = append(a.cases[:0], reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
@@ -249,16 +272,23 @@ func (a *aligner) recv(ctx context.Context) (int, types.Message, error) {
 			a.idx = append(a.idx, i)
 		}
 	}
+	if !wait {
+		a.cases = append(a.cases, reflect.SelectCase{Dir: reflect.SelectDefault})
+		a.idx = append(a.idx, -1)
+	}
 	k, v, _ := reflect.Select(a.cases)
 	if k == 0 {
-		return 0, nil, ctx.Err()
+		return 0, nil, false, ctx.Err()
+	}
+	if a.idx[k] < 0 {
+		return 0, nil, false, nil
 	}
 	i := a.idx[k]
 	var m types.Message
 	if v.IsValid() && !v.IsNil() {
 		m = v.Interface().(types.Message)
 	}
-	return i, m, a.closed(i, m)
+	return i, m, true, a.closed(i, m)
 }
 
 func (a *aligner) closed(i int, m types.Message) error {

@@ -96,45 +96,79 @@ func NewProject(actx *ActorContext, in Operator, n *planner.StreamProject) (*Pro
 // Next implements Operator.
 func (p *Project) Next(ctx context.Context) (types.Message, error) {
 	for {
-		if len(p.out) > 0 {
-			m := p.out[0]
-			p.out = p.out[1:]
+		if m, ok := p.pending(); ok {
 			return m, nil
 		}
 		msg, err := p.in.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
-		switch m := msg.(type) {
-		case *types.Chunk:
-			vecs := make([]*types.Vec, len(p.exprs))
-			for j, e := range p.exprs {
-				if vecs[j], err = e.eval(p.actx, m); err != nil {
-					return nil, err
-				}
+		if m, ok, err := p.apply(msg); err != nil || ok {
+			return m, err
+		}
+	}
+}
+
+// poll implements poller over the input's poll.
+func (p *Project) poll(ctx context.Context) (types.Message, bool, error) {
+	if m, ok := p.pending(); ok {
+		return m, true, nil
+	}
+	msg, ok, err := pollOf(ctx, p.in)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if m, ok, err := p.apply(msg); err != nil || ok {
+		return m, ok, err
+	}
+	m, ok := p.pending()
+	return m, ok, nil
+}
+
+// pending returns the next watermark waiting to go out.
+func (p *Project) pending() (types.Message, bool) {
+	if len(p.out) == 0 {
+		return nil, false
+	}
+	m := p.out[0]
+	p.out = p.out[1:]
+	return m, true
+}
+
+// apply handles one input message: the message to return, or false when
+// it gave none (the watermarks it gave wait in p.out).
+func (p *Project) apply(msg types.Message) (types.Message, bool, error) {
+	switch m := msg.(type) {
+	case *types.Chunk:
+		vecs := make([]*types.Vec, len(p.exprs))
+		for j, e := range p.exprs {
+			var err error
+			if vecs[j], err = e.eval(p.actx, m); err != nil {
+				return nil, false, err
 			}
-			out := types.NewChunkFromVecs(vecs, m.Len())
-			out.Ops, out.Vis = m.Ops, m.Vis
-			return out, nil
-		case types.Watermark:
-			if j, ok := p.wmCol[m.Col]; ok {
-				w := m
-				w.Col = j
+		}
+		out := types.NewChunkFromVecs(vecs, m.Len())
+		out.Ops, out.Vis = m.Ops, m.Vis
+		return out, true, nil
+	case types.Watermark:
+		if j, ok := p.wmCol[m.Col]; ok {
+			w := m
+			w.Col = j
+			p.out = append(p.out, w)
+		}
+		for _, j := range p.derived[m.Col] {
+			if w, ok := p.derive(m, j); ok {
 				p.out = append(p.out, w)
 			}
-			for _, j := range p.derived[m.Col] {
-				if w, ok := p.derive(m, j); ok {
-					p.out = append(p.out, w)
-				}
-			}
-		case types.Barrier:
-			if p.proc != nil {
-				p.proc.ProcTime = types.EpochMillis(m.Epoch.Curr) * 1000
-			}
-			return msg, nil
-		default:
-			return msg, nil
 		}
+		return nil, false, nil
+	case types.Barrier:
+		if p.proc != nil {
+			p.proc.ProcTime = types.EpochMillis(m.Epoch.Curr) * 1000
+		}
+		return msg, true, nil
+	default:
+		return msg, true, nil
 	}
 }
 

@@ -61,6 +61,15 @@ func (c counted) Next(ctx context.Context) (types.Message, error) {
 	return m, err
 }
 
+// poll implements poller over the wrapped operator's poll.
+func (c counted) poll(ctx context.Context) (types.Message, bool, error) {
+	m, ok, err := pollOf(ctx, c.Operator)
+	if ch, isChunk := m.(*types.Chunk); ok && isChunk && ch != nil {
+		c.s.RowsOut.Add(int64(ch.VisibleCount()))
+	}
+	return m, ok, err
+}
+
 // blockedKey is the context key of the counter that send adds its
 // blocked time to.
 type blockedKey struct{}

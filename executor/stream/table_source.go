@@ -80,13 +80,13 @@ func (s *TableSource) Next(ctx context.Context) (types.Message, error) {
 	}
 }
 
-// poll returns the next message if one is waiting, without blocking.
-func (s *TableSource) poll() (types.Message, bool) {
+// poll implements poller: the next message if one is waiting.
+func (s *TableSource) poll(context.Context) (types.Message, bool, error) {
 	select {
 	case m := <-s.ch:
-		return m, true
+		return m, true, nil
 	default:
-		return nil, false
+		return nil, false, nil
 	}
 }
 

@@ -59,15 +59,36 @@ func (v *Values) Next(ctx context.Context) (types.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	return msg, v.apply(msg)
+}
+
+// poll implements poller over the input's poll.
+func (v *Values) poll(ctx context.Context) (types.Message, bool, error) {
+	if v.pending != nil {
+		c := v.pending
+		v.pending = nil
+		return c, true, nil
+	}
+	msg, ok, err := pollOf(ctx, v.in)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return msg, true, v.apply(msg)
+}
+
+// apply takes one input message: the first barrier, when it adds the
+// job, makes the rows the next message.
+func (v *Values) apply(msg types.Message) error {
 	if b, ok := msg.(types.Barrier); ok && !v.started {
 		v.started = true
 		if b.Mutation.Adds(v.actx.Job) && v.actx.Index == 0 && len(v.rows) > 0 {
+			var err error
 			if v.pending, err = v.chunk(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return msg, nil
+	return nil
 }
 
 // chunk evaluates the rows into one chunk of inserts.

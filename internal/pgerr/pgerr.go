@@ -82,6 +82,7 @@ const (
 	GroupingError                Code = "42803"
 	WindowingError               Code = "42P20"
 	InvalidColumnReference       Code = "42P10"
+	InvalidForeignKey            Code = "42830"
 	InvalidTableDefinition       Code = "42P16"
 	InvalidObjectDefinition      Code = "42P17"
 	InvalidRecursion             Code = "42P19"

@@ -170,7 +170,8 @@ func (c *Catalog) checkSchema(schema, name string) error {
 // with "public", and returns once the entry is durable. Errors: 3F000 for
 // an unknown schema, 42501 for a system schema, 42P07 `relation "x"
 // already exists` when the schema already holds the name. The catalog
-// keeps its own copy of rel.
+// keeps its own copy of rel. A foreign key of rel with RefID 0 references
+// rel itself.
 func (c *Catalog) Create(rel *Relation) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -191,6 +192,12 @@ func (c *Catalog) Create(rel *Relation) error {
 	stored := rel.Clone()
 	stored.ID, stored.OID, stored.Schema = uint32(id), FirstUserOID+uint32(id), schema
 	stored.Temp = c.temp[schema]
+	for i := range stored.ForeignKeys {
+		// A foreign key of a table being made that references it.
+		if stored.ForeignKeys[i].RefID == 0 {
+			stored.ForeignKeys[i].RefID = stored.ID
+		}
+	}
 	if stored.Owner == 0 {
 		stored.Owner = BootstrapRoleOID
 	}
@@ -563,6 +570,11 @@ func (r *Relation) Clone() *Relation {
 		c.Cols[i].SeqACL = maps.Clone(r.Cols[i].SeqACL)
 	}
 	c.Checks = slices.Clone(r.Checks)
+	c.ForeignKeys = slices.Clone(r.ForeignKeys)
+	for i := range c.ForeignKeys {
+		fk := &c.ForeignKeys[i]
+		fk.Cols, fk.RefCols, fk.DeleteSetCols = slices.Clone(fk.Cols), slices.Clone(fk.RefCols), slices.Clone(fk.DeleteSetCols)
+	}
 	if r.DepCols != nil {
 		c.DepCols = map[uint32][]string{}
 		for k, v := range r.DepCols {
@@ -646,6 +658,20 @@ type relationEntry struct {
 	Temp bool `json:"temp,omitempty"`
 	// Checks is Relation.Checks.
 	Checks []checkEntry `json:"checks,omitempty"`
+	// ForeignKeys is Relation.ForeignKeys.
+	ForeignKeys []fkEntry `json:"foreign_keys,omitempty"`
+}
+
+type fkEntry struct {
+	Name          string `json:"name"`
+	Cols          []int  `json:"cols"`
+	RefID         uint32 `json:"ref_id"`
+	RefCols       []int  `json:"ref_cols"`
+	Match         string `json:"match"`
+	OnUpdate      string `json:"on_update"`
+	OnDelete      string `json:"on_delete"`
+	DeleteSetCols []int  `json:"delete_set_cols,omitempty"`
+	NotValid      bool   `json:"not_valid,omitempty"`
 }
 
 type checkEntry struct {
@@ -716,6 +742,10 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	}
 	for _, c := range rel.Checks {
 		e.Checks = append(e.Checks, checkEntry{Name: c.Name, Expr: c.Expr, NoInherit: c.NoInherit, NotValid: c.NotValid})
+	}
+	for _, f := range rel.ForeignKeys {
+		e.ForeignKeys = append(e.ForeignKeys, fkEntry{Name: f.Name, Cols: f.Cols, RefID: f.RefID, RefCols: f.RefCols,
+			Match: string(f.Match), OnUpdate: string(f.OnUpdate), OnDelete: string(f.OnDelete), DeleteSetCols: f.DeleteSetCols, NotValid: f.NotValid})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -790,6 +820,13 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 	}
 	for _, ce := range e.Checks {
 		rel.Checks = append(rel.Checks, Check{Name: ce.Name, Expr: ce.Expr, NoInherit: ce.NoInherit, NotValid: ce.NotValid})
+	}
+	for _, f := range e.ForeignKeys {
+		if len(f.Match) != 1 || len(f.OnUpdate) != 1 || len(f.OnDelete) != 1 {
+			return nil, corrupt("foreign key %s of %q has a bad action", f.Name, e.Name)
+		}
+		rel.ForeignKeys = append(rel.ForeignKeys, ForeignKey{Name: f.Name, Cols: f.Cols, RefID: f.RefID, RefCols: f.RefCols,
+			Match: f.Match[0], OnUpdate: f.OnUpdate[0], OnDelete: f.OnDelete[0], DeleteSetCols: f.DeleteSetCols, NotValid: f.NotValid})
 	}
 	return rel, nil
 }

@@ -235,6 +235,49 @@ type Relation struct {
 	// Checks are the table's CHECK constraints in the order they were
 	// made: every row written must not make one false (NULL passes).
 	Checks []Check
+	// ForeignKeys are the table's FOREIGN KEY constraints (this table
+	// referencing another), in the order they were made.
+	ForeignKeys []ForeignKey
+}
+
+// Referential actions of a foreign key (pg_constraint.confupdtype and
+// confdeltype).
+const (
+	FKNoAction   = 'a'
+	FKRestrict   = 'r'
+	FKCascade    = 'c'
+	FKSetNull    = 'n'
+	FKSetDefault = 'd'
+)
+
+// Match types of a foreign key (pg_constraint.confmatchtype).
+const (
+	FKMatchSimple = 's'
+	FKMatchFull   = 'f'
+)
+
+// ForeignKey is a FOREIGN KEY constraint of a table (pg_constraint
+// contype 'f'): the values of Cols in each row must be those of RefCols
+// in a row of table RefID, unless Match lets NULLs through.
+type ForeignKey struct {
+	// Name is the constraint's name, unique among the table's
+	// constraints: as given, or PostgreSQL's <table>_<columns>_fkey.
+	Name string
+	// Cols are the referencing columns (indexes into the table's Cols),
+	// RefCols the referenced ones (indexes into RefID's Cols), pairwise.
+	Cols    []int
+	RefID   uint32
+	RefCols []int
+	// Match is FKMatchSimple or FKMatchFull; OnUpdate and OnDelete are
+	// FKNoAction, FKRestrict, FKCascade, FKSetNull or FKSetDefault.
+	Match              byte
+	OnUpdate, OnDelete byte
+	// DeleteSetCols are the columns ON DELETE SET NULL / SET DEFAULT
+	// sets (confdelsetcols; nil for all of Cols).
+	DeleteSetCols []int
+	// NotValid marks a constraint added NOT VALID: the stored rows were
+	// not checked.
+	NotValid bool
 }
 
 // Check is a CHECK constraint of a table (pg_constraint contype 'c').

@@ -254,8 +254,8 @@ func TestStreamErrorsShownToTheirOwner(t *testing.T) {
 		`CREATE TABLE mine (t text)`,
 		`CREATE MATERIALIZED VIEW minev AS SELECT t::int AS n FROM mine`,
 		`INSERT INTO mine VALUES ('MALLORYS')`,
-		`FLUSH`,
 	)
+	execAll(t, root, `FLUSH`)
 	friend := s.login(t, "friend")
 	errorsSeen := func(c *pgx.Conn) string {
 		t.Helper()

@@ -1,0 +1,787 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+)
+
+// ViewDefinition returns the query of view (or materialized view) rel as
+// PostgreSQL's pg_get_viewdef prints it (get_query_def in ruleutils.c):
+// its stored text bound against cat as rel was bound (cat sees the
+// tables rel pins, catalog.Relation.DepCols, as they were), then printed
+// with the names relations and columns have now, which current gives by
+// relation id. So the definition follows every rename, as PostgreSQL's
+// follows its stored query tree. Every column is qualified by its range
+// variable, the select list one item a line, and the clauses laid out
+// with PostgreSQL's indentation. With pretty (pg_get_viewdef(oid, true),
+// psql's \d+) operators carry parentheses only where ruleutils.c's
+// isSimpleNode asks for them; without it each operator, boolean and
+// cast carries its own.
+//
+// It covers SELECTs over tables, views, materialized views and
+// subqueries, aliased or not, joined by [LEFT | RIGHT | FULL] JOIN ...
+// ON or USING (while the USING columns keep their names) or listed with
+// commas, with WHERE, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT and
+// OFFSET, aggregates (DISTINCT, FILTER), window functions without a
+// frame clause, subqueries as expressions, casts, CASE, COALESCE and
+// literals, chains of one set operation, and WITH. For any other shape
+// (WITH RECURSIVE, NATURAL and FULL USING joins, functions in FROM,
+// frame clauses, set operations of different kinds, WITH over a set
+// operation) it returns an error with SQLSTATE
+// 0A000, and the caller shows the text as stored. An explicit CROSS
+// JOIN binds as a comma list does, and prints as one.
+func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			text, err = "", pe
+		}
+	}()
+	st, err := parseStmt(rel.SQL)
+	if err != nil {
+		return "", err
+	}
+	q, ok := st.(*sql.Query)
+	if !ok {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "the definition of \"%s\" is not a query", rel.Name)
+	}
+	node, ok := q.Node.(ast.ResultSetNode)
+	switch q.Node.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+	default:
+		ok = false
+	}
+	if !ok {
+		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
+	}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{},
+		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}}
+	plan := b.bindQuery(node, nil, &level{}, nil).plan
+	var names []string
+	for _, c := range rel.Cols {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int)}
+	return " " + d.query(plan, names) + ";", nil
+}
+
+// vdCol is a column of a plan node's output as the deparsed query names
+// it: its text, and for a plain column of a range variable (a Var) the
+// column's name, which decides whether the select list needs AS.
+type vdCol struct {
+	text string
+	attr string
+	// fn marks a function call (an aggregate), which GROUP BY and ORDER
+	// BY parenthesise.
+	fn bool
+}
+
+// vdText accumulates deparsed text. A piece that starts a new line
+// drops the blanks before it, as appendContextKeyword does.
+type vdText struct{ b []byte }
+
+func (t *vdText) add(s ...string) {
+	for _, p := range s {
+		if strings.HasPrefix(p, "\n") {
+			for len(t.b) > 0 && t.b[len(t.b)-1] == ' ' {
+				t.b = t.b[:len(t.b)-1]
+			}
+		}
+		t.b = append(t.b, p...)
+	}
+}
+
+func (t *vdText) String() string { return string(t.b) }
+
+// viewDeparser prints a bound definition (ViewDefinition).
+type viewDeparser struct {
+	// outer holds the columns of the enclosing queries of a subquery
+	// being printed, innermost last.
+	outer [][]vdCol
+	// sublink is set while a subquery used as an expression is printed:
+	// its select list shows AS only for names of its own, as
+	// PostgreSQL's does without colNamesVisible.
+	sublink    bool
+	aliases    map[*Scan]string
+	written    map[Expr]string
+	subAliases map[Plan]string
+	usingJoins map[Plan][]string
+	withs      map[Plan][]boundCTE
+	cteRefs    map[Plan][2]string
+	current    func(uint32) (*catalog.Relation, bool)
+	pretty     bool
+	indent     *int
+}
+
+// vdUnsupported aborts deparsing: the definition has a shape the deparser
+// does not print.
+func vdUnsupported(what string) {
+	failf(pgerr.FeatureNotSupported, "cannot deparse %s", what)
+}
+
+// query prints a SELECT whose output columns are called names.
+func (d *viewDeparser) query(p Plan, names []string) string {
+	if with, ok := d.withs[p]; ok {
+		return d.with(with) + d.selectQuery(p, names)
+	}
+	return d.selectQuery(p, names)
+}
+
+// with prints a WITH clause as get_with_clause does, each CTE's query a
+// level in, and the line break before the query it belongs to.
+func (d *viewDeparser) with(ctes []boundCTE) string {
+	base := *d.indent
+	defer func() { *d.indent = base }()
+	pad := strings.Repeat(" ", base+8)
+	var s vdText
+	for i, c := range ctes {
+		if i == 0 {
+			s.add("WITH ")
+		} else {
+			s.add(", ")
+		}
+		s.add(sql.QuoteIdent(c.name))
+		if len(c.cols) > 0 {
+			s.add("(" + strings.Join(quoteNames(c.cols), ", ") + ")")
+		}
+		var names []string
+		for _, col := range c.plan.Schema() {
+			if !col.Hidden {
+				names = append(names, col.Name)
+			}
+		}
+		*d.indent = base + 8
+		q := d.query(c.plan, names)
+		s.add(" AS (", "\n"+pad+" ", q, "\n"+pad+")")
+	}
+	s.add("\n" + strings.Repeat(" ", base) + " ")
+	return s.String()
+}
+
+// selectQuery prints a SELECT (or a set operation) without its WITH.
+func (d *viewDeparser) selectQuery(p Plan, names []string) string {
+	// The level of the query's body: its clauses' keywords step back
+	// from it, CASE lines indent from it.
+	base := *d.indent
+	defer func() { *d.indent = base }()
+	*d.indent += 8
+	sublink := d.sublink
+	d.sublink = false
+	visible := -1
+	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
+		// The projection that drops ORDER BY's hidden columns.
+		visible = len(pr.Exprs)
+		p = pr.Input
+	}
+	var lim *Limit
+	var sort *Sort
+	distinct := false
+	if l, ok := p.(*Limit); ok {
+		if len(l.Ties) > 0 {
+			vdUnsupported("WITH TIES")
+		}
+		lim, p = l, l.Input
+	}
+	if dd, ok := p.(*Distinct); ok && dd.On != nil {
+		vdUnsupported("DISTINCT ON")
+	}
+	if s, ok := p.(*Sort); ok {
+		sort, p = s, s.Input
+	}
+	if so, ok := p.(*SetOp); ok {
+		if visible >= 0 && visible < len(so.Out) {
+			vdUnsupported("hidden columns of a set operation")
+		}
+		*d.indent = base
+		return d.setOp(so, names, sort, lim)
+	}
+	if dd, ok := p.(*Distinct); ok {
+		distinct, p = true, dd.Input
+	}
+	proj, ok := p.(*Project)
+	if !ok {
+		vdUnsupported(fmt.Sprintf("a query of the form %T", p))
+	}
+	if visible < 0 {
+		visible = len(proj.Exprs)
+	}
+	p = proj.Input
+	var win *Window
+	if w, ok := p.(*Window); ok {
+		win, p = w, w.Input
+	}
+	var having, where Expr
+	var agg *Agg
+	if f, ok := p.(*Filter); ok {
+		if a, ok := f.Input.(*Agg); ok {
+			having, p = f.Cond, a
+		}
+	}
+	if a, ok := p.(*Agg); ok {
+		agg, p = a, a.Input
+	}
+	if f, ok := p.(*Filter); ok {
+		where, p = f.Cond, f.Input
+	}
+	var from string
+	var cols []vdCol
+	if v, ok := p.(*Values); ok && len(v.Rows) == 1 && len(v.Rows[0]) == 0 && len(v.Out) == 0 {
+		// SELECT without FROM.
+	} else {
+		from, cols = d.from(p)
+	}
+	var s vdText
+	s.add("SELECT")
+	if distinct {
+		s.add(" DISTINCT")
+	}
+	env := cols
+	var groupBy []string
+	if agg != nil {
+		env = nil
+		for _, k := range agg.GroupBy {
+			c := d.col(k, cols)
+			env = append(env, c)
+			groupBy = append(groupBy, d.sortExpr(k, cols))
+		}
+		for _, a := range agg.Aggs {
+			env = append(env, vdCol{text: d.agg(a, cols), fn: true})
+		}
+	}
+	if win != nil {
+		for _, c := range win.Calls {
+			env = append(env, vdCol{text: d.window(c, env), fn: true})
+		}
+	}
+	if visible > len(names) {
+		vdUnsupported("a select list longer than the view's columns")
+	}
+	for i, e := range proj.Exprs[:visible] {
+		c := d.col(e, env)
+		switch {
+		case strings.HasPrefix(c.text, "\n"):
+			// CASE starts its own line.
+			if i > 0 {
+				s.add(",")
+			}
+		case i > 0:
+			s.add(",", d.keyword("", -8, 8, 4))
+		default:
+			s.add(" ")
+		}
+		s.add(c.text)
+		switch {
+		case c.attr != "" && c.attr == names[i]:
+		case c.attr == "" && sublink && names[i] == "?column?":
+		default:
+			s.add(" AS " + quoteName(names[i]))
+		}
+	}
+	if from != "" {
+		s.add(d.keyword(" FROM ", -8, 8, 2), from)
+	}
+	if where != nil {
+		s.add(d.keyword(" WHERE ", -8, 8, 1), d.expr(where, cols))
+	}
+	if agg != nil && len(groupBy) > 0 {
+		s.add(d.keyword(" GROUP BY ", -8, 8, 1))
+		for i, g := range groupBy {
+			if i > 0 {
+				s.add(", ")
+			}
+			s.add(g)
+		}
+	}
+	if having != nil {
+		s.add(d.keyword(" HAVING ", -8, 8, 0), d.expr(having, env))
+	}
+	if sort != nil {
+		var keys []string
+		for _, k := range sort.Keys {
+			r, ok := k.Expr.(*ColRef)
+			if !ok {
+				vdUnsupported("an ORDER BY key")
+			}
+			keys = append(keys, d.sortKey(SortKey{Expr: proj.Exprs[r.Idx], Desc: k.Desc, NullsFirst: k.NullsFirst}, env))
+		}
+		s.add(d.keyword(" ORDER BY ", -8, 8, 1))
+		for i, k := range keys {
+			if i > 0 {
+				s.add(", ")
+			}
+			s.add(k)
+		}
+	}
+	if lim != nil {
+		if lim.Offset != nil {
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+		}
+		if lim.Limit != nil {
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+		}
+	}
+	return s.String()
+}
+
+// setOp prints a chain of one set operation (UNION [ALL], INTERSECT
+// [ALL] or EXCEPT [ALL]) as PostgreSQL's get_setop_query does when its
+// left-nested operands need no parentheses: each branch a query at the
+// chain's level naming its columns as the view does, the operator's
+// word on a line of its own, and ORDER BY by column number.
+func (d *viewDeparser) setOp(so *SetOp, names []string, sort *Sort, lim *Limit) string {
+	var branches []Plan
+	var p Plan = so
+	for {
+		o, ok := p.(*SetOp)
+		if !ok {
+			break
+		}
+		if o.Kind != so.Kind || o.All != so.All {
+			vdUnsupported("set operations of different kinds")
+		}
+		if _, nested := o.Right.(*SetOp); nested {
+			vdUnsupported("a nested set operation")
+		}
+		branches = append([]Plan{o.Right}, branches...)
+		p = o.Left
+	}
+	branches = append([]Plan{p}, branches...)
+	word := [...]string{Union: "UNION", Intersect: "INTERSECT", Except: "EXCEPT"}[so.Kind]
+	if so.All {
+		word += " ALL"
+	}
+	base := *d.indent
+	pad := strings.Repeat(" ", base)
+	var s vdText
+	for i, b := range branches {
+		if i > 0 {
+			s.add("\n"+pad+word, "\n"+pad+" ")
+		}
+		if _, ok := b.(*SetOp); ok {
+			vdUnsupported("a nested set operation")
+		}
+		s.add(d.query(b, names))
+	}
+	*d.indent += 8
+	defer func() { *d.indent = base }()
+	if sort != nil {
+		var keys []string
+		for _, k := range sort.Keys {
+			r, ok := k.Expr.(*ColRef)
+			if !ok {
+				vdUnsupported("an ORDER BY key")
+			}
+			t := fmt.Sprint(r.Idx + 1)
+			if k.Desc {
+				t += " DESC"
+				if !k.NullsFirst {
+					t += " NULLS LAST"
+				}
+			} else if k.NullsFirst {
+				t += " NULLS FIRST"
+			}
+			keys = append(keys, t)
+		}
+		s.add(d.keyword(" ORDER BY ", -8, 8, 1), strings.Join(keys, ", "))
+	}
+	if lim != nil {
+		if lim.Offset != nil {
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+		}
+		if lim.Limit != nil {
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+		}
+	}
+	return s.String()
+}
+
+// isPrefixProject reports whether pr, above ORDER BY or LIMIT, passes on
+// a prefix of its input's columns unchanged.
+func isPrefixProject(pr *Project) bool {
+	switch pr.Input.(type) {
+	case *Sort, *Limit, *Distinct:
+	default:
+		return false
+	}
+	in := pr.Input.Schema()
+	if len(pr.Exprs) >= len(in) {
+		return false
+	}
+	for i, e := range pr.Exprs {
+		if r, ok := e.(*ColRef); !ok || r.Idx != i {
+			return false
+		}
+	}
+	return true
+}
+
+// keyword is ruleutils.c's appendContextKeyword in its indenting form:
+// the trailing blanks dropped by the caller's text, a line break, the
+// indentation (the level changed by before, plus extra) and word, after
+// which the level changes by after.
+func (d *viewDeparser) keyword(word string, before, after, extra int) string {
+	*d.indent += before
+	s := "\n" + strings.Repeat(" ", max(*d.indent+extra, 0)) + word
+	*d.indent += after
+	return s
+}
+
+// from prints a FROM item and returns the columns of its output row.
+func (d *viewDeparser) from(p Plan) (string, []vdCol) {
+	switch n := p.(type) {
+	case *Scan:
+		if n.ProcTime {
+			vdUnsupported("FOR SYSTEM_TIME AS OF")
+		}
+		rel, ok := d.current(n.Rel.ID)
+		if !ok {
+			vdUnsupported("a dropped relation")
+		}
+		name := sql.QuoteIdent(rel.Name)
+		if rel.Schema != catalog.PublicSchema && !rel.Temp {
+			name = sql.QuoteIdent(rel.Schema) + "." + name
+		}
+		ref, text := sql.QuoteIdent(rel.Name), name
+		if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
+			ref = sql.QuoteIdent(a)
+			text += " " + ref
+		}
+		cols := make([]vdCol, len(n.Cols))
+		for i, c := range n.Cols {
+			if c >= len(rel.Cols) {
+				vdUnsupported("a column the relation no longer has")
+			}
+			attr := rel.Cols[c].Name
+			cols[i] = vdCol{text: ref + "." + quoteName(attr), attr: attr}
+		}
+		return text, cols
+	case *Project:
+		names, ok := d.usingJoins[n]
+		j, isJoin := n.Input.(*Join)
+		if !ok || !isJoin || j.Kind == FullJoin {
+			break
+		}
+		text, jc := d.join(j, "USING ("+strings.Join(quoteNames(names), ", ")+")")
+		var cols []vdCol
+		for i, e := range n.Exprs {
+			c := d.col(e, jc)
+			if i < len(names) && c.attr != names[i] {
+				vdUnsupported("a USING column renamed since")
+			}
+			cols = append(cols, c)
+		}
+		return text, cols
+	case *Join:
+		if n.Lateral || len(n.LeftKeys) > 0 {
+			vdUnsupported("this join")
+		}
+		if n.Kind == InnerJoin && n.Cond == nil {
+			// A comma list: FROM a, b.
+			l, lc := d.from(n.Left)
+			if _, nested := n.Right.(*Join); nested {
+				vdUnsupported("a nested join on the right")
+			}
+			r, rc := d.from(n.Right)
+			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
+		}
+		return d.join(n, "")
+	}
+	if ref, ok := d.cteRefs[p]; ok {
+		// A CTE's name: its columns are named as the CTE names them.
+		text, rv := sql.QuoteIdent(ref[0]), sql.QuoteIdent(ref[1])
+		if ref[1] != ref[0] {
+			text += " " + rv
+		}
+		var cols []vdCol
+		for _, c := range p.Schema() {
+			if c.Hidden {
+				vdUnsupported("a CTE with hidden columns")
+			}
+			cols = append(cols, vdCol{text: rv + "." + quoteName(c.Name), attr: c.Name})
+		}
+		return text, cols
+	}
+	if alias, ok := d.subAliases[p]; ok {
+		// A subquery: its columns are named as it named them.
+		var names []string
+		var cols []vdCol
+		for _, c := range p.Schema() {
+			if c.Hidden {
+				continue
+			}
+			names = append(names, c.Name)
+			cols = append(cols, vdCol{text: sql.QuoteIdent(alias) + "." + quoteName(c.Name), attr: c.Name})
+		}
+		if len(cols) != len(p.Schema()) {
+			vdUnsupported("a subquery with hidden columns")
+		}
+		return "( " + d.query(p, names) + ") " + sql.QuoteIdent(alias), cols
+	}
+	vdUnsupported(fmt.Sprintf("FROM item %T", p))
+	return "", nil
+}
+
+// join prints a join of two FROM items: its condition after ON, or
+// using, the USING clause that stands for it.
+func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
+	if n.Lateral || len(n.LeftKeys) > 0 {
+		vdUnsupported("this join")
+	}
+	var word string
+	switch n.Kind {
+	case InnerJoin:
+		word = "JOIN "
+	case LeftJoin:
+		word = "LEFT JOIN "
+	case RightJoin:
+		word = "RIGHT JOIN "
+	case FullJoin:
+		word = "FULL JOIN "
+	default:
+		vdUnsupported("a semi or anti join")
+	}
+	if _, nested := n.Right.(*Join); nested {
+		vdUnsupported("a nested join on the right")
+	}
+	l, lc := d.from(n.Left)
+	kw := d.keyword(" "+word, -8, 8, 4)
+	r, rc := d.from(n.Right)
+	cols := append(append([]vdCol{}, lc...), rc...)
+	var tail string
+	switch {
+	case using != "":
+		tail = " " + using
+	case !d.pretty:
+		tail = " ON (" + d.expr(n.Cond, cols) + ")"
+	default:
+		tail = " ON " + d.expr(n.Cond, cols)
+	}
+	if !d.pretty {
+		return "(" + l + kw + r + tail + ")", cols
+	}
+	return l + kw + r + tail, cols
+}
+
+// quoteNames quotes each of names (quoteName).
+func quoteNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = quoteName(n)
+	}
+	return out
+}
+
+// col prints e over the columns env; a column reference keeps its
+// column's name.
+func (d *viewDeparser) col(e Expr, env []vdCol) vdCol {
+	if r, ok := e.(*ColRef); ok {
+		if r.Idx >= len(env) {
+			vdUnsupported("a column reference")
+		}
+		return env[r.Idx]
+	}
+	return vdCol{text: d.expr(e, env)}
+}
+
+// sortExpr prints a GROUP BY or ORDER BY expression as
+// get_rule_sortgroupclause does: a column bare; other expressions
+// parenthesised in the pretty form, and function calls in either.
+func (d *viewDeparser) sortExpr(e Expr, env []vdCol) string {
+	fn := false
+	if r, ok := e.(*ColRef); ok && r.Idx < len(env) {
+		if env[r.Idx].attr != "" {
+			return env[r.Idx].text
+		}
+		fn = env[r.Idx].fn
+	}
+	if c, ok := e.(*Call); ok {
+		if _, op := isOp(c); !op && c.Fn != "neg" {
+			fn = true
+		}
+	}
+	s := d.expr(e, env)
+	if d.pretty || fn {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// sortKey prints an ORDER BY item: its expression (sortExpr) and the
+// direction and NULLS order where they are not the default.
+func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
+	t := d.sortExpr(k.Expr, env)
+	if k.Desc {
+		t += " DESC"
+		if !k.NullsFirst {
+			t += " NULLS LAST"
+		}
+	} else if k.NullsFirst {
+		t += " NULLS FIRST"
+	}
+	return t
+}
+
+// window prints a window function call with its OVER clause over the
+// columns env.
+func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
+	if c.Frame != nil {
+		vdUnsupported("a window frame")
+	}
+	s := d.agg(AggCall{Fn: c.Fn, Args: c.Args}, env)
+	if len(c.Args) == 0 && c.Fn == "count" {
+		s = "count(*)"
+	} else if len(c.Args) == 0 {
+		s = c.Fn + "()"
+	}
+	var over []string
+	if len(c.PartitionBy) > 0 {
+		parts := make([]string, len(c.PartitionBy))
+		for i, e := range c.PartitionBy {
+			parts[i] = d.sortExpr(e, env)
+		}
+		over = append(over, "PARTITION BY "+strings.Join(parts, ", "))
+	}
+	if len(c.OrderBy) > 0 {
+		keys := make([]string, len(c.OrderBy))
+		for i, k := range c.OrderBy {
+			keys[i] = d.sortKey(k, env)
+		}
+		over = append(over, "ORDER BY "+strings.Join(keys, ", "))
+	}
+	return s + " OVER (" + strings.Join(over, " ") + ")"
+}
+
+// agg prints an aggregate call over the columns env.
+func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
+	if len(a.OrderBy) > 0 {
+		vdUnsupported("an ordered aggregate")
+	}
+	var s string
+	if a.Fn == "count" && len(a.Args) == 0 {
+		s = "count(*)"
+	} else {
+		parts := make([]string, len(a.Args))
+		for i, x := range a.Args {
+			parts[i] = d.expr(x, env)
+		}
+		dist := ""
+		if a.Distinct {
+			dist = "DISTINCT "
+		}
+		s = a.Fn + "(" + dist + strings.Join(parts, ", ") + ")"
+	}
+	if a.Filter != nil {
+		s += " FILTER (WHERE " + d.expr(a.Filter, env) + ")"
+	}
+	return s
+}
+
+// expr prints e over the columns env with rowDeparser's rules, after
+// checking that every node of e is one it prints with the names env
+// gives.
+func (d *viewDeparser) expr(e Expr, env []vdCol) string {
+	WalkExpr(e, func(x Expr) {
+		switch n := x.(type) {
+		case *ColRef:
+			if n.Idx >= len(env) {
+				vdUnsupported("a column reference")
+			}
+		case *OuterRef:
+			if n.Depth > len(d.outer) || n.Idx >= len(d.outer[len(d.outer)-n.Depth]) {
+				vdUnsupported("an outer reference")
+			}
+		case *Subquery:
+			if n.Row != nil || n.Kind == SubArray || n.Kind == SubRow {
+				vdUnsupported("this subquery")
+			}
+		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
+		case *Call:
+			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
+				break
+			}
+			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) {
+				vdUnsupported("function " + n.Fn)
+			}
+		default:
+			vdUnsupported(fmt.Sprintf("an expression of type %T", x))
+		}
+	})
+	texts := make([]string, len(env))
+	for i, c := range env {
+		texts[i] = c.text
+	}
+	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written}
+	rd.outer = func(r *OuterRef) string { return d.outer[len(d.outer)-r.Depth][r.Idx].text }
+	rd.sub = func(q *Subquery) string {
+		d.outer = append(d.outer, env)
+		defer func() { d.outer = d.outer[:len(d.outer)-1] }()
+		var names []string
+		for _, c := range q.Plan.Schema() {
+			if !c.Hidden {
+				names = append(names, c.Name)
+			}
+		}
+		d.sublink = true
+		return " " + d.query(q.Plan, names)
+	}
+	out := rd.expr(e, nil)
+	for strings.Contains(out, " \n") {
+		out = strings.ReplaceAll(out, " \n", "\n")
+	}
+	return out
+}
+
+// isPlainFunction reports whether fn prints as PostgreSQL writes it: an
+// operator, or a function whose name is an ordinary identifier (weir's
+// internal functions have names PostgreSQL does not know).
+func isPlainFunction(fn string) bool {
+	if infixOps[fn] || fn == "neg" {
+		return true
+	}
+	if strings.HasPrefix(fn, "pg_") || strings.ContainsAny(fn, "\x00.") {
+		return false
+	}
+	return sql.QuoteIdent(fn) == fn
+}
+
+// quoteName quotes a column or alias name as quote_identifier does:
+// also when it is one of PostgreSQL's keywords that are not unreserved.
+func quoteName(s string) string {
+	q := sql.QuoteIdent(s)
+	if q == s && pgKeywords[s] {
+		return `"` + s + `"`
+	}
+	return q
+}
+
+// pgKeywords are PostgreSQL 15's reserved, column-name and
+// type-function-name keywords (kwlist.h), which quote_identifier quotes.
+var pgKeywords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`all analyse analyze and any array as asc asymmetric both case cast check collate column
+	constraint create current_catalog current_date current_role current_time current_timestamp current_user default
+	deferrable desc distinct do else end except false fetch for foreign from grant group having in initially intersect
+	into lateral leading limit localtime localtimestamp not null offset on only or order placing primary references
+	returning select session_user some symmetric table then to trailing true union unique user using variadic when where
+	window with authorization binary collation concurrently cross current_schema freeze full ilike inner is isnull join
+	left like natural notnull outer overlaps right similar tablesample verbose between bigint bit boolean char character
+	coalesce dec decimal exists extract float greatest grouping inout int integer interval least national nchar none
+	normalize nullif numeric out overlay position precision real row setof smallint substring time timestamp treat trim
+	values varchar xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot
+	xmlserialize xmltable`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,140 @@
+package sql
+
+import "github.com/weirdb/weir/internal/pgerr"
+
+// ForeignKeyDef is a FOREIGN KEY constraint as written: a column's
+// REFERENCES or a table's FOREIGN KEY (...) REFERENCES, in CREATE TABLE
+// or ALTER TABLE ... ADD.
+type ForeignKeyDef struct {
+	// Name is the constraint's name ("" when none was given).
+	Name string
+	// Cols are the referencing columns, RefCols the referenced ones (nil
+	// for the referenced table's primary key).
+	Cols    []string
+	Ref     ObjectName
+	RefCols []string
+	// Match is "simple" (the default) or "full".
+	Match string
+	// OnUpdate and OnDelete are the actions as pg_constraint codes them:
+	// 'a' NO ACTION (the default), 'r' RESTRICT, 'c' CASCADE, 'n' SET
+	// NULL, 'd' SET DEFAULT. DeleteSetCols is ON DELETE SET NULL's or
+	// SET DEFAULT's column list (nil when none).
+	OnUpdate, OnDelete byte
+	DeleteSetCols      []string
+	// NotValid is ALTER TABLE's NOT VALID: the stored rows are not
+	// checked.
+	NotValid bool
+	// Pos is the character position of the constraint, for errors.
+	Pos int
+}
+
+// references parses what follows REFERENCES in a column or table
+// constraint into fk: the referenced table, its optional column list,
+// MATCH, the ON UPDATE and ON DELETE actions in either order, and the
+// constraint's attributes (NOT DEFERRABLE and INITIALLY IMMEDIATE, the
+// defaults; DEFERRABLE is not supported; NOT VALID where alter allows it).
+func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
+	ref, err := p.objectName()
+	if err != nil {
+		return err
+	}
+	fk.Ref = ref
+	if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+		if fk.RefCols, err = p.nameList(); err != nil {
+			return err
+		}
+	}
+	fk.Match, fk.OnUpdate, fk.OnDelete = "simple", 'a', 'a'
+	if at := p.peek(); p.accept("match") {
+		switch {
+		case p.accept("full"):
+			fk.Match = "full"
+		case p.accept("simple"):
+		case p.accept("partial"):
+			return pgerr.New(pgerr.FeatureNotSupported, "MATCH PARTIAL not yet implemented").WithPosition(charPos(p.src, at.Off))
+		default:
+			return p.errHere()
+		}
+	}
+	var update, del bool
+	for p.word(0) == "on" && (p.word(1) == "update" && !update || p.word(1) == "delete" && !del) {
+		at := p.peek()
+		isDelete := p.word(1) == "delete"
+		p.pos += 2
+		action, cols, err := p.keyAction()
+		if err != nil {
+			return err
+		}
+		if isDelete {
+			del = true
+			fk.OnDelete, fk.DeleteSetCols = action, cols
+			continue
+		}
+		update = true
+		if cols != nil {
+			what := "SET NULL"
+			if action == 'd' {
+				what = "SET DEFAULT"
+			}
+			return pgerr.New(pgerr.FeatureNotSupported, "a column list with %s is only supported for ON DELETE actions", what).WithPosition(charPos(p.src, at.Off))
+		}
+		fk.OnUpdate = action
+	}
+	if p.word(0) == "on" {
+		// A second ON DELETE or ON UPDATE, or neither: PostgreSQL's
+		// grammar stops at the word after ON.
+		p.pos++
+		return p.errHere()
+	}
+	for {
+		switch {
+		case p.accept("not", "deferrable"), p.accept("initially", "immediate"):
+		case p.word(0) == "deferrable" || p.word(0) == "initially":
+			return p.unsupported("deferrable constraints are")
+		case alter && p.accept("not", "valid"):
+			fk.NotValid = true
+		default:
+			return nil
+		}
+	}
+}
+
+// keyAction parses a referential action: NO ACTION, RESTRICT, CASCADE,
+// SET NULL [(cols)] or SET DEFAULT [(cols)].
+func (p *stmtParser) keyAction() (byte, []string, error) {
+	switch {
+	case p.accept("no", "action"):
+		return 'a', nil, nil
+	case p.accept("restrict"):
+		return 'r', nil, nil
+	case p.accept("cascade"):
+		return 'c', nil, nil
+	case p.accept("set", "null"), p.accept("set", "default"):
+		action := byte('n')
+		if p.toks[p.pos-1].Val == "default" {
+			action = 'd'
+		}
+		if t := p.peek(); t.Kind == TOp && t.Val == "(" {
+			cols, err := p.nameList()
+			return action, cols, err
+		}
+		return action, nil, nil
+	}
+	return 0, nil, p.errHere()
+}
+
+// foreignKey parses FOREIGN KEY (cols) REFERENCES ... at the cursor, a
+// table constraint named name ("" for none) starting at character pos.
+func (p *stmtParser) foreignKey(name string, pos int, alter bool) (ForeignKeyDef, error) {
+	fk := ForeignKeyDef{Name: name, Pos: pos}
+	p.pos += 2
+	cols, err := p.nameList()
+	if err != nil {
+		return fk, err
+	}
+	fk.Cols = cols
+	if err := p.expect("references"); err != nil {
+		return fk, err
+	}
+	return fk, p.references(&fk, alter)
+}
