@@ -121,3 +121,24 @@ func TestSourceDomainCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestDomainForeignKeyActions: ON DELETE SET DEFAULT and SET NULL set
+// values of a domain type as an UPDATE does, so the domain's
+// constraints hold for them.
+func TestDomainForeignKeyActions(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE DOMAIN refid AS int CHECK (VALUE <> 0) DEFAULT 0")
+	mustRun(t, s, "CREATE DOMAIN nnref AS int NOT NULL")
+	mustRun(t, s, "CREATE TABLE parent (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE TABLE c1 (id int PRIMARY KEY, p refid REFERENCES parent ON DELETE SET DEFAULT)")
+	mustRun(t, s, "CREATE TABLE c2 (id int PRIMARY KEY, p nnref REFERENCES parent ON DELETE SET NULL)")
+	mustRun(t, s, "INSERT INTO parent VALUES (0), (1), (2)")
+	mustRun(t, s, "INSERT INTO c1 VALUES (1, 1)")
+	mustRun(t, s, "INSERT INTO c2 VALUES (1, 2)")
+	wantCode(t, s, "DELETE FROM parent WHERE id = 1", pgerr.CheckViolation, `value for domain refid violates check constraint "refid_check"`)
+	wantCode(t, s, "DELETE FROM parent WHERE id = 2", pgerr.NotNullViolation, "domain nnref does not allow null values")
+	wantRows(t, s, "SELECT * FROM c1", "1 1")
+	wantRows(t, s, "SELECT * FROM c2", "1 2")
+}
