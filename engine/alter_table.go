@@ -412,7 +412,7 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a generated column is not supported").
 			WithHint("Create the table again with the column.")
 	}
-	col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
+	col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
 		if err := s.checkDefault(def.Default, col.T); err != nil {
 			return nil, err
@@ -430,8 +430,10 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		return nil, err
 	}
 	missing := types.NullDatum
-	if def.Default != "" {
-		v, volatile, err := s.evalDefault(rel, col, def.Default)
+	// A column of a domain type without a default of its own takes the
+	// domain's.
+	if dtext := s.columnDefault(col); dtext != "" {
+		v, volatile, err := s.evalDefault(rel, col, dtext)
 		if err != nil {
 			return nil, err
 		}
@@ -443,6 +445,12 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 			return s.alterActions(ctx, rel, st, io)
 		}
 		missing = v
+	}
+	if col.Domain != 0 && hasRows {
+		// Every row takes the value, which must satisfy the domain.
+		if err := s.checkDomainValue(ctx, col, missing); err != nil {
+			return nil, err
+		}
 	}
 	if col.NotNull && missing.Null && hasRows {
 		return nil, pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", col.Name, rel.Name).

@@ -456,6 +456,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				}
 			}
 			up.Cols[i].T = a.Type.T
+			up.Cols[i].Domain = 0 // no longer of a domain type
 			up.Cols[i].Missing = nil
 			// The action's COLLATE, or the new type's default collation
 			// when it names none, as in PostgreSQL.
@@ -476,7 +477,15 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			if def.CollateErr != nil {
 				return nil, def.CollateErr
 			}
-			col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
+			col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
+			if col.Domain != 0 {
+				if nonEmpty, err := rows(); err != nil {
+					return nil, err
+				} else if nonEmpty {
+					return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a domain type together with other actions, or with a volatile default, is not supported on a table that has rows").
+						WithHint("Add the column with an ALTER TABLE of its own.")
+				}
+			}
 			if def.Default != "" {
 				if err := s.checkDefault(def.Default, col.T); err != nil {
 					return nil, err
@@ -537,6 +546,9 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation, i int, a *sql.AlterTable) error {
 	col := up.Cols[i]
 	t := a.Type.T
+	if a.Type.Domain != 0 {
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE to a domain type is not supported")
+	}
 	if col.Identity != "" {
 		// PostgreSQL changes the type of the identity's sequence too.
 		return pgerr.New(pgerr.FeatureNotSupported, "ALTER COLUMN ... TYPE of an identity column is not supported")

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/weirdb/weir/sql"
 
 	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
@@ -126,4 +127,18 @@ func (s *Session) collectThrough(ctx context.Context, b *planner.Bound, snap *st
 // Indexes implements planner.IndexCatalog.
 func (v catalogView) Indexes(relID uint32) []*catalog.Relation {
 	return v.s.eng.indexesOf(relID)
+}
+
+// UserType implements planner.TypeCatalog.
+func (v catalogView) UserType(schema, name string) (*catalog.UserType, bool) {
+	return v.s.lookupUserType(sql.ObjectName{Schema: schema, Name: name})
+}
+
+// DomainByOID implements planner.DomainCatalog.
+func (v catalogView) DomainByOID(oid uint32) (*catalog.UserType, string, bool) {
+	u, ok := v.s.eng.cat.TypeByOID(oid)
+	if !ok {
+		return nil, "", false
+	}
+	return u, v.s.userTypeName(u), true
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/connector/kafka"
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/executor/stream"
 	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -235,6 +237,9 @@ func (e *Engine) sourceConfig(rel *catalog.Relation, positions map[int32]int64) 
 	default:
 		return cfg, nil, pgerr.New(pgerr.FeatureNotSupported, "ENCODE %s is not supported", strings.ToUpper(enc)).
 			WithHint("Use ENCODE JSON or ENCODE CSV.")
+	}
+	if err := e.sourceDomainCheck(rel, &cfg); err != nil {
+		return cfg, nil, err
 	}
 	if cfg.Format == kafka.SourceUpsert {
 		var keySchema types.Schema
@@ -775,4 +780,56 @@ func (s *sinkInfo) snapshot() (uint64, []kafka.TxnRecord) {
 	}
 	slices.SortFunc(p, func(a, b kafka.TxnRecord) int { return strings.Compare(a.TransactionalID, b.TransactionalID) })
 	return s.lastEpoch, p
+}
+
+// sourceDomainCheck makes cfg check the decoded columns of rel that are
+// of a domain type against the domain's constraints, as bound when the
+// reader starts: a record whose row fails them is malformed.
+func (e *Engine) sourceDomainCheck(rel *catalog.Relation, cfg *kafka.SourceConfig) error {
+	var decoded []catalog.Column
+	for _, c := range rel.Cols {
+		if len(decoded) == len(cfg.Schema) {
+			break
+		}
+		if c.Hidden && c.Name == hiddenRowID {
+			continue
+		}
+		decoded = append(decoded, c)
+	}
+	any := false
+	for _, c := range decoded {
+		any = any || c.Domain != 0
+	}
+	if !any {
+		return nil
+	}
+	one := &catalog.Relation{Name: rel.Name, Cols: decoded}
+	is := e.internalSession()
+	doms, err := planner.DomainRules(context.Background(), one, is.catalogView())
+	if err != nil {
+		return err
+	}
+	ts := make([]types.T, len(decoded))
+	for i, c := range decoded {
+		ts[i] = c.T
+	}
+	checks, err := executor.NewDomainChecks(doms, ts)
+	if err != nil {
+		return err
+	}
+	ec := is.execCtx(context.Background(), nil, nil, nil)
+	var mu sync.Mutex
+	cfg.Check = func(row types.Row) (err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		defer func() {
+			// A check that fails in an unforeseen way fails the record,
+			// never the reader.
+			if r := recover(); r != nil {
+				err = fmt.Errorf("checking the domains of the row: %v", r)
+			}
+		}()
+		return checks.Check(row, &ec.Eval, nil)
+	}
+	return nil
 }

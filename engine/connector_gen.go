@@ -108,6 +108,12 @@ func (e *Engine) checkSourceConnector(ctx context.Context, rel *catalog.Relation
 				return pgerr.New(pgerr.FeatureNotSupported, "INCLUDE %s is not supported with connector '%s'", v, rel.With[optConnector])
 			}
 		}
+		for _, c := range rel.Cols {
+			if c.Domain != 0 {
+				// A generator's rows are not checked against a domain.
+				return pgerr.New(pgerr.FeatureNotSupported, "column \"%s\" of a domain type is not supported with connector '%s'", c.Name, rel.With[optConnector])
+			}
+		}
 		key := optNexmarkBaseTime
 		if generatorOf(rel.With) == connDatagen {
 			key = optDatagenBaseTime

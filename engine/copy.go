@@ -217,6 +217,12 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	for _, i := range cols {
 		given[i] = true
 	}
+	// The columns COPY leaves out hold their defaults, which are checked
+	// against their domains; those it reads are checked as read.
+	notGiven := make([]bool, len(rel.Cols))
+	for i := range notGiven {
+		notGiven[i] = !given[i]
+	}
 	ws, err := s.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -254,9 +260,17 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			c := rel.Cols[cols[i]]
 			if f == nil {
 				row[cols[i]] = types.NullDatum
+				if err := rules.Domain(cols[i], types.NullDatum, &ec.Eval); err != nil {
+					return pgerr.As(err).WithWhere("COPY %s, line %d, column %s: null input", rel.Name, line, c.Name)
+				}
 				continue
 			}
 			d, err := types.ParseText(*f, c.T, s.loc)
+			if err == nil {
+				// The domain's input function checks the value as it
+				// reads it.
+				err = rules.Domain(cols[i], d, &ec.Eval)
+			}
 			if err != nil {
 				pe := pgerr.As(err)
 				if pe.Code == pgerr.CharacterNotInRepertoire {
@@ -276,6 +290,9 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 				}
 				row[i] = types.DInt(id)
 			}
+		}
+		if err := rules.Domains(row, &ec.Eval, notGiven); err != nil {
+			return lineWhere(pgerr.As(err))
 		}
 		if err := rules.Apply(row, &ec.Eval, given); err != nil {
 			if pe, ok := err.(*pgerr.Error); ok && (pe.Code == pgerr.NotNullViolation || pe.Code == pgerr.CheckViolation) {
@@ -359,7 +376,7 @@ func (s *Session) defaultsFor(rel *catalog.Relation, cols []int) (func(context.C
 	var exprs []string
 	var idx []int
 	for i, c := range rel.Cols {
-		if d := c.DefaultSQL(); !listed[i] && d != "" {
+		if d := s.columnDefault(c); !listed[i] && d != "" {
 			exprs = append(exprs, d)
 			idx = append(idx, i)
 		}

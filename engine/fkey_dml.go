@@ -436,7 +436,7 @@ func (f *fkState) parentAction(w fkWriter, ref fkRef, child *catalog.Relation, e
 				}
 				up[c] = v
 			}
-			if err := f.update(w, child, row, up); err != nil {
+			if err := f.update(w, child, row, up, fk.Cols); err != nil {
 				return err
 			}
 		case catalog.FKSetNull, catalog.FKSetDefault:
@@ -468,7 +468,7 @@ func (f *fkState) parentAction(w fkWriter, ref fkRef, child *catalog.Relation, e
 					up[c] = d[c]
 				}
 			}
-			if err := f.update(w, child, row, up); err != nil {
+			if err := f.update(w, child, row, up, cols); err != nil {
 				return err
 			}
 			if action == catalog.FKSetDefault && sameRow(child, row, up) {
@@ -495,10 +495,11 @@ func (f *fkState) stillReferenced(ref fkRef, parent, child *catalog.Relation, ev
 	return err.WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", names, vals, child.Name)
 }
 
-// update writes a cascaded change of child's row old to up, through the
-// table's row rules (generated columns, NOT NULL, CHECK) as an UPDATE
-// by its owner would.
-func (f *fkState) update(w fkWriter, child *catalog.Relation, old, up types.Row) error {
+// update writes a cascaded change of child's row old to up, whose
+// columns set are those it sets, through the table's row rules (the
+// domains of the columns set, generated columns, NOT NULL, CHECK) as an
+// UPDATE by its owner would.
+func (f *fkState) update(w fkWriter, child *catalog.Relation, old, up types.Row, set []int) error {
 	rr := f.rules[child.ID]
 	if rr == nil {
 		r, err := planner.BindRowRules(f.ctx, child, f.s.catalogView())
@@ -516,6 +517,13 @@ func (f *fkState) update(w fkWriter, child *catalog.Relation, old, up types.Row)
 	if f.ec == nil {
 		f.ec = f.s.execCtx(f.ctx, nil, nil, w)
 		f.ec.MaySelect = nil
+	}
+	setCols := make([]bool, len(child.Cols))
+	for _, c := range set {
+		setCols[c] = true
+	}
+	if err := rr.Domains(up, &f.ec.Eval, setCols); err != nil {
+		return err
 	}
 	if err := rr.Apply(up, &f.ec.Eval, nil); err != nil {
 		return err

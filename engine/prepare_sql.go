@@ -30,6 +30,10 @@ type sqlPrepared struct {
 	// the positions of errors from binding it again are relative to that
 	// text, as in Postgres.
 	bodyAt int
+	// domains[i], when not "", is the domain parameter i was declared
+	// of, which EXECUTE casts its argument to: the domain's
+	// constraints then hold for it.
+	domains []string
 }
 
 // shiftPosition moves the error position of err, which is about a text
@@ -70,7 +74,7 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) 
 	if s.sqlPrepared == nil {
 		s.sqlPrepared = map[string]*sqlPrepared{}
 	}
-	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: text, at: time.Now(), bodyAt: st.BodyAt}
+	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: text, at: time.Now(), bodyAt: st.BodyAt, domains: s.paramDomains(st)}
 	return done("PREPARE")
 }
 
@@ -179,7 +183,11 @@ func (s *Session) bindExecute(ctx context.Context, st *sql.Execute) (*boundExecu
 			b.WriteString("(")
 			b.WriteString(a)
 			b.WriteString(")::")
-			b.WriteString(ts[i].String())
+			if i < len(sp.domains) && sp.domains[i] != "" {
+				b.WriteString(sp.domains[i])
+			} else {
+				b.WriteString(ts[i].String())
+			}
 		}
 		stmt, err := s.parseCtx(ctx, b.String())
 		if err == nil {
@@ -261,4 +269,25 @@ func (s *Session) deallocate(st *sql.Deallocate) (wire.Result, error) {
 	}
 	delete(s.sqlPrepared, st.Name)
 	return done("DEALLOCATE")
+}
+
+// paramDomains returns, by parameter of PREPARE st, the qualified name
+// of the domain it is declared of ("" for other types), nil when none is.
+func (s *Session) paramDomains(st *sql.Prepare) []string {
+	var out []string
+	for i, t := range st.Types {
+		tn, err := sql.ParseUserTypeName(t)
+		if err != nil || tn.User == nil {
+			continue
+		}
+		u, ok := s.lookupUserType(*tn.User)
+		if !ok || u.Kind != 'd' {
+			continue
+		}
+		if out == nil {
+			out = make([]string, len(st.Types))
+		}
+		out[i] = sql.QuoteIdent(u.Schema) + "." + sql.QuoteIdent(u.Name)
+	}
+	return out
 }

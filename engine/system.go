@@ -55,6 +55,36 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return s.checkText(r, k, false), true
 		}
 	}
+	if fn == "pg_get_constraintdef" {
+		if u, c, ok := domainCheckByOID(s.eng.cat, oid); ok {
+			text := c.Expr
+			if e, err := planner.BindDomainCheck(context.Background(), u, c.Expr, 0, s.catalogView()); err == nil {
+				cast := ""
+				if u.BaseDomain != 0 {
+					cast = u.T.String()
+				}
+				text = planner.DomainCheckText(e, pretty, cast)
+			}
+			text = "CHECK (" + text + ")"
+			if c.NotValid {
+				text += " NOT VALID"
+			}
+			return text, true
+		}
+	}
+	if fn == "format_type" || fn == "pg_type_is_visible" {
+		u, ok := s.eng.cat.TypeByOID(oid)
+		if !ok {
+			return "", false
+		}
+		if fn == "format_type" {
+			return s.userTypeName(u), true
+		}
+		if v, ok := s.lookupUserType(sql.ObjectName{Name: u.Name}); ok && v.OID == u.OID {
+			return "t", true
+		}
+		return "f", true
+	}
 	if fn == "pg_get_viewdef" && pretty {
 		if r, ok := s.eng.cat.ByOID(oid); ok && (r.Kind == catalog.KindView || r.Kind == catalog.KindMView) {
 			return s.eng.viewText(r, true), true
@@ -522,4 +552,34 @@ func (c sessionCatalog) TableBytes(id uint32) int64 {
 		return 0
 	}
 	return n
+}
+
+// domainCheckByOID finds the domain CHECK constraint of pg_constraint
+// OID oid.
+func domainCheckByOID(cat *catalog.Catalog, oid uint32) (*catalog.UserType, catalog.DomainCheck, bool) {
+	for _, u := range cat.Types() {
+		for _, c := range u.Checks {
+			if c.OID == oid {
+				return u, c, true
+			}
+		}
+	}
+	return nil, catalog.DomainCheck{}, false
+}
+
+// DomainCheckText implements syscat.Provider.
+func (c sessionCatalog) DomainCheckText(oid uint32) string {
+	s, _ := c.s.DescribeObject("pg_get_constraintdef", oid, 0, false)
+	return s
+}
+
+// DomainDefaultText implements syscat.Provider: the default deparsed as
+// a column's of the domain's base type is, or as written if it no longer
+// binds.
+func (c sessionCatalog) DomainDefaultText(u *catalog.UserType) string {
+	r := &catalog.Relation{Name: u.Name, Cols: []catalog.Column{{Name: "value", T: u.T, Default: u.Default}}}
+	if t, err := planner.DefaultText(r, 0, c.s.catalogView()); err == nil {
+		return t
+	}
+	return u.Default
 }

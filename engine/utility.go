@@ -58,7 +58,12 @@ func textRow(vals ...string) types.Row {
 // prepare dispatches a parsed statement.
 func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints []types.T) (wire.Prepared, error) {
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
-		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) { return run(ctx, io) }}
+		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+			if err := s.resolveStmtTypes(stmt); err != nil {
+				return nil, err
+			}
+			return run(ctx, io)
+		}}
 	}
 	if err := s.checkOtherTemp(stmt); err != nil {
 		return nil, err
@@ -122,7 +127,18 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			return s.createSink(ctx, st, text, io)
 		}), nil
 	case *sql.Drop:
+		if st.Kind == "type" || st.Kind == "domain" {
+			return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropTypes(ctx, st, io) }), nil
+		}
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(ctx, st, io) }), nil
+	case *sql.CreateEnum:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createEnum(st) }), nil
+	case *sql.AlterType:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterType(st, io) }), nil
+	case *sql.CreateDomain:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createDomain(st) }), nil
+	case *sql.AlterDomain:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(ctx, st) }), nil
 	case *sql.CreateSchema:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
 	case *sql.CreateSequence:
@@ -418,7 +434,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		col := catalog.Column{Name: c.Name, T: c.Type.T, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity, Collation: c.Collation}
+		col := catalog.Column{Name: c.Name, T: c.Type.T, Domain: c.Type.Domain, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity, Collation: c.Collation}
 		switch {
 		case c.Identity != "" && c.Default != "":
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)

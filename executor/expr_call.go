@@ -82,7 +82,33 @@ func compileCast(e *planner.Cast) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
+	dc, err := compileDomain(e.Domain)
+	if err != nil {
+		return nil, err
+	}
+	if dc != nil {
+		return &domainCastEval{castEval{arg: arg, from: e.Arg.Type(), to: e.T, explicit: !e.Assign}, dc}, nil
+	}
 	return &castEval{arg: arg, from: e.Arg.Type(), to: e.T, explicit: !e.Assign}, nil
+}
+
+// domainCastEval is a coercion to a domain: the cast to its base type,
+// then its constraints.
+type domainCastEval struct {
+	castEval
+	dc *domainCheck
+}
+
+// Eval casts and checks the visible rows.
+func (c *domainCastEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
+	out, err := c.castEval.Eval(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.dc.vec(ctx, out, in); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Eval casts row by row (explicit or assignment semantics), with fast

@@ -309,6 +309,9 @@ func (o *Insert) onConflict(r types.Row) (types.Row, bool, error) {
 		}
 		nr[i] = copyDatum(v.Get(0))
 	}
+	if err := o.rules.Domains(nr, &o.ec.Eval, setCols(o.set)); err != nil {
+		return nil, true, err
+	}
 	if err := o.rules.Apply(nr, &o.ec.Eval, setCols(o.set)); err != nil {
 		return nil, true, err
 	}
@@ -333,6 +336,9 @@ func (o *Insert) Next(ctx context.Context) (*types.Chunk, error) {
 				}
 				r[i] = types.DInt(id)
 			}
+		}
+		if err := o.rules.Domains(r, &o.ec.Eval, nil); err != nil {
+			return nil, err
 		}
 		if err := o.rules.Apply(r, &o.ec.Eval, o.given); err != nil {
 			return nil, err

@@ -22,6 +22,8 @@ type RowRules struct {
 	ts        []types.T
 	// buf is the one-row chunk the evaluators read, reused row to row.
 	buf *types.Chunk
+	// domains checks the values of columns of a domain type.
+	domains *DomainChecks
 }
 
 // NewRowRules compiles r for rows of rel.
@@ -48,7 +50,30 @@ func NewRowRules(rel *catalog.Relation, r planner.RowRules) (*RowRules, error) {
 		rr.checks = append(rr.checks, ev)
 		rr.names = append(rr.names, c.Name)
 	}
+	d, err := NewDomainChecks(r.Domains, rr.ts)
+	if err != nil {
+		return nil, err
+	}
+	rr.domains = d
 	return rr, nil
+}
+
+// Domains checks the values row holds in columns of a domain type
+// against the domain's constraints, before Apply: the columns domains
+// marks (those an UPDATE sets), all when it is nil (an INSERT's row, in
+// which a column the statement leaves out holds its default or NULL,
+// coerced to the domain as PostgreSQL does).
+func (rr *RowRules) Domains(row types.Row, ec *EvalCtx, domains []bool) error {
+	return rr.domains.Check(row, ec, domains)
+}
+
+// Domain checks v, a value for column i, against the column's domain
+// (nil when it has none).
+func (rr *RowRules) Domain(i int, v types.Datum, ec *EvalCtx) error {
+	if rr.domains == nil || rr.domains.cols[i] == nil {
+		return nil
+	}
+	return rr.domains.cols[i].datum(ec, v, rr.ts[i])
 }
 
 // Apply computes row's generated columns in place and checks it: 23502

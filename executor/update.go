@@ -110,6 +110,9 @@ func (u *Update) Next(ctx context.Context) (*types.Chunk, error) {
 				nr[i] = vals[i]
 			}
 		}
+		if err := u.rules.Domains(nr, &u.ec.Eval, setCols(u.set)); err != nil {
+			return nil, err
+		}
 		if err := u.rules.Apply(nr, &u.ec.Eval, setCols(u.set)); err != nil {
 			return nil, err
 		}

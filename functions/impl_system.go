@@ -249,7 +249,15 @@ func (t implTable) defineSystem() {
 	})
 	// Functions, operators and types are all in pg_catalog, which is
 	// always searched; weir has no conversions or operator classes.
-	for _, n := range []string{"pg_type_is_visible", "pg_function_is_visible",
+	// pg_type_is_visible asks the session about a user type (one outside
+	// the search path is not visible).
+	t.defRow("pg_type_is_visible", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_type_is_visible", d[0].I, 0, false); ok {
+			return types.DBool(s == "t"), nil
+		}
+		return types.DBool(true), nil
+	})
+	for _, n := range []string{"pg_function_is_visible",
 		"pg_operator_is_visible", "pg_conversion_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
 		"has_schema_privilege", "has_database_privilege"} {
 		t.defRow(n, constBool(true))
@@ -308,7 +316,7 @@ func (t implTable) defineSystem() {
 		}
 		return dText(fmt.Sprintf("unknown (OID=%d)", uint32(d[0].I)))
 	})
-	t.defRowNS("format_type", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRowNS("format_type", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		if d[0].Null {
 			return types.NullDatum, nil
 		}
@@ -317,6 +325,9 @@ func (t implTable) defineSystem() {
 		}
 		t, ok := types.ByOID(uint32(d[0].I))
 		if !ok {
+			if s, ok := describe(ctx, "format_type", d[0].I, 0, false); ok {
+				return dText(s)
+			}
 			return dText("???")
 		}
 		typmod, given := int32(-1), !d[1].Null

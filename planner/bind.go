@@ -24,6 +24,13 @@ type Catalog interface {
 	SystemTable(schema, name string) (schemaName string, cols types.Schema, ok bool)
 }
 
+// TypeCatalog is implemented by a Catalog that knows user types (enums
+// and domains): UserType finds one by schema ("" = search path) and
+// name.
+type TypeCatalog interface {
+	UserType(schema, name string) (*catalog.UserType, bool)
+}
+
 // PermanentCatalog is implemented by a Catalog in which temporary
 // relations can hide permanent ones of the same name: Permanent returns
 // the catalog without that, in which a permanent view's stored

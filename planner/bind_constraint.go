@@ -25,6 +25,9 @@ type BoundCheck struct {
 type RowRules struct {
 	Generated []Expr
 	Checks    []BoundCheck
+	// Domains[i] is the domain of column i (nil for other columns): a
+	// value written to it must satisfy the domain's constraints.
+	Domains []*Domain
 }
 
 // exprs lists r's expressions (nil entries included).
@@ -175,6 +178,7 @@ func (b *binder) rowRules(rel *catalog.Relation) RowRules {
 	// (CheckConstraintFetch sorts them), which decides the one a row
 	// failing several is reported against.
 	slices.SortStableFunc(r.Checks, func(x, y BoundCheck) int { return strings.Compare(x.Name, y.Name) })
+	r.Domains = b.domainRules(rel)
 	return r
 }
 

@@ -140,6 +140,11 @@ func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 		return b.assign(e, rel, i)
 	}
 	text := col.DefaultSQL()
+	if text == "" && col.Domain != 0 {
+		// A column of a domain type without a default of its own takes
+		// the domain's.
+		text = b.domainDefault(col.Domain)
+	}
 	if text == "" || col.Hidden {
 		return &Const{V: types.NullDatum, T: col.T}
 	}

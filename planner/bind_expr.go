@@ -733,6 +733,9 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 			return b.rowToJSON(name, r)
 		}
 	}
+	if c, ok := b.enumCall(name, args, node, kind); ok {
+		return c
+	}
 	var cands []*Overload
 	for _, o := range Overloads(name) {
 		if o.Kind == kind || (kind == WindowOnly && o.Kind == Aggregate) {
@@ -901,7 +904,9 @@ func (b *binder) inList(x Expr, list []Expr, not bool, node ast.Node) Expr {
 	}
 	// The comparison must exist for the common type.
 	eq := b.op("=", []Expr{b.tryCoerce(x, t, ctxImplicit), b.tryCoerce(&Const{V: types.NullDatum, T: t}, t, ctxImplicit)}, node).(*Call)
-	t = eq.Args[0].Type()
+	if !t.IsEnum() { // an enum's = compares the relabelled sort orders
+		t = eq.Args[0].Type()
+	}
 	out := &InList{Arg: b.tryCoerce(x, t, ctxImplicit), Not: not}
 	for _, e := range list {
 		out.List = append(out.List, b.tryCoerce(e, t, ctxImplicit))

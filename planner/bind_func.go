@@ -294,7 +294,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	if _, ok := b.isAggregate(n); ok {
 		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
 	}
-	return b.call(name, b.exprs(c, n.Args), n, false, Scalar)
+	args := b.exprs(c, n.Args)
+	if e, ok := b.enumFunc(name, args, n); ok {
+		return e
+	}
+	return b.call(name, args, n, false, Scalar)
 }
 
 // lookupType parses a type name as written in a cast. A cast to an array
@@ -310,10 +314,29 @@ func (b *binder) lookupType(text string, node ast.Node) types.T {
 			}
 		}
 	}
+	if err != nil && pgerr.CodeOf(err) == pgerr.UndefinedObject {
+		if u, ok := b.userType(text); ok {
+			return u.T
+		}
+	}
 	if err != nil {
 		fail(pgerr.As(err).WithPosition(b.pos(node)))
 	}
 	return tn.T
+}
+
+// userType finds the user type (enum or domain) a type name written in
+// a cast names.
+func (b *binder) userType(text string) (*catalog.UserType, bool) {
+	tc, ok := b.cat.(TypeCatalog)
+	if !ok {
+		return nil, false
+	}
+	tn, err := sql.ParseUserTypeName(text)
+	if err != nil || tn.User == nil {
+		return nil, false
+	}
+	return tc.UserType(tn.User.Schema, tn.User.Name)
 }
 
 // castTypeText returns the type text of pg_cast's second argument.
@@ -394,7 +417,11 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 	}
-	return b.explicitCast(b.expr(c, n.Args[0]), t, n)
+	x := b.explicitCast(b.expr(c, n.Args[0]), t, n)
+	if u, ok := b.userType(text); ok && u.Kind == 'd' {
+		return b.toDomain(x, u.OID, false)
+	}
+	return x
 }
 
 // explicitCast converts x to t as CAST / :: do.
@@ -523,6 +550,9 @@ func (b *binder) typeOID(s string, node ast.Node) uint32 {
 		if tn, err := parseType(elem); err == nil && tn.T.ArrayOID() != 0 {
 			return tn.T.ArrayOID()
 		}
+	}
+	if u, ok := b.userType(text); ok {
+		return u.OID
 	}
 	fail(pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", text).WithPosition(b.pos(node)))
 	return 0

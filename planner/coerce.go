@@ -546,6 +546,9 @@ func pgTypeName(t types.T) string {
 	case types.Uuid:
 		return "uuid"
 	}
+	if t.IsEnum() {
+		return types.EnumTypname(t)
+	}
 	if t.IsArray() {
 		// FigureColname names a cast to int4[] after its base type name.
 		return pgTypeName(t.Elem())

@@ -49,6 +49,12 @@ func deparse(e Expr) string {
 	case *Const:
 		return deparseConst(n)
 	case *Cast:
+		if n.Domain != nil {
+			return deparseOperand(n.Arg) + "::" + n.Domain.Name
+		}
+		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
+			return deparse(n.Arg)
+		}
 		if n.Assign {
 			return deparse(n.Arg)
 		}
@@ -146,6 +152,12 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // integer literal widened to the column's type into one constant, so
 // integers are judged by value, as the int4 literal Postgres would keep.
 func deparseConst(c *Const) string {
+	if c.T.IsEnum() {
+		if c.V.Null {
+			return "NULL::" + types.EnumTypname(c.T)
+		}
+		return quoteLiteral(types.FormatText(c.V, c.T, time.UTC)) + "::" + types.EnumTypname(c.T)
+	}
 	if c.V.Null {
 		return "NULL::" + types.T{ID: c.T.ID, Mod: -1}.String()
 	}
@@ -203,12 +215,32 @@ func RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
 	return out
 }
 
+// DomainCheckText prints e, a domain's CHECK expression bound by
+// BindDomainCheck, as pg_get_constraintdef prints it (VALUE for the
+// value). valueCast is, for a domain over a domain, the base type VALUE
+// is relabelled to where a function or operator takes it ("" for other
+// domains).
+func DomainCheckText(e Expr, pretty bool, valueCast string) string {
+	rel := &catalog.Relation{Cols: []catalog.Column{{Name: "value"}}}
+	d := rowDeparser{rel: rel, pretty: pretty, indent: new(int), value: true, valueCast: valueCast}
+	out := d.expr(e, nil)
+	for strings.Contains(out, " \n") {
+		out = strings.ReplaceAll(out, " \n", "\n")
+	}
+	return out
+}
+
 // rowDeparser prints expressions over a table's row. indent is the
 // pretty form's indentation of CASE lines (ruleutils.c's indentLevel).
 type rowDeparser struct {
 	rel    *catalog.Relation
 	pretty bool
 	indent *int
+	// value makes column 0 print as VALUE: a domain's constraint;
+	// valueCast, when set, is the base type a domain over a domain
+	// relabels VALUE to where it is an argument (VALUE::integer).
+	value     bool
+	valueCast string
 	// cols, when set, is the text of each input column (a view's
 	// deparsed columns, viewdef.go), in place of rel's column names.
 	cols []string
@@ -415,6 +447,12 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		}
 		return "(" + q + ")"
 	case *ColRef:
+		if d.value {
+			if _, isNull := parent.(*IsNull); d.valueCast != "" && parent != nil && !isNull {
+				return "VALUE::" + d.valueCast
+			}
+			return "VALUE"
+		}
 		if d.cols != nil {
 			return d.cols[n.Idx]
 		}
@@ -422,6 +460,13 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 	case *Const:
 		return deparseConst(n)
 	case *Cast:
+		if n.Domain != nil {
+			return d.expr(n.Arg, n) + "::" + n.Domain.Name
+		}
+		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
+			// An enum relabelled to its sort order for a comparison.
+			return d.expr(n.Arg, parent)
+		}
 		if n.Assign {
 			return d.expr(n.Arg, parent)
 		}

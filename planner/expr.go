@@ -70,6 +70,9 @@ const DefaultArg = "-"
 type Cast struct {
 	Arg Expr
 	T   types.T
+	// Domain, when set, makes the cast a coercion to that domain (T is
+	// its base type): the value must then satisfy its constraints.
+	Domain *Domain
 	// Assign marks an assignment cast (INSERT/UPDATE targets): types.Cast
 	// with explicit=false, so text that overflows varchar(n) is 22001
 	// instead of being truncated.

@@ -71,6 +71,9 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 				if elem, ok := strings.CutSuffix(strings.TrimSpace(text), "[]"); ok {
 					text = elem
 				}
+				if u, ok := b.userType(text); ok && u.Kind == 'd' {
+					return u.Name, 1
+				}
 				return pgTypeName(b.lookupType(text, n)), 1
 			}
 		case "pg_extract":

@@ -224,7 +224,7 @@ func mapExpr(e Expr, fn func(Expr) Expr) Expr {
 	case *Call:
 		return fn(&Call{Fn: n.Fn, Args: m(n.Args), T: n.T})
 	case *Cast:
-		return fn(&Cast{Arg: mapExpr(n.Arg, fn), T: n.T, Assign: n.Assign})
+		return fn(&Cast{Arg: mapExpr(n.Arg, fn), T: n.T, Assign: n.Assign, Domain: n.Domain})
 	case *And:
 		return fn(&And{Args: m(n.Args)})
 	case *Or:

@@ -123,5 +123,29 @@ func ParseType(text string) (TypeName, error) {
 	if toks[next].Kind != TEOF {
 		return TypeName{}, syntaxErrorAt(text, toks[next])
 	}
+	if tn.User != nil {
+		return TypeName{}, tn.Err
+	}
+	return tn, nil
+}
+
+// ParseUserTypeName parses a type name as ParseType does but returns a
+// name that is no built-in type as TypeName.User (with the 42704 error
+// in TypeName.Err) for the caller to look up among user types.
+func ParseUserTypeName(text string) (TypeName, error) {
+	toks, err := Lex(text)
+	if err != nil {
+		return TypeName{}, err
+	}
+	if toks[0].Kind == TEOF {
+		return TypeName{}, syntaxErrorAt(text, toks[0])
+	}
+	tn, next, err := parseTypeAt(text, toks, 0)
+	if err != nil {
+		return TypeName{}, err
+	}
+	if toks[next].Kind != TEOF {
+		return TypeName{}, syntaxErrorAt(text, toks[next])
+	}
 	return tn, nil
 }

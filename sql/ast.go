@@ -107,6 +107,15 @@ type TVF struct {
 type TypeName struct {
 	T    types.T
 	Text string // as written, for error messages
+	// User is set, and T is types.TUnknown, when the name is no
+	// built-in type: it may name a user type (an enum or a domain),
+	// which the engine looks up in its catalog. Err is then the error
+	// for a name that names none (42704, positioned).
+	User *ObjectName
+	Err  error
+	// Domain is the OID of the domain the engine found the name to be
+	// (T is then its base type), 0 otherwise.
+	Domain uint32
 }
 
 // LikeClause is LIKE source [INCLUDING | EXCLUDING option ...] in

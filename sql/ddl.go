@@ -26,6 +26,10 @@ func (p *stmtParser) create() (Stmt, error) {
 		if err := p.unsupportedObject("CREATE OR REPLACE"); err != nil {
 			return nil, err
 		}
+	} else if !temp && p.accept("type") {
+		return p.createType()
+	} else if !temp && p.accept("domain") {
+		return p.createDomain()
 	} else if err := p.unsupportedObject("CREATE"); err != nil {
 		return nil, err
 	}

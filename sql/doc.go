@@ -343,7 +343,7 @@
 // PostgreSQL that weir cannot run is 0A000 naming the feature, never a
 // syntax error: the gate refuses XML functions,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
-// statements and clauses of unsupported.go (CREATE DOMAIN, EXTENSION,
+// statements and clauses of unsupported.go (CREATE EXTENSION, RULE,
 // ...; unlogged tables, temporary sequences; PARTITION BY, INHERITS;
 // ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15

@@ -291,6 +291,12 @@ func (p *stmtParser) stmt() (Stmt, error) {
 		if w := p.word(1); w == "role" || w == "user" {
 			p.pos++
 			s, err = p.alterRole()
+		} else if w == "type" {
+			p.pos += 2
+			s, err = p.alterType()
+		} else if w == "domain" {
+			p.pos += 2
+			s, err = p.alterDomain()
 		} else {
 			s, err = p.alter()
 		}
@@ -773,6 +779,10 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "schema"
 	case p.accept("sequence"):
 		d.Kind = "sequence"
+	case p.accept("type"):
+		d.Kind = "type"
+	case p.accept("domain"):
+		d.Kind = "domain"
 	case p.word(0) == "role" || p.word(0) == "user" || p.word(0) == "group":
 		return p.dropRole()
 	default:

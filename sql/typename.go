@@ -335,7 +335,11 @@ func parseTypeAt(src string, toks []Token, i int) (TypeName, int, error) {
 	text := src[toks[i].Off:toks[next-1].End]
 	t, err := resolveType(spec)
 	if err != nil {
-		return TypeName{}, i, err.WithPosition(charPos(src, toks[i].Off))
+		err = err.WithPosition(charPos(src, toks[i].Off))
+		if err.Code == pgerr.UndefinedObject && spec.arrays == 0 && len(spec.mods) == 0 && !spec.modsBad && len(spec.words) == 1 {
+			return TypeName{T: types.TUnknown, Text: text, User: &ObjectName{Schema: spec.schema, Name: spec.words[0]}, Err: err}, next, nil
+		}
+		return TypeName{}, i, err
 	}
 	return TypeName{T: t, Text: text}, next, nil
 }

@@ -44,16 +44,24 @@ func init() {
 }
 
 // IsArray reports whether t is an array type.
-func (t T) IsArray() bool { return elemOf[t.ID] != Unknown }
+func (t T) IsArray() bool { return t.ID < numTypeIDs && elemOf[t.ID] != Unknown }
 
 // Elem returns the element type of array type t (TUnknown if t is not an
 // array). An array type's Mod is its elements' modifier, as in Postgres's
 // atttypmod (varchar(5)[] has Mod 9).
-func (t T) Elem() T { return T{elemOf[t.ID], t.Mod} }
+func (t T) Elem() T {
+	if t.ID >= numTypeIDs {
+		return TUnknown
+	}
+	return T{elemOf[t.ID], t.Mod}
+}
 
 // ArrayOf returns the array type whose elements are of type elem, and false
 // if weir has no such array type (arrays of arrays, unknown).
 func ArrayOf(elem T) (T, bool) {
+	if elem.ID >= numTypeIDs {
+		return TUnknown, false
+	}
 	id := arrayOf[elem.ID]
 	return T{id, -1}, id != Unknown
 }

@@ -34,6 +34,9 @@ const (
 // form (a date or timestamp beyond the int32/int64 wire range) and for
 // unsupported types, with 22008 or 0A000.
 func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
+	if t.ID >= FirstEnumID {
+		return append(buf, FormatEnum(d, t)...), nil // enum_send: the label
+	}
 	switch t.ID {
 	case Bool:
 		if d.I != 0 {
@@ -118,6 +121,9 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format")
 	}
 	need := func(n int) bool { return len(b) == n }
+	if t.ID >= FirstEnumID {
+		return ParseEnum(string(b), t)
+	}
 	switch t.ID {
 	case Bool:
 		if !need(1) {

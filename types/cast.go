@@ -93,10 +93,21 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 	if from.ID == to.ID && from.ID != Unknown {
 		return d, nil
 	}
+	// An enum and float8 relabel each other: the binder compares and
+	// aggregates enum values as their sort orders (never a user's cast).
+	if from.ID >= FirstEnumID && to.ID == Float8 || from.ID == Float8 && to.ID >= FirstEnumID {
+		return d, nil
+	}
+	if from.ID >= FirstEnumID && to.ID >= FirstEnumID {
+		return NullDatum, cannotCast(from, to)
+	}
 	// Unknown literals and the string types parse into any type; every
 	// type prints into the string types (Postgres's I/O conversion casts).
 	if from.ID == Unknown || ((from.ID == Text || from.ID == Varchar || from.ID == Bpchar || from.ID == Name) && !to.IsString()) {
 		return ParseText(d.S, T{to.ID, -1}, loc)
+	}
+	if from.ID >= FirstEnumID && !to.IsString() || to.ID >= FirstEnumID && !from.IsString() {
+		return NullDatum, cannotCast(from, to)
 	}
 	if to.IsString() {
 		var s string

@@ -16,6 +16,9 @@ func FormatText(d Datum, t T, loc *time.Location) string {
 	if d.Null {
 		return ""
 	}
+	if t.ID >= FirstEnumID {
+		return FormatEnum(d, t)
+	}
 	switch t.ID {
 	case Bool:
 		if d.I != 0 {

@@ -23,6 +23,9 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	if err := CheckText(s); err != nil {
 		return NullDatum, err
 	}
+	if t.ID >= FirstEnumID {
+		return ParseEnum(s, t)
+	}
 	switch t.ID {
 	case Bool:
 		b, err := ParseBool(s)

@@ -4,7 +4,7 @@ import "fmt"
 
 // TypeID identifies a SQL type family. The zero value is Unknown: the type
 // of an untyped literal or NULL before the binder resolves it.
-type TypeID uint8
+type TypeID uint16
 
 // The SQL types weir supports (DESIGN.md §6), plus the few catalog types
 // that psql's catalog queries need (oid, name, "char", text[]).
@@ -174,7 +174,7 @@ var infos = [numTypeIDs]typeInfo{
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
 // RowDescription and ParameterDescription.
-func (t T) OID() uint32 { return infos[t.ID].oid }
+func (t T) OID() uint32 { return info(t.ID).oid }
 
 // Typmod returns t's modifier as PostgreSQL records it (atttypmod, the
 // RowDescription's type modifier): Mod, except that an interval's
@@ -189,16 +189,16 @@ func (t T) Typmod() int32 {
 
 // Size returns pg_type.typlen: the fixed width in bytes, or -1 for
 // variable-length types (RowDescription's DataTypeSize).
-func (t T) Size() int16 { return infos[t.ID].size }
+func (t T) Size() int16 { return info(t.ID).size }
 
 // ArrayOID returns the OID of the array type whose elements are t (0 if none).
-func (t T) ArrayOID() uint32 { return infos[t.ID].arrOID }
+func (t T) ArrayOID() uint32 { return info(t.ID).arrOID }
 
 // String returns the type as Postgres's format_type prints it, including the
 // modifier: "integer", "character varying(10)", "numeric(10,2)",
 // "timestamp(3) without time zone".
 func (t T) String() string {
-	base := infos[t.ID].name
+	base := info(t.ID).name
 	if t.Mod < 0 {
 		return base
 	}
@@ -226,10 +226,10 @@ func (t T) String() string {
 }
 
 // Name returns the family name without modifier (for example "integer").
-func (id TypeID) Name() string { return infos[id].name }
+func (id TypeID) Name() string { return info(id).name }
 
 // String implements fmt.Stringer for a TypeID.
-func (id TypeID) String() string { return infos[id].name }
+func (id TypeID) String() string { return info(id).name }
 
 // ByOID returns the type with the given Postgres OID and false if weir
 // does not know it.
@@ -266,7 +266,12 @@ func (t T) IsString() bool {
 }
 
 // Family returns how values of t are stored in a Datum and a Vec.
-func (t T) Family() Family { return families[t.ID] }
+func (t T) Family() Family {
+	if t.ID >= FirstEnumID {
+		return FamFloat
+	}
+	return families[t.ID]
+}
 
 // Family says which field of a Datum, and which slice of a Vec, holds a
 // type's values.

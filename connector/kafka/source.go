@@ -91,6 +91,10 @@ type SourceConfig struct {
 	// (positions in Schema, in the key decoder's column order).
 	KeyDecoder Decoder
 	KeyColumns []int
+	// Check, when set, checks a decoded row (of Schema) beyond its types,
+	// as the constraints of the columns' domains: a row it fails makes
+	// the record malformed.
+	Check func(types.Row) error
 	// Include lists extra columns appended after Schema, in this order.
 	Include []Include
 
@@ -435,6 +439,11 @@ func (r *SourceReader) decode(rec *kgo.Record, dst types.Row) (types.Row, types.
 		var err error
 		row, err = r.cfg.Decoder.Decode(rec.Value)
 		if err != nil {
+			return nil, 0, err.Error()
+		}
+	}
+	if r.cfg.Check != nil && op == types.OpInsert {
+		if err := r.cfg.Check(row[:len(r.cfg.Schema)]); err != nil {
 			return nil, 0, err.Error()
 		}
 	}

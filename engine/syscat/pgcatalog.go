@@ -329,7 +329,13 @@ func pgCatalogTables() []*table {
 					if oid, ok := collationOIDs[c.Collation]; ok {
 						coll = oid
 					}
-					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(int(c.T.Typmod())),
+					// A column of a domain type has the domain as its type,
+					// whose typtypmod holds the base type's modifier.
+					typ, typmod := c.T.OID(), int(c.T.Typmod())
+					if c.Domain != 0 {
+						typ, typmod = c.Domain, -1
+					}
+					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(typ), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(typmod),
 						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 				}
 				if hasRealPK(r) {
@@ -369,6 +375,18 @@ func pgCatalogTables() []*table {
 				}
 				rows = append(rows, types.Row{vOid(tr.t.OID()), vStr(tr.name), vOid(oidPgCatalog), vOid(oidRoot), vInt(int(tr.t.Size())), vBool(tr.t.Size() > 0 && tr.t.Size() <= 8), vStr("b"), vStr(tr.category), vBool(tr.pref), vBool(true), vStr(","), vOid(0), vOid(elem), vOid(tr.t.ArrayOID()),
 					vStr(tr.name + "in"), vStr(tr.name + "out"), vStr(tr.name + "recv"), vStr(tr.name + "send"), vStr(typAlign(tr.t)), vStr(typStorage(tr.t)), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+			}
+			return append(rows, userTypeRows(p)...)
+		}),
+		def("pg_catalog", "pg_enum", "oid:oid enumtypid:oid enumsortorder:float4 enumlabel:name", func(p Provider) []types.Row {
+			var rows []types.Row
+			for _, u := range p.Catalog().Types() {
+				if u.Kind != 'e' {
+					continue
+				}
+				for _, l := range types.EnumLabels(u.T) {
+					rows = append(rows, types.Row{vOid(l.OID), vOid(u.OID), types.DFloat(float64(float32(l.Sort))), vStr(l.Label)})
+				}
 			}
 			return rows
 		}),
@@ -418,7 +436,7 @@ func pgCatalogTables() []*table {
 					rows = append(rows, foreignKeyRow(p, r, k))
 				}
 			}
-			return rows
+			return append(rows, domainConstraintRows(p)...)
 		}),
 		def("pg_catalog", "pg_policy", "oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool polroles:text[] polqual:text polwithcheck:text", empty),
 		def("pg_catalog", "pg_statistic_ext", "oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:int4 stxkeys:text stxkind:text[]", empty),
@@ -1046,6 +1064,66 @@ func activityRows(p Provider) []types.Row {
 		r = append(r, addr, null, port, vTime(b.Started), vTime(b.XactStart), vTime(b.QueryStart), vTime(b.StateChange),
 			vStrOrNull(b.WaitEventType), vStrOrNull(b.WaitEvent), vStr(b.State), null, null, null, vStr(b.Query), vStr("client backend"))
 		rows = append(rows, r)
+	}
+	return rows
+}
+
+// userTypeRows are the pg_type rows of the user types: an enum (typtype
+// 'e', category 'E', four bytes by value, enum_in and its kin) or a
+// domain (typtype 'd', its base type's storage, category and output
+// functions, typbasetype, typtypmod, typnotnull and typdefault).
+func userTypeRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	for _, u := range cat.Types() {
+		ns := vOid(nspOID(u.Schema, cat))
+		if u.Kind == 'e' {
+			rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(4), vBool(true), vStr("e"), vStr("E"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
+				vStr("enum_in"), vStr("enum_out"), vStr("enum_recv"), vStr("enum_send"), vStr("i"), vStr("p"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(0), null, null})
+			continue
+		}
+		base := u.T
+		name, category := base.ID.Name(), "U"
+		for _, tr := range pgTypes {
+			if tr.t.ID == base.ID {
+				name, category = tr.name, tr.category
+			}
+		}
+		if base.IsEnum() {
+			category = "E"
+		}
+		coll := uint32(0)
+		if category == "S" && base.ID != types.Name {
+			coll = 100
+		}
+		def := null
+		if u.Default != "" {
+			def = vStr(p.DomainDefaultText(u))
+		}
+		baseOID := base.OID()
+		if u.BaseDomain != 0 {
+			baseOID = u.BaseDomain
+		}
+		rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(int(base.Size())), vBool(base.Size() > 0 && base.Size() <= 8), vStr("d"), vStr(category), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
+			vStr("domain_in"), vStr(name + "out"), vStr("domain_recv"), vStr(name + "send"), vStr(typAlign(base)), vStr(typStorage(base)), vBool(u.NotNull), vOid(baseOID), vInt(int(base.Typmod())), vInt(0), vOid(coll), def, null})
+	}
+	return rows
+}
+
+// domainConstraintRows are the pg_constraint rows of the domains' CHECK
+// constraints (contype 'c', contypid the domain), in the order they
+// were added. PostgreSQL 15 keeps a domain's NOT NULL in pg_type alone
+// (typnotnull).
+func domainConstraintRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	for _, u := range cat.Types() {
+		for _, c := range u.Checks {
+			def := strings.TrimSuffix(p.DomainCheckText(c.OID), " NOT VALID")
+			rows = append(rows, types.Row{vOid(c.OID), vStr(c.Name), vOid(nspOID(u.Schema, cat)), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
+				vOid(0), vOid(u.OID), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(false), types.NullDatum, types.NullDatum,
+				vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))})
+		}
 	}
 	return rows
 }

@@ -28,6 +28,8 @@ type Catalog interface {
 	Lookup(schema, name string) (*catalog.Relation, bool)
 	// TempSchemas returns the sessions' temporary schemas (pg_temp_N).
 	TempSchemas() []string
+	// Types returns the user types (enums and domains), by OID.
+	Types() []*catalog.UserType
 }
 
 // Provider is what the engine shows the system catalog, as one session
@@ -54,6 +56,12 @@ type Provider interface {
 	// (indexes into r.Cols, ascending).
 	CheckText(r *catalog.Relation, k int) string
 	CheckColumns(r *catalog.Relation, k int) []int
+	// DomainCheckText is the domain CHECK constraint of pg_constraint
+	// OID oid as pg_get_constraintdef prints it ("CHECK (...)").
+	DomainCheckText(oid uint32) string
+	// DomainDefaultText is domain u's DEFAULT as pg_type.typdefault
+	// holds it (deparsed).
+	DomainDefaultText(u *catalog.UserType) string
 	// HasPrivsOfRole reports whether the session's role has the
 	// privileges of role oid (pg_has_role(oid, 'USAGE')): it is that
 	// role or inherits from it, or is a superuser.

@@ -43,7 +43,8 @@ func (c fakeCatalog) Lookup(schema, name string) (*catalog.Relation, bool) {
 	}
 	return nil, false
 }
-func (c fakeCatalog) TempSchemas() []string { return nil }
+func (c fakeCatalog) TempSchemas() []string      { return nil }
+func (c fakeCatalog) Types() []*catalog.UserType { return nil }
 func (c fakeCatalog) RoleByOID(oid uint32) (*catalog.Role, bool) {
 	for _, r := range c.roles {
 		if r.OID == oid {
@@ -75,6 +76,8 @@ func (f fake) DefaultText(r *catalog.Relation, i int) string   { return r.Cols[i
 func (f fake) GeneratedText(r *catalog.Relation, i int) string { return r.Cols[i].Generated }
 func (f fake) CheckText(r *catalog.Relation, k int) string     { return "CHECK (" + r.Checks[k].Expr + ")" }
 func (f fake) CheckColumns(r *catalog.Relation, k int) []int   { return nil }
+func (f fake) DomainDefaultText(u *catalog.UserType) string    { return u.Default }
+func (f fake) DomainCheckText(oid uint32) string               { return "" }
 func (f fake) ACL(r *catalog.Relation) []string                { return []string{"root=arwd/root"} }
 func (f fake) HasPrivsOfRole(oid uint32) bool                  { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {

@@ -42,6 +42,7 @@ type Catalog struct {
 	byName  map[string]map[string]*Relation // schema -> name -> relation
 	schemas map[string]bool                 // user schemas, public included
 	roles   map[uint32]*Role                // roles by OID (roles.go)
+	types   map[uint32]*UserType            // user types by OID (types.go)
 	// schemaACL holds the privileges granted on schemas (GRANT ... ON
 	// SCHEMA); a schema without grants has no entry.
 	schemaACL map[string]ACL
@@ -71,12 +72,14 @@ func Open(db *storage.DB) (*Catalog, error) {
 		byName:  map[string]map[string]*Relation{},
 		schemas: map[string]bool{PublicSchema: true},
 		roles:   map[uint32]*Role{},
+		types:   map[uint32]*UserType{},
 
 		schemaACL: map[string]ACL{},
 		temp:      map[string]bool{},
 	}
 	snap := db.NewSnapshot()
 	defer snap.Close()
+	var relVals [][]byte
 	err := snap.ScanPrefix(storage.CatalogKey(nil), func(k, v []byte) error {
 		sub := k[1:]
 		switch {
@@ -87,11 +90,13 @@ func Open(db *storage.DB) (*Catalog, error) {
 			}
 			c.schemas[name] = true
 		case len(sub) > 0 && sub[0] == relationTag:
-			rel, err := decodeRelation(v)
+			relVals = append(relVals, slices.Clone(v))
+		case len(sub) > 0 && sub[0] == typeTag:
+			u, err := decodeType(v)
 			if err != nil {
 				return err
 			}
-			c.byID[rel.ID] = rel
+			c.types[u.OID] = u
 		case len(sub) > 0 && sub[0] == roleTag:
 			r, err := decodeRole(v)
 			if err != nil {
@@ -111,6 +116,13 @@ func Open(db *storage.DB) (*Catalog, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, v := range relVals {
+		rel, err := decodeRelation(v, c.typeOf)
+		if err != nil {
+			return nil, err
+		}
+		c.byID[rel.ID] = rel
 	}
 	for _, rel := range c.byID {
 		c.index(rel)
@@ -691,6 +703,8 @@ type columnEntry struct {
 	Collation string `json:"collation,omitempty"`
 	// Generated is the expression of a stored generated column.
 	Generated string `json:"generated,omitempty"`
+	// Domain is Column.Domain.
+	Domain uint32 `json:"domain,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -713,7 +727,8 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	for _, col := range rel.Cols {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
-			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated}
+			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated,
+			Domain: col.Domain}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
@@ -754,7 +769,7 @@ func decodeSchema(v []byte) (string, error) {
 	return e.Name, nil
 }
 
-func decodeRelation(v []byte) (*Relation, error) {
+func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, error) {
 	var e relationEntry
 	if err := json.Unmarshal(v, &e); err != nil {
 		return nil, corrupt("%v", err)
@@ -780,14 +795,14 @@ func decodeRelation(v []byte) (*Relation, error) {
 	}
 	rel.Kind = kind
 	for _, ce := range e.Cols {
-		t, ok := types.ByOID(ce.TypeOID)
+		t, ok := typeOf(ce.TypeOID)
 		if !ok {
 			return nil, corrupt("column %s.%s has unknown type oid %d", e.Name, ce.Name, ce.TypeOID)
 		}
 		t.Mod = ce.TypMod
 		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
 			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation,
-			Generated: ce.Generated}
+			Generated: ce.Generated, Domain: ce.Domain}
 		if ce.Missing != nil {
 			r, err := types.DecodeRow(ce.Missing, []types.T{t})
 			if err != nil || len(r) != 1 {

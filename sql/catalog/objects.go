@@ -115,6 +115,9 @@ type Column struct {
 	// Default is the DEFAULT expression's SQL text ("" when none), bound
 	// again whenever an INSERT needs it.
 	Default string
+	// Domain is the OID of the column's domain (a UserType of Kind 'd')
+	// when its type is one, 0 otherwise; T is then the domain's base type.
+	Domain uint32
 	// Hidden marks the generated row id of a table without a primary key;
 	// hidden columns are left out of SELECT * and \d.
 	Hidden bool

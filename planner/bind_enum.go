@@ -1,0 +1,104 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
+)
+
+// Enum values are held as their labels' sort orders (float8 datums, see
+// package types), so the binder compares and aggregates them as float8:
+// it relabels both sides of a comparison of an enum, and min/max's
+// argument, to float8 (a Cast between an enum and float8 changes no
+// value) and calls float8's operator or aggregate, whose result is the
+// enum again for min and max. enum_first, enum_last and enum_range read
+// the type's labels as the statement is bound.
+
+var enumCompareOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+
+// enumCall binds a call one of whose arguments is of an enum type, and
+// reports false for a call it leaves to the ordinary resolution.
+func (b *binder) enumCall(name string, args []Expr, node ast.Node, kind FuncKind) (*Call, bool) {
+	var et types.T
+	for _, a := range args {
+		if t := b.typeOf(a); t.IsEnum() && !b.isUnknown(a) {
+			et = t
+			break
+		}
+	}
+	if et.ID == types.Unknown {
+		return nil, false
+	}
+	relabel := func(a Expr) Expr {
+		c := b.tryCoerce(a, et, ctxImplicit)
+		if c == nil {
+			return nil
+		}
+		return &Cast{Arg: c, T: types.TFloat8}
+	}
+	switch {
+	case kind == Scalar && enumCompareOps[name] && len(args) == 2:
+		l, r := relabel(args[0]), relabel(args[1])
+		if l == nil || r == nil {
+			return nil, false
+		}
+		return &Call{Fn: name, Args: []Expr{l, r}, T: types.TBool}, true
+	case (kind == Aggregate || kind == WindowOnly) && (name == "min" || name == "max") && len(args) == 1:
+		return &Call{Fn: name, Args: []Expr{relabel(args[0])}, T: et}, true
+	}
+	return nil, false
+}
+
+// enumFunc binds enum_first(x) and enum_last(x), the first and last
+// labels of x's type, and enum_range(x) and enum_range(lo, hi): the
+// labels of the type, or those from lo to hi (NULL for an open end), as
+// a text[] constant. It reports false for other calls.
+func (b *binder) enumFunc(name string, args []Expr, node ast.Node) (Expr, bool) {
+	if name != "enum_first" && name != "enum_last" && name != "enum_range" {
+		return nil, false
+	}
+	var et types.T
+	for _, a := range args {
+		if t := b.typeOf(a); t.IsEnum() {
+			et = t
+		}
+	}
+	if et.ID == types.Unknown || len(args) < 1 || len(args) > 2 {
+		return nil, false
+	}
+	if name != "enum_range" {
+		labels := types.EnumLabels(et)
+		if len(args) != 1 {
+			return nil, false
+		}
+		if len(labels) == 0 {
+			fail(pgerr.New(pgerr.ObjectNotInPrerequisiteState, "enum %s contains no values", types.EnumTypname(et)))
+		}
+		l := labels[0]
+		if name == "enum_last" {
+			l = labels[len(labels)-1]
+		}
+		return &Const{V: types.DFloat(l.Sort), T: et}, true
+	}
+	bound := func(a Expr) (float64, bool) {
+		c, ok := b.tryCoerce(a, et, ctxImplicit).(*Const)
+		if !ok {
+			fail(pgerr.New(pgerr.FeatureNotSupported, "enum_range of a value that is not a constant is not supported").WithPosition(b.pos(node)))
+		}
+		return c.V.F, !c.V.Null
+	}
+	var lo, hi float64
+	var hasLo, hasHi bool
+	if len(args) == 2 {
+		lo, hasLo = bound(args[0])
+		hi, hasHi = bound(args[1])
+	}
+	var elems []string
+	for _, l := range types.EnumLabels(et) {
+		if hasLo && l.Sort < lo || hasHi && l.Sort > hi {
+			continue
+		}
+		elems = append(elems, l.Label)
+	}
+	return &Const{V: types.DString(types.FormatTextArray(elems, make([]bool, len(elems)))), T: types.TTextArray}, true
+}
