@@ -608,3 +608,50 @@ func TestUpgradeFormat1ProjectSetState(t *testing.T) {
 	mustRun(t, s, "DELETE FROM t WHERE k = 1")
 	wantRows(t, s, "SELECT * FROM v ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
 }
+
+// TestOpenFormat6ProjectSetFixture opens a copy of a data directory
+// written by the weir before ProjectSets had a state table
+// (testdata/format-6-projectset, see its README), and a savepoint of it:
+// the views over set-returning functions load with their rows, stream
+// every write, and keep doing so after a restart.
+func TestOpenFormat6ProjectSetFixture(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "data")
+	copyDir(t, "testdata/format-6-projectset", dir)
+	copyDir(t, "testdata/format-6-projectset", filepath.Join(root, "saved"))
+	restored := filepath.Join(root, "copy")
+	if _, err := BackupOffline(filepath.Join(root, "saved"), restored, false, storage.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		ser = "SELECT k, generate_series(1, n) AS g FROM t"
+		agg = "SELECT g, count(*) AS c FROM (SELECT k, generate_series(1, generate_series(1, n)) AS g FROM t) s GROUP BY g"
+	)
+	for _, d := range []string{dir, restored} {
+		for round := range 2 {
+			e, err := Open(Config{DataDir: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := session(t, e)
+			if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+				t.Fatalf("format version after opening the fixture: %q", v)
+			}
+			if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+				t.Fatalf("stream errors: %q", rows)
+			}
+			if round == 0 {
+				// What the old weir answered before it stopped.
+				wantRows(t, s, "SELECT * FROM ser ORDER BY 1, 2", "2 1", "2 2", "2 3", "3 1", "3 2", "3 3", "3 4", "4 1", "4 2")
+				wantRows(t, s, "SELECT * FROM agg ORDER BY 1, 2", "1 9", "2 6", "3 3", "4 1")
+			}
+			base := 10 * (round + 1)
+			mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, 3), (%d, 0)", base+1, base+2))
+			mustRun(t, s, fmt.Sprintf("UPDATE t SET n = %d WHERE k = 3", round+5))
+			mustRun(t, s, fmt.Sprintf("DELETE FROM t WHERE k = %d", round*2+2))
+			wantRows(t, s, "SELECT * FROM ser ORDER BY 1, 2", mustRun(t, s, ser+" ORDER BY 1, 2")...)
+			wantRows(t, s, "SELECT * FROM agg ORDER BY 1, 2", mustRun(t, s, agg+" ORDER BY 1, 2")...)
+			e.Close()
+		}
+	}
+}
