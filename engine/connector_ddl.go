@@ -383,6 +383,13 @@ func (e *Engine) planSinkRel(rel *catalog.Relation) (*planner.StreamSink, error)
 // planSinkRelOver is planSinkRel seeing the relations of over in place
 // of the catalog's.
 func (e *Engine) planSinkRelOver(rel *catalog.Relation, over map[uint32]*catalog.Relation) (*planner.StreamSink, error) {
+	alloc, check := replayAlloc(rel)
+	return e.planSinkRelAlloc(rel, over, alloc, check)
+}
+
+// planSinkRelAlloc is planSinkRelOver taking its state table ids from
+// alloc, and check's verdict on them.
+func (e *Engine) planSinkRelAlloc(rel *catalog.Relation, over map[uint32]*catalog.Relation, alloc func() uint32, check func() error) (*planner.StreamSink, error) {
 	stmt, err := sql.Parse(rel.SQL)
 	if err != nil {
 		return nil, err
@@ -391,7 +398,6 @@ func (e *Engine) planSinkRelOver(rel *catalog.Relation, over map[uint32]*catalog
 	if !ok {
 		return nil, pgerr.New(pgerr.InternalError, "the stored definition of sink %s is not CREATE SINK: %T", rel.Name, stmt)
 	}
-	alloc, check := replayAlloc(rel)
 	r := rel.Clone()
 	root, _, err := e.definitionSession(rel, over).planSink(st, r, alloc)
 	if err != nil {

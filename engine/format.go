@@ -52,9 +52,16 @@ import (
 //	   the copies' state tables stay unused, so the layout changes;
 //	   relations created before keep their plans (planner.WithPlanFormat
 //	   "5", set by the upgrade from 5; older ones have theirs already).
+//	7  a ProjectSet has a state table of the input rows whose expansion
+//	   a barrier passed midway (planner.StreamProjectSet.State); the
+//	   relations planned before (format 6 and older, and any directory
+//	   upgraded from them) recorded none. The upgrade gives each of
+//	   their ProjectSets a new, empty table, inserted at its place in the
+//	   relation's state tables and layout (addProjectSetStates): no older
+//	   weir left an expansion pending at a barrier.
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 6
+	FormatVersion = 7
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -147,12 +154,19 @@ func (e *Engine) upgradeFormat() error {
 				}
 				up.With[planner.WithFullJoinMarks] = "false"
 				up.With[planner.WithPlanFormat] = "4"
+				mapped, err := e.addProjectSetStates(up)
+				if err != nil {
+					return err
+				}
+				if mapped != nil {
+					up = mapped
+				}
 				root, err := e.planRel(up)
 				if err != nil {
 					e.log.Warn("upgrade: cannot plan a streaming relation to record its state layout", "relation", rel.Name, "err", err)
 					continue
 				}
-				up.StateLayout = stateLayout(root, rel.StateTables)
+				up.StateLayout = stateLayout(root, up.StateTables)
 				if err := e.cat.Replace(up); err != nil {
 					return err
 				}
@@ -172,6 +186,24 @@ func (e *Engine) upgradeFormat() error {
 			if err := e.keepPlanFormat("5"); err != nil {
 				return err
 			}
+		case 6:
+			// Version 7 gives ProjectSets a state table.
+			for _, rel := range e.cat.All() {
+				if !hasJob(rel) {
+					continue
+				}
+				up, err := e.addProjectSetStates(rel)
+				if err != nil {
+					return err
+				}
+				if up == nil {
+					continue
+				}
+				if err := e.cat.Replace(up); err != nil {
+					return err
+				}
+				e.log.Info("upgrade: a new state table for each ProjectSet", kindWords[rel.Kind], rel.Name, "state_tables", len(up.StateTables)-len(rel.StateTables))
+			}
 		}
 		v++
 		if err := writeFormat(e.db, v); err != nil {
@@ -180,6 +212,108 @@ func (e *Engine) upgradeFormat() error {
 		e.log.Info("data directory upgraded", "format_version", v)
 	}
 	return nil
+}
+
+// probeIDBase is where the placeholder state table ids of planRelProbe
+// start: above every id the catalog hands out (catalog.NextStateTableID).
+const probeIDBase = 1<<32 - catalog.FirstUserOID
+
+// planRelProbe plans rel's job as planRel does, with placeholder state
+// table ids instead of its recorded ones, however many its plan takes:
+// it returns the plan and the placeholders in allocation order.
+func (e *Engine) planRelProbe(rel *catalog.Relation) (planner.StreamNode, []uint32, error) {
+	var ids []uint32
+	alloc := func() uint32 {
+		id := uint32(probeIDBase + len(ids))
+		ids = append(ids, id)
+		return id
+	}
+	ok := func() error { return nil }
+	var root planner.StreamNode
+	var err error
+	switch {
+	case materialized(rel):
+		root, err = e.planViewAlloc(rel, nil, alloc, ok)
+	case rel.Kind == catalog.KindSink:
+		root, err = e.planSinkRelAlloc(rel, nil, alloc, ok)
+	default:
+		root, err = planConnectorTableAlloc(rel, alloc, ok)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ids) >= catalog.FirstUserOID {
+		return nil, nil, pgerr.New(pgerr.ProgramLimitExceeded, "%s \"%s\" has too many state tables", kindWords[rel.Kind], rel.Name)
+	}
+	return root, ids, nil
+}
+
+// isProjectSetState reports whether a state table described by layout
+// (describeState) is a ProjectSet's.
+func isProjectSetState(layout string) bool {
+	return strings.HasPrefix(layout, "project_set(")
+}
+
+// addProjectSetStates returns rel with a new state table id for each of
+// its ProjectSets that its recorded ids lack (rel was planned before
+// format version 7), or nil when rel needs none or its ids cannot be
+// mapped onto its plan so (its job then reports the difference, 55000).
+//
+// The plan's tables are matched, in allocation order, with the recorded
+// ones: a table equal to the next recorded layout takes its id, a
+// ProjectSet's table (or an unused one, a shared subplan's copy, which
+// holds nothing either way) not in the record gets a new id, and any
+// other difference leaves rel unmapped. A relation recorded with no
+// layout (format 1) is matched by count: each ProjectSet's table is new,
+// every other takes the next recorded id. The new tables are empty, and
+// that is their content: no older weir left an expansion pending at a
+// barrier.
+func (e *Engine) addProjectSetStates(rel *catalog.Relation) (*catalog.Relation, error) {
+	root, probe, err := e.planRelProbe(rel)
+	if err != nil || len(probe) <= len(rel.StateTables) {
+		// A plan that fails is the job's to report.
+		return nil, nil
+	}
+	layout := stateLayout(root, probe)
+	recorded := rel.StateLayout
+	if len(recorded) != 0 && len(recorded) != len(rel.StateTables) {
+		return nil, nil
+	}
+	fresh := make([]bool, len(layout))
+	j := 0
+	for i, l := range layout {
+		switch {
+		case len(recorded) > 0 && j < len(recorded) && l == recorded[j],
+			len(recorded) == 0 && j < len(rel.StateTables) && !isProjectSetState(l):
+			j++
+		case isProjectSetState(l), len(recorded) > 0 && l == "unused":
+			fresh[i] = true
+		default:
+			return nil, nil
+		}
+	}
+	if j != len(rel.StateTables) {
+		return nil, nil
+	}
+	up := rel.Clone()
+	up.StateTables = make([]uint32, 0, len(layout))
+	j = 0
+	for i := range layout {
+		if !fresh[i] {
+			up.StateTables = append(up.StateTables, rel.StateTables[j])
+			j++
+			continue
+		}
+		id, err := e.cat.NextStateTableID()
+		if err != nil {
+			return nil, err
+		}
+		up.StateTables = append(up.StateTables, id)
+	}
+	if len(recorded) > 0 {
+		up.StateLayout = layout
+	}
+	return up, nil
 }
 
 // keepPlanFormat makes the views and sinks planned by the current

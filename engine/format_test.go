@@ -461,3 +461,197 @@ func TestUpgradeFormat5KeepsItsPlans(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM v2 ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
 	wantRows(t, s, "SELECT * FROM v ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
 }
+
+// TestUpgradeProjectSetState opens a data directory, and a savepoint of
+// it, written by a weir whose ProjectSets had no state table (format 6
+// before the table of expansions pending at a barrier): its views
+// recorded one state table fewer per ProjectSet. The upgrade gives each
+// ProjectSet a new, empty table (no expansion was ever pending at an old
+// weir's barrier) and records the layout; the views keep their rows and
+// stream every write, across restarts. A view whose layout differs in
+// more than the missing tables is still refused, naming it.
+func TestUpgradeProjectSetState(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, n int)")
+	views := map[string]string{
+		"ser": "SELECT k, generate_series(1, n) AS g FROM t",
+		// The ProjectSet's table comes between the scan's and the
+		// aggregation's; two ProjectSets, one over the other.
+		"agg": "SELECT g, count(*) AS c FROM (SELECT k, generate_series(1, generate_series(1, n)) AS g FROM t) s GROUP BY g",
+		"bad": "SELECT g, count(*) AS c FROM (SELECT unnest(array[k, n]) AS g FROM t) s GROUP BY g",
+	}
+	mustRun(t, s, "INSERT INTO t VALUES (1, 2), (2, 3), (3, 1)")
+	for name, q := range views {
+		mustRun(t, s, "CREATE MATERIALIZED VIEW "+name+" AS "+q)
+	}
+	mustRun(t, s, "UPDATE t SET n = 4 WHERE k = 3")
+	before := map[string][]string{}
+	for name, q := range views {
+		before[name] = mustRun(t, s, q+" ORDER BY 1, 2")
+		wantRows(t, s, "SELECT * FROM "+name+" ORDER BY 1, 2", before[name]...)
+	}
+	// Record each view as the weir before the ProjectSet's table did:
+	// the same plan, allocating no id for its ProjectSets.
+	for name := range views {
+		rel, _ := e.cat.Lookup("", name)
+		old := rel.Clone()
+		old.StateTables, old.StateLayout = nil, nil
+		dropped := 0
+		for i, l := range rel.StateLayout {
+			if strings.HasPrefix(l, "project_set(") {
+				dropped++
+				continue
+			}
+			old.StateTables = append(old.StateTables, rel.StateTables[i])
+			old.StateLayout = append(old.StateLayout, l)
+		}
+		if want := strings.Count(views[name], "generate_series") + strings.Count(views[name], "unnest"); dropped != want {
+			t.Fatalf("%s: %d ProjectSet tables in layout %q, want %d", name, dropped, rel.StateLayout, want)
+		}
+		if name == "bad" {
+			// A layout changed in more than its ProjectSet: unmappable.
+			old.StateLayout[len(old.StateLayout)-1] = "agg_state(text) key [0]"
+		}
+		if err := e.cat.Replace(old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "6")
+	// A savepoint taken of the old directory.
+	if _, err := BackupOffline("data", "/copy", false, storage.Options{FS: fs}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, dir := range []string{"data", "/copy"} {
+		for round := range 2 {
+			e, err := Open(Config{DataDir: dir, Storage: storage.Options{FS: fs}})
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			s := session(t, e)
+			if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+				t.Fatalf("%s: format version after the upgrade: %q", dir, v)
+			}
+			rows := mustRun(t, s, "SELECT view, sqlstate, last_error FROM weir.stream_errors")
+			if len(rows) != 1 || !strings.HasPrefix(rows[0], "bad 55000 ") || !strings.Contains(rows[0], "cannot run on this weir") {
+				t.Fatalf("%s: stream errors: %q", dir, rows)
+			}
+			for _, name := range []string{"ser", "agg"} {
+				rel, _ := e.cat.Lookup("", name)
+				if len(rel.StateLayout) != len(rel.StateTables) || !slices.ContainsFunc(rel.StateLayout, func(l string) bool { return strings.HasPrefix(l, "project_set(") }) {
+					t.Fatalf("%s: %s: layout %q for state tables %v", dir, name, rel.StateLayout, rel.StateTables)
+				}
+				if round == 0 {
+					// What the old weir answered.
+					wantRows(t, s, "SELECT * FROM "+name+" ORDER BY 1, 2", before[name]...)
+				}
+			}
+			base := 10 * (round + 1)
+			mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, 3), (%d, 0)", base+1, base+2))
+			mustRun(t, s, fmt.Sprintf("UPDATE t SET n = %d WHERE k = 2", round+5))
+			mustRun(t, s, fmt.Sprintf("DELETE FROM t WHERE k = %d", round+1))
+			for _, name := range []string{"ser", "agg"} {
+				wantRows(t, s, "SELECT * FROM "+name+" ORDER BY 1, 2", mustRun(t, s, views[name]+" ORDER BY 1, 2")...)
+			}
+			e.Close()
+		}
+	}
+}
+
+// TestUpgradeFormat1ProjectSetState opens a directory without a format
+// version (format 1, no state layouts recorded) whose view has a
+// ProjectSet recorded without its state table: the upgrade gives the
+// ProjectSet a new table before it records the view's layout, and the
+// view keeps its rows and streams.
+func TestUpgradeFormat1ProjectSetState(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, n int)")
+	const q = "SELECT k, generate_series(1, n) AS g, unnest(array[n, k]) AS u FROM t"
+	mustRun(t, s, "INSERT INTO t VALUES (1, 2), (2, 3)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v AS "+q)
+	rel, _ := e.cat.Lookup("", "v")
+	old := rel.Clone()
+	old.StateTables, old.StateLayout = nil, nil
+	for i, l := range rel.StateLayout {
+		if !strings.HasPrefix(l, "project_set(") {
+			old.StateTables = append(old.StateTables, rel.StateTables[i])
+		}
+	}
+	if len(old.StateTables) != len(rel.StateTables)-1 {
+		t.Fatalf("layout %q: want one ProjectSet table", rel.StateLayout)
+	}
+	if err := e.cat.Replace(old); err != nil {
+		t.Fatal(err)
+	}
+	want := mustRun(t, s, q+" ORDER BY 1, 2, 3")
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "")
+
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+		t.Fatalf("stream errors: %q", rows)
+	}
+	rel, _ = e.cat.Lookup("", "v")
+	if len(rel.StateTables) != len(old.StateTables)+1 || len(rel.StateLayout) != len(rel.StateTables) {
+		t.Fatalf("upgraded: layout %q for state tables %v", rel.StateLayout, rel.StateTables)
+	}
+	wantRows(t, s, "SELECT * FROM v ORDER BY 1, 2, 3", want...)
+	mustRun(t, s, "INSERT INTO t VALUES (3, 4)")
+	mustRun(t, s, "UPDATE t SET n = 1 WHERE k = 2")
+	mustRun(t, s, "DELETE FROM t WHERE k = 1")
+	wantRows(t, s, "SELECT * FROM v ORDER BY 1, 2, 3", mustRun(t, s, q+" ORDER BY 1, 2, 3")...)
+}
+
+// TestOpenFormat6ProjectSetFixture opens a copy of a data directory
+// written by the weir before ProjectSets had a state table
+// (testdata/format-6-projectset, see its README), and a savepoint of it:
+// the views over set-returning functions load with their rows, stream
+// every write, and keep doing so after a restart.
+func TestOpenFormat6ProjectSetFixture(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "data")
+	copyDir(t, "testdata/format-6-projectset", dir)
+	copyDir(t, "testdata/format-6-projectset", filepath.Join(root, "saved"))
+	restored := filepath.Join(root, "copy")
+	if _, err := BackupOffline(filepath.Join(root, "saved"), restored, false, storage.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		ser = "SELECT k, generate_series(1, n) AS g FROM t"
+		agg = "SELECT g, count(*) AS c FROM (SELECT k, generate_series(1, generate_series(1, n)) AS g FROM t) s GROUP BY g"
+	)
+	for _, d := range []string{dir, restored} {
+		for round := range 2 {
+			e, err := Open(Config{DataDir: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := session(t, e)
+			if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+				t.Fatalf("format version after opening the fixture: %q", v)
+			}
+			if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+				t.Fatalf("stream errors: %q", rows)
+			}
+			if round == 0 {
+				// What the old weir answered before it stopped.
+				wantRows(t, s, "SELECT * FROM ser ORDER BY 1, 2", "2 1", "2 2", "2 3", "3 1", "3 2", "3 3", "3 4", "4 1", "4 2")
+				wantRows(t, s, "SELECT * FROM agg ORDER BY 1, 2", "1 9", "2 6", "3 3", "4 1")
+			}
+			base := 10 * (round + 1)
+			mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, 3), (%d, 0)", base+1, base+2))
+			mustRun(t, s, fmt.Sprintf("UPDATE t SET n = %d WHERE k = 3", round+5))
+			mustRun(t, s, fmt.Sprintf("DELETE FROM t WHERE k = %d", round*2+2))
+			wantRows(t, s, "SELECT * FROM ser ORDER BY 1, 2", mustRun(t, s, ser+" ORDER BY 1, 2")...)
+			wantRows(t, s, "SELECT * FROM agg ORDER BY 1, 2", mustRun(t, s, agg+" ORDER BY 1, 2")...)
+			e.Close()
+		}
+	}
+}

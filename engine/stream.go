@@ -684,7 +684,9 @@ func (e *Engine) buildJob(rel *catalog.Relation) (*jobRun, error) {
 }
 
 // replayAlloc returns a state table id allocator that hands out rel's
-// recorded ids in order, and a check that all were used.
+// recorded ids in order, and a check that all were used: a plan with
+// another number of state tables than the catalog records (planned by a
+// weir that plans rel differently) is refused with 55000.
 func replayAlloc(rel *catalog.Relation) (alloc func() uint32, check func() error) {
 	next := 0
 	alloc = func() uint32 {
@@ -696,7 +698,8 @@ func replayAlloc(rel *catalog.Relation) (alloc func() uint32, check func() error
 	}
 	check = func() error {
 		if next != len(rel.StateTables) {
-			return pgerr.New(pgerr.InternalError, "%s %s: its plan has %d state tables, the catalog records %d", kindWords[rel.Kind], rel.Name, next, len(rel.StateTables))
+			return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" cannot run on this weir: its plan has %d state tables, the catalog records %d", kindWords[rel.Kind], rel.Name, next, len(rel.StateTables)).
+				WithHint("Run the weir version that created it, or drop and create it again.")
 		}
 		return nil
 	}
@@ -706,6 +709,12 @@ func replayAlloc(rel *catalog.Relation) (alloc func() uint32, check func() error
 // planConnectorTable plans the job of a table fed by a connector.
 func planConnectorTable(rel *catalog.Relation) (*planner.StreamMaterialize, error) {
 	alloc, check := replayAlloc(rel)
+	return planConnectorTableAlloc(rel, alloc, check)
+}
+
+// planConnectorTableAlloc is planConnectorTable taking its state table
+// ids from alloc, and check's verdict on them.
+func planConnectorTableAlloc(rel *catalog.Relation, alloc func() uint32, check func() error) (*planner.StreamMaterialize, error) {
 	root, err := planner.PlanConnectorTable(rel, alloc)
 	if err != nil {
 		return nil, err
@@ -722,6 +731,13 @@ func (e *Engine) planView(rel *catalog.Relation) (*planner.StreamMaterialize, er
 // planViewOver is planView seeing the relations of over in place of the
 // catalog's.
 func (e *Engine) planViewOver(rel *catalog.Relation, over map[uint32]*catalog.Relation) (*planner.StreamMaterialize, error) {
+	alloc, check := replayAlloc(rel)
+	return e.planViewAlloc(rel, over, alloc, check)
+}
+
+// planViewAlloc is planViewOver taking its state table ids from alloc,
+// and check's verdict on them.
+func (e *Engine) planViewAlloc(rel *catalog.Relation, over map[uint32]*catalog.Relation, alloc func() uint32, check func() error) (*planner.StreamMaterialize, error) {
 	q, err := parseQuery(rel.SQL)
 	if err != nil {
 		return nil, err
@@ -732,7 +748,6 @@ func (e *Engine) planViewOver(rel *catalog.Relation, over map[uint32]*catalog.Re
 		return nil, err
 	}
 	mv := rel.Clone()
-	alloc, check := replayAlloc(rel)
 	root, err := planner.PlanStream(b.Plan, mv, alloc)
 	if err != nil {
 		return nil, err
