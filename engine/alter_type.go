@@ -477,7 +477,24 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				return nil, def.CollateErr
 			}
 			col := catalog.Column{Name: def.Name, T: def.Type.T, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
-			if def.Default != "" {
+			if def.Generated != "" {
+				// A stored generated column: each row written
+				// before takes its value, computed as the row is
+				// rewritten. PostgreSQL's errors for the
+				// expression carry no position here.
+				col.Generated = def.Generated
+				with := up.Clone()
+				with.Cols = append(with.Cols, col)
+				x, err := planner.BindGenerated(ctx, with, len(up.Cols), def.Generated, 0, s.catalogView())
+				if err != nil {
+					return nil, err
+				}
+				if nonEmpty, err := rows(); err != nil {
+					return nil, err
+				} else if nonEmpty {
+					p.conv[len(up.Cols)] = x
+				}
+			} else if def.Default != "" {
 				if err := s.checkDefault(def.Default, col.T); err != nil {
 					return nil, err
 				}

@@ -1,0 +1,36 @@
+-- ALTER TABLE ... ADD COLUMN of a stored generated column: the rows
+-- already stored take its value, computed from each.
+CREATE TABLE g (k int PRIMARY KEY, a int);
+INSERT INTO g VALUES (1, 10), (2, NULL), (3, -4);
+CREATE MATERIALIZED VIEW gv AS SELECT k, a FROM g;
+CREATE VIEW gw AS SELECT * FROM g;
+ALTER TABLE g ADD COLUMN b int GENERATED ALWAYS AS (a * 2) STORED;
+SELECT * FROM g ORDER BY k;
+SELECT * FROM gv ORDER BY k;
+SELECT * FROM gw ORDER BY k;
+INSERT INTO g VALUES (4, 7);
+INSERT INTO g (k, a, b) VALUES (5, 1, 1);
+UPDATE g SET a = 100 WHERE k = 1;
+SELECT * FROM g ORDER BY k;
+SELECT * FROM gw ORDER BY k;
+\d g
+SELECT attname, attgenerated, pg_get_expr(adbin, adrelid, true) FROM pg_attribute JOIN pg_attrdef ON adrelid = attrelid AND adnum = attnum WHERE attrelid = 'g'::regclass;
+-- Errors as PostgreSQL's.
+ALTER TABLE g ADD COLUMN c int GENERATED ALWAYS AS (b + 1) STORED;
+ALTER TABLE g ADD COLUMN c float8 GENERATED ALWAYS AS (random()) STORED;
+ALTER TABLE g ADD COLUMN c int GENERATED ALWAYS AS (nope + 1) STORED;
+ALTER TABLE g ADD COLUMN c int DEFAULT 1 GENERATED ALWAYS AS (a) STORED;
+ALTER TABLE g ADD COLUMN b int GENERATED ALWAYS AS (a) STORED;
+ALTER TABLE g ADD COLUMN c int GENERATED ALWAYS AS (10 / (a - 7)) STORED;
+ALTER TABLE g ADD COLUMN c int NOT NULL GENERATED ALWAYS AS (a) STORED;
+SELECT * FROM g ORDER BY k;
+-- On an empty table, and with a cast to the column's type.
+CREATE TABLE g2 (a numeric);
+ALTER TABLE g2 ADD COLUMN t text GENERATED ALWAYS AS (a::text || '!') STORED;
+ALTER TABLE g2 ADD COLUMN i int GENERATED ALWAYS AS (a) STORED;
+INSERT INTO g2 VALUES (1.6);
+SELECT * FROM g2;
+DROP TABLE g2;
+DROP MATERIALIZED VIEW gv;
+DROP VIEW gw;
+DROP TABLE g;
