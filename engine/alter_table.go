@@ -23,9 +23,9 @@ import (
 //     column's DEFAULT, evaluated once, is recorded as its missing value
 //     (catalog.Column.Missing, PostgreSQL's attmissingval) and storage
 //     fills it into the rows written before (storage.DB.SetMissing). A
-//     volatile DEFAULT needs a value per row: on a table with rows the
-//     table is rewritten as for ALTER COLUMN ... TYPE (alter_type.go),
-//     the DEFAULT computed for each row.
+//     volatile DEFAULT, or a stored generated column, needs a value per
+//     row: on a table with rows the table is rewritten as for ALTER
+//     COLUMN ... TYPE (alter_type.go), the value computed for each row.
 //   - DROP COLUMN keeps the column in place, hidden and renamed
 //     (catalog.Column.Dropped, attisdropped), so the other columns keep
 //     their positions and the stored rows their encoding. The relations
