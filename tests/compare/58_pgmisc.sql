@@ -34,3 +34,30 @@ DROP TABLE g2;
 DROP MATERIALIZED VIEW gv;
 DROP VIEW gw;
 DROP TABLE g;
+-- CREATE TEMP SEQUENCE: a sequence of the session's temporary schema,
+-- which goes when the session ends.
+CREATE TEMP SEQUENCE ts;
+CREATE TEMPORARY SEQUENCE IF NOT EXISTS ts;
+CREATE SEQUENCE ts START 100;
+SELECT nextval('ts'), nextval('ts'), currval('ts');
+SELECT nextval('public.ts'), nextval('pg_temp.ts');
+SELECT setval('ts', 50), nextval('ts'), lastval();
+SELECT relname, relkind, relpersistence FROM pg_class WHERE relname = 'ts' ORDER BY relpersistence;
+SELECT last_value, is_called FROM ts;
+SELECT last_value, is_called FROM public.ts;
+CREATE TEMP SEQUENCE ts2 AS smallint START 7;
+SELECT nextval('ts2');
+CREATE TEMP SEQUENCE public.ts3;
+CREATE SEQUENCE pg_temp.ts4;
+SELECT relname, relpersistence FROM pg_class WHERE relname = 'ts4';
+DROP SEQUENCE ts2;
+SELECT relname FROM pg_class WHERE relname = 'ts2';
+-- serial columns of a temporary table.
+CREATE TEMP TABLE tt (id serial, v text);
+INSERT INTO tt (v) VALUES ('a'), ('b');
+SELECT * FROM tt ORDER BY id;
+SELECT pg_get_serial_sequence('tt', 'id'), currval('tt_id_seq');
+SELECT relname, relpersistence FROM pg_class WHERE relname = 'tt_id_seq';
+\c
+SELECT nextval('ts');
+DROP SEQUENCE ts;
