@@ -248,6 +248,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 			items = append(items, b.expandStar(post, sc, f.WildCard, f)...)
 			continue
 		}
+		if fields, ok := b.rowStar(post, f.Expr); ok {
+			items = append(items, fields...)
+			continue
+		}
 		e := b.expr(post, f.Expr)
 		if !o.keepUnknown {
 			e = b.finalize(e)
@@ -425,6 +429,52 @@ func (b *binder) fieldStar(tbl string) (int, bool) {
 	}
 	pos, ok := b.q.FieldStars[tbl]
 	return pos, ok
+}
+
+// rowStar expands (row).* in a select list, the bridge's
+// pg_field(row, '*'), into the fields of the row: columns named as
+// PostgreSQL names them (f1, f2, ... for a row constructor, the columns'
+// names for a whole-row reference). It reports false for any other
+// field, and for a value whose fields the binder does not know, which
+// fieldOf then refuses.
+func (b *binder) rowStar(c *exprCtx, n ast.ExprNode) ([]selectItem, bool) {
+	f, ok := n.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "pg_field" || len(f.Args) != 2 {
+		return nil, false
+	}
+	if l, ok := f.Args[1].(*sql.Literal); !ok || l.Value != "*" {
+		return nil, false
+	}
+	var written []ast.ExprNode
+	switch x := unparen(f.Args[0]).(type) {
+	case *ast.RowExpr:
+		written = x.Values
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "pg_row1" {
+			written = x.Args
+		}
+	}
+	for _, a := range b.rowExprs(c, written) {
+		if b.isUnknown(a) {
+			// PostgreSQL keeps the field's type unknown in the row
+			// and fails as it expands it (its XX000).
+			fail(pgerr.New(pgerr.InternalError, "failed to find conversion function from unknown to text"))
+		}
+	}
+	r, ok := b.expr(c, f.Args[0]).(*Call)
+	if !ok || r.Fn != "pg_row" {
+		return nil, false
+	}
+	names := b.rowNames[r]
+	var out []selectItem
+	for i, a := range r.Args {
+		name := "f" + strconv.Itoa(i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		out = append(out, selectItem{name: name, e: b.finalize(a), node: n})
+	}
+	return out, true
 }
 
 // expandStar expands * or t.* into column references.

@@ -300,8 +300,9 @@
 //	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
 //	                                           field, else the functional notation f(expr),
 //	                                           else 42809 as PostgreSQL words it; (expr).*
-//	                                           is pg_field((expr), '*'), 42809 "type T is
-//	                                           not composite"
+//	                                           is pg_field((expr), '*'): in a select list a
+//	                                           row's fields (f1, f2, ...), else 42809 "type
+//	                                           T is not composite"
 //	    t.*::type                              t::type (the whole row cast)
 //	43  f(a, name => v, name2 := w)            f(a, pg_named_arg('name', v), pg_named_arg('name2',
 //	                                           w)) in an ordinary call's arguments (not the

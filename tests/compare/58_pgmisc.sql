@@ -61,3 +61,16 @@ SELECT relname, relpersistence FROM pg_class WHERE relname = 'tt_id_seq';
 \c
 SELECT nextval('ts');
 DROP SEQUENCE ts;
+-- (row).*: the fields of a row whose type the query knows.
+SELECT (ROW(1, 2)).*;
+SELECT (ROW(1, 'a', NULL::date)).*, 3 AS c;
+SELECT (ROW(1, 'a'::text, NULL::date)).*, 3 AS c;
+SELECT (ROW(1, NULL)).*;
+CREATE TABLE rt (a int, b text);
+INSERT INTO rt VALUES (1, 'x'), (2, 'y');
+SELECT (rt).* FROM rt ORDER BY a;
+SELECT (ROW(a + 1, b || '!')).* FROM rt ORDER BY 1;
+SELECT (r).b FROM rt r ORDER BY 1;
+SELECT (1).*;
+SELECT (x).* FROM (SELECT 1) s(x);
+DROP TABLE rt;
