@@ -1480,6 +1480,9 @@ func trimFunc(d ast.TrimDirectionType) string {
 // name takes x, else 42809, positioned at x as in PostgreSQL.
 func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 	x := b.expr(c, xn)
+	if e, ok := b.subqueryField(c.s, x, field); ok {
+		return e
+	}
 	inner := unparen(xn)
 	if _, ok := inner.(*ast.SubqueryExpr); ok {
 		inner = xn

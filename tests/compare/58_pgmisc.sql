@@ -73,4 +73,14 @@ SELECT (ROW(a + 1, b || '!')).* FROM rt ORDER BY 1;
 SELECT (r).b FROM rt r ORDER BY 1;
 SELECT (1).*;
 SELECT (x).* FROM (SELECT 1) s(x);
+-- A row constructor a subquery in FROM outputs.
+SELECT (x).* FROM (SELECT ROW(1, 'a')) s(x);
+SELECT (x).* FROM (SELECT ROW(1, 'a'::text)) s(x);
+SELECT (x).f2 FROM (SELECT ROW(1, 'a'::text)) s(x);
+SELECT * FROM (SELECT ROW(1, 'a'::text)) s(x);
+SELECT s.* FROM (SELECT ROW(1, 'a'::text) AS r, 5 AS z) s;
+SELECT (r).*, z FROM (SELECT ROW(1, 'a'::text) AS r, 5 AS z) s JOIN (SELECT 1 AS q) u ON true ORDER BY 1;
+SELECT (s.r).* FROM (SELECT ROW(g, g * 2) AS r FROM generate_series(1, 3) g) s ORDER BY 2 DESC;
+SELECT (x).* FROM (SELECT rt FROM rt) s(x) ORDER BY 1;
+SELECT (x).b FROM (SELECT rt FROM rt) s(x) ORDER BY 1;
 DROP TABLE rt;
