@@ -296,7 +296,9 @@
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
 //	                                           variable; when it is none the binder reads
 //	                                           (x).f as below: Query.FieldRefs; (x).* as
-//	                                           the column x, 42809: Query.FieldStars)
+//	                                           the column x: a subquery's row
+//	                                           constructor's fields, else 42809:
+//	                                           Query.FieldStars)
 //	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
 //	                                           field, else the functional notation f(expr),
 //	                                           else 42809 as PostgreSQL words it; (expr).*
