@@ -83,4 +83,7 @@ SELECT (r).*, z FROM (SELECT ROW(1, 'a'::text) AS r, 5 AS z) s JOIN (SELECT 1 AS
 SELECT (s.r).* FROM (SELECT ROW(g, g * 2) AS r FROM generate_series(1, 3) g) s ORDER BY 2 DESC;
 SELECT (x).* FROM (SELECT rt FROM rt) s(x) ORDER BY 1;
 SELECT (x).b FROM (SELECT rt FROM rt) s(x) ORDER BY 1;
+CREATE VIEW rw AS SELECT (x).* FROM (SELECT ROW(a, b) FROM rt) s(x);
+SELECT * FROM rw ORDER BY 1;
+DROP VIEW rw;
 DROP TABLE rt;
