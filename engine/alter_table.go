@@ -23,9 +23,9 @@ import (
 //     column's DEFAULT, evaluated once, is recorded as its missing value
 //     (catalog.Column.Missing, PostgreSQL's attmissingval) and storage
 //     fills it into the rows written before (storage.DB.SetMissing). A
-//     volatile DEFAULT needs a value per row: on a table with rows the
-//     table is rewritten as for ALTER COLUMN ... TYPE (alter_type.go),
-//     the DEFAULT computed for each row.
+//     volatile DEFAULT, or a stored generated column, needs a value per
+//     row: on a table with rows the table is rewritten as for ALTER
+//     COLUMN ... TYPE (alter_type.go), the value computed for each row.
 //   - DROP COLUMN keeps the column in place, hidden and renamed
 //     (catalog.Column.Dropped, attisdropped), so the other columns keep
 //     their positions and the stored rows their encoding. The relations
@@ -397,6 +397,9 @@ func (s *Session) defaultExpr(rel *catalog.Relation, col catalog.Column, text st
 func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
 	def := st.Def
+	if def.Generated != "" && def.Default != "" {
+		return nil, pgerr.New(pgerr.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", def.Name, rel.Name).WithPosition(def.GeneratedAt)
+	}
 	if existingColumn(rel, def.Name) >= 0 {
 		if st.IfColumn {
 			io.Notice("NOTICE", "42701", fmt.Sprintf("column \"%s\" of relation \"%s\" already exists, skipping", def.Name, rel.Name))
@@ -409,8 +412,14 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 			WithHint("Add an integer column and fill it with UPDATE.")
 	}
 	if def.Generated != "" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a generated column is not supported").
-			WithHint("Create the table again with the column.")
+		// Rows written before take the column's value computed from
+		// them: a table with rows is rewritten, as for a volatile
+		// DEFAULT (planAlter binds and checks the expression).
+		if len(st.Checks) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a generated column with a CHECK constraint is not supported").
+				WithHint("Add the constraint with an ALTER TABLE of its own.")
+		}
+		return s.alterActions(ctx, rel, st, io)
 	}
 	col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {

@@ -486,7 +486,24 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 						WithHint("Add the column with an ALTER TABLE of its own.")
 				}
 			}
-			if def.Default != "" {
+			if def.Generated != "" {
+				// A stored generated column: each row written
+				// before takes its value, computed as the row is
+				// rewritten. PostgreSQL's errors for the
+				// expression carry no position here.
+				col.Generated = def.Generated
+				with := up.Clone()
+				with.Cols = append(with.Cols, col)
+				x, err := planner.BindGenerated(ctx, with, len(up.Cols), def.Generated, 0, s.catalogView())
+				if err != nil {
+					return nil, err
+				}
+				if nonEmpty, err := rows(); err != nil {
+					return nil, err
+				} else if nonEmpty {
+					p.conv[len(up.Cols)] = x
+				}
+			} else if def.Default != "" {
 				if err := s.checkDefault(def.Default, col.T); err != nil {
 					return nil, err
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,50 @@ func (e *Engine) findSequence(name string) (*catalog.Relation, int, error) {
 		}
 	}
 	return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
+}
+
+// findSequence is the engine's findSequence as the session sees names:
+// an unqualified name, or one in pg_temp, is looked for in the session's
+// temporary schema first (a temporary sequence, or the sequence of a
+// serial column of a temporary table), as PostgreSQL's search path has
+// it.
+func (s *Session) findSequence(name string) (*catalog.Relation, int, error) {
+	if s.tempSchema == "" {
+		return s.eng.findSequence(name)
+	}
+	n, schema := seqName(name), ""
+	quoted := false
+	for i, r := range name {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == '.' && !quoted:
+			schema, n = seqName(name[:i]), seqName(name[i+1:])
+		}
+	}
+	if schema != "" && schema != catalog.TempSchemaAlias && schema != s.tempSchema {
+		return s.eng.findSequence(name)
+	}
+	if rel, ok := s.eng.cat.Lookup(s.tempSchema, n); ok {
+		if rel.Kind != catalog.KindSequence {
+			return nil, 0, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", n)
+		}
+		return rel, -1, nil
+	}
+	for _, rel := range s.eng.cat.InSchema(s.tempSchema) {
+		if rel.Kind != catalog.KindTable {
+			continue
+		}
+		for i, c := range rel.Cols {
+			if c.Seq != "" && c.Seq == n {
+				return rel, i, nil
+			}
+		}
+	}
+	if schema != "" {
+		return nil, 0, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n)
+	}
+	return s.eng.findSequence(name)
 }
 
 // nextvalArg finds the sequence names of nextval('name') calls in a
@@ -369,7 +414,7 @@ func (s *Session) IdentityNextVal(name string) (int64, error) {
 }
 
 func (s *Session) nextVal(name string, check bool) (int64, error) {
-	rel, col, err := s.eng.findSequence(name)
+	rel, col, err := s.findSequence(name)
 	if err != nil {
 		return 0, err
 	}
@@ -397,7 +442,7 @@ func (s *Session) LastVal() (int64, error) {
 	if s.seqLastName == "" {
 		return 0, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 	}
-	if rel, col, err := s.eng.findSequence(sql.QuoteIdent(s.seqLastName)); err == nil {
+	if rel, col, err := s.findSequence(sql.QuoteIdent(s.seqLastName)); err == nil {
 		if err := s.checkSequence(rel, col, catalog.PrivSelect|catalog.PrivUsage); err != nil {
 			return 0, err
 		}
@@ -408,7 +453,7 @@ func (s *Session) LastVal() (int64, error) {
 // CurrVal implements functions.Sequences: the value nextval last returned
 // in this session.
 func (s *Session) CurrVal(name string) (int64, error) {
-	rel, col, err := s.eng.findSequence(name)
+	rel, col, err := s.findSequence(name)
 	if err != nil {
 		return 0, err
 	}
@@ -425,7 +470,7 @@ func (s *Session) CurrVal(name string) (int64, error) {
 
 // SetVal implements functions.Sequences.
 func (s *Session) SetVal(name string, v int64, isCalled bool) (int64, error) {
-	rel, col, err := s.eng.findSequence(name)
+	rel, col, err := s.findSequence(name)
 	if err != nil {
 		return 0, err
 	}
@@ -470,7 +515,12 @@ func (s *Session) SerialSequence(table, column string) (string, bool, error) {
 		if c.Seq == "" {
 			return "", false, nil
 		}
-		return sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(c.Seq), true, nil
+		schema := rel.Schema
+		if rel.Temp {
+			// PostgreSQL names any temporary schema pg_temp here.
+			schema = catalog.TempSchemaAlias
+		}
+		return sql.QuoteIdent(schema) + "." + sql.QuoteIdent(c.Seq), true, nil
 	}
 	return "", false, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", column, rel.Name)
 }
@@ -516,15 +566,21 @@ func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.Ex
 	defer e.ddlMu.Unlock()
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	schema, temp, err := s.creationSchema(st.Name, false)
+	schema, temp, err := s.creationSchema(st.Name, st.Temp)
 	if err != nil {
 		return nil, err
 	}
+	// A temporary sequence's name is looked up in the session's
+	// temporary schema (Session.findSequence) and clashes only with the
+	// names there.
+	owned := false
 	if temp {
-		// nextval finds a sequence by its name in public.
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary sequences are not supported")
+		for _, r := range e.cat.InSchema(schema) {
+			owned = owned || slices.ContainsFunc(r.Cols, func(c catalog.Column) bool { return c.Seq == name })
+		}
+	} else {
+		_, owned = e.findOwnedSequence(name)
 	}
-	_, owned := e.findOwnedSequence(name)
 	if _, ok := e.cat.Lookup(schema, name); ok || owned {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", name))

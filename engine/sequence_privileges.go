@@ -283,7 +283,7 @@ func (s *Session) HasSequencePrivilege(user, seq string, privs string) (bool, er
 			return false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
 		}
 	}
-	rel, col, err := s.eng.findSequence(seq)
+	rel, col, err := s.findSequence(seq)
 	if err != nil {
 		return false, err
 	}

@@ -200,6 +200,9 @@ type binder struct {
 	// rowNames are the field names of the whole-row references bound so
 	// far (fieldNames).
 	rowNames map[Expr][]string
+	// rowUnknown holds the row constructors with a field whose type was
+	// still unknown when it was bound (PostgreSQL cannot expand those).
+	rowUnknown map[Expr]bool
 	// dmlTarget is the range variable of UPDATE's or DELETE's target
 	// while their FROM or USING list is bound ("" otherwise).
 	dmlTarget string
@@ -395,6 +398,13 @@ type colInfo struct {
 	// merged columns were folded into a USING/NATURAL column: they are
 	// reachable only qualified, and only `t.*` lists them.
 	merged bool
+	// fields, for a column of a subquery in FROM that is a row
+	// constructor, are the offsets from this column to the hidden
+	// columns holding the row's fields (derived), and fieldNames their
+	// names; unknownField is set when PostgreSQL cannot expand them.
+	fields       []int
+	fieldNames   []string
+	unknownField bool
 	// pk marks the columns of a table's (declared) primary key: grouping
 	// by all of them makes the table's other columns functionally
 	// dependent on the group, so they may be selected ungrouped.
@@ -499,6 +509,9 @@ func (b *binder) resolveColumn(s *scope, cn *ast.ColumnName, node ast.Node) Expr
 			// (x).f where x is no range variable: a field of the
 			// column x (sql doc.go #42).
 			x := b.resolveColumn(s, &ast.ColumnName{Name: cn.Table}, node)
+			if e, ok := b.subqueryField(s, x, name); ok {
+				return e
+			}
 			return b.fieldOf(x, node, name)
 		}
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(node)))

@@ -1514,6 +1514,9 @@ func trimFunc(d ast.TrimDirectionType) string {
 // name takes x, else 42809, positioned at x as in PostgreSQL.
 func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 	x := b.expr(c, xn)
+	if e, ok := b.subqueryField(c.s, x, field); ok {
+		return e
+	}
 	inner := unparen(xn)
 	if _, ok := inner.(*ast.SubqueryExpr); ok {
 		inner = xn
@@ -1524,9 +1527,11 @@ func (b *binder) fieldSelect(c *exprCtx, xn ast.ExprNode, field string) Expr {
 // fieldOf is fieldSelect of the bound value x, written at node.
 func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
 	if field == "*" {
-		// (expr).*: only a composite value has fields to expand.
+		// (expr).*: only a composite value has fields to expand, and
+		// the select list expands them (rowStar); elsewhere, as in
+		// ROW((row).*) or WHERE, weir does not.
 		if r, ok := x.(*Call); ok && r.Fn == "pg_row" {
-			fail(pgerr.New(pgerr.FeatureNotSupported, "(row).* is not supported").WithPosition(b.pos(inner)))
+			fail(pgerr.New(pgerr.FeatureNotSupported, "(row).* is supported only in a select list").WithPosition(b.pos(inner)))
 		}
 		t := b.typeOf(x)
 		if b.isUnknown(x) {

@@ -433,10 +433,19 @@ func (b *binder) quantifiedArray(c *exprCtx, n *ast.FuncCallExpr, all bool, op s
 // of everything but a query's output.
 func (b *binder) rowValue(fields []Expr) Expr {
 	args := make([]Expr, len(fields))
+	unknown := false
 	for i, f := range fields {
+		unknown = unknown || b.isUnknown(f)
 		args[i] = b.finalize(f)
 	}
-	return &Call{Fn: "pg_row", Args: args, T: types.TRecord}
+	r := &Call{Fn: "pg_row", Args: args, T: types.TRecord}
+	if unknown {
+		if b.rowUnknown == nil {
+			b.rowUnknown = map[Expr]bool{}
+		}
+		b.rowUnknown[r] = true
+	}
+	return r
 }
 
 // fieldNames records the field names of row, a whole-row reference

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -284,6 +285,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 			items = append(items, b.expandStar(post, sc, f.WildCard, f)...)
 			continue
 		}
+		if fields, ok := b.rowStar(post, f.Expr); ok {
+			items = append(items, fields...)
+			continue
+		}
 		e := b.expr(post, f.Expr)
 		if !o.keepUnknown {
 			e = b.finalize(e)
@@ -471,6 +476,59 @@ func (b *binder) fieldStar(tbl string) (int, bool) {
 	return pos, ok
 }
 
+// rowStar expands (row).* in a select list, the bridge's
+// pg_field(row, '*'), into the fields of the row: columns named as
+// PostgreSQL names them (f1, f2, ... for a row constructor, the columns'
+// names for a whole-row reference). It reports false for any other
+// field, and for a value whose fields the binder does not know, which
+// fieldOf then refuses.
+func (b *binder) rowStar(c *exprCtx, n ast.ExprNode) ([]selectItem, bool) {
+	f, ok := n.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "pg_field" || len(f.Args) != 2 {
+		return nil, false
+	}
+	if l, ok := f.Args[1].(*sql.Literal); !ok || l.Value != "*" {
+		return nil, false
+	}
+	var written []ast.ExprNode
+	switch x := unparen(f.Args[0]).(type) {
+	case *ast.RowExpr:
+		written = x.Values
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "pg_row1" {
+			written = x.Args
+		}
+	}
+	for _, a := range b.rowExprs(c, written) {
+		if b.isUnknown(a) {
+			// PostgreSQL keeps the field's type unknown in the row
+			// and fails as it expands it (its XX000).
+			fail(pgerr.New(pgerr.InternalError, "failed to find conversion function from unknown to text"))
+		}
+	}
+	x := b.expr(c, f.Args[0])
+	if fields, ok := b.subqueryRow(c.s, x); ok {
+		for i := range fields {
+			fields[i].node = n
+		}
+		return fields, true
+	}
+	r, ok := x.(*Call)
+	if !ok || r.Fn != "pg_row" {
+		return nil, false
+	}
+	names := b.rowNames[r]
+	var out []selectItem
+	for i, a := range r.Args {
+		name := "f" + strconv.Itoa(i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		out = append(out, selectItem{name: name, e: b.finalize(a), node: n})
+	}
+	return out, true
+}
+
 // expandStar expands * or t.* into column references.
 func (b *binder) expandStar(c *exprCtx, sc *scope, w *ast.WildCardField, f *ast.SelectField) []selectItem {
 	tbl := w.Table.O
@@ -493,6 +551,13 @@ func (b *binder) expandStar(c *exprCtx, sc *scope, w *ast.WildCardField, f *ast.
 				}()
 				x = b.resolveColumn(sc, &ast.ColumnName{Name: w.Table}, f)
 			}()
+			if fields, ok := b.subqueryRow(sc, x); ok {
+				var out []selectItem
+				for _, fe := range fields {
+					out = append(out, selectItem{name: fe.name, e: fe.e, node: f.Expr})
+				}
+				return out
+			}
 			fail(pgerr.New(pgerr.WrongObjectType, "type %s is not composite", x.Type()))
 		}
 		fail(pgerr.New(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", tbl).WithPosition(b.pos(f)))
@@ -1033,6 +1098,8 @@ func (b *binder) derived(p Plan, alias string, colAliases []string, outer *scope
 	if len(colAliases) > len(sch) {
 		failf(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, len(sch), len(colAliases))
 	}
+	p, rowInfo := b.rowFields(p)
+	sch = p.Schema()
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	renamed := false
 	for i, c := range sch {
@@ -1043,15 +1110,110 @@ func (b *binder) derived(p Plan, alias string, colAliases []string, outer *scope
 		}
 		sc.cols = append(sc.cols, colInfo{table: alias, name: name, t: c.T, hidden: c.Hidden})
 	}
+	for i, f := range rowInfo {
+		sc.cols[i].fields, sc.cols[i].fieldNames, sc.cols[i].unknownField = f.fields, f.names, f.unknown
+	}
 	if renamed {
 		pr := &Project{Input: p}
 		for i, c := range sch {
 			pr.Exprs = append(pr.Exprs, &ColRef{Idx: i, T: c.T, Name: c.Name})
-			pr.Out = append(pr.Out, types.Column{Name: sc.cols[i].name, T: c.T})
+			pr.Out = append(pr.Out, types.Column{Name: sc.cols[i].name, T: c.T, Hidden: c.Hidden})
 		}
 		p = pr
 	}
 	return p, sc
+}
+
+// subqueryRow returns the fields of x when it reads a column of a
+// subquery in FROM of this query level that is a row constructor (see
+// rowFields), each as a reference to its hidden column; PostgreSQL's
+// XX000 when a field's type was unknown.
+func (b *binder) subqueryRow(sc *scope, x Expr) ([]selectItem, bool) {
+	r, ok := x.(*ColRef)
+	if !ok || sc == nil || sc.grouped != nil || r.Idx < 0 || r.Idx >= len(sc.cols) || sc.cols[r.Idx].fields == nil {
+		return nil, false
+	}
+	col := sc.cols[r.Idx]
+	if col.unknownField {
+		fail(pgerr.New(pgerr.InternalError, "failed to find conversion function from unknown to text"))
+	}
+	var out []selectItem
+	for j, off := range col.fields {
+		k := r.Idx + off
+		out = append(out, selectItem{name: col.fieldNames[j], e: &ColRef{Idx: k, T: sc.cols[k].t, Name: col.table + "." + col.fieldNames[j]}})
+	}
+	return out, true
+}
+
+// subqueryField is field of x, a subquery's row constructor column (see
+// subqueryRow), or false when x is none or has no such field (fieldOf
+// then decides).
+func (b *binder) subqueryField(sc *scope, x Expr, field string) (Expr, bool) {
+	if field == "*" {
+		return nil, false
+	}
+	r, ok := x.(*ColRef)
+	if !ok || sc == nil || sc.grouped != nil || r.Idx < 0 || r.Idx >= len(sc.cols) || sc.cols[r.Idx].fields == nil || sc.cols[r.Idx].unknownField {
+		return nil, false
+	}
+	fields, _ := b.subqueryRow(sc, x)
+	for _, f := range fields {
+		if f.name == field {
+			return f.e, true
+		}
+	}
+	return nil, false
+}
+
+// rowField describes a row constructor among a subquery's outputs: the
+// offsets from its column to the hidden columns holding its fields,
+// their names, and whether one was of unknown type.
+type rowField struct {
+	fields  []int
+	names   []string
+	unknown bool
+}
+
+// rowFields returns p, the plan of a subquery in FROM, with the fields
+// of each row constructor it outputs (ROW(a, b) AS x) added as hidden
+// columns after its own, so that (x).* and (x).f read them, as
+// PostgreSQL expands a subquery's record column by looking into it. A
+// plan that is no projection is returned as it is. The projection is
+// copied: a CTE's plan may be read elsewhere.
+func (b *binder) rowFields(p Plan) (Plan, map[int]rowField) {
+	pr, ok := p.(*Project)
+	if !ok || len(pr.Exprs) != len(pr.Out) {
+		return p, nil
+	}
+	var info map[int]rowField
+	var np *Project
+	for i, x := range pr.Exprs {
+		r, ok := x.(*Call)
+		if !ok || r.Fn != "pg_row" || pr.Out[i].Hidden {
+			continue
+		}
+		if np == nil {
+			np = &Project{Input: pr.Input, Exprs: slices.Clone(pr.Exprs), Out: slices.Clone(pr.Out)}
+			info = map[int]rowField{}
+		}
+		names := b.rowNames[r]
+		f := rowField{unknown: b.rowUnknown[r]}
+		for j, a := range r.Args {
+			name := "f" + strconv.Itoa(j+1)
+			if j < len(names) {
+				name = names[j]
+			}
+			f.fields = append(f.fields, len(np.Exprs)-i)
+			f.names = append(f.names, name)
+			np.Exprs = append(np.Exprs, a)
+			np.Out = append(np.Out, types.Column{Name: "?field?" + pr.Out[i].Name + "." + name, T: a.Type(), Hidden: true})
+		}
+		info[i] = f
+	}
+	if np == nil {
+		return p, nil
+	}
+	return np, info
 }
 
 // tableRef binds a table name: a CTE, a table function placeholder, a

@@ -36,6 +36,14 @@ func (p *stmtParser) create() (Stmt, error) {
 	if temp && !orReplace && p.accept("table") {
 		return p.createTable(true)
 	}
+	if temp && !orReplace && p.accept("sequence") {
+		st, err := p.createSequence()
+		if err != nil {
+			return nil, err
+		}
+		st.(*CreateSequence).Temp = true
+		return st, nil
+	}
 	if temp && !p.accept("view") {
 		// Only a view follows, as PostgreSQL's grammar has it.
 		return nil, p.errHere()

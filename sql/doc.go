@@ -296,12 +296,15 @@
 //	    (t).col, (t).*                         t.col, t.* (no composite types: t is a range
 //	                                           variable; when it is none the binder reads
 //	                                           (x).f as below: Query.FieldRefs; (x).* as
-//	                                           the column x, 42809: Query.FieldStars)
+//	                                           the column x: a subquery's row
+//	                                           constructor's fields, else 42809:
+//	                                           Query.FieldStars)
 //	    (expr).f, expr not a bare name         pg_field((expr), 'f'): a row constructor's
 //	                                           field, else the functional notation f(expr),
 //	                                           else 42809 as PostgreSQL words it; (expr).*
-//	                                           is pg_field((expr), '*'), 42809 "type T is
-//	                                           not composite"
+//	                                           is pg_field((expr), '*'): in a select list a
+//	                                           row's fields (f1, f2, ...), else 42809 "type
+//	                                           T is not composite"
 //	    t.*::type                              t::type (the whole row cast)
 //	43  f(a, name => v, name2 := w)            f(a, pg_named_arg('name', v), pg_named_arg('name2',
 //	                                           w)) in an ordinary call's arguments (not the
@@ -344,7 +347,7 @@
 // syntax error: the gate refuses XML functions,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
 // statements and clauses of unsupported.go (CREATE EXTENSION, RULE,
-// ...; unlogged tables, temporary sequences; PARTITION BY, INHERITS;
+// ...; unlogged tables, temporary recursive views; PARTITION BY, INHERITS;
 // ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark

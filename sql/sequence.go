@@ -18,6 +18,9 @@ type CreateSequence struct {
 	As string
 	// Start is the first value (1 unless START is given).
 	Start int64
+	// Temp is set for CREATE TEMP[ORARY] SEQUENCE: the sequence lives in
+	// the session's temporary schema and goes when the session ends.
+	Temp bool
 }
 
 // AlterSequence is ALTER SEQUENCE [IF EXISTS] name RESTART [[WITH] n]:

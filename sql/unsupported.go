@@ -92,8 +92,8 @@ var persistenceWords = map[string]string{"temp": "TEMPORARY", "temporary": "TEMP
 
 // persistence reads the [LOCAL | GLOBAL] TEMP[ORARY] | UNLOGGED words of
 // CREATE [OR REPLACE] at the cursor. It consumes them and reports true
-// for a temporary table or view; it returns 0A000 for what weir does not
-// keep: temporary sequences and recursive views, and unlogged tables and
+// for a temporary table, view or sequence; it returns 0A000 for what weir
+// does not keep: temporary recursive views, and unlogged tables and
 // sequences (weir logs every write, so a crash never empties a table as
 // it empties PostgreSQL's unlogged ones, and calling a logged table
 // unlogged would misstate what it does).
@@ -122,12 +122,8 @@ func (p *stmtParser) persistence() (bool, error) {
 			WithHint("weir logs every write: a crash never empties a table.").
 			WithPosition(charPos(p.src, p.peek().Off))
 	}
-	if kind == "sequence" || p.word(k+1) == "recursive" {
-		what := "temporary sequences are"
-		if kind == "view" {
-			what = "temporary recursive views are"
-		}
-		return false, pgerr.New(pgerr.FeatureNotSupported, "%s not supported", what).
+	if p.word(k+1) == "recursive" {
+		return false, pgerr.New(pgerr.FeatureNotSupported, "temporary recursive views are not supported").
 			WithPosition(charPos(p.src, p.peek().Off))
 	}
 	p.pos += k + 1
