@@ -50,7 +50,7 @@ var catalogCommandCases = []struct {
 	{`\sf abs(integer)`, "", "CREATE OR REPLACE FUNCTION pg_catalog.abs(integer)",
 		[]string{"RETURNS integer", "LANGUAGE internal", "IMMUTABLE PARALLEL SAFE STRICT", "AS $function$abs$function$"}},
 	{`\sf concat`, "", `CREATE OR REPLACE FUNCTION pg_catalog.concat(VARIADIC "any")`, []string{"RETURNS text", "IMMUTABLE PARALLEL SAFE"}},
-	{`\sv v`, "", "CREATE OR REPLACE VIEW public.v AS", []string{"SELECT a FROM t"}},
+	{`\sv v`, "", "CREATE OR REPLACE VIEW public.v AS", []string{" SELECT t.a", "   FROM t"}},
 }
 
 // catalogCommandErrors are meta-commands that fail as on PostgreSQL.
