@@ -814,12 +814,14 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		NewActorID: func() (types.ActorID, error) {
 			return types.ActorID(st.nextActor.Add(1)), nil
 		},
-		Progress:   j.report,
-		OpenSource: e.openSource,
-		OpenSink:   e.openSink,
-		Watermarks: e.wms,
-		Unaligned:  !aligned,
-		Decoupling: e.sinkDecoupling(),
+		Progress:      j.report,
+		OpenSource:    e.openSource,
+		OpenSink:      e.openSink,
+		Watermarks:    e.wms,
+		Unaligned:     !aligned,
+		Decoupling:    e.sinkDecoupling(),
+		Now:           time.Now,
+		ExpansionHold: e.expansionHold,
 	})
 	if err != nil {
 		return nil, err
@@ -1089,3 +1091,25 @@ func (e *Engine) definitionSession(rel *catalog.Relation, over map[uint32]*catal
 	s.pins, s.over = rel.DepCols, over
 	return s
 }
+
+// sysExpansionHold is the ALTER SYSTEM setting bounding how long a
+// barrier waits behind a set-returning function's expansion in progress
+// (stream.ProjectSet): expansions that end within it stay in the epoch
+// of their input (read-your-writes, whole-input snapshots); a longer one
+// lets the barrier pass, so it holds up checkpoints, and the writers
+// waiting for them, no longer than this.
+const sysExpansionHold = "expansion_barrier_hold_ms"
+
+// expansionHold is the current expansion_barrier_hold_ms; running jobs
+// read it at each barrier they hold.
+func (e *Engine) expansionHold() time.Duration {
+	if e.st != nil && e.st.sys != nil {
+		if v, ok := e.st.sys.get(sysExpansionHold); ok {
+			return msOf(v)
+		}
+	}
+	return stream.DefaultExpansionHold
+}
+
+// defaultExpansionHoldMillis is expansion_barrier_hold_ms's default.
+const defaultExpansionHoldMillis = int64(stream.DefaultExpansionHold / time.Millisecond)

@@ -138,6 +138,9 @@ var systemSettingList = []systemSetting{
 			}
 			return n, nil
 		}},
+	{name: sysExpansionHold, def: strconv.FormatInt(defaultExpansionHoldMillis, 10),
+		desc:  "Longest wait in milliseconds of a checkpoint barrier behind a set-returning function's expansion in progress; past it the barrier passes and the rest of the expansion falls into later epochs.",
+		check: checkMillis(sysExpansionHold, 0, maxSettingMillis)},
 	{name: sysSinkRetryMaxDelay, def: strconv.FormatInt(sinktxn.DefaultRetryMax.Milliseconds(), 10),
 		desc:  "Longest wait in milliseconds between two delivery attempts of a decoupled sink whose target fails; it bounds how late a sink resumes after its target returns.",
 		check: checkMillis(sysSinkRetryMaxDelay, sinktxn.DefaultRetryInitial.Milliseconds(), maxSettingMillis)},

@@ -48,6 +48,13 @@ type Env struct {
 	// fall into epoch e. Only for at-least-once jobs (the view or sink
 	// option streaming.barrier_alignment = 'false'); false aligns.
 	Unaligned bool
+	// Now reads the clock (nil: time.Now) and ExpansionHold is how long
+	// a ProjectSet holds a barrier behind an expansion in progress, read
+	// at each barrier (nil: DefaultExpansionHold). Past it the barrier
+	// passes mid-expansion, so that one huge expansion does not hold up
+	// every checkpoint.
+	Now           func() time.Time
+	ExpansionHold func() time.Duration
 	// Decoupling makes the job's sinks decoupled (DESIGN.md §5a) unless
 	// their options say otherwise; the zero value leaves them coupled.
 	Decoupling SinkDecoupling
@@ -380,6 +387,7 @@ func (b *builder) buildFragment(f *fragSpec) error {
 			Job: b.env.Job, Actor: id, Index: i, Parallelism: p,
 			DB: b.env.DB, Cache: b.env.Cache, Errors: b.env.Errors, Eval: b.env.Eval,
 			Watermarks: b.env.Watermarks, Hold: b.job.hold, sinkGates: &b.job.gates,
+			Now: b.env.Now, ExpansionHold: b.env.ExpansionHold,
 		}
 		root, err := b.op(actx, f, f.frag.Root)
 		if err != nil {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"time"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/storage"
@@ -50,6 +51,11 @@ type ActorContext struct {
 	// Watermarks learns of the sources' watermarks and late rows; may be
 	// nil.
 	Watermarks WatermarkRecorder
+	// Now reads the clock (nil: time.Now), and ExpansionHold says how
+	// long a ProjectSet holds a barrier behind an expansion in progress
+	// (nil: DefaultExpansionHold); both come from Env.
+	Now           func() time.Time
+	ExpansionHold func() time.Duration
 	// Hold is shared by the job's actors: its sinks hold it while their
 	// log store is full, and its sources then take no input. May be nil.
 	Hold *JobHold

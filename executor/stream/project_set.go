@@ -31,11 +31,13 @@ import (
 //   - Between two output chunks the operator polls its input (poller):
 //     a chunk joins the queue, a watermark waits until the queue is
 //     empty (the rows still to come are behind it), and a barrier
-//     passes once the queue is empty or, mid-expansion, after
-//     projectSetHoldChunks more chunks (so a statement's expansion of
-//     modest size is in its own epoch, read-your-writes). So a row that
-//     yields 10^18 rows holds up neither checkpoints nor DROP; the rows
-//     it yields after the barrier belong to the next epoch. The context is checked
+//     passes once the queue is empty or, mid-expansion, once it has
+//     waited ActorContext.ExpansionHold (so a statement's expansion that
+//     ends within it is in the statement's epoch, read-your-writes, and
+//     each view's snapshot is that of a whole input). So a row that
+//     yields 10^18 rows holds up checkpoints, and the writers waiting for
+//     them, for the hold at most, and DROP not at all; the rows it yields
+//     after the barrier belong to the next epoch. The context is checked
 //     between chunks too, so stopping the job is prompt. Over an input
 //     that cannot be polled (an aggregation in the same fragment) a
 //     barrier waits for the expansions before it, as it always did.
@@ -83,20 +85,17 @@ type ProjectSet struct {
 	// wms are the watermarks waiting for the queue to empty.
 	wms []types.Watermark
 	// held is a barrier polled while rows were queued: it passes once
-	// the queue is empty or holdChunks chunks went out after it arrived
-	// (heldFor counts them).
-	held       *types.Barrier
-	heldFor    int
-	holdChunks int
-	buf        types.Row
+	// the queue is empty or hold() passed since heldAt, by now().
+	held   *types.Barrier
+	heldAt time.Time
+	now    func() time.Time
+	hold   func() time.Duration
+	buf    types.Row
 }
 
-// projectSetHoldChunks is how many output chunks a ProjectSet emits after
-// a barrier arrived before letting it pass mid-expansion. The rows of a
-// statement's expansion up to that many chunks (64 × types.ChunkCap) are
-// in the epoch of its barrier, so an INSERT sees them in the views right
-// after it (read-your-writes); beyond that, the barrier goes first.
-const projectSetHoldChunks = 64
+// DefaultExpansionHold is how long a ProjectSet holds a barrier behind
+// an expansion in progress when the ActorContext gives no hold.
+const DefaultExpansionHold = 30 * time.Second
 
 // psRow is an input row of a ProjectSet waiting for its calls to run to
 // the end.
@@ -149,7 +148,13 @@ func NewProjectSet(actx *ActorContext, in Operator, n *planner.StreamProjectSet)
 		p.polls = pollable(in)
 	}
 	p.buf = make(types.Row, len(p.ts))
-	p.holdChunks = projectSetHoldChunks
+	p.now, p.hold = actx.Now, actx.ExpansionHold
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.hold == nil {
+		p.hold = func() time.Duration { return DefaultExpansionHold }
+	}
 	return p, nil
 }
 
@@ -162,7 +167,7 @@ func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if p.held != nil && (p.heldFor >= p.holdChunks || len(p.queue) == 0) {
+			if p.held != nil && p.now().Sub(p.heldAt) >= p.hold() {
 				return p.release()
 			}
 			if p.polls && p.started && p.held == nil {
@@ -172,9 +177,9 @@ func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 				}
 				if ok {
 					if b, isBarrier := msg.(types.Barrier); isBarrier {
-						// The rows before it go out first, up to
-						// holdChunks chunks of them.
-						p.held, p.heldFor = &b, 0
+						// The rows before it go out first, for
+						// up to the hold.
+						p.held, p.heldAt = &b, p.now()
 						continue
 					}
 					if out, err := p.handle(msg); err != nil || out != nil {
@@ -183,9 +188,6 @@ func (p *ProjectSet) Next(ctx context.Context) (types.Message, error) {
 				}
 			}
 			if out := p.fill(); out != nil {
-				if p.held != nil {
-					p.heldFor++
-				}
 				return out, nil
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
@@ -132,7 +133,7 @@ barrier 30
 				if err != nil {
 					t.Fatal(err)
 				}
-				p.holdChunks = hold
+				tickingHold(p, hold)
 				var pending []*types.Chunk
 				barriers, midway := 0, 0
 				for done := false; !done; {
@@ -172,7 +173,7 @@ barrier 30
 						if p, err = NewProjectSet(e.actx, in, psTestNode()); err != nil {
 							t.Fatal(err)
 						}
-						p.holdChunks = hold
+						tickingHold(p, hold)
 						if m, err := p.Next(context.Background()); err != nil {
 							t.Fatal(err)
 						} else if _, ok := m.(types.Barrier); !ok {
@@ -204,21 +205,39 @@ barrier 30
 	}
 }
 
+// tickingHold gives p a clock that moves one nanosecond each time it is
+// read (once when a barrier is held, then once before each output chunk)
+// and a hold of n nanoseconds: a barrier held mid-expansion passes after
+// about n more chunks.
+func tickingHold(p *ProjectSet, n int) {
+	var tick int64
+	p.now = func() time.Time { tick++; return time.Unix(0, tick) }
+	p.hold = func() time.Duration { return time.Duration(n) }
+}
+
 // TestProjectSetHoldsBarrierForSmallExpansions: a barrier polled behind
-// an expansion of fewer than projectSetHoldChunks chunks waits for it,
-// so the rows of a statement are in its epoch (read-your-writes); behind
-// a longer one it passes after projectSetHoldChunks chunks.
+// an expansion waits for it while the hold lasts, so the rows of a
+// statement are in its epoch (read-your-writes); once the hold has
+// passed it goes first.
 func TestProjectSetHoldsBarrierForSmallExpansions(t *testing.T) {
 	ts := []types.T{types.TInt8, types.TInt8}
 	for _, tc := range []struct {
 		n, before int
+		// step is how far the clock moves each time it is read.
+		step, hold time.Duration
 	}{
-		{3, 3},
-		{5 * types.ChunkCap, 5 * types.ChunkCap},
-		{(projectSetHoldChunks + 10) * types.ChunkCap, projectSetHoldChunks * types.ChunkCap},
+		{3, 3, time.Second, time.Minute},
+		{5 * types.ChunkCap, 5 * types.ChunkCap, time.Second, time.Minute},
+		{200 * types.ChunkCap, 200 * types.ChunkCap, 0, time.Minute},
+		// The clock is read when the barrier is held, then before each
+		// chunk: the tenth read finds the 10 s passed, after 9 chunks.
+		{200 * types.ChunkCap, 9 * types.ChunkCap, time.Second, 10 * time.Second},
 	} {
 		e := newOpEnv(t)
 		e.actx.Parallelism = 1
+		var clock time.Time
+		e.actx.Now = func() time.Time { clock = clock.Add(tc.step); return clock }
+		e.actx.ExpansionHold = func() time.Duration { return tc.hold }
 		msgs := parseScript(t, ts, fmt.Sprintf("barrier 1 add\n+ 1 %d\nbarrier 2\nbarrier 3\n", tc.n))
 		p, err := NewProjectSet(e.actx, &pollScript{msgs: msgs, every: 1}, psTestNode())
 		if err != nil {
@@ -238,7 +257,7 @@ func TestProjectSetHoldsBarrierForSmallExpansions(t *testing.T) {
 			}
 		}
 		if rows != tc.before {
-			t.Fatalf("%d rows to expand: %d before the barrier, want %d", tc.n, rows, tc.before)
+			t.Fatalf("%d rows to expand, clock step %v, hold %v: %d before the barrier, want %d", tc.n, tc.step, tc.hold, rows, tc.before)
 		}
 	}
 }

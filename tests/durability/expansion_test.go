@@ -10,7 +10,7 @@ import (
 
 // TestKillMidExpansion SIGKILLs the server while a materialized view
 // expands one row into 3,000,000 (generate_series), with checkpoints
-// committing mid-expansion, and again after the restart: the ProjectSet
+// committing mid-expansion (barriers wait 100 ms behind it, then pass), and again after the restart: the ProjectSet
 // resumes from the ordinal committed in its state table, so the view
 // ends with every value exactly once (count, distinct count and sum
 // exact), neither missing the rows committed before the kill nor
@@ -22,6 +22,8 @@ func TestKillMidExpansion(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
 	conn := connect(t, ctx, srv)
+	// Barriers wait behind the expansion for 100 ms, then pass it.
+	exec1(t, ctx, conn, "ALTER SYSTEM SET expansion_barrier_hold_ms = 100")
 	exec1(t, ctx, conn, "CREATE TABLE t (id int PRIMARY KEY, n bigint)")
 	exec1(t, ctx, conn, "INSERT INTO t VALUES (1, $1)", int64(n))
 	exec1(t, ctx, conn, "CREATE MATERIALIZED VIEW v AS SELECT id, generate_series(1, n) AS g FROM t")

@@ -20,9 +20,9 @@ const hangBound = time.Minute
 
 // TestHugeExpansionHoldsUpNoOne: a materialized view whose one input
 // row expands into 10^18 rows never finishes that row, yet it holds up
-// nobody: barriers pass its ProjectSet mid-expansion, so checkpoints
-// commit, an INSERT into an unrelated table completes, and DROP of the
-// view completes. Before, the view's actor held every barrier until the
+// nobody: barriers pass its ProjectSet mid-expansion once they have
+// waited expansion_barrier_hold_ms, so checkpoints commit, an INSERT
+// into an unrelated table completes, and DROP of the view completes. Before, the view's actor held every barrier until the
 // row was done, and every statement waiting for a checkpoint hung.
 func TestHugeExpansionHoldsUpNoOne(t *testing.T) {
 	srv := testenv.Start(t, testenv.Options{})
@@ -41,6 +41,8 @@ func TestHugeExpansionHoldsUpNoOne(t *testing.T) {
 			t.Fatalf("%s: %v (no answer within %s is a hang)", sql, err, hangBound)
 		}
 	}
+	// A barrier waits behind an expansion for 200 ms, then passes it.
+	exec("ALTER SYSTEM SET expansion_barrier_hold_ms = 200")
 	exec("CREATE TABLE t (n bigint)")
 	exec("INSERT INTO t VALUES (1000000000000000000)")
 	exec("CREATE TABLE u (x int)")
