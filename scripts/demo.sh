@@ -37,7 +37,7 @@ start_weir() {
   "$work/weir" serve --listen "127.0.0.1:$PORT" --data-dir "$work/data" \
     --metrics-listen 127.0.0.1:0 2>>"$work/weir.log" &
   weir_pid=$!
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 300); do
     if psql_ -c 'SELECT 1' >/dev/null 2>&1; then return; fi
     if ! kill -0 "$weir_pid" 2>/dev/null; then
       echo "weir exited; log:" >&2; cat "$work/weir.log" >&2; exit 1

@@ -269,12 +269,23 @@ func serve(args []string) int {
 	srv := wire.NewServer(eng, wopts)
 
 	var metricsSrv *http.Server
+	var metricsLn net.Listener
 	if *metricsListen != "" {
 		mln, err := net.Listen("tcp", *metricsListen)
-		if err != nil {
+		metricsLn = mln
+		switch {
+		case err != nil && flagSet(fs, "metrics-listen"):
 			fmt.Fprintf(os.Stderr, "weir: metrics listen on %s: %v\n", *metricsListen, err)
 			return 1
+		case err != nil:
+			// The default address is taken (another weir on this
+			// machine, say): serve without /metrics rather than not at
+			// all; an address given on purpose must work.
+			log.Warn("metrics off: the default --metrics-listen address is in use; pass --metrics-listen to choose another", "addr", *metricsListen, "err", err)
 		}
+	}
+	if metricsLn != nil {
+		mln := metricsLn
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(eng.Metrics().Registry, promhttp.HandlerOpts{}))
 		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
