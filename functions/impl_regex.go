@@ -373,7 +373,8 @@ func reErrorText(err error) string {
 // out the newline; expanded syntax drops white space and comments
 // outside brackets. \m before and \M after a literal word character
 // are \b; elsewhere they, and [[:<:]] and [[:>:]], have no RE2 form and
-// are refused (0A000). refs reports back references (\1 .. \9), which
+// are refused (0A000). refs reports back references (\1 .. \9) and
+// lookahead and lookbehind constraints ((?=, (?!, (?<=, (?<!), which
 // only regexp2 runs.
 func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 	var b strings.Builder
@@ -440,6 +441,10 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 				i++
 			}
 		default:
+			if c == '(' && (strings.HasPrefix(p[i:], "(?=") || strings.HasPrefix(p[i:], "(?!") ||
+				strings.HasPrefix(p[i:], "(?<=") || strings.HasPrefix(p[i:], "(?<!")) {
+				refs = true
+			}
 			b.WriteByte(c)
 		}
 	}
