@@ -98,7 +98,15 @@ func (b *bridge) noteLockClause(n *node, clause string) {
 	if b.q.LockClauses == nil {
 		b.q.LockClauses = map[int]string{}
 	}
-	b.q.LockClauses[charPos(b.src, n.off)] = clause
+	b.q.LockClauses[b.queryPos(n.off)] = clause
+}
+
+// queryPos is the character position of the byte offset off of src
+// counted from the query's first token, as SourceMap.Pos gives it: in
+// CREATE VIEW v AS SELECT ... the query does not start the statement.
+func (b *bridge) queryPos(off int) int {
+	base := b.toks[0].Off
+	return charPos(b.src[base:], off-base)
 }
 
 // pgClauses rewrites PostgreSQL forms TiDB lacks into the forms of the
@@ -133,7 +141,7 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 				if b.q.FieldRefs == nil {
 					b.q.FieldRefs = map[int]bool{}
 				}
-				b.q.FieldRefs[charPos(b.src, n.kids[0].off)] = true
+				b.q.FieldRefs[b.queryPos(n.kids[0].off)] = true
 				if at(seq, i+2).isOp("*") {
 					if b.q.FieldStars == nil {
 						b.q.FieldStars = map[string]int{}
