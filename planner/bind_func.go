@@ -120,6 +120,55 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				}
 			}
 		}
+	case "pg_get_viewdef":
+		// pg_get_viewdef(text [, pretty]): an unknown literal takes the
+		// text form, whose name is resolved as regclassin resolves it
+		// when the call runs; PostgreSQL's error then has no position.
+		if len(n.Args) >= 1 {
+			if s, ok := textLiteral(n.Args[0]); ok {
+				oid, ok := b.quietOID(func() uint32 { return b.relationOID(s, n.Args[0]) })
+				if !ok {
+					failf(pgerr.UndefinedTable, "relation \"%s\" does not exist", s)
+				}
+				k := &Const{V: types.DInt(int64(oid)), T: types.TOid}
+				return b.call(name, append([]Expr{k}, b.exprs(c, n.Args[1:])...), n, false, Scalar)
+			}
+			if a := b.expr(c, n.Args[0]); a.Type().ID == types.Text || a.Type().ID == types.Varchar {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "pg_get_viewdef of a relation name that is not a constant is not supported").
+					WithHint("Pass the name as a literal, or the view's OID.").WithPosition(b.pos(n)))
+			}
+		}
+	case "to_regclass", "to_regtype":
+		// to_regclass(text) and its kin: the OID the name resolves to,
+		// NULL when it names nothing (or is ambiguous), as the reg*
+		// input functions read it.
+		if len(n.Args) != 1 {
+			break
+		}
+		s, ok := textLiteral(n.Args[0])
+		if !ok {
+			a := b.expr(c, n.Args[0])
+			if k, isConst := a.(*Const); isConst && k.V.Null {
+				return &Const{V: types.NullDatum, T: types.TOid}
+			}
+			if id := a.Type().ID; id == types.Text || id == types.Varchar || id == types.Name {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "%s of a name that is not a constant is not supported", name).
+					WithHint("Pass the name as a literal.").WithPosition(b.pos(n)))
+			}
+			break
+		}
+		resolve := func() uint32 { return b.relationOID(s, n.Args[0]) }
+		if name == "to_regtype" {
+			resolve = func() uint32 { return b.typeOID(s, n.Args[0]) }
+		}
+		if _, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err != nil {
+			// A number, which the reg* input functions read as the OID
+			// itself, names no relation or type here.
+			if oid, ok := b.quietOID(resolve); ok {
+				return &Const{V: types.DInt(int64(oid)), T: types.TOid}
+			}
+		}
+		return &Const{V: types.NullDatum, T: types.TOid}
 	case "nextval", "currval", "setval":
 		// Postgres's sequence functions take a regclass, which a text
 		// literal becomes implicitly. weir keeps the sequence by name
@@ -355,6 +404,31 @@ func castTypeText(n *ast.FuncCallExpr) string {
 	return s
 }
 
+// textLiteral returns s when n is the string literal 's'.
+func textLiteral(n ast.ExprNode) (string, bool) {
+	l, ok := unparen(n).(*sql.Literal)
+	if !ok {
+		return "", false
+	}
+	s, ok := l.Value.(string)
+	return s, ok
+}
+
+// quietOID runs resolve, one of the binder's name resolvers, and
+// reports false instead of the error it raises for a name that names
+// nothing.
+func (b *binder) quietOID(resolve func() uint32) (oid uint32, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isErr := r.(*pgerr.Error); !isErr {
+				panic(r)
+			}
+			oid, ok = 0, false
+		}
+	}()
+	return resolve(), true
+}
+
 // regclassLiteral returns s when n is the literal cast 's'::regclass.
 func regclassLiteral(n ast.ExprNode) (string, bool) {
 	fc, ok := unparen(n).(*ast.FuncCallExpr)
@@ -468,7 +542,11 @@ var catalogOIDs = map[string]uint32{
 // oid = 't'::regclass, ::oid) the cast stays the OID.
 func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 	fc, ok := unparen(n).(*ast.FuncCallExpr)
-	if !ok || fc.FnName.L != "pg_cast" || len(fc.Args) != 2 || lenientTypeName(castTypeText(fc)) != "regclass" {
+	if ok && fc.FnName.L == "to_regtype" && b.typeOf(e).ID == types.Oid {
+		// A regtype prints as format_type names the type.
+		return b.call("format_type", []Expr{e, &Const{V: types.NullDatum, T: types.TInt4}}, fc, false, Scalar)
+	}
+	if !ok || (fc.FnName.L != "pg_cast" || len(fc.Args) != 2 || lenientTypeName(castTypeText(fc)) != "regclass") && fc.FnName.L != "to_regclass" {
 		return e
 	}
 	if t := b.typeOf(e); t.ID != types.Oid {

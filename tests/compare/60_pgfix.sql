@@ -24,3 +24,18 @@ SELECT * FROM mv60d ORDER BY 2;
 DROP MATERIALIZED VIEW mv60a, mv60b, mv60c, mv60d;
 DROP VIEW v60;
 DROP TABLE rt60;
+-- pg_get_viewdef(text [, pretty]), to_regclass and to_regtype.
+CREATE TABLE tv60 (a int, b text);
+CREATE VIEW vv60 AS SELECT a FROM tv60;
+SELECT pg_get_viewdef('vv60');
+SELECT pg_get_viewdef('vv60', true);
+SELECT pg_get_viewdef('public.vv60');
+SELECT pg_get_viewdef('nosuch60');
+SELECT to_regclass('tv60'), to_regclass('nosuch60'), to_regclass('public.tv60'), to_regclass('1259');
+SELECT to_regclass('pg_class'), to_regclass(NULL);
+SELECT to_regtype('integer'), to_regtype('int4'), to_regtype('nosuch60'), to_regtype('text[]');
+SELECT to_regclass('tv60')::oid = 'tv60'::regclass::oid;
+SELECT relname FROM pg_class WHERE oid = to_regclass('tv60');
+SELECT count(*) FROM pg_class WHERE oid = to_regclass('nosuch60');
+DROP VIEW vv60;
+DROP TABLE tv60;
