@@ -277,7 +277,7 @@ func (s *Session) paramDomains(st *sql.Prepare) []string {
 	var out []string
 	for i, t := range st.Types {
 		tn, err := sql.ParseUserTypeName(t)
-		if err != nil || tn.User == nil {
+		if err != nil || tn.User == nil || tn.UserArray {
 			continue
 		}
 		u, ok := s.lookupUserType(*tn.User)

@@ -77,6 +77,9 @@ func (s *Session) resolveTypeName(tn *sql.TypeName) error {
 	if !ok {
 		return tn.Err
 	}
+	if tn.UserArray {
+		return sql.UserArrayUnsupported(u.Name)
+	}
 	tn.T, tn.User, tn.Err = u.T, nil, nil
 	if u.Kind == 'd' {
 		tn.Domain = u.OID

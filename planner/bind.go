@@ -192,8 +192,12 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 
 // binder holds the state of binding one statement.
 type binder struct {
-	q   *sql.Query
-	cat Catalog
+	// enumArrays holds the enum_range results bound so far, by the enum
+	// type whose array PostgreSQL gives them (they are text[] here):
+	// pg_typeof names that array type.
+	enumArrays map[Expr]types.T
+	q          *sql.Query
+	cat        Catalog
 	// noParams is set for a statement that can have no parameters (a
 	// simple Query's, WithoutParams): $n is 42P02 where it is bound.
 	noParams bool

@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/types"
 )
 
@@ -45,6 +46,9 @@ func (b *binder) enumCall(name string, args []Expr, node ast.Node, kind FuncKind
 		return &Call{Fn: name, Args: []Expr{l, r}, T: types.TBool}, true
 	case (kind == Aggregate || kind == WindowOnly) && (name == "min" || name == "max") && len(args) == 1:
 		return &Call{Fn: name, Args: []Expr{relabel(args[0])}, T: et}, true
+	case (kind == Aggregate || kind == WindowOnly) && name == "array_agg" && len(args) == 1:
+		// Its result would be an array of the enum, a type weir lacks.
+		fail(pgerr.As(sql.UserArrayUnsupported(et.String())).WithPosition(b.pos(node)))
 	}
 	return nil, false
 }
@@ -100,5 +104,10 @@ func (b *binder) enumFunc(name string, args []Expr, node ast.Node) (Expr, bool) 
 		}
 		elems = append(elems, l.Label)
 	}
-	return &Const{V: types.DString(types.FormatTextArray(elems, make([]bool, len(elems)))), T: types.TTextArray}, true
+	k := &Const{V: types.DString(types.FormatTextArray(elems, make([]bool, len(elems)))), T: types.TTextArray}
+	if b.enumArrays == nil {
+		b.enumArrays = map[Expr]types.T{}
+	}
+	b.enumArrays[k] = et
+	return k, true
 }

@@ -138,6 +138,19 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 					WithHint("Pass the name as a literal, or the view's OID.").WithPosition(b.pos(n)))
 			}
 		}
+	case "pg_typeof":
+		// A value of a domain is of the domain's type, and enum_range's
+		// of its enum's array type, as pg_typeof names them.
+		if len(n.Args) == 1 {
+			a := b.expr(c, n.Args[0])
+			if k, ok := a.(*Cast); ok && k.Domain != nil {
+				return &Const{V: types.DString(k.Domain.Name), T: types.TText}
+			}
+			if et, ok := b.enumArrays[a]; ok {
+				return &Const{V: types.DString(et.String() + "[]"), T: types.TText}
+			}
+			return b.call(name, []Expr{a}, n, false, Scalar)
+		}
 	case "to_regclass", "to_regtype":
 		// to_regclass(text) and its kin: the OID the name resolves to,
 		// NULL when it names nothing (or is ambiguous), as the reg*
@@ -385,7 +398,11 @@ func (b *binder) userType(text string) (*catalog.UserType, bool) {
 	if err != nil || tn.User == nil {
 		return nil, false
 	}
-	return tc.UserType(tn.User.Schema, tn.User.Name)
+	u, ok := tc.UserType(tn.User.Schema, tn.User.Name)
+	if ok && tn.UserArray {
+		fail(pgerr.As(sql.UserArrayUnsupported(u.Name)))
+	}
+	return u, ok
 }
 
 // castTypeText returns the type text of pg_cast's second argument.

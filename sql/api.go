@@ -129,6 +129,13 @@ func ParseType(text string) (TypeName, error) {
 	return tn, nil
 }
 
+// UserArrayUnsupported is the error for an array of the user type
+// (enum or domain) name, which weir does not support.
+func UserArrayUnsupported(name string) error {
+	return pgerr.New(pgerr.FeatureNotSupported, "arrays of type %s are not supported", name).
+		WithHint("Use text[] and cast its elements to the type where they are read.")
+}
+
 // ParseUserTypeName parses a type name as ParseType does but returns a
 // name that is no built-in type as TypeName.User (with the 42704 error
 // in TypeName.Err) for the caller to look up among user types.

@@ -113,6 +113,10 @@ type TypeName struct {
 	// for a name that names none (42704, positioned).
 	User *ObjectName
 	Err  error
+	// UserArray is set with User when the name is an array of it
+	// (mood[]): arrays of user types are refused (0A000) when User
+	// names one.
+	UserArray bool
 	// Domain is the OID of the domain the engine found the name to be
 	// (T is then its base type), 0 otherwise.
 	Domain uint32

@@ -336,8 +336,8 @@ func parseTypeAt(src string, toks []Token, i int) (TypeName, int, error) {
 	t, err := resolveType(spec)
 	if err != nil {
 		err = err.WithPosition(charPos(src, toks[i].Off))
-		if err.Code == pgerr.UndefinedObject && spec.arrays == 0 && len(spec.mods) == 0 && !spec.modsBad && len(spec.words) == 1 {
-			return TypeName{T: types.TUnknown, Text: text, User: &ObjectName{Schema: spec.schema, Name: spec.words[0]}, Err: err}, next, nil
+		if err.Code == pgerr.UndefinedObject && len(spec.mods) == 0 && !spec.modsBad && len(spec.words) == 1 {
+			return TypeName{T: types.TUnknown, Text: text, User: &ObjectName{Schema: spec.schema, Name: spec.words[0]}, UserArray: spec.arrays > 0, Err: err}, next, nil
 		}
 		return TypeName{}, i, err
 	}

@@ -39,3 +39,18 @@ SELECT relname FROM pg_class WHERE oid = to_regclass('tv60');
 SELECT count(*) FROM pg_class WHERE oid = to_regclass('nosuch60');
 DROP VIEW vv60;
 DROP TABLE tv60;
+-- enum_range is of the enum's array type; pg_typeof of a domain value
+-- names the domain.
+CREATE TYPE mood60 AS ENUM ('sad', 'ok', 'happy');
+CREATE TABLE em60 (k int, m mood60);
+INSERT INTO em60 VALUES (1, 'ok'), (2, 'sad'), (3, 'happy');
+SELECT enum_range(NULL::mood60), pg_typeof(enum_range(NULL::mood60));
+SELECT enum_range('sad'::mood60, 'ok'::mood60), pg_typeof(enum_range('sad'::mood60, NULL));
+SELECT 'ok'::mood60 = ANY(enum_range(NULL::mood60));
+SELECT k FROM em60 WHERE m = ANY(enum_range('ok'::mood60, NULL)) ORDER BY k;
+CREATE DOMAIN posint60 AS int CHECK (VALUE > 0);
+SELECT pg_typeof(1::posint60), pg_typeof(CAST(2 AS posint60)), pg_typeof(1::posint60 + 1);
+SELECT pg_typeof(NULL::posint60), pg_typeof('ok'::mood60);
+DROP TABLE em60;
+DROP DOMAIN posint60;
+DROP TYPE mood60;
