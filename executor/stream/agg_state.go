@@ -23,8 +23,9 @@ type aggKind uint8
 
 const (
 	// aggPlain: an accumulator whose state is a fixed row of values
-	// (count, sum, avg, bool_and/or, variance, and min/max over an
-	// append-only input), kept in the group's Result row.
+	// (count, sum, avg, bool_and/or, variance, min/max over an
+	// append-only input, and a grow-only max, which ignores
+	// retractions), kept in the group's Result row.
 	aggPlain aggKind = iota
 	// aggMinMax: the current extreme in the Result row; the input values
 	// in the call's Extra table, so that deleting the extreme finds the
