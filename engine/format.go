@@ -59,9 +59,13 @@ import (
 //	   their ProjectSets a new, empty table, inserted at its place in the
 //	   relation's state tables and layout (addProjectSetStates): no older
 //	   weir left an expansion pending at a barrier.
+//	8  a max over counts that only grow keeps no table of its values
+//	   (planner.StreamHashAgg.GrowOnly), which changes the state layout;
+//	   relations created before keep their plans (planner.WithPlanFormat
+//	   "7", set by the upgrade from 7; older ones have theirs already).
 const (
 	// FormatVersion is the data directory format this weir writes.
-	FormatVersion = 7
+	FormatVersion = 8
 	// metaFormatVersion is the meta entry holding the format (decimal).
 	metaFormatVersion = "system/format_version"
 )
@@ -203,6 +207,11 @@ func (e *Engine) upgradeFormat() error {
 					return err
 				}
 				e.log.Info("upgrade: a new state table for each ProjectSet", kindWords[rel.Kind], rel.Name, "state_tables", len(up.StateTables)-len(rel.StateTables))
+			}
+		case 7:
+			// Version 8 drops the table of values of a grow-only max.
+			if err := e.keepPlanFormat("7"); err != nil {
+				return err
 			}
 		}
 		v++

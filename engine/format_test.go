@@ -655,3 +655,75 @@ func TestOpenFormat6ProjectSetFixture(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeFormat7KeepsItsPlans opens a directory of format 7 whose
+// view takes the max of counts that only grow, planned as format 7 did:
+// with a table of the max's values. The upgrade marks the view to be
+// planned so again (format 8 keeps no such table), and it keeps
+// streaming, equal to its query, across restarts. A view created
+// afterwards keeps no table of values.
+func TestUpgradeFormat7KeepsItsPlans(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (g int, k int) APPEND ONLY")
+	const q = "SELECT g, max(c) AS m FROM (SELECT g, k, count(*) AS c FROM t GROUP BY g, k) s GROUP BY g"
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v AS "+q)
+	rel, _ := e.cat.Lookup("", "v")
+	old := rel.Clone()
+	old.With[planner.WithPlanFormat] = "7"
+	var root planner.StreamNode
+	for {
+		var err error
+		if root, err = e.planRel(old); err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "state tables, the catalog records") || len(old.StateTables) > 10 {
+			t.Fatal(err)
+		}
+		id, err := e.cat.NextStateTableID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		old.StateTables = append(old.StateTables, id)
+	}
+	layout := stateLayout(root, old.StateTables)
+	if !slices.ContainsFunc(layout, func(l string) bool { return strings.HasPrefix(l, "agg_minmax(") }) ||
+		slices.ContainsFunc(rel.StateLayout, func(l string) bool { return strings.HasPrefix(l, "agg_minmax(") }) {
+		t.Fatalf("format 7 layout %q, format 8 layout %q: the test shows nothing", layout, rel.StateLayout)
+	}
+	delete(old.With, planner.WithPlanFormat)
+	old.StateLayout = layout
+	if err := e.cat.Replace(old); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	setMeta(t, fs, metaFormatVersion, "7")
+
+	for round := range 2 {
+		e = openTest(t, fs)
+		s = session(t, e)
+		if v, _, _ := e.db.Meta(metaFormatVersion); string(v) != strconv.Itoa(FormatVersion) {
+			t.Fatalf("format version after the upgrade: %q", v)
+		}
+		if rel, _ := e.cat.Lookup("", "v"); rel.With[planner.WithPlanFormat] != "7" {
+			t.Fatalf("the upgraded view's options: %v", rel.With)
+		}
+		if rows := mustRun(t, s, "SELECT view, last_error FROM weir.stream_errors"); len(rows) != 0 {
+			t.Fatalf("stream errors: %q", rows)
+		}
+		mustRun(t, s, fmt.Sprintf("INSERT INTO t VALUES (1, 1), (1, %d), (2, 5), (2, 5), (3, %d)", round+2, round))
+		mustRun(t, s, "INSERT INTO t VALUES (1, 1), (3, 0)")
+		wantRows(t, s, "SELECT * FROM v ORDER BY 1", mustRun(t, s, q+" ORDER BY 1")...)
+		e.Close()
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v2 AS "+q)
+	if rel, _ := e.cat.Lookup("", "v2"); rel.With[planner.WithPlanFormat] != "" || slices.ContainsFunc(rel.StateLayout, func(l string) bool { return strings.HasPrefix(l, "agg_minmax(") }) {
+		t.Fatalf("a new view planned as format 7: %v, layout %q", rel.With, rel.StateLayout)
+	}
+	wantRows(t, s, "SELECT * FROM v2 ORDER BY 1", mustRun(t, s, q+" ORDER BY 1")...)
+	wantRows(t, s, "SELECT * FROM v ORDER BY 1", mustRun(t, s, q+" ORDER BY 1")...)
+}

@@ -155,7 +155,8 @@
 // whose Result state table holds one row per group (keys, the encoded
 // accumulator states, the row count); DISTINCT aggregates, string_agg,
 // and min/max over input that can retract also keep their input values
-// in an Extra table, keyed by group keys and values with a count;
+// in an Extra table, keyed by group keys and values with a count (not
+// a max over counts that only grow, stream_grow.go: GrowOnly);
 // DISTINCT aggregates over the same input columns (differing in
 // function or FILTER) share one such table, with a count per aggregate.
 // A group key carrying a watermark leads the state key, so closing the

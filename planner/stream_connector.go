@@ -142,7 +142,7 @@ func PlanSink(p Plan, sink *catalog.Relation, spec SinkSpec, alloc func() uint32
 			root, err = nil, pe
 		}
 	}()
-	sp := &streamPlanner{alloc: alloc, before5: before5(sink)}
+	sp := &streamPlanner{alloc: alloc, before5: before5(sink), before8: before8(sink)}
 	sp.checkExprs(p)
 	n := sp.plan(prunePlan(p, sink))
 	out := p.Schema()

@@ -42,7 +42,7 @@ func PlanStream(p Plan, mv *catalog.Relation, alloc func() uint32) (root *Stream
 	if err != nil {
 		return nil, err
 	}
-	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before5: before5(mv),
+	sp := &streamPlanner{alloc: alloc, emitOnClose: emitOnWindowClose(mv), ttlMs: ttl, before5: before5(mv), before8: before8(mv),
 		noFullJoinMarks: mv != nil && strings.EqualFold(mv.With[WithFullJoinMarks], "false")}
 	checkRecords(p, true)
 	sp.checkExprs(p)
@@ -76,6 +76,9 @@ type streamPlanner struct {
 	// before5 plans as before format version 5 (WithPlanFormat): no
 	// column pruning, one table per DISTINCT aggregate.
 	before5 bool
+	// before8 plans as before format version 8: every min and max over a
+	// retracting input keeps a table of its values (no GrowOnly).
+	before8 bool
 }
 
 func unsupported(format string, args ...any) *pgerr.Error {
@@ -716,6 +719,13 @@ func (sp *streamPlanner) hashAgg(in StreamNode, keys []int, aggs []AggCall, aggO
 	}
 	shared := map[string]StateTableDesc{}
 	for i, c := range aggs {
+		if !ib.AppendOnly && sp.growOnlyMax(in, keys, c) {
+			if n.GrowOnly == nil {
+				n.GrowOnly = make([]bool, len(aggs))
+			}
+			n.GrowOnly[i] = true
+			continue
+		}
 		if !needsExtraState(c, ib.AppendOnly) {
 			continue
 		}

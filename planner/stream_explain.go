@@ -222,6 +222,15 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 		if len(aggs) > 0 {
 			add("aggs: [%s]", strings.Join(aggs, ", "))
 		}
+		var grow []string
+		for i, g := range x.GrowOnly {
+			if g {
+				grow = append(grow, f.agg(x.Aggs[i]))
+			}
+		}
+		if len(grow) > 0 {
+			add("grow_only: [%s]", strings.Join(grow, ", "))
+		}
 		if x.EOWC {
 			add("emit_on_window_close")
 		}

@@ -208,6 +208,12 @@ type StreamHashAgg struct {
 	// NULL, exists from the first barrier on and is never deleted, as a
 	// global aggregate's row.
 	EmptySets []int64
+	// GrowOnly[i] (nil: all false) marks a max whose input values only
+	// grow (stream_grow.go): every retraction it receives is of a value
+	// that the same group receives again, or a larger one, before the
+	// next barrier. Such a max keeps no table of its values, just its
+	// current value in the Result row, and ignores retractions.
+	GrowOnly []bool
 }
 
 // StreamProjectSet runs the set-returning functions of a select list, as

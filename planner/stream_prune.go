@@ -33,7 +33,8 @@ import (
 // a change of the planner that changes state layouts keeps its layout.
 // Unset: the current one. Version 5 brought column pruning
 // (stream_prune.go) and the shared tables of DISTINCT aggregates over the
-// same arguments (hashAgg); version 6 shared subplans (stream_share.go).
+// same arguments (hashAgg); version 6 shared subplans (stream_share.go);
+// version 8 the grow-only max without a table of values (stream_grow.go).
 const WithPlanFormat = "plan_format"
 
 // planFormat returns the format version whose planner plans rel (nil:
@@ -383,4 +384,11 @@ func planHasSubquery(p Plan) bool {
 		return j.Lateral
 	}
 	return false
+}
+
+// before8 reports whether rel is planned as before format version 8:
+// without StreamHashAgg.GrowOnly.
+func before8(rel *catalog.Relation) bool {
+	v := planFormat(rel)
+	return v != 0 && v < 8
 }

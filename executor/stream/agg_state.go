@@ -23,8 +23,9 @@ type aggKind uint8
 
 const (
 	// aggPlain: an accumulator whose state is a fixed row of values
-	// (count, sum, avg, bool_and/or, variance, and min/max over an
-	// append-only input), kept in the group's Result row.
+	// (count, sum, avg, bool_and/or, variance, min/max over an
+	// append-only input, and a grow-only max, which ignores
+	// retractions), kept in the group's Result row.
 	aggPlain aggKind = iota
 	// aggMinMax: the current extreme in the Result row; the input values
 	// in the call's Extra table, so that deleting the extreme finds the
@@ -86,6 +87,10 @@ type aggCallState struct {
 	// ignored instead of failing (the aggregation has a state TTL, and
 	// the value may have been counted in state that expired).
 	lenient bool
+	// growOnly: a max whose retractions are always followed by a value at
+	// least as large in the same group (planner.StreamHashAgg.GrowOnly):
+	// a plain accumulator that ignores them.
+	growOnly bool
 }
 
 // aggCallVal is a call's state in one group while the group is dirty.
@@ -99,7 +104,8 @@ type aggCallVal struct {
 
 // newAggCallState compiles call; extra is its Extra state table (nil
 // when the plan has none), retractable whether the input may retract.
-func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs []types.T, in *planner.StreamBase, actx *ActorContext) (*aggCallState, error) {
+// growOnly is planner.StreamHashAgg.GrowOnly for the call.
+func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs []types.T, in *planner.StreamBase, growOnly bool, actx *ActorContext) (*aggCallState, error) {
 	retractable := !in.AppendOnly
 	s := &aggCallState{call: call, nargs: len(call.Args)}
 	exprs := append([]planner.Expr(nil), call.Args...)
@@ -110,7 +116,12 @@ func newAggCallState(call planner.AggCall, extra *planner.StateTableDesc, keyTs 
 	switch {
 	case call.Fn == "min" || call.Fn == "max":
 		s.isMax = call.Fn == "max"
-		if extra != nil {
+		if growOnly {
+			if extra != nil || !s.isMax || call.Distinct || call.Filter != nil {
+				return nil, pgerr.New(pgerr.InternalError, "streaming %s marked grow-only with a state table, DISTINCT or FILTER", call.Fn)
+			}
+			s.growOnly = true
+		} else if extra != nil {
 			s.kind = aggMinMax
 			if len(in.StreamKey) > 0 {
 				s.keyedMinMax = true
@@ -306,6 +317,11 @@ func (s *aggCallState) apply(key types.Row, v *aggCallVal, args []types.Datum, s
 	case aggPlain:
 		if sign > 0 {
 			return v.acc.Add(args)
+		}
+		if s.growOnly {
+			// The group receives this value or a larger one again
+			// before the barrier: the maximum stays.
+			return nil
 		}
 		return v.acc.Retract(args)
 	case aggMinMax:

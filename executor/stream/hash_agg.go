@@ -170,8 +170,11 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 		extraOf[ai] = &n.Extra[i]
 	}
 	a.stateTs = append(a.stateTs, a.keyTs...)
+	if n.GrowOnly != nil && len(n.GrowOnly) != len(n.Aggs) {
+		return nil, pgerr.New(pgerr.InternalError, "hash aggregation marks %d of %d calls grow-only", len(n.GrowOnly), len(n.Aggs))
+	}
 	for i, c := range n.Aggs {
-		cs, err := newAggCallState(c, extraOf[i], a.keyTs, n.Input.Base(), actx)
+		cs, err := newAggCallState(c, extraOf[i], a.keyTs, n.Input.Base(), n.GrowOnly != nil && n.GrowOnly[i], actx)
 		if err != nil {
 			return nil, err
 		}
