@@ -81,24 +81,38 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	// rewritten text is the fallback for shapes the deparser does not
 	// print, and for the other kinds.
 	var fallbacks []*catalog.Relation
-	var shapes []string // of the deparsed definitions, bound before the rename
+	var shapes []string // of the views' and materialized views' plans, bound before the rename
 	for _, d := range e.cat.Dependents(rel.ID) {
-		text := renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
+		var text string
+		if d.Kind == catalog.KindIndex {
+			// Only the indexed relation's name after ON: its columns
+			// may be named like the relation.
+			text = renameIndexTarget(d.SQL, rel.Name, st.NewName)
+		} else {
+			text = renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
+		}
 		var fb *catalog.Relation
 		if text != d.SQL {
 			fb = d.Clone()
 			fb.SQL = text
 		}
 		nd, ok := e.deparsedDefinition(d, renamed)
-		shape := ""
-		if ok {
-			shape, ok = e.definitionShape(d)
-		}
 		if !ok {
 			nd, fb = fb, nil
 		}
 		if nd == nil {
 			continue
+		}
+		shape := ""
+		if d.Kind == catalog.KindView || d.Kind == catalog.KindMView {
+			// Whichever text is kept must bind to this very plan: the
+			// same relations (by id) and columns (by position). A
+			// rewritten text can name another relation, or a column
+			// named like the new name, and still have the same
+			// output columns.
+			if shape, ok = e.definitionShape(d); !ok {
+				shape = unboundShape
+			}
 		}
 		changes = append(changes, nd)
 		originals = append(originals, d)
@@ -112,15 +126,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		return nil, err
 	}
 	// Each rewritten definition must mean what it meant; a deparsed one
-	// that does not gives way to the rewritten text.
+	// that does not gives way to the rewritten text, which must mean it
+	// too, or the rename is refused.
 	for i, nd := range changes[1:] {
 		cur, _ := e.cat.ByID(nd.ID)
-		err := e.samePlan(originals[i+1], cur)
-		if err == nil && shapes[i] != "" {
-			if now, ok := e.definitionShape(cur); !ok || now != shapes[i] {
-				err = fmt.Errorf("its deparsed definition binds differently")
-			}
-		}
+		err := e.sameDefinition(originals[i+1], cur, shapes[i])
 		if fb := fallbacks[i]; err != nil && fb != nil {
 			e.log.Debug("rename rewrites a definition's text instead of deparsing it", "relation", nd.Name, "err", err)
 			e.writeMu.Lock()
@@ -129,7 +139,7 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			if err == nil {
 				changes[i+1] = fb
 				cur, _ = e.cat.ByID(fb.ID)
-				err = e.samePlan(originals[i+1], cur)
+				err = e.sameDefinition(originals[i+1], cur, shapes[i])
 			}
 		}
 		if err != nil {
@@ -203,6 +213,30 @@ func (e *Engine) deparsedDefinition(d, renamed *catalog.Relation) (*catalog.Rela
 		}
 	}
 	return nd, true
+}
+
+// unboundShape stands for the plan of a definition that could not be
+// bound before a rename: no text after it can be shown to mean the same.
+const unboundShape = "\x00unbound"
+
+// sameDefinition checks that now, the relation before with its
+// definition rewritten, binds as before: samePlan, and, when shape is
+// not empty, to a plan of that planner.PlanShape (the same relations
+// and columns).
+func (e *Engine) sameDefinition(before, now *catalog.Relation, shape string) error {
+	if err := e.samePlan(before, now); err != nil {
+		return err
+	}
+	if shape == "" {
+		return nil
+	}
+	if shape == unboundShape {
+		return fmt.Errorf("its definition did not bind before the rename")
+	}
+	if got, ok := e.definitionShape(now); !ok || got != shape {
+		return fmt.Errorf("its definition would read other relations or columns")
+	}
+	return nil
 }
 
 // definitionShape binds the definition of view or materialized view d
@@ -325,7 +359,7 @@ func renameInSQL(text, schema, old, new string) string {
 			}
 		}
 		b.WriteString(text[last:t.Off])
-		b.WriteString(sql.QuoteIdent(new))
+		b.WriteString(planner.QuoteName(new))
 		last = t.End
 	}
 	if last == 0 {
@@ -345,8 +379,36 @@ func renameOwn(text, old, new string) string {
 	}
 	for _, t := range toks {
 		if (t.Kind == sql.TIdent || t.Kind == sql.TQIdent) && t.Val == old {
-			return text[:t.Off] + sql.QuoteIdent(new) + text[t.End:]
+			return text[:t.Off] + planner.QuoteName(new) + text[t.End:]
 		}
+	}
+	return text
+}
+
+// renameIndexTarget rewrites the name of the indexed relation in an
+// index's CREATE INDEX statement: the identifier old right after ON
+// [ONLY] [schema.], and nothing else (its columns may be named old).
+func renameIndexTarget(text, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	for i, t := range toks {
+		if t.Kind != sql.TIdent || t.Val != "on" {
+			continue
+		}
+		j := i + 1
+		if ident(j) && toks[j].Kind == sql.TIdent && toks[j].Val == "only" && ident(j+1) {
+			j++
+		}
+		if ident(j+2) && toks[j+1].Kind == sql.TOp && toks[j+1].Val == "." {
+			j += 2
+		}
+		if ident(j) && toks[j].Val == old {
+			return text[:toks[j].Off] + planner.QuoteName(new) + text[toks[j].End:]
+		}
+		return text
 	}
 	return text
 }
