@@ -370,19 +370,43 @@ func renameInSQL(text, schema, old, new string) string {
 }
 
 // renameOwn rewrites the name in a relation's own CREATE statement: the
-// first identifier old, which follows CREATE <kind> [IF NOT EXISTS]
-// [schema.].
+// identifier old that follows CREATE [modifiers] <kind> [CONCURRENTLY]
+// [IF NOT EXISTS] [schema.], and nothing else: not a schema named old,
+// nor a key word spelled like it, nor a column. A statement of another
+// form is kept as it is.
 func renameOwn(text, old, new string) string {
 	toks, err := sql.Lex(text)
 	if err != nil {
 		return text
 	}
-	for _, t := range toks {
-		if (t.Kind == sql.TIdent || t.Kind == sql.TQIdent) && t.Val == old {
-			return text[:t.Off] + planner.QuoteName(new) + text[t.End:]
-		}
+	word := func(i int, ws ...string) bool {
+		return i < len(toks) && toks[i].Kind == sql.TIdent && slices.Contains(ws, toks[i].Val)
 	}
-	return text
+	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	if !word(0, "create") {
+		return text
+	}
+	i := 1
+	for word(i, "or", "replace", "temp", "temporary", "unlogged", "global", "local", "materialized", "unique") {
+		i++
+	}
+	if !word(i, "table", "view", "source", "sink", "sequence", "index") {
+		return text
+	}
+	i++
+	if word(i, "concurrently") && (ident(i+1) || word(i+1, "if")) && !word(i+1, "on") {
+		i++
+	}
+	if word(i, "if") && word(i+1, "not") && word(i+2, "exists") {
+		i += 3
+	}
+	if ident(i+2) && toks[i+1].Kind == sql.TOp && toks[i+1].Val == "." {
+		i += 2
+	}
+	if !ident(i) || toks[i].Val != old {
+		return text
+	}
+	return text[:toks[i].Off] + planner.QuoteName(new) + text[toks[i].End:]
 }
 
 // renameIndexTarget rewrites the name of the indexed relation in an

@@ -162,3 +162,32 @@ func TestRenameToAReservedWord(t *testing.T) {
 	defer e.Close()
 	check(session(t, e))
 }
+
+// TestRenameOwnDefinition: a relation's own CREATE statement changes only
+// its name, not a schema or a key word spelled like it, after a restart
+// too.
+func TestRenameOwnDefinition(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE SCHEMA ss")
+	mustRun(t, s, "CREATE TABLE ss.ss (ss int)")
+	mustRun(t, s, "ALTER TABLE ss.ss RENAME TO tt")
+	mustRun(t, s, `CREATE TABLE "table" (a int)`)
+	mustRun(t, s, `ALTER TABLE "table" RENAME TO tb2`)
+	mustRun(t, s, "CREATE TABLE kw (a int)")
+	mustRun(t, s, `ALTER TABLE kw RENAME TO "select"`)
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SHOW CREATE TABLE ss.tt", "ss.tt CREATE TABLE ss.tt (ss int)")
+		wantRows(t, s, "SHOW CREATE TABLE tb2", "public.tb2 CREATE TABLE tb2 (a int)")
+		wantRows(t, s, `SHOW CREATE TABLE "select"`, `public.select CREATE TABLE "select" (a int)`)
+	}
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
