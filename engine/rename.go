@@ -113,6 +113,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			if shape, ok = e.definitionShape(d); !ok {
 				shape = unboundShape
 			}
+		} else if d.Kind == catalog.KindSink {
+			shape = unboundShape
+			if root, err := e.planRel(d); err == nil {
+				shape = planner.StreamShape(root)
+			}
 		}
 		changes = append(changes, nd)
 		originals = append(originals, d)
@@ -233,7 +238,15 @@ func (e *Engine) sameDefinition(before, now *catalog.Relation, shape string) err
 	if shape == unboundShape {
 		return fmt.Errorf("its definition did not bind before the rename")
 	}
-	if got, ok := e.definitionShape(now); !ok || got != shape {
+	got, ok := "", false
+	if now.Kind == catalog.KindSink {
+		if root, err := e.planRel(now); err == nil {
+			got, ok = planner.StreamShape(root), true
+		}
+	} else {
+		got, ok = e.definitionShape(now)
+	}
+	if !ok || got != shape {
 		return fmt.Errorf("its definition would read other relations or columns")
 	}
 	return nil

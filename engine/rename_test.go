@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -190,4 +192,29 @@ func TestRenameOwnDefinition(t *testing.T) {
 	e = openTest(t, fs)
 	defer e.Close()
 	check(session(t, e))
+}
+
+// TestRenameCannotRedirectASink: a sink's query rewritten for a rename
+// must read what it read; a plain rename of its input is followed.
+func TestRenameCannotRedirectASink(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE rt (id int PRIMARY KEY, lt int, salary int)")
+	mustRun(t, s, "CREATE TABLE lt (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE SINK rk AS SELECT id, lt AS val FROM rt NATURAL JOIN lt WITH (connector = 'blackhole', type = 'append-only', force_append_only = 'true')")
+	wantCode(t, s, "ALTER TABLE lt RENAME TO salary", pgerr.FeatureNotSupported, `sink "rk" could not follow`)
+	mustRun(t, s, "CREATE SINK fk AS SELECT id, salary FROM rt WITH (connector = 'blackhole', type = 'append-only', force_append_only = 'true')")
+	mustRun(t, s, "DROP SINK rk")
+	mustRun(t, s, "ALTER TABLE lt RENAME TO salary")
+	mustRun(t, s, "ALTER TABLE rt RENAME TO rt2")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	r, err := run(t, session(t, e), "SHOW CREATE SINK fk")
+	if err != nil || !strings.Contains(fmt.Sprint(r), "CREATE SINK fk AS SELECT id, salary FROM rt2 WITH") {
+		t.Fatalf("SHOW CREATE SINK fk: got %v, %v", r, err)
+	}
 }
