@@ -23,8 +23,10 @@ import (
 // definitions, and queries the deparser does not print, rewritten
 // token by token to the new name (as RisingWave does).
 // The rewritten definitions must plan exactly as before: the same
-// columns, and for streaming relations the same state layout, or the
-// rename is undone and refused. Running jobs keep running; nothing is
+// relations (by id) and columns (by position) of the same plan, and
+// for streaming relations the same state layout, or the rename is
+// undone and refused: a word rewritten by token can name another
+// schema's relation or a column spelled like the new name. Running jobs keep running; nothing is
 // re-planned until the next start.
 
 // renameKinds maps ALTER's kind words to catalog kinds.
