@@ -75,6 +75,16 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		// relation itself (SHOW CREATE prints it).
 		renamed.SQL = renameOwn(rel.SQL, rel.Name, st.NewName)
 	}
+	// A table's CHECK constraints and generated columns may qualify its
+	// columns with its name (t.col); they are bound again by name.
+	for i, c := range renamed.Checks {
+		renamed.Checks[i].Expr = renameQualifier(c.Expr, rel.Schema, rel.Name, st.NewName)
+	}
+	for i, c := range renamed.Cols {
+		if c.Generated != "" {
+			renamed.Cols[i].Generated = renameQualifier(c.Generated, rel.Schema, rel.Name, st.NewName)
+		}
+	}
 	changes := []*catalog.Relation{renamed}
 	originals := []*catalog.Relation{rel}
 	// A view's or materialized view's definition is deparsed from its
@@ -422,6 +432,39 @@ func renameOwn(text, old, new string) string {
 		return text
 	}
 	return text[:toks[i].Off] + planner.QuoteName(new) + text[toks[i].End:]
+}
+
+// renameQualifier rewrites the qualifier old of column references
+// old.col and schema.old.col in an expression of relation schema.old to
+// name new; a schema named old (old.fn(...), old.tbl.col) and columns
+// named old are kept.
+func renameQualifier(text, schema, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent)
+	}
+	dot := func(i int) bool { return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == "." }
+	var b strings.Builder
+	last := 0
+	for k, t := range toks {
+		if !ident(k) || t.Val != old || !dot(k+1) || !ident(k+2) || dot(k+3) {
+			continue
+		}
+		if k+3 < len(toks) && toks[k+3].Kind == sql.TOp && toks[k+3].Val == "(" {
+			continue // schema.function(...)
+		}
+		if dot(k-1) && (!ident(k-2) || toks[k-2].Val != schema) {
+			continue
+		}
+		b.WriteString(text[last:t.Off])
+		b.WriteString(planner.QuoteName(new))
+		last = t.End
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // renameIndexTarget rewrites the name of the indexed relation in an

@@ -218,3 +218,29 @@ func TestRenameCannotRedirectASink(t *testing.T) {
 		t.Fatalf("SHOW CREATE SINK fk: got %v, %v", r, err)
 	}
 }
+
+// TestRenameQualifiedChecks: a table's CHECK constraint and generated
+// column qualifying its columns with the table's name keep working
+// after the table is renamed, after a restart too.
+func TestRenameQualifiedChecks(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE tz (tz int CHECK (tz.tz > 0), g int GENERATED ALWAYS AS (public.tz.tz + 1) STORED)")
+	mustRun(t, s, "INSERT INTO tz VALUES (1)")
+	mustRun(t, s, "ALTER TABLE tz RENAME TO tw")
+	check := func(s wire.Session, v string) {
+		t.Helper()
+		mustRun(t, s, "INSERT INTO tw VALUES ("+v+")")
+		wantCode(t, s, "INSERT INTO tw VALUES (-"+v+")", pgerr.CheckViolation, `violates check constraint "tz_tz_check"`)
+	}
+	check(s, "2")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	check(s, "3")
+	wantRows(t, s, "SELECT * FROM tw ORDER BY tz", "1 2", "2 3", "3 4")
+}

@@ -21,3 +21,19 @@ SELECT pg_get_viewdef('rwv'::regclass);
 SELECT pg_get_viewdef('rwv'::regclass, true);
 INSERT INTO "table" VALUES (2);
 SELECT * FROM rwv ORDER BY a;
+-- CHECK constraints and generated columns qualifying columns with the
+-- table's name follow the rename; a column renamed to a key word is
+-- quoted in them.
+CREATE TABLE tq (tq int CHECK (tq.tq > 0), g int GENERATED ALWAYS AS (tq.tq + 1) STORED);
+INSERT INTO tq VALUES (1);
+ALTER TABLE tq RENAME TO tr;
+INSERT INTO tr VALUES (2);
+INSERT INTO tr VALUES (-2);
+SELECT * FROM tr ORDER BY tq;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'tr'::regclass AND contype = 'c';
+CREATE TABLE cr (a int CHECK (a > 0), g int GENERATED ALWAYS AS (a + 1) STORED);
+ALTER TABLE cr RENAME COLUMN a TO "select";
+INSERT INTO cr VALUES (2);
+INSERT INTO cr VALUES (-2);
+SELECT * FROM cr;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'cr'::regclass AND contype = 'c';
