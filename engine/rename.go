@@ -21,7 +21,8 @@ import (
 // materialized view's deparsed from its binding with the new name
 // (planner.ViewDefinition; PostgreSQL's views follow by oid), other
 // definitions, and queries the deparser does not print, rewritten
-// token by token to the new name (as RisingWave does).
+// where they name the relation (as RisingWave rewrites them token by
+// token, but never a column spelled like it).
 // The rewritten definitions must plan exactly as before: the same
 // relations (by id) and columns (by position) of the same plan, and
 // for streaming relations the same state layout, or the rename is
@@ -92,28 +93,39 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	// no identifier that merely looks like the old name can confuse; the
 	// rewritten text is the fallback for shapes the deparser does not
 	// print, and for the other kinds.
-	var fallbacks []*catalog.Relation
+	var fallbacks [][]*catalog.Relation
 	var shapes []string // of the views' and materialized views' plans, bound before the rename
 	for _, d := range e.cat.Dependents(rel.ID) {
-		var text string
+		// The rewritten texts to try, in order, when the deparsed one
+		// cannot be had or binds otherwise: the first that binds to
+		// the same plan is kept.
+		var texts []string
 		if d.Kind == catalog.KindIndex {
 			// Only the indexed relation's name after ON: its columns
 			// may be named like the relation.
-			text = renameIndexTarget(d.SQL, rel.Name, st.NewName)
+			texts = []string{renameIndexTarget(d.SQL, rel.Name, st.NewName)}
 		} else {
-			text = renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
+			texts = []string{
+				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, true),
+				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, false),
+				renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName),
+			}
 		}
-		var fb *catalog.Relation
-		if text != d.SQL {
-			fb = d.Clone()
-			fb.SQL = text
+		var fb []*catalog.Relation
+		for _, text := range texts {
+			if text == d.SQL || slices.ContainsFunc(fb, func(r *catalog.Relation) bool { return r.SQL == text }) {
+				continue
+			}
+			r := d.Clone()
+			r.SQL = text
+			fb = append(fb, r)
 		}
 		nd, ok := e.deparsedDefinition(d, renamed)
 		if !ok {
-			nd, fb = fb, nil
-		}
-		if nd == nil {
-			continue
+			if len(fb) == 0 {
+				continue
+			}
+			nd, fb = fb[0], fb[1:]
 		}
 		shape := ""
 		if d.Kind == catalog.KindView || d.Kind == catalog.KindMView {
@@ -148,8 +160,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	for i, nd := range changes[1:] {
 		cur, _ := e.cat.ByID(nd.ID)
 		err := e.sameDefinition(originals[i+1], cur, shapes[i])
-		if fb := fallbacks[i]; err != nil && fb != nil {
-			e.log.Debug("rename rewrites a definition's text instead of deparsing it", "relation", nd.Name, "err", err)
+		for _, fb := range fallbacks[i] {
+			if err == nil {
+				break
+			}
+			e.log.Debug("rename tries a definition's text rewritten", "relation", nd.Name, "err", err)
 			e.writeMu.Lock()
 			err = e.cat.Replace(fb)
 			e.writeMu.Unlock()
@@ -432,6 +447,84 @@ func renameOwn(text, old, new string) string {
 		return text
 	}
 	return text[:toks[i].Off] + planner.QuoteName(new) + text[toks[i].End:]
+}
+
+// renameRelationRefs rewrites the references to relation schema.old in
+// a stored definition to name new, by their place in the query: a
+// qualified name schema.old, a qualifier of a column (old.col,
+// schema.old.col), and, when bare, a name old where a relation is
+// named (after FROM, JOIN, ONLY, or a comma of a FROM list). A column
+// or alias spelled old elsewhere is kept. What it gives must still be
+// checked to bind as before: a bare old may be another schema's
+// relation, an alias or a CTE.
+func renameRelationRefs(text, schema, old, new string, bare bool) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent)
+	}
+	op := func(i int, v string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == v
+	}
+	word := func(i int, ws ...string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TIdent && slices.Contains(ws, toks[i].Val)
+	}
+	// Per parenthesis level: inside a FROM list, and inside a join's ON.
+	type level struct{ from, on bool }
+	levels := []level{{}}
+	var b strings.Builder
+	last := 0
+	for k, t := range toks {
+		cur := &levels[len(levels)-1]
+		switch {
+		case op(k, "("):
+			levels = append(levels, level{})
+			continue
+		case op(k, ")"):
+			if len(levels) > 1 {
+				levels = levels[:len(levels)-1]
+			}
+			continue
+		case word(k, "from"):
+			cur.from, cur.on = true, false
+		case word(k, "join"):
+			cur.on = false
+		case word(k, "on", "using"):
+			cur.on = true
+		case word(k, "where", "group", "having", "window", "order", "limit", "offset", "fetch", "union", "intersect", "except", "select", "with", "returning", "for"):
+			cur.from, cur.on = false, false
+		}
+		if !ident(k) || t.Val != old {
+			continue
+		}
+		switch {
+		case op(k-1, "."):
+			// schema.old or schema.old.col: the relation when the
+			// schema is its own; x.old.col or tbl.old: not it.
+			if !ident(k-2) || toks[k-2].Val != schema || op(k-3, ".") {
+				continue
+			}
+		case op(k+1, ".") && ident(k+2) && !op(k+3, "(") && !op(k+3, "."):
+			// old.col: a qualifier.
+			if !bare {
+				continue
+			}
+		case bare && (word(k-1, "from", "join", "only") || op(k-1, ",") && cur.from && !cur.on):
+			// A relation named where relations are.
+		default:
+			continue
+		}
+		b.WriteString(text[last:t.Off])
+		b.WriteString(planner.QuoteName(new))
+		last = t.End
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // renameQualifier rewrites the qualifier old of column references
