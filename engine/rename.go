@@ -108,7 +108,11 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			texts = []string{
 				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, true),
 				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, false),
-				renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName),
+			}
+			if d.Kind == catalog.KindView || d.Kind == catalog.KindMView || d.Kind == catalog.KindSink {
+				// Word for word, last: only where the plan it binds to
+				// is compared with the one before.
+				texts = append(texts, renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName))
 			}
 		}
 		var fb []*catalog.Relation
