@@ -395,7 +395,8 @@ func renameInRules(up *catalog.Relation, old, new string) error {
 
 // renameColumnIn returns text with every token naming column old (not
 // followed by "(", which would make it a function, nor preceded by "."
-// unless what precedes is the table's name) replaced by new, quoted.
+// unless what precedes is the table's name) replaced by new, quoted as
+// PostgreSQL's quote_identifier quotes (a key word too).
 func renameColumnIn(text, table, old, new string) (string, error) {
 	toks, err := sql.Lex(text)
 	if err != nil {
@@ -414,7 +415,7 @@ func renameColumnIn(text, table, old, new string) (string, error) {
 			continue
 		}
 		b.WriteString(text[last:t.Off])
-		b.WriteString(sql.QuoteIdent(new))
+		b.WriteString(planner.QuoteName(new))
 		last = t.End
 	}
 	b.WriteString(text[last:])

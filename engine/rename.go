@@ -21,10 +21,13 @@ import (
 // materialized view's deparsed from its binding with the new name
 // (planner.ViewDefinition; PostgreSQL's views follow by oid), other
 // definitions, and queries the deparser does not print, rewritten
-// token by token to the new name (as RisingWave does).
+// where they name the relation (as RisingWave rewrites them token by
+// token, but never a column spelled like it).
 // The rewritten definitions must plan exactly as before: the same
-// columns, and for streaming relations the same state layout, or the
-// rename is undone and refused. Running jobs keep running; nothing is
+// relations (by id) and columns (by position) of the same plan, and
+// for streaming relations the same state layout, or the rename is
+// undone and refused: a word rewritten by token can name another
+// schema's relation or a column spelled like the new name. Running jobs keep running; nothing is
 // re-planned until the next start.
 
 // renameKinds maps ALTER's kind words to catalog kinds.
@@ -73,6 +76,16 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		// relation itself (SHOW CREATE prints it).
 		renamed.SQL = renameOwn(rel.SQL, rel.Name, st.NewName)
 	}
+	// A table's CHECK constraints and generated columns may qualify its
+	// columns with its name (t.col); they are bound again by name.
+	for i, c := range renamed.Checks {
+		renamed.Checks[i].Expr = renameQualifier(c.Expr, rel.Schema, rel.Name, st.NewName)
+	}
+	for i, c := range renamed.Cols {
+		if c.Generated != "" {
+			renamed.Cols[i].Generated = renameQualifier(c.Generated, rel.Schema, rel.Name, st.NewName)
+		}
+	}
 	changes := []*catalog.Relation{renamed}
 	originals := []*catalog.Relation{rel}
 	// A view's or materialized view's definition is deparsed from its
@@ -80,25 +93,59 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	// no identifier that merely looks like the old name can confuse; the
 	// rewritten text is the fallback for shapes the deparser does not
 	// print, and for the other kinds.
-	var fallbacks []*catalog.Relation
-	var shapes []string // of the deparsed definitions, bound before the rename
+	var fallbacks [][]*catalog.Relation
+	var shapes []string // of the views' and materialized views' plans, bound before the rename
 	for _, d := range e.cat.Dependents(rel.ID) {
-		text := renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName)
-		var fb *catalog.Relation
-		if text != d.SQL {
-			fb = d.Clone()
-			fb.SQL = text
+		// The rewritten texts to try, in order, when the deparsed one
+		// cannot be had or binds otherwise: the first that binds to
+		// the same plan is kept.
+		var texts []string
+		if d.Kind == catalog.KindIndex {
+			// Only the indexed relation's name after ON: its columns
+			// may be named like the relation.
+			texts = []string{renameIndexTarget(d.SQL, rel.Name, st.NewName)}
+		} else {
+			texts = []string{
+				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, true),
+				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, false),
+			}
+			if d.Kind == catalog.KindView || d.Kind == catalog.KindMView || d.Kind == catalog.KindSink {
+				// Word for word, last: only where the plan it binds to
+				// is compared with the one before.
+				texts = append(texts, renameInSQL(d.SQL, rel.Schema, rel.Name, st.NewName))
+			}
+		}
+		var fb []*catalog.Relation
+		for _, text := range texts {
+			if text == d.SQL || slices.ContainsFunc(fb, func(r *catalog.Relation) bool { return r.SQL == text }) {
+				continue
+			}
+			r := d.Clone()
+			r.SQL = text
+			fb = append(fb, r)
 		}
 		nd, ok := e.deparsedDefinition(d, renamed)
-		shape := ""
-		if ok {
-			shape, ok = e.definitionShape(d)
-		}
 		if !ok {
-			nd, fb = fb, nil
+			if len(fb) == 0 {
+				continue
+			}
+			nd, fb = fb[0], fb[1:]
 		}
-		if nd == nil {
-			continue
+		shape := ""
+		if d.Kind == catalog.KindView || d.Kind == catalog.KindMView {
+			// Whichever text is kept must bind to this very plan: the
+			// same relations (by id) and columns (by position). A
+			// rewritten text can name another relation, or a column
+			// named like the new name, and still have the same
+			// output columns.
+			if shape, ok = e.definitionShape(d); !ok {
+				shape = unboundShape
+			}
+		} else if d.Kind == catalog.KindSink {
+			shape = unboundShape
+			if root, err := e.planRel(d); err == nil {
+				shape = planner.StreamShape(root)
+			}
 		}
 		changes = append(changes, nd)
 		originals = append(originals, d)
@@ -112,24 +159,23 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		return nil, err
 	}
 	// Each rewritten definition must mean what it meant; a deparsed one
-	// that does not gives way to the rewritten text.
+	// that does not gives way to the rewritten text, which must mean it
+	// too, or the rename is refused.
 	for i, nd := range changes[1:] {
 		cur, _ := e.cat.ByID(nd.ID)
-		err := e.samePlan(originals[i+1], cur)
-		if err == nil && shapes[i] != "" {
-			if now, ok := e.definitionShape(cur); !ok || now != shapes[i] {
-				err = fmt.Errorf("its deparsed definition binds differently")
+		err := e.sameDefinition(originals[i+1], cur, shapes[i])
+		for _, fb := range fallbacks[i] {
+			if err == nil {
+				break
 			}
-		}
-		if fb := fallbacks[i]; err != nil && fb != nil {
-			e.log.Debug("rename rewrites a definition's text instead of deparsing it", "relation", nd.Name, "err", err)
+			e.log.Debug("rename tries a definition's text rewritten", "relation", nd.Name, "err", err)
 			e.writeMu.Lock()
 			err = e.cat.Replace(fb)
 			e.writeMu.Unlock()
 			if err == nil {
 				changes[i+1] = fb
 				cur, _ = e.cat.ByID(fb.ID)
-				err = e.samePlan(originals[i+1], cur)
+				err = e.sameDefinition(originals[i+1], cur, shapes[i])
 			}
 		}
 		if err != nil {
@@ -203,6 +249,38 @@ func (e *Engine) deparsedDefinition(d, renamed *catalog.Relation) (*catalog.Rela
 		}
 	}
 	return nd, true
+}
+
+// unboundShape stands for the plan of a definition that could not be
+// bound before a rename: no text after it can be shown to mean the same.
+const unboundShape = "\x00unbound"
+
+// sameDefinition checks that now, the relation before with its
+// definition rewritten, binds as before: samePlan, and, when shape is
+// not empty, to a plan of that planner.PlanShape (the same relations
+// and columns).
+func (e *Engine) sameDefinition(before, now *catalog.Relation, shape string) error {
+	if err := e.samePlan(before, now); err != nil {
+		return err
+	}
+	if shape == "" {
+		return nil
+	}
+	if shape == unboundShape {
+		return fmt.Errorf("its definition did not bind before the rename")
+	}
+	got, ok := "", false
+	if now.Kind == catalog.KindSink {
+		if root, err := e.planRel(now); err == nil {
+			got, ok = planner.StreamShape(root), true
+		}
+	} else {
+		got, ok = e.definitionShape(now)
+	}
+	if !ok || got != shape {
+		return fmt.Errorf("its definition would read other relations or columns")
+	}
+	return nil
 }
 
 // definitionShape binds the definition of view or materialized view d
@@ -325,7 +403,7 @@ func renameInSQL(text, schema, old, new string) string {
 			}
 		}
 		b.WriteString(text[last:t.Off])
-		b.WriteString(sql.QuoteIdent(new))
+		b.WriteString(planner.QuoteName(new))
 		last = t.End
 	}
 	if last == 0 {
@@ -336,17 +414,180 @@ func renameInSQL(text, schema, old, new string) string {
 }
 
 // renameOwn rewrites the name in a relation's own CREATE statement: the
-// first identifier old, which follows CREATE <kind> [IF NOT EXISTS]
-// [schema.].
+// identifier old that follows CREATE [modifiers] <kind> [CONCURRENTLY]
+// [IF NOT EXISTS] [schema.], and nothing else: not a schema named old,
+// nor a key word spelled like it, nor a column. A statement of another
+// form is kept as it is.
 func renameOwn(text, old, new string) string {
 	toks, err := sql.Lex(text)
 	if err != nil {
 		return text
 	}
-	for _, t := range toks {
-		if (t.Kind == sql.TIdent || t.Kind == sql.TQIdent) && t.Val == old {
-			return text[:t.Off] + sql.QuoteIdent(new) + text[t.End:]
+	word := func(i int, ws ...string) bool {
+		return i < len(toks) && toks[i].Kind == sql.TIdent && slices.Contains(ws, toks[i].Val)
+	}
+	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	if !word(0, "create") {
+		return text
+	}
+	i := 1
+	for word(i, "or", "replace", "temp", "temporary", "unlogged", "global", "local", "materialized", "unique") {
+		i++
+	}
+	if !word(i, "table", "view", "source", "sink", "sequence", "index") {
+		return text
+	}
+	i++
+	if word(i, "concurrently") && (ident(i+1) || word(i+1, "if")) && !word(i+1, "on") {
+		i++
+	}
+	if word(i, "if") && word(i+1, "not") && word(i+2, "exists") {
+		i += 3
+	}
+	if ident(i+2) && toks[i+1].Kind == sql.TOp && toks[i+1].Val == "." {
+		i += 2
+	}
+	if !ident(i) || toks[i].Val != old {
+		return text
+	}
+	return text[:toks[i].Off] + planner.QuoteName(new) + text[toks[i].End:]
+}
+
+// renameRelationRefs rewrites the references to relation schema.old in
+// a stored definition to name new, by their place in the query: a
+// qualified name schema.old, a qualifier of a column (old.col,
+// schema.old.col), and, when bare, a name old where a relation is
+// named (after FROM, JOIN, ONLY, or a comma of a FROM list). A column
+// or alias spelled old elsewhere is kept. What it gives must still be
+// checked to bind as before: a bare old may be another schema's
+// relation, an alias or a CTE.
+func renameRelationRefs(text, schema, old, new string, bare bool) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent)
+	}
+	op := func(i int, v string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == v
+	}
+	word := func(i int, ws ...string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TIdent && slices.Contains(ws, toks[i].Val)
+	}
+	// Per parenthesis level: inside a FROM list, and inside a join's ON.
+	type level struct{ from, on bool }
+	levels := []level{{}}
+	var b strings.Builder
+	last := 0
+	for k, t := range toks {
+		cur := &levels[len(levels)-1]
+		switch {
+		case op(k, "("):
+			levels = append(levels, level{})
+			continue
+		case op(k, ")"):
+			if len(levels) > 1 {
+				levels = levels[:len(levels)-1]
+			}
+			continue
+		case word(k, "from"):
+			cur.from, cur.on = true, false
+		case word(k, "join"):
+			cur.on = false
+		case word(k, "on", "using"):
+			cur.on = true
+		case word(k, "where", "group", "having", "window", "order", "limit", "offset", "fetch", "union", "intersect", "except", "select", "with", "returning", "for"):
+			cur.from, cur.on = false, false
 		}
+		if !ident(k) || t.Val != old {
+			continue
+		}
+		switch {
+		case op(k-1, "."):
+			// schema.old or schema.old.col: the relation when the
+			// schema is its own; x.old.col or tbl.old: not it.
+			if !ident(k-2) || toks[k-2].Val != schema || op(k-3, ".") {
+				continue
+			}
+		case op(k+1, ".") && ident(k+2) && !op(k+3, "(") && !op(k+3, "."):
+			// old.col: a qualifier.
+			if !bare {
+				continue
+			}
+		case bare && (word(k-1, "from", "join", "only") || op(k-1, ",") && cur.from && !cur.on):
+			// A relation named where relations are.
+		default:
+			continue
+		}
+		b.WriteString(text[last:t.Off])
+		b.WriteString(planner.QuoteName(new))
+		last = t.End
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// renameQualifier rewrites the qualifier old of column references
+// old.col and schema.old.col in an expression of relation schema.old to
+// name new; a schema named old (old.fn(...), old.tbl.col) and columns
+// named old are kept.
+func renameQualifier(text, schema, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent)
+	}
+	dot := func(i int) bool { return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == "." }
+	var b strings.Builder
+	last := 0
+	for k, t := range toks {
+		if !ident(k) || t.Val != old || !dot(k+1) || !ident(k+2) || dot(k+3) {
+			continue
+		}
+		if k+3 < len(toks) && toks[k+3].Kind == sql.TOp && toks[k+3].Val == "(" {
+			continue // schema.function(...)
+		}
+		if dot(k-1) && (!ident(k-2) || toks[k-2].Val != schema) {
+			continue
+		}
+		b.WriteString(text[last:t.Off])
+		b.WriteString(planner.QuoteName(new))
+		last = t.End
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// renameIndexTarget rewrites the name of the indexed relation in an
+// index's CREATE INDEX statement: the identifier old right after ON
+// [ONLY] [schema.], and nothing else (its columns may be named old).
+func renameIndexTarget(text, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	for i, t := range toks {
+		if t.Kind != sql.TIdent || t.Val != "on" {
+			continue
+		}
+		j := i + 1
+		if ident(j) && toks[j].Kind == sql.TIdent && toks[j].Val == "only" && ident(j+1) {
+			j++
+		}
+		if ident(j+2) && toks[j+1].Kind == sql.TOp && toks[j+1].Val == "." {
+			j += 2
+		}
+		if ident(j) && toks[j].Val == old {
+			return text[:toks[j].Off] + planner.QuoteName(new) + text[toks[j].End:]
+		}
+		return text
 	}
 	return text
 }

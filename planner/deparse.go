@@ -456,7 +456,7 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if d.cols != nil {
 			return d.cols[n.Idx]
 		}
-		return sql.QuoteIdent(d.rel.Cols[n.Idx].Name)
+		return quoteName(d.rel.Cols[n.Idx].Name)
 	case *Const:
 		return deparseConst(n)
 	case *Cast:

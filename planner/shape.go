@@ -19,6 +19,14 @@ func PlanShape(p Plan) string {
 	return b.String()
 }
 
+// StreamShape is PlanShape for a streaming plan: a sink's plan planned
+// anew after a rename must read the same columns of the same relations.
+func StreamShape(n StreamNode) string {
+	var b strings.Builder
+	shape(&b, reflect.ValueOf(n))
+	return b.String()
+}
+
 var relationType = reflect.TypeOf((*catalog.Relation)(nil))
 
 func shape(b *strings.Builder, v reflect.Value) {

@@ -449,13 +449,13 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if !ok {
 			vdUnsupported("a dropped relation")
 		}
-		name := sql.QuoteIdent(rel.Name)
+		name := quoteName(rel.Name)
 		if rel.Schema != catalog.PublicSchema && !rel.Temp {
-			name = sql.QuoteIdent(rel.Schema) + "." + name
+			name = quoteName(rel.Schema) + "." + name
 		}
-		ref, text := sql.QuoteIdent(rel.Name), name
+		ref, text := quoteName(rel.Name), name
 		if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
-			ref = sql.QuoteIdent(a)
+			ref = quoteName(a)
 			text += " " + ref
 		}
 		cols := make([]vdCol, len(n.Cols))
@@ -500,7 +500,7 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	}
 	if ref, ok := d.cteRefs[p]; ok {
 		// A CTE's name: its columns are named as the CTE names them.
-		text, rv := sql.QuoteIdent(ref[0]), sql.QuoteIdent(ref[1])
+		text, rv := quoteName(ref[0]), quoteName(ref[1])
 		if ref[1] != ref[0] {
 			text += " " + rv
 		}
@@ -522,12 +522,12 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 				continue
 			}
 			names = append(names, c.Name)
-			cols = append(cols, vdCol{text: sql.QuoteIdent(alias) + "." + quoteName(c.Name), attr: c.Name})
+			cols = append(cols, vdCol{text: quoteName(alias) + "." + quoteName(c.Name), attr: c.Name})
 		}
 		if len(cols) != len(p.Schema()) {
 			vdUnsupported("a subquery with hidden columns")
 		}
-		return "( " + d.query(p, names) + ") " + sql.QuoteIdent(alias), cols
+		return "( " + d.query(p, names) + ") " + quoteName(alias), cols
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
@@ -756,8 +756,14 @@ func isPlainFunction(fn string) bool {
 	return sql.QuoteIdent(fn) == fn
 }
 
-// quoteName quotes a column or alias name as quote_identifier does:
-// also when it is one of PostgreSQL's keywords that are not unreserved.
+// QuoteName quotes an identifier as PostgreSQL's quote_identifier does:
+// as sql.QuoteIdent, and also when it is one of PostgreSQL's keywords
+// that are not unreserved, so that it reads back as a name anywhere.
+func QuoteName(s string) string { return quoteName(s) }
+
+// quoteName quotes a column, alias or relation name as quote_identifier
+// does: also when it is one of PostgreSQL's keywords that are not
+// unreserved.
 func quoteName(s string) string {
 	q := sql.QuoteIdent(s)
 	if q == s && pgKeywords[s] {

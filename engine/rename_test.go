@@ -1,0 +1,255 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/wire"
+)
+
+// TestRenameCannotRedirectAView: a role renaming its own table to the
+// name of a column the view reads from another table must not make the
+// view read that column: the view keeps reading what it read (or the
+// rename is refused), so no privilege leaks.
+func TestRenameCannotRedirectAView(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	root := session(t, e)
+	mustRun(t, root, "CREATE ROLE lowly LOGIN")
+	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO lowly")
+	mustRun(t, root, "CREATE TABLE rt (id int PRIMARY KEY, lt int, salary int)")
+	mustRun(t, root, "INSERT INTO rt VALUES (1, 5, 250000), (2, 6, 310000)")
+	low := sessionAs(t, e, "lowly")
+	mustRun(t, low, "CREATE TABLE lt (id int PRIMARY KEY)")
+	mustRun(t, low, "INSERT INTO lt VALUES (1), (2)")
+	mustRun(t, low, "GRANT SELECT ON lt TO root")
+	mustRun(t, root, "CREATE VIEW rv AS SELECT id, lt AS val FROM rt NATURAL JOIN lt")
+	mustRun(t, root, "CREATE MATERIALIZED VIEW rmv AS SELECT id, lt AS val FROM rt NATURAL JOIN lt")
+	mustRun(t, root, "GRANT SELECT ON rv, rmv TO lowly")
+	// The definition cannot be printed to follow the new name (NATURAL
+	// JOIN): its text is rewritten where it names the relation, not
+	// where it names the column lt.
+	mustRun(t, low, "ALTER TABLE lt RENAME TO salary")
+	// An alias spelled like the new name leaves no text that reads the
+	// same: the rename is refused, not followed by a wrong definition.
+	mustRun(t, root, "CREATE VIEW av AS SELECT id, lt AS val FROM rt x NATURAL JOIN salary")
+	mustRun(t, root, "GRANT SELECT ON av TO lowly")
+	wantCode(t, low, "ALTER TABLE salary RENAME TO x", pgerr.FeatureNotSupported, `view "av" could not follow`)
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT * FROM rv ORDER BY id", "1 5", "2 6")
+		wantRows(t, s, "SELECT * FROM rmv ORDER BY id", "1 5", "2 6")
+		wantRows(t, s, "SELECT * FROM av ORDER BY id", "1 5", "2 6")
+	}
+	check(low)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
+
+// TestRenameKeepsTheSchemaOfARelation: renaming s2.t7 to the name of a
+// table of another schema must not make a view or materialized view
+// read that other table.
+func TestRenameKeepsTheSchemaOfARelation(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE SCHEMA s2")
+	mustRun(t, s, "CREATE TABLE s2.t7 (id int PRIMARY KEY, a int)")
+	mustRun(t, s, "CREATE TABLE t7 (id int PRIMARY KEY, b int)")
+	mustRun(t, s, "CREATE TABLE decoy7 (id int PRIMARY KEY, b int)")
+	mustRun(t, s, "INSERT INTO s2.t7 VALUES (1, 10), (2, 20)")
+	mustRun(t, s, "INSERT INTO t7 VALUES (1, 100), (2, 200)")
+	mustRun(t, s, "INSERT INTO decoy7 VALUES (1, 999), (3, 333)")
+	mustRun(t, s, "CREATE VIEW sv7 AS SELECT * FROM s2.t7 x NATURAL JOIN t7")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW smv7 AS SELECT * FROM s2.t7 x NATURAL JOIN t7")
+	mustRun(t, s, "ALTER TABLE s2.t7 RENAME TO decoy7")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT * FROM sv7 ORDER BY id", "1 10 100", "2 20 200")
+		wantRows(t, s, "SELECT * FROM smv7 ORDER BY id", "1 10 100", "2 20 200")
+		wantRows(t, s, "SELECT * FROM s2.decoy7 ORDER BY id", "1 10", "2 20")
+	}
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
+
+// TestRenameToAColumnsName: renaming p to p2 while the view also reads
+// a table with a column p2 must not make it read q.p2.
+func TestRenameToAColumnsName(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE p (id int PRIMARY KEY, x int)")
+	mustRun(t, s, "CREATE TABLE q (id int PRIMARY KEY, p int, p2 int)")
+	mustRun(t, s, "INSERT INTO p VALUES (1, 10)")
+	mustRun(t, s, "INSERT INTO q VALUES (1, 7, 8)")
+	mustRun(t, s, "CREATE VIEW pv AS SELECT id, p AS pcol, x FROM p NATURAL JOIN q")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW pmv AS SELECT id, p AS pcol, x FROM p NATURAL JOIN q")
+	mustRun(t, s, "ALTER TABLE p RENAME TO p2")
+	mustRun(t, s, "INSERT INTO q VALUES (2, 3, 4)")
+	mustRun(t, s, "INSERT INTO p2 VALUES (2, 20)")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT * FROM pv ORDER BY id", "1 7 10", "2 3 20")
+		wantRows(t, s, "SELECT * FROM pmv ORDER BY id", "1 7 10", "2 3 20")
+	}
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
+
+// TestRenameTableKeepsIndexColumns: an index on a column named like its
+// table keeps indexing that column after the table is renamed (to the
+// name of another of its columns, or to a new name), after a restart too.
+func TestRenameTableKeepsIndexColumns(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE ia (id int PRIMARY KEY, ia int, ib int)")
+	mustRun(t, s, "CREATE INDEX ia_idx ON ia (ia)")
+	mustRun(t, s, "INSERT INTO ia VALUES (1, 7, 100), (2, 8, 7)")
+	mustRun(t, s, "ALTER TABLE ia RENAME TO ib")
+	mustRun(t, s, "CREATE TABLE tz (tz int)")
+	mustRun(t, s, "CREATE INDEX ON tz (tz)")
+	mustRun(t, s, "INSERT INTO tz VALUES (3), (4)")
+	mustRun(t, s, "ALTER TABLE tz RENAME TO tw")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT * FROM ib WHERE ia = 7", "1 7 100")
+		wantRows(t, s, "SELECT * FROM tw WHERE tz = 4", "4")
+	}
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
+
+// TestRenameToAReservedWord: a view reading a table renamed to a
+// reserved word quotes the new name in its definition.
+func TestRenameToAReservedWord(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE rw (a int)")
+	mustRun(t, s, "INSERT INTO rw VALUES (1)")
+	mustRun(t, s, "CREATE VIEW rwv AS SELECT a FROM rw")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW rwmv AS SELECT a FROM rw")
+	mustRun(t, s, `ALTER TABLE rw RENAME TO "table"`)
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT * FROM rwv", "1")
+		wantRows(t, s, "SELECT * FROM rwmv", "1")
+	}
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
+
+// TestRenameOwnDefinition: a relation's own CREATE statement changes only
+// its name, not a schema or a key word spelled like it, after a restart
+// too.
+func TestRenameOwnDefinition(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE SCHEMA ss")
+	mustRun(t, s, "CREATE TABLE ss.ss (ss int)")
+	mustRun(t, s, "ALTER TABLE ss.ss RENAME TO tt")
+	mustRun(t, s, `CREATE TABLE "table" (a int)`)
+	mustRun(t, s, `ALTER TABLE "table" RENAME TO tb2`)
+	mustRun(t, s, "CREATE TABLE kw (a int)")
+	mustRun(t, s, `ALTER TABLE kw RENAME TO "select"`)
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SHOW CREATE TABLE ss.tt", "ss.tt CREATE TABLE ss.tt (ss int)")
+		wantRows(t, s, "SHOW CREATE TABLE tb2", "public.tb2 CREATE TABLE tb2 (a int)")
+		wantRows(t, s, `SHOW CREATE TABLE "select"`, `public.select CREATE TABLE "select" (a int)`)
+	}
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
+}
+
+// TestRenameCannotRedirectASink: a sink's query rewritten for a rename
+// must read what it read, or the rename is refused.
+func TestRenameCannotRedirectASink(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE rt (id int PRIMARY KEY, lt int, salary int)")
+	mustRun(t, s, "CREATE TABLE lt (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE SINK rk AS SELECT id, lt AS val FROM rt NATURAL JOIN lt WITH (connector = 'blackhole', type = 'append-only', force_append_only = 'true')")
+	mustRun(t, s, "CREATE SINK ak AS SELECT id, lt AS val FROM rt x NATURAL JOIN lt WITH (connector = 'blackhole', type = 'append-only', force_append_only = 'true')")
+	wantCode(t, s, "ALTER TABLE lt RENAME TO x", pgerr.FeatureNotSupported, `sink "ak" could not follow`)
+	mustRun(t, s, "DROP SINK ak")
+	mustRun(t, s, "ALTER TABLE lt RENAME TO salary")
+	mustRun(t, s, "CREATE SINK fk AS SELECT id, salary FROM rt WITH (connector = 'blackhole', type = 'append-only', force_append_only = 'true')")
+	mustRun(t, s, "ALTER TABLE rt RENAME TO rt2")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	for name, want := range map[string]string{
+		"fk": "CREATE SINK fk AS SELECT id, salary FROM rt2 WITH",
+		"rk": "CREATE SINK rk AS SELECT id, lt AS val FROM rt2 NATURAL JOIN salary WITH",
+	} {
+		r, err := run(t, session(t, e), "SHOW CREATE SINK "+name)
+		if err != nil || !strings.Contains(fmt.Sprint(r), want) {
+			t.Errorf("SHOW CREATE SINK %s: got %v, %v", name, r, err)
+		}
+	}
+}
+
+// TestRenameQualifiedChecks: a table's CHECK constraint and generated
+// column qualifying its columns with the table's name keep working
+// after the table is renamed, after a restart too.
+func TestRenameQualifiedChecks(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE tz (tz int CHECK (tz.tz > 0), g int GENERATED ALWAYS AS (public.tz.tz + 1) STORED)")
+	mustRun(t, s, "INSERT INTO tz VALUES (1)")
+	mustRun(t, s, "ALTER TABLE tz RENAME TO tw")
+	check := func(s wire.Session, v string) {
+		t.Helper()
+		mustRun(t, s, "INSERT INTO tw VALUES ("+v+")")
+		wantCode(t, s, "INSERT INTO tw VALUES (-"+v+")", pgerr.CheckViolation, `violates check constraint "tz_tz_check"`)
+	}
+	check(s, "2")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	check(s, "3")
+	wantRows(t, s, "SELECT * FROM tw ORDER BY tz", "1 2", "2 3", "3 4")
+}
