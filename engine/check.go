@@ -276,13 +276,20 @@ func (s *Session) validateCheck(ctx context.Context, rel *catalog.Relation, expr
 // it has none of that name.
 func (e *Engine) dropCheck(rel *catalog.Relation, name string) (wire.Result, bool, error) {
 	k := slices.IndexFunc(rel.Checks, func(c catalog.Check) bool { return c.Name == name })
+	return e.dropConstraint(rel, k, func(up *catalog.Relation) { up.Checks = slices.Delete(up.Checks, k, k+1) })
+}
+
+// dropConstraint replaces rel by a copy that drop removed constraint k
+// from, reporting false (and changing nothing) when k < 0: rel has no
+// constraint of the name asked for.
+func (e *Engine) dropConstraint(rel *catalog.Relation, k int, drop func(up *catalog.Relation)) (wire.Result, bool, error) {
 	if k < 0 {
 		return nil, false, nil
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	up := rel.Clone()
-	up.Checks = slices.Delete(up.Checks, k, k+1)
+	drop(up)
 	res, err := e.replaceTable(rel, up, false)
 	return res, true, err
 }

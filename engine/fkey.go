@@ -484,15 +484,7 @@ func (s *Session) truncateForeignKeys(rels []*catalog.Relation, cascade bool, io
 // false when it has none of that name.
 func (e *Engine) dropForeignKey(rel *catalog.Relation, name string) (wire.Result, bool, error) {
 	k := slices.IndexFunc(rel.ForeignKeys, func(f catalog.ForeignKey) bool { return f.Name == name })
-	if k < 0 {
-		return nil, false, nil
-	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	up := rel.Clone()
-	up.ForeignKeys = slices.Delete(up.ForeignKeys, k, k+1)
-	res, err := e.replaceTable(rel, up, false)
-	return res, true, err
+	return e.dropConstraint(rel, k, func(up *catalog.Relation) { up.ForeignKeys = slices.Delete(up.ForeignKeys, k, k+1) })
 }
 
 // fkDropKey applies the drop of idx, a UNIQUE constraint's index on
