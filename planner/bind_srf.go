@@ -24,7 +24,7 @@ import (
 
 // srfFuncs are the set-returning functions weir has.
 var srfFuncs = func() map[string]bool {
-	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true}
+	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true, "jsonb_path_query": true}
 	for name := range functions.JSONSetFuncs {
 		m[name] = true
 	}
@@ -128,6 +128,9 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 	case "regexp_split_to_table":
 		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
 		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}
+	case "jsonb_path_query":
+		call := b.resolveLocal("jsonb_path_query", jsonbPathQuery, args)
+		return &TableFunc{Fn: "jsonb_path_query", Args: call.Args, Out: types.Schema{{Name: "jsonb_path_query", T: types.TJsonb}}}
 	case "regexp_matches":
 		call := b.resolveLocal("regexp_matches", regexpMatches, args)
 		return &TableFunc{Fn: "regexp_matches", Args: call.Args, Out: types.Schema{{Name: "regexp_matches", T: types.TTextArray}}}
@@ -144,6 +147,13 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 var regexpSplitToTable = []*Overload{
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text}, Ret: types.Text},
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text, types.Text}, Ret: types.Text},
+}
+
+// jsonbPathQuery lists jsonb_path_query's signatures.
+var jsonbPathQuery = []*Overload{
+	{Name: "jsonb_path_query", Args: []types.TypeID{types.Jsonb, types.Jsonpath}, Ret: types.Jsonb},
+	{Name: "jsonb_path_query", Args: []types.TypeID{types.Jsonb, types.Jsonpath, types.Jsonb}, Ret: types.Jsonb},
+	{Name: "jsonb_path_query", Args: []types.TypeID{types.Jsonb, types.Jsonpath, types.Jsonb, types.Bool}, Ret: types.Jsonb},
 }
 
 // regexpMatches lists regexp_matches's signatures.
