@@ -285,6 +285,12 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 		}
 		return c.method(it, v)
 	case types.JPDatetime:
+		if x, ok := v.([]any); ok && unwrap {
+			return c.unwrapArray(it, x)
+		}
+		if _, ok := v.(string); !ok {
+			return nil, jpSoft(pgerr.InvalidArgumentForSQLJSONDatetime, "jsonpath item method .datetime() can only be applied to a string")
+		}
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "jsonpath item method .datetime() is not supported")
 	}
 	// A predicate used as an expression gives true, false or null.

@@ -810,7 +810,7 @@ func funcSig(name string, an []argNode) string {
 // callOps are the calls the bridge writes for binary operators TiDB
 // lacks, by the operator PostgreSQL names in its errors.
 var callOps = map[string]string{"pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&",
-	"pg_json_delete_path": "#-", "pg_starts_with": "^@"}
+	"pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@"}
 
 // callOpPos is the position of the operator a call of callOps stands
 // for: the bridge's comma between the operands carries it.

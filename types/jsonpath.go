@@ -465,10 +465,16 @@ func (p *jpParser) or() (*JPItem, error) {
 		return nil, err
 	}
 	for p.peek().isOp("||") {
+		if !jpIsPredicate(l) {
+			return nil, p.syntaxError()
+		}
 		p.pos++
 		r, err := p.and()
 		if err != nil {
 			return nil, err
+		}
+		if !jpIsPredicate(r) {
+			return nil, p.syntaxError()
 		}
 		l = &JPItem{Kind: JPOr, Left: l, Right: r}
 	}
@@ -481,10 +487,16 @@ func (p *jpParser) and() (*JPItem, error) {
 		return nil, err
 	}
 	for p.peek().isOp("&&") {
+		if !jpIsPredicate(l) {
+			return nil, p.syntaxError()
+		}
 		p.pos++
 		r, err := p.not()
 		if err != nil {
 			return nil, err
+		}
+		if !jpIsPredicate(r) {
+			return nil, p.syntaxError()
 		}
 		l = &JPItem{Kind: JPAnd, Left: l, Right: r}
 	}
@@ -823,7 +835,7 @@ func (p *jpParser) accessors(head *JPItem, _ bool) (*JPItem, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !p.peek().isOp(")") {
+			if !p.peek().isOp(")") || !jpIsPredicate(e) {
 				return nil, p.syntaxError()
 			}
 			p.pos++
