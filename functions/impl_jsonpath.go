@@ -318,6 +318,9 @@ func isContainer(v any) bool {
 
 // anyItem is executeAnyItem: the items level levels below v.
 func (c *jpCtx) anyItem(it *JPItem, v any, level uint32) ([]any, error) {
+	if level > it.Last {
+		return nil, nil
+	}
 	var kids []any
 	switch x := v.(type) {
 	case []any:

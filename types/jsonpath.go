@@ -90,6 +90,9 @@ type JSONPath struct {
 
 // ParseJSONPath parses the jsonpath input s (jsonpath_in).
 func ParseJSONPath(s string) (*JSONPath, error) {
+	if strings.TrimLeft(s, " \t\n\r\f") == "" {
+		return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type jsonpath: \"%s\"", s)
+	}
 	p := &jpParser{src: s}
 	if err := p.lex(); err != nil {
 		return nil, err
@@ -263,7 +266,7 @@ func (p *jpParser) lex() error {
 				for k < len(s) && isJPOther(s[k]) {
 					k++
 				}
-				p.toks = append(p.toks, jtok{kind: jtVar, val: s[j:k], errText: after(k)})
+				p.toks = append(p.toks, jtok{kind: jtVar, val: s[j:k], errText: s[i:k]})
 				i = k
 			} else {
 				p.toks = append(p.toks, jtok{kind: jtOp, val: "$", errText: "$"})
@@ -342,8 +345,14 @@ func jpNumber(s string, i int) (int, jtKind, error) {
 	if j < len(s) && isJPOther(s[j]) {
 		return junk(j)
 	}
-	if kind == jtInt && j+1 < len(s) && s[j] == '.' && isJPOther(s[j+1]) && !(s[j+1] >= '0' && s[j+1] <= '9') {
-		return junk(j)
+	if kind == jtInt && j < len(s) && s[j] == '.' {
+		if j+1 < len(s) && isJPOther(s[j+1]) {
+			return junk(j)
+		}
+		if j+1 >= len(s) || s[j+1] != '.' {
+			// "1." is the number 1.
+			return j + 1, kind, nil
+		}
 	}
 	return j, kind, nil
 }
@@ -429,7 +438,7 @@ func jpHexVal(c byte) int {
 
 // jpUnicode reads the XXXX or {X...} of a \u escape at s[i:].
 func jpUnicode(s string, i int) (rune, int, error) {
-	bad := pgerr.New(pgerr.SyntaxError, "invalid Unicode escape sequence at or near \"\\u\" of jsonpath input")
+	bad := pgerr.New(pgerr.SyntaxError, "invalid unicode sequence at or near \"\\u\" of jsonpath input")
 	if i < len(s) && s[i] == '{' {
 		k, n := i+1, 0
 		for k < len(s) && jpIsHex(s[k]) && k < i+7 {
