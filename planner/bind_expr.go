@@ -565,7 +565,8 @@ func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 	if err == nil {
 		return &Const{V: d, T: t}
 	}
-	if pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+	// A jsonpath's 0A000 (like_regex's x flag) is an input error too.
+	if pgerr.CodeOf(err) != pgerr.FeatureNotSupported || t.ID == types.Jsonpath {
 		if t.Mod >= 0 {
 			// Postgres applies a modifier by a separate length-coercion
 			// call, whose errors (value too long, numeric field overflow)

@@ -77,7 +77,7 @@ func (b *binder) srfCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		fail(pgerr.New(pgerr.FeatureNotSupported, "%s in a select list is not supported", n.FnName.L).
 			WithHint("Call it in FROM: SELECT key, value FROM %s(...).", n.FnName.L).WithPosition(b.pos(n)))
 	}
-	args := b.srfArgs(c, n.FnName.L, n.Args)
+	args := b.srfArgs(c, n.FnName.L, n.Args, b.pos(n))
 	tf := b.bindSRF(n.FnName.L, args, n)
 	level := 0
 	for _, a := range tf.Args {
@@ -218,13 +218,13 @@ func (b *binder) containsSRF(n ast.Node) bool {
 // name. Arguments in named notation (jsonb_path_query(t, p, silent =>
 // true)) take the places of their parameters, and the defaults fill the
 // places between; a name the function has not is 42883.
-func (b *binder) srfArgs(c *exprCtx, name string, args []ast.ExprNode) []Expr {
+func (b *binder) srfArgs(c *exprCtx, name string, args []ast.ExprNode, pos int) []Expr {
 	if !hasNamedArgs(args) {
 		return b.exprs(c, args)
 	}
 	ps := functions.NamedParams(name)
 	if len(ps) != 1 {
-		failf(pgerr.UndefinedFunction, "function %s does not exist", name)
+		b.noNamedArgsAt(c, name, args, pos)
 	}
 	p := ps[0]
 	slots := make([]Expr, len(p.Names))
@@ -233,7 +233,7 @@ func (b *binder) srfArgs(c *exprCtx, name string, args []ast.ExprNode) []Expr {
 		nm, v, ok := namedArg(a)
 		if !ok {
 			if n >= len(slots) {
-				failf(pgerr.UndefinedFunction, "function %s does not exist", name)
+				b.noNamedArgsAt(c, name, args, pos)
 			}
 			slots[n] = b.expr(c, a)
 			n++
@@ -241,7 +241,7 @@ func (b *binder) srfArgs(c *exprCtx, name string, args []ast.ExprNode) []Expr {
 		}
 		i := slices.Index(p.Names, nm)
 		if i < 0 || slots[i] != nil {
-			failf(pgerr.UndefinedFunction, "function %s does not exist", name)
+			b.noNamedArgsAt(c, name, args, pos)
 		}
 		slots[i] = b.expr(c, v)
 		n = max(n, i+1)
@@ -251,7 +251,7 @@ func (b *binder) srfArgs(c *exprCtx, name string, args []ast.ExprNode) []Expr {
 	for i, e := range out {
 		if e == nil {
 			if i < first {
-				failf(pgerr.UndefinedFunction, "function %s does not exist", name)
+				b.noNamedArgsAt(c, name, args, pos)
 			}
 			d := p.Defaults[i-first]
 			t := types.TBool
