@@ -47,6 +47,23 @@ type jpCtx struct {
 	ignoreStruct bool
 	current      any
 	arraySize    int // the size of the innermost array being subscripted, or -1
+	// stopFirst ends the evaluation at the first item the path finds
+	// (errJPFound), as lax mode's existence tests do: an error the rest
+	// of the path would meet is not reached.
+	stopFirst bool
+	found     any // the item errJPFound stopped at
+}
+
+// errJPFound unwinds an evaluation under stopFirst at its first item.
+var errJPFound = errors.New("jsonpath item found")
+
+// sub runs f, an evaluation whose items are an operand's, with
+// stopFirst off.
+func (c *jpCtx) sub(f func() ([]any, error)) ([]any, error) {
+	saved := c.stopFirst
+	c.stopFirst = false
+	defer func() { c.stopFirst = saved }()
+	return f()
 }
 
 func jpNum(v any) (*apd.Decimal, bool) {
@@ -231,10 +248,10 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 		if x, ok := v.([]any); ok && unwrap {
 			return c.unwrapArray(it, x)
 		}
-		saved := c.current
-		c.current = v
+		saved, savedStop := c.current, c.stopFirst
+		c.current, c.stopFirst = v, false
 		res, err := c.boolItem(it.Left, v)
-		c.current = saved
+		c.current, c.stopFirst = saved, savedStop
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +311,10 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "jsonpath item method .datetime() is not supported")
 	}
 	// A predicate used as an expression gives true, false or null.
+	savedStop := c.stopFirst
+	c.stopFirst = false
 	res, err := c.boolItem(it, v)
+	c.stopFirst = savedStop
 	if err != nil {
 		return nil, err
 	}
@@ -352,6 +372,10 @@ func (c *jpCtx) anyItem(it *JPItem, v any, level uint32) ([]any, error) {
 
 func (c *jpCtx) next(it *JPItem, v any) ([]any, error) {
 	if it.Next == nil {
+		if c.stopFirst {
+			c.found = v
+			return nil, errJPFound
+		}
 		return []any{v}, nil
 	}
 	return c.exec(it.Next, v, !c.strict)
@@ -372,7 +396,7 @@ func (c *jpCtx) unwrapArray(it *JPItem, arr []any) ([]any, error) {
 // execUnwrapResult runs it over v and, in lax mode, unwraps the arrays
 // among its results.
 func (c *jpCtx) execUnwrapResult(it *JPItem, v any) ([]any, error) {
-	vals, err := c.exec(it, v, !c.strict)
+	vals, err := c.sub(func() ([]any, error) { return c.exec(it, v, !c.strict) })
 	if err != nil || c.strict {
 		return vals, err
 	}
@@ -388,7 +412,7 @@ func (c *jpCtx) execUnwrapResult(it *JPItem, v any) ([]any, error) {
 }
 
 func (c *jpCtx) arrayIndex(it *JPItem, v any) (int, error) {
-	vals, err := c.exec(it, v, !c.strict)
+	vals, err := c.sub(func() ([]any, error) { return c.exec(it, v, !c.strict) })
 	if err != nil {
 		return 0, err
 	}
@@ -612,7 +636,14 @@ func (c *jpCtx) boolItem(it *JPItem, v any) (jpBool, error) {
 			return jpFalse
 		})
 	case types.JPExists:
+		// Lax mode stops at the first item (strict mode looks for errors
+		// in the whole path).
+		c.stopFirst = !c.strict
 		vals, err := c.exec(it.Left, v, !c.strict)
+		c.stopFirst = false
+		if err == errJPFound {
+			return jpTrue, nil
+		}
 		if err != nil {
 			var soft *softJPError
 			if errors.As(err, &soft) {
@@ -741,6 +772,12 @@ func jpCompare(op types.JPKind, a, b any) jpBool {
 // the items found as jsonb texts; an error silent suppresses makes
 // failed true and the error nil.
 func JSONPathRun(target, path, vars string, silent bool) (items []string, failed bool, err error) {
+	return jsonPathRun(target, path, vars, silent, false)
+}
+
+// jsonPathRun is JSONPathRun; exists asks only whether the path finds an
+// item, which lax mode answers at the first (jsonb_path_exists, @?).
+func jsonPathRun(target, path, vars string, silent, exists bool) (items []string, failed bool, err error) {
 	jp, err := types.ParseJSONPath(path)
 	if err != nil {
 		return nil, false, err
@@ -758,8 +795,12 @@ func JSONPathRun(target, path, vars string, silent bool) (items []string, failed
 		return nil, false, pgerr.New(pgerr.InvalidParameterValue, "\"vars\" argument is not an object").
 			WithDetail("Jsonpath parameters should be encoded as key-value pairs of \"vars\" object.")
 	}
-	c := &jpCtx{root: root, vars: vm, strict: jp.Strict, ignoreStruct: !jp.Strict, current: root, arraySize: -1}
+	c := &jpCtx{root: root, vars: vm, strict: jp.Strict, ignoreStruct: !jp.Strict, current: root, arraySize: -1,
+		stopFirst: exists && !jp.Strict}
 	vals, err := c.exec(jp.Expr, root, !jp.Strict)
+	if err == errJPFound {
+		vals, err = []any{c.found}, nil
+	}
 	if err != nil {
 		var soft *softJPError
 		if errors.As(err, &soft) {
@@ -788,7 +829,7 @@ func (t implTable) defineJSONPath() {
 	exists := func(silent0 bool) RowFn {
 		return func(_ *Context, d []types.Datum) (types.Datum, error) {
 			vars, silent := args(d)
-			items, failed, err := JSONPathRun(d[0].S, d[1].S, vars, silent || silent0)
+			items, failed, err := jsonPathRun(d[0].S, d[1].S, vars, silent || silent0, true)
 			if err != nil {
 				return types.NullDatum, err
 			}

@@ -159,6 +159,15 @@ select jsonb_path_query('"nan"', '$.double()');
 select jsonb_path_query('[0.5, -0.5]', '$[*].floor()'), jsonb_path_query('[0.5, -0.5]', '$[*].ceiling()'), jsonb_path_query('[-0.0]', '$[*].abs()');
 select jsonb_path_query('"x"', '$.abs()');
 select jsonb_path_query('"x"', '$.keyvalue()', silent => true), jsonb_path_query('"x"', 'strict $.size()', silent => true);
+-- Lax mode's existence tests stop at the first item: an error after it is not met.
+select jsonb_path_exists('[1, "x"]', 'lax $[*].abs()'), jsonb_path_exists('[1, "x"]', 'lax $[*] ? (exists(@.abs()))');
+select jsonb_path_query('[[1, "x"]]', 'lax $[*] ? (exists(@[*].abs()))');
+select jsonb_path_exists('["x", 1]', 'lax $[*].abs()');
+select jsonb_path_exists('[1, "x"]', 'strict $[*].abs()');
+select '[1, "x"]'::jsonb @? 'lax $[*].abs()', '["x", 1]'::jsonb @? 'lax $[*].abs()', '[1, "x"]'::jsonb @? 'strict $[*].abs()';
+select jsonb_path_query('[1, "x"]', '$ ? (exists(@[*].abs()))'), jsonb_path_query('[1, "x"]', 'strict $ ? (exists(@[*].abs()))');
+select jsonb_path_exists('[1, 2]', '$[*] ? (@ > 1) + 1');
+select jsonb_path_exists('[[1, 2]]', '$[*][*] ? (@ > 0).abs()');
 SELECT '$.a' @? '{}'::jsonb;
 SELECT jsonb_path_query('{"a": 1}', '$.a', nope => true);
 CREATE TABLE docs_jp (id int PRIMARY KEY, doc jsonb);
