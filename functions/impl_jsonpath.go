@@ -617,9 +617,7 @@ func (c *jpCtx) boolItem(it *JPItem, v any) (jpBool, error) {
 			return jpFalse
 		})
 	case types.JPLikeRegex:
-		o := reOpts{icase: strings.Contains(it.Flags, "i"), dotNL: strings.Contains(it.Flags, "s"),
-			lineAnchors: strings.Contains(it.Flags, "m"), literal: strings.Contains(it.Flags, "q")}
-		re, err := aregexOpts(it.Str, o)
+		re, err := aregexOpts(it.Str, jpRegexOpts(it.Flags))
 		if err != nil {
 			return 0, err
 		}
@@ -898,4 +896,44 @@ func JSONPathQuery(d []types.Datum) ([]types.Datum, error) {
 		out[i] = types.DString(s)
 	}
 	return out, nil
+}
+
+// CheckJSONPathRegexes compiles the like_regex patterns of the jsonpath
+// text path, whose errors (2201B) PostgreSQL's jsonpath_in reports.
+func CheckJSONPathRegexes(path string) error {
+	jp, err := types.ParseJSONPath(path)
+	if err != nil {
+		return err
+	}
+	var walk func(it *JPItem) error
+	walk = func(it *JPItem) error {
+		for ; it != nil; it = it.Next {
+			if it.Kind == types.JPLikeRegex {
+				if _, err := aregexOpts(it.Str, jpRegexOpts(it.Flags)); err != nil {
+					return err
+				}
+			}
+			for _, e := range []*JPItem{it.Left, it.Right} {
+				if err := walk(e); err != nil {
+					return err
+				}
+			}
+			for _, s := range it.Subs {
+				for _, e := range s {
+					if err := walk(e); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return walk(jp.Expr)
+}
+
+// jpRegexOpts are the options of like_regex's flags: i, s (. matches a
+// newline), m (^ and $ match at lines), q (a literal pattern).
+func jpRegexOpts(flags string) reOpts {
+	return reOpts{icase: strings.Contains(flags, "i"), dotNL: strings.Contains(flags, "s"),
+		lineAnchors: strings.Contains(flags, "m"), literal: strings.Contains(flags, "q")}
 }

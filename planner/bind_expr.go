@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/types"
@@ -562,6 +563,10 @@ func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 		return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
 	}
 	d, err := types.ParseText(s, t, time.UTC)
+	if err == nil && t.ID == types.Jsonpath {
+		// jsonpath_in compiles like_regex's patterns.
+		err = functions.CheckJSONPathRegexes(d.S)
+	}
 	if err == nil {
 		return &Const{V: d, T: t}
 	}

@@ -52,3 +52,6 @@ select '$ ? (@ + 1 * 2 - (3 - 4) > 5 / 6 % 7)'::jsonpath;
 select '$.a / -$.b'::jsonpath, '-($.a + 1)'::jsonpath, '- -$'::jsonpath;
 select 'exists($)'::jsonpath, '$ == $'::jsonpath, '!($ > 1)'::jsonpath, '($ > 1) is unknown'::jsonpath;
 select '$.a like_regex "x"'::jsonpath, '"a" starts with "b"'::jsonpath;
+-- like_regex's pattern is compiled when the path is read.
+select '$ ? (@ like_regex "(")'::jsonpath;
+select '$ ? (@ like_regex "a(" flag "q")'::jsonpath;
