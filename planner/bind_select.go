@@ -621,8 +621,8 @@ func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, dist
 		} else {
 			t, name = extras[idx-len(sel)].Type(), FormatExpr(extras[idx-len(sel)])
 		}
-		if t.ID == types.Json {
-			fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type json").
+		if t.ID == types.Json || t.ID == types.Jsonpath {
+			fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type %s", t.ID.Name()).
 				WithHint("Use an explicit ordering operator or modify the query.").WithPosition(b.pos(e)))
 		}
 		keys = append(keys, SortKey{Expr: &ColRef{Idx: idx, T: t, Name: name}, Desc: it.Desc, NullsFirst: nf})
@@ -631,13 +631,13 @@ func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, dist
 }
 
 // checkEquality refuses to group or deduplicate by a type without an
-// equality operator (json), as PostgreSQL does; at (nil: none) is where
-// the error points.
+// equality operator (json, jsonpath), as PostgreSQL does; at (nil: none)
+// is where the error points.
 func (b *binder) checkEquality(t types.T, at ast.ExprNode) {
-	if t.ID != types.Json {
+	if t.ID != types.Json && t.ID != types.Jsonpath {
 		return
 	}
-	err := pgerr.New(pgerr.UndefinedFunction, "could not identify an equality operator for type json")
+	err := pgerr.New(pgerr.UndefinedFunction, "could not identify an equality operator for type %s", t.ID.Name())
 	if at != nil {
 		err = err.WithPosition(b.pos(at))
 	}

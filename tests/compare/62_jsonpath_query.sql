@@ -187,3 +187,22 @@ REFRESH MATERIALIZED VIEW docs_jp_tags;
 SELECT * FROM docs_jp_mv ORDER BY id;
 SELECT * FROM docs_jp_tags ORDER BY id, tag;
 SELECT id FROM docs_jp WHERE doc @? '$.tags[*] ? (@ == "z")' ORDER BY id;
+-- jsonpath columns: stored, cast from text, used as the path, refused as a
+-- grouping or ordering key as PostgreSQL does (it has no btree opclass).
+create table jpt (id int primary key, p jsonpath, t text);
+insert into jpt values (1, '$.a ? (@ > 1)', 'strict $.b'), (2, 'lax $[*]', '$.a.size()');
+select id, p, t::jsonpath, jsonb_path_query_array('{"a": [1,2,3], "b": 5}', p), jsonb_path_query_array('{"a": [1,2,3], "b": 5}', t::jsonpath) from jpt order by id;
+insert into jpt values (3, '$ ? (', 'x');
+select 'x'::text::jsonpath;
+select p::text, length(p::text) from jpt order by 1;
+select jsonb_path_query('{"a":1}', p) from jpt order by 1;
+select pg_typeof(p), format_type(4072, null) from jpt where id = 1;
+create materialized view jpt_mv as select id, jsonb_path_exists('{"a": [1,2,3], "b": 5}', p) as e from jpt;
+select * from jpt_mv order by id;
+select p from jpt group by p;
+select p from jpt order by p;
+select distinct p from jpt;
+select * from jpt_mv order by id;
+update jpt set p = '$.b' where id = 2;
+refresh materialized view jpt_mv;
+select * from jpt_mv order by id;
