@@ -53,3 +53,27 @@ func TestJSONPathSyntaxErrors(t *testing.T) {
 		}
 	}
 }
+
+// A jsonpath travels in the binary format as jsonpath_send writes it (a
+// version byte, then the text) and is stored in rows as its canonical text.
+func TestJSONPathBinaryAndRow(t *testing.T) {
+	d, err := ParseText(`lax $.a ? (@ > 1)`, TJsonpath, nil)
+	if err != nil || d.S != `$."a"?(@ > 1)` {
+		t.Fatalf("parse: %q, %v", d.S, err)
+	}
+	b, err := AppendBinary(nil, d, TJsonpath)
+	if err != nil || string(b) != "\x01"+d.S {
+		t.Fatalf("binary: %q, %v", b, err)
+	}
+	back, err := ParseBinary([]byte("\x01strict $.b"), TJsonpath)
+	if err != nil || back.S != `strict $."b"` {
+		t.Fatalf("parse binary: %q, %v", back.S, err)
+	}
+	if _, err := ParseBinary([]byte("\x02$"), TJsonpath); err == nil {
+		t.Fatal("a jsonpath of binary version 2 was taken")
+	}
+	got, err := DecodeRow(AppendRow(nil, Row{d}, []T{TJsonpath}), []T{TJsonpath})
+	if err != nil || got[0].S != d.S {
+		t.Fatalf("row: %v, %v", got, err)
+	}
+}
