@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +53,10 @@ type jpCtx struct {
 	// of the path would meet is not reached.
 	stopFirst bool
 	found     any // the item errJPFound stopped at
+	// ids are the ids keyvalue() gives the objects of the target (their
+	// offsets) and of the variables (10000000000 plus their offsets in
+	// vars), by the objects' identity.
+	ids map[uintptr]int64
 }
 
 // errJPFound unwinds an evaluation under stopFirst at its first item.
@@ -545,7 +550,8 @@ func (c *jpCtx) method(it *JPItem, v any) ([]any, error) {
 		}
 		var out []any
 		for _, k := range jsonbKeys(m) {
-			kv := map[string]any{"key": k, "value": m[k], "id": json.Number("0")}
+			id := c.ids[reflect.ValueOf(m).Pointer()]
+			kv := map[string]any{"key": k, "value": m[k], "id": json.Number(strconv.FormatInt(id, 10))}
 			r, err := c.next(it, kv)
 			if err != nil {
 				return nil, err
@@ -794,7 +800,9 @@ func jsonPathRun(target, path, vars string, silent, exists bool) (items []string
 			WithDetail("Jsonpath parameters should be encoded as key-value pairs of \"vars\" object.")
 	}
 	c := &jpCtx{root: root, vars: vm, strict: jp.Strict, ignoreStruct: !jp.Strict, current: root, arraySize: -1,
-		stopFirst: exists && !jp.Strict}
+		stopFirst: exists && !jp.Strict, ids: map[uintptr]int64{}}
+	jsonbObjectIDs(root, 0, c.ids)
+	jsonbObjectIDs(vm, 10000000000, c.ids)
 	vals, err := c.exec(jp.Expr, root, !jp.Strict)
 	if err == errJPFound {
 		vals, err = []any{c.found}, nil
@@ -936,4 +944,92 @@ func CheckJSONPathRegexes(path string) error {
 func jpRegexOpts(flags string) reOpts {
 	return reOpts{icase: strings.Contains(flags, "i"), dotNL: strings.Contains(flags, "s"),
 		lineAnchors: strings.Contains(flags, "m"), literal: strings.Contains(flags, "q")}
+}
+
+// jsonbObjectIDs records the id keyvalue() gives each object of v: its
+// container's byte offset in PostgreSQL's binary jsonb of v (a header of
+// 4 bytes, 4-byte entries, an object's keys before its values, containers
+// and numerics aligned to 4 bytes), plus base.
+func jsonbObjectIDs(v any, base int64, ids map[uintptr]int64) {
+	align := func(off int64) int64 { return (off + 3) &^ 3 }
+	var layout func(v any, off int64) int64
+	layout = func(v any, off int64) int64 {
+		switch x := v.(type) {
+		case string:
+			return off + int64(len(x))
+		case json.Number:
+			return align(off) + jsonbNumericSize(string(x))
+		case []any:
+			off = align(off) + 4 + 4*int64(len(x))
+			for _, e := range x {
+				off = layout(e, off)
+			}
+			return off
+		case map[string]any:
+			off = align(off)
+			ids[reflect.ValueOf(x).Pointer()] = base + off
+			keys := jsonbKeys(x)
+			off += 4 + 8*int64(len(keys))
+			for _, k := range keys {
+				off += int64(len(k))
+			}
+			for _, k := range keys {
+				off = layout(x[k], off)
+			}
+			return off
+		}
+		return off
+	}
+	layout(v, 0)
+}
+
+// jsonbNumericSize is the size of the numeric n as a varlena: a 4-byte
+// length, a 2-byte header (4 bytes when its weight or scale does not fit
+// the short form) and 2 bytes per base-10000 digit.
+func jsonbNumericSize(n string) int64 {
+	d, _, err := apd.NewFromString(n)
+	if err != nil {
+		return 8
+	}
+	coeff := d.Coeff.String()
+	dscale := int64(0)
+	if d.Exponent < 0 {
+		dscale = int64(-d.Exponent)
+	}
+	intDigits := int64(len(coeff)) + int64(d.Exponent)
+	var digits string
+	switch {
+	case intDigits <= 0:
+		digits = strings.Repeat("0", int(-intDigits)) + coeff
+		intDigits = 0
+	case d.Exponent > 0:
+		digits = coeff + strings.Repeat("0", int(d.Exponent))
+	default:
+		digits = coeff
+	}
+	lead := (4 - intDigits%4) % 4
+	digits = strings.Repeat("0", int(lead)) + digits
+	intGroups := (intDigits + lead) / 4
+	if r := len(digits) % 4; r != 0 {
+		digits += strings.Repeat("0", 4-r)
+	}
+	var groups []string
+	for i := 0; i < len(digits); i += 4 {
+		groups = append(groups, digits[i:i+4])
+	}
+	weight := intGroups - 1
+	for len(groups) > 0 && groups[0] == "0000" {
+		groups = groups[1:]
+		weight--
+	}
+	for len(groups) > 0 && groups[len(groups)-1] == "0000" {
+		groups = groups[:len(groups)-1]
+	}
+	if len(groups) == 0 {
+		weight = 0
+	}
+	if dscale <= 63 && weight >= -64 && weight <= 63 {
+		return 4 + 2 + 2*int64(len(groups))
+	}
+	return 8 + 2*int64(len(groups))
 }

@@ -206,3 +206,11 @@ select * from jpt_mv order by id;
 update jpt set p = '$.b' where id = 2;
 refresh materialized view jpt_mv;
 select * from jpt_mv order by id;
+-- keyvalue()'s id: the object's offset in PostgreSQL's binary jsonb.
+select jsonb_path_query('{"a": {"b": 1}}', '$.a.keyvalue()'), jsonb_path_query('[{"b": 1}, {"c": 2}]', '$[*].keyvalue()');
+select jsonb_path_query('{"ab": {"b": 1}}', '$.ab.keyvalue()'), jsonb_path_query('[1.5, {"c": 2}]', '$[*] ? (@.type() == "object").keyvalue()');
+select jsonb_path_query('["abcde", {"c": 2}]', '$[*] ? (@.type() == "object").keyvalue()');
+select jsonb_path_query('{"a":1}', '$x.keyvalue()', '{"x": {"a":1}}');
+select jsonb_path_query('[0, 12345.6789, -0.00001, 1e100, 123456789012345678, {"a": {"b": 2}}, 0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001, {"c": 1}]', '$.**.keyvalue()');
+select jsonb_path_query('{"x": [true, null, "s", {"y": {}}, [1.00, {"z": 0}]]}', '$.**.keyvalue()');
+select jsonb_path_query('[{"a": 1}]', '$[0].keyvalue().id');
