@@ -55,3 +55,6 @@ select '$.a like_regex "x"'::jsonpath, '"a" starts with "b"'::jsonpath;
 -- like_regex's pattern is compiled when the path is read.
 select '$ ? (@ like_regex "(")'::jsonpath;
 select '$ ? (@ like_regex "a(" flag "q")'::jsonpath;
+-- ... and when a text value is cast to jsonpath.
+select '$ ? (@ like_regex "(")'::text::jsonpath;
+select t::jsonpath from (values ('$ ? (@ like_regex "a(")'), ('$')) v(t);
