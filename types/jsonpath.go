@@ -233,7 +233,9 @@ func (p *jpParser) lex() error {
 			}
 			return s[j:k]
 		}
-		return s[j : j+1]
+		// The scanner gives back the special character ending the word
+		// (yyless(0)), leaving yytext empty: "at end of jsonpath input".
+		return ""
 	}
 	for {
 		for i < len(s) && isJPBlank(s[i]) {
@@ -545,6 +547,11 @@ func (p *jpParser) comparison() (*JPItem, error) {
 		}
 		return &JPItem{Kind: k, Left: l, Right: r}, nil
 	}
+	if t.isWord("starts") && !p.at(1).isWord("with") {
+		// The keyword is taken; the token after it is the error.
+		p.pos++
+		return nil, p.syntaxError()
+	}
 	if t.isWord("starts") && p.at(1).isWord("with") {
 		p.pos += 2
 		r := p.peek()
@@ -713,6 +720,10 @@ func (p *jpParser) accessorExpr() (*JPItem, error) {
 		}
 		p.pos++
 		return &JPItem{Kind: JPExists, Left: e}, nil
+	case t.isWord("exists"):
+		// The keyword is taken; the token after it is the error.
+		p.pos++
+		return nil, p.syntaxError()
 	default:
 		return nil, p.syntaxError()
 	}
@@ -803,7 +814,11 @@ func (p *jpParser) accessors(head *JPItem, _ bool) (*JPItem, error) {
 			}
 		case t.isOp("["):
 			p.pos++
-			if p.peek().isOp("*") && p.at(1).isOp("]") {
+			if p.peek().isOp("*") {
+				if !p.at(1).isOp("]") {
+					p.pos++
+					return nil, p.syntaxError()
+				}
 				p.pos += 2
 				add(&JPItem{Kind: JPAnyArray})
 				continue

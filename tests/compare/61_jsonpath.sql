@@ -58,3 +58,17 @@ select '$ ? (@ like_regex "a(" flag "q")'::jsonpath;
 -- ... and when a text value is cast to jsonpath.
 select '$ ? (@ like_regex "(")'::text::jsonpath;
 select t::jsonpath from (values ('$ ? (@ like_regex "a(")'), ('$')) v(t);
+-- Where syntax errors point.
+select '$[*,1]'::jsonpath;
+select '$.**{x}'::jsonpath;
+select '$ ? (@.a exists)'::jsonpath;
+select '$ ? (exists)'::jsonpath;
+select '$.a b'::jsonpath;
+select '$ ? (@ starts with)'::jsonpath;
+select '$ ? (@ starts)'::jsonpath;
+select '$ ? (@ like_regex "a" flag)'::jsonpath;
+select '$ ? (@ == 1) is unknown'::jsonpath;
+select 'strict'::jsonpath;
+select '$.a.b.'::jsonpath;
+select '$ ? (@ == true) .c'::jsonpath;
+select '$[*,1]'::jsonpath, '$.**{x}'::jsonpath;
