@@ -3,7 +3,6 @@ package types
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -296,11 +295,7 @@ func (p *jpParser) lex() error {
 					op = two
 				}
 			}
-			if op == "&" || op == "|" || op == "=" || op == "#" || op == ":" || op == "\\" {
-				p.toks = append(p.toks, jtok{kind: jtOp, val: op, errText: op})
-			} else {
-				p.toks = append(p.toks, jtok{kind: jtOp, val: op, errText: op})
-			}
+			p.toks = append(p.toks, jtok{kind: jtOp, val: op, errText: op})
 			i += len(op)
 		}
 	}
@@ -682,13 +677,9 @@ func (p *jpParser) accessorExpr() (*JPItem, error) {
 			p.pos += 2
 			e = &JPItem{Kind: JPIsUnknown, Left: e}
 		}
-		head = e
-		if jpIsPredicate(e) || e.Next != nil || jpIsBinary(e.Kind) || e.Kind == JPPlus || e.Kind == JPMinus {
-			// A parenthesised expression takes accessors as a new chain
-			// start; accessors hang off the whole expression.
-			return p.accessors(e, true)
-		}
-		return p.accessors(e, false)
+		// Accessors after a parenthesised expression apply to its
+		// results: they join its chain.
+		return p.accessors(e)
 	case t.isOp("$"):
 		head = &JPItem{Kind: JPRoot}
 	case t.isOp("@"):
@@ -728,7 +719,7 @@ func (p *jpParser) accessorExpr() (*JPItem, error) {
 		return nil, p.syntaxError()
 	}
 	p.pos++
-	return p.accessors(head, false)
+	return p.accessors(head)
 }
 
 func jpIsPredicate(e *JPItem) bool {
@@ -740,14 +731,13 @@ func jpIsPredicate(e *JPItem) bool {
 	return false
 }
 
-func jpIsBinary(k JPKind) bool { return k >= JPAnd && k <= JPMod && k != JPNot && k != JPIsUnknown }
 
 var jpMethods = map[string]JPKind{"type": JPType, "size": JPSize, "abs": JPAbs, "floor": JPFloor,
 	"ceiling": JPCeiling, "double": JPDouble, "keyvalue": JPKeyValue, "datetime": JPDatetime}
 
 // accessors parses the accessor operators following head and appends
 // them to head's chain.
-func (p *jpParser) accessors(head *JPItem, _ bool) (*JPItem, error) {
+func (p *jpParser) accessors(head *JPItem) (*JPItem, error) {
 	tail := head
 	for tail.Next != nil {
 		tail = tail.Next
@@ -931,7 +921,12 @@ func printJP(b *strings.Builder, v *JPItem, inKey, brackets bool) {
 		if n.IsZero() {
 			n = new(apd.Decimal).Abs(n)
 		}
-		b.WriteString(n.Text('f'))
+		// A number followed by accessors is parenthesised: (1).type().
+		if v.Next != nil {
+			b.WriteString("(" + n.Text('f') + ")")
+		} else {
+			b.WriteString(n.Text('f'))
+		}
 	case JPBool:
 		b.WriteString(strconv.FormatBool(v.Bool))
 	case JPAnd, JPOr, JPEqual, JPNotEqual, JPLess, JPGreater, JPLessOrEqual, JPGreaterOrEqual,
@@ -1060,5 +1055,3 @@ func JPMethodName(k JPKind) string {
 	}
 	return "?"
 }
-
-var _ = utf8.RuneError

@@ -72,3 +72,7 @@ select 'strict'::jsonpath;
 select '$.a.b.'::jsonpath;
 select '$ ? (@ == true) .c'::jsonpath;
 select '$[*,1]'::jsonpath, '$.**{x}'::jsonpath;
+-- Accessors after a parenthesised expression; a number followed by them prints in parentheses.
+select '(-1).abs()'::jsonpath, '(1).type()'::jsonpath, '(-$.a).abs()'::jsonpath, '($.a ? (@ > 1)).b'::jsonpath;
+select jsonb_path_query('{"a": -2}', '(-1).abs()'), jsonb_path_query('{"a": -2}', '(-$.a).abs()'), jsonb_path_query('{"a": -2}', '($.a + 1).abs()');
+select '$.a + 1 .type()'::jsonpath;
