@@ -214,3 +214,18 @@ select jsonb_path_query('{"a":1}', '$x.keyvalue()', '{"x": {"a":1}}');
 select jsonb_path_query('[0, 12345.6789, -0.00001, 1e100, 123456789012345678, {"a": {"b": 2}}, 0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001, {"c": 1}]', '$.**.keyvalue()');
 select jsonb_path_query('{"x": [true, null, "s", {"y": {}}, [1.00, {"z": 0}]]}', '$.**.keyvalue()');
 select jsonb_path_query('[{"a": 1}]', '$[0].keyvalue().id');
+-- Literals, variables with quoted names, last in expressions, numeric results.
+select jsonb_path_query('1', '1e3'), jsonb_path_query('1', '0.5e-2'), jsonb_path_query('1', '"\u00e9\t"'), jsonb_path_query('1', '-0.0');
+select jsonb_path_query('{}', '"a" + 1');
+select jsonb_path_query('[1,2,3]', '$[1 to last].size()'), jsonb_path_query('[[1,2],[3]]', '$[*].size()');
+select jsonb_path_query('{"a":[1,2]}', '$.a.size() ? (@ > 1)'), jsonb_path_query('[1,2]', '$.type()');
+select jsonb_path_query('[{"a":1},{"a":2}]', '$[*].a ? (@ == $"my var")', '{"my var": 2}');
+select jsonb_path_query('{"a":{"b":[1,2,{"c":[3]}]}}', '$.**.c[*]'), jsonb_path_query('{"a":[1,[2]]}', '$.a[*][*]');
+select jsonb_path_query('[1,2,3]', '$[$.size() - 1]');
+select jsonb_path_query('[1,2,3]', '$[last - 3]');
+select jsonb_path_query('[1,2,3]', 'strict $[last - 3]');
+select jsonb_path_query('{"a": 10}', '$.a / 3'), jsonb_path_query('{"a": 10}', '$.a / 0.3'), jsonb_path_query('{"a": 1e20}', '$.a * $.a');
+select jsonb_path_query('["a", "b", "B"]', '$[*] ? (@ >= "b")'), jsonb_path_query('[true, false]', '$[*] ? (@ > false)');
+select jsonb_path_query('[{}, []]', '$[*] ? (@ == @)'), jsonb_path_query('[null]', '$[*] ? (@ == null)');
+select jsonb_path_query('"aaa"', '$ ? (@ like_regex "^a+$")'), jsonb_path_query('"a\\b"', '$ ? (@ like_regex "a\\\\b")');
+select jsonb_path_query('{"a": 1}', '$.a ? (@ > 0 && $.a < 5)'), jsonb_path_query('{"a": [1, 5]}', 'strict $ ? (@.a[*] > 4)');
