@@ -175,7 +175,12 @@ func castDatum(ctx *EvalCtx, d types.Datum, from, to types.T, explicit bool) (ty
 			return v, nil
 		}
 	}
-	return types.Cast(d, from, to, explicit, ctx.loc())
+	r, err := types.Cast(d, from, to, explicit, ctx.loc())
+	if err == nil && to.ID == types.Jsonpath && from.ID != types.Jsonpath {
+		// jsonpath_in compiles like_regex's patterns.
+		err = functions.CheckJSONPathRegexes(r.S)
+	}
+	return r, err
 }
 
 // decimalFitsFloat8 reports whether d's magnitude is well inside double

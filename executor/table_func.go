@@ -211,6 +211,14 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 			}
 			return datumsOf(elems), nil
 		}
+	case "jsonb_path_query":
+		if len(args) >= 2 && len(args) <= 4 {
+			rows, err := functions.JSONPathQuery(args)
+			if err != nil {
+				return nil, err
+			}
+			return datumsOf(rows), nil
+		}
 	case "unnest":
 		if len(args) == 1 && argTs[0].IsArray() {
 			elems, err := types.ArrayElems(args[0].S, argTs[0], nil)

@@ -198,6 +198,7 @@ var impls = func() implTable {
 	t.defineArrayContain()
 	t.defineArray()
 	t.defineJson()
+	t.defineJSONPath()
 	t.defineJsonText()
 	t.defineJsonSRFText()
 	t.defineJsonOps()

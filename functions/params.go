@@ -34,6 +34,11 @@ var namedParams = map[string][]Params{
 		{Names: []string{"year", "month", "mday", "hour", "min", "sec"}},
 		{Names: []string{"year", "month", "mday", "hour", "min", "sec", "timezone"}},
 	},
+	"jsonb_path_exists":      jsonPathParams,
+	"jsonb_path_match":       jsonPathParams,
+	"jsonb_path_query":       jsonPathParams,
+	"jsonb_path_query_array": jsonPathParams,
+	"jsonb_path_query_first": jsonPathParams,
 	"jsonb_insert": {{Names: []string{"jsonb_in", "path", "replacement", "insert_after"},
 		Defaults: []types.Datum{types.DBool(false)}}},
 	"jsonb_set": {{Names: []string{"jsonb_in", "path", "replacement", "create_if_missing"},
@@ -51,3 +56,9 @@ var namedParams = map[string][]Params{
 	"jsonb_array_elements":      {{Names: []string{"from_json"}}},
 	"jsonb_array_elements_text": {{Names: []string{"from_json"}}},
 }
+
+// jsonPathParams are the parameters of the jsonb_path_* functions:
+// (target jsonb, path jsonpath, vars jsonb DEFAULT '{}', silent boolean
+// DEFAULT false).
+var jsonPathParams = []Params{{Names: []string{"target", "path", "vars", "silent"},
+	Defaults: []types.Datum{types.DString("{}"), types.DBool(false)}}}

@@ -254,6 +254,17 @@ func scalarOverloads() []*Overload {
 		variadic("jsonb_extract_path", tJsonb, false, tJsonb, tText),
 		variadic("jsonb_extract_path_text", tText, false, tJsonb, tText),
 		fn("jsonb_pretty", tText, tJsonb),
+		fn("jsonb_path_exists", tBool, tJsonb, types.Jsonpath), fn("jsonb_path_exists", tBool, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_exists", tBool, tJsonb, types.Jsonpath, tJsonb, tBool),
+		fn("jsonb_path_match", tBool, tJsonb, types.Jsonpath), fn("jsonb_path_match", tBool, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_match", tBool, tJsonb, types.Jsonpath, tJsonb, tBool),
+		fn("jsonb_path_query_array", tJsonb, tJsonb, types.Jsonpath), fn("jsonb_path_query_array", tJsonb, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_query_array", tJsonb, tJsonb, types.Jsonpath, tJsonb, tBool),
+		fn("jsonb_path_query_first", tJsonb, tJsonb, types.Jsonpath), fn("jsonb_path_query_first", tJsonb, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_query_first", tJsonb, tJsonb, types.Jsonpath, tJsonb, tBool),
+		// SQL/JSON path (docs §9.16.2; impl_jsonpath.go); @? and @@ are
+		// pg_jsonpath_exists and pg_jsonpath_match.
+		fn("pg_jsonpath_exists", tBool, tJsonb, types.Jsonpath), fn("pg_jsonpath_match", tBool, tJsonb, types.Jsonpath),
 		fn("jsonb_strip_nulls", tJsonb, tJsonb),
 		fn("jsonb_object", tJsonb, tTArr), fn("jsonb_object", tJsonb, tTArr, tTArr),
 		fn("jsonb_set", tJsonb, tJsonb, tTArr, tJsonb), fn("jsonb_set", tJsonb, tJsonb, tTArr, tJsonb, tBool),

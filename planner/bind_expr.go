@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/types"
@@ -562,10 +563,15 @@ func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 		return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
 	}
 	d, err := types.ParseText(s, t, time.UTC)
+	if err == nil && t.ID == types.Jsonpath {
+		// jsonpath_in compiles like_regex's patterns.
+		err = functions.CheckJSONPathRegexes(d.S)
+	}
 	if err == nil {
 		return &Const{V: d, T: t}
 	}
-	if pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+	// A jsonpath's 0A000 (like_regex's x flag) is an input error too.
+	if pgerr.CodeOf(err) != pgerr.FeatureNotSupported || t.ID == types.Jsonpath {
 		if t.Mod >= 0 {
 			// Postgres applies a modifier by a separate length-coercion
 			// call, whose errors (value too long, numeric field overflow)
@@ -810,7 +816,7 @@ func funcSig(name string, an []argNode) string {
 // callOps are the calls the bridge writes for binary operators TiDB
 // lacks, by the operator PostgreSQL names in its errors.
 var callOps = map[string]string{"pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&",
-	"pg_json_delete_path": "#-", "pg_starts_with": "^@"}
+	"pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@"}
 
 // callOpPos is the position of the operator a call of callOps stands
 // for: the bridge's comma between the operands carries it.

@@ -37,7 +37,8 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.variadicCall(c, n, name, label, x)
 	}
 	if srfFuncs[name] {
-		if hasNamedArgs(n.Args) {
+		if hasNamedArgs(n.Args) && name != "jsonb_path_query" {
+			// jsonb_path_query's defaults are filled in by srfArgs.
 			call := *n
 			call.Args = b.positionalArgs(c, name, n.Args, b.pos(n))
 			n = &call
@@ -100,8 +101,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			return b.call("position", b.exprs(c, []ast.ExprNode{n.Args[1], n.Args[0]}), n, false, Scalar)
 		}
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains", "pg_json_contained", "pg_array_overlap",
-		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_json_delete_path", "pg_starts_with":
-		sym := map[string]string{"pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
+		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_json_delete_path", "pg_starts_with",
+		"pg_jsonpath_exists", "pg_jsonpath_match":
+		sym := map[string]string{"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@", "pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
 			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&", "pg_json_exists": "?",
 			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}[name]
 		if len(n.Args) != 2 {

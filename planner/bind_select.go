@@ -621,8 +621,8 @@ func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, dist
 		} else {
 			t, name = extras[idx-len(sel)].Type(), FormatExpr(extras[idx-len(sel)])
 		}
-		if t.ID == types.Json {
-			fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type json").
+		if t.ID == types.Json || t.ID == types.Jsonpath {
+			fail(pgerr.New(pgerr.UndefinedFunction, "could not identify an ordering operator for type %s", t.ID.Name()).
 				WithHint("Use an explicit ordering operator or modify the query.").WithPosition(b.pos(e)))
 		}
 		keys = append(keys, SortKey{Expr: &ColRef{Idx: idx, T: t, Name: name}, Desc: it.Desc, NullsFirst: nf})
@@ -631,13 +631,13 @@ func (b *binder) orderBy(c *exprCtx, items []*ast.ByItem, sel []selectItem, dist
 }
 
 // checkEquality refuses to group or deduplicate by a type without an
-// equality operator (json), as PostgreSQL does; at (nil: none) is where
-// the error points.
+// equality operator (json, jsonpath), as PostgreSQL does; at (nil: none)
+// is where the error points.
 func (b *binder) checkEquality(t types.T, at ast.ExprNode) {
-	if t.ID != types.Json {
+	if t.ID != types.Json && t.ID != types.Jsonpath {
 		return
 	}
-	err := pgerr.New(pgerr.UndefinedFunction, "could not identify an equality operator for type json")
+	err := pgerr.New(pgerr.UndefinedFunction, "could not identify an equality operator for type %s", t.ID.Name())
 	if at != nil {
 		err = err.WithPosition(b.pos(at))
 	}
@@ -1439,8 +1439,8 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, n
 	var tf *TableFunc
 	switch f.Name {
 	case "generate_series", "regexp_split_to_table", "regexp_matches", "pg_partition_ancestors", "json_array_elements", "json_array_elements_text", "json_object_keys",
-		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
-		tf = b.bindSRF(f.Name, b.exprs(c, f.Args), nil)
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "jsonb_path_query":
+		tf = b.bindSRF(f.Name, b.srfArgs(c, f.Name, f.Args, 0), nil)
 	case "unnest":
 		if len(f.Args) == 1 {
 			// unnest(array value), possibly of an outer column (psql's

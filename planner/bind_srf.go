@@ -24,7 +24,7 @@ import (
 
 // srfFuncs are the set-returning functions weir has.
 var srfFuncs = func() map[string]bool {
-	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true}
+	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true, "jsonb_path_query": true}
 	for name := range functions.JSONSetFuncs {
 		m[name] = true
 	}
@@ -77,7 +77,7 @@ func (b *binder) srfCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		fail(pgerr.New(pgerr.FeatureNotSupported, "%s in a select list is not supported", n.FnName.L).
 			WithHint("Call it in FROM: SELECT key, value FROM %s(...).", n.FnName.L).WithPosition(b.pos(n)))
 	}
-	args := b.exprs(c, n.Args)
+	args := b.srfArgs(c, n.FnName.L, n.Args, b.pos(n))
 	tf := b.bindSRF(n.FnName.L, args, n)
 	level := 0
 	for _, a := range tf.Args {
@@ -128,6 +128,9 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 	case "regexp_split_to_table":
 		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
 		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}
+	case "jsonb_path_query":
+		call := b.resolveLocal("jsonb_path_query", jsonbPathQuery, args)
+		return &TableFunc{Fn: "jsonb_path_query", Args: call.Args, Out: types.Schema{{Name: "jsonb_path_query", T: types.TJsonb}}}
 	case "regexp_matches":
 		call := b.resolveLocal("regexp_matches", regexpMatches, args)
 		return &TableFunc{Fn: "regexp_matches", Args: call.Args, Out: types.Schema{{Name: "regexp_matches", T: types.TTextArray}}}
@@ -144,6 +147,13 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 var regexpSplitToTable = []*Overload{
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text}, Ret: types.Text},
 	{Name: "regexp_split_to_table", Args: []types.TypeID{types.Text, types.Text, types.Text}, Ret: types.Text},
+}
+
+// jsonbPathQuery lists jsonb_path_query's signatures.
+var jsonbPathQuery = []*Overload{
+	{Name: "jsonb_path_query", Args: []types.TypeID{types.Jsonb, types.Jsonpath}, Ret: types.Jsonb},
+	{Name: "jsonb_path_query", Args: []types.TypeID{types.Jsonb, types.Jsonpath, types.Jsonb}, Ret: types.Jsonb},
+	{Name: "jsonb_path_query", Args: []types.TypeID{types.Jsonb, types.Jsonpath, types.Jsonb, types.Bool}, Ret: types.Jsonb},
 }
 
 // regexpMatches lists regexp_matches's signatures.
@@ -202,4 +212,54 @@ func (b *binder) containsSRF(n ast.Node) bool {
 	v := &srfFinder{}
 	n.Accept(v)
 	return v.found
+}
+
+// srfArgs binds the arguments of a call of the set-returning function
+// name. Arguments in named notation (jsonb_path_query(t, p, silent =>
+// true)) take the places of their parameters, and the defaults fill the
+// places between; a name the function has not is 42883.
+func (b *binder) srfArgs(c *exprCtx, name string, args []ast.ExprNode, pos int) []Expr {
+	if !hasNamedArgs(args) {
+		return b.exprs(c, args)
+	}
+	ps := functions.NamedParams(name)
+	if len(ps) != 1 {
+		b.noNamedArgsAt(c, name, args, pos)
+	}
+	p := ps[0]
+	slots := make([]Expr, len(p.Names))
+	n := 0
+	for _, a := range args {
+		nm, v, ok := namedArg(a)
+		if !ok {
+			if n >= len(slots) {
+				b.noNamedArgsAt(c, name, args, pos)
+			}
+			slots[n] = b.expr(c, a)
+			n++
+			continue
+		}
+		i := slices.Index(p.Names, nm)
+		if i < 0 || slots[i] != nil {
+			b.noNamedArgsAt(c, name, args, pos)
+		}
+		slots[i] = b.expr(c, v)
+		n = max(n, i+1)
+	}
+	out := slots[:n]
+	first := len(p.Names) - len(p.Defaults)
+	for i, e := range out {
+		if e == nil {
+			if i < first {
+				b.noNamedArgsAt(c, name, args, pos)
+			}
+			d := p.Defaults[i-first]
+			t := types.TBool
+			if d.S != "" {
+				t = types.TJsonb
+			}
+			out[i] = &Const{V: d, T: t}
+		}
+	}
+	return out
 }

@@ -545,6 +545,8 @@ func pgTypeName(t types.T) string {
 		return "char"
 	case types.Uuid:
 		return "uuid"
+	case types.Jsonpath:
+		return "jsonpath"
 	}
 	if t.IsEnum() {
 		return types.EnumTypname(t)

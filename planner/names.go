@@ -115,7 +115,7 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 				return b.figureColname(n.Args[0])
 			}
 		case "concat", "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text",
-			"pg_json_contains", "pg_json_contained", "pg_array_overlap", "pg_json_delete_path", "pg_starts_with", "pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_any_eq", "pg_any", "pg_all", "pg_icase", "pg_nulls_first", "pg_nulls_last":
+			"pg_json_contains", "pg_json_contained", "pg_array_overlap", "pg_json_delete_path", "pg_starts_with", "pg_jsonpath_exists", "pg_jsonpath_match", "pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_any_eq", "pg_any", "pg_all", "pg_icase", "pg_nulls_first", "pg_nulls_last":
 			return "", 0
 		}
 		return n.FnName.L, 2

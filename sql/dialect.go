@@ -106,14 +106,14 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_frame_offset pg_frame_bound pg_between_symmetric pg_group_value pg_agg_filter pg_no_columns
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap
-	pg_starts_with pg_json_delete_path pg_named_arg pg_field`)
+	pg_starts_with pg_jsonpath_exists pg_jsonpath_match pg_json_delete_path pg_named_arg pg_field`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
 // names no operator weir has: 42883, as PostgreSQL says for every
 // operator it has not got for the operand types.
 var knownOps = wordSet(`( ) [ ] , ; . :: : + - * / % ^ < > = <= >= <> != ~ !~ ~* !~* ~~ !~~ ~~* !~~*
-	|| & | # << >> |/ ||/ @ -> ->> #> #>> @> <@ ? ?| ?& => && ^@ #-`)
+	|| & | # << >> |/ ||/ @ -> ->> #> #>> @> <@ ? ?| ?& @? @@ => && ^@ #-`)
 
 // checkDialect refuses the tokens of one query statement (TEOF excluded)
 // where PostgreSQL's lexer or grammar would.

@@ -32,7 +32,7 @@ var prefixOps = map[string]bool{"~": true, "@": true, "|/": true, "||/": true}
 
 // binaryOnly are operators PostgreSQL has only between two operands
 // (besides binaryOps); in a prefix place they name no operator.
-var binaryOnly = wordSet(`~~ !~~ ~~* !~~* !~ ~* !~* -> ->> #> #>> @> <@ ? ?| ?&`)
+var binaryOnly = wordSet(`~~ !~~ ~~* !~~* !~ ~* !~* -> ->> #> #>> @> <@ ? ?| ?& @? @@`)
 
 // tighterOps are the operators that bind tighter than Op and so belong
 // to its operands.

@@ -1577,6 +1577,7 @@ var jsonFuncs = map[string]string{
 	"->": "pg_json_get", "->>": "pg_json_get_text", "#>": "pg_json_path", "#>>": "pg_json_path_text",
 	"@>": "pg_json_contains", "<@": "pg_json_contained",
 	"?": "pg_json_exists", "?|": "pg_json_exists_any", "?&": "pg_json_exists_all",
+	"@?": "pg_jsonpath_exists", "@@": "pg_jsonpath_match",
 }
 
 // jsonOps rewrites the jsonb operators between primaries into calls.

@@ -281,6 +281,8 @@ func resolveType(spec typeSpec) (types.T, *pgerr.Error) {
 		return noMods(types.TName)
 	case "uuid":
 		return noMods(types.TUuid)
+	case "jsonpath":
+		return noMods(types.TJsonpath)
 	case "regclass", "regtype", "regproc", "regprocedure", "regnamespace", "regoper", "regrole", "regconfig", "xid", "cid", "tid", "inet", "cidr", "money", "bit", "varbit", "bit varying", "point", "tsvector", "xml", "int2vector", "oidvector", "aclitem", "pg_node_tree", "record", "void", "anyelement", "anyarray":
 		return types.TUnknown, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported yet", name)
 	}

@@ -99,6 +99,10 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return append(buf, d.S...), nil
 	case Json:
 		return append(buf, d.S...), nil
+	case Jsonpath:
+		// jsonpath_send: a version byte, then the text.
+		buf = append(buf, 1)
+		return append(buf, d.S...), nil
 	case Uuid:
 		b, ok := UUIDBytes(d.S)
 		if !ok {
@@ -252,6 +256,12 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 			return NullDatum, err
 		}
 		return DString(string(b)), nil
+	case Jsonpath:
+		if len(b) == 0 || b[0] != 1 {
+			return NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "unsupported jsonpath version number")
+		}
+		s, err := CanonicalJSONPath(string(b[1:]))
+		return DString(s), err
 	case Uuid:
 		if !need(UUIDLen) {
 			return bad()

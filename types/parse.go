@@ -97,6 +97,9 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	case Jsonb:
 		c, err := CanonicalJSONB(s)
 		return DString(c), err
+	case Jsonpath:
+		c, err := CanonicalJSONPath(s)
+		return DString(c), err
 	case Uuid:
 		u, err := ParseUUID(s)
 		return DString(u), err

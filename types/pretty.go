@@ -67,6 +67,8 @@ func prettyCode(t T) string {
 		return "O"
 	case Uuid:
 		return "U"
+	case Jsonpath:
+		return "JP"
 	}
 	if t.IsArray() {
 		return prettyCode(t.Elem()) + "[]"

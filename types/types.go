@@ -74,6 +74,10 @@ const (
 	// The key and row encodings store the 16 bytes.
 	Uuid
 	UuidArray
+	// Jsonpath is PostgreSQL's jsonpath (OID 4072): an SQL/JSON path
+	// expression, held in a Datum as its canonical text (jsonpath_out's),
+	// which functions parse again to evaluate (jsonpath.go).
+	Jsonpath
 	numTypeIDs
 )
 
@@ -114,6 +118,7 @@ var (
 	TTextArray   = T{TextArray, -1}
 	TRecord      = T{Record, -1}
 	TUuid        = T{Uuid, -1}
+	TJsonpath    = T{Jsonpath, -1}
 )
 
 type typeInfo struct {
@@ -170,6 +175,7 @@ var infos = [numTypeIDs]typeInfo{
 	Record:           {"record", 2249, -1, 2287},
 	Uuid:             {"uuid", 2950, 16, 2951},
 	UuidArray:        {"uuid[]", 2951, -1, 0},
+	Jsonpath:         {"jsonpath", 4072, -1, 0},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -301,4 +307,5 @@ var families = [numTypeIDs]Family{
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
 	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString, BpcharArray: FamString,
 	Record: FamString, Uuid: FamString, UuidArray: FamString,
+	Jsonpath: FamString,
 }
