@@ -909,8 +909,14 @@ var jpOpNames = map[JPKind]string{JPAnd: "&&", JPOr: "||", JPEqual: "==", JPNotE
 	JPGreater: ">", JPLessOrEqual: "<=", JPGreaterOrEqual: ">=", JPAdd: "+", JPSub: "-", JPMul: "*",
 	JPDiv: "/", JPMod: "%", JPStartsWith: "starts with"}
 
-// printJP is PostgreSQL's printJsonPathItem.
+// printJP is PostgreSQL's printJsonPathItem, except that an operator
+// followed by accessors is always parenthesised: PostgreSQL 15 prints
+// $ ? ((@ + 1).abs() > 1) as $?(@ + 1.abs() > 1), which no longer
+// parses, and weir keeps a jsonpath value as its printed text.
 func printJP(b *strings.Builder, v *JPItem, inKey, brackets bool) {
+	if v.Next != nil {
+		brackets = true
+	}
 	switch v.Kind {
 	case JPNull:
 		b.WriteString("null")

@@ -23,10 +23,17 @@ func TestCanonicalJSONPath(t *testing.T) {
 		{`$ ? (@ == "\u0041\n")`, `$?(@ == "A\n")`},
 		{`lax $.**{last}`, `$.**{last}`},
 		{`1.`, `1`},
+		// PostgreSQL 15 prints $?(@ + 1.abs() > 1), which does not
+		// parse; weir keeps the parentheses.
+		{`$ ? ((@ + 1).abs() > 1)`, `$?((@ + 1).abs() > 1)`},
 	} {
 		got, err := CanonicalJSONPath(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("%s: got %q, %v; want %q", c.in, got, err, c.want)
+		}
+		// The printed form is what weir keeps: it must parse to itself.
+		if again, err := CanonicalJSONPath(got); err != nil || again != got {
+			t.Errorf("%s printed as %q, which reads back as %q, %v", c.in, got, again, err)
 		}
 	}
 }

@@ -57,6 +57,8 @@ select jsonb_path_query('[1,2,3]', '$.size()'), jsonb_path_query('1', 'lax $.siz
 select jsonb_path_query('1', 'strict $.size()');
 select jsonb_path_query('[1, "2", {}]', '$[*].type()');
 select jsonb_path_query('[-1.5, 2.5, 3]', '$[*].abs()'), jsonb_path_query('[-1.5, 2.5, 3]', '$[*].floor()');
+-- An operator followed by a method, inside a filter.
+select jsonb_path_query('[-3, 0, 2]', '$[*] ? ((@ + 1).abs() > 1)');
 select jsonb_path_query('[-1.5, 2.5, 3]', '$.ceiling()');
 select jsonb_path_query('"1.23e1"', '$.double()'), jsonb_path_query('1.1', '$.double()');
 select jsonb_path_query('"abc"', '$.double()');
