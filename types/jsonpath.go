@@ -731,7 +731,6 @@ func jpIsPredicate(e *JPItem) bool {
 	return false
 }
 
-
 var jpMethods = map[string]JPKind{"type": JPType, "size": JPSize, "abs": JPAbs, "floor": JPFloor,
 	"ceiling": JPCeiling, "double": JPDouble, "keyvalue": JPKeyValue, "datetime": JPDatetime}
 
