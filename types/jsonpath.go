@@ -465,46 +465,31 @@ func jpUnicode(s string, i int) (rune, int, error) {
 
 func (p *jpParser) exprOrPred() (*JPItem, error) { return p.or() }
 
-func (p *jpParser) or() (*JPItem, error) {
-	l, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	for p.peek().isOp("||") {
-		if !jpIsPredicate(l) {
-			return nil, p.syntaxError()
-		}
-		p.pos++
-		r, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		if !jpIsPredicate(r) {
-			return nil, p.syntaxError()
-		}
-		l = &JPItem{Kind: JPOr, Left: l, Right: r}
-	}
-	return l, nil
-}
+func (p *jpParser) or() (*JPItem, error) { return p.logical("||", JPOr, p.and) }
 
-func (p *jpParser) and() (*JPItem, error) {
-	l, err := p.not()
+func (p *jpParser) and() (*JPItem, error) { return p.logical("&&", JPAnd, p.not) }
+
+// logical parses a left-associative chain of operands joined by op
+// (|| or &&) into items of kind k; both sides of each must be
+// predicates.
+func (p *jpParser) logical(op string, k JPKind, operand func() (*JPItem, error)) (*JPItem, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.peek().isOp("&&") {
+	for p.peek().isOp(op) {
 		if !jpIsPredicate(l) {
 			return nil, p.syntaxError()
 		}
 		p.pos++
-		r, err := p.not()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
 		if !jpIsPredicate(r) {
 			return nil, p.syntaxError()
 		}
-		l = &JPItem{Kind: JPAnd, Left: l, Right: r}
+		l = &JPItem{Kind: k, Left: l, Right: r}
 	}
 	return l, nil
 }
