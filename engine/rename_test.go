@@ -44,13 +44,7 @@ func TestRenameCannotRedirectAView(t *testing.T) {
 		wantRows(t, s, "SELECT * FROM rmv ORDER BY id", "1 5", "2 6")
 		wantRows(t, s, "SELECT * FROM av ORDER BY id", "1 5", "2 6")
 	}
-	check(low)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openTest(t, fs)
-	defer e.Close()
-	check(session(t, e))
+	checkAcrossRestart(t, fs, e, low, check)
 }
 
 // TestRenameKeepsTheSchemaOfARelation: renaming s2.t7 to the name of a
@@ -76,13 +70,7 @@ func TestRenameKeepsTheSchemaOfARelation(t *testing.T) {
 		wantRows(t, s, "SELECT * FROM smv7 ORDER BY id", "1 10 100", "2 20 200")
 		wantRows(t, s, "SELECT * FROM s2.decoy7 ORDER BY id", "1 10", "2 20")
 	}
-	check(s)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openTest(t, fs)
-	defer e.Close()
-	check(session(t, e))
+	checkAcrossRestart(t, fs, e, s, check)
 }
 
 // TestRenameToAColumnsName: renaming p to p2 while the view also reads
@@ -105,13 +93,7 @@ func TestRenameToAColumnsName(t *testing.T) {
 		wantRows(t, s, "SELECT * FROM pv ORDER BY id", "1 7 10", "2 3 20")
 		wantRows(t, s, "SELECT * FROM pmv ORDER BY id", "1 7 10", "2 3 20")
 	}
-	check(s)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openTest(t, fs)
-	defer e.Close()
-	check(session(t, e))
+	checkAcrossRestart(t, fs, e, s, check)
 }
 
 // TestRenameTableKeepsIndexColumns: an index on a column named like its
@@ -134,13 +116,7 @@ func TestRenameTableKeepsIndexColumns(t *testing.T) {
 		wantRows(t, s, "SELECT * FROM ib WHERE ia = 7", "1 7 100")
 		wantRows(t, s, "SELECT * FROM tw WHERE tz = 4", "4")
 	}
-	check(s)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openTest(t, fs)
-	defer e.Close()
-	check(session(t, e))
+	checkAcrossRestart(t, fs, e, s, check)
 }
 
 // TestRenameToAReservedWord: a view reading a table renamed to a
@@ -159,13 +135,7 @@ func TestRenameToAReservedWord(t *testing.T) {
 		wantRows(t, s, "SELECT * FROM rwv", "1")
 		wantRows(t, s, "SELECT * FROM rwmv", "1")
 	}
-	check(s)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openTest(t, fs)
-	defer e.Close()
-	check(session(t, e))
+	checkAcrossRestart(t, fs, e, s, check)
 }
 
 // TestRenameOwnDefinition: a relation's own CREATE statement changes only
@@ -188,13 +158,7 @@ func TestRenameOwnDefinition(t *testing.T) {
 		wantRows(t, s, "SHOW CREATE TABLE tb2", "public.tb2 CREATE TABLE tb2 (a int)")
 		wantRows(t, s, `SHOW CREATE TABLE "select"`, `public.select CREATE TABLE "select" (a int)`)
 	}
-	check(s)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openTest(t, fs)
-	defer e.Close()
-	check(session(t, e))
+	checkAcrossRestart(t, fs, e, s, check)
 }
 
 // TestRenameCannotRedirectASink: a sink's query rewritten for a rename
@@ -252,4 +216,17 @@ func TestRenameQualifiedChecks(t *testing.T) {
 	s = session(t, e)
 	check(s, "3")
 	wantRows(t, s, "SELECT * FROM tw ORDER BY tz", "1 2", "2 3", "3 4")
+}
+
+// checkAcrossRestart runs check on s, then closes e, opens the engine
+// again over fs and runs check on a session of it.
+func checkAcrossRestart(t *testing.T, fs vfs.FS, e *Engine, s wire.Session, check func(wire.Session)) {
+	t.Helper()
+	check(s)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	check(session(t, e))
 }
