@@ -39,6 +39,7 @@ type SetParallelism struct {
 //	ADD [CONSTRAINT name] CHECK (expr) [NO INHERIT] [NOT VALID]
 //	ADD [CONSTRAINT name] FOREIGN KEY (cols) REFERENCES t [(cols)] ... [NOT VALID]
 //	VALIDATE CONSTRAINT name
+//	ALTER CONSTRAINT name [[NOT] DEFERRABLE] [INITIALLY DEFERRED | IMMEDIATE]
 //	DROP [COLUMN] [IF EXISTS] column [RESTRICT | CASCADE]
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
@@ -54,10 +55,10 @@ type AlterTable struct {
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
 	// type", "drop expression", "add check", "add foreign key",
-	// "validate constraint" or "drop constraint".
+	// "validate constraint", "alter constraint" or "drop constraint".
 	Action string
-	// Column is the column acted on; for ADD, Def.Name; for DROP and
-	// VALIDATE CONSTRAINT, the constraint's name.
+	// Column is the column acted on; for ADD, Def.Name; for DROP,
+	// VALIDATE CONSTRAINT and ALTER CONSTRAINT, the constraint's name.
 	Column string
 	// Def is ADD's column definition.
 	Def ColumnDef
@@ -86,6 +87,10 @@ type AlterTable struct {
 	// ForeignKeys are ADD CONSTRAINT's FOREIGN KEY constraint ("add
 	// foreign key"), or the REFERENCES of ADD COLUMN's column.
 	ForeignKeys []ForeignKeyDef
+	// Deferrable and Deferred are ALTER CONSTRAINT's attributes: no
+	// attribute given is NOT DEFERRABLE INITIALLY IMMEDIATE, as in
+	// PostgreSQL's grammar.
+	Deferrable, Deferred bool
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
@@ -239,6 +244,27 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Action = "add foreign key"
 		at.ForeignKeys = []ForeignKeyDef{fk}
+	case p.word(0) == "alter" && p.word(1) == "constraint":
+		p.pos += 2
+		at.Action = "alter constraint"
+		if at.Column, err = p.name(); err != nil {
+			return nil, true, err
+		}
+		var fk ForeignKeyDef
+		for {
+			switch {
+			case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
+				p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate"):
+				if err := p.deferrability(&fk); err != nil {
+					return nil, true, err
+				}
+				continue
+			case p.word(0) == "not" && p.word(1) == "valid":
+				return nil, true, pgerr.New(pgerr.FeatureNotSupported, "FOREIGN KEY constraints cannot be marked NOT VALID")
+			}
+			break
+		}
+		at.Deferrable, at.Deferred = fk.Deferrable, fk.Deferred
 	case p.word(0) == "validate" && p.word(1) == "constraint":
 		p.pos += 2
 		at.Action = "validate constraint"

@@ -372,6 +372,15 @@ type Set struct {
 	Args int
 }
 
+// SetConstraints is SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED |
+// IMMEDIATE }: when the checks of the named deferrable constraints (no
+// names: all) run in the open transaction block.
+type SetConstraints struct {
+	// Names are the constraints named (nil for ALL).
+	Names    []ObjectName
+	Deferred bool
+}
+
 // AlterSystem is ALTER SYSTEM SET name {TO|=} value, ALTER SYSTEM SET
 // name TO DEFAULT and ALTER SYSTEM RESET name (Value empty), and ALTER
 // SYSTEM RESET ALL (All).
@@ -494,33 +503,34 @@ type Lock struct {
 	NoWait bool
 }
 
-func (*Query) stmt()        {}
-func (*CreateTable) stmt()  {}
-func (*CreateView) stmt()   {}
-func (*CreateIndex) stmt()  {}
-func (*CreateSource) stmt() {}
-func (*CreateSink) stmt()   {}
-func (*Drop) stmt()         {}
-func (*Show) stmt()         {}
-func (*Describe) stmt()     {}
-func (*Set) stmt()          {}
-func (*AlterSystem) stmt()  {}
-func (*AlterJob) stmt()     {}
-func (*Reset) stmt()        {}
-func (*Txn) stmt()          {}
-func (*Prepare) stmt()      {}
-func (*Execute) stmt()      {}
-func (*Deallocate) stmt()   {}
-func (*Copy) stmt()         {}
-func (*Explain) stmt()      {}
-func (*ExplainJob) stmt()   {}
-func (*Flush) stmt()        {}
-func (*Refresh) stmt()      {}
-func (*Backup) stmt()       {}
-func (*Truncate) stmt()     {}
-func (*CreateSchema) stmt() {}
-func (*Discard) stmt()      {}
-func (*Lock) stmt()         {}
+func (*Query) stmt()          {}
+func (*CreateTable) stmt()    {}
+func (*CreateView) stmt()     {}
+func (*CreateIndex) stmt()    {}
+func (*CreateSource) stmt()   {}
+func (*CreateSink) stmt()     {}
+func (*Drop) stmt()           {}
+func (*Show) stmt()           {}
+func (*Describe) stmt()       {}
+func (*Set) stmt()            {}
+func (*SetConstraints) stmt() {}
+func (*AlterSystem) stmt()    {}
+func (*AlterJob) stmt()       {}
+func (*Reset) stmt()          {}
+func (*Txn) stmt()            {}
+func (*Prepare) stmt()        {}
+func (*Execute) stmt()        {}
+func (*Deallocate) stmt()     {}
+func (*Copy) stmt()           {}
+func (*Explain) stmt()        {}
+func (*ExplainJob) stmt()     {}
+func (*Flush) stmt()          {}
+func (*Refresh) stmt()        {}
+func (*Backup) stmt()         {}
+func (*Truncate) stmt()       {}
+func (*CreateSchema) stmt()   {}
+func (*Discard) stmt()        {}
+func (*Lock) stmt()           {}
 
 // Prepare is PREPARE name [(type, ...)] AS statement. Types are the
 // parameter types' texts as written, TypesAt their character offsets in

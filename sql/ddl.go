@@ -473,8 +473,13 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		p.pos = next
 	}
 	collated := false
+	// index is set after a UNIQUE or PRIMARY KEY column constraint, the
+	// constraints whose attributes follow them as clauses of their own.
+	index := false
 	for {
 		at := p.peek()
+		afterIndex := index
+		index = false
 		conName := ""
 		if p.accept("constraint") {
 			n, err := p.name()
@@ -487,11 +492,13 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		case what == "table" && p.accept("unique"):
 			nnd := p.nullsNotDistinct()
 			ct.Uniques = append(ct.Uniques, UniqueDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off), NullsNotDistinct: nnd})
+			index = true
 		case p.accept("primary", "key"):
 			if err := p.setPrimaryKey(ct, []string{name}, at, what); err != nil {
 				return err
 			}
 			col.PrimaryKey = true
+			index = true
 		case p.accept("not", "null"):
 			col.NotNull = true
 		case p.accept("null"):
@@ -536,7 +543,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			}
 			col.Generated, col.GeneratedPos, col.GeneratedAt = text, pos, charPos(p.src, at.Off)
 		case what == "table" && p.accept("references"):
-			fk := ForeignKeyDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off)}
+			fk := ForeignKeyDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off), column: true}
 			if err := p.references(&fk, false); err != nil {
 				return err
 			}
@@ -557,8 +564,20 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if col.CollateErr == nil && cn.Name != "default" {
 				col.Collation = cn.Name
 			}
-		case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" || p.word(0) == "initially":
-			return p.unsupported("deferrable constraints are")
+		case conName == "" && (p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
+			p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate")):
+			// A FOREIGN KEY's attributes were taken with it (references).
+			clause := "DEFERRABLE"
+			if p.word(0) != "deferrable" {
+				clause = upper(p.word(0)) + " " + upper(p.word(1))
+			}
+			if !afterIndex {
+				return pgerr.New(pgerr.SyntaxError, "misplaced %s clause", clause).WithPosition(charPos(p.src, at.Off))
+			}
+			if err := p.indexConstraintTail(); err != nil {
+				return err
+			}
+			index = true
 		case p.word(0) == "compression":
 			return p.unsupported(upper(p.word(0)) + " is")
 		default:
@@ -1012,16 +1031,23 @@ func (p *stmtParser) likeClause(ct *CreateTable) error {
 	return nil
 }
 
-// indexConstraintTail refuses the clauses PostgreSQL takes after a table's
-// UNIQUE or PRIMARY KEY column list, which weir's constraints do not have.
+// indexConstraintTail takes the clauses PostgreSQL takes after a UNIQUE
+// or PRIMARY KEY constraint: NOT DEFERRABLE and INITIALLY IMMEDIATE (the
+// defaults) are taken, and those weir's constraints do not have are
+// refused (0A000).
 func (p *stmtParser) indexConstraintTail() error {
-	switch {
-	case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" || p.word(0) == "initially":
-		return p.unsupported("deferrable constraints are")
-	case p.word(0) == "include" || p.word(0) == "with" || p.word(0) == "using" && p.word(1) == "index":
-		return p.unsupported(upper(p.word(0)) + " in a constraint is")
+	for {
+		switch {
+		case p.accept("not", "deferrable"), p.accept("initially", "immediate"):
+			// The defaults.
+		case p.word(0) == "deferrable" || p.word(0) == "initially" && p.word(1) == "deferred":
+			return p.unsupported("deferrable UNIQUE and PRIMARY KEY constraints are")
+		case p.word(0) == "include" || p.word(0) == "with" || p.word(0) == "using" && p.word(1) == "index":
+			return p.unsupported(upper(p.word(0)) + " in a constraint is")
+		default:
+			return nil
+		}
 	}
-	return nil
 }
 
 // trailingWith returns the end of a CREATE TABLE AS, CREATE MATERIALIZED

@@ -24,6 +24,16 @@ type ForeignKeyDef struct {
 	// NotValid is ALTER TABLE's NOT VALID: the stored rows are not
 	// checked.
 	NotValid bool
+	// Deferrable and Deferred are DEFERRABLE and INITIALLY DEFERRED
+	// (INITIALLY DEFERRED alone implies DEFERRABLE).
+	Deferrable, Deferred bool
+	// attrs are the constraint attributes seen so far (attrDeferrable,
+	// ...), for PostgreSQL's errors on clauses that conflict.
+	attrs uint8
+	// column is set for a column constraint, whose attributes
+	// PostgreSQL checks one by one (transformConstraintAttrs) rather
+	// than as the table constraint's ConstraintAttributeSpec.
+	column bool
 	// Pos is the character position of the constraint, for errors.
 	Pos int
 }
@@ -31,8 +41,8 @@ type ForeignKeyDef struct {
 // references parses what follows REFERENCES in a column or table
 // constraint into fk: the referenced table, its optional column list,
 // MATCH, the ON UPDATE and ON DELETE actions in either order, and the
-// constraint's attributes (NOT DEFERRABLE and INITIALLY IMMEDIATE, the
-// defaults; DEFERRABLE is not supported; NOT VALID where alter allows it).
+// constraint's attributes ([NOT] DEFERRABLE, INITIALLY DEFERRED |
+// IMMEDIATE; NOT VALID where alter allows it).
 func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 	ref, err := p.objectName()
 	if err != nil {
@@ -88,15 +98,71 @@ func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 	}
 	for {
 		switch {
-		case p.accept("not", "deferrable"), p.accept("initially", "immediate"):
-		case p.word(0) == "deferrable" || p.word(0) == "initially":
-			return p.unsupported("deferrable constraints are")
+		case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
+			p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate"):
+			if err := p.deferrability(fk); err != nil {
+				return err
+			}
 		case alter && p.accept("not", "valid"):
 			fk.NotValid = true
 		default:
 			return nil
 		}
 	}
+}
+
+// The constraint attributes a foreign key's definition has seen.
+const (
+	attrDeferrable uint8 = 1 << iota
+	attrNotDeferrable
+	attrInitiallyDeferred
+	attrInitiallyImmediate
+)
+
+// deferrability parses one of DEFERRABLE, NOT DEFERRABLE, INITIALLY
+// DEFERRED and INITIALLY IMMEDIATE at the cursor into fk, with
+// PostgreSQL's errors (42601, at the clause) for one that conflicts with
+// those before it: a column constraint's clauses as
+// transformConstraintAttrs checks them, a table constraint's as the
+// grammar's ConstraintAttributeSpec does.
+func (p *stmtParser) deferrability(fk *ForeignKeyDef) error {
+	at := p.peek()
+	var attr uint8
+	switch {
+	case p.accept("deferrable"):
+		attr = attrDeferrable
+	case p.accept("not", "deferrable"):
+		attr = attrNotDeferrable
+	case p.accept("initially", "deferred"):
+		attr = attrInitiallyDeferred
+	default:
+		p.pos += 2
+		attr = attrInitiallyImmediate
+	}
+	fail := func(msg string) error {
+		return pgerr.New(pgerr.SyntaxError, "%s", msg).WithPosition(charPos(p.src, at.Off))
+	}
+	const deferrability = attrDeferrable | attrNotDeferrable
+	const initially = attrInitiallyDeferred | attrInitiallyImmediate
+	seen := fk.attrs
+	fk.attrs |= attr
+	if fk.column {
+		switch {
+		case attr&deferrability != 0 && seen&deferrability != 0:
+			return fail("multiple DEFERRABLE/NOT DEFERRABLE clauses not allowed")
+		case attr&initially != 0 && seen&initially != 0:
+			return fail("multiple INITIALLY IMMEDIATE/DEFERRED clauses not allowed")
+		}
+	}
+	switch all := fk.attrs; {
+	case all&attrNotDeferrable != 0 && all&attrInitiallyDeferred != 0:
+		return fail("constraint declared INITIALLY DEFERRED must be DEFERRABLE")
+	case all&deferrability == deferrability || all&initially == initially:
+		return fail("conflicting constraint properties")
+	}
+	fk.Deferrable = fk.attrs&(attrDeferrable|attrInitiallyDeferred) != 0
+	fk.Deferred = fk.attrs&attrInitiallyDeferred != 0
+	return nil
 }
 
 // keyAction parses a referential action: NO ACTION, RESTRICT, CASCADE,

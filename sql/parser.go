@@ -470,13 +470,40 @@ func (p *stmtParser) show() (Stmt, error) {
 	return &Show{Kind: "variable", Name: n}, nil
 }
 
+// setConstraints parses what follows SET CONSTRAINTS: ALL or a list of
+// (possibly schema-qualified) constraint names, then DEFERRED or
+// IMMEDIATE.
+func (p *stmtParser) setConstraints() (Stmt, error) {
+	st := &SetConstraints{}
+	if !p.accept("all") {
+		for {
+			n, err := p.objectName()
+			if err != nil {
+				return nil, err
+			}
+			st.Names = append(st.Names, n)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	switch {
+	case p.accept("deferred"):
+		st.Deferred = true
+	case p.accept("immediate"):
+	default:
+		return nil, p.errHere()
+	}
+	return st, p.expectEnd()
+}
+
 func (p *stmtParser) set() (Stmt, error) {
 	p.pos++
-	local := false
+	local, session := false, false
 	if p.accept("local") {
 		local = true
 	} else {
-		p.accept("session")
+		session = p.accept("session")
 	}
 	switch {
 	case p.accept("characteristics", "as", "transaction"):
@@ -528,9 +555,8 @@ func (p *stmtParser) set() (Stmt, error) {
 		v, err := p.value()
 		s.Value = v
 		return s, err
-	case p.word(0) == "constraints":
-		// weir has no deferrable constraints to defer.
-		return nil, p.unsupported("SET CONSTRAINTS is")
+	case !local && !session && p.accept("constraints"):
+		return p.setConstraints()
 	case p.word(0) == "xml" && p.word(1) == "option":
 		return nil, p.unsupported("SET XML OPTION is")
 	}
