@@ -110,6 +110,13 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if st.Action == "add foreign key" {
 		return s.addForeignKey(ctx, rel, st.ForeignKeys[0])
 	}
+	if st.Action == "alter constraint" {
+		if len(st.More) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER CONSTRAINT together with other actions is not supported").
+				WithHint("Alter the constraint with an ALTER TABLE of its own.")
+		}
+		return s.alterConstraint(rel, st)
+	}
 	if st.Action == "validate constraint" {
 		if len(st.More) > 0 {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... VALIDATE CONSTRAINT together with other actions is not supported").
@@ -118,6 +125,10 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		return s.validateConstraint(ctx, rel, st.Column)
 	}
 	for _, a := range st.More {
+		if a.Action == "alter constraint" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER CONSTRAINT together with other actions is not supported").
+				WithHint("Alter the constraint with an ALTER TABLE of its own.")
+		}
 		if a.Action == "drop constraint" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... DROP CONSTRAINT together with other actions is not supported").
 				WithHint("Drop the constraint with an ALTER TABLE of its own.")

@@ -149,6 +149,7 @@ func fkTypesCompatible(fk, pk types.T) bool {
 func (s *Session) resolveForeignKey(rel *catalog.Relation, def sql.ForeignKeyDef, taken, relNames map[string]bool) (catalog.ForeignKey, error) {
 	e := s.eng
 	fk := catalog.ForeignKey{Name: def.Name, Match: catalog.FKMatchSimple, OnUpdate: def.OnUpdate, OnDelete: def.OnDelete, NotValid: def.NotValid}
+	fk.Deferrable, fk.Deferred = def.Deferrable, def.Deferred
 	if def.Match == "full" {
 		fk.Match = catalog.FKMatchFull
 	}

@@ -84,6 +84,10 @@ type fkState struct {
 	// in its statements: a key still referenced fails, whatever the
 	// action.
 	verify bool
+	// skip, when set, reports a foreign key whose NO ACTION checks are
+	// not to run now: deferred to COMMIT in a transaction block, or not
+	// asked for by SET CONSTRAINTS ... IMMEDIATE (fkCheckPending).
+	skip   func(fkRef) bool
 	idx    *fkIndex
 	events []fkEvent
 	ec     *executor.ExecCtx
@@ -147,7 +151,7 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 	for _, ev := range evs {
 		if ev.old != nil {
 			for _, ref := range f.idx.in[ev.rel.ID] {
-				if fkParentUnchanged(ref, ev) {
+				if fkParentUnchanged(ref, ev) || f.deferred(ref, ev) {
 					continue
 				}
 				child, ok := e.cat.ByID(ref.child.ID)
@@ -169,6 +173,9 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 		}
 		if ev.new != nil {
 			for _, ref := range f.idx.out[ev.rel.ID] {
+				if f.skip != nil && f.skip(ref) {
+					continue
+				}
 				if err := f.childCheck(w, ref, ev); err != nil {
 					return err
 				}
@@ -176,6 +183,21 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 		}
 	}
 	return nil
+}
+
+// deferred reports whether the action of foreign key ref on ev, a
+// change removing a key of the table it references, is a NO ACTION
+// check that is not to run now (skip). The other actions, RESTRICT
+// included, always run.
+func (f *fkState) deferred(ref fkRef, ev fkEvent) bool {
+	if f.skip == nil || !f.skip(ref) {
+		return false
+	}
+	action := ref.fk.OnDelete
+	if ev.new != nil {
+		action = ref.fk.OnUpdate
+	}
+	return f.verify || action == catalog.FKNoAction
 }
 
 // fkParentKey encodes the key of parent's row that foreign key fk

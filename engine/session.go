@@ -45,6 +45,9 @@ type Session struct {
 	roleOID uint32
 
 	vars map[string]string // lower-case setting name → value
+	// fkModes is what SET CONSTRAINTS said in the open transaction
+	// block.
+	fkModes fkModes
 	// startup holds the settings the client gave at connection (their
 	// reset values), by canonical name.
 	startup map[string]string

@@ -51,6 +51,8 @@ type savepoint struct {
 	// temps is how many temporary tables the block had created
 	// (Session.blockTemps) at the savepoint.
 	temps int
+	// fkModes is what SET CONSTRAINTS had said at the savepoint.
+	fkModes fkModes
 }
 
 // findSavepoint returns the index of the newest savepoint named name, or
@@ -294,6 +296,7 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 		snap := e.db.NewSnapshot()
 		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
 		w := &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx, fk: newFKState(s)}
+		w.fk.skip = s.fkDeferredNow()
 		return writeScope{
 			w:   w,
 			src: src,
@@ -360,6 +363,8 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	// The block's settings and temporary tables: kept by a commit that
 	// succeeds, undone otherwise.
 	defer func() { s.endSettings(commit && err == nil) }()
+	// SET CONSTRAINTS holds for the block only.
+	defer func() { s.fkModes = fkModes{} }()
 	defer func() {
 		if terr := s.endBlockTemps(ctx, commit && err == nil); terr != nil && err == nil {
 			err = terr

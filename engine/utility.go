@@ -149,6 +149,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st, io) }), nil
 	case *sql.Set:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runSet(st, io) }), nil
+	case *sql.SetConstraints:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.setConstraints(ctx, st, io) }), nil
 	case *sql.Reset:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.runReset(st, io) }), nil
 	case *sql.Txn:
@@ -1186,7 +1188,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	t := s.tx
 	if st.Kind == sql.TxnSavepoint {
-		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps)})
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps), fkModes: s.fkModes.clone()})
 		return done("SAVEPOINT")
 	}
 	i, err := t.findSavepoint(st.Name)
@@ -1205,6 +1207,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 		return nil, err
 	}
 	s.rollbackSettings(t.savepoints[i].settings)
+	s.fkModes = t.savepoints[i].fkModes.clone()
 	s.cursorsToSavepoint(i, true)
 	s.txn = 'T'
 	return done("ROLLBACK")

@@ -715,7 +715,12 @@ loop:
 			break loop
 		case constraints && depth == 0 && i > start && t.Kind == TIdent:
 			switch t.Val {
-			case "primary", "unique", "check", "references", "constraint", "collate", "generated":
+			case "primary", "unique", "check", "references", "constraint", "collate", "generated", "initially":
+				break loop
+			case "deferrable":
+				if p.toks[i-1].Kind == TIdent && p.toks[i-1].Val == "not" && i-1 > start {
+					i--
+				}
 				break loop
 			case "null":
 				if p.toks[i-1].Kind == TIdent && p.toks[i-1].Val == "not" && i-1 > start {

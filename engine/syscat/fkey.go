@@ -90,7 +90,7 @@ func foreignKeyRow(p Provider, r *catalog.Relation, k int) types.Row {
 	if ok {
 		confrelid, conindid, confkey = parent.OID, fkIndexOID(cat, parent, f), vStr(attnumList(parent, f.RefCols))
 	}
-	return types.Row{vOid(fkOIDBase + r.ID<<8 + uint32(k)), vStr(f.Name), vOid(nspOID(r.Schema, cat)), vStr("f"), vBool(false), vBool(false), vBool(!f.NotValid),
+	return types.Row{vOid(fkOIDBase + r.ID<<8 + uint32(k)), vStr(f.Name), vOid(nspOID(r.Schema, cat)), vStr("f"), vBool(f.Deferrable), vBool(f.Deferred), vBool(!f.NotValid),
 		vOid(r.OID), vOid(0), vOid(conindid), vOid(0), vOid(confrelid), vStr(string(f.OnUpdate)), vStr(string(f.OnDelete)), vStr(string(f.Match)),
 		vBool(true), vInt(0), vBool(true), vStr(attnumList(r, f.Cols)), confkey, types.NullDatum}
 }
@@ -131,6 +131,12 @@ func foreignKeyDef(cat Catalog, r *catalog.Relation, k int) string {
 	}
 	if f.DeleteSetCols != nil {
 		b.WriteString(" (" + names(r, f.DeleteSetCols) + ")")
+	}
+	if f.Deferrable {
+		b.WriteString(" DEFERRABLE")
+	}
+	if f.Deferred {
+		b.WriteString(" INITIALLY DEFERRED")
 	}
 	if f.NotValid {
 		b.WriteString(" NOT VALID")

@@ -672,6 +672,8 @@ type fkEntry struct {
 	OnDelete      string `json:"on_delete"`
 	DeleteSetCols []int  `json:"delete_set_cols,omitempty"`
 	NotValid      bool   `json:"not_valid,omitempty"`
+	Deferrable    bool   `json:"deferrable,omitempty"`
+	Deferred      bool   `json:"deferred,omitempty"`
 }
 
 type checkEntry struct {
@@ -745,7 +747,8 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	}
 	for _, f := range rel.ForeignKeys {
 		e.ForeignKeys = append(e.ForeignKeys, fkEntry{Name: f.Name, Cols: f.Cols, RefID: f.RefID, RefCols: f.RefCols,
-			Match: string(f.Match), OnUpdate: string(f.OnUpdate), OnDelete: string(f.OnDelete), DeleteSetCols: f.DeleteSetCols, NotValid: f.NotValid})
+			Match: string(f.Match), OnUpdate: string(f.OnUpdate), OnDelete: string(f.OnDelete), DeleteSetCols: f.DeleteSetCols, NotValid: f.NotValid,
+			Deferrable: f.Deferrable, Deferred: f.Deferred})
 	}
 	v, err := json.Marshal(e)
 	if err != nil {
@@ -826,7 +829,8 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 			return nil, corrupt("foreign key %s of %q has a bad action", f.Name, e.Name)
 		}
 		rel.ForeignKeys = append(rel.ForeignKeys, ForeignKey{Name: f.Name, Cols: f.Cols, RefID: f.RefID, RefCols: f.RefCols,
-			Match: f.Match[0], OnUpdate: f.OnUpdate[0], OnDelete: f.OnDelete[0], DeleteSetCols: f.DeleteSetCols, NotValid: f.NotValid})
+			Match: f.Match[0], OnUpdate: f.OnUpdate[0], OnDelete: f.OnDelete[0], DeleteSetCols: f.DeleteSetCols, NotValid: f.NotValid,
+			Deferrable: f.Deferrable, Deferred: f.Deferred})
 	}
 	return rel, nil
 }

@@ -278,6 +278,11 @@ type ForeignKey struct {
 	// NotValid marks a constraint added NOT VALID: the stored rows were
 	// not checked.
 	NotValid bool
+	// Deferrable marks a DEFERRABLE constraint (condeferrable), whose
+	// NO ACTION check a transaction block may put off to its COMMIT;
+	// Deferred marks one INITIALLY DEFERRED (condeferred), put off
+	// unless SET CONSTRAINTS says otherwise.
+	Deferrable, Deferred bool
 }
 
 // Check is a CHECK constraint of a table (pg_constraint contype 'c').
