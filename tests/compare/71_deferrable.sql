@@ -27,6 +27,7 @@ SELECT conname, condeferrable, condeferred, pg_get_constraintdef(oid)
   FROM pg_constraint WHERE contype = 'f' ORDER BY conname;
 \d dc
 \d dx
+\d dp
 -- Outside a block SET CONSTRAINTS only warns.
 SET CONSTRAINTS ALL DEFERRED;
 SET CONSTRAINTS di_p IMMEDIATE;
