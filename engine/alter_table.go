@@ -111,11 +111,14 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		return s.addForeignKey(ctx, rel, st.ForeignKeys[0])
 	}
 	if st.Action == "alter constraint" {
-		if len(st.More) > 0 {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER CONSTRAINT together with other actions is not supported").
-				WithHint("Alter the constraint with an ALTER TABLE of its own.")
+		acts := append([]*sql.AlterTable{st}, st.More...)
+		for _, a := range acts {
+			if a.Action != "alter constraint" {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER CONSTRAINT together with other actions is not supported").
+					WithHint("Alter the constraint with an ALTER TABLE of its own.")
+			}
 		}
-		return s.alterConstraint(rel, st)
+		return s.alterConstraints(rel, acts)
 	}
 	if st.Action == "validate constraint" {
 		if len(st.More) > 0 {

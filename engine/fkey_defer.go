@@ -81,6 +81,9 @@ func (s *Session) setConstraints(ctx context.Context, st *sql.SetConstraints, io
 	var named []fkName
 	for _, n := range st.Names {
 		schemas := []string{s.schemaOf(n)}
+		if n.Schema != "" && !s.schemaExists(schemas[0]) {
+			return nil, pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", n.Schema)
+		}
 		if n.Schema == "" {
 			schemas = s.searchSchemas()
 			if s.tempSchema != "" {
@@ -189,24 +192,29 @@ func (s *Session) fkCheckPending(ctx context.Context, which func(fkRef) bool) er
 	return f.round(w, evs)
 }
 
-// alterConstraint runs ALTER TABLE ... ALTER CONSTRAINT name [NOT]
-// DEFERRABLE [INITIALLY DEFERRED | IMMEDIATE]: only a foreign key's
-// attributes change (42809 for another constraint, as PostgreSQL 15).
-func (s *Session) alterConstraint(rel *catalog.Relation, st *sql.AlterTable) (wire.Result, error) {
+// alterConstraints runs the actions ALTER TABLE ... ALTER CONSTRAINT
+// name [NOT] DEFERRABLE [INITIALLY DEFERRED | IMMEDIATE], in order, as
+// one change: only a foreign key's attributes change (42809 for another
+// constraint, as PostgreSQL 15).
+func (s *Session) alterConstraints(rel *catalog.Relation, acts []*sql.AlterTable) (wire.Result, error) {
 	e := s.eng
-	k := slices.IndexFunc(rel.ForeignKeys, func(f catalog.ForeignKey) bool { return f.Name == st.Column })
-	if k < 0 {
-		if e.constraintNamesOf(rel)[st.Column] {
-			return nil, pgerr.New(pgerr.WrongObjectType, "constraint \"%s\" of relation \"%s\" is not a foreign key constraint", st.Column, rel.Name)
+	up := rel.Clone()
+	for _, st := range acts {
+		k := slices.IndexFunc(up.ForeignKeys, func(f catalog.ForeignKey) bool { return f.Name == st.Column })
+		if k < 0 {
+			if e.constraintNamesOf(rel)[st.Column] {
+				return nil, pgerr.New(pgerr.WrongObjectType, "constraint \"%s\" of relation \"%s\" is not a foreign key constraint", st.Column, rel.Name)
+			}
+			return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
 		}
-		return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
+		up.ForeignKeys[k].Deferrable, up.ForeignKeys[k].Deferred = st.Deferrable, st.Deferred
 	}
-	if f := rel.ForeignKeys[k]; f.Deferrable == st.Deferrable && f.Deferred == st.Deferred {
+	if slices.EqualFunc(rel.ForeignKeys, up.ForeignKeys, func(a, b catalog.ForeignKey) bool {
+		return a.Deferrable == b.Deferrable && a.Deferred == b.Deferred
+	}) {
 		return done("ALTER TABLE")
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	up := rel.Clone()
-	up.ForeignKeys[k].Deferrable, up.ForeignKeys[k].Deferred = st.Deferrable, st.Deferred
 	return e.replaceTable(rel, up, false)
 }

@@ -253,8 +253,7 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		var fk ForeignKeyDef
 		for {
 			switch {
-			case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
-				p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate"):
+			case p.atDeferrability():
 				if err := p.deferrability(&fk); err != nil {
 					return nil, true, err
 				}
@@ -508,6 +507,9 @@ func (p *stmtParser) addUnique(rel ObjectName) (Stmt, error) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD UNIQUE together with other actions is not supported").
 			WithPosition(charPos(p.src, p.peek().Off)).
 			WithHint("Run each action as an ALTER TABLE of its own.")
+	}
+	if err := p.indexDeferrability(false); err != nil {
+		return nil, err
 	}
 	if !p.atEnd() {
 		return nil, p.unsupported(upper(p.word(0)) + " in a UNIQUE constraint is")

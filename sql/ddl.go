@@ -564,8 +564,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if col.CollateErr == nil && cn.Name != "default" {
 				col.Collation = cn.Name
 			}
-		case conName == "" && (p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
-			p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate")):
+		case conName == "" && p.atDeferrability():
 			// A FOREIGN KEY's attributes were taken with it (references).
 			clause := "DEFERRABLE"
 			if p.word(0) != "deferrable" {
@@ -574,10 +573,9 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if !afterIndex {
 				return pgerr.New(pgerr.SyntaxError, "misplaced %s clause", clause).WithPosition(charPos(p.src, at.Off))
 			}
-			if err := p.indexConstraintTail(); err != nil {
+			if err := p.indexDeferrability(true); err != nil {
 				return err
 			}
-			index = true
 		case p.word(0) == "compression":
 			return p.unsupported(upper(p.word(0)) + " is")
 		default:
@@ -601,8 +599,18 @@ func (p *stmtParser) checkExpr(name string, column, create bool) (CheckDef, erro
 		return CheckDef{}, err
 	}
 	c := CheckDef{Name: name, Expr: text, Pos: pos}
+	var attrs ForeignKeyDef
 	for {
 		switch {
+		case !column && p.atDeferrability():
+			// PostgreSQL takes the attributes of any table constraint
+			// and refuses a deferrable CHECK once all are read.
+			if err := p.deferrability(&attrs); err != nil {
+				return CheckDef{}, err
+			}
+			continue
+		case attrs.Deferrable:
+			return CheckDef{}, pgerr.New(pgerr.FeatureNotSupported, "CHECK constraints cannot be marked DEFERRABLE")
 		case p.accept("no", "inherit"):
 			c.NoInherit = true
 		case p.word(0) == "not" && p.word(1) == "valid":
@@ -1041,18 +1049,43 @@ func (p *stmtParser) likeClause(ct *CreateTable) error {
 // defaults) are taken, and those weir's constraints do not have are
 // refused (0A000).
 func (p *stmtParser) indexConstraintTail() error {
-	for {
-		switch {
-		case p.accept("not", "deferrable"), p.accept("initially", "immediate"):
-			// The defaults.
-		case p.word(0) == "deferrable" || p.word(0) == "initially" && p.word(1) == "deferred":
-			return p.unsupported("deferrable UNIQUE and PRIMARY KEY constraints are")
-		case p.word(0) == "include" || p.word(0) == "with" || p.word(0) == "using" && p.word(1) == "index":
-			return p.unsupported(upper(p.word(0)) + " in a constraint is")
-		default:
-			return nil
+	if err := p.indexDeferrability(false); err != nil {
+		return err
+	}
+	if p.word(0) == "include" || p.word(0) == "with" || p.word(0) == "using" && p.word(1) == "index" {
+		return p.unsupported(upper(p.word(0)) + " in a constraint is")
+	}
+	return nil
+}
+
+// atDeferrability reports whether a constraint attribute is at the
+// cursor: [NOT] DEFERRABLE or INITIALLY DEFERRED | IMMEDIATE.
+func (p *stmtParser) atDeferrability() bool {
+	return p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
+		p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate")
+}
+
+// indexDeferrability takes the attributes at the cursor of a UNIQUE or
+// PRIMARY KEY constraint (a column's when column is set), with
+// PostgreSQL's errors for clauses that conflict: NOT DEFERRABLE and
+// INITIALLY IMMEDIATE, the defaults, pass, and a deferrable constraint,
+// which weir's key stores cannot hold, is refused (0A000).
+func (p *stmtParser) indexDeferrability(column bool) error {
+	attrs := ForeignKeyDef{column: column}
+	first := -1
+	for p.atDeferrability() {
+		if (p.word(0) == "deferrable" || p.word(1) == "deferred") && first < 0 {
+			first = p.peek().Off
+		}
+		if err := p.deferrability(&attrs); err != nil {
+			return err
 		}
 	}
+	if attrs.Deferrable {
+		return pgerr.New(pgerr.FeatureNotSupported, "deferrable UNIQUE and PRIMARY KEY constraints are not supported yet").
+			WithPosition(charPos(p.src, first))
+	}
+	return nil
 }
 
 // trailingWith returns the end of a CREATE TABLE AS, CREATE MATERIALIZED

@@ -98,8 +98,7 @@ func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 	}
 	for {
 		switch {
-		case p.word(0) == "deferrable" || p.word(0) == "not" && p.word(1) == "deferrable" ||
-			p.word(0) == "initially" && (p.word(1) == "deferred" || p.word(1) == "immediate"):
+		case p.atDeferrability():
 			if err := p.deferrability(fk); err != nil {
 				return err
 			}
