@@ -381,6 +381,8 @@ type SetConstraints struct {
 	Deferred bool
 }
 
+func (*SetConstraints) stmt() {}
+
 // AlterSystem is ALTER SYSTEM SET name {TO|=} value, ALTER SYSTEM SET
 // name TO DEFAULT and ALTER SYSTEM RESET name (Value empty), and ALTER
 // SYSTEM RESET ALL (All).
@@ -503,34 +505,33 @@ type Lock struct {
 	NoWait bool
 }
 
-func (*Query) stmt()          {}
-func (*CreateTable) stmt()    {}
-func (*CreateView) stmt()     {}
-func (*CreateIndex) stmt()    {}
-func (*CreateSource) stmt()   {}
-func (*CreateSink) stmt()     {}
-func (*Drop) stmt()           {}
-func (*Show) stmt()           {}
-func (*Describe) stmt()       {}
-func (*Set) stmt()            {}
-func (*SetConstraints) stmt() {}
-func (*AlterSystem) stmt()    {}
-func (*AlterJob) stmt()       {}
-func (*Reset) stmt()          {}
-func (*Txn) stmt()            {}
-func (*Prepare) stmt()        {}
-func (*Execute) stmt()        {}
-func (*Deallocate) stmt()     {}
-func (*Copy) stmt()           {}
-func (*Explain) stmt()        {}
-func (*ExplainJob) stmt()     {}
-func (*Flush) stmt()          {}
-func (*Refresh) stmt()        {}
-func (*Backup) stmt()         {}
-func (*Truncate) stmt()       {}
-func (*CreateSchema) stmt()   {}
-func (*Discard) stmt()        {}
-func (*Lock) stmt()           {}
+func (*Query) stmt()        {}
+func (*CreateTable) stmt()  {}
+func (*CreateView) stmt()   {}
+func (*CreateIndex) stmt()  {}
+func (*CreateSource) stmt() {}
+func (*CreateSink) stmt()   {}
+func (*Drop) stmt()         {}
+func (*Show) stmt()         {}
+func (*Describe) stmt()     {}
+func (*Set) stmt()          {}
+func (*AlterSystem) stmt()  {}
+func (*AlterJob) stmt()     {}
+func (*Reset) stmt()        {}
+func (*Txn) stmt()          {}
+func (*Prepare) stmt()      {}
+func (*Execute) stmt()      {}
+func (*Deallocate) stmt()   {}
+func (*Copy) stmt()         {}
+func (*Explain) stmt()      {}
+func (*ExplainJob) stmt()   {}
+func (*Flush) stmt()        {}
+func (*Refresh) stmt()      {}
+func (*Backup) stmt()       {}
+func (*Truncate) stmt()     {}
+func (*CreateSchema) stmt() {}
+func (*Discard) stmt()      {}
+func (*Lock) stmt()         {}
 
 // Prepare is PREPARE name [(type, ...)] AS statement. Types are the
 // parameter types' texts as written, TypesAt their character offsets in
