@@ -251,17 +251,13 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			return nil, true, err
 		}
 		var fk ForeignKeyDef
-		for {
-			switch {
-			case p.atDeferrability():
-				if err := p.deferrability(&fk); err != nil {
-					return nil, true, err
-				}
-				continue
-			case p.word(0) == "not" && p.word(1) == "valid":
-				return nil, true, pgerr.New(pgerr.FeatureNotSupported, "FOREIGN KEY constraints cannot be marked NOT VALID")
+		for p.atDeferrability() {
+			if err := p.deferrability(&fk); err != nil {
+				return nil, true, err
 			}
-			break
+		}
+		if p.word(0) == "not" && p.word(1) == "valid" {
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "FOREIGN KEY constraints cannot be marked NOT VALID")
 		}
 		at.Deferrable, at.Deferred = fk.Deferrable, fk.Deferred
 	case p.word(0) == "validate" && p.word(1) == "constraint":
