@@ -97,6 +97,31 @@ func TestSetConstraintsImmediateFailsBlock(t *testing.T) {
 	mustRun(t, s, "ROLLBACK")
 }
 
+// TestDeferredForeignKeyConcurrentRemoval: a deferred reference is
+// checked at COMMIT against what other sessions committed meanwhile: a
+// key removed since fails it, though it was there when the row was
+// written.
+func TestDeferredForeignKeyConcurrentRemoval(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "CREATE TABLE p (id int PRIMARY KEY)")
+	mustRun(t, a, "CREATE TABLE c (id int PRIMARY KEY, pid int REFERENCES p DEFERRABLE INITIALLY DEFERRED)")
+	mustRun(t, a, "INSERT INTO p VALUES (1), (2)")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "INSERT INTO c VALUES (1, 1)")
+	mustRun(t, b, "DELETE FROM p WHERE id = 1")
+	wantCode(t, a, "COMMIT", pgerr.ForeignKeyViolation, `insert or update on table "c" violates foreign key constraint "c_pid_fkey"`)
+	wantRows(t, b, "SELECT count(*) FROM c", "0")
+
+	// The block removes a key another session then references.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "DELETE FROM p WHERE id = 2")
+	mustRun(t, b, "INSERT INTO c VALUES (2, 2)")
+	wantCode(t, a, "COMMIT", pgerr.ForeignKeyViolation, `update or delete on table "p" violates foreign key constraint "c_pid_fkey" on table "c"`)
+	wantRows(t, b, "SELECT id FROM p", "2")
+}
+
 // TestDeferrableForeignKeysSurviveRestart: DEFERRABLE and INITIALLY
 // DEFERRED, as created and as ALTER CONSTRAINT changed them, are kept in
 // the catalog and acted on after a restart.
