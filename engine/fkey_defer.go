@@ -105,6 +105,15 @@ func (s *Session) setConstraints(ctx context.Context, st *sql.SetConstraints, io
 					return nil, pgerr.New(pgerr.WrongObjectType, "constraint \"%s\" is not deferrable", n.Name)
 				}
 			}
+			for _, u := range s.eng.cat.Types() {
+				// A domain's CHECK constraints are in pg_constraint too.
+				if u.Schema == schema && slices.ContainsFunc(u.Checks, func(c catalog.DomainCheck) bool { return c.Name == n.Name }) {
+					if st.Deferred {
+						return nil, pgerr.New(pgerr.WrongObjectType, "constraint \"%s\" is not deferrable", n.Name)
+					}
+					found = true
+				}
+			}
 			if found {
 				break
 			}

@@ -96,3 +96,10 @@ COPY mc FROM STDIN;
 \.
 ROLLBACK;
 DROP TABLE mc, mp;
+-- A domain's CHECK constraint is a constraint SET CONSTRAINTS finds.
+CREATE DOMAIN pos AS int CONSTRAINT pos_check CHECK (VALUE > 0);
+BEGIN;
+SET CONSTRAINTS pos_check IMMEDIATE;
+SET CONSTRAINTS pos_check DEFERRED;
+ROLLBACK;
+DROP DOMAIN pos;
