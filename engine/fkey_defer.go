@@ -59,9 +59,10 @@ func (m fkModes) deferred(rel uint32, fk *catalog.ForeignKey) bool {
 }
 
 // fkDeferredNow returns the check of a statement in the open block: it
-// reports the foreign keys whose NO ACTION checks wait for COMMIT.
+// reports the foreign keys whose NO ACTION checks wait for COMMIT, as
+// SET CONSTRAINTS stood when the statement began.
 func (s *Session) fkDeferredNow() func(fkRef) bool {
-	m := s.fkModes
+	m := s.fkModes.clone()
 	return func(ref fkRef) bool { return m.deferred(ref.child.ID, ref.fk) }
 }
 
