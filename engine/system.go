@@ -47,6 +47,22 @@ func (e *Engine) systemRows(s *Session, schema, name string) ([]types.Row, error
 	return syscat.Rows(s.sysCatalog(), schema, name)
 }
 
+// DescribeExpr implements functions.ExprDescriber: text, bound again
+// over the row of relation relid, printed without the pretty flag when
+// its pretty form is text itself (a DEFAULT whose constants the row
+// deparser would print otherwise keeps its text).
+func (s *Session) DescribeExpr(text string, relid uint32) (string, bool) {
+	r, ok := s.eng.cat.ByOID(relid)
+	if !ok {
+		return "", false
+	}
+	e, err := planner.BindRowExpr(context.Background(), r, text, s.catalogView())
+	if err != nil || planner.RowExprText(r, e, true) != text {
+		return "", false
+	}
+	return planner.RowExprText(r, e, false), true
+}
+
 // DescribeObject implements executor.CatalogDescriber (see
 // syscat.Describe).
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {

@@ -75,6 +75,16 @@ type CatalogDescriber interface {
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 
+// ExprDescriber is implemented by sessions that print a stored
+// expression (pg_attrdef.adbin, pg_constraint.conbin, which hold it in
+// pg_get_expr's pretty form) over the row of the relation with OID relid
+// as pg_get_expr(expr, relid) prints it without the pretty flag: every
+// operator in parentheses of its own. ok is false when text does not
+// bind there; pg_get_expr then returns text.
+type ExprDescriber interface {
+	DescribeExpr(text string, relid uint32) (string, bool)
+}
+
 // BackendController is implemented by sessions that know the server's
 // other sessions (PostgreSQL's backends), for the server signalling
 // functions (docs §9.27.2) and pg_backend_pid.
