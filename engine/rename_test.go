@@ -230,3 +230,25 @@ func checkAcrossRestart(t *testing.T, fs vfs.FS, e *Engine, s wire.Session, chec
 	defer e.Close()
 	check(session(t, e))
 }
+
+// TestRenameReferencedTable: SHOW CREATE TABLE of a table whose foreign
+// keys reference a renamed table (or itself, renamed) names it by its
+// new name, and a column named like the old name is kept; the keys go
+// on working.
+func TestRenameReferencedTable(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE rp (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE TABLE rc (rp int REFERENCES rp, b int, FOREIGN KEY (b) REFERENCES public.rp (id))")
+	mustRun(t, s, "CREATE TABLE rs (id int PRIMARY KEY, up int REFERENCES rs)")
+	mustRun(t, s, "ALTER TABLE rp RENAME TO rq")
+	mustRun(t, s, "ALTER TABLE rs RENAME TO rt")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SHOW CREATE TABLE rc", "public.rc CREATE TABLE rc (rp int REFERENCES rq, b int, FOREIGN KEY (b) REFERENCES public.rq (id))")
+		wantRows(t, s, "SHOW CREATE TABLE rt", "public.rt CREATE TABLE rt (id int PRIMARY KEY, up int REFERENCES rt)")
+		wantCode(t, s, "INSERT INTO rc VALUES (7, NULL)", pgerr.ForeignKeyViolation, `"rc_rp_fkey"`)
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}
