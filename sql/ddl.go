@@ -537,7 +537,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			col.Generated, col.GeneratedPos, col.GeneratedAt = text, pos, charPos(p.src, at.Off)
 		case what == "table" && p.accept("references"):
 			fk := ForeignKeyDef{Name: conName, Cols: []string{name}, Pos: charPos(p.src, at.Off)}
-			if err := p.references(&fk, false); err != nil {
+			if err := p.references(&fk, true, false); err != nil {
 				return err
 			}
 			ct.ForeignKeys = append(ct.ForeignKeys, fk)

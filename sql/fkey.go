@@ -22,7 +22,7 @@ type ForeignKeyDef struct {
 	OnUpdate, OnDelete byte
 	DeleteSetCols      []string
 	// NotValid is ALTER TABLE's NOT VALID: the stored rows are not
-	// checked.
+	// checked (CREATE TABLE's is accepted and ignored).
 	NotValid bool
 	// Pos is the character position of the constraint, for errors.
 	Pos int
@@ -32,8 +32,11 @@ type ForeignKeyDef struct {
 // constraint into fk: the referenced table, its optional column list,
 // MATCH, the ON UPDATE and ON DELETE actions in either order, and the
 // constraint's attributes (NOT DEFERRABLE and INITIALLY IMMEDIATE, the
-// defaults; DEFERRABLE is not supported; NOT VALID where alter allows it).
-func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
+// defaults; DEFERRABLE is not supported). NOT VALID may follow a table
+// constraint, as in PostgreSQL, and means something only with alter
+// (CREATE TABLE's table is empty); a column constraint has none in
+// PostgreSQL's grammar (42601 at VALID).
+func (p *stmtParser) references(fk *ForeignKeyDef, column, alter bool) error {
 	ref, err := p.objectName()
 	if err != nil {
 		return err
@@ -91,8 +94,13 @@ func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 		case p.accept("not", "deferrable"), p.accept("initially", "immediate"):
 		case p.word(0) == "deferrable" || p.word(0) == "initially":
 			return p.unsupported("deferrable constraints are")
-		case alter && p.accept("not", "valid"):
-			fk.NotValid = true
+		case p.word(0) == "not" && p.word(1) == "valid":
+			if column {
+				p.pos++
+				return p.errHere()
+			}
+			p.pos += 2
+			fk.NotValid = alter
 		default:
 			return nil
 		}
@@ -136,5 +144,5 @@ func (p *stmtParser) foreignKey(name string, pos int, alter bool) (ForeignKeyDef
 	if err := p.expect("references"); err != nil {
 		return fk, err
 	}
-	return fk, p.references(&fk, alter)
+	return fk, p.references(&fk, false, alter)
 }

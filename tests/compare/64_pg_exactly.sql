@@ -23,3 +23,19 @@ INSERT INTO nn VALUES (2);
 UPDATE np SET id = 2.00 WHERE id = 2;
 SELECT * FROM nn;
 SELECT * FROM nc ORDER BY pid;
+-- NOT VALID: CREATE TABLE's table constraints accept it (the table is
+-- empty: the constraint is valid), a column constraint has none.
+CREATE TABLE p2 (id int PRIMARY KEY);
+CREATE TABLE c2 (a int, FOREIGN KEY (a) REFERENCES p2 NOT VALID);
+CREATE TABLE c3 (a int, CONSTRAINT fk3 FOREIGN KEY (a) REFERENCES p2 ON DELETE CASCADE NOT VALID NOT DEFERRABLE);
+CREATE TABLE c4 (a int, CHECK (a > 0) NOT VALID);
+CREATE TABLE c5 (a int REFERENCES p2 NOT VALID);
+CREATE TABLE c5 (a int CHECK (a > 0) NOT VALID);
+CREATE TABLE c7 (a int);
+ALTER TABLE c7 ADD COLUMN b int REFERENCES p2 NOT VALID;
+ALTER TABLE c7 ADD FOREIGN KEY (a) REFERENCES p2 NOT VALID NOT VALID;
+INSERT INTO c2 VALUES (1);
+INSERT INTO c7 VALUES (1);
+SELECT conrelid::regclass, conname, convalidated, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid IN ('c2'::regclass, 'c3'::regclass, 'c4'::regclass, 'c7'::regclass) ORDER BY 1, 2;
+CREATE TABLE c8 (a int, FOREIGN KEY (a) REFERENCES p2 NOT VALID, CHECK (a < 5) NOT VALID);
+\d c8
