@@ -1128,3 +1128,25 @@ func domainConstraintRows(p Provider) []types.Row {
 	}
 	return rows
 }
+
+// NamespaceOID is the OID pg_namespace gives schema (regnamespace's
+// input), false when no schema has that name.
+func NamespaceOID(schema string, cat Catalog) (uint32, bool) {
+	if oid, ok := NamespaceNames(cat)[schema]; ok {
+		return oid, true
+	}
+	return 0, false
+}
+
+// NamespaceNames maps the name of every schema pg_namespace lists to
+// its OID.
+func NamespaceNames(cat Catalog) map[string]uint32 {
+	m := map[string]uint32{"pg_catalog": oidPgCatalog, "public": oidPublic, "information_schema": oidInfoSchema, Weir: oidWeirSchema}
+	for _, sc := range cat.Schemas() {
+		m[sc] = nspOID(sc, cat)
+	}
+	for _, sc := range cat.TempSchemas() {
+		m[sc] = nspOID(sc, cat)
+	}
+	return m
+}

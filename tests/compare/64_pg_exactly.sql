@@ -39,3 +39,30 @@ INSERT INTO c7 VALUES (1);
 SELECT conrelid::regclass, conname, convalidated, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid IN ('c2'::regclass, 'c3'::regclass, 'c4'::regclass, 'c7'::regclass) ORDER BY 1, 2;
 CREATE TABLE c8 (a int, FOREIGN KEY (a) REFERENCES p2 NOT VALID, CHECK (a < 5) NOT VALID);
 \d c8
+-- to_regproc, to_regprocedure, to_regnamespace and to_regrole: the
+-- object a name names, NULL for none (or several functions).
+CREATE SCHEMA s9;
+CREATE ROLE r9;
+SELECT to_regproc('now'), to_regproc('pg_catalog.now'), to_regproc('NOW'), to_regproc('"now"'), to_regproc('nosuch'), to_regproc('abs'), to_regproc('s9.now');
+SELECT to_regprocedure('now()'), to_regprocedure('abs(int4)'), to_regprocedure('abs(integer)'), to_regprocedure('pg_catalog.abs( int4 )'), to_regprocedure('abs(text)'), to_regprocedure('nosuch(int)');
+SELECT to_regprocedure('abs');
+SELECT to_regprocedure('abs(int');
+SELECT to_regprocedure('abs(nosuchtype)');
+SELECT to_regproc('a.b.c.d');
+SELECT to_regproc('');
+SELECT to_regnamespace('public'), to_regnamespace('pg_catalog'), to_regnamespace('s9'), to_regnamespace('S9'), to_regnamespace('"S9"'), to_regnamespace(' public '), to_regnamespace('nosuch');
+SELECT to_regnamespace('a.b');
+SELECT to_regrole('r9'), to_regrole('R9'), to_regrole('"r9"'), to_regrole('nosuch');
+SELECT to_regrole('');
+SELECT to_regproc(NULL), to_regprocedure(NULL), to_regnamespace(NULL), to_regrole(NULL);
+SELECT to_regnamespace('public')::oid, to_regnamespace('pg_catalog')::oid, to_regnamespace('nosuch') IS NULL, to_regrole('nosuch') IS NULL, to_regproc('now') IS NOT NULL;
+SELECT pg_typeof(to_regproc('now')), pg_typeof(to_regprocedure('now()')), pg_typeof(to_regnamespace('public')), pg_typeof(to_regrole('r9'));
+SELECT pg_typeof(to_regclass('pg_class')), pg_typeof(to_regtype('int')), pg_typeof('now'::regproc), pg_typeof('public'::regnamespace);
+SELECT nspname FROM pg_namespace WHERE oid = to_regnamespace('s9');
+SELECT rolname FROM pg_roles WHERE oid = to_regrole('r9');
+-- The regnamespace and regrole casts.
+SELECT 'public'::regnamespace, 's9'::regnamespace, 'pg_catalog'::regnamespace::oid, 'r9'::regrole, 'now'::regproc, 'abs(int4)'::regprocedure, 'int4'::regtype;
+SELECT 'nosuch'::regnamespace;
+SELECT 'nosuch'::regrole;
+SELECT nspname FROM pg_namespace WHERE oid = 's9'::regnamespace;
+DROP ROLE r9;
