@@ -252,3 +252,45 @@ func TestRenameReferencedTable(t *testing.T) {
 	}
 	checkAcrossRestart(t, fs, e, s, check)
 }
+
+// TestRenameViewColumn: ALTER VIEW and ALTER MATERIALIZED VIEW ...
+// RENAME COLUMN rename the column; the views and materialized views
+// reading it, a join's USING included, keep reading the same column
+// and keep being maintained, after a restart too.
+func TestRenameViewColumn(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE cb (id int PRIMARY KEY, a int, x int)")
+	mustRun(t, s, "INSERT INTO cb VALUES (1, 1, 10), (2, 2, 20)")
+	mustRun(t, s, "CREATE VIEW cv AS SELECT a, x FROM cb")
+	mustRun(t, s, "CREATE VIEW cw AS SELECT a, x + 1 AS x1 FROM cv")
+	mustRun(t, s, "CREATE VIEW cj AS SELECT cv.a, cb.id FROM cv JOIN cb USING (a)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cm AS SELECT a, sum(x) AS s FROM cv GROUP BY a")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cn AS SELECT a, s FROM cm")
+	mustRun(t, s, "ALTER VIEW cv RENAME COLUMN a TO x2")
+	mustRun(t, s, "ALTER VIEW cv RENAME COLUMN x TO a")
+	mustRun(t, s, "ALTER MATERIALIZED VIEW cm RENAME COLUMN s TO total")
+	wantCode(t, s, "ALTER VIEW cv RENAME COLUMN x2 TO a", pgerr.DuplicateColumn, `column "a" of relation "cv" already exists`)
+	wantCode(t, s, "ALTER VIEW cv RENAME COLUMN nosuch TO b", pgerr.UndefinedColumn, `column "nosuch" does not exist`)
+	n := 3
+	check := func(s wire.Session) {
+		t.Helper()
+		mustRun(t, s, fmt.Sprintf("INSERT INTO cb VALUES (%d, %d, %d)", n, n, 10*n))
+		mustRun(t, s, "FLUSH")
+		var cv, cw, cm []string
+		for i := 1; i <= n; i++ {
+			cv = append(cv, fmt.Sprintf("%d %d", i, 10*i))
+			cw = append(cw, fmt.Sprintf("%d %d", i, 10*i+1))
+			cm = append(cm, fmt.Sprintf("%d %d", i, 10*i))
+		}
+		wantRows(t, s, "SELECT x2, a FROM cv ORDER BY x2", cv...)
+		wantRows(t, s, "SELECT * FROM cw ORDER BY a", cw...)
+		wantRows(t, s, "SELECT a, id FROM cj WHERE a = 2", "2 2")
+		wantRows(t, s, "SELECT a, total FROM cm ORDER BY a", cm...)
+		wantRows(t, s, "SELECT a, s FROM cn ORDER BY a", cm...)
+		wantRows(t, s, "SELECT pg_get_viewdef('cw'::regclass, true)", " SELECT cv.x2 AS a,\n    cv.a + 1 AS x1\n   FROM cv;")
+		n++
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}
