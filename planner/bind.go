@@ -423,6 +423,9 @@ type colInfo struct {
 	// by all of them makes the table's other columns functionally
 	// dependent on the group, so they may be selected ungrouped.
 	pk bool
+	// domain is the OID of a table column's domain (0 for none), which
+	// pg_typeof names.
+	domain uint32
 }
 
 // scope is the set of columns a query level's expressions can name, in

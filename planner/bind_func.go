@@ -153,6 +153,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			if k, ok := a.(*Cast); ok && k.Domain != nil {
 				return &Const{V: types.DString(k.Domain.Name), T: types.TText}
 			}
+			if name, ok := b.columnDomain(c, n.Args[0], a); ok {
+				return &Const{V: types.DString(name), T: types.TText}
+			}
 			if et, ok := b.enumArrays[a]; ok {
 				return &Const{V: types.DString(et.String() + "[]"), T: types.TText}
 			}
@@ -487,6 +490,38 @@ func regclassLiteral(n ast.ExprNode) (string, bool) {
 	}
 	s, ok := l.Value.(string)
 	return s, ok
+}
+
+// columnDomain is the name of the domain of the table column that n,
+// bound to a, names, as pg_typeof prints it; false when n is no such
+// column.
+func (b *binder) columnDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bool) {
+	cn, ok := unparen(n).(*ast.ColumnNameExpr)
+	dc, isDC := b.cat.(DomainCatalog)
+	if !ok || !isDC || c == nil {
+		return "", false
+	}
+	switch a.(type) {
+	case *ColRef, *OuterRef:
+	default:
+		return "", false
+	}
+	// The column a was bound to: the first scope out from here with a
+	// column of that name, as resolveColumn finds it.
+	tbl, name := cn.Name.Table.O, cn.Name.Name.O
+	for cur := c.s; cur != nil; cur = cur.parent {
+		for _, col := range cur.cols {
+			if col.name != name || tbl != "" && col.table != tbl || tbl == "" && col.merged {
+				continue
+			}
+			if col.domain == 0 || col.t != a.Type() {
+				return "", false
+			}
+			_, dn, ok := dc.DomainByOID(col.domain)
+			return dn, ok
+		}
+	}
+	return "", false
 }
 
 // regTypeOf is the reg* type ("regclass") of n when n is a cast to one

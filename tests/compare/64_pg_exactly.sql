@@ -66,3 +66,15 @@ SELECT 'nosuch'::regnamespace;
 SELECT 'nosuch'::regrole;
 SELECT nspname FROM pg_namespace WHERE oid = 's9'::regnamespace;
 DROP ROLE r9;
+-- pg_typeof of a column of a domain type names the domain.
+CREATE DOMAIN posint AS int CHECK (VALUE > 0);
+CREATE DOMAIN shorttext AS varchar(5);
+CREATE SCHEMA ds;
+CREATE DOMAIN ds.dom AS text;
+CREATE TABLE td (p posint, q posint NOT NULL, r shorttext, s ds.dom, t int);
+INSERT INTO td VALUES (1, 2, 'ab', 'x', 3);
+SELECT pg_typeof(p), pg_typeof(q), pg_typeof(td.p), pg_typeof(p + 1), pg_typeof(r), pg_typeof(s), pg_typeof(t), pg_typeof((p)) FROM td;
+SELECT pg_typeof(p) FROM td GROUP BY p;
+SELECT pg_typeof(x.p) FROM td x;
+SELECT (SELECT pg_typeof(p)) FROM td;
+SELECT pg_typeof(p::int) FROM td;
