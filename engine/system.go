@@ -583,8 +583,8 @@ func domainCheckByOID(cat *catalog.Catalog, oid uint32) (*catalog.UserType, cata
 	return nil, catalog.DomainCheck{}, false
 }
 
-// DomainCheckText implements syscat.Provider.
-func (c sessionCatalog) DomainCheckText(oid uint32) string {
+// ConstraintDef implements syscat.Provider.
+func (c sessionCatalog) ConstraintDef(oid uint32) string {
 	s, _ := c.s.DescribeObject("pg_get_constraintdef", oid, 0, false)
 	return s
 }

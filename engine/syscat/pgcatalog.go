@@ -1120,7 +1120,7 @@ func domainConstraintRows(p Provider) []types.Row {
 	cat := p.Catalog()
 	for _, u := range cat.Types() {
 		for _, c := range u.Checks {
-			def := strings.TrimSuffix(p.DomainCheckText(c.OID), " NOT VALID")
+			def := strings.TrimSuffix(p.ConstraintDef(c.OID), " NOT VALID")
 			rows = append(rows, types.Row{vOid(c.OID), vStr(c.Name), vOid(nspOID(u.Schema, cat)), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
 				vOid(0), vOid(u.OID), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(false), types.NullDatum, types.NullDatum,
 				vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))})
