@@ -294,3 +294,37 @@ func TestRenameViewColumn(t *testing.T) {
 	}
 	checkAcrossRestart(t, fs, e, s, check)
 }
+
+// TestRenameViewColumnThenView: a view's column renamed, then the view
+// and its table renamed: the views and materialized views reading it
+// follow both, after a restart too.
+func TestRenameViewColumnThenView(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE db (id int PRIMARY KEY, a int)")
+	mustRun(t, s, "INSERT INTO db VALUES (1, 10)")
+	mustRun(t, s, "CREATE VIEW dv AS SELECT id, a FROM db")
+	mustRun(t, s, "CREATE VIEW dw AS SELECT a FROM dv")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW dm AS SELECT a, count(*) AS n FROM dv GROUP BY a")
+	mustRun(t, s, "ALTER VIEW dv RENAME COLUMN a TO b")
+	mustRun(t, s, "ALTER VIEW dv RENAME TO dv2")
+	mustRun(t, s, "ALTER TABLE db RENAME TO db2")
+	mustRun(t, s, "ALTER VIEW dv2 RENAME COLUMN b TO c")
+	n := 2
+	check := func(s wire.Session) {
+		t.Helper()
+		mustRun(t, s, fmt.Sprintf("INSERT INTO db2 VALUES (%d, %d)", n, 10*n))
+		mustRun(t, s, "FLUSH")
+		var rows, counts []string
+		for i := 1; i <= n; i++ {
+			rows = append(rows, fmt.Sprint(10*i))
+			counts = append(counts, fmt.Sprintf("%d 1", 10*i))
+		}
+		wantRows(t, s, "SELECT * FROM dw ORDER BY a", rows...)
+		wantRows(t, s, "SELECT * FROM dm ORDER BY a", counts...)
+		wantRows(t, s, "SELECT pg_get_viewdef('dw'::regclass, true)", " SELECT dv2.c AS a\n   FROM dv2;")
+		n++
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}
