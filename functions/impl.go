@@ -76,13 +76,14 @@ type CatalogDescriber interface {
 }
 
 // ExprDescriber is implemented by sessions that print a stored
-// expression (pg_attrdef.adbin, pg_constraint.conbin, which hold it in
-// pg_get_expr's pretty form) over the row of the relation with OID relid
-// as pg_get_expr(expr, relid) prints it without the pretty flag: every
-// operator in parentheses of its own. ok is false when text does not
-// bind there; pg_get_expr then returns text.
+// expression as pg_get_expr(expr, relid, pretty) prints it. A
+// relation's (pg_attrdef.adbin, pg_constraint.conbin of a table, which
+// hold it in the pretty form) is printed over the row of the relation
+// with OID relid; a domain's (conbin with relid 0, held in the plain
+// form), as its constraint prints. ok is false when text is neither;
+// pg_get_expr then returns text.
 type ExprDescriber interface {
-	DescribeExpr(text string, relid uint32) (string, bool)
+	DescribeExpr(text string, relid uint32, pretty bool) (string, bool)
 }
 
 // BackendController is implemented by sessions that know the server's

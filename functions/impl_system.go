@@ -345,11 +345,9 @@ func (t implTable) defineSystem() {
 	// pg_get_expr(expr, relid [, pretty]): the stored text is the pretty
 	// form; the plain one is printed again from its binding.
 	t.defRow("pg_get_expr", func(ctx *Context, d []types.Datum) (types.Datum, error) {
-		if len(d) == 3 && d[2].I != 0 {
-			return dText(d[0].S)
-		}
+		pretty := len(d) == 3 && d[2].I != 0
 		if ed, ok := ctx.Session.(ExprDescriber); ok && d[1].I >= 0 && d[1].I <= math.MaxUint32 {
-			if s, ok := ed.DescribeExpr(d[0].S, uint32(d[1].I)); ok {
+			if s, ok := ed.DescribeExpr(d[0].S, uint32(d[1].I), pretty); ok {
 				return dText(s)
 			}
 		}

@@ -78,3 +78,8 @@ SELECT pg_typeof(p) FROM td GROUP BY p;
 SELECT pg_typeof(x.p) FROM td x;
 SELECT (SELECT pg_typeof(p)) FROM td;
 SELECT pg_typeof(p::int) FROM td;
+-- A domain's constraint in pg_get_expr, pretty or not, and more defaults.
+CREATE DOMAIN pctint AS int CHECK (VALUE > 0 AND VALUE < 100);
+SELECT conname, pg_get_expr(conbin, conrelid), pg_get_expr(conbin, conrelid, true), pg_get_expr(conbin, 0) FROM pg_constraint WHERE contypid = 'pctint'::regtype;
+CREATE TABLE ge (a int, b int GENERATED ALWAYS AS (a * 2 + 1) STORED, c text DEFAULT 'x' || 'y', d timestamptz DEFAULT now(), e int DEFAULT (1 + 2) * 3);
+SELECT adnum, pg_get_expr(adbin, adrelid), pg_get_expr(adbin, adrelid, false) FROM pg_attrdef WHERE adrelid = 'ge'::regclass ORDER BY 1;
