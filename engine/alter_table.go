@@ -74,6 +74,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 			}
 		}
 	}
+	if (rel.Kind == catalog.KindView || rel.Kind == catalog.KindMView) && st.Action == "rename column" && len(st.More) == 0 {
+		return s.renameViewColumn(rel, st)
+	}
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name).
 			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
@@ -228,6 +231,44 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		col.NotNull = false
 	}
 	return e.replaceTable(rel, up, false)
+}
+
+// renameViewColumn renames a column of view or materialized view rel,
+// as ALTER TABLE | VIEW | MATERIALIZED VIEW ... RENAME COLUMN do in
+// PostgreSQL: only the name changes. The relations reading rel pin its
+// columns as they were (catalog.Relation.DepCols), as for a table's
+// column, so their stored definitions keep binding as before, after a
+// restart too; pg_get_viewdef prints them with the new name.
+func (s *Session) renameViewColumn(rel *catalog.Relation, st *sql.AlterTable) (wire.Result, error) {
+	e := s.eng
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	i := visibleColumn(rel, st.Column)
+	if i < 0 {
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", st.Column)
+	}
+	if existingColumn(rel, st.NewName) >= 0 {
+		return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", st.NewName, rel.Name)
+	}
+	up := rel.Clone()
+	up.Cols[i].Name = st.NewName
+	if t, ok := up.ColComments[st.Column]; ok {
+		delete(up.ColComments, st.Column)
+		up.ColComments[st.NewName] = t
+	}
+	if _, err := e.replaceTable(rel, up, true); err != nil {
+		return nil, err
+	}
+	return done(alterTag(st))
+}
+
+// alterTag is the command tag of ALTER TABLE statement st: ALTER VIEW
+// and ALTER MATERIALIZED VIEW keep their word.
+func alterTag(st *sql.AlterTable) string {
+	if st.Kind == "" {
+		return "ALTER TABLE"
+	}
+	return "ALTER " + strings.ToUpper(st.Kind)
 }
 
 // viewActionWords names the column actions as PostgreSQL's errors do

@@ -134,6 +134,39 @@ func (v catalogView) UserType(schema, name string) (*catalog.UserType, bool) {
 	return v.s.lookupUserType(sql.ObjectName{Schema: schema, Name: name})
 }
 
+// NamespaceOID implements planner.NameCatalog.
+func (v catalogView) NamespaceOID(name string) (uint32, bool) {
+	return syscat.NamespaceOID(name, v.s.eng.cat)
+}
+
+// NamespaceName implements planner.NameCatalog.
+func (v catalogView) NamespaceName(oid uint32) (string, bool) {
+	for name, o := range syscat.NamespaceNames(v.s.eng.cat) {
+		if o == oid {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// RoleOID implements planner.NameCatalog.
+func (v catalogView) RoleOID(name string) (uint32, bool) {
+	r, ok := v.s.eng.cat.RoleByName(name)
+	if !ok {
+		return 0, false
+	}
+	return r.OID, true
+}
+
+// RoleName implements planner.NameCatalog.
+func (v catalogView) RoleName(oid uint32) (string, bool) {
+	r, ok := v.s.eng.cat.RoleByOID(oid)
+	if !ok {
+		return "", false
+	}
+	return r.Name, true
+}
+
 // DomainByOID implements planner.DomainCatalog.
 func (v catalogView) DomainByOID(oid uint32) (*catalog.UserType, string, bool) {
 	u, ok := v.s.eng.cat.TypeByOID(oid)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -254,7 +255,11 @@ func (f *fkState) referencedValues(fk *catalog.ForeignKey, child, parent *catalo
 
 // fkParentUnchanged reports whether ev leaves the key ref references
 // in place: an update keeping it, or a change of a row whose old key
-// has a NULL (nothing references it).
+// has a NULL (nothing references it). As in PostgreSQL (ri_KeysEqual
+// on the referenced side), a key is kept only when its values are kept
+// as they were, not merely equal: numeric 1.0 updated to 1.00 changes
+// it, which ON UPDATE CASCADE carries to the referencing rows and
+// RESTRICT refuses.
 func fkParentUnchanged(ref fkRef, ev fkEvent) bool {
 	ok, has := fkParentKey(ref.fk, ev.rel, ev.old)
 	if !has {
@@ -264,7 +269,16 @@ func fkParentUnchanged(ref fkRef, ev fkEvent) bool {
 		return false
 	}
 	nk, has := fkParentKey(ref.fk, ev.rel, ev.new)
-	return has && string(ok) == string(nk)
+	if !has || string(ok) != string(nk) {
+		return false
+	}
+	for _, c := range ref.fk.RefCols {
+		t := ev.rel.Cols[c].T
+		if types.FormatText(ev.old[c], t, time.UTC) != types.FormatText(ev.new[c], t, time.UTC) {
+			return false
+		}
+	}
+	return true
 }
 
 // scanChild reads child once for the rows referencing a key that evs

@@ -76,6 +76,10 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		// relation itself (SHOW CREATE prints it).
 		renamed.SQL = renameOwn(rel.SQL, rel.Name, st.NewName)
 	}
+	if rel.Kind == catalog.KindTable {
+		// A foreign key to itself names it after REFERENCES.
+		renamed.SQL = renameReferencesTarget(renamed.SQL, rel.Schema, rel.Name, st.NewName)
+	}
 	// A table's CHECK constraints and generated columns may qualify its
 	// columns with its name (t.col); they are bound again by name.
 	for i, c := range renamed.Checks {
@@ -152,8 +156,27 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		fallbacks = append(fallbacks, fb)
 		shapes = append(shapes, shape)
 	}
+	// The tables whose foreign keys reference a renamed table keep the
+	// key by id; their CREATE statements (SHOW CREATE TABLE) name it
+	// after REFERENCES, which follows the new name.
+	var referrers, referrersBefore []*catalog.Relation
+	if rel.Kind == catalog.KindTable {
+		for _, r := range e.cat.All() {
+			if r.ID == rel.ID || r.Kind != catalog.KindTable || slices.ContainsFunc(originals, func(o *catalog.Relation) bool { return o.ID == r.ID }) ||
+				!slices.ContainsFunc(r.ForeignKeys, func(fk catalog.ForeignKey) bool { return fk.RefID == rel.ID }) {
+				continue
+			}
+			text := renameReferencesTarget(r.SQL, rel.Schema, rel.Name, st.NewName)
+			if text == r.SQL {
+				continue
+			}
+			nr := r.Clone()
+			nr.SQL = text
+			referrers, referrersBefore = append(referrers, nr), append(referrersBefore, r)
+		}
+	}
 	e.writeMu.Lock()
-	err := e.cat.ReplaceAll(changes...)
+	err := e.cat.ReplaceAll(append(slices.Clone(changes), referrers...)...)
 	e.writeMu.Unlock()
 	if err != nil {
 		return nil, err
@@ -180,7 +203,7 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		}
 		if err != nil {
 			e.writeMu.Lock()
-			undoErr := e.cat.ReplaceAll(originals...)
+			undoErr := e.cat.ReplaceAll(append(slices.Clone(originals), referrersBefore...)...)
 			e.writeMu.Unlock()
 			if undoErr != nil {
 				e.log.Error("could not undo a refused rename", "relation", rel.Name, "err", undoErr)
@@ -325,13 +348,16 @@ func (e *Engine) samePlanOver(before, now *catalog.Relation, over map[uint32]*ca
 		if err != nil {
 			return err
 		}
+		// The view's columns are named by its catalog entry (a column
+		// list, ALTER VIEW ... RENAME COLUMN), not by its query: only
+		// their number and types must stay.
 		got := b.Plan.Schema()
 		if len(got) != len(before.Cols) {
 			return fmt.Errorf("it has %d columns, not %d", len(got), len(before.Cols))
 		}
 		for i, c := range got {
-			if c.Name != before.Cols[i].Name || c.T.OID() != before.Cols[i].T.OID() {
-				return fmt.Errorf("column %d is %s %s, not %s %s", i+1, c.Name, c.T, before.Cols[i].Name, before.Cols[i].T)
+			if c.T.OID() != before.Cols[i].T.OID() {
+				return fmt.Errorf("column %d is of type %s, not %s", i+1, c.T, before.Cols[i].T)
 			}
 		}
 		return nil
@@ -559,6 +585,43 @@ func renameQualifier(text, schema, old, new string) string {
 		b.WriteString(text[last:t.Off])
 		b.WriteString(planner.QuoteName(new))
 		last = t.End
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// renameReferencesTarget rewrites the name of the referenced table in
+// a table's CREATE TABLE statement: the identifier old right after
+// REFERENCES, or after REFERENCES schema. where schema is its own, and
+// nothing else (a column may be named old).
+func renameReferencesTarget(text, schema, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if t.Kind != sql.TIdent || t.Val != "references" {
+			continue
+		}
+		j := i + 1
+		if ident(j+2) && toks[j+1].Kind == sql.TOp && toks[j+1].Val == "." {
+			if toks[j].Val != schema {
+				continue
+			}
+			j += 2
+		}
+		if !ident(j) || toks[j].Val != old {
+			continue
+		}
+		b.WriteString(text[last:toks[j].Off])
+		b.WriteString(planner.QuoteName(new))
+		last = toks[j].End
+	}
+	if last == 0 {
+		return text
 	}
 	b.WriteString(text[last:])
 	return b.String()

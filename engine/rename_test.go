@@ -230,3 +230,101 @@ func checkAcrossRestart(t *testing.T, fs vfs.FS, e *Engine, s wire.Session, chec
 	defer e.Close()
 	check(session(t, e))
 }
+
+// TestRenameReferencedTable: SHOW CREATE TABLE of a table whose foreign
+// keys reference a renamed table (or itself, renamed) names it by its
+// new name, and a column named like the old name is kept; the keys go
+// on working.
+func TestRenameReferencedTable(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE rp (id int PRIMARY KEY)")
+	mustRun(t, s, "CREATE TABLE rc (rp int REFERENCES rp, b int, FOREIGN KEY (b) REFERENCES public.rp (id))")
+	mustRun(t, s, "CREATE TABLE rs (id int PRIMARY KEY, up int REFERENCES rs)")
+	mustRun(t, s, "ALTER TABLE rp RENAME TO rq")
+	mustRun(t, s, "ALTER TABLE rs RENAME TO rt")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SHOW CREATE TABLE rc", "public.rc CREATE TABLE rc (rp int REFERENCES rq, b int, FOREIGN KEY (b) REFERENCES public.rq (id))")
+		wantRows(t, s, "SHOW CREATE TABLE rt", "public.rt CREATE TABLE rt (id int PRIMARY KEY, up int REFERENCES rt)")
+		wantCode(t, s, "INSERT INTO rc VALUES (7, NULL)", pgerr.ForeignKeyViolation, `"rc_rp_fkey"`)
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}
+
+// TestRenameViewColumn: ALTER VIEW and ALTER MATERIALIZED VIEW ...
+// RENAME COLUMN rename the column; the views and materialized views
+// reading it, a join's USING included, keep reading the same column
+// and keep being maintained, after a restart too.
+func TestRenameViewColumn(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE cb (id int PRIMARY KEY, a int, x int)")
+	mustRun(t, s, "INSERT INTO cb VALUES (1, 1, 10), (2, 2, 20)")
+	mustRun(t, s, "CREATE VIEW cv AS SELECT a, x FROM cb")
+	mustRun(t, s, "CREATE VIEW cw AS SELECT a, x + 1 AS x1 FROM cv")
+	mustRun(t, s, "CREATE VIEW cj AS SELECT cv.a, cb.id FROM cv JOIN cb USING (a)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cm AS SELECT a, sum(x) AS s FROM cv GROUP BY a")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cn AS SELECT a, s FROM cm")
+	mustRun(t, s, "ALTER VIEW cv RENAME COLUMN a TO x2")
+	mustRun(t, s, "ALTER VIEW cv RENAME COLUMN x TO a")
+	mustRun(t, s, "ALTER MATERIALIZED VIEW cm RENAME COLUMN s TO total")
+	wantCode(t, s, "ALTER VIEW cv RENAME COLUMN x2 TO a", pgerr.DuplicateColumn, `column "a" of relation "cv" already exists`)
+	wantCode(t, s, "ALTER VIEW cv RENAME COLUMN nosuch TO b", pgerr.UndefinedColumn, `column "nosuch" does not exist`)
+	n := 3
+	check := func(s wire.Session) {
+		t.Helper()
+		mustRun(t, s, fmt.Sprintf("INSERT INTO cb VALUES (%d, %d, %d)", n, n, 10*n))
+		mustRun(t, s, "FLUSH")
+		var cv, cw, cm []string
+		for i := 1; i <= n; i++ {
+			cv = append(cv, fmt.Sprintf("%d %d", i, 10*i))
+			cw = append(cw, fmt.Sprintf("%d %d", i, 10*i+1))
+			cm = append(cm, fmt.Sprintf("%d %d", i, 10*i))
+		}
+		wantRows(t, s, "SELECT x2, a FROM cv ORDER BY x2", cv...)
+		wantRows(t, s, "SELECT * FROM cw ORDER BY a", cw...)
+		wantRows(t, s, "SELECT a, id FROM cj WHERE a = 2", "2 2")
+		wantRows(t, s, "SELECT a, total FROM cm ORDER BY a", cm...)
+		wantRows(t, s, "SELECT a, s FROM cn ORDER BY a", cm...)
+		wantRows(t, s, "SELECT pg_get_viewdef('cw'::regclass, true)", " SELECT cv.x2 AS a,\n    cv.a + 1 AS x1\n   FROM cv;")
+		n++
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}
+
+// TestRenameViewColumnThenView: a view's column renamed, then the view
+// and its table renamed: the views and materialized views reading it
+// follow both, after a restart too.
+func TestRenameViewColumnThenView(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE db (id int PRIMARY KEY, a int)")
+	mustRun(t, s, "INSERT INTO db VALUES (1, 10)")
+	mustRun(t, s, "CREATE VIEW dv AS SELECT id, a FROM db")
+	mustRun(t, s, "CREATE VIEW dw AS SELECT a FROM dv")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW dm AS SELECT a, count(*) AS n FROM dv GROUP BY a")
+	mustRun(t, s, "ALTER VIEW dv RENAME COLUMN a TO b")
+	mustRun(t, s, "ALTER VIEW dv RENAME TO dv2")
+	mustRun(t, s, "ALTER TABLE db RENAME TO db2")
+	mustRun(t, s, "ALTER VIEW dv2 RENAME COLUMN b TO c")
+	n := 2
+	check := func(s wire.Session) {
+		t.Helper()
+		mustRun(t, s, fmt.Sprintf("INSERT INTO db2 VALUES (%d, %d)", n, 10*n))
+		mustRun(t, s, "FLUSH")
+		var rows, counts []string
+		for i := 1; i <= n; i++ {
+			rows = append(rows, fmt.Sprint(10*i))
+			counts = append(counts, fmt.Sprintf("%d 1", 10*i))
+		}
+		wantRows(t, s, "SELECT * FROM dw ORDER BY a", rows...)
+		wantRows(t, s, "SELECT * FROM dm ORDER BY a", counts...)
+		wantRows(t, s, "SELECT pg_get_viewdef('dw'::regclass, true)", " SELECT dv2.c AS a\n   FROM dv2;")
+		n++
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}

@@ -47,6 +47,49 @@ func (e *Engine) systemRows(s *Session, schema, name string) ([]types.Row, error
 	return syscat.Rows(s.sysCatalog(), schema, name)
 }
 
+// DescribeExpr implements functions.ExprDescriber: text, bound again
+// over the row of relation relid, printed without the pretty flag when
+// its pretty form is text itself (a DEFAULT whose constants the row
+// deparser would print otherwise keeps its text); with relid 0, the
+// expression of the domain constraint whose plain form text is.
+func (s *Session) DescribeExpr(text string, relid uint32, pretty bool) (string, bool) {
+	if relid == 0 {
+		for _, u := range s.eng.cat.Types() {
+			for _, c := range u.Checks {
+				plain, _ := s.DescribeObject("pg_get_constraintdef", c.OID, 0, false)
+				if constraintExpr(plain) != text {
+					continue
+				}
+				if !pretty {
+					return text, true
+				}
+				def, _ := s.DescribeObject("pg_get_constraintdef", c.OID, 0, true)
+				return constraintExpr(def), true
+			}
+		}
+		return "", false
+	}
+	if pretty {
+		return "", false
+	}
+	r, ok := s.eng.cat.ByOID(relid)
+	if !ok {
+		return "", false
+	}
+	e, err := planner.BindRowExpr(context.Background(), r, text, s.catalogView())
+	if err != nil || planner.RowExprText(r, e, true) != text {
+		return "", false
+	}
+	return planner.RowExprText(r, e, false), true
+}
+
+// constraintExpr is the expression of a CHECK constraint as
+// pg_get_constraintdef prints it: without CHECK ( ... ) and NOT VALID.
+func constraintExpr(def string) string {
+	def = strings.TrimSuffix(def, " NOT VALID")
+	return strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")")
+}
+
 // DescribeObject implements executor.CatalogDescriber (see
 // syscat.Describe).
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
@@ -567,8 +610,8 @@ func domainCheckByOID(cat *catalog.Catalog, oid uint32) (*catalog.UserType, cata
 	return nil, catalog.DomainCheck{}, false
 }
 
-// DomainCheckText implements syscat.Provider.
-func (c sessionCatalog) DomainCheckText(oid uint32) string {
+// ConstraintDef implements syscat.Provider.
+func (c sessionCatalog) ConstraintDef(oid uint32) string {
 	s, _ := c.s.DescribeObject("pg_get_constraintdef", oid, 0, false)
 	return s
 }

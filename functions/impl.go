@@ -75,6 +75,17 @@ type CatalogDescriber interface {
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 
+// ExprDescriber is implemented by sessions that print a stored
+// expression as pg_get_expr(expr, relid, pretty) prints it. A
+// relation's (pg_attrdef.adbin, pg_constraint.conbin of a table, which
+// hold it in the pretty form) is printed over the row of the relation
+// with OID relid; a domain's (conbin with relid 0, held in the plain
+// form), as its constraint prints. ok is false when text is neither;
+// pg_get_expr then returns text.
+type ExprDescriber interface {
+	DescribeExpr(text string, relid uint32, pretty bool) (string, bool)
+}
+
 // BackendController is implemented by sessions that know the server's
 // other sessions (PostgreSQL's backends), for the server signalling
 // functions (docs §9.27.2) and pg_backend_pid.

@@ -342,7 +342,17 @@ func (t implTable) defineSystem() {
 		}
 		return dText("")
 	})
-	t.defRow("pg_get_expr", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(d[0].S) })
+	// pg_get_expr(expr, relid [, pretty]): the stored text is the pretty
+	// form; the plain one is printed again from its binding.
+	t.defRow("pg_get_expr", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		pretty := len(d) == 3 && d[2].I != 0
+		if ed, ok := ctx.Session.(ExprDescriber); ok && d[1].I >= 0 && d[1].I <= math.MaxUint32 {
+			if s, ok := ed.DescribeExpr(d[0].S, uint32(d[1].I), pretty); ok {
+				return dText(s)
+			}
+		}
+		return dText(d[0].S)
+	})
 	// weir has no triggers (pg_trigger is empty): no OID names one.
 	t.defRow("pg_get_triggerdef", func(_ *Context, d []types.Datum) (types.Datum, error) { return types.NullDatum, nil })
 	// pg_get_indexdef(oid [, col, pretty]), pg_get_constraintdef(oid

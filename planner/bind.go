@@ -31,6 +31,16 @@ type TypeCatalog interface {
 	UserType(schema, name string) (*catalog.UserType, bool)
 }
 
+// NameCatalog is implemented by a Catalog that knows the schemas and
+// roles by name and OID, as regnamespace and regrole read and print
+// them.
+type NameCatalog interface {
+	NamespaceOID(name string) (uint32, bool)
+	NamespaceName(oid uint32) (string, bool)
+	RoleOID(name string) (uint32, bool)
+	RoleName(oid uint32) (string, bool)
+}
+
 // PermanentCatalog is implemented by a Catalog in which temporary
 // relations can hide permanent ones of the same name: Permanent returns
 // the catalog without that, in which a permanent view's stored
@@ -413,6 +423,9 @@ type colInfo struct {
 	// by all of them makes the table's other columns functionally
 	// dependent on the group, so they may be selected ungrouped.
 	pk bool
+	// domain is the OID of a table column's domain (0 for none), which
+	// pg_typeof names.
+	domain uint32
 }
 
 // scope is the set of columns a query level's expressions can name, in

@@ -54,6 +54,14 @@ func BindCheck(ctx context.Context, rel *catalog.Relation, text string, pos int,
 	return x, colsRead(x), nil
 }
 
+// BindRowExpr binds text, an expression of any type, over rel's row
+// (the stored expressions pg_get_expr prints), with BindCheck's errors.
+func BindRowExpr(ctx context.Context, rel *catalog.Relation, text string, cat Catalog) (e Expr, err error) {
+	defer recoverAt(&err, 0)
+	b, n := rowExprBinder(ctx, text, cat, "expression")
+	return b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "check constraints"}, n), nil
+}
+
 // BindGenerated binds the expression of rel's stored generated column i,
 // text as written, over rel's row, converted to the column's type by the
 // assignment cast. Beyond BindCheck's errors (for "column generation

@@ -145,14 +145,44 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// of its enum's array type, as pg_typeof names them.
 		if len(n.Args) == 1 {
 			a := b.expr(c, n.Args[0])
+			if reg := regTypeOf(n.Args[0]); reg != "" && a.Type().ID == types.Oid {
+				// weir's reg* values are OIDs of the reg* type the
+				// cast or to_reg* function gives.
+				return &Const{V: types.DString(reg), T: types.TText}
+			}
 			if k, ok := a.(*Cast); ok && k.Domain != nil {
 				return &Const{V: types.DString(k.Domain.Name), T: types.TText}
+			}
+			if name, ok := b.columnDomain(c, n.Args[0], a); ok {
+				return &Const{V: types.DString(name), T: types.TText}
 			}
 			if et, ok := b.enumArrays[a]; ok {
 				return &Const{V: types.DString(et.String() + "[]"), T: types.TText}
 			}
 			return b.call(name, []Expr{a}, n, false, Scalar)
 		}
+	case "to_regproc", "to_regprocedure", "to_regnamespace", "to_regrole":
+		if len(n.Args) != 1 {
+			break
+		}
+		s, ok := textLiteral(n.Args[0])
+		if !ok {
+			a := b.expr(c, n.Args[0])
+			if k, isConst := a.(*Const); isConst && k.V.Null {
+				return &Const{V: types.NullDatum, T: types.TOid}
+			}
+			if id := a.Type().ID; id == types.Text || id == types.Varchar || id == types.Name {
+				fail(pgerr.New(pgerr.FeatureNotSupported, "%s of a name that is not a constant is not supported", name).
+					WithHint("Pass the name as a literal.").WithPosition(b.pos(n)))
+			}
+			break
+		}
+		resolve := map[string]func(string) (uint32, bool){"to_regproc": b.toRegproc, "to_regprocedure": b.toRegprocedure,
+			"to_regnamespace": b.toRegnamespace, "to_regrole": b.toRegrole}[name]
+		if oid, ok := resolve(s); ok {
+			return &Const{V: types.DInt(int64(oid)), T: types.TOid}
+		}
+		return &Const{V: types.NullDatum, T: types.TOid}
 	case "to_regclass", "to_regtype":
 		// to_regclass(text) and its kin: the OID the name resolves to,
 		// NULL when it names nothing (or is ambiguous), as the reg*
@@ -462,6 +492,58 @@ func regclassLiteral(n ast.ExprNode) (string, bool) {
 	return s, ok
 }
 
+// columnDomain is the name of the domain of the table column that n,
+// bound to a, names, as pg_typeof prints it; false when n is no such
+// column.
+func (b *binder) columnDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bool) {
+	cn, ok := unparen(n).(*ast.ColumnNameExpr)
+	dc, isDC := b.cat.(DomainCatalog)
+	if !ok || !isDC || c == nil {
+		return "", false
+	}
+	switch a.(type) {
+	case *ColRef, *OuterRef:
+	default:
+		return "", false
+	}
+	// The column a was bound to: the first scope out from here with a
+	// column of that name, as resolveColumn finds it.
+	tbl, name := cn.Name.Table.O, cn.Name.Name.O
+	for cur := c.s; cur != nil; cur = cur.parent {
+		for _, col := range cur.cols {
+			if col.name != name || tbl != "" && col.table != tbl || tbl == "" && col.merged {
+				continue
+			}
+			if col.domain == 0 || col.t != a.Type() {
+				return "", false
+			}
+			_, dn, ok := dc.DomainByOID(col.domain)
+			return dn, ok
+		}
+	}
+	return "", false
+}
+
+// regTypeOf is the reg* type ("regclass") of n when n is a cast to one
+// or a to_reg* call, "" otherwise.
+func regTypeOf(n ast.ExprNode) string {
+	fc, ok := unparen(n).(*ast.FuncCallExpr)
+	if !ok {
+		return ""
+	}
+	switch fc.FnName.L {
+	case "pg_cast":
+		if len(fc.Args) == 2 {
+			return lenientTypeName(castTypeText(fc))
+		}
+	case "to_regclass", "to_regtype", "to_regproc", "to_regprocedure", "to_regnamespace", "to_regrole":
+		if len(fc.Args) == 1 {
+			return strings.TrimPrefix(fc.FnName.L, "to_")
+		}
+	}
+	return ""
+}
+
 // lenientTypeName reports casts to types weir lacks that psql's catalog
 // queries use, normalised ("regclass").
 func lenientTypeName(text string) string {
@@ -487,6 +569,24 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return &Const{V: types.DInt(int64(b.procOID(k.V.S, reg == "regprocedure", n))), T: types.TOid}
 			case "regtype":
 				return &Const{V: types.DInt(int64(b.typeOID(k.V.S, n))), T: types.TOid}
+			case "regnamespace", "regrole":
+				// A number is the OID itself, as the input functions
+				// read it.
+				if oid, err := strconv.ParseUint(strings.TrimSpace(k.V.S), 10, 32); err == nil {
+					return &Const{V: types.DInt(int64(oid)), T: types.TOid}
+				}
+				if reg == "regnamespace" {
+					oid, ok := b.toRegnamespace(k.V.S)
+					if !ok {
+						fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", k.V.S).WithPosition(b.pos(n)))
+					}
+					return &Const{V: types.DInt(int64(oid)), T: types.TOid}
+				}
+				oid, ok := b.toRegrole(k.V.S)
+				if !ok {
+					fail(pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", k.V.S).WithPosition(b.pos(n)))
+				}
+				return &Const{V: types.DInt(int64(oid)), T: types.TOid}
 			}
 		}
 		return b.explicitCast(x, types.TOid, n)
@@ -561,7 +661,24 @@ var catalogOIDs = map[string]uint32{
 // oid = 't'::regclass, ::oid) the cast stays the OID.
 func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 	fc, ok := unparen(n).(*ast.FuncCallExpr)
-	if ok && fc.FnName.L == "to_regtype" && b.typeOf(e).ID == types.Oid {
+	if ok && b.typeOf(e).ID == types.Oid {
+		// regproc, regprocedure, regnamespace and regrole constants
+		// print as their output functions print them.
+		reg := strings.TrimPrefix(fc.FnName.L, "to_")
+		if fc.FnName.L == "pg_cast" && len(fc.Args) == 2 {
+			reg = lenientTypeName(castTypeText(fc))
+		}
+		switch reg {
+		case "regproc", "regprocedure", "regnamespace", "regrole":
+			if k, isConst := e.(*Const); isConst {
+				if k.V.Null {
+					return &Const{V: types.NullDatum, T: types.TText}
+				}
+				return &Const{V: types.DString(b.regOutText(reg, uint32(k.V.I))), T: types.TText}
+			}
+		}
+	}
+	if ok && regTypeOf(fc) == "regtype" && b.typeOf(e).ID == types.Oid {
 		// A regtype prints as format_type names the type.
 		return b.call("format_type", []Expr{e, &Const{V: types.NullDatum, T: types.TInt4}}, fc, false, Scalar)
 	}

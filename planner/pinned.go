@@ -38,7 +38,7 @@ func (p pinnedCatalog) Relation(schema, name string) (*catalog.Relation, bool) {
 // PinRelation returns rel as seen through pins (see PinnedCatalog).
 func PinRelation(rel *catalog.Relation, pins map[uint32][]string) *catalog.Relation {
 	names, ok := pins[rel.ID]
-	if !ok || rel.Kind != catalog.KindTable {
+	if !ok || rel.Kind != catalog.KindTable && rel.Kind != catalog.KindView && rel.Kind != catalog.KindMView {
 		return rel
 	}
 	cp := rel.Clone()

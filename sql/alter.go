@@ -52,6 +52,10 @@ type SetParallelism struct {
 type AlterTable struct {
 	Name     ObjectName
 	IfExists bool
+	// Kind is the word after ALTER: "" for TABLE, "view" or
+	// "materialized view" (whose only column action is RENAME COLUMN,
+	// which PostgreSQL runs on any of the three whatever the word).
+	Kind string
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
 	// type", "drop expression", "add check", "add foreign key",
@@ -157,6 +161,25 @@ func (p *stmtParser) alter() (Stmt, error) {
 		}
 	} else if kind == "table" {
 		p.pos -= 2
+	}
+	if (kind == "view" || kind == "materialized view") && p.word(0) == "rename" && p.word(1) != "to" && p.word(1) != "constraint" {
+		// ALTER VIEW | MATERIALIZED VIEW name RENAME [COLUMN] a TO b.
+		p.pos++
+		p.accept("column")
+		at := &AlterTable{Name: n, IfExists: r.IfExists, Kind: kind, Action: "rename column"}
+		if p.word(0) == "to" {
+			return nil, p.errHere() // TO is reserved: no column's name
+		}
+		if at.Column, err = p.name(); err != nil {
+			return nil, err
+		}
+		if err := p.expect("to"); err != nil {
+			return nil, err
+		}
+		if at.NewName, err = p.name(); err != nil {
+			return nil, err
+		}
+		return at, nil
 	}
 	if !p.accept("rename", "to") {
 		w := p.word(0)
@@ -319,6 +342,9 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		p.pos++
 		p.accept("column")
 		at.Action = "rename column"
+		if p.word(0) == "to" {
+			return nil, true, p.errHere() // TO is reserved: no column's name
+		}
 		if at.Column, err = p.name(); err != nil {
 			return nil, true, err
 		}

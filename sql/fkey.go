@@ -22,7 +22,7 @@ type ForeignKeyDef struct {
 	OnUpdate, OnDelete byte
 	DeleteSetCols      []string
 	// NotValid is ALTER TABLE's NOT VALID: the stored rows are not
-	// checked.
+	// checked (CREATE TABLE's is accepted and ignored).
 	NotValid bool
 	// Deferrable and Deferred are DEFERRABLE and INITIALLY DEFERRED
 	// (INITIALLY DEFERRED alone implies DEFERRABLE).
@@ -42,7 +42,10 @@ type ForeignKeyDef struct {
 // constraint into fk: the referenced table, its optional column list,
 // MATCH, the ON UPDATE and ON DELETE actions in either order, and the
 // constraint's attributes ([NOT] DEFERRABLE, INITIALLY DEFERRED |
-// IMMEDIATE; NOT VALID where alter allows it).
+// IMMEDIATE). NOT VALID may follow a table constraint, as in
+// PostgreSQL, and means something only with alter (CREATE TABLE's table
+// is empty); a column constraint has none in PostgreSQL's grammar
+// (42601 at VALID).
 func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 	ref, err := p.objectName()
 	if err != nil {
@@ -102,8 +105,13 @@ func (p *stmtParser) references(fk *ForeignKeyDef, alter bool) error {
 			if err := p.deferrability(fk); err != nil {
 				return err
 			}
-		case alter && p.accept("not", "valid"):
-			fk.NotValid = true
+		case p.word(0) == "not" && p.word(1) == "valid":
+			if fk.column {
+				p.pos++
+				return p.errHere()
+			}
+			p.pos += 2
+			fk.NotValid = alter
 		default:
 			return nil
 		}

@@ -2,7 +2,9 @@ package syscat
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -40,6 +42,8 @@ func infoSchemaTables() []*table {
 			return rows
 		}),
 		def("information_schema", "referential_constraints", "constraint_catalog:name constraint_schema:name constraint_name:name unique_constraint_catalog:name unique_constraint_schema:name unique_constraint_name:name match_option:text update_rule:text delete_rule:text", referentialConstraintRows),
+		def("information_schema", "table_constraints", "constraint_catalog:name constraint_schema:name constraint_name:name table_catalog:name table_schema:name table_name:name constraint_type:text is_deferrable:text initially_deferred:text enforced:text nulls_distinct:text", tableConstraintRows),
+		def("information_schema", "check_constraints", "constraint_catalog:name constraint_schema:name constraint_name:name check_clause:text", checkConstraintRows),
 		def("information_schema", "key_column_usage", "constraint_catalog:name constraint_schema:name constraint_name:name table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:int4 position_in_unique_constraint:int4", keyColumnUsageRows),
 		def("information_schema", "tables", "table_catalog:name table_schema:name table_name:name table_type:text is_insertable_into:text", func(p Provider) []types.Row {
 			var rows []types.Row
@@ -221,4 +225,101 @@ func udtName(t types.T) string {
 		}
 	}
 	return ""
+}
+
+// notNullName is the name information_schema gives the NOT NULL
+// constraint of column i of table r: <schema oid>_<table oid>_<attnum>
+// _not_null, as PostgreSQL 15 makes it up.
+func notNullName(p Provider, r *catalog.Relation, i int) string {
+	return strconv.FormatUint(uint64(nspOID(r.Schema, p.Catalog())), 10) + "_" + strconv.FormatUint(uint64(r.OID), 10) + "_" + strconv.Itoa(attnum(r, i)) + "_not_null"
+}
+
+// notNullColumns are the columns of table r that are NOT NULL and that
+// pg_attribute lists (a primary key's are).
+func notNullColumns(r *catalog.Relation) []int {
+	var out []int
+	for i, c := range r.Cols {
+		if (c.NotNull || slices.Contains(r.PK, i) && hasRealPK(r)) && !c.Hidden && !c.Dropped {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// tableConstraintRows are information_schema.table_constraints: the
+// PRIMARY KEY, UNIQUE, CHECK and FOREIGN KEY constraints of the tables
+// the role owns or may change (any privilege but SELECT), and a CHECK
+// for each NOT NULL column, as PostgreSQL 15 lists them.
+func tableConstraintRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	db := vStr(p.Database())
+	add := func(r *catalog.Relation, name, kind string, nullsDistinct types.Datum) {
+		rows = append(rows, types.Row{db, vStr(r.Schema), vStr(name), db, vStr(r.Schema), vStr(r.Name), vStr(kind), vStr("NO"), vStr("NO"), vStr("YES"), nullsDistinct})
+	}
+	for _, r := range seenRelations(p) {
+		if r.Kind != catalog.KindTable || !p.HoldsAny(r, -1, catalog.PrivTableAll&^catalog.PrivSelect) {
+			continue
+		}
+		if hasRealPK(r) {
+			add(r, r.Name+"_pkey", "PRIMARY KEY", types.NullDatum)
+		}
+		for _, idx := range userRelations(cat) {
+			if on, ok := indexedRel(cat, idx); ok && idx.Kind == catalog.KindIndex && on.ID == r.ID && isUniqueConstraint(idx) {
+				distinct := "YES"
+				if idx.With[catalog.IndexNullsNotDistinctOption] == "true" {
+					distinct = "NO"
+				}
+				add(r, idx.Name, "UNIQUE", vStr(distinct))
+			}
+		}
+		for _, c := range r.Checks {
+			add(r, c.Name, "CHECK", types.NullDatum)
+		}
+		for _, f := range r.ForeignKeys {
+			add(r, f.Name, "FOREIGN KEY", types.NullDatum)
+		}
+		for _, i := range notNullColumns(r) {
+			add(r, notNullName(p, r, i), "CHECK", types.NullDatum)
+		}
+	}
+	return rows
+}
+
+// checkConstraintRows are information_schema.check_constraints: the
+// CHECK constraints of the tables and domains the role owns (has the
+// privileges of the owner of), their clause as pg_get_constraintdef
+// prints it without CHECK, and one for each NOT NULL column of those
+// tables, as PostgreSQL 15 lists them.
+func checkConstraintRows(p Provider) []types.Row {
+	var rows []types.Row
+	cat := p.Catalog()
+	db := vStr(p.Database())
+	seen := map[string]bool{} // PostgreSQL's view is a UNION
+	add := func(schema, name, clause string) {
+		if k := schema + "\x00" + name + "\x00" + clause; !seen[k] {
+			seen[k] = true
+			rows = append(rows, types.Row{db, vStr(schema), vStr(name), vStr(clause)})
+		}
+	}
+	for _, r := range seenRelations(p) {
+		if r.Kind != catalog.KindTable || !p.HasPrivsOfRole(r.Owner) {
+			continue
+		}
+		for k, c := range r.Checks {
+			add(r.Schema, c.Name, strings.TrimPrefix(p.ConstraintDef(checkOIDBase+r.ID<<8+uint32(k)), "CHECK "))
+		}
+		for _, i := range notNullColumns(r) {
+			add(r.Schema, notNullName(p, r, i), r.Cols[i].Name+" IS NOT NULL")
+		}
+	}
+	for _, u := range cat.Types() {
+		if !p.HasPrivsOfRole(u.Owner) {
+			continue
+		}
+		for _, c := range u.Checks {
+			add(u.Schema, c.Name, strings.TrimPrefix(p.ConstraintDef(c.OID), "CHECK "))
+		}
+	}
+	return rows
 }

@@ -1120,11 +1120,33 @@ func domainConstraintRows(p Provider) []types.Row {
 	cat := p.Catalog()
 	for _, u := range cat.Types() {
 		for _, c := range u.Checks {
-			def := strings.TrimSuffix(p.DomainCheckText(c.OID), " NOT VALID")
+			def := strings.TrimSuffix(p.ConstraintDef(c.OID), " NOT VALID")
 			rows = append(rows, types.Row{vOid(c.OID), vStr(c.Name), vOid(nspOID(u.Schema, cat)), vStr("c"), vBool(false), vBool(false), vBool(!c.NotValid),
 				vOid(0), vOid(u.OID), vOid(0), vOid(0), vOid(0), vStr(" "), vStr(" "), vStr(" "), vBool(true), vInt(0), vBool(false), types.NullDatum, types.NullDatum,
 				vStr(strings.TrimSuffix(strings.TrimPrefix(def, "CHECK ("), ")"))})
 		}
 	}
 	return rows
+}
+
+// NamespaceOID is the OID pg_namespace gives schema (regnamespace's
+// input), false when no schema has that name.
+func NamespaceOID(schema string, cat Catalog) (uint32, bool) {
+	if oid, ok := NamespaceNames(cat)[schema]; ok {
+		return oid, true
+	}
+	return 0, false
+}
+
+// NamespaceNames maps the name of every schema pg_namespace lists to
+// its OID.
+func NamespaceNames(cat Catalog) map[string]uint32 {
+	m := map[string]uint32{"pg_catalog": oidPgCatalog, "public": oidPublic, "information_schema": oidInfoSchema, Weir: oidWeirSchema}
+	for _, sc := range cat.Schemas() {
+		m[sc] = nspOID(sc, cat)
+	}
+	for _, sc := range cat.TempSchemas() {
+		m[sc] = nspOID(sc, cat)
+	}
+	return m
 }

@@ -56,9 +56,10 @@ type Provider interface {
 	// (indexes into r.Cols, ascending).
 	CheckText(r *catalog.Relation, k int) string
 	CheckColumns(r *catalog.Relation, k int) []int
-	// DomainCheckText is the domain CHECK constraint of pg_constraint
-	// OID oid as pg_get_constraintdef prints it ("CHECK (...)").
-	DomainCheckText(oid uint32) string
+	// ConstraintDef is the CHECK constraint (of a table or a domain) of
+	// pg_constraint OID oid as pg_get_constraintdef(oid) prints it,
+	// without the pretty flag ("CHECK ((...))").
+	ConstraintDef(oid uint32) string
 	// DomainDefaultText is domain u's DEFAULT as pg_type.typdefault
 	// holds it (deparsed).
 	DomainDefaultText(u *catalog.UserType) string

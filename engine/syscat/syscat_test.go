@@ -77,7 +77,7 @@ func (f fake) GeneratedText(r *catalog.Relation, i int) string { return r.Cols[i
 func (f fake) CheckText(r *catalog.Relation, k int) string     { return "CHECK (" + r.Checks[k].Expr + ")" }
 func (f fake) CheckColumns(r *catalog.Relation, k int) []int   { return nil }
 func (f fake) DomainDefaultText(u *catalog.UserType) string    { return u.Default }
-func (f fake) DomainCheckText(oid uint32) string               { return "" }
+func (f fake) ConstraintDef(oid uint32) string                 { return "" }
 func (f fake) ACL(r *catalog.Relation) []string                { return []string{"root=arwd/root"} }
 func (f fake) HasPrivsOfRole(oid uint32) bool                  { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {

@@ -1,0 +1,240 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/types"
+)
+
+// The to_reg* functions (to_regproc, to_regprocedure, to_regnamespace,
+// to_regrole) and the regnamespace and regrole casts read a name as
+// PostgreSQL's reg* input functions do. weir's reg* values are OIDs;
+// a select item that is one prints as the reg* output function prints
+// it (regOut).
+
+// regNameList splits s into the names of a possibly qualified name as
+// PostgreSQL's stringToQualifiedNameList does: identifiers separated by
+// dots, blanks around them ignored, unquoted ones folded to lower case,
+// "" in a quoted one a quote. ok is false for anything else ("invalid
+// name syntax").
+func regNameList(s string) (names []string, ok bool) {
+	i := 0
+	blank := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') {
+			i++
+		}
+	}
+	blank()
+	if i == len(s) {
+		return nil, false
+	}
+	for {
+		var name string
+		if s[i] == '"' {
+			var b strings.Builder
+			for i++; ; i++ {
+				if i == len(s) {
+					return nil, false
+				}
+				if s[i] == '"' {
+					if i+1 < len(s) && s[i+1] == '"' {
+						b.WriteByte('"')
+						i++
+						continue
+					}
+					i++
+					break
+				}
+				b.WriteByte(s[i])
+			}
+			name = b.String()
+		} else {
+			j := i
+			for i < len(s) && s[i] != '.' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' {
+				i++
+			}
+			if i == j {
+				return nil, false
+			}
+			name = strings.ToLower(s[j:i])
+		}
+		names = append(names, name)
+		blank()
+		if i == len(s) {
+			return names, true
+		}
+		if s[i] != '.' {
+			return nil, false
+		}
+		i++
+		blank()
+		if i == len(s) {
+			return nil, false
+		}
+	}
+}
+
+// regName is regNameList failing as PostgreSQL does: 42602 for a name
+// it cannot read, 42601 for more than three names. It returns the last
+// name and its qualifier ("" for none).
+func regName(s string) (schema, name string) {
+	names, ok := regNameList(s)
+	if !ok {
+		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax"))
+	}
+	if len(names) > 3 {
+		fail(pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, ".")))
+	}
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	return schema, names[len(names)-1]
+}
+
+// toRegproc is to_regproc(s): the OID of the one function named s,
+// none for no function or several.
+func (b *binder) toRegproc(s string) (uint32, bool) {
+	schema, name := regName(s)
+	if schema != "" && schema != "pg_catalog" {
+		return 0, false
+	}
+	var found []uint32
+	for _, p := range functions.Procs() {
+		if p.Name == name {
+			found = append(found, p.OID)
+		}
+	}
+	if len(found) != 1 {
+		return 0, false
+	}
+	return found[0], true
+}
+
+// toRegprocedure is to_regprocedure(s): the OID of the function
+// name(types) names, none when there is none. Text that is not of that
+// form, and a type that does not exist, fail as in PostgreSQL.
+func (b *binder) toRegprocedure(s string) (uint32, bool) {
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a left parenthesis"))
+	}
+	rest := strings.TrimRight(s[open+1:], " \t\n\r")
+	if !strings.HasSuffix(rest, ")") {
+		fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a right parenthesis"))
+	}
+	schema, name := regName(s[:open])
+	var want []uint32
+	if args := strings.TrimSpace(rest[:len(rest)-1]); args != "" {
+		for _, a := range strings.Split(args, ",") {
+			a = strings.TrimSpace(a)
+			if a == `"any"` {
+				want = append(want, 0)
+				continue
+			}
+			want = append(want, b.typeOID(a, nil))
+		}
+	}
+	if schema != "" && schema != "pg_catalog" {
+		return 0, false
+	}
+	for _, p := range functions.Procs() {
+		if p.Name == name && len(p.Args) == len(want) && procArgsMatch(p, want) {
+			return p.OID, true
+		}
+	}
+	return 0, false
+}
+
+// procArgsMatch reports whether p's parameter types are want, a
+// variadic parameter being its array type.
+func procArgsMatch(p functions.Proc, want []uint32) bool {
+	for i, a := range p.Args {
+		if procArgOID(p, i, a) != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// procArgOID is the type OID of p's parameter i, of element type a: the
+// array type for a variadic one.
+func procArgOID(p functions.Proc, i int, a uint32) uint32 {
+	if p.Variadic && i == len(p.Args)-1 && a != 0 {
+		if t, ok := types.ByOID(a); ok && t.ArrayOID() != 0 {
+			return t.ArrayOID()
+		}
+	}
+	return a
+}
+
+// procText is how regprocout (withArgs false) and regprocedureout print
+// the function with OID oid: its name, or name(types) with the types as
+// format_type names them; the number for an OID that names none.
+func procText(oid uint32, withArgs bool) string {
+	p, ok := functions.ProcByOID(oid)
+	if !ok {
+		return strconv.FormatUint(uint64(oid), 10)
+	}
+	name := sql.QuoteIdent(p.Name)
+	if !withArgs {
+		return name
+	}
+	args := make([]string, len(p.Args))
+	for i, a := range p.Args {
+		args[i] = `"any"`
+		if t, ok := types.ByOID(procArgOID(p, i, a)); ok && a != 0 {
+			args[i] = t.String()
+		}
+	}
+	return name + "(" + strings.Join(args, ",") + ")"
+}
+
+// toRegnamespace is to_regnamespace(s) and regnamespace's input: the
+// OID of the schema s names.
+func (b *binder) toRegnamespace(s string) (uint32, bool) {
+	names, ok := regNameList(s)
+	if !ok || len(names) != 1 {
+		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax"))
+	}
+	if nc, ok := b.cat.(NameCatalog); ok {
+		return nc.NamespaceOID(names[0])
+	}
+	return 0, false
+}
+
+// toRegrole is to_regrole(s) and regrole's input: the OID of the role s
+// names.
+func (b *binder) toRegrole(s string) (uint32, bool) {
+	names, ok := regNameList(s)
+	if !ok || len(names) != 1 {
+		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax"))
+	}
+	if nc, ok := b.cat.(NameCatalog); ok {
+		return nc.RoleOID(names[0])
+	}
+	return 0, false
+}
+
+// regOutText prints oid as the output function of reg prints it
+// ("regproc", "regprocedure", "regnamespace", "regrole"): the object's
+// name, or the number for an OID that names none.
+func (b *binder) regOutText(reg string, oid uint32) string {
+	switch reg {
+	case "regproc", "regprocedure":
+		return procText(oid, reg == "regprocedure")
+	}
+	if nc, ok := b.cat.(NameCatalog); ok {
+		name, found := nc.NamespaceName(oid)
+		if reg == "regrole" {
+			name, found = nc.RoleName(oid)
+		}
+		if found {
+			return sql.QuoteIdent(name)
+		}
+	}
+	return strconv.FormatUint(uint64(oid), 10)
+}
