@@ -101,6 +101,9 @@ type HashJoin struct {
 
 	// na is the state of a null-aware anti join (NOT IN), nil otherwise.
 	na *nullAware
+	// prune drops left rows below their window's highest key
+	// (hash_join_prune.go), nil when the plan has no MaxPrune.
+	prune *maxPrune
 }
 
 // joinReader delivers a join's input messages with their side (0 left,
@@ -208,6 +211,14 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 			return nil, err
 		}
 	}
+	if n.MaxPrune != nil {
+		if n.Kind != planner.InnerJoin || n.NullAware {
+			return nil, pgerr.New(pgerr.InternalError, "hash join: max prune on a join that is not inner")
+		}
+		if j.prune, err = newMaxPrune(n.MaxPrune, ls.ts); err != nil {
+			return nil, err
+		}
+	}
 	if j.in, err = newJoinInputs(left, right); err != nil {
 		return nil, err
 	}
@@ -262,6 +273,14 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 			continue
 		}
 		op := c.Op(i)
+		if s == 0 && j.prune != nil {
+			if !op.IsInsert() {
+				return pgerr.New(pgerr.InternalError, "hash join: a retraction on a left side that drops rows below its window's maximum")
+			}
+			if j.prune.drop(c, i) {
+				continue
+			}
+		}
 		if op == types.OpUpdateDelete && i+1 < n && c.Visible(i+1) && c.Op(i+1) == types.OpUpdateInsert {
 			start := len(j.pend)
 			del, ins := j.inputRow(c, i, 0), j.inputRow(c, i+1, 1)
