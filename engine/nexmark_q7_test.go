@@ -2,9 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,14 +17,8 @@ import (
 // price seen so far (planner/stream_maxprune.go), and compares the view
 // with the batch query over tables holding the same events.
 func TestNexmarkQ7DropsBelowMax(t *testing.T) {
-	events := int64(20000)
-	if s := os.Getenv("NEXMARK_Q7_EVENTS"); s != "" {
-		events, _ = strconv.ParseInt(s, 10, 64)
-	}
+	const events = 20000
 	opts := nexmark.SourceOptions{Events: events, Splits: 1, BaseMillis: nexmarkBase, EventRate: 700, Watermark: true}
-	if os.Getenv("NEXMARK_Q7_EVENTS") != "" {
-		opts.EventRate = 0
-	}
 	stream := openTest(t, vfs.NewMem())
 	defer stream.Close()
 	ss := session(t, stream)
@@ -71,5 +63,5 @@ func TestNexmarkQ7DropsBelowMax(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no rows: the test compares nothing")
 	}
-	t.Logf("%d rows: %v", len(want), want)
+	t.Logf("%d rows", len(want))
 }

@@ -44,7 +44,9 @@ func newMaxPrune(p *planner.JoinMaxPrune, left []types.T) (*maxPrune, error) {
 		return nil, pgerr.New(pgerr.InternalError, "hash join: max prune on a key of type %s", left[p.Value])
 	}
 	switch left[p.Time].ID {
-	case types.Timestamp, types.Timestamptz:
+	// The planner marks timestamps; the arithmetic is the same on
+	// integers.
+	case types.Timestamp, types.Timestamptz, types.Int2, types.Int4, types.Int8:
 	default:
 		return nil, pgerr.New(pgerr.InternalError, "hash join: max prune on a time of type %s", left[p.Time])
 	}
