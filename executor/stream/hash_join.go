@@ -28,6 +28,10 @@ import (
 // interval join (planner.StreamHashJoin.Bounds) also drops the stored
 // rows that the other side's watermark has put out of reach of any
 // later match, so that its state stays bounded (hash_join_clean.go).
+// A join whose right side is the maximum of its left key per window
+// (planner.StreamHashJoin.MaxPrune, Nexmark q7) drops on arrival the left
+// rows below their window's highest key seen so far, which can match no
+// later right row (hash_join_prune.go).
 //
 //   - Chunk: each visible row is joined at once with the other side's
 //     state and the changes are returned right away (a join's output
