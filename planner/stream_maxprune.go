@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/weirdb/weir/sql/catalog"
-
 	"github.com/weirdb/weir/types"
 )
 
@@ -39,12 +37,13 @@ import (
 //     sets, over an append-only input, reached through exchanges, shares
 //     and projections that pass the columns through;
 //   - the aggregation's argument and the left key are the same column of
-//     the same relation (a table, or a source without a WATERMARK
-//     clause or of one partition: both readers drop the same late rows), its group key is TUMBLE's window_end over a timestamp column
-//     of that relation that is the left side's column T, and both inputs
-//     reach the relation through nothing but exchanges, shares and
-//     projections (no filter: every left row is a row the maximum
-//     aggregates, in the same window);
+//     the same relation (a table, or a Nexmark source of one split:
+//     both readers see the same rows and drop the same late ones,
+//     sameRelation), its group key is TUMBLE's window_end over a
+//     timestamp column of that relation that is the left side's column
+//     T, and both inputs reach the relation through nothing but
+//     exchanges, shares and projections (no filter: every left row is a
+//     row the maximum aggregates, in the same window);
 //   - the join's bounds (stream_interval.go) put the right row's
 //     window_end W within [T, T + size] for every match: W >= T + d with
 //     d >= 0, and T >= W - c with 0 <= c <= size. The window ends in that
@@ -83,7 +82,7 @@ func (sp *streamPlanner) joinMaxPrune(n *StreamHashJoin) *JoinMaxPrune {
 		if b.Side != 0 {
 			continue
 		}
-		c, ok := shiftOf(b.Expr, b.OtherCol, -1)
+		c, ok := shiftOf(b.Expr, b.OtherCol, "-")
 		if !ok || c < 0 {
 			continue
 		}
@@ -92,7 +91,7 @@ func (sp *streamPlanner) joinMaxPrune(n *StreamHashJoin) *JoinMaxPrune {
 			if b2.Side != 1 || b2.Col != b.OtherCol || b2.OtherCol != b.Col {
 				continue
 			}
-			if d, ok := shiftOf(b2.Expr, b.Col, 1); !ok || d < 0 {
+			if d, ok := shiftOf(b2.Expr, b.Col, "+"); !ok || d < 0 {
 				continue
 			}
 			if p := maxOfWindow(n, lv, b.Col, b.OtherCol, c); p != nil {
@@ -103,15 +102,14 @@ func (sp *streamPlanner) joinMaxPrune(n *StreamHashJoin) *JoinMaxPrune {
 	return nil
 }
 
-// shiftOf reads e as column col plus (sign 1) or minus (sign -1) a
-// constant interval of microseconds k >= 0 and returns k; a plain column
-// is k = 0.
-func shiftOf(e Expr, col int, sign int) (int64, bool) {
+// shiftOf reads e as column col op (+ or -) a constant interval of
+// microseconds k and returns k; a plain column is k = 0.
+func shiftOf(e Expr, col int, op string) (int64, bool) {
 	if c, ok := e.(*ColRef); ok {
 		return 0, c.Idx == col
 	}
 	call, ok := e.(*Call)
-	if !ok || len(call.Args) != 2 || call.Fn != map[int]string{1: "+", -1: "-"}[sign] {
+	if !ok || len(call.Args) != 2 || call.Fn != op {
 		return 0, false
 	}
 	c, ok := call.Args[0].(*ColRef)
@@ -255,8 +253,15 @@ func relBelow(n StreamNode, es []Expr) (StreamNode, []Expr, bool) {
 }
 
 // sameRelation reports whether a and b (table scans or sources) deliver
-// the same rows: the same relation, and for sources the same watermark
-// without an idle timeout, so that both drop the same late rows.
+// the same rows: the same table (its changelog, late rows dropped when
+// they were written), or the same Nexmark generator source, whose
+// readers all generate the same events, with one split when it has a
+// watermark. Which rows a source's watermark drops as late depends on
+// its records alone only within one partition
+// (executor/stream/source_watermark.go): across partitions it also
+// depends on how a reader interleaves them and on when they went idle,
+// so two readers may drop different rows. Other sources are left out:
+// two readers of a Kafka topic need not start at the same offset.
 func sameRelation(a, b StreamNode) bool {
 	switch x := a.(type) {
 	case *StreamTableScan:
@@ -264,35 +269,17 @@ func sameRelation(a, b StreamNode) bool {
 		return ok && x.Rel != nil && y.Rel != nil && x.Rel.ID == y.Rel.ID
 	case *StreamSource:
 		y, ok := b.(*StreamSource)
-		if !ok || x.Rel == nil || y.Rel == nil || x.Rel.ID != y.Rel.ID || (x.Watermark == nil) != (y.Watermark == nil) {
+		if !ok || x.Rel == nil || y.Rel == nil || x.Rel.ID != y.Rel.ID || !strings.EqualFold(x.Rel.With["connector"], "nexmark") {
 			return false
 		}
-		if w, v := x.Watermark, y.Watermark; w != nil {
-			return onePartition(x.Rel) && w.Col == v.Col && exprKey(w.Expr) == exprKey(v.Expr)
+		w, v := x.Watermark, y.Watermark
+		if w == nil || v == nil {
+			return w == v
 		}
-		return true
+		n, set := x.Rel.With["nexmark.split.num"]
+		return (!set || strings.TrimSpace(n) == "1") && w.Col == v.Col && exprKey(w.Expr) == exprKey(v.Expr)
 	}
 	return false
-}
-
-// onePartition reports whether source rel is known to have a single
-// partition: a generator (nexmark or datagen) of one split. Which rows a
-// source's watermark drops as late depends on its records alone only
-// then (executor/stream/source_watermark.go): across partitions it also
-// depends on how a reader interleaves them and on when they went idle,
-// so two readers of the source may drop different rows.
-func onePartition(rel *catalog.Relation) bool {
-	var key string
-	switch strings.ToLower(rel.With["connector"]) {
-	case "nexmark":
-		key = "nexmark.split.num"
-	case "datagen":
-		key = "datagen.split.num"
-	default:
-		return false
-	}
-	n, ok := rel.With[key]
-	return !ok || strings.TrimSpace(n) == "1"
 }
 
 // sameColumn reports whether a over scan x's output and b over scan y's
