@@ -37,9 +37,9 @@ import (
 //     sets, over an append-only input, reached through exchanges, shares
 //     and projections that pass the columns through;
 //   - the aggregation's argument and the left key are the same column of
-//     the same relation (a table, or a Nexmark source of one split:
-//     both readers see the same rows and drop the same late ones,
-//     sameRelation), its group key is TUMBLE's window_end over a
+//     the same relation (a table, or a Nexmark source, of one split when
+//     it has a watermark: both readers see the same rows and drop the
+//     same late ones, sameRelation), its group key is TUMBLE's window_end over a
 //     timestamp column of that relation that is the left side's column
 //     T, and both inputs reach the relation through nothing but
 //     exchanges, shares and projections (no filter: every left row is a
