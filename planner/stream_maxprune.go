@@ -39,11 +39,11 @@ import (
 //   - the aggregation's argument and the left key are the same column of
 //     the same relation (a table, or a Nexmark source, of one split when
 //     it has a watermark: both readers see the same rows and drop the
-//     same late ones, sameRelation), its group key is TUMBLE's window_end over a
-//     timestamp column of that relation that is the left side's column
-//     T, and both inputs reach the relation through nothing but
-//     exchanges, shares and projections (no filter: every left row is a
-//     row the maximum aggregates, in the same window);
+//     same late ones, sameRelation), its group key is TUMBLE's
+//     window_end over a timestamp column of that relation that is the
+//     left side's column T, and both inputs reach the relation through
+//     nothing but exchanges, shares and projections (no filter: every
+//     left row is a row the maximum aggregates, in the same window);
 //   - the join's bounds (stream_interval.go) put the right row's
 //     window_end W within [T, T + size] for every match: W >= T + d with
 //     d >= 0, and T >= W - c with 0 <= c <= size. The window ends in that
@@ -52,9 +52,10 @@ import (
 //     dropped.
 //   - the key is an integer (compared as Datum.I, as max compares it).
 //
-// Nothing in the state changes: a join without the running maxima (a
-// restart, another actor of the join) stores more rows, never fewer than
-// it must, so the plan keeps its data format.
+// Nothing in the state changes: a join without the highest values seen
+// (after a restart or a rescale, or an actor that sees only some of the
+// rows) stores more rows, never fewer than it must, so the plan keeps its
+// data format.
 
 // JoinMaxPrune marks a join whose left rows below their window's highest
 // value seen so far are dropped on arrival (stream_maxprune.go). Value and
