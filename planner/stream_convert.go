@@ -1009,6 +1009,7 @@ func (sp *streamPlanner) join(j *Join) StreamNode {
 	// cleaned.
 	n.Bounds = joinBounds(n, nlw, [2][]string{keyNames(j.LeftKeys), keyNames(j.RightKeys)})
 	n.Watermarks = joinWatermarks(n, nlw)
+	n.MaxPrune = sp.joinMaxPrune(n)
 
 	// Each side's rows are kept by join key + stream key; the side whose
 	// rows an outer, semi or anti join emits depending on whether they

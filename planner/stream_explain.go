@@ -271,6 +271,9 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 				tables = append(tables, c.Index)
 			}
 		}
+		if x.MaxPrune != nil {
+			add("max_prune: [%s]", describeMaxPrune(lo, x.MaxPrune))
+		}
 		if x.TTLMs > 0 {
 			add("state_ttl: %s", types.FormatInterval(micros(x.TTLMs*1000)))
 			for _, d := range []StateTableDesc{x.LeftTTL, x.RightTTL} {

@@ -332,6 +332,10 @@ type StreamHashJoin struct {
 	// NULL: one row (_rows int8, _nulls int8) under the empty key.
 	NullAware  bool
 	CountState StateTableDesc
+	// MaxPrune, when set, lets the join drop on arrival the left rows
+	// below the highest value of their window seen so far: the right
+	// side is the maximum per window of the left key (stream_maxprune.go).
+	MaxPrune *JoinMaxPrune
 }
 
 // JoinBound is a lower bound that a join's condition puts on a column of

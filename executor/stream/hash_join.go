@@ -28,6 +28,10 @@ import (
 // interval join (planner.StreamHashJoin.Bounds) also drops the stored
 // rows that the other side's watermark has put out of reach of any
 // later match, so that its state stays bounded (hash_join_clean.go).
+// A join whose right side is the maximum of its left key per window
+// (planner.StreamHashJoin.MaxPrune, Nexmark q7) drops on arrival the left
+// rows below their window's highest key seen so far, which can match no
+// later right row (hash_join_prune.go).
 //
 //   - Chunk: each visible row is joined at once with the other side's
 //     state and the changes are returned right away (a join's output
@@ -101,6 +105,9 @@ type HashJoin struct {
 
 	// na is the state of a null-aware anti join (NOT IN), nil otherwise.
 	na *nullAware
+	// prune drops left rows below their window's highest key
+	// (hash_join_prune.go), nil when the plan has no MaxPrune.
+	prune *maxPrune
 }
 
 // joinReader delivers a join's input messages with their side (0 left,
@@ -208,6 +215,14 @@ func NewHashJoin(actx *ActorContext, left, right Operator, n *planner.StreamHash
 			return nil, err
 		}
 	}
+	if n.MaxPrune != nil {
+		if n.Kind != planner.InnerJoin || n.NullAware {
+			return nil, pgerr.New(pgerr.InternalError, "hash join: max prune on a join that is not inner")
+		}
+		if j.prune, err = newMaxPrune(n.MaxPrune, ls.ts); err != nil {
+			return nil, err
+		}
+	}
 	if j.in, err = newJoinInputs(left, right); err != nil {
 		return nil, err
 	}
@@ -262,6 +277,14 @@ func (j *HashJoin) chunk(s int, c *types.Chunk) error {
 			continue
 		}
 		op := c.Op(i)
+		if s == 0 && j.prune != nil {
+			if !op.IsInsert() {
+				return pgerr.New(pgerr.InternalError, "hash join: a retraction on a left side that drops rows below its window's maximum")
+			}
+			if j.prune.drop(c, i) {
+				continue
+			}
+		}
 		if op == types.OpUpdateDelete && i+1 < n && c.Visible(i+1) && c.Op(i+1) == types.OpUpdateInsert {
 			start := len(j.pend)
 			del, ins := j.inputRow(c, i, 0), j.inputRow(c, i+1, 1)

@@ -373,6 +373,9 @@ func (j *HashJoin) watermark(s int, w types.Watermark) {
 		return
 	}
 	j.wm[s][w.Col] = w
+	if s == 0 && j.prune != nil {
+		j.prune.watermark(w)
+	}
 	for _, b := range j.bounds {
 		if b.side == 1-s && b.otherCol == w.Col {
 			b.update(w)
