@@ -80,12 +80,15 @@ type HashAgg struct {
 	dirtyNull *aggGroup
 	// intPair: the group keys are two of the integer family (a window
 	// and a key of it, say); groups whose keys are both non-NULL are
-	// found by value in dirtyPair, the others through dirty.
-	intPair   bool
-	dirtyPair map[[2]int64]*aggGroup
-	wms       []types.Watermark
-	out       []types.Message
-	ob        outBuilder
+	// found by value in pairs, the others through dirty.
+	intPair bool
+	pairs   pairIndex
+	// curBuf is flushGroup's output row, reused (the output chunks copy
+	// it).
+	curBuf types.Row
+	wms    []types.Watermark
+	out    []types.Message
+	ob     outBuilder
 
 	// eowc: StreamHashAgg.EOWC. closed[i] is the last watermark applied
 	// on group key i (valid when hasClosed[i]); anyClosed: one is.
@@ -228,7 +231,6 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	if len(a.keyTs) == 2 && a.keyTs[0].Family() == types.FamInt && a.keyTs[1].Family() == types.FamInt &&
 		a.keyTs[0].ID != types.Unknown && a.keyTs[1].ID != types.Unknown {
 		a.intPair = true
-		a.dirtyPair = map[[2]int64]*aggGroup{}
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
 	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
@@ -358,16 +360,7 @@ func (a *HashAgg) group() (*aggGroup, error) {
 		return g, nil
 	}
 	if a.intPair && !a.key[0].Null && !a.key[1].Null {
-		k := [2]int64{a.key[0].I, a.key[1].I}
-		if g, ok := a.dirtyPair[k]; ok {
-			return g, nil
-		}
-		g, err := a.load()
-		if err != nil {
-			return nil, err
-		}
-		a.dirtyPair[k] = g
-		return g, nil
+		return a.pairGroup([2]int64{a.key[0].I, a.key[1].I})
 	}
 	a.kbuf = a.result.EncodeKey(a.kbuf[:0], a.key)
 	if g, ok := a.dirty[string(a.kbuf)]; ok {
@@ -379,6 +372,21 @@ func (a *HashAgg) group() (*aggGroup, error) {
 		return nil, err
 	}
 	a.dirty[ek] = g
+	return g, nil
+}
+
+// pairGroup is group for two integer keys (intPair) of values k, which
+// a.key holds or, when the group is not dirty yet, is set to.
+func (a *HashAgg) pairGroup(k [2]int64) (*aggGroup, error) {
+	if p, ok := a.pairs.get(k); ok {
+		return a.order[p], nil
+	}
+	a.key[0], a.key[1] = types.Datum{I: k[0]}, types.Datum{I: k[1]}
+	g, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	a.pairs.put(k, len(a.order)-1)
 	return g, nil
 }
 
@@ -430,13 +438,16 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 			p += len(c.tailTs)
 		}
 	}
-	g.old = a.output(g)
+	g.old = a.output(nil, g)
 	return nil
 }
 
-// output returns the group's output row: keys, then each call's result.
-func (a *HashAgg) output(g *aggGroup) types.Row {
-	r := make(types.Row, 0, len(a.ob.ts))
+// output appends the group's output row (keys, then each call's result)
+// to r, which it allocates when r is nil.
+func (a *HashAgg) output(r types.Row, g *aggGroup) types.Row {
+	if r == nil {
+		r = make(types.Row, 0, len(a.ob.ts))
+	}
 	r = append(r, g.key...)
 	for i, c := range a.calls {
 		d, err := c.result(&g.vals[i])
@@ -471,17 +482,37 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 			filters[j] = v
 		}
 	}
+	// Two integer keys: a row's group is found by the keys' values,
+	// read from their vectors, and its key row is built only when the
+	// group is loaded.
+	var k0, k1 *types.Vec
+	if a.intPair {
+		k0, k1 = c.Cols[a.plan.GroupBy[0]], c.Cols[a.plan.GroupBy[1]]
+		if k0.T.Family() != types.FamInt || k1.T.Family() != types.FamInt {
+			k0, k1 = nil, nil
+		}
+	}
 	for i := 0; i < c.Len(); i++ {
 		if !c.Visible(i) {
 			continue
 		}
-		for k, col := range a.plan.GroupBy {
-			a.key[k] = c.Cols[col].Get(i)
+		var g *aggGroup
+		var err error
+		if k0 != nil && !k0.Nulls[i] && !k1.Nulls[i] {
+			k := [2]int64{k0.I[i], k1.I[i]}
+			if a.anyClosed && a.pairBehind(k) {
+				continue
+			}
+			g, err = a.pairGroup(k)
+		} else {
+			for k, col := range a.plan.GroupBy {
+				a.key[k] = c.Cols[col].Get(i)
+			}
+			if a.anyClosed && a.behind() {
+				continue
+			}
+			g, err = a.group()
 		}
-		if a.anyClosed && a.behind() {
-			continue
-		}
-		g, err := a.group()
 		if err != nil {
 			return err
 		}
@@ -554,12 +585,7 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 	if err := a.expire(); err != nil {
 		return err
 	}
-	clear(a.dirty)
-	clear(a.dirtyInt)
-	clear(a.dirtyPair)
-	a.dirtyNull = nil
-	clear(a.order)
-	a.order = a.order[:0]
+	a.clearDirty()
 	if !a.started {
 		a.started = true
 		if len(a.keyTs) == 0 {
@@ -616,14 +642,19 @@ func (a *HashAgg) maybeFlushEarly() error {
 			return err
 		}
 	}
+	a.clearDirty()
+	a.out = a.ob.take(a.out)
+	return nil
+}
+
+// clearDirty forgets the dirty groups once flushed.
+func (a *HashAgg) clearDirty() {
 	clear(a.dirty)
 	clear(a.dirtyInt)
-	clear(a.dirtyPair)
+	a.pairs.reset()
 	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]
-	a.out = a.ob.take(a.out)
-	return nil
 }
 
 // emptySet reports whether key is the group of one of
@@ -665,7 +696,8 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 			return err
 		}
 	}
-	cur := a.output(g)
+	cur := a.output(a.curBuf[:0], g)
+	a.curBuf = cur
 	switch {
 	case a.eowc:
 		// Emitted when the watermark closes the group.
