@@ -86,9 +86,16 @@ type HashAgg struct {
 	// curBuf is flushGroup's output row, reused (the output chunks copy
 	// it).
 	curBuf types.Row
-	wms    []types.Watermark
-	out    []types.Message
-	ob     outBuilder
+	// slabGroups, slabDatums and slabVals are what load cuts its groups
+	// from (each group, key, old row and values were an allocation of
+	// their own): blocks of groupSlab groups, never reused, so a group
+	// outlives its epoch safely wherever it is still referenced.
+	slabGroups []aggGroup
+	slabDatums []types.Datum
+	slabVals   []aggCallVal
+	wms        []types.Watermark
+	out        []types.Message
+	ob         outBuilder
 
 	// eowc: StreamHashAgg.EOWC. closed[i] is the last watermark applied
 	// on group key i (valid when hasClosed[i]); anyClosed: one is.
@@ -393,7 +400,7 @@ func (a *HashAgg) pairGroup(k [2]int64) (*aggGroup, error) {
 // load reads the group of the key in a.key from the Result table (or
 // creates it) and lists it as dirty.
 func (a *HashAgg) load() (*aggGroup, error) {
-	g := &aggGroup{key: make(types.Row, len(a.key)), vals: make([]aggCallVal, len(a.calls))}
+	g := a.newGroup()
 	for i, d := range a.key {
 		g.key[i] = detach(d)
 	}
@@ -438,8 +445,40 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 			p += len(c.tailTs)
 		}
 	}
-	g.old = a.output(nil, g)
+	g.old = a.output(a.slabRow(len(a.ob.ts))[:0], g)
 	return nil
+}
+
+// groupSlab is the number of groups in a block of load's memory.
+const groupSlab = 128
+
+// newGroup returns a new group with room for a key and the calls'
+// values, cut from the current blocks.
+func (a *HashAgg) newGroup() *aggGroup {
+	if len(a.slabGroups) == 0 {
+		a.slabGroups = make([]aggGroup, groupSlab)
+	}
+	g := &a.slabGroups[0]
+	a.slabGroups = a.slabGroups[1:]
+	g.key = a.slabRow(len(a.key))
+	n := len(a.calls)
+	if len(a.slabVals) < n {
+		a.slabVals = make([]aggCallVal, groupSlab*n)
+	}
+	g.vals = a.slabVals[:n:n]
+	a.slabVals = a.slabVals[n:]
+	return g
+}
+
+// slabRow returns a row of n datums cut from the current block (its
+// capacity is n: an append to it copies).
+func (a *HashAgg) slabRow(n int) types.Row {
+	if len(a.slabDatums) < n {
+		a.slabDatums = make([]types.Datum, groupSlab*(len(a.keyTs)+len(a.ob.ts)))
+	}
+	r := a.slabDatums[:n:n]
+	a.slabDatums = a.slabDatums[n:]
+	return r
 }
 
 // output appends the group's output row (keys, then each call's result)

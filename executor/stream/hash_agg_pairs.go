@@ -85,11 +85,16 @@ func (p *pairIndex) grow() {
 	}
 }
 
-// reset empties the index. A table grown far past what the last use
-// filled is given back, so that one large epoch does not make every
-// later reset clear it all.
+// pairIndexKeep is the most slots a reset keeps whatever the last use
+// filled (1.5 MiB): a flush of this many groups comes again, and
+// growing back to it would rehash every group.
+const pairIndexKeep = 1 << 16
+
+// reset empties the index. A table grown past pairIndexKeep slots and
+// far past what the last use filled is given back, so that one large
+// epoch does not make every later reset clear it all.
 func (p *pairIndex) reset() {
-	if len(p.slots) > pairIndexMin && p.n*8 < len(p.slots) {
+	if len(p.slots) > pairIndexKeep && p.n*8 < len(p.slots) {
 		p.slots, p.shift = nil, 0
 	} else {
 		clear(p.slots)
