@@ -199,9 +199,11 @@ type StateTable struct {
 	sbuf, ebuf []byte
 	// vbuf is the scratch of an encoded table's row encodings.
 	vbuf []byte
-	// The last lookup: when lastOK holds, the key lkey has the entry last
-	// (nil: none), so that a write after a read of the same key (an
-	// aggregation's read-modify-write) looks it up once.
+	// The last lookup or write: when lastOK holds, the key lkey has the
+	// entry last (nil: none), so that a write after a read or a write of
+	// the same key (an aggregation's read-modify-write, a join side's
+	// update pair) looks it up once. An entry that left memory since is
+	// marked gone, and then looked up again.
 	lkey   []byte
 	last   *stEntry
 	lastOK bool
@@ -529,6 +531,10 @@ func (t *StateTable) setEncoded(row types.Row) {
 		t.dirty = append(t.dirty, e)
 		t.dirtyBytes += e.size
 	}
+	// A write of the same key next (a join side's update pair, its
+	// deletion then its insertion) finds the entry without a lookup.
+	t.lkey = append(t.lkey[:0], t.kbuf...)
+	t.last, t.lastOK = e, true
 	if t.cache.over() {
 		t.maybeEvict()
 		t.maybeSpill()
