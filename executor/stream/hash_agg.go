@@ -86,6 +86,8 @@ type HashAgg struct {
 	// curBuf is flushGroup's output row, reused (the output chunks copy
 	// it).
 	curBuf types.Row
+	// rowGroups is pairGroups' buffer: the group of each row of a chunk.
+	rowGroups []*aggGroup
 	// slabGroups, slabDatums and slabVals are what load cuts its groups
 	// from (each group, key, old row and values were an allocation of
 	// their own): blocks of groupSlab groups, never reused, so a group
@@ -498,6 +500,56 @@ func (a *HashAgg) output(r types.Row, g *aggGroup) types.Row {
 	return r
 }
 
+// rowGroup returns the dirty group of visible row i of c, or nil for a
+// row of a closed group.
+func (a *HashAgg) rowGroup(c *types.Chunk, i int) (*aggGroup, error) {
+	for k, col := range a.plan.GroupBy {
+		a.key[k] = c.Cols[col].Get(i)
+	}
+	if a.anyClosed && a.behind() {
+		return nil, nil
+	}
+	return a.group()
+}
+
+// pairGroups returns the dirty group of each row of c for two integer
+// keys (intPair), nil for a row hidden or of a closed group; nil
+// altogether when c's key vectors do not hold integers.
+func (a *HashAgg) pairGroups(c *types.Chunk) ([]*aggGroup, error) {
+	k0, k1 := c.Cols[a.plan.GroupBy[0]], c.Cols[a.plan.GroupBy[1]]
+	if k0.T.Family() != types.FamInt || k1.T.Family() != types.FamInt {
+		return nil, nil
+	}
+	groups := a.rowGroups[:0]
+	for i := 0; i < c.Len(); i++ {
+		var g *aggGroup
+		switch {
+		case !c.Visible(i):
+		case !k0.Nulls[i] && !k1.Nulls[i]:
+			k := [2]int64{k0.I[i], k1.I[i]}
+			if a.anyClosed && a.pairBehind(k) {
+				break
+			}
+			if p, ok := a.pairs.get(k); ok {
+				g = a.order[p]
+				break
+			}
+			var err error
+			if g, err = a.pairGroup(k); err != nil {
+				return nil, err
+			}
+		default:
+			var err error
+			if g, err = a.rowGroup(c, i); err != nil {
+				return nil, err
+			}
+		}
+		groups = append(groups, g)
+	}
+	a.rowGroups = groups
+	return groups, nil
+}
+
 // applyChunk folds a chunk into the dirty groups.
 func (a *HashAgg) applyChunk(c *types.Chunk) error {
 	// Evaluate every call's arguments and FILTER over the chunk first:
@@ -521,39 +573,35 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 			filters[j] = v
 		}
 	}
-	// Two integer keys: a row's group is found by the keys' values,
-	// read from their vectors, and its key row is built only when the
-	// group is loaded.
-	var k0, k1 *types.Vec
+	// Two integer keys: every row's group is found first, by the keys'
+	// values read from their vectors (its key row is built only when the
+	// group is loaded), in a loop short enough that the processor
+	// overlaps the lookups' cache misses; then the rows are folded.
+	// Folding a row writes nothing a lookup reads.
+	var groups []*aggGroup
 	if a.intPair {
-		k0, k1 = c.Cols[a.plan.GroupBy[0]], c.Cols[a.plan.GroupBy[1]]
-		if k0.T.Family() != types.FamInt || k1.T.Family() != types.FamInt {
-			k0, k1 = nil, nil
+		var err error
+		if groups, err = a.pairGroups(c); err != nil {
+			return err
 		}
 	}
 	for i := 0; i < c.Len(); i++ {
-		if !c.Visible(i) {
-			continue
-		}
 		var g *aggGroup
-		var err error
-		if k0 != nil && !k0.Nulls[i] && !k1.Nulls[i] {
-			k := [2]int64{k0.I[i], k1.I[i]}
-			if a.anyClosed && a.pairBehind(k) {
+		if groups != nil {
+			if g = groups[i]; g == nil {
 				continue
 			}
-			g, err = a.pairGroup(k)
 		} else {
-			for k, col := range a.plan.GroupBy {
-				a.key[k] = c.Cols[col].Get(i)
-			}
-			if a.anyClosed && a.behind() {
+			if !c.Visible(i) {
 				continue
 			}
-			g, err = a.group()
-		}
-		if err != nil {
-			return err
+			var err error
+			if g, err = a.rowGroup(c, i); err != nil {
+				return err
+			}
+			if g == nil {
+				continue
+			}
 		}
 		sign := signOf(c.Op(i))
 		if sign < 0 && g.rows <= 0 && a.ttl > 0 {
@@ -691,6 +739,7 @@ func (a *HashAgg) clearDirty() {
 	clear(a.dirty)
 	clear(a.dirtyInt)
 	a.pairs.reset()
+	clear(a.rowGroups)
 	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]
