@@ -3,13 +3,13 @@ package stream
 // pairIndex finds the dirty groups of an aggregation grouped by two
 // non-NULL integer keys (HashAgg.intPair) by their values: a hash table
 // of open addressing from the pair to the group's position in
-// HashAgg.order. It is a Go map[[2]int64]*aggGroup in a tenth of the
-// work: every input row of such an aggregation (Nexmark q5's count per
-// window and auction, five rows per bid) looks its group up, and a
-// generic map hashes the 16-byte key through memhash and probes its
-// groups of slots, where this table multiplies, shifts and compares two
-// words. Its slots hold no pointers, so the garbage collector does not
-// scan them.
+// HashAgg.order, in place of a Go map[[2]int64]*aggGroup: every input
+// row of such an aggregation (Nexmark q5's count per window and
+// auction, five rows per bid) looks its group up, and a generic map
+// hashes the 16-byte key through memhash and probes its groups of
+// slots, where this table multiplies, shifts and compares two words.
+// Its slots hold no pointers, so the garbage collector does not scan
+// them.
 type pairIndex struct {
 	// slots has a power-of-two length; a slot with pos 0 is empty,
 	// otherwise pos-1 is the group's position in the order.
