@@ -58,6 +58,20 @@ func TableKey(tableID uint32, key []byte) []byte {
 	return append(TablePrefix(tableID), key...)
 }
 
+// appendPrefixEnd appends prefixEnd(p) to dst; false when there is none
+// (p is all 0xff bytes), with dst as it was.
+func appendPrefixEnd(dst, p []byte) ([]byte, bool) {
+	n := len(dst)
+	dst = append(dst, p...)
+	for i := len(dst) - 1; i >= n; i-- {
+		dst[i]++
+		if dst[i] != 0 {
+			return dst[:i+1], true
+		}
+	}
+	return dst[:n], false
+}
+
 // prefixEnd returns the smallest key greater than every key starting with
 // p, or nil when there is none (p is all 0xFF).
 func prefixEnd(p []byte) []byte {

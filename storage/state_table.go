@@ -195,13 +195,15 @@ type StateTable struct {
 	err error
 
 	kbuf []byte
-	// sbuf is AppendRows' scratch for encoded bounds.
-	sbuf []byte
+	// sbuf and ebuf are AppendRows' scratch for encoded bounds.
+	sbuf, ebuf []byte
 	// vbuf is the scratch of an encoded table's row encodings.
 	vbuf []byte
-	// The last lookup: when lastOK holds, the key lkey has the entry last
-	// (nil: none), so that a write after a read of the same key (an
-	// aggregation's read-modify-write) looks it up once.
+	// The last lookup or write: when lastOK holds, the key lkey has the
+	// entry last (nil: none), so that a write after a read or a write of
+	// the same key (an aggregation's read-modify-write, a join side's
+	// update pair) looks it up once. An entry that left memory since is
+	// marked gone, and then looked up again.
 	lkey   []byte
 	last   *stEntry
 	lastOK bool
@@ -529,6 +531,10 @@ func (t *StateTable) setEncoded(row types.Row) {
 		t.dirty = append(t.dirty, e)
 		t.dirtyBytes += e.size
 	}
+	// A write of the same key next (a join side's update pair, its
+	// deletion then its insertion) finds the entry without a lookup.
+	t.lkey = append(t.lkey[:0], t.kbuf...)
+	t.last, t.lastOK = e, true
 	if t.cache.over() {
 		t.maybeEvict()
 		t.maybeSpill()
@@ -751,13 +757,21 @@ func (t *StateTable) AppendRows(dst []types.Row, prefix types.Row) ([]types.Row,
 	if !t.whole || t.dropClean {
 		return appendAll(dst, t.Iter(prefix, false))
 	}
+	// The bounds view the table's buffers rather than copy them: a probe
+	// of a join side is one call, and nothing the walk does writes
+	// them.
 	t.sbuf = t.EncodeKey(t.sbuf[:0], prefix)
 	hi := btreemap.Max[string]()
-	if end := prefixEnd(t.sbuf); end != nil {
-		hi = btreemap.LT(string(end))
+	var ok bool
+	if t.ebuf, ok = appendPrefixEnd(t.ebuf[:0], t.sbuf); ok {
+		hi = btreemap.LT(bytesView(t.ebuf))
 	}
-	return t.appendTree(dst, btreemap.GE(string(t.sbuf)), hi)
+	return t.appendTree(dst, btreemap.GE(bytesView(t.sbuf)), hi)
 }
+
+// bytesView returns b as a string without copying it; b must not change
+// while the string is in use.
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // AppendRange is AppendRows over the keys k with lo <= k < hi, as
 // IterRange(lo, hi, false) returns them.

@@ -80,12 +80,24 @@ type HashAgg struct {
 	dirtyNull *aggGroup
 	// intPair: the group keys are two of the integer family (a window
 	// and a key of it, say); groups whose keys are both non-NULL are
-	// found by value in dirtyPair, the others through dirty.
-	intPair   bool
-	dirtyPair map[[2]int64]*aggGroup
-	wms       []types.Watermark
-	out       []types.Message
-	ob        outBuilder
+	// found by value in pairs, the others through dirty.
+	intPair bool
+	pairs   pairIndex
+	// curBuf is flushGroup's output row, reused (the output chunks copy
+	// it).
+	curBuf types.Row
+	// rowGroups is pairGroups' buffer: the group of each row of a chunk.
+	rowGroups []*aggGroup
+	// slabGroups, slabDatums and slabVals are what load cuts its groups
+	// from (each group, key, old row and values were an allocation of
+	// their own): blocks of groupSlab groups, never reused, so a group
+	// outlives its epoch safely wherever it is still referenced.
+	slabGroups []aggGroup
+	slabDatums []types.Datum
+	slabVals   []aggCallVal
+	wms        []types.Watermark
+	out        []types.Message
+	ob         outBuilder
 
 	// eowc: StreamHashAgg.EOWC. closed[i] is the last watermark applied
 	// on group key i (valid when hasClosed[i]); anyClosed: one is.
@@ -228,7 +240,6 @@ func NewHashAgg(actx *ActorContext, input Operator, n *planner.StreamHashAgg) (O
 	if len(a.keyTs) == 2 && a.keyTs[0].Family() == types.FamInt && a.keyTs[1].Family() == types.FamInt &&
 		a.keyTs[0].ID != types.Unknown && a.keyTs[1].ID != types.Unknown {
 		a.intPair = true
-		a.dirtyPair = map[[2]int64]*aggGroup{}
 	}
 	a.vecs = make([][]*types.Vec, len(a.calls))
 	a.result = a.states.New(actx.DB, n.Result.ID, a.keyTs, a.stateTs, actx.Cache)
@@ -358,16 +369,7 @@ func (a *HashAgg) group() (*aggGroup, error) {
 		return g, nil
 	}
 	if a.intPair && !a.key[0].Null && !a.key[1].Null {
-		k := [2]int64{a.key[0].I, a.key[1].I}
-		if g, ok := a.dirtyPair[k]; ok {
-			return g, nil
-		}
-		g, err := a.load()
-		if err != nil {
-			return nil, err
-		}
-		a.dirtyPair[k] = g
-		return g, nil
+		return a.pairGroup([2]int64{a.key[0].I, a.key[1].I})
 	}
 	a.kbuf = a.result.EncodeKey(a.kbuf[:0], a.key)
 	if g, ok := a.dirty[string(a.kbuf)]; ok {
@@ -382,10 +384,25 @@ func (a *HashAgg) group() (*aggGroup, error) {
 	return g, nil
 }
 
+// pairGroup is group for two integer keys (intPair) of values k, which
+// a.key holds or, when the group is not dirty yet, is set to.
+func (a *HashAgg) pairGroup(k [2]int64) (*aggGroup, error) {
+	if p, ok := a.pairs.get(k); ok {
+		return a.order[p], nil
+	}
+	a.key[0], a.key[1] = types.Datum{I: k[0]}, types.Datum{I: k[1]}
+	g, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	a.pairs.put(k, len(a.order)-1)
+	return g, nil
+}
+
 // load reads the group of the key in a.key from the Result table (or
 // creates it) and lists it as dirty.
 func (a *HashAgg) load() (*aggGroup, error) {
-	g := &aggGroup{key: make(types.Row, len(a.key)), vals: make([]aggCallVal, len(a.calls))}
+	g := a.newGroup()
 	for i, d := range a.key {
 		g.key[i] = detach(d)
 	}
@@ -430,13 +447,48 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 			p += len(c.tailTs)
 		}
 	}
-	g.old = a.output(g)
+	g.old = a.output(a.slabRow(len(a.ob.ts))[:0], g)
 	return nil
 }
 
-// output returns the group's output row: keys, then each call's result.
-func (a *HashAgg) output(g *aggGroup) types.Row {
-	r := make(types.Row, 0, len(a.ob.ts))
+// groupSlab is the number of groups in a block of load's memory.
+const groupSlab = 128
+
+// newGroup returns a new group with room for a key and the calls'
+// values, cut from the current blocks.
+func (a *HashAgg) newGroup() *aggGroup {
+	if len(a.slabGroups) == 0 {
+		a.slabGroups = make([]aggGroup, groupSlab)
+	}
+	g := &a.slabGroups[0]
+	a.slabGroups = a.slabGroups[1:]
+	g.key = a.slabRow(len(a.key))
+	n := len(a.calls)
+	if len(a.slabVals) < n {
+		a.slabVals = make([]aggCallVal, groupSlab*n)
+	}
+	g.vals = a.slabVals[:n:n]
+	a.slabVals = a.slabVals[n:]
+	return g
+}
+
+// slabRow returns a row of n datums cut from the current block (its
+// capacity is n: an append to it copies).
+func (a *HashAgg) slabRow(n int) types.Row {
+	if len(a.slabDatums) < n {
+		a.slabDatums = make([]types.Datum, groupSlab*(len(a.keyTs)+len(a.ob.ts)))
+	}
+	r := a.slabDatums[:n:n]
+	a.slabDatums = a.slabDatums[n:]
+	return r
+}
+
+// output appends the group's output row (keys, then each call's result)
+// to r, which it allocates when r is nil.
+func (a *HashAgg) output(r types.Row, g *aggGroup) types.Row {
+	if r == nil {
+		r = make(types.Row, 0, len(a.ob.ts))
+	}
 	r = append(r, g.key...)
 	for i, c := range a.calls {
 		d, err := c.result(&g.vals[i])
@@ -446,6 +498,56 @@ func (a *HashAgg) output(g *aggGroup) types.Row {
 		r = append(r, d)
 	}
 	return r
+}
+
+// rowGroup returns the dirty group of visible row i of c, or nil for a
+// row of a closed group.
+func (a *HashAgg) rowGroup(c *types.Chunk, i int) (*aggGroup, error) {
+	for k, col := range a.plan.GroupBy {
+		a.key[k] = c.Cols[col].Get(i)
+	}
+	if a.anyClosed && a.behind() {
+		return nil, nil
+	}
+	return a.group()
+}
+
+// pairGroups returns the dirty group of each row of c for two integer
+// keys (intPair), nil for a row hidden or of a closed group; nil
+// altogether when c's key vectors do not hold integers.
+func (a *HashAgg) pairGroups(c *types.Chunk) ([]*aggGroup, error) {
+	k0, k1 := c.Cols[a.plan.GroupBy[0]], c.Cols[a.plan.GroupBy[1]]
+	if k0.T.Family() != types.FamInt || k1.T.Family() != types.FamInt {
+		return nil, nil
+	}
+	groups := a.rowGroups[:0]
+	for i := 0; i < c.Len(); i++ {
+		var g *aggGroup
+		switch {
+		case !c.Visible(i):
+		case !k0.Nulls[i] && !k1.Nulls[i]:
+			k := [2]int64{k0.I[i], k1.I[i]}
+			if a.anyClosed && a.pairBehind(k) {
+				break
+			}
+			if p, ok := a.pairs.get(k); ok {
+				g = a.order[p]
+				break
+			}
+			var err error
+			if g, err = a.pairGroup(k); err != nil {
+				return nil, err
+			}
+		default:
+			var err error
+			if g, err = a.rowGroup(c, i); err != nil {
+				return nil, err
+			}
+		}
+		groups = append(groups, g)
+	}
+	a.rowGroups = groups
+	return groups, nil
 }
 
 // applyChunk folds a chunk into the dirty groups.
@@ -471,19 +573,35 @@ func (a *HashAgg) applyChunk(c *types.Chunk) error {
 			filters[j] = v
 		}
 	}
-	for i := 0; i < c.Len(); i++ {
-		if !c.Visible(i) {
-			continue
-		}
-		for k, col := range a.plan.GroupBy {
-			a.key[k] = c.Cols[col].Get(i)
-		}
-		if a.anyClosed && a.behind() {
-			continue
-		}
-		g, err := a.group()
-		if err != nil {
+	// Two integer keys: every row's group is found first, by the keys'
+	// values read from their vectors (its key row is built only when the
+	// group is loaded), in a loop short enough that the processor
+	// overlaps the lookups' cache misses; then the rows are folded.
+	// Folding a row writes nothing a lookup reads.
+	var groups []*aggGroup
+	if a.intPair {
+		var err error
+		if groups, err = a.pairGroups(c); err != nil {
 			return err
+		}
+	}
+	for i := 0; i < c.Len(); i++ {
+		var g *aggGroup
+		if groups != nil {
+			if g = groups[i]; g == nil {
+				continue
+			}
+		} else {
+			if !c.Visible(i) {
+				continue
+			}
+			var err error
+			if g, err = a.rowGroup(c, i); err != nil {
+				return err
+			}
+			if g == nil {
+				continue
+			}
 		}
 		sign := signOf(c.Op(i))
 		if sign < 0 && g.rows <= 0 && a.ttl > 0 {
@@ -554,12 +672,7 @@ func (a *HashAgg) barrier(b types.Barrier) error {
 	if err := a.expire(); err != nil {
 		return err
 	}
-	clear(a.dirty)
-	clear(a.dirtyInt)
-	clear(a.dirtyPair)
-	a.dirtyNull = nil
-	clear(a.order)
-	a.order = a.order[:0]
+	a.clearDirty()
 	if !a.started {
 		a.started = true
 		if len(a.keyTs) == 0 {
@@ -616,14 +729,20 @@ func (a *HashAgg) maybeFlushEarly() error {
 			return err
 		}
 	}
+	a.clearDirty()
+	a.out = a.ob.take(a.out)
+	return nil
+}
+
+// clearDirty forgets the dirty groups once flushed.
+func (a *HashAgg) clearDirty() {
 	clear(a.dirty)
 	clear(a.dirtyInt)
-	clear(a.dirtyPair)
+	a.pairs.reset()
+	clear(a.rowGroups)
 	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]
-	a.out = a.ob.take(a.out)
-	return nil
 }
 
 // emptySet reports whether key is the group of one of
@@ -665,7 +784,8 @@ func (a *HashAgg) flushGroup(g *aggGroup) error {
 			return err
 		}
 	}
-	cur := a.output(g)
+	cur := a.output(a.curBuf[:0], g)
+	a.curBuf = cur
 	switch {
 	case a.eowc:
 		// Emitted when the watermark closes the group.

@@ -260,11 +260,15 @@ func TestHashAggRandom(t *testing.T) {
 	countDVB.Filter = aggB
 	sumDVNotB.Filter = &planner.Not{Arg: aggB}
 	shared := []planner.AggCall{countStar, countDV, countDVB, sumDVNotB, filtered}
+	// Calls that keep their whole state in the Result row, over two
+	// integer keys (found through pairIndex), flushed early after every
+	// chunk under the small budget.
+	plain := []planner.AggCall{countStar, countV, sumV, avgV, boolAnd, boolOr, filtered}
 	for _, tc := range []struct {
 		name    string
 		groupBy []int
 		calls   []planner.AggCall
-	}{{"grouped", []int{0}, calls}, {"global", nil, calls}, {"two keys", []int{0, 2}, calls}, {"two integer keys", []int{0, 1}, calls}, {"shared distinct", []int{0}, shared}, {"shared distinct, small cache", []int{0}, shared}} {
+	}{{"grouped", []int{0}, calls}, {"global", nil, calls}, {"two keys", []int{0, 2}, calls}, {"two integer keys", []int{0, 1}, calls}, {"two integer keys, plain calls, small cache", []int{0, 1}, plain}, {"shared distinct", []int{0}, shared}, {"shared distinct, small cache", []int{0}, shared}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(len(tc.groupBy)+len(tc.calls))))
 			e := newOpEnv(t)

@@ -25,6 +25,16 @@ func (a *HashAgg) behind() bool {
 	return false
 }
 
+// pairBehind is behind for two integer keys (intPair) of values k.
+func (a *HashAgg) pairBehind(k [2]int64) bool {
+	for i, ok := range a.hasClosed {
+		if ok && types.Compare(types.Datum{I: k[i]}, a.closed[i], a.keyTs[i]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // closeGroups closes the groups passed by the watermarks held for this
 // barrier, after the epoch's dirty groups went into the state tables.
 // Groups are visited in key order when the watermark is on the first

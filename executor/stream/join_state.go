@@ -44,6 +44,8 @@ type joinSide struct {
 	// ttl is the side's state TTL (hash_join_ttl.go), nil for none;
 	// stored rows then end with the time they were stored at.
 	ttl *sideTTL
+	// prefix is probePrefix's buffer.
+	prefix types.Row
 }
 
 func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool, ttl bool) (*joinSide, error) {
@@ -139,10 +141,13 @@ func (s *joinSide) probePrefix(other *joinSide, row types.Row) (types.Row, bool)
 			return nil, false
 		}
 	}
-	prefix := make(types.Row, len(s.prefixFrom))
-	for j, i := range s.prefixFrom {
-		prefix[j] = row[other.keys[i]]
+	// The prefix is encoded by the probe that asks for it and kept by
+	// nothing: one buffer serves every probe.
+	prefix := s.prefix[:0]
+	for _, i := range s.prefixFrom {
+		prefix = append(prefix, row[other.keys[i]])
 	}
+	s.prefix = prefix
 	return prefix, true
 }
 

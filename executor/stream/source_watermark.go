@@ -166,16 +166,25 @@ func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partiti
 	if c == nil || c.Len() == 0 {
 		return
 	}
-	partOf := func(i int) int32 {
+	// Rows come in runs of one partition (a chunk of one split holds
+	// one): the last row's partition is found again without a map
+	// lookup.
+	var lastP int32
+	var lastPW *partitionWatermark
+	partOf := func(i int) *partitionWatermark {
+		p := int32(0)
 		if i < len(partitions) {
-			return partitions[i]
+			p = partitions[i]
 		}
-		return 0
+		if lastPW == nil || p != lastP {
+			lastP, lastPW = p, sw.part(p, now)
+		}
+		return lastPW
 	}
 	// A partition delivering records is not idle, late ones included.
 	for i := 0; i < c.Len(); i++ {
 		if c.Visible(i) {
-			sw.part(partOf(i), now).last = now
+			partOf(i).last = now
 		}
 	}
 	v, err := sw.expr.ev.Eval(sw.expr.ec, c)
@@ -204,7 +213,7 @@ func (sw *sourceWatermarker) observe(actx *ActorContext, c *types.Chunk, partiti
 		// watermark, and no window can be computed from it (window
 		// functions fail on infinite times): it moves nothing.
 		if d, ok := sw.value(actx, c, v, i); ok && !types.IsInfinite(d, sw.w.T) {
-			sw.raise(sw.parts[partOf(i)], d, now)
+			sw.raise(partOf(i), d, now)
 		}
 	}
 }
