@@ -73,7 +73,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int)}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}}
 	return " " + d.query(plan, names) + ";", nil
 }
 
@@ -123,6 +123,12 @@ type viewDeparser struct {
 	current    func(uint32) (*catalog.Relation, bool)
 	pretty     bool
 	indent     *int
+	// levels holds the names given the FROM items of each enclosing
+	// query level, outermost first, and refs the name of each FROM item
+	// (a Scan, a subquery's or a CTE reference's plan) of the levels
+	// named so far (nameLevel).
+	levels [][]string
+	refs   map[Plan]string
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -133,10 +139,7 @@ func vdUnsupported(what string) {
 
 // query prints a SELECT whose output columns are called names.
 func (d *viewDeparser) query(p Plan, names []string) string {
-	if with, ok := d.withs[p]; ok {
-		return d.with(with) + d.selectQuery(p, names)
-	}
-	return d.selectQuery(p, names)
+	return d.selectQuery(p, names, d.withs[p])
 }
 
 // with prints a WITH clause as get_with_clause does, each CTE's query a
@@ -170,8 +173,9 @@ func (d *viewDeparser) with(ctes []boundCTE) string {
 	return s.String()
 }
 
-// selectQuery prints a SELECT (or a set operation) without its WITH.
-func (d *viewDeparser) selectQuery(p Plan, names []string) string {
+// selectQuery prints a SELECT (or a set operation) and with, the WITH
+// clause it has.
+func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) string {
 	// The level of the query's body: its clauses' keywords step back
 	// from it, CASE lines indent from it.
 	base := *d.indent
@@ -203,6 +207,9 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	if so, ok := p.(*SetOp); ok {
 		if visible >= 0 && visible < len(so.Out) {
 			vdUnsupported("hidden columns of a set operation")
+		}
+		if with != nil {
+			vdUnsupported("WITH over a set operation")
 		}
 		*d.indent = base
 		return d.setOp(so, names, sort, lim)
@@ -237,12 +244,26 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	}
 	var from string
 	var cols []vdCol
+	noFrom := false
 	if v, ok := p.(*Values); ok && len(v.Rows) == 1 && len(v.Rows[0]) == 0 && len(v.Out) == 0 {
 		// SELECT without FROM.
-	} else {
-		from, cols = d.from(p)
+		noFrom = true
 	}
 	var s vdText
+	if noFrom {
+		d.levels = append(d.levels, nil)
+	} else {
+		d.levels = append(d.levels, d.nameLevel(p))
+	}
+	defer func() { d.levels = d.levels[:len(d.levels)-1] }()
+	if with != nil {
+		*d.indent = base
+		s.add(d.with(with))
+		*d.indent = base + 8
+	}
+	if !noFrom {
+		from, cols = d.from(p)
+	}
 	s.add("SELECT")
 	if distinct {
 		s.add(" DISTINCT")
@@ -453,9 +474,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if rel.Schema != catalog.PublicSchema && !rel.Temp {
 			name = quoteName(rel.Schema) + "." + name
 		}
-		ref, text := quoteName(rel.Name), name
-		if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
-			ref = quoteName(a)
+		refname := d.refs[n]
+		ref, text := quoteName(refname), name
+		if a, ok := d.aliases[n]; (ok && a != n.Rel.Name) || refname != rel.Name {
 			text += " " + ref
 		}
 		cols := make([]vdCol, len(n.Cols))
@@ -500,8 +521,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	}
 	if ref, ok := d.cteRefs[p]; ok {
 		// A CTE's name: its columns are named as the CTE names them.
-		text, rv := quoteName(ref[0]), quoteName(ref[1])
-		if ref[1] != ref[0] {
+		refname := d.refs[p]
+		text, rv := quoteName(ref[0]), quoteName(refname)
+		if refname != ref[0] {
 			text += " " + rv
 		}
 		var cols []vdCol
@@ -513,8 +535,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		}
 		return text, cols
 	}
-	if alias, ok := d.subAliases[p]; ok {
+	if _, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.
+		alias := d.refs[p]
 		var names []string
 		var cols []vdCol
 		for _, c := range p.Schema() {
@@ -531,6 +554,73 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
+}
+
+// nameLevel gives the FROM items of the query level whose FROM clause
+// is p their names, as set_rtable_names does: each its alias (a
+// relation without one its current name, a CTE reference its CTE's
+// name), made unique against the names of the enclosing levels and of
+// the items before it in the level by a suffix _1, _2, ...; it records
+// them in refs and returns them in the order of the range table (left
+// to right).
+func (d *viewDeparser) nameLevel(p Plan) []string {
+	counters := map[string]int{}
+	for _, l := range d.levels {
+		for _, n := range l {
+			counters[n] = 0
+		}
+	}
+	var names []string
+	assign := func(item Plan, refname string) {
+		if c, used := counters[refname]; used {
+			base := refname
+			for {
+				c++
+				counters[base] = c
+				refname = fmt.Sprintf("%s_%d", base, c)
+				if _, used := counters[refname]; !used {
+					break
+				}
+			}
+		}
+		counters[refname] = 0
+		d.refs[item] = refname
+		names = append(names, refname)
+	}
+	var walk func(p Plan)
+	walk = func(p Plan) {
+		switch n := p.(type) {
+		case *Scan:
+			rel, ok := d.current(n.Rel.ID)
+			if !ok {
+				vdUnsupported("a dropped relation")
+			}
+			refname := rel.Name
+			if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
+				refname = a
+			}
+			assign(n, refname)
+			return
+		case *Project:
+			if _, ok := d.usingJoins[n]; ok {
+				walk(n.Input)
+				return
+			}
+		case *Join:
+			walk(n.Left)
+			walk(n.Right)
+			return
+		}
+		if ref, ok := d.cteRefs[p]; ok {
+			assign(p, ref[1])
+			return
+		}
+		if alias, ok := d.subAliases[p]; ok {
+			assign(p, alias)
+		}
+	}
+	walk(p)
+	return names
 }
 
 // join prints a join of two FROM items: its condition after ON, or
