@@ -230,6 +230,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
 		plan = &Filter{Input: plan, Cond: cond}
 	}
+	if b.aliases != nil && len(n.WindowSpecs) > 0 {
+		failf(pgerr.FeatureNotSupported, "cannot deparse a WINDOW clause")
+	}
 	win := &winState{specs: map[string]*ast.WindowSpec{}}
 	for i := range n.WindowSpecs {
 		win.specs[n.WindowSpecs[i].Name.L] = &n.WindowSpecs[i]

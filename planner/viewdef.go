@@ -726,9 +726,6 @@ func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
 // window prints a window function call with its OVER clause over the
 // columns env.
 func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
-	if c.Frame != nil {
-		vdUnsupported("a window frame")
-	}
 	s := d.agg(AggCall{Fn: c.Fn, Args: c.Args}, env)
 	if len(c.Args) == 0 && c.Fn == "count" {
 		s = "count(*)"
@@ -750,7 +747,44 @@ func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
 		}
 		over = append(over, "ORDER BY "+strings.Join(keys, ", "))
 	}
+	if f := c.Frame; f != nil {
+		over = append(over, d.frame(f))
+	}
 	return s + " OVER (" + strings.Join(over, " ") + ")"
+}
+
+// frame prints a window frame clause as get_rule_windowspec does: the
+// end bound only after BETWEEN, and the exclusion unless it is EXCLUDE
+// NO OTHERS.
+func (d *viewDeparser) frame(f *Frame) string {
+	bound := func(b FrameBound) string {
+		switch b.Kind {
+		case "preceding", "following":
+			off := d.expr(b.Offset, nil)
+			// An offset coerced to bigint is an implicit cast in
+			// PostgreSQL, which the pretty form parenthesises around
+			// an operator.
+			if c, ok := b.Offset.(*Cast); ok && c.Assign && d.pretty {
+				if call, ok := c.Arg.(*Call); ok {
+					if _, op := isOp(call); op {
+						off = "(" + off + ")"
+					}
+				}
+			}
+			return off + " " + strings.ToUpper(b.Kind)
+		}
+		return strings.ToUpper(strings.ReplaceAll(b.Kind, "_", " "))
+	}
+	s := strings.ToUpper(f.Mode) + " "
+	if f.Between {
+		s += "BETWEEN " + bound(f.Start) + " AND " + bound(f.End)
+	} else {
+		s += bound(f.Start)
+	}
+	if f.Exclude != "" {
+		s += " EXCLUDE " + strings.ToUpper(strings.ReplaceAll(f.Exclude, "_", " "))
+	}
+	return s
 }
 
 // agg prints an aggregate call over the columns env.
