@@ -74,7 +74,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 		}
 	}
 	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}}
-	return " " + d.query(plan, names) + ";", nil
+	return d.query(plan, names) + ";", nil
 }
 
 // vdCol is a column of a plan node's output as the deparsed query names
@@ -137,7 +137,10 @@ func vdUnsupported(what string) {
 	failf(pgerr.FeatureNotSupported, "cannot deparse %s", what)
 }
 
-// query prints a SELECT whose output columns are called names.
+// query prints a SELECT whose output columns are called names: a
+// view's columns, which every branch of a set operation names (the
+// resultDesc of get_query_def), or nil for a query nested in another,
+// whose branches name their columns as they do.
 func (d *viewDeparser) query(p Plan, names []string) string {
 	return d.selectQuery(p, names, d.withs[p])
 }
@@ -151,7 +154,7 @@ func (d *viewDeparser) with(ctes []boundCTE) string {
 	var s vdText
 	for i, c := range ctes {
 		if i == 0 {
-			s.add("WITH ")
+			s.add(" WITH ")
 		} else {
 			s.add(", ")
 		}
@@ -159,17 +162,11 @@ func (d *viewDeparser) with(ctes []boundCTE) string {
 		if len(c.cols) > 0 {
 			s.add("(" + strings.Join(quoteNames(c.cols), ", ") + ")")
 		}
-		var names []string
-		for _, col := range c.plan.Schema() {
-			if !col.Hidden {
-				names = append(names, col.Name)
-			}
-		}
 		*d.indent = base + 8
-		q := d.query(c.plan, names)
-		s.add(" AS (", "\n"+pad+" ", q, "\n"+pad+")")
+		q := d.query(c.plan, nil)
+		s.add(" AS (", "\n"+pad, q, "\n"+pad+")")
 	}
-	s.add("\n" + strings.Repeat(" ", base) + " ")
+	s.add("\n" + strings.Repeat(" ", base))
 	return s.String()
 }
 
@@ -183,6 +180,14 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	*d.indent += 8
 	sublink := d.sublink
 	d.sublink = false
+	own := names == nil
+	if own {
+		for _, c := range p.Schema() {
+			if !c.Hidden {
+				names = append(names, c.Name)
+			}
+		}
+	}
 	visible := -1
 	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
 		// The projection that drops ORDER BY's hidden columns.
@@ -212,7 +217,7 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			vdUnsupported("WITH over a set operation")
 		}
 		*d.indent = base
-		return d.setOp(so, names, sort, lim)
+		return d.setOp(so, names, own, !sublink, sort, lim)
 	}
 	if dd, ok := p.(*Distinct); ok {
 		distinct, p = true, dd.Input
@@ -264,7 +269,7 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	if !noFrom {
 		from, cols = d.from(p)
 	}
-	s.add("SELECT")
+	s.add(" SELECT")
 	if distinct {
 		s.add(" DISTINCT")
 	}
@@ -356,46 +361,16 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	return s.String()
 }
 
-// setOp prints a chain of one set operation (UNION [ALL], INTERSECT
-// [ALL] or EXCEPT [ALL]) as PostgreSQL's get_setop_query does when its
-// left-nested operands need no parentheses: each branch a query at the
-// chain's level naming its columns as the view does, the operator's
-// word on a line of its own, and ORDER BY by column number.
-func (d *viewDeparser) setOp(so *SetOp, names []string, sort *Sort, lim *Limit) string {
-	var branches []Plan
-	var p Plan = so
-	for {
-		o, ok := p.(*SetOp)
-		if !ok {
-			break
-		}
-		if o.Kind != so.Kind || o.All != so.All {
-			vdUnsupported("set operations of different kinds")
-		}
-		if _, nested := o.Right.(*SetOp); nested {
-			vdUnsupported("a nested set operation")
-		}
-		branches = append([]Plan{o.Right}, branches...)
-		p = o.Left
-	}
-	branches = append([]Plan{p}, branches...)
-	word := [...]string{Union: "UNION", Intersect: "INTERSECT", Except: "EXCEPT"}[so.Kind]
-	if so.All {
-		word += " ALL"
-	}
+// setOp prints a set operation with its ORDER BY and LIMIT as
+// get_select_query_def does: the tree of operations (setOpTree), then
+// ORDER BY by column number. names are the view's columns, which every
+// branch shows, unless own (the branches show their own); visible is
+// get_setop_query's colNamesVisible.
+func (d *viewDeparser) setOp(so *SetOp, names []string, own, visible bool, sort *Sort, lim *Limit) string {
 	base := *d.indent
-	pad := strings.Repeat(" ", base)
 	var s vdText
-	for i, b := range branches {
-		if i > 0 {
-			s.add("\n"+pad+word, "\n"+pad+" ")
-		}
-		if _, ok := b.(*SetOp); ok {
-			vdUnsupported("a nested set operation")
-		}
-		s.add(d.query(b, names))
-	}
-	*d.indent += 8
+	d.setOpTree(&s, so, names, own, visible)
+	*d.indent = base + 8
 	defer func() { *d.indent = base }()
 	if sort != nil {
 		var keys []string
@@ -426,6 +401,75 @@ func (d *viewDeparser) setOp(so *SetOp, names []string, sort *Sort, lim *Limit) 
 		}
 	}
 	return s.String()
+}
+
+// setOpTree prints p, a set operation or one of its queries, as
+// get_setop_query does: a query in parentheses when it has its own WITH,
+// ORDER BY or LIMIT; a left operand that is a set operation of another
+// kind (or ALL-ness) in parentheses a level in, and a right operand that
+// is a set operation always; the operator's word on a line of its own.
+// Only the leftmost query names its columns visibly.
+func (d *viewDeparser) setOpTree(s *vdText, p Plan, names []string, own, visible bool) {
+	op, ok := p.(*SetOp)
+	if !ok {
+		paren := d.withs[p] != nil || hasSortOrLimit(p)
+		leafNames := names
+		if own {
+			leafNames = nil
+		}
+		if paren {
+			s.add("(")
+		}
+		d.sublink = !visible
+		s.add(d.query(p, leafNames))
+		if paren {
+			s.add(")")
+		}
+		return
+	}
+	paren, sub := false, 0
+	if l, ok := op.Left.(*SetOp); ok {
+		paren = l.Kind != op.Kind || l.All != op.All
+	}
+	if paren {
+		sub = 8
+		s.add("(", d.keyword("", sub, 0, 0))
+	}
+	d.setOpTree(s, op.Left, names, own, visible)
+	if paren {
+		s.add(d.keyword(") ", -sub, 0, 0))
+	} else {
+		s.add(d.keyword("", 0, 0, 0))
+	}
+	s.add([...]string{Union: "UNION ", Intersect: "INTERSECT ", Except: "EXCEPT "}[op.Kind])
+	if op.All {
+		s.add("ALL ")
+	}
+	_, paren = op.Right.(*SetOp)
+	sub = 0
+	if paren {
+		s.add("(")
+		sub = 8
+	}
+	s.add(d.keyword("", sub, 0, 0))
+	d.setOpTree(s, op.Right, names, own, false)
+	*d.indent -= sub
+	if paren {
+		s.add(d.keyword(")", 0, 0, 0))
+	}
+}
+
+// hasSortOrLimit reports whether the query p has an ORDER BY or a
+// LIMIT (or OFFSET) of its own.
+func hasSortOrLimit(p Plan) bool {
+	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
+		p = pr.Input
+	}
+	switch p.(type) {
+	case *Sort, *Limit:
+		return true
+	}
+	return false
 }
 
 // isPrefixProject reports whether pr, above ORDER BY or LIMIT, passes on
@@ -538,19 +582,17 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	if _, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.
 		alias := d.refs[p]
-		var names []string
 		var cols []vdCol
 		for _, c := range p.Schema() {
 			if c.Hidden {
 				continue
 			}
-			names = append(names, c.Name)
 			cols = append(cols, vdCol{text: quoteName(alias) + "." + quoteName(c.Name), attr: c.Name})
 		}
 		if len(cols) != len(p.Schema()) {
 			vdUnsupported("a subquery with hidden columns")
 		}
-		return "( " + d.query(p, names) + ") " + quoteName(alias), cols
+		return "(" + d.query(p, nil) + ") " + quoteName(alias), cols
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
@@ -851,14 +893,8 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 	rd.sub = func(q *Subquery) string {
 		d.outer = append(d.outer, env)
 		defer func() { d.outer = d.outer[:len(d.outer)-1] }()
-		var names []string
-		for _, c := range q.Plan.Schema() {
-			if !c.Hidden {
-				names = append(names, c.Name)
-			}
-		}
 		d.sublink = true
-		return " " + d.query(q.Plan, names)
+		return d.query(q.Plan, nil)
 	}
 	out := rd.expr(e, nil)
 	for strings.Contains(out, " \n") {
