@@ -94,22 +94,27 @@ type boundCTE struct {
 	name string
 	cols []string // its column list, if any
 	plan Plan
+	// recursive marks the CTEs of a WITH RECURSIVE clause, recursive or
+	// not.
+	recursive bool
 }
 
 // bindWithForDeparse binds each CTE of w (visible since pushWith) once,
 // referenced or not, for the deparser to print the WITH clause.
 func (b *binder) bindWithForDeparse(w *ast.WithClause, outer *scope, lvl *level) []boundCTE {
-	if w.IsRecursive {
-		failf(pgerr.FeatureNotSupported, "cannot deparse WITH RECURSIVE")
-	}
 	var out []boundCTE
 	for _, c := range w.CTEs {
 		d := b.findCTE(c.Name.O)
 		saved := b.ctes
 		b.ctes = d.ctes
-		p := b.bindQuery(c.Query.Query, outer, lvl, nil).plan
+		var p Plan
+		if d.recursive {
+			p = b.bindRecursiveCTE(d, outer, lvl)
+		} else {
+			p = b.bindQuery(c.Query.Query, outer, lvl, nil).plan
+		}
 		b.ctes = saved
-		bc := boundCTE{name: c.Name.O, plan: p}
+		bc := boundCTE{name: c.Name.O, plan: p, recursive: w.IsRecursive}
 		for _, n := range c.ColNameList {
 			bc.cols = append(bc.cols, n.O)
 		}
@@ -1225,7 +1230,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	schema, name := tn.Schema.O, tn.Name.O
 	if schema == "" {
 		if d := b.findCTE(name); d != nil {
-			if b.aliases != nil && (d.recursive || b.withs == nil) {
+			if b.aliases != nil && b.withs == nil {
 				failf(pgerr.FeatureNotSupported, "cannot deparse WITH RECURSIVE")
 			}
 			if alias == "" {

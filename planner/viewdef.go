@@ -153,7 +153,9 @@ func (d *viewDeparser) with(ctes []boundCTE) string {
 	pad := strings.Repeat(" ", base+8)
 	var s vdText
 	for i, c := range ctes {
-		if i == 0 {
+		if i == 0 && c.recursive {
+			s.add(" WITH RECURSIVE ")
+		} else if i == 0 {
 			s.add(" WITH ")
 		} else {
 			s.add(", ")
@@ -209,7 +211,7 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	if s, ok := p.(*Sort); ok {
 		sort, p = s, s.Input
 	}
-	if so, ok := p.(*SetOp); ok {
+	if so, ok := asSetOp(p); ok {
 		if visible >= 0 && visible < len(so.Out) {
 			vdUnsupported("hidden columns of a set operation")
 		}
@@ -410,7 +412,7 @@ func (d *viewDeparser) setOp(so *SetOp, names []string, own, visible bool, sort 
 // is a set operation always; the operator's word on a line of its own.
 // Only the leftmost query names its columns visibly.
 func (d *viewDeparser) setOpTree(s *vdText, p Plan, names []string, own, visible bool) {
-	op, ok := p.(*SetOp)
+	op, ok := asSetOp(p)
 	if !ok {
 		paren := d.withs[p] != nil || hasSortOrLimit(p)
 		leafNames := names
@@ -428,7 +430,7 @@ func (d *viewDeparser) setOpTree(s *vdText, p Plan, names []string, own, visible
 		return
 	}
 	paren, sub := false, 0
-	if l, ok := op.Left.(*SetOp); ok {
+	if l, ok := asSetOp(op.Left); ok {
 		paren = l.Kind != op.Kind || l.All != op.All
 	}
 	if paren {
@@ -445,7 +447,7 @@ func (d *viewDeparser) setOpTree(s *vdText, p Plan, names []string, own, visible
 	if op.All {
 		s.add("ALL ")
 	}
-	_, paren = op.Right.(*SetOp)
+	_, paren = asSetOp(op.Right)
 	sub = 0
 	if paren {
 		s.add("(")
@@ -457,6 +459,18 @@ func (d *viewDeparser) setOpTree(s *vdText, p Plan, names []string, own, visible
 	if paren {
 		s.add(d.keyword(")", 0, 0, 0))
 	}
+}
+
+// asSetOp returns p as a set operation: a recursive CTE's query is the
+// UNION [ALL] of its two terms.
+func asSetOp(p Plan) (*SetOp, bool) {
+	switch n := p.(type) {
+	case *SetOp:
+		return n, true
+	case *RecursiveUnion:
+		return &SetOp{Kind: Union, All: n.All, Left: n.NonRecursive, Right: n.Recursive, Out: n.Out}, true
+	}
+	return nil, false
 }
 
 // hasSortOrLimit reports whether the query p has an ORDER BY or a
