@@ -1651,7 +1651,13 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			}
 		}
 		p, nsc := b.usingJoin(j, ls, rs, sc, names)
-		if b.usingJoins != nil && !n.NaturalJoin {
+		if b.usingJoins != nil {
+			// PostgreSQL prints a NATURAL join as the USING join it
+			// stands for, and one without common columns as a CROSS
+			// JOIN, which weir binds as a comma list.
+			if len(names) == 0 {
+				failf(pgerr.FeatureNotSupported, "cannot deparse a NATURAL join without common columns")
+			}
 			b.usingJoins[p] = names
 		}
 		return p, nsc

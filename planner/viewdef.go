@@ -51,6 +51,15 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if err != nil {
 		return "", err
 	}
+	if toks, err := sql.Lex(rel.SQL); err == nil {
+		for _, t := range toks {
+			if t.Kind == sql.TIdent && t.Val == "values" {
+				// The front end writes a VALUES list as a UNION ALL of
+				// SELECTs (sql/doc.go #16), which would print as one.
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse a VALUES list")
+			}
+		}
+	}
 	q, ok := st.(*sql.Query)
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "the definition of \"%s\" is not a query", rel.Name)
