@@ -341,6 +341,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		}
 		keys = all[nOn:]
 		if n.OrderBy == nil {
+			if b.aliases != nil {
+				// The sort would print as an ORDER BY.
+				failf(pgerr.FeatureNotSupported, "cannot deparse DISTINCT ON without ORDER BY")
+			}
 			keys = all[:nOn]
 		}
 		// Postgres: each DISTINCT ON key must be among the leading

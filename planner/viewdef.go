@@ -209,18 +209,19 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	var sort *Sort
 	distinct := false
 	if l, ok := p.(*Limit); ok {
-		if len(l.Ties) > 0 {
-			vdUnsupported("WITH TIES")
-		}
 		lim, p = l, l.Input
 	}
+	var distinctOn []Expr
 	if dd, ok := p.(*Distinct); ok && dd.On != nil {
-		vdUnsupported("DISTINCT ON")
+		distinctOn, p = dd.On, dd.Input
 	}
 	if s, ok := p.(*Sort); ok {
 		sort, p = s, s.Input
 	}
 	if so, ok := asSetOp(p); ok {
+		if lim != nil && len(lim.Ties) > 0 {
+			vdUnsupported("WITH TIES over a set operation")
+		}
 		if visible >= 0 && visible < len(so.Out) {
 			vdUnsupported("hidden columns of a set operation")
 		}
@@ -280,10 +281,6 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	if !noFrom {
 		from, cols = d.from(p)
 	}
-	s.add(" SELECT")
-	if distinct {
-		s.add(" DISTINCT")
-	}
 	env := cols
 	var groupBy []string
 	if agg != nil {
@@ -304,6 +301,21 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	}
 	if visible > len(names) {
 		vdUnsupported("a select list longer than the view's columns")
+	}
+	s.add(" SELECT")
+	if distinct {
+		s.add(" DISTINCT")
+	}
+	if distinctOn != nil {
+		keys := make([]string, len(distinctOn))
+		for i, k := range distinctOn {
+			r, ok := k.(*ColRef)
+			if !ok || r.Idx >= len(proj.Exprs) {
+				vdUnsupported("a DISTINCT ON key")
+			}
+			keys[i] = d.sortExpr(proj.Exprs[r.Idx], env)
+		}
+		s.add(" DISTINCT ON (" + strings.Join(keys, ", ") + ")")
 	}
 	for i, e := range proj.Exprs[:visible] {
 		c := d.col(e, env)
@@ -363,10 +375,13 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	}
 	if lim != nil {
 		if lim.Offset != nil {
-			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.int8Arg(lim.Offset))
 		}
-		if lim.Limit != nil {
-			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+		switch {
+		case lim.Limit != nil && len(lim.Ties) > 0:
+			s.add(d.keyword(" FETCH FIRST ", -8, 8, 0), "(", d.int8Arg(lim.Limit), ") ROWS WITH TIES")
+		case lim.Limit != nil:
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.int8Arg(lim.Limit))
 		}
 	}
 	return s.String()
@@ -405,10 +420,10 @@ func (d *viewDeparser) setOp(so *SetOp, names []string, own, visible bool, sort 
 	}
 	if lim != nil {
 		if lim.Offset != nil {
-			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.int8Arg(lim.Offset))
 		}
 		if lim.Limit != nil {
-			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.int8Arg(lim.Limit))
 		}
 	}
 	return s.String()
@@ -818,6 +833,21 @@ func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
 	return s + " OVER (" + strings.Join(over, " ") + ")"
 }
 
+// int8Arg prints e, a frame offset, LIMIT or OFFSET coerced to bigint.
+// The coercion is an implicit cast in PostgreSQL, which the pretty form
+// parenthesises around an operator.
+func (d *viewDeparser) int8Arg(e Expr) string {
+	s := d.expr(e, nil)
+	if c, ok := e.(*Cast); ok && c.Assign && d.pretty {
+		if call, ok := c.Arg.(*Call); ok {
+			if _, op := isOp(call); op {
+				s = "(" + s + ")"
+			}
+		}
+	}
+	return s
+}
+
 // frame prints a window frame clause as get_rule_windowspec does: the
 // end bound only after BETWEEN, and the exclusion unless it is EXCLUDE
 // NO OTHERS.
@@ -825,18 +855,7 @@ func (d *viewDeparser) frame(f *Frame) string {
 	bound := func(b FrameBound) string {
 		switch b.Kind {
 		case "preceding", "following":
-			off := d.expr(b.Offset, nil)
-			// An offset coerced to bigint is an implicit cast in
-			// PostgreSQL, which the pretty form parenthesises around
-			// an operator.
-			if c, ok := b.Offset.(*Cast); ok && c.Assign && d.pretty {
-				if call, ok := c.Arg.(*Call); ok {
-					if _, op := isOp(call); op {
-						off = "(" + off + ")"
-					}
-				}
-			}
-			return off + " " + strings.ToUpper(b.Kind)
+			return d.int8Arg(b.Offset) + " " + strings.ToUpper(b.Kind)
 		}
 		return strings.ToUpper(strings.ReplaceAll(b.Kind, "_", " "))
 	}
