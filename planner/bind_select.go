@@ -1417,6 +1417,20 @@ func (b *binder) fromFunction(n ast.ResultSetNode) (*sql.TVF, string, bool) {
 // tableFunc binds a table function in FROM; namePos is the position of
 // its name.
 func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, namePos int) (Plan, *scope) {
+	if b.subAliases != nil && hasNamedArgs(f.Args) {
+		failf(pgerr.FeatureNotSupported, "cannot deparse a function in FROM with named arguments")
+	}
+	p, sc := b.tableFuncPlan(f, alias, outer, lvl, namePos)
+	if tf, ok := p.(*TableFunc); ok && b.subAliases != nil {
+		// When deparsing, the name of a function in FROM is kept as a
+		// subquery's alias is.
+		b.subAliases[tf] = sc.tables[0]
+	}
+	return p, sc
+}
+
+// tableFuncPlan binds a function in FROM (tableFunc).
+func (b *binder) tableFuncPlan(f *sql.TVF, alias string, outer *scope, lvl *level, namePos int) (Plan, *scope) {
 	if alias == "" {
 		alias = f.Alias
 	}

@@ -58,6 +58,11 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 				// SELECTs (sql/doc.go #16), which would print as one.
 				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse a VALUES list")
 			}
+			if t.Kind == sql.TIdent && t.Val == "lateral" {
+				// LATERAL before a function, or a subquery that reads
+				// nothing to its left, leaves no trace in the binding.
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse LATERAL")
+			}
 		}
 	}
 	q, ok := st.(*sql.Query)
@@ -586,6 +591,28 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			cols = append(cols, c)
 		}
 		return text, cols
+	case *TableFunc:
+		// A function in FROM: PostgreSQL prints its alias and a full
+		// column alias list always.
+		if !isPlainFunction(n.Fn) {
+			vdUnsupported("function " + n.Fn)
+		}
+		args := make([]string, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = d.expr(a, nil)
+		}
+		ref := quoteName(d.refs[n])
+		text := n.Fn + "(" + strings.Join(args, ", ") + ")"
+		if n.Ordinality {
+			text += " WITH ORDINALITY"
+		}
+		var names []string
+		var cols []vdCol
+		for _, c := range n.Out {
+			names = append(names, c.Name)
+			cols = append(cols, vdCol{text: ref + "." + quoteName(c.Name), attr: c.Name})
+		}
+		return text + " " + ref + "(" + strings.Join(quoteNames(names), ", ") + ")", cols
 	case *Join:
 		if n.Lateral || len(n.LeftKeys) > 0 {
 			vdUnsupported("this join")
@@ -919,7 +946,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
 			}
-			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) {
+			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {
 				vdUnsupported("function " + n.Fn)
 			}
 		default:
