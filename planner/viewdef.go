@@ -25,18 +25,21 @@ import (
 // isSimpleNode asks for them; without it each operator, boolean and
 // cast carries its own.
 //
-// It covers SELECTs over tables, views, materialized views and
-// subqueries, aliased or not, joined by [LEFT | RIGHT | FULL] JOIN ...
-// ON or USING (while the USING columns keep their names) or listed with
-// commas, with WHERE, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT and
-// OFFSET, aggregates (DISTINCT, FILTER), window functions without a
+// It covers SELECTs over tables, views, materialized views, subqueries
+// and functions in FROM (with WITH ORDINALITY), aliased or not, joined
+// by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while the USING columns
+// keep their names) or NATURAL (printed as the USING join it stands
+// for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
+// DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES,
+// aggregates (DISTINCT, FILTER), window functions with or without a
 // frame clause, subqueries as expressions, casts, CASE, COALESCE and
-// literals, chains of one set operation, and WITH. For any other shape
-// (WITH RECURSIVE, NATURAL and FULL USING joins, functions in FROM,
-// frame clauses, set operations of different kinds, WITH over a set
-// operation) it returns an error with SQLSTATE
-// 0A000, and the caller shows the text as stored. An explicit CROSS
-// JOIN binds as a comma list does, and prints as one.
+// literals, set operations nested and mixed, and WITH [RECURSIVE]. The
+// FROM items of each query level are named as set_rtable_names names
+// them, apart from those of the enclosing levels (t_1). For any other
+// shape (a WINDOW clause, VALUES, LATERAL, an explicit CROSS JOIN, FULL
+// JOIN USING or a USING column renamed since, grouping sets, ROWS FROM,
+// WITH over a set operation) it returns an error with SQLSTATE 0A000,
+// and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -52,7 +55,12 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 		return "", err
 	}
 	if toks, err := sql.Lex(rel.SQL); err == nil {
-		for _, t := range toks {
+		for i, t := range toks {
+			if t.Kind == sql.TIdent && t.Val == "cross" && i+1 < len(toks) && toks[i+1].Kind == sql.TIdent && toks[i+1].Val == "join" {
+				// An explicit CROSS JOIN binds as a comma list does;
+				// PostgreSQL prints it as written.
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse CROSS JOIN")
+			}
 			if t.Kind == sql.TIdent && t.Val == "values" {
 				// The front end writes a VALUES list as a UNION ALL of
 				// SELECTs (sql/doc.go #16), which would print as one.
