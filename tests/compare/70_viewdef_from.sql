@@ -14,7 +14,7 @@ CREATE VIEW g6 AS SELECT t.a, g.x FROM t JOIN generate_series(1, 10) g(x) ON g.x
 CREATE VIEW g7 AS SELECT * FROM generate_series(1, 3) WITH ORDINALITY;
 CREATE VIEW g8 AS SELECT * FROM generate_series('2020-01-01'::timestamp, '2020-01-03', '1 day') d;
 CREATE VIEW g9 AS SELECT * FROM regexp_split_to_table('a,b,c', ',') WITH ORDINALITY s;
-CREATE VIEW h1 AS SELECT * FROM jsonb_each('{"a":1}'::jsonb) e, jsonb_array_elements('[1,2]') x;
+CREATE VIEW h1 AS SELECT * FROM jsonb_each('{"a":1}'::jsonb) e, jsonb_array_elements('[1,2]') x(v);
 CREATE VIEW h2 AS SELECT g.x, t.a FROM generate_series(1, 3) g(x), t WHERE t.a = g.x;
 CREATE VIEW h3 AS SELECT * FROM generate_series(1.5, 3) g, generate_series(1, 2, 1) h;
 CREATE VIEW h4 AS SELECT x FROM generate_series(1, 3) AS t(x) WHERE x IN (SELECT a FROM t);
