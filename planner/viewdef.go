@@ -95,7 +95,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -151,6 +151,15 @@ type viewDeparser struct {
 	// named so far (nameLevel).
 	levels [][]string
 	refs   map[Plan]string
+	// bindLevels holds the names the FROM items of levels would have
+	// under the names their relations had when the text was bound.
+	bindLevels [][]string
+	// deparsed is set when the text was written by this function for a
+	// rename (catalog.Relation.Deparsed): its aliases of the form t_1
+	// that nameLevel would make are taken for ones it made.
+	deparsed bool
+	// generated marks the scans whose alias is one nameLevel made up.
+	generated map[*Scan]bool
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -280,12 +289,12 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 		noFrom = true
 	}
 	var s vdText
-	if noFrom {
-		d.levels = append(d.levels, nil)
-	} else {
-		d.levels = append(d.levels, d.nameLevel(p))
+	var level, bindLevel []string
+	if !noFrom {
+		level, bindLevel = d.nameLevel(p)
 	}
-	defer func() { d.levels = d.levels[:len(d.levels)-1] }()
+	d.levels, d.bindLevels = append(d.levels, level), append(d.bindLevels, bindLevel)
+	defer func() { d.levels, d.bindLevels = d.levels[:len(d.levels)-1], d.bindLevels[:len(d.bindLevels)-1] }()
 	if with != nil {
 		*d.indent = base
 		s.add(d.with(with))
@@ -571,7 +580,7 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		}
 		refname := d.refs[n]
 		ref, text := quoteName(refname), name
-		if a, ok := d.aliases[n]; (ok && a != n.Rel.Name) || refname != rel.Name {
+		if a, ok := d.aliases[n]; (ok && a != n.Rel.Name && !d.generated[n]) || refname != rel.Name {
 			text += " " + ref
 		}
 		cols := make([]vdCol, len(n.Cols))
@@ -678,29 +687,13 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 // the items before it in the level by a suffix _1, _2, ...; it records
 // them in refs and returns them in the order of the range table (left
 // to right).
-func (d *viewDeparser) nameLevel(p Plan) []string {
-	counters := map[string]int{}
-	for _, l := range d.levels {
-		for _, n := range l {
-			counters[n] = 0
-		}
-	}
-	var names []string
-	assign := func(item Plan, refname string) {
-		if c, used := counters[refname]; used {
-			base := refname
-			for {
-				c++
-				counters[base] = c
-				refname = fmt.Sprintf("%s_%d", base, c)
-				if _, used := counters[refname]; !used {
-					break
-				}
-			}
-		}
-		counters[refname] = 0
+func (d *viewDeparser) nameLevel(p Plan) (names, bindNames []string) {
+	cur, old := newVDNamer(d.levels), newVDNamer(d.bindLevels)
+	assign := func(item Plan, refname, bindRefname string) {
+		refname = cur.assign(refname)
 		d.refs[item] = refname
 		names = append(names, refname)
+		bindNames = append(bindNames, old.assign(bindRefname))
 	}
 	var walk func(p Plan)
 	walk = func(p Plan) {
@@ -710,11 +703,19 @@ func (d *viewDeparser) nameLevel(p Plan) []string {
 			if !ok {
 				vdUnsupported("a dropped relation")
 			}
-			refname := rel.Name
+			refname, bindRefname := rel.Name, n.Rel.Name
 			if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
-				refname = a
+				refname, bindRefname = a, a
+				if d.deparsed && a == old.unique(n.Rel.Name) {
+					// The alias this function gave the relation under
+					// the name it had when the text was deparsed for a
+					// rename (t_1): no alias of the user's, so it
+					// follows the relation's name.
+					refname, bindRefname = rel.Name, n.Rel.Name
+					d.generated[n] = true
+				}
 			}
-			assign(n, refname)
+			assign(n, refname, bindRefname)
 			return
 		case *Project:
 			if _, ok := d.usingJoins[n]; ok {
@@ -727,15 +728,62 @@ func (d *viewDeparser) nameLevel(p Plan) []string {
 			return
 		}
 		if ref, ok := d.cteRefs[p]; ok {
-			assign(p, ref[1])
+			assign(p, ref[1], ref[1])
 			return
 		}
 		if alias, ok := d.subAliases[p]; ok {
-			assign(p, alias)
+			assign(p, alias, alias)
 		}
 	}
 	walk(p)
-	return names
+	return names, bindNames
+}
+
+// vdNamer makes names unique as set_rtable_names does: a name in use
+// gets the first free suffix _1, _2, ... counted per name.
+type vdNamer struct{ counters map[string]int }
+
+// newVDNamer returns a namer with the names of levels in use.
+func newVDNamer(levels [][]string) *vdNamer {
+	m := &vdNamer{counters: map[string]int{}}
+	for _, l := range levels {
+		for _, n := range l {
+			m.counters[n] = 0
+		}
+	}
+	return m
+}
+
+// unique returns the name assign would give refname.
+func (m *vdNamer) unique(refname string) string {
+	c, used := m.counters[refname]
+	if !used {
+		return refname
+	}
+	for {
+		c++
+		name := fmt.Sprintf("%s_%d", refname, c)
+		if _, used := m.counters[name]; !used {
+			return name
+		}
+	}
+}
+
+// assign returns refname made unique and takes it.
+func (m *vdNamer) assign(refname string) string {
+	if c, used := m.counters[refname]; used {
+		base := refname
+		for {
+			c++
+			m.counters[base] = c
+			refname = fmt.Sprintf("%s_%d", base, c)
+			if _, used := m.counters[refname]; !used {
+				break
+			}
+		}
+	}
+	m.counters[refname] = 0
+	return refname
 }
 
 // join prints a join of two FROM items: its condition after ON, or

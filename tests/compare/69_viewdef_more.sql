@@ -81,3 +81,7 @@ REFRESH MATERIALIZED VIEW mk;
 REFRESH MATERIALIZED VIEW mn;
 SELECT * FROM mk ORDER BY 1;
 SELECT * FROM mn ORDER BY 1;
+-- A second rename: the names made unique follow it.
+ALTER TABLE tab RENAME TO tab2;
+\pset format unaligned
+SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' AND c.relname IN ('k1', 'k2', 'k3', 'k4', 'k5', 'mk', 'r3') ORDER BY 1;
