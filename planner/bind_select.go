@@ -1588,6 +1588,7 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			r := b.bindQuery(src.(ast.ResultSetNode), left, lateralLvl, nil)
 			if b.subAliases != nil {
 				b.subAliases[r.plan] = alias
+				b.laterals[r.plan] = true
 			}
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			// A LATERAL subquery that reads nothing to its left is an

@@ -26,7 +26,8 @@ import (
 // cast carries its own.
 //
 // It covers SELECTs over tables, views, materialized views, subqueries
-// and functions in FROM (with WITH ORDINALITY), aliased or not, joined
+// and functions in FROM (with WITH ORDINALITY; LATERAL when they read
+// the items to their left), LATERAL subqueries, aliased or not, joined
 // by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while the USING columns
 // keep their names) or NATURAL (printed as the USING join it stands
 // for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
@@ -36,10 +37,10 @@ import (
 // literals, set operations nested and mixed, and WITH [RECURSIVE]. The
 // FROM items of each query level are named as set_rtable_names names
 // them, apart from those of the enclosing levels (t_1). For any other
-// shape (a WINDOW clause, VALUES, LATERAL, an explicit CROSS JOIN, FULL
-// JOIN USING or a USING column renamed since, grouping sets, ROWS FROM,
-// WITH over a set operation) it returns an error with SQLSTATE 0A000,
-// and the caller shows the text as stored.
+// shape (a WINDOW clause, VALUES, LATERAL before a function, an
+// explicit CROSS JOIN, FULL JOIN USING or a USING column renamed since,
+// grouping sets, ROWS FROM, WITH over a set operation) it returns an
+// error with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -66,9 +67,9 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 				// SELECTs (sql/doc.go #16), which would print as one.
 				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse a VALUES list")
 			}
-			if t.Kind == sql.TIdent && t.Val == "lateral" {
-				// LATERAL before a function, or a subquery that reads
-				// nothing to its left, leaves no trace in the binding.
+			if t.Kind == sql.TIdent && t.Val == "lateral" && (i+1 >= len(toks) || toks[i+1].Val != "(") {
+				// LATERAL before a function leaves no trace in the
+				// binding (the front end drops it).
 				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse LATERAL")
 			}
 		}
@@ -86,7 +87,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{},
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{}, laterals: map[Plan]bool{},
 		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
@@ -95,7 +96,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -140,6 +141,7 @@ type viewDeparser struct {
 	written    map[Expr]string
 	subAliases map[Plan]string
 	usingJoins map[Plan][]string
+	laterals   map[Plan]bool
 	withs      map[Plan][]boundCTE
 	cteRefs    map[Plan][2]string
 	current    func(uint32) (*catalog.Relation, bool)
@@ -631,7 +633,7 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		}
 		return text + " " + ref + "(" + strings.Join(quoteNames(names), ", ") + ")", cols
 	case *Join:
-		if n.Lateral || len(n.LeftKeys) > 0 {
+		if len(n.LeftKeys) > 0 {
 			vdUnsupported("this join")
 		}
 		if n.Kind == InnerJoin && n.Cond == nil {
@@ -640,7 +642,7 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			if _, nested := n.Right.(*Join); nested {
 				vdUnsupported("a nested join on the right")
 			}
-			r, rc := d.from(n.Right)
+			r, rc := d.fromRight(n, lc)
 			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
 		}
 		return d.join(n, "")
@@ -674,7 +676,11 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if len(cols) != len(p.Schema()) {
 			vdUnsupported("a subquery with hidden columns")
 		}
-		return "(" + d.query(p, nil) + ") " + quoteName(alias), cols
+		text := "(" + d.query(p, nil) + ") " + quoteName(alias)
+		if d.laterals[p] {
+			text = "LATERAL " + text
+		}
+		return text, cols
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
@@ -786,10 +792,31 @@ func (m *vdNamer) assign(refname string) string {
 	return refname
 }
 
+// fromRight prints the right FROM item of join n, whose left item has
+// the columns lc. A LATERAL one (a subquery written so, or a function
+// reading lc, which PostgreSQL marks LATERAL itself) sees lc as the
+// columns of an enclosing query, as the binder bound it.
+func (d *viewDeparser) fromRight(n *Join, lc []vdCol) (string, []vdCol) {
+	if !n.Lateral {
+		return d.from(n.Right)
+	}
+	_, fn := n.Right.(*TableFunc)
+	if !fn && !d.laterals[n.Right] {
+		vdUnsupported("this LATERAL item")
+	}
+	d.outer = append(d.outer, lc)
+	text, cols := d.from(n.Right)
+	d.outer = d.outer[:len(d.outer)-1]
+	if fn {
+		text = "LATERAL " + text
+	}
+	return text, cols
+}
+
 // join prints a join of two FROM items: its condition after ON, or
 // using, the USING clause that stands for it.
 func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
-	if n.Lateral || len(n.LeftKeys) > 0 {
+	if len(n.LeftKeys) > 0 {
 		vdUnsupported("this join")
 	}
 	var word string
@@ -810,7 +837,7 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 	}
 	l, lc := d.from(n.Left)
 	kw := d.keyword(" "+word, -8, 8, 4)
-	r, rc := d.from(n.Right)
+	r, rc := d.fromRight(n, lc)
 	cols := append(append([]vdCol{}, lc...), rc...)
 	var tail string
 	switch {
