@@ -255,6 +255,7 @@ func (e *Engine) deparsedDefinition(d, renamed *catalog.Relation) (*catalog.Rela
 	}
 	nd := d.Clone()
 	nd.SQL = strings.TrimSuffix(strings.TrimPrefix(text, " "), ";")
+	nd.Deparsed = true
 	if len(d.DepCols) > 0 {
 		nd.DepCols = map[uint32][]string{}
 		for id, names := range d.DepCols {

@@ -328,3 +328,32 @@ func TestRenameViewColumnThenView(t *testing.T) {
 	}
 	checkAcrossRestart(t, fs, e, s, check)
 }
+
+// TestRenameTwiceFollowsMadeUpAliases: a view whose subquery reads the
+// table its query reads has the inner one named apart (t_1) in the text
+// deparsed for a rename; the next rename renames that name too, as
+// PostgreSQL's set_rtable_names does, also after a restart, while an
+// alias the user wrote stays.
+func TestRenameTwiceFollowsMadeUpAliases(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int, b int)")
+	mustRun(t, s, "CREATE VIEW k1 AS SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE b > 0)")
+	mustRun(t, s, "CREATE VIEW k2 AS SELECT a FROM t WHERE a IN (SELECT x.a FROM t x)")
+	mustRun(t, s, "ALTER TABLE t RENAME TO tab")
+	mustRun(t, s, "ALTER TABLE tab RENAME TO tt")
+	mustRun(t, s, "INSERT INTO tt VALUES (1, 1), (2, 0)")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT pg_get_viewdef('k1'::regclass, true) LIKE '%FROM tt tt_1%', pg_get_viewdef('k1'::regclass, true) LIKE '%tab%'", "t f")
+		wantRows(t, s, "SELECT pg_get_viewdef('k2'::regclass, true) LIKE '%FROM tt x%'", "t")
+		wantRows(t, s, "SELECT * FROM k1", "1")
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+	e = openTest(t, fs)
+	s = session(t, e)
+	mustRun(t, s, "ALTER TABLE tt RENAME TO t3")
+	wantRows(t, s, "SELECT pg_get_viewdef('k1'::regclass, true) LIKE '%FROM t3 t3_1%'", "t")
+	e.Close()
+}

@@ -283,6 +283,9 @@ type binder struct {
 	// usingJoins records, when deparsing, the columns of each JOIN ...
 	// USING, by the projection that merges them.
 	usingJoins map[Plan][]string
+	// laterals records, when deparsing, the subqueries in FROM written
+	// LATERAL.
+	laterals map[Plan]bool
 	// withs records, when deparsing, each SELECT's WITH clause bound on
 	// its own, by the SELECT's plan, and cteRefs each reference to a
 	// CTE (its name and range variable), by the plan it binds to.

@@ -1505,8 +1505,12 @@ func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Fr
 	// bound: pg_frame_offset(e, 'x'), or pg_frame_bound('kind', 'x') for
 	// UNBOUNDED PRECEDING and CURRENT ROW (sql/doc.go #29, #29b).
 	start, end := f.Extent.Start, f.Extent.End
+	single := false
 	if fc, ok := start.Expr.(*ast.FuncCallExpr); ok && len(fc.Args) == 2 && (fc.FnName.L == "pg_frame_offset" || fc.FnName.L == "pg_frame_bound") {
 		excl := frameMarkerString(fc.Args[1])
+		if rest, ok := strings.CutPrefix(excl, "single"); ok {
+			single, excl = true, strings.TrimSpace(rest)
+		}
 		out.Exclude = strings.ReplaceAll(excl, " ", "_")
 		if fc.FnName.L == "pg_frame_offset" {
 			nf := *fc
@@ -1524,6 +1528,10 @@ func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Fr
 		}
 		switch out.Exclude {
 		case "current_row", "group", "ties":
+		case "":
+			if !single {
+				failf(pgerr.InternalError, "unexpected frame exclusion %q", excl)
+			}
 		default:
 			failf(pgerr.InternalError, "unexpected frame exclusion %q", excl)
 		}
@@ -1584,6 +1592,7 @@ func (b *binder) frame(s *scope, f *ast.FrameClause, ord []SortKey, pos int) *Fr
 		// "ROWS start" without BETWEEN ends at the current row.
 		out.End = FrameBound{Kind: "current_row"}
 	}
+	out.Between = !single
 	return out
 }
 

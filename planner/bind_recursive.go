@@ -126,5 +126,9 @@ func (b *binder) recursiveRef(d *cteDef, tn *ast.TableName, alias string, outer 
 	}
 	ws := d.work
 	ws.Out = append(types.Schema(nil), d.work.Out...)
-	return b.derived(&ws, alias, nil, outer, lvl)
+	p, sc := b.derived(&ws, alias, nil, outer, lvl)
+	if b.cteRefs != nil {
+		b.cteRefs[p] = [2]string{name, alias}
+	}
+	return p, sc
 }

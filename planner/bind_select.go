@@ -94,22 +94,27 @@ type boundCTE struct {
 	name string
 	cols []string // its column list, if any
 	plan Plan
+	// recursive marks the CTEs of a WITH RECURSIVE clause, recursive or
+	// not.
+	recursive bool
 }
 
 // bindWithForDeparse binds each CTE of w (visible since pushWith) once,
 // referenced or not, for the deparser to print the WITH clause.
 func (b *binder) bindWithForDeparse(w *ast.WithClause, outer *scope, lvl *level) []boundCTE {
-	if w.IsRecursive {
-		failf(pgerr.FeatureNotSupported, "cannot deparse WITH RECURSIVE")
-	}
 	var out []boundCTE
 	for _, c := range w.CTEs {
 		d := b.findCTE(c.Name.O)
 		saved := b.ctes
 		b.ctes = d.ctes
-		p := b.bindQuery(c.Query.Query, outer, lvl, nil).plan
+		var p Plan
+		if d.recursive {
+			p = b.bindRecursiveCTE(d, outer, lvl)
+		} else {
+			p = b.bindQuery(c.Query.Query, outer, lvl, nil).plan
+		}
 		b.ctes = saved
-		bc := boundCTE{name: c.Name.O, plan: p}
+		bc := boundCTE{name: c.Name.O, plan: p, recursive: w.IsRecursive}
 		for _, n := range c.ColNameList {
 			bc.cols = append(bc.cols, n.O)
 		}
@@ -230,6 +235,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
 		plan = &Filter{Input: plan, Cond: cond}
 	}
+	if b.aliases != nil && len(n.WindowSpecs) > 0 {
+		failf(pgerr.FeatureNotSupported, "cannot deparse a WINDOW clause")
+	}
 	win := &winState{specs: map[string]*ast.WindowSpec{}}
 	for i := range n.WindowSpecs {
 		win.specs[n.WindowSpecs[i].Name.L] = &n.WindowSpecs[i]
@@ -333,6 +341,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		}
 		keys = all[nOn:]
 		if n.OrderBy == nil {
+			if b.aliases != nil {
+				// The sort would print as an ORDER BY.
+				failf(pgerr.FeatureNotSupported, "cannot deparse DISTINCT ON without ORDER BY")
+			}
 			keys = all[:nOn]
 		}
 		// Postgres: each DISTINCT ON key must be among the leading
@@ -1222,7 +1234,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	schema, name := tn.Schema.O, tn.Name.O
 	if schema == "" {
 		if d := b.findCTE(name); d != nil {
-			if b.aliases != nil && (d.recursive || b.withs == nil) {
+			if b.aliases != nil && b.withs == nil {
 				failf(pgerr.FeatureNotSupported, "cannot deparse WITH RECURSIVE")
 			}
 			if alias == "" {
@@ -1405,6 +1417,20 @@ func (b *binder) fromFunction(n ast.ResultSetNode) (*sql.TVF, string, bool) {
 // tableFunc binds a table function in FROM; namePos is the position of
 // its name.
 func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, namePos int) (Plan, *scope) {
+	if b.subAliases != nil && hasNamedArgs(f.Args) {
+		failf(pgerr.FeatureNotSupported, "cannot deparse a function in FROM with named arguments")
+	}
+	p, sc := b.tableFuncPlan(f, alias, outer, lvl, namePos)
+	if tf, ok := p.(*TableFunc); ok && b.subAliases != nil {
+		// When deparsing, the name of a function in FROM is kept as a
+		// subquery's alias is.
+		b.subAliases[tf] = sc.tables[0]
+	}
+	return p, sc
+}
+
+// tableFuncPlan binds a function in FROM (tableFunc).
+func (b *binder) tableFuncPlan(f *sql.TVF, alias string, outer *scope, lvl *level, namePos int) (Plan, *scope) {
 	if alias == "" {
 		alias = f.Alias
 	}
@@ -1562,6 +1588,7 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			r := b.bindQuery(src.(ast.ResultSetNode), left, lateralLvl, nil)
 			if b.subAliases != nil {
 				b.subAliases[r.plan] = alias
+				b.laterals[r.plan] = true
 			}
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 			// A LATERAL subquery that reads nothing to its left is an
@@ -1643,7 +1670,13 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			}
 		}
 		p, nsc := b.usingJoin(j, ls, rs, sc, names)
-		if b.usingJoins != nil && !n.NaturalJoin {
+		if b.usingJoins != nil {
+			// PostgreSQL prints a NATURAL join as the USING join it
+			// stands for, and one without common columns as a CROSS
+			// JOIN, which weir binds as a comma list.
+			if len(names) == 0 {
+				failf(pgerr.FeatureNotSupported, "cannot deparse a NATURAL join without common columns")
+			}
 			b.usingJoins[p] = names
 		}
 		return p, nsc

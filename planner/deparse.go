@@ -61,7 +61,7 @@ func deparse(e Expr) string {
 		// A typed literal ('2020-01-01'::date) stays a cast of its text
 		// until run time; Postgres stores the converted constant.
 		if k, ok := n.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
-			return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+			return quoteLiteral(canonicalLiteral(k.V.S, n.T)) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
 		}
 		return deparseOperand(n.Arg) + "::" + n.T.String()
 	case *Call:
@@ -151,6 +151,20 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // bare; everything else as a quoted literal with its type. weir folds an
 // integer literal widened to the column's type into one constant, so
 // integers are judged by value, as the int4 literal Postgres would keep.
+// canonicalLiteral returns the literal s of type t as PostgreSQL's
+// constant of that type prints it: a date, time, timestamp or interval
+// in its output form ('2020-01-01'::timestamp is '2020-01-01
+// 00:00:00'), anything else as written.
+func canonicalLiteral(s string, t types.T) string {
+	switch t.ID {
+	case types.Date, types.Time, types.Timestamp, types.Interval:
+		if v, err := types.ParseText(s, t, time.UTC); err == nil {
+			return types.FormatText(v, t, time.UTC)
+		}
+	}
+	return s
+}
+
 func deparseConst(c *Const) string {
 	if c.T.IsEnum() {
 		if c.V.Null {
@@ -471,7 +485,7 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 			return d.expr(n.Arg, parent)
 		}
 		if k, ok := n.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
-			return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+			return quoteLiteral(canonicalLiteral(k.V.S, n.T)) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
 		}
 		if k, ok := n.Arg.(*Const); ok && k.T.ID == n.T.ID && k.T.Family() == types.FamString && !k.V.Null {
 			// 'x'::varchar(5) folded to a varchar constant first.
@@ -481,7 +495,7 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 			// 'x'::varchar(5): the literal's cast to the type, then
 			// the length's; PostgreSQL folds both into one constant.
 			if k, ok := in.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
-				return quoteLiteral(k.V.S) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
+				return quoteLiteral(canonicalLiteral(k.V.S, n.T)) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
 			}
 		}
 		s := d.expr(n.Arg, n)
@@ -509,6 +523,10 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		parts := make([]string, len(n.Args))
 		for i, a := range n.Args {
 			parts[i] = d.expr(a, n)
+		}
+		if n.Fn == "array" && len(n.Args) > 0 {
+			// An ARRAY[...] constructor.
+			return "ARRAY[" + strings.Join(parts, ", ") + "]"
 		}
 		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
 	case *And:

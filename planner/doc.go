@@ -88,11 +88,16 @@
 // pg_get_viewdef does. It binds the stored text without expanding the
 // views it reads and without the rewrite rules, so the plan keeps the
 // query's shape: [Project dropping ORDER BY's hidden columns] over
-// [Limit] over [Sort] over [Distinct] over the select list's Project,
-// over [HAVING's Filter over the Agg], over [WHERE's Filter], over the
-// FROM items (Scans, Joins). Column references print as range
-// variable.column with the names the relations have now, which is
-// what makes the definition follow renames. For example, after
+// [Limit] over [DISTINCT ON's Distinct] over [Sort] over [Distinct] over
+// the select list's Project, over [Window], over [HAVING's Filter over
+// the Agg], over [WHERE's Filter], over the FROM items (Scans, Joins,
+// TableFuncs, subqueries, CTE references); a set operation (a
+// RecursiveUnion for WITH RECURSIVE) prints as get_setop_query prints
+// its tree. Each query level names its FROM items apart from those of
+// the levels around it, as set_rtable_names does (t_1). Column
+// references print as range variable.column with the names the
+// relations have now, which is what makes the definition follow
+// renames. For example, after
 // ALTER TABLE t RENAME COLUMN a TO aa, a view over
 // SELECT a, b FROM t WHERE a > 1 prints (each line here one blank
 // short of the real indentation)

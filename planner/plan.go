@@ -244,6 +244,10 @@ type Frame struct {
 	// "ties" (its peers but not itself). It leaves out rows of the frame
 	// for the functions that read it (ReadsFrame).
 	Exclude string
+	// Between records that the clause was written with BETWEEN ... AND
+	// (a frame written with its start alone ends at the current row), for
+	// printing it as written.
+	Between bool
 }
 
 // WindowCall is one window function: a ranking function (row_number,

@@ -25,18 +25,22 @@ import (
 // isSimpleNode asks for them; without it each operator, boolean and
 // cast carries its own.
 //
-// It covers SELECTs over tables, views, materialized views and
-// subqueries, aliased or not, joined by [LEFT | RIGHT | FULL] JOIN ...
-// ON or USING (while the USING columns keep their names) or listed with
-// commas, with WHERE, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT and
-// OFFSET, aggregates (DISTINCT, FILTER), window functions without a
+// It covers SELECTs over tables, views, materialized views, subqueries
+// and functions in FROM (with WITH ORDINALITY; LATERAL when they read
+// the items to their left), LATERAL subqueries, aliased or not, joined
+// by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while the USING columns
+// keep their names) or NATURAL (printed as the USING join it stands
+// for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
+// DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES,
+// aggregates (DISTINCT, FILTER), window functions with or without a
 // frame clause, subqueries as expressions, casts, CASE, COALESCE and
-// literals, chains of one set operation, and WITH. For any other shape
-// (WITH RECURSIVE, NATURAL and FULL USING joins, functions in FROM,
-// frame clauses, set operations of different kinds, WITH over a set
-// operation) it returns an error with SQLSTATE
-// 0A000, and the caller shows the text as stored. An explicit CROSS
-// JOIN binds as a comma list does, and prints as one.
+// literals, set operations nested and mixed, and WITH [RECURSIVE]. The
+// FROM items of each query level are named as set_rtable_names names
+// them, apart from those of the enclosing levels (t_1). For any other
+// shape (a WINDOW clause, VALUES, LATERAL before a function, an
+// explicit CROSS JOIN, FULL JOIN USING or a USING column renamed since,
+// grouping sets, ROWS FROM, WITH over a set operation) it returns an
+// error with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -51,6 +55,25 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if err != nil {
 		return "", err
 	}
+	if toks, err := sql.Lex(rel.SQL); err == nil {
+		for i, t := range toks {
+			if t.Kind == sql.TIdent && t.Val == "cross" && i+1 < len(toks) && toks[i+1].Kind == sql.TIdent && toks[i+1].Val == "join" {
+				// An explicit CROSS JOIN binds as a comma list does;
+				// PostgreSQL prints it as written.
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse CROSS JOIN")
+			}
+			if t.Kind == sql.TIdent && t.Val == "values" {
+				// The front end writes a VALUES list as a UNION ALL of
+				// SELECTs (sql/doc.go #16), which would print as one.
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse a VALUES list")
+			}
+			if t.Kind == sql.TIdent && t.Val == "lateral" && (i+1 >= len(toks) || toks[i+1].Val != "(") {
+				// LATERAL before a function leaves no trace in the
+				// binding (the front end drops it).
+				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse LATERAL")
+			}
+		}
+	}
 	q, ok := st.(*sql.Query)
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "the definition of \"%s\" is not a query", rel.Name)
@@ -64,7 +87,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{},
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{}, laterals: map[Plan]bool{},
 		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
@@ -73,8 +96,8 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int)}
-	return " " + d.query(plan, names) + ";", nil
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
+	return d.query(plan, names) + ";", nil
 }
 
 // vdCol is a column of a plan node's output as the deparsed query names
@@ -118,11 +141,27 @@ type viewDeparser struct {
 	written    map[Expr]string
 	subAliases map[Plan]string
 	usingJoins map[Plan][]string
+	laterals   map[Plan]bool
 	withs      map[Plan][]boundCTE
 	cteRefs    map[Plan][2]string
 	current    func(uint32) (*catalog.Relation, bool)
 	pretty     bool
 	indent     *int
+	// levels holds the names given the FROM items of each enclosing
+	// query level, outermost first, and refs the name of each FROM item
+	// (a Scan, a subquery's or a CTE reference's plan) of the levels
+	// named so far (nameLevel).
+	levels [][]string
+	refs   map[Plan]string
+	// bindLevels holds the names the FROM items of levels would have
+	// under the names their relations had when the text was bound.
+	bindLevels [][]string
+	// deparsed is set when the text was written by this function for a
+	// rename (catalog.Relation.Deparsed): its aliases of the form t_1
+	// that nameLevel would make are taken for ones it made.
+	deparsed bool
+	// generated marks the scans whose alias is one nameLevel made up.
+	generated map[*Scan]bool
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -131,12 +170,12 @@ func vdUnsupported(what string) {
 	failf(pgerr.FeatureNotSupported, "cannot deparse %s", what)
 }
 
-// query prints a SELECT whose output columns are called names.
+// query prints a SELECT whose output columns are called names: a
+// view's columns, which every branch of a set operation names (the
+// resultDesc of get_query_def), or nil for a query nested in another,
+// whose branches name their columns as they do.
 func (d *viewDeparser) query(p Plan, names []string) string {
-	if with, ok := d.withs[p]; ok {
-		return d.with(with) + d.selectQuery(p, names)
-	}
-	return d.selectQuery(p, names)
+	return d.selectQuery(p, names, d.withs[p])
 }
 
 // with prints a WITH clause as get_with_clause does, each CTE's query a
@@ -147,8 +186,10 @@ func (d *viewDeparser) with(ctes []boundCTE) string {
 	pad := strings.Repeat(" ", base+8)
 	var s vdText
 	for i, c := range ctes {
-		if i == 0 {
-			s.add("WITH ")
+		if i == 0 && c.recursive {
+			s.add(" WITH RECURSIVE ")
+		} else if i == 0 {
+			s.add(" WITH ")
 		} else {
 			s.add(", ")
 		}
@@ -156,22 +197,17 @@ func (d *viewDeparser) with(ctes []boundCTE) string {
 		if len(c.cols) > 0 {
 			s.add("(" + strings.Join(quoteNames(c.cols), ", ") + ")")
 		}
-		var names []string
-		for _, col := range c.plan.Schema() {
-			if !col.Hidden {
-				names = append(names, col.Name)
-			}
-		}
 		*d.indent = base + 8
-		q := d.query(c.plan, names)
-		s.add(" AS (", "\n"+pad+" ", q, "\n"+pad+")")
+		q := d.query(c.plan, nil)
+		s.add(" AS (", "\n"+pad, q, "\n"+pad+")")
 	}
-	s.add("\n" + strings.Repeat(" ", base) + " ")
+	s.add("\n" + strings.Repeat(" ", base))
 	return s.String()
 }
 
-// selectQuery prints a SELECT (or a set operation) without its WITH.
-func (d *viewDeparser) selectQuery(p Plan, names []string) string {
+// selectQuery prints a SELECT (or a set operation) and with, the WITH
+// clause it has.
+func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) string {
 	// The level of the query's body: its clauses' keywords step back
 	// from it, CASE lines indent from it.
 	base := *d.indent
@@ -179,6 +215,14 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	*d.indent += 8
 	sublink := d.sublink
 	d.sublink = false
+	own := names == nil
+	if own {
+		for _, c := range p.Schema() {
+			if !c.Hidden {
+				names = append(names, c.Name)
+			}
+		}
+	}
 	visible := -1
 	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
 		// The projection that drops ORDER BY's hidden columns.
@@ -189,23 +233,27 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	var sort *Sort
 	distinct := false
 	if l, ok := p.(*Limit); ok {
-		if len(l.Ties) > 0 {
-			vdUnsupported("WITH TIES")
-		}
 		lim, p = l, l.Input
 	}
+	var distinctOn []Expr
 	if dd, ok := p.(*Distinct); ok && dd.On != nil {
-		vdUnsupported("DISTINCT ON")
+		distinctOn, p = dd.On, dd.Input
 	}
 	if s, ok := p.(*Sort); ok {
 		sort, p = s, s.Input
 	}
-	if so, ok := p.(*SetOp); ok {
+	if so, ok := asSetOp(p); ok {
+		if lim != nil && len(lim.Ties) > 0 {
+			vdUnsupported("WITH TIES over a set operation")
+		}
 		if visible >= 0 && visible < len(so.Out) {
 			vdUnsupported("hidden columns of a set operation")
 		}
+		if with != nil {
+			vdUnsupported("WITH over a set operation")
+		}
 		*d.indent = base
-		return d.setOp(so, names, sort, lim)
+		return d.setOp(so, names, own, !sublink, sort, lim)
 	}
 	if dd, ok := p.(*Distinct); ok {
 		distinct, p = true, dd.Input
@@ -237,15 +285,25 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	}
 	var from string
 	var cols []vdCol
+	noFrom := false
 	if v, ok := p.(*Values); ok && len(v.Rows) == 1 && len(v.Rows[0]) == 0 && len(v.Out) == 0 {
 		// SELECT without FROM.
-	} else {
-		from, cols = d.from(p)
+		noFrom = true
 	}
 	var s vdText
-	s.add("SELECT")
-	if distinct {
-		s.add(" DISTINCT")
+	var level, bindLevel []string
+	if !noFrom {
+		level, bindLevel = d.nameLevel(p)
+	}
+	d.levels, d.bindLevels = append(d.levels, level), append(d.bindLevels, bindLevel)
+	defer func() { d.levels, d.bindLevels = d.levels[:len(d.levels)-1], d.bindLevels[:len(d.bindLevels)-1] }()
+	if with != nil {
+		*d.indent = base
+		s.add(d.with(with))
+		*d.indent = base + 8
+	}
+	if !noFrom {
+		from, cols = d.from(p)
 	}
 	env := cols
 	var groupBy []string
@@ -267,6 +325,21 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	}
 	if visible > len(names) {
 		vdUnsupported("a select list longer than the view's columns")
+	}
+	s.add(" SELECT")
+	if distinct {
+		s.add(" DISTINCT")
+	}
+	if distinctOn != nil {
+		keys := make([]string, len(distinctOn))
+		for i, k := range distinctOn {
+			r, ok := k.(*ColRef)
+			if !ok || r.Idx >= len(proj.Exprs) {
+				vdUnsupported("a DISTINCT ON key")
+			}
+			keys[i] = d.sortExpr(proj.Exprs[r.Idx], env)
+		}
+		s.add(" DISTINCT ON (" + strings.Join(keys, ", ") + ")")
 	}
 	for i, e := range proj.Exprs[:visible] {
 		c := d.col(e, env)
@@ -326,55 +399,28 @@ func (d *viewDeparser) selectQuery(p Plan, names []string) string {
 	}
 	if lim != nil {
 		if lim.Offset != nil {
-			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.int8Arg(lim.Offset))
 		}
-		if lim.Limit != nil {
-			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+		switch {
+		case lim.Limit != nil && len(lim.Ties) > 0:
+			s.add(d.keyword(" FETCH FIRST ", -8, 8, 0), "(", d.int8Arg(lim.Limit), ") ROWS WITH TIES")
+		case lim.Limit != nil:
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.int8Arg(lim.Limit))
 		}
 	}
 	return s.String()
 }
 
-// setOp prints a chain of one set operation (UNION [ALL], INTERSECT
-// [ALL] or EXCEPT [ALL]) as PostgreSQL's get_setop_query does when its
-// left-nested operands need no parentheses: each branch a query at the
-// chain's level naming its columns as the view does, the operator's
-// word on a line of its own, and ORDER BY by column number.
-func (d *viewDeparser) setOp(so *SetOp, names []string, sort *Sort, lim *Limit) string {
-	var branches []Plan
-	var p Plan = so
-	for {
-		o, ok := p.(*SetOp)
-		if !ok {
-			break
-		}
-		if o.Kind != so.Kind || o.All != so.All {
-			vdUnsupported("set operations of different kinds")
-		}
-		if _, nested := o.Right.(*SetOp); nested {
-			vdUnsupported("a nested set operation")
-		}
-		branches = append([]Plan{o.Right}, branches...)
-		p = o.Left
-	}
-	branches = append([]Plan{p}, branches...)
-	word := [...]string{Union: "UNION", Intersect: "INTERSECT", Except: "EXCEPT"}[so.Kind]
-	if so.All {
-		word += " ALL"
-	}
+// setOp prints a set operation with its ORDER BY and LIMIT as
+// get_select_query_def does: the tree of operations (setOpTree), then
+// ORDER BY by column number. names are the view's columns, which every
+// branch shows, unless own (the branches show their own); visible is
+// get_setop_query's colNamesVisible.
+func (d *viewDeparser) setOp(so *SetOp, names []string, own, visible bool, sort *Sort, lim *Limit) string {
 	base := *d.indent
-	pad := strings.Repeat(" ", base)
 	var s vdText
-	for i, b := range branches {
-		if i > 0 {
-			s.add("\n"+pad+word, "\n"+pad+" ")
-		}
-		if _, ok := b.(*SetOp); ok {
-			vdUnsupported("a nested set operation")
-		}
-		s.add(d.query(b, names))
-	}
-	*d.indent += 8
+	d.setOpTree(&s, so, names, own, visible)
+	*d.indent = base + 8
 	defer func() { *d.indent = base }()
 	if sort != nil {
 		var keys []string
@@ -398,13 +444,94 @@ func (d *viewDeparser) setOp(so *SetOp, names []string, sort *Sort, lim *Limit) 
 	}
 	if lim != nil {
 		if lim.Offset != nil {
-			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.expr(lim.Offset, nil))
+			s.add(d.keyword(" OFFSET ", -8, 8, 0), d.int8Arg(lim.Offset))
 		}
 		if lim.Limit != nil {
-			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.expr(lim.Limit, nil))
+			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.int8Arg(lim.Limit))
 		}
 	}
 	return s.String()
+}
+
+// setOpTree prints p, a set operation or one of its queries, as
+// get_setop_query does: a query in parentheses when it has its own WITH,
+// ORDER BY or LIMIT; a left operand that is a set operation of another
+// kind (or ALL-ness) in parentheses a level in, and a right operand that
+// is a set operation always; the operator's word on a line of its own.
+// Only the leftmost query names its columns visibly.
+func (d *viewDeparser) setOpTree(s *vdText, p Plan, names []string, own, visible bool) {
+	op, ok := asSetOp(p)
+	if !ok {
+		paren := d.withs[p] != nil || hasSortOrLimit(p)
+		leafNames := names
+		if own {
+			leafNames = nil
+		}
+		if paren {
+			s.add("(")
+		}
+		d.sublink = !visible
+		s.add(d.query(p, leafNames))
+		if paren {
+			s.add(")")
+		}
+		return
+	}
+	paren, sub := false, 0
+	if l, ok := asSetOp(op.Left); ok {
+		paren = l.Kind != op.Kind || l.All != op.All
+	}
+	if paren {
+		sub = 8
+		s.add("(", d.keyword("", sub, 0, 0))
+	}
+	d.setOpTree(s, op.Left, names, own, visible)
+	if paren {
+		s.add(d.keyword(") ", -sub, 0, 0))
+	} else {
+		s.add(d.keyword("", 0, 0, 0))
+	}
+	s.add([...]string{Union: "UNION ", Intersect: "INTERSECT ", Except: "EXCEPT "}[op.Kind])
+	if op.All {
+		s.add("ALL ")
+	}
+	_, paren = asSetOp(op.Right)
+	sub = 0
+	if paren {
+		s.add("(")
+		sub = 8
+	}
+	s.add(d.keyword("", sub, 0, 0))
+	d.setOpTree(s, op.Right, names, own, false)
+	*d.indent -= sub
+	if paren {
+		s.add(d.keyword(")", 0, 0, 0))
+	}
+}
+
+// asSetOp returns p as a set operation: a recursive CTE's query is the
+// UNION [ALL] of its two terms.
+func asSetOp(p Plan) (*SetOp, bool) {
+	switch n := p.(type) {
+	case *SetOp:
+		return n, true
+	case *RecursiveUnion:
+		return &SetOp{Kind: Union, All: n.All, Left: n.NonRecursive, Right: n.Recursive, Out: n.Out}, true
+	}
+	return nil, false
+}
+
+// hasSortOrLimit reports whether the query p has an ORDER BY or a
+// LIMIT (or OFFSET) of its own.
+func hasSortOrLimit(p Plan) bool {
+	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
+		p = pr.Input
+	}
+	switch p.(type) {
+	case *Sort, *Limit:
+		return true
+	}
+	return false
 }
 
 // isPrefixProject reports whether pr, above ORDER BY or LIMIT, passes on
@@ -453,9 +580,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if rel.Schema != catalog.PublicSchema && !rel.Temp {
 			name = quoteName(rel.Schema) + "." + name
 		}
-		ref, text := quoteName(rel.Name), name
-		if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
-			ref = quoteName(a)
+		refname := d.refs[n]
+		ref, text := quoteName(refname), name
+		if a, ok := d.aliases[n]; (ok && a != n.Rel.Name && !d.generated[n]) || refname != rel.Name {
 			text += " " + ref
 		}
 		cols := make([]vdCol, len(n.Cols))
@@ -483,8 +610,30 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			cols = append(cols, c)
 		}
 		return text, cols
+	case *TableFunc:
+		// A function in FROM: PostgreSQL prints its alias and a full
+		// column alias list always.
+		if !isPlainFunction(n.Fn) {
+			vdUnsupported("function " + n.Fn)
+		}
+		args := make([]string, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = d.expr(a, nil)
+		}
+		ref := quoteName(d.refs[n])
+		text := n.Fn + "(" + strings.Join(args, ", ") + ")"
+		if n.Ordinality {
+			text += " WITH ORDINALITY"
+		}
+		var names []string
+		var cols []vdCol
+		for _, c := range n.Out {
+			names = append(names, c.Name)
+			cols = append(cols, vdCol{text: ref + "." + quoteName(c.Name), attr: c.Name})
+		}
+		return text + " " + ref + "(" + strings.Join(quoteNames(names), ", ") + ")", cols
 	case *Join:
-		if n.Lateral || len(n.LeftKeys) > 0 {
+		if len(n.LeftKeys) > 0 {
 			vdUnsupported("this join")
 		}
 		if n.Kind == InnerJoin && n.Cond == nil {
@@ -493,15 +642,16 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			if _, nested := n.Right.(*Join); nested {
 				vdUnsupported("a nested join on the right")
 			}
-			r, rc := d.from(n.Right)
+			r, rc := d.fromRight(n, lc)
 			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
 		}
 		return d.join(n, "")
 	}
 	if ref, ok := d.cteRefs[p]; ok {
 		// A CTE's name: its columns are named as the CTE names them.
-		text, rv := quoteName(ref[0]), quoteName(ref[1])
-		if ref[1] != ref[0] {
+		refname := d.refs[p]
+		text, rv := quoteName(ref[0]), quoteName(refname)
+		if refname != ref[0] {
 			text += " " + rv
 		}
 		var cols []vdCol
@@ -513,30 +663,160 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		}
 		return text, cols
 	}
-	if alias, ok := d.subAliases[p]; ok {
+	if _, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.
-		var names []string
+		alias := d.refs[p]
 		var cols []vdCol
 		for _, c := range p.Schema() {
 			if c.Hidden {
 				continue
 			}
-			names = append(names, c.Name)
 			cols = append(cols, vdCol{text: quoteName(alias) + "." + quoteName(c.Name), attr: c.Name})
 		}
 		if len(cols) != len(p.Schema()) {
 			vdUnsupported("a subquery with hidden columns")
 		}
-		return "( " + d.query(p, names) + ") " + quoteName(alias), cols
+		text := "(" + d.query(p, nil) + ") " + quoteName(alias)
+		if d.laterals[p] {
+			text = "LATERAL " + text
+		}
+		return text, cols
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
 }
 
+// nameLevel gives the FROM items of the query level whose FROM clause
+// is p their names, as set_rtable_names does: each its alias (a
+// relation without one its current name, a CTE reference its CTE's
+// name), made unique against the names of the enclosing levels and of
+// the items before it in the level by a suffix _1, _2, ...; it records
+// them in refs and returns them in the order of the range table (left
+// to right).
+func (d *viewDeparser) nameLevel(p Plan) (names, bindNames []string) {
+	cur, old := newVDNamer(d.levels), newVDNamer(d.bindLevels)
+	assign := func(item Plan, refname, bindRefname string) {
+		refname = cur.assign(refname)
+		d.refs[item] = refname
+		names = append(names, refname)
+		bindNames = append(bindNames, old.assign(bindRefname))
+	}
+	var walk func(p Plan)
+	walk = func(p Plan) {
+		switch n := p.(type) {
+		case *Scan:
+			rel, ok := d.current(n.Rel.ID)
+			if !ok {
+				vdUnsupported("a dropped relation")
+			}
+			refname, bindRefname := rel.Name, n.Rel.Name
+			if a, ok := d.aliases[n]; ok && a != n.Rel.Name {
+				refname, bindRefname = a, a
+				if d.deparsed && a == old.unique(n.Rel.Name) {
+					// The alias this function gave the relation under
+					// the name it had when the text was deparsed for a
+					// rename (t_1): no alias of the user's, so it
+					// follows the relation's name.
+					refname, bindRefname = rel.Name, n.Rel.Name
+					d.generated[n] = true
+				}
+			}
+			assign(n, refname, bindRefname)
+			return
+		case *Project:
+			if _, ok := d.usingJoins[n]; ok {
+				walk(n.Input)
+				return
+			}
+		case *Join:
+			walk(n.Left)
+			walk(n.Right)
+			return
+		}
+		if ref, ok := d.cteRefs[p]; ok {
+			assign(p, ref[1], ref[1])
+			return
+		}
+		if alias, ok := d.subAliases[p]; ok {
+			assign(p, alias, alias)
+		}
+	}
+	walk(p)
+	return names, bindNames
+}
+
+// vdNamer makes names unique as set_rtable_names does: a name in use
+// gets the first free suffix _1, _2, ... counted per name.
+type vdNamer struct{ counters map[string]int }
+
+// newVDNamer returns a namer with the names of levels in use.
+func newVDNamer(levels [][]string) *vdNamer {
+	m := &vdNamer{counters: map[string]int{}}
+	for _, l := range levels {
+		for _, n := range l {
+			m.counters[n] = 0
+		}
+	}
+	return m
+}
+
+// unique returns the name assign would give refname.
+func (m *vdNamer) unique(refname string) string {
+	c, used := m.counters[refname]
+	if !used {
+		return refname
+	}
+	for {
+		c++
+		name := fmt.Sprintf("%s_%d", refname, c)
+		if _, used := m.counters[name]; !used {
+			return name
+		}
+	}
+}
+
+// assign returns refname made unique and takes it.
+func (m *vdNamer) assign(refname string) string {
+	if c, used := m.counters[refname]; used {
+		base := refname
+		for {
+			c++
+			m.counters[base] = c
+			refname = fmt.Sprintf("%s_%d", base, c)
+			if _, used := m.counters[refname]; !used {
+				break
+			}
+		}
+	}
+	m.counters[refname] = 0
+	return refname
+}
+
+// fromRight prints the right FROM item of join n, whose left item has
+// the columns lc. A LATERAL one (a subquery written so, or a function
+// reading lc, which PostgreSQL marks LATERAL itself) sees lc as the
+// columns of an enclosing query, as the binder bound it.
+func (d *viewDeparser) fromRight(n *Join, lc []vdCol) (string, []vdCol) {
+	if !n.Lateral {
+		return d.from(n.Right)
+	}
+	_, fn := n.Right.(*TableFunc)
+	if !fn && !d.laterals[n.Right] {
+		vdUnsupported("this LATERAL item")
+	}
+	d.outer = append(d.outer, lc)
+	text, cols := d.from(n.Right)
+	d.outer = d.outer[:len(d.outer)-1]
+	if fn {
+		text = "LATERAL " + text
+	}
+	return text, cols
+}
+
 // join prints a join of two FROM items: its condition after ON, or
 // using, the USING clause that stands for it.
 func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
-	if n.Lateral || len(n.LeftKeys) > 0 {
+	if len(n.LeftKeys) > 0 {
 		vdUnsupported("this join")
 	}
 	var word string
@@ -557,7 +837,7 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 	}
 	l, lc := d.from(n.Left)
 	kw := d.keyword(" "+word, -8, 8, 4)
-	r, rc := d.from(n.Right)
+	r, rc := d.fromRight(n, lc)
 	cols := append(append([]vdCol{}, lc...), rc...)
 	var tail string
 	switch {
@@ -636,9 +916,6 @@ func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
 // window prints a window function call with its OVER clause over the
 // columns env.
 func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
-	if c.Frame != nil {
-		vdUnsupported("a window frame")
-	}
 	s := d.agg(AggCall{Fn: c.Fn, Args: c.Args}, env)
 	if len(c.Args) == 0 && c.Fn == "count" {
 		s = "count(*)"
@@ -660,7 +937,48 @@ func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
 		}
 		over = append(over, "ORDER BY "+strings.Join(keys, ", "))
 	}
+	if f := c.Frame; f != nil {
+		over = append(over, d.frame(f))
+	}
 	return s + " OVER (" + strings.Join(over, " ") + ")"
+}
+
+// int8Arg prints e, a frame offset, LIMIT or OFFSET coerced to bigint.
+// The coercion is an implicit cast in PostgreSQL, which the pretty form
+// parenthesises around an operator.
+func (d *viewDeparser) int8Arg(e Expr) string {
+	s := d.expr(e, nil)
+	if c, ok := e.(*Cast); ok && c.Assign && d.pretty {
+		if call, ok := c.Arg.(*Call); ok {
+			if _, op := isOp(call); op {
+				s = "(" + s + ")"
+			}
+		}
+	}
+	return s
+}
+
+// frame prints a window frame clause as get_rule_windowspec does: the
+// end bound only after BETWEEN, and the exclusion unless it is EXCLUDE
+// NO OTHERS.
+func (d *viewDeparser) frame(f *Frame) string {
+	bound := func(b FrameBound) string {
+		switch b.Kind {
+		case "preceding", "following":
+			return d.int8Arg(b.Offset) + " " + strings.ToUpper(b.Kind)
+		}
+		return strings.ToUpper(strings.ReplaceAll(b.Kind, "_", " "))
+	}
+	s := strings.ToUpper(f.Mode) + " "
+	if f.Between {
+		s += "BETWEEN " + bound(f.Start) + " AND " + bound(f.End)
+	} else {
+		s += bound(f.Start)
+	}
+	if f.Exclude != "" {
+		s += " EXCLUDE " + strings.ToUpper(strings.ReplaceAll(f.Exclude, "_", " "))
+	}
+	return s
 }
 
 // agg prints an aggregate call over the columns env.
@@ -711,7 +1029,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
 			}
-			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) {
+			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {
 				vdUnsupported("function " + n.Fn)
 			}
 		default:
@@ -727,14 +1045,8 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 	rd.sub = func(q *Subquery) string {
 		d.outer = append(d.outer, env)
 		defer func() { d.outer = d.outer[:len(d.outer)-1] }()
-		var names []string
-		for _, c := range q.Plan.Schema() {
-			if !c.Hidden {
-				names = append(names, c.Name)
-			}
-		}
 		d.sublink = true
-		return " " + d.query(q.Plan, names)
+		return d.query(q.Plan, nil)
 	}
 	out := rd.expr(e, nil)
 	for strings.Contains(out, " \n") {

@@ -10,7 +10,7 @@ import (
 
 // TestViewDefinition: a view's query prints with the names its
 // relations and columns have now, in PostgreSQL's layout, and a shape
-// the deparser does not print (WITH RECURSIVE) is 0A000.
+// the deparser does not print (a WINDOW clause) is 0A000.
 func TestViewDefinition(t *testing.T) {
 	useTestFrontEnd()
 	cat := newFakeCatalog()
@@ -44,8 +44,14 @@ func TestViewDefinition(t *testing.T) {
 	}
 	view.SQL = "with recursive w(a) as (select 1 union all select a + 1 from w where a < 3) select a from w"
 	view.Cols = view.Cols[:1]
+	want := " WITH RECURSIVE w(a) AS (\n         SELECT 1 AS \"?column?\"\n        UNION ALL\n         SELECT w_1.a + 1\n           FROM w w_1\n          WHERE w_1.a < 3\n        )\n SELECT w.a\n   FROM w;"
+	if got, err := ViewDefinition(view, cat, current, true); err != nil || got != want {
+		t.Errorf("WITH RECURSIVE: got %q, %v\nwant %q", got, err, want)
+	}
+	view.SQL = "select a, rank() over w from t window w as (order by a)"
+	view.Cols = []catalog.Column{col("a", types.TInt4), col("rank", types.TInt8)}
 	if _, err := ViewDefinition(view, cat, current, false); pgerr.As(err) == nil || pgerr.As(err).Code != pgerr.FeatureNotSupported {
-		t.Errorf("WITH RECURSIVE: got %v, want 0A000", err)
+		t.Errorf("WINDOW clause: got %v, want 0A000", err)
 	}
 }
 

@@ -248,6 +248,9 @@
 //	                                           pg_frame_bound('unbounded preceding', 'x') day
 //	                                           PRECEDING, 'current row' likewise; 'x' is
 //	                                           'current row', 'group' or 'ties'
+//	29c frame without BETWEEN (ROWS e          the start bound carries 'single' likewise
+//	    PRECEDING, RANGE CURRENT ROW)          ('single' or 'single ties'), so that a
+//	                                           view's definition prints it as written
 //	    frame EXCLUDE NO OTHERS                the frame (the clause is the default)
 //	    EXCLUDE ... not ending the frame's     42601 at the token Postgres's grammar stops at
 //	    window specification, or malformed

@@ -255,7 +255,10 @@ func currentOf(seq []*node) []*node {
 // frame's start bound, which every frame has (#29b): an offset becomes
 // interval pg_frame_offset(e, 'x') day, UNBOUNDED PRECEDING and CURRENT
 // ROW become interval pg_frame_bound('unbounded preceding', 'x') day
-// PRECEDING, with x 'current row', 'group' or 'ties'.
+// PRECEDING, with x 'current row', 'group' or 'ties'. A frame without
+// BETWEEN (ROWS e PRECEDING, which ends at the current row) carries
+// 'single' the same way, before its exclusion if any ('single ties'),
+// so that a view's definition prints it as written.
 func (b *bridge) frameOffsets(seq []*node) []*node {
 	for i, n := range seq {
 		if n.kind != nLeaf || !frameWords[n.word()] {
@@ -289,6 +292,10 @@ func (b *bridge) frameOffsets(seq []*node) []*node {
 				return seq
 			}
 			seq = seq[:end.end]
+		}
+		if !between {
+			// The binder needs to know, to print the frame as written.
+			excl = strings.TrimSpace("single " + excl)
 		}
 		spans := [][2]int{{start.at, start.off}}
 		if between {

@@ -185,6 +185,11 @@ type Relation struct {
 	// SQL is the definition: the query text for a view or MV, the full
 	// CREATE statement for the others (SHOW CREATE prints it).
 	SQL string
+	// Deparsed marks a view's or materialized view's SQL written by the
+	// deparser for a rename (planner.ViewDefinition) rather than by the
+	// user: the aliases in it that the deparser made up (t_1) are no
+	// user's, and follow the next rename.
+	Deparsed bool
 	// Deps are the IDs of the relations this one reads from.
 	Deps []uint32
 	// With holds the WITH (...) options, lower-cased keys.
