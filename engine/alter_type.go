@@ -684,7 +684,10 @@ type dupKey struct {
 func (c *uniqueCheck) add(row types.Row) error {
 	copyDecimals(row) // it may be held
 	for k := range c.us {
-		key, ok := c.us[k].key(c.rel, row)
+		key, ok, err := c.us[k].key(c.rel, row)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
@@ -996,7 +999,7 @@ func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.E
 	}
 	io = quietIO{io}
 	e.writeMu.Lock()
-	j, created, err := s.addIndexLocked(st, io)
+	j, created, err := s.addIndexLocked(ctx, st, io)
 	e.writeMu.Unlock()
 	if err != nil || !created {
 		return err

@@ -329,11 +329,19 @@ type CreateIndex struct {
 	// NullsNotDistinct is NULLS NOT DISTINCT: rows whose keys hold NULLs
 	// conflict like equal values.
 	NullsNotDistinct bool
+	// Where is a partial index's predicate as written ("" for none),
+	// WherePos the character position it starts at.
+	Where    string
+	WherePos int
 }
 
-// IndexColumn is one key column of CREATE INDEX with its ordering.
+// IndexColumn is one key column of CREATE INDEX with its ordering: a
+// column (Name), or an expression (Expr, its text as written without
+// the parentheses around it, starting at character ExprPos).
 type IndexColumn struct {
 	Name       string
+	Expr       string
+	ExprPos    int
 	Desc       bool
 	NullsFirst bool // NULLS FIRST given
 	NullsLast  bool // NULLS LAST given
