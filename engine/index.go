@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -391,6 +392,41 @@ func (e *Engine) indexesOf(relID uint32) []*catalog.Relation {
 		out = append(out, cp)
 	}
 	return out
+}
+
+// indexTexts returns the key expressions and predicate of index idx on
+// relation on as pg_get_indexdef prints them, naming on's columns as
+// they are called now; an expression that no longer binds is shown as
+// written.
+func (e *Engine) indexTexts(idx, on *catalog.Relation, pretty bool) syscat.IndexTexts {
+	var x syscat.IndexTexts
+	if idx.PlainIndex() {
+		return x
+	}
+	exprs, pred, err := e.bindIndexRules(idx, on)
+	if err != nil {
+		for _, t := range idx.IndexExprs() {
+			if t != "" {
+				t = "(" + t + ")"
+			}
+			x.Keys = append(x.Keys, t)
+		}
+		if p := idx.IndexPredicate(); p != "" {
+			x.Pred = "(" + p + ")"
+		}
+		return x
+	}
+	for _, k := range exprs {
+		if k == nil {
+			x.Keys = append(x.Keys, "")
+			continue
+		}
+		x.Keys = append(x.Keys, planner.IndexExprText(on, k, pretty))
+	}
+	if pred != nil {
+		x.Pred = planner.RowExprText(on, pred, pretty)
+	}
+	return x
 }
 
 // indexedRelation returns the relation index idx is on.

@@ -56,6 +56,9 @@ type Provider interface {
 	// (indexes into r.Cols, ascending).
 	CheckText(r *catalog.Relation, k int) string
 	CheckColumns(r *catalog.Relation, k int) []int
+	// IndexTexts are the key expressions and predicate of index idx on
+	// on as pg_get_indexdef prints them, pretty or not.
+	IndexTexts(idx, on *catalog.Relation, pretty bool) IndexTexts
 	// DomainCheckText is the domain CHECK constraint of pg_constraint
 	// OID oid as pg_get_constraintdef prints it ("CHECK (...)").
 	DomainCheckText(oid uint32) string
