@@ -73,9 +73,18 @@ type Query struct {
 type OnConflict struct {
 	// Columns is the inference target's column list (nil when none or
 	// ON CONSTRAINT); Constraint the constraint's name.
-	Columns    []string
-	ColumnPos  []int // character positions of Columns (their list's, as PostgreSQL reports them)
-	Constraint string
+	Columns   []string
+	ColumnPos []int // character positions of Columns (their list's, as PostgreSQL reports them)
+	// Exprs are the target's expressions as written (ON CONFLICT
+	// ((lower(a)))), ExprPos where each starts.
+	// IndexWhere is the index predicate after the target as written
+	// ("" for none), IndexWherePos where it starts: together they infer
+	// expression and partial unique indexes.
+	Exprs         []string
+	ExprPos       []int
+	IndexWhere    string
+	IndexWherePos int
+	Constraint    string
 	// Pos is the character position of ON CONFLICT, for errors.
 	Pos int
 	// Update is set for DO UPDATE: Set is its assignment list and Where
