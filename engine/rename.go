@@ -565,22 +565,31 @@ func renameQualifier(text, schema, old, new string) string {
 }
 
 // renameIndexTarget rewrites the name of the indexed relation in an
-// index's CREATE INDEX statement: the identifier old right after ON
-// [ONLY] [schema.], and nothing else (its columns may be named old).
+// index's definition, the query SELECT keys FROM schema.rel [WHERE
+// predicate] (addIndexLocked): the identifier old right after the FROM
+// outside parentheses (a key expression may hold one, as in
+// extract(year FROM ts)) and its schema, and nothing else (its columns
+// may be named old).
 func renameIndexTarget(text, old, new string) string {
 	toks, err := sql.Lex(text)
 	if err != nil {
 		return text
 	}
 	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	depth := 0
 	for i, t := range toks {
-		if t.Kind != sql.TIdent || t.Val != "on" {
+		switch {
+		case t.Kind == sql.TOp && (t.Val == "(" || t.Val == "["):
+			depth++
+			continue
+		case t.Kind == sql.TOp && (t.Val == ")" || t.Val == "]"):
+			depth--
+			continue
+		}
+		if depth != 0 || t.Kind != sql.TIdent || t.Val != "from" {
 			continue
 		}
 		j := i + 1
-		if ident(j) && toks[j].Kind == sql.TIdent && toks[j].Val == "only" && ident(j+1) {
-			j++
-		}
 		if ident(j+2) && toks[j+1].Kind == sql.TOp && toks[j+1].Val == "." {
 			j += 2
 		}
