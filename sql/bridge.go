@@ -309,8 +309,12 @@ func (b *bridge) onConflict(seq []*node) error {
 				oc.ExprPos = append(oc.ExprPos, charPos(b.src, elem[0].off))
 			case len(elem) == 0:
 				return b.syntaxError(g.off)
+			case len(elem) == 1 && elem[0].isParen():
+				return b.syntaxError(b.toks[elem[0].last].Off) // at the ")" of ()
+			case len(elem) == 1:
+				return b.syntaxError(elem[0].off)
 			default:
-				return b.syntaxError(elem[len(elem)-1].off)
+				return b.syntaxError(elem[1].off)
 			}
 			elem = nil
 			return nil
