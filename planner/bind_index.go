@@ -148,6 +148,11 @@ func isMutable(e Expr) bool {
 				found = true
 			}
 		case *Cast:
+			if _, lit := x.Arg.(*Const); lit {
+				// A constant is converted once, when the statement
+				// is bound (PostgreSQL folds it).
+				return
+			}
 			if mutableCast(x.Arg.Type(), x.T) {
 				found = true
 			}
