@@ -122,6 +122,13 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	// the name PostgreSQL gives an expression (made unique among them);
 	// exprs the key expressions as written ("" for a column), and items
 	// the index query's select list.
+	// The predicate is bound first, as PostgreSQL's transformIndexStmt
+	// does: its errors come before the keys'.
+	if st.Where != "" {
+		if _, err := planner.BindIndexPredicate(ctx, rel, st.Where, st.WherePos, s.catalogView()); err != nil {
+			return nil, false, err
+		}
+	}
 	var keys, desc, exprs, items []string
 	hasExpr := false
 	// An expression's name is also kept apart from the columns the
@@ -173,11 +180,6 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 		items = append(items, sql.QuoteIdent(c.Name))
 		if c.Desc {
 			desc = append(desc, strconv.Itoa(len(keys)-1))
-		}
-	}
-	if st.Where != "" {
-		if _, err := planner.BindIndexPredicate(ctx, rel, st.Where, st.WherePos, s.catalogView()); err != nil {
-			return nil, false, err
 		}
 	}
 	cols := slices.Clone(keys)
@@ -251,6 +253,7 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	if u.err != nil {
 		return nil, false, u.err
 	}
+	u.nullsEqual = st.NullsNotDistinct
 	tmp := e.db.NewBatch()
 	defer tmp.Close()
 	if err := buildUniqueStore(e.st.view.Scan(rel.ID, relTypes(rel)), u, rel, tmp); err != nil {

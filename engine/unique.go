@@ -139,6 +139,15 @@ func (e *Engine) newUniqueIndex(idx, rel *catalog.Relation, store uint32, pos []
 func (e *Engine) bindIndexRules(idx, rel *catalog.Relation) ([]planner.Expr, planner.Expr, error) {
 	cat := e.definitionSession(idx, nil).catalogView()
 	pinned := planner.PinRelation(rel, idx.DepCols)
+	// The predicate first, as PostgreSQL's transformIndexStmt: its
+	// errors come before the expressions'.
+	var pred planner.Expr
+	if text := idx.IndexPredicate(); text != "" {
+		var err error
+		if pred, err = planner.BindIndexPredicate(context.Background(), pinned, text, 0, cat); err != nil {
+			return nil, nil, err
+		}
+	}
 	var exprs []planner.Expr
 	for _, text := range idx.IndexExprs() {
 		if text == "" {
@@ -150,13 +159,6 @@ func (e *Engine) bindIndexRules(idx, rel *catalog.Relation) ([]planner.Expr, pla
 			return nil, nil, err
 		}
 		exprs = append(exprs, x)
-	}
-	var pred planner.Expr
-	if text := idx.IndexPredicate(); text != "" {
-		var err error
-		if pred, err = planner.BindIndexPredicate(context.Background(), pinned, text, 0, cat); err != nil {
-			return nil, nil, err
-		}
 	}
 	return exprs, pred, nil
 }
@@ -230,24 +232,38 @@ func (u *uniqueIndex) key(rel *catalog.Relation, row types.Row) ([]byte, bool, e
 		if v.Null && !u.nullsEqual {
 			return nil, false, nil
 		}
-		k = types.AppendKey(k, v, u.ts[i], false)
+		k = types.AppendKey(k, v, u.keyType(rel, i), false)
 	}
 	return k, true, nil
+}
+
+// keyType is the type of u's key i in rows of rel: a column's type in
+// rel (a rewrite by ALTER COLUMN ... TYPE checks the converted rows
+// against the index), an expression's own.
+func (u *uniqueIndex) keyType(rel *catalog.Relation, i int) types.T {
+	if c := u.cols[i]; c >= 0 && c < len(rel.Cols) && (i >= len(u.exprs) || u.exprs[i] == nil) {
+		return rel.Cols[c].T
+	}
+	return u.ts[i]
 }
 
 // keyText is a row's key in u as PostgreSQL's DETAIL shows it: the
 // keys' names and values, "(a, b)=(1, x)".
 func (u *uniqueIndex) keyText(rel *catalog.Relation, row types.Row) (string, string) {
 	vals, _, _ := u.values(row)
+	names := slices.Clone(u.names)
 	out := make([]string, len(u.cols))
-	for i := range u.cols {
+	for i, c := range u.cols {
+		if c >= 0 && c < len(rel.Cols) && (i >= len(u.exprs) || u.exprs[i] == nil) {
+			names[i] = rel.Cols[c].Name
+		}
 		if i >= len(vals) || vals[i].Null {
 			out[i] = "null"
 		} else {
-			out[i] = types.FormatText(vals[i], u.ts[i], nil)
+			out[i] = types.FormatText(vals[i], u.keyType(rel, i), nil)
 		}
 	}
-	return strings.Join(u.names, ", "), strings.Join(out, ", ")
+	return strings.Join(names, ", "), strings.Join(out, ", ")
 }
 
 // violation is PostgreSQL's 23505 for a row whose key u already holds.
