@@ -231,7 +231,24 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	if st.Where != "" {
 		extra[catalog.IndexPredicateOption] = st.Where
 	}
+	pos := make([]int, len(keys))
+	for i, k := range keys {
+		pos[i] = -1
+		if exprs[i] == "" {
+			pos[i] = slices.IndexFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == k && !c.Hidden })
+		}
+	}
 	if !st.Unique {
+		if hasExpr || st.Where != "" {
+			// The keys of the rows there are computed now, as
+			// PostgreSQL's build does: one failing (a division by
+			// zero) fails CREATE INDEX, where the index's job would
+			// store NULL.
+			u := e.newUniqueIndex(&catalog.Relation{Name: name, Kind: catalog.KindIndex, With: extra}, rel, 0, pos)
+			if err := u.computeAll(e.st.view.Scan(rel.ID, relTypes(rel))); err != nil {
+				return nil, false, err
+			}
+		}
 		return s.addMViewLocked(cv, catalog.KindIndex, extra, io)
 	}
 	// The key store is built from the table's rows (committed and
@@ -241,13 +258,6 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	store, err := e.cat.NextStateTableID()
 	if err != nil {
 		return nil, false, err
-	}
-	pos := make([]int, len(keys))
-	for i, k := range keys {
-		pos[i] = -1
-		if exprs[i] == "" {
-			pos[i] = slices.IndexFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == k && !c.Hidden })
-		}
 	}
 	u := e.newUniqueIndex(&catalog.Relation{Name: name, Kind: catalog.KindIndex, With: extra}, rel, store, pos)
 	if u.err != nil {

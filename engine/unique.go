@@ -219,6 +219,24 @@ func (u *uniqueIndex) values(row types.Row) (types.Row, bool, error) {
 	return vals, true, nil
 }
 
+// computeAll computes u's keys of every row rows yields, returning the
+// first error (an expression failing on a row).
+func (u *uniqueIndex) computeAll(rows storage.RowIter) error {
+	defer rows.Close()
+	if u.err != nil {
+		return u.err
+	}
+	for {
+		row, err := rows.Next()
+		if err != nil || row == nil {
+			return err
+		}
+		if _, _, err := u.values(row); err != nil {
+			return err
+		}
+	}
+}
+
 // key encodes row's key in u, reporting false when a key is NULL (NULLs
 // are distinct, unless NULLS NOT DISTINCT: such a row conflicts with
 // none) or u's predicate does not hold for row.

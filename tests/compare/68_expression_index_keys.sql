@@ -21,3 +21,33 @@ CREATE INDEX atw_w ON atw (upper(w)) WHERE w <> '';
 ALTER TABLE atw ALTER COLUMN w TYPE int USING w::int;
 \d atw
 SELECT * FROM atw;
+-- A key expression failing on a row (a division by zero) fails the
+-- statement writing it, CREATE INDEX over such a row too, as PostgreSQL's
+-- index insertion does; COPY names the line.
+CREATE TABLE dz (id int PRIMARY KEY, a int, b int);
+INSERT INTO dz VALUES (1, 0, 1);
+CREATE INDEX ON dz ((10 / a));
+CREATE INDEX ON dz ((10 / a)) WHERE a <> 0;
+CREATE INDEX ON dz (id) WHERE 10 / a > 1;
+CREATE INDEX dz_b ON dz ((10 / b)) WHERE a > 0;
+INSERT INTO dz VALUES (2, 0, 0);
+INSERT INTO dz VALUES (3, 5, 0);
+UPDATE dz SET a = 3 WHERE id = 1;
+UPDATE dz SET b = 0 WHERE id = 1;
+COPY dz FROM stdin;
+4	1	0
+\.
+INSERT INTO dz VALUES (4, 1, 2) ON CONFLICT (id) DO UPDATE SET b = 0;
+INSERT INTO dz VALUES (1, 1, 2) ON CONFLICT (id) DO UPDATE SET b = 0;
+SELECT * FROM dz ORDER BY id;
+BEGIN;
+INSERT INTO dz VALUES (5, 0, 9);
+SELECT 1;
+ROLLBACK;
+CREATE TABLE gz (a int, g int GENERATED ALWAYS AS (10 / a) STORED);
+COPY gz (a) FROM stdin;
+1
+0
+\.
+SELECT * FROM gz;
+INSERT INTO gz VALUES (0);
