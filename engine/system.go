@@ -86,13 +86,13 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 		return "f", true
 	}
 	if fn == "pg_get_indexdef" && pretty {
-		if idx, ok := s.eng.cat.ByOID(oid); ok && idx.Kind == catalog.KindIndex && !idx.PlainIndex() {
+		if idx, ok := s.eng.cat.ByOID(oid); ok && idx.Kind == catalog.KindIndex {
 			if on, ok := s.eng.indexedRelation(idx); ok {
 				x := s.eng.indexTexts(idx, on, true)
 				if col > 0 {
 					return syscat.IndexColumnDef(idx, on, col, x), true
 				}
-				return syscat.IndexDef(idx, on, x), true
+				return syscat.IndexDefPretty(s.sysCatalog(), idx, on, x), true
 			}
 		}
 	}

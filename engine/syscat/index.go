@@ -130,6 +130,23 @@ func IndexDef(idx, on *catalog.Relation, x IndexTexts) string {
 	return def
 }
 
+// IndexDefPretty is pg_get_indexdef(idx, 0, true) of an index: IndexDef
+// naming the indexed relation without its schema when the asking session
+// finds it by its bare name, as PostgreSQL's pretty form does.
+func IndexDefPretty(p Provider, idx, on *catalog.Relation, x IndexTexts) string {
+	def := IndexDef(idx, on, x)
+	path := p.Setting("search_path")
+	if path == "" {
+		path = `"$user", public` // the default, unless the session set it
+	}
+	inPath := on.Temp || slices.Contains(SplitSearchPath(path), on.Schema)
+	if !inPath || !isVisible(p, on, on.Name) {
+		return def
+	}
+	qualified := " ON " + on.Schema + "." + sql.QuoteIdent(on.Name) + " USING "
+	return strings.Replace(def, qualified, " ON "+sql.QuoteIdent(on.Name)+" USING ", 1)
+}
+
 // IndexColumnDef is pg_get_indexdef(idx, col, ...) of column col
 // (1-based) of an index: the column's name, or its expression printed;
 // "" for a column it does not have.

@@ -77,7 +77,9 @@ CREATE INDEX ON users (score + 1);
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('users', 'sessions') ORDER BY indexname;
 SELECT c.relname, i.indnatts, i.indkey, i.indisunique, i.indexprs IS NOT NULL AS has_exprs, i.indpred IS NOT NULL AS has_pred
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'users'::regclass ORDER BY c.relname;
-SELECT pg_get_indexdef('users_score_id_idx'::regclass, 1, true), pg_get_indexdef('users_score_id_idx'::regclass, 2, true);
+SELECT pg_get_indexdef('users_expr_id_idx'::regclass, 1, true), pg_get_indexdef('users_expr_id_idx'::regclass, 2, true);
+SELECT pg_get_indexdef('users_email_lower'::regclass, 0, true), pg_get_indexdef('users_name_idx'::regclass, 0, false);
+SELECT pg_get_indexdef('users_coalesce_idx'::regclass, 0, true);
 \d users
 \d sessions
 \d users_email_lower

@@ -51,3 +51,11 @@ COPY gz (a) FROM stdin;
 \.
 SELECT * FROM gz;
 INSERT INTO gz VALUES (0);
+-- A relation of a schema off the search path keeps its schema in the
+-- pretty definition.
+CREATE SCHEMA other;
+CREATE TABLE other.o (id int PRIMARY KEY, v text);
+CREATE INDEX o_v ON other.o ((v || '!')) WHERE id > 0;
+CREATE INDEX o_id ON other.o (id);
+SELECT pg_get_indexdef('other.o_v'::regclass, 0, true), pg_get_indexdef('other.o_id'::regclass, 0, true);
+SELECT indexdef FROM pg_indexes WHERE schemaname = 'other' ORDER BY 1;
