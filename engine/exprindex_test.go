@@ -171,6 +171,7 @@ func TestExpressionIndexRefusals(t *testing.T) {
 		{"CREATE INDEX ON r (a) WHERE a", pgerr.DatatypeMismatch, "argument of WHERE must be type boolean"},
 		{"CREATE INDEX ON r ((sum(a)))", pgerr.GroupingError, "aggregate functions are not allowed in index expressions"},
 		{"CREATE INDEX ON r ((t::json))", pgerr.UndefinedObject, "data type json has no default operator class"},
+		{`CREATE INDEX ON r ((t COLLATE "C"))`, pgerr.FeatureNotSupported, "COLLATE in an index column"},
 	} {
 		wantCode(t, s, c.q, c.code, c.msg)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/weirdb/weir/engine/syscat"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -145,6 +146,11 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 			if err != nil {
 				return nil, false, err
 			}
+			if call, ok := x.(*planner.Call); ok && call.Fn == functions.CollateFn {
+				// PostgreSQL takes it for the key's collation, which
+				// weir's indexes do not have.
+				return nil, false, pgerr.New(pgerr.FeatureNotSupported, "COLLATE in an index column is not supported yet").WithPosition(c.ExprPos)
+			}
 			if ref, ok := x.(*planner.ColRef); ok {
 				// (col) is the column itself, as in PostgreSQL.
 				c = sql.IndexColumn{Name: rel.Cols[ref.Idx].Name, Desc: c.Desc}
@@ -199,7 +205,8 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 		if st.Constraint {
 			suffix = "key"
 		}
-		name = e.indexName(schema, rel.Name, keys, suffix)
+		// PostgreSQL's name lists the INCLUDE columns too.
+		name = e.indexName(schema, rel.Name, cols, suffix)
 	}
 	if _, ok := e.cat.Lookup(schema, name); ok {
 		if st.IfNotExists {
@@ -318,7 +325,7 @@ func uniqueIndexColumnName(name string, taken []string) string {
 }
 
 // indexName is the name PostgreSQL gives an index created without one:
-// the relation's name, the key columns' and suffix ("idx", or "key" for
+// the relation's name, the key and INCLUDE columns' and suffix ("idx", or "key" for
 // a UNIQUE constraint's), joined by "_", with a number after the suffix
 // when the name is taken (t_b_idx, t_b_idx1, ...).
 func (e *Engine) indexName(schema, rel string, keys []string, suffix string) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -77,23 +78,48 @@ func IndexColumnName(text string) string {
 // in parentheses.
 func IndexExprText(rel *catalog.Relation, e Expr, pretty bool) string {
 	text := RowExprText(rel, e, pretty)
-	if looksLikeFunction(e) {
+	if looksLikeFunction(text) {
 		return text
 	}
 	return "(" + text + ")"
 }
 
-// looksLikeFunction is ruleutils.c's looks_like_function: the
-// expressions printed as a function call, which an index definition
-// shows without parentheses.
-func looksLikeFunction(e Expr) bool {
-	switch e := e.(type) {
-	case *Call:
-		return !isOperatorName(e.Fn)
-	case *Coalesce:
-		return true
+// looksLikeFunction is ruleutils.c's looks_like_function over an
+// expression's printed text: a call in function syntax, f(...) (the SQL
+// syntax forms, EXTRACT(x FROM y) and the like, print in capitals and do
+// not count), or COALESCE, GREATEST, LEAST, NULLIF.
+func looksLikeFunction(text string) bool {
+	open := strings.IndexByte(text, '(')
+	if open <= 0 || !strings.HasSuffix(text, ")") {
+		return false
 	}
-	return false
+	name := text[:open]
+	switch name {
+	case "COALESCE", "GREATEST", "LEAST", "NULLIF":
+	default:
+		for i, r := range name {
+			if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+				return false
+			}
+		}
+	}
+	// The parenthesis opened after the name must close at the end.
+	depth, quoted := 0, false
+	for i := open; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\'':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 && i != len(text)-1 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 // isOperatorName reports whether fn names an operator rather than a
@@ -164,6 +190,9 @@ func isMutable(e Expr) bool {
 // mutableCall reports whether call c is not immutable.
 func mutableCall(c *Call) bool {
 	fn := strings.ToLower(c.Fn)
+	if fn == functions.CollateFn {
+		return false
+	}
 	if isTimeDependentCall(c) || stableFunctions[fn] || strings.HasPrefix(fn, "pg_") || strings.HasPrefix(fn, "has_") && strings.HasSuffix(fn, "_privilege") {
 		return true
 	}

@@ -59,3 +59,18 @@ CREATE INDEX o_v ON other.o ((v || '!')) WHERE id > 0;
 CREATE INDEX o_id ON other.o (id);
 SELECT pg_get_indexdef('other.o_v'::regclass, 0, true), pg_get_indexdef('other.o_id'::regclass, 0, true);
 SELECT indexdef FROM pg_indexes WHERE schemaname = 'other' ORDER BY 1;
+-- INCLUDE columns name the index too; indexes on a materialized view;
+-- IF NOT EXISTS; a key in parentheses that is a column; COLLATE inside
+-- a key expression.
+CREATE TABLE m (id int PRIMARY KEY, a text, b int);
+INSERT INTO m VALUES (1, 'X', 1), (2, 'y', 2);
+CREATE INDEX ON m ((lower(a))) INCLUDE (b);
+CREATE MATERIALIZED VIEW mv AS SELECT id, a FROM m;
+CREATE INDEX ON mv ((upper(a))) WHERE id > 0;
+CREATE INDEX IF NOT EXISTS m_lower_b_idx ON m ((lower(a)));
+CREATE INDEX ON m ((a)) WHERE b IS NOT NULL;
+CREATE INDEX ON m ((-b), (b::numeric / 3));
+CREATE INDEX ON m ((a || b COLLATE "C"));
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('m', 'mv') ORDER BY 1;
+\d m
+\d mv
