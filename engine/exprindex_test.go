@@ -193,3 +193,26 @@ func TestExpressionIndexRefusals(t *testing.T) {
 	mustRun(t, s, "INSERT INTO r VALUES (3, -1, 'c', NULL, NULL), (4, -1, 'd', NULL, NULL)")
 	wantRows(t, s, "SELECT id FROM r ORDER BY id", "1", "3", "4")
 }
+
+// TestExpressionIndexQualifiedRename: key expressions and a predicate
+// that qualify columns with the table's name follow its rename, across
+// a restart.
+func TestExpressionIndexQualifiedRename(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE q1 (id int PRIMARY KEY, a text, b int)")
+	mustRun(t, s, "INSERT INTO q1 VALUES (1, 'A', 1), (2, 'b', -1)")
+	mustRun(t, s, "CREATE UNIQUE INDEX q1_a ON q1 ((lower(q1.a))) WHERE q1.b > 0")
+	mustRun(t, s, "ALTER TABLE q1 RENAME TO q2")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT indexdef FROM pg_indexes WHERE indexname = 'q1_a'",
+			"CREATE UNIQUE INDEX q1_a ON public.q2 USING btree (lower(a)) WHERE (b > 0)")
+		wantKeyTaken(t, s, "INSERT INTO q2 VALUES (3, 'a', 5)", "q1_a", "Key (lower(a))=(a) already exists.")
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+	e = openTest(t, fs)
+	defer e.Close()
+	wantEntries(t, e, "q1_a", "a")
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -103,7 +104,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		if d.Kind == catalog.KindIndex {
 			// Only the indexed relation's name after ON: its columns
 			// may be named like the relation.
-			texts = []string{renameIndexTarget(d.SQL, rel.Name, st.NewName)}
+			// Its key expressions and predicate may qualify columns
+			// with the relation's name (t.col).
+			texts = []string{renameIndexTarget(renameQualifier(d.SQL, rel.Schema, rel.Name, st.NewName), rel.Name, st.NewName)}
 		} else {
 			texts = []string{
 				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, true),
@@ -122,6 +125,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			}
 			r := d.Clone()
 			r.SQL = text
+			if d.Kind == catalog.KindIndex {
+				renameIndexQualifiers(r, rel.Schema, rel.Name, st.NewName)
+			}
 			fb = append(fb, r)
 		}
 		nd, ok := e.deparsedDefinition(d, renamed)
@@ -562,6 +568,25 @@ func renameQualifier(text, schema, old, new string) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// renameIndexQualifiers rewrites, in the key expressions and predicate
+// of index idx, the qualifier old of column references (t.col) to new,
+// as renameQualifier does.
+func renameIndexQualifiers(idx *catalog.Relation, schema, old, new string) {
+	if exprs := idx.IndexExprs(); exprs != nil {
+		for i, x := range exprs {
+			if x != "" {
+				exprs[i] = renameQualifier(x, schema, old, new)
+			}
+		}
+		if b, err := json.Marshal(exprs); err == nil {
+			idx.With[catalog.IndexExprsOption] = string(b)
+		}
+	}
+	if p := idx.IndexPredicate(); p != "" {
+		idx.With[catalog.IndexPredicateOption] = renameQualifier(p, schema, old, new)
+	}
 }
 
 // renameIndexTarget rewrites the name of the indexed relation in an
