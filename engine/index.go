@@ -119,10 +119,6 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 		}
 		return nil
 	}
-	// keys are the names of the index's key columns: a column's own, or
-	// the name PostgreSQL gives an expression (made unique among them);
-	// exprs the key expressions as written ("" for a column), and items
-	// the index query's select list.
 	// The predicate is bound first, as PostgreSQL's transformIndexStmt
 	// does: its errors come before the keys'.
 	if st.Where != "" {
@@ -130,6 +126,10 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 			return nil, false, err
 		}
 	}
+	// keys are the names of the index's key columns: a column's own, or
+	// the name PostgreSQL gives an expression (made unique among them);
+	// exprs the key expressions as written ("" for a column), and items
+	// the index query's select list.
 	var keys, desc, exprs, items []string
 	hasExpr := false
 	// An expression's name is also kept apart from the columns the
