@@ -3,12 +3,15 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/engine/syscat"
 	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -121,7 +124,11 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 		}
 		return e.replaceTable(rel, p.up, p.pin)
 	}
-	p.unique = e.rebuiltUnique(rel, p.rebuild)
+	p.unique, err = e.rebuiltUnique(rel, p.up, p.rebuild)
+	if err != nil {
+		e.writeMu.Unlock()
+		return nil, err
+	}
 	if len(p.rebuild) > 0 {
 		// Indexes on converted columns are dropped before the rewrite:
 		// a row that does not convert, or two rows a unique index would
@@ -649,15 +656,78 @@ const rewriteKeys = 4096
 
 // rebuiltUnique returns the unique indexes of table rel among rebuild,
 // as DML enforces them: their column positions hold in the table as the
-// actions leave it too (a dropped column keeps its place).
-func (e *Engine) rebuiltUnique(rel *catalog.Relation, rebuild []*catalog.Relation) []uniqueIndex {
+// actions leave it too (a dropped column keeps its place). An index
+// with expressions or a predicate is bound from the definition it will
+// be built again from over up, the table as the actions leave it, which
+// fails (as PostgreSQL's ALTER does) when they no longer bind.
+func (e *Engine) rebuiltUnique(rel, up *catalog.Relation, rebuild []*catalog.Relation) ([]uniqueIndex, error) {
 	var out []uniqueIndex
+	for _, idx := range rebuild {
+		if idx.PlainIndex() {
+			continue
+		}
+		u, err := e.rebuiltIndex(rel, up, idx)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			out = append(out, *u)
+		}
+	}
 	for _, u := range e.uniqueIndexes(rel) {
-		if slices.ContainsFunc(rebuild, func(r *catalog.Relation) bool { return r.ID == u.idx.ID }) {
+		if u.idx.PlainIndex() && slices.ContainsFunc(rebuild, func(r *catalog.Relation) bool { return r.ID == u.idx.ID }) {
 			out = append(out, u)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// rebuiltIndex binds index idx on rel, one with expressions or a
+// predicate, from the definition it will be built again from
+// (indexRebuild) over up, and returns it as DML enforces it when it is
+// unique (nil otherwise).
+func (e *Engine) rebuiltIndex(rel, up, idx *catalog.Relation) (*uniqueIndex, error) {
+	r, err := e.indexRebuild(rel, idx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := sql.Parse(r.SQL)
+	if err != nil {
+		return nil, err
+	}
+	ci, ok := st.(*sql.CreateIndex)
+	if !ok {
+		return nil, pgerr.New(pgerr.InternalError, "bad definition of index \"%s\": %s", idx.Name, r.SQL)
+	}
+	var pos []int
+	for _, d := range e.indexesOf(rel.ID) {
+		if d.ID == idx.ID {
+			pos, _ = catalog.IndexPositions(d)
+		}
+	}
+	k := idx.IndexKeys()
+	if len(pos) < k || len(ci.Cols) < k {
+		return nil, pgerr.New(pgerr.InternalError, "cannot find the keys of index \"%s\"", idx.Name)
+	}
+	exprs := make([]string, k)
+	for i := range exprs {
+		exprs[i] = ci.Cols[i].Expr
+	}
+	b, err := json.Marshal(exprs)
+	if err != nil {
+		return nil, err
+	}
+	def := &catalog.Relation{ID: idx.ID, Name: idx.Name, Kind: catalog.KindIndex, With: maps.Clone(idx.With)}
+	def.With[catalog.IndexExprsOption] = string(b)
+	def.With[catalog.IndexPredicateOption] = ci.Where
+	u := e.newUniqueIndex(def, up, idx.UniqueStore(), pos[:k])
+	if u.err != nil {
+		return nil, u.err
+	}
+	if idx.UniqueStore() == 0 {
+		return nil, nil
+	}
+	return u, nil
 }
 
 // uniqueCheck finds the keys of unique indexes that the converted rows
@@ -684,7 +754,10 @@ type dupKey struct {
 func (c *uniqueCheck) add(row types.Row) error {
 	copyDecimals(row) // it may be held
 	for k := range c.us {
-		key, ok := c.us[k].key(c.rel, row)
+		key, ok, err := c.us[k].key(c.rel, row)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
@@ -927,6 +1000,21 @@ func duplicateInRewrite(rel *catalog.Relation, row types.Row) error {
 // on table rel again, naming its columns as rel does now, unique (and a
 // constraint's) when idx is.
 func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild, error) {
+	rebuild := catalog.IndexRebuild{
+		Unique:           idx.With[catalog.IndexUniqueOption] == "true",
+		Constraint:       idx.With[catalog.IndexConstraintOption] == "true",
+		NullsNotDistinct: idx.With[catalog.IndexNullsNotDistinctOption] == "true",
+	}
+	if !idx.PlainIndex() {
+		// Its definition as pg_get_indexdef prints it, expressions and
+		// predicate deparsed with the columns' names of now, which
+		// PostgreSQL parses again the same way.
+		rebuild.SQL = syscat.IndexDef(idx, rel, e.indexTexts(idx, rel, false))
+		if _, err := sql.Parse(rebuild.SQL); err != nil {
+			return catalog.IndexRebuild{}, err
+		}
+		return rebuild, nil
+	}
 	var pos []int
 	for _, d := range e.indexesOf(rel.ID) {
 		if d.ID == idx.ID {
@@ -975,12 +1063,8 @@ func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild,
 	}
 	// A unique index, or a UNIQUE constraint's, is built unique again,
 	// with a new key store checked against the converted rows.
-	return catalog.IndexRebuild{
-		SQL:              text,
-		Unique:           idx.With[catalog.IndexUniqueOption] == "true",
-		Constraint:       idx.With[catalog.IndexConstraintOption] == "true",
-		NullsNotDistinct: idx.With[catalog.IndexNullsNotDistinctOption] == "true",
-	}, nil
+	rebuild.SQL = text
+	return rebuild, nil
 }
 
 // buildIndex runs CREATE INDEX st on a table under the ddlMu its caller
@@ -996,7 +1080,7 @@ func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.E
 	}
 	io = quietIO{io}
 	e.writeMu.Lock()
-	j, created, err := s.addIndexLocked(st, io)
+	j, created, err := s.addIndexLocked(ctx, st, io)
 	e.writeMu.Unlock()
 	if err != nil || !created {
 		return err

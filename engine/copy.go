@@ -295,8 +295,19 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 			return lineWhere(pgerr.As(err))
 		}
 		if err := rules.Apply(row, &ec.Eval, given); err != nil {
-			if pe, ok := err.(*pgerr.Error); ok && (pe.Code == pgerr.NotNullViolation || pe.Code == pgerr.CheckViolation) {
-				return lineWhere(pe)
+			// PostgreSQL's COPY names the line of any error a row
+			// raises: with its text for a constraint's or an
+			// expression's of the row, without it for an index key's,
+			// computed when its buffer of rows is inserted.
+			var ike executor.IndexKeyError
+			if errors.As(err, &ike) {
+				// A copy: an evaluator's error may be shared.
+				cp := *pgerr.As(ike.Err)
+				return cp.WithWhere("COPY %s, line %d", rel.Name, line)
+			}
+			if pe, ok := err.(*pgerr.Error); ok {
+				cp := *pe
+				return lineWhere(&cp)
 			}
 			return err
 		}

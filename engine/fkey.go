@@ -286,7 +286,7 @@ func (e *Engine) uniqueKeyOn(rel *catalog.Relation, cols []int) bool {
 		return false
 	}
 	for _, u := range e.uniqueIndexes(rel) {
-		if sameColumnSet(u.cols, cols) {
+		if u.plain() && sameColumnSet(u.cols, cols) {
 			return true
 		}
 	}
@@ -512,7 +512,7 @@ func (e *Engine) fkDropIndex(rel, idx *catalog.Relation, cascade bool, io wire.E
 	var order []uint32
 	var lines, blockers []string
 	for _, ref := range e.referencing(rel.ID) {
-		if !sameColumnSet(ref.fk.RefCols, u.cols) || rel.HasPrimaryKey() && sameColumnSet(ref.fk.RefCols, rel.PK) {
+		if !u.plain() || !sameColumnSet(ref.fk.RefCols, u.cols) || rel.HasPrimaryKey() && sameColumnSet(ref.fk.RefCols, rel.PK) {
 			continue
 		}
 		desc := fmt.Sprintf("constraint %s on table %s", ref.fk.Name, ref.child.Name)

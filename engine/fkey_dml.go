@@ -311,12 +311,12 @@ func (f *fkState) findParent(w fkWriter, fk *catalog.ForeignKey, parent *catalog
 		return found, err
 	}
 	for _, u := range f.s.eng.uniqueIndexes(parent) {
-		if !sameColumnSet(u.cols, fk.RefCols) {
+		if !u.plain() || !sameColumnSet(u.cols, fk.RefCols) {
 			continue
 		}
-		k, ok := u.key(parent, vals)
-		if !ok {
-			return false, nil
+		k, ok, err := u.key(parent, vals)
+		if err != nil || !ok {
+			return false, err
 		}
 		pk, found, err := w.fkKeys().getKey(u.store, k)
 		if err != nil || !found {

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/weirdb/weir/engine/syscat"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -57,7 +60,7 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 		return nil, err
 	}
 	e.writeMu.Lock()
-	j, created, err := s.addIndexLocked(st, io)
+	j, created, err := s.addIndexLocked(ctx, st, io)
 	e.writeMu.Unlock()
 	if err != nil {
 		return nil, err
@@ -78,7 +81,7 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 // addIndexLocked checks CREATE INDEX against the catalog and creates the
 // index's relation and job (not yet added), or reports false when IF NOT
 // EXISTS found the name taken. Called under writeMu.
-func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, bool, error) {
+func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wire.ExecIO) (*jobRun, bool, error) {
 	e := s.eng
 	schema := s.schemaOf(st.Rel)
 	rel, ok := e.cat.Lookup(schema, st.Rel.Name)
@@ -104,20 +107,74 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 		}
 		return catalog.Column{}, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", name)
 	}
-	var keys, desc []string
-	for i, c := range st.Cols {
+	keyType := func(t types.T) error {
+		switch t.ID {
+		case types.Json:
+			// json has no equality, so PostgreSQL has no index for it.
+			return pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		case types.Jsonb:
+			return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be an index key").
+				WithHint("Put it in INCLUDE (...) instead.")
+		}
+		return nil
+	}
+	// The predicate is bound first, as PostgreSQL's transformIndexStmt
+	// does: its errors come before the keys'.
+	if st.Where != "" {
+		if _, err := planner.BindIndexPredicate(ctx, rel, st.Where, st.WherePos, s.catalogView()); err != nil {
+			return nil, false, err
+		}
+	}
+	// keys are the names of the index's key columns: a column's own, or
+	// the name PostgreSQL gives an expression (made unique among them);
+	// exprs the key expressions as written ("" for a column), and items
+	// the index query's select list.
+	var keys, desc, exprs, items []string
+	hasExpr := false
+	// An expression's name is also kept apart from the columns the
+	// index lists, which the index's columns name as the table does.
+	var plain []string
+	for _, c := range st.Cols {
+		if c.Expr == "" {
+			plain = append(plain, c.Name)
+		}
+	}
+	for _, c := range st.Cols {
+		if c.Expr != "" {
+			x, err := planner.BindIndexExpr(ctx, rel, c.Expr, c.ExprPos, s.catalogView())
+			if err != nil {
+				return nil, false, err
+			}
+			if call, ok := x.(*planner.Call); ok && call.Fn == functions.CollateFn {
+				// PostgreSQL takes it for the key's collation, which
+				// weir's indexes do not have.
+				return nil, false, pgerr.New(pgerr.FeatureNotSupported, "COLLATE in an index column is not supported yet").WithPosition(c.ExprPos)
+			}
+			if ref, ok := x.(*planner.ColRef); ok {
+				// (col) is the column itself, as in PostgreSQL.
+				c = sql.IndexColumn{Name: rel.Cols[ref.Idx].Name, Desc: c.Desc}
+			} else {
+				if err := keyType(x.Type()); err != nil {
+					return nil, false, err
+				}
+				name := uniqueIndexColumnName(planner.IndexColumnName(c.Expr), append(slices.Clone(keys), plain...))
+				keys = append(keys, name)
+				exprs = append(exprs, c.Expr)
+				items = append(items, "("+c.Expr+") AS "+sql.QuoteIdent(name))
+				if c.Desc {
+					desc = append(desc, strconv.Itoa(len(keys)-1))
+				}
+				hasExpr = true
+				continue
+			}
+		}
 		col, err := colOf(c.Name)
 		if err != nil {
 			return nil, false, err
 		}
-		switch col.T.ID {
-		case types.Json:
-			// json has no equality, so PostgreSQL has no index for it.
-			return nil, false, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
-				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
-		case types.Jsonb:
-			return nil, false, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be an index key").
-				WithHint("Put it in INCLUDE (...) instead.")
+		if err := keyType(col.T); err != nil {
+			return nil, false, err
 		}
 		if slices.Contains(keys, c.Name) {
 			// PostgreSQL accepts a column twice; its second copy adds
@@ -125,8 +182,10 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 			continue
 		}
 		keys = append(keys, c.Name)
+		exprs = append(exprs, "")
+		items = append(items, sql.QuoteIdent(c.Name))
 		if c.Desc {
-			desc = append(desc, strconv.Itoa(i))
+			desc = append(desc, strconv.Itoa(len(keys)-1))
 		}
 	}
 	cols := slices.Clone(keys)
@@ -138,6 +197,7 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 			continue
 		}
 		cols = append(cols, name)
+		items = append(items, sql.QuoteIdent(name))
 	}
 	name := st.Name
 	if name == "" {
@@ -145,7 +205,8 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 		if st.Constraint {
 			suffix = "key"
 		}
-		name = e.indexName(schema, rel.Name, keys, suffix)
+		// PostgreSQL's name lists the INCLUDE columns too.
+		name = e.indexName(schema, rel.Name, cols, suffix)
 	}
 	if _, ok := e.cat.Lookup(schema, name); ok {
 		if st.IfNotExists {
@@ -154,11 +215,10 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 		}
 		return nil, false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
-	quoted := make([]string, len(cols))
-	for i, c := range cols {
-		quoted[i] = sql.QuoteIdent(c)
+	text := "SELECT " + strings.Join(items, ", ") + " FROM " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name)
+	if st.Where != "" {
+		text += " WHERE " + st.Where
 	}
-	text := "SELECT " + strings.Join(quoted, ", ") + " FROM " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name)
 	q, err := parseQuery(text)
 	if err != nil {
 		return nil, false, err
@@ -168,7 +228,34 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	if len(desc) > 0 {
 		extra[catalog.IndexDescOption] = strings.Join(desc, ",")
 	}
+	if hasExpr {
+		b, err := json.Marshal(exprs)
+		if err != nil {
+			return nil, false, err
+		}
+		extra[catalog.IndexExprsOption] = string(b)
+	}
+	if st.Where != "" {
+		extra[catalog.IndexPredicateOption] = st.Where
+	}
+	pos := make([]int, len(keys))
+	for i, k := range keys {
+		pos[i] = -1
+		if exprs[i] == "" {
+			pos[i] = slices.IndexFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == k && !c.Hidden })
+		}
+	}
 	if !st.Unique {
+		if hasExpr || st.Where != "" {
+			// The keys of the rows there are computed now, as
+			// PostgreSQL's build does: one failing (a division by
+			// zero) fails CREATE INDEX, where the index's job would
+			// store NULL.
+			u := e.newUniqueIndex(&catalog.Relation{Name: name, Kind: catalog.KindIndex, With: extra}, rel, 0, pos)
+			if err := u.computeAll(e.st.view.Scan(rel.ID, relTypes(rel))); err != nil {
+				return nil, false, err
+			}
+		}
 		return s.addMViewLocked(cv, catalog.KindIndex, extra, io)
 	}
 	// The key store is built from the table's rows (committed and
@@ -179,10 +266,11 @@ func (s *Session) addIndexLocked(st *sql.CreateIndex, io wire.ExecIO) (*jobRun, 
 	if err != nil {
 		return nil, false, err
 	}
-	u := &uniqueIndex{idx: &catalog.Relation{Name: name}, store: store, nullsEqual: st.NullsNotDistinct}
-	for _, k := range keys {
-		u.cols = append(u.cols, slices.IndexFunc(rel.Cols, func(c catalog.Column) bool { return c.Name == k && !c.Hidden }))
+	u := e.newUniqueIndex(&catalog.Relation{Name: name, Kind: catalog.KindIndex, With: extra}, rel, store, pos)
+	if u.err != nil {
+		return nil, false, u.err
 	}
+	u.nullsEqual = st.NullsNotDistinct
 	tmp := e.db.NewBatch()
 	defer tmp.Close()
 	if err := buildUniqueStore(e.st.view.Scan(rel.ID, relTypes(rel)), u, rel, tmp); err != nil {
@@ -218,8 +306,26 @@ func (e *Engine) dropPendingKeys(rel *catalog.Relation) {
 	}
 }
 
+// uniqueIndexColumnName is PostgreSQL's ChooseIndexColumnNames for one
+// column: name, or name followed by 1, 2, ... (cut to fit in 63 bytes)
+// when taken holds it.
+func uniqueIndexColumnName(name string, taken []string) string {
+	const maxIdent = 63
+	cur := name
+	for i := 1; slices.Contains(taken, cur); i++ {
+		n := strconv.Itoa(i)
+		base := name
+		for len(base)+len(n) > maxIdent {
+			_, size := lastRune(base)
+			base = base[:len(base)-size]
+		}
+		cur = base + n
+	}
+	return cur
+}
+
 // indexName is the name PostgreSQL gives an index created without one:
-// the relation's name, the key columns' and suffix ("idx", or "key" for
+// the relation's name, the key and INCLUDE columns' and suffix ("idx", or "key" for
 // a UNIQUE constraint's), joined by "_", with a number after the suffix
 // when the name is taken (t_b_idx, t_b_idx1, ...).
 func (e *Engine) indexName(schema, rel string, keys []string, suffix string) string {
@@ -248,7 +354,22 @@ func (e *Engine) indexName(schema, rel string, keys []string, suffix string) str
 // is pending for its table, and scans the table otherwise
 // (viewSource.IndexUsable).
 func (e *Engine) useIndexes(b *planner.Bound) planner.Plan {
-	return planner.UseIndexes(b.Plan, e.indexesOf)
+	return planner.UseIndexes(b.Plan, e.scanIndexesOf)
+}
+
+// scanIndexesOf returns the indexes on relation relID a scan may read
+// in its place: a partial index lacks the rows its predicate excludes,
+// which a query's filters would have to be shown to exclude too, so
+// none is offered.
+func (e *Engine) scanIndexesOf(relID uint32) []*catalog.Relation {
+	all := e.indexesOf(relID)
+	out := all[:0:0]
+	for _, d := range all {
+		if d.IndexPredicate() == "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // indexesOf returns the indexes on relation relID, for the planner
@@ -274,7 +395,13 @@ func (e *Engine) indexesOf(relID uint32) []*catalog.Relation {
 			}
 		}
 		pos := make([]string, len(d.Cols))
+		exprs := d.IndexExprs()
 		for i, c := range d.Cols {
+			if i < len(exprs) && exprs[i] != "" {
+				// A key expression is no column of the relation.
+				pos[i] = "-1"
+				continue
+			}
 			pos[i] = strconv.Itoa(slices.Index(names, c.Name))
 		}
 		cp := d.Clone()
@@ -285,6 +412,41 @@ func (e *Engine) indexesOf(relID uint32) []*catalog.Relation {
 		out = append(out, cp)
 	}
 	return out
+}
+
+// indexTexts returns the key expressions and predicate of index idx on
+// relation on as pg_get_indexdef prints them, naming on's columns as
+// they are called now; an expression that no longer binds is shown as
+// written.
+func (e *Engine) indexTexts(idx, on *catalog.Relation, pretty bool) syscat.IndexTexts {
+	var x syscat.IndexTexts
+	if idx.PlainIndex() {
+		return x
+	}
+	exprs, pred, err := e.bindIndexRules(idx, on)
+	if err != nil {
+		for _, t := range idx.IndexExprs() {
+			if t != "" {
+				t = "(" + t + ")"
+			}
+			x.Keys = append(x.Keys, t)
+		}
+		if p := idx.IndexPredicate(); p != "" {
+			x.Pred = "(" + p + ")"
+		}
+		return x
+	}
+	for _, k := range exprs {
+		if k == nil {
+			x.Keys = append(x.Keys, "")
+			continue
+		}
+		x.Keys = append(x.Keys, planner.IndexExprText(on, k, pretty))
+	}
+	if pred != nil {
+		x.Pred = planner.RowExprText(on, pred, pretty)
+	}
+	return x
 }
 
 // indexedRelation returns the relation index idx is on.

@@ -214,12 +214,12 @@ func TestIndexOnStringCasts(t *testing.T) {
 	mustRun(t, s, "CREATE TABLE vk (k varchar(8) PRIMARY KEY, v int)")
 	mustRun(t, s, "INSERT INTO vk SELECT 'k' || g, g FROM generate_series(1, 30) g")
 	for _, c := range []struct{ query, plan, scan string }{
-		{"SELECT b, c FROM vc WHERE b = 'v5'", "Scan vc_b_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
-		{"SELECT b, c FROM vc WHERE b = 'v5'::varchar", "Scan vc_b_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
-		{"SELECT b, c FROM vc WHERE 'v5' = b", "Scan vc_b_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
-		{"SELECT a, b, c FROM vc WHERE b IN ('v5', 'v7', 'nope') ORDER BY a", "Scan vc_b_idx on vc", "SELECT a, b, c FROM vc WHERE b || '' IN ('v5', 'v7', 'nope') ORDER BY a"},
-		{"SELECT a FROM vc WHERE b > 'v27' ORDER BY a", "Scan vc_b_idx on vc", "SELECT a FROM vc WHERE b || '' > 'v27' ORDER BY a"},
-		{"SELECT a FROM vc WHERE b <= 'v11' AND b >= 'v1' ORDER BY a", "Scan vc_b_idx on vc", "SELECT a FROM vc WHERE b || '' <= 'v11' AND b || '' >= 'v1' ORDER BY a"},
+		{"SELECT b, c FROM vc WHERE b = 'v5'", "Scan vc_b_c_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
+		{"SELECT b, c FROM vc WHERE b = 'v5'::varchar", "Scan vc_b_c_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
+		{"SELECT b, c FROM vc WHERE 'v5' = b", "Scan vc_b_c_idx on vc", "SELECT b, c FROM vc WHERE b || '' = 'v5'"},
+		{"SELECT a, b, c FROM vc WHERE b IN ('v5', 'v7', 'nope') ORDER BY a", "Scan vc_b_c_idx on vc", "SELECT a, b, c FROM vc WHERE b || '' IN ('v5', 'v7', 'nope') ORDER BY a"},
+		{"SELECT a FROM vc WHERE b > 'v27' ORDER BY a", "Scan vc_b_c_idx on vc", "SELECT a FROM vc WHERE b || '' > 'v27' ORDER BY a"},
+		{"SELECT a FROM vc WHERE b <= 'v11' AND b >= 'v1' ORDER BY a", "Scan vc_b_c_idx on vc", "SELECT a FROM vc WHERE b || '' <= 'v11' AND b || '' >= 'v1' ORDER BY a"},
 		{"SELECT v FROM vk WHERE k = 'k12'", "IndexScan vk_pkey on vk", "SELECT v FROM vk WHERE k || '' = 'k12'"},
 		{"SELECT v FROM vk WHERE k IN ('k3', 'k30') ORDER BY v", "IndexScan vk_pkey on vk", "SELECT v FROM vk WHERE k || '' IN ('k3', 'k30') ORDER BY v"},
 		{"SELECT a FROM vc WHERE ch = 'c5'", "Scan vc_ch_idx on vc", "SELECT a FROM vc WHERE ch || '' = 'c5'"},

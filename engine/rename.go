@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -107,7 +108,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		if d.Kind == catalog.KindIndex {
 			// Only the indexed relation's name after ON: its columns
 			// may be named like the relation.
-			texts = []string{renameIndexTarget(d.SQL, rel.Name, st.NewName)}
+			// Its key expressions and predicate may qualify columns
+			// with the relation's name (t.col).
+			texts = []string{renameIndexTarget(renameQualifier(d.SQL, rel.Schema, rel.Name, st.NewName), rel.Name, st.NewName)}
 		} else {
 			texts = []string{
 				renameRelationRefs(d.SQL, rel.Schema, rel.Name, st.NewName, true),
@@ -126,6 +129,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			}
 			r := d.Clone()
 			r.SQL = text
+			if d.Kind == catalog.KindIndex {
+				renameIndexQualifiers(r, rel.Schema, rel.Name, st.NewName)
+			}
 			fb = append(fb, r)
 		}
 		nd, ok := e.deparsedDefinition(d, renamed)
@@ -628,23 +634,51 @@ func renameReferencesTarget(text, schema, old, new string) string {
 	return b.String()
 }
 
+// renameIndexQualifiers rewrites, in the key expressions and predicate
+// of index idx, the qualifier old of column references (t.col) to new,
+// as renameQualifier does.
+func renameIndexQualifiers(idx *catalog.Relation, schema, old, new string) {
+	if exprs := idx.IndexExprs(); exprs != nil {
+		for i, x := range exprs {
+			if x != "" {
+				exprs[i] = renameQualifier(x, schema, old, new)
+			}
+		}
+		if b, err := json.Marshal(exprs); err == nil {
+			idx.With[catalog.IndexExprsOption] = string(b)
+		}
+	}
+	if p := idx.IndexPredicate(); p != "" {
+		idx.With[catalog.IndexPredicateOption] = renameQualifier(p, schema, old, new)
+	}
+}
+
 // renameIndexTarget rewrites the name of the indexed relation in an
-// index's CREATE INDEX statement: the identifier old right after ON
-// [ONLY] [schema.], and nothing else (its columns may be named old).
+// index's definition, the query SELECT keys FROM schema.rel [WHERE
+// predicate] (addIndexLocked): the identifier old right after the FROM
+// outside parentheses (a key expression may hold one, as in
+// extract(year FROM ts)) and its schema, and nothing else (its columns
+// may be named old).
 func renameIndexTarget(text, old, new string) string {
 	toks, err := sql.Lex(text)
 	if err != nil {
 		return text
 	}
 	ident := func(i int) bool { return i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	depth := 0
 	for i, t := range toks {
-		if t.Kind != sql.TIdent || t.Val != "on" {
+		switch {
+		case t.Kind == sql.TOp && (t.Val == "(" || t.Val == "["):
+			depth++
+			continue
+		case t.Kind == sql.TOp && (t.Val == ")" || t.Val == "]"):
+			depth--
+			continue
+		}
+		if depth != 0 || t.Kind != sql.TIdent || t.Val != "from" {
 			continue
 		}
 		j := i + 1
-		if ident(j) && toks[j].Kind == sql.TIdent && toks[j].Val == "only" && ident(j+1) {
-			j++
-		}
 		if ident(j+2) && toks[j+1].Kind == sql.TOp && toks[j+1].Val == "." {
 			j += 2
 		}

@@ -128,6 +128,17 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 		}
 		return "f", true
 	}
+	if fn == "pg_get_indexdef" && pretty {
+		if idx, ok := s.eng.cat.ByOID(oid); ok && idx.Kind == catalog.KindIndex {
+			if on, ok := s.eng.indexedRelation(idx); ok {
+				x := s.eng.indexTexts(idx, on, true)
+				if col > 0 {
+					return syscat.IndexColumnDef(idx, on, col, x), true
+				}
+				return syscat.IndexDefPretty(s.sysCatalog(), idx, on, x), true
+			}
+		}
+	}
 	if fn == "pg_get_viewdef" && pretty {
 		if r, ok := s.eng.cat.ByOID(oid); ok && (r.Kind == catalog.KindView || r.Kind == catalog.KindMView) {
 			return s.eng.viewText(r, true), true
@@ -225,6 +236,11 @@ func (c sessionCatalog) DefaultText(r *catalog.Relation, i int) string {
 // GeneratedText implements syscat.Provider.
 func (c sessionCatalog) GeneratedText(r *catalog.Relation, i int) string {
 	return c.s.generatedText(r, i)
+}
+
+// IndexTexts implements syscat.Provider.
+func (c sessionCatalog) IndexTexts(idx, on *catalog.Relation, pretty bool) syscat.IndexTexts {
+	return c.e.indexTexts(idx, on, pretty)
 }
 
 // CheckText implements syscat.Provider.
@@ -365,7 +381,7 @@ func (e *Engine) jobStatement(r *catalog.Relation) string {
 		return mviewDefinition(r)
 	case catalog.KindIndex:
 		if on, ok := e.indexedRelation(r); ok {
-			return syscat.IndexDef(r, on)
+			return syscat.IndexDef(r, on, e.indexTexts(r, on, false))
 		}
 		return r.SQL
 	case catalog.KindSink:

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/weirdb/weir/executor"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
@@ -41,10 +43,23 @@ import (
 type uniqueIndex struct {
 	idx   *catalog.Relation
 	store uint32
-	// cols are the positions in the table's Cols of the key columns.
+	// cols are the positions in the table's Cols of the key columns, -1
+	// for a key expression.
 	cols []int
 	// nullsEqual is NULLS NOT DISTINCT.
 	nullsEqual bool
+	// exprs compute the key expressions over the table's row (nil for a
+	// column), typed ts; pred, when not nil, is a partial index's
+	// predicate: a row it does not hold for holds no key. names are the
+	// keys as PostgreSQL's DETAIL names them. err is set when the
+	// expressions no longer bind, which fails every write.
+	exprs []executor.Evaluator
+	ts    []types.T
+	pred  executor.Evaluator
+	names []string
+	err   error
+	// rowTs are the types of the table's row the expressions read.
+	rowTs []types.T
 }
 
 // storeTypes are the types of a key store's value: the primary key.
@@ -63,39 +78,210 @@ func (e *Engine) uniqueIndexes(rel *catalog.Relation) []uniqueIndex {
 		if len(pos) < k {
 			continue
 		}
-		out = append(out, uniqueIndex{idx: idx, store: store, cols: pos[:k], nullsEqual: idx.With[catalog.IndexNullsNotDistinctOption] == "true"})
+		out = append(out, *e.newUniqueIndex(idx, rel, store, pos[:k]))
 	}
 	return out
 }
 
-// key encodes row's key in u, reporting false when a key column is NULL
-// (NULLs are distinct, unless NULLS NOT DISTINCT: such a row conflicts
-// with none).
-func (u *uniqueIndex) key(rel *catalog.Relation, row types.Row) ([]byte, bool) {
-	k := []byte{1} // never empty: the empty key is the store's marker
-	for _, c := range u.cols {
-		if c < 0 || c >= len(row) || row[c].Null && !u.nullsEqual {
-			return nil, false
+// newUniqueIndex returns unique index idx on rel as DML enforces it,
+// with key store store and key columns at positions pos in rel.Cols (-1
+// for a key expression), its expressions and predicate bound.
+func (e *Engine) newUniqueIndex(idx, rel *catalog.Relation, store uint32, pos []int) *uniqueIndex {
+	u := &uniqueIndex{idx: idx, store: store, cols: pos, nullsEqual: idx.With[catalog.IndexNullsNotDistinctOption] == "true"}
+	u.ts = make([]types.T, len(pos))
+	u.names = make([]string, len(pos))
+	for i, c := range pos {
+		if c >= 0 && c < len(rel.Cols) {
+			u.ts[i] = rel.Cols[c].T
+			u.names[i] = rel.Cols[c].Name
 		}
-		k = types.AppendKey(k, row[c], rel.Cols[c].T, false)
 	}
-	return k, true
+	if idx.PlainIndex() {
+		return u
+	}
+	u.rowTs = relTypes(rel)
+	exprs, pred, err := e.bindIndexRules(idx, rel)
+	if err == nil && len(exprs) > len(pos) {
+		err = pgerr.New(pgerr.InternalError, "index \"%s\" has more expressions than keys", idx.Name)
+	}
+	if err != nil {
+		u.err = err
+		return u
+	}
+	u.exprs = make([]executor.Evaluator, len(pos))
+	for i, x := range exprs {
+		if x == nil {
+			continue
+		}
+		ev, err := executor.Compile(x)
+		if err != nil {
+			u.err = err
+			return u
+		}
+		u.exprs[i] = ev
+		u.ts[i] = x.Type()
+		u.names[i] = planner.IndexExprText(rel, x, true)
+	}
+	if pred != nil {
+		ev, err := executor.Compile(pred)
+		if err != nil {
+			u.err = err
+			return u
+		}
+		u.pred = ev
+	}
+	return u
+}
+
+// bindIndexRules binds the key expressions (nil for a column) and the
+// predicate (nil when none) of index idx over the row of rel, the table
+// it indexes, which they name as it was called when the index was made.
+func (e *Engine) bindIndexRules(idx, rel *catalog.Relation) ([]planner.Expr, planner.Expr, error) {
+	cat := e.definitionSession(idx, nil).catalogView()
+	pinned := planner.PinRelation(rel, idx.DepCols)
+	// The predicate first, as PostgreSQL's transformIndexStmt: its
+	// errors come before the expressions'.
+	var pred planner.Expr
+	if text := idx.IndexPredicate(); text != "" {
+		var err error
+		if pred, err = planner.BindIndexPredicate(context.Background(), pinned, text, 0, cat); err != nil {
+			return nil, nil, err
+		}
+	}
+	var exprs []planner.Expr
+	for _, text := range idx.IndexExprs() {
+		if text == "" {
+			exprs = append(exprs, nil)
+			continue
+		}
+		x, err := planner.BindIndexExpr(context.Background(), pinned, text, 0, cat)
+		if err != nil {
+			return nil, nil, err
+		}
+		exprs = append(exprs, x)
+	}
+	return exprs, pred, nil
+}
+
+// plain reports whether u's keys are all columns and it holds every
+// row: only such an index can back a foreign key.
+func (u *uniqueIndex) plain() bool {
+	return u.pred == nil && u.err == nil && !slices.ContainsFunc(u.cols, func(c int) bool { return c < 0 })
+}
+
+// values returns the values of row's keys in u, and false when u's
+// predicate does not hold for row (a partial index holds no key for it).
+func (u *uniqueIndex) values(row types.Row) (types.Row, bool, error) {
+	if u.err != nil {
+		return nil, false, u.err
+	}
+	var c *types.Chunk
+	eval := func(ev executor.Evaluator) (types.Datum, error) {
+		if c == nil {
+			r := row
+			for len(r) < len(u.rowTs) {
+				r = append(r, types.NullDatum)
+			}
+			c = types.NewChunk(u.rowTs, 1)
+			c.AppendRow(types.OpInsert, r[:len(u.rowTs)])
+		}
+		var ec executor.EvalCtx
+		v, err := ev.Eval(&ec, c)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		return v.Get(0), nil
+	}
+	if u.pred != nil {
+		d, err := eval(u.pred)
+		if err != nil {
+			return nil, false, err
+		}
+		if d.Null || d.I == 0 {
+			return nil, false, nil
+		}
+	}
+	vals := make(types.Row, len(u.cols))
+	for i, col := range u.cols {
+		switch {
+		case i < len(u.exprs) && u.exprs[i] != nil:
+			d, err := eval(u.exprs[i])
+			if err != nil {
+				return nil, false, err
+			}
+			vals[i] = d
+		case col >= 0 && col < len(row):
+			vals[i] = row[col]
+		default:
+			return nil, false, nil
+		}
+	}
+	return vals, true, nil
+}
+
+// computeAll computes u's keys of every row rows yields, returning the
+// first error (an expression failing on a row).
+func (u *uniqueIndex) computeAll(rows storage.RowIter) error {
+	defer rows.Close()
+	if u.err != nil {
+		return u.err
+	}
+	for {
+		row, err := rows.Next()
+		if err != nil || row == nil {
+			return err
+		}
+		if _, _, err := u.values(row); err != nil {
+			return err
+		}
+	}
+}
+
+// key encodes row's key in u, reporting false when a key is NULL (NULLs
+// are distinct, unless NULLS NOT DISTINCT: such a row conflicts with
+// none) or u's predicate does not hold for row.
+func (u *uniqueIndex) key(rel *catalog.Relation, row types.Row) ([]byte, bool, error) {
+	vals, ok, err := u.values(row)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	k := []byte{1} // never empty: the empty key is the store's marker
+	for i, v := range vals {
+		if v.Null && !u.nullsEqual {
+			return nil, false, nil
+		}
+		k = types.AppendKey(k, v, u.keyType(rel, i), false)
+	}
+	return k, true, nil
+}
+
+// keyType is the type of u's key i in rows of rel: a column's type in
+// rel (a rewrite by ALTER COLUMN ... TYPE checks the converted rows
+// against the index), an expression's own.
+func (u *uniqueIndex) keyType(rel *catalog.Relation, i int) types.T {
+	if c := u.cols[i]; c >= 0 && c < len(rel.Cols) && (i >= len(u.exprs) || u.exprs[i] == nil) {
+		return rel.Cols[c].T
+	}
+	return u.ts[i]
 }
 
 // keyText is a row's key in u as PostgreSQL's DETAIL shows it: the
-// columns' names and values, "(a, b)=(1, x)".
+// keys' names and values, "(a, b)=(1, x)".
 func (u *uniqueIndex) keyText(rel *catalog.Relation, row types.Row) (string, string) {
-	names := make([]string, len(u.cols))
-	vals := make([]string, len(u.cols))
+	vals, _, _ := u.values(row)
+	names := slices.Clone(u.names)
+	out := make([]string, len(u.cols))
 	for i, c := range u.cols {
-		names[i] = rel.Cols[c].Name
-		if row[c].Null {
-			vals[i] = "null"
+		if c >= 0 && c < len(rel.Cols) && (i >= len(u.exprs) || u.exprs[i] == nil) {
+			names[i] = rel.Cols[c].Name
+		}
+		if i >= len(vals) || vals[i].Null {
+			out[i] = "null"
 		} else {
-			vals[i] = types.FormatText(row[c], rel.Cols[c].T, nil)
+			out[i] = types.FormatText(vals[i], u.keyType(rel, i), nil)
 		}
 	}
-	return strings.Join(names, ", "), strings.Join(vals, ", ")
+	return strings.Join(names, ", "), strings.Join(out, ", ")
 }
 
 // violation is PostgreSQL's 23505 for a row whose key u already holds.
@@ -117,7 +303,10 @@ type keyStore interface {
 // the stores of us.
 func uniqueRemove(ks keyStore, us []uniqueIndex, rel *catalog.Relation, row types.Row, pk []byte) error {
 	for i := range us {
-		key, ok := us[i].key(rel, row)
+		key, ok, err := us[i].key(rel, row)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
@@ -138,7 +327,10 @@ func uniqueRemove(ks keyStore, us []uniqueIndex, rel *catalog.Relation, row type
 // stores of us, failing with 23505 when another row holds one.
 func uniqueAdd(ks keyStore, us []uniqueIndex, rel *catalog.Relation, row types.Row, pk []byte) error {
 	for i := range us {
-		key, ok := us[i].key(rel, row)
+		key, ok, err := us[i].key(rel, row)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
@@ -171,8 +363,14 @@ func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new
 	samePK := bytes.Equal(oldPK, newPK)
 	var moved []uniqueIndex
 	for i := range us {
-		k1, ok1 := us[i].key(rel, old)
-		k2, ok2 := us[i].key(rel, new)
+		k1, ok1, err := us[i].key(rel, old)
+		if err != nil {
+			return err
+		}
+		k2, ok2, err := us[i].key(rel, new)
+		if err != nil {
+			return err
+		}
 		if samePK && ok1 == ok2 && bytes.Equal(k1, k2) {
 			continue
 		}
@@ -183,7 +381,11 @@ func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new
 	}
 	if stored {
 		for i := range moved {
-			if key, ok := moved[i].key(rel, old); ok {
+			key, ok, err := moved[i].key(rel, old)
+			if err != nil {
+				return err
+			}
+			if ok {
 				if err := ks.delKey(moved[i].store, key); err != nil {
 					return err
 				}
@@ -198,9 +400,9 @@ func uniqueChange(ks keyStore, us []uniqueIndex, rel *catalog.Relation, old, new
 // uniqueHolder returns the primary key of the row holding row's key in
 // u, if any.
 func uniqueHolder(ks keyStore, u *uniqueIndex, rel *catalog.Relation, row types.Row) ([]byte, bool, error) {
-	key, ok := u.key(rel, row)
-	if !ok {
-		return nil, false, nil
+	key, ok, err := u.key(rel, row)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	return ks.getKey(u.store, key)
 }
@@ -322,7 +524,10 @@ func buildUniqueStore(rows storage.RowIter, u *uniqueIndex, rel *catalog.Relatio
 		if row == nil {
 			break
 		}
-		key, ok := u.key(rel, row)
+		key, ok, err := u.key(rel, row)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}

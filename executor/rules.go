@@ -24,6 +24,15 @@ type RowRules struct {
 	buf *types.Chunk
 	// domains checks the values of columns of a domain type.
 	domains *DomainChecks
+	// indexes compute the keys of the table's expression and partial
+	// indexes (planner.RowRules.Indexes).
+	indexes []indexRule
+}
+
+// indexRule is a compiled planner.IndexRule.
+type indexRule struct {
+	pred Evaluator
+	keys []Evaluator
 }
 
 // NewRowRules compiles r for rows of rel.
@@ -55,6 +64,25 @@ func NewRowRules(rel *catalog.Relation, r planner.RowRules) (*RowRules, error) {
 		return nil, err
 	}
 	rr.domains = d
+	for _, ix := range r.Indexes {
+		var c indexRule
+		if ix.Pred != nil {
+			if c.pred, err = Compile(ix.Pred); err != nil {
+				return nil, err
+			}
+		}
+		for _, k := range ix.Keys {
+			if k == nil {
+				continue
+			}
+			ev, err := Compile(k)
+			if err != nil {
+				return nil, err
+			}
+			c.keys = append(c.keys, ev)
+		}
+		rr.indexes = append(rr.indexes, c)
+	}
 	return rr, nil
 }
 
@@ -98,7 +126,7 @@ func (rr *RowRules) Apply(row types.Row, ec *EvalCtx, modified []bool) error {
 	if err := notNull(rr.rel, row, ec, modified); err != nil {
 		return err
 	}
-	if len(rr.checks) == 0 {
+	if len(rr.checks) == 0 && len(rr.indexes) == 0 {
 		return nil
 	}
 	c := rr.chunk(row)
@@ -112,8 +140,37 @@ func (rr *RowRules) Apply(row types.Row, ec *EvalCtx, modified []bool) error {
 				WithTable(rr.rel.Schema, rr.rel.Name).WithConstraint(rr.names[k]), rr.rel, row, ec, modified)
 		}
 	}
+	// The index keys, after the constraints, as PostgreSQL inserts
+	// index entries after ExecConstraints: only their errors matter here.
+	for _, ix := range rr.indexes {
+		if ix.pred != nil {
+			v, err := ix.pred.Eval(ec, c)
+			if err != nil {
+				return IndexKeyError{err}
+			}
+			if d := v.Get(0); d.Null || d.I == 0 {
+				continue
+			}
+		}
+		for _, k := range ix.keys {
+			if _, err := k.Eval(ec, c); err != nil {
+				return IndexKeyError{err}
+			}
+		}
+	}
 	return nil
 }
+
+// IndexKeyError is an error computing a row's key in an expression or
+// partial index (RowRules.Apply): a writer that reports where a row
+// came from (COPY's line) tells it from the row's own errors, as
+// PostgreSQL computes index keys later, when it inserts the entries.
+type IndexKeyError struct{ Err error }
+
+func (e IndexKeyError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error computing the key.
+func (e IndexKeyError) Unwrap() error { return e.Err }
 
 // chunk is row as a chunk of one row, for the evaluators; it is valid
 // until the next call.

@@ -28,6 +28,19 @@ type RowRules struct {
 	// Domains[i] is the domain of column i (nil for other columns): a
 	// value written to it must satisfy the domain's constraints.
 	Domains []*Domain
+	// Indexes are the table's expression and partial indexes: every
+	// row written computes their keys (when their predicate holds for
+	// it), as PostgreSQL's index insertion does, so that a key failing
+	// on a row (a division by zero) fails the statement.
+	Indexes []IndexRule
+}
+
+// IndexRule is an expression or partial index as a row written computes
+// it: Pred (nil for none) and, when it holds, Keys (nil entries are
+// columns), bound over the row.
+type IndexRule struct {
+	Pred Expr
+	Keys []Expr
 }
 
 // exprs lists r's expressions (nil entries included).
@@ -35,6 +48,10 @@ func (r RowRules) exprs() []Expr {
 	out := append([]Expr(nil), r.Generated...)
 	for _, c := range r.Checks {
 		out = append(out, c.Expr)
+	}
+	for _, ix := range r.Indexes {
+		out = append(out, ix.Pred)
+		out = append(out, ix.Keys...)
 	}
 	return out
 }
@@ -187,7 +204,41 @@ func (b *binder) rowRules(rel *catalog.Relation) RowRules {
 	// failing several is reported against.
 	slices.SortStableFunc(r.Checks, func(x, y BoundCheck) int { return strings.Compare(x.Name, y.Name) })
 	r.Domains = b.domainRules(rel)
+	if ic, ok := b.cat.(IndexCatalog); ok {
+		for _, idx := range ic.Indexes(rel.ID) {
+			if !idx.PlainIndex() {
+				r.Indexes = append(r.Indexes, b.indexRule(idx, rel))
+			}
+		}
+	}
 	return r
+}
+
+// indexRule binds expression or partial index idx over the row of rel,
+// the table it indexes, which it names as it was called when the index
+// was made (idx.DepCols). One that no longer binds fails the statement.
+func (b *binder) indexRule(idx, rel *catalog.Relation) IndexRule {
+	pinned := PinRelation(rel, idx.DepCols)
+	var ix IndexRule
+	if text := idx.IndexPredicate(); text != "" {
+		e, err := BindIndexPredicate(b.ctx, pinned, text, 0, b.cat)
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		ix.Pred = e
+	}
+	for _, text := range idx.IndexExprs() {
+		if text == "" {
+			ix.Keys = append(ix.Keys, nil)
+			continue
+		}
+		e, err := BindIndexExpr(b.ctx, pinned, text, 0, b.cat)
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		ix.Keys = append(ix.Keys, e)
+	}
+	return ix
 }
 
 // generatedColumn fails with 428C9 when column i is a generated column

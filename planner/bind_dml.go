@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -410,34 +411,16 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 		if out.Arbiters == nil {
 			fail(pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", oc.Constraint, rel.Name))
 		}
-	case oc.Columns != nil:
+	case oc.Columns != nil || oc.Exprs != nil:
 		for k, c := range oc.Columns {
 			if i := findColumn(rel, c); i < 0 || rel.Cols[i].Hidden {
 				fail(pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", c).WithPosition(oc.ColumnPos[k]))
 			}
 		}
-		got := map[string]bool{}
-		for _, c := range oc.Columns {
-			got[c] = true
-		}
-		same := func(cols []int) bool {
-			want := map[string]bool{}
-			for _, i := range cols {
-				if i < 0 || i >= len(rel.Cols) {
-					return false
-				}
-				want[rel.Cols[i].Name] = true
-			}
-			match := len(got) == len(want)
-			for c := range got {
-				match = match && want[c]
-			}
-			return match
-		}
-		out.PK = hasPK && same(rel.PK)
+		target := b.inferenceTarget(oc, rel)
+		out.PK = hasPK && len(target.exprs) == 0 && sameNames(target.cols, rel, rel.PK)
 		for _, idx := range uniques {
-			pos, _ := catalog.IndexPositions(idx)
-			if k := idx.IndexKeys(); len(pos) >= k && same(pos[:k]) {
+			if target.infers(b, idx, rel) {
 				out.Arbiters = append(out.Arbiters, idx.ID)
 			}
 		}
@@ -482,6 +465,120 @@ func (b *binder) onConflict(oc *sql.OnConflict, rel *catalog.Relation, alias str
 	// Reading EXCLUDED (the columns after rel's) needs no privilege.
 	b.readsTarget(rel, out.Set)
 	return out
+}
+
+// inference is ON CONFLICT's inference specification, bound: the
+// columns it names, its expressions and the conjuncts of its index
+// predicate, each expression printed (planner.RowExprText) so that an
+// index's can be compared with them.
+type inference struct {
+	cols  map[string]bool
+	exprs []string
+	where []string
+}
+
+// inferenceTarget binds oc's inference specification over rel's row.
+func (b *binder) inferenceTarget(oc *sql.OnConflict, rel *catalog.Relation) inference {
+	t := inference{cols: map[string]bool{}}
+	for _, c := range oc.Columns {
+		t.cols[c] = true
+	}
+	for k, text := range oc.Exprs {
+		x, err := BindIndexExpr(b.ctx, rel, text, oc.ExprPos[k], b.cat)
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		if ref, ok := x.(*ColRef); ok {
+			t.cols[rel.Cols[ref.Idx].Name] = true
+			continue
+		}
+		t.exprs = append(t.exprs, RowExprText(rel, x, false))
+	}
+	if oc.IndexWhere != "" {
+		x, err := BindIndexPredicate(b.ctx, rel, oc.IndexWhere, oc.IndexWherePos, b.cat)
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		for _, c := range conjuncts(x) {
+			t.where = append(t.where, RowExprText(rel, c, false))
+		}
+	}
+	return t
+}
+
+// infers reports whether unique index idx on rel is an arbiter of t, as
+// PostgreSQL's infer_arbiter_indexes decides: its key columns are t's
+// columns and its key expressions t's expressions (in any order), and,
+// for a partial index, each conjunct of its predicate is one of t's
+// predicate (which must then imply it).
+func (t inference) infers(b *binder, idx, rel *catalog.Relation) bool {
+	pos, _ := catalog.IndexPositions(idx)
+	k := idx.IndexKeys()
+	if len(pos) < k {
+		return false
+	}
+	texts := idx.IndexExprs()
+	pinned := PinRelation(rel, idx.DepCols)
+	cols := map[string]bool{}
+	var exprs []string
+	for i := 0; i < k; i++ {
+		if i < len(texts) && texts[i] != "" {
+			x, err := BindIndexExpr(b.ctx, pinned, texts[i], 0, b.cat)
+			if err != nil {
+				return false
+			}
+			exprs = append(exprs, RowExprText(rel, x, false))
+			continue
+		}
+		if pos[i] < 0 || pos[i] >= len(rel.Cols) {
+			return false
+		}
+		cols[rel.Cols[pos[i]].Name] = true
+	}
+	if len(cols) != len(t.cols) || len(exprs) != len(t.exprs) {
+		return false
+	}
+	for c := range cols {
+		if !t.cols[c] {
+			return false
+		}
+	}
+	for _, x := range exprs {
+		if !slices.Contains(t.exprs, x) {
+			return false
+		}
+	}
+	for _, x := range t.exprs {
+		if !slices.Contains(exprs, x) {
+			return false
+		}
+	}
+	if text := idx.IndexPredicate(); text != "" {
+		pred, err := BindIndexPredicate(b.ctx, pinned, text, 0, b.cat)
+		if err != nil || t.where == nil {
+			return false
+		}
+		for _, c := range conjuncts(pred) {
+			if !slices.Contains(t.where, RowExprText(rel, c, false)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sameNames reports whether the columns of rel at positions cols are
+// the columns named in names, in any order.
+func sameNames(names map[string]bool, rel *catalog.Relation, cols []int) bool {
+	if len(names) != len(cols) {
+		return false
+	}
+	for _, i := range cols {
+		if i < 0 || i >= len(rel.Cols) || !names[rel.Cols[i].Name] {
+			return false
+		}
+	}
+	return true
 }
 
 // returning binds the RETURNING list over the affected row.

@@ -73,9 +73,18 @@ type Query struct {
 type OnConflict struct {
 	// Columns is the inference target's column list (nil when none or
 	// ON CONSTRAINT); Constraint the constraint's name.
-	Columns    []string
-	ColumnPos  []int // character positions of Columns (their list's, as PostgreSQL reports them)
-	Constraint string
+	Columns   []string
+	ColumnPos []int // character positions of Columns (their list's, as PostgreSQL reports them)
+	// Exprs are the target's expressions as written (ON CONFLICT
+	// ((lower(a)))), ExprPos where each starts.
+	// IndexWhere is the index predicate after the target as written
+	// ("" for none), IndexWherePos where it starts: together they infer
+	// expression and partial unique indexes.
+	Exprs         []string
+	ExprPos       []int
+	IndexWhere    string
+	IndexWherePos int
+	Constraint    string
 	// Pos is the character position of ON CONFLICT, for errors.
 	Pos int
 	// Update is set for DO UPDATE: Set is its assignment list and Where
@@ -329,11 +338,19 @@ type CreateIndex struct {
 	// NullsNotDistinct is NULLS NOT DISTINCT: rows whose keys hold NULLs
 	// conflict like equal values.
 	NullsNotDistinct bool
+	// Where is a partial index's predicate as written ("" for none),
+	// WherePos the character position it starts at.
+	Where    string
+	WherePos int
 }
 
-// IndexColumn is one key column of CREATE INDEX with its ordering.
+// IndexColumn is one key column of CREATE INDEX with its ordering: a
+// column (Name), or an expression (Expr, its text as written without
+// the parentheses around it, starting at character ExprPos).
 type IndexColumn struct {
 	Name       string
+	Expr       string
+	ExprPos    int
 	Desc       bool
 	NullsFirst bool // NULLS FIRST given
 	NullsLast  bool // NULLS LAST given

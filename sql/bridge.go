@@ -292,26 +292,60 @@ func (b *bridge) onConflict(seq []*node) error {
 	switch {
 	case at(seq, i).isParen():
 		g := seq[i]
-		for k, n := range g.kids {
-			if k%2 == 1 {
-				if !n.isOp(",") {
-					return b.syntaxError(n.off)
+		// The target's elements: a column, a function call or an
+		// expression in parentheses, separated by commas.
+		var elem []*node
+		take := func() error {
+			switch {
+			case len(elem) == 1 && elem[0].isName():
+				oc.Columns = append(oc.Columns, elem[0].nameVal())
+				oc.ColumnPos = append(oc.ColumnPos, charPos(b.src, g.off)) // PostgreSQL points at the list
+			case len(elem) == 1 && elem[0].isParen() && len(elem[0].kids) > 0:
+				p := elem[0]
+				oc.Exprs = append(oc.Exprs, b.src[b.toks[p.first+1].Off:b.toks[p.last-1].End])
+				oc.ExprPos = append(oc.ExprPos, charPos(b.src, b.toks[p.first+1].Off))
+			case len(elem) == 2 && elem[0].isName() && elem[1].isParen():
+				oc.Exprs = append(oc.Exprs, b.src[elem[0].tok.Off:b.toks[elem[1].last].End])
+				oc.ExprPos = append(oc.ExprPos, charPos(b.src, elem[0].off))
+			case len(elem) == 0:
+				return b.syntaxError(g.off)
+			case len(elem) == 1 && elem[0].isParen():
+				return b.syntaxError(b.toks[elem[0].last].Off) // at the ")" of ()
+			case len(elem) == 1:
+				return b.syntaxError(elem[0].off)
+			default:
+				return b.syntaxError(elem[1].off)
+			}
+			elem = nil
+			return nil
+		}
+		for _, n := range g.kids {
+			if n.isOp(",") {
+				if err := take(); err != nil {
+					return err
 				}
 				continue
 			}
-			if !n.isName() {
-				return b.syntaxError(n.off)
-			}
-			oc.Columns = append(oc.Columns, n.nameVal())
-			oc.ColumnPos = append(oc.ColumnPos, charPos(b.src, g.off)) // PostgreSQL points at the list
+			elem = append(elem, n)
 		}
-		if len(oc.Columns) == 0 {
+		if len(g.kids) == 0 {
 			return b.syntaxError(g.off)
+		}
+		if err := take(); err != nil {
+			return err
 		}
 		i++
 		if at(seq, i).isWord("where") {
-			return pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT with an index predicate (WHERE after the conflict target) is not supported").
-				WithPosition(charPos(b.src, seq[i].off))
+			j := i + 1
+			for j < len(seq) && !seq[j].isWord("do") {
+				j++
+			}
+			if j == i+1 || j == len(seq) {
+				return b.syntaxError(at(seq, j).offOr(b.toks[len(b.toks)-1].End))
+			}
+			oc.IndexWhere = b.src[b.toks[seq[i+1].first].Off:b.toks[seq[j-1].last].End]
+			oc.IndexWherePos = charPos(b.src, seq[i+1].off)
+			i = j
 		}
 	case at(seq, i).isWord("on") && at(seq, i+1).isWord("constraint"):
 		if !at(seq, i+2).isName() {

@@ -93,10 +93,11 @@ func (p *stmtParser) create() (Stmt, error) {
 }
 
 // createIndex parses CREATE [UNIQUE] INDEX [CONCURRENTLY] [[IF NOT
-// EXISTS] name] ON [ONLY] rel [USING method] (col [ASC|DESC] [NULLS
-// FIRST|LAST], ...) [INCLUDE (col, ...)] [WITH (...)]. Expression keys,
-// operator classes, COLLATE and WHERE (partial indexes) are refused with
-// 0A000.
+// EXISTS] name] ON [ONLY] rel [USING method] (key [ASC|DESC] [NULLS
+// FIRST|LAST], ...) [INCLUDE (col, ...)] [WITH (...)] [WHERE predicate],
+// a key being a column, a function call or a parenthesised expression
+// (kept as written, for the engine to bind). Operator classes and
+// COLLATE are refused with 0A000.
 func (p *stmtParser) createIndex() (Stmt, error) {
 	ci := &CreateIndex{Unique: p.accept("unique")}
 	if err := p.expect("index"); err != nil {
@@ -135,12 +136,10 @@ func (p *stmtParser) createIndex() (Stmt, error) {
 		return nil, err
 	}
 	for {
-		t := p.peek()
-		if t.Kind != TIdent && t.Kind != TQIdent || p.peekAt(1).Kind == TOp && (p.peekAt(1).Val == "(" || p.peekAt(1).Val != "," && p.peekAt(1).Val != ")") {
-			return nil, p.unsupported("an index on an expression is")
+		c, err := p.indexKey()
+		if err != nil {
+			return nil, err
 		}
-		p.pos++
-		c := IndexColumn{Name: t.Val}
 		switch {
 		case p.accept("asc"):
 		case p.accept("desc"):
@@ -177,10 +176,53 @@ func (p *stmtParser) createIndex() (Stmt, error) {
 			return nil, err
 		}
 	}
-	if p.word(0) == "where" {
-		return nil, p.unsupported("a partial index (WHERE) is")
+	if p.accept("where") {
+		if p.atEnd() {
+			return nil, p.errHere()
+		}
+		first := p.peek()
+		end := p.endIndex()
+		ci.Where = p.src[first.Off:p.toks[end-1].End]
+		ci.WherePos = charPos(p.src, first.Off)
+		p.pos = end
 	}
 	return ci, p.expectEnd()
+}
+
+// indexKey parses one key of CREATE INDEX without its ordering: a
+// column, a function call f(...) (kept as an expression), or an
+// expression in parentheses.
+func (p *stmtParser) indexKey() (IndexColumn, error) {
+	t := p.peek()
+	switch {
+	case t.Kind == TOp && t.Val == "(":
+		text, pos, err := p.parenText()
+		if err != nil {
+			return IndexColumn{}, err
+		}
+		return IndexColumn{Expr: text, ExprPos: pos}, nil
+	case (t.Kind == TIdent || t.Kind == TQIdent) && p.peekAt(1).Kind == TOp && p.peekAt(1).Val == "(":
+		p.pos++
+		start := p.pos
+		if _, _, err := p.parenText(); err != nil {
+			if p.pos == start+1 && p.peek().Kind == TOp && p.peek().Val == ")" {
+				// f(): a call without arguments.
+				p.pos++
+			} else {
+				return IndexColumn{}, err
+			}
+		}
+		return IndexColumn{Expr: p.src[t.Off:p.toks[p.pos-1].End], ExprPos: charPos(p.src, t.Off)}, nil
+	case t.Kind == TIdent || t.Kind == TQIdent:
+		p.pos++
+		if n := p.peek(); n.Kind == TOp && n.Val != "," && n.Val != ")" {
+			// PostgreSQL's grammar: an expression other than a call
+			// needs its parentheses.
+			return IndexColumn{}, p.errHere()
+		}
+		return IndexColumn{Name: t.Val}, nil
+	}
+	return IndexColumn{}, p.errHere()
 }
 
 // nullsNotDistinct parses an optional NULLS [NOT] DISTINCT of a unique

@@ -225,6 +225,12 @@ func printQuery(q *Query) string {
 	}
 	if oc := q.OnConflict; oc != nil {
 		s := fmt.Sprintf("on conflict: columns=%q constraint=%q update=%v", oc.Columns, oc.Constraint, oc.Update)
+		if oc.Exprs != nil {
+			s += fmt.Sprintf(" exprs=%q", oc.Exprs)
+		}
+		if oc.IndexWhere != "" {
+			s += fmt.Sprintf(" index_where=%q", oc.IndexWhere)
+		}
 		var set []string
 		for _, a := range oc.Set {
 			set = append(set, restore(a.Column)+" = "+restore(a.Expr))

@@ -408,7 +408,7 @@ func pgCatalogTables() []*table {
 			}
 			for _, r := range userRelations(p.Catalog()) {
 				if on, ok := indexedRel(p.Catalog(), r); ok && r.Kind == catalog.KindIndex {
-					rows = append(rows, pgIndexRow(r, on))
+					rows = append(rows, pgIndexRow(p, r, on))
 				}
 			}
 			return rows
@@ -688,7 +688,7 @@ func pgCatalogTables() []*table {
 					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(r.Name + "_pkey"), null, vStr(indexDef(r))})
 				}
 				for _, idx := range indexesOn(p.Catalog(), r) {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(idx.Name), null, vStr(IndexDef(idx, r))})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(idx.Name), null, vStr(indexDefOf(p, idx, r, false))})
 				}
 			}
 			return rows
@@ -738,13 +738,13 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 				return "", false
 			}
 			if col > 0 {
-				keys, include := onColumns(idx, on)
-				if all := append(keys, include...); col <= len(all) {
-					return sql.QuoteIdent(all[col-1]), true
+				var x IndexTexts
+				if !idx.PlainIndex() {
+					x = p.IndexTexts(idx, on, false)
 				}
-				return "", true
+				return IndexColumnDef(idx, on, col, x), true
 			}
-			return IndexDef(idx, on), true
+			return indexDefOf(p, idx, on, false), true
 		}
 		if oid < indexOIDBase || oid >= 2*indexOIDBase {
 			return "", false

@@ -60,6 +60,9 @@ type Provider interface {
 	// pg_constraint OID oid as pg_get_constraintdef(oid) prints it,
 	// without the pretty flag ("CHECK ((...))").
 	ConstraintDef(oid uint32) string
+	// IndexTexts are the key expressions and predicate of index idx on
+	// on as pg_get_indexdef prints them, pretty or not.
+	IndexTexts(idx, on *catalog.Relation, pretty bool) IndexTexts
 	// DomainDefaultText is domain u's DEFAULT as pg_type.typdefault
 	// holds it (deparsed).
 	DomainDefaultText(u *catalog.UserType) string

@@ -78,8 +78,11 @@ func (f fake) CheckText(r *catalog.Relation, k int) string     { return "CHECK (
 func (f fake) CheckColumns(r *catalog.Relation, k int) []int   { return nil }
 func (f fake) DomainDefaultText(u *catalog.UserType) string    { return u.Default }
 func (f fake) ConstraintDef(oid uint32) string                 { return "" }
-func (f fake) ACL(r *catalog.Relation) []string                { return []string{"root=arwd/root"} }
-func (f fake) HasPrivsOfRole(oid uint32) bool                  { return !f.restricted }
+func (f fake) IndexTexts(idx, on *catalog.Relation, pretty bool) IndexTexts {
+	return IndexTexts{Pred: idx.IndexPredicate()}
+}
+func (f fake) ACL(r *catalog.Relation) []string { return []string{"root=arwd/root"} }
+func (f fake) HasPrivsOfRole(oid uint32) bool   { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
 	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
 }

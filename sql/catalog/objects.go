@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -84,6 +85,47 @@ const IndexConstraintOption = "index_constraint"
 // IndexNullsNotDistinctOption is the With entry ("true") of a unique
 // index created NULLS NOT DISTINCT: keys holding NULLs conflict too.
 const IndexNullsNotDistinctOption = "index_nulls_not_distinct"
+
+// IndexExprsOption is the With entry of an index with key expressions:
+// a JSON array holding, for each key column, the expression as CREATE
+// INDEX wrote it, or "" for a key that is a column. The expressions
+// name the table's columns as they were called then (the index pins
+// them through DepCols when they are renamed).
+const IndexExprsOption = "index_exprs"
+
+// IndexPredicateOption is the With entry of a partial index holding its
+// WHERE predicate as written: only the rows it holds for are indexed
+// (and, for a unique index, kept unique).
+const IndexPredicateOption = "index_predicate"
+
+// IndexExprs returns, for each key column of index r, its expression
+// (IndexExprsOption), "" for a column; nil when r has no expression.
+func (r *Relation) IndexExprs() []string {
+	v := r.With[IndexExprsOption]
+	if v == "" {
+		return nil
+	}
+	var out []string
+	if json.Unmarshal([]byte(v), &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// IndexPredicate returns the WHERE predicate of partial index r as
+// written, "" for other relations.
+func (r *Relation) IndexPredicate() string {
+	if r.Kind != KindIndex {
+		return ""
+	}
+	return r.With[IndexPredicateOption]
+}
+
+// PlainIndex reports whether index r has neither key expressions nor a
+// predicate: its keys are columns and it holds every row.
+func (r *Relation) PlainIndex() bool {
+	return r.With[IndexExprsOption] == "" && r.With[IndexPredicateOption] == ""
+}
 
 // UniqueStoreOption is the With entry of a unique index holding the id
 // of its key store: a keyspace of the index's key values, each mapped to

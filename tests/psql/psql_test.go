@@ -37,6 +37,8 @@ CREATE TABLE loaded (id int PRIMARY KEY, name text, score double precision);
 INSERT INTO items (id, name, price, tags) VALUES (1, 'pen', 2.50, 'office'), (2, DEFAULT, 12, NULL);
 CREATE INDEX ON items (name);
 CREATE INDEX people_email ON people (email, ok DESC) INCLUDE (id);
+CREATE UNIQUE INDEX items_lower_name ON items ((lower(name))) WHERE price > 0;
+CREATE INDEX people_expr ON people ((id * 2), upper(email) DESC) WHERE ok AND email <> '';
 `
 
 // cases are psql inputs. compare says whether the output must equal
@@ -63,6 +65,8 @@ var cases = []struct {
 	{"di", `\di`, true},
 	{"d_items_name_idx", `\d items_name_idx`, true},
 	{"d_people_email", `\d people_email`, true},
+	{"d_items_lower_name", `\d items_lower_name`, true},
+	{"d_people_expr", `\d+ people_expr`, true},
 	{"ds", `\ds`, true},
 	// The sequences of serial and identity columns and of CREATE
 	// SEQUENCE, listed, described and read as a relation; dropped again
