@@ -37,8 +37,8 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.variadicCall(c, n, name, label, x)
 	}
 	if srfFuncs[name] {
-		if hasNamedArgs(n.Args) && name != "jsonb_path_query" {
-			// jsonb_path_query's defaults are filled in by srfArgs.
+		if hasNamedArgs(n.Args) && name != "jsonb_path_query" && name != "jsonb_path_query_tz" {
+			// jsonb_path_query's (and _tz's) defaults are filled in by srfArgs.
 			call := *n
 			call.Args = b.positionalArgs(c, name, n.Args, b.pos(n))
 			n = &call
