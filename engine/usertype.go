@@ -78,7 +78,12 @@ func (s *Session) resolveTypeName(tn *sql.TypeName) error {
 		return tn.Err
 	}
 	if tn.UserArray {
-		return sql.UserArrayUnsupported(u.Name)
+		at, ok := types.ArrayOf(u.T)
+		if u.Kind != 'e' || !ok {
+			return sql.UserArrayUnsupported(u.Name)
+		}
+		tn.T, tn.User, tn.Err = at, nil, nil
+		return nil
 	}
 	tn.T, tn.User, tn.Err = u.T, nil, nil
 	if u.Kind == 'd' {
@@ -172,7 +177,12 @@ func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
+	// The array type (_mood) takes the next OID, as in PostgreSQL.
+	arrOID, err := e.cat.NextOID()
+	if err != nil {
+		return nil, err
+	}
+	u := &catalog.UserType{OID: oid, ArrayOID: arrOID, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
 	for i, l := range st.Labels {
 		lo, err := e.cat.NextOID()
 		if err != nil {

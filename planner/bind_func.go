@@ -390,7 +390,8 @@ func (b *binder) lookupType(text string, node ast.Node) types.T {
 }
 
 // userType finds the user type (enum or domain) a type name written in
-// a cast names.
+// a cast names. For an array of an enum (mood[]) it is the enum with T
+// and OID those of its array type; arrays of domains are 0A000.
 func (b *binder) userType(text string) (*catalog.UserType, bool) {
 	tc, ok := b.cat.(TypeCatalog)
 	if !ok {
@@ -402,7 +403,13 @@ func (b *binder) userType(text string) (*catalog.UserType, bool) {
 	}
 	u, ok := tc.UserType(tn.User.Schema, tn.User.Name)
 	if ok && tn.UserArray {
-		fail(pgerr.As(sql.UserArrayUnsupported(u.Name)))
+		at, isArr := types.ArrayOf(u.T)
+		if u.Kind != 'e' || !isArr {
+			fail(pgerr.As(sql.UserArrayUnsupported(u.Name)))
+		}
+		arr := *u
+		arr.T, arr.OID = at, u.ArrayOID
+		return &arr, true
 	}
 	return u, ok
 }

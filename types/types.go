@@ -273,6 +273,9 @@ func (t T) IsString() bool {
 
 // Family returns how values of t are stored in a Datum and a Vec.
 func (t T) Family() Family {
+	if t.ID >= FirstEnumArrayID {
+		return FamString
+	}
 	if t.ID >= FirstEnumID {
 		return FamFloat
 	}
