@@ -300,6 +300,14 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 		if len(st.NewName) > 63 {
 			return nil, pgerr.New(pgerr.InvalidName, "invalid enum label \"%s\"", st.NewName).WithDetail("Labels must be 63 bytes or less.")
 		}
+		// An array of the enum is stored in its output form, labels
+		// and all, which a rename would leave behind.
+		cols, _ := e.typeUsers(u)
+		for _, c := range cols {
+			if c.array {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported while %s is of type %s[]", c, s.userTypeName(u))
+			}
+		}
 		u.Labels[i].Label = st.NewName
 	}
 	if err := e.cat.ReplaceType(u); err != nil {
@@ -319,6 +327,8 @@ func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*cata
 			}
 			if u.Kind == 'e' && c.T.ID == u.T.ID || u.Kind == 'd' && c.Domain == u.OID {
 				cols = append(cols, typeUse{rel: rel, col: c.Name})
+			} else if u.Kind == 'e' && c.T.IsArray() && c.T.Elem().ID == u.T.ID {
+				cols = append(cols, typeUse{rel: rel, col: c.Name, array: true})
 			}
 		}
 	}
@@ -336,6 +346,8 @@ func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*cata
 type typeUse struct {
 	rel *catalog.Relation
 	col string
+	// array is set when the column is of the type's array type (mood[]).
+	array bool
 }
 
 func (t typeUse) String() string {
@@ -391,7 +403,11 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 		}
 		over(u, domains)
 		for _, c := range cols {
-			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(u)))
+			name := s.userTypeName(u)
+			if c.array {
+				name += "[]"
+			}
+			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, name))
 		}
 		dropCols = append(dropCols, cols...)
 		if len(lines) > 0 && !st.Cascade {

@@ -1070,7 +1070,9 @@ func activityRows(p Provider) []types.Row {
 }
 
 // userTypeRows are the pg_type rows of the user types: an enum (typtype
-// 'e', category 'E', four bytes by value, enum_in and its kin) or a
+// 'e', category 'E', four bytes by value, enum_in and its kin) and its
+// array type (_mood: category 'A', typelem the enum, array_in and its
+// kin), or a
 // domain (typtype 'd', its base type's storage, category and output
 // functions, typbasetype, typtypmod, typnotnull and typdefault).
 func userTypeRows(p Provider) []types.Row {
@@ -1079,8 +1081,12 @@ func userTypeRows(p Provider) []types.Row {
 	for _, u := range cat.Types() {
 		ns := vOid(nspOID(u.Schema, cat))
 		if u.Kind == 'e' {
-			rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(4), vBool(true), vStr("e"), vStr("E"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
+			rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(4), vBool(true), vStr("e"), vStr("E"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(u.ArrayOID),
 				vStr("enum_in"), vStr("enum_out"), vStr("enum_recv"), vStr("enum_send"), vStr("i"), vStr("p"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(0), null, null})
+			if u.ArrayOID != 0 {
+				rows = append(rows, types.Row{vOid(u.ArrayOID), vStr("_" + u.Name), ns, vOid(u.Owner), vInt(-1), vBool(false), vStr("b"), vStr("A"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(u.OID), vOid(0),
+					vStr("array_in"), vStr("array_out"), vStr("array_recv"), vStr("array_send"), vStr("i"), vStr("x"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(0), null, null})
+			}
 			continue
 		}
 		base := u.T

@@ -267,6 +267,18 @@ func (c *Catalog) TypeByOID(oid uint32) (*UserType, bool) {
 	return u, ok
 }
 
+// EnumByArrayOID returns the enum type whose array type has OID oid.
+func (c *Catalog) EnumByArrayOID(oid uint32) (*UserType, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, u := range c.types {
+		if u.Kind == 'e' && u.ArrayOID == oid && oid != 0 {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
 // EnumByID returns the enum type whose run-time TypeID is id.
 func (c *Catalog) EnumByID(id types.TypeID) (*UserType, bool) {
 	c.mu.RLock()
