@@ -44,7 +44,7 @@ type EnumLabel struct {
 
 type enumInfo struct {
 	oid     uint32
-	arrOID  atomic.Uint32 // the array type's OID (pg_type.typarray), 0 for none
+	arrOID  atomic.Uint32               // the array type's OID (pg_type.typarray), 0 for none
 	name    atomic.Pointer[string]      // as format_type prints it
 	typname atomic.Pointer[string]      // pg_type.typname
 	labels  atomic.Pointer[[]EnumLabel] // sorted by Sort
