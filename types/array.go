@@ -35,7 +35,7 @@ func init() {
 		{DateArray, Date}, {TimeArray, Time}, {TimestampArray, Timestamp},
 		{TimestamptzArray, Timestamptz}, {IntervalArray, Interval},
 		{JsonbArray, Jsonb}, {OidArray, Oid}, {NameArray, Name}, {CharArray, Char},
-		{BpcharArray, Bpchar}, {UuidArray, Uuid},
+		{BpcharArray, Bpchar}, {UuidArray, Uuid}, {JsonpathArray, Jsonpath},
 	} {
 		elemOf[p[0]] = p[1]
 		arrayOf[p[1]] = p[0]

@@ -247,7 +247,7 @@ var pgTypes = []typeRow{
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
 	{types.TBpchar, "bpchar", "S", false}, {types.T{ID: types.BpcharArray, Mod: -1}, "_bpchar", "A", false},
 	{types.TUuid, "uuid", "U", false}, {types.T{ID: types.UuidArray, Mod: -1}, "_uuid", "A", false},
-	{types.TJsonpath, "jsonpath", "U", false},
+	{types.TJsonpath, "jsonpath", "U", false}, {types.T{ID: types.JsonpathArray, Mod: -1}, "_jsonpath", "A", false},
 }
 
 func pgCatalogTables() []*table {

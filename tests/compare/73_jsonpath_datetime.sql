@@ -174,3 +174,13 @@ update jd set doc = '{"at": "2017-03-01"}' where id = 2;
 delete from jd where id = 1;
 refresh materialized view jdv;
 select * from jdv order by id;
+-- jsonpath[]: literals, casts, a column, unnest, a bad element (42601).
+select '{"$.a", "$.b ? (@ > 1)"}'::jsonpath[];
+select array['$.a', 'strict $.b']::jsonpath[];
+select ('{"$.a", "$.b"}'::jsonpath[])[2];
+create table jpt (ps jsonpath[]);
+insert into jpt values ('{"$.a", "$ ? (@.datetime() > \"2020-01-01\".datetime())"}');
+select * from jpt;
+select jsonb_path_query('{"a": 1}', p) from jpt, unnest(ps) p;
+select '{"$.a", "$$"}'::jsonpath[];
+select pg_typeof('{"$.a"}'::jsonpath[]);
