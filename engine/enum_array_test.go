@@ -13,9 +13,9 @@ import (
 // enum lacks (22P02), keeps a materialized view over a mood[] column
 // up to date under DML, and survives a restart (the catalog keeps the
 // array type's OID). A mood[] column keeps the enum from being dropped
-// and its labels from being renamed. Arrays of a domain are still
-// refused with 0A000.
-func TestEnumArrays(t *testing.T) {
+// and its labels from being renamed. Arrays of a domain check each
+// element against the domain, there and after the restart.
+func TestEnumAndDomainArrays(t *testing.T) {
 	fs := vfs.NewMem()
 	e := openTest(t, fs)
 	s := session(t, e)
@@ -25,7 +25,12 @@ func TestEnumArrays(t *testing.T) {
 	mustRun(t, s, "INSERT INTO em VALUES (1, '{happy,sad}'), (2, '{ok}'), (3, ARRAY['sad']::mood[])")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW emv AS SELECT k, ms[1] AS first, cardinality(ms) AS n FROM em WHERE 'sad' = ANY(ms)")
 	wantCode(t, s, "INSERT INTO em VALUES (4, '{meh}')", pgerr.InvalidTextRepresentation, `invalid input value for enum mood: "meh"`)
-	wantCode(t, s, "SELECT '{1}'::posint[]", pgerr.FeatureNotSupported, "arrays of type posint are not supported")
+	mustRun(t, s, "CREATE TABLE pa (k int PRIMARY KEY, ps posint[])")
+	mustRun(t, s, "INSERT INTO pa VALUES (1, '{1,2}'), (2, NULL)")
+	wantCode(t, s, "INSERT INTO pa VALUES (3, ARRAY[1, -1])", pgerr.CheckViolation, `value for domain posint violates check constraint "posint_check"`)
+	wantCode(t, s, "UPDATE pa SET ps = ARRAY[0] WHERE k = 1", pgerr.CheckViolation, `value for domain posint violates check constraint "posint_check"`)
+	wantCode(t, s, "SELECT ARRAY[5, -5]::posint[]", pgerr.CheckViolation, `value for domain posint violates check constraint "posint_check"`)
+	wantCode(t, s, "ALTER DOMAIN posint ADD CONSTRAINT small CHECK (VALUE < 10)", pgerr.FeatureNotSupported, `cannot alter type "posint" because column "pa.ps" uses it`)
 	wantCode(t, s, "SELECT '{a}'::nosuch[]", pgerr.UndefinedObject, `type "nosuch[]" does not exist`)
 	wantCode(t, s, "DROP TYPE mood", pgerr.DependentObjectsStillExist, "cannot drop type mood because other objects depend on it")
 	wantCode(t, s, "ALTER TYPE mood RENAME VALUE 'ok' TO 'fine'", pgerr.FeatureNotSupported, "RENAME VALUE is not supported while column ms of table em is of type mood[]")
@@ -36,5 +41,7 @@ func TestEnumArrays(t *testing.T) {
 		wantRows(t, s, "SELECT array_agg(u ORDER BY u)::text FROM em, unnest(ms) u", "{sad,sad,happy,happy}")
 		wantRows(t, s, "SELECT k, first, n FROM emv ORDER BY k", "1 happy 2", "2 sad 2")
 		wantRows(t, s, "SELECT pg_typeof(ms)::text FROM em WHERE k = 1", "mood[]")
+		wantRows(t, s, "SELECT k, ps FROM pa ORDER BY k", "1 {1,2}", "2 NULL")
+		wantCode(t, s, "INSERT INTO pa VALUES (3, ARRAY[-3])", pgerr.CheckViolation, `value for domain posint violates check constraint "posint_check"`)
 	})
 }

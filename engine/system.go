@@ -76,8 +76,8 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 		u, ok := s.eng.cat.TypeByOID(oid)
 		arr := false
 		if !ok {
-			// An enum's array type is visible when the enum is.
-			if u, ok = s.eng.cat.EnumByArrayOID(oid); !ok {
+			// An array type is visible when its element type is.
+			if u, ok = s.eng.cat.TypeByArrayOID(oid); !ok {
 				return "", false
 			}
 			arr = true

@@ -335,6 +335,14 @@ func pgCatalogTables() []*table {
 					typ, typmod := c.T.OID(), int(c.T.Typmod())
 					if c.Domain != 0 {
 						typ, typmod = c.Domain, -1
+						if c.DomainArray {
+							// The domain's array type (_posint).
+							for _, u := range p.Catalog().Types() {
+								if u.OID == c.Domain {
+									typ = u.ArrayOID
+								}
+							}
+						}
 					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(typ), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(typmod),
 						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
@@ -1111,8 +1119,12 @@ func userTypeRows(p Provider) []types.Row {
 		if u.BaseDomain != 0 {
 			baseOID = u.BaseDomain
 		}
-		rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(int(base.Size())), vBool(base.Size() > 0 && base.Size() <= 8), vStr("d"), vStr(category), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
+		rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(int(base.Size())), vBool(base.Size() > 0 && base.Size() <= 8), vStr("d"), vStr(category), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(u.ArrayOID),
 			vStr("domain_in"), vStr(name + "out"), vStr("domain_recv"), vStr(name + "send"), vStr(typAlign(base)), vStr(typStorage(base)), vBool(u.NotNull), vOid(baseOID), vInt(int(base.Typmod())), vInt(0), vOid(coll), def, null})
+		if u.ArrayOID != 0 {
+			rows = append(rows, types.Row{vOid(u.ArrayOID), vStr("_" + u.Name), ns, vOid(u.Owner), vInt(-1), vBool(false), vStr("b"), vStr("A"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(u.OID), vOid(0),
+				vStr("array_in"), vStr("array_out"), vStr("array_recv"), vStr("array_send"), vStr(typAlign(base)), vStr("x"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+		}
 	}
 	return rows
 }

@@ -29,8 +29,9 @@ type UserType struct {
 	// T is an enum's type, registered with package types when the
 	// catalog loads or makes it; a domain's base type.
 	T types.T
-	// ArrayOID is the OID of an enum's array type (pg_type.typarray); 0
-	// for an enum made before weir had arrays of enums, which has none.
+	// ArrayOID is the OID of an enum's or a domain's array type
+	// (pg_type.typarray); 0 for one made before weir had arrays of
+	// them, which has none.
 	ArrayOID uint32
 	// BaseDomain is the OID of the domain a domain is over, when it is
 	// over one (T is then that domain's base type), 0 otherwise.
@@ -267,12 +268,13 @@ func (c *Catalog) TypeByOID(oid uint32) (*UserType, bool) {
 	return u, ok
 }
 
-// EnumByArrayOID returns the enum type whose array type has OID oid.
-func (c *Catalog) EnumByArrayOID(oid uint32) (*UserType, bool) {
+// TypeByArrayOID returns the enum or domain whose array type has OID
+// oid.
+func (c *Catalog) TypeByArrayOID(oid uint32) (*UserType, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, u := range c.types {
-		if u.Kind == 'e' && u.ArrayOID == oid && oid != 0 {
+		if u.ArrayOID == oid && oid != 0 {
 			return u, true
 		}
 	}

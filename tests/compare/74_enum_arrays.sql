@@ -44,3 +44,37 @@ select format_type(atttypid, atttypmod), pg_type_is_visible(atttypid) from pg_at
 select t.typname, t.typcategory, e.typname as elem from pg_type t join pg_type e on e.oid = t.typelem where t.typname = '_mood';
 select typname from pg_type where oid = (select typarray from pg_type where typname = 'mood');
 \d t
+-- Arrays of domains: each element is checked (23514, 23502 for a NULL
+-- element of a NOT NULL domain), a NULL array passes, columns, psql's \d,
+-- a materialized view under DML, and ALTER DOMAIN refused while a column
+-- holds arrays of the domain.
+create domain posint as int check (value > 0);
+create domain nnint as int not null;
+create domain shorttext as varchar(5) check (value <> 'bad');
+select '{1,2}'::posint[];
+select pg_typeof('{1,2}'::posint[]);
+select '{1,NULL}'::posint[];
+select null::nnint[];
+select array[3, 4]::posint[];
+select array[3, -4]::posint[];
+select array[3, null]::nnint[];
+select array['abc', 'bad']::shorttext[];
+create table dt (id int primary key, p posint[], s shorttext[]);
+insert into dt values (1, '{1,2}', '{a,b}'), (2, null, '{}');
+insert into dt values (3, array[0], null);
+insert into dt values (3, '{5}', array['bad']);
+update dt set p = array[7, -7] where id = 1;
+update dt set p = '{7,8}' where id = 1;
+select * from dt order by id;
+select id, unnest(p) from dt order by 1, 2;
+select id from dt where 8 = any(p) order by id;
+select format_type(atttypid, atttypmod) from pg_attribute where attrelid = 'dt'::regclass and attnum > 0 order by attnum;
+\d dt
+create materialized view dmv as select id, p, cardinality(p) as n from dt;
+insert into dt values (4, '{9,10,11}', '{x}');
+delete from dt where id = 2;
+refresh materialized view dmv;
+select * from dmv order by id;
+alter domain posint add constraint small check (value < 10);
+alter domain posint add constraint small check (value < 10) not valid;
+insert into dt values (5, array[10], null);
