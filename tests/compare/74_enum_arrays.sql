@@ -78,3 +78,6 @@ select * from dmv order by id;
 alter domain posint add constraint small check (value < 10);
 alter domain posint add constraint small check (value < 10) not valid;
 insert into dt values (5, array[10], null);
+prepare p(posint[]) as select $1;
+execute p(array[-1]);
+execute p('{1}');
