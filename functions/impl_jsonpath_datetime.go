@@ -130,6 +130,19 @@ var jpISOFormats = []string{
 	`yyyy-mm-dd"T"HH24:MI:SS`,
 }
 
+// jpISONodes are jpISOFormats parsed.
+var jpISONodes = func() [][]dtNode {
+	out := make([][]dtNode, len(jpISOFormats))
+	for i, f := range jpISOFormats {
+		nodes, err := parseStdTemplate(f)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = nodes
+	}
+	return out
+}()
+
 // jpDatetimeMethod is .datetime(): s read with tmpl, or with the first
 // ISO format that fits when hasTmpl is false. Errors of reading the
 // input are soft (silent suppresses them); a template that is not valid
@@ -146,11 +159,7 @@ func jpDatetimeMethod(s, tmpl string, hasTmpl bool) (jpDatetime, error) {
 		}
 		return d, nil
 	}
-	for _, f := range jpISOFormats {
-		nodes, err := parseStdTemplate(f)
-		if err != nil {
-			return jpDatetime{}, err
-		}
+	for _, nodes := range jpISONodes {
 		if d, err := parseStdDatetime(s, nodes); err == nil {
 			return d, nil
 		}
