@@ -476,7 +476,7 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 		}
 		return s.alterActions(ctx, rel, st, io)
 	}
-	col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
+	col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, DomainArray: def.Type.DomainArray, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
 		if err := s.checkDefault(def.Default, col.T); err != nil {
 			return nil, err

@@ -484,7 +484,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 			if def.CollateErr != nil {
 				return nil, def.CollateErr
 			}
-			col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
+			col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, DomainArray: def.Type.DomainArray, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 			if col.Domain != 0 {
 				if nonEmpty, err := rows(); err != nil {
 					return nil, err

@@ -43,7 +43,7 @@ func connectorColumns(defs []sql.ColumnDef, include []sql.IncludeClause, with ma
 		if d.Serial || d.Identity != "" {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "serial and identity columns are not supported on columns read from a connector")
 		}
-		if err := add(catalog.Column{Name: d.Name, T: d.Type.T, Domain: d.Type.Domain, NotNull: d.NotNull || d.PrimaryKey}); err != nil {
+		if err := add(catalog.Column{Name: d.Name, T: d.Type.T, Domain: d.Type.Domain, DomainArray: d.Type.DomainArray, NotNull: d.NotNull || d.PrimaryKey}); err != nil {
 			return nil, err
 		}
 	}

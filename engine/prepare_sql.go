@@ -272,12 +272,13 @@ func (s *Session) deallocate(st *sql.Deallocate) (wire.Result, error) {
 }
 
 // paramDomains returns, by parameter of PREPARE st, the qualified name
-// of the domain it is declared of ("" for other types), nil when none is.
+// of the domain it is declared of, or of its array ("" for other
+// types), nil when none is.
 func (s *Session) paramDomains(st *sql.Prepare) []string {
 	var out []string
 	for i, t := range st.Types {
 		tn, err := sql.ParseUserTypeName(t)
-		if err != nil || tn.User == nil || tn.UserArray {
+		if err != nil || tn.User == nil {
 			continue
 		}
 		u, ok := s.lookupUserType(*tn.User)
@@ -288,6 +289,9 @@ func (s *Session) paramDomains(st *sql.Prepare) []string {
 			out = make([]string, len(st.Types))
 		}
 		out[i] = sql.QuoteIdent(u.Schema) + "." + sql.QuoteIdent(u.Name)
+		if tn.UserArray {
+			out[i] += "[]"
+		}
 	}
 	return out
 }

@@ -117,10 +117,18 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 	}
 	if fn == "format_type" || fn == "pg_type_is_visible" {
 		u, ok := s.eng.cat.TypeByOID(oid)
+		arr := false
 		if !ok {
-			return "", false
+			// An array type is visible when its element type is.
+			if u, ok = s.eng.cat.TypeByArrayOID(oid); !ok {
+				return "", false
+			}
+			arr = true
 		}
 		if fn == "format_type" {
+			if arr {
+				return s.userTypeName(u) + "[]", true
+			}
 			return s.userTypeName(u), true
 		}
 		if v, ok := s.lookupUserType(sql.ObjectName{Name: u.Name}); ok && v.OID == u.OID {

@@ -78,7 +78,16 @@ func (s *Session) resolveTypeName(tn *sql.TypeName) error {
 		return tn.Err
 	}
 	if tn.UserArray {
-		return sql.UserArrayUnsupported(u.Name)
+		at, ok := types.ArrayOf(u.T)
+		if u.ArrayOID == 0 || !ok {
+			return sql.UserArrayUnsupported(u.Name)
+		}
+		tn.T, tn.User, tn.Err = at, nil, nil
+		if u.Kind == 'd' {
+			tn.T.Mod = u.T.Mod
+			tn.Domain, tn.DomainArray = u.OID, true
+		}
+		return nil
 	}
 	tn.T, tn.User, tn.Err = u.T, nil, nil
 	if u.Kind == 'd' {
@@ -172,7 +181,12 @@ func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
+	// The array type (_mood) takes the next OID, as in PostgreSQL.
+	arrOID, err := e.cat.NextOID()
+	if err != nil {
+		return nil, err
+	}
+	u := &catalog.UserType{OID: oid, ArrayOID: arrOID, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
 	for i, l := range st.Labels {
 		lo, err := e.cat.NextOID()
 		if err != nil {
@@ -290,6 +304,14 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 		if len(st.NewName) > 63 {
 			return nil, pgerr.New(pgerr.InvalidName, "invalid enum label \"%s\"", st.NewName).WithDetail("Labels must be 63 bytes or less.")
 		}
+		// An array of the enum is stored in its output form, labels
+		// and all, which a rename would leave behind.
+		cols, _ := e.typeUsers(u)
+		for _, c := range cols {
+			if c.array {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported while %s is of type %s[]", c, s.userTypeName(u))
+			}
+		}
 		u.Labels[i].Label = st.NewName
 	}
 	if err := e.cat.ReplaceType(u); err != nil {
@@ -308,7 +330,9 @@ func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*cata
 				continue
 			}
 			if u.Kind == 'e' && c.T.ID == u.T.ID || u.Kind == 'd' && c.Domain == u.OID {
-				cols = append(cols, typeUse{rel: rel, col: c.Name})
+				cols = append(cols, typeUse{rel: rel, col: c.Name, array: c.DomainArray})
+			} else if u.Kind == 'e' && c.T.IsArray() && c.T.Elem().ID == u.T.ID {
+				cols = append(cols, typeUse{rel: rel, col: c.Name, array: true})
 			}
 		}
 	}
@@ -326,6 +350,8 @@ func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*cata
 type typeUse struct {
 	rel *catalog.Relation
 	col string
+	// array is set when the column is of the type's array type (mood[]).
+	array bool
 }
 
 func (t typeUse) String() string {
@@ -381,7 +407,11 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 		}
 		over(u, domains)
 		for _, c := range cols {
-			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, s.userTypeName(u)))
+			name := s.userTypeName(u)
+			if c.array {
+				name += "[]"
+			}
+			lines = append(lines, fmt.Sprintf("%s depends on type %s", c, name))
 		}
 		dropCols = append(dropCols, cols...)
 		if len(lines) > 0 && !st.Cascade {
@@ -436,8 +466,17 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	if err := s.checkDomainDefault(st.Default, st.Base.T); err != nil {
 		return nil, err
 	}
+	if st.Base.DomainArray {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "domains over arrays of domains are not supported")
+	}
 	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'd', Owner: s.roleOID,
 		T: st.Base.T, BaseDomain: st.Base.Domain, Default: st.Default}
+	if _, ok := types.ArrayOf(st.Base.T); ok {
+		// The array type (_posint) takes the next OID, as in PostgreSQL.
+		if u.ArrayOID, err = e.cat.NextOID(); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range st.Constraints {
 		if err := s.addDomainConstraint(u, c); err != nil {
 			return nil, err
@@ -588,7 +627,7 @@ func (e *Engine) domainColumns(oid uint32) []typeUse {
 			}
 			for d := c.Domain; d != 0; {
 				if d == oid {
-					out = append(out, typeUse{rel: rel, col: c.Name})
+					out = append(out, typeUse{rel: rel, col: c.Name, array: c.DomainArray})
 					break
 				}
 				u, ok := e.cat.TypeByOID(d)
@@ -608,6 +647,13 @@ func (e *Engine) domainColumns(oid uint32) []typeUse {
 // that violate the new constraint", 23502 "... contains null values".
 func (s *Session) validateDomain(ctx context.Context, u *catalog.UserType, check *catalog.DomainCheck) error {
 	e := s.eng
+	// PostgreSQL does not look into arrays of the domain: a column of
+	// one stops the validation.
+	for _, c := range e.domainColumns(u.OID) {
+		if c.array {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot alter type \"%s\" because column \"%s.%s\" uses it", u.Name, c.rel.Name, c.col)
+		}
+	}
 	var ev executor.Evaluator
 	if check != nil {
 		x, err := planner.BindDomainCheck(ctx, u, check.Expr, 0, s.catalogView())
@@ -669,7 +715,8 @@ func (s *Session) validateDomain(ctx context.Context, u *catalog.UserType, check
 // own, else, for a column of a domain type, the domain's (the nearest
 // level of a domain stack that has one), "" when none.
 func (s *Session) columnDefault(c catalog.Column) string {
-	if d := c.DefaultSQL(); d != "" || c.Domain == 0 {
+	if d := c.DefaultSQL(); d != "" || c.Domain == 0 || c.DomainArray {
+		// An array of a domain does not take the domain's default.
 		return d
 	}
 	for oid := c.Domain; oid != 0; {

@@ -436,7 +436,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		col := catalog.Column{Name: c.Name, T: c.Type.T, Domain: c.Type.Domain, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity, Collation: c.Collation}
+		col := catalog.Column{Name: c.Name, T: c.Type.T, Domain: c.Type.Domain, DomainArray: c.Type.DomainArray, NotNull: c.NotNull || c.PrimaryKey, Default: c.Default, Identity: c.Identity, Collation: c.Collation}
 		switch {
 		case c.Identity != "" && c.Default != "":
 			return nil, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", c.Name, st.Name.Name)

@@ -30,6 +30,13 @@ func compileDomain(d *planner.Domain) (*domainCheck, error) {
 	return dc, nil
 }
 
+// element is dc for one element of an array of the domain.
+func (dc *domainCheck) element() *domainCheck {
+	d := *dc.d
+	d.Array = false
+	return &domainCheck{d: &d, checks: dc.checks}
+}
+
 func (dc *domainCheck) nullError() error {
 	return pgerr.New(pgerr.NotNullViolation, "domain %s does not allow null values", dc.d.Name)
 }
@@ -42,6 +49,16 @@ func (dc *domainCheck) checkError(k int) error {
 // vec checks the values of v for the rows of in that are visible.
 func (dc *domainCheck) vec(ctx *EvalCtx, v *types.Vec, in *types.Chunk) error {
 	n := in.Len()
+	if dc.d.Array {
+		for i := 0; i < n; i++ {
+			if in.Visible(i) {
+				if err := dc.datum(ctx, v.Get(i), v.T); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	if dc.d.NotNull {
 		for i := 0; i < n; i++ {
 			if in.Visible(i) && v.Nulls[i] {
@@ -71,8 +88,25 @@ func (dc *domainCheck) vec(ctx *EvalCtx, v *types.Vec, in *types.Chunk) error {
 	return nil
 }
 
-// datum checks one value of type t.
+// datum checks one value of type t: each element of an array of the
+// domain (a NULL array passes).
 func (dc *domainCheck) datum(ctx *EvalCtx, d types.Datum, t types.T) error {
+	if dc.d.Array {
+		if d.Null {
+			return nil
+		}
+		elems, err := types.ArrayElems(d.S, t, ctx.loc())
+		if err != nil {
+			return err
+		}
+		elem := dc.element()
+		for _, e := range elems {
+			if err := elem.datum(ctx, e, t.Elem()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if d.Null && dc.d.NotNull {
 		return dc.nullError()
 	}

@@ -211,9 +211,11 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 			}
 			return datumsOf(elems), nil
 		}
-	case "jsonb_path_query":
+	case "jsonb_path_query", "jsonb_path_query_tz":
 		if len(args) >= 2 && len(args) <= 4 {
-			rows, err := functions.JSONPathQuery(args)
+			// The time of day a time takes the session zone's offset at
+			// (jsonb_path_query_tz comparing a time with a timetz).
+			rows, err := functions.JSONPathQuery(args, fn == "jsonb_path_query_tz", loc, time.Now().UnixMicro())
 			if err != nil {
 				return nil, err
 			}

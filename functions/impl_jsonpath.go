@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -57,6 +58,12 @@ type jpCtx struct {
 	// offsets) and of the variables (10000000000 plus their offsets in
 	// vars), by the objects' identity.
 	ids map[uintptr]int64
+	// useTz lets comparisons of datetime values with and without a time
+	// zone read the latter in loc (the *_tz functions); now is the
+	// transaction's start, whose offset in loc a time takes.
+	useTz bool
+	loc   *time.Location
+	now   int64
 }
 
 // errJPFound unwinds an evaluation under stopFirst at its first item.
@@ -154,7 +161,7 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 			for _, k := range jsonbKeys(x) {
 				r, err := c.next(it, x[k])
 				if err != nil {
-					return nil, err
+					return append(out, r...), err
 				}
 				out = append(out, r...)
 			}
@@ -174,7 +181,7 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 			for _, e := range x {
 				r, err := c.next(it, e)
 				if err != nil {
-					return nil, err
+					return append(out, r...), err
 				}
 				out = append(out, r...)
 			}
@@ -223,7 +230,7 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 			for i := from; i <= to; i++ {
 				r, err := c.next(it, arr[i])
 				if err != nil {
-					return nil, err
+					return append(out, r...), err
 				}
 				out = append(out, r...)
 			}
@@ -237,14 +244,14 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 		if it.First == 0 {
 			r, err := c.next(it, v)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err
 			}
 			out = append(out, r...)
 		}
 		if isContainer(v) {
 			r, err := c.anyItem(it, v, 1)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err
 			}
 			out = append(out, r...)
 		}
@@ -286,7 +293,7 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 			}
 			r, err := c.next(it, jpNumber(d))
 			if err != nil {
-				return nil, err
+				return append(out, r...), err
 			}
 			out = append(out, r...)
 		}
@@ -310,10 +317,19 @@ func (c *jpCtx) exec(it *JPItem, v any, unwrap bool) ([]any, error) {
 		if x, ok := v.([]any); ok && unwrap {
 			return c.unwrapArray(it, x)
 		}
-		if _, ok := v.(string); !ok {
+		str, ok := v.(string)
+		if !ok {
 			return nil, jpSoft(pgerr.InvalidArgumentForSQLJSONDatetime, "jsonpath item method .datetime() can only be applied to a string")
 		}
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "jsonpath item method .datetime() is not supported")
+		tmpl := ""
+		if it.HasTemplate {
+			tmpl = it.Str
+		}
+		d, err := jpDatetimeMethod(str, tmpl, it.HasTemplate)
+		if err != nil {
+			return nil, err
+		}
+		return c.next(it, d)
 	}
 	// A predicate used as an expression gives true, false or null.
 	savedStop := c.stopFirst
@@ -360,14 +376,14 @@ func (c *jpCtx) anyItem(it *JPItem, v any, level uint32) ([]any, error) {
 		if level >= it.First || (it.First == types.JPAnyLast && it.Last == types.JPAnyLast && !isContainer(k)) {
 			r, err := c.next(it, k)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err
 			}
 			out = append(out, r...)
 		}
 		if isContainer(k) && level < it.Last {
 			r, err := c.anyItem(it, k, level+1)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err
 			}
 			out = append(out, r...)
 		}
@@ -391,7 +407,7 @@ func (c *jpCtx) unwrapArray(it *JPItem, arr []any) ([]any, error) {
 	for _, e := range arr {
 		r, err := c.exec(it, e, false)
 		if err != nil {
-			return nil, err
+			return append(out, r...), err
 		}
 		out = append(out, r...)
 	}
@@ -484,7 +500,7 @@ func (c *jpCtx) arith(it *JPItem, v any) ([]any, error) {
 }
 
 func jpTypeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "null"
 	case bool:
@@ -495,6 +511,8 @@ func jpTypeName(v any) string {
 		return "string"
 	case []any:
 		return "array"
+	case jpDatetime:
+		return x.typeName()
 	}
 	return "object"
 }
@@ -554,7 +572,7 @@ func (c *jpCtx) method(it *JPItem, v any) ([]any, error) {
 			kv := map[string]any{"key": k, "value": m[k], "id": json.Number(strconv.FormatInt(id, 10))}
 			r, err := c.next(it, kv)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err
 			}
 			out = append(out, r...)
 		}
@@ -609,7 +627,21 @@ func (c *jpCtx) boolItem(it *JPItem, v any) (jpBool, error) {
 		}
 		return jpFalse, nil
 	case types.JPEqual, types.JPNotEqual, types.JPLess, types.JPGreater, types.JPLessOrEqual, types.JPGreaterOrEqual:
-		return c.predicate(it.Left, it.Right, v, true, func(a, b any) jpBool { return jpCompare(it.Kind, a, b) })
+		var cmpErr error
+		res, err := c.predicate(it.Left, it.Right, v, true, func(a, b any) jpBool {
+			if cmpErr != nil {
+				return jpUnknown
+			}
+			r, err := c.compare(it.Kind, a, b)
+			if err != nil {
+				cmpErr = err
+			}
+			return r
+		})
+		if cmpErr != nil {
+			return 0, cmpErr
+		}
+		return res, err
 	case types.JPStartsWith:
 		return c.predicate(it.Left, it.Right, v, false, func(a, b any) jpBool {
 			s, ok1 := a.(string)
@@ -717,7 +749,31 @@ func (c *jpCtx) predicate(l, r *JPItem, v any, unwrapRight bool, f func(a, b any
 	return jpFalse, nil
 }
 
-// jpCompare is compareItems.
+// compare is compareItems. Comparing datetime values may need the time
+// zone, an error when c has not its use.
+func (c *jpCtx) compare(op types.JPKind, a, b any) (jpBool, error) {
+	da, aIsDT := a.(jpDatetime)
+	db, bIsDT := b.(jpDatetime)
+	if aIsDT && bIsDT {
+		cmp, uncomparable, err := jpCompareDatetime(da, db, c.useTz, c.loc, c.now)
+		if err != nil || uncomparable {
+			return jpUnknown, err
+		}
+		return jpCmpResult(op, cmp), nil
+	}
+	if aIsDT || bIsDT {
+		if a == nil || b == nil {
+			if op == types.JPNotEqual {
+				return jpTrue, nil
+			}
+			return jpFalse, nil
+		}
+		return jpUnknown, nil
+	}
+	return jpCompare(op, a, b), nil
+}
+
+// jpCompare is compareItems over items other than datetime values.
 func jpCompare(op types.JPKind, a, b any) jpBool {
 	ta, tb := jpTypeName(a), jpTypeName(b)
 	if ta != tb {
@@ -750,6 +806,11 @@ func jpCompare(op types.JPKind, a, b any) jpBool {
 	default:
 		return jpUnknown
 	}
+	return jpCmpResult(op, cmp)
+}
+
+// jpCmpResult is the comparison op's result for an order cmp.
+func jpCmpResult(op types.JPKind, cmp int) jpBool {
 	var r bool
 	switch op {
 	case types.JPEqual:
@@ -774,14 +835,31 @@ func jpCompare(op types.JPKind, a, b any) jpBool {
 // JSONPathRun evaluates the jsonpath path (its canonical text) over the
 // jsonb target with the variables of the jsonb object vars. It returns
 // the items found as jsonb texts; an error silent suppresses makes
-// failed true and the error nil.
+// failed true and the error nil, and the items are those found before
+// it (as PostgreSQL's found list). Datetime values that compare with and
+// without a time zone are an error (0A000); JSONPathRunTz allows them.
 func JSONPathRun(target, path, vars string, silent bool) (items []string, failed bool, err error) {
-	return jsonPathRun(target, path, vars, silent, false)
+	return jsonPathRun(jpOpts{}, target, path, vars, silent)
 }
 
-// jsonPathRun is JSONPathRun; exists asks only whether the path finds an
-// item, which lax mode answers at the first (jsonb_path_exists, @?).
-func jsonPathRun(target, path, vars string, silent, exists bool) (items []string, failed bool, err error) {
+// JSONPathRunTz is JSONPathRun for the *_tz functions: comparisons of
+// datetime values with and without a time zone read the latter in loc,
+// and a time takes loc's offset at the instant now (UTC microseconds).
+func JSONPathRunTz(loc *time.Location, now int64, target, path, vars string, silent bool) (items []string, failed bool, err error) {
+	return jsonPathRun(jpOpts{useTz: true, loc: loc, now: now}, target, path, vars, silent)
+}
+
+// jpOpts are the settings of an evaluation: exists asks only whether
+// the path finds an item, which lax mode answers at the first
+// (jsonb_path_exists, @?); useTz, loc and now are jpCtx's.
+type jpOpts struct {
+	exists bool
+	useTz  bool
+	loc    *time.Location
+	now    int64
+}
+
+func jsonPathRun(o jpOpts, target, path, vars string, silent bool) (items []string, failed bool, err error) {
 	jp, err := types.ParseJSONPath(path)
 	if err != nil {
 		return nil, false, err
@@ -799,8 +877,12 @@ func jsonPathRun(target, path, vars string, silent, exists bool) (items []string
 		return nil, false, pgerr.New(pgerr.InvalidParameterValue, "\"vars\" argument is not an object").
 			WithDetail("Jsonpath parameters should be encoded as key-value pairs of \"vars\" object.")
 	}
+	loc := o.loc
+	if loc == nil {
+		loc = time.UTC
+	}
 	c := &jpCtx{root: root, vars: vm, strict: jp.Strict, ignoreStruct: !jp.Strict, current: root, arraySize: -1,
-		stopFirst: exists && !jp.Strict, ids: map[uintptr]int64{}}
+		stopFirst: o.exists && !jp.Strict, ids: map[uintptr]int64{}, useTz: o.useTz, loc: loc, now: o.now}
 	jsonbObjectIDs(root, 0, c.ids)
 	jsonbObjectIDs(vm, 10000000000, c.ids)
 	vals, err := c.exec(jp.Expr, root, !jp.Strict)
@@ -809,33 +891,46 @@ func jsonPathRun(target, path, vars string, silent, exists bool) (items []string
 	}
 	if err != nil {
 		var soft *softJPError
-		if errors.As(err, &soft) {
-			if silent {
-				return nil, true, nil
-			}
+		if !errors.As(err, &soft) {
+			return nil, false, err
+		}
+		if !silent {
 			return nil, false, soft.err
 		}
-		return nil, false, err
+		// The items found before the error are the result.
+		failed = true
 	}
 	for _, v := range vals {
+		if d, ok := v.(jpDatetime); ok {
+			// A datetime value is written as a string (JsonEncodeDateTime).
+			v = d.text()
+		}
 		items = append(items, jsonText(v))
 	}
-	return items, false, nil
+	return items, failed, nil
 }
 
 func (t implTable) defineJSONPath() {
-	args := func(d []types.Datum) (string, bool) {
+	// run evaluates d's path as the function does: with the time zone
+	// for the *_tz ones.
+	run := func(ctx *Context, tz bool, d []types.Datum, silent0, exists bool) ([]string, bool, error) {
 		vars := "{}"
 		if len(d) > 2 {
 			vars = d[2].S
 		}
-		silent := len(d) > 3 && d[3].I != 0
-		return vars, silent
+		silent := silent0 || len(d) > 3 && d[3].I != 0
+		o := jpOpts{exists: exists}
+		if tz {
+			o.useTz, o.loc = true, ctx.loc()
+			if ctx != nil {
+				o.now = ctx.Now
+			}
+		}
+		return jsonPathRun(o, d[0].S, d[1].S, vars, silent)
 	}
-	exists := func(silent0 bool) RowFn {
-		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			vars, silent := args(d)
-			items, failed, err := jsonPathRun(d[0].S, d[1].S, vars, silent || silent0, true)
+	exists := func(tz, silent0 bool) RowFn {
+		return func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			items, failed, err := run(ctx, tz, d, silent0, true)
 			if err != nil {
 				return types.NullDatum, err
 			}
@@ -845,11 +940,10 @@ func (t implTable) defineJSONPath() {
 			return types.DBool(len(items) > 0), nil
 		}
 	}
-	match := func(silent0 bool) RowFn {
-		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			vars, silent := args(d)
-			silent = silent || silent0
-			items, _, err := JSONPathRun(d[0].S, d[1].S, vars, silent)
+	match := func(tz, silent0 bool) RowFn {
+		return func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			silent := silent0 || len(d) > 3 && d[3].I != 0
+			items, _, err := run(ctx, tz, d, silent0, false)
 			if err != nil {
 				return types.NullDatum, err
 			}
@@ -867,35 +961,49 @@ func (t implTable) defineJSONPath() {
 			return types.NullDatum, nil
 		}
 	}
-	t.defRow("jsonb_path_exists", exists(false))
-	t.defRow("pg_jsonpath_exists", exists(true))
-	t.defRow("jsonb_path_match", match(false))
-	t.defRow("pg_jsonpath_match", match(true))
-	t.defRow("jsonb_path_query_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		vars, silent := args(d)
-		items, _, err := JSONPathRun(d[0].S, d[1].S, vars, silent)
-		if err != nil {
-			return types.NullDatum, err
+	queryArray := func(tz bool) RowFn {
+		return func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			items, _, err := run(ctx, tz, d, false, false)
+			if err != nil {
+				return types.NullDatum, err
+			}
+			return types.DString("[" + strings.Join(items, ", ") + "]"), nil
 		}
-		return types.DString("[" + strings.Join(items, ", ") + "]"), nil
-	})
-	t.defRow("jsonb_path_query_first", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		vars, silent := args(d)
-		items, _, err := JSONPathRun(d[0].S, d[1].S, vars, silent)
-		if err != nil || len(items) == 0 {
-			return types.NullDatum, err
+	}
+	queryFirst := func(tz bool) RowFn {
+		return func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			items, _, err := run(ctx, tz, d, false, false)
+			if err != nil || len(items) == 0 {
+				return types.NullDatum, err
+			}
+			return types.DString(items[0]), nil
 		}
-		return types.DString(items[0]), nil
-	})
+	}
+	for _, tz := range []bool{false, true} {
+		suffix := ""
+		if tz {
+			suffix = "_tz"
+		}
+		t.defRow("jsonb_path_exists"+suffix, exists(tz, false))
+		t.defRow("jsonb_path_match"+suffix, match(tz, false))
+		t.defRow("jsonb_path_query_array"+suffix, queryArray(tz))
+		t.defRow("jsonb_path_query_first"+suffix, queryFirst(tz))
+	}
+	t.defRow("pg_jsonpath_exists", exists(false, true))
+	t.defRow("pg_jsonpath_match", match(false, true))
 }
 
 // JSONPathQuery is jsonb_path_query's rows: the items the path finds.
-func JSONPathQuery(d []types.Datum) ([]types.Datum, error) {
+// tz is true for jsonb_path_query_tz, whose comparisons of datetime
+// values may read the ones without a time zone in loc; now is the
+// transaction's start (UTC microseconds).
+func JSONPathQuery(d []types.Datum, tz bool, loc *time.Location, now int64) ([]types.Datum, error) {
 	vars := "{}"
 	if len(d) > 2 {
 		vars = d[2].S
 	}
-	items, _, err := JSONPathRun(d[0].S, d[1].S, vars, len(d) > 3 && d[3].I != 0)
+	o := jpOpts{useTz: tz, loc: loc, now: now}
+	items, _, err := jsonPathRun(o, d[0].S, d[1].S, vars, len(d) > 3 && d[3].I != 0)
 	if err != nil {
 		return nil, err
 	}

@@ -262,6 +262,16 @@ func scalarOverloads() []*Overload {
 		fn("jsonb_path_query_array", tJsonb, tJsonb, types.Jsonpath, tJsonb, tBool),
 		fn("jsonb_path_query_first", tJsonb, tJsonb, types.Jsonpath), fn("jsonb_path_query_first", tJsonb, tJsonb, types.Jsonpath, tJsonb),
 		fn("jsonb_path_query_first", tJsonb, tJsonb, types.Jsonpath, tJsonb, tBool),
+		// The *_tz forms read datetime values without a time zone in the
+		// session's when they compare them with ones that have one.
+		fn("jsonb_path_exists_tz", tBool, tJsonb, types.Jsonpath), fn("jsonb_path_exists_tz", tBool, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_exists_tz", tBool, tJsonb, types.Jsonpath, tJsonb, tBool),
+		fn("jsonb_path_match_tz", tBool, tJsonb, types.Jsonpath), fn("jsonb_path_match_tz", tBool, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_match_tz", tBool, tJsonb, types.Jsonpath, tJsonb, tBool),
+		fn("jsonb_path_query_array_tz", tJsonb, tJsonb, types.Jsonpath), fn("jsonb_path_query_array_tz", tJsonb, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_query_array_tz", tJsonb, tJsonb, types.Jsonpath, tJsonb, tBool),
+		fn("jsonb_path_query_first_tz", tJsonb, tJsonb, types.Jsonpath), fn("jsonb_path_query_first_tz", tJsonb, tJsonb, types.Jsonpath, tJsonb),
+		fn("jsonb_path_query_first_tz", tJsonb, tJsonb, types.Jsonpath, tJsonb, tBool),
 		// SQL/JSON path (docs §9.16.2; impl_jsonpath.go); @? and @@ are
 		// pg_jsonpath_exists and pg_jsonpath_match.
 		fn("pg_jsonpath_exists", tBool, tJsonb, types.Jsonpath), fn("pg_jsonpath_match", tBool, tJsonb, types.Jsonpath),

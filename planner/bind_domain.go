@@ -19,6 +19,10 @@ type Domain struct {
 	OID     uint32
 	Name    string
 	NotNull bool
+	// Array is set when the value is an array of the domain (posint[]):
+	// the constraints hold for each of its elements, NOT NULL included;
+	// a NULL array passes.
+	Array bool
 	// Checks are bound over a one-column row: the value (VALUE in the
 	// constraint's text), of the domain's base type.
 	Checks []BoundCheck
@@ -29,6 +33,25 @@ type Domain struct {
 // gives it.
 type DomainCatalog interface {
 	DomainByOID(oid uint32) (u *catalog.UserType, name string, ok bool)
+}
+
+// TypeName is the type a value coerced to d has, as pg_typeof and
+// format_type name it: the domain, or its array.
+func (d *Domain) TypeName() string {
+	if d.Array {
+		return d.Name + "[]"
+	}
+	return d.Name
+}
+
+// arrayDomain returns d for arrays of the domain.
+func arrayDomain(d *Domain) *Domain {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Array = true
+	return &c
 }
 
 // domainStack returns the domain oid and the domains it is over,
@@ -124,6 +147,16 @@ func (b *binder) toDomain(x Expr, oid uint32, assign bool) Expr {
 	return &Cast{Arg: x, T: b.typeOf(x), Assign: assign, Domain: d}
 }
 
+// toArrayDomain wraps x, of the array type of the domain's base type,
+// in the domain's checks for each element.
+func (b *binder) toArrayDomain(x Expr, oid uint32, assign bool) Expr {
+	d := arrayDomain(b.domain(oid))
+	if d == nil {
+		return x
+	}
+	return &Cast{Arg: x, T: b.typeOf(x), Assign: assign, Domain: d}
+}
+
 // DomainRules binds the domains of rel's columns, by column (nil for a
 // column of no domain type), for writers that build rows themselves.
 func DomainRules(ctx context.Context, rel *catalog.Relation, cat Catalog) (out []*Domain, err error) {
@@ -143,6 +176,9 @@ func (b *binder) domainRules(rel *catalog.Relation) []*Domain {
 			out = make([]*Domain, len(rel.Cols))
 		}
 		out[i] = b.domain(c.Domain)
+		if c.DomainArray {
+			out[i] = arrayDomain(out[i])
+		}
 	}
 	return out
 }

@@ -47,10 +47,77 @@ func (b *binder) enumCall(name string, args []Expr, node ast.Node, kind FuncKind
 	case (kind == Aggregate || kind == WindowOnly) && (name == "min" || name == "max") && len(args) == 1:
 		return &Call{Fn: name, Args: []Expr{relabel(args[0])}, T: et}, true
 	case (kind == Aggregate || kind == WindowOnly) && name == "array_agg" && len(args) == 1:
-		// Its result would be an array of the enum, a type weir lacks.
-		fail(pgerr.As(sql.UserArrayUnsupported(et.String())).WithPosition(b.pos(node)))
+		if _, ok := types.ArrayOf(et); !ok {
+			// An enum made before weir had arrays of enums has no array type.
+			fail(pgerr.As(sql.UserArrayUnsupported(et.String())).WithPosition(b.pos(node)))
+		}
 	}
 	return nil, false
+}
+
+// enumArrayStandIn is a substitution of an enum array type and its enum
+// by uuid[] and uuid, the array type and element type whose overloads
+// (one per array type, registered for the built-in types) resolve a call
+// over an array of an enum: mood[] @> mood[], 'ok' = ANY(m), m[1],
+// array_length(m, 1), array_agg(mood). The implementations work from the
+// argument types, so the call binds with the enum types put back. The
+// zero value substitutes nothing.
+type enumArrayStandIn struct{ arr, elem types.T }
+
+// enumArraySub returns the substitution for a call over args: the first
+// argument of an enum array type, or array_agg's enum argument, decides
+// it. A call that has a uuid or uuid[] argument has none.
+func (b *binder) enumArraySub(name string, args []Expr) enumArrayStandIn {
+	var s enumArrayStandIn
+	for _, a := range args {
+		t := b.typeOf(a)
+		switch {
+		case t.ID == types.Uuid || t.ID == types.UuidArray:
+			return enumArrayStandIn{}
+		case s.arr.ID == types.Unknown && t.IsArray() && t.Elem().IsEnum():
+			s = enumArrayStandIn{arr: types.T{ID: t.ID, Mod: -1}, elem: types.T{ID: t.Elem().ID, Mod: -1}}
+		case s.arr.ID == types.Unknown && name == "array_agg" && t.IsEnum():
+			if at, ok := types.ArrayOf(t); ok {
+				s = enumArrayStandIn{arr: at, elem: types.T{ID: t.ID, Mod: -1}}
+			}
+		}
+	}
+	return s
+}
+
+// forwardT puts the stand-ins in for the enum types.
+func (s enumArrayStandIn) forwardT(t types.T) types.T {
+	switch {
+	case s.arr.ID == types.Unknown:
+	case t.ID == s.arr.ID:
+		return types.T{ID: types.UuidArray, Mod: -1}
+	case t.ID == s.elem.ID:
+		return types.T{ID: types.Uuid, Mod: -1}
+	}
+	return t
+}
+
+func (s enumArrayStandIn) forward(an []argNode) []argNode {
+	if s.arr.ID == types.Unknown {
+		return an
+	}
+	out := make([]argNode, len(an))
+	for i, a := range an {
+		out[i] = argNode{t: s.forwardT(a.t), unknown: a.unknown}
+	}
+	return out
+}
+
+// back puts the enum types back for the stand-ins.
+func (s enumArrayStandIn) back(t types.T) types.T {
+	switch {
+	case s.arr.ID == types.Unknown:
+	case t.ID == types.UuidArray:
+		return s.arr
+	case t.ID == types.Uuid:
+		return s.elem
+	}
+	return t
 }
 
 // enumFunc binds enum_first(x) and enum_last(x), the first and last

@@ -752,7 +752,8 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 	for i, a := range args {
 		an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
 	}
-	o, amb := resolveOverload(cands, an)
+	sub := b.enumArraySub(name, args)
+	o, amb := resolveOverload(cands, sub.forward(an))
 	if o == nil {
 		fail(b.noSuchFunc(name, an, isOp, node))
 	}
@@ -779,7 +780,7 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 				t = types.TText
 			}
 		} else {
-			t = types.T{ID: ps[i], Mod: -1}
+			t = sub.back(types.T{ID: ps[i], Mod: -1})
 			// Keep the argument's modifier when the family matches, so
 			// numeric(10,2) + numeric keeps its scale information.
 			if at := b.typeOf(a); at.ID == t.ID {
@@ -791,6 +792,13 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 			fail(b.noSuchFunc(name, an, isOp, node))
 		}
 		ts[i] = b.typeOf(out[i])
+	}
+	if sub.arr.ID != types.Unknown {
+		fts := make([]types.T, len(ts))
+		for i, t := range ts {
+			fts[i] = sub.forwardT(t)
+		}
+		return &Call{Fn: name, Args: out, T: sub.back(o.Result(fts))}
 	}
 	return &Call{Fn: name, Args: out, T: o.Result(ts)}
 }

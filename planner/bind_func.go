@@ -37,8 +37,8 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.variadicCall(c, n, name, label, x)
 	}
 	if srfFuncs[name] {
-		if hasNamedArgs(n.Args) && name != "jsonb_path_query" {
-			// jsonb_path_query's defaults are filled in by srfArgs.
+		if hasNamedArgs(n.Args) && name != "jsonb_path_query" && name != "jsonb_path_query_tz" {
+			// jsonb_path_query's (and _tz's) defaults are filled in by srfArgs.
 			call := *n
 			call.Args = b.positionalArgs(c, name, n.Args, b.pos(n))
 			n = &call
@@ -151,7 +151,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return &Const{V: types.DString(reg), T: types.TText}
 			}
 			if k, ok := a.(*Cast); ok && k.Domain != nil {
-				return &Const{V: types.DString(k.Domain.Name), T: types.TText}
+				return &Const{V: types.DString(k.Domain.TypeName()), T: types.TText}
 			}
 			if name, ok := b.columnDomain(c, n.Args[0], a); ok {
 				return &Const{V: types.DString(name), T: types.TText}
@@ -420,21 +420,41 @@ func (b *binder) lookupType(text string, node ast.Node) types.T {
 }
 
 // userType finds the user type (enum or domain) a type name written in
-// a cast names.
+// a cast names. For an array of an enum (mood[]) it is the enum with T
+// and OID those of its array type; arrays of domains are 0A000.
 func (b *binder) userType(text string) (*catalog.UserType, bool) {
+	u, _, ok := b.userTypeArray(text)
+	return u, ok
+}
+
+// userTypeArray is userType, and whether the name is an array of the
+// type; a domain's array has the domain's OID, and T the base type's
+// array.
+func (b *binder) userTypeArray(text string) (*catalog.UserType, bool, bool) {
 	tc, ok := b.cat.(TypeCatalog)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	tn, err := sql.ParseUserTypeName(text)
 	if err != nil || tn.User == nil {
-		return nil, false
+		return nil, false, false
 	}
 	u, ok := tc.UserType(tn.User.Schema, tn.User.Name)
 	if ok && tn.UserArray {
-		fail(pgerr.As(sql.UserArrayUnsupported(u.Name)))
+		at, isArr := types.ArrayOf(u.T)
+		if u.ArrayOID == 0 || !isArr {
+			fail(pgerr.As(sql.UserArrayUnsupported(u.Name)))
+		}
+		arr := *u
+		arr.T = at
+		if u.Kind == 'e' {
+			arr.OID = u.ArrayOID
+		} else {
+			arr.T.Mod = u.T.Mod
+		}
+		return &arr, true, true
 	}
-	return u, ok
+	return u, false, ok
 }
 
 // castTypeText returns the type text of pg_cast's second argument.
@@ -611,7 +631,10 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 	}
 	x := b.explicitCast(b.expr(c, n.Args[0]), t, n)
-	if u, ok := b.userType(text); ok && u.Kind == 'd' {
+	if u, arr, ok := b.userTypeArray(text); ok && u.Kind == 'd' {
+		if arr {
+			return b.toArrayDomain(x, u.OID, false)
+		}
 		return b.toDomain(x, u.OID, false)
 	}
 	return x

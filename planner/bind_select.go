@@ -1465,7 +1465,7 @@ func (b *binder) tableFuncPlan(f *sql.TVF, alias string, outer *scope, lvl *leve
 	var tf *TableFunc
 	switch f.Name {
 	case "generate_series", "regexp_split_to_table", "regexp_matches", "pg_partition_ancestors", "json_array_elements", "json_array_elements_text", "json_object_keys",
-		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "jsonb_path_query":
+		"jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "jsonb_path_query", "jsonb_path_query_tz":
 		tf = b.bindSRF(f.Name, b.srfArgs(c, f.Name, f.Args, 0), nil)
 	case "unnest":
 		if len(f.Args) == 1 {

@@ -24,7 +24,7 @@ import (
 
 // srfFuncs are the set-returning functions weir has.
 var srfFuncs = func() map[string]bool {
-	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true, "jsonb_path_query": true}
+	m := map[string]bool{"generate_series": true, "unnest": true, "regexp_split_to_table": true, "regexp_matches": true, "pg_partition_ancestors": true, "jsonb_path_query": true, "jsonb_path_query_tz": true}
 	for name := range functions.JSONSetFuncs {
 		m[name] = true
 	}
@@ -128,9 +128,18 @@ func (b *binder) bindSRF(name string, args []Expr, node ast.Node) *TableFunc {
 	case "regexp_split_to_table":
 		call := b.resolveLocal("regexp_split_to_table", regexpSplitToTable, args)
 		return &TableFunc{Fn: "regexp_split_to_table", Args: call.Args, Out: types.Schema{{Name: "regexp_split_to_table", T: types.TText}}}
-	case "jsonb_path_query":
-		call := b.resolveLocal("jsonb_path_query", jsonbPathQuery, args)
-		return &TableFunc{Fn: "jsonb_path_query", Args: call.Args, Out: types.Schema{{Name: "jsonb_path_query", T: types.TJsonb}}}
+	case "jsonb_path_query", "jsonb_path_query_tz":
+		sigs := jsonbPathQuery
+		if name == "jsonb_path_query_tz" {
+			sigs = make([]*Overload, len(jsonbPathQuery))
+			for i, o := range jsonbPathQuery {
+				tz := *o
+				tz.Name = name
+				sigs[i] = &tz
+			}
+		}
+		call := b.resolveLocal(name, sigs, args)
+		return &TableFunc{Fn: name, Args: call.Args, Out: types.Schema{{Name: name, T: types.TJsonb}}}
 	case "regexp_matches":
 		call := b.resolveLocal("regexp_matches", regexpMatches, args)
 		return &TableFunc{Fn: "regexp_matches", Args: call.Args, Out: types.Schema{{Name: "regexp_matches", T: types.TTextArray}}}

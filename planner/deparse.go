@@ -50,7 +50,7 @@ func deparse(e Expr) string {
 		return deparseConst(n)
 	case *Cast:
 		if n.Domain != nil {
-			return deparseOperand(n.Arg) + "::" + n.Domain.Name
+			return deparseOperand(n.Arg) + "::" + n.Domain.TypeName()
 		}
 		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
 			return deparse(n.Arg)
@@ -475,7 +475,7 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		return deparseConst(n)
 	case *Cast:
 		if n.Domain != nil {
-			return d.expr(n.Arg, n) + "::" + n.Domain.Name
+			return d.expr(n.Arg, n) + "::" + n.Domain.TypeName()
 		}
 		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
 			// An enum relabelled to its sort order for a comparison.

@@ -129,6 +129,9 @@ type TypeName struct {
 	// Domain is the OID of the domain the engine found the name to be
 	// (T is then its base type), 0 otherwise.
 	Domain uint32
+	// DomainArray is set with Domain when the name is an array of the
+	// domain (posint[]); T is then the base type's array.
+	DomainArray bool
 }
 
 // LikeClause is LIKE source [INCLUDING | EXCLUDING option ...] in

@@ -35,7 +35,7 @@ func init() {
 		{DateArray, Date}, {TimeArray, Time}, {TimestampArray, Timestamp},
 		{TimestamptzArray, Timestamptz}, {IntervalArray, Interval},
 		{JsonbArray, Jsonb}, {OidArray, Oid}, {NameArray, Name}, {CharArray, Char},
-		{BpcharArray, Bpchar}, {UuidArray, Uuid},
+		{BpcharArray, Bpchar}, {UuidArray, Uuid}, {JsonpathArray, Jsonpath},
 	} {
 		elemOf[p[0]] = p[1]
 		arrayOf[p[1]] = p[0]
@@ -44,12 +44,20 @@ func init() {
 }
 
 // IsArray reports whether t is an array type.
-func (t T) IsArray() bool { return t.ID < numTypeIDs && elemOf[t.ID] != Unknown }
+func (t T) IsArray() bool {
+	if t.ID >= FirstEnumArrayID {
+		return enumArrayOf(t.ID) != nil
+	}
+	return t.ID < numTypeIDs && elemOf[t.ID] != Unknown
+}
 
 // Elem returns the element type of array type t (TUnknown if t is not an
 // array). An array type's Mod is its elements' modifier, as in Postgres's
 // atttypmod (varchar(5)[] has Mod 9).
 func (t T) Elem() T {
+	if t.ID >= FirstEnumArrayID && enumArrayOf(t.ID) != nil {
+		return T{t.ID - FirstEnumArrayID + FirstEnumID, t.Mod}
+	}
 	if t.ID >= numTypeIDs {
 		return TUnknown
 	}
@@ -59,6 +67,12 @@ func (t T) Elem() T {
 // ArrayOf returns the array type whose elements are of type elem, and false
 // if weir has no such array type (arrays of arrays, unknown).
 func ArrayOf(elem T) (T, bool) {
+	if elem.IsEnum() {
+		if e := enumOf(elem.ID); e != nil && e.arrOID.Load() != 0 {
+			return T{elem.ID - FirstEnumID + FirstEnumArrayID, -1}, true
+		}
+		return TUnknown, false
+	}
 	if elem.ID >= numTypeIDs {
 		return TUnknown, false
 	}

@@ -34,7 +34,7 @@ const (
 // form (a date or timestamp beyond the int32/int64 wire range) and for
 // unsupported types, with 22008 or 0A000.
 func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
-	if t.ID >= FirstEnumID {
+	if t.IsEnum() {
 		return append(buf, FormatEnum(d, t)...), nil // enum_send: the label
 	}
 	switch t.ID {
@@ -125,7 +125,7 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NullDatum, pgerr.New(pgerr.InvalidBinaryRepresentation, "incorrect binary data format")
 	}
 	need := func(n int) bool { return len(b) == n }
-	if t.ID >= FirstEnumID {
+	if t.IsEnum() {
 		return ParseEnum(string(b), t)
 	}
 	switch t.ID {

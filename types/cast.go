@@ -95,10 +95,10 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 	}
 	// An enum and float8 relabel each other: the binder compares and
 	// aggregates enum values as their sort orders (never a user's cast).
-	if from.ID >= FirstEnumID && to.ID == Float8 || from.ID == Float8 && to.ID >= FirstEnumID {
+	if from.IsEnum() && to.ID == Float8 || from.ID == Float8 && to.IsEnum() {
 		return d, nil
 	}
-	if from.ID >= FirstEnumID && to.ID >= FirstEnumID {
+	if from.IsEnum() && to.IsEnum() {
 		return NullDatum, cannotCast(from, to)
 	}
 	// Unknown literals and the string types parse into any type; every
@@ -106,7 +106,7 @@ func castBase(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, er
 	if from.ID == Unknown || ((from.ID == Text || from.ID == Varchar || from.ID == Bpchar || from.ID == Name) && !to.IsString()) {
 		return ParseText(d.S, T{to.ID, -1}, loc)
 	}
-	if from.ID >= FirstEnumID && !to.IsString() || to.ID >= FirstEnumID && !from.IsString() {
+	if from.IsEnum() && !to.IsString() || to.IsEnum() && !from.IsString() {
 		return NullDatum, cannotCast(from, to)
 	}
 	if to.IsString() {

@@ -27,6 +27,14 @@ import (
 // FirstEnumID is the TypeID of the first enum type registered.
 const FirstEnumID TypeID = 256
 
+// FirstEnumArrayID is the TypeID of the array type of the first enum
+// type registered: the array of the enum with TypeID FirstEnumID+i has
+// TypeID FirstEnumArrayID+i. An enum has an array type once
+// SetEnumArrayOID gives it the array's pg_type OID. An array of an enum
+// is stored as the other arrays are, in its output form ({happy,sad}),
+// and compares element by element in the labels' order.
+const FirstEnumArrayID TypeID = 0x8000
+
 // EnumLabel is one label of an enum type, as pg_enum holds it.
 type EnumLabel struct {
 	OID   uint32  `json:"oid"`
@@ -36,6 +44,7 @@ type EnumLabel struct {
 
 type enumInfo struct {
 	oid     uint32
+	arrOID  atomic.Uint32               // the array type's OID (pg_type.typarray), 0 for none
 	name    atomic.Pointer[string]      // as format_type prints it
 	typname atomic.Pointer[string]      // pg_type.typname
 	labels  atomic.Pointer[[]EnumLabel] // sorted by Sort
@@ -47,6 +56,9 @@ var enums struct {
 }
 
 func enumOf(id TypeID) *enumInfo {
+	if id >= FirstEnumArrayID {
+		return nil
+	}
 	enums.mu.RLock()
 	defer enums.mu.RUnlock()
 	i := int(id) - int(FirstEnumID)
@@ -84,6 +96,26 @@ func SetEnumLabels(t T, labels []EnumLabel) {
 	e.labels.Store(&l)
 }
 
+// SetEnumArrayOID gives enum type t its array type, whose pg_type OID is
+// oid (typarray).
+func SetEnumArrayOID(t T, oid uint32) {
+	if e := enumOf(t.ID); e != nil {
+		e.arrOID.Store(oid)
+	}
+}
+
+// enumArrayOf returns the enum an enum array TypeID is the array of.
+func enumArrayOf(id TypeID) *enumInfo {
+	if id < FirstEnumArrayID {
+		return nil
+	}
+	e := enumOf(id - FirstEnumArrayID + FirstEnumID)
+	if e == nil || e.arrOID.Load() == 0 {
+		return nil
+	}
+	return e
+}
+
 // SetEnumName changes the names of enum type t (ALTER TYPE ... RENAME).
 func SetEnumName(t T, typname, name string) {
 	if e := enumOf(t.ID); e != nil {
@@ -101,7 +133,7 @@ func EnumTypname(t T) string {
 }
 
 // IsEnum reports whether t is an enum type.
-func (t T) IsEnum() bool { return t.ID >= FirstEnumID && enumOf(t.ID) != nil }
+func (t T) IsEnum() bool { return t.ID >= FirstEnumID && t.ID < FirstEnumArrayID }
 
 // EnumLabels returns the labels of enum type t in sort order.
 func EnumLabels(t T) []EnumLabel {
@@ -141,9 +173,12 @@ func info(id TypeID) typeInfo {
 	if id < numTypeIDs {
 		return infos[id]
 	}
+	if e := enumArrayOf(id); e != nil {
+		return typeInfo{name: *e.name.Load() + "[]", oid: e.arrOID.Load(), size: -1}
+	}
 	e := enumOf(id)
 	if e == nil {
 		return typeInfo{name: "???"}
 	}
-	return typeInfo{name: *e.name.Load(), oid: e.oid, size: 4}
+	return typeInfo{name: *e.name.Load(), oid: e.oid, size: 4, arrOID: e.arrOID.Load()}
 }

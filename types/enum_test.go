@@ -42,3 +42,40 @@ func TestEnumOrderAndText(t *testing.T) {
 		t.Error("integer to enum was allowed")
 	}
 }
+
+// TestEnumArray: an enum with an array OID has an array type, whose
+// values parse and print as labels, compare in the labels' order and
+// refuse a label the enum lacks (22P02); an enum without one has none.
+func TestEnumArray(t *testing.T) {
+	e := NewEnum(90010, "feel", "feel", []EnumLabel{{OID: 1, Sort: 1, Label: "sad"}, {OID: 2, Sort: 2, Label: "happy"}})
+	if _, ok := ArrayOf(e); ok {
+		t.Fatalf("enum without an array OID has an array type")
+	}
+	SetEnumArrayOID(e, 90011)
+	at, ok := ArrayOf(e)
+	if !ok || !at.IsArray() || at.Elem().ID != e.ID || at.OID() != 90011 || at.String() != "feel[]" || at.Family() != FamString || at.IsEnum() {
+		t.Fatalf("array type %v: oid %d elem %v family %v", at, at.OID(), at.Elem(), at.Family())
+	}
+	if e.ArrayOID() != 90011 {
+		t.Errorf("typarray of the enum is %d", e.ArrayOID())
+	}
+	a, err := ParseText(`{happy,"sad",NULL}`, at, nil)
+	if err != nil || FormatText(a, at, nil) != "{happy,sad,NULL}" {
+		t.Fatalf("parse: %v %q", err, a.S)
+	}
+	b, err := ParseText(`{sad,happy}`, at, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// happy sorts after sad, although "happy" < "sad" as text.
+	if Compare(a, b, at) <= 0 {
+		t.Errorf("{happy,...} does not sort after {sad,...}")
+	}
+	elems, err := ArrayElems(b.S, at, nil)
+	if err != nil || len(elems) != 2 || elems[0].F != 1 || elems[1].F != 2 {
+		t.Errorf("elements %v, %v", elems, err)
+	}
+	if _, err := ParseText(`{happy,meh}`, at, nil); err == nil || err.Error() != `invalid input value for enum feel: "meh"` {
+		t.Errorf("bad label: %v", err)
+	}
+}

@@ -16,7 +16,7 @@ func FormatText(d Datum, t T, loc *time.Location) string {
 	if d.Null {
 		return ""
 	}
-	if t.ID >= FirstEnumID {
+	if t.IsEnum() {
 		return FormatEnum(d, t)
 	}
 	switch t.ID {

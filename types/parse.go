@@ -23,7 +23,7 @@ func ParseText(s string, t T, loc *time.Location) (Datum, error) {
 	if err := CheckText(s); err != nil {
 		return NullDatum, err
 	}
-	if t.ID >= FirstEnumID {
+	if t.IsEnum() {
 		return ParseEnum(s, t)
 	}
 	switch t.ID {

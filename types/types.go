@@ -78,6 +78,9 @@ const (
 	// expression, held in a Datum as its canonical text (jsonpath_out's),
 	// which functions parse again to evaluate (jsonpath.go).
 	Jsonpath
+	// JsonpathArray is jsonpath[] (OID 4073), its elements in their
+	// canonical text.
+	JsonpathArray
 	numTypeIDs
 )
 
@@ -176,6 +179,7 @@ var infos = [numTypeIDs]typeInfo{
 	Uuid:             {"uuid", 2950, 16, 2951},
 	UuidArray:        {"uuid[]", 2951, -1, 0},
 	Jsonpath:         {"jsonpath", 4072, -1, 0},
+	JsonpathArray:    {"jsonpath[]", 4073, -1, 0},
 }
 
 // OID returns the Postgres type OID (pg_type.oid) of t, as sent in
@@ -273,6 +277,9 @@ func (t T) IsString() bool {
 
 // Family returns how values of t are stored in a Datum and a Vec.
 func (t T) Family() Family {
+	if t.ID >= FirstEnumArrayID {
+		return FamString
+	}
 	if t.ID >= FirstEnumID {
 		return FamFloat
 	}
@@ -307,5 +314,5 @@ var families = [numTypeIDs]Family{
 	TimestamptzArray: FamString, IntervalArray: FamString, JsonbArray: FamString, OidArray: FamString,
 	NameArray: FamString, CharArray: FamString, Json: FamString, Bpchar: FamString, BpcharArray: FamString,
 	Record: FamString, Uuid: FamString, UuidArray: FamString,
-	Jsonpath: FamString,
+	Jsonpath: FamString, JsonpathArray: FamString,
 }

@@ -247,7 +247,7 @@ var pgTypes = []typeRow{
 	{types.TInterval, "interval", "T", true}, {types.TNumeric, "numeric", "N", false}, {types.TTextArray, "_text", "A", false},
 	{types.TBpchar, "bpchar", "S", false}, {types.T{ID: types.BpcharArray, Mod: -1}, "_bpchar", "A", false},
 	{types.TUuid, "uuid", "U", false}, {types.T{ID: types.UuidArray, Mod: -1}, "_uuid", "A", false},
-	{types.TJsonpath, "jsonpath", "U", false},
+	{types.TJsonpath, "jsonpath", "U", false}, {types.T{ID: types.JsonpathArray, Mod: -1}, "_jsonpath", "A", false},
 }
 
 func pgCatalogTables() []*table {
@@ -335,6 +335,14 @@ func pgCatalogTables() []*table {
 					typ, typmod := c.T.OID(), int(c.T.Typmod())
 					if c.Domain != 0 {
 						typ, typmod = c.Domain, -1
+						if c.DomainArray {
+							// The domain's array type (_posint).
+							for _, u := range p.Catalog().Types() {
+								if u.OID == c.Domain {
+									typ = u.ArrayOID
+								}
+							}
+						}
 					}
 					rows = append(rows, types.Row{vOid(r.OID), vStr(c.Name), vOid(typ), vInt(-1), vInt(int(c.T.Size())), vInt(attnum(r, i)), vInt(0), vInt(-1), vInt(typmod),
 						vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(c.NotNull), vBool(c.Default != "" || c.Generated != ""), vBool(c.Missing != nil), vStr(identityCode(c.Identity)), vStr(generatedCode(c)), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
@@ -1070,7 +1078,9 @@ func activityRows(p Provider) []types.Row {
 }
 
 // userTypeRows are the pg_type rows of the user types: an enum (typtype
-// 'e', category 'E', four bytes by value, enum_in and its kin) or a
+// 'e', category 'E', four bytes by value, enum_in and its kin) and its
+// array type (_mood: category 'A', typelem the enum, array_in and its
+// kin), or a
 // domain (typtype 'd', its base type's storage, category and output
 // functions, typbasetype, typtypmod, typnotnull and typdefault).
 func userTypeRows(p Provider) []types.Row {
@@ -1079,8 +1089,12 @@ func userTypeRows(p Provider) []types.Row {
 	for _, u := range cat.Types() {
 		ns := vOid(nspOID(u.Schema, cat))
 		if u.Kind == 'e' {
-			rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(4), vBool(true), vStr("e"), vStr("E"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
+			rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(4), vBool(true), vStr("e"), vStr("E"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(u.ArrayOID),
 				vStr("enum_in"), vStr("enum_out"), vStr("enum_recv"), vStr("enum_send"), vStr("i"), vStr("p"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(0), null, null})
+			if u.ArrayOID != 0 {
+				rows = append(rows, types.Row{vOid(u.ArrayOID), vStr("_" + u.Name), ns, vOid(u.Owner), vInt(-1), vBool(false), vStr("b"), vStr("A"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(u.OID), vOid(0),
+					vStr("array_in"), vStr("array_out"), vStr("array_recv"), vStr("array_send"), vStr("i"), vStr("x"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(0), null, null})
+			}
 			continue
 		}
 		base := u.T
@@ -1105,8 +1119,12 @@ func userTypeRows(p Provider) []types.Row {
 		if u.BaseDomain != 0 {
 			baseOID = u.BaseDomain
 		}
-		rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(int(base.Size())), vBool(base.Size() > 0 && base.Size() <= 8), vStr("d"), vStr(category), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(0),
+		rows = append(rows, types.Row{vOid(u.OID), vStr(u.Name), ns, vOid(u.Owner), vInt(int(base.Size())), vBool(base.Size() > 0 && base.Size() <= 8), vStr("d"), vStr(category), vBool(false), vBool(true), vStr(","), vOid(0), vOid(0), vOid(u.ArrayOID),
 			vStr("domain_in"), vStr(name + "out"), vStr("domain_recv"), vStr(name + "send"), vStr(typAlign(base)), vStr(typStorage(base)), vBool(u.NotNull), vOid(baseOID), vInt(int(base.Typmod())), vInt(0), vOid(coll), def, null})
+		if u.ArrayOID != 0 {
+			rows = append(rows, types.Row{vOid(u.ArrayOID), vStr("_" + u.Name), ns, vOid(u.Owner), vInt(-1), vBool(false), vStr("b"), vStr("A"), vBool(false), vBool(true), vStr(","), vOid(0), vOid(u.OID), vOid(0),
+				vStr("array_in"), vStr("array_out"), vStr("array_recv"), vStr("array_send"), vStr(typAlign(base)), vStr("x"), vBool(false), vOid(0), vInt(-1), vInt(0), vOid(coll), null, null})
+		}
 	}
 	return rows
 }

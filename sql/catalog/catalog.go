@@ -709,6 +709,8 @@ type columnEntry struct {
 	Generated string `json:"generated,omitempty"`
 	// Domain is Column.Domain.
 	Domain uint32 `json:"domain,omitempty"`
+	// DomainArray is Column.DomainArray.
+	DomainArray bool `json:"domain_array,omitempty"`
 }
 
 var kindNames = map[Kind]string{
@@ -732,7 +734,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 		ce := columnEntry{Name: col.Name, TypeOID: col.T.OID(), TypMod: col.T.Mod,
 			NotNull: col.NotNull, Default: col.Default, Hidden: col.Hidden, Identity: col.Identity, Seq: col.Seq,
 			SeqKey: col.SeqKey, Added: col.Added, Dropped: col.Dropped, Collation: col.Collation, Generated: col.Generated,
-			Domain: col.Domain}
+			Domain: col.Domain, DomainArray: col.DomainArray}
 		if col.Missing != nil {
 			ce.Missing = types.AppendRow(nil, types.Row{*col.Missing}, []types.T{col.T})
 		}
@@ -807,7 +809,7 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 		t.Mod = ce.TypMod
 		col := Column{Name: ce.Name, T: t, NotNull: ce.NotNull, Default: ce.Default, Hidden: ce.Hidden,
 			Identity: ce.Identity, Seq: ce.Seq, SeqKey: ce.SeqKey, Added: ce.Added, Dropped: ce.Dropped, Collation: ce.Collation,
-			Generated: ce.Generated, Domain: ce.Domain}
+			Generated: ce.Generated, Domain: ce.Domain, DomainArray: ce.DomainArray}
 		if ce.Missing != nil {
 			r, err := types.DecodeRow(ce.Missing, []types.T{t})
 			if err != nil || len(r) != 1 {

@@ -160,6 +160,10 @@ type Column struct {
 	// Domain is the OID of the column's domain (a UserType of Kind 'd')
 	// when its type is one, 0 otherwise; T is then the domain's base type.
 	Domain uint32
+	// DomainArray is set with Domain when the column is of the domain's
+	// array type (posint[]): T is the base type's array and the domain's
+	// constraints hold for each element.
+	DomainArray bool
 	// Hidden marks the generated row id of a table without a primary key;
 	// hidden columns are left out of SELECT * and \d.
 	Hidden bool

@@ -29,6 +29,10 @@ type UserType struct {
 	// T is an enum's type, registered with package types when the
 	// catalog loads or makes it; a domain's base type.
 	T types.T
+	// ArrayOID is the OID of an enum's or a domain's array type
+	// (pg_type.typarray); 0 for one made before weir had arrays of
+	// them, which has none.
+	ArrayOID uint32
 	// BaseDomain is the OID of the domain a domain is over, when it is
 	// over one (T is then that domain's base type), 0 otherwise.
 	BaseDomain uint32
@@ -63,6 +67,7 @@ func (u *UserType) Clone() *UserType {
 type typeEntry struct {
 	V       int               `json:"v"`
 	OID     uint32            `json:"oid"`
+	ArrOID  uint32            `json:"array_oid,omitempty"`
 	Schema  string            `json:"schema"`
 	Name    string            `json:"name"`
 	Kind    string            `json:"kind"`
@@ -80,7 +85,7 @@ type typeEntry struct {
 func typeKey(oid uint32) []byte { return binary.BigEndian.AppendUint32([]byte{typeTag}, oid) }
 
 func putType(b *storage.Batch, u *UserType) error {
-	e := typeEntry{V: formatVersion, OID: u.OID, Schema: u.Schema, Name: u.Name, Kind: string(u.Kind), Owner: u.Owner,
+	e := typeEntry{V: formatVersion, OID: u.OID, ArrOID: u.ArrayOID, Schema: u.Schema, Name: u.Name, Kind: string(u.Kind), Owner: u.Owner,
 		Labels: u.Labels, NotNull: u.NotNull, Default: u.Default, Checks: u.Checks, Comment: u.Comment}
 	if u.Kind == 'd' {
 		e.BaseOID, e.BaseMod, e.BaseDom = u.T.OID(), u.T.Mod, u.BaseDomain
@@ -100,7 +105,7 @@ func decodeType(v []byte) (*UserType, error) {
 	if e.V != formatVersion || len(e.Kind) != 1 {
 		return nil, corrupt("type %q has format version %d", e.Name, e.V)
 	}
-	u := &UserType{OID: e.OID, Schema: e.Schema, Name: e.Name, Kind: e.Kind[0], Owner: e.Owner, Labels: e.Labels,
+	u := &UserType{OID: e.OID, ArrayOID: e.ArrOID, Schema: e.Schema, Name: e.Name, Kind: e.Kind[0], Owner: e.Owner, Labels: e.Labels,
 		NotNull: e.NotNull, Default: e.Default, Checks: e.Checks, Comment: e.Comment, BaseDomain: e.BaseDom}
 	if u.Owner == 0 {
 		u.Owner = BootstrapRoleOID
@@ -108,6 +113,7 @@ func decodeType(v []byte) (*UserType, error) {
 	switch u.Kind {
 	case 'e':
 		u.T = types.NewEnum(u.OID, u.Name, typeDisplayName(u.Schema, u.Name), u.Labels)
+		types.SetEnumArrayOID(u.T, u.ArrayOID)
 	case 'd':
 		t, ok := types.ByOID(e.BaseOID)
 		if !ok {
@@ -181,6 +187,7 @@ func (c *Catalog) CreateType(u *UserType) error {
 	}
 	if u.Kind == 'e' {
 		u.T = types.NewEnum(u.OID, u.Name, typeDisplayName(u.Schema, u.Name), u.Labels)
+		types.SetEnumArrayOID(u.T, u.ArrayOID)
 	}
 	stored := u.Clone()
 	if err := c.write(func(b *storage.Batch) error { return putType(b, stored) }); err != nil {
@@ -261,6 +268,19 @@ func (c *Catalog) TypeByOID(oid uint32) (*UserType, bool) {
 	return u, ok
 }
 
+// TypeByArrayOID returns the enum or domain whose array type has OID
+// oid.
+func (c *Catalog) TypeByArrayOID(oid uint32) (*UserType, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, u := range c.types {
+		if u.ArrayOID == oid && oid != 0 {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
 // EnumByID returns the enum type whose run-time TypeID is id.
 func (c *Catalog) EnumByID(id types.TypeID) (*UserType, bool) {
 	c.mu.RLock()
@@ -293,6 +313,11 @@ func (c *Catalog) typeOf(oid uint32) (types.T, bool) {
 	}
 	if u, ok := c.types[oid]; ok && u.Kind == 'e' {
 		return u.T, true
+	}
+	for _, u := range c.types {
+		if u.Kind == 'e' && u.ArrayOID == oid && oid != 0 {
+			return types.ArrayOf(u.T)
+		}
 	}
 	return types.TUnknown, false
 }
