@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -43,14 +44,17 @@ Flags:
 
 // benchResult is one measured run.
 type benchResult struct {
-	Query        string          `json:"query"`
-	Events       int64           `json:"events"`
-	Wall         time.Duration   `json:"wall_ns"`
-	CPU          time.Duration   `json:"cpu_ns"`
-	PeakRSSBytes int64           `json:"peak_rss_bytes"`
-	Checkpoints  []time.Duration `json:"checkpoints_ns,omitempty"`
-	SinkRows     int64           `json:"sink_rows"`
-	Err          string          `json:"error,omitempty"`
+	Query        string        `json:"query"`
+	Events       int64         `json:"events"`
+	Wall         time.Duration `json:"wall_ns"`
+	CPU          time.Duration `json:"cpu_ns"`
+	PeakRSSBytes int64         `json:"peak_rss_bytes"`
+	// PeakHeapBytes is the highest live Go heap (as of a garbage
+	// collection's mark) sampled during the run.
+	PeakHeapBytes int64           `json:"peak_heap_bytes"`
+	Checkpoints   []time.Duration `json:"checkpoints_ns,omitempty"`
+	SinkRows      int64           `json:"sink_rows"`
+	Err           string          `json:"error,omitempty"`
 }
 
 func (r benchResult) eventsPerSec() float64 { return float64(r.Events) / r.Wall.Seconds() }
@@ -79,6 +83,10 @@ type benchOpts struct {
 	jsonOut    bool
 	noProgress bool
 	cpuProfile string
+	memProfile string
+	// budgetMB is the memory budget in MiB, as weir serve's
+	// --memory-budget.
+	budgetMB int64
 }
 
 func bench(args []string) int { return benchMain(args, os.Stdout, os.Stderr) }
@@ -112,6 +120,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object (what --all reads from its children)")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress bar even on a terminal")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file; with --all, to this file with the query's name appended")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (pprof) to this file when the live heap is at its highest (sampled every 100 ms), and one at the end to this file with .end appended; with --all, the query's name is appended first")
+	fs.Int64Var(&o.budgetMB, "memory-budget", engine.DefaultStateCacheBytes>>20, "memory budget in MiB of everything streaming holds, as weir serve --memory-budget: the state cache and the other shares, and the Go soft memory limit (the budget plus 128 MiB unless GOMEMLIMIT is set)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -126,8 +136,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
 		return 2
 	}
-	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 {
-		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits and --barrier-interval must be above zero\n")
+	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 || o.budgetMB <= 0 {
+		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits, --barrier-interval and --memory-budget must be above zero\n")
 		return 2
 	}
 	if o.all == (o.query != "") {
@@ -143,6 +153,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if o.all {
 		return benchAll(o, args[1:], stdout, stderr)
 	}
+	applyMemoryLimit(o.budgetMB)
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -205,9 +216,9 @@ func benchAll(o benchOpts, args []string, stdout, stderr io.Writer) int {
 		a := args[i]
 		switch name := strings.TrimLeft(a, "-"); {
 		case name == "all" || name == "json":
-		case name == "cpuprofile":
+		case name == "cpuprofile" || name == "memprofile":
 			i++ // its value follows
-		case strings.HasPrefix(name, "cpuprofile="):
+		case strings.HasPrefix(name, "cpuprofile="), strings.HasPrefix(name, "memprofile="):
 		default:
 			base = append(base, a)
 		}
@@ -218,6 +229,9 @@ func benchAll(o benchOpts, args []string, stdout, stderr io.Writer) int {
 		child := append([]string{"bench", "nexmark", "--json", "--query", name}, base...)
 		if o.cpuProfile != "" {
 			child = append(child, "--cpuprofile", o.cpuProfile+"."+name)
+		}
+		if o.memProfile != "" {
+			child = append(child, "--memprofile", o.memProfile+"."+name)
 		}
 		cmd := exec.Command(self, child...)
 		cmd.Stderr = stderr
@@ -247,12 +261,12 @@ type resultTable struct {
 }
 
 // resultCols are the table's columns, each as wide as its title.
-var resultCols = []string{"query", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+var resultCols = []string{"query", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "heap MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
 
 // newResultTable prints the run's settings and the table's header.
 func newResultTable(w io.Writer, o benchOpts) *resultTable {
-	fmt.Fprintf(w, "Nexmark, %d events, parallelism %d, %d split(s), barrier interval %v, %s, GOMAXPROCS %d, %d CPUs\n",
-		o.events, o.par, o.splits, o.interval, o.delivery, runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintf(w, "Nexmark, %d events, parallelism %d, %d split(s), barrier interval %v, %s, memory budget %d MiB, GOMAXPROCS %d, %d CPUs\n",
+		o.events, o.par, o.splits, o.interval, o.delivery, o.budgetMB, runtime.GOMAXPROCS(0), runtime.NumCPU())
 	t := &resultTable{w: w}
 	t.line(resultCols)
 	return t
@@ -285,6 +299,7 @@ func (t *resultTable) row(r benchResult) {
 	}
 	t.line([]string{r.Query, fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
 		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
+		fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)),
 		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
 }
 
@@ -332,6 +347,9 @@ func benchGenerator(events int64) benchResult {
 		}
 	}
 	r.Wall, r.CPU, r.PeakRSSBytes = time.Since(t0), cpuTime()-c0, peakRSS()
+	var h heapWatch
+	_ = h.sample()
+	r.PeakHeapBytes = h.peak
 	return r
 }
 
@@ -358,7 +376,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 			return benchResult{}, err
 		}
 	}
-	e, err := engine.Open(engine.Config{DataDir: dir})
+	e, err := engine.Open(engine.Config{DataDir: dir, MemoryBudgetBytes: o.budgetMB << 20})
 	if err != nil {
 		return benchResult{}, err
 	}
@@ -398,9 +416,13 @@ func benchQuery(o benchOpts) (benchResult, error) {
 		return benchResult{}, err
 	}
 	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
+	heap := &heapWatch{profile: o.memProfile}
 	for {
 		st := e.GeneratorStats()
 		bar.show(st.Rows)
+		if err := heap.sample(); err != nil {
+			return benchResult{}, err
+		}
 		if st.Readers > 0 && st.Exhausted == st.Readers {
 			break
 		}
@@ -418,14 +440,66 @@ func benchQuery(o benchOpts) (benchResult, error) {
 			break
 		}
 		last = n
+		if err := heap.sample(); err != nil {
+			return benchResult{}, err
+		}
 	}
 	r := benchResult{Query: q.Name, Events: o.events, Wall: time.Since(t0), CPU: cpuTime() - c0, PeakRSSBytes: peakRSS(),
 		SinkRows: engine.BlackholeRows() - sink0}
+	if err := heap.sample(); err != nil {
+		return benchResult{}, err
+	}
+	r.PeakHeapBytes = heap.peak
+	if o.memProfile != "" {
+		if err := writeHeapProfile(o.memProfile + ".end"); err != nil {
+			return benchResult{}, err
+		}
+	}
 	bar.done()
 	if ds := e.CheckpointDurations(); len(ds) > ck0 {
 		r.Checkpoints = ds[ck0:]
 	}
 	return r, nil
+}
+
+// heapWatch follows the live Go heap during a run and, given a file,
+// writes a heap profile to it whenever the live heap passes its highest
+// so far by a sixteenth: the profile left is that of (nearly) the peak.
+type heapWatch struct {
+	profile string
+	peak    int64
+	written int64
+	buf     [1]metrics.Sample
+}
+
+// sample reads the live heap and writes the profile at a new peak.
+func (h *heapWatch) sample() error {
+	h.buf[0].Name = "/gc/heap/live:bytes"
+	metrics.Read(h.buf[:])
+	if h.buf[0].Value.Kind() != metrics.KindUint64 {
+		return nil
+	}
+	live := int64(h.buf[0].Value.Uint64())
+	h.peak = max(h.peak, live)
+	if h.profile == "" || live <= h.written+h.written/16 {
+		return nil
+	}
+	h.written = live
+	return writeHeapProfile(h.profile)
+}
+
+// writeHeapProfile writes the heap profile (as of the last garbage
+// collection) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // benchExec runs one statement and drains its result.

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +80,41 @@ func TestResultTable(t *testing.T) {
 	}
 	if !strings.HasSuffix(lines[3], "q2  error: boom") {
 		t.Fatalf("error line %q", lines[3])
+	}
+}
+
+// TestBenchMemoryBudget: --memory-budget sets the Go soft memory limit
+// as weir serve's does (the budget plus its fixed overhead), a budget
+// of zero is refused, and --memprofile writes the peak's and the end's
+// heap profiles.
+func TestBenchMemoryBudget(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	var out, errOut strings.Builder
+	if rc := benchMain([]string{"nexmark", "--query", "q0", "--memory-budget", "0"}, &out, &errOut); rc != 2 || !strings.Contains(errOut.String(), "--memory-budget") {
+		t.Fatalf("exit status %d, stderr %q; want 2 and a word on --memory-budget", rc, errOut.String())
+	}
+	prof := filepath.Join(t.TempDir(), "heap")
+	out.Reset()
+	errOut.Reset()
+	args := []string{"nexmark", "--query", "q0", "--events", "5000", "--memory-budget", "48", "--memprofile", prof, "--data-dir", t.TempDir(), "--json"}
+	if rc := benchMain(args, &out, &errOut); rc != 0 {
+		t.Fatalf("exit status %d: %s", rc, errOut.String())
+	}
+	if got, want := debug.SetMemoryLimit(-1), int64(48<<20+memoryOverhead); got != want {
+		t.Fatalf("soft memory limit %d, want %d", got, want)
+	}
+	var r benchResult
+	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.PeakHeapBytes <= 0 {
+		t.Fatalf("no peak heap in %+v", r)
+	}
+	for _, p := range []string{prof, prof + ".end"} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Fatalf("heap profile %s: %v", p, err)
+		}
 	}
 }
