@@ -84,6 +84,9 @@ type benchOpts struct {
 	noProgress bool
 	cpuProfile string
 	memProfile string
+	// maxWall, when positive, ends a query's run after this much wall
+	// time: its events are then the share of the stream generated.
+	maxWall time.Duration
 	// budgetMB is the memory budget in MiB, as weir serve's
 	// --memory-budget.
 	budgetMB int64
@@ -121,6 +124,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress bar even on a terminal")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file; with --all, to this file with the query's name appended")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (pprof) to this file when the live heap is at its highest (sampled every 100 ms), and one at the end to this file with .end appended; with --all, the query's name is appended first")
+	fs.DurationVar(&o.maxWall, "max-wall", 0, "stop a query after this much wall time and measure the events generated so far (their share of the stream's rows); 0: run to the end")
 	fs.Int64Var(&o.budgetMB, "memory-budget", engine.DefaultStateCacheBytes>>20, "memory budget in MiB of everything streaming holds, as weir serve --memory-budget: the state cache and the other shares, and the Go soft memory limit (the budget plus 128 MiB unless GOMEMLIMIT is set)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -136,7 +140,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
 		return 2
 	}
-	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 || o.budgetMB <= 0 {
+	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 || o.budgetMB <= 0 || o.maxWall < 0 {
 		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits, --barrier-interval and --memory-budget must be above zero\n")
 		return 2
 	}
@@ -261,7 +265,7 @@ type resultTable struct {
 }
 
 // resultCols are the table's columns, each as wide as its title.
-var resultCols = []string{"query", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "heap MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "heap MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
 
 // newResultTable prints the run's settings and the table's header.
 func newResultTable(w io.Writer, o benchOpts) *resultTable {
@@ -297,7 +301,7 @@ func (t *resultTable) row(r benchResult) {
 		}
 		return fmt.Sprintf("%.1f", float64(percentile(r.Checkpoints, p))/1e6)
 	}
-	t.line([]string{r.Query, fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
+	t.line([]string{r.Query, fmt.Sprint(r.Events), fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
 		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
 		fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)),
 		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
@@ -417,6 +421,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 	}
 	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
 	heap := &heapWatch{profile: o.memProfile}
+	events := o.events
 	for {
 		st := e.GeneratorStats()
 		bar.show(st.Rows)
@@ -426,12 +431,18 @@ func benchQuery(o benchOpts) (benchResult, error) {
 		if st.Readers > 0 && st.Exhausted == st.Readers {
 			break
 		}
+		if o.maxWall > 0 && time.Since(t0) >= o.maxWall {
+			// Stopped early: the events are the generated rows' share of
+			// the stream (rows still queued count as processed).
+			events = int64(float64(o.events) * float64(st.Rows) / float64(expect))
+			break
+		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The last batches read may still wait in the sources' queues; the
 	// sink's count settles once a checkpoint finds nothing more.
 	last := int64(-1)
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 20 && events == o.events; i++ {
 		if err := exec("FLUSH"); err != nil {
 			return benchResult{}, err
 		}
@@ -444,7 +455,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 			return benchResult{}, err
 		}
 	}
-	r := benchResult{Query: q.Name, Events: o.events, Wall: time.Since(t0), CPU: cpuTime() - c0, PeakRSSBytes: peakRSS(),
+	r := benchResult{Query: q.Name, Events: events, Wall: time.Since(t0), CPU: cpuTime() - c0, PeakRSSBytes: peakRSS(),
 		SinkRows: engine.BlackholeRows() - sink0}
 	if err := heap.sample(); err != nil {
 		return benchResult{}, err
