@@ -51,10 +51,14 @@ type benchResult struct {
 	PeakRSSBytes int64         `json:"peak_rss_bytes"`
 	// PeakHeapBytes is the highest live Go heap (as of a garbage
 	// collection's mark) sampled during the run.
-	PeakHeapBytes int64           `json:"peak_heap_bytes"`
-	Checkpoints   []time.Duration `json:"checkpoints_ns,omitempty"`
-	SinkRows      int64           `json:"sink_rows"`
-	Err           string          `json:"error,omitempty"`
+	PeakHeapBytes int64 `json:"peak_heap_bytes"`
+	// PeakStateBytes is the highest the state cache's own count of its
+	// entries' bytes (weir_state_cache_bytes) was, sampled every
+	// second: what it holds to three quarters of the budget.
+	PeakStateBytes int64           `json:"peak_state_bytes,omitempty"`
+	Checkpoints    []time.Duration `json:"checkpoints_ns,omitempty"`
+	SinkRows       int64           `json:"sink_rows"`
+	Err            string          `json:"error,omitempty"`
 }
 
 func (r benchResult) eventsPerSec() float64 { return float64(r.Events) / r.Wall.Seconds() }
@@ -265,7 +269,7 @@ type resultTable struct {
 }
 
 // resultCols are the table's columns, each as wide as its title.
-var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "heap MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "heap MiB", "state MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
 
 // newResultTable prints the run's settings and the table's header.
 func newResultTable(w io.Writer, o benchOpts) *resultTable {
@@ -303,7 +307,7 @@ func (t *resultTable) row(r benchResult) {
 	}
 	t.line([]string{r.Query, fmt.Sprint(r.Events), fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
 		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
-		fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)),
+		fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakStateBytes)/(1<<20)),
 		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
 }
 
@@ -420,7 +424,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 		return benchResult{}, err
 	}
 	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
-	heap := &heapWatch{profile: o.memProfile}
+	heap := &heapWatch{profile: o.memProfile, state: func() int64 { return stateCacheBytes(e) }}
 	events := o.events
 	for {
 		st := e.GeneratorStats()
@@ -460,7 +464,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 	if err := heap.sample(); err != nil {
 		return benchResult{}, err
 	}
-	r.PeakHeapBytes = heap.peak
+	r.PeakHeapBytes, r.PeakStateBytes = heap.peak, heap.statePeak
 	if o.memProfile != "" {
 		if err := writeHeapProfile(o.memProfile + ".end"); err != nil {
 			return benchResult{}, err
@@ -481,10 +485,18 @@ type heapWatch struct {
 	peak    int64
 	written int64
 	buf     [1]metrics.Sample
+	// state, if set, reads the state cache's bytes, every tenth sample.
+	state     func() int64
+	statePeak int64
+	n         int
 }
 
 // sample reads the live heap and writes the profile at a new peak.
 func (h *heapWatch) sample() error {
+	if h.state != nil && h.n%10 == 0 {
+		h.statePeak = max(h.statePeak, h.state())
+	}
+	h.n++
 	h.buf[0].Name = "/gc/heap/live:bytes"
 	metrics.Read(h.buf[:])
 	if h.buf[0].Value.Kind() != metrics.KindUint64 {
@@ -497,6 +509,20 @@ func (h *heapWatch) sample() error {
 	}
 	h.written = live
 	return writeHeapProfile(h.profile)
+}
+
+// stateCacheBytes reads weir_state_cache_bytes from e's metrics.
+func stateCacheBytes(e *engine.Engine) int64 {
+	mfs, err := e.Metrics().Registry.Gather()
+	if err != nil {
+		return 0
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "weir_state_cache_bytes" && len(mf.GetMetric()) > 0 {
+			return int64(mf.GetMetric()[0].GetGauge().GetValue())
+		}
+	}
+	return 0
 }
 
 // writeHeapProfile writes the heap profile (as of the last garbage
