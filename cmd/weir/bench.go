@@ -55,10 +55,15 @@ type benchResult struct {
 	// PeakStateBytes is the highest the state cache's own count of its
 	// entries' bytes (weir_state_cache_bytes) was, sampled every
 	// second: what it holds to three quarters of the budget.
-	PeakStateBytes int64           `json:"peak_state_bytes,omitempty"`
-	Checkpoints    []time.Duration `json:"checkpoints_ns,omitempty"`
-	SinkRows       int64           `json:"sink_rows"`
-	Err            string          `json:"error,omitempty"`
+	PeakStateBytes int64 `json:"peak_state_bytes,omitempty"`
+	// PeakGoBytes is the most memory the Go runtime held from the
+	// system (all its classes but the heap's pages returned), sampled:
+	// the resident set beyond it is memory allocated outside Go, such as
+	// Pebble's block cache and memtables.
+	PeakGoBytes int64           `json:"peak_go_bytes,omitempty"`
+	Checkpoints []time.Duration `json:"checkpoints_ns,omitempty"`
+	SinkRows    int64           `json:"sink_rows"`
+	Err         string          `json:"error,omitempty"`
 }
 
 func (r benchResult) eventsPerSec() float64 { return float64(r.Events) / r.Wall.Seconds() }
@@ -269,7 +274,7 @@ type resultTable struct {
 }
 
 // resultCols are the table's columns, each as wide as its title.
-var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "heap MiB", "state MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "Go MiB", "heap MiB", "state MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
 
 // newResultTable prints the run's settings and the table's header.
 func newResultTable(w io.Writer, o benchOpts) *resultTable {
@@ -307,7 +312,7 @@ func (t *resultTable) row(r benchResult) {
 	}
 	t.line([]string{r.Query, fmt.Sprint(r.Events), fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
 		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
-		fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakStateBytes)/(1<<20)),
+		fmt.Sprintf("%.0f", float64(r.PeakGoBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakStateBytes)/(1<<20)),
 		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
 }
 
@@ -464,7 +469,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 	if err := heap.sample(); err != nil {
 		return benchResult{}, err
 	}
-	r.PeakHeapBytes, r.PeakStateBytes = heap.peak, heap.statePeak
+	r.PeakHeapBytes, r.PeakStateBytes, r.PeakGoBytes = heap.peak, heap.statePeak, heap.goPeak
 	if o.memProfile != "" {
 		if err := writeHeapProfile(o.memProfile + ".end"); err != nil {
 			return benchResult{}, err
@@ -484,7 +489,8 @@ type heapWatch struct {
 	profile string
 	peak    int64
 	written int64
-	buf     [1]metrics.Sample
+	buf     [3]metrics.Sample
+	goPeak  int64
 	// state, if set, reads the state cache's bytes, every tenth sample.
 	state     func() int64
 	statePeak int64
@@ -498,10 +504,15 @@ func (h *heapWatch) sample() error {
 	}
 	h.n++
 	h.buf[0].Name = "/gc/heap/live:bytes"
+	h.buf[1].Name = "/memory/classes/total:bytes"
+	h.buf[2].Name = "/memory/classes/heap/released:bytes"
 	metrics.Read(h.buf[:])
-	if h.buf[0].Value.Kind() != metrics.KindUint64 {
-		return nil
+	for _, b := range h.buf {
+		if b.Value.Kind() != metrics.KindUint64 {
+			return nil
+		}
 	}
+	h.goPeak = max(h.goPeak, int64(h.buf[1].Value.Uint64()-h.buf[2].Value.Uint64()))
 	live := int64(h.buf[0].Value.Uint64())
 	h.peak = max(h.peak, live)
 	if h.profile == "" || live <= h.written+h.written/16 {
