@@ -60,10 +60,13 @@ type benchResult struct {
 	// system (all its classes but the heap's pages returned), sampled:
 	// the resident set beyond it is memory allocated outside Go, such as
 	// Pebble's block cache and memtables.
-	PeakGoBytes int64           `json:"peak_go_bytes,omitempty"`
-	Checkpoints []time.Duration `json:"checkpoints_ns,omitempty"`
-	SinkRows    int64           `json:"sink_rows"`
-	Err         string          `json:"error,omitempty"`
+	PeakGoBytes int64 `json:"peak_go_bytes,omitempty"`
+	// PeakPebbleBytes is the most Pebble held in its block cache and
+	// memtables, sampled every second.
+	PeakPebbleBytes int64           `json:"peak_pebble_bytes,omitempty"`
+	Checkpoints     []time.Duration `json:"checkpoints_ns,omitempty"`
+	SinkRows        int64           `json:"sink_rows"`
+	Err             string          `json:"error,omitempty"`
 }
 
 func (r benchResult) eventsPerSec() float64 { return float64(r.Events) / r.Wall.Seconds() }
@@ -274,7 +277,7 @@ type resultTable struct {
 }
 
 // resultCols are the table's columns, each as wide as its title.
-var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "Go MiB", "heap MiB", "state MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "Go MiB", "heap MiB", "state MiB", "Pebble MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
 
 // newResultTable prints the run's settings and the table's header.
 func newResultTable(w io.Writer, o benchOpts) *resultTable {
@@ -312,7 +315,7 @@ func (t *resultTable) row(r benchResult) {
 	}
 	t.line([]string{r.Query, fmt.Sprint(r.Events), fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
 		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
-		fmt.Sprintf("%.0f", float64(r.PeakGoBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakStateBytes)/(1<<20)),
+		fmt.Sprintf("%.0f", float64(r.PeakGoBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakStateBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakPebbleBytes)/(1<<20)),
 		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
 }
 
@@ -429,7 +432,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 		return benchResult{}, err
 	}
 	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
-	heap := &heapWatch{profile: o.memProfile, state: func() int64 { return stateCacheBytes(e) }}
+	heap := &heapWatch{profile: o.memProfile, state: func() int64 { return stateCacheBytes(e) }, pebble: e.PebbleMemory}
 	events := o.events
 	for {
 		st := e.GeneratorStats()
@@ -469,7 +472,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 	if err := heap.sample(); err != nil {
 		return benchResult{}, err
 	}
-	r.PeakHeapBytes, r.PeakStateBytes, r.PeakGoBytes = heap.peak, heap.statePeak, heap.goPeak
+	r.PeakHeapBytes, r.PeakStateBytes, r.PeakGoBytes, r.PeakPebbleBytes = heap.peak, heap.statePeak, heap.goPeak, heap.pebblePeak
 	if o.memProfile != "" {
 		if err := writeHeapProfile(o.memProfile + ".end"); err != nil {
 			return benchResult{}, err
@@ -494,13 +497,19 @@ type heapWatch struct {
 	// state, if set, reads the state cache's bytes, every tenth sample.
 	state     func() int64
 	statePeak int64
-	n         int
+	// pebble, if set, reads Pebble's memory, every tenth sample.
+	pebble     func() int64
+	pebblePeak int64
+	n          int
 }
 
 // sample reads the live heap and writes the profile at a new peak.
 func (h *heapWatch) sample() error {
 	if h.state != nil && h.n%10 == 0 {
 		h.statePeak = max(h.statePeak, h.state())
+	}
+	if h.pebble != nil && h.n%10 == 0 {
+		h.pebblePeak = max(h.pebblePeak, h.pebble())
 	}
 	h.n++
 	h.buf[0].Name = "/gc/heap/live:bytes"
