@@ -274,6 +274,10 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 // Metrics returns the engine's Prometheus metrics.
 func (e *Engine) Metrics() *Metrics { return e.metrics }
 
+// PebbleMemory returns the bytes of Pebble's block cache and memtables
+// (storage.DB.PebbleMemory).
+func (e *Engine) PebbleMemory() int64 { return e.db.PebbleMemory() }
+
 // ServerParams implements wire.Handler: the ParameterStatus values sent at
 // connection start, as Postgres 15 sends them.
 func (e *Engine) ServerParams() [][2]string {

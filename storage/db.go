@@ -195,6 +195,15 @@ func lockDir(fs vfs.FS, dir string) (io.Closer, error) {
 // Dir returns the data directory the DB was opened in.
 func (db *DB) Dir() string { return db.dir }
 
+// PebbleMemory returns the bytes Pebble holds in its block cache and its
+// memtables (those in use and those waiting for their readers to
+// finish): memory allocated outside the Go heap, which neither the
+// memory budget nor the Go soft memory limit bounds.
+func (db *DB) PebbleMemory() int64 {
+	m := db.pdb.Metrics()
+	return m.BlockCache.Size + int64(m.MemTable.Size+m.MemTable.ZombieSize)
+}
+
 // Close closes the database and releases the directory lock. Snapshots,
 // iterators and batches must be closed first.
 func (db *DB) Close() error {

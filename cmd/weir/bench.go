@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -33,7 +34,9 @@ query as CREATE SINK ... WITH (connector = 'blackhole') over the sources
 person, auction and bid, in a fresh database), and prints per query the
 events per second, events per CPU-second (user + system, from getrusage),
 peak RSS and checkpoint durations (barrier injected to epoch committed,
-p50 and p99). Events count every event of the stream, of all three kinds
+p50 and p99), under a memory budget as weir serve's (--memory-budget),
+with the memory's parts: the Go runtime's, the live heap, the state
+cache's and Pebble's. Events count every event of the stream, of all three kinds
 (nexmark.event.num), as the benchmark's other implementations count them.
 With --all each query runs in a child process of its own (so peak RSS and
 CPU are its own), after the generator alone, the ceiling of every query.
@@ -43,14 +46,29 @@ Flags:
 
 // benchResult is one measured run.
 type benchResult struct {
-	Query        string          `json:"query"`
-	Events       int64           `json:"events"`
-	Wall         time.Duration   `json:"wall_ns"`
-	CPU          time.Duration   `json:"cpu_ns"`
-	PeakRSSBytes int64           `json:"peak_rss_bytes"`
-	Checkpoints  []time.Duration `json:"checkpoints_ns,omitempty"`
-	SinkRows     int64           `json:"sink_rows"`
-	Err          string          `json:"error,omitempty"`
+	Query        string        `json:"query"`
+	Events       int64         `json:"events"`
+	Wall         time.Duration `json:"wall_ns"`
+	CPU          time.Duration `json:"cpu_ns"`
+	PeakRSSBytes int64         `json:"peak_rss_bytes"`
+	// PeakHeapBytes is the highest live Go heap (as of a garbage
+	// collection's mark) sampled during the run.
+	PeakHeapBytes int64 `json:"peak_heap_bytes"`
+	// PeakStateBytes is the highest the state cache's own count of its
+	// entries' bytes (weir_state_cache_bytes) was, sampled every
+	// second: what it holds to three quarters of the budget.
+	PeakStateBytes int64 `json:"peak_state_bytes,omitempty"`
+	// PeakGoBytes is the most memory the Go runtime held from the
+	// system (all its classes but the heap's pages returned), sampled:
+	// the resident set beyond it is memory allocated outside Go, such as
+	// Pebble's block cache and memtables.
+	PeakGoBytes int64 `json:"peak_go_bytes,omitempty"`
+	// PeakPebbleBytes is the most Pebble held in its block cache and
+	// memtables, sampled every second.
+	PeakPebbleBytes int64           `json:"peak_pebble_bytes,omitempty"`
+	Checkpoints     []time.Duration `json:"checkpoints_ns,omitempty"`
+	SinkRows        int64           `json:"sink_rows"`
+	Err             string          `json:"error,omitempty"`
 }
 
 func (r benchResult) eventsPerSec() float64 { return float64(r.Events) / r.Wall.Seconds() }
@@ -79,6 +97,13 @@ type benchOpts struct {
 	jsonOut    bool
 	noProgress bool
 	cpuProfile string
+	memProfile string
+	// maxWall, when positive, ends a query's run after this much wall
+	// time: its events are then the share of the stream generated.
+	maxWall time.Duration
+	// budgetMB is the memory budget in MiB, as weir serve's
+	// --memory-budget.
+	budgetMB int64
 }
 
 func bench(args []string) int { return benchMain(args, os.Stdout, os.Stderr) }
@@ -112,6 +137,9 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object (what --all reads from its children)")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no progress bar even on a terminal")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the run to this file; with --all, to this file with the query's name appended")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (pprof) to this file when the live heap is at its highest (sampled every 100 ms), and one at the end to this file with .end appended; with --all, the query's name is appended first")
+	fs.DurationVar(&o.maxWall, "max-wall", 0, "stop a query after this much wall time and measure the events generated so far (their share of the stream's rows); 0: run to the end")
+	fs.Int64Var(&o.budgetMB, "memory-budget", engine.DefaultStateCacheBytes>>20, "memory budget in MiB of everything streaming holds, as weir serve --memory-budget: the state cache and the other shares, and the Go soft memory limit (the budget plus 128 MiB unless GOMEMLIMIT is set)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -126,8 +154,12 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weir bench nexmark: --delivery must be exactly-once or at-least-once, not %q\n", o.delivery)
 		return 2
 	}
-	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 {
-		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits and --barrier-interval must be above zero\n")
+	if o.events <= 0 || o.par <= 0 || o.splits <= 0 || o.interval <= 0 || o.budgetMB <= 0 {
+		fmt.Fprint(stderr, "weir bench nexmark: --events, --parallelism, --splits, --barrier-interval and --memory-budget must be above zero\n")
+		return 2
+	}
+	if o.maxWall < 0 {
+		fmt.Fprint(stderr, "weir bench nexmark: --max-wall must not be negative\n")
 		return 2
 	}
 	if o.all == (o.query != "") {
@@ -143,6 +175,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if o.all {
 		return benchAll(o, args[1:], stdout, stderr)
 	}
+	applyMemoryLimit(o.budgetMB)
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
@@ -205,9 +238,9 @@ func benchAll(o benchOpts, args []string, stdout, stderr io.Writer) int {
 		a := args[i]
 		switch name := strings.TrimLeft(a, "-"); {
 		case name == "all" || name == "json":
-		case name == "cpuprofile":
+		case name == "cpuprofile" || name == "memprofile":
 			i++ // its value follows
-		case strings.HasPrefix(name, "cpuprofile="):
+		case strings.HasPrefix(name, "cpuprofile="), strings.HasPrefix(name, "memprofile="):
 		default:
 			base = append(base, a)
 		}
@@ -218,6 +251,9 @@ func benchAll(o benchOpts, args []string, stdout, stderr io.Writer) int {
 		child := append([]string{"bench", "nexmark", "--json", "--query", name}, base...)
 		if o.cpuProfile != "" {
 			child = append(child, "--cpuprofile", o.cpuProfile+"."+name)
+		}
+		if o.memProfile != "" {
+			child = append(child, "--memprofile", o.memProfile+"."+name)
 		}
 		cmd := exec.Command(self, child...)
 		cmd.Stderr = stderr
@@ -247,12 +283,12 @@ type resultTable struct {
 }
 
 // resultCols are the table's columns, each as wide as its title.
-var resultCols = []string{"query", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
+var resultCols = []string{"query", "events", "events/s", "events/CPU-s", "CPU s", "wall s", "peak RSS MiB", "Go MiB", "heap MiB", "state MiB", "Pebble MiB", "checkpoints", "p50 ms", "p99 ms", "sink rows"}
 
 // newResultTable prints the run's settings and the table's header.
 func newResultTable(w io.Writer, o benchOpts) *resultTable {
-	fmt.Fprintf(w, "Nexmark, %d events, parallelism %d, %d split(s), barrier interval %v, %s, GOMAXPROCS %d, %d CPUs\n",
-		o.events, o.par, o.splits, o.interval, o.delivery, runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintf(w, "Nexmark, %d events, parallelism %d, %d split(s), barrier interval %v, %s, memory budget %d MiB, GOMAXPROCS %d, %d CPUs\n",
+		o.events, o.par, o.splits, o.interval, o.delivery, o.budgetMB, runtime.GOMAXPROCS(0), runtime.NumCPU())
 	t := &resultTable{w: w}
 	t.line(resultCols)
 	return t
@@ -283,8 +319,9 @@ func (t *resultTable) row(r benchResult) {
 		}
 		return fmt.Sprintf("%.1f", float64(percentile(r.Checkpoints, p))/1e6)
 	}
-	t.line([]string{r.Query, fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
+	t.line([]string{r.Query, fmt.Sprint(r.Events), fmt.Sprintf("%.0f", r.eventsPerSec()), fmt.Sprintf("%.0f", r.eventsPerCPU()),
 		fmt.Sprintf("%.2f", r.CPU.Seconds()), fmt.Sprintf("%.2f", r.Wall.Seconds()), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)),
+		fmt.Sprintf("%.0f", float64(r.PeakGoBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakHeapBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakStateBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(r.PeakPebbleBytes)/(1<<20)),
 		fmt.Sprint(len(r.Checkpoints)), ck(50), ck(99), fmt.Sprint(r.SinkRows)})
 }
 
@@ -332,6 +369,9 @@ func benchGenerator(events int64) benchResult {
 		}
 	}
 	r.Wall, r.CPU, r.PeakRSSBytes = time.Since(t0), cpuTime()-c0, peakRSS()
+	var h heapWatch
+	_ = h.sample()
+	r.PeakHeapBytes, r.PeakGoBytes = h.peak, h.goPeak
 	return r
 }
 
@@ -358,7 +398,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 			return benchResult{}, err
 		}
 	}
-	e, err := engine.Open(engine.Config{DataDir: dir})
+	e, err := engine.Open(engine.Config{DataDir: dir, MemoryBudgetBytes: o.budgetMB << 20})
 	if err != nil {
 		return benchResult{}, err
 	}
@@ -398,10 +438,21 @@ func benchQuery(o benchOpts) (benchResult, error) {
 		return benchResult{}, err
 	}
 	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
+	heap := &heapWatch{profile: o.memProfile, state: func() int64 { return stateCacheBytes(e) }, pebble: e.PebbleMemory}
+	events := o.events
 	for {
 		st := e.GeneratorStats()
 		bar.show(st.Rows)
+		if err := heap.sample(); err != nil {
+			return benchResult{}, err
+		}
 		if st.Readers > 0 && st.Exhausted == st.Readers {
+			break
+		}
+		if o.maxWall > 0 && time.Since(t0) >= o.maxWall {
+			// Stopped early: the events are the generated rows' share of
+			// the stream (rows still queued count as processed).
+			events = int64(float64(o.events) * float64(st.Rows) / float64(expect))
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -409,7 +460,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 	// The last batches read may still wait in the sources' queues; the
 	// sink's count settles once a checkpoint finds nothing more.
 	last := int64(-1)
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 20 && events == o.events; i++ {
 		if err := exec("FLUSH"); err != nil {
 			return benchResult{}, err
 		}
@@ -418,14 +469,100 @@ func benchQuery(o benchOpts) (benchResult, error) {
 			break
 		}
 		last = n
+		if err := heap.sample(); err != nil {
+			return benchResult{}, err
+		}
 	}
-	r := benchResult{Query: q.Name, Events: o.events, Wall: time.Since(t0), CPU: cpuTime() - c0, PeakRSSBytes: peakRSS(),
+	r := benchResult{Query: q.Name, Events: events, Wall: time.Since(t0), CPU: cpuTime() - c0, PeakRSSBytes: peakRSS(),
 		SinkRows: engine.BlackholeRows() - sink0}
+	if err := heap.sample(); err != nil {
+		return benchResult{}, err
+	}
+	r.PeakHeapBytes, r.PeakStateBytes, r.PeakGoBytes, r.PeakPebbleBytes = heap.peak, heap.statePeak, heap.goPeak, heap.pebblePeak
+	if o.memProfile != "" {
+		if err := writeHeapProfile(o.memProfile + ".end"); err != nil {
+			return benchResult{}, err
+		}
+	}
 	bar.done()
 	if ds := e.CheckpointDurations(); len(ds) > ck0 {
 		r.Checkpoints = ds[ck0:]
 	}
 	return r, nil
+}
+
+// heapWatch follows the live Go heap during a run and, given a file,
+// writes a heap profile to it whenever the live heap passes its highest
+// so far by a sixteenth: the profile left is that of (nearly) the peak.
+type heapWatch struct {
+	profile string
+	peak    int64
+	written int64
+	buf     [3]metrics.Sample
+	goPeak  int64
+	// state, if set, reads the state cache's bytes, every tenth sample.
+	state     func() int64
+	statePeak int64
+	// pebble, if set, reads Pebble's memory, every tenth sample.
+	pebble     func() int64
+	pebblePeak int64
+	n          int
+}
+
+// sample reads the live heap and writes the profile at a new peak.
+func (h *heapWatch) sample() error {
+	if h.state != nil && h.n%10 == 0 {
+		h.statePeak = max(h.statePeak, h.state())
+	}
+	if h.pebble != nil && h.n%10 == 0 {
+		h.pebblePeak = max(h.pebblePeak, h.pebble())
+	}
+	h.n++
+	h.buf[0].Name = "/gc/heap/live:bytes"
+	h.buf[1].Name = "/memory/classes/total:bytes"
+	h.buf[2].Name = "/memory/classes/heap/released:bytes"
+	metrics.Read(h.buf[:])
+	for _, b := range h.buf {
+		if b.Value.Kind() != metrics.KindUint64 {
+			return nil
+		}
+	}
+	h.goPeak = max(h.goPeak, int64(h.buf[1].Value.Uint64()-h.buf[2].Value.Uint64()))
+	live := int64(h.buf[0].Value.Uint64())
+	h.peak = max(h.peak, live)
+	if h.profile == "" || live <= h.written+h.written/16 {
+		return nil
+	}
+	h.written = live
+	return writeHeapProfile(h.profile)
+}
+
+// stateCacheBytes reads weir_state_cache_bytes from e's metrics.
+func stateCacheBytes(e *engine.Engine) int64 {
+	mfs, err := e.Metrics().Registry.Gather()
+	if err != nil {
+		return 0
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "weir_state_cache_bytes" && len(mf.GetMetric()) > 0 {
+			return int64(mf.GetMetric()[0].GetGauge().GetValue())
+		}
+	}
+	return 0
+}
+
+// writeHeapProfile writes the heap profile (as of the last garbage
+// collection) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // benchExec runs one statement and drains its result.

@@ -224,16 +224,7 @@ func serve(args []string) int {
 		}
 		budgetMB = f.mb
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// The garbage collector's soft limit follows the budget, so that
-		// the heap stays within the budget and a fixed allowance for
-		// sessions, plans and Pebble's batches: what streaming frees is
-		// collected before the heap outgrows them, however much of the
-		// budget is live. (Twice the budget, as it was, let the heap
-		// double a full budget of live state: 650 MB at the default
-		// 256 MiB.)
-		debug.SetMemoryLimit(budgetMB<<20 + memoryOverhead)
-	}
+	applyMemoryLimit(budgetMB)
 	if *streamingParallelism < 0 || *streamingParallelism > engine.MaxStreamingParallelism {
 		fmt.Fprintf(os.Stderr, "weir serve: --streaming-parallelism must be between 0 and %d, not %d\n", engine.MaxStreamingParallelism, *streamingParallelism)
 		return 2
@@ -328,8 +319,24 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // memoryOverhead is what weir serve's soft memory limit allows beyond
-// --memory-budget (see serve).
+// --memory-budget (see applyMemoryLimit).
 const memoryOverhead = 128 << 20
+
+// applyMemoryLimit sets the Go runtime's soft memory limit for a memory
+// budget of budgetMB MiB, unless GOMEMLIMIT is set: weir serve and weir
+// bench nexmark both run their engine under it.
+func applyMemoryLimit(budgetMB int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The garbage collector's soft limit follows the budget, so that
+		// the heap stays within the budget and a fixed allowance for
+		// sessions, plans and Pebble's batches: what streaming frees is
+		// collected before the heap outgrows them, however much of the
+		// budget is live. (Twice the budget, as it was, let the heap
+		// double a full budget of live state: 650 MB at the default
+		// 256 MiB.)
+		debug.SetMemoryLimit(budgetMB<<20 + memoryOverhead)
+	}
+}
 
 // parseExit is the exit code of a command whose flags did not parse: 0
 // when -h or --help asked for the usage (which the flag set has printed),
