@@ -732,6 +732,33 @@ func (b *binder) op(name string, args []Expr, node ast.Node) Expr {
 	return b.call(name, args, node, true, Scalar)
 }
 
+// elemEquality is what comparing the elements of an array needs, by
+// the operator or function that compares them: "" when it compares none.
+func elemEquality(name string) string {
+	switch name {
+	case "=", "<>", "pg_json_contains", "pg_json_contained", "pg_array_overlap", "array_position", "array_positions", "array_remove", "array_replace":
+		return "an equality operator"
+	case "<", "<=", ">", ">=":
+		return "a comparison function"
+	}
+	return ""
+}
+
+// checkElemEquality refuses to compare arrays of jsonpath, which has
+// neither equality nor ordering: PostgreSQL fails looking for the
+// element type's operator (42883).
+func (b *binder) checkElemEquality(name string, args []Expr, node ast.Node) {
+	what := elemEquality(name)
+	if what == "" {
+		return
+	}
+	for _, a := range args {
+		if t := b.typeOf(a); t.IsArray() && t.Elem().ID == types.Jsonpath {
+			fail(pgerr.New(pgerr.UndefinedFunction, "could not identify %s for type jsonpath", what).WithPosition(b.pos(node)))
+		}
+	}
+}
+
 // call resolves a function or operator over bound args and coerces them.
 func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind FuncKind) *Call {
 	if !isOp && len(args) == 1 && (name == "row_to_json" || name == "to_json" || name == "to_jsonb") {
@@ -739,6 +766,7 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 			return b.rowToJSON(name, r)
 		}
 	}
+	b.checkElemEquality(name, args, node)
 	if c, ok := b.enumCall(name, args, node, kind); ok {
 		return c
 	}

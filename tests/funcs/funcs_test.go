@@ -42,6 +42,7 @@ var samples = map[types.TypeID][]string{
 	types.Oid:         {"16::oid"},
 	types.Name:        {"'abc'::name"},
 	types.Char:        {`'x'::"char"`},
+	types.Jsonpath:    {`'$.a[*] ? (@ > 1)'::jsonpath`, `'strict $.b'::jsonpath`},
 	types.Uuid:        {"'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "'{00000000-0000-0000-0000-0000000000FF}'::uuid"},
 }
 
