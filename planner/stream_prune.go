@@ -18,7 +18,11 @@ import (
 // those, a projection computes only those, a filter, a HOP window, an
 // over window and a join narrow their inputs to what they and their
 // parents read, and a HOP window or a join over any other node gets a
-// projection of its input. The plan's output schema does not change.
+// projection of its input. A HOP window also emits only the columns its
+// parents read, and window_start (HopWindow.Emit); under an over window,
+// which stores its input's rows, it keeps its time column and both
+// window columns, as before it pruned its output (keepHopLayout). The
+// plan's output schema does not change.
 //
 // Nodes whose expressions hold subqueries (their correlated references
 // point into the row they were bound against) and lateral joins are left
