@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/types"
 )
@@ -37,6 +38,10 @@ func NewHopWindow(in Operator, p *planner.HopWindow) (*HopWindow, error) {
 	hop, err := functions.NewHop(p.Slide, p.Size, p.Offset)
 	if err != nil {
 		return nil, err
+	}
+	if p.Emit != nil {
+		// Only the column pruning of stream plans sets it.
+		return nil, pgerr.New(pgerr.InternalError, "batch HopWindow with a pruned output")
 	}
 	return &HopWindow{in: in, hop: hop, col: p.TimeCol, tt: p.Input.Schema()[p.TimeCol].T, ts: p.Out.Types()}, nil
 }

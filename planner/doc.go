@@ -149,7 +149,9 @@
 // Column pruning (stream_prune.go). Before conversion, the plan below
 // every aggregation and projection is narrowed to the columns some node
 // above reads: scans read only those, HOP windows copy only those into
-// each window, joins, top-N and over windows store only those. A
+// each window and emit only those (with window_start and their input's
+// stream key: StreamHopWindow.Emit), joins, top-N and over windows store
+// only those. A
 // relation created before format version 5 is planned without pruning
 // (WithPlanFormat "4"), keeping its state layout.
 //

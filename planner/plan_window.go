@@ -20,12 +20,20 @@ import (
 // Slide, Size and Offset are microseconds: the binder refuses intervals
 // with months and counts a day as 24 hours; Size is a positive multiple
 // of Slide, and any Offset is allowed (it works modulo Slide).
+//
+// Emit, set only by the column pruning of stream plans (stream_prune.go),
+// lists the columns output, in order, as positions in the layout above
+// (the input's columns, then window_start at len(Input.Schema()) and
+// window_end after it): the columns nobody above reads are left out
+// rather than copied into every window. Nil: every column. Batch plans
+// never set it.
 type HopWindow struct {
 	Input   Plan
 	TimeCol int
 	Slide   int64
 	Size    int64
 	Offset  int64
+	Emit    []int
 	Out     types.Schema
 }
 

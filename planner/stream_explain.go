@@ -341,6 +341,18 @@ func describeStreamNode(n StreamNode, tables *[]StateTableDesc) string {
 	case *StreamHopWindow:
 		name = "StreamHopWindow"
 		add("%s", describeHop(x.Input.Base().Out, x.TimeCol, x.Slide, x.Size, x.Offset))
+		if x.Emit != nil {
+			// Pruned: name the columns it copies into each window.
+			var cols []string
+			for _, c := range b.Out {
+				if c.Hidden {
+					cols = append(cols, c.Name+" (hidden)")
+				} else {
+					cols = append(cols, c.Name)
+				}
+			}
+			add("columns: [%s]", strings.Join(cols, ", "))
+		}
 	case *StreamSessionWindow:
 		name = "StreamSessionWindow"
 		add("%s", describeSession(x.Input.Base().Out, x.Keys, x.TimeCol, x.Gap))

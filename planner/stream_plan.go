@@ -503,6 +503,12 @@ func (n *StreamSink) StreamInputs() []StreamNode        { return []StreamNode{n.
 // update pair per window, otherwise each pair becomes a delete and an
 // insert. Rows whose time is NULL are dropped. The stream key is the
 // input's plus window_start; stateless, append-only when its input is.
+//
+// Emit, when set (column pruning, stream_prune.go), lists the output
+// columns as positions in that layout (the input's columns, then
+// window_start and window_end): the node emits only those, in that
+// order, rather than copying every column into each window. It always
+// holds window_start and the input's stream key.
 type StreamHopWindow struct {
 	StreamBase
 	Input   StreamNode
@@ -510,6 +516,7 @@ type StreamHopWindow struct {
 	Slide   int64
 	Size    int64
 	Offset  int64
+	Emit    []int
 }
 
 // Base implements StreamNode.

@@ -18,7 +18,11 @@ import (
 // those, a projection computes only those, a filter, a HOP window, an
 // over window and a join narrow their inputs to what they and their
 // parents read, and a HOP window or a join over any other node gets a
-// projection of its input. The plan's output schema does not change.
+// projection of its input. A HOP window also emits only the columns its
+// parents read, and window_start (HopWindow.Emit); under an over window,
+// which stores its input's rows, it keeps its time column and both
+// window columns, as before it pruned its output (keepHopLayout). The
+// plan's output schema does not change.
 //
 // Nodes whose expressions hold subqueries (their correlated references
 // point into the row they were bound against) and lateral joins are left
@@ -195,15 +199,10 @@ func narrow(p Plan, used []bool) (Plan, []int) {
 		in, m := narrow(n.Input, need)
 		return &Filter{Input: in, Cond: remapCols(n.Cond, m)}, m
 	case *HopWindow:
-		nIn := len(n.Input.Schema())
-		need := append([]bool(nil), used[:nIn]...)
-		need[n.TimeCol] = true
-		in, mIn := exactly(n.Input, need)
-		w := len(in.Schema())
-		h := &HopWindow{Input: in, TimeCol: mIn[n.TimeCol], Slide: n.Slide, Size: n.Size, Offset: n.Offset}
-		h.Out = append(append(types.Schema(nil), in.Schema()...), n.Out[nIn:]...)
-		m := append(mIn, w, w+1)
-		return h, m
+		if n.Emit != nil {
+			break
+		}
+		return narrowHop(n, used)
 	case *SessionWindow:
 		// It keeps every input row in its state: the fewer columns, the
 		// smaller the state.
@@ -225,6 +224,7 @@ func narrow(p Plan, used []bool) (Plan, []int) {
 		nIn := len(n.Input.Schema())
 		need := append([]bool(nil), used[:nIn]...)
 		markCols(need, planExprs(n)...)
+		keepHopLayout(n.Input, need)
 		in, mIn := narrow(n.Input, need)
 		w := &Window{Input: in, Calls: append([]WindowCall(nil), n.Calls...)}
 		for i := range w.Calls {
@@ -247,6 +247,62 @@ func narrow(p Plan, used []bool) (Plan, []int) {
 		return narrowJoin(n, used)
 	}
 	return pruneColumns(p), identity(len(used))
+}
+
+// narrowHop narrows a HOP window: its input to the columns used above
+// and its time column, and its output (Emit) to the columns used above
+// and window_start, which the stream plan keys rows by (a row of the
+// input is in several windows); the time column and window_end are left
+// out when nobody above reads them, so that each window gets a copy of
+// fewer columns.
+func narrowHop(n *HopWindow, used []bool) (Plan, []int) {
+	nIn := len(n.Input.Schema())
+	need := append([]bool(nil), used[:nIn]...)
+	need[n.TimeCol] = true
+	in, mIn := exactly(n.Input, need)
+	w := len(in.Schema())
+	h := &HopWindow{Input: in, TimeCol: mIn[n.TimeCol], Slide: n.Slide, Size: n.Size, Offset: n.Offset}
+	m := make([]int, nIn+2)
+	emit := func(i, at int) {
+		m[i] = len(h.Emit)
+		h.Emit = append(h.Emit, at)
+		h.Out = append(h.Out, n.Out[i])
+	}
+	for i := range nIn {
+		m[i] = -1
+		if used[i] {
+			emit(i, mIn[i])
+		}
+	}
+	emit(nIn, w)
+	m[nIn+1] = -1
+	if used[nIn+1] {
+		emit(nIn+1, w+1)
+	}
+	if len(h.Emit) == w+2 {
+		// Every column: the plain layout.
+		h.Emit = nil
+	}
+	return h, m
+}
+
+// keepHopLayout marks, in need, the time column and both window columns
+// of a HOP window that p is (through filters), so that narrowHop leaves
+// its output as it was before it pruned outputs: an over window keeps
+// its input's rows in its state, whose layout must not change under a
+// relation planned before.
+func keepHopLayout(p Plan, need []bool) {
+	for {
+		switch n := p.(type) {
+		case *Filter:
+			p = n.Input
+			continue
+		case *HopWindow:
+			nIn := len(n.Input.Schema())
+			need[n.TimeCol], need[nIn], need[nIn+1] = true, true, true
+		}
+		return
+	}
 }
 
 // narrowJoin narrows both sides of a join to the columns used above it

@@ -18,12 +18,31 @@ func (sp *streamPlanner) hopWindow(h *HopWindow) StreamNode {
 	b := in.Base()
 	nIn := len(h.Input.Schema())
 	n := &StreamHopWindow{Input: in, TimeCol: h.TimeCol, Slide: h.Slide, Size: h.Size, Offset: h.Offset}
-	n.Out = append(append(append(types.Schema(nil), h.Out[:nIn]...), b.Out[nIn:]...), h.Out[nIn:]...)
+	n.Out = append(append(append(types.Schema(nil), h.Input.Schema()...), b.Out[nIn:]...), hopBounds(h)...)
 	ws := len(b.Out)
 	n.StreamKey = append(append([]int(nil), b.StreamKey...), ws)
 	n.AppendOnly = b.AppendOnly
 	n.Dist = b.Dist
 	n.Watermarks = hopWatermarks(b.Watermarks, h.TimeCol, ws)
+	if h.Emit != nil {
+		// Pruned: the operator emits the columns a projection of the
+		// whole layout would keep (h's, then the input's stream key
+		// columns it leaves out, hidden) instead of copying all of them.
+		exprs := make([]Expr, len(h.Emit))
+		for i, e := range h.Emit {
+			if e >= nIn {
+				e += ws - nIn
+			}
+			exprs[i] = &ColRef{Idx: e, T: n.Out[e].T, Name: n.Out[e].Name}
+		}
+		p := newProject(n, exprs, h.Out)
+		n.Emit = make([]int, len(p.Exprs))
+		for i, e := range p.Exprs {
+			n.Emit[i] = e.(*ColRef).Idx
+		}
+		n.Out, n.StreamKey, n.Dist, n.Watermarks = p.Out, p.StreamKey, p.Dist, p.Watermarks
+		return n
+	}
 	if ws == nIn {
 		return n
 	}
@@ -33,6 +52,30 @@ func (sp *streamPlanner) hopWindow(h *HopWindow) StreamNode {
 		exprs = append(exprs, &ColRef{Idx: ws + i, T: c.T, Name: c.Name})
 	}
 	return newProject(n, exprs, h.Out)
+}
+
+// hopBounds returns h's window_start and window_end columns.
+func hopBounds(h *HopWindow) types.Schema {
+	nIn := len(h.Input.Schema())
+	if h.Emit == nil {
+		return h.Out[nIn:]
+	}
+	var start, end *types.Column
+	for i, e := range h.Emit {
+		switch e {
+		case nIn:
+			start = &h.Out[i]
+		case nIn + 1:
+			end = &h.Out[i]
+		}
+	}
+	if end == nil {
+		// Not emitted: only its place in the layout matters.
+		c := *start
+		c.Name = "window_end"
+		end = &c
+	}
+	return types.Schema{*start, *end}
 }
 
 // expand converts an Expand into a StreamExpand, which appends the set

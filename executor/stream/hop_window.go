@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/weirdb/weir/functions"
@@ -28,6 +29,9 @@ import (
 //   - Watermark: forwarded (the input's columns keep their positions); a
 //     watermark on the time column also yields watermarks on
 //     window_start and window_end (functions.Hop.Watermarks).
+//
+// With planner.StreamHopWindow.Emit the output holds only the columns it
+// lists, in its order; watermarks on columns left out are dropped.
 //   - Barrier: forwarded (HopWindow has no state).
 type HopWindow struct {
 	actx *ActorContext
@@ -37,6 +41,14 @@ type HopWindow struct {
 	tt   types.T // its type
 	nIn  int     // number of input columns
 	ts   []types.T
+	// emit lists the output columns as positions in the whole layout
+	// (input columns, window_start, window_end); nil: all of them.
+	emit []int
+	// at maps a position of the whole layout to its output column, -1
+	// for one left out.
+	at      []int
+	wt      types.T   // type of the window columns
+	scratch types.Row // the output row of a row of the whole layout
 
 	cur  *types.Chunk // input chunk being expanded
 	row  int          // next row of cur
@@ -74,7 +86,41 @@ func NewHopWindow(actx *ActorContext, in Operator, n *planner.StreamHopWindow) (
 		return nil, err
 	}
 	in0 := n.Input.Base().Out
-	return &HopWindow{actx: actx, in: in, hop: hop, col: n.TimeCol, tt: in0[n.TimeCol].T, nIn: len(in0), ts: n.Out.Types()}, nil
+	h := &HopWindow{actx: actx, in: in, hop: hop, col: n.TimeCol, tt: in0[n.TimeCol].T, nIn: len(in0), ts: n.Out.Types(), emit: n.Emit}
+	h.at = make([]int, h.nIn+2)
+	for i := range h.at {
+		h.at[i] = i
+	}
+	if h.emit != nil {
+		for i := range h.at {
+			h.at[i] = -1
+		}
+		for i, e := range h.emit {
+			if e < 0 || e >= len(h.at) || len(h.ts) != len(h.emit) {
+				return nil, fmt.Errorf("stream: HopWindow emits column %d of %d", e, len(h.at))
+			}
+			h.at[e] = i
+		}
+		h.scratch = make(types.Row, len(h.emit))
+	}
+	if h.at[h.nIn] < 0 || len(h.ts) <= h.at[h.nIn] {
+		return nil, fmt.Errorf("stream: HopWindow without window_start")
+	}
+	h.wt = h.ts[h.at[h.nIn]]
+	return h, nil
+}
+
+// appendRow appends row vals of the whole layout to out, as the output
+// columns.
+func (h *HopWindow) appendRow(out *types.Chunk, op types.Op, vals types.Row) {
+	if h.emit == nil {
+		out.AppendRow(op, vals)
+		return
+	}
+	for i, e := range h.emit {
+		h.scratch[i] = vals[e]
+	}
+	out.AppendRow(op, h.scratch)
 }
 
 // Next implements Operator.
@@ -97,14 +143,18 @@ func (h *HopWindow) Next(ctx context.Context) (types.Message, error) {
 			h.cur, h.row, h.unit = m, 0, nil
 			h.fast = h.hop.N <= types.ChunkCap && !hasUpdates(m)
 		case types.Watermark:
-			h.pending = append(h.pending, m)
+			if at := h.at[m.Col]; at >= 0 {
+				w := m
+				w.Col = at
+				h.pending = append(h.pending, w)
+			}
 			if m.Col == h.col && !m.Val.Null {
 				if t, err := functions.WindowTime(m.Val, h.tt); err == nil {
 					if start, end, ok := h.hop.Watermarks(t); ok {
-						wt := h.ts[h.nIn]
-						h.pending = append(h.pending,
-							types.Watermark{Col: h.nIn, T: wt, Val: types.DInt(start)},
-							types.Watermark{Col: h.nIn + 1, T: wt, Val: types.DInt(end)})
+						h.pending = append(h.pending, types.Watermark{Col: h.at[h.nIn], T: h.wt, Val: types.DInt(start)})
+						if at := h.at[h.nIn+1]; at >= 0 {
+							h.pending = append(h.pending, types.Watermark{Col: at, T: h.wt, Val: types.DInt(end)})
+						}
 					}
 				}
 			}
@@ -134,7 +184,7 @@ func (h *HopWindow) expand() *types.Chunk {
 		} else {
 			r := h.unit[0]
 			h.window(r, h.k)
-			out.AppendRow(r.op, r.vals)
+			h.appendRow(out, r.op, r.vals)
 		}
 		if h.k++; h.k == h.steps {
 			h.unit = nil
@@ -193,16 +243,20 @@ func (h *HopWindow) expandFast() *types.Chunk {
 	if n == 0 {
 		return nil
 	}
-	out := types.NewChunkFromVecs(make([]*types.Vec, h.nIn+2), n)
+	out := types.NewChunkFromVecs(make([]*types.Vec, len(h.ts)), n)
 	for j, v := range c.Cols {
-		out.Cols[j] = gatherVec(v, h.sel, n)
+		if at := h.at[j]; at >= 0 {
+			out.Cols[at] = gatherVec(v, h.sel, n)
+		}
 	}
-	start := &types.Vec{T: h.ts[h.nIn], Nulls: make([]bool, n), I: append([]int64(nil), h.starts...)}
-	end := &types.Vec{T: h.ts[h.nIn+1], Nulls: make([]bool, n), I: make([]int64, n)}
-	for k, s := range start.I {
-		end.I[k] = s + h.hop.Size
+	out.Cols[h.at[h.nIn]] = &types.Vec{T: h.wt, Nulls: make([]bool, n), I: append([]int64(nil), h.starts...)}
+	if at := h.at[h.nIn+1]; at >= 0 {
+		end := &types.Vec{T: h.wt, Nulls: make([]bool, n), I: make([]int64, n)}
+		for k, s := range h.starts {
+			end.I[k] = s + h.hop.Size
+		}
+		out.Cols[at] = end
 	}
-	out.Cols[h.nIn], out.Cols[h.nIn+1] = start, end
 	if anyDelete {
 		out.Ops = append([]types.Op(nil), h.ops...)
 	}
@@ -248,7 +302,7 @@ func (h *HopWindow) pairStep(out *types.Chunk) {
 			i = nw - only + k
 		}
 		h.window(o, i)
-		out.AppendRow(types.OpDelete, o.vals)
+		h.appendRow(out, types.OpDelete, o.vals)
 	case k < nw:
 		// Shared windows.
 		i := k - only
@@ -260,8 +314,8 @@ func (h *HopWindow) pairStep(out *types.Chunk) {
 		}
 		h.window(o, oi)
 		h.window(n, ni)
-		out.AppendRow(types.OpUpdateDelete, o.vals)
-		out.AppendRow(types.OpUpdateInsert, n.vals)
+		h.appendRow(out, types.OpUpdateDelete, o.vals)
+		h.appendRow(out, types.OpUpdateInsert, n.vals)
 	default:
 		// New-only windows: the last ones when the row moves later.
 		i := k - nw
@@ -269,7 +323,7 @@ func (h *HopWindow) pairStep(out *types.Chunk) {
 			i = nw - only + i
 		}
 		h.window(n, i)
-		out.AppendRow(types.OpInsert, n.vals)
+		h.appendRow(out, types.OpInsert, n.vals)
 	}
 }
 

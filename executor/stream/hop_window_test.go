@@ -386,3 +386,171 @@ func TestHopWindowFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestHopWindowEmit checks a pruned HopWindow (planner.StreamHopWindow.
+// Emit) against the whole one: over random chunks with and without
+// update pairs (both expansions) and watermarks on every input column,
+// its output is the whole output's columns that Emit lists, in Emit's
+// order, and the watermarks of the columns it keeps, renumbered.
+func TestHopWindowEmit(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(5, 9))
+	ts := []types.T{types.TInt8, types.TTimestamp, types.TText}
+	var msgs []types.Message
+	msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}})
+	live := map[int64]types.Row{}
+	for c := 0; c < 100; c++ {
+		chunk := types.NewChunk(ts, 8)
+		pairs := rng.IntN(2) == 0
+		for r := rng.IntN(6); r >= 0; r-- {
+			id := rng.Int64N(12)
+			old, ok := live[id]
+			row := types.Row{types.DInt(id), types.DInt(rng.Int64N(400) - 200), types.DString(fmt.Sprint(rng.IntN(100)))}
+			if rng.IntN(8) == 0 {
+				row[1] = types.NullDatum
+			}
+			switch {
+			case !ok:
+				chunk.AppendRow(types.OpInsert, row)
+				live[id] = row
+			case !pairs || rng.IntN(4) == 0:
+				chunk.AppendRow(types.OpDelete, old)
+				delete(live, id)
+			default:
+				chunk.AppendRow(types.OpUpdateDelete, old)
+				chunk.AppendRow(types.OpUpdateInsert, row)
+				live[id] = row
+			}
+		}
+		msgs = append(msgs, chunk)
+		if rng.IntN(5) == 0 {
+			col := rng.IntN(len(ts))
+			v := types.DInt(int64(c))
+			if col == 2 {
+				v = types.DString(fmt.Sprint(c))
+			}
+			msgs = append(msgs, types.Watermark{Col: col, T: ts[col], Val: v})
+		}
+	}
+	msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 1, Curr: 2}})
+	run := func(emit []int) []types.Message {
+		n := hopNode(ts, 1, 10, 30, 0)
+		if emit != nil {
+			all := n.Out
+			n.Out = nil
+			for _, e := range emit {
+				n.Out = append(n.Out, all[e])
+			}
+			n.Emit = emit
+		}
+		h, err := NewHopWindow(newTestActx(db), &rtScript{msgs: msgs}, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []types.Message
+		for barriers := 0; barriers < 2; {
+			m, err := h.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := m.(types.Barrier); ok {
+				barriers++
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	whole := run(nil)
+	chunks := 0
+	for _, emit := range [][]int{{0, 3}, {2, 0, 3}, {3, 4, 1}, {0, 2, 3}} {
+		var want []string
+		for _, m := range whole {
+			switch m := m.(type) {
+			case *types.Chunk:
+				cols := make([]*types.Vec, len(emit))
+				for i, e := range emit {
+					cols[i] = m.Cols[e]
+				}
+				p := types.NewChunkFromVecs(cols, m.Len())
+				p.Ops, p.Vis = m.Ops, m.Vis
+				want = append(want, describeChunk(p))
+				chunks++
+			case types.Watermark:
+				if at := slices.Index(emit, m.Col); at >= 0 {
+					m.Col = at
+					want = append(want, fmt.Sprint(m))
+				}
+			default:
+				want = append(want, fmt.Sprint(m))
+			}
+		}
+		var got []string
+		for _, m := range run(emit) {
+			if c, ok := m.(*types.Chunk); ok {
+				got = append(got, describeChunk(c))
+			} else {
+				got = append(got, fmt.Sprint(m))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("emit %v:\n%s\nwant\n%s", emit, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if chunks == 0 {
+		t.Fatal("no chunks: the test compares nothing")
+	}
+}
+
+// describeChunk prints c's visible rows with their ops.
+func describeChunk(c *types.Chunk) string {
+	var b strings.Builder
+	for i := 0; i < c.Len(); i++ {
+		if !c.Visible(i) {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %v;", c.Op(i), c.Row(i))
+	}
+	return b.String()
+}
+
+// BenchmarkHopWindowQ5 expands chunks of Nexmark q5's bids (auction,
+// date_time, _row_id) into five windows each, with every column ("whole")
+// and with the columns q5 reads ("pruned": auction, window_start,
+// _row_id). Per input row.
+func BenchmarkHopWindowQ5(b *testing.B) {
+	ts := []types.T{types.TInt8, types.TTimestamp, types.TInt8}
+	c := types.NewChunk(ts, 200)
+	for r := range 200 {
+		c.AppendRow(types.OpInsert, types.Row{types.DInt(int64(r % 17)), types.DInt(int64(r) * 10_000), types.DInt(int64(r))})
+	}
+	for _, emit := range [][]int{nil, {0, 3, 2}} {
+		name := "whole"
+		if emit != nil {
+			name = "pruned"
+		}
+		b.Run(name, func(b *testing.B) {
+			n := hopNode(ts, 1, 2*usSecond, 10*usSecond, 0)
+			if emit != nil {
+				all := n.Out
+				n.Out = nil
+				for _, e := range emit {
+					n.Out = append(n.Out, all[e])
+				}
+				n.Emit = emit
+			}
+			h, err := NewHopWindow(&ActorContext{}, &rtScript{}, n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				h.cur, h.row, h.unit, h.fast = c, 0, nil, true
+				for h.cur != nil {
+					h.expand()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.Len()), "ns/row")
+		})
+	}
+}
