@@ -45,3 +45,22 @@ func TestEnumAndDomainArrays(t *testing.T) {
 		wantCode(t, s, "INSERT INTO pa VALUES (3, ARRAY[-3])", pgerr.CheckViolation, `value for domain posint violates check constraint "posint_check"`)
 	})
 }
+
+// TestDomainOverEnumRestart: a domain whose base type is an enum, or an
+// enum's array, opens again after a restart (the catalog decodes the
+// enums before the domains over them), and its checks still hold.
+func TestDomainOverEnumRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TYPE e5 AS ENUM ('a', 'b')")
+	mustRun(t, s, "CREATE DOMAIN d5 AS e5 CHECK (VALUE <> 'b')")
+	mustRun(t, s, "CREATE DOMAIN d6 AS e5[] CHECK (cardinality(VALUE) < 3)")
+	mustRun(t, s, "CREATE TABLE de (k int PRIMARY KEY, x d5, y d6)")
+	mustRun(t, s, "INSERT INTO de VALUES (1, 'a', '{a,b}')")
+	checkAcrossRestart(t, fs, e, s, func(s wire.Session) {
+		wantRows(t, s, "SELECT k, x, y FROM de", "1 a {a,b}")
+		wantCode(t, s, "INSERT INTO de VALUES (2, 'b', NULL)", pgerr.CheckViolation, `value for domain d5 violates check constraint "d5_check"`)
+		wantCode(t, s, "INSERT INTO de VALUES (2, NULL, '{a,a,a}')", pgerr.CheckViolation, `value for domain d6 violates check constraint "d6_check"`)
+	})
+}

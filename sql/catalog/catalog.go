@@ -79,7 +79,7 @@ func Open(db *storage.DB) (*Catalog, error) {
 	}
 	snap := db.NewSnapshot()
 	defer snap.Close()
-	var relVals [][]byte
+	var relVals, typeVals [][]byte
 	err := snap.ScanPrefix(storage.CatalogKey(nil), func(k, v []byte) error {
 		sub := k[1:]
 		switch {
@@ -92,11 +92,7 @@ func Open(db *storage.DB) (*Catalog, error) {
 		case len(sub) > 0 && sub[0] == relationTag:
 			relVals = append(relVals, slices.Clone(v))
 		case len(sub) > 0 && sub[0] == typeTag:
-			u, err := decodeType(v)
-			if err != nil {
-				return err
-			}
-			c.types[u.OID] = u
+			typeVals = append(typeVals, slices.Clone(v))
 		case len(sub) > 0 && sub[0] == roleTag:
 			r, err := decodeRole(v)
 			if err != nil {
@@ -115,6 +111,9 @@ func Open(db *storage.DB) (*Catalog, error) {
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := c.loadTypes(typeVals); err != nil {
 		return nil, err
 	}
 	for _, v := range relVals {

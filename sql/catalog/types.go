@@ -97,7 +97,36 @@ func putType(b *storage.Batch, u *UserType) error {
 	return b.Set(storage.CatalogKey(typeKey(u.OID)), v)
 }
 
-func decodeType(v []byte) (*UserType, error) {
+// loadTypes decodes the user types' catalog entries: enums first, then
+// domains, whose base type may be an enum or an enum's array.
+func (c *Catalog) loadTypes(vals [][]byte) error {
+	for _, pass := range []func(kind byte) bool{
+		func(kind byte) bool { return kind != 'd' },
+		func(kind byte) bool { return kind == 'd' },
+	} {
+		for _, v := range vals {
+			var head struct {
+				Kind string `json:"kind"`
+			}
+			if err := json.Unmarshal(v, &head); err != nil {
+				return corrupt("%v", err)
+			}
+			if len(head.Kind) != 1 || !pass(head.Kind[0]) {
+				continue
+			}
+			u, err := decodeType(v, c.typeOf)
+			if err != nil {
+				return err
+			}
+			c.types[u.OID] = u
+		}
+	}
+	return nil
+}
+
+// decodeType decodes a user type's catalog entry; typeOf finds a
+// domain's base type by OID (built-in types, enums and their arrays).
+func decodeType(v []byte, typeOf func(oid uint32) (types.T, bool)) (*UserType, error) {
 	var e typeEntry
 	if err := json.Unmarshal(v, &e); err != nil {
 		return nil, corrupt("%v", err)
@@ -115,7 +144,7 @@ func decodeType(v []byte) (*UserType, error) {
 		u.T = types.NewEnum(u.OID, u.Name, typeDisplayName(u.Schema, u.Name), u.Labels)
 		types.SetEnumArrayOID(u.T, u.ArrayOID)
 	case 'd':
-		t, ok := types.ByOID(e.BaseOID)
+		t, ok := typeOf(e.BaseOID)
 		if !ok {
 			return nil, corrupt("domain %q has unknown base type oid %d", e.Name, e.BaseOID)
 		}
