@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/weirdb/weir/connector/kafka"
 	"github.com/weirdb/weir/engine"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -319,12 +320,22 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 // memoryOverhead is what weir serve's soft memory limit allows beyond
-// --memory-budget (see applyMemoryLimit).
+// the Go heap's part of --memory-budget (see goMemoryLimit).
 const memoryOverhead = 128 << 20
 
+// goMemoryLimit returns the Go runtime's soft memory limit for a memory
+// budget of budgetMB MiB: the budget less Pebble's share of it
+// (storage.PebbleShare: its block cache and memtables, allocated outside
+// the Go heap), plus memoryOverhead. So the Go runtime and Pebble
+// together hold at most the budget plus memoryOverhead.
+func goMemoryLimit(budgetMB int64) int64 {
+	budget := budgetMB << 20
+	return budget - storage.PebbleShare(budget) + memoryOverhead
+}
+
 // applyMemoryLimit sets the Go runtime's soft memory limit for a memory
-// budget of budgetMB MiB, unless GOMEMLIMIT is set: weir serve and weir
-// bench nexmark both run their engine under it.
+// budget of budgetMB MiB (goMemoryLimit), unless GOMEMLIMIT is set: weir
+// serve and weir bench nexmark both run their engine under it.
 func applyMemoryLimit(budgetMB int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The garbage collector's soft limit follows the budget, so that
@@ -334,7 +345,7 @@ func applyMemoryLimit(budgetMB int64) {
 		// budget is live. (Twice the budget, as it was, let the heap
 		// double a full budget of live state: 650 MB at the default
 		// 256 MiB.)
-		debug.SetMemoryLimit(budgetMB<<20 + memoryOverhead)
+		debug.SetMemoryLimit(goMemoryLimit(budgetMB))
 	}
 }
 
