@@ -82,7 +82,7 @@ const DefaultStateCacheBytes = 256 << 20
 // clean and dirty (clean ones are evicted beyond it, and an epoch's dirty
 // ones flushed early); an eighth bounds a DML statement's changes held in
 // memory, beyond which they flow to the dataflows in pieces; an eighth
-// (storage.PebbleShare, at least 8 MiB) is Pebble's block cache and
+// (storage.PebbleShare, at least 32 MiB) is Pebble's block cache and
 // memtables.
 func (c Config) MemoryBudget() int64 {
 	return cmp.Or(c.MemoryBudgetBytes, c.StateCacheBytes, DefaultStateCacheBytes)

@@ -11,7 +11,7 @@ import (
 
 // TestPebbleShareAddsUp checks that the budget's shares (three quarters
 // for state entries, an eighth for a DML statement's changes and
-// Pebble's share) add up to at most the budget from 64 MiB up, and that
+// Pebble's share) add up to at most the budget from 256 MiB up, and that
 // Pebble's share, split into its block cache and memtables, stays within
 // it.
 func TestPebbleShareAddsUp(t *testing.T) {
@@ -21,10 +21,10 @@ func TestPebbleShareAddsUp(t *testing.T) {
 		if share < minPebbleBytes || share > maxPebbleBytes {
 			t.Errorf("budget %d MiB: Pebble's share %d outside [%d, %d]", mb, share, minPebbleBytes, maxPebbleBytes)
 		}
-		if sum := budget/4*3 + budget/8 + share; mb >= 64 && sum > budget {
+		if sum := budget/4*3 + budget/8 + share; mb >= 256 && sum > budget {
 			t.Errorf("budget %d MiB: the shares add up to %d bytes, over the budget", mb, sum)
 		}
-		if mb >= 64 && mb <= 8192 && share != budget/8 {
+		if mb >= 256 && mb <= 8192 && share != budget/8 {
 			t.Errorf("budget %d MiB: Pebble's share %d, want an eighth (%d)", mb, share, budget/8)
 		}
 		cache, memTable := pebbleSizes(share)
@@ -38,12 +38,12 @@ func TestPebbleShareAddsUp(t *testing.T) {
 }
 
 // TestPebbleMemoryWithinShare writes and then reads back 48 MiB of
-// incompressible values, far more than Pebble's share of a 64 MiB
-// budget, and requires Pebble's memory (block cache and memtables,
-// DB.PebbleMemory) to stay within that share all along. (With the fixed
-// 64 MiB block cache it had, the read alone filled the cache to 48 MiB.)
+// incompressible values, far more than an 8 MiB Options.PebbleBytes,
+// and requires Pebble's memory (block cache and memtables,
+// DB.PebbleMemory) to stay within it all along. (With the fixed 64 MiB
+// block cache it had, the read alone filled the cache to 48 MiB.)
 func TestPebbleMemoryWithinShare(t *testing.T) {
-	share := PebbleShare(64 << 20)
+	const share = 8 << 20
 	db, err := Open("/data", Options{FS: vfs.NewMem(), Logger: quiet, PebbleBytes: share})
 	if err != nil {
 		t.Fatal(err)

@@ -84,7 +84,7 @@ func TestResultTable(t *testing.T) {
 }
 
 // TestBenchMemoryBudget: --memory-budget sets the Go soft memory limit
-// as weir serve's does (the budget less Pebble's share, at least 8 MiB,
+// as weir serve's does (the budget less Pebble's share, at least 32 MiB,
 // plus its fixed overhead), a budget
 // of zero is refused, and --memprofile writes the peak's and the end's
 // heap profiles.
@@ -103,7 +103,7 @@ func TestBenchMemoryBudget(t *testing.T) {
 	if rc := benchMain(args, &out, &errOut); rc != 0 {
 		t.Fatalf("exit status %d: %s", rc, errOut.String())
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(40<<20+memoryOverhead); got != want {
+	if got, want := debug.SetMemoryLimit(-1), int64(16<<20+memoryOverhead); got != want {
 		t.Fatalf("soft memory limit %d, want %d", got, want)
 	}
 	var r benchResult
