@@ -15,7 +15,7 @@ import (
 const uniqueUpdateRows = 500_000
 
 // uniqueUpdateOverMB is the most MB the UPDATE's peak may exceed the
-// budget by: the Go heap's fixed allowance beyond the budget (128 MiB;
+// budget by: the Go heap's fixed allowance beyond the budget (160 MiB;
 // Pebble's block cache and memtables are within the budget), the
 // runtime and the collector's overshoot, none of which grows with the
 // statement. The same UPDATE of a column with a plain index peaks at

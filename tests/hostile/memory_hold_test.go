@@ -21,7 +21,7 @@ import (
 // that the view's job cannot take them and the engine holds them. Under
 // a 64 MB --memory-budget the server's peak resident set, through the
 // hold and the replay after it, must stay below the budget plus 384 MB:
-// the Go heap's 128 MiB beyond the budget (Pebble's block cache and
+// the Go heap's 160 MiB beyond the budget (Pebble's block cache and
 // memtables are within it), the runtime and the collector's overshoot,
 // none of which grows with the changes held. Measured with the spill
 // (and the fixed 64 MiB block cache Pebble then had): 349 MB during the

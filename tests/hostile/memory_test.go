@@ -318,7 +318,7 @@ func indexCases(n int) []memCase {
 // table whose index keys are 256 bytes of text, under the default
 // 256 MB --memory-budget: the peak resident set must stay below the
 // budget plus 300 MB, room for the Go heap's fixed allowance beyond
-// the budget (128 MiB; Pebble's block cache and memtables are within
+// the budget (160 MiB; Pebble's block cache and memtables are within
 // the budget), the runtime and the collector's overshoot. The index's state holds as
 // much as its share of the budget; a soft limit of twice the budget let
 // the heap double that, and its barrier copied the epoch's writes twice
