@@ -81,8 +81,9 @@ const DefaultStateCacheBytes = 256 << 20
 // DefaultStateCacheBytes. Three quarters go to the state tables' entries,
 // clean and dirty (clean ones are evicted beyond it, and an epoch's dirty
 // ones flushed early); an eighth bounds a DML statement's changes held in
-// memory, beyond which they flow to the dataflows in pieces. The rest,
-// and Pebble's block cache and memtables, are a fixed overhead.
+// memory, beyond which they flow to the dataflows in pieces; an eighth
+// (storage.PebbleShare, at least 32 MiB) is Pebble's block cache and
+// memtables.
 func (c Config) MemoryBudget() int64 {
 	return cmp.Or(c.MemoryBudgetBytes, c.StateCacheBytes, DefaultStateCacheBytes)
 }
@@ -184,6 +185,9 @@ func Open(cfg Config) (*Engine, error) {
 	opts := cfg.Storage
 	if opts.Logger == nil {
 		opts.Logger = log
+	}
+	if opts.PebbleBytes == 0 {
+		opts.PebbleBytes = storage.PebbleShare(cfg.MemoryBudget())
 	}
 	if err := checkFreeSpace(cfg.DataDir, cfg.diskReserve(), "could not start on the data directory"); err != nil {
 		return nil, err

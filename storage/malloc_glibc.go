@@ -65,7 +65,7 @@ import "C"
 // its own, up to eight per core, and an arena keeps what is freed in
 // it for its threads: the block cache's blocks, freed on one thread and
 // allocated on another, left the resident set 90 MiB and more above
-// the cache's 64 MiB (docs/memory.md).
+// the cache's 64 MiB it then had (docs/memory.md).
 const mallocArenas = C.WEIR_MALLOC_ARENAS
 
 // cArenas starts n C threads that allocate at once and returns how many

@@ -84,7 +84,8 @@ func TestResultTable(t *testing.T) {
 }
 
 // TestBenchMemoryBudget: --memory-budget sets the Go soft memory limit
-// as weir serve's does (the budget plus its fixed overhead), a budget
+// as weir serve's does (the budget less Pebble's share, at least 32 MiB,
+// plus its fixed overhead), a budget
 // of zero is refused, and --memprofile writes the peak's and the end's
 // heap profiles.
 func TestBenchMemoryBudget(t *testing.T) {
@@ -102,7 +103,7 @@ func TestBenchMemoryBudget(t *testing.T) {
 	if rc := benchMain(args, &out, &errOut); rc != 0 {
 		t.Fatalf("exit status %d: %s", rc, errOut.String())
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(48<<20+memoryOverhead); got != want {
+	if got, want := debug.SetMemoryLimit(-1), int64(16<<20+memoryOverhead); got != want {
 		t.Fatalf("soft memory limit %d, want %d", got, want)
 	}
 	var r benchResult

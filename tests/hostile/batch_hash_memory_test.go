@@ -45,8 +45,9 @@ func batchHashCases(n int) []batchHashCase {
 // self join of a 600,000-row table (96 bytes of text a row) as plain
 // SELECTs under a 32 MB --memory-budget: each statement's peak resident
 // set must stay below 250 MB, room for Pebble's block cache and
-// memtables, the Go heap's allowance beyond the budget (128 MiB) and the
-// runtime, none of which grows with the statement. Hash tables held in
+// memtables (32 MiB, taken from the Go heap's part of this budget), the
+// Go heap's allowance beyond the budget (160 MiB) and the runtime, none of
+// which grows with the statement. Hash tables held in
 // Go maps whatever their size took 607 MB for the GROUP BY and 404 MB
 // for the join; spilling beyond work_mem (4MB) keeps them at 144 and
 // 164 MB. The answers (a count and checksums) must be exact.

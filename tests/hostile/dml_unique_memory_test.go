@@ -15,8 +15,8 @@ import (
 const uniqueUpdateRows = 500_000
 
 // uniqueUpdateOverMB is the most MB the UPDATE's peak may exceed the
-// budget by: the Go heap's fixed allowance beyond the budget (128 MiB),
-// Pebble's 64 MB block cache (outside the Go heap) and memtables, the
+// budget by: the Go heap's fixed allowance beyond the budget (160 MiB;
+// Pebble's block cache and memtables are within the budget), the
 // runtime and the collector's overshoot, none of which grows with the
 // statement. The same UPDATE of a column with a plain index peaks at
 // about 250 MB, as this one does (up to 290 MB since an epoch's writes

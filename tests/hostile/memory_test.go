@@ -265,8 +265,9 @@ func TestMemoryBudget(t *testing.T) {
 // TestMemoryBudgetDML runs the big DML statements of dmlCases with
 // 1,000,000 rows under a 64 MB --memory-budget: each statement's peak
 // resident set must stay below the budget plus a fixed overhead, room
-// for the Go runtime's collection slack, Pebble's 64 MB block cache and
-// its memtables, none of which grows with the statement: 128 MB, and
+// for the Go runtime's collection slack (Pebble's block cache and
+// memtables are within the budget), none of which grows with the
+// statement: 128 MB, and
 // 256 MB for the fan-out, whose view holds a million groups of state
 // (its state tables fill their share of the budget, and the garbage
 // collector lets the heap grow to twice what is live). Holding a
@@ -317,8 +318,8 @@ func indexCases(n int) []memCase {
 // table whose index keys are 256 bytes of text, under the default
 // 256 MB --memory-budget: the peak resident set must stay below the
 // budget plus 300 MB, room for the Go heap's fixed allowance beyond
-// the budget (128 MiB), Pebble's 64 MB block cache and memtables, the
-// runtime and the collector's overshoot. The index's state holds as
+// the budget (160 MiB; Pebble's block cache and memtables are within
+// the budget), the runtime and the collector's overshoot. The index's state holds as
 // much as its share of the budget; a soft limit of twice the budget let
 // the heap double that, and its barrier copied the epoch's writes twice
 // more into batches: 645 MB, where this build peaks at 410 to 460 MB.
