@@ -178,6 +178,8 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		if err := renameInRules(up, st.Column, st.NewName); err != nil {
 			return nil, err
 		}
+		// SHOW CREATE TABLE prints the statement with the new name.
+		up.SQL = renameColumnInCreate(rel.SQL, rel.Name, st.Column, st.NewName)
 		if t, ok := up.ColComments[st.Column]; ok {
 			delete(up.ColComments, st.Column)
 			up.ColComments[st.NewName] = t

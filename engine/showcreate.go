@@ -111,3 +111,148 @@ func oneLine(text string) string {
 	}
 	return b.String()
 }
+
+// renameColumnInCreate rewrites CREATE TABLE statement text of table
+// for RENAME COLUMN old TO new, within its list of columns and
+// constraints: a column definition's name, the column lists of PRIMARY
+// KEY, UNIQUE and FOREIGN KEY, a self-reference's REFERENCES table (col),
+// and the column in CHECK and generated expressions, bare or qualified
+// by the table's name. Type names (after a column's name, ::, or AS),
+// constraint names, function names (before "(") and the columns of
+// another table after REFERENCES are kept. The result must parse to the
+// same columns with old renamed, or text is returned as it is.
+func renameColumnInCreate(text, table, old, new string) string {
+	before, ok := createTableColumns(text)
+	if !ok {
+		return text
+	}
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	op := func(i int, v string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == v
+	}
+	word := func(i int, ws ...string) bool {
+		for _, w := range ws {
+			if i >= 0 && i < len(toks) && toks[i].Kind == sql.TIdent && toks[i].Val == w {
+				return true
+			}
+		}
+		return false
+	}
+	ident := func(i int) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent)
+	}
+	var b strings.Builder
+	last := 0
+	depth, started, done := 0, false, false
+	itemStart := false
+	skip := -1     // a token not to rewrite (a column's type name)
+	otherRef := -1 // the depth of another table's REFERENCES column list, while in it
+	refPending := false
+	for k, t := range toks {
+		if done {
+			break
+		}
+		switch {
+		case op(k, "("):
+			depth++
+			if depth == 1 && !started {
+				started, itemStart = true, true
+				continue
+			}
+			if refPending {
+				otherRef, refPending = depth, false
+			}
+			continue
+		case op(k, ")"):
+			if depth == otherRef {
+				otherRef = -1
+			}
+			depth--
+			if started && depth == 0 {
+				done = true
+			}
+			continue
+		case op(k, ",") && depth == 1:
+			itemStart, refPending = true, false
+			continue
+		}
+		if !started {
+			continue
+		}
+		if itemStart {
+			itemStart = false
+			if !word(k, "constraint", "primary", "unique", "check", "foreign", "like", "exclude") {
+				// A column definition: its name, then its type.
+				skip = k + 1
+			}
+		}
+		if word(k, "references") {
+			j := k + 1
+			if ident(j+2) && op(j+1, ".") {
+				j += 2
+			}
+			if !ident(j) || toks[j].Val != table {
+				refPending = true
+			}
+			continue
+		}
+		if !ident(k) || t.Val != old || k == skip || otherRef >= 0 || op(k+1, "(") || op(k-1, "::") || word(k-1, "as", "constraint", "references") {
+			continue
+		}
+		if op(k-1, ".") && (!ident(k-2) || toks[k-2].Val != table) {
+			continue
+		}
+		if op(k-1, ".") && op(k+1, ".") {
+			continue
+		}
+		b.WriteString(text[last:t.Off])
+		b.WriteString(planner.QuoteName(new))
+		last = t.End
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	out := b.String()
+	after, ok := createTableColumns(out)
+	if !ok || len(after) != len(before) {
+		return text
+	}
+	for i := range before {
+		want := before[i]
+		if want == old {
+			want = new
+		}
+		if after[i] != want {
+			return text
+		}
+	}
+	return out
+}
+
+// createTableColumns returns the column names, then the primary key's,
+// of CREATE TABLE statement text; ok is false when it is not one.
+func createTableColumns(text string) ([]string, bool) {
+	stmt, err := sql.Parse(text)
+	if err != nil {
+		return nil, false
+	}
+	ct, ok := stmt.(*sql.CreateTable)
+	if !ok || ct.AsQuery != nil {
+		return nil, false
+	}
+	var names []string
+	for _, c := range ct.Columns {
+		names = append(names, c.Name)
+	}
+	names = append(names, "")
+	names = append(names, ct.PrimaryKey...)
+	for _, u := range ct.Uniques {
+		names = append(names, "")
+		names = append(names, u.Cols...)
+	}
+	return names, true
+}
