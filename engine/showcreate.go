@@ -256,3 +256,47 @@ func createTableColumns(text string) ([]string, bool) {
 	}
 	return names, true
 }
+
+// renameReferencedColumn rewrites, in the CREATE TABLE statement text
+// of a table with a foreign key to table schema.table, the column old
+// of that table to new where a REFERENCES [schema.]table (cols) names
+// it, and nothing else.
+func renameReferencedColumn(text, schema, table, old, new string) string {
+	toks, err := sql.Lex(text)
+	if err != nil {
+		return text
+	}
+	op := func(i int, v string) bool {
+		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == v
+	}
+	ident := func(i int) bool { return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	var b strings.Builder
+	last := 0
+	for i, t := range toks {
+		if t.Kind != sql.TIdent || t.Val != "references" {
+			continue
+		}
+		j := i + 1
+		if ident(j+2) && op(j+1, ".") {
+			if toks[j].Val != schema {
+				continue
+			}
+			j += 2
+		}
+		if !ident(j) || toks[j].Val != table || !op(j+1, "(") {
+			continue
+		}
+		for k := j + 2; k < len(toks) && !op(k, ")"); k++ {
+			if ident(k) && toks[k].Val == old {
+				b.WriteString(text[last:toks[k].Off])
+				b.WriteString(planner.QuoteName(new))
+				last = toks[k].End
+			}
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
