@@ -269,7 +269,9 @@ func renameReferencedColumn(text, schema, table, old, new string) string {
 	op := func(i int, v string) bool {
 		return i >= 0 && i < len(toks) && toks[i].Kind == sql.TOp && toks[i].Val == v
 	}
-	ident := func(i int) bool { return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent) }
+	ident := func(i int) bool {
+		return i >= 0 && i < len(toks) && (toks[i].Kind == sql.TIdent || toks[i].Kind == sql.TQIdent)
+	}
 	var b strings.Builder
 	last := 0
 	for i, t := range toks {
