@@ -45,12 +45,13 @@ func TestShowCreateAfterColumnRenames(t *testing.T) {
 	mustRun(t, s, "ALTER TABLE t RENAME COLUMN a TO a1")
 	mustRun(t, s, "ALTER TABLE t RENAME COLUMN customer TO cust")
 	mustRun(t, s, "ALTER MATERIALIZED VIEW mv RENAME COLUMN total TO tot")
+	mustRun(t, s, "ALTER VIEW vl RENAME COLUMN y TO z")
 	mustRun(t, s, "ALTER MATERIALIZED VIEW mc RENAME COLUMN customer TO c2")
 	want := []struct{ kind, name, def string }{
 		{"TABLE", "t", "CREATE TABLE t (id int PRIMARY KEY, cust text, a1 int CHECK (a1 > 0), b int, g int GENERATED ALWAYS AS (t.a1 + b) STORED, UNIQUE (cust, a1))"},
 		{"TABLE", "r", "CREATE TABLE r (id int PRIMARY KEY, tid int REFERENCES t (id), customer text, a int, FOREIGN KEY (customer, a) REFERENCES t (cust, a1))"},
 		{"VIEW", "v", "CREATE VIEW v AS SELECT t.a1 AS a, sum(t.b) AS total FROM t GROUP BY t.a1"},
-		{"VIEW", "vl", "CREATE VIEW vl AS SELECT t.a1 AS x, t.b AS y FROM t"},
+		{"VIEW", "vl", "CREATE VIEW vl AS SELECT t.a1 AS x, t.b AS z FROM t"},
 		{"MATERIALIZED VIEW", "mv", "CREATE MATERIALIZED VIEW mv WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT t.a1 AS a, sum(t.b) AS tot FROM t GROUP BY t.a1"},
 		{"MATERIALIZED VIEW", "mc", "CREATE MATERIALIZED VIEW mc WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT t.cust AS c2, count(*) AS n FROM t GROUP BY t.cust"},
 		{"MATERIALIZED VIEW", "mm", "CREATE MATERIALIZED VIEW mm WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT mv.a, mv.tot AS total FROM mv WHERE (mv.tot > 0)"},
