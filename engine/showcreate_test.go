@@ -87,3 +87,21 @@ func TestShowCreateAfterColumnRenames(t *testing.T) {
 	}
 	checkAcrossRestart(t, fs, e, s, check)
 }
+
+// TestRenameColumnInCreate: a table's CREATE statement takes a renamed
+// column's new name where it names the column, and nowhere else.
+func TestRenameColumnInCreate(t *testing.T) {
+	for _, c := range []struct{ table, in, want string }{
+		{"a", "CREATE TABLE a (a int CONSTRAINT a CHECK (a(a) > 0), b int REFERENCES o (a), c a)",
+			"CREATE TABLE a (z int CONSTRAINT a CHECK (a(z) > 0), b int REFERENCES o (a), c a)"},
+		{"t", "CREATE TABLE t (a int, b int, CHECK (a::a > o.a AND t.a > public.t.a), FOREIGN KEY (b) REFERENCES t (a), UNIQUE (a))",
+			"CREATE TABLE t (z int, b int, CHECK (z::a > o.a AND t.z > public.t.z), FOREIGN KEY (b) REFERENCES t (z), UNIQUE (z))"},
+		{"t", "CREATE TABLE t (a int) WITH (a = 'a')", "CREATE TABLE t (z int) WITH (a = 'a')"},
+		// Not a statement it can rewrite: kept.
+		{"t", "CREATE TABLE t AS SELECT 1 AS a", "CREATE TABLE t AS SELECT 1 AS a"},
+	} {
+		if got := renameColumnInCreate(c.in, c.table, "a", "z"); got != c.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
