@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/weirdb/weir/planner"
@@ -43,19 +44,111 @@ func (e *Engine) shownQuery(rel *catalog.Relation, query string) string {
 	}
 	text, err := planner.ViewDefinition(d, cat, e.cat.ByID, false)
 	if err != nil {
+		if q, ok := e.rewrittenQuery(d); ok {
+			return q
+		}
 		e.log.Debug("SHOW CREATE shows a definition as stored", "relation", rel.Name, "err", err)
 		return query
 	}
 	return oneLine(strings.TrimSuffix(strings.TrimSpace(text), ";"))
 }
 
+// rewrittenQuery is shownQuery's way with a query the deparser does not
+// print: its text (d.SQL) with each word naming a column of a pinned
+// relation by its pinned name, bare or qualified, renamed to the
+// column's name now (not a function's name, nor a word of a string).
+// It is kept only when, bound afresh (nothing pinned), it reads the same
+// relations and columns (planner.PlanShape) as d does; when it names its
+// output columns otherwise than d, it is read from in a subquery whose
+// alias names them as d does.
+func (e *Engine) rewrittenQuery(d *catalog.Relation) (string, bool) {
+	renames := map[string]string{}
+	for id, names := range d.DepCols {
+		r, ok := e.cat.ByID(id)
+		if !ok {
+			return "", false
+		}
+		for i, n := range names {
+			if i >= len(r.Cols) || r.Cols[i].Name == n {
+				continue
+			}
+			if prev, dup := renames[n]; dup && prev != r.Cols[i].Name {
+				return "", false
+			}
+			renames[n] = r.Cols[i].Name
+		}
+	}
+	if len(renames) == 0 {
+		return "", false
+	}
+	toks, err := sql.Lex(d.SQL)
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	last := 0
+	for k, t := range toks {
+		to, ok := renames[t.Val]
+		if !ok || t.Kind != sql.TIdent && t.Kind != sql.TQIdent ||
+			k+1 < len(toks) && toks[k+1].Kind == sql.TOp && (toks[k+1].Val == "(" || toks[k+1].Val == ".") {
+			continue
+		}
+		b.WriteString(d.SQL[last:t.Off])
+		b.WriteString(planner.QuoteName(to))
+		last = t.End
+	}
+	b.WriteString(d.SQL[last:])
+	fresh := d.Clone()
+	fresh.SQL, fresh.DepCols = b.String(), nil
+	want, ok := e.definitionShape(d)
+	if !ok {
+		return "", false
+	}
+	if got, ok := e.definitionShape(fresh); !ok || got != want {
+		return "", false
+	}
+	names, ok := e.outputNames(fresh)
+	want2 := visibleNames(d)
+	if !ok || len(names) != len(want2) {
+		return "", false
+	}
+	if !slices.Equal(names, want2) {
+		// Named as d names them by a column alias list.
+		quoted := make([]string, len(want2))
+		for i, n := range want2 {
+			quoted[i] = planner.QuoteName(n)
+		}
+		return "SELECT * FROM (" + fresh.SQL + ") AS " + planner.QuoteName(d.Name) + " (" + strings.Join(quoted, ", ") + ")", true
+	}
+	return fresh.SQL, true
+}
+
+// visibleNames returns the names of rel's columns queries see.
+func visibleNames(rel *catalog.Relation) []string {
+	var names []string
+	for _, c := range rel.Cols {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
 // namesDiffer reports whether the query of d (its SQL) names its
 // visible output columns otherwise than d names its columns: a column
 // list, or a column renamed since.
 func (e *Engine) namesDiffer(d *catalog.Relation) bool {
+	got, ok := e.outputNames(d)
+	want := visibleNames(d)
+	return ok && len(got) == len(want) && !slices.Equal(got, want)
+}
+
+// outputNames returns the names of the visible output columns of the
+// query of d (its SQL), bound as d is bound at start.
+func (e *Engine) outputNames(d *catalog.Relation) ([]string, bool) {
 	q, err := parseQuery(d.SQL)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	s := e.definitionSession(d, nil)
 	cat := s.catalogView()
@@ -66,28 +159,15 @@ func (e *Engine) namesDiffer(d *catalog.Relation) bool {
 	}
 	b, err := planner.Bind(q, cat, nil)
 	if err != nil {
-		return false
+		return nil, false
 	}
-	var got, want []string
+	var names []string
 	for _, c := range b.Plan.Schema() {
 		if !c.Hidden {
-			got = append(got, c.Name)
+			names = append(names, c.Name)
 		}
 	}
-	for _, c := range d.Cols {
-		if !c.Hidden {
-			want = append(want, c.Name)
-		}
-	}
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return true
-		}
-	}
-	return false
+	return names, true
 }
 
 // oneLine joins the lines of deparsed SQL text: each run of blanks and
