@@ -21,7 +21,9 @@ import (
 // today's names, its output columns aliased to the relation's own
 // names: for a sink, the names it was created with and goes on
 // writing, which its primary_key option names, so that option stays
-// as it is.
+// as it is. A query of a shape the deparser does not print has its
+// renamed columns' words rewritten instead, when that binds afresh to
+// what it read (rewrittenQuery); otherwise it is shown as stored.
 
 // shownQuery is the query SHOW CREATE prints for view, materialized
 // view or sink rel whose stored query text is query: as stored when run
