@@ -178,11 +178,27 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		if err := renameInRules(up, st.Column, st.NewName); err != nil {
 			return nil, err
 		}
+		// SHOW CREATE TABLE prints the statement with the new name, and
+		// so do the tables whose foreign keys reference the column.
+		up.SQL = renameColumnInCreate(rel.SQL, rel.Name, st.Column, st.NewName)
+		var referrers []*catalog.Relation
+		for _, r := range e.cat.All() {
+			if r.ID == rel.ID || r.Kind != catalog.KindTable || !slices.ContainsFunc(r.ForeignKeys, func(fk catalog.ForeignKey) bool {
+				return fk.RefID == rel.ID && slices.Contains(fk.RefCols, i)
+			}) {
+				continue
+			}
+			if text := renameReferencedColumn(r.SQL, rel.Schema, rel.Name, st.Column, st.NewName); text != r.SQL {
+				nr := r.Clone()
+				nr.SQL = text
+				referrers = append(referrers, nr)
+			}
+		}
 		if t, ok := up.ColComments[st.Column]; ok {
 			delete(up.ColComments, st.Column)
 			up.ColComments[st.NewName] = t
 		}
-		return e.replaceTable(rel, up, true)
+		return e.replaceTableAlso(rel, up, true, nil, referrers)
 	case "set default":
 		if col.Identity != "" {
 			return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
@@ -294,6 +310,13 @@ func (e *Engine) replaceTable(rel, up *catalog.Relation, pin bool) (wire.Result,
 // replaceTableWith is replaceTable whose catalog batch also carries the
 // writes more makes (catalog.Catalog.ReplaceAllWith).
 func (e *Engine) replaceTableWith(rel, up *catalog.Relation, pin bool, more func(*storage.Batch) error) (wire.Result, error) {
+	return e.replaceTableAlso(rel, up, pin, more, nil)
+}
+
+// replaceTableAlso is replaceTableWith whose catalog batch also records
+// the relations of also, other tables whose statements a change of rel
+// rewrote.
+func (e *Engine) replaceTableAlso(rel, up *catalog.Relation, pin bool, more func(*storage.Batch) error, also []*catalog.Relation) (wire.Result, error) {
 	changes := []*catalog.Relation{up}
 	if pin {
 		names := make([]string, len(rel.Cols))
@@ -319,7 +342,7 @@ func (e *Engine) replaceTableWith(rel, up *catalog.Relation, pin bool, more func
 			}
 		}
 	}
-	if err := e.cat.ReplaceAllWith(more, changes...); err != nil {
+	if err := e.cat.ReplaceAllWith(more, append(changes, also...)...); err != nil {
 		return nil, err
 	}
 	e.refreshJobRels()

@@ -157,12 +157,13 @@ func checkParallelism(with map[string]string) error {
 
 // mviewDefinition returns the CREATE MATERIALIZED VIEW statement of rel:
 // its options (streaming_parallelism as the view was planned with) and
-// EMIT ON WINDOW CLOSE around its query as written.
-func mviewDefinition(rel *catalog.Relation) string {
+// EMIT ON WINDOW CLOSE around its query as written, or as it reads
+// today's names when it no longer does (shownQuery).
+func (e *Engine) mviewDefinition(rel *catalog.Relation) string {
 	// EMIT ON WINDOW CLOSE and append-only are recorded by weir from the
 	// view's plan, not options.
 	def := "CREATE MATERIALIZED VIEW " + sql.QuoteIdent(rel.Name) +
-		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, planner.WithPlanFormat, appendOnlyOption) + " AS " + rel.SQL
+		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, planner.WithPlanFormat, appendOnlyOption) + " AS " + e.shownQuery(rel, rel.SQL)
 	if rel.With[planner.WithEmitOnWindowClose] == "true" {
 		def += " EMIT ON WINDOW CLOSE"
 	}
@@ -174,8 +175,10 @@ func mviewDefinition(rel *catalog.Relation) string {
 // included (the session's timezone), so that running it again sinks the
 // same rows. The ENCODE options, merged with WITH's at creation, are
 // shown in WITH. A statement that does not parse again is shown as
-// written.
-func sinkDefinition(rel *catalog.Relation) string {
+// written. A query that no longer reads, run afresh, what the sink reads
+// under the names it writes is shown deparsed (shownQuery), a FROM
+// relation as the query reading it.
+func (e *Engine) sinkDefinition(rel *catalog.Relation) string {
 	stmt, err := sql.Parse(rel.SQL)
 	st, ok := stmt.(*sql.CreateSink)
 	if err != nil || !ok {
@@ -183,7 +186,9 @@ func sinkDefinition(rel *catalog.Relation) string {
 	}
 	def := "CREATE SINK " + quoteObject(st.Name)
 	if st.Query != nil {
-		def += " AS " + st.QueryText
+		def += " AS " + e.shownQuery(rel, st.QueryText)
+	} else if q := e.shownQuery(rel, "SELECT * FROM "+quoteObject(st.From)); !strings.HasPrefix(q, "SELECT * FROM ") {
+		def += " AS " + q
 	} else {
 		def += " FROM " + quoteObject(st.From)
 	}

@@ -386,14 +386,14 @@ func (e *Engine) jobRestarts(id types.JobID) int64 {
 func (e *Engine) jobStatement(r *catalog.Relation) string {
 	switch r.Kind {
 	case catalog.KindMView:
-		return mviewDefinition(r)
+		return e.mviewDefinition(r)
 	case catalog.KindIndex:
 		if on, ok := e.indexedRelation(r); ok {
 			return syscat.IndexDef(r, on, e.indexTexts(r, on, false))
 		}
 		return r.SQL
 	case catalog.KindSink:
-		return sinkDefinition(r)
+		return e.sinkDefinition(r)
 	}
 	return r.SQL
 }

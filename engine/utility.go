@@ -1268,11 +1268,11 @@ func (s *Session) prepareShow(st *sql.Show) (wire.Prepared, error) {
 			def := rel.SQL
 			switch rel.Kind {
 			case catalog.KindView:
-				def = "CREATE VIEW " + sql.QuoteIdent(rel.Name) + " AS " + rel.SQL
+				def = "CREATE VIEW " + sql.QuoteIdent(rel.Name) + " AS " + e.shownQuery(rel, rel.SQL)
 			case catalog.KindMView:
-				def = mviewDefinition(rel)
+				def = e.mviewDefinition(rel)
 			case catalog.KindSink:
-				def = sinkDefinition(rel)
+				def = e.sinkDefinition(rel)
 			}
 			return &rowsResult{rows: []types.Row{textRow(rel.Schema+"."+rel.Name, def)}, tag: "SHOW"}, nil
 		}}, nil
