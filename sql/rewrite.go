@@ -849,9 +849,28 @@ func (b *bridge) limits(seq []*node) []*node {
 		}
 		found = true
 	}
+	// PostgreSQL takes one LIMIT or FETCH clause and one OFFSET clause,
+	// in either order (select_limit); a second one is a syntax error.
+	limited, offsetted := false, false
+	again := func(n *node, seen *bool) bool {
+		if *seen {
+			b.fail(b.syntaxError(n.off))
+			return true
+		}
+		*seen = true
+		return false
+	}
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
 		switch {
+		case (n.isWord("limit") || n.isWord("fetch") && (at(seq, i+1).isWord("first") || at(seq, i+1).isWord("next"))) && again(n, &limited):
+			return seq
+		case n.isWord("offset") && primaryLeft(seq, i) >= 0 && at(seq, i+1) != nil && again(n, &offsetted):
+			return seq
+		case n.isWord("offset") && at(seq, i+1).isWord("all") && primaryLeft(seq, i) >= 0:
+			// OFFSET takes an a_expr, where ALL is a reserved word.
+			b.fail(b.syntaxError(seq[i+1].off))
+			return seq
 		case n.isWord("limit") && at(seq, i+1).isWord("all"):
 			mark(i)
 			seq = splice(seq, i, i+2)
@@ -865,6 +884,14 @@ func (b *bridge) limits(seq []*node) []*node {
 		case n.isWord("offset") && limitSpan(seq, i+1) > i+1 && primaryLeft(seq, i) >= 0:
 			mark(i)
 			j := limitSpan(seq, i+1)
+			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
+				// OFFSET n ROWS takes a select_fetch_first_value; an
+				// expression that is only an a_expr ends before ROWS.
+				if s, e := b.spanToks(seq, i+1, j); fetchFirstStop(b.toks, s, e) >= 0 {
+					b.fail(b.syntaxError(seq[j].off))
+					return seq
+				}
+			}
 			offset = []*node{b.limitArg(seq, i+1, j)}
 			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
 				j++
@@ -874,12 +901,21 @@ func (b *bridge) limits(seq []*node) []*node {
 		case n.isWord("fetch") && (at(seq, i+1).isWord("first") || at(seq, i+1).isWord("next")):
 			j := i + 2
 			c := []*node{textNode("1", n.off)}
+			after := b.tokIndex(seq[i+1].off) + 1 // the token after the count
 			if e := limitSpan(seq, j); e > j {
+				// The count is a select_fetch_first_value: a c_expr, or
+				// + or - before a number; anything more needs parentheses.
+				s, t := b.spanToks(seq, j, e)
+				if k := fetchFirstStop(b.toks, s, t); k >= 0 {
+					b.fail(b.syntaxErrorTok(k))
+					return seq
+				}
 				c = []*node{b.limitArg(seq, j, e)}
-				j = e
+				j, after = e, t
 			}
 			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) {
-				continue // left for TiDB to reject
+				b.fail(b.syntaxErrorTok(after))
+				return seq
 			}
 			if at(seq, j+1).isWord("with") && at(seq, j+2).isWord("ties") {
 				if !orderedLevel(seq[:i]) {
@@ -899,7 +935,8 @@ func (b *bridge) limits(seq []*node) []*node {
 				continue
 			}
 			if !at(seq, j+1).isWord("only") {
-				continue // left for TiDB to reject
+				b.fail(b.syntaxErrorAfter(seq[j].off))
+				return seq
 			}
 			mark(i)
 			count = c
