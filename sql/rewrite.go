@@ -834,6 +834,13 @@ func (v *limitReplacer) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *limitReplacer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
+// limitCommaError is PostgreSQL's error for MySQL's LIMIT offset, count,
+// which its grammar has only to refuse, at the LIMIT at off.
+func limitCommaError(src string, off int) *pgerr.Error {
+	return pgerr.New(pgerr.SyntaxError, "LIMIT #,# syntax is not supported").
+		WithHint("Use separate LIMIT and OFFSET clauses.").WithPosition(charPos(src, off))
+}
+
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
 // OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n, and
 // FETCH FIRST m ROWS WITH TIES into LIMIT e where e, parsed apart, is
@@ -871,6 +878,13 @@ func (b *bridge) limits(seq []*node) []*node {
 			// OFFSET takes an a_expr, where ALL is a reserved word.
 			b.fail(b.syntaxError(seq[i+1].off))
 			return seq
+		case n.isWord("limit") && at(seq, i+1).isWord("all") && at(seq, i+2).isOp(","):
+			b.fail(limitCommaError(b.src, n.off))
+			return seq
+		case n.isWord("limit") && at(seq, i+1).isWord("all") && limitSpan(seq, i+2) > i+2:
+			// ALL is the whole count.
+			b.fail(b.syntaxError(seq[i+2].off))
+			return seq
 		case n.isWord("limit") && at(seq, i+1).isWord("all"):
 			mark(i)
 			seq = splice(seq, i, i+2)
@@ -878,6 +892,12 @@ func (b *bridge) limits(seq []*node) []*node {
 		case n.isWord("limit") && limitSpan(seq, i+1) > i+1:
 			mark(i)
 			j := limitSpan(seq, i+1)
+			for _, c := range seq[i+1 : j] {
+				if c.isOp(",") {
+					b.fail(limitCommaError(b.src, n.off))
+					return seq
+				}
+			}
 			count = []*node{b.limitArg(seq, i+1, j)}
 			seq = splice(seq, i, j)
 			i--

@@ -30,6 +30,7 @@ SELECT SQL_NO_CACHE 1
 -- dml
 UPDATE a, b SET a.x = 1 WHERE a.id = b.id
 ----
+-- exact
 SELECT 1 LIMIT 1, 2
 ----
 SELECT `x` FROM a
@@ -559,3 +560,12 @@ CREATE TABLE dt (a int, CHECK a > 0)
 ----
 -- exact
 ALTER TABLE a ADD CHECK x > 0
+----
+-- exact
+SELECT 1 LIMIT ALL, 2
+----
+-- exact
+SELECT * FROM (SELECT 1 LIMIT 1, 2) s
+----
+-- exact
+SELECT 1 LIMIT ALL 2
