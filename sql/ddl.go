@@ -750,7 +750,7 @@ func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error
 // constraint.
 func (p *stmtParser) bExpr() (string, ast.ExprNode, error) {
 	end := p.exprEnd(true)
-	if k := bExprStop(p.toks, p.pos, end); k >= 0 {
+	if k := bExprStop(p.toks, p.pos, end, true); k >= 0 {
 		p.pos = k
 		return "", nil, p.errHere()
 	}

@@ -7,6 +7,7 @@ import "github.com/weirdb/weir/internal/pgerr"
 //
 //	DEFAULT b_expr                    a column constraint (the next
 //	                                  constraint may start with NOT)
+//	a BETWEEN b_expr AND a_expr       (the first AND ends the bound)
 //	FETCH FIRST select_fetch_first_value ROWS
 //	OFFSET select_fetch_first_value ROWS
 //	                                  c_expr, or + / - before a number
@@ -60,10 +61,11 @@ func opensGroup(t Token) bool {
 }
 
 // bExprStop returns the index of the token of toks[start:end] (or after
-// it) where PostgreSQL's parser stops reading DEFAULT's b_expr with a
-// syntax error, or -1 when the tokens are a b_expr (as far as their top
-// level shows). end is where the column's next constraint starts.
-func bExprStop(toks []Token, start, end int) int {
+// it) where PostgreSQL's parser stops reading a b_expr with a syntax
+// error, or -1 when the tokens are a b_expr (as far as their top level
+// shows). In a column constraint (constraint set), end is where the next
+// constraint starts, and a NOT after the expression starts one.
+func bExprStop(toks []Token, start, end int, constraint bool) int {
 	operand := true // an operand is expected next
 	for k := start; k < end; {
 		t := toks[k]
@@ -81,7 +83,7 @@ func bExprStop(toks []Token, start, end int) int {
 		case aExprWords[t.Val], t.Val == "any", t.Val == "some", t.Val == "all":
 			return k
 		case t.Val == "not":
-			if operand || notLA[tokAt(toks, k+1).Val] && tokAt(toks, k+1).Kind == TIdent {
+			if operand || !constraint || notLA[tokAt(toks, k+1).Val] && tokAt(toks, k+1).Kind == TIdent {
 				return k
 			}
 			// NOT after an operand starts a constraint: NOT NULL or NOT

@@ -486,7 +486,7 @@ func leafOp(op string, off int) *node {
 // without being a function name.
 var notFunctions = wordSet(`in exists and or not select from where as on using values over any all some then else
 	when case by join is like ilike between distinct with union intersect except into returning set lateral filter
-	within lateral table only having`)
+	within lateral table only having symmetric asymmetric`)
 
 // notOperands are keywords that cannot end an operand.
 var notOperands = wordSet(`select from where and or not in is as on using then else when case by join like ilike
@@ -1953,13 +1953,14 @@ func (b *bridge) betweenSymmetric(seq []*node) []*node {
 		if !seq[i].isWord("between") {
 			continue
 		}
+		seq = b.betweenLower(seq, i)
 		switch {
 		case at(seq, i+1).isWord("asymmetric"):
 			seq = splice(seq, i+1, i+2)
 		case at(seq, i+1).isWord("symmetric"):
-			k := i + 2
-			for k < len(seq) && !seq[k].isWord("and") {
-				k++
+			k := betweenAnd(seq, i+2)
+			if k < 0 {
+				k = len(seq)
 			}
 			if k == i+2 {
 				// No lower bound: TiDB's error is at the AND, as
@@ -1974,6 +1975,54 @@ func (b *bridge) betweenSymmetric(seq []*node) []*node {
 	}
 	return seq
 }
+
+// betweenLower checks the lower bound of the BETWEEN at seq[i], which
+// PostgreSQL reads as a b_expr up to the first AND: no COLLATE, AT TIME
+// ZONE, IS NULL, LIKE, ... there without parentheses. TiDB's grammar
+// takes no comparison there either, which b_expr has: a bound with one
+// is put in parentheses.
+func (b *bridge) betweenLower(seq []*node, i int) []*node {
+	s := i + 1
+	if at(seq, s).isWord("symmetric") || at(seq, s).isWord("asymmetric") {
+		s++
+	}
+	k := betweenAnd(seq, s)
+	if k <= s {
+		// No AND (TiDB's error is at the end, as PostgreSQL's) or no
+		// bound (TiDB's error is at the AND).
+		return seq
+	}
+	if ts, te := b.spanToks(seq, s, k); bExprStop(b.toks, ts, te, false) >= 0 {
+		b.fail(b.syntaxErrorTok(bExprStop(b.toks, ts, te, false)))
+		return seq
+	}
+	for _, n := range seq[s:k] {
+		if n.kind == nLeaf && n.tok.Kind == TOp && comparisonOps[n.tok.Val] {
+			return splice(seq, s, k, synth("(", append([]*node{}, seq[s:k]...), ")", seq[s].off))
+		}
+	}
+	return seq
+}
+
+// betweenAnd returns the index of the AND ending a BETWEEN bound that
+// starts at seq[s] (skipping CASE ... END), or -1.
+func betweenAnd(seq []*node, s int) int {
+	depth := 0
+	for k := s; k < len(seq); k++ {
+		switch {
+		case seq[k].isWord("case"):
+			depth++
+		case seq[k].isWord("end") && depth > 0:
+			depth--
+		case seq[k].isWord("and") && depth == 0:
+			return k
+		}
+	}
+	return -1
+}
+
+// comparisonOps are the comparison operators of b_expr.
+var comparisonOps = map[string]bool{"=": true, "<": true, ">": true, "<=": true, ">=": true, "<>": true, "!=": true}
 
 // nullsOrder rewrites ORDER BY e [ASC|DESC] NULLS FIRST|LAST.
 func (b *bridge) nullsOrder(seq []*node) []*node {

@@ -438,14 +438,20 @@ func (g *gen) bExpr() (string, string) {
 
 // restricted returns a statement with one of the restricted expressions
 // of PostgreSQL's grammar: a FETCH FIRST or OFFSET count, a column
-// DEFAULT, a CHECK without parentheses. A table it creates is dropped in
-// the same query string.
+// DEFAULT, BETWEEN's lower bound, a CHECK without parentheses. A table
+// it creates is dropped in the same query string.
 func (g *gen) restricted() string {
-	switch g.rng.IntN(4) {
+	switch g.rng.IntN(5) {
 	case 0:
 		typ, e := g.bExpr()
 		return fmt.Sprintf("CREATE TABLE dt (c %s DEFAULT %s%s); DROP TABLE dt", typ, e,
 			g.pick("", "", " NOT NULL", " NULL", " UNIQUE", " DEFAULT NULL", " CHECK (true)"))
+	case 2:
+		// BETWEEN's lower bound is a b_expr too.
+		return fmt.Sprintf("SELECT id FROM a WHERE %s %sBETWEEN %s%s AND %s", g.pick("x", "id", "x > 0", "y"), g.pick("", "NOT "),
+			g.pick("", "SYMMETRIC "), g.pick("1", "- 1", "1 + x", "0 = 0", "1 < 2", "'a' COLLATE \"C\"", "1 IS NULL", "NOT true",
+				"x IS DISTINCT FROM 1", "CASE WHEN true AND false THEN 1 END", "(1 IN (1))::int", "1 IN (1)", "'a' LIKE 'b'"),
+			g.pick("3", "true", "'z'", "x AND true"))
 	case 1:
 		return g.pick("CREATE TABLE dt (c int CHECK c > 0)", "CREATE TABLE dt (c int, CHECK c > 0)", "CREATE TABLE dt (c int CHECK)",
 			"CREATE TABLE dt (c int CONSTRAINT k CHECK (c > 0)); DROP TABLE dt", "ALTER TABLE a ADD CHECK x > 0")

@@ -569,3 +569,21 @@ SELECT * FROM (SELECT 1 LIMIT 1, 2) s
 ----
 -- exact
 SELECT 1 LIMIT ALL 2
+----
+-- exact
+SELECT 'b' BETWEEN 'a' COLLATE "C" AND 'c'
+----
+-- exact
+SELECT now() BETWEEN now() AT TIME ZONE 'UTC' AND now()
+----
+-- exact
+SELECT 1 NOT BETWEEN 1 IS NULL AND 2
+----
+-- exact
+SELECT true BETWEEN NOT false AND true
+----
+SELECT true BETWEEN 1 = 1 AND true, true NOT BETWEEN SYMMETRIC 1 < 2 AND false, 1 BETWEEN CASE WHEN true AND false THEN 1 ELSE 0 END AND 2
+----
+SELECT id FROM a WHERE x > 0 NOT BETWEEN SYMMETRIC (1 IN (1))::int AND 'z'
+----
+SELECT id FROM a WHERE id NOT BETWEEN SYMMETRIC CASE WHEN true AND false THEN 1 END AND 3
