@@ -1020,11 +1020,15 @@ func (b *bridge) typedLiterals(seq []*node) []*node {
 			continue
 		}
 		if n.isWord("interval") {
-			s := at(seq, i+1)
+			typ, s, j := "interval", at(seq, i+1), i+2
+			if g := at(seq, i+1); g.isParen() && len(g.kids) == 1 && g.kids[0].kind == nLeaf && g.kids[0].tok.Kind == TNumber {
+				// INTERVAL (p) 'str': the precision of the seconds.
+				typ, s, j = "interval("+g.kids[0].tok.Val+")", at(seq, i+2), i+3
+			}
 			if s == nil || s.kind != nLeaf || s.tok.Kind != TString {
 				continue
 			}
-			val, j := s.tok.Val, i+2
+			val := s.tok.Val
 			if u := at(seq, j).word(); intervalFields[u] {
 				j++
 				if at(seq, j).isWord("to") && intervalFields[at(seq, j+1).word()] {
@@ -1038,7 +1042,7 @@ func (b *bridge) typedLiterals(seq []*node) []*node {
 				}
 			}
 			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: val, Off: s.off, End: s.tok.End}, off: s.off}
-			seq = splice(seq, i, j, castNode([]*node{lit}, "interval", n.off))
+			seq = splice(seq, i, j, castNode([]*node{lit}, typ, n.off))
 			continue
 		}
 		spec, e, ok := scanType(seq, i)

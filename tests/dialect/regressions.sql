@@ -587,3 +587,14 @@ SELECT true BETWEEN 1 = 1 AND true, true NOT BETWEEN SYMMETRIC 1 < 2 AND false, 
 SELECT id FROM a WHERE x > 0 NOT BETWEEN SYMMETRIC (1 IN (1))::int AND 'z'
 ----
 SELECT id FROM a WHERE id NOT BETWEEN SYMMETRIC CASE WHEN true AND false THEN 1 END AND 3
+----
+SELECT varchar(2) 'abc', interval(2) '1.234 s', numeric(3, 1) '1.25', pg_catalog.varchar(2) 'abc', "varchar"(2) 'abc', float(3) '1.5'
+----
+-- exact
+SELECT int(4) '1'
+----
+-- exact
+SELECT abs(1) 'x'
+----
+-- exact
+SELECT foo(1) 'x'
