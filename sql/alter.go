@@ -235,8 +235,7 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 	at := &AlterTable{Name: name, IfExists: ifExists}
 	start := p.pos
 	switch {
-	case p.word(0) == "add" && (p.word(1) == "check" && p.peekAt(2).Kind == TOp ||
-		p.word(1) == "constraint" && p.word(3) == "check" && p.peekAt(4).Kind == TOp):
+	case p.word(0) == "add" && (p.word(1) == "check" || p.word(1) == "constraint" && p.word(3) == "check"):
 		p.pos++
 		name := ""
 		if p.accept("constraint") {

@@ -457,7 +457,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			return err
 		}
 		return p.indexConstraintTail()
-	case what == "table" && p.word(0) == "check" && p.peekAt(1).Kind == TOp:
+	case what == "table" && p.word(0) == "check":
 		p.pos++
 		c, err := p.checkExpr(conName, false, what == "table" && ct.AsQuery == nil)
 		if err != nil {
@@ -546,7 +546,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 		case p.accept("null"):
 			col.Null = true
 		case p.accept("default"):
-			if err := p.columnDefault(&col); err != nil {
+			if err := p.columnDefault(&col, ct.Name.Name, at); err != nil {
 				return err
 			}
 		case p.word(0) == "generated" && (p.word(1) == "always" && p.word(2) == "as" && p.word(3) == "identity" ||
@@ -564,7 +564,7 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			if t := p.peek(); t.Kind == TOp && t.Val == "(" {
 				return p.unsupported("sequence options of identity columns are")
 			}
-		case what == "table" && p.word(0) == "check" && p.peekAt(1).Kind == TOp:
+		case what == "table" && p.word(0) == "check":
 			p.pos++
 			c, err := p.checkExpr(conName, true, true)
 			if err != nil {
@@ -730,14 +730,31 @@ var serialTypes = map[string]types.T{
 }
 
 // columnDefault parses the expression after DEFAULT up to the next column
-// constraint or the end of the column definition, and bridges it.
-func (p *stmtParser) columnDefault(col *ColumnDef) error {
-	text, node, err := p.expr(p.exprEnd(true))
+// constraint or the end of the column definition, and bridges it. at is
+// the DEFAULT keyword, where PostgreSQL reports a second one.
+func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error {
+	text, node, err := p.bExpr()
 	if err != nil {
 		return err
 	}
+	if col.Default != "" {
+		return pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", col.Name, table).WithPosition(charPos(p.src, at.Off))
+	}
 	col.Default, col.DefaultExpr = text, node
 	return nil
+}
+
+// bExpr parses the b_expr of a column or domain constraint DEFAULT: an
+// expression without PostgreSQL's boolean, IS, pattern, range and set
+// operators at its top level (those need parentheses), up to the next
+// constraint.
+func (p *stmtParser) bExpr() (string, ast.ExprNode, error) {
+	end := p.exprEnd(true)
+	if k := bExprStop(p.toks, p.pos, end, true); k >= 0 {
+		p.pos = k
+		return "", nil, p.errHere()
+	}
+	return p.expr(end)
 }
 
 // exprEnd returns the index of the token after the expression at the
@@ -765,7 +782,7 @@ loop:
 			break loop
 		case constraints && depth == 0 && i > start && t.Kind == TIdent:
 			switch t.Val {
-			case "primary", "unique", "check", "references", "constraint", "collate", "generated", "initially":
+			case "primary", "unique", "check", "references", "constraint", "collate", "generated", "initially", "default":
 				break loop
 			case "deferrable":
 				if p.toks[i-1].Kind == TIdent && p.toks[i-1].Val == "not" && i-1 > start {

@@ -173,6 +173,14 @@ func checkDialect(src string, toks []Token) error {
 			// alias).
 			if i > 0 {
 				p := toks[i-1]
+				if p.Kind == TOp && p.Val == ")" {
+					if ok, err := modifiedType(src, toks, i-1); ok {
+						if err != nil {
+							return err
+						}
+						continue
+					}
+				}
 				if p.Kind == TNumber || p.Kind == TParam || p.Kind == TOp && (p.Val == ")" && !afterOperator(toks, i-1) || p.Val == "]") {
 					return syntaxErrorAt(src, t)
 				}
@@ -300,6 +308,57 @@ func (b *bridge) checkTree(seq []*node) error {
 	}
 	return b.checkJoins(seq)
 }
+
+// modifiedType reports whether the group closing at toks[i] (before a
+// string) holds the modifiers of a type name, as in varchar(2) 'ab' or
+// numeric(3, 1) '1.25', a constant PostgreSQL takes. A type keyword
+// that takes no modifiers there (int, real, boolean, ...) is a syntax
+// error at its "(".
+func modifiedType(src string, toks []Token, i int) (bool, error) {
+	depth, o := 0, -1
+	for k := i; k >= 0 && o < 0; k-- {
+		switch t := toks[k]; {
+		case t.Kind == TOp && t.Val == ")":
+			depth++
+		case t.Kind == TOp && t.Val == "(":
+			if depth--; depth == 0 {
+				o = k
+			}
+		}
+	}
+	if o < 1 {
+		return false, nil
+	}
+	n := toks[o-1]
+	switch {
+	case n.Kind != TIdent && n.Kind != TQIdent:
+		return false, nil
+	case n.Kind == TIdent && (bareTypes[n.Val] || n.Val == "precision" && o > 1 && isWordTok(toks[o-2], "double")):
+		return true, syntaxErrorAt(src, toks[o])
+	case n.Kind == TIdent && !modifierTypes[n.Val] && pgKeywords[n.Val]:
+		return false, nil
+	}
+	// A type name of its own (func_name '(' ... ')' Sconst) or a type
+	// keyword that takes modifiers: the name must be a type.
+	_, err := ParseType(src[n.Off:toks[i].End])
+	pe, ok := err.(*pgerr.Error)
+	switch {
+	case err == nil, ok && pe.Code == pgerr.FeatureNotSupported:
+		return true, nil // the bridge says which types weir lacks
+	case ok && pe.Code == pgerr.UndefinedObject:
+		return true, pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", n.Val).WithPosition(charPos(src, n.Off))
+	case ok && pe.Position == 0:
+		return true, pe.WithPosition(charPos(src, n.Off))
+	}
+	return true, err
+}
+
+// modifierTypes are the type keywords a constant's type may give
+// modifiers to; bareTypes those it may not.
+var (
+	modifierTypes = wordSet(`float decimal dec numeric bit varying character char varchar nchar timestamp time interval`)
+	bareTypes     = wordSet(`int integer smallint bigint real boolean`)
+)
 
 // afterOperator reports whether the ")" at toks[i] closes OPERATOR(...).
 func afterOperator(toks []Token, i int) bool {

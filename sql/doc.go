@@ -3,7 +3,11 @@
 // (parser.go, ddl.go: CREATE TABLE/SOURCE/SINK/VIEW/MATERIALIZED
 // VIEW/SCHEMA, DROP, SHOW, SET, COPY, EXPLAIN, transactions, ...),
 // Postgres type names (ParseType), and the dialect bridge (bridge.go,
-// rewrite.go) that hands queries to the TiDB parser.
+// rewrite.go) that hands queries to the TiDB parser. Where PostgreSQL's
+// grammar takes a restricted expression (a column DEFAULT's b_expr,
+// BETWEEN's lower bound, FETCH FIRST's count), restricted.go finds the
+// token where PostgreSQL's parser stops, as TiDB's grammar would take
+// more.
 //
 // # Streaming DDL
 //

@@ -486,7 +486,7 @@ func leafOp(op string, off int) *node {
 // without being a function name.
 var notFunctions = wordSet(`in exists and or not select from where as on using values over any all some then else
 	when case by join is like ilike between distinct with union intersect except into returning set lateral filter
-	within lateral table only having`)
+	within lateral table only having symmetric asymmetric`)
 
 // notOperands are keywords that cannot end an operand.
 var notOperands = wordSet(`select from where and or not in is as on using then else when case by join like ilike
@@ -834,6 +834,13 @@ func (v *limitReplacer) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *limitReplacer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
+// limitCommaError is PostgreSQL's error for MySQL's LIMIT offset, count,
+// which its grammar has only to refuse, at the LIMIT at off.
+func limitCommaError(src string, off int) *pgerr.Error {
+	return pgerr.New(pgerr.SyntaxError, "LIMIT #,# syntax is not supported").
+		WithHint("Use separate LIMIT and OFFSET clauses.").WithPosition(charPos(src, off))
+}
+
 // limits rewrites LIMIT ALL, OFFSET without LIMIT, OFFSET before LIMIT and
 // OFFSET n ROWS FETCH FIRST m ROWS ONLY into TiDB's LIMIT m OFFSET n, and
 // FETCH FIRST m ROWS WITH TIES into LIMIT e where e, parsed apart, is
@@ -849,9 +856,35 @@ func (b *bridge) limits(seq []*node) []*node {
 		}
 		found = true
 	}
+	// PostgreSQL takes one LIMIT or FETCH clause and one OFFSET clause,
+	// in either order (select_limit); a second one is a syntax error.
+	limited, offsetted := false, false
+	again := func(n *node, seen *bool) bool {
+		if *seen {
+			b.fail(b.syntaxError(n.off))
+			return true
+		}
+		*seen = true
+		return false
+	}
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
 		switch {
+		case (n.isWord("limit") || n.isWord("fetch") && (at(seq, i+1).isWord("first") || at(seq, i+1).isWord("next"))) && again(n, &limited):
+			return seq
+		case n.isWord("offset") && primaryLeft(seq, i) >= 0 && at(seq, i+1) != nil && again(n, &offsetted):
+			return seq
+		case n.isWord("offset") && at(seq, i+1).isWord("all") && primaryLeft(seq, i) >= 0:
+			// OFFSET takes an a_expr, where ALL is a reserved word.
+			b.fail(b.syntaxError(seq[i+1].off))
+			return seq
+		case n.isWord("limit") && at(seq, i+1).isWord("all") && at(seq, i+2).isOp(","):
+			b.fail(limitCommaError(b.src, n.off))
+			return seq
+		case n.isWord("limit") && at(seq, i+1).isWord("all") && limitSpan(seq, i+2) > i+2:
+			// ALL is the whole count.
+			b.fail(b.syntaxError(seq[i+2].off))
+			return seq
 		case n.isWord("limit") && at(seq, i+1).isWord("all"):
 			mark(i)
 			seq = splice(seq, i, i+2)
@@ -859,12 +892,26 @@ func (b *bridge) limits(seq []*node) []*node {
 		case n.isWord("limit") && limitSpan(seq, i+1) > i+1:
 			mark(i)
 			j := limitSpan(seq, i+1)
+			for _, c := range seq[i+1 : j] {
+				if c.isOp(",") {
+					b.fail(limitCommaError(b.src, n.off))
+					return seq
+				}
+			}
 			count = []*node{b.limitArg(seq, i+1, j)}
 			seq = splice(seq, i, j)
 			i--
 		case n.isWord("offset") && limitSpan(seq, i+1) > i+1 && primaryLeft(seq, i) >= 0:
 			mark(i)
 			j := limitSpan(seq, i+1)
+			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
+				// OFFSET n ROWS takes a select_fetch_first_value; an
+				// expression that is only an a_expr ends before ROWS.
+				if s, e := b.spanToks(seq, i+1, j); fetchFirstStop(b.toks, s, e) >= 0 {
+					b.fail(b.syntaxError(seq[j].off))
+					return seq
+				}
+			}
 			offset = []*node{b.limitArg(seq, i+1, j)}
 			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
 				j++
@@ -874,12 +921,21 @@ func (b *bridge) limits(seq []*node) []*node {
 		case n.isWord("fetch") && (at(seq, i+1).isWord("first") || at(seq, i+1).isWord("next")):
 			j := i + 2
 			c := []*node{textNode("1", n.off)}
+			after := b.tokIndex(seq[i+1].off) + 1 // the token after the count
 			if e := limitSpan(seq, j); e > j {
+				// The count is a select_fetch_first_value: a c_expr, or
+				// + or - before a number; anything more needs parentheses.
+				s, t := b.spanToks(seq, j, e)
+				if k := fetchFirstStop(b.toks, s, t); k >= 0 {
+					b.fail(b.syntaxErrorTok(k))
+					return seq
+				}
 				c = []*node{b.limitArg(seq, j, e)}
-				j = e
+				j, after = e, t
 			}
 			if !(at(seq, j).isWord("row") || at(seq, j).isWord("rows")) {
-				continue // left for TiDB to reject
+				b.fail(b.syntaxErrorTok(after))
+				return seq
 			}
 			if at(seq, j+1).isWord("with") && at(seq, j+2).isWord("ties") {
 				if !orderedLevel(seq[:i]) {
@@ -899,7 +955,8 @@ func (b *bridge) limits(seq []*node) []*node {
 				continue
 			}
 			if !at(seq, j+1).isWord("only") {
-				continue // left for TiDB to reject
+				b.fail(b.syntaxErrorAfter(seq[j].off))
+				return seq
 			}
 			mark(i)
 			count = c
@@ -963,11 +1020,15 @@ func (b *bridge) typedLiterals(seq []*node) []*node {
 			continue
 		}
 		if n.isWord("interval") {
-			s := at(seq, i+1)
+			typ, s, j := "interval", at(seq, i+1), i+2
+			if g := at(seq, i+1); g.isParen() && len(g.kids) == 1 && g.kids[0].kind == nLeaf && g.kids[0].tok.Kind == TNumber {
+				// INTERVAL (p) 'str': the precision of the seconds.
+				typ, s, j = "interval("+g.kids[0].tok.Val+")", at(seq, i+2), i+3
+			}
 			if s == nil || s.kind != nLeaf || s.tok.Kind != TString {
 				continue
 			}
-			val, j := s.tok.Val, i+2
+			val := s.tok.Val
 			if u := at(seq, j).word(); intervalFields[u] {
 				j++
 				if at(seq, j).isWord("to") && intervalFields[at(seq, j+1).word()] {
@@ -981,7 +1042,7 @@ func (b *bridge) typedLiterals(seq []*node) []*node {
 				}
 			}
 			lit := &node{kind: nLeaf, tok: Token{Kind: TString, Val: val, Off: s.off, End: s.tok.End}, off: s.off}
-			seq = splice(seq, i, j, castNode([]*node{lit}, "interval", n.off))
+			seq = splice(seq, i, j, castNode([]*node{lit}, typ, n.off))
 			continue
 		}
 		spec, e, ok := scanType(seq, i)
@@ -1896,13 +1957,14 @@ func (b *bridge) betweenSymmetric(seq []*node) []*node {
 		if !seq[i].isWord("between") {
 			continue
 		}
+		seq = b.betweenLower(seq, i)
 		switch {
 		case at(seq, i+1).isWord("asymmetric"):
 			seq = splice(seq, i+1, i+2)
 		case at(seq, i+1).isWord("symmetric"):
-			k := i + 2
-			for k < len(seq) && !seq[k].isWord("and") {
-				k++
+			k := betweenAnd(seq, i+2)
+			if k < 0 {
+				k = len(seq)
 			}
 			if k == i+2 {
 				// No lower bound: TiDB's error is at the AND, as
@@ -1917,6 +1979,54 @@ func (b *bridge) betweenSymmetric(seq []*node) []*node {
 	}
 	return seq
 }
+
+// betweenLower checks the lower bound of the BETWEEN at seq[i], which
+// PostgreSQL reads as a b_expr up to the first AND: no COLLATE, AT TIME
+// ZONE, IS NULL, LIKE, ... there without parentheses. TiDB's grammar
+// takes no comparison there either, which b_expr has: a bound with one
+// is put in parentheses.
+func (b *bridge) betweenLower(seq []*node, i int) []*node {
+	s := i + 1
+	if at(seq, s).isWord("symmetric") || at(seq, s).isWord("asymmetric") {
+		s++
+	}
+	k := betweenAnd(seq, s)
+	if k <= s {
+		// No AND (TiDB's error is at the end, as PostgreSQL's) or no
+		// bound (TiDB's error is at the AND).
+		return seq
+	}
+	if ts, te := b.spanToks(seq, s, k); bExprStop(b.toks, ts, te, false) >= 0 {
+		b.fail(b.syntaxErrorTok(bExprStop(b.toks, ts, te, false)))
+		return seq
+	}
+	for _, n := range seq[s:k] {
+		if n.kind == nLeaf && n.tok.Kind == TOp && comparisonOps[n.tok.Val] {
+			return splice(seq, s, k, synth("(", append([]*node{}, seq[s:k]...), ")", seq[s].off))
+		}
+	}
+	return seq
+}
+
+// betweenAnd returns the index of the AND ending a BETWEEN bound that
+// starts at seq[s] (skipping CASE ... END), or -1.
+func betweenAnd(seq []*node, s int) int {
+	depth := 0
+	for k := s; k < len(seq); k++ {
+		switch {
+		case seq[k].isWord("case"):
+			depth++
+		case seq[k].isWord("end") && depth > 0:
+			depth--
+		case seq[k].isWord("and") && depth == 0:
+			return k
+		}
+	}
+	return -1
+}
+
+// comparisonOps are the comparison operators of b_expr.
+var comparisonOps = map[string]bool{"=": true, "<": true, ">": true, "<=": true, ">=": true, "<>": true, "!=": true}
 
 // nullsOrder rewrites ORDER BY e [ASC|DESC] NULLS FIRST|LAST.
 func (b *bridge) nullsOrder(seq []*node) []*node {

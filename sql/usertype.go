@@ -195,7 +195,7 @@ func (p *stmtParser) domainConstraints(d *CreateDomain, alter bool) error {
 		}
 		switch {
 		case name == "" && p.accept("default"):
-			text, _, err := p.expr(p.exprEnd(true))
+			text, _, err := p.bExpr()
 			if err != nil {
 				return err
 			}

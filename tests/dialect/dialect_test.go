@@ -30,12 +30,16 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 type outcome struct {
 	code string
 	msg  string
+	pos  int32 // the error's position (1-based characters), 0 for none
 	cols int
 	rows []string
 }
 
 func (o outcome) String() string {
 	if o.code != "" {
+		if o.pos != 0 {
+			return fmt.Sprintf("error %s at %d: %s", o.code, o.pos, o.msg)
+		}
 		return fmt.Sprintf("error %s: %s", o.code, o.msg)
 	}
 	return fmt.Sprintf("%d columns, rows %q", o.cols, o.rows)
@@ -55,7 +59,7 @@ func run(ctx context.Context, c *pgx.Conn, text string, dml bool) outcome {
 	if err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) {
-			return outcome{code: pe.Code, msg: pe.Message}
+			return outcome{code: pe.Code, msg: pe.Message, pos: pe.Position}
 		}
 		return outcome{code: "conn", msg: err.Error()}
 	}
@@ -100,9 +104,13 @@ func agree(w, p outcome) bool {
 // (0A000): a gap, not a disagreement about the language.
 type counts struct{ tried, bothOK, bothErr, unsupported, disagree int }
 
-func (c *counts) add(w, p outcome) bool {
+func (c *counts) add(w, p outcome) bool { return c.addExact(w, p, false) }
+
+// addExact is add; exact also requires the same SQLSTATE and error
+// position (where PostgreSQL's parser stopped) when both fail.
+func (c *counts) addExact(w, p outcome, exact bool) bool {
 	c.tried++
-	ok := agree(w, p)
+	ok := agree(w, p) && (!exact || w.code == p.code && w.pos == p.pos)
 	switch {
 	case !ok && w.code == "0A000" && p.code == "":
 		c.unsupported++
@@ -161,7 +169,7 @@ func TestDialect(t *testing.T) {
 	t.Run("regressions", func(t *testing.T) {
 		for _, c := range regressions(t) {
 			w, p := run(ctx, s.weir, c.text, c.dml), run(ctx, s.pg, c.text, c.dml)
-			if !total.add(w, p) {
+			if !total.addExact(w, p, c.exact) {
 				t.Errorf("%s\n  weir:     %s\n  postgres: %s", c.text, w, p)
 			}
 		}
@@ -193,13 +201,15 @@ func TestDialect(t *testing.T) {
 
 // regression is one statement of regressions.sql.
 type regression struct {
-	text string
-	dml  bool
+	text  string
+	dml   bool
+	exact bool
 }
 
 // regressions reads regressions.sql: statements separated by lines
-// holding only "----"; a statement whose first line is "-- dml" runs
-// inside BEGIN ... ROLLBACK.
+// holding only "----". A statement may start with flag lines: "-- dml"
+// runs it inside BEGIN ... ROLLBACK; "-- exact" requires weir to fail
+// with PostgreSQL's SQLSTATE at PostgreSQL's error position.
 func regressions(t *testing.T) []regression {
 	data, err := os.ReadFile("regressions.sql")
 	if err != nil {
@@ -211,8 +221,18 @@ func regressions(t *testing.T) []regression {
 		if text == "" {
 			continue
 		}
-		dml := strings.HasPrefix(text, "-- dml\n")
-		out = append(out, regression{text: strings.TrimPrefix(text, "-- dml\n"), dml: dml})
+		var r regression
+		for {
+			if rest, ok := strings.CutPrefix(text, "-- dml\n"); ok {
+				text, r.dml = rest, true
+			} else if rest, ok := strings.CutPrefix(text, "-- exact\n"); ok {
+				text, r.exact = rest, true
+			} else {
+				break
+			}
+		}
+		r.text = text
+		out = append(out, r)
 	}
 	return out
 }

@@ -14,5 +14,8 @@
 //
 // DML runs inside BEGIN ... ROLLBACK, so every statement sees the same
 // tables. Each disagreement found becomes a case in regressions.sql,
-// which runs before the generated statements.
+// which runs before the generated statements; a case marked "-- exact"
+// must fail with PostgreSQL's own SQLSTATE at PostgreSQL's error
+// position (the syntax errors of PostgreSQL's restricted expressions:
+// FETCH FIRST's count, a column DEFAULT, CHECK without parentheses).
 package dialect

@@ -381,8 +381,88 @@ func (g *gen) pgForm() (string, bool) {
 	), false
 }
 
+// fetchCount returns the count of a FETCH FIRST or OFFSET ... ROWS
+// clause: PostgreSQL takes a c_expr or + / - before a number there, and
+// an expression with an operator only in parentheses.
+func (g *gen) fetchCount() string {
+	return g.pick("", "1", "2", "0", "+ 1", "- 1", "+ 1.5", "2.5", "1 + 1", "(1 + 1)", "1::int", "(1)", "NULL",
+		"abs(-1)", "int '1'", "'1'", "CASE WHEN true THEN 1 END", "(SELECT 1)", "- x", "- (1)", "1 * 2", "NOT true")
+}
+
+// limitClauses returns ORDER BY id and one to three of LIMIT, OFFSET and
+// FETCH in any order: PostgreSQL takes one LIMIT or FETCH and one OFFSET.
+func (g *gen) limitClauses() string {
+	var s strings.Builder
+	s.WriteString(" ORDER BY id")
+	for i := 0; i < 1+g.rng.IntN(3); i++ {
+		switch g.rng.IntN(3) {
+		case 0:
+			s.WriteString(" LIMIT " + g.pick("1", "1 + 1", "ALL", "(2)", "NOT true"))
+		case 1:
+			if c := g.fetchCount(); c != "" && g.chance(2) {
+				s.WriteString(" OFFSET " + c)
+			} else {
+				s.WriteString(" OFFSET " + g.pick("1", "ALL") + g.pick("", " ROW", " ROWS"))
+			}
+			if g.chance(2) {
+				s.WriteString(g.pick(" ROW", " ROWS"))
+			}
+		default:
+			s.WriteString(" FETCH " + g.pick("FIRST", "NEXT") + " " + g.fetchCount() + g.pick(" ROW", " ROWS", "") +
+				g.pick(" ONLY", " ONLY", " WITH TIES", ""))
+		}
+	}
+	return s.String()
+}
+
+// bExpr returns a column type and a DEFAULT expression for it: PostgreSQL
+// takes a b_expr there, which has arithmetic, comparisons, :: and IS
+// [NOT] DISTINCT FROM, but not NOT, AND, OR, IS NULL, LIKE, IN, BETWEEN,
+// AT TIME ZONE or ANY without parentheses.
+func (g *gen) bExpr() (string, string) {
+	switch g.rng.IntN(3) {
+	case 0:
+		return "int", g.pick("1 + 1", "- 1", "1::int", "2 ^ 3::int", "abs(-1) % 2", "1 NOT true", "1 ISNULL", "1 NOTNULL",
+			"CASE WHEN 1 IN (1) THEN 1 END", "(1)", "1 OPERATOR(pg_catalog.+) 1", "1 =", "- NOT 1")
+	case 1:
+		return "bool", g.pick("NOT true", "true AND false", "(true AND false)", "true OR false", "(true) OR false", "1 IS NULL",
+			"1 IS NOT NULL", "(1 IS NULL)", "true IS TRUE", "1 IS DISTINCT FROM 2", "1 IS NOT DISTINCT FROM 2", "1 < 2",
+			"1 BETWEEN 0 AND 2", "1 IN (1)", "'a' LIKE 'b'", "'a' NOT LIKE 'b'", "'a' SIMILAR TO 'b'", "'a' ~ 'b'",
+			"1 = ANY (ARRAY[1])", "1 = NOT true")
+	}
+	if g.chance(2) {
+		return "timestamptz", g.pick("now() AT TIME ZONE 'UTC'", "(now() AT TIME ZONE 'UTC')", "now()", "now() - interval '1' day")
+	}
+	return "text", g.pick("'a' || 'b'", "'x' COLLATE \"C\"", "('x' COLLATE \"C\")", "'a'::text", "text 'a'", "'a' NOT LIKE 'b'")
+}
+
+// restricted returns a statement with one of the restricted expressions
+// of PostgreSQL's grammar: a FETCH FIRST or OFFSET count, a column
+// DEFAULT, BETWEEN's lower bound, a CHECK without parentheses. A table
+// it creates is dropped in the same query string.
+func (g *gen) restricted() string {
+	switch g.rng.IntN(5) {
+	case 0:
+		typ, e := g.bExpr()
+		return fmt.Sprintf("CREATE TABLE dt (c %s DEFAULT %s%s); DROP TABLE dt", typ, e,
+			g.pick("", "", " NOT NULL", " NULL", " UNIQUE", " DEFAULT NULL", " CHECK (true)"))
+	case 2:
+		// BETWEEN's lower bound is a b_expr too.
+		return fmt.Sprintf("SELECT id FROM a WHERE %s %sBETWEEN %s%s AND %s", g.pick("x", "id", "x > 0", "y"), g.pick("", "NOT "),
+			g.pick("", "SYMMETRIC "), g.pick("1", "- 1", "1 + x", "0 = 0", "1 < 2", "'a' COLLATE \"C\"", "1 IS NULL", "NOT true",
+				"x IS DISTINCT FROM 1", "CASE WHEN true AND false THEN 1 END", "(1 IN (1))::int", "1 IN (1)", "'a' LIKE 'b'"),
+			g.pick("3", "true", "'z'", "x AND true"))
+	case 1:
+		return g.pick("CREATE TABLE dt (c int CHECK c > 0)", "CREATE TABLE dt (c int, CHECK c > 0)", "CREATE TABLE dt (c int CHECK)",
+			"CREATE TABLE dt (c int CONSTRAINT k CHECK (c > 0)); DROP TABLE dt", "ALTER TABLE a ADD CHECK x > 0")
+	}
+	return "SELECT id FROM a" + g.limitClauses()
+}
+
 func (g *gen) stmt() (string, bool) {
-	switch g.rng.IntN(21) {
+	switch g.rng.IntN(22) {
+	case 21:
+		return g.restricted(), false
 	case 20:
 		return g.pgForm()
 	case 0, 1:

@@ -30,6 +30,7 @@ SELECT SQL_NO_CACHE 1
 -- dml
 UPDATE a, b SET a.x = 1 WHERE a.id = b.id
 ----
+-- exact
 SELECT 1 LIMIT 1, 2
 ----
 SELECT `x` FROM a
@@ -421,3 +422,179 @@ SELECT (x => 1) FROM a
 SET SESSION AUTHORIZATION DEFAULT
 ----
 RESET SESSION AUTHORIZATION
+----
+-- exact
+SELECT 1 FETCH FIRST 1 + 2 ROWS ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST 1::int ROWS ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST NULL::int ROWS ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST -x ROWS ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST - (1) ROWS ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST -'1' ROWS ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST 2 ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST 1 ROWS
+----
+-- exact
+SELECT 1 FETCH FIRST 1 + 1 ROWS WITH TIES
+----
+-- exact
+SELECT id FROM a ORDER BY id FETCH FIRST (1 + 1) ROWS ONLY
+----
+-- exact
+SELECT id FROM a ORDER BY id OFFSET - 1.5 ROWS FETCH NEXT + 2 ROW ONLY
+----
+-- exact
+SELECT 1 OFFSET 1 + 1 ROWS
+----
+-- exact
+SELECT 1 OFFSET 1::int ROWS
+----
+-- exact
+SELECT 1 OFFSET -x ROWS
+----
+-- exact
+SELECT 1 OFFSET ALL
+----
+-- exact
+SELECT 1 LIMIT 1 OFFSET 1 FETCH FIRST 1 ROW ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST 1 ROW ONLY LIMIT 1
+----
+-- exact
+SELECT 1 LIMIT 1 FETCH FIRST 1 ROW ONLY
+----
+-- exact
+SELECT 1 FETCH FIRST 1 ROW ONLY FETCH FIRST 1 ROW ONLY
+----
+-- exact
+SELECT 1 LIMIT 1 LIMIT 1
+----
+-- exact
+SELECT 1 OFFSET 1 OFFSET 1
+----
+-- exact
+SELECT 1 OFFSET 1 LIMIT 1 OFFSET 1
+----
+-- exact
+SELECT id FROM a ORDER BY id OFFSET 1 ROWS LIMIT 2
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT NOT true)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT true AND false)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT (true AND false) OR true)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 IS NULL)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 IS NOT NULL)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 IS TRUE)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 BETWEEN 0 AND 2)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 IN (1, 2))
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 'a' LIKE 'b')
+----
+-- exact
+CREATE TABLE dt (a int DEFAULT 1 NOT LIKE 'a')
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 'a' SIMILAR TO 'b')
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 = ANY (ARRAY[1]))
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 ISNULL)
+----
+-- exact
+CREATE TABLE dt (a int DEFAULT 1 NOTNULL)
+----
+-- exact
+CREATE TABLE dt (a timestamptz DEFAULT now() AT TIME ZONE 'UTC')
+----
+-- exact
+CREATE TABLE dt (a int DEFAULT 1 DEFAULT 2)
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT 1 < 2 NOT NULL, b bool DEFAULT 1 IS NOT DISTINCT FROM 2, c bool DEFAULT (true AND false), d int DEFAULT - 2 ^ 3::int); DROP TABLE dt
+----
+-- exact
+CREATE TABLE dt (a bool DEFAULT CASE WHEN true AND false THEN 1 IN (1) END); DROP TABLE dt
+----
+-- exact
+CREATE DOMAIN dd AS int DEFAULT 1 IS NULL
+----
+-- exact
+ALTER TABLE a ADD COLUMN q bool DEFAULT NOT true
+----
+-- exact
+CREATE TABLE dt (a int CHECK a > 0)
+----
+-- exact
+CREATE TABLE dt (a int, CHECK a > 0)
+----
+-- exact
+ALTER TABLE a ADD CHECK x > 0
+----
+-- exact
+SELECT 1 LIMIT ALL, 2
+----
+-- exact
+SELECT * FROM (SELECT 1 LIMIT 1, 2) s
+----
+-- exact
+SELECT 1 LIMIT ALL 2
+----
+-- exact
+SELECT 'b' BETWEEN 'a' COLLATE "C" AND 'c'
+----
+-- exact
+SELECT now() BETWEEN now() AT TIME ZONE 'UTC' AND now()
+----
+-- exact
+SELECT 1 NOT BETWEEN 1 IS NULL AND 2
+----
+-- exact
+SELECT true BETWEEN NOT false AND true
+----
+SELECT true BETWEEN 1 = 1 AND true, true NOT BETWEEN SYMMETRIC 1 < 2 AND false, 1 BETWEEN CASE WHEN true AND false THEN 1 ELSE 0 END AND 2
+----
+SELECT id FROM a WHERE x > 0 NOT BETWEEN SYMMETRIC (1 IN (1))::int AND 'z'
+----
+SELECT id FROM a WHERE id NOT BETWEEN SYMMETRIC CASE WHEN true AND false THEN 1 END AND 3
+----
+SELECT varchar(2) 'abc', interval(2) '1.234 s', numeric(3, 1) '1.25', pg_catalog.varchar(2) 'abc', "varchar"(2) 'abc', float(3) '1.5'
+----
+-- exact
+SELECT int(4) '1'
+----
+-- exact
+SELECT abs(1) 'x'
+----
+-- exact
+SELECT foo(1) 'x'
