@@ -47,7 +47,7 @@ import (
 // alterTable runs ALTER TABLE ... ADD | DROP | RENAME COLUMN and ALTER
 // COLUMN ... SET | DROP DEFAULT | NOT NULL.
 func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
-	if err := s.noDDLInBlock("ALTER TABLE"); err != nil {
+	if err := s.noDDLInBlock(alterTag(st)); err != nil {
 		return nil, err
 	}
 	e := s.eng
@@ -60,7 +60,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	if !ok {
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
-			return done("ALTER TABLE")
+			return done(alterTag(st))
 		}
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.Name)
 	}

@@ -165,14 +165,18 @@ func (s *Session) alterSystemConf(st *sql.AlterSystem) (wire.Result, error) {
 // alterSystemResetAll runs ALTER SYSTEM RESET ALL: every session setting
 // kept by ALTER SYSTEM is forgotten (the defaults change at the next
 // pg_reload_conf()), and weir's system settings return to their defaults
-// at once. barrier_interval_ms and sink_log_store_max_bytes keep their
-// values: they are set only by their own statements.
+// at once, barrier_interval_ms and sink_log_store_max_bytes included.
 func (s *Session) alterSystemResetAll(ctx context.Context) (wire.Result, error) {
 	e := s.eng
 	b := e.db.NewBatch()
 	defer b.Close()
 	for i := range settingList {
 		if err := b.DeleteKey(storage.MetaKey(metaConfKey(settingList[i].name))); err != nil {
+			return nil, err
+		}
+	}
+	for _, key := range []string{metaBarrierInterval, metaSinkLogMaxBytes} {
+		if err := b.DeleteKey(storage.MetaKey(key)); err != nil {
 			return nil, err
 		}
 	}
@@ -202,6 +206,9 @@ func (s *Session) alterSystemResetAll(ctx context.Context) (wire.Result, error) 
 				return nil, err
 			}
 		}
+	}
+	if err := e.setBarrierInterval(ctx, defaultBarrierInterval); err != nil {
+		return nil, err
 	}
 	return done("ALTER SYSTEM")
 }

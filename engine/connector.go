@@ -76,10 +76,31 @@ func checkOptions(with map[string]string, known []string, what string) error {
 	return nil
 }
 
-// requireKafka checks the connector option and returns the bootstrap
+// Connectors a source (or a table with a connector) and a sink may
+// name, for the hint of an unknown one.
+var (
+	sourceConnectors = []string{"kafka", connNexmark, connDatagen}
+	sinkConnectors   = []string{"kafka", connPostgres, connMySQL, connBlackhole}
+)
+
+// connectorHint lists the connectors weir has for a source or a sink.
+func connectorHint(sink bool) string {
+	what, names := "sources", sourceConnectors
+	if sink {
+		what, names = "sinks", sinkConnectors
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	return "weir's " + what + " support connector = " + strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1] + "."
+}
+
+// requireKafka checks the connector option of a source or a sink (the
+// other connectors were picked before) and returns the bootstrap
 // brokers and topic. Errors: 0A000 for another connector, 22023 for a
 // missing option.
-func requireKafka(with map[string]string) (brokers []string, topic string, err error) {
+func requireKafka(with map[string]string, sink bool) (brokers []string, topic string, err error) {
 	switch c := strings.ToLower(with[optConnector]); c {
 	case "kafka":
 	case "":
@@ -87,7 +108,7 @@ func requireKafka(with map[string]string) (brokers []string, topic string, err e
 			WithHint("Add connector = 'kafka' to the WITH options.")
 	default:
 		return nil, "", pgerr.New(pgerr.FeatureNotSupported, "connector \"%s\" is not supported", c).
-			WithHint("weir supports connector = 'kafka'.")
+			WithHint("%s", connectorHint(sink))
 	}
 	topic = with[optTopic]
 	if topic == "" {
@@ -172,7 +193,7 @@ func layoutOf(rel *catalog.Relation) (*sourceLayout, error) {
 
 // sourceConfig builds the connector configuration of rel's reader.
 func (e *Engine) sourceConfig(rel *catalog.Relation, positions map[int32]int64) (kafka.SourceConfig, *sourceLayout, error) {
-	brokers, topic, err := requireKafka(rel.With)
+	brokers, topic, err := requireKafka(rel.With, false)
 	if err != nil {
 		return kafka.SourceConfig{}, nil, err
 	}
@@ -386,7 +407,7 @@ var sinkFormats = map[string]kafka.SinkFormat{
 // sinkConfig builds a sink actor's writer configuration from the sink's
 // options.
 func (e *Engine) sinkConfig(rel *catalog.Relation, actor int) (kafka.SinkConfig, error) {
-	brokers, topic, err := requireKafka(rel.With)
+	brokers, topic, err := requireKafka(rel.With, true)
 	if err != nil {
 		return kafka.SinkConfig{}, err
 	}

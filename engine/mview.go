@@ -14,6 +14,7 @@ import (
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
@@ -459,6 +460,8 @@ func (s *Session) prepareExplainMView(st *sql.CreateView) (wire.Prepared, error)
 
 // alterSystem runs ALTER SYSTEM SET: barrier_interval_ms changes the
 // periodic checkpoint interval at once and is kept across restarts.
+// RESET (or SET ... TO DEFAULT) of a weir setting forgets it and puts
+// its default in force at once.
 //
 // The session settings (work_mem, ...) are PostgreSQL's: ALTER SYSTEM
 // keeps them for pg_reload_conf() (autoconf.go). Every form is refused in
@@ -473,6 +476,16 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 	}
 	switch strings.ToLower(st.Name) {
 	case "barrier_interval_ms":
+		if st.Value == "" {
+			// RESET or SET ... TO DEFAULT.
+			if err := e.deleteMeta(metaBarrierInterval); err != nil {
+				return nil, err
+			}
+			if err := e.setBarrierInterval(ctx, defaultBarrierInterval); err != nil {
+				return nil, err
+			}
+			return done("ALTER SYSTEM")
+		}
 		v := unquoteSetting(st.Value)
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 || ms > 3600_000 {
@@ -487,12 +500,17 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		if err := b.Commit(); err != nil {
 			return nil, err
 		}
-		if err := e.st.drv.SetInterval(ctx, time.Duration(ms)*time.Millisecond); err != nil {
+		if err := e.setBarrierInterval(ctx, time.Duration(ms)*time.Millisecond); err != nil {
 			return nil, err
 		}
-		e.st.interval.Store(int64(ms))
 		return done("ALTER SYSTEM")
 	case sysSinkLogMaxBytes:
+		if st.Value == "" {
+			if err := e.deleteMeta(metaSinkLogMaxBytes); err != nil {
+				return nil, err
+			}
+			return done("ALTER SYSTEM")
+		}
 		return s.alterSinkLogMaxBytes(unquoteSetting(st.Value))
 	}
 	if sys := lookupSystemSetting(st.Name); sys != nil {
@@ -502,6 +520,27 @@ func (s *Session) alterSystem(ctx context.Context, st *sql.AlterSystem) (wire.Re
 		return done("ALTER SYSTEM")
 	}
 	return s.alterSystemConf(st)
+}
+
+// setBarrierInterval hands a new checkpoint interval to the running
+// coordinator and to SHOW barrier_interval_ms.
+func (e *Engine) setBarrierInterval(ctx context.Context, d time.Duration) error {
+	if err := e.st.drv.SetInterval(ctx, d); err != nil {
+		return err
+	}
+	e.st.interval.Store(d.Milliseconds())
+	return nil
+}
+
+// deleteMeta removes a meta entry (a setting ALTER SYSTEM kept), so that
+// the next start uses the default.
+func (e *Engine) deleteMeta(key string) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.DeleteKey(storage.MetaKey(key)); err != nil {
+		return err
+	}
+	return b.Commit()
 }
 
 // undoCreate removes a relation whose CREATE failed or was cancelled after

@@ -37,11 +37,11 @@ var renameKinds = dropKinds
 // rename runs ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK name
 // RENAME TO new_name.
 func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (wire.Result, error) {
-	if err := s.noDDLInBlock("ALTER"); err != nil {
+	tag := "ALTER " + strings.ToUpper(st.Kind)
+	if err := s.noDDLInBlock(tag); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	tag := "ALTER " + strings.ToUpper(st.Kind)
 	want := renameKinds[st.Kind]
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()

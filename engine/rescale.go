@@ -41,10 +41,10 @@ import (
 
 // setParallelism runs ALTER MATERIALIZED VIEW | SINK name SET PARALLELISM.
 func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (wire.Result, error) {
-	if err := s.noDDLInBlock("ALTER"); err != nil {
+	tag := "ALTER " + strings.ToUpper(st.Kind)
+	if err := s.noDDLInBlock(tag); err != nil {
 		return nil, err
 	}
-	tag := "ALTER " + strings.ToUpper(st.Kind)
 	want := renameKinds[st.Kind]
 	if st.Kind != "materialized view" && st.Kind != "sink" {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "SET PARALLELISM applies to materialized views and sinks")

@@ -683,11 +683,11 @@ var dropKinds = map[string]catalog.Kind{
 }
 
 func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
-	if err := s.noDDLInBlock("DROP"); err != nil {
+	tag := "DROP " + strings.ToUpper(st.Kind)
+	if err := s.noDDLInBlock(tag); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	tag := "DROP " + strings.ToUpper(st.Kind)
 	if st.Kind == "schema" {
 		return s.dropSchema(ctx, st, io)
 	}

@@ -283,6 +283,10 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			t = types.TText
 		}
 		at, ok := types.ArrayOf(t)
+		if !ok && t.IsArray() {
+			// ARRAY[[1,2],[3,4]] or ARRAY[ARRAY[1,2]].
+			failf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+		}
 		if !ok {
 			failf(pgerr.FeatureNotSupported, "arrays of type %s are not supported", t)
 		}

@@ -307,15 +307,15 @@ func precision(t types.T, mods []int, spec typeSpec) (types.T, *pgerr.Error) {
 
 // arrayOf applies the [] suffixes: one-dimensional arrays of the scalar
 // types are modelled (types.ArrayOf), without the element's modifier.
+// As in PostgreSQL, the number of suffixes and the sizes in them mean
+// nothing: int[][] and int[3] are int[].
 func arrayOf(t types.T, spec typeSpec) (types.T, *pgerr.Error) {
 	if spec.arrays == 0 {
 		return t, nil
 	}
-	if spec.arrays == 1 {
-		if at, ok := types.ArrayOf(t); ok {
-			at.Mod = t.Mod // the element's modifier, as Postgres keeps it
-			return at, nil
-		}
+	if at, ok := types.ArrayOf(t); ok {
+		at.Mod = t.Mod // the element's modifier, as Postgres keeps it
+		return at, nil
 	}
 	return types.TUnknown, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported yet", spec.written())
 }

@@ -3,6 +3,8 @@ package types
 import (
 	"testing"
 	"time"
+
+	"github.com/weirdb/weir/internal/pgerr"
 )
 
 func TestArrayParseFormat(t *testing.T) {
@@ -106,5 +108,40 @@ func TestArrayElementTypmod(t *testing.T) {
 	}
 	if _, err := Cast(DString("{abcdef}"), TUnknown, v3, false, nil); err == nil {
 		t.Errorf("assignment cast to varchar(3)[] should fail on a long element")
+	}
+}
+
+// TestArrayDimensionPrefix: the [lo:hi]= prefix must match the elements
+// (22P02 as in PostgreSQL), and a lower bound other than 1, which weir's
+// arrays cannot keep, is refused (0A000) rather than dropped.
+func TestArrayDimensionPrefix(t *testing.T) {
+	for _, in := range []string{"[1:2]={1,2}", "[2]={1,2}", " [1:2] = {1,2}", "[+1:2]={1,2}"} {
+		d, err := ParseText(in, T{Int4Array, -1}, nil)
+		if err != nil || d.S != "{1,2}" {
+			t.Errorf("ParseText(%q) = %q, %v; want {1,2}", in, d.S, err)
+		}
+	}
+	for in, code := range map[string]pgerr.Code{
+		"[0:1]={1,2}":          pgerr.FeatureNotSupported,
+		"[-1:0]={1,2}":         pgerr.FeatureNotSupported,
+		"[1:2][1:1]={{1},{2}}": pgerr.FeatureNotSupported,
+		"[1:3]={1,2}":          pgerr.InvalidTextRepresentation,
+		"[0:2]={1,2}":          pgerr.InvalidTextRepresentation,
+		"[1:2]={}":             pgerr.InvalidTextRepresentation,
+		"[1:2]{1,2}":           pgerr.InvalidTextRepresentation,
+		"[a:2]={1,2}":          pgerr.InvalidTextRepresentation,
+		"[1:2={1,2}":           pgerr.InvalidTextRepresentation,
+		"[2:1]={}":             pgerr.ArraySubscriptError,
+		"{{1,2}}":              pgerr.FeatureNotSupported,
+	} {
+		_, err := ParseText(in, T{Int4Array, -1}, nil)
+		if pgerr.CodeOf(err) != code {
+			t.Errorf("ParseText(%q): %v, want SQLSTATE %s", in, err, code)
+		}
+		if code == pgerr.FeatureNotSupported && in[0] != '[' || in == "[1:2][1:1]={{1},{2}}" {
+			if err == nil || err.Error() != "multidimensional arrays are not supported" {
+				t.Errorf("ParseText(%q): %v, want multidimensional arrays are not supported", in, err)
+			}
+		}
 	}
 }

@@ -426,24 +426,119 @@ func hexVal(c byte) (byte, bool) {
 
 // ParseTextArray parses a one-dimensional array literal in Postgres's
 // array input syntax ({a,"b c",NULL}, optional whitespace around
-// elements, backslash escapes, an optional [lo:hi]= dimension prefix)
-// into its elements; nulls[i] marks an unquoted NULL. Errors are 22P02
-// `malformed array literal: "..."`.
+// elements, backslash escapes, an optional [lo:hi]= or [hi]= dimension
+// prefix) into its elements; nulls[i] marks an unquoted NULL. Errors are
+// 22P02 `malformed array literal: "..."` (a prefix that does not match
+// the elements included), 2202E for an upper bound below the lower one,
+// and 0A000 for a lower bound other than 1 or more than one dimension,
+// which weir's arrays cannot hold.
 func ParseTextArray(s string) (elems []string, nulls []bool, err error) {
 	bad := func(detail string) error {
 		return pgerr.New(pgerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", s).WithDetail("%s", detail)
 	}
 	p := strings.TrimLeft(s, " \t\n\r\v\f")
-	if strings.HasPrefix(p, "[") {
-		eq := strings.Index(p, "=")
-		if eq < 0 {
-			return nil, nil, bad("Missing \"=\" after array dimensions.")
+	if !strings.HasPrefix(p, "[") {
+		if !strings.HasPrefix(p, "{") {
+			return nil, nil, bad("Array value must start with \"{\" or dimension information.")
 		}
-		p = strings.TrimLeft(p[eq+1:], " \t\n\r\v\f")
+		return parseArrayElems(s, p, bad)
 	}
-	if !strings.HasPrefix(p, "{") {
-		return nil, nil, bad("Array value must start with \"{\" or dimension information.")
+	lbs, ubs, rest, err := parseArrayDims(p, bad)
+	if err != nil {
+		return nil, nil, err
 	}
+	if !strings.HasPrefix(rest, "=") {
+		return nil, nil, bad("Missing \"=\" after array dimensions.")
+	}
+	rest = strings.TrimLeft(rest[1:], " \t\n\r\v\f")
+	if !strings.HasPrefix(rest, "{") {
+		return nil, nil, bad("Array contents must start with \"{\".")
+	}
+	if len(lbs) > 1 {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
+	}
+	elems, nulls, err = parseArrayElems(s, rest, bad)
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(len(elems)) != ubs[0]-lbs[0]+1 {
+		return nil, nil, bad("Specified array dimensions do not match array contents.")
+	}
+	if lbs[0] != 1 {
+		return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
+	}
+	return elems, nulls, nil
+}
+
+// parseArrayDims parses the dimension prefix of an array literal,
+// "[lo:hi]" or "[hi]" (lower bound 1) repeated, with whitespace allowed
+// between the items but not inside them, as PostgreSQL 15's array_in
+// reads them (numbers as C's atoi reads them), and returns the bounds
+// and what follows.
+func parseArrayDims(p string, bad func(string) error) (lbs, ubs []int64, rest string, err error) {
+	num := func(q string) (int64, int) {
+		n := 0
+		for n < len(q) && (q[n] >= '0' && q[n] <= '9' || q[n] == '-' || q[n] == '+') {
+			n++
+		}
+		return atoi(q[:n]), n
+	}
+	for {
+		p = strings.TrimLeft(p, " \t\n\r\v\f")
+		if !strings.HasPrefix(p, "[") {
+			return lbs, ubs, p, nil
+		}
+		if len(lbs) >= 6 {
+			return nil, nil, "", pgerr.New(pgerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(lbs)+1, 6)
+		}
+		p = p[1:]
+		lb, n := num(p)
+		if n == 0 {
+			return nil, nil, "", bad("\"[\" must introduce explicitly-specified array dimensions.")
+		}
+		ub := lb
+		if n < len(p) && p[n] == ':' {
+			p = p[n+1:]
+			if ub, n = num(p); n == 0 {
+				return nil, nil, "", bad("Missing array dimension value.")
+			}
+		} else {
+			lb = 1
+		}
+		if n >= len(p) || p[n] != ']' {
+			return nil, nil, "", bad("Missing \"]\" after array dimensions.")
+		}
+		p = p[n+1:]
+		if ub < lb {
+			return nil, nil, "", pgerr.New(pgerr.ArraySubscriptError, "upper bound cannot be less than lower bound")
+		}
+		lbs, ubs = append(lbs, lb), append(ubs, ub)
+	}
+}
+
+// atoi reads an optional sign and the decimal digits after it, as C's
+// atoi does, stopping at anything else; it saturates at the int32 range.
+func atoi(s string) int64 {
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n int64
+	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if n < 1<<31 {
+			n = n*10 + int64(s[i]-'0')
+		}
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// parseArrayElems parses the braces of array literal s, p being s from
+// its opening brace.
+func parseArrayElems(s, p string, bad func(string) error) (elems []string, nulls []bool, err error) {
 	i := 1
 	skip := func() {
 		for i < len(p) && isSpace(p[i]) {
@@ -464,7 +559,7 @@ func ParseTextArray(s string) (elems []string, nulls []bool, err error) {
 			return nil, nil, bad("Unexpected end of input.")
 		}
 		if p[i] == '{' {
-			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional text arrays are not supported")
+			return nil, nil, pgerr.New(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 		}
 		var b strings.Builder
 		quoted, sawAny := false, false

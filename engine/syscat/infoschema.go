@@ -257,6 +257,12 @@ func tableConstraintRows(p Provider) []types.Row {
 	add := func(r *catalog.Relation, name, kind string, nullsDistinct types.Datum) {
 		rows = append(rows, types.Row{db, vStr(r.Schema), vStr(name), db, vStr(r.Schema), vStr(r.Name), vStr(kind), vStr("NO"), vStr("NO"), vStr("YES"), nullsDistinct})
 	}
+	yesNo := func(b bool) types.Datum {
+		if b {
+			return vStr("YES")
+		}
+		return vStr("NO")
+	}
 	for _, r := range seenRelations(p) {
 		if r.Kind != catalog.KindTable || !p.HoldsAny(r, -1, catalog.PrivTableAll&^catalog.PrivSelect) {
 			continue
@@ -278,6 +284,7 @@ func tableConstraintRows(p Provider) []types.Row {
 		}
 		for _, f := range r.ForeignKeys {
 			add(r, f.Name, "FOREIGN KEY", types.NullDatum)
+			rows[len(rows)-1][7], rows[len(rows)-1][8] = yesNo(f.Deferrable), yesNo(f.Deferred)
 		}
 		for _, i := range notNullColumns(r) {
 			add(r, notNullName(p, r, i), "CHECK", types.NullDatum)
