@@ -1,0 +1,38 @@
+-- Conversions of enums to and from text go through the labels' text,
+-- which ALTER TYPE ... RENAME VALUE changes: index expressions, index
+-- predicates and generated columns refuse them (42P17) as PostgreSQL
+-- does, while comparisons with a label, which follow the labels' order,
+-- stay allowed.
+create type col2 as enum ('red', 'green');
+create table ce2 (id int, c col2, s text, v varchar);
+create table ca (a col2[], s text);
+create unique index ce2_u on ce2 ((c::text));
+create unique index ce2_s on ce2 ((s::col2));
+create index i3 on ce2 ((c::varchar));
+create index i4 on ce2 ((v::col2));
+create index i5 on ca ((a::text));
+create index i6 on ca ((a::text[]));
+create index i7 on ca ((s::col2[]));
+create index i8 on ce2 (id) where c = 'red';
+create index i9 on ce2 (id) where c::text = 'red';
+create index i10 on ce2 ((c = 'red'));
+create index i11 on ce2 (('red'::col2));
+create index i12 on ce2 ((c::name));
+create index i13 on ce2 ((c::bpchar));
+create index i14 on ce2 ((c::text::col2));
+create index i15 on ce2 ((c || 'x'));
+create index i16 on ce2 ((c < 'green'));
+create index i17 on ca ((a = '{red}'));
+create table g1 (s text, c col2 generated always as (s::col2) stored);
+create table g2 (c col2, s text generated always as (c::text) stored);
+create table g3 (c col2, s text generated always as (c) stored);
+create table g5 (c col2, s text generated always as (c || 'x') stored);
+create table g6 (c col2, s bool generated always as (c = 'red') stored);
+insert into ce2 values (1, 'red', 'red', 'green'), (2, 'green', 'x', 'red');
+insert into g6 (c) values ('red'), ('green');
+drop table ca;
+alter type col2 rename value 'red' to 'blue';
+select * from ce2 order by id;
+select * from ce2 where c = 'blue';
+select * from g6 order by c;
+select * from g3 order by c;
