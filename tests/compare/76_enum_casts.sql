@@ -36,3 +36,9 @@ select * from ce2 order by id;
 select * from ce2 where c = 'blue';
 select * from g6 order by c;
 select * from g3 order by c;
+-- reg* values converted to text are their names, as their output
+-- functions print them, not their OIDs.
+select to_regclass('pg_class')::text, 'int4'::regtype::text, 'pg_catalog'::regnamespace::text, 'now'::regproc::text, 'root'::regrole::text;
+select 'int4'::regtype::varchar, concat('x', 'int4'::regtype), format('%s', 'pg_class'::regclass), concat_ws('-', 'int4'::regtype, 'pg_class'::regclass);
+select 'int4'::regtype || 'x', 'pg_class'::regclass::oid, 'pg_class'::regclass::text::regclass;
+select 'sum(int4)'::regprocedure::text, 'numeric'::regtype::text;
