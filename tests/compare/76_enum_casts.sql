@@ -42,3 +42,18 @@ select to_regclass('pg_class')::text, 'int4'::regtype::text, 'pg_catalog'::regna
 select 'int4'::regtype::varchar, concat('x', 'int4'::regtype), format('%s', 'pg_class'::regclass), concat_ws('-', 'int4'::regtype, 'pg_class'::regclass);
 select 'int4'::regtype || 'x', 'pg_class'::regclass::oid, 'pg_class'::regclass::text::regclass;
 select 'sum(int4)'::regprocedure::text, 'numeric'::regtype::text;
+-- information_schema.key_column_usage shows a role the columns of a
+-- table's UNIQUE constraints when it holds a privilege on the table.
+create role ec_kcu;
+create table ku (id int primary key, a int unique, b int, constraint ku_b unique (b));
+grant references on ku to ec_kcu;
+set role ec_kcu;
+select constraint_name, table_name, column_name, ordinal_position from information_schema.key_column_usage where table_name = 'ku' order by 1, 3;
+reset role;
+revoke references on ku from ec_kcu;
+grant select on ku to ec_kcu;
+set role ec_kcu;
+select constraint_name, table_name, column_name, ordinal_position from information_schema.key_column_usage where table_name = 'ku' order by 1, 3;
+reset role;
+drop table ku;
+drop role ec_kcu;
