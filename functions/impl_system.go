@@ -279,6 +279,19 @@ func (t implTable) defineSystem() {
 		}
 		return dText(strconv.FormatInt(d[0].I, 10))
 	})
+	// pg_regin reads a name (not a constant: the binder resolves
+	// those) as the input function of reg* type d[1] reads it.
+	t.defRow("pg_regin", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		r, ok := ctx.Session.(RegResolver)
+		if !ok {
+			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "%s input of a value computed at run time is not supported here", d[1].S)
+		}
+		oid, err := r.ResolveReg(d[1].S, d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return types.DInt(int64(oid)), nil
+	})
 	t.defRow("pg_relation_is_publishable", constBool(false))
 	// The signature functions over pg_proc's OIDs (Procs): NULL for an
 	// OID that names no function.

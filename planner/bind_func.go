@@ -614,6 +614,11 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return &Const{V: types.DInt(int64(oid)), T: types.TOid}
 			}
 		}
+		if t := b.typeOf(x); t.IsString() && reg != "regconfig" {
+			// A name computed at run time: read as the input
+			// function reads it then.
+			return b.call("pg_regin", []Expr{b.explicitCast(x, types.TText, n), &Const{V: types.DString(reg), T: types.TText}}, n, false, Scalar)
+		}
 		return b.explicitCast(x, types.TOid, n)
 	}
 	t := b.lookupType(text, n)

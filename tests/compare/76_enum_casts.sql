@@ -42,6 +42,14 @@ select to_regclass('pg_class')::text, 'int4'::regtype::text, 'pg_catalog'::regna
 select 'int4'::regtype::varchar, concat('x', 'int4'::regtype), format('%s', 'pg_class'::regclass), concat_ws('-', 'int4'::regtype, 'pg_class'::regclass);
 select 'int4'::regtype || 'x', 'pg_class'::regclass::oid, 'pg_class'::regclass::text::regclass;
 select 'sum(int4)'::regprocedure::text, 'numeric'::regtype::text;
+-- A name computed at run time is read as the input function reads it.
+select a::regclass from (values ('pg_class')) v(a);
+select a::regtype::text from (values ('int4')) v(a);
+select a::regclass from (values ('nosuch')) v(a);
+create table rt (n text);
+insert into rt values ('rt'), (null);
+select n::regclass, n::regclass::oid = 'rt'::regclass::oid from rt order by 1;
+drop table rt;
 -- information_schema.key_column_usage shows a role the columns of a
 -- table's UNIQUE constraints when it holds a privilege on the table.
 create role ec_kcu;
