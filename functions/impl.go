@@ -82,6 +82,9 @@ type RegResolver interface {
 	// kind ("regclass"), or the input function's error (42P01 for a
 	// relation that does not exist ...).
 	ResolveReg(kind, name string) (uint32, error)
+	// RegText returns what the output function of reg* type kind
+	// prints for oid.
+	RegText(kind string, oid uint32) (string, error)
 }
 
 // ExprDescriber is implemented by sessions that print a stored

@@ -710,6 +710,7 @@ func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 				}
 				return &Const{V: types.DString(b.regOutText(reg, uint32(k.V.I))), T: types.TText}
 			}
+			return b.call("pg_regout", []Expr{e, &Const{V: types.DString(reg), T: types.TText}}, fc, false, Scalar)
 		}
 	}
 	if ok && regTypeOf(fc) == "regtype" && b.typeOf(e).ID == types.Oid {

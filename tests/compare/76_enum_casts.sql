@@ -50,6 +50,9 @@ create table rt (n text);
 insert into rt values ('rt'), (null);
 select n::regclass, n::regclass::oid = 'rt'::regclass::oid from rt order by 1;
 drop table rt;
+select a::regrole::text, a::regrole from (values ('root')) v(a);
+select a::regproc, a::regproc::text from (values ('now')) v(a);
+select n.oid::regnamespace from pg_namespace n where nspname = 'public';
 -- information_schema.key_column_usage shows a role the columns of a
 -- table's UNIQUE constraints when it holds a privilege on the table.
 create role ec_kcu;
