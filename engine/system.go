@@ -9,6 +9,7 @@ import (
 
 	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/engine/syscat"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -649,4 +650,56 @@ func (c sessionCatalog) DomainDefaultText(u *catalog.UserType) string {
 		return t
 	}
 	return u.Default
+}
+
+// ResolveReg implements functions.RegResolver: name is read as the
+// literal 'name'::kind is, with the binder's resolution and errors.
+func (s *Session) ResolveReg(kind, name string) (uint32, error) {
+	if strings.ContainsRune(name, 0) {
+		return 0, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", kind, name)
+	}
+	q, err := parseQuery("SELECT '" + strings.ReplaceAll(name, "'", "''") + "'::" + kind + "::oid")
+	if err != nil {
+		return 0, err
+	}
+	b, err := planner.Bind(q, s.catalogView(), nil)
+	if err != nil {
+		if pe, ok := err.(*pgerr.Error); ok {
+			// The position is in the text made here, not the user's.
+			c := *pe
+			c.Position = 0
+			return 0, &c
+		}
+		return 0, err
+	}
+	var oid *planner.Const
+	planner.WalkPlanExprs(b.Plan, func(x planner.Expr) {
+		if k, ok := x.(*planner.Const); ok && k.T.ID == types.Oid && !k.V.Null {
+			oid = k
+		}
+	})
+	if oid == nil {
+		return 0, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", kind, name)
+	}
+	return uint32(oid.V.I), nil
+}
+
+// RegText implements functions.RegResolver: oid printed as the select
+// item oid::kind prints it.
+func (s *Session) RegText(kind string, oid uint32) (string, error) {
+	q, err := parseQuery("SELECT '" + strconv.FormatUint(uint64(oid), 10) + "'::" + kind)
+	if err != nil {
+		return "", err
+	}
+	b, err := planner.Bind(q, s.catalogView(), nil)
+	if err != nil {
+		return "", err
+	}
+	text := strconv.FormatUint(uint64(oid), 10)
+	planner.WalkPlanExprs(b.Plan, func(x planner.Expr) {
+		if k, ok := x.(*planner.Const); ok && k.T.ID == types.Text && !k.V.Null {
+			text = k.V.S
+		}
+	})
+	return text, nil
 }

@@ -312,6 +312,14 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported while %s is of type %s[]", c, s.userTypeName(u))
 			}
 		}
+		// A materialized view or sink keeps state computed from the
+		// labels' text (c::text grouped on, a label in its definition,
+		// which is bound again at every start): a rename would leave it
+		// holding the old labels.
+		if rel := e.enumStreamUser(u.T); rel != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported while %s \"%s\" uses type %s", kindWords[rel.Kind], rel.Name, s.userTypeName(u)).
+				WithDetail("A materialized view or sink that reads a column of an enum type, or converts to or from it, keeps the labels' text.")
+		}
 		u.Labels[i].Label = st.NewName
 	}
 	if err := e.cat.ReplaceType(u); err != nil {
@@ -768,4 +776,80 @@ func (s *Session) checkDomainDefault(text string, t types.T) error {
 		return &pe
 	}
 	return nil
+}
+
+// enumStreamUser returns a materialized view or sink whose plan reads a
+// value of enum type t (or of an array of it) or converts to or from
+// it, nil if there is none.
+func (e *Engine) enumStreamUser(t types.T) *catalog.Relation {
+	uses := func(x types.T) bool { return x.ID == t.ID || x.IsArray() && x.Elem().ID == t.ID }
+	for _, rel := range e.cat.All() {
+		if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink {
+			continue
+		}
+		p := e.definitionPlan(rel)
+		if p == nil {
+			// Not bindable now: count it as a user, the safe answer.
+			return rel
+		}
+		found := false
+		var walk func(p planner.Plan)
+		walk = func(p planner.Plan) {
+			if _, scan := p.(*planner.Scan); scan {
+				// A scan lists every column of its table; what
+				// reads them is above it.
+				return
+			}
+			for _, c := range p.Schema() {
+				if uses(c.T) {
+					found = true
+				}
+			}
+			for _, in := range p.Inputs() {
+				walk(in)
+			}
+		}
+		walk(p)
+		planner.WalkPlanExprs(p, func(x planner.Expr) {
+			if uses(x.Type()) {
+				found = true
+			}
+			if c, ok := x.(*planner.Cast); ok && uses(c.Arg.Type()) {
+				found = true
+			}
+		})
+		if found {
+			return rel
+		}
+	}
+	return nil
+}
+
+// definitionPlan binds the query of materialized view or sink rel as it
+// is bound at start, nil if it does not bind.
+func (e *Engine) definitionPlan(rel *catalog.Relation) planner.Plan {
+	var q *sql.Query
+	if rel.Kind == catalog.KindSink {
+		stmt, err := sql.Parse(rel.SQL)
+		if err != nil {
+			return nil
+		}
+		st, ok := stmt.(*sql.CreateSink)
+		if !ok {
+			return nil
+		}
+		if q, err = sinkQuery(st); err != nil {
+			return nil
+		}
+	} else {
+		var err error
+		if q, err = parseQuery(rel.SQL); err != nil {
+			return nil
+		}
+	}
+	b, err := planner.Bind(q, e.definitionSession(rel, nil).catalogView(), nil)
+	if err != nil {
+		return nil
+	}
+	return b.Plan
 }

@@ -75,6 +75,18 @@ type CatalogDescriber interface {
 	DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool)
 }
 
+// RegResolver is implemented by sessions that can read a name as a reg*
+// type's input function does (regclassin and its kin).
+type RegResolver interface {
+	// ResolveReg returns the OID name names as a value of reg* type
+	// kind ("regclass"), or the input function's error (42P01 for a
+	// relation that does not exist ...).
+	ResolveReg(kind, name string) (uint32, error)
+	// RegText returns what the output function of reg* type kind
+	// prints for oid.
+	RegText(kind string, oid uint32) (string, error)
+}
+
 // ExprDescriber is implemented by sessions that print a stored
 // expression as pg_get_expr(expr, relid, pretty) prints it. A
 // relation's (pg_attrdef.adbin, pg_constraint.conbin of a table, which

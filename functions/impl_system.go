@@ -279,6 +279,32 @@ func (t implTable) defineSystem() {
 		}
 		return dText(strconv.FormatInt(d[0].I, 10))
 	})
+	// pg_regin reads a name (not a constant: the binder resolves
+	// those) as the input function of reg* type d[1] reads it.
+	t.defRow("pg_regin", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		r, ok := ctx.Session.(RegResolver)
+		if !ok {
+			return types.NullDatum, pgerr.New(pgerr.FeatureNotSupported, "%s input of a value computed at run time is not supported here", d[1].S)
+		}
+		oid, err := r.ResolveReg(d[1].S, d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return types.DInt(int64(oid)), nil
+	})
+	// pg_regout prints an OID (not a constant: the binder prints those)
+	// as the output function of reg* type d[1] prints it.
+	t.defRow("pg_regout", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		r, ok := ctx.Session.(RegResolver)
+		if !ok || d[0].I < 0 || d[0].I > math.MaxUint32 {
+			return dText(strconv.FormatInt(d[0].I, 10))
+		}
+		s, err := r.RegText(d[1].S, uint32(d[0].I))
+		if err != nil {
+			return types.NullDatum, err
+		}
+		return dText(s)
+	})
 	t.defRow("pg_relation_is_publishable", constBool(false))
 	// The signature functions over pg_proc's OIDs (Procs): NULL for an
 	// OID that names no function.

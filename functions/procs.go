@@ -46,7 +46,7 @@ const ProcOIDBase = 14000
 // name as functions; publicNames renames those that stand for a
 // PostgreSQL function.
 var (
-	internalNames = map[string]bool{"neg": true, "regclassout": true}
+	internalNames = map[string]bool{"neg": true, "regclassout": true, "pg_regin": true, "pg_regout": true}
 	publicNames   = map[string]string{"pg_concat": "concat", "pg_extract": "extract"}
 )
 

@@ -217,7 +217,7 @@ func scalarOverloads() []*Overload {
 		fn("pg_get_function_identity_arguments", tText, tOid), fn("pg_get_functiondef", tText, tOid),
 		fn("pg_tablespace_location", tText, tOid),
 		// format_type is non-strict: a NULL typmod means "no modifier".
-		fn("regclassout", tText, tOid),
+		fn("regclassout", tText, tOid), fn("pg_regin", tOid, tText, tText), fn("pg_regout", tText, tOid, tText),
 		fn("pg_get_userbyid", tName, tOid), nonStrict("format_type", tText, tOid, tI4),
 		fn("pg_encoding_to_char", tName, tI4),
 		fn("pg_get_expr", tText, tText, tOid), fn("pg_get_expr", tText, tText, tOid, tBool),

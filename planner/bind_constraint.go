@@ -95,11 +95,9 @@ func BindGenerated(ctx context.Context, rel *catalog.Relation, i int, text strin
 				WithDetail("A generated column cannot reference another generated column.").WithPosition(b.exprPos(e)))
 		}
 	})
-	WalkExpr(x, func(e Expr) {
-		if c, ok := e.(*Call); ok && isTimeDependentCall(c) {
-			fail(pgerr.New(pgerr.InvalidObjectDefinition, "generation expression is not immutable"))
-		}
-	})
+	if isMutable(x) {
+		fail(pgerr.New(pgerr.InvalidObjectDefinition, "generation expression is not immutable"))
+	}
 	col := rel.Cols[i]
 	out := b.tryCoerce(x, col.T, ctxAssignment)
 	if out == nil {

@@ -84,14 +84,19 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	case "pg_icase":
 		failf(pgerr.SyntaxError, "syntax error in regular expression match")
 	case "concat": // the || operator
-		args := b.exprs(c, n.Args)
+		args := b.regTexts(c, n.Args, 0)
 		e := args[0]
 		for _, a := range args[1:] {
 			e = b.op("||", []Expr{e, a}, n)
 		}
 		return e
 	case "pg_concat":
-		return b.call("pg_concat", b.exprs(c, n.Args), n, false, Scalar)
+		return b.call("pg_concat", b.regTexts(c, n.Args, 0), n, false, Scalar)
+	case "format", "concat_ws":
+		// Their arguments after the first print in their output form.
+		if len(n.Args) > 1 && !hasNamedArgs(n.Args) {
+			return b.call(name, b.regTexts(c, n.Args, 1), n, false, Scalar)
+		}
 	case "pg_cardinality":
 		return b.call("cardinality", b.exprs(c, n.Args), n, false, Scalar)
 	case "position":
@@ -585,7 +590,7 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	text := castTypeText(n)
 	if reg := lenientTypeName(text); reg != "" {
 		x := b.expr(c, n.Args[0])
-		if k, ok := x.(*Const); ok && k.T.ID == types.Unknown && !k.V.Null {
+		if k, ok := x.(*Const); ok && (k.T.ID == types.Unknown || k.T.IsString()) && !k.V.Null {
 			switch reg {
 			case "regclass":
 				return &Const{V: types.DInt(int64(b.relationOID(k.V.S, n))), T: types.TOid}
@@ -613,6 +618,11 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				return &Const{V: types.DInt(int64(oid)), T: types.TOid}
 			}
 		}
+		if t := b.typeOf(x); t.IsString() && reg != "regconfig" {
+			// A name computed at run time: read as the input
+			// function reads it then.
+			return b.call("pg_regin", []Expr{b.explicitCast(x, types.TText, n), &Const{V: types.DString(reg), T: types.TText}}, n, false, Scalar)
+		}
 		return b.explicitCast(x, types.TOid, n)
 	}
 	t := b.lookupType(text, n)
@@ -634,7 +644,8 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			}
 		}
 	}
-	x := b.explicitCast(b.expr(c, n.Args[0]), t, n)
+	x := b.regText(c, n.Args[0], t.IsString())
+	x = b.explicitCast(x, t, n)
 	if u, arr, ok := b.userTypeArray(text); ok && u.Kind == 'd' {
 		if arr {
 			return b.toArrayDomain(x, u.OID, false)
@@ -703,6 +714,7 @@ func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 				}
 				return &Const{V: types.DString(b.regOutText(reg, uint32(k.V.I))), T: types.TText}
 			}
+			return b.call("pg_regout", []Expr{e, &Const{V: types.DString(reg), T: types.TText}}, fc, false, Scalar)
 		}
 	}
 	if ok && regTypeOf(fc) == "regtype" && b.typeOf(e).ID == types.Oid {
@@ -725,6 +737,30 @@ func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 		}
 	}
 	return b.call("regclassout", []Expr{e}, fc, false, Scalar)
+}
+
+// regText binds n; when asText is set and n is a reg* value (a cast to
+// one, a to_reg* call), the value is its output form, the name, as the
+// reg* type's conversion to text gives it, not the OID weir holds it as.
+func (b *binder) regText(c *exprCtx, n ast.ExprNode, asText bool) Expr {
+	e := b.expr(c, n)
+	if !asText || regTypeOf(n) == "" {
+		return e
+	}
+	if out := b.regclassOut(n, e); b.typeOf(out).ID == types.Text {
+		return out
+	}
+	return e
+}
+
+// regTexts binds ns, those from the from'th on with regText's output
+// form of a reg* value: the arguments of a function that prints them.
+func (b *binder) regTexts(c *exprCtx, ns []ast.ExprNode, from int) []Expr {
+	out := make([]Expr, len(ns))
+	for i, n := range ns {
+		out[i] = b.regText(c, n, i >= from)
+	}
+	return out
 }
 
 // relationOID resolves a relation name written as a regclass literal.

@@ -241,7 +241,9 @@ func mutableCall(c *Call) bool {
 
 // mutableCast reports whether a cast from one type to another is not
 // immutable: the date and time types' text forms read DateStyle (and
-// TimeZone), and conversions to and from timestamptz read TimeZone.
+// TimeZone), conversions to and from timestamptz read TimeZone, and an
+// enum's (or enum array's) conversions to and from any other type go
+// through its labels' text, which RENAME VALUE may change.
 func mutableCast(from, to types.T) bool {
 	dt := func(t types.T) bool {
 		switch t.ID {
@@ -258,12 +260,21 @@ func mutableCast(from, to types.T) bool {
 		return false
 	}
 	zoned := func(t types.T) bool { return t.ID == types.Timestamptz }
+	enum := func(t types.T) bool { return t.IsEnum() || t.IsArray() && t.Elem().IsEnum() }
 	switch {
 	case from.ID == to.ID:
 		return false
 	case from.ID == types.Unknown:
 		// A literal is converted once, when the statement is bound.
 		return false
+	case from.IsEnum() && to.ID == types.Float8:
+		// How comparisons of enums are bound: by the labels' sort
+		// order, which renaming a label leaves alone.
+		return false
+	case enum(from) || enum(to):
+		// enum_in and enum_out are stable: ALTER TYPE ... RENAME VALUE
+		// changes the text of a label.
+		return true
 	case dt(from) && textual(to), textual(from) && dt(to) && from.ID != types.Unknown:
 		return from.ID != types.Interval && to.ID != types.Interval
 	case zoned(from) || zoned(to):

@@ -217,15 +217,16 @@ func keyColumnUsageRows(p Provider) []types.Row {
 			rows = append(rows, types.Row{db, vStr(r.Schema), vStr(con), db, vStr(r.Schema), vStr(r.Name), vStr(r.Cols[c].Name), vInt(i + 1), pos})
 		}
 	}
+	// PostgreSQL 15 lists the columns of the tables the role owns or
+	// holds a column privilege on (a table's privileges stand for its
+	// columns'): a unique constraint's by its table, not its index.
+	shows := func(r *catalog.Relation) bool { return p.HoldsAny(r, -1, privShowsColumns) }
 	for _, r := range seenRelations(p) {
-		// PostgreSQL 15 lists the columns the role owns or holds a
-		// column privilege on (a table's privileges stand for its
-		// columns').
-		if !p.HoldsAny(r, -1, privShowsColumns) {
-			continue
-		}
 		switch r.Kind {
 		case catalog.KindTable:
+			if !shows(r) {
+				continue
+			}
 			if hasRealPK(r) {
 				add(r, r.Name+"_pkey", r.PK, nil)
 			}
@@ -247,7 +248,7 @@ func keyColumnUsageRows(p Provider) []types.Row {
 				add(r, f.Name, f.Cols, refPos)
 			}
 		case catalog.KindIndex:
-			if on, ok := indexedRel(cat, r); ok && isUniqueConstraint(r) {
+			if on, ok := indexedRel(cat, r); ok && isUniqueConstraint(r) && shows(on) {
 				add(on, r.Name, indexKeyCols(r, on), nil)
 			}
 		}

@@ -815,6 +815,12 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			}
 		}
 		if rname == "" {
+			// A system catalog, by PostgreSQL's fixed OID.
+			for name, c := range catalogOIDs {
+				if c == oid {
+					return name, true
+				}
+			}
 			return "", false
 		}
 		name := sql.QuoteIdent(rname)
