@@ -13,6 +13,25 @@ import (
 	"github.com/weirdb/weir/types"
 )
 
+// toRegArg is the name a to_reg* call n reads: the text literal it was
+// given (ok), or for a NULL argument the call's NULL result (res). A
+// text that is not a constant is refused with 0A000; any other argument
+// leaves both unset, and the call binds as written.
+func (b *binder) toRegArg(c *exprCtx, name string, n *ast.FuncCallExpr) (s string, ok bool, res Expr) {
+	if s, ok := textLiteral(n.Args[0]); ok {
+		return s, true, nil
+	}
+	a := b.expr(c, n.Args[0])
+	if k, isConst := a.(*Const); isConst && k.V.Null {
+		return "", false, &Const{V: types.NullDatum, T: types.TOid}
+	}
+	if id := a.Type().ID; id == types.Text || id == types.Varchar || id == types.Name {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "%s of a name that is not a constant is not supported", name).
+			WithHint("Pass the name as a literal.").WithPosition(b.pos(n)))
+	}
+	return "", false, nil
+}
+
 // funcCall binds a function call, including the pg_* forms the dialect
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
@@ -170,16 +189,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		if len(n.Args) != 1 {
 			break
 		}
-		s, ok := textLiteral(n.Args[0])
+		s, ok, res := b.toRegArg(c, name, n)
+		if res != nil {
+			return res
+		}
 		if !ok {
-			a := b.expr(c, n.Args[0])
-			if k, isConst := a.(*Const); isConst && k.V.Null {
-				return &Const{V: types.NullDatum, T: types.TOid}
-			}
-			if id := a.Type().ID; id == types.Text || id == types.Varchar || id == types.Name {
-				fail(pgerr.New(pgerr.FeatureNotSupported, "%s of a name that is not a constant is not supported", name).
-					WithHint("Pass the name as a literal.").WithPosition(b.pos(n)))
-			}
 			break
 		}
 		resolve := map[string]func(string) (uint32, bool){"to_regproc": b.toRegproc, "to_regprocedure": b.toRegprocedure,
@@ -195,16 +209,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		if len(n.Args) != 1 {
 			break
 		}
-		s, ok := textLiteral(n.Args[0])
+		s, ok, res := b.toRegArg(c, name, n)
+		if res != nil {
+			return res
+		}
 		if !ok {
-			a := b.expr(c, n.Args[0])
-			if k, isConst := a.(*Const); isConst && k.V.Null {
-				return &Const{V: types.NullDatum, T: types.TOid}
-			}
-			if id := a.Type().ID; id == types.Text || id == types.Varchar || id == types.Name {
-				fail(pgerr.New(pgerr.FeatureNotSupported, "%s of a name that is not a constant is not supported", name).
-					WithHint("Pass the name as a literal.").WithPosition(b.pos(n)))
-			}
 			break
 		}
 		resolve := func() uint32 { return b.relationOID(s, n.Args[0]) }
