@@ -684,22 +684,9 @@ func (s *Session) ResolveReg(kind, name string) (uint32, error) {
 	return uint32(oid.V.I), nil
 }
 
-// RegText implements functions.RegResolver: oid printed as the select
-// item oid::kind prints it.
+// RegText implements functions.RegResolver: oid printed as the output
+// function of reg* type kind prints it (regproc, regprocedure,
+// regnamespace, regrole), names looked up in the session's catalog.
 func (s *Session) RegText(kind string, oid uint32) (string, error) {
-	q, err := parseQuery("SELECT '" + strconv.FormatUint(uint64(oid), 10) + "'::" + kind)
-	if err != nil {
-		return "", err
-	}
-	b, err := planner.Bind(q, s.catalogView(), nil)
-	if err != nil {
-		return "", err
-	}
-	text := strconv.FormatUint(uint64(oid), 10)
-	planner.WalkPlanExprs(b.Plan, func(x planner.Expr) {
-		if k, ok := x.(*planner.Const); ok && k.T.ID == types.Text && !k.V.Null {
-			text = k.V.S
-		}
-	})
-	return text, nil
+	return planner.RegOutText(s.catalogView(), kind, oid), nil
 }

@@ -223,11 +223,18 @@ func (b *binder) toRegrole(s string) (uint32, bool) {
 // ("regproc", "regprocedure", "regnamespace", "regrole"): the object's
 // name, or the number for an OID that names none.
 func (b *binder) regOutText(reg string, oid uint32) string {
+	return RegOutText(b.cat, reg, oid)
+}
+
+// RegOutText prints oid as the output function of reg prints it
+// ("regproc", "regprocedure", "regnamespace", "regrole"), names looked up
+// in cat: the object's name, or the number for an OID that names none.
+func RegOutText(cat Catalog, reg string, oid uint32) string {
 	switch reg {
 	case "regproc", "regprocedure":
 		return procText(oid, reg == "regprocedure")
 	}
-	if nc, ok := b.cat.(NameCatalog); ok {
+	if nc, ok := cat.(NameCatalog); ok {
 		name, found := nc.NamespaceName(oid)
 		if reg == "regrole" {
 			name, found = nc.RoleName(oid)
