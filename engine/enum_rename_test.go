@@ -8,10 +8,12 @@ import (
 )
 
 // TestEnumRenameValueStreamUsers: RENAME VALUE of an enum is refused
-// (0A000, naming the object) while a materialized view reads a value of
-// the enum or converts to or from it, whose state holds the labels'
-// text; a materialized view that reads only other columns of the table,
-// a plain view and the table itself follow the rename.
+// (0A000, naming the object) while a materialized view converts the enum
+// to or from text, whose state holds the labels' text, or names the
+// label in its definition; a materialized view that groups by or
+// filters on the enum's values (kept by their sort order), one that
+// reads only other columns of the table, a plain view and the table
+// itself follow the rename.
 func TestEnumRenameValueStreamUsers(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	s := session(t, e)
@@ -25,11 +27,19 @@ func TestEnumRenameValueStreamUsers(t *testing.T) {
 	mustRun(t, s, "CREATE MATERIALIZED VIEW cmv2 AS SELECT id FROM ce3 WHERE s::col3 = 'red'")
 	wantCode(t, s, "ALTER TYPE col3 RENAME VALUE 'red' TO 'blue'", pgerr.FeatureNotSupported, `RENAME VALUE is not supported while materialized view "cmv2" uses type col3`)
 	mustRun(t, s, "DROP MATERIALIZED VIEW cmv2")
-	mustRun(t, s, "CREATE MATERIALIZED VIEW cmv3 AS SELECT count(*) AS n FROM ce3 WHERE c = 'green'")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cmv3 AS SELECT count(*) AS n FROM ce3 WHERE c = 'red'")
 	wantCode(t, s, "ALTER TYPE col3 RENAME VALUE 'red' TO 'blue'", pgerr.FeatureNotSupported, `RENAME VALUE is not supported while materialized view "cmv3" uses type col3`)
 	mustRun(t, s, "DROP MATERIALIZED VIEW cmv3")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW cmv4 AS SELECT id, s FROM ce3")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cmv5 AS SELECT c, count(*) AS n FROM ce3 WHERE c >= 'green' OR id > 0 GROUP BY c")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW cmv6 AS SELECT array_agg(c) AS cs FROM ce3")
+	wantCode(t, s, "ALTER TYPE col3 RENAME VALUE 'red' TO 'blue'", pgerr.FeatureNotSupported, `RENAME VALUE is not supported while column cs of materialized view cmv6 is of type col3[]`)
+	mustRun(t, s, "DROP MATERIALIZED VIEW cmv6")
 	mustRun(t, s, "ALTER TYPE col3 RENAME VALUE 'red' TO 'blue'")
+	wantRows(t, s, "SELECT c, n FROM cmv5 ORDER BY c", "blue 1", "green 1")
+	mustRun(t, s, "INSERT INTO ce3 VALUES (3, 'blue', 'y')")
+	wantRows(t, s, "SELECT c, n FROM cmv5 ORDER BY c", "blue 2", "green 1")
+	mustRun(t, s, "DELETE FROM ce3 WHERE id = 3")
 	wantRows(t, s, "SELECT id, t FROM v3 ORDER BY id", "1 blue", "2 green")
 	wantRows(t, s, "SELECT id, c FROM ce3 WHERE c = 'blue'", "1 blue")
 	mustRun(t, s, "DELETE FROM ce3 WHERE id = 1")

@@ -312,13 +312,15 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported while %s is of type %s[]", c, s.userTypeName(u))
 			}
 		}
-		// A materialized view or sink keeps state computed from the
-		// labels' text (c::text grouped on, a label in its definition,
-		// which is bound again at every start): a rename would leave it
-		// holding the old labels.
-		if rel := e.enumStreamUser(u.T); rel != nil {
+		// A materialized view or sink that converts the enum to or from
+		// text, or holds arrays of it, keeps state computed from the
+		// labels' text; one that names the label in its definition,
+		// bound again at every start, would no longer bind. Either way
+		// a rename would leave it behind. Enum values themselves are
+		// kept by their sort order, which a rename does not change.
+		if rel := e.enumStreamUser(u.T, u.Labels[i].Label); rel != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TYPE ... RENAME VALUE is not supported while %s \"%s\" uses type %s", kindWords[rel.Kind], rel.Name, s.userTypeName(u)).
-				WithDetail("A materialized view or sink that reads a column of an enum type, or converts to or from it, keeps the labels' text.")
+				WithDetail("A materialized view or sink that converts an enum to or from text, holds arrays of it, or names the label keeps the labels' text.")
 		}
 		u.Labels[i].Label = st.NewName
 	}
@@ -778,14 +780,22 @@ func (s *Session) checkDomainDefault(text string, t types.T) error {
 	return nil
 }
 
-// enumStreamUser returns a materialized view or sink whose plan reads a
-// value of enum type t (or of an array of it) or converts to or from
-// it, nil if there is none.
-func (e *Engine) enumStreamUser(t types.T) *catalog.Relation {
+// enumStreamUser returns a materialized view or sink that a rename of
+// enum t's label old would leave behind, nil if there is none: one whose
+// plan converts t (or an array of it) to or from another type at run
+// time, or holds an array of t (kept as the labels' text), or whose
+// definition names old as a string literal.
+func (e *Engine) enumStreamUser(t types.T, old string) *catalog.Relation {
 	uses := func(x types.T) bool { return x.ID == t.ID || x.IsArray() && x.Elem().ID == t.ID }
+	array := func(x types.T) bool { return x.IsArray() && x.Elem().ID == t.ID }
 	for _, rel := range e.cat.All() {
 		if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindSink {
 			continue
+		}
+		if toks, err := sql.Lex(rel.SQL); err != nil {
+			return rel
+		} else if slices.ContainsFunc(toks, func(k sql.Token) bool { return k.Kind == sql.TString && k.Val == old }) {
+			return rel
 		}
 		p := e.definitionPlan(rel)
 		if p == nil {
@@ -801,7 +811,7 @@ func (e *Engine) enumStreamUser(t types.T) *catalog.Relation {
 				return
 			}
 			for _, c := range p.Schema() {
-				if uses(c.T) {
+				if array(c.T) {
 					found = true
 				}
 			}
@@ -811,10 +821,16 @@ func (e *Engine) enumStreamUser(t types.T) *catalog.Relation {
 		}
 		walk(p)
 		planner.WalkPlanExprs(p, func(x planner.Expr) {
-			if uses(x.Type()) {
+			if array(x.Type()) {
 				found = true
 			}
-			if c, ok := x.(*planner.Cast); ok && uses(c.Arg.Type()) {
+			// Comparisons cast the enum to its sort order (double
+			// precision), which a rename keeps.
+			c, ok := x.(*planner.Cast)
+			if !ok || c.Arg.Type().ID == c.T.ID || c.T.ID == types.Float8 {
+				return
+			}
+			if _, isConst := c.Arg.(*planner.Const); uses(c.Arg.Type()) || uses(c.T) && !isConst {
 				found = true
 			}
 		})
