@@ -97,8 +97,10 @@ var mysqlOps = wordSet(`mod div xor rlike regexp`)
 var literalStops = wordSet(`true false null end`)
 
 // internalFuncs are the function names the bridge writes for the forms
-// TiDB lacks (doc.go's rewrite contract). They are not PostgreSQL
-// functions, so a call written by the user is 42883 as in PostgreSQL.
+// TiDB lacks (doc.go's rewrite contract), and those the binder calls
+// itself (pg_regin, pg_regout: reg* input and output). They are not
+// PostgreSQL functions, so a call written by the user is 42883 as in
+// PostgreSQL.
 var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_agg_order_by
 	pg_agg_distinct pg_array pg_array_subquery pg_any_eq pg_any pg_all pg_subscript pg_slice
 	pg_json_get pg_json_get_text pg_json_path pg_json_path_text pg_json_contains pg_json_contained
@@ -106,7 +108,8 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_frame_offset pg_frame_bound pg_between_symmetric pg_group_value pg_agg_filter pg_no_columns
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap
-	pg_starts_with pg_jsonpath_exists pg_jsonpath_match pg_json_delete_path pg_named_arg pg_field`)
+	pg_starts_with pg_jsonpath_exists pg_jsonpath_match pg_json_delete_path pg_named_arg pg_field
+	pg_regin pg_regout`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
