@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/weirdb/weir/connector/nexmark"
 )
 
@@ -19,18 +17,7 @@ import (
 func TestNexmarkQ7DropsBelowMax(t *testing.T) {
 	const events = 20000
 	opts := nexmark.SourceOptions{Events: events, Splits: 1, BaseMillis: nexmarkBase, EventRate: 700, Watermark: true}
-	stream := openTest(t, vfs.NewMem())
-	defer stream.Close()
-	ss := session(t, stream)
-	batch := openTest(t, vfs.NewMem())
-	defer batch.Close()
-	bs := session(t, batch)
-	for _, k := range []nexmark.TableType{nexmark.Person, nexmark.Auction, nexmark.Bid} {
-		mustRun(t, ss, nexmark.DDL(k, opts))
-		to := opts
-		to.Table = true
-		mustRun(t, bs, nexmark.DDL(k, to))
-	}
+	stream, ss, bs := nexmarkPair(t, opts)
 	var q7 string
 	for _, q := range nexmark.Queries() {
 		if q.Name == "q7" {

@@ -36,18 +36,7 @@ func TestNexmarkQueries(t *testing.T) {
 	// 700 events per second of event time: 28.6 s, enough for a few
 	// 10-second windows.
 	opts := nexmark.SourceOptions{Events: events, Splits: 2, BaseMillis: nexmarkBase, EventRate: 700, Watermark: true}
-	stream := openTest(t, vfs.NewMem())
-	defer stream.Close()
-	ss := session(t, stream)
-	batch := openTest(t, vfs.NewMem())
-	defer batch.Close()
-	bs := session(t, batch)
-	for _, k := range []nexmark.TableType{nexmark.Person, nexmark.Auction, nexmark.Bid} {
-		mustRun(t, ss, nexmark.DDL(k, opts))
-		to := opts
-		to.Table = true
-		mustRun(t, bs, nexmark.DDL(k, to))
-	}
+	stream, ss, bs := nexmarkPair(t, opts)
 	qs := nexmark.Queries()
 	if len(qs) < 18 {
 		t.Fatalf("%d queries", len(qs))
@@ -278,4 +267,23 @@ func testNexmarkRecovers(t *testing.T, name, cols string) {
 		t.Fatalf("after the crash the view has %d rows, the batch query %d; first differences:\n%s", len(got), len(want), diffRows(got, want))
 	}
 	t.Logf("crashed after %d of %d bids read; %d rows", read, nexmark.CountBefore(nexmark.Bid, events), len(want))
+}
+
+// nexmarkPair opens two databases: stream, whose person, auction and
+// bid are generator sources of opts, for views (ss), and one whose are
+// tables holding the same events, for the batch queries (bs).
+func nexmarkPair(t *testing.T, opts nexmark.SourceOptions) (stream *Engine, ss, bs wire.Session) {
+	t.Helper()
+	stream = openTest(t, vfs.NewMem())
+	t.Cleanup(func() { stream.Close() })
+	batch := openTest(t, vfs.NewMem())
+	t.Cleanup(func() { batch.Close() })
+	ss, bs = session(t, stream), session(t, batch)
+	for _, k := range []nexmark.TableType{nexmark.Person, nexmark.Auction, nexmark.Bid} {
+		mustRun(t, ss, nexmark.DDL(k, opts))
+		to := opts
+		to.Table = true
+		mustRun(t, bs, nexmark.DDL(k, to))
+	}
+	return stream, ss, bs
 }
