@@ -17,16 +17,42 @@ type Piece struct {
 // its last token (comments and blanks around it are left out), and Offset
 // is the byte offset of that first token in text.
 func Split(text string) ([]Piece, error) {
-	toks, err := Lex(text)
-	if err != nil {
-		return nil, err
-	}
+	// A token at a time, as splitTokens groups them, without holding
+	// them: a multi-megabyte INSERT would hold a dozen bytes of tokens
+	// per byte of its text.
+	lx := lexer{s: text}
 	var out []Piece
-	for _, st := range splitTokens(toks) {
-		off := st[0].Off
-		out = append(out, Piece{Text: text[off:st[len(st)-1].End], Offset: off})
+	depth, start, end := 0, -1, 0
+	for {
+		t, err := lx.next()
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind == TOp {
+			switch t.Val {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				if depth > 0 {
+					depth--
+				}
+			}
+		}
+		if t.Kind == TEOF || (t.Kind == TOp && t.Val == ";" && depth == 0) {
+			if start >= 0 {
+				out = append(out, Piece{Text: text[start:end], Offset: start})
+			}
+			if t.Kind == TEOF {
+				return out, nil
+			}
+			start = -1
+			continue
+		}
+		if start < 0 {
+			start = t.Off
+		}
+		end = t.End
 	}
-	return out, nil
 }
 
 // Parse parses one statement (no trailing statements; a trailing ';' is
