@@ -344,7 +344,16 @@ func (b *binder) bindInsert(n *ast.InsertStmt) Plan {
 		if len(lists[0]) <= len(targets) {
 			given = targets[:len(lists[0])]
 		}
-		for _, list := range lists {
+		for k, list := range lists {
+			if k > 0 && len(list) != len(lists[0]) {
+				// As PostgreSQL's transformInsertStmt, before the row's
+				// own checks.
+				err := pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+				if len(list) > 0 {
+					err = err.WithPosition(b.pos(list[0]))
+				}
+				fail(err)
+			}
 			if len(list) > len(targets) {
 				fail(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(list[len(targets)])))
 			}
