@@ -126,6 +126,9 @@ type Engine struct {
 	nextPID atomic.Uint32
 	// parses admits the parsing of large statements (parse.go).
 	parses *parseGate
+	// bulkInsertMin is the least text of a statement run as a bulk
+	// INSERT (bulkinsert.go): bulkInsertMinBytes.
+	bulkInsertMin int
 	// conf holds the session settings' defaults that ALTER SYSTEM kept,
 	// as of the last pg_reload_conf() or start (autoconf.go).
 	conf    atomic.Pointer[confDefaults]
@@ -217,6 +220,7 @@ func Open(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, log: log, db: db, cat: cat, started: time.Now(), metrics: newMetrics(), conns: newConnectors(), wms: newWatermarkState()}
 	e.wms.log = e.logLateRows
 	e.parses = newParseGate(cfg.MemoryBudget())
+	e.bulkInsertMin = bulkInsertMinBytes
 	if err := e.rebuildUniqueStores(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("rebuild unique key stores: %w", err)

@@ -33,6 +33,9 @@ type cachedQuery struct {
 	// (queryPrepared.execute); a change of role is noticed here too, so
 	// a statement is never reused on the strength of a role's name.
 	role uint32
+	// bulk is set when text is the template of a bulk INSERT whose
+	// later rows each binding's Values reads (bulkinsert.go).
+	bulk *sql.BulkInsert
 }
 
 // prepareCached binds a query parsed from text.
@@ -84,6 +87,9 @@ func (c *cachedQuery) Revalidate(ctx context.Context) error {
 	fields := q.Fields()
 	if !sameResult(c.fields, fields) {
 		return pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+	}
+	if c.bulk != nil && !s.attachBulk(q, c.bulk) {
+		return pgerr.New(pgerr.InternalError, "a bulk INSERT no longer binds as an INSERT of its rows")
 	}
 	c.q, c.fields, c.gen, c.path, c.role = q, fields, gen, path, role
 	return nil

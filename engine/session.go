@@ -260,7 +260,7 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 	}
 	if len(ps) > 1 {
 		for _, p := range ps {
-			if _, err := sql.Parse(p.Text); err != nil {
+			if _, err := s.parseSyntax(p.Text); err != nil {
 				pe := pgerr.As(err)
 				if pe.Code != pgerr.SyntaxError {
 					continue
@@ -318,9 +318,21 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	// statement_timeout and cancellation cover parsing and binding too.
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	stmt, err := s.parseCtx(ctx, text)
+	// A bulk INSERT is prepared from its template (bulkinsert.go).
+	bulk := s.eng.scanBulkInsert(text)
+	if bulk != nil && noBulk(ctx) {
+		bulk = nil
+	}
+	prepText := text
+	if bulk != nil {
+		prepText = bulk.Template()
+	}
+	stmt, err := s.parseCtx(ctx, prepText)
 	if err != nil {
 		s.fail()
+		if bulk != nil {
+			err = templateError(bulk, err)
+		}
 		return nil, err
 	}
 	if s.txn == 'E' {
@@ -347,10 +359,21 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if _, ok := stmt.(*sql.Query); ok && wire.IsSimpleQuery(ctx) {
 		bindCtx = planner.WithoutParams(ctx)
 	}
-	p, err := s.prepare(bindCtx, stmt, text, hints)
+	p, err := s.prepare(bindCtx, stmt, prepText, hints)
 	if err != nil {
 		s.fail()
+		if bulk != nil {
+			err = templateError(bulk, err)
+		}
 		return nil, err
+	}
+	if bulk != nil {
+		cq, ok := p.(*cachedQuery)
+		if !ok || !s.attachBulk(cq.q, bulk) {
+			// Not the INSERT it looked like: prepare it whole.
+			return s.Prepare(withNoBulk(ctx), text, paramOIDs)
+		}
+		cq.bulk = bulk
 	}
 	return &failTracking{Prepared: p, s: s, text: source}, nil
 }

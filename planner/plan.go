@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"context"
+
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -55,6 +57,16 @@ const SequenceRow = "\x00sequence"
 type Values struct {
 	Rows [][]Expr
 	Out  types.Schema
+	// More, when set, opens a source of further rows, which follow Rows:
+	// a bulk INSERT's later rows, bound a piece at a time as the
+	// statement runs (engine/bulkinsert.go). Each run opens its own.
+	More func() RowSource
+}
+
+// RowSource yields rows of a Values beyond its Rows, a batch at a time.
+type RowSource interface {
+	// Next returns the next batch of rows, or nil after the last.
+	Next(ctx context.Context) ([][]Expr, error)
 }
 
 // Filter keeps the rows for which Cond is true.
