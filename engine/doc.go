@@ -17,7 +17,11 @@
 // constraint's check waits for the block's COMMIT: fkey_defer.go); DDL records
 // relations in the catalog and starts or stops their jobs (mview.go,
 // connector_ddl.go); SHOW, SET, EXPLAIN and the rest are utility
-// statements (utility.go, settings.go).
+// statements (utility.go, settings.go). Statements of 64 kB and more
+// parse through a gate that bounds the memory parsing holds at once
+// (parse.go), except a multi-row INSERT ... VALUES of literals, which is
+// prepared from its first row and binds its later rows a piece at a time
+// as it runs (bulkinsert.go).
 //
 //	psql ──wire──▶ Session.Prepare ─┬─ SELECT ─▶ planner ─▶ executor over a snapshot
 //	                                ├─ INSERT ─▶ open epoch ─▶ jobs' table inputs ─▶ wait for the checkpoint

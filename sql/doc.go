@@ -3,7 +3,10 @@
 // (parser.go, ddl.go: CREATE TABLE/SOURCE/SINK/VIEW/MATERIALIZED
 // VIEW/SCHEMA, DROP, SHOW, SET, COPY, EXPLAIN, transactions, ...),
 // Postgres type names (ParseType), and the dialect bridge (bridge.go,
-// rewrite.go) that hands queries to the TiDB parser. Where PostgreSQL's
+// rewrite.go) that hands queries to the TiDB parser, and the recogniser
+// of a multi-row INSERT ... VALUES of literals (bulkinsert.go:
+// ScanBulkInsert), which the engine binds a piece of rows at a time
+// rather than parse whole. Where PostgreSQL's
 // grammar takes a restricted expression (a column DEFAULT's b_expr,
 // BETWEEN's lower bound, FETCH FIRST's count), restricted.go finds the
 // token where PostgreSQL's parser stops, as TiDB's grammar would take
