@@ -10,7 +10,7 @@ import "unicode/utf8"
 //	    [ON CONFLICT ...] [RETURNING ...]
 //
 // whose row items are all literals: numbers (signed or not), strings in
-// every quoting ('…', E'…', U&'…', N'…', $tag$…$tag$, B'…', X'…'), NULL,
+// every quoting ('…', E'…', U&'…', N'…', $tag$…$tag$), NULL,
 // TRUE, FALSE, DEFAULT, each but DEFAULT optionally cast with ::type,
 // and whose rows all have as many items as the first. Parsing such a
 // statement whole holds a few hundred bytes per byte of its text; the
@@ -193,7 +193,7 @@ func (sc *bulkScanner) row() (int, bool) {
 func (sc *bulkScanner) item() bool {
 	t := sc.next()
 	switch {
-	case t.Kind == TNumber, t.Kind == TString, t.Kind == TBitString, t.Kind == THexString:
+	case t.Kind == TNumber, t.Kind == TString:
 	case isWord(t, "null"), isWord(t, "true"), isWord(t, "false"):
 	case isWord(t, "default"):
 		return !isOp(sc.lookahead(), "::")
@@ -219,7 +219,15 @@ var multiWordTypes = map[string]string{
 	"double":    "precision",
 	"character": "varying?",
 	"char":      "varying?",
-	"bit":       "varying?",
+}
+
+// modifiedTypes are the type names a cast may give a modifier list
+// ((n) or (p, s)): PostgreSQL's grammar refuses one after the others
+// it spells as keywords (int(3) is a syntax error), which the ordinary
+// parser is left to report.
+var modifiedTypes = map[string]bool{
+	"numeric": true, "decimal": true, "varchar": true, "character": true, "char": true,
+	"timestamp": true, "timestamptz": true, "time": true, "timetz": true, "interval": true,
 }
 
 // typeName reads a cast's type: a name, possibly schema-qualified, or
@@ -250,6 +258,9 @@ func (sc *bulkScanner) typeName() bool {
 		}
 	}
 	if isOp(sc.lookahead(), "(") {
+		if first.Kind != TIdent || t != first || !modifiedTypes[first.Val] {
+			return false
+		}
 		sc.next()
 		for {
 			if sc.next().Kind != TNumber {

@@ -12,9 +12,19 @@ func TestScanBulkInsert(t *testing.T) {
 	}{
 		{`INSERT INTO t VALUES (1, 'a'), (2, 'b')`, true},
 		{`insert into s."T" AS x (a, "B") OVERRIDING SYSTEM VALUE VALUES (-1, E'\n'), (+2.5e3, $q$x$q$), (NULL, DEFAULT), (TRUE, false)`, true},
-		{`INSERT INTO t VALUES ('1'::int, '2020-01-01'::timestamp(3) with time zone), ('x'::double precision, '{1}'::int[]), ('a'::pg_catalog.text, B'01'::bit varying(2))`, true},
+		{`INSERT INTO t VALUES ('1'::int, '2020-01-01'::timestamp(3) with time zone), ('x'::double precision, '{1}'::int[]), ('a'::pg_catalog.text, '01'::varbit)`, true},
 		{`INSERT INTO t VALUES (1), (2) ON CONFLICT (a) DO UPDATE SET b = excluded.b RETURNING *`, true},
 		{`INSERT INTO t VALUES (1), (2) RETURNING a /* c */ -- d`, true},
+		{`INSERT INTO t VALUES (N'a', U&'b', .5, 1e5, 1.5E-3, 7, NULL), ('a'::varchar(3), '1'::numeric(10, 2), '1'::"char", '1'::character varying(2)[], 'x'::interval(3), 1::float8, '{}'::text[][])`, true},
+		{`INSERT INTO t VALUES ('1'::decimal(3, 1), '1'::timestamptz(2), '1'::time(2), '1'::timetz(2), '1'::char(2), '1'::character(2), '1'::timestamp(3) without time zone, '1'::time with time zone), (1, 2, 3, 4, 5, 6, 7, 8)`, true},
+		{`INSERT INTO t VALUES (1), ('1'::int(3))`, false},                // int takes no modifier
+		{`INSERT INTO t VALUES (1), ('1'::pg_catalog.numeric(3))`, false}, // nor a qualified name here
+		{`INSERT INTO t VALUES (1), ('a' 'b')`, false},                    // two strings
+		{`INSERT INTO t VALUES (1), (0x1f)`, false},
+		{`INSERT INTO t VALUES (1), (B'01')`, false}, // the parser's to refuse
+		{`INSERT INTO t VALUES (1), (X'1f')`, false},
+		{`INSERT INTO t VALUES (1), ('1'::bit varying(3))`, false},
+		{`INSERT INTO t VALUES (1), (1.2.3)`, false},
 		{`INSERT INTO t VALUES (1)`, false},                      // one row: nothing to stream
 		{`INSERT INTO t VALUES (1), (2, 3)`, false},              // lengths differ
 		{`INSERT INTO t VALUES (1), (1 + 1)`, false},             // an expression
@@ -36,6 +46,10 @@ func TestScanBulkInsert(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.text, ok, c.ok)
 		}
 		if ok {
+			// What it takes the ordinary parser takes.
+			if _, err := Parse(c.text); err != nil {
+				t.Errorf("%s: %v", c.text, err)
+			}
 			if _, err := Parse(b.Template()); err != nil {
 				t.Errorf("%s: template %q: %v", c.text, b.Template(), err)
 			}
