@@ -319,9 +319,9 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	// A bulk INSERT is prepared from its template (bulkinsert.go).
-	bulk := s.eng.scanBulkInsert(text)
-	if bulk != nil && noBulk(ctx) {
-		bulk = nil
+	var bulk *sql.BulkInsert
+	if !noBulk(ctx) {
+		bulk = s.eng.scanBulkInsert(text)
 	}
 	prepText := text
 	if bulk != nil {
