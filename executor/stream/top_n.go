@@ -22,8 +22,9 @@ import (
 // then per ORDER BY key a null rank and the value (descending for DESC,
 // NULLs placed as NULLS FIRST/LAST asks), then the input's stream key
 // (all columns when it has none); the stored row is the input row and a
-// count of identical rows. The first rows of a group's key range are its
-// top-N, so when a row leaves, the next one enters.
+// count of identical rows, held in memory as its encoding
+// (storage.StateTable.EncodeRows). The first rows of a group's key range
+// are its top-N, so when a row leaves, the next one enters.
 //
 // Chunk: each visible row is applied to the state table at once (+1 for
 // + and U+, -1 for - and U-). The first time a group is touched in an
