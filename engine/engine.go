@@ -282,6 +282,17 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 // Metrics returns the engine's Prometheus metrics.
 func (e *Engine) Metrics() *Metrics { return e.metrics }
 
+// StateCacheBytes returns the bytes the state tables hold in memory,
+// clean and dirty entries (weir_state_cache_bytes), without collecting
+// the other metrics: a scrape also measures every state table's size in
+// storage, which reads all of its rows.
+func (e *Engine) StateCacheBytes() int64 {
+	if e.st == nil {
+		return 0
+	}
+	return e.st.cache.Used()
+}
+
 // PebbleMemory returns the bytes of Pebble's block cache and memtables
 // (storage.DB.PebbleMemory).
 func (e *Engine) PebbleMemory() int64 { return e.db.PebbleMemory() }

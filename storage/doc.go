@@ -69,8 +69,8 @@
 // value encodings (EncodeRows), a few dozen bytes where a row of datums
 // takes 72 per column, so that more of them fit in the budget, decoded
 // at each read: the values of a DISTINCT aggregate, many small rows read
-// by key, and a join side, whose rows are written once and mostly never
-// read again. In a table held whole, a row written and deleted before it
+// by key, a join side, whose rows are written once and mostly never
+// read again, and a top-N's rows, read a group's window at a time. In a table held whole, a row written and deleted before it
 // reaches a batch or a spill area leaves no tombstone behind. A table
 // that is its keyspace's sole writer (one actor) deletes the rows below
 // a watermark with one Pebble range deletion (DeleteBefore,

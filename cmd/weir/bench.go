@@ -438,7 +438,7 @@ func benchQuery(o benchOpts) (benchResult, error) {
 		return benchResult{}, err
 	}
 	bar := newProgress(q.Name, expect, !o.noProgress && !o.jsonOut)
-	heap := &heapWatch{profile: o.memProfile, state: func() int64 { return stateCacheBytes(e) }, pebble: e.PebbleMemory}
+	heap := &heapWatch{profile: o.memProfile, state: e.StateCacheBytes, pebble: e.PebbleMemory}
 	events := o.events
 	for {
 		st := e.GeneratorStats()
@@ -535,20 +535,6 @@ func (h *heapWatch) sample() error {
 	}
 	h.written = live
 	return writeHeapProfile(h.profile)
-}
-
-// stateCacheBytes reads weir_state_cache_bytes from e's metrics.
-func stateCacheBytes(e *engine.Engine) int64 {
-	mfs, err := e.Metrics().Registry.Gather()
-	if err != nil {
-		return 0
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "weir_state_cache_bytes" && len(mf.GetMetric()) > 0 {
-			return int64(mf.GetMetric()[0].GetGauge().GetValue())
-		}
-	}
-	return 0
 }
 
 // writeHeapProfile writes the heap profile (as of the last garbage

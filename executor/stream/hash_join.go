@@ -82,7 +82,10 @@ type HashJoin struct {
 	outKey []int // output stream key columns
 	nl     int   // left input width
 
-	pend []outRow        // changes of the input chunk being processed
+	pend []outRow // changes of the input chunk being processed
+	// slab holds the joined rows in pend (joined): flush copies them into
+	// chunks, after which the slab is reused.
+	slab []types.Datum
 	out  []types.Message // messages ready to return
 	mbuf []types.Row
 	// pbuf holds the other side's rows of an update pair's join key,
@@ -507,8 +510,14 @@ func (j *HashJoin) joined(s int, row, or types.Row) types.Row {
 	if s == 1 {
 		l, r = or, row
 	}
-	out := make(types.Row, 0, len(l)+len(r))
-	return append(append(out, l...), r...)
+	n := len(l) + len(r)
+	if len(j.slab)+n > cap(j.slab) {
+		// The rows in pend keep the full slab; a new one takes over.
+		j.slab = make([]types.Datum, 0, max(2*cap(j.slab), 64*n))
+	}
+	at := len(j.slab)
+	j.slab = append(append(j.slab, l...), r...)
+	return types.Row(j.slab[at : at+n : at+n])
 }
 
 // padded returns the output row of an unmatched row of side s: the other
@@ -642,6 +651,9 @@ func (j *HashJoin) flush() {
 		j.pend = j.pend[n:]
 	}
 	j.pend = j.pend[:0]
+	// No row of the slab is pending any more.
+	clear(j.slab)
+	j.slab = j.slab[:0]
 }
 
 // Close implements Operator.

@@ -44,8 +44,8 @@ type joinSide struct {
 	// ttl is the side's state TTL (hash_join_ttl.go), nil for none;
 	// stored rows then end with the time they were stored at.
 	ttl *sideTTL
-	// prefix is probePrefix's buffer.
-	prefix types.Row
+	// prefix is probePrefix's buffer; keyBuf is key's.
+	prefix, keyBuf types.Row
 }
 
 func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool, ttl bool) (*joinSide, error) {
@@ -152,12 +152,15 @@ func (s *joinSide) probePrefix(other *joinSide, row types.Row) (types.Row, bool)
 }
 
 // key returns the state key of a row of s (an input row, or a stored row,
-// whose leading columns are the input row).
+// whose leading columns are the input row). The key is valid until the
+// next call: the state table encodes it and keeps none (nor does the TTL
+// index, which copies it).
 func (s *joinSide) key(row types.Row) types.Row {
-	k := make(types.Row, len(s.stateKey))
-	for i, c := range s.stateKey {
-		k[i] = row[c]
+	k := s.keyBuf[:0]
+	for _, c := range s.stateKey {
+		k = append(k, row[c])
 	}
+	s.keyBuf = k
 	return k
 }
 

@@ -22,8 +22,9 @@ import (
 // then per ORDER BY key a null rank and the value (descending for DESC,
 // NULLs placed as NULLS FIRST/LAST asks), then the input's stream key
 // (all columns when it has none); the stored row is the input row and a
-// count of identical rows. The first rows of a group's key range are its
-// top-N, so when a row leaves, the next one enters.
+// count of identical rows, held in memory as its encoding
+// (storage.StateTable.EncodeRows). The first rows of a group's key range
+// are its top-N, so when a row leaves, the next one enters.
 //
 // Chunk: each visible row is applied to the state table at once (+1 for
 // + and U+, -1 for - and U-). The first time a group is touched in an
@@ -84,6 +85,11 @@ type TopN struct {
 	// stored as new rows with their count), so only a stored row is
 	// allocated.
 	rowBuf, keyBuf types.Row
+	// countWant asks GetCols for the stored count alone, decoded into
+	// oldBuf; storeBuf is the row and count written (the table keeps
+	// only their encoding: EncodeRows).
+	countWant        []bool
+	oldBuf, storeBuf types.Row
 	// scan is window's reader, reused.
 	scan windowScan
 }
@@ -156,6 +162,13 @@ func NewTopN(actx *ActorContext, input Operator, n *planner.StreamTopN) (Operato
 	}
 	t.state = t.states.New(actx.DB, n.State.ID, keyTs, append(append([]types.T(nil), t.inTs...), types.TInt8), actx.Cache)
 	t.state.SetDesc(desc)
+	// Rows are held as their encodings: a stored row is written once
+	// and read when its group's window is (once an epoch at most over
+	// an append-only input), and as datums q18's latest bid per
+	// (bidder, auction) outgrew the state's share of the budget.
+	t.state.EncodeRows()
+	t.countWant = make([]bool, len(t.inTs)+1)
+	t.countWant[len(t.inTs)] = true
 	if err := t.state.Exclusive(); err != nil {
 		return nil, err
 	}
@@ -253,27 +266,28 @@ func (t *TopN) applyChunk(c *types.Chunk) error {
 			}
 		}
 		g.changed = true
-		old, ok, err := t.state.Get(key)
+		old, ok, err := t.state.GetCols(t.oldBuf[:0], key, t.countWant)
 		if err != nil {
 			return err
 		}
 		var n int64
 		if ok {
 			n = old[len(t.inTs)].I
+			t.oldBuf = old
 		}
 		n += signOf(c.Op(i))
 		switch {
 		case n > 0:
 			// The stored row is the input row and its count.
-			stored := make(types.Row, len(row)+1)
-			copy(stored, row)
-			stored[len(row)] = types.DInt(n)
+			stored := append(t.storeBuf[:0], row...)
+			stored = append(stored, types.DInt(n))
+			t.storeBuf = stored
 			t.state.Update(key, stored)
 			if t.live {
 				if g.edge == "" {
 					t.kbuf = t.state.EncodeKey(t.kbuf[:0], key)
 				}
-				t.place(g, string(t.kbuf), stored[:len(row)], n-1)
+				t.place(g, string(t.kbuf), row, n-1)
 			}
 		case n == 0:
 			t.state.Delete(key)
@@ -313,7 +327,8 @@ const liveMax = 1024
 
 // place puts copy c of the row stored under state key k, just written,
 // into g's window (live): after the rows with smaller keys and the
-// earlier copies. A row pushed out of the full window is deleted from
+// earlier copies. The window keeps a copy of row, which the caller
+// reuses. A row pushed out of the full window is deleted from
 // the state when it was its first copy (no copy of it is in the window
 // then, and over an append-only input none can come back).
 func (t *TopN) place(g *topGroup, k string, row types.Row, c int64) {
@@ -324,7 +339,7 @@ func (t *TopN) place(g *topGroup, k string, row types.Row, c int64) {
 	if int64(i) >= t.hi {
 		return
 	}
-	g.cur = slices.Insert(g.cur, i, topEntry{id: topID{k, c}, row: row})
+	g.cur = slices.Insert(g.cur, i, topEntry{id: topID{k, c}, row: slices.Clone(row)})
 	if n := len(g.cur); int64(n) > t.hi {
 		last := g.cur[n-1]
 		g.cur[n-1] = topEntry{}

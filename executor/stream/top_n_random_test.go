@@ -88,7 +88,10 @@ func refTopN(n *planner.StreamTopN, live map[int64]types.Row) []string {
 // TopN in every mode, restarting it from storage now and then, and after
 // every barrier compares the materialized output with the reference. The
 // append-only cases insert only, over an input the plan says never
-// retracts, so that TopN drops the rows past each group's window.
+// retracts, so that TopN drops the rows past each group's window. Each
+// case runs again under a memory budget of a few rows, so that the
+// state's rows (held encoded) are evicted and spilled and read back
+// from storage.
 func TestTopNRandom(t *testing.T) {
 	appendOnly := func(n *planner.StreamTopN) *planner.StreamTopN {
 		n.Input.Base().AppendOnly = true
@@ -110,76 +113,93 @@ func TestTopNRandom(t *testing.T) {
 		{"append-only group dense_rank offset", appendOnly(topNode([]int{1}, true, 2, 1, "dense_rank", false))},
 	}
 	for ci, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(11, uint64(ci)))
-			e := newOpEnv(t)
-			mv := newMview(tc.n.Out.Types(), []int{0})
-			live := map[int64]types.Row{}
-			var ids []int64
-			nextID := int64(1)
-			in := &pushInput{}
-			build := func() Operator {
-				op, err := NewTopN(e.actx, in, tc.n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return op
+		for _, small := range []bool{false, true} {
+			name := tc.name
+			if small {
+				name += ", small cache"
 			}
-			randRow := func(id int64) types.Row {
-				r := types.Row{types.DInt(id), types.DInt(rng.Int64N(3)), types.DInt(rng.Int64N(8))}
-				if rng.IntN(10) == 0 {
-					r[2] = types.NullDatum
-				}
-				return r
-			}
-			op := build()
-			mv.apply(t, e.stepBarrier(t, op, in, nil, types.BarrierInitial))
-			for epoch := 0; epoch < 80; epoch++ {
-				c := types.NewChunk(topInTs, 64)
-				for k := rng.IntN(12); k > 0; k-- {
-					switch p := rng.IntN(10); {
-					case p < 5 || len(ids) == 0 || tc.n.Input.Base().AppendOnly:
-						r := randRow(nextID)
-						nextID++
-						live[r[0].I] = r
-						ids = append(ids, r[0].I)
-						c.AppendRow(types.OpInsert, r)
-					case p < 7:
-						i := rng.IntN(len(ids))
-						c.AppendRow(types.OpDelete, live[ids[i]])
-						delete(live, ids[i])
-						ids = append(ids[:i], ids[i+1:]...)
-					default:
-						id := ids[rng.IntN(len(ids))]
-						r := randRow(id)
-						c.AppendRow(types.OpUpdateDelete, live[id])
-						c.AppendRow(types.OpUpdateInsert, r)
-						live[id] = r
-					}
-				}
-				mv.apply(t, e.stepBarrier(t, op, in, c, types.BarrierCheckpoint))
-				if rng.IntN(8) == 0 {
-					op.Close()
-					e.reset()
-					op = build()
-					mv.apply(t, e.stepBarrier(t, op, in, nil, types.BarrierInitial))
-				}
-				want := refTopN(tc.n, live)
-				if got := mv.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Fatalf("epoch %d:\nmaterialized:\n%s\nreference:\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
-				if tc.n.Input.Base().AppendOnly {
-					// The state keeps each group's window (with the rows
-					// tied at its end) and drops the rest: once there
-					// are many rows, well under half of them.
-					if n := topStateRows(t, op); len(live) > 100 && n > len(live)/2 {
-						t.Fatalf("epoch %d: the append-only state holds %d rows for %d live", epoch, n, len(live))
-					}
-				}
-			}
-			op.Close()
-		})
+			t.Run(name, func(t *testing.T) {
+				testTopNRandom(t, tc.n, small, uint64(ci))
+			})
+		}
 	}
+}
+
+// testTopNRandom is one case of TestTopNRandom.
+func testTopNRandom(t *testing.T, n *planner.StreamTopN, small bool, seed uint64) {
+	rng := rand.New(rand.NewPCG(11, seed))
+	e := newOpEnv(t)
+	if small {
+		e.actx.Cache = storage.NewCache(2 << 10)
+	}
+	mv := newMview(n.Out.Types(), []int{0})
+	live := map[int64]types.Row{}
+	var ids []int64
+	nextID := int64(1)
+	in := &pushInput{}
+	build := func() Operator {
+		op, err := NewTopN(e.actx, in, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op
+	}
+	randRow := func(id int64) types.Row {
+		r := types.Row{types.DInt(id), types.DInt(rng.Int64N(3)), types.DInt(rng.Int64N(8))}
+		if rng.IntN(10) == 0 {
+			r[2] = types.NullDatum
+		}
+		return r
+	}
+	op := build()
+	mv.apply(t, e.stepBarrier(t, op, in, nil, types.BarrierInitial))
+	for epoch := 0; epoch < 80; epoch++ {
+		c := types.NewChunk(topInTs, 64)
+		for k := rng.IntN(12); k > 0; k-- {
+			switch p := rng.IntN(10); {
+			case p < 5 || len(ids) == 0 || n.Input.Base().AppendOnly:
+				r := randRow(nextID)
+				nextID++
+				live[r[0].I] = r
+				ids = append(ids, r[0].I)
+				c.AppendRow(types.OpInsert, r)
+			case p < 7:
+				i := rng.IntN(len(ids))
+				c.AppendRow(types.OpDelete, live[ids[i]])
+				delete(live, ids[i])
+				ids = append(ids[:i], ids[i+1:]...)
+			default:
+				id := ids[rng.IntN(len(ids))]
+				r := randRow(id)
+				c.AppendRow(types.OpUpdateDelete, live[id])
+				c.AppendRow(types.OpUpdateInsert, r)
+				live[id] = r
+			}
+		}
+		mv.apply(t, e.stepBarrier(t, op, in, c, types.BarrierCheckpoint))
+		if rng.IntN(8) == 0 {
+			op.Close()
+			e.reset()
+			if small {
+				e.actx.Cache = storage.NewCache(2 << 10)
+			}
+			op = build()
+			mv.apply(t, e.stepBarrier(t, op, in, nil, types.BarrierInitial))
+		}
+		want := refTopN(n, live)
+		if got := mv.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("epoch %d:\nmaterialized:\n%s\nreference:\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if n.Input.Base().AppendOnly {
+			// The state keeps each group's window (with the rows
+			// tied at its end) and drops the rest: once there
+			// are many rows, well under half of them.
+			if n := topStateRows(t, op); len(live) > 100 && n > len(live)/2 {
+				t.Fatalf("epoch %d: the append-only state holds %d rows for %d live", epoch, n, len(live))
+			}
+		}
+	}
+	op.Close()
 }
 
 // topStateRows counts the rows of a TopN's state table.
