@@ -28,16 +28,7 @@ func Split(text string) ([]Piece, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind == TOp {
-			switch t.Val {
-			case "(", "[":
-				depth++
-			case ")", "]":
-				if depth > 0 {
-					depth--
-				}
-			}
-		}
+		depth = bracketDepth(t, depth)
 		if t.Kind == TEOF || (t.Kind == TOp && t.Val == ";" && depth == 0) {
 			if start >= 0 {
 				out = append(out, Piece{Text: text[start:end], Offset: start})

@@ -7,16 +7,7 @@ func splitTokens(toks []Token) [][]Token {
 	var out [][]Token
 	depth, start := 0, 0
 	for i, t := range toks {
-		if t.Kind == TOp {
-			switch t.Val {
-			case "(", "[":
-				depth++
-			case ")", "]":
-				if depth > 0 {
-					depth--
-				}
-			}
-		}
+		depth = bracketDepth(t, depth)
 		if t.Kind == TEOF || (t.Kind == TOp && t.Val == ";" && depth == 0) {
 			if i > start {
 				out = append(out, toks[start:i])
@@ -25,4 +16,21 @@ func splitTokens(toks []Token) [][]Token {
 		}
 	}
 	return out
+}
+
+// bracketDepth is the nesting depth of parentheses and brackets after t,
+// given the depth before it; a stray closing one does not go below 0.
+func bracketDepth(t Token, depth int) int {
+	if t.Kind != TOp {
+		return depth
+	}
+	switch t.Val {
+	case "(", "[":
+		return depth + 1
+	case ")", "]":
+		if depth > 0 {
+			return depth - 1
+		}
+	}
+	return depth
 }
