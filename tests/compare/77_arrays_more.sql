@@ -1,0 +1,91 @@
+-- The named array functions behind the || operators (array_append,
+-- array_prepend, array_cat) and trim_array, with their NULL handling and
+-- errors, in queries and in a materialized view under DML; max and min
+-- over arrays, ordered element by element, in queries and in
+-- materialized views whose deletes retract the current extreme.
+select array_append(array[1, 2], 3), array_prepend(0, array[1, 2]), array_cat(array[1, 2], array[3, 4]);
+select array_append('{a,b}'::text[], 'c'), array_prepend('z', '{a}'::text[]), array_cat('{a}'::text[], '{b,"c d"}');
+select array_append(null::int[], 1), array_append(array[1], null), array_append(null::int[], null);
+select array_prepend(null, array[1]), array_prepend(1, null::int[]), array_prepend(null::int, null::int[]);
+select array_cat(null::int[], array[1]), array_cat(array[1], null), array_cat(null::int[], null::int[]) is null;
+select array_cat('{}'::int[], '{}'::int[]), array_append('{}'::numeric[], 1.50), array_prepend(now()::date - now()::date, '{}'::int[]);
+select pg_typeof(array_append(array[1::int2], 2::int2)), pg_typeof(array_cat(array[1.5], array[2]));
+select array_append(array[1, 2], 'x');
+select array_cat(array[1, 2], array['a']);
+select array_append(array[1, 2], array[3]);
+-- anycompatiblearray and anycompatible: the elements' common type,
+-- text for untyped literals alone; the || operators alike.
+select array_append(array[1, 2], 2.5), array_prepend(2.5, array[1, 2]), array_cat(array[1, 2], array[2.5]);
+select array_cat('{1}', '{2}'), array_append('{1}', '2'), array_prepend('1', '{2}'), array_append(null, null);
+select array_append(array[1]::int8[], 2::int2), pg_typeof(array_append(array[1::int2], 2)), pg_typeof(array_cat(array['a'::char(2)], array['b'::varchar]));
+select array[1, 2] || 2.5, 2.5 || array[1], array[1::int4] || 2::int8, pg_typeof(array[1::int4] || 2::int8);
+select 'a'::text || array['b'], array['b'] || 'a'::text, 'a'::varchar || array['b'::text];
+select array_append(array[1], array[2]);
+select array_prepend(1, '{a}');
+select trim_array('{1,2}', 1);
+select trim_array(array[1, 2, 3, 4], 2), trim_array(array[1, 2, 3], 0), trim_array(array[1, 2, 3], 3);
+select trim_array('{a,NULL,c}'::text[], 1), trim_array('{}'::int[], 0), trim_array(null::int[], 1), trim_array(array[1], null);
+select trim_array(array[1, 2, 3], 4);
+select trim_array(array[1, 2, 3], -1);
+select trim_array('{}'::int[], 1);
+select pg_typeof(trim_array(array[1.5, 2], 1));
+create type mood as enum ('sad', 'ok', 'happy');
+select array_append('{ok}'::mood[], 'happy'), array_prepend('sad'::mood, '{ok}'::mood[]), array_cat('{ok}'::mood[], '{sad}'), trim_array('{ok,sad}'::mood[], 1);
+select array_append('{ok}'::mood[], 'bad');
+create table t (id int primary key, a int[], x int, m mood[]);
+insert into t values (1, '{1,2}', 3, '{ok}'), (2, null, 4, null), (3, '{5}', null, '{happy,sad}'), (4, '{}', 0, '{}');
+create materialized view mv as
+  select id, array_append(a, x) as app, array_prepend(x, a) as pre, array_cat(a, a) as cat,
+         trim_array(a, 1) as tr, array_append(m, 'happy') as ma
+  from t where id <> 4;
+select * from mv order by id;
+insert into t values (5, '{7,8,9}', 10, '{sad}');
+update t set a = '{6}', x = null where id = 1;
+delete from t where id = 3;
+refresh materialized view mv;
+select * from mv order by id;
+insert into t values (6, '{2}', 1, '{}');
+refresh materialized view mv;
+select * from mv order by id;
+delete from t where id = 6;
+refresh materialized view mv;
+select * from mv order by id;
+-- max and min over arrays.
+select max(array[x, null]), min(array[null, x]), max(array[x::text]) from generate_series(8, 11) x;
+select max(a) from (values (array['$.a'::jsonpath]), (array['$.b'::jsonpath])) v(a);
+select max(a), min(a) from (values (array['$.a'::jsonpath])) v(a);
+select max(a), min(a) from (values (array[1, 2]), (array[1, 10]), (array[2]), (array[1]), (null), ('{}')) v(a);
+select max(a), min(a) from (values ('{b,a}'::text[]), ('{b}'), ('{a,z,z}'), ('{NULL}'), ('{a,NULL}')) v(a);
+select max(a), min(a), pg_typeof(max(a)) from (values ('{1.5,2}'::numeric[]), ('{1.50,3}')) v(a);
+select max(a), min(a) from (values ('{t,f}'::bool[]), ('{f,t}')) v(a);
+select max(a), min(a) from (values ('{2024-01-01}'::date[]), ('{1999-12-31,2030-01-01}')) v(a);
+select max(a) from (values (null::int[])) v(a);
+select max(a), min(a) from (values ('{happy,sad}'::mood[]), ('{ok}'), ('{sad,happy}'), ('{happy}')) v(a);
+select id % 2 as k, max(a), min(a) from t group by 1 order by 1;
+select max(a) over (order by id), min(m) over (order by id) from t order by id;
+create table s (id int primary key, g int, a int[], m mood[]);
+insert into s values (1, 1, '{1,2}', '{ok}'), (2, 1, '{3}', '{happy}'), (3, 1, '{1,2,0}', '{sad,happy}'),
+  (4, 2, '{}', '{}'), (5, 2, null, null), (6, 2, '{NULL}', '{sad}');
+create materialized view mm as select g, max(a) as hi, min(a) as lo, max(m) as mhi, min(m) as mlo, count(*) from s group by g;
+create materialized view mt as select max(a) as hi, min(a) as lo from s;
+select * from mm order by g;
+select * from mt;
+delete from s where id = 2;
+refresh materialized view mm;
+refresh materialized view mt;
+select * from mm order by g;
+select * from mt;
+delete from s where id = 6;
+refresh materialized view mm;
+refresh materialized view mt;
+select * from mm order by g;
+update s set a = '{9}', m = '{happy,happy}' where id = 5;
+refresh materialized view mm;
+refresh materialized view mt;
+select * from mm order by g;
+select * from mt;
+delete from s where g = 1;
+refresh materialized view mm;
+refresh materialized view mt;
+select * from mm order by g;
+select * from mt;
