@@ -427,8 +427,10 @@ type colInfo struct {
 	// dependent on the group, so they may be selected ungrouped.
 	pk bool
 	// domain is the OID of a table column's domain (0 for none), which
-	// pg_typeof names.
-	domain uint32
+	// pg_typeof names; domainArray is set when the column is an array
+	// of the domain.
+	domain      uint32
+	domainArray bool
 }
 
 // scope is the set of columns a query level's expressions can name, in

@@ -1316,7 +1316,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	for i, c := range rel.Cols {
 		scan.Cols = append(scan.Cols, i)
 		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
-		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden, domain: c.Domain})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden, domain: c.Domain, domainArray: c.DomainArray})
 	}
 	for _, i := range rel.PK {
 		// A generated row id is no declared key (Postgres has none).

@@ -89,3 +89,12 @@ refresh materialized view mm;
 refresh materialized view mt;
 select * from mm order by g;
 select * from mt;
+-- pg_typeof of a column that is an array of a domain, its elements and
+-- slices, and of a domain over an array.
+create domain posint as int check (value > 0);
+create domain intlist as int[] check (cardinality(value) < 4);
+create table d (id int, p posint, b posint[], a intlist);
+insert into d values (1, 1, '{1,2}', '{3}');
+select pg_typeof(p), pg_typeof(b), pg_typeof(b[1]), pg_typeof(b[1:1]), pg_typeof(d.b[2]), pg_typeof(a), pg_typeof(a[1]), pg_typeof(a[1:1]) from d;
+select pg_typeof(array_append(b, 3)), array_append(b, 3), pg_typeof(array_cat(a, a)), max(b), max(a) from d group by b, a;
+select array_append(b, -3) from d;
