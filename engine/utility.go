@@ -623,7 +623,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
 	names := map[string]bool{}
-	colls := planner.Collations(b.Plan)
+	colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 	for i, c := range sc {
 		name := c.Name
 		if i < len(st.Columns) {
@@ -637,7 +637,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		if t.ID == types.Unknown {
 			t = types.TText
 		}
-		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t, Collation: colls[i]})
+		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
 	}
 	if old, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		switch {

@@ -1114,13 +1114,14 @@ func (b *binder) derived(p Plan, alias string, colAliases []string, outer *scope
 	sch = p.Schema()
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	renamed := false
+	doms := Domains(p)
 	for i, c := range sch {
 		name := c.Name
 		if i < len(colAliases) && colAliases[i] != "" {
 			name = colAliases[i]
 			renamed = renamed || name != c.Name
 		}
-		sc.cols = append(sc.cols, colInfo{table: alias, name: name, t: c.T, hidden: c.Hidden})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: name, t: c.T, hidden: c.Hidden, domain: doms[i].OID, domainArray: doms[i].Array})
 	}
 	for i, f := range rowInfo {
 		sc.cols[i].fields, sc.cols[i].fieldNames, sc.cols[i].unknownField = f.fields, f.names, f.unknown

@@ -98,3 +98,25 @@ insert into d values (1, 1, '{1,2}', '{3}');
 select pg_typeof(p), pg_typeof(b), pg_typeof(b[1]), pg_typeof(b[1:1]), pg_typeof(d.b[2]), pg_typeof(a), pg_typeof(a[1]), pg_typeof(a[1:1]) from d;
 select pg_typeof(array_append(b, 3)), array_append(b, 3), pg_typeof(array_cat(a, a)), max(b), max(a) from d group by b, a;
 select array_append(b, -3) from d;
+-- The columns of views, materialized views and subqueries keep the
+-- domain of the column or cast they come from (\d, pg_typeof).
+create domain tags as text[];
+alter table d add column c tags;
+update d set c = '{x}';
+create view dv as select p, b, a, c, a || 5 as a5, b[1] as b1, b[1:1] as bs, p::posint as p2, 3::posint as p3, p + 1 as p4 from d;
+\d dv
+select pg_typeof(p), pg_typeof(b), pg_typeof(b1), pg_typeof(a), pg_typeof(c), pg_typeof(p4) from dv;
+create view dv2 as select p, b from dv union all select p, b from d;
+\d dv2
+create view dv3 as select p, b, count(*) from d group by p, b;
+\d dv3
+create materialized view dm as select id, p, b, a, c, b[2] as b2 from d;
+\d dm
+select pg_typeof(b), pg_typeof(b2), pg_typeof(c) from dm;
+insert into d values (2, 5, '{7}', '{}', '{}');
+refresh materialized view dm;
+select * from dm order by id;
+select pg_typeof(x.b), pg_typeof(x.b[1]), pg_typeof(x.k) from (select b, 2::posint as k from d) x limit 1;
+with w as (select b, a from d) select pg_typeof(b), pg_typeof(a) from w limit 1;
+alter domain posint add constraint lt10 check (value < 10);
+insert into d values (3, 12, '{1}', '{}', '{}');
