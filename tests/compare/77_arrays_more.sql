@@ -89,6 +89,16 @@ refresh materialized view mm;
 refresh materialized view mt;
 select * from mm order by g;
 select * from mt;
+create table s2 (id int primary key, a text[], n numeric[]);
+insert into s2 values (1, '{a,b}', '{9.5}'), (2, '{ab}', '{10}'), (3, '{a}', '{-1}'), (4, '{a,NULL}', '{1e3}'), (5, '{B}', '{9,1}');
+create materialized view mm2 as select max(a) as hi, min(a) as lo, max(n) as nhi, min(n) as nlo from s2;
+select * from mm2;
+delete from s2 where id in (2, 3);
+refresh materialized view mm2;
+select * from mm2;
+delete from s2 where id in (4, 5);
+refresh materialized view mm2;
+select * from mm2;
 -- pg_typeof of a column that is an array of a domain, its elements and
 -- slices, and of a domain over an array.
 create domain posint as int check (value > 0);
