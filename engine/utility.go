@@ -420,13 +420,15 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, err
 		}
 		asBound = b
-		colls := planner.Collations(b.Plan)
+		// The query's columns keep their collations and domains, which
+		// the new table's columns then check as any of its writes.
+		colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 		for i, c := range b.Plan.Schema() {
 			t := c.T
 			if t.ID == types.Unknown {
 				t = types.TText
 			}
-			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i]})
+			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
 		}
 	}
 	seen := map[string]bool{}

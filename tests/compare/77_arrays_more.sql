@@ -130,3 +130,11 @@ select pg_typeof(x.b), pg_typeof(x.b[1]), pg_typeof(x.k) from (select b, 2::posi
 with w as (select b, a from d) select pg_typeof(b), pg_typeof(a) from w limit 1;
 alter domain posint add constraint lt10 check (value < 10);
 insert into d values (3, 12, '{1}', '{}', '{}');
+-- CREATE TABLE AS keeps them too, and the new table's columns check
+-- the domain.
+create table t2 as select p, b, b[1] as b1, p + 1 as q from d;
+\d t2
+insert into t2 values (-1, '{1}', 1, 1);
+insert into t2 values (1, '{1}', -3, 1);
+insert into t2 values (2, '{2}', 2, -2);
+select * from t2 order by p;
