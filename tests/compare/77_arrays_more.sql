@@ -21,6 +21,8 @@ select array_append(array[1]::int8[], 2::int2), pg_typeof(array_append(array[1::
 select array[1, 2] || 2.5, 2.5 || array[1], array[1::int4] || 2::int8, pg_typeof(array[1::int4] || 2::int8);
 select 'a'::text || array['b'], array['b'] || 'a'::text, 'a'::varchar || array['b'::text];
 select array_append(array[1], array[2]);
+select array['a'] || 1;
+select 1 || array['a'];
 select array_prepend(1, '{a}');
 select trim_array('{1,2}', 1);
 select trim_array(array[1, 2, 3, 4], 2), trim_array(array[1, 2, 3], 0), trim_array(array[1, 2, 3], 3);
