@@ -690,7 +690,13 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	x = b.explicitCast(x, t, n)
 	if u, arr, ok := b.userTypeArray(text); ok && u.Kind == 'd' {
 		if arr {
-			return b.toArrayDomain(x, u.OID, false)
+			pos := 0
+			if l, ok := unparen(n.Args[0]).(*sql.Literal); ok {
+				if _, isStr := l.Value.(string); isStr {
+					pos = b.pos(n.Args[0])
+				}
+			}
+			return b.toArrayDomain(x, u.OID, false, pos)
 		}
 		return b.toDomain(x, u.OID, false)
 	}

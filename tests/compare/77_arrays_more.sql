@@ -140,3 +140,10 @@ insert into t2 values (-1, '{1}', 1, 1);
 insert into t2 values (1, '{1}', -3, 1);
 insert into t2 values (2, '{2}', 2, -2);
 select * from t2 order by p;
+-- A string literal cast to an array of a domain is checked as it is
+-- read: the error points at it.
+create domain nnint as int not null;
+select '{-1}'::posint[];
+select cast('{3,-1}' as posint[]);
+select 1, '{1,NULL}'::nnint[];
+select array[-1]::posint[];
