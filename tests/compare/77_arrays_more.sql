@@ -147,3 +147,16 @@ select '{-1}'::posint[];
 select cast('{3,-1}' as posint[]);
 select 1, '{1,NULL}'::nnint[];
 select array[-1]::posint[];
+-- So is one stored into a column that is an array of a domain, in
+-- VALUES, UPDATE and INSERT ... SELECT; a mismatch names the domain.
+create table da (id int, b posint[], n nnint[]);
+insert into da (b) values ('{1}'), ('{2}'), ('{-1}');
+insert into da (n) values ('{1,NULL}');
+insert into da (b) values (array[-1]);
+insert into da (b) values (null), ('{3}');
+update da set b = '{-2}';
+update da set b = '{4}' where b = '{3}';
+insert into da (b) select '{-1}';
+insert into da (b) select '{-1}' union all select '{2}';
+insert into da (b) values (1);
+select b, n from da order by b;
