@@ -142,3 +142,31 @@ func TestDomainForeignKeyActions(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM c1", "1 1")
 	wantRows(t, s, "SELECT * FROM c2", "1 2")
 }
+
+// TestViewDomainsSurviveRestart: the columns of a view and of a
+// materialized view keep the domains of the columns they show (an
+// array of a domain, its element) after a restart, and the
+// materialized view keeps maintaining them.
+func TestViewDomainsSurviveRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE DOMAIN posint AS int CHECK (VALUE > 0)")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, p posint, b posint[])")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 5, '{1,2}')")
+	mustRun(t, s, "CREATE VIEW v AS SELECT p, b, b[1] AS b1, p + 1 AS q FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT k, p, b, b[2] AS b2 FROM t")
+	types := "SELECT string_agg(format_type(atttypid, atttypmod), ',' ORDER BY attrelid::regclass::text, attnum) FROM pg_attribute WHERE attrelid IN ('v'::regclass, 'mv'::regclass) AND attnum > 0"
+	want := "integer,posint,posint[],posint,posint,posint[],posint,integer"
+	wantRows(t, s, types, want)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, types, want)
+	wantRows(t, s, "SELECT pg_typeof(b), pg_typeof(b1) FROM v", "posint[] posint")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 7, '{3}')")
+	wantRows(t, s, "SELECT k, p, b, b2, pg_typeof(b2) FROM mv ORDER BY k", "1 5 {1,2} 2 posint", "2 7 {3} NULL posint")
+}

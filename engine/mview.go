@@ -54,12 +54,15 @@ func (s *Session) planMView(st *sql.CreateView, mv *catalog.Relation, alloc func
 	}
 	assignScanStates(root, alloc)
 	// The visible columns are the query's, in order: they take the
-	// collations PostgreSQL derives for them.
+	// collations PostgreSQL derives for them,
+	// and the domains their values are of, as \d and pg_typeof name them.
 	if colls := planner.Collations(b.Plan); len(colls) == len(b.Plan.Schema()) {
+		doms := planner.Domains(b.Plan)
 		k := 0
 		for i := range mv.Cols {
 			if !mv.Cols[i].Hidden && k < len(colls) {
 				mv.Cols[i].Collation = colls[k]
+				mv.Cols[i].Domain, mv.Cols[i].DomainArray = doms[k].OID, doms[k].Array
 				k++
 			}
 		}

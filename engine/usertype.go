@@ -339,6 +339,11 @@ func (e *Engine) typeUsers(u *catalog.UserType) (cols []typeUse, domains []*cata
 			if c.Dropped {
 				continue
 			}
+			if u.Kind == 'd' && c.Domain == u.OID && derivedColumns(rel) {
+				// A view's column of the domain depends on the column
+				// or cast it comes from, which the view depends on.
+				continue
+			}
 			if u.Kind == 'e' && c.T.ID == u.T.ID || u.Kind == 'd' && c.Domain == u.OID {
 				cols = append(cols, typeUse{rel: rel, col: c.Name, array: c.DomainArray})
 			} else if u.Kind == 'e' && c.T.IsArray() && c.T.Elem().ID == u.T.ID {
@@ -626,11 +631,22 @@ func (s *Session) userTypeName(u *catalog.UserType) string {
 	return sql.QuoteIdent(u.Schema) + "." + sql.QuoteIdent(u.Name)
 }
 
+// derivedColumns reports whether rel's columns are computed by a query
+// (a view or materialized view), whose domains come from the query.
+func derivedColumns(rel *catalog.Relation) bool {
+	return rel.Kind == catalog.KindView || rel.Kind == catalog.KindMView
+}
+
 // domainColumns returns the columns whose type is the domain oid or a
 // domain over it.
 func (e *Engine) domainColumns(oid uint32) []typeUse {
 	var out []typeUse
 	for _, rel := range e.cat.All() {
+		if derivedColumns(rel) {
+			// A view's values are its query's: the tables' columns
+			// are checked.
+			continue
+		}
 		for _, c := range rel.Cols {
 			if c.Dropped || c.Domain == 0 {
 				continue

@@ -420,13 +420,15 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, err
 		}
 		asBound = b
-		colls := planner.Collations(b.Plan)
+		// The query's columns keep their collations and domains, which
+		// the new table's columns then check as any of its writes.
+		colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 		for i, c := range b.Plan.Schema() {
 			t := c.T
 			if t.ID == types.Unknown {
 				t = types.TText
 			}
-			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i]})
+			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
 		}
 	}
 	seen := map[string]bool{}
@@ -623,7 +625,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
 	names := map[string]bool{}
-	colls := planner.Collations(b.Plan)
+	colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 	for i, c := range sc {
 		name := c.Name
 		if i < len(st.Columns) {
@@ -637,7 +639,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		if t.ID == types.Unknown {
 			t = types.TText
 		}
-		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t, Collation: colls[i]})
+		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
 	}
 	if old, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		switch {

@@ -38,12 +38,21 @@ func (dc *domainCheck) element() *domainCheck {
 }
 
 func (dc *domainCheck) nullError() error {
-	return pgerr.New(pgerr.NotNullViolation, "domain %s does not allow null values", dc.d.Name)
+	return dc.at(pgerr.New(pgerr.NotNullViolation, "domain %s does not allow null values", dc.d.Name))
 }
 
 func (dc *domainCheck) checkError(k int) error {
-	return pgerr.New(pgerr.CheckViolation, "value for domain %s violates check constraint \"%s\"", dc.d.Name, dc.d.Checks[k].Name).
-		WithConstraint(dc.d.Checks[k].Name)
+	return dc.at(pgerr.New(pgerr.CheckViolation, "value for domain %s violates check constraint \"%s\"", dc.d.Name, dc.d.Checks[k].Name).
+		WithConstraint(dc.d.Checks[k].Name))
+}
+
+// at positions err where the domain's violations are reported
+// (planner.Domain.Pos), if anywhere.
+func (dc *domainCheck) at(err *pgerr.Error) error {
+	if dc.d.Pos > 0 {
+		return err.WithPosition(dc.d.Pos)
+	}
+	return err
 }
 
 // vec checks the values of v for the rows of in that are visible.

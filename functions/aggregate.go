@@ -120,6 +120,14 @@ func aggregateOverloads() []*Overload {
 			}
 			os = append(os, &Overload{Name: name, Args: []types.TypeID{t}, RetFn: sameAsArg(0), Ret: t, Kind: Aggregate, Agg: impl})
 		}
+		// max(anyarray) and min(anyarray) (array_larger, array_smaller):
+		// arrays ordered as their comparison operators order them,
+		// element by element, then by length.
+		for _, at := range types.ArrayTypes() {
+			o := &Overload{Name: name, Args: []types.TypeID{at.ID}, RetFn: sameAsArg(0), Ret: at.ID, Kind: Aggregate, Agg: impl}
+			o.Polymorphic = true
+			os = append(os, o)
+		}
 	}
 	// Without retractions (batch aggregation) string_agg concatenates
 	// as it goes: a group holds its result, not a part per row.
@@ -184,7 +192,8 @@ func newCount(s AggSpec) func() Accumulator {
 func newMinMax(isMax bool) AggFunc {
 	return func(s AggSpec) func() Accumulator {
 		at, retr := s.ArgTypes[0], s.Retractable
-		return func() Accumulator { return &minMaxAcc{t: at, max: isMax, retractable: retr} }
+		unordered := at.IsArray() && at.Elem().ID == types.Jsonpath
+		return func() Accumulator { return &minMaxAcc{t: at, max: isMax, retractable: retr, unordered: unordered} }
 	}
 }
 

@@ -447,9 +447,13 @@ type minMaxAcc struct {
 	t           types.T
 	max         bool
 	retractable bool
-	cur         types.Datum
-	has         bool
-	ms          []msEntry
+	// unordered marks arrays of an element type without ordering
+	// (jsonpath): comparing two of them fails (42883), as
+	// array_larger does, while a single value is the result.
+	unordered bool
+	cur       types.Datum
+	has       bool
+	ms        []msEntry
 }
 
 type msEntry struct {
@@ -466,6 +470,9 @@ func (a *minMaxAcc) Add(args []types.Datum) error {
 	d := args[0]
 	if d.Null {
 		return nil
+	}
+	if a.unordered && (a.has || len(a.ms) > 0) {
+		return pgerr.New(pgerr.UndefinedFunction, "could not identify a comparison function for type %s", a.t.Elem())
 	}
 	if !a.retractable {
 		if !a.has {

@@ -24,6 +24,14 @@ func decs(ss ...string) []types.Datum {
 	return out
 }
 
+func strs(ss ...string) []types.Datum {
+	out := make([]types.Datum, len(ss))
+	for i, s := range ss {
+		out[i] = types.DString(s)
+	}
+	return out
+}
+
 func fmtDatum(d types.Datum, t types.T) string {
 	c := types.NewChunk([]types.T{t}, 1)
 	c.AppendRow(types.OpInsert, types.Row{d})
@@ -43,6 +51,7 @@ func fmtDatum(d types.Datum, t types.T) string {
 // numeric scales were checked against PostgreSQL 15.
 func TestAccumulators(t *testing.T) {
 	null := types.NullDatum
+	i4arr := types.T{ID: types.Int4Array, Mod: -1}
 	cases := []struct {
 		fn      string
 		arg     types.T
@@ -66,6 +75,10 @@ func TestAccumulators(t *testing.T) {
 		{"min", types.TInt4, types.TInt4, append(dints(3, 1, 2, 1), null), "1", dints(1, 1), "2"},
 		{"max", types.TText, types.TText, []types.Datum{types.DString("b"), types.DString("c"), types.DString("a")}, "c", []types.Datum{types.DString("c")}, "b"},
 		{"max", types.TNumeric, types.TNumeric, decs("1.5", "10"), "10", decs("10", "1.5"), "."},
+		// max(anyarray), min(anyarray): element by element, a NULL
+		// element after every value, a prefix before the longer array.
+		{"max", i4arr, i4arr, strs("{1,2}", "{1,10}", "{2}", "{}", "{1,NULL}"), "{2}", strs("{2}"), "{1,NULL}"},
+		{"min", i4arr, i4arr, strs("{1,2}", "{1,10}", "{2}", "{1}"), "{1}", strs("{1}"), "{1,2}"},
 		{"bool_and", types.TBool, types.TBool, []types.Datum{types.DBool(true), types.DBool(false), null}, "f", []types.Datum{types.DBool(false)}, "t"},
 		{"bool_or", types.TBool, types.TBool, []types.Datum{types.DBool(true), types.DBool(false)}, "t", []types.Datum{types.DBool(true)}, "f"},
 		{"every", types.TBool, types.TBool, nil, ".", nil, "."},

@@ -795,15 +795,9 @@ func (t implTable) defineString() {
 		if ret.IsArray() {
 			switch {
 			case !args[1].IsArray():
-				// anyarray || anyelement (array_append).
-				return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-					return arrayCat(ctx, []types.Datum{d[0], types.DString(types.FormatArray(d[1:], args[1], nil))})
-				}}, true
+				return arrayAppend(args), true
 			case !args[0].IsArray():
-				// anyelement || anyarray (array_prepend).
-				return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
-					return arrayCat(ctx, []types.Datum{types.DString(types.FormatArray(d[:1], args[0], nil)), d[1]})
-				}}, true
+				return arrayPrepend(args), true
 			}
 			return Impl{Row: arrayCat, NonStrict: true}, true
 		}
@@ -816,6 +810,28 @@ func (t implTable) defineString() {
 		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			return dText(formatValue(ctx, d[0], args[0]) + formatValue(ctx, d[1], args[1]))
 		}}, true
+	})
+	// array_append, array_prepend and array_cat are the || operators
+	// over arrays under their function names (docs §9.19).
+	t.def("array_append", func(args []types.T, _ types.T) (Impl, bool) {
+		return arrayAppend(args), len(args) == 2
+	})
+	t.def("array_prepend", func(args []types.T, _ types.T) (Impl, bool) {
+		return arrayPrepend(args), len(args) == 2
+	})
+	t.defRowNS("array_cat", arrayCat)
+	// trim_array(a, n): a without its last n elements; n must be between
+	// 0 and a's length (2202E).
+	t.defRow("trim_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		elems, nulls, err := types.ParseTextArray(d[0].S)
+		if err != nil {
+			return types.NullDatum, err
+		}
+		if n := d[1].I; n < 0 || n > int64(len(elems)) {
+			return types.NullDatum, pgerr.New(pgerr.ArraySubscriptError, "number of elements to trim must be between 0 and %d", len(elems))
+		}
+		k := len(elems) - int(d[1].I)
+		return dText(types.FormatTextArray(elems[:k], nulls[:k]))
 	})
 	// convert_from(bytea, encoding) and convert_to(text, encoding):
 	// weir's databases are UTF8; UTF8, SQL_ASCII and LATIN1 convert.
@@ -1255,6 +1271,23 @@ func (t implTable) defineString() {
 		elems, err := parseTextArray(d[0].S)
 		return types.DInt(int64(len(elems))), err
 	})
+}
+
+// arrayAppend is anyarray || anyelement (array_append) for argument
+// types args: the element is appended, NULL as NULL; a NULL array is
+// empty.
+func arrayAppend(args []types.T) Impl {
+	return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		return arrayCat(ctx, []types.Datum{d[0], types.DString(types.FormatArray(d[1:], args[1], nil))})
+	}}
+}
+
+// arrayPrepend is anyelement || anyarray (array_prepend) for argument
+// types args.
+func arrayPrepend(args []types.T) Impl {
+	return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		return arrayCat(ctx, []types.Datum{types.DString(types.FormatArray(d[:1], args[0], nil)), d[1]})
+	}}
 }
 
 // arrayCat concatenates two text[] values; a NULL operand counts as an

@@ -109,7 +109,13 @@ func scalarOverloads() []*Overload {
 			fn("pg_subscript", at.Elem().ID, a, tI4), // x[i]
 			nonStrict("pg_slice", a, a, tI4, tI4),    // x[lo:hi]
 			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array),
-			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array, types.Int4Array))
+			nonStrict("array_fill", a, at.Elem().ID, types.Int4Array, types.Int4Array),
+			fn("trim_array", a, a, tI4))
+		// array_append, array_prepend and array_cat: the functions of
+		// the || operators over arrays, as lenient with NULLs.
+		app, pre := nonStrict("array_append", a, a, at.Elem().ID), nonStrict("array_prepend", a, at.Elem().ID, a)
+		app.Polymorphic, pre.Polymorphic = true, true
+		os = append(os, app, pre, nonStrict("array_cat", a, a, a))
 	}
 
 	// UUID functions (docs §9.14): a version 4 uuid per call.

@@ -366,9 +366,15 @@ func (b *binder) curMap() *sql.SourceMap {
 
 // opPos is the position of an operator expression's operator, where
 // Postgres reports operator errors (`operator does not exist`): for
-// `a + b` it is the token just before b. Other nodes are positioned at
-// their start.
+// `a + b`, and `a || b` (a concat call), it is the token just before b.
+// Other nodes are positioned at their start.
 func (b *binder) opPos(n ast.Node) int {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "concat" && len(f.Args) == 2 && b.q != nil {
+		// a || b: the operator is the token before b.
+		if p := b.curMap().PosBefore(f.Args[1].OriginTextPosition()); p > 0 {
+			return p
+		}
+	}
 	bin, ok := n.(*ast.BinaryOperationExpr)
 	if !ok || b.q == nil {
 		return b.pos(n)
@@ -427,8 +433,10 @@ type colInfo struct {
 	// dependent on the group, so they may be selected ungrouped.
 	pk bool
 	// domain is the OID of a table column's domain (0 for none), which
-	// pg_typeof names.
-	domain uint32
+	// pg_typeof names; domainArray is set when the column is an array
+	// of the domain.
+	domain      uint32
+	domainArray bool
 }
 
 // scope is the set of columns a query level's expressions can name, in

@@ -169,11 +169,31 @@ func (b *binder) assign(e Expr, rel *catalog.Relation, i int) Expr {
 		if c, ok := out.(*Cast); ok && out != e {
 			c.Assign = true
 		}
+		if k, ok := e.(*Const); ok && col.DomainArray && b.isUnknown(e) && !k.V.Null {
+			// A string literal stored into an array of a domain is
+			// checked as it is read, as PostgreSQL's array_in does:
+			// a violation points at it (the row's own check follows).
+			out = b.toArrayDomain(out, col.Domain, true, b.exprPos(e))
+		}
 		return out
 	}
-	fail(typeErrorf("column \"%s\" is of type %s but expression is of type %s", col.Name, col.T, b.typeOf(e)).
+	fail(typeErrorf("column \"%s\" is of type %s but expression is of type %s", col.Name, b.columnTypeName(col), b.typeOf(e)).
 		WithHint("You will need to rewrite or cast the expression.").WithPosition(b.exprPos(e)))
 	return nil
+}
+
+// columnTypeName is column col's type as PostgreSQL names it in errors:
+// its domain (posint, or posint[] for an array of it) or its type.
+func (b *binder) columnTypeName(col catalog.Column) string {
+	if dc, ok := b.cat.(DomainCatalog); ok && col.Domain != 0 {
+		if _, name, ok := dc.DomainByOID(col.Domain); ok {
+			if col.DomainArray {
+				name += "[]"
+			}
+			return name
+		}
+	}
+	return col.T.String()
 }
 
 // outputPos is the position of the expression that makes column k of

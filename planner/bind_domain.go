@@ -23,6 +23,10 @@ type Domain struct {
 	// the constraints hold for each of its elements, NOT NULL included;
 	// a NULL array passes.
 	Array bool
+	// Pos, when set, is where a violation is reported: a string literal
+	// cast to an array of the domain, which PostgreSQL checks as it
+	// reads the literal ('{-1}'::posint[]).
+	Pos int
 	// Checks are bound over a one-column row: the value (VALUE in the
 	// constraint's text), of the domain's base type.
 	Checks []BoundCheck
@@ -148,12 +152,13 @@ func (b *binder) toDomain(x Expr, oid uint32, assign bool) Expr {
 }
 
 // toArrayDomain wraps x, of the array type of the domain's base type,
-// in the domain's checks for each element.
-func (b *binder) toArrayDomain(x Expr, oid uint32, assign bool) Expr {
+// in the domain's checks for each element, reported at pos (0: none).
+func (b *binder) toArrayDomain(x Expr, oid uint32, assign bool, pos int) Expr {
 	d := arrayDomain(b.domain(oid))
 	if d == nil {
 		return x
 	}
+	d.Pos = pos
 	return &Cast{Arg: x, T: b.typeOf(x), Assign: assign, Domain: d}
 }
 

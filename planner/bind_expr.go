@@ -767,6 +767,9 @@ func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind F
 		}
 	}
 	b.checkElemEquality(name, args, node)
+	if kind == Scalar {
+		args = b.anyCompatibleArrayArgs(name, args, isOp)
+	}
 	if c, ok := b.enumCall(name, args, node, kind); ok {
 		return c
 	}

@@ -180,6 +180,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			if name, ok := b.columnDomain(c, n.Args[0], a); ok {
 				return &Const{V: types.DString(name), T: types.TText}
 			}
+			if name, ok := b.subscriptDomain(c, n.Args[0], a); ok {
+				return &Const{V: types.DString(name), T: types.TText}
+			}
 			if et, ok := b.enumArrays[a]; ok {
 				return &Const{V: types.DString(et.String() + "[]"), T: types.TText}
 			}
@@ -531,18 +534,48 @@ func regclassLiteral(n ast.ExprNode) (string, bool) {
 }
 
 // columnDomain is the name of the domain of the table column that n,
-// bound to a, names, as pg_typeof prints it; false when n is no such
-// column.
+// bound to a, names, as pg_typeof prints it (posint, or posint[] for an
+// array of the domain); false when n is no such column.
 func (b *binder) columnDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bool) {
+	name, arr, ok := b.columnDomainOf(c, n, a)
+	if arr {
+		name += "[]"
+	}
+	return name, ok
+}
+
+// subscriptDomain is the type pg_typeof names for n, bound to a, when n
+// subscripts a table column that is an array of a domain: the domain for
+// an element (b[1]), its array for a slice (b[1:2]); false otherwise.
+func (b *binder) subscriptDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bool) {
+	fc, ok := unparen(n).(*ast.FuncCallExpr)
+	call, isCall := a.(*Call)
+	if !ok || !isCall || len(fc.Args) == 0 || len(call.Args) == 0 || fc.FnName.L != call.Fn ||
+		(call.Fn != "pg_subscript" && call.Fn != "pg_slice") {
+		return "", false
+	}
+	name, arr, ok := b.columnDomainOf(c, fc.Args[0], call.Args[0])
+	if !ok || !arr {
+		return "", false
+	}
+	if call.Fn == "pg_slice" {
+		name += "[]"
+	}
+	return name, true
+}
+
+// columnDomainOf is columnDomain's domain name, and whether the column
+// is an array of the domain.
+func (b *binder) columnDomainOf(c *exprCtx, n ast.ExprNode, a Expr) (string, bool, bool) {
 	cn, ok := unparen(n).(*ast.ColumnNameExpr)
 	dc, isDC := b.cat.(DomainCatalog)
 	if !ok || !isDC || c == nil {
-		return "", false
+		return "", false, false
 	}
 	switch a.(type) {
 	case *ColRef, *OuterRef:
 	default:
-		return "", false
+		return "", false, false
 	}
 	// The column a was bound to: the first scope out from here with a
 	// column of that name, as resolveColumn finds it.
@@ -553,13 +586,13 @@ func (b *binder) columnDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bool)
 				continue
 			}
 			if col.domain == 0 || col.t != a.Type() {
-				return "", false
+				return "", false, false
 			}
 			_, dn, ok := dc.DomainByOID(col.domain)
-			return dn, ok
+			return dn, col.domainArray, ok
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
 // regTypeOf is the reg* type ("regclass") of n when n is a cast to one
@@ -657,7 +690,13 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	x = b.explicitCast(x, t, n)
 	if u, arr, ok := b.userTypeArray(text); ok && u.Kind == 'd' {
 		if arr {
-			return b.toArrayDomain(x, u.OID, false)
+			pos := 0
+			if l, ok := unparen(n.Args[0]).(*sql.Literal); ok {
+				if _, isStr := l.Value.(string); isStr {
+					pos = b.pos(n.Args[0])
+				}
+			}
+			return b.toArrayDomain(x, u.OID, false, pos)
 		}
 		return b.toDomain(x, u.OID, false)
 	}

@@ -1114,13 +1114,14 @@ func (b *binder) derived(p Plan, alias string, colAliases []string, outer *scope
 	sch = p.Schema()
 	sc := &scope{parent: outer, lvl: lvl, tables: []string{alias}}
 	renamed := false
+	doms := Domains(p)
 	for i, c := range sch {
 		name := c.Name
 		if i < len(colAliases) && colAliases[i] != "" {
 			name = colAliases[i]
 			renamed = renamed || name != c.Name
 		}
-		sc.cols = append(sc.cols, colInfo{table: alias, name: name, t: c.T, hidden: c.Hidden})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: name, t: c.T, hidden: c.Hidden, domain: doms[i].OID, domainArray: doms[i].Array})
 	}
 	for i, f := range rowInfo {
 		sc.cols[i].fields, sc.cols[i].fieldNames, sc.cols[i].unknownField = f.fields, f.names, f.unknown
@@ -1316,7 +1317,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	for i, c := range rel.Cols {
 		scan.Cols = append(scan.Cols, i)
 		scan.Out = append(scan.Out, types.Column{Name: c.Name, T: c.T, NotNull: c.NotNull, Hidden: c.Hidden})
-		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden, domain: c.Domain})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden, domain: c.Domain, domainArray: c.DomainArray})
 	}
 	for _, i := range rel.PK {
 		// A generated row id is no declared key (Postgres has none).

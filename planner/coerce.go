@@ -271,7 +271,9 @@ func resolveOverload(cands []*Overload, args []argNode) (best *Overload, ambiguo
 			}
 			if o.Polymorphic && a.t.ID != ps[i] {
 				// anyarray || anyelement binds to the arguments' own
-				// types: an int4[] does not become an int8[] to fit.
+				// types: an int4[] does not become an int8[] to fit
+				// here (anyCompatibleArrayArgs has already brought
+				// typed arguments to their common type).
 				good = false
 				break
 			}

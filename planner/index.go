@@ -289,8 +289,9 @@ func inPred(s *Scan, in *InList) (indexPred, bool) {
 // scan whose key order is its comparison order, as it is or cast to text
 // from a string type whose key is the text's (varchar and name, whose
 // comparisons are text's, or character(n), whose key is its text: the
-// value without trailing spaces, see exactOnTrimmed). Values compared
-// with it must be of the returned type.
+// value without trailing spaces, see exactOnTrimmed), or an enum as the
+// float8 sort order it is compared as. Values compared with it must be
+// of the returned type.
 func keyColumn(s *Scan, e Expr) (int, types.T, bool) {
 	var cast *Cast
 	if c, ok := e.(*Cast); ok {
@@ -307,6 +308,11 @@ func keyColumn(s *Scan, e Expr) (int, types.T, bool) {
 	}
 	if cast == nil {
 		return col, t, true
+	}
+	if t.IsEnum() && cast.T.ID == types.Float8 {
+		// An enum compares as its labels' sort orders, the float8 the
+		// binder relabels it to (enumCall), which is its key.
+		return col, cast.T, true
 	}
 	if cast.T.ID != types.Text {
 		return 0, types.T{}, false

@@ -71,6 +71,7 @@ var typedArgs = map[string]map[types.TypeID][]string{
 	"convert_from": {types.Name: {"'UTF8'::name", "'LATIN1'::name", "'nope'::name"}},
 	"convert_to":   {types.Name: {"'UTF8'::name", "'LATIN1'::name"}},
 	"array_fill":   {types.Int4Array: {"ARRAY[3]", "ARRAY[1]", "'{}'::int[]"}},
+	"trim_array":   {types.Int4: {"1", "0", "2", "3", "(-1)"}},
 }
 
 // skip lists functions whose answer depends on the server, not on the
@@ -358,11 +359,15 @@ func aggQueries(o *functions.Overload) []string {
 				continue
 			}
 			opts[i] = samples[p]
-			if p == types.Varchar {
-				opts[i] = []string{"'Hello World'::varchar", "'é,ß'::varchar"}
+			if et := (types.T{ID: p}).Elem().ID; et != types.Unknown && aggSamples(et) != nil {
+				// Arrays of the element's samples, of different
+				// lengths and orders, for max(anyarray) and friends.
+				e := aggSamples(et)
+				first, last := e[0], e[len(e)-1]
+				opts[i] = []string{"ARRAY[" + last + ", " + first + "]", "ARRAY[" + first + "]", "ARRAY[" + first + ", " + last + "]"}
 			}
-			if p == types.Bpchar {
-				opts[i] = []string{"'ab'::char(4)", "'é,ß'::char(4)"}
+			if p == types.Varchar || p == types.Bpchar {
+				opts[i] = aggSamples(p)
 			}
 			if len(opts[i]) == 0 {
 				return out
@@ -411,6 +416,18 @@ func aggQueries(o *functions.Overload) []string {
 		}
 	}
 	return out
+}
+
+// aggSamples are the aggregates' sample literals of type t: samples,
+// and for varchar and character(n) their own.
+func aggSamples(t types.TypeID) []string {
+	switch t {
+	case types.Varchar:
+		return []string{"'Hello World'::varchar", "'é,ß'::varchar"}
+	case types.Bpchar:
+		return []string{"'ab'::char(4)", "'é,ß'::char(4)"}
+	}
+	return samples[t]
 }
 
 // TestAggregatesAgainstPostgres runs every aggregate overload over sample
