@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -1030,10 +1029,6 @@ func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild,
 		}
 		return sql.QuoteIdent(rel.Cols[pos[k]].Name), nil
 	}
-	desc := map[string]bool{}
-	for _, f := range strings.Split(idx.With[catalog.IndexDescOption], ",") {
-		desc[f] = true
-	}
 	keys := idx.IndexKeys()
 	var key, include []string
 	for k := range idx.Cols {
@@ -1045,10 +1040,7 @@ func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild,
 			return catalog.IndexRebuild{}, err
 		}
 		if k < keys {
-			if desc[strconv.Itoa(k)] {
-				n += " DESC"
-			}
-			key = append(key, n)
+			key = append(key, n+idx.IndexKeyOrder(k))
 		} else {
 			include = append(include, n)
 		}
