@@ -12,3 +12,26 @@ select indexname, indexdef from pg_indexes where tablename = 'ix' order by 1;
 select pg_get_indexdef('ix_3'::regclass);
 alter table ix alter column a type bigint;
 \d ix
+
+-- jsonb's ->>, array subscripts and EXTRACT from a timestamp are
+-- immutable: allowed in index expressions and generated columns; EXTRACT
+-- from a timestamptz reads the TimeZone and is not.
+create table im (id int primary key, j jsonb, ts timestamp, tz timestamptz, d date, arr int[]);
+create index im_1 on im ((j->>'k'));
+create index im_2 on im ((j->'n'->>'m'));
+create index im_3 on im ((extract(year from ts)));
+create index im_4 on im ((arr[1]));
+create index im_5 on im ((extract(month from d)), (arr[2] + 1));
+create index im_6 on im (id) where j->>'k' = 'a' and arr[1] > 0;
+create index im_7 on im ((extract(year from tz)));
+create index im_8 on im ((date_part('hour', tz)));
+select indexname, indexdef from pg_indexes where tablename = 'im' order by 1;
+\d im
+create table gen (j jsonb, k text generated always as (j->>'k') stored,
+  n jsonb generated always as (j->'n') stored,
+  ts timestamp, y numeric generated always as (extract(year from ts)) stored,
+  arr int[], f int generated always as (arr[1]) stored);
+insert into gen (j, ts, arr) values ('{"k": "b", "n": [1]}', '2022-01-01', '{7}');
+select k, n, y, f from gen;
+create table gen2 (tz timestamptz, y numeric generated always as (extract(year from tz)) stored);
+\d gen
