@@ -152,7 +152,11 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 	for _, ev := range evs {
 		if ev.old != nil {
 			for _, ref := range f.idx.in[ev.rel.ID] {
-				if fkParentUnchanged(ref, ev) || f.deferred(ref, ev) {
+				if fkParentUnchanged(ref, ev) {
+					continue
+				}
+				if f.deferred(ref, ev) {
+					f.s.fkPending.note(ev.rel.ID, ref)
 					continue
 				}
 				child, ok := e.cat.ByID(ref.child.ID)
@@ -175,6 +179,9 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 		if ev.new != nil {
 			for _, ref := range f.idx.out[ev.rel.ID] {
 				if f.skip != nil && f.skip(ref) {
+					if fkChildQueues(ref, ev) {
+						f.s.fkPending.note(ev.rel.ID, ref)
+					}
 					continue
 				}
 				if err := f.childCheck(w, ref, ev); err != nil {

@@ -51,8 +51,10 @@ type savepoint struct {
 	// temps is how many temporary tables the block had created
 	// (Session.blockTemps) at the savepoint.
 	temps int
-	// fkModes is what SET CONSTRAINTS had said at the savepoint.
-	fkModes fkModes
+	// fkModes is what SET CONSTRAINTS had said at the savepoint, and
+	// fkPending the deferred checks then waiting.
+	fkModes   fkModes
+	fkPending fkPending
 }
 
 // findSavepoint returns the index of the newest savepoint named name, or
@@ -364,7 +366,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	// succeeds, undone otherwise.
 	defer func() { s.endSettings(commit && err == nil) }()
 	// SET CONSTRAINTS holds for the block only.
-	defer func() { s.fkModes = fkModes{} }()
+	defer func() { s.fkModes, s.fkPending = fkModes{}, nil }()
 	defer func() {
 		if terr := s.endBlockTemps(ctx, commit && err == nil); terr != nil && err == nil {
 			err = terr

@@ -986,6 +986,9 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO
 		if appendOnlyTable(rel) {
 			return nil, errAppendOnly(rel, "truncate")
 		}
+		if err := s.checkTruncate(rel); err != nil {
+			return nil, err
+		}
 		if !slices.ContainsFunc(rels, func(r *catalog.Relation) bool { return r.ID == rel.ID }) {
 			rels = append(rels, rel)
 		}
@@ -993,6 +996,12 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO
 	rels, err = s.truncateForeignKeys(rels, st.Cascade, io)
 	if err != nil {
 		return nil, err
+	}
+	for _, rel := range rels {
+		// The tables the cascade adds, once it has named them.
+		if err := s.checkTruncate(rel); err != nil {
+			return nil, err
+		}
 	}
 	// TRUNCATE fires no foreign key actions: what references the
 	// tables is truncated with them.
@@ -1188,7 +1197,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	t := s.tx
 	if st.Kind == sql.TxnSavepoint {
-		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps), fkModes: s.fkModes.clone()})
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps), fkModes: s.fkModes.clone(), fkPending: s.fkPending.clone()})
 		return done("SAVEPOINT")
 	}
 	i, err := t.findSavepoint(st.Name)
@@ -1208,6 +1217,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	s.rollbackSettings(t.savepoints[i].settings)
 	s.fkModes = t.savepoints[i].fkModes.clone()
+	s.fkPending = t.savepoints[i].fkPending.clone()
 	s.cursorsToSavepoint(i, true)
 	s.txn = 'T'
 	return done("ROLLBACK")

@@ -35,3 +35,44 @@ insert into gen (j, ts, arr) values ('{"k": "b", "n": [1]}', '2022-01-01', '{7}'
 select k, n, y, f from gen;
 create table gen2 (tz timestamptz, y numeric generated always as (extract(year from tz)) stored);
 \d gen
+
+-- TRUNCATE of a table on which deferred foreign key checks wait.
+create table tp (id int primary key);
+create table tc (id int references tp deferrable initially deferred);
+begin;
+insert into tc values (1);
+truncate tc;
+rollback;
+begin;
+insert into tc values (1);
+truncate tp, tc;
+rollback;
+begin;
+insert into tc values (1);
+truncate tp cascade;
+rollback;
+begin;
+insert into tp values (1);
+truncate tp cascade;
+rollback;
+insert into tp values (1);
+begin;
+delete from tp;
+truncate tp cascade;
+rollback;
+begin;
+insert into tc values (1);
+delete from tc;
+truncate tc;
+rollback;
+begin;
+insert into tc values (1);
+set constraints all immediate;
+truncate tc;
+commit;
+begin;
+savepoint a;
+insert into tc values (1);
+rollback to savepoint a;
+truncate tc;
+commit;
