@@ -204,7 +204,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 			return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
 				WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 		}
-		if err := s.checkDefault(st.Default, col.T); err != nil {
+		if err := s.checkDefault(st.Default, 0, col.Name, col.T); err != nil {
 			return nil, err
 		}
 		if _, _, err := s.evalDefault(rel, *col, st.Default); err != nil {
@@ -501,7 +501,7 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	}
 	col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, DomainArray: def.Type.DomainArray, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
-		if err := s.checkDefault(def.Default, col.T); err != nil {
+		if err := s.checkDefault(def.Default, 0, col.Name, col.T); err != nil {
 			return nil, err
 		}
 	}

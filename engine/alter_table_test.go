@@ -236,3 +236,46 @@ func TestRenamesFollowedByDefinitions(t *testing.T) {
 	defer e.Close()
 	check(session(t, e))
 }
+
+// TestDefaultExpressionChecks: a DEFAULT is checked as PostgreSQL's
+// cookDefault checks it, in CREATE TABLE, ALTER TABLE and CREATE
+// DOMAIN: a column reference is 0A000 (at its position in CREATE TABLE),
+// an aggregate 42803, and the value must convert to the column's type
+// by an assignment cast (42804), a typed text no more than any other.
+func TestDefaultExpressionChecks(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE d0 (a int)")
+	for _, c := range []struct {
+		q    string
+		code pgerr.Code
+		msg  string
+		pos  int
+	}{
+		{"CREATE TABLE d1 (x int, y int DEFAULT x = 1)", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 39},
+		{"CREATE TABLE d1 (x int, y int DEFAULT length(x::text) + 1)", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 46},
+		{"CREATE TABLE d1 (y int DEFAULT (SELECT 1) + x)", pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression", 32},
+		{"CREATE TABLE d1 (y int DEFAULT sum(1))", pgerr.GroupingError, "aggregate functions are not allowed in DEFAULT expressions", 32},
+		{"ALTER TABLE d0 ALTER COLUMN a SET DEFAULT a + 1", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 0},
+		{"ALTER TABLE d0 ADD COLUMN b int DEFAULT a", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 0},
+		{"CREATE TABLE d1 (ts timestamptz DEFAULT 'abc'::text)", pgerr.DatatypeMismatch, `column "ts" is of type timestamp with time zone but default expression is of type text`, 0},
+		{"CREATE TABLE d1 (n numeric DEFAULT now())", pgerr.DatatypeMismatch, `column "n" is of type numeric but default expression is of type timestamp with time zone`, 0},
+		{"ALTER TABLE d0 ALTER COLUMN a SET DEFAULT 'x'::text", pgerr.DatatypeMismatch, `column "a" is of type integer but default expression is of type text`, 0},
+		{"ALTER TABLE d0 ADD COLUMN c bool DEFAULT 1", pgerr.DatatypeMismatch, `column "c" is of type boolean but default expression is of type integer`, 0},
+		{"CREATE DOMAIN dd AS int DEFAULT 'x'::text", pgerr.DatatypeMismatch, `column "dd" is of type integer but default expression is of type text`, 0},
+	} {
+		_, err := run(t, s, c.q)
+		if err == nil {
+			t.Errorf("%s: no error, want %s %q", c.q, c.code, c.msg)
+			continue
+		}
+		if pe := pgerr.As(err); pe.Code != c.code || pe.Message != c.msg || pe.Position != c.pos {
+			t.Errorf("%s: got %v (position %d), want %s %q at %d", c.q, err, pe.Position, c.code, c.msg, c.pos)
+		}
+	}
+	// Assignment casts are fine, and so is a literal of no type.
+	mustRun(t, s, "CREATE TABLE d2 (i int DEFAULT 1.5, t text DEFAULT 1, b bigint DEFAULT 1::numeric, ts timestamptz DEFAULT '2020-01-01', d date DEFAULT now())")
+	mustRun(t, s, "INSERT INTO d2 DEFAULT VALUES")
+	wantRows(t, s, "SELECT i, t, b, ts IS NOT NULL FROM d2", "2 1 1 t")
+}

@@ -510,7 +510,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 					p.conv[len(up.Cols)] = x
 				}
 			} else if def.Default != "" {
-				if err := s.checkDefault(def.Default, col.T); err != nil {
+				if err := s.checkDefault(def.Default, 0, col.Name, col.T); err != nil {
 					return nil, err
 				}
 				v, volatile, err := s.evalDefault(up, col, def.Default)
@@ -549,7 +549,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
 					WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 			}
-			if err := s.checkDefault(a.Default, col.T); err != nil {
+			if err := s.checkDefault(a.Default, 0, col.Name, col.T); err != nil {
 				return nil, err
 			}
 			if _, _, err := s.evalDefault(up, col, a.Default); err != nil {

@@ -460,7 +460,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			}
 		}
 		if c.Default != "" {
-			if err := s.checkDefault(c.Default, col.T); err != nil {
+			text, pos := c.Default, 0
+			if c.DefaultWritten != "" {
+				text, pos = c.DefaultWritten, c.DefaultPos
+			}
+			if err := s.checkDefault(text, pos, c.Name, col.T); err != nil {
 				return nil, err
 			}
 		}
@@ -540,29 +544,13 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	return done(tag)
 }
 
-// checkDefault binds a DEFAULT expression to report errors at CREATE time.
-func (s *Session) checkDefault(text string, t types.T) error {
-	q, err := sql.ParseExpr(text)
-	if err != nil {
-		return err
-	}
-	b, err := planner.Bind(q, s.catalogView(), nil)
-	if err != nil {
-		return err
-	}
-	subquery := false
-	planner.WalkPlanExprs(b.Plan, func(e planner.Expr) {
-		if _, ok := e.(*planner.Subquery); ok {
-			subquery = true
-		}
-	})
-	if subquery {
-		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
-	}
-	if len(b.Deps) > 0 {
-		return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
-	}
-	return nil
+// checkDefault checks the DEFAULT expression text of a column named
+// name of type t as PostgreSQL does when it is set (planner.BindDefault);
+// pos is the character of the statement it starts at when text is as
+// written there (0: no positions).
+func (s *Session) checkDefault(text string, pos int, name string, t types.T) error {
+	_, err := planner.BindDefault(context.Background(), text, pos, name, t, s.catalogView())
+	return err
 }
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {

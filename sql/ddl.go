@@ -733,6 +733,7 @@ var serialTypes = map[string]types.T{
 // constraint or the end of the column definition, and bridges it. at is
 // the DEFAULT keyword, where PostgreSQL reports a second one.
 func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error {
+	start := p.pos
 	text, node, err := p.bExpr()
 	if err != nil {
 		return err
@@ -741,6 +742,9 @@ func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error
 		return pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", col.Name, table).WithPosition(charPos(p.src, at.Off))
 	}
 	col.Default, col.DefaultExpr = text, node
+	if first := p.toks[start]; p.pos > start {
+		col.DefaultWritten, col.DefaultPos = p.src[first.Off:p.toks[p.pos-1].End], charPos(p.src, first.Off)
+	}
 	return nil
 }
 

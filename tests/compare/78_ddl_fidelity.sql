@@ -76,3 +76,27 @@ insert into tc values (1);
 rollback to savepoint a;
 truncate tc;
 commit;
+
+-- A DEFAULT may not read a column, and converts to the column's type by
+-- an assignment cast.
+create table d1 (x int, y int default x = 1);
+create table d1 (x int, y int default length(x::text) + 1);
+create table d1 (y int default x + (select 1));
+create table d1 (y int default (select 1) + x);
+create table d1 (y int default sum(1));
+create table d1 (ts timestamptz default 'abc'::text);
+create table d1 (n numeric default now());
+create table d1 (i int default 'x'::text, j int default y);
+create table d0 (a int);
+alter table d0 alter column a set default a + 1;
+alter table d0 add column b int default a;
+alter table d0 alter column a set default 'x'::text;
+alter table d0 add column c bool default 1;
+alter table d0 add column g int default '1'::varchar;
+alter table d0 add column k int[] default '{1}'::text[];
+create domain dd as int default 'x'::text;
+create table d2 (i int default 1.5, t text default 1, b bigint default 1::numeric,
+  d date default now(), q json default '{}'::jsonb);
+insert into d2 default values;
+select i, t, b, d is not null, q from d2;
+\d d2
