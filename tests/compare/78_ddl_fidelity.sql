@@ -100,3 +100,16 @@ create table d2 (i int default 1.5, t text default 1, b bigint default 1::numeri
 insert into d2 default values;
 select i, t, b, d is not null, q from d2;
 \d d2
+
+-- A LIMIT, OFFSET or FETCH FIRST count may not read its query's columns.
+create table lt (a int, b int);
+insert into lt values (1, 2), (2, 2);
+select a from lt limit a;
+select a from lt offset b;
+select a from lt fetch first a rows only;
+select a from lt x limit x.a;
+select a from lt group by a limit a;
+select 1 fetch first x rows only;
+select 1 limit x;
+select a from lt limit nosuch;
+select (select x.a from lt limit x.a - 1) from lt x order by 1;
