@@ -357,3 +357,40 @@ func TestRenameTwiceFollowsMadeUpAliases(t *testing.T) {
 	wantRows(t, s, "SELECT pg_get_viewdef('k1'::regclass, true) LIKE '%FROM t3 t3_1%'", "t")
 	e.Close()
 }
+
+// TestAlterTableRenamesViews: ALTER TABLE ... RENAME TO renames a view,
+// a materialized view, a sequence or an index, as in PostgreSQL, and
+// what reads them follows; ALTER VIEW and ALTER MATERIALIZED VIEW still
+// take only their own kind, without a hint (42809).
+func TestAlterTableRenamesViews(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE rt (a int)")
+	mustRun(t, s, "CREATE VIEW rv AS SELECT a FROM rt")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW rm AS SELECT a FROM rt")
+	mustRun(t, s, "CREATE VIEW rv2 AS SELECT rv.a, rm.a AS b FROM rv, rm")
+	mustRun(t, s, "CREATE SEQUENCE rs")
+	mustRun(t, s, "CREATE INDEX ri ON rt (a)")
+	for _, q := range []string{"ALTER TABLE rv RENAME TO rv1", "ALTER TABLE rm RENAME TO rm1", "ALTER TABLE rs RENAME TO rs1", "ALTER TABLE ri RENAME TO ri1"} {
+		mustRun(t, s, q)
+	}
+	for _, c := range [][2]string{
+		{"ALTER VIEW rt RENAME TO x", `"rt" is not a view`},
+		{"ALTER VIEW rm1 RENAME TO x", `"rm1" is not a view`},
+		{"ALTER MATERIALIZED VIEW rv1 RENAME TO x", `"rv1" is not a materialized view`},
+	} {
+		_, err := run(t, s, c[0])
+		if pe := pgerr.As(err); err == nil || pe.Code != pgerr.WrongObjectType || pe.Message != c[1] || pe.Hint != "" {
+			t.Errorf("%s: got %v, want 42809 %q without a hint", c[0], err, c[1])
+		}
+	}
+	mustRun(t, s, "INSERT INTO rt VALUES (1)")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT relname FROM pg_class WHERE relname IN ('rv1', 'rm1', 'rs1', 'ri1') ORDER BY 1", "ri1", "rm1", "rs1", "rv1")
+		wantRows(t, s, "SELECT * FROM rv2", "1 1")
+		wantRows(t, s, "SELECT pg_get_viewdef('rv2')", " SELECT rv1.a,\n    rm1.a AS b\n   FROM rv1,\n    rm1;")
+	}
+	checkAcrossRestart(t, fs, e, s, check)
+}

@@ -113,3 +113,28 @@ select 1 fetch first x rows only;
 select 1 limit x;
 select a from lt limit nosuch;
 select (select x.a from lt limit x.a - 1) from lt x order by 1;
+
+-- ALTER TABLE ... RENAME TO renames views, materialized views,
+-- sequences and indexes too.
+create table rt (a int);
+create view rv as select a from rt;
+create materialized view rm as select a from rt;
+create view rv2 as select rv.a, rm.a as b from rv, rm;
+create sequence rs;
+create index ri on rt (a);
+alter table rv rename to rv1;
+alter table rm rename to rm1;
+alter table rs rename to rs1;
+alter table ri rename to ri1;
+alter view rt rename to x;
+alter view rm1 rename to x;
+alter materialized view rv1 rename to x;
+alter table if exists nosuch rename to x;
+alter table rv1 rename to rt;
+\d
+select pg_get_viewdef('rv2');
+insert into rt values (1);
+refresh materialized view rm1;
+select * from rv2;
+select nextval('rs1');
+select indexname from pg_indexes where tablename = 'rt';
