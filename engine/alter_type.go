@@ -196,7 +196,7 @@ func (s *Session) buildPending(ctx context.Context, id uint32, io wire.ExecIO, b
 	}
 	var firstErr error
 	for k, r := range rel.Rebuild {
-		st, err := sql.Parse(r.SQL)
+		st, err := sql.ParseDefinition(r.SQL)
 		ci, ok := st.(*sql.CreateIndex)
 		if err != nil || !ok {
 			return pgerr.New(pgerr.DataCorrupted, "bad definition of an index to build again on \"%s\": %s", rel.Name, r.SQL)
@@ -690,7 +690,7 @@ func (e *Engine) rebuiltIndex(rel, up, idx *catalog.Relation) (*uniqueIndex, err
 	if err != nil {
 		return nil, err
 	}
-	st, err := sql.Parse(r.SQL)
+	st, err := sql.ParseDefinition(r.SQL)
 	if err != nil {
 		return nil, err
 	}

@@ -846,7 +846,7 @@ func (e *Engine) enumStreamUser(t types.T, old string) *catalog.Relation {
 func (e *Engine) definitionPlan(rel *catalog.Relation) planner.Plan {
 	var q *sql.Query
 	if rel.Kind == catalog.KindSink {
-		stmt, err := sql.Parse(rel.SQL)
+		stmt, err := sql.ParseDefinition(rel.SQL)
 		if err != nil {
 			return nil
 		}

@@ -1403,9 +1403,12 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if b.viewDepth > 32 {
 		failf(pgerr.InvalidRecursion, "infinite recursion detected in rules for relation \"%s\"", rel.Name)
 	}
-	st, err := parseStmt(rel.SQL)
+	st, err := parseDefinition(rel.SQL)
 	if err != nil {
-		fail(pgerr.As(err))
+		// Its position is in the stored text, not in the statement.
+		fail(pgerr.New(pgerr.ObjectNotInPrerequisiteState, "view \"%s\" cannot be read: its stored definition does not parse", rel.Name).
+			WithDetail("%s", pgerr.As(err).Message).
+			WithHint("Drop it and create it again."))
 	}
 	vq, ok := st.(*sql.Query)
 	if !ok {
