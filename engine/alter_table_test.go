@@ -279,3 +279,50 @@ func TestDefaultExpressionChecks(t *testing.T) {
 	mustRun(t, s, "INSERT INTO d2 DEFAULT VALUES")
 	wantRows(t, s, "SELECT i, t, b, ts IS NOT NULL FROM d2", "2 1 1 t")
 }
+
+// TestUnloggedTable: CREATE UNLOGGED TABLE makes a table that pg_class
+// calls unlogged (relpersistence 'u') and SHOW CREATE TABLE shows so;
+// ALTER TABLE ... SET LOGGED | UNLOGGED switches what it is called, with
+// PostgreSQL's 42P16 for temporary tables and for foreign keys from a
+// logged table to an unlogged one. weir keeps its rows as durably as any
+// table's: they survive a crash, and a materialized view over it
+// follows it as usual.
+func TestUnloggedTable(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE UNLOGGED TABLE un (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW un_n AS SELECT count(*) AS n FROM un")
+	mustRun(t, s, "INSERT INTO un VALUES (1, 'x'), (2, 'y')")
+	persistence := func(s wire.Session, want string) {
+		t.Helper()
+		wantRows(t, s, "SELECT relpersistence FROM pg_class WHERE relname = 'un'", want)
+	}
+	persistence(s, "u")
+	wantRows(t, s, "SHOW CREATE TABLE un", "public.un CREATE UNLOGGED TABLE un (a int PRIMARY KEY, b text)")
+	wantCode(t, s, "CREATE TABLE lg (a int REFERENCES un)", pgerr.InvalidTableDefinition, "constraints on permanent tables may reference only permanent tables")
+	mustRun(t, s, "CREATE UNLOGGED TABLE un2 (a int REFERENCES un)")
+	wantCode(t, s, "ALTER TABLE un2 SET LOGGED", pgerr.InvalidTableDefinition, `could not change table "un2" to logged because it references unlogged table "un"`)
+	mustRun(t, s, "ALTER TABLE un SET LOGGED")
+	persistence(s, "p")
+	wantRows(t, s, "SHOW CREATE TABLE un", "public.un CREATE TABLE un (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "ALTER TABLE un2 SET LOGGED")
+	wantCode(t, s, "ALTER TABLE un SET UNLOGGED", pgerr.InvalidTableDefinition, `could not change table "un" to unlogged because it references logged table "un2"`)
+	mustRun(t, s, "DROP TABLE un2")
+	mustRun(t, s, "ALTER TABLE un SET UNLOGGED")
+	mustRun(t, s, "CREATE TEMP TABLE tmp (a int)")
+	wantCode(t, s, "ALTER TABLE tmp SET UNLOGGED", pgerr.InvalidTableDefinition, `cannot change logged status of table "tmp" because it is temporary`)
+	wantCode(t, s, "ALTER TABLE un_n SET LOGGED", pgerr.WrongObjectType, `ALTER action SET LOGGED cannot be performed on relation "un_n"`)
+	wantCode(t, s, "CREATE UNLOGGED MATERIALIZED VIEW m2 AS SELECT 1", pgerr.FeatureNotSupported, "materialized views cannot be unlogged")
+	mustRun(t, s, "INSERT INTO un VALUES (3, 'z')")
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	persistence(s, "u")
+	wantRows(t, s, "SHOW CREATE TABLE un", "public.un CREATE UNLOGGED TABLE un (a int PRIMARY KEY, b text)")
+	wantRows(t, s, "SELECT a, b FROM un ORDER BY a", "1 x", "2 y", "3 z")
+	mustRun(t, s, "INSERT INTO un VALUES (4, 'w')")
+	wantRows(t, s, "SELECT n FROM un_n", "4")
+}

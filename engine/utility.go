@@ -403,7 +403,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, c.CollateErr
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With)}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With), Unlogged: st.Unlogged}
 	if rel.With == nil {
 		rel.With = map[string]string{}
 	}

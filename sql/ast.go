@@ -222,8 +222,10 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints, column and table ones, in the
 	// order written.
 	Uniques []UniqueDef
-	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE.
-	Temp bool
+	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE, and
+	// Unlogged for CREATE UNLOGGED TABLE.
+	Temp     bool
+	Unlogged bool
 	// OnCommit is a temporary table's ON COMMIT action, lower case:
 	// "preserve rows", "delete rows" or "drop"; "" when not given.
 	OnCommit string

@@ -12,6 +12,21 @@ import (
 
 func (p *stmtParser) create() (Stmt, error) {
 	p.pos++
+	if p.word(0) == "unlogged" {
+		switch {
+		case p.word(1) == "table":
+			p.pos += 2
+			st, err := p.createTable(false)
+			if ct, ok := st.(*CreateTable); ok {
+				ct.Unlogged = true
+			}
+			return st, err
+		case p.word(1) == "materialized" && p.word(2) == "view":
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views cannot be unlogged")
+		case p.word(1) == "view":
+			return nil, pgerr.New(pgerr.SyntaxError, "views cannot be unlogged because they do not have storage")
+		}
+	}
 	temp, err := p.persistence()
 	if err != nil {
 		return nil, err

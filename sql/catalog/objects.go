@@ -260,6 +260,11 @@ type Relation struct {
 	// SQL is the definition: the query text for a view or MV, the full
 	// CREATE statement for the others (SHOW CREATE prints it).
 	SQL string
+	// Unlogged marks a table created UNLOGGED (or set so by ALTER
+	// TABLE ... SET UNLOGGED): pg_class.relpersistence 'u', and its
+	// definition says UNLOGGED. weir keeps it as durable as any other
+	// table; only what it is called changes.
+	Unlogged bool
 	// Deparsed marks a view's or materialized view's SQL written by the
 	// deparser for a rename (planner.ViewDefinition) rather than by the
 	// user: the aliases in it that the deparser made up (t_1) are no

@@ -138,3 +138,32 @@ refresh materialized view rm1;
 select * from rv2;
 select nextval('rs1');
 select indexname from pg_indexes where tablename = 'rt';
+
+-- Unlogged tables (weir keeps them as durable as any other).
+create unlogged table un (a int primary key, b text);
+\d un
+insert into un values (1, 'x');
+create materialized view un_n as select count(*) as n from un;
+insert into un values (2, 'y');
+refresh materialized view un_n;
+select * from un_n;
+create table lg (a int references un);
+create temp table tmp (a int);
+alter table tmp set logged;
+alter table tmp set unlogged;
+alter table un set logged;
+\d un
+alter table un set logged;
+create table lg (a int references un);
+alter table un set unlogged;
+alter table lg set unlogged;
+alter table un set unlogged;
+create unlogged table un2 (a int references un);
+alter table un2 set logged;
+select relname, relpersistence from pg_class
+  where relname in ('un', 'lg', 'un2', 'tmp', 'un_n') order by 1;
+create view unv as select 1;
+alter table unv set logged;
+alter table un_n set unlogged;
+create unlogged materialized view um as select 1;
+create unlogged view uv as select 1;
