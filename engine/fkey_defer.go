@@ -67,8 +67,11 @@ func (m fkModes) deferred(rel uint32, fk *catalog.ForeignKey) bool {
 type fkPending map[uint32]map[fkName]bool
 
 // note records that a change of table rel queued a check of foreign
-// key ref.
+// key ref; a nil p records nothing.
 func (p *fkPending) note(rel uint32, ref fkRef) {
+	if p == nil {
+		return
+	}
 	if *p == nil {
 		*p = fkPending{}
 	}

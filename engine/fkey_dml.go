@@ -88,11 +88,15 @@ type fkState struct {
 	// skip, when set, reports a foreign key whose NO ACTION checks are
 	// not to run now: deferred to COMMIT in a transaction block, or not
 	// asked for by SET CONSTRAINTS ... IMMEDIATE (fkCheckPending).
-	skip   func(fkRef) bool
-	idx    *fkIndex
-	events []fkEvent
-	ec     *executor.ExecCtx
-	rules  map[uint32]*executor.RowRules
+	skip func(fkRef) bool
+	// pending, when set, records the checks skip defers: a statement's
+	// in a transaction block (not SET CONSTRAINTS ... IMMEDIATE's, whose
+	// skip leaves out what it was not asked to check).
+	pending *fkPending
+	idx     *fkIndex
+	events  []fkEvent
+	ec      *executor.ExecCtx
+	rules   map[uint32]*executor.RowRules
 }
 
 func newFKState(s *Session) *fkState {
@@ -156,7 +160,7 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 					continue
 				}
 				if f.deferred(ref, ev) {
-					f.s.fkPending.note(ev.rel.ID, ref)
+					f.pending.note(ev.rel.ID, ref)
 					continue
 				}
 				child, ok := e.cat.ByID(ref.child.ID)
@@ -180,7 +184,7 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 			for _, ref := range f.idx.out[ev.rel.ID] {
 				if f.skip != nil && f.skip(ref) {
 					if fkChildQueues(ref, ev) {
-						f.s.fkPending.note(ev.rel.ID, ref)
+						f.pending.note(ev.rel.ID, ref)
 					}
 					continue
 				}

@@ -298,7 +298,7 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 		snap := e.db.NewSnapshot()
 		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
 		w := &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx, fk: newFKState(s)}
-		w.fk.skip = s.fkDeferredNow()
+		w.fk.skip, w.fk.pending = s.fkDeferredNow(), &s.fkPending
 		return writeScope{
 			w:   w,
 			src: src,

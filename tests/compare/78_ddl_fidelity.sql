@@ -76,6 +76,12 @@ insert into tc values (1);
 rollback to savepoint a;
 truncate tc;
 commit;
+create table tn (id int references tp, d int references tp deferrable);
+begin;
+insert into tn values (1, 1);
+set constraints tn_d_fkey immediate;
+truncate tn;
+commit;
 
 -- A DEFAULT may not read a column, and converts to the column's type by
 -- an assignment cast.
