@@ -81,6 +81,13 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name).
 			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
 	}
+	if st.Action == "set logged" || st.Action == "set unlogged" {
+		if len(st.More) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... %s together with other actions is not supported", strings.ToUpper(st.Action)).
+				WithHint("Change it with an ALTER TABLE of its own.")
+		}
+		return s.setLogged(rel, st.Action == "set unlogged")
+	}
 	if planner.HasConnector(rel) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter the columns of table \"%s\": its rows come from connector %s", rel.Name, rel.With[optConnector]).
 			WithHint("Drop the table and create it again with the new columns.")
@@ -204,7 +211,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 			return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
 				WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 		}
-		if err := s.checkDefault(st.Default, col.T); err != nil {
+		if err := s.checkDefault(st.Default, 0, col.Name, col.T); err != nil {
 			return nil, err
 		}
 		if _, _, err := s.evalDefault(rel, *col, st.Default); err != nil {
@@ -297,6 +304,8 @@ var viewActionWords = map[string]string{
 	"drop not null": "ALTER COLUMN ... DROP NOT NULL",
 	"set default":   "ALTER COLUMN ... SET DEFAULT",
 	"drop default":  "ALTER COLUMN ... DROP DEFAULT",
+	"set logged":    "SET LOGGED",
+	"set unlogged":  "SET UNLOGGED",
 }
 
 // replaceTable records up in place of the table rel, pinning rel's
@@ -501,7 +510,7 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 	}
 	col := catalog.Column{Name: def.Name, T: def.Type.T, Domain: def.Type.Domain, DomainArray: def.Type.DomainArray, NotNull: def.NotNull, Default: def.Default, Added: true, Collation: def.Collation}
 	if def.Default != "" {
-		if err := s.checkDefault(def.Default, col.T); err != nil {
+		if err := s.checkDefault(def.Default, 0, col.Name, col.T); err != nil {
 			return nil, err
 		}
 	}
@@ -771,4 +780,71 @@ func registerMissing(db *storage.DB, cat *catalog.Catalog) {
 			db.SetMissing(r.ID, m)
 		}
 	}
+}
+
+// setLogged runs ALTER TABLE ... SET LOGGED | UNLOGGED: only what the
+// table is called changes (pg_class.relpersistence and the UNLOGGED of
+// its definition), weir keeping every table as durable. As in
+// PostgreSQL, a temporary table has no such status, a logged table may
+// not reference an unlogged one, nor an unlogged one be referenced by a
+// logged one (42P16).
+func (s *Session) setLogged(rel *catalog.Relation, unlogged bool) (wire.Result, error) {
+	e := s.eng
+	if rel.Temp {
+		return nil, pgerr.New(pgerr.InvalidTableDefinition, "cannot change logged status of table \"%s\" because it is temporary", rel.Name).
+			WithTable(rel.Schema, rel.Name)
+	}
+	if rel.Unlogged == unlogged {
+		return done("ALTER TABLE")
+	}
+	// A logged table may not reference an unlogged one: to become
+	// logged, rel's references must be to logged tables; to become
+	// unlogged, no logged table may reference it (PostgreSQL's
+	// ATPrepChangePersistence, its wording included). A reference to
+	// itself does not count.
+	if !unlogged {
+		for _, fk := range rel.ForeignKeys {
+			if ref, ok := e.cat.ByID(fk.RefID); ok && ref.ID != rel.ID && ref.Unlogged {
+				return nil, pgerr.New(pgerr.InvalidTableDefinition, "could not change table \"%s\" to logged because it references unlogged table \"%s\"", rel.Name, ref.Name).
+					WithTable(rel.Schema, rel.Name).WithConstraint(fk.Name)
+			}
+		}
+	} else {
+		for _, r := range e.cat.All() {
+			for _, fk := range r.ForeignKeys {
+				if fk.RefID == rel.ID && r.ID != rel.ID && !r.Unlogged && !r.Temp {
+					return nil, pgerr.New(pgerr.InvalidTableDefinition, "could not change table \"%s\" to unlogged because it references logged table \"%s\"", rel.Name, r.Name).
+						WithTable(rel.Schema, rel.Name).WithConstraint(fk.Name)
+				}
+			}
+		}
+	}
+	up := rel.Clone()
+	up.Unlogged = unlogged
+	up.SQL = setUnloggedWord(up.SQL, unlogged)
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if _, err := e.replaceTable(rel, up, false); err != nil {
+		return nil, err
+	}
+	return done("ALTER TABLE")
+}
+
+// setUnloggedWord returns CREATE TABLE statement text with UNLOGGED
+// after CREATE when unlogged is set, without it otherwise, for SHOW
+// CREATE TABLE.
+func setUnloggedWord(text string, unlogged bool) string {
+	toks, err := sql.Lex(text)
+	if err != nil || len(toks) < 2 || toks[0].Kind != sql.TIdent || toks[0].Val != "create" {
+		return text
+	}
+	next := toks[1]
+	has := next.Kind == sql.TIdent && next.Val == "unlogged"
+	switch {
+	case unlogged && !has:
+		return text[:next.Off] + "UNLOGGED " + text[next.Off:]
+	case !unlogged && has && len(toks) > 2:
+		return text[:next.Off] + text[toks[2].Off:]
+	}
+	return text
 }

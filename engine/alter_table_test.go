@@ -236,3 +236,93 @@ func TestRenamesFollowedByDefinitions(t *testing.T) {
 	defer e.Close()
 	check(session(t, e))
 }
+
+// TestDefaultExpressionChecks: a DEFAULT is checked as PostgreSQL's
+// cookDefault checks it, in CREATE TABLE, ALTER TABLE and CREATE
+// DOMAIN: a column reference is 0A000 (at its position in CREATE TABLE),
+// an aggregate 42803, and the value must convert to the column's type
+// by an assignment cast (42804), a typed text no more than any other.
+func TestDefaultExpressionChecks(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE d0 (a int)")
+	for _, c := range []struct {
+		q    string
+		code pgerr.Code
+		msg  string
+		pos  int
+	}{
+		{"CREATE TABLE d1 (x int, y int DEFAULT x = 1)", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 39},
+		{"CREATE TABLE d1 (x int, y int DEFAULT length(x::text) + 1)", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 46},
+		{"CREATE TABLE d1 (y int DEFAULT (SELECT 1) + x)", pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression", 32},
+		{"CREATE TABLE d1 (y int DEFAULT sum(1))", pgerr.GroupingError, "aggregate functions are not allowed in DEFAULT expressions", 32},
+		{"ALTER TABLE d0 ALTER COLUMN a SET DEFAULT a + 1", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 0},
+		{"ALTER TABLE d0 ADD COLUMN b int DEFAULT a", pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression", 0},
+		{"CREATE TABLE d1 (ts timestamptz DEFAULT 'abc'::text)", pgerr.DatatypeMismatch, `column "ts" is of type timestamp with time zone but default expression is of type text`, 0},
+		{"CREATE TABLE d1 (n numeric DEFAULT now())", pgerr.DatatypeMismatch, `column "n" is of type numeric but default expression is of type timestamp with time zone`, 0},
+		{"ALTER TABLE d0 ALTER COLUMN a SET DEFAULT 'x'::text", pgerr.DatatypeMismatch, `column "a" is of type integer but default expression is of type text`, 0},
+		{"ALTER TABLE d0 ADD COLUMN c bool DEFAULT 1", pgerr.DatatypeMismatch, `column "c" is of type boolean but default expression is of type integer`, 0},
+		{"CREATE DOMAIN dd AS int DEFAULT 'x'::text", pgerr.DatatypeMismatch, `column "dd" is of type integer but default expression is of type text`, 0},
+	} {
+		_, err := run(t, s, c.q)
+		if err == nil {
+			t.Errorf("%s: no error, want %s %q", c.q, c.code, c.msg)
+			continue
+		}
+		if pe := pgerr.As(err); pe.Code != c.code || pe.Message != c.msg || pe.Position != c.pos {
+			t.Errorf("%s: got %v (position %d), want %s %q at %d", c.q, err, pe.Position, c.code, c.msg, c.pos)
+		}
+	}
+	// Assignment casts are fine, and so is a literal of no type.
+	mustRun(t, s, "CREATE TABLE d2 (i int DEFAULT 1.5, t text DEFAULT 1, b bigint DEFAULT 1::numeric, ts timestamptz DEFAULT '2020-01-01', d date DEFAULT now())")
+	mustRun(t, s, "INSERT INTO d2 DEFAULT VALUES")
+	wantRows(t, s, "SELECT i, t, b, ts IS NOT NULL FROM d2", "2 1 1 t")
+}
+
+// TestUnloggedTable: CREATE UNLOGGED TABLE makes a table that pg_class
+// calls unlogged (relpersistence 'u') and SHOW CREATE TABLE shows so;
+// ALTER TABLE ... SET LOGGED | UNLOGGED switches what it is called, with
+// PostgreSQL's 42P16 for temporary tables and for foreign keys from a
+// logged table to an unlogged one. weir keeps its rows as durably as any
+// table's: they survive a crash, and a materialized view over it
+// follows it as usual.
+func TestUnloggedTable(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE UNLOGGED TABLE un (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW un_n AS SELECT count(*) AS n FROM un")
+	mustRun(t, s, "INSERT INTO un VALUES (1, 'x'), (2, 'y')")
+	persistence := func(s wire.Session, want string) {
+		t.Helper()
+		wantRows(t, s, "SELECT relpersistence FROM pg_class WHERE relname = 'un'", want)
+	}
+	persistence(s, "u")
+	wantRows(t, s, "SHOW CREATE TABLE un", "public.un CREATE UNLOGGED TABLE un (a int PRIMARY KEY, b text)")
+	wantCode(t, s, "CREATE TABLE lg (a int REFERENCES un)", pgerr.InvalidTableDefinition, "constraints on permanent tables may reference only permanent tables")
+	mustRun(t, s, "CREATE UNLOGGED TABLE un2 (a int REFERENCES un)")
+	wantCode(t, s, "ALTER TABLE un2 SET LOGGED", pgerr.InvalidTableDefinition, `could not change table "un2" to logged because it references unlogged table "un"`)
+	mustRun(t, s, "ALTER TABLE un SET LOGGED")
+	persistence(s, "p")
+	wantRows(t, s, "SHOW CREATE TABLE un", "public.un CREATE TABLE un (a int PRIMARY KEY, b text)")
+	mustRun(t, s, "ALTER TABLE un2 SET LOGGED")
+	wantCode(t, s, "ALTER TABLE un SET UNLOGGED", pgerr.InvalidTableDefinition, `could not change table "un" to unlogged because it references logged table "un2"`)
+	mustRun(t, s, "DROP TABLE un2")
+	mustRun(t, s, "ALTER TABLE un SET UNLOGGED")
+	mustRun(t, s, "CREATE TEMP TABLE tmp (a int)")
+	wantCode(t, s, "ALTER TABLE tmp SET UNLOGGED", pgerr.InvalidTableDefinition, `cannot change logged status of table "tmp" because it is temporary`)
+	wantCode(t, s, "ALTER TABLE un_n SET LOGGED", pgerr.WrongObjectType, `ALTER action SET LOGGED cannot be performed on relation "un_n"`)
+	wantCode(t, s, "CREATE UNLOGGED MATERIALIZED VIEW m2 AS SELECT 1", pgerr.FeatureNotSupported, "materialized views cannot be unlogged")
+	mustRun(t, s, "INSERT INTO un VALUES (3, 'z')")
+	crashed := fs.CrashClone(vfs.CrashCloneCfg{})
+	e.Close()
+	e = openTest(t, crashed)
+	defer e.Close()
+	s = session(t, e)
+	persistence(s, "u")
+	wantRows(t, s, "SHOW CREATE TABLE un", "public.un CREATE UNLOGGED TABLE un (a int PRIMARY KEY, b text)")
+	wantRows(t, s, "SELECT a, b FROM un ORDER BY a", "1 x", "2 y", "3 z")
+	mustRun(t, s, "INSERT INTO un VALUES (4, 'w')")
+	wantRows(t, s, "SELECT n FROM un_n", "4")
+}

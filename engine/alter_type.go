@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -197,7 +196,7 @@ func (s *Session) buildPending(ctx context.Context, id uint32, io wire.ExecIO, b
 	}
 	var firstErr error
 	for k, r := range rel.Rebuild {
-		st, err := sql.Parse(r.SQL)
+		st, err := sql.ParseDefinition(r.SQL)
 		ci, ok := st.(*sql.CreateIndex)
 		if err != nil || !ok {
 			return pgerr.New(pgerr.DataCorrupted, "bad definition of an index to build again on \"%s\": %s", rel.Name, r.SQL)
@@ -511,7 +510,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 					p.conv[len(up.Cols)] = x
 				}
 			} else if def.Default != "" {
-				if err := s.checkDefault(def.Default, col.T); err != nil {
+				if err := s.checkDefault(def.Default, 0, col.Name, col.T); err != nil {
 					return nil, err
 				}
 				v, volatile, err := s.evalDefault(up, col, def.Default)
@@ -550,7 +549,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 				return nil, pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", col.Name, rel.Name).
 					WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
 			}
-			if err := s.checkDefault(a.Default, col.T); err != nil {
+			if err := s.checkDefault(a.Default, 0, col.Name, col.T); err != nil {
 				return nil, err
 			}
 			if _, _, err := s.evalDefault(up, col, a.Default); err != nil {
@@ -691,7 +690,7 @@ func (e *Engine) rebuiltIndex(rel, up, idx *catalog.Relation) (*uniqueIndex, err
 	if err != nil {
 		return nil, err
 	}
-	st, err := sql.Parse(r.SQL)
+	st, err := sql.ParseDefinition(r.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -1030,10 +1029,6 @@ func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild,
 		}
 		return sql.QuoteIdent(rel.Cols[pos[k]].Name), nil
 	}
-	desc := map[string]bool{}
-	for _, f := range strings.Split(idx.With[catalog.IndexDescOption], ",") {
-		desc[f] = true
-	}
 	keys := idx.IndexKeys()
 	var key, include []string
 	for k := range idx.Cols {
@@ -1045,10 +1040,7 @@ func (e *Engine) indexRebuild(rel, idx *catalog.Relation) (catalog.IndexRebuild,
 			return catalog.IndexRebuild{}, err
 		}
 		if k < keys {
-			if desc[strconv.Itoa(k)] {
-				n += " DESC"
-			}
-			key = append(key, n)
+			key = append(key, n+idx.IndexKeyOrder(k))
 		} else {
 			include = append(include, n)
 		}

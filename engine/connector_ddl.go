@@ -390,7 +390,7 @@ func (e *Engine) planSinkRelOver(rel *catalog.Relation, over map[uint32]*catalog
 // planSinkRelAlloc is planSinkRelOver taking its state table ids from
 // alloc, and check's verdict on them.
 func (e *Engine) planSinkRelAlloc(rel *catalog.Relation, over map[uint32]*catalog.Relation, alloc func() uint32, check func() error) (*planner.StreamSink, error) {
-	stmt, err := sql.Parse(rel.SQL)
+	stmt, err := sql.ParseDefinition(rel.SQL)
 	if err != nil {
 		return nil, err
 	}

@@ -216,3 +216,40 @@ func TestExpressionIndexQualifiedRename(t *testing.T) {
 	defer e.Close()
 	wantEntries(t, e, "q1_a", "a")
 }
+
+// TestImmutableSyntaxInIndexes: jsonb's -> and ->>, array subscripts and
+// EXTRACT from a timestamp are immutable in PostgreSQL and allowed in
+// index expressions and generated columns; EXTRACT from a timestamptz,
+// which reads the TimeZone, is not (42P17).
+func TestImmutableSyntaxInIndexes(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE im (id int PRIMARY KEY, j jsonb, ts timestamp, tz timestamptz, d date, arr int[])")
+	mustRun(t, s, `INSERT INTO im VALUES (1, '{"k": "a", "n": {"m": 1}}', '2021-05-06 07:08:09', now(), '2020-01-02', '{5,6}')`)
+	for _, q := range []string{
+		"CREATE INDEX im_1 ON im ((j->>'k'))",
+		"CREATE INDEX im_2 ON im ((j->'n'->>'m'))",
+		"CREATE INDEX im_3 ON im ((extract(year from ts)))",
+		"CREATE INDEX im_4 ON im ((arr[1]))",
+		"CREATE INDEX im_5 ON im ((extract(month from d)), (arr[2] + 1))",
+		"CREATE INDEX im_6 ON im (id) WHERE j->>'k' = 'a' AND arr[1] > 0",
+	} {
+		mustRun(t, s, q)
+	}
+	wantEntries(t, e, "im_1", "a")
+	wantEntries(t, e, "im_3", "2021")
+	wantEntries(t, e, "im_4", "5")
+	for _, q := range []string{
+		"CREATE INDEX ON im ((extract(year from tz)))",
+		"CREATE INDEX ON im ((date_part('hour', tz)))",
+	} {
+		wantCode(t, s, q, pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE")
+	}
+	mustRun(t, s, "CREATE TABLE gen (j jsonb, k text GENERATED ALWAYS AS (j->>'k') STORED, n jsonb GENERATED ALWAYS AS (j->'n') STORED, "+
+		"ts timestamp, y numeric GENERATED ALWAYS AS (extract(year from ts)) STORED, arr int[], f int GENERATED ALWAYS AS (arr[1]) STORED)")
+	mustRun(t, s, `INSERT INTO gen (j, ts, arr) VALUES ('{"k": "b", "n": [1]}', '2022-01-01', '{7}')`)
+	wantRows(t, s, "SELECT k, n, y, f FROM gen", "b [1] 2022 7")
+	wantCode(t, s, "CREATE TABLE gen2 (tz timestamptz, y numeric GENERATED ALWAYS AS (extract(year from tz)) STORED)",
+		pgerr.InvalidObjectDefinition, "generation expression is not immutable")
+}

@@ -58,6 +58,77 @@ func (m fkModes) deferred(rel uint32, fk *catalog.ForeignKey) bool {
 	return fk.Deferred
 }
 
+// fkPending are the tables on which, in the open transaction block,
+// deferred checks wait: PostgreSQL's pending trigger events, which a
+// table's row changes queue for each deferred foreign key they concern
+// (a referencing row written, a referenced key removed) until COMMIT or
+// SET CONSTRAINTS ... IMMEDIATE runs them. TRUNCATE refuses such a
+// table (55006), as PostgreSQL does.
+type fkPending map[uint32]map[fkName]bool
+
+// note records that a change of table rel queued a check of foreign
+// key ref; a nil p records nothing.
+func (p *fkPending) note(rel uint32, ref fkRef) {
+	if p == nil {
+		return
+	}
+	if *p == nil {
+		*p = fkPending{}
+	}
+	if (*p)[rel] == nil {
+		(*p)[rel] = map[fkName]bool{}
+	}
+	(*p)[rel][fkName{ref.child.ID, ref.fk.Name}] = true
+}
+
+// clone returns a copy of p that later changes leave alone.
+func (p fkPending) clone() fkPending {
+	out := make(fkPending, len(p))
+	for rel, fks := range p {
+		out[rel] = maps.Clone(fks)
+	}
+	return out
+}
+
+// ran forgets the checks of the foreign keys for which which reports
+// true: SET CONSTRAINTS ... IMMEDIATE ran them.
+func (p fkPending) ran(which func(fkName) bool) {
+	for rel, fks := range p {
+		maps.DeleteFunc(fks, func(k fkName, _ bool) bool { return which(k) })
+		if len(fks) == 0 {
+			delete(p, rel)
+		}
+	}
+}
+
+// checkTruncate fails with PostgreSQL's 55006 when deferred checks wait
+// on rel in the open block.
+func (s *Session) checkTruncate(rel *catalog.Relation) error {
+	if len(s.fkPending[rel.ID]) > 0 {
+		return pgerr.New(pgerr.ObjectInUse, "cannot TRUNCATE \"%s\" because it has pending trigger events", rel.Name)
+	}
+	return nil
+}
+
+// fkChildQueues reports whether ev, a write of a row of the referencing
+// table of foreign key ref, queues its check as PostgreSQL does: an
+// insert always, an update when it changes the key to one without NULLs
+// (RI_FKey_fk_upd_check_required).
+func fkChildQueues(ref fkRef, ev fkEvent) bool {
+	if ev.old == nil {
+		return true
+	}
+	same, null := true, false
+	for _, c := range ref.fk.Cols {
+		o, n := ev.old[c], ev.new[c]
+		null = null || n.Null
+		if o.Null != n.Null || !o.Null && types.Compare(o, n, ev.rel.Cols[c].T) != 0 {
+			same = false
+		}
+	}
+	return !same && !null
+}
+
 // fkDeferredNow returns the check of a statement in the open block: it
 // reports the foreign keys whose NO ACTION checks wait for COMMIT, as
 // SET CONSTRAINTS stood when the statement began.
@@ -150,6 +221,7 @@ func (s *Session) setConstraints(ctx context.Context, st *sql.SetConstraints, io
 	if err := s.fkCheckPending(ctx, now); err != nil {
 		return nil, err
 	}
+	s.fkPending.ran(func(k fkName) bool { return st.Names == nil || slices.Contains(named, k) })
 	return done("SET CONSTRAINTS")
 }
 

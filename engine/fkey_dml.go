@@ -88,11 +88,15 @@ type fkState struct {
 	// skip, when set, reports a foreign key whose NO ACTION checks are
 	// not to run now: deferred to COMMIT in a transaction block, or not
 	// asked for by SET CONSTRAINTS ... IMMEDIATE (fkCheckPending).
-	skip   func(fkRef) bool
-	idx    *fkIndex
-	events []fkEvent
-	ec     *executor.ExecCtx
-	rules  map[uint32]*executor.RowRules
+	skip func(fkRef) bool
+	// pending, when set, records the checks skip defers: a statement's
+	// in a transaction block (not SET CONSTRAINTS ... IMMEDIATE's, whose
+	// skip leaves out what it was not asked to check).
+	pending *fkPending
+	idx     *fkIndex
+	events  []fkEvent
+	ec      *executor.ExecCtx
+	rules   map[uint32]*executor.RowRules
 }
 
 func newFKState(s *Session) *fkState {
@@ -152,7 +156,11 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 	for _, ev := range evs {
 		if ev.old != nil {
 			for _, ref := range f.idx.in[ev.rel.ID] {
-				if fkParentUnchanged(ref, ev) || f.deferred(ref, ev) {
+				if fkParentUnchanged(ref, ev) {
+					continue
+				}
+				if f.deferred(ref, ev) {
+					f.pending.note(ev.rel.ID, ref)
 					continue
 				}
 				child, ok := e.cat.ByID(ref.child.ID)
@@ -175,6 +183,9 @@ func (f *fkState) round(w fkWriter, evs []fkEvent) error {
 		if ev.new != nil {
 			for _, ref := range f.idx.out[ev.rel.ID] {
 				if f.skip != nil && f.skip(ref) {
+					if fkChildQueues(ref, ev) {
+						f.pending.note(ev.rel.ID, ref)
+					}
 					continue
 				}
 				if err := f.childCheck(w, ref, ev); err != nil {

@@ -130,7 +130,18 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	// the name PostgreSQL gives an expression (made unique among them);
 	// exprs the key expressions as written ("" for a column), and items
 	// the index query's select list.
-	var keys, desc, exprs, items []string
+	var keys, desc, nulls, exprs, items []string
+	// order notes key column len(keys)-1's direction and NULLS
+	// placement.
+	order := func(c sql.IndexColumn) {
+		k := strconv.Itoa(len(keys) - 1)
+		if c.Desc {
+			desc = append(desc, k)
+		}
+		if c.Desc && c.NullsLast || !c.Desc && c.NullsFirst {
+			nulls = append(nulls, k)
+		}
+	}
 	hasExpr := false
 	// An expression's name is also kept apart from the columns the
 	// index lists, which the index's columns name as the table does.
@@ -153,7 +164,7 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 			}
 			if ref, ok := x.(*planner.ColRef); ok {
 				// (col) is the column itself, as in PostgreSQL.
-				c = sql.IndexColumn{Name: rel.Cols[ref.Idx].Name, Desc: c.Desc}
+				c = sql.IndexColumn{Name: rel.Cols[ref.Idx].Name, Desc: c.Desc, NullsFirst: c.NullsFirst, NullsLast: c.NullsLast}
 			} else {
 				if err := keyType(x.Type()); err != nil {
 					return nil, false, err
@@ -162,9 +173,7 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 				keys = append(keys, name)
 				exprs = append(exprs, c.Expr)
 				items = append(items, "("+c.Expr+") AS "+sql.QuoteIdent(name))
-				if c.Desc {
-					desc = append(desc, strconv.Itoa(len(keys)-1))
-				}
+				order(c)
 				hasExpr = true
 				continue
 			}
@@ -184,9 +193,7 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 		keys = append(keys, c.Name)
 		exprs = append(exprs, "")
 		items = append(items, sql.QuoteIdent(c.Name))
-		if c.Desc {
-			desc = append(desc, strconv.Itoa(len(keys)-1))
-		}
+		order(c)
 	}
 	cols := slices.Clone(keys)
 	for _, name := range st.Include {
@@ -227,6 +234,9 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	extra := map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(keys))}
 	if len(desc) > 0 {
 		extra[catalog.IndexDescOption] = strings.Join(desc, ",")
+	}
+	if len(nulls) > 0 {
+		extra[catalog.IndexNullsOption] = strings.Join(nulls, ",")
 	}
 	if hasExpr {
 		b, err := json.Marshal(exprs)

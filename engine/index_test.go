@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
 )
 
 // TestIndexPointLookup checks that a point lookup on a 200,000-row table
@@ -289,4 +290,30 @@ func TestEnumIndexLookup(t *testing.T) {
 	}
 	mustRun(t, s, "PREPARE p(mood) AS SELECT count(*) FROM ix WHERE m = $1")
 	wantRows(t, s, "EXECUTE p('happy')", "500")
+}
+
+// TestIndexDefNullsOrder: an index's definition keeps the direction and
+// the NULLS placement of each key as PostgreSQL prints them (the
+// default placement of the direction is left out), across a restart and
+// across ALTER COLUMN TYPE, which rebuilds the index.
+func TestIndexDefNullsOrder(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE no (a int, b text, c int)")
+	mustRun(t, s, "CREATE INDEX no_1 ON no (a DESC NULLS LAST, b NULLS FIRST)")
+	mustRun(t, s, "CREATE INDEX no_2 ON no (a ASC NULLS FIRST, b DESC)")
+	mustRun(t, s, "CREATE INDEX no_3 ON no (a DESC NULLS FIRST, b ASC NULLS LAST, (c + 1) NULLS FIRST)")
+	mustRun(t, s, "CREATE UNIQUE INDEX no_4 ON no ((a) DESC NULLS LAST) INCLUDE (b)")
+	check := func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT indexdef FROM pg_indexes WHERE tablename = 'no' ORDER BY indexname",
+			"CREATE INDEX no_1 ON public.no USING btree (a DESC NULLS LAST, b NULLS FIRST)",
+			"CREATE INDEX no_2 ON public.no USING btree (a NULLS FIRST, b DESC)",
+			"CREATE INDEX no_3 ON public.no USING btree (a DESC, b, ((c + 1)) NULLS FIRST)",
+			"CREATE UNIQUE INDEX no_4 ON public.no USING btree (a DESC NULLS LAST) INCLUDE (b)")
+	}
+	check(s)
+	mustRun(t, s, "ALTER TABLE no ALTER COLUMN a TYPE bigint")
+	checkAcrossRestart(t, fs, e, s, check)
 }

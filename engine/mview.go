@@ -183,7 +183,7 @@ func (e *Engine) mviewDefinition(rel *catalog.Relation) string {
 // under the names it writes is shown deparsed (shownQuery), a FROM
 // relation as the query reading it.
 func (e *Engine) sinkDefinition(rel *catalog.Relation) string {
-	stmt, err := sql.Parse(rel.SQL)
+	stmt, err := sql.ParseDefinition(rel.SQL)
 	st, ok := stmt.(*sql.CreateSink)
 	if err != nil || !ok {
 		return rel.SQL

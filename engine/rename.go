@@ -34,6 +34,11 @@ import (
 // renameKinds maps ALTER's kind words to catalog kinds.
 var renameKinds = dropKinds
 
+// pgRelKinds are the kinds of relation PostgreSQL has too.
+var pgRelKinds = map[catalog.Kind]bool{
+	catalog.KindTable: true, catalog.KindView: true, catalog.KindMView: true, catalog.KindSequence: true, catalog.KindIndex: true,
+}
+
 // rename runs ALTER TABLE | VIEW | MATERIALIZED VIEW | SOURCE | SINK name
 // RENAME TO new_name.
 func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (wire.Result, error) {
@@ -60,9 +65,15 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 		}
 		return nil, pgerr.New(code, "%s \"%s\" does not exist", st.Kind, st.Name.Name)
 	}
-	if rel.Kind != want {
-		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind).
-			WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
+	if rel.Kind != want && !(want == catalog.KindTable && pgRelKinds[rel.Kind]) {
+		// PostgreSQL's ALTER TABLE ... RENAME renames any relation of
+		// pg_class; the other forms only their own kind, without a
+		// hint. weir's own kinds are pointed to their ALTER.
+		err := pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", rel.Name, st.Kind)
+		if !pgRelKinds[rel.Kind] || !pgRelKinds[want] {
+			err = err.WithHint("Use ALTER %s.", strings.ToUpper(kindWords[rel.Kind]))
+		}
+		return nil, err
 	}
 	if st.NewName == rel.Name {
 		return done(tag)

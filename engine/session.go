@@ -48,6 +48,9 @@ type Session struct {
 	// fkModes is what SET CONSTRAINTS said in the open transaction
 	// block.
 	fkModes fkModes
+	// fkPending are the tables on which deferred checks wait in the
+	// open transaction block.
+	fkPending fkPending
 	// startup holds the settings the client gave at connection (their
 	// reset values), by canonical name.
 	startup map[string]string

@@ -1062,7 +1062,7 @@ func (e *Engine) pushChanges(relID uint32, chunks []*types.Chunk) error {
 
 // parseQuery parses a view's stored query text.
 func parseQuery(text string) (*sql.Query, error) {
-	stmt, err := sql.Parse(text)
+	stmt, err := sql.ParseDefinition(text)
 	if err != nil {
 		return nil, err
 	}

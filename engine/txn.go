@@ -51,8 +51,10 @@ type savepoint struct {
 	// temps is how many temporary tables the block had created
 	// (Session.blockTemps) at the savepoint.
 	temps int
-	// fkModes is what SET CONSTRAINTS had said at the savepoint.
-	fkModes fkModes
+	// fkModes is what SET CONSTRAINTS had said at the savepoint, and
+	// fkPending the deferred checks then waiting.
+	fkModes   fkModes
+	fkPending fkPending
 }
 
 // findSavepoint returns the index of the newest savepoint named name, or
@@ -296,7 +298,7 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 		snap := e.db.NewSnapshot()
 		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
 		w := &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx, fk: newFKState(s)}
-		w.fk.skip = s.fkDeferredNow()
+		w.fk.skip, w.fk.pending = s.fkDeferredNow(), &s.fkPending
 		return writeScope{
 			w:   w,
 			src: src,
@@ -364,7 +366,7 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	// succeeds, undone otherwise.
 	defer func() { s.endSettings(commit && err == nil) }()
 	// SET CONSTRAINTS holds for the block only.
-	defer func() { s.fkModes = fkModes{} }()
+	defer func() { s.fkModes, s.fkPending = fkModes{}, nil }()
 	defer func() {
 		if terr := s.endBlockTemps(ctx, commit && err == nil); terr != nil && err == nil {
 			err = terr

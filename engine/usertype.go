@@ -478,7 +478,7 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkDomainDefault(st.Default, st.Base.T); err != nil {
+	if err := s.checkDomainDefault(st.Default, st.Name.Name, st.Base.T); err != nil {
 		return nil, err
 	}
 	if st.Base.DomainArray {
@@ -559,7 +559,7 @@ func (s *Session) alterDomain(ctx context.Context, st *sql.AlterDomain) (wire.Re
 	u = u.Clone()
 	switch st.Action {
 	case "set default":
-		if err := s.checkDomainDefault(st.Default, u.T); err != nil {
+		if err := s.checkDomainDefault(st.Default, u.Name, u.T); err != nil {
 			return nil, err
 		}
 		u.Default = st.Default
@@ -778,11 +778,11 @@ func (s *Session) checkDomainValue(ctx context.Context, col catalog.Column, v ty
 // when none) as CREATE DOMAIN does: it must bind, without subqueries or
 // column references, and convert to the base type t, a literal being
 // converted now.
-func (s *Session) checkDomainDefault(text string, t types.T) error {
+func (s *Session) checkDomainDefault(text, domain string, t types.T) error {
 	if text == "" {
 		return nil
 	}
-	if err := s.checkDefault(text, t); err != nil {
+	if err := s.checkDefault(text, 0, domain, t); err != nil {
 		return err
 	}
 	r := &catalog.Relation{Cols: []catalog.Column{{Name: "value", T: t, Default: text}}}
@@ -862,7 +862,7 @@ func (e *Engine) enumStreamUser(t types.T, old string) *catalog.Relation {
 func (e *Engine) definitionPlan(rel *catalog.Relation) planner.Plan {
 	var q *sql.Query
 	if rel.Kind == catalog.KindSink {
-		stmt, err := sql.Parse(rel.SQL)
+		stmt, err := sql.ParseDefinition(rel.SQL)
 		if err != nil {
 			return nil
 		}

@@ -403,7 +403,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			return nil, c.CollateErr
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With)}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindTable, SQL: text, With: maps.Clone(st.With), Unlogged: st.Unlogged}
 	if rel.With == nil {
 		rel.With = map[string]string{}
 	}
@@ -462,7 +462,11 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			}
 		}
 		if c.Default != "" {
-			if err := s.checkDefault(c.Default, col.T); err != nil {
+			text, pos := c.Default, 0
+			if c.DefaultWritten != "" {
+				text, pos = c.DefaultWritten, c.DefaultPos
+			}
+			if err := s.checkDefault(text, pos, c.Name, col.T); err != nil {
 				return nil, err
 			}
 		}
@@ -542,29 +546,13 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	return done(tag)
 }
 
-// checkDefault binds a DEFAULT expression to report errors at CREATE time.
-func (s *Session) checkDefault(text string, t types.T) error {
-	q, err := sql.ParseExpr(text)
-	if err != nil {
-		return err
-	}
-	b, err := planner.Bind(q, s.catalogView(), nil)
-	if err != nil {
-		return err
-	}
-	subquery := false
-	planner.WalkPlanExprs(b.Plan, func(e planner.Expr) {
-		if _, ok := e.(*planner.Subquery); ok {
-			subquery = true
-		}
-	})
-	if subquery {
-		return pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression")
-	}
-	if len(b.Deps) > 0 {
-		return pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression")
-	}
-	return nil
+// checkDefault checks the DEFAULT expression text of a column named
+// name of type t as PostgreSQL does when it is set (planner.BindDefault);
+// pos is the character of the statement it starts at when text is as
+// written there (0: no positions).
+func (s *Session) checkDefault(text string, pos int, name string, t types.T) error {
+	_, err := planner.BindDefault(context.Background(), text, pos, name, t, s.catalogView())
+	return err
 }
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.ExecIO) (wire.Result, error) {
@@ -988,6 +976,9 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO
 		if appendOnlyTable(rel) {
 			return nil, errAppendOnly(rel, "truncate")
 		}
+		if err := s.checkTruncate(rel); err != nil {
+			return nil, err
+		}
 		if !slices.ContainsFunc(rels, func(r *catalog.Relation) bool { return r.ID == rel.ID }) {
 			rels = append(rels, rel)
 		}
@@ -995,6 +986,12 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO
 	rels, err = s.truncateForeignKeys(rels, st.Cascade, io)
 	if err != nil {
 		return nil, err
+	}
+	for _, rel := range rels {
+		// The tables the cascade adds, once it has named them.
+		if err := s.checkTruncate(rel); err != nil {
+			return nil, err
+		}
 	}
 	// TRUNCATE fires no foreign key actions: what references the
 	// tables is truncated with them.
@@ -1190,7 +1187,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	t := s.tx
 	if st.Kind == sql.TxnSavepoint {
-		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps), fkModes: s.fkModes.clone()})
+		t.savepoints = append(t.savepoints, savepoint{name: st.Name, mark: t.batch.Mark(), known: len(t.order), settings: s.markSettings(), temps: len(s.blockTemps), fkModes: s.fkModes.clone(), fkPending: s.fkPending.clone()})
 		return done("SAVEPOINT")
 	}
 	i, err := t.findSavepoint(st.Name)
@@ -1210,6 +1207,7 @@ func (s *Session) runSavepoint(st *sql.Txn) (wire.Result, error) {
 	}
 	s.rollbackSettings(t.savepoints[i].settings)
 	s.fkModes = t.savepoints[i].fkModes.clone()
+	s.fkPending = t.savepoints[i].fkPending.clone()
 	s.cursorsToSavepoint(i, true)
 	s.txn = 'T'
 	return done("ROLLBACK")

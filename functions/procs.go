@@ -82,6 +82,29 @@ func buildProcs() []Proc {
 	return out
 }
 
+// PublicName returns the PostgreSQL function a registry name stands
+// for (pg_extract is extract), or name itself.
+func PublicName(name string) string {
+	if n, ok := publicNames[name]; ok {
+		return n
+	}
+	return name
+}
+
+// SyntaxHelper reports whether name is one of the binder's helpers for
+// syntax that is no function call in SQL (x[i], x[i:j], jsonb's
+// operators, && and ^@, = ANY (...), ILIKE, ROW(...)): like the operators
+// and subscripts they stand for in PostgreSQL, they are immutable.
+func SyntaxHelper(name string) bool {
+	return syntaxHelpers[name] || strings.HasPrefix(name, "pg_json_")
+}
+
+var syntaxHelpers = map[string]bool{
+	"pg_all": true, "pg_any": true, "pg_any_eq": true, "pg_array_elem": true, "pg_icase": true, "pg_slice": true,
+	"pg_subscript": true, "pg_row": true, "pg_array_overlap": true, "pg_starts_with": true,
+	"pg_jsonpath_exists": true, "pg_jsonpath_match": true,
+}
+
 // publicFunc reports whether a pg_-prefixed registry name is a
 // PostgreSQL function (pg_typeof, pg_get_viewdef ...) rather than one of
 // the binder's helpers: helpers are not in the system functions list of

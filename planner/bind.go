@@ -85,6 +85,9 @@ type Bound struct {
 // bridged text before the front end is complete.
 var (
 	parseStmt = sql.Parse
+	// parseDefinition parses a view's stored query, which the grammar's
+	// later restrictions do not apply to.
+	parseDefinition = sql.ParseDefinition
 	// parseStored parses text the bridge wrote (a stored watermark
 	// expression), which the dialect gate would refuse as user text.
 	parseStored = sql.ParseStored

@@ -77,10 +77,15 @@ func AssignmentCastable(from, to types.T) bool {
 	return from.ID == to.ID || canCoerce(from.ID, to.ID, ctxAssignment)
 }
 
-// subqueryFinder finds the first subquery of an expression.
-type subqueryFinder struct{ found ast.Node }
+// subqueryFinder finds the first subquery of an expression, or with
+// colRefs the first subquery or column reference.
+type subqueryFinder struct {
+	found   ast.Node
+	colRefs bool
+}
 
-// Enter records the first subquery and stops there.
+// Enter records the first subquery (or column reference) and stops
+// there.
 func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
 	if f.found != nil {
 		return n, true
@@ -89,12 +94,55 @@ func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr:
 		f.found = n
 		return n, true
+	case *ast.ColumnNameExpr:
+		if f.colRefs {
+			f.found = n
+			return n, true
+		}
 	}
 	return n, false
 }
 
 // Leave goes on.
 func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// BindDefault checks a DEFAULT expression of a column named name of
+// type t (a domain's: its name and base type), text as written, as
+// PostgreSQL's cookDefault does: it binds by itself, without subqueries
+// or column references (0A000, the first of them in the text),
+// aggregates or window functions, and converts to t by an assignment
+// cast (42804 "column ... is of type ... but default expression is of
+// type ..." otherwise). pos is the character of the statement the text
+// starts at, for the errors' positions (0: none, as ALTER TABLE has).
+func BindDefault(ctx context.Context, text string, pos int, name string, t types.T, cat Catalog) (e Expr, err error) {
+	defer recoverAt(&err, pos)
+	q, err := parseExpr(text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := q.Node.(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		failf(pgerr.SyntaxError, "syntax error in DEFAULT expression")
+	}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	n := sel.Fields.Fields[0].Expr
+	f := subqueryFinder{colRefs: true}
+	n.Accept(&f)
+	switch f.found.(type) {
+	case nil:
+	case *ast.ColumnNameExpr:
+		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use column reference in DEFAULT expression").WithPosition(b.pos(f.found)))
+	default:
+		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(b.pos(f.found)))
+	}
+	x := b.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, n)
+	out := b.tryCoerce(x, t, ctxAssignment)
+	if out == nil {
+		fail(typeErrorf("column \"%s\" is of type %s but default expression is of type %s", name, t, b.typeOf(x)).
+			WithHint("You will need to rewrite or cast the expression."))
+	}
+	return out, nil
+}
 
 // DefaultType returns the type of a DEFAULT expression's text bound by
 // itself, as PostgreSQL stores it, or t, the column's type, for an

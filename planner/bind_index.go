@@ -78,7 +78,9 @@ func IndexColumnName(text string) string {
 // in parentheses.
 func IndexExprText(rel *catalog.Relation, e Expr, pretty bool) string {
 	text := RowExprText(rel, e, pretty)
-	if looksLikeFunction(text) {
+	if c, ok := e.(*Call); ok && c.Fn == "pg_extract" || looksLikeFunction(text) {
+		// EXTRACT(field FROM x) counts as a function call
+		// (COERCE_SQL_SYNTAX) though it does not look like one.
 		return text
 	}
 	return "(" + text + ")"
@@ -190,9 +192,10 @@ func isMutable(e Expr) bool {
 // mutableCall reports whether call c is not immutable.
 func mutableCall(c *Call) bool {
 	fn := strings.ToLower(c.Fn)
-	if fn == functions.CollateFn {
+	if fn == functions.CollateFn || functions.SyntaxHelper(fn) {
 		return false
 	}
+	fn = functions.PublicName(fn)
 	if isTimeDependentCall(c) || stableFunctions[fn] || strings.HasPrefix(fn, "pg_") || strings.HasPrefix(fn, "has_") && strings.HasSuffix(fn, "_privilege") {
 		return true
 	}

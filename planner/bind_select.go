@@ -419,7 +419,7 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 	if onKeys != nil {
 		plan = &Distinct{Input: plan, On: onKeys}
 	}
-	plan = b.limit(plan, n.Limit, outer, lvl)
+	plan = b.limit(plan, n.Limit, sc, outer, lvl)
 	if len(extras) > 0 {
 		plan = dropHidden(plan, len(items))
 	}
@@ -696,11 +696,34 @@ func (b *binder) outputRef(e ast.ExprNode, sel []selectItem) int {
 // assignment-coerced as Postgres's transformLimitClause does, so 2.5
 // rounds to 3 and '3' is read as a number). The bridge writes OFFSET
 // without LIMIT as LIMIT 18446744073709551615, which means no limit.
-func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
+//
+// from is the query's FROM scope (nil for a set operation's): as in
+// PostgreSQL, the count sees the query's columns only to refuse them
+// (42P10, checkExprIsVarFree), where a name found nowhere is 42703.
+func (b *binder) limit(p Plan, l *ast.Limit, from, outer *scope, lvl *level) Plan {
 	if l == nil {
 		return p
 	}
-	empty := &exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: "LIMIT"}
+	// arg binds n, the argument of clause, over no columns of the
+	// query; a name it does not find there that the query's FROM scope
+	// has is a variable of the query, refused where the first binding
+	// failed.
+	arg := func(n ast.ExprNode, clause string) Expr {
+		x, err := b.tryExpr(&exprCtx{s: &scope{parent: outer, lvl: lvl}, clause: clause}, n)
+		if err == nil {
+			return x
+		}
+		if from != nil && (err.Code == pgerr.UndefinedColumn || err.Code == pgerr.UndefinedTable) {
+			sc := &scope{cols: from.cols, tables: from.tables, parent: outer, lvl: lvl}
+			if _, again := b.tryExpr(&exprCtx{s: sc, clause: clause}, n); again != nil {
+				err = again
+			} else {
+				err = pgerr.New(pgerr.InvalidColumnReference, "argument of %s must not contain variables", clause).WithPosition(err.Position)
+			}
+		}
+		fail(err)
+		return nil
+	}
 	out := &Limit{Input: p}
 	count := l.Count
 	if f, ok := count.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_with_ties" && len(f.Args) == 1 {
@@ -714,16 +737,29 @@ func (b *binder) limit(p Plan, l *ast.Limit, outer *scope, lvl *level) Plan {
 		}
 	}
 	if count != nil && !isNoLimit(count) {
-		out.Limit = b.coerce(b.expr(empty, count), types.TInt8, ctxAssignment, "argument of LIMIT")
+		out.Limit = b.coerce(arg(count, "LIMIT"), types.TInt8, ctxAssignment, "argument of LIMIT")
 	}
 	if l.Offset != nil {
-		empty.clause = "OFFSET"
-		out.Offset = b.coerce(b.expr(empty, l.Offset), types.TInt8, ctxAssignment, "argument of OFFSET")
+		out.Offset = b.coerce(arg(l.Offset, "OFFSET"), types.TInt8, ctxAssignment, "argument of OFFSET")
 	}
 	if out.Limit == nil && out.Offset == nil {
 		return p
 	}
 	return out
+}
+
+// tryExpr binds n, returning the error a failure raises.
+func (b *binder) tryExpr(c *exprCtx, n ast.ExprNode) (x Expr, err *pgerr.Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*pgerr.Error)
+			if !ok {
+				panic(r)
+			}
+			err = pe
+		}
+	}()
+	return b.expr(c, n), nil
 }
 
 // tieKeys returns the ORDER BY keys of p, the input of a LIMIT: the keys
@@ -776,7 +812,7 @@ func (b *binder) setOpOrderLimit(p Plan, ob *ast.OrderByClause, l *ast.Limit, ou
 		}
 		p = &Sort{Input: p, Keys: keys}
 	}
-	return b.limit(p, l, outer, lvl)
+	return b.limit(p, l, nil, outer, lvl)
 }
 
 // bindSetOpList folds a list of set-operation branches left to right.
@@ -1368,9 +1404,12 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if b.viewDepth > 32 {
 		failf(pgerr.InvalidRecursion, "infinite recursion detected in rules for relation \"%s\"", rel.Name)
 	}
-	st, err := parseStmt(rel.SQL)
+	st, err := parseDefinition(rel.SQL)
 	if err != nil {
-		fail(pgerr.As(err))
+		// Its position is in the stored text, not in the statement.
+		fail(pgerr.New(pgerr.ObjectNotInPrerequisiteState, "view \"%s\" cannot be read: its stored definition does not parse", rel.Name).
+			WithDetail("%s", pgerr.As(err).Message).
+			WithHint("Drop it and create it again."))
 	}
 	vq, ok := st.(*sql.Query)
 	if !ok {

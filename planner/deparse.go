@@ -341,8 +341,50 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 
 // isOp reports whether e is a binary operator call.
 func isOp(e Expr) (string, bool) {
-	if c, ok := e.(*Call); ok && infixOps[c.Fn] && len(c.Args) == 2 {
+	c, ok := e.(*Call)
+	if !ok || len(c.Args) != 2 {
+		return "", false
+	}
+	if sym, ok := helperOps[c.Fn]; ok {
+		return sym, true
+	}
+	if infixOps[c.Fn] {
 		return c.Fn, true
+	}
+	return "", false
+}
+
+// helperOps are the binder's helpers for operators (jsonb's, array
+// overlap, ^@) with the operator each prints as.
+var helperOps = map[string]string{
+	"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>", "pg_json_path_text": "#>>",
+	"pg_json_contains": "@>", "pg_json_contained": "<@", "pg_json_exists": "?", "pg_json_exists_any": "?|",
+	"pg_json_exists_all": "?&", "pg_json_delete_path": "#-", "pg_array_overlap": "&&", "pg_starts_with": "^@",
+	"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@",
+}
+
+// syntaxCall prints the binder's helpers for EXTRACT and subscripts in
+// the syntax they stand for, as ruleutils.c prints them.
+func (d rowDeparser) syntaxCall(n *Call) (string, bool) {
+	switch {
+	case n.Fn == "pg_extract" && len(n.Args) == 2:
+		k, ok := n.Args[0].(*Const)
+		if !ok || k.V.Null {
+			return "", false
+		}
+		return "EXTRACT(" + k.V.S + " FROM " + d.expr(n.Args[1], n) + ")", true
+	case n.Fn == "pg_subscript" && len(n.Args) == 2, n.Fn == "pg_slice" && len(n.Args) == 3:
+		base := d.expr(n.Args[0], n)
+		switch n.Args[0].(type) {
+		case *ColRef, *OuterRef:
+		default:
+			base = "(" + base + ")"
+		}
+		sub := d.expr(n.Args[1], n)
+		if n.Fn == "pg_slice" {
+			sub += ":" + d.expr(n.Args[2], n)
+		}
+		return base + "[" + sub + "]", true
 	}
 	return "", false
 }
@@ -517,8 +559,11 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 			return kw
 		}
-		if _, ok := isOp(n); ok {
-			return d.own(d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n))
+		if op, ok := isOp(n); ok {
+			return d.own(d.arg(n.Args[0], n) + " " + op + " " + d.arg(n.Args[1], n))
+		}
+		if s, ok := d.syntaxCall(n); ok {
+			return s
 		}
 		parts := make([]string, len(n.Args))
 		for i, a := range n.Args {

@@ -51,7 +51,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			text, err = "", pe
 		}
 	}()
-	st, err := parseStmt(rel.SQL)
+	st, err := parseDefinition(rel.SQL)
 	if err != nil {
 		return "", err
 	}

@@ -282,6 +282,9 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "FOREIGN KEY constraints cannot be marked NOT VALID")
 		}
 		at.Deferrable, at.Deferred = fk.Deferrable, fk.Deferred
+	case p.word(0) == "set" && (p.word(1) == "logged" || p.word(1) == "unlogged"):
+		at.Action = "set " + p.word(1)
+		p.pos += 2
 	case p.word(0) == "validate" && p.word(1) == "constraint":
 		p.pos += 2
 		at.Action = "validate constraint"

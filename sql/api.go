@@ -55,9 +55,18 @@ func Split(text string) ([]Piece, error) {
 // as a *Query bridged to the TiDB parser (see doc.go). More than one
 // statement is 42601 `cannot insert multiple commands into a prepared
 // statement`, as in Postgres's extended protocol.
-func Parse(text string) (stmt Stmt, err error) { return parse(text, false) }
+func Parse(text string) (stmt Stmt, err error) { return parse(text, false, false) }
 
-func parse(text string, stored bool) (stmt Stmt, err error) {
+// ParseDefinition parses the stored definition of a relation (a view's
+// query, a CREATE statement the catalog keeps) as Parse does, but
+// without the restrictions the grammar gained since the definition may
+// have been stored: a FETCH FIRST or OFFSET ... ROWS count that is more
+// than PostgreSQL's select_fetch_first_value is taken whole, as weirs
+// before took it, so that a definition an older weir accepted still
+// reads after an upgrade.
+func ParseDefinition(text string) (Stmt, error) { return parse(text, false, true) }
+
+func parse(text string, stored, definition bool) (stmt Stmt, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			stmt, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing statement: %v", r)
@@ -78,14 +87,14 @@ func parse(text string, stored bool) (stmt Stmt, err error) {
 	default:
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	p := &stmtParser{src: text, toks: stmtTokens(text, stmts[0], toks), stored: stored}
+	p := &stmtParser{src: text, toks: stmtTokens(text, stmts[0], toks), stored: stored, definition: definition}
 	return p.stmt()
 }
 
 // ParseStored parses one statement the bridge wrote itself (such as a
 // SELECT of stored column DEFAULTs): as Parse, without the dialect gate
 // that refuses the bridge's own constructs in user text.
-func ParseStored(text string) (Stmt, error) { return parse(text, true) }
+func ParseStored(text string) (Stmt, error) { return parse(text, true, false) }
 
 // ParseExpr parses one scalar expression in Postgres syntax (used for
 // column DEFAULTs and view options) and returns it as a Query whose Node

@@ -161,6 +161,11 @@ type ColumnDef struct {
 	// DefaultExpr its TiDB AST.
 	Default     string
 	DefaultExpr ast.ExprNode
+	// DefaultWritten is the DEFAULT expression as written, which starts
+	// at character DefaultPos (1-based) of the statement ("" and 0 when
+	// the parser did not keep it).
+	DefaultWritten string
+	DefaultPos     int
 	// Serial is set for serial, bigserial and smallserial (Type is then
 	// integer, bigint or smallint); Identity is "always" or "default"
 	// for GENERATED ALWAYS | BY DEFAULT AS IDENTITY ("" otherwise).
@@ -217,8 +222,10 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints, column and table ones, in the
 	// order written.
 	Uniques []UniqueDef
-	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE.
-	Temp bool
+	// Temp is set for CREATE [LOCAL | GLOBAL] TEMP[ORARY] TABLE, and
+	// Unlogged for CREATE UNLOGGED TABLE.
+	Temp     bool
+	Unlogged bool
 	// OnCommit is a temporary table's ON COMMIT action, lower case:
 	// "preserve rows", "delete rows" or "drop"; "" when not given.
 	OnCommit string

@@ -72,8 +72,12 @@ var byWords = map[string]bool{"order": true, "group": true, "partition": true}
 type bridge struct {
 	src  string
 	toks []Token
-	q    *Query
-	err  error
+	// definition is set for a relation's stored definition: a FETCH
+	// FIRST or OFFSET ... ROWS count is taken whole, as weirs before
+	// the grammar's restriction (restricted.go) took it.
+	definition bool
+	q          *Query
+	err        error
 	// markers collects the parameter markers of every TiDB parse of the
 	// statement (the main text, TVF arguments, RETURNING), in that order,
 	// with their Postgres numbers.
@@ -133,11 +137,14 @@ func (b *bridge) fail(err error) {
 
 // bridgeQuery bridges and parses the tokens of one query statement (no
 // TEOF) whose offsets index src.
-func bridgeQuery(src string, toks []Token) (*Query, error) { return bridgeQueryMode(src, toks, true) }
+func bridgeQuery(src string, toks []Token) (*Query, error) {
+	return bridgeQueryMode(src, toks, true, false)
+}
 
 // bridgeQueryMode is bridgeQuery; strict is false for text the bridge
-// wrote itself, which skips the dialect gate.
-func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
+// wrote itself, which skips the dialect gate, and definition is set for a
+// relation's stored definition (ParseDefinition).
+func bridgeQueryMode(src string, toks []Token, strict, definition bool) (*Query, error) {
 	for _, t := range toks {
 		if t.Err != nil {
 			return nil, t.Err
@@ -154,7 +161,7 @@ func bridgeQueryMode(src string, toks []Token, strict bool) (*Query, error) {
 			return nil, err
 		}
 	}
-	b := &bridge{src: src, toks: toks, strict: strict}
+	b := &bridge{src: src, toks: toks, strict: strict, definition: definition}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
 	if !balanced(toks) {
 		return nil, b.syntaxError(len(src) + 1)

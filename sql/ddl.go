@@ -12,6 +12,21 @@ import (
 
 func (p *stmtParser) create() (Stmt, error) {
 	p.pos++
+	if p.word(0) == "unlogged" {
+		switch {
+		case p.word(1) == "table":
+			p.pos += 2
+			st, err := p.createTable(false)
+			if ct, ok := st.(*CreateTable); ok {
+				ct.Unlogged = true
+			}
+			return st, err
+		case p.word(1) == "materialized" && p.word(2) == "view":
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "materialized views cannot be unlogged")
+		case p.word(1) == "view":
+			return nil, pgerr.New(pgerr.SyntaxError, "views cannot be unlogged because they do not have storage")
+		}
+	}
 	temp, err := p.persistence()
 	if err != nil {
 		return nil, err
@@ -733,6 +748,7 @@ var serialTypes = map[string]types.T{
 // constraint or the end of the column definition, and bridges it. at is
 // the DEFAULT keyword, where PostgreSQL reports a second one.
 func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error {
+	start := p.pos
 	text, node, err := p.bExpr()
 	if err != nil {
 		return err
@@ -741,6 +757,9 @@ func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error
 		return pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", col.Name, table).WithPosition(charPos(p.src, at.Off))
 	}
 	col.Default, col.DefaultExpr = text, node
+	if first := p.toks[start]; p.pos > start {
+		col.DefaultWritten, col.DefaultPos = p.src[first.Off:p.toks[p.pos-1].End], charPos(p.src, first.Off)
+	}
 	return nil
 }
 

@@ -357,7 +357,7 @@
 // syntax error: the gate refuses XML functions,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
 // statements and clauses of unsupported.go (CREATE EXTENSION, RULE,
-// ...; unlogged tables, temporary recursive views; PARTITION BY, INHERITS;
+// ...; unlogged sequences, temporary recursive views; PARTITION BY, INHERITS;
 // ...). The lexer
 // refuses a number run into a name (123abc, 0x1F, 1e) as PostgreSQL 15
 // does. Text the bridge wrote itself (stored DEFAULT and watermark

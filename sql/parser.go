@@ -17,6 +17,9 @@ type stmtParser struct {
 	// stored is set for text the bridge wrote (ParseStored), which
 	// skips the dialect gate.
 	stored bool
+	// definition is set for a relation's stored definition
+	// (ParseDefinition), which skips the grammar's later restrictions.
+	definition bool
 }
 
 // syntaxErrorAt returns Postgres's 42601 `syntax error at or near "tok"`
@@ -217,7 +220,7 @@ func (p *stmtParser) query(end int) (*Query, error) {
 	if p.pos >= end {
 		return nil, p.errHere()
 	}
-	q, err := bridgeQueryMode(p.src, p.toks[p.pos:end], !p.stored)
+	q, err := bridgeQueryMode(p.src, p.toks[p.pos:end], !p.stored, p.definition)
 	if err != nil {
 		return nil, err
 	}

@@ -907,7 +907,7 @@ func (b *bridge) limits(seq []*node) []*node {
 			if at(seq, j).isWord("row") || at(seq, j).isWord("rows") {
 				// OFFSET n ROWS takes a select_fetch_first_value; an
 				// expression that is only an a_expr ends before ROWS.
-				if s, e := b.spanToks(seq, i+1, j); fetchFirstStop(b.toks, s, e) >= 0 {
+				if s, e := b.spanToks(seq, i+1, j); !b.definition && fetchFirstStop(b.toks, s, e) >= 0 {
 					b.fail(b.syntaxError(seq[j].off))
 					return seq
 				}
@@ -926,7 +926,7 @@ func (b *bridge) limits(seq []*node) []*node {
 				// The count is a select_fetch_first_value: a c_expr, or
 				// + or - before a number; anything more needs parentheses.
 				s, t := b.spanToks(seq, j, e)
-				if k := fetchFirstStop(b.toks, s, t); k >= 0 {
+				if k := fetchFirstStop(b.toks, s, t); k >= 0 && !b.definition {
 					b.fail(b.syntaxErrorTok(k))
 					return seq
 				}

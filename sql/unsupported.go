@@ -93,10 +93,9 @@ var persistenceWords = map[string]string{"temp": "TEMPORARY", "temporary": "TEMP
 // persistence reads the [LOCAL | GLOBAL] TEMP[ORARY] | UNLOGGED words of
 // CREATE [OR REPLACE] at the cursor. It consumes them and reports true
 // for a temporary table, view or sequence; it returns 0A000 for what weir
-// does not keep: temporary recursive views, and unlogged tables and
-// sequences (weir logs every write, so a crash never empties a table as
-// it empties PostgreSQL's unlogged ones, and calling a logged table
-// unlogged would misstate what it does).
+// does not keep: temporary recursive views, and unlogged sequences.
+// CREATE UNLOGGED TABLE is create's (an unlogged table is as durable as
+// any other in weir: only pg_class calls it unlogged).
 func (p *stmtParser) persistence() (bool, error) {
 	k := 0
 	if w := p.word(0); (w == "local" || w == "global") && (p.word(1) == "temp" || p.word(1) == "temporary") {

@@ -99,16 +99,13 @@ type IndexTexts struct {
 // it; on is the indexed relation, x the index's expressions printed.
 func IndexDef(idx, on *catalog.Relation, x IndexTexts) string {
 	keys, include := onColumns(idx, on)
-	desc := strings.Split(idx.With[catalog.IndexDescOption], ",")
 	for i := range keys {
 		if i < len(x.Keys) && x.Keys[i] != "" {
 			keys[i] = x.Keys[i]
 		} else {
 			keys[i] = sql.QuoteIdent(keys[i])
 		}
-		if slices.Contains(desc, strconv.Itoa(i)) {
-			keys[i] += " DESC"
-		}
+		keys[i] += idx.IndexKeyOrder(i)
 	}
 	create := "CREATE INDEX "
 	if isUnique(idx) {

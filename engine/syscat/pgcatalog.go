@@ -102,10 +102,13 @@ func isVisible(p Provider, r *catalog.Relation, name string) bool {
 }
 
 // persistence is pg_class.relpersistence: 't' for a temporary
-// relation, 'p' for the others (weir has no unlogged ones).
+// relation, 'u' for an unlogged table, 'p' for the others.
 func persistence(r *catalog.Relation) string {
-	if r.Temp {
+	switch {
+	case r.Temp:
 		return "t"
+	case r.Unlogged:
+		return "u"
 	}
 	return "p"
 }

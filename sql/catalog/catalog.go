@@ -657,6 +657,8 @@ type relationEntry struct {
 	Temp bool `json:"temp,omitempty"`
 	// Deparsed is Relation.Deparsed.
 	Deparsed bool `json:"deparsed,omitempty"`
+	// Unlogged is Relation.Unlogged.
+	Unlogged bool `json:"unlogged,omitempty"`
 	// Checks is Relation.Checks.
 	Checks []checkEntry `json:"checks,omitempty"`
 	// ForeignKeys is Relation.ForeignKeys.
@@ -722,7 +724,7 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Deparsed: rel.Deparsed}
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -785,7 +787,7 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed}
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed, Unlogged: e.Unlogged}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
 	}

@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/weirdb/weir/types"
@@ -71,6 +73,33 @@ func IndexPositions(r *Relation) ([]int, bool) {
 // is stored ascending whatever the order: a btree is read either way, so
 // the order shows only in its definition.
 const IndexDescOption = "index_desc"
+
+// IndexNullsOption is the With entry of an index listing, comma
+// separated, the positions of its key columns whose NULLS placement is
+// not their direction's default: NULLS FIRST on an ascending key, NULLS
+// LAST on a descending one. Like the direction, it shows only in the
+// index's definition.
+const IndexNullsOption = "index_nulls"
+
+// IndexKeyOrder returns the ordering that follows key column k (0-based)
+// of index r in its definition, as pg_get_indexdef prints it: " DESC",
+// " NULLS FIRST", " DESC NULLS LAST" or "".
+func (r *Relation) IndexKeyOrder(k int) string {
+	has := func(opt string) bool {
+		v := r.With[opt]
+		return v != "" && slices.Contains(strings.Split(v, ","), strconv.Itoa(k))
+	}
+	desc, nulls := has(IndexDescOption), has(IndexNullsOption)
+	switch {
+	case desc && nulls:
+		return " DESC NULLS LAST"
+	case desc:
+		return " DESC"
+	case nulls:
+		return " NULLS FIRST"
+	}
+	return ""
+}
 
 // IndexUniqueOption is the With entry ("true") of a unique index
 // (CREATE UNIQUE INDEX, or a UNIQUE constraint's index when
@@ -231,6 +260,11 @@ type Relation struct {
 	// SQL is the definition: the query text for a view or MV, the full
 	// CREATE statement for the others (SHOW CREATE prints it).
 	SQL string
+	// Unlogged marks a table created UNLOGGED (or set so by ALTER
+	// TABLE ... SET UNLOGGED): pg_class.relpersistence 'u', and its
+	// definition says UNLOGGED. weir keeps it as durable as any other
+	// table; only what it is called changes.
+	Unlogged bool
 	// Deparsed marks a view's or materialized view's SQL written by the
 	// deparser for a rename (planner.ViewDefinition) rather than by the
 	// user: the aliases in it that the deparser made up (t_1) are no
