@@ -81,6 +81,8 @@ const (
 	DuplicatePreparedStatement        Code = "42P05"
 	DuplicateCursor                   Code = "42P03"
 	InvalidCursorDefinition           Code = "42P11"
+	InvalidFunctionDefinition         Code = "42P13"
+	DuplicateFunction                 Code = "42723"
 	DuplicateAlias                    Code = "42712"
 	AmbiguousColumn                   Code = "42702"
 	AmbiguousFunction                 Code = "42725"

@@ -238,6 +238,13 @@ type Relation struct {
 	Deparsed bool
 	// Deps are the IDs of the relations this one reads from.
 	Deps []uint32
+	// Funcs are the user functions a view's or materialized view's
+	// definition calls, as they were when it was created (the binder
+	// inlined their bodies). They make DROP FUNCTION see the view; a
+	// materialized view's definition is bound again (after a restart,
+	// a rebuild) with these bodies, so it keeps computing what it was
+	// built with when CREATE OR REPLACE FUNCTION changes one.
+	Funcs []*Function
 	// With holds the WITH (...) options, lower-cased keys.
 	With map[string]string
 	// StateTables are the ids of a materialized view's state tables (its
