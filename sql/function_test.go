@@ -35,13 +35,13 @@ func TestParseCreateFunction(t *testing.T) {
 		t.Fatalf("parsed %+v", f)
 	}
 	for q, code := range map[string]pgerr.Code{
-		"CREATE FUNCTION f(int) RETURNS SETOF int LANGUAGE sql AS 'select 1'":          pgerr.FeatureNotSupported,
-		"CREATE FUNCTION f(out a int) LANGUAGE sql AS 'select 1'":                      pgerr.FeatureNotSupported,
-		"CREATE FUNCTION f(a int DEFAULT 1) RETURNS int LANGUAGE sql AS 'select 1'":    pgerr.FeatureNotSupported,
-		"CREATE FUNCTION f(a int) RETURNS int AS 'select 1'":                           pgerr.InvalidFunctionDefinition,
-		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql SECURITY DEFINER AS 'x'":    pgerr.FeatureNotSupported,
-		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql":                            pgerr.InvalidFunctionDefinition,
-		"CREATE FUNCTION f(a int) RETURNS TABLE (x int) LANGUAGE sql AS 'select 1'":    pgerr.FeatureNotSupported,
+		"CREATE FUNCTION f(int) RETURNS SETOF int LANGUAGE sql AS 'select 1'":           pgerr.FeatureNotSupported,
+		"CREATE FUNCTION f(out a int) LANGUAGE sql AS 'select 1'":                       pgerr.FeatureNotSupported,
+		"CREATE FUNCTION f(a int DEFAULT 1) RETURNS int LANGUAGE sql AS 'select 1'":     pgerr.FeatureNotSupported,
+		"CREATE FUNCTION f(a int) RETURNS int AS 'select 1'":                            pgerr.InvalidFunctionDefinition,
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql SECURITY DEFINER AS 'x'":     pgerr.FeatureNotSupported,
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql":                             pgerr.InvalidFunctionDefinition,
+		"CREATE FUNCTION f(a int) RETURNS TABLE (x int) LANGUAGE sql AS 'select 1'":     pgerr.FeatureNotSupported,
 		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS 'select 1' AS 'select 2'": pgerr.SyntaxError,
 	} {
 		_, err := Parse(q)
