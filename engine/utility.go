@@ -137,6 +137,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterType(st, io) }), nil
 	case *sql.CreateDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createDomain(st) }), nil
+	case *sql.CreateFunction:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createFunction(ctx, st) }), nil
+	case *sql.DropFunction:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropFunction(ctx, st, io) }), nil
 	case *sql.AlterDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(ctx, st) }), nil
 	case *sql.CreateSchema:
@@ -621,7 +625,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type record", name)
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, With: st.With}
 	names := map[string]bool{}
 	colls := planner.Collations(b.Plan)
 	for i, c := range sc {

@@ -75,6 +75,10 @@ type Bound struct {
 	// Deps are the IDs of the user relations the statement reads (views
 	// expanded), for CREATE VIEW's dependency tracking.
 	Deps []uint32
+	// Funcs are the user functions the statement's own text calls (the
+	// binder inlined them; those the views it reads call are the views'),
+	// as they were bound, in the order first called.
+	Funcs []*catalog.Function
 	// Access lists every relation and system table the statement reads
 	// or writes, through views too, with the privileges it needs on each
 	// (see access.go), in the order they were bound.
@@ -192,6 +196,11 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	}
 	sort.Slice(bd.Deps, func(i, j int) bool { return bd.Deps[i] < bd.Deps[j] })
 	bd.Access = *b.access
+	if b.fnUses != nil {
+		for _, oid := range b.fnUses.order {
+			bd.Funcs = append(bd.Funcs, b.fnUses.funcs[oid])
+		}
+	}
 	if a, ok := cat.(Authorizer); ok {
 		if err := a.Authorize(bd.Access); err != nil {
 			return nil, err
@@ -221,6 +230,13 @@ type binder struct {
 	// while their FROM or USING list is bound ("" otherwise).
 	dmlTarget string
 	params    []types.T // $n's type at index n-1; Unknown while open
+	// fn is the user function whose body is being bound (its $n are
+	// its parameters), fnDepth how many bodies enclose it, and fnUses
+	// the statement's record of the functions it inlined
+	// (bind_userfunc.go).
+	fn      *catalog.Function
+	fnDepth int
+	fnUses  *funcUses
 	deps      map[uint32]bool
 	// access collects the statement's accesses (access.go), shared with
 	// the binders of the views it reads.

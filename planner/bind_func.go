@@ -407,6 +407,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
 	}
 	args := b.exprs(c, n.Args)
+	if e, ok := b.userCall(n, args); ok {
+		return e
+	}
 	if e, ok := b.enumFunc(name, args, n); ok {
 		return e
 	}
