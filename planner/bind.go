@@ -237,7 +237,7 @@ type binder struct {
 	fn      *catalog.Function
 	fnDepth int
 	fnUses  *funcUses
-	deps      map[uint32]bool
+	deps    map[uint32]bool
 	// access collects the statement's accesses (access.go), shared with
 	// the binders of the views it reads.
 	access *[]Access
