@@ -5,6 +5,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/wire"
 )
 
 // TestSQLFunctionsInline: SQL functions called in queries, by name or
@@ -30,4 +31,130 @@ func TestSQLFunctionsInline(t *testing.T) {
 	mustRun(t, s, "INSERT INTO t VALUES (1, add1(10)), (2, twice(21))")
 	mustRun(t, s, "UPDATE t SET v = add1(v) WHERE twice(k) = 4")
 	wantRows(t, s, "SELECT k, v, add1(v) FROM t ORDER BY k", "1 11 12", "2 43 44")
+}
+
+// TestSQLFunctionErrors: CREATE FUNCTION checks the body as PostgreSQL
+// does, and refuses with 0A000 the bodies weir does not inline.
+func TestSQLFunctionErrors(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	for q, want := range map[string]struct {
+		code pgerr.Code
+		msg  string
+	}{
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT 'x'::text $$":        {pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return integer"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT '7' $$":              {pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return integer"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT b $$":                {pgerr.UndefinedColumn, `column "b" does not exist`},
+		"CREATE FUNCTION f(int) RETURNS int LANGUAGE sql AS $$ SELECT $2 $$":                 {pgerr.UndefinedParameter, "there is no parameter $2"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a, a $$":             {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ $$":                         {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int, a int) RETURNS int LANGUAGE sql AS $$ SELECT 1 $$":         {pgerr.InvalidFunctionDefinition, `parameter name "a" used more than once`},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a FROM t $$":         {pgerr.FeatureNotSupported, "FROM clause"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a; SELECT a $$":      {pgerr.FeatureNotSupported, "more than one statement"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT (SELECT a) $$":       {pgerr.FeatureNotSupported, "subquery"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT sum(a) $$":           {pgerr.FeatureNotSupported, "aggregate"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ INSERT INTO t VALUES (1) $$": {pgerr.FeatureNotSupported, "other than one SELECT"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN a; END $$": {pgerr.FeatureNotSupported, "language plpgsql"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE foo AS $$ SELECT a $$":                {pgerr.UndefinedObject, `language "foo" does not exist`},
+		"CREATE FUNCTION f(a int) RETURNS SETOF int LANGUAGE sql AS $$ SELECT a $$":          {pgerr.FeatureNotSupported, "SETOF"},
+		"CREATE FUNCTION f(a int) RETURNS int AS $$ SELECT a $$":                             {pgerr.InvalidFunctionDefinition, "no language specified"},
+		"CREATE FUNCTION f(a int) RETURNS int RETURN a || 'x'":                               {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int) RETURNS int RETURN nosuch(a)":                              {pgerr.UndefinedFunction, "function nosuch(integer) does not exist"},
+	} {
+		wantCode(t, s, q, want.code, want.msg)
+	}
+	wantRows(t, s, "SELECT count(*) FROM pg_proc WHERE proname = 'f'", "0")
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN a")
+	wantCode(t, s, "CREATE FUNCTION f(b int) RETURNS int RETURN b", pgerr.DuplicateFunction, `function "f" already exists with same argument types`)
+	wantCode(t, s, "CREATE OR REPLACE FUNCTION f(a int) RETURNS bigint RETURN a", pgerr.InvalidFunctionDefinition, "cannot change return type of existing function")
+	wantCode(t, s, "CREATE OR REPLACE FUNCTION f(b int) RETURNS int RETURN b", pgerr.InvalidFunctionDefinition, `cannot change name of input parameter "a"`)
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION f(a int) RETURNS int RETURN a * 10")
+	wantRows(t, s, "SELECT f(2)", "20")
+}
+
+// TestSQLFunctionInMViewRestart: a materialized view calling a function
+// is maintained through DML and a restart, and keeps the body it was
+// built with when CREATE OR REPLACE changes the function, while a view
+// and new queries see the new body.
+func TestSQLFunctionInMViewRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION bucket(x int, w int) RETURNS int LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT x / w * w $$")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT bucket(v, 10) AS b, count(*) AS n FROM t GROUP BY bucket(v, 10)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT k, bucket(v, 10) AS b FROM t")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 3), (2, 14), (3, 17), (4, NULL)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "0 1", "10 2", "NULL 1")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (5, 21)")
+	mustRun(t, s, "DELETE FROM t WHERE k = 1")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "10 2", "20 1", "NULL 1")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION bucket(x int, w int) RETURNS int LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT x / w * w + 1 $$")
+	wantRows(t, s, "SELECT b FROM v WHERE k = 5", "21")
+	mustRun(t, s, "INSERT INTO t VALUES (6, 25)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "10 2", "20 2", "NULL 1")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (7, 29)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "10 2", "20 3", "NULL 1")
+	wantRows(t, s, "SELECT bucket(29, 10)", "21")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDropSQLFunctionDependents: DROP FUNCTION is blocked by the views,
+// materialized views, indexes, generated columns, defaults and CHECK
+// constraints calling the function (2BP01, naming each as PostgreSQL
+// does); CASCADE drops the relations among them.
+func TestDropSQLFunctionDependents(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1 $$")
+	mustRun(t, s, "CREATE FUNCTION f(a text) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT length(a) $$")
+	mustRun(t, s, "CREATE FUNCTION g(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a * 2 $$")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT f(k) AS x FROM t")
+	mustRun(t, s, "CREATE VIEW w AS SELECT x FROM v")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT k, f(v) AS y FROM t")
+	mustRun(t, s, "CREATE INDEX ti ON t (g(v))")
+	mustRun(t, s, "CREATE TABLE u (a int PRIMARY KEY, b int GENERATED ALWAYS AS (g(a)) STORED, c int DEFAULT g(3) CHECK (g(c) > 0))")
+	wantCode(t, s, "DROP FUNCTION f", pgerr.AmbiguousFunction, `function name "f" is not unique`)
+	wantCode(t, s, "DROP FUNCTION f(int)", pgerr.DependentObjectsStillExist, "cannot drop function f(integer) because other objects depend on it")
+	wantDetail(t, s, "DROP FUNCTION f(int)", "view v depends on function f(integer)\nmaterialized view mv depends on function f(integer)")
+	wantDetail(t, s, "DROP FUNCTION g(int)", "index ti depends on function g(integer)\ncolumn b of table u depends on function g(integer)\n"+
+		"default value for column c of table u depends on function g(integer)\nconstraint u_c_check on table u depends on function g(integer)")
+	mustRun(t, s, "DROP FUNCTION f(text)")
+	mustRun(t, s, "DROP FUNCTION f(int) CASCADE")
+	wantRows(t, s, "SELECT relname FROM pg_class WHERE relname IN ('v', 'w', 'mv', 'ti') ORDER BY 1", "ti")
+	wantCode(t, s, "DROP FUNCTION g(int) CASCADE", pgerr.FeatureNotSupported, "column b of table u")
+	mustRun(t, s, "DROP TABLE u")
+	mustRun(t, s, "DROP FUNCTION g(int) CASCADE")
+	wantRows(t, s, "SELECT count(*) FROM pg_class WHERE relname = 'ti'", "0")
+	wantCode(t, s, "DROP FUNCTION g(int)", pgerr.UndefinedFunction, "function g(integer) does not exist")
+	mustRun(t, s, "DROP FUNCTION IF EXISTS g(int)")
+	wantCode(t, s, "SELECT g(1)", pgerr.UndefinedFunction, "function g(integer) does not exist")
+}
+
+// wantDetail runs q and wants an error whose DETAIL is detail.
+func wantDetail(t *testing.T, s wire.Session, q, detail string) {
+	t.Helper()
+	_, err := run(t, s, q)
+	if pe := pgerr.As(err); pe == nil || pe.Detail != detail {
+		t.Errorf("%s: got %v (detail %q), want detail %q", q, err, pgerr.As(err).Detail, detail)
+	}
 }
