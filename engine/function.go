@@ -337,3 +337,67 @@ func funcRefSig(n sql.ObjectName, ts []types.T) string {
 	}
 	return n.String() + "(" + strings.Join(parts, ", ") + ")"
 }
+
+// describeFunction answers the pg_get_function_* functions for user
+// function f as PostgreSQL's ruleutils.c prints them.
+func (s *Session) describeFunction(fn string, f *catalog.Function) string {
+	var args []string
+	for i, t := range f.ArgTypes {
+		a := t.String()
+		if f.ArgNames[i] != "" {
+			a = sql.QuoteIdent(f.ArgNames[i]) + " " + a
+		}
+		args = append(args, a)
+	}
+	switch fn {
+	case "pg_get_function_result":
+		return f.Ret.String()
+	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
+		return strings.Join(args, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s.%s(%s)\n RETURNS %s\n LANGUAGE sql\n", sql.QuoteIdent(f.Schema), sql.QuoteIdent(f.Name),
+		strings.Join(args, ", "), f.Ret)
+	var attrs string
+	switch f.Volatility {
+	case catalog.Immutable:
+		attrs += " IMMUTABLE"
+	case catalog.Stable:
+		attrs += " STABLE"
+	}
+	if f.Strict {
+		attrs += " STRICT"
+	}
+	if attrs != "" {
+		b.WriteString(attrs + "\n")
+	}
+	if f.Return {
+		b.WriteString("RETURN " + s.returnBodyText(f) + "\n")
+		return b.String()
+	}
+	tag := "$function$"
+	for i := 0; strings.Contains(f.Src, tag); i++ {
+		tag = fmt.Sprintf("$function%d$", i)
+	}
+	b.WriteString("AS " + tag + f.Src + tag + "\n")
+	return b.String()
+}
+
+// returnBodyText is the expression of f's RETURN body as
+// pg_get_functiondef prints it (deparsed, each operator in
+// parentheses), or as written when it cannot be deparsed.
+func (s *Session) returnBodyText(f *catalog.Function) string {
+	rel := &catalog.Relation{Name: f.Name, Kind: catalog.KindTable}
+	for i, t := range f.ArgTypes {
+		name := f.ArgNames[i]
+		if name == "" {
+			return f.Src
+		}
+		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t})
+	}
+	x, err := planner.BindRowExpr(context.Background(), rel, f.Src, s.catalogView())
+	if err != nil {
+		return f.Src
+	}
+	return planner.RowExprText(rel, x, false)
+}

@@ -158,3 +158,26 @@ func wantDetail(t *testing.T, s wire.Session, q, detail string) {
 		t.Errorf("%s: got %v (detail %q), want detail %q", q, err, pgerr.As(err).Detail, detail)
 	}
 }
+
+// TestSQLFunctionCatalog: pg_proc lists user functions as PostgreSQL
+// does, and pg_get_functiondef prints them.
+func TestSQLFunctionCatalog(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE STRICT AS $$ select a + 1 $$")
+	mustRun(t, s, "CREATE FUNCTION mul(a int, b int) RETURNS int RETURN a * b")
+	mustRun(t, s, "CREATE FUNCTION two(int, text) RETURNS text LANGUAGE sql STABLE AS 'select $2 || $1'")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT proname, prolang, prosrc, prorettype::regtype, proargtypes, provolatile, proisstrict, prokind, pronargs, pronamespace::regnamespace "+
+		"FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1",
+		"add1 14  select a + 1  integer 23 i t f 1 public", "mul 14  integer 23 23 v f f 2 public", "two 14 select $2 || $1 text 23 25 s f f 2 public")
+	wantRows(t, s, "SELECT pg_get_functiondef('add1'::regproc)", "CREATE OR REPLACE FUNCTION public.add1(a integer)\n RETURNS integer\n LANGUAGE sql\n IMMUTABLE STRICT\nAS $function$ select a + 1 $function$\n")
+	wantRows(t, s, "SELECT pg_get_functiondef('mul'::regproc)", "CREATE OR REPLACE FUNCTION public.mul(a integer, b integer)\n RETURNS integer\n LANGUAGE sql\nRETURN (a * b)\n")
+	wantRows(t, s, "SELECT pg_get_function_arguments('two(int, text)'::regprocedure), pg_get_function_result('two'::regproc), two(1, 'x')", "integer, text text x1")
+}

@@ -94,6 +94,14 @@ func constraintExpr(def string) string {
 // DescribeObject implements executor.CatalogDescriber (see
 // syscat.Describe).
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
+	switch fn {
+	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_functiondef":
+		f, ok := s.eng.cat.FunctionByOID(oid)
+		if !ok {
+			return "", false
+		}
+		return s.describeFunction(fn, f), true
+	}
 	if fn == "pg_get_constraintdef" && !pretty {
 		if r, k, ok := syscat.CheckByOID(s.eng.cat, oid); ok {
 			return s.checkText(r, k, false), true

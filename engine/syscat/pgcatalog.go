@@ -1017,9 +1017,14 @@ func descriptionRows(cat Catalog) []types.Row {
 // PostgreSQL 15 cluster's, initialised with the C locale).
 var collationOIDs = map[string]uint32{"C": 950, "POSIX": 951, "ucs_basic": 12340, "C.utf8": 12341}
 
+// oidSQLLang is pg_language's OID of language sql.
+const oidSQLLang = 14
+
 // procRows are pg_proc's rows: the functions package's functions, in
-// pg_catalog, language internal.
-func procRows(Provider) []types.Row {
+// pg_catalog, language internal, then the user functions, language
+// sql (prosrc empty for a RETURN body, as PostgreSQL keeps that in
+// prosqlbody).
+func procRows(p Provider) []types.Row {
 	var rows []types.Row
 	for _, f := range functions.Procs() {
 		args := make([]string, len(f.Args))
@@ -1036,6 +1041,20 @@ func procRows(Provider) []types.Row {
 		}
 		rows = append(rows, types.Row{vOid(f.OID), vStr(f.Name), vOid(oidPgCatalog), vOid(oidRoot), vOid(oidInternalLang), vOid(variadic),
 			vStr(string(f.Kind)), vBool(f.Strict), vBool(false), vStr(vol), vStr("s"), vBool(false), vBool(false), vInt(len(f.Args)), vOid(f.RetOID), vStr(strings.Join(args, " ")), vStr(f.Name), null})
+	}
+	cat := p.Catalog()
+	for _, f := range cat.Functions() {
+		args := make([]string, len(f.ArgTypes))
+		for i, t := range f.ArgTypes {
+			args[i] = strconv.FormatUint(uint64(t.OID()), 10)
+		}
+		src := f.Src
+		if f.Return {
+			src = ""
+		}
+		rows = append(rows, types.Row{vOid(f.OID), vStr(f.Name), vOid(nspOID(f.Schema, cat)), vOid(f.Owner), vOid(oidSQLLang), vOid(0),
+			vStr("f"), vBool(f.Strict), vBool(false), vStr(string(f.Volatility)), vStr("u"), vBool(false), vBool(false), vInt(len(f.ArgTypes)),
+			vOid(f.Ret.OID()), vStr(strings.Join(args, " ")), vStr(src), null})
 	}
 	return rows
 }

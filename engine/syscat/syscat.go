@@ -30,6 +30,8 @@ type Catalog interface {
 	TempSchemas() []string
 	// Types returns the user types (enums and domains), by OID.
 	Types() []*catalog.UserType
+	// Functions returns the user functions (CREATE FUNCTION), by OID.
+	Functions() []*catalog.Function
 }
 
 // Provider is what the engine shows the system catalog, as one session

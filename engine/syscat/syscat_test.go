@@ -45,6 +45,8 @@ func (c fakeCatalog) Lookup(schema, name string) (*catalog.Relation, bool) {
 }
 func (c fakeCatalog) TempSchemas() []string      { return nil }
 func (c fakeCatalog) Types() []*catalog.UserType { return nil }
+
+func (c fakeCatalog) Functions() []*catalog.Function { return nil }
 func (c fakeCatalog) RoleByOID(oid uint32) (*catalog.Role, bool) {
 	for _, r := range c.roles {
 		if r.OID == oid {
