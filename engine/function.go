@@ -401,3 +401,8 @@ func (s *Session) returnBodyText(f *catalog.Function) string {
 	}
 	return planner.RowExprText(rel, x, false)
 }
+
+// FunctionByOID implements planner.UserFuncCatalog.
+func (v catalogView) FunctionByOID(oid uint32) (*catalog.Function, bool) {
+	return v.s.eng.cat.FunctionByOID(oid)
+}

@@ -237,6 +237,9 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
 	case *sql.CreateSequence:
 		return s.authorizeCreate(st.Name, false)
+	case *sql.CreateFunction:
+		// Replacing another role's function is refused by createFunction.
+		return s.authorizeCreate(st.Name, false)
 	case *sql.AlterSequence:
 		return s.mustOwn(st.Name)
 	case *sql.Drop:

@@ -377,3 +377,27 @@ func (b *binder) isMutable(e Expr) bool {
 	}
 	return mutableExcept(e, skip)
 }
+
+// UserFuncCatalog is implemented by a Catalog that finds user functions
+// by OID, as regproc and regprocedure print them.
+type UserFuncCatalog interface {
+	FunctionByOID(oid uint32) (*catalog.Function, bool)
+}
+
+// userProcText prints user function f as regproc (its name) or
+// regprocedure (name(argtypes)) prints it, qualified when it is not in
+// public.
+func userProcText(f *catalog.Function, withArgs bool) string {
+	name := sql.QuoteIdent(f.Name)
+	if f.Schema != catalog.PublicSchema {
+		name = sql.QuoteIdent(f.Schema) + "." + name
+	}
+	if !withArgs {
+		return name
+	}
+	args := make([]string, len(f.ArgTypes))
+	for i, t := range f.ArgTypes {
+		args[i] = t.String()
+	}
+	return name + "(" + strings.Join(args, ",") + ")"
+}

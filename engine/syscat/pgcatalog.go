@@ -576,7 +576,8 @@ func pgCatalogTables() []*table {
 		// weir's functions are built in (language internal); it has no
 		// procedural language, so psql's \dL lists none.
 		def("pg_catalog", "pg_language", "oid:oid lanname:name lanowner:oid lanispl:bool lanpltrusted:bool lanplcallfoid:oid laninline:oid lanvalidator:oid lanacl:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidInternalLang), vStr("internal"), vOid(oidRoot), vBool(false), vBool(false), vOid(0), vOid(0), vOid(0), null}}
+			return []types.Row{{vOid(oidInternalLang), vStr("internal"), vOid(oidRoot), vBool(false), vBool(false), vOid(0), vOid(0), vOid(0), null},
+				{vOid(oidSQLLang), vStr("sql"), vOid(oidRoot), vBool(false), vBool(true), vOid(0), vOid(0), vOid(0), null}}
 		}),
 		def("pg_catalog", "pg_operator", "oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:char oprcanmerge:bool oprcanhash:bool oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:oid", operatorRows),
 		// weir has no user-defined casts, conversions, event triggers,
