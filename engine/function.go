@@ -249,7 +249,11 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			if f = findFunction(fs, ts); f == nil {
 				sig := funcRefSig(r.Name, ts)
 				if st.IfExists {
-					io.Notice("NOTICE", "00000", fmt.Sprintf("function %s does not exist, skipping", sig))
+					written := make([]string, len(r.Args))
+					for i, a := range r.Args {
+						written[i] = grammarTypeName(a.Text)
+					}
+					io.Notice("NOTICE", "00000", fmt.Sprintf("function %s(%s) does not exist, skipping", r.Name, strings.Join(written, ",")))
 					continue
 				}
 				return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", sig)
@@ -405,4 +409,27 @@ func (s *Session) returnBodyText(f *catalog.Function) string {
 // FunctionByOID implements planner.UserFuncCatalog.
 func (v catalogView) FunctionByOID(oid uint32) (*catalog.Function, bool) {
 	return v.s.eng.cat.FunctionByOID(oid)
+}
+
+// grammarTypeName is a type name as PostgreSQL's grammar turns the SQL
+// keyword types into names (int becomes pg_catalog.int4), which its
+// DROP ... IF EXISTS notices print; other names stay as written.
+func grammarTypeName(text string) string {
+	t := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	arr := ""
+	if i := strings.IndexByte(t, '['); i >= 0 {
+		t, arr = strings.TrimSpace(t[:i]), "[]"
+	}
+	if i := strings.IndexByte(t, '('); i >= 0 {
+		t = strings.TrimSpace(t[:i]) + strings.TrimSpace(t[strings.IndexByte(t, ')')+1:])
+	}
+	names := map[string]string{"int": "int4", "integer": "int4", "smallint": "int2", "bigint": "int8", "real": "float4",
+		"float": "float8", "double precision": "float8", "decimal": "numeric", "dec": "numeric", "numeric": "numeric",
+		"boolean": "bool", "char": "bpchar", "character": "bpchar", "varchar": "varchar", "character varying": "varchar",
+		"timestamp": "timestamp", "timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
+		"time": "time", "time without time zone": "time", "time with time zone": "timetz", "interval": "interval", "bit": "bit"}
+	if n, ok := names[t]; ok {
+		return "pg_catalog." + n + arr
+	}
+	return strings.TrimSpace(text)
 }

@@ -1,0 +1,66 @@
+-- Scalar SQL functions: the body is one expression, called in queries,
+-- DML and views; overloads, STRICT, result conversion, pg_proc and
+-- psql's \df, and DROP with dependents.
+CREATE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1 $$;
+CREATE FUNCTION add1(a bigint) RETURNS bigint LANGUAGE sql AS $$ SELECT a + 100 $$;
+CREATE FUNCTION twice(int) RETURNS int LANGUAGE sql AS 'select $1 * 2';
+CREATE FUNCTION mul(a int, b int) RETURNS int RETURN a * b;
+CREATE FUNCTION to_num(a int) RETURNS numeric LANGUAGE sql AS $$ SELECT a $$;
+CREATE FUNCTION strict_or(a int) RETURNS int LANGUAGE sql STRICT AS $$ SELECT coalesce(a, 7) $$;
+CREATE FUNCTION called_or(a int) RETURNS int LANGUAGE sql CALLED ON NULL INPUT AS $$ SELECT coalesce(a, 7) $$;
+CREATE FUNCTION qualified(a int) RETURNS int LANGUAGE sql AS $$ SELECT qualified.a * 3 $$;
+CREATE FUNCTION greet(name text, n int) RETURNS text LANGUAGE sql STABLE RETURNS NULL ON NULL INPUT AS $$ SELECT repeat(name, n) || '!' $$;
+SELECT add1(1), add1(1::bigint), twice(4), mul(3, 4), to_num(5), pg_typeof(to_num(5));
+SELECT strict_or(NULL), called_or(NULL), strict_or(2), qualified(2), greet('ab', 2), greet(NULL, 2) IS NULL;
+SELECT add1(2.5);
+SELECT add1('41');
+SELECT add1(twice(add1(1)));
+SELECT nosuch(1);
+-- A user function with a built-in's name and other argument types.
+CREATE FUNCTION lower(int) RETURNS text LANGUAGE sql AS $$ SELECT 'int' $$;
+SELECT lower('ABC'), lower(5);
+-- Errors found when the function is made.
+CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT 'x'::text $$;
+CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT b $$;
+CREATE FUNCTION bad(int) RETURNS int LANGUAGE sql AS $$ SELECT $2 $$;
+CREATE FUNCTION bad(a int, a int) RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;
+CREATE FUNCTION bad(a int) RETURNS int AS $$ SELECT a $$;
+CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT a, a $$;
+CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT '7' $$;
+CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT nosuch(a) $$;
+CREATE FUNCTION add1(b int) RETURNS int LANGUAGE sql AS $$ SELECT b $$;
+CREATE OR REPLACE FUNCTION add1(a int) RETURNS bigint LANGUAGE sql AS $$ SELECT a $$;
+SELECT count(*) FROM pg_proc WHERE proname = 'bad';
+-- Tables, DML and views.
+CREATE TABLE t (k int PRIMARY KEY, v int);
+INSERT INTO t VALUES (1, add1(10)), (2, twice(21)), (3, NULL);
+UPDATE t SET v = add1(v) WHERE twice(k) = 4;
+SELECT k, v, add1(v), strict_or(v), mul(k, v) FROM t ORDER BY k;
+DELETE FROM t WHERE add1(k) = 4;
+CREATE VIEW v AS SELECT k, add1(v) AS w FROM t;
+SELECT * FROM v ORDER BY k;
+CREATE OR REPLACE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1000 $$;
+SELECT * FROM v ORDER BY k;
+-- The catalog.
+SELECT proname, prolang, prosrc, prorettype::regtype, proargtypes, provolatile, proisstrict, prokind, pronargs
+FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY proname, proargtypes::text;
+SELECT pg_get_functiondef('twice'::regproc);
+SELECT pg_get_functiondef('mul'::regproc);
+SELECT pg_get_functiondef('greet'::regproc);
+SELECT pg_get_function_arguments('greet'::regproc), pg_get_function_result('greet'::regproc);
+SELECT 'add1(bigint)'::regprocedure, 'twice'::regproc;
+\df add1
+\df greet
+-- DROP FUNCTION.
+DROP FUNCTION add1;
+DROP FUNCTION add1(int);
+DROP FUNCTION nosuch(int);
+DROP FUNCTION twice(text);
+DROP FUNCTION add1(bigint), mul(int, int);
+CREATE VIEW v2 AS SELECT k FROM v;
+DROP FUNCTION add1(int) CASCADE;
+SELECT relname FROM pg_class WHERE relname IN ('v', 'v2');
+SELECT add1(1);
+DROP FUNCTION IF EXISTS twice(int), to_num(int);
+DROP FUNCTION IF EXISTS twice(int);
+\df
