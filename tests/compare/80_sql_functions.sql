@@ -41,6 +41,27 @@ CREATE VIEW v AS SELECT k, add1(v) AS w FROM t;
 SELECT * FROM v ORDER BY k;
 CREATE OR REPLACE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1000 $$;
 SELECT * FROM v ORDER BY k;
+-- A materialized view computes with the function, built from the rows.
+CREATE MATERIALIZED VIEW mv AS SELECT add1(k) AS a, count(*) AS n FROM t GROUP BY add1(k);
+SELECT * FROM mv ORDER BY a;
+-- Index expressions and generated columns: PostgreSQL judges a call
+-- by its body once inlined, and trusts an IMMUTABLE function whose
+-- body is not.
+CREATE FUNCTION vol_body_imm(a int) RETURNS int LANGUAGE sql VOLATILE AS $$ SELECT a * 2 $$;
+CREATE FUNCTION imm_decl(a int) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT format('%s!', a) $$;
+CREATE FUNCTION stable_now(a int) RETURNS timestamptz LANGUAGE sql STABLE AS $$ SELECT now() $$;
+CREATE TABLE g (k int PRIMARY KEY, d int GENERATED ALWAYS AS (vol_body_imm(k)) STORED, e int DEFAULT twice(3) CHECK (add1(e) > 0));
+CREATE INDEX g_imm ON g (imm_decl(k));
+CREATE INDEX g_fmt ON g (format('%s!', k));
+CREATE INDEX g_now ON g (stable_now(k));
+CREATE TABLE g2 (k int PRIMARY KEY, d timestamptz GENERATED ALWAYS AS (stable_now(k)) STORED);
+INSERT INTO g (k) VALUES (1), (2);
+SELECT * FROM g ORDER BY k;
+DROP FUNCTION vol_body_imm(int);
+DROP FUNCTION imm_decl(int);
+DROP FUNCTION twice(int);
+DROP TABLE g;
+DROP FUNCTION vol_body_imm(int), imm_decl(int), stable_now(int);
 -- The catalog.
 SELECT proname, prolang, prosrc, prorettype::regtype, proargtypes, provolatile, proisstrict, prokind, pronargs
 FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY proname, proargtypes::text;
@@ -53,6 +74,8 @@ SELECT 'add1(bigint)'::regprocedure, 'twice'::regproc;
 \df greet
 -- DROP FUNCTION.
 DROP FUNCTION add1;
+DROP FUNCTION add1(int);
+DROP MATERIALIZED VIEW mv;
 DROP FUNCTION add1(int);
 DROP FUNCTION nosuch(int);
 DROP FUNCTION twice(text);
