@@ -39,6 +39,11 @@ SELECT k, v, add1(v), strict_or(v), mul(k, v) FROM t ORDER BY k;
 DELETE FROM t WHERE add1(k) = 4;
 CREATE VIEW v AS SELECT k, add1(v) AS w FROM t;
 SELECT * FROM v ORDER BY k;
+-- A view's definition shows the calls, not the bodies inlined.
+CREATE VIEW vd AS SELECT k, add1(add1(k) * 2) + 1 AS x, strict_or(v) FROM t WHERE add1(k) > 0;
+SELECT pg_get_viewdef('vd');
+\d+ vd
+DROP VIEW vd;
 CREATE OR REPLACE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1000 $$;
 SELECT * FROM v ORDER BY k;
 -- A materialized view computes with the function, built from the rows.
