@@ -181,3 +181,16 @@ func TestSQLFunctionCatalog(t *testing.T) {
 	wantRows(t, s, "SELECT pg_get_functiondef('mul'::regproc)", "CREATE OR REPLACE FUNCTION public.mul(a integer, b integer)\n RETURNS integer\n LANGUAGE sql\nRETURN (a * b)\n")
 	wantRows(t, s, "SELECT pg_get_function_arguments('two(int, text)'::regprocedure), pg_get_function_result('two'::regproc), two(1, 'x')", "integer, text text x1")
 }
+
+// TestSQLFunctionVolatileArgs: a volatile argument the body uses twice
+// would be computed twice once inlined, so it is refused; used once, or
+// a stable one (now()), it is inlined.
+func TestSQLFunctionVolatileArgs(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION sq(a float8) RETURNS float8 LANGUAGE sql AS $$ SELECT a * a $$")
+	mustRun(t, s, "CREATE FUNCTION neg(a float8) RETURNS float8 LANGUAGE sql AS $$ SELECT -a $$")
+	wantCode(t, s, "SELECT sq(random())", pgerr.FeatureNotSupported, "volatile argument")
+	wantRows(t, s, "SELECT neg(random()) <= 0, sq(3), sq(extract(epoch FROM now())) > 0", "t 9 t")
+}

@@ -180,6 +180,20 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 		}
 		fail(pe)
 	}
+	uses := make([]int, len(conv))
+	WalkExpr(body, func(x Expr) {
+		if c, ok := x.(*ColRef); ok {
+			uses[c.Idx]++
+		}
+	})
+	for i, a := range conv {
+		if uses[i] > 1 && volatileExpr(a) {
+			// PostgreSQL calls the function instead of inlining it then,
+			// so the argument is computed once; weir only inlines.
+			fail(pgerr.New(pgerr.FeatureNotSupported, "a volatile argument of SQL function \"%s\" that its body uses more than once is not supported", f.Name).
+				WithHint("Compute the argument in a subquery or CTE and pass its column.").WithPosition(b.pos(n)))
+		}
+	}
 	out := mapExpr(body, func(x Expr) Expr {
 		if c, ok := x.(*ColRef); ok {
 			return conv[c.Idx]
@@ -400,4 +414,23 @@ func userProcText(f *catalog.Function, withArgs bool) string {
 		args[i] = t.String()
 	}
 	return name + "(" + strings.Join(args, ",") + ")"
+}
+
+// volatileExpr reports whether e calls a volatile function other than
+// the time functions, whose value is fixed for the statement: computing
+// it twice may give two values.
+func volatileExpr(e Expr) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		c, ok := x.(*Call)
+		if !ok || timeDependent[c.Fn] {
+			return
+		}
+		for _, o := range Overloads(c.Fn) {
+			if o.Volatile {
+				found = true
+			}
+		}
+	})
+	return found
 }
