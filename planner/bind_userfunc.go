@@ -90,6 +90,20 @@ func (b *binder) userCall(n *ast.FuncCallExpr, args []Expr) (Expr, bool) {
 	}
 	name := n.FnName.O
 	fns := fc.Functions(schema, name)
+	if len(fns) == 0 && schema != "" && schema != "information_schema" && schema != "weir" {
+		// A user schema holds no built-in.
+		if nc, ok := b.cat.(NameCatalog); ok {
+			if _, ok := nc.NamespaceOID(schema); !ok {
+				fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema).WithPosition(b.pos(n)))
+			}
+		}
+		an := make([]argNode, len(args))
+		for i, a := range args {
+			an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+		}
+		fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(schema+"."+name, an)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	}
 	if len(fns) == 0 {
 		return nil, false
 	}

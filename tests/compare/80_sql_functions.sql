@@ -92,3 +92,13 @@ SELECT add1(1);
 DROP FUNCTION IF EXISTS twice(int), to_num(int);
 DROP FUNCTION IF EXISTS twice(int);
 \df
+-- Functions in a schema of their own, and DROP SCHEMA.
+CREATE SCHEMA s;
+CREATE FUNCTION s.f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a * 5 $$;
+CREATE TABLE s.t (k int PRIMARY KEY);
+SELECT s.f(2);
+SELECT f(2);
+SELECT public.lower('A'), nosuch.f(1);
+DROP SCHEMA s;
+DROP SCHEMA s CASCADE;
+SELECT s.f(2);
