@@ -194,3 +194,20 @@ func TestSQLFunctionVolatileArgs(t *testing.T) {
 	wantCode(t, s, "SELECT sq(random())", pgerr.FeatureNotSupported, "volatile argument")
 	wantRows(t, s, "SELECT neg(random()) <= 0, sq(3), sq(extract(epoch FROM now())) > 0", "t 9 t")
 }
+
+// TestSQLFunctionCallForms: no arguments, untyped literals, parameters,
+// and a prepared statement planned again when the function changes.
+func TestSQLFunctionCallForms(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION one() RETURNS int RETURN 1")
+	mustRun(t, s, "CREATE FUNCTION inc(a int) RETURNS int RETURN a + one()")
+	wantRows(t, s, "SELECT one(), inc('5'), inc(inc(1))", "1 6 3")
+	mustRun(t, s, "PREPARE p AS SELECT inc($1), pg_typeof(inc($1))")
+	wantRows(t, s, "EXECUTE p(41)", "42 integer")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION one() RETURNS int RETURN 10")
+	wantRows(t, s, "EXECUTE p(41)", "51 integer")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION one() RETURNS int RETURN inc(1)")
+	wantCode(t, s, "SELECT one()", pgerr.FeatureNotSupported, "calls itself")
+}
