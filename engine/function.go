@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -432,4 +433,112 @@ func grammarTypeName(text string) string {
 		return "pg_catalog." + n + arr
 	}
 	return strings.TrimSpace(text)
+}
+
+// lookupFuncRef finds the function r names, with the errors
+// PostgreSQL's LookupFuncWithArgs gives: 42883 when there is none,
+// 42725 for a name without arguments that several functions have.
+func (s *Session) lookupFuncRef(r sql.FuncRef) (*catalog.Function, error) {
+	schema := r.Name.Schema
+	if schema == "" {
+		schema = catalog.PublicSchema
+	}
+	fs := s.eng.cat.FunctionsNamed(schema, r.Name.Name)
+	if !r.HasArgs {
+		switch len(fs) {
+		case 0:
+			return nil, pgerr.New(pgerr.UndefinedFunction, "could not find a function named \"%s\"", r.Name)
+		case 1:
+			return fs[0], nil
+		}
+		return nil, pgerr.New(pgerr.AmbiguousFunction, "function name \"%s\" is not unique", r.Name).
+			WithHint("Specify the argument list to select the function unambiguously.")
+	}
+	var ts []types.T
+	for _, a := range r.Args {
+		t, err := s.funcType(a)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	if f := findFunction(fs, ts); f != nil {
+		return f, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcRefSig(r.Name, ts))
+}
+
+// grantOnFunctions runs GRANT and REVOKE EXECUTE (or ALL) ON FUNCTION.
+// The owner always holds EXECUTE; the first grant or revoke makes the
+// default explicit (PUBLIC's EXECUTE), as PostgreSQL's acldefault.
+func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL) error {
+	for _, p := range st.Privileges {
+		if p != "execute" && p != "all" {
+			return pgerr.New(pgerr.InvalidGrantOperation, "invalid privilege type %s for function", strings.ToUpper(p))
+		}
+	}
+	s.eng.ddlMu.Lock()
+	defer s.eng.ddlMu.Unlock()
+	for _, r := range st.Funcs {
+		f, err := s.lookupFuncRef(r)
+		if err != nil {
+			return err
+		}
+		if !s.superuser() && !slices.Contains(s.eng.effectiveRoles(s.role()), f.Owner) {
+			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name)
+		}
+		acl := maps.Clone(f.ACL)
+		if !f.ExplicitACL {
+			acl = catalog.ACL{catalog.PublicGrantee: catalog.PrivExecute}
+		}
+		acl = apply(acl, catalog.PrivExecute)
+		delete(acl, f.Owner)
+		if err := s.eng.cat.SetFunctionACL(f.OID, acl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// canExecute reports whether the session's role may call f: EXECUTE
+// is PUBLIC's until a REVOKE, and always its owner's.
+func (s *Session) canExecute(f *catalog.Function) bool {
+	if !f.ExplicitACL || s.internal {
+		return true
+	}
+	me := s.role()
+	if me.Superuser {
+		return true
+	}
+	have := f.ACL[catalog.PublicGrantee]
+	for _, o := range s.eng.effectiveRoles(me) {
+		if o == f.Owner {
+			return true
+		}
+		have |= f.ACL[o]
+	}
+	return have&catalog.PrivExecute != 0
+}
+
+// CanExecute implements planner.FuncAuthorizer.
+func (v catalogView) CanExecute(f *catalog.Function) bool { return v.s.canExecute(f) }
+
+// funcACLText is f's proacl as aclitem[] text, nil for the default:
+// PUBLIC's entry first, then the owner's, then the other grantees.
+func (e *Engine) funcACLText(f *catalog.Function) []string {
+	if !f.ExplicitACL {
+		return nil
+	}
+	owner := aclName(e.roleName(f.Owner))
+	var items []string
+	if p := f.ACL[catalog.PublicGrantee]; p != 0 {
+		items = append(items, "="+p.Letters()+"/"+owner)
+	}
+	items = append(items, owner+"="+catalog.PrivExecute.Letters()+"/"+owner)
+	for _, g := range f.ACL.Grantees() {
+		if g != catalog.PublicGrantee {
+			items = append(items, aclName(e.roleName(g))+"="+f.ACL[g].Letters()+"/"+owner)
+		}
+	}
+	return items
 }

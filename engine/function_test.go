@@ -211,3 +211,25 @@ func TestSQLFunctionCallForms(t *testing.T) {
 	mustRun(t, s, "CREATE OR REPLACE FUNCTION one() RETURNS int RETURN inc(1)")
 	wantCode(t, s, "SELECT one()", pgerr.FeatureNotSupported, "calls itself")
 }
+
+// TestSQLFunctionExecutePrivilege: EXECUTE is PUBLIC's until REVOKE,
+// the owner keeps it, and the grants persist.
+func TestSQLFunctionExecutePrivilege(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN a")
+	mustRun(t, s, "CREATE ROLE u LOGIN")
+	mustRun(t, s, "CREATE ROLE w LOGIN")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION f(int) FROM PUBLIC")
+	mustRun(t, s, "GRANT EXECUTE ON FUNCTION f TO u")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	wantRows(t, sessionAs(t, e, "u"), "SELECT f(3)", "3")
+	wantCode(t, sessionAs(t, e, "w"), "SELECT f(3)", pgerr.InsufficientPrivilege, "permission denied for function f")
+	wantCode(t, sessionAs(t, e, "w"), "GRANT EXECUTE ON FUNCTION f TO w", pgerr.InsufficientPrivilege, "permission denied for function f")
+	wantRows(t, session(t, e), "SELECT proacl FROM pg_proc WHERE proname = 'f'", "{root=X/root,u=X/root}")
+}

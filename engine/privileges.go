@@ -404,6 +404,12 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	if st.On == "role" {
 		return s.grantRoles(st, grantees, io)
 	}
+	if st.On == "function" {
+		if err := s.grantOnFunctions(st, apply); err != nil {
+			return nil, err
+		}
+		return done(tag)
+	}
 	if st.On == "sequence" || st.On == "all sequences in schema" {
 		if err := s.grantOnSequences(st, apply); err != nil {
 			return nil, err

@@ -309,6 +309,9 @@ func (c sessionCatalog) HoldsAny(r *catalog.Relation, col int, p catalog.Privile
 // ACL implements syscat.Provider.
 func (c sessionCatalog) ACL(r *catalog.Relation) []string { return c.e.aclText(r) }
 
+// FuncACL implements syscat.Provider.
+func (c sessionCatalog) FuncACL(f *catalog.Function) []string { return c.e.funcACLText(f) }
+
 // SequenceACL implements syscat.Provider.
 func (c sessionCatalog) SequenceACL(r *catalog.Relation, col int) []string {
 	return c.e.seqACLText(r.Owner, r.Cols[col].SeqACL)

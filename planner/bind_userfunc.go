@@ -156,6 +156,9 @@ next:
 	if !ok {
 		return nil, false
 	}
+	if a, ok := b.cat.(FuncAuthorizer); ok && !a.CanExecute(f) {
+		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name))
+	}
 	return b.inline(f, args, n), true
 }
 
@@ -404,6 +407,13 @@ func (b *binder) isMutable(e Expr) bool {
 		return isMutable(e)
 	}
 	return mutableExcept(e, skip)
+}
+
+// FuncAuthorizer is implemented by a Catalog that checks who may call a
+// user function: CanExecute reports whether the statement's role holds
+// EXECUTE on f.
+type FuncAuthorizer interface {
+	CanExecute(f *catalog.Function) bool
 }
 
 // UserFuncCatalog is implemented by a Catalog that finds user functions

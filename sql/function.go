@@ -241,28 +241,9 @@ var typeWordPairs = map[string]bool{"double precision": true, "character varying
 func (p *stmtParser) dropFunction() (Stmt, error) {
 	d := &DropFunction{IfExists: p.accept("if", "exists")}
 	for {
-		n, err := p.objectName()
+		r, err := p.funcRef()
 		if err != nil {
 			return nil, err
-		}
-		r := FuncRef{Name: n}
-		if p.acceptOp("(") {
-			r.HasArgs = true
-			if !p.acceptOp(")") {
-				for {
-					a, err := p.funcArg(false)
-					if err != nil {
-						return nil, err
-					}
-					r.Args = append(r.Args, a.Type)
-					if p.acceptOp(")") {
-						break
-					}
-					if err := p.expectOp(","); err != nil {
-						return nil, err
-					}
-				}
-			}
 		}
 		d.Funcs = append(d.Funcs, r)
 		if !p.acceptOp(",") {
@@ -275,4 +256,34 @@ func (p *stmtParser) dropFunction() (Stmt, error) {
 		p.accept("restrict")
 	}
 	return d, p.expectEnd()
+}
+
+// funcRef parses name[(argtypes)], a function named in DROP FUNCTION or
+// GRANT ... ON FUNCTION.
+func (p *stmtParser) funcRef() (FuncRef, error) {
+	n, err := p.objectName()
+	if err != nil {
+		return FuncRef{}, err
+	}
+	r := FuncRef{Name: n}
+	if !p.acceptOp("(") {
+		return r, nil
+	}
+	r.HasArgs = true
+	if p.acceptOp(")") {
+		return r, nil
+	}
+	for {
+		a, err := p.funcArg(false)
+		if err != nil {
+			return FuncRef{}, err
+		}
+		r.Args = append(r.Args, a.Type)
+		if p.acceptOp(")") {
+			return r, nil
+		}
+		if err := p.expectOp(","); err != nil {
+			return FuncRef{}, err
+		}
+	}
 }

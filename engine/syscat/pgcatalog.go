@@ -1053,9 +1053,13 @@ func procRows(p Provider) []types.Row {
 		if f.Return {
 			src = ""
 		}
+		proacl := null
+		if acl := p.FuncACL(f); acl != nil {
+			proacl = vStr(types.FormatTextArray(acl, nil))
+		}
 		rows = append(rows, types.Row{vOid(f.OID), vStr(f.Name), vOid(nspOID(f.Schema, cat)), vOid(f.Owner), vOid(oidSQLLang), vOid(0),
 			vStr("f"), vBool(f.Strict), vBool(false), vStr(string(f.Volatility)), vStr("u"), vBool(false), vBool(false), vInt(len(f.ArgTypes)),
-			vOid(f.Ret.OID()), vStr(strings.Join(args, " ")), vStr(src), null})
+			vOid(f.Ret.OID()), vStr(strings.Join(args, " ")), vStr(src), proacl})
 	}
 	return rows
 }

@@ -83,6 +83,7 @@ const (
 	InvalidCursorDefinition           Code = "42P11"
 	InvalidFunctionDefinition         Code = "42P13"
 	DuplicateFunction                 Code = "42723"
+	InvalidGrantOperation             Code = "0LP01"
 	DuplicateAlias                    Code = "42712"
 	AmbiguousColumn                   Code = "42702"
 	AmbiguousFunction                 Code = "42725"

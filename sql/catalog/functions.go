@@ -48,9 +48,11 @@ type Function struct {
 	// RETURN expr body.
 	Src    string
 	Return bool
-	// ACL holds the EXECUTE grants; nil is the default, EXECUTE for
-	// PUBLIC and the owner (PostgreSQL's NULL proacl).
-	ACL ACL
+	// ACL holds the EXECUTE grants to roles other than the owner, who
+	// always holds it, when ExplicitACL is set; without it EXECUTE is
+	// PUBLIC's (PostgreSQL's NULL proacl).
+	ACL         ACL
+	ExplicitACL bool
 	// Comment is COMMENT ON FUNCTION's text.
 	Comment string
 }
@@ -93,6 +95,7 @@ type funcEntry struct {
 	Src      string         `json:"src"`
 	Return   bool           `json:"return,omitempty"`
 	ACL      map[uint32]int `json:"acl,omitempty"`
+	ACLSet   bool           `json:"acl_set,omitempty"`
 	Comment  string         `json:"comment,omitempty"`
 }
 
@@ -100,7 +103,8 @@ func funcKey(oid uint32) []byte { return binary.BigEndian.AppendUint32([]byte{fu
 
 func encodeFunc(f *Function) funcEntry {
 	e := funcEntry{V: formatVersion, OID: f.OID, Schema: f.Schema, Name: f.Name, Owner: f.Owner, ArgNames: f.ArgNames,
-		RetOID: f.Ret.OID(), Volatile: string(f.Volatility), Strict: f.Strict, Src: f.Src, Return: f.Return, Comment: f.Comment}
+		RetOID: f.Ret.OID(), Volatile: string(f.Volatility), Strict: f.Strict, Src: f.Src, Return: f.Return, Comment: f.Comment,
+		ACLSet: f.ExplicitACL}
 	for _, t := range f.ArgTypes {
 		e.ArgOIDs = append(e.ArgOIDs, t.OID())
 	}
@@ -128,7 +132,7 @@ func decodeFunc(e funcEntry, typeOf func(oid uint32) (types.T, bool)) (*Function
 		return nil, corrupt("function %q has format version %d", e.Name, e.V)
 	}
 	f := &Function{OID: e.OID, Schema: e.Schema, Name: e.Name, Owner: e.Owner, ArgNames: e.ArgNames, Volatility: e.Volatile[0],
-		Strict: e.Strict, Src: e.Src, Return: e.Return, Comment: e.Comment}
+		Strict: e.Strict, Src: e.Src, Return: e.Return, Comment: e.Comment, ExplicitACL: e.ACLSet}
 	if f.Owner == 0 {
 		f.Owner = BootstrapRoleOID
 	}
@@ -174,7 +178,7 @@ func (c *Catalog) CreateFunction(f *Function, replace bool) (*Function, error) {
 		if !replace {
 			return nil, pgerr.New(pgerr.DuplicateFunction, "function %s already exists with same argument types", old.Signature(false))
 		}
-		stored.OID, stored.Owner, stored.ACL, stored.Comment = old.OID, old.Owner, old.ACL.clone(), old.Comment
+		stored.OID, stored.Owner, stored.ACL, stored.ExplicitACL, stored.Comment = old.OID, old.Owner, old.ACL.clone(), old.ExplicitACL, old.Comment
 	}
 	if stored.Owner == 0 {
 		stored.Owner = BootstrapRoleOID
@@ -286,4 +290,22 @@ func pinFuncs(fs []*Function) []funcEntry {
 		out = append(out, encodeFunc(f))
 	}
 	return out
+}
+
+// SetFunctionACL replaces the grants on function oid by acl, which
+// becomes explicit (GRANT and REVOKE ... ON FUNCTION).
+func (c *Catalog) SetFunctionACL(oid uint32, acl ACL) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.funcs[oid]
+	if !ok {
+		return pgerr.New(pgerr.UndefinedFunction, "function with OID %d does not exist", oid)
+	}
+	f := old.Clone()
+	f.ACL, f.ExplicitACL = acl.clone(), true
+	if err := c.write(func(b *storage.Batch) error { return putFunc(b, f) }); err != nil {
+		return err
+	}
+	c.funcs[oid] = f
+	return nil
 }

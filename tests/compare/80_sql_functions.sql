@@ -102,3 +102,24 @@ SELECT public.lower('A'), nosuch.f(1);
 DROP SCHEMA s;
 DROP SCHEMA s CASCADE;
 SELECT s.f(2);
+-- EXECUTE is PUBLIC's until revoked; the owner keeps it.
+CREATE FUNCTION sub1(a int) RETURNS int LANGUAGE sql AS $$ SELECT a - 1 $$;
+CREATE ROLE fn_user LOGIN;
+SELECT proacl FROM pg_proc WHERE proname = 'sub1';
+REVOKE EXECUTE ON FUNCTION sub1(int) FROM PUBLIC;
+SELECT proacl FROM pg_proc WHERE proname = 'sub1';
+SET ROLE fn_user;
+SELECT sub1(1);
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION sub1(int) TO fn_user;
+SELECT proacl FROM pg_proc WHERE proname = 'sub1';
+SET ROLE fn_user;
+SELECT sub1(1);
+RESET ROLE;
+GRANT SELECT ON FUNCTION sub1(int) TO fn_user;
+GRANT EXECUTE ON FUNCTION sub1(text) TO fn_user;
+\df+ sub1
+REVOKE ALL ON FUNCTION sub1 FROM fn_user;
+SELECT proacl FROM pg_proc WHERE proname = 'sub1';
+DROP FUNCTION sub1(int);
+DROP ROLE fn_user;
