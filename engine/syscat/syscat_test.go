@@ -86,7 +86,7 @@ func (f fake) IndexTexts(idx, on *catalog.Relation, pretty bool) IndexTexts {
 func (f fake) ACL(r *catalog.Relation) []string { return []string{"root=arwd/root"} }
 
 func (f fake) FuncACL(*catalog.Function) []string { return nil }
-func (f fake) HasPrivsOfRole(oid uint32) bool   { return !f.restricted }
+func (f fake) HasPrivsOfRole(oid uint32) bool     { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
 	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
 }
