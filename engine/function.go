@@ -247,7 +247,10 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 				}
 				ts = append(ts, t)
 			}
-			if f = findFunction(fs, ts); f == nil {
+			if f = findFunction(fs, ts); f == nil && (r.Name.Schema == "" || r.Name.Schema == "pg_catalog") && builtinWithArgs(r.Name.Name, ts) {
+				return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop function %s because it is required by the database system", funcRefSig(sql.ObjectName{Name: r.Name.Name}, ts))
+			}
+			if f == nil {
 				sig := funcRefSig(r.Name, ts)
 				if st.IfExists {
 					written := make([]string, len(r.Args))
@@ -481,6 +484,10 @@ func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalo
 	defer s.eng.ddlMu.Unlock()
 	for _, r := range st.Funcs {
 		f, err := s.lookupFuncRef(r)
+		if pgerr.CodeOf(err) == pgerr.UndefinedFunction && (r.Name.Schema == "" || r.Name.Schema == "pg_catalog") && len(planner.Overloads(r.Name.Name)) > 0 {
+			return pgerr.New(pgerr.FeatureNotSupported, "GRANT and REVOKE on built-in functions are not supported").
+				WithHint("EXECUTE on a built-in function is PUBLIC's.")
+		}
 		if err != nil {
 			return err
 		}
@@ -541,4 +548,22 @@ func (e *Engine) funcACLText(f *catalog.Function) []string {
 		}
 	}
 	return items
+}
+
+// builtinWithArgs reports whether a built-in function called name takes
+// exactly the argument types ts.
+func builtinWithArgs(name string, ts []types.T) bool {
+	for _, o := range planner.Overloads(name) {
+		if o.Kind != planner.Scalar || o.Variadic || len(o.Args) != len(ts) {
+			continue
+		}
+		same := true
+		for i, t := range ts {
+			same = same && o.Args[i] == t.ID
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }

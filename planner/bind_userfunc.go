@@ -355,8 +355,8 @@ func checkBodyExpr(n ast.ExprNode, q *sql.Query) ast.ExprNode {
 // beyond the parameters, 42P13 for a result of the wrong type), with
 // 0A000 for bodies weir does not inline; bodyPos, the character of the
 // statement the body starts at, places their positions in the
-// statement (0: no positions). It returns the body as bound and
-// whether it is mutable (calls a function whose value may change).
+// statement (0: no positions). It returns whether the body is mutable
+// (calls a function whose value may change).
 func CheckFunction(ctx context.Context, f *catalog.Function, bodyPos int, cat Catalog) (mutable bool, err error) {
 	pos := bodyPos
 	defer func() {
