@@ -151,7 +151,10 @@ func findFunction(fs []*catalog.Function, args []types.T) *catalog.Function {
 // generated column, a CHECK constraint) that DROP FUNCTION ... CASCADE
 // does not remove here.
 type funcDependent struct {
-	rel  *catalog.Relation
+	rel *catalog.Relation
+	// fn is set instead of rel for a function whose RETURN body calls
+	// the function.
+	fn   *catalog.Function
 	desc string
 	// part is set for a part of a table.
 	part bool
@@ -213,6 +216,20 @@ func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []fun
 			if used {
 				out = append(out, funcDependent{rel: rel, desc: "index " + rel.Name})
 			}
+		}
+	}
+	// A function whose SQL-standard body (RETURN expr) calls f depends
+	// on it, as PostgreSQL records for prosqlbody; a body of AS '...'
+	// is only text there, and depends on nothing.
+	for _, g := range e.cat.Functions() {
+		if !g.Return || g.OID == f.OID {
+			continue
+		}
+		used := false
+		uctx := planner.WithFuncUse(ctx, func(oid uint32) { used = used || oid == f.OID })
+		planner.CheckFunction(uctx, g, 0, cat)
+		if used {
+			out = append(out, funcDependent{fn: g, desc: "function " + g.Signature(false), part: true})
 		}
 	}
 	return out
@@ -288,6 +305,9 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 	var lines []string
 	for _, f := range targets {
 		for _, d := range s.funcDependents(ctx, f) {
+			if d.fn != nil && slices.Contains(targets, d.fn) {
+				continue
+			}
 			if d.rel != nil && slices.ContainsFunc(deps, func(x funcDependent) bool { return !x.part && !d.part && x.rel.ID == d.rel.ID }) {
 				continue
 			}
@@ -307,6 +327,10 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 	var rels []*catalog.Relation
 	var notices []string
 	for _, d := range deps {
+		if d.fn != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported", d.desc).
+				WithHint("Drop %s first.", d.desc)
+		}
 		if d.part {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s uses is not supported", d.desc).
 				WithHint("Drop or change the %s first.", strings.SplitN(d.desc, " of ", 2)[0])

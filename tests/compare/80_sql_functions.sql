@@ -123,3 +123,9 @@ REVOKE ALL ON FUNCTION sub1 FROM fn_user;
 SELECT proacl FROM pg_proc WHERE proname = 'sub1';
 DROP FUNCTION sub1(int);
 DROP ROLE fn_user;
+-- A RETURN body's calls are dependencies, as PostgreSQL records them.
+CREATE FUNCTION g(a int) RETURNS int RETURN a * 2;
+CREATE FUNCTION f(a int) RETURNS int RETURN g(a) + 1;
+SELECT f(4);
+DROP FUNCTION g(int);
+DROP FUNCTION g(int), f(int);
