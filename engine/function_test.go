@@ -233,3 +233,18 @@ func TestSQLFunctionExecutePrivilege(t *testing.T) {
 	wantCode(t, sessionAs(t, e, "w"), "GRANT EXECUTE ON FUNCTION f TO w", pgerr.InsufficientPrivilege, "permission denied for function f")
 	wantRows(t, session(t, e), "SELECT proacl FROM pg_proc WHERE proname = 'f'", "{root=X/root,u=X/root}")
 }
+
+// TestSQLFunctionInRenamedView: a view whose table's column was renamed
+// (its definition pins the table's columns) still calls the function.
+func TestSQLFunctionInRenamedView(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION add1(a int) RETURNS int RETURN a + 1")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT add1(v) AS w FROM t")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN v TO vv")
+	wantRows(t, s, "SELECT w FROM v", "11")
+	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT add1(t.vv) AS w\n   FROM t;")
+}

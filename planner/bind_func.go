@@ -887,7 +887,7 @@ func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 			found = append(found, p.OID)
 		}
 	}
-	if fc, ok := b.cat.(FuncCatalog); ok {
+	if fc, ok := unpinned(b.cat).(FuncCatalog); ok {
 		for _, f := range fc.Functions(schema, name) {
 			args := make([]uint32, len(f.ArgTypes))
 			for i, t := range f.ArgTypes {

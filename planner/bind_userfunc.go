@@ -80,7 +80,7 @@ func (b *binder) uses() *funcUses {
 // returns the inlined body, or false when the call is no user
 // function's (a built-in's, to bind as before).
 func (b *binder) userCall(n *ast.FuncCallExpr, args []Expr) (Expr, bool) {
-	fc, ok := b.cat.(FuncCatalog)
+	fc, ok := unpinned(b.cat).(FuncCatalog)
 	if !ok {
 		return nil, false
 	}
@@ -92,7 +92,7 @@ func (b *binder) userCall(n *ast.FuncCallExpr, args []Expr) (Expr, bool) {
 	fns := fc.Functions(schema, name)
 	if len(fns) == 0 && schema != "" && schema != "information_schema" && schema != "weir" {
 		// A user schema holds no built-in.
-		if nc, ok := b.cat.(NameCatalog); ok {
+		if nc, ok := unpinned(b.cat).(NameCatalog); ok {
 			if _, ok := nc.NamespaceOID(schema); !ok {
 				fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema).WithPosition(b.pos(n)))
 			}
@@ -156,10 +156,19 @@ next:
 	if !ok {
 		return nil, false
 	}
-	if a, ok := b.cat.(FuncAuthorizer); ok && !a.CanExecute(f) {
+	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(f) {
 		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name))
 	}
 	return b.inline(f, args, n), true
+}
+
+// unpinned is cat without the pins of a view's stored definition
+// (PinnedCatalog), whose wrapper hides the optional interfaces.
+func unpinned(cat Catalog) Catalog {
+	if p, ok := cat.(pinnedCatalog); ok {
+		return p.Catalog
+	}
+	return cat
 }
 
 func slicesEqual(a, b []types.TypeID) bool {
