@@ -167,7 +167,7 @@ func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []fun
 	var out []funcDependent
 	cat := s.catalogView()
 	for _, rel := range e.cat.All() {
-		if slices.ContainsFunc(rel.Funcs, func(g *catalog.Function) bool { return g.OID == f.OID }) {
+		if slices.Contains(rel.FuncDeps, f.OID) {
 			out = append(out, funcDependent{rel: rel, desc: kindWords[rel.Kind] + " " + rel.Name})
 			continue
 		}

@@ -248,3 +248,31 @@ func TestSQLFunctionInRenamedView(t *testing.T) {
 	wantRows(t, s, "SELECT w FROM v", "11")
 	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT add1(t.vv) AS w\n   FROM t;")
 }
+
+// TestSQLFunctionPinnedThroughView: a materialized view reading a view
+// that calls a function keeps the body it was built with across a
+// restart; the view, not the materialized view, depends on the function,
+// and a function's body calls are the function's dependencies.
+func TestSQLFunctionPinnedThroughView(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION g(a int) RETURNS int RETURN a * 2")
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN g(a) + 1")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT k, f(k) AS x FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT k, x FROM v")
+	wantDetail(t, s, "DROP FUNCTION f(int)", "view v depends on function f(integer)")
+	wantDetail(t, s, "DROP FUNCTION g(int)", "function f(integer) depends on function g(integer)")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION g(a int) RETURNS int RETURN a * 100")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (1)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT x FROM mv", "3")
+	wantRows(t, s, "SELECT x FROM v", "101")
+}

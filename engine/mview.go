@@ -324,7 +324,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 	if err := allocErr(); err != nil {
 		return nil, false, err
 	}
-	mv.Deps, mv.Funcs = b.Deps, b.Funcs
+	mv.Deps, mv.Funcs, mv.FuncDeps = b.Deps, b.Funcs, b.FuncDeps
 	if err := e.failedInput(b.Deps); err != nil {
 		return nil, false, err
 	}

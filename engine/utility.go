@@ -625,7 +625,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type record", name)
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, With: st.With}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, FuncDeps: b.FuncDeps, With: st.With}
 	names := map[string]bool{}
 	colls := planner.Collations(b.Plan)
 	for i, c := range sc {

@@ -75,10 +75,14 @@ type Bound struct {
 	// Deps are the IDs of the user relations the statement reads (views
 	// expanded), for CREATE VIEW's dependency tracking.
 	Deps []uint32
-	// Funcs are the user functions the statement's own text calls (the
-	// binder inlined them; those the views it reads call are the views'),
-	// as they were bound, in the order first called.
+	// Funcs are the user functions the binder inlined, as they were
+	// bound, in the order first called: those the statement's text calls
+	// (FuncDeps), and those the views it reads and the functions' bodies
+	// call.
 	Funcs []*catalog.Function
+	// FuncDeps are the OIDs of the functions the statement's own text
+	// calls, what a view made of it depends on.
+	FuncDeps []uint32
 	// Access lists every relation and system table the statement reads
 	// or writes, through views too, with the privileges it needs on each
 	// (see access.go), in the order they were bound.
@@ -199,6 +203,9 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	if b.fnUses != nil {
 		for _, oid := range b.fnUses.order {
 			bd.Funcs = append(bd.Funcs, b.fnUses.funcs[oid])
+			if b.fnUses.direct[oid] {
+				bd.FuncDeps = append(bd.FuncDeps, oid)
+			}
 		}
 	}
 	if a, ok := cat.(Authorizer); ok {

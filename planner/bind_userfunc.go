@@ -51,10 +51,14 @@ const maxInlineDepth = 32
 // funcUses is what a statement's binding records of the user functions
 // it inlined, shared by the binders of the function bodies in it.
 type funcUses struct {
-	// funcs are the functions called, by OID, as they were bound.
+	// funcs are the functions inlined, by OID, as they were bound: those
+	// the statement's text calls, and those called by the views it reads
+	// and by the bodies of the functions.
 	funcs map[uint32]*catalog.Function
-	// order keeps funcs' OIDs in the order they were first called.
-	order []uint32
+	// order keeps funcs' OIDs in the order they were first called, and
+	// direct those the statement's own text calls.
+	order  []uint32
+	direct map[uint32]bool
 	// inlined maps the root of each inlined body to its call.
 	inlined map[Expr]inlinedCall
 }
@@ -68,7 +72,7 @@ type inlinedCall struct {
 
 func (b *binder) uses() *funcUses {
 	if b.fnUses == nil {
-		b.fnUses = &funcUses{funcs: map[uint32]*catalog.Function{}, inlined: map[Expr]inlinedCall{}}
+		b.fnUses = &funcUses{funcs: map[uint32]*catalog.Function{}, direct: map[uint32]bool{}, inlined: map[Expr]inlinedCall{}}
 	}
 	return b.fnUses
 }
@@ -241,6 +245,9 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 	if _, seen := u.funcs[f.OID]; !seen {
 		u.funcs[f.OID] = f
 		u.order = append(u.order, f.OID)
+	}
+	if b.fnDepth == 0 && b.view == nil {
+		u.direct[f.OID] = true
 	}
 	u.inlined[out] = inlinedCall{fn: f, args: conv}
 	if b.ctx != nil {

@@ -567,6 +567,7 @@ func (r *Relation) Clone() *Relation {
 	c.PK = slices.Clone(r.PK)
 	c.Deps = slices.Clone(r.Deps)
 	c.Funcs = slices.Clone(r.Funcs)
+	c.FuncDeps = slices.Clone(r.FuncDeps)
 	c.With = maps.Clone(r.With)
 	c.StateTables = slices.Clone(r.StateTables)
 	c.ACL = maps.Clone(r.ACL)
@@ -672,6 +673,8 @@ type relationEntry struct {
 	// Funcs is Relation.Funcs: the user functions as they were when the
 	// definition was bound.
 	Funcs []funcEntry `json:"funcs,omitempty"`
+	// FuncDeps is Relation.FuncDeps.
+	FuncDeps []uint32 `json:"func_deps,omitempty"`
 }
 
 type fkEntry struct {
@@ -734,7 +737,7 @@ func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
 		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Deparsed: rel.Deparsed,
-		Funcs: pinFuncs(rel.Funcs)}
+		Funcs: pinFuncs(rel.Funcs), FuncDeps: rel.FuncDeps}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -797,7 +800,7 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed}
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed, FuncDeps: e.FuncDeps}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
 	}

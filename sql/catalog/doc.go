@@ -46,9 +46,10 @@
 //
 // User functions (functions.go) are scalar SQL functions kept by OID
 // with their body as written; the planner inlines them. A view's entry
-// keeps copies of the functions its definition called ("funcs"), which
-// DROP FUNCTION reads as its dependencies and a materialized view is
-// planned again with.
+// keeps the OIDs of the functions its definition calls ("func_deps"),
+// which DROP FUNCTION reads as its dependencies, and copies of every
+// function it inlined ("funcs"), which a materialized view is planned
+// again with.
 //
 // The public schema always exists and is not stored; pg_catalog and
 // information_schema are reserved for the virtual system catalogs, which
