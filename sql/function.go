@@ -75,7 +75,7 @@ func (p *stmtParser) createFunction(orReplace bool) (Stmt, error) {
 	}
 	if !p.acceptOp(")") {
 		for {
-			a, err := p.funcArg(true)
+			a, err := p.funcArg()
 			if err != nil {
 				return nil, err
 			}
@@ -206,7 +206,7 @@ func (p *stmtParser) createFunction(orReplace bool) (Stmt, error) {
 // INOUT, VARIADIC) are refused with 0A000. A name is told from a type
 // by what follows it, as PostgreSQL's grammar does: a parameter whose
 // first word is followed by a type's start has a name.
-func (p *stmtParser) funcArg(create bool) (FuncArg, error) {
+func (p *stmtParser) funcArg() (FuncArg, error) {
 	switch p.word(0) {
 	case "out", "inout", "variadic":
 		if p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent {
@@ -274,7 +274,7 @@ func (p *stmtParser) funcRef() (FuncRef, error) {
 		return r, nil
 	}
 	for {
-		a, err := p.funcArg(false)
+		a, err := p.funcArg()
 		if err != nil {
 			return FuncRef{}, err
 		}
