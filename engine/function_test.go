@@ -276,3 +276,16 @@ func TestSQLFunctionPinnedThroughView(t *testing.T) {
 	wantRows(t, s, "SELECT x FROM mv", "3")
 	wantRows(t, s, "SELECT x FROM v", "101")
 }
+
+// TestSQLFunctionBodyText: a body of AS '...' may end in a semicolon and
+// hold comments, and keeps its text as written in pg_proc.prosrc.
+func TestSQLFunctionBodyText(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$\n  -- add one\n  SELECT a + 1;\n$$")
+	mustRun(t, s, "CREATE FUNCTION q(a text) RETURNS text LANGUAGE sql AS 'SELECT a || ''!'''")
+	wantRows(t, s, "SELECT f(1), q('x')", "2 x!")
+	wantRows(t, s, "SELECT prosrc FROM pg_proc WHERE proname = 'q'", "SELECT a || '!'")
+	wantCode(t, s, "CREATE FUNCTION b(a int) RETURNS int LANGUAGE sql AS $$ SELECT a +; $$", pgerr.SyntaxError, "syntax error")
+}
