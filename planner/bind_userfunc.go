@@ -318,7 +318,13 @@ func parseFuncBody(f *catalog.Function) (ast.ExprNode, *sql.Query, int) {
 	if len(pieces) > 1 {
 		failf(pgerr.FeatureNotSupported, "SQL functions of more than one statement are not supported")
 	}
-	st, err := parseStmt(pieces[0].Text)
+	text := pieces[0].Text
+	if rest := f.Src[pieces[0].Offset+len(text):]; strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), ";") {
+		// The semicolon ending the statement is part of its text, as
+		// PostgreSQL's parser sees it (a syntax error "at or near ;").
+		text = f.Src[pieces[0].Offset : pieces[0].Offset+len(text)+strings.IndexByte(rest, ';')+1]
+	}
+	st, err := parseStmt(text)
 	if err != nil {
 		pe := pgerr.As(err)
 		if pe.Position > 0 {

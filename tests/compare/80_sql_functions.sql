@@ -28,6 +28,9 @@ CREATE FUNCTION bad(a int) RETURNS int AS $$ SELECT a $$;
 CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT a, a $$;
 CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT '7' $$;
 CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$ SELECT nosuch(a) $$;
+CREATE FUNCTION bad(a int) RETURNS int LANGUAGE sql AS $$
+  -- a comment, then a syntax error
+  SELECT a +; $$;
 CREATE FUNCTION add1(b int) RETURNS int LANGUAGE sql AS $$ SELECT b $$;
 CREATE OR REPLACE FUNCTION add1(a int) RETURNS bigint LANGUAGE sql AS $$ SELECT a $$;
 SELECT count(*) FROM pg_proc WHERE proname = 'bad';
