@@ -473,7 +473,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 				return nil, false, pgerr.Wrap(pgerr.InvalidParameterValue, err, "sink "+rel.Name)
 			}
 		}
-		rel.Deps = b.Deps
+		rel.Deps, rel.Funcs, rel.FuncDeps = b.Deps, b.Funcs, b.FuncDeps
 		if err := e.failedInput(b.Deps); err != nil {
 			return nil, false, err
 		}

@@ -327,7 +327,7 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 	if err := allocErr(); err != nil {
 		return nil, false, err
 	}
-	mv.Deps = b.Deps
+	mv.Deps, mv.Funcs, mv.FuncDeps = b.Deps, b.Funcs, b.FuncDeps
 	if err := e.failedInput(b.Deps); err != nil {
 		return nil, false, err
 	}

@@ -237,6 +237,9 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
 	case *sql.CreateSequence:
 		return s.authorizeCreate(st.Name, false)
+	case *sql.CreateFunction:
+		// Replacing another role's function is refused by createFunction.
+		return s.authorizeCreate(st.Name, false)
 	case *sql.AlterSequence:
 		return s.mustOwn(st.Name)
 	case *sql.Drop:
@@ -400,6 +403,12 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	}
 	if st.On == "role" {
 		return s.grantRoles(st, grantees, io)
+	}
+	if st.On == "function" {
+		if err := s.grantOnFunctions(st, apply); err != nil {
+			return nil, err
+		}
+		return done(tag)
 	}
 	if st.On == "sequence" || st.On == "all sequences in schema" {
 		if err := s.grantOnSequences(st, apply); err != nil {

@@ -30,6 +30,10 @@ type Session struct {
 	// trying a change on the definitions that read the table).
 	pins map[uint32][]string
 	over map[uint32]*catalog.Relation
+	// funcPins are the user functions a definition bound again sees in
+	// place of the catalog's: those it was created with
+	// (catalog.Relation.Funcs).
+	funcPins map[uint32]*catalog.Function
 	// seqLast is the value nextval last returned in this session, by
 	// sequence name (currval).
 	seqLast map[string]int64

@@ -94,6 +94,14 @@ func constraintExpr(def string) string {
 // DescribeObject implements executor.CatalogDescriber (see
 // syscat.Describe).
 func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (string, bool) {
+	switch fn {
+	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_functiondef":
+		f, ok := s.eng.cat.FunctionByOID(oid)
+		if !ok {
+			return "", false
+		}
+		return s.describeFunction(fn, f), true
+	}
 	if fn == "pg_get_constraintdef" && !pretty {
 		if r, k, ok := syscat.CheckByOID(s.eng.cat, oid); ok {
 			return s.checkText(r, k, false), true
@@ -300,6 +308,9 @@ func (c sessionCatalog) HoldsAny(r *catalog.Relation, col int, p catalog.Privile
 
 // ACL implements syscat.Provider.
 func (c sessionCatalog) ACL(r *catalog.Relation) []string { return c.e.aclText(r) }
+
+// FuncACL implements syscat.Provider.
+func (c sessionCatalog) FuncACL(f *catalog.Function) []string { return c.e.funcACLText(f) }
 
 // SequenceACL implements syscat.Provider.
 func (c sessionCatalog) SequenceACL(r *catalog.Relation, col int) []string {

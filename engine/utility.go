@@ -137,6 +137,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterType(st, io) }), nil
 	case *sql.CreateDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createDomain(st) }), nil
+	case *sql.CreateFunction:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createFunction(ctx, st) }), nil
+	case *sql.DropFunction:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.dropFunction(ctx, st, io) }), nil
 	case *sql.AlterDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(ctx, st) }), nil
 	case *sql.CreateSchema:
@@ -611,7 +615,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 			return nil, pgerr.New(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type record", name)
 		}
 	}
-	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, With: st.With}
+	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, FuncDeps: b.FuncDeps, With: st.With}
 	names := map[string]bool{}
 	colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 	for i, c := range sc {
@@ -1465,6 +1469,29 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		}
 	}
 	deps := e.schemaDependents(names)
+	// The schemas' functions go with them; what uses one must go too.
+	var funcs []*catalog.Function
+	for _, f := range e.cat.Functions() {
+		if !slices.Contains(names, f.Schema) {
+			continue
+		}
+		funcs = append(funcs, f)
+		fd := schemaDependent{obj: "function " + f.Signature(true), on: "schema " + f.Schema, oid: f.OID}
+		at := slices.IndexFunc(deps, func(d schemaDependent) bool { return d.on == fd.on && d.oid > fd.oid })
+		if at < 0 {
+			at = len(deps)
+		}
+		deps = slices.Insert(deps, at, fd)
+		if !st.Cascade {
+			continue
+		}
+		for _, d := range s.funcDependents(ctx, f) {
+			if !slices.Contains(names, d.rel.Schema) {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA ... CASCADE of a schema whose function %s %s uses is not supported", f.Signature(true), d.desc).
+					WithHint("Drop the %s first.", d.desc)
+			}
+		}
+	}
 	// Foreign keys of other schemas' tables referencing the schemas'.
 	replace, fkLines, blockers := e.fkDropTables(members, st.Cascade)
 	if (len(deps) > 0 || len(blockers) > 0) && !st.Cascade {
@@ -1505,6 +1532,11 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
 	}
+	for _, f := range funcs {
+		if err := e.cat.DropFunction(f.OID); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range names {
 		if err := e.cat.DropSchema(name); err != nil {
 			return nil, err
@@ -1515,7 +1547,12 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 
 // schemaDependent is one object dropping schemas takes with them: its
 // description and that of the object it depends on.
-type schemaDependent struct{ obj, on string }
+type schemaDependent struct {
+	obj, on string
+	// oid is the object's OID, which orders a schema's members as
+	// PostgreSQL lists them (by creation).
+	oid uint32
+}
 
 // qualifiedRel describes r as PostgreSQL does in dependency messages:
 // its kind and name, qualified unless it is in public.
@@ -1545,7 +1582,7 @@ func (e *Engine) schemaDependents(names []string) []schemaDependent {
 				visit(d, qualifiedRel(r))
 			}
 		}
-		walk = append(walk, schemaDependent{obj: qualifiedRel(r), on: on})
+		walk = append(walk, schemaDependent{obj: qualifiedRel(r), on: on, oid: r.OID})
 	}
 	for _, name := range names {
 		var members []*catalog.Relation

@@ -310,10 +310,14 @@ func (t implTable) defineSystem() {
 	// OID that names no function.
 	for _, n := range []string{"pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments"} {
 		result := n == "pg_get_function_result"
-		t.defRow(n, func(_ *Context, d []types.Datum) (types.Datum, error) {
+		t.defRow(n, func(ctx *Context, d []types.Datum) (types.Datum, error) {
 			p, ok := ProcByOID(uint32(d[0].I))
 			switch {
 			case !ok:
+				// A user function's, which the session describes.
+				if s, ok := describe(ctx, n, d[0].I, 0, false); ok {
+					return dText(s)
+				}
 				return types.NullDatum, nil
 			case result:
 				return dText(p.Result)
@@ -321,9 +325,12 @@ func (t implTable) defineSystem() {
 			return dText(p.Arguments)
 		})
 	}
-	t.defRow("pg_get_functiondef", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("pg_get_functiondef", func(ctx *Context, d []types.Datum) (types.Datum, error) {
 		p, ok := ProcByOID(uint32(d[0].I))
 		if !ok {
+			if s, ok := describe(ctx, "pg_get_functiondef", d[0].I, 0, false); ok {
+				return dText(s)
+			}
 			return types.NullDatum, nil
 		}
 		if p.Kind == 'a' {

@@ -75,6 +75,14 @@ type Bound struct {
 	// Deps are the IDs of the user relations the statement reads (views
 	// expanded), for CREATE VIEW's dependency tracking.
 	Deps []uint32
+	// Funcs are the user functions the binder inlined, as they were
+	// bound, in the order first called: those the statement's text calls
+	// (FuncDeps), and those the views it reads and the functions' bodies
+	// call.
+	Funcs []*catalog.Function
+	// FuncDeps are the OIDs of the functions the statement's own text
+	// calls, what a view made of it depends on.
+	FuncDeps []uint32
 	// Access lists every relation and system table the statement reads
 	// or writes, through views too, with the privileges it needs on each
 	// (see access.go), in the order they were bound.
@@ -195,6 +203,14 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	}
 	sort.Slice(bd.Deps, func(i, j int) bool { return bd.Deps[i] < bd.Deps[j] })
 	bd.Access = *b.access
+	if b.fnUses != nil {
+		for _, oid := range b.fnUses.order {
+			bd.Funcs = append(bd.Funcs, b.fnUses.funcs[oid])
+			if b.fnUses.direct[oid] {
+				bd.FuncDeps = append(bd.FuncDeps, oid)
+			}
+		}
+	}
 	if a, ok := cat.(Authorizer); ok {
 		if err := a.Authorize(bd.Access); err != nil {
 			return nil, err
@@ -224,7 +240,14 @@ type binder struct {
 	// while their FROM or USING list is bound ("" otherwise).
 	dmlTarget string
 	params    []types.T // $n's type at index n-1; Unknown while open
-	deps      map[uint32]bool
+	// fn is the user function whose body is being bound (its $n are
+	// its parameters), fnDepth how many bodies enclose it, and fnUses
+	// the statement's record of the functions it inlined
+	// (bind_userfunc.go).
+	fn      *catalog.Function
+	fnDepth int
+	fnUses  *funcUses
+	deps    map[uint32]bool
 	// access collects the statement's accesses (access.go), shared with
 	// the binders of the views it reads.
 	access *[]Access

@@ -95,7 +95,7 @@ func BindGenerated(ctx context.Context, rel *catalog.Relation, i int, text strin
 				WithDetail("A generated column cannot reference another generated column.").WithPosition(b.exprPos(e)))
 		}
 	})
-	if isMutable(x) {
+	if b.isMutable(x) {
 		fail(pgerr.New(pgerr.InvalidObjectDefinition, "generation expression is not immutable"))
 	}
 	col := rel.Cols[i]

@@ -259,6 +259,13 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		if n.Order < len(b.q.Params) {
 			num = b.q.Params[n.Order]
 		}
+		if b.fn != nil {
+			// $n in a function's body is its n-th parameter.
+			if num < 1 || num > len(b.fn.ArgTypes) {
+				fail(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", num).WithPosition(b.pos(n)))
+			}
+			return &ColRef{Idx: num - 1, T: b.fn.ArgTypes[num-1], Name: "$" + strconv.Itoa(num)}
+		}
 		// The protocol counts parameters in an int16 (Postgres allows
 		// 65535); $0 and beyond are not parameters at all.
 		if num < 1 || num > maxParams || b.noParams && b.pos(n) > 0 {

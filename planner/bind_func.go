@@ -410,6 +410,9 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
 	}
 	args := b.exprs(c, n.Args)
+	if e, ok := b.userCall(n, args); ok {
+		return e
+	}
 	if e, ok := b.enumFunc(name, args, n); ok {
 		return e
 	}
@@ -895,8 +898,11 @@ func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 		}
 		name, args = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+1:len(name)-1])
 	}
+	schema := ""
 	if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
 		name = n
+	} else if n, ok := strings.CutPrefix(strings.ToLower(name), "public."); ok {
+		name, schema = name[len(name)-len(n):], "public"
 	}
 	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
 		name = name[1 : len(name)-1]
@@ -916,8 +922,19 @@ func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 	}
 	var found []uint32
 	for _, p := range functions.Procs() {
-		if p.Name == name && (!withArgs || slices.Equal(p.Args, want)) {
+		if schema == "" && p.Name == name && (!withArgs || slices.Equal(p.Args, want)) {
 			found = append(found, p.OID)
+		}
+	}
+	if fc, ok := unpinned(b.cat).(FuncCatalog); ok {
+		for _, f := range fc.Functions(schema, name) {
+			args := make([]uint32, len(f.ArgTypes))
+			for i, t := range f.ArgTypes {
+				args[i] = t.OID()
+			}
+			if !withArgs || slices.Equal(args, want) {
+				found = append(found, f.OID)
+			}
 		}
 	}
 	switch {

@@ -28,7 +28,7 @@ func BindIndexExpr(ctx context.Context, rel *catalog.Relation, text string, pos 
 	b, n := rowExprBinder(ctx, text, cat, "index expression")
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "index expressions"}, n)
 	x = b.finalize(x)
-	if isMutable(x) {
+	if b.isMutable(x) {
 		fail(pgerr.New(pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE"))
 	}
 	return x, nil
@@ -42,7 +42,7 @@ func BindIndexPredicate(ctx context.Context, rel *catalog.Relation, text string,
 	b, n := rowExprBinder(ctx, text, cat, "index predicate")
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "index predicates"}, n)
 	x = b.finalize(b.boolArg(x, "WHERE"))
-	if isMutable(x) {
+	if b.isMutable(x) {
 		fail(pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE"))
 	}
 	return x, nil
@@ -167,9 +167,15 @@ var zoneFunctions = map[string]bool{
 
 // isMutable reports whether e calls a function or cast PostgreSQL does
 // not mark immutable (contain_mutable_functions).
-func isMutable(e Expr) bool {
+func isMutable(e Expr) bool { return mutableExcept(e, nil) }
+
+// mutableExcept is isMutable not counting the nodes in skip.
+func mutableExcept(e Expr, skip map[Expr]bool) bool {
 	found := false
 	WalkExpr(e, func(x Expr) {
+		if skip[x] {
+			return
+		}
 		switch x := x.(type) {
 		case *Call:
 			if mutableCall(x) {

@@ -232,6 +232,11 @@ func (b *binder) regOutText(reg string, oid uint32) string {
 func RegOutText(cat Catalog, reg string, oid uint32) string {
 	switch reg {
 	case "regproc", "regprocedure":
+		if fc, ok := unpinned(cat).(UserFuncCatalog); ok {
+			if f, ok := fc.FunctionByOID(oid); ok {
+				return userProcText(f, reg == "regprocedure")
+			}
+		}
 		return procText(oid, reg == "regprocedure")
 	}
 	if nc, ok := cat.(NameCatalog); ok {

@@ -260,6 +260,9 @@ type rowDeparser struct {
 	cols []string
 	// written holds the forms a view's query wrote (binder.written).
 	written map[Expr]string
+	// calls holds the user function calls the binder inlined, by the
+	// root of the inlined body, printed as the calls they were.
+	calls map[Expr]inlinedCall
 	// outer prints a column of an enclosing query, and sub a subquery
 	// (viewdef.go).
 	outer func(*OuterRef) string
@@ -298,6 +301,14 @@ func (d rowDeparser) own(s string) string {
 // the form it binds to (binder.written): x IS [NOT] DISTINCT FROM y, and
 // CASE x WHEN v THEN ....
 func (d rowDeparser) writtenForm(e Expr) (string, bool) {
+	if c, ok := d.calls[e]; ok {
+		parts := make([]string, len(c.args))
+		call := &Call{Fn: c.fn.Name}
+		for i, a := range c.args {
+			parts[i] = d.expr(a, call)
+		}
+		return userProcText(c.fn, false) + "(" + strings.Join(parts, ", ") + ")", true
+	}
 	if d.written == nil {
 		return "", false
 	}
@@ -459,7 +470,7 @@ func simple(node, parent Expr) bool {
 // arg prints node, an argument of parent, parenthesised unless simple.
 func (d rowDeparser) arg(node, parent Expr) string {
 	s := d.expr(node, parent)
-	if d.pretty && !simple(node, parent) {
+	if _, call := d.calls[node]; d.pretty && !simple(node, parent) && !call {
 		return "(" + s + ")"
 	}
 	return s

@@ -70,6 +70,18 @@
 // Internally errors travel as panics of *pgerr.Error that Bind recovers; no
 // panic leaves the package.
 //
+// # User functions
+//
+// A call of a user SQL function (catalog.Function, CREATE FUNCTION ...
+// LANGUAGE sql) is inlined (bind_userfunc.go): the function's one-
+// expression body is bound over its parameters and the call's
+// arguments put in their place, so no plan node or executor knows user
+// functions. Bound.Funcs lists those the statement's text called, for
+// the dependencies of views; the binder remembers each inlined call by
+// the root of its body, so that ViewDefinition prints the call and the
+// immutability checks of index expressions and generated columns trust
+// an IMMUTABLE declaration as PostgreSQL does.
+//
 // # Accesses
 //
 // Bound.Access lists every relation and system table the statement

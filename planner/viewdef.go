@@ -96,7 +96,11 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
+	var calls map[Expr]inlinedCall
+	if b.fnUses != nil {
+		calls = b.fnUses.inlined
+	}
+	d := &viewDeparser{calls: calls, aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -136,7 +140,9 @@ type viewDeparser struct {
 	// sublink is set while a subquery used as an expression is printed:
 	// its select list shows AS only for names of its own, as
 	// PostgreSQL's does without colNamesVisible.
-	sublink    bool
+	sublink bool
+	// calls are the user function calls inlined (rowDeparser.calls).
+	calls      map[Expr]inlinedCall
 	aliases    map[*Scan]string
 	written    map[Expr]string
 	subAliases map[Plan]string
@@ -1040,7 +1046,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 	for i, c := range env {
 		texts[i] = c.text
 	}
-	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written}
+	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written, calls: d.calls}
 	rd.outer = func(r *OuterRef) string { return d.outer[len(d.outer)-r.Depth][r.Idx].text }
 	rd.sub = func(q *Subquery) string {
 		d.outer = append(d.outer, env)

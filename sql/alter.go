@@ -472,6 +472,9 @@ func (p *stmtParser) comment() (Stmt, error) {
 			return nil, p.errHere()
 		}
 	} else {
+		if p.word(0) == "function" {
+			return nil, p.unsupported("COMMENT ON FUNCTION is")
+		}
 		kind, ok := p.relationKind()
 		if !ok {
 			return nil, p.errHere()

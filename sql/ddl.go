@@ -38,6 +38,9 @@ func (p *stmtParser) create() (Stmt, error) {
 		if temp, err = p.persistence(); err != nil {
 			return nil, err
 		}
+		if !temp && p.accept("function") {
+			return p.createFunction(true)
+		}
 		if err := p.unsupportedObject("CREATE OR REPLACE"); err != nil {
 			return nil, err
 		}
@@ -45,6 +48,8 @@ func (p *stmtParser) create() (Stmt, error) {
 		return p.createType()
 	} else if !temp && p.accept("domain") {
 		return p.createDomain()
+	} else if !temp && p.accept("function") {
+		return p.createFunction(false)
 	} else if err := p.unsupportedObject("CREATE"); err != nil {
 		return nil, err
 	}

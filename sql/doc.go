@@ -1,7 +1,8 @@
 // Package sql is weir's SQL front end: a Postgres lexer (lexer.go), the
 // statement splitter (Split), a parser for weir's own statements
 // (parser.go, ddl.go: CREATE TABLE/SOURCE/SINK/VIEW/MATERIALIZED
-// VIEW/SCHEMA, DROP, SHOW, SET, COPY, EXPLAIN, transactions, ...),
+// VIEW/SCHEMA, DROP, SHOW, SET, COPY, EXPLAIN, transactions, ...;
+// function.go: CREATE and DROP FUNCTION, the body kept as text),
 // Postgres type names (ParseType), and the dialect bridge (bridge.go,
 // rewrite.go) that hands queries to the TiDB parser, and the recogniser
 // of a multi-row INSERT ... VALUES of literals (bulkinsert.go:

@@ -812,6 +812,8 @@ func (p *stmtParser) drop() (Stmt, error) {
 		d.Kind = "type"
 	case p.accept("domain"):
 		d.Kind = "domain"
+	case p.accept("function"):
+		return p.dropFunction()
 	case p.word(0) == "role" || p.word(0) == "user" || p.word(0) == "group":
 		return p.dropRole()
 	default:

@@ -54,9 +54,10 @@ type Grant struct {
 	Revoke     bool
 	Privileges []string
 	// On is "table", "sequence", "schema", "all tables in schema", "all
-	// sequences in schema" or "role".
+	// sequences in schema", "function" (Funcs) or "role".
 	On       string
 	Objects  []ObjectName
+	Funcs    []FuncRef
 	Grantees []string
 }
 
@@ -203,12 +204,12 @@ func (p *stmtParser) grant() (Stmt, error) {
 	for {
 		w := p.word(0)
 		switch w {
-		case "select", "insert", "update", "delete", "create", "usage", "truncate", "references", "trigger":
+		case "select", "insert", "update", "delete", "create", "usage", "truncate", "references", "trigger", "execute":
 			p.pos++
 		case "all":
 			p.pos++
 			p.accept("privileges")
-		case "execute", "temporary", "temp", "connect", "set", "alter":
+		case "temporary", "temp", "connect", "set", "alter":
 			return nil, p.unsupported("privilege " + strings.ToUpper(w) + " is")
 		default:
 			return nil, p.errHere()
@@ -220,6 +221,21 @@ func (p *stmtParser) grant() (Stmt, error) {
 	}
 	if err := p.expect("on"); err != nil {
 		return nil, err
+	}
+	if p.word(0) == "function" && (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) && p.word(1) != "to" && p.word(1) != "from" {
+		p.pos++
+		g.On = "function"
+		for {
+			r, err := p.funcRef()
+			if err != nil {
+				return nil, err
+			}
+			g.Funcs = append(g.Funcs, r)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		return p.grantees(g)
 	}
 	switch w := p.word(0); {
 	case w == "all" && p.word(2) == "in" && p.word(1) != "tables" && p.word(1) != "sequences",

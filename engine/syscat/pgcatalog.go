@@ -579,7 +579,8 @@ func pgCatalogTables() []*table {
 		// weir's functions are built in (language internal); it has no
 		// procedural language, so psql's \dL lists none.
 		def("pg_catalog", "pg_language", "oid:oid lanname:name lanowner:oid lanispl:bool lanpltrusted:bool lanplcallfoid:oid laninline:oid lanvalidator:oid lanacl:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidInternalLang), vStr("internal"), vOid(oidRoot), vBool(false), vBool(false), vOid(0), vOid(0), vOid(0), null}}
+			return []types.Row{{vOid(oidInternalLang), vStr("internal"), vOid(oidRoot), vBool(false), vBool(false), vOid(0), vOid(0), vOid(0), null},
+				{vOid(oidSQLLang), vStr("sql"), vOid(oidRoot), vBool(false), vBool(true), vOid(0), vOid(0), vOid(0), null}}
 		}),
 		def("pg_catalog", "pg_operator", "oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:char oprcanmerge:bool oprcanhash:bool oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:oid", operatorRows),
 		// weir has no user-defined casts, conversions, event triggers,
@@ -1020,9 +1021,14 @@ func descriptionRows(cat Catalog) []types.Row {
 // PostgreSQL 15 cluster's, initialised with the C locale).
 var collationOIDs = map[string]uint32{"C": 950, "POSIX": 951, "ucs_basic": 12340, "C.utf8": 12341}
 
+// oidSQLLang is pg_language's OID of language sql.
+const oidSQLLang = 14
+
 // procRows are pg_proc's rows: the functions package's functions, in
-// pg_catalog, language internal.
-func procRows(Provider) []types.Row {
+// pg_catalog, language internal, then the user functions, language
+// sql (prosrc empty for a RETURN body, as PostgreSQL keeps that in
+// prosqlbody).
+func procRows(p Provider) []types.Row {
 	var rows []types.Row
 	for _, f := range functions.Procs() {
 		args := make([]string, len(f.Args))
@@ -1039,6 +1045,24 @@ func procRows(Provider) []types.Row {
 		}
 		rows = append(rows, types.Row{vOid(f.OID), vStr(f.Name), vOid(oidPgCatalog), vOid(oidRoot), vOid(oidInternalLang), vOid(variadic),
 			vStr(string(f.Kind)), vBool(f.Strict), vBool(false), vStr(vol), vStr("s"), vBool(false), vBool(false), vInt(len(f.Args)), vOid(f.RetOID), vStr(strings.Join(args, " ")), vStr(f.Name), null})
+	}
+	cat := p.Catalog()
+	for _, f := range cat.Functions() {
+		args := make([]string, len(f.ArgTypes))
+		for i, t := range f.ArgTypes {
+			args[i] = strconv.FormatUint(uint64(t.OID()), 10)
+		}
+		src := f.Src
+		if f.Return {
+			src = ""
+		}
+		proacl := null
+		if acl := p.FuncACL(f); acl != nil {
+			proacl = vStr(types.FormatTextArray(acl, nil))
+		}
+		rows = append(rows, types.Row{vOid(f.OID), vStr(f.Name), vOid(nspOID(f.Schema, cat)), vOid(f.Owner), vOid(oidSQLLang), vOid(0),
+			vStr("f"), vBool(f.Strict), vBool(false), vStr(string(f.Volatility)), vStr("u"), vBool(false), vBool(false), vInt(len(f.ArgTypes)),
+			vOid(f.Ret.OID()), vStr(strings.Join(args, " ")), vStr(src), proacl})
 	}
 	return rows
 }

@@ -30,6 +30,8 @@ type Catalog interface {
 	TempSchemas() []string
 	// Types returns the user types (enums and domains), by OID.
 	Types() []*catalog.UserType
+	// Functions returns the user functions (CREATE FUNCTION), by OID.
+	Functions() []*catalog.Function
 }
 
 // Provider is what the engine shows the system catalog, as one session
@@ -82,6 +84,9 @@ type Provider interface {
 	// ACL is a relation's privileges as aclitem[] text, nil when nothing
 	// was granted (the owner's privileges are then implicit).
 	ACL(r *catalog.Relation) []string
+	// FuncACL is a user function's privileges as aclitem[] text, nil
+	// for the default (EXECUTE for PUBLIC).
+	FuncACL(f *catalog.Function) []string
 	// SequenceLast is the last value of the sequence r (col -1) or of
 	// r's column col, and false when none was handed out yet
 	// (pg_sequence_last_value).

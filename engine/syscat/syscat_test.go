@@ -45,6 +45,8 @@ func (c fakeCatalog) Lookup(schema, name string) (*catalog.Relation, bool) {
 }
 func (c fakeCatalog) TempSchemas() []string      { return nil }
 func (c fakeCatalog) Types() []*catalog.UserType { return nil }
+
+func (c fakeCatalog) Functions() []*catalog.Function { return nil }
 func (c fakeCatalog) RoleByOID(oid uint32) (*catalog.Role, bool) {
 	for _, r := range c.roles {
 		if r.OID == oid {
@@ -82,7 +84,9 @@ func (f fake) IndexTexts(idx, on *catalog.Relation, pretty bool) IndexTexts {
 	return IndexTexts{Pred: idx.IndexPredicate()}
 }
 func (f fake) ACL(r *catalog.Relation) []string { return []string{"root=arwd/root"} }
-func (f fake) HasPrivsOfRole(oid uint32) bool   { return !f.restricted }
+
+func (f fake) FuncACL(*catalog.Function) []string { return nil }
+func (f fake) HasPrivsOfRole(oid uint32) bool     { return !f.restricted }
 func (f fake) HoldsAny(r *catalog.Relation, col int, p catalog.Privilege) bool {
 	return !f.restricted || r.ACL[catalog.PublicGrantee]&p != 0
 }

@@ -43,6 +43,7 @@ type Catalog struct {
 	schemas map[string]bool                 // user schemas, public included
 	roles   map[uint32]*Role                // roles by OID (roles.go)
 	types   map[uint32]*UserType            // user types by OID (types.go)
+	funcs   map[uint32]*Function            // user functions by OID (functions.go)
 	// schemaACL holds the privileges granted on schemas (GRANT ... ON
 	// SCHEMA); a schema without grants has no entry.
 	schemaACL map[string]ACL
@@ -73,13 +74,14 @@ func Open(db *storage.DB) (*Catalog, error) {
 		schemas: map[string]bool{PublicSchema: true},
 		roles:   map[uint32]*Role{},
 		types:   map[uint32]*UserType{},
+		funcs:   map[uint32]*Function{},
 
 		schemaACL: map[string]ACL{},
 		temp:      map[string]bool{},
 	}
 	snap := db.NewSnapshot()
 	defer snap.Close()
-	var relVals, typeVals [][]byte
+	var relVals, typeVals, funcVals [][]byte
 	err := snap.ScanPrefix(storage.CatalogKey(nil), func(k, v []byte) error {
 		sub := k[1:]
 		switch {
@@ -93,6 +95,8 @@ func Open(db *storage.DB) (*Catalog, error) {
 			relVals = append(relVals, slices.Clone(v))
 		case len(sub) > 0 && sub[0] == typeTag:
 			typeVals = append(typeVals, slices.Clone(v))
+		case len(sub) > 0 && sub[0] == funcTag:
+			funcVals = append(funcVals, slices.Clone(v))
 		case len(sub) > 0 && sub[0] == roleTag:
 			r, err := decodeRole(v)
 			if err != nil {
@@ -114,6 +118,9 @@ func Open(db *storage.DB) (*Catalog, error) {
 		return nil, err
 	}
 	if err := c.loadTypes(typeVals); err != nil {
+		return nil, err
+	}
+	if err := c.loadFuncs(funcVals); err != nil {
 		return nil, err
 	}
 	for _, v := range relVals {
@@ -559,6 +566,8 @@ func (r *Relation) Clone() *Relation {
 	c.Cols = slices.Clone(r.Cols)
 	c.PK = slices.Clone(r.PK)
 	c.Deps = slices.Clone(r.Deps)
+	c.Funcs = slices.Clone(r.Funcs)
+	c.FuncDeps = slices.Clone(r.FuncDeps)
 	c.With = maps.Clone(r.With)
 	c.StateTables = slices.Clone(r.StateTables)
 	c.ACL = maps.Clone(r.ACL)
@@ -663,6 +672,11 @@ type relationEntry struct {
 	Checks []checkEntry `json:"checks,omitempty"`
 	// ForeignKeys is Relation.ForeignKeys.
 	ForeignKeys []fkEntry `json:"foreign_keys,omitempty"`
+	// Funcs is Relation.Funcs: the user functions as they were when the
+	// definition was bound.
+	Funcs []funcEntry `json:"funcs,omitempty"`
+	// FuncDeps is Relation.FuncDeps.
+	FuncDeps []uint32 `json:"func_deps,omitempty"`
 }
 
 type fkEntry struct {
@@ -724,7 +738,8 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged}
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged,
+		Funcs: pinFuncs(rel.Funcs), FuncDeps: rel.FuncDeps}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
 			e.ACL = map[uint32]int{}
@@ -787,9 +802,17 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed, Unlogged: e.Unlogged}
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed, Unlogged: e.Unlogged,
+		FuncDeps: e.FuncDeps}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID
+	}
+	for _, fe := range e.Funcs {
+		f, err := decodeFunc(fe, typeOf)
+		if err != nil {
+			return nil, err
+		}
+		rel.Funcs = append(rel.Funcs, f)
 	}
 	for k, p := range e.ACL {
 		if rel.ACL == nil {

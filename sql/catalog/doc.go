@@ -1,6 +1,7 @@
 // Package catalog is weir's persistent catalog: the schemas and the
-// relations (tables, views, materialized views, sources, sinks) that users
-// create, with their columns, keys, definitions and dependencies.
+// relations (tables, views, materialized views, sources, sinks), types and
+// functions that users create, with their columns, keys, definitions and
+// dependencies.
 //
 // The whole catalog lives in memory (a Catalog, safe for concurrent use)
 // and is written through to storage: every change is one storage batch,
@@ -25,6 +26,9 @@
 //	[0x01]['u'][role oid u32 BE]        -> {"v":1,"oid":10,"name":"root","superuser":true,
 //	                                       "password":"SCRAM-SHA-256$4096:...",...}
 //	[0x01]['g'][schema name]            -> {"v":1,"schema":"public","acl":{"1073741825":16}}
+//	[0x01]['y'][type oid u32 BE]        -> {"v":1,"oid":16390,"schema":"public","name":"mood","kind":"e",...}
+//	[0x01]['p'][function oid u32 BE]    -> {"v":1,"oid":16391,"schema":"public","name":"add1","arg_names":["a"],
+//	                                       "arg_oids":[23],"ret_oid":23,"volatility":"i","src":" SELECT a + 1 "}
 //	...
 //	[0x10][relation id u32 BE][key]    -> rows of the relation (package storage)
 //
@@ -39,6 +43,13 @@
 // privileges, Postgres's aclitem), and schemas their granted CREATE and
 // USAGE. A role's password is stored only as its SCRAM-SHA-256 verifier.
 // Bootstrap makes the first superuser (OID 10) once, on first start.
+//
+// User functions (functions.go) are scalar SQL functions kept by OID
+// with their body as written; the planner inlines them. A view's entry
+// keeps the OIDs of the functions its definition calls ("func_deps"),
+// which DROP FUNCTION reads as its dependencies, and copies of every
+// function it inlined ("funcs"), which a materialized view is planned
+// again with.
 //
 // The public schema always exists and is not stored; pg_catalog and
 // information_schema are reserved for the virtual system catalogs, which

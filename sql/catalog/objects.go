@@ -272,6 +272,16 @@ type Relation struct {
 	Deparsed bool
 	// Deps are the IDs of the relations this one reads from.
 	Deps []uint32
+	// Funcs are the user functions a view's, materialized view's or
+	// sink's definition inlined, through the views it reads and the
+	// functions' bodies too, as they were when it was created. A
+	// materialized view's definition is bound again (after a restart, a
+	// rebuild) with these bodies, so it keeps computing what it was
+	// built with when CREATE OR REPLACE FUNCTION changes one.
+	Funcs []*Function
+	// FuncDeps are the OIDs of the functions the definition's own text
+	// calls: DROP FUNCTION finds the relation by them.
+	FuncDeps []uint32
 	// With holds the WITH (...) options, lower-cased keys.
 	With map[string]string
 	// StateTables are the ids of a materialized view's state tables (its

@@ -45,7 +45,7 @@ type Role struct {
 
 // Privilege is a set of privileges, as the letters of Postgres's aclitem
 // (r SELECT, a INSERT, w UPDATE, d DELETE, D TRUNCATE, x REFERENCES,
-// t TRIGGER, C CREATE, U USAGE).
+// t TRIGGER, X EXECUTE, C CREATE, U USAGE).
 type Privilege uint16
 
 // Privileges.
@@ -59,6 +59,8 @@ const (
 	PrivTruncate
 	PrivReferences
 	PrivTrigger
+	// PrivExecute is EXECUTE on a function ('X').
+	PrivExecute
 )
 
 // PrivTableAll is every privilege a table can have, Postgres 15's
@@ -76,7 +78,7 @@ var privLetters = []struct {
 	p Privilege
 	c byte
 }{{PrivInsert, 'a'}, {PrivSelect, 'r'}, {PrivUpdate, 'w'}, {PrivDelete, 'd'}, {PrivTruncate, 'D'},
-	{PrivReferences, 'x'}, {PrivTrigger, 't'}, {PrivUsage, 'U'}, {PrivCreate, 'C'}}
+	{PrivReferences, 'x'}, {PrivTrigger, 't'}, {PrivExecute, 'X'}, {PrivUsage, 'U'}, {PrivCreate, 'C'}}
 
 // Letters returns the privileges as aclitem letters in Postgres's order
 // ("arwdDxt").

@@ -1,0 +1,593 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
+)
+
+// This file runs CREATE FUNCTION and DROP FUNCTION for user SQL
+// functions (catalog.Function), which the binder inlines where they
+// are called (planner/bind_userfunc.go).
+//
+// What uses a function: a view, materialized view or sink records the
+// functions its definition calls (catalog.Relation.Funcs); a table's
+// defaults, generated columns and CHECK constraints and an index's
+// expressions hold none, so DROP FUNCTION binds them again to find
+// which call it (planner.WithFuncUse).
+
+// Functions implements planner.FuncCatalog: a function named without a
+// schema is looked for in public, as relations are. A materialized
+// view's definition bound again sees the functions as they were when it
+// was created (catalog.Relation.Funcs).
+func (v catalogView) Functions(schema, name string) []*catalog.Function {
+	if schema == "" {
+		schema = catalog.PublicSchema
+	}
+	fs := v.s.eng.cat.FunctionsNamed(schema, name)
+	for i, f := range fs {
+		if p, ok := v.s.funcPins[f.OID]; ok {
+			fs[i] = p
+		}
+	}
+	return fs
+}
+
+// createFunction runs CREATE [OR REPLACE] FUNCTION.
+func (s *Session) createFunction(ctx context.Context, st *sql.CreateFunction) (wire.Result, error) {
+	if err := s.noDDLInBlock("CREATE FUNCTION"); err != nil {
+		return nil, err
+	}
+	switch st.Language {
+	case "sql":
+	case "plpgsql", "c", "internal", "plpython3u", "plperl", "pltcl", "plv8", "python", "javascript", "rust", "java", "wasm":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "functions in language %s are not supported", st.Language).
+			WithHint("weir has SQL functions whose body is one expression: LANGUAGE sql AS 'SELECT expr', or RETURN expr.")
+	default:
+		return nil, pgerr.New(pgerr.UndefinedObject, "language \"%s\" does not exist", st.Language)
+	}
+	e := s.eng
+	schema, err := s.typeCreationSchema(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(catalog.SystemSchemas, schema) {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
+	}
+	f := &catalog.Function{Schema: schema, Name: st.Name.Name, Owner: s.roleOID, Volatility: st.Volatility, Strict: st.Strict,
+		Src: st.Body, Return: st.Return}
+	seen := map[string]bool{}
+	for _, a := range st.Args {
+		t, err := s.funcType(a.Type)
+		if err != nil {
+			return nil, err
+		}
+		if a.Name != "" {
+			if seen[a.Name] {
+				return nil, pgerr.New(pgerr.InvalidFunctionDefinition, "parameter name \"%s\" used more than once", a.Name)
+			}
+			seen[a.Name] = true
+		}
+		f.ArgNames = append(f.ArgNames, a.Name)
+		f.ArgTypes = append(f.ArgTypes, t)
+	}
+	if f.Ret, err = s.funcType(st.Returns); err != nil {
+		return nil, err
+	}
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	old := findFunction(e.cat.FunctionsNamed(schema, f.Name), f.ArgTypes)
+	if old != nil && st.OrReplace {
+		if !s.superuser() && old.Owner != s.roleOID {
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", old.Name)
+		}
+		if old.Ret.ID != f.Ret.ID {
+			return nil, pgerr.New(pgerr.InvalidFunctionDefinition, "cannot change return type of existing function").
+				WithHint("Use DROP FUNCTION %s first.", old.Signature(false))
+		}
+		for i, n := range old.ArgNames {
+			if n != "" && n != f.ArgNames[i] {
+				return nil, pgerr.New(pgerr.InvalidFunctionDefinition, "cannot change name of input parameter \"%s\"", n).
+					WithHint("Use DROP FUNCTION %s first.", old.Signature(false))
+			}
+		}
+	}
+	if old != nil && !st.OrReplace {
+		return nil, pgerr.New(pgerr.DuplicateFunction, "function \"%s\" already exists with same argument types", f.Name)
+	}
+	if _, err := planner.CheckFunction(ctx, f, st.BodyPos, s.catalogView()); err != nil {
+		return nil, err
+	}
+	if old == nil {
+		if f.OID, err = e.cat.NextOID(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := e.cat.CreateFunction(f, st.OrReplace); err != nil {
+		return nil, err
+	}
+	return done("CREATE FUNCTION")
+}
+
+// funcType is the type of a function's parameter or result as
+// PostgreSQL keeps it: without its modifier. User types (enums,
+// domains) are refused with 0A000.
+func (s *Session) funcType(tn sql.TypeName) (types.T, error) {
+	if tn.User != nil {
+		if err := s.resolveTypeName(&tn); err != nil {
+			return types.TUnknown, err
+		}
+		return types.TUnknown, pgerr.New(pgerr.FeatureNotSupported, "functions over user-defined types (%s) are not supported", tn.Text)
+	}
+	if tn.Err != nil {
+		return types.TUnknown, tn.Err
+	}
+	t := tn.T
+	t.Mod = -1
+	return t, nil
+}
+
+// findFunction returns the function of fs taking exactly args, or nil.
+func findFunction(fs []*catalog.Function, args []types.T) *catalog.Function {
+	for _, f := range fs {
+		if f.SameArgs(args) {
+			return f
+		}
+	}
+	return nil
+}
+
+// funcDependent is something that uses a function: a relation (a view,
+// materialized view, sink or index), or a part of a table (a default, a
+// generated column, a CHECK constraint) that DROP FUNCTION ... CASCADE
+// does not remove here.
+type funcDependent struct {
+	rel *catalog.Relation
+	// fn is set instead of rel for a function whose RETURN body calls
+	// the function.
+	fn   *catalog.Function
+	desc string
+	// part is set for a part of a table.
+	part bool
+}
+
+// funcDependents lists what uses f, in the order of the relations'
+// ids, each as PostgreSQL's dependency messages describe it.
+func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []funcDependent {
+	e := s.eng
+	var out []funcDependent
+	cat := s.catalogView()
+	for _, rel := range e.cat.All() {
+		if slices.Contains(rel.FuncDeps, f.OID) {
+			out = append(out, funcDependent{rel: rel, desc: kindWords[rel.Kind] + " " + rel.Name})
+			continue
+		}
+		used := false
+		uctx := planner.WithFuncUse(ctx, func(oid uint32) { used = used || oid == f.OID })
+		switch rel.Kind {
+		case catalog.KindTable:
+			for i, c := range rel.Cols {
+				if c.Dropped {
+					continue
+				}
+				used = false
+				switch {
+				case c.Generated != "":
+					planner.BindGenerated(uctx, rel, i, c.Generated, 0, cat)
+					if used {
+						out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("column %s of table %s", c.Name, rel.Name), part: true})
+					}
+				case c.Default != "":
+					planner.DefaultType(uctx, c.Default, c.T, cat)
+					if used {
+						out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("default value for column %s of table %s", c.Name, rel.Name), part: true})
+					}
+				}
+			}
+			for _, c := range rel.Checks {
+				used = false
+				planner.BindCheck(uctx, rel, c.Expr, 0, cat)
+				if used {
+					out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("constraint %s on table %s", c.Name, rel.Name), part: true})
+				}
+			}
+		case catalog.KindIndex:
+			on, ok := e.indexedRelation(rel)
+			if !ok {
+				continue
+			}
+			for _, x := range rel.IndexExprs() {
+				if x != "" {
+					planner.BindIndexExpr(uctx, on, x, 0, cat)
+				}
+			}
+			if p := rel.IndexPredicate(); p != "" {
+				planner.BindIndexPredicate(uctx, on, p, 0, cat)
+			}
+			if used {
+				out = append(out, funcDependent{rel: rel, desc: "index " + rel.Name})
+			}
+		}
+	}
+	// A function whose SQL-standard body (RETURN expr) calls f depends
+	// on it, as PostgreSQL records for prosqlbody; a body of AS '...'
+	// is only text there, and depends on nothing.
+	for _, g := range e.cat.Functions() {
+		if !g.Return || g.OID == f.OID {
+			continue
+		}
+		used := false
+		uctx := planner.WithFuncUse(ctx, func(oid uint32) { used = used || oid == f.OID })
+		planner.CheckFunction(uctx, g, 0, cat)
+		if used {
+			out = append(out, funcDependent{fn: g, desc: "function " + g.Signature(false), part: true})
+		}
+	}
+	return out
+}
+
+// dropFunction runs DROP FUNCTION. A function that something uses is
+// dropped only with CASCADE, which drops the views, materialized
+// views, sinks and indexes using it (and what depends on them); a
+// table's default, generated column or CHECK constraint using it is
+// not removed (0A000: drop or change it first).
+func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wire.ExecIO) (wire.Result, error) {
+	if err := s.noDDLInBlock("DROP FUNCTION"); err != nil {
+		return nil, err
+	}
+	e := s.eng
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	var targets []*catalog.Function
+	for _, r := range st.Funcs {
+		schema := r.Name.Schema
+		if schema == "" {
+			schema = catalog.PublicSchema
+		}
+		fs := e.cat.FunctionsNamed(schema, r.Name.Name)
+		var f *catalog.Function
+		if r.HasArgs {
+			var ts []types.T
+			for _, a := range r.Args {
+				t, err := s.funcType(a)
+				if err != nil {
+					return nil, err
+				}
+				ts = append(ts, t)
+			}
+			if f = findFunction(fs, ts); f == nil && (r.Name.Schema == "" || r.Name.Schema == "pg_catalog") && builtinWithArgs(r.Name.Name, ts) {
+				return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop function %s because it is required by the database system", funcRefSig(sql.ObjectName{Name: r.Name.Name}, ts))
+			}
+			if f == nil {
+				sig := funcRefSig(r.Name, ts)
+				if st.IfExists {
+					written := make([]string, len(r.Args))
+					for i, a := range r.Args {
+						written[i] = grammarTypeName(a.Text)
+					}
+					io.Notice("NOTICE", "00000", fmt.Sprintf("function %s(%s) does not exist, skipping", r.Name, strings.Join(written, ",")))
+					continue
+				}
+				return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", sig)
+			}
+		} else {
+			switch len(fs) {
+			case 0:
+				if st.IfExists {
+					io.Notice("NOTICE", "00000", fmt.Sprintf("function %s() does not exist, skipping", r.Name))
+					continue
+				}
+				return nil, pgerr.New(pgerr.UndefinedFunction, "could not find a function named \"%s\"", r.Name)
+			case 1:
+				f = fs[0]
+			default:
+				return nil, pgerr.New(pgerr.AmbiguousFunction, "function name \"%s\" is not unique", r.Name).
+					WithHint("Specify the argument list to select the function unambiguously.")
+			}
+		}
+		if !s.superuser() && f.Owner != s.roleOID {
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", f.Name)
+		}
+		if !slices.Contains(targets, f) {
+			targets = append(targets, f)
+		}
+	}
+	var deps []funcDependent
+	var lines []string
+	for _, f := range targets {
+		for _, d := range s.funcDependents(ctx, f) {
+			if d.fn != nil && slices.Contains(targets, d.fn) {
+				continue
+			}
+			if d.rel != nil && slices.ContainsFunc(deps, func(x funcDependent) bool { return !x.part && !d.part && x.rel.ID == d.rel.ID }) {
+				continue
+			}
+			deps = append(deps, d)
+			lines = append(lines, d.desc+" depends on function "+f.Signature(false))
+		}
+	}
+	if len(deps) > 0 && !st.Cascade {
+		msg := fmt.Sprintf("cannot drop function %s because other objects depend on it", targets[0].Signature(false))
+		if len(targets) > 1 {
+			msg = "cannot drop desired object(s) because other objects depend on them"
+		}
+		return nil, pgerr.New(pgerr.DependentObjectsStillExist, "%s", msg).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	var rels []*catalog.Relation
+	var notices []string
+	for _, d := range deps {
+		if d.fn != nil {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported", d.desc).
+				WithHint("Drop %s first.", d.desc)
+		}
+		if d.part {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s uses is not supported", d.desc).
+				WithHint("Drop or change the %s first.", strings.SplitN(d.desc, " of ", 2)[0])
+		}
+		rels = append(rels, d.rel)
+		notices = append(notices, "drop cascades to "+d.desc)
+	}
+	if len(rels) > 0 {
+		e.writeMu.Lock()
+		order, err := e.dropOrder(rels, true, func(d *catalog.Relation) {
+			notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
+		})
+		e.writeMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		cascadeNotice(io, notices)
+		if err := e.dropRelations(ctx, order); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range targets {
+		if err := e.cat.DropFunction(f.OID); err != nil {
+			return nil, err
+		}
+	}
+	return done("DROP FUNCTION")
+}
+
+// funcRefSig is how PostgreSQL names a function DROP FUNCTION did not
+// find: name(integer, text).
+func funcRefSig(n sql.ObjectName, ts []types.T) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.String()
+	}
+	return n.String() + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// describeFunction answers the pg_get_function_* functions for user
+// function f as PostgreSQL's ruleutils.c prints them.
+func (s *Session) describeFunction(fn string, f *catalog.Function) string {
+	var args []string
+	for i, t := range f.ArgTypes {
+		a := t.String()
+		if f.ArgNames[i] != "" {
+			a = sql.QuoteIdent(f.ArgNames[i]) + " " + a
+		}
+		args = append(args, a)
+	}
+	switch fn {
+	case "pg_get_function_result":
+		return f.Ret.String()
+	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
+		return strings.Join(args, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s.%s(%s)\n RETURNS %s\n LANGUAGE sql\n", sql.QuoteIdent(f.Schema), sql.QuoteIdent(f.Name),
+		strings.Join(args, ", "), f.Ret)
+	var attrs string
+	switch f.Volatility {
+	case catalog.Immutable:
+		attrs += " IMMUTABLE"
+	case catalog.Stable:
+		attrs += " STABLE"
+	}
+	if f.Strict {
+		attrs += " STRICT"
+	}
+	if attrs != "" {
+		b.WriteString(attrs + "\n")
+	}
+	if f.Return {
+		b.WriteString("RETURN " + s.returnBodyText(f) + "\n")
+		return b.String()
+	}
+	tag := "$function$"
+	for i := 0; strings.Contains(f.Src, tag); i++ {
+		tag = fmt.Sprintf("$function%d$", i)
+	}
+	b.WriteString("AS " + tag + f.Src + tag + "\n")
+	return b.String()
+}
+
+// returnBodyText is the expression of f's RETURN body as
+// pg_get_functiondef prints it (deparsed, each operator in
+// parentheses), or as written when it cannot be deparsed.
+func (s *Session) returnBodyText(f *catalog.Function) string {
+	rel := &catalog.Relation{Name: f.Name, Kind: catalog.KindTable}
+	for i, t := range f.ArgTypes {
+		name := f.ArgNames[i]
+		if name == "" {
+			return f.Src
+		}
+		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t})
+	}
+	x, err := planner.BindRowExpr(context.Background(), rel, f.Src, s.catalogView())
+	if err != nil {
+		return f.Src
+	}
+	return planner.RowExprText(rel, x, false)
+}
+
+// FunctionByOID implements planner.UserFuncCatalog.
+func (v catalogView) FunctionByOID(oid uint32) (*catalog.Function, bool) {
+	return v.s.eng.cat.FunctionByOID(oid)
+}
+
+// grammarTypeName is a type name as PostgreSQL's grammar turns the SQL
+// keyword types into names (int becomes pg_catalog.int4), which its
+// DROP ... IF EXISTS notices print; other names stay as written.
+func grammarTypeName(text string) string {
+	t := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	arr := ""
+	if i := strings.IndexByte(t, '['); i >= 0 {
+		t, arr = strings.TrimSpace(t[:i]), "[]"
+	}
+	if i := strings.IndexByte(t, '('); i >= 0 {
+		t = strings.TrimSpace(t[:i]) + strings.TrimSpace(t[strings.IndexByte(t, ')')+1:])
+	}
+	names := map[string]string{"int": "int4", "integer": "int4", "smallint": "int2", "bigint": "int8", "real": "float4",
+		"float": "float8", "double precision": "float8", "decimal": "numeric", "dec": "numeric", "numeric": "numeric",
+		"boolean": "bool", "char": "bpchar", "character": "bpchar", "varchar": "varchar", "character varying": "varchar",
+		"timestamp": "timestamp", "timestamp without time zone": "timestamp", "timestamp with time zone": "timestamptz",
+		"time": "time", "time without time zone": "time", "time with time zone": "timetz", "interval": "interval", "bit": "bit"}
+	if n, ok := names[t]; ok {
+		return "pg_catalog." + n + arr
+	}
+	return strings.TrimSpace(text)
+}
+
+// lookupFuncRef finds the function r names, with the errors
+// PostgreSQL's LookupFuncWithArgs gives: 42883 when there is none,
+// 42725 for a name without arguments that several functions have.
+func (s *Session) lookupFuncRef(r sql.FuncRef) (*catalog.Function, error) {
+	schema := r.Name.Schema
+	if schema == "" {
+		schema = catalog.PublicSchema
+	}
+	fs := s.eng.cat.FunctionsNamed(schema, r.Name.Name)
+	if !r.HasArgs {
+		switch len(fs) {
+		case 0:
+			return nil, pgerr.New(pgerr.UndefinedFunction, "could not find a function named \"%s\"", r.Name)
+		case 1:
+			return fs[0], nil
+		}
+		return nil, pgerr.New(pgerr.AmbiguousFunction, "function name \"%s\" is not unique", r.Name).
+			WithHint("Specify the argument list to select the function unambiguously.")
+	}
+	var ts []types.T
+	for _, a := range r.Args {
+		t, err := s.funcType(a)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	if f := findFunction(fs, ts); f != nil {
+		return f, nil
+	}
+	return nil, pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcRefSig(r.Name, ts))
+}
+
+// grantOnFunctions runs GRANT and REVOKE EXECUTE (or ALL) ON FUNCTION.
+// The owner always holds EXECUTE; the first grant or revoke makes the
+// default explicit (PUBLIC's EXECUTE), as PostgreSQL's acldefault.
+func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL) error {
+	for _, p := range st.Privileges {
+		if p != "execute" && p != "all" {
+			return pgerr.New(pgerr.InvalidGrantOperation, "invalid privilege type %s for function", strings.ToUpper(p))
+		}
+	}
+	s.eng.ddlMu.Lock()
+	defer s.eng.ddlMu.Unlock()
+	for _, r := range st.Funcs {
+		f, err := s.lookupFuncRef(r)
+		if pgerr.CodeOf(err) == pgerr.UndefinedFunction && (r.Name.Schema == "" || r.Name.Schema == "pg_catalog") && len(planner.Overloads(r.Name.Name)) > 0 {
+			return pgerr.New(pgerr.FeatureNotSupported, "GRANT and REVOKE on built-in functions are not supported").
+				WithHint("EXECUTE on a built-in function is PUBLIC's.")
+		}
+		if err != nil {
+			return err
+		}
+		if !s.superuser() && !slices.Contains(s.eng.effectiveRoles(s.role()), f.Owner) {
+			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name)
+		}
+		acl := maps.Clone(f.ACL)
+		if !f.ExplicitACL {
+			acl = catalog.ACL{catalog.PublicGrantee: catalog.PrivExecute}
+		}
+		acl = apply(acl, catalog.PrivExecute)
+		delete(acl, f.Owner)
+		if err := s.eng.cat.SetFunctionACL(f.OID, acl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// canExecute reports whether the session's role may call f: EXECUTE
+// is PUBLIC's until a REVOKE, and always its owner's.
+func (s *Session) canExecute(f *catalog.Function) bool {
+	if !f.ExplicitACL || s.internal {
+		return true
+	}
+	me := s.role()
+	if me.Superuser {
+		return true
+	}
+	have := f.ACL[catalog.PublicGrantee]
+	for _, o := range s.eng.effectiveRoles(me) {
+		if o == f.Owner {
+			return true
+		}
+		have |= f.ACL[o]
+	}
+	return have&catalog.PrivExecute != 0
+}
+
+// CanExecute implements planner.FuncAuthorizer.
+func (v catalogView) CanExecute(f *catalog.Function) bool { return v.s.canExecute(f) }
+
+// funcACLText is f's proacl as aclitem[] text, nil for the default:
+// PUBLIC's entry first, then the owner's, then the other grantees.
+func (e *Engine) funcACLText(f *catalog.Function) []string {
+	if !f.ExplicitACL {
+		return nil
+	}
+	owner := aclName(e.roleName(f.Owner))
+	var items []string
+	if p := f.ACL[catalog.PublicGrantee]; p != 0 {
+		items = append(items, "="+p.Letters()+"/"+owner)
+	}
+	items = append(items, owner+"="+catalog.PrivExecute.Letters()+"/"+owner)
+	for _, g := range f.ACL.Grantees() {
+		if g != catalog.PublicGrantee {
+			items = append(items, aclName(e.roleName(g))+"="+f.ACL[g].Letters()+"/"+owner)
+		}
+	}
+	return items
+}
+
+// builtinWithArgs reports whether a built-in function called name takes
+// exactly the argument types ts.
+func builtinWithArgs(name string, ts []types.T) bool {
+	for _, o := range planner.Overloads(name) {
+		if o.Kind != planner.Scalar || o.Variadic || len(o.Args) != len(ts) {
+			continue
+		}
+		same := true
+		for i, t := range ts {
+			same = same && o.Args[i] == t.ID
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}

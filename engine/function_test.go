@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/wire"
+)
+
+// TestSQLFunctionsInline: SQL functions called in queries, by name or
+// $n, converted to the declared types, STRICT, and overloaded beside
+// each other and the built-ins.
+func TestSQLFunctionsInline(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1 $$")
+	mustRun(t, s, "CREATE FUNCTION add1(a bigint) RETURNS bigint LANGUAGE sql AS $$ SELECT a + 100 $$")
+	mustRun(t, s, "CREATE FUNCTION twice(int) RETURNS int LANGUAGE sql AS 'select $1 * 2'")
+	mustRun(t, s, "CREATE FUNCTION mul(a int, b int) RETURNS numeric RETURN a * b")
+	mustRun(t, s, "CREATE FUNCTION st3(a int) RETURNS bigint LANGUAGE sql STRICT AS $$ SELECT coalesce(a, 7) $$")
+	mustRun(t, s, "CREATE FUNCTION c3(a int) RETURNS bigint LANGUAGE sql AS $$ SELECT coalesce(a, 7) $$")
+	mustRun(t, s, "CREATE FUNCTION lower(text) RETURNS text LANGUAGE sql AS $$ SELECT 'mine' $$")
+	mustRun(t, s, "CREATE FUNCTION lower(int) RETURNS text LANGUAGE sql AS $$ SELECT 'int' $$")
+	wantRows(t, s, "SELECT add1(1), add1(1::bigint), twice(4), mul(3, 4), pg_typeof(mul(3, 4)), st3(NULL), c3(NULL), st3(2)",
+		"2 101 8 12 numeric NULL 7 2")
+	wantRows(t, s, "SELECT lower('ABC'), lower(5), public.lower('ABC')", "abc int mine")
+	wantCode(t, s, "SELECT add1(2.5)", pgerr.UndefinedFunction, "function add1(numeric) does not exist")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, add1(10)), (2, twice(21))")
+	mustRun(t, s, "UPDATE t SET v = add1(v) WHERE twice(k) = 4")
+	wantRows(t, s, "SELECT k, v, add1(v) FROM t ORDER BY k", "1 11 12", "2 43 44")
+}
+
+// TestSQLFunctionErrors: CREATE FUNCTION checks the body as PostgreSQL
+// does, and refuses with 0A000 the bodies weir does not inline.
+func TestSQLFunctionErrors(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	for q, want := range map[string]struct {
+		code pgerr.Code
+		msg  string
+	}{
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT 'x'::text $$":         {pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return integer"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT '7' $$":               {pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return integer"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT b $$":                 {pgerr.UndefinedColumn, `column "b" does not exist`},
+		"CREATE FUNCTION f(int) RETURNS int LANGUAGE sql AS $$ SELECT $2 $$":                  {pgerr.UndefinedParameter, "there is no parameter $2"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a, a $$":              {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ $$":                          {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int, a int) RETURNS int LANGUAGE sql AS $$ SELECT 1 $$":          {pgerr.InvalidFunctionDefinition, `parameter name "a" used more than once`},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a FROM t $$":          {pgerr.FeatureNotSupported, "FROM clause"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a; SELECT a $$":       {pgerr.FeatureNotSupported, "more than one statement"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT (SELECT a) $$":        {pgerr.FeatureNotSupported, "subquery"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT sum(a) $$":            {pgerr.FeatureNotSupported, "aggregate"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ INSERT INTO t VALUES (1) $$": {pgerr.FeatureNotSupported, "other than one SELECT"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN a; END $$":  {pgerr.FeatureNotSupported, "language plpgsql"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE foo AS $$ SELECT a $$":                 {pgerr.UndefinedObject, `language "foo" does not exist`},
+		"CREATE FUNCTION f(a int) RETURNS SETOF int LANGUAGE sql AS $$ SELECT a $$":           {pgerr.FeatureNotSupported, "SETOF"},
+		"CREATE FUNCTION f(a int) RETURNS int AS $$ SELECT a $$":                              {pgerr.InvalidFunctionDefinition, "no language specified"},
+		"CREATE FUNCTION f(a int) RETURNS int RETURN a || 'x'":                                {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int) RETURNS int RETURN nosuch(a)":                               {pgerr.UndefinedFunction, "function nosuch(integer) does not exist"},
+	} {
+		wantCode(t, s, q, want.code, want.msg)
+	}
+	wantRows(t, s, "SELECT count(*) FROM pg_proc WHERE proname = 'f'", "0")
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN a")
+	wantCode(t, s, "CREATE FUNCTION f(b int) RETURNS int RETURN b", pgerr.DuplicateFunction, `function "f" already exists with same argument types`)
+	wantCode(t, s, "CREATE OR REPLACE FUNCTION f(a int) RETURNS bigint RETURN a", pgerr.InvalidFunctionDefinition, "cannot change return type of existing function")
+	wantCode(t, s, "CREATE OR REPLACE FUNCTION f(b int) RETURNS int RETURN b", pgerr.InvalidFunctionDefinition, `cannot change name of input parameter "a"`)
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION f(a int) RETURNS int RETURN a * 10")
+	wantRows(t, s, "SELECT f(2)", "20")
+}
+
+// TestSQLFunctionInMViewRestart: a materialized view calling a function
+// is maintained through DML and a restart, and keeps the body it was
+// built with when CREATE OR REPLACE changes the function, while a view
+// and new queries see the new body.
+func TestSQLFunctionInMViewRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION bucket(x int, w int) RETURNS int LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT x / w * w $$")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT bucket(v, 10) AS b, count(*) AS n FROM t GROUP BY bucket(v, 10)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT k, bucket(v, 10) AS b FROM t")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 3), (2, 14), (3, 17), (4, NULL)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "0 1", "10 2", "NULL 1")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (5, 21)")
+	mustRun(t, s, "DELETE FROM t WHERE k = 1")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "10 2", "20 1", "NULL 1")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION bucket(x int, w int) RETURNS int LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT x / w * w + 1 $$")
+	wantRows(t, s, "SELECT b FROM v WHERE k = 5", "21")
+	mustRun(t, s, "INSERT INTO t VALUES (6, 25)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "10 2", "20 2", "NULL 1")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (7, 29)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT b, n FROM mv ORDER BY b", "10 2", "20 3", "NULL 1")
+	wantRows(t, s, "SELECT bucket(29, 10)", "21")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDropSQLFunctionDependents: DROP FUNCTION is blocked by the views,
+// materialized views, indexes, generated columns, defaults and CHECK
+// constraints calling the function (2BP01, naming each as PostgreSQL
+// does); CASCADE drops the relations among them.
+func TestDropSQLFunctionDependents(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1 $$")
+	mustRun(t, s, "CREATE FUNCTION f(a text) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT length(a) $$")
+	mustRun(t, s, "CREATE FUNCTION g(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a * 2 $$")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT f(k) AS x FROM t")
+	mustRun(t, s, "CREATE VIEW w AS SELECT x FROM v")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT k, f(v) AS y FROM t")
+	mustRun(t, s, "CREATE INDEX ti ON t (g(v))")
+	mustRun(t, s, "CREATE TABLE u (a int PRIMARY KEY, b int GENERATED ALWAYS AS (g(a)) STORED, c int DEFAULT g(3) CHECK (g(c) > 0))")
+	wantCode(t, s, "DROP FUNCTION f", pgerr.AmbiguousFunction, `function name "f" is not unique`)
+	wantCode(t, s, "DROP FUNCTION f(int)", pgerr.DependentObjectsStillExist, "cannot drop function f(integer) because other objects depend on it")
+	wantDetail(t, s, "DROP FUNCTION f(int)", "view v depends on function f(integer)\nmaterialized view mv depends on function f(integer)")
+	wantDetail(t, s, "DROP FUNCTION g(int)", "index ti depends on function g(integer)\ncolumn b of table u depends on function g(integer)\n"+
+		"default value for column c of table u depends on function g(integer)\nconstraint u_c_check on table u depends on function g(integer)")
+	mustRun(t, s, "DROP FUNCTION f(text)")
+	mustRun(t, s, "DROP FUNCTION f(int) CASCADE")
+	wantRows(t, s, "SELECT relname FROM pg_class WHERE relname IN ('v', 'w', 'mv', 'ti') ORDER BY 1", "ti")
+	wantCode(t, s, "DROP FUNCTION g(int) CASCADE", pgerr.FeatureNotSupported, "column b of table u")
+	mustRun(t, s, "DROP TABLE u")
+	mustRun(t, s, "DROP FUNCTION g(int) CASCADE")
+	wantRows(t, s, "SELECT count(*) FROM pg_class WHERE relname = 'ti'", "0")
+	wantCode(t, s, "DROP FUNCTION g(int)", pgerr.UndefinedFunction, "function g(integer) does not exist")
+	mustRun(t, s, "DROP FUNCTION IF EXISTS g(int)")
+	wantCode(t, s, "SELECT g(1)", pgerr.UndefinedFunction, "function g(integer) does not exist")
+}
+
+// wantDetail runs q and wants an error whose DETAIL is detail.
+func wantDetail(t *testing.T, s wire.Session, q, detail string) {
+	t.Helper()
+	_, err := run(t, s, q)
+	if pe := pgerr.As(err); pe == nil || pe.Detail != detail {
+		t.Errorf("%s: got %v (detail %q), want detail %q", q, err, pgerr.As(err).Detail, detail)
+	}
+}
+
+// TestSQLFunctionCatalog: pg_proc lists user functions as PostgreSQL
+// does, and pg_get_functiondef prints them.
+func TestSQLFunctionCatalog(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION add1(a int) RETURNS int LANGUAGE sql IMMUTABLE STRICT AS $$ select a + 1 $$")
+	mustRun(t, s, "CREATE FUNCTION mul(a int, b int) RETURNS int RETURN a * b")
+	mustRun(t, s, "CREATE FUNCTION two(int, text) RETURNS text LANGUAGE sql STABLE AS 'select $2 || $1'")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT proname, prolang, prosrc, prorettype::regtype, proargtypes, provolatile, proisstrict, prokind, pronargs, pronamespace::regnamespace "+
+		"FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1",
+		"add1 14  select a + 1  integer 23 i t f 1 public", "mul 14  integer 23 23 v f f 2 public", "two 14 select $2 || $1 text 23 25 s f f 2 public")
+	wantRows(t, s, "SELECT pg_get_functiondef('add1'::regproc)", "CREATE OR REPLACE FUNCTION public.add1(a integer)\n RETURNS integer\n LANGUAGE sql\n IMMUTABLE STRICT\nAS $function$ select a + 1 $function$\n")
+	wantRows(t, s, "SELECT pg_get_functiondef('mul'::regproc)", "CREATE OR REPLACE FUNCTION public.mul(a integer, b integer)\n RETURNS integer\n LANGUAGE sql\nRETURN (a * b)\n")
+	wantRows(t, s, "SELECT pg_get_function_arguments('two(int, text)'::regprocedure), pg_get_function_result('two'::regproc), two(1, 'x')", "integer, text text x1")
+}
+
+// TestSQLFunctionVolatileArgs: a volatile argument the body uses twice
+// would be computed twice once inlined, so it is refused; used once, or
+// a stable one (now()), it is inlined.
+func TestSQLFunctionVolatileArgs(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION sq(a float8) RETURNS float8 LANGUAGE sql AS $$ SELECT a * a $$")
+	mustRun(t, s, "CREATE FUNCTION neg(a float8) RETURNS float8 LANGUAGE sql AS $$ SELECT -a $$")
+	wantCode(t, s, "SELECT sq(random())", pgerr.FeatureNotSupported, "volatile argument")
+	wantRows(t, s, "SELECT neg(random()) <= 0, sq(3), sq(extract(epoch FROM now())) > 0", "t 9 t")
+}
+
+// TestSQLFunctionCallForms: no arguments, untyped literals, parameters,
+// and a prepared statement planned again when the function changes.
+func TestSQLFunctionCallForms(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION one() RETURNS int RETURN 1")
+	mustRun(t, s, "CREATE FUNCTION inc(a int) RETURNS int RETURN a + one()")
+	wantRows(t, s, "SELECT one(), inc('5'), inc(inc(1))", "1 6 3")
+	mustRun(t, s, "PREPARE p AS SELECT inc($1), pg_typeof(inc($1))")
+	wantRows(t, s, "EXECUTE p(41)", "42 integer")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION one() RETURNS int RETURN 10")
+	wantRows(t, s, "EXECUTE p(41)", "51 integer")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION one() RETURNS int RETURN inc(1)")
+	wantCode(t, s, "SELECT one()", pgerr.FeatureNotSupported, "calls itself")
+}
+
+// TestSQLFunctionExecutePrivilege: EXECUTE is PUBLIC's until REVOKE,
+// the owner keeps it, and the grants persist.
+func TestSQLFunctionExecutePrivilege(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN a")
+	mustRun(t, s, "CREATE ROLE u LOGIN")
+	mustRun(t, s, "CREATE ROLE w LOGIN")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION f(int) FROM PUBLIC")
+	mustRun(t, s, "GRANT EXECUTE ON FUNCTION f TO u")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	wantRows(t, sessionAs(t, e, "u"), "SELECT f(3)", "3")
+	wantCode(t, sessionAs(t, e, "w"), "SELECT f(3)", pgerr.InsufficientPrivilege, "permission denied for function f")
+	wantCode(t, sessionAs(t, e, "w"), "GRANT EXECUTE ON FUNCTION f TO w", pgerr.InsufficientPrivilege, "permission denied for function f")
+	wantRows(t, session(t, e), "SELECT proacl FROM pg_proc WHERE proname = 'f'", "{root=X/root,u=X/root}")
+}
+
+// TestSQLFunctionInRenamedView: a view whose table's column was renamed
+// (its definition pins the table's columns) still calls the function.
+func TestSQLFunctionInRenamedView(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION add1(a int) RETURNS int RETURN a + 1")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 10)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT add1(v) AS w FROM t")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN v TO vv")
+	wantRows(t, s, "SELECT w FROM v", "11")
+	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT add1(t.vv) AS w\n   FROM t;")
+}
+
+// TestSQLFunctionPinnedThroughView: a materialized view reading a view
+// that calls a function keeps the body it was built with across a
+// restart; the view, not the materialized view, depends on the function,
+// and a function's body calls are the function's dependencies.
+func TestSQLFunctionPinnedThroughView(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION g(a int) RETURNS int RETURN a * 2")
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN g(a) + 1")
+	mustRun(t, s, "CREATE TABLE t (k int PRIMARY KEY)")
+	mustRun(t, s, "CREATE VIEW v AS SELECT k, f(k) AS x FROM t")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW mv AS SELECT k, x FROM v")
+	wantDetail(t, s, "DROP FUNCTION f(int)", "view v depends on function f(integer)")
+	wantDetail(t, s, "DROP FUNCTION g(int)", "function f(integer) depends on function g(integer)")
+	mustRun(t, s, "CREATE OR REPLACE FUNCTION g(a int) RETURNS int RETURN a * 100")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t VALUES (1)")
+	mustRun(t, s, "FLUSH")
+	wantRows(t, s, "SELECT x FROM mv", "3")
+	wantRows(t, s, "SELECT x FROM v", "101")
+}
+
+// TestSQLFunctionBodyText: a body of AS '...' may end in a semicolon and
+// hold comments, and keeps its text as written in pg_proc.prosrc.
+func TestSQLFunctionBodyText(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$\n  -- add one\n  SELECT a + 1;\n$$")
+	mustRun(t, s, "CREATE FUNCTION q(a text) RETURNS text LANGUAGE sql AS 'SELECT a || ''!'''")
+	wantRows(t, s, "SELECT f(1), q('x')", "2 x!")
+	wantRows(t, s, "SELECT prosrc FROM pg_proc WHERE proname = 'q'", "SELECT a || '!'")
+	wantCode(t, s, "CREATE FUNCTION b(a int) RETURNS int LANGUAGE sql AS $$ SELECT a +; $$", pgerr.SyntaxError, "syntax error")
+}

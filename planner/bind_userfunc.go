@@ -1,0 +1,482 @@
+package planner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
+	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
+)
+
+// This file inlines user SQL functions (CREATE FUNCTION ... LANGUAGE
+// sql), as PostgreSQL's inline_function inlines simple SQL functions
+// and RisingWave its SQL UDFs: a call binds the function's body, one
+// expression, over the call's arguments, so a function costs nothing at
+// run time and works wherever an expression does (queries, DML,
+// materialized views, defaults, indexes).
+//
+// A call f(x, y) of
+//
+//	CREATE FUNCTION f(a int, b int) RETURNS bigint STRICT RETURN a * b
+//
+// becomes CASE WHEN x IS NULL OR y IS NULL THEN NULL ELSE (x * y)::bigint
+// END: the body is bound once over its parameters (ColRef i for the i-th,
+// by name or $i), converted to the declared result type by the
+// assignment cast, and its parameters replaced by the arguments,
+// converted to the parameter types.
+
+// FuncCatalog is implemented by a Catalog that holds user functions:
+// Functions returns those called name in schema, or, with schema "",
+// in the schemas of the search path.
+type FuncCatalog interface {
+	Functions(schema, name string) []*catalog.Function
+}
+
+type funcUseKey struct{}
+
+// WithFuncUse returns ctx under which every binding calls use with the
+// OID of each user function it inlines: DROP FUNCTION finds what uses a
+// function by binding the stored expressions again under it.
+func WithFuncUse(ctx context.Context, use func(oid uint32)) context.Context {
+	return context.WithValue(ctx, funcUseKey{}, use)
+}
+
+// maxInlineDepth bounds functions calling functions: a function made
+// recursive by CREATE OR REPLACE cannot be inlined.
+const maxInlineDepth = 32
+
+// funcUses is what a statement's binding records of the user functions
+// it inlined, shared by the binders of the function bodies in it.
+type funcUses struct {
+	// funcs are the functions inlined, by OID, as they were bound: those
+	// the statement's text calls, and those called by the views it reads
+	// and by the bodies of the functions.
+	funcs map[uint32]*catalog.Function
+	// order keeps funcs' OIDs in the order they were first called, and
+	// direct those the statement's own text calls.
+	order  []uint32
+	direct map[uint32]bool
+	// inlined maps the root of each inlined body to its call.
+	inlined map[Expr]inlinedCall
+}
+
+// inlinedCall is one inlined call: the function and its arguments (as
+// converted to the parameter types).
+type inlinedCall struct {
+	fn   *catalog.Function
+	args []Expr
+}
+
+func (b *binder) uses() *funcUses {
+	if b.fnUses == nil {
+		b.fnUses = &funcUses{funcs: map[uint32]*catalog.Function{}, direct: map[uint32]bool{}, inlined: map[Expr]inlinedCall{}}
+	}
+	return b.fnUses
+}
+
+// userCall resolves call n of a name user functions have, with its bound
+// arguments, among the user functions and the built-ins of the name as
+// PostgreSQL resolves over search_path pg_catalog, public: a user
+// function of the same argument types as a built-in is hidden by it. It
+// returns the inlined body, or false when the call is no user
+// function's (a built-in's, to bind as before).
+func (b *binder) userCall(n *ast.FuncCallExpr, args []Expr) (Expr, bool) {
+	fc, ok := unpinned(b.cat).(FuncCatalog)
+	if !ok {
+		return nil, false
+	}
+	schema := n.Schema.O
+	if schema == "pg_catalog" {
+		return nil, false
+	}
+	name := n.FnName.O
+	fns := fc.Functions(schema, name)
+	if len(fns) == 0 && schema != "" && schema != "information_schema" && schema != "weir" {
+		// A user schema holds no built-in.
+		if nc, ok := unpinned(b.cat).(NameCatalog); ok {
+			if _, ok := nc.NamespaceOID(schema); !ok {
+				fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema).WithPosition(b.pos(n)))
+			}
+		}
+		an := make([]argNode, len(args))
+		for i, a := range args {
+			an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+		}
+		fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(schema+"."+name, an)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	}
+	if len(fns) == 0 {
+		return nil, false
+	}
+	if hasNamedArgs(n.Args) {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "named arguments in a call of a user function are not supported").WithPosition(b.pos(n)))
+	}
+	var cands []*Overload
+	byOverload := map[*Overload]*catalog.Function{}
+	builtins := Overloads(strings.ToLower(name))
+	if schema != "" {
+		builtins = nil
+	}
+	for _, o := range builtins {
+		if o.Kind == Scalar {
+			cands = append(cands, o)
+		}
+	}
+next:
+	for _, f := range fns {
+		o := &Overload{Name: f.Name, Ret: f.Ret.ID, Kind: Scalar}
+		for _, t := range f.ArgTypes {
+			o.Args = append(o.Args, t.ID)
+		}
+		for _, bo := range builtins {
+			if bo.Kind == Scalar && !bo.Variadic && slicesEqual(bo.Args, o.Args) {
+				continue next
+			}
+		}
+		cands = append(cands, o)
+		byOverload[o] = f
+	}
+	an := make([]argNode, len(args))
+	for i, a := range args {
+		an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+	}
+	o, amb := resolveOverload(cands, an)
+	shown := name
+	if schema != "" {
+		shown = schema + "." + name
+	}
+	if o == nil {
+		fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shown, an)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	}
+	if amb {
+		fail(pgerr.New(pgerr.AmbiguousFunction, "function %s is not unique", funcSig(shown, an)).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	}
+	f, ok := byOverload[o]
+	if !ok {
+		return nil, false
+	}
+	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(f) {
+		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name))
+	}
+	return b.inline(f, args, n), true
+}
+
+// unpinned is cat without the pins of a view's stored definition
+// (PinnedCatalog), whose wrapper hides the optional interfaces.
+func unpinned(cat Catalog) Catalog {
+	if p, ok := cat.(pinnedCatalog); ok {
+		return p.Catalog
+	}
+	return cat
+}
+
+func slicesEqual(a, b []types.TypeID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// inline binds a call of f over args (already resolved to f).
+func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
+	if b.fnDepth >= maxInlineDepth {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "SQL function \"%s\" calls itself, which cannot be inlined", f.Name).WithPosition(b.pos(n)))
+	}
+	conv := make([]Expr, len(args))
+	for i, a := range args {
+		conv[i] = b.tryCoerce(a, f.ArgTypes[i], ctxImplicit)
+		if conv[i] == nil {
+			fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", f.Signature(false)).WithPosition(b.pos(n)))
+		}
+	}
+	body, err := b.funcBody(f)
+	if err != nil {
+		// The body bound when the function was made; what it calls may
+		// have changed since. PostgreSQL names the function as context.
+		pe := pgerr.As(err)
+		pe.Position = 0
+		if pe.Where == "" {
+			pe.Where = "SQL function \"" + f.Name + "\" during inlining"
+		}
+		fail(pe)
+	}
+	uses := make([]int, len(conv))
+	WalkExpr(body, func(x Expr) {
+		if c, ok := x.(*ColRef); ok {
+			uses[c.Idx]++
+		}
+	})
+	for i, a := range conv {
+		if uses[i] > 1 && volatileExpr(a) {
+			// PostgreSQL calls the function instead of inlining it then,
+			// so the argument is computed once; weir only inlines.
+			fail(pgerr.New(pgerr.FeatureNotSupported, "a volatile argument of SQL function \"%s\" that its body uses more than once is not supported", f.Name).
+				WithHint("Compute the argument in a subquery or CTE and pass its column.").WithPosition(b.pos(n)))
+		}
+	}
+	out := mapExpr(body, func(x Expr) Expr {
+		if c, ok := x.(*ColRef); ok {
+			return conv[c.Idx]
+		}
+		return x
+	})
+	if f.Strict && len(conv) > 0 {
+		var nulls []Expr
+		for _, a := range conv {
+			nulls = append(nulls, &IsNull{Arg: a})
+		}
+		cond := nulls[0]
+		if len(nulls) > 1 {
+			cond = &Or{Args: nulls}
+		}
+		out = &Case{Whens: []When{{Cond: cond, Then: &Const{V: types.NullDatum, T: f.Ret}}}, Else: out, T: f.Ret}
+	}
+	u := b.uses()
+	if _, seen := u.funcs[f.OID]; !seen {
+		u.funcs[f.OID] = f
+		u.order = append(u.order, f.OID)
+	}
+	if b.fnDepth == 0 && b.view == nil {
+		u.direct[f.OID] = true
+	}
+	u.inlined[out] = inlinedCall{fn: f, args: conv}
+	if b.ctx != nil {
+		if use, ok := b.ctx.Value(funcUseKey{}).(func(uint32)); ok {
+			use(f.OID)
+		}
+	}
+	return out
+}
+
+// funcBody binds f's body over its parameters (ColRef i is the i-th),
+// converted to f's result type.
+func (b *binder) funcBody(f *catalog.Function) (e Expr, err error) {
+	defer recoverAt(&err, 0)
+	node, q, _ := parseFuncBody(f)
+	return b.bindBody(f, node, q), nil
+}
+
+// bindBody binds a parsed body of f with a binder of its own, sharing
+// the statement's record of the functions it calls.
+func (b *binder) bindBody(f *catalog.Function, node ast.ExprNode, q *sql.Query) Expr {
+	sub := &binder{q: q, cat: b.cat, deps: map[uint32]bool{}, ctx: b.ctx, access: &[]Access{}, fn: f, fnDepth: b.fnDepth + 1, fnUses: b.uses()}
+	sc := &scope{lvl: &level{}, tables: []string{f.Name}}
+	for i, t := range f.ArgTypes {
+		sc.cols = append(sc.cols, colInfo{table: f.Name, name: f.ArgNames[i], t: t})
+	}
+	x := sub.expr(&exprCtx{s: sc, clause: "SQL function bodies"}, node)
+	t := sub.typeOf(x)
+	if sub.isUnknown(x) || t.ID == types.Unknown {
+		x = sub.coerce(x, types.TText, ctxImplicit, "function result")
+		t = types.TText
+	}
+	out := sub.tryCoerce(x, f.Ret, ctxAssignment)
+	if out == nil {
+		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
+			WithDetail("Actual return type is %s.", t).WithWhere("SQL function \"%s\"", f.Name))
+	}
+	return out
+}
+
+// parseFuncBody parses f's body: RETURN's expression, or the one SELECT
+// of one expression without FROM of AS '...'. It returns the
+// expression, the parsed query it belongs to, and the byte offset in
+// f.Src where that query's text starts. It fails (by panicking with a
+// *pgerr.Error, as the binder does) for every other body: 0A000 for
+// the forms PostgreSQL has and weir does not inline, 42P13 for those
+// PostgreSQL refuses too.
+func parseFuncBody(f *catalog.Function) (ast.ExprNode, *sql.Query, int) {
+	if f.Return {
+		q, err := parseExpr(f.Src)
+		if err != nil {
+			fail(pgerr.As(err))
+		}
+		sel, ok := q.Node.(*ast.SelectStmt)
+		if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+			failf(pgerr.SyntaxError, "syntax error in RETURN")
+		}
+		return checkBodyExpr(sel.Fields.Fields[0].Expr, q), q, 0
+	}
+	pieces, err := sql.Split(f.Src)
+	if err != nil {
+		fail(pgerr.As(err))
+	}
+	if len(pieces) == 0 {
+		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
+			WithDetail("Function's final statement must be SELECT or INSERT/UPDATE/DELETE RETURNING.").WithWhere("SQL function \"%s\"", f.Name))
+	}
+	if len(pieces) > 1 {
+		failf(pgerr.FeatureNotSupported, "SQL functions of more than one statement are not supported")
+	}
+	text := pieces[0].Text
+	if rest := f.Src[pieces[0].Offset+len(text):]; strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), ";") {
+		// The semicolon ending the statement is part of its text, as
+		// PostgreSQL's parser sees it (a syntax error "at or near ;").
+		text = f.Src[pieces[0].Offset : pieces[0].Offset+len(text)+strings.IndexByte(rest, ';')+1]
+	}
+	st, err := parseStmt(text)
+	if err != nil {
+		pe := pgerr.As(err)
+		if pe.Position > 0 {
+			pe.Position += len([]rune(f.Src[:pieces[0].Offset]))
+		}
+		fail(pe)
+	}
+	q, ok := st.(*sql.Query)
+	if !ok {
+		failf(pgerr.FeatureNotSupported, "SQL function bodies other than one SELECT are not supported")
+	}
+	sel, ok := q.Node.(*ast.SelectStmt)
+	if !ok {
+		failf(pgerr.FeatureNotSupported, "SQL function bodies other than one SELECT are not supported")
+	}
+	if sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
+			WithDetail("Final statement must return exactly one column.").WithWhere("SQL function \"%s\"", f.Name))
+	}
+	switch {
+	case sel.From != nil:
+		failf(pgerr.FeatureNotSupported, "SQL function bodies with a FROM clause are not supported")
+	case sel.Where != nil || sel.GroupBy != nil || sel.Having != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Distinct ||
+		sel.WindowSpecs != nil || sel.With != nil || len(q.TVFs) > 0:
+		failf(pgerr.FeatureNotSupported, "SQL function bodies other than SELECT of one expression are not supported")
+	case sel.Fields.Fields[0].WildCard != nil:
+		failf(pgerr.FeatureNotSupported, "SQL function bodies other than SELECT of one expression are not supported")
+	}
+	return checkBodyExpr(sel.Fields.Fields[0].Expr, q), q, pieces[0].Offset
+}
+
+// checkBodyExpr refuses what an inlined body cannot hold: subqueries,
+// aggregates and window functions (PostgreSQL inlines none of these).
+func checkBodyExpr(n ast.ExprNode, q *sql.Query) ast.ExprNode {
+	var sub subqueryFinder
+	n.Accept(&sub)
+	if sub.found != nil {
+		failf(pgerr.FeatureNotSupported, "SQL function bodies with a subquery are not supported")
+	}
+	b := &binder{q: q}
+	if b.containsAggOrWindow(n) {
+		failf(pgerr.FeatureNotSupported, "SQL function bodies with an aggregate or window function are not supported")
+	}
+	return n
+}
+
+// CheckFunction checks f's body as CREATE FUNCTION does: it parses and
+// binds it over f's parameters and converts it to f's result type.
+// Errors are PostgreSQL's (42703 for an unknown name, 42P02 for $n
+// beyond the parameters, 42P13 for a result of the wrong type), with
+// 0A000 for bodies weir does not inline; bodyPos, the character of the
+// statement the body starts at, places their positions in the
+// statement (0: no positions). It returns whether the body is mutable
+// (calls a function whose value may change).
+func CheckFunction(ctx context.Context, f *catalog.Function, bodyPos int, cat Catalog) (mutable bool, err error) {
+	pos := bodyPos
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		pe, ok := r.(*pgerr.Error)
+		if !ok {
+			panic(r)
+		}
+		if pe.Position > 0 && pos > 0 {
+			pe.Position += pos - 1
+		} else {
+			pe.Position = 0
+		}
+		err = pe
+	}()
+	node, q, off := parseFuncBody(f)
+	if pos > 0 {
+		pos += len([]rune(f.Src[:off]))
+	}
+	b := &binder{cat: cat, deps: map[uint32]bool{}, ctx: ctx, access: &[]Access{}}
+	x := b.bindBody(f, node, q)
+	return b.isMutable(x), nil
+}
+
+// isMutable is isMutable of e as PostgreSQL judges an expression with
+// inlined SQL functions in it: an IMMUTABLE function whose body is not
+// immutable is not inlined there, so its declaration is trusted and only
+// its arguments count; every other function counts by its body.
+func (b *binder) isMutable(e Expr) bool {
+	if b.fnUses == nil || len(b.fnUses.inlined) == 0 {
+		return isMutable(e)
+	}
+	skip := map[Expr]bool{}
+	WalkExpr(e, func(x Expr) {
+		c, ok := b.fnUses.inlined[x]
+		if !ok || c.fn.Volatility != catalog.Immutable {
+			return
+		}
+		WalkExpr(x, func(y Expr) { skip[y] = true })
+		for _, a := range c.args {
+			WalkExpr(a, func(y Expr) { delete(skip, y) })
+		}
+	})
+	if len(skip) == 0 {
+		return isMutable(e)
+	}
+	return mutableExcept(e, skip)
+}
+
+// FuncAuthorizer is implemented by a Catalog that checks who may call a
+// user function: CanExecute reports whether the statement's role holds
+// EXECUTE on f.
+type FuncAuthorizer interface {
+	CanExecute(f *catalog.Function) bool
+}
+
+// UserFuncCatalog is implemented by a Catalog that finds user functions
+// by OID, as regproc and regprocedure print them.
+type UserFuncCatalog interface {
+	FunctionByOID(oid uint32) (*catalog.Function, bool)
+}
+
+// userProcText prints user function f as regproc (its name) or
+// regprocedure (name(argtypes)) prints it, qualified when it is not in
+// public.
+func userProcText(f *catalog.Function, withArgs bool) string {
+	name := sql.QuoteIdent(f.Name)
+	if f.Schema != catalog.PublicSchema {
+		name = sql.QuoteIdent(f.Schema) + "." + name
+	}
+	if !withArgs {
+		return name
+	}
+	args := make([]string, len(f.ArgTypes))
+	for i, t := range f.ArgTypes {
+		args[i] = t.String()
+	}
+	return name + "(" + strings.Join(args, ",") + ")"
+}
+
+// volatileExpr reports whether e calls a volatile function other than
+// the time functions, whose value is fixed for the statement: computing
+// it twice may give two values.
+func volatileExpr(e Expr) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		c, ok := x.(*Call)
+		if !ok || timeDependent[c.Fn] {
+			return
+		}
+		for _, o := range Overloads(c.Fn) {
+			if o.Volatile {
+				found = true
+			}
+		}
+	})
+	return found
+}
