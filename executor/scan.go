@@ -2,8 +2,13 @@ package executor
 
 import (
 	"context"
+	endian "encoding/binary"
+	"math"
+	"math/rand/v2"
 
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
 
@@ -17,6 +22,8 @@ type Scan struct {
 	ec   *ExecCtx
 	it   RowIter
 	ts   []types.T
+	// sample decides which rows a TABLESAMPLE scan keeps (nil: all).
+	sample *sampler
 }
 
 var _ Operator = (*Scan)(nil)
@@ -43,6 +50,13 @@ func (s *Scan) next(ctx context.Context) (*types.Chunk, error) {
 		for i, c := range s.plan.Rel.Cols {
 			colTypes[i] = c.T
 		}
+		if s.plan.Sample != nil {
+			sm, err := newSampler(s.plan.Sample, s.ec)
+			if err != nil {
+				return nil, err
+			}
+			s.sample = sm
+		}
 		it, err := s.ec.Source.ScanRelation(ctx, s.plan.Rel.ID, colTypes)
 		if err != nil {
 			return nil, err
@@ -60,6 +74,9 @@ func (s *Scan) next(ctx context.Context) (*types.Chunk, error) {
 		if r == nil {
 			s.Close()
 			break
+		}
+		if s.sample != nil && !s.sample.keep(s.plan.Rel, r) {
+			continue
 		}
 		for j, col := range s.plan.Cols {
 			out[j] = r[col]
@@ -122,4 +139,93 @@ func (s *SystemScan) Next(ctx context.Context) (*types.Chunk, error) {
 func (s *SystemScan) Close() {
 	s.buf = nil
 	s.done = true
+}
+
+// sampler is the decision of a TABLESAMPLE scan (planner.TableSample):
+// a row is kept when a hash of the seed and the row's primary key,
+// encoded as its storage key, falls below percent/100 of the hash's
+// range. The decision depends on the key and the seed only, so the same
+// seed over the same rows keeps the same rows.
+type sampler struct {
+	all, none bool
+	limit     uint64 // keep when the hash is below
+	seed      uint64
+	key       []byte
+}
+
+// newSampler evaluates the clause's arguments as PostgreSQL's
+// tablesample_init and bernoulli_beginsamplescan check them: NULL is
+// 2202H (2202G for REPEATABLE), a percentage outside 0..100 2202H.
+// Without REPEATABLE the seed is drawn from the statement's random
+// source (ExecCtx.Rand).
+func newSampler(ts *planner.TableSample, ec *ExecCtx) (*sampler, error) {
+	d, err := evalConst(ts.Percent, ec)
+	if err != nil {
+		return nil, err
+	}
+	if d.Null {
+		return nil, pgerr.New(pgerr.InvalidTablesampleArgument, "TABLESAMPLE parameter cannot be null")
+	}
+	var seed uint64
+	if ts.Seed != nil {
+		sd, err := evalConst(ts.Seed, ec)
+		if err != nil {
+			return nil, err
+		}
+		if sd.Null {
+			return nil, pgerr.New(pgerr.InvalidTablesampleRepeat, "TABLESAMPLE REPEATABLE parameter cannot be null")
+		}
+		f := sd.F
+		if f == 0 {
+			f = 0 // -0 and 0 are the same seed
+		}
+		seed = math.Float64bits(f)
+	} else {
+		seed = ec.random()
+	}
+	pct := float32(d.F)
+	if pct < 0 || pct > 100 || math.IsNaN(float64(pct)) {
+		return nil, pgerr.New(pgerr.InvalidTablesampleArgument, "sample percentage must be between 0 and 100")
+	}
+	sm := &sampler{seed: seed, all: pct == 100, none: pct == 0}
+	sm.limit = uint64(float64(pct) / 100 * (1 << 64))
+	return sm, nil
+}
+
+// keep reports whether the sample keeps row (a full row of rel).
+func (sm *sampler) keep(rel *catalog.Relation, row types.Row) bool {
+	if sm.all || sm.none {
+		return sm.all
+	}
+	sm.key = endian.BigEndian.AppendUint64(sm.key[:0], sm.seed)
+	for _, i := range rel.PK {
+		sm.key = types.AppendKey(sm.key, row[i], rel.Cols[i].T, false)
+	}
+	return sampleHash(sm.key) < sm.limit
+}
+
+// sampleHash hashes b (FNV-1a, then SplitMix64's finalizer to spread the
+// bits): fixed, so that a REPEATABLE seed keeps the same rows in every
+// process and release.
+func sampleHash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
+}
+
+// random returns a random number from the statement's source (Rand),
+// or from the runtime's when the statement has none.
+func (ec *ExecCtx) random() uint64 {
+	if ec.Rand != nil {
+		return ec.Rand.Uint64()
+	}
+	return rand.Uint64()
 }

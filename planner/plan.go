@@ -31,6 +31,21 @@ type Scan struct {
 	// the join into a StreamLookupJoin, which looks each left row up in
 	// the relation's committed rows when the row arrives.
 	ProcTime bool
+	// Sample is the scan's TABLESAMPLE clause; nil reads every row.
+	Sample *TableSample
+}
+
+// TableSample is `TABLESAMPLE method (percent) [REPEATABLE (seed)]` on
+// a table or materialized view. weir has no pages: both methods keep a
+// row when a hash of its primary key and the seed falls below
+// percent/100, so SYSTEM samples rows as BERNOULLI does (PostgreSQL's
+// SYSTEM keeps or drops whole pages).
+type TableSample struct {
+	Method  string // "bernoulli" or "system"
+	Percent Expr   // real
+	// Seed is the REPEATABLE argument (double precision); nil draws a
+	// seed for each execution of the statement.
+	Seed Expr
 }
 
 // SystemScan reads a virtual system table (pg_catalog.*,

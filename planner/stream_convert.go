@@ -250,6 +250,9 @@ func (sp *streamPlanner) scan(s *Scan) StreamNode {
 	if s.ProcTime {
 		failUnsupported("FOR SYSTEM_TIME AS OF PROCTIME() is supported only on the right side of a JOIN or LEFT JOIN")
 	}
+	if s.Sample != nil {
+		failUnsupported("TABLESAMPLE is not supported in materialized views")
+	}
 	if s.Rel.Kind == catalog.KindSource {
 		return sp.source(s)
 	}

@@ -572,6 +572,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if n.ProcTime {
 			vdUnsupported("FOR SYSTEM_TIME AS OF")
 		}
+		if n.Sample != nil {
+			failf(pgerr.FeatureNotSupported, "TABLESAMPLE is not supported in views")
+		}
 		rel, ok := d.current(n.Rel.ID)
 		if !ok {
 			vdUnsupported("a dropped relation")
