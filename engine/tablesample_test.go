@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -115,4 +116,22 @@ func TestTableSample(t *testing.T) {
 	}
 	mustRun(t, s, "CREATE VIEW vv AS SELECT * FROM t")
 	wantCode(t, s, "SELECT * FROM vv TABLESAMPLE BERNOULLI (5)", pgerr.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views")
+}
+
+// TestTableSampleExplain: EXPLAIN shows the sampled scan with its
+// method and arguments, as PostgreSQL's "Sampling:" line does.
+func TestTableSampleExplain(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+	out := strings.Join(mustRun(t, s, "EXPLAIN SELECT * FROM t TABLESAMPLE BERNOULLI (10) REPEATABLE (1)"), "\n")
+	if !strings.Contains(out, "SampleScan t [id, v] (Sampling: bernoulli (") || !strings.Contains(out, "REPEATABLE (") {
+		t.Errorf("EXPLAIN: %s", out)
+	}
+	out = strings.Join(mustRun(t, s, "EXPLAIN SELECT * FROM t TABLESAMPLE SYSTEM (10)"), "\n")
+	if !strings.Contains(out, "Sampling: system (") || strings.Contains(out, "REPEATABLE") {
+		t.Errorf("EXPLAIN: %s", out)
+	}
+	t.Log(out)
 }
