@@ -133,5 +133,22 @@ func TestTableSampleExplain(t *testing.T) {
 	if !strings.Contains(out, "Sampling: system (") || strings.Contains(out, "REPEATABLE") {
 		t.Errorf("EXPLAIN: %s", out)
 	}
-	t.Log(out)
+}
+
+// TestTableSampleView: a view keeps its TABLESAMPLE clause, printed as
+// PostgreSQL prints it.
+func TestTableSampleView(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+	mustRun(t, s, "INSERT INTO t SELECT g, 'x' || g FROM generate_series(1, 100) g")
+	mustRun(t, s, "CREATE VIEW v0 AS SELECT id FROM t AS a TABLESAMPLE BERNOULLI (0) REPEATABLE (1)")
+	mustRun(t, s, "CREATE VIEW v100 AS SELECT id FROM t TABLESAMPLE SYSTEM (100)")
+	wantRows(t, s, "SELECT count(*) FROM v0", "0")
+	wantRows(t, s, "SELECT count(*) FROM v100", "100")
+	got := strings.Join(mustRun(t, s, "SELECT pg_get_viewdef('v0')"), "\n")
+	if !strings.Contains(got, "FROM t a TABLESAMPLE bernoulli (0) REPEATABLE (1)") {
+		t.Errorf("pg_get_viewdef: %q", got)
+	}
 }

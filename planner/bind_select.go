@@ -1873,9 +1873,20 @@ func (b *binder) sampledRef(tn *ast.TableName, alias string, outer *scope, lvl *
 	}
 	empty := &scope{lvl: &level{}}
 	s := &TableSample{Method: method}
-	s.Percent = b.coerce(b.expr(&exprCtx{s: empty, clause: "TABLESAMPLE"}, ts.Expr), types.TFloat4, ctxImplicit, "argument of TABLESAMPLE")
+	arg := func(n ast.ExprNode, t types.T, clause string) Expr {
+		e := b.expr(&exprCtx{s: empty, clause: clause}, n)
+		out := b.coerce(e, t, ctxImplicit, "argument of "+clause)
+		if c, ok := out.(*Cast); ok && c.Arg == e && c.Domain == nil {
+			// PostgreSQL's implicit coercion, which its deparser does
+			// not show (an assignment cast of a number to a float is
+			// the same cast).
+			c.Assign = true
+		}
+		return out
+	}
+	s.Percent = arg(ts.Expr, types.TFloat4, "TABLESAMPLE")
 	if ts.RepeatableSeed != nil {
-		s.Seed = b.coerce(b.expr(&exprCtx{s: empty, clause: "REPEATABLE"}, ts.RepeatableSeed), types.TFloat8, ctxImplicit, "argument of REPEATABLE")
+		s.Seed = arg(ts.RepeatableSeed, types.TFloat8, "REPEATABLE")
 	}
 	scan.Sample = s
 	return p, sc

@@ -30,3 +30,10 @@ select * from tsv tablesample bernoulli (10);
 with c as (select 1) select * from c tablesample bernoulli (10);
 select * from (select 1) s tablesample bernoulli (10);
 select * from generate_series(1, 3) tablesample bernoulli (10);
+-- A view keeps the clause.
+create view tsv0 as select id from ts as a tablesample bernoulli (0) repeatable (1);
+create view tsv100 as select id, v from ts tablesample system (50 + 50);
+select count(*) from tsv0;
+select count(*) from tsv100;
+select pg_get_viewdef('tsv0');
+select pg_get_viewdef('tsv100');
