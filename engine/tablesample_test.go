@@ -110,7 +110,10 @@ func TestTableSample(t *testing.T) {
 		{"SELECT * FROM (SELECT 1) s TABLESAMPLE BERNOULLI (5)", pgerr.SyntaxError, `syntax error at or near "TABLESAMPLE"`},
 		{"SELECT * FROM generate_series(1, 3) TABLESAMPLE BERNOULLI (5)", pgerr.SyntaxError, `syntax error at or near "TABLESAMPLE"`},
 		{"WITH c AS (SELECT 1) SELECT * FROM c TABLESAMPLE BERNOULLI (5)", pgerr.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views"},
-		{"CREATE MATERIALIZED VIEW bad AS SELECT * FROM t TABLESAMPLE BERNOULLI (5) REPEATABLE (1)", pgerr.FeatureNotSupported, "TABLESAMPLE is not supported in materialized views"},
+		{"CREATE MATERIALIZED VIEW bad AS SELECT * FROM t TABLESAMPLE BERNOULLI (5)", pgerr.FeatureNotSupported, "TABLESAMPLE without REPEATABLE is not supported in materialized views"},
+		{"CREATE MATERIALIZED VIEW bad AS SELECT * FROM t TABLESAMPLE BERNOULLI (5) REPEATABLE (random())", pgerr.FeatureNotSupported, "must be constants"},
+		{"CREATE MATERIALIZED VIEW bad AS SELECT * FROM t TABLESAMPLE BERNOULLI (500) REPEATABLE (1)", pgerr.InvalidTablesampleArgument, "sample percentage must be between 0 and 100"},
+		{"CREATE MATERIALIZED VIEW bad AS SELECT * FROM t TABLESAMPLE BERNOULLI (5) REPEATABLE (NULL)", pgerr.InvalidTablesampleRepeat, "TABLESAMPLE REPEATABLE parameter cannot be null"},
 	} {
 		wantCode(t, s, c.q, c.code, c.msg)
 	}
@@ -151,4 +154,51 @@ func TestTableSampleView(t *testing.T) {
 	if !strings.Contains(got, "FROM t a TABLESAMPLE bernoulli (0) REPEATABLE (1)") {
 		t.Errorf("pg_get_viewdef: %q", got)
 	}
+}
+
+// TestTableSampleMaterializedView: a materialized view over TABLESAMPLE
+// ... REPEATABLE keeps the rows a query with the same seed keeps, and
+// follows the table: an inserted row appears iff it is sampled, a
+// deleted one goes, an updated one changes in place.
+func TestTableSampleMaterializedView(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "SET streaming_parallelism = 1")
+	mustRun(t, s, "CREATE TABLE t (id int PRIMARY KEY, v int)")
+	mustRun(t, s, "INSERT INTO t SELECT g, g FROM generate_series(1, 2000) g")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT id, v FROM t TABLESAMPLE BERNOULLI (30) REPEATABLE (5)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m0 AS SELECT count(*) AS n FROM t TABLESAMPLE SYSTEM (0) REPEATABLE (5)")
+	const q = "SELECT count(*) || ' ' || coalesce(sum(id), 0) || ' ' || coalesce(sum(v), 0) FROM t TABLESAMPLE BERNOULLI (30) REPEATABLE (5)"
+	const mq = "SELECT count(*) || ' ' || coalesce(sum(id), 0) || ' ' || coalesce(sum(v), 0) FROM m"
+	same := func(when string) {
+		t.Helper()
+		want, got := mustRun(t, s, q)[0], mustRun(t, s, mq)[0]
+		if want != got {
+			t.Errorf("%s: view has %s, the query %s", when, got, want)
+		}
+	}
+	same("created")
+	n, _ := strconv.Atoi(strings.Fields(mustRun(t, s, mq)[0])[0])
+	if n < 600-250 || n > 600+250 {
+		t.Errorf("30%% of 2000 rows: %d", n)
+	}
+	mustRun(t, s, "INSERT INTO t SELECT g, g FROM generate_series(2001, 3000) g")
+	same("after inserts")
+	mustRun(t, s, "DELETE FROM t WHERE id % 3 = 0")
+	same("after deletes")
+	mustRun(t, s, "UPDATE t SET v = v + 1000000 WHERE id % 5 = 0")
+	same("after updates")
+	wantRows(t, s, "SELECT n FROM m0", "0")
+	wantRows(t, s, "SELECT count(*) FROM m WHERE id % 3 = 0", "0")
+	// After a restart the view goes on sampling the same way.
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO t SELECT g, g FROM generate_series(3001, 4000) g")
+	same("after a restart and inserts")
+	wantRows(t, s, "SELECT n FROM m0", "0")
 }

@@ -2,11 +2,9 @@ package executor
 
 import (
 	"context"
-	endian "encoding/binary"
-	"math"
 	"math/rand/v2"
 
-	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
@@ -142,15 +140,12 @@ func (s *SystemScan) Close() {
 }
 
 // sampler is the decision of a TABLESAMPLE scan (planner.TableSample):
-// a row is kept when a hash of the seed and the row's primary key,
-// encoded as its storage key, falls below percent/100 of the hash's
-// range. The decision depends on the key and the seed only, so the same
-// seed over the same rows keeps the same rows.
+// functions.SampleKeep of the seed and the row's primary key, encoded as
+// its storage key. The decision depends on the key and the seed only, so
+// the same seed over the same rows keeps the same rows.
 type sampler struct {
-	all, none bool
-	limit     uint64 // keep when the hash is below
-	seed      uint64
-	key       []byte
+	limit, seed uint64
+	key, buf    []byte
 }
 
 // newSampler evaluates the clause's arguments as PostgreSQL's
@@ -163,62 +158,31 @@ func newSampler(ts *planner.TableSample, ec *ExecCtx) (*sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Null {
-		return nil, pgerr.New(pgerr.InvalidTablesampleArgument, "TABLESAMPLE parameter cannot be null")
-	}
-	var seed uint64
+	var sd types.Datum
 	if ts.Seed != nil {
-		sd, err := evalConst(ts.Seed, ec)
-		if err != nil {
+		if sd, err = evalConst(ts.Seed, ec); err != nil {
 			return nil, err
 		}
-		if sd.Null {
-			return nil, pgerr.New(pgerr.InvalidTablesampleRepeat, "TABLESAMPLE REPEATABLE parameter cannot be null")
-		}
-		f := sd.F
-		if f == 0 {
-			f = 0 // -0 and 0 are the same seed
-		}
-		seed = math.Float64bits(f)
-	} else {
+	}
+	limit, seed, err := planner.SampleArgs(d, sd, ts.Seed != nil)
+	if err != nil {
+		return nil, err
+	}
+	if ts.Seed == nil {
 		seed = ec.random()
 	}
-	pct := float32(d.F)
-	if pct < 0 || pct > 100 || math.IsNaN(float64(pct)) {
-		return nil, pgerr.New(pgerr.InvalidTablesampleArgument, "sample percentage must be between 0 and 100")
-	}
-	sm := &sampler{seed: seed, all: pct == 100, none: pct == 0}
-	sm.limit = uint64(float64(pct) / 100 * (1 << 64))
-	return sm, nil
+	return &sampler{limit: limit, seed: seed}, nil
 }
 
 // keep reports whether the sample keeps row (a full row of rel).
 func (sm *sampler) keep(rel *catalog.Relation, row types.Row) bool {
-	if sm.all || sm.none {
-		return sm.all
-	}
-	sm.key = endian.BigEndian.AppendUint64(sm.key[:0], sm.seed)
+	sm.key = sm.key[:0]
 	for _, i := range rel.PK {
 		sm.key = types.AppendKey(sm.key, row[i], rel.Cols[i].T, false)
 	}
-	return sampleHash(sm.key) < sm.limit
-}
-
-// sampleHash hashes b (FNV-1a, then SplitMix64's finalizer to spread the
-// bits): fixed, so that a REPEATABLE seed keeps the same rows in every
-// process and release.
-func sampleHash(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return h
+	var keep bool
+	keep, sm.buf = functions.SampleKeep(sm.limit, sm.seed, sm.key, sm.buf)
+	return keep
 }
 
 // random returns a random number from the statement's source (Rand),
