@@ -37,3 +37,8 @@ select count(*) from tsv0;
 select count(*) from tsv100;
 select pg_get_viewdef('tsv0');
 select pg_get_viewdef('tsv100');
+-- A materialized view over a sample of all or no rows.
+create materialized view tsm100 as select id from ts tablesample bernoulli (100) repeatable (2);
+create materialized view tsm0 as select id from ts tablesample bernoulli (0) repeatable (2);
+select count(*), sum(id) from tsm100;
+select count(*) from tsm0;
