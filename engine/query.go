@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/weirdb/weir/executor"
@@ -150,7 +151,8 @@ func (s *Session) withTimeout(ctx context.Context) (context.Context, context.Can
 // transaction's start time, ctx (with statement_timeout) cancels the
 // functions that wait.
 func (s *Session) execCtx(ctx context.Context, params []types.Datum, src executor.Source, w executor.Writer) *executor.ExecCtx {
-	ec := &executor.ExecCtx{Source: src, Writer: w, WorkMem: s.workMem(), Temp: s.eng.db}
+	ec := &executor.ExecCtx{Source: src, Writer: w, WorkMem: s.workMem(), Temp: s.eng.db,
+		Rand: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	if w != nil && !s.superuser() {
 		// A write's constraint violations show the role only what it
 		// may read of the row (executor.ExecCtx.MaySelect).

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
@@ -144,6 +145,10 @@ type ExecCtx struct {
 	// the rows its FETCH still needs, so that expressions over them are
 	// computed as rows are fetched, as PostgreSQL computes a portal's.
 	ChunkRows func() int
+	// Rand is the statement's source of random numbers: the seed of a
+	// TABLESAMPLE without REPEATABLE is drawn from it at each execution.
+	// Nil draws from the runtime's random source.
+	Rand *rand.Rand
 	// workTables holds the working tables of the running WITH RECURSIVE
 	// evaluations, by planner.RecursiveUnion.WorkTable id.
 	workTables map[int]*rowSpool

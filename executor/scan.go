@@ -2,8 +2,11 @@ package executor
 
 import (
 	"context"
+	"math/rand/v2"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/planner"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
 
@@ -17,6 +20,8 @@ type Scan struct {
 	ec   *ExecCtx
 	it   RowIter
 	ts   []types.T
+	// sample decides which rows a TABLESAMPLE scan keeps (nil: all).
+	sample *sampler
 }
 
 var _ Operator = (*Scan)(nil)
@@ -43,6 +48,13 @@ func (s *Scan) next(ctx context.Context) (*types.Chunk, error) {
 		for i, c := range s.plan.Rel.Cols {
 			colTypes[i] = c.T
 		}
+		if s.plan.Sample != nil {
+			sm, err := newSampler(s.plan.Sample, s.ec)
+			if err != nil {
+				return nil, err
+			}
+			s.sample = sm
+		}
 		it, err := s.ec.Source.ScanRelation(ctx, s.plan.Rel.ID, colTypes)
 		if err != nil {
 			return nil, err
@@ -60,6 +72,9 @@ func (s *Scan) next(ctx context.Context) (*types.Chunk, error) {
 		if r == nil {
 			s.Close()
 			break
+		}
+		if s.sample != nil && !s.sample.keep(s.plan.Rel, r) {
+			continue
 		}
 		for j, col := range s.plan.Cols {
 			out[j] = r[col]
@@ -122,4 +137,59 @@ func (s *SystemScan) Next(ctx context.Context) (*types.Chunk, error) {
 func (s *SystemScan) Close() {
 	s.buf = nil
 	s.done = true
+}
+
+// sampler is the decision of a TABLESAMPLE scan (planner.TableSample):
+// functions.SampleKeep of the seed and the row's primary key, encoded as
+// its storage key. The decision depends on the key and the seed only, so
+// the same seed over the same rows keeps the same rows.
+type sampler struct {
+	limit, seed uint64
+	key, buf    []byte
+}
+
+// newSampler evaluates the clause's arguments as PostgreSQL's
+// tablesample_init and bernoulli_beginsamplescan check them: NULL is
+// 2202H (2202G for REPEATABLE), a percentage outside 0..100 2202H.
+// Without REPEATABLE the seed is drawn from the statement's random
+// source (ExecCtx.Rand).
+func newSampler(ts *planner.TableSample, ec *ExecCtx) (*sampler, error) {
+	d, err := evalConst(ts.Percent, ec)
+	if err != nil {
+		return nil, err
+	}
+	var sd types.Datum
+	if ts.Seed != nil {
+		if sd, err = evalConst(ts.Seed, ec); err != nil {
+			return nil, err
+		}
+	}
+	limit, seed, err := planner.SampleArgs(d, sd, ts.Seed != nil)
+	if err != nil {
+		return nil, err
+	}
+	if ts.Seed == nil {
+		seed = ec.random()
+	}
+	return &sampler{limit: limit, seed: seed}, nil
+}
+
+// keep reports whether the sample keeps row (a full row of rel).
+func (sm *sampler) keep(rel *catalog.Relation, row types.Row) bool {
+	sm.key = sm.key[:0]
+	for _, i := range rel.PK {
+		sm.key = types.AppendKey(sm.key, row[i], rel.Cols[i].T, false)
+	}
+	var keep bool
+	keep, sm.buf = functions.SampleKeep(sm.limit, sm.seed, sm.key, sm.buf)
+	return keep
+}
+
+// random returns a random number from the statement's source (Rand),
+// or from the runtime's when the statement has none.
+func (ec *ExecCtx) random() uint64 {
+	if ec.Rand != nil {
+		return ec.Rand.Uint64()
+	}
+	return rand.Uint64()
 }

@@ -237,6 +237,7 @@ var impls = func() implTable {
 	t.defineTochar()
 	t.defineUUID()
 	t.defineVariadic()
+	t.defineTableSample()
 	return t
 }()
 

@@ -1122,6 +1122,9 @@ func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lv
 		if src.AsOf != nil {
 			return b.procTimeRef(src, alias, procTime, outer, lvl)
 		}
+		if src.TableSample != nil {
+			return b.sampledRef(src, alias, outer, lvl)
+		}
 		return b.tableRef(src, alias, outer, lvl)
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		if alias == "" {
@@ -1866,4 +1869,65 @@ func sequenceScan(rel *catalog.Relation, alias string, outer *scope, lvl *level,
 		sc.cols = append(sc.cols, colInfo{table: alias, name: c.Name, t: c.T, notNull: true})
 	}
 	return &SystemScan{Schema_: SequenceRow, Name: id, Out: out, Seq: rel, SeqName: seqName}, sc
+}
+
+// sampledRef binds `rel [alias] TABLESAMPLE method (percent) [REPEATABLE
+// (seed)]`: rel must be a table or materialized view (0A000, as
+// PostgreSQL says for a view), percent is coerced to real and seed to
+// double precision (42804 otherwise). Neither may refer to the query's
+// columns.
+func (b *binder) sampledRef(tn *ast.TableName, alias string, outer *scope, lvl *level) (Plan, *scope) {
+	ts := tn.TableSample
+	method := "bernoulli"
+	switch ts.SampleMethod {
+	case ast.SampleMethodTypeBernoulli:
+	case ast.SampleMethodTypeSystem:
+		method = "system"
+	default:
+		failf(pgerr.SyntaxError, "syntax error at or near \"TABLESAMPLE\"")
+	}
+	notTable := func() {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views").WithPosition(b.pos(tn)))
+	}
+	if tn.Schema.O == "" {
+		if b.findCTE(tn.Name.O) != nil {
+			notTable()
+		}
+		if _, ok := b.q.TVFs[tn.Name.O]; ok {
+			notTable()
+		}
+	}
+	if rel, ok := b.relation(tn.Schema.O, tn.Name.O, catalog.PrivSelect); ok && rel.Kind == catalog.KindView {
+		notTable()
+	}
+	p, sc := b.tableRef(tn, alias, outer, lvl)
+	scan, ok := p.(*Scan)
+	if pr, isProject := p.(*Project); isProject && !ok {
+		scan, ok = pr.Input.(*Scan)
+	}
+	if !ok || scan.Rel == nil || scan.Rel.Kind != catalog.KindTable && scan.Rel.Kind != catalog.KindMView {
+		notTable()
+	}
+	if ts.Expr == nil {
+		failf(pgerr.SyntaxError, "syntax error at or near \")\"")
+	}
+	empty := &scope{lvl: &level{}}
+	s := &TableSample{Method: method}
+	arg := func(n ast.ExprNode, t types.T, clause string) Expr {
+		e := b.expr(&exprCtx{s: empty, clause: clause}, n)
+		out := b.coerce(e, t, ctxImplicit, "argument of "+clause)
+		if c, ok := out.(*Cast); ok && c.Arg == e && c.Domain == nil {
+			// PostgreSQL's implicit coercion, which its deparser does
+			// not show (an assignment cast of a number to a float is
+			// the same cast).
+			c.Assign = true
+		}
+		return out
+	}
+	s.Percent = arg(ts.Expr, types.TFloat4, "TABLESAMPLE")
+	if ts.RepeatableSeed != nil {
+		s.Seed = arg(ts.RepeatableSeed, types.TFloat8, "REPEATABLE")
+	}
+	scan.Sample = s
+	return p, sc
 }

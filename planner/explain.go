@@ -134,6 +134,14 @@ func (f *exprFormatter) describe(p Plan) string {
 		for _, c := range n.Out {
 			cols = append(cols, c.Name)
 		}
+		if n.Sample != nil {
+			// PostgreSQL's "Sampling:" line, after the columns.
+			s := fmt.Sprintf("SampleScan %s [%s] (Sampling: %s (%s)", n.Rel.Name, strings.Join(cols, ", "), n.Sample.Method, f.expr(n.Sample.Percent))
+			if n.Sample.Seed != nil {
+				s += " REPEATABLE (" + f.expr(n.Sample.Seed) + ")"
+			}
+			return s + ")"
+		}
 		return fmt.Sprintf("Scan %s [%s]", n.Rel.Name, strings.Join(cols, ", "))
 	case *IndexScan:
 		var cols []string

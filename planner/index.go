@@ -75,7 +75,7 @@ func useIndexes(p Plan, indexes func(uint32) []*catalog.Relation) Plan {
 	switch n := p.(type) {
 	case *Project:
 		if f, ok := n.Input.(*Filter); ok {
-			if s, ok := f.Input.(*Scan); ok {
+			if s, ok := f.Input.(*Scan); ok && s.Sample == nil {
 				if is := chooseIndex(s, f.Cond, indexes(s.Rel.ID)); is != nil {
 					is.Covering = covering(is, append(append([]Expr(nil), n.Exprs...), f.Cond))
 					f.Input = is
@@ -85,7 +85,7 @@ func useIndexes(p Plan, indexes func(uint32) []*catalog.Relation) Plan {
 		}
 		n.Input = rec(n.Input)
 	case *Filter:
-		if s, ok := n.Input.(*Scan); ok {
+		if s, ok := n.Input.(*Scan); ok && s.Sample == nil {
 			if is := chooseIndex(s, n.Cond, indexes(s.Rel.ID)); is != nil {
 				n.Input = is
 			}

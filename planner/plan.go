@@ -2,8 +2,10 @@ package planner
 
 import (
 	"context"
+	"math"
 
 	"github.com/weirdb/weir/functions"
+	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
@@ -31,6 +33,43 @@ type Scan struct {
 	// the join into a StreamLookupJoin, which looks each left row up in
 	// the relation's committed rows when the row arrives.
 	ProcTime bool
+	// Sample is the scan's TABLESAMPLE clause; nil reads every row.
+	Sample *TableSample
+}
+
+// TableSample is `TABLESAMPLE method (percent) [REPEATABLE (seed)]` on
+// a table or materialized view. weir has no pages: both methods keep a
+// row when a hash of its primary key and the seed falls below
+// percent/100, so SYSTEM samples rows as BERNOULLI does (PostgreSQL's
+// SYSTEM keeps or drops whole pages).
+type TableSample struct {
+	Method  string // "bernoulli" or "system"
+	Percent Expr   // real
+	// Seed is the REPEATABLE argument (double precision); nil draws a
+	// seed for each execution of the statement.
+	Seed Expr
+}
+
+// SampleArgs checks the values of a TABLESAMPLE clause's arguments as
+// PostgreSQL's tablesample_init and bernoulli_beginsamplescan do (NULL
+// percent 2202H, NULL seed 2202G, a percentage outside 0..100 2202H)
+// and returns functions.SampleLimit and functions.SampleSeed of them
+// (seed 0 when hasSeed is false).
+func SampleArgs(pct, seed types.Datum, hasSeed bool) (limit, s uint64, err error) {
+	if pct.Null {
+		return 0, 0, pgerr.New(pgerr.InvalidTablesampleArgument, "TABLESAMPLE parameter cannot be null")
+	}
+	if hasSeed {
+		if seed.Null {
+			return 0, 0, pgerr.New(pgerr.InvalidTablesampleRepeat, "TABLESAMPLE REPEATABLE parameter cannot be null")
+		}
+		s = functions.SampleSeed(seed.F)
+	}
+	p := float32(pct.F)
+	if p < 0 || p > 100 || math.IsNaN(float64(p)) {
+		return 0, 0, pgerr.New(pgerr.InvalidTablesampleArgument, "sample percentage must be between 0 and 100")
+	}
+	return functions.SampleLimit(p), s, nil
 }
 
 // SystemScan reads a virtual system table (pg_catalog.*,

@@ -279,7 +279,58 @@ func (sp *streamPlanner) scan(s *Scan) StreamNode {
 		n.Dist = Distribution{Kind: DistSingle}
 	}
 	n.Watermarks = scanWatermarks(s.Rel, n.Cols)
+	if s.Sample != nil {
+		return sampleFilter(n, s.Sample)
+	}
 	return n
+}
+
+// sampleFilter keeps the rows of n that TABLESAMPLE ... REPEATABLE
+// keeps: the decision is a function of the row's key and the seed
+// (functions.TableSampleFn), so a row inserted later appears iff it is
+// sampled and its delete retracts it. Without REPEATABLE each
+// execution would draw another sample: 0A000. The arguments must be
+// constants, checked now as a query checks them when it runs.
+func sampleFilter(n *StreamTableScan, ts *TableSample) StreamNode {
+	if ts.Seed == nil {
+		failUnsupported("TABLESAMPLE without REPEATABLE is not supported in materialized views")
+	}
+	pct, ok1 := constDatum(ts.Percent)
+	seed, ok2 := constDatum(ts.Seed)
+	if !ok1 || !ok2 {
+		failUnsupported("TABLESAMPLE arguments in a materialized view must be constants")
+	}
+	limit, sd, err := SampleArgs(pct, seed, true)
+	if err != nil {
+		fail(pgerr.As(err))
+	}
+	args := []Expr{&Const{V: types.DInt(int64(limit)), T: types.TInt8}, &Const{V: types.DInt(int64(sd)), T: types.TInt8}}
+	for _, k := range n.StreamKey {
+		args = append(args, &ColRef{Idx: k, T: n.Out[k].T, Name: n.Out[k].Name})
+	}
+	return newFilter(n, &Call{Fn: functions.TableSampleFn, Args: args, T: types.TBool})
+}
+
+// constDatum is the value of a constant, or of a cast of one.
+func constDatum(e Expr) (types.Datum, bool) {
+	switch x := e.(type) {
+	case *Const:
+		return x.V, true
+	case *Cast:
+		k, ok := x.Arg.(*Const)
+		if !ok || x.Domain != nil {
+			return types.NullDatum, false
+		}
+		if k.V.Null {
+			return k.V, true
+		}
+		d, err := types.Cast(k.V, k.T, x.T, !x.Assign, nil)
+		if err != nil {
+			panic(pgerr.As(err))
+		}
+		return d, true
+	}
+	return types.NullDatum, false
 }
 
 func (sp *streamPlanner) values(v *Values) StreamNode {

@@ -169,7 +169,7 @@ func narrow(p Plan, used []bool) (Plan, []int) {
 			// Keep one column: a scan reads at least one.
 			used = append([]bool{true}, used[1:]...)
 		}
-		keep := &Scan{Rel: n.Rel, ProcTime: n.ProcTime}
+		keep := &Scan{Rel: n.Rel, ProcTime: n.ProcTime, Sample: n.Sample}
 		m := make([]int, len(n.Cols))
 		for i, c := range n.Cols {
 			m[i] = -1

@@ -591,6 +591,12 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if a, ok := d.aliases[n]; (ok && a != n.Rel.Name && !d.generated[n]) || refname != rel.Name {
 			text += " " + ref
 		}
+		if ts := n.Sample; ts != nil {
+			text += " TABLESAMPLE " + ts.Method + " (" + d.sampleArg(ts.Percent) + ")"
+			if ts.Seed != nil {
+				text += " REPEATABLE (" + d.sampleArg(ts.Seed) + ")"
+			}
+		}
 		cols := make([]vdCol, len(n.Cols))
 		for i, c := range n.Cols {
 			if c >= len(rel.Cols) {
@@ -1109,3 +1115,14 @@ var pgKeywords = func() map[string]bool {
 	}
 	return m
 }()
+
+// sampleArg prints an argument of TABLESAMPLE or REPEATABLE as
+// PostgreSQL's get_rule_expr does: an implicit coercion to the
+// argument's type is not shown (the expression under it is
+// parenthesized as any operand is).
+func (d *viewDeparser) sampleArg(e Expr) string {
+	if c, ok := e.(*Cast); ok && c.Assign {
+		e = c.Arg
+	}
+	return d.expr(e, nil)
+}

@@ -613,7 +613,33 @@ func tidbParse(text string) (stmt ast.StmtNode, off int, err error) {
 	if len(stmts) != 1 {
 		return nil, len(text), fmt.Errorf("expected one statement, got %d", len(stmts))
 	}
+	stmts[0].Accept(sampleUnwrapper{})
 	return stmts[0], 0, nil
+}
+
+// sampleUnwrapper puts back the expressions of a TABLESAMPLE clause:
+// TiDB's grammar hands them to ast.NewValueExpr, which wraps an
+// expression that is no literal in a Literal (literal.go), out of reach
+// of the binder and of the visitors that number parameter markers.
+type sampleUnwrapper struct{}
+
+func (sampleUnwrapper) Enter(n ast.Node) (ast.Node, bool) {
+	if ts, ok := n.(*ast.TableSample); ok {
+		ts.Expr = unwrapLiteral(ts.Expr)
+		ts.RepeatableSeed = unwrapLiteral(ts.RepeatableSeed)
+	}
+	return n, false
+}
+
+func (sampleUnwrapper) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func unwrapLiteral(e ast.ExprNode) ast.ExprNode {
+	if l, ok := e.(*Literal); ok {
+		if x, ok := l.Value.(ast.ExprNode); ok {
+			return x
+		}
+	}
+	return e
 }
 
 // nearOffset finds where TiDB's `line L column C near "rest"` error

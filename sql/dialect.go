@@ -158,7 +158,9 @@ func checkDialect(src string, toks []Token) error {
 				return syntaxErrorAt(src, t)
 			}
 			if t.Kind == TIdent && t.Val == "tablesample" {
-				return tablesample(src, toks, i)
+				if err := tablesample(src, toks, i); err != nil {
+					return err
+				}
 			}
 			if t.Kind == TIdent {
 				if what := unsupportedForm(toks, i); what != "" {
@@ -478,17 +480,91 @@ func unsupportedForm(toks []Token, i int) string {
 	return ""
 }
 
-// tablesample refuses TABLESAMPLE at toks[i]: weir samples no tables.
-// PostgreSQL's grammar wants method(args): without arguments it is a
-// syntax error, and a method it has not got is 42704.
+// tablesample checks the TABLESAMPLE clause at toks[i] as PostgreSQL's
+// grammar and parse analysis do: it follows a relation name (with its
+// alias), not a subquery or function call in FROM (a syntax error at
+// TABLESAMPLE); it wants method(args): without arguments it is a syntax
+// error, a method it has not got is 42704, and bernoulli and system take
+// one argument (2202H). The clause then goes to TiDB, whose grammar has
+// it (ast.TableSample).
 func tablesample(src string, toks []Token, i int) error {
+	if !afterRelation(toks, i) {
+		return syntaxErrorAt(src, toks[i])
+	}
 	if i+3 < len(toks) && toks[i+2].Val == "(" && toks[i+3].Val == ")" {
 		return syntaxErrorAt(src, toks[i+3])
 	}
-	if i+1 < len(toks) {
-		if m := toks[i+1]; m.Kind == TIdent && m.Val != "bernoulli" && m.Val != "system" {
-			return pgerr.New(pgerr.UndefinedObject, "tablesample method \"%s\" does not exist", m.Val).WithPosition(charPos(src, m.Off))
+	if i+1 >= len(toks) {
+		return nil
+	}
+	m := toks[i+1]
+	if m.Kind != TIdent && m.Kind != TQIdent {
+		return nil
+	}
+	if m.Kind == TQIdent || m.Val != "bernoulli" && m.Val != "system" {
+		return pgerr.New(pgerr.UndefinedObject, "tablesample method %s does not exist", m.Val).WithPosition(charPos(src, m.Off))
+	}
+	if i+2 < len(toks) && toks[i+2].Kind == TOp && toks[i+2].Val == "(" {
+		args, depth := 1, 0
+		for k := i + 2; k < len(toks); k++ {
+			if toks[k].Kind != TOp {
+				continue
+			}
+			switch toks[k].Val {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			case ",":
+				if depth == 1 {
+					args++
+				}
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if args != 1 {
+			return pgerr.New(pgerr.InvalidTablesampleArgument, "tablesample method %s requires 1 argument, not %d", m.Val, args).WithPosition(charPos(src, m.Off))
 		}
 	}
-	return pgerr.New(pgerr.FeatureNotSupported, "TABLESAMPLE is not supported").WithPosition(charPos(src, toks[i].Off))
+	return nil
+}
+
+// afterRelation reports whether the TABLESAMPLE at toks[i] follows a
+// relation name and its alias (name [[AS] alias [(cols)]]) rather than a
+// parenthesized FROM item or a function call.
+func afterRelation(toks []Token, i int) bool {
+	j := i - 1
+	isOp := func(k int, v string) bool { return k >= 0 && toks[k].Kind == TOp && toks[k].Val == v }
+	isName := func(k int) bool { return k >= 0 && (toks[k].Kind == TIdent || toks[k].Kind == TQIdent) }
+	if isOp(j, ")") {
+		// An alias's column list: the "(" follows the alias, which
+		// follows AS or the relation's name.
+		depth := 0
+		for ; j >= 0; j-- {
+			if toks[j].Kind == TOp && toks[j].Val == ")" {
+				depth++
+			} else if toks[j].Kind == TOp && toks[j].Val == "(" {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		j--
+		if !isName(j) || !isName(j-1) || toks[j-1].Kind == TIdent && (toks[j-1].Val == "from" || toks[j-1].Val == "join" || toks[j-1].Val == "lateral") {
+			return false
+		}
+	}
+	if !isName(j) {
+		return false
+	}
+	if isOp(j-1, ")") {
+		return false
+	}
+	if j >= 2 && toks[j-1].Kind == TIdent && toks[j-1].Val == "as" && isOp(j-2, ")") {
+		return false
+	}
+	return true
 }

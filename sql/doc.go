@@ -352,8 +352,13 @@
 // BY ... WITH ROLLUP, a JOIN without ON or USING, UPDATE t, u, DELETE t
 // FROM, INSERT without INTO, INSERT ... SET/VALUE, ORDER BY or LIMIT in
 // UPDATE and DELETE, COLLATE with a collation weir does not order by
-// (42704 or 0A000), TABLESAMPLE, and calls of the
-// internal names above (pg_cast, pg_nulls_first, ...: 42883). Valid
+// (42704 or 0A000), a TABLESAMPLE clause after anything but a relation
+// name and alias (42601), with a method other than bernoulli or system
+// (42704) or other than one argument (2202H), and calls of the
+// internal names above (pg_cast, pg_nulls_first, ...: 42883). A
+// TABLESAMPLE clause it lets through reaches the binder as TiDB's
+// ast.TableSample, its expressions taken out of the Literal TiDB's
+// grammar wraps them in (tidbParse). Valid
 // PostgreSQL that weir cannot run is 0A000 naming the feature, never a
 // syntax error: the gate refuses XML functions,
 // IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the

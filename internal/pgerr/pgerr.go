@@ -49,6 +49,8 @@ const (
 	UntranslatableCharacter     Code = "22P05"
 	InvalidJSONText             Code = "22P02"
 	ArraySubscriptError         Code = "2202E"
+	InvalidTablesampleArgument  Code = "2202H"
+	InvalidTablesampleRepeat    Code = "2202G"
 	// The SQL/JSON path errors (jsonpath evaluation).
 	InvalidArgumentForSQLJSONDatetime Code = "22031"
 	InvalidSQLJSONSubscript           Code = "22033"
