@@ -1095,7 +1095,11 @@ func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lv
 		if b.subAliases != nil {
 			b.subAliases[r.plan] = alias
 		}
-		return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+		p, sc := b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+		if cols := b.q.Aliases[alias]; cols != nil && b.notes != nil {
+			b.notes.colAliases[p] = cols
+		}
+		return p, sc
 	case *ast.Join:
 		return b.fromItem(src, outer, lvl)
 	}
@@ -1328,7 +1332,11 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 		b.aliases[scan] = alias
 	}
 	if cols := b.q.Aliases[alias]; cols != nil && alias != name {
-		return b.renameColumns(scan, sc, alias, cols)
+		p, sc := b.renameColumns(scan, sc, alias, cols)
+		if b.notes != nil {
+			b.notes.colAliases[p] = cols
+		}
+		return p, sc
 	}
 	return scan, sc
 }

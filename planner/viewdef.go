@@ -27,7 +27,8 @@ import (
 //
 // It covers SELECTs over tables, views, materialized views, subqueries
 // and functions in FROM (with WITH ORDINALITY; LATERAL when they read
-// the items to their left), LATERAL subqueries, aliased or not, joined
+// the items to their left), LATERAL subqueries, aliased or not (with a
+// column alias list too: FROM t AS x(a, b)), joined
 // by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while the USING columns
 // keep their names) or NATURAL (printed as the USING join it stands
 // for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
@@ -88,7 +89,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
 	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{}, laterals: map[Plan]bool{},
-		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}}
+		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}, notes: newVDNotes()}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
 	for _, c := range rel.Cols {
@@ -96,7 +97,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, notes: b.notes, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -144,6 +145,7 @@ type viewDeparser struct {
 	laterals   map[Plan]bool
 	withs      map[Plan][]boundCTE
 	cteRefs    map[Plan][2]string
+	notes      *vdNotes
 	current    func(uint32) (*catalog.Relation, bool)
 	pretty     bool
 	indent     *int
@@ -162,6 +164,19 @@ type viewDeparser struct {
 	deparsed bool
 	// generated marks the scans whose alias is one nameLevel made up.
 	generated map[*Scan]bool
+}
+
+// vdNotes records, when a definition is bound to be deparsed, the
+// forms its query wrote that the plan does not keep.
+type vdNotes struct {
+	// colAliases holds the column alias list written after the alias
+	// of a table or subquery in FROM (FROM t AS x(a, b)), by the plan
+	// the item binds to.
+	colAliases map[Plan][]string
+}
+
+func newVDNotes() *vdNotes {
+	return &vdNotes{colAliases: map[Plan][]string{}}
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -567,6 +582,86 @@ func (d *viewDeparser) keyword(word string, before, after, extra int) string {
 
 // from prints a FROM item and returns the columns of its output row.
 func (d *viewDeparser) from(p Plan) (string, []vdCol) {
+	if aliases, ok := d.notes.colAliases[p]; ok {
+		return d.aliasedFrom(p, aliases)
+	}
+	return d.fromItem(p)
+}
+
+// aliasedFrom prints p, a table or subquery in FROM with a column alias
+// list, as get_from_clause_item does: the item, its alias and the
+// names of all its columns (set_relation_column_names), each the
+// alias written for it or else the column's name, made unique within
+// the item by a suffix _1, _2, ...; for a table only when one of them
+// is not the column's name.
+func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
+	item := p
+	if _, isSub := d.subAliases[p]; isSub {
+		// A subquery whose alias list renames none of its columns.
+	} else if pr, ok := p.(*Project); ok {
+		if _, isScan := pr.Input.(*Scan); isScan {
+			item = pr.Input
+		} else if _, isSub := d.subAliases[pr.Input]; isSub {
+			item = pr.Input
+		}
+	}
+	text, cols := d.fromItem(item)
+	// real holds the name of each column of cols ("" for a hidden one)
+	// as the item itself names it.
+	real := make([]string, len(cols))
+	scan, isScan := item.(*Scan)
+	var ref string
+	if isScan {
+		ref = quoteName(d.refs[scan])
+		rel, _ := d.current(scan.Rel.ID)
+		for i, c := range scan.Cols {
+			if !rel.Cols[c].Hidden {
+				real[i] = rel.Cols[c].Name
+			}
+		}
+	} else {
+		ref = quoteName(d.refs[item])
+		for i, c := range item.Schema() {
+			if !c.Hidden {
+				real[i] = c.Name
+			}
+		}
+	}
+	var names []string
+	changed := !isScan
+	k := 0
+	seen := map[string]bool{}
+	for i, r := range real {
+		if r == "" {
+			continue
+		}
+		name := r
+		if k < len(aliases) {
+			name = aliases[k]
+		}
+		k++
+		if seen[name] {
+			for j := 1; ; j++ {
+				if m := fmt.Sprintf("%s_%d", name, j); !seen[m] {
+					name = m
+					break
+				}
+			}
+		}
+		seen[name] = true
+		changed = changed || name != r
+		names = append(names, name)
+		cols[i] = vdCol{text: ref + "." + quoteName(name), attr: name}
+	}
+	if changed {
+		text += "(" + strings.Join(quoteNames(names), ", ") + ")"
+	}
+	return text, cols
+}
+
+// fromItem prints a FROM item as from does, its column alias list
+// aside.
+func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 	switch n := p.(type) {
 	case *Scan:
 		if n.ProcTime {
@@ -727,6 +822,12 @@ func (d *viewDeparser) nameLevel(p Plan) (names, bindNames []string) {
 			if _, ok := d.usingJoins[n]; ok {
 				walk(n.Input)
 				return
+			}
+			if _, ok := d.notes.colAliases[n]; ok && d.subAliases[n] == "" {
+				if _, ok := d.cteRefs[n]; !ok {
+					walk(n.Input)
+					return
+				}
 			}
 		case *Join:
 			walk(n.Left)

@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/wire"
+)
+
+// viewdefRenameCase is a view (or materialized view) whose definition
+// names a column that a rename changes afterwards: pg_get_viewdef must
+// print the definition with the column's new name, as PostgreSQL's
+// does (its views follow their columns by number).
+type viewdefRenameCase struct {
+	name   string
+	create string
+	rename string
+	// want is pg_get_viewdef(view, true) after the rename, and plain
+	// pg_get_viewdef(view), which pg_views and pg_matviews show, when it
+	// differs.
+	want, plain string
+}
+
+// viewdefRenameCases are the shapes the deparser prints since it no
+// longer shows them as written: their stored text names the column by
+// its old name.
+var viewdefRenameCases = []viewdefRenameCase{
+	{
+		name:   "table column alias list",
+		create: "CREATE VIEW v AS SELECT x.p, x.q FROM t AS x(p, q)",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT x.p,\n    x.q\n   FROM t x(p, q, d);",
+	},
+	{
+		name:   "subquery column alias list",
+		create: "CREATE VIEW v AS SELECT * FROM (SELECT a, b FROM t) AS s(p, q)",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT s.p,\n    s.q\n   FROM ( SELECT t.aa AS a,\n            t.b\n           FROM t) s(p, q);",
+	},
+	{
+		name:   "materialized view with a column alias list",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT * FROM t AS x(p)",
+		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
+		want:   " SELECT x.p,\n    x.bb AS b,\n    x.c\n   FROM t x(p, bb, c);",
+	},
+}
+
+// TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases
+// the definition printed by pg_get_viewdef, by pg_views or pg_matviews
+// follows a rename of a column it reads, after a restart too.
+func TestViewdefFollowsColumnRenames(t *testing.T) {
+	for _, c := range viewdefRenameCases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := vfs.NewMem()
+			e := openTest(t, fs)
+			s := session(t, e)
+			mustRun(t, s, "CREATE TABLE t (a int, b int, c text)")
+			mustRun(t, s, c.create)
+			mustRun(t, s, c.rename)
+			checkAcrossRestart(t, fs, e, s, func(s wire.Session) {
+				t.Helper()
+				plain := c.plain
+				if plain == "" {
+					plain = c.want
+				}
+				wantRows(t, s, "SELECT pg_get_viewdef('v'::regclass, true)", c.want)
+				wantRows(t, s, "SELECT pg_get_viewdef('v'::regclass)", plain)
+				wantRows(t, s, "SELECT definition FROM pg_views WHERE viewname = 'v' UNION ALL SELECT definition FROM pg_matviews WHERE matviewname = 'v'", plain)
+			})
+		})
+	}
+}
