@@ -44,6 +44,18 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
 		want:   " SELECT x.p,\n    x.bb AS b,\n    x.c\n   FROM t x(p, bb, c);",
 	},
+	{
+		name:   "named windows",
+		create: "CREATE VIEW v AS SELECT a, sum(b) OVER w, rank() OVER (w ORDER BY b) FROM t WINDOW w AS (PARTITION BY c)",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT t.a,\n    sum(t.b) OVER w AS sum,\n    rank() OVER (w ORDER BY t.b) AS rank\n   FROM t\n  WINDOW w AS (PARTITION BY t.d);",
+	},
+	{
+		name:   "materialized view with a named window",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT a, sum(b) OVER w AS s FROM t WINDOW w AS (PARTITION BY c ORDER BY a)",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT t.aa AS a,\n    sum(t.b) OVER w AS s\n   FROM t\n  WINDOW w AS (PARTITION BY t.c ORDER BY t.aa);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -124,6 +124,13 @@ type winState struct {
 	keys  []string // keys[i] is windowKey(calls[i])
 	refs  []winRef
 	specs map[string]*ast.WindowSpec
+	// named holds the WINDOW clause's windows in order. When deparsing,
+	// defs holds the windows as PostgreSQL's parser lists them
+	// (p_windowdefs: the named ones, then each distinct one written in
+	// an OVER clause) and winrefs[i] the one calls[i] reads.
+	named   []*ast.WindowSpec
+	defs    []vdWindowDef
+	winrefs []int
 }
 
 // winRef is a reference to a window call's output column, whose index is

@@ -235,12 +235,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
 		plan = &Filter{Input: plan, Cond: cond}
 	}
-	if b.aliases != nil && len(n.WindowSpecs) > 0 {
-		failf(pgerr.FeatureNotSupported, "cannot deparse a WINDOW clause")
-	}
 	win := &winState{specs: map[string]*ast.WindowSpec{}}
 	for i := range n.WindowSpecs {
 		win.specs[n.WindowSpecs[i].Name.L] = &n.WindowSpecs[i]
+		win.named = append(win.named, &n.WindowSpecs[i])
 	}
 	hasAgg := n.GroupBy != nil || n.Having != nil
 	for _, f := range n.Fields.Fields {
@@ -389,6 +387,13 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		}
 		win.patch(len(in))
 		plan = &Window{Input: plan, Calls: win.calls, Out: out}
+		if b.notes != nil {
+			b.notes.windows[plan] = vdWindows{defs: win.defs, refs: win.winrefs}
+		}
+	}
+	if len(win.calls) == 0 && len(win.named) > 0 && b.notes != nil {
+		// PostgreSQL prints a WINDOW clause no call reads.
+		failf(pgerr.FeatureNotSupported, "cannot deparse a WINDOW clause without window calls")
 	}
 	if len(post.srf.calls) > 0 {
 		plan = projectSet(plan, post.srf)

@@ -34,11 +34,12 @@ import (
 // for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
 // DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES,
 // aggregates (DISTINCT, FILTER), window functions with or without a
-// frame clause, subqueries as expressions, casts, CASE, COALESCE and
+// frame clause, named windows (WINDOW w AS (...) read by OVER w or
+// OVER (w ORDER BY ...)), subqueries as expressions, casts, CASE, COALESCE and
 // literals, set operations nested and mixed, and WITH [RECURSIVE]. The
 // FROM items of each query level are named as set_rtable_names names
 // them, apart from those of the enclosing levels (t_1). For any other
-// shape (a WINDOW clause, VALUES, LATERAL before a function, an
+// shape (VALUES, LATERAL before a function, an
 // explicit CROSS JOIN, FULL JOIN USING or a USING column renamed since,
 // grouping sets, ROWS FROM, WITH over a set operation) it returns an
 // error with SQLSTATE 0A000, and the caller shows the text as stored.
@@ -173,10 +174,32 @@ type vdNotes struct {
 	// of a table or subquery in FROM (FROM t AS x(a, b)), by the plan
 	// the item binds to.
 	colAliases map[Plan][]string
+	// windows holds the windows of each Window node's calls.
+	windows map[Plan]vdWindows
 }
 
 func newVDNotes() *vdNotes {
-	return &vdNotes{colAliases: map[Plan][]string{}}
+	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}}
+}
+
+// vdWindows are the windows of a query level as PostgreSQL's query
+// keeps them (its windowClause): defs, the named ones first, and refs,
+// the one each call of the level's Window node reads, by the call's
+// index.
+type vdWindows struct {
+	defs []vdWindowDef
+	refs []int
+}
+
+// vdWindowDef is a window as written: its name (for one of the WINDOW
+// clause), the window it refers to, and the clauses it has of its own;
+// key compares it with another.
+type vdWindowDef struct {
+	name, ref string
+	partition []Expr
+	order     []SortKey
+	frame     *Frame
+	key       string
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -333,9 +356,12 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			env = append(env, vdCol{text: d.agg(a, cols), fn: true})
 		}
 	}
+	var wins vdWindows
+	var winEnv []vdCol
 	if win != nil {
-		for _, c := range win.Calls {
-			env = append(env, vdCol{text: d.window(c, env), fn: true})
+		wins, winEnv = d.notes.windows[win], env
+		for i, c := range win.Calls {
+			env = append(env, vdCol{text: d.window(c, env, wins, i), fn: true})
 		}
 	}
 	if visible > len(names) {
@@ -394,6 +420,20 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	}
 	if having != nil {
 		s.add(d.keyword(" HAVING ", -8, 8, 0), d.expr(having, env))
+	}
+	first := true
+	for _, w := range wins.defs {
+		// get_rule_windowclause: the named windows, read or not.
+		if w.name == "" {
+			continue
+		}
+		if first {
+			s.add(d.keyword(" WINDOW ", -8, 8, 1))
+			first = false
+		} else {
+			s.add(", ")
+		}
+		s.add(quoteName(w.name) + " AS " + d.windowSpec(w, winEnv))
 	}
 	if sort != nil {
 		var keys []string
@@ -1014,16 +1054,34 @@ func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
 	return t
 }
 
-// window prints a window function call with its OVER clause over the
-// columns env.
-func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
+// window prints a window function call, call i of its level, with its
+// OVER clause over the columns env: the name of the named window it
+// reads, or the window's specification.
+func (d *viewDeparser) window(c WindowCall, env []vdCol, wins vdWindows, i int) string {
 	s := d.agg(AggCall{Fn: c.Fn, Args: c.Args}, env)
 	if len(c.Args) == 0 && c.Fn == "count" {
 		s = "count(*)"
 	} else if len(c.Args) == 0 {
 		s = c.Fn + "()"
 	}
+	if i < len(wins.refs) && wins.refs[i] >= 0 && wins.refs[i] < len(wins.defs) {
+		w := wins.defs[wins.refs[i]]
+		if w.name != "" {
+			return s + " OVER " + quoteName(w.name)
+		}
+		return s + " OVER " + d.windowSpec(w, env)
+	}
+	return s + " OVER " + d.windowSpec(vdWindowDef{partition: c.PartitionBy, order: c.OrderBy, frame: c.Frame}, env)
+}
+
+// windowSpec prints a window's specification as get_rule_windowspec
+// does: the window it refers to, and the clauses of its own.
+func (d *viewDeparser) windowSpec(w vdWindowDef, env []vdCol) string {
 	var over []string
+	if w.ref != "" {
+		over = append(over, quoteName(w.ref))
+	}
+	c := WindowCall{PartitionBy: w.partition, OrderBy: w.order, Frame: w.frame}
 	if len(c.PartitionBy) > 0 {
 		parts := make([]string, len(c.PartitionBy))
 		for i, e := range c.PartitionBy {
@@ -1041,7 +1099,7 @@ func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
 	if f := c.Frame; f != nil {
 		over = append(over, d.frame(f))
 	}
-	return s + " OVER (" + strings.Join(over, " ") + ")"
+	return "(" + strings.Join(over, " ") + ")"
 }
 
 // int8Arg prints e, a frame offset, LIMIT or OFFSET coerced to bigint.

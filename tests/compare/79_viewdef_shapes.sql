@@ -1,6 +1,7 @@
 -- pg_get_viewdef of the shapes PostgreSQL 15 prints from its query tree
 -- and weir once showed as written: column alias lists on tables and
--- subqueries and on the view itself; in views and materialized views,
+-- subqueries and on the view itself, named windows (WINDOW w AS (...),
+-- OVER w, OVER (w ORDER BY ...)); in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -12,6 +13,14 @@ CREATE VIEW c5 AS SELECT * FROM (SELECT a, b FROM t) AS s(a);
 CREATE VIEW c6 AS SELECT * FROM t AS x(a, b);
 CREATE VIEW c7 AS SELECT y.p, z.c FROM t AS y(p) JOIN t AS z(q) ON y.p = z.q;
 CREATE MATERIALIZED VIEW c8 AS SELECT x.p, x.q FROM t AS x(p, q);
+CREATE VIEW w1 AS SELECT a, sum(b) OVER w FROM t WINDOW w AS (PARTITION BY c);
+CREATE VIEW w2 AS SELECT a, sum(b) OVER (w ORDER BY a) FROM t WINDOW w AS (PARTITION BY c);
+CREATE VIEW w3 AS SELECT a, sum(b) OVER w, rank() OVER w FROM t WINDOW w AS (PARTITION BY c ORDER BY a);
+CREATE VIEW w4 AS SELECT a, sum(b) OVER (PARTITION BY c), max(b) OVER w2 FROM t WINDOW w AS (PARTITION BY c), w2 AS (w ORDER BY b DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), unused AS (ORDER BY a);
+CREATE VIEW w5 AS SELECT c, sum(sum(b)) OVER w FROM t GROUP BY c WINDOW w AS (ORDER BY c);
+CREATE VIEW w6 AS SELECT a, sum(b) OVER w, sum(b) OVER w2, sum(b) OVER (w) FROM t WINDOW w AS (PARTITION BY c), w2 AS (PARTITION BY c);
+CREATE VIEW w7 AS SELECT a, row_number() OVER (w ORDER BY b), row_number() OVER (w ORDER BY b) AS r2 FROM t WINDOW "W x" AS (PARTITION BY a), w AS (PARTITION BY c);
+CREATE MATERIALIZED VIEW w8 AS SELECT a, b, sum(b) OVER w AS s FROM t WINDOW w AS (PARTITION BY c);
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -27,7 +36,10 @@ SELECT matviewname, definition FROM pg_matviews WHERE schemaname = 'public' ORDE
 \pset format aligned
 INSERT INTO t VALUES (1, 2, 'x'), (3, 4, 'y');
 REFRESH MATERIALIZED VIEW c8;
+REFRESH MATERIALIZED VIEW w8;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
 SELECT * FROM c8 ORDER BY 1;
+SELECT * FROM w4 ORDER BY 1, 2;
+SELECT * FROM w8 ORDER BY 1;
