@@ -56,6 +56,20 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
 		want:   " SELECT t.aa AS a,\n    sum(t.b) OVER w AS s\n   FROM t\n  WINDOW w AS (PARTITION BY t.c ORDER BY t.aa);",
 	},
+	{
+		name:   "cross join",
+		create: "CREATE VIEW v AS SELECT t.a, x.b FROM t CROSS JOIN t x",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT t.aa AS a,\n    x.b\n   FROM t\n     CROSS JOIN t x;",
+		plain:  " SELECT t.aa AS a,\n    x.b\n   FROM (t\n     CROSS JOIN t x);",
+	},
+	{
+		name:   "materialized view with a cross join",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT t.a, x.b FROM t, t x CROSS JOIN t y WHERE y.c = x.c",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT t.a,\n    x.b\n   FROM t,\n    t x\n     CROSS JOIN t y\n  WHERE y.d = x.d;",
+		plain:  " SELECT t.a,\n    x.b\n   FROM t,\n    (t x\n     CROSS JOIN t y)\n  WHERE (y.d = x.d);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -1573,6 +1573,14 @@ func (b *binder) resolveLocal(name string, cands []*Overload, args []Expr) *Call
 
 // join binds a join of two FROM items.
 func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
+	cross := n.StraightJoin && n.On == nil && len(n.Using) == 0 && !n.NaturalJoin
+	if cross {
+		// CROSS JOIN as the bridge writes it (sql/doc.go #14): a comma
+		// list's join.
+		c := *n
+		c.StraightJoin, c.Tp = false, ast.CrossJoin
+		n = &c
+	}
 	lp, ls := b.fromItem(n.Left, outer, lvl)
 	var rp Plan
 	var rs *scope
@@ -1650,6 +1658,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	sc.cols = append(append([]colInfo{}, ls.cols...), rs.cols...)
 	out := append(append(types.Schema{}, lp.Schema()...), rp.Schema()...)
 	j := &Join{Kind: kind, Left: lp, Right: rp, Out: out, Lateral: lateral}
+	if cross && b.notes != nil {
+		b.notes.crossJoins[j] = true
+	}
 	if lateral && kind != InnerJoin && kind != LeftJoin {
 		table, pos := ls.tables[0], 0
 		if lateralLvl != nil && lateralLvl.outerTable != "" {
@@ -1682,11 +1693,17 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 				names = append(names, u.Name.O)
 			}
 		}
+		if len(names) == 0 && kind == InnerJoin && b.notes != nil {
+			// PostgreSQL prints a NATURAL join without common columns
+			// as a CROSS JOIN.
+			b.notes.crossJoins[j] = true
+			return j, sc
+		}
 		p, nsc := b.usingJoin(j, ls, rs, sc, names)
 		if b.usingJoins != nil {
 			// PostgreSQL prints a NATURAL join as the USING join it
-			// stands for, and one without common columns as a CROSS
-			// JOIN, which weir binds as a comma list.
+			// stands for, and one without common columns of another
+			// kind with ON TRUE.
 			if len(names) == 0 {
 				failf(pgerr.FeatureNotSupported, "cannot deparse a NATURAL join without common columns")
 			}
@@ -1748,11 +1765,13 @@ func (b *binder) usingJoin(j *Join, ls, rs, sc *scope, names []string) (Plan, *s
 	nl := len(ls.cols)
 	var conds []Expr
 	proj := &Project{Input: j}
+	var pairs [][2]int
 	nsc := &scope{parent: sc.parent, lvl: sc.lvl, tables: sc.tables}
 	mergedL, mergedR := map[int]bool{}, map[int]bool{}
 	for _, name := range names {
 		li, ri := find(ls, name, "left"), nl+find(rs, name, "right")
 		mergedL[li], mergedR[ri] = true, true
+		pairs = append(pairs, [2]int{li, ri})
 		l := &ColRef{Idx: li, T: sc.cols[li].t, Name: sc.cols[li].table + "." + name}
 		r := &ColRef{Idx: ri, T: sc.cols[ri].t, Name: sc.cols[ri].table + "." + name}
 		eq := b.op("=", []Expr{l, r}, nil).(*Call)
@@ -1784,6 +1803,9 @@ func (b *binder) usingJoin(j *Join, ls, rs, sc *scope, names []string) (Plan, *s
 		j.Cond = conds[0]
 	} else if len(conds) > 1 {
 		j.Cond = &And{Args: conds}
+	}
+	if b.notes != nil {
+		b.notes.usingCols[proj] = pairs
 	}
 	return proj, nsc
 }

@@ -28,21 +28,22 @@ import (
 // It covers SELECTs over tables, views, materialized views, subqueries
 // and functions in FROM (with WITH ORDINALITY; LATERAL when they read
 // the items to their left), LATERAL subqueries, aliased or not (with a
-// column alias list too: FROM t AS x(a, b)), joined
-// by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while the USING columns
-// keep their names) or NATURAL (printed as the USING join it stands
-// for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
-// DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES,
-// aggregates (DISTINCT, FILTER), window functions with or without a
-// frame clause, named windows (WINDOW w AS (...) read by OVER w or
-// OVER (w ORDER BY ...)), subqueries as expressions, casts, CASE, COALESCE and
-// literals, set operations nested and mixed, and WITH [RECURSIVE]. The
-// FROM items of each query level are named as set_rtable_names names
-// them, apart from those of the enclosing levels (t_1). For any other
-// shape (VALUES, LATERAL before a function, an
-// explicit CROSS JOIN, FULL JOIN USING or a USING column renamed since,
-// grouping sets, ROWS FROM, WITH over a set operation) it returns an
-// error with SQLSTATE 0A000, and the caller shows the text as stored.
+// column alias list too: FROM t AS x(a, b)), joined by [LEFT | RIGHT |
+// FULL] JOIN ... ON, USING (while the USING columns keep their names)
+// or NATURAL (printed as the USING join it stands for), CROSS JOIN (and
+// NATURAL without common columns, which prints as one), or listed with
+// commas, nested on either side, with WHERE, GROUP BY, HAVING,
+// DISTINCT, DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ...
+// WITH TIES, aggregates (DISTINCT, FILTER), window functions with or
+// without a frame clause, named windows (WINDOW w AS (...) read by OVER
+// w or OVER (w ORDER BY ...)), subqueries as expressions, casts, CASE,
+// COALESCE and literals, set operations nested and mixed, and WITH
+// [RECURSIVE]. The FROM items of each query level are named as
+// set_rtable_names names them, apart from those of the enclosing levels
+// (t_1). For any other shape (VALUES, LATERAL before a function, FULL
+// JOIN USING or a USING column renamed since, grouping sets, ROWS FROM,
+// WITH over a set operation) it returns an error with SQLSTATE 0A000,
+// and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -59,11 +60,6 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	}
 	if toks, err := sql.Lex(rel.SQL); err == nil {
 		for i, t := range toks {
-			if t.Kind == sql.TIdent && t.Val == "cross" && i+1 < len(toks) && toks[i+1].Kind == sql.TIdent && toks[i+1].Val == "join" {
-				// An explicit CROSS JOIN binds as a comma list does;
-				// PostgreSQL prints it as written.
-				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse CROSS JOIN")
-			}
 			if t.Kind == sql.TIdent && t.Val == "values" {
 				// The front end writes a VALUES list as a UNION ALL of
 				// SELECTs (sql/doc.go #16), which would print as one.
@@ -176,10 +172,15 @@ type vdNotes struct {
 	colAliases map[Plan][]string
 	// windows holds the windows of each Window node's calls.
 	windows map[Plan]vdWindows
+	// crossJoins marks the joins written CROSS JOIN.
+	crossJoins map[Plan]bool
+	// usingCols holds, for each USING join's projection, the join's
+	// columns each USING column merges: its left and its right one.
+	usingCols map[Plan][][2]int
 }
 
 func newVDNotes() *vdNotes {
-	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}}
+	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}, crossJoins: map[Plan]bool{}, usingCols: map[Plan][][2]int{}}
 }
 
 // vdWindows are the windows of a query level as PostgreSQL's query
@@ -736,6 +737,13 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 			break
 		}
 		text, jc := d.join(j, "USING ("+strings.Join(quoteNames(names), ", ")+")")
+		for i, lr := range d.notes.usingCols[n] {
+			for _, k := range lr {
+				if i < len(names) && (k >= len(jc) || jc[k].attr != names[i]) {
+					vdUnsupported("a USING column renamed since")
+				}
+			}
+		}
 		var cols []vdCol
 		for i, e := range n.Exprs {
 			c := d.col(e, jc)
@@ -771,12 +779,9 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 		if len(n.LeftKeys) > 0 {
 			vdUnsupported("this join")
 		}
-		if n.Kind == InnerJoin && n.Cond == nil {
+		if n.Kind == InnerJoin && n.Cond == nil && !d.notes.crossJoins[n] {
 			// A comma list: FROM a, b.
 			l, lc := d.from(n.Left)
-			if _, nested := n.Right.(*Join); nested {
-				vdUnsupported("a nested join on the right")
-			}
 			r, rc := d.fromRight(n, lc)
 			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
 		}
@@ -961,9 +966,13 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 		vdUnsupported("this join")
 	}
 	var word string
+	cross := d.notes.crossJoins[n]
 	switch n.Kind {
 	case InnerJoin:
 		word = "JOIN "
+		if cross {
+			word = "CROSS JOIN "
+		}
 	case LeftJoin:
 		word = "LEFT JOIN "
 	case RightJoin:
@@ -973,15 +982,18 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 	default:
 		vdUnsupported("a semi or anti join")
 	}
-	if _, nested := n.Right.(*Join); nested {
-		vdUnsupported("a nested join on the right")
-	}
 	l, lc := d.from(n.Left)
 	kw := d.keyword(" "+word, -8, 8, 4)
 	r, rc := d.fromRight(n, lc)
+	if d.pretty && d.isJoin(n.Right) {
+		// get_from_clause_item's need_paren_on_right: the plain form
+		// has the nested join's own parentheses.
+		r = "(" + r + ")"
+	}
 	cols := append(append([]vdCol{}, lc...), rc...)
 	var tail string
 	switch {
+	case cross:
 	case using != "":
 		tail = " " + using
 	case !d.pretty:
@@ -993,6 +1005,22 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 		return "(" + l + kw + r + tail + ")", cols
 	}
 	return l + kw + r + tail, cols
+}
+
+// isJoin reports whether FROM item p is a join (a JoinExpr of
+// PostgreSQL's).
+func (d *viewDeparser) isJoin(p Plan) bool {
+	if _, ok := d.notes.colAliases[p]; ok {
+		return false
+	}
+	switch n := p.(type) {
+	case *Join:
+		return true
+	case *Project:
+		_, ok := d.usingJoins[n]
+		return ok
+	}
+	return false
 }
 
 // quoteNames quotes each of names (quoteName).

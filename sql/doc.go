@@ -168,6 +168,9 @@
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
 //	                                           FULL OUTER JOIN); ON/USING kept
+//	    a CROSS JOIN b                         a STRAIGHT_JOIN b: without ON or USING it means
+//	                                           CROSS JOIN (TiDB's own CROSS JOIN is a comma),
+//	                                           which a view's definition prints as written
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
 //	    cardinality(a)                         pg_cardinality(a) (a keyword for TiDB)
 //	16  VALUES (1, 'a'), (2, 'b')              SELECT 1 AS column1, 'a' AS column2 UNION ALL

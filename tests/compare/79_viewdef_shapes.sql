@@ -1,7 +1,8 @@
 -- pg_get_viewdef of the shapes PostgreSQL 15 prints from its query tree
 -- and weir once showed as written: column alias lists on tables and
 -- subqueries and on the view itself, named windows (WINDOW w AS (...),
--- OVER w, OVER (w ORDER BY ...)); in views and materialized views,
+-- OVER w, OVER (w ORDER BY ...)), CROSS JOIN beside comma lists and
+-- nested joins; in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -21,6 +22,20 @@ CREATE VIEW w5 AS SELECT c, sum(sum(b)) OVER w FROM t GROUP BY c WINDOW w AS (OR
 CREATE VIEW w6 AS SELECT a, sum(b) OVER w, sum(b) OVER w2, sum(b) OVER (w) FROM t WINDOW w AS (PARTITION BY c), w2 AS (PARTITION BY c);
 CREATE VIEW w7 AS SELECT a, row_number() OVER (w ORDER BY b), row_number() OVER (w ORDER BY b) AS r2 FROM t WINDOW "W x" AS (PARTITION BY a), w AS (PARTITION BY c);
 CREATE MATERIALIZED VIEW w8 AS SELECT a, b, sum(b) OVER w AS s FROM t WINDOW w AS (PARTITION BY c);
+CREATE TABLE u (a int, d int);
+CREATE VIEW j1 AS SELECT t.a, u.d FROM t CROSS JOIN u;
+CREATE VIEW j2 AS SELECT t.a, u.d FROM t, u;
+CREATE VIEW j3 AS SELECT t.a, u.d, x.b FROM t CROSS JOIN u JOIN t x ON x.a = u.a;
+CREATE VIEW j4 AS SELECT t.a, u.d, x.b FROM t, u CROSS JOIN t x WHERE t.a = x.a;
+CREATE VIEW j5 AS SELECT t.a, g.x FROM t CROSS JOIN generate_series(1, t.b) g(x);
+CREATE VIEW j6 AS SELECT t.a, s.m FROM t CROSS JOIN LATERAL (SELECT max(d) AS m FROM u WHERE u.a = t.a) s;
+CREATE VIEW j7 AS SELECT t.a, u.d FROM t LEFT JOIN u ON t.a = u.a CROSS JOIN t x;
+CREATE MATERIALIZED VIEW j8 AS SELECT t.a, u.d FROM t CROSS JOIN u;
+CREATE VIEW j9 AS SELECT * FROM t NATURAL JOIN (SELECT 1 AS z) s;
+CREATE VIEW k1 AS SELECT t.b, u.d FROM t JOIN (u CROSS JOIN t x) ON t.b = x.b;
+CREATE VIEW k2 AS SELECT t.b, u.d FROM t CROSS JOIN (u JOIN t x ON u.a = x.b);
+CREATE VIEW k3 AS SELECT t.b, u.d FROM t LEFT JOIN (u JOIN u x USING (a)) ON t.b = u.d;
+CREATE VIEW k4 AS SELECT t.b FROM t NATURAL JOIN (SELECT 1 AS z) s CROSS JOIN u;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -37,9 +52,15 @@ SELECT matviewname, definition FROM pg_matviews WHERE schemaname = 'public' ORDE
 INSERT INTO t VALUES (1, 2, 'x'), (3, 4, 'y');
 REFRESH MATERIALIZED VIEW c8;
 REFRESH MATERIALIZED VIEW w8;
+INSERT INTO u VALUES (1, 5), (3, 6);
+REFRESH MATERIALIZED VIEW j8;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
 SELECT * FROM c8 ORDER BY 1;
 SELECT * FROM w4 ORDER BY 1, 2;
 SELECT * FROM w8 ORDER BY 1;
+SELECT * FROM j5 ORDER BY 1, 2;
+SELECT * FROM j6 ORDER BY 1, 2;
+SELECT * FROM j8 ORDER BY 1, 2;
+SELECT * FROM k3 ORDER BY 1, 2;
