@@ -70,6 +70,18 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT t.a,\n    x.b\n   FROM t,\n    t x\n     CROSS JOIN t y\n  WHERE y.d = x.d;",
 		plain:  " SELECT t.a,\n    x.b\n   FROM t,\n    (t x\n     CROSS JOIN t y)\n  WHERE (y.d = x.d);",
 	},
+	{
+		name:   "grouping sets",
+		create: "CREATE VIEW v AS SELECT a, c, sum(b), grouping(a, c) FROM t GROUP BY GROUPING SETS ((a, c), ROLLUP (a), ())",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT t.aa AS a,\n    t.c,\n    sum(t.b) AS sum,\n    GROUPING(t.aa, t.c) AS \"grouping\"\n   FROM t\n  GROUP BY GROUPING SETS ((t.aa, t.c), ROLLUP(t.aa), ());",
+	},
+	{
+		name:   "materialized view with a cube",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT a, c, count(*) AS n FROM t GROUP BY CUBE (a, c)",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT t.a,\n    t.d AS c,\n    count(*) AS n\n   FROM t\n  GROUP BY CUBE(t.a, t.d);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

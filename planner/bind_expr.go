@@ -49,6 +49,9 @@ type aggState struct {
 	// session is GROUP BY's SESSION(time, gap) item, nil without one
 	// (bind_session.go).
 	session *sessionGroup
+	// written is, when deparsing, the GROUP BY list of grouping sets
+	// as PostgreSQL keeps it (groupingTree).
+	written *vdGrouping
 }
 
 // groupDependent reports whether input column cr is functionally

@@ -260,6 +260,14 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		if n.GroupBy == nil {
 		} else if sets, distinct, ok := b.expandGroupingSets(n.GroupBy.Items); ok {
 			b.bindGroupingSets(agg, sc, n.Fields.Fields, sets, distinct)
+			if b.notes != nil {
+				agg.written = &vdGrouping{distinct: distinct}
+				if agg.sets != nil || len(agg.keys) == 0 {
+					// One set of keys prints as a plain GROUP BY
+					// (parseCheckAggregates drops the grouping sets).
+					agg.written.sets = b.groupingTree(sc, n.Fields.Fields, n.GroupBy.Items)
+				}
+			}
 		} else if n.GroupBy != nil {
 			for _, it := range n.GroupBy.Items {
 				if f := isSessionCall(it.Expr); f != nil {
@@ -374,6 +382,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 			plan = sessionPlan(plan, agg, out)
 		} else {
 			plan = &Agg{Input: plan, GroupBy: agg.keys, Aggs: agg.aggs, Out: out}
+		}
+		if agg.written != nil {
+			b.notes.groupings[plan] = agg.written
 		}
 		if having != nil {
 			plan = &Filter{Input: plan, Cond: having}

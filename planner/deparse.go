@@ -264,6 +264,9 @@ type rowDeparser struct {
 	// (viewdef.go).
 	outer func(*OuterRef) string
 	sub   func(*Subquery) string
+	// special, when set, prints the expressions a view's query wrote
+	// in a form their binding does not keep (GROUPING(...)).
+	special func(Expr) (string, bool)
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -432,6 +435,11 @@ func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
 }
 
 func (d rowDeparser) expr(e Expr, parent Expr) string {
+	if d.special != nil {
+		if s, ok := d.special(e); ok {
+			return s
+		}
+	}
 	if s, ok := d.writtenForm(e); ok {
 		return s
 	}

@@ -34,14 +34,15 @@ import (
 // NATURAL without common columns, which prints as one), or listed with
 // commas, nested on either side, with WHERE, GROUP BY, HAVING,
 // DISTINCT, DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ...
-// WITH TIES, aggregates (DISTINCT, FILTER), window functions with or
+// WITH TIES, grouping sets (ROLLUP, CUBE, GROUPING SETS, GROUP BY
+// DISTINCT) and GROUPING(...), aggregates (DISTINCT, FILTER), window functions with or
 // without a frame clause, named windows (WINDOW w AS (...) read by OVER
 // w or OVER (w ORDER BY ...)), subqueries as expressions, casts, CASE,
 // COALESCE and literals, set operations nested and mixed, and WITH
 // [RECURSIVE]. The FROM items of each query level are named as
 // set_rtable_names names them, apart from those of the enclosing levels
 // (t_1). For any other shape (VALUES, LATERAL before a function, FULL
-// JOIN USING or a USING column renamed since, grouping sets, ROWS FROM,
+// JOIN USING or a USING column renamed since, ROWS FROM,
 // WITH over a set operation) it returns an error with SQLSTATE 0A000,
 // and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
@@ -161,6 +162,9 @@ type viewDeparser struct {
 	deparsed bool
 	// generated marks the scans whose alias is one nameLevel made up.
 	generated map[*Scan]bool
+	// fromCols are the columns of the FROM clause of the query level
+	// being printed, which GROUPING's arguments read.
+	fromCols []vdCol
 }
 
 // vdNotes records, when a definition is bound to be deparsed, the
@@ -177,10 +181,33 @@ type vdNotes struct {
 	// usingCols holds, for each USING join's projection, the join's
 	// columns each USING column merges: its left and its right one.
 	usingCols map[Plan][][2]int
+	// groupings holds the GROUP BY list of each Agg grouping by
+	// grouping sets, and groupingCalls the arguments of each
+	// GROUPING(...), by the expression it binds to.
+	groupings     map[Plan]*vdGrouping
+	groupingCalls map[Expr][]Expr
+}
+
+// vdGrouping is a GROUP BY list with grouping sets (groupingTree), or
+// with sets nil one PostgreSQL prints as a plain list: of one set, not
+// empty.
+type vdGrouping struct {
+	sets     []vdGroupingSet
+	distinct bool
+}
+
+// vdGroupingSet is one of PostgreSQL's GroupingSet nodes: kind
+// "simple" (its keys), "empty", "rollup", "cube" or "sets" (its
+// content).
+type vdGroupingSet struct {
+	kind    string
+	keys    []Expr
+	content []vdGroupingSet
 }
 
 func newVDNotes() *vdNotes {
-	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}, crossJoins: map[Plan]bool{}, usingCols: map[Plan][][2]int{}}
+	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}, crossJoins: map[Plan]bool{}, usingCols: map[Plan][][2]int{},
+		groupings: map[Plan]*vdGrouping{}, groupingCalls: map[Expr][]Expr{}}
 }
 
 // vdWindows are the windows of a query level as PostgreSQL's query
@@ -316,8 +343,18 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			having, p = f.Cond, a
 		}
 	}
+	// pre computes the keys of an aggregation over grouping sets
+	// (groupingPlan) after its input's columns.
+	var pre *Project
 	if a, ok := p.(*Agg); ok {
 		agg, p = a, a.Input
+		if e, ok := p.(*Expand); ok {
+			pre, _ = e.Input.(*Project)
+			if pre == nil {
+				vdUnsupported("grouping sets over this input")
+			}
+			p = pre.Input
+		}
 	}
 	if f, ok := p.(*Filter); ok {
 		where, p = f.Cond, f.Input
@@ -345,13 +382,31 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 		from, cols = d.from(p)
 	}
 	env := cols
+	savedFrom := d.fromCols
+	d.fromCols = cols
+	defer func() { d.fromCols = savedFrom }()
 	var groupBy []string
 	if agg != nil {
 		env = nil
 		for _, k := range agg.GroupBy {
+			if pre != nil {
+				r, ok := k.(*ColRef)
+				if !ok || r.Idx >= len(pre.Exprs) {
+					// The grouping set's number, which only
+					// GROUPING(...) reads.
+					env = append(env, vdCol{text: "?grouping set?"})
+					continue
+				}
+				k = pre.Exprs[r.Idx]
+			}
 			c := d.col(k, cols)
 			env = append(env, c)
 			groupBy = append(groupBy, d.sortExpr(k, cols))
+		}
+		if g := d.notes.groupings[agg]; g != nil && g.sets != nil {
+			groupBy = []string{d.groupingSets(g, cols)}
+		} else if g != nil && g.distinct && len(groupBy) > 0 {
+			groupBy[0] = "DISTINCT " + groupBy[0]
 		}
 		for _, a := range agg.Aggs {
 			env = append(env, vdCol{text: d.agg(a, cols), fn: true})
@@ -1082,6 +1137,45 @@ func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
 	return t
 }
 
+// groupingSets prints a GROUP BY list with grouping sets as
+// get_rule_groupingset does.
+func (d *viewDeparser) groupingSets(g *vdGrouping, cols []vdCol) string {
+	var set func(s vdGroupingSet, omitParens bool) string
+	set = func(s vdGroupingSet, omitParens bool) string {
+		switch s.kind {
+		case "empty":
+			return "()"
+		case "simple":
+			parts := make([]string, len(s.keys))
+			for i, k := range s.keys {
+				parts[i] = d.sortExpr(k, cols)
+			}
+			if omitParens && len(parts) == 1 {
+				return parts[0]
+			}
+			return "(" + strings.Join(parts, ", ") + ")"
+		}
+		word, omitChild := map[string]string{"rollup": "ROLLUP(", "cube": "CUBE("}[s.kind], true
+		if s.kind == "sets" {
+			word, omitChild = "GROUPING SETS (", false
+		}
+		parts := make([]string, len(s.content))
+		for i, c := range s.content {
+			parts[i] = set(c, omitChild)
+		}
+		return word + strings.Join(parts, ", ") + ")"
+	}
+	parts := make([]string, len(g.sets))
+	for i, s := range g.sets {
+		parts[i] = set(s, true)
+	}
+	out := strings.Join(parts, ", ")
+	if g.distinct {
+		out = "DISTINCT " + out
+	}
+	return out
+}
+
 // window prints a window function call, call i of its level, with its
 // OVER clause over the columns env: the name of the named window it
 // reads, or the window's specification.
@@ -1229,6 +1323,17 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 	}
 	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written}
 	rd.outer = func(r *OuterRef) string { return d.outer[len(d.outer)-r.Depth][r.Idx].text }
+	rd.special = func(x Expr) (string, bool) {
+		args, ok := d.notes.groupingCalls[x]
+		if !ok {
+			return "", false
+		}
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = d.expr(a, d.fromCols)
+		}
+		return "GROUPING(" + strings.Join(parts, ", ") + ")", true
+	}
 	rd.sub = func(q *Subquery) string {
 		d.outer = append(d.outer, env)
 		defer func() { d.outer = d.outer[:len(d.outer)-1] }()

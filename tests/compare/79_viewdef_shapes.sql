@@ -2,7 +2,8 @@
 -- and weir once showed as written: column alias lists on tables and
 -- subqueries and on the view itself, named windows (WINDOW w AS (...),
 -- OVER w, OVER (w ORDER BY ...)), CROSS JOIN beside comma lists and
--- nested joins; in views and materialized views,
+-- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING();
+-- in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -36,6 +37,20 @@ CREATE VIEW k1 AS SELECT t.b, u.d FROM t JOIN (u CROSS JOIN t x) ON t.b = x.b;
 CREATE VIEW k2 AS SELECT t.b, u.d FROM t CROSS JOIN (u JOIN t x ON u.a = x.b);
 CREATE VIEW k3 AS SELECT t.b, u.d FROM t LEFT JOIN (u JOIN u x USING (a)) ON t.b = u.d;
 CREATE VIEW k4 AS SELECT t.b FROM t NATURAL JOIN (SELECT 1 AS z) s CROSS JOIN u;
+CREATE VIEW r1 AS SELECT a, c, sum(b) FROM t GROUP BY ROLLUP (a, c);
+CREATE VIEW r2 AS SELECT a, c, sum(b) FROM t GROUP BY CUBE (a, c);
+CREATE VIEW r3 AS SELECT a, c, sum(b), grouping(a, c) FROM t GROUP BY GROUPING SETS ((a, c), (a), ());
+CREATE VIEW r4 AS SELECT a, b, c, count(*) FROM t GROUP BY a, ROLLUP (b, (c, a)), ();
+CREATE VIEW r5 AS SELECT a, b, c, count(*) FROM t WHERE a > 0 GROUP BY GROUPING SETS (a, ROLLUP (b), CUBE (c, b), GROUPING SETS (c, ()), (a, b)) HAVING grouping(a) = 0 ORDER BY grouping(b, c), 1;
+CREATE VIEW r6 AS SELECT a + 1 AS x, count(*) FROM t GROUP BY ROLLUP (a + 1);
+CREATE VIEW r7 AS SELECT count(*) FROM t GROUP BY ();
+CREATE VIEW r8 AS SELECT a, b, count(*) FROM t GROUP BY DISTINCT ROLLUP (a, b), ROLLUP (a, b);
+CREATE VIEW r9 AS SELECT a, count(*), grouping(a) AS g FROM t GROUP BY a;
+CREATE VIEW r10 AS SELECT a, count(*) FROM t GROUP BY GROUPING SETS ((a));
+CREATE VIEW r11 AS SELECT a, b, count(*) FROM t GROUP BY (a, b), ROLLUP (a);
+CREATE VIEW r12 AS SELECT a, b, count(*) FROM t GROUP BY DISTINCT a, b;
+CREATE VIEW r13 AS SELECT a, b, count(*) FROM t GROUP BY a, GROUPING SETS ((b));
+CREATE MATERIALIZED VIEW m1 AS SELECT a, c, sum(b) AS s, grouping(a, c) AS g FROM t GROUP BY ROLLUP (a, c);
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -54,6 +69,7 @@ REFRESH MATERIALIZED VIEW c8;
 REFRESH MATERIALIZED VIEW w8;
 INSERT INTO u VALUES (1, 5), (3, 6);
 REFRESH MATERIALIZED VIEW j8;
+REFRESH MATERIALIZED VIEW m1;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
@@ -64,3 +80,6 @@ SELECT * FROM j5 ORDER BY 1, 2;
 SELECT * FROM j6 ORDER BY 1, 2;
 SELECT * FROM j8 ORDER BY 1, 2;
 SELECT * FROM k3 ORDER BY 1, 2;
+SELECT * FROM m1 ORDER BY 1, 2;
+SELECT * FROM r5;
+SELECT * FROM r11 ORDER BY 1, 2;
