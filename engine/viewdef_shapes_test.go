@@ -82,6 +82,20 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN c TO d",
 		want:   " SELECT t.a,\n    t.d AS c,\n    count(*) AS n\n   FROM t\n  GROUP BY CUBE(t.a, t.d);",
 	},
+	{
+		name:   "values in FROM",
+		create: "CREATE VIEW v AS SELECT t.a, x.s FROM t JOIN (VALUES (1, 'one'), (2, 'two')) x(n, s) ON x.n = t.a",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT t.aa AS a,\n    x.s\n   FROM t\n     JOIN ( VALUES (1,'one'::text), (2,'two'::text)) x(n, s) ON x.n = t.aa;",
+		plain:  " SELECT t.aa AS a,\n    x.s\n   FROM (t\n     JOIN ( VALUES (1,'one'::text), (2,'two'::text)) x(n, s) ON ((x.n = t.aa)));",
+	},
+	{
+		name:   "materialized view with values",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT t.b, x.k FROM t, (VALUES (1), (2)) x(k) WHERE t.b > x.k",
+		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
+		want:   " SELECT t.bb AS b,\n    x.k\n   FROM t,\n    ( VALUES (1), (2)) x(k)\n  WHERE t.bb > x.k;",
+		plain:  " SELECT t.bb AS b,\n    x.k\n   FROM t,\n    ( VALUES (1), (2)) x(k)\n  WHERE (t.bb > x.k);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -29,12 +29,65 @@ func (b *binder) bindQuery(n ast.ResultSetNode, outer *scope, lvl *level, o *qop
 	if o == nil {
 		o = &qopts{}
 	}
+	if b.notes != nil && isValuesList(n) {
+		// When deparsing, a VALUES list prints as one: its rows are
+		// bound here, not as a set operation's queries.
+		b.notes.valuesRows[n] = true
+		r := b.bindQuery1(n, outer, lvl, o)
+		b.notes.values[r.plan] = true
+		return r
+	}
+	return b.bindQuery1(n, outer, lvl, o)
+}
+
+// isValuesList reports whether n is a VALUES list as the bridge writes
+// it (sql/doc.go #16): SELECTs marked SQL_NO_CACHE, UNION ALL, without
+// ORDER BY or LIMIT.
+func isValuesList(n ast.ResultSetNode) bool {
 	switch n := n.(type) {
 	case *ast.SelectStmt:
+		return isValuesRow(n)
+	case *ast.SetOprStmt:
+		if n.With != nil || n.OrderBy != nil || n.Limit != nil || n.SelectList == nil || n.SelectList.With != nil {
+			return false
+		}
+		for i, s := range n.SelectList.Selects {
+			sel, ok := s.(*ast.SelectStmt)
+			if !ok || !isValuesRow(sel) || i > 0 && (sel.AfterSetOperator == nil || *sel.AfterSetOperator != ast.UnionAll) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isValuesRow reports whether s is a SELECT the bridge wrote for a row
+// of a VALUES list.
+func isValuesRow(s *ast.SelectStmt) bool {
+	return s.SelectStmtOpts != nil && !s.SelectStmtOpts.SQLCache && s.From == nil && s.OrderBy == nil && s.Limit == nil && s.With == nil
+}
+
+// bindQuery1 is bindQuery.
+func (b *binder) bindQuery1(n ast.ResultSetNode, outer *scope, lvl *level, o *qopts) result {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		if b.notes != nil && n.SelectStmtOpts != nil && !n.SelectStmtOpts.SQLCache && !b.notes.valuesRows[n] {
+			// A VALUES list with ORDER BY or LIMIT.
+			failf(pgerr.FeatureNotSupported, "cannot deparse this VALUES list")
+		}
 		return b.bindSelect(n, outer, lvl, o)
 	case *ast.SetOprStmt:
 		if b.withs != nil && (n.With != nil || n.SelectList.With != nil) {
 			failf(pgerr.FeatureNotSupported, "cannot deparse WITH over a set operation")
+		}
+		if b.notes != nil && !b.notes.valuesRows[n] {
+			for _, s := range n.SelectList.Selects {
+				if sel, ok := s.(*ast.SelectStmt); ok && isValuesRow(sel) {
+					// A VALUES list as a set operation's query.
+					failf(pgerr.FeatureNotSupported, "cannot deparse VALUES in a set operation")
+				}
+			}
 		}
 		pop := b.pushWith(n.With)
 		defer pop()
@@ -996,6 +1049,9 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 				pr.Exprs[i] = c
 			} else {
 				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
+			}
+			if b.notes != nil {
+				b.notes.implicit[pr.Exprs[i]] = orig
 			}
 			b.notePosAt(pr.Exprs[i], b.exprPos(orig))
 			pr.Out[i].T = want[i].T

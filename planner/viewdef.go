@@ -10,6 +10,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
 )
 
 // ViewDefinition returns the query of view (or materialized view) rel as
@@ -41,10 +42,11 @@ import (
 // COALESCE and literals, set operations nested and mixed, and WITH
 // [RECURSIVE]. The FROM items of each query level are named as
 // set_rtable_names names them, apart from those of the enclosing levels
-// (t_1). For any other shape (VALUES, LATERAL before a function, FULL
-// JOIN USING or a USING column renamed since, ROWS FROM,
-// WITH over a set operation) it returns an error with SQLSTATE 0A000,
-// and the caller shows the text as stored.
+// (t_1), and VALUES lists print as lists, as a whole query or in FROM.
+// For any other shape (LATERAL before a function, FULL JOIN USING or a
+// USING column renamed since, ROWS FROM, VALUES beside other queries of
+// a set operation, WITH over a set operation) it returns an error with
+// SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -61,11 +63,6 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	}
 	if toks, err := sql.Lex(rel.SQL); err == nil {
 		for i, t := range toks {
-			if t.Kind == sql.TIdent && t.Val == "values" {
-				// The front end writes a VALUES list as a UNION ALL of
-				// SELECTs (sql/doc.go #16), which would print as one.
-				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse a VALUES list")
-			}
 			if t.Kind == sql.TIdent && t.Val == "lateral" && (i+1 >= len(toks) || toks[i+1].Val != "(") {
 				// LATERAL before a function leaves no trace in the
 				// binding (the front end drops it).
@@ -186,6 +183,14 @@ type vdNotes struct {
 	// GROUPING(...), by the expression it binds to.
 	groupings     map[Plan]*vdGrouping
 	groupingCalls map[Expr][]Expr
+	// values marks the plans of VALUES lists; valuesRows the query
+	// nodes bound as one.
+	values     map[Plan]bool
+	valuesRows map[ast.Node]bool
+	// implicit maps the coercions a set operation (a VALUES list)
+	// gives its queries' outputs to what they coerce, which
+	// get_values_def prints without them.
+	implicit map[Expr]Expr
 }
 
 // vdGrouping is a GROUP BY list with grouping sets (groupingTree), or
@@ -207,7 +212,8 @@ type vdGroupingSet struct {
 
 func newVDNotes() *vdNotes {
 	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}, crossJoins: map[Plan]bool{}, usingCols: map[Plan][][2]int{},
-		groupings: map[Plan]*vdGrouping{}, groupingCalls: map[Expr][]Expr{}}
+		groupings: map[Plan]*vdGrouping{}, groupingCalls: map[Expr][]Expr{},
+		values: map[Plan]bool{}, valuesRows: map[ast.Node]bool{}, implicit: map[Expr]Expr{}}
 }
 
 // vdWindows are the windows of a query level as PostgreSQL's query
@@ -288,6 +294,9 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 				names = append(names, c.Name)
 			}
 		}
+	}
+	if d.notes.values[p] {
+		return d.valuesQuery(p, names)
 	}
 	visible := -1
 	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
@@ -519,6 +528,91 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.int8Arg(lim.Limit))
 		}
 	}
+	return s.String()
+}
+
+// valuesQuery prints p, a VALUES list whose columns are called names,
+// as get_basic_select_query does: its rows (get_values_def), or, when
+// names are not the list's own (column1, column2, ...), a SELECT of its
+// columns under those names from the list as a FROM item.
+func (d *viewDeparser) valuesQuery(p Plan, names []string) string {
+	// The types a projection over the rows gives the columns of
+	// unknown type, which PostgreSQL gives the constants themselves.
+	var resolved []types.T
+	if pr, ok := p.(*Project); ok {
+		if _, isSet := asSetOp(pr.Input); isSet {
+			resolved = make([]types.T, len(pr.Exprs))
+			for j, e := range pr.Exprs {
+				if c, ok := e.(*Cast); ok {
+					if r, ok := c.Arg.(*ColRef); ok && r.Idx == j {
+						resolved[j] = c.T
+						continue
+					}
+				}
+				if r, ok := e.(*ColRef); !ok || r.Idx != j {
+					vdUnsupported("this VALUES list")
+				}
+			}
+			p = pr.Input
+		}
+	}
+	var rows []string
+	var walk func(p Plan)
+	walk = func(p Plan) {
+		if so, ok := p.(*SetOp); ok && so.Kind == Union && so.All {
+			walk(so.Left)
+			walk(so.Right)
+			return
+		}
+		pr, ok := p.(*Project)
+		if !ok {
+			vdUnsupported("this VALUES row")
+		}
+		if v, ok := pr.Input.(*Values); !ok || len(v.Rows) != 1 || len(v.Rows[0]) != 0 {
+			vdUnsupported("this VALUES row")
+		}
+		parts := make([]string, len(pr.Exprs))
+		for j, e := range pr.Exprs {
+			if orig, ok := d.notes.implicit[e]; ok && orig.Type().ID != types.Unknown {
+				e = orig
+			}
+			if k, ok := e.(*Const); ok && k.T.ID == types.Unknown && j < len(resolved) && resolved[j].ID != 0 {
+				c := &Const{V: k.V, T: resolved[j]}
+				if !c.V.Null {
+					c.V = types.DString(k.V.S)
+				}
+				e = c
+			}
+			parts[j] = d.expr(e, nil)
+		}
+		rows = append(rows, "("+strings.Join(parts, ",")+")")
+	}
+	walk(p)
+	list := "VALUES " + strings.Join(rows, ", ")
+	own := true
+	for j, n := range names {
+		if n != fmt.Sprintf("column%d", j+1) {
+			own = false
+		}
+	}
+	if own {
+		return " " + list
+	}
+	var s vdText
+	s.add(" SELECT")
+	for j, n := range names {
+		col := fmt.Sprintf("column%d", j+1)
+		if j > 0 {
+			s.add(",", d.keyword("", -8, 8, 4))
+		} else {
+			s.add(" ")
+		}
+		s.add(`"*VALUES*".` + col)
+		if n != col {
+			s.add(" AS " + quoteName(n))
+		}
+	}
+	s.add(d.keyword(" FROM ", -8, 8, 2), "("+list+`) "*VALUES*"`)
 	return s.String()
 }
 

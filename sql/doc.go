@@ -173,9 +173,10 @@
 //	                                           which a view's definition prints as written
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
 //	    cardinality(a)                         pg_cardinality(a) (a keyword for TiDB)
-//	16  VALUES (1, 'a'), (2, 'b')              SELECT 1 AS column1, 'a' AS column2 UNION ALL
-//	    (statement, derived table, CTE,        SELECT 2, 'b'
-//	    set operation operand)
+//	16  VALUES (1, 'a'), (2, 'b')              SELECT SQL_NO_CACHE 1 AS column1, 'a' AS column2
+//	    (statement, derived table, CTE,        UNION ALL SELECT SQL_NO_CACHE 2, 'b' (SQL_NO_CACHE,
+//	    set operation operand)                 which changes nothing, marks the rows, so that a
+//	                                           view's definition prints them as VALUES)
 //	    INSERT ... VALUES                      native
 //	    INSERT INTO t DEFAULT VALUES           INSERT INTO t () VALUES ()
 //	17  ... RETURNING list                     cut off; Query.Returning holds the fields of

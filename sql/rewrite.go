@@ -2359,7 +2359,9 @@ func (b *bridge) values(seq []*node) []*node {
 			if r > 0 {
 				out = append(out, textNode("union all", row.off))
 			}
-			out = append(out, textNode("select", row.off))
+			// SQL_NO_CACHE, a no-op, marks the SELECT as a VALUES row
+			// (sql/doc.go #16).
+			out = append(out, textNode("select sql_no_cache", row.off))
 			for c, col := range splitCommas(row.kids) {
 				if len(col) == 0 {
 					col = []*node{textNode("", row.off)}

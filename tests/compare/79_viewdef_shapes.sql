@@ -2,8 +2,9 @@
 -- and weir once showed as written: column alias lists on tables and
 -- subqueries and on the view itself, named windows (WINDOW w AS (...),
 -- OVER w, OVER (w ORDER BY ...)), CROSS JOIN beside comma lists and
--- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING();
--- in views and materialized views,
+-- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING(),
+-- VALUES lists as a whole query and in FROM; in views and materialized
+-- views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -51,6 +52,20 @@ CREATE VIEW r11 AS SELECT a, b, count(*) FROM t GROUP BY (a, b), ROLLUP (a);
 CREATE VIEW r12 AS SELECT a, b, count(*) FROM t GROUP BY DISTINCT a, b;
 CREATE VIEW r13 AS SELECT a, b, count(*) FROM t GROUP BY a, GROUPING SETS ((b));
 CREATE MATERIALIZED VIEW m1 AS SELECT a, c, sum(b) AS s, grouping(a, c) AS g FROM t GROUP BY ROLLUP (a, c);
+CREATE VIEW v1 AS SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS x(n, s);
+CREATE VIEW v2 AS VALUES (1, 'a'), (2.5, 'b'), (3, NULL);
+CREATE VIEW v3 AS SELECT * FROM (VALUES (1), (2)) x;
+CREATE VIEW v4(p, q) AS VALUES (1, 'a'::varchar), (2, 'b');
+CREATE VIEW v5 AS VALUES (1);
+CREATE VIEW v6 AS SELECT t.a, x.s FROM t JOIN (VALUES (1, 'one'), (2, 'two')) x(n, s) ON x.n = t.a;
+CREATE VIEW v7 AS SELECT x.column1 + 1 AS y FROM (VALUES (1 + 2, now()), (-3, NULL)) x WHERE x.column1 > 0;
+CREATE VIEW v8 AS VALUES (1, 'a'), (2, 'b');
+ALTER VIEW v8 RENAME COLUMN column1 TO z;
+CREATE VIEW v9 AS SELECT * FROM (VALUES ((SELECT max(a) FROM t)), (4)) x(m);
+CREATE VIEW v10 AS SELECT 1 AS column1 UNION ALL SELECT 2;
+CREATE VIEW v11 AS WITH w(k) AS (VALUES (1), (2)) SELECT k FROM w;
+CREATE VIEW v12 AS SELECT * FROM (VALUES ('x'), ('y')) AS x(s);
+CREATE MATERIALIZED VIEW mv1 AS SELECT t.a, x.s FROM t JOIN (VALUES (1, 'one'), (2, 'two')) x(n, s) ON x.n = t.a;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -70,6 +85,7 @@ REFRESH MATERIALIZED VIEW w8;
 INSERT INTO u VALUES (1, 5), (3, 6);
 REFRESH MATERIALIZED VIEW j8;
 REFRESH MATERIALIZED VIEW m1;
+REFRESH MATERIALIZED VIEW mv1;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
@@ -83,3 +99,9 @@ SELECT * FROM k3 ORDER BY 1, 2;
 SELECT * FROM m1 ORDER BY 1, 2;
 SELECT * FROM r5;
 SELECT * FROM r11 ORDER BY 1, 2;
+SELECT * FROM v2 ORDER BY 1;
+SELECT * FROM v4 ORDER BY 1;
+SELECT * FROM v6 ORDER BY 1;
+SELECT * FROM v8 ORDER BY 1;
+SELECT * FROM v9 ORDER BY 1;
+SELECT * FROM mv1 ORDER BY 1;
