@@ -96,6 +96,19 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT t.bb AS b,\n    x.k\n   FROM t,\n    ( VALUES (1), (2)) x(k)\n  WHERE t.bb > x.k;",
 		plain:  " SELECT t.bb AS b,\n    x.k\n   FROM t,\n    ( VALUES (1), (2)) x(k)\n  WHERE (t.bb > x.k);",
 	},
+	{
+		name:   "rows from",
+		create: "CREATE VIEW v AS SELECT t.a, r.x, r.y FROM t, ROWS FROM (generate_series(1, t.a), generate_series(t.b, 3)) AS r(x, y)",
+		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
+		want:   " SELECT t.a,\n    r.x,\n    r.y\n   FROM t,\n    LATERAL ROWS FROM(generate_series(1, t.a), generate_series(t.bb, 3)) r(x, y);",
+	},
+	{
+		name:   "materialized view with rows from",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT t.a, r.x FROM t, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p'])) AS r(x, y) WHERE t.a > r.x",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT t.aa AS a,\n    r.x\n   FROM t,\n    ROWS FROM(generate_series(1, 2), unnest(ARRAY['p'::text])) r(x, y)\n  WHERE t.aa > r.x;",
+		plain:  " SELECT t.aa AS a,\n    r.x\n   FROM t,\n    ROWS FROM(generate_series(1, 2), unnest(ARRAY['p'::text])) r(x, y)\n  WHERE (t.aa > r.x);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

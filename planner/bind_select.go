@@ -1166,6 +1166,7 @@ func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lv
 		r := b.bindQuery(src, outer, lvl, nil)
 		if b.subAliases != nil {
 			b.subAliases[r.plan] = alias
+			b.noteRowsFrom(src, r.plan, alias)
 		}
 		p, sc := b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
 		if cols := b.q.Aliases[alias]; cols != nil && b.notes != nil {
@@ -1177,6 +1178,19 @@ func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lv
 	}
 	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
 	return nil, nil
+}
+
+// noteRowsFrom notes, when deparsing, the derived table the bridge
+// writes for ROWS FROM (sql/doc.go #10), src bound to p.
+func (b *binder) noteRowsFrom(src ast.Node, p Plan, alias string) {
+	s, ok := src.(*ast.SelectStmt)
+	if !ok || b.notes == nil || s.SelectStmtOpts == nil || !s.SelectStmtOpts.SQLSmallResult {
+		return
+	}
+	if alias == "__weir_rows" {
+		failf(pgerr.FeatureNotSupported, "cannot deparse ROWS FROM without an alias")
+	}
+	b.notes.rowsFrom[p] = true
 }
 
 // derived makes a scope for a subquery (or CTE, view) in FROM named
@@ -1677,8 +1691,12 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			if b.subAliases != nil {
 				b.subAliases[r.plan] = alias
 				b.laterals[r.plan] = true
+				b.noteRowsFrom(src, r.plan, alias)
 			}
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+			if cols := b.q.Aliases[alias]; cols != nil && b.notes != nil {
+				b.notes.colAliases[rp] = cols
+			}
 			// A LATERAL subquery that reads nothing to its left is an
 			// ordinary one: run once, and allowed in views.
 			lateral = lateralLvl.correlated

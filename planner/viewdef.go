@@ -42,9 +42,10 @@ import (
 // COALESCE and literals, set operations nested and mixed, and WITH
 // [RECURSIVE]. The FROM items of each query level are named as
 // set_rtable_names names them, apart from those of the enclosing levels
-// (t_1), and VALUES lists print as lists, as a whole query or in FROM.
-// For any other shape (LATERAL before a function, FULL JOIN USING or a
-// USING column renamed since, ROWS FROM, VALUES beside other queries of
+// (t_1), VALUES lists print as lists, as a whole query or in FROM, and
+// ROWS FROM (...) as written (UNNEST(a, b) for unnest of several
+// arrays). For any other shape (LATERAL before a function, FULL JOIN
+// USING or a USING column renamed since, VALUES beside other queries of
 // a set operation, WITH over a set operation) it returns an error with
 // SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
@@ -162,6 +163,9 @@ type viewDeparser struct {
 	// fromCols are the columns of the FROM clause of the query level
 	// being printed, which GROUPING's arguments read.
 	fromCols []vdCol
+	// listing is set while aliasedFrom prints the item whose column
+	// alias list it adds.
+	listing bool
 }
 
 // vdNotes records, when a definition is bound to be deparsed, the
@@ -187,6 +191,8 @@ type vdNotes struct {
 	// nodes bound as one.
 	values     map[Plan]bool
 	valuesRows map[ast.Node]bool
+	// rowsFrom marks the plans of ROWS FROM (...).
+	rowsFrom map[Plan]bool
 	// implicit maps the coercions a set operation (a VALUES list)
 	// gives its queries' outputs to what they coerce, which
 	// get_values_def prints without them.
@@ -213,7 +219,7 @@ type vdGroupingSet struct {
 func newVDNotes() *vdNotes {
 	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}, crossJoins: map[Plan]bool{}, usingCols: map[Plan][][2]int{},
 		groupings: map[Plan]*vdGrouping{}, groupingCalls: map[Expr][]Expr{},
-		values: map[Plan]bool{}, valuesRows: map[ast.Node]bool{}, implicit: map[Expr]Expr{}}
+		values: map[Plan]bool{}, valuesRows: map[ast.Node]bool{}, implicit: map[Expr]Expr{}, rowsFrom: map[Plan]bool{}}
 }
 
 // vdWindows are the windows of a query level as PostgreSQL's query
@@ -795,7 +801,9 @@ func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
 			item = pr.Input
 		}
 	}
+	d.listing = true
 	text, cols := d.fromItem(item)
+	d.listing = false
 	// real holds the name of each column of cols ("" for a hidden one)
 	// as the item itself names it.
 	real := make([]string, len(cols))
@@ -952,6 +960,9 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 		}
 		return text, cols
 	}
+	if d.notes.rowsFrom[p] {
+		return d.rowsFrom(p)
+	}
 	if _, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.
 		alias := d.refs[p]
@@ -973,6 +984,69 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
+}
+
+// rowsFrom prints p, ROWS FROM (...) as the bridge writes it (a SELECT
+// of its calls), as get_from_clause_item does: the calls (UNNEST(...)
+// when all are unnest of one array), the alias, and the columns' names,
+// which a column alias list (aliasedFrom) gives in place of its own.
+func (d *viewDeparser) rowsFrom(p Plan) (string, []vdCol) {
+	in := p
+	for {
+		pr, ok := in.(*Project)
+		if !ok {
+			break
+		}
+		for i, e := range pr.Exprs {
+			if r, ok := e.(*ColRef); !ok || r.Idx != i {
+				vdUnsupported("this ROWS FROM")
+			}
+		}
+		in = pr.Input
+	}
+	ps, ok := in.(*ProjectSet)
+	if !ok || ps.Outer {
+		vdUnsupported("this ROWS FROM")
+	}
+	if v, ok := ps.Input.(*Values); !ok || len(v.Rows) != 1 || len(v.Rows[0]) != 0 {
+		vdUnsupported("this ROWS FROM")
+	}
+	allUnnest := true
+	var calls, unnestArgs []string
+	for _, c := range ps.Calls {
+		if !isPlainFunction(c.Fn) || c.Ordinality {
+			vdUnsupported("function " + c.Fn)
+		}
+		args := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = d.expr(a, nil)
+		}
+		allUnnest = allUnnest && c.Fn == "unnest" && len(c.Args) == 1
+		unnestArgs = append(unnestArgs, args...)
+		calls = append(calls, c.Fn+"("+strings.Join(args, ", ")+")")
+	}
+	text := "ROWS FROM(" + strings.Join(calls, ", ") + ")"
+	switch {
+	case len(calls) == 1:
+		text = calls[0]
+	case allUnnest:
+		text = "UNNEST(" + strings.Join(unnestArgs, ", ") + ")"
+	}
+	ref := quoteName(d.refs[p])
+	text += " " + ref
+	var names []string
+	var cols []vdCol
+	for _, c := range p.Schema() {
+		if c.Hidden {
+			vdUnsupported("a ROWS FROM with hidden columns")
+		}
+		names = append(names, c.Name)
+		cols = append(cols, vdCol{text: ref + "." + quoteName(c.Name), attr: c.Name})
+	}
+	if !d.listing {
+		text += "(" + strings.Join(quoteNames(names), ", ") + ")"
+	}
+	return text, cols
 }
 
 // nameLevel gives the FROM items of the query level whose FROM clause
@@ -1092,11 +1166,18 @@ func (m *vdNamer) assign(refname string) string {
 // reading lc, which PostgreSQL marks LATERAL itself) sees lc as the
 // columns of an enclosing query, as the binder bound it.
 func (d *viewDeparser) fromRight(n *Join, lc []vdCol) (string, []vdCol) {
+	right := n.Right
+	if pr, ok := right.(*Project); ok && d.notes.colAliases[pr] != nil && d.subAliases[pr] == "" {
+		right = pr.Input
+	}
 	if !n.Lateral {
 		return d.from(n.Right)
 	}
+	// A function, or ROWS FROM (which the bridge writes LATERAL), is
+	// LATERAL in PostgreSQL when it reads the items to its left.
 	_, fn := n.Right.(*TableFunc)
-	if !fn && !d.laterals[n.Right] {
+	fn = fn || d.notes.rowsFrom[right]
+	if !fn && !d.laterals[right] {
 		vdUnsupported("this LATERAL item")
 	}
 	d.outer = append(d.outer, lc)

@@ -129,7 +129,8 @@
 //	    LATERAL f(args)                        LATERAL dropped (a function in FROM sees the
 //	                                           items before it anyway)
 //	    FROM ONLY t                            FROM t (weir has no inheritance)
-//	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT f(a), g(b)) [AS] r: set-returning
+//	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT SQL_SMALL_RESULT f(a), g(b)) [AS] r
+//	                                           (the no-op SQL_SMALL_RESULT marks it): set-returning
 //	    FROM unnest(a, b) [AS] r               calls in a select list run in the same lockstep
 //	                                           (unnest(a, b) is ROWS FROM (unnest(a),
 //	                                           unnest(b))); the alias is "__weir_rows" when

@@ -2315,7 +2315,9 @@ func (b *bridge) rowsFrom(seq []*node, i int) (*node, int) {
 			seen[name] = true
 		}
 	}
-	kids := append([]*node{textNode("select", n.off)}, calls...)
+	// SQL_SMALL_RESULT, a no-op, marks the query as ROWS FROM's, so
+	// that a view's definition prints it as written.
+	kids := append([]*node{textNode("select sql_small_result", n.off)}, calls...)
 	return &node{kind: nGroup, open: "(", close: ")", kids: kids, off: n.off}, end
 }
 

@@ -3,8 +3,9 @@
 -- subqueries and on the view itself, named windows (WINDOW w AS (...),
 -- OVER w, OVER (w ORDER BY ...)), CROSS JOIN beside comma lists and
 -- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING(),
--- VALUES lists as a whole query and in FROM; in views and materialized
--- views,
+-- VALUES lists as a whole query and in FROM, ROWS FROM (...), unnest of
+-- several arrays and functions WITH ORDINALITY; in views and
+-- materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -66,12 +67,25 @@ CREATE VIEW v10 AS SELECT 1 AS column1 UNION ALL SELECT 2;
 CREATE VIEW v11 AS WITH w(k) AS (VALUES (1), (2)) SELECT k FROM w;
 CREATE VIEW v12 AS SELECT * FROM (VALUES ('x'), ('y')) AS x(s);
 CREATE MATERIALIZED VIEW mv1 AS SELECT t.a, x.s FROM t JOIN (VALUES (1, 'one'), (2, 'two')) x(n, s) ON x.n = t.a;
+CREATE TABLE ta (a int, b int[]);
+CREATE VIEW f1 AS SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r(x, y);
+CREATE VIEW f2 AS SELECT r.x FROM ROWS FROM (generate_series(1, 3), generate_series(5, 6)) AS r(x, y);
+CREATE VIEW f3 AS SELECT * FROM ROWS FROM (generate_series(1, 3)) AS r(x);
+CREATE VIEW f4 AS SELECT * FROM unnest(ARRAY[1, 2], ARRAY['a', 'b', 'c']) AS u(n, s);
+CREATE VIEW f5 AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, ta.a), unnest(ta.b)) AS r(x, y);
+CREATE VIEW f6 AS SELECT ta.a, r.* FROM ta CROSS JOIN ROWS FROM (generate_series(1, 2), unnest(ARRAY[1.5])) r(x, y);
+CREATE VIEW f7 AS SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r;
+CREATE VIEW f8 AS SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r(x);
+CREATE VIEW f9 AS SELECT * FROM generate_series(1, 3) WITH ORDINALITY AS g(x, o), unnest(ARRAY[1, 2]) WITH ORDINALITY AS u(v, o2);
+CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
 \pset format aligned
 ALTER TABLE t RENAME COLUMN c TO "C d";
 ALTER TABLE t RENAME COLUMN a TO aa;
+ALTER TABLE ta RENAME COLUMN a TO aa;
+ALTER TABLE ta RENAME COLUMN b TO "B b";
 ALTER VIEW c3 RENAME COLUMN p TO pp;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -86,6 +100,8 @@ INSERT INTO u VALUES (1, 5), (3, 6);
 REFRESH MATERIALIZED VIEW j8;
 REFRESH MATERIALIZED VIEW m1;
 REFRESH MATERIALIZED VIEW mv1;
+INSERT INTO ta VALUES (2, ARRAY[7, 8, 9]);
+REFRESH MATERIALIZED VIEW fm;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
@@ -105,3 +121,6 @@ SELECT * FROM v6 ORDER BY 1;
 SELECT * FROM v8 ORDER BY 1;
 SELECT * FROM v9 ORDER BY 1;
 SELECT * FROM mv1 ORDER BY 1;
+SELECT * FROM fm ORDER BY 1, 2;
+SELECT * FROM f4 ORDER BY 1;
+SELECT * FROM f5 ORDER BY 1, 2;
