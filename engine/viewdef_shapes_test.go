@@ -109,6 +109,18 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT t.aa AS a,\n    r.x\n   FROM t,\n    ROWS FROM(generate_series(1, 2), unnest(ARRAY['p'::text])) r(x, y)\n  WHERE t.aa > r.x;",
 		plain:  " SELECT t.aa AS a,\n    r.x\n   FROM t,\n    ROWS FROM(generate_series(1, 2), unnest(ARRAY['p'::text])) r(x, y)\n  WHERE (t.aa > r.x);",
 	},
+	{
+		name:   "ordered aggregate",
+		create: "CREATE VIEW v AS SELECT a, string_agg(c, ',' ORDER BY b DESC) AS s FROM t GROUP BY a",
+		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
+		want:   " SELECT t.a,\n    string_agg(t.c, ','::text ORDER BY t.bb DESC) AS s\n   FROM t\n  GROUP BY t.a;",
+	},
+	{
+		name:   "materialized view with an ordered aggregate",
+		create: "CREATE MATERIALIZED VIEW v AS SELECT a, array_agg(b ORDER BY c) AS s FROM t GROUP BY a",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT t.a,\n    array_agg(t.b ORDER BY t.d) AS s\n   FROM t\n  GROUP BY t.a;",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

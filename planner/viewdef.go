@@ -28,26 +28,29 @@ import (
 //
 // It covers SELECTs over tables, views, materialized views, subqueries
 // and functions in FROM (with WITH ORDINALITY; LATERAL when they read
-// the items to their left), LATERAL subqueries, aliased or not (with a
-// column alias list too: FROM t AS x(a, b)), joined by [LEFT | RIGHT |
-// FULL] JOIN ... ON, USING (while the USING columns keep their names)
-// or NATURAL (printed as the USING join it stands for), CROSS JOIN (and
-// NATURAL without common columns, which prints as one), or listed with
-// commas, nested on either side, with WHERE, GROUP BY, HAVING,
-// DISTINCT, DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ...
-// WITH TIES, grouping sets (ROLLUP, CUBE, GROUPING SETS, GROUP BY
-// DISTINCT) and GROUPING(...), aggregates (DISTINCT, FILTER), window functions with or
-// without a frame clause, named windows (WINDOW w AS (...) read by OVER
-// w or OVER (w ORDER BY ...)), subqueries as expressions, casts, CASE,
-// COALESCE and literals, set operations nested and mixed, and WITH
-// [RECURSIVE]. The FROM items of each query level are named as
-// set_rtable_names names them, apart from those of the enclosing levels
-// (t_1), VALUES lists print as lists, as a whole query or in FROM, and
-// ROWS FROM (...) as written (UNNEST(a, b) for unnest of several
-// arrays). For any other shape (LATERAL before a function, FULL JOIN
-// USING or a USING column renamed since, VALUES beside other queries of
-// a set operation, WITH over a set operation) it returns an error with
-// SQLSTATE 0A000, and the caller shows the text as stored.
+// the items to their left), ROWS FROM (...) (UNNEST(a, b) for unnest of
+// several arrays), VALUES lists (as a whole query too), LATERAL
+// subqueries, aliased or not (with a column alias list too: FROM t AS
+// x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while
+// the USING columns keep their names) or NATURAL (printed as the USING
+// join it stands for), CROSS JOIN (and NATURAL without common columns,
+// which prints as one), or listed with commas, nested on either side,
+// with WHERE, GROUP BY, grouping sets (ROLLUP, CUBE, GROUPING SETS,
+// GROUP BY DISTINCT) and GROUPING(...), HAVING, named windows (WINDOW w
+// AS (...) read by OVER w or OVER (w ORDER BY ...)), DISTINCT, DISTINCT
+// ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES, aggregates
+// (DISTINCT, ORDER BY, FILTER), window functions with or without a
+// frame clause, subqueries as expressions, casts, CASE, COALESCE and
+// literals, set operations nested and mixed, and WITH [RECURSIVE]. The
+// FROM items of each query level are named as set_rtable_names names
+// them, apart from those of the enclosing levels (t_1). The forms the
+// binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
+// FROM, grouping sets) are noted by the binder when it binds for
+// deparsing (vdNotes). For any other shape (LATERAL before a function,
+// FULL JOIN USING or a USING column renamed since, VALUES beside other
+// queries of a set operation, WITH over a set operation, calls with
+// named arguments) it returns an error with SQLSTATE 0A000, and the
+// caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -1439,9 +1442,6 @@ func (d *viewDeparser) frame(f *Frame) string {
 
 // agg prints an aggregate call over the columns env.
 func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
-	if len(a.OrderBy) > 0 {
-		vdUnsupported("an ordered aggregate")
-	}
 	var s string
 	if a.Fn == "count" && len(a.Args) == 0 {
 		s = "count(*)"
@@ -1454,7 +1454,16 @@ func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
 		if a.Distinct {
 			dist = "DISTINCT "
 		}
-		s = a.Fn + "(" + dist + strings.Join(parts, ", ") + ")"
+		order := ""
+		if len(a.OrderBy) > 0 {
+			// get_agg_expr: the sort keys after the arguments.
+			keys := make([]string, len(a.OrderBy))
+			for i, k := range a.OrderBy {
+				keys[i] = d.sortKey(k, env)
+			}
+			order = " ORDER BY " + strings.Join(keys, ", ")
+		}
+		s = a.Fn + "(" + dist + strings.Join(parts, ", ") + order + ")"
 	}
 	if a.Filter != nil {
 		s += " FILTER (WHERE " + d.expr(a.Filter, env) + ")"

@@ -4,8 +4,8 @@
 -- OVER w, OVER (w ORDER BY ...)), CROSS JOIN beside comma lists and
 -- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING(),
 -- VALUES lists as a whole query and in FROM, ROWS FROM (...), unnest of
--- several arrays and functions WITH ORDINALITY; in views and
--- materialized views,
+-- several arrays and functions WITH ORDINALITY, aggregates with ORDER
+-- BY; in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -77,6 +77,12 @@ CREATE VIEW f6 AS SELECT ta.a, r.* FROM ta CROSS JOIN ROWS FROM (generate_series
 CREATE VIEW f7 AS SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r;
 CREATE VIEW f8 AS SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r(x);
 CREATE VIEW f9 AS SELECT * FROM generate_series(1, 3) WITH ORDINALITY AS g(x, o), unnest(ARRAY[1, 2]) WITH ORDINALITY AS u(v, o2);
+CREATE VIEW o1 AS SELECT a, string_agg(c, ',' ORDER BY b) AS s FROM t GROUP BY a;
+CREATE VIEW o2 AS SELECT array_agg(a ORDER BY b DESC, c NULLS FIRST) FROM t;
+CREATE VIEW o3 AS SELECT array_agg(DISTINCT a ORDER BY a) FILTER (WHERE b > 0) FROM t;
+CREATE VIEW o4 AS SELECT string_agg(c, ',' ORDER BY b + 1), array_agg(a ORDER BY length(c)) FROM t;
+CREATE VIEW o5 AS SELECT count(*) OVER (ORDER BY a), array_agg(b ORDER BY a) FROM t GROUP BY a;
+CREATE MATERIALIZED VIEW om AS SELECT a, string_agg(c, ',' ORDER BY b) AS s FROM t GROUP BY a;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -102,6 +108,7 @@ REFRESH MATERIALIZED VIEW m1;
 REFRESH MATERIALIZED VIEW mv1;
 INSERT INTO ta VALUES (2, ARRAY[7, 8, 9]);
 REFRESH MATERIALIZED VIEW fm;
+REFRESH MATERIALIZED VIEW om;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
@@ -122,5 +129,6 @@ SELECT * FROM v8 ORDER BY 1;
 SELECT * FROM v9 ORDER BY 1;
 SELECT * FROM mv1 ORDER BY 1;
 SELECT * FROM fm ORDER BY 1, 2;
+SELECT * FROM om ORDER BY 1;
 SELECT * FROM f4 ORDER BY 1;
 SELECT * FROM f5 ORDER BY 1, 2;
