@@ -148,3 +148,27 @@ func TestViewdefFollowsColumnRenames(t *testing.T) {
 		})
 	}
 }
+
+// TestViewdefUsingColumnRenamed: a USING join whose column a table
+// renamed prints the column under its old name in a column alias list,
+// as PostgreSQL's set_using_names does, also once a rename of the table
+// has stored the definition deparsed, after a restart too; the view
+// keeps reading the same rows.
+func TestViewdefUsingColumnRenamed(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int, b int, c text)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 2, 'x'), (3, 4, 'y')")
+	mustRun(t, s, "CREATE VIEW v AS SELECT t.b, x.c FROM t JOIN (SELECT a, c FROM t) x USING (a)")
+	mustRun(t, s, "ALTER TABLE t RENAME COLUMN a TO aa")
+	wantRows(t, s, "SELECT pg_get_viewdef('v'::regclass, true)",
+		" SELECT t.b,\n    x.c\n   FROM t t(a, b, c)\n     JOIN ( SELECT t_1.aa AS a,\n            t_1.c\n           FROM t t_1) x USING (a);")
+	mustRun(t, s, "ALTER TABLE t RENAME TO tt")
+	checkAcrossRestart(t, fs, e, s, func(s wire.Session) {
+		t.Helper()
+		wantRows(t, s, "SELECT pg_get_viewdef('v'::regclass, true)",
+			" SELECT tt.b,\n    x.c\n   FROM tt tt(a, b, c)\n     JOIN ( SELECT tt_1.aa AS a,\n            tt_1.c\n           FROM tt tt_1) x USING (a);")
+		wantRows(t, s, "SELECT * FROM v ORDER BY b", "2 x", "4 y")
+	})
+}

@@ -31,8 +31,9 @@ import (
 // the items to their left), ROWS FROM (...) (UNNEST(a, b) for unnest of
 // several arrays), VALUES lists (as a whole query too), LATERAL
 // subqueries, aliased or not (with a column alias list too: FROM t AS
-// x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while
-// the USING columns keep their names) or NATURAL (printed as the USING
+// x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (its
+// columns renamed since under their old names in column alias lists,
+// as set_using_names pushes them down) or NATURAL (printed as the USING
 // join it stands for), CROSS JOIN (and NATURAL without common columns,
 // which prints as one), or listed with commas, nested on either side,
 // with WHERE, GROUP BY, grouping sets (ROLLUP, CUBE, GROUPING SETS,
@@ -47,10 +48,9 @@ import (
 // binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
 // FROM, grouping sets) are noted by the binder when it binds for
 // deparsing (vdNotes). For any other shape (LATERAL before a function,
-// FULL JOIN USING or a USING column renamed since, VALUES beside other
-// queries of a set operation, WITH over a set operation, calls with
-// named arguments) it returns an error with SQLSTATE 0A000, and the
-// caller shows the text as stored.
+// FULL JOIN USING, VALUES beside other queries of a set operation, WITH
+// over a set operation, calls with named arguments) it returns an error
+// with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -96,7 +96,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 			names = append(names, c.Name)
 		}
 	}
-	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, notes: b.notes, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
+	d := &viewDeparser{aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, notes: b.notes, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed, forced: map[Plan]map[int]string{}}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -169,6 +169,9 @@ type viewDeparser struct {
 	// listing is set while aliasedFrom prints the item whose column
 	// alias list it adds.
 	listing bool
+	// forced holds the names USING joins give the columns of FROM
+	// items (forceUsingNames), by item and column.
+	forced map[Plan]map[int]string
 }
 
 // vdNotes records, when a definition is bound to be deparsed, the
@@ -781,10 +784,70 @@ func (d *viewDeparser) keyword(word string, before, after, extra int) string {
 
 // from prints a FROM item and returns the columns of its output row.
 func (d *viewDeparser) from(p Plan) (string, []vdCol) {
-	if aliases, ok := d.notes.colAliases[p]; ok {
+	if aliases, ok := d.notes.colAliases[p]; ok || d.forced[p] != nil {
 		return d.aliasedFrom(p, aliases)
 	}
 	return d.fromItem(p)
+}
+
+// forceUsingNames gives the columns a USING join (its projection n over
+// join j) merges the USING names, as set_using_names pushes them down to
+// the join's inputs: a table or subquery column renamed since then
+// prints under its old name, in a column alias list.
+func (d *viewDeparser) forceUsingNames(n *Project, j *Join, names []string) {
+	nl := len(j.Left.Schema())
+	for i, lr := range d.notes.usingCols[n] {
+		if i >= len(names) {
+			break
+		}
+		d.forceName(j.Left, lr[0], names[i])
+		d.forceName(j.Right, lr[1]-nl, names[i])
+	}
+}
+
+// forceName gives column idx of FROM item p the name name, in the
+// table or subquery it comes from.
+func (d *viewDeparser) forceName(p Plan, idx int, name string) {
+	if idx < 0 {
+		return
+	}
+	if _, ok := d.notes.colAliases[p]; ok {
+		d.force(p, idx, name)
+		return
+	}
+	switch n := p.(type) {
+	case *Join:
+		if nl := len(n.Left.Schema()); idx < nl {
+			d.forceName(n.Left, idx, name)
+		} else {
+			d.forceName(n.Right, idx-nl, name)
+		}
+		return
+	case *Project:
+		if _, ok := d.usingJoins[n]; ok {
+			j, isJoin := n.Input.(*Join)
+			if pairs := d.notes.usingCols[n]; isJoin && idx < len(pairs) {
+				d.forceName(j.Left, pairs[idx][0], name)
+				d.forceName(j.Right, pairs[idx][1]-len(j.Left.Schema()), name)
+			} else if r, ok := n.Exprs[idx].(*ColRef); ok && idx < len(n.Exprs) {
+				d.forceName(n.Input, r.Idx, name)
+			}
+			return
+		}
+	case *Scan:
+		d.force(p, idx, name)
+		return
+	}
+	if _, ok := d.subAliases[p]; ok && !d.notes.rowsFrom[p] && d.cteRefs[p] == [2]string{} {
+		d.force(p, idx, name)
+	}
+}
+
+func (d *viewDeparser) force(p Plan, idx int, name string) {
+	if d.forced[p] == nil {
+		d.forced[p] = map[int]string{}
+	}
+	d.forced[p][idx] = name
 }
 
 // aliasedFrom prints p, a table or subquery in FROM with a column alias
@@ -829,7 +892,7 @@ func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
 		}
 	}
 	var names []string
-	changed := !isScan
+	changed := !isScan && len(aliases) > 0
 	k := 0
 	seen := map[string]bool{}
 	for i, r := range real {
@@ -837,7 +900,9 @@ func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
 			continue
 		}
 		name := r
-		if k < len(aliases) {
+		if f, ok := d.forced[p][i]; ok {
+			name = f
+		} else if k < len(aliases) {
 			name = aliases[k]
 		}
 		k++
@@ -855,6 +920,11 @@ func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
 		cols[i] = vdCol{text: ref + "." + quoteName(name), attr: name}
 	}
 	if changed {
+		if isScan && !strings.HasSuffix(text, " "+ref) {
+			// get_from_clause_item prints the alias before a column
+			// alias list always.
+			text += " " + ref
+		}
 		text += "(" + strings.Join(quoteNames(names), ", ") + ")"
 	}
 	return text, cols
@@ -896,6 +966,7 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 		if !ok || !isJoin || j.Kind == FullJoin {
 			break
 		}
+		d.forceUsingNames(n, j, names)
 		text, jc := d.join(j, "USING ("+strings.Join(quoteNames(names), ", ")+")")
 		for i, lr := range d.notes.usingCols[n] {
 			for _, k := range lr {

@@ -5,14 +5,15 @@
 -- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING(),
 -- VALUES lists as a whole query and in FROM, ROWS FROM (...), unnest of
 -- several arrays and functions WITH ORDINALITY, aggregates with ORDER
--- BY; in views and materialized views,
+-- BY, USING joins whose columns were renamed since; in views and
+-- materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
 CREATE VIEW c1 AS SELECT x.p, x.q FROM t AS x(p, q);
 CREATE VIEW c2 AS SELECT * FROM (SELECT a, b FROM t) AS s(p, q);
 CREATE VIEW c3(p, q) AS SELECT a, b FROM t;
-CREATE VIEW c4 AS SELECT * FROM t AS x(b);
+CREATE VIEW c4 AS SELECT x.c FROM t AS x(b);
 CREATE VIEW c5 AS SELECT * FROM (SELECT a, b FROM t) AS s(a);
 CREATE VIEW c6 AS SELECT * FROM t AS x(a, b);
 CREATE VIEW c7 AS SELECT y.p, z.c FROM t AS y(p) JOIN t AS z(q) ON y.p = z.q;
@@ -22,7 +23,7 @@ CREATE VIEW w2 AS SELECT a, sum(b) OVER (w ORDER BY a) FROM t WINDOW w AS (PARTI
 CREATE VIEW w3 AS SELECT a, sum(b) OVER w, rank() OVER w FROM t WINDOW w AS (PARTITION BY c ORDER BY a);
 CREATE VIEW w4 AS SELECT a, sum(b) OVER (PARTITION BY c), max(b) OVER w2 FROM t WINDOW w AS (PARTITION BY c), w2 AS (w ORDER BY b DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), unused AS (ORDER BY a);
 CREATE VIEW w5 AS SELECT c, sum(sum(b)) OVER w FROM t GROUP BY c WINDOW w AS (ORDER BY c);
-CREATE VIEW w6 AS SELECT a, sum(b) OVER w, sum(b) OVER w2, sum(b) OVER (w) FROM t WINDOW w AS (PARTITION BY c), w2 AS (PARTITION BY c);
+CREATE VIEW w6 AS SELECT a, sum(b) OVER w AS s1, sum(b) OVER w2 AS s2, sum(b) OVER (w) AS s3 FROM t WINDOW w AS (PARTITION BY c), w2 AS (PARTITION BY c);
 CREATE VIEW w7 AS SELECT a, row_number() OVER (w ORDER BY b), row_number() OVER (w ORDER BY b) AS r2 FROM t WINDOW "W x" AS (PARTITION BY a), w AS (PARTITION BY c);
 CREATE MATERIALIZED VIEW w8 AS SELECT a, b, sum(b) OVER w AS s FROM t WINDOW w AS (PARTITION BY c);
 CREATE TABLE u (a int, d int);
@@ -83,6 +84,14 @@ CREATE VIEW o3 AS SELECT array_agg(DISTINCT a ORDER BY a) FILTER (WHERE b > 0) F
 CREATE VIEW o4 AS SELECT string_agg(c, ',' ORDER BY b + 1), array_agg(a ORDER BY length(c)) FROM t;
 CREATE VIEW o5 AS SELECT count(*) OVER (ORDER BY a), array_agg(b ORDER BY a) FROM t GROUP BY a;
 CREATE MATERIALIZED VIEW om AS SELECT a, string_agg(c, ',' ORDER BY b) AS s FROM t GROUP BY a;
+CREATE TABLE su (a int, d int);
+CREATE VIEW s1 AS SELECT * FROM t JOIN su USING (a);
+CREATE VIEW s2 AS SELECT t.b, su.d FROM t JOIN su x(a, d) USING (a) JOIN su ON su.a = t.a;
+CREATE VIEW s3 AS SELECT a, t.b FROM t LEFT JOIN su USING (a);
+CREATE VIEW s5 AS SELECT a, d FROM t NATURAL JOIN su;
+CREATE VIEW s6 AS SELECT a FROM (SELECT a FROM t) s JOIN su USING (a);
+CREATE VIEW s7 AS SELECT a, x.b FROM su JOIN (t JOIN t x USING (a, c)) USING (a);
+CREATE MATERIALIZED VIEW sm AS SELECT a, t.b, su.d FROM t JOIN su USING (a);
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -91,6 +100,7 @@ SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace 
 ALTER TABLE t RENAME COLUMN c TO "C d";
 ALTER TABLE t RENAME COLUMN a TO aa;
 ALTER TABLE ta RENAME COLUMN a TO aa;
+ALTER TABLE su RENAME COLUMN a TO "A";
 ALTER TABLE ta RENAME COLUMN b TO "B b";
 ALTER VIEW c3 RENAME COLUMN p TO pp;
 \pset format unaligned
@@ -109,6 +119,8 @@ REFRESH MATERIALIZED VIEW mv1;
 INSERT INTO ta VALUES (2, ARRAY[7, 8, 9]);
 REFRESH MATERIALIZED VIEW fm;
 REFRESH MATERIALIZED VIEW om;
+INSERT INTO su VALUES (1, 10), (3, 30);
+REFRESH MATERIALIZED VIEW sm;
 SELECT * FROM c1 ORDER BY 1;
 SELECT * FROM c4 ORDER BY 1;
 SELECT * FROM c7 ORDER BY 1;
@@ -130,5 +142,7 @@ SELECT * FROM v9 ORDER BY 1;
 SELECT * FROM mv1 ORDER BY 1;
 SELECT * FROM fm ORDER BY 1, 2;
 SELECT * FROM om ORDER BY 1;
+SELECT * FROM sm ORDER BY 1;
+SELECT * FROM s7 ORDER BY 1;
 SELECT * FROM f4 ORDER BY 1;
 SELECT * FROM f5 ORDER BY 1, 2;
