@@ -121,6 +121,12 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN c TO d",
 		want:   " SELECT t.a,\n    array_agg(t.b ORDER BY t.d) AS s\n   FROM t\n  GROUP BY t.a;",
 	},
+	{
+		name:   "lateral function",
+		create: "CREATE VIEW v AS SELECT t.a, g.x FROM t, LATERAL generate_series(1, 3) g(x)",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " SELECT t.aa AS a,\n    g.x\n   FROM t,\n    LATERAL generate_series(1, 3) g(x);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

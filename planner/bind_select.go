@@ -1517,8 +1517,11 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, n
 	p, sc := b.tableFuncPlan(f, alias, outer, lvl, namePos)
 	if tf, ok := p.(*TableFunc); ok && b.subAliases != nil {
 		// When deparsing, the name of a function in FROM is kept as a
-		// subquery's alias is.
+		// subquery's alias is, and LATERAL as written.
 		b.subAliases[tf] = sc.tables[0]
+		if f.Lateral {
+			b.laterals[tf] = true
+		}
 	}
 	return p, sc
 }

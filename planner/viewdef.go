@@ -27,8 +27,8 @@ import (
 // cast carries its own.
 //
 // It covers SELECTs over tables, views, materialized views, subqueries
-// and functions in FROM (with WITH ORDINALITY; LATERAL when they read
-// the items to their left), ROWS FROM (...) (UNNEST(a, b) for unnest of
+// and functions in FROM (with WITH ORDINALITY; LATERAL when written so
+// or when they read the items to their left), ROWS FROM (...) (UNNEST(a, b) for unnest of
 // several arrays), VALUES lists (as a whole query too), LATERAL
 // subqueries, aliased or not (with a column alias list too: FROM t AS
 // x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (its
@@ -47,8 +47,7 @@ import (
 // them, apart from those of the enclosing levels (t_1). The forms the
 // binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
 // FROM, grouping sets) are noted by the binder when it binds for
-// deparsing (vdNotes). For any other shape (LATERAL before a function,
-// FULL JOIN USING, VALUES beside other queries of a set operation, WITH
+// deparsing (vdNotes). For any other shape (FULL JOIN USING, VALUES beside other queries of a set operation, WITH
 // over a set operation, calls with named arguments) it returns an error
 // with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
@@ -64,15 +63,6 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	st, err := parseStmt(rel.SQL)
 	if err != nil {
 		return "", err
-	}
-	if toks, err := sql.Lex(rel.SQL); err == nil {
-		for i, t := range toks {
-			if t.Kind == sql.TIdent && t.Val == "lateral" && (i+1 >= len(toks) || toks[i+1].Val != "(") {
-				// LATERAL before a function leaves no trace in the
-				// binding (the front end drops it).
-				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse LATERAL")
-			}
-		}
 	}
 	q, ok := st.(*sql.Query)
 	if !ok {
@@ -169,6 +159,9 @@ type viewDeparser struct {
 	// listing is set while aliasedFrom prints the item whose column
 	// alias list it adds.
 	listing bool
+	// lateralDone is set while fromRight prints a function it marks
+	// LATERAL itself.
+	lateralDone bool
 	// forced holds the names USING joins give the columns of FROM
 	// items (forceUsingNames), by item and column.
 	forced map[Plan]map[int]string
@@ -996,6 +989,10 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 		}
 		ref := quoteName(d.refs[n])
 		text := n.Fn + "(" + strings.Join(args, ", ") + ")"
+		if d.laterals[n] && !d.lateralDone {
+			// Written LATERAL, reading the items to its left or not.
+			text = "LATERAL " + text
+		}
 		if n.Ordinality {
 			text += " WITH ORDINALITY"
 		}
@@ -1255,7 +1252,9 @@ func (d *viewDeparser) fromRight(n *Join, lc []vdCol) (string, []vdCol) {
 		vdUnsupported("this LATERAL item")
 	}
 	d.outer = append(d.outer, lc)
+	d.lateralDone = fn
 	text, cols := d.from(n.Right)
+	d.lateralDone = false
 	d.outer = d.outer[:len(d.outer)-1]
 	if fn {
 		text = "LATERAL " + text

@@ -127,7 +127,7 @@
 //	                                           N counts from 1 per statement
 //	    FROM f(args) WITH ORDINALITY ...       the same with TVF.Ordinality set
 //	    LATERAL f(args)                        LATERAL dropped (a function in FROM sees the
-//	                                           items before it anyway)
+//	                                           items before it anyway), TVF.Lateral set
 //	    FROM ONLY t                            FROM t (weir has no inheritance)
 //	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT SQL_SMALL_RESULT f(a), g(b)) [AS] r
 //	                                           (the no-op SQL_SMALL_RESULT marks it): set-returning

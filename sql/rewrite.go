@@ -2240,6 +2240,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 				// A function in FROM sees the items before it with or
 				// without LATERAL (the binder's join).
 				i--
+				tvf.Lateral = true
 			}
 			seq = splice(seq, i, colsEnd, repl...)
 			i += len(repl) - 1

@@ -5,8 +5,8 @@
 -- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING(),
 -- VALUES lists as a whole query and in FROM, ROWS FROM (...), unnest of
 -- several arrays and functions WITH ORDINALITY, aggregates with ORDER
--- BY, USING joins whose columns were renamed since; in views and
--- materialized views,
+-- BY, USING joins whose columns were renamed since, LATERAL before a
+-- function; in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -92,6 +92,11 @@ CREATE VIEW s5 AS SELECT a, d FROM t NATURAL JOIN su;
 CREATE VIEW s6 AS SELECT a FROM (SELECT a FROM t) s JOIN su USING (a);
 CREATE VIEW s7 AS SELECT a, x.b FROM su JOIN (t JOIN t x USING (a, c)) USING (a);
 CREATE MATERIALIZED VIEW sm AS SELECT a, t.b, su.d FROM t JOIN su USING (a);
+CREATE VIEW l1 AS SELECT t.a, g.x FROM t, LATERAL generate_series(1, 3) g(x);
+CREATE VIEW l2 AS SELECT t.a, g.x FROM t, LATERAL generate_series(1, t.b) g(x);
+CREATE VIEW l3 AS SELECT t.a, g.x FROM t JOIN LATERAL generate_series(1, 2) g(x) ON g.x = t.a;
+CREATE VIEW l4 AS SELECT g.x FROM LATERAL generate_series(1, 2) g(x);
+CREATE VIEW l5 AS SELECT t.a, g FROM t CROSS JOIN LATERAL unnest(ARRAY[t.a, t.b]) g;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
