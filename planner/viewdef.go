@@ -47,9 +47,10 @@ import (
 // them, apart from those of the enclosing levels (t_1). The forms the
 // binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
 // FROM, grouping sets) are noted by the binder when it binds for
-// deparsing (vdNotes). For any other shape (FULL JOIN USING, VALUES beside other queries of a set operation, WITH
-// over a set operation, calls with named arguments) it returns an error
-// with SQLSTATE 0A000, and the caller shows the text as stored.
+// deparsing (vdNotes). For any other shape (FULL JOIN USING, VALUES
+// beside other queries of a set operation, WITH over a set operation,
+// calls with named arguments) it returns an error with SQLSTATE 0A000,
+// and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
