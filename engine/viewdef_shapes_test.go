@@ -127,6 +127,12 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
 		want:   " SELECT t.aa AS a,\n    g.x\n   FROM t,\n    LATERAL generate_series(1, 3) g(x);",
 	},
+	{
+		name:   "named arguments",
+		create: "CREATE VIEW v AS SELECT make_interval(1, days => b, hours => a) AS s FROM t",
+		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
+		want:   " SELECT make_interval(1, days => t.bb, hours => t.a) AS s\n   FROM t;",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -528,9 +528,16 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if _, ok := isOp(n); ok {
 			return d.own(d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n))
 		}
-		parts := make([]string, len(n.Args))
+		parts := make([]string, 0, len(n.Args))
 		for i, a := range n.Args {
-			parts[i] = d.expr(a, n)
+			switch {
+			case i < len(n.ArgNames) && n.ArgNames[i] == DefaultArg:
+				// left out: the parameter's default
+			case i < len(n.ArgNames) && n.ArgNames[i] != "":
+				parts = append(parts, n.ArgNames[i]+" => "+d.expr(a, n))
+			default:
+				parts = append(parts, d.expr(a, n))
+			}
 		}
 		if n.Fn == "array" && len(n.Args) > 0 {
 			// An ARRAY[...] constructor.

@@ -41,16 +41,16 @@ import (
 // AS (...) read by OVER w or OVER (w ORDER BY ...)), DISTINCT, DISTINCT
 // ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES, aggregates
 // (DISTINCT, ORDER BY, FILTER), window functions with or without a
-// frame clause, subqueries as expressions, casts, CASE, COALESCE and
-// literals, set operations nested and mixed, and WITH [RECURSIVE]. The
+// frame clause, subqueries as expressions, calls with named arguments,
+// casts, CASE, COALESCE and literals, set operations nested and mixed, and WITH [RECURSIVE]. The
 // FROM items of each query level are named as set_rtable_names names
 // them, apart from those of the enclosing levels (t_1). The forms the
 // binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
 // FROM, grouping sets) are noted by the binder when it binds for
 // deparsing (vdNotes). For any other shape (FULL JOIN USING, VALUES
-// beside other queries of a set operation, WITH over a set operation,
-// calls with named arguments) it returns an error with SQLSTATE 0A000,
-// and the caller shows the text as stored.
+// beside other queries of a set operation, WITH over a set operation)
+// it returns an error with SQLSTATE 0A000, and the caller shows the
+// text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -1565,7 +1565,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
 			}
-			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {
+			if !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {
 				vdUnsupported("function " + n.Fn)
 			}
 		default:

@@ -6,7 +6,8 @@
 -- VALUES lists as a whole query and in FROM, ROWS FROM (...), unnest of
 -- several arrays and functions WITH ORDINALITY, aggregates with ORDER
 -- BY, USING joins whose columns were renamed since, LATERAL before a
--- function; in views and materialized views,
+-- function, calls with named arguments; in views and materialized
+-- views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -97,6 +98,9 @@ CREATE VIEW l2 AS SELECT t.a, g.x FROM t, LATERAL generate_series(1, t.b) g(x);
 CREATE VIEW l3 AS SELECT t.a, g.x FROM t JOIN LATERAL generate_series(1, 2) g(x) ON g.x = t.a;
 CREATE VIEW l4 AS SELECT g.x FROM LATERAL generate_series(1, 2) g(x);
 CREATE VIEW l5 AS SELECT t.a, g FROM t CROSS JOIN LATERAL unnest(ARRAY[t.a, t.b]) g;
+CREATE VIEW n1 AS SELECT make_interval(days => b) AS s FROM t;
+CREATE VIEW n2 AS SELECT make_interval(1, days => b, hours => a) AS s FROM t;
+CREATE VIEW n3 AS SELECT make_interval(secs => 1.5) AS s, make_interval(years => a, mins => 2) AS s2 FROM t;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
