@@ -133,6 +133,13 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
 		want:   " SELECT make_interval(1, days => t.bb, hours => t.a) AS s\n   FROM t;",
 	},
+	{
+		name:   "full join using",
+		create: "CREATE VIEW v AS SELECT a, t.b, x.c FROM t FULL JOIN t x USING (a)",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT a,\n    t.b,\n    x.d AS c\n   FROM t\n     FULL JOIN t x USING (a);",
+		plain:  " SELECT a,\n    t.b,\n    x.d AS c\n   FROM (t\n     FULL JOIN t x USING (a));",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -33,7 +33,8 @@ import (
 // subqueries, aliased or not (with a column alias list too: FROM t AS
 // x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (its
 // columns renamed since under their old names in column alias lists,
-// as set_using_names pushes them down) or NATURAL (printed as the USING
+// as set_using_names pushes them down; a FULL JOIN's merged columns
+// unqualified) or NATURAL (printed as the USING
 // join it stands for), CROSS JOIN (and NATURAL without common columns,
 // which prints as one), or listed with commas, nested on either side,
 // with WHERE, GROUP BY, grouping sets (ROLLUP, CUBE, GROUPING SETS,
@@ -47,9 +48,8 @@ import (
 // them, apart from those of the enclosing levels (t_1). The forms the
 // binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
 // FROM, grouping sets) are noted by the binder when it binds for
-// deparsing (vdNotes). For any other shape (FULL JOIN USING, VALUES
-// beside other queries of a set operation, WITH over a set operation)
-// it returns an error with SQLSTATE 0A000, and the caller shows the
+// deparsing (vdNotes). For any other shape (VALUES beside other
+// queries of a set operation, WITH over a set operation) it returns an error with SQLSTATE 0A000, and the caller shows the
 // text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
@@ -957,7 +957,7 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 	case *Project:
 		names, ok := d.usingJoins[n]
 		j, isJoin := n.Input.(*Join)
-		if !ok || !isJoin || j.Kind == FullJoin {
+		if !ok || !isJoin {
 			break
 		}
 		d.forceUsingNames(n, j, names)
@@ -971,6 +971,12 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 		}
 		var cols []vdCol
 		for i, e := range n.Exprs {
+			if _, merged := e.(*Coalesce); merged && j.Kind == FullJoin && i < len(names) {
+				// A FULL JOIN's merged column is the join's own,
+				// named without a range variable (the join has none).
+				cols = append(cols, vdCol{text: quoteName(names[i]), attr: names[i]})
+				continue
+			}
 			c := d.col(e, jc)
 			if i < len(names) && c.attr != names[i] {
 				vdUnsupported("a USING column renamed since")

@@ -5,7 +5,8 @@
 -- nested joins, GROUP BY ROLLUP, CUBE, GROUPING SETS and GROUPING(),
 -- VALUES lists as a whole query and in FROM, ROWS FROM (...), unnest of
 -- several arrays and functions WITH ORDINALITY, aggregates with ORDER
--- BY, USING joins whose columns were renamed since, LATERAL before a
+-- BY, USING joins whose columns were renamed since, FULL JOIN USING,
+-- LATERAL before a
 -- function, calls with named arguments; in views and materialized
 -- views,
 -- before and after renames of the columns they read, through
@@ -92,6 +93,8 @@ CREATE VIEW s3 AS SELECT a, t.b FROM t LEFT JOIN su USING (a);
 CREATE VIEW s5 AS SELECT a, d FROM t NATURAL JOIN su;
 CREATE VIEW s6 AS SELECT a FROM (SELECT a FROM t) s JOIN su USING (a);
 CREATE VIEW s7 AS SELECT a, x.b FROM su JOIN (t JOIN t x USING (a, c)) USING (a);
+CREATE VIEW s8 AS SELECT * FROM t FULL JOIN su USING (a);
+CREATE VIEW s9 AS SELECT a, t.b FROM t FULL JOIN su USING (a) WHERE a > 1 ORDER BY a;
 CREATE MATERIALIZED VIEW sm AS SELECT a, t.b, su.d FROM t JOIN su USING (a);
 CREATE VIEW l1 AS SELECT t.a, g.x FROM t, LATERAL generate_series(1, 3) g(x);
 CREATE VIEW l2 AS SELECT t.a, g.x FROM t, LATERAL generate_series(1, t.b) g(x);
@@ -153,5 +156,6 @@ SELECT * FROM fm ORDER BY 1, 2;
 SELECT * FROM om ORDER BY 1;
 SELECT * FROM sm ORDER BY 1;
 SELECT * FROM s7 ORDER BY 1;
+SELECT * FROM s8 ORDER BY 1;
 SELECT * FROM f4 ORDER BY 1;
 SELECT * FROM f5 ORDER BY 1, 2;
