@@ -140,6 +140,12 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT a,\n    t.b,\n    x.d AS c\n   FROM t\n     FULL JOIN t x USING (a);",
 		plain:  " SELECT a,\n    t.b,\n    x.d AS c\n   FROM (t\n     FULL JOIN t x USING (a));",
 	},
+	{
+		name:   "with over a set operation",
+		create: "CREATE VIEW v AS WITH w AS (SELECT a FROM t) SELECT a FROM w UNION SELECT b FROM t",
+		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
+		want:   " WITH w AS (\n         SELECT t.aa AS a\n           FROM t\n        )\n SELECT w.a\n   FROM w\nUNION\n SELECT t.b AS a\n   FROM t;",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

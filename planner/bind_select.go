@@ -78,7 +78,7 @@ func (b *binder) bindQuery1(n ast.ResultSetNode, outer *scope, lvl *level, o *qo
 		}
 		return b.bindSelect(n, outer, lvl, o)
 	case *ast.SetOprStmt:
-		if b.withs != nil && (n.With != nil || n.SelectList.With != nil) {
+		if b.withs != nil && n.SelectList.With != nil {
 			failf(pgerr.FeatureNotSupported, "cannot deparse WITH over a set operation")
 		}
 		if b.notes != nil && !b.notes.valuesRows[n] {
@@ -91,10 +91,17 @@ func (b *binder) bindQuery1(n ast.ResultSetNode, outer *scope, lvl *level, o *qo
 		}
 		pop := b.pushWith(n.With)
 		defer pop()
+		var with []boundCTE
+		if b.withs != nil && n.With != nil {
+			with = b.bindWithForDeparse(n.With, outer, lvl)
+		}
 		plan := b.bindSetOpList(n.SelectList, outer, lvl)
 		plan = b.setOpOrderLimit(plan, n.OrderBy, n.Limit, outer, lvl)
 		if !o.keepUnknown {
 			plan = b.resolveUnknownOutputs(plan)
+		}
+		if with != nil {
+			b.withs[plan] = with
 		}
 		return result{plan}
 	}

@@ -49,7 +49,7 @@ import (
 // binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
 // FROM, grouping sets) are noted by the binder when it binds for
 // deparsing (vdNotes). For any other shape (VALUES beside other
-// queries of a set operation, WITH over a set operation) it returns an error with SQLSTATE 0A000, and the caller shows the
+// queries of a set operation) it returns an error with SQLSTATE 0A000, and the caller shows the
 // text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
@@ -330,11 +330,12 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 		if visible >= 0 && visible < len(so.Out) {
 			vdUnsupported("hidden columns of a set operation")
 		}
-		if with != nil {
-			vdUnsupported("WITH over a set operation")
-		}
 		*d.indent = base
-		return d.setOp(so, names, own, !sublink, sort, lim)
+		prefix := ""
+		if with != nil {
+			prefix = d.with(with)
+		}
+		return prefix + d.setOp(so, names, own, !sublink, sort, lim)
 	}
 	if dd, ok := p.(*Distinct); ok {
 		distinct, p = true, dd.Input

@@ -10,7 +10,7 @@ import (
 
 // TestViewDefinition: a view's query prints with the names its
 // relations and columns have now, in PostgreSQL's layout, and a shape
-// the deparser does not print (WITH over a set operation) is 0A000.
+// the deparser does not print (VALUES in a set operation) is 0A000.
 func TestViewDefinition(t *testing.T) {
 	useTestFrontEnd()
 	cat := newFakeCatalog()
@@ -54,10 +54,10 @@ func TestViewDefinition(t *testing.T) {
 	if got, err := ViewDefinition(view, cat, current, true); err != nil || got != want {
 		t.Errorf("WINDOW clause: got %q, %v\nwant %q", got, err, want)
 	}
-	view.SQL = "with w as (select a from t) select a from w union select 1"
+	view.SQL = "select a from t union all values (1)"
 	view.Cols = []catalog.Column{col("a", types.TInt4)}
 	if _, err := ViewDefinition(view, cat, current, false); pgerr.As(err) == nil || pgerr.As(err).Code != pgerr.FeatureNotSupported {
-		t.Errorf("WITH over a set operation: got %v, want 0A000", err)
+		t.Errorf("VALUES in a set operation: got %v, want 0A000", err)
 	}
 }
 

@@ -7,8 +7,8 @@
 -- several arrays and functions WITH ORDINALITY, aggregates with ORDER
 -- BY, USING joins whose columns were renamed since, FULL JOIN USING,
 -- LATERAL before a
--- function, calls with named arguments; in views and materialized
--- views,
+-- function, calls with named arguments, WITH over a set operation; in
+-- views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -104,6 +104,10 @@ CREATE VIEW l5 AS SELECT t.a, g FROM t CROSS JOIN LATERAL unnest(ARRAY[t.a, t.b]
 CREATE VIEW n1 AS SELECT make_interval(days => b) AS s FROM t;
 CREATE VIEW n2 AS SELECT make_interval(1, days => b, hours => a) AS s FROM t;
 CREATE VIEW n3 AS SELECT make_interval(secs => 1.5) AS s, make_interval(years => a, mins => 2) AS s2 FROM t;
+CREATE VIEW h1 AS WITH w AS (SELECT a FROM t) SELECT a FROM w UNION SELECT 1;
+CREATE VIEW h2 AS WITH w AS (SELECT a, b FROM t WHERE b > 0), x AS (SELECT 2 AS k) SELECT a FROM w UNION ALL SELECT k FROM x EXCEPT SELECT b FROM w ORDER BY 1 LIMIT 3;
+CREATE VIEW h3 AS SELECT * FROM (WITH w AS (SELECT a FROM t) SELECT a FROM w INTERSECT SELECT b FROM t) s;
+CREATE VIEW h4 AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r UNION SELECT a FROM t;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -157,5 +161,7 @@ SELECT * FROM om ORDER BY 1;
 SELECT * FROM sm ORDER BY 1;
 SELECT * FROM s7 ORDER BY 1;
 SELECT * FROM s8 ORDER BY 1;
+SELECT * FROM h1 ORDER BY 1;
+SELECT * FROM h4 ORDER BY 1;
 SELECT * FROM f4 ORDER BY 1;
 SELECT * FROM f5 ORDER BY 1, 2;
