@@ -1363,6 +1363,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 			return b.tableFunc(tvf, alias, outer, lvl, b.pos(tn))
 		}
 	}
+	// Only an alias written after the name has a column alias list
+	// (t AS t(a, b) too); Aliases is keyed by alias.
+	written := alias != ""
 	if alias == "" {
 		alias = name
 	}
@@ -1424,7 +1427,7 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	if b.aliases != nil {
 		b.aliases[scan] = alias
 	}
-	if cols := b.q.Aliases[alias]; cols != nil && alias != name {
+	if cols := b.q.Aliases[alias]; cols != nil && written {
 		p, sc := b.renameColumns(scan, sc, alias, cols)
 		if b.notes != nil {
 			b.notes.colAliases[p] = cols
