@@ -165,3 +165,11 @@ SELECT * FROM h1 ORDER BY 1;
 SELECT * FROM h4 ORDER BY 1;
 SELECT * FROM f4 ORDER BY 1;
 SELECT * FROM f5 ORDER BY 1, 2;
+-- A column alias list after an alias equal to the table's name, as the
+-- definitions above print one.
+CREATE TABLE tn (a int, b int, c text);
+INSERT INTO tn VALUES (1, 2, 'x');
+SELECT * FROM tn tn(x, y);
+SELECT * FROM tn AS tn(x) WHERE x = 1;
+SELECT tn.y FROM tn tn(x, y);
+SELECT * FROM (SELECT * FROM tn) tn(p);
