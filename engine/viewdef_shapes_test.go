@@ -146,6 +146,12 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN a TO aa",
 		want:   " WITH w AS (\n         SELECT t.aa AS a\n           FROM t\n        )\n SELECT w.a\n   FROM w\nUNION\n SELECT t.b AS a\n   FROM t;",
 	},
+	{
+		name:   "array subquery",
+		create: "CREATE VIEW v AS SELECT ARRAY(SELECT c FROM t ORDER BY a) AS x",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT ARRAY( SELECT t.d AS c\n           FROM t\n          ORDER BY t.a) AS x;",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -461,6 +461,8 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				return "(" + d.expr(n.Arg, n) + " IN (" + q + "))"
 			}
 			return "(" + d.expr(n.Arg, n) + " " + n.Op + " ANY (" + q + "))"
+		case SubArray:
+			return "ARRAY(" + q + ")"
 		case SubAll:
 			if d.written[n] == "notin" {
 				return d.own("NOT (" + d.expr(n.Arg, n) + " IN (" + q + "))")

@@ -42,7 +42,8 @@ import (
 // AS (...) read by OVER w or OVER (w ORDER BY ...)), DISTINCT, DISTINCT
 // ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES, aggregates
 // (DISTINCT, ORDER BY, FILTER), window functions with or without a
-// frame clause, subqueries as expressions, calls with named arguments,
+// frame clause, subqueries as expressions (ARRAY(...) too), calls with
+// named arguments,
 // casts, CASE, COALESCE and literals, set operations nested and mixed, and WITH [RECURSIVE]. The
 // FROM items of each query level are named as set_rtable_names names
 // them, apart from those of the enclosing levels (t_1). The forms the
@@ -1564,7 +1565,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 				vdUnsupported("an outer reference")
 			}
 		case *Subquery:
-			if n.Row != nil || n.Kind == SubArray || n.Kind == SubRow {
+			if n.Row != nil || n.Kind == SubRow {
 				vdUnsupported("this subquery")
 			}
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:

@@ -7,8 +7,8 @@
 -- several arrays and functions WITH ORDINALITY, aggregates with ORDER
 -- BY, USING joins whose columns were renamed since, FULL JOIN USING,
 -- LATERAL before a
--- function, calls with named arguments, WITH over a set operation; in
--- views and materialized views,
+-- function, calls with named arguments, WITH over a set operation,
+-- ARRAY(subquery); in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -108,6 +108,9 @@ CREATE VIEW h1 AS WITH w AS (SELECT a FROM t) SELECT a FROM w UNION SELECT 1;
 CREATE VIEW h2 AS WITH w AS (SELECT a, b FROM t WHERE b > 0), x AS (SELECT 2 AS k) SELECT a FROM w UNION ALL SELECT k FROM x EXCEPT SELECT b FROM w ORDER BY 1 LIMIT 3;
 CREATE VIEW h3 AS SELECT * FROM (WITH w AS (SELECT a FROM t) SELECT a FROM w INTERSECT SELECT b FROM t) s;
 CREATE VIEW h4 AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r UNION SELECT a FROM t;
+CREATE VIEW y1 AS SELECT ARRAY(SELECT a FROM t ORDER BY a) AS x;
+CREATE VIEW y2 AS SELECT t.a, ARRAY(SELECT t2.c FROM t t2 WHERE t2.b = t.a) AS cs FROM t;
+CREATE VIEW y3 AS SELECT cardinality(ARRAY(SELECT b FROM t)) + 1 AS n;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -163,6 +166,7 @@ SELECT * FROM s7 ORDER BY 1;
 SELECT * FROM s8 ORDER BY 1;
 SELECT * FROM h1 ORDER BY 1;
 SELECT * FROM h4 ORDER BY 1;
+SELECT * FROM y2 ORDER BY 1;
 SELECT * FROM f4 ORDER BY 1;
 SELECT * FROM f5 ORDER BY 1, 2;
 -- A column alias list after an alias equal to the table's name, as the
