@@ -28,30 +28,30 @@ import (
 //
 // It covers SELECTs over tables, views, materialized views, subqueries
 // and functions in FROM (with WITH ORDINALITY; LATERAL when written so
-// or when they read the items to their left), ROWS FROM (...) (UNNEST(a, b) for unnest of
-// several arrays), VALUES lists (as a whole query too), LATERAL
-// subqueries, aliased or not (with a column alias list too: FROM t AS
-// x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (its
-// columns renamed since under their old names in column alias lists,
-// as set_using_names pushes them down; a FULL JOIN's merged columns
-// unqualified) or NATURAL (printed as the USING
-// join it stands for), CROSS JOIN (and NATURAL without common columns,
-// which prints as one), or listed with commas, nested on either side,
-// with WHERE, GROUP BY, grouping sets (ROLLUP, CUBE, GROUPING SETS,
-// GROUP BY DISTINCT) and GROUPING(...), HAVING, named windows (WINDOW w
-// AS (...) read by OVER w or OVER (w ORDER BY ...)), DISTINCT, DISTINCT
-// ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES, aggregates
-// (DISTINCT, ORDER BY, FILTER), window functions with or without a
-// frame clause, subqueries as expressions (ARRAY(...) too), calls with
-// named arguments,
-// casts, CASE, COALESCE and literals, set operations nested and mixed, and WITH [RECURSIVE]. The
-// FROM items of each query level are named as set_rtable_names names
-// them, apart from those of the enclosing levels (t_1). The forms the
-// binding does not keep (a WINDOW clause, CROSS JOIN, VALUES, ROWS
-// FROM, grouping sets) are noted by the binder when it binds for
-// deparsing (vdNotes). For any other shape (VALUES beside other
-// queries of a set operation) it returns an error with SQLSTATE 0A000, and the caller shows the
-// text as stored.
+// or when they read the items to their left), ROWS FROM (...) (UNNEST(a,
+// b) for unnest of several arrays), VALUES lists (as a whole query too),
+// LATERAL subqueries, aliased or not (with a column alias list too: FROM
+// t AS x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (its
+// columns renamed since under their old names in column alias lists, as
+// set_using_names pushes them down; a FULL JOIN's merged columns
+// unqualified) or NATURAL (printed as the USING join it stands for),
+// CROSS JOIN (and NATURAL without common columns, which prints as one),
+// or listed with commas, nested on either side, with WHERE, GROUP BY,
+// grouping sets (ROLLUP, CUBE, GROUPING SETS, GROUP BY DISTINCT) and
+// GROUPING(...), HAVING, named windows (WINDOW w AS (...) read by OVER w
+// or OVER (w ORDER BY ...)), DISTINCT, DISTINCT ON, ORDER BY, LIMIT,
+// OFFSET and FETCH FIRST ... WITH TIES, aggregates (DISTINCT, ORDER BY,
+// FILTER), window functions with or without a frame clause, subqueries
+// as expressions (ARRAY(...) too), calls with named arguments, casts,
+// CASE, COALESCE and literals, set operations nested and mixed, and WITH
+// [RECURSIVE]. The FROM items of each query level are named as
+// set_rtable_names names them, apart from those of the enclosing levels
+// (t_1). The forms the binding does not keep (a WINDOW clause, CROSS
+// JOIN, VALUES, ROWS FROM, grouping sets) are noted by the binder when
+// it binds for deparsing (vdNotes). For any other shape (VALUES beside
+// other queries of a set operation, row subqueries, FOR SYSTEM_TIME AS
+// OF, calls of functions weir has under names of its own) it returns an
+// error with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
