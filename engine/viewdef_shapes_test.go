@@ -152,6 +152,13 @@ var viewdefRenameCases = []viewdefRenameCase{
 		rename: "ALTER TABLE t RENAME COLUMN c TO d",
 		want:   " SELECT ARRAY( SELECT t.d AS c\n           FROM t\n          ORDER BY t.a) AS x;",
 	},
+	{
+		name:   "not like, nullif and greatest",
+		create: "CREATE VIEW v AS SELECT NULLIF(a, 1) AS x, GREATEST(a, b) AS y FROM t WHERE c NOT LIKE 'a%'",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT NULLIF(t.a, 1) AS x,\n    GREATEST(t.a, t.b) AS y\n   FROM t\n  WHERE t.d !~~ 'a%'::text;",
+		plain:  " SELECT NULLIF(t.a, 1) AS x,\n    GREATEST(t.a, t.b) AS y\n   FROM t\n  WHERE (t.d !~~ 'a%'::text);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -136,6 +136,17 @@ type winState struct {
 	winrefs []int
 }
 
+// negatedOp is NOT LIKE, NOT ILIKE or !~ (!~*): the negation of the
+// pattern match e, which PostgreSQL binds to the negator operator
+// (!~~, !~~*, !~, !~*) and a view's definition prints so.
+func (b *binder) negatedOp(e Expr) Expr {
+	out := &Not{Arg: e}
+	if b.written != nil {
+		b.written[out] = "negator"
+	}
+	return out
+}
+
 // winRef is a reference to a window call's output column, whose index is
 // patched once the Window's input is known.
 type winRef struct {
@@ -313,7 +324,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, n.Pattern)}, n)
 		if n.Not {
-			return &Not{Arg: e}
+			return b.negatedOp(e)
 		}
 		return e
 	case *ast.PatternRegexpExpr:
@@ -324,7 +335,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, pat)}, n)
 		if n.Not {
-			return &Not{Arg: e}
+			return b.negatedOp(e)
 		}
 		return e
 	case *ast.PatternInExpr:

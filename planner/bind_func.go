@@ -265,7 +265,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		eq := b.op("=", b.exprs(c, n.Args), n).(*Call)
 		a := eq.Args[0]
-		return &Case{Whens: []When{{Cond: eq, Then: &Const{V: types.NullDatum, T: a.Type()}}}, Else: a, T: a.Type()}
+		out := &Case{Whens: []When{{Cond: eq, Then: &Const{V: types.NullDatum, T: a.Type()}}}, Else: a, T: a.Type()}
+		if b.written != nil {
+			b.written[out] = "nullif"
+		}
+		return out
 	case "greatest", "least":
 		args, t := b.unify(strings.ToUpper(name), b.exprs(c, n.Args), n)
 		return &Call{Fn: name, Args: args, T: t}

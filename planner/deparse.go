@@ -309,6 +309,17 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 		e, not = n.Arg, true
 	}
 	switch d.written[e] {
+	case "negator":
+		if c, ok := e.(*Not).Arg.(*Call); ok && len(c.Args) == 2 {
+			if _, op := isOp(c); op {
+				return d.own(d.arg(c.Args[0], c) + " !" + c.Fn + " " + d.arg(c.Args[1], c)), true
+			}
+		}
+		return "", false
+	case "nullif":
+		c := e.(*Case)
+		eq := c.Whens[0].Cond.(*Call)
+		return "NULLIF(" + d.expr(eq.Args[0], c) + ", " + d.expr(eq.Args[1], c) + ")", true
 	case "notdistinct":
 		c := e.(*Case)
 		eq := c.Else.(*Call)
@@ -420,7 +431,12 @@ func simple(node, parent Expr) bool {
 // arg prints node, an argument of parent, parenthesised unless simple.
 func (d rowDeparser) arg(node, parent Expr) string {
 	s := d.expr(node, parent)
-	if d.pretty && !simple(node, parent) {
+	probe := node
+	if n, ok := node.(*Not); ok && d.written != nil && d.written[n] == "negator" {
+		// Printed as the negator operator, it is as simple as one.
+		probe = n.Arg
+	}
+	if d.pretty && !simple(probe, parent) {
 		return "(" + s + ")"
 	}
 	return s
@@ -544,6 +560,10 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if n.Fn == "array" && len(n.Args) > 0 {
 			// An ARRAY[...] constructor.
 			return "ARRAY[" + strings.Join(parts, ", ") + "]"
+		}
+		if n.Fn == "greatest" || n.Fn == "least" {
+			// A MinMaxExpr, which PostgreSQL writes as a keyword.
+			return strings.ToUpper(n.Fn) + "(" + strings.Join(parts, ", ") + ")"
 		}
 		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
 	case *And:

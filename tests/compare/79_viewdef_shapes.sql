@@ -8,7 +8,8 @@
 -- BY, USING joins whose columns were renamed since, FULL JOIN USING,
 -- LATERAL before a
 -- function, calls with named arguments, WITH over a set operation,
--- ARRAY(subquery); in views and materialized views,
+-- ARRAY(subquery), NOT LIKE and the other negated pattern matches,
+-- NULLIF, GREATEST and LEAST; in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -111,6 +112,10 @@ CREATE VIEW h4 AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r
 CREATE VIEW y1 AS SELECT ARRAY(SELECT a FROM t ORDER BY a) AS x;
 CREATE VIEW y2 AS SELECT t.a, ARRAY(SELECT t2.c FROM t t2 WHERE t2.b = t.a) AS cs FROM t;
 CREATE VIEW y3 AS SELECT cardinality(ARRAY(SELECT b FROM t)) + 1 AS n;
+CREATE VIEW x1 AS SELECT c NOT LIKE 'y' AS s, c NOT ILIKE 'y%' AS s2, c !~ 'z' AS s3, c !~* 'q' AS s4 FROM t;
+CREATE VIEW x2 AS SELECT NULLIF(a, 1) AS x, NULLIF(c, 'q') AS y, NULLIF(b::numeric, a) AS z FROM t;
+CREATE VIEW x3 AS SELECT GREATEST(a, b) AS y, LEAST(a, 2.5) AS z FROM t;
+CREATE VIEW x4 AS SELECT a FROM t WHERE c NOT LIKE 'a%' AND NOT (c LIKE 'b%') AND NOT c NOT LIKE 'c';
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
