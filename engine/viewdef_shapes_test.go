@@ -159,6 +159,13 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT NULLIF(t.a, 1) AS x,\n    GREATEST(t.a, t.b) AS y\n   FROM t\n  WHERE t.d !~~ 'a%'::text;",
 		plain:  " SELECT NULLIF(t.a, 1) AS x,\n    GREATEST(t.a, t.b) AS y\n   FROM t\n  WHERE (t.d !~~ 'a%'::text);",
 	},
+	{
+		name:   "jsonb operators",
+		create: "CREATE VIEW v AS SELECT (c::jsonb ->> 'n')::int + 1 AS n FROM t WHERE c::jsonb ? 'n'",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT ((t.d::jsonb ->> 'n'::text)::integer) + 1 AS n\n   FROM t\n  WHERE t.d::jsonb ? 'n'::text;",
+		plain:  " SELECT ((((t.d)::jsonb ->> 'n'::text))::integer + 1) AS n\n   FROM t\n  WHERE ((t.d)::jsonb ? 'n'::text);",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -127,9 +127,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains", "pg_json_contained", "pg_array_overlap",
 		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_json_delete_path", "pg_starts_with",
 		"pg_jsonpath_exists", "pg_jsonpath_match":
-		sym := map[string]string{"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@", "pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
-			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&", "pg_json_exists": "?",
-			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}[name]
+		sym := bridgeOperators[name]
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error at or near \"%s\"", sym)
 		}
@@ -1919,6 +1917,13 @@ func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
 	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
 	return nil
 }
+
+// bridgeOperators are the operators the bridge writes as calls
+// (sql/doc.go #19, #31), by the call's name; the registry keeps them
+// under those names.
+var bridgeOperators = map[string]string{"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@", "pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
+	"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&", "pg_json_exists": "?",
+	"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}
 
 // windowRef is the name of the window a window clause refers to (OVER w,
 // OVER (w ORDER BY ...)), or "".

@@ -353,10 +353,13 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 	return "", false
 }
 
-// isOp reports whether e is a binary operator call.
+// isOp reports whether e is a binary operator call, and its operator.
 func isOp(e Expr) (string, bool) {
 	if c, ok := e.(*Call); ok && infixOps[c.Fn] && len(c.Args) == 2 {
 		return c.Fn, true
+	}
+	if c, ok := e.(*Call); ok && bridgeOperators[c.Fn] != "" && len(c.Args) == 2 {
+		return bridgeOperators[c.Fn], true
 	}
 	return "", false
 }
@@ -531,7 +534,9 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				s = "(" + s + ")"
 			}
 		default:
-			if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" || !d.pretty {
+			if _, op := isOp(n.Arg); op || !d.pretty {
+				s = "(" + s + ")"
+			} else if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" {
 				s = "(" + s + ")"
 			}
 		}
@@ -543,8 +548,8 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 			return kw
 		}
-		if _, ok := isOp(n); ok {
-			return d.own(d.arg(n.Args[0], n) + " " + n.Fn + " " + d.arg(n.Args[1], n))
+		if op, ok := isOp(n); ok {
+			return d.own(d.arg(n.Args[0], n) + " " + op + " " + d.arg(n.Args[1], n))
 		}
 		parts := make([]string, 0, len(n.Args))
 		for i, a := range n.Args {

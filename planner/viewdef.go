@@ -42,7 +42,8 @@ import (
 // or OVER (w ORDER BY ...)), DISTINCT, DISTINCT ON, ORDER BY, LIMIT,
 // OFFSET and FETCH FIRST ... WITH TIES, aggregates (DISTINCT, ORDER BY,
 // FILTER), window functions with or without a frame clause, subqueries
-// as expressions (ARRAY(...) too), calls with named arguments, casts,
+// as expressions (ARRAY(...) too), calls with named arguments, jsonb
+// and array operators, casts,
 // CASE, COALESCE and literals, set operations nested and mixed, and WITH
 // [RECURSIVE]. The FROM items of each query level are named as
 // set_rtable_names names them, apart from those of the enclosing levels
@@ -1571,6 +1572,9 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
 		case *Call:
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
+				break
+			}
+			if _, op := isOp(n); op {
 				break
 			}
 			if !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {

@@ -9,7 +9,8 @@
 -- LATERAL before a
 -- function, calls with named arguments, WITH over a set operation,
 -- ARRAY(subquery), NOT LIKE and the other negated pattern matches,
--- NULLIF, GREATEST and LEAST; in views and materialized views,
+-- NULLIF, GREATEST and LEAST, jsonb and array operators; in views and
+-- materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -116,6 +117,11 @@ CREATE VIEW x1 AS SELECT c NOT LIKE 'y' AS s, c NOT ILIKE 'y%' AS s2, c !~ 'z' A
 CREATE VIEW x2 AS SELECT NULLIF(a, 1) AS x, NULLIF(c, 'q') AS y, NULLIF(b::numeric, a) AS z FROM t;
 CREATE VIEW x3 AS SELECT GREATEST(a, b) AS y, LEAST(a, 2.5) AS z FROM t;
 CREATE VIEW x4 AS SELECT a FROM t WHERE c NOT LIKE 'a%' AND NOT (c LIKE 'b%') AND NOT c NOT LIKE 'c';
+CREATE TABLE tj (a int, j jsonb, arr int[], c text);
+CREATE VIEW k1 AS SELECT j -> 'k' AS x, j ->> 'k' AS y, j -> 'a' -> 'b' AS z, (j -> 'a') ->> 0 AS w FROM tj;
+CREATE VIEW k2 AS SELECT j #> '{a,b}' AS x, j #>> '{a}' AS y FROM tj WHERE j @> '{"a":1}' AND j ? 'a' AND j ?| ARRAY['x'] AND arr && ARRAY[1];
+CREATE VIEW k3 AS SELECT (j ->> 'n')::int + 1 AS n, j - 'a' AS d FROM tj;
+CREATE VIEW k4 AS SELECT c ^@ 'x' AS s, j #- '{a}' AS dp FROM tj;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -124,6 +130,7 @@ SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace 
 ALTER TABLE t RENAME COLUMN c TO "C d";
 ALTER TABLE t RENAME COLUMN a TO aa;
 ALTER TABLE ta RENAME COLUMN a TO aa;
+ALTER TABLE tj RENAME COLUMN j TO "J j";
 ALTER TABLE su RENAME COLUMN a TO "A";
 ALTER TABLE ta RENAME COLUMN b TO "B b";
 ALTER VIEW c3 RENAME COLUMN p TO pp;
