@@ -166,6 +166,13 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT ((t.d::jsonb ->> 'n'::text)::integer) + 1 AS n\n   FROM t\n  WHERE t.d::jsonb ? 'n'::text;",
 		plain:  " SELECT ((((t.d)::jsonb ->> 'n'::text))::integer + 1) AS n\n   FROM t\n  WHERE ((t.d)::jsonb ? 'n'::text);",
 	},
+	{
+		name:   "subscripts and any",
+		create: "CREATE VIEW v AS SELECT (ARRAY[a, b])[1] AS x FROM t WHERE a = ANY (ARRAY[b, 2])",
+		rename: "ALTER TABLE t RENAME COLUMN b TO bb",
+		want:   " SELECT (ARRAY[t.a, t.bb])[1] AS x\n   FROM t\n  WHERE t.a = ANY (ARRAY[t.bb, 2]);",
+		plain:  " SELECT (ARRAY[t.a, t.bb])[1] AS x\n   FROM t\n  WHERE (t.a = ANY (ARRAY[t.bb, 2]));",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -380,6 +380,10 @@ func simple(node, parent Expr) bool {
 	switch n := node.(type) {
 	case *Call:
 		op, ok := isOp(n)
+		if !ok && n.Fn == "pg_any_eq" {
+			// A ScalarArrayOpExpr, which isSimpleNode does not know.
+			return false
+		}
 		if !ok {
 			return n.Fn != "neg"
 		}
@@ -565,6 +569,23 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if n.Fn == "array" && len(n.Args) > 0 {
 			// An ARRAY[...] constructor.
 			return "ARRAY[" + strings.Join(parts, ", ") + "]"
+		}
+		if n.Fn == "pg_any_eq" && len(parts) == 2 {
+			// x = ANY (array), a ScalarArrayOpExpr.
+			return d.own(d.arg(n.Args[0], n) + " = ANY (" + parts[1] + ")")
+		}
+		if (n.Fn == "pg_subscript" || n.Fn == "pg_slice" && len(parts) == 3) && len(parts) >= 2 {
+			// x[i], x[lo:hi]: the array parenthesised unless a column.
+			base := parts[0]
+			switch n.Args[0].(type) {
+			case *ColRef, *OuterRef:
+			default:
+				base = "(" + base + ")"
+			}
+			if n.Fn == "pg_slice" {
+				return base + "[" + parts[1] + ":" + parts[2] + "]"
+			}
+			return base + "[" + strings.Join(parts[1:], "][") + "]"
 		}
 		if n.Fn == "greatest" || n.Fn == "least" {
 			// A MinMaxExpr, which PostgreSQL writes as a keyword.

@@ -9,8 +9,8 @@
 -- LATERAL before a
 -- function, calls with named arguments, WITH over a set operation,
 -- ARRAY(subquery), NOT LIKE and the other negated pattern matches,
--- NULLIF, GREATEST and LEAST, jsonb and array operators; in views and
--- materialized views,
+-- NULLIF, GREATEST and LEAST, jsonb and array operators, subscripts
+-- and = ANY (array); in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -118,10 +118,14 @@ CREATE VIEW x2 AS SELECT NULLIF(a, 1) AS x, NULLIF(c, 'q') AS y, NULLIF(b::numer
 CREATE VIEW x3 AS SELECT GREATEST(a, b) AS y, LEAST(a, 2.5) AS z FROM t;
 CREATE VIEW x4 AS SELECT a FROM t WHERE c NOT LIKE 'a%' AND NOT (c LIKE 'b%') AND NOT c NOT LIKE 'c';
 CREATE TABLE tj (a int, j jsonb, arr int[], c text);
-CREATE VIEW k1 AS SELECT j -> 'k' AS x, j ->> 'k' AS y, j -> 'a' -> 'b' AS z, (j -> 'a') ->> 0 AS w FROM tj;
-CREATE VIEW k2 AS SELECT j #> '{a,b}' AS x, j #>> '{a}' AS y FROM tj WHERE j @> '{"a":1}' AND j ? 'a' AND j ?| ARRAY['x'] AND arr && ARRAY[1];
-CREATE VIEW k3 AS SELECT (j ->> 'n')::int + 1 AS n, j - 'a' AS d FROM tj;
-CREATE VIEW k4 AS SELECT c ^@ 'x' AS s, j #- '{a}' AS dp FROM tj;
+CREATE VIEW jk1 AS SELECT j -> 'k' AS x, j ->> 'k' AS y, j -> 'a' -> 'b' AS z, (j -> 'a') ->> 0 AS w FROM tj;
+CREATE VIEW jk2 AS SELECT j #> '{a,b}' AS x, j #>> '{a}' AS y FROM tj WHERE j @> '{"a":1}' AND j ? 'a' AND j ?| ARRAY['x'] AND arr && ARRAY[1];
+CREATE VIEW jk3 AS SELECT (j ->> 'n')::int + 1 AS n, j - 'a' AS d FROM tj;
+CREATE VIEW jk4 AS SELECT c ^@ 'x' AS s, j #- '{a}' AS dp FROM tj;
+CREATE VIEW q1 AS SELECT arr[1] AS x, arr[a] AS y, arr[1:2] AS z FROM tj;
+CREATE VIEW q2 AS SELECT a = ANY (arr) AS x FROM tj WHERE a = ANY (arr) AND NOT a = ANY (ARRAY[a, 2]);
+CREATE VIEW q3 AS SELECT (arr || 5)[1] AS x, arr[a + 1] + 1 AS y FROM tj;
+CREATE VIEW q4 AS SELECT (a = ANY (arr)) = true AS x FROM tj;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -131,6 +135,7 @@ ALTER TABLE t RENAME COLUMN c TO "C d";
 ALTER TABLE t RENAME COLUMN a TO aa;
 ALTER TABLE ta RENAME COLUMN a TO aa;
 ALTER TABLE tj RENAME COLUMN j TO "J j";
+ALTER TABLE tj RENAME COLUMN arr TO "A r";
 ALTER TABLE su RENAME COLUMN a TO "A";
 ALTER TABLE ta RENAME COLUMN b TO "B b";
 ALTER VIEW c3 RENAME COLUMN p TO pp;
