@@ -173,6 +173,13 @@ var viewdefRenameCases = []viewdefRenameCase{
 		want:   " SELECT (ARRAY[t.a, t.bb])[1] AS x\n   FROM t\n  WHERE t.a = ANY (ARRAY[t.bb, 2]);",
 		plain:  " SELECT (ARRAY[t.a, t.bb])[1] AS x\n   FROM t\n  WHERE (t.a = ANY (ARRAY[t.bb, 2]));",
 	},
+	{
+		name:   "extract",
+		create: "CREATE VIEW v AS SELECT extract(year FROM c::date) AS y FROM t",
+		rename: "ALTER TABLE t RENAME COLUMN c TO d",
+		want:   " SELECT EXTRACT(year FROM t.d::date) AS y\n   FROM t;",
+		plain:  " SELECT EXTRACT(year FROM (t.d)::date) AS y\n   FROM t;",
+	},
 }
 
 // TestViewdefFollowsColumnRenames: for each shape of viewdefRenameCases

@@ -570,6 +570,12 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 			// An ARRAY[...] constructor.
 			return "ARRAY[" + strings.Join(parts, ", ") + "]"
 		}
+		if n.Fn == "pg_extract" && len(parts) == 2 {
+			// EXTRACT(field FROM x), its field a word.
+			if k, ok := n.Args[0].(*Const); ok && !k.V.Null && sql.QuoteIdent(k.V.S) == k.V.S {
+				return "EXTRACT(" + k.V.S + " FROM " + parts[1] + ")"
+			}
+		}
 		if n.Fn == "pg_any_eq" && len(parts) == 2 {
 			// x = ANY (array), a ScalarArrayOpExpr.
 			return d.own(d.arg(n.Args[0], n) + " = ANY (" + parts[1] + ")")

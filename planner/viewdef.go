@@ -43,7 +43,7 @@ import (
 // OFFSET and FETCH FIRST ... WITH TIES, aggregates (DISTINCT, ORDER BY,
 // FILTER), window functions with or without a frame clause, subqueries
 // as expressions (ARRAY(...) too), calls with named arguments, jsonb
-// and array operators, subscripts, = ANY (array), casts,
+// and array operators, subscripts, = ANY (array), EXTRACT, casts,
 // CASE, COALESCE and literals, set operations nested and mixed, and WITH
 // [RECURSIVE]. The FROM items of each query level are named as
 // set_rtable_names names them, apart from those of the enclosing levels
@@ -1574,7 +1574,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
 			}
-			if _, op := isOp(n); op || n.Fn == "pg_any_eq" || n.Fn == "pg_subscript" || n.Fn == "pg_slice" {
+			if _, op := isOp(n); op || n.Fn == "pg_any_eq" || n.Fn == "pg_subscript" || n.Fn == "pg_slice" || n.Fn == "pg_extract" {
 				break
 			}
 			if !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {

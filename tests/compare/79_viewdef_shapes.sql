@@ -10,7 +10,7 @@
 -- function, calls with named arguments, WITH over a set operation,
 -- ARRAY(subquery), NOT LIKE and the other negated pattern matches,
 -- NULLIF, GREATEST and LEAST, jsonb and array operators, subscripts
--- and = ANY (array); in views and materialized views,
+-- and = ANY (array), EXTRACT; in views and materialized views,
 -- before and after renames of the columns they read, through
 -- pg_get_viewdef, pg_views and pg_matviews.
 CREATE TABLE t (a int, b int, c text);
@@ -126,6 +126,8 @@ CREATE VIEW q1 AS SELECT arr[1] AS x, arr[a] AS y, arr[1:2] AS z FROM tj;
 CREATE VIEW q2 AS SELECT a = ANY (arr) AS x FROM tj WHERE a = ANY (arr) AND NOT a = ANY (ARRAY[a, 2]);
 CREATE VIEW q3 AS SELECT (arr || 5)[1] AS x, arr[a + 1] + 1 AS y FROM tj;
 CREATE VIEW q4 AS SELECT (a = ANY (arr)) = true AS x FROM tj;
+CREATE TABLE td (a int, ts timestamp, d date, i interval, tz timestamptz);
+CREATE VIEW xe AS SELECT extract(year FROM ts) AS y, EXTRACT(EPOCH FROM i) AS e, extract(dow FROM d) + 1 AS w, extract(hour FROM tz) AS h FROM td WHERE extract(month FROM ts) > 3;
 CREATE MATERIALIZED VIEW fm AS SELECT ta.a, r.x, r.y FROM ta, ROWS FROM (generate_series(1, 2), unnest(ARRAY['p', 'q', 'r'])) AS r(x, y) WHERE ta.a > r.x;
 \pset format unaligned
 SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
@@ -136,6 +138,7 @@ ALTER TABLE t RENAME COLUMN a TO aa;
 ALTER TABLE ta RENAME COLUMN a TO aa;
 ALTER TABLE tj RENAME COLUMN j TO "J j";
 ALTER TABLE tj RENAME COLUMN arr TO "A r";
+ALTER TABLE td RENAME COLUMN ts TO t2;
 ALTER TABLE su RENAME COLUMN a TO "A";
 ALTER TABLE ta RENAME COLUMN b TO "B b";
 ALTER VIEW c3 RENAME COLUMN p TO pp;
