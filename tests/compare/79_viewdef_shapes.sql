@@ -197,3 +197,21 @@ SELECT * FROM tn tn(x, y);
 SELECT * FROM tn AS tn(x) WHERE x = 1;
 SELECT tn.y FROM tn tn(x, y);
 SELECT * FROM (SELECT * FROM tn) tn(p);
+-- The tables renamed: the definitions name them anew, and still read
+-- the same rows.
+ALTER TABLE t RENAME TO t_r;
+ALTER TABLE ta RENAME TO ta_r;
+ALTER TABLE tj RENAME TO tj_r;
+ALTER TABLE su RENAME TO su_r;
+ALTER TABLE td RENAME TO td_r;
+ALTER TABLE u RENAME TO u_r;
+\pset format unaligned
+SELECT c.relname, pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
+SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' ORDER BY 1;
+\pset format aligned
+SELECT * FROM s8 ORDER BY 1;
+SELECT * FROM v6 ORDER BY 1;
+SELECT * FROM m1 ORDER BY 1, 2;
+SELECT * FROM r5;
+SELECT * FROM w4 ORDER BY 1, 2;
+SELECT * FROM f5 ORDER BY 1, 2;
