@@ -42,6 +42,7 @@ func TestShowCreateAfterColumnRenames(t *testing.T) {
 	mustRun(t, s, "CREATE MATERIALIZED VIEW mm AS SELECT * FROM mv WHERE total > 0")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW mj AS SELECT t.id, r.a, t.a AS ta FROM t JOIN r ON t.id = r.tid WHERE t.a IN (SELECT a FROM t WHERE b > 0)")
 	mustRun(t, s, "CREATE MATERIALIZED VIEW mx AS SELECT t.a, r.id AS rid, 'a' AS lit FROM t CROSS JOIN r WHERE t.a > 0")
+	mustRun(t, s, "CREATE VIEW vo AS SELECT a, b AS s FROM t UNION ALL VALUES (1, 2)")
 	mustRun(t, s, "CREATE SINK s AS SELECT id, customer FROM t WITH (connector = 'blackhole', format = 'upsert', primary_key = 'customer')")
 	mustRun(t, s, "CREATE SINK s2 FROM mc WITH (connector = 'blackhole', format = 'upsert', primary_key = 'customer')")
 	mustRun(t, s, "ALTER TABLE t RENAME COLUMN a TO a1")
@@ -58,9 +59,10 @@ func TestShowCreateAfterColumnRenames(t *testing.T) {
 		{"MATERIALIZED VIEW", "mc", "CREATE MATERIALIZED VIEW mc WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT t.cust AS c2, count(*) AS n FROM t GROUP BY t.cust"},
 		{"MATERIALIZED VIEW", "mm", "CREATE MATERIALIZED VIEW mm WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT mv.a, mv.tot AS total FROM mv WHERE (mv.tot > 0)"},
 		{"MATERIALIZED VIEW", "mj", "CREATE MATERIALIZED VIEW mj WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT t.id, r.a, t.a1 AS ta FROM (t JOIN r ON ((t.id = r.tid))) WHERE (t.a1 IN ( SELECT t_1.a1 AS a FROM t t_1 WHERE (t_1.b > 0)))"},
-		// CROSS JOIN, which the deparser does not print: the text
-		// rewritten, its columns named as they were.
-		{"MATERIALIZED VIEW", "mx", "CREATE MATERIALIZED VIEW mx WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT * FROM (SELECT t.a1, r.id AS rid, 'a' AS lit FROM t CROSS JOIN r WHERE t.a1 > 0) AS mx (a, rid, lit)"},
+		{"MATERIALIZED VIEW", "mx", "CREATE MATERIALIZED VIEW mx WITH (streaming_parallelism = '2', timezone = 'UTC') AS SELECT t.a1 AS a, r.id AS rid, 'a'::text AS lit FROM (t CROSS JOIN r) WHERE (t.a1 > 0)"},
+		// VALUES as a set operation's query, which the deparser does
+		// not print: the text rewritten, its columns named as they were.
+		{"VIEW", "vo", "CREATE VIEW vo AS SELECT * FROM (SELECT a1, b AS s FROM t UNION ALL VALUES (1, 2)) AS vo (a, s)"},
 		{"SINK", "s", "CREATE SINK s AS SELECT t.id, t.cust AS customer FROM t WITH (connector = 'blackhole', primary_key = 'customer', streaming_parallelism = '2', timezone = 'UTC') FORMAT UPSERT"},
 		{"SINK", "s2", "CREATE SINK s2 AS SELECT mc.c2 AS customer, mc.n FROM mc WITH (connector = 'blackhole', primary_key = 'customer', streaming_parallelism = '2', timezone = 'UTC') FORMAT UPSERT"},
 	}

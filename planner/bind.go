@@ -317,6 +317,9 @@ type binder struct {
 	// CTE (its name and range variable), by the plan it binds to.
 	withs   map[Plan][]boundCTE
 	cteRefs map[Plan][2]string
+	// notes holds, when deparsing, the other forms the query wrote
+	// that the plan does not keep (vdNotes).
+	notes *vdNotes
 }
 
 type cteDef struct {

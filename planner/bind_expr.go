@@ -49,6 +49,9 @@ type aggState struct {
 	// session is GROUP BY's SESSION(time, gap) item, nil without one
 	// (bind_session.go).
 	session *sessionGroup
+	// written is, when deparsing, the GROUP BY list of grouping sets
+	// as PostgreSQL keeps it (groupingTree).
+	written *vdGrouping
 }
 
 // groupDependent reports whether input column cr is functionally
@@ -124,6 +127,24 @@ type winState struct {
 	keys  []string // keys[i] is windowKey(calls[i])
 	refs  []winRef
 	specs map[string]*ast.WindowSpec
+	// named holds the WINDOW clause's windows in order. When deparsing,
+	// defs holds the windows as PostgreSQL's parser lists them
+	// (p_windowdefs: the named ones, then each distinct one written in
+	// an OVER clause) and winrefs[i] the one calls[i] reads.
+	named   []*ast.WindowSpec
+	defs    []vdWindowDef
+	winrefs []int
+}
+
+// negatedOp is NOT LIKE, NOT ILIKE or !~ (!~*): the negation of the
+// pattern match e, which PostgreSQL binds to the negator operator
+// (!~~, !~~*, !~, !~*) and a view's definition prints so.
+func (b *binder) negatedOp(e Expr) Expr {
+	out := &Not{Arg: e}
+	if b.written != nil {
+		b.written[out] = "negator"
+	}
+	return out
 }
 
 // winRef is a reference to a window call's output column, whose index is
@@ -310,7 +331,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, n.Pattern)}, n)
 		if n.Not {
-			return &Not{Arg: e}
+			return b.negatedOp(e)
 		}
 		return e
 	case *ast.PatternRegexpExpr:
@@ -321,7 +342,7 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, pat)}, n)
 		if n.Not {
-			return &Not{Arg: e}
+			return b.negatedOp(e)
 		}
 		return e
 	case *ast.PatternInExpr:

@@ -127,9 +127,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	case "pg_json_get", "pg_json_get_text", "pg_json_path", "pg_json_path_text", "pg_json_contains", "pg_json_contained", "pg_array_overlap",
 		"pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_json_delete_path", "pg_starts_with",
 		"pg_jsonpath_exists", "pg_jsonpath_match":
-		sym := map[string]string{"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@", "pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
-			"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&", "pg_json_exists": "?",
-			"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}[name]
+		sym := bridgeOperators[name]
 		if len(n.Args) != 2 {
 			failf(pgerr.SyntaxError, "syntax error at or near \"%s\"", sym)
 		}
@@ -268,7 +266,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		eq := b.op("=", b.exprs(c, n.Args), n).(*Call)
 		a := eq.Args[0]
-		return &Case{Whens: []When{{Cond: eq, Then: &Const{V: types.NullDatum, T: a.Type()}}}, Else: a, T: a.Type()}
+		out := &Case{Whens: []When{{Cond: eq, Then: &Const{V: types.NullDatum, T: a.Type()}}}, Else: a, T: a.Type()}
+		if b.written != nil {
+			b.written[out] = "nullif"
+		}
+		return out
 	case "greatest", "least":
 		args, t := b.unify(strings.ToUpper(name), b.exprs(c, n.Args), n)
 		return &Call{Fn: name, Args: args, T: t}
@@ -1449,6 +1451,12 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	// matches it with the select list's as Postgres does (which matters
 	// for SELECT DISTINCT).
 	key := windowKey(wc)
+	winref := -1
+	if b.notes != nil {
+		// Calls reading different windows print differently.
+		winref = b.noteWindow(inner, c.win, &n.Spec)
+		key += "|w:" + strconv.Itoa(winref)
+	}
 	i := len(c.win.calls)
 	for j, k := range c.win.keys {
 		if k == key {
@@ -1459,10 +1467,63 @@ func (b *binder) windowCall(c *exprCtx, n *ast.WindowFuncExpr) Expr {
 	if i == len(c.win.calls) {
 		c.win.calls = append(c.win.calls, wc)
 		c.win.keys = append(c.win.keys, key)
+		c.win.winrefs = append(c.win.winrefs, winref)
 	}
 	ref := &ColRef{Idx: windowSlot(i), T: wc.T, Name: FormatWindowCall(wc)}
 	c.win.refs = append(c.win.refs, winRef{call: i, ref: ref})
 	return ref
+}
+
+// noteWindow returns, when deparsing, the index in w.defs of the window
+// the OVER clause s reads, as transformWindowFuncCall picks it: OVER w
+// the named window w; any other clause the first window with the same
+// reference and the same clauses of its own, or a new one. The named
+// windows are bound with the first call.
+func (b *binder) noteWindow(c *exprCtx, w *winState, s *ast.WindowSpec) int {
+	if w.defs == nil {
+		w.defs = []vdWindowDef{}
+		for _, n := range w.named {
+			w.defs = append(w.defs, b.windowDef(c, w, n, n.Name.O))
+		}
+	}
+	if s.Name.L != "" && s.OnlyAlias {
+		for i, d := range w.defs {
+			if d.name == s.Name.O {
+				return i
+			}
+		}
+	}
+	d := b.windowDef(c, w, s, "")
+	for i, o := range w.defs {
+		if o.key == d.key {
+			return i
+		}
+	}
+	w.defs = append(w.defs, d)
+	return len(w.defs) - 1
+}
+
+// windowDef binds the clauses window specification s writes itself.
+func (b *binder) windowDef(c *exprCtx, w *winState, s *ast.WindowSpec, name string) vdWindowDef {
+	d := vdWindowDef{name: name, ref: s.Ref.O}
+	if s.PartitionBy != nil {
+		for _, it := range s.PartitionBy.Items {
+			d.partition = append(d.partition, b.finalize(b.expr(c, it.Expr)))
+		}
+	}
+	if s.OrderBy != nil {
+		d.order = b.sortKeys(c, s.OrderBy.Items)
+	}
+	if s.Frame != nil {
+		merged := b.resolveWindowSpec(w, s)
+		var ord []SortKey
+		if merged.OrderBy != nil {
+			ord = b.sortKeys(c, merged.OrderBy.Items)
+		}
+		d.frame = b.frame(c.s, s.Frame, ord, 0)
+	}
+	d.key = d.ref + windowKey(WindowCall{PartitionBy: d.partition, OrderBy: d.order, Frame: d.frame})
+	return d
 }
 
 // polymorphicWindowArgs resolves the polymorphic arguments of the
@@ -1912,6 +1973,13 @@ func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
 	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
 	return nil
 }
+
+// bridgeOperators are the operators the bridge writes as calls
+// (sql/doc.go #19, #31), by the call's name; the registry keeps them
+// under those names.
+var bridgeOperators = map[string]string{"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@", "pg_json_delete_path": "#-", "pg_starts_with": "^@", "pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>",
+	"pg_json_path_text": "#>>", "pg_json_contains": "@>", "pg_json_contained": "<@", "pg_array_overlap": "&&", "pg_json_exists": "?",
+	"pg_json_exists_any": "?|", "pg_json_exists_all": "?&"}
 
 // windowRef is the name of the window a window clause refers to (OVER w,
 // OVER (w ORDER BY ...)), or "".

@@ -67,6 +67,10 @@ func (b *binder) expandGroupingSets(items []*ast.ByItem) (sets [][]ast.ExprNode,
 				continue
 			}
 			item = b.groupingSetsOf(f)
+		} else if r, ok := unparen(it.Expr).(*ast.RowExpr); ok {
+			// (a, b) beside grouping sets is its keys
+			// (flatten_grouping_sets).
+			item = [][]ast.ExprNode{r.Values}
 		} else {
 			item = [][]ast.ExprNode{{it.Expr}}
 		}
@@ -199,6 +203,76 @@ func (b *binder) bindGroupingSets(agg *aggState, sc *scope, fields []*ast.Select
 	agg.keyStrs = append(agg.keyStrs, gsetMarker)
 }
 
+// groupingTree returns a GROUP BY list with grouping sets as
+// PostgreSQL's transformGroupClause keeps it (after
+// flatten_grouping_sets): the top-level items, each plain expression
+// (the fields of a row constructor each) a simple set of one key unless
+// it repeats one before it, the empty sets left out unless nothing else
+// is left; in ROLLUP, CUBE and GROUPING SETS each element a simple set
+// (a parenthesised list one of several keys), a GROUPING SETS nested in
+// another spliced into it.
+func (b *binder) groupingTree(sc *scope, fields []*ast.SelectField, items []*ast.ByItem) []vdGroupingSet {
+	var out []vdGroupingSet
+	seen := map[string]bool{}
+	for _, it := range items {
+		f, isForm := groupingForm(it.Expr)
+		switch {
+		case isForm && (f.FnName.L == "pg_group_distinct" || f.FnName.L == "pg_empty_set"):
+		case isForm:
+			out = append(out, b.groupingSetTree(sc, fields, f))
+		default:
+			keys := []ast.ExprNode{it.Expr}
+			if r, ok := unparen(it.Expr).(*ast.RowExpr); ok {
+				keys = r.Values
+			}
+			for _, k := range keys {
+				e := b.groupKey(sc, fields, k)
+				if key := exprKey(e); !seen[key] {
+					seen[key] = true
+					out = append(out, vdGroupingSet{kind: "simple", keys: []Expr{e}})
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []vdGroupingSet{{kind: "empty"}}
+	}
+	return out
+}
+
+// groupingSetTree is groupingTree of one ROLLUP, CUBE or GROUPING SETS.
+func (b *binder) groupingSetTree(sc *scope, fields []*ast.SelectField, f *ast.FuncCallExpr) vdGroupingSet {
+	out := vdGroupingSet{kind: map[string]string{"pg_rollup": "rollup", "pg_cube": "cube", "pg_grouping_sets": "sets"}[f.FnName.L]}
+	for _, a := range f.Args {
+		if g, ok := groupingForm(a); ok {
+			switch {
+			case g.FnName.L == "pg_empty_set":
+				out.content = append(out.content, vdGroupingSet{kind: "empty"})
+			case g.FnName.L == "pg_grouping_sets" && out.kind == "sets":
+				out.content = append(out.content, b.groupingSetTree(sc, fields, g).content...)
+			default:
+				out.content = append(out.content, b.groupingSetTree(sc, fields, g))
+			}
+			continue
+		}
+		keys := []ast.ExprNode{a}
+		if r, ok := unparen(a).(*ast.RowExpr); ok {
+			keys = r.Values
+		}
+		set := vdGroupingSet{kind: "simple"}
+		seen := map[string]bool{}
+		for _, k := range keys {
+			e := b.groupKey(sc, fields, k)
+			if key := exprKey(e); !seen[key] {
+				seen[key] = true
+				set.keys = append(set.keys, e)
+			}
+		}
+		out.content = append(out.content, set)
+	}
+	return out
+}
+
 // groupingCall binds GROUPING(args): a bit per argument, the last
 // argument's the lowest, set when the row's grouping set leaves that key
 // out. Every argument must be a group key.
@@ -228,6 +302,23 @@ func (b *binder) groupingCall(c *exprCtx, f *ast.FuncCallExpr) Expr {
 		}
 	}
 	zero := &Const{V: types.DInt(0), T: types.TInt4}
+	var args []Expr
+	if b.notes != nil {
+		for _, a := range f.Args {
+			args = append(args, b.expr(plain, a))
+		}
+	}
+	out := b.grouping(c, f, pos, zero)
+	if b.notes != nil {
+		b.notes.groupingCalls[out] = args
+	}
+	return out
+}
+
+// grouping is GROUPING's value: zero without grouping sets, else a CASE
+// over the row's grouping set of the bits of the keys at pos it leaves
+// out.
+func (b *binder) grouping(c *exprCtx, f *ast.FuncCallExpr, pos []int, zero *Const) Expr {
 	if c.agg.sets == nil {
 		return zero
 	}

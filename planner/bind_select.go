@@ -29,19 +29,79 @@ func (b *binder) bindQuery(n ast.ResultSetNode, outer *scope, lvl *level, o *qop
 	if o == nil {
 		o = &qopts{}
 	}
+	if b.notes != nil && isValuesList(n) {
+		// When deparsing, a VALUES list prints as one: its rows are
+		// bound here, not as a set operation's queries.
+		b.notes.valuesRows[n] = true
+		r := b.bindQuery1(n, outer, lvl, o)
+		b.notes.values[r.plan] = true
+		return r
+	}
+	return b.bindQuery1(n, outer, lvl, o)
+}
+
+// isValuesList reports whether n is a VALUES list as the bridge writes
+// it (sql/doc.go #16): SELECTs marked SQL_NO_CACHE, UNION ALL, without
+// ORDER BY or LIMIT.
+func isValuesList(n ast.ResultSetNode) bool {
 	switch n := n.(type) {
 	case *ast.SelectStmt:
+		return isValuesRow(n)
+	case *ast.SetOprStmt:
+		if n.With != nil || n.OrderBy != nil || n.Limit != nil || n.SelectList == nil || n.SelectList.With != nil {
+			return false
+		}
+		for i, s := range n.SelectList.Selects {
+			sel, ok := s.(*ast.SelectStmt)
+			if !ok || !isValuesRow(sel) || i > 0 && (sel.AfterSetOperator == nil || *sel.AfterSetOperator != ast.UnionAll) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isValuesRow reports whether s is a SELECT the bridge wrote for a row
+// of a VALUES list.
+func isValuesRow(s *ast.SelectStmt) bool {
+	return s.SelectStmtOpts != nil && !s.SelectStmtOpts.SQLCache && s.From == nil && s.OrderBy == nil && s.Limit == nil && s.With == nil
+}
+
+// bindQuery1 is bindQuery.
+func (b *binder) bindQuery1(n ast.ResultSetNode, outer *scope, lvl *level, o *qopts) result {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		if b.notes != nil && n.SelectStmtOpts != nil && !n.SelectStmtOpts.SQLCache && !b.notes.valuesRows[n] {
+			// A VALUES list with ORDER BY or LIMIT.
+			failf(pgerr.FeatureNotSupported, "cannot deparse this VALUES list")
+		}
 		return b.bindSelect(n, outer, lvl, o)
 	case *ast.SetOprStmt:
-		if b.withs != nil && (n.With != nil || n.SelectList.With != nil) {
+		if b.withs != nil && n.SelectList.With != nil {
 			failf(pgerr.FeatureNotSupported, "cannot deparse WITH over a set operation")
+		}
+		if b.notes != nil && !b.notes.valuesRows[n] {
+			for _, s := range n.SelectList.Selects {
+				if sel, ok := s.(*ast.SelectStmt); ok && isValuesRow(sel) {
+					// A VALUES list as a set operation's query.
+					failf(pgerr.FeatureNotSupported, "cannot deparse VALUES in a set operation")
+				}
+			}
 		}
 		pop := b.pushWith(n.With)
 		defer pop()
+		var with []boundCTE
+		if b.withs != nil && n.With != nil {
+			with = b.bindWithForDeparse(n.With, outer, lvl)
+		}
 		plan := b.bindSetOpList(n.SelectList, outer, lvl)
 		plan = b.setOpOrderLimit(plan, n.OrderBy, n.Limit, outer, lvl)
 		if !o.keepUnknown {
 			plan = b.resolveUnknownOutputs(plan)
+		}
+		if with != nil {
+			b.withs[plan] = with
 		}
 		return result{plan}
 	}
@@ -235,12 +295,10 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		cond := b.boolArg(b.expr(&exprCtx{s: sc, clause: "WHERE"}, n.Where), "WHERE")
 		plan = &Filter{Input: plan, Cond: cond}
 	}
-	if b.aliases != nil && len(n.WindowSpecs) > 0 {
-		failf(pgerr.FeatureNotSupported, "cannot deparse a WINDOW clause")
-	}
 	win := &winState{specs: map[string]*ast.WindowSpec{}}
 	for i := range n.WindowSpecs {
 		win.specs[n.WindowSpecs[i].Name.L] = &n.WindowSpecs[i]
+		win.named = append(win.named, &n.WindowSpecs[i])
 	}
 	hasAgg := n.GroupBy != nil || n.Having != nil
 	for _, f := range n.Fields.Fields {
@@ -262,6 +320,14 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		if n.GroupBy == nil {
 		} else if sets, distinct, ok := b.expandGroupingSets(n.GroupBy.Items); ok {
 			b.bindGroupingSets(agg, sc, n.Fields.Fields, sets, distinct)
+			if b.notes != nil {
+				agg.written = &vdGrouping{distinct: distinct}
+				if agg.sets != nil || len(agg.keys) == 0 {
+					// One set of keys prints as a plain GROUP BY
+					// (parseCheckAggregates drops the grouping sets).
+					agg.written.sets = b.groupingTree(sc, n.Fields.Fields, n.GroupBy.Items)
+				}
+			}
 		} else if n.GroupBy != nil {
 			for _, it := range n.GroupBy.Items {
 				if f := isSessionCall(it.Expr); f != nil {
@@ -377,6 +443,9 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		} else {
 			plan = &Agg{Input: plan, GroupBy: agg.keys, Aggs: agg.aggs, Out: out}
 		}
+		if agg.written != nil {
+			b.notes.groupings[plan] = agg.written
+		}
 		if having != nil {
 			plan = &Filter{Input: plan, Cond: having}
 		}
@@ -389,6 +458,13 @@ func (b *binder) bindSelect(n *ast.SelectStmt, outer *scope, lvl *level, o *qopt
 		}
 		win.patch(len(in))
 		plan = &Window{Input: plan, Calls: win.calls, Out: out}
+		if b.notes != nil {
+			b.notes.windows[plan] = vdWindows{defs: win.defs, refs: win.winrefs}
+		}
+	}
+	if len(win.calls) == 0 && len(win.named) > 0 && b.notes != nil {
+		// PostgreSQL prints a WINDOW clause no call reads.
+		failf(pgerr.FeatureNotSupported, "cannot deparse a WINDOW clause without window calls")
 	}
 	if len(post.srf.calls) > 0 {
 		plan = projectSet(plan, post.srf)
@@ -1017,6 +1093,9 @@ func (b *binder) coerceOutputs(p Plan, casts []Expr, want types.Schema) Plan {
 			} else {
 				pr.Exprs[i] = &Cast{Arg: x, T: want[i].T}
 			}
+			if b.notes != nil {
+				b.notes.implicit[pr.Exprs[i]] = orig
+			}
 			b.notePosAt(pr.Exprs[i], b.exprPos(orig))
 			pr.Out[i].T = want[i].T
 		}
@@ -1133,13 +1212,31 @@ func (b *binder) tableSource(n *ast.TableSource, procTime bool, outer *scope, lv
 		r := b.bindQuery(src, outer, lvl, nil)
 		if b.subAliases != nil {
 			b.subAliases[r.plan] = alias
+			b.noteRowsFrom(src, r.plan, alias)
 		}
-		return b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+		p, sc := b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+		if cols := b.q.Aliases[alias]; cols != nil && b.notes != nil {
+			b.notes.colAliases[p] = cols
+		}
+		return p, sc
 	case *ast.Join:
 		return b.fromItem(src, outer, lvl)
 	}
 	failf(pgerr.FeatureNotSupported, "FROM item %T is not supported", n.Source)
 	return nil, nil
+}
+
+// noteRowsFrom notes, when deparsing, the derived table the bridge
+// writes for ROWS FROM (sql/doc.go #10), src bound to p.
+func (b *binder) noteRowsFrom(src ast.Node, p Plan, alias string) {
+	s, ok := src.(*ast.SelectStmt)
+	if !ok || b.notes == nil || s.SelectStmtOpts == nil || !s.SelectStmtOpts.SQLSmallResult {
+		return
+	}
+	if alias == "__weir_rows" {
+		failf(pgerr.FeatureNotSupported, "cannot deparse ROWS FROM without an alias")
+	}
+	b.notes.rowsFrom[p] = true
 }
 
 // derived makes a scope for a subquery (or CTE, view) in FROM named
@@ -1306,6 +1403,9 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 			return b.tableFunc(tvf, alias, outer, lvl, b.pos(tn))
 		}
 	}
+	// Only an alias written after the name has a column alias list
+	// (t AS t(a, b) too); Aliases is keyed by alias.
+	written := alias != ""
 	if alias == "" {
 		alias = name
 	}
@@ -1367,8 +1467,12 @@ func (b *binder) tableRef(tn *ast.TableName, alias string, outer *scope, lvl *le
 	if b.aliases != nil {
 		b.aliases[scan] = alias
 	}
-	if cols := b.q.Aliases[alias]; cols != nil && alias != name {
-		return b.renameColumns(scan, sc, alias, cols)
+	if cols := b.q.Aliases[alias]; cols != nil && written {
+		p, sc := b.renameColumns(scan, sc, alias, cols)
+		if b.notes != nil {
+			b.notes.colAliases[p] = cols
+		}
+		return p, sc
 	}
 	return scan, sc
 }
@@ -1466,8 +1570,11 @@ func (b *binder) tableFunc(f *sql.TVF, alias string, outer *scope, lvl *level, n
 	p, sc := b.tableFuncPlan(f, alias, outer, lvl, namePos)
 	if tf, ok := p.(*TableFunc); ok && b.subAliases != nil {
 		// When deparsing, the name of a function in FROM is kept as a
-		// subquery's alias is.
+		// subquery's alias is, and LATERAL as written.
 		b.subAliases[tf] = sc.tables[0]
+		if f.Lateral {
+			b.laterals[tf] = true
+		}
 	}
 	return p, sc
 }
@@ -1603,6 +1710,14 @@ func (b *binder) resolveLocal(name string, cands []*Overload, args []Expr) *Call
 
 // join binds a join of two FROM items.
 func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
+	cross := n.StraightJoin && n.On == nil && len(n.Using) == 0 && !n.NaturalJoin
+	if cross {
+		// CROSS JOIN as the bridge writes it (sql/doc.go #14): a comma
+		// list's join.
+		c := *n
+		c.StraightJoin, c.Tp = false, ast.CrossJoin
+		n = &c
+	}
 	lp, ls := b.fromItem(n.Left, outer, lvl)
 	var rp Plan
 	var rs *scope
@@ -1632,8 +1747,12 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 			if b.subAliases != nil {
 				b.subAliases[r.plan] = alias
 				b.laterals[r.plan] = true
+				b.noteRowsFrom(src, r.plan, alias)
 			}
 			rp, rs = b.derived(r.plan, alias, b.q.Aliases[alias], outer, lvl)
+			if cols := b.q.Aliases[alias]; cols != nil && b.notes != nil {
+				b.notes.colAliases[rp] = cols
+			}
 			// A LATERAL subquery that reads nothing to its left is an
 			// ordinary one: run once, and allowed in views.
 			lateral = lateralLvl.correlated
@@ -1680,6 +1799,9 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 	sc.cols = append(append([]colInfo{}, ls.cols...), rs.cols...)
 	out := append(append(types.Schema{}, lp.Schema()...), rp.Schema()...)
 	j := &Join{Kind: kind, Left: lp, Right: rp, Out: out, Lateral: lateral}
+	if cross && b.notes != nil {
+		b.notes.crossJoins[j] = true
+	}
 	if lateral && kind != InnerJoin && kind != LeftJoin {
 		table, pos := ls.tables[0], 0
 		if lateralLvl != nil && lateralLvl.outerTable != "" {
@@ -1712,11 +1834,17 @@ func (b *binder) join(n *ast.Join, outer *scope, lvl *level) (Plan, *scope) {
 				names = append(names, u.Name.O)
 			}
 		}
+		if len(names) == 0 && kind == InnerJoin && b.notes != nil {
+			// PostgreSQL prints a NATURAL join without common columns
+			// as a CROSS JOIN.
+			b.notes.crossJoins[j] = true
+			return j, sc
+		}
 		p, nsc := b.usingJoin(j, ls, rs, sc, names)
 		if b.usingJoins != nil {
 			// PostgreSQL prints a NATURAL join as the USING join it
-			// stands for, and one without common columns as a CROSS
-			// JOIN, which weir binds as a comma list.
+			// stands for, and one without common columns of another
+			// kind with ON TRUE.
 			if len(names) == 0 {
 				failf(pgerr.FeatureNotSupported, "cannot deparse a NATURAL join without common columns")
 			}
@@ -1778,11 +1906,13 @@ func (b *binder) usingJoin(j *Join, ls, rs, sc *scope, names []string) (Plan, *s
 	nl := len(ls.cols)
 	var conds []Expr
 	proj := &Project{Input: j}
+	var pairs [][2]int
 	nsc := &scope{parent: sc.parent, lvl: sc.lvl, tables: sc.tables}
 	mergedL, mergedR := map[int]bool{}, map[int]bool{}
 	for _, name := range names {
 		li, ri := find(ls, name, "left"), nl+find(rs, name, "right")
 		mergedL[li], mergedR[ri] = true, true
+		pairs = append(pairs, [2]int{li, ri})
 		l := &ColRef{Idx: li, T: sc.cols[li].t, Name: sc.cols[li].table + "." + name}
 		r := &ColRef{Idx: ri, T: sc.cols[ri].t, Name: sc.cols[ri].table + "." + name}
 		eq := b.op("=", []Expr{l, r}, nil).(*Call)
@@ -1814,6 +1944,9 @@ func (b *binder) usingJoin(j *Join, ls, rs, sc *scope, names []string) (Plan, *s
 		j.Cond = conds[0]
 	} else if len(conds) > 1 {
 		j.Cond = &And{Args: conds}
+	}
+	if b.notes != nil {
+		b.notes.usingCols[proj] = pairs
 	}
 	return proj, nsc
 }

@@ -267,6 +267,9 @@ type rowDeparser struct {
 	// (viewdef.go).
 	outer func(*OuterRef) string
 	sub   func(*Subquery) string
+	// special, when set, prints the expressions a view's query wrote
+	// in a form their binding does not keep (GROUPING(...)).
+	special func(Expr) (string, bool)
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -317,6 +320,17 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 		e, not = n.Arg, true
 	}
 	switch d.written[e] {
+	case "negator":
+		if c, ok := e.(*Not).Arg.(*Call); ok && len(c.Args) == 2 {
+			if _, op := isOp(c); op {
+				return d.own(d.arg(c.Args[0], c) + " !" + c.Fn + " " + d.arg(c.Args[1], c)), true
+			}
+		}
+		return "", false
+	case "nullif":
+		c := e.(*Case)
+		eq := c.Whens[0].Cond.(*Call)
+		return "NULLIF(" + d.expr(eq.Args[0], c) + ", " + d.expr(eq.Args[1], c) + ")", true
 	case "notdistinct":
 		c := e.(*Case)
 		eq := c.Else.(*Call)
@@ -350,52 +364,17 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 	return "", false
 }
 
-// isOp reports whether e is a binary operator call.
+// isOp reports whether e is a binary operator call, and its operator.
 func isOp(e Expr) (string, bool) {
 	c, ok := e.(*Call)
 	if !ok || len(c.Args) != 2 {
 		return "", false
 	}
-	if sym, ok := helperOps[c.Fn]; ok {
-		return sym, true
-	}
 	if infixOps[c.Fn] {
 		return c.Fn, true
 	}
-	return "", false
-}
-
-// helperOps are the binder's helpers for operators (jsonb's, array
-// overlap, ^@) with the operator each prints as.
-var helperOps = map[string]string{
-	"pg_json_get": "->", "pg_json_get_text": "->>", "pg_json_path": "#>", "pg_json_path_text": "#>>",
-	"pg_json_contains": "@>", "pg_json_contained": "<@", "pg_json_exists": "?", "pg_json_exists_any": "?|",
-	"pg_json_exists_all": "?&", "pg_json_delete_path": "#-", "pg_array_overlap": "&&", "pg_starts_with": "^@",
-	"pg_jsonpath_exists": "@?", "pg_jsonpath_match": "@@",
-}
-
-// syntaxCall prints the binder's helpers for EXTRACT and subscripts in
-// the syntax they stand for, as ruleutils.c prints them.
-func (d rowDeparser) syntaxCall(n *Call) (string, bool) {
-	switch {
-	case n.Fn == "pg_extract" && len(n.Args) == 2:
-		k, ok := n.Args[0].(*Const)
-		if !ok || k.V.Null {
-			return "", false
-		}
-		return "EXTRACT(" + k.V.S + " FROM " + d.expr(n.Args[1], n) + ")", true
-	case n.Fn == "pg_subscript" && len(n.Args) == 2, n.Fn == "pg_slice" && len(n.Args) == 3:
-		base := d.expr(n.Args[0], n)
-		switch n.Args[0].(type) {
-		case *ColRef, *OuterRef:
-		default:
-			base = "(" + base + ")"
-		}
-		sub := d.expr(n.Args[1], n)
-		if n.Fn == "pg_slice" {
-			sub += ":" + d.expr(n.Args[2], n)
-		}
-		return base + "[" + sub + "]", true
+	if sym := bridgeOperators[c.Fn]; sym != "" {
+		return sym, true
 	}
 	return "", false
 }
@@ -416,6 +395,10 @@ func simple(node, parent Expr) bool {
 	switch n := node.(type) {
 	case *Call:
 		op, ok := isOp(n)
+		if !ok && n.Fn == "pg_any_eq" {
+			// A ScalarArrayOpExpr, which isSimpleNode does not know.
+			return false
+		}
 		if !ok {
 			return n.Fn != "neg"
 		}
@@ -470,7 +453,12 @@ func simple(node, parent Expr) bool {
 // arg prints node, an argument of parent, parenthesised unless simple.
 func (d rowDeparser) arg(node, parent Expr) string {
 	s := d.expr(node, parent)
-	if _, call := d.calls[node]; d.pretty && !simple(node, parent) && !call {
+	probe := node
+	if n, ok := node.(*Not); ok && d.written != nil && d.written[n] == "negator" {
+		// Printed as the negator operator, it is as simple as one.
+		probe = n.Arg
+	}
+	if _, call := d.calls[node]; d.pretty && !simple(probe, parent) && !call {
 		return "(" + s + ")"
 	}
 	return s
@@ -485,6 +473,11 @@ func (d rowDeparser) join(es []Expr, parent Expr, sep string) string {
 }
 
 func (d rowDeparser) expr(e Expr, parent Expr) string {
+	if d.special != nil {
+		if s, ok := d.special(e); ok {
+			return s
+		}
+	}
 	if s, ok := d.writtenForm(e); ok {
 		return s
 	}
@@ -506,6 +499,8 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				return "(" + d.expr(n.Arg, n) + " IN (" + q + "))"
 			}
 			return "(" + d.expr(n.Arg, n) + " " + n.Op + " ANY (" + q + "))"
+		case SubArray:
+			return "ARRAY(" + q + ")"
 		case SubAll:
 			if d.written[n] == "notin" {
 				return d.own("NOT (" + d.expr(n.Arg, n) + " IN (" + q + "))")
@@ -558,7 +553,9 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				s = "(" + s + ")"
 			}
 		default:
-			if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" || !d.pretty {
+			if _, op := isOp(n.Arg); op || !d.pretty {
+				s = "(" + s + ")"
+			} else if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" {
 				s = "(" + s + ")"
 			}
 		}
@@ -573,16 +570,47 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		if op, ok := isOp(n); ok {
 			return d.own(d.arg(n.Args[0], n) + " " + op + " " + d.arg(n.Args[1], n))
 		}
-		if s, ok := d.syntaxCall(n); ok {
-			return s
-		}
-		parts := make([]string, len(n.Args))
+		parts := make([]string, 0, len(n.Args))
 		for i, a := range n.Args {
-			parts[i] = d.expr(a, n)
+			switch {
+			case i < len(n.ArgNames) && n.ArgNames[i] == DefaultArg:
+				// left out: the parameter's default
+			case i < len(n.ArgNames) && n.ArgNames[i] != "":
+				parts = append(parts, n.ArgNames[i]+" => "+d.expr(a, n))
+			default:
+				parts = append(parts, d.expr(a, n))
+			}
 		}
 		if n.Fn == "array" && len(n.Args) > 0 {
 			// An ARRAY[...] constructor.
 			return "ARRAY[" + strings.Join(parts, ", ") + "]"
+		}
+		if n.Fn == "pg_extract" && len(parts) == 2 {
+			// EXTRACT(field FROM x), its field a word.
+			if k, ok := n.Args[0].(*Const); ok && !k.V.Null && sql.QuoteIdent(k.V.S) == k.V.S {
+				return "EXTRACT(" + k.V.S + " FROM " + parts[1] + ")"
+			}
+		}
+		if n.Fn == "pg_any_eq" && len(parts) == 2 {
+			// x = ANY (array), a ScalarArrayOpExpr.
+			return d.own(d.arg(n.Args[0], n) + " = ANY (" + parts[1] + ")")
+		}
+		if (n.Fn == "pg_subscript" || n.Fn == "pg_slice" && len(parts) == 3) && len(parts) >= 2 {
+			// x[i], x[lo:hi]: the array parenthesised unless a column.
+			base := parts[0]
+			switch n.Args[0].(type) {
+			case *ColRef, *OuterRef:
+			default:
+				base = "(" + base + ")"
+			}
+			if n.Fn == "pg_slice" {
+				return base + "[" + parts[1] + ":" + parts[2] + "]"
+			}
+			return base + "[" + strings.Join(parts[1:], "][") + "]"
+		}
+		if n.Fn == "greatest" || n.Fn == "least" {
+			// A MinMaxExpr, which PostgreSQL writes as a keyword.
+			return strings.ToUpper(n.Fn) + "(" + strings.Join(parts, ", ") + ")"
 		}
 		return n.Fn + "(" + strings.Join(parts, ", ") + ")"
 	case *And:

@@ -102,10 +102,15 @@
 // query's shape: [Project dropping ORDER BY's hidden columns] over
 // [Limit] over [DISTINCT ON's Distinct] over [Sort] over [Distinct] over
 // the select list's Project, over [Window], over [HAVING's Filter over
-// the Agg], over [WHERE's Filter], over the FROM items (Scans, Joins,
-// TableFuncs, subqueries, CTE references); a set operation (a
-// RecursiveUnion for WITH RECURSIVE) prints as get_setop_query prints
-// its tree. Each query level names its FROM items apart from those of
+// the Agg (over grouping sets' Expand and Project)], over [WHERE's
+// Filter], over the FROM items (Scans, Joins, TableFuncs, subqueries,
+// CTE references); a set operation (a RecursiveUnion for WITH
+// RECURSIVE) prints as get_setop_query prints its tree. What the plan
+// does not keep of how the query was written the binder notes as it
+// binds for deparsing (vdNotes): the windows of OVER and WINDOW, CROSS
+// JOIN, column alias lists, grouping sets and GROUPING's arguments,
+// VALUES lists and ROWS FROM (which the bridge marks with TiDB's no-op
+// SQL_NO_CACHE and SQL_SMALL_RESULT), the columns a USING join merges. Each query level names its FROM items apart from those of
 // the levels around it, as set_rtable_names does (t_1). Column
 // references print as range variable.column with the names the
 // relations have now, which is what makes the definition follow

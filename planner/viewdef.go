@@ -10,6 +10,7 @@ import (
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
+	"github.com/weirdb/weir/types"
 )
 
 // ViewDefinition returns the query of view (or materialized view) rel as
@@ -26,20 +27,31 @@ import (
 // cast carries its own.
 //
 // It covers SELECTs over tables, views, materialized views, subqueries
-// and functions in FROM (with WITH ORDINALITY; LATERAL when they read
-// the items to their left), LATERAL subqueries, aliased or not, joined
-// by [LEFT | RIGHT | FULL] JOIN ... ON, USING (while the USING columns
-// keep their names) or NATURAL (printed as the USING join it stands
-// for), or listed with commas, with WHERE, GROUP BY, HAVING, DISTINCT,
-// DISTINCT ON, ORDER BY, LIMIT, OFFSET and FETCH FIRST ... WITH TIES,
-// aggregates (DISTINCT, FILTER), window functions with or without a
-// frame clause, subqueries as expressions, casts, CASE, COALESCE and
-// literals, set operations nested and mixed, and WITH [RECURSIVE]. The
-// FROM items of each query level are named as set_rtable_names names
-// them, apart from those of the enclosing levels (t_1). For any other
-// shape (a WINDOW clause, VALUES, LATERAL before a function, an
-// explicit CROSS JOIN, FULL JOIN USING or a USING column renamed since,
-// grouping sets, ROWS FROM, WITH over a set operation) it returns an
+// and functions in FROM (with WITH ORDINALITY; LATERAL when written so
+// or when they read the items to their left), ROWS FROM (...) (UNNEST(a,
+// b) for unnest of several arrays), VALUES lists (as a whole query too),
+// LATERAL subqueries, aliased or not (with a column alias list too: FROM
+// t AS x(a, b)), joined by [LEFT | RIGHT | FULL] JOIN ... ON, USING (its
+// columns renamed since under their old names in column alias lists, as
+// set_using_names pushes them down; a FULL JOIN's merged columns
+// unqualified) or NATURAL (printed as the USING join it stands for),
+// CROSS JOIN (and NATURAL without common columns, which prints as one),
+// or listed with commas, nested on either side, with WHERE, GROUP BY,
+// grouping sets (ROLLUP, CUBE, GROUPING SETS, GROUP BY DISTINCT) and
+// GROUPING(...), HAVING, named windows (WINDOW w AS (...) read by OVER w
+// or OVER (w ORDER BY ...)), DISTINCT, DISTINCT ON, ORDER BY, LIMIT,
+// OFFSET and FETCH FIRST ... WITH TIES, aggregates (DISTINCT, ORDER BY,
+// FILTER), window functions with or without a frame clause, subqueries
+// as expressions (ARRAY(...) too), calls with named arguments, jsonb
+// and array operators, subscripts, = ANY (array), EXTRACT, casts,
+// CASE, COALESCE and literals, set operations nested and mixed, and WITH
+// [RECURSIVE]. The FROM items of each query level are named as
+// set_rtable_names names them, apart from those of the enclosing levels
+// (t_1). The forms the binding does not keep (a WINDOW clause, CROSS
+// JOIN, VALUES, ROWS FROM, grouping sets) are noted by the binder when
+// it binds for deparsing (vdNotes). For any other shape (VALUES beside
+// other queries of a set operation, row subqueries, FOR SYSTEM_TIME AS
+// OF, calls of functions weir has under names of its own) it returns an
 // error with SQLSTATE 0A000, and the caller shows the text as stored.
 func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) (*catalog.Relation, bool), pretty bool) (text string, err error) {
 	defer func() {
@@ -55,25 +67,6 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if err != nil {
 		return "", err
 	}
-	if toks, err := sql.Lex(rel.SQL); err == nil {
-		for i, t := range toks {
-			if t.Kind == sql.TIdent && t.Val == "cross" && i+1 < len(toks) && toks[i+1].Kind == sql.TIdent && toks[i+1].Val == "join" {
-				// An explicit CROSS JOIN binds as a comma list does;
-				// PostgreSQL prints it as written.
-				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse CROSS JOIN")
-			}
-			if t.Kind == sql.TIdent && t.Val == "values" {
-				// The front end writes a VALUES list as a UNION ALL of
-				// SELECTs (sql/doc.go #16), which would print as one.
-				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse a VALUES list")
-			}
-			if t.Kind == sql.TIdent && t.Val == "lateral" && (i+1 >= len(toks) || toks[i+1].Val != "(") {
-				// LATERAL before a function leaves no trace in the
-				// binding (the front end drops it).
-				return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse LATERAL")
-			}
-		}
-	}
 	q, ok := st.(*sql.Query)
 	if !ok {
 		return "", pgerr.New(pgerr.FeatureNotSupported, "the definition of \"%s\" is not a query", rel.Name)
@@ -88,7 +81,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 		return "", pgerr.New(pgerr.FeatureNotSupported, "cannot deparse the definition of \"%s\"", rel.Name)
 	}
 	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: context.Background(), access: &[]Access{}, view: rel, aliases: map[*Scan]string{}, written: map[Expr]string{}, subAliases: map[Plan]string{}, usingJoins: map[Plan][]string{}, laterals: map[Plan]bool{},
-		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}}
+		withs: map[Plan][]boundCTE{}, cteRefs: map[Plan][2]string{}, notes: newVDNotes()}
 	plan := b.bindQuery(node, nil, &level{}, nil).plan
 	var names []string
 	for _, c := range rel.Cols {
@@ -100,7 +93,7 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 	if b.fnUses != nil {
 		calls = b.fnUses.inlined
 	}
-	d := &viewDeparser{calls: calls, aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed}
+	d := &viewDeparser{calls: calls, aliases: b.aliases, written: b.written, subAliases: b.subAliases, usingJoins: b.usingJoins, laterals: b.laterals, withs: b.withs, cteRefs: b.cteRefs, notes: b.notes, current: current, pretty: pretty, indent: new(int), refs: map[Plan]string{}, generated: map[*Scan]bool{}, deparsed: rel.Deparsed, forced: map[Plan]map[int]string{}}
 	return d.query(plan, names) + ";", nil
 }
 
@@ -150,6 +143,7 @@ type viewDeparser struct {
 	laterals   map[Plan]bool
 	withs      map[Plan][]boundCTE
 	cteRefs    map[Plan][2]string
+	notes      *vdNotes
 	current    func(uint32) (*catalog.Relation, bool)
 	pretty     bool
 	indent     *int
@@ -168,6 +162,92 @@ type viewDeparser struct {
 	deparsed bool
 	// generated marks the scans whose alias is one nameLevel made up.
 	generated map[*Scan]bool
+	// fromCols are the columns of the FROM clause of the query level
+	// being printed, which GROUPING's arguments read.
+	fromCols []vdCol
+	// listing is set while aliasedFrom prints the item whose column
+	// alias list it adds.
+	listing bool
+	// lateralDone is set while fromRight prints a function it marks
+	// LATERAL itself.
+	lateralDone bool
+	// forced holds the names USING joins give the columns of FROM
+	// items (forceUsingNames), by item and column.
+	forced map[Plan]map[int]string
+}
+
+// vdNotes records, when a definition is bound to be deparsed, the
+// forms its query wrote that the plan does not keep.
+type vdNotes struct {
+	// colAliases holds the column alias list written after the alias
+	// of a table or subquery in FROM (FROM t AS x(a, b)), by the plan
+	// the item binds to.
+	colAliases map[Plan][]string
+	// windows holds the windows of each Window node's calls.
+	windows map[Plan]vdWindows
+	// crossJoins marks the joins written CROSS JOIN.
+	crossJoins map[Plan]bool
+	// usingCols holds, for each USING join's projection, the join's
+	// columns each USING column merges: its left and its right one.
+	usingCols map[Plan][][2]int
+	// groupings holds the GROUP BY list of each Agg grouping by
+	// grouping sets, and groupingCalls the arguments of each
+	// GROUPING(...), by the expression it binds to.
+	groupings     map[Plan]*vdGrouping
+	groupingCalls map[Expr][]Expr
+	// values marks the plans of VALUES lists; valuesRows the query
+	// nodes bound as one.
+	values     map[Plan]bool
+	valuesRows map[ast.Node]bool
+	// rowsFrom marks the plans of ROWS FROM (...).
+	rowsFrom map[Plan]bool
+	// implicit maps the coercions a set operation (a VALUES list)
+	// gives its queries' outputs to what they coerce, which
+	// get_values_def prints without them.
+	implicit map[Expr]Expr
+}
+
+// vdGrouping is a GROUP BY list with grouping sets (groupingTree), or
+// with sets nil one PostgreSQL prints as a plain list: of one set, not
+// empty.
+type vdGrouping struct {
+	sets     []vdGroupingSet
+	distinct bool
+}
+
+// vdGroupingSet is one of PostgreSQL's GroupingSet nodes: kind
+// "simple" (its keys), "empty", "rollup", "cube" or "sets" (its
+// content).
+type vdGroupingSet struct {
+	kind    string
+	keys    []Expr
+	content []vdGroupingSet
+}
+
+func newVDNotes() *vdNotes {
+	return &vdNotes{colAliases: map[Plan][]string{}, windows: map[Plan]vdWindows{}, crossJoins: map[Plan]bool{}, usingCols: map[Plan][][2]int{},
+		groupings: map[Plan]*vdGrouping{}, groupingCalls: map[Expr][]Expr{},
+		values: map[Plan]bool{}, valuesRows: map[ast.Node]bool{}, implicit: map[Expr]Expr{}, rowsFrom: map[Plan]bool{}}
+}
+
+// vdWindows are the windows of a query level as PostgreSQL's query
+// keeps them (its windowClause): defs, the named ones first, and refs,
+// the one each call of the level's Window node reads, by the call's
+// index.
+type vdWindows struct {
+	defs []vdWindowDef
+	refs []int
+}
+
+// vdWindowDef is a window as written: its name (for one of the WINDOW
+// clause), the window it refers to, and the clauses it has of its own;
+// key compares it with another.
+type vdWindowDef struct {
+	name, ref string
+	partition []Expr
+	order     []SortKey
+	frame     *Frame
+	key       string
 }
 
 // vdUnsupported aborts deparsing: the definition has a shape the deparser
@@ -229,6 +309,9 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			}
 		}
 	}
+	if d.notes.values[p] {
+		return d.valuesQuery(p, names)
+	}
 	visible := -1
 	if pr, ok := p.(*Project); ok && isPrefixProject(pr) {
 		// The projection that drops ORDER BY's hidden columns.
@@ -255,11 +338,12 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 		if visible >= 0 && visible < len(so.Out) {
 			vdUnsupported("hidden columns of a set operation")
 		}
-		if with != nil {
-			vdUnsupported("WITH over a set operation")
-		}
 		*d.indent = base
-		return d.setOp(so, names, own, !sublink, sort, lim)
+		prefix := ""
+		if with != nil {
+			prefix = d.with(with)
+		}
+		return prefix + d.setOp(so, names, own, !sublink, sort, lim)
 	}
 	if dd, ok := p.(*Distinct); ok {
 		distinct, p = true, dd.Input
@@ -283,8 +367,18 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			having, p = f.Cond, a
 		}
 	}
+	// pre computes the keys of an aggregation over grouping sets
+	// (groupingPlan) after its input's columns.
+	var pre *Project
 	if a, ok := p.(*Agg); ok {
 		agg, p = a, a.Input
+		if e, ok := p.(*Expand); ok {
+			pre, _ = e.Input.(*Project)
+			if pre == nil {
+				vdUnsupported("grouping sets over this input")
+			}
+			p = pre.Input
+		}
 	}
 	if f, ok := p.(*Filter); ok {
 		where, p = f.Cond, f.Input
@@ -312,21 +406,42 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 		from, cols = d.from(p)
 	}
 	env := cols
+	savedFrom := d.fromCols
+	d.fromCols = cols
+	defer func() { d.fromCols = savedFrom }()
 	var groupBy []string
 	if agg != nil {
 		env = nil
 		for _, k := range agg.GroupBy {
+			if pre != nil {
+				r, ok := k.(*ColRef)
+				if !ok || r.Idx >= len(pre.Exprs) {
+					// The grouping set's number, which only
+					// GROUPING(...) reads.
+					env = append(env, vdCol{text: "?grouping set?"})
+					continue
+				}
+				k = pre.Exprs[r.Idx]
+			}
 			c := d.col(k, cols)
 			env = append(env, c)
 			groupBy = append(groupBy, d.sortExpr(k, cols))
+		}
+		if g := d.notes.groupings[agg]; g != nil && g.sets != nil {
+			groupBy = []string{d.groupingSets(g, cols)}
+		} else if g != nil && g.distinct && len(groupBy) > 0 {
+			groupBy[0] = "DISTINCT " + groupBy[0]
 		}
 		for _, a := range agg.Aggs {
 			env = append(env, vdCol{text: d.agg(a, cols), fn: true})
 		}
 	}
+	var wins vdWindows
+	var winEnv []vdCol
 	if win != nil {
-		for _, c := range win.Calls {
-			env = append(env, vdCol{text: d.window(c, env), fn: true})
+		wins, winEnv = d.notes.windows[win], env
+		for i, c := range win.Calls {
+			env = append(env, vdCol{text: d.window(c, env, wins, i), fn: true})
 		}
 	}
 	if visible > len(names) {
@@ -386,6 +501,20 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 	if having != nil {
 		s.add(d.keyword(" HAVING ", -8, 8, 0), d.expr(having, env))
 	}
+	first := true
+	for _, w := range wins.defs {
+		// get_rule_windowclause: the named windows, read or not.
+		if w.name == "" {
+			continue
+		}
+		if first {
+			s.add(d.keyword(" WINDOW ", -8, 8, 1))
+			first = false
+		} else {
+			s.add(", ")
+		}
+		s.add(quoteName(w.name) + " AS " + d.windowSpec(w, winEnv))
+	}
 	if sort != nil {
 		var keys []string
 		for _, k := range sort.Keys {
@@ -414,6 +543,91 @@ func (d *viewDeparser) selectQuery(p Plan, names []string, with []boundCTE) stri
 			s.add(d.keyword(" LIMIT ", -8, 8, 0), d.int8Arg(lim.Limit))
 		}
 	}
+	return s.String()
+}
+
+// valuesQuery prints p, a VALUES list whose columns are called names,
+// as get_basic_select_query does: its rows (get_values_def), or, when
+// names are not the list's own (column1, column2, ...), a SELECT of its
+// columns under those names from the list as a FROM item.
+func (d *viewDeparser) valuesQuery(p Plan, names []string) string {
+	// The types a projection over the rows gives the columns of
+	// unknown type, which PostgreSQL gives the constants themselves.
+	var resolved []types.T
+	if pr, ok := p.(*Project); ok {
+		if _, isSet := asSetOp(pr.Input); isSet {
+			resolved = make([]types.T, len(pr.Exprs))
+			for j, e := range pr.Exprs {
+				if c, ok := e.(*Cast); ok {
+					if r, ok := c.Arg.(*ColRef); ok && r.Idx == j {
+						resolved[j] = c.T
+						continue
+					}
+				}
+				if r, ok := e.(*ColRef); !ok || r.Idx != j {
+					vdUnsupported("this VALUES list")
+				}
+			}
+			p = pr.Input
+		}
+	}
+	var rows []string
+	var walk func(p Plan)
+	walk = func(p Plan) {
+		if so, ok := p.(*SetOp); ok && so.Kind == Union && so.All {
+			walk(so.Left)
+			walk(so.Right)
+			return
+		}
+		pr, ok := p.(*Project)
+		if !ok {
+			vdUnsupported("this VALUES row")
+		}
+		if v, ok := pr.Input.(*Values); !ok || len(v.Rows) != 1 || len(v.Rows[0]) != 0 {
+			vdUnsupported("this VALUES row")
+		}
+		parts := make([]string, len(pr.Exprs))
+		for j, e := range pr.Exprs {
+			if orig, ok := d.notes.implicit[e]; ok && orig.Type().ID != types.Unknown {
+				e = orig
+			}
+			if k, ok := e.(*Const); ok && k.T.ID == types.Unknown && j < len(resolved) && resolved[j].ID != 0 {
+				c := &Const{V: k.V, T: resolved[j]}
+				if !c.V.Null {
+					c.V = types.DString(k.V.S)
+				}
+				e = c
+			}
+			parts[j] = d.expr(e, nil)
+		}
+		rows = append(rows, "("+strings.Join(parts, ",")+")")
+	}
+	walk(p)
+	list := "VALUES " + strings.Join(rows, ", ")
+	own := true
+	for j, n := range names {
+		if n != fmt.Sprintf("column%d", j+1) {
+			own = false
+		}
+	}
+	if own {
+		return " " + list
+	}
+	var s vdText
+	s.add(" SELECT")
+	for j, n := range names {
+		col := fmt.Sprintf("column%d", j+1)
+		if j > 0 {
+			s.add(",", d.keyword("", -8, 8, 4))
+		} else {
+			s.add(" ")
+		}
+		s.add(`"*VALUES*".` + col)
+		if n != col {
+			s.add(" AS " + quoteName(n))
+		}
+	}
+	s.add(d.keyword(" FROM ", -8, 8, 2), "("+list+`) "*VALUES*"`)
 	return s.String()
 }
 
@@ -573,6 +787,155 @@ func (d *viewDeparser) keyword(word string, before, after, extra int) string {
 
 // from prints a FROM item and returns the columns of its output row.
 func (d *viewDeparser) from(p Plan) (string, []vdCol) {
+	if aliases, ok := d.notes.colAliases[p]; ok || d.forced[p] != nil {
+		return d.aliasedFrom(p, aliases)
+	}
+	return d.fromItem(p)
+}
+
+// forceUsingNames gives the columns a USING join (its projection n over
+// join j) merges the USING names, as set_using_names pushes them down to
+// the join's inputs: a table or subquery column renamed since then
+// prints under its old name, in a column alias list.
+func (d *viewDeparser) forceUsingNames(n *Project, j *Join, names []string) {
+	nl := len(j.Left.Schema())
+	for i, lr := range d.notes.usingCols[n] {
+		if i >= len(names) {
+			break
+		}
+		d.forceName(j.Left, lr[0], names[i])
+		d.forceName(j.Right, lr[1]-nl, names[i])
+	}
+}
+
+// forceName gives column idx of FROM item p the name name, in the
+// table or subquery it comes from.
+func (d *viewDeparser) forceName(p Plan, idx int, name string) {
+	if idx < 0 {
+		return
+	}
+	if _, ok := d.notes.colAliases[p]; ok {
+		d.force(p, idx, name)
+		return
+	}
+	switch n := p.(type) {
+	case *Join:
+		if nl := len(n.Left.Schema()); idx < nl {
+			d.forceName(n.Left, idx, name)
+		} else {
+			d.forceName(n.Right, idx-nl, name)
+		}
+		return
+	case *Project:
+		if _, ok := d.usingJoins[n]; ok {
+			j, isJoin := n.Input.(*Join)
+			if pairs := d.notes.usingCols[n]; isJoin && idx < len(pairs) {
+				d.forceName(j.Left, pairs[idx][0], name)
+				d.forceName(j.Right, pairs[idx][1]-len(j.Left.Schema()), name)
+			} else if r, ok := n.Exprs[idx].(*ColRef); ok && idx < len(n.Exprs) {
+				d.forceName(n.Input, r.Idx, name)
+			}
+			return
+		}
+	case *Scan:
+		d.force(p, idx, name)
+		return
+	}
+	if _, ok := d.subAliases[p]; ok && !d.notes.rowsFrom[p] && d.cteRefs[p] == [2]string{} {
+		d.force(p, idx, name)
+	}
+}
+
+func (d *viewDeparser) force(p Plan, idx int, name string) {
+	if d.forced[p] == nil {
+		d.forced[p] = map[int]string{}
+	}
+	d.forced[p][idx] = name
+}
+
+// aliasedFrom prints p, a table or subquery in FROM with a column alias
+// list, as get_from_clause_item does: the item, its alias and the
+// names of all its columns (set_relation_column_names), each the
+// alias written for it or else the column's name, made unique within
+// the item by a suffix _1, _2, ...; for a table only when one of them
+// is not the column's name.
+func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
+	item := p
+	if _, isSub := d.subAliases[p]; isSub {
+		// A subquery whose alias list renames none of its columns.
+	} else if pr, ok := p.(*Project); ok {
+		if _, isScan := pr.Input.(*Scan); isScan {
+			item = pr.Input
+		} else if _, isSub := d.subAliases[pr.Input]; isSub {
+			item = pr.Input
+		}
+	}
+	d.listing = true
+	text, cols := d.fromItem(item)
+	d.listing = false
+	// real holds the name of each column of cols ("" for a hidden one)
+	// as the item itself names it.
+	real := make([]string, len(cols))
+	scan, isScan := item.(*Scan)
+	var ref string
+	if isScan {
+		ref = quoteName(d.refs[scan])
+		rel, _ := d.current(scan.Rel.ID)
+		for i, c := range scan.Cols {
+			if !rel.Cols[c].Hidden {
+				real[i] = rel.Cols[c].Name
+			}
+		}
+	} else {
+		ref = quoteName(d.refs[item])
+		for i, c := range item.Schema() {
+			if !c.Hidden {
+				real[i] = c.Name
+			}
+		}
+	}
+	var names []string
+	changed := !isScan && len(aliases) > 0
+	k := 0
+	seen := map[string]bool{}
+	for i, r := range real {
+		if r == "" {
+			continue
+		}
+		name := r
+		if f, ok := d.forced[p][i]; ok {
+			name = f
+		} else if k < len(aliases) {
+			name = aliases[k]
+		}
+		k++
+		if seen[name] {
+			for j := 1; ; j++ {
+				if m := fmt.Sprintf("%s_%d", name, j); !seen[m] {
+					name = m
+					break
+				}
+			}
+		}
+		seen[name] = true
+		changed = changed || name != r
+		names = append(names, name)
+		cols[i] = vdCol{text: ref + "." + quoteName(name), attr: name}
+	}
+	if changed {
+		if isScan && !strings.HasSuffix(text, " "+ref) {
+			// get_from_clause_item prints the alias before a column
+			// alias list always.
+			text += " " + ref
+		}
+		text += "(" + strings.Join(quoteNames(names), ", ") + ")"
+	}
+	return text, cols
+}
+
+// fromItem prints a FROM item as from does, its column alias list
+// aside.
+func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 	switch n := p.(type) {
 	case *Scan:
 		if n.ProcTime {
@@ -609,12 +972,26 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	case *Project:
 		names, ok := d.usingJoins[n]
 		j, isJoin := n.Input.(*Join)
-		if !ok || !isJoin || j.Kind == FullJoin {
+		if !ok || !isJoin {
 			break
 		}
+		d.forceUsingNames(n, j, names)
 		text, jc := d.join(j, "USING ("+strings.Join(quoteNames(names), ", ")+")")
+		for i, lr := range d.notes.usingCols[n] {
+			for _, k := range lr {
+				if i < len(names) && (k >= len(jc) || jc[k].attr != names[i]) {
+					vdUnsupported("a USING column renamed since")
+				}
+			}
+		}
 		var cols []vdCol
 		for i, e := range n.Exprs {
+			if _, merged := e.(*Coalesce); merged && j.Kind == FullJoin && i < len(names) {
+				// A FULL JOIN's merged column is the join's own,
+				// named without a range variable (the join has none).
+				cols = append(cols, vdCol{text: quoteName(names[i]), attr: names[i]})
+				continue
+			}
 			c := d.col(e, jc)
 			if i < len(names) && c.attr != names[i] {
 				vdUnsupported("a USING column renamed since")
@@ -634,6 +1011,10 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		}
 		ref := quoteName(d.refs[n])
 		text := n.Fn + "(" + strings.Join(args, ", ") + ")"
+		if d.laterals[n] && !d.lateralDone {
+			// Written LATERAL, reading the items to its left or not.
+			text = "LATERAL " + text
+		}
 		if n.Ordinality {
 			text += " WITH ORDINALITY"
 		}
@@ -648,12 +1029,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 		if len(n.LeftKeys) > 0 {
 			vdUnsupported("this join")
 		}
-		if n.Kind == InnerJoin && n.Cond == nil {
+		if n.Kind == InnerJoin && n.Cond == nil && !d.notes.crossJoins[n] {
 			// A comma list: FROM a, b.
 			l, lc := d.from(n.Left)
-			if _, nested := n.Right.(*Join); nested {
-				vdUnsupported("a nested join on the right")
-			}
 			r, rc := d.fromRight(n, lc)
 			return l + "," + d.keyword("", -8, 8, 4) + r, append(lc, rc...)
 		}
@@ -674,6 +1052,9 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 			cols = append(cols, vdCol{text: rv + "." + quoteName(c.Name), attr: c.Name})
 		}
 		return text, cols
+	}
+	if d.notes.rowsFrom[p] {
+		return d.rowsFrom(p)
 	}
 	if _, ok := d.subAliases[p]; ok {
 		// A subquery: its columns are named as it named them.
@@ -696,6 +1077,69 @@ func (d *viewDeparser) from(p Plan) (string, []vdCol) {
 	}
 	vdUnsupported(fmt.Sprintf("FROM item %T", p))
 	return "", nil
+}
+
+// rowsFrom prints p, ROWS FROM (...) as the bridge writes it (a SELECT
+// of its calls), as get_from_clause_item does: the calls (UNNEST(...)
+// when all are unnest of one array), the alias, and the columns' names,
+// which a column alias list (aliasedFrom) gives in place of its own.
+func (d *viewDeparser) rowsFrom(p Plan) (string, []vdCol) {
+	in := p
+	for {
+		pr, ok := in.(*Project)
+		if !ok {
+			break
+		}
+		for i, e := range pr.Exprs {
+			if r, ok := e.(*ColRef); !ok || r.Idx != i {
+				vdUnsupported("this ROWS FROM")
+			}
+		}
+		in = pr.Input
+	}
+	ps, ok := in.(*ProjectSet)
+	if !ok || ps.Outer {
+		vdUnsupported("this ROWS FROM")
+	}
+	if v, ok := ps.Input.(*Values); !ok || len(v.Rows) != 1 || len(v.Rows[0]) != 0 {
+		vdUnsupported("this ROWS FROM")
+	}
+	allUnnest := true
+	var calls, unnestArgs []string
+	for _, c := range ps.Calls {
+		if !isPlainFunction(c.Fn) || c.Ordinality {
+			vdUnsupported("function " + c.Fn)
+		}
+		args := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = d.expr(a, nil)
+		}
+		allUnnest = allUnnest && c.Fn == "unnest" && len(c.Args) == 1
+		unnestArgs = append(unnestArgs, args...)
+		calls = append(calls, c.Fn+"("+strings.Join(args, ", ")+")")
+	}
+	text := "ROWS FROM(" + strings.Join(calls, ", ") + ")"
+	switch {
+	case len(calls) == 1:
+		text = calls[0]
+	case allUnnest:
+		text = "UNNEST(" + strings.Join(unnestArgs, ", ") + ")"
+	}
+	ref := quoteName(d.refs[p])
+	text += " " + ref
+	var names []string
+	var cols []vdCol
+	for _, c := range p.Schema() {
+		if c.Hidden {
+			vdUnsupported("a ROWS FROM with hidden columns")
+		}
+		names = append(names, c.Name)
+		cols = append(cols, vdCol{text: ref + "." + quoteName(c.Name), attr: c.Name})
+	}
+	if !d.listing {
+		text += "(" + strings.Join(quoteNames(names), ", ") + ")"
+	}
+	return text, cols
 }
 
 // nameLevel gives the FROM items of the query level whose FROM clause
@@ -739,6 +1183,12 @@ func (d *viewDeparser) nameLevel(p Plan) (names, bindNames []string) {
 			if _, ok := d.usingJoins[n]; ok {
 				walk(n.Input)
 				return
+			}
+			if _, ok := d.notes.colAliases[n]; ok && d.subAliases[n] == "" {
+				if _, ok := d.cteRefs[n]; !ok {
+					walk(n.Input)
+					return
+				}
 			}
 		case *Join:
 			walk(n.Left)
@@ -809,15 +1259,24 @@ func (m *vdNamer) assign(refname string) string {
 // reading lc, which PostgreSQL marks LATERAL itself) sees lc as the
 // columns of an enclosing query, as the binder bound it.
 func (d *viewDeparser) fromRight(n *Join, lc []vdCol) (string, []vdCol) {
+	right := n.Right
+	if pr, ok := right.(*Project); ok && d.notes.colAliases[pr] != nil && d.subAliases[pr] == "" {
+		right = pr.Input
+	}
 	if !n.Lateral {
 		return d.from(n.Right)
 	}
+	// A function, or ROWS FROM (which the bridge writes LATERAL), is
+	// LATERAL in PostgreSQL when it reads the items to its left.
 	_, fn := n.Right.(*TableFunc)
-	if !fn && !d.laterals[n.Right] {
+	fn = fn || d.notes.rowsFrom[right]
+	if !fn && !d.laterals[right] {
 		vdUnsupported("this LATERAL item")
 	}
 	d.outer = append(d.outer, lc)
+	d.lateralDone = fn
 	text, cols := d.from(n.Right)
+	d.lateralDone = false
 	d.outer = d.outer[:len(d.outer)-1]
 	if fn {
 		text = "LATERAL " + text
@@ -832,9 +1291,13 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 		vdUnsupported("this join")
 	}
 	var word string
+	cross := d.notes.crossJoins[n]
 	switch n.Kind {
 	case InnerJoin:
 		word = "JOIN "
+		if cross {
+			word = "CROSS JOIN "
+		}
 	case LeftJoin:
 		word = "LEFT JOIN "
 	case RightJoin:
@@ -844,15 +1307,18 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 	default:
 		vdUnsupported("a semi or anti join")
 	}
-	if _, nested := n.Right.(*Join); nested {
-		vdUnsupported("a nested join on the right")
-	}
 	l, lc := d.from(n.Left)
 	kw := d.keyword(" "+word, -8, 8, 4)
 	r, rc := d.fromRight(n, lc)
+	if d.pretty && d.isJoin(n.Right) {
+		// get_from_clause_item's need_paren_on_right: the plain form
+		// has the nested join's own parentheses.
+		r = "(" + r + ")"
+	}
 	cols := append(append([]vdCol{}, lc...), rc...)
 	var tail string
 	switch {
+	case cross:
 	case using != "":
 		tail = " " + using
 	case !d.pretty:
@@ -864,6 +1330,22 @@ func (d *viewDeparser) join(n *Join, using string) (string, []vdCol) {
 		return "(" + l + kw + r + tail + ")", cols
 	}
 	return l + kw + r + tail, cols
+}
+
+// isJoin reports whether FROM item p is a join (a JoinExpr of
+// PostgreSQL's).
+func (d *viewDeparser) isJoin(p Plan) bool {
+	if _, ok := d.notes.colAliases[p]; ok {
+		return false
+	}
+	switch n := p.(type) {
+	case *Join:
+		return true
+	case *Project:
+		_, ok := d.usingJoins[n]
+		return ok
+	}
+	return false
 }
 
 // quoteNames quotes each of names (quoteName).
@@ -925,16 +1407,73 @@ func (d *viewDeparser) sortKey(k SortKey, env []vdCol) string {
 	return t
 }
 
-// window prints a window function call with its OVER clause over the
-// columns env.
-func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
+// groupingSets prints a GROUP BY list with grouping sets as
+// get_rule_groupingset does.
+func (d *viewDeparser) groupingSets(g *vdGrouping, cols []vdCol) string {
+	var set func(s vdGroupingSet, omitParens bool) string
+	set = func(s vdGroupingSet, omitParens bool) string {
+		switch s.kind {
+		case "empty":
+			return "()"
+		case "simple":
+			parts := make([]string, len(s.keys))
+			for i, k := range s.keys {
+				parts[i] = d.sortExpr(k, cols)
+			}
+			if omitParens && len(parts) == 1 {
+				return parts[0]
+			}
+			return "(" + strings.Join(parts, ", ") + ")"
+		}
+		word, omitChild := map[string]string{"rollup": "ROLLUP(", "cube": "CUBE("}[s.kind], true
+		if s.kind == "sets" {
+			word, omitChild = "GROUPING SETS (", false
+		}
+		parts := make([]string, len(s.content))
+		for i, c := range s.content {
+			parts[i] = set(c, omitChild)
+		}
+		return word + strings.Join(parts, ", ") + ")"
+	}
+	parts := make([]string, len(g.sets))
+	for i, s := range g.sets {
+		parts[i] = set(s, true)
+	}
+	out := strings.Join(parts, ", ")
+	if g.distinct {
+		out = "DISTINCT " + out
+	}
+	return out
+}
+
+// window prints a window function call, call i of its level, with its
+// OVER clause over the columns env: the name of the named window it
+// reads, or the window's specification.
+func (d *viewDeparser) window(c WindowCall, env []vdCol, wins vdWindows, i int) string {
 	s := d.agg(AggCall{Fn: c.Fn, Args: c.Args}, env)
 	if len(c.Args) == 0 && c.Fn == "count" {
 		s = "count(*)"
 	} else if len(c.Args) == 0 {
 		s = c.Fn + "()"
 	}
+	if i < len(wins.refs) && wins.refs[i] >= 0 && wins.refs[i] < len(wins.defs) {
+		w := wins.defs[wins.refs[i]]
+		if w.name != "" {
+			return s + " OVER " + quoteName(w.name)
+		}
+		return s + " OVER " + d.windowSpec(w, env)
+	}
+	return s + " OVER " + d.windowSpec(vdWindowDef{partition: c.PartitionBy, order: c.OrderBy, frame: c.Frame}, env)
+}
+
+// windowSpec prints a window's specification as get_rule_windowspec
+// does: the window it refers to, and the clauses of its own.
+func (d *viewDeparser) windowSpec(w vdWindowDef, env []vdCol) string {
 	var over []string
+	if w.ref != "" {
+		over = append(over, quoteName(w.ref))
+	}
+	c := WindowCall{PartitionBy: w.partition, OrderBy: w.order, Frame: w.frame}
 	if len(c.PartitionBy) > 0 {
 		parts := make([]string, len(c.PartitionBy))
 		for i, e := range c.PartitionBy {
@@ -952,7 +1491,7 @@ func (d *viewDeparser) window(c WindowCall, env []vdCol) string {
 	if f := c.Frame; f != nil {
 		over = append(over, d.frame(f))
 	}
-	return s + " OVER (" + strings.Join(over, " ") + ")"
+	return "(" + strings.Join(over, " ") + ")"
 }
 
 // int8Arg prints e, a frame offset, LIMIT or OFFSET coerced to bigint.
@@ -995,9 +1534,6 @@ func (d *viewDeparser) frame(f *Frame) string {
 
 // agg prints an aggregate call over the columns env.
 func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
-	if len(a.OrderBy) > 0 {
-		vdUnsupported("an ordered aggregate")
-	}
 	var s string
 	if a.Fn == "count" && len(a.Args) == 0 {
 		s = "count(*)"
@@ -1010,7 +1546,16 @@ func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
 		if a.Distinct {
 			dist = "DISTINCT "
 		}
-		s = a.Fn + "(" + dist + strings.Join(parts, ", ") + ")"
+		order := ""
+		if len(a.OrderBy) > 0 {
+			// get_agg_expr: the sort keys after the arguments.
+			keys := make([]string, len(a.OrderBy))
+			for i, k := range a.OrderBy {
+				keys[i] = d.sortKey(k, env)
+			}
+			order = " ORDER BY " + strings.Join(keys, ", ")
+		}
+		s = a.Fn + "(" + dist + strings.Join(parts, ", ") + order + ")"
 	}
 	if a.Filter != nil {
 		s += " FILTER (WHERE " + d.expr(a.Filter, env) + ")"
@@ -1033,7 +1578,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 				vdUnsupported("an outer reference")
 			}
 		case *Subquery:
-			if n.Row != nil || n.Kind == SubArray || n.Kind == SubRow {
+			if n.Row != nil || n.Kind == SubRow {
 				vdUnsupported("this subquery")
 			}
 		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
@@ -1041,7 +1586,10 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
 			}
-			if len(n.ArgNames) > 0 || !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {
+			if _, op := isOp(n); op || n.Fn == "pg_any_eq" || n.Fn == "pg_subscript" || n.Fn == "pg_slice" || n.Fn == "pg_extract" {
+				break
+			}
+			if !isPlainFunction(n.Fn) || n.Fn == "array" && len(n.Args) == 0 {
 				vdUnsupported("function " + n.Fn)
 			}
 		default:
@@ -1054,6 +1602,17 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 	}
 	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written, calls: d.calls}
 	rd.outer = func(r *OuterRef) string { return d.outer[len(d.outer)-r.Depth][r.Idx].text }
+	rd.special = func(x Expr) (string, bool) {
+		args, ok := d.notes.groupingCalls[x]
+		if !ok {
+			return "", false
+		}
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = d.expr(a, d.fromCols)
+		}
+		return "GROUPING(" + strings.Join(parts, ", ") + ")", true
+	}
 	rd.sub = func(q *Subquery) string {
 		d.outer = append(d.outer, env)
 		defer func() { d.outer = d.outer[:len(d.outer)-1] }()

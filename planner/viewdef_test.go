@@ -10,7 +10,7 @@ import (
 
 // TestViewDefinition: a view's query prints with the names its
 // relations and columns have now, in PostgreSQL's layout, and a shape
-// the deparser does not print (a WINDOW clause) is 0A000.
+// the deparser does not print (VALUES in a set operation) is 0A000.
 func TestViewDefinition(t *testing.T) {
 	useTestFrontEnd()
 	cat := newFakeCatalog()
@@ -50,8 +50,14 @@ func TestViewDefinition(t *testing.T) {
 	}
 	view.SQL = "select a, rank() over w from t window w as (order by a)"
 	view.Cols = []catalog.Column{col("a", types.TInt4), col("rank", types.TInt8)}
+	want = " SELECT t2.aa AS a,\n    rank() OVER w AS rank\n   FROM t2\n  WINDOW w AS (ORDER BY t2.aa);"
+	if got, err := ViewDefinition(view, cat, current, true); err != nil || got != want {
+		t.Errorf("WINDOW clause: got %q, %v\nwant %q", got, err, want)
+	}
+	view.SQL = "select a from t union all values (1)"
+	view.Cols = []catalog.Column{col("a", types.TInt4)}
 	if _, err := ViewDefinition(view, cat, current, false); pgerr.As(err) == nil || pgerr.As(err).Code != pgerr.FeatureNotSupported {
-		t.Errorf("WINDOW clause: got %v, want 0A000", err)
+		t.Errorf("VALUES in a set operation: got %v, want 0A000", err)
 	}
 }
 

@@ -107,6 +107,10 @@ type TVF struct {
 	// Ordinality marks WITH ORDINALITY: a last column, bigint, numbers
 	// the function's rows from 1.
 	Ordinality bool
+	// Lateral marks a function written LATERAL, which changes nothing
+	// (a function in FROM reads the items to its left anyway) but how a
+	// view's definition prints it.
+	Lateral bool
 	// Map maps the positions of Args, parsed from a text of their own,
 	// back to the statement's.
 	Map *SourceMap

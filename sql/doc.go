@@ -131,9 +131,10 @@
 //	                                           N counts from 1 per statement
 //	    FROM f(args) WITH ORDINALITY ...       the same with TVF.Ordinality set
 //	    LATERAL f(args)                        LATERAL dropped (a function in FROM sees the
-//	                                           items before it anyway)
+//	                                           items before it anyway), TVF.Lateral set
 //	    FROM ONLY t                            FROM t (weir has no inheritance)
-//	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT f(a), g(b)) [AS] r: set-returning
+//	    FROM ROWS FROM (f(a), g(b)) [AS] r     FROM (SELECT SQL_SMALL_RESULT f(a), g(b)) [AS] r
+//	                                           (the no-op SQL_SMALL_RESULT marks it): set-returning
 //	    FROM unnest(a, b) [AS] r               calls in a select list run in the same lockstep
 //	                                           (unnest(a, b) is ROWS FROM (unnest(a),
 //	                                           unnest(b))); the alias is "__weir_rows" when
@@ -172,11 +173,15 @@
 //	    ARRAY[[1, 2], [3, 4]]                  pg_array(pg_array(1, 2), pg_array(3, 4))
 //	14  a FULL [OUTER] JOIN b                  a STRAIGHT_JOIN b (ast.Join.StraightJoin means
 //	                                           FULL OUTER JOIN); ON/USING kept
+//	    a CROSS JOIN b                         a STRAIGHT_JOIN b: without ON or USING it means
+//	                                           CROSS JOIN (TiDB's own CROSS JOIN is a comma),
+//	                                           which a view's definition prints as written
 //	15  concat(...), pg_catalog.concat(...)    pg_concat(...) (a || b is TiDB's concat)
 //	    cardinality(a)                         pg_cardinality(a) (a keyword for TiDB)
-//	16  VALUES (1, 'a'), (2, 'b')              SELECT 1 AS column1, 'a' AS column2 UNION ALL
-//	    (statement, derived table, CTE,        SELECT 2, 'b'
-//	    set operation operand)
+//	16  VALUES (1, 'a'), (2, 'b')              SELECT SQL_NO_CACHE 1 AS column1, 'a' AS column2
+//	    (statement, derived table, CTE,        UNION ALL SELECT SQL_NO_CACHE 2, 'b' (SQL_NO_CACHE,
+//	    set operation operand)                 which changes nothing, marks the rows, so that a
+//	                                           view's definition prints them as VALUES)
 //	    INSERT ... VALUES                      native
 //	    INSERT INTO t DEFAULT VALUES           INSERT INTO t () VALUES ()
 //	17  ... RETURNING list                     cut off; Query.Returning holds the fields of

@@ -677,7 +677,7 @@ func primaryRight(seq []*node, i int) int {
 
 // normalize checks the names of COLLATE clauses (collates rewrites
 // them), turns OPERATOR(schema.op) into the bare
-// operator and FULL [OUTER] JOIN into STRAIGHT_JOIN.
+// operator and FULL [OUTER] JOIN and CROSS JOIN into STRAIGHT_JOIN.
 func (b *bridge) normalize(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
@@ -716,6 +716,10 @@ func (b *bridge) normalize(seq []*node) []*node {
 			joined.tok.End = m.tok.End
 			seq = splice(seq, i, i+2, &joined)
 			i--
+		case n.isWord("cross") && at(seq, i+1).isWord("join"):
+			// Without ON or USING, which a FULL JOIN has; TiDB's CROSS
+			// JOIN reads as a comma does.
+			seq = splice(seq, i, i+2, textNode("straight_join", n.off))
 		case n.isWord("full") && at(seq, i+1).isWord("join"):
 			seq = splice(seq, i, i+2, textNode("straight_join", n.off))
 		case n.isWord("full") && at(seq, i+1).isWord("outer") && at(seq, i+2).isWord("join"):
@@ -2094,7 +2098,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 			// select list do: it is the derived table (SELECT f(a),
 			// g(b)), named __weir_rows unless it has an alias.
 			repl := []*node{rowsFrom}
-			lateral := i > 0 && (seq[i-1].isOp(",") || seq[i-1].isWord("join"))
+			lateral := i > 0 && (seq[i-1].isOp(",") || seq[i-1].isWord("join") || seq[i-1].isWord("straight_join"))
 			if lateral {
 				// Its functions may read the items before it, as any
 				// function in FROM: a LATERAL derived table.
@@ -2236,6 +2240,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 				// A function in FROM sees the items before it with or
 				// without LATERAL (the binder's join).
 				i--
+				tvf.Lateral = true
 			}
 			seq = splice(seq, i, colsEnd, repl...)
 			i += len(repl) - 1
@@ -2311,7 +2316,9 @@ func (b *bridge) rowsFrom(seq []*node, i int) (*node, int) {
 			seen[name] = true
 		}
 	}
-	kids := append([]*node{textNode("select", n.off)}, calls...)
+	// SQL_SMALL_RESULT, a no-op, marks the query as ROWS FROM's, so
+	// that a view's definition prints it as written.
+	kids := append([]*node{textNode("select sql_small_result", n.off)}, calls...)
 	return &node{kind: nGroup, open: "(", close: ")", kids: kids, off: n.off}, end
 }
 
@@ -2355,7 +2362,9 @@ func (b *bridge) values(seq []*node) []*node {
 			if r > 0 {
 				out = append(out, textNode("union all", row.off))
 			}
-			out = append(out, textNode("select", row.off))
+			// SQL_NO_CACHE, a no-op, marks the SELECT as a VALUES row
+			// (sql/doc.go #16).
+			out = append(out, textNode("select sql_no_cache", row.off))
 			for c, col := range splitCommas(row.kids) {
 				if len(col) == 0 {
 					col = []*node{textNode("", row.off)}
