@@ -20,10 +20,12 @@ import (
 // and binder, so each row is read, coerced and defaulted as the whole
 // statement's would be. Every row goes through the one Insert operator
 // and the statement's one writer: ON CONFLICT, RETURNING, constraints,
-// views and all-or-nothing are the statement's as before. A bad value in
-// a later piece fails the statement when its piece is bound, at its
-// position in the statement's text; through the extended protocol that
-// is at Execute rather than at Parse.
+// views and all-or-nothing are the statement's as before. Before its
+// template is bound, every row is bound once a piece at a time and let
+// go (checkBulk), so that a bad value in a later piece fails the
+// statement at prepare time, before anything runs and before ON
+// CONFLICT and RETURNING are bound, at its position in the statement's
+// text, as PostgreSQL's analysis does.
 
 // bulkInsertMinBytes is the least text of a statement taken as a bulk
 // INSERT: below the parse gate's threshold parsing holds little.
@@ -110,23 +112,72 @@ func (r *bulkRows) Next(ctx context.Context) ([][]planner.Expr, error) {
 	}
 	text, shift := r.bulk.Piece(r.next)
 	r.next++
+	rows, _, err := r.s.bindPiece(ctx, text, r.head, shift)
+	if err == nil && rows == nil {
+		err = pgerr.New(pgerr.InternalError, "a piece of a bulk INSERT does not bind as one")
+	}
+	return rows, err
+}
+
+// bindPiece parses and binds text, an INSERT of some of a bulk INSERT's
+// rows, and returns its bound rows, or nil when it does not bind as an
+// INSERT of them, and its late error under planner.WithLateErrors. An
+// error's position beyond head characters is moved by shift, to its
+// place in the statement.
+func (s *Session) bindPiece(ctx context.Context, text string, head, shift int) ([][]planner.Expr, error, error) {
 	stmt, err := sql.Parse(text)
 	if err != nil {
-		return nil, shiftBeyond(err, r.head, shift)
+		return nil, nil, shiftBeyond(err, head, shift)
 	}
 	q, ok := stmt.(*sql.Query)
 	if !ok {
-		return nil, pgerr.New(pgerr.InternalError, "a piece of a bulk INSERT does not parse as one")
+		return nil, nil, pgerr.New(pgerr.InternalError, "a piece of a bulk INSERT does not parse as one")
 	}
-	b, err := planner.BindContext(ctx, q, r.s.catalogView(), nil)
+	b, err := planner.BindContext(ctx, q, s.catalogView(), nil)
 	if err != nil {
-		return nil, shiftBeyond(err, r.head, shift)
+		return nil, nil, shiftBeyond(err, head, shift)
 	}
 	vals := insertValues(b.Plan)
 	if vals == nil {
-		return nil, pgerr.New(pgerr.InternalError, "a piece of a bulk INSERT does not bind as one")
+		return nil, nil, nil
 	}
-	return vals.Rows, nil
+	return vals.Rows, b.Late, nil
+}
+
+// checkBulk binds every row of bulk before its template is bound, a
+// piece at a time, and lets each piece's result go: PostgreSQL analyses
+// every row of a VALUES list (each literal coerced to its column's
+// type, each row's length, where DEFAULT may stand) before ON CONFLICT
+// and RETURNING, and all of it before anything runs, so a bad value in
+// row 90,000 is its error, at prepare time (at Parse through the
+// extended protocol), and not one of the tail's or of an earlier row's
+// execution (a serial's sequence has not moved). A value too long for
+// its column is found by PostgreSQL's planner, after all of that: it
+// is returned as late, for after the template is bound. Memory stays
+// that of one piece; execution binds the pieces again as it reads them.
+// It stops, reporting nothing, at a piece that does not bind as an
+// INSERT of its rows: the statement is then prepared whole.
+func (s *Session) checkBulk(ctx context.Context, bulk *sql.BulkInsert) (late, err error) {
+	head := bulk.HeadChars()
+	lctx := planner.WithLateErrors(ctx)
+	rows, late, err := s.bindPiece(lctx, bulk.First(), head, 0)
+	if err != nil || rows == nil {
+		return nil, err
+	}
+	for i := range bulk.Pieces() {
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
+		text, shift := bulk.Piece(i)
+		rows, l, err := s.bindPiece(lctx, text, head, shift)
+		if err != nil || rows == nil {
+			return nil, err
+		}
+		if late == nil && l != nil {
+			late = shiftBeyond(l, head, shift)
+		}
+	}
+	return late, nil
 }
 
 // noBulkKey marks a context whose statement is prepared whole.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -181,4 +182,81 @@ func TestBulkInsertInBlocks(t *testing.T) {
 		t.Fatalf("two bulk INSERTs: %v, %d pieces", err, len(ps))
 	}
 	wantRows(t, s, "SELECT count(*) FROM t", "0")
+}
+
+// Every row of a bulk INSERT is bound before anything runs and before
+// its ON CONFLICT and RETURNING, as PostgreSQL analyses every row of a
+// VALUES list first: a bad value in a late row is the statement's error
+// even when its tail or the execution of its earlier rows would fail
+// too, no sequence moves for a statement that fails so, and through the
+// extended protocol the error comes at Parse.
+func TestBulkInsertChecksRowsFirst(t *testing.T) {
+	const n = 8000 // several pieces of rows
+	rows := func(last string, row func(i int) string) string {
+		return valuesRows(n, func(i int) string {
+			if i == n {
+				return last
+			}
+			return row(i)
+		})
+	}
+	good := func(i int) string { return fmt.Sprintf("(%d, 'r%d')", i, i) }
+	long := func(i int) string { return fmt.Sprintf("(%d, 'too long %d')", i, i) }
+	stmts := []string{
+		"INSERT INTO o (id, v) VALUES " + rows("('x', 'y')", good),
+		"INSERT INTO o (id, v) VALUES (-1, 'one') RETURNING s",
+		"INSERT INTO o (id, v) VALUES " + rows("('x', 'y')", good) + " RETURNING nosuch",
+		"INSERT INTO o (id, v) VALUES " + rows("('x', 'y')", good) + " ON CONFLICT (nosuch) DO NOTHING",
+		"INSERT INTO o (id, v) VALUES " + rows("('x', 'y')", good) + " ON CONFLICT (id) DO UPDATE SET nosuch = 1",
+		"INSERT INTO o (id, v) VALUES " + rows("(1, 'b'::int4range)", long),
+		"INSERT INTO o (id, v) VALUES " + rows("('1.5', 'b')", long) + " RETURNING *",
+		"INSERT INTO o (id, v) VALUES " + rows("(1, 'y', 3)", good) + " RETURNING nosuch",
+		"INSERT INTO o (id, v) VALUES " + rows("(-3, 'far too long')", good) + " RETURNING s",
+		"INSERT INTO o (id, v) VALUES (-2, 'two') RETURNING s",
+		"INSERT INTO o (id, nosuch) VALUES " + rows("('x', 'y')", good),
+		"INSERT INTO o (id, v) VALUES ('x', 'y'), " + rows("(1, 'y', 3)", good),
+	}
+	// What each gives, as PostgreSQL does: its SQLSTATE or its rows.
+	want := []string{"22P02", "1", "22P02", "22P02", "22P02", "42704", "22P02", "42601", "22001", "2", "42703", "22P02"}
+	open := func(whole bool) wire.Session {
+		e := openTest(t, vfs.NewMem())
+		t.Cleanup(func() { e.Close() })
+		if whole {
+			e.bulkInsertMin = math.MaxInt
+		}
+		s := session(t, e)
+		mustRun(t, s, "CREATE TABLE o (id int PRIMARY KEY, v varchar(6), s serial)")
+		return s
+	}
+	pieces, whole := open(false), open(true)
+	eng := pieces.(*Session).eng
+	for k, text := range stmts {
+		// Rows of different lengths are parsed whole.
+		bulk := len(text) > 1000 && !strings.Contains(text, "'y', 3)")
+		if got := eng.scanBulkInsert(text) != nil; got != bulk {
+			t.Fatalf("statement %d: taken as a bulk INSERT %v, want %v", k, got, bulk)
+		}
+		a, b := outcome(t, pieces, text), outcome(t, whole, text)
+		if a != b {
+			t.Fatalf("statement %d:\nin pieces %.600s\nwhole     %.600s", k, a, b)
+		}
+		if a != want[k] && !strings.HasPrefix(a, "error "+want[k]+" ") {
+			t.Fatalf("statement %d: %.300s, want %s", k, a, want[k])
+		}
+	}
+	wantRows(t, pieces, "SELECT id, v, s FROM o ORDER BY id", "-2 two 2", "-1 one 1")
+
+	// The extended protocol: Parse fails, nothing has to run.
+	ctx := context.Background()
+	for _, text := range []string{stmts[0], stmts[2], stmts[6]} {
+		_, errP := pieces.Prepare(ctx, text, nil)
+		_, errW := whole.Prepare(ctx, text, nil)
+		if errP == nil || fmt.Sprint(errP) != fmt.Sprint(errW) {
+			t.Fatalf("Parse of %.60s...: in pieces %v, whole %v", text, errP, errW)
+		}
+		var pe *pgerr.Error
+		if !errors.As(errP, &pe) || pe.Code != pgerr.InvalidTextRepresentation {
+			t.Fatalf("Parse of %.60s...: %v", text, errP)
+		}
+	}
 }

@@ -366,12 +366,23 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if _, ok := stmt.(*sql.Query); ok && wire.IsSimpleQuery(ctx) {
 		bindCtx = planner.WithoutParams(ctx)
 	}
+	// Every row of a bulk INSERT is bound before the template's ON
+	// CONFLICT and RETURNING, and before anything runs.
+	var late error
+	if bulk != nil {
+		if late, err = s.checkBulk(ctx, bulk); err != nil {
+			s.fail()
+			return nil, err
+		}
+	}
 	p, err := s.prepare(bindCtx, stmt, prepText, hints)
+	if err == nil && late != nil {
+		p, err = nil, late
+	} else if err != nil && bulk != nil {
+		err = templateError(bulk, err)
+	}
 	if err != nil {
 		s.fail()
-		if bulk != nil {
-			err = templateError(bulk, err)
-		}
 		return nil, err
 	}
 	if bulk != nil {

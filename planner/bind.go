@@ -87,6 +87,11 @@ type Bound struct {
 	// or writes, through views too, with the privileges it needs on each
 	// (see access.go), in the order they were bound.
 	Access []Access
+	// Late is the error of a value that does not fit its column's
+	// modifier (22001 value too long, 22003 numeric field overflow),
+	// returned as Bind's error unless the context was made by
+	// WithLateErrors.
+	Late error
 }
 
 // The sql front end's entry points, as variables so that tests can bind
@@ -126,10 +131,24 @@ func WithoutParams(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noParamsKey{}, true)
 }
 
+// lateErrorsKey marks a context made by WithLateErrors.
+type lateErrorsKey struct{}
+
+// WithLateErrors returns ctx marked for BindContext to return a bound
+// statement whose only error is a late one (a value too long for its
+// column's modifier) with that error in Bound.Late rather than as its
+// error. Such errors come after every other error binding finds, as
+// PostgreSQL's come from the planner's constant folding, after parse
+// analysis: a caller binding a statement in parts (a bulk INSERT's
+// pieces) needs to tell them apart to keep that order across the parts.
+func WithLateErrors(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lateErrorsKey{}, true)
+}
+
 // BindContext is Bind under ctx: when ctx ends (statement_timeout, a
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx, access: &[]Access{}}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx, access: &[]Access{}, late: &lateError{}}
 	b.noParams, _ = ctx.Value(noParamsKey{}).(bool)
 	// Declared types beyond the highest $n the text uses are parameters
 	// too (PREPARE q (int, text) AS SELECT $1 takes two), as in Postgres.
@@ -211,12 +230,25 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 			}
 		}
 	}
+	if b.late.err != nil {
+		if keep, _ := ctx.Value(lateErrorsKey{}).(bool); !keep {
+			return nil, b.late.err
+		}
+		bd.Late = b.late.err
+	}
 	if a, ok := cat.(Authorizer); ok {
 		if err := a.Authorize(bd.Access); err != nil {
 			return nil, err
 		}
 	}
 	return bd, nil
+}
+
+// lateError holds the first late error of a statement's binding: a
+// literal too long for its column's modifier, which PostgreSQL finds
+// when it plans the statement, after analysing all of it.
+type lateError struct {
+	err *pgerr.Error
 }
 
 // binder holds the state of binding one statement.
@@ -227,6 +259,9 @@ type binder struct {
 	enumArrays map[Expr]types.T
 	q          *sql.Query
 	cat        Catalog
+	// late holds the statement's first late error (lateError); nil in
+	// a binder whose late errors fail at once.
+	late *lateError
 	// noParams is set for a statement that can have no parameters (a
 	// simple Query's, WithoutParams): $n is 42P02 where it is bound.
 	noParams bool

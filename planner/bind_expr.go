@@ -606,6 +606,14 @@ func (b *binder) convertLiteral(s string, t types.T, pos int) Expr {
 			// carry no position.
 			if _, err2 := types.ParseText(s, types.T{ID: t.ID, Mod: -1}, time.UTC); err2 == nil {
 				pos = 0
+				// It comes from the planner's constant folding, after
+				// every error of analysis (bind.go, lateError).
+				if b.late != nil {
+					if b.late.err == nil {
+						b.late.err = pgerr.As(err).WithPosition(0)
+					}
+					return &Cast{Arg: &Const{V: types.DString(s), T: types.TText}, T: t}
+				}
 			}
 		}
 		fail(pgerr.As(err).WithPosition(pos))

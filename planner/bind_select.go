@@ -1532,7 +1532,7 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 		cat = pc.Permanent()
 	}
 	at := b.accesses() - 1 // the view's own read, just recorded
-	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1, access: b.access, view: rel, fnUses: b.uses(), ctx: b.ctx}
+	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1, access: b.access, view: rel, fnUses: b.uses(), ctx: b.ctx, late: b.late}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)
 	b.keepViewLocks(at, rel, vb, vq.Node)
 	var names []string

@@ -328,3 +328,8 @@ func (b *BulkInsert) Piece(i int) (text string, shift int) {
 // HeadChars is the number of characters before the first row: positions
 // in a Piece up to it need no shift.
 func (b *BulkInsert) HeadChars() int { return utf8.RuneCountInString(b.text[:b.rowsStart]) }
+
+// First is the statement's head with its first row only, without what
+// follows the rows: an INSERT of that row, every position in it the
+// statement's.
+func (b *BulkInsert) First() string { return b.text[:b.firstEnd] }

@@ -80,6 +80,9 @@ func TestBulkInsertPieces(t *testing.T) {
 	if got := b.Template(); got != head+"(1, 'é') RETURNING a" {
 		t.Fatalf("template %q", got)
 	}
+	if got := b.First(); got != head+"(1, 'é')" {
+		t.Fatalf("first row %q", got)
+	}
 	// "a" of RETURNING: the last character but one of the statement.
 	if got, want := b.TemplatePos(len([]rune(b.Template()))), len([]rune(text)); got != want {
 		t.Fatalf("template position %d, want %d", got, want)

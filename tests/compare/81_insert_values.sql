@@ -29,3 +29,20 @@ select 'insert into iv (a, b) values ' || string_agg(format('(%s, ''u%s'')', g *
 select 'insert into iv (a, b) values ' || string_agg(format('(%s, ''w%s'')', g * 2, repeat('-', 30)), ', ' order by g)
   || ' on conflict do nothing returning a, b' from generate_series(1, 6005) g \gexec
 select count(*), count(*) filter (where b like 'u%'), md5(string_agg(b, ',' order by a)) from iv;
+-- Every row is analysed before anything runs, and before ON CONFLICT and
+-- RETURNING: a bad value in the last row is the statement's error, ahead
+-- of the tail's and of a value too long for its column in an early row,
+-- and the serial's sequence does not move.
+create table io (id int primary key, v varchar(6), s serial);
+select 'insert into io (id, v) values ' || string_agg(case g when 8000 then '(''x'', ''y'')' else format('(%s, ''r%s'')', g, g) end, ', ' order by g)
+  from generate_series(1, 8000) g \gexec
+select 'insert into io (id, v) values ' || string_agg(case g when 8000 then '(''x'', ''y'')' else format('(%s, ''r%s'')', g, g) end, ', ' order by g)
+  || ' returning nosuch' from generate_series(1, 8000) g \gexec
+select 'insert into io (id, v) values ' || string_agg(case g when 8000 then '(''x'', ''y'')' else format('(%s, ''r%s'')', g, g) end, ', ' order by g)
+  || ' on conflict (nosuch) do nothing' from generate_series(1, 8000) g \gexec
+select 'insert into io (id, v) values ' || string_agg(case g when 8000 then '(''1.5'', ''y'')' else format('(%s, ''too long %s'')', g, g) end, ', ' order by g)
+  || ' returning *' from generate_series(1, 8000) g \gexec
+select 'insert into io (id, v) values ' || string_agg(case g when 8000 then '(-3, ''far too long'')' else format('(%s, ''r%s'')', g, g) end, ', ' order by g)
+  || ' returning s' from generate_series(1, 8000) g \gexec
+insert into io (id, v) values (-1, 'one') returning s;
+insert into io (id, v) values (1, 'too long'), ('x', 'y') returning nosuch;
