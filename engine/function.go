@@ -427,11 +427,12 @@ func (s *Session) returnBodyText(f *catalog.Function) string {
 		}
 		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t})
 	}
-	x, err := planner.BindRowExpr(context.Background(), rel, f.Src, s.catalogView())
+	ctx, calls := planner.WithCalls(context.Background())
+	x, err := planner.BindRowExpr(ctx, rel, f.Src, s.catalogView())
 	if err != nil {
 		return f.Src
 	}
-	return planner.RowExprText(rel, x, false)
+	return calls.RowExprText(rel, x, false)
 }
 
 // FunctionByOID implements planner.UserFuncCatalog.

@@ -289,3 +289,24 @@ func TestSQLFunctionBodyText(t *testing.T) {
 	wantRows(t, s, "SELECT prosrc FROM pg_proc WHERE proname = 'q'", "SELECT a || '!'")
 	wantCode(t, s, "CREATE FUNCTION b(a int) RETURNS int LANGUAGE sql AS $$ SELECT a +; $$", pgerr.SyntaxError, "syntax error")
 }
+
+// TestSQLFunctionStoredCalls: defaults, CHECK constraints, generated
+// columns and index expressions print the user function calls they
+// make, not the inlined bodies, as PostgreSQL keeps them.
+func TestSQLFunctionStoredCalls(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION norm(e text) RETURNS text LANGUAGE sql IMMUTABLE RETURN lower(trim(e))")
+	mustRun(t, s, "CREATE FUNCTION five() RETURNS int LANGUAGE sql RETURN 5")
+	mustRun(t, s, "CREATE TABLE users (id int PRIMARY KEY, email text CHECK (norm(email) <> ''), k int DEFAULT five(), n text GENERATED ALWAYS AS (norm(email) || 'x') STORED)")
+	mustRun(t, s, "CREATE UNIQUE INDEX ON users ((norm(email)))")
+	wantRows(t, s, "SELECT pg_get_expr(adbin, adrelid, true) FROM pg_attrdef WHERE adrelid = 'users'::regclass ORDER BY adnum",
+		"five()", "norm(email) || 'x'::text")
+	wantRows(t, s, "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'users'::regclass AND contype = 'c'",
+		"CHECK ((norm(email) <> ''::text))")
+	wantRows(t, s, "SELECT indexdef FROM pg_indexes WHERE indexname = 'users_norm_idx'",
+		"CREATE UNIQUE INDEX users_norm_idx ON public.users USING btree (norm(email))")
+	mustRun(t, s, "INSERT INTO users (id, email) VALUES (1, ' A@B ')")
+	wantDetail(t, s, "INSERT INTO users (id, email) VALUES (2, 'a@b')", "Key (norm(email))=(a@b) already exists.")
+}

@@ -480,3 +480,52 @@ func volatileExpr(e Expr) bool {
 	})
 	return found
 }
+
+// Calls holds the user function calls inlined in the row expressions
+// (CHECK constraints, generated columns, index keys and predicates)
+// bound under a context WithCalls made, so that their text shows the
+// calls, as PostgreSQL's stored expressions keep them, not the bodies.
+type Calls struct {
+	m map[Expr]inlinedCall
+}
+
+type callsKey struct{}
+
+// WithCalls returns ctx under which the row expressions bound record
+// their inlined calls in the Calls returned.
+func WithCalls(ctx context.Context) (context.Context, *Calls) {
+	c := &Calls{m: map[Expr]inlinedCall{}}
+	return context.WithValue(ctx, callsKey{}, c), c
+}
+
+// callsOf returns the fnUses of a binder under ctx: those of the Calls
+// WithCalls put in it, or nil.
+func callsOf(ctx context.Context) *funcUses {
+	if ctx == nil {
+		return nil
+	}
+	c, ok := ctx.Value(callsKey{}).(*Calls)
+	if !ok {
+		return nil
+	}
+	return &funcUses{funcs: map[uint32]*catalog.Function{}, direct: map[uint32]bool{}, inlined: c.m}
+}
+
+// RowExprText is the package's RowExprText printing the calls c holds
+// as calls (c may be nil).
+func (c *Calls) RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
+	return rowExprText(rel, e, pretty, c.calls())
+}
+
+// IndexExprText is the package's IndexExprText printing the calls c
+// holds as calls (c may be nil).
+func (c *Calls) IndexExprText(rel *catalog.Relation, e Expr, pretty bool) string {
+	return indexExprText(rel, e, pretty, c.calls())
+}
+
+func (c *Calls) calls() map[Expr]inlinedCall {
+	if c == nil {
+		return nil
+	}
+	return c.m
+}

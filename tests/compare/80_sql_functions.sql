@@ -132,3 +132,19 @@ CREATE FUNCTION f(a int) RETURNS int RETURN g(a) + 1;
 SELECT f(4);
 DROP FUNCTION g(int);
 DROP FUNCTION g(int), f(int);
+-- Stored expressions print the user function calls, not their bodies.
+CREATE FUNCTION norm(e text) RETURNS text LANGUAGE sql IMMUTABLE RETURN lower(trim(e));
+CREATE FUNCTION five() RETURNS int LANGUAGE sql RETURN 5;
+CREATE TABLE users (id int PRIMARY KEY, email text CHECK (norm(email) <> ''), k int DEFAULT five(), n text GENERATED ALWAYS AS (norm(email) || 'x') STORED);
+CREATE UNIQUE INDEX ON users ((norm(email)));
+CREATE INDEX users_part ON users (id) WHERE norm(email) > 'a';
+\d users
+SELECT pg_get_expr(adbin, adrelid), pg_get_expr(adbin, adrelid, true) FROM pg_attrdef WHERE adrelid = 'users'::regclass ORDER BY adnum;
+SELECT indexdef FROM pg_indexes WHERE tablename = 'users' ORDER BY indexname;
+SELECT pg_get_constraintdef(oid), pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'users'::regclass AND contype = 'c';
+SELECT column_default FROM information_schema.columns WHERE table_name = 'users' ORDER BY ordinal_position;
+INSERT INTO users (id, email) VALUES (1, ' A@B ');
+INSERT INTO users (id, email) VALUES (2, 'a@b');
+INSERT INTO users (id, email) VALUES (3, ' ');
+SELECT * FROM users;
+DROP TABLE users;
