@@ -310,3 +310,19 @@ func TestSQLFunctionStoredCalls(t *testing.T) {
 	mustRun(t, s, "INSERT INTO users (id, email) VALUES (1, ' A@B ')")
 	wantDetail(t, s, "INSERT INTO users (id, email) VALUES (2, 'a@b')", "Key (norm(email))=(a@b) already exists.")
 }
+
+// TestSQLFunctionNamedArgs: user functions take arguments in named and
+// mixed notation, and views print such calls as written.
+func TestSQLFunctionNamedArgs(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f_named(a int, b int) RETURNS int LANGUAGE sql RETURN a - b")
+	wantRows(t, s, "SELECT f_named(b => 1, a => 10), f_named(10, b => 1), f_named(a := 7, b := 2)", "9 9 5")
+	wantCode(t, s, "SELECT f_named(10, c => 1)", pgerr.UndefinedFunction, "function f_named(integer, c => integer) does not exist")
+	wantCode(t, s, "SELECT f_named(10, a => 1)", pgerr.UndefinedFunction, "function f_named(integer, a => integer) does not exist")
+	wantCode(t, s, "SELECT f_named(b => 1, 10)", pgerr.SyntaxError, "positional argument cannot follow named argument")
+	mustRun(t, s, "CREATE VIEW v AS SELECT f_named(b => 1, a => 10) AS x, f_named(10, b => 2) AS y")
+	wantRows(t, s, "SELECT * FROM v", "9 8")
+	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT f_named(b => 1, a => 10) AS x,\n    f_named(10, b => 2) AS y;")
+}

@@ -57,11 +57,7 @@ func deparse(e Expr) string { return deparser{}.deparse(e) }
 // deparse prints e in Postgres's pretty deparsed form.
 func (d deparser) deparse(e Expr) string {
 	if c, ok := d.calls[e]; ok {
-		parts := make([]string, len(c.args))
-		for i, a := range c.args {
-			parts[i] = d.deparse(a)
-		}
-		return userProcText(c.fn, false) + "(" + strings.Join(parts, ", ") + ")"
+		return userProcText(c.fn, false) + "(" + strings.Join(c.written(d.deparse), ", ") + ")"
 	}
 	switch n := e.(type) {
 	case *Const:
@@ -331,11 +327,8 @@ func (d rowDeparser) own(s string) string {
 // CASE x WHEN v THEN ....
 func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 	if c, ok := d.calls[e]; ok {
-		parts := make([]string, len(c.args))
 		call := &Call{Fn: c.fn.Name}
-		for i, a := range c.args {
-			parts[i] = d.expr(a, call)
-		}
+		parts := c.written(func(a Expr) string { return d.expr(a, call) })
 		return userProcText(c.fn, false) + "(" + strings.Join(parts, ", ") + ")", true
 	}
 	if d.written == nil {
