@@ -164,3 +164,14 @@ SELECT * FROM v_named;
 SELECT pg_get_viewdef('v_named');
 DROP VIEW v_named;
 DROP FUNCTION f_named, f_pos;
+-- DROP FUNCTION ... CASCADE drops the defaults, CHECK constraints,
+-- generated columns and indexes that call it.
+CREATE FUNCTION seven() RETURNS int LANGUAGE sql IMMUTABLE RETURN 7;
+CREATE TABLE fd (id int PRIMARY KEY, k int DEFAULT seven(), c int CHECK (c > seven()), g int GENERATED ALWAYS AS (id + seven()) STORED);
+CREATE INDEX fd_idx ON fd ((id + seven()));
+INSERT INTO fd (id, c) VALUES (1, 8);
+DROP FUNCTION seven();
+DROP FUNCTION seven() CASCADE;
+\d fd
+SELECT * FROM fd;
+DROP TABLE fd;
