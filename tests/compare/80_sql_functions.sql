@@ -175,3 +175,15 @@ DROP FUNCTION seven() CASCADE;
 \d fd
 SELECT * FROM fd;
 DROP TABLE fd;
+-- Calls in named notation in stored expressions, and a RETURN body
+-- calling another function.
+CREATE FUNCTION sub2(a int, b int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a - b;
+CREATE FUNCTION twice2(x int) RETURNS int RETURN sub2(b => 0, a => x) * 2;
+CREATE TABLE fn2 (id int PRIMARY KEY, k int DEFAULT sub2(b => 1, a => 10), c int CHECK (sub2(c, b => 1) >= 0));
+CREATE INDEX fn2_idx ON fn2 (sub2(id, b => 2));
+\d fn2
+\sf twice2
+SELECT twice2(4);
+INSERT INTO fn2 (id, c) VALUES (1, 0);
+DROP TABLE fn2;
+DROP FUNCTION twice2, sub2;
