@@ -336,9 +336,26 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported", d.desc).
 				WithHint("Drop %s first.", d.desc)
 		}
+		if !d.part && slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == d.rel.ID }) {
+			continue
+		}
 		notices = append(notices, "drop cascades to "+d.desc)
 		if d.part {
 			parts = append(parts, d)
+			if i := visibleColumn(d.rel, d.name); d.drop == "column" && i >= 0 {
+				// What reads the generated column goes before it, as
+				// ALTER TABLE ... DROP COLUMN ... CASCADE drops it
+				// (its indexes go with it unnamed).
+				e.writeMu.Lock()
+				readers := e.columnReaders(d.rel, d.rel, i)
+				e.writeMu.Unlock()
+				for _, r := range readers {
+					if r.Kind != catalog.KindIndex && !slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == r.ID }) {
+						rels = append(rels, r)
+						notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[r.Kind], r.Name))
+					}
+				}
+			}
 			continue
 		}
 		rels = append(rels, d.rel)

@@ -340,3 +340,20 @@ func TestSQLFunctionNamedArgs(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM v", "9 8")
 	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT f_named(b => 1, a => 10) AS x,\n    f_named(10, b => 2) AS y;")
 }
+
+// TestDropSQLFunctionCascadeColumnReaders: DROP FUNCTION ... CASCADE
+// dropping a generated column drops the views reading the column, as
+// PostgreSQL does, in one notice.
+func TestDropSQLFunctionCascadeColumnReaders(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION eight() RETURNS int LANGUAGE sql IMMUTABLE RETURN 8")
+	mustRun(t, s, "CREATE TABLE fg (id int PRIMARY KEY, g int GENERATED ALWAYS AS (id * eight()) STORED)")
+	mustRun(t, s, "CREATE INDEX fg_g ON fg (g)")
+	mustRun(t, s, "CREATE VIEW fgv AS SELECT id, g FROM fg")
+	mustRun(t, s, "INSERT INTO fg (id) VALUES (1)")
+	mustRun(t, s, "DROP FUNCTION eight() CASCADE")
+	wantRows(t, s, "SELECT relname FROM pg_class WHERE relname IN ('fgv', 'fg_g')")
+	wantRows(t, s, "SELECT * FROM fg", "1")
+}

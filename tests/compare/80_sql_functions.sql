@@ -187,3 +187,15 @@ SELECT twice2(4);
 INSERT INTO fn2 (id, c) VALUES (1, 0);
 DROP TABLE fn2;
 DROP FUNCTION twice2, sub2;
+-- DROP FUNCTION ... CASCADE through a generated column to what reads it.
+CREATE FUNCTION eight() RETURNS int LANGUAGE sql IMMUTABLE RETURN 8;
+CREATE TABLE fg (id int PRIMARY KEY, g int GENERATED ALWAYS AS (id * eight()) STORED, h int DEFAULT eight());
+CREATE INDEX fg_g ON fg (g);
+CREATE VIEW fgv AS SELECT id, g FROM fg;
+CREATE TABLE fh (id int PRIMARY KEY, h int DEFAULT eight());
+INSERT INTO fg (id) VALUES (1);
+DROP FUNCTION eight() CASCADE;
+\d fg
+\d fh
+SELECT * FROM fg;
+DROP TABLE fg, fh;
