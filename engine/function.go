@@ -149,7 +149,7 @@ func findFunction(fs []*catalog.Function, args []types.T) *catalog.Function {
 // funcDependent is something that uses a function: a relation (a view,
 // materialized view, sink or index), or a part of a table (a default, a
 // generated column, a CHECK constraint) that DROP FUNCTION ... CASCADE
-// does not remove here.
+// removes as ALTER TABLE does, or a function whose RETURN body calls it.
 type funcDependent struct {
 	rel *catalog.Relation
 	// fn is set instead of rel for a function whose RETURN body calls
