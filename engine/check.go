@@ -434,8 +434,9 @@ func renameColumnIn(text, table, old, new string) (string, error) {
 func (s *Session) checkText(r *catalog.Relation, k int, pretty bool) string {
 	c := r.Checks[k]
 	text := c.Expr
-	if e, _, err := planner.BindCheck(context.Background(), r, c.Expr, 0, s.catalogView()); err == nil {
-		text = planner.RowExprText(r, e, pretty)
+	ctx, calls := planner.WithCalls(context.Background())
+	if e, _, err := planner.BindCheck(ctx, r, c.Expr, 0, s.catalogView()); err == nil {
+		text = calls.RowExprText(r, e, pretty)
 	}
 	text = "CHECK (" + text + ")"
 	if c.NoInherit {
@@ -450,9 +451,10 @@ func (s *Session) checkText(r *catalog.Relation, k int, pretty bool) string {
 // generatedText is generated column i of r's expression as pg_get_expr
 // prints it, or as written when it no longer binds.
 func (s *Session) generatedText(r *catalog.Relation, i int) string {
-	e, err := planner.BindGenerated(context.Background(), r, i, r.Cols[i].Generated, 0, s.catalogView())
+	ctx, calls := planner.WithCalls(context.Background())
+	e, err := planner.BindGenerated(ctx, r, i, r.Cols[i].Generated, 0, s.catalogView())
 	if err != nil {
 		return r.Cols[i].Generated
 	}
-	return planner.RowExprText(r, e, true)
+	return calls.RowExprText(r, e, true)
 }

@@ -149,15 +149,18 @@ func findFunction(fs []*catalog.Function, args []types.T) *catalog.Function {
 // funcDependent is something that uses a function: a relation (a view,
 // materialized view, sink or index), or a part of a table (a default, a
 // generated column, a CHECK constraint) that DROP FUNCTION ... CASCADE
-// does not remove here.
+// removes as ALTER TABLE does, or a function whose RETURN body calls it.
 type funcDependent struct {
 	rel *catalog.Relation
 	// fn is set instead of rel for a function whose RETURN body calls
 	// the function.
 	fn   *catalog.Function
 	desc string
-	// part is set for a part of a table.
+	// part is set for a part of a table: drop says which ("default",
+	// "column" or "check"), and name is the column's or constraint's.
 	part bool
+	drop string
+	name string
 }
 
 // funcDependents lists what uses f, in the order of the relations'
@@ -184,12 +187,12 @@ func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []fun
 				case c.Generated != "":
 					planner.BindGenerated(uctx, rel, i, c.Generated, 0, cat)
 					if used {
-						out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("column %s of table %s", c.Name, rel.Name), part: true})
+						out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("column %s of table %s", c.Name, rel.Name), part: true, drop: "column", name: c.Name})
 					}
 				case c.Default != "":
 					planner.DefaultType(uctx, c.Default, c.T, cat)
 					if used {
-						out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("default value for column %s of table %s", c.Name, rel.Name), part: true})
+						out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("default value for column %s of table %s", c.Name, rel.Name), part: true, drop: "default", name: c.Name})
 					}
 				}
 			}
@@ -197,7 +200,7 @@ func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []fun
 				used = false
 				planner.BindCheck(uctx, rel, c.Expr, 0, cat)
 				if used {
-					out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("constraint %s on table %s", c.Name, rel.Name), part: true})
+					out = append(out, funcDependent{rel: rel, desc: fmt.Sprintf("constraint %s on table %s", c.Name, rel.Name), part: true, drop: "check", name: c.Name})
 				}
 			}
 		case catalog.KindIndex:
@@ -236,10 +239,11 @@ func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []fun
 }
 
 // dropFunction runs DROP FUNCTION. A function that something uses is
-// dropped only with CASCADE, which drops the views, materialized
-// views, sinks and indexes using it (and what depends on them); a
-// table's default, generated column or CHECK constraint using it is
-// not removed (0A000: drop or change it first).
+// dropped only with CASCADE, which drops, as PostgreSQL does, the
+// views, materialized views, sinks and indexes using it (and what
+// depends on them), and the defaults, generated columns and CHECK
+// constraints of tables that call it; a function whose body calls it
+// is not dropped (0A000: drop it first).
 func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("DROP FUNCTION"); err != nil {
 		return nil, err
@@ -325,30 +329,57 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	var rels []*catalog.Relation
+	var parts []funcDependent
 	var notices []string
 	for _, d := range deps {
 		if d.fn != nil {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported", d.desc).
 				WithHint("Drop %s first.", d.desc)
 		}
+		if !d.part && slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == d.rel.ID }) {
+			continue
+		}
+		notices = append(notices, "drop cascades to "+d.desc)
 		if d.part {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s uses is not supported", d.desc).
-				WithHint("Drop or change the %s first.", strings.SplitN(d.desc, " of ", 2)[0])
+			parts = append(parts, d)
+			if i := visibleColumn(d.rel, d.name); d.drop == "column" && i >= 0 {
+				// What reads the generated column goes before it, as
+				// ALTER TABLE ... DROP COLUMN ... CASCADE drops it
+				// (its indexes go with it unnamed).
+				e.writeMu.Lock()
+				readers := e.columnReaders(d.rel, d.rel, i)
+				e.writeMu.Unlock()
+				for _, r := range readers {
+					if r.Kind != catalog.KindIndex && !slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == r.ID }) {
+						rels = append(rels, r)
+						notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[r.Kind], r.Name))
+					}
+				}
+			}
+			continue
 		}
 		rels = append(rels, d.rel)
-		notices = append(notices, "drop cascades to "+d.desc)
 	}
+	var order []*catalog.Relation
 	if len(rels) > 0 {
 		e.writeMu.Lock()
-		order, err := e.dropOrder(rels, true, func(d *catalog.Relation) {
+		var err error
+		order, err = e.dropOrder(rels, true, func(d *catalog.Relation) {
 			notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
 		})
 		e.writeMu.Unlock()
 		if err != nil {
 			return nil, err
 		}
-		cascadeNotice(io, notices)
+	}
+	cascadeNotice(io, notices)
+	if len(order) > 0 {
 		if err := e.dropRelations(ctx, order); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range parts {
+		if err := s.dropFuncPart(ctx, d, io); err != nil {
 			return nil, err
 		}
 	}
@@ -427,11 +458,12 @@ func (s *Session) returnBodyText(f *catalog.Function) string {
 		}
 		rel.Cols = append(rel.Cols, catalog.Column{Name: name, T: t})
 	}
-	x, err := planner.BindRowExpr(context.Background(), rel, f.Src, s.catalogView())
+	ctx, calls := planner.WithCalls(context.Background())
+	x, err := planner.BindRowExpr(ctx, rel, f.Src, s.catalogView())
 	if err != nil {
 		return f.Src
 	}
-	return planner.RowExprText(rel, x, false)
+	return calls.RowExprText(rel, x, false)
 }
 
 // FunctionByOID implements planner.UserFuncCatalog.
@@ -590,4 +622,39 @@ func builtinWithArgs(name string, ts []types.T) bool {
 		}
 	}
 	return false
+}
+
+// dropFuncPart drops d, a part of a table that calls a function DROP
+// FUNCTION ... CASCADE drops: a column's default, a generated column,
+// or a CHECK constraint, as ALTER TABLE does (ddlMu is held). A part
+// gone already (with a column dropped before) is skipped.
+func (s *Session) dropFuncPart(ctx context.Context, d funcDependent, io wire.ExecIO) error {
+	e := s.eng
+	rel, ok := e.cat.ByID(d.rel.ID)
+	if !ok {
+		return nil
+	}
+	switch d.drop {
+	case "column":
+		if visibleColumn(rel, d.name) < 0 {
+			return nil
+		}
+		_, err := s.dropColumn(ctx, rel, &sql.AlterTable{Action: "drop column", Column: d.name, Cascade: true}, io)
+		return err
+	case "check":
+		_, _, err := e.dropCheck(rel, d.name)
+		return err
+	case "default":
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+		i := visibleColumn(rel, d.name)
+		if i < 0 {
+			return nil
+		}
+		up := rel.Clone()
+		up.Cols[i].Default = ""
+		_, err := e.replaceTable(rel, up, false)
+		return err
+	}
+	return nil
 }

@@ -119,10 +119,10 @@ func TestSQLFunctionInMViewRestart(t *testing.T) {
 // TestDropSQLFunctionDependents: DROP FUNCTION is blocked by the views,
 // materialized views, indexes, generated columns, defaults and CHECK
 // constraints calling the function (2BP01, naming each as PostgreSQL
-// does); CASCADE drops the relations among them.
+// does); CASCADE drops them all, as PostgreSQL does.
 func TestDropSQLFunctionDependents(t *testing.T) {
-	e := openTest(t, vfs.NewMem())
-	defer e.Close()
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
 	s := session(t, e)
 	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT a + 1 $$")
 	mustRun(t, s, "CREATE FUNCTION f(a text) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT length(a) $$")
@@ -141,13 +141,27 @@ func TestDropSQLFunctionDependents(t *testing.T) {
 	mustRun(t, s, "DROP FUNCTION f(text)")
 	mustRun(t, s, "DROP FUNCTION f(int) CASCADE")
 	wantRows(t, s, "SELECT relname FROM pg_class WHERE relname IN ('v', 'w', 'mv', 'ti') ORDER BY 1", "ti")
-	wantCode(t, s, "DROP FUNCTION g(int) CASCADE", pgerr.FeatureNotSupported, "column b of table u")
-	mustRun(t, s, "DROP TABLE u")
+	mustRun(t, s, "INSERT INTO u (a) VALUES (1)")
 	mustRun(t, s, "DROP FUNCTION g(int) CASCADE")
+	// The generated column, the default and the CHECK constraint went
+	// with the function; the table keeps its rows.
+	mustRun(t, s, "INSERT INTO u (a) VALUES (2)")
+	mustRun(t, s, "INSERT INTO u (a, c) VALUES (3, -1)")
+	wantRows(t, s, "SELECT * FROM u ORDER BY a", "1 6", "2 NULL", "3 -1")
+	wantRows(t, s, "SELECT count(*) FROM pg_constraint WHERE conrelid = 'u'::regclass AND contype = 'c'", "0")
 	wantRows(t, s, "SELECT count(*) FROM pg_class WHERE relname = 'ti'", "0")
 	wantCode(t, s, "DROP FUNCTION g(int)", pgerr.UndefinedFunction, "function g(integer) does not exist")
 	mustRun(t, s, "DROP FUNCTION IF EXISTS g(int)")
 	wantCode(t, s, "SELECT g(1)", pgerr.UndefinedFunction, "function g(integer) does not exist")
+	// What the drop changed stays changed across a restart.
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "INSERT INTO u (a, c) VALUES (4, -2)")
+	wantRows(t, s, "SELECT * FROM u ORDER BY a", "1 6", "2 NULL", "3 -1", "4 -2")
 }
 
 // wantDetail runs q and wants an error whose DETAIL is detail.
@@ -288,4 +302,58 @@ func TestSQLFunctionBodyText(t *testing.T) {
 	wantRows(t, s, "SELECT f(1), q('x')", "2 x!")
 	wantRows(t, s, "SELECT prosrc FROM pg_proc WHERE proname = 'q'", "SELECT a || '!'")
 	wantCode(t, s, "CREATE FUNCTION b(a int) RETURNS int LANGUAGE sql AS $$ SELECT a +; $$", pgerr.SyntaxError, "syntax error")
+}
+
+// TestSQLFunctionStoredCalls: defaults, CHECK constraints, generated
+// columns and index expressions print the user function calls they
+// make, not the inlined bodies, as PostgreSQL keeps them.
+func TestSQLFunctionStoredCalls(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION norm(e text) RETURNS text LANGUAGE sql IMMUTABLE RETURN lower(trim(e))")
+	mustRun(t, s, "CREATE FUNCTION five() RETURNS int LANGUAGE sql RETURN 5")
+	mustRun(t, s, "CREATE TABLE users (id int PRIMARY KEY, email text CHECK (norm(email) <> ''), k int DEFAULT five(), n text GENERATED ALWAYS AS (norm(email) || 'x') STORED)")
+	mustRun(t, s, "CREATE UNIQUE INDEX ON users ((norm(email)))")
+	wantRows(t, s, "SELECT pg_get_expr(adbin, adrelid, true) FROM pg_attrdef WHERE adrelid = 'users'::regclass ORDER BY adnum",
+		"five()", "norm(email) || 'x'::text")
+	wantRows(t, s, "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'users'::regclass AND contype = 'c'",
+		"CHECK ((norm(email) <> ''::text))")
+	wantRows(t, s, "SELECT indexdef FROM pg_indexes WHERE indexname = 'users_norm_idx'",
+		"CREATE UNIQUE INDEX users_norm_idx ON public.users USING btree (norm(email))")
+	mustRun(t, s, "INSERT INTO users (id, email) VALUES (1, ' A@B ')")
+	wantDetail(t, s, "INSERT INTO users (id, email) VALUES (2, 'a@b')", "Key (norm(email))=(a@b) already exists.")
+}
+
+// TestSQLFunctionNamedArgs: user functions take arguments in named and
+// mixed notation, and views print such calls as written.
+func TestSQLFunctionNamedArgs(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION f_named(a int, b int) RETURNS int LANGUAGE sql RETURN a - b")
+	wantRows(t, s, "SELECT f_named(b => 1, a => 10), f_named(10, b => 1), f_named(a := 7, b := 2)", "9 9 5")
+	wantCode(t, s, "SELECT f_named(10, c => 1)", pgerr.UndefinedFunction, "function f_named(integer, c => integer) does not exist")
+	wantCode(t, s, "SELECT f_named(10, a => 1)", pgerr.UndefinedFunction, "function f_named(integer, a => integer) does not exist")
+	wantCode(t, s, "SELECT f_named(b => 1, 10)", pgerr.SyntaxError, "positional argument cannot follow named argument")
+	mustRun(t, s, "CREATE VIEW v AS SELECT f_named(b => 1, a => 10) AS x, f_named(10, b => 2) AS y")
+	wantRows(t, s, "SELECT * FROM v", "9 8")
+	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT f_named(b => 1, a => 10) AS x,\n    f_named(10, b => 2) AS y;")
+}
+
+// TestDropSQLFunctionCascadeColumnReaders: DROP FUNCTION ... CASCADE
+// dropping a generated column drops the views reading the column, as
+// PostgreSQL does, in one notice.
+func TestDropSQLFunctionCascadeColumnReaders(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION eight() RETURNS int LANGUAGE sql IMMUTABLE RETURN 8")
+	mustRun(t, s, "CREATE TABLE fg (id int PRIMARY KEY, g int GENERATED ALWAYS AS (id * eight()) STORED)")
+	mustRun(t, s, "CREATE INDEX fg_g ON fg (g)")
+	mustRun(t, s, "CREATE VIEW fgv AS SELECT id, g FROM fg")
+	mustRun(t, s, "INSERT INTO fg (id) VALUES (1)")
+	mustRun(t, s, "DROP FUNCTION eight() CASCADE")
+	wantRows(t, s, "SELECT relname FROM pg_class WHERE relname IN ('fgv', 'fg_g')")
+	wantRows(t, s, "SELECT * FROM fg", "1")
 }

@@ -433,7 +433,8 @@ func (e *Engine) indexTexts(idx, on *catalog.Relation, pretty bool) syscat.Index
 	if idx.PlainIndex() {
 		return x
 	}
-	exprs, pred, err := e.bindIndexRules(idx, on)
+	ctx, calls := planner.WithCalls(context.Background())
+	exprs, pred, err := e.bindIndexRules(ctx, idx, on)
 	if err != nil {
 		for _, t := range idx.IndexExprs() {
 			if t != "" {
@@ -451,10 +452,10 @@ func (e *Engine) indexTexts(idx, on *catalog.Relation, pretty bool) syscat.Index
 			x.Keys = append(x.Keys, "")
 			continue
 		}
-		x.Keys = append(x.Keys, planner.IndexExprText(on, k, pretty))
+		x.Keys = append(x.Keys, calls.IndexExprText(on, k, pretty))
 	}
 	if pred != nil {
-		x.Pred = planner.RowExprText(on, pred, pretty)
+		x.Pred = calls.RowExprText(on, pred, pretty)
 	}
 	return x
 }

@@ -77,11 +77,12 @@ func (s *Session) DescribeExpr(text string, relid uint32, pretty bool) (string, 
 	if !ok {
 		return "", false
 	}
-	e, err := planner.BindRowExpr(context.Background(), r, text, s.catalogView())
-	if err != nil || planner.RowExprText(r, e, true) != text {
+	ctx, calls := planner.WithCalls(context.Background())
+	e, err := planner.BindRowExpr(ctx, r, text, s.catalogView())
+	if err != nil || calls.RowExprText(r, e, true) != text {
 		return "", false
 	}
-	return planner.RowExprText(r, e, false), true
+	return calls.RowExprText(r, e, false), true
 }
 
 // constraintExpr is the expression of a CHECK constraint as

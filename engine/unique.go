@@ -100,7 +100,8 @@ func (e *Engine) newUniqueIndex(idx, rel *catalog.Relation, store uint32, pos []
 		return u
 	}
 	u.rowTs = relTypes(rel)
-	exprs, pred, err := e.bindIndexRules(idx, rel)
+	ctx, calls := planner.WithCalls(context.Background())
+	exprs, pred, err := e.bindIndexRules(ctx, idx, rel)
 	if err == nil && len(exprs) > len(pos) {
 		err = pgerr.New(pgerr.InternalError, "index \"%s\" has more expressions than keys", idx.Name)
 	}
@@ -120,7 +121,7 @@ func (e *Engine) newUniqueIndex(idx, rel *catalog.Relation, store uint32, pos []
 		}
 		u.exprs[i] = ev
 		u.ts[i] = x.Type()
-		u.names[i] = planner.IndexExprText(rel, x, true)
+		u.names[i] = calls.IndexExprText(rel, x, true)
 	}
 	if pred != nil {
 		ev, err := executor.Compile(pred)
@@ -136,7 +137,7 @@ func (e *Engine) newUniqueIndex(idx, rel *catalog.Relation, store uint32, pos []
 // bindIndexRules binds the key expressions (nil for a column) and the
 // predicate (nil when none) of index idx over the row of rel, the table
 // it indexes, which they name as it was called when the index was made.
-func (e *Engine) bindIndexRules(idx, rel *catalog.Relation) ([]planner.Expr, planner.Expr, error) {
+func (e *Engine) bindIndexRules(ctx context.Context, idx, rel *catalog.Relation) ([]planner.Expr, planner.Expr, error) {
 	cat := e.definitionSession(idx, nil).catalogView()
 	pinned := planner.PinRelation(rel, idx.DepCols)
 	// The predicate first, as PostgreSQL's transformIndexStmt: its
@@ -144,7 +145,7 @@ func (e *Engine) bindIndexRules(idx, rel *catalog.Relation) ([]planner.Expr, pla
 	var pred planner.Expr
 	if text := idx.IndexPredicate(); text != "" {
 		var err error
-		if pred, err = planner.BindIndexPredicate(context.Background(), pinned, text, 0, cat); err != nil {
+		if pred, err = planner.BindIndexPredicate(ctx, pinned, text, 0, cat); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -154,7 +155,7 @@ func (e *Engine) bindIndexRules(idx, rel *catalog.Relation) ([]planner.Expr, pla
 			exprs = append(exprs, nil)
 			continue
 		}
-		x, err := planner.BindIndexExpr(context.Background(), pinned, text, 0, cat)
+		x, err := planner.BindIndexExpr(ctx, pinned, text, 0, cat)
 		if err != nil {
 			return nil, nil, err
 		}

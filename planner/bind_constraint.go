@@ -142,7 +142,7 @@ func rowExprBinder(ctx context.Context, text string, cat Catalog, what string) (
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		failf(pgerr.SyntaxError, "syntax error in %s", what)
 	}
-	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	b := &binder{q: q, cat: cat, deps: map[uint32]bool{}, ctx: ctx, fnUses: callsOf(ctx)}
 	n := sel.Fields.Fields[0].Expr
 	var sub subqueryFinder
 	n.Accept(&sub)

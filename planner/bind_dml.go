@@ -157,7 +157,7 @@ func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		failf(pgerr.InternalError, "bad default expression for column \"%s\"", col.Name)
 	}
-	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil, access: b.access, view: b.view, late: b.late}
+	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil, access: b.access, view: b.view, late: b.late, fnUses: callsOf(b.ctx)}
 	e := db.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, sel.Fields.Fields[0].Expr)
 	return db.assign(e, rel, i)
 }

@@ -64,6 +64,11 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		return b.srfCall(c, n)
 	}
+	if hasNamedArgs(n.Args) {
+		if e, ok := b.userNamedCall(c, n); ok {
+			return e
+		}
+	}
 	if needsParams(name, n.Args) {
 		if _, ok := b.isAggregate(n); ok {
 			b.noNamedArgs(c, name, n.Args, n)

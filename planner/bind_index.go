@@ -77,7 +77,12 @@ func IndexColumnName(text string) string {
 // pg_get_indexdef does: a function call as it is, any other expression
 // in parentheses.
 func IndexExprText(rel *catalog.Relation, e Expr, pretty bool) string {
-	text := RowExprText(rel, e, pretty)
+	return indexExprText(rel, e, pretty, nil)
+}
+
+// indexExprText is IndexExprText printing the inlined calls as calls.
+func indexExprText(rel *catalog.Relation, e Expr, pretty bool, calls map[Expr]inlinedCall) string {
+	text := rowExprText(rel, e, pretty, calls)
 	if c, ok := e.(*Call); ok && c.Fn == "pg_extract" || looksLikeFunction(text) {
 		// EXTRACT(field FROM x) counts as a function call
 		// (COERCE_SQL_SYNTAX) though it does not look like one.

@@ -2,9 +2,11 @@ package planner
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
@@ -68,6 +70,31 @@ type funcUses struct {
 type inlinedCall struct {
 	fn   *catalog.Function
 	args []Expr
+	// order, for a call in named or mixed notation, is the parameter
+	// each argument as written gives, and labels their names ("" for
+	// the positional ones); nil for a call in positional notation.
+	order  []int
+	labels []string
+}
+
+// written returns the text of c's arguments, each printed by text, as
+// the call wrote them: in named notation name => value.
+func (c inlinedCall) written(text func(Expr) string) []string {
+	if c.order == nil {
+		parts := make([]string, len(c.args))
+		for i, a := range c.args {
+			parts[i] = text(a)
+		}
+		return parts
+	}
+	parts := make([]string, len(c.order))
+	for k, i := range c.order {
+		parts[k] = text(c.args[i])
+		if c.labels[k] != "" {
+			parts[k] = c.labels[k] + " => " + parts[k]
+		}
+	}
+	return parts
 }
 
 func (b *binder) uses() *funcUses {
@@ -479,4 +506,165 @@ func volatileExpr(e Expr) bool {
 		}
 	})
 	return found
+}
+
+// Calls holds the user function calls inlined in the row expressions
+// (CHECK constraints, generated columns, index keys and predicates)
+// bound under a context WithCalls made, so that their text shows the
+// calls, as PostgreSQL's stored expressions keep them, not the bodies.
+type Calls struct {
+	m map[Expr]inlinedCall
+}
+
+type callsKey struct{}
+
+// WithCalls returns ctx under which the row expressions bound record
+// their inlined calls in the Calls returned.
+func WithCalls(ctx context.Context) (context.Context, *Calls) {
+	c := &Calls{m: map[Expr]inlinedCall{}}
+	return context.WithValue(ctx, callsKey{}, c), c
+}
+
+// callsOf returns the fnUses of a binder under ctx: those of the Calls
+// WithCalls put in it, or nil.
+func callsOf(ctx context.Context) *funcUses {
+	if ctx == nil {
+		return nil
+	}
+	c, ok := ctx.Value(callsKey{}).(*Calls)
+	if !ok {
+		return nil
+	}
+	return &funcUses{funcs: map[uint32]*catalog.Function{}, direct: map[uint32]bool{}, inlined: c.m}
+}
+
+// RowExprText is the package's RowExprText printing the calls c holds
+// as calls (c may be nil).
+func (c *Calls) RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
+	return rowExprText(rel, e, pretty, c.calls())
+}
+
+// IndexExprText is the package's IndexExprText printing the calls c
+// holds as calls (c may be nil).
+func (c *Calls) IndexExprText(rel *catalog.Relation, e Expr, pretty bool) string {
+	return indexExprText(rel, e, pretty, c.calls())
+}
+
+func (c *Calls) calls() map[Expr]inlinedCall {
+	if c == nil {
+		return nil
+	}
+	return c.m
+}
+
+// userNamedCall binds call n in named or mixed notation (f(b => 1,
+// a => 10), f(10, b => 1)) of a user function, as PostgreSQL does: the
+// positional arguments take the first parameters, each named one the
+// parameter of its name, and every parameter must be given. It returns
+// false when no user function has n's name and a built-in has named
+// parameters (to bind as before); a call no user function fits is
+// 42883, naming the arguments as written.
+func (b *binder) userNamedCall(c *exprCtx, n *ast.FuncCallExpr) (Expr, bool) {
+	fc, ok := unpinned(b.cat).(FuncCatalog)
+	if !ok || n.Schema.O == "pg_catalog" {
+		return nil, false
+	}
+	schema, name := n.Schema.O, n.FnName.O
+	fns := fc.Functions(schema, name)
+	if len(fns) == 0 {
+		return nil, false
+	}
+	var pos, vals []Expr
+	var names []string
+	an := make([]argNode, len(n.Args))
+	labels := make([]string, len(n.Args))
+	for i, a := range n.Args {
+		if nm, v, ok := namedArg(a); ok {
+			e := b.expr(c, v)
+			names, vals = append(names, nm), append(vals, e)
+			an[i], labels[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}, nm
+			continue
+		}
+		e := b.expr(c, a)
+		pos = append(pos, e)
+		an[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}
+	}
+	type fit struct {
+		f     *catalog.Function
+		slots []Expr
+		order []int
+	}
+	var fits []fit
+	var cands []*Overload
+	byOverload := map[*Overload]int{}
+next:
+	for _, f := range fns {
+		if len(n.Args) != len(f.ArgTypes) {
+			continue
+		}
+		slots := make([]Expr, len(f.ArgTypes))
+		order := make([]int, 0, len(n.Args))
+		copy(slots, pos)
+		for i := range pos {
+			order = append(order, i)
+		}
+		for k, nm := range names {
+			i := slices.Index(f.ArgNames, nm)
+			if i < 0 || slots[i] != nil {
+				continue next
+			}
+			slots[i] = vals[k]
+			order = append(order, i)
+		}
+		o := &Overload{Name: f.Name, Ret: f.Ret.ID, Kind: Scalar}
+		for _, t := range f.ArgTypes {
+			o.Args = append(o.Args, t.ID)
+		}
+		san := make([]argNode, len(slots))
+		for i, a := range slots {
+			san[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+		}
+		if m, _ := resolveOverload([]*Overload{o}, san); m == nil {
+			continue
+		}
+		byOverload[o] = len(fits)
+		fits = append(fits, fit{f: f, slots: slots, order: order})
+		cands = append(cands, o)
+	}
+	shown := name
+	if schema != "" {
+		shown = schema + "." + name
+	}
+	if len(fits) == 0 {
+		if schema == "" && functions.NamedParams(strings.ToLower(name)) != nil {
+			return nil, false
+		}
+		fail(b.noSuchNamedFunc(shown, an, labels, b.pos(n)))
+	}
+	if len(fits) > 1 {
+		parts := make([]string, len(an))
+		for i, a := range an {
+			parts[i] = a.t.String()
+			if labels[i] != "" {
+				parts[i] = labels[i] + " => " + parts[i]
+			}
+		}
+		fail(pgerr.New(pgerr.AmbiguousFunction, "function %s(%s) is not unique", shown, strings.Join(parts, ", ")).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	}
+	ft := fits[0]
+	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(ft.f) {
+		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", ft.f.Name))
+	}
+	out := b.inline(ft.f, ft.slots, n)
+	u := b.uses()
+	call := u.inlined[out]
+	call.order, call.labels = ft.order, make([]string, len(ft.order))
+	for k, i := range ft.order {
+		if k >= len(pos) {
+			call.labels[k] = ft.f.ArgNames[i]
+		}
+	}
+	u.inlined[out] = call
+	return out, true
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"github.com/weirdb/weir/sql"
 	"math"
 	"strconv"
@@ -30,8 +31,9 @@ func DefaultText(rel *catalog.Relation, i int, cat Catalog) (text string, err er
 			text, err = "", pe
 		}
 	}()
-	b := &binder{cat: cat, deps: map[uint32]bool{}}
-	return deparse(b.defaultExpr(rel, i)), nil
+	ctx, calls := WithCalls(context.Background())
+	b := &binder{cat: cat, deps: map[uint32]bool{}, ctx: ctx}
+	return deparser{calls: calls.m}.deparse(b.defaultExpr(rel, i)), nil
 }
 
 // sqlValueFunctions are the functions Postgres writes without
@@ -43,33 +45,45 @@ var sqlValueFunctions = map[string]string{
 	"current_role": "CURRENT_ROLE", "current_catalog": "CURRENT_CATALOG", "current_schema": "CURRENT_SCHEMA",
 }
 
+// deparser prints a DEFAULT expression; calls holds the user function
+// calls inlined in it, printed as the calls they were.
+type deparser struct {
+	calls map[Expr]inlinedCall
+}
+
 // deparse prints e in Postgres's pretty deparsed form.
-func deparse(e Expr) string {
+func deparse(e Expr) string { return deparser{}.deparse(e) }
+
+// deparse prints e in Postgres's pretty deparsed form.
+func (d deparser) deparse(e Expr) string {
+	if c, ok := d.calls[e]; ok {
+		return userProcText(c.fn, false) + "(" + strings.Join(c.written(d.deparse), ", ") + ")"
+	}
 	switch n := e.(type) {
 	case *Const:
 		return deparseConst(n)
 	case *Cast:
 		if n.Domain != nil {
-			return deparseOperand(n.Arg) + "::" + n.Domain.TypeName()
+			return d.deparseOperand(n.Arg) + "::" + n.Domain.TypeName()
 		}
 		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
-			return deparse(n.Arg)
+			return d.deparse(n.Arg)
 		}
 		if n.Assign {
-			return deparse(n.Arg)
+			return d.deparse(n.Arg)
 		}
 		// A typed literal ('2020-01-01'::date) stays a cast of its text
 		// until run time; Postgres stores the converted constant.
 		if k, ok := n.Arg.(*Const); ok && k.T.ID == types.Text && !k.V.Null {
 			return quoteLiteral(canonicalLiteral(k.V.S, n.T)) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
 		}
-		return deparseOperand(n.Arg) + "::" + n.T.String()
+		return d.deparseOperand(n.Arg) + "::" + n.T.String()
 	case *Call:
 		if n.Fn == "neg" && len(n.Args) == 1 {
-			return "-" + deparseOperand(n.Args[0])
+			return "-" + d.deparseOperand(n.Args[0])
 		}
 		if infixOps[n.Fn] && len(n.Args) == 2 {
-			return deparseOperand(n.Args[0]) + " " + n.Fn + " " + deparseOperand(n.Args[1])
+			return d.deparseOperand(n.Args[0]) + " " + n.Fn + " " + d.deparseOperand(n.Args[1])
 		}
 		if kw, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 			return kw
@@ -80,9 +94,9 @@ func deparse(e Expr) string {
 			case i < len(n.ArgNames) && n.ArgNames[i] == DefaultArg:
 				// left out: the parameter's default
 			case i < len(n.ArgNames) && n.ArgNames[i] != "":
-				parts = append(parts, n.ArgNames[i]+" => "+deparse(a))
+				parts = append(parts, n.ArgNames[i]+" => "+d.deparse(a))
 			default:
-				parts = append(parts, deparse(a))
+				parts = append(parts, d.deparse(a))
 			}
 		}
 		fn := n.Fn
@@ -136,8 +150,11 @@ func regclassText(s string) string {
 }
 
 // deparseOperand parenthesises operator expressions used as operands.
-func deparseOperand(e Expr) string {
-	s := deparse(e)
+func (d deparser) deparseOperand(e Expr) string {
+	s := d.deparse(e)
+	if _, call := d.calls[e]; call {
+		return s
+	}
 	if c, ok := e.(*Call); ok && infixOps[c.Fn] {
 		return "(" + s + ")"
 	}
@@ -219,7 +236,12 @@ func deparseConst(c *Const) string {
 // operator, boolean and cast of a column carries parentheses of its own
 // (pg_get_constraintdef(oid): CHECK ((a > 0))).
 func RowExprText(rel *catalog.Relation, e Expr, pretty bool) string {
-	d := rowDeparser{rel: rel, pretty: pretty, indent: new(int)}
+	return rowExprText(rel, e, pretty, nil)
+}
+
+// rowExprText is RowExprText printing the inlined calls as calls.
+func rowExprText(rel *catalog.Relation, e Expr, pretty bool, calls map[Expr]inlinedCall) string {
+	d := rowDeparser{rel: rel, pretty: pretty, indent: new(int), calls: calls}
 	out := d.expr(e, nil)
 	// appendContextKeyword drops the blanks before each line break it
 	// makes (CASE's lines).
@@ -305,11 +327,8 @@ func (d rowDeparser) own(s string) string {
 // CASE x WHEN v THEN ....
 func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 	if c, ok := d.calls[e]; ok {
-		parts := make([]string, len(c.args))
 		call := &Call{Fn: c.fn.Name}
-		for i, a := range c.args {
-			parts[i] = d.expr(a, call)
-		}
+		parts := c.written(func(a Expr) string { return d.expr(a, call) })
 		return userProcText(c.fn, false) + "(" + strings.Join(parts, ", ") + ")", true
 	}
 	if d.written == nil {

@@ -132,3 +132,70 @@ CREATE FUNCTION f(a int) RETURNS int RETURN g(a) + 1;
 SELECT f(4);
 DROP FUNCTION g(int);
 DROP FUNCTION g(int), f(int);
+-- Stored expressions print the user function calls, not their bodies.
+CREATE FUNCTION norm(e text) RETURNS text LANGUAGE sql IMMUTABLE RETURN lower(trim(e));
+CREATE FUNCTION five() RETURNS int LANGUAGE sql RETURN 5;
+CREATE TABLE users (id int PRIMARY KEY, email text CHECK (norm(email) <> ''), k int DEFAULT five(), n text GENERATED ALWAYS AS (norm(email) || 'x') STORED);
+CREATE UNIQUE INDEX ON users ((norm(email)));
+CREATE INDEX users_part ON users (id) WHERE norm(email) > 'a';
+\d users
+SELECT pg_get_expr(adbin, adrelid), pg_get_expr(adbin, adrelid, true) FROM pg_attrdef WHERE adrelid = 'users'::regclass ORDER BY adnum;
+SELECT indexdef FROM pg_indexes WHERE tablename = 'users' ORDER BY indexname;
+SELECT pg_get_constraintdef(oid), pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'users'::regclass AND contype = 'c';
+SELECT column_default FROM information_schema.columns WHERE table_name = 'users' ORDER BY ordinal_position;
+INSERT INTO users (id, email) VALUES (1, ' A@B ');
+INSERT INTO users (id, email) VALUES (2, 'a@b');
+INSERT INTO users (id, email) VALUES (3, ' ');
+SELECT * FROM users;
+DROP TABLE users;
+-- Named and mixed argument notation.
+CREATE FUNCTION f_named(a int, b int) RETURNS int LANGUAGE sql RETURN a - b;
+SELECT f_named(b => 1, a => 10), f_named(10, b => 1), f_named(a := 7, b := 2);
+SELECT f_named(10, c => 1);
+SELECT f_named(b => 1, 10);
+SELECT f_named(10, a => 1);
+SELECT f_named(a => 1, a => 2);
+SELECT f_named(a => 1);
+CREATE FUNCTION f_pos(int, b int) RETURNS int LANGUAGE sql RETURN $1 * b;
+SELECT f_pos(3, b => 4);
+SELECT f_pos(b => 4, 3);
+CREATE VIEW v_named AS SELECT f_named(b => 1, a => 10) AS x, f_named(10, b => 2) AS y;
+SELECT * FROM v_named;
+SELECT pg_get_viewdef('v_named');
+DROP VIEW v_named;
+DROP FUNCTION f_named, f_pos;
+-- DROP FUNCTION ... CASCADE drops the defaults, CHECK constraints,
+-- generated columns and indexes that call it.
+CREATE FUNCTION seven() RETURNS int LANGUAGE sql IMMUTABLE RETURN 7;
+CREATE TABLE fd (id int PRIMARY KEY, k int DEFAULT seven(), c int CHECK (c > seven()), g int GENERATED ALWAYS AS (id + seven()) STORED);
+CREATE INDEX fd_idx ON fd ((id + seven()));
+INSERT INTO fd (id, c) VALUES (1, 8);
+DROP FUNCTION seven();
+DROP FUNCTION seven() CASCADE;
+\d fd
+SELECT * FROM fd;
+DROP TABLE fd;
+-- Calls in named notation in stored expressions, and a RETURN body
+-- calling another function.
+CREATE FUNCTION sub2(a int, b int) RETURNS int LANGUAGE sql IMMUTABLE RETURN a - b;
+CREATE FUNCTION twice2(x int) RETURNS int RETURN sub2(b => 0, a => x) * 2;
+CREATE TABLE fn2 (id int PRIMARY KEY, k int DEFAULT sub2(b => 1, a => 10), c int CHECK (sub2(c, b => 1) >= 0));
+CREATE INDEX fn2_idx ON fn2 (sub2(id, b => 2));
+\d fn2
+\sf twice2
+SELECT twice2(4);
+INSERT INTO fn2 (id, c) VALUES (1, 0);
+DROP TABLE fn2;
+DROP FUNCTION twice2, sub2;
+-- DROP FUNCTION ... CASCADE through a generated column to what reads it.
+CREATE FUNCTION eight() RETURNS int LANGUAGE sql IMMUTABLE RETURN 8;
+CREATE TABLE fg (id int PRIMARY KEY, g int GENERATED ALWAYS AS (id * eight()) STORED, h int DEFAULT eight());
+CREATE INDEX fg_g ON fg (g);
+CREATE VIEW fgv AS SELECT id, g FROM fg;
+CREATE TABLE fh (id int PRIMARY KEY, h int DEFAULT eight());
+INSERT INTO fg (id) VALUES (1);
+DROP FUNCTION eight() CASCADE;
+\d fg
+\d fh
+SELECT * FROM fg;
+DROP TABLE fg, fh;
