@@ -36,20 +36,27 @@ func holdCommits(e *Engine) (release func()) {
 	return e.st.ioMu.Unlock
 }
 
-// waitForCheckpointWait returns once s shows in pg_stat_activity that
-// it waits for its epoch's checkpoint, i.e. its writes are applied.
-func waitForCheckpointWait(t *testing.T, s wire.Session) {
-	t.Helper()
-	sh := &s.(*Session).shown
+// waitApplied returns once a statement's writes are in an epoch that
+// has not committed (the statement passed its commit point).
+func waitApplied(e *Engine) {
 	for {
-		sh.mu.Lock()
-		w := sh.wait
-		sh.mu.Unlock()
-		if w == "CheckpointDone" {
+		e.writeMu.Lock()
+		st := e.st
+		applied := len(st.cur.tables) > 0 || st.sealed != nil && len(st.sealed.tables) > 0
+		e.writeMu.Unlock()
+		if applied {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// shownWait returns the wait event s shows in pg_stat_activity.
+func shownWait(s wire.Session) string {
+	sh := &s.(*Session).shown
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.wait
 }
 
 // TestCancelWhileWaitingForCheckpoint: a statement whose writes are
@@ -97,7 +104,7 @@ func TestCancelWhileWaitingForCheckpoint(t *testing.T) {
 		}
 		done <- outcome{tag: r.Tag()}
 	}()
-	waitForCheckpointWait(t, s)
+	waitApplied(e)
 	cancel()
 	got := <-done
 	if got.err != nil || got.tag != "INSERT 0 1000" {
@@ -110,6 +117,9 @@ func TestCancelWhileWaitingForCheckpoint(t *testing.T) {
 	if w.severity != "WARNING" || w.code != "01000" || w.message != "canceling wait for checkpoint due to user request" ||
 		!strings.Contains(w.detail, "when the checkpoint of epoch ") || !strings.Contains(w.detail, "lost if that checkpoint fails") {
 		t.Fatalf("notice %+v, want the WARNING canceling the wait, with the epoch in its DETAIL", w)
+	}
+	if w := shownWait(s); w != "" {
+		t.Fatalf("after the statement pg_stat_activity shows the wait %q", w)
 	}
 	// The session is free while the checkpoint is still held; the rows
 	// are not visible before it commits, as the DETAIL says.
