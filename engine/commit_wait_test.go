@@ -115,8 +115,11 @@ func TestCancelWhileWaitingForCheckpoint(t *testing.T) {
 	}
 	w := dio.sent[0]
 	if w.severity != "WARNING" || w.code != "01000" || w.message != "canceling wait for checkpoint due to user request" ||
-		!strings.Contains(w.detail, "when the checkpoint of epoch ") || !strings.Contains(w.detail, "lost if that checkpoint fails") {
-		t.Fatalf("notice %+v, want the WARNING canceling the wait, with the epoch in its DETAIL", w)
+		!strings.Contains(w.detail, "when the checkpoint of epoch ") && !strings.Contains(w.detail, "when the next checkpoint commits") ||
+		!strings.Contains(w.detail, "lost if that checkpoint fails") {
+		// The epoch has a number once a barrier sealed it; the cancel
+		// may come before.
+		t.Fatalf("notice %+v, want the WARNING canceling the wait, naming the checkpoint in its DETAIL", w)
 	}
 	if w := shownWait(s); w != "" {
 		t.Fatalf("after the statement pg_stat_activity shows the wait %q", w)
