@@ -240,8 +240,10 @@ func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
 // Barrier asks for a checkpoint and returns once everything written
 // before the call is committed (DML acknowledgement, FLUSH). It fails when
 // that checkpoint fails (the writes are lost and the statement may be
-// retried), or with QueryCanceled (57014) when ctx is done first (the
-// writes may still commit).
+// retried), or with QueryCanceled (57014) when ctx is done first: the
+// writes still commit then, so a statement waiting for its own applied
+// writes must not report that error as its outcome (the engine turns
+// it into a WARNING and the statement's normal completion).
 func (d *Driver) Barrier(ctx context.Context) error {
 	return d.wait(ctx, func(w WaiterID) Event { return RequestBarrier{Waiter: w} })
 }

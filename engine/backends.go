@@ -244,13 +244,14 @@ func (s *Session) ReloadConf() (bool, error) {
 	return true, nil
 }
 
-// notice is one notice a statement's functions raised.
-type notice struct{ severity, code, message string }
+// notice is one notice a statement's functions raised; detail is its
+// DETAIL field (empty: none).
+type notice struct{ severity, code, message, detail string }
 
 // notice queues a notice for the client; the statement sends it
 // (sendNotices) before its next row or its end.
 func (s *Session) notice(severity, code, message string) {
-	s.notices = append(s.notices, notice{severity, code, message})
+	s.notices = append(s.notices, notice{severity: severity, code: code, message: message})
 }
 
 // sendNotices sends the queued notices through io.
@@ -260,6 +261,10 @@ func (s *Session) sendNotices(io wire.ExecIO) {
 	}
 	if io != nil {
 		for _, n := range s.notices {
+			if nd, ok := io.(noticeDetailer); ok && n.detail != "" {
+				nd.NoticeDetail(n.severity, n.code, n.message, n.detail)
+				continue
+			}
 			io.Notice(n.severity, n.code, n.message)
 		}
 	}

@@ -74,6 +74,10 @@ type pendingEpoch struct {
 	// by a recovery (err set).
 	done chan struct{}
 	err  error
+	// epoch is the epoch's number once a barrier sealed it (0 before):
+	// atomic, so a statement that stops waiting for it can name it
+	// without writeMu, which a commit may hold.
+	epoch atomic.Uint64
 }
 
 func newPendingEpoch(db *storage.DB) *pendingEpoch {
@@ -282,7 +286,9 @@ func (e *Engine) stopStreams() {
 }
 
 // waitCommitted asks for a barrier and waits until the epoch p (holding
-// the caller's writes) is committed.
+// the caller's writes) is committed. When ctx ends first it returns its
+// error, though writes already in p still commit with it: a statement
+// waiting for its own applied writes goes through Session.waitApplied.
 func (e *Engine) waitCommitted(ctx context.Context, p *pendingEpoch) (err error) {
 	defer e.obs.dmlWaited(time.Now(), &err)
 	for {
@@ -329,6 +335,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		st.sealed = newPendingEpoch(e.db)
 	} else {
 		st.sealed = st.cur
+		st.sealed.epoch.Store(b.Barrier.Epoch.Curr)
 		st.cur = newPendingEpoch(e.db)
 	}
 	e.storeTableWatermarks(st.sealed.batch)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/weirdb/weir/executor"
@@ -12,6 +14,7 @@ import (
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
+	"github.com/weirdb/weir/wire"
 )
 
 // txnState is an explicit transaction block's pending writes (BEGIN ...
@@ -348,12 +351,18 @@ func (s *Session) directWrite() writeScope {
 				e.writeMu.Unlock()
 				return nil
 			}
+			if ctx.Err() != nil {
+				// Cancelled before its commit point: nothing is stored.
+				w.discard()
+				e.writeMu.Unlock()
+				return ctxError(ctx)
+			}
 			pe, err := w.apply()
 			e.writeMu.Unlock()
 			if err != nil {
 				return err
 			}
-			return e.waitCommitted(ctx, pe)
+			return s.waitApplied(ctx, pe)
 		},
 	}
 }
@@ -425,12 +434,68 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 		e.writeMu.Unlock()
 		return err
 	}
+	if ctx.Err() != nil {
+		// Cancelled before its commit point: nothing is stored.
+		w.discard()
+		e.writeMu.Unlock()
+		return ctxError(ctx)
+	}
 	pe, err := w.apply()
 	e.writeMu.Unlock()
 	if err != nil {
 		return err
 	}
-	return e.waitCommitted(ctx, pe)
+	return s.waitApplied(ctx, pe)
+}
+
+// waitApplied waits until the epoch pe, which holds the writes the
+// statement (or COMMIT) has just applied, is committed. Applying them
+// is the statement's commit point: from then on they commit with the
+// epoch whatever the statement does, so, as PostgreSQL does when a
+// cancel comes while a commit waits for synchronous replication
+// (SyncRepWaitForLSN), the end of ctx does not fail the statement. A
+// cancel or statement_timeout stops the wait with a WARNING that says
+// so and the statement completes normally; a terminate (or shutdown)
+// stops it with a WARNING 57P01 and closes the connection without a
+// command completion (wire.ErrCloseConnection). Only the epoch's own
+// failure (a recovery discarding it) is an error.
+func (s *Session) waitApplied(ctx context.Context, pe *pendingEpoch) error {
+	defer s.ReportWait("IPC", "CheckpointDone")()
+	err := s.eng.waitCommitted(ctx, pe)
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if res, ok := pe.result(); ok {
+		// The epoch's outcome came with the cancel: report it.
+		if res != nil {
+			return errNotCommitted(res)
+		}
+		return nil
+	}
+	at := "the next checkpoint commits"
+	if n := pe.epoch.Load(); n != 0 {
+		at = fmt.Sprintf("the checkpoint of epoch %d commits", n)
+	}
+	detail := "The writes are applied: they become durable and visible when " + at +
+		", and are lost if that checkpoint fails or the server stops before then."
+	cause := pgerr.As(ctxError(ctx))
+	switch cause.Code {
+	case pgerr.QueryCanceled:
+		why := "user request"
+		if strings.HasSuffix(cause.Message, "statement timeout") {
+			why = "statement timeout"
+		}
+		s.eng.log.Info("statement stopped waiting for its checkpoint", "pid", s.pid, "cause", why, "epoch", pe.epoch.Load())
+		s.notices = append(s.notices, notice{severity: "WARNING", code: "01000",
+			message: "canceling wait for checkpoint due to " + why, detail: detail})
+		return nil
+	default:
+		// Terminated, the server shutting down or the client gone: no
+		// command completion, as in PostgreSQL.
+		s.notices = append(s.notices, notice{severity: "WARNING", code: string(pgerr.AdminShutdown),
+			message: "canceling the wait for checkpoint and terminating connection due to administrator command", detail: detail})
+		return fmt.Errorf("%w: %w", wire.ErrCloseConnection, cause)
+	}
 }
 
 // BeginImplicit implements wire.ImplicitTransaction: the statements of a

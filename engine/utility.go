@@ -1161,7 +1161,13 @@ func (s *Session) runTxn(ctx context.Context, st *sql.Txn, io wire.ExecIO) (wire
 			_ = s.endTxn(context.Background(), false)
 			return done("ROLLBACK")
 		}
-		if err := s.endTxn(ctx, true); err != nil {
+		// statement_timeout covers COMMIT, as in PostgreSQL: until its
+		// writes are applied it rolls the block back, after that it
+		// stops the wait for the checkpoint (waitApplied).
+		tctx, cancel := s.withTimeout(ctx)
+		err := s.endTxn(tctx, true)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
 		return done("COMMIT")

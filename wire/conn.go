@@ -86,8 +86,8 @@ type conn struct {
 	// skipToSync is set after an error in the extended protocol: messages
 	// are discarded until the next Sync.
 	skipToSync bool
-	// sentFatal is set once a FATAL ErrorResponse was sent; the connection
-	// then ends.
+	// sentFatal is set once a FATAL ErrorResponse was sent, or a
+	// statement returned ErrCloseConnection; the connection then ends.
 	sentFatal bool
 }
 

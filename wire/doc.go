@@ -47,7 +47,10 @@
 // gets the same pid in StartupParams, with a Backend through which
 // another session cancels the statement the same way
 // (pg_cancel_backend) or ends the connection with FATAL 57P01, as
-// Shutdown does (pg_terminate_backend).
+// Shutdown does (pg_terminate_backend). A statement past its commit
+// point answers a cancel with a WARNING and its normal completion, and
+// a terminate with a WARNING and ErrCloseConnection, after which the
+// connection closes with nothing more sent.
 //
 // # Simple query
 //

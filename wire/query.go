@@ -432,6 +432,13 @@ func (c *conn) runPortal(p *portal, maxRows uint32, base int) bool {
 		}
 		p.done = true
 		p.tag = ""
+		if errors.Is(err, ErrCloseConnection) {
+			// The statement sent its last word; the connection ends
+			// without another (sentFatal makes the loop return).
+			c.sentFatal = true
+			c.flush()
+			return false
+		}
 		c.sendError(stmtErr(p.ctx, err), base)
 	}
 	if p.io != nil && p.io.in != nil && !p.io.in.finished {

@@ -22,6 +22,14 @@ const DefaultMaxMessageBytes = 256 << 20
 // ErrServerClosed is returned by Serve after Shutdown was called.
 var ErrServerClosed = errors.New("wire: server closed")
 
+// ErrCloseConnection is what a statement returns (alone or wrapped) when
+// it has told its client all it will, in a notice it already sent, and
+// the connection must close without an ErrorResponse or a command
+// completion: PostgreSQL's answer to a terminate that arrives while a
+// commit waits to be durable (a WARNING, then the connection closes,
+// as its SyncRepWaitForLSN stops sending output).
+var ErrCloseConnection = errors.New("wire: statement closed the connection")
+
 // Options configures a Server.
 type Options struct {
 	// Logger receives connection events; per-message traces are logged at
