@@ -123,22 +123,16 @@ func (p *stmtParser) alter() (Stmt, error) {
 	}
 	r := &Rename{Kind: kind, IfExists: p.accept("if", "exists")}
 	// ALTER TABLE ONLY name (pg_dump's form): weir has no inheritance,
-	// so ONLY changes nothing; it comes before a column action or
-	// RENAME TO.
-	only := kind == "table" && p.word(1) != "" && p.accept("only")
+	// so ONLY changes nothing: every action that works without it
+	// works with it.
+	if kind == "table" && p.word(1) != "" {
+		p.accept("only")
+	}
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
 	}
 	r.Name = n
-	if only && !(p.word(0) == "rename" && p.word(1) == "to") {
-		at, ok, err := p.alterTable(r.Name, r.IfExists)
-		if ok || err != nil {
-			return at, err
-		}
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ONLY ... %s is not supported", strings.ToUpper(p.word(0))).
-			WithPosition(charPos(p.src, p.peek().Off))
-	}
 	if !r.IfExists && (kind == "materialized view" || kind == "sink") && p.accept("resume") {
 		return &AlterJob{Kind: kind, Name: n, Action: "resume"}, nil
 	}
