@@ -58,7 +58,8 @@ type AlterTable struct {
 	Kind string
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type", "drop expression", "add check", "add foreign key",
+	// type", "drop expression", "add check", "add foreign key", "add
+	// primary key",
 	// "validate constraint", "alter constraint" or "drop constraint".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name; for DROP,
@@ -91,6 +92,11 @@ type AlterTable struct {
 	// ForeignKeys are ADD CONSTRAINT's FOREIGN KEY constraint ("add
 	// foreign key"), or the REFERENCES of ADD COLUMN's column.
 	ForeignKeys []ForeignKeyDef
+	// Key is ADD PRIMARY KEY's columns (Column holds the constraint's
+	// name, "" when none is given).
+	Key []string
+	// KeyPos is where PRIMARY KEY starts (1-based character).
+	KeyPos int
 	// Deferrable and Deferred are ALTER CONSTRAINT's attributes: no
 	// attribute given is NOT DEFERRABLE INITIALLY IMMEDIATE, as in
 	// PostgreSQL's grammar.
@@ -260,6 +266,23 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Action = "add foreign key"
 		at.ForeignKeys = []ForeignKeyDef{fk}
+	case p.word(0) == "add" && (p.word(1) == "primary" && p.word(2) == "key" ||
+		p.word(1) == "constraint" && p.word(3) == "primary" && p.word(4) == "key"):
+		p.pos++
+		if p.accept("constraint") {
+			if at.Column, err = p.name(); err != nil {
+				return nil, true, err
+			}
+		}
+		at.KeyPos = charPos(p.src, p.peek().Off)
+		p.pos += 2
+		if p.peek().Kind != TOp || p.peek().Val != "(" {
+			return nil, true, p.errHere()
+		}
+		if at.Key, err = p.nameList(); err != nil {
+			return nil, true, err
+		}
+		at.Action = "add primary key"
 	case p.word(0) == "alter" && p.word(1) == "constraint":
 		p.pos += 2
 		at.Action = "alter constraint"
