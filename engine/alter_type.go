@@ -1190,7 +1190,7 @@ func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *cat
 	}
 	for _, d := range e.cat.Dependents(rel.ID) {
 		if d.Kind != catalog.KindIndex && d.Kind != catalog.KindView {
-			return refuse(dependentWords(d))
+			return refuse(kindWords[d.Kind] + " " + d.Name)
 		}
 	}
 	if refs := e.referencing(rel.ID); len(refs) > 0 {
