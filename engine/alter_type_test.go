@@ -334,3 +334,16 @@ func TestAddPrimaryKey(t *testing.T) {
 	wantRows(t, s, "SELECT a FROM t WHERE b = 'z'", "3")
 	wantCode(t, s, "INSERT INTO t VALUES (3, 'v')", pgerr.UniqueViolation, `duplicate key value violates unique constraint "t_pkey"`)
 }
+
+// TestAlterOwner: OWNER TO the relation's owner changes nothing; to
+// another role it is refused, and the owner stays.
+func TestAlterOwner(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int)")
+	mustRun(t, s, "CREATE ROLE other")
+	mustRun(t, s, "ALTER TABLE t OWNER TO CURRENT_USER")
+	wantCode(t, s, "ALTER TABLE t OWNER TO other", pgerr.FeatureNotSupported, `changing the owner of table "t" is not supported`)
+	wantRows(t, s, "SELECT tableowner = current_user FROM pg_tables WHERE tablename = 't'", "t")
+}

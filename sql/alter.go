@@ -106,6 +106,42 @@ type AlterTable struct {
 	More []*AlterTable
 }
 
+// AlterOwner is ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE
+// [IF EXISTS] name OWNER TO role, which pg_dump writes for every
+// relation.
+type AlterOwner struct {
+	Kind     string // "table", "view", "materialized view" or "sequence"
+	Name     ObjectName
+	IfExists bool
+	// Role is the new owner's name, or "current_user", "current_role"
+	// or "session_user" (unquoted) for those.
+	Role string
+	// Special is set when Role is one of the unquoted keywords.
+	Special bool
+}
+
+func (*AlterOwner) stmt() {}
+
+// ownerTo parses the role after OWNER TO.
+func (p *stmtParser) ownerTo(kind string, n ObjectName, ifExists bool) (Stmt, error) {
+	st := &AlterOwner{Kind: kind, Name: n, IfExists: ifExists}
+	switch w := p.word(0); w {
+	case "current_user", "current_role", "session_user":
+		p.pos++
+		st.Role, st.Special = w, true
+	default:
+		r, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		st.Role = r
+	}
+	if err := p.expectEnd(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 func (*AlterTable) stmt()     {}
 func (*Rename) stmt()         {}
 func (*Comment) stmt()        {}
@@ -139,6 +175,9 @@ func (p *stmtParser) alter() (Stmt, error) {
 		return nil, err
 	}
 	r.Name = n
+	if kind != "sink" && kind != "source" && p.accept("owner", "to") {
+		return p.ownerTo(kind, n, r.IfExists)
+	}
 	if !r.IfExists && (kind == "materialized view" || kind == "sink") && p.accept("resume") {
 		return &AlterJob{Kind: kind, Name: n, Action: "resume"}, nil
 	}

@@ -73,7 +73,7 @@ func TestPgDumpRestore(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dump := filepath.Join(dir, name+".sql")
-			args := append([]string{"-h", src.Host(), "-p", strconv.Itoa(src.Port()), "-U", src.User(), "-d", src.Database(), "--no-owner", "-f", dump}, mode...)
+			args := append([]string{"-h", src.Host(), "-p", strconv.Itoa(src.Port()), "-U", src.User(), "-d", src.Database(), "-f", dump}, mode...)
 			cmd := exec.Command(filepath.Join(bindir, "pg_dump"), args...)
 			cmd.Env = []string{"HOME=" + dir, "LC_ALL=C"}
 			if out, err := cmd.CombinedOutput(); err != nil {
