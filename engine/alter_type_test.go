@@ -332,6 +332,7 @@ func TestAddPrimaryKey(t *testing.T) {
 	s = session(t, e)
 	wantRows(t, s, "SELECT a, b FROM t", "1 y", "2 x", "3 z")
 	wantRows(t, s, "SELECT a FROM t WHERE b = 'z'", "3")
+	wantRows(t, s, "SHOW CREATE TABLE t", "public.t CREATE TABLE t (a int, b text, PRIMARY KEY (a))")
 	wantCode(t, s, "INSERT INTO t VALUES (3, 'v')", pgerr.UniqueViolation, `duplicate key value violates unique constraint "t_pkey"`)
 }
 
