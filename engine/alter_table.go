@@ -147,7 +147,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 				WithHint("Drop the constraint with an ALTER TABLE of its own.")
 		}
 	}
-	if len(st.More) > 0 || st.Action == "set type" {
+	if len(st.More) > 0 || st.Action == "set type" || st.Action == "add primary key" {
 		return s.alterActions(ctx, rel, st, io)
 	}
 	switch st.Action {

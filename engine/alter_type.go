@@ -97,6 +97,9 @@ type alterPlan struct {
 	// notNull are the columns whose NOT NULL the rows must be checked
 	// against (the catalog-only change).
 	notNull []int
+	// rekey is set by ADD PRIMARY KEY: every row is written again under
+	// its new key.
+	rekey bool
 }
 
 // alterActions runs an ALTER TABLE with several actions or with ALTER
@@ -112,7 +115,7 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 		e.writeMu.Unlock()
 		return nil, err
 	}
-	if len(p.conv) == 0 {
+	if len(p.conv) == 0 && !p.rekey {
 		defer e.writeMu.Unlock()
 		if err := e.checkNotNull(rel, p); err != nil {
 			return nil, err
@@ -394,6 +397,12 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 	up := p.up
 	for _, a := range sorted {
 		var i int
+		if a.Action == "add primary key" {
+			if err := s.planAddPrimaryKey(rel, p, up, a); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if a.Action != "add column" {
 			if i = visibleColumn(up, a.Column); i < 0 {
 				if a.Action == "drop column" && a.IfColumn {
@@ -840,6 +849,7 @@ func (s *Session) convertRows(ctx context.Context, rel *catalog.Relation, p *alt
 		convs = append(convs, conv{i, ev})
 		keyChanged = keyChanged || slices.Contains(rel.PK, i)
 	}
+	keyChanged = keyChanged || p.rekey
 	slices.SortFunc(convs, func(a, b conv) int { return a.col - b.col })
 	a, err := e.db.NewArea(rel.ID)
 	if err != nil {
@@ -1133,4 +1143,106 @@ func (e *Engine) lookupJoinReader(id uint32) *catalog.Relation {
 		}
 	}
 	return nil
+}
+
+// planAddPrimaryKey applies ADD PRIMARY KEY to up, the table rel as the
+// actions leave it: the table, keyed until now by its hidden row id,
+// is keyed by the given columns, which become NOT NULL. Every row is
+// then written again under its new key (convertRows), which fails on a
+// null or a repeated key as PostgreSQL's build of the index does, and
+// every index (each carries the key) is built again. Relations whose
+// state is keyed by the table's rows refuse it: materialized views,
+// sinks, and foreign keys referencing the table.
+func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *catalog.Relation, a *sql.AlterTable) error {
+	e := s.eng
+	if len(up.PK) != 1 || !up.Cols[up.PK[0]].Hidden || p.rekey {
+		return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", rel.Name)
+	}
+	if a.Column != "" && a.Column != rel.Name+"_pkey" {
+		return pgerr.New(pgerr.FeatureNotSupported, "a primary key constraint named other than \"%s_pkey\" is not supported", rel.Name).
+			WithHint("Leave out CONSTRAINT %s.", a.Column)
+	}
+	var key []int
+	for _, name := range a.Key {
+		i := visibleColumn(up, name)
+		if i < 0 {
+			return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, rel.Name)
+		}
+		if slices.Contains(key, i) {
+			return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in primary key constraint", name).WithPosition(a.KeyPos)
+		}
+		t := up.Cols[i].T
+		switch {
+		case t.ID == types.Jsonb:
+			return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
+		case t.ID == types.Json:
+			return pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+		case t.IsArray():
+			return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+		}
+		key = append(key, i)
+	}
+	refuse := func(what string) error {
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot add a primary key to table \"%s\": %s depends on it", rel.Name, what).
+			WithDetail("weir stores a table's rows by its primary key, and what reads them keyed so would have to be built again.").
+			WithHint("Drop it, add the primary key, then create it again.")
+	}
+	for _, d := range e.cat.Dependents(rel.ID) {
+		if d.Kind != catalog.KindIndex && d.Kind != catalog.KindView {
+			return refuse(kindWords[d.Kind] + " " + d.Name)
+		}
+	}
+	if refs := e.referencing(rel.ID); len(refs) > 0 {
+		return refuse(fmt.Sprintf("constraint %s on table %s", refs[0].fk.Name, refs[0].child.Name))
+	}
+	if d := e.lookupJoinReader(rel.ID); d != nil {
+		return refuse(fmt.Sprintf("%s %s", kindWords[d.Kind], d.Name))
+	}
+	// The row id column goes, as a dropped column does: rows keep their
+	// place for it.
+	hidden := up.PK[0]
+	dropped := droppedColumn(up, hidden)
+	*up = *dropped
+	up.PK = key
+	for _, i := range key {
+		up.Cols[i].NotNull = true
+	}
+	up.SQL = addPrimaryKeyToCreate(up.SQL, a.Key)
+	for _, d := range e.indexesOf(rel.ID) {
+		if !slices.ContainsFunc(p.rebuild, func(r *catalog.Relation) bool { return r.ID == d.ID }) {
+			p.rebuild = append(p.rebuild, d)
+		}
+	}
+	p.rekey = true
+	return nil
+}
+
+// addPrimaryKeyToCreate adds PRIMARY KEY (cols) to the table elements of
+// a CREATE TABLE statement's text, before the parenthesis closing them.
+func addPrimaryKeyToCreate(text string, cols []string) string {
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				names := make([]string, len(cols))
+				for k, n := range cols {
+					names[k] = sql.QuoteIdent(n)
+				}
+				return text[:i] + ", PRIMARY KEY (" + strings.Join(names, ", ") + ")" + text[i:]
+			}
+		}
+	}
+	return text
 }

@@ -303,3 +303,48 @@ func TestAlterKeyTypeThenDropColumn(t *testing.T) {
 	mustRun(t, s, "INSERT INTO f2 VALUES (1, 2, 3)")
 	wantRows(t, s, "SELECT id, v, y FROM f2 WHERE v = 2", "1 2 3")
 }
+
+// TestAddPrimaryKey: a table created without a primary key is keyed by
+// the one ALTER TABLE adds, across a restart, with its rows and
+// indexes; what is keyed by the table's rows refuses it.
+func TestAddPrimaryKey(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int, b text)")
+	mustRun(t, s, "CREATE UNIQUE INDEX t_b ON t (b)")
+	mustRun(t, s, "INSERT INTO t VALUES (2, 'x'), (1, 'y'), (3, 'z')")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t")
+	wantCode(t, s, "ALTER TABLE t ADD PRIMARY KEY (a)", pgerr.FeatureNotSupported, `cannot add a primary key to table "t": materialized view m depends on it`)
+	mustRun(t, s, "DROP MATERIALIZED VIEW m")
+	mustRun(t, s, "CREATE TABLE c (b text REFERENCES t (b))")
+	wantCode(t, s, "ALTER TABLE t ADD PRIMARY KEY (a)", pgerr.FeatureNotSupported, `constraint c_b_fkey on table c depends on it`)
+	mustRun(t, s, "DROP TABLE c")
+	mustRun(t, s, "ALTER TABLE ONLY t ADD CONSTRAINT t_pkey PRIMARY KEY (a)")
+	wantCode(t, s, "ALTER TABLE t ADD PRIMARY KEY (b)", pgerr.InvalidTableDefinition, `multiple primary keys for table "t" are not allowed`)
+	wantCode(t, s, "INSERT INTO t VALUES (1, 'w')", pgerr.UniqueViolation, `duplicate key value violates unique constraint "t_pkey"`)
+	wantCode(t, s, "INSERT INTO t VALUES (4, 'x')", pgerr.UniqueViolation, `t_b`)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT a, b FROM t", "1 y", "2 x", "3 z")
+	wantRows(t, s, "SELECT a FROM t WHERE b = 'z'", "3")
+	wantRows(t, s, "SHOW CREATE TABLE t", "public.t CREATE TABLE t (a int, b text, PRIMARY KEY (a))")
+	wantCode(t, s, "INSERT INTO t VALUES (3, 'v')", pgerr.UniqueViolation, `duplicate key value violates unique constraint "t_pkey"`)
+}
+
+// TestAlterOwner: OWNER TO the relation's owner changes nothing; to
+// another role it is refused, and the owner stays.
+func TestAlterOwner(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int)")
+	mustRun(t, s, "CREATE ROLE other")
+	mustRun(t, s, "ALTER TABLE t OWNER TO CURRENT_USER")
+	wantCode(t, s, "ALTER TABLE t OWNER TO other", pgerr.FeatureNotSupported, `changing the owner of table "t" is not supported`)
+	wantRows(t, s, "SELECT tableowner = current_user FROM pg_tables WHERE tablename = 't'", "t")
+}

@@ -64,6 +64,13 @@ var settingList = []setting{
 	{name: "lc_ctype", def: "C", desc: "Shows the character classification and case conversion locale.", readOnly: true},
 	{name: "lc_messages", def: "C", desc: "Sets the language in which messages are displayed."},
 	{name: "is_superuser", def: "on", desc: "Shows whether the current user is a superuser.", readOnly: true},
+	// pg_dump's header sets these four; weir has one table access
+	// method, one tablespace, and neither function bodies to check at
+	// creation nor xml, so they only hold PostgreSQL's values.
+	{name: "check_function_bodies", def: "on", desc: "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE.", check: checkBool("check_function_bodies")},
+	{name: "xmloption", def: "content", desc: "Sets whether XML data in implicit parsing and serialization operations is to be considered as documents or content fragments.", check: checkEnum("xmloption", "content", "document")},
+	{name: "default_tablespace", def: "", desc: "Sets the default tablespace to create tables and indexes in.", check: checkTablespace},
+	{name: "default_table_access_method", def: "heap", desc: "Sets the default table access method for new tables.", check: checkTableAM},
 	{name: "streaming_parallelism", def: "0", desc: "Sets the number of actors per fragment of new streaming jobs (0: number of cores).", check: checkInt(0, MaxStreamingParallelism)},
 }
 
@@ -425,4 +432,64 @@ func formatPosixOffset(secs int) string {
 func checkTimeZone(v string) (string, error) {
 	_, name, err := loadLocation(v)
 	return name, err
+}
+
+// checkBool reads a boolean setting as PostgreSQL's parse_bool does:
+// true, false, yes, no, on, off (a prefix of each long enough to tell
+// them apart), 1 and 0, in any case; SHOW then prints on or off.
+func checkBool(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		l := strings.ToLower(v)
+		is := func(word string, min int) bool { return len(l) >= min && strings.HasPrefix(word, l) }
+		switch {
+		case is("true", 1), is("yes", 1), is("on", 2), l == "1":
+			return "on", nil
+		case is("false", 1), is("no", 1), is("off", 2), l == "0":
+			return "off", nil
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+	}
+}
+
+// checkEnum reads an enum setting as PostgreSQL does: one of allowed,
+// in any case.
+func checkEnum(name string, allowed ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, a := range allowed {
+			if strings.EqualFold(v, a) {
+				return a, nil
+			}
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v).
+			WithHint("Available values: %s.", strings.Join(allowed, ", "))
+	}
+}
+
+// checkTablespace accepts the tablespaces PostgreSQL has (weir stores
+// everything in one place) or none, as check_default_tablespace does.
+func checkTablespace(v string) (string, error) {
+	switch v {
+	case "", "pg_default", "pg_global":
+		return v, nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_tablespace\": \"%s\"", v).
+		WithDetail("Tablespace \"%s\" does not exist.", v)
+}
+
+// checkTableAM accepts heap, PostgreSQL's one table access method, as
+// check_default_table_access_method does.
+func checkTableAM(v string) (string, error) {
+	invalid := pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"default_table_access_method\": \"%s\"", v)
+	switch {
+	case v == "":
+		return "", invalid.WithDetail("default_table_access_method cannot be empty.")
+	case len(v) > 63:
+		return "", invalid.WithDetail("default_table_access_method is too long (maximum 63 characters).")
+	case v == "btree" || v == "hash" || v == "gist" || v == "gin" || v == "spgist" || v == "brin":
+		// An index access method: PostgreSQL's lookup refuses it first.
+		return "", pgerr.New(pgerr.WrongObjectType, "access method \"%s\" is not of type TABLE", v)
+	case v != "heap":
+		return "", invalid.WithDetail("Table access method \"%s\" does not exist.", v)
+	}
+	return v, nil
 }

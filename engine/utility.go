@@ -239,6 +239,8 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
 	case *sql.AlterTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterTable(ctx, st, io) }), nil
+	case *sql.AlterOwner:
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterOwner(ctx, st, io) }), nil
 	case *sql.SetParallelism:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.setParallelism(ctx, st) }), nil
 	case *sql.Comment:

@@ -58,7 +58,8 @@ type AlterTable struct {
 	Kind string
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type", "drop expression", "add check", "add foreign key",
+	// type", "drop expression", "add check", "add foreign key", "add
+	// primary key",
 	// "validate constraint", "alter constraint" or "drop constraint".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name; for DROP,
@@ -91,6 +92,11 @@ type AlterTable struct {
 	// ForeignKeys are ADD CONSTRAINT's FOREIGN KEY constraint ("add
 	// foreign key"), or the REFERENCES of ADD COLUMN's column.
 	ForeignKeys []ForeignKeyDef
+	// Key is ADD PRIMARY KEY's columns (Column holds the constraint's
+	// name, "" when none is given).
+	Key []string
+	// KeyPos is where PRIMARY KEY starts (1-based character).
+	KeyPos int
 	// Deferrable and Deferred are ALTER CONSTRAINT's attributes: no
 	// attribute given is NOT DEFERRABLE INITIALLY IMMEDIATE, as in
 	// PostgreSQL's grammar.
@@ -98,6 +104,42 @@ type AlterTable struct {
 	// More holds the actions after the first, each with Name and
 	// IfExists as the first's and no More of its own.
 	More []*AlterTable
+}
+
+// AlterOwner is ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE
+// [IF EXISTS] name OWNER TO role, which pg_dump writes for every
+// relation.
+type AlterOwner struct {
+	Kind     string // "table", "view", "materialized view" or "sequence"
+	Name     ObjectName
+	IfExists bool
+	// Role is the new owner's name, or "current_user", "current_role"
+	// or "session_user" (unquoted) for those.
+	Role string
+	// Special is set when Role is one of the unquoted keywords.
+	Special bool
+}
+
+func (*AlterOwner) stmt() {}
+
+// ownerTo parses the role after OWNER TO.
+func (p *stmtParser) ownerTo(kind string, n ObjectName, ifExists bool) (Stmt, error) {
+	st := &AlterOwner{Kind: kind, Name: n, IfExists: ifExists}
+	switch w := p.word(0); w {
+	case "current_user", "current_role", "session_user":
+		p.pos++
+		st.Role, st.Special = w, true
+	default:
+		r, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		st.Role = r
+	}
+	if err := p.expectEnd(); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 func (*AlterTable) stmt()     {}
@@ -123,21 +165,18 @@ func (p *stmtParser) alter() (Stmt, error) {
 	}
 	r := &Rename{Kind: kind, IfExists: p.accept("if", "exists")}
 	// ALTER TABLE ONLY name (pg_dump's form): weir has no inheritance,
-	// so ONLY changes nothing; it comes before a column action or
-	// RENAME TO.
-	only := kind == "table" && p.word(1) != "" && p.accept("only")
+	// so ONLY changes nothing: every action that works without it
+	// works with it.
+	if kind == "table" && p.word(1) != "" {
+		p.accept("only")
+	}
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
 	}
 	r.Name = n
-	if only && !(p.word(0) == "rename" && p.word(1) == "to") {
-		at, ok, err := p.alterTable(r.Name, r.IfExists)
-		if ok || err != nil {
-			return at, err
-		}
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ONLY ... %s is not supported", strings.ToUpper(p.word(0))).
-			WithPosition(charPos(p.src, p.peek().Off))
+	if kind != "sink" && kind != "source" && p.accept("owner", "to") {
+		return p.ownerTo(kind, n, r.IfExists)
 	}
 	if !r.IfExists && (kind == "materialized view" || kind == "sink") && p.accept("resume") {
 		return &AlterJob{Kind: kind, Name: n, Action: "resume"}, nil
@@ -266,6 +305,23 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		}
 		at.Action = "add foreign key"
 		at.ForeignKeys = []ForeignKeyDef{fk}
+	case p.word(0) == "add" && (p.word(1) == "primary" && p.word(2) == "key" ||
+		p.word(1) == "constraint" && p.word(3) == "primary" && p.word(4) == "key"):
+		p.pos++
+		if p.accept("constraint") {
+			if at.Column, err = p.name(); err != nil {
+				return nil, true, err
+			}
+		}
+		at.KeyPos = charPos(p.src, p.peek().Off)
+		p.pos += 2
+		if p.peek().Kind != TOp || p.peek().Val != "(" {
+			return nil, true, p.errHere()
+		}
+		if at.Key, err = p.nameList(); err != nil {
+			return nil, true, err
+		}
+		at.Action = "add primary key"
 	case p.word(0) == "alter" && p.word(1) == "constraint":
 		p.pos += 2
 		at.Action = "alter constraint"

@@ -131,6 +131,9 @@ func (p *stmtParser) alterSequence() (Stmt, error) {
 		return nil, err
 	}
 	s.Name = n
+	if p.accept("owner", "to") {
+		return p.ownerTo("sequence", n, s.IfExists)
+	}
 	if !p.accept("restart") {
 		if p.atEnd() {
 			return nil, p.errHere()
