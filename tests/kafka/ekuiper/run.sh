@@ -14,7 +14,9 @@
 #
 # Environment: KUIPERD (the kuiperd binary, required), CPU (the core it is
 # pinned to, default 1), GOMAXPROCS (default 1), REST_PORT (default 9181),
-# CLI_PORT (default 20598). Each round starts a fresh kuiperd in a
+# CLI_PORT (default 20598), VERIFY (1: the rule writes its windows to a
+# file sink instead of nop, and the counts of all windows are summed and
+# checked against the bids; for checking, not timing). Each round starts a fresh kuiperd in a
 # temporary directory and stops it by its PID.
 set -euo pipefail
 
@@ -52,7 +54,7 @@ for round in $(seq 1 "$rounds"); do
 	bench:
 	  fileType: lines
 	  path: $(dirname "$bids")
-	  interval: 0
+	  interval: 1h
 	  sendInterval: 0
 	  actionAfterRead: 0
 	YAML
@@ -70,7 +72,11 @@ for round in $(seq 1 "$rounds"); do
 	curl -sf -X POST "$api/streams" -H 'Content-Type: application/json' -d "$stream" >/dev/null
 	c0=$(cpu_ticks "$pid")
 	t0=$(date +%s.%N)
-	curl -sf -X POST "$api/rules" -H 'Content-Type: application/json' -d @"$here/rule.json" >/dev/null
+	rule=$(cat "$here/rule.json")
+	if [ "${VERIFY:-0}" = 1 ]; then
+		rule=${rule/'{"nop": {}}'/'{"file": {"path": "'$base/out.jsonl'", "fileType": "lines", "format": "json"}}'}
+	fi
+	curl -sf -X POST "$api/rules" -H 'Content-Type: application/json' -d "$rule" >/dev/null
 	# Done once the window operator has taken in every bid and either
 	# emitted a window after that or stopped the rule at the end of the
 	# file (the file source ends the rule once it is read whole).
@@ -107,8 +113,19 @@ for round in $(seq 1 "$rounds"); do
 		printf "ekuiper round %d: %d bids (source in %s, window in %s, windows out %s, exceptions %s) in %.2f s wall, %.2f s CPU: %.0f events per CPU-second, %.0f events/s wall, load %s\n",
 			r, n, src, win, wout, exc, wall, cpu, n / cpu, n / wall, la
 	}'
+	if [ "${VERIFY:-0}" = 1 ]; then
+		# Let the file sink write and close before the server stops.
+		sleep 2
+		curl -sf -X POST "$api/rules/groupby/stop" >/dev/null
+		sleep 1
+	fi
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
+	if [ "${VERIFY:-0}" = 1 ]; then
+		counted=$(grep -o '"c":[0-9]*' "$base/out.jsonl" | cut -d: -f2 | paste -sd+ | bc)
+		echo "ekuiper round $round: the windows count $counted bids, want $n"
+		[ "$counted" = "$n" ] || exit 1
+	fi
 	trap - EXIT
 	rm -rf "$base"
 done
