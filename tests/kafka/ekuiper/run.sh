@@ -78,8 +78,8 @@ for round in $(seq 1 "$rounds"); do
 	fi
 	curl -sf -X POST "$api/rules" -H 'Content-Type: application/json' -d "$rule" >/dev/null
 	# Done once the window operator has taken in every bid and either
-	# emitted a window after that or stopped the rule at the end of the
-	# file (the file source ends the rule once it is read whole).
+	# emitted a window after that (or the rule has stopped, as it does at
+	# the end of the file with the file source's interval at 0).
 	out_at_n=""
 	start=$SECONDS
 	while :; do
