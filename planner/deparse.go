@@ -542,7 +542,7 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		return deparseConst(n)
 	case *Cast:
 		if n.Domain != nil {
-			return d.expr(n.Arg, n) + "::" + n.Domain.TypeName()
+			return d.castOperand(n) + "::" + n.Domain.TypeName()
 		}
 		if n.T.ID == types.Float8 && n.Arg.Type().IsEnum() {
 			// An enum relabelled to its sort order for a comparison.
@@ -565,20 +565,7 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				return quoteLiteral(canonicalLiteral(k.V.S, n.T)) + "::" + types.T{ID: n.T.ID, Mod: n.T.Mod}.String()
 			}
 		}
-		s := d.expr(n.Arg, n)
-		switch n.Arg.(type) {
-		case *ColRef, *Const, *Cast:
-			if !d.pretty {
-				s = "(" + s + ")"
-			}
-		default:
-			if _, op := isOp(n.Arg); op || !d.pretty {
-				s = "(" + s + ")"
-			} else if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" {
-				s = "(" + s + ")"
-			}
-		}
-		return s + "::" + n.T.String()
+		return d.castOperand(n) + "::" + n.T.String()
 	case *Call:
 		if n.Fn == "neg" && len(n.Args) == 1 {
 			return d.own("- " + d.arg(n.Args[0], n))
@@ -689,4 +676,24 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 		return d.own(d.arg(n.Arg, n) + " " + op + " " + quant + " (ARRAY[" + strings.Join(parts, ", ") + "])")
 	}
 	return deparse(e)
+}
+
+// castOperand prints the operand of cast n as PostgreSQL's deparser
+// does before "::": a column, constant or cast in parentheses unless
+// pretty, an operator or a call to an infix or unary minus always.
+func (d rowDeparser) castOperand(n *Cast) string {
+	s := d.expr(n.Arg, n)
+	switch n.Arg.(type) {
+	case *ColRef, *Const, *Cast:
+		if !d.pretty {
+			s = "(" + s + ")"
+		}
+	default:
+		if _, op := isOp(n.Arg); op || !d.pretty {
+			s = "(" + s + ")"
+		} else if c, ok := n.Arg.(*Call); !ok || infixOps[c.Fn] || c.Fn == "neg" {
+			s = "(" + s + ")"
+		}
+	}
+	return s
 }

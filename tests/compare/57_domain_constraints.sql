@@ -143,3 +143,15 @@ SELECT * FROM child ORDER BY id;
 SELECT * FROM child2 ORDER BY id;
 DROP TABLE child, child2, parent;
 DROP DOMAIN refid;
+-- A cast to a domain prints its operand in parentheses, as any cast's.
+CREATE DOMAIN posint AS int CHECK (VALUE > 0);
+CREATE DOMAIN intlist AS int[];
+CREATE TABLE dcast (b int, c int[], d text);
+CREATE VIEW dcast_v AS SELECT b::posint AS y, c::intlist AS z, (b + 1)::posint AS w, d::varchar AS v FROM dcast;
+SELECT pg_get_viewdef('dcast_v');
+SELECT pg_get_viewdef('dcast_v', true);
+CREATE TABLE dcast_chk (a int CHECK ((a + 1)::posint IS NOT NULL));
+SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'dcast_chk'::regclass;
+DROP VIEW dcast_v;
+DROP TABLE dcast, dcast_chk;
+DROP DOMAIN posint, intlist;
