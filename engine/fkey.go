@@ -174,6 +174,8 @@ func (s *Session) resolveForeignKey(rel *catalog.Relation, def sql.ForeignKeyDef
 		return fk, pgerr.New(pgerr.WrongObjectType, "referenced relation \"%s\" is not a table", ref.Name)
 	}
 	switch {
+	case rel.Unlogged && ref.Temp:
+		return fk, pgerr.New(pgerr.InvalidTableDefinition, "constraints on unlogged tables may reference only permanent or unlogged tables")
 	case !rel.Temp && ref.Temp, !rel.Temp && !rel.Unlogged && ref.Unlogged:
 		return fk, pgerr.New(pgerr.InvalidTableDefinition, "constraints on permanent tables may reference only permanent tables")
 	case rel.Temp && !ref.Temp:

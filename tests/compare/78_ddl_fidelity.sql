@@ -165,6 +165,9 @@ alter table un set unlogged;
 alter table lg set unlogged;
 alter table un set unlogged;
 create unlogged table un2 (a int references un);
+create temp table tmpk (a int primary key);
+create unlogged table un3 (a int references tmpk);
+drop table tmpk;
 alter table un2 set logged;
 select relname, relpersistence from pg_class
   where relname in ('un', 'lg', 'un2', 'tmp', 'un_n') order by 1;
