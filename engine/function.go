@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -605,6 +606,50 @@ func (e *Engine) holdsExecute(r *catalog.Role, f *catalog.Function, grantOption 
 		return false
 	}
 	return !f.ExplicitACL || have&catalog.PrivExecute != 0
+}
+
+var _ functions.FunctionPrivilegeChecker = (*Session)(nil)
+
+// HasFunctionPrivilege implements functions.FunctionPrivilegeChecker:
+// has_function_privilege([user,] function, privileges), as PostgreSQL
+// checks them: the role, then the function, then the privileges. A
+// built-in function's EXECUTE is PUBLIC's; its grant option a
+// superuser's.
+func (s *Session) HasFunctionPrivilege(user, fn string, oid uint32, privs string) (held, found bool, err error) {
+	var r *catalog.Role
+	if user != "public" {
+		var ok bool
+		if r, ok = s.eng.cat.RoleByName(user); !ok {
+			return false, false, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", user)
+		}
+	}
+	byOID := oid != 0
+	if !byOID {
+		if oid, err = s.ResolveReg("regprocedure", fn); err != nil {
+			return false, false, err
+		}
+	}
+	var plain, withGrant bool
+	for _, p := range strings.Split(privs, ",") {
+		switch strings.ToUpper(strings.TrimSpace(p)) {
+		case "EXECUTE":
+			plain = true
+		case "EXECUTE WITH GRANT OPTION":
+			withGrant = true
+		default:
+			return false, false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
+		}
+	}
+	if f, ok := s.eng.cat.FunctionByOID(oid); ok {
+		return (plain && s.eng.holdsExecute(r, f, false)) || (withGrant && s.eng.holdsExecute(r, f, true)), true, nil
+	}
+	if !slices.ContainsFunc(functions.Procs(), func(p functions.Proc) bool { return p.OID == oid }) {
+		if byOID {
+			return false, false, nil
+		}
+		return false, false, pgerr.New(pgerr.UndefinedFunction, "function with OID %d does not exist", oid)
+	}
+	return plain || (withGrant && r != nil && r.Superuser), true, nil
 }
 
 // CanExecute implements planner.FuncAuthorizer.

@@ -248,6 +248,36 @@ func TestSetRoleOwnsFunctionsAndTypes(t *testing.T) {
 	}
 }
 
+// has_function_privilege answers as PostgreSQL: EXECUTE is PUBLIC's
+// until revoked, always the owner's (and a superuser's), else granted;
+// the grant option is the owner's.
+func TestHasFunctionPrivilege(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE alice", "CREATE ROLE bob", "GRANT CREATE ON SCHEMA public TO bob",
+		"SET ROLE bob", "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a $$", "RESET ROLE"} {
+		mustRun(t, root, q)
+	}
+	wantRows(t, root, "SELECT has_function_privilege('f(int)', 'execute'), has_function_privilege('alice', 'f(integer)', 'EXECUTE'), has_function_privilege('public', 'f(int)', 'EXECUTE')",
+		"t t t")
+	wantRows(t, root, "SELECT has_function_privilege('alice', 'f(int)', 'EXECUTE WITH GRANT OPTION'), has_function_privilege('bob', 'f(int)', 'execute with grant option')",
+		"f t")
+	mustRun(t, root, "REVOKE EXECUTE ON FUNCTION f(int) FROM PUBLIC")
+	wantRows(t, root, "SELECT has_function_privilege('alice', 'f(int)', 'EXECUTE'), has_function_privilege('bob', 'f(int)', 'EXECUTE'), has_function_privilege('public', 'f(int)', 'EXECUTE'), has_function_privilege('root', 'f(int)', 'EXECUTE')",
+		"f t f t")
+	mustRun(t, root, "GRANT EXECUTE ON FUNCTION f(int) TO alice")
+	mustRun(t, root, "SET ROLE alice")
+	wantRows(t, root, "SELECT has_function_privilege('f(int)', 'EXECUTE'), has_function_privilege('lower(text)', 'EXECUTE'), has_function_privilege('lower(text)', 'EXECUTE WITH GRANT OPTION')",
+		"t t f")
+	mustRun(t, root, "RESET ROLE")
+	wantRows(t, root, "SELECT has_function_privilege('alice', (SELECT oid FROM pg_proc WHERE proname = 'f'), 'EXECUTE'), has_function_privilege('alice', 4000000000::oid, 'EXECUTE') IS NULL",
+		"t t")
+	wantCode(t, root, "SELECT has_function_privilege('alice', 'nosuch(int)', 'EXECUTE')", pgerr.UndefinedFunction, `function "nosuch(int)" does not exist`)
+	wantCode(t, root, "SELECT has_function_privilege('nobody', 'f(int)', 'EXECUTE')", "42704", `role "nobody" does not exist`)
+	wantCode(t, root, "SELECT has_function_privilege('alice', 'f(int)', 'USAGE')", pgerr.InvalidParameterValue, `unrecognized privilege type: "USAGE"`)
+}
+
 // The last errors of weir.jobs, weir.sinks and the records of
 // weir.source_errors hold values of the rows that caused them: a role
 // reads them for the jobs it owns, <insufficient privilege> for the
