@@ -54,7 +54,12 @@ func TestRoleAdministration(t *testing.T) {
 		t.Fatalf("password not replaced by a new verifier: %q -> %q", before.Password, after.Password)
 	}
 	wantCode(t, root, "DROP ROLE root", pgerr.ObjectInUse, "current user cannot be dropped")
-	wantCode(t, admin, "DROP ROLE root", pgerr.ObjectInUse, "required by the database system")
+	// The bootstrap superuser is a superuser first (which CREATEROLE
+	// does not manage), then required by the system, as PostgreSQL
+	// checks them.
+	wantCode(t, admin, "DROP ROLE root", pgerr.InsufficientPrivilege, "permission denied to drop role")
+	mustRun(t, root, "CREATE ROLE boss SUPERUSER LOGIN")
+	wantCode(t, sessionAs(t, e, "boss"), "DROP ROLE root", pgerr.DependentObjectsStillExist, "cannot drop role root because it is required by the database system")
 	wantCode(t, root, "ALTER ROLE root NOSUPERUSER", pgerr.InsufficientPrivilege, "permission denied to alter role")
 	mustRun(t, root, "CREATE TABLE owned (a int)")
 	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO helper")
@@ -165,6 +170,25 @@ func TestSetRole(t *testing.T) {
 	mustRun(t, root, "SET ROLE other")
 	mustRun(t, root, "RESET ALL")
 	wantRows(t, root, "SHOW role", "other")
+}
+
+// The session user that DROP ROLE and ALTER ROLE ... RENAME refuse to
+// touch is the one SET SESSION AUTHORIZATION chose, not the role the
+// session logged in as.
+func TestSessionAuthorizationSessionUser(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE ROLE cr CREATEROLE")
+	mustRun(t, root, "CREATE ROLE plain")
+	mustRun(t, root, "SET SESSION AUTHORIZATION cr")
+	wantRows(t, root, "SELECT session_user || ' ' || current_user", "cr cr")
+	wantCode(t, root, "DROP ROLE root", pgerr.InsufficientPrivilege, "permission denied to drop role")
+	wantCode(t, root, "ALTER ROLE cr RENAME TO cr2", pgerr.FeatureNotSupported, "session user cannot be renamed")
+	wantCode(t, root, "DROP ROLE cr", pgerr.ObjectInUse, "current user cannot be dropped")
+	mustRun(t, root, "ALTER ROLE plain RENAME TO plain2")
+	mustRun(t, root, "RESET SESSION AUTHORIZATION")
+	mustRun(t, root, "DROP ROLE plain2, cr")
 }
 
 // Functions, enums and domains belong to the role the session acts as
