@@ -113,3 +113,18 @@ DROP DOMAIN bobdom;
 REVOKE CREATE ON SCHEMA public FROM ro_bob;
 DROP ROLE ro_bob;
 DROP ROLE ro_alice;
+-- A function of another schema, by its qualified name.
+CREATE SCHEMA s;
+CREATE FUNCTION s.f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a $$;
+SELECT 's.f(int)'::regprocedure;
+SELECT has_function_privilege('s.f(int)', 'execute');
+SELECT has_function_privilege('f(int)', 'execute');
+CREATE ROLE ro_q;
+GRANT USAGE ON SCHEMA s TO ro_q;
+REVOKE ALL ON FUNCTION s.f(int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION s.f(int) TO ro_q;
+DROP ROLE ro_q;
+REVOKE ALL ON FUNCTION s.f(int) FROM ro_q;
+REVOKE ALL ON SCHEMA s FROM ro_q;
+DROP ROLE ro_q;
+DROP SCHEMA s CASCADE;
