@@ -300,7 +300,8 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			}
 		}
 		if !s.hasPrivsOfRole(f.Owner) {
-			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", f.Name)
+			// Named as written, qualified or not, as PostgreSQL does.
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", r.Name)
 		}
 		if !slices.Contains(targets, f) {
 			targets = append(targets, f)
