@@ -219,6 +219,33 @@ func (t implTable) defineSystem() {
 		}
 		return types.DBool(ok), nil
 	})
+	// has_function_privilege asks the session (FunctionPrivilegeChecker);
+	// overloads: (function, priv), (user, function, priv), with the
+	// function as regprocedure text or an OID. Without a checker EXECUTE
+	// is PUBLIC's, as PostgreSQL's default.
+	t.def("has_function_privilege", func(args []types.T, _ types.T) (Impl, bool) {
+		byOID := args[len(args)-2].ID == types.Oid
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			pc, ok := ctx.Session.(FunctionPrivilegeChecker)
+			if !ok {
+				return types.DBool(true), nil
+			}
+			user := currentUser(ctx)
+			if len(d) == 3 {
+				user = d[0].S
+			}
+			fn := d[len(d)-2]
+			var oid uint32
+			if byOID {
+				oid = uint32(fn.I)
+			}
+			held, found, err := pc.HasFunctionPrivilege(user, fn.S, oid, d[len(d)-1].S)
+			if err != nil || !found {
+				return types.NullDatum, err
+			}
+			return types.DBool(held), nil
+		}}, true
+	})
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
 	// with the table as a name or an OID.

@@ -906,15 +906,24 @@ func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 		name, args = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+1:len(name)-1])
 	}
 	schema := ""
-	if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
-		name = n
-	} else if n, ok := strings.CutPrefix(strings.ToLower(name), "public."); ok {
-		name, schema = name[len(name)-len(n):], "public"
-	}
-	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
-		name = name[1 : len(name)-1]
+	if names, ok := regNameList(name); ok && len(names) <= 2 {
+		// A function qualified by a schema other than pg_catalog (the
+		// built-ins') is that schema's user function.
+		name = names[len(names)-1]
+		if len(names) == 2 && names[0] != "pg_catalog" {
+			schema = names[0]
+		}
 	} else {
-		name = strings.ToLower(name)
+		if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
+			name = n
+		} else if n, ok := strings.CutPrefix(strings.ToLower(name), "public."); ok {
+			name, schema = name[len(name)-len(n):], "public"
+		}
+		if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+			name = name[1 : len(name)-1]
+		} else {
+			name = strings.ToLower(name)
+		}
 	}
 	var want []uint32
 	if args != "" {
