@@ -49,6 +49,8 @@ func TestSQLFunctionErrors(t *testing.T) {
 		"CREATE FUNCTION f(int) RETURNS int LANGUAGE sql AS $$ SELECT $2 $$":                  {pgerr.UndefinedParameter, "there is no parameter $2"},
 		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a, a $$":              {pgerr.InvalidFunctionDefinition, "return type mismatch"},
 		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ $$":                          {pgerr.InvalidFunctionDefinition, "return type mismatch"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT $$":                   {pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return integer"},
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT FROM t $$":            {pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return integer"},
 		"CREATE FUNCTION f(a int, a int) RETURNS int LANGUAGE sql AS $$ SELECT 1 $$":          {pgerr.InvalidFunctionDefinition, `parameter name "a" used more than once`},
 		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a FROM t $$":          {pgerr.FeatureNotSupported, "FROM clause"},
 		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a; SELECT a $$":       {pgerr.FeatureNotSupported, "more than one statement"},
@@ -65,6 +67,17 @@ func TestSQLFunctionErrors(t *testing.T) {
 		wantCode(t, s, q, want.code, want.msg)
 	}
 	wantRows(t, s, "SELECT count(*) FROM pg_proc WHERE proname = 'f'", "0")
+	// PostgreSQL 15's details tell an empty body from one of no column.
+	for q, detail := range map[string]string{
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT $$":      "Final statement must return exactly one column.",
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a, a $$": "Final statement must return exactly one column.",
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ ; $$":           "Function's final statement must be SELECT or INSERT/UPDATE/DELETE RETURNING.",
+	} {
+		_, err := run(t, s, q)
+		if pe := pgerr.As(err); err == nil || pe.Detail != detail || pe.Where != `SQL function "f"` {
+			t.Errorf("%s: got %v (detail %q, where %q), want detail %q", q, err, pe.Detail, pe.Where, detail)
+		}
+	}
 	mustRun(t, s, "CREATE FUNCTION f(a int) RETURNS int RETURN a")
 	wantCode(t, s, "CREATE FUNCTION f(b int) RETURNS int RETURN b", pgerr.DuplicateFunction, `function "f" already exists with same argument types`)
 	wantCode(t, s, "CREATE OR REPLACE FUNCTION f(a int) RETURNS bigint RETURN a", pgerr.InvalidFunctionDefinition, "cannot change return type of existing function")

@@ -486,7 +486,7 @@ func parseFuncBody(f *catalog.Function) (ast.ExprNode, *sql.Query, int) {
 	if !ok {
 		failf(pgerr.FeatureNotSupported, "SQL function bodies other than one SELECT are not supported")
 	}
-	if sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+	if sel.Fields == nil || len(sel.Fields.Fields) != 1 || noColumns(sel) {
 		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
 			WithDetail("Final statement must return exactly one column.").WithWhere("SQL function \"%s\"", f.Name))
 	}
@@ -500,6 +500,17 @@ func parseFuncBody(f *catalog.Function) (ast.ExprNode, *sql.Query, int) {
 		failf(pgerr.FeatureNotSupported, "SQL function bodies other than SELECT of one expression are not supported")
 	}
 	return checkBodyExpr(sel.Fields.Fields[0].Expr, q), q, pieces[0].Offset
+}
+
+// noColumns reports whether sel has an empty target list (SELECT, or
+// SELECT FROM t), which the front end writes as the one target
+// pg_no_columns() (sql/doc.go).
+func noColumns(sel *ast.SelectStmt) bool {
+	if sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		return false
+	}
+	fc, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	return ok && fc.FnName.L == "pg_no_columns" && len(fc.Args) == 0 && fc.Schema.L == ""
 }
 
 // checkBodyExpr refuses what an inlined body cannot hold: subqueries,
