@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -439,4 +440,22 @@ func TestSQLFunctionIdentityCallsPrint(t *testing.T) {
 	mustRun(t, s, "CREATE VIEW v AS SELECT idf(add1(1)) AS a, idf(idf(5)) AS b, k7(1) AS c, k7(2) AS d")
 	wantRows(t, s, "SELECT * FROM v", "2 5 7 7")
 	wantRows(t, s, "SELECT pg_get_viewdef('v')", " SELECT idf(add1(1)) AS a,\n    idf(idf(5)) AS b,\n    k7(1) AS c,\n    k7(2) AS d;")
+}
+
+// TestSQLFunctionInlineLimit: functions each calling the previous one
+// twice double the expression they inline into; past the limit CREATE
+// refuses the function with 54000 naming it, and DROP of the first
+// still finds the one whose body calls it.
+func TestSQLFunctionInlineLimit(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE FUNCTION ex0(x int) RETURNS int LANGUAGE sql RETURN x + x")
+	for i := 1; i <= 13; i++ {
+		mustRun(t, s, fmt.Sprintf("CREATE FUNCTION ex%d(x int) RETURNS int LANGUAGE sql RETURN ex%d(x) + ex%d(x)", i, i-1, i-1))
+	}
+	wantRows(t, s, "SELECT ex13(1)", "16384")
+	wantCode(t, s, "CREATE FUNCTION ex14(x int) RETURNS int LANGUAGE sql RETURN ex13(x) + ex13(x)", pgerr.ProgramLimitExceeded, `SQL function "ex14" is too complex to inline`)
+	wantRows(t, s, "SELECT ex13(1) + ex13(2)", "49152")
+	wantCode(t, s, "DROP FUNCTION ex0", pgerr.DependentObjectsStillExist, "cannot drop function ex0(integer) because other objects depend on it")
 }

@@ -64,6 +64,8 @@ type funcUses struct {
 	direct map[uint32]bool
 	// inlined maps the root of each inlined body to its call.
 	inlined map[Expr]inlinedCall
+	// bodies holds the bound body of each function inlined, by OID.
+	bodies map[uint32]Expr
 }
 
 // inlinedCall is one inlined call: the function and its arguments (as
@@ -228,6 +230,14 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 	if b.fnDepth >= maxInlineDepth {
 		fail(pgerr.New(pgerr.FeatureNotSupported, "SQL function \"%s\" calls itself, which cannot be inlined", f.Name).WithPosition(b.pos(n)))
 	}
+	b.poll()
+	if b.ctx != nil {
+		// Before the body binds, so that a body that cannot bind any
+		// more still counts as using what it calls.
+		if use, ok := b.ctx.Value(funcUseKey{}).(func(uint32)); ok {
+			use(f.OID)
+		}
+	}
 	conv := make([]Expr, len(args))
 	for i, a := range args {
 		conv[i] = b.tryCoerce(a, f.ArgTypes[i], ctxImplicit)
@@ -255,6 +265,7 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 		out = substitute(f, body, conv)
 	}
 	out = ownRoot(out, conv)
+	checkInlineSize(f, out)
 	u := b.uses()
 	if _, seen := u.funcs[f.OID]; !seen {
 		u.funcs[f.OID] = f
@@ -264,11 +275,6 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 		u.direct[f.OID] = true
 	}
 	u.inlined[out] = inlinedCall{fn: f, args: conv}
-	if b.ctx != nil {
-		if use, ok := b.ctx.Value(funcUseKey{}).(func(uint32)); ok {
-			use(f.OID)
-		}
-	}
 	return out
 }
 
@@ -404,12 +410,43 @@ func foldable(e Expr) bool {
 	return ok && !isMutable(e) && !volatileExpr(e)
 }
 
+// maxInlineNodes bounds the expression one inlined call makes. A body
+// calling another function twice over its parameter doubles the
+// other's size, so a chain of such functions grows exponentially: the
+// limit stops it, as the body is bound, before it costs time and
+// memory.
+const maxInlineNodes = 50_000
+
+// checkInlineSize fails with 54000 when e, the expression f inlines
+// into, has more than maxInlineNodes nodes.
+func checkInlineSize(f *catalog.Function, e Expr) {
+	n := 0
+	WalkExpr(e, func(Expr) { n++ })
+	if n > maxInlineNodes {
+		fail(pgerr.New(pgerr.ProgramLimitExceeded, "SQL function \"%s\" is too complex to inline", f.Name).
+			WithDetail("Inlining it makes an expression of %d nodes; at most %d are allowed.", n, maxInlineNodes))
+	}
+}
+
 // funcBody binds f's body over its parameters (ColRef i is the i-th),
-// converted to f's result type.
+// converted to f's result type. A statement binds each function's body
+// once (funcUses.bodies), however often it is called: a body calling
+// another function twice would otherwise bind the other's body twice,
+// and a chain of such functions take exponential time even when the
+// expression it makes stays small.
 func (b *binder) funcBody(f *catalog.Function) (e Expr, err error) {
+	u := b.uses()
+	if e, ok := u.bodies[f.OID]; ok {
+		return e, nil
+	}
 	defer recoverAt(&err, 0)
 	node, q, _ := parseFuncBody(f)
-	return b.bindBody(f, node, q), nil
+	e = b.bindBody(f, node, q)
+	if u.bodies == nil {
+		u.bodies = map[uint32]Expr{}
+	}
+	u.bodies[f.OID] = e
+	return e, nil
 }
 
 // bindBody binds a parsed body of f with a binder of its own, sharing
@@ -431,6 +468,7 @@ func (b *binder) bindBody(f *catalog.Function, node ast.ExprNode, q *sql.Query) 
 		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
 			WithDetail("Actual return type is %s.", t).WithWhere("SQL function \"%s\"", f.Name))
 	}
+	checkInlineSize(f, out)
 	return out
 }
 
