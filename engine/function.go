@@ -321,6 +321,11 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			lines = append(lines, d.desc+" depends on function "+f.Signature(false))
 		}
 	}
+	if ctx.Err() != nil {
+		// The bindings that find the dependents stopped: what they
+		// found is not all there is.
+		return nil, ctxError(ctx)
+	}
 	if len(deps) > 0 && !st.Cascade {
 		msg := fmt.Sprintf("cannot drop function %s because other objects depend on it", targets[0].Signature(false))
 		if len(targets) > 1 {

@@ -1493,7 +1493,11 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		if !st.Cascade {
 			continue
 		}
-		for _, d := range s.funcDependents(ctx, f) {
+		fdeps := s.funcDependents(ctx, f)
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
+		for _, d := range fdeps {
 			if !slices.Contains(names, d.rel.Schema) {
 				return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA ... CASCADE of a schema whose function %s %s uses is not supported", f.Signature(true), d.desc).
 					WithHint("Drop the %s first.", d.desc)

@@ -1581,7 +1581,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if n.Row != nil || n.Kind == SubRow {
 				vdUnsupported("this subquery")
 			}
-		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
+		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList, *Let, *LetRef:
 		case *Call:
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
