@@ -335,37 +335,9 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			WithDetail("%s", strings.Join(lines, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	var rels []*catalog.Relation
-	var parts []funcDependent
-	var notices []string
-	for _, d := range deps {
-		if d.fn != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported", d.desc).
-				WithHint("Drop %s first.", d.desc)
-		}
-		if !d.part && slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == d.rel.ID }) {
-			continue
-		}
-		notices = append(notices, "drop cascades to "+d.desc)
-		if d.part {
-			parts = append(parts, d)
-			if i := visibleColumn(d.rel, d.name); d.drop == "column" && i >= 0 {
-				// What reads the generated column goes before it, as
-				// ALTER TABLE ... DROP COLUMN ... CASCADE drops it
-				// (its indexes go with it unnamed).
-				e.writeMu.Lock()
-				readers := e.columnReaders(d.rel, d.rel, i)
-				e.writeMu.Unlock()
-				for _, r := range readers {
-					if r.Kind != catalog.KindIndex && !slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == r.ID }) {
-						rels = append(rels, r)
-						notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[r.Kind], r.Name))
-					}
-				}
-			}
-			continue
-		}
-		rels = append(rels, d.rel)
+	rels, parts, notices, err := s.funcCascade(deps, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported")
+	if err != nil {
+		return nil, err
 	}
 	var order []*catalog.Relation
 	if len(rels) > 0 {
@@ -396,6 +368,46 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 		}
 	}
 	return done("DROP FUNCTION")
+}
+
+// funcCascade is what DROP ... CASCADE does to deps, the dependents of
+// functions it drops: the relations to drop, the parts of tables
+// (defaults, generated columns, CHECK constraints) to drop after them,
+// and the NOTICE lines, in PostgreSQL's order. A dependent function is
+// refused with refused, a format naming it (weir drops no function a
+// cascade reaches).
+func (s *Session) funcCascade(deps []funcDependent, refused string) (rels []*catalog.Relation, parts []funcDependent, notices []string, err error) {
+	e := s.eng
+	for _, d := range deps {
+		if d.fn != nil {
+			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, refused, d.desc).
+				WithHint("Drop %s first.", d.desc)
+		}
+		if !d.part && slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == d.rel.ID }) {
+			continue
+		}
+		notices = append(notices, "drop cascades to "+d.desc)
+		if d.part {
+			parts = append(parts, d)
+			if i := visibleColumn(d.rel, d.name); d.drop == "column" && i >= 0 {
+				// What reads the generated column goes before it, as
+				// ALTER TABLE ... DROP COLUMN ... CASCADE drops it
+				// (its indexes go with it unnamed).
+				e.writeMu.Lock()
+				readers := e.columnReaders(d.rel, d.rel, i)
+				e.writeMu.Unlock()
+				for _, r := range readers {
+					if r.Kind != catalog.KindIndex && !slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == r.ID }) {
+						rels = append(rels, r)
+						notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[r.Kind], r.Name))
+					}
+				}
+			}
+			continue
+		}
+		rels = append(rels, d.rel)
+	}
+	return rels, parts, notices, nil
 }
 
 // funcRefSig is how PostgreSQL names a function DROP FUNCTION did not

@@ -1463,6 +1463,42 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA public is not supported")
 		}
 	}
+	// The schemas' functions go with them, and so does what uses one
+	// outside them, as DROP FUNCTION ... CASCADE drops it; what uses one
+	// inside them goes with its own schema.
+	var funcs []*catalog.Function
+	funcDeps := map[uint32][]funcDependent{}
+	var outside []funcDependent
+	for _, f := range e.cat.Functions() {
+		if !slices.Contains(names, f.Schema) {
+			continue
+		}
+		funcs = append(funcs, f)
+		for _, d := range s.funcDependents(ctx, f) {
+			if d.fn != nil && slices.Contains(names, d.fn.Schema) || d.rel != nil && slices.Contains(names, d.rel.Schema) {
+				continue
+			}
+			if d.rel != nil && !d.part && slices.ContainsFunc(outside, func(x funcDependent) bool { return !x.part && x.rel.ID == d.rel.ID }) {
+				continue
+			}
+			funcDeps[f.OID] = append(funcDeps[f.OID], d)
+			outside = append(outside, d)
+		}
+		if ctx.Err() != nil {
+			// The bindings that find the dependents stopped: what they
+			// found is not all there is.
+			return nil, ctxError(ctx)
+		}
+	}
+	var funcRels []*catalog.Relation
+	var funcParts []funcDependent
+	if st.Cascade {
+		var err error
+		funcRels, funcParts, _, err = s.funcCascade(outside, "DROP SCHEMA ... CASCADE of a schema with a function that %s calls is not supported")
+		if err != nil {
+			return nil, err
+		}
+	}
 	e.writeMu.Lock()
 	locked := true
 	defer func() {
@@ -1477,32 +1513,30 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		}
 	}
 	deps := e.schemaDependents(names)
-	// The schemas' functions go with them; what uses one must go too.
-	var funcs []*catalog.Function
-	for _, f := range e.cat.Functions() {
-		if !slices.Contains(names, f.Schema) {
-			continue
-		}
-		funcs = append(funcs, f)
+	for _, f := range funcs {
 		fd := schemaDependent{obj: "function " + f.Signature(true), on: "schema " + f.Schema, oid: f.OID}
 		at := slices.IndexFunc(deps, func(d schemaDependent) bool { return d.on == fd.on && d.oid > fd.oid })
 		if at < 0 {
 			at = len(deps)
 		}
-		deps = slices.Insert(deps, at, fd)
-		if !st.Cascade {
-			continue
-		}
-		fdeps := s.funcDependents(ctx, f)
-		if ctx.Err() != nil {
-			return nil, ctxError(ctx)
-		}
-		for _, d := range fdeps {
-			if !slices.Contains(names, d.rel.Schema) {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA ... CASCADE of a schema whose function %s %s uses is not supported", f.Signature(true), d.desc).
-					WithHint("Drop the %s first.", d.desc)
+		users := []schemaDependent{fd}
+		for _, d := range funcDeps[f.OID] {
+			if !slices.ContainsFunc(deps, func(x schemaDependent) bool { return x.obj == d.desc }) {
+				users = append(users, schemaDependent{obj: d.desc, on: fd.obj})
+			}
+			if !d.part || d.drop != "column" {
+				continue
+			}
+			if i := visibleColumn(d.rel, d.name); i >= 0 {
+				// What reads a generated column that goes.
+				for _, r := range e.columnReaders(d.rel, d.rel, i) {
+					if r.Kind != catalog.KindIndex {
+						users = append(users, schemaDependent{obj: qualifiedRel(r), on: d.desc})
+					}
+				}
 			}
 		}
+		deps = slices.Insert(deps, at, users...)
 	}
 	// Foreign keys of other schemas' tables referencing the schemas'.
 	replace, fkLines, blockers := e.fkDropTables(members, st.Cascade)
@@ -1519,13 +1553,18 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		return nil, err.WithDetail("%s", strings.Join(detail, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	order, err := e.dropOrder(members, true, func(*catalog.Relation) {})
-	if err != nil {
-		return nil, err
-	}
 	var lines []string
 	for _, d := range deps {
 		lines = append(lines, "drop cascades to "+d.obj)
+	}
+	order, err := e.dropOrder(append(slices.Clone(members), funcRels...), true, func(r *catalog.Relation) {
+		// What reads a relation a function's dependent is.
+		if line := "drop cascades to " + qualifiedRel(r); !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	lines = append(lines, fkLines...)
 	switch {
@@ -1543,6 +1582,11 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	e.writeMu.Unlock()
 	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
+	}
+	for _, d := range funcParts {
+		if err := s.dropFuncPart(ctx, d, io); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range funcs {
 		if err := e.cat.DropFunction(f.OID); err != nil {
