@@ -40,3 +40,38 @@ CREATE VIEW v AS SELECT k, split(v) AS s, region(k), s3(file(k)) FROM t;
 SELECT * FROM v ORDER BY k;
 SELECT pg_get_viewdef('v');
 \d t
+-- Definitions print names as quote_identifier does: keywords PostgreSQL
+-- does not leave unreserved, and names not in lower case, are quoted.
+CREATE FUNCTION f2("select" int, "from" text, "MyArg" int, "a b" int, key int, "left" int) RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;
+CREATE FUNCTION "MyF"(x int) RETURNS int LANGUAGE sql RETURN x + 1;
+CREATE FUNCTION "select"(x int) RETURNS int LANGUAGE sql RETURN x + 1;
+CREATE FUNCTION kw("order" int, "Mixed" int) RETURNS int LANGUAGE sql RETURN "order" + "Mixed";
+SELECT pg_get_functiondef('f2'::regproc);
+SELECT pg_get_functiondef('"select"'::regproc);
+SELECT pg_get_function_arguments('f2'::regproc), pg_get_function_identity_arguments('f2'::regproc);
+\sf f2
+\sf "MyF"
+\sf "select"
+\sf kw
+-- A call's label keeps a quoted name's case.
+SELECT "MyF"(1), "select"(1), kw(1, 2), "kw"(3, 4);
+-- character(n) arguments and results are character, as format_type
+-- prints bpchar without a typmod.
+CREATE FUNCTION ch(x int) RETURNS char(3) LANGUAGE sql AS $$ SELECT 'ab' $$;
+CREATE FUNCTION ch2(x character) RETURNS character LANGUAGE sql AS $$ SELECT 'a' $$;
+CREATE FUNCTION ch3(x char(5)[]) RETURNS bpchar LANGUAGE sql AS $$ SELECT 'a' $$;
+SELECT pg_get_functiondef('ch'::regproc), pg_get_functiondef('ch2'::regproc), pg_get_functiondef('ch3'::regproc);
+SELECT pg_get_function_result('ch'::regproc), ch(1), ch2('x'), pg_typeof(ch(1));
+\df
+-- \df+ shows a RETURN body (pg_get_function_sqlbody), prosrc for the others.
+\df+ "MyF"
+\df+ f2
+SELECT proname, pg_get_function_sqlbody(oid) FROM pg_proc WHERE proname IN ('MyF', 'f2', 'kw') ORDER BY 1;
+-- A user function is not in pg_catalog.
+SELECT pg_catalog.split(1);
+SELECT pg_catalog.split('x', 2);
+SELECT pg_catalog.nosuch(1);
+SELECT pg_catalog.split(b => 1);
+SELECT pg_catalog.abs(-1), public.split(1);
+CREATE FUNCTION g(a int) RETURNS int LANGUAGE sql RETURN pg_catalog.split(a);
+CREATE TABLE t2 (a int DEFAULT pg_catalog.split(1));
