@@ -897,58 +897,38 @@ func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 	if oid, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err == nil {
 		return uint32(oid) // a number is the OID itself, as in PostgreSQL
 	}
-	name, args := strings.TrimSpace(s), ""
+	pos := b.pos(node)
+	nameText, argTexts := s, []string(nil)
 	if withArgs {
-		i := strings.IndexByte(name, '(')
-		if i < 0 || !strings.HasSuffix(name, ")") {
-			fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a left parenthesis").WithPosition(b.pos(node)))
-		}
-		name, args = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+1:len(name)-1])
+		nameText, argTexts = procArgsText(s, pos)
 	}
-	schema := ""
-	if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
-		name = n
-	} else if n, ok := strings.CutPrefix(strings.ToLower(name), "public."); ok {
-		name, schema = name[len(name)-len(n):], "public"
-	}
-	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
-		name = name[1 : len(name)-1]
-	} else {
-		name = strings.ToLower(name)
-	}
+	schema, name := regName(nameText, pos)
 	var want []uint32
-	if args != "" {
-		for _, a := range strings.Split(args, ",") {
-			a = strings.TrimSpace(a)
-			if a == `"any"` {
-				want = append(want, 0)
-				continue
+	for _, a := range argTexts {
+		if a == `"any"` {
+			want = append(want, 0)
+			continue
+		}
+		want = append(want, b.lookupType(a, node).OID())
+	}
+	if schema != "" && schema != "pg_catalog" && schema != "public" {
+		if nc, ok := unpinned(b.cat).(NameCatalog); ok {
+			if _, ok := nc.NamespaceOID(schema); !ok {
+				fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema).WithPosition(pos))
 			}
-			want = append(want, b.lookupType(a, node).OID())
 		}
 	}
 	var found []uint32
-	for _, p := range functions.Procs() {
-		if schema == "" && p.Name == name && (!withArgs || slices.Equal(p.Args, want)) {
-			found = append(found, p.OID)
-		}
-	}
-	if fc, ok := unpinned(b.cat).(FuncCatalog); ok {
-		for _, f := range fc.Functions(schema, name) {
-			args := make([]uint32, len(f.ArgTypes))
-			for i, t := range f.ArgTypes {
-				args[i] = t.OID()
-			}
-			if !withArgs || slices.Equal(args, want) {
-				found = append(found, f.OID)
-			}
+	for _, c := range b.procCandidates(schema, name) {
+		if !withArgs || slices.Equal(c.args, want) {
+			found = append(found, c.oid)
 		}
 	}
 	switch {
 	case len(found) == 0:
-		fail(pgerr.New(pgerr.UndefinedFunction, "function \"%s\" does not exist", s).WithPosition(b.pos(node)))
+		fail(pgerr.New(pgerr.UndefinedFunction, "function \"%s\" does not exist", s).WithPosition(pos))
 	case len(found) > 1:
-		fail(pgerr.New(pgerr.AmbiguousFunction, "more than one function named \"%s\"", s).WithPosition(b.pos(node)))
+		fail(pgerr.New(pgerr.AmbiguousFunction, "more than one function named \"%s\"", s).WithPosition(pos))
 	}
 	return found[0]
 }
