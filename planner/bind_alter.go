@@ -135,6 +135,7 @@ func BindDefault(ctx context.Context, text string, pos int, name string, t types
 	default:
 		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(b.pos(f.found)))
 	}
+	n.Accept(&seqNameChecker{b: b})
 	x := b.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, n)
 	out := b.tryCoerce(x, t, ctxAssignment)
 	if out == nil {
@@ -143,6 +144,36 @@ func BindDefault(ctx context.Context, text string, pos int, name string, t types
 	}
 	return out, nil
 }
+
+// seqNameChecker resolves the sequence a sequence function's literal
+// argument names (nextval('s'), currval('s'::regclass)), failing with
+// 42P01 at the literal when there is none: PostgreSQL's argument is a
+// regclass, which the literal becomes when the expression is analysed,
+// so a DEFAULT naming no sequence fails when it is set. weir keeps the
+// name and resolves it when the call runs.
+type seqNameChecker struct{ b *binder }
+
+// Enter checks one call.
+func (v *seqNameChecker) Enter(n ast.Node) (ast.Node, bool) {
+	fc, ok := n.(*ast.FuncCallExpr)
+	if !ok || !seqFuncs[fc.FnName.L] || len(fc.Args) == 0 || fc.Schema.O != "" && fc.Schema.L != "pg_catalog" {
+		return n, false
+	}
+	arg := fc.Args[0]
+	name, ok := regclassLiteral(arg)
+	if !ok {
+		if l, isLit := unparen(arg).(*sql.Literal); isLit {
+			name, ok = l.Value.(string)
+		}
+	}
+	if ok {
+		v.b.relationOID(name, arg)
+	}
+	return n, false
+}
+
+// Leave goes on.
+func (v *seqNameChecker) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // DefaultType returns the type of a DEFAULT expression's text bound by
 // itself, as PostgreSQL stores it, or t, the column's type, for an

@@ -827,17 +827,24 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
 		return uint32(n)
 	}
-	schema, name := "", s
-	if i := strings.LastIndexByte(s, '.'); i >= 0 {
-		schema, name = s[:i], s[i+1:]
+	// The name as stringToQualifiedNameList reads it; the errors name it
+	// as NameListToString prints the list (no quotes).
+	names, ok := regNameList(s)
+	if !ok {
+		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax").WithPosition(b.pos(node)))
 	}
-	fold := func(x string) string {
-		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
-			return x[1 : len(x)-1]
-		}
-		return strings.ToLower(x)
+	if len(names) > 3 {
+		fail(pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(names, ".")).WithPosition(b.pos(node)))
 	}
-	schema, name = fold(schema), fold(name)
+	schema, name := "", names[len(names)-1]
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	if schema != "" {
+		s = schema + "." + name
+	} else {
+		s = name
+	}
 	// A regclass literal names a relation without reading it: no access
 	// is recorded and no privilege needed, as in PostgreSQL.
 	if rel, ok := b.cat.Relation(schema, name); ok {
