@@ -135,7 +135,8 @@ func BindDefault(ctx context.Context, text string, pos int, name string, t types
 	default:
 		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(b.pos(f.found)))
 	}
-	n.Accept(&seqNameChecker{b: b})
+	newSeqs, _ := ctx.Value(newSeqsKey{}).(map[string]bool)
+	n.Accept(&seqNameChecker{b: b, skip: newSeqs})
 	x := b.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, n)
 	out := b.tryCoerce(x, t, ctxAssignment)
 	if out == nil {
@@ -151,7 +152,23 @@ func BindDefault(ctx context.Context, text string, pos int, name string, t types
 // regclass, which the literal becomes when the expression is analysed,
 // so a DEFAULT naming no sequence fails when it is set. weir keeps the
 // name and resolves it when the call runs.
-type seqNameChecker struct{ b *binder }
+type seqNameChecker struct {
+	b    *binder
+	skip map[string]bool // sequences the statement creates (WithNewSequences)
+}
+
+type newSeqsKey struct{}
+
+// WithNewSequences returns ctx naming the sequences the statement whose
+// DEFAULTs BindDefault checks under it creates (CREATE TABLE's serial
+// columns'), which a DEFAULT may name before they exist.
+func WithNewSequences(ctx context.Context, names []string) context.Context {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return context.WithValue(ctx, newSeqsKey{}, m)
+}
 
 // Enter checks one call.
 func (v *seqNameChecker) Enter(n ast.Node) (ast.Node, bool) {
@@ -167,6 +184,9 @@ func (v *seqNameChecker) Enter(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	if ok {
+		if names, valid := regNameList(name); valid && v.skip[names[len(names)-1]] {
+			return n, false
+		}
 		v.b.relationOID(name, arg)
 	}
 	return n, false

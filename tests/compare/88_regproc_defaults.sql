@@ -74,3 +74,6 @@ INSERT INTO t DEFAULT VALUES RETURNING *;
 INSERT INTO t2 DEFAULT VALUES RETURNING *;
 \d t
 \d t2
+-- A serial column's sequence exists when the DEFAULTs are checked.
+CREATE TABLE se (a int DEFAULT nextval('se_b_seq'), b serial, c int DEFAULT currval('public.se_b_seq'::regclass));
+INSERT INTO se DEFAULT VALUES RETURNING *;
