@@ -51,6 +51,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				fail(pgerr.New(pgerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", shown).WithPosition(b.pos(n)))
 			}
 		}
+		if f, ok := n.Args[k-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_distinct" && len(f.Args) == 0 && !strings.HasPrefix(name, "pg_") {
+			if _, agg := b.isAggregate(n); !agg {
+				// f(DISTINCT args) of a function that is no aggregate (a
+				// user function's): resolved first, then refused.
+				call := *n
+				call.Args = n.Args[:k-1]
+				b.funcCall(c, &call)
+				fail(pgerr.New(pgerr.WrongObjectType, "DISTINCT specified, but %s is not an aggregate function", name).WithPosition(b.pos(n)))
+			}
+		}
 	}
 	if label, x, ok := variadicArg(n.Args); ok {
 		return b.variadicCall(c, n, name, label, x)
@@ -1607,15 +1617,21 @@ func windowTarget(n *ast.WindowFuncExpr) (name string, args []ast.ExprNode, wrap
 }
 
 // checkWindowable fails with Postgres's error when name has overloads but
-// none is an aggregate or a window function (lower(x) OVER ()); a name
-// without any overload is left to the call's resolution (42883).
+// none is an aggregate or a window function (lower(x) OVER ()), or names
+// a user function; a name without any function is left to the call's
+// resolution (42883).
 func (b *binder) checkWindowable(name string, n ast.Node) {
 	os := Overloads(name)
-	if len(os) == 0 {
-		return
-	}
 	for _, o := range os {
 		if o.Kind == WindowOnly || o.Kind == Aggregate {
+			return
+		}
+	}
+	if len(os) == 0 {
+		// A user function (scalar, all of them) is no window function
+		// either.
+		fc, ok := unpinned(b.cat).(FuncCatalog)
+		if !ok || len(fc.Functions("", name)) == 0 {
 			return
 		}
 	}

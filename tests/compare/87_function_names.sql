@@ -75,3 +75,9 @@ SELECT pg_catalog.split(b => 1);
 SELECT pg_catalog.abs(-1), public.split(1);
 CREATE FUNCTION g(a int) RETURNS int LANGUAGE sql RETURN pg_catalog.split(a);
 CREATE TABLE t2 (a int DEFAULT pg_catalog.split(1));
+-- A user function is no aggregate or window function.
+SELECT split(DISTINCT 1);
+SELECT nosuch(DISTINCT 1);
+SELECT lower(DISTINCT 'A');
+SELECT split(1) OVER ();
+SELECT split(1) OVER (ORDER BY 1), split(2);
