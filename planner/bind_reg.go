@@ -264,7 +264,7 @@ func procText(oid uint32, withArgs bool) string {
 	if !ok {
 		return strconv.FormatUint(uint64(oid), 10)
 	}
-	name := sql.QuoteIdent(p.Name)
+	name := sql.QuoteName(p.Name)
 	if !withArgs {
 		return name
 	}
@@ -272,7 +272,7 @@ func procText(oid uint32, withArgs bool) string {
 	for i, a := range p.Args {
 		args[i] = `"any"`
 		if t, ok := types.ByOID(procArgOID(p, i, a)); ok && a != 0 {
-			args[i] = t.String()
+			args[i] = t.TypeName()
 		}
 	}
 	return name + "(" + strings.Join(args, ",") + ")"

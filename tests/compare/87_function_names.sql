@@ -81,3 +81,19 @@ SELECT nosuch(DISTINCT 1);
 SELECT lower(DISTINCT 'A');
 SELECT split(1) OVER ();
 SELECT split(1) OVER (ORDER BY 1), split(2);
+-- regprocedure output, view definitions and DROP messages quote names
+-- as quote_identifier does, and spell bpchar character.
+CREATE FUNCTION "where"(x int) RETURNS int LANGUAGE sql RETURN x + 1;
+CREATE FUNCTION "right"(x int) RETURNS int LANGUAGE sql RETURN x + 1;
+CREATE FUNCTION "Mixed Case"(x char) RETURNS int LANGUAGE sql RETURN 1;
+CREATE FUNCTION "where"(x int) RETURNS int LANGUAGE sql RETURN x + 1;
+CREATE OR REPLACE FUNCTION "where"(x int) RETURNS text LANGUAGE sql RETURN 'a';
+CREATE OR REPLACE FUNCTION "where"(y int) RETURNS int LANGUAGE sql RETURN 1;
+SELECT '"where"'::regproc, '"where"(int)'::regprocedure, '"Mixed Case"'::regproc::regprocedure;
+SELECT 'left(text, int)'::regprocedure, 'bpcharlen'::regproc::regprocedure;
+DROP FUNCTION IF EXISTS "where"(text);
+DROP FUNCTION "where"(text);
+CREATE VIEW v2 AS SELECT "where"(1), "right"(2), "Mixed Case"('a');
+SELECT pg_get_viewdef('v2');
+DROP FUNCTION "where";
+DROP FUNCTION "Mixed Case";
