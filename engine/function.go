@@ -425,21 +425,21 @@ func funcRefSig(n sql.ObjectName, ts []types.T) string {
 func (s *Session) describeFunction(fn string, f *catalog.Function) string {
 	var args []string
 	for i, t := range f.ArgTypes {
-		a := t.String()
+		a := t.TypeName()
 		if f.ArgNames[i] != "" {
-			a = sql.QuoteIdent(f.ArgNames[i]) + " " + a
+			a = sql.QuoteName(f.ArgNames[i]) + " " + a
 		}
 		args = append(args, a)
 	}
 	switch fn {
 	case "pg_get_function_result":
-		return f.Ret.String()
+		return f.Ret.TypeName()
 	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
 		return strings.Join(args, ", ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s.%s(%s)\n RETURNS %s\n LANGUAGE sql\n", sql.QuoteIdent(f.Schema), sql.QuoteIdent(f.Name),
-		strings.Join(args, ", "), f.Ret)
+	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s.%s(%s)\n RETURNS %s\n LANGUAGE sql\n", sql.QuoteName(f.Schema), sql.QuoteName(f.Name),
+		strings.Join(args, ", "), f.Ret.TypeName())
 	var attrs string
 	switch f.Volatility {
 	case catalog.Immutable:

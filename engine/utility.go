@@ -439,6 +439,7 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	}
 	seen := map[string]bool{}
 	seqNames := map[string]bool{}
+	base := len(rel.Cols)
 	for _, c := range st.Columns {
 		if seen[c.Name] {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
@@ -467,16 +468,22 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 				col.Default = "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "')"
 			}
 		}
+		rel.Cols = append(rel.Cols, col)
+	}
+	// The DEFAULTs are checked once every column is read, as PostgreSQL
+	// cooks them when the serial columns' sequences exist, which they
+	// may name.
+	newSeqs := slices.Sorted(maps.Keys(seqNames))
+	for i, c := range st.Columns {
 		if c.Default != "" {
 			text, pos := c.Default, 0
 			if c.DefaultWritten != "" {
 				text, pos = c.DefaultWritten, c.DefaultPos
 			}
-			if err := s.checkDefault(text, pos, c.Name, col.T); err != nil {
+			if err := s.checkDefault(text, pos, c.Name, rel.Cols[base+i].T, newSeqs...); err != nil {
 				return nil, err
 			}
 		}
-		rel.Cols = append(rel.Cols, col)
 	}
 	if len(rel.Cols) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
@@ -555,9 +562,14 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 // checkDefault checks the DEFAULT expression text of a column named
 // name of type t as PostgreSQL does when it is set (planner.BindDefault);
 // pos is the character of the statement it starts at when text is as
-// written there (0: no positions).
-func (s *Session) checkDefault(text string, pos int, name string, t types.T) error {
-	_, err := planner.BindDefault(context.Background(), text, pos, name, t, s.catalogView())
+// written there (0: no positions); newSeqs are the sequences the
+// statement creates (planner.WithNewSequences).
+func (s *Session) checkDefault(text string, pos int, name string, t types.T, newSeqs ...string) error {
+	ctx := context.Background()
+	if len(newSeqs) > 0 {
+		ctx = planner.WithNewSequences(ctx, newSeqs)
+	}
+	_, err := planner.BindDefault(ctx, text, pos, name, t, s.catalogView())
 	return err
 }
 

@@ -131,14 +131,9 @@ func (t implTable) defineSystem() {
 	t.def("pg_typeof", func(args []types.T, _ types.T) (Impl, bool) {
 		// regtype output: the type without its modifier, and bpchar
 		// spelled "character" (format_type without a typmod).
-		name := types.T{ID: args[0].ID, Mod: -1}.String()
-		switch args[0].ID {
-		case types.Unknown:
+		name := args[0].TypeName()
+		if args[0].ID == types.Unknown {
 			name = "unknown"
-		case types.Bpchar:
-			name = "character"
-		case types.BpcharArray:
-			name = "character[]"
 		}
 		return Impl{NonStrict: true, Row: constText(name)}, true
 	})
@@ -435,10 +430,17 @@ func (t implTable) defineSystem() {
 	}
 	t.defRow("pg_get_statisticsobjdef_columns", nullFn)
 	t.defRow("pg_get_ruledef", nullFn) // weir has no rules
-	// weir's functions are built in: no SQL body. It does not account
-	// the storage of a database (its data directory holds them all): the
-	// size is NULL, which psql's \l+ prints empty.
-	t.defRow("pg_get_function_sqlbody", nullFn)
+	// A SQL-standard body (RETURN expr) of a user function, as the
+	// session prints it; NULL for the others, whose body is prosrc.
+	t.defRow("pg_get_function_sqlbody", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_get_function_sqlbody", d[0].I, 0, false); ok {
+			return dText(s)
+		}
+		return types.NullDatum, nil
+	})
+	// weir does not account the storage of a database (its data
+	// directory holds them all): the size is NULL, which psql's \l+
+	// prints empty.
 	t.defRow("pg_database_size", nullFn)
 	// A relation's size is what its tables hold in the store (see
 	// syscat's relationSize); NULL for an OID no relation has.

@@ -641,18 +641,18 @@ type UserFuncCatalog interface {
 
 // userProcText prints user function f as regproc (its name) or
 // regprocedure (name(argtypes)) prints it, qualified when it is not in
-// public.
+// public, names as quote_identifier quotes them.
 func userProcText(f *catalog.Function, withArgs bool) string {
-	name := sql.QuoteIdent(f.Name)
+	name := sql.QuoteName(f.Name)
 	if f.Schema != catalog.PublicSchema {
-		name = sql.QuoteIdent(f.Schema) + "." + name
+		name = sql.QuoteName(f.Schema) + "." + name
 	}
 	if !withArgs {
 		return name
 	}
 	args := make([]string, len(f.ArgTypes))
 	for i, t := range f.ArgTypes {
-		args[i] = t.String()
+		args[i] = t.TypeName()
 	}
 	return name + "(" + strings.Join(args, ",") + ")"
 }

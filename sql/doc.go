@@ -67,6 +67,11 @@
 //	                                           ORDER, GROUP or PARTITION; after AS every word
 //	                                           TiDB reserves is quoted, as Postgres takes any
 //	                                           keyword as a label there: AS trailing)
+//	    f(args), f a TiDB keyword that          "f"(args) when TiDB's parse fails inside the
+//	    Postgres takes as a function name       call as written (split, region, s3, key: TiDB
+//	                                           takes only its own functions' keywords before
+//	                                           "("), every call of f so written, parsed again
+//	                                           while the error moves on (bridge.parse)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
