@@ -124,7 +124,9 @@
 //	 9  E'..', U&'..', $$..$$, $t$..$t$        '...' with the content unescaped and quotes
 //	                                           doubled; plain '..' is kept byte for byte
 //	                                           (NO_BACKSLASH_ESCAPES); 'a'<newline>'b' is
-//	                                           joined, 'a' 'b' on one line is 42601
+//	                                           joined, 'a' 'b' on one line is 42601;
+//	                                           U&'..' [UESCAPE 'c'] is one string token
+//	    U&".." [UESCAPE 'c']                   a quoted identifier with the escapes resolved
 //	10  FROM f(args) [AS] a[(c1, c2)]          FROM "__weir_tvf_N" [AS a] and Query.TVFs
 //	                                           ["__weir_tvf_N"] = &TVF{Name: "f" (lower-case,
 //	                                           schema dropped), Args, ArgText, Alias, Columns};
