@@ -677,7 +677,9 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		return b.explicitCast(x, types.TOid, n)
 	}
-	t := b.lookupType(text, n)
+	// Errors about the type point at its name, as PostgreSQL's do (the
+	// bridge places the type's literal there).
+	t := b.lookupType(text, n.Args[1])
 	// ARRAY[]::t[] is an empty array of the cast's type.
 	if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_array" && len(a.Args) == 0 && t.IsArray() {
 		return &Call{Fn: "array", T: t}

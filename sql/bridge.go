@@ -804,7 +804,11 @@ func (e *emitter) node(n *node, next *node) {
 	case nGroup, nSynth:
 		e.write(n.open, n.off)
 		e.seq(n.kids)
-		e.write(n.close, n.off)
+		if n.closeAt {
+			e.write(n.close, n.closeOff)
+		} else {
+			e.write(n.close, n.off)
+		}
 	case nLeaf:
 		t := n.tok
 		switch t.Kind {

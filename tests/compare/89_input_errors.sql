@@ -72,3 +72,17 @@ select E'\uD83D\u0061';
 select E'é\uzz';
 select E'a''\u0000';
 select E'ab\xff';
+-- A cast to a type that does not exist points at the type's name.
+select 'a'::nosuchtype;
+select 1, 'a'::nosuchtype;
+select 'a'::public.nosuchtype;
+select cast('a' as nosuchtype);
+select cast('a' as public.nosuchtype);
+select 'a'::nosuchtype[];
+select ('a')::nosuchtype;
+select 'a'::text::nosuchtype;
+select 1 + 'a' :: nosuchtype;
+select 'a'::"NoSuch";
+select array['a']::nosuchtype[];
+select 'x'::int;
+select cast(1 as date);
