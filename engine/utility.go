@@ -400,6 +400,10 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
+			if st.AsQuery != nil {
+				// PostgreSQL's tag when CREATE TABLE AS creates nothing.
+				return done("CREATE TABLE AS")
+			}
 			return done("CREATE TABLE")
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)

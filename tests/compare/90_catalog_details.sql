@@ -8,3 +8,25 @@ prepare p4 as
   select 'x' || 'y';
 select name, statement, parameter_types, from_sql from pg_prepared_statements order by name;
 deallocate all;
+-- CREATE MATERIALIZED VIEW and CREATE TABLE AS report SELECT n, the rows
+-- they were populated with (psql's ROW_COUNT reads the tag's count).
+create table src (a int primary key, b text);
+insert into src select g, 'x' || (g % 2) from generate_series(1, 5) g;
+create materialized view mv1 as select a, b from src where a > 1;
+\echo :ROW_COUNT
+create materialized view mv2 as select count(*) from src;
+\echo :ROW_COUNT
+create materialized view mv3 as select a from src where false;
+\echo :ROW_COUNT
+create materialized view mv4 as select b, count(*) from src group by b;
+\echo :ROW_COUNT
+create materialized view mv5 as select generate_series(1, 3) g;
+\echo :ROW_COUNT
+create materialized view if not exists mv1 as select 1;
+\echo :ROW_COUNT
+create table ctas as select * from src;
+\echo :ROW_COUNT
+create table if not exists ctas as select * from src;
+\echo :ROW_COUNT
+create temp table ctas5 as select * from src where a < 4;
+\echo :ROW_COUNT
