@@ -368,7 +368,9 @@
 // grammar wraps them in (tidbParse). Valid
 // PostgreSQL that weir cannot run is 0A000 naming the feature, never a
 // syntax error: the gate refuses XML functions,
-// IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
+// IS NORMALIZED, OVERLAPS and a SELECT INTO the statement parser did not
+// take (SELECT ... INTO name at the outer level is CREATE TABLE name AS
+// the query, selectinto.go); the statement parser the
 // statements and clauses of unsupported.go (CREATE EXTENSION, RULE,
 // ...; unlogged sequences, temporary recursive views; PARTITION BY, INHERITS;
 // ...). The lexer

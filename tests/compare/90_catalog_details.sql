@@ -30,3 +30,25 @@ create table if not exists ctas as select * from src;
 \echo :ROW_COUNT
 create temp table ctas5 as select * from src where a < 4;
 \echo :ROW_COUNT
+-- SELECT INTO creates a table as CREATE TABLE AS does.
+select * into s1 from src where a < 3;
+\echo :ROW_COUNT
+select a into temp s2 from src;
+select a into temporary table s3 from src;
+select a into unlogged s4 from src;
+select a into table public.s5 from src;
+select a, b into local temp s6 from src where a = 5;
+\echo :ROW_COUNT
+select a from src into s7;
+select 1 union select a into s8 from src;
+select a into s9 from src union select 7;
+\echo :ROW_COUNT
+with c as (select a from src) select * into s10 from c;
+select a into s1 from src;
+select a into x.s11 from src;
+select count(*) into s12;
+select a into from src;
+select * from s1 order by 1;
+select * from s6;
+select * from s9 order by 1;
+select relname, relpersistence, relkind from pg_class where relname in ('s2','s3','s4','s5','s6','s9','s10','s12') order by 1;
