@@ -52,3 +52,12 @@ select * from s1 order by 1;
 select * from s6;
 select * from s9 order by 1;
 select relname, relpersistence, relkind from pg_class where relname in ('s2','s3','s4','s5','s6','s9','s10','s12') order by 1;
+-- An index is as persistent as its table (relpersistence).
+create unlogged table ut (id int primary key, v text, s serial, g int generated always as identity);
+create index ut_v on ut (v);
+create unique index ut_vu on ut (lower(v));
+create table pt (id int primary key, v text);
+create index pt_v on pt (v);
+create temp table tt (id int primary key, v text);
+create index tt_v on tt (v);
+select relname, relpersistence, relkind from pg_class where relname in ('ut', 'ut_pkey', 'ut_v', 'ut_vu', 'ut_s_seq', 'ut_g_seq', 'pt', 'pt_pkey', 'pt_v', 'tt', 'tt_pkey', 'tt_v') order by relname;
