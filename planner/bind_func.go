@@ -414,7 +414,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 	}
 	if _, ok := b.isAggregate(n); ok {
-		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
+		fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	args := b.exprs(c, n.Args)
 	if e, ok := b.userCall(n, args); ok {
