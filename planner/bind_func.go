@@ -443,6 +443,15 @@ func (b *binder) lookupType(text string, node ast.Node) types.T {
 		if u, ok := b.userType(text); ok {
 			return u.T
 		}
+		// A type of a schema that does not exist: PostgreSQL names the
+		// schema.
+		if un, perr := sql.ParseUserTypeName(text); perr == nil && un.User != nil && un.User.Schema != "" && un.User.Schema != "pg_catalog" {
+			if nc, ok := unpinned(b.cat).(NameCatalog); ok {
+				if _, ok := nc.NamespaceOID(un.User.Schema); !ok {
+					fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", un.User.Schema).WithPosition(b.pos(node)))
+				}
+			}
+		}
 	}
 	if err != nil {
 		fail(pgerr.As(err).WithPosition(b.pos(node)))
