@@ -94,3 +94,19 @@ create schema s1;
 select 'a'::s1.typ;
 drop schema s1;
 select 'a'::information_schema.typ;
+-- to_date and to_timestamp: fields out of range name the input; a zero
+-- month or day is one not given, year 0 is 1 BC.
+select to_date('2024-13-01','YYYY-MM-DD');
+select to_date('2024-02-30','YYYY-MM-DD');
+select to_date('2024-01-32','YYYY-MM-DD');
+select to_date('2024-00-10','YYYY-MM-DD');
+select to_timestamp('2024-13-01 10:00','YYYY-MM-DD HH24:MI');
+select to_timestamp('2024-02-30','YYYY-MM-DD');
+select to_date('0000-01-01','YYYY-MM-DD');
+select to_timestamp('2024-01-01 25:00','YYYY-MM-DD HH24:MI');
+select make_date(2024, 13, 1);
+select to_date('05','MM');
+select to_timestamp('2024-01-01 24:00','YYYY-MM-DD HH24:MI');
+select to_timestamp('2024-01-01 10:60','YYYY-MM-DD HH24:MI');
+select to_timestamp('2024-01-01 10:59:60','YYYY-MM-DD HH24:MI:SS');
+select to_date('2024-02-29','YYYY-MM-DD'), to_date('2023-02-29','YYYY-MM-DD');
