@@ -629,8 +629,12 @@ func ParseTime(s string) (int64, error) {
 	if f.zoneFail != "" {
 		return 0, zoneError(f.zoneFail)
 	}
+	if f.rangeFail && !f.hasTime && f.special == "" {
+		// A date without a time is no time, whatever its fields.
+		return 0, dtSyntaxError("time", s)
+	}
 	if f.rangeFail {
-		return 0, dtRangeError(s)
+		return 0, dtFieldsRangeError(f, s)
 	}
 	switch f.special {
 	case "allballs":

@@ -110,3 +110,12 @@ select to_timestamp('2024-01-01 24:00','YYYY-MM-DD HH24:MI');
 select to_timestamp('2024-01-01 10:60','YYYY-MM-DD HH24:MI');
 select to_timestamp('2024-01-01 10:59:60','YYYY-MM-DD HH24:MI:SS');
 select to_date('2024-02-29','YYYY-MM-DD'), to_date('2023-02-29','YYYY-MM-DD');
+-- time input: the DateStyle hint too, and a date without a time is no
+-- time.
+select '2024-13-01 10:00'::time;
+select '2024-01-32 10:00'::time;
+select '2024-02-30 10:00'::time;
+select '2024-13-01'::time;
+select '2024-01-01'::time;
+select '25:00'::time;
+select '2024-01-01 25:00'::time;
