@@ -18,13 +18,17 @@ var setOps = wordSet(`union intersect except`)
 // clause. It returns nil when the statement at the cursor (a query) has
 // no INTO clause of its own at the outer level.
 func (p *stmtParser) selectInto() (Stmt, error) {
-	if w := p.word(0); w != "select" && w != "with" {
+	start, end := p.pos, p.endIndex()
+	// (SELECT ... INTO ...), parenthesized whole.
+	for start < end && p.toks[start].Kind == TOp && p.toks[start].Val == "(" && closing(p.toks, start) == end-1 {
+		start, end = start+1, end-1
+	}
+	if w := p.toks[start]; w.Kind != TIdent || w.Val != "select" && w.Val != "with" {
 		return nil, nil
 	}
-	end := p.endIndex()
 	depth, into := 0, -1
 	sawSetOp, sawStop := false, false
-	for i := p.pos; i < end; i++ {
+	for i := start; i < end; i++ {
 		t := p.toks[i]
 		switch {
 		case t.Kind == TOp && (t.Val == "(" || t.Val == "["):
@@ -33,7 +37,7 @@ func (p *stmtParser) selectInto() (Stmt, error) {
 			depth--
 		case depth != 0 || t.Kind != TIdent:
 		case t.Val == "into":
-			if i > p.pos && p.toks[i-1].Kind == TIdent && (p.toks[i-1].Val == "insert" || p.toks[i-1].Val == "merge") {
+			if i > start && p.toks[i-1].Kind == TIdent && (p.toks[i-1].Val == "insert" || p.toks[i-1].Val == "merge") {
 				// WITH ... INSERT INTO: no SELECT INTO.
 				return nil, nil
 			}
@@ -112,4 +116,24 @@ func intoName(toks []Token, into int) int {
 		break
 	}
 	return i
+}
+
+// closing returns the index of the token closing the parenthesis at
+// toks[open], or -1.
+func closing(toks []Token, open int) int {
+	depth := 0
+	for i := open; i < len(toks); i++ {
+		if toks[i].Kind != TOp {
+			continue
+		}
+		switch toks[i].Val {
+		case "(":
+			depth++
+		case ")":
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -100,3 +100,9 @@ select count(*) from ts tablesample bernoulli (100) repeatable (generate_series(
 select count(*) from ts tablesample bernoulli (100) repeatable ('x'::text);
 select count(*) from ts tablesample bernoulli (100) repeatable (nosuch.x);
 select count(*) from ts tablesample bernoulli (100) repeatable (nosuch);
+-- SELECT INTO parenthesized whole.
+(select a into s13 from src);
+\echo :ROW_COUNT
+((select a, b into s14 from src where a > 3));
+select * from s14 order by a;
+(select a from src) into s15;
