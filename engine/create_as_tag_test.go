@@ -29,3 +29,20 @@ func TestCreateAsTags(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTableAsNoData: CREATE TABLE AS ... WITH NO DATA creates the
+// table with the query's columns and no rows, with PostgreSQL's tag.
+func TestCreateTableAsNoData(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE src (a int PRIMARY KEY)")
+	mustRun(t, s, "INSERT INTO src VALUES (1), (2)")
+	if got := runTag(t, s, "CREATE TABLE nd AS SELECT a, a * 2 AS b FROM src WITH NO DATA"); got != "CREATE TABLE AS" {
+		t.Fatalf("tag %q, want CREATE TABLE AS", got)
+	}
+	rows, err := run(t, s, "SELECT count(*), count(b) FROM nd")
+	if err != nil || len(rows) != 1 || rows[0] != "0 0" {
+		t.Fatalf("rows %v, %v; want [0 0]", rows, err)
+	}
+}

@@ -538,7 +538,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	}
 	e.log.Info("created table", "name", rel.Name, "id", rel.ID)
 	tag := "CREATE TABLE"
-	if asBound != nil {
+	if asBound != nil && st.NoData {
+		tag = "CREATE TABLE AS"
+	} else if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
 		if err != nil {
 			// CREATE TABLE AS is atomic in Postgres: undo the table.

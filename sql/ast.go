@@ -217,8 +217,10 @@ type CreateTable struct {
 	With        map[string]string
 	Format      string
 	Encode      string
-	// AsQuery is set for CREATE TABLE ... AS query.
+	// AsQuery is set for CREATE TABLE ... AS query; NoData for its
+	// WITH NO DATA, which creates the table empty.
 	AsQuery *Query
+	NoData  bool
 	// Include lists INCLUDE clauses (tables and sources with a connector).
 	Include []IncludeClause
 	// Watermark is the WATERMARK FOR clause (nil when absent).

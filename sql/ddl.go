@@ -323,7 +323,12 @@ func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 		return nil, p.unsupported("a column list in CREATE TABLE AS is")
 	}
 	if p.accept("as") {
-		end, err := p.trailingWith(p.endIndex(), true)
+		end := p.endIndex()
+		if n := end - 3; n > p.pos && p.toks[n].Kind == TIdent && p.toks[n].Val == "with" &&
+			p.toks[n+1].Kind == TIdent && p.toks[n+1].Val == "no" && p.toks[n+2].Kind == TIdent && p.toks[n+2].Val == "data" {
+			ct.NoData, end = true, n
+		}
+		end, err := p.trailingWith(end, true)
 		if err != nil {
 			return nil, err
 		}

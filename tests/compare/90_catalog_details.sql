@@ -106,3 +106,10 @@ select count(*) from ts tablesample bernoulli (100) repeatable (nosuch);
 ((select a, b into s14 from src where a > 3));
 select * from s14 order by a;
 (select a from src) into s15;
+-- CREATE TABLE AS ... WITH NO DATA creates the table empty.
+create table ctas_nd as select a, b, a * 2 as c from src with no data;
+\echo :ROW_COUNT
+select * from ctas_nd;
+select attname, atttypid::regtype from pg_attribute where attrelid = 'ctas_nd'::regclass and attnum > 0 order by attnum;
+create table ctas_wd as select a from src where a < 3 with data;
+\echo :ROW_COUNT
