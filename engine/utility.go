@@ -440,6 +440,19 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			}
 			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
 		}
+		if len(st.AsColumns) > len(rel.Cols) {
+			return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+		}
+		for i, n := range st.AsColumns {
+			rel.Cols[i].Name = n
+		}
+		names := map[string]bool{}
+		for _, c := range rel.Cols {
+			if names[c.Name] {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+			}
+			names[c.Name] = true
+		}
 	}
 	seen := map[string]bool{}
 	seqNames := map[string]bool{}

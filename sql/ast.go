@@ -221,6 +221,9 @@ type CreateTable struct {
 	// WITH NO DATA, which creates the table empty.
 	AsQuery *Query
 	NoData  bool
+	// AsColumns are the names CREATE TABLE name (a, b) AS gives the
+	// query's first columns.
+	AsColumns []string
 	// Include lists INCLUDE clauses (tables and sources with a connector).
 	Include []IncludeClause
 	// Watermark is the WATERMARK FOR clause (nil when absent).

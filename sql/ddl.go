@@ -318,9 +318,27 @@ func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 	if err := p.onCommit(ct); err != nil {
 		return nil, err
 	}
-	if p.peek().Kind == TOp && p.peek().Val == "(" && p.peekAt(1).Kind == TIdent && p.peekAt(2).Kind == TOp &&
+	if p.peek().Kind == TOp && p.peek().Val == "(" && (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) && p.peekAt(2).Kind == TOp &&
 		(p.peekAt(2).Val == "," || p.peekAt(2).Val == ")" && p.word(3) == "as") {
-		return nil, p.unsupported("a column list in CREATE TABLE AS is")
+		// CREATE TABLE name (col, ...) AS query: the names of the
+		// query's first columns.
+		p.pos++
+		for {
+			n, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			ct.AsColumns = append(ct.AsColumns, n)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		if p.word(0) != "as" {
+			return nil, p.errHere()
+		}
 	}
 	if p.accept("as") {
 		end := p.endIndex()

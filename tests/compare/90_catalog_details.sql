@@ -113,3 +113,16 @@ select * from ctas_nd;
 select attname, atttypid::regtype from pg_attribute where attrelid = 'ctas_nd'::regclass and attnum > 0 order by attnum;
 create table ctas_wd as select a from src where a < 3 with data;
 \echo :ROW_COUNT
+-- CREATE TABLE name (columns) AS, and duplicate column names.
+create table c1 (x, y) as values (1, 'a'), (2, 'b');
+\echo :ROW_COUNT
+select * from c1 order by x;
+create table c2 (k) as select a, b from src;
+select * from c2 order by k;
+create table c3 (p, q, r) as select a, b from src;
+create table c4 (x, x) as select a, b from src;
+create table c5 as select 1 as a, 2 as a;
+create table c6 ("Mixed", y) as select a, b from src with no data;
+select attname from pg_attribute where attrelid = 'c6'::regclass and attnum > 0 order by attnum;
+create table c7 (x y) as select 1;
+create table c8 (x,) as select 1;
