@@ -119,3 +119,9 @@ select '2024-13-01'::time;
 select '2024-01-01'::time;
 select '25:00'::time;
 select '2024-01-01 25:00'::time;
+-- An empty GROUP BY item is a syntax error at the comma after it.
+select 1 group by ,;
+select 1 group by 1, , 2;
+select 1 group by 1, 2, ;
+select 1 group by grouping sets ((1), , (2));
+select 1 group by rollup (1, , 2);
