@@ -385,7 +385,11 @@ func unescapeE(raw string) (_ string, _ *pgerr.Error, at int) {
 		c := raw[i]
 		if first != 0 && (c != '\\' || i+1 >= len(raw) || raw[i+1] != 'u' && raw[i+1] != 'U') {
 			// The character after the first half of a pair (the closing
-			// quote when the string ends there).
+			// quote when the string ends there, a doubled quote's
+			// first).
+			if strings.HasPrefix(raw[i:], "\\'") {
+				return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode surrogate pair at or near \"'\""), i
+			}
 			_, n := utf8.DecodeRuneInString(raw[i:])
 			return near("invalid Unicode surrogate pair", i, i+n)
 		}

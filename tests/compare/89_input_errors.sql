@@ -125,3 +125,8 @@ select 1 group by 1, , 2;
 select 1 group by 1, 2, ;
 select 1 group by grouping sets ((1), , (2));
 select 1 group by rollup (1, , 2);
+-- After the first half of a surrogate pair in E'..'.
+select E'\uD83D\uzz';
+select E'\uD83D\U0000DE00';
+select E'\uD83D\\';
+select E'\uD83D''';
