@@ -400,6 +400,10 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
+			if st.AsQuery != nil {
+				// PostgreSQL's tag when CREATE TABLE AS creates nothing.
+				return done("CREATE TABLE AS")
+			}
 			return done("CREATE TABLE")
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
@@ -435,6 +439,19 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 				t = types.TText
 			}
 			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
+		}
+		if len(st.AsColumns) > len(rel.Cols) {
+			return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+		}
+		for i, n := range st.AsColumns {
+			rel.Cols[i].Name = n
+		}
+		names := map[string]bool{}
+		for _, c := range rel.Cols {
+			if names[c.Name] {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+			}
+			names[c.Name] = true
 		}
 	}
 	seen := map[string]bool{}
@@ -541,7 +558,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	}
 	e.log.Info("created table", "name", rel.Name, "id", rel.ID)
 	tag := "CREATE TABLE"
-	if asBound != nil {
+	if asBound != nil && st.NoData {
+		tag = "CREATE TABLE AS"
+	} else if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
 		if err != nil {
 			// CREATE TABLE AS is atomic in Postgres: undo the table.

@@ -424,7 +424,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 	}
 	if _, ok := b.isAggregate(n); ok {
-		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
+		fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	args := b.exprs(c, n.Args)
 	if e, ok := b.userCall(n, args); ok {
@@ -452,6 +452,15 @@ func (b *binder) lookupType(text string, node ast.Node) types.T {
 	if err != nil && pgerr.CodeOf(err) == pgerr.UndefinedObject {
 		if u, ok := b.userType(text); ok {
 			return u.T
+		}
+		// A type of a schema that does not exist: PostgreSQL names the
+		// schema.
+		if un, perr := sql.ParseUserTypeName(text); perr == nil && un.User != nil && un.User.Schema != "" && un.User.Schema != "pg_catalog" {
+			if nc, ok := unpinned(b.cat).(NameCatalog); ok {
+				if _, ok := nc.NamespaceOID(un.User.Schema); !ok {
+					fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", un.User.Schema).WithPosition(b.pos(node)))
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -687,7 +696,9 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		return b.explicitCast(x, types.TOid, n)
 	}
-	t := b.lookupType(text, n)
+	// Errors about the type point at its name, as PostgreSQL's do (the
+	// bridge places the type's literal there).
+	t := b.lookupType(text, n.Args[1])
 	// ARRAY[]::t[] is an empty array of the cast's type.
 	if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_array" && len(a.Args) == 0 && t.IsArray() {
 		return &Call{Fn: "array", T: t}

@@ -660,20 +660,32 @@ func tidbParse(text string) (stmt ast.StmtNode, off int, err error) {
 	if len(stmts) != 1 {
 		return nil, len(text), fmt.Errorf("expected one statement, got %d", len(stmts))
 	}
-	stmts[0].Accept(sampleUnwrapper{})
+	stmts[0].Accept(sampleUnwrapper{text: text})
 	return stmts[0], 0, nil
 }
 
 // sampleUnwrapper puts back the expressions of a TABLESAMPLE clause:
 // TiDB's grammar hands them to ast.NewValueExpr, which wraps an
 // expression that is no literal in a Literal (literal.go), out of reach
-// of the binder and of the visitors that number parameter markers.
-type sampleUnwrapper struct{}
+// of the binder and of the visitors that number parameter markers. The
+// grammar also places the REPEATABLE expression at the REPEATABLE
+// keyword, which the unwrapper moves back to the expression's start
+// (after the parenthesis) in text, the parsed text.
+type sampleUnwrapper struct{ text string }
 
-func (sampleUnwrapper) Enter(n ast.Node) (ast.Node, bool) {
+func (u sampleUnwrapper) Enter(n ast.Node) (ast.Node, bool) {
 	if ts, ok := n.(*ast.TableSample); ok {
 		ts.Expr = unwrapLiteral(ts.Expr)
 		ts.RepeatableSeed = unwrapLiteral(ts.RepeatableSeed)
+		if seed := ts.RepeatableSeed; seed != nil {
+			if o := seed.OriginTextPosition(); o >= 0 && o < len(u.text) && strings.HasPrefix(strings.ToLower(u.text[o:]), "repeatable") {
+				rest := strings.TrimLeft(u.text[o+len("repeatable"):], " \t\n\r")
+				if rest, ok := strings.CutPrefix(rest, "("); ok {
+					rest = strings.TrimLeft(rest, " \t\n\r")
+					seed.SetOriginTextPosition(len(u.text) - len(rest))
+				}
+			}
+		}
 	}
 	return n, false
 }
@@ -880,7 +892,11 @@ func (e *emitter) node(n *node, next *node) {
 	case nGroup, nSynth:
 		e.write(n.open, n.off)
 		e.seq(n.kids)
-		e.write(n.close, n.off)
+		if n.closeAt {
+			e.write(n.close, n.closeOff)
+		} else {
+			e.write(n.close, n.off)
+		}
 		for i := len(e.calls) - 1; i >= 0; i-- {
 			if e.calls[i].group == n {
 				e.calls[i].end = e.b.Len()
@@ -902,7 +918,7 @@ func (e *emitter) node(n *node, next *node) {
 				}
 			} else if (quoteWords[t.Val] && !next.isParen()) || (callWords[t.Val] && next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
 				(t.Val == "partition" && next.word() != "by") ||
-				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
+				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) && e.last != "tablesample" || mysqlFuncs[t.Val] && next.isParen() ||
 					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values") ||
 					mysqlOps[t.Val] && e.afterOperand()) {
 				e.write(quoteIdent(t.Val), t.Off)

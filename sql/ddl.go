@@ -328,12 +328,35 @@ func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 	if err := p.onCommit(ct); err != nil {
 		return nil, err
 	}
-	if p.peek().Kind == TOp && p.peek().Val == "(" && p.peekAt(1).Kind == TIdent && p.peekAt(2).Kind == TOp &&
+	if p.peek().Kind == TOp && p.peek().Val == "(" && (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) && p.peekAt(2).Kind == TOp &&
 		(p.peekAt(2).Val == "," || p.peekAt(2).Val == ")" && p.word(3) == "as") {
-		return nil, p.unsupported("a column list in CREATE TABLE AS is")
+		// CREATE TABLE name (col, ...) AS query: the names of the
+		// query's first columns.
+		p.pos++
+		for {
+			n, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			ct.AsColumns = append(ct.AsColumns, n)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		if p.word(0) != "as" {
+			return nil, p.errHere()
+		}
 	}
 	if p.accept("as") {
-		end, err := p.trailingWith(p.endIndex(), true)
+		end := p.endIndex()
+		if n := end - 3; n > p.pos && p.toks[n].Kind == TIdent && p.toks[n].Val == "with" &&
+			p.toks[n+1].Kind == TIdent && p.toks[n+1].Val == "no" && p.toks[n+2].Kind == TIdent && p.toks[n+2].Val == "data" {
+			ct.NoData, end = true, n
+		}
+		end, err := p.trailingWith(end, true)
 		if err != nil {
 			return nil, err
 		}

@@ -282,6 +282,10 @@ func (p *stmtParser) stmt() (Stmt, error) {
 				WithHint("A query returns what its rows hold now; create a materialized view with it to emit each window once it closes.").
 				WithPosition(charPos(p.src, p.toks[end-4].Off))
 		}
+		if ct, err := p.selectInto(); ct != nil || err != nil {
+			p.pos = p.endIndex()
+			return ct, err
+		}
 		return p.query(p.endIndex())
 	}
 	var s Stmt
