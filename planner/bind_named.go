@@ -61,21 +61,7 @@ func needsParams(name string, args []ast.ExprNode) bool {
 // and every parameter left must have a default. A call no parameter
 // list of name fits is 42883, naming the arguments as written.
 func (b *binder) paramCall(c *exprCtx, n *ast.FuncCallExpr, name string) Expr {
-	var pos, vals []Expr
-	var names []string
-	an := make([]argNode, len(n.Args))
-	labels := make([]string, len(n.Args))
-	for i, a := range n.Args {
-		if nm, v, ok := namedArg(a); ok {
-			e := b.expr(c, v)
-			names, vals = append(names, nm), append(vals, e)
-			an[i], labels[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}, nm
-			continue
-		}
-		e := b.expr(c, a)
-		pos = append(pos, e)
-		an[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}
-	}
+	pos, names, vals, an, labels := b.callArgs(c, n.Args)
 	for _, ps := range functions.NamedParams(name) {
 		if args, written := b.fillParams(name, ps, pos, names, vals); args != nil {
 			call := b.call(name, args, n, false, Scalar)
@@ -213,4 +199,25 @@ func (b *binder) positionalArgs(c *exprCtx, name string, args []ast.ExprNode, po
 	}
 	b.noNamedArgsAt(c, name, args, pos)
 	return nil
+}
+
+// callArgs binds a call's arguments as written: the positional ones in
+// order (pos), the named ones with their names (names, vals), and for
+// each argument its type (an) and label (labels: a named one's name,
+// "" for a positional one).
+func (b *binder) callArgs(c *exprCtx, args []ast.ExprNode) (pos []Expr, names []string, vals []Expr, an []argNode, labels []string) {
+	an = make([]argNode, len(args))
+	labels = make([]string, len(args))
+	for i, a := range args {
+		if nm, v, ok := namedArg(a); ok {
+			e := b.expr(c, v)
+			names, vals = append(names, nm), append(vals, e)
+			an[i], labels[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}, nm
+			continue
+		}
+		e := b.expr(c, a)
+		pos = append(pos, e)
+		an[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}
+	}
+	return pos, names, vals, an, labels
 }

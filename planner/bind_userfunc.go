@@ -742,21 +742,7 @@ func (b *binder) userNamedCall(c *exprCtx, n *ast.FuncCallExpr) (Expr, bool) {
 	if len(fns) == 0 {
 		return nil, false
 	}
-	var pos, vals []Expr
-	var names []string
-	an := make([]argNode, len(n.Args))
-	labels := make([]string, len(n.Args))
-	for i, a := range n.Args {
-		if nm, v, ok := namedArg(a); ok {
-			e := b.expr(c, v)
-			names, vals = append(names, nm), append(vals, e)
-			an[i], labels[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}, nm
-			continue
-		}
-		e := b.expr(c, a)
-		pos = append(pos, e)
-		an[i] = argNode{t: b.typeOf(e), unknown: b.isUnknown(e)}
-	}
+	pos, names, vals, an, labels := b.callArgs(c, n.Args)
 	type fit struct {
 		f     *catalog.Function
 		slots []Expr
