@@ -394,6 +394,25 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 				b.WriteString(`\B`)
 			case 'Z':
 				b.WriteString(`\z`)
+			case 'w', 's':
+				// The locale's word and space characters (Go's \w and
+				// \s are ASCII's).
+				b.WriteByte('[')
+				b.WriteString(escapeClass(p[i]))
+				b.WriteByte(']')
+			case 'W', 'S':
+				b.WriteString("[^")
+				b.WriteString(escapeClass(p[i] + 'a' - 'A'))
+				if !o.dotNL {
+					b.WriteString(`\n`)
+				}
+				b.WriteByte(']')
+			case 'D':
+				if !o.dotNL {
+					b.WriteString(`[^0-9\n]`)
+					break
+				}
+				b.WriteString(`\D`)
 			case 'm':
 				// Start of a word: \b before a literal word character
 				// that must match (not quantified).
@@ -427,7 +446,7 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 				i = len(p)
 				continue
 			}
-			body := p[i+1 : j]
+			body := bracketBody(p[i+1:j], o)
 			if !o.dotNL && strings.HasPrefix(body, "^") {
 				body += `\n`
 			}
@@ -449,6 +468,78 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 		}
 	}
 	return b.String(), refs, nil
+}
+
+// escapeClass is the body of a bracket expression for the class escape
+// \w, \s or \d (c is w, s or d): the locale's characters.
+func escapeClass(c byte) string {
+	var b strings.Builder
+	switch c {
+	case 'w':
+		classRanges(&b, ctypeClasses["word"]...)
+	case 's':
+		classRanges(&b, ctypeClasses["space"]...)
+	default:
+		b.WriteString("0-9")
+	}
+	return b.String()
+}
+
+// bracketBody rewrites the body of a bracket expression (between [ and
+// ]) for RE2: each character class ([:alpha:]) and class escape (\w,
+// \s, \d) becomes the locale's characters, as PostgreSQL's cclass
+// builds them (with case-insensitive matching, [:upper:] and [:lower:]
+// are [:alpha:]); the rest is kept.
+func bracketBody(body string, o reOpts) string {
+	var b strings.Builder
+	j := 0
+	if strings.HasPrefix(body, "^") {
+		b.WriteByte('^')
+		j++
+	}
+	if j < len(body) && body[j] == ']' {
+		b.WriteString(`\]`)
+		j++
+	}
+	for ; j < len(body); j++ {
+		switch {
+		case body[j] == '\\' && j+1 < len(body):
+			if c := body[j+1]; c == 'w' || c == 's' || c == 'd' {
+				b.WriteString(escapeClass(c))
+			} else {
+				b.WriteString(body[j : j+2])
+			}
+			j++
+		case body[j] == '[' && j+1 < len(body) && body[j+1] == ':':
+			end := strings.Index(body[j+2:], ":]")
+			if end < 0 {
+				b.WriteString(body[j:])
+				return b.String()
+			}
+			name := body[j+2 : j+2+end]
+			if o.icase && (name == "upper" || name == "lower") {
+				name = "alpha"
+			}
+			if ts, ok := ctypeClasses[name]; ok {
+				classRanges(&b, ts...)
+			} else {
+				// ascii, or a name RE2 refuses as PostgreSQL does.
+				b.WriteString(body[j : j+2+end+2])
+			}
+			j += 2 + end + 1
+		case body[j] == '[' && j+1 < len(body) && (body[j+1] == '.' || body[j+1] == '='):
+			end := strings.Index(body[j+2:], string(body[j+1])+"]")
+			if end < 0 {
+				b.WriteString(body[j:])
+				return b.String()
+			}
+			b.WriteString(body[j : j+2+end+2])
+			j += 2 + end + 1
+		default:
+			b.WriteByte(body[j])
+		}
+	}
+	return b.String()
 }
 
 // isWordByte reports whether c is an ASCII word character.

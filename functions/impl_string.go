@@ -133,54 +133,6 @@ func pad(s string, n int64, fill string, left bool) string {
 	return s + string(padding)
 }
 
-// initcap upper-cases the first ASCII letter or digit of every run of
-// them and lower-cases the rest (C locale: other characters separate
-// words and keep their case).
-func initcap(s string) string {
-	var b strings.Builder
-	inWord := false
-	for _, r := range s {
-		if r < utf8.RuneSelf && (isASCIILetter(byte(r)) || (r >= '0' && r <= '9')) {
-			if inWord {
-				b.WriteString(asciiLower(string(r)))
-			} else {
-				b.WriteString(asciiUpper(string(r)))
-			}
-			inWord = true
-		} else {
-			b.WriteRune(r)
-			inWord = false
-		}
-	}
-	return b.String()
-}
-
-// Case mapping follows the database's C locale (LC_CTYPE=C), as
-// Postgres's str_tolower/str_toupper/str_initcap do there: only ASCII
-// letters change case; ILIKE folds the same way.
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// asciiLower lower-cases the ASCII letters of s.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
-}
-
-// asciiUpper upper-cases the ASCII letters of s.
-func asciiUpper(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' {
-			return r - 'a' + 'A'
-		}
-		return r
-	}, s)
-}
-
 // reservedWords are the keywords quote_ident must quote (Postgres's
 // reserved and type-function-name keywords that are commonly hit).
 var reservedWords = map[string]bool{"all": true, "analyse": true, "analyze": true, "and": true, "any": true,
@@ -615,8 +567,8 @@ func (t implTable) defineString() {
 	}
 	t.defRow("octet_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
 	t.defRow("bit_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
-	t.defRow("lower", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiLower(d[0].S)) })
-	t.defRow("upper", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiUpper(d[0].S)) })
+	t.defRow("lower", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(unicodeLower(d[0].S)) })
+	t.defRow("upper", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(unicodeUpper(d[0].S)) })
 	t.defRow("initcap", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
 	substr := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) > 1 && args[1].ID == types.Text {
@@ -1402,7 +1354,7 @@ func PatternMatch(op, s, p string) (bool, error) {
 	icase := strings.HasSuffix(op, "*")
 	if strings.Contains(op, "~~") {
 		if icase {
-			s, p = asciiLower(s), asciiLower(p)
+			s, p = unicodeLower(s), unicodeLower(p)
 		}
 		if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
 			return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")

@@ -1,0 +1,96 @@
+package functions
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+//go:generate go run gen_ctype.go
+
+// Character classification and case mapping follow the database's
+// LC_CTYPE, C.UTF-8 (glibc's), as PostgreSQL's do in a UTF-8 database
+// created with --lc-ctype=C.UTF-8: upper, lower and initcap map each
+// character by its simple Unicode case mapping (towupper, towlower:
+// unicode.ToUpper and unicode.ToLower give the same), so 'ß' keeps its
+// case; ILIKE compares lower() of both sides; the character classes of
+// regular expressions ([[:alpha:]], \w, \d, \s, ...) are glibc's
+// (ctype_tables.go). Collation stays C: text sorts by its bytes.
+
+// unicodeLower is lower(): every character by its simple lower-case
+// mapping.
+func unicodeLower(s string) string { return strings.Map(unicode.ToLower, s) }
+
+// unicodeUpper is upper(): every character by its simple upper-case
+// mapping.
+func unicodeUpper(s string) string { return strings.Map(unicode.ToUpper, s) }
+
+// isAlnum is iswalnum in C.UTF-8: alpha (which holds the digits of
+// other scripts) or an ASCII digit.
+func isAlnum(r rune) bool { return r >= '0' && r <= '9' || unicode.Is(ctypeAlpha, r) }
+
+// initcap upper-cases the first character of every run of alphanumeric
+// characters and lower-cases the rest, as PostgreSQL's str_initcap does
+// for a wide-character locale: a character begins a word when the one
+// before it, once mapped, is not alphanumeric (iswalnum); other
+// characters separate words and are mapped too (to upper case, a
+// no-op for most).
+func initcap(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	wasAlnum := false
+	for _, r := range s {
+		if wasAlnum {
+			r = unicode.ToLower(r)
+		} else {
+			r = unicode.ToUpper(r)
+		}
+		b.WriteRune(r)
+		wasAlnum = isAlnum(r)
+	}
+	return b.String()
+}
+
+// ctypeClasses are the tables of the character classes a regular
+// expression may name in brackets ([[:alpha:]]), by name, as PostgreSQL's
+// cclasscvec builds them: the locale's for alpha, upper, lower, space,
+// punct, print and graph, fixed ASCII (and C1 control) sets for digit,
+// xdigit, blank and cntrl whatever the locale; alnum and word are
+// unions; ascii is Go's own.
+var ctypeClasses = map[string][]*unicode.RangeTable{
+	"alpha": {ctypeAlpha}, "upper": {ctypeUpper}, "lower": {ctypeLower}, "digit": {ctypeDigit},
+	"space": {ctypeSpace}, "punct": {ctypePunct}, "print": {ctypePrint}, "graph": {ctypeGraph},
+	"cntrl": {ctypeCntrl}, "xdigit": {ctypeXdigit}, "blank": {ctypeBlank},
+	"alnum": {ctypeAlpha, ctypeDigit}, "word": {ctypeAlpha, ctypeDigit, wordUnderscore},
+}
+
+// The classes PostgreSQL fixes whatever the locale, and '_' (which \w
+// adds to alnum).
+var (
+	ctypeDigit     = &unicode.RangeTable{R16: []unicode.Range16{{'0', '9', 1}}}
+	ctypeXdigit    = &unicode.RangeTable{R16: []unicode.Range16{{'0', '9', 1}, {'A', 'F', 1}, {'a', 'f', 1}}}
+	ctypeBlank     = &unicode.RangeTable{R16: []unicode.Range16{{'\t', '\t', 1}, {' ', ' ', 1}}}
+	ctypeCntrl     = &unicode.RangeTable{R16: []unicode.Range16{{0, 0x1F, 1}, {0x7F, 0x9F, 1}}}
+	wordUnderscore = &unicode.RangeTable{R16: []unicode.Range16{{'_', '_', 1}}}
+)
+
+// classRanges writes the members of the tables ts as the body of an RE2
+// bracket expression (ranges of \x{...}, possibly overlapping).
+func classRanges(b *strings.Builder, ts ...*unicode.RangeTable) {
+	for _, t := range ts {
+		for _, r := range t.R16 {
+			writeRange(b, rune(r.Lo), rune(r.Hi))
+		}
+		for _, r := range t.R32 {
+			writeRange(b, rune(r.Lo), rune(r.Hi))
+		}
+	}
+}
+
+func writeRange(b *strings.Builder, lo, hi rune) {
+	if lo == hi {
+		fmt.Fprintf(b, `\x{%X}`, lo)
+		return
+	}
+	fmt.Fprintf(b, `\x{%X}-\x{%X}`, lo, hi)
+}
