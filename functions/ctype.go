@@ -2,6 +2,7 @@ package functions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -93,4 +94,29 @@ func writeRange(b *strings.Builder, lo, hi rune) {
 		return
 	}
 	fmt.Fprintf(b, `\x{%X}-\x{%X}`, lo, hi)
+}
+
+// classComplement writes, as classRanges does, the characters that are
+// in none of the tables ts.
+func classComplement(b *strings.Builder, ts ...*unicode.RangeTable) {
+	var rs [][2]rune
+	for _, t := range ts {
+		for _, r := range t.R16 {
+			rs = append(rs, [2]rune{rune(r.Lo), rune(r.Hi)})
+		}
+		for _, r := range t.R32 {
+			rs = append(rs, [2]rune{rune(r.Lo), rune(r.Hi)})
+		}
+	}
+	slices.SortFunc(rs, func(a, b [2]rune) int { return int(a[0] - b[0]) })
+	next := rune(0)
+	for _, r := range rs {
+		if r[0] > next {
+			writeRange(b, next, r[0]-1)
+		}
+		next = max(next, r[1]+1)
+	}
+	if next <= unicode.MaxRune {
+		writeRange(b, next, unicode.MaxRune)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -394,25 +395,14 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 				b.WriteString(`\B`)
 			case 'Z':
 				b.WriteString(`\z`)
-			case 'w', 's':
-				// The locale's word and space characters (Go's \w and
-				// \s are ASCII's).
+			case 'w', 's', 'd', 'W', 'S', 'D':
+				// The locale's word, space and digit characters and their
+				// complements (Go's \w and \s are ASCII's). A complement
+				// matches a newline even in newline-sensitive mode, as in
+				// PostgreSQL.
 				b.WriteByte('[')
 				b.WriteString(escapeClass(p[i]))
 				b.WriteByte(']')
-			case 'W', 'S':
-				b.WriteString("[^")
-				b.WriteString(escapeClass(p[i] + 'a' - 'A'))
-				if !o.dotNL {
-					b.WriteString(`\n`)
-				}
-				b.WriteByte(']')
-			case 'D':
-				if !o.dotNL {
-					b.WriteString(`[^0-9\n]`)
-					break
-				}
-				b.WriteString(`\D`)
 			case 'm':
 				// Start of a word: \b before a literal word character
 				// that must match (not quantified).
@@ -471,23 +461,28 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 }
 
 // escapeClass is the body of a bracket expression for the class escape
-// \w, \s or \d (c is w, s or d): the locale's characters.
-func escapeClass(c byte) string {
-	var b strings.Builder
-	switch c {
-	case 'w':
-		classRanges(&b, ctypeClasses["word"]...)
-	case 's':
-		classRanges(&b, ctypeClasses["space"]...)
-	default:
-		b.WriteString("0-9")
+// \w, \s, \d, \W, \S or \D (c is its letter): the locale's characters
+// or the others.
+func escapeClass(c byte) string { return escapeClasses()[c] }
+
+// escapeClasses are the bodies escapeClass returns, by letter, built
+// once.
+var escapeClasses = sync.OnceValue(func() map[byte]string {
+	m := map[byte]string{}
+	for c, ts := range map[byte][]*unicode.RangeTable{'w': ctypeClasses["word"], 's': ctypeClasses["space"], 'd': ctypeClasses["digit"]} {
+		var b strings.Builder
+		classRanges(&b, ts...)
+		m[c] = b.String()
+		b.Reset()
+		classComplement(&b, ts...)
+		m[c-'a'+'A'] = b.String()
 	}
-	return b.String()
-}
+	return m
+})
 
 // bracketBody rewrites the body of a bracket expression (between [ and
 // ]) for RE2: each character class ([:alpha:]) and class escape (\w,
-// \s, \d) becomes the locale's characters, as PostgreSQL's cclass
+// \s, \d, \W, \S, \D) becomes the locale's characters, as PostgreSQL's cclass
 // builds them (with case-insensitive matching, [:upper:] and [:lower:]
 // are [:alpha:]); the rest is kept.
 func bracketBody(body string, o reOpts) string {
@@ -504,7 +499,7 @@ func bracketBody(body string, o reOpts) string {
 	for ; j < len(body); j++ {
 		switch {
 		case body[j] == '\\' && j+1 < len(body):
-			if c := body[j+1]; c == 'w' || c == 's' || c == 'd' {
+			if c := body[j+1]; strings.IndexByte("wsdWSD", c) >= 0 {
 				b.WriteString(escapeClass(c))
 			} else {
 				b.WriteString(body[j : j+2])

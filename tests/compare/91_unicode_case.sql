@@ -1,0 +1,47 @@
+-- Character classification and case mapping follow LC_CTYPE C.UTF-8
+-- (simple Unicode case mappings, glibc's character classes) while text
+-- still sorts by code point (LC_COLLATE C).
+SELECT current_setting('lc_ctype') AS lc_ctype, current_setting('lc_collate') AS lc_collate;
+SELECT datctype, datcollate FROM pg_database WHERE datname = current_database();
+SELECT name, setting, boot_val, reset_val FROM pg_settings WHERE name IN ('lc_ctype', 'lc_collate') ORDER BY name;
+-- upper, lower, initcap: one character for one, no special casing.
+SELECT upper('é'), lower('É'), upper('straße'), lower('STRASSE'), upper('ﬁ');
+SELECT upper('αβγ ςσ'), lower('ΑΒΓ Σ'), upper('привет'), lower('ПРИВЕТ');
+SELECT lower('İ') = 'i' AS dotted_i_lowers, upper('ı'), upper('i'), lower('I');
+SELECT upper('ǅ'), lower('ǅ'), initcap('ǆemal'), initcap('ǅemal'), upper('ǆ');
+SELECT upper('µ'), lower('K'), lower('Ω'), upper('ÿ'), upper('ŉ');
+SELECT initcap('élan vital'), initcap('ÉLAN VITAL'), initcap('straße-café'), initcap('ßa');
+SELECT initcap('hello wörld'), initcap('mañana,tarde'), initcap('x١y z²w'), initcap('αβγ-δεζ');
+SELECT initcap('o''neil mcdonald'), initcap('1st 2ND'), initcap('a_b c.d');
+-- ILIKE folds as lower() does.
+SELECT 'Émile' ILIKE 'é%', 'ÉMILE' ILIKE '%mile', 'Straße' ILIKE 'STRASSE', 'ΣΟΦΙΑ' ILIKE 'σοφια';
+SELECT 'Émile' NOT ILIKE 'é%', 'K' ILIKE 'k', 'ПРИВЕТ' ILIKE '_ривет';
+-- Case-insensitive regular expressions.
+SELECT 'Émile' ~* '^é', 'émile' ~* '^É', 'ПРИВЕТ' ~* 'привет', 'Émile' !~* '^é';
+SELECT regexp_replace('Café CAFÉ café', 'é', 'e', 'gi'), regexp_match('ÀÉÎ', 'àéî', 'i');
+SELECT regexp_count('ÅåÄä', 'å', 1, 'i'), regexp_like('ÑU', 'ñu', 'i');
+-- Character classes are the locale's.
+SELECT 'é' ~ '[[:alpha:]]', 'é' ~ '\w', 'É' ~ '[[:upper:]]', 'é' ~ '[[:lower:]]', 'É' ~ '[[:lower:]]';
+SELECT 'ж' ~ '^\w+$', 'Ω' ~ '[[:alnum:]]', '٣' ~ '\d', '٣' ~ '[[:alpha:]]', '3' ~ '\d';
+SELECT 'é' ~ '\W', 'é!' ~ '^\w\W$', '¿' ~ '[[:punct:]]', 'é' ~ '[^[:alpha:]]';
+SELECT E'\u00a0' ~ '\s', E'\u2003' ~ '\s', E'\u2003' ~ '[[:space:]]', E'\u2003' ~ '[[:blank:]]', E'\u0085' ~ '[[:cntrl:]]';
+SELECT 'É' ~* '[[:lower:]]', 'é' ~* '[[:upper:]]', 'ǅ' ~ '[[:upper:]]', 'ǅ' ~ '[[:lower:]]';
+SELECT regexp_replace('naïve café über', '\w+', '<\&>', 'g');
+SELECT regexp_matches('Ærø Ñandú Ölçü', '([[:upper:]])([[:lower:]]+)', 'g');
+SELECT regexp_split_to_array('mot-clé, été; ça', '\W+');
+SELECT regexp_replace(E'é\nè', '\W', '_', 'n'), regexp_replace(E'é\nè', '\S', '_', 'gn');
+SELECT substring('prix: 12€ ou ١٢' from '[[:digit:]]+'), 'x' ~ '[[:xdigit:]]', 'ａ' ~ '[[:xdigit:]]';
+SELECT 'Ünïcödé' SIMILAR TO '[[:alpha:]]+', 'abc' SIMILAR TO '%[[:upper:]]%';
+-- Sorting stays by code point.
+CREATE TABLE uc (s text);
+INSERT INTO uc VALUES ('é'), ('E'), ('e'), ('É'), ('z'), ('Z'), ('ß'), ('ss'), ('Ω'), ('ω'), ('я'), ('Я'), ('İ'), ('i'), ('ǅ'), ('a');
+SELECT string_agg(s, ' ' ORDER BY s) FROM uc;
+SELECT s, upper(s), lower(s), initcap(s) FROM uc ORDER BY s;
+SELECT string_agg(s, ' ' ORDER BY upper(s), s) FROM uc;
+SELECT string_agg(s, ' ' ORDER BY s) FROM uc WHERE s ILIKE 'é' OR s ~* '^ω$';
+SELECT lower(s), count(*) FROM uc GROUP BY lower(s) ORDER BY 1;
+-- An index on lower(s) finds what lower(s) = ... finds without one.
+CREATE INDEX uc_lower ON uc (lower(s));
+SELECT s FROM uc WHERE lower(s) = 'é' ORDER BY s;
+SELECT s FROM uc WHERE lower(s) = lower('Я') ORDER BY s;
+DROP TABLE uc;
