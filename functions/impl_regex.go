@@ -33,6 +33,9 @@ type reOpts struct {
 	// expanded is x: white space and # comments in the pattern are
 	// ignored; literal is q: the pattern is a literal string.
 	expanded, literal bool
+	// cLocale: character classes and case-insensitive matching are the
+	// C locale's (ASCII), as under COLLATE "C", not C.UTF-8's.
+	cLocale bool
 }
 
 // parseREOpts reads a flags argument as PostgreSQL does: the last of c
@@ -292,17 +295,17 @@ func aregexOpts(p string, o reOpts) (compiledRE, error) {
 	var t string
 	refs := false
 	if o.literal {
-		t = regexp.QuoteMeta(p)
+		t = quoteRE(p, o)
 	} else {
 		var err error
 		if t, refs, err = translateARE(p, o); err != nil {
 			return nil, err
 		}
 	}
+	// Case-insensitive matching is spelled out by translateARE, as
+	// PostgreSQL's: Go's (?i) would also match the other members of a
+	// character's case folding orbit ('k' the Kelvin sign, 'σ' 'ς').
 	flags := ""
-	if o.icase {
-		flags += "i"
-	}
 	if o.dotNL {
 		flags += "s"
 	}
@@ -449,6 +452,10 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 			for i+1 < len(p) && p[i+1] != '\n' {
 				i++
 			}
+		case o.icase && (c >= utf8.RuneSelf || isASCIILetter(c)):
+			r, n := utf8.DecodeRuneInString(p[i:])
+			i += n - 1
+			writeCases(&b, r, o)
 		default:
 			if c == '(' && (strings.HasPrefix(p[i:], "(?=") || strings.HasPrefix(p[i:], "(?!") ||
 				strings.HasPrefix(p[i:], "(?<=") || strings.HasPrefix(p[i:], "(?<!")) {
@@ -530,9 +537,100 @@ func bracketBody(body string, o reOpts) string {
 			}
 			b.WriteString(body[j : j+2+end+2])
 			j += 2 + end + 1
+		case o.icase:
+			// A character stands for its case mappings, as outside
+			// brackets; a range for itself and the case mappings of
+			// its characters.
+			lo, n := utf8.DecodeRuneInString(body[j:])
+			if !(j+n+1 < len(body) && body[j+n] == '-' && body[j+n+1] != '[' && body[j+n+1] != '\\') {
+				lc, uc := reLower(lo, o), reUpper(lo, o)
+				writeRange(&b, lc, lc)
+				if uc != lc {
+					writeRange(&b, uc, uc)
+				}
+				j += n - 1
+				break
+			}
+			hi, n2 := utf8.DecodeRuneInString(body[j+n+1:])
+			b.WriteString(body[j : j+n+1+n2])
+			rangeCases(&b, lo, hi, o)
+			j += n + n2
 		default:
 			b.WriteByte(body[j])
 		}
+	}
+	return b.String()
+}
+
+// isASCIILetter reports whether c is an ASCII letter.
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// reLower and reUpper are the case mappings of case-insensitive
+// matching: C.UTF-8's, or ASCII's in the C locale.
+func reLower(r rune, o reOpts) rune {
+	if o.cLocale {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	return unicode.ToLower(r)
+}
+
+func reUpper(r rune, o reOpts) rune {
+	if o.cLocale {
+		if r >= 'a' && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		return r
+	}
+	return unicode.ToUpper(r)
+}
+
+// writeCases writes the literal character r of a case-insensitive
+// pattern as PostgreSQL's allcases has it match: its lower- and its
+// upper-case mapping (so a title-case 'ǅ' matches 'ǆ' and 'Ǆ' but not
+// itself).
+func writeCases(b *strings.Builder, r rune, o reOpts) {
+	lc, uc := reLower(r, o), reUpper(r, o)
+	if lc == uc {
+		b.WriteString(regexp.QuoteMeta(string(lc)))
+		return
+	}
+	b.WriteByte('[')
+	writeRange(b, lc, lc)
+	writeRange(b, uc, uc)
+	b.WriteByte(']')
+}
+
+// maxCaseRange is the most characters of a bracket range whose case
+// variants are added (PostgreSQL's limit).
+const maxCaseRange = 100000
+
+// rangeCases writes, for a bracket range lo-hi of a case-insensitive
+// pattern, the lower- and upper-case mappings of its characters that
+// fall outside it, as PostgreSQL's range does.
+func rangeCases(b *strings.Builder, lo, hi rune, o reOpts) {
+	if hi < lo || hi-lo >= maxCaseRange {
+		return
+	}
+	for c := lo; c <= hi; c++ {
+		for _, v := range [2]rune{reLower(c, o), reUpper(c, o)} {
+			if v != c && (v < lo || v > hi) {
+				writeRange(b, v, v)
+			}
+		}
+	}
+}
+
+// quoteRE is the RE2 form of the literal pattern p (option q).
+func quoteRE(p string, o reOpts) string {
+	if !o.icase {
+		return regexp.QuoteMeta(p)
+	}
+	var b strings.Builder
+	for _, r := range p {
+		writeCases(&b, r, o)
 	}
 	return b.String()
 }

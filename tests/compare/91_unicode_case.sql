@@ -20,6 +20,13 @@ SELECT 'Émile' NOT ILIKE 'é%', 'K' ILIKE 'k', 'ПРИВЕТ' ILIKE '_риве�
 SELECT 'Émile' ~* '^é', 'émile' ~* '^É', 'ПРИВЕТ' ~* 'привет', 'Émile' !~* '^é';
 SELECT regexp_replace('Café CAFÉ café', 'é', 'e', 'gi'), regexp_match('ÀÉÎ', 'àéî', 'i');
 SELECT regexp_count('ÅåÄä', 'å', 1, 'i'), regexp_like('ÑU', 'ñu', 'i');
+-- A literal character matches its lower- and upper-case mappings only
+-- (not the rest of its case folding orbit, nor itself when title-case);
+-- a bracket range adds the mappings of its characters.
+SELECT chr(8490) ~* 'k' AS kelvin, 'k' ~* chr(8490) AS kelvin2, 'ſ' ~* 's' AS longs, 's' ~* 'ſ', 'ς' ~* 'σ', 'σ' ~* 'ς', 'Σ' ~* 'ς', 'ß' ~* 'ẞ', 'ẞ' ~* 'ß', 'µ' ~* 'μ', 'Μ' ~* 'µ';
+SELECT 'ς' ~* '[σ]', chr(8490) ~* '[a-z]', 'É' ~* '[à-ê]', 'ǅ' ~* 'ǆ', 'ǆ' ~* 'ǅ', 'ǅ' ~* 'Ǆ', 'ǅ' ~* 'ǅ', 'ǅ' ~* '[ǅ]', 'ǅ' ~* '[^ǅ]', 'A' ~* '[^a]';
+SELECT regexp_replace('ABC abc', 'b', '_', 'gi'), regexp_replace('a.b A.B', 'A.B', '_', 'gqi'), 'xÉy' ~* 'x[[:lower:]]y', 'ÉÈ' ~* '^[è-é]+$', 'KK' ~* '^k{2}$', 'İ' ~* 'i', 'i' ~* 'İ', 'I' ~* 'ı';
+SELECT regexp_matches('AbC aBc', '(b)(c)', 'gi'), 'Straße' ~* 'STRASSE', 'ǈ' ~* '[ǉ]';
 -- Character classes are the locale's.
 SELECT 'é' ~ '[[:alpha:]]', 'é' ~ '\w', 'É' ~ '[[:upper:]]', 'é' ~ '[[:lower:]]', 'É' ~ '[[:lower:]]';
 SELECT 'ж' ~ '^\w+$', 'Ω' ~ '[[:alnum:]]', '٣' ~ '\d', '٣' ~ '[[:alpha:]]', '3' ~ '\d';
