@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -120,3 +121,37 @@ func classComplement(b *strings.Builder, ts ...*unicode.RangeTable) {
 		writeRange(b, next, unicode.MaxRune)
 	}
 }
+
+// classTables returns the tables of the character class name (as
+// ctypeClasses), or its C locale's form when cLocale: the ASCII members
+// of alpha, upper, lower, space, punct, print, graph, alnum and word.
+func classTables(name string, cLocale bool) ([]*unicode.RangeTable, bool) {
+	if cLocale {
+		ts, ok := asciiClasses()[name]
+		return ts, ok
+	}
+	ts, ok := ctypeClasses[name]
+	return ts, ok
+}
+
+// asciiClasses are the C locale's classes, built once from ctypeClasses.
+var asciiClasses = sync.OnceValue(func() map[string][]*unicode.RangeTable {
+	m := map[string][]*unicode.RangeTable{}
+	for name, ts := range ctypeClasses {
+		switch name {
+		case "digit", "xdigit", "blank", "cntrl":
+			m[name] = ts
+			continue
+		}
+		t := &unicode.RangeTable{}
+		for _, x := range ts {
+			for _, r := range x.R16 {
+				if r.Lo <= unicode.MaxASCII {
+					t.R16 = append(t.R16, unicode.Range16{Lo: r.Lo, Hi: min(r.Hi, unicode.MaxASCII), Stride: 1})
+				}
+			}
+		}
+		m[name] = []*unicode.RangeTable{t}
+	}
+	return m
+})

@@ -16,9 +16,10 @@ import (
 )
 
 // This file translates PostgreSQL's advanced regular expressions (AREs)
-// and their option letters into Go's RE2 syntax. What RE2 spells
-// differently is rewritten; what it cannot express with the same meaning
-// (start and end of word, back references, lookaround, basic and
+// and their option letters into Go's RE2 syntax, or, for what RE2 cannot
+// run (back references, lookaround, word boundaries over the locale's
+// word characters), into regexp2's. What Go spells differently is
+// rewritten; what neither can express with the same meaning (basic and
 // extended REs) is refused, never approximated.
 
 // reOpts are the options of a regular expression: the flags argument of
@@ -372,19 +373,31 @@ func reErrorText(err error) string {
 	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 }
 
-// translateARE rewrites the ARE p into RE2 syntax: \y \Y \Z become \b \B
-// \z; a negated bracket expression of a newline-sensitive pattern leaves
-// out the newline; expanded syntax drops white space and comments
-// outside brackets. \m before and \M after a literal word character
-// are \b; elsewhere they, and [[:<:]] and [[:>:]], have no RE2 form and
-// are refused (0A000). refs reports back references (\1 .. \9) and
-// lookahead and lookbehind constraints ((?=, (?!, (?<=, (?<!), which
-// only regexp2 runs.
+// translateARE rewrites the ARE p into RE2 syntax: \Z becomes \z; a
+// negated bracket expression of a newline-sensitive pattern leaves out
+// the newline; expanded syntax drops white space and comments outside
+// brackets; character classes and class escapes become the locale's
+// characters; with case-insensitive matching, each letter the set of its
+// case mappings. refs reports what only regexp2 runs: back references
+// (\1 .. \9), lookahead and lookbehind constraints ((?=, (?!, (?<=,
+// (?<!), and the word constraints \y \Y \m \M [[:<:]] [[:>:]], which
+// become lookaround over the locale's word characters (Go's \b knows
+// ASCII's only).
 func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 	var b strings.Builder
-	word := func() error {
-		return pgerr.New(pgerr.FeatureNotSupported, "start- and end-of-word constraints (\\m, \\M, [[:<:]], [[:>:]]) in regular expressions are not supported").
-			WithHint("\\y matches at either end of a word.")
+	w := "[" + escapeClass('w', o.cLocale) + "]"
+	constraint := func(c byte) {
+		refs = true
+		switch c {
+		case 'y':
+			b.WriteString("(?:(?<=" + w + ")(?!" + w + ")|(?<!" + w + ")(?=" + w + "))")
+		case 'Y':
+			b.WriteString("(?:(?<=" + w + ")(?=" + w + ")|(?<!" + w + ")(?!" + w + "))")
+		case 'm':
+			b.WriteString("(?<!" + w + ")(?=" + w + ")")
+		case 'M':
+			b.WriteString("(?<=" + w + ")(?!" + w + ")")
+		}
 	}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
@@ -392,10 +405,8 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 		case c == '\\' && i+1 < len(p):
 			i++
 			switch p[i] {
-			case 'y':
-				b.WriteString(`\b`)
-			case 'Y':
-				b.WriteString(`\B`)
+			case 'y', 'Y', 'm', 'M':
+				constraint(p[i])
 			case 'Z':
 				b.WriteString(`\z`)
 			case 'w', 's', 'd', 'W', 'S', 'D':
@@ -404,23 +415,8 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 				// matches a newline even in newline-sensitive mode, as in
 				// PostgreSQL.
 				b.WriteByte('[')
-				b.WriteString(escapeClass(p[i]))
+				b.WriteString(escapeClass(p[i], o.cLocale))
 				b.WriteByte(']')
-			case 'm':
-				// Start of a word: \b before a literal word character
-				// that must match (not quantified).
-				if i+1 < len(p) && isWordByte(p[i+1]) && (i+2 >= len(p) || !strings.ContainsRune("*?{", rune(p[i+2]))) {
-					b.WriteString(`\b`)
-					break
-				}
-				return "", false, word()
-			case 'M':
-				// End of a word: \b after a literal word character.
-				if i >= 2 && isWordByte(p[i-2]) && (i < 3 || p[i-3] != '\\') {
-					b.WriteString(`\b`)
-					break
-				}
-				return "", false, word()
 			default:
 				if p[i] >= '1' && p[i] <= '9' {
 					refs = true
@@ -430,7 +426,9 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 			}
 		case c == '[':
 			if strings.HasPrefix(p[i:], "[[:<:]]") || strings.HasPrefix(p[i:], "[[:>:]]") {
-				return "", false, word()
+				constraint("mM"[strings.IndexByte("<>", p[i+3])])
+				i += len("[[:<:]]") - 1
+				continue
 			}
 			j := bracketEnd(p, i)
 			if j < 0 {
@@ -469,20 +467,27 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 
 // escapeClass is the body of a bracket expression for the class escape
 // \w, \s, \d, \W, \S or \D (c is its letter): the locale's characters
-// or the others.
-func escapeClass(c byte) string { return escapeClasses()[c] }
+// or the others (the C locale's when cLocale).
+func escapeClass(c byte, cLocale bool) string { return escapeClasses()[escapeKey{c, cLocale}] }
 
-// escapeClasses are the bodies escapeClass returns, by letter, built
-// once.
-var escapeClasses = sync.OnceValue(func() map[byte]string {
-	m := map[byte]string{}
-	for c, ts := range map[byte][]*unicode.RangeTable{'w': ctypeClasses["word"], 's': ctypeClasses["space"], 'd': ctypeClasses["digit"]} {
-		var b strings.Builder
-		classRanges(&b, ts...)
-		m[c] = b.String()
-		b.Reset()
-		classComplement(&b, ts...)
-		m[c-'a'+'A'] = b.String()
+type escapeKey struct {
+	c       byte
+	cLocale bool
+}
+
+// escapeClasses are the bodies escapeClass returns, built once.
+var escapeClasses = sync.OnceValue(func() map[escapeKey]string {
+	m := map[escapeKey]string{}
+	for _, cl := range []bool{false, true} {
+		for c, name := range map[byte]string{'w': "word", 's': "space", 'd': "digit"} {
+			ts, _ := classTables(name, cl)
+			var b strings.Builder
+			classRanges(&b, ts...)
+			m[escapeKey{c, cl}] = b.String()
+			b.Reset()
+			classComplement(&b, ts...)
+			m[escapeKey{c - 'a' + 'A', cl}] = b.String()
+		}
 	}
 	return m
 })
@@ -507,7 +512,7 @@ func bracketBody(body string, o reOpts) string {
 		switch {
 		case body[j] == '\\' && j+1 < len(body):
 			if c := body[j+1]; strings.IndexByte("wsdWSD", c) >= 0 {
-				b.WriteString(escapeClass(c))
+				b.WriteString(escapeClass(c, o.cLocale))
 			} else {
 				b.WriteString(body[j : j+2])
 			}
@@ -522,7 +527,7 @@ func bracketBody(body string, o reOpts) string {
 			if o.icase && (name == "upper" || name == "lower") {
 				name = "alpha"
 			}
-			if ts, ok := ctypeClasses[name]; ok {
+			if ts, ok := classTables(name, o.cLocale); ok {
 				classRanges(&b, ts...)
 			} else {
 				// ascii, or a name RE2 refuses as PostgreSQL does.
@@ -633,11 +638,6 @@ func quoteRE(p string, o reOpts) string {
 		writeCases(&b, r, o)
 	}
 	return b.String()
-}
-
-// isWordByte reports whether c is an ASCII word character.
-func isWordByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // bracketEnd returns the index of the ] closing the bracket expression

@@ -39,6 +39,11 @@ SELECT regexp_split_to_array('mot-clé, été; ça', '\W+');
 SELECT regexp_replace(E'é\nè', '\W', '_', 'n'), regexp_replace(E'é\nè', '\S', '_', 'gn');
 SELECT substring('prix: 12€ ou ١٢' from '[[:digit:]]+'), 'x' ~ '[[:xdigit:]]', 'ａ' ~ '[[:xdigit:]]';
 SELECT 'Ünïcödé' SIMILAR TO '[[:alpha:]]+', 'abc' SIMILAR TO '%[[:upper:]]%';
+-- Word constraints know the locale's word characters.
+SELECT 'café' ~ 'caf\y', 'café' ~ 'caf\Y', 'été x' ~ '\yx', regexp_replace('été x', '\y', '|', 'g'), regexp_replace('été x-ça', '\Y', '.', 'g');
+SELECT 'été' ~ '\mété\M', 'aé' ~ 'a\M', regexp_replace('un été à Montréal', '\m', '<', 'g'), regexp_replace('un été à Montréal', '\M', '>', 'g');
+SELECT regexp_replace('un été', '[[:<:]]', '<', 'g'), regexp_replace('un été', '[[:>:]]', '>', 'g'), regexp_matches('Éé éÉ', '\m(é+)\M', 'gi');
+SELECT 'foo bar' ~ '\mbar', 'foobar' ~ '\mbar', regexp_count('a b  c', '\y'), 'x' ~ '^\Y';
 -- Sorting stays by code point.
 CREATE TABLE uc (s text);
 INSERT INTO uc VALUES ('é'), ('E'), ('e'), ('É'), ('z'), ('Z'), ('ß'), ('ss'), ('Ω'), ('ω'), ('я'), ('Я'), ('İ'), ('i'), ('ǅ'), ('a');
