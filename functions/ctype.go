@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 //go:generate go run gen_ctype.go
@@ -19,36 +20,69 @@ import (
 // regular expressions ([[:alpha:]], \w, \d, \s, ...) are glibc's
 // (ctype_tables.go). Collation stays C: text sorts by its bytes.
 
-// unicodeLower is lower(): every character by its simple lower-case
-// mapping.
-func unicodeLower(s string) string { return strings.Map(unicode.ToLower, s) }
+// lowerIn is lower(): every character by its simple lower-case
+// mapping, or only ASCII letters under LC_CTYPE C (cLocale).
+func lowerIn(s string, cLocale bool) string {
+	if cLocale {
+		return strings.Map(func(r rune) rune {
+			if r >= 'A' && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return r
+		}, s)
+	}
+	return strings.Map(unicode.ToLower, s)
+}
 
-// unicodeUpper is upper(): every character by its simple upper-case
-// mapping.
-func unicodeUpper(s string) string { return strings.Map(unicode.ToUpper, s) }
+// upperIn is upper(): every character by its simple upper-case
+// mapping, or only ASCII letters under LC_CTYPE C (cLocale).
+func upperIn(s string, cLocale bool) string {
+	if cLocale {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' {
+				return r - 'a' + 'A'
+			}
+			return r
+		}, s)
+	}
+	return strings.Map(unicode.ToUpper, s)
+}
 
 // isAlnum is iswalnum in C.UTF-8: alpha (which holds the digits of
 // other scripts) or an ASCII digit.
 func isAlnum(r rune) bool { return r >= '0' && r <= '9' || unicode.Is(ctypeAlpha, r) }
 
 // initcap upper-cases the first character of every run of alphanumeric
-// characters and lower-cases the rest, as PostgreSQL's str_initcap does
-// for a wide-character locale: a character begins a word when the one
-// before it, once mapped, is not alphanumeric (iswalnum); other
-// characters separate words and are mapped too (to upper case, a
-// no-op for most).
-func initcap(s string) string {
+// characters and lower-cases the rest, as PostgreSQL's str_initcap does:
+// a character begins a word when the one before it, once mapped, is not
+// alphanumeric (iswalnum); other characters separate words and are
+// mapped too (to upper case, a no-op for most). Under LC_CTYPE C
+// (cLocale) only ASCII letters and digits are alphanumeric and only
+// ASCII letters change case.
+func initcap(s string, cLocale bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	wasAlnum := false
 	for _, r := range s {
-		if wasAlnum {
-			r = unicode.ToLower(r)
-		} else {
-			r = unicode.ToUpper(r)
+		switch {
+		case cLocale && r >= utf8.RuneSelf:
+			wasAlnum = false
+		case cLocale:
+			if wasAlnum && r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			} else if !wasAlnum && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			wasAlnum = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		default:
+			if wasAlnum {
+				r = unicode.ToLower(r)
+			} else {
+				r = unicode.ToUpper(r)
+			}
+			wasAlnum = isAlnum(r)
 		}
 		b.WriteRune(r)
-		wasAlnum = isAlnum(r)
 	}
 	return b.String()
 }

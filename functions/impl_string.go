@@ -567,9 +567,9 @@ func (t implTable) defineString() {
 	}
 	t.defRow("octet_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
 	t.defRow("bit_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
-	t.defRow("lower", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(unicodeLower(d[0].S)) })
-	t.defRow("upper", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(unicodeUpper(d[0].S)) })
-	t.defRow("initcap", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
+	t.defRow("lower", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(lowerIn(d[0].S, c.inCLocale())) })
+	t.defRow("upper", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(upperIn(d[0].S, c.inCLocale())) })
+	t.defRow("initcap", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S, c.inCLocale())) })
 	substr := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) > 1 && args[1].ID == types.Text {
 			return Impl{}, false // substring(s FROM pattern): impl_regex_fns.go
@@ -925,8 +925,8 @@ func (t implTable) defineString() {
 
 	// LIKE and regular expressions.
 	pattern := func(op string) RowFn {
-		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			m, err := PatternMatch(op, d[0].S, d[1].S)
+		return func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			m, err := patternMatch(op, d[0].S, d[1].S, ctx.inCLocale())
 			if err != nil {
 				return types.NullDatum, err
 			}
@@ -1349,19 +1349,22 @@ func IsPatternOp(op string) bool {
 // the pattern-matching operator op (IsPatternOp), negated for the !
 // forms. A LIKE pattern ending in an escape is 22025 and an invalid
 // regular expression 2201B, as in PostgreSQL.
-func PatternMatch(op, s, p string) (bool, error) {
+func PatternMatch(op, s, p string) (bool, error) { return patternMatch(op, s, p, false) }
+
+// patternMatch is PatternMatch, under LC_CTYPE C when cLocale.
+func patternMatch(op, s, p string, cLocale bool) (bool, error) {
 	neg := strings.HasPrefix(op, "!")
 	icase := strings.HasSuffix(op, "*")
 	if strings.Contains(op, "~~") {
 		if icase {
-			s, p = unicodeLower(s), unicodeLower(p)
+			s, p = lowerIn(s, cLocale), lowerIn(p, cLocale)
 		}
 		if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
 			return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
 		}
 		return likeMatch([]rune(s), []rune(p)) != neg, nil
 	}
-	r, err := aregex(p, icase)
+	r, err := aregexOpts(p, reOpts{icase: icase, dotNL: true, cLocale: cLocale})
 	if err != nil {
 		return false, err
 	}

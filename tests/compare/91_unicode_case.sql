@@ -57,3 +57,36 @@ CREATE INDEX uc_lower ON uc (lower(s));
 SELECT s FROM uc WHERE lower(s) = 'é' ORDER BY s;
 SELECT s FROM uc WHERE lower(s) = lower('Я') ORDER BY s;
 DROP TABLE uc;
+-- Under a collation whose LC_CTYPE is C (C, POSIX, ucs_basic) only ASCII
+-- letters change case and classes are ASCII's; C.utf8 is the default's.
+SELECT upper('é' COLLATE "C"), lower('É' COLLATE "C"), initcap('élan éTÉ' COLLATE "C"), upper('é' COLLATE "POSIX"), upper('é' COLLATE "ucs_basic"), upper('é' COLLATE "C.utf8"), upper('é' COLLATE "default");
+SELECT 'É' ILIKE 'é' COLLATE "C", 'é' ~ '[[:alpha:]]' COLLATE "C", 'é' ~* 'É' COLLATE "C", 'é' ~ ('\w' COLLATE "C"), 'aé' ~ ('a\y' COLLATE "C"), 'A' ~* 'a' COLLATE "C";
+CREATE TABLE cc (s text COLLATE "C", t text, u varchar(5) COLLATE "POSIX");
+INSERT INTO cc VALUES ('é', 'é', 'éA');
+SELECT upper(s), upper(t), lower(u), s ~ '\w', t ~ '\w', s ILIKE 'É', t ILIKE 'É', s NOT ILIKE 'É', u ~* 'Éa', upper(s || t), upper(s COLLATE "default") FROM cc;
+CREATE VIEW ccv AS SELECT upper(s) AS us, s ~* 'É' AS m FROM cc;
+SELECT * FROM ccv;
+SELECT pg_get_viewdef('ccv'::regclass);
+DROP VIEW ccv;
+DROP TABLE cc;
+-- Index keys, generated columns and CHECK constraints follow their
+-- columns' collations too.
+CREATE TABLE ci (id int PRIMARY KEY, s text COLLATE "C", t text);
+INSERT INTO ci VALUES (1, 'É', 'É'), (2, 'é', 'é'), (3, 'E', 'E');
+CREATE INDEX ci_ls ON ci (lower(s));
+CREATE INDEX ci_lt ON ci (lower(t));
+SELECT id FROM ci WHERE lower(s) = 'É' ORDER BY id;
+SELECT id FROM ci WHERE lower(s) = 'é' ORDER BY id;
+SELECT id FROM ci WHERE lower(t) = 'é' ORDER BY id;
+INSERT INTO ci VALUES (4, 'Ÿ', 'Ÿ');
+SELECT id FROM ci WHERE lower(s) = 'Ÿ' ORDER BY id;
+SELECT id FROM ci WHERE lower(t) = 'ÿ' ORDER BY id;
+CREATE UNIQUE INDEX ci_u ON ci (upper(t));
+CREATE UNIQUE INDEX ci_us ON ci (upper(s));
+DROP TABLE ci;
+CREATE TABLE cg (s text COLLATE "C", g text GENERATED ALWAYS AS (upper(s)) STORED, CHECK (s !~* 'É'));
+INSERT INTO cg (s) VALUES ('é');
+INSERT INTO cg (s) VALUES ('É');
+INSERT INTO cg (s) VALUES ('ä');
+SELECT s, g FROM cg ORDER BY s;
+DROP TABLE cg;
