@@ -94,3 +94,23 @@ func TestRegexCType(t *testing.T) {
 		}
 	}
 }
+
+func TestRegexICaseBackref(t *testing.T) {
+	for _, c := range []struct {
+		s, p string
+		want bool
+	}{
+		{"ABab", `(ab)\1`, true},
+		{"AbaB", `^(ab)\1$`, true},
+		{"ÉtéÉTÉ", `^(été)\1$`, true},
+		{"abac", `(ab)\1`, false},
+	} {
+		re, err := aregexOpts(c.p, reOpts{icase: true, dotNL: true})
+		if err != nil {
+			t.Fatalf("%q: %v", c.p, err)
+		}
+		if got, err := re.match(c.s); err != nil || got != c.want {
+			t.Errorf("%q ~* %q = %v, %v; want %v", c.s, c.p, got, err, c.want)
+		}
+	}
+}

@@ -420,6 +420,14 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 			default:
 				if p[i] >= '1' && p[i] <= '9' {
 					refs = true
+					if o.icase {
+						// A back reference matches its group's text
+						// in any case, as in PostgreSQL.
+						b.WriteString(`(?i:\`)
+						b.WriteByte(p[i])
+						b.WriteByte(')')
+						break
+					}
 				}
 				b.WriteByte('\\')
 				b.WriteByte(p[i])

@@ -284,12 +284,14 @@ func markRowCLocale(x Expr, rel *catalog.Relation) Expr {
 	for i, c := range rel.Cols {
 		in[i] = c.Collation
 	}
-	return mapExpr(x, func(e Expr) Expr {
+	// Marked in place: the binder keys what it knows of x's nodes by
+	// identity (the calls of inlined SQL functions, for deparsing).
+	WalkExpr(x, func(e Expr) {
 		if c, ok := e.(*Call); ok && functions.CTypeSensitive(c.Fn) && cLocaleCollations[mergeArgs(c.Args, in, nil).name] {
 			c.CLocale = true
 		}
-		return e
 	})
+	return x
 }
 
 // markIndeterminate replaces, in the expressions of plan p, each
