@@ -31,7 +31,9 @@ func lowerIn(s string, cLocale bool) string {
 			return r
 		}, s)
 	}
-	return strings.Map(unicode.ToLower, s)
+	// strings.ToLower maps by unicode.ToLower, with a fast path for
+	// ASCII.
+	return strings.ToLower(s)
 }
 
 // upperIn is upper(): every character by its simple upper-case
@@ -45,7 +47,7 @@ func upperIn(s string, cLocale bool) string {
 			return r
 		}, s)
 	}
-	return strings.Map(unicode.ToUpper, s)
+	return strings.ToUpper(s)
 }
 
 // isAlnum is iswalnum in C.UTF-8: alpha (which holds the digits of
