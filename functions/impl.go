@@ -73,13 +73,17 @@ func InCLocale(im Impl) Impl {
 
 // CTypeSensitive reports whether the function or operator name maps
 // case or classifies characters and follows a C collation (InCLocale):
-// upper, lower, initcap, ILIKE and the regular expression operators.
-// The regexp_* functions keep C.UTF-8's rules under any collation.
+// upper, lower, initcap, ILIKE, the regular expression operators and the
+// scalar regexp functions. The set-returning regexp_matches and
+// regexp_split_to_table, and SIMILAR TO, keep C.UTF-8's rules under any
+// collation.
 func CTypeSensitive(name string) bool { return ctypeSensitive[name] }
 
 var ctypeSensitive = map[string]bool{
 	"upper": true, "lower": true, "initcap": true,
 	"~~*": true, "!~~*": true, "~": true, "~*": true, "!~": true, "!~*": true,
+	"regexp_replace": true, "regexp_match": true, "regexp_like": true, "regexp_count": true,
+	"regexp_instr": true, "regexp_substr": true, "regexp_split_to_array": true, "substring": true,
 }
 
 func (ctx *Context) loc() *time.Location {

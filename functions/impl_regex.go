@@ -46,6 +46,8 @@ func parseREOpts(flags string) (reOpts, error) {
 	o := reOpts{dotNL: true}
 	for _, f := range flags {
 		switch f {
+		case cLocaleFlag:
+			o.cLocale = true
 		case 'g':
 			o.global = true
 		case 'i':
@@ -73,6 +75,19 @@ func parseREOpts(flags string) (reOpts, error) {
 		}
 	}
 	return o, nil
+}
+
+// cLocaleFlag, first in a flags argument, makes parseREOpts set cLocale:
+// reFlags puts it there for a call under a C collation (InCLocale). No
+// user's flags can hold it, as weir refuses NUL in text.
+const cLocaleFlag = 0
+
+// reFlags is flags as parseREOpts should read them for a call in ctx.
+func reFlags(ctx *Context, flags string) string {
+	if ctx.inCLocale() {
+		return string(rune(cLocaleFlag)) + flags
+	}
+	return flags
 }
 
 // regexCache holds compiled regular expressions by options and pattern.

@@ -884,20 +884,20 @@ func (t implTable) defineString() {
 		}
 		return dText(quoteLiteral(d[0].S))
 	})
-	t.defRow("regexp_replace", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_replace", func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 3 {
 			flags = d[3].S
 		}
-		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, flags)
+		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, reFlags(c, flags))
 		return types.DString(s), err
 	})
-	t.defRow("regexp_match", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_match", func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 2 {
 			flags = d[2].S
 		}
-		return regexpMatch(d[0].S, d[1].S, flags)
+		return regexpMatch(d[0].S, d[1].S, reFlags(c, flags))
 	})
 	t.defRow("translate", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		from, to := []rune(d[1].S), []rune(d[2].S)
@@ -1016,12 +1016,12 @@ func (t implTable) defineString() {
 	})
 	// regexp_split_to_array(s, pattern [, flags]): the pieces
 	// regexp_split_to_table returns, as an array.
-	t.defRow("regexp_split_to_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_split_to_array", func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) == 3 {
 			flags = d[2].S
 		}
-		parts, err := RegexpSplit(d[0].S, d[1].S, flags, "regexp_split_to_array")
+		parts, err := RegexpSplit(d[0].S, d[1].S, reFlags(c, flags), "regexp_split_to_array")
 		if err != nil {
 			return types.NullDatum, err
 		}
