@@ -73,8 +73,8 @@ func InCLocale(im Impl) Impl {
 
 // CTypeSensitive reports whether the function or operator name maps
 // case or classifies characters and follows a C collation (InCLocale):
-// upper, lower, initcap, ILIKE, the regular expression operators and the
-// scalar regexp functions. The set-returning regexp_matches and
+// upper, lower, initcap, ILIKE, the regular expression operators (also
+// over ANY and ALL) and the scalar regexp functions. The set-returning regexp_matches and
 // regexp_split_to_table, and SIMILAR TO, keep C.UTF-8's rules under any
 // collation.
 func CTypeSensitive(name string) bool { return ctypeSensitive[name] }
@@ -84,6 +84,8 @@ var ctypeSensitive = map[string]bool{
 	"~~*": true, "!~~*": true, "~": true, "~*": true, "!~": true, "!~*": true,
 	"regexp_replace": true, "regexp_match": true, "regexp_like": true, "regexp_count": true,
 	"regexp_instr": true, "regexp_substr": true, "regexp_split_to_array": true, "substring": true,
+	// x op ANY/ALL (array) with a pattern-matching op.
+	"pg_any": true, "pg_all": true,
 }
 
 func (ctx *Context) loc() *time.Location {

@@ -1399,7 +1399,7 @@ func quantifiedArray(ctx *Context, x, arr types.Datum, at types.T, op string, al
 		}
 		var holds bool
 		if IsPatternOp(op) {
-			if holds, err = PatternMatch(op, x.S, e.S); err != nil {
+			if holds, err = patternMatch(op, x.S, e.S, ctx.inCLocale()); err != nil {
 				return types.NullDatum, err
 			}
 		} else {

@@ -64,6 +64,7 @@ SELECT 'É' ILIKE 'é' COLLATE "C", 'é' ~ '[[:alpha:]]' COLLATE "C", 'é' ~* '�
 SELECT regexp_replace('Été été' COLLATE "C", 'é', '_', 'gi'), regexp_match('Été' COLLATE "C", '\w+'), regexp_like('É' COLLATE "C", 'é', 'i'), regexp_count('été' COLLATE "C", '[[:alpha:]]');
 SELECT regexp_instr('aé' COLLATE "C", '\W'), regexp_substr('xÉy' COLLATE "C", '[[:upper:]]+'), regexp_split_to_array('aébéc' COLLATE "C", '\W'), substring('éa1' COLLATE "C" FROM '\w+');
 SELECT regexp_replace('Été été', 'é', '_', 'gi'), regexp_match('Été', '\w+'), substring('éa1' FROM '\w+');
+SELECT 'é' SIMILAR TO '[[:alpha:]]' COLLATE "C", 'é' SIMILAR TO '[[:alpha:]]', 'É' ILIKE ANY (ARRAY['é']) , 'É' ILIKE ANY (ARRAY['é'] COLLATE "C"), 'é' ~ ANY (ARRAY['\w'] COLLATE "C");
 CREATE TABLE cc (s text COLLATE "C", t text, u varchar(5) COLLATE "POSIX");
 INSERT INTO cc VALUES ('é', 'é', 'éA');
 SELECT upper(s), upper(t), lower(u), s ~ '\w', t ~ '\w', s ILIKE 'É', t ILIKE 'É', s NOT ILIKE 'É', u ~* 'Éa', upper(s || t), upper(s COLLATE "default") FROM cc;
