@@ -76,6 +76,8 @@ func TestRegexCType(t *testing.T) {
 		{s: "ǅ", p: `[ǅ]`, icase: true},
 		{s: "É", p: `[à-ê]`, icase: true, want: true},
 		{s: "café", p: `caf\y`},
+		{s: "cafe", p: `caf\y`},
+		{s: "caf e", p: `caf\y`, want: true},
 		{s: "café", p: `caf\Y`, want: true},
 		{s: "café", p: `caf\y`, cLocale: true, want: true},
 		{s: "un été", p: `\mété\M`, want: true},

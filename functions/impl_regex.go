@@ -37,6 +37,9 @@ type reOpts struct {
 	// cLocale: character classes and case-insensitive matching are the
 	// C locale's (ASCII), as under COLLATE "C", not C.UTF-8's.
 	cLocale bool
+	// asciiWords: \y and \Y become RE2's \b and \B, which are right
+	// on ASCII text only (asciiFast).
+	asciiWords bool
 }
 
 // parseREOpts reads a flags argument as PostgreSQL does: the last of c
@@ -357,8 +360,38 @@ func aregexOpts(p string, o reOpts) (compiledRE, error) {
 		}
 		c = r
 	}
+	if refs && !o.literal && !o.asciiWords {
+		// When only \y or \Y needed regexp2, ASCII text can take RE2.
+		ao := o
+		ao.asciiWords = true
+		if _, arefs, err := translateARE(p, ao); err == nil && !arefs {
+			if a, err := aregexOpts(p, ao); err == nil {
+				c = asciiFast{ascii: a, full: c}
+			}
+		}
+	}
 	regexCache.Store(key, c)
 	return c, nil
+}
+
+// asciiFast runs a pattern whose word constraints (\y, \Y) made it
+// regexp2's on RE2 (ascii, with \b and \B) when the text is ASCII,
+// where RE2's word characters are the locale's; full runs other text.
+type asciiFast struct{ ascii, full compiledRE }
+
+func (r asciiFast) pick(s string) compiledRE {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return r.full
+		}
+	}
+	return r.ascii
+}
+
+func (r asciiFast) match(s string) (bool, error) { return r.pick(s).match(s) }
+func (r asciiFast) groups() int                  { return r.full.groups() }
+func (r asciiFast) submatches(s string, start, n int) ([][]int, error) {
+	return r.pick(s).submatches(s, start, n)
 }
 
 // reErrors are the texts of PostgreSQL's regerror for the errors Go's
@@ -402,6 +435,14 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 	var b strings.Builder
 	w := "[" + escapeClass('w', o.cLocale) + "]"
 	constraint := func(c byte) {
+		if o.asciiWords && c == 'y' {
+			b.WriteString(`\b`)
+			return
+		}
+		if o.asciiWords && c == 'Y' {
+			b.WriteString(`\B`)
+			return
+		}
 		refs = true
 		switch c {
 		case 'y':

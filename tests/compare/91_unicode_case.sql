@@ -44,6 +44,9 @@ SELECT 'café' ~ 'caf\y', 'café' ~ 'caf\Y', 'été x' ~ '\yx', regexp_replace('
 SELECT 'été' ~ '\mété\M', 'aé' ~ 'a\M', regexp_replace('un été à Montréal', '\m', '<', 'g'), regexp_replace('un été à Montréal', '\M', '>', 'g');
 SELECT regexp_replace('un été', '[[:<:]]', '<', 'g'), regexp_replace('un été', '[[:>:]]', '>', 'g'), regexp_matches('Éé éÉ', '\m(é+)\M', 'gi');
 SELECT 'foo bar' ~ '\mbar', 'foobar' ~ '\mbar', regexp_count('a b  c', '\y'), 'x' ~ '^\Y';
+-- On ASCII text they run as RE2's \b and \B.
+SELECT regexp_replace('ete x-ca', '\y', '|', 'g'), regexp_replace('ete x-ca', '\Y', '.', 'g'), 'cafe' ~ 'caf\y', 'caf e' ~ 'caf\y', regexp_count('a b  c', '\y'), regexp_matches('ab cd', '\y(\w)', 'g');
+SELECT regexp_replace('ete x' COLLATE "C", '\y', '|', 'g'), regexp_split_to_array('one two', '\y'), regexp_instr('xx yy', '\yy'), 'x' ~ '^\Y';
 -- Sorting stays by code point.
 CREATE TABLE uc (s text);
 INSERT INTO uc VALUES ('é'), ('E'), ('e'), ('É'), ('z'), ('Z'), ('ß'), ('ss'), ('Ω'), ('ω'), ('я'), ('Я'), ('İ'), ('i'), ('ǅ'), ('a');
