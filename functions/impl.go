@@ -74,9 +74,9 @@ func InCLocale(im Impl) Impl {
 // CTypeSensitive reports whether the function or operator name maps
 // case or classifies characters and follows a C collation (InCLocale):
 // upper, lower, initcap, ILIKE, the regular expression operators (also
-// over ANY and ALL) and the scalar regexp functions. The set-returning regexp_matches and
-// regexp_split_to_table, and SIMILAR TO, keep C.UTF-8's rules under any
-// collation.
+// over ANY and ALL, and SIMILAR TO, which binds to ~) and the scalar
+// regexp functions. The set-returning regexp_matches and
+// regexp_split_to_table keep C.UTF-8's rules under any collation.
 func CTypeSensitive(name string) bool { return ctypeSensitive[name] }
 
 var ctypeSensitive = map[string]bool{
