@@ -465,6 +465,20 @@ func translateARE(p string, o reOpts) (t string, refs bool, err error) {
 				constraint(p[i])
 			case 'Z':
 				b.WriteString(`\z`)
+			case 'x', 'u', 'U':
+				r, end, ok := hexEscape(p, i)
+				if !ok {
+					return "", false, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: invalid escape \\ sequence")
+				}
+				i = end
+				switch {
+				case r < 0:
+					b.WriteString(`[^\x00-\x{10FFFF}]`)
+				case o.icase:
+					writeCases(&b, r, o)
+				default:
+					writeRange(&b, r, r)
+				}
 			case 'w', 's', 'd', 'W', 'S', 'D':
 				// The locale's word, space and digit characters and their
 				// complements (Go's \w and \s are ASCII's). A complement
@@ -574,12 +588,11 @@ func bracketBody(body string, o reOpts) string {
 	}
 	for ; j < len(body); j++ {
 		switch {
-		case body[j] == '\\' && j+1 < len(body):
-			if c := body[j+1]; strings.IndexByte("wsdWSD", c) >= 0 {
-				b.WriteString(escapeClass(c, o.cLocale))
-			} else {
-				b.WriteString(body[j : j+2])
-			}
+		case body[j] == '\\' && j+1 < len(body) && strings.IndexByte("wsdWSD", body[j+1]) >= 0:
+			b.WriteString(escapeClass(body[j+1], o.cLocale))
+			j++
+		case body[j] == '\\' && j+1 < len(body) && strings.IndexByte("xuU", body[j+1]) < 0:
+			b.WriteString(body[j : j+2])
 			j++
 		case body[j] == '[' && j+1 < len(body) && body[j+1] == ':':
 			end := strings.Index(body[j+2:], ":]")
@@ -606,29 +619,95 @@ func bracketBody(body string, o reOpts) string {
 			}
 			b.WriteString(body[j : j+2+end+2])
 			j += 2 + end + 1
-		case o.icase:
-			// A character stands for its case mappings, as outside
-			// brackets; a range for itself and the case mappings of
-			// its characters.
-			lo, n := utf8.DecodeRuneInString(body[j:])
-			if !(j+n+1 < len(body) && body[j+n] == '-' && body[j+n+1] != '[' && body[j+n+1] != '\\') {
+		default:
+			// A character (or a hexadecimal escape) alone or starting
+			// a range. With case-insensitive matching a character
+			// stands for its case mappings, as outside brackets, and a
+			// range for itself and the case mappings of its characters.
+			lo, n, ok := bracketChar(body, j)
+			if !ok {
+				b.WriteString(body[j:])
+				return b.String()
+			}
+			hi, m := lo, 0
+			if k := j + n; k+1 < len(body) && body[k] == '-' && body[k+1] != '[' {
+				if r, n2, ok := bracketChar(body, k+1); ok {
+					hi, m = r, 1+n2
+				}
+			}
+			j += n + m - 1
+			switch {
+			case lo < 0 || hi < 0:
+				// Beyond Unicode: matches nothing.
+			case m > 0:
+				writeRange(&b, lo, hi)
+				if o.icase {
+					rangeCases(&b, lo, hi, o)
+				}
+			case o.icase:
 				lc, uc := reLower(lo, o), reUpper(lo, o)
 				writeRange(&b, lc, lc)
 				if uc != lc {
 					writeRange(&b, uc, uc)
 				}
-				j += n - 1
-				break
+			default:
+				writeRange(&b, lo, lo)
 			}
-			hi, n2 := utf8.DecodeRuneInString(body[j+n+1:])
-			b.WriteString(body[j : j+n+1+n2])
-			rangeCases(&b, lo, hi, o)
-			j += n + n2
-		default:
-			b.WriteByte(body[j])
 		}
 	}
 	return b.String()
+}
+
+// bracketChar reads the character of a bracket expression at body[j]:
+// a character as written or a hexadecimal escape (hexEscape); n is the
+// bytes it takes. ok is false for a malformed escape.
+func bracketChar(body string, j int) (r rune, n int, ok bool) {
+	if body[j] == '\\' && j+1 < len(body) {
+		if r, end, ok := hexEscape(body, j+1); ok {
+			return r, end - j + 1, true
+		}
+		return 0, 0, false
+	}
+	r, n = utf8.DecodeRuneInString(body[j:])
+	return r, n, true
+}
+
+// hexEscape reads the escape whose letter is p[i] (x, u or U) as
+// PostgreSQL does: \x takes every hexadecimal digit that follows, \u
+// four and \U eight. end is the index of its last digit; r is -1 beyond
+// Unicode (a character no text holds). ok is false when the digits are
+// missing.
+func hexEscape(p string, i int) (r rune, end int, ok bool) {
+	want := map[byte]int{'x': 0, 'u': 4, 'U': 8}[p[i]]
+	j := i + 1
+	v := int64(0)
+	for j < len(p) && (want == 0 || j-i-1 < want) {
+		var d byte
+		switch c := p[j]; {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			d = 16
+		}
+		if d == 16 {
+			break
+		}
+		if v <= unicode.MaxRune {
+			v = v*16 + int64(d)
+		}
+		j++
+	}
+	if j == i+1 || want > 0 && j-i-1 < want {
+		return 0, 0, false
+	}
+	if v > unicode.MaxRune || v >= 0xD800 && v <= 0xDFFF {
+		return -1, j - 1, true
+	}
+	return rune(v), j - 1, true
 }
 
 // isASCIILetter reports whether c is an ASCII letter.

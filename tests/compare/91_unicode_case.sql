@@ -27,6 +27,14 @@ SELECT chr(8490) ~* 'k' AS kelvin, 'k' ~* chr(8490) AS kelvin2, 'ſ' ~* 's' AS l
 SELECT 'ς' ~* '[σ]', chr(8490) ~* '[a-z]', 'É' ~* '[à-ê]', 'ǅ' ~* 'ǆ', 'ǆ' ~* 'ǅ', 'ǅ' ~* 'Ǆ', 'ǅ' ~* 'ǅ', 'ǅ' ~* '[ǅ]', 'ǅ' ~* '[^ǅ]', 'A' ~* '[^a]';
 SELECT regexp_replace('ABC abc', 'b', '_', 'gi'), regexp_replace('a.b A.B', 'A.B', '_', 'gqi'), 'xÉy' ~* 'x[[:lower:]]y', 'ÉÈ' ~* '^[è-é]+$', 'KK' ~* '^k{2}$', 'İ' ~* 'i', 'i' ~* 'İ', 'I' ~* 'ı';
 SELECT regexp_matches('AbC aBc', '(b)(c)', 'gi'), 'Straße' ~* 'STRASSE', 'ǈ' ~* '[ǉ]';
+-- Hexadecimal escapes are characters like any other: they take every
+-- digit (\x) or four (\u) or eight (\U), and match in any case under i.
+SELECT 'A' ~* '\x61', 'A' ~* '[\x61]', 'a' ~ '[\x61-\x63]', 'B' ~* '[\x61-\x63]', 'é' ~ '\u00e9', 'É' ~* '\u00e9', 'é' ~ '\U000000e9';
+SELECT 'é' ~ '\xe9', 'ab' ~ '\x61b', 'ag' ~ '\x61g', 'A' ~* '[\x41]', 'x' ~ '\x110000', 'a-c' ~ '^[\x61\-c]+$', 'b' ~ '[^\x61]';
+SELECT 'é' ~ '\x{e9}';
+SELECT 'a' ~ '\x';
+SELECT 'a' ~ '\u00';
+SELECT 'Ab' ~* '[[:upper:]]b', 'a]' ~ '[]a]+', 'a^' ~ '[a^]+$', '-' ~ '[a-]', 'z' ~ '[a-]', 'x' ~ '[^]a]';
 -- Character classes are the locale's.
 SELECT 'é' ~ '[[:alpha:]]', 'é' ~ '\w', 'É' ~ '[[:upper:]]', 'é' ~ '[[:lower:]]', 'É' ~ '[[:lower:]]';
 SELECT 'ж' ~ '^\w+$', 'Ω' ~ '[[:alnum:]]', '٣' ~ '\d', '٣' ~ '[[:alpha:]]', '3' ~ '\d';
