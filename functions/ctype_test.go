@@ -81,6 +81,11 @@ func TestRegexCType(t *testing.T) {
 		{s: "café", p: `caf\Y`, want: true},
 		{s: "café", p: `caf\y`, cLocale: true, want: true},
 		{s: "un été", p: `\mété\M`, want: true},
+		{s: "A", p: `\x61`, icase: true, want: true},
+		{s: "A", p: `[\x41]`, icase: true, want: true},
+		{s: "B", p: `[\x61-\x63]`, icase: true, want: true},
+		{s: "ab", p: `\x61b`},
+		{s: "É", p: `\u00e9`, icase: true, want: true},
 		{s: "été", p: `[[:<:]]t`},
 	} {
 		re, err := aregexOpts(c.p, reOpts{icase: c.icase, cLocale: c.cLocale, dotNL: true})
