@@ -53,31 +53,66 @@ func parseREOpts(flags string) (reOpts, error) {
 			o.cLocale = true
 		case 'g':
 			o.global = true
-		case 'i':
-			o.icase = true
-		case 'c':
-			o.icase = false
-		case 'n', 'm':
-			o.dotNL, o.lineAnchors = false, true
-		case 'p':
-			o.dotNL, o.lineAnchors = false, false
-		case 'w':
-			o.dotNL, o.lineAnchors = true, true
-		case 's':
-			o.dotNL, o.lineAnchors = true, false
-		case 'x':
-			o.expanded = true
-		case 't':
-			o.expanded = false
-		case 'q':
-			o.literal = true
-		case 'b', 'e':
-			return o, pgerr.New(pgerr.FeatureNotSupported, "regular expression option \"%c\" (basic or extended syntax) is not supported", f)
 		default:
-			return o, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+			if !o.apply(f) {
+				return o, pgerr.New(pgerr.InvalidParameterValue, "invalid regular expression option: \"%c\"", f)
+			}
+		}
+		if f == 'b' || f == 'e' {
+			return o, pgerr.New(pgerr.FeatureNotSupported, "regular expression option \"%c\" (basic or extended syntax) is not supported", f)
 		}
 	}
 	return o, nil
+}
+
+// apply sets the option letter f (all of the flags' but g; b and e are
+// accepted here and refused by the callers), reporting false for
+// another letter.
+func (o *reOpts) apply(f rune) bool {
+	switch f {
+	case 'i':
+		o.icase = true
+	case 'c':
+		o.icase = false
+	case 'n', 'm':
+		o.dotNL, o.lineAnchors = false, true
+	case 'p':
+		o.dotNL, o.lineAnchors = false, false
+	case 'w':
+		o.dotNL, o.lineAnchors = true, true
+	case 's':
+		o.dotNL, o.lineAnchors = true, false
+	case 'x':
+		o.expanded = true
+	case 't':
+		o.expanded = false
+	case 'q':
+		o.literal = true
+	case 'b', 'e':
+	default:
+		return false
+	}
+	return true
+}
+
+// embeddedOptions strips the options an ARE may begin with, (?letters),
+// applying them to o as PostgreSQL does; an unknown letter or a missing
+// ) is 2201B, b and e are refused (0A000).
+func embeddedOptions(p string, o *reOpts) (string, error) {
+	if !strings.HasPrefix(p, "(?") || len(p) < 3 || !(p[2] >= 'a' && p[2] <= 'z' || p[2] >= 'A' && p[2] <= 'Z') {
+		return p, nil
+	}
+	for i := 2; i < len(p); i++ {
+		switch f := rune(p[i]); {
+		case f == ')':
+			return p[i+1:], nil
+		case f == 'b' || f == 'e':
+			return p, pgerr.New(pgerr.FeatureNotSupported, "regular expression option \"%c\" (basic or extended syntax) is not supported", f)
+		case !o.apply(f):
+			return p, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: invalid embedded option")
+		}
+	}
+	return p, pgerr.New(pgerr.InvalidRegularExpression, "invalid regular expression: invalid embedded option")
 }
 
 // cLocaleFlag, first in a flags argument, makes parseREOpts set cLocale:
@@ -313,6 +348,12 @@ func aregexOpts(p string, o reOpts) (compiledRE, error) {
 	}
 	var t string
 	refs := false
+	if !o.literal {
+		var err error
+		if p, err = embeddedOptions(p, &o); err != nil {
+			return nil, err
+		}
+	}
 	if o.literal {
 		t = quoteRE(p, o)
 	} else {

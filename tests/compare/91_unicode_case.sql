@@ -35,6 +35,11 @@ SELECT 'é' ~ '\x{e9}';
 SELECT 'a' ~ '\x';
 SELECT 'a' ~ '\u00';
 SELECT 'Ab' ~* '[[:upper:]]b', 'a]' ~ '[]a]+', 'a^' ~ '[a^]+$', '-' ~ '[a-]', 'z' ~ '[a-]', 'x' ~ '[^]a]';
+-- Embedded options, (?letters) at the start, set case-insensitivity too.
+SELECT 'ABC' ~ '(?i)abc', 'ABC' ~* '(?i)abc', 'ABC' ~* '(?c)abc', 'a.c' ~ '(?q)a.c', 'abc' ~ '(?q)a.c', 'ABC' ~ '(?ix)a b c', 'ÉTÉ' ~ '(?i)été';
+SELECT regexp_replace(E'a\nb', '(?n)^b', 'X'), regexp_replace('A.b', '(?qi)a.B', 'x'), regexp_match('ab', '(?:a)(b)');
+SELECT 'ABC' ~ '(?z)abc';
+SELECT 'ABC' ~ '(?i';
 -- Character classes are the locale's.
 SELECT 'é' ~ '[[:alpha:]]', 'é' ~ '\w', 'É' ~ '[[:upper:]]', 'é' ~ '[[:lower:]]', 'É' ~ '[[:lower:]]';
 SELECT 'ж' ~ '^\w+$', 'Ω' ~ '[[:alnum:]]', '٣' ~ '\d', '٣' ~ '[[:alpha:]]', '3' ~ '\d';
