@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -47,6 +48,13 @@ func (s *Session) createFunction(ctx context.Context, st *sql.CreateFunction) (w
 	if err := s.noDDLInBlock("CREATE FUNCTION"); err != nil {
 		return nil, err
 	}
+	schema, err := s.typeCreationSchema(st.Name)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(catalog.SystemSchemas, schema) || !s.hasSchemaPrivilege(schema, catalog.PrivCreate) {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
+	}
 	switch st.Language {
 	case "sql":
 	case "plpgsql", "c", "internal", "plpython3u", "plperl", "pltcl", "plv8", "python", "javascript", "rust", "java", "wasm":
@@ -56,14 +64,7 @@ func (s *Session) createFunction(ctx context.Context, st *sql.CreateFunction) (w
 		return nil, pgerr.New(pgerr.UndefinedObject, "language \"%s\" does not exist", st.Language)
 	}
 	e := s.eng
-	schema, err := s.typeCreationSchema(st.Name)
-	if err != nil {
-		return nil, err
-	}
-	if slices.Contains(catalog.SystemSchemas, schema) {
-		return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
-	}
-	f := &catalog.Function{Schema: schema, Name: st.Name.Name, Owner: s.roleOID, Volatility: st.Volatility, Strict: st.Strict,
+	f := &catalog.Function{Schema: schema, Name: st.Name.Name, Owner: s.role().OID, Volatility: st.Volatility, Strict: st.Strict,
 		Src: st.Body, Return: st.Return}
 	seen := map[string]bool{}
 	for _, a := range st.Args {
@@ -87,7 +88,7 @@ func (s *Session) createFunction(ctx context.Context, st *sql.CreateFunction) (w
 	defer e.ddlMu.Unlock()
 	old := findFunction(e.cat.FunctionsNamed(schema, f.Name), f.ArgTypes)
 	if old != nil && st.OrReplace {
-		if !s.superuser() && old.Owner != s.roleOID {
+		if !s.hasPrivsOfRole(old.Owner) {
 			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", old.Name)
 		}
 		if old.Ret.ID != f.Ret.ID {
@@ -298,8 +299,9 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 					WithHint("Specify the argument list to select the function unambiguously.")
 			}
 		}
-		if !s.superuser() && f.Owner != s.roleOID {
-			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", f.Name)
+		if !s.hasPrivsOfRole(f.Owner) {
+			// Named as written, qualified or not, as PostgreSQL does.
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of function %s", r.Name)
 		}
 		if !slices.Contains(targets, f) {
 			targets = append(targets, f)
@@ -319,6 +321,11 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			lines = append(lines, d.desc+" depends on function "+f.Signature(false))
 		}
 	}
+	if ctx.Err() != nil {
+		// The bindings that find the dependents stopped: what they
+		// found is not all there is.
+		return nil, ctxError(ctx)
+	}
 	if len(deps) > 0 && !st.Cascade {
 		msg := fmt.Sprintf("cannot drop function %s because other objects depend on it", targets[0].Signature(false))
 		if len(targets) > 1 {
@@ -328,37 +335,9 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 			WithDetail("%s", strings.Join(lines, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	var rels []*catalog.Relation
-	var parts []funcDependent
-	var notices []string
-	for _, d := range deps {
-		if d.fn != nil {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported", d.desc).
-				WithHint("Drop %s first.", d.desc)
-		}
-		if !d.part && slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == d.rel.ID }) {
-			continue
-		}
-		notices = append(notices, "drop cascades to "+d.desc)
-		if d.part {
-			parts = append(parts, d)
-			if i := visibleColumn(d.rel, d.name); d.drop == "column" && i >= 0 {
-				// What reads the generated column goes before it, as
-				// ALTER TABLE ... DROP COLUMN ... CASCADE drops it
-				// (its indexes go with it unnamed).
-				e.writeMu.Lock()
-				readers := e.columnReaders(d.rel, d.rel, i)
-				e.writeMu.Unlock()
-				for _, r := range readers {
-					if r.Kind != catalog.KindIndex && !slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == r.ID }) {
-						rels = append(rels, r)
-						notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[r.Kind], r.Name))
-					}
-				}
-			}
-			continue
-		}
-		rels = append(rels, d.rel)
+	rels, parts, notices, err := s.funcCascade(deps, "DROP FUNCTION ... CASCADE of a function that %s calls is not supported")
+	if err != nil {
+		return nil, err
 	}
 	var order []*catalog.Relation
 	if len(rels) > 0 {
@@ -391,6 +370,46 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 	return done("DROP FUNCTION")
 }
 
+// funcCascade is what DROP ... CASCADE does to deps, the dependents of
+// functions it drops: the relations to drop, the parts of tables
+// (defaults, generated columns, CHECK constraints) to drop after them,
+// and the NOTICE lines, in PostgreSQL's order. A dependent function is
+// refused with refused, a format naming it (weir drops no function a
+// cascade reaches).
+func (s *Session) funcCascade(deps []funcDependent, refused string) (rels []*catalog.Relation, parts []funcDependent, notices []string, err error) {
+	e := s.eng
+	for _, d := range deps {
+		if d.fn != nil {
+			return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, refused, d.desc).
+				WithHint("Drop %s first.", d.desc)
+		}
+		if !d.part && slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == d.rel.ID }) {
+			continue
+		}
+		notices = append(notices, "drop cascades to "+d.desc)
+		if d.part {
+			parts = append(parts, d)
+			if i := visibleColumn(d.rel, d.name); d.drop == "column" && i >= 0 {
+				// What reads the generated column goes before it, as
+				// ALTER TABLE ... DROP COLUMN ... CASCADE drops it
+				// (its indexes go with it unnamed).
+				e.writeMu.Lock()
+				readers := e.columnReaders(d.rel, d.rel, i)
+				e.writeMu.Unlock()
+				for _, r := range readers {
+					if r.Kind != catalog.KindIndex && !slices.ContainsFunc(rels, func(x *catalog.Relation) bool { return x.ID == r.ID }) {
+						rels = append(rels, r)
+						notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[r.Kind], r.Name))
+					}
+				}
+			}
+			continue
+		}
+		rels = append(rels, d.rel)
+	}
+	return rels, parts, notices, nil
+}
+
 // funcRefSig is how PostgreSQL names a function DROP FUNCTION did not
 // find: name(integer, text).
 func funcRefSig(n sql.ObjectName, ts []types.T) string {
@@ -406,21 +425,21 @@ func funcRefSig(n sql.ObjectName, ts []types.T) string {
 func (s *Session) describeFunction(fn string, f *catalog.Function) string {
 	var args []string
 	for i, t := range f.ArgTypes {
-		a := t.String()
+		a := t.TypeName()
 		if f.ArgNames[i] != "" {
-			a = sql.QuoteIdent(f.ArgNames[i]) + " " + a
+			a = sql.QuoteName(f.ArgNames[i]) + " " + a
 		}
 		args = append(args, a)
 	}
 	switch fn {
 	case "pg_get_function_result":
-		return f.Ret.String()
+		return f.Ret.TypeName()
 	case "pg_get_function_arguments", "pg_get_function_identity_arguments":
 		return strings.Join(args, ", ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s.%s(%s)\n RETURNS %s\n LANGUAGE sql\n", sql.QuoteIdent(f.Schema), sql.QuoteIdent(f.Name),
-		strings.Join(args, ", "), f.Ret)
+	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s.%s(%s)\n RETURNS %s\n LANGUAGE sql\n", sql.QuoteName(f.Schema), sql.QuoteName(f.Name),
+		strings.Join(args, ", "), f.Ret.TypeName())
 	var attrs string
 	switch f.Volatility {
 	case catalog.Immutable:
@@ -529,8 +548,11 @@ func (s *Session) lookupFuncRef(r sql.FuncRef) (*catalog.Function, error) {
 
 // grantOnFunctions runs GRANT and REVOKE EXECUTE (or ALL) ON FUNCTION.
 // The owner always holds EXECUTE; the first grant or revoke makes the
-// default explicit (PUBLIC's EXECUTE), as PostgreSQL's acldefault.
-func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL) error {
+// default explicit (PUBLIC's EXECUTE), as PostgreSQL's acldefault. Only
+// a superuser or a role with the owner's privileges grants and revokes,
+// as the owner; another role that may call the function is warned that
+// nothing changed, as in PostgreSQL.
+func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL, io wire.ExecIO) error {
 	for _, p := range st.Privileges {
 		if p != "execute" && p != "all" {
 			return pgerr.New(pgerr.InvalidGrantOperation, "invalid privilege type %s for function", strings.ToUpper(p))
@@ -547,14 +569,25 @@ func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalo
 		if err != nil {
 			return err
 		}
-		if !s.superuser() && !slices.Contains(s.eng.effectiveRoles(s.role()), f.Owner) {
-			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name)
-		}
 		acl := maps.Clone(f.ACL)
 		if !f.ExplicitACL {
 			acl = catalog.ACL{catalog.PublicGrantee: catalog.PrivExecute}
 		}
-		acl = apply(acl, catalog.PrivExecute)
+		switch {
+		case s.hasPrivsOfRole(f.Owner):
+			acl = apply(acl, catalog.PrivExecute)
+		case s.eng.holdsExecute(s.role(), f, false):
+			// A role that may call the function but holds no grant
+			// option changes nothing; PostgreSQL warns and writes the
+			// ACL back (the default made explicit).
+			if st.Revoke {
+				io.Notice("WARNING", "01006", fmt.Sprintf("no privileges could be revoked for \"%s\"", f.Name))
+			} else {
+				io.Notice("WARNING", "01007", fmt.Sprintf("no privileges were granted for \"%s\"", f.Name))
+			}
+		default:
+			return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name)
+		}
 		delete(acl, f.Owner)
 		if err := s.eng.cat.SetFunctionACL(f.OID, acl); err != nil {
 			return err
@@ -566,21 +599,75 @@ func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalo
 // canExecute reports whether the session's role may call f: EXECUTE
 // is PUBLIC's until a REVOKE, and always its owner's.
 func (s *Session) canExecute(f *catalog.Function) bool {
-	if !f.ExplicitACL || s.internal {
-		return true
-	}
-	me := s.role()
-	if me.Superuser {
+	return s.internal || s.eng.holdsExecute(s.role(), f, false)
+}
+
+// holdsExecute reports whether role r (nil for PUBLIC) holds EXECUTE on
+// f, with the grant option when grantOption: a superuser and (a member
+// of) its owner hold both; others hold EXECUTE through PUBLIC's default
+// or grants to them, their roles or PUBLIC, and never the grant option,
+// which weir's GRANT does not give.
+func (e *Engine) holdsExecute(r *catalog.Role, f *catalog.Function, grantOption bool) bool {
+	if r != nil && r.Superuser {
 		return true
 	}
 	have := f.ACL[catalog.PublicGrantee]
-	for _, o := range s.eng.effectiveRoles(me) {
-		if o == f.Owner {
-			return true
+	if r != nil {
+		for _, o := range e.effectiveRoles(r) {
+			if o == f.Owner {
+				return true
+			}
+			have |= f.ACL[o]
 		}
-		have |= f.ACL[o]
 	}
-	return have&catalog.PrivExecute != 0
+	if grantOption {
+		return false
+	}
+	return !f.ExplicitACL || have&catalog.PrivExecute != 0
+}
+
+var _ functions.FunctionPrivilegeChecker = (*Session)(nil)
+
+// HasFunctionPrivilege implements functions.FunctionPrivilegeChecker:
+// has_function_privilege([user,] function, privileges), as PostgreSQL
+// checks them: the role, then the function, then the privileges. A
+// built-in function's EXECUTE is PUBLIC's; its grant option a
+// superuser's.
+func (s *Session) HasFunctionPrivilege(user, fn string, oid uint32, privs string) (held, found bool, err error) {
+	var r *catalog.Role
+	if user != "public" {
+		var ok bool
+		if r, ok = s.eng.cat.RoleByName(user); !ok {
+			return false, false, pgerr.New(codeUndefinedObject, "role \"%s\" does not exist", user)
+		}
+	}
+	byOID := oid != 0
+	if !byOID {
+		if oid, err = s.ResolveReg("regprocedure", fn); err != nil {
+			return false, false, err
+		}
+	}
+	var plain, withGrant bool
+	for _, p := range strings.Split(privs, ",") {
+		switch strings.ToUpper(strings.TrimSpace(p)) {
+		case "EXECUTE":
+			plain = true
+		case "EXECUTE WITH GRANT OPTION":
+			withGrant = true
+		default:
+			return false, false, pgerr.New(pgerr.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(p))
+		}
+	}
+	if f, ok := s.eng.cat.FunctionByOID(oid); ok {
+		return (plain && s.eng.holdsExecute(r, f, false)) || (withGrant && s.eng.holdsExecute(r, f, true)), true, nil
+	}
+	if !slices.ContainsFunc(functions.Procs(), func(p functions.Proc) bool { return p.OID == oid }) {
+		if byOID {
+			return false, false, nil
+		}
+		return false, false, pgerr.New(pgerr.UndefinedFunction, "function with OID %d does not exist", oid)
+	}
+	return plain || (withGrant && r != nil && r.Superuser), true, nil
 }
 
 // CanExecute implements planner.FuncAuthorizer.

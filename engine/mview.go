@@ -283,7 +283,37 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 		return nil, err
 	}
 	e.log.Info("created materialized view", "name", j.rel.Name, "id", j.rel.ID)
-	return done("CREATE MATERIALIZED VIEW")
+	// PostgreSQL's tag is SELECT n, n the rows the view was populated
+	// with: here the rows it holds once its backfill is committed.
+	n, err := s.countRows(ctx, j.rel)
+	if err != nil {
+		// The view is created; only its tag lacks the count.
+		e.log.Warn("counting the rows of a new materialized view", "name", j.rel.Name, "err", err)
+		return done("CREATE MATERIALIZED VIEW")
+	}
+	return done(fmt.Sprintf("SELECT %d", n))
+}
+
+// countRows returns the number of rows rel holds now.
+func (s *Session) countRows(ctx context.Context, rel *catalog.Relation) (int64, error) {
+	q, err := sql.Parse("SELECT count(*) FROM " + sql.QuoteIdent(rel.Schema) + "." + sql.QuoteIdent(rel.Name))
+	if err != nil {
+		return 0, err
+	}
+	b, err := planner.Bind(q.(*sql.Query), s.catalogView(), nil)
+	if err != nil {
+		return 0, err
+	}
+	snap := s.eng.db.NewSnapshot()
+	defer snap.Close()
+	rows, err := s.collectThrough(ctx, b, snap, nil)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return 0, fmt.Errorf("count(*) returned %d rows", len(rows))
+	}
+	return rows[0][0].I, nil
 }
 
 // addMViewLocked creates the catalog entry and the (not yet added) job of

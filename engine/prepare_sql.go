@@ -17,7 +17,8 @@ import (
 // session until DEALLOCATE or DISCARD ALL.
 type sqlPrepared struct {
 	p wire.Prepared
-	// text is the PREPARE statement's text and at when it ran, for
+	// text is the client's query string that held the PREPARE (all of
+	// it, as PostgreSQL keeps it) and at when it ran, for
 	// pg_prepared_statements.
 	text string
 	at   time.Time
@@ -74,7 +75,11 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) 
 	if s.sqlPrepared == nil {
 		s.sqlPrepared = map[string]*sqlPrepared{}
 	}
-	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: text, at: time.Now(), bodyAt: st.BodyAt, domains: s.paramDomains(st)}
+	source := s.source
+	if source == "" {
+		source = text
+	}
+	s.sqlPrepared[st.Name] = &sqlPrepared{p: p, text: source, at: time.Now(), bodyAt: st.BodyAt, domains: s.paramDomains(st)}
 	return done("PREPARE")
 }
 

@@ -322,7 +322,7 @@ func (s *Session) alterRole(ctx context.Context, st *sql.AlterRole, io wire.Exec
 	}
 	r := *old
 	if st.RenameTo != "" {
-		if old.OID == s.roleOID {
+		if old.OID == s.sessionRole().OID {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "session user cannot be renamed")
 		}
 		if old.OID == s.role().OID {
@@ -385,13 +385,18 @@ func (s *Session) dropRole(ctx context.Context, st *sql.DropRole, io wire.ExecIO
 		switch {
 		case r.OID == s.role().OID:
 			return nil, pgerr.New(pgerr.ObjectInUse, "current user cannot be dropped")
-		case r.OID == s.roleOID:
+		case r.OID == s.sessionRole().OID:
+			// The session user is the one SET SESSION AUTHORIZATION
+			// chose, as PostgreSQL's GetSessionUserId.
 			return nil, pgerr.New(pgerr.ObjectInUse, "session user cannot be dropped")
-		case r.OID == catalog.BootstrapRoleOID:
-			return nil, pgerr.New(pgerr.ObjectInUse, "cannot drop role %s because it is required by the database system", r.Name)
 		}
 		if err := s.checkRoleAdmin("drop", r); err != nil {
 			return nil, err
+		}
+		if r.OID == catalog.BootstrapRoleOID {
+			// PostgreSQL finds it pinned with the objects that depend
+			// on a role, after the privilege checks.
+			return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop role %s because it is required by the database system", r.Name)
 		}
 		targets = append(targets, r)
 	}

@@ -54,7 +54,12 @@ func TestRoleAdministration(t *testing.T) {
 		t.Fatalf("password not replaced by a new verifier: %q -> %q", before.Password, after.Password)
 	}
 	wantCode(t, root, "DROP ROLE root", pgerr.ObjectInUse, "current user cannot be dropped")
-	wantCode(t, admin, "DROP ROLE root", pgerr.ObjectInUse, "required by the database system")
+	// The bootstrap superuser is a superuser first (which CREATEROLE
+	// does not manage), then required by the system, as PostgreSQL
+	// checks them.
+	wantCode(t, admin, "DROP ROLE root", pgerr.InsufficientPrivilege, "permission denied to drop role")
+	mustRun(t, root, "CREATE ROLE boss SUPERUSER LOGIN")
+	wantCode(t, sessionAs(t, e, "boss"), "DROP ROLE root", pgerr.DependentObjectsStillExist, "cannot drop role root because it is required by the database system")
 	wantCode(t, root, "ALTER ROLE root NOSUPERUSER", pgerr.InsufficientPrivilege, "permission denied to alter role")
 	mustRun(t, root, "CREATE TABLE owned (a int)")
 	mustRun(t, root, "GRANT CREATE ON SCHEMA public TO helper")
@@ -165,6 +170,136 @@ func TestSetRole(t *testing.T) {
 	mustRun(t, root, "SET ROLE other")
 	mustRun(t, root, "RESET ALL")
 	wantRows(t, root, "SHOW role", "other")
+}
+
+// The session user that DROP ROLE and ALTER ROLE ... RENAME refuse to
+// touch is the one SET SESSION AUTHORIZATION chose, not the role the
+// session logged in as.
+func TestSessionAuthorizationSessionUser(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	mustRun(t, root, "CREATE ROLE cr CREATEROLE")
+	mustRun(t, root, "CREATE ROLE plain")
+	mustRun(t, root, "SET SESSION AUTHORIZATION cr")
+	wantRows(t, root, "SELECT session_user || ' ' || current_user", "cr cr")
+	wantCode(t, root, "DROP ROLE root", pgerr.InsufficientPrivilege, "permission denied to drop role")
+	wantCode(t, root, "ALTER ROLE cr RENAME TO cr2", pgerr.FeatureNotSupported, "session user cannot be renamed")
+	wantCode(t, root, "DROP ROLE cr", pgerr.ObjectInUse, "current user cannot be dropped")
+	mustRun(t, root, "ALTER ROLE plain RENAME TO plain2")
+	mustRun(t, root, "RESET SESSION AUTHORIZATION")
+	mustRun(t, root, "DROP ROLE plain2, cr")
+}
+
+// Functions, enums and domains belong to the role the session acts as
+// (SET ROLE), and only that role, a member of it or a superuser may
+// replace, alter or drop them: a superuser that took another role has
+// that role's rights, not its own.
+func TestSetRoleOwnsFunctionsAndTypes(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE alice", "CREATE ROLE bob", "GRANT CREATE ON SCHEMA public TO alice, bob",
+		"SET ROLE bob",
+		"CREATE FUNCTION bobf(a int) RETURNS int LANGUAGE sql AS $$ SELECT a + 1 $$",
+		"CREATE TYPE bobmood AS ENUM ('sad', 'ok')",
+		"CREATE DOMAIN bobdom AS int CHECK (VALUE > 0)",
+		"CREATE TABLE t (k int PRIMARY KEY, m bobmood)",
+		"CREATE VIEW v AS SELECT bobf(k) FROM t",
+		"SET ROLE alice",
+		"CREATE FUNCTION alicef() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$",
+		"CREATE TYPE alicemood AS ENUM ('x')",
+		"CREATE DOMAIN alicedom AS text"} {
+		mustRun(t, root, q)
+	}
+	wantRows(t, root, "SELECT proname || ' ' || pg_get_userbyid(proowner) FROM pg_proc WHERE proname IN ('alicef', 'bobf') ORDER BY 1",
+		"alicef alice", "bobf bob")
+	wantRows(t, root, "SELECT typname || ' ' || pg_get_userbyid(typowner) FROM pg_type WHERE typname IN ('alicemood', 'alicedom', 'bobmood', 'bobdom') ORDER BY 1",
+		"alicedom alice", "alicemood alice", "bobdom bob", "bobmood bob")
+	for _, q := range []string{
+		"DROP FUNCTION bobf(int)",
+		"DROP FUNCTION bobf",
+		// Refused before the view that calls it is looked at.
+		"DROP FUNCTION bobf(int) CASCADE",
+		"DROP FUNCTION alicef(), bobf(int) CASCADE",
+		"CREATE OR REPLACE FUNCTION bobf(a int) RETURNS int LANGUAGE sql AS $$ SELECT a + 2 $$",
+	} {
+		wantCode(t, root, q, pgerr.InsufficientPrivilege, "must be owner of function bobf")
+	}
+	for _, q := range []string{
+		"DROP TYPE bobmood", "DROP TYPE bobmood CASCADE", "ALTER TYPE bobmood ADD VALUE 'happy'",
+		"ALTER TYPE bobmood RENAME VALUE 'ok' TO 'fine'", "ALTER TYPE bobmood RENAME TO mine",
+	} {
+		wantCode(t, root, q, pgerr.InsufficientPrivilege, "must be owner of type bobmood")
+	}
+	for _, q := range []string{"DROP DOMAIN bobdom", "ALTER DOMAIN bobdom SET DEFAULT 1", "ALTER DOMAIN bobdom DROP CONSTRAINT bobdom_check"} {
+		wantCode(t, root, q, pgerr.InsufficientPrivilege, "must be owner of type bobdom")
+	}
+	wantRows(t, root, "SELECT bobf(1)", "2")
+	// What alice owns she alters and drops.
+	mustRun(t, root, "ALTER TYPE alicemood ADD VALUE 'y'")
+	mustRun(t, root, "ALTER DOMAIN alicedom SET NOT NULL")
+	mustRun(t, root, "CREATE OR REPLACE FUNCTION alicef() RETURNS int LANGUAGE sql AS $$ SELECT 3 $$")
+	wantRows(t, root, "SELECT alicef()", "3")
+
+	// Creating needs CREATE on the schema.
+	mustRun(t, root, "RESET ROLE")
+	mustRun(t, root, "REVOKE CREATE ON SCHEMA public FROM alice")
+	mustRun(t, root, "SET ROLE alice")
+	for _, q := range []string{"CREATE FUNCTION g() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$",
+		"CREATE TYPE m2 AS ENUM ('a')", "CREATE DOMAIN d2 AS int"} {
+		wantCode(t, root, q, pgerr.InsufficientPrivilege, "permission denied for schema public")
+	}
+
+	// A member of bob has bob's rights.
+	mustRun(t, root, "RESET ROLE")
+	mustRun(t, root, "GRANT bob TO alice")
+	mustRun(t, root, "SET ROLE alice")
+	mustRun(t, root, "ALTER TYPE bobmood ADD VALUE 'happy'")
+	mustRun(t, root, "CREATE OR REPLACE FUNCTION bobf(a int) RETURNS int LANGUAGE sql AS $$ SELECT a + 2 $$")
+	wantRows(t, root, "SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE proname = 'bobf'", "bob")
+	mustRun(t, root, "RESET ROLE")
+	mustRun(t, root, "REVOKE bob FROM alice")
+
+	// DROP ROLE names the functions and types a role owns or holds
+	// privileges on, in the order they were made.
+	mustRun(t, root, "REVOKE EXECUTE ON FUNCTION bobf(int) FROM PUBLIC")
+	mustRun(t, root, "GRANT EXECUTE ON FUNCTION bobf(int) TO alice")
+	_, err := run(t, root, "DROP ROLE alice")
+	pe, _ := err.(*pgerr.Error)
+	if pe == nil || pe.Code != pgerr.DependentObjectsStillExist || pe.Detail != "privileges for function bobf(integer)\nowner of function alicef()\nowner of type alicemood\nowner of type alicedom" {
+		t.Errorf("DROP ROLE alice: got %#v", err)
+	}
+}
+
+// has_function_privilege answers as PostgreSQL: EXECUTE is PUBLIC's
+// until revoked, always the owner's (and a superuser's), else granted;
+// the grant option is the owner's.
+func TestHasFunctionPrivilege(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	root := session(t, e)
+	for _, q := range []string{"CREATE ROLE alice", "CREATE ROLE bob", "GRANT CREATE ON SCHEMA public TO bob",
+		"SET ROLE bob", "CREATE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$ SELECT a $$", "RESET ROLE"} {
+		mustRun(t, root, q)
+	}
+	wantRows(t, root, "SELECT has_function_privilege('f(int)', 'execute'), has_function_privilege('alice', 'f(integer)', 'EXECUTE'), has_function_privilege('public', 'f(int)', 'EXECUTE')",
+		"t t t")
+	wantRows(t, root, "SELECT has_function_privilege('alice', 'f(int)', 'EXECUTE WITH GRANT OPTION'), has_function_privilege('bob', 'f(int)', 'execute with grant option')",
+		"f t")
+	mustRun(t, root, "REVOKE EXECUTE ON FUNCTION f(int) FROM PUBLIC")
+	wantRows(t, root, "SELECT has_function_privilege('alice', 'f(int)', 'EXECUTE'), has_function_privilege('bob', 'f(int)', 'EXECUTE'), has_function_privilege('public', 'f(int)', 'EXECUTE'), has_function_privilege('root', 'f(int)', 'EXECUTE')",
+		"f t f t")
+	mustRun(t, root, "GRANT EXECUTE ON FUNCTION f(int) TO alice")
+	mustRun(t, root, "SET ROLE alice")
+	wantRows(t, root, "SELECT has_function_privilege('f(int)', 'EXECUTE'), has_function_privilege('lower(text)', 'EXECUTE'), has_function_privilege('lower(text)', 'EXECUTE WITH GRANT OPTION')",
+		"t t f")
+	mustRun(t, root, "RESET ROLE")
+	wantRows(t, root, "SELECT has_function_privilege('alice', (SELECT oid FROM pg_proc WHERE proname = 'f'), 'EXECUTE'), has_function_privilege('alice', 4000000000::oid, 'EXECUTE') IS NULL",
+		"t t")
+	wantCode(t, root, "SELECT has_function_privilege('alice', 'nosuch(int)', 'EXECUTE')", pgerr.UndefinedFunction, `function "nosuch(int)" does not exist`)
+	wantCode(t, root, "SELECT has_function_privilege('nobody', 'f(int)', 'EXECUTE')", "42704", `role "nobody" does not exist`)
+	wantCode(t, root, "SELECT has_function_privilege('alice', 'f(int)', 'USAGE')", pgerr.InvalidParameterValue, `unrecognized privilege type: "USAGE"`)
 }
 
 // The last errors of weir.jobs, weir.sinks and the records of

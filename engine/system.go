@@ -102,6 +102,12 @@ func (s *Session) DescribeObject(fn string, oid uint32, col int, pretty bool) (s
 			return "", false
 		}
 		return s.describeFunction(fn, f), true
+	case "pg_get_function_sqlbody":
+		f, ok := s.eng.cat.FunctionByOID(oid)
+		if !ok || !f.Return {
+			return "", false
+		}
+		return "RETURN " + s.returnBodyText(f), true
 	}
 	if fn == "pg_get_constraintdef" && !pretty {
 		if r, k, ok := syscat.CheckByOID(s.eng.cat, oid); ok {
@@ -216,14 +222,7 @@ func (c sessionCatalog) PreparedStatements() []syscat.PreparedStatement {
 	for name, sp := range c.s.sqlPrepared {
 		var ts []string
 		for _, t := range sp.p.ParamTypes() {
-			n := types.T{ID: t.ID, Mod: -1}.String()
-			switch t.ID {
-			case types.Bpchar:
-				n = "character"
-			case types.BpcharArray:
-				n = "character[]"
-			}
-			ts = append(ts, n)
+			ts = append(ts, t.TypeName())
 		}
 		ps := syscat.PreparedStatement{Name: name, Statement: sp.text, PrepareTime: sp.at.UnixMicro(), ParamTypes: ts}
 		if len(ts) == 0 {

@@ -147,6 +147,20 @@ func (s *Session) typeCreationSchema(n sql.ObjectName) (string, error) {
 	return "", pgerr.New(pgerr.InvalidSchemaName, "no schema has been selected to create in")
 }
 
+// typeSchemaToCreate is typeCreationSchema for CREATE TYPE, CREATE DOMAIN
+// and CREATE FUNCTION, which need CREATE on the schema, as in
+// PostgreSQL (42501 "permission denied for schema s").
+func (s *Session) typeSchemaToCreate(n sql.ObjectName) (string, error) {
+	schema, err := s.typeCreationSchema(n)
+	if err != nil {
+		return "", err
+	}
+	if !s.hasSchemaPrivilege(schema, catalog.PrivCreate) {
+		return "", pgerr.New(pgerr.InsufficientPrivilege, "permission denied for schema %s", schema)
+	}
+	return schema, nil
+}
+
 // schemaExists reports whether the user schema sc exists.
 func (s *Session) schemaExists(sc string) bool {
 	for _, have := range s.eng.cat.Schemas() {
@@ -165,6 +179,10 @@ func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
 	e := s.eng
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
+	schema, err := s.typeSchemaToCreate(st.Name)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, l := range st.Labels {
 		if seen[l] {
@@ -177,16 +195,12 @@ func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := s.typeCreationSchema(st.Name)
-	if err != nil {
-		return nil, err
-	}
 	// The array type (_mood) takes the next OID, as in PostgreSQL.
 	arrOID, err := e.cat.NextOID()
 	if err != nil {
 		return nil, err
 	}
-	u := &catalog.UserType{OID: oid, ArrayOID: arrOID, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.roleOID}
+	u := &catalog.UserType{OID: oid, ArrayOID: arrOID, Schema: schema, Name: st.Name.Name, Kind: 'e', Owner: s.role().OID}
 	for i, l := range st.Labels {
 		lo, err := e.cat.NextOID()
 		if err != nil {
@@ -198,6 +212,17 @@ func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
 		return nil, err
 	}
 	return done("CREATE TYPE")
+}
+
+// mustOwnType refuses, as PostgreSQL does, to let a role that does not
+// have the privileges of u's owner (or is not a superuser) alter or drop
+// it. The owner is checked against the role the session acts as
+// (current_user), which SET ROLE changes.
+func (s *Session) mustOwnType(u *catalog.UserType) error {
+	if !s.hasPrivsOfRole(u.Owner) {
+		return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of type %s", s.userTypeName(u))
+	}
+	return nil
 }
 
 // mustFindType finds the user type n names, 42704 when none.
@@ -221,6 +246,13 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 	if err != nil {
 		return nil, err
 	}
+	if st.Action == "rename" {
+		// RENAME checks the owner first, the enum actions after the
+		// kind, as PostgreSQL's RenameType and checkEnumOwner do.
+		if err := s.mustOwnType(u); err != nil {
+			return nil, err
+		}
+	}
 	u = u.Clone()
 	sort.SliceStable(u.Labels, func(i, j int) bool { return u.Labels[i].Sort < u.Labels[j].Sort })
 	find := func(label string) int {
@@ -241,6 +273,9 @@ func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, err
 	}
 	if u.Kind != 'e' {
 		return nil, pgerr.New(pgerr.WrongObjectType, "%s is not an enum", u.Name)
+	}
+	if err := s.mustOwnType(u); err != nil {
+		return nil, err
 	}
 	switch st.Action {
 	case "add value":
@@ -395,8 +430,8 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 		if st.Kind == "domain" && u.Kind != 'd' {
 			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a domain", u.Name)
 		}
-		if u.Owner != s.roleOID && !s.role().Superuser {
-			return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of type %s", u.Name)
+		if err := s.mustOwnType(u); err != nil {
+			return nil, err
 		}
 		targets = append(targets, u)
 	}
@@ -470,11 +505,11 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	e := s.eng
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
-	oid, err := e.cat.NextOID()
+	schema, err := s.typeSchemaToCreate(st.Name)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := s.typeCreationSchema(st.Name)
+	oid, err := e.cat.NextOID()
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +519,7 @@ func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
 	if st.Base.DomainArray {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "domains over arrays of domains are not supported")
 	}
-	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'd', Owner: s.roleOID,
+	u := &catalog.UserType{OID: oid, Schema: schema, Name: st.Name.Name, Kind: 'd', Owner: s.role().OID,
 		T: st.Base.T, BaseDomain: st.Base.Domain, Default: st.Default}
 	if _, ok := types.ArrayOf(st.Base.T); ok {
 		// The array type (_posint) takes the next OID, as in PostgreSQL.
@@ -555,6 +590,9 @@ func (s *Session) alterDomain(ctx context.Context, st *sql.AlterDomain) (wire.Re
 	}
 	if u.Kind != 'd' {
 		return nil, pgerr.New(pgerr.WrongObjectType, "%s is not a domain", u.Name)
+	}
+	if err := s.mustOwnType(u); err != nil {
+		return nil, err
 	}
 	u = u.Clone()
 	switch st.Action {

@@ -400,6 +400,10 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
 		if st.IfNotExists {
 			io.Notice("NOTICE", "42P07", fmt.Sprintf("relation \"%s\" already exists, skipping", st.Name.Name))
+			if st.AsQuery != nil {
+				// PostgreSQL's tag when CREATE TABLE AS creates nothing.
+				return done("CREATE TABLE AS")
+			}
 			return done("CREATE TABLE")
 		}
 		return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", st.Name.Name)
@@ -436,9 +440,23 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 			}
 			rel.Cols = append(rel.Cols, catalog.Column{Name: c.Name, T: t, Collation: colls[i], Domain: doms[i].OID, DomainArray: doms[i].Array})
 		}
+		if len(st.AsColumns) > len(rel.Cols) {
+			return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+		}
+		for i, n := range st.AsColumns {
+			rel.Cols[i].Name = n
+		}
+		names := map[string]bool{}
+		for _, c := range rel.Cols {
+			if names[c.Name] {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+			}
+			names[c.Name] = true
+		}
 	}
 	seen := map[string]bool{}
 	seqNames := map[string]bool{}
+	base := len(rel.Cols)
 	for _, c := range st.Columns {
 		if seen[c.Name] {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
@@ -467,16 +485,22 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 				col.Default = "nextval('" + strings.ReplaceAll(sql.QuoteIdent(col.Seq), "'", "''") + "')"
 			}
 		}
+		rel.Cols = append(rel.Cols, col)
+	}
+	// The DEFAULTs are checked once every column is read, as PostgreSQL
+	// cooks them when the serial columns' sequences exist, which they
+	// may name.
+	newSeqs := slices.Sorted(maps.Keys(seqNames))
+	for i, c := range st.Columns {
 		if c.Default != "" {
 			text, pos := c.Default, 0
 			if c.DefaultWritten != "" {
 				text, pos = c.DefaultWritten, c.DefaultPos
 			}
-			if err := s.checkDefault(text, pos, c.Name, col.T); err != nil {
+			if err := s.checkDefault(text, pos, c.Name, rel.Cols[base+i].T, newSeqs...); err != nil {
 				return nil, err
 			}
 		}
-		rel.Cols = append(rel.Cols, col)
 	}
 	if len(rel.Cols) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
@@ -534,7 +558,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 	}
 	e.log.Info("created table", "name", rel.Name, "id", rel.ID)
 	tag := "CREATE TABLE"
-	if asBound != nil {
+	if asBound != nil && st.NoData {
+		tag = "CREATE TABLE AS"
+	} else if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
 		if err != nil {
 			// CREATE TABLE AS is atomic in Postgres: undo the table.
@@ -555,9 +581,14 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 // checkDefault checks the DEFAULT expression text of a column named
 // name of type t as PostgreSQL does when it is set (planner.BindDefault);
 // pos is the character of the statement it starts at when text is as
-// written there (0: no positions).
-func (s *Session) checkDefault(text string, pos int, name string, t types.T) error {
-	_, err := planner.BindDefault(context.Background(), text, pos, name, t, s.catalogView())
+// written there (0: no positions); newSeqs are the sequences the
+// statement creates (planner.WithNewSequences).
+func (s *Session) checkDefault(text string, pos int, name string, t types.T, newSeqs ...string) error {
+	ctx := context.Background()
+	if len(newSeqs) > 0 {
+		ctx = planner.WithNewSequences(ctx, newSeqs)
+	}
+	_, err := planner.BindDefault(ctx, text, pos, name, t, s.catalogView())
 	return err
 }
 
@@ -1463,6 +1494,42 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA public is not supported")
 		}
 	}
+	// The schemas' functions go with them, and so does what uses one
+	// outside them, as DROP FUNCTION ... CASCADE drops it; what uses one
+	// inside them goes with its own schema.
+	var funcs []*catalog.Function
+	funcDeps := map[uint32][]funcDependent{}
+	var outside []funcDependent
+	for _, f := range e.cat.Functions() {
+		if !slices.Contains(names, f.Schema) {
+			continue
+		}
+		funcs = append(funcs, f)
+		for _, d := range s.funcDependents(ctx, f) {
+			if d.fn != nil && slices.Contains(names, d.fn.Schema) || d.rel != nil && slices.Contains(names, d.rel.Schema) {
+				continue
+			}
+			if d.rel != nil && !d.part && slices.ContainsFunc(outside, func(x funcDependent) bool { return !x.part && x.rel.ID == d.rel.ID }) {
+				continue
+			}
+			funcDeps[f.OID] = append(funcDeps[f.OID], d)
+			outside = append(outside, d)
+		}
+		if ctx.Err() != nil {
+			// The bindings that find the dependents stopped: what they
+			// found is not all there is.
+			return nil, ctxError(ctx)
+		}
+	}
+	var funcRels []*catalog.Relation
+	var funcParts []funcDependent
+	if st.Cascade {
+		var err error
+		funcRels, funcParts, _, err = s.funcCascade(outside, "DROP SCHEMA ... CASCADE of a schema with a function that %s calls is not supported")
+		if err != nil {
+			return nil, err
+		}
+	}
 	e.writeMu.Lock()
 	locked := true
 	defer func() {
@@ -1477,28 +1544,30 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		}
 	}
 	deps := e.schemaDependents(names)
-	// The schemas' functions go with them; what uses one must go too.
-	var funcs []*catalog.Function
-	for _, f := range e.cat.Functions() {
-		if !slices.Contains(names, f.Schema) {
-			continue
-		}
-		funcs = append(funcs, f)
+	for _, f := range funcs {
 		fd := schemaDependent{obj: "function " + f.Signature(true), on: "schema " + f.Schema, oid: f.OID}
 		at := slices.IndexFunc(deps, func(d schemaDependent) bool { return d.on == fd.on && d.oid > fd.oid })
 		if at < 0 {
 			at = len(deps)
 		}
-		deps = slices.Insert(deps, at, fd)
-		if !st.Cascade {
-			continue
-		}
-		for _, d := range s.funcDependents(ctx, f) {
-			if !slices.Contains(names, d.rel.Schema) {
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP SCHEMA ... CASCADE of a schema whose function %s %s uses is not supported", f.Signature(true), d.desc).
-					WithHint("Drop the %s first.", d.desc)
+		users := []schemaDependent{fd}
+		for _, d := range funcDeps[f.OID] {
+			if !slices.ContainsFunc(deps, func(x schemaDependent) bool { return x.obj == d.desc }) {
+				users = append(users, schemaDependent{obj: d.desc, on: fd.obj})
+			}
+			if !d.part || d.drop != "column" {
+				continue
+			}
+			if i := visibleColumn(d.rel, d.name); i >= 0 {
+				// What reads a generated column that goes.
+				for _, r := range e.columnReaders(d.rel, d.rel, i) {
+					if r.Kind != catalog.KindIndex {
+						users = append(users, schemaDependent{obj: qualifiedRel(r), on: d.desc})
+					}
+				}
 			}
 		}
+		deps = slices.Insert(deps, at, users...)
 	}
 	// Foreign keys of other schemas' tables referencing the schemas'.
 	replace, fkLines, blockers := e.fkDropTables(members, st.Cascade)
@@ -1515,13 +1584,18 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 		return nil, err.WithDetail("%s", strings.Join(detail, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	order, err := e.dropOrder(members, true, func(*catalog.Relation) {})
-	if err != nil {
-		return nil, err
-	}
 	var lines []string
 	for _, d := range deps {
 		lines = append(lines, "drop cascades to "+d.obj)
+	}
+	order, err := e.dropOrder(append(slices.Clone(members), funcRels...), true, func(r *catalog.Relation) {
+		// What reads a relation a function's dependent is.
+		if line := "drop cascades to " + qualifiedRel(r); !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	lines = append(lines, fkLines...)
 	switch {
@@ -1539,6 +1613,11 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	e.writeMu.Unlock()
 	if err := e.dropReplacing(ctx, order, replace); err != nil {
 		return nil, err
+	}
+	for _, d := range funcParts {
+		if err := s.dropFuncPart(ctx, d, io); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range funcs {
 		if err := e.cat.DropFunction(f.OID); err != nil {

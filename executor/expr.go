@@ -74,6 +74,10 @@ func Compile(e planner.Expr) (Evaluator, error) {
 		return compileInList(e)
 	case *planner.Subquery:
 		return compileSubquery(e)
+	case *planner.Let:
+		return compileLet(e)
+	case *letSlot:
+		return letSlotEval{e}, nil
 	case nil:
 		return nil, pgerr.New(pgerr.InternalError, "executor.Compile: nil expression")
 	}
@@ -535,4 +539,58 @@ func (e *inListEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
 		}
 	}
 	return out, nil
+}
+
+// letEval computes a Let's values on its input, then its body, whose
+// references read them through letSlots.
+type letEval struct {
+	vals []Evaluator
+	body Evaluator
+	// cur holds the values computed for the chunk being evaluated.
+	cur []*types.Vec
+}
+
+// letSlot stands, in a Let's body as compiled, for a LetRef to value idx
+// of the letEval l.
+type letSlot struct {
+	l   *letEval
+	idx int
+	t   types.T
+}
+
+// Type implements planner.Expr.
+func (s *letSlot) Type() types.T { return s.t }
+
+type letSlotEval struct{ s *letSlot }
+
+// Eval returns the value the Let computed for the chunk (zero-copy).
+// The body is evaluated on views of the Let's input, of its rows.
+func (e letSlotEval) Eval(_ *EvalCtx, in *types.Chunk) (*types.Vec, error) {
+	return e.s.l.cur[e.s.idx], nil
+}
+
+func compileLet(e *planner.Let) (Evaluator, error) {
+	vals, err := compileAll(e.Vals)
+	if err != nil {
+		return nil, err
+	}
+	l := &letEval{vals: vals, cur: make([]*types.Vec, len(vals))}
+	body := e.Resolve(func(r *planner.LetRef) planner.Expr { return &letSlot{l: l, idx: r.Idx, t: r.T} })
+	if l.body, err = Compile(body); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *letEval) Eval(ctx *EvalCtx, in *types.Chunk) (*types.Vec, error) {
+	for i, v := range l.vals {
+		r, err := v.Eval(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		l.cur[i] = r
+	}
+	out, err := l.body.Eval(ctx, in)
+	clear(l.cur)
+	return out, err
 }

@@ -200,6 +200,18 @@ type SequencePrivilegeChecker interface {
 	HasSequencePrivilege(user, seq string, privs string) (bool, error)
 }
 
+// FunctionPrivilegeChecker is implemented by sessions that keep
+// privileges on functions, for has_function_privilege: fn is a function
+// as regprocedure reads it ("f(int)") unless oid is not zero; user is a
+// role name or "public"; privs a comma-separated list of EXECUTE and
+// EXECUTE WITH GRANT OPTION (any of them suffices). found is false for
+// an OID that names no function (the result is then NULL). Errors:
+// 42883 for an unknown function name, 42704 for an unknown role, 22023
+// for an unknown privilege.
+type FunctionPrivilegeChecker interface {
+	HasFunctionPrivilege(user, fn string, oid uint32, privs string) (held, found bool, err error)
+}
+
 // AddInt64 returns a+b and false if the sum overflows.
 func AddInt64(a, b int64) (int64, bool) {
 	s := a + b

@@ -131,14 +131,9 @@ func (t implTable) defineSystem() {
 	t.def("pg_typeof", func(args []types.T, _ types.T) (Impl, bool) {
 		// regtype output: the type without its modifier, and bpchar
 		// spelled "character" (format_type without a typmod).
-		name := types.T{ID: args[0].ID, Mod: -1}.String()
-		switch args[0].ID {
-		case types.Unknown:
+		name := args[0].TypeName()
+		if args[0].ID == types.Unknown {
 			name = "unknown"
-		case types.Bpchar:
-			name = "character"
-		case types.BpcharArray:
-			name = "character[]"
 		}
 		return Impl{NonStrict: true, Row: constText(name)}, true
 	})
@@ -218,6 +213,33 @@ func (t implTable) defineSystem() {
 			return types.NullDatum, err
 		}
 		return types.DBool(ok), nil
+	})
+	// has_function_privilege asks the session (FunctionPrivilegeChecker);
+	// overloads: (function, priv), (user, function, priv), with the
+	// function as regprocedure text or an OID. Without a checker EXECUTE
+	// is PUBLIC's, as PostgreSQL's default.
+	t.def("has_function_privilege", func(args []types.T, _ types.T) (Impl, bool) {
+		byOID := args[len(args)-2].ID == types.Oid
+		return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			pc, ok := ctx.Session.(FunctionPrivilegeChecker)
+			if !ok {
+				return types.DBool(true), nil
+			}
+			user := currentUser(ctx)
+			if len(d) == 3 {
+				user = d[0].S
+			}
+			fn := d[len(d)-2]
+			var oid uint32
+			if byOID {
+				oid = uint32(fn.I)
+			}
+			held, found, err := pc.HasFunctionPrivilege(user, fn.S, oid, d[len(d)-1].S)
+			if err != nil || !found {
+				return types.NullDatum, err
+			}
+			return types.DBool(held), nil
+		}}, true
 	})
 	// has_table_privilege asks the session when it can check privileges
 	// (PrivilegeChecker); overloads: (table, priv), (user, table, priv),
@@ -408,10 +430,17 @@ func (t implTable) defineSystem() {
 	}
 	t.defRow("pg_get_statisticsobjdef_columns", nullFn)
 	t.defRow("pg_get_ruledef", nullFn) // weir has no rules
-	// weir's functions are built in: no SQL body. It does not account
-	// the storage of a database (its data directory holds them all): the
-	// size is NULL, which psql's \l+ prints empty.
-	t.defRow("pg_get_function_sqlbody", nullFn)
+	// A SQL-standard body (RETURN expr) of a user function, as the
+	// session prints it; NULL for the others, whose body is prosrc.
+	t.defRow("pg_get_function_sqlbody", func(ctx *Context, d []types.Datum) (types.Datum, error) {
+		if s, ok := describe(ctx, "pg_get_function_sqlbody", d[0].I, 0, false); ok {
+			return dText(s)
+		}
+		return types.NullDatum, nil
+	})
+	// weir does not account the storage of a database (its data
+	// directory holds them all): the size is NULL, which psql's \l+
+	// prints empty.
 	t.defRow("pg_database_size", nullFn)
 	// A relation's size is what its tables hold in the store (see
 	// syscat's relationSize); NULL for an OID no relation has.

@@ -440,7 +440,9 @@ func formatNumber(tmpl string, v float64, exact string) string {
 // parseWithTemplate parses s with a to_timestamp/to_date template and
 // returns wall-clock micros.
 func parseWithTemplate(s, tmpl string) (int64, error) {
-	y, mo, d, h, mi, sec, us := 1, 1, 1, 0, 0, 0, 0
+	// PostgreSQL's fields start at zero, and a zero month or day is one
+	// not given: year 0 is 1 BC, month and day 1.
+	y, mo, d, h, mi, sec, us := 0, 0, 0, 0, 0, 0, 0
 	pm, hasAMPM := false, false
 	si := 0
 	readNum := func(max int) (int, error) {
@@ -534,9 +536,23 @@ func parseWithTemplate(s, tmpl string) (int64, error) {
 			h += 12
 		}
 	}
+	if y == 0 {
+		y = -1
+	}
+	if mo == 0 {
+		mo = 1
+	}
+	if d == 0 {
+		d = 1
+	}
+	// PostgreSQL's do_to_timestamp checks the fields with the input in
+	// its message.
+	if mo > 12 || d > 31 || h >= 24 || mi >= 60 || sec >= 60 {
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
+	}
 	day, err := makeDate(int64(y), int64(mo), int64(d))
 	if err != nil {
-		return 0, err
+		return 0, pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 	}
 	return day*MicrosPerDay + int64(h)*3600e6 + int64(mi)*60e6 + int64(sec)*1e6 + int64(us), nil
 }

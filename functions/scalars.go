@@ -241,6 +241,8 @@ func scalarOverloads() []*Overload {
 		fn("has_table_privilege", tBool, tText, tText), fn("has_table_privilege", tBool, tName, tText, tText),
 		fn("has_table_privilege", tBool, tOid, tText),
 		fn("has_sequence_privilege", tBool, tText, tText), fn("has_sequence_privilege", tBool, tName, tText, tText),
+		fn("has_function_privilege", tBool, tText, tText), fn("has_function_privilege", tBool, tName, tText, tText),
+		fn("has_function_privilege", tBool, tOid, tText), fn("has_function_privilege", tBool, tName, tOid, tText),
 		fn("has_schema_privilege", tBool, tText, tText), fn("has_schema_privilege", tBool, tName, tText, tText),
 		fn("has_database_privilege", tBool, tText, tText), fn("has_database_privilege", tBool, tName, tText, tText),
 		fn("pg_relation_is_publishable", tBool, tOid),

@@ -781,6 +781,8 @@ func exprChildren(e Expr) []Expr {
 			return []Expr{n.Arg}
 		}
 		return n.Row
+	case *Let:
+		return append(append([]Expr{}, n.Vals...), n.Body)
 	}
 	return nil
 }

@@ -135,6 +135,8 @@ func BindDefault(ctx context.Context, text string, pos int, name string, t types
 	default:
 		fail(pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPosition(b.pos(f.found)))
 	}
+	newSeqs, _ := ctx.Value(newSeqsKey{}).(map[string]bool)
+	n.Accept(&seqNameChecker{b: b, skip: newSeqs})
 	x := b.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, n)
 	out := b.tryCoerce(x, t, ctxAssignment)
 	if out == nil {
@@ -143,6 +145,55 @@ func BindDefault(ctx context.Context, text string, pos int, name string, t types
 	}
 	return out, nil
 }
+
+// seqNameChecker resolves the sequence a sequence function's literal
+// argument names (nextval('s'), currval('s'::regclass)), failing with
+// 42P01 at the literal when there is none: PostgreSQL's argument is a
+// regclass, which the literal becomes when the expression is analysed,
+// so a DEFAULT naming no sequence fails when it is set. weir keeps the
+// name and resolves it when the call runs.
+type seqNameChecker struct {
+	b    *binder
+	skip map[string]bool // sequences the statement creates (WithNewSequences)
+}
+
+type newSeqsKey struct{}
+
+// WithNewSequences returns ctx naming the sequences the statement whose
+// DEFAULTs BindDefault checks under it creates (CREATE TABLE's serial
+// columns'), which a DEFAULT may name before they exist.
+func WithNewSequences(ctx context.Context, names []string) context.Context {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return context.WithValue(ctx, newSeqsKey{}, m)
+}
+
+// Enter checks one call.
+func (v *seqNameChecker) Enter(n ast.Node) (ast.Node, bool) {
+	fc, ok := n.(*ast.FuncCallExpr)
+	if !ok || !seqFuncs[fc.FnName.L] || len(fc.Args) == 0 || fc.Schema.O != "" && fc.Schema.L != "pg_catalog" {
+		return n, false
+	}
+	arg := fc.Args[0]
+	name, ok := regclassLiteral(arg)
+	if !ok {
+		if l, isLit := unparen(arg).(*sql.Literal); isLit {
+			name, ok = l.Value.(string)
+		}
+	}
+	if ok {
+		if names, valid := regNameList(name); valid && v.skip[names[len(names)-1]] {
+			return n, false
+		}
+		v.b.relationOID(name, arg)
+	}
+	return n, false
+}
+
+// Leave goes on.
+func (v *seqNameChecker) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // DefaultType returns the type of a DEFAULT expression's text bound by
 // itself, as PostgreSQL stores it, or t, the column's type, for an

@@ -917,8 +917,17 @@ func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node)
 		return pgerr.New(pgerr.FeatureNotSupported, "function %s is not supported", name).
 			WithHint("weir has no %s type.", f.typ).WithPosition(b.pos(node))
 	}
-	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(name, an)).
+	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shownName(name, node), an)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
+}
+
+// shownName is name as an error names call node of it: qualified as
+// written (pg_catalog.f(integer) does not exist).
+func shownName(name string, node ast.Node) string {
+	if f, ok := node.(*ast.FuncCallExpr); ok && f.Schema.O != "" && f.FnName.L == name {
+		return f.Schema.O + "." + name
+	}
+	return name
 }
 
 // missingFunc is a PostgreSQL 15 function weir has not got because it

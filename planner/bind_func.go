@@ -51,6 +51,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 				fail(pgerr.New(pgerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", shown).WithPosition(b.pos(n)))
 			}
 		}
+		if f, ok := n.Args[k-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_distinct" && len(f.Args) == 0 && !strings.HasPrefix(name, "pg_") {
+			if _, agg := b.isAggregate(n); !agg {
+				// f(DISTINCT args) of a function that is no aggregate (a
+				// user function's): resolved first, then refused.
+				call := *n
+				call.Args = n.Args[:k-1]
+				b.funcCall(c, &call)
+				fail(pgerr.New(pgerr.WrongObjectType, "DISTINCT specified, but %s is not an aggregate function", name).WithPosition(b.pos(n)))
+			}
+		}
 	}
 	if label, x, ok := variadicArg(n.Args); ok {
 		return b.variadicCall(c, n, name, label, x)
@@ -414,7 +424,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 	}
 	if _, ok := b.isAggregate(n); ok {
-		failf(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName())
+		fail(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", c.clauseName()).WithPosition(b.pos(n)))
 	}
 	args := b.exprs(c, n.Args)
 	if e, ok := b.userCall(n, args); ok {
@@ -442,6 +452,15 @@ func (b *binder) lookupType(text string, node ast.Node) types.T {
 	if err != nil && pgerr.CodeOf(err) == pgerr.UndefinedObject {
 		if u, ok := b.userType(text); ok {
 			return u.T
+		}
+		// A type of a schema that does not exist: PostgreSQL names the
+		// schema.
+		if un, perr := sql.ParseUserTypeName(text); perr == nil && un.User != nil && un.User.Schema != "" && un.User.Schema != "pg_catalog" {
+			if nc, ok := unpinned(b.cat).(NameCatalog); ok {
+				if _, ok := nc.NamespaceOID(un.User.Schema); !ok {
+					fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", un.User.Schema).WithPosition(b.pos(node)))
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -677,7 +696,9 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 		return b.explicitCast(x, types.TOid, n)
 	}
-	t := b.lookupType(text, n)
+	// Errors about the type point at its name, as PostgreSQL's do (the
+	// bridge places the type's literal there).
+	t := b.lookupType(text, n.Args[1])
 	// ARRAY[]::t[] is an empty array of the cast's type.
 	if a, ok := unparen(n.Args[0]).(*ast.FuncCallExpr); ok && a.FnName.L == "pg_array" && len(a.Args) == 0 && t.IsArray() {
 		return &Call{Fn: "array", T: t}
@@ -827,17 +848,24 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
 		return uint32(n)
 	}
-	schema, name := "", s
-	if i := strings.LastIndexByte(s, '.'); i >= 0 {
-		schema, name = s[:i], s[i+1:]
+	// The name as stringToQualifiedNameList reads it; the errors name it
+	// as NameListToString prints the list (no quotes).
+	names, ok := regNameList(s)
+	if !ok {
+		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax").WithPosition(b.pos(node)))
 	}
-	fold := func(x string) string {
-		if len(x) >= 2 && x[0] == '"' && x[len(x)-1] == '"' {
-			return x[1 : len(x)-1]
-		}
-		return strings.ToLower(x)
+	if len(names) > 3 {
+		fail(pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(names, ".")).WithPosition(b.pos(node)))
 	}
-	schema, name = fold(schema), fold(name)
+	schema, name := "", names[len(names)-1]
+	if len(names) > 1 {
+		schema = names[len(names)-2]
+	}
+	if schema != "" {
+		s = schema + "." + name
+	} else {
+		s = name
+	}
 	// A regclass literal names a relation without reading it: no access
 	// is recorded and no privilege needed, as in PostgreSQL.
 	if rel, ok := b.cat.Relation(schema, name); ok {
@@ -897,58 +925,38 @@ func (b *binder) procOID(s string, withArgs bool, node ast.Node) uint32 {
 	if oid, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32); err == nil {
 		return uint32(oid) // a number is the OID itself, as in PostgreSQL
 	}
-	name, args := strings.TrimSpace(s), ""
+	pos := b.pos(node)
+	nameText, argTexts := s, []string(nil)
 	if withArgs {
-		i := strings.IndexByte(name, '(')
-		if i < 0 || !strings.HasSuffix(name, ")") {
-			fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a left parenthesis").WithPosition(b.pos(node)))
-		}
-		name, args = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+1:len(name)-1])
+		nameText, argTexts = procArgsText(s, pos)
 	}
-	schema := ""
-	if n, ok := strings.CutPrefix(name, "pg_catalog."); ok {
-		name = n
-	} else if n, ok := strings.CutPrefix(strings.ToLower(name), "public."); ok {
-		name, schema = name[len(name)-len(n):], "public"
-	}
-	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
-		name = name[1 : len(name)-1]
-	} else {
-		name = strings.ToLower(name)
-	}
+	schema, name := regName(nameText, pos)
 	var want []uint32
-	if args != "" {
-		for _, a := range strings.Split(args, ",") {
-			a = strings.TrimSpace(a)
-			if a == `"any"` {
-				want = append(want, 0)
-				continue
+	for _, a := range argTexts {
+		if a == `"any"` {
+			want = append(want, 0)
+			continue
+		}
+		want = append(want, b.lookupType(a, node).OID())
+	}
+	if schema != "" && schema != "pg_catalog" && schema != "public" {
+		if nc, ok := unpinned(b.cat).(NameCatalog); ok {
+			if _, ok := nc.NamespaceOID(schema); !ok {
+				fail(pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", schema).WithPosition(pos))
 			}
-			want = append(want, b.lookupType(a, node).OID())
 		}
 	}
 	var found []uint32
-	for _, p := range functions.Procs() {
-		if schema == "" && p.Name == name && (!withArgs || slices.Equal(p.Args, want)) {
-			found = append(found, p.OID)
-		}
-	}
-	if fc, ok := unpinned(b.cat).(FuncCatalog); ok {
-		for _, f := range fc.Functions(schema, name) {
-			args := make([]uint32, len(f.ArgTypes))
-			for i, t := range f.ArgTypes {
-				args[i] = t.OID()
-			}
-			if !withArgs || slices.Equal(args, want) {
-				found = append(found, f.OID)
-			}
+	for _, c := range b.procCandidates(schema, name) {
+		if !withArgs || slices.Equal(c.args, want) {
+			found = append(found, c.oid)
 		}
 	}
 	switch {
 	case len(found) == 0:
-		fail(pgerr.New(pgerr.UndefinedFunction, "function \"%s\" does not exist", s).WithPosition(b.pos(node)))
+		fail(pgerr.New(pgerr.UndefinedFunction, "function \"%s\" does not exist", s).WithPosition(pos))
 	case len(found) > 1:
-		fail(pgerr.New(pgerr.AmbiguousFunction, "more than one function named \"%s\"", s).WithPosition(b.pos(node)))
+		fail(pgerr.New(pgerr.AmbiguousFunction, "more than one function named \"%s\"", s).WithPosition(pos))
 	}
 	return found[0]
 }
@@ -1620,15 +1628,21 @@ func windowTarget(n *ast.WindowFuncExpr) (name string, args []ast.ExprNode, wrap
 }
 
 // checkWindowable fails with Postgres's error when name has overloads but
-// none is an aggregate or a window function (lower(x) OVER ()); a name
-// without any overload is left to the call's resolution (42883).
+// none is an aggregate or a window function (lower(x) OVER ()), or names
+// a user function; a name without any function is left to the call's
+// resolution (42883).
 func (b *binder) checkWindowable(name string, n ast.Node) {
 	os := Overloads(name)
-	if len(os) == 0 {
-		return
-	}
 	for _, o := range os {
 		if o.Kind == WindowOnly || o.Kind == Aggregate {
+			return
+		}
+	}
+	if len(os) == 0 {
+		// A user function (scalar, all of them) is no window function
+		// either.
+		fc, ok := unpinned(b.cat).(FuncCatalog)
+		if !ok || len(fc.Functions("", name)) == 0 {
 			return
 		}
 	}

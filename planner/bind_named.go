@@ -83,7 +83,7 @@ func (b *binder) paramCall(c *exprCtx, n *ast.FuncCallExpr, name string) Expr {
 			return call
 		}
 	}
-	fail(b.noSuchNamedFunc(name, an, labels, b.pos(n)))
+	fail(b.noSuchNamedFunc(shownName(name, n), an, labels, b.pos(n)))
 	return nil
 }
 
@@ -146,7 +146,7 @@ func (b *binder) fillParams(name string, ps functions.Params, pos []Expr, names 
 // parameter names (an aggregate, a window function) has named arguments.
 func (b *binder) noNamedArgs(c *exprCtx, name string, args []ast.ExprNode, node ast.Node) {
 	if hasNamedArgs(args) {
-		b.noNamedArgsAt(c, name, args, b.pos(node))
+		b.noNamedArgsAt(c, shownName(name, node), args, b.pos(node))
 	}
 }
 

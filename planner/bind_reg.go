@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,14 +81,15 @@ func regNameList(s string) (names []string, ok bool) {
 
 // regName is regNameList failing as PostgreSQL does: 42602 for a name
 // it cannot read, 42601 for more than three names. It returns the last
-// name and its qualifier ("" for none).
-func regName(s string) (schema, name string) {
+// name and its qualifier ("" for none). pos is the errors' position (0
+// for none).
+func regName(s string, pos int) (schema, name string) {
 	names, ok := regNameList(s)
 	if !ok {
-		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax"))
+		fail(pgerr.New(pgerr.InvalidName, "invalid name syntax").WithPosition(pos))
 	}
 	if len(names) > 3 {
-		fail(pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, ".")))
+		fail(pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, ".")).WithPosition(pos))
 	}
 	if len(names) > 1 {
 		schema = names[len(names)-2]
@@ -98,66 +100,149 @@ func regName(s string) (schema, name string) {
 // toRegproc is to_regproc(s): the OID of the one function named s,
 // none for no function or several.
 func (b *binder) toRegproc(s string) (uint32, bool) {
-	schema, name := regName(s)
-	if schema != "" && schema != "pg_catalog" {
+	schema, name := regName(s, 0)
+	cs := b.procCandidates(schema, name)
+	if len(cs) != 1 {
 		return 0, false
 	}
-	var found []uint32
-	for _, p := range functions.Procs() {
-		if p.Name == name {
-			found = append(found, p.OID)
-		}
-	}
-	if len(found) != 1 {
-		return 0, false
-	}
-	return found[0], true
+	return cs[0].oid, true
 }
 
 // toRegprocedure is to_regprocedure(s): the OID of the function
 // name(types) names, none when there is none. Text that is not of that
 // form, and a type that does not exist, fail as in PostgreSQL.
 func (b *binder) toRegprocedure(s string) (uint32, bool) {
-	open := strings.IndexByte(s, '(')
-	if open < 0 {
-		fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a left parenthesis"))
-	}
-	rest := strings.TrimRight(s[open+1:], " \t\n\r")
-	if !strings.HasSuffix(rest, ")") {
-		fail(pgerr.New(pgerr.InvalidTextRepresentation, "expected a right parenthesis"))
-	}
-	schema, name := regName(s[:open])
+	nameText, argTexts := procArgsText(s, 0)
+	schema, name := regName(nameText, 0)
 	var want []uint32
-	if args := strings.TrimSpace(rest[:len(rest)-1]); args != "" {
-		for _, a := range strings.Split(args, ",") {
-			a = strings.TrimSpace(a)
-			if a == `"any"` {
-				want = append(want, 0)
-				continue
-			}
-			want = append(want, b.typeOID(a, nil))
+	for _, a := range argTexts {
+		if a == `"any"` {
+			want = append(want, 0)
+			continue
 		}
+		want = append(want, b.typeOID(a, nil))
 	}
-	if schema != "" && schema != "pg_catalog" {
-		return 0, false
-	}
-	for _, p := range functions.Procs() {
-		if p.Name == name && len(p.Args) == len(want) && procArgsMatch(p, want) {
-			return p.OID, true
+	for _, c := range b.procCandidates(schema, name) {
+		if slices.Equal(c.args, want) {
+			return c.oid, true
 		}
 	}
 	return 0, false
 }
 
-// procArgsMatch reports whether p's parameter types are want, a
-// variadic parameter being its array type.
-func procArgsMatch(p functions.Proc, want []uint32) bool {
-	for i, a := range p.Args {
-		if procArgOID(p, i, a) != want[i] {
-			return false
+// procCandidate is a function a reg* name may name: its OID and its
+// parameter types as pg_proc's proargtypes holds them.
+type procCandidate struct {
+	oid  uint32
+	args []uint32
+}
+
+// procCandidates lists the functions named name in schema, or on the
+// search path (pg_catalog, then public) when schema is "".
+func (b *binder) procCandidates(schema, name string) []procCandidate {
+	var out []procCandidate
+	if schema == "" || schema == "pg_catalog" {
+		for _, p := range functions.Procs() {
+			if p.Name != name {
+				continue
+			}
+			args := make([]uint32, len(p.Args))
+			for i, a := range p.Args {
+				args[i] = procArgOID(p, i, a)
+			}
+			out = append(out, procCandidate{p.OID, args})
 		}
 	}
-	return true
+	if schema == "pg_catalog" {
+		return out
+	}
+	if fc, ok := unpinned(b.cat).(FuncCatalog); ok {
+		for _, f := range fc.Functions(schema, name) {
+			args := make([]uint32, len(f.ArgTypes))
+			for i, t := range f.ArgTypes {
+				args[i] = t.OID()
+			}
+			out = append(out, procCandidate{f.OID, args})
+		}
+	}
+	return out
+}
+
+// procArgsText splits regprocedure input, name(type, ...), as
+// PostgreSQL's parseNameAndArgTypes does: the first "(" outside double
+// quotes ends the name; the rest ends with ")" (blanks after it
+// ignored); the types between are separated by the commas outside
+// quotes, parentheses and brackets, blanks around them dropped. It fails
+// with 22P02 as PostgreSQL does, at position pos.
+func procArgsText(s string, pos int) (name string, args []string) {
+	bad := func(msg string) {
+		fail(pgerr.New(pgerr.InvalidTextRepresentation, "%s", msg).WithPosition(pos))
+	}
+	open, quoted := -1, false
+	for i := 0; i < len(s) && open < 0; i++ {
+		switch {
+		case s[i] == '"':
+			quoted = !quoted
+		case s[i] == '(' && !quoted:
+			open = i
+		}
+	}
+	if open < 0 {
+		bad("expected a left parenthesis")
+	}
+	rest := s[open+1:]
+	end := len(rest) - 1
+	for end > 0 && isRegSpace(rest[end]) {
+		end--
+	}
+	if end < 0 || rest[end] != ')' {
+		bad("expected a right parenthesis")
+	}
+	inner := rest[:end]
+	p, comma := 0, false
+	for {
+		for p < len(inner) && isRegSpace(inner[p]) {
+			p++
+		}
+		if p == len(inner) {
+			if comma {
+				bad("expected a type name")
+			}
+			return s[:open], args
+		}
+		start, quoted, depth := p, false, 0
+	scan:
+		for ; p < len(inner); p++ {
+			switch c := inner[p]; {
+			case c == '"':
+				quoted = !quoted
+			case quoted:
+			case c == ',' && depth == 0:
+				break scan
+			case c == '(' || c == '[':
+				depth++
+			case c == ')' || c == ']':
+				depth--
+			}
+		}
+		if quoted || depth != 0 {
+			bad("improper type name")
+		}
+		t := inner[start:p]
+		for len(t) > 0 && isRegSpace(t[len(t)-1]) {
+			t = t[:len(t)-1]
+		}
+		args = append(args, t)
+		comma = p < len(inner)
+		if comma {
+			p++
+		}
+	}
+}
+
+// isRegSpace is PostgreSQL's scanner_isspace.
+func isRegSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 // procArgOID is the type OID of p's parameter i, of element type a: the
@@ -179,7 +264,7 @@ func procText(oid uint32, withArgs bool) string {
 	if !ok {
 		return strconv.FormatUint(uint64(oid), 10)
 	}
-	name := sql.QuoteIdent(p.Name)
+	name := sql.QuoteName(p.Name)
 	if !withArgs {
 		return name
 	}
@@ -187,7 +272,7 @@ func procText(oid uint32, withArgs bool) string {
 	for i, a := range p.Args {
 		args[i] = `"any"`
 		if t, ok := types.ByOID(procArgOID(p, i, a)); ok && a != 0 {
-			args[i] = t.String()
+			args[i] = t.TypeName()
 		}
 	}
 	return name + "(" + strings.Join(args, ",") + ")"

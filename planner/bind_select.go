@@ -2004,6 +2004,41 @@ func sequenceScan(rel *catalog.Relation, alias string, outer *scope, lvl *level,
 	return &SystemScan{Schema_: SequenceRow, Name: id, Out: out, Seq: rel, SeqName: seqName}, sc
 }
 
+// sampleArgError turns err, raised binding an argument of the clause
+// (TABLESAMPLE or REPEATABLE) of a sample of the relation whose scope is
+// sc, into PostgreSQL's error: a reference to the relation or one of its
+// columns is one it cannot make there (with PostgreSQL's hint), and a
+// set-returning function is an argument that returns a set.
+func sampleArgError(err *pgerr.Error, sc *scope, clause string) *pgerr.Error {
+	switch {
+	case err.Code == pgerr.UndefinedColumn && err.Hint == "":
+		name, ok := strings.CutPrefix(err.Message, "column \"")
+		if name, ok = strings.CutSuffix(name, "\" does not exist"); !ok || sc == nil {
+			return err
+		}
+		for _, c := range sc.cols {
+			if c.name == name && !c.hidden {
+				out := *err
+				out.Hint = fmt.Sprintf("There is a column named \"%s\" in table \"%s\", but it cannot be referenced from this part of the query.", name, c.table)
+				return &out
+			}
+		}
+	case err.Code == pgerr.UndefinedTable && sc != nil:
+		name, ok := strings.CutPrefix(err.Message, "missing FROM-clause entry for table \"")
+		if name, ok = strings.CutSuffix(name, "\""); ok && sc.hasTable(name) {
+			out := *err
+			out.Message = fmt.Sprintf("invalid reference to FROM-clause entry for table \"%s\"", name)
+			out.Hint = fmt.Sprintf("There is an entry for table \"%s\", but it cannot be referenced from this part of the query.", name)
+			return &out
+		}
+	case strings.HasPrefix(err.Message, "set-returning functions are not allowed in "):
+		out := *err
+		out.Code, out.Message, out.Hint = pgerr.DatatypeMismatch, fmt.Sprintf("argument of %s must not return a set", clause), ""
+		return &out
+	}
+	return err
+}
+
 // sampledRef binds `rel [alias] TABLESAMPLE method (percent) [REPEATABLE
 // (seed)]`: rel must be a table or materialized view (0A000, as
 // PostgreSQL says for a view), percent is coerced to real and seed to
@@ -2047,8 +2082,21 @@ func (b *binder) sampledRef(tn *ast.TableName, alias string, outer *scope, lvl *
 	empty := &scope{lvl: &level{}}
 	s := &TableSample{Method: method}
 	arg := func(n ast.ExprNode, t types.T, clause string) Expr {
-		e := b.expr(&exprCtx{s: empty, clause: clause}, n)
-		out := b.coerce(e, t, ctxImplicit, "argument of "+clause)
+		// PostgreSQL analyses the arguments as those of a function in
+		// FROM (the words of its aggregate and window errors), unable
+		// to see the sampled relation.
+		defer func() {
+			if r := recover(); r != nil {
+				if pe, ok := r.(*pgerr.Error); ok {
+					r = sampleArgError(pe, sc, clause)
+				}
+				panic(r)
+			}
+		}()
+		e := b.expr(&exprCtx{s: empty, clause: "functions in FROM"}, n)
+		// An assignment coercion, as PostgreSQL's
+		// coerce_to_specific_type (random() * 100 is a real there).
+		out := b.coerce(e, t, ctxAssignment, "argument of "+clause)
 		if c, ok := out.(*Cast); ok && c.Arg == e && c.Domain == nil {
 			// PostgreSQL's implicit coercion, which its deparser does
 			// not show (an assignment cast of a number to a float is

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -63,6 +64,8 @@ type funcUses struct {
 	direct map[uint32]bool
 	// inlined maps the root of each inlined body to its call.
 	inlined map[Expr]inlinedCall
+	// bodies holds the bound body of each function inlined, by OID.
+	bodies map[uint32]Expr
 }
 
 // inlinedCall is one inlined call: the function and its arguments (as
@@ -215,9 +218,25 @@ func slicesEqual(a, b []types.TypeID) bool {
 }
 
 // inline binds a call of f over args (already resolved to f).
+//
+// Each argument replaces the parameter's references in the body,
+// except one that must be computed once and is not: a volatile one
+// (nextval(...), random()) read more than once, the null check of a
+// STRICT function counting as a read, and a constant one the body does
+// not read, whose errors PostgreSQL raises (it folds constants when it
+// plans). Those the call binds once, in a Let around the body, as
+// PostgreSQL computes each argument of a call it does not inline once.
 func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 	if b.fnDepth >= maxInlineDepth {
 		fail(pgerr.New(pgerr.FeatureNotSupported, "SQL function \"%s\" calls itself, which cannot be inlined", f.Name).WithPosition(b.pos(n)))
+	}
+	b.poll()
+	if b.ctx != nil {
+		// Before the body binds, so that a body that cannot bind any
+		// more still counts as using what it calls.
+		if use, ok := b.ctx.Value(funcUseKey{}).(func(uint32)); ok {
+			use(f.OID)
+		}
 	}
 	conv := make([]Expr, len(args))
 	for i, a := range args {
@@ -237,37 +256,16 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 		}
 		fail(pe)
 	}
-	uses := make([]int, len(conv))
-	WalkExpr(body, func(x Expr) {
-		if c, ok := x.(*ColRef); ok {
-			uses[c.Idx]++
-		}
-	})
-	for i, a := range conv {
-		if uses[i] > 1 && volatileExpr(a) {
-			// PostgreSQL calls the function instead of inlining it then,
-			// so the argument is computed once; weir only inlines.
-			fail(pgerr.New(pgerr.FeatureNotSupported, "a volatile argument of SQL function \"%s\" that its body uses more than once is not supported", f.Name).
-				WithHint("Compute the argument in a subquery or CTE and pass its column.").WithPosition(b.pos(n)))
-		}
+	var out Expr
+	if f.Strict && slices.ContainsFunc(conv, isNullConst) {
+		// PostgreSQL folds a strict function's call with a NULL
+		// constant argument to NULL, computing none of the others.
+		out = &Const{V: types.NullDatum, T: f.Ret}
+	} else {
+		out = substitute(f, body, conv)
 	}
-	out := mapExpr(body, func(x Expr) Expr {
-		if c, ok := x.(*ColRef); ok {
-			return conv[c.Idx]
-		}
-		return x
-	})
-	if f.Strict && len(conv) > 0 {
-		var nulls []Expr
-		for _, a := range conv {
-			nulls = append(nulls, &IsNull{Arg: a})
-		}
-		cond := nulls[0]
-		if len(nulls) > 1 {
-			cond = &Or{Args: nulls}
-		}
-		out = &Case{Whens: []When{{Cond: cond, Then: &Const{V: types.NullDatum, T: f.Ret}}}, Else: out, T: f.Ret}
-	}
+	out = ownRoot(out, conv)
+	checkInlineSize(f, out)
 	u := b.uses()
 	if _, seen := u.funcs[f.OID]; !seen {
 		u.funcs[f.OID] = f
@@ -277,20 +275,178 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 		u.direct[f.OID] = true
 	}
 	u.inlined[out] = inlinedCall{fn: f, args: conv}
-	if b.ctx != nil {
-		if use, ok := b.ctx.Value(funcUseKey{}).(func(uint32)); ok {
-			use(f.OID)
+	return out
+}
+
+// substitute returns body, f's bound body, over the arguments args (f's
+// parameters' types): each replaces its parameter's references, or is
+// computed once in a Let around the body (see inline); a STRICT f's
+// result is NULL when an argument is.
+func substitute(f *catalog.Function, body Expr, args []Expr) Expr {
+	uses := make([]int, len(args))
+	WalkExpr(body, func(x Expr) {
+		if c, ok := x.(*ColRef); ok {
+			uses[c.Idx]++
+		}
+	})
+	strict := f.Strict && len(args) > 0
+	let := &Let{ID: NewLetID()}
+	refs := slices.Clone(args)
+	for i, a := range args {
+		reads := uses[i]
+		if strict {
+			reads++
+		}
+		switch {
+		case reads > 1 && volatileExpr(a):
+			refs[i] = &LetRef{ID: let.ID, Idx: len(let.Vals), T: a.Type()}
+		case uses[i] == 0 && !strict && foldable(a):
+			// Computed, never read: PostgreSQL raises its errors when
+			// it folds it (f(1/0)).
+		default:
+			continue
+		}
+		let.Vals = append(let.Vals, a)
+		name := f.ArgNames[i]
+		if name == "" {
+			name = "$" + strconv.Itoa(i+1)
+		}
+		let.Names = append(let.Names, name)
+	}
+	out := mapExpr(body, func(x Expr) Expr {
+		if c, ok := x.(*ColRef); ok {
+			return refs[c.Idx]
+		}
+		return x
+	})
+	if strict {
+		var nulls []Expr
+		for _, a := range refs {
+			nulls = append(nulls, &IsNull{Arg: a})
+		}
+		cond := nulls[0]
+		if len(nulls) > 1 {
+			cond = &Or{Args: nulls}
+		}
+		out = &Case{Whens: []When{{Cond: cond, Then: &Const{V: types.NullDatum, T: f.Ret}}}, Else: out, T: f.Ret}
+	}
+	if len(let.Vals) == 0 {
+		return out
+	}
+	let.Body = out
+	return let
+}
+
+// isNullConst reports whether e is a NULL constant, maybe converted.
+func isNullConst(e Expr) bool {
+	switch n := e.(type) {
+	case *Const:
+		return n.V.Null
+	case *Cast:
+		return n.Domain == nil && isNullConst(n.Arg)
+	}
+	return false
+}
+
+// ownRoot returns out, the expression a call with arguments args
+// inlines into, with a root of its own: funcUses.inlined keys each call
+// by its root, and two calls sharing one would print as each other, or
+// f(g(1)) as f(f(...)) without end. A leaf (a constant of a body cached
+// for the statement, an argument column) is copied; an argument the
+// body returns as it is (f(x) = x), maybe the root of an inlined call
+// itself, is wrapped in a Let of no values, which leaves the argument's
+// nodes as they are.
+func ownRoot(out Expr, args []Expr) Expr {
+	switch n := out.(type) {
+	case *Const:
+		c := *n
+		return &c
+	case *ColRef:
+		c := *n
+		return &c
+	case *OuterRef:
+		c := *n
+		return &c
+	case *Param:
+		c := *n
+		return &c
+	case *LetRef:
+		c := *n
+		return &c
+	}
+	for _, a := range args {
+		if a == out {
+			return &Let{ID: NewLetID(), Body: out}
 		}
 	}
 	return out
 }
 
+// foldable reports whether e is an expression PostgreSQL folds to a
+// constant when it plans, computing it: immutable functions and casts of
+// constants only (inlined calls of such included), and not a constant
+// already.
+func foldable(e Expr) bool {
+	if _, ok := e.(*Const); ok {
+		return false
+	}
+	ok := true
+	lets := map[int64]bool{}
+	var refs []int64
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *ColRef, *OuterRef, *Param, *Subquery:
+			ok = false
+		case *Let:
+			lets[x.ID] = true
+		case *LetRef:
+			refs = append(refs, x.ID)
+		}
+	})
+	for _, id := range refs {
+		// A value of a Let around e is not a constant.
+		ok = ok && lets[id]
+	}
+	return ok && !isMutable(e) && !volatileExpr(e)
+}
+
+// maxInlineNodes bounds the expression one inlined call makes. A body
+// calling another function twice over its parameter doubles the
+// other's size, so a chain of such functions grows exponentially: the
+// limit stops it, as the body is bound, before it costs time and
+// memory.
+const maxInlineNodes = 50_000
+
+// checkInlineSize fails with 54000 when e, the expression f inlines
+// into, has more than maxInlineNodes nodes.
+func checkInlineSize(f *catalog.Function, e Expr) {
+	n := 0
+	WalkExpr(e, func(Expr) { n++ })
+	if n > maxInlineNodes {
+		fail(pgerr.New(pgerr.ProgramLimitExceeded, "SQL function \"%s\" is too complex to inline", f.Name).
+			WithDetail("Inlining it makes an expression of %d nodes; at most %d are allowed.", n, maxInlineNodes))
+	}
+}
+
 // funcBody binds f's body over its parameters (ColRef i is the i-th),
-// converted to f's result type.
+// converted to f's result type. A statement binds each function's body
+// once (funcUses.bodies), however often it is called: a body calling
+// another function twice would otherwise bind the other's body twice,
+// and a chain of such functions take exponential time even when the
+// expression it makes stays small.
 func (b *binder) funcBody(f *catalog.Function) (e Expr, err error) {
+	u := b.uses()
+	if e, ok := u.bodies[f.OID]; ok {
+		return e, nil
+	}
 	defer recoverAt(&err, 0)
 	node, q, _ := parseFuncBody(f)
-	return b.bindBody(f, node, q), nil
+	e = b.bindBody(f, node, q)
+	if u.bodies == nil {
+		u.bodies = map[uint32]Expr{}
+	}
+	u.bodies[f.OID] = e
+	return e, nil
 }
 
 // bindBody binds a parsed body of f with a binder of its own, sharing
@@ -312,6 +468,7 @@ func (b *binder) bindBody(f *catalog.Function, node ast.ExprNode, q *sql.Query) 
 		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
 			WithDetail("Actual return type is %s.", t).WithWhere("SQL function \"%s\"", f.Name))
 	}
+	checkInlineSize(f, out)
 	return out
 }
 
@@ -367,7 +524,7 @@ func parseFuncBody(f *catalog.Function) (ast.ExprNode, *sql.Query, int) {
 	if !ok {
 		failf(pgerr.FeatureNotSupported, "SQL function bodies other than one SELECT are not supported")
 	}
-	if sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+	if sel.Fields == nil || len(sel.Fields.Fields) != 1 || noColumns(sel) {
 		fail(pgerr.New(pgerr.InvalidFunctionDefinition, "return type mismatch in function declared to return %s", f.Ret).
 			WithDetail("Final statement must return exactly one column.").WithWhere("SQL function \"%s\"", f.Name))
 	}
@@ -381,6 +538,17 @@ func parseFuncBody(f *catalog.Function) (ast.ExprNode, *sql.Query, int) {
 		failf(pgerr.FeatureNotSupported, "SQL function bodies other than SELECT of one expression are not supported")
 	}
 	return checkBodyExpr(sel.Fields.Fields[0].Expr, q), q, pieces[0].Offset
+}
+
+// noColumns reports whether sel has an empty target list (SELECT, or
+// SELECT FROM t), which the front end writes as the one target
+// pg_no_columns() (sql/doc.go).
+func noColumns(sel *ast.SelectStmt) bool {
+	if sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		return false
+	}
+	fc, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	return ok && fc.FnName.L == "pg_no_columns" && len(fc.Args) == 0 && fc.Schema.L == ""
 }
 
 // checkBodyExpr refuses what an inlined body cannot hold: subqueries,
@@ -473,18 +641,18 @@ type UserFuncCatalog interface {
 
 // userProcText prints user function f as regproc (its name) or
 // regprocedure (name(argtypes)) prints it, qualified when it is not in
-// public.
+// public, names as quote_identifier quotes them.
 func userProcText(f *catalog.Function, withArgs bool) string {
-	name := sql.QuoteIdent(f.Name)
+	name := sql.QuoteName(f.Name)
 	if f.Schema != catalog.PublicSchema {
-		name = sql.QuoteIdent(f.Schema) + "." + name
+		name = sql.QuoteName(f.Schema) + "." + name
 	}
 	if !withArgs {
 		return name
 	}
 	args := make([]string, len(f.ArgTypes))
 	for i, t := range f.ArgTypes {
-		args[i] = t.String()
+		args[i] = t.TypeName()
 	}
 	return name + "(" + strings.Join(args, ",") + ")"
 }

@@ -127,6 +127,8 @@ func exprCollation(x Expr, in []string) string {
 		}
 	case *Coalesce:
 		args = x.Args
+	case *Let:
+		args = []Expr{x.Body}
 	}
 	c := ""
 	for _, a := range args {
@@ -211,6 +213,8 @@ func derive(x Expr, in []string, pos map[Expr]int) derived {
 		args = append(args, x.Else)
 	case *Coalesce:
 		args = x.Args
+	case *Let:
+		args = []Expr{x.Body}
 	}
 	return mergeArgs(args, in, pos)
 }

@@ -587,6 +587,22 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				parts = append(parts, d.expr(a, n))
 			}
 		}
+		if seqFuncs[n.Fn] && len(parts) > 0 {
+			// The sequence functions take a regclass, which prints as
+			// the relation's name; setval's value is a bigint.
+			if k, ok := n.Args[0].(*Const); ok && k.T.ID == types.Text && !k.V.Null {
+				parts[0] = quoteLiteral(regclassText(k.V.S)) + "::regclass"
+			} else if n.Args[0].Type().ID != types.Oid {
+				parts[0] = "(" + parts[0] + ")::regclass"
+			}
+			if k, ok := n.Args[1%len(n.Args)].(*Const); ok && n.Fn == "setval" && len(parts) > 1 && k.T.ID == types.Int8 && !k.V.Null && !strings.Contains(parts[1], "::") {
+				// An integer literal, cast to bigint as the argument.
+				if !d.pretty {
+					parts[1] = "(" + parts[1] + ")"
+				}
+				parts[1] += "::bigint"
+			}
+		}
 		if n.Fn == "array" && len(n.Args) > 0 {
 			// An ARRAY[...] constructor.
 			return "ARRAY[" + strings.Join(parts, ", ") + "]"

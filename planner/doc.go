@@ -76,7 +76,8 @@
 // LANGUAGE sql) is inlined (bind_userfunc.go): the function's one-
 // expression body is bound over its parameters and the call's
 // arguments put in their place, so no plan node or executor knows user
-// functions. Bound.Funcs lists those the statement's text called, for
+// functions. An argument that must be computed once (a volatile one the
+// body reads twice) is bound once in a Let around the body instead. Bound.Funcs lists those the statement's text called, for
 // the dependencies of views; the binder remembers each inlined call by
 // the root of its body, so that ViewDefinition prints the call and the
 // immutability checks of index expressions and generated columns trust

@@ -98,6 +98,17 @@ func (x *explainer) node(p Plan, first, rest string, root bool) {
 type exprFormatter struct {
 	subIDs map[*Subquery]int
 	key    bool // print column references by index, for structural keys
+	// lets are the Lets around the expression being printed, innermost
+	// last.
+	lets []*Let
+}
+
+// letName is the name value i of l prints by.
+func (f *exprFormatter) letName(l *Let, i int) string {
+	if i < len(l.Names) && l.Names[i] != "" {
+		return l.Names[i]
+	}
+	return "$" + strconv.Itoa(i+1)
 }
 
 func (f *exprFormatter) list(es []Expr) string {
@@ -495,6 +506,34 @@ func (f *exprFormatter) expr(e Expr) string {
 			return "ARRAY(" + ref + ")"
 		}
 		return ref
+	case *Let:
+		// A Let prints as LET name = value, ... IN body; a structural
+		// key numbers the values by nesting, not by ID or name, so that
+		// equal computations have equal keys.
+		vals := make([]string, len(n.Vals))
+		for i, v := range n.Vals {
+			vals[i] = f.expr(v)
+			if !f.key {
+				vals[i] = f.letName(n, i) + " = " + vals[i]
+			}
+		}
+		f.lets = append(f.lets, n)
+		body := f.expr(n.Body)
+		f.lets = f.lets[:len(f.lets)-1]
+		if len(n.Vals) == 0 && !f.key {
+			return body
+		}
+		return "(LET " + strings.Join(vals, ", ") + " IN " + body + ")"
+	case *LetRef:
+		for i := len(f.lets) - 1; i >= 0; i-- {
+			if l := f.lets[i]; l.ID == n.ID {
+				if f.key {
+					return fmt.Sprintf("$let%d.%d", i, n.Idx)
+				}
+				return f.letName(l, n.Idx)
+			}
+		}
+		return fmt.Sprintf("$let.%d", n.Idx)
 	}
 	return fmt.Sprintf("%T", e)
 }

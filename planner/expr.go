@@ -1,6 +1,10 @@
 package planner
 
-import "github.com/weirdb/weir/types"
+import (
+	"sync/atomic"
+
+	"github.com/weirdb/weir/types"
+)
 
 // Expr is a bound, typed scalar expression. Expressions are plain data: the
 // executor compiles them into vectorized evaluators over chunks, for batch
@@ -174,6 +178,51 @@ type Subquery struct {
 	T          types.T
 }
 
+// Let computes each of Vals once per row, then Body, in which a LetRef
+// of the same ID reads the value of Vals[Idx] for the row. An inlined
+// SQL function call is one when an argument must be computed once
+// though its body reads it more than once (a volatile argument, such as
+// nextval(...), that a STRICT function's null check reads too), or not
+// at all (a constant whose errors PostgreSQL raises): PostgreSQL, which
+// does not inline such a call, evaluates each argument once. Vals are
+// computed for every row the Let is evaluated on, before Body, as a
+// function's arguments are. IDs are unique in the process (NewLetID),
+// so a Let copied by the rewrite rules keeps its references.
+type Let struct {
+	ID   int64
+	Vals []Expr
+	Body Expr
+	// Names name the values in EXPLAIN (the function's parameters).
+	Names []string
+}
+
+// LetRef reads value Idx of the Let of the same ID that encloses it.
+type LetRef struct {
+	ID  int64
+	Idx int
+	T   types.T
+}
+
+// letIDs numbers Lets.
+var letIDs atomic.Int64
+
+// NewLetID returns an ID no other Let of the process has.
+func NewLetID() int64 { return letIDs.Add(1) }
+
+// Resolve returns l's Body with each LetRef of l's ID replaced by ref's
+// result for it, for the executor to compile the references to the
+// values it computes.
+func (l *Let) Resolve(ref func(r *LetRef) Expr) Expr {
+	// A Let of the same ID inside the body (a copy of an inlined call
+	// passed to a copy of itself) has references of its own.
+	return mapExprOutside(l.Body, func(x Expr) Expr {
+		if r, ok := x.(*LetRef); ok && r.ID == l.ID {
+			return ref(r)
+		}
+		return x
+	}, l.ID)
+}
+
 // Type implementations.
 func (e *ColRef) Type() types.T   { return e.T }
 func (e *OuterRef) Type() types.T { return e.T }
@@ -190,3 +239,5 @@ func (e *Case) Type() types.T     { return e.T }
 func (e *Coalesce) Type() types.T { return e.T }
 func (e *InList) Type() types.T   { return types.TBool }
 func (e *Subquery) Type() types.T { return e.T }
+func (e *Let) Type() types.T      { return e.Body.Type() }
+func (e *LetRef) Type() types.T   { return e.T }

@@ -118,7 +118,8 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			"pg_json_contains", "pg_json_contained", "pg_array_overlap", "pg_json_delete_path", "pg_starts_with", "pg_jsonpath_exists", "pg_jsonpath_match", "pg_json_exists", "pg_json_exists_any", "pg_json_exists_all", "pg_any_eq", "pg_any", "pg_all", "pg_icase", "pg_nulls_first", "pg_nulls_last":
 			return "", 0
 		}
-		return n.FnName.L, 2
+		// A quoted name keeps its case (the bridge folds the others).
+		return n.FnName.O, 2
 	}
 	return "", 0
 }

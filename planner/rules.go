@@ -209,10 +209,16 @@ func shift(e Expr, d int) Expr {
 }
 
 // mapExpr rebuilds e bottom-up, replacing each node by fn's result.
-func mapExpr(e Expr, fn func(Expr) Expr) Expr {
+func mapExpr(e Expr, fn func(Expr) Expr) Expr { return mapExprOutside(e, fn, 0) }
+
+// mapExprOutside is mapExpr leaving the bodies of the Lets of ID let as
+// they are (let 0: none), for the references of an enclosing Let of the
+// ID, which the inner one shadows.
+func mapExprOutside(e Expr, fn func(Expr) Expr, let int64) Expr {
 	if e == nil {
 		return nil
 	}
+	mapExpr := func(e Expr, fn func(Expr) Expr) Expr { return mapExprOutside(e, fn, let) }
 	m := func(es []Expr) []Expr {
 		out := make([]Expr, len(es))
 		for i, x := range es {
@@ -252,6 +258,11 @@ func mapExpr(e Expr, fn func(Expr) Expr) Expr {
 			c.Row = m(n.Row)
 		}
 		return fn(&c)
+	case *Let:
+		if n.ID == let {
+			return fn(&Let{ID: n.ID, Vals: m(n.Vals), Body: n.Body, Names: n.Names})
+		}
+		return fn(&Let{ID: n.ID, Vals: m(n.Vals), Body: mapExpr(n.Body, fn), Names: n.Names})
 	}
 	return fn(e)
 }

@@ -1581,7 +1581,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			if n.Row != nil || n.Kind == SubRow {
 				vdUnsupported("this subquery")
 			}
-		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList:
+		case *Const, *Cast, *And, *Or, *Not, *IsNull, *IsBool, *Coalesce, *Case, *InList, *Let, *LetRef:
 		case *Call:
 			if _, ok := sqlValueFunctions[n.Fn]; ok && len(n.Args) == 0 {
 				break
@@ -1639,41 +1639,13 @@ func isPlainFunction(fn string) bool {
 	return sql.QuoteIdent(fn) == fn
 }
 
-// QuoteName quotes an identifier as PostgreSQL's quote_identifier does:
-// as sql.QuoteIdent, and also when it is one of PostgreSQL's keywords
-// that are not unreserved, so that it reads back as a name anywhere.
-func QuoteName(s string) string { return quoteName(s) }
+// QuoteName quotes an identifier as PostgreSQL's quote_identifier does
+// (sql.QuoteName).
+func QuoteName(s string) string { return sql.QuoteName(s) }
 
 // quoteName quotes a column, alias or relation name as quote_identifier
-// does: also when it is one of PostgreSQL's keywords that are not
-// unreserved.
-func quoteName(s string) string {
-	q := sql.QuoteIdent(s)
-	if q == s && pgKeywords[s] {
-		return `"` + s + `"`
-	}
-	return q
-}
-
-// pgKeywords are PostgreSQL 15's reserved, column-name and
-// type-function-name keywords (kwlist.h), which quote_identifier quotes.
-var pgKeywords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`all analyse analyze and any array as asc asymmetric both case cast check collate column
-	constraint create current_catalog current_date current_role current_time current_timestamp current_user default
-	deferrable desc distinct do else end except false fetch for foreign from grant group having in initially intersect
-	into lateral leading limit localtime localtimestamp not null offset on only or order placing primary references
-	returning select session_user some symmetric table then to trailing true union unique user using variadic when where
-	window with authorization binary collation concurrently cross current_schema freeze full ilike inner is isnull join
-	left like natural notnull outer overlaps right similar tablesample verbose between bigint bit boolean char character
-	coalesce dec decimal exists extract float greatest grouping inout int integer interval least national nchar none
-	normalize nullif numeric out overlay position precision real row setof smallint substring time timestamp treat trim
-	values varchar xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot
-	xmlserialize xmltable`) {
-		m[w] = true
-	}
-	return m
-}()
+// does.
+func quoteName(s string) string { return sql.QuoteName(s) }
 
 // sampleArg prints an argument of TABLESAMPLE or REPEATABLE as
 // PostgreSQL's get_rule_expr does: an implicit coercion to the

@@ -243,6 +243,7 @@ func (p *stmtParser) alter() (Stmt, error) {
 // alterTable parses the column actions of ALTER TABLE; ok is false, with
 // the cursor unmoved, for any other action.
 func (p *stmtParser) alterTable(name ObjectName, ifExists bool) (st *AlterTable, ok bool, err error) {
+	p.unpositioned = true
 	first, ok, err := p.alterAction(name, ifExists, true)
 	if !ok || err != nil {
 		return first, ok, err
@@ -421,7 +422,11 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 		switch {
 		case p.accept("set", "default"):
 			at.Action = "set default"
+			start := p.pos
 			if at.Default, _, err = p.expr(p.exprEnd(false)); err != nil {
+				return nil, true, err
+			}
+			if err := p.noParams(start, p.pos); err != nil {
 				return nil, true, err
 			}
 		case p.accept("drop", "default"):
@@ -453,7 +458,15 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			}
 			if p.accept("using") {
 				start := p.peek()
+				from := p.pos
 				if _, _, err = p.expr(p.exprEnd(false)); err != nil {
+					return nil, true, err
+				}
+				// PostgreSQL analyses USING with the statement's text.
+				p.unpositioned = false
+				err := p.noParams(from, p.pos)
+				p.unpositioned = true
+				if err != nil {
 					return nil, true, err
 				}
 				at.Using = strings.TrimSpace(p.src[start.Off:p.peek().Off])

@@ -217,8 +217,13 @@ type CreateTable struct {
 	With        map[string]string
 	Format      string
 	Encode      string
-	// AsQuery is set for CREATE TABLE ... AS query.
+	// AsQuery is set for CREATE TABLE ... AS query; NoData for its
+	// WITH NO DATA, which creates the table empty.
 	AsQuery *Query
+	NoData  bool
+	// AsColumns are the names CREATE TABLE name (a, b) AS gives the
+	// query's first columns.
+	AsColumns []string
 	// Include lists INCLUDE clauses (tables and sources with a connector).
 	Include []IncludeClause
 	// Watermark is the WATERMARK FOR clause (nil when absent).

@@ -63,6 +63,14 @@ var quoteWords = func() map[string]bool {
 	return m
 }()
 
+// callSyntaxWords are the words that come before "(" in PostgreSQL's
+// own query syntax (OVER (, PARTITION BY (, FILTER (, SET (a, b) =,
+// ...) and that are no call's name there (bridge.parse).
+var callSyntaxWords = wordSet(`over by partition filter within set rollup cube sets groups rows range`)
+
+// maxCallQuotes bounds the names bridge.parse quotes in one statement.
+const maxCallQuotes = 64
+
 // byWords are the words BY follows as a keyword in a query (ORDER BY,
 // GROUP BY, PARTITION BY); elsewhere by is a name, which Postgres allows
 // (it is an unreserved keyword) and TiDB does not unless quoted.
@@ -555,16 +563,55 @@ func (b *bridge) nextTokenOff(off int) int {
 }
 
 // parse emits seq, parses it with TiDB and registers its parameter markers.
+//
+// A call of a function named like one of TiDB's keywords (split, region,
+// file, s3) is a syntax error to TiDB's grammar, which takes only its own
+// functions' keywords before "(", or it reads as a construct of TiDB's
+// own. PostgreSQL reads any name but its non-unreserved keywords as a
+// plain function name there. So when the parse fails inside a call
+// (between its "(" and the token after its ")"), the innermost such
+// call's name is written quoted wherever it is called, which TiDB reads
+// as a plain call, and the text parsed again, for as long as each
+// quoted name moves the error further on; the error reported is the
+// furthest one. Quoting is not done up front: TiDB's own
+// readings of some names (nextval, mod, count) are the ones the binder
+// expects.
 func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
-	e := &emitter{strict: b.strict}
-	e.seq(seq)
-	text := e.b.String()
-	stmt, off, err := tidbParse(text)
-	if err != nil {
-		if off < 0 {
-			return nil, text, pgerr.Wrap(pgerr.InternalError, err, "parser failed")
+	var quoted map[string]bool
+	var e *emitter
+	var text string
+	var stmt ast.StmtNode
+	var furthest error // the syntax error furthest on
+	lastSrc := -1
+	for {
+		e = &emitter{strict: b.strict, quoted: quoted}
+		e.seq(seq)
+		text = e.b.String()
+		var off int
+		var err error
+		stmt, off, err = tidbParse(text)
+		if err == nil {
+			break
 		}
-		return nil, text, b.syntaxError(e.srcOffset(off))
+		if off < 0 {
+			if furthest == nil {
+				furthest = pgerr.Wrap(pgerr.InternalError, err, "parser failed")
+			}
+			return nil, text, furthest
+		}
+		src := e.srcOffset(off)
+		if src <= lastSrc {
+			return nil, text, furthest
+		}
+		furthest, lastSrc = b.syntaxError(src), src
+		name, ok := e.callAround(off)
+		if !ok || len(quoted) == maxCallQuotes {
+			return nil, text, furthest
+		}
+		if quoted == nil {
+			quoted = map[string]bool{}
+		}
+		quoted[name] = true
 	}
 	positionNodes(stmt, text)
 	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text, runes: newRuneIndex(b.src[b.toks[0].Off:])}
@@ -613,20 +660,32 @@ func tidbParse(text string) (stmt ast.StmtNode, off int, err error) {
 	if len(stmts) != 1 {
 		return nil, len(text), fmt.Errorf("expected one statement, got %d", len(stmts))
 	}
-	stmts[0].Accept(sampleUnwrapper{})
+	stmts[0].Accept(sampleUnwrapper{text: text})
 	return stmts[0], 0, nil
 }
 
 // sampleUnwrapper puts back the expressions of a TABLESAMPLE clause:
 // TiDB's grammar hands them to ast.NewValueExpr, which wraps an
 // expression that is no literal in a Literal (literal.go), out of reach
-// of the binder and of the visitors that number parameter markers.
-type sampleUnwrapper struct{}
+// of the binder and of the visitors that number parameter markers. The
+// grammar also places the REPEATABLE expression at the REPEATABLE
+// keyword, which the unwrapper moves back to the expression's start
+// (after the parenthesis) in text, the parsed text.
+type sampleUnwrapper struct{ text string }
 
-func (sampleUnwrapper) Enter(n ast.Node) (ast.Node, bool) {
+func (u sampleUnwrapper) Enter(n ast.Node) (ast.Node, bool) {
 	if ts, ok := n.(*ast.TableSample); ok {
 		ts.Expr = unwrapLiteral(ts.Expr)
 		ts.RepeatableSeed = unwrapLiteral(ts.RepeatableSeed)
+		if seed := ts.RepeatableSeed; seed != nil {
+			if o := seed.OriginTextPosition(); o >= 0 && o < len(u.text) && strings.HasPrefix(strings.ToLower(u.text[o:]), "repeatable") {
+				rest := strings.TrimLeft(u.text[o+len("repeatable"):], " \t\n\r")
+				if rest, ok := strings.CutPrefix(rest, "("); ok {
+					rest = strings.TrimLeft(rest, " \t\n\r")
+					seed.SetOriginTextPosition(len(u.text) - len(rest))
+				}
+			}
+		}
 	}
 	return n, false
 }
@@ -675,6 +734,35 @@ type emitter struct {
 	// strict quotes the words of user text that TiDB takes as keywords
 	// and PostgreSQL does not (dialect.go).
 	strict bool
+	// quoted holds the call names to write quoted (bridge.parse); calls
+	// records the calls written with their names unquoted.
+	quoted map[string]bool
+	calls  []emittedCall
+}
+
+// emittedCall is a function call written with its name unquoted: start
+// and end are the output offsets of its name and of the end of its ")",
+// group the argument list.
+type emittedCall struct {
+	name       string
+	start, end int
+	group      *node
+}
+
+// callAround returns the name of the innermost call written unquoted
+// that holds the output offset off, or whose ")" the token at off
+// follows.
+func (e *emitter) callAround(off int) (string, bool) {
+	best := -1
+	for i, c := range e.calls {
+		if c.start <= off && off <= c.end+1 && (best < 0 || c.start >= e.calls[best].start) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return e.calls[best].name, true
 }
 
 func (e *emitter) write(s string, src int) {
@@ -804,7 +892,17 @@ func (e *emitter) node(n *node, next *node) {
 	case nGroup, nSynth:
 		e.write(n.open, n.off)
 		e.seq(n.kids)
-		e.write(n.close, n.off)
+		if n.closeAt {
+			e.write(n.close, n.closeOff)
+		} else {
+			e.write(n.close, n.off)
+		}
+		for i := len(e.calls) - 1; i >= 0; i-- {
+			if e.calls[i].group == n {
+				e.calls[i].end = e.b.Len()
+				break
+			}
+		}
 	case nLeaf:
 		t := n.tok
 		switch t.Kind {
@@ -820,12 +918,18 @@ func (e *emitter) node(n *node, next *node) {
 				}
 			} else if (quoteWords[t.Val] && !next.isParen()) || (callWords[t.Val] && next.isParen()) || (e.afterAs() && labelWords[t.Val]) || (t.Val == "by" && !byWords[e.last]) ||
 				(t.Val == "partition" && next.word() != "by") ||
-				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) || mysqlFuncs[t.Val] && next.isParen() ||
+				e.strict && (tidbOnlyWords[t.Val] && (!next.isParen() || isSubquery(next.kids)) && e.last != "tablesample" || mysqlFuncs[t.Val] && next.isParen() ||
 					selectOptions[t.Val] || e.afterAs() && (t.Val == "select" || t.Val == "with" || t.Val == "values") ||
 					mysqlOps[t.Val] && e.afterOperand()) {
 				e.write(quoteIdent(t.Val), t.Off)
+			} else if e.quoted[t.Val] && next.isParen() {
+				e.write(quoteIdent(t.Val), t.Off)
 			} else {
 				e.write(t.Val, t.Off)
+				if next.isParen() && !pgNameKeywords[t.Val] && !callSyntaxWords[t.Val] {
+					c := emittedCall{name: t.Val, start: e.b.Len() - len(t.Val), end: -2, group: next}
+					e.calls = append(e.calls, c)
+				}
 			}
 		case TQIdent:
 			e.write(quoteIdent(t.Val), t.Off)

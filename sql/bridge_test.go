@@ -96,7 +96,15 @@ func TestErrorPositions(t *testing.T) {
 	}{
 		{"SELECT 1 FROM t WHERE x::int = = 2", `syntax error at or near "="`, 32},
 		{"SELECT 'é' FROM t t t", `syntax error at or near "t"`, 21},
-		{"SELECT E'\\xff'", `invalid byte sequence for encoding "UTF8"`, 8},
+		// PostgreSQL names the bad bytes and gives no position.
+		{"SELECT E'\\xff'", `invalid byte sequence for encoding "UTF8": 0xff`, 0},
+		{"SELECT E'a\\xc3x'", `invalid byte sequence for encoding "UTF8": 0xc3 0x78`, 0},
+		{"SELECT E'a''\\u0000'", `invalid Unicode escape value at or near "\u0000"`, 13},
+		{"SELECT U&'é\\zzzz'", `invalid Unicode escape`, 12},
+		{"SELECT U&'a''b\\zz'", `invalid Unicode escape`, 14},
+		{"SELECT U&'\\D83D'", `invalid Unicode surrogate pair`, 16},
+		{"SELECT U&'a!0062' UESCAPE 'ab'", `invalid Unicode escape character at or near "'ab'"`, 27},
+		{"SELECT U&'a!0062' UESCAPE", `UESCAPE must be followed by a simple string literal at end of input`, 26},
 		{"CREATE VIEW v AS SELECT a b c FROM t", `syntax error at or near "c"`, 29},
 		// TiDB cuts the text of long errors at 2048 bytes and reports the
 		// total length instead.

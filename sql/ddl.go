@@ -202,6 +202,9 @@ func (p *stmtParser) createIndex() (Stmt, error) {
 		}
 		first := p.peek()
 		end := p.endIndex()
+		if err := p.noParams(p.pos, end); err != nil {
+			return nil, err
+		}
 		ci.Where = p.src[first.Off:p.toks[end-1].End]
 		ci.WherePos = charPos(p.src, first.Off)
 		p.pos = end
@@ -216,8 +219,12 @@ func (p *stmtParser) indexKey() (IndexColumn, error) {
 	t := p.peek()
 	switch {
 	case t.Kind == TOp && t.Val == "(":
+		start := p.pos
 		text, pos, err := p.parenText()
 		if err != nil {
+			return IndexColumn{}, err
+		}
+		if err := p.noParams(start, p.pos); err != nil {
 			return IndexColumn{}, err
 		}
 		return IndexColumn{Expr: text, ExprPos: pos}, nil
@@ -231,6 +238,9 @@ func (p *stmtParser) indexKey() (IndexColumn, error) {
 			} else {
 				return IndexColumn{}, err
 			}
+		}
+		if err := p.noParams(start, p.pos); err != nil {
+			return IndexColumn{}, err
 		}
 		return IndexColumn{Expr: p.src[t.Off:p.toks[p.pos-1].End], ExprPos: charPos(p.src, t.Off)}, nil
 	case t.Kind == TIdent || t.Kind == TQIdent:
@@ -318,12 +328,35 @@ func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 	if err := p.onCommit(ct); err != nil {
 		return nil, err
 	}
-	if p.peek().Kind == TOp && p.peek().Val == "(" && p.peekAt(1).Kind == TIdent && p.peekAt(2).Kind == TOp &&
+	if p.peek().Kind == TOp && p.peek().Val == "(" && (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) && p.peekAt(2).Kind == TOp &&
 		(p.peekAt(2).Val == "," || p.peekAt(2).Val == ")" && p.word(3) == "as") {
-		return nil, p.unsupported("a column list in CREATE TABLE AS is")
+		// CREATE TABLE name (col, ...) AS query: the names of the
+		// query's first columns.
+		p.pos++
+		for {
+			n, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			ct.AsColumns = append(ct.AsColumns, n)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		if p.word(0) != "as" {
+			return nil, p.errHere()
+		}
 	}
 	if p.accept("as") {
-		end, err := p.trailingWith(p.endIndex(), true)
+		end := p.endIndex()
+		if n := end - 3; n > p.pos && p.toks[n].Kind == TIdent && p.toks[n].Val == "with" &&
+			p.toks[n+1].Kind == TIdent && p.toks[n+1].Val == "no" && p.toks[n+2].Kind == TIdent && p.toks[n+2].Val == "data" {
+			ct.NoData, end = true, n
+		}
+		end, err := p.trailingWith(end, true)
 		if err != nil {
 			return nil, err
 		}
@@ -593,8 +626,12 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 			ct.Checks = append(ct.Checks, c)
 		case what == "table" && p.word(0) == "generated" && p.word(1) == "always" && p.word(2) == "as" && p.peekAt(3).Kind == TOp && p.peekAt(3).Val == "(":
 			p.pos += 3
+			start := p.pos
 			text, pos, err := p.parenText()
 			if err != nil {
+				return err
+			}
+			if err := p.noParams(start, p.pos); err != nil {
 				return err
 			}
 			if err := p.expect("stored"); err != nil {
@@ -656,8 +693,12 @@ func (p *stmtParser) tableElement(ct *CreateTable, what string) error {
 // no NOT VALID in PostgreSQL's grammar (42601 at VALID), and CREATE
 // TABLE's table constraints ignore it (create: the table is empty).
 func (p *stmtParser) checkExpr(name string, column, create bool) (CheckDef, error) {
+	start := p.pos
 	text, pos, err := p.parenText()
 	if err != nil {
+		return CheckDef{}, err
+	}
+	if err := p.noParams(start, p.pos); err != nil {
 		return CheckDef{}, err
 	}
 	c := CheckDef{Name: name, Expr: text, Pos: pos}
@@ -756,6 +797,9 @@ func (p *stmtParser) columnDefault(col *ColumnDef, table string, at Token) error
 	start := p.pos
 	text, node, err := p.bExpr()
 	if err != nil {
+		return err
+	}
+	if err := p.noParams(start, p.pos); err != nil {
 		return err
 	}
 	if col.Default != "" {

@@ -67,6 +67,11 @@
 //	                                           ORDER, GROUP or PARTITION; after AS every word
 //	                                           TiDB reserves is quoted, as Postgres takes any
 //	                                           keyword as a label there: AS trailing)
+//	    f(args), f a TiDB keyword that          "f"(args) when TiDB's parse fails inside the
+//	    Postgres takes as a function name       call as written (split, region, s3, key: TiDB
+//	                                           takes only its own functions' keywords before
+//	                                           "("), every call of f so written, parsed again
+//	                                           while the error moves on (bridge.parse)
 //	 2  x::T, CAST(x AS T), T 'str'            pg_cast(x, 'T') where 'T' is types.T.String()
 //	                                           of ParseType (e.g. 'integer', 'character
 //	                                           varying(10)', 'timestamp with time zone',
@@ -124,7 +129,9 @@
 //	 9  E'..', U&'..', $$..$$, $t$..$t$        '...' with the content unescaped and quotes
 //	                                           doubled; plain '..' is kept byte for byte
 //	                                           (NO_BACKSLASH_ESCAPES); 'a'<newline>'b' is
-//	                                           joined, 'a' 'b' on one line is 42601
+//	                                           joined, 'a' 'b' on one line is 42601;
+//	                                           U&'..' [UESCAPE 'c'] is one string token
+//	    U&".." [UESCAPE 'c']                   a quoted identifier with the escapes resolved
 //	10  FROM f(args) [AS] a[(c1, c2)]          FROM "__weir_tvf_N" [AS a] and Query.TVFs
 //	                                           ["__weir_tvf_N"] = &TVF{Name: "f" (lower-case,
 //	                                           schema dropped), Args, ArgText, Alias, Columns};
@@ -366,7 +373,9 @@
 // grammar wraps them in (tidbParse). Valid
 // PostgreSQL that weir cannot run is 0A000 naming the feature, never a
 // syntax error: the gate refuses XML functions,
-// IS NORMALIZED, OVERLAPS and SELECT INTO; the statement parser the
+// IS NORMALIZED, OVERLAPS and a SELECT INTO the statement parser did not
+// take (SELECT ... INTO name at the outer level is CREATE TABLE name AS
+// the query, selectinto.go); the statement parser the
 // statements and clauses of unsupported.go (CREATE EXTENSION, RULE,
 // ...; unlogged sequences, temporary recursive views; PARTITION BY, INHERITS;
 // ...). The lexer

@@ -38,9 +38,27 @@ func (b *bridge) groupingSets(seq []*node) []*node {
 // (top) or of a GROUPING SETS list.
 func (b *bridge) groupingItems(seq []*node, top bool) []*node {
 	var out []*node
+	var commas []*node
+	for _, n := range seq {
+		if n.isOp(",") {
+			commas = append(commas, n)
+		}
+	}
 	for k, item := range splitCommas(seq) {
+		if len(item) == 0 && k < len(commas) {
+			// An empty item (GROUP BY , a): PostgreSQL stops at the
+			// comma after it.
+			b.fail(syntaxErrorAt(b.src, commas[k].tok))
+			return out
+		}
 		if k > 0 {
-			out = append(out, leafOp(",", item[0].off))
+			off := seq[0].off
+			if len(item) > 0 {
+				off = item[0].off
+			} else if len(out) > 0 {
+				off = out[len(out)-1].off
+			}
+			out = append(out, leafOp(",", off))
 		}
 		switch {
 		case len(item) == 1 && item[0].isParen() && len(item[0].kids) == 0:

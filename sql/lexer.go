@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -194,10 +195,15 @@ func (lx *lexer) next() (Token, error) {
 		if err != nil {
 			return Token{}, err
 		}
-		val, perr := unescapeE(raw)
+		val, perr, at := unescapeE(raw)
 		t, _ := tok(TString, val)
+		if perr != nil && at >= 0 {
+			// raw has the text's length (a doubled quote stays two
+			// bytes), so at maps back to the text after E'.
+			perr = perr.WithPosition(charPos(s, start+2+at))
+		}
 		if perr != nil {
-			t.Err = perr.WithPosition(charPos(s, start))
+			t.Err = perr
 		}
 		return t, nil
 	case (c == 'b' || c == 'B' || c == 'x' || c == 'X') && start+1 < len(s) && s[start+1] == '\'':
@@ -219,18 +225,8 @@ func (lx *lexer) next() (Token, error) {
 			return Token{}, err
 		}
 		return tok(TString, raw)
-	case (c == 'u' || c == 'U') && strings.HasPrefix(s[start+1:], "&'"):
-		lx.pos += 2
-		raw, err := lx.quoted('\'', start)
-		if err != nil {
-			return Token{}, err
-		}
-		val, perr := unescapeU(raw)
-		t, _ := tok(TString, val)
-		if perr != nil {
-			t.Err = perr.WithPosition(charPos(s, start))
-		}
-		return t, nil
+	case (c == 'u' || c == 'U') && (strings.HasPrefix(s[start+1:], "&'") || strings.HasPrefix(s[start+1:], "&\"")):
+		return lx.unicodeQuoted(start)
 	case isIdentStart(c):
 		for lx.pos < len(s) && isIdentCont(s[lx.pos]) {
 			lx.pos++
@@ -372,15 +368,31 @@ func (lx *lexer) quoted(q byte, tokStart int) (string, error) {
 
 // unescapeE resolves the backslash escapes of an E'..' string (Postgres
 // docs §4.1.2.2): \b \f \n \r \t, \ooo octal, \xhh hex, \uXXXX and
-// \UXXXXXXXX code points; any other character after a backslash is taken
-// literally.
-func unescapeE(raw string) (string, *pgerr.Error) {
+// \UXXXXXXXX code points (UTF-16 surrogate pairs joined); any other
+// character after a backslash is taken literally. On an error, at is the
+// byte offset in raw the error is about, as PostgreSQL's lexer positions
+// it.
+func unescapeE(raw string) (_ string, _ *pgerr.Error, at int) {
 	if !strings.Contains(raw, "\\") {
-		return raw, nil
+		return raw, nil, 0
 	}
 	var b strings.Builder
+	var first rune // the first half of a surrogate pair, awaiting the second
+	near := func(msg string, i, j int) (string, *pgerr.Error, int) {
+		return "", pgerr.New(pgerr.SyntaxError, "%s at or near \"%s\"", msg, raw[i:j]), i
+	}
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
+		if first != 0 && (c != '\\' || i+1 >= len(raw) || raw[i+1] != 'u' && raw[i+1] != 'U') {
+			// The character after the first half of a pair (the closing
+			// quote when the string ends there, a doubled quote's
+			// first).
+			if strings.HasPrefix(raw[i:], "\\'") {
+				return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode surrogate pair at or near \"'\""), i
+			}
+			_, n := utf8.DecodeRuneInString(raw[i:])
+			return near("invalid Unicode surrogate pair", i, i+n)
+		}
 		if c != '\\' || i+1 >= len(raw) {
 			b.WriteByte(c)
 			continue
@@ -414,16 +426,31 @@ func unescapeE(raw string) (string, *pgerr.Error) {
 			if e == 'U' {
 				n = 8
 			}
-			if i+1+n > len(raw) {
-				return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode escape").WithHint("Unicode escapes must be \\uXXXX or \\UXXXXXXXX.")
+			j := i + 1
+			for j < len(raw) && j < i+1+n && isHex(raw[j]) {
+				j++
 			}
-			h := raw[i+1 : i+1+n]
-			v, err := strconv.ParseUint(h, 16, 32)
-			if err != nil || !utf8.ValidRune(rune(v)) || v == 0 {
-				return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode escape value")
+			if j < i+1+n {
+				return "", pgerr.New(pgerr.InvalidEscapeSequence, "invalid Unicode escape").
+					WithHint("Unicode escapes must be \\uXXXX or \\UXXXXXXXX."), i - 1
 			}
-			b.WriteRune(rune(v))
-			i += n
+			v64, _ := strconv.ParseUint(raw[i+1:j], 16, 32)
+			v := rune(v64)
+			switch {
+			case first != 0 && v >= 0xDC00 && v <= 0xDFFF:
+				v = 0x10000 + (first-0xD800)<<10 + (v - 0xDC00)
+				first = 0
+			case first != 0 || v >= 0xDC00 && v <= 0xDFFF:
+				return near("invalid Unicode surrogate pair", i-1, j)
+			case v >= 0xD800 && v <= 0xDBFF:
+				first = v
+				i = j - 1
+				continue
+			case v64 == 0 || v64 > 0x10FFFF:
+				return near("invalid Unicode escape value", i-1, j)
+			}
+			b.WriteRune(v)
+			i = j - 1
 		default:
 			if e >= '0' && e <= '7' {
 				j := i
@@ -438,46 +465,200 @@ func unescapeE(raw string) (string, *pgerr.Error) {
 			b.WriteByte(e)
 		}
 	}
+	if first != 0 {
+		// The pair's first half ends the string: Postgres stops at the
+		// closing quote.
+		return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode surrogate pair at or near \"'\""), len(raw)
+	}
 	out := b.String()
 	if !utf8.ValidString(out) {
-		return "", pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+		// Postgres checks the string once unescaped and names the bad
+		// sequence's bytes, without a position (at is -1).
+		return "", invalidUTF8(out), -1
 	}
-	return out, nil
+	return out, nil, 0
 }
 
-// unescapeU resolves the \XXXX and \+XXXXXX escapes of a U&'..' string
-// (the default escape character only; UESCAPE is not supported).
-func unescapeU(raw string) (string, *pgerr.Error) {
-	if !strings.Contains(raw, "\\") {
-		return raw, nil
+// unicodeQuoted scans a U&'..' string or a U&".." identifier starting at
+// start, with an optional UESCAPE '<c>' after it, which the token then
+// covers (PostgreSQL's grammar looks ahead for it the same way). Problems
+// with the escapes or the UESCAPE clause are the token's Err, positioned
+// as PostgreSQL positions them.
+func (lx *lexer) unicodeQuoted(start int) (Token, error) {
+	s := lx.s
+	q := s[start+2]
+	lx.pos += 2
+	raw, err := lx.quoted(q, start)
+	if err != nil {
+		return Token{}, err
+	}
+	t := Token{Kind: TString, Off: start, End: lx.pos}
+	if q == '"' {
+		t.Kind = TQIdent
+		if raw == "" {
+			return Token{}, lx.errAt(start, "zero-length delimited identifier at or near \"%s\"", s[start:lx.pos])
+		}
+	}
+	esc := byte('\\')
+	if e, end, perr := lx.uescape(); perr != nil {
+		t.Err = perr
+		t.Val = raw
+		return t, nil
+	} else if end > 0 {
+		esc, t.End = e, end
+		lx.pos = end
+	}
+	val, perr, at := unescapeU(raw, esc)
+	if perr != nil {
+		// Like PostgreSQL, the position counts the escape's offset in
+		// the content with doubled quotes undone.
+		t.Err = perr.WithPosition(charPos(s, start+3+at))
+		t.Val = raw
+		return t, nil
+	}
+	t.Val = val
+	return t, nil
+}
+
+// uescape looks past a Unicode-escaped literal (lx.pos is just after it)
+// for UESCAPE '<c>'. It returns the escape character and the end of the
+// clause, end 0 when there is none; lx.pos is left where it was.
+func (lx *lexer) uescape() (esc byte, end int, perr *pgerr.Error) {
+	s := lx.s
+	save := lx.pos
+	defer func() { lx.pos = save }()
+	if lx.skipSpace() != nil {
+		return 0, 0, nil
+	}
+	kw := lx.pos
+	for lx.pos < len(s) && isIdentCont(s[lx.pos]) {
+		lx.pos++
+	}
+	if lx.pos == kw || !isIdentStart(s[kw]) || lowerASCII(s[kw:lx.pos]) != "uescape" {
+		return 0, 0, nil
+	}
+	next, err := lx.next()
+	if err != nil {
+		if pe, ok := err.(*pgerr.Error); ok {
+			return 0, 0, pe
+		}
+		return 0, 0, pgerr.New(pgerr.SyntaxError, "%v", err)
+	}
+	if next.Kind == TEOF {
+		return 0, 0, pgerr.New(pgerr.SyntaxError, "UESCAPE must be followed by a simple string literal at end of input").
+			WithPosition(charPos(s, len(s)))
+	}
+	text := s[next.Off:next.End]
+	if next.Kind != TString || text[0] == 'u' || text[0] == 'U' || text[0] == 'n' || text[0] == 'N' {
+		return 0, 0, pgerr.New(pgerr.SyntaxError, "UESCAPE must be followed by a simple string literal at or near \"%s\"", text).
+			WithPosition(charPos(s, next.Off))
+	}
+	if next.Err != nil {
+		return 0, 0, next.Err
+	}
+	if len(next.Val) != 1 || isHex(next.Val[0]) || strings.ContainsRune("+'\" \t\n\r\f", rune(next.Val[0])) {
+		return 0, 0, pgerr.New(pgerr.SyntaxError, "invalid Unicode escape character at or near \"%s\"", text).
+			WithPosition(charPos(s, next.Off))
+	}
+	return next.Val[0], next.End, nil
+}
+
+// unescapeU resolves the escapes of a U&'..' string or U&".." identifier
+// with escape character esc (PostgreSQL's str_udeescape): esc followed by
+// four hex digits, esc+ followed by six, esc doubled for itself, UTF-16
+// surrogate pairs joined. On an error, at is the byte offset in raw the
+// error is about.
+func unescapeU(raw string, esc byte) (_ string, _ *pgerr.Error, at int) {
+	if strings.IndexByte(raw, esc) < 0 {
+		return raw, nil, 0
 	}
 	var b strings.Builder
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			b.WriteByte(c)
-			continue
+	var first rune // the first half of a surrogate pair, awaiting the second
+	invalidPair := func(i int) (string, *pgerr.Error, int) {
+		return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode surrogate pair"), i
+	}
+	hex := func(h string) (rune, bool) {
+		for k := 0; k < len(h); k++ {
+			if !isHex(h[k]) {
+				return 0, false
+			}
 		}
-		if i+1 < len(raw) && raw[i+1] == '\\' {
-			b.WriteByte('\\')
+		v, _ := strconv.ParseUint(h, 16, 32)
+		return rune(v), true
+	}
+	for i := 0; i < len(raw); {
+		if raw[i] != esc {
+			if first != 0 {
+				return invalidPair(i)
+			}
+			b.WriteByte(raw[i])
 			i++
 			continue
 		}
-		n, j := 4, i+1
-		if j < len(raw) && raw[j] == '+' {
-			n, j = 6, j+1
+		var v rune
+		var n int
+		if i+1 < len(raw) && raw[i+1] == esc {
+			if first != 0 {
+				return invalidPair(i)
+			}
+			b.WriteByte(esc)
+			i += 2
+			continue
+		} else if r, ok := hex(raw[i+1 : min(i+5, len(raw))]); ok && i+5 <= len(raw) {
+			v, n = r, 5
+		} else if r, ok := hex(raw[min(i+2, len(raw)):min(i+8, len(raw))]); ok && i+8 <= len(raw) && raw[i+1] == '+' {
+			v, n = r, 8
+		} else {
+			return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode escape").WithHint("Unicode escapes must be \\XXXX or \\+XXXXXX."), i
 		}
-		if j+n > len(raw) {
-			return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode escape")
+		if v <= 0 || v > 0x10FFFF {
+			return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode escape value"), i
 		}
-		v, err := strconv.ParseUint(raw[j:j+n], 16, 32)
-		if err != nil || !utf8.ValidRune(rune(v)) || v == 0 {
-			return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode escape value")
+		switch {
+		case first != 0 && v >= 0xDC00 && v <= 0xDFFF:
+			v = 0x10000 + (first-0xD800)<<10 + (v - 0xDC00)
+			first = 0
+		case first != 0 || v >= 0xDC00 && v <= 0xDFFF:
+			return invalidPair(i)
+		case v >= 0xD800 && v <= 0xDBFF:
+			first = v
+			i += n
+			continue
 		}
-		b.WriteRune(rune(v))
-		i = j + n - 1
+		b.WriteRune(v)
+		i += n
 	}
-	return b.String(), nil
+	if first != 0 {
+		return invalidPair(len(raw))
+	}
+	return b.String(), nil, 0
+}
+
+// invalidUTF8 is Postgres's error for s, which is not valid UTF-8: the
+// first bad sequence's bytes, as many as its lead byte announces.
+func invalidUTF8(s string) *pgerr.Error {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	n := 1
+	switch c := s[i]; {
+	case c&0xe0 == 0xc0:
+		n = 2
+	case c&0xf0 == 0xe0:
+		n = 3
+	case c&0xf8 == 0xf0:
+		n = 4
+	}
+	var hex []string
+	for k := i; k < len(s) && k < i+n; k++ {
+		hex = append(hex, fmt.Sprintf("0x%02x", s[k]))
+	}
+	return pgerr.New(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", strings.Join(hex, " "))
 }
 
 func isHex(c byte) bool {

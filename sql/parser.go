@@ -20,6 +20,30 @@ type stmtParser struct {
 	// definition is set for a relation's stored definition
 	// (ParseDefinition), which skips the grammar's later restrictions.
 	definition bool
+	// unpositioned is set while an ALTER TABLE or a domain statement is
+	// parsed, whose expressions PostgreSQL checks without positions
+	// (noParams).
+	unpositioned bool
+}
+
+// noParams fails with PostgreSQL's 42P02 "there is no parameter $n" at
+// the first parameter among toks[from:to], an expression of a utility
+// statement (a column DEFAULT, CHECK or generation expression), which
+// has no parameters. The error has the parameter's position except in
+// ALTER TABLE and domain statements, whose expressions PostgreSQL
+// analyses without the statement's text.
+func (p *stmtParser) noParams(from, to int) error {
+	for _, t := range p.toks[from:to] {
+		if t.Kind != TParam {
+			continue
+		}
+		err := pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%s", t.Val)
+		if !p.unpositioned {
+			err = err.WithPosition(charPos(p.src, t.Off))
+		}
+		return err
+	}
+	return nil
 }
 
 // syntaxErrorAt returns Postgres's 42601 `syntax error at or near "tok"`
@@ -257,6 +281,10 @@ func (p *stmtParser) stmt() (Stmt, error) {
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "EMIT ON WINDOW CLOSE is only supported for materialized views").
 				WithHint("A query returns what its rows hold now; create a materialized view with it to emit each window once it closes.").
 				WithPosition(charPos(p.src, p.toks[end-4].Off))
+		}
+		if ct, err := p.selectInto(); ct != nil || err != nil {
+			p.pos = p.endIndex()
+			return ct, err
 		}
 		return p.query(p.endIndex())
 	}

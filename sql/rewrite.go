@@ -1016,6 +1016,15 @@ func castNode(kids []*node, typ string, off int) *node {
 	return synth("pg_cast(", kids, ", "+quoteString(typ)+")", off)
 }
 
+// castNodeAt is castNode with the type's literal placed at typeOff, where
+// the type name was written: PostgreSQL's errors about the type (one
+// that does not exist) point there.
+func castNodeAt(kids []*node, typ string, off, typeOff int) *node {
+	n := castNode(kids, typ, off)
+	n.closeOff, n.closeAt = typeOff, true
+	return n
+}
+
 // typedLiterals rewrites `type 'string'` and INTERVAL 'n' [unit [TO unit]].
 func (b *bridge) typedLiterals(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
@@ -1135,7 +1144,7 @@ func (b *bridge) calls(seq []*node) []*node {
 			if !ok || e != len(g.kids) {
 				continue
 			}
-			seq = splice(seq, start, i+2, castNode(g.kids[:k], canon(spec), n.off))
+			seq = splice(seq, start, i+2, castNodeAt(g.kids[:k], canon(spec), n.off, g.kids[k+1].off))
 			i = start
 			continue
 		case "extract":
@@ -1567,7 +1576,7 @@ func (b *bridge) casts(seq []*node) []*node {
 		if s < 0 || !ok {
 			continue
 		}
-		seq = splice(seq, s, e, castNode(b.caseSpan(seq[s:i]), canon(spec), seq[s].off))
+		seq = splice(seq, s, e, castNodeAt(b.caseSpan(seq[s:i]), canon(spec), seq[s].off, seq[i+1].off))
 		i = s
 	}
 	return seq

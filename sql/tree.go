@@ -12,6 +12,10 @@ type node struct {
 	// nSynth (e.g. "pg_cast(" and ", 'integer')").
 	open, close string
 	kids        []*node
+	// closeOff, when closeAt is set, is the source offset close stands
+	// for instead of off (a cast's type, written after its operand).
+	closeOff int
+	closeAt  bool
 	// off is the source byte offset the node stands for (for error
 	// positions); first and last are the token indices it covers.
 	off         int

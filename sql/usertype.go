@@ -195,8 +195,12 @@ func (p *stmtParser) domainConstraints(d *CreateDomain, alter bool) error {
 		}
 		switch {
 		case name == "" && p.accept("default"):
+			start := p.pos
 			text, _, err := p.bExpr()
 			if err != nil {
+				return err
+			}
+			if err := p.noParams(start, p.pos); err != nil {
 				return err
 			}
 			if d.Default != "" {
@@ -208,8 +212,12 @@ func (p *stmtParser) domainConstraints(d *CreateDomain, alter bool) error {
 		case p.accept("null"):
 		case p.word(0) == "check":
 			p.pos++
+			start := p.pos
 			text, _, err := p.parenText()
 			if err != nil {
+				return err
+			}
+			if err := p.noParams(start, p.pos); err != nil {
 				return err
 			}
 			c := DomainConstraint{Name: name, Expr: text}
@@ -231,6 +239,7 @@ func (p *stmtParser) domainConstraints(d *CreateDomain, alter bool) error {
 
 // createDomain parses CREATE DOMAIN after DOMAIN.
 func (p *stmtParser) createDomain() (Stmt, error) {
+	p.unpositioned = true // a domain's expressions are analysed without positions
 	n, err := p.objectName()
 	if err != nil {
 		return nil, err
@@ -258,11 +267,16 @@ func (p *stmtParser) alterDomain() (Stmt, error) {
 		return nil, err
 	}
 	a := &AlterDomain{Name: n}
+	p.unpositioned = true
 	switch {
 	case p.accept("set", "default"):
 		a.Action = "set default"
+		start := p.pos
 		text, _, err := p.expr(len(p.toks) - 1)
 		if err != nil {
+			return nil, err
+		}
+		if err := p.noParams(start, p.pos); err != nil {
 			return nil, err
 		}
 		a.Default = text

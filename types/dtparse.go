@@ -29,7 +29,10 @@ type dtFields struct {
 	tzOff     int // seconds east of UTC, when tzLoc is nil
 	tzLoc     *time.Location
 	rangeFail bool // syntactically fine but a field is out of range
-	zoneFail  string
+	// mdFail marks a range failure of the month (not 1-12) or the day (not
+	// 1-31), which Postgres reports with a hint about DateStyle.
+	mdFail   bool
+	zoneFail string
 }
 
 var tzAbbrevs = map[string]int{
@@ -435,6 +438,12 @@ func decodeDateTime(s string) (f dtFields, ok bool) {
 			}
 			f.y = 1 - f.y
 		}
+		// Postgres checks the year, then month and day against their
+		// absolute bounds (with the DateStyle hint), then the day against
+		// the month; a time field out of range was reported before all.
+		if !f.rangeFail && (f.m < 1 || f.m > 12 || f.d < 1 || f.d > 31) {
+			f.mdFail = true
+		}
 		if !ValidYMD(f.y, f.m, f.d) {
 			f.rangeFail = true
 		}
@@ -468,6 +477,16 @@ func dtRangeError(s string) error {
 	return pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 }
 
+// dtFieldsRangeError is dtRangeError for decoded fields f, with Postgres's
+// hint when the month or the day is out of its absolute range.
+func dtFieldsRangeError(f dtFields, s string) error {
+	err := pgerr.New(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
+	if f.mdFail {
+		err = err.WithHint("Perhaps you need a different \"datestyle\" setting.")
+	}
+	return err
+}
+
 func zoneError(name string) error {
 	return pgerr.New(pgerr.InvalidParameterValue, "time zone \"%s\" not recognized", strings.ToLower(name))
 }
@@ -499,7 +518,7 @@ func ParseTimestamp(s string, withTZ bool, loc *time.Location) (int64, error) {
 		return 0, zoneError(f.zoneFail)
 	}
 	if f.rangeFail {
-		return 0, dtRangeError(s)
+		return 0, dtFieldsRangeError(f, s)
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -563,7 +582,7 @@ func ParseDate(s string, loc *time.Location) (int64, error) {
 		return 0, zoneError(f.zoneFail)
 	}
 	if f.rangeFail {
-		return 0, dtRangeError(s)
+		return 0, dtFieldsRangeError(f, s)
 	}
 	switch f.special {
 	case "epoch":
@@ -610,8 +629,12 @@ func ParseTime(s string) (int64, error) {
 	if f.zoneFail != "" {
 		return 0, zoneError(f.zoneFail)
 	}
+	if f.rangeFail && !f.hasTime && f.special == "" {
+		// A date without a time is no time, whatever its fields.
+		return 0, dtSyntaxError("time", s)
+	}
 	if f.rangeFail {
-		return 0, dtRangeError(s)
+		return 0, dtFieldsRangeError(f, s)
 	}
 	switch f.special {
 	case "allballs":

@@ -235,6 +235,20 @@ func (t T) String() string {
 	return base
 }
 
+// TypeName returns the type without its modifier as PostgreSQL's
+// format_type prints it when no typmod is given (regtype output, a
+// function's argument and result types): as String, except that bpchar
+// is spelled character.
+func (t T) TypeName() string {
+	switch t.ID {
+	case Bpchar:
+		return "character"
+	case BpcharArray:
+		return "character[]"
+	}
+	return T{ID: t.ID, Mod: -1}.String()
+}
+
 // Name returns the family name without modifier (for example "integer").
 func (id TypeID) Name() string { return info(id).name }
 

@@ -178,13 +178,15 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	return nil
 }
 
-// atSemicolon turns a statement's `syntax error at end of input` into
-// Postgres's `syntax error at or near ";"` when the statement was ended
+// atSemicolon turns a statement's syntax error `... at end of input`
+// (`syntax error at end of input`, or a lexer's message such as UESCAPE's)
+// into Postgres's `... at or near ";"` when the statement was ended
 // by a semicolon in q: Postgres parses the whole string, so the token it
 // stops at is the ';' (the piece given to Prepare leaves it out).
 func atSemicolon(err error, q string, pc Piece) error {
 	pe := pgerr.As(err)
-	if pe.Code != pgerr.SyntaxError || pe.Message != "syntax error at end of input" {
+	head, ok := strings.CutSuffix(pe.Message, " at end of input")
+	if pe.Code != pgerr.SyntaxError || !ok {
 		return err
 	}
 	end := pc.Offset + len(pc.Text)
@@ -196,7 +198,7 @@ func atSemicolon(err error, q string, pc Piece) error {
 		return err
 	}
 	out := *pe
-	out.Message = `syntax error at or near ";"`
+	out.Message = head + ` at or near ";"`
 	out.Position = utf8.RuneCountInString(q[pc.Offset:i]) + 1
 	return &out
 }

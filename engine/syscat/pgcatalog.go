@@ -286,12 +286,19 @@ func pgCatalogTables() []*table {
 					am = oidBtreeAM
 				}
 				hasIndex := hasRealPK(r) || len(indexesOn(p.Catalog(), r)) > 0
+				pers := persistence(r)
+				if r.Kind == catalog.KindIndex {
+					// An index is as persistent as its table.
+					if on, ok := indexedRel(p.Catalog(), r); ok {
+						pers = persistence(on)
+					}
+				}
 				relacl := null
 				if acl := p.ACL(r); acl != nil {
 					relacl = vStr(types.FormatTextArray(acl, nil))
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
-					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(persistence(r)), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(len(r.Checks)),
+					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(pers), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(len(r.Checks)),
 					vBool(r.Kind == catalog.KindView), vBool(len(r.ForeignKeys) > 0 || referenced[r.ID]), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/storage"
 	"github.com/weirdb/weir/types"
 )
@@ -253,15 +254,15 @@ func (c *Catalog) Functions() []*Function {
 // name(integer, text), qualified by its schema with qualified (as
 // regprocedure prints one outside the search path).
 func (f *Function) Signature(qualified bool) string {
-	s := quoteName(f.Name) + "("
+	s := sql.QuoteName(f.Name) + "("
 	if qualified {
-		s = quoteName(f.Schema) + "." + s
+		s = sql.QuoteName(f.Schema) + "." + s
 	}
 	for i, t := range f.ArgTypes {
 		if i > 0 {
 			s += ", "
 		}
-		s += t.String()
+		s += t.TypeName()
 	}
 	return s + ")"
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"maps"
@@ -16,6 +17,10 @@ import (
 // BootstrapRoleOID is the OID of the superuser made when the catalog is
 // first set up, as Postgres's bootstrap superuser (BOOTSTRAP_SUPERUSERID).
 const BootstrapRoleOID = 10
+
+// publicSchemaOID is the OID of the public schema (pg_namespace), as in
+// PostgreSQL.
+const publicSchemaOID = 2200
 
 // PublicGrantee is the grantee OID that stands for PUBLIC (every role),
 // as in Postgres's aclitem.
@@ -207,8 +212,8 @@ func (c *Catalog) ReplaceRole(r *Role) error {
 }
 
 // DropRole removes a role and its memberships. A role that owns
-// relations or holds privileges on relations or schemas cannot be dropped
-// (2BP01), as in Postgres.
+// relations, functions or types, or holds privileges on relations,
+// functions or schemas, cannot be dropped (2BP01), as in Postgres.
 func (c *Catalog) DropRole(oid uint32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -216,32 +221,66 @@ func (c *Catalog) DropRole(oid uint32) error {
 	if !ok {
 		return pgerr.New(codeUndefinedObject, "role with OID %d does not exist", oid)
 	}
-	var owned []string
+	// The objects are listed in the order of their OIDs, as PostgreSQL
+	// sorts them, which is the order they were made in. A serial
+	// column's sequence comes just before its table (PostgreSQL makes it
+	// first); weir keeps no OIDs for schemas other than public, whose
+	// grants come after public's and before every other object's.
+	type dep struct {
+		oid, sub uint32
+		desc     string
+	}
+	var owned []dep
+	add := func(oid, sub uint32, desc string) { owned = append(owned, dep{oid, sub, desc}) }
 	for _, rel := range c.byID {
 		if rel.Owner == oid {
-			owned = append(owned, "owner of "+rel.Kind.noun()+" "+rel.Name)
+			add(rel.OID, 1, "owner of "+rel.Kind.noun()+" "+rel.Name)
 		}
 		if _, granted := rel.ACL[oid]; granted && rel.Owner != oid {
 			// As in PostgreSQL, privileges granted to the role keep it:
 			// they are revoked first, so none vanishes unseen. (A
 			// sequence's ACL also holds its owner's own entry.)
-			owned = append(owned, "privileges for "+rel.Kind.noun()+" "+rel.Name)
+			add(rel.OID, 1, "privileges for "+rel.Kind.noun()+" "+rel.Name)
 		}
 		for _, col := range rel.Cols {
 			if _, granted := col.SeqACL[oid]; granted && col.Seq != "" && rel.Owner != oid {
-				owned = append(owned, "privileges for sequence "+col.Seq)
+				add(rel.OID, 0, "privileges for sequence "+col.Seq)
 			}
+		}
+	}
+	for _, f := range c.funcs {
+		sig := f.Signature(f.Schema != PublicSchema)
+		if f.Owner == oid {
+			add(f.OID, 1, "owner of function "+sig)
+		} else if _, granted := f.ACL[oid]; granted && f.ExplicitACL {
+			add(f.OID, 1, "privileges for function "+sig)
+		}
+	}
+	for _, u := range c.types {
+		// A type's array type has no owner of its own to report.
+		if u.Owner == oid {
+			add(u.OID, 1, "owner of type "+typeDisplayName(u.Schema, u.Name))
 		}
 	}
 	for s, acl := range c.schemaACL {
 		if _, granted := acl[oid]; granted {
-			owned = append(owned, "privileges for schema "+s)
+			key := uint32(FirstUserOID)
+			if s == PublicSchema {
+				key = publicSchemaOID
+			}
+			add(key, 1, "privileges for schema "+s)
 		}
 	}
 	if len(owned) > 0 {
-		sort.Strings(owned)
+		slices.SortFunc(owned, func(a, b dep) int {
+			return cmp.Or(cmp.Compare(a.oid, b.oid), cmp.Compare(a.sub, b.sub), strings.Compare(a.desc, b.desc))
+		})
+		lines := make([]string, len(owned))
+		for i, d := range owned {
+			lines[i] = d.desc
+		}
 		return pgerr.New(pgerr.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", r.Name).
-			WithDetail("%s", strings.Join(owned, "\n"))
+			WithDetail("%s", strings.Join(lines, "\n"))
 	}
 	var members []*Role
 	for _, m := range c.roles {

@@ -215,3 +215,11 @@ SELECT * FROM m1 ORDER BY 1, 2;
 SELECT * FROM r5;
 SELECT * FROM w4 ORDER BY 1, 2;
 SELECT * FROM f5 ORDER BY 1, 2;
+
+-- The sequence functions' first argument is a regclass.
+create sequence vsq;
+create sequence "VSq";
+create view vseq as select nextval('"VSq"') a, setval('public.vsq', 5) b, setval('vsq', 5000000000, false) c, currval(('v' || 'sq')::regclass) d, lastval() e;
+select pg_get_viewdef('vseq');
+select pg_get_viewdef('vseq', true);
+drop view vseq;

@@ -199,3 +199,20 @@ DROP FUNCTION eight() CASCADE;
 \d fh
 SELECT * FROM fg;
 DROP TABLE fg, fh;
+
+-- DROP SCHEMA ... CASCADE takes what uses the schema's functions in
+-- other schemas, as DROP FUNCTION ... CASCADE does.
+create schema fs1;
+create function fs1.f(x int) returns int language sql return x + 1;
+create table fs1.t (a int default fs1.f(1));
+create table fpt (a int default fs1.f(2), b int check (fs1.f(b) > 0));
+create view fpv as select fs1.f(a) from fpt;
+create materialized view fpm as select fs1.f(a) c from fpt;
+create table fgc (a int, b int generated always as (fs1.f(a)) stored);
+create view fgcv as select b from fgc;
+drop schema fs1;
+drop schema fs1 cascade;
+\d fpt
+\d fgc
+select * from fgcv;
+drop table fpt, fgc;
