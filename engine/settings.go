@@ -61,7 +61,7 @@ var settingList = []setting{
 	{name: "superuser_reserved_connections", def: "3", desc: "Sets the number of connection slots reserved for superusers.", readOnly: true},
 	{name: "max_identifier_length", def: "63", desc: "Shows the maximum identifier length.", readOnly: true},
 	{name: "lc_collate", def: "C", desc: "Shows the collation order locale.", readOnly: true},
-	{name: "lc_ctype", def: "C", desc: "Shows the character classification and case conversion locale.", readOnly: true},
+	{name: "lc_ctype", def: "C.UTF-8", desc: "Shows the character classification and case conversion locale.", readOnly: true},
 	{name: "lc_messages", def: "C", desc: "Sets the language in which messages are displayed."},
 	{name: "is_superuser", def: "on", desc: "Shows whether the current user is a superuser.", readOnly: true},
 	// pg_dump's header sets these four; weir has one table access

@@ -59,7 +59,7 @@ var settingMetas = map[string]settingMeta{
 	"IntervalStyle":                       {category: catLocale, vartype: "enum", enum: []string{"postgres", "postgres_verbose", "sql_standard", "iso_8601"}},
 	"is_superuser":                        {category: "Developer Options", vartype: "bool"},
 	"lc_collate":                          {category: catPreset, vartype: "string"},
-	"lc_ctype":                            {category: catPreset, vartype: "string"},
+	"lc_ctype":                            {category: catPreset, vartype: "string", boot: "C", hasBoot: true},
 	"lc_messages":                         {category: catLocale, context: "superuser", vartype: "string", hasBoot: true},
 	"lock_timeout":                        {category: catStatement, vartype: "integer", unit: "ms", min: "0", max: maxInt32},
 	"max_connections":                     {category: "Connections and Authentication / Connection Settings", context: "postmaster", vartype: "integer", min: "1", max: "262143"},

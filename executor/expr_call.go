@@ -30,6 +30,9 @@ func compileCall(e *planner.Call) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.CLocale {
+		im = functions.InCLocale(im)
+	}
 	return &callEval{args: args, ret: e.T, impl: im,
 		ds: make([]types.Datum, len(args)), vs: make([]*types.Vec, len(args))}, nil
 }

@@ -40,4 +40,12 @@
 // and pg_json_contained are @> and <@ over arrays too), pg_array_overlap
 // (&&), pg_starts_with (^@), pg_any_eq (x = ANY(array)) and pg_icase;
 // the SQL front end refuses them in user text.
+//
+// Text functions follow the database's locale, PostgreSQL's
+// --locale=C --lc-ctype=C.UTF-8 (ctype.go): collation is C (code point
+// order), case mapping and character classes are glibc's C.UTF-8's
+// (simple Unicode case mappings; the classes in ctype_tables.go,
+// generated from glibc by gen_ctype.go). A call the binder marks as over
+// a C collation (planner.Call.CLocale) runs under InCLocale, where they
+// are ASCII's.
 package functions

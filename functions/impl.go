@@ -32,6 +32,60 @@ type Context struct {
 	// return its cause (statement_timeout, a cancel request) when it is
 	// done. nil means the statement cannot be cancelled.
 	Cancel context.Context
+	// cLocale is set (InCLocale) for a call whose input collation's
+	// LC_CTYPE is C: case mapping and character classes are ASCII's.
+	cLocale bool
+}
+
+// inCLocale reports whether the call runs under LC_CTYPE C.
+func (ctx *Context) inCLocale() bool { return ctx != nil && ctx.cLocale }
+
+// InCLocale returns im running under LC_CTYPE C, for a call whose input
+// collation is C, POSIX or ucs_basic: upper, lower, initcap, ILIKE and
+// regular expressions then map case and classify characters as in ASCII,
+// as PostgreSQL does for those collations.
+func InCLocale(im Impl) Impl {
+	out := im
+	if im.Row != nil {
+		row := im.Row
+		out.Row = func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			c := Context{cLocale: true}
+			if ctx != nil {
+				c = *ctx
+				c.cLocale = true
+			}
+			return row(&c, d)
+		}
+	}
+	if im.Vec != nil {
+		vec := im.Vec
+		out.Vec = func(ctx *Context, args []*types.Vec, n int, vis []bool, o *types.Vec) error {
+			c := Context{cLocale: true}
+			if ctx != nil {
+				c = *ctx
+				c.cLocale = true
+			}
+			return vec(&c, args, n, vis, o)
+		}
+	}
+	return out
+}
+
+// CTypeSensitive reports whether the function or operator name maps
+// case or classifies characters and follows a C collation (InCLocale):
+// upper, lower, initcap, ILIKE, the regular expression operators (also
+// over ANY and ALL, and SIMILAR TO, which binds to ~) and the scalar
+// regexp functions. The set-returning regexp_matches and
+// regexp_split_to_table keep C.UTF-8's rules under any collation.
+func CTypeSensitive(name string) bool { return ctypeSensitive[name] }
+
+var ctypeSensitive = map[string]bool{
+	"upper": true, "lower": true, "initcap": true,
+	"~~*": true, "!~~*": true, "~": true, "~*": true, "!~": true, "!~*": true,
+	"regexp_replace": true, "regexp_match": true, "regexp_like": true, "regexp_count": true,
+	"regexp_instr": true, "regexp_substr": true, "regexp_split_to_array": true, "substring": true,
+	// x op ANY/ALL (array) with a pattern-matching op.
+	"pg_any": true, "pg_all": true,
 }
 
 func (ctx *Context) loc() *time.Location {

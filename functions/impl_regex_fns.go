@@ -228,8 +228,8 @@ func RegexpMatches(s, pat, flags string) ([]types.Datum, error) {
 // regexSubstring is substring(s FROM pattern): the text the first
 // parenthesised group matched, or the whole match when the pattern has
 // no group; NULL without a match or when the group took no part.
-func regexSubstring(s, pat string) (types.Datum, error) {
-	re, err := aregexOpts(pat, reOpts{dotNL: true})
+func regexSubstring(s, pat string, cLocale bool) (types.Datum, error) {
+	re, err := aregexOpts(pat, reOpts{dotNL: true, cLocale: cLocale})
 	if err != nil {
 		return types.NullDatum, err
 	}
@@ -332,17 +332,17 @@ func (t implTable) defineRegex() {
 		}
 		return def
 	}
-	t.defRow("regexp_count", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		return regexpCount(d[0].S, d[1].S, num(d, 2, 1), str(d, 3))
+	t.defRow("regexp_count", func(c *Context, d []types.Datum) (types.Datum, error) {
+		return regexpCount(d[0].S, d[1].S, num(d, 2, 1), reFlags(c, str(d, 3)))
 	})
-	t.defRow("regexp_instr", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		return regexpInstr(d[0].S, d[1].S, regexArgs{start: num(d, 2, 1), n: num(d, 3, 1), endoption: num(d, 4, 0), flags: str(d, 5), subexpr: num(d, 6, 0)})
+	t.defRow("regexp_instr", func(c *Context, d []types.Datum) (types.Datum, error) {
+		return regexpInstr(d[0].S, d[1].S, regexArgs{start: num(d, 2, 1), n: num(d, 3, 1), endoption: num(d, 4, 0), flags: reFlags(c, str(d, 5)), subexpr: num(d, 6, 0)})
 	})
-	t.defRow("regexp_substr", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		return regexpSubstr(d[0].S, d[1].S, regexArgs{start: num(d, 2, 1), n: num(d, 3, 1), flags: str(d, 4), subexpr: num(d, 5, 0)})
+	t.defRow("regexp_substr", func(c *Context, d []types.Datum) (types.Datum, error) {
+		return regexpSubstr(d[0].S, d[1].S, regexArgs{start: num(d, 2, 1), n: num(d, 3, 1), flags: reFlags(c, str(d, 4)), subexpr: num(d, 5, 0)})
 	})
-	t.defRow("regexp_like", func(_ *Context, d []types.Datum) (types.Datum, error) {
-		return regexpLike(d[0].S, d[1].S, str(d, 2))
+	t.defRow("regexp_like", func(c *Context, d []types.Datum) (types.Datum, error) {
+		return regexpLike(d[0].S, d[1].S, reFlags(c, str(d, 2)))
 	})
 	// substring(s, pattern) and substring(s, pattern, escape); the
 	// substring(s, from [, for]) overloads on characters are
@@ -352,7 +352,9 @@ func (t implTable) defineRegex() {
 			return Impl{}, false
 		}
 		if len(args) == 2 {
-			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) { return regexSubstring(d[0].S, d[1].S) }}, true
+			return Impl{Row: func(c *Context, d []types.Datum) (types.Datum, error) {
+				return regexSubstring(d[0].S, d[1].S, c.inCLocale())
+			}}, true
 		}
 		return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 			v, err := similarSubstring(d[0].S, d[1].S, &d[2].S)

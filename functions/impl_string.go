@@ -133,54 +133,6 @@ func pad(s string, n int64, fill string, left bool) string {
 	return s + string(padding)
 }
 
-// initcap upper-cases the first ASCII letter or digit of every run of
-// them and lower-cases the rest (C locale: other characters separate
-// words and keep their case).
-func initcap(s string) string {
-	var b strings.Builder
-	inWord := false
-	for _, r := range s {
-		if r < utf8.RuneSelf && (isASCIILetter(byte(r)) || (r >= '0' && r <= '9')) {
-			if inWord {
-				b.WriteString(asciiLower(string(r)))
-			} else {
-				b.WriteString(asciiUpper(string(r)))
-			}
-			inWord = true
-		} else {
-			b.WriteRune(r)
-			inWord = false
-		}
-	}
-	return b.String()
-}
-
-// Case mapping follows the database's C locale (LC_CTYPE=C), as
-// Postgres's str_tolower/str_toupper/str_initcap do there: only ASCII
-// letters change case; ILIKE folds the same way.
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// asciiLower lower-cases the ASCII letters of s.
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
-}
-
-// asciiUpper upper-cases the ASCII letters of s.
-func asciiUpper(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' {
-			return r - 'a' + 'A'
-		}
-		return r
-	}, s)
-}
-
 // reservedWords are the keywords quote_ident must quote (Postgres's
 // reserved and type-function-name keywords that are commonly hit).
 var reservedWords = map[string]bool{"all": true, "analyse": true, "analyze": true, "and": true, "any": true,
@@ -615,9 +567,9 @@ func (t implTable) defineString() {
 	}
 	t.defRow("octet_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(int64(len(d[0].S))) })
 	t.defRow("bit_length", func(_ *Context, d []types.Datum) (types.Datum, error) { return dInt(8 * int64(len(d[0].S))) })
-	t.defRow("lower", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiLower(d[0].S)) })
-	t.defRow("upper", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(asciiUpper(d[0].S)) })
-	t.defRow("initcap", func(_ *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S)) })
+	t.defRow("lower", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(lowerIn(d[0].S, c.inCLocale())) })
+	t.defRow("upper", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(upperIn(d[0].S, c.inCLocale())) })
+	t.defRow("initcap", func(c *Context, d []types.Datum) (types.Datum, error) { return dText(initcap(d[0].S, c.inCLocale())) })
 	substr := func(args []types.T, _ types.T) (Impl, bool) {
 		if len(args) > 1 && args[1].ID == types.Text {
 			return Impl{}, false // substring(s FROM pattern): impl_regex_fns.go
@@ -932,20 +884,20 @@ func (t implTable) defineString() {
 		}
 		return dText(quoteLiteral(d[0].S))
 	})
-	t.defRow("regexp_replace", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_replace", func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 3 {
 			flags = d[3].S
 		}
-		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, flags)
+		s, err := regexpReplace(d[0].S, d[1].S, d[2].S, reFlags(c, flags))
 		return types.DString(s), err
 	})
-	t.defRow("regexp_match", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_match", func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) > 2 {
 			flags = d[2].S
 		}
-		return regexpMatch(d[0].S, d[1].S, flags)
+		return regexpMatch(d[0].S, d[1].S, reFlags(c, flags))
 	})
 	t.defRow("translate", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		from, to := []rune(d[1].S), []rune(d[2].S)
@@ -973,8 +925,8 @@ func (t implTable) defineString() {
 
 	// LIKE and regular expressions.
 	pattern := func(op string) RowFn {
-		return func(_ *Context, d []types.Datum) (types.Datum, error) {
-			m, err := PatternMatch(op, d[0].S, d[1].S)
+		return func(ctx *Context, d []types.Datum) (types.Datum, error) {
+			m, err := patternMatch(op, d[0].S, d[1].S, ctx.inCLocale())
 			if err != nil {
 				return types.NullDatum, err
 			}
@@ -1064,12 +1016,12 @@ func (t implTable) defineString() {
 	})
 	// regexp_split_to_array(s, pattern [, flags]): the pieces
 	// regexp_split_to_table returns, as an array.
-	t.defRow("regexp_split_to_array", func(_ *Context, d []types.Datum) (types.Datum, error) {
+	t.defRow("regexp_split_to_array", func(c *Context, d []types.Datum) (types.Datum, error) {
 		flags := ""
 		if len(d) == 3 {
 			flags = d[2].S
 		}
-		parts, err := RegexpSplit(d[0].S, d[1].S, flags, "regexp_split_to_array")
+		parts, err := RegexpSplit(d[0].S, d[1].S, reFlags(c, flags), "regexp_split_to_array")
 		if err != nil {
 			return types.NullDatum, err
 		}
@@ -1397,19 +1349,22 @@ func IsPatternOp(op string) bool {
 // the pattern-matching operator op (IsPatternOp), negated for the !
 // forms. A LIKE pattern ending in an escape is 22025 and an invalid
 // regular expression 2201B, as in PostgreSQL.
-func PatternMatch(op, s, p string) (bool, error) {
+func PatternMatch(op, s, p string) (bool, error) { return patternMatch(op, s, p, false) }
+
+// patternMatch is PatternMatch, under LC_CTYPE C when cLocale.
+func patternMatch(op, s, p string, cLocale bool) (bool, error) {
 	neg := strings.HasPrefix(op, "!")
 	icase := strings.HasSuffix(op, "*")
 	if strings.Contains(op, "~~") {
 		if icase {
-			s, p = asciiLower(s), asciiLower(p)
+			s, p = lowerIn(s, cLocale), lowerIn(p, cLocale)
 		}
 		if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
 			return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
 		}
 		return likeMatch([]rune(s), []rune(p)) != neg, nil
 	}
-	r, err := aregex(p, icase)
+	r, err := aregexOpts(p, reOpts{icase: icase, dotNL: true, cLocale: cLocale})
 	if err != nil {
 		return false, err
 	}
@@ -1444,7 +1399,7 @@ func quantifiedArray(ctx *Context, x, arr types.Datum, at types.T, op string, al
 		}
 		var holds bool
 		if IsPatternOp(op) {
-			if holds, err = PatternMatch(op, x.S, e.S); err != nil {
+			if holds, err = patternMatch(op, x.S, e.S, ctx.inCLocale()); err != nil {
 				return types.NullDatum, err
 			}
 		} else {

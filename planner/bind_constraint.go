@@ -67,7 +67,7 @@ func BindCheck(ctx context.Context, rel *catalog.Relation, text string, pos int,
 	defer recoverAt(&err, pos)
 	b, n := rowExprBinder(ctx, text, cat, "check constraint")
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "check constraints"}, n)
-	x = b.boolArg(x, "CHECK")
+	x = markRowCLocale(b.boolArg(x, "CHECK"), rel)
 	return x, colsRead(x), nil
 }
 
@@ -88,7 +88,7 @@ func BindRowExpr(ctx context.Context, rel *catalog.Relation, text string, cat Ca
 func BindGenerated(ctx context.Context, rel *catalog.Relation, i int, text string, pos int, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, pos)
 	b, n := rowExprBinder(ctx, text, cat, "column generation expression")
-	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "column generation expressions"}, n)
+	x := markRowCLocale(b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "column generation expressions"}, n), rel)
 	WalkExpr(x, func(e Expr) {
 		if c, ok := e.(*ColRef); ok && rel.Cols[c.Idx].Generated != "" {
 			fail(pgerr.New(pgerr.InvalidObjectDefinition, "cannot use generated column \"%s\" in column generation expression", rel.Cols[c.Idx].Name).

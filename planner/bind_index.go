@@ -27,7 +27,7 @@ func BindIndexExpr(ctx context.Context, rel *catalog.Relation, text string, pos 
 	defer recoverAt(&err, pos)
 	b, n := rowExprBinder(ctx, text, cat, "index expression")
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "index expressions"}, n)
-	x = b.finalize(x)
+	x = markRowCLocale(b.finalize(x), rel)
 	if b.isMutable(x) {
 		fail(pgerr.New(pgerr.InvalidObjectDefinition, "functions in index expression must be marked IMMUTABLE"))
 	}
@@ -41,7 +41,7 @@ func BindIndexPredicate(ctx context.Context, rel *catalog.Relation, text string,
 	defer recoverAt(&err, pos)
 	b, n := rowExprBinder(ctx, text, cat, "index predicate")
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "index predicates"}, n)
-	x = b.finalize(b.boolArg(x, "WHERE"))
+	x = markRowCLocale(b.finalize(b.boolArg(x, "WHERE")), rel)
 	if b.isMutable(x) {
 		fail(pgerr.New(pgerr.InvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE"))
 	}

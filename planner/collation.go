@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/weirdb/weir/functions"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/types"
 )
 
@@ -272,12 +273,38 @@ var collationUses = map[string]string{
 	"upper": "upper() function", "lower": "lower() function", "initcap": "initcap() function",
 }
 
+// cLocaleCollations are the collations whose LC_CTYPE is C (PostgreSQL
+// 15's ucs_basic is libc's C too): a call over them maps case and
+// classifies characters as in ASCII (Call.CLocale).
+var cLocaleCollations = map[string]bool{"C": true, "POSIX": true, "ucs_basic": true}
+
+// markRowCLocale marks, in x bound over rel's row (an index key or
+// predicate, a CHECK constraint, a generation expression), the calls
+// whose input collation's LC_CTYPE is C (Call.CLocale), as
+// markIndeterminate does in a query: an index on upper(c) of a
+// COLLATE "C" column must hold what the query computes.
+func markRowCLocale(x Expr, rel *catalog.Relation) Expr {
+	in := make([]string, len(rel.Cols))
+	for i, c := range rel.Cols {
+		in[i] = c.Collation
+	}
+	// Marked in place: the binder keys what it knows of x's nodes by
+	// identity (the calls of inlined SQL functions, for deparsing).
+	WalkExpr(x, func(e Expr) {
+		if c, ok := e.(*Call); ok && functions.CTypeSensitive(c.Fn) && cLocaleCollations[mergeArgs(c.Args, in, nil).name] {
+			c.CLocale = true
+		}
+	})
+	return x
+}
+
 // markIndeterminate replaces, in the expressions of plan p, each
 // comparison of text (and upper, lower, initcap) whose operands' implicit
 // collations conflict by a call of functions.IndeterminateCollationFn,
 // which fails as PostgreSQL does once it runs on values. The binder
 // calls it unless the front end dropped a COLLATE clause
-// (sql.Query.Collated), which could have settled the conflict.
+// (sql.Query.Collated), which could have settled the conflict. It also
+// marks the calls whose input collation's LC_CTYPE is C (Call.CLocale).
 //
 // A sort or group key whose implicit collations conflict is refused at
 // once, as PostgreSQL refuses it when it binds (42P21, at the second
@@ -309,6 +336,9 @@ func markIndeterminate(p Plan, pos map[Expr]int) {
 			// that differ fail here.
 			coll := mergeArgs(args, in, pos)
 			c, ok := e.(*Call)
+			if ok && cLocaleCollations[coll.name] && functions.CTypeSensitive(c.Fn) {
+				c.CLocale = true
+			}
 			if !ok || collationUses[c.Fn] == "" || len(c.Args) == 0 || coll.name != conflicting {
 				return e
 			}

@@ -62,6 +62,12 @@ type Call struct {
 	// ArgNames[i] is the name Args[i] was given, "" for a positional
 	// argument and DefaultArg for a parameter's default.
 	ArgNames []string
+	// CLocale marks a call whose input collation is C, POSIX or
+	// ucs_basic, whose LC_CTYPE is C: case mapping and character classes
+	// are then ASCII's (functions.InCLocale), not the database's
+	// C.UTF-8's. Only calls that consult them
+	// (functions.CTypeSensitive) are marked.
+	CLocale bool
 }
 
 // DefaultArg marks in Call.ArgNames an argument the call left out, which

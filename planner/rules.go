@@ -228,7 +228,7 @@ func mapExprOutside(e Expr, fn func(Expr) Expr, let int64) Expr {
 	}
 	switch n := e.(type) {
 	case *Call:
-		return fn(&Call{Fn: n.Fn, Args: m(n.Args), T: n.T})
+		return fn(&Call{Fn: n.Fn, Args: m(n.Args), T: n.T, CLocale: n.CLocale})
 	case *Cast:
 		return fn(&Cast{Arg: mapExpr(n.Arg, fn), T: n.T, Assign: n.Assign, Domain: n.Domain})
 	case *And:

@@ -410,7 +410,7 @@ func pgCatalogTables() []*table {
 			return rows
 		}),
 		def("pg_catalog", "pg_database", "oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char datistemplate:bool datallowconn:bool datconnlimit:int4 dattablespace:oid datcollate:text datctype:text daticulocale:text datcollversion:text datacl:text[]", func(p Provider) []types.Row {
-			return []types.Row{{vOid(oidDatabase), vStr(p.Database()), vOid(oidRoot), vInt(6), vStr("c"), vBool(false), vBool(true), vInt(-1), vOid(oidDefaultTablespace), vStr("C"), vStr("C"), null, null, null}}
+			return []types.Row{{vOid(oidDatabase), vStr(p.Database()), vOid(oidRoot), vInt(6), vStr("c"), vBool(false), vBool(true), vInt(-1), vOid(oidDefaultTablespace), vStr("C"), vStr("C.UTF-8"), null, null, null}}
 		}),
 		def("pg_catalog", "pg_am", "oid:oid amname:name amhandler:text amtype:char", func(p Provider) []types.Row {
 			return []types.Row{{vOid(oidHeapAM), vStr("heap"), vStr("heap_tableam_handler"), vStr("t")}, {vOid(oidBtreeAM), vStr("btree"), vStr("bthandler"), vStr("i")}}
@@ -1025,7 +1025,7 @@ func descriptionRows(cat Catalog) []types.Row {
 }
 
 // collationOIDs are the OIDs of the collations a column may name (a
-// PostgreSQL 15 cluster's, initialised with the C locale).
+// PostgreSQL 15 cluster's, initialised with --locale=C --lc-ctype=C.UTF-8).
 var collationOIDs = map[string]uint32{"C": 950, "POSIX": 951, "ucs_basic": 12340, "C.utf8": 12341}
 
 // oidSQLLang is pg_language's OID of language sql.

@@ -38,7 +38,7 @@ func (g *gen) numLit() string {
 }
 
 func (g *gen) strLit() string {
-	return g.pick("'a'", "'abc'", "''", "'it''s'", "'x%'", "'one'", "E'a\\tb'", "$$d$$", "$q$dq$q$", "U&'\\0041'", "'10'")
+	return g.pick("'a'", "'abc'", "''", "'it''s'", "'x%'", "'one'", "E'a\\tb'", "$$d$$", "$q$dq$q$", "U&'\\0041'", "'10'", "'Été'", "'ßΣ'")
 }
 
 // col returns a column of table a (qualified or not).
@@ -163,7 +163,7 @@ func (g *gen) boolExpr(d int) string {
 	case 5:
 		return fmt.Sprintf("%s IN (%s, %s)", g.intExpr(d-1), g.intLit(), g.intLit())
 	case 6:
-		return fmt.Sprintf("%s %s %s", g.textExpr(d-1), g.pick("LIKE", "~", "!~", "~~", "ILIKE", "REGEXP", "RLIKE"), g.pick("'o%'", "'^t'", "'e$'"))
+		return fmt.Sprintf("%s %s %s", g.textExpr(d-1), g.pick("LIKE", "~", "!~", "~~", "ILIKE", "REGEXP", "RLIKE"), g.pick("'o%'", "'^t'", "'e$'", "'é%'", "'^\\w'", "'[[:upper:]]'"))
 	case 7:
 		return fmt.Sprintf("%s IS %s", g.intExpr(d-1), g.pick("NULL", "NOT NULL", "TRUE"))
 	case 8:

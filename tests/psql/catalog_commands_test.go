@@ -34,7 +34,7 @@ var catalogCommandCases = []struct {
 	{`\do`, "List of operators", "Schema | Name | Left arg type | Right arg type | Result type | Description", []string{"(0 rows)"}},
 	{`\dx`, "List of installed extensions", "Name | Version | Schema | Description", []string{"(0 rows)"}},
 	{`\l+`, "List of databases", "Name | Owner | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges | Size | Tablespace | Description",
-		[]string{"dev | root | UTF8 | C | C | | libc | | | pg_default |"}},
+		[]string{"dev | root | UTF8 | C | C.UTF-8 | | libc | | | pg_default |"}},
 	{`\db`, "List of tablespaces", "Name | Owner | Location", []string{"pg_default | root |", "(1 row)"}},
 	{`\dd`, "Object descriptions", "Schema | Name | Object | Description", []string{"(0 rows)"}},
 	{`\dc`, "List of conversions", "Schema | Name | Source | Destination | Default?", []string{"(0 rows)"}},

@@ -20,7 +20,8 @@ import (
 
 // Postgres is a throwaway PostgreSQL 15 cluster: initdb into a fresh
 // temporary directory with trust authentication, UTF8 encoding, the C
-// locale and UTC, then a postmaster on a free port of 127.0.0.1 with
+// locale but for character classification and case mapping (LC_CTYPE
+// C.UTF-8, as weir's) and UTC, then a postmaster on a free port of 127.0.0.1 with
 // fsync off. Its superuser is postgres on database postgres; As returns a
 // view that connects as another user to another database.
 type Postgres struct {
@@ -90,7 +91,7 @@ func StartPostgres(t testing.TB) *Postgres {
 		}
 	}
 	initdb := pg.command(filepath.Join(bindir, "initdb"),
-		"-D", pg.DataDir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync")
+		"-D", pg.DataDir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--lc-ctype=C.UTF-8", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
