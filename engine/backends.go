@@ -96,13 +96,16 @@ func (s *Session) showIdle() {
 	}
 }
 
-// backendRow is the session as a row of pg_stat_activity (Visible
-// unset).
+// backendRow is the session as a row of pg_stat_activity and
+// pg_stat_ssl (Visible unset).
 func (s *Session) backendRow() syscat.Backend {
 	b := syscat.Backend{PID: int32(s.pid), RoleOID: s.roleOID, Database: s.database, Started: s.started, ClientPort: -1}
 	// Over a Unix socket client_addr is NULL and client_port -1.
 	if a, ok := s.remote.(*net.TCPAddr); ok {
 		b.ClientAddr, b.ClientPort = a.IP.String(), a.Port
+	}
+	if s.tls != nil {
+		b.SSL, b.SSLVersion, b.SSLCipher, b.SSLBits = true, s.tls.Version, s.tls.Cipher, s.tls.Bits
 	}
 	sh := &s.shown
 	sh.mu.Lock()

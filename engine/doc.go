@@ -52,7 +52,7 @@
 // MATERIALIZED VIEW and for the Prometheus metrics that metrics.go
 // registers (served on /metrics by cmd/weir; docs/metrics.md lists
 // them). backends.go shows the sessions as PostgreSQL's backends
-// (pg_stat_activity, under the wire server's pids) and signals them
+// (pg_stat_activity and pg_stat_ssl, under the wire server's pids) and signals them
 // (pg_cancel_backend, pg_terminate_backend); autoconf.go keeps the
 // session settings' defaults of ALTER SYSTEM for pg_reload_conf().
 package engine

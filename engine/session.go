@@ -95,6 +95,9 @@ type Session struct {
 	backend wire.Backend
 	remote  net.Addr
 	started time.Time
+	// tls is the connection's TLS version and cipher, nil for a plain
+	// connection or a session without one (pg_stat_ssl).
+	tls *wire.TLSInfo
 	// closed is closed by Close: pg_terminate_backend with a timeout
 	// waits for it.
 	closed    chan struct{}
@@ -137,6 +140,7 @@ func newSession(e *Engine, p wire.StartupParams) *Session {
 		s.pid = e.nextPID.Add(1)
 	}
 	s.backend, s.remote, s.started, s.closed = p.Backend, p.RemoteAddr, time.Now(), make(chan struct{})
+	s.tls = p.TLS
 	s.shown.state = "idle"
 	s.shown.changed = s.started
 	s.shown.app = p.Options["application_name"]

@@ -171,12 +171,80 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("verify-full: %v", err)
 	}
-	if _, ok := conn.PgConn().Conn().(*tls.Conn); !ok {
+	tc, ok := conn.PgConn().Conn().(*tls.Conn)
+	if !ok {
 		t.Fatalf("connection is %T, not TLS", conn.PgConn().Conn())
 	}
+	// The handler learns the version and cipher the client sees, in
+	// OpenSSL's names (pg_stat_ssl).
+	st := tc.ConnectionState()
 	conn.Close(ctx)
+	h.mu.Lock()
+	got := h.params[len(h.params)-1].TLS
+	h.mu.Unlock()
+	if got == nil || got.Version != "TLSv1.3" || st.Version != tls.VersionTLS13 ||
+		got.Cipher != tls.CipherSuiteName(st.CipherSuite) || got.Bits < 128 {
+		t.Fatalf("StartupParams.TLS = %+v for a client on %s", got, tls.CipherSuiteName(st.CipherSuite))
+	}
 	_, err = connectErr(ts, "user=alice password=wonderland sslmode=disable")
 	if pgCode(err) != "28000" || !strings.Contains(err.Error(), "no encryption") {
 		t.Fatalf("plain connection with TLS required: %v", err)
+	}
+}
+
+// A session over TLS 1.2 sees OpenSSL's name of its cipher, as
+// PostgreSQL's pg_stat_ssl shows it, not the IANA name crypto/tls gives;
+// a plain session has no TLS state.
+func TestTLSInfoNames(t *testing.T) {
+	ca, cert := testCerts(t)
+	h := newFakeHandler()
+	ts := startServer(t, h, Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
+	host, port, _ := net.SplitHostPort(ts.addr)
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%s user=alice dbname=dev sslmode=verify-full", host, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLSConfig.RootCAs = ca
+	cfg.TLSConfig.MaxVersion = tls.VersionTLS12
+	cfg.TLSConfig.CipherSuites = []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("TLS 1.2: %v", err)
+	}
+	conn.Close(ctx)
+	plain, err := connectErr(ts, "user=alice sslmode=disable")
+	if err != nil {
+		t.Fatalf("plain: %v", err)
+	}
+	plain.Close(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.params) != 2 {
+		t.Fatalf("%d sessions, want 2", len(h.params))
+	}
+	if got := h.params[0].TLS; got == nil || *got != (TLSInfo{Version: "TLSv1.2", Cipher: "ECDHE-ECDSA-AES256-GCM-SHA384", Bits: 256}) {
+		t.Errorf("TLS 1.2 session: %+v", got)
+	}
+	if got := h.params[1].TLS; got != nil {
+		t.Errorf("plain session: %+v", got)
+	}
+}
+
+// Every suite crypto/tls implements has OpenSSL's name and strength:
+// TLS 1.3's names are IANA's, the others never are.
+func TestCipherSuitesNamed(t *testing.T) {
+	for _, cs := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		got, ok := cipherSuites[cs.ID]
+		tls13 := len(cs.SupportedVersions) == 1 && cs.SupportedVersions[0] == tls.VersionTLS13
+		switch {
+		case !ok:
+			t.Errorf("%s has no OpenSSL name", cs.Name)
+		case tls13 != (got.name == cs.Name):
+			t.Errorf("%s is named %s", cs.Name, got.name)
+		case got.bits != 112 && got.bits != 128 && got.bits != 256:
+			t.Errorf("%s has %d bits", cs.Name, got.bits)
+		}
 	}
 }

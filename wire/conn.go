@@ -310,6 +310,9 @@ func (c *conn) serveSession(br *bufio.Reader, p StartupParams) {
 	}
 
 	p.PID, p.RemoteAddr, p.Backend = c.pid, c.nc.RemoteAddr(), backendHandle{c}
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		p.TLS = tlsInfo(tc.ConnectionState())
+	}
 	sess, err := c.s.h.NewSession(c.ctx, p)
 	if err != nil {
 		pe := *pgerr.As(err)

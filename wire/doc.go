@@ -22,6 +22,8 @@
 //	SSLRequest                  ------->
 //	                            <-------   'S' and a crypto/tls handshake when
 //	                                         Options.TLS is set, else 'N'
+//	                                         (StartupParams.TLS: version and
+//	                                         cipher in OpenSSL's names)
 //	GSSEncRequest               ------->
 //	                            <-------   'N'
 //	StartupMessage (3.0)        ------->   max_connections (53300 beyond it),

@@ -37,6 +37,9 @@ type StartupParams struct {
 	PID uint32
 	// RemoteAddr is the client's address (nil when not known).
 	RemoteAddr net.Addr
+	// TLS is the connection's TLS version and cipher, nil when the
+	// client did not upgrade to TLS (pg_stat_ssl).
+	TLS *TLSInfo
 	// Backend lets the handler stop the connection's work from another
 	// session (pg_cancel_backend, pg_terminate_backend); nil when the
 	// session does not come from a connection.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -191,27 +192,6 @@ func serve(args []string) int {
 		return serveCluster(cf, *listen, log)
 	}
 
-	// The broker starts before the engine, whose recovery commits the
-	// pending transactions of sinks that may write to it, and stops after
-	// the engine (defers run in reverse).
-	if *embeddedKafka != "" {
-		b, unlock, err := startBroker(kafka.BrokerOptions{
-			Listen:     *embeddedKafka,
-			DataDir:    filepath.Join(*dataDir, "kafka"),
-			SyncWrites: true,
-		})
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "weir: embedded kafka: %v\n", err)
-			return 1
-		}
-		defer unlock()
-		defer func() {
-			b.Close()
-			log.Info("embedded kafka closed")
-		}()
-		log.Info("embedded kafka listening", "addr", b.Addr(), "data_dir", filepath.Join(*dataDir, "kafka"))
-	}
-
 	budgetMB := int64(engine.DefaultStateCacheBytes >> 20)
 	for _, f := range []struct {
 		name string
@@ -242,6 +222,76 @@ func serve(args []string) int {
 	if reserve == 0 {
 		reserve = -1 // none
 	}
+	// The listeners are bound before anything is written, so a start
+	// that cannot serve (its port taken) leaves no data directory
+	// behind; a data directory this start creates is removed again if
+	// the start fails later (a locked directory, a broker that cannot
+	// listen, no role able to log in). One that existed stays.
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weir: listen on %s: %v\n", *listen, err)
+		return 1
+	}
+	defer ln.Close()
+	var metricsLn net.Listener
+	if *metricsListen != "" {
+		mln, err := net.Listen("tcp", *metricsListen)
+		switch {
+		case err != nil && flagSet(fs, "metrics-listen"):
+			fmt.Fprintf(os.Stderr, "weir: metrics listen on %s: %v\n", *metricsListen, err)
+			return 1
+		case err != nil:
+			// The default address is taken (another weir on this
+			// machine, say): serve without /metrics rather than not at
+			// all; an address given on purpose must work.
+			log.Warn("metrics off: the default --metrics-listen address is in use; pass --metrics-listen to choose another", "addr", *metricsListen, "err", err)
+		default:
+			metricsLn = mln
+			defer mln.Close()
+		}
+	}
+	created, err := claimDir(*dataDir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "weir: data directory %s: %v\n", *dataDir, err)
+		return 1
+	}
+	serving := false
+	if created != "" {
+		// Deferred first, so it runs after the engine and the broker
+		// closed their files.
+		defer func() {
+			if serving {
+				return
+			}
+			if err := os.RemoveAll(created); err != nil {
+				log.Warn("could not remove the data directory this failed start created", "dir", created, "err", err)
+				return
+			}
+			log.Info("removed the data directory this failed start created", "dir", created)
+		}()
+	}
+
+	// The broker starts before the engine, whose recovery commits the
+	// pending transactions of sinks that may write to it, and stops after
+	// the engine (defers run in reverse).
+	if *embeddedKafka != "" {
+		b, unlock, err := startBroker(kafka.BrokerOptions{
+			Listen:     *embeddedKafka,
+			DataDir:    filepath.Join(*dataDir, "kafka"),
+			SyncWrites: true,
+		})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "weir: embedded kafka: %v\n", err)
+			return 1
+		}
+		defer unlock()
+		defer func() {
+			b.Close()
+			log.Info("embedded kafka closed")
+		}()
+		log.Info("embedded kafka listening", "addr", b.Addr(), "data_dir", filepath.Join(*dataDir, "kafka"))
+	}
+
 	eng, err := engine.Open(engine.Config{DataDir: *dataDir, Logger: log, MemoryBudgetBytes: budgetMB << 20, InitPassword: initPassword,
 		AllowedConnectorHosts: sec.allowedHosts(), MaxConnections: wopts.MaxConnections, SuperuserReservedConnections: reservedSetting(wopts.SuperuserReservedConnections), DiskReserveBytes: reserve, TakeOverSinks: *takeOverSinks,
 		StreamingParallelism: *streamingParallelism})
@@ -255,29 +305,9 @@ func serve(args []string) int {
 		return 1
 	}
 
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "weir: listen on %s: %v\n", *listen, err)
-		return 1
-	}
 	srv := wire.NewServer(eng, wopts)
 
 	var metricsSrv *http.Server
-	var metricsLn net.Listener
-	if *metricsListen != "" {
-		mln, err := net.Listen("tcp", *metricsListen)
-		metricsLn = mln
-		switch {
-		case err != nil && flagSet(fs, "metrics-listen"):
-			fmt.Fprintf(os.Stderr, "weir: metrics listen on %s: %v\n", *metricsListen, err)
-			return 1
-		case err != nil:
-			// The default address is taken (another weir on this
-			// machine, say): serve without /metrics rather than not at
-			// all; an address given on purpose must work.
-			log.Warn("metrics off: the default --metrics-listen address is in use; pass --metrics-listen to choose another", "addr", *metricsListen, "err", err)
-		}
-	}
 	if metricsLn != nil {
 		mln := metricsLn
 		mux := http.NewServeMux()
@@ -287,6 +317,7 @@ func serve(args []string) int {
 		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
 
+	serving = true
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("weir listening", "addr", ln.Addr().String(), "data_dir", *dataDir, "version", engine.Version,
@@ -312,6 +343,38 @@ func serve(args []string) int {
 		_ = metricsSrv.Shutdown(ctx)
 	}
 	return 0
+}
+
+// claimDir creates dir and whichever of its parents are missing, and
+// returns the topmost directory it created: "" when dir existed, or when
+// another process created it meanwhile (it is then not this one's to
+// remove).
+func claimDir(dir string) (string, error) {
+	dir = filepath.Clean(dir)
+	switch _, err := os.Stat(dir); {
+	case err == nil:
+		return "", nil
+	case !errors.Is(err, iofs.ErrNotExist):
+		return "", err
+	}
+	top := ""
+	if parent := filepath.Dir(dir); parent != dir {
+		t, err := claimDir(parent)
+		if err != nil {
+			return "", err
+		}
+		top = t
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, iofs.ErrExist) {
+			return "", nil
+		}
+		return "", err
+	}
+	if top == "" {
+		top = dir
+	}
+	return top, nil
 }
 
 // flagSet reports whether the flag name was given on the command line.

@@ -613,6 +613,9 @@ func pgCatalogTables() []*table {
 		// PostgreSQL; weir has neither type and shows them as text
 		// (the xids are always NULL: weir hands out none).
 		def("pg_catalog", "pg_stat_activity", "datid:oid datname:name pid:int4 leader_pid:int4 usesysid:oid usename:name application_name:text client_addr:text client_hostname:text client_port:int4 backend_start:timestamptz xact_start:timestamptz query_start:timestamptz state_change:timestamptz wait_event_type:text wait_event:text state:text backend_xid:text backend_xmin:text query_id:int8 query:text backend_type:text", activityRows),
+		// client_serial is always NULL: weir asks for no client
+		// certificates, so client_dn and issuer_dn are NULL too.
+		def("pg_catalog", "pg_stat_ssl", "pid:int4 ssl:bool version:text cipher:text bits:int4 client_dn:text client_serial:numeric issuer_dn:text", sslRows),
 		def("pg_catalog", "pg_cursors", "name:text statement:text is_holdable:bool is_binary:bool is_scrollable:bool creation_time:timestamptz", func(p Provider) []types.Row {
 			var rows []types.Row
 			for _, c := range p.Cursors() {
@@ -1113,6 +1116,28 @@ func activityRows(p Provider) []types.Row {
 		r = append(r, addr, null, port, vTime(b.Started), vTime(b.XactStart), vTime(b.QueryStart), vTime(b.StateChange),
 			vStrOrNull(b.WaitEventType), vStrOrNull(b.WaitEvent), vStr(b.State), null, null, null, vStr(b.Query), vStr("client backend"))
 		rows = append(rows, r)
+	}
+	return rows
+}
+
+// sslRows are the rows of pg_stat_ssl: one per client session, by pid,
+// with ssl false and the rest NULL for a plain connection. As in
+// PostgreSQL, whose view keeps the rows of pg_stat_get_activity with a
+// client_port, another role's session the asking one may not see (its
+// client_port NULL) has no row.
+func sslRows(p Provider) []types.Row {
+	bs := p.Backends()
+	sort.Slice(bs, func(i, j int) bool { return bs[i].PID < bs[j].PID })
+	rows := make([]types.Row, 0, len(bs))
+	for _, b := range bs {
+		if !b.Visible {
+			continue
+		}
+		if !b.SSL {
+			rows = append(rows, types.Row{vInt(int(b.PID)), vBool(false), null, null, null, null, null, null})
+			continue
+		}
+		rows = append(rows, types.Row{vInt(int(b.PID)), vBool(true), vStr(b.SSLVersion), vStr(b.SSLCipher), vInt(b.SSLBits), null, null, null})
 	}
 	return rows
 }

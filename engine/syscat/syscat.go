@@ -120,7 +120,8 @@ type PreparedStatement struct {
 	GenericPlans, CustomPlans int64
 }
 
-// Backend is one client session, a row of pg_stat_activity. The
+// Backend is one client session, a row of pg_stat_activity and of
+// pg_stat_ssl. The
 // engine fills every field; the row shows those past RoleOID only when
 // Visible.
 type Backend struct {
@@ -146,6 +147,13 @@ type Backend struct {
 	// PostgreSQL names it (Client/ClientRead when idle); empty when it
 	// waits for nothing.
 	WaitEventType, WaitEvent string
+	// SSL reports whether the client upgraded to TLS; SSLVersion,
+	// SSLCipher and SSLBits are then its protocol version, cipher suite
+	// (in OpenSSL's names, as PostgreSQL shows them) and the cipher's
+	// strength in bits (pg_stat_ssl).
+	SSL                   bool
+	SSLVersion, SSLCipher string
+	SSLBits               int
 	// Visible reports whether the asking session has the privileges of
 	// this session's role (a superuser has every role's): the others see
 	// the query as <insufficient privilege> and the rest as NULL, as in
@@ -195,6 +203,7 @@ var sysTypeNames = map[string]types.T{
 	"oid": types.TOid, "name": types.TName, "char": types.TChar, "bool": types.TBool,
 	"int2": types.TInt2, "int4": types.TInt4, "int8": types.TInt8, "float4": types.TFloat4,
 	"text": types.TText, "text[]": types.TTextArray, "timestamptz": types.TTimestamptz, "float8": types.TFloat8,
+	"numeric": types.TNumeric,
 }
 
 // cols parses "name:type name:type ..." into a schema.

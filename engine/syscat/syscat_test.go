@@ -65,6 +65,7 @@ type fake struct {
 	// restricted makes the session's role one that owns nothing and
 	// holds only what is granted to PUBLIC.
 	restricted bool
+	backends   []Backend
 }
 
 func (f fake) Catalog() Catalog   { return f.cat }
@@ -96,7 +97,7 @@ func (f fake) SequenceACL(*catalog.Relation, int) []string       { return nil }
 func (f fake) PreparedStatements() []PreparedStatement           { return nil }
 func (f fake) Cursors() []Cursor                                 { return nil }
 func (f fake) TableBytes(id uint32) int64                        { return int64(id) * 100 }
-func (f fake) Backends() []Backend                               { return nil }
+func (f fake) Backends() []Backend                               { return f.backends }
 func (f fake) Committed() Committed {
 	return Committed{Epoch: 7, At: time.Unix(1, 0), BarrierInterval: 1000}
 }
@@ -131,6 +132,12 @@ func newFake() fake {
 		cat:        fakeCatalog{rels: []*catalog.Relation{t, v}, roles: []*catalog.Role{{OID: catalog.BootstrapRoleOID, Name: "root", Superuser: true, Login: true}}},
 		searchPath: `"$user", public`,
 		jobs:       []Job{{ID: 2, Name: "v", BackfillProgress: 1}, {ID: 3, Name: "w", Backfilling: true, BackfillRows: 1, BackfillTotal: 8, Statement: "CREATE MATERIALIZED VIEW w"}},
+		backends: []Backend{
+			{PID: 30, RoleOID: catalog.BootstrapRoleOID, ClientPort: -1, Visible: true},
+			{PID: 10, RoleOID: catalog.BootstrapRoleOID, ClientAddr: "127.0.0.1", ClientPort: 5000, Visible: true,
+				SSL: true, SSLVersion: "TLSv1.3", SSLCipher: "TLS_AES_256_GCM_SHA384", SSLBits: 256},
+			{PID: 20, RoleOID: 16400, ClientAddr: "127.0.0.1", ClientPort: 5001, SSL: true, SSLVersion: "TLSv1.2", SSLCipher: "AES128-SHA", SSLBits: 128},
+		},
 	}
 }
 
@@ -343,5 +350,44 @@ func TestInformationSchemaShowsWhatTheRoleMayKnow(t *testing.T) {
 	rows, _ := Rows(p, InfoSchema, "tables")
 	if n := len(rows) - 2; n != len(weirRelations()) {
 		t.Errorf("information_schema.tables lists %d weir views, want %d", n, len(weirRelations()))
+	}
+}
+
+// TestStatSSL: pg_stat_ssl has a row per session the asking one may
+// see, by pid: the TLS version, cipher and bits of one over TLS, ssl
+// false and NULLs for a plain one; another role's session has no row,
+// as PostgreSQL's view drops the sessions whose client_port it hides.
+func TestStatSSL(t *testing.T) {
+	rows, err := Rows(newFake(), PgCatalog, "pg_stat_ssl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		f := make([]string, len(r))
+		for i, d := range r {
+			switch {
+			case d.Null:
+				f[i] = "NULL"
+			case i == 1:
+				f[i] = btoa(d.I != 0)
+			case i == 0 || i == 4:
+				f[i] = itoa(d.I)
+			default:
+				f[i] = d.S
+			}
+		}
+		got = append(got, strings.Join(f, " "))
+	}
+	want := []string{
+		"10 true TLSv1.3 TLS_AES_256_GCM_SHA384 256 NULL NULL NULL",
+		"30 false NULL NULL NULL NULL NULL NULL",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("pg_stat_ssl:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// pg_stat_activity shows the hidden session, as <insufficient privilege>.
+	if act, _ := Rows(newFake(), PgCatalog, "pg_stat_activity"); len(act) != 3 {
+		t.Errorf("pg_stat_activity has %d rows, want 3", len(act))
 	}
 }

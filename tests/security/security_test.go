@@ -906,3 +906,60 @@ func TestSessionAuthorization(t *testing.T) {
 		t.Errorf("root with session_authorization=plain at startup: session_user %q current_user %q, want root (as PostgreSQL)", sess, cur)
 	}
 }
+
+// pg_stat_ssl shows a session over TLS with its protocol version and
+// cipher, as psql users check it, and a plain session with ssl false;
+// another role sees neither, as in PostgreSQL.
+func TestStatSSL(t *testing.T) {
+	dir := t.TempDir()
+	writeCerts(t, dir)
+	ca := filepath.Join(dir, "ca.pem")
+	s := startWeir(t, nil, "user=root sslmode=disable",
+		"--tls-cert", filepath.Join(dir, "server.pem"), "--tls-key", filepath.Join(dir, "server.key"))
+	ctx := context.Background()
+	tc, err := s.connect("user=root sslmode=verify-full host=localhost sslrootcert=" + ca)
+	if err != nil {
+		t.Fatalf("connect over TLS: %v", err)
+	}
+	defer tc.Close(ctx)
+	const mine = "SELECT ssl, version, cipher, bits FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+	var ssl bool
+	var version, cipher *string
+	var bits *int32
+	if err := tc.QueryRow(ctx, mine).Scan(&ssl, &version, &cipher, &bits); err != nil {
+		t.Fatalf("%s: %v", mine, err)
+	}
+	if !ssl || version == nil || *version != "TLSv1.3" || cipher == nil || !strings.HasPrefix(*cipher, "TLS_") || bits == nil || *bits < 128 {
+		t.Fatalf("over TLS: ssl %v version %v cipher %v bits %v", ssl, deref(version), deref(cipher), bits)
+	}
+	plain := s.login(t, "root")
+	if err := plain.QueryRow(ctx, mine).Scan(&ssl, &version, &cipher, &bits); err != nil {
+		t.Fatalf("%s: %v", mine, err)
+	}
+	if ssl || version != nil || cipher != nil || bits != nil {
+		t.Fatalf("plain: ssl %v version %v cipher %v bits %v", ssl, deref(version), deref(cipher), bits)
+	}
+	var n int
+	if err := plain.QueryRow(ctx, "SELECT count(*) FROM pg_stat_ssl WHERE ssl AND client_dn IS NULL AND client_serial IS NULL").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("root sees %d sessions over TLS (%v), want 1", n, err)
+	}
+	if _, err := plain.Exec(ctx, "CREATE ROLE bob LOGIN"); err != nil {
+		t.Fatal(err)
+	}
+	bob := s.login(t, "bob")
+	rows, err := bob.Query(ctx, "SELECT pid = pg_backend_pid() FROM pg_stat_ssl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+	if err != nil || len(own) != 1 || !own[0] {
+		t.Fatalf("bob sees pg_stat_ssl rows %v (%v), want only his own", own, err)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "NULL"
+	}
+	return *s
+}
