@@ -358,12 +358,44 @@ func (lx *lexer) quoted(q byte, tokStart int) (string, error) {
 			lx.pos += 2
 		case c == q:
 			lx.pos++
+			if next := quoteContinuation(s, lx.pos); q == '\'' && next > 0 {
+				// A string continued after a newline: its content goes
+				// on, escapes and all, as one literal.
+				lx.pos = next + 1
+				continue
+			}
 			return b.String(), nil
 		default:
 			b.WriteByte(c)
 			lx.pos++
 		}
 	}
+}
+
+// quoteContinuation returns the offset of the quote that continues a
+// string literal closed just before i, -1 when none does: PostgreSQL
+// joins two literals separated only by white space (and -- comments)
+// holding at least one newline.
+func quoteContinuation(s string, i int) int {
+	newline := false
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\f':
+			i++
+		case c == '\n' || c == '\r':
+			newline = true
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' && s[i] != '\r' {
+				i++
+			}
+		case c == '\'' && newline:
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // unescapeE resolves the backslash escapes of an E'..' string (Postgres
@@ -471,9 +503,10 @@ func unescapeE(raw string) (_ string, _ *pgerr.Error, at int) {
 		return "", pgerr.New(pgerr.SyntaxError, "invalid Unicode surrogate pair at or near \"'\""), len(raw)
 	}
 	out := b.String()
-	if !utf8.ValidString(out) {
+	if !utf8.ValidString(out) || strings.IndexByte(out, 0) >= 0 {
 		// Postgres checks the string once unescaped and names the bad
-		// sequence's bytes, without a position (at is -1).
+		// sequence's bytes, without a position (at is -1); a NUL (\0,
+		// \x00) is one.
 		return "", invalidUTF8(out), -1
 	}
 	return out, nil, 0
@@ -634,13 +667,14 @@ func unescapeU(raw string, esc byte) (_ string, _ *pgerr.Error, at int) {
 	return b.String(), nil, 0
 }
 
-// invalidUTF8 is Postgres's error for s, which is not valid UTF-8: the
-// first bad sequence's bytes, as many as its lead byte announces.
+// invalidUTF8 is Postgres's error for s, which is not valid UTF-8 or
+// holds a NUL: the first bad sequence's bytes, as many as its lead byte
+// announces.
 func invalidUTF8(s string) *pgerr.Error {
 	i := 0
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
+		if r == utf8.RuneError && n <= 1 || r == 0 {
 			break
 		}
 		i += n

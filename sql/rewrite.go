@@ -704,18 +704,11 @@ func (b *bridge) normalize(seq []*node) []*node {
 			// are rewritten.
 			i = j - 1
 		case isStringLeaf(n) && isStringLeaf(at(seq, i+1)):
-			// Postgres concatenates string constants separated by a
-			// newline and rejects them on one line (TiDB would concatenate).
-			m := seq[i+1]
-			if !strings.Contains(b.src[n.tok.End:m.tok.Off], "\n") {
-				b.fail(syntaxErrorAt(b.src, m.tok))
-				return seq
-			}
-			joined := *n
-			joined.tok.Val += m.tok.Val
-			joined.tok.End = m.tok.End
-			seq = splice(seq, i, i+2, &joined)
-			i--
+			// The lexer joined the string constants PostgreSQL
+			// continues (a newline between them); two left side by side
+			// are a syntax error (TiDB would concatenate them).
+			b.fail(syntaxErrorAt(b.src, seq[i+1].tok))
+			return seq
 		case n.isWord("cross") && at(seq, i+1).isWord("join"):
 			// Without ON or USING, which a FULL JOIN has; TiDB's CROSS
 			// JOIN reads as a comma does.

@@ -87,6 +87,13 @@ func (p *stmtParser) selectInto() (Stmt, error) {
 		return nil, err
 	}
 	ct.Name = name
+	if t := p.peek(); !(t.Kind == TEOF || t.Kind == TOp && (t.Val == ";" || t.Val == ")") ||
+		t.Kind == TIdent && (selectIntoStops[t.Val] || setOps[t.Val])) {
+		// What follows the name must be able to follow an INTO clause
+		// (SELECT a INTO strict t FROM u names a table strict, then
+		// fails at t).
+		return nil, syntaxErrorAt(p.src, t)
+	}
 	// The query is the text with the clause blanked out, so that the
 	// offsets (and error positions) of everything else stay.
 	from, to := at.Off, p.toks[p.pos-1].End

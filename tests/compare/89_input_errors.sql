@@ -130,3 +130,29 @@ select E'\uD83D\uzz';
 select E'\uD83D\U0000DE00';
 select E'\uD83D\\';
 select E'\uD83D''';
+
+-- String continuation: escapes go on across the newline; E'\0' is a NUL, refused; INTO takes one name.
+select 'a'
+'b', E'\x41'
+'\x42', U&'\0041'
+'\0042', 'a' -- c
+ 'b', 'a'
+-- c
+'c';
+select 'a'  /* x */
+'d';
+select $$a$$
+'b';
+select 'x'
+E'y';
+select U&'!0041'
+'!0042' uescape '!';
+select E'\0', E'\000';
+select E'\x00';
+select E'\400';
+select E'a\0b';
+select 1 into strict ts9 from (select 1) s;
+select 1 into tsa;
+select 1 into tsb from (select 2) s where true;
+select 1 into tsc (x);
+drop table tsa, tsb;
