@@ -272,7 +272,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Copy:
 		return s.prepareCopy(st)
 	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", stmt)
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported here", planner.StatementName(stmt))
 }
 
 func orDefault(s, d string) string {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
+	"unicode"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/weirdb/weir/internal/pgerr"
@@ -193,7 +195,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		bd.Plan = b.bindDelete(node)
 		bd.Tag = "DELETE"
 	default:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "statement %T is not supported", q.Node)
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "%s is not supported here", StatementName(q.Node))
 	}
 	used := make([]bool, len(b.params))
 	for _, p := range q.Params {
@@ -793,3 +795,22 @@ func typeErrorf(format string, args ...any) *pgerr.Error {
 }
 
 var _ = fmt.Sprintf
+
+// StatementName names the statement whose parse node is v for an error
+// message, in SQL's words: *ast.ExecuteStmt is EXECUTE, *sql.CreateTable
+// CREATE TABLE.
+func StatementName(v any) string {
+	name := fmt.Sprintf("%T", v)
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSuffix(name, "Stmt")
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
