@@ -260,6 +260,43 @@ func pgFormat(ctx *Context, f string, args []types.Datum, ts []types.T) (string,
 	return b.String(), nil
 }
 
+// likeEscape is like_escape(pattern, escape), what x LIKE pattern
+// ESCAPE escape matches with: pattern rewritten to escape with a
+// backslash, as PostgreSQL's do_like_escape rewrites it (an empty escape
+// makes every backslash literal).
+func likeEscape(pattern, escape string) (string, error) {
+	if escape == "\\" {
+		return pattern, nil
+	}
+	if utf8.RuneCountInString(escape) > 1 {
+		return "", pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").
+			WithHint("Escape string must be empty or one character.")
+	}
+	var b strings.Builder
+	if escape == "" {
+		return strings.ReplaceAll(pattern, "\\", "\\\\"), nil
+	}
+	e, _ := utf8.DecodeRuneInString(escape)
+	after := false
+	for _, r := range pattern {
+		switch {
+		case r == e && !after:
+			b.WriteByte('\\')
+			after = true
+		case r == '\\':
+			b.WriteByte('\\')
+			if !after {
+				b.WriteByte('\\')
+			}
+			after = false
+		default:
+			b.WriteRune(r)
+			after = false
+		}
+	}
+	return b.String(), nil
+}
+
 // likeMatch reports whether s matches the LIKE pattern p (% any string,
 // _ one character, \ escapes the next character).
 func likeMatch(s, p []rune) bool {
@@ -866,6 +903,13 @@ func (t implTable) defineString() {
 		return types.DBool(strings.HasPrefix(d[0].S, d[1].S)), nil
 	}
 	t.defRow("starts_with", startsWith)
+	t.defRow("like_escape", func(_ *Context, d []types.Datum) (types.Datum, error) {
+		out, err := likeEscape(d[0].S, d[1].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		return dText(out)
+	})
 	t.defRow("pg_starts_with", startsWith)
 	t.def("format", func(args []types.T, _ types.T) (Impl, bool) {
 		return Impl{NonStrict: true, Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {

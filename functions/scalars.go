@@ -68,6 +68,7 @@ func scalarOverloads() []*Overload {
 		fn("sha384", tBytea, tBytea), fn("sha512", tBytea, tBytea),
 		fn("ascii", tI4, tText), fn("chr", tText, tI4), fn("to_hex", tText, tI4), fn("to_hex", tText, tI8),
 		fn("starts_with", tBool, tText, tText),
+		fn("like_escape", tText, tText, tText),
 		&Overload{Name: "format", Args: []types.TypeID{tText}, Ret: tText},
 		&Overload{Name: "format", Args: []types.TypeID{tText, tAny}, Ret: tText, Variadic: true, NonStrict: true},
 		fn("quote_ident", tText, tText), fn("quote_literal", tText, tText),

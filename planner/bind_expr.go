@@ -326,10 +326,17 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		if !n.IsLike {
 			op = "~~*"
 		}
-		if n.Escape != '\\' && n.Escape != 0 {
-			failf(pgerr.FeatureNotSupported, "LIKE ... ESCAPE is not supported")
+		pat := b.expr(c, n.Pattern)
+		if n.EscapeExplicit && n.Escape != '\\' {
+			// x LIKE p ESCAPE e is x ~~ like_escape(p, e), as in
+			// PostgreSQL (ESCAPE '' is no escape character).
+			esc := ""
+			if n.Escape != 0 {
+				esc = string(rune(n.Escape))
+			}
+			pat = b.call("like_escape", []Expr{pat, &Const{V: types.DString(esc), T: types.TText}}, n, false, Scalar)
 		}
-		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, n.Pattern)}, n)
+		e := b.op(op, []Expr{b.expr(c, n.Expr), pat}, n)
 		if n.Not {
 			return b.negatedOp(e)
 		}

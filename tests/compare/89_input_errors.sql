@@ -156,3 +156,16 @@ select 1 into tsa;
 select 1 into tsb from (select 2) s where true;
 select 1 into tsc (x);
 drop table tsa, tsb;
+
+-- LIKE and ILIKE ... ESCAPE, like_escape, in views and materialized views.
+select 'a#b' ilike 'A##B' escape '#', 'a%b' like 'a#%b' escape '#', 'axb' like 'a#%b' escape '#', 'a\b' like 'a\b' escape '', 'a\b' like 'a\\b' escape '#', 'a_b' not like 'a!_b' escape '!';
+select like_escape('a#%b\c', '#'), like_escape('a\b', ''), like_escape('x', '\');
+select like_escape('a', 'ab');
+create table le (s text);
+insert into le values ('50%'), ('500'), ('5_0');
+create view lev as select s from le where s like '50!%' escape '!';
+select pg_get_viewdef('lev');
+select * from lev;
+create materialized view lem as select s from le where s not like '5!_%' escape '!';
+select * from lem order by 1;
+drop materialized view lem; drop view lev; drop table le;
