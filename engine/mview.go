@@ -427,9 +427,11 @@ func (e *Engine) awaitBackfill(ctx context.Context, j *jobRun, io wire.ExecIO) e
 		}
 		if time.Since(lastNotice) >= backfillNoticeEvery {
 			lastNotice = time.Now()
-			msg := fmt.Sprintf("materialized view \"%s\": backfilled %d rows", j.rel.Name, rows)
+			// An index is built by a job as a view is filled.
+			what := kindWords[j.rel.Kind]
+			msg := fmt.Sprintf("%s \"%s\": backfilled %d rows", what, j.rel.Name, rows)
 			if total > 0 {
-				msg = fmt.Sprintf("materialized view \"%s\": backfilled %d of about %d rows (%d%%)", j.rel.Name, rows, total, min(100, rows*100/total))
+				msg = fmt.Sprintf("%s \"%s\": backfilled %d of about %d rows (%d%%)", what, j.rel.Name, rows, total, min(100, rows*100/total))
 			}
 			io.Notice("NOTICE", "00000", msg)
 		}

@@ -217,6 +217,11 @@ func TestBackfillNotices(t *testing.T) {
 		t.Fatalf("notices: %q", notices)
 	}
 	wantRows(t, s, "SELECT n FROM c", "5000")
+	// An index is built the same way, and its notices say index.
+	notices = runNotices(t, s, "CREATE INDEX t_ix ON t (id)")
+	if len(notices) == 0 || !strings.Contains(notices[0], `index "t_ix": backfilled`) {
+		t.Fatalf("index notices: %q", notices)
+	}
 }
 
 // TestStateTTLWithoutStateNotice checks that CREATE MATERIALIZED VIEW
