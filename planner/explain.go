@@ -142,7 +142,11 @@ func (f *exprFormatter) describe(p Plan) string {
 	switch n := p.(type) {
 	case *Scan:
 		var cols []string
-		for _, c := range n.Out {
+		for i, c := range n.Out {
+			if i < len(n.Cols) && n.Cols[i] < len(n.Rel.Cols) && n.Rel.Cols[n.Cols[i]].Dropped {
+				// Read as the row is stored, never shown.
+				continue
+			}
 			cols = append(cols, c.Name)
 		}
 		if n.Sample != nil {
