@@ -1155,13 +1155,6 @@ func (e *Engine) lookupJoinReader(id uint32) *catalog.Relation {
 // sinks, and foreign keys referencing the table.
 func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *catalog.Relation, a *sql.AlterTable) error {
 	e := s.eng
-	if len(up.PK) != 1 || !up.Cols[up.PK[0]].Hidden || p.rekey {
-		return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", rel.Name)
-	}
-	if a.Column != "" && a.Column != rel.Name+"_pkey" {
-		return pgerr.New(pgerr.FeatureNotSupported, "a primary key constraint named other than \"%s_pkey\" is not supported", rel.Name).
-			WithHint("Leave out CONSTRAINT %s.", a.Column)
-	}
 	var key []int
 	for _, name := range a.Key {
 		i := visibleColumn(up, name)
@@ -1171,8 +1164,19 @@ func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *cat
 		if slices.Contains(key, i) {
 			return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in primary key constraint", name).WithPosition(a.KeyPos)
 		}
-		t := up.Cols[i].T
-		switch {
+		key = append(key, i)
+	}
+	// The key's columns are checked first, then the table's key, then
+	// the columns' types, in PostgreSQL's order.
+	if len(up.PK) != 1 || !up.Cols[up.PK[0]].Hidden || p.rekey {
+		return pgerr.New(pgerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", rel.Name)
+	}
+	if a.Column != "" && a.Column != rel.Name+"_pkey" {
+		return pgerr.New(pgerr.FeatureNotSupported, "a primary key constraint named other than \"%s_pkey\" is not supported", rel.Name).
+			WithHint("Leave out CONSTRAINT %s.", a.Column)
+	}
+	for _, i := range key {
+		switch t := up.Cols[i].T; {
 		case t.ID == types.Jsonb:
 			return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
 		case t.ID == types.Json:
@@ -1181,7 +1185,6 @@ func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *cat
 		case t.IsArray():
 			return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
 		}
-		key = append(key, i)
 	}
 	refuse := func(what string) error {
 		return pgerr.New(pgerr.FeatureNotSupported, "cannot add a primary key to table \"%s\": %s depends on it", rel.Name, what).

@@ -44,3 +44,13 @@ ALTER TABLE nosuch OWNER TO root;
 ALTER TABLE onl3 OWNER TO nosuch;
 ALTER SEQUENCE onl3 OWNER TO root;
 ALTER VIEW onl3 OWNER TO root;
+
+-- ADD PRIMARY KEY checks its columns before the table's key.
+create table p2 (a int primary key, b int, j jsonb);
+alter table p2 add primary key (nosuch);
+alter table p2 add primary key (a, a);
+alter table p2 add primary key (b);
+create table p3 (a int, j json);
+alter table p3 add primary key (j);
+alter table p2 add primary key (j);
+drop table p2, p3;
