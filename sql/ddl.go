@@ -86,15 +86,32 @@ func (p *stmtParser) create() (Stmt, error) {
 	case p.word(0) == "index" || p.word(0) == "unique" && p.word(1) == "index":
 		return p.createIndex()
 	case p.accept("schema"):
+		// CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION role] or
+		// CREATE SCHEMA [IF NOT EXISTS] AUTHORIZATION role, the schema
+		// then named after the role.
 		s := &CreateSchema{IfNotExists: p.accept("if", "not", "exists")}
-		n, err := p.name()
-		if err != nil {
-			return nil, err
-		}
-		s.Name = n
-		if p.accept("authorization") {
-			if _, err := p.name(); err != nil {
+		if p.peek().Kind != TIdent || p.word(0) != "authorization" {
+			n, err := p.name()
+			if err != nil {
 				return nil, err
+			}
+			s.Name = n
+		}
+		if p.accept("authorization") {
+			switch w := p.word(0); w {
+			case "current_user", "current_role", "session_user":
+				p.pos++
+				s.Owner, s.OwnerSpecial = w, true
+			default:
+				n, err := p.name()
+				if err != nil {
+					return nil, err
+				}
+				s.Owner = n
+			}
+			if s.Name == "" {
+				s.Name = s.Owner
+				s.NameFromRole = true
 			}
 		}
 		return s, nil
