@@ -526,6 +526,36 @@ func (c *Catalog) CreateSchemaOwned(name string, owner uint32) error {
 	return nil
 }
 
+// SetSchemaOwner gives user schema name to role owner, durably (ALTER
+// SCHEMA ... OWNER TO). Errors: 3F000 when it does not exist.
+func (c *Catalog) SetSchemaOwner(name string, owner uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.schemas[name] || name == PublicSchema {
+		return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+	}
+	e := schemaEntry{V: formatVersion, Name: name}
+	if owner != BootstrapRoleOID {
+		e.Owner = owner
+	}
+	err := c.write(func(b *storage.Batch) error {
+		v, err := json.Marshal(e)
+		if err != nil {
+			return pgerr.Wrap(pgerr.InternalError, err, "encoding schema")
+		}
+		return b.Set(storage.CatalogKey(schemaKey(name)), v)
+	})
+	if err != nil {
+		return err
+	}
+	if owner != BootstrapRoleOID {
+		c.schemaOwner[name] = owner
+	} else {
+		delete(c.schemaOwner, name)
+	}
+	return nil
+}
+
 // SchemaOwner returns the OID of the role that owns schema name: the
 // bootstrap superuser for the schemas created without AUTHORIZATION
 // (and for public, which pg_namespace gives to pg_database_owner).
