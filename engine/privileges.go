@@ -106,6 +106,10 @@ func (s *Session) hasSchemaPrivilege(schema string, p catalog.Privilege) bool {
 	if me.Superuser {
 		return true
 	}
+	if schema != catalog.PublicSchema && s.hasPrivsOfRole(s.eng.cat.SchemaOwner(schema)) {
+		// The owner holds every privilege on its schema.
+		return true
+	}
 	acl := s.eng.cat.SchemaACL(schema)
 	have := acl[catalog.PublicGrantee]
 	for _, o := range s.eng.effectiveRoles(me) {
@@ -234,6 +238,13 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 	case *sql.AlterJob:
 		return s.mustOwn(st.Name)
 	case *sql.CreateSchema:
+		// PostgreSQL looks up the owner named before it checks CREATE
+		// on the database, which weir grants no role.
+		if !st.OwnerSpecial && st.Owner != "" {
+			if _, ok := s.eng.cat.RoleByName(st.Owner); !ok {
+				return pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", st.Owner)
+			}
+		}
 		return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for database %s", DatabaseName)
 	case *sql.CreateSequence:
 		return s.authorizeCreate(st.Name, false)
@@ -245,7 +256,18 @@ func (s *Session) authorize(stmt sql.Stmt) error {
 		return s.mustOwn(st.Name)
 	case *sql.Drop:
 		if st.Kind == "schema" {
-			return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", st.Names[0].Name)
+			// The owner of a schema drops it, and with CASCADE what is
+			// in it, whoever owns that; a missing schema is left to
+			// the statement to report.
+			for _, n := range st.Names {
+				system := n.Name == catalog.PublicSchema || n.Name == "weir" || slices.Contains(catalog.SystemSchemas, n.Name)
+				switch {
+				case !system && !slices.Contains(s.eng.cat.Schemas(), n.Name):
+				case system || !s.hasPrivsOfRole(s.eng.cat.SchemaOwner(n.Name)):
+					return pgerr.New(pgerr.InsufficientPrivilege, "must be owner of schema %s", n.Name)
+				}
+			}
+			return nil
 		}
 		if st.Kind == "type" || st.Kind == "domain" {
 			// Types are not relations: dropTypes checks their owners.

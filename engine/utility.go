@@ -961,28 +961,60 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
 		return nil, err
 	}
-	if strings.HasPrefix(st.Name, "pg_") {
+	e := s.eng
+	owner, err := s.schemaOwner(st)
+	if err != nil {
+		return nil, err
+	}
+	name := st.Name
+	if st.NameFromRole {
+		name = owner.Name
+	}
+	if strings.HasPrefix(name, "pg_") {
 		// PostgreSQL keeps the prefix for its own schemas, the sessions'
 		// temporary ones (pg_temp_N) among them.
-		return nil, pgerr.New(codeReservedName, "unacceptable schema name \"%s\"", st.Name).
+		return nil, pgerr.New(codeReservedName, "unacceptable schema name \"%s\"", name).
 			WithDetail("The prefix \"pg_\" is reserved for system schemas.")
 	}
-	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	for _, have := range e.cat.Schemas() {
-		if have == st.Name {
+		if have == name {
 			if st.IfNotExists {
-				io.Notice("NOTICE", "42P06", fmt.Sprintf("schema \"%s\" already exists, skipping", st.Name))
+				io.Notice("NOTICE", "42P06", fmt.Sprintf("schema \"%s\" already exists, skipping", name))
 				return done("CREATE SCHEMA")
 			}
-			return nil, pgerr.New("42P06", "schema \"%s\" already exists", st.Name)
+			return nil, pgerr.New("42P06", "schema \"%s\" already exists", name)
 		}
 	}
-	if err := e.cat.CreateSchema(st.Name); err != nil {
+	if err := e.cat.CreateSchemaOwned(name, owner.OID); err != nil {
 		return nil, err
 	}
 	return done("CREATE SCHEMA")
+}
+
+// schemaOwner resolves the role CREATE SCHEMA's AUTHORIZATION names
+// (the session's role without one) and checks, as PostgreSQL does, that
+// the creating role is a member of it (a superuser is a member of every
+// role): 42704 for a missing role, 42501 `must be member of role "r"`.
+func (s *Session) schemaOwner(st *sql.CreateSchema) (*catalog.Role, error) {
+	owner := s.role()
+	switch {
+	case st.Owner == "":
+	case st.OwnerSpecial && st.Owner == "session_user":
+		owner = s.sessionRole()
+	case st.OwnerSpecial:
+	default:
+		r, ok := s.eng.cat.RoleByName(st.Owner)
+		if !ok {
+			return nil, pgerr.New(pgerr.UndefinedObject, "role \"%s\" does not exist", st.Owner)
+		}
+		owner = r
+	}
+	if me := s.role(); !me.Superuser && !slices.Contains(s.eng.effectiveRolesAll(me), owner.OID) {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be member of role \"%s\"", owner.Name)
+	}
+	return owner, nil
 }
 
 func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO) (wire.Result, error) {

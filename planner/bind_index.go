@@ -104,10 +104,8 @@ func looksLikeFunction(text string) bool {
 	switch name {
 	case "COALESCE", "GREATEST", "LEAST", "NULLIF":
 	default:
-		for i, r := range name {
-			if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
-				return false
-			}
+		if !printedFuncName(name) {
+			return false
 		}
 	}
 	// The parenthesis opened after the name must close at the end.
@@ -127,6 +125,27 @@ func looksLikeFunction(text string) bool {
 		}
 	}
 	return depth == 0
+}
+
+// printedFuncName reports whether name is a function's name as
+// ruleutils.c prints it: an identifier in lower case or in double
+// quotes, qualified by its schema when that is not on the search path
+// (s.f, "S".f).
+func printedFuncName(name string) bool {
+	for _, part := range strings.Split(name, ".") {
+		if len(part) >= 2 && part[0] == '"' && part[len(part)-1] == '"' {
+			continue
+		}
+		if part == "" {
+			return false
+		}
+		for i, r := range part {
+			if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // isOperatorName reports whether fn names an operator rather than a

@@ -110,7 +110,7 @@ type AlterTable struct {
 // [IF EXISTS] name OWNER TO role, which pg_dump writes for every
 // relation.
 type AlterOwner struct {
-	Kind     string // "table", "view", "materialized view" or "sequence"
+	Kind     string // "table", "view", "materialized view", "sequence", "schema" or "function"
 	Name     ObjectName
 	IfExists bool
 	// Role is the new owner's name, or "current_user", "current_role"
@@ -118,6 +118,8 @@ type AlterOwner struct {
 	Role string
 	// Special is set when Role is one of the unquoted keywords.
 	Special bool
+	// Func is the function of ALTER FUNCTION (Name is its name).
+	Func *FuncRef
 }
 
 func (*AlterOwner) stmt() {}
@@ -155,6 +157,37 @@ func (p *stmtParser) alter() (Stmt, error) {
 	if p.word(1) == "sequence" {
 		p.pos += 2
 		return p.alterSequence()
+	}
+	if p.word(1) == "schema" && p.word(3) == "owner" && p.word(4) == "to" {
+		// ALTER SCHEMA name OWNER TO role, which pg_dump writes for
+		// every schema it creates.
+		p.pos += 2
+		n, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		p.pos += 2
+		return p.ownerTo("schema", ObjectName{Name: n}, false)
+	}
+	if p.word(1) == "function" {
+		// ALTER FUNCTION f(args) OWNER TO role, which pg_dump writes
+		// for every function.
+		start := p.pos
+		p.pos += 2
+		r, err := p.funcRef()
+		if err != nil {
+			return nil, err
+		}
+		if !p.accept("owner", "to") {
+			p.pos = start
+			return nil, p.unsupportedStmt()
+		}
+		st, err := p.ownerTo("function", r.Name, false)
+		if err != nil {
+			return nil, err
+		}
+		st.(*AlterOwner).Func = &r
+		return st, nil
 	}
 	start := p.pos
 	p.pos++

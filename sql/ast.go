@@ -528,6 +528,14 @@ type Truncate struct {
 type CreateSchema struct {
 	Name        string
 	IfNotExists bool
+	// Owner is the role named by AUTHORIZATION ("" without it, the
+	// creating role then), or "current_user", "current_role" or
+	// "session_user" for those keywords (OwnerSpecial set).
+	Owner        string
+	OwnerSpecial bool
+	// NameFromRole is set for CREATE SCHEMA AUTHORIZATION role, the
+	// schema taking the role's name.
+	NameFromRole bool
 }
 
 // Discard is DISCARD ALL|PLANS|... (accepted, as pgx and poolers send it).

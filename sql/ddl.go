@@ -86,15 +86,32 @@ func (p *stmtParser) create() (Stmt, error) {
 	case p.word(0) == "index" || p.word(0) == "unique" && p.word(1) == "index":
 		return p.createIndex()
 	case p.accept("schema"):
+		// CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION role] or
+		// CREATE SCHEMA [IF NOT EXISTS] AUTHORIZATION role, the schema
+		// then named after the role.
 		s := &CreateSchema{IfNotExists: p.accept("if", "not", "exists")}
-		n, err := p.name()
-		if err != nil {
-			return nil, err
-		}
-		s.Name = n
-		if p.accept("authorization") {
-			if _, err := p.name(); err != nil {
+		if p.peek().Kind != TIdent || p.word(0) != "authorization" {
+			n, err := p.name()
+			if err != nil {
 				return nil, err
+			}
+			s.Name = n
+		}
+		if p.accept("authorization") {
+			switch w := p.word(0); w {
+			case "current_user", "current_role", "session_user":
+				p.pos++
+				s.Owner, s.OwnerSpecial = w, true
+			default:
+				n, err := p.name()
+				if err != nil {
+					return nil, err
+				}
+				s.Owner = n
+			}
+			if s.Name == "" {
+				s.Name = s.Owner
+				s.NameFromRole = true
 			}
 		}
 		return s, nil
@@ -228,8 +245,10 @@ func (p *stmtParser) indexKey() (IndexColumn, error) {
 			return IndexColumn{}, err
 		}
 		return IndexColumn{Expr: text, ExprPos: pos}, nil
-	case (t.Kind == TIdent || t.Kind == TQIdent) && p.peekAt(1).Kind == TOp && p.peekAt(1).Val == "(":
-		p.pos++
+	case (t.Kind == TIdent || t.Kind == TQIdent) && p.qualifiedCallAhead():
+		for !(p.peek().Kind == TOp && p.peek().Val == "(") {
+			p.pos++
+		}
 		start := p.pos
 		if _, _, err := p.parenText(); err != nil {
 			if p.pos == start+1 && p.peek().Kind == TOp && p.peek().Val == ")" {
@@ -245,6 +264,16 @@ func (p *stmtParser) indexKey() (IndexColumn, error) {
 		return IndexColumn{Expr: p.src[t.Off:p.toks[p.pos-1].End], ExprPos: charPos(p.src, t.Off)}, nil
 	case t.Kind == TIdent || t.Kind == TQIdent:
 		p.pos++
+		if p.peek().Kind == TOp && p.peek().Val == "." {
+			// A qualified name must be a call: PostgreSQL reports
+			// the token after the name.
+			for p.acceptOp(".") {
+				if k := p.peek().Kind; k == TIdent || k == TQIdent {
+					p.pos++
+				}
+			}
+			return IndexColumn{}, p.errHere()
+		}
 		if n := p.peek(); n.Kind == TOp && n.Val != "," && n.Val != ")" {
 			// PostgreSQL's grammar: an expression other than a call
 			// needs its parentheses.
@@ -253,6 +282,31 @@ func (p *stmtParser) indexKey() (IndexColumn, error) {
 		return IndexColumn{Name: t.Val}, nil
 	}
 	return IndexColumn{}, p.errHere()
+}
+
+// qualifiedCallAhead reports whether the tokens ahead are a function
+// name, possibly qualified (s.f or c.s.f, as pg_dump writes a user
+// function), followed by "(": PostgreSQL's func_expr_windowless, which
+// an index key may be without parentheses.
+func (p *stmtParser) qualifiedCallAhead() bool {
+	isName := func(t Token) bool { return t.Kind == TIdent || t.Kind == TQIdent }
+	for i := 0; i < 3; i++ {
+		if !isName(p.peekAt(2 * i)) {
+			return false
+		}
+		n := p.peekAt(2*i + 1)
+		if n.Kind != TOp {
+			return false
+		}
+		switch n.Val {
+		case "(":
+			return true
+		case ".":
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // nullsNotDistinct parses an optional NULLS [NOT] DISTINCT of a unique

@@ -267,7 +267,7 @@ func pgCatalogTables() []*table {
 			}
 			for _, sc := range p.Catalog().Schemas() {
 				if sc != "public" {
-					rows = append(rows, types.Row{vOid(nspOID(sc, p.Catalog())), vStr(sc), vOid(oidRoot), null})
+					rows = append(rows, types.Row{vOid(nspOID(sc, p.Catalog())), vStr(sc), vOid(p.Catalog().SchemaOwner(sc)), null})
 				}
 			}
 			for _, sc := range p.Catalog().TempSchemas() {

@@ -16,6 +16,8 @@ type Catalog interface {
 	All() []*catalog.Relation
 	// Schemas returns the user schemas, public included.
 	Schemas() []string
+	// SchemaOwner is the OID of the role owning a user schema.
+	SchemaOwner(name string) uint32
 	// Roles returns every role.
 	Roles() []*catalog.Role
 	// ByID finds a relation by id.

@@ -16,9 +16,10 @@ type fakeCatalog struct {
 	roles []*catalog.Role
 }
 
-func (c fakeCatalog) All() []*catalog.Relation { return c.rels }
-func (c fakeCatalog) Schemas() []string        { return []string{"public"} }
-func (c fakeCatalog) Roles() []*catalog.Role   { return c.roles }
+func (c fakeCatalog) All() []*catalog.Relation  { return c.rels }
+func (c fakeCatalog) Schemas() []string         { return []string{"public"} }
+func (c fakeCatalog) SchemaOwner(string) uint32 { return 10 }
+func (c fakeCatalog) Roles() []*catalog.Role    { return c.roles }
 func (c fakeCatalog) ByID(id uint32) (*catalog.Relation, bool) {
 	for _, r := range c.rels {
 		if r.ID == id {

@@ -47,6 +47,10 @@ type Catalog struct {
 	// schemaACL holds the privileges granted on schemas (GRANT ... ON
 	// SCHEMA); a schema without grants has no entry.
 	schemaACL map[string]ACL
+	// schemaOwner holds the owner of each user schema created with
+	// AUTHORIZATION another role; the others belong to the bootstrap
+	// superuser.
+	schemaOwner map[string]uint32
 	// gen counts the changes made since Open (see Generation).
 	gen atomic.Uint64
 	// temp holds the sessions' temporary schemas (temp.go), which are
@@ -76,8 +80,9 @@ func Open(db *storage.DB) (*Catalog, error) {
 		types:   map[uint32]*UserType{},
 		funcs:   map[uint32]*Function{},
 
-		schemaACL: map[string]ACL{},
-		temp:      map[string]bool{},
+		schemaACL:   map[string]ACL{},
+		schemaOwner: map[string]uint32{},
+		temp:        map[string]bool{},
 	}
 	snap := db.NewSnapshot()
 	defer snap.Close()
@@ -86,11 +91,14 @@ func Open(db *storage.DB) (*Catalog, error) {
 		sub := k[1:]
 		switch {
 		case len(sub) > 0 && sub[0] == schemaTag:
-			name, err := decodeSchema(v)
+			name, owner, err := decodeSchema(v)
 			if err != nil {
 				return err
 			}
 			c.schemas[name] = true
+			if owner != 0 {
+				c.schemaOwner[name] = owner
+			}
 		case len(sub) > 0 && sub[0] == relationTag:
 			relVals = append(relVals, slices.Clone(v))
 		case len(sub) > 0 && sub[0] == typeTag:
@@ -479,10 +487,16 @@ func byID(a, b *Relation) int {
 	return 0
 }
 
-// CreateSchema creates a user schema, durably. Errors: 42P06 `schema "x"
-// already exists` (also for public and the system schemas), 42602 for an
-// empty name.
+// CreateSchema creates a user schema owned by the bootstrap superuser,
+// durably. Errors: 42P06 `schema "x" already exists` (also for public
+// and the system schemas), 42602 for an empty name.
 func (c *Catalog) CreateSchema(name string) error {
+	return c.CreateSchemaOwned(name, BootstrapRoleOID)
+}
+
+// CreateSchemaOwned is CreateSchema for a schema owned by role owner
+// (CREATE SCHEMA ... AUTHORIZATION).
+func (c *Catalog) CreateSchemaOwned(name string, owner uint32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if name == "" {
@@ -492,7 +506,11 @@ func (c *Catalog) CreateSchema(name string) error {
 		return pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" already exists", name)
 	}
 	err := c.write(func(b *storage.Batch) error {
-		v, err := json.Marshal(schemaEntry{V: formatVersion, Name: name})
+		e := schemaEntry{V: formatVersion, Name: name}
+		if owner != BootstrapRoleOID {
+			e.Owner = owner
+		}
+		v, err := json.Marshal(e)
 		if err != nil {
 			return pgerr.Wrap(pgerr.InternalError, err, "encoding schema")
 		}
@@ -502,7 +520,52 @@ func (c *Catalog) CreateSchema(name string) error {
 		return err
 	}
 	c.schemas[name] = true
+	if owner != BootstrapRoleOID {
+		c.schemaOwner[name] = owner
+	}
 	return nil
+}
+
+// SetSchemaOwner gives user schema name to role owner, durably (ALTER
+// SCHEMA ... OWNER TO). Errors: 3F000 when it does not exist.
+func (c *Catalog) SetSchemaOwner(name string, owner uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.schemas[name] || name == PublicSchema {
+		return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+	}
+	e := schemaEntry{V: formatVersion, Name: name}
+	if owner != BootstrapRoleOID {
+		e.Owner = owner
+	}
+	err := c.write(func(b *storage.Batch) error {
+		v, err := json.Marshal(e)
+		if err != nil {
+			return pgerr.Wrap(pgerr.InternalError, err, "encoding schema")
+		}
+		return b.Set(storage.CatalogKey(schemaKey(name)), v)
+	})
+	if err != nil {
+		return err
+	}
+	if owner != BootstrapRoleOID {
+		c.schemaOwner[name] = owner
+	} else {
+		delete(c.schemaOwner, name)
+	}
+	return nil
+}
+
+// SchemaOwner returns the OID of the role that owns schema name: the
+// bootstrap superuser for the schemas created without AUTHORIZATION
+// (and for public, which pg_namespace gives to pg_database_owner).
+func (c *Catalog) SchemaOwner(name string) uint32 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if o, ok := c.schemaOwner[name]; ok {
+		return o
+	}
+	return BootstrapRoleOID
 }
 
 // DropSchema removes an empty user schema, durably. Errors: 3F000 when it
@@ -534,6 +597,7 @@ func (c *Catalog) DropSchema(name string) error {
 	}
 	delete(c.schemas, name)
 	delete(c.schemaACL, name)
+	delete(c.schemaOwner, name)
 	delete(c.byName, name)
 	return nil
 }
@@ -633,8 +697,9 @@ func schemaKey(name string) []byte { return append([]byte{schemaTag}, name...) }
 func relationKey(id uint32) []byte { return binary.BigEndian.AppendUint32([]byte{relationTag}, id) }
 
 type schemaEntry struct {
-	V    int    `json:"v"`
-	Name string `json:"name"`
+	V     int    `json:"v"`
+	Name  string `json:"name"`
+	Owner uint32 `json:"owner,omitempty"` // 0: the bootstrap superuser
 }
 
 type relationEntry struct {
@@ -781,15 +846,15 @@ func corrupt(format string, args ...any) error {
 	return pgerr.New(pgerr.DataCorrupted, "corrupt catalog entry: "+format, args...)
 }
 
-func decodeSchema(v []byte) (string, error) {
+func decodeSchema(v []byte) (string, uint32, error) {
 	var e schemaEntry
 	if err := json.Unmarshal(v, &e); err != nil {
-		return "", corrupt("%v", err)
+		return "", 0, corrupt("%v", err)
 	}
 	if e.V != formatVersion {
-		return "", corrupt("schema %q has format version %d", e.Name, e.V)
+		return "", 0, corrupt("schema %q has format version %d", e.Name, e.V)
 	}
-	return e.Name, nil
+	return e.Name, e.Owner, nil
 }
 
 func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, error) {

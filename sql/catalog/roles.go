@@ -262,6 +262,11 @@ func (c *Catalog) DropRole(oid uint32) error {
 			add(u.OID, 1, "owner of type "+typeDisplayName(u.Schema, u.Name))
 		}
 	}
+	for s, o := range c.schemaOwner {
+		if o == oid {
+			add(uint32(FirstUserOID), 1, "owner of schema "+s)
+		}
+	}
 	for s, acl := range c.schemaACL {
 		if _, granted := acl[oid]; granted {
 			key := uint32(FirstUserOID)

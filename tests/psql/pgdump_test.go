@@ -12,7 +12,9 @@ import (
 )
 
 // dumpSource is the database pg_dump dumps: the constraints, defaults,
-// sequences and indexes a plain dump restores after the rows.
+// sequences and indexes a plain dump restores after the rows, among them
+// an index on a schema-qualified user function, which pg_dump writes
+// as app.norm(email) without parentheses around it.
 const dumpSource = `
 CREATE TABLE dept (id int PRIMARY KEY, name text NOT NULL UNIQUE);
 CREATE SEQUENCE emp_ids;
@@ -31,6 +33,11 @@ INSERT INTO dept VALUES (1, 'eng'), (2, 'ops');
 INSERT INTO emp (name, dept, salary, code) VALUES ('ann', 1, 50, 'a1'), ('bob', 2, DEFAULT, NULL), ('cy', NULL, 7.5, 'c''3');
 INSERT INTO nokey VALUES (1, 'one'), (NULL, NULL), (1, 'one');
 SELECT nextval('tickets');
+CREATE SCHEMA app;
+CREATE FUNCTION app.norm(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT lower(t) $$;
+CREATE TABLE app.customers (id int PRIMARY KEY, email text);
+CREATE UNIQUE INDEX cust_email_norm ON app.customers (app.norm(email));
+INSERT INTO app.customers VALUES (1, 'Ann@X'), (2, 'bob@y');
 `
 
 // dumpChecks are run on PostgreSQL's source database and on weir after
@@ -47,6 +54,9 @@ INSERT INTO emp (id, name) VALUES (1, 'dup');
 INSERT INTO emp (name, dept) VALUES ('eve', 9);
 INSERT INTO emp (name, salary) VALUES ('fay', -1);
 INSERT INTO dept VALUES (3, 'eng');
+\d app.customers
+SELECT * FROM app.customers ORDER BY id;
+INSERT INTO app.customers VALUES (3, 'ANN@x');
 `
 
 // TestPgDumpRestore restores plain pg_dump output of a PostgreSQL 15
