@@ -1701,7 +1701,11 @@ func (e *Engine) schemaDependents(names []string) []schemaDependent {
 				visit(d, qualifiedRel(r))
 			}
 		}
-		walk = append(walk, schemaDependent{obj: qualifiedRel(r), on: on, oid: r.OID})
+		if r.Kind != catalog.KindIndex {
+			// An index goes with its table unnamed, as in PostgreSQL
+			// (it depends on the table, not on the schema).
+			walk = append(walk, schemaDependent{obj: qualifiedRel(r), on: on, oid: r.OID})
+		}
 	}
 	for _, name := range names {
 		var members []*catalog.Relation

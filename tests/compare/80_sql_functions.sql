@@ -216,3 +216,11 @@ drop schema fs1 cascade;
 \d fgc
 select * from fgcv;
 drop table fpt, fgc;
+
+-- A dropped schema's indexes go with their tables, unnamed.
+create schema sx;
+create table sx.t (a int primary key, b int);
+create index t_b on sx.t (b);
+create view sx.v as select a from sx.t;
+drop schema sx;
+drop schema sx cascade;
