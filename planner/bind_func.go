@@ -883,6 +883,11 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 		}
 	}
 	if _, _, ok := b.cat.SystemTable(schema, name); ok {
+		if sc, ok := b.cat.(SystemOIDCatalog); ok {
+			if oid, ok := sc.SystemRelationOID(schema, name); ok {
+				return oid
+			}
+		}
 		if oid, ok := catalogOIDs[name]; ok && (schema == "" || schema == "pg_catalog") {
 			return oid
 		}
