@@ -121,13 +121,14 @@ func sysAttributeRows() []types.Row {
 		notNull := strings.Fields(r.notNull)
 		for i, c := range visibleSysCols(r.t) {
 			// A view's text columns have the default collation, a
-			// catalog table's C, as in PostgreSQL.
+			// catalog table's text and text[] columns C, as in
+			// PostgreSQL (its ACLs, aclitem[] there, none).
 			coll := uint32(0)
 			if c.T.IsString() && c.T.ID != types.Char && c.T.ID != types.Name {
 				coll = 100
-				if r.kind == 'r' {
-					coll = collationOIDs["C"]
-				}
+			}
+			if r.kind == 'r' && (coll != 0 || c.T.ID == types.TTextArray.ID && !strings.HasSuffix(c.Name, "acl")) {
+				coll = collationOIDs["C"]
 			}
 			rows = append(rows, types.Row{vOid(r.oid), vStr(c.Name), vOid(c.T.OID()), vInt(0), vInt(int(c.T.Size())), vInt(i + 1), vInt(0), vInt(-1), vInt(-1),
 				vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(slices.Contains(notNull, c.Name)), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
