@@ -117,7 +117,8 @@ var cases = []struct {
 	{"d_pg_class", `\d pg_class`, false},
 	{"d_plus_pg_stat_activity", `\d+ pg_stat_activity`, false},
 	{"dS_listing", "SELECT count(*) > 50 AS many FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('pg_catalog', 'information_schema');\n" +
-		"SELECT 'pg_class'::regclass, 'pg_class'::regclass::oid, to_regclass('pg_catalog.pg_class')::oid, 'information_schema.tables'::regclass, pg_table_is_visible('pg_class'::regclass);\n", false},
+		"SELECT 'pg_class'::regclass, 'pg_class'::regclass::oid, to_regclass('pg_catalog.pg_class')::oid, 'information_schema.tables'::regclass, pg_table_is_visible('pg_class'::regclass);\n" +
+		"CREATE TEMP TABLE pg_class (a int);\nSELECT 'pg_catalog.pg_class'::regclass, pg_table_is_visible(1259);\n", true},
 }
 
 const inCSV = "id,name,score\n10,ten,1.5\n11,,2\n12,\"with, comma\",-0.25\n"
