@@ -130,7 +130,7 @@ func sysAttributeRows() []types.Row {
 			if r.kind == 'r' && (coll != 0 || c.T.ID == types.TTextArray.ID && !strings.HasSuffix(c.Name, "acl")) {
 				coll = collationOIDs["C"]
 			}
-			rows = append(rows, types.Row{vOid(r.oid), vStr(c.Name), vOid(c.T.OID()), vInt(0), vInt(int(c.T.Size())), vInt(i + 1), vInt(0), vInt(-1), vInt(-1),
+			rows = append(rows, types.Row{vOid(r.oid), vStr(c.Name), vOid(c.T.OID()), vInt(-1), vInt(int(c.T.Size())), vInt(i + 1), vInt(0), vInt(-1), vInt(-1),
 				vBool(c.T.Size() > 0 && c.T.Size() <= 8), vStr(typAlign(c.T)), vStr(typStorage(c.T)), vStr(""), vBool(slices.Contains(notNull, c.Name)), vBool(false), vBool(false), vStr(""), vStr(""), vBool(false), vBool(true), vInt(0), vOid(coll), null, null, null})
 		}
 	}

@@ -115,6 +115,7 @@ var cases = []struct {
 	// pg_node_tree as text): pg_class, and pg_stat_activity's client_addr
 	// (text for inet) and backend_xid and backend_xmin (text for xid).
 	{"d_pg_class", `\d pg_class`, false},
+	{"d_plus_pg_cast", `\d+ pg_cast`, false},
 	{"d_plus_pg_stat_activity", `\d+ pg_stat_activity`, false},
 	{"dS_listing", "SELECT count(*) > 50 AS many FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('pg_catalog', 'information_schema');\n" +
 		"SELECT 'pg_class'::regclass, 'pg_class'::regclass::oid, to_regclass('pg_catalog.pg_class')::oid, 'information_schema.tables'::regclass, pg_table_is_visible('pg_class'::regclass);\n" +
