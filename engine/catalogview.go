@@ -90,6 +90,11 @@ func (v catalogView) SystemTable(schema, name string) (string, types.Schema, boo
 	return syscat.Lookup(schema, name)
 }
 
+// SystemRelationOID implements planner.SystemOIDCatalog.
+func (v catalogView) SystemRelationOID(schema, name string) (uint32, bool) {
+	return syscat.RelationOID(schema, name)
+}
+
 // collect runs a bound read-only plan over snap and returns all rows.
 func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.Snapshot) ([]types.Row, error) {
 	return s.collectThrough(ctx, b, snap, nil)

@@ -60,6 +60,13 @@ type OwnedSequenceCatalog interface {
 	OwnedSequence(schema, name string) (*catalog.Relation, int, bool)
 }
 
+// SystemOIDCatalog is implemented by a Catalog that knows the pg_class
+// OIDs of its system tables: SystemRelationOID gives the OID of system
+// table schema.name ('pg_catalog.pg_stat_activity'::regclass).
+type SystemOIDCatalog interface {
+	SystemRelationOID(schema, name string) (uint32, bool)
+}
+
 // IndexCatalog is implemented by a Catalog that knows the indexes on a
 // relation (catalog.KindIndex relations with catalog.IndexPositions
 // set), which ON CONFLICT infers its arbiters from.

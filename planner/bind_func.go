@@ -806,7 +806,11 @@ func (b *binder) regclassOut(n ast.ExprNode, e Expr) Expr {
 	if t := b.typeOf(e); t.ID != types.Oid {
 		return e
 	}
-	if k, ok := e.(*Const); ok && !k.V.Null {
+	// A catalog that gives its system tables OIDs (SystemOIDCatalog)
+	// names them in regclassout, qualified where a relation of the
+	// session hides them.
+	_, sysOIDs := b.cat.(SystemOIDCatalog)
+	if k, ok := e.(*Const); ok && !k.V.Null && !sysOIDs {
 		// A system catalog's fixed OID: regclassout only knows the
 		// catalog's user relations.
 		for name, oid := range catalogOIDs {
@@ -883,6 +887,11 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 		}
 	}
 	if _, _, ok := b.cat.SystemTable(schema, name); ok {
+		if sc, ok := b.cat.(SystemOIDCatalog); ok {
+			if oid, ok := sc.SystemRelationOID(schema, name); ok {
+				return oid
+			}
+		}
 		if oid, ok := catalogOIDs[name]; ok && (schema == "" || schema == "pg_catalog") {
 			return oid
 		}

@@ -10,7 +10,10 @@
 //     pg_proc and pg_operator list the functions package's registry
 //     (functions.Procs, functions.Opers), for \df, \da and \do; the
 //     catalogs of what weir does not have (extensions, event triggers,
-//     large objects, conversions) are empty.
+//     large objects, conversions) are empty. The relations of
+//     pg_catalog and information_schema are themselves relations of
+//     pg_class and pg_attribute (sysrels.go), with PostgreSQL 15's OIDs,
+//     kinds and NOT NULL columns (pgrels.go), for \d pg_class and \dS.
 //   - information_schema (infoschema.go) has the SQL standard's
 //     schemata, tables, views, columns and sequences, each listing, as
 //     PostgreSQL's, only what the asking role owns or holds a privilege

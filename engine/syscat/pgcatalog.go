@@ -317,6 +317,7 @@ func pgCatalogTables() []*table {
 						vBool(false), vBool(false), vBool(false), vBool(false), vBool(false), vBool(true), vStr("n"), vBool(false), vOid(0), relacl, null, null})
 				}
 			}
+			rows = append(rows, sysClassRows()...)
 			return append(rows, weirClassRows()...)
 		}),
 		def("pg_catalog", "pg_attribute", "attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2 attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text[] attoptions:text attfdwoptions:text", func(p Provider) []types.Row {
@@ -365,6 +366,7 @@ func pgCatalogTables() []*table {
 					}
 				}
 			}
+			rows = append(rows, sysAttributeRows()...)
 			return append(rows, weirAttributeRows()...)
 		}),
 		def("pg_catalog", "pg_attrdef", "oid:oid adrelid:oid adnum:int2 adbin:text", func(p Provider) []types.Row {
@@ -733,6 +735,9 @@ func indexDef(r *catalog.Relation) string {
 func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 	cat := p.Catalog()
 	if d, ok := describeWeir(p, fn, oid, col); ok {
+		return d, true
+	}
+	if d, ok := describeSys(p, fn, oid); ok {
 		return d, true
 	}
 	switch fn {

@@ -1,6 +1,7 @@
 package syscat
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -390,5 +391,95 @@ func TestStatSSL(t *testing.T) {
 	// pg_stat_activity shows the hidden session, as <insufficient privilege>.
 	if act, _ := Rows(newFake(), PgCatalog, "pg_stat_activity"); len(act) != 3 {
 		t.Errorf("pg_stat_activity has %d rows, want 3", len(act))
+	}
+}
+
+// TestSystemRelations checks that every relation weir serves in
+// pg_catalog and information_schema is PostgreSQL's (pgRelations names
+// it, and nothing else) and is a relation of pg_class, with its columns
+// in pg_attribute, under its OID, which regclass gives too.
+func TestSystemRelations(t *testing.T) {
+	p := newFake()
+	n := 0
+	for key, tb := range tables {
+		if tb.schema == Weir {
+			continue
+		}
+		n++
+		if _, ok := pgRelations[key]; !ok {
+			t.Errorf("%s is not in pgRelations", key)
+		}
+	}
+	if n != len(pgRelations) {
+		t.Errorf("pgRelations has %d relations, weir serves %d", len(pgRelations), n)
+	}
+	seen := map[uint32]string{}
+	for key, r := range pgRelations {
+		if other, dup := seen[r.oid]; dup {
+			t.Errorf("%s and %s share OID %d", key, other, r.oid)
+		}
+		seen[r.oid] = key
+		if r.oid >= oidWeirSchema {
+			t.Errorf("%s: OID %d is among weir's own", key, r.oid)
+		}
+		if c, ok := catalogOIDs[strings.TrimPrefix(key, "pg_catalog.")]; ok && c != r.oid {
+			t.Errorf("%s: OID %d, catalogOIDs says %d", key, r.oid, c)
+		}
+	}
+	class, _ := Rows(p, PgCatalog, "pg_class")
+	attrs, _ := Rows(p, PgCatalog, "pg_attribute")
+	find := func(name string) types.Row {
+		for _, r := range class {
+			if r[1].S == name {
+				return r
+			}
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		oid  int64
+		nsp  int64
+		kind string
+	}{{"pg_class", 1259, oidPgCatalog, "r"}, {"pg_stat_activity", int64(pgRelations["pg_catalog.pg_stat_activity"].oid), oidPgCatalog, "v"},
+		{"schemata", int64(pgRelations["information_schema.schemata"].oid), oidInfoSchema, "v"}} {
+		r := find(c.name)
+		if r == nil {
+			t.Errorf("pg_class has no %s", c.name)
+			continue
+		}
+		if r[0].I != c.oid || r[2].I != c.nsp || r[16].S != c.kind {
+			t.Errorf("pg_class row of %s: oid %d, namespace %d, kind %s; want %d, %d, %s", c.name, r[0].I, r[2].I, r[16].S, c.oid, c.nsp, c.kind)
+		}
+	}
+	// pg_class's relname is its second column, NOT NULL; its relacl
+	// nullable.
+	var names []string
+	for _, a := range attrs {
+		if a[0].I == 1259 {
+			names = append(names, a[1].S)
+			if (a[1].S == "relname" && a[13].I != 1) || (a[1].S == "relacl" && a[13].I != 0) {
+				t.Errorf("pg_attribute: pg_class.%s attnotnull %d", a[1].S, a[13].I)
+			}
+			if a[1].S == "relname" && a[5].I != 2 {
+				t.Errorf("pg_class.relname is attnum %d", a[5].I)
+			}
+		}
+	}
+	if len(names) != len(visibleSysCols(tables["pg_catalog.pg_class"])) || slices.Contains(names, "tableoid") {
+		t.Errorf("pg_attribute lists pg_class's columns as %v", names)
+	}
+	if oid, ok := RelationOID("", "pg_stat_activity"); !ok || oid != pgRelations["pg_catalog.pg_stat_activity"].oid {
+		t.Errorf("RelationOID(pg_stat_activity) = %d, %v", oid, ok)
+	}
+	if v, _ := Describe(p, "pg_table_is_visible", 1259, 0); v != "t" {
+		t.Errorf("pg_class not visible: %q", v)
+	}
+	tablesOID := pgRelations["information_schema.tables"].oid
+	if v, _ := Describe(p, "regclassout", tablesOID, 0); v != "information_schema.tables" {
+		t.Errorf("regclassout of information_schema.tables: %q", v)
+	}
+	if v, _ := Describe(p, "pg_table_is_visible", tablesOID, 0); v != "f" {
+		t.Errorf("information_schema.tables visible off the search path: %q", v)
 	}
 }

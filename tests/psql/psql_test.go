@@ -85,6 +85,21 @@ var cases = []struct {
 	{"expanded", "\\x on\nSELECT * FROM items;\n\\x off\nSELECT count(*) FROM people;\n", true},
 	{"copy", "\\copy loaded from 'in.csv' csv header\n\\copy loaded to stdout\n\\copy loaded (id, name) to stdout csv header\nSELECT * FROM loaded ORDER BY id;\n", true},
 	{"copy_bad", "\\copy loaded from 'bad.csv' csv header\nSELECT count(*) FROM loaded;\n", true},
+	// PostgreSQL's own views, where weir has their columns with their
+	// types: \d finds them in pg_catalog as on PostgreSQL, and \d and \dt
+	// without S and a pattern still list only the user's relations (the
+	// cases above).
+	{"d_pg_tables", `\d pg_tables`, true},
+	{"d_pg_views", `\d pg_catalog.pg_views`, true},
+	{"d_pg_stat_ssl", `\d pg_stat_ssl`, true},
+	{"d_pg_settings", `\d pg_settings`, true},
+	{"d_pg_cursors", `\d pg_cursors`, true},
+	{"d_pg_indexes", `\d pg_indexes`, true},
+	// weir's catalogs are owned by its bootstrap superuser, root, the
+	// test's PostgreSQL's by postgres.
+	{"dvS_pg_stat", `\dvS pg_stat*`, false},
+	{"dtS_pg_c", `\dtS pg_c*`, false},
+	{"dS_pg_auth_members", `\dS pg_auth_members`, false},
 	{"l", `\l`, false},
 	// weir lists its own schema, weir (TestPsqlWeirCatalog).
 	{"dn", `\dn`, false},
@@ -95,6 +110,16 @@ var cases = []struct {
 	{"d_plus_cheap", `\d+ cheap`, false},
 	{"du", `\du`, false},
 	{"conninfo", `\conninfo`, false},
+	// PostgreSQL's catalog tables have indexes weir does not list, and
+	// some columns weir has fewer of or in other types (aclitem[] and
+	// pg_node_tree as text): pg_class, and pg_stat_activity's client_addr
+	// (text for inet) and backend_xid and backend_xmin (text for xid).
+	{"d_pg_class", `\d pg_class`, false},
+	{"d_plus_pg_cast", `\d+ pg_cast`, false},
+	{"d_plus_pg_stat_activity", `\d+ pg_stat_activity`, false},
+	{"dS_listing", "SELECT count(*) > 50 AS many FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('pg_catalog', 'information_schema');\n" +
+		"SELECT 'pg_class'::regclass, 'pg_class'::regclass::oid, to_regclass('pg_catalog.pg_class')::oid, 'information_schema.tables'::regclass, pg_table_is_visible('pg_class'::regclass);\n" +
+		"CREATE TEMP TABLE pg_class (a int);\nSELECT 'pg_catalog.pg_class'::regclass, pg_table_is_visible(1259);\n", true},
 }
 
 const inCSV = "id,name,score\n10,ten,1.5\n11,,2\n12,\"with, comma\",-0.25\n"
