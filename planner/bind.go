@@ -225,6 +225,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	if b.fnUses != nil {
 		for _, oid := range b.fnUses.order {
 			bd.Funcs = append(bd.Funcs, b.fnUses.funcs[oid])
+			bd.Access = append(bd.Access, Access{Func: b.fnUses.funcs[oid]})
 			if b.fnUses.direct[oid] {
 				bd.FuncDeps = append(bd.FuncDeps, oid)
 			}
