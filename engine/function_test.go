@@ -525,3 +525,41 @@ func TestSQLFunctionExecuteCheckedPerRun(t *testing.T) {
 	wantRows(t, sessionAs(t, e, "q1"), "SELECT a FROM qv", "1")
 	wantCode(t, sessionAs(t, e, "q2"), "SELECT a FROM qv", pgerr.InsufficientPrivilege, "permission denied for function qf")
 }
+
+// TestPrepareChecksNoPrivileges: PREPARE, which only analyses the
+// statement in PostgreSQL, is accepted for a role lacking a privilege
+// it needs; EXECUTE checks it. CREATE FUNCTION does not check EXECUTE
+// on what the body calls: calling the function does.
+func TestPrepareChecksNoPrivileges(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE ROLE q2 LOGIN")
+	mustRun(t, s, "GRANT CREATE ON SCHEMA public TO q2")
+	mustRun(t, s, "CREATE FUNCTION qf(x int) RETURNS int RETURN x")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM PUBLIC")
+	mustRun(t, s, "CREATE TABLE tt (a int)")
+	mustRun(t, s, "INSERT INTO tt VALUES (4)")
+	mustRun(t, s, "CREATE TABLE td (a int, b int DEFAULT qf(9))")
+	mustRun(t, s, "GRANT INSERT ON td TO q2")
+	q := sessionAs(t, e, "q2")
+	mustRun(t, q, "PREPARE pf AS SELECT qf(7)")
+	mustRun(t, q, "PREPARE pt AS SELECT a FROM tt")
+	mustRun(t, q, "PREPARE pd AS INSERT INTO td (a) VALUES (1)")
+	wantCode(t, q, "EXECUTE pf", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantCode(t, q, "EXECUTE pt", pgerr.InsufficientPrivilege, "permission denied for table tt")
+	wantCode(t, q, "EXECUTE pd", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantCode(t, q, "INSERT INTO td (a) VALUES (1)", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	mustRun(t, s, "GRANT EXECUTE ON FUNCTION qf(int) TO q2")
+	mustRun(t, s, "GRANT SELECT ON tt TO q2")
+	wantRows(t, q, "EXECUTE pf", "7")
+	wantRows(t, q, "EXECUTE pt", "4")
+	mustRun(t, q, "EXECUTE pd")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM q2")
+	wantCode(t, q, "EXECUTE pd", pgerr.InsufficientPrivilege, "permission denied for function qf")
+
+	mustRun(t, q, "CREATE FUNCTION g2(x int) RETURNS int RETURN qf(x) + 1")
+	mustRun(t, q, "CREATE FUNCTION g3(x int) RETURNS int LANGUAGE sql AS 'SELECT qf(x) + 1'")
+	wantCode(t, q, "SELECT g2(1)", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantRows(t, s, "SELECT g2(1), g3(1)", "2 2")
+}

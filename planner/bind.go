@@ -145,6 +145,28 @@ func WithLateErrors(ctx context.Context) context.Context {
 	return context.WithValue(ctx, lateErrorsKey{}, true)
 }
 
+// deferAuthKey marks a context made by WithDeferredAuthorization.
+type deferAuthKey struct{}
+
+// WithDeferredAuthorization returns ctx under which binding checks no
+// privileges: neither an Authorizer catalog's accesses nor EXECUTE on
+// the functions it inlines. PREPARE binds so, as PostgreSQL's PREPARE
+// only analyses the statement: the role running it is checked at each
+// run (Bound.Access), and one lacking a privilege may still prepare it.
+func WithDeferredAuthorization(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferAuthKey{}, true)
+}
+
+// deferredAuthorization reports whether ctx was made by
+// WithDeferredAuthorization.
+func deferredAuthorization(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	d, _ := ctx.Value(deferAuthKey{}).(bool)
+	return d
+}
+
 // BindContext is Bind under ctx: when ctx ends (statement_timeout, a
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
@@ -237,7 +259,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		}
 		bd.Late = b.late.err
 	}
-	if a, ok := cat.(Authorizer); ok {
+	if a, ok := cat.(Authorizer); ok && !deferredAuthorization(ctx) {
 		if err := a.Authorize(bd.Access); err != nil {
 			return nil, err
 		}
