@@ -1545,7 +1545,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	}
 	deps := e.schemaDependents(names)
 	for _, f := range funcs {
-		fd := schemaDependent{obj: "function " + f.Signature(true), on: "schema " + f.Schema, oid: f.OID}
+		fd := schemaDependent{obj: "function " + f.ObjectSignature(true), on: "schema " + f.Schema, oid: f.OID}
 		at := slices.IndexFunc(deps, func(d schemaDependent) bool { return d.on == fd.on && d.oid > fd.oid })
 		if at < 0 {
 			at = len(deps)
