@@ -562,4 +562,10 @@ func TestPrepareChecksNoPrivileges(t *testing.T) {
 	mustRun(t, q, "CREATE FUNCTION g3(x int) RETURNS int LANGUAGE sql AS 'SELECT qf(x) + 1'")
 	wantCode(t, q, "SELECT g2(1)", pgerr.InsufficientPrivilege, "permission denied for function qf")
 	wantRows(t, s, "SELECT g2(1), g3(1)", "2 2")
+
+	// Nor does CREATE VIEW: the view's readers are checked.
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM q2")
+	mustRun(t, q, "CREATE VIEW qv AS SELECT qf(3) AS a")
+	wantCode(t, q, "SELECT a FROM qv", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantRows(t, s, "SELECT a FROM qv", "3")
 }

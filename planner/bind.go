@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -167,6 +168,26 @@ func deferredAuthorization(ctx context.Context) bool {
 	return d
 }
 
+// deferExecKey marks a context made by WithDeferredExecute.
+type deferExecKey struct{}
+
+// WithDeferredExecute returns ctx under which binding checks no EXECUTE
+// on the user functions it inlines, though it checks relations: CREATE
+// VIEW binds so, as PostgreSQL checks a view's calls for the role
+// reading it (Bound.Access), not for the role creating it.
+func WithDeferredExecute(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferExecKey{}, true)
+}
+
+// deferredExecute reports whether ctx was made by WithDeferredExecute.
+func deferredExecute(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	d, _ := ctx.Value(deferExecKey{}).(bool)
+	return d
+}
+
 // BindContext is Bind under ctx: when ctx ends (statement_timeout, a
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
@@ -260,7 +281,11 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		bd.Late = b.late.err
 	}
 	if a, ok := cat.(Authorizer); ok && !deferredAuthorization(ctx) {
-		if err := a.Authorize(bd.Access); err != nil {
+		acc := bd.Access
+		if deferredExecute(ctx) {
+			acc = slices.DeleteFunc(slices.Clone(acc), func(a Access) bool { return a.Func != nil })
+		}
+		if err := a.Authorize(acc); err != nil {
 			return nil, err
 		}
 	}

@@ -635,10 +635,11 @@ type FuncAuthorizer interface {
 
 // checkExecute fails unless the statement's role may call f (a
 // FuncAuthorizer catalog), except where the check is made later: under
-// WithDeferredAuthorization, and in a function's body bound by
-// CheckFunction, whose calls PostgreSQL checks only when they run.
+// WithDeferredAuthorization or WithDeferredExecute, and in a function's
+// body bound by CheckFunction, whose calls PostgreSQL checks only when
+// they run.
 func (b *binder) checkExecute(f *catalog.Function) {
-	if deferredAuthorization(b.ctx) {
+	if deferredAuthorization(b.ctx) || deferredExecute(b.ctx) {
 		return
 	}
 	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(f) {

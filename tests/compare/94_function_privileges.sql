@@ -42,6 +42,10 @@ SELECT a FROM fp_v;
 RESET ROLE;
 SET ROLE fp_q2;
 SELECT a FROM fp_v;
+-- A view may call what its creator cannot; its readers are checked.
+CREATE VIEW fp_v3 AS SELECT fp_f(2) AS a;
+SELECT a FROM fp_v3;
+GRANT SELECT ON fp_v3 TO fp_q1;
 -- A body may call what its creator cannot; its callers are checked.
 CREATE FUNCTION fp_g(x int) RETURNS int LANGUAGE sql RETURN fp_f(x) + 1;
 CREATE FUNCTION fp_h(x int) RETURNS int LANGUAGE sql AS 'SELECT fp_f(x) + 1';
@@ -51,9 +55,10 @@ RESET ROLE;
 SELECT fp_g(1), fp_h(1);
 SET ROLE fp_q1;
 SELECT fp_g(2);
+SELECT a FROM fp_v3;
 RESET ROLE;
 -- Functions are described as PostgreSQL's getObjectDescription does.
-DROP VIEW fp_v;
+DROP VIEW fp_v, fp_v3;
 DROP FUNCTION fp_f(int);
 CREATE FUNCTION fp_add(a int, b int) RETURNS int LANGUAGE sql RETURN a + b;
 CREATE VIEW fp_av AS SELECT fp_add(1, 2) AS s;
