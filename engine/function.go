@@ -93,12 +93,12 @@ func (s *Session) createFunction(ctx context.Context, st *sql.CreateFunction) (w
 		}
 		if old.Ret.ID != f.Ret.ID {
 			return nil, pgerr.New(pgerr.InvalidFunctionDefinition, "cannot change return type of existing function").
-				WithHint("Use DROP FUNCTION %s first.", old.Signature(false))
+				WithHint("Use DROP FUNCTION %s first.", old.ObjectSignature(false))
 		}
 		for i, n := range old.ArgNames {
 			if n != "" && n != f.ArgNames[i] {
 				return nil, pgerr.New(pgerr.InvalidFunctionDefinition, "cannot change name of input parameter \"%s\"", n).
-					WithHint("Use DROP FUNCTION %s first.", old.Signature(false))
+					WithHint("Use DROP FUNCTION %s first.", old.ObjectSignature(false))
 			}
 		}
 	}
@@ -233,7 +233,7 @@ func (s *Session) funcDependents(ctx context.Context, f *catalog.Function) []fun
 		uctx := planner.WithFuncUse(ctx, func(oid uint32) { used = used || oid == f.OID })
 		planner.CheckFunction(uctx, g, 0, cat)
 		if used {
-			out = append(out, funcDependent{fn: g, desc: "function " + g.Signature(false), part: true})
+			out = append(out, funcDependent{fn: g, desc: "function " + g.ObjectSignature(false), part: true})
 		}
 	}
 	return out
@@ -270,7 +270,7 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 				ts = append(ts, t)
 			}
 			if f = findFunction(fs, ts); f == nil && (r.Name.Schema == "" || r.Name.Schema == "pg_catalog") && builtinWithArgs(r.Name.Name, ts) {
-				return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop function %s because it is required by the database system", funcRefSig(sql.ObjectName{Name: r.Name.Name}, ts))
+				return nil, pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop function %s because it is required by the database system", funcObjectSig(r.Name.Name, ts))
 			}
 			if f == nil {
 				sig := funcRefSig(r.Name, ts)
@@ -318,7 +318,7 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 				continue
 			}
 			deps = append(deps, d)
-			lines = append(lines, d.desc+" depends on function "+f.Signature(false))
+			lines = append(lines, d.desc+" depends on function "+f.ObjectSignature(false))
 		}
 	}
 	if ctx.Err() != nil {
@@ -327,7 +327,7 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 		return nil, ctxError(ctx)
 	}
 	if len(deps) > 0 && !st.Cascade {
-		msg := fmt.Sprintf("cannot drop function %s because other objects depend on it", targets[0].Signature(false))
+		msg := fmt.Sprintf("cannot drop function %s because other objects depend on it", targets[0].ObjectSignature(false))
 		if len(targets) > 1 {
 			msg = "cannot drop desired object(s) because other objects depend on them"
 		}
@@ -418,6 +418,17 @@ func funcRefSig(n sql.ObjectName, ts []types.T) string {
 		parts[i] = t.String()
 	}
 	return n.String() + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// funcObjectSig is a built-in function as PostgreSQL describes the
+// object (getObjectDescription): quoted as an identifier, its argument
+// types with no space after the commas.
+func funcObjectSig(name string, ts []types.T) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.String()
+	}
+	return sql.QuoteName(name) + "(" + strings.Join(parts, ",") + ")"
 }
 
 // describeFunction answers the pg_get_function_* functions for user

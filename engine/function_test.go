@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
 )
 
@@ -458,4 +460,112 @@ func TestSQLFunctionInlineLimit(t *testing.T) {
 	wantCode(t, s, "CREATE FUNCTION ex14(x int) RETURNS int LANGUAGE sql RETURN ex13(x) + ex13(x)", pgerr.ProgramLimitExceeded, `SQL function "ex14" is too complex to inline`)
 	wantRows(t, s, "SELECT ex13(1) + ex13(2)", "49152")
 	wantCode(t, s, "DROP FUNCTION ex0", pgerr.DependentObjectsStillExist, "cannot drop function ex0(integer) because other objects depend on it")
+}
+
+// TestSQLFunctionExecuteCheckedPerRun: EXECUTE on a function is checked
+// for the role running a prepared statement, not the one that prepared
+// it, by PREPARE/EXECUTE and by the extended protocol (Parse, then SET
+// ROLE, then Bind and Execute), as PostgreSQL checks it when it starts
+// the plan; functions a view calls are checked for the current role too.
+func TestSQLFunctionExecuteCheckedPerRun(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE ROLE q1 LOGIN")
+	mustRun(t, s, "CREATE ROLE q2 LOGIN")
+	mustRun(t, s, "CREATE FUNCTION qf(x int) RETURNS int RETURN x")
+	mustRun(t, s, "CREATE FUNCTION outer_f(x int) RETURNS int RETURN qf(x) + 1")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM PUBLIC")
+	mustRun(t, s, "GRANT EXECUTE ON FUNCTION qf(int) TO q1")
+	mustRun(t, s, "SET ROLE q1")
+	mustRun(t, s, "PREPARE pf AS SELECT qf(7)")
+	mustRun(t, s, "PREPARE pg AS SELECT outer_f(7)")
+	wantRows(t, s, "EXECUTE pf", "7")
+	wantRows(t, s, "EXECUTE pg", "8")
+	mustRun(t, s, "RESET ROLE")
+	mustRun(t, s, "SET ROLE q2")
+	wantCode(t, s, "EXECUTE pf", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantCode(t, s, "EXECUTE pg", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	mustRun(t, s, "RESET ROLE")
+
+	// The extended protocol: parsed as q1, bound and run as q2.
+	mustRun(t, s, "SET ROLE q1")
+	p, err := s.Prepare(context.Background(), "SELECT qf(5)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, "RESET ROLE")
+	mustRun(t, s, "SET ROLE q2")
+	err = nil
+	if rv, ok := p.(wire.Revalidator); ok {
+		err = rv.Revalidate(context.Background())
+	}
+	if err == nil {
+		var res wire.Result
+		res, err = p.Execute(context.Background(), nil, nil)
+		for err == nil {
+			var row types.Row
+			if row, err = res.Next(context.Background()); row == nil {
+				break
+			}
+		}
+		if res != nil {
+			res.Close()
+		}
+	}
+	if pgerr.CodeOf(err) != pgerr.InsufficientPrivilege {
+		t.Errorf("extended protocol as q2: got %v, want 42501", err)
+	}
+	mustRun(t, s, "RESET ROLE")
+
+	// A view's function calls are checked for the current role, not the
+	// view's owner.
+	mustRun(t, s, "CREATE VIEW qv AS SELECT qf(1) AS a")
+	mustRun(t, s, "GRANT SELECT ON qv TO q1, q2")
+	wantRows(t, sessionAs(t, e, "q1"), "SELECT a FROM qv", "1")
+	wantCode(t, sessionAs(t, e, "q2"), "SELECT a FROM qv", pgerr.InsufficientPrivilege, "permission denied for function qf")
+}
+
+// TestPrepareChecksNoPrivileges: PREPARE, which only analyses the
+// statement in PostgreSQL, is accepted for a role lacking a privilege
+// it needs; EXECUTE checks it. CREATE FUNCTION does not check EXECUTE
+// on what the body calls: calling the function does.
+func TestPrepareChecksNoPrivileges(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE ROLE q2 LOGIN")
+	mustRun(t, s, "GRANT CREATE ON SCHEMA public TO q2")
+	mustRun(t, s, "CREATE FUNCTION qf(x int) RETURNS int RETURN x")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM PUBLIC")
+	mustRun(t, s, "CREATE TABLE tt (a int)")
+	mustRun(t, s, "INSERT INTO tt VALUES (4)")
+	mustRun(t, s, "CREATE TABLE td (a int, b int DEFAULT qf(9))")
+	mustRun(t, s, "GRANT INSERT ON td TO q2")
+	q := sessionAs(t, e, "q2")
+	mustRun(t, q, "PREPARE pf AS SELECT qf(7)")
+	mustRun(t, q, "PREPARE pt AS SELECT a FROM tt")
+	mustRun(t, q, "PREPARE pd AS INSERT INTO td (a) VALUES (1)")
+	wantCode(t, q, "EXECUTE pf", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantCode(t, q, "EXECUTE pt", pgerr.InsufficientPrivilege, "permission denied for table tt")
+	wantCode(t, q, "EXECUTE pd", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantCode(t, q, "INSERT INTO td (a) VALUES (1)", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	mustRun(t, s, "GRANT EXECUTE ON FUNCTION qf(int) TO q2")
+	mustRun(t, s, "GRANT SELECT ON tt TO q2")
+	wantRows(t, q, "EXECUTE pf", "7")
+	wantRows(t, q, "EXECUTE pt", "4")
+	mustRun(t, q, "EXECUTE pd")
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM q2")
+	wantCode(t, q, "EXECUTE pd", pgerr.InsufficientPrivilege, "permission denied for function qf")
+
+	mustRun(t, q, "CREATE FUNCTION g2(x int) RETURNS int RETURN qf(x) + 1")
+	mustRun(t, q, "CREATE FUNCTION g3(x int) RETURNS int LANGUAGE sql AS 'SELECT qf(x) + 1'")
+	wantCode(t, q, "SELECT g2(1)", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantRows(t, s, "SELECT g2(1), g3(1)", "2 2")
+
+	// Nor does CREATE VIEW: the view's readers are checked.
+	mustRun(t, s, "REVOKE EXECUTE ON FUNCTION qf(int) FROM q2")
+	mustRun(t, q, "CREATE VIEW qv AS SELECT qf(3) AS a")
+	wantCode(t, q, "SELECT a FROM qv", pgerr.InsufficientPrivilege, "permission denied for function qf")
+	wantRows(t, s, "SELECT a FROM qv", "3")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/types"
 	"github.com/weirdb/weir/wire"
@@ -68,7 +69,9 @@ func (s *Session) prepareSQL(ctx context.Context, st *sql.Prepare, text string) 
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at or near \"%s\"", st.Body[first[0].Off:first[0].End]).
 			WithPosition(st.BodyAt + 1)
 	}
-	p, err := s.prepare(ctx, stmt, st.Body, hints)
+	// As PostgreSQL's PREPARE, which only analyses the statement, no
+	// privilege is checked now: each EXECUTE checks the role running it.
+	p, err := s.prepare(planner.WithDeferredAuthorization(ctx), stmt, st.Body, hints)
 	if err != nil {
 		return nil, shiftPosition(err, st.BodyAt)
 	}

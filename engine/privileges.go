@@ -328,6 +328,17 @@ func (s *Session) checkAccess(acc []planner.Access) error {
 	}
 	me := s.role()
 	for _, a := range acc {
+		if a.Func != nil {
+			f := a.Func
+			if cur, ok := s.eng.cat.FunctionByOID(f.OID); ok {
+				// Today's grants, as for a relation below.
+				f = cur
+			}
+			if !s.eng.holdsExecute(me, f, false) {
+				return pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name)
+			}
+			continue
+		}
 		who := me
 		if a.View != nil {
 			who = s.eng.viewOwner(a.View)

@@ -620,7 +620,8 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 	e := s.eng
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	b, err := planner.Bind(st.Query, s.catalogView(), nil)
+	// The functions the view calls are checked for the role reading it.
+	b, err := planner.BindContext(planner.WithDeferredExecute(context.Background()), st.Query, s.catalogView(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1577,7 +1578,7 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 	}
 	deps := e.schemaDependents(names)
 	for _, f := range funcs {
-		fd := schemaDependent{obj: "function " + f.Signature(true), on: "schema " + f.Schema, oid: f.OID}
+		fd := schemaDependent{obj: "function " + f.ObjectSignature(true), on: "schema " + f.Schema, oid: f.OID}
 		at := slices.IndexFunc(deps, func(d schemaDependent) bool { return d.on == fd.on && d.oid > fd.oid })
 		if at < 0 {
 			at = len(deps)

@@ -14,7 +14,8 @@ import (
 // checks Bound.Access after binding and before running the plan (an
 // Authorizer catalog has Bind check it at once).
 
-// Access is one relation a bound statement reads or writes.
+// Access is one relation a bound statement reads or writes, or one user
+// function it calls.
 type Access struct {
 	// Rel is the user relation as it was bound; nil for a system table.
 	Rel *catalog.Relation
@@ -29,6 +30,12 @@ type Access struct {
 	// reads are checked against its owner's privileges, not the current
 	// role's; a view within a view against the inner view's owner.
 	View *catalog.Relation
+	// Func is a user function the statement calls (Rel nil, Name ""):
+	// directly, from a view's definition or from another function's
+	// body, all of which PostgreSQL checks for EXECUTE against the
+	// current role when it starts the plan (ExecInitFunc), not against
+	// a view's owner.
+	Func *catalog.Function
 }
 
 // Authorizer is implemented by a Catalog that checks a bound statement's

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -154,6 +155,48 @@ func WithLateErrors(ctx context.Context) context.Context {
 	return context.WithValue(ctx, lateErrorsKey{}, true)
 }
 
+// deferAuthKey marks a context made by WithDeferredAuthorization.
+type deferAuthKey struct{}
+
+// WithDeferredAuthorization returns ctx under which binding checks no
+// privileges: neither an Authorizer catalog's accesses nor EXECUTE on
+// the functions it inlines. PREPARE binds so, as PostgreSQL's PREPARE
+// only analyses the statement: the role running it is checked at each
+// run (Bound.Access), and one lacking a privilege may still prepare it.
+func WithDeferredAuthorization(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferAuthKey{}, true)
+}
+
+// deferredAuthorization reports whether ctx was made by
+// WithDeferredAuthorization.
+func deferredAuthorization(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	d, _ := ctx.Value(deferAuthKey{}).(bool)
+	return d
+}
+
+// deferExecKey marks a context made by WithDeferredExecute.
+type deferExecKey struct{}
+
+// WithDeferredExecute returns ctx under which binding checks no EXECUTE
+// on the user functions it inlines, though it checks relations: CREATE
+// VIEW binds so, as PostgreSQL checks a view's calls for the role
+// reading it (Bound.Access), not for the role creating it.
+func WithDeferredExecute(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deferExecKey{}, true)
+}
+
+// deferredExecute reports whether ctx was made by WithDeferredExecute.
+func deferredExecute(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	d, _ := ctx.Value(deferExecKey{}).(bool)
+	return d
+}
+
 // BindContext is Bind under ctx: when ctx ends (statement_timeout, a
 // CancelRequest, the client gone) binding stops with ctx's cause.
 func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []types.T) (bd *Bound, err error) {
@@ -234,6 +277,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	if b.fnUses != nil {
 		for _, oid := range b.fnUses.order {
 			bd.Funcs = append(bd.Funcs, b.fnUses.funcs[oid])
+			bd.Access = append(bd.Access, Access{Func: b.fnUses.funcs[oid]})
 			if b.fnUses.direct[oid] {
 				bd.FuncDeps = append(bd.FuncDeps, oid)
 			}
@@ -245,8 +289,12 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		}
 		bd.Late = b.late.err
 	}
-	if a, ok := cat.(Authorizer); ok {
-		if err := a.Authorize(bd.Access); err != nil {
+	if a, ok := cat.(Authorizer); ok && !deferredAuthorization(ctx) {
+		acc := bd.Access
+		if deferredExecute(ctx) {
+			acc = slices.DeleteFunc(slices.Clone(acc), func(a Access) bool { return a.Func != nil })
+		}
+		if err := a.Authorize(acc); err != nil {
 			return nil, err
 		}
 	}

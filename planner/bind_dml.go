@@ -157,8 +157,15 @@ func (b *binder) defaultExpr(rel *catalog.Relation, i int) Expr {
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		failf(pgerr.InternalError, "bad default expression for column \"%s\"", col.Name)
 	}
-	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil, access: b.access, view: b.view, late: b.late, fnUses: callsOf(b.ctx)}
+	db := &binder{q: dq, cat: b.cat, deps: b.deps, params: nil, access: b.access, view: b.view, late: b.late, fnUses: callsOf(b.ctx), ctx: b.ctx}
 	e := db.expr(&exprCtx{s: &scope{lvl: &level{}}, clause: "DEFAULT expressions"}, sel.Fields.Fields[0].Expr)
+	if db.fnUses != nil {
+		// The functions a default calls are checked for EXECUTE by the
+		// role running the statement, as those it calls itself.
+		for _, oid := range db.fnUses.order {
+			b.record(Access{Func: db.fnUses.funcs[oid]})
+		}
+	}
 	return db.assign(e, rel, i)
 }
 

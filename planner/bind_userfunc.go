@@ -190,9 +190,7 @@ next:
 	if !ok {
 		return nil, false
 	}
-	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(f) {
-		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name))
-	}
+	b.checkExecute(f)
 	return b.inline(f, args, n), true
 }
 
@@ -251,7 +249,9 @@ func (b *binder) inline(f *catalog.Function, args []Expr, n ast.Node) Expr {
 		// have changed since. PostgreSQL names the function as context.
 		pe := pgerr.As(err)
 		pe.Position = 0
-		if pe.Where == "" {
+		if pe.Where == "" && pe.Code != pgerr.InsufficientPrivilege {
+			// EXECUTE on what the body calls PostgreSQL checks when
+			// the plan starts, after inlining, with no context.
 			pe.Where = "SQL function \"" + f.Name + "\" during inlining"
 		}
 		fail(pe)
@@ -596,7 +596,7 @@ func CheckFunction(ctx context.Context, f *catalog.Function, bodyPos int, cat Ca
 	if pos > 0 {
 		pos += len([]rune(f.Src[:off]))
 	}
-	b := &binder{cat: cat, deps: map[uint32]bool{}, ctx: ctx, access: &[]Access{}}
+	b := &binder{cat: cat, deps: map[uint32]bool{}, ctx: WithDeferredAuthorization(ctx), access: &[]Access{}}
 	x := b.bindBody(f, node, q)
 	return b.isMutable(x), nil
 }
@@ -631,6 +631,20 @@ func (b *binder) isMutable(e Expr) bool {
 // EXECUTE on f.
 type FuncAuthorizer interface {
 	CanExecute(f *catalog.Function) bool
+}
+
+// checkExecute fails unless the statement's role may call f (a
+// FuncAuthorizer catalog), except where the check is made later: under
+// WithDeferredAuthorization or WithDeferredExecute, and in a function's
+// body bound by CheckFunction, whose calls PostgreSQL checks only when
+// they run.
+func (b *binder) checkExecute(f *catalog.Function) {
+	if deferredAuthorization(b.ctx) || deferredExecute(b.ctx) {
+		return
+	}
+	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(f) {
+		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", f.Name))
+	}
 }
 
 // UserFuncCatalog is implemented by a Catalog that finds user functions
@@ -807,9 +821,7 @@ next:
 			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.").WithPosition(b.pos(n)))
 	}
 	ft := fits[0]
-	if a, ok := unpinned(b.cat).(FuncAuthorizer); ok && !a.CanExecute(ft.f) {
-		fail(pgerr.New(pgerr.InsufficientPrivilege, "permission denied for function %s", ft.f.Name))
-	}
+	b.checkExecute(ft.f)
 	out := b.inline(ft.f, ft.slots, n)
 	u := b.uses()
 	call := u.inlined[out]

@@ -93,7 +93,10 @@
 // relations in one place (binder.relation, binder.systemTable), so what
 // is checked is what is bound, whatever spelling (a quoted name, a CTE
 // named alike, an aliased relation in TUMBLE) led there. A Catalog that
-// is an Authorizer has Bind check the list before returning.
+// is an Authorizer has Bind check the list before returning. The list
+// ends with the user functions the statement calls (Bound.Funcs), for
+// EXECUTE by the role running it, so that a prepared statement run by
+// another role is checked for that role's EXECUTE as for its tables.
 //
 // # Deparsing views
 //

@@ -254,13 +254,25 @@ func (c *Catalog) Functions() []*Function {
 // name(integer, text), qualified by its schema with qualified (as
 // regprocedure prints one outside the search path).
 func (f *Function) Signature(qualified bool) string {
+	return f.signature(qualified, ", ")
+}
+
+// ObjectSignature is the function as PostgreSQL describes the object
+// (getObjectDescription, format_procedure): name(integer,text), with no
+// space after the commas, in the DETAIL and HINT of a dependency error,
+// DROP ... CASCADE's notices and CREATE OR REPLACE's hints.
+func (f *Function) ObjectSignature(qualified bool) string {
+	return f.signature(qualified, ",")
+}
+
+func (f *Function) signature(qualified bool, sep string) string {
 	s := sql.QuoteName(f.Name) + "("
 	if qualified {
 		s = sql.QuoteName(f.Schema) + "." + s
 	}
 	for i, t := range f.ArgTypes {
 		if i > 0 {
-			s += ", "
+			s += sep
 		}
 		s += t.TypeName()
 	}

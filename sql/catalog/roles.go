@@ -249,7 +249,7 @@ func (c *Catalog) DropRole(oid uint32) error {
 		}
 	}
 	for _, f := range c.funcs {
-		sig := f.Signature(f.Schema != PublicSchema)
+		sig := f.ObjectSignature(f.Schema != PublicSchema)
 		if f.Owner == oid {
 			add(f.OID, 1, "owner of function "+sig)
 		} else if _, granted := f.ACL[oid]; granted && f.ExplicitACL {

@@ -280,3 +280,37 @@ func TestStreamErrorsShownToTheirOwner(t *testing.T) {
 		}
 	}
 }
+
+// A statement parsed by a role that may call a function, then bound and
+// run after SET ROLE to one that may not, is refused EXECUTE: the
+// extended protocol's Parse checks nothing the run does not check again.
+func TestFunctionExecuteCheckedWhenRun(t *testing.T) {
+	s := startWeir(t, nil, "user=root sslmode=disable")
+	ctx := context.Background()
+	root := s.login(t, "root")
+	execAll(t, root,
+		`CREATE FUNCTION qf(x int) RETURNS int LANGUAGE sql RETURN x`,
+		`REVOKE EXECUTE ON FUNCTION qf(int) FROM PUBLIC`,
+		`CREATE ROLE q1`,
+		`CREATE ROLE q2`,
+		`GRANT EXECUTE ON FUNCTION qf(int) TO q1`,
+	)
+	execAll(t, root, `SET ROLE q1`)
+	if _, err := root.Prepare(ctx, "pf", `SELECT qf(7)`); err != nil {
+		t.Fatalf("Parse as q1: %v", err)
+	}
+	var v int
+	if err := root.QueryRow(ctx, "pf").Scan(&v); err != nil || v != 7 {
+		t.Fatalf("as q1: %d, %v; want 7", v, err)
+	}
+	execAll(t, root, `RESET ROLE`, `SET ROLE q2`)
+	wantAllDenied(t, "q2", root, "pf", `SELECT qf(7)`)
+	// SQL PREPARE by the role that may not call it is accepted; EXECUTE
+	// is not.
+	execAll(t, root, `PREPARE pq AS SELECT qf(8)`)
+	wantAllDenied(t, "q2", root, `EXECUTE pq`)
+	execAll(t, root, `RESET ROLE`, `GRANT EXECUTE ON FUNCTION qf(int) TO q2`, `SET ROLE q2`)
+	if err := root.QueryRow(ctx, "pf").Scan(&v); err != nil || v != 7 {
+		t.Errorf("as q2 once granted: %d, %v; want 7", v, err)
+	}
+}

@@ -1,0 +1,93 @@
+-- EXECUTE on a SQL function is checked for the role running a statement,
+-- when it runs: PREPARE checks nothing, EXECUTE checks the current role,
+-- a view's function calls are checked for the current role (not the
+-- view's owner), and CREATE FUNCTION does not check what its body calls.
+CREATE ROLE fp_q1;
+CREATE ROLE fp_q2;
+GRANT CREATE ON SCHEMA public TO fp_q2;
+CREATE FUNCTION fp_f(x int) RETURNS int LANGUAGE sql RETURN x;
+REVOKE EXECUTE ON FUNCTION fp_f(int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION fp_f(int) TO fp_q1;
+CREATE TABLE fp_t (a int);
+INSERT INTO fp_t VALUES (4);
+SET ROLE fp_q1;
+PREPARE fp_p1 AS SELECT fp_f(7);
+RESET ROLE;
+SET ROLE fp_q2;
+EXECUTE fp_p1;
+PREPARE fp_p2 AS SELECT fp_f(8);
+EXECUTE fp_p2;
+PREPARE fp_p3 AS SELECT a FROM fp_t;
+EXECUTE fp_p3;
+RESET ROLE;
+GRANT SELECT ON fp_t TO fp_q2;
+GRANT EXECUTE ON FUNCTION fp_f(int) TO fp_q2;
+SET ROLE fp_q2;
+EXECUTE fp_p1;
+EXECUTE fp_p2;
+EXECUTE fp_p3;
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION fp_f(int) FROM fp_q2;
+SET ROLE fp_q2;
+EXECUTE fp_p2;
+RESET ROLE;
+DEALLOCATE fp_p1;
+DEALLOCATE fp_p2;
+DEALLOCATE fp_p3;
+-- A view's calls are checked for the role reading it.
+CREATE VIEW fp_v AS SELECT fp_f(1) AS a;
+GRANT SELECT ON fp_v TO fp_q1, fp_q2;
+SET ROLE fp_q1;
+SELECT a FROM fp_v;
+RESET ROLE;
+SET ROLE fp_q2;
+SELECT a FROM fp_v;
+-- A view may call what its creator cannot; its readers are checked.
+CREATE VIEW fp_v3 AS SELECT fp_f(2) AS a;
+SELECT a FROM fp_v3;
+GRANT SELECT ON fp_v3 TO fp_q1;
+-- A body may call what its creator cannot; its callers are checked.
+CREATE FUNCTION fp_g(x int) RETURNS int LANGUAGE sql RETURN fp_f(x) + 1;
+CREATE FUNCTION fp_h(x int) RETURNS int LANGUAGE sql AS 'SELECT fp_f(x) + 1';
+SELECT fp_g(1);
+SELECT fp_h(1);
+RESET ROLE;
+SELECT fp_g(1), fp_h(1);
+SET ROLE fp_q1;
+SELECT fp_g(2);
+SELECT a FROM fp_v3;
+RESET ROLE;
+-- Functions are described as PostgreSQL's getObjectDescription does.
+DROP VIEW fp_v, fp_v3;
+DROP FUNCTION fp_f(int);
+CREATE FUNCTION fp_add(a int, b int) RETURNS int LANGUAGE sql RETURN a + b;
+CREATE VIEW fp_av AS SELECT fp_add(1, 2) AS s;
+DROP FUNCTION fp_add(int, int);
+CREATE OR REPLACE FUNCTION fp_add(a int, b int) RETURNS bigint LANGUAGE sql RETURN a + b;
+CREATE OR REPLACE FUNCTION fp_add(x int, b int) RETURNS int LANGUAGE sql RETURN x + b;
+DROP FUNCTION fp_nosuch(int, int);
+SELECT fp_add(1, 2, 3);
+DROP FUNCTION fp_add(int, int) CASCADE;
+CREATE FUNCTION fp_add3(a int, b int, c text) RETURNS int LANGUAGE sql RETURN a + b;
+CREATE FUNCTION fp_use3(a int) RETURNS int LANGUAGE sql RETURN fp_add3(a, a, 'x');
+DROP FUNCTION fp_add3(int, int, text);
+DROP FUNCTION fp_use3(int);
+DROP FUNCTION fp_add3(int, int, text);
+DROP FUNCTION substr(text, int);
+DROP FUNCTION pg_catalog.left(text, integer);
+CREATE ROLE fp_r;
+CREATE FUNCTION fp_k(a int, b text) RETURNS int LANGUAGE sql RETURN a;
+GRANT EXECUTE ON FUNCTION fp_k(int, text) TO fp_r;
+DROP ROLE fp_r;
+REVOKE EXECUTE ON FUNCTION fp_k(int, text) FROM fp_r;
+DROP ROLE fp_r;
+DROP FUNCTION fp_k(int, text);
+CREATE SCHEMA fp_s;
+CREATE FUNCTION fp_s.k(a int, b text) RETURNS int LANGUAGE sql RETURN a;
+DROP SCHEMA fp_s;
+DROP SCHEMA fp_s CASCADE;
+DROP FUNCTION fp_g(int), fp_h(int), fp_f(int);
+DROP TABLE fp_t;
+REVOKE CREATE ON SCHEMA public FROM fp_q2;
+DROP ROLE fp_q1;
+DROP ROLE fp_q2;
