@@ -106,6 +106,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			// statement_timeout covers CREATE TABLE AS (and SELECT
+			// INTO), whose query may run long, as any statement.
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
 			res, err := s.createTable(ctx, st, text, io)
 			if err == nil && !s.inBlock() && !s.implicit {
 				// The statement was its own transaction: ON COMMIT
@@ -238,7 +242,14 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Rename:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
 	case *sql.AlterTable:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterTable(ctx, st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			// statement_timeout covers ALTER TABLE, whose rewrite of
+			// the rows (ALTER COLUMN ... TYPE, ADD PRIMARY KEY) may run
+			// long, as any statement.
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
+			return s.alterTable(ctx, st, io)
+		}), nil
 	case *sql.AlterOwner:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterOwner(ctx, st, io) }), nil
 	case *sql.SetParallelism:
@@ -1401,7 +1412,12 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 	if err != nil {
 		return 0, err
 	}
-	for _, r := range rows {
+	for k, r := range rows {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, ctxError(ctx)
+			}
+		}
 		full := make(types.Row, len(rel.Cols))
 		copy(full, r)
 		for i, c := range rel.Cols {
@@ -1416,6 +1432,9 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 		if err := w.Insert(rel.ID, full); err != nil {
 			return 0, err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, ctxError(ctx)
 	}
 	if err := batch.Commit(); err != nil {
 		return 0, err
