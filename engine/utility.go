@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -564,6 +565,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 	}
 	rel.Owner = s.role().OID
+	// CREATE TABLE AS fills its table before the table is finished in
+	// the catalog: a crash in between leaves it for Open to drop.
+	rel.Building = asBound != nil && !st.NoData
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -573,6 +577,14 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		tag = "CREATE TABLE AS"
 	} else if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
+		if err == nil {
+			fault.Hit(fault.CreateTableAsFilled)
+			built := rel.Clone()
+			built.Building = false
+			if err = e.cat.Replace(built); err == nil {
+				rel = built
+			}
+		}
 		if err != nil {
 			// CREATE TABLE AS is atomic in Postgres: undo the table.
 			_ = e.cat.Drop(rel.ID)
