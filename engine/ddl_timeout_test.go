@@ -70,3 +70,25 @@ func TestDDLCancel(t *testing.T) {
 	}
 	wantRows(t, s, "SELECT to_regclass('c') IS NULL, pg_typeof(x) FROM big LIMIT 1", "t integer")
 }
+
+// TestActivityDuringDDL: while a DDL statement holds the engine's write
+// lock (as CREATE TABLE AS and ALTER TABLE's rewrite do throughout),
+// another session reads pg_stat_activity, which shows the statement
+// active, and cancels it with pg_cancel_backend, without waiting for the
+// statement to end.
+func TestActivityDuringDDL(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	a.(*Session).showActive("ALTER TABLE big ALTER COLUMN x TYPE bigint")
+	e.writeMu.Lock()
+	rows, err := run(t, b, "SELECT state, query FROM pg_stat_activity WHERE query LIKE 'ALTER%'")
+	_, cerr := run(t, b, "SELECT pg_cancel_backend(pg_backend_pid() + 1000000)")
+	e.writeMu.Unlock()
+	if err != nil || len(rows) != 1 || rows[0] != "active ALTER TABLE big ALTER COLUMN x TYPE bigint" {
+		t.Fatalf("pg_stat_activity during the DDL: %q, %v; want the statement active", rows, err)
+	}
+	if cerr != nil {
+		t.Fatalf("pg_cancel_backend during the DDL: %v", cerr)
+	}
+}
