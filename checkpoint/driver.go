@@ -211,6 +211,18 @@ func (d *Driver) failAll(err error) {
 	}
 }
 
+// canceled is the error of a wait that ctx ended: the context's cause
+// when it is a PostgreSQL error (statement_timeout's "canceling
+// statement due to statement timeout"), else PostgreSQL's message for a
+// cancel request, never the Go context's text.
+func canceled(ctx context.Context) error {
+	var pe *pgerr.Error
+	if errors.As(context.Cause(ctx), &pe) {
+		return pe
+	}
+	return pgerr.Wrap(pgerr.QueryCanceled, nil, "canceling statement due to user request")
+}
+
 // wait registers a waiter, sends the event mk builds for it and blocks
 // until the waiter is released or ctx is done.
 func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
@@ -223,7 +235,7 @@ func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
 	if err := d.send(ctx, mk(w)); err != nil {
 		d.release(w, nil)
 		if ctx.Err() != nil {
-			return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while waiting for a checkpoint")
+			return canceled(ctx)
 		}
 		return err
 	}
@@ -233,7 +245,7 @@ func (d *Driver) wait(ctx context.Context, mk func(WaiterID) Event) error {
 	case <-ctx.Done():
 		// The waiter stays registered and is released into its buffered
 		// channel later; nobody reads it.
-		return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while waiting for a checkpoint")
+		return canceled(ctx)
 	}
 }
 

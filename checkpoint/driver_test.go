@@ -162,3 +162,21 @@ func TestDriverPeriodicAndShutdown(t *testing.T) {
 	}
 	stop()
 }
+
+// TestBarrierCancelMessage: a wait for a checkpoint that its context
+// ends reports PostgreSQL's message (the statement_timeout cause, or a
+// cancel request's), never the Go context's text.
+func TestBarrierCancelMessage(t *testing.T) {
+	d := NewDriver(Config{Interval: time.Hour}, &fakeIO{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	timeout := pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout")
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, timeout)
+	defer cancel()
+	if err := d.Barrier(ctx); pgerr.CodeOf(err) != pgerr.QueryCanceled || err.Error() != timeout.Message {
+		t.Fatalf("Barrier past statement_timeout = %v, want 57014 %q", err, timeout.Message)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if err := d.Barrier(ctx); pgerr.CodeOf(err) != pgerr.QueryCanceled || err.Error() != "canceling statement due to user request" {
+		t.Fatalf("cancelled Barrier = %v, want 57014 canceling statement due to user request", err)
+	}
+}

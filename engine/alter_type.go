@@ -174,7 +174,10 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 	if err == nil {
 		fault.Hit(fault.AlterCommitted)
 	}
-	if ierr := s.buildPending(ctx, rel.ID, io, true); ierr != nil && err == nil {
+	// The indexes come back whatever ended the rewrite, a cancel or
+	// statement_timeout included: once it committed the statement has
+	// happened, and if it did not the table must be as before.
+	if ierr := s.buildPending(context.WithoutCancel(ctx), rel.ID, io, true); ierr != nil && err == nil {
 		err = ierr
 	}
 	if err != nil {

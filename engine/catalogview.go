@@ -112,8 +112,14 @@ func (s *Session) collectThrough(ctx context.Context, b *planner.Bound, snap *st
 	defer op.Close()
 	var rows []types.Row
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, ctxError(ctx)
+		}
 		c, err := op.Next(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctxError(ctx)
+			}
 			return nil, err
 		}
 		if c == nil {

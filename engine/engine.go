@@ -209,7 +209,8 @@ func Open(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	// Temporary relations end with their session; a server that
-	// stopped without ending its sessions left some behind.
+	// stopped without ending its sessions left some behind, and a
+	// CREATE TABLE AS it stopped in the middle of its table.
 	if n, err := cat.DropTemp(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("drop temporary relations: %w", err)

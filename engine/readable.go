@@ -19,6 +19,13 @@ import (
 // awaitReadable waits until the views among ids (every view not FAILED
 // when ids is nil) are readable. Relations without a job (tables) are readable.
 func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
+	if ids != nil && len(ids) == 0 {
+		// Nothing to wait for, and no writeMu to take: a DDL holds it
+		// while it rewrites or fills a table, and a read of
+		// pg_stat_activity or a pg_cancel_backend must not wait for the
+		// statement it looks at or would stop.
+		return nil
+	}
 	pending := func() []*jobRun {
 		e.writeMu.Lock()
 		defer e.writeMu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/internal/fault"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -106,6 +107,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			// statement_timeout covers CREATE TABLE AS (and SELECT
+			// INTO), whose query may run long, as any statement.
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
 			res, err := s.createTable(ctx, st, text, io)
 			if err == nil && !s.inBlock() && !s.implicit {
 				// The statement was its own transaction: ON COMMIT
@@ -238,7 +243,14 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Rename:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
 	case *sql.AlterTable:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterTable(ctx, st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			// statement_timeout covers ALTER TABLE, whose rewrite of
+			// the rows (ALTER COLUMN ... TYPE, ADD PRIMARY KEY) may run
+			// long, as any statement.
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
+			return s.alterTable(ctx, st, io)
+		}), nil
 	case *sql.AlterOwner:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterOwner(ctx, st, io) }), nil
 	case *sql.SetParallelism:
@@ -553,6 +565,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		}
 	}
 	rel.Owner = s.role().OID
+	// CREATE TABLE AS fills its table before the table is finished in
+	// the catalog: a crash in between leaves it for Open to drop.
+	rel.Building = asBound != nil && !st.NoData
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -562,6 +577,14 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		tag = "CREATE TABLE AS"
 	} else if asBound != nil {
 		n, err := s.insertFromPlan(ctx, rel, asBound)
+		if err == nil {
+			fault.Hit(fault.CreateTableAsFilled)
+			built := rel.Clone()
+			built.Building = false
+			if err = e.cat.Replace(built); err == nil {
+				rel = built
+			}
+		}
 		if err != nil {
 			// CREATE TABLE AS is atomic in Postgres: undo the table.
 			_ = e.cat.Drop(rel.ID)
@@ -1434,7 +1457,12 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 	if err != nil {
 		return 0, err
 	}
-	for _, r := range rows {
+	for k, r := range rows {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, ctxError(ctx)
+			}
+		}
 		full := make(types.Row, len(rel.Cols))
 		copy(full, r)
 		for i, c := range rel.Cols {
@@ -1449,6 +1477,9 @@ func (s *Session) insertFromPlan(ctx context.Context, rel *catalog.Relation, b *
 		if err := w.Insert(rel.ID, full); err != nil {
 			return 0, err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, ctxError(ctx)
 	}
 	if err := batch.Commit(); err != nil {
 		return 0, err

@@ -118,6 +118,12 @@ const AlterCommitted = "alter.committed"
 // others: a crash there leaves one index back, and Open builds the rest.
 const AlterIndexRebuilt = "alter.index_rebuilt"
 
+// CreateTableAsFilled is hit by CREATE TABLE AS (and SELECT INTO) once
+// the new table's rows are committed, before its catalog entry is
+// marked built: a crash there leaves a table Open drops, so the
+// statement did not happen.
+const CreateTableAsFilled = "create_table_as.filled"
+
 // SpillMove is hit by the move of a committed spill area into its table
 // after each part of the move is written: a crash there leaves the area
 // and its mark, which Open's recovery moves again.
@@ -181,7 +187,7 @@ func init() {
 
 func known(name string) bool {
 	switch name {
-	case BackfillChunk, ClusterBeforeCommit, AlterRewritten, AlterIndexesDropped, AlterCommitted, AlterIndexRebuilt, SpillMove:
+	case BackfillChunk, ClusterBeforeCommit, AlterRewritten, AlterIndexesDropped, AlterCommitted, AlterIndexRebuilt, CreateTableAsFilled, SpillMove:
 		return true
 	}
 	for _, p := range DBPoints {

@@ -729,6 +729,9 @@ type relationEntry struct {
 	// Temp is Relation.Temp: DropTemp finds the relations a crash left
 	// behind by it.
 	Temp bool `json:"temp,omitempty"`
+	// Building is Relation.Building: DropTemp finds the tables a crash
+	// left half built by it.
+	Building bool `json:"building,omitempty"`
 	// Deparsed is Relation.Deparsed.
 	Deparsed bool `json:"deparsed,omitempty"`
 	// Unlogged is Relation.Unlogged.
@@ -803,7 +806,7 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged,
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Building: rel.Building, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged,
 		Funcs: pinFuncs(rel.Funcs), FuncDeps: rel.FuncDeps}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
@@ -867,7 +870,7 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Deparsed: e.Deparsed, Unlogged: e.Unlogged,
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Building: e.Building, Deparsed: e.Deparsed, Unlogged: e.Unlogged,
 		FuncDeps: e.FuncDeps}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID

@@ -322,6 +322,12 @@ type Relation struct {
 	// when the database opens gets them built then, so that a crash at
 	// any point of the ALTER leaves the table with its indexes.
 	Rebuild []IndexRebuild
+	// Building marks a table CREATE TABLE AS (or SELECT INTO) made and
+	// is filling: it is cleared in the catalog once the rows are
+	// committed, and a table that still has it when the database opens
+	// is dropped with the temporary relations (Catalog.DropTemp), so a
+	// crash during the statement leaves no table, as in PostgreSQL.
+	Building bool
 	// Temp marks a temporary relation (pg_class.relpersistence 't'):
 	// one in a session's temporary schema (TempSchemaPrefix). Create
 	// sets it from the schema. The session that made it drops it when

@@ -83,12 +83,13 @@ func (c *Catalog) InSchema(schema string) []*Relation {
 // DropTemp drops, in one durable batch, every temporary relation with its
 // data: those a server that stopped without ending its sessions (a crash,
 // a kill) left behind, as PostgreSQL removes its temporary tables' files
-// at start-up. It returns how many it dropped. It must run before any
+// at start-up, and every table a CREATE TABLE AS was still filling
+// (Relation.Building). It returns how many it dropped. It must run before any
 // session or job uses the catalog.
 func (c *Catalog) DropTemp() (int, error) {
 	var ids []uint32
 	for _, rel := range c.All() {
-		if rel.Temp {
+		if rel.Temp || rel.Building {
 			ids = append(ids, rel.ID)
 		}
 	}
