@@ -909,7 +909,10 @@ func printJP(b *strings.Builder, v *JPItem, inKey, brackets bool) {
 	case JPNumeric:
 		n := v.Num
 		if n.IsZero() {
+			// -0 prints as 0, and 0e01 as 0 (a zero's positive exponent
+			// is no digits, as PostgreSQL's numeric keeps it).
 			n = new(apd.Decimal).Abs(n)
+			n.Exponent = min(n.Exponent, 0)
 		}
 		// A number followed by accessors is parenthesised: (1).type().
 		if v.Next != nil {
