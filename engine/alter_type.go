@@ -598,14 +598,8 @@ func (s *Session) checkTypeChange(ctx context.Context, rel, up *catalog.Relation
 		return err
 	}
 	if slices.Contains(up.PK, i) {
-		switch {
-		case t.ID == types.Jsonb:
-			return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
-		case t.ID == types.Json:
-			return pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
-				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
-		case t.IsArray():
-			return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+		if err := pkColumnTypeError(t); err != nil {
+			return err
 		}
 	}
 	if col.Default != "" {
@@ -1179,14 +1173,8 @@ func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *cat
 			WithHint("Leave out CONSTRAINT %s.", a.Column)
 	}
 	for _, i := range key {
-		switch t := up.Cols[i].T; {
-		case t.ID == types.Jsonb:
-			return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
-		case t.ID == types.Json:
-			return pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
-				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
-		case t.IsArray():
-			return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+		if err := pkColumnTypeError(up.Cols[i].T); err != nil {
+			return err
 		}
 	}
 	refuse := func(what string) error {

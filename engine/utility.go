@@ -540,17 +540,8 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		rel.PK = []int{len(rel.Cols) - 1}
 	}
 	for _, i := range rel.PK {
-		if rel.Cols[i].T.ID == types.Jsonb {
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
-		}
-		if rel.Cols[i].T.ID == types.Json {
-			// json has no equality, so PostgreSQL has no index for it.
-			return nil, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
-				WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
-		}
-		if rel.Cols[i].T.IsArray() {
-			// The key codec orders strings, not arrays element-wise.
-			return nil, pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+		if err := pkColumnTypeError(rel.Cols[i].T); err != nil {
+			return nil, err
 		}
 	}
 	if err := setWatermarkOptions(rel, st.Watermark, st.AppendOnly); err != nil {
@@ -1791,4 +1782,21 @@ func (s *Session) lockTable(st *sql.Lock) (wire.Result, error) {
 	}
 	return nil, pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE is not supported").
 		WithDetail("weir's transaction blocks take no table locks: COMMIT fails with 40001 when another session changed a row the block wrote.")
+}
+
+// pkColumnTypeError refuses a column of type t in a primary key: json
+// has no equality, so PostgreSQL has no index for it (42704); jsonb and
+// arrays are 0A000, as the key codec orders strings, not jsonb values or
+// arrays element-wise. nil for every other type.
+func pkColumnTypeError(t types.T) error {
+	switch {
+	case t.ID == types.Jsonb:
+		return pgerr.New(pgerr.FeatureNotSupported, "a jsonb column cannot be part of a primary key")
+	case t.ID == types.Json:
+		return pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+			WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+	case t.IsArray():
+		return pgerr.New(pgerr.FeatureNotSupported, "an array column cannot be part of a primary key")
+	}
+	return nil
 }
