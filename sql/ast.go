@@ -337,6 +337,9 @@ type CreateView struct {
 	With              map[string]string
 	// Temp is set for CREATE [OR REPLACE] TEMP[ORARY] VIEW.
 	Temp bool
+	// NoData is a materialized view's WITH NO DATA: the view is created
+	// unpopulated, without a job, until REFRESH MATERIALIZED VIEW.
+	NoData bool
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON rel
@@ -501,11 +504,16 @@ type Explain struct {
 // Flush is FLUSH: wait for the next committed checkpoint.
 type Flush struct{}
 
-// Refresh is REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH DATA]:
-// weir keeps its materialized views up to date itself, so it waits, as
-// FLUSH, until the view holds everything written before it.
+// Refresh is REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO]
+// DATA]. weir keeps a populated materialized view up to date itself, so
+// refreshing one waits, as FLUSH, until the view holds everything written
+// before it; refreshing an unpopulated one (created WITH NO DATA) fills
+// it and starts its job. NoData (WITH NO DATA) stops the job and leaves
+// the view unpopulated.
 type Refresh struct {
-	Name ObjectName
+	Name         ObjectName
+	Concurrently bool
+	NoData       bool
 }
 
 // Backup is BACKUP TO 'directory' [WITH (...)]: write a consistent copy

@@ -349,7 +349,12 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 	if err := p.expect("as"); err != nil {
 		return nil, err
 	}
-	end, err := p.trailingWith(p.endIndex(), v.Materialized)
+	end := p.endIndex()
+	if n := end - 3; v.Materialized && n > p.pos && p.toks[n].Kind == TIdent && p.toks[n].Val == "with" &&
+		p.toks[n+1].Kind == TIdent && p.toks[n+1].Val == "no" && p.toks[n+2].Kind == TIdent && p.toks[n+2].Val == "data" {
+		v.NoData, end = true, n
+	}
+	end, err = p.trailingWith(end, v.Materialized)
 	if err != nil {
 		return nil, err
 	}
@@ -1271,9 +1276,9 @@ func (p *stmtParser) indexDeferrability(column bool) error {
 
 // trailingWith returns the end of a CREATE TABLE AS, CREATE MATERIALIZED
 // VIEW or CREATE VIEW query (tokens before end) without the clause
-// PostgreSQL takes after it: WITH DATA (the default), refused WITH NO
-// DATA (data is true for the statements that have the clause), and a
-// view's refused WITH [CASCADED | LOCAL] CHECK OPTION.
+// PostgreSQL takes after it: WITH DATA (the default; data is true for
+// the statements that have the clause, whose callers take WITH NO DATA
+// off first), and a view's refused WITH [CASCADED | LOCAL] CHECK OPTION.
 func (p *stmtParser) trailingWith(end int, data bool) (int, error) {
 	ends := func(words ...string) bool {
 		if end-p.pos <= len(words) {
@@ -1290,8 +1295,6 @@ func (p *stmtParser) trailingWith(end int, data bool) (int, error) {
 	switch {
 	case data && ends("with", "data"):
 		return end - 2, nil
-	case data && ends("with", "no", "data"):
-		return 0, pgerr.New(pgerr.FeatureNotSupported, "WITH NO DATA is not supported").WithPosition(at(3))
 	case !data && ends("with", "check", "option"):
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "WITH CHECK OPTION is not supported").WithPosition(at(3))
 	case !data && (ends("with", "cascaded", "check", "option") || ends("with", "local", "check", "option")):

@@ -367,14 +367,11 @@ func (p *stmtParser) stmt() (Stmt, error) {
 	case "refresh":
 		p.pos++
 		if err = p.expect("materialized", "view"); err == nil {
-			p.accept("concurrently")
-			var n ObjectName
-			if n, err = p.objectName(); err == nil {
-				if p.word(0) == "with" && p.word(1) == "no" && p.word(2) == "data" {
-					return nil, p.unsupported("REFRESH MATERIALIZED VIEW ... WITH NO DATA is")
-				}
-				p.accept("with", "data")
-				s = &Refresh{Name: n}
+			r := &Refresh{Concurrently: p.accept("concurrently")}
+			if r.Name, err = p.objectName(); err == nil {
+				r.NoData = p.accept("with", "no", "data")
+				_ = r.NoData || p.accept("with", "data")
+				s = r
 			}
 		}
 	case "backup":

@@ -736,6 +736,9 @@ type relationEntry struct {
 	Deparsed bool `json:"deparsed,omitempty"`
 	// Unlogged is Relation.Unlogged.
 	Unlogged bool `json:"unlogged,omitempty"`
+	// Unpopulated is Relation.Unpopulated; entries written before it
+	// existed lack it and read as populated.
+	Unpopulated bool `json:"unpopulated,omitempty"`
 	// Checks is Relation.Checks.
 	Checks []checkEntry `json:"checks,omitempty"`
 	// ForeignKeys is Relation.ForeignKeys.
@@ -806,7 +809,7 @@ var kindNames = map[Kind]string{
 func putRelation(b *storage.Batch, rel *Relation) error {
 	e := relationEntry{V: formatVersion, ID: rel.ID, Schema: rel.Schema, Name: rel.Name, Kind: kindNames[rel.Kind],
 		PK: rel.PK, SQL: rel.SQL, Deps: rel.Deps, With: rel.With, State: rel.StateTables, Owner: rel.Owner, Layout: rel.StateLayout,
-		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Building: rel.Building, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged,
+		Comment: rel.Comment, ColComments: rel.ColComments, DepCols: rel.DepCols, Rebuild: rel.Rebuild, Temp: rel.Temp, Building: rel.Building, Deparsed: rel.Deparsed, Unlogged: rel.Unlogged, Unpopulated: rel.Unpopulated,
 		Funcs: pinFuncs(rel.Funcs), FuncDeps: rel.FuncDeps}
 	for k, p := range rel.ACL {
 		if e.ACL == nil {
@@ -870,7 +873,7 @@ func decodeRelation(v []byte, typeOf func(uint32) (types.T, bool)) (*Relation, e
 	}
 	rel := &Relation{ID: e.ID, OID: FirstUserOID + e.ID, Schema: e.Schema, Name: e.Name,
 		PK: e.PK, SQL: e.SQL, Deps: e.Deps, With: e.With, StateTables: e.State, Owner: e.Owner, StateLayout: e.Layout,
-		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Building: e.Building, Deparsed: e.Deparsed, Unlogged: e.Unlogged,
+		Comment: e.Comment, ColComments: e.ColComments, DepCols: e.DepCols, Rebuild: e.Rebuild, Temp: e.Temp, Building: e.Building, Deparsed: e.Deparsed, Unlogged: e.Unlogged, Unpopulated: e.Unpopulated,
 		FuncDeps: e.FuncDeps}
 	if rel.Owner == 0 {
 		rel.Owner = BootstrapRoleOID

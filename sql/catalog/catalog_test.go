@@ -353,3 +353,41 @@ func TestGeneration(t *testing.T) {
 	}
 	step("refused drop", false)
 }
+
+// TestUnpopulatedReopen checks that a materialized view created WITH NO
+// DATA stays unpopulated across a reopen, and populated once Replace
+// clears the flag; an entry without the field (written before it
+// existed) reads as populated.
+func TestUnpopulatedReopen(t *testing.T) {
+	fs := vfs.NewMem()
+	db, c := open(t, fs)
+	rel := table("t")
+	if err := c.Create(rel); err != nil {
+		t.Fatal(err)
+	}
+	mv := &Relation{Name: "mv", Kind: KindMView, Cols: []Column{{Name: "a", T: types.TInt4}}, SQL: "SELECT a FROM t",
+		Deps: []uint32{rel.ID}, Unpopulated: true}
+	if err := c.Create(mv); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, c = open(t, fs)
+	got, _ := c.Lookup("", "mv")
+	if !got.Unpopulated {
+		t.Fatal("unpopulated view reads back populated")
+	}
+	if got, _ := c.Lookup("", "t"); got.Unpopulated {
+		t.Fatal("a relation recorded without the flag reads back unpopulated")
+	}
+	up := got.Clone()
+	up.Unpopulated = false
+	if err := c.Replace(up); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, c = open(t, fs)
+	defer db.Close()
+	if got, _ := c.Lookup("", "mv"); got.Unpopulated {
+		t.Fatal("refreshed view reads back unpopulated")
+	}
+}

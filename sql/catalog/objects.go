@@ -328,6 +328,12 @@ type Relation struct {
 	// is dropped with the temporary relations (Catalog.DropTemp), so a
 	// crash during the statement leaves no table, as in PostgreSQL.
 	Building bool
+	// Unpopulated marks a materialized view created WITH NO DATA (or
+	// emptied by REFRESH MATERIALIZED VIEW ... WITH NO DATA), and an
+	// index on one: it has no job and no rows, and reading it is an
+	// error (pg_class.relispopulated false), until REFRESH MATERIALIZED
+	// VIEW fills it and starts its job.
+	Unpopulated bool
 	// Temp marks a temporary relation (pg_class.relpersistence 't'):
 	// one in a session's temporary schema (TempSchemaPrefix). Create
 	// sets it from the schema. The session that made it drops it when
