@@ -474,6 +474,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 			}
 		}
 		rel.Deps, rel.Funcs, rel.FuncDeps = b.Deps, b.Funcs, b.FuncDeps
+		if err := e.unpopulatedInput(b.Deps); err != nil {
+			return nil, false, err
+		}
 		if err := e.failedInput(b.Deps); err != nil {
 			return nil, false, err
 		}

@@ -75,6 +75,9 @@ type snapshotSource struct {
 }
 
 func (src *snapshotSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
+	if err := src.eng.unpopulatedScan(relID); err != nil {
+		return nil, err
+	}
 	if src.batch != nil {
 		return &countingIter{it: src.batch.Scan(relID, colTypes), n: &src.eng.rowsRead}, nil
 	}
@@ -109,6 +112,9 @@ func (src *snapshotSource) IndexUsable(idx uint32) bool {
 // is one, as its scans do; an index's from the snapshot (it serves only
 // a block that has not written).
 func (src *snapshotSource) ScanRange(ctx context.Context, relID uint32, lo, hi []byte, colTypes []types.T) (executor.RowIter, error) {
+	if err := src.eng.unpopulatedScan(relID); err != nil {
+		return nil, err
+	}
 	if src.batch != nil {
 		if rel, ok := src.eng.cat.ByID(relID); ok && rel.Kind != catalog.KindIndex {
 			return &countingIter{it: src.batch.ScanRange(relID, lo, hi, colTypes), n: &src.eng.rowsRead}, nil

@@ -65,7 +65,7 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 	if err != nil {
 		return nil, err
 	}
-	if created {
+	if created && j != nil {
 		if err := e.launch(ctx, j, io, true); err != nil {
 			return nil, err
 		}
@@ -230,7 +230,9 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	if err != nil {
 		return nil, false, err
 	}
-	cv := &sql.CreateView{Name: sql.ObjectName{Schema: schema, Name: name}, Materialized: true, Query: q, QueryText: text}
+	// An index on an unpopulated view is unpopulated, built by the
+	// view's REFRESH.
+	cv := &sql.CreateView{Name: sql.ObjectName{Schema: schema, Name: name}, Materialized: true, Query: q, QueryText: text, NoData: rel.Unpopulated}
 	extra := map[string]string{catalog.IndexKeysOption: strconv.Itoa(len(keys))}
 	if len(desc) > 0 {
 		extra[catalog.IndexDescOption] = strings.Join(desc, ",")

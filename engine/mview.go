@@ -276,7 +276,7 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	if err != nil {
 		return nil, err
 	}
-	if !created {
+	if !created || st.NoData {
 		return done("CREATE MATERIALIZED VIEW")
 	}
 	if err := e.launch(ctx, j, io, true); err != nil {
@@ -319,7 +319,9 @@ func (s *Session) countRows(ctx context.Context, rel *catalog.Relation) (int64, 
 // addMViewLocked creates the catalog entry and the (not yet added) job of
 // a new view, or of an index (kind KindIndex, planned as a view of its
 // query with its own options in extra). It reports false when the
-// relation exists and IF NOT EXISTS was given. Called under writeMu.
+// relation exists and IF NOT EXISTS was given. With st.NoData the
+// relation is created unpopulated, and without a job (nil). Called
+// under writeMu.
 func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra map[string]string, io wire.ExecIO) (*jobRun, bool, error) {
 	e := s.eng
 	schema := orDefault(st.Name.Schema, catalog.PublicSchema)
@@ -358,8 +360,14 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		return nil, false, err
 	}
 	mv.Deps, mv.Funcs, mv.FuncDeps = b.Deps, b.Funcs, b.FuncDeps
-	if err := e.failedInput(b.Deps); err != nil {
-		return nil, false, err
+	if !st.NoData {
+		// The job backfills from its inputs and follows their jobs.
+		if err := e.unpopulatedInput(b.Deps); err != nil {
+			return nil, false, err
+		}
+		if err := e.failedInput(b.Deps); err != nil {
+			return nil, false, err
+		}
 	}
 	if kind != catalog.KindIndex && e.usesTemp(b.Deps) != nil {
 		// The job outlives the session, which drops the relation.
@@ -378,8 +386,13 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 	}
 	mv.Owner = s.role().OID
 	mv.StateLayout = stateLayout(root, mv.StateTables)
+	mv.Unpopulated = st.NoData
 	if err := e.cat.Create(mv); err != nil {
 		return nil, false, err
+	}
+	if st.NoData {
+		// Unpopulated: no job until REFRESH MATERIALIZED VIEW.
+		return nil, true, nil
 	}
 	rel, _ := e.cat.ByID(mv.ID)
 	root.Rel = rel

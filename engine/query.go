@@ -78,6 +78,9 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	if err := s.eng.checkReadable(p.bound.Deps); err != nil {
 		return nil, err
 	}
+	if err := s.eng.unpopulatedInput(p.bound.Deps); err != nil {
+		return nil, err
+	}
 	if err := checkParams(p.bound.Params, params); err != nil {
 		return nil, err
 	}

@@ -648,9 +648,10 @@ func (st *streams) checkUpstreams(j *jobRun) error {
 }
 
 // hasJob reports whether rel is maintained by a streaming job of its
-// own: a materialized view, a table fed by a connector, or a sink.
+// own: a materialized view (not an unpopulated one, nor an index on
+// one), a table fed by a connector, or a sink.
 func hasJob(rel *catalog.Relation) bool {
-	return materialized(rel) || rel.Kind == catalog.KindSink ||
+	return materialized(rel) && !rel.Unpopulated || rel.Kind == catalog.KindSink ||
 		rel.Kind == catalog.KindTable && planner.HasConnector(rel)
 }
 

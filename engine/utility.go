@@ -220,26 +220,10 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			return done("FLUSH")
 		}), nil
 	case *sql.Refresh:
-		// A materialized view is kept up to date as its inputs change;
-		// REFRESH waits, as FLUSH, until it holds what was written
-		// before. PostgreSQL's checks come first.
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			rel, ok := s.eng.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
-			if !ok {
-				return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
-			}
-			if rel.Kind != catalog.KindMView {
-				// PostgreSQL's code for it, too.
-				return nil, pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", rel.Name)
-			}
-			if err := s.mustOwn(st.Name); err != nil {
-				return nil, err
-			}
-			if err := s.flushWrites(ctx); err != nil {
-				return nil, err
-			}
-			return done("REFRESH MATERIALIZED VIEW")
-		}), nil
+		// A populated materialized view is kept up to date as its
+		// inputs change: REFRESH waits, as FLUSH, until it holds what
+		// was written before. An unpopulated one is filled (populate.go).
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.refresh(ctx, st, io) }), nil
 	case *sql.Rename:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
 	case *sql.AlterTable:

@@ -299,7 +299,7 @@ func pgCatalogTables() []*table {
 				}
 				rows = append(rows, types.Row{vOid(r.OID), vStr(r.Name), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(am), vOid(r.OID), vOid(0),
 					vInt(0), vFloat(-1), vInt(0), vOid(0), vBool(hasIndex), vBool(false), vStr(pers), vStr(relkind(r.Kind)), vInt(attnum(r, len(r.Cols)-1)), vInt(len(r.Checks)),
-					vBool(r.Kind == catalog.KindView), vBool(len(r.ForeignKeys) > 0 || referenced[r.ID]), vBool(false), vBool(false), vBool(false), vBool(true), vStr("d"), vBool(false), vOid(0), relacl, null, null})
+					vBool(r.Kind == catalog.KindView), vBool(len(r.ForeignKeys) > 0 || referenced[r.ID]), vBool(false), vBool(false), vBool(false), vBool(populated(r)), vStr("d"), vBool(false), vOid(0), relacl, null, null})
 				if hasRealPK(r) {
 					rows = append(rows, types.Row{vOid(r.OID + indexOIDBase), vStr(r.Name + "_pkey"), vOid(nspOID(r.Schema, p.Catalog())), vOid(0), vOid(0), vOid(r.Owner), vOid(oidBtreeAM), vOid(r.OID + indexOIDBase), vOid(0),
 						vInt(0), vFloat(0), vInt(0), vOid(0), vBool(false), vBool(false), vStr(persistence(r)), vStr("i"), vInt(len(r.PK)), vInt(0),
@@ -700,7 +700,7 @@ func pgCatalogTables() []*table {
 			var rows []types.Row
 			for _, r := range userRelations(p.Catalog()) {
 				if r.Kind == catalog.KindMView {
-					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(true), vStr(p.ViewText(r, false))})
+					rows = append(rows, types.Row{vStr(r.Schema), vStr(r.Name), vStr(roleName(p.Catalog(), r.Owner)), null, vBool(len(indexesOn(p.Catalog(), r)) > 0), vBool(populated(r)), vStr(p.ViewText(r, false))})
 				}
 			}
 			return rows
@@ -1237,4 +1237,11 @@ func NamespaceNames(cat Catalog) map[string]uint32 {
 		m[sc] = nspOID(sc, cat)
 	}
 	return m
+}
+
+// populated is pg_class.relispopulated: false only for a materialized
+// view created WITH NO DATA and not refreshed since (an index on one is,
+// as in PostgreSQL, populated).
+func populated(r *catalog.Relation) bool {
+	return r.Kind != catalog.KindMView || !r.Unpopulated
 }
