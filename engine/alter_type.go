@@ -1148,8 +1148,9 @@ func (e *Engine) lookupJoinReader(id uint32) *catalog.Relation {
 // then written again under its new key (convertRows), which fails on a
 // null or a repeated key as PostgreSQL's build of the index does, and
 // every index (each carries the key) is built again. Relations whose
-// state is keyed by the table's rows refuse it: materialized views,
-// sinks, and foreign keys referencing the table.
+// state is keyed by the table's rows refuse it: materialized views (but
+// unpopulated ones, which keep no rows), sinks, and foreign keys
+// referencing the table.
 func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *catalog.Relation, a *sql.AlterTable) error {
 	e := s.eng
 	var key []int
@@ -1183,7 +1184,10 @@ func (s *Session) planAddPrimaryKey(rel *catalog.Relation, p *alterPlan, up *cat
 			WithHint("Drop it, add the primary key, then create it again.")
 	}
 	for _, d := range e.cat.Dependents(rel.ID) {
-		if d.Kind != catalog.KindIndex && d.Kind != catalog.KindView {
+		// An unpopulated materialized view keeps no rows or state: its
+		// REFRESH plans it over the new key (pg_dump creates its views
+		// before the keys of their tables).
+		if d.Kind != catalog.KindIndex && d.Kind != catalog.KindView && (d.Kind != catalog.KindMView || !d.Unpopulated) {
 			return refuse(kindWords[d.Kind] + " " + d.Name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
+	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
 	"github.com/weirdb/weir/sql/catalog"
 	"github.com/weirdb/weir/storage"
@@ -244,14 +245,10 @@ func (e *Engine) populateIndexes(ctx context.Context, rel *catalog.Relation, io 
 // the plan's state tables, drops the state tables it had, and registers
 // and runs its job (not yet added by a barrier).
 func (e *Engine) startPopulated(rel *catalog.Relation) (*jobRun, error) {
-	up := rel.Clone()
-	up.StateTables, up.StateLayout, up.Unpopulated = nil, nil, false
-	alloc, allocErr := e.stateTableAlloc(up)
-	root, err := e.planViewAlloc(up, nil, alloc, allocErr)
+	up, root, err := e.planFresh(rel)
 	if err != nil {
 		return nil, err
 	}
-	up.StateLayout = stateLayout(root, up.StateTables)
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	err = e.cat.ReplaceAllWith(func(b *storage.Batch) error { return deleteTables(b, jobTables(rel)) }, up)
@@ -275,6 +272,61 @@ func (e *Engine) startPopulated(rel *catalog.Relation) (*jobRun, error) {
 	e.st.jobs[j.id] = j
 	e.runJob(j)
 	return j, nil
+}
+
+// planFresh plans the query of rel, a view or an index, with new state
+// tables, and returns rel populated with them and the plan. The hidden
+// columns (the stream key) are as planned now: a table the view reads
+// may have got a primary key since it was created (pg_dump adds them
+// after creating the views); the visible ones keep the catalog's names,
+// collations and domains, which the check of the ALTER that changed
+// the table kept of the same number and types.
+func (e *Engine) planFresh(rel *catalog.Relation) (*catalog.Relation, *planner.StreamMaterialize, error) {
+	q, err := parseQuery(rel.SQL)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := planner.Bind(q, e.definitionSession(rel, nil).catalogView(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	up := rel.Clone()
+	up.StateTables, up.StateLayout, up.Unpopulated = nil, nil, false
+	alloc, allocErr := e.stateTableAlloc(up)
+	root, err := planner.PlanStream(b.Plan, up, alloc)
+	if err != nil {
+		return nil, nil, err
+	}
+	assignScanStates(root, alloc)
+	if err := allocErr(); err != nil {
+		return nil, nil, err
+	}
+	var visible []catalog.Column
+	for _, c := range rel.Cols {
+		if !c.Hidden {
+			visible = append(visible, c)
+		}
+	}
+	k := 0
+	for i := range up.Cols {
+		if up.Cols[i].Hidden {
+			continue
+		}
+		if k < len(visible) {
+			if visible[k].T.OID() != up.Cols[i].T.OID() {
+				k = -1
+				break
+			}
+			up.Cols[i] = visible[k]
+		}
+		k++
+	}
+	if k != len(visible) {
+		return nil, nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "%s \"%s\" no longer reads its inputs as it was created to", kindWords[rel.Kind], rel.Name).
+			WithHint("Drop it and create it again.")
+	}
+	up.StateLayout = stateLayout(root, up.StateTables)
+	return up, root, nil
 }
 
 // backfillPopulated adds the job startPopulated ran and waits until its

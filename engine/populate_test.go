@@ -142,3 +142,36 @@ func TestMViewWithNoDataRestart(t *testing.T) {
 	wantNotPopulated(t, err, "SELECT * FROM u after WITH NO DATA and a restart", "u")
 	e.Close()
 }
+
+// TestMViewWithNoDataThenPrimaryKey restores as pg_dump orders it: the
+// table without its key, the view WITH NO DATA and an index on it, the
+// rows, the table's primary key, and then REFRESH, which plans the view
+// over the key the table has now.
+func TestMViewWithNoDataThenPrimaryKey(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int NOT NULL, b text)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v (x, y) AS SELECT a, b FROM t WITH NO DATA")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW g AS SELECT b, count(*) AS n FROM t GROUP BY b WITH NO DATA")
+	mustRun(t, s, "CREATE INDEX v_y ON v (y)")
+	mustRun(t, s, "INSERT INTO t VALUES (1, 'p'), (2, 'q'), (3, 'p')")
+	mustRun(t, s, "ALTER TABLE t ADD PRIMARY KEY (a)")
+	mustRun(t, s, "REFRESH MATERIALIZED VIEW v")
+	mustRun(t, s, "REFRESH MATERIALIZED VIEW g")
+	wantRows(t, s, "SELECT * FROM v ORDER BY x", "1 p", "2 q", "3 p")
+	wantRows(t, s, "SELECT x FROM v WHERE y = 'q'", "2")
+	wantRows(t, s, "SELECT * FROM g ORDER BY b", "p 2", "q 1")
+	mustRun(t, s, "UPDATE t SET b = 'q' WHERE a = 1")
+	wantRows(t, s, "SELECT * FROM v ORDER BY x", "1 q", "2 q", "3 p")
+	wantRows(t, s, "SELECT * FROM g ORDER BY b", "p 1", "q 2")
+	e.Close()
+
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	mustRun(t, s, "DELETE FROM t WHERE a = 2")
+	wantRows(t, s, "SELECT * FROM v ORDER BY x", "1 q", "3 p")
+	wantRows(t, s, "SELECT x FROM v WHERE y = 'q'", "1")
+	wantRows(t, s, "SELECT * FROM g ORDER BY b", "p 1", "q 1")
+}

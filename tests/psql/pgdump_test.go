@@ -14,7 +14,10 @@ import (
 // dumpSource is the database pg_dump dumps: the constraints, defaults,
 // sequences and indexes a plain dump restores after the rows, among them
 // an index on a schema-qualified user function, which pg_dump writes
-// as app.norm(email) without parentheses around it.
+// as app.norm(email) without parentheses around it, and materialized
+// views, which pg_dump creates WITH NO DATA (an index on one before it
+// is filled) and fills with REFRESH MATERIALIZED VIEW at the end, but
+// for one that was not populated.
 const dumpSource = `
 CREATE TABLE dept (id int PRIMARY KEY, name text NOT NULL UNIQUE);
 CREATE SEQUENCE emp_ids;
@@ -38,6 +41,10 @@ CREATE FUNCTION app.norm(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELEC
 CREATE TABLE app.customers (id int PRIMARY KEY, email text);
 CREATE UNIQUE INDEX cust_email_norm ON app.customers (app.norm(email));
 INSERT INTO app.customers VALUES (1, 'Ann@X'), (2, 'bob@y');
+CREATE MATERIALIZED VIEW dept_pay AS SELECT d.name, count(*) AS n, sum(e.salary) AS total FROM emp e JOIN dept d ON d.id = e.dept GROUP BY d.name;
+CREATE INDEX dept_pay_n ON dept_pay (n);
+CREATE VIEW dept_pay_v AS SELECT name, total FROM dept_pay;
+CREATE MATERIALIZED VIEW emp_names AS SELECT id, upper(name) AS uname FROM emp WITH NO DATA;
 `
 
 // dumpChecks are run on PostgreSQL's source database and on weir after
@@ -49,6 +56,11 @@ SELECT * FROM dept ORDER BY id;
 SELECT * FROM emp ORDER BY id;
 SELECT * FROM nokey ORDER BY a, b;
 SELECT nextval('tickets'), nextval('emp_ids');
+\d dept_pay
+SELECT * FROM dept_pay ORDER BY name;
+SELECT * FROM dept_pay_v ORDER BY name;
+SELECT matviewname, ispopulated FROM pg_matviews ORDER BY 1;
+SELECT * FROM emp_names;
 INSERT INTO emp (name) VALUES ('dee') RETURNING *;
 INSERT INTO emp (id, name) VALUES (1, 'dup');
 INSERT INTO emp (name, dept) VALUES ('eve', 9);
