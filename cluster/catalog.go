@@ -300,7 +300,7 @@ func (c *Catalog) checkView(s *sql.CreateView, partitions int32) (*View, error) 
 	if err != nil {
 		return nil, err
 	}
-	if !s.Materialized || s.OrReplace || s.EmitOnWindowClose || len(s.With) > 0 || len(s.Columns) > 0 {
+	if !s.Materialized || s.OrReplace || s.NoData || s.EmitOnWindowClose || len(s.With) > 0 || len(s.Columns) > 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cluster mode creates only plain CREATE MATERIALIZED VIEW name AS SELECT ... GROUP BY ...")
 	}
 	if c.nameTaken(name) {

@@ -125,7 +125,10 @@ func TestMViewWithNoDataRestart(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM r ORDER BY g", "1 2", "2 1")
 	mustRun(t, s, "INSERT INTO t VALUES (4, 2)")
 	wantRows(t, s, "SELECT * FROM r ORDER BY g", "1 2", "2 2")
+	// Its parallelism is recorded for the REFRESH to plan it with.
+	mustRun(t, s, "ALTER MATERIALIZED VIEW u SET PARALLELISM = 3")
 	mustRun(t, s, "REFRESH MATERIALIZED VIEW u")
+	wantRows(t, s, "SELECT parallelism FROM weir.jobs WHERE name = 'u'", "3")
 	e.Close()
 
 	e = openTest(t, fs)

@@ -73,6 +73,15 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 	if rel.With["streaming_parallelism"] == strconv.Itoa(n) {
 		return done(tag)
 	}
+	if rel.Unpopulated {
+		// No job: its REFRESH plans it with the new count.
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+		if err := e.setUnpopulatedParallelism(n, rel); err != nil {
+			return nil, err
+		}
+		return done(tag)
+	}
 	e.writeMu.Lock()
 	j := e.st.jobs[types.JobID(rel.ID)]
 	e.writeMu.Unlock()
@@ -194,10 +203,22 @@ func (e *Engine) rescaleAtStart(n int) error {
 	defer e.ddlMu.Unlock()
 	want := strconv.Itoa(n)
 	var rels []*catalog.Relation
-	var waiting []*catalog.Relation
+	var waiting, unpopulated []*catalog.Relation
 	for _, rel := range e.cat.All() {
 		if (materialized(rel) || rel.Kind == catalog.KindSink) && rel.With["streaming_parallelism"] != want {
-			waiting = append(waiting, rel)
+			if rel.Unpopulated {
+				unpopulated = append(unpopulated, rel)
+			} else {
+				waiting = append(waiting, rel)
+			}
+		}
+	}
+	if len(unpopulated) > 0 {
+		e.writeMu.Lock()
+		err := e.setUnpopulatedParallelism(n, unpopulated...)
+		e.writeMu.Unlock()
+		if err != nil {
+			return err
 		}
 	}
 	// Backfills report at every barrier, so a few checkpoints tell the
@@ -247,3 +268,19 @@ type deliberateRestart struct{ error }
 
 // Unwrap returns the error statements get.
 func (d deliberateRestart) Unwrap() error { return d.error }
+
+// setUnpopulatedParallelism records parallelism n for unpopulated views
+// (and indexes on them), which have no job to restart: their REFRESH
+// plans them with it. Called under writeMu.
+func (e *Engine) setUnpopulatedParallelism(n int, rels ...*catalog.Relation) error {
+	var ups []*catalog.Relation
+	for _, rel := range rels {
+		up := rel.Clone()
+		if up.With == nil {
+			up.With = map[string]string{}
+		}
+		up.With["streaming_parallelism"] = strconv.Itoa(n)
+		ups = append(ups, up)
+	}
+	return e.cat.ReplaceAll(ups...)
+}
