@@ -717,6 +717,10 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 		return pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a %s", name, kind).
 			WithHint("It is a %s.", kindWords[rel.Kind])
 	}
+	if rel.Unpopulated {
+		// No job to resume: REFRESH starts one.
+		return e.unpopulatedRelation(rel)
+	}
 	id := types.JobID(rel.ID)
 	t := e.st.health
 	t.mu.Lock()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -48,6 +49,8 @@ func TestMViewWithNoData(t *testing.T) {
 	mustRun(t, s, "CREATE MATERIALIZED VIEW v3 AS SELECT count(*) AS n FROM v WITH NO DATA")
 	_, err = run(t, s, "REFRESH MATERIALIZED VIEW v3")
 	wantNotPopulated(t, err, "REFRESH MATERIALIZED VIEW v3", "v")
+	_, err = run(t, s, "ALTER MATERIALIZED VIEW v RESUME")
+	wantNotPopulated(t, err, "RESUME of an unpopulated view", "v")
 	// An index on it is built by the REFRESH.
 	mustRun(t, s, "CREATE INDEX v_b ON v (b)")
 
@@ -177,4 +180,49 @@ func TestMViewWithNoDataThenPrimaryKey(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM v ORDER BY x", "1 q", "3 p")
 	wantRows(t, s, "SELECT x FROM v WHERE y = 'q'", "1")
 	wantRows(t, s, "SELECT * FROM g ORDER BY b", "p 1", "q 1")
+}
+
+// TestRefreshCancelledStaysUnpopulated checks that a REFRESH cancelled
+// before its backfill is committed leaves the view unpopulated, without
+// a job, and that a later REFRESH fills it.
+func TestRefreshCancelledStaysUnpopulated(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY)")
+	mustRun(t, s, "INSERT INTO t SELECT generate_series(1, 100)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v AS SELECT count(*) AS n FROM t WITH NO DATA")
+	p, err := s.Prepare(context.Background(), "REFRESH MATERIALIZED VIEW v", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Execute(ctx, nil, &testIO{}); pgerr.CodeOf(err) != pgerr.QueryCanceled {
+		t.Fatalf("cancelled REFRESH: %v", err)
+	}
+	_, err = run(t, s, "SELECT * FROM v")
+	wantNotPopulated(t, err, "SELECT after a cancelled REFRESH", "v")
+	wantRows(t, s, "SELECT count(*) FROM weir.jobs WHERE name = 'v'", "0")
+	mustRun(t, s, "REFRESH MATERIALIZED VIEW v")
+	wantRows(t, s, "SELECT n FROM v", "100")
+}
+
+// TestSinkOverUnpopulatedView checks that a sink cannot read an
+// unpopulated view, and that a view a sink reads cannot be emptied.
+func TestSinkOverUnpopulatedView(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (a int PRIMARY KEY)")
+	mustRun(t, s, "CREATE MATERIALIZED VIEW v AS SELECT a FROM t WITH NO DATA")
+	_, err := run(t, s, "CREATE SINK k FROM v WITH (connector = 'blackhole', force_append_only = 'true')")
+	wantNotPopulated(t, err, "CREATE SINK over an unpopulated view", "v")
+	mustRun(t, s, "REFRESH MATERIALIZED VIEW v")
+	mustRun(t, s, "CREATE SINK k FROM v WITH (connector = 'blackhole', force_append_only = 'true')")
+	_, err = run(t, s, "REFRESH MATERIALIZED VIEW v WITH NO DATA")
+	if pe := pgerr.As(err); pe == nil || pe.Code != pgerr.FeatureNotSupported || pe.Message != `cannot refresh materialized view "v" WITH NO DATA: sink "k" reads it` {
+		t.Fatalf("REFRESH WITH NO DATA of a view a sink reads: %v", err)
+	}
+	wantRows(t, s, "SELECT count(*) FROM v", "0")
 }
