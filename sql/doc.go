@@ -290,7 +290,15 @@
 //	32  -2 ^ 2                                 power(- 2, 2): a unary sign binds tighter than ^
 //	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
 //	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)
-//	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP similar_to_escape((p)[, (e)])
+//	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP pg_similar_to_escape((p)[, (e)]),
+//	                                           the call at [NOT] SIMILAR; the binder binds
+//	                                           similar_to_escape(p[, e]), its errors naming
+//	                                           pg_catalog.similar_to_escape as PostgreSQL's
+//	    a [NOT] LIKE|ILIKE p ESCAPE e          a [NOT] LIKE|ILIKE pg_like_escape((p), (e)), the
+//	                                           call at [NOT] LIKE; the binder binds a ~~
+//	                                           like_escape(p, e) (e any expression, as in
+//	                                           PostgreSQL; TiDB takes one byte). After ~~,
+//	                                           !~~, ~~*, !~~* ESCAPE is 42601
 //	    substring(x SIMILAR p ESCAPE e)        substring(x, p, e)
 //	36  overlay(s PLACING r FROM n [FOR m])    overlay(s, r, n[, m])
 //	37  SELECT [ALL] (no target list)          SELECT [ALL] pg_no_columns(): no output columns

@@ -50,6 +50,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.regexOps(seq)
 	seq = b.genericOps(seq)
 	seq = b.similarTo(seq)
+	seq = b.likeEscape(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
@@ -1623,6 +1624,7 @@ func (b *bridge) caseSpan(span []*node) []*node {
 	span = b.regexOps(span)
 	span = b.genericOps(span)
 	span = b.similarTo(span)
+	span = b.likeEscape(span)
 	span = b.anyOps(span)
 	span = b.distinctFrom(span)
 	return b.betweenSymmetric(span)
@@ -1726,8 +1728,9 @@ func emptyTargets(seq []*node) []*node {
 }
 
 // similarTo rewrites a [NOT] SIMILAR TO p [ESCAPE e] into a [NOT] REGEXP
-// similar_to_escape((p)[, (e)]), PostgreSQL's own translation of the
-// pattern into a regular expression. The operands run to the next
+// pg_similar_to_escape((p)[, (e)]), which the binder binds as
+// similar_to_escape(p[, e]), PostgreSQL's own translation of the pattern
+// into a regular expression. The operands run to the next
 // operator of lower precedence than SIMILAR (genericOps has already
 // grouped the Op-precedence ones).
 func (b *bridge) similarTo(seq []*node) []*node {
@@ -1748,7 +1751,54 @@ func (b *bridge) similarTo(seq []*node) []*node {
 			args = append(args, leafOp(",", seq[e].off), group(append([]*node{}, seq[e+1:e2]...), seq[e+1].off))
 			e = e2
 		}
-		seq = splice(seq, i, e, textNode("regexp", seq[i].off), synth("similar_to_escape(", args, ")", seq[i].off))
+		seq = splice(seq, i, e, textNode("regexp", seq[i].off), synth("pg_similar_to_escape(", args, ")", patternOpOff(seq, i)))
+	}
+	return seq
+}
+
+// patternOpOff is the source offset of the pattern operator at seq[i]
+// (LIKE, ILIKE, SIMILAR): that of NOT when NOT comes before it, as
+// PostgreSQL's errors point there.
+func patternOpOff(seq []*node, i int) int {
+	if p := at(seq, i-1); p.isWord("not") {
+		return p.off
+	}
+	return seq[i].off
+}
+
+// likeEscape rewrites a [NOT] LIKE|ILIKE p ESCAPE e into a [NOT]
+// LIKE|ILIKE pg_like_escape((p), (e)), which the binder binds as
+// PostgreSQL's grammar does, x ~~ like_escape(p, e): the escape is any
+// expression (a column, NULL, a multi-byte character), where TiDB's
+// grammar takes a one-byte string only; like_escape checks it (22025 for
+// more than one character). The call stands at the operator's [NOT]
+// LIKE, where PostgreSQL reports its errors. The operands run to the next
+// operator of lower precedence than ESCAPE, as in similarTo. The
+// operators ~~, !~~, ~~* and !~~* (regexOps's text) take no ESCAPE: it
+// is 42601 there, as in PostgreSQL.
+func (b *bridge) likeEscape(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if w := seq[i].word(); w != "like" && w != "ilike" && w != "not like" && w != "not ilike" {
+			continue
+		}
+		if quantifierAt(seq, i+1) {
+			continue // x LIKE ANY (...) takes no ESCAPE: TiDB reports it
+		}
+		e := b.operandEnd(seq, i+1)
+		if e == i+1 || !at(seq, e).isWord("escape") {
+			continue
+		}
+		if seq[i].kind != nLeaf {
+			// PostgreSQL reads ESCAPE as a column label here.
+			b.fail(b.syntaxError(at(seq, e+1).offOr(seq[e].off)))
+		}
+		e2 := b.operandEnd(seq, e+1)
+		if e2 == e+1 {
+			continue // TiDB reports the syntax error
+		}
+		args := []*node{group(append([]*node{}, seq[i+1:e]...), seq[i+1].off), leafOp(",", seq[e].off),
+			group(append([]*node{}, seq[e+1:e2]...), seq[e+1].off)}
+		seq = splice(seq, i+1, e2, synth("pg_like_escape(", args, ")", patternOpOff(seq, i)))
 	}
 	return seq
 }
