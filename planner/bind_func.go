@@ -131,6 +131,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		if len(n.Args) > 1 && !hasNamedArgs(n.Args) {
 			return b.call(name, b.regTexts(c, n.Args, 1), n, false, Scalar)
 		}
+	case "pg_op":
+		// ^, @, |/ and ||/ (sql doc.go #23, #31): the operator's function,
+		// labelled and printed as the operator.
+		if len(n.Args) == 2 || len(n.Args) == 3 {
+			if l, ok := n.Args[0].(*sql.Literal); ok {
+				if sym, ok := l.Value.(string); ok && opFuncs[sym] != "" {
+					return b.opCall(sym, b.exprs(c, n.Args[1:]), n)
+				}
+			}
+		}
 	case "pg_cardinality":
 		return b.call("cardinality", b.exprs(c, n.Args), n, false, Scalar)
 	case "position":
@@ -2000,6 +2010,56 @@ func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
 	}
 	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
 	return nil
+}
+
+// opFuncs are the functions of the operators the bridge writes as
+// pg_op(sym, args) calls, by the operator.
+var opFuncs = map[string]string{"^": "power", "@": "abs", "|/": "sqrt", "||/": "cbrt"}
+
+// opCall binds operator sym, written pg_op(sym, args) by the bridge, as
+// its function (opFuncs), recording the operator (binder.written "op"
+// plus sym) for deparsing and naming it in the errors: "operator does
+// not exist: a ^ b" at the operator, as PostgreSQL reports them.
+func (b *binder) opCall(sym string, args []Expr, n *ast.FuncCallExpr) Expr {
+	pos := b.pos(n) // a prefix operator's call stands at it
+	if len(args) == 2 && b.q != nil {
+		// The bridge's comma before the right operand stands at ^.
+		if p := b.curMap().PosBefore(n.Args[2].OriginTextPosition()); p > 0 {
+			pos = p
+		}
+	}
+	noOp := func() *pgerr.Error {
+		an := make([]argNode, len(args))
+		for i, a := range args {
+			an[i] = argNode{t: b.typeOf(a)}
+		}
+		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(sym, an)).WithPosition(pos)
+		if len(args) == 1 {
+			return err.WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
+		}
+		return err.WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if err, ok := r.(*pgerr.Error); ok && err.Code == pgerr.UndefinedFunction && strings.HasPrefix(err.Message, "function ") {
+				r = noOp()
+			}
+			panic(r)
+		}
+	}()
+	if sym == "|/" || sym == "||/" {
+		// Operators of double precision only.
+		a := b.tryCoerce(args[0], types.TFloat8, ctxImplicit)
+		if a == nil {
+			fail(noOp())
+		}
+		args = []Expr{a}
+	}
+	out := b.call(opFuncs[sym], args, n, false, Scalar)
+	if b.written != nil {
+		b.written[out] = "op " + sym
+	}
+	return out
 }
 
 // bridgeOperators are the operators the bridge writes as calls

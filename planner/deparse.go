@@ -338,6 +338,15 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 	if n, ok := e.(*Not); ok && d.written[n.Arg] == "notdistinct" {
 		e, not = n.Arg, true
 	}
+	if sym, ok := strings.CutPrefix(d.written[e], "op "); ok {
+		// An operator bound as its function (binder.opCall).
+		c := e.(*Call)
+		if len(c.Args) == 1 {
+			return d.own(sym + " " + d.arg(c.Args[0], opProbe(c, sym))), true
+		}
+		p := opProbe(c, sym)
+		return d.own(d.arg(c.Args[0], p) + " " + sym + " " + d.arg(c.Args[1], p)), true
+	}
 	switch d.written[e] {
 	case "negator":
 		if c, ok := e.(*Not).Arg.(*Call); ok && len(c.Args) == 2 {
@@ -381,6 +390,16 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 		return s + d.keyword("END", -4, 0), true
 	}
 	return "", false
+}
+
+// opProbe is the call c of an operator's function (binder.opCall) as
+// the operator sym, for simple's precedence checks: a prefix operator
+// is as a unary minus.
+func opProbe(c *Call, sym string) *Call {
+	if len(c.Args) == 1 {
+		return &Call{Fn: "neg", Args: c.Args, T: c.T}
+	}
+	return &Call{Fn: sym, Args: c.Args, T: c.T}
 }
 
 // isOp reports whether e is a binary operator call, and its operator.
@@ -476,6 +495,12 @@ func (d rowDeparser) arg(node, parent Expr) string {
 	if n, ok := node.(*Not); ok && d.written != nil && d.written[n] == "negator" {
 		// Printed as the negator operator, it is as simple as one.
 		probe = n.Arg
+	}
+	if c, ok := node.(*Call); ok && d.written != nil {
+		if sym, ok := strings.CutPrefix(d.written[c], "op "); ok {
+			// Printed as the operator, it is as simple as one.
+			probe = opProbe(c, sym)
+		}
 	}
 	if _, call := d.calls[node]; d.pretty && !simple(probe, parent) && !call {
 		return "(" + s + ")"

@@ -222,23 +222,26 @@
 //	                                           literals, groups, calls, casts)
 //	20  current_user, session_user,            current_user(), session_user(),
 //	    current_schema, current_catalog,       current_schema(), current_catalog(),
-//	    current_role, user                     current_role(), current_user(); current_date,
+//	    current_role, user                     current_role(), user(); current_date,
 //	                                           current_timestamp[(p)], localtimestamp, TRUE,
 //	                                           FALSE, NULL are native
 //	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries,
 //	                                           after casts: ts::timestamp AT TIME ZONE 'UTC'
 //	                                           converts the cast)
 //	22  TABLE t                                SELECT * FROM t
-//	23  a ^ b                                  power(a, b) (adjacent primaries; TiDB's ^ is XOR)
+//	23  a ^ b                                  pg_op('^', a, b) (adjacent primaries; TiDB's ^ is
+//	                                           XOR): the binder binds power(a, b), labelled
+//	                                           ?column? and printed a ^ b as PostgreSQL does
 //	24  UPDATE t SET ... FROM u, v WHERE ...   UPDATE t, u, v SET ... WHERE ... (TiDB's
 //	                                           multi-table UPDATE; the first table is the
 //	                                           target). DELETE FROM t USING u is native.
 //	25  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
 //	                                           decimals with Postgres's display scale and a
 //	                                           point, so they stay exact numerics)
-//	26  stddev(x), variance(x), div(a, b)      "stddev"(x), "variance"(x), "div"(a, b): plain
-//	                                           calls (TiDB reads stddev and variance as the
-//	                                           population forms and DIV as an operator)
+//	26  stddev(x), variance(x), div(a, b),     "stddev"(x), "variance"(x), "div"(a, b), "mod"(a,
+//	    mod(a, b)                              b): plain calls (TiDB reads stddev and variance
+//	                                           as the population forms and DIV and MOD as
+//	                                           operators)
 //	    nextval(s), currval(s), setval(s, n)   "nextval"(s), ...: TiDB's own sequence
 //	                                           functions take a bare name
 //	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
@@ -285,8 +288,9 @@
 //	                                           binder binds as #
 //	    a ^@ b, a #- b                         pg_starts_with((a), (b)), pg_json_delete_path((a),
 //	                                           (b)), at the same precedence
-//	    ~ a, @ a, |/ a, ||/ a                  (~ (a)), abs((a)), sqrt(pg_cast((a), 'double
-//	                                           precision')), cbrt(...)
+//	    ~ a, @ a, |/ a, ||/ a                  (~ (a)), pg_op('@', (a)), pg_op('|/', (a)),
+//	                                           pg_op('||/', (a)): abs, sqrt and cbrt (these
+//	                                           two of a double precision a), as #23
 //	32  -2 ^ 2                                 power(- 2, 2): a unary sign binds tighter than ^
 //	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
 //	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)

@@ -1104,10 +1104,10 @@ func (b *bridge) calls(seq []*node) []*node {
 		}
 		g := at(seq, i+1)
 		if sessionFuncs[w] && !g.isParen() && !qualified {
-			if w == "user" {
-				w = "current_user" // USER is Postgres's synonym, a reserved word
-			}
-			seq[i] = textNode(w+"()", n.off)
+			// A call, so a primary for the rewrites after this one
+			// (current_user::text). USER stays user(), TiDB's own, so
+			// that it is labelled user.
+			seq[i] = synth(w+"(", nil, ")", n.off)
 			continue
 		}
 		if w == "array" && !qualified {
@@ -1170,9 +1170,10 @@ func (b *bridge) calls(seq []*node) []*node {
 			// ORDER BY in the arguments: 7b, for the binder to refuse.
 			aggOrder(seq[i+1])
 			continue
-		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval", "mode":
+		case "stddev", "variance", "div", "mod", "nextval", "currval", "setval", "lastval", "mode":
 			// TiDB reads stddev and variance as MySQL's population forms
-			// (Postgres's are the sample forms), div as an operator, the
+			// (Postgres's are the sample forms), div and mod as operators
+			// (mod(a, b) is labelled mod, a % b ?column?), the
 			// sequence functions as its own (taking a bare name) and mode
 			// as a keyword: quoted, each is a plain call of the Postgres
 			// function.
@@ -1964,7 +1965,8 @@ func (b *bridge) powers(seq []*node) []*node {
 			s--
 		}
 		kids := append(append(b.caseSpan(seq[s:i]), leafOp(",", seq[i].off)), b.caseSpan(seq[i+1:e])...)
-		seq = splice(seq, s, e, synth("power(", kids, ")", seq[s].off))
+		kids = append([]*node{textNode("'^'", seq[s].off), leafOp(",", seq[s].off)}, kids...)
+		seq = splice(seq, s, e, synth("pg_op(", kids, ")", seq[s].off))
 		i = s
 	}
 	return seq

@@ -35,3 +35,30 @@ CREATE MATERIALIZED VIEW esc97_m AS SELECT a, a LIKE 'aé%b' ESCAPE 'é' AS l, a
 SELECT pg_get_viewdef('esc97_m');
 SELECT * FROM esc97_m ORDER BY a;
 DROP TABLE esc97 CASCADE;
+-- Column labels and view definitions of functions TiDB reads as
+-- operators or keywords (mod, div) and of the operators the bridge
+-- writes as functions (^, @, |/, ||/): PostgreSQL labels mod(a, b) mod
+-- and an operator ?column?, and prints each as written.
+SELECT mod(7, 3), div(7, 3), position('a' in 'ba'), substring('abc' from 2), substring('abc', 2), trim(' a '), trim(both 'x' from 'xax'), ltrim('a');
+SELECT extract(year from date '2020-01-01'), overlay('abc' placing 'x' from 2), coalesce(1, 2), nullif(1, 2), greatest(1, 2), least(1, 2);
+SELECT char_length('a'), character_length('a'), octet_length('a'), current_date IS NOT NULL, localtimestamp IS NOT NULL AS x;
+SELECT user, current_user, session_user, current_role, current_schema, current_catalog;
+SELECT user::text, current_user::text, (session_user)::text, current_schema::text, session_user || 'x';
+SELECT 2 ^ 3, |/ 4, @ -1, ||/ 8, @ -1.5, 2.0 ^ 3, (2 ^ 3)::text, 7 % 3, - 1, ~ 1, 1 # 2;
+SELECT mod(7, 3)::text, -mod(7, 3), (mod(7, 3)), pg_catalog.mod(7, 3), mod(7, 3) + 1, mod(-7.5, 2), x.mod, x.div FROM (SELECT mod(1, 1), div(1, 1)) x;
+SELECT 'a'::text ^ 2;
+SELECT @ 'a'::text;
+SELECT |/ true;
+SELECT 1 + ||/ 'x'::text;
+SELECT mod(1);
+CREATE TABLE op97 (a int, b int, n numeric, f float8);
+CREATE VIEW op97_v AS SELECT mod(a, b), a % b AS p, div(n, n), power(a, b), a ^ b AS c, |/ f AS s, @ a AS ab, ||/ f AS cb,
+  user, current_user AS cu, -mod(a, b) AS neg, (mod(a, b)) AS pm, current_date AS cd, current_role AS cr, session_user AS su,
+  current_schema AS cs, current_catalog AS cc, (a ^ b) * 2 AS x1, 2 * a ^ b AS x2, - (|/ f) AS x3, abs(|/ f) AS x4,
+  @ (a + 1) AS x5, ||/ f + 1 AS x6, (a ^ b) ^ 2 AS x7, @ - a AS x8, n ^ n AS x9, |/ a AS x10, mod(a, b) % 2 AS x11,
+  current_user::text AS cut, session_user || 'x' AS sux FROM op97;
+SELECT pg_get_viewdef('op97_v');
+SELECT pg_get_viewdef('op97_v', true);
+CREATE VIEW op97_w AS SELECT 2 ^ 3, |/ f, mod(a, 2), user FROM op97;
+SELECT attname FROM pg_attribute WHERE attrelid = 'op97_w'::regclass AND attnum > 0 ORDER BY attnum;
+DROP TABLE op97 CASCADE;
