@@ -36,6 +36,9 @@ func (b *binder) toRegArg(c *exprCtx, name string, n *ast.FuncCallExpr) (s strin
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
+	if _, ok := strings.CutPrefix(n.FnName.O, sql.UserCallPrefix); ok {
+		return b.userNamedLikeInternal(c, n)
+	}
 	if k := len(n.Args); k > 0 && !srfFuncs[name] {
 		if f, ok := n.Args[k-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
 			if _, agg := b.isAggregate(n); !agg {
@@ -444,6 +447,31 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return e
 	}
 	return b.call(name, args, n, false, Scalar)
+}
+
+// userNamedLikeInternal binds call n the user wrote of a name the bridge
+// keeps for its own calls (sql.UserCallPrefix): a user function's, else
+// 42883 as for any function that does not exist.
+func (b *binder) userNamedLikeInternal(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	call := *n
+	call.FnName = ast.NewCIStr(strings.TrimPrefix(n.FnName.O, sql.UserCallPrefix))
+	args := b.exprs(c, call.Args)
+	if call.Schema.L != "pg_catalog" {
+		if e, ok := b.userCall(&call, args); ok {
+			return e
+		}
+	}
+	an := make([]argNode, len(args))
+	for i, a := range args {
+		an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+	}
+	shown := call.FnName.O
+	if call.Schema.O != "" {
+		shown = call.Schema.O + "." + shown
+	}
+	fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shown, an)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	return nil
 }
 
 // lookupType parses a type name as written in a cast. A cast to an array

@@ -122,7 +122,7 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			return "", 0
 		}
 		// A quoted name keeps its case (the bridge folds the others).
-		return n.FnName.O, 2
+		return strings.TrimPrefix(n.FnName.O, sql.UserCallPrefix), 2
 	}
 	return "", 0
 }

@@ -378,8 +378,10 @@
 // UPDATE and DELETE, COLLATE with a collation weir does not order by
 // (42704 or 0A000), a TABLESAMPLE clause after anything but a relation
 // name and alias (42601), with a method other than bernoulli or system
-// (42704) or other than one argument (2202H), and calls of the
-// internal names above (pg_cast, pg_nulls_first, ...: 42883). A
+// (42704) or other than one argument (2202H). A call the user writes
+// of one of the internal names above (pg_cast, pg_array, ...) is emitted
+// as "__weir_fn_pg_cast"(...) (UserCallPrefix): a user function's call
+// to the binder, else 42883 naming pg_cast and its argument types. A
 // TABLESAMPLE clause it lets through reaches the binder as TiDB's
 // ast.TableSample, its expressions taken out of the Literal TiDB's
 // grammar wraps them in (tidbParse). Valid

@@ -62,3 +62,30 @@ SELECT pg_get_viewdef('op97_v', true);
 CREATE VIEW op97_w AS SELECT 2 ^ 3, |/ f, mod(a, 2), user FROM op97;
 SELECT attname FROM pg_attribute WHERE attrelid = 'op97_w'::regclass AND attnum > 0 ORDER BY attnum;
 DROP TABLE op97 CASCADE;
+-- Names weir's bridge uses for its own calls are ordinary function names
+-- to the user: a missing one is 42883 with its argument types, and a
+-- user function may have one.
+SELECT pg_cast(1, 'text');
+SELECT pg_array(1, 2);
+SELECT pg_slice(ARRAY[1], 1, 2);
+SELECT public.pg_cast(1, 'text');
+SELECT pg_catalog.pg_cast(1, 'text');
+SELECT "pg_cast"(1, 'text');
+SELECT PG_CAST(1);
+SELECT pg_no_columns();
+SELECT 1 + pg_cast(now(), 'x');
+SELECT pg_op('^', 2, 3), 1;
+SELECT pg_like_escape('a', 'b');
+SELECT count(*) FROM (VALUES (1)) t(a) GROUP BY pg_rollup(a);
+CREATE FUNCTION pg_cast(int) RETURNS int LANGUAGE sql AS 'SELECT $1 * 10';
+CREATE FUNCTION public.pg_array(int, int) RETURNS int LANGUAGE sql AS 'SELECT $1 + $2';
+SELECT pg_cast(5), pg_array(1, 2), public.pg_cast(6), ARRAY[1, 2], 7::text;
+SELECT pg_cast('x');
+SELECT pg_catalog.pg_cast(5);
+CREATE VIEW int97_v AS SELECT pg_cast(5), pg_array(1, 2) AS a, 3::int AS c;
+SELECT pg_get_viewdef('int97_v');
+SELECT * FROM int97_v;
+DROP VIEW int97_v;
+DROP FUNCTION pg_cast(int);
+DROP FUNCTION pg_array(int, int);
+SELECT pg_cast(5);
