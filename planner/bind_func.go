@@ -634,6 +634,11 @@ func (b *binder) subscriptDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bo
 // columnDomainOf is columnDomain's domain name, and whether the column
 // is an array of the domain.
 func (b *binder) columnDomainOf(c *exprCtx, n ast.ExprNode, a Expr) (string, bool, bool) {
+	if fc, ok := unparen(n).(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_cast" && len(fc.Args) == 2 {
+		// A cast bound to the column itself (b::posint of a column of
+		// posint) is the column's.
+		return b.columnDomainOf(c, fc.Args[0], a)
+	}
 	cn, ok := unparen(n).(*ast.ColumnNameExpr)
 	dc, isDC := b.cat.(DomainCatalog)
 	if !ok || !isDC || c == nil {
@@ -756,8 +761,20 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 	}
 	x := b.regText(c, n.Args[0], t.IsString())
-	x = b.explicitCast(x, t, n)
-	if u, arr, ok := b.userTypeArray(text); ok && u.Kind == 'd' {
+	u, arr, isUser := b.userTypeArray(text)
+	if isUser && u.Kind == 'd' && b.ofDomain(c, n.Args[0], x, u.OID, arr) {
+		// A value of the domain already: PostgreSQL's cast is no node.
+		return x
+	}
+	if cast := b.explicitCast(x, t, n); cast != x || !(isUser && u.Kind == 'd') && !b.ofDomain(c, n.Args[0], x, 0, false) {
+		x = cast
+	} else if !(isUser && u.Kind == 'd') {
+		// x::integer of a value of a domain over integer: no conversion,
+		// but PostgreSQL keeps the cast (a RelabelType), which a view's
+		// definition prints.
+		x = &Cast{Arg: x, T: t}
+	}
+	if isUser && u.Kind == 'd' {
 		if arr {
 			pos := 0
 			if l, ok := unparen(n.Args[0]).(*sql.Literal); ok {
@@ -770,6 +787,26 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.toDomain(x, u.OID, false)
 	}
 	return x
+}
+
+// ofDomain reports whether x, bound from n, is a value of a domain: of
+// domain oid (as an array of it when arr), or of any domain when oid is
+// 0. It is one when it is cast to the domain or names a table column of
+// the domain.
+func (b *binder) ofDomain(c *exprCtx, n ast.ExprNode, x Expr, oid uint32, arr bool) bool {
+	if k, ok := x.(*Cast); ok && k.Domain != nil {
+		return oid == 0 || k.Domain.OID == oid && k.Domain.Array == arr
+	}
+	name, colArr, ok := b.columnDomainOf(c, n, x)
+	if !ok {
+		return false
+	}
+	if oid == 0 {
+		return true
+	}
+	dc, _ := b.cat.(DomainCatalog)
+	_, dn, ok := dc.DomainByOID(oid)
+	return ok && colArr == arr && dn == name
 }
 
 // explicitCast converts x to t as CAST / :: do.

@@ -89,3 +89,26 @@ DROP VIEW int97_v;
 DROP FUNCTION pg_cast(int);
 DROP FUNCTION pg_array(int, int);
 SELECT pg_cast(5);
+-- A cast of a domain's value to its base type is kept in a view's and a
+-- constraint's definition (PostgreSQL's RelabelType); a cast of a value
+-- of the domain to the domain itself is none.
+CREATE DOMAIN posint97 AS integer CHECK (VALUE > 0);
+CREATE DOMAIN pstr97 AS text;
+CREATE TABLE dom97 (a int, b posint97, s text, p pstr97, arr posint97[]);
+INSERT INTO dom97 VALUES (1, 2, 'x', 'y', '{1,2}'), (5, 3, 'z', NULL, NULL);
+CREATE VIEW dom97_v AS SELECT (a)::posint97::integer AS x, b::integer AS z, b AS w, b::posint97 AS bp, s::pstr97::text AS t,
+  a::posint97::posint97 AS r, CAST(CAST(a AS posint97) AS int) AS q, p::text AS pt, p::varchar AS pv, arr::int[] AS ai,
+  b::bigint AS bb, (a::posint97)::bigint AS ab FROM dom97 WHERE b::integer > 0;
+SELECT pg_get_viewdef('dom97_v');
+SELECT * FROM dom97_v ORDER BY z;
+SELECT b::integer, pg_typeof(b::integer), pg_typeof(b), pg_typeof(b::posint97), pg_typeof(1::posint97::int), pg_typeof(a::posint97::posint97) FROM dom97 ORDER BY 1;
+ALTER TABLE dom97 ADD CONSTRAINT c1 CHECK (a::posint97::integer <> 0);
+ALTER TABLE dom97 ADD CONSTRAINT c2 CHECK (b::integer < 100);
+ALTER TABLE dom97 ADD CONSTRAINT c3 CHECK (p::text <> '');
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'dom97'::regclass ORDER BY 1;
+CREATE MATERIALIZED VIEW dom97_m AS SELECT b::integer AS z, s::pstr97::text AS t FROM dom97;
+SELECT pg_get_viewdef('dom97_m');
+SELECT * FROM dom97_m ORDER BY z;
+DROP TABLE dom97 CASCADE;
+DROP DOMAIN posint97;
+DROP DOMAIN pstr97;
