@@ -1004,7 +1004,7 @@ func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node)
 		return pgerr.New(pgerr.FeatureNotSupported, "function %s is not supported", name).
 			WithHint("weir has no %s type.", f.typ).WithPosition(b.pos(node))
 	}
-	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shownName(name, node), an)).
+	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(b.catalogPrefix(node)+shownName(name, node), an)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
 }
 

@@ -358,6 +358,14 @@
 //	                                           PostgreSQL's grammar. The binder spreads x's
 //	                                           elements into f's variadic parameter
 //	                                           (functions.VariadicCallFn)
+//	44  db.schema.f(args), db.schema.t,        schema.f(args), schema.t, schema.t.col, and
+//	    db.schema.t.col                        Query.Catalogs records db, which the binder
+//	                                           refuses unless it is the session's database
+//	                                           (0A000 "cross-database references are not
+//	                                           implemented"); a relation is a name after
+//	                                           FROM (a query's), JOIN, INTO, UPDATE, USING,
+//	                                           ... A name of more parts is 42601 "improper
+//	                                           qualified name (too many dotted names)"
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has

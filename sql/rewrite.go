@@ -30,6 +30,7 @@ func (b *bridge) level(seq []*node) []*node {
 			n.kids = b.level(n.kids)
 		}
 	}
+	seq = b.catalogNames(seq)
 	seq = b.pgClauses(seq)
 	seq = rowStars(seq)
 	seq = currentOf(seq)
@@ -59,6 +60,87 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
+	return seq
+}
+
+// relationWords are the words a relation's name follows (FROM in a
+// query's FROM list).
+var relationWords = wordSet(`from join straight_join into update only table lateral using`)
+
+// fromListEnds end a FROM list, after which a comma separates no
+// relations.
+var fromListEnds = wordSet(`where group having window order limit offset fetch for union intersect except returning
+	set select values`)
+
+// catalogNames takes the database off the names PostgreSQL qualifies
+// with one, which TiDB's grammar has not got: a function's
+// db.schema.f(...), a relation's db.schema.t and a column's
+// db.schema.t.col (db.schema.t.*). The binder checks the database
+// (Query.Catalogs). A name of more parts is 42601 as PostgreSQL words
+// it, "improper qualified name (too many dotted names)".
+func (b *bridge) catalogNames(seq []*node) []*node {
+	// fromList: in a query's FROM list (not EXTRACT's, SUBSTRING's or
+	// IS DISTINCT FROM's FROM).
+	fromList, query := false, false
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if w := n.word(); w != "" {
+			switch {
+			case w == "select" || w == "delete":
+				query, fromList = true, false
+			case w == "from" && query && !at(seq, i-1).isWord("distinct"):
+				fromList = true
+			case fromListEnds[w]:
+				fromList = false
+			}
+		}
+		if !n.isName() || at(seq, i-1).isOp(".") || at(seq, i-1).isOp("::") {
+			continue
+		}
+		parts := []*node{n}
+		j := i + 1
+		for at(seq, j).isOp(".") && (at(seq, j+1).isName() || at(seq, j+1).isOp("*")) {
+			parts = append(parts, seq[j+1])
+			j += 2
+			if parts[len(parts)-1].isOp("*") {
+				break
+			}
+		}
+		if len(parts) < 3 {
+			continue
+		}
+		prev := at(seq, i-1)
+		relation := !at(seq, j).isParen() && ((prev.isOp(",") || prev.isWord("from")) && fromList ||
+			relationWords[prev.word()] && !prev.isWord("from"))
+		most := 3 // db.schema.f(), db.schema.t
+		if !at(seq, j).isParen() && !relation {
+			most = 4 // db.schema.t.col
+		}
+		names := make([]string, len(parts))
+		for k, p := range parts {
+			if p.isOp("*") {
+				names[k] = "*"
+			} else {
+				names[k] = p.nameVal()
+			}
+		}
+		name := strings.Join(names, ".")
+		if len(parts) > most {
+			b.fail(pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", name).WithPosition(charPos(b.src, n.off)))
+		}
+		if len(parts) < most {
+			i = j - 1
+			continue
+		}
+		if b.q != nil {
+			b.q.Catalogs = append(b.q.Catalogs, CatalogRef{Database: n.nameVal(), Name: name, Relation: relation, Pos: b.queryPos(n.off)})
+		}
+		// The name stands where the database did: errors about it point
+		// there, as PostgreSQL's do.
+		parts[1].off, parts[1].tok.Off = n.off, n.off
+		seq = splice(seq, i, i+2)
+		i = j - 3
+	}
 	return seq
 }
 
