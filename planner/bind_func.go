@@ -762,19 +762,20 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	}
 	x := b.regText(c, n.Args[0], t.IsString())
 	u, arr, isUser := b.userTypeArray(text)
-	if isUser && u.Kind == 'd' && b.ofDomain(c, n.Args[0], x, u.OID, arr) {
+	toDomain := isUser && u.Kind == 'd'
+	if toDomain && b.ofDomain(c, n.Args[0], x, u.OID, arr) {
 		// A value of the domain already: PostgreSQL's cast is no node.
 		return x
 	}
-	if cast := b.explicitCast(x, t, n); cast != x || !(isUser && u.Kind == 'd') && !b.ofDomain(c, n.Args[0], x, 0, false) {
-		x = cast
-	} else if !(isUser && u.Kind == 'd') {
+	cast := b.explicitCast(x, t, n)
+	if cast == x && !toDomain && b.ofDomain(c, n.Args[0], x, 0, false) {
 		// x::integer of a value of a domain over integer: no conversion,
 		// but PostgreSQL keeps the cast (a RelabelType), which a view's
 		// definition prints.
-		x = &Cast{Arg: x, T: t}
+		cast = &Cast{Arg: x, T: t}
 	}
-	if isUser && u.Kind == 'd' {
+	x = cast
+	if toDomain {
 		if arr {
 			pos := 0
 			if l, ok := unparen(n.Args[0]).(*sql.Literal); ok {
