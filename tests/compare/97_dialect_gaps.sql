@@ -173,3 +173,28 @@ DROP VIEW dev.s97.v;
 DROP TABLE dev.s97.t;
 DROP SEQUENCE dev.s97.sq;
 DROP SCHEMA s97;
+-- A table column of a domain passed where its base type is wanted (an
+-- operator's or a function's argument, COALESCE, a CASE result, IN) is
+-- printed cast to the base type, PostgreSQL's implicit RelabelType;
+-- not to "any" or polymorphic parameters (count, array_agg).
+CREATE DOMAIN posint97 AS integer CHECK (VALUE > 0);
+CREATE DOMAIN pstr97 AS text;
+CREATE TABLE rel97 (a int, b posint97, p pstr97, arr posint97[], g int GENERATED ALWAYS AS (b * 2) STORED);
+CREATE INDEX rel97_i ON rel97 ((b + 1));
+SELECT indexdef FROM pg_indexes WHERE indexname = 'rel97_i';
+SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'rel97'::regclass;
+CREATE VIEW rel97_v AS SELECT b + 1 AS v, abs(b) AS ab, b AS w, b::bigint AS bb, p || 'x' AS px, upper(p) AS up,
+  array_length(arr, 1) AS al, b = 1 AS eq, b IS NULL AS n, coalesce(b, 1) AS co, CASE WHEN b > 1 THEN b END AS ca,
+  b IN (1, 2) AS i, -b AS ng, p LIKE 'a%' AS lk, sum(b) OVER () AS sw FROM rel97 WHERE b > 0 AND p <> '';
+SELECT pg_get_viewdef('rel97_v');
+SELECT pg_get_viewdef('rel97_v', true);
+CREATE VIEW rel97_w AS SELECT count(b), sum(b), max(p), string_agg(p, ','), max(b) FILTER (WHERE b > 1),
+  array_agg(b ORDER BY b) FROM rel97 GROUP BY b, p HAVING b > 1 ORDER BY b;
+SELECT pg_get_viewdef('rel97_w');
+ALTER TABLE rel97 ADD CONSTRAINT c97 CHECK (b < 100 AND length(p) < 5 AND b IS NOT NULL);
+SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'c97';
+INSERT INTO rel97 (a, b, p, arr) VALUES (1, 2, 'ab', '{3}');
+SELECT v, ab, w, bb, px, up, al, eq, n, co, ca, i, ng, lk, sw FROM rel97_v;
+DROP TABLE rel97 CASCADE;
+DROP DOMAIN posint97;
+DROP DOMAIN pstr97;
