@@ -22,6 +22,9 @@ type catalogView struct {
 
 func (s *Session) catalogView() planner.Catalog { return catalogView{s: s} }
 
+// Database implements planner.DatabaseCatalog.
+func (v catalogView) Database() string { return v.s.database }
+
 func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 	switch schema {
 	case "":

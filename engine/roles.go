@@ -23,7 +23,7 @@ import (
 // DatabaseName is the name of weir's one database. Connecting to any
 // other name fails with 3D000, as Postgres does for a database that does
 // not exist.
-const DatabaseName = "dev"
+const DatabaseName = sql.DatabaseName
 
 // BootstrapUser is the name of the superuser made on first start.
 const BootstrapUser = "root"

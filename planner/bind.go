@@ -230,6 +230,7 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		}
 	}()
 	bd = &Bound{}
+	b.checkCatalogs()
 	switch node := q.Node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		r := b.bindQuery(node.(ast.ResultSetNode), nil, &level{}, nil)
@@ -447,6 +448,61 @@ func fail(err *pgerr.Error) { panic(err) }
 
 func failf(code pgerr.Code, format string, args ...any) {
 	panic(pgerr.New(code, format, args...))
+}
+
+// DatabaseCatalog is implemented by a Catalog that knows the session's
+// database, the one a qualified name may name (sql.Query.Catalogs).
+type DatabaseCatalog interface {
+	Database() string
+}
+
+// checkCatalogs refuses the database names the query's qualified names
+// carry when they are not the current database's, as PostgreSQL does:
+// the relations' first (PostgreSQL meets them analysing FROM), then the
+// others in the order written.
+func (b *binder) checkCatalogs() {
+	dc, ok := unpinned(b.cat).(DatabaseCatalog)
+	if !ok || b.q == nil || len(b.q.Catalogs) == 0 {
+		return
+	}
+	refs := slices.Clone(b.q.Catalogs)
+	slices.SortStableFunc(refs, func(x, y sql.CatalogRef) int {
+		switch {
+		case x.Relation == y.Relation:
+			return 0
+		case x.Relation:
+			return -1
+		}
+		return 1
+	})
+	for _, r := range refs {
+		if r.Database == dc.Database() {
+			continue
+		}
+		name := r.Name
+		if r.Relation {
+			name = `"` + name + `"`
+		}
+		fail(pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", name).WithPosition(r.Pos))
+	}
+}
+
+// catalogPrefix is "db." when the function call node was written
+// db.schema.f(...) (sql.Query.Catalogs), for its errors to name it so.
+func (b *binder) catalogPrefix(node ast.Node) string {
+	if b.q == nil || len(b.q.Catalogs) == 0 {
+		return ""
+	}
+	if f, ok := node.(*ast.FuncCallExpr); !ok || f.Schema.O == "" {
+		return ""
+	}
+	pos := b.pos(node)
+	for _, r := range b.q.Catalogs {
+		if !r.Relation && r.Pos == pos {
+			return r.Database + "."
+		}
+	}
+	return ""
 }
 
 // pos returns the 1-based character position of an AST node in the

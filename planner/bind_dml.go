@@ -107,7 +107,7 @@ func dmlVerb(verb string) string {
 func tableScope(rel *catalog.Relation, alias string) *scope {
 	sc := &scope{lvl: &level{}, tables: []string{alias}}
 	for _, c := range rel.Cols {
-		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden})
+		sc.cols = append(sc.cols, colInfo{table: alias, name: scopeName(c), t: c.T, notNull: c.NotNull, hidden: c.Hidden, domain: c.Domain, domainArray: c.DomainArray})
 	}
 	return sc
 }

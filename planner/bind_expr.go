@@ -322,32 +322,30 @@ func (b *binder) expr1(c *exprCtx, n ast.ExprNode) Expr {
 		}
 		return &IsBool{Arg: arg, Want: want, Not: n.Not}
 	case *ast.PatternLikeOrIlikeExpr:
-		op := "~~"
-		if !n.IsLike {
-			op = "~~*"
-		}
-		pat := b.expr(c, n.Pattern)
-		if n.EscapeExplicit && n.Escape != '\\' {
-			// x LIKE p ESCAPE e is x ~~ like_escape(p, e), as in
-			// PostgreSQL (ESCAPE '' is no escape character).
-			esc := ""
-			if n.Escape != 0 {
-				esc = string(rune(n.Escape))
-			}
-			pat = b.call("like_escape", []Expr{pat, &Const{V: types.DString(esc), T: types.TText}}, n, false, Scalar)
-		}
-		e := b.op(op, []Expr{b.expr(c, n.Expr), pat}, n)
-		if n.Not {
-			return b.negatedOp(e)
-		}
-		return e
+		return b.like(c, n)
 	case *ast.PatternRegexpExpr:
 		op := "~"
 		pat := n.Pattern
 		if f, ok := pat.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_icase" && len(f.Args) == 1 {
 			op, pat = "~*", f.Args[0]
 		}
-		e := b.op(op, []Expr{b.expr(c, n.Expr), b.expr(c, pat)}, n)
+		x := b.expr(c, n.Expr)
+		var p Expr
+		pos := b.pos(n)
+		if f, ok := pat.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_similar_to_escape" {
+			// SIMILAR TO (sql doc.go #35): the call stands at [NOT]
+			// SIMILAR.
+			p, pos = b.systemCall("similar_to_escape", b.exprs(c, f.Args), f), b.pos(f)
+		} else {
+			p = b.expr(c, pat)
+			// The operator (~, !~, ...) is the token before the pattern.
+			if b.q != nil {
+				if off := b.curMap().OffBefore(n.Pattern.OriginTextPosition()); off >= 0 {
+					pos = b.curMap().Pos(off)
+				}
+			}
+		}
+		e := b.opAt(op, []Expr{x, p}, n, pos, n.Not)
 		if n.Not {
 			return b.negatedOp(e)
 		}
@@ -802,6 +800,88 @@ func (b *binder) checkElemEquality(name string, args []Expr, node ast.Node) {
 	}
 }
 
+// like binds x [NOT] LIKE|ILIKE p: x ~~ p (~~* for ILIKE), negated for
+// NOT. With an ESCAPE clause (the bridge's pg_like_escape, sql doc.go
+// #35) the pattern is like_escape(p, e), as PostgreSQL's grammar makes
+// it. As in PostgreSQL, an error of the operator points at [NOT] LIKE
+// and names the operator written (!~~ for NOT LIKE).
+func (b *binder) like(c *exprCtx, n *ast.PatternLikeOrIlikeExpr) Expr {
+	op := "~~"
+	if !n.IsLike {
+		op = "~~*"
+	}
+	x := b.expr(c, n.Expr)
+	var pat Expr
+	var opNode ast.Node = n
+	if f, ok := n.Pattern.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_like_escape" && len(f.Args) == 2 {
+		pat = b.systemCall("like_escape", b.exprs(c, f.Args), f)
+		opNode = f // the call stands at [NOT] LIKE
+	} else {
+		pat = b.expr(c, n.Pattern)
+		if n.EscapeExplicit && n.Escape != '\\' {
+			// Text the bridge did not rewrite: x LIKE p ESCAPE 'c'.
+			esc := ""
+			if n.Escape != 0 {
+				esc = string(rune(n.Escape))
+			}
+			pat = b.call("like_escape", []Expr{pat, &Const{V: types.DString(esc), T: types.TText}}, n, false, Scalar)
+		}
+	}
+	pos := b.pos(opNode)
+	if opNode == ast.Node(n) && b.q != nil {
+		// The operator is the token before the pattern: LIKE, and NOT
+		// before it.
+		m := b.curMap()
+		if off := m.OffBefore(n.Pattern.OriginTextPosition()); off >= 0 {
+			if n.Not {
+				if o := m.OffBefore(off); o >= 0 {
+					off = o
+				}
+			}
+			pos = m.Pos(off)
+		}
+	}
+	e := b.opAt(op, []Expr{x, pat}, n, pos, n.Not)
+	if n.Not {
+		return b.negatedOp(e)
+	}
+	return e
+}
+
+// opAt binds the operator name over args as op does, with the errors
+// that name no operator at position pos; negated names the operator's
+// negator in them (!~~ for ~~), as the expression is NOT (x op y).
+func (b *binder) opAt(name string, args []Expr, node ast.Node, pos int, negated bool) Expr {
+	defer func() {
+		if r := recover(); r != nil {
+			if err, ok := r.(*pgerr.Error); ok && err.Code == pgerr.UndefinedFunction && strings.HasPrefix(err.Message, "operator does not exist: ") {
+				an := make([]argNode, len(args))
+				for i, a := range args {
+					an[i] = argNode{t: b.typeOf(a)}
+				}
+				shown := name
+				if negated {
+					shown = "!" + name
+				}
+				err.Message = "operator does not exist: " + opSig(shown, an)
+				err.Position = pos
+			}
+			panic(r)
+		}
+	}()
+	return b.op(name, args, node)
+}
+
+// systemCall binds a call of the function name that the bridge wrote for
+// a form of PostgreSQL's grammar (like_escape for LIKE ... ESCAPE): an
+// error names it pg_catalog.name, as PostgreSQL's does, at node's
+// position.
+func (b *binder) systemCall(name string, args []Expr, node *ast.FuncCallExpr) Expr {
+	cp := *node
+	cp.FnName, cp.Schema = ast.NewCIStr(name), ast.NewCIStr("pg_catalog")
+	return b.call(name, args, &cp, false, Scalar)
+}
+
 // call resolves a function or operator over bound args and coerces them.
 func (b *binder) call(name string, args []Expr, node ast.Node, isOp bool, kind FuncKind) *Call {
 	if !isOp && len(args) == 1 && (name == "row_to_json" || name == "to_json" || name == "to_jsonb") {
@@ -924,7 +1004,7 @@ func (b *binder) noSuchFunc(name string, an []argNode, isOp bool, node ast.Node)
 		return pgerr.New(pgerr.FeatureNotSupported, "function %s is not supported", name).
 			WithHint("weir has no %s type.", f.typ).WithPosition(b.pos(node))
 	}
-	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shownName(name, node), an)).
+	return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(b.catalogPrefix(node)+shownName(name, node), an)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(node))
 }
 

@@ -36,6 +36,9 @@ func (b *binder) toRegArg(c *exprCtx, name string, n *ast.FuncCallExpr) (s strin
 // bridge writes for Postgres syntax TiDB lacks (see sql/doc.go).
 func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	name := n.FnName.L
+	if _, ok := strings.CutPrefix(n.FnName.O, sql.UserCallPrefix); ok {
+		return b.userNamedLikeInternal(c, n)
+	}
 	if k := len(n.Args); k > 0 && !srfFuncs[name] {
 		if f, ok := n.Args[k-1].(*ast.FuncCallExpr); ok && f.FnName.L == "pg_agg_order_by" {
 			if _, agg := b.isAggregate(n); !agg {
@@ -130,6 +133,16 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// Their arguments after the first print in their output form.
 		if len(n.Args) > 1 && !hasNamedArgs(n.Args) {
 			return b.call(name, b.regTexts(c, n.Args, 1), n, false, Scalar)
+		}
+	case "pg_op":
+		// ^, @, |/ and ||/ (sql doc.go #23, #31): the operator's function,
+		// labelled and printed as the operator.
+		if len(n.Args) == 2 || len(n.Args) == 3 {
+			if l, ok := n.Args[0].(*sql.Literal); ok {
+				if sym, ok := l.Value.(string); ok && opFuncs[sym] != "" {
+					return b.opCall(sym, b.exprs(c, n.Args[1:]), n)
+				}
+			}
 		}
 	case "pg_cardinality":
 		return b.call("cardinality", b.exprs(c, n.Args), n, false, Scalar)
@@ -436,6 +449,31 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 	return b.call(name, args, n, false, Scalar)
 }
 
+// userNamedLikeInternal binds call n the user wrote of a name the bridge
+// keeps for its own calls (sql.UserCallPrefix): a user function's, else
+// 42883 as for any function that does not exist.
+func (b *binder) userNamedLikeInternal(c *exprCtx, n *ast.FuncCallExpr) Expr {
+	call := *n
+	call.FnName = ast.NewCIStr(strings.TrimPrefix(n.FnName.O, sql.UserCallPrefix))
+	args := b.exprs(c, call.Args)
+	if call.Schema.L != "pg_catalog" {
+		if e, ok := b.userCall(&call, args); ok {
+			return e
+		}
+	}
+	an := make([]argNode, len(args))
+	for i, a := range args {
+		an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
+	}
+	shown := call.FnName.O
+	if call.Schema.O != "" {
+		shown = call.Schema.O + "." + shown
+	}
+	fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shown, an)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
+	return nil
+}
+
 // lookupType parses a type name as written in a cast. A cast to an array
 // of an element type weir has no array type for (regclass[] and the like
 // in psql's catalog queries) yields text[], whose elements print as
@@ -596,6 +634,11 @@ func (b *binder) subscriptDomain(c *exprCtx, n ast.ExprNode, a Expr) (string, bo
 // columnDomainOf is columnDomain's domain name, and whether the column
 // is an array of the domain.
 func (b *binder) columnDomainOf(c *exprCtx, n ast.ExprNode, a Expr) (string, bool, bool) {
+	if fc, ok := unparen(n).(*ast.FuncCallExpr); ok && fc.FnName.L == "pg_cast" && len(fc.Args) == 2 {
+		// A cast bound to the column itself (b::posint of a column of
+		// posint) is the column's.
+		return b.columnDomainOf(c, fc.Args[0], a)
+	}
 	cn, ok := unparen(n).(*ast.ColumnNameExpr)
 	dc, isDC := b.cat.(DomainCatalog)
 	if !ok || !isDC || c == nil {
@@ -718,8 +761,21 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		}
 	}
 	x := b.regText(c, n.Args[0], t.IsString())
-	x = b.explicitCast(x, t, n)
-	if u, arr, ok := b.userTypeArray(text); ok && u.Kind == 'd' {
+	u, arr, isUser := b.userTypeArray(text)
+	toDomain := isUser && u.Kind == 'd'
+	if toDomain && b.ofDomain(c, n.Args[0], x, u.OID, arr) {
+		// A value of the domain already: PostgreSQL's cast is no node.
+		return x
+	}
+	cast := b.explicitCast(x, t, n)
+	if cast == x && !toDomain && b.ofDomain(c, n.Args[0], x, 0, false) {
+		// x::integer of a value of a domain over integer: no conversion,
+		// but PostgreSQL keeps the cast (a RelabelType), which a view's
+		// definition prints.
+		cast = &Cast{Arg: x, T: t}
+	}
+	x = cast
+	if toDomain {
 		if arr {
 			pos := 0
 			if l, ok := unparen(n.Args[0]).(*sql.Literal); ok {
@@ -732,6 +788,26 @@ func (b *binder) pgCast(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.toDomain(x, u.OID, false)
 	}
 	return x
+}
+
+// ofDomain reports whether x, bound from n, is a value of a domain: of
+// domain oid (as an array of it when arr), or of any domain when oid is
+// 0. It is one when it is cast to the domain or names a table column of
+// the domain.
+func (b *binder) ofDomain(c *exprCtx, n ast.ExprNode, x Expr, oid uint32, arr bool) bool {
+	if k, ok := x.(*Cast); ok && k.Domain != nil {
+		return oid == 0 || k.Domain.OID == oid && k.Domain.Array == arr
+	}
+	name, colArr, ok := b.columnDomainOf(c, n, x)
+	if !ok {
+		return false
+	}
+	if oid == 0 {
+		return true
+	}
+	dc, _ := b.cat.(DomainCatalog)
+	_, dn, ok := dc.DomainByOID(oid)
+	return ok && colArr == arr && dn == name
 }
 
 // explicitCast converts x to t as CAST / :: do.
@@ -2000,6 +2076,56 @@ func (b *binder) fieldOf(x Expr, inner ast.Node, field string) Expr {
 	}
 	fail(pgerr.New(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, t).WithPosition(b.pos(inner)))
 	return nil
+}
+
+// opFuncs are the functions of the operators the bridge writes as
+// pg_op(sym, args) calls, by the operator.
+var opFuncs = map[string]string{"^": "power", "@": "abs", "|/": "sqrt", "||/": "cbrt"}
+
+// opCall binds operator sym, written pg_op(sym, args) by the bridge, as
+// its function (opFuncs), recording the operator (binder.written "op"
+// plus sym) for deparsing and naming it in the errors: "operator does
+// not exist: a ^ b" at the operator, as PostgreSQL reports them.
+func (b *binder) opCall(sym string, args []Expr, n *ast.FuncCallExpr) Expr {
+	pos := b.pos(n) // a prefix operator's call stands at it
+	if len(args) == 2 && b.q != nil {
+		// The bridge's comma before the right operand stands at ^.
+		if p := b.curMap().PosBefore(n.Args[2].OriginTextPosition()); p > 0 {
+			pos = p
+		}
+	}
+	noOp := func() *pgerr.Error {
+		an := make([]argNode, len(args))
+		for i, a := range args {
+			an[i] = argNode{t: b.typeOf(a)}
+		}
+		err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(sym, an)).WithPosition(pos)
+		if len(args) == 1 {
+			return err.WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
+		}
+		return err.WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if err, ok := r.(*pgerr.Error); ok && err.Code == pgerr.UndefinedFunction && strings.HasPrefix(err.Message, "function ") {
+				r = noOp()
+			}
+			panic(r)
+		}
+	}()
+	if sym == "|/" || sym == "||/" {
+		// Operators of double precision only.
+		a := b.tryCoerce(args[0], types.TFloat8, ctxImplicit)
+		if a == nil {
+			fail(noOp())
+		}
+		args = []Expr{a}
+	}
+	out := b.call(opFuncs[sym], args, n, false, Scalar)
+	if b.written != nil {
+		b.written[out] = "op " + sym
+	}
+	return out
 }
 
 // bridgeOperators are the operators the bridge writes as calls

@@ -135,7 +135,7 @@ func (b *binder) userCall(n *ast.FuncCallExpr, args []Expr) (Expr, bool) {
 		for i, a := range args {
 			an[i] = argNode{t: b.typeOf(a), unknown: b.isUnknown(a)}
 		}
-		fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(schema+"."+name, an)).
+		fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(b.catalogPrefix(n)+schema+"."+name, an)).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").WithPosition(b.pos(n)))
 	}
 	if len(fns) == 0 {
@@ -176,7 +176,7 @@ next:
 	o, amb := resolveOverload(cands, an)
 	shown := name
 	if schema != "" {
-		shown = schema + "." + name
+		shown = b.catalogPrefix(n) + schema + "." + name
 	}
 	if o == nil {
 		fail(pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", funcSig(shown, an)).

@@ -278,8 +278,11 @@ type rowDeparser struct {
 	value     bool
 	valueCast string
 	// cols, when set, is the text of each input column (a view's
-	// deparsed columns, viewdef.go), in place of rel's column names.
-	cols []string
+	// deparsed columns, viewdef.go), in place of rel's column names;
+	// relabels the base type of those that are a table column of a
+	// domain (nil for the others).
+	cols     []string
+	relabels []*types.T
 	// written holds the forms a view's query wrote (binder.written).
 	written map[Expr]string
 	// calls holds the user function calls the binder inlined, by the
@@ -292,6 +295,53 @@ type rowDeparser struct {
 	// special, when set, prints the expressions a view's query wrote
 	// in a form their binding does not keep (GROUPING(...)).
 	special func(Expr) (string, bool)
+}
+
+// domainRelabel is the base type c, a table column of a domain, is
+// relabelled to as an argument, or nil for a column of no domain (and
+// of an array of a domain, which the array functions take as it is).
+func domainRelabel(c catalog.Column) *types.T {
+	if c.Domain == 0 || c.DomainArray {
+		return nil
+	}
+	t := c.T
+	return &t
+}
+
+// anyArgFuncs are the functions and aggregates whose parameters are
+// "any" or polymorphic (anyelement): PostgreSQL passes a domain's value
+// to them as it is, unrelabelled.
+var anyArgFuncs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(`count array_agg json_agg jsonb_agg to_json to_jsonb array_append array_prepend
+		array_position array_positions array_remove array_replace pg_concat concat_ws format json_build_object
+		jsonb_build_object json_build_array jsonb_build_array num_nulls num_nonnulls mode percentile_disc any_value`) {
+		m[f] = true
+	}
+	return m
+}()
+
+// relabelled reports whether column reference n, a value of a domain,
+// is relabelled to the domain's base type as an argument of parent, as
+// PostgreSQL coerces it: a function's or an operator's, COALESCE's, a
+// CASE result's, IN's left side.
+func relabelled(n *ColRef, parent Expr) bool {
+	switch p := parent.(type) {
+	case *Call:
+		return !anyArgFuncs[p.Fn]
+	case *Coalesce:
+		return true
+	case *Case:
+		for _, w := range p.Whens {
+			if w.Then == Expr(n) {
+				return true
+			}
+		}
+		return p.Else == Expr(n)
+	case *InList:
+		return p.Arg == Expr(n)
+	}
+	return false
 }
 
 // keyword is appendContextKeyword: a line break and the indentation
@@ -338,6 +388,15 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 	if n, ok := e.(*Not); ok && d.written[n.Arg] == "notdistinct" {
 		e, not = n.Arg, true
 	}
+	if sym, ok := strings.CutPrefix(d.written[e], "op "); ok {
+		// An operator bound as its function (binder.opCall).
+		c := e.(*Call)
+		if len(c.Args) == 1 {
+			return d.own(sym + " " + d.arg(c.Args[0], opProbe(c, sym))), true
+		}
+		p := opProbe(c, sym)
+		return d.own(d.arg(c.Args[0], p) + " " + sym + " " + d.arg(c.Args[1], p)), true
+	}
 	switch d.written[e] {
 	case "negator":
 		if c, ok := e.(*Not).Arg.(*Call); ok && len(c.Args) == 2 {
@@ -381,6 +440,16 @@ func (d rowDeparser) writtenForm(e Expr) (string, bool) {
 		return s + d.keyword("END", -4, 0), true
 	}
 	return "", false
+}
+
+// opProbe is the call c of an operator's function (binder.opCall) as
+// the operator sym, for simple's precedence checks: a prefix operator
+// is as a unary minus.
+func opProbe(c *Call, sym string) *Call {
+	if len(c.Args) == 1 {
+		return &Call{Fn: "neg", Args: c.Args, T: c.T}
+	}
+	return &Call{Fn: sym, Args: c.Args, T: c.T}
 }
 
 // isOp reports whether e is a binary operator call, and its operator.
@@ -477,6 +546,12 @@ func (d rowDeparser) arg(node, parent Expr) string {
 		// Printed as the negator operator, it is as simple as one.
 		probe = n.Arg
 	}
+	if c, ok := node.(*Call); ok && d.written != nil {
+		if sym, ok := strings.CutPrefix(d.written[c], "op "); ok {
+			// Printed as the operator, it is as simple as one.
+			probe = opProbe(c, sym)
+		}
+	}
 	if _, call := d.calls[node]; d.pretty && !simple(probe, parent) && !call {
 		return "(" + s + ")"
 	}
@@ -533,6 +608,19 @@ func (d rowDeparser) expr(e Expr, parent Expr) string {
 				return "VALUE::" + d.valueCast
 			}
 			return "VALUE"
+		}
+		var relabel *types.T
+		if d.cols != nil {
+			if n.Idx < len(d.relabels) {
+				relabel = d.relabels[n.Idx]
+			}
+		} else {
+			relabel = domainRelabel(d.rel.Cols[n.Idx])
+		}
+		if relabel != nil && relabelled(n, parent) {
+			// A value of a domain where its base type is wanted:
+			// PostgreSQL's RelabelType, printed as a cast.
+			return d.expr(&Cast{Arg: n, T: *relabel}, parent)
 		}
 		if d.cols != nil {
 			return d.cols[n.Idx]

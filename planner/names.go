@@ -89,6 +89,9 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			}
 		case "pg_array", "pg_array_subquery":
 			return "array", 2
+		case "pg_op":
+			// An operator (^, @, |/, ||/) names no column.
+			return "", 0
 		case "pg_concat":
 			return "concat", 2
 		case "pg_cardinality":
@@ -119,7 +122,7 @@ func (b *binder) figureColname(n ast.ExprNode) (string, int) {
 			return "", 0
 		}
 		// A quoted name keeps its case (the bridge folds the others).
-		return n.FnName.O, 2
+		return strings.TrimPrefix(n.FnName.O, sql.UserCallPrefix), 2
 	}
 	return "", 0
 }

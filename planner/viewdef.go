@@ -103,6 +103,9 @@ func ViewDefinition(rel *catalog.Relation, cat Catalog, current func(id uint32) 
 type vdCol struct {
 	text string
 	attr string
+	// relabel is the base type of a table column of a domain, which
+	// the column is cast to where it is an argument (deparse.go).
+	relabel *types.T
 	// fn marks a function call (an aggregate), which GROUP BY and ORDER
 	// BY parenthesise.
 	fn bool
@@ -920,7 +923,7 @@ func (d *viewDeparser) aliasedFrom(p Plan, aliases []string) (string, []vdCol) {
 		seen[name] = true
 		changed = changed || name != r
 		names = append(names, name)
-		cols[i] = vdCol{text: ref + "." + quoteName(name), attr: name}
+		cols[i] = vdCol{text: ref + "." + quoteName(name), attr: name, relabel: cols[i].relabel}
 	}
 	if changed {
 		if isScan && !strings.HasSuffix(text, " "+ref) {
@@ -966,7 +969,7 @@ func (d *viewDeparser) fromItem(p Plan) (string, []vdCol) {
 				vdUnsupported("a column the relation no longer has")
 			}
 			attr := rel.Cols[c].Name
-			cols[i] = vdCol{text: ref + "." + quoteName(attr), attr: attr}
+			cols[i] = vdCol{text: ref + "." + quoteName(attr), attr: attr, relabel: domainRelabel(rel.Cols[c])}
 		}
 		return text, cols
 	case *Project:
@@ -1540,7 +1543,7 @@ func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
 	} else {
 		parts := make([]string, len(a.Args))
 		for i, x := range a.Args {
-			parts[i] = d.expr(x, env)
+			parts[i] = d.exprIn(x, env, &Call{Fn: a.Fn, Args: a.Args})
 		}
 		dist := ""
 		if a.Distinct {
@@ -1566,7 +1569,11 @@ func (d *viewDeparser) agg(a AggCall, env []vdCol) string {
 // expr prints e over the columns env with rowDeparser's rules, after
 // checking that every node of e is one it prints with the names env
 // gives.
-func (d *viewDeparser) expr(e Expr, env []vdCol) string {
+func (d *viewDeparser) expr(e Expr, env []vdCol) string { return d.exprIn(e, env, nil) }
+
+// exprIn is expr of e, an argument of parent (nil: of none), which a
+// table column of a domain prints relabelled in (rowDeparser).
+func (d *viewDeparser) exprIn(e Expr, env []vdCol, parent Expr) string {
 	WalkExpr(e, func(x Expr) {
 		switch n := x.(type) {
 		case *ColRef:
@@ -1596,11 +1603,11 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 			vdUnsupported(fmt.Sprintf("an expression of type %T", x))
 		}
 	})
-	texts := make([]string, len(env))
+	texts, relabels := make([]string, len(env)), make([]*types.T, len(env))
 	for i, c := range env {
-		texts[i] = c.text
+		texts[i], relabels[i] = c.text, c.relabel
 	}
-	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, written: d.written, calls: d.calls}
+	rd := rowDeparser{pretty: d.pretty, indent: d.indent, cols: texts, relabels: relabels, written: d.written, calls: d.calls}
 	rd.outer = func(r *OuterRef) string { return d.outer[len(d.outer)-r.Depth][r.Idx].text }
 	rd.special = func(x Expr) (string, bool) {
 		args, ok := d.notes.groupingCalls[x]
@@ -1619,7 +1626,7 @@ func (d *viewDeparser) expr(e Expr, env []vdCol) string {
 		d.sublink = true
 		return d.query(q.Plan, nil)
 	}
-	out := rd.expr(e, nil)
+	out := rd.expr(e, parent)
 	for strings.Contains(out, " \n") {
 		out = strings.ReplaceAll(out, " \n", "\n")
 	}

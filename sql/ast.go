@@ -46,6 +46,11 @@ type Query struct {
 	// the nodes of Returning, which were parsed from a text of their own,
 	// and ConflictMap for the nodes of OnConflict.
 	Map, ReturningMap, ConflictMap *SourceMap
+	// Catalogs are the database names the bridge took off the names
+	// that carried one (PostgreSQL's db.schema.f(), db.schema.t,
+	// db.schema.t.col; TiDB's grammar has one qualifier fewer): the
+	// binder refuses any but the current database's (0A000).
+	Catalogs []CatalogRef
 	// Collated is set when the bridge dropped a COLLATE clause it found
 	// no operand for (it rewrites the others into pg_collate calls,
 	// doc.go #12). The binder then skips its checks of conflicting
@@ -610,4 +615,17 @@ type Execute struct {
 type Deallocate struct {
 	Name string
 	All  bool
+}
+
+// CatalogRef is a database name a qualified name carried (Query.Catalogs).
+type CatalogRef struct {
+	// Database is the name's first part, the database.
+	Database string
+	// Name is the whole name as PostgreSQL's error prints it
+	// (other.public.t).
+	Name string
+	// Relation is set for a relation's name, whose error quotes Name.
+	Relation bool
+	// Pos is the name's character position, as Map gives them.
+	Pos int
 }

@@ -71,6 +71,14 @@ var callSyntaxWords = wordSet(`over by partition filter within set rollup cube s
 // maxCallQuotes bounds the names bridge.parse quotes in one statement.
 const maxCallQuotes = 64
 
+// UserCallPrefix starts the name the bridge gives a call the user wrote
+// of a name it keeps for its own calls (pg_cast, pg_array, ...: the
+// dialect gate's internalFuncs): "__weir_fn_pg_cast"(1, 'text'). The
+// binder takes the prefix off and resolves the rest as any function name,
+// among the user's functions only, so that a missing one is 42883 with
+// its argument types as in PostgreSQL.
+const UserCallPrefix = "__weir_fn_"
+
 // byWords are the words BY follows as a keyword in a query (ORDER BY,
 // GROUP BY, PARTITION BY); elsewhere by is a name, which Postgres allows
 // (it is an unreserved keyword) and TiDB does not unless quoted.
@@ -906,8 +914,14 @@ func (e *emitter) node(n *node, next *node) {
 	case nLeaf:
 		t := n.tok
 		switch t.Kind {
-		case TIdent:
-			if frameWords[t.Val] {
+		case TIdent, TQIdent:
+			if e.strict && next.isParen() && internalFuncs[strings.ToLower(t.Val)] {
+				// A call the user wrote of a name the bridge keeps for its
+				// own calls: an ordinary function's name to the binder.
+				e.write(quoteIdent(UserCallPrefix+t.Val), t.Off)
+			} else if t.Kind == TQIdent {
+				e.write(quoteIdent(t.Val), t.Off)
+			} else if frameWords[t.Val] {
 				// ROWS, RANGE and GROUPS are frame keywords only before a
 				// frame bound; elsewhere they are names.
 				if w := next.word(); w == "between" || w == "unbounded" || w == "current" || w == "interval" ||
@@ -931,8 +945,6 @@ func (e *emitter) node(n *node, next *node) {
 					e.calls = append(e.calls, c)
 				}
 			}
-		case TQIdent:
-			e.write(quoteIdent(t.Val), t.Off)
 		case TString:
 			e.write(quoteString(t.Val), t.Off)
 		case TBitString:

@@ -377,6 +377,10 @@ func (p *stmtParser) createTable(temp bool) (Stmt, error) {
 	ct := &CreateTable{Temp: temp, IfNotExists: p.accept("if", "not", "exists")}
 	namePos := charPos(p.src, p.peek().Off)
 	n, err := p.objectName()
+	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.FeatureNotSupported && pe.Position == 0 {
+		// PostgreSQL places CREATE TABLE's cross-database error.
+		return nil, pe.WithPosition(namePos)
+	}
 	if err != nil {
 		return nil, err
 	}

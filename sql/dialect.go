@@ -99,8 +99,8 @@ var literalStops = wordSet(`true false null end`)
 // internalFuncs are the function names the bridge writes for the forms
 // TiDB lacks (doc.go's rewrite contract), and those the binder calls
 // itself (pg_regin, pg_regout: reg* input and output). They are not
-// PostgreSQL functions, so a call written by the user is 42883 as in
-// PostgreSQL.
+// PostgreSQL functions: a call the user writes of one is emitted under
+// UserCallPrefix, a user function's name or else 42883 as in PostgreSQL.
 var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_agg_order_by
 	pg_agg_distinct pg_array pg_array_subquery pg_any_eq pg_any pg_all pg_subscript pg_slice
 	pg_json_get pg_json_get_text pg_json_path pg_json_path_text pg_json_contains pg_json_contained
@@ -109,7 +109,7 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap
 	pg_starts_with pg_jsonpath_exists pg_jsonpath_match pg_json_delete_path pg_named_arg pg_field
-	pg_regin pg_regout`)
+	pg_like_escape pg_similar_to_escape pg_op pg_collate pg_variadic pg_regin pg_regout`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
@@ -143,11 +143,6 @@ func checkDialect(src string, toks []Token) error {
 		case TBitString, THexString:
 			return pgerr.New(pgerr.FeatureNotSupported, "bit string constants are not supported").WithPosition(charPos(src, t.Off))
 		case TIdent, TQIdent:
-			if next.Kind == TOp && next.Val == "(" && internalFuncs[strings.ToLower(t.Val)] {
-				return pgerr.New(pgerr.UndefinedFunction, "function %s does not exist", t.Val).
-					WithHint("No function matches the given name and argument types. You might need to add explicit type casts.").
-					WithPosition(charPos(src, t.Off))
-			}
 			if strings.HasPrefix(strings.ToLower(t.Val), "__weir_") {
 				return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", t.Val).WithPosition(charPos(src, t.Off))
 			}

@@ -244,7 +244,8 @@ func deleteUsing(seq []*node) []*node {
 		return seq
 	}
 	nameStart := i
-	if at(seq, i+1).isOp(".") && at(seq, i+2).isName() {
+	// schema.t, and db.schema.t, whose database catalogNames checks
+	for k := 0; k < 2 && at(seq, i+1).isOp(".") && at(seq, i+2).isName(); k++ {
 		i += 2
 	}
 	target := seq[i]

@@ -222,23 +222,26 @@
 //	                                           literals, groups, calls, casts)
 //	20  current_user, session_user,            current_user(), session_user(),
 //	    current_schema, current_catalog,       current_schema(), current_catalog(),
-//	    current_role, user                     current_role(), current_user(); current_date,
+//	    current_role, user                     current_role(), user(); current_date,
 //	                                           current_timestamp[(p)], localtimestamp, TRUE,
 //	                                           FALSE, NULL are native
 //	21  x AT TIME ZONE z                       pg_at_time_zone(x, z) (adjacent primaries,
 //	                                           after casts: ts::timestamp AT TIME ZONE 'UTC'
 //	                                           converts the cast)
 //	22  TABLE t                                SELECT * FROM t
-//	23  a ^ b                                  power(a, b) (adjacent primaries; TiDB's ^ is XOR)
+//	23  a ^ b                                  pg_op('^', a, b) (adjacent primaries; TiDB's ^ is
+//	                                           XOR): the binder binds power(a, b), labelled
+//	                                           ?column? and printed a ^ b as PostgreSQL does
 //	24  UPDATE t SET ... FROM u, v WHERE ...   UPDATE t, u, v SET ... WHERE ... (TiDB's
 //	                                           multi-table UPDATE; the first table is the
 //	                                           target). DELETE FROM t USING u is native.
 //	25  1.0e-10, 1e20 (numbers with exponent)  0.00000000010, 100000000000000000000. (plain
 //	                                           decimals with Postgres's display scale and a
 //	                                           point, so they stay exact numerics)
-//	26  stddev(x), variance(x), div(a, b)      "stddev"(x), "variance"(x), "div"(a, b): plain
-//	                                           calls (TiDB reads stddev and variance as the
-//	                                           population forms and DIV as an operator)
+//	26  stddev(x), variance(x), div(a, b),     "stddev"(x), "variance"(x), "div"(a, b), "mod"(a,
+//	    mod(a, b)                              b): plain calls (TiDB reads stddev and variance
+//	                                           as the population forms and DIV and MOD as
+//	                                           operators)
 //	    nextval(s), currval(s), setval(s, n)   "nextval"(s), ...: TiDB's own sequence
 //	                                           functions take a bare name
 //	27  SELECT DISTINCT ON (k1, k2) list       SELECT DISTINCT pg_distinct_on(k1, k2), list (the
@@ -285,12 +288,21 @@
 //	                                           binder binds as #
 //	    a ^@ b, a #- b                         pg_starts_with((a), (b)), pg_json_delete_path((a),
 //	                                           (b)), at the same precedence
-//	    ~ a, @ a, |/ a, ||/ a                  (~ (a)), abs((a)), sqrt(pg_cast((a), 'double
-//	                                           precision')), cbrt(...)
+//	    ~ a, @ a, |/ a, ||/ a                  (~ (a)), pg_op('@', (a)), pg_op('|/', (a)),
+//	                                           pg_op('||/', (a)): abs, sqrt and cbrt (these
+//	                                           two of a double precision a), as #23
 //	32  -2 ^ 2                                 power(- 2, 2): a unary sign binds tighter than ^
 //	33  A UNION B INTERSECT C                  A UNION (B INTERSECT C): INTERSECT binds tighter
 //	34  5., 1e3 (a literal ending in a point)  (5.), (1000.) (TiDB reads 5. AS c as a name)
-//	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP similar_to_escape((p)[, (e)])
+//	35  a [NOT] SIMILAR TO p [ESCAPE e]        a [NOT] REGEXP pg_similar_to_escape((p)[, (e)]),
+//	                                           the call at [NOT] SIMILAR; the binder binds
+//	                                           similar_to_escape(p[, e]), its errors naming
+//	                                           pg_catalog.similar_to_escape as PostgreSQL's
+//	    a [NOT] LIKE|ILIKE p ESCAPE e          a [NOT] LIKE|ILIKE pg_like_escape((p), (e)), the
+//	                                           call at [NOT] LIKE; the binder binds a ~~
+//	                                           like_escape(p, e) (e any expression, as in
+//	                                           PostgreSQL; TiDB takes one byte). After ~~,
+//	                                           !~~, ~~*, !~~* ESCAPE is 42601
 //	    substring(x SIMILAR p ESCAPE e)        substring(x, p, e)
 //	36  overlay(s PLACING r FROM n [FOR m])    overlay(s, r, n[, m])
 //	37  SELECT [ALL] (no target list)          SELECT [ALL] pg_no_columns(): no output columns
@@ -346,6 +358,14 @@
 //	                                           PostgreSQL's grammar. The binder spreads x's
 //	                                           elements into f's variadic parameter
 //	                                           (functions.VariadicCallFn)
+//	44  db.schema.f(args), db.schema.t,        schema.f(args), schema.t, schema.t.col, and
+//	    db.schema.t.col                        Query.Catalogs records db, which the binder
+//	                                           refuses unless it is the session's database
+//	                                           (0A000 "cross-database references are not
+//	                                           implemented"); a relation is a name after
+//	                                           FROM (a query's), JOIN, INTO, UPDATE, USING,
+//	                                           ... A name of more parts is 42601 "improper
+//	                                           qualified name (too many dotted names)"
 //
 // Everything else is passed through: unquoted words lower-cased, strings
 // re-quoted, and the words TiDB takes as keywords where PostgreSQL has
@@ -366,8 +386,10 @@
 // UPDATE and DELETE, COLLATE with a collation weir does not order by
 // (42704 or 0A000), a TABLESAMPLE clause after anything but a relation
 // name and alias (42601), with a method other than bernoulli or system
-// (42704) or other than one argument (2202H), and calls of the
-// internal names above (pg_cast, pg_nulls_first, ...: 42883). A
+// (42704) or other than one argument (2202H). A call the user writes
+// of one of the internal names above (pg_cast, pg_array, ...) is emitted
+// as "__weir_fn_pg_cast"(...) (UserCallPrefix): a user function's call
+// to the binder, else 42883 naming pg_cast and its argument types. A
 // TABLESAMPLE clause it lets through reaches the binder as TiDB's
 // ast.TableSample, its expressions taken out of the Literal TiDB's
 // grammar wraps them in (tidbParse). Valid

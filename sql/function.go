@@ -65,7 +65,7 @@ func (*DropFunction) stmt()   {}
 // createFunction parses CREATE [OR REPLACE] FUNCTION after FUNCTION.
 func (p *stmtParser) createFunction(orReplace bool) (Stmt, error) {
 	f := &CreateFunction{OrReplace: orReplace, Volatility: 'v'}
-	n, err := p.objectName()
+	n, err := p.qualifiedName(false)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (p *stmtParser) dropFunction() (Stmt, error) {
 // funcRef parses name[(argtypes)], a function named in DROP FUNCTION or
 // GRANT ... ON FUNCTION.
 func (p *stmtParser) funcRef() (FuncRef, error) {
-	n, err := p.objectName()
+	n, err := p.qualifiedName(false)
 	if err != nil {
 		return FuncRef{}, err
 	}

@@ -16,9 +16,9 @@ import "github.com/weirdb/weir/internal/pgerr"
 //	a ^@ b         pg_starts_with((a), (b))
 //	a #- b         pg_json_delete_path((a), (b))
 //	~ a            (~ (a))            bitwise not (the binary ~ is rewrite 11)
-//	@ a            abs((a))
-//	|/ a           sqrt(pg_cast((a), 'double precision'))
-//	||/ a          cbrt(pg_cast((a), 'double precision'))
+//	@ a            pg_op('@', (a))    abs(a), labelled and printed as @ a
+//	|/ a           pg_op('|/', (a))   sqrt(a) of a double precision a
+//	||/ a          pg_op('||/', (a))  cbrt(a) likewise
 //
 // A prefix operator in a binary one's place, or the reverse, names no
 // operator PostgreSQL has: 42883.
@@ -151,12 +151,10 @@ func (b *bridge) genericOps(seq []*node) []*node {
 			switch n.tok.Val {
 			case "~":
 				repl = synth("(", []*node{leafOp("~", n.off), group(right, n.off)}, ")", n.off)
-			case "@":
-				repl = synth("abs(", []*node{group(right, n.off)}, ")", n.off)
-			case "|/":
-				repl = synth("sqrt(", []*node{castNode([]*node{group(right, n.off)}, "double precision", n.off)}, ")", n.off)
-			case "||/":
-				repl = synth("cbrt(", []*node{castNode([]*node{group(right, n.off)}, "double precision", n.off)}, ")", n.off)
+			case "@", "|/", "||/":
+				// The function of the operator, which the binder
+				// labels and prints as the operator.
+				repl = synth("pg_op(", []*node{textNode(quoteString(n.tok.Val), n.off), leafOp(",", n.off), group(right, n.off)}, ")", n.off)
 			}
 		}
 		seq = splice(seq, s, e, repl)

@@ -148,29 +148,56 @@ func (p *stmtParser) name() (string, error) {
 	return t.Val, nil
 }
 
-// objectName parses name or schema.name.
-func (p *stmtParser) objectName() (ObjectName, error) {
+// DatabaseName is the name of weir's one database, the only database a
+// name may be qualified with (dev.schema.name).
+const DatabaseName = "dev"
+
+// objectName parses name, schema.name or database.schema.name, the name
+// of a relation.
+func (p *stmtParser) objectName() (ObjectName, error) { return p.qualifiedName(true) }
+
+// qualifiedName parses name, schema.name or database.schema.name: the
+// database must be weir's (0A000 "cross-database references are not
+// implemented", the name quoted for a relation's as PostgreSQL quotes
+// it, not for a function's or a type's), and more parts are 42601.
+func (p *stmtParser) qualifiedName(relation bool) (ObjectName, error) {
+	start := p.peek()
 	a, err := p.name()
 	if err != nil {
 		return ObjectName{}, err
 	}
-	if p.acceptOp(".") {
-		b, err := p.name()
-		if err != nil {
-			return ObjectName{}, err
-		}
-		if p.peek().Kind == TOp && p.peek().Val == "." {
-			// database.schema.name: drop the database part.
-			p.pos++
-			c, err := p.name()
-			if err != nil {
-				return ObjectName{}, err
-			}
-			return ObjectName{Schema: b, Name: c}, nil
-		}
+	if !p.acceptOp(".") {
+		return ObjectName{Name: a}, nil
+	}
+	b, err := p.name()
+	if err != nil {
+		return ObjectName{}, err
+	}
+	if p.peek().Kind != TOp || p.peek().Val != "." {
 		return ObjectName{Schema: a, Name: b}, nil
 	}
-	return ObjectName{Name: a}, nil
+	p.pos++
+	c, err := p.name()
+	if err != nil {
+		return ObjectName{}, err
+	}
+	names := []string{a, b, c}
+	for p.peek().Kind == TOp && p.peek().Val == "." && (p.peekAt(1).Kind == TIdent || p.peekAt(1).Kind == TQIdent) {
+		names = append(names, p.peekAt(1).Val)
+		p.pos += 2
+	}
+	if len(names) > 3 {
+		return ObjectName{}, pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, ".")).
+			WithPosition(charPos(p.src, start.Off))
+	}
+	if a != DatabaseName {
+		name := a + "." + b + "." + c
+		if relation {
+			name = `"` + name + `"`
+		}
+		return ObjectName{}, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", name)
+	}
+	return ObjectName{Schema: b, Name: c}, nil
 }
 
 func (p *stmtParser) objectNames() ([]ObjectName, error) {

@@ -30,6 +30,7 @@ func (b *bridge) level(seq []*node) []*node {
 			n.kids = b.level(n.kids)
 		}
 	}
+	seq = b.catalogNames(seq)
 	seq = b.pgClauses(seq)
 	seq = rowStars(seq)
 	seq = currentOf(seq)
@@ -50,6 +51,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.regexOps(seq)
 	seq = b.genericOps(seq)
 	seq = b.similarTo(seq)
+	seq = b.likeEscape(seq)
 	seq = b.anyOps(seq)
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
@@ -58,6 +60,87 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
 	seq = b.setOpPrecedence(seq)
+	return seq
+}
+
+// relationWords are the words a relation's name follows (FROM in a
+// query's FROM list).
+var relationWords = wordSet(`from join straight_join into update only table lateral using`)
+
+// fromListEnds end a FROM list, after which a comma separates no
+// relations.
+var fromListEnds = wordSet(`where group having window order limit offset fetch for union intersect except returning
+	set select values`)
+
+// catalogNames takes the database off the names PostgreSQL qualifies
+// with one, which TiDB's grammar has not got: a function's
+// db.schema.f(...), a relation's db.schema.t and a column's
+// db.schema.t.col (db.schema.t.*). The binder checks the database
+// (Query.Catalogs). A name of more parts is 42601 as PostgreSQL words
+// it, "improper qualified name (too many dotted names)".
+func (b *bridge) catalogNames(seq []*node) []*node {
+	// fromList: in a query's FROM list (not EXTRACT's, SUBSTRING's or
+	// IS DISTINCT FROM's FROM).
+	fromList, query := false, false
+	for i := 0; i < len(seq); i++ {
+		n := seq[i]
+		if w := n.word(); w != "" {
+			switch {
+			case w == "select" || w == "delete":
+				query, fromList = true, false
+			case w == "from" && query && !at(seq, i-1).isWord("distinct"):
+				fromList = true
+			case fromListEnds[w]:
+				fromList = false
+			}
+		}
+		if !n.isName() || at(seq, i-1).isOp(".") || at(seq, i-1).isOp("::") {
+			continue
+		}
+		parts := []*node{n}
+		j := i + 1
+		for at(seq, j).isOp(".") && (at(seq, j+1).isName() || at(seq, j+1).isOp("*")) {
+			parts = append(parts, seq[j+1])
+			j += 2
+			if parts[len(parts)-1].isOp("*") {
+				break
+			}
+		}
+		if len(parts) < 3 {
+			continue
+		}
+		prev := at(seq, i-1)
+		relation := !at(seq, j).isParen() && ((prev.isOp(",") || prev.isWord("from")) && fromList ||
+			relationWords[prev.word()] && !prev.isWord("from"))
+		most := 3 // db.schema.f(), db.schema.t
+		if !at(seq, j).isParen() && !relation {
+			most = 4 // db.schema.t.col
+		}
+		names := make([]string, len(parts))
+		for k, p := range parts {
+			if p.isOp("*") {
+				names[k] = "*"
+			} else {
+				names[k] = p.nameVal()
+			}
+		}
+		name := strings.Join(names, ".")
+		if len(parts) > most {
+			b.fail(pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", name).WithPosition(charPos(b.src, n.off)))
+		}
+		if len(parts) < most {
+			i = j - 1
+			continue
+		}
+		if b.q != nil {
+			b.q.Catalogs = append(b.q.Catalogs, CatalogRef{Database: n.nameVal(), Name: name, Relation: relation, Pos: b.queryPos(n.off)})
+		}
+		// The name stands where the database did: errors about it point
+		// there, as PostgreSQL's do.
+		parts[1].off, parts[1].tok.Off = n.off, n.off
+		seq = splice(seq, i, i+2)
+		i = j - 3
+	}
 	return seq
 }
 
@@ -1103,10 +1186,10 @@ func (b *bridge) calls(seq []*node) []*node {
 		}
 		g := at(seq, i+1)
 		if sessionFuncs[w] && !g.isParen() && !qualified {
-			if w == "user" {
-				w = "current_user" // USER is Postgres's synonym, a reserved word
-			}
-			seq[i] = textNode(w+"()", n.off)
+			// A call, so a primary for the rewrites after this one
+			// (current_user::text). USER stays user(), TiDB's own, so
+			// that it is labelled user.
+			seq[i] = synth(w+"(", nil, ")", n.off)
 			continue
 		}
 		if w == "array" && !qualified {
@@ -1169,9 +1252,10 @@ func (b *bridge) calls(seq []*node) []*node {
 			// ORDER BY in the arguments: 7b, for the binder to refuse.
 			aggOrder(seq[i+1])
 			continue
-		case "stddev", "variance", "div", "nextval", "currval", "setval", "lastval", "mode":
+		case "stddev", "variance", "div", "mod", "nextval", "currval", "setval", "lastval", "mode":
 			// TiDB reads stddev and variance as MySQL's population forms
-			// (Postgres's are the sample forms), div as an operator, the
+			// (Postgres's are the sample forms), div and mod as operators
+			// (mod(a, b) is labelled mod, a % b ?column?), the
 			// sequence functions as its own (taking a bare name) and mode
 			// as a keyword: quoted, each is a plain call of the Postgres
 			// function.
@@ -1623,6 +1707,7 @@ func (b *bridge) caseSpan(span []*node) []*node {
 	span = b.regexOps(span)
 	span = b.genericOps(span)
 	span = b.similarTo(span)
+	span = b.likeEscape(span)
 	span = b.anyOps(span)
 	span = b.distinctFrom(span)
 	return b.betweenSymmetric(span)
@@ -1726,8 +1811,9 @@ func emptyTargets(seq []*node) []*node {
 }
 
 // similarTo rewrites a [NOT] SIMILAR TO p [ESCAPE e] into a [NOT] REGEXP
-// similar_to_escape((p)[, (e)]), PostgreSQL's own translation of the
-// pattern into a regular expression. The operands run to the next
+// pg_similar_to_escape((p)[, (e)]), which the binder binds as
+// similar_to_escape(p[, e]), PostgreSQL's own translation of the pattern
+// into a regular expression. The operands run to the next
 // operator of lower precedence than SIMILAR (genericOps has already
 // grouped the Op-precedence ones).
 func (b *bridge) similarTo(seq []*node) []*node {
@@ -1748,7 +1834,54 @@ func (b *bridge) similarTo(seq []*node) []*node {
 			args = append(args, leafOp(",", seq[e].off), group(append([]*node{}, seq[e+1:e2]...), seq[e+1].off))
 			e = e2
 		}
-		seq = splice(seq, i, e, textNode("regexp", seq[i].off), synth("similar_to_escape(", args, ")", seq[i].off))
+		seq = splice(seq, i, e, textNode("regexp", seq[i].off), synth("pg_similar_to_escape(", args, ")", patternOpOff(seq, i)))
+	}
+	return seq
+}
+
+// patternOpOff is the source offset of the pattern operator at seq[i]
+// (LIKE, ILIKE, SIMILAR): that of NOT when NOT comes before it, as
+// PostgreSQL's errors point there.
+func patternOpOff(seq []*node, i int) int {
+	if p := at(seq, i-1); p.isWord("not") {
+		return p.off
+	}
+	return seq[i].off
+}
+
+// likeEscape rewrites a [NOT] LIKE|ILIKE p ESCAPE e into a [NOT]
+// LIKE|ILIKE pg_like_escape((p), (e)), which the binder binds as
+// PostgreSQL's grammar does, x ~~ like_escape(p, e): the escape is any
+// expression (a column, NULL, a multi-byte character), where TiDB's
+// grammar takes a one-byte string only; like_escape checks it (22025 for
+// more than one character). The call stands at the operator's [NOT]
+// LIKE, where PostgreSQL reports its errors. The operands run to the next
+// operator of lower precedence than ESCAPE, as in similarTo. The
+// operators ~~, !~~, ~~* and !~~* (regexOps's text) take no ESCAPE: it
+// is 42601 there, as in PostgreSQL.
+func (b *bridge) likeEscape(seq []*node) []*node {
+	for i := 0; i < len(seq); i++ {
+		if w := seq[i].word(); w != "like" && w != "ilike" && w != "not like" && w != "not ilike" {
+			continue
+		}
+		if quantifierAt(seq, i+1) {
+			continue // x LIKE ANY (...) takes no ESCAPE: TiDB reports it
+		}
+		e := b.operandEnd(seq, i+1)
+		if e == i+1 || !at(seq, e).isWord("escape") {
+			continue
+		}
+		if seq[i].kind != nLeaf {
+			// PostgreSQL reads ESCAPE as a column label here.
+			b.fail(b.syntaxError(at(seq, e+1).offOr(seq[e].off)))
+		}
+		e2 := b.operandEnd(seq, e+1)
+		if e2 == e+1 {
+			continue // TiDB reports the syntax error
+		}
+		args := []*node{group(append([]*node{}, seq[i+1:e]...), seq[i+1].off), leafOp(",", seq[e].off),
+			group(append([]*node{}, seq[e+1:e2]...), seq[e+1].off)}
+		seq = splice(seq, i+1, e2, synth("pg_like_escape(", args, ")", patternOpOff(seq, i)))
 	}
 	return seq
 }
@@ -1914,7 +2047,8 @@ func (b *bridge) powers(seq []*node) []*node {
 			s--
 		}
 		kids := append(append(b.caseSpan(seq[s:i]), leafOp(",", seq[i].off)), b.caseSpan(seq[i+1:e])...)
-		seq = splice(seq, s, e, synth("power(", kids, ")", seq[s].off))
+		kids = append([]*node{textNode("'^'", seq[s].off), leafOp(",", seq[s].off)}, kids...)
+		seq = splice(seq, s, e, synth("pg_op(", kids, ")", seq[s].off))
 		i = s
 	}
 	return seq

@@ -79,7 +79,7 @@ func (p *stmtParser) stringLit() (string, error) {
 // createType parses CREATE TYPE after TYPE: only the enum form is
 // weir's; the composite, range and base forms are 0A000.
 func (p *stmtParser) createType() (Stmt, error) {
-	n, err := p.objectName()
+	n, err := p.qualifiedName(false)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (p *stmtParser) createType() (Stmt, error) {
 
 // alterType parses ALTER TYPE after TYPE.
 func (p *stmtParser) alterType() (Stmt, error) {
-	n, err := p.objectName()
+	n, err := p.qualifiedName(false)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (p *stmtParser) domainConstraints(d *CreateDomain, alter bool) error {
 // createDomain parses CREATE DOMAIN after DOMAIN.
 func (p *stmtParser) createDomain() (Stmt, error) {
 	p.unpositioned = true // a domain's expressions are analysed without positions
-	n, err := p.objectName()
+	n, err := p.qualifiedName(false)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func (p *stmtParser) createDomain() (Stmt, error) {
 
 // alterDomain parses ALTER DOMAIN after DOMAIN.
 func (p *stmtParser) alterDomain() (Stmt, error) {
-	n, err := p.objectName()
+	n, err := p.qualifiedName(false)
 	if err != nil {
 		return nil, err
 	}
