@@ -54,6 +54,7 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	if w.Null || !t.CanDeleteBefore() {
 		return false
 	}
+	t.writes++
 	hiB := types.AppendKey(nil, w, t.keyTypes[0], false)
 	// A non-NULL value's key starts with the same byte as w's; NULLs
 	// sort before it.

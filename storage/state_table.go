@@ -186,6 +186,8 @@ type StateTable struct {
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
+	// writes counts the writes taken (Writes).
+	writes uint64
 	// spillID is the open epoch's spill area (0: none yet); spilled are
 	// the areas committed with earlier epochs that the table still reads
 	// until Committed tells it they are moved into its rows.
@@ -301,6 +303,17 @@ func (t *StateTable) Bytes() int64 { return t.bytes }
 
 // DirtyLen returns the number of entries written in the open epoch.
 func (t *StateTable) DirtyLen() int { return len(t.dirty) }
+
+// Entries returns the number of keys the table holds in memory: its
+// rows there, and the deletions and misses it has not forgotten yet.
+func (t *StateTable) Entries() int { return len(t.entries) }
+
+// Writes returns the number of writes the table has taken (each Insert,
+// Update and Delete, each row of a DeletePrefix, each DeleteBefore): a
+// reader that keeps rows it read knows they are still the table's while
+// the number stays the same. Flushes, commits and evictions change what
+// is in memory, not the rows, and do not count.
+func (t *StateTable) Writes() uint64 { return t.writes }
 
 // EncodeKey appends the memcomparable encoding of the key columns (or a
 // prefix of them) to buf.
@@ -483,6 +496,7 @@ func (t *StateTable) set(key, row types.Row) {
 
 // setEncoded sets the row of the key encoded in t.kbuf.
 func (t *StateTable) setEncoded(row types.Row) {
+	t.writes++
 	enc := ""
 	if t.encoded && row != nil {
 		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
