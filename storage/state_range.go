@@ -105,6 +105,7 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	clear(t.dirty[len(keep):])
 	t.dirty = keep
 	t.rangeDels = append(t.rangeDels, rangeDel{lo: lo, hi: hi})
+	t.flushUsed()
 	return true
 }
 
@@ -129,7 +130,7 @@ func (t *StateTable) forget(e *stEntry) {
 	e.flushEpoch = 0
 	e.dirty = false
 	t.bytes -= e.size
-	t.cache.used.Add(-e.size)
+	t.addUsed(-e.size)
 }
 
 // hidden reports whether key (encoded, without the table's prefix) is
