@@ -91,7 +91,8 @@ type HashAgg struct {
 	// slabGroups, slabDatums and slabVals are what load cuts its groups
 	// from (each group, key, old row and values were an allocation of
 	// their own): blocks of groupSlab groups, handed out again once the
-	// groups are flushed and forgotten (clearDirty).
+	// groups are flushed and forgotten (clearDirty), up to groupSlabKeep
+	// blocks.
 	slabGroups slab[aggGroup]
 	slabDatums slab[types.Datum]
 	slabVals   slab[aggCallVal]
@@ -454,6 +455,12 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 // groupSlab is the number of groups in a block of load's memory.
 const groupSlab = 128
 
+// groupSlabKeep is the most blocks of each kind a flush keeps for the
+// next (16,384 groups, about 9 MB with their keys, old rows and values
+// for Nexmark q5's count): more would stay in memory between epochs,
+// where the groups of a large flush are the collector's to reclaim.
+const groupSlabKeep = 128
+
 // newGroup returns a new group with room for a key and the calls'
 // values, cut from the current blocks.
 func (a *HashAgg) newGroup() *aggGroup {
@@ -732,9 +739,9 @@ func (a *HashAgg) clearDirty() {
 	a.order = a.order[:0]
 	// No group is referenced any more: the output rows are copies, and
 	// the state tables keep encodings or rows of their own.
-	a.slabGroups.reset()
-	a.slabDatums.reset()
-	a.slabVals.reset()
+	a.slabGroups.reset(groupSlabKeep)
+	a.slabDatums.reset(groupSlabKeep)
+	a.slabVals.reset(groupSlabKeep)
 }
 
 // emptySet reports whether key is the group of one of

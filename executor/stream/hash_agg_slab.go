@@ -35,15 +35,17 @@ func (s *slab[E]) take(n, blockLen int) []E {
 	return r
 }
 
-// reset makes every block available again, zeroed (so that nothing the
-// old pieces pointed to stays reachable through them). Only the blocks
-// handed out since the last reset are kept: the memory held between
-// epochs is at most what the last one used.
-func (s *slab[E]) reset() {
-	for _, b := range s.blocks[:s.next] {
+// reset makes the blocks available again, zeroed (so that nothing the
+// old pieces pointed to stays reachable through them). It keeps at most
+// keep of the blocks handed out since the last reset, and none of the
+// others: the memory held between uses is at most what the last one
+// used, and at most keep blocks.
+func (s *slab[E]) reset(keep int) {
+	n := min(s.next, keep)
+	for _, b := range s.blocks[:n] {
 		clear(b)
 	}
-	clear(s.blocks[s.next:])
-	s.blocks = s.blocks[:s.next]
+	clear(s.blocks[n:])
+	s.blocks = s.blocks[:n]
 	s.next, s.cur = 0, nil
 }
