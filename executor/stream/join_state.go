@@ -50,7 +50,8 @@ type joinSide struct {
 	// state table last changed (at its write count memoAt), by encoded
 	// key, when the side holds few keys (memoMaxEntries) and stores no
 	// degree (see matches); mkey is the probe's encoded key.
-	memo   map[string][]types.Row
+	memo map[string][]types.Row
+	// memoAt is the table's write count at the last probe.
 	memoAt uint64
 	mkey   []byte
 }
@@ -220,7 +221,10 @@ func (s *joinSide) input(stored types.Row) types.Row { return stored[:len(s.ts)]
 // A side of few keys probed by many rows of the other side (the maximum
 // of each window, which Nexmark q5 joins every count of the window with)
 // remembers the rows each join key matched until its state table next
-// changes, so that they are not read and decoded again for each probe.
+// changes, so that they are not read and decoded again for each probe;
+// it starts remembering at the second probe in a row that finds the
+// table unchanged, so that a side written between its probes does not
+// pay for a memo it clears at once.
 // Only sides without degrees, whose rows the probes do not change, and
 // only while the table holds at most memoMaxEntries keys in memory: a
 // larger side's probes seldom repeat a key before it changes.
@@ -235,13 +239,21 @@ func (s *joinSide) matches(other *joinSide, row types.Row, buf []types.Row) ([]t
 		}
 		return s.st.AppendRows(buf, prefix)
 	}
-	if w := s.st.Writes(); s.memo == nil || s.memoAt != w {
-		if s.memo == nil {
-			s.memo = make(map[string][]types.Row)
-		} else {
+	w := s.st.Writes()
+	if s.memoAt != w || s.memo == nil {
+		// The table changed since the last probe (or this is the first):
+		// a side written between its probes would only fill the memo
+		// to clear it, so it is used from the second probe in a row
+		// that finds the table as it was.
+		if s.memo != nil {
 			clear(s.memo)
 		}
+		fresh := s.memoAt == w
 		s.memoAt = w
+		if !fresh {
+			return s.st.AppendRows(buf, prefix)
+		}
+		s.memo = make(map[string][]types.Row)
 	}
 	s.mkey = s.st.EncodeKey(s.mkey[:0], prefix)
 	if rows, ok := s.memo[string(s.mkey)]; ok {
