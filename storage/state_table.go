@@ -32,11 +32,12 @@ import (
 type Cache struct {
 	budget int64
 	gen    atomic.Uint64
-	// used is on a cache line of its own: the tables of actors running
-	// at once change it, and every write of an entry reads gen.
-	_    [48]byte
+	// used shares no cache line with the other fields (64 bytes either
+	// side, whatever the struct's alignment): the tables of actors
+	// running at once change it, and every write of an entry reads gen.
+	_    [64]byte
 	used atomic.Int64
-	_    [56]byte
+	_    [64]byte
 	// stats holds a *TableCacheStats per state table id.
 	stats sync.Map
 }
