@@ -54,6 +54,7 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	if w.Null || !t.CanDeleteBefore() {
 		return false
 	}
+	t.writes++
 	hiB := types.AppendKey(nil, w, t.keyTypes[0], false)
 	// A non-NULL value's key starts with the same byte as w's; NULLs
 	// sort before it.
@@ -104,6 +105,7 @@ func (t *StateTable) DeleteBefore(w types.Datum) bool {
 	clear(t.dirty[len(keep):])
 	t.dirty = keep
 	t.rangeDels = append(t.rangeDels, rangeDel{lo: lo, hi: hi})
+	t.flushUsed()
 	return true
 }
 
@@ -128,7 +130,7 @@ func (t *StateTable) forget(e *stEntry) {
 	e.flushEpoch = 0
 	e.dirty = false
 	t.bytes -= e.size
-	t.cache.used.Add(-e.size)
+	t.addUsed(-e.size)
 }
 
 // hidden reports whether key (encoded, without the table's prefix) is

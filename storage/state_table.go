@@ -31,11 +31,25 @@ import (
 // A Cache is safe for concurrent use.
 type Cache struct {
 	budget int64
-	used   atomic.Int64
 	gen    atomic.Uint64
+	// used shares no cache line with the other fields (64 bytes either
+	// side, whatever the struct's alignment): the tables of actors
+	// running at once change it, and every write of an entry reads gen.
+	_    [64]byte
+	used atomic.Int64
+	_    [64]byte
 	// stats holds a *TableCacheStats per state table id.
 	stats sync.Map
 }
+
+// usedBatch is the most bytes by which a table's entries may have grown
+// or shrunk without the cache's count knowing: a table adds up its
+// changes (StateTable.addUsed) and passes them on past it, and whenever
+// it evicts, commits or is told an epoch durable, so that the actors
+// writing at once do not contend for the count at every write. The
+// count is thus short of the entries' bytes by at most this much per
+// table.
+const usedBatch = 16 << 10
 
 // NewCache returns a cache with a budget of budgetBytes (approximate
 // bytes of keys, rows and bookkeeping).
@@ -60,7 +74,8 @@ func (c *Cache) SpillMin() int64 { return max(c.budget/64, 256<<10) }
 func (c *Cache) Budget() int64 { return c.budget }
 
 // Used returns the approximate bytes held by all state tables' entries,
-// clean and dirty.
+// clean and dirty (each table's changes of less than usedBatch bytes
+// since it last passed them on aside).
 func (c *Cache) Used() int64 { return c.used.Load() }
 
 func (c *Cache) over() bool { return c.used.Load() > c.budget }
@@ -186,6 +201,11 @@ type StateTable struct {
 
 	// dirtyBytes is the size of the entries in dirty.
 	dirtyBytes int64
+	// writes counts the writes taken (Writes).
+	writes uint64
+	// usedDelta is the change of the entries' bytes not yet added to
+	// the cache's count (usedBatch).
+	usedDelta int64
 	// spillID is the open epoch's spill area (0: none yet); spilled are
 	// the areas committed with earlier epochs that the table still reads
 	// until Committed tells it they are moved into its rows.
@@ -301,6 +321,17 @@ func (t *StateTable) Bytes() int64 { return t.bytes }
 
 // DirtyLen returns the number of entries written in the open epoch.
 func (t *StateTable) DirtyLen() int { return len(t.dirty) }
+
+// Entries returns the number of keys the table holds in memory: its
+// rows there, and the deletions and misses it has not forgotten yet.
+func (t *StateTable) Entries() int { return len(t.entries) }
+
+// Writes returns the number of writes the table has taken (each Insert,
+// Update and Delete, each row of a DeletePrefix, each DeleteBefore): a
+// reader that keeps rows it read knows they are still the table's while
+// the number stays the same. Flushes, commits and evictions change what
+// is in memory, not the rows, and do not count.
+func (t *StateTable) Writes() uint64 { return t.writes }
 
 // EncodeKey appends the memcomparable encoding of the key columns (or a
 // prefix of them) to buf.
@@ -483,6 +514,7 @@ func (t *StateTable) set(key, row types.Row) {
 
 // setEncoded sets the row of the key encoded in t.kbuf.
 func (t *StateTable) setEncoded(row types.Row) {
+	t.writes++
 	enc := ""
 	if t.encoded && row != nil {
 		t.vbuf = types.AppendRow(t.vbuf[:0], row, t.valueTypes)
@@ -562,6 +594,7 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 	if t.err != nil {
 		return t.err
 	}
+	t.flushUsed()
 	if t.spillID != 0 || t.dirtyBytes >= max(t.cache.OperatorBuffer(), t.cache.budget-t.cache.Used()) {
 		// The epoch flushed early: the rest of its writes join its spill
 		// area, which the batch's mark commits. Were they written into
@@ -638,6 +671,7 @@ func (t *StateTable) Commit(b *Batch, epoch uint64) error {
 // barrier is injected only after the previous one committed, so a
 // barrier's Epoch.Prev is durable by the time the barrier arrives).
 func (t *StateTable) Committed(epoch uint64) {
+	defer t.flushUsed()
 	// Batch.Commit moved the spill areas of committed epochs into the
 	// table's rows before the commit returned.
 	ls := t.spilled[:0]
@@ -1035,7 +1069,24 @@ func (t *StateTable) newEntry(key string, row types.Row) *stEntry {
 func (t *StateTable) account(e *stEntry) {
 	e.size = entryOverhead + int64(len(e.key)) + rowSize(e.row) + int64(len(e.enc))
 	t.bytes += e.size
-	t.cache.used.Add(e.size)
+	t.addUsed(e.size)
+}
+
+// addUsed adds d bytes to the cache's count, at once when the table's
+// changes not yet passed on reach usedBatch.
+func (t *StateTable) addUsed(d int64) {
+	t.usedDelta += d
+	if t.usedDelta >= usedBatch || t.usedDelta <= -usedBatch {
+		t.flushUsed()
+	}
+}
+
+// flushUsed passes the table's changes of bytes on to the cache's count.
+func (t *StateTable) flushUsed() {
+	if t.usedDelta != 0 {
+		t.cache.used.Add(t.usedDelta)
+		t.usedDelta = 0
+	}
 }
 
 func (t *StateTable) resize(e *stEntry, row types.Row, enc string) {
@@ -1043,7 +1094,7 @@ func (t *StateTable) resize(e *stEntry, row types.Row, enc string) {
 	if d := n - e.size; d != 0 {
 		e.size = n
 		t.bytes += d
-		t.cache.used.Add(d)
+		t.addUsed(d)
 		if e.dirty {
 			t.dirtyBytes += d
 		}
@@ -1116,6 +1167,9 @@ func (t *StateTable) drop(e *stEntry) {
 // back their idle entries too, by evicting this table's least recently
 // used clean entries.
 func (t *StateTable) maybeEvict() {
+	// Evictions change the count at once (drop): the loops below stop
+	// as soon as it is under the budget.
+	t.flushUsed()
 	if !t.cache.over() {
 		return
 	}

@@ -722,3 +722,41 @@ func TestAppendRowsMatchesIter(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheCountBatched checks that the cache's count of bytes follows a
+// table's entries within usedBatch while the table writes (it passes its
+// changes on in batches, so that actors writing at once do not contend
+// for the count), and exactly once an epoch is committed and durable.
+func TestCacheCountBatched(t *testing.T) {
+	db := openMem(t, vfs.NewMem())
+	defer db.Close()
+	cache := NewCache(256 << 20)
+	st := newST(db, cache)
+	if err := st.Exclusive(); err != nil {
+		t.Fatal(err)
+	}
+	st.SoleWriter()
+	check := func(what string, slack int64) {
+		t.Helper()
+		if d := st.Bytes() - cache.Used(); d > slack || d < -slack {
+			t.Fatalf("%s: table %d bytes, cache %d", what, st.Bytes(), cache.Used())
+		}
+	}
+	for i := range int64(5000) {
+		st.Insert(stKey(i%7, i), stRow(i%7, i, "x"))
+		check("inserting", usedBatch)
+	}
+	for i := range int64(2000) {
+		st.Delete(stKey(i%7, i))
+		check("deleting", usedBatch)
+	}
+	commitEpoch(t, db, st, 1)
+	check("after the commit", 0)
+	if !st.DeleteBefore(types.DInt(3)) {
+		t.Fatal("DeleteBefore declined")
+	}
+	check("after a range deletion", 0)
+	if st.Bytes() == 0 {
+		t.Fatal("the table holds nothing")
+	}
+}

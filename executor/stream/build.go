@@ -543,6 +543,9 @@ func (b *builder) newOp(actx *ActorContext, f *fragSpec, node planner.StreamNode
 		if err != nil {
 			return nil, err
 		}
+		// The aggregation folds each input chunk before it asks for the
+		// next, keeping copies of the values only.
+		reuseOutput(in)
 		return NewHashAgg(actx, in, n)
 	case *planner.StreamTopN:
 		in, err := input(n.Input)

@@ -90,11 +90,12 @@ type HashAgg struct {
 	rowGroups []*aggGroup
 	// slabGroups, slabDatums and slabVals are what load cuts its groups
 	// from (each group, key, old row and values were an allocation of
-	// their own): blocks of groupSlab groups, never reused, so a group
-	// outlives its epoch safely wherever it is still referenced.
-	slabGroups []aggGroup
-	slabDatums []types.Datum
-	slabVals   []aggCallVal
+	// their own): blocks of groupSlab groups, handed out again once the
+	// groups are flushed and forgotten (clearDirty), up to groupSlabKeep
+	// blocks.
+	slabGroups slab[aggGroup]
+	slabDatums slab[types.Datum]
+	slabVals   slab[aggCallVal]
 	wms        []types.Watermark
 	out        []types.Message
 	ob         outBuilder
@@ -454,33 +455,26 @@ func (a *HashAgg) decodeGroup(g *aggGroup, row types.Row) error {
 // groupSlab is the number of groups in a block of load's memory.
 const groupSlab = 128
 
+// groupSlabKeep is the most blocks of each kind a flush keeps for the
+// next (16,384 groups, about 9 MB with their keys, old rows and values
+// for Nexmark q5's count): more would stay in memory between epochs,
+// where the groups of a large flush are the collector's to reclaim.
+const groupSlabKeep = 128
+
 // newGroup returns a new group with room for a key and the calls'
 // values, cut from the current blocks.
 func (a *HashAgg) newGroup() *aggGroup {
-	if len(a.slabGroups) == 0 {
-		a.slabGroups = make([]aggGroup, groupSlab)
-	}
-	g := &a.slabGroups[0]
-	a.slabGroups = a.slabGroups[1:]
+	g := &a.slabGroups.take(1, groupSlab)[0]
 	g.key = a.slabRow(len(a.key))
 	n := len(a.calls)
-	if len(a.slabVals) < n {
-		a.slabVals = make([]aggCallVal, groupSlab*n)
-	}
-	g.vals = a.slabVals[:n:n]
-	a.slabVals = a.slabVals[n:]
+	g.vals = a.slabVals.take(n, groupSlab*n)
 	return g
 }
 
 // slabRow returns a row of n datums cut from the current block (its
 // capacity is n: an append to it copies).
 func (a *HashAgg) slabRow(n int) types.Row {
-	if len(a.slabDatums) < n {
-		a.slabDatums = make([]types.Datum, groupSlab*(len(a.keyTs)+len(a.ob.ts)))
-	}
-	r := a.slabDatums[:n:n]
-	a.slabDatums = a.slabDatums[n:]
-	return r
+	return a.slabDatums.take(n, groupSlab*(len(a.keyTs)+len(a.ob.ts)))
 }
 
 // output appends the group's output row (keys, then each call's result)
@@ -743,6 +737,11 @@ func (a *HashAgg) clearDirty() {
 	a.dirtyNull = nil
 	clear(a.order)
 	a.order = a.order[:0]
+	// No group is referenced any more: the output rows are copies, and
+	// the state tables keep encodings or rows of their own.
+	a.slabGroups.reset(groupSlabKeep)
+	a.slabDatums.reset(groupSlabKeep)
+	a.slabVals.reset(groupSlabKeep)
 }
 
 // emptySet reports whether key is the group of one of

@@ -554,3 +554,108 @@ func BenchmarkHopWindowQ5(b *testing.B) {
 		})
 	}
 }
+
+// TestHopWindowReusesOutput checks that a HopWindow whose consumer keeps
+// nothing of its chunks (reuseOutput, as a hash aggregation's input)
+// builds each chunk of integer columns in the vectors of the one before,
+// and emits what it emits otherwise, each chunk read before the next is
+// asked for: chunks of inserts and deletes (expandFast's) and of update
+// pairs, every column or q5's, and a text column, which it does not
+// reuse.
+func TestHopWindowReusesOutput(t *testing.T) {
+	db := openMemDB(t, vfs.NewMem())
+	defer db.Close()
+	for _, c := range []struct {
+		name  string
+		ts    []types.T
+		emit  []int
+		reuse bool
+	}{
+		{"ints", []types.T{types.TInt8, types.TTimestamp, types.TInt8}, nil, true},
+		{"q5", []types.T{types.TInt8, types.TTimestamp, types.TInt8}, []int{0, 3, 2}, true},
+		{"text", []types.T{types.TText, types.TTimestamp, types.TInt8}, []int{0, 3, 2}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 3))
+			msgs := []types.Message{types.Barrier{Epoch: types.Epoch{Prev: 0, Curr: 1}}}
+			val := func(id int64) types.Datum {
+				if c.ts[0] == types.TText {
+					return types.DString(fmt.Sprint(id))
+				}
+				return types.DInt(id)
+			}
+			for range 40 {
+				chunk := types.NewChunk(c.ts, 8)
+				// A chunk of update pairs goes through expand, others
+				// through expandFast.
+				pairs := rng.IntN(4) == 0
+				for r := rng.IntN(250); r >= 0; r-- {
+					row := types.Row{val(rng.Int64N(50)), types.DInt(rng.Int64N(1000)), types.DInt(rng.Int64N(1e6))}
+					if rng.IntN(10) == 0 {
+						row[1] = types.NullDatum
+					}
+					switch rng.IntN(12) {
+					case 0:
+						chunk.AppendRow(types.OpDelete, row)
+					case 1:
+						if !pairs {
+							chunk.AppendRow(types.OpInsert, row)
+							break
+						}
+						chunk.AppendRow(types.OpUpdateDelete, row)
+						chunk.AppendRow(types.OpUpdateInsert, types.Row{row[0], types.DInt(rng.Int64N(1000)), row[2]})
+					default:
+						chunk.AppendRow(types.OpInsert, row)
+					}
+				}
+				msgs = append(msgs, chunk)
+			}
+			msgs = append(msgs, types.Barrier{Epoch: types.Epoch{Prev: 1, Curr: 2}})
+			run := func(reuse bool) (got []string, shared int) {
+				n := hopNode(c.ts, 1, 100, 500, 0)
+				if c.emit != nil {
+					all := n.Out
+					n.Out = nil
+					for _, e := range c.emit {
+						n.Out = append(n.Out, all[e])
+					}
+					n.Emit = c.emit
+				}
+				h, err := NewHopWindow(newTestActx(db), &rtScript{msgs: msgs}, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var op Operator = counted{Operator: h, s: &OperatorStats{}}
+				if reuse {
+					reuseOutput(op)
+				}
+				var last *types.Vec
+				for barriers := 0; barriers < 2; {
+					m, err := op.Next(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch m := m.(type) {
+					case types.Barrier:
+						barriers++
+					case *types.Chunk:
+						got = append(got, describeChunk(m))
+						if m.Cols[0] == last {
+							shared++
+						}
+						last = m.Cols[0]
+					}
+				}
+				return got, shared
+			}
+			want, _ := run(false)
+			got, shared := run(true)
+			if !slices.Equal(got, want) {
+				t.Fatalf("reusing: %d chunks, want %d:\n%.2000s\nwant\n%.2000s", len(got), len(want), strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if (shared > 0) != c.reuse {
+				t.Errorf("%d chunks reused the vectors of the one before", shared)
+			}
+		})
+	}
+}

@@ -46,7 +46,24 @@ type joinSide struct {
 	ttl *sideTTL
 	// prefix is probePrefix's buffer; keyBuf is key's.
 	prefix, keyBuf types.Row
+	// memo holds the stored rows of the join keys probed since the
+	// state table last changed (at its write count memoAt), by encoded
+	// key, when the side holds few keys (memoMaxEntries) and stores no
+	// degree (see matches); mkey is the probe's encoded key.
+	memo map[string][]types.Row
+	// memoAt is the table's write count at the last probe.
+	memoAt uint64
+	mkey   []byte
 }
+
+// memoMaxEntries is the most keys a join side's state table may hold in
+// memory for its probes to be remembered (joinSide.memo), and the most
+// rows of a join key remembered; memoMaxKeys is the most join keys
+// remembered at once.
+const (
+	memoMaxEntries = 64
+	memoMaxKeys    = 64
+)
 
 func newJoinSide(actx *ActorContext, in planner.StreamNode, keys []int, d planner.StateTableDesc, degree bool, ttl bool) (*joinSide, error) {
 	ts := in.Base().Out.Types()
@@ -198,11 +215,54 @@ func (s *joinSide) degreeOf(stored types.Row) int64 {
 func (s *joinSide) input(stored types.Row) types.Row { return stored[:len(s.ts)] }
 
 // matches appends to buf the stored rows of s whose join key equals the
-// probe row's (an input row of the other side) and returns it.
+// probe row's (an input row of the other side) and returns it. The rows
+// are shared: callers do not change them.
+//
+// A side of few keys probed by many rows of the other side (the maximum
+// of each window, which Nexmark q5 joins every count of the window with)
+// remembers the rows each join key matched until its state table next
+// changes, so that they are not read and decoded again for each probe;
+// it starts remembering at the second probe in a row that finds the
+// table unchanged, so that a side written between its probes does not
+// pay for a memo it clears at once.
+// Only sides without degrees, whose rows the probes do not change, and
+// only while the table holds at most memoMaxEntries keys in memory: a
+// larger side's probes seldom repeat a key before it changes.
 func (s *joinSide) matches(other *joinSide, row types.Row, buf []types.Row) ([]types.Row, error) {
 	prefix, ok := s.probePrefix(other, row)
 	if !ok {
 		return buf, nil
 	}
-	return s.st.AppendRows(buf, prefix)
+	if s.degree || s.st.Entries() > memoMaxEntries {
+		if s.memo != nil {
+			s.memo = nil
+		}
+		return s.st.AppendRows(buf, prefix)
+	}
+	w := s.st.Writes()
+	if s.memoAt != w || s.memo == nil {
+		// The table changed since the last probe (or this is the first):
+		// a side written between its probes would only fill the memo
+		// to clear it, so it is used from the second probe in a row
+		// that finds the table as it was.
+		if s.memo != nil {
+			clear(s.memo)
+		}
+		fresh := s.memoAt == w
+		s.memoAt = w
+		if !fresh {
+			return s.st.AppendRows(buf, prefix)
+		}
+		s.memo = make(map[string][]types.Row)
+	}
+	s.mkey = s.st.EncodeKey(s.mkey[:0], prefix)
+	if rows, ok := s.memo[string(s.mkey)]; ok {
+		return append(buf, rows...), nil
+	}
+	n := len(buf)
+	buf, err := s.st.AppendRows(buf, prefix)
+	if err == nil && len(s.memo) < memoMaxKeys && len(buf)-n <= memoMaxEntries {
+		s.memo[string(s.mkey)] = append([]types.Row(nil), buf[n:]...)
+	}
+	return buf, err
 }

@@ -1,0 +1,51 @@
+package stream
+
+// slab hands out pieces of blocks of E, in order, and hands them out
+// again once reset: a hash aggregation cuts its dirty groups (and their
+// keys, old rows and values) from slabs, since a group is flushed and
+// forgotten by the end of its epoch, so the next epoch's groups can take
+// its memory rather than new memory the collector must reclaim.
+type slab[E any] struct {
+	blocks [][]E
+	// next is the number of blocks handed out from; cur the rest of the
+	// last one.
+	next int
+	cur  []E
+}
+
+// take returns n zero elements (its capacity is n: an append to it
+// copies), from a block of blockLen elements (at least n).
+func (s *slab[E]) take(n, blockLen int) []E {
+	if len(s.cur) < n {
+		if s.next < len(s.blocks) && len(s.blocks[s.next]) >= n {
+			s.cur = s.blocks[s.next]
+		} else {
+			b := make([]E, max(blockLen, n))
+			if s.next < len(s.blocks) {
+				s.blocks[s.next] = b
+			} else {
+				s.blocks = append(s.blocks, b)
+			}
+			s.cur = b
+		}
+		s.next++
+	}
+	r := s.cur[:n:n]
+	s.cur = s.cur[n:]
+	return r
+}
+
+// reset makes the blocks available again, zeroed (so that nothing the
+// old pieces pointed to stays reachable through them). It keeps at most
+// keep of the blocks handed out since the last reset, and none of the
+// others: the memory held between uses is at most what the last one
+// used, and at most keep blocks.
+func (s *slab[E]) reset(keep int) {
+	n := min(s.next, keep)
+	for _, b := range s.blocks[:n] {
+		clear(b)
+	}
+	clear(s.blocks[n:])
+	s.blocks = s.blocks[:n]
+	s.next, s.cur = 0, nil
+}

@@ -1,0 +1,55 @@
+package stream
+
+import "testing"
+
+// TestSlabReuse checks that a slab hands its blocks out again after a
+// reset, zeroed, and keeps only the blocks handed out since the reset
+// before, at most as many as the reset is told.
+func TestSlabReuse(t *testing.T) {
+	var s slab[int]
+	var first []*int
+	for i := range 10 {
+		p := s.take(3, 8)
+		if len(p) != 3 || cap(p) != 3 {
+			t.Fatalf("piece of %d (capacity %d), want 3", len(p), cap(p))
+		}
+		for k := range p {
+			p[k] = i + 1
+		}
+		first = append(first, &p[0])
+	}
+	if len(s.blocks) != 5 {
+		t.Fatalf("%d blocks for 10 pieces of 3 in blocks of 8, want 5", len(s.blocks))
+	}
+	s.reset(100)
+	for i := range 4 {
+		p := s.take(3, 8)
+		if &p[0] != first[i] {
+			t.Errorf("piece %d is new memory, want the first round's", i)
+		}
+		for _, v := range p {
+			if v != 0 {
+				t.Fatalf("piece %d holds %v after the reset", i, p)
+			}
+		}
+	}
+	// A piece larger than the blocks gets a block of its own.
+	if p := s.take(20, 8); len(p) != 20 {
+		t.Fatalf("piece of %d, want 20", len(p))
+	}
+	s.reset(100)
+	if len(s.blocks) != 3 {
+		t.Fatalf("%d blocks kept after a round of 3, want 3", len(s.blocks))
+	}
+	s.reset(100)
+	if len(s.blocks) != 0 {
+		t.Fatalf("%d blocks kept after an empty round", len(s.blocks))
+	}
+	for range 10 {
+		s.take(3, 8)
+	}
+	s.reset(2)
+	if len(s.blocks) != 2 {
+		t.Fatalf("%d blocks kept by a reset to 2", len(s.blocks))
+	}
+}
