@@ -67,7 +67,7 @@
 // until one is evicted: until then a key without an entry has no row,
 // and the table does not ask Pebble. From then on it remembers the keys
 // of the rows that leave memory in a Bloom filter that grows with them
-// (keyfilter.go, counted in the budget, all tables' filters an eighth
+// (keyfilter.go, counted in the budget, all tables' filters a quarter
 // of it at most): a key without an entry that the filter does not hold
 // has no row either, so a new group or distinct value still costs no
 // Pebble lookup. A table may hold its rows as their

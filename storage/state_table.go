@@ -1126,7 +1126,7 @@ func (t *StateTable) drop(e *stEntry) {
 
 // remember adds the key of a row leaving memory to left. A new filter
 // it needs counts against the cache's budget, and the filters of all
-// tables may take an eighth of it at most: past that, the table forgets
+// tables may take a quarter of it at most: past that, the table forgets
 // its filter and reads Pebble for every key without an entry, as a
 // table never held whole does.
 func (t *StateTable) remember(key string) {
@@ -1136,7 +1136,7 @@ func (t *StateTable) remember(key string) {
 	if t.left.full() {
 		first := max(int(t.cache.budget/2048*8/filterBitsPerKey), 64)
 		n := t.left.nextBytes(first)
-		if t.cache.filters.Load()+n > t.cache.budget/8 {
+		if t.cache.filters.Load()+n > t.cache.budget/4 {
 			n = -t.left.bytes()
 			t.left = nil
 		} else {

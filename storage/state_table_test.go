@@ -618,7 +618,7 @@ func TestStateTableExclusive(t *testing.T) {
 	if fb := st.left.bytes(); fb == 0 || st.cache.filters.Load() != fb || st.Bytes() < fb {
 		t.Fatalf("filter of %d bytes, cache counts %d, table %d", fb, st.cache.filters.Load(), st.Bytes())
 	}
-	// Past an eighth of the budget in filters, the table gives its
+	// Past a quarter of the budget in filters, the table gives its
 	// filter up and reads Pebble for every miss again.
 	st.cache.filters.Add(st.cache.budget)
 	for !st.left.full() {
