@@ -65,7 +65,12 @@
 // entries only. A table its operator declares the only writer of its
 // keyspace (Exclusive) and that starts empty holds every row in memory
 // until one is evicted: until then a key without an entry has no row,
-// and the table does not ask Pebble. A table may hold its rows as their
+// and the table does not ask Pebble. From then on it remembers the keys
+// of the rows that leave memory in a Bloom filter that grows with them
+// (keyfilter.go, counted in the budget, all tables' filters a quarter
+// of it at most): a key without an entry that the filter does not hold
+// has no row either, so a new group or distinct value still costs no
+// Pebble lookup. A table may hold its rows as their
 // value encodings (EncodeRows), a few dozen bytes where a row of datums
 // takes 72 per column, so that more of them fit in the budget, decoded
 // at each read: the values of a DISTINCT aggregate, many small rows read

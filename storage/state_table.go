@@ -38,6 +38,9 @@ type Cache struct {
 	_    [64]byte
 	used atomic.Int64
 	_    [64]byte
+	// filters is the part of used that the state tables' key filters
+	// hold (StateTable.left).
+	filters atomic.Int64
 	// stats holds a *TableCacheStats per state table id.
 	stats sync.Map
 }
@@ -191,6 +194,12 @@ type StateTable struct {
 	// unsorted, on their way into it) too, so that the tree holds every
 	// row and iterators read it alone, without Pebble.
 	whole bool
+	// left, once a table held whole lets a row go (whole no longer
+	// holds), holds the key of every row that left memory since: a key
+	// with neither an entry nor a place in left has no row, and Get
+	// answers so without reading Pebble. Its bytes count as the
+	// entries' do.
+	left *keyFilter
 	// unsortedKept is how many entries the last pruneUnsorted kept.
 	unsortedKept int
 	// sole: no other actor writes the keyspace (SoleWriter);
@@ -397,7 +406,7 @@ func (t *StateTable) getCached(dst types.Row, want []bool) (types.Row, bool, err
 		return e.row, e.row != nil, nil
 	}
 	t.cstats.Misses.Add(1)
-	if t.whole {
+	if t.whole || (t.left != nil && !t.left.mayContain(t.kbuf)) {
 		// Known absent, without an entry to remember it by: a write
 		// makes one.
 		return nil, false, nil
@@ -1142,11 +1151,16 @@ func (t *StateTable) evict(e *stEntry) {
 }
 
 // drop forgets an entry that is in neither the overlay nor the LRU list.
-// Its row, if any, is then in Pebble only (or a spill area), and the
-// table is no longer whole; an entry without a row leaves nothing behind.
+// Its row, if any, is then in Pebble only (or a spill area): the table
+// is no longer whole, and a table that was remembers the key in left.
+// An entry without a row leaves nothing behind.
 func (t *StateTable) drop(e *stEntry) {
 	if e.present() {
-		t.whole = false
+		if t.whole {
+			t.whole = false
+			t.left = newKeyFilter()
+		}
+		t.remember(e.key)
 	}
 	e.gone = true
 	if e.inTree {
@@ -1159,6 +1173,34 @@ func (t *StateTable) drop(e *stEntry) {
 	}
 	t.bytes -= e.size
 	t.cache.used.Add(-e.size)
+}
+
+// remember adds the key of a row leaving memory to left. A new filter
+// it needs counts against the cache's budget, and the filters of all
+// tables may take a quarter of it at most: past that, the table forgets
+// its filter and reads Pebble for every key without an entry, as a
+// table never held whole does.
+func (t *StateTable) remember(key string) {
+	if t.left == nil {
+		return
+	}
+	if t.left.full() {
+		first := max(int(t.cache.budget/2048*8/filterBitsPerKey), 64)
+		n := t.left.nextBytes(first)
+		if t.cache.filters.Load()+n > t.cache.budget/4 {
+			n = -t.left.bytes()
+			t.left = nil
+		} else {
+			t.left.grow(first)
+		}
+		t.bytes += n
+		t.cache.used.Add(n)
+		t.cache.filters.Add(n)
+		if t.left == nil {
+			return
+		}
+	}
+	t.left.add(key)
 }
 
 // maybeEvict brings the cache under its budget if it is over: first by

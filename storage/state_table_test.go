@@ -227,8 +227,10 @@ func TestStateTableIterMerge(t *testing.T) {
 // unevictable entries exceed it.
 func TestStateTableEvictionModel(t *testing.T) {
 	// A small budget evicts all the time; a large one never, so that the
-	// Exclusive table stays whole and serves iterators from memory.
-	for _, budget := range []int64{4 << 10, 64 << 20} {
+	// Exclusive table stays whole and serves iterators from memory. In
+	// between, the Exclusive tables evict rows and remember their keys
+	// (under the smallest budget, a few small filters and then none).
+	for _, budget := range []int64{4 << 10, 32 << 10, 64 << 20} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) { testStateTableModel(t, budget) })
 	}
 }
@@ -594,15 +596,43 @@ func TestStateTableExclusive(t *testing.T) {
 		}
 	}
 	// Evicting the row of (1,1) leaves it in Pebble only: from then on
-	// misses read Pebble, and find the row written around the table.
-	st.cache.budget = 0
+	// a miss of its key reads Pebble, and a miss of a key that never
+	// left memory does not (it would find the row written around the
+	// table).
+	st.cache.budget = 1 << 20
+	st.cache.used.Add(st.cache.budget)
 	st.maybeEvict()
+	st.cache.used.Add(-st.cache.budget)
 	if st.whole {
 		t.Fatal("the table is still whole after evicting a row")
 	}
-	for x, want := range map[int64]string{1: "a", 2: "<none>", 3: "behind"} {
+	if st.left == nil {
+		t.Fatal("the table keeps no filter of the keys it evicted")
+	}
+	for x, want := range map[int64]string{1: "a", 2: "<none>", 3: "<none>"} {
 		if got := stGet(t, st, 1, x); got != want {
 			t.Fatalf("after eviction Get(1,%d) = %s, want %s", x, got, want)
+		}
+	}
+	// The filter counts in the budget, its first part sized from it.
+	if fb := st.left.bytes(); fb == 0 || st.cache.filters.Load() != fb || st.Bytes() < fb {
+		t.Fatalf("filter of %d bytes, cache counts %d, table %d", fb, st.cache.filters.Load(), st.Bytes())
+	}
+	// Past a quarter of the budget in filters, the table gives its
+	// filter up and reads Pebble for every miss again.
+	st.cache.filters.Add(st.cache.budget)
+	for !st.left.full() {
+		st.left.add("x")
+	}
+	used := st.cache.Used()
+	st.remember("y")
+	st.cache.filters.Add(-st.cache.budget)
+	if st.left != nil || st.cache.filters.Load() != 0 || st.cache.Used() >= used {
+		t.Fatalf("over the filters' share: filter kept %v, filters %d bytes, used %d (was %d)", st.left != nil, st.cache.filters.Load(), st.cache.Used(), used)
+	}
+	for x, want := range map[int64]string{1: "a", 2: "<none>", 3: "behind"} {
+		if got := stGet(t, st, 1, x); got != want {
+			t.Fatalf("without a filter Get(1,%d) = %s, want %s", x, got, want)
 		}
 	}
 	// A new table over the committed rows is not whole, and reads them.
