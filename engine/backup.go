@@ -105,7 +105,9 @@ func (e *Engine) Backup(ctx context.Context, dir string, handOverSinks bool) (Ba
 	if filepath.Clean(e.db.Dir()) == dir {
 		return BackupResult{}, pgerr.New(pgerr.InvalidParameterValue, "cannot back up the database into its own data directory")
 	}
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return BackupResult{}, err
+	}
 	defer e.ddlMu.Unlock()
 	var stopped []*catalog.Relation
 	if handOverSinks {
