@@ -113,7 +113,7 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	}
 	snap := s.eng.db.NewSnapshot()
 	s.eng.rewriteMu.RUnlock()
-	src := &snapshotSource{eng: s.eng, snap: snap, s: s}
+	src := &snapshotSource{eng: s.eng, snap: snap, s: s, ctx: ctx}
 	if s.tx != nil {
 		src.batch = s.tx.batch
 	}

@@ -299,7 +299,7 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			return writeScope{}, err
 		}
 		snap := e.db.NewSnapshot()
-		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
+		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch, ctx: ctx}
 		w := &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx, fk: newFKState(s)}
 		w.fk.skip, w.fk.pending = s.fkDeferredNow(), &s.fkPending
 		return writeScope{
