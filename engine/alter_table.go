@@ -51,7 +51,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	if err := s.systemCatalogError(st.Name); err != nil {
 		return nil, err
@@ -75,7 +77,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		}
 	}
 	if (rel.Kind == catalog.KindView || rel.Kind == catalog.KindMView) && st.Action == "rename column" && len(st.More) == 0 {
-		return s.renameViewColumn(rel, st)
+		return s.renameViewColumn(ctx, rel, st)
 	}
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name).
@@ -86,7 +88,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... %s together with other actions is not supported", strings.ToUpper(st.Action)).
 				WithHint("Change it with an ALTER TABLE of its own.")
 		}
-		return s.setLogged(rel, st.Action == "set unlogged")
+		return s.setLogged(ctx, rel, st.Action == "set unlogged")
 	}
 	if planner.HasConnector(rel) {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot alter the columns of table \"%s\": its rows come from connector %s", rel.Name, rel.With[optConnector]).
@@ -128,7 +130,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 					WithHint("Alter the constraint with an ALTER TABLE of its own.")
 			}
 		}
-		return s.alterConstraints(rel, acts)
+		return s.alterConstraints(ctx, rel, acts)
 	}
 	if st.Action == "validate constraint" {
 		if len(st.More) > 0 {
@@ -159,7 +161,9 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 	case "drop column":
 		return s.dropColumn(ctx, rel, st, io)
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	i := visibleColumn(rel, st.Column)
 	if i < 0 {
@@ -235,7 +239,7 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		if col.NotNull {
 			return done("ALTER TABLE")
 		}
-		nulls, err := e.anyRow(rel, func(r types.Row) bool { return r[i].Null })
+		nulls, err := e.anyRow(ctx, rel, func(r types.Row) bool { return r[i].Null })
 		if err != nil {
 			return nil, err
 		}
@@ -262,9 +266,11 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 // columns as they were (catalog.Relation.DepCols), as for a table's
 // column, so their stored definitions keep binding as before, after a
 // restart too; pg_get_viewdef prints them with the new name.
-func (s *Session) renameViewColumn(rel *catalog.Relation, st *sql.AlterTable) (wire.Result, error) {
+func (s *Session) renameViewColumn(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable) (wire.Result, error) {
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	i := visibleColumn(rel, st.Column)
 	if i < 0 {
@@ -401,11 +407,17 @@ func watermarkColumn(rel *catalog.Relation, col, verb string) error {
 }
 
 // anyRow reports whether a row of table rel, as committed plus the
-// changes not yet committed, satisfies pred. e.writeMu is held.
-func (e *Engine) anyRow(rel *catalog.Relation, pred func(types.Row) bool) (bool, error) {
+// changes not yet committed, satisfies pred. It stops with 57014 when
+// ctx ends (the statement's cancel or statement_timeout): the
+// validations of ALTER TABLE and ALTER DOMAIN read every row. e.writeMu
+// is held.
+func (e *Engine) anyRow(ctx context.Context, rel *catalog.Relation, pred func(types.Row) bool) (bool, error) {
 	it := e.st.view.Scan(rel.ID, relTypes(rel))
 	defer it.Close()
-	for {
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return false, ctxError(ctx)
+		}
 		r, err := it.Next()
 		if err != nil || r == nil {
 			return false, err
@@ -514,14 +526,16 @@ func (s *Session) addColumn(ctx context.Context, rel *catalog.Relation, st *sql.
 			return nil, err
 		}
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	locked := true
 	defer func() {
 		if locked {
 			e.writeMu.Unlock()
 		}
 	}()
-	hasRows, err := e.anyRow(rel, func(types.Row) bool { return true })
+	hasRows, err := e.anyRow(ctx, rel, func(types.Row) bool { return true })
 	if err != nil {
 		return nil, err
 	}
@@ -602,7 +616,9 @@ func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st 
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", st.Column, rel.Name)
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	order, err := e.dropOrder([]*catalog.Relation{idx}, true, func(*catalog.Relation) {})
 	var replace []*catalog.Relation
 	if err == nil {
@@ -621,7 +637,9 @@ func (s *Session) dropConstraint(ctx context.Context, rel *catalog.Relation, st 
 // dropColumn runs ALTER TABLE ... DROP COLUMN.
 func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	locked := true
 	defer func() {
 		if locked {
@@ -788,7 +806,7 @@ func registerMissing(db *storage.DB, cat *catalog.Catalog) {
 // PostgreSQL, a temporary table has no such status, a logged table may
 // not reference an unlogged one, nor an unlogged one be referenced by a
 // logged one (42P16).
-func (s *Session) setLogged(rel *catalog.Relation, unlogged bool) (wire.Result, error) {
+func (s *Session) setLogged(ctx context.Context, rel *catalog.Relation, unlogged bool) (wire.Result, error) {
 	e := s.eng
 	if rel.Temp {
 		return nil, pgerr.New(pgerr.InvalidTableDefinition, "cannot change logged status of table \"%s\" because it is temporary", rel.Name).
@@ -822,7 +840,9 @@ func (s *Session) setLogged(rel *catalog.Relation, unlogged bool) (wire.Result, 
 	up := rel.Clone()
 	up.Unlogged = unlogged
 	up.SQL = setUnloggedWord(up.SQL, unlogged)
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	if _, err := e.replaceTable(rel, up, false); err != nil {
 		return nil, err

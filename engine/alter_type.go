@@ -107,7 +107,9 @@ type alterPlan struct {
 func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *sql.AlterTable, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
 	acts := append([]*sql.AlterTable{st}, st.More...)
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	// Notices go out as the actions run, before an error of a later one,
 	// as PostgreSQL sends them.
 	p, err := s.planAlter(ctx, rel, acts, func(code, msg string) { io.Notice("NOTICE", code, msg) })
@@ -117,7 +119,7 @@ func (s *Session) alterActions(ctx context.Context, rel *catalog.Relation, st *s
 	}
 	if len(p.conv) == 0 && !p.rekey {
 		defer e.writeMu.Unlock()
-		if err := e.checkNotNull(rel, p); err != nil {
+		if err := e.checkNotNull(ctx, rel, p); err != nil {
 			return nil, err
 		}
 		if p.pin {
@@ -335,7 +337,9 @@ func (s *Session) rewriteTable(ctx context.Context, id uint32, acts []*sql.Alter
 // them, so no write of the old encoding may commit after it.
 func (e *Engine) drainTable(ctx context.Context, id uint32) error {
 	for {
-		e.writeMu.Lock()
+		if err := e.writeMu.lockContext(ctx); err != nil {
+			return err
+		}
 		busy, err := e.st.view.HasWrites(id)
 		if err != nil || !busy {
 			if err != nil {
@@ -389,7 +393,7 @@ func (s *Session) planAlter(ctx context.Context, rel *catalog.Relation, acts []*
 	var hasRows *bool
 	rows := func() (bool, error) {
 		if hasRows == nil {
-			v, err := e.anyRow(rel, func(types.Row) bool { return true })
+			v, err := e.anyRow(ctx, rel, func(types.Row) bool { return true })
 			if err != nil {
 				return false, err
 			}
@@ -630,15 +634,15 @@ func dependentWords(d *catalog.Relation) string {
 
 // checkNotNull verifies the rows against the columns p made NOT NULL,
 // for a change of the catalog alone. writeMu is held.
-func (e *Engine) checkNotNull(rel *catalog.Relation, p *alterPlan) error {
+func (e *Engine) checkNotNull(ctx context.Context, rel *catalog.Relation, p *alterPlan) error {
 	for _, i := range p.notNull {
 		col := p.up.Cols[i]
 		var nulls bool
 		var err error
 		if i < len(rel.Cols) {
-			nulls, err = e.anyRow(rel, func(r types.Row) bool { return r[i].Null })
+			nulls, err = e.anyRow(ctx, rel, func(r types.Row) bool { return r[i].Null })
 		} else if col.Missing == nil {
-			nulls, err = e.anyRow(rel, func(types.Row) bool { return true })
+			nulls, err = e.anyRow(ctx, rel, func(types.Row) bool { return true })
 		}
 		if err != nil {
 			return err
@@ -1078,7 +1082,9 @@ func (s *Session) buildIndex(ctx context.Context, st *sql.CreateIndex, io wire.E
 		}
 	}
 	io = quietIO{io}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	j, created, err := s.addIndexLocked(ctx, st, io)
 	e.writeMu.Unlock()
 	if err != nil || !created {

@@ -105,7 +105,9 @@ func (e *Engine) Backup(ctx context.Context, dir string, handOverSinks bool) (Ba
 	if filepath.Clean(e.db.Dir()) == dir {
 		return BackupResult{}, pgerr.New(pgerr.InvalidParameterValue, "cannot back up the database into its own data directory")
 	}
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return BackupResult{}, err
+	}
 	defer e.ddlMu.Unlock()
 	var stopped []*catalog.Relation
 	if handOverSinks {
@@ -294,8 +296,11 @@ func (e *Engine) checkSinksNotHeld() error {
 }
 
 // resumeSinks starts again the jobs of sinks stopped by a backup that
-// failed.
+// failed, or was cancelled: the restart undoes the stop, and no cancel
+// or statement_timeout ends it.
 func (e *Engine) resumeSinks(ctx context.Context, rels []*catalog.Relation) {
+	ctx, cancel := e.pastCancel(ctx)
+	defer cancel()
 	for _, rel := range rels {
 		if err := e.startJobAgain(ctx, rel); err != nil {
 			e.log.Error("could not restart a sink after a failed backup; it runs again after a restart", "sink", rel.Name, "err", err)

@@ -106,7 +106,7 @@ func (s *Session) collect(ctx context.Context, b *planner.Bound, snap *storage.S
 // collectThrough is collect reading through batch, a transaction
 // block's pending writes (nil for none), as the block's statements do.
 func (s *Session) collectThrough(ctx context.Context, b *planner.Bound, snap *storage.Snapshot, batch *storage.Batch) ([]types.Row, error) {
-	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s, batch: batch}, nil)
+	ec := s.execCtx(ctx, nil, &snapshotSource{eng: s.eng, snap: snap, s: s, batch: batch, ctx: ctx}, nil)
 	defer ec.Release()
 	op, err := executor.Build(b.Plan, ec)
 	if err != nil {

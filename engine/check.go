@@ -168,7 +168,9 @@ func lastRune(s string) (rune, int) {
 // validation says).
 func (s *Session) addCheck(ctx context.Context, rel *catalog.Relation, c sql.CheckDef) (wire.Result, error) {
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	up := rel.Clone()
 	expr, err := s.addCheckTo(ctx, up, c, e.checkNamesIn(rel.Schema), false)
@@ -196,7 +198,9 @@ func (s *Session) validateConstraint(ctx context.Context, rel *catalog.Relation,
 		if !rel.ForeignKeys[f].NotValid {
 			return done("ALTER TABLE")
 		}
-		e.writeMu.Lock()
+		if err := e.writeMu.lockContext(ctx); err != nil {
+			return nil, err
+		}
 		defer e.writeMu.Unlock()
 		up := rel.Clone()
 		if err := s.validateForeignKey(ctx, up, &up.ForeignKeys[f]); err != nil {
@@ -214,7 +218,9 @@ func (s *Session) validateConstraint(ctx context.Context, rel *catalog.Relation,
 	if !rel.Checks[k].NotValid {
 		return done("ALTER TABLE")
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	expr, _, err := planner.BindCheck(ctx, rel, rel.Checks[k].Expr, 0, s.catalogView())
 	if err != nil {
@@ -242,7 +248,7 @@ func (s *Session) validateCheck(ctx context.Context, rel *catalog.Relation, expr
 		ts = append(ts, addedT)
 	}
 	var evalErr error
-	bad, err := s.eng.anyRow(rel, func(r types.Row) bool {
+	bad, err := s.eng.anyRow(ctx, rel, func(r types.Row) bool {
 		if evalErr != nil {
 			return true
 		}

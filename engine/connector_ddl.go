@@ -120,9 +120,13 @@ func (s *Session) createSource(ctx context.Context, st *sql.CreateSource, text s
 	if err := e.checkSourceConnector(ctx, rel, io); err != nil {
 		return nil, err
 	}
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	if _, ok := e.cat.Lookup(rel.Schema, rel.Name); ok {
 		if st.IfNotExists {
@@ -195,9 +199,13 @@ func (s *Session) createConnectorTable(ctx context.Context, st *sql.CreateTable,
 	if err := e.checkSourceConnector(ctx, rel, io); err != nil {
 		return nil, err
 	}
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	j, created, err := func() (*jobRun, bool, error) {
 		defer e.writeMu.Unlock()
 		if _, ok := e.cat.Lookup(rel.Schema, rel.Name); ok {
@@ -448,9 +456,13 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink, text strin
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	j, created, err := func() (*jobRun, bool, error) {
 		defer e.writeMu.Unlock()
 		if _, ok := e.cat.Lookup(rel.Schema, rel.Name); ok {

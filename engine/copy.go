@@ -182,6 +182,11 @@ func copyColumns(rel *catalog.Relation, names []string) ([]int, error) {
 
 // copyIn reads rows from the client and inserts them in one durable batch.
 func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	// statement_timeout and a cancel stop the COPY wherever it is:
+	// reading the client's data, converting the rows, waiting for the
+	// write lock. Nothing is stored then (57014).
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	if err := s.eng.checkDiskSpace(); err != nil {
 		return nil, err
 	}
@@ -238,6 +243,9 @@ func (s *Session) copyIn(ctx context.Context, rel *catalog.Relation, cols []int,
 	line := 0
 	insert := func(fields []*string, text string) error {
 		line++
+		if line%1024 == 0 && ctx.Err() != nil {
+			return ctxError(ctx)
+		}
 		if co.header && line == 1 {
 			return nil
 		}
@@ -362,7 +370,15 @@ func copyPrintout(text string) string {
 	return text[:n] + "..."
 }
 
+// readAllCopy reads the client's COPY data to its end. The wire server's
+// reader stops when its statement's context ends (a cancel); one that
+// reads under a context of its own (wire.ContextReader) is given ctx,
+// so that statement_timeout stops a client that sends too slowly, or
+// stops sending, as well.
 func readAllCopy(ctx context.Context, r io.Reader) ([]byte, error) {
+	if cr, ok := r.(wire.ContextReader); ok {
+		r = cr.WithContext(ctx)
+	}
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, r); err != nil {
 		if ctx.Err() != nil {
@@ -597,6 +613,8 @@ func csvFieldQuoted(raw string, i int, co copyOptions) bool {
 
 // copyOut runs a query and streams its rows to the client.
 func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions, io wire.ExecIO) (wire.Result, error) {
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
 	// Checked again as it runs: a COPY parsed before a SET ROLE (the
 	// extended protocol) runs as the role of its Execute.
 	if err := s.checkAccess(b.Access); err != nil {
@@ -629,7 +647,10 @@ func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions,
 			return nil, err
 		}
 	}
-	for _, r := range rows {
+	for k, r := range rows {
+		if k%1024 == 0 && ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
 		buf.Reset()
 		for i, d := range r[:len(sc)] {
 			if i > 0 {

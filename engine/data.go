@@ -72,6 +72,9 @@ type snapshotSource struct {
 	snap  *storage.Snapshot
 	s     *Session
 	batch *storage.Batch
+	// ctx is the statement's context, which ends IndexUsable's wait for
+	// the write lock (nil: none).
+	ctx context.Context
 }
 
 func (src *snapshotSource) ScanRelation(ctx context.Context, relID uint32, colTypes []types.T) (executor.RowIter, error) {
@@ -101,7 +104,13 @@ func (src *snapshotSource) IndexUsable(idx uint32) bool {
 	if !ok {
 		return false
 	}
-	src.eng.writeMu.Lock()
+	if src.ctx == nil {
+		src.eng.writeMu.Lock()
+	} else if src.eng.writeMu.lockContext(src.ctx) != nil {
+		// The statement is ending: it reads no further, by the index or
+		// otherwise.
+		return false
+	}
 	j := src.eng.st.jobs[types.JobID(idx)]
 	src.eng.writeMu.Unlock()
 	return j != nil && j.readable.Load()

@@ -106,13 +106,13 @@ type Engine struct {
 	// ddlMu serialises DDL statements, which may wait for checkpoints
 	// (creating or dropping a materialized view) and so must not hold
 	// writeMu while they wait.
-	ddlMu sync.Mutex
+	ddlMu stmtMutex
 	// writeMu serialises the changes to tables and the catalog: a DML
 	// statement computes its changes and checks constraints against the
 	// committed state plus the pending epochs while holding it, so
 	// constraint checks never race; barriers are injected (epochs sealed)
 	// and committed epochs retired under it.
-	writeMu sync.Mutex
+	writeMu stmtMutex
 	// rewriteMu orders reads against ALTER COLUMN ... TYPE: a read checks
 	// that its plan types the tables as the catalog does and takes its
 	// snapshot under the read lock, and the rewrite commits its rows and

@@ -374,7 +374,9 @@ func (s *Session) newTableForeignKeys(rel *catalog.Relation, defs []sql.ForeignK
 // first that does not, as PostgreSQL's RI_Initial_Check reports it).
 func (s *Session) addForeignKey(ctx context.Context, rel *catalog.Relation, def sql.ForeignKeyDef) (wire.Result, error) {
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	if cur, ok := e.cat.ByID(rel.ID); ok {
 		rel = cur

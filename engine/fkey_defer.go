@@ -278,7 +278,7 @@ func (s *Session) fkCheckPending(ctx context.Context, which func(fkRef) bool) er
 // name [NOT] DEFERRABLE [INITIALLY DEFERRED | IMMEDIATE], in order, as
 // one change: only a foreign key's attributes change (42809 for another
 // constraint, as PostgreSQL 15).
-func (s *Session) alterConstraints(rel *catalog.Relation, acts []*sql.AlterTable) (wire.Result, error) {
+func (s *Session) alterConstraints(ctx context.Context, rel *catalog.Relation, acts []*sql.AlterTable) (wire.Result, error) {
 	e := s.eng
 	up := rel.Clone()
 	for _, st := range acts {
@@ -296,7 +296,9 @@ func (s *Session) alterConstraints(rel *catalog.Relation, acts []*sql.AlterTable
 	}) {
 		return done("ALTER TABLE")
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	return e.replaceTable(rel, up, false)
 }

@@ -84,7 +84,9 @@ func (s *Session) createFunction(ctx context.Context, st *sql.CreateFunction) (w
 	if f.Ret, err = s.funcType(st.Returns); err != nil {
 		return nil, err
 	}
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	old := findFunction(e.cat.FunctionsNamed(schema, f.Name), f.ArgTypes)
 	if old != nil && st.OrReplace {
@@ -250,7 +252,9 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	var targets []*catalog.Function
 	for _, r := range st.Funcs {
@@ -341,7 +345,9 @@ func (s *Session) dropFunction(ctx context.Context, st *sql.DropFunction, io wir
 	}
 	var order []*catalog.Relation
 	if len(rels) > 0 {
-		e.writeMu.Lock()
+		if err := e.writeMu.lockContext(ctx); err != nil {
+			return nil, err
+		}
 		var err error
 		order, err = e.dropOrder(rels, true, func(d *catalog.Relation) {
 			notices = append(notices, fmt.Sprintf("drop cascades to %s %s", kindWords[d.Kind], d.Name))
@@ -563,13 +569,15 @@ func (s *Session) lookupFuncRef(r sql.FuncRef) (*catalog.Function, error) {
 // a superuser or a role with the owner's privileges grants and revokes,
 // as the owner; another role that may call the function is warned that
 // nothing changed, as in PostgreSQL.
-func (s *Session) grantOnFunctions(st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL, io wire.ExecIO) error {
+func (s *Session) grantOnFunctions(ctx context.Context, st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL, io wire.ExecIO) error {
 	for _, p := range st.Privileges {
 		if p != "execute" && p != "all" {
 			return pgerr.New(pgerr.InvalidGrantOperation, "invalid privilege type %s for function", strings.ToUpper(p))
 		}
 	}
-	s.eng.ddlMu.Lock()
+	if err := s.eng.ddlMu.lockContext(ctx); err != nil {
+		return err
+	}
 	defer s.eng.ddlMu.Unlock()
 	for _, r := range st.Funcs {
 		f, err := s.lookupFuncRef(r)

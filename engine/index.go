@@ -53,13 +53,17 @@ func (s *Session) createIndex(ctx context.Context, st *sql.CreateIndex, io wire.
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	// The index backfills from the relation, which must not be half built.
 	if err := e.awaitReadable(ctx, nil); err != nil {
 		return nil, err
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	j, created, err := s.addIndexLocked(ctx, st, io)
 	e.writeMu.Unlock()
 	if err != nil {

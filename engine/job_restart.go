@@ -707,7 +707,9 @@ func (e *Engine) beforeRebuild(ctx context.Context) bool {
 // views.
 func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io wire.ExecIO) error {
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return err
+	}
 	defer e.ddlMu.Unlock()
 	rel, ok := e.cat.Lookup(schema, name)
 	if !ok {
@@ -739,7 +741,9 @@ func (s *Session) resumeJob(ctx context.Context, kind, schema, name string, io w
 		return pgerr.Wrap(pgerr.CodeOf(err), err, fmt.Sprintf("cannot resume %s \"%s\"", kind, name))
 	}
 
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	if e.st.jobs[id] != nil {
 		e.writeMu.Unlock()
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "the streaming job of %s \"%s\" is running", kind, name)

@@ -262,7 +262,9 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	// The new view backfills from the views it reads: none may be half
 	// built (after a restart during its own backfill).
@@ -270,7 +272,9 @@ func (s *Session) createMView(ctx context.Context, st *sql.CreateView, io wire.E
 		return nil, err
 	}
 
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	j, created, err := s.addMViewLocked(st, catalog.KindMView, nil, io)
 	e.writeMu.Unlock()
 	if err != nil {
@@ -460,14 +464,25 @@ func (e *Engine) awaitBackfill(ctx context.Context, j *jobRun, io wire.ExecIO) e
 // stopJob stops the job of view id with a barrier and waits until its
 // actors ended. Called under ddlMu, without writeMu.
 func (e *Engine) stopJob(ctx context.Context, id uint32) error {
-	e.forgetJobHealth(types.JobID(id))
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	j := e.st.jobs[types.JobID(id)]
 	e.writeMu.Unlock()
+	if ctx.Err() != nil {
+		return ctxError(ctx)
+	}
+	e.forgetJobHealth(types.JobID(id))
 	if j == nil {
 		return nil
 	}
-	if err := e.st.drv.StopJob(ctx, j.id); err != nil {
+	// Once the stop is asked for, the job ends at its barrier whatever
+	// the statement does: the wait for that barrier is no longer the
+	// statement's to cancel, or the job would be gone and its relation
+	// still there.
+	sctx, cancel := e.pastCancel(ctx)
+	defer cancel()
+	if err := e.st.drv.StopJob(sctx, j.id); err != nil {
 		return err
 	}
 	e.writeMu.Lock()
@@ -637,7 +652,7 @@ func (e *Engine) addJob(ctx context.Context, j *jobRun) error {
 		return err
 	}
 	if ctx.Err() != nil {
-		return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement")
+		return ctxError(ctx)
 	}
 	return nil
 }

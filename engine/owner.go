@@ -20,7 +20,9 @@ import (
 func (s *Session) alterOwner(ctx context.Context, st *sql.AlterOwner, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
 	tag := "ALTER " + strings.ToUpper(st.Kind)
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	switch st.Kind {
 	case "schema":

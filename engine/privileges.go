@@ -443,13 +443,13 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 		return s.grantRoles(st, grantees, io)
 	}
 	if st.On == "function" {
-		if err := s.grantOnFunctions(st, apply, io); err != nil {
+		if err := s.grantOnFunctions(ctx, st, apply, io); err != nil {
 			return nil, err
 		}
 		return done(tag)
 	}
 	if st.On == "sequence" || st.On == "all sequences in schema" {
-		if err := s.grantOnSequences(st, apply); err != nil {
+		if err := s.grantOnSequences(ctx, st, apply); err != nil {
 			return nil, err
 		}
 		return done(tag)
@@ -466,7 +466,7 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 			}
 		}
 		for _, q := range seqs {
-			if err := s.grantSequences([]seqRef{q}, apply, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
+			if err := s.grantSequences(ctx, []seqRef{q}, apply, tablePrivilegesOnSequence(st.Privileges, q.name(), io)); err != nil {
 				return nil, err
 			}
 		}
@@ -544,7 +544,9 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 			rels = append(rels, r)
 		}
 	}
-	s.eng.writeMu.Lock()
+	if err := s.eng.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer s.eng.writeMu.Unlock()
 	for _, r := range rels {
 		if !s.superuser() && !s.owns(r) {

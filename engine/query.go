@@ -116,7 +116,7 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	}
 	snap := s.eng.db.NewSnapshot()
 	s.eng.rewriteMu.RUnlock()
-	src := &snapshotSource{eng: s.eng, snap: snap, s: s}
+	src := &snapshotSource{eng: s.eng, snap: snap, s: s, ctx: ctx}
 	if s.tx != nil {
 		src.batch = s.tx.batch
 	}
@@ -141,8 +141,11 @@ func checkParams(want []types.T, got []types.Datum) error {
 	return nil
 }
 
-// withTimeout applies statement_timeout to ctx.
+// withTimeout applies statement_timeout to ctx, and marks it as the
+// session's statement, so its waits for the engine's locks observe
+// lock_timeout (stmtMutex.lockContext).
 func (s *Session) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = context.WithValue(ctx, stmtSessionKey{}, s)
 	if d := s.statementTimeout(); d > 0 {
 		ctx, cancel := context.WithTimeoutCause(ctx, d, pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout"))
 		return ctx, cancel

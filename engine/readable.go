@@ -26,8 +26,12 @@ func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
 		// statement it looks at or would stop.
 		return nil
 	}
-	pending := func() []*jobRun {
-		e.writeMu.Lock()
+	// A DDL may hold the write lock long (CREATE TABLE AS fills its
+	// table under it): the statement's cancel and timeouts end the wait.
+	pending := func() ([]*jobRun, error) {
+		if err := e.writeMu.lockContext(ctx); err != nil {
+			return nil, err
+		}
 		defer e.writeMu.Unlock()
 		var out []*jobRun
 		if ids == nil {
@@ -38,25 +42,28 @@ func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
 					out = append(out, j)
 				}
 			}
-			return out
+			return out, nil
 		}
 		for _, id := range ids {
 			if j := e.st.jobs[types.JobID(id)]; j != nil && !j.readable.Load() {
 				out = append(out, j)
 			}
 		}
-		return out
+		return out, nil
 	}
 	pause := 5 * time.Millisecond
 	for {
-		js := pending()
+		js, err := pending()
+		if err != nil {
+			return err
+		}
 		for _, j := range js {
 			if !hasTableScan(j.root) {
 				j.readable.Store(true)
 			}
 		}
-		if js = pending(); len(js) == 0 {
-			return nil
+		if js, err = pending(); err != nil || len(js) == 0 {
+			return err
 		}
 		// Every actor reports its progress at every barrier: once one
 		// more barrier has committed, the reports are complete.
@@ -68,8 +75,8 @@ func (e *Engine) awaitReadable(ctx context.Context, ids []uint32) error {
 				j.readable.Store(true)
 			}
 		}
-		if len(pending()) == 0 {
-			return nil
+		if js, err = pending(); err != nil || len(js) == 0 {
+			return err
 		}
 		select {
 		case <-time.After(pause):

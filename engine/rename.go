@@ -48,7 +48,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 	}
 	e := s.eng
 	want := renameKinds[st.Kind]
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	if err := s.systemCatalogError(st.Name); err != nil {
 		return nil, err
@@ -192,7 +194,9 @@ func (s *Session) rename(ctx context.Context, st *sql.Rename, io wire.ExecIO) (w
 			referrers, referrersBefore = append(referrers, nr), append(referrersBefore, r)
 		}
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	err := e.cat.ReplaceAll(append(slices.Clone(changes), referrers...)...)
 	e.writeMu.Unlock()
 	if err != nil {
@@ -702,12 +706,14 @@ func renameIndexTarget(text, old, new string) string {
 }
 
 // comment runs COMMENT ON ... IS 'text' | NULL.
-func (s *Session) comment(st *sql.Comment) (wire.Result, error) {
+func (s *Session) comment(ctx context.Context, st *sql.Comment) (wire.Result, error) {
 	if err := s.noDDLInBlock("COMMENT"); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
@@ -733,7 +739,9 @@ func (s *Session) comment(st *sql.Comment) (wire.Result, error) {
 	} else {
 		up.Comment = text
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	err := e.cat.Replace(up)
 	e.writeMu.Unlock()
 	if err != nil {

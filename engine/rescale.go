@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +59,9 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 	e := s.eng
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
@@ -75,14 +79,18 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 	}
 	if rel.Unpopulated {
 		// No job: its REFRESH plans it with the new count.
-		e.writeMu.Lock()
+		if err := e.writeMu.lockContext(ctx); err != nil {
+			return nil, err
+		}
 		defer e.writeMu.Unlock()
 		if err := e.setUnpopulatedParallelism(n, rel); err != nil {
 			return nil, err
 		}
 		return done(tag)
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	j := e.st.jobs[types.JobID(rel.ID)]
 	e.writeMu.Unlock()
 	if j == nil {
@@ -95,7 +103,19 @@ func (s *Session) setParallelism(ctx context.Context, st *sql.SetParallelism) (w
 	}
 	cause := deliberateRestart{pgerr.New(pgerr.SerializationFailure, "%s %s is being rescaled to %d actors", st.Kind, rel.Name, n)}
 	if err := e.rescale(ctx, []*catalog.Relation{rel}, n, cause); err != nil {
-		return nil, err
+		var past restartWaitStopped
+		if !errors.As(err, &past) || past.cause.Code != pgerr.QueryCanceled {
+			return nil, err
+		}
+		// Past its commit point, as a COMMIT waiting for its checkpoint
+		// (waitApplied): the statement completes with a WARNING.
+		why := "user request"
+		if strings.HasSuffix(past.cause.Message, "statement timeout") {
+			why = "statement timeout"
+		}
+		s.notices = append(s.notices, notice{severity: "WARNING", code: "01000",
+			message: "canceling wait for the restarted jobs due to " + why,
+			detail:  fmt.Sprintf("The parallelism of %s is changed to %d: its jobs restart with it from the last checkpoint.", rel.Name, n)})
 	}
 	return done(tag)
 }
@@ -118,7 +138,9 @@ func (e *Engine) rescale(ctx context.Context, rels []*catalog.Relation, n int, c
 		actors int
 	}
 	var changes []change
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	for _, rel := range rels {
 		c := change{up: rel.Clone(), old: e.st.jobs[types.JobID(rel.ID)]}
 		if c.old != nil && c.old.job != nil && len(c.old.job.Fragments) > 0 {
@@ -164,7 +186,7 @@ func (e *Engine) rescale(ctx context.Context, rels []*catalog.Relation, n int, c
 		}
 		select {
 		case <-ctx.Done():
-			return pgerr.Wrap(pgerr.QueryCanceled, ctx.Err(), "canceling statement while the jobs restart")
+			return restartWaitStopped{pgerr.As(ctxError(ctx))}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -284,3 +306,11 @@ func (e *Engine) setUnpopulatedParallelism(n int, rels ...*catalog.Relation) err
 	}
 	return e.cat.ReplaceAll(ups...)
 }
+
+// restartWaitStopped is rescale's error when ctx ended once the new
+// parallelism was recorded, while the jobs restart with it: the change
+// stands.
+type restartWaitStopped struct{ cause *pgerr.Error }
+
+func (r restartWaitStopped) Error() string { return r.cause.Error() }
+func (r restartWaitStopped) Unwrap() error { return r.cause }

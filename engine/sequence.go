@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -550,7 +551,7 @@ func (e *Engine) ownedSequenceName(schema, table, col string, taken map[string]b
 // createSequence runs CREATE SEQUENCE: a relation of kind sequence (in
 // pg_class with relkind 'S') whose position is kept like a serial
 // column's, under its own id.
-func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) createSequence(ctx context.Context, st *sql.CreateSequence, text string, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE SEQUENCE"); err != nil {
 		return nil, err
 	}
@@ -562,9 +563,13 @@ func (s *Session) createSequence(st *sql.CreateSequence, text string, io wire.Ex
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", st.Start, max)
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	schema, temp, err := s.creationSchema(st.Name, st.Temp)
 	if err != nil {
@@ -611,12 +616,14 @@ func (e *Engine) findOwnedSequence(name string) (*catalog.Relation, bool) {
 
 // alterSequence runs ALTER SEQUENCE ... RESTART [WITH n]: nextval returns
 // n next (the sequence's start without WITH), recorded durably at once.
-func (s *Session) alterSequence(st *sql.AlterSequence, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) alterSequence(ctx context.Context, st *sql.AlterSequence, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("ALTER SEQUENCE"); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {

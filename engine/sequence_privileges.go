@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -171,8 +172,10 @@ func tablePrivilegesOnSequence(words []string, name string, io wire.ExecIO) cata
 
 // grantSequences applies GRANT or REVOKE of p to the sequences seqs,
 // each of which the session's role must own (42501 otherwise).
-func (s *Session) grantSequences(seqs []seqRef, apply func(catalog.ACL, catalog.Privilege) catalog.ACL, p catalog.Privilege) error {
-	s.eng.writeMu.Lock()
+func (s *Session) grantSequences(ctx context.Context, seqs []seqRef, apply func(catalog.ACL, catalog.Privilege) catalog.ACL, p catalog.Privilege) error {
+	if err := s.eng.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	defer s.eng.writeMu.Unlock()
 	for _, q := range seqs {
 		if !s.superuser() && !s.owns(q.rel) {
@@ -212,7 +215,7 @@ func (s *Session) grantSequences(seqs []seqRef, apply func(catalog.ACL, catalog.
 
 // grantOnSequences runs GRANT and REVOKE ON SEQUENCE name, ... and ON
 // ALL SEQUENCES IN SCHEMA s.
-func (s *Session) grantOnSequences(st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL) error {
+func (s *Session) grantOnSequences(ctx context.Context, st *sql.Grant, apply func(catalog.ACL, catalog.Privilege) catalog.ACL) error {
 	p, err := sequencePrivileges(st.Privileges)
 	if err != nil {
 		return err
@@ -235,7 +238,7 @@ func (s *Session) grantOnSequences(st *sql.Grant, apply func(catalog.ACL, catalo
 		}
 		seqs = append(seqs, q)
 	}
-	return s.grantSequences(seqs, apply, p)
+	return s.grantSequences(ctx, seqs, apply, p)
 }
 
 // seqACLText renders a sequence's privileges as Postgres's aclitem[]

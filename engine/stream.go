@@ -171,9 +171,12 @@ type jobRun struct {
 type streams struct {
 	drv    *checkpoint.Driver
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	cache  *storage.Cache
-	errs   *streamErrors
+	// running is the driver's context, done once the engine stops its
+	// checkpoints (pastCancel).
+	running context.Context
+	wg      sync.WaitGroup
+	cache   *storage.Cache
+	errs    *streamErrors
 
 	nextActor atomic.Uint32
 	// ready is closed after the first recovery (start-up) is done.
@@ -239,7 +242,7 @@ func (e *Engine) startStreams() error {
 		CommittedEpoch: committed,
 	}), &streamIO{e: e}, e.log)
 	ctx, cancel := context.WithCancel(context.Background())
-	st.cancel = cancel
+	st.cancel, st.running = cancel, ctx
 	st.wg.Add(1)
 	go func() {
 		defer st.wg.Done()

@@ -135,7 +135,14 @@ func (s *Session) deleteRowsAtCommit(ctx context.Context) error {
 	if len(rels) == 0 {
 		return nil
 	}
-	ws := s.directWrite()
+	// The transaction has committed: its ON COMMIT action is no longer
+	// the statement's to cancel.
+	ctx, cancel := s.eng.pastCancel(ctx)
+	defer cancel()
+	ws, err := s.directWrite(ctx)
+	if err != nil {
+		return err
+	}
 	deleted := 0
 	for _, rel := range rels {
 		n, err := deleteAllRows(ctx, ws, rel)
@@ -165,7 +172,9 @@ func (s *Session) endBlockTemps(ctx context.Context, commit bool) error {
 		}
 	}
 	s.blockTemps = nil
-	_, err := s.dropTempIDs(ctx, drop)
+	// The drops belong to the transaction's end, which a cancel or
+	// statement_timeout no longer stops: they wait for the locks.
+	_, err := s.dropTempIDs(context.WithoutCancel(ctx), drop)
 	return err
 }
 
@@ -180,7 +189,7 @@ func (s *Session) dropBlockTemps(ctx context.Context, n int) error {
 		drop = append(drop, bt.id)
 	}
 	s.blockTemps = s.blockTemps[:n]
-	_, err := s.dropTempIDs(ctx, drop)
+	_, err := s.dropTempIDs(context.WithoutCancel(ctx), drop)
 	return err
 }
 
@@ -192,9 +201,13 @@ func (s *Session) dropTempIDs(ctx context.Context, ids []uint32) (int, error) {
 		return 0, nil
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return 0, err
+	}
 	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return 0, err
+	}
 	var targets []*catalog.Relation
 	for _, id := range ids {
 		if r, ok := e.cat.ByID(id); ok && r.Temp && r.Schema == s.tempSchema {

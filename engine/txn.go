@@ -299,7 +299,7 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			return writeScope{}, err
 		}
 		snap := e.db.NewSnapshot()
-		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch}
+		src := &snapshotSource{eng: e, snap: snap, s: s, batch: s.tx.batch, ctx: ctx}
 		w := &batchWriter{eng: e, batch: s.tx.batch, tx: s.tx, fk: newFKState(s)}
 		w.fk.skip, w.fk.pending = s.fkDeferredNow(), &s.fkPending
 		return writeScope{
@@ -317,14 +317,18 @@ func (s *Session) beginWrite(ctx context.Context) (writeScope, error) {
 			},
 		}, nil
 	}
-	return s.directWrite(), nil
+	return s.directWrite(ctx)
 }
 
 // directWrite starts a statement's writes outside any transaction block:
-// it holds the engine's write lock until finish, which applies them.
-func (s *Session) directWrite() writeScope {
+// it holds the engine's write lock until finish, which applies them. A
+// cancel or statement_timeout ends the wait for the lock (57014, or
+// lock_timeout's 55P03).
+func (s *Session) directWrite(ctx context.Context) (writeScope, error) {
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return writeScope{}, err
+	}
 	w := e.newStmtWriter()
 	w.fk = newFKState(s)
 	locked := true
@@ -364,7 +368,7 @@ func (s *Session) directWrite() writeScope {
 			}
 			return s.waitApplied(ctx, pe)
 		},
-	}
+	}, nil
 }
 
 // endTxn finishes a transaction block: commit validates its writes and
@@ -418,7 +422,9 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	if err := e.checkDiskSpace(); err != nil {
 		return err
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	if err := t.validate(e); err != nil {
 		e.writeMu.Unlock()
 		return err

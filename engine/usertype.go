@@ -172,12 +172,14 @@ func (s *Session) schemaExists(sc string) bool {
 }
 
 // createEnum runs CREATE TYPE ... AS ENUM.
-func (s *Session) createEnum(st *sql.CreateEnum) (wire.Result, error) {
+func (s *Session) createEnum(ctx context.Context, st *sql.CreateEnum) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE TYPE"); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	schema, err := s.typeSchemaToCreate(st.Name)
 	if err != nil {
@@ -235,12 +237,14 @@ func (s *Session) mustFindType(n sql.ObjectName) (*catalog.UserType, error) {
 }
 
 // alterType runs ALTER TYPE.
-func (s *Session) alterType(st *sql.AlterType, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) alterType(ctx context.Context, st *sql.AlterType, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("ALTER TYPE"); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	u, err := s.mustFindType(st.Name)
 	if err != nil {
@@ -498,12 +502,14 @@ func (s *Session) dropTypes(ctx context.Context, st *sql.Drop, io wire.ExecIO) (
 }
 
 // createDomain runs CREATE DOMAIN.
-func (s *Session) createDomain(st *sql.CreateDomain) (wire.Result, error) {
+func (s *Session) createDomain(ctx context.Context, st *sql.CreateDomain) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE DOMAIN"); err != nil {
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	schema, err := s.typeSchemaToCreate(st.Name)
 	if err != nil {
@@ -582,7 +588,9 @@ func (s *Session) alterDomain(ctx context.Context, st *sql.AlterDomain) (wire.Re
 		return nil, err
 	}
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	u, err := s.mustFindType(st.Name)
 	if err != nil {
@@ -732,7 +740,9 @@ func (s *Session) validateDomain(ctx context.Context, u *catalog.UserType, check
 	if len(cols) == 0 {
 		return nil
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return err
+	}
 	defer e.writeMu.Unlock()
 	ec := s.execCtx(ctx, nil, nil, nil)
 	for _, c := range cols {
@@ -743,7 +753,7 @@ func (s *Session) validateDomain(ctx context.Context, u *catalog.UserType, check
 		}
 		i := visibleColumn(c.rel, c.col)
 		var evalErr error
-		bad, err := e.anyRow(c.rel, func(r types.Row) bool {
+		bad, err := e.anyRow(ctx, c.rel, func(r types.Row) bool {
 			if ev == nil {
 				return r[i].Null
 			}

@@ -58,8 +58,15 @@ func textRow(vals ...string) types.Row {
 
 // prepare dispatches a parsed statement.
 func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints []types.T) (wire.Prepared, error) {
+	// statement_timeout covers every utility statement, as any statement
+	// in PostgreSQL: its waits for the engine's locks, for checkpoints
+	// and for jobs, and the loops of those that read or write rows, stop
+	// with 57014 when it ends (or a cancel comes), leaving things as
+	// they were; past its commit point a statement completes.
 	simple := func(run func(ctx context.Context, io wire.ExecIO) (wire.Result, error)) *utilPrepared {
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
+			ctx, cancel := s.withTimeout(ctx)
+			defer cancel()
 			if err := s.resolveStmtTypes(stmt); err != nil {
 				return nil, err
 			}
@@ -107,10 +114,6 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}), nil
 	case *sql.CreateTable:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			// statement_timeout covers CREATE TABLE AS (and SELECT
-			// INTO), whose query may run long, as any statement.
-			ctx, cancel := s.withTimeout(ctx)
-			defer cancel()
 			res, err := s.createTable(ctx, st, text, io)
 			if err == nil && !s.inBlock() && !s.implicit {
 				// The statement was its own transaction: ON COMMIT
@@ -137,11 +140,11 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 		}
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.drop(ctx, st, io) }), nil
 	case *sql.CreateEnum:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createEnum(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createEnum(ctx, st) }), nil
 	case *sql.AlterType:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterType(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterType(ctx, st, io) }), nil
 	case *sql.CreateDomain:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createDomain(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createDomain(ctx, st) }), nil
 	case *sql.CreateFunction:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createFunction(ctx, st) }), nil
 	case *sql.DropFunction:
@@ -149,11 +152,13 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.AlterDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(ctx, st) }), nil
 	case *sql.CreateSchema:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(ctx, st, io) }), nil
 	case *sql.CreateSequence:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSequence(st, text, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
+			return s.createSequence(ctx, st, text, io)
+		}), nil
 	case *sql.AlterSequence:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSequence(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterSequence(ctx, st, io) }), nil
 	case *sql.Truncate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.truncate(ctx, st, io) }), nil
 	case *sql.Set:
@@ -227,20 +232,13 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Rename:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.rename(ctx, st, io) }), nil
 	case *sql.AlterTable:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
-			// statement_timeout covers ALTER TABLE, whose rewrite of
-			// the rows (ALTER COLUMN ... TYPE, ADD PRIMARY KEY) may run
-			// long, as any statement.
-			ctx, cancel := s.withTimeout(ctx)
-			defer cancel()
-			return s.alterTable(ctx, st, io)
-		}), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterTable(ctx, st, io) }), nil
 	case *sql.AlterOwner:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterOwner(ctx, st, io) }), nil
 	case *sql.SetParallelism:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.setParallelism(ctx, st) }), nil
 	case *sql.Comment:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.comment(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.comment(ctx, st) }), nil
 	case *sql.Backup:
 		return &utilPrepared{fields: backupFields, run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
 			return s.runBackup(ctx, st, io)
@@ -390,7 +388,9 @@ func (s *Session) createTable(ctx context.Context, st *sql.CreateTable, text str
 		return s.createConnectorTable(ctx, st, text, io)
 	}
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	schema := s.schemaOf(st.Name)
 	if _, ok := e.cat.Lookup(schema, st.Name.Name); ok {
@@ -616,7 +616,9 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", k)
 	}
 	e := s.eng
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	// The functions the view calls are checked for the role reading it.
 	b, err := planner.BindContext(planner.WithDeferredExecute(context.Background()), st.Query, s.catalogView(), nil)
@@ -721,9 +723,13 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	if !ok {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "DROP %s is not supported", strings.ToUpper(st.Kind))
 	}
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	locked := true
 	defer func() {
 		if locked {
@@ -918,11 +924,17 @@ func (e *Engine) dropReplacing(ctx context.Context, order, replace []*catalog.Re
 	// The jobs of the views go first, dependents before what they read,
 	// each stopped by a barrier; then the catalog entries go with their
 	// data and state tables.
+	// A cancel or statement_timeout stops the drop until the first job
+	// is stopping; from then on the drop goes through, so that no view
+	// is left without its job.
 	for _, r := range order {
 		if hasJob(r) {
 			if err := e.stopJob(ctx, r.ID); err != nil {
 				return err
 			}
+			var cancel context.CancelFunc
+			ctx, cancel = e.pastCancel(ctx)
+			defer cancel()
 		}
 	}
 	e.writeMu.Lock()
@@ -956,7 +968,7 @@ func inList(rs []*catalog.Relation, id uint32) bool {
 	return false
 }
 
-func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) createSchema(ctx context.Context, st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
 		return nil, err
 	}
@@ -975,7 +987,9 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 		return nil, pgerr.New(codeReservedName, "unacceptable schema name \"%s\"", name).
 			WithDetail("The prefix \"pg_\" is reserved for system schemas.")
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.writeMu.Unlock()
 	for _, have := range e.cat.Schemas() {
 		if have == name {
@@ -1077,7 +1091,8 @@ func (s *Session) truncate(ctx context.Context, st *sql.Truncate, io wire.ExecIO
 }
 
 // deleteAllRows deletes every row of rel through ws (TRUNCATE's way) and
-// returns how many it deleted.
+// returns how many it deleted. It stops with 57014 when ctx ends (the
+// statement's cancel or statement_timeout), its deletes not applied.
 func deleteAllRows(ctx context.Context, ws writeScope, rel *catalog.Relation) (int, error) {
 	it, err := ws.src.ScanRelation(ctx, rel.ID, relTypes(rel))
 	if err != nil {
@@ -1087,6 +1102,10 @@ func deleteAllRows(ctx context.Context, ws writeScope, rel *catalog.Relation) (i
 	// writer writes to.
 	var rows []types.Row
 	for {
+		if len(rows)%1024 == 0 && ctx.Err() != nil {
+			it.Close()
+			return 0, ctxError(ctx)
+		}
 		row, err := it.Next()
 		if err != nil {
 			it.Close()
@@ -1098,7 +1117,10 @@ func deleteAllRows(ctx context.Context, ws writeScope, rel *catalog.Relation) (i
 		rows = append(rows, row)
 	}
 	it.Close()
-	for _, row := range rows {
+	for i, row := range rows {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return 0, ctxError(ctx)
+		}
 		if err := ws.w.Delete(rel.ID, row); err != nil {
 			return 0, err
 		}
@@ -1506,7 +1528,9 @@ type noticeDetailer interface {
 // listed in PostgreSQL's order (see schemaDependents).
 func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.Result, error) {
 	e := s.eng
-	e.ddlMu.Lock()
+	if err := e.ddlMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	defer e.ddlMu.Unlock()
 	var names []string
 	found := 0
@@ -1569,7 +1593,9 @@ func (s *Session) dropSchema(ctx context.Context, st *sql.Drop, io wire.ExecIO) 
 			return nil, err
 		}
 	}
-	e.writeMu.Lock()
+	if err := e.writeMu.lockContext(ctx); err != nil {
+		return nil, err
+	}
 	locked := true
 	defer func() {
 		if locked {

@@ -123,6 +123,25 @@ func (r *copyIn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// WithContext implements ContextReader: ctx, which must be derived from
+// the statement's context, bounds the reads.
+func (r *copyIn) WithContext(ctx context.Context) io.Reader {
+	return copyInCtx{r: r, ctx: ctx}
+}
+
+// copyInCtx reads a copyIn under a context of the statement's own.
+type copyInCtx struct {
+	r   *copyIn
+	ctx context.Context
+}
+
+func (c copyInCtx) Read(p []byte) (int, error) {
+	saved := c.r.ctx
+	c.r.ctx = c.ctx
+	defer func() { c.r.ctx = saved }()
+	return c.r.Read(p)
+}
+
 // step consumes one frontend message of the copy stream.
 func (r *copyIn) step() {
 	f, err := r.c.nextCtx(r.ctx)

@@ -284,6 +284,23 @@ func (p *fakePrepared) Execute(ctx context.Context, params []types.Datum, io Exe
 		p.s.tx, r.tag = 'I', "COMMIT"
 	case q == "sleep":
 		r.sleep, r.tag = true, "SLEEP"
+	case q == "copy t from stdin timing out":
+		// The handler's own context (statement_timeout) ends after the
+		// first row: the reader stops with its cause.
+		r, err := io.CopyIn(0, 1)
+		if err != nil {
+			return nil, err
+		}
+		tctx, stop := context.WithCancelCause(ctx)
+		defer stop(nil)
+		cr := r.(ContextReader).WithContext(tctx)
+		first := make([]byte, 2)
+		if _, err := cr.Read(first); err != nil {
+			return nil, err
+		}
+		stop(pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout"))
+		_, err = cr.Read(first)
+		return nil, err
 	case strings.HasPrefix(q, "copy ") && strings.Contains(q, "from stdin"):
 		rows, err := fakeCopyIn(io, strings.Contains(q, "binary"))
 		if err != nil {

@@ -188,3 +188,15 @@ type ExecIO interface {
 	// parameters it marks GUC_REPORT.
 	ParameterStatus(name, value string)
 }
+
+// ContextReader is implemented by the reader ExecIO.CopyIn returns.
+// WithContext returns a reader of the same stream that also stops
+// waiting for the client when ctx ends (returning ctx's cause when it
+// is a *pgerr.Error, as a statement's statement_timeout is), so a
+// handler can bound the copy by a context of its own; the server's
+// reader stops anyway when the statement's context ends (a cancel). The
+// rest of a stream a statement stopped reading is discarded as after
+// any failed COPY.
+type ContextReader interface {
+	WithContext(ctx context.Context) io.Reader
+}

@@ -416,6 +416,21 @@ func TestCancelRequest(t *testing.T) {
 	}
 	c.send(&pgproto3.CopyData{Data: []byte("b\n")}, &pgproto3.CopyDone{})
 	expectTrace(t, c, "ReadyForQuery I")
+
+	// A handler reading under a context of its own (ContextReader), as
+	// the engine does for statement_timeout, is stopped by it while the
+	// client sends nothing; the rest of the stream is discarded too.
+	c.send(&pgproto3.Query{String: "copy t from stdin timing out"}, &pgproto3.CopyData{Data: []byte("a\n")})
+	if got := render(c.recv()); got != "CopyInResponse 0" {
+		t.Fatalf("got %s", got)
+	}
+	if got := render(c.recv()); got != "ErrorResponse ERROR 57014 canceling statement due to statement timeout" {
+		t.Fatalf("got %s", got)
+	}
+	c.send(&pgproto3.CopyData{Data: []byte("b\n")}, &pgproto3.CopyDone{})
+	expectTrace(t, c, "ReadyForQuery I")
+	c.send(&pgproto3.Query{String: "select 1"})
+	expectTrace(t, c, "RowDescription n:23/0\nDataRow '1'\nCommandComplete SELECT 1\nReadyForQuery I")
 }
 
 func TestDisconnectMidStatement(t *testing.T) {

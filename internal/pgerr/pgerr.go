@@ -121,6 +121,7 @@ const (
 	StatementTooComplex               Code = "54001" // Postgres: stack depth limit exceeded
 	ObjectNotInPrerequisiteState      Code = "55000"
 	ObjectInUse                       Code = "55006"
+	LockNotAvailable                  Code = "55P03"
 	DiskFull                          Code = "53100"
 	OutOfMemory                       Code = "53200"
 	ConfigurationLimitExceeded        Code = "53400"
