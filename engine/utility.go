@@ -810,6 +810,10 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	// The foreign keys referencing a dropped table go with it, or stop
 	// the drop; so do those referencing a dropped unique index's key.
 	replace, fkLines, blockers := e.fkDropTables(order, st.Cascade)
+	// The sequences OWNED BY the dropped tables' columns go with them;
+	// the defaults of other tables calling nextval on them stop the
+	// drop, or go with CASCADE.
+	order, replace, lines, blockers = e.dropOwnedSequences(order, replace, lines, blockers, st.Cascade)
 	for _, t := range targets {
 		if t.Kind != catalog.KindIndex {
 			continue

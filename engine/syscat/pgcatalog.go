@@ -528,7 +528,8 @@ func pgCatalogTables() []*table {
 			return rows
 		}),
 		// The one dependency recorded the way PostgreSQL records it: a
-		// serial column's sequence is owned by its column (deptype 'a'),
+		// serial column's sequence, or one OWNED BY a column, is owned
+		// by its column (deptype 'a'),
 		// an identity column's is internal to it ('i'); psql's \d of a
 		// sequence asks here for the column owning it.
 		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", func(p Provider) []types.Row {
@@ -540,6 +541,13 @@ func pgCatalogTables() []*table {
 						kind = "i"
 					}
 					rows = append(rows, types.Row{vOid(oidPgClassRel), vOid(catalog.OwnedSeqOID(r, o)), vInt(0), vOid(oidPgClassRel), vOid(r.OID), vInt(attnum(r, o)), vStr(kind)})
+				}
+				// A sequence OWNED BY a column (ALTER SEQUENCE ...
+				// OWNED BY, as pg_dump restores a serial column).
+				if t, col, ok := r.SeqOwner(); ok {
+					if tr, ok := p.Catalog().ByID(t); ok && col < len(tr.Cols) {
+						rows = append(rows, types.Row{vOid(oidPgClassRel), vOid(r.OID), vInt(0), vOid(oidPgClassRel), vOid(tr.OID), vInt(attnum(tr, col)), vStr("a")})
+					}
 				}
 			}
 			return rows

@@ -174,6 +174,25 @@ func (r *Relation) UniqueStore() uint32 {
 	return n
 }
 
+// SeqOwnedByOption is the With entry of a sequence (KindSequence) that
+// OWNED BY gave to a column: "<table id>/<column index>". The sequence
+// is dropped with the table or the column, and pg_depend records the
+// link (deptype 'a'), as PostgreSQL's serial columns have it.
+const SeqOwnedByOption = "owned_by"
+
+// SeqOwner returns the table id and column index of the column that
+// owns sequence r (SeqOwnedByOption), and false when none does.
+func (r *Relation) SeqOwner() (tableID uint32, col int, ok bool) {
+	v := r.With[SeqOwnedByOption]
+	if r.Kind != KindSequence || v == "" {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(v, "%d/%d", &tableID, &col); err != nil {
+		return 0, 0, false
+	}
+	return tableID, col, true
+}
+
 // Column is one column of a relation.
 type Column struct {
 	Name    string
