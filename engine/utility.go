@@ -149,7 +149,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.AlterDomain:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.alterDomain(ctx, st) }), nil
 	case *sql.CreateSchema:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(st, io) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSchema(ctx, st, io) }), nil
 	case *sql.CreateSequence:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.createSequence(st, text, io) }), nil
 	case *sql.AlterSequence:
@@ -664,6 +664,11 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, FuncDeps: b.FuncDeps, With: st.With}
+	if s.schemaFirst != "" {
+		// A CREATE SCHEMA element: the stored definition is bound
+		// again with the schema first, as now.
+		rel.With = map[string]string{catalog.SearchSchemaOption: s.schemaFirst}
+	}
 	names := map[string]bool{}
 	colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 	for i, c := range sc {
@@ -976,7 +981,7 @@ func inList(rs []*catalog.Relation, id uint32) bool {
 	return false
 }
 
-func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
+func (s *Session) createSchema(ctx context.Context, st *sql.CreateSchema, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("CREATE SCHEMA"); err != nil {
 		return nil, err
 	}
@@ -996,9 +1001,9 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 			WithDetail("The prefix \"pg_\" is reserved for system schemas.")
 	}
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	for _, have := range e.cat.Schemas() {
 		if have == name {
+			e.writeMu.Unlock()
 			if st.IfNotExists {
 				io.Notice("NOTICE", "42P06", fmt.Sprintf("schema \"%s\" already exists, skipping", name))
 				return done("CREATE SCHEMA")
@@ -1006,10 +1011,60 @@ func (s *Session) createSchema(st *sql.CreateSchema, io wire.ExecIO) (wire.Resul
 			return nil, pgerr.New("42P06", "schema \"%s\" already exists", name)
 		}
 	}
-	if err := e.cat.CreateSchemaOwned(name, owner.OID); err != nil {
+	err = e.cat.CreateSchemaOwned(name, owner.OID)
+	e.writeMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
+	if len(st.Elements) > 0 {
+		if err := s.schemaElements(ctx, name, owner, st.Elements, io); err != nil {
+			// As if the statement had been rolled back: the schema goes
+			// with what the elements before the failing one created.
+			drop := &sql.Drop{Kind: "schema", Names: []sql.ObjectName{{Name: name}}, Cascade: true}
+			if _, derr := s.dropSchema(ctx, drop, quietIO{io}); derr != nil {
+				e.log.Warn("dropping the schema of a failed CREATE SCHEMA", "schema", name, "err", derr)
+			}
+			return nil, err
+		}
+	}
 	return done("CREATE SCHEMA")
+}
+
+// schemaElements runs the schema elements of CREATE SCHEMA, as
+// PostgreSQL does: with the new schema first in the search for
+// unqualified names (a view's stored definition keeps it, catalog.SearchSchemaOption)
+// and as the schema's owner, who owns what they create. An error's
+// position is placed in CREATE SCHEMA's text.
+func (s *Session) schemaElements(ctx context.Context, schema string, owner *catalog.Role, els []sql.SchemaElement, io wire.ExecIO) error {
+	prevFirst, prevRole, hadRole := s.schemaFirst, s.vars["role"], false
+	_, hadRole = s.vars["role"]
+	s.schemaFirst = schema
+	if owner.OID != s.role().OID {
+		s.vars["role"] = owner.Name + "\x00" + strconv.FormatUint(uint64(owner.OID), 10)
+	}
+	defer func() {
+		s.schemaFirst = prevFirst
+		if hadRole {
+			s.vars["role"] = prevRole
+		} else {
+			delete(s.vars, "role")
+		}
+	}()
+	for _, el := range els {
+		p, err := s.prepare(ctx, el.Stmt, el.Text, nil)
+		if err == nil {
+			_, err = p.Execute(ctx, nil, io)
+		}
+		if err != nil {
+			if pe := pgerr.As(err); pe != nil && pe.Position > 0 {
+				cp := *pe
+				cp.Position += el.Pos - 1
+				return &cp
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // schemaOwner resolves the role CREATE SCHEMA's AUTHORIZATION names

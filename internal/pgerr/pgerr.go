@@ -98,6 +98,7 @@ const (
 	InvalidColumnReference            Code = "42P10"
 	InvalidForeignKey                 Code = "42830"
 	InvalidTableDefinition            Code = "42P16"
+	InvalidSchemaDefinition           Code = "42P15"
 	InvalidObjectDefinition           Code = "42P17"
 	InvalidRecursion                  Code = "42P19"
 	IndeterminateDatatype             Code = "42P18"

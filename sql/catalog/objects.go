@@ -174,6 +174,12 @@ func (r *Relation) UniqueStore() uint32 {
 	return n
 }
 
+// SearchSchemaOption is the With entry of a view created by a CREATE
+// SCHEMA element: the schema its definition finds unqualified relation
+// names in before public, as PostgreSQL's search path has the new schema
+// first while the elements run.
+const SearchSchemaOption = "search_schema"
+
 // SeqOwnedByOption is the With entry of a sequence (KindSequence) that
 // OWNED BY gave to a column: "<table id>/<column index>". The sequence
 // is dropped with the table or the column, and pg_depend records the
