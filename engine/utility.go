@@ -63,6 +63,17 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if err := s.resolveStmtTypes(stmt); err != nil {
 				return nil, err
 			}
+			// The table locks the statement takes, before any of the
+			// engine's own locks (locks.go).
+			if names, _ := s.utilityLocks(stmt); len(names) > 0 {
+				lctx, cancel := s.withTimeout(ctx)
+				err := s.lockUtility(lctx, stmt)
+				cancel()
+				defer s.endStatementLocks()
+				if err != nil {
+					return nil, err
+				}
+			}
 			return run(ctx, io)
 		}}
 	}
@@ -177,7 +188,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Lock:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(ctx, st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			what := orDefault(st.What, "all")
@@ -1819,28 +1830,6 @@ func (s *Session) flushWrites(ctx context.Context) error {
 		return err
 	}
 	return s.eng.st.drv.Barrier(ctx)
-}
-
-// lockTable runs LOCK TABLE. Outside a transaction block it is
-// PostgreSQL's 25P01. Inside one the tables must exist (42P01), and then
-// it is 0A000: a block's writes are checked at COMMIT against the rows
-// they touched (40001 when another session changed one) and take no
-// table locks, so no mode can hold what PostgreSQL's promises, not even
-// ACCESS SHARE's (weir's DDL does not wait for open blocks).
-func (s *Session) lockTable(st *sql.Lock) (wire.Result, error) {
-	if s.txn != 'T' && !s.implicit {
-		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
-	}
-	for _, n := range st.Names {
-		if err := s.systemCatalogError(n); err != nil {
-			return nil, err
-		}
-		if _, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); !ok {
-			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
-		}
-	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE is not supported").
-		WithDetail("weir's transaction blocks take no table locks: COMMIT fails with 40001 when another session changed a row the block wrote.")
 }
 
 // pkColumnTypeError refuses a column of type t in a primary key: json

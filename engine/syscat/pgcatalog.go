@@ -27,6 +27,9 @@ const (
 )
 
 // Well-known OIDs, as in Postgres.
+// DatabaseOID is pg_database.oid of weir's one database.
+const DatabaseOID = 16384 - 1
+
 const (
 	oidPgCatalog  = 11
 	oidPublic     = 2200
@@ -34,7 +37,7 @@ const (
 	oidRoot       = catalog.BootstrapRoleOID // the bootstrap superuser
 	// oidDatabaseOwner is the pg_database_owner role, which owns public.
 	oidDatabaseOwner = 6171
-	oidDatabase      = 16384 - 1
+	oidDatabase      = DatabaseOID
 	oidHeapAM        = 2
 	oidBtreeAM       = 403
 	oidPgClassRel    = 1259

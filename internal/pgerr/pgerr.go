@@ -122,6 +122,8 @@ const (
 	StatementTooComplex               Code = "54001" // Postgres: stack depth limit exceeded
 	ObjectNotInPrerequisiteState      Code = "55000"
 	ObjectInUse                       Code = "55006"
+	LockNotAvailable                  Code = "55P03"
+	DeadlockDetected                  Code = "40P01"
 	DiskFull                          Code = "53100"
 	OutOfMemory                       Code = "53200"
 	ConfigurationLimitExceeded        Code = "53400"
