@@ -1329,6 +1329,10 @@ func (p *stmtParser) schemaElements(s *CreateSchema) error {
 	if len(starts) == 0 || starts[0] != p.pos {
 		return p.errHere()
 	}
+	if s.IfNotExists {
+		return pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA IF NOT EXISTS cannot include schema elements").
+			WithPosition(charPos(p.src, p.peek().Off))
+	}
 	end := p.toks[len(p.toks)-1].Off
 	for k := len(p.toks) - 1; k >= 0; k-- {
 		if p.toks[k].Kind != TEOF {
@@ -1344,11 +1348,14 @@ func (p *stmtParser) schemaElements(s *CreateSchema) error {
 		}
 		text := strings.TrimSpace(p.src[from:to])
 		el := SchemaElement{Text: text, Pos: charPos(p.src, from)}
+		// w is where PostgreSQL's grammar fails on an element it does not
+		// take: the word after CREATE (or after CREATE OR REPLACE).
 		w := p.toks[i+1]
-		if p.toks[i].Val == "create" && w.Kind == TIdent && (w.Val == "unique" || w.Val == "or") {
-			w = p.toks[i+2]
+		if p.toks[i].Val == "create" && w.Kind == TIdent && w.Val == "or" && i+3 < len(p.toks) {
+			w = p.toks[i+3]
 		}
-		if p.toks[i].Val == "create" && (w.Kind != TIdent || w.Val != "table" && w.Val != "view" && w.Val != "index" && w.Val != "sequence") {
+		if p.toks[i].Val == "create" && w.Kind == TIdent && w.Val != "table" && w.Val != "view" && w.Val != "index" && w.Val != "sequence" &&
+			w.Val != "unique" && w.Val != "unlogged" && w.Val != "temp" && w.Val != "temporary" && w.Val != "local" && w.Val != "global" && w.Val != "recursive" {
 			return syntaxErrorAt(p.src, w)
 		}
 		st, err := parse(text, false, false)
@@ -1373,7 +1380,21 @@ func (p *stmtParser) schemaElements(s *CreateSchema) error {
 			err = check(&st.Name)
 		case *CreateTable:
 			if st.AsQuery != nil {
-				return syntaxErrorAt(p.src, p.toks[i])
+				// CREATE TABLE ... AS is no schema element: PostgreSQL's
+				// grammar fails at its AS.
+				at := p.toks[i]
+				for k, depth := i, 0; k < len(p.toks) && p.toks[k].Kind != TEOF; k++ {
+					t := p.toks[k]
+					if t.Kind == TOp && t.Val == "(" {
+						depth++
+					} else if t.Kind == TOp && t.Val == ")" {
+						depth--
+					} else if depth == 0 && t.Kind == TIdent && t.Val == "as" {
+						at = t
+						break
+					}
+				}
+				return syntaxErrorAt(p.src, at)
 			}
 			group = 1
 			err = check(&st.Name)
