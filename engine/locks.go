@@ -246,26 +246,33 @@ func (s *Session) acquire(ctx context.Context, rel *catalog.Relation, mode lockM
 }
 
 // releaseLocks releases every lock s holds.
-func (s *Session) releaseLocks() { s.release(true) }
+func (s *Session) releaseLocks() { s.release(true, true) }
+
+// releaseBlockLocks releases the locks s holds until its block ends.
+func (s *Session) releaseBlockLocks() { s.release(true, false) }
 
 // endStatementLocks releases the locks s took for its statement.
-func (s *Session) endStatementLocks() { s.release(false) }
+func (s *Session) endStatementLocks() { s.release(false, true) }
 
-// release releases the locks s took for its statement and, with all,
-// those held until its block ends.
-func (s *Session) release(all bool) {
+// release releases the locks s holds until its block ends (block) and
+// those it took for its statement (stmt).
+func (s *Session) release(block, stmt bool) {
 	t := &s.eng.locks
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	released := false
 	for id, holders := range t.held {
 		h, ok := holders[s]
-		if !ok || !all && h.stmt == 0 {
+		if !ok {
 			continue
 		}
-		released = true
-		h.stmt = 0
-		if all || h.block == 0 {
+		if block && h.block != 0 {
+			h.block, released = 0, true
+		}
+		if stmt && h.stmt != 0 {
+			h.stmt, released = 0, true
+		}
+		if h.block == 0 && h.stmt == 0 {
 			delete(holders, s)
 		}
 		if len(holders) == 0 {
@@ -431,7 +438,8 @@ func (s *Session) holdsAny(rel *catalog.Relation, p catalog.Privilege) bool {
 }
 
 // lockCommit takes, for a block's COMMIT, ROW EXCLUSIVE on each table it
-// wrote, waiting for the sessions whose LOCK keeps writers out.
+// wrote, waiting for the sessions whose LOCK keeps writers out; they go
+// with the block's own locks as it ends.
 func (s *Session) lockCommit(ctx context.Context, rels map[string]*catalog.Relation) error {
 	seen := map[uint32]bool{}
 	for _, rel := range rels {
@@ -439,7 +447,7 @@ func (s *Session) lockCommit(ctx context.Context, rels map[string]*catalog.Relat
 			continue
 		}
 		seen[rel.ID] = true
-		if err := s.acquire(ctx, rel, lockRowExclusive, false, false); err != nil {
+		if err := s.acquire(ctx, rel, lockRowExclusive, false, true); err != nil {
 			return err
 		}
 	}

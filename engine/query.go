@@ -83,7 +83,8 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	}
 	ctx, cancel := s.withTimeout(ctx)
 	// The table locks of what it reads and writes, held to the end of
-	// the statement, or of the block it is in (locks.go).
+	// the statement: it waits for the blocks whose LOCK conflicts
+	// (locks.go).
 	if err := s.lockAccesses(ctx, p.bound.Access); err != nil {
 		cancel()
 		s.endStatementLocks()

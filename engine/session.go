@@ -307,6 +307,7 @@ func (s *Session) TxStatus() byte {
 // Close implements wire.Session.
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
+	s.releaseLocks()
 	s.closeCursors(true)
 	s.closeTemp()
 	s.eng.metrics.sessions.Dec()

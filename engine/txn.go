@@ -371,8 +371,10 @@ func (s *Session) directWrite() writeScope {
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
 func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
-	// The block's table locks are held until it has ended (locks.go).
-	defer s.releaseLocks()
+	// The block's table locks are held until it has ended (locks.go);
+	// the statement running (a DDL ending an implicit transaction)
+	// keeps its own.
+	defer s.releaseBlockLocks()
 	// The block's settings and temporary tables: kept by a commit that
 	// succeeds, undone otherwise.
 	defer func() { s.endSettings(commit && err == nil) }()
