@@ -700,7 +700,14 @@ func (s *Session) setOwnedBy(seq *catalog.Relation, o *sql.OwnedBy) error {
 		return pgerr.New(pgerr.WrongObjectType, "sequence cannot be owned by relation \"%s\"", rel.Name).
 			WithDetail("This operation is not supported for %s.", kinds)
 	}
-	if rel.Owner != seq.Owner {
+	owner := func(r *catalog.Relation) uint32 {
+		if r.Owner == 0 {
+			// Made before relations had owners: the bootstrap superuser's.
+			return catalog.BootstrapRoleOID
+		}
+		return r.Owner
+	}
+	if owner(rel) != owner(seq) {
 		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must have same owner as table it is linked to")
 	}
 	if rel.Schema != seq.Schema {

@@ -1043,12 +1043,12 @@ func (s *Session) createSchema(ctx context.Context, st *sql.CreateSchema, io wir
 
 // schemaElements runs the schema elements of CREATE SCHEMA, as
 // PostgreSQL does: with the new schema first in the search for
-// unqualified names (a view's stored definition keeps it, catalog.SearchSchemaOption)
-// and as the schema's owner, who owns what they create. An error's
-// position is placed in CREATE SCHEMA's text.
+// unqualified names (a view's stored definition keeps it,
+// catalog.SearchSchemaOption) and as the schema's owner, who owns what
+// they create. An error's position is placed in CREATE SCHEMA's text.
 func (s *Session) schemaElements(ctx context.Context, schema string, owner *catalog.Role, els []sql.SchemaElement, io wire.ExecIO) error {
-	prevFirst, prevRole, hadRole := s.schemaFirst, s.vars["role"], false
-	_, hadRole = s.vars["role"]
+	prevFirst := s.schemaFirst
+	prevRole, hadRole := s.vars["role"]
 	s.schemaFirst = schema
 	if owner.OID != s.role().OID {
 		s.vars["role"] = owner.Name + "\x00" + strconv.FormatUint(uint64(owner.OID), 10)
@@ -1064,7 +1064,10 @@ func (s *Session) schemaElements(ctx context.Context, schema string, owner *cata
 	for _, el := range els {
 		p, err := s.prepare(ctx, el.Stmt, el.Text, nil)
 		if err == nil {
-			_, err = p.Execute(ctx, nil, io)
+			var r wire.Result
+			if r, err = p.Execute(ctx, nil, io); r != nil {
+				r.Close()
+			}
 		}
 		if err != nil {
 			if pe := pgerr.As(err); pe != nil && pe.Position > 0 {
