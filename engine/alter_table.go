@@ -870,14 +870,12 @@ func (s *Session) addIdentity(rel, up *catalog.Relation, i int, st *sql.AlterTab
 	if id := col.T.ID; col.Domain != 0 || id != types.Int2 && id != types.Int4 && id != types.Int8 {
 		return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
-	if !col.NotNull {
-		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", col.Name, rel.Name)
-	}
-	if col.Identity != "" {
-		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", col.Name, rel.Name)
-	}
-	if col.Default != "" || col.Generated != "" || col.Seq != "" {
-		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", col.Name, rel.Name)
+	// The sequence is checked first: PostgreSQL makes it before it
+	// looks at the column.
+	if max := seqMax(col.T); st.IdentityStart > max {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", st.IdentityStart, max)
+	} else if st.IdentityStart < 1 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (1)", st.IdentityStart)
 	}
 	name := st.IdentitySeq.Name
 	if name == "" {
@@ -889,16 +887,23 @@ func (s *Session) addIdentity(rel, up *catalog.Relation, i int, st *sql.AlterTab
 		if _, ok := e.cat.Lookup(rel.Schema, name); ok {
 			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 		}
-		if _, owned := e.findOwnedSequence(name); owned {
+		if t, owned := e.findOwnedSequence(name); owned && t.Schema == rel.Schema {
 			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 		}
 	}
-	if max := seqMax(col.T); st.IdentityStart > max {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", st.IdentityStart, max)
-	} else if st.IdentityStart < 1 {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (1)", st.IdentityStart)
+	if !col.NotNull {
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", col.Name, rel.Name)
 	}
-	col.Identity, col.Seq, col.SeqKey = st.Identity, name, ""
+	if col.Identity != "" {
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", col.Name, rel.Name)
+	}
+	if col.Default != "" || col.Generated != "" || col.Seq != "" {
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", col.Name, rel.Name)
+	}
+	col.Identity, col.Seq, col.SeqKey, col.SeqStart = st.Identity, name, "", 0
+	if st.IdentityStart != 1 {
+		col.SeqStart = st.IdentityStart
+	}
 	if _, err := e.replaceTable(rel, up, false); err != nil {
 		return nil, err
 	}

@@ -242,9 +242,9 @@ func seqInfo(rel *catalog.Relation, col int) (name string, max, start int64, key
 	c := rel.Cols[col]
 	if c.SeqKey != "" {
 		// A renamed column's sequence stays where it was.
-		return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.SeqKey)
+		return c.Seq, seqMax(c.T), c.SeqFirst(), seqMeta(rel.ID, c.SeqKey)
 	}
-	return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.Name)
+	return c.Seq, seqMax(c.T), c.SeqFirst(), seqMeta(rel.ID, c.Name)
 }
 
 // sequenceType is the type of CREATE SEQUENCE ... AS name.

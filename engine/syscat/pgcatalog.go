@@ -525,7 +525,7 @@ func pgCatalogTables() []*table {
 					case types.Int4:
 						typ, max = 23, math.MaxInt32
 					}
-					rows = append(rows, types.Row{vOid(catalog.OwnedSeqOID(r, o)), vOid(typ), types.DInt(1), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
+					rows = append(rows, types.Row{vOid(catalog.OwnedSeqOID(r, o)), vOid(typ), types.DInt(r.Cols[o].SeqFirst()), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
 				}
 			}
 			return rows
@@ -683,7 +683,7 @@ func pgCatalogTables() []*table {
 						case types.Int4:
 							typ, max = "integer", math.MaxInt32
 						}
-						add(r, i, c.Seq, typ, 1, max)
+						add(r, i, c.Seq, typ, c.SeqFirst(), max)
 					}
 				}
 			}

@@ -233,6 +233,10 @@ type Column struct {
 	// is not Name: the column's name when the sequence was made, kept
 	// across ALTER TABLE ... RENAME COLUMN.
 	SeqKey string
+	// SeqStart is the first value of the sequence Seq when it is not 1
+	// (ALTER COLUMN ... ADD GENERATED ... AS IDENTITY (START WITH n));
+	// 0 otherwise. SeqFirst reads it.
+	SeqStart int64
 	// SeqACL holds the privileges granted on the sequence Seq (GRANT ...
 	// ON SEQUENCE); the sequence belongs to the table's owner, as
 	// PostgreSQL's owned sequence does, who holds every privilege on it.
@@ -255,6 +259,14 @@ type Column struct {
 	// UPDATE computes the column from the row's other columns, and no
 	// statement may give it a value (PostgreSQL's attgenerated 's').
 	Generated string
+}
+
+// SeqFirst returns the first value of the column's sequence Seq.
+func (c Column) SeqFirst() int64 {
+	if c.SeqStart > 0 {
+		return c.SeqStart
+	}
+	return 1
 }
 
 // DroppedName is the name PostgreSQL gives the dropped column of attnum
