@@ -166,11 +166,6 @@ func (t *tableLocks) cycle(s *Session, from []*Session) []*Session {
 func (s *Session) acquire(ctx context.Context, rel *catalog.Relation, mode lockMode, nowait, block bool) error {
 	t := &s.eng.locks
 	var timeout <-chan time.Time
-	if d := s.lockTimeout(); d > 0 {
-		tm := time.NewTimer(d)
-		defer tm.Stop()
-		timeout = tm.C
-	}
 	var done func()
 	defer func() {
 		if done != nil {
@@ -215,7 +210,9 @@ func (s *Session) acquire(ctx context.Context, rel *catalog.Relation, mode lockM
 				lines = append(lines, line(c[i], t.waiting[c[i]], c[i+1]))
 			}
 			t.mu.Unlock()
-			return pgerr.New(pgerr.DeadlockDetected, "deadlock detected").WithDetail("%s", strings.Join(lines, "\n"))
+			s.eng.log.Warn("deadlock detected", "pid", s.pid, "detail", strings.Join(lines, " "))
+			return pgerr.New(pgerr.DeadlockDetected, "deadlock detected").WithDetail("%s", strings.Join(lines, "\n")).
+				WithHint("See server log for query details.")
 		}
 		if t.waiting == nil {
 			t.waiting = map[*Session]lockWait{}
@@ -227,7 +224,13 @@ func (s *Session) acquire(ctx context.Context, rel *catalog.Relation, mode lockM
 		ch := t.changed
 		t.mu.Unlock()
 		if done == nil {
+			// The first wait: lock_timeout counts from here.
 			done = s.ReportWait("Lock", "relation")
+			if d := s.lockTimeout(); d > 0 {
+				tm := time.NewTimer(d)
+				defer tm.Stop()
+				timeout = tm.C
+			}
 		}
 		var err error
 		select {
