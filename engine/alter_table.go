@@ -149,6 +149,12 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 				WithHint("Drop the constraint with an ALTER TABLE of its own.")
 		}
 	}
+	for _, a := range append([]*sql.AlterTable{st}, st.More...) {
+		if len(st.More) > 0 && a.Action == "add identity" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD GENERATED ... AS IDENTITY together with other actions is not supported").
+				WithHint("Add the identity with an ALTER TABLE of its own.")
+		}
+	}
 	if len(st.More) > 0 || st.Action == "set type" || st.Action == "add primary key" {
 		return s.alterActions(ctx, rel, st, io)
 	}
@@ -224,6 +230,8 @@ func (s *Session) alterTable(ctx context.Context, st *sql.AlterTable, io wire.Ex
 		col.Default = st.Default
 	case "drop default":
 		col.Default = ""
+	case "add identity":
+		return s.addIdentity(rel, up, i, st)
 	case "drop expression":
 		// The column keeps its values and becomes an ordinary one.
 		if col.Generated == "" {
@@ -686,6 +694,8 @@ func (s *Session) dropColumn(ctx context.Context, rel *catalog.Relation, st *sql
 	if err != nil {
 		return nil, err
 	}
+	// The sequences OWNED BY the column go with it, without a notice.
+	order = append(order, e.ownedSequences(rel.ID, i)...)
 	switch {
 	case len(lines) == 1:
 		io.Notice("NOTICE", "00000", lines[0])
@@ -867,4 +877,60 @@ func setUnloggedWord(text string, unlogged bool) string {
 		return text[:next.Off] + text[toks[2].Off:]
 	}
 	return text
+}
+
+// addIdentity runs ALTER COLUMN ... ADD GENERATED ... AS IDENTITY, as
+// pg_dump writes an identity column: column i of rel (up its copy to
+// change) becomes an identity column owning a new sequence, named by
+// SEQUENCE NAME or as CREATE TABLE names one, whose next value is START.
+// e.writeMu is held.
+func (s *Session) addIdentity(rel, up *catalog.Relation, i int, st *sql.AlterTable) (wire.Result, error) {
+	e := s.eng
+	col := &up.Cols[i]
+	if id := col.T.ID; col.Domain != 0 || id != types.Int2 && id != types.Int4 && id != types.Int8 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+	}
+	// The sequence is checked first: PostgreSQL makes it before it
+	// looks at the column.
+	if max := seqMax(col.T); st.IdentityStart > max {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be greater than MAXVALUE (%d)", st.IdentityStart, max)
+	} else if st.IdentityStart < 1 {
+		return nil, pgerr.New(pgerr.InvalidParameterValue, "START value (%d) cannot be less than MINVALUE (1)", st.IdentityStart)
+	}
+	name := st.IdentitySeq.Name
+	if name == "" {
+		name = e.ownedSequenceName(rel.Schema, rel.Name, col.Name, nil)
+	} else {
+		if st.IdentitySeq.Schema != "" && s.schemaOf(st.IdentitySeq) != rel.Schema {
+			return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must be in same schema as table it is linked to")
+		}
+		if _, ok := e.cat.Lookup(rel.Schema, name); ok {
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+		}
+		if t, owned := e.findOwnedSequence(name); owned && t.Schema == rel.Schema {
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+		}
+	}
+	if !col.NotNull {
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", col.Name, rel.Name)
+	}
+	if col.Identity != "" {
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", col.Name, rel.Name)
+	}
+	if col.Default != "" || col.Generated != "" || col.Seq != "" {
+		return nil, pgerr.New(pgerr.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", col.Name, rel.Name)
+	}
+	col.Identity, col.Seq, col.SeqKey, col.SeqStart = st.Identity, name, "", 0
+	if st.IdentityStart != 1 {
+		col.SeqStart = st.IdentityStart
+	}
+	if _, err := e.replaceTable(rel, up, false); err != nil {
+		return nil, err
+	}
+	// The sequence's position is recorded at once: a column of that
+	// name may have owned a sequence before.
+	if err := e.setval(up, i, st.IdentityStart, false); err != nil {
+		return nil, err
+	}
+	return done("ALTER TABLE")
 }

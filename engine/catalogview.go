@@ -18,6 +18,9 @@ import (
 type catalogView struct {
 	s         *Session
 	permanent bool
+	// first is the schema searched first for an unqualified name, as
+	// Session.schemaFirst is ("": the session's).
+	first string
 }
 
 func (s *Session) catalogView() planner.Catalog { return catalogView{s: s} }
@@ -32,6 +35,15 @@ func (v catalogView) Relation(schema, name string) (*catalog.Relation, bool) {
 		// pg_catalog, as in PostgreSQL's implicit search path.
 		if t := v.s.tempSchema; t != "" && !v.permanent {
 			if rel, ok := v.s.eng.cat.Lookup(t, name); ok {
+				return v.seen(rel), true
+			}
+		}
+		f := v.first
+		if f == "" {
+			f = v.s.schemaFirst
+		}
+		if f != "" {
+			if rel, ok := v.s.eng.cat.Lookup(f, name); ok {
 				return v.seen(rel), true
 			}
 		}
@@ -86,6 +98,12 @@ func (v catalogView) seen(rel *catalog.Relation) *catalog.Relation {
 // the definition of a permanent view.
 func (v catalogView) Permanent() planner.Catalog {
 	v.permanent = true
+	return v
+}
+
+// SchemaFirst implements planner.SchemaFirstCatalog.
+func (v catalogView) SchemaFirst(schema string) planner.Catalog {
+	v.first = schema
 	return v
 }
 

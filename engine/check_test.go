@@ -50,8 +50,8 @@ func TestChecksSurviveRestart(t *testing.T) {
 }
 
 // TestLockTable: LOCK TABLE is PostgreSQL's 25P01 outside a transaction
-// block; inside one a missing table is 42P01, and an existing one 0A000
-// (weir takes no table locks), which fails the block as any error does.
+// block; inside one a missing table is 42P01, a sequence 42809, and an
+// existing table is locked (locks_test.go has what the locks do).
 func TestLockTable(t *testing.T) {
 	e := openTest(t, vfs.NewMem())
 	defer e.Close()
@@ -67,7 +67,12 @@ func TestLockTable(t *testing.T) {
 		{"LOCK TABLE nope", pgerr.UndefinedTable},
 		{"ROLLBACK", ""},
 		{"BEGIN", ""},
-		{"LOCK TABLE t IN SHARE ROW EXCLUSIVE MODE", pgerr.FeatureNotSupported},
+		{"LOCK TABLE t IN SHARE ROW EXCLUSIVE MODE", ""},
+		{"LOCK t, t IN ACCESS SHARE MODE NOWAIT", ""},
+		{"COMMIT", ""},
+		{"CREATE SEQUENCE q", ""},
+		{"BEGIN", ""},
+		{"LOCK q", pgerr.WrongObjectType},
 		{"ROLLBACK", ""},
 		{"LOCK TABLE t IN SOME MODE", pgerr.SyntaxError},
 	} {

@@ -119,6 +119,14 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			if err := s.checkAccess([]planner.Access{{Rel: rel, Priv: catalog.PrivInsert}}); err != nil {
 				return nil, err
 			}
+			// ROW EXCLUSIVE, as an INSERT takes (locks.go).
+			lctx, cancel := s.withTimeout(ctx)
+			err := s.acquire(lctx, rel, lockRowExclusive, false, false)
+			cancel()
+			defer s.endStatementLocks()
+			if err != nil {
+				return nil, err
+			}
 			return s.copyIn(ctx, rel, cols, co, io)
 		}}, nil
 	}
@@ -621,6 +629,14 @@ func (s *Session) copyOut(ctx context.Context, b *planner.Bound, co copyOptions,
 		return nil, err
 	}
 	if err := s.noSourceReads(b); err != nil {
+		return nil, err
+	}
+	// ACCESS SHARE on what it reads, as a query takes (locks.go).
+	lctx, cancel := s.withTimeout(ctx)
+	err := s.lockAccesses(lctx, b.Access)
+	cancel()
+	defer s.endStatementLocks()
+	if err != nil {
 		return nil, err
 	}
 	snap := s.eng.db.NewSnapshot()

@@ -14,7 +14,9 @@
 // the checkpoint holding them (data.go, txn.go, copy.go); before they
 // join the epoch, the foreign keys act on them through the same writer
 // (fkey_dml.go), so a cascade is part of the statement (a deferred
-// constraint's check waits for the block's COMMIT: fkey_defer.go); DDL records
+// constraint's check waits for the block's COMMIT: fkey_defer.go); the
+// table locks of LOCK TABLE, which other sessions' statements wait for,
+// are in locks.go; DDL records
 // relations in the catalog and starts or stops their jobs (mview.go,
 // connector_ddl.go); SHOW, SET, EXPLAIN and the rest are utility
 // statements (utility.go, settings.go). Statements of 64 kB and more

@@ -113,6 +113,10 @@ type Engine struct {
 	// constraint checks never race; barriers are injected (epochs sealed)
 	// and committed epochs retired under it.
 	writeMu stmtMutex
+	// locks are the table locks LOCK TABLE takes and the statements of
+	// other sessions wait for (locks.go). A session never waits for one
+	// while holding ddlMu or writeMu.
+	locks tableLocks
 	// rewriteMu orders reads against ALTER COLUMN ... TYPE: a read checks
 	// that its plan types the tables as the catalog does and takes its
 	// snapshot under the read lock, and the rewrite commits its rows and

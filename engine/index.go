@@ -90,7 +90,12 @@ func (s *Session) addIndexLocked(ctx context.Context, st *sql.CreateIndex, io wi
 	schema := s.schemaOf(st.Rel)
 	rel, ok := e.cat.Lookup(schema, st.Rel.Name)
 	if !ok {
-		return nil, false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Rel.Name)
+		// PostgreSQL names the relation as written, its schema too.
+		name := st.Rel.Name
+		if st.Rel.Schema != "" {
+			name = st.Rel.Schema + "." + name
+		}
+		return nil, false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name)
 	}
 	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindMView {
 		return nil, false, pgerr.New(pgerr.WrongObjectType, "cannot create index on relation \"%s\"", rel.Name).

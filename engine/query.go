@@ -85,6 +85,14 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		return nil, err
 	}
 	ctx, cancel := s.withTimeout(ctx)
+	// The table locks of what it reads and writes, held to the end of
+	// the statement: it waits for the blocks whose LOCK conflicts
+	// (locks.go).
+	if err := s.lockAccesses(ctx, p.bound.Access); err != nil {
+		cancel()
+		s.endStatementLocks()
+		return nil, err
+	}
 	// An index read is consistent with its relation only once its
 	// backfill is committed (after a restart during it, say): wait, as
 	// for a view. A statement that reads no relation waits for none (a
@@ -96,10 +104,12 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 	}
 	if err := s.eng.awaitReadable(ctx, reads); err != nil {
 		cancel()
+		s.endStatementLocks()
 		return nil, err
 	}
 	if p.bound.Tag != "SELECT" {
 		defer cancel()
+		defer s.endStatementLocks()
 		if err := s.eng.checkDiskSpace(); err != nil {
 			return nil, err
 		}
@@ -108,6 +118,9 @@ func (p *queryPrepared) execute(ctx context.Context, params []types.Datum, an *e
 		}
 		return s.eng.runWrite(ctx, s, p.bound, params, an)
 	}
+	cancel = func(cancelCtx context.CancelFunc) context.CancelFunc {
+		return func() { cancelCtx(); s.endStatementLocks() }
+	}(cancel)
 	s.eng.rewriteMu.RLock()
 	if err := s.eng.staleTypes(p.bound.Plan); err != nil {
 		s.eng.rewriteMu.RUnlock()

@@ -243,9 +243,9 @@ func seqInfo(rel *catalog.Relation, col int) (name string, max, start int64, key
 	c := rel.Cols[col]
 	if c.SeqKey != "" {
 		// A renamed column's sequence stays where it was.
-		return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.SeqKey)
+		return c.Seq, seqMax(c.T), c.SeqFirst(), seqMeta(rel.ID, c.SeqKey)
 	}
-	return c.Seq, seqMax(c.T), 1, seqMeta(rel.ID, c.Name)
+	return c.Seq, seqMax(c.T), c.SeqFirst(), seqMeta(rel.ID, c.Name)
 }
 
 // sequenceType is the type of CREATE SEQUENCE ... AS name.
@@ -509,11 +509,15 @@ func (s *Session) SerialSequence(table, column string) (string, bool, error) {
 	if !ok {
 		return "", false, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", table)
 	}
-	for _, c := range rel.Cols {
+	for i, c := range rel.Cols {
 		if c.Name != column || c.Hidden {
 			continue
 		}
 		if c.Seq == "" {
+			// A sequence OWNED BY the column.
+			for _, q := range s.eng.ownedSequences(rel.ID, i) {
+				return sql.QuoteIdent(q.Schema) + "." + sql.QuoteIdent(q.Name), true, nil
+			}
 			return "", false, nil
 		}
 		schema := rel.Schema
@@ -595,6 +599,11 @@ func (s *Session) createSequence(ctx context.Context, st *sql.CreateSequence, te
 	}
 	rel := &catalog.Relation{Schema: schema, Name: name, Kind: catalog.KindSequence, SQL: text,
 		With: map[string]string{"as": st.As, "start": strconv.FormatInt(st.Start, 10)}, Owner: s.role().OID}
+	if st.OwnedBy != nil {
+		if err := s.setOwnedBy(rel, st.OwnedBy); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.cat.Create(rel); err != nil {
 		return nil, err
 	}
@@ -614,8 +623,10 @@ func (e *Engine) findOwnedSequence(name string) (*catalog.Relation, bool) {
 	return nil, false
 }
 
-// alterSequence runs ALTER SEQUENCE ... RESTART [WITH n]: nextval returns
-// n next (the sequence's start without WITH), recorded durably at once.
+// alterSequence runs ALTER SEQUENCE ... RESTART [WITH n] and OWNED BY:
+// RESTART makes nextval return n next (the sequence's start without
+// WITH), recorded durably at once; OWNED BY ties the sequence to a
+// column (setOwnedBy) or, with NONE, unties it.
 func (s *Session) alterSequence(ctx context.Context, st *sql.AlterSequence, io wire.ExecIO) (wire.Result, error) {
 	if err := s.noDDLInBlock("ALTER SEQUENCE"); err != nil {
 		return nil, err
@@ -636,19 +647,144 @@ func (s *Session) alterSequence(ctx context.Context, st *sql.AlterSequence, io w
 	if rel.Kind != catalog.KindSequence {
 		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a sequence", rel.Name)
 	}
-	_, max, start, _ := seqInfo(rel, -1)
-	v := start
-	if st.Restart != nil {
-		v = *st.Restart
+	if !s.owns(rel) {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of sequence %s", rel.Name)
 	}
-	if v < 1 {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
+	v := int64(0)
+	if st.Restart {
+		_, max, start, _ := seqInfo(rel, -1)
+		v = start
+		if st.RestartWith != nil {
+			v = *st.RestartWith
+		}
+		if v < 1 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
+		}
+		if v > max {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+		}
 	}
-	if v > max {
-		return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+	if st.OwnedBy != nil {
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+		up := rel.Clone()
+		if err := s.setOwnedBy(up, st.OwnedBy); err != nil {
+			return nil, err
+		}
+		if err := e.cat.Replace(up); err != nil {
+			return nil, err
+		}
 	}
-	if err := e.setval(rel, -1, v, false); err != nil {
-		return nil, err
+	if st.Restart {
+		if err := e.setval(rel, -1, v, false); err != nil {
+			return nil, err
+		}
 	}
 	return done("ALTER SEQUENCE")
+}
+
+// setOwnedBy records in sequence seq the column OWNED BY names, after
+// PostgreSQL's checks: a table or view (42809) in the sequence's schema
+// with the sequence's owner (55000), and a column of it (42703). OWNED
+// BY NONE removes the link.
+func (s *Session) setOwnedBy(seq *catalog.Relation, o *sql.OwnedBy) error {
+	if o.Column == "" {
+		delete(seq.With, catalog.SeqOwnedByOption)
+		return nil
+	}
+	if err := s.systemCatalogError(o.Table); err != nil {
+		return err
+	}
+	rel, ok := s.eng.cat.Lookup(s.schemaOf(o.Table), o.Table.Name)
+	if !ok {
+		return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", o.Table.Name)
+	}
+	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindView {
+		kinds := kindWords[rel.Kind] + "s"
+		if rel.Kind == catalog.KindIndex {
+			kinds = "indexes"
+		}
+		return pgerr.New(pgerr.WrongObjectType, "sequence cannot be owned by relation \"%s\"", rel.Name).
+			WithDetail("This operation is not supported for %s.", kinds)
+	}
+	owner := func(r *catalog.Relation) uint32 {
+		if r.Owner == 0 {
+			// Made before relations had owners: the bootstrap superuser's.
+			return catalog.BootstrapRoleOID
+		}
+		return r.Owner
+	}
+	if owner(rel) != owner(seq) {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must have same owner as table it is linked to")
+	}
+	if rel.Schema != seq.Schema {
+		return pgerr.New(pgerr.ObjectNotInPrerequisiteState, "sequence must be in same schema as table it is linked to")
+	}
+	i := visibleColumn(rel, o.Column)
+	if i < 0 {
+		return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", o.Column, rel.Name)
+	}
+	if seq.With == nil {
+		seq.With = map[string]string{}
+	}
+	seq.With[catalog.SeqOwnedByOption] = fmt.Sprintf("%d/%d", rel.ID, i)
+	return nil
+}
+
+// ownedSequences returns the sequences OWNED BY a column of table
+// tableID: any column when col is negative, else column col.
+func (e *Engine) ownedSequences(tableID uint32, col int) []*catalog.Relation {
+	var out []*catalog.Relation
+	for _, r := range e.cat.All() {
+		if t, c, ok := r.SeqOwner(); ok && t == tableID && (col < 0 || c == col) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// dropOwnedSequences adds to order, a DROP's relations, the sequences
+// OWNED BY columns of its tables and views, as PostgreSQL's automatic
+// dependencies drop them without a notice. A default of a table order
+// does not drop that calls nextval on one of them is, with cascade,
+// removed (its table's entry in replace, the catalog entries the drop
+// overwrites, updated or added, and a "drop cascades to" line added to
+// lines); without cascade it is added to blockers. Called under writeMu.
+func (e *Engine) dropOwnedSequences(order, replace []*catalog.Relation, lines, blockers []string, cascade bool) ([]*catalog.Relation, []*catalog.Relation, []string, []string) {
+	dropping := map[uint32]bool{}
+	for _, r := range order {
+		dropping[r.ID] = true
+	}
+	var seqs []*catalog.Relation
+	for _, r := range order {
+		if r.Kind != catalog.KindTable && r.Kind != catalog.KindView {
+			continue
+		}
+		for _, q := range e.ownedSequences(r.ID, -1) {
+			if !dropping[q.ID] {
+				dropping[q.ID] = true
+				seqs = append(seqs, q)
+			}
+		}
+	}
+	for _, q := range seqs {
+		for _, u := range e.sequenceUses(q) {
+			if dropping[u.rel.ID] {
+				continue
+			}
+			what := fmt.Sprintf("default value for column %s of table %s", u.rel.Cols[u.col].Name, u.rel.Name)
+			if !cascade {
+				blockers = append(blockers, what+" depends on sequence "+q.Name)
+				continue
+			}
+			lines = append(lines, "drop cascades to "+what)
+			k := slices.IndexFunc(replace, func(r *catalog.Relation) bool { return r.ID == u.rel.ID })
+			if k < 0 {
+				replace = append(replace, u.rel.Clone())
+				k = len(replace) - 1
+			}
+			replace[k].Cols[u.col].Default = ""
+		}
+	}
+	return append(seqs, order...), replace, lines, blockers
 }

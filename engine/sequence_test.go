@@ -38,3 +38,33 @@ func TestSequenceRowAcrossRestart(t *testing.T) {
 	wantRows(t, s, "SELECT * FROM t_id_seq", "6 0 t")
 	wantRows(t, s, "SELECT nextval('t_id_seq')", "7")
 }
+
+// TestOwnedByAcrossRestart: a sequence OWNED BY a column, as pg_dump
+// restores a serial column, and an identity column added by ALTER
+// COLUMN ... ADD GENERATED keep their link and position after a restart;
+// dropping the table then drops the owned sequence.
+func TestOwnedByAcrossRestart(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	s := session(t, e)
+	mustRun(t, s, "CREATE TABLE t (id integer NOT NULL, v text)")
+	mustRun(t, s, "CREATE SEQUENCE public.t_id_seq AS integer START WITH 1 INCREMENT BY 1 NO MINVALUE NO MAXVALUE CACHE 1")
+	mustRun(t, s, "ALTER SEQUENCE public.t_id_seq OWNED BY public.t.id")
+	mustRun(t, s, "ALTER TABLE ONLY public.t ALTER COLUMN id SET DEFAULT nextval('public.t_id_seq'::regclass)")
+	mustRun(t, s, "SELECT pg_catalog.setval('public.t_id_seq', 3, true)")
+	mustRun(t, s, "CREATE TABLE i (id bigint NOT NULL, v text)")
+	mustRun(t, s, "ALTER TABLE i ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (SEQUENCE NAME i_seq START WITH 5)")
+	e.Close()
+	e = openTest(t, fs)
+	defer e.Close()
+	s = session(t, e)
+	wantRows(t, s, "SELECT pg_get_serial_sequence('t', 'id'), pg_get_serial_sequence('i', 'id')", "public.t_id_seq public.i_seq")
+	wantRows(t, s, "INSERT INTO t (v) VALUES ('a') RETURNING id", "4")
+	wantRows(t, s, "INSERT INTO i (v) VALUES ('a') RETURNING id", "5")
+	_, err := run(t, s, "INSERT INTO i VALUES (1, 'b')")
+	if pe := pgerr.As(err); pe == nil || pe.Code != "428C9" {
+		t.Fatalf("a value for the ALWAYS identity column: %v, want 428C9", err)
+	}
+	mustRun(t, s, "DROP TABLE t")
+	wantRows(t, s, "SELECT count(*) FROM pg_class WHERE relname = 't_id_seq'", "0")
+}

@@ -49,6 +49,11 @@ type Session struct {
 	roleOID uint32
 
 	vars map[string]string // lower-case setting name → value
+	// schemaFirst is the schema searched first for an unqualified
+	// relation name, before public: the new schema while CREATE SCHEMA
+	// runs its elements, or the one a view's stored definition was
+	// created under (catalog.SearchSchemaOption). "" otherwise.
+	schemaFirst string
 	// fkModes is what SET CONSTRAINTS said in the open transaction
 	// block.
 	fkModes fkModes
@@ -302,6 +307,7 @@ func (s *Session) TxStatus() byte {
 // Close implements wire.Session.
 func (s *Session) Close() {
 	_ = s.endTxn(context.Background(), false)
+	s.releaseLocks()
 	s.closeCursors(true)
 	s.closeTemp()
 	s.eng.metrics.sessions.Dec()

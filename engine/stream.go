@@ -1100,6 +1100,7 @@ func (e *Engine) internalSession() *Session {
 func (e *Engine) definitionSession(rel *catalog.Relation, over map[uint32]*catalog.Relation) *Session {
 	s := e.internalSession()
 	s.pins, s.over = rel.DepCols, over
+	s.schemaFirst = rel.With[catalog.SearchSchemaOption]
 	if len(rel.Funcs) > 0 {
 		s.funcPins = map[uint32]*catalog.Function{}
 		for _, f := range rel.Funcs {

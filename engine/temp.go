@@ -57,6 +57,11 @@ func (s *Session) schemaOf(n sql.ObjectName) string {
 				return s.tempSchema
 			}
 		}
+		if s.schemaFirst != "" {
+			if _, ok := s.eng.cat.Lookup(s.schemaFirst, n.Name); ok {
+				return s.schemaFirst
+			}
+		}
 		return catalog.PublicSchema
 	case catalog.TempSchemaAlias:
 		if s.tempSchema == "" {

@@ -375,6 +375,10 @@ func (s *Session) directWrite(ctx context.Context) (writeScope, error) {
 // sends them through the dataflow as one statement, returning once they
 // are committed; otherwise they are discarded.
 func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
+	// The block's table locks are held until it has ended (locks.go);
+	// the statement running (a DDL ending an implicit transaction)
+	// keeps its own.
+	defer s.releaseBlockLocks()
 	// The block's settings and temporary tables: kept by a commit that
 	// succeeds, undone otherwise.
 	defer func() { s.endSettings(commit && err == nil) }()
@@ -420,6 +424,14 @@ func (s *Session) endTxn(ctx context.Context, commit bool) (err error) {
 	}
 	e := s.eng
 	if err := e.checkDiskSpace(); err != nil {
+		return err
+	}
+	// The block's writes reach their tables now: they wait here for
+	// the sessions whose LOCK keeps writers out (locks.go).
+	lctx, cancel := s.withTimeout(ctx)
+	err = s.lockCommit(lctx, t.rels)
+	cancel()
+	if err != nil {
 		return err
 	}
 	if err := e.writeMu.lockContext(ctx); err != nil {

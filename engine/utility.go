@@ -70,6 +70,17 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 			if err := s.resolveStmtTypes(stmt); err != nil {
 				return nil, err
 			}
+			// The table locks the statement takes, before any of the
+			// engine's own locks (locks.go).
+			if names, _ := s.utilityLocks(stmt); len(names) > 0 {
+				lctx, cancel := s.withTimeout(ctx)
+				err := s.lockUtility(lctx, stmt)
+				cancel()
+				defer s.endStatementLocks()
+				if err != nil {
+					return nil, err
+				}
+			}
 			return run(ctx, io)
 		}}
 	}
@@ -182,7 +193,7 @@ func (s *Session) prepare(ctx context.Context, stmt sql.Stmt, text string, hints
 	case *sql.Deallocate:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.deallocate(st) }), nil
 	case *sql.Lock:
-		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(st) }), nil
+		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) { return s.lockTable(ctx, st) }), nil
 	case *sql.Discard:
 		return simple(func(ctx context.Context, io wire.ExecIO) (wire.Result, error) {
 			what := orDefault(st.What, "all")
@@ -650,6 +661,11 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView, io wire.Ex
 		}
 	}
 	rel := &catalog.Relation{Schema: schema, Name: st.Name.Name, Kind: catalog.KindView, SQL: st.QueryText, Deps: b.Deps, Funcs: b.Funcs, FuncDeps: b.FuncDeps, With: st.With}
+	if s.schemaFirst != "" {
+		// A CREATE SCHEMA element: the stored definition is bound
+		// again with the schema first, as now.
+		rel.With = map[string]string{catalog.SearchSchemaOption: s.schemaFirst}
+	}
 	names := map[string]bool{}
 	colls, doms := planner.Collations(b.Plan), planner.Domains(b.Plan)
 	for i, c := range sc {
@@ -800,6 +816,10 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 	// The foreign keys referencing a dropped table go with it, or stop
 	// the drop; so do those referencing a dropped unique index's key.
 	replace, fkLines, blockers := e.fkDropTables(order, st.Cascade)
+	// The sequences OWNED BY the dropped tables' columns go with them;
+	// the defaults of other tables calling nextval on them stop the
+	// drop, or go with CASCADE.
+	order, replace, lines, blockers = e.dropOwnedSequences(order, replace, lines, blockers, st.Cascade)
 	for _, t := range targets {
 		if t.Kind != catalog.KindIndex {
 			continue
@@ -990,9 +1010,9 @@ func (s *Session) createSchema(ctx context.Context, st *sql.CreateSchema, io wir
 	if err := e.writeMu.lockContext(ctx); err != nil {
 		return nil, err
 	}
-	defer e.writeMu.Unlock()
 	for _, have := range e.cat.Schemas() {
 		if have == name {
+			e.writeMu.Unlock()
 			if st.IfNotExists {
 				io.Notice("NOTICE", "42P06", fmt.Sprintf("schema \"%s\" already exists, skipping", name))
 				return done("CREATE SCHEMA")
@@ -1000,10 +1020,63 @@ func (s *Session) createSchema(ctx context.Context, st *sql.CreateSchema, io wir
 			return nil, pgerr.New("42P06", "schema \"%s\" already exists", name)
 		}
 	}
-	if err := e.cat.CreateSchemaOwned(name, owner.OID); err != nil {
+	err = e.cat.CreateSchemaOwned(name, owner.OID)
+	e.writeMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
+	if len(st.Elements) > 0 {
+		if err := s.schemaElements(ctx, name, owner, st.Elements, io); err != nil {
+			// As if the statement had been rolled back: the schema goes
+			// with what the elements before the failing one created.
+			drop := &sql.Drop{Kind: "schema", Names: []sql.ObjectName{{Name: name}}, Cascade: true}
+			if _, derr := s.dropSchema(ctx, drop, quietIO{io}); derr != nil {
+				e.log.Warn("dropping the schema of a failed CREATE SCHEMA", "schema", name, "err", derr)
+			}
+			return nil, err
+		}
+	}
 	return done("CREATE SCHEMA")
+}
+
+// schemaElements runs the schema elements of CREATE SCHEMA, as
+// PostgreSQL does: with the new schema first in the search for
+// unqualified names (a view's stored definition keeps it,
+// catalog.SearchSchemaOption) and as the schema's owner, who owns what
+// they create. An error's position is placed in CREATE SCHEMA's text.
+func (s *Session) schemaElements(ctx context.Context, schema string, owner *catalog.Role, els []sql.SchemaElement, io wire.ExecIO) error {
+	prevFirst := s.schemaFirst
+	prevRole, hadRole := s.vars["role"]
+	s.schemaFirst = schema
+	if owner.OID != s.role().OID {
+		s.vars["role"] = owner.Name + "\x00" + strconv.FormatUint(uint64(owner.OID), 10)
+	}
+	defer func() {
+		s.schemaFirst = prevFirst
+		if hadRole {
+			s.vars["role"] = prevRole
+		} else {
+			delete(s.vars, "role")
+		}
+	}()
+	for _, el := range els {
+		p, err := s.prepare(ctx, el.Stmt, el.Text, nil)
+		if err == nil {
+			var r wire.Result
+			if r, err = p.Execute(ctx, nil, io); r != nil {
+				r.Close()
+			}
+		}
+		if err != nil {
+			if pe := pgerr.As(err); pe != nil && pe.Position > 0 {
+				cp := *pe
+				cp.Position += el.Pos - 1
+				return &cp
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // schemaOwner resolves the role CREATE SCHEMA's AUTHORIZATION names
@@ -1770,28 +1843,6 @@ func (s *Session) flushWrites(ctx context.Context) error {
 		return err
 	}
 	return s.eng.st.drv.Barrier(ctx)
-}
-
-// lockTable runs LOCK TABLE. Outside a transaction block it is
-// PostgreSQL's 25P01. Inside one the tables must exist (42P01), and then
-// it is 0A000: a block's writes are checked at COMMIT against the rows
-// they touched (40001 when another session changed one) and take no
-// table locks, so no mode can hold what PostgreSQL's promises, not even
-// ACCESS SHARE's (weir's DDL does not wait for open blocks).
-func (s *Session) lockTable(st *sql.Lock) (wire.Result, error) {
-	if s.txn != 'T' && !s.implicit {
-		return nil, pgerr.New(pgerr.NoActiveSQLTransaction, "LOCK TABLE can only be used in transaction blocks")
-	}
-	for _, n := range st.Names {
-		if err := s.systemCatalogError(n); err != nil {
-			return nil, err
-		}
-		if _, ok := s.eng.cat.Lookup(s.schemaOf(n), n.Name); !ok {
-			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", n.Name)
-		}
-	}
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "LOCK TABLE is not supported").
-		WithDetail("weir's transaction blocks take no table locks: COMMIT fails with 40001 when another session changed a row the block wrote.")
 }
 
 // pkColumnTypeError refuses a column of type t in a primary key: json

@@ -44,6 +44,14 @@ type NameCatalog interface {
 	RoleName(oid uint32) (string, bool)
 }
 
+// SchemaFirstCatalog is implemented by a Catalog that can search a
+// schema before public for unqualified relation names: SchemaFirst
+// returns it so, for binding the stored definition of a view a CREATE
+// SCHEMA element created (catalog.SearchSchemaOption).
+type SchemaFirstCatalog interface {
+	SchemaFirst(schema string) Catalog
+}
+
 // PermanentCatalog is implemented by a Catalog in which temporary
 // relations can hide permanent ones of the same name: Permanent returns
 // the catalog without that, in which a permanent view's stored

@@ -1531,6 +1531,11 @@ func (b *binder) expandView(rel *catalog.Relation, alias string, outer *scope, l
 	if pc, ok := cat.(PermanentCatalog); ok && !rel.Temp {
 		cat = pc.Permanent()
 	}
+	if f := rel.With[catalog.SearchSchemaOption]; f != "" {
+		if sc, ok := cat.(SchemaFirstCatalog); ok {
+			cat = sc.SchemaFirst(f)
+		}
+	}
 	at := b.accesses() - 1 // the view's own read, just recorded
 	vb := &binder{q: vq, cat: PinnedCatalog(cat, rel.DepCols), deps: b.deps, viewDepth: b.viewDepth + 1, access: b.access, view: rel, fnUses: b.uses(), ctx: b.ctx, late: b.late}
 	r := vb.bindQuery(vq.Node.(ast.ResultSetNode), nil, &level{}, nil)

@@ -44,6 +44,7 @@ type SetParallelism struct {
 //	RENAME [COLUMN] column TO new_name
 //	ALTER [COLUMN] column SET DEFAULT expr | DROP DEFAULT | SET NOT NULL | DROP NOT NULL
 //	ALTER [COLUMN] column DROP EXPRESSION [IF EXISTS]
+//	ALTER [COLUMN] column ADD GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [( seq_options )]
 //	ALTER [COLUMN] column [SET DATA] TYPE type [COLLATE collation] [USING expr]
 //
 // Several actions, comma separated, make one statement (RENAME stands
@@ -58,8 +59,8 @@ type AlterTable struct {
 	Kind string
 	// Action is "add column", "drop column", "rename column", "set
 	// default", "drop default", "set not null", "drop not null", "set
-	// type", "drop expression", "add check", "add foreign key", "add
-	// primary key",
+	// type", "drop expression", "add identity", "add check", "add
+	// foreign key", "add primary key",
 	// "validate constraint", "alter constraint" or "drop constraint".
 	Action string
 	// Column is the column acted on; for ADD, Def.Name; for DROP,
@@ -97,6 +98,12 @@ type AlterTable struct {
 	Key []string
 	// KeyPos is where PRIMARY KEY starts (1-based character).
 	KeyPos int
+	// Identity is ADD GENERATED's "always" or "default"; IdentitySeq
+	// its SEQUENCE NAME (Name "" when not given) and IdentityStart its
+	// START (1 when not given).
+	Identity      string
+	IdentitySeq   ObjectName
+	IdentityStart int64
 	// Deferrable and Deferred are ALTER CONSTRAINT's attributes: no
 	// attribute given is NOT DEFERRABLE INITIALLY IMMEDIATE, as in
 	// PostgreSQL's grammar.
@@ -464,6 +471,16 @@ func (p *stmtParser) alterAction(name ObjectName, ifExists, first bool) (st *Alt
 			}
 		case p.accept("drop", "default"):
 			at.Action = "drop default"
+		case p.accept("add", "generated", "always", "as", "identity"):
+			at.Action, at.Identity = "add identity", "always"
+			if err := p.identityOptions(at); err != nil {
+				return nil, true, err
+			}
+		case p.accept("add", "generated", "by", "default", "as", "identity"):
+			at.Action, at.Identity = "add identity", "default"
+			if err := p.identityOptions(at); err != nil {
+				return nil, true, err
+			}
 		case p.accept("drop", "expression"):
 			at.Action = "drop expression"
 			at.IfColumn = p.accept("if", "exists")
@@ -644,4 +661,53 @@ func (p *stmtParser) addUnique(rel ObjectName) (Stmt, error) {
 		return nil, p.unsupported(upper(p.word(0)) + " in a UNIQUE constraint is")
 	}
 	return ci, nil
+}
+
+// identityOptions parses the optional ( sequence options ) of ALTER
+// COLUMN ... ADD GENERATED ... AS IDENTITY: SEQUENCE NAME, START, and
+// the options that keep the defaults as CREATE SEQUENCE takes them.
+func (p *stmtParser) identityOptions(at *AlterTable) error {
+	at.IdentityStart = 1
+	if !p.acceptOp("(") {
+		return nil
+	}
+	for !p.acceptOp(")") {
+		switch {
+		case p.accept("sequence", "name"):
+			n, err := p.objectName()
+			if err != nil {
+				return err
+			}
+			at.IdentitySeq = n
+		case p.accept("start"):
+			p.accept("with")
+			v, err := p.seqNumber()
+			if err != nil {
+				return err
+			}
+			at.IdentityStart = v
+		case p.accept("increment"):
+			p.accept("by")
+			if err := p.seqDefault(1, "INCREMENT"); err != nil {
+				return err
+			}
+		case p.accept("minvalue"):
+			if err := p.seqDefault(1, "MINVALUE"); err != nil {
+				return err
+			}
+		case p.accept("cache"):
+			if err := p.seqDefault(1, "CACHE"); err != nil {
+				return err
+			}
+		case p.accept("no", "minvalue"), p.accept("no", "maxvalue"), p.accept("no", "cycle"):
+		default:
+			if p.atEnd() {
+				return p.errHere()
+			}
+			return pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported").
+				WithHint("Sequences count up by 1 from START to the maximum of their type.").
+				WithPosition(charPos(p.src, p.peek().Off))
+		}
+	}
+	return nil
 }

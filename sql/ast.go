@@ -537,7 +537,8 @@ type Truncate struct {
 	Cascade bool
 }
 
-// CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name.
+// CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION role]
+// [schema_element ...].
 type CreateSchema struct {
 	Name        string
 	IfNotExists bool
@@ -549,6 +550,18 @@ type CreateSchema struct {
 	// NameFromRole is set for CREATE SCHEMA AUTHORIZATION role, the
 	// schema taking the role's name.
 	NameFromRole bool
+	// Elements are the schema elements, in the order they run.
+	Elements []SchemaElement
+}
+
+// SchemaElement is one CREATE TABLE, VIEW, INDEX or SEQUENCE or GRANT
+// of a CREATE SCHEMA: its statement, with the relation it creates (or,
+// for an index, the table) put in the new schema, its text, and the
+// character position (1-based) where that starts in CREATE SCHEMA's.
+type SchemaElement struct {
+	Stmt Stmt
+	Text string
+	Pos  int
 }
 
 // Discard is DISCARD ALL|PLANS|... (accepted, as pgx and poolers send it).

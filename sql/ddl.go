@@ -114,6 +114,11 @@ func (p *stmtParser) create() (Stmt, error) {
 				s.NameFromRole = true
 			}
 		}
+		if !p.atEnd() {
+			if err := p.schemaElements(s); err != nil {
+				return nil, err
+			}
+		}
 		return s, nil
 	}
 	v := &CreateView{OrReplace: orReplace}
@@ -1305,4 +1310,127 @@ func (p *stmtParser) trailingWith(end int, data bool) (int, error) {
 		return 0, pgerr.New(pgerr.FeatureNotSupported, "WITH CHECK OPTION is not supported").WithPosition(at(4))
 	}
 	return end, nil
+}
+
+// schemaElements parses the schema elements of CREATE SCHEMA, each
+// CREATE TABLE, VIEW, INDEX or SEQUENCE, or GRANT, into s.Elements in
+// the order PostgreSQL 15 runs them (sequences, tables, views, indexes,
+// grants). The relations they create, and the table an index is on,
+// are put in the new schema; naming another is 42P15.
+func (p *stmtParser) schemaElements(s *CreateSchema) error {
+	// An element starts at each CREATE or GRANT outside parentheses:
+	// both are reserved words, which no name or expression is.
+	var starts []int
+	depth := 0
+	for i := p.pos; i < len(p.toks) && p.toks[i].Kind != TEOF; i++ {
+		t := p.toks[i]
+		switch {
+		case t.Kind == TOp && (t.Val == "(" || t.Val == "["):
+			depth++
+		case t.Kind == TOp && (t.Val == ")" || t.Val == "]"):
+			depth--
+		case depth == 0 && t.Kind == TIdent && (t.Val == "create" || t.Val == "grant"):
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) == 0 || starts[0] != p.pos {
+		return p.errHere()
+	}
+	if s.IfNotExists {
+		return pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA IF NOT EXISTS cannot include schema elements").
+			WithPosition(charPos(p.src, p.peek().Off))
+	}
+	end := p.toks[len(p.toks)-1].Off
+	for k := len(p.toks) - 1; k >= 0; k-- {
+		if p.toks[k].Kind != TEOF {
+			end = p.toks[k].End
+			break
+		}
+	}
+	var groups [5][]SchemaElement
+	for k, i := range starts {
+		from, to := p.toks[i].Off, end
+		if k+1 < len(starts) {
+			to = p.toks[starts[k+1]].Off
+		}
+		text := strings.TrimSpace(p.src[from:to])
+		el := SchemaElement{Text: text, Pos: charPos(p.src, from)}
+		// w is where PostgreSQL's grammar fails on an element it does not
+		// take: the word after CREATE (or after CREATE OR REPLACE).
+		w := p.toks[i+1]
+		if p.toks[i].Val == "create" && w.Kind == TIdent && w.Val == "or" && i+3 < len(p.toks) {
+			w = p.toks[i+3]
+		}
+		if p.toks[i].Val == "create" && w.Kind == TIdent && w.Val != "table" && w.Val != "view" && w.Val != "index" && w.Val != "sequence" &&
+			w.Val != "unique" && w.Val != "unlogged" && w.Val != "temp" && w.Val != "temporary" && w.Val != "local" && w.Val != "global" && w.Val != "recursive" {
+			return syntaxErrorAt(p.src, w)
+		}
+		st, err := parse(text, false, false)
+		if err != nil {
+			if pe := pgerr.As(err); pe != nil && pe.Position > 0 {
+				cp := *pe
+				cp.Position += el.Pos - 1
+				return &cp
+			}
+			return err
+		}
+		check := func(n *ObjectName) error {
+			if n.Schema != "" && n.Schema != s.Name {
+				return pgerr.New(pgerr.InvalidSchemaDefinition, "CREATE specifies a schema (%s) different from the one being created (%s)", n.Schema, s.Name)
+			}
+			n.Schema = s.Name
+			return nil
+		}
+		group := 0
+		switch st := st.(type) {
+		case *CreateSequence:
+			err = check(&st.Name)
+		case *CreateTable:
+			if st.AsQuery != nil {
+				// CREATE TABLE ... AS is no schema element: PostgreSQL's
+				// grammar fails at its AS.
+				at := p.toks[i]
+				for k, depth := i, 0; k < len(p.toks) && p.toks[k].Kind != TEOF; k++ {
+					t := p.toks[k]
+					if t.Kind == TOp && t.Val == "(" {
+						depth++
+					} else if t.Kind == TOp && t.Val == ")" {
+						depth--
+					} else if depth == 0 && t.Kind == TIdent && t.Val == "as" {
+						at = t
+						break
+					}
+				}
+				return syntaxErrorAt(p.src, at)
+			}
+			group = 1
+			err = check(&st.Name)
+		case *CreateView:
+			if st.Materialized {
+				return syntaxErrorAt(p.src, w)
+			}
+			group = 2
+			err = check(&st.Name)
+		case *CreateIndex:
+			group = 3
+			err = check(&st.Rel)
+		case *Grant:
+			if st.Revoke {
+				return syntaxErrorAt(p.src, p.toks[i])
+			}
+			group = 4
+		default:
+			return syntaxErrorAt(p.src, p.toks[i])
+		}
+		if err != nil {
+			return err
+		}
+		el.Stmt = st
+		groups[group] = append(groups[group], el)
+	}
+	for _, g := range groups {
+		s.Elements = append(s.Elements, g...)
+	}
+	p.pos = len(p.toks) - 1
+	return nil
 }

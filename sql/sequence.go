@@ -9,8 +9,8 @@ import (
 // CreateSequence is CREATE SEQUENCE [IF NOT EXISTS] name [AS type]
 // [START [WITH] n] and the options that keep PostgreSQL's defaults
 // (INCREMENT BY 1, NO MINVALUE, NO MAXVALUE, CACHE 1, NO CYCLE, OWNED BY
-// NONE); other option values are 0A000. A sequence counts up by 1 from
-// Start to its type's maximum.
+// NONE) and OWNED BY table.column; other option values are 0A000. A
+// sequence counts up by 1 from Start to its type's maximum.
 type CreateSequence struct {
 	Name        ObjectName
 	IfNotExists bool
@@ -21,15 +21,30 @@ type CreateSequence struct {
 	// Temp is set for CREATE TEMP[ORARY] SEQUENCE: the sequence lives in
 	// the session's temporary schema and goes when the session ends.
 	Temp bool
+	// OwnedBy is the OWNED BY option, nil when not given.
+	OwnedBy *OwnedBy
 }
 
-// AlterSequence is ALTER SEQUENCE [IF EXISTS] name RESTART [[WITH] n]:
-// nextval then returns n (the sequence's start when n is not given).
+// OwnedBy is a sequence's OWNED BY [schema.]table.column or OWNED BY
+// NONE (Column ""): the column the sequence belongs to, dropped with it.
+type OwnedBy struct {
+	Table  ObjectName
+	Column string
+}
+
+// AlterSequence is ALTER SEQUENCE [IF EXISTS] name followed by RESTART
+// [[WITH] n] (nextval then returns n, the sequence's start when n is not
+// given), OWNED BY, or both, and the options that keep the defaults as
+// CREATE SEQUENCE does.
 type AlterSequence struct {
 	Name     ObjectName
 	IfExists bool
-	// Restart is the value to restart at; nil for the start value.
-	Restart *int64
+	// Restart is set for RESTART; RestartWith is the value to restart
+	// at, nil for the start value.
+	Restart     bool
+	RestartWith *int64
+	// OwnedBy is the OWNED BY option, nil when not given.
+	OwnedBy *OwnedBy
 }
 
 func (*CreateSequence) stmt() {}
@@ -80,7 +95,13 @@ func (p *stmtParser) createSequence() (Stmt, error) {
 			if err := p.seqDefault(1, "CACHE"); err != nil {
 				return nil, err
 			}
-		case p.accept("no", "minvalue"), p.accept("no", "maxvalue"), p.accept("no", "cycle"), p.accept("owned", "by", "none"):
+		case p.accept("owned", "by"):
+			o, err := p.ownedBy()
+			if err != nil {
+				return nil, err
+			}
+			s.OwnedBy = o
+		case p.accept("no", "minvalue"), p.accept("no", "maxvalue"), p.accept("no", "cycle"):
 		default:
 			return nil, pgerr.New(pgerr.FeatureNotSupported, "this sequence option is not supported").
 				WithHint("Sequences count up by 1 from START to the maximum of their type.").
@@ -134,22 +155,68 @@ func (p *stmtParser) alterSequence() (Stmt, error) {
 	if p.accept("owner", "to") {
 		return p.ownerTo("sequence", n, s.IfExists)
 	}
-	if !p.accept("restart") {
-		if p.atEnd() {
-			return nil, p.errHere()
-		}
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER SEQUENCE is supported only with RESTART").
-			WithPosition(charPos(p.src, p.peek().Off))
+	if p.atEnd() {
+		return nil, p.errHere()
 	}
-	if p.accept("with") || p.peek().Kind == TNumber {
-		v, err := p.seqNumber()
+	for !p.atEnd() {
+		switch {
+		case p.accept("restart"):
+			s.Restart = true
+			if p.accept("with") || p.peek().Kind == TNumber {
+				v, err := p.seqNumber()
+				if err != nil {
+					return nil, err
+				}
+				s.RestartWith = &v
+			}
+		case p.accept("owned", "by"):
+			o, err := p.ownedBy()
+			if err != nil {
+				return nil, err
+			}
+			s.OwnedBy = o
+		case p.accept("increment"):
+			p.accept("by")
+			if err := p.seqDefault(1, "INCREMENT"); err != nil {
+				return nil, err
+			}
+		case p.accept("cache"):
+			if err := p.seqDefault(1, "CACHE"); err != nil {
+				return nil, err
+			}
+		case p.accept("no", "minvalue"), p.accept("no", "maxvalue"), p.accept("no", "cycle"):
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "ALTER SEQUENCE is supported only with RESTART and OWNED BY").
+				WithPosition(charPos(p.src, p.peek().Off))
+		}
+	}
+	return s, nil
+}
+
+// ownedBy parses the rest of OWNED BY: NONE, or [schema.]table.column.
+func (p *stmtParser) ownedBy() (*OwnedBy, error) {
+	if p.accept("none") {
+		return &OwnedBy{}, nil
+	}
+	var parts []string
+	for {
+		n, err := p.name()
 		if err != nil {
 			return nil, err
 		}
-		s.Restart = &v
+		parts = append(parts, n)
+		if !p.acceptOp(".") {
+			break
+		}
 	}
-	if !p.atEnd() {
-		return nil, p.errHere()
+	switch len(parts) {
+	case 1:
+		return nil, pgerr.New(pgerr.SyntaxError, "invalid OWNED BY option").
+			WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
+	case 2:
+		return &OwnedBy{Table: ObjectName{Name: parts[0]}, Column: parts[1]}, nil
 	}
-	return s, nil
+	// database.schema.table.column keeps the last three.
+	k := len(parts)
+	return &OwnedBy{Table: ObjectName{Schema: parts[k-3], Name: parts[k-2]}, Column: parts[k-1]}, nil
 }

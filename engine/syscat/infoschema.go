@@ -183,7 +183,7 @@ func infoSchemaTables() []*table {
 					// identity_* columns, not as a default.
 					isIdent, gen, start, incr, max, min := vStr("NO"), null, null, null, null, null
 					if c.Identity != "" {
-						def, isIdent, start, incr, min = null, vStr("YES"), vStr("1"), vStr("1"), vStr("1")
+						def, isIdent, start, incr, min = null, vStr("YES"), vStr(strconv.FormatInt(c.SeqFirst(), 10)), vStr("1"), vStr("1")
 						gen = vStr("BY DEFAULT")
 						if c.Identity == "always" {
 							gen = vStr("ALWAYS")

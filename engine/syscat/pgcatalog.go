@@ -27,6 +27,9 @@ const (
 )
 
 // Well-known OIDs, as in Postgres.
+// DatabaseOID is pg_database.oid of weir's one database.
+const DatabaseOID = 16384 - 1
+
 const (
 	oidPgCatalog  = 11
 	oidPublic     = 2200
@@ -34,7 +37,7 @@ const (
 	oidRoot       = catalog.BootstrapRoleOID // the bootstrap superuser
 	// oidDatabaseOwner is the pg_database_owner role, which owns public.
 	oidDatabaseOwner = 6171
-	oidDatabase      = 16384 - 1
+	oidDatabase      = DatabaseOID
 	oidHeapAM        = 2
 	oidBtreeAM       = 403
 	oidPgClassRel    = 1259
@@ -522,13 +525,14 @@ func pgCatalogTables() []*table {
 					case types.Int4:
 						typ, max = 23, math.MaxInt32
 					}
-					rows = append(rows, types.Row{vOid(catalog.OwnedSeqOID(r, o)), vOid(typ), types.DInt(1), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
+					rows = append(rows, types.Row{vOid(catalog.OwnedSeqOID(r, o)), vOid(typ), types.DInt(r.Cols[o].SeqFirst()), types.DInt(1), types.DInt(max), types.DInt(1), types.DInt(1), vBool(false)})
 				}
 			}
 			return rows
 		}),
 		// The one dependency recorded the way PostgreSQL records it: a
-		// serial column's sequence is owned by its column (deptype 'a'),
+		// serial column's sequence, or one OWNED BY a column, is owned
+		// by its column (deptype 'a'),
 		// an identity column's is internal to it ('i'); psql's \d of a
 		// sequence asks here for the column owning it.
 		def("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", func(p Provider) []types.Row {
@@ -540,6 +544,13 @@ func pgCatalogTables() []*table {
 						kind = "i"
 					}
 					rows = append(rows, types.Row{vOid(oidPgClassRel), vOid(catalog.OwnedSeqOID(r, o)), vInt(0), vOid(oidPgClassRel), vOid(r.OID), vInt(attnum(r, o)), vStr(kind)})
+				}
+				// A sequence OWNED BY a column (ALTER SEQUENCE ...
+				// OWNED BY, as pg_dump restores a serial column).
+				if t, col, ok := r.SeqOwner(); ok {
+					if tr, ok := p.Catalog().ByID(t); ok && col < len(tr.Cols) {
+						rows = append(rows, types.Row{vOid(oidPgClassRel), vOid(r.OID), vInt(0), vOid(oidPgClassRel), vOid(tr.OID), vInt(attnum(tr, col)), vStr("a")})
+					}
 				}
 			}
 			return rows
@@ -672,7 +683,7 @@ func pgCatalogTables() []*table {
 						case types.Int4:
 							typ, max = "integer", math.MaxInt32
 						}
-						add(r, i, c.Seq, typ, 1, max)
+						add(r, i, c.Seq, typ, c.SeqFirst(), max)
 					}
 				}
 			}

@@ -174,6 +174,31 @@ func (r *Relation) UniqueStore() uint32 {
 	return n
 }
 
+// SearchSchemaOption is the With entry of a view created by a CREATE
+// SCHEMA element: the schema its definition finds unqualified relation
+// names in before public, as PostgreSQL's search path has the new schema
+// first while the elements run.
+const SearchSchemaOption = "search_schema"
+
+// SeqOwnedByOption is the With entry of a sequence (KindSequence) that
+// OWNED BY gave to a column: "<table id>/<column index>". The sequence
+// is dropped with the table or the column, and pg_depend records the
+// link (deptype 'a'), as PostgreSQL's serial columns have it.
+const SeqOwnedByOption = "owned_by"
+
+// SeqOwner returns the table id and column index of the column that
+// owns sequence r (SeqOwnedByOption), and false when none does.
+func (r *Relation) SeqOwner() (tableID uint32, col int, ok bool) {
+	v := r.With[SeqOwnedByOption]
+	if r.Kind != KindSequence || v == "" {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(v, "%d/%d", &tableID, &col); err != nil {
+		return 0, 0, false
+	}
+	return tableID, col, true
+}
+
 // Column is one column of a relation.
 type Column struct {
 	Name    string
@@ -208,6 +233,10 @@ type Column struct {
 	// is not Name: the column's name when the sequence was made, kept
 	// across ALTER TABLE ... RENAME COLUMN.
 	SeqKey string
+	// SeqStart is the first value of the sequence Seq when it is not 1
+	// (ALTER COLUMN ... ADD GENERATED ... AS IDENTITY (START WITH n));
+	// 0 otherwise. SeqFirst reads it.
+	SeqStart int64
 	// SeqACL holds the privileges granted on the sequence Seq (GRANT ...
 	// ON SEQUENCE); the sequence belongs to the table's owner, as
 	// PostgreSQL's owned sequence does, who holds every privilege on it.
@@ -230,6 +259,14 @@ type Column struct {
 	// UPDATE computes the column from the row's other columns, and no
 	// statement may give it a value (PostgreSQL's attgenerated 's').
 	Generated string
+}
+
+// SeqFirst returns the first value of the column's sequence Seq.
+func (c Column) SeqFirst() int64 {
+	if c.SeqStart > 0 {
+		return c.SeqStart
+	}
+	return 1
 }
 
 // DroppedName is the name PostgreSQL gives the dropped column of attnum
