@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weirdb/weir/checkpoint"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -482,8 +484,39 @@ func (e *Engine) stopJob(ctx context.Context, id uint32) error {
 	// still there.
 	sctx, cancel := e.pastCancel(ctx)
 	defer cancel()
-	if err := e.st.drv.StopJob(sctx, j.id); err != nil {
-		return err
+	pause := time.Millisecond
+	for {
+		err := e.st.drv.StopJob(sctx, j.id)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, checkpoint.ErrUnknownJob) {
+			return err
+		}
+		// The job runs but the coordinator does not know it yet: a
+		// recovery rebuilt it and has not reported it (its Initial
+		// barrier is still to come), or a restart has not added it yet.
+		// The refused stop changed nothing; it is asked for again once
+		// the job is registered, and the statement may be canceled
+		// until then.
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return ctxError(ctx)
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+		if err := e.writeMu.lockContext(ctx); err != nil {
+			return err
+		}
+		cur := e.st.jobs[j.id]
+		e.writeMu.Unlock()
+		if cur == nil {
+			// Gone meanwhile (failed, or a recovery left it out).
+			e.st.errs.forget(j.id)
+			return nil
+		}
+		// A recovery rebuilds the job; stop the new one.
+		j = cur
 	}
 	e.writeMu.Lock()
 	if e.st.jobs[j.id] == j {

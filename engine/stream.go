@@ -542,9 +542,15 @@ func (io *streamIO) Recover(ctx context.Context, fromEpoch uint64, cause error) 
 	if err == nil {
 		// A test's hold point keeps the jobs waiting for their Initial
 		// barrier, and DML held meanwhile (held.go).
-		err = fault.Hold(ctx, fault.RecoveryBeforeInitialBarrier)
+		err = holdBeforeInitialBarrier(ctx)
 	}
 	return jobs, err
+}
+
+// holdBeforeInitialBarrier is the hold point of Recover; a test of this
+// package replaces it to keep a recovery in that window in-process.
+var holdBeforeInitialBarrier = func(ctx context.Context) error {
+	return fault.Hold(ctx, fault.RecoveryBeforeInitialBarrier)
 }
 
 // rebuild is Recover up to the jobs' report to the coordinator.
