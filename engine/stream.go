@@ -54,9 +54,6 @@ import (
 const (
 	// defaultBarrierInterval is barrier_interval_ms's default.
 	defaultBarrierInterval = time.Second
-	// dmlMinPause is the least time between two barriers asked for by
-	// DML: writers arriving within it share one barrier and one fsync.
-	dmlMinPause = time.Millisecond
 	// metaBarrierInterval is the meta entry holding barrier_interval_ms
 	// as set by ALTER SYSTEM (decimal milliseconds).
 	metaBarrierInterval = "system/barrier_interval_ms"
@@ -236,11 +233,7 @@ func (e *Engine) startStreams() error {
 	st.view = e.db.NewBatch()
 	e.st = st
 	e.loadFailedJobs()
-	st.drv = checkpoint.NewDriver(st.sys.checkpointConfig(checkpoint.Config{
-		Interval:       interval,
-		MinPause:       dmlMinPause,
-		CommittedEpoch: committed,
-	}), &streamIO{e: e}, e.log)
+	st.drv = checkpoint.NewDriver(st.sys.checkpointConfig(streamCheckpointConfig(interval, committed)), &streamIO{e: e}, e.log)
 	ctx, cancel := context.WithCancel(context.Background())
 	st.cancel, st.running = cancel, ctx
 	st.wg.Add(1)
@@ -254,6 +247,16 @@ func (e *Engine) startStreams() error {
 		return pgerr.New(pgerr.InternalError, "streaming jobs did not start within 5 minutes")
 	}
 	return nil
+}
+
+// streamCheckpointConfig is the coordinator's configuration before the
+// settings ALTER SYSTEM changes are applied. It sets no MinPause: a
+// barrier DML asks for is injected as soon as no checkpoint is in
+// flight, so a single session's INSERT waits for one trip through the
+// dataflows and one fsync, not for a timer. Writers still share fsyncs:
+// those arriving while a checkpoint is in flight share the next one.
+func streamCheckpointConfig(interval time.Duration, committed uint64) checkpoint.Config {
+	return checkpoint.Config{Interval: interval, CommittedEpoch: committed}
 }
 
 // stopStreams stops the driver and every job.
