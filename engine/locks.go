@@ -23,7 +23,8 @@ import (
 // PostgreSQL's takes on the relations it uses, waiting while another
 // session holds a conflicting one:
 //
-//   - a query takes ACCESS SHARE on each relation it reads and ROW
+//   - a query takes ACCESS SHARE on each relation it reads, ROW SHARE
+//     on those its FOR UPDATE / FOR SHARE clauses lock and ROW
 //     EXCLUSIVE on the one it writes (COPY FROM and COPY TO too);
 //   - TRUNCATE, ALTER TABLE, DROP, RENAME and ALTER ... OWNER TO take
 //     ACCESS EXCLUSIVE on their relations, CREATE INDEX SHARE on its
@@ -289,7 +290,8 @@ func (s *Session) release(block, stmt bool) {
 }
 
 // lockAccesses takes the locks a query's accesses call for: ROW
-// EXCLUSIVE on what it writes, ACCESS SHARE on what it reads. The
+// EXCLUSIVE on what it writes, ROW SHARE on what its locking clauses
+// (FOR UPDATE, FOR SHARE ...) lock, ACCESS SHARE on what it reads. The
 // engine's own bindings take none.
 func (s *Session) lockAccesses(ctx context.Context, acc []planner.Access) error {
 	if s.internal {
@@ -300,7 +302,10 @@ func (s *Session) lockAccesses(ctx context.Context, acc []planner.Access) error 
 			continue
 		}
 		mode := lockAccessShare
-		if a.Priv&(catalog.PrivInsert|catalog.PrivUpdate|catalog.PrivDelete) != 0 {
+		switch {
+		case a.RowLock:
+			mode = lockRowShare
+		case a.Priv&(catalog.PrivInsert|catalog.PrivUpdate|catalog.PrivDelete) != 0:
 			mode = lockRowExclusive
 		}
 		if err := s.acquire(ctx, a.Rel, mode, false, false); err != nil {

@@ -151,7 +151,7 @@ func (b *binder) lockedAccess(lock *ast.SelectLockInfo, targets []lockTarget) {
 	}
 	for _, i := range locks {
 		a := (*b.access)[i]
-		b.record(Access{Rel: a.Rel, Priv: catalog.PrivUpdate, View: a.View})
+		b.record(Access{Rel: a.Rel, Priv: catalog.PrivUpdate, RowLock: true, View: a.View})
 	}
 }
 
