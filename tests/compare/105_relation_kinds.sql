@@ -1,0 +1,49 @@
+-- Statements given a relation of the wrong kind answer as PostgreSQL
+-- 15's do, with its codes and at its point: REFRESH MATERIALIZED VIEW
+-- on what is no table or materialized view (42809) or on a table
+-- (ownership first, then 0A000); COPY FROM into a view, materialized
+-- view or sequence fails only once the copy has begun, so the script's
+-- data lines are taken as data, not run as statements.
+CREATE TABLE t105 (a int);
+CREATE INDEX i105 ON t105 (a);
+CREATE VIEW v105 AS SELECT a FROM t105;
+CREATE MATERIALIZED VIEW m105 AS SELECT a FROM t105;
+CREATE SEQUENCE s105;
+CREATE ROLE r105;
+REFRESH MATERIALIZED VIEW v105;
+REFRESH MATERIALIZED VIEW s105;
+REFRESH MATERIALIZED VIEW i105;
+REFRESH MATERIALIZED VIEW t105;
+COPY i105 FROM STDIN;
+COPY i105 TO STDOUT;
+COPY m105 (nosuch) FROM STDIN;
+COPY m105 FROM STDIN;
+5
+\.
+COPY v105 FROM STDIN;
+6
+\.
+COPY s105 FROM STDIN;
+7
+\.
+COPY s105 TO STDOUT;
+SELECT count(*) FROM t105;
+-- The SQLSTATEs.
+\set VERBOSITY sqlstate
+REFRESH MATERIALIZED VIEW v105;
+REFRESH MATERIALIZED VIEW t105;
+COPY v105 FROM STDIN;
+6
+\.
+COPY s105 TO STDOUT;
+\set VERBOSITY default
+SET ROLE r105;
+REFRESH MATERIALIZED VIEW t105;
+REFRESH MATERIALIZED VIEW v105;
+REFRESH MATERIALIZED VIEW m105;
+COPY m105 FROM STDIN;
+COPY s105 TO STDOUT;
+RESET ROLE;
+DROP ROLE r105;
+DROP TABLE t105 CASCADE;
+DROP SEQUENCE s105;
