@@ -307,6 +307,9 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 			return nil, err
 		}
 	}
+	if err := rowLockError(bd.Access); err != nil {
+		return nil, err
+	}
 	return bd, nil
 }
 

@@ -155,6 +155,25 @@ func (b *binder) lockedAccess(lock *ast.SelectLockInfo, targets []lockTarget) {
 	}
 }
 
+// rowLockError is PostgreSQL's CheckValidRowMarkRel for a statement's
+// accesses: the rows of a materialized view or a sequence cannot be
+// locked (42809). PostgreSQL's executor finds it, after the privilege
+// checks and with no position, and so does Bind.
+func rowLockError(acc []Access) error {
+	for _, a := range acc {
+		if !a.RowLock || a.Rel == nil {
+			continue
+		}
+		switch a.Rel.Kind {
+		case catalog.KindMView:
+			return pgerr.New(pgerr.WrongObjectType, "cannot lock rows in materialized view \"%s\"", a.Rel.Name)
+		case catalog.KindSequence:
+			return pgerr.New(pgerr.WrongObjectType, "cannot lock rows in sequence \"%s\"", a.Rel.Name)
+		}
+	}
+	return nil
+}
+
 // lockClauseAt names the locking clause clause whose OF list has a name
 // at character position pos as it was written: FOR NO KEY UPDATE and
 // FOR KEY SHARE reach the binder as FOR UPDATE and FOR SHARE, and the

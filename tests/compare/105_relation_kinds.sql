@@ -3,7 +3,10 @@
 -- on what is no table or materialized view (42809) or on a table
 -- (ownership first, then 0A000); COPY FROM into a view, materialized
 -- view or sequence fails only once the copy has begun, so the script's
--- data lines are taken as data, not run as statements.
+-- data lines are taken as data, not run as statements. Rows of a
+-- materialized view or sequence cannot be locked (42809, after the
+-- privilege checks), whether it is populated or not, named or read
+-- through a view or subquery.
 CREATE TABLE t105 (a int);
 CREATE INDEX i105 ON t105 (a);
 CREATE VIEW v105 AS SELECT a FROM t105;
@@ -28,6 +31,18 @@ COPY s105 FROM STDIN;
 \.
 COPY s105 TO STDOUT;
 SELECT count(*) FROM t105;
+CREATE MATERIALIZED VIEW mn105 AS SELECT a FROM t105 WITH NO DATA;
+CREATE VIEW vm105 AS SELECT a FROM m105;
+SELECT * FROM m105 FOR UPDATE;
+SELECT * FROM mn105 FOR SHARE;
+SELECT * FROM mn105 FOR KEY SHARE OF mn105;
+SELECT * FROM t105, m105 FOR UPDATE OF t105;
+SELECT * FROM t105, m105 FOR NO KEY UPDATE OF m105;
+SELECT * FROM vm105 FOR UPDATE;
+SELECT * FROM (SELECT * FROM m105) s FOR UPDATE;
+SELECT * FROM t105 WHERE a IN (SELECT a FROM m105 FOR UPDATE);
+WITH w AS (SELECT * FROM m105 FOR UPDATE) SELECT * FROM w;
+SELECT last_value FROM s105 FOR UPDATE;
 -- The SQLSTATEs.
 \set VERBOSITY sqlstate
 REFRESH MATERIALIZED VIEW v105;
@@ -36,6 +51,7 @@ COPY v105 FROM STDIN;
 6
 \.
 COPY s105 TO STDOUT;
+SELECT * FROM m105 FOR UPDATE;
 \set VERBOSITY default
 SET ROLE r105;
 REFRESH MATERIALIZED VIEW t105;
@@ -44,6 +60,11 @@ REFRESH MATERIALIZED VIEW m105;
 COPY m105 FROM STDIN;
 COPY s105 TO STDOUT;
 RESET ROLE;
+GRANT SELECT ON m105 TO r105;
+SET ROLE r105;
+SELECT * FROM m105 FOR UPDATE;
+RESET ROLE;
+REVOKE ALL ON m105 FROM r105;
 DROP ROLE r105;
 DROP TABLE t105 CASCADE;
 DROP SEQUENCE s105;
