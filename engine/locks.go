@@ -28,7 +28,8 @@ import (
 //     EXCLUSIVE on the one it writes (COPY FROM and COPY TO too);
 //   - TRUNCATE, ALTER TABLE, DROP, RENAME and ALTER ... OWNER TO take
 //     ACCESS EXCLUSIVE on their relations, CREATE INDEX SHARE on its
-//     table;
+//     table, REFRESH MATERIALIZED VIEW ACCESS EXCLUSIVE on the view
+//     (EXCLUSIVE with CONCURRENTLY) and ACCESS SHARE on what it reads;
 //   - COMMIT takes ROW EXCLUSIVE on each table the block wrote, before
 //     it applies the writes: a block's writes reach the tables only
 //     then, so that is where they wait.
@@ -317,7 +318,8 @@ func (s *Session) lockAccesses(ctx context.Context, acc []planner.Access) error 
 
 // utilityLocks returns the relations a utility statement changes and
 // the mode it takes on them: ACCESS EXCLUSIVE for TRUNCATE, ALTER TABLE,
-// DROP, RENAME and OWNER TO, SHARE for CREATE INDEX's table.
+// DROP, RENAME, OWNER TO and REFRESH (EXCLUSIVE for REFRESH ...
+// CONCURRENTLY), SHARE for CREATE INDEX's table.
 func (s *Session) utilityLocks(stmt sql.Stmt) ([]sql.ObjectName, lockMode) {
 	switch st := stmt.(type) {
 	case *sql.Truncate:
@@ -336,6 +338,11 @@ func (s *Session) utilityLocks(stmt sql.Stmt) ([]sql.ObjectName, lockMode) {
 		}
 	case *sql.CreateIndex:
 		return []sql.ObjectName{st.Rel}, lockShare
+	case *sql.Refresh:
+		if st.Concurrently {
+			return []sql.ObjectName{st.Name}, lockExclusive
+		}
+		return []sql.ObjectName{st.Name}, lockAccessExclusive
 	}
 	return nil, 0
 }
@@ -349,6 +356,37 @@ func (s *Session) lockUtility(ctx context.Context, stmt sql.Stmt) error {
 			if err := s.acquire(ctx, rel, mode, false, false); err != nil {
 				return err
 			}
+			if _, refresh := stmt.(*sql.Refresh); refresh && rel.Kind == catalog.KindMView {
+				// REFRESH runs the view's query, which reads its inputs.
+				if err := s.lockInputs(ctx, rel, map[uint32]bool{rel.ID: true}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// lockInputs takes ACCESS SHARE, for the statement, on the tables and
+// views rel's definition reads, and on what those views read.
+func (s *Session) lockInputs(ctx context.Context, rel *catalog.Relation, seen map[uint32]bool) error {
+	for _, id := range rel.Deps {
+		d, ok := s.eng.cat.ByID(id)
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		switch d.Kind {
+		case catalog.KindTable, catalog.KindMView:
+		case catalog.KindView:
+			if err := s.lockInputs(ctx, d, seen); err != nil {
+				return err
+			}
+		default:
+			continue
+		}
+		if err := s.acquire(ctx, d, lockAccessShare, false, false); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -166,3 +166,35 @@ func TestLockingClauseTakesRowShare(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRefreshTakesLocks: REFRESH MATERIALIZED VIEW takes ACCESS
+// EXCLUSIVE on the view and ACCESS SHARE on the tables it reads, as
+// PostgreSQL's does, so it waits behind a LOCK ... IN ACCESS EXCLUSIVE
+// MODE of a table it reads (LOCK refuses materialized views).
+func TestRefreshTakesLocks(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, a, "INSERT INTO t VALUES (1, 1)")
+	mustRun(t, a, "CREATE MATERIALIZED VIEW m AS SELECT k, v FROM t WITH NO DATA")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "LOCK t IN ACCESS EXCLUSIVE MODE")
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(t, b, "REFRESH MATERIALIZED VIEW m")
+		done <- err
+	}()
+	waitUntilWaiting(t, e, b, done)
+	mustRun(t, a, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, b, "REFRESH MATERIALIZED VIEW m WITH NO DATA")
+	// EXCLUSIVE on the table lets the refresh read it.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "LOCK t IN EXCLUSIVE MODE")
+	mustRun(t, b, "REFRESH MATERIALIZED VIEW m")
+	mustRun(t, a, "COMMIT")
+	wantRows(t, b, "SELECT v FROM m", "1")
+}
