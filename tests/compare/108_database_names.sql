@@ -1,0 +1,27 @@
+-- A database-qualified relation name in a regclass literal, to_regclass
+-- and OWNED BY must name this database, as PostgreSQL's
+-- RangeVarGetRelid requires (0A000 "cross-database references are not
+-- implemented"); more names are 42601.
+CREATE TABLE t108 (a int);
+SELECT 'dev.public.t108'::regclass;
+SELECT '"dev".public.t108'::regclass;
+SELECT 'nodb.public.t108'::regclass;
+SELECT '"DEV".public.t108'::regclass;
+SELECT 'nodb.nosch.nosuch'::regclass;
+SELECT 'a.b.c.d'::regclass;
+SELECT to_regclass('dev.public.t108');
+SELECT to_regclass('nodb.public.t108');
+SELECT to_regclass('dev.public.nosuch');
+SELECT count(*) FROM pg_class WHERE oid = 'nodb.public.t108'::regclass;
+CREATE SEQUENCE s108 OWNED BY nodb.public.t108.a;
+CREATE SEQUENCE s108 OWNED BY x.nodb.public.t108.a;
+CREATE SEQUENCE s108 OWNED BY dev.public.t108.a;
+ALTER SEQUENCE s108 OWNED BY nodb.public.t108.a;
+ALTER SEQUENCE s108 OWNED BY dev.public.t108.nosuch;
+SELECT pg_get_serial_sequence('t108', 'a');
+\set VERBOSITY sqlstate
+SELECT 'nodb.public.t108'::regclass;
+ALTER SEQUENCE s108 OWNED BY nodb.public.t108.a;
+\set VERBOSITY default
+DROP TABLE t108;
+SELECT relname FROM pg_class WHERE relname = 's108';
