@@ -6,7 +6,8 @@
 -- data lines are taken as data, not run as statements. Rows of a
 -- materialized view or sequence cannot be locked (42809, after the
 -- privilege checks), whether it is populated or not, named or read
--- through a view or subquery.
+-- through a view or subquery. GRANT by one who does not own a view or
+-- materialized view is PostgreSQL's "permission denied for table".
 CREATE TABLE t105 (a int);
 CREATE INDEX i105 ON t105 (a);
 CREATE VIEW v105 AS SELECT a FROM t105;
@@ -59,6 +60,11 @@ REFRESH MATERIALIZED VIEW v105;
 REFRESH MATERIALIZED VIEW m105;
 COPY m105 FROM STDIN;
 COPY s105 TO STDOUT;
+GRANT SELECT ON t105 TO PUBLIC;
+GRANT SELECT ON v105 TO PUBLIC;
+GRANT SELECT ON m105 TO PUBLIC;
+REVOKE SELECT ON v105 FROM PUBLIC;
+GRANT SELECT ON s105 TO PUBLIC;
 RESET ROLE;
 GRANT SELECT ON m105 TO r105;
 SET ROLE r105;
