@@ -111,13 +111,16 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 		if err := s.checkAccess([]planner.Access{{Rel: rel, Priv: catalog.PrivInsert}}); err != nil {
 			return nil, err
 		}
-		if rel.Kind != catalog.KindTable {
-			return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy to %s \"%s\"", kindWords[rel.Kind], rel.Name)
+		if rel.Kind == catalog.KindIndex {
+			return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is an index", rel.Name)
 		}
 		return &utilPrepared{run: func(ctx context.Context, _ []types.Datum, io wire.ExecIO) (wire.Result, error) {
 			// Again as it runs, for the role of its Execute.
 			if err := s.checkAccess([]planner.Access{{Rel: rel, Priv: catalog.PrivInsert}}); err != nil {
 				return nil, err
+			}
+			if rel.Kind != catalog.KindTable {
+				return nil, s.copyInRefused(ctx, rel, len(cols), io)
 			}
 			// ROW EXCLUSIVE, as an INSERT takes (locks.go).
 			lctx, cancel := s.withTimeout(ctx)
@@ -130,9 +133,16 @@ func (s *Session) prepareCopy(st *sql.Copy) (wire.Prepared, error) {
 			return s.copyIn(ctx, rel, cols, co, io)
 		}}, nil
 	}
-	if rel.Kind == catalog.KindView {
+	switch rel.Kind {
+	case catalog.KindView:
 		return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from view \"%s\"", rel.Name).
 			WithHint("Try the COPY (SELECT ...) TO variant.")
+	case catalog.KindSequence:
+		// The privilege first, as PostgreSQL checks it.
+		if err := s.checkAccess([]planner.Access{{Rel: rel, Priv: catalog.PrivSelect}}); err != nil {
+			return nil, err
+		}
+		return nil, pgerr.New(pgerr.WrongObjectType, "cannot copy from sequence \"%s\"", rel.Name)
 	}
 	names := make([]string, len(cols))
 	for i, c := range cols {
@@ -376,6 +386,38 @@ func copyPrintout(text string) string {
 		n--
 	}
 	return text[:n] + "..."
+}
+
+// copyInRefused is COPY FROM into rel, a view, materialized view or
+// sequence: as PostgreSQL, which finds out only once the copy has begun
+// (CopyFrom), it takes the client's data and drops it, then fails with
+// 42809. Failing before the copy began would leave psql to run a
+// script's data lines as statements.
+func (s *Session) copyInRefused(ctx context.Context, rel *catalog.Relation, ncols int, eio wire.ExecIO) error {
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	r, err := eio.CopyIn(0, ncols)
+	if err != nil {
+		return err
+	}
+	if cr, ok := r.(wire.ContextReader); ok {
+		r = cr.WithContext(ctx)
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		if ctx.Err() != nil {
+			return ctxError(ctx)
+		}
+		var pe *pgerr.Error
+		if errors.As(err, &pe) {
+			return pe
+		}
+		return pgerr.Wrap(pgerr.QueryCanceled, err, "COPY from stdin failed")
+	}
+	e := pgerr.New(pgerr.WrongObjectType, "cannot copy to %s \"%s\"", kindWords[rel.Kind], rel.Name)
+	if rel.Kind == catalog.KindView {
+		e = e.WithHint("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+	}
+	return e
 }
 
 // readAllCopy reads the client's COPY data to its end. The wire server's

@@ -141,6 +141,31 @@ func fkTypesCompatible(fk, pk types.T) bool {
 	return planner.ImplicitCast(fk.ID, fkOpcType(pk.ID))
 }
 
+// namesNew reports whether n names rel, a relation being created (not
+// yet in the catalog): qualified, by its schema; unqualified, when rel's
+// schema comes in the search before any schema holding a relation so
+// named (the new schema of CREATE SCHEMA's elements comes first).
+func (s *Session) namesNew(n sql.ObjectName, rel *catalog.Relation) bool {
+	if n.Name != rel.Name {
+		return false
+	}
+	if n.Schema != "" {
+		return s.schemaOf(n) == rel.Schema
+	}
+	for _, schema := range []string{s.tempSchema, s.schemaFirst, catalog.PublicSchema} {
+		if schema == "" {
+			continue
+		}
+		if schema == rel.Schema {
+			return true
+		}
+		if _, ok := s.eng.cat.Lookup(schema, n.Name); ok {
+			return false
+		}
+	}
+	return false
+}
+
 // resolveForeignKey turns def, a FOREIGN KEY constraint of table rel, into
 // its catalog form. rel.ID is 0 while CREATE TABLE makes rel: a reference
 // to its own name is then a reference to itself (RefID 0, which the
@@ -158,7 +183,7 @@ func (s *Session) resolveForeignKey(rel *catalog.Relation, def sql.ForeignKeyDef
 	}
 	schema := s.schemaOf(def.Ref)
 	var ref *catalog.Relation
-	if rel.ID == 0 && schema == rel.Schema && def.Ref.Name == rel.Name {
+	if rel.ID == 0 && s.namesNew(def.Ref, rel) {
 		ref = rel
 	} else {
 		r, ok := e.cat.Lookup(schema, def.Ref.Name)

@@ -23,11 +23,13 @@ import (
 // PostgreSQL's takes on the relations it uses, waiting while another
 // session holds a conflicting one:
 //
-//   - a query takes ACCESS SHARE on each relation it reads and ROW
+//   - a query takes ACCESS SHARE on each relation it reads, ROW SHARE
+//     on those its FOR UPDATE / FOR SHARE clauses lock and ROW
 //     EXCLUSIVE on the one it writes (COPY FROM and COPY TO too);
 //   - TRUNCATE, ALTER TABLE, DROP, RENAME and ALTER ... OWNER TO take
 //     ACCESS EXCLUSIVE on their relations, CREATE INDEX SHARE on its
-//     table;
+//     table, REFRESH MATERIALIZED VIEW ACCESS EXCLUSIVE on the view
+//     (EXCLUSIVE with CONCURRENTLY) and ACCESS SHARE on what it reads;
 //   - COMMIT takes ROW EXCLUSIVE on each table the block wrote, before
 //     it applies the writes: a block's writes reach the tables only
 //     then, so that is where they wait.
@@ -289,7 +291,8 @@ func (s *Session) release(block, stmt bool) {
 }
 
 // lockAccesses takes the locks a query's accesses call for: ROW
-// EXCLUSIVE on what it writes, ACCESS SHARE on what it reads. The
+// EXCLUSIVE on what it writes, ROW SHARE on what its locking clauses
+// (FOR UPDATE, FOR SHARE ...) lock, ACCESS SHARE on what it reads. The
 // engine's own bindings take none.
 func (s *Session) lockAccesses(ctx context.Context, acc []planner.Access) error {
 	if s.internal {
@@ -300,7 +303,10 @@ func (s *Session) lockAccesses(ctx context.Context, acc []planner.Access) error 
 			continue
 		}
 		mode := lockAccessShare
-		if a.Priv&(catalog.PrivInsert|catalog.PrivUpdate|catalog.PrivDelete) != 0 {
+		switch {
+		case a.RowLock:
+			mode = lockRowShare
+		case a.Priv&(catalog.PrivInsert|catalog.PrivUpdate|catalog.PrivDelete) != 0:
 			mode = lockRowExclusive
 		}
 		if err := s.acquire(ctx, a.Rel, mode, false, false); err != nil {
@@ -312,7 +318,8 @@ func (s *Session) lockAccesses(ctx context.Context, acc []planner.Access) error 
 
 // utilityLocks returns the relations a utility statement changes and
 // the mode it takes on them: ACCESS EXCLUSIVE for TRUNCATE, ALTER TABLE,
-// DROP, RENAME and OWNER TO, SHARE for CREATE INDEX's table.
+// DROP, RENAME, OWNER TO and REFRESH (EXCLUSIVE for REFRESH ...
+// CONCURRENTLY), SHARE for CREATE INDEX's table.
 func (s *Session) utilityLocks(stmt sql.Stmt) ([]sql.ObjectName, lockMode) {
 	switch st := stmt.(type) {
 	case *sql.Truncate:
@@ -331,6 +338,11 @@ func (s *Session) utilityLocks(stmt sql.Stmt) ([]sql.ObjectName, lockMode) {
 		}
 	case *sql.CreateIndex:
 		return []sql.ObjectName{st.Rel}, lockShare
+	case *sql.Refresh:
+		if st.Concurrently {
+			return []sql.ObjectName{st.Name}, lockExclusive
+		}
+		return []sql.ObjectName{st.Name}, lockAccessExclusive
 	}
 	return nil, 0
 }
@@ -344,6 +356,37 @@ func (s *Session) lockUtility(ctx context.Context, stmt sql.Stmt) error {
 			if err := s.acquire(ctx, rel, mode, false, false); err != nil {
 				return err
 			}
+			if _, refresh := stmt.(*sql.Refresh); refresh && rel.Kind == catalog.KindMView {
+				// REFRESH runs the view's query, which reads its inputs.
+				if err := s.lockInputs(ctx, rel, map[uint32]bool{rel.ID: true}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// lockInputs takes ACCESS SHARE, for the statement, on the tables and
+// views rel's definition reads, and on what those views read.
+func (s *Session) lockInputs(ctx context.Context, rel *catalog.Relation, seen map[uint32]bool) error {
+	for _, id := range rel.Deps {
+		d, ok := s.eng.cat.ByID(id)
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		switch d.Kind {
+		case catalog.KindTable, catalog.KindMView:
+		case catalog.KindView:
+			if err := s.lockInputs(ctx, d, seen); err != nil {
+				return err
+			}
+		default:
+			continue
+		}
+		if err := s.acquire(ctx, d, lockAccessShare, false, false); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -130,3 +130,71 @@ func TestLockTableDeadlock(t *testing.T) {
 	}
 	mustRun(t, a, "COMMIT")
 }
+
+// TestLockingClauseTakesRowShare: SELECT ... FOR UPDATE / FOR SHARE take
+// PostgreSQL's ROW SHARE lock on the tables they lock rows of, which
+// SHARE does not conflict with and EXCLUSIVE does.
+func TestLockingClauseTakesRowShare(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, a, "INSERT INTO t VALUES (1, 1)")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "LOCK t IN SHARE MODE")
+	// Under SHARE the locking clauses run (a conflict would wait until
+	// lock_timeout and fail with 55P03); a write does not.
+	mustRun(t, b, "SET lock_timeout = '30s'")
+	wantRows(t, b, "SELECT v FROM t FOR UPDATE", "1")
+	wantRows(t, b, "SELECT v FROM t FOR NO KEY UPDATE", "1")
+	wantRows(t, b, "SELECT v FROM t FOR SHARE", "1")
+	wantRows(t, b, "SELECT v FROM t FOR KEY SHARE", "1")
+	mustRun(t, b, "SET lock_timeout = 0")
+	mustRun(t, a, "COMMIT")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "LOCK t IN EXCLUSIVE MODE")
+	// EXCLUSIVE lets plain readers in but holds back the locking clause.
+	wantRows(t, b, "SELECT v FROM t", "1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(t, b, "SELECT v FROM t FOR SHARE")
+		done <- err
+	}()
+	waitUntilWaiting(t, e, b, done)
+	mustRun(t, a, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRefreshTakesLocks: REFRESH MATERIALIZED VIEW takes ACCESS
+// EXCLUSIVE on the view and ACCESS SHARE on the tables it reads, as
+// PostgreSQL's does, so it waits behind a LOCK ... IN ACCESS EXCLUSIVE
+// MODE of a table it reads (LOCK refuses materialized views).
+func TestRefreshTakesLocks(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	a, b := session(t, e), session(t, e)
+	mustRun(t, a, "CREATE TABLE t (k int PRIMARY KEY, v int)")
+	mustRun(t, a, "INSERT INTO t VALUES (1, 1)")
+	mustRun(t, a, "CREATE MATERIALIZED VIEW m AS SELECT k, v FROM t WITH NO DATA")
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "LOCK t IN ACCESS EXCLUSIVE MODE")
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(t, b, "REFRESH MATERIALIZED VIEW m")
+		done <- err
+	}()
+	waitUntilWaiting(t, e, b, done)
+	mustRun(t, a, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, b, "REFRESH MATERIALIZED VIEW m WITH NO DATA")
+	// EXCLUSIVE on the table lets the refresh read it.
+	mustRun(t, a, "BEGIN")
+	mustRun(t, a, "LOCK t IN EXCLUSIVE MODE")
+	mustRun(t, b, "REFRESH MATERIALIZED VIEW m")
+	mustRun(t, a, "COMMIT")
+	wantRows(t, b, "SELECT v FROM m", "1")
+}

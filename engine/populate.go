@@ -137,12 +137,17 @@ func (s *Session) refresh(ctx context.Context, st *sql.Refresh, io wire.ExecIO) 
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", st.Name.String())
 	}
-	if rel.Kind != catalog.KindMView {
-		// PostgreSQL's code for it, too.
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", rel.Name)
+	// PostgreSQL looks the name up as a table or materialized view
+	// (42809 for other relations), checks ownership, and only then
+	// refuses a table, with 0A000.
+	if rel.Kind != catalog.KindMView && rel.Kind != catalog.KindTable {
+		return nil, pgerr.New(pgerr.WrongObjectType, "\"%s\" is not a table or materialized view", st.Name.Name)
 	}
 	if err := s.mustOwn(st.Name); err != nil {
 		return nil, err
+	}
+	if rel.Kind != catalog.KindMView {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "\"%s\" is not a materialized view", rel.Name)
 	}
 	if st.Concurrently && rel.Unpopulated {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "CONCURRENTLY cannot be used when the materialized view is not populated")

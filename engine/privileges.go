@@ -550,7 +550,12 @@ func (s *Session) grant(ctx context.Context, st *sql.Grant, io wire.ExecIO) (wir
 	defer s.eng.writeMu.Unlock()
 	for _, r := range rels {
 		if !s.superuser() && !s.owns(r) {
-			return nil, denied(r)
+			if r.Kind == catalog.KindSequence {
+				return nil, denied(r)
+			}
+			// PostgreSQL's ExecGrant_Relation names every relation but
+			// a sequence a table here, views included.
+			return nil, pgerr.New(pgerr.InsufficientPrivilege, "permission denied for table %s", r.Name)
 		}
 		// Read the relation again under writeMu so a concurrent change
 		// to it is not lost.

@@ -623,6 +623,100 @@ func (e *Engine) findOwnedSequence(name string) (*catalog.Relation, bool) {
 	return nil, false
 }
 
+// implicitSequence finds the sequence n names when it is a serial or
+// identity column's, which has no relation of its own: the table and
+// the column's index. An unqualified name is looked for in the session's
+// temporary schema, its first schema and public, as schemaOf does.
+func (s *Session) implicitSequence(n sql.ObjectName) (*catalog.Relation, int, bool) {
+	schemas := []string{s.schemaOf(n)}
+	if n.Schema == "" {
+		schemas = []string{s.tempSchema, s.schemaFirst, catalog.PublicSchema}
+	}
+	for _, schema := range schemas {
+		if schema == "" {
+			continue
+		}
+		for _, rel := range s.eng.cat.InSchema(schema) {
+			if rel.Kind != catalog.KindTable {
+				continue
+			}
+			for i, c := range rel.Cols {
+				if c.Seq != "" && c.Seq == n.Name {
+					return rel, i, true
+				}
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+// alterImplicitSequence runs ALTER SEQUENCE on the sequence of rel's
+// serial or identity column col: its table's owner may RESTART it; OWNED
+// BY cannot move an identity column's sequence (PostgreSQL's 0A000) nor,
+// in weir, a serial column's, which is part of its column. Called under
+// ddlMu.
+func (s *Session) alterImplicitSequence(st *sql.AlterSequence, rel *catalog.Relation, col int) (wire.Result, error) {
+	name, max, start, _ := seqInfo(rel, col)
+	if !s.owns(rel) {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "must be owner of sequence %s", name)
+	}
+	v := start
+	if st.Restart {
+		if st.RestartWith != nil {
+			v = *st.RestartWith
+		}
+		if v < 1 {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
+		}
+		if v > max {
+			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+		}
+	}
+	if st.OwnedBy != nil {
+		if rel.Cols[col].Identity != "" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot change ownership of identity sequence").
+				WithDetail("Sequence \"%s\" is linked to table \"%s\".", name, rel.Name)
+		}
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot change ownership of the sequence of serial column \"%s\" of table \"%s\"", rel.Cols[col].Name, rel.Name)
+	}
+	if st.Restart {
+		if err := s.eng.setval(rel, col, v, false); err != nil {
+			return nil, err
+		}
+	}
+	return done("ALTER SEQUENCE")
+}
+
+// dropImplicitSequence refuses DROP SEQUENCE of a serial or identity
+// column's sequence, n, as PostgreSQL does: an identity column requires
+// its sequence (2BP01, CASCADE or not); a serial column's default
+// depends on it (2BP01 without CASCADE; weir cannot drop the default
+// alone, so CASCADE is 0A000). It returns nil when n is no such
+// sequence.
+func (s *Session) dropImplicitSequence(n sql.ObjectName, cascade bool) error {
+	rel, col, ok := s.implicitSequence(n)
+	if !ok {
+		return nil
+	}
+	c := rel.Cols[col]
+	// PostgreSQL's object descriptions qualify names its search path
+	// does not find.
+	seq, table := c.Seq, rel.Name
+	if rel.Schema != catalog.PublicSchema && rel.Schema != s.schemaFirst && rel.Schema != s.tempSchema {
+		seq, table = rel.Schema+"."+seq, rel.Schema+"."+table
+	}
+	switch {
+	case c.Identity != "":
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because column %s of table %s requires it", seq, c.Name, table).
+			WithHint("You can drop column %s of table %s instead.", c.Name, table)
+	case !cascade:
+		return pgerr.New(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", seq).
+			WithDetail("default value for column %s of table %s depends on sequence %s", c.Name, table, seq).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "DROP SEQUENCE ... CASCADE of the sequence of serial column \"%s\" of table \"%s\" is not supported", c.Name, rel.Name)
+}
+
 // alterSequence runs ALTER SEQUENCE ... RESTART [WITH n] and OWNED BY:
 // RESTART makes nextval return n next (the sequence's start without
 // WITH), recorded durably at once; OWNED BY ties the sequence to a
@@ -638,6 +732,9 @@ func (s *Session) alterSequence(ctx context.Context, st *sql.AlterSequence, io w
 	defer e.ddlMu.Unlock()
 	rel, ok := e.cat.Lookup(s.schemaOf(st.Name), st.Name.Name)
 	if !ok {
+		if t, col, ok := s.implicitSequence(st.Name); ok {
+			return s.alterImplicitSequence(st, t, col)
+		}
 		if st.IfExists {
 			io.Notice("NOTICE", "00000", fmt.Sprintf("relation \"%s\" does not exist, skipping", st.Name.Name))
 			return done("ALTER SEQUENCE")

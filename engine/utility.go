@@ -775,6 +775,11 @@ func (s *Session) drop(ctx context.Context, st *sql.Drop, io wire.ExecIO) (wire.
 					WithHint("You can drop constraint %s on table %s instead.", rel.Name, t.Name)
 			}
 		}
+		if !ok && want == catalog.KindSequence {
+			if err := s.dropImplicitSequence(n, st.Cascade); err != nil {
+				return nil, err
+			}
+		}
 		if !ok {
 			if st.IfExists {
 				io.Notice("NOTICE", "00000", fmt.Sprintf("%s \"%s\" does not exist, skipping", st.Kind, n.Name))

@@ -298,41 +298,95 @@ func likeEscape(pattern, escape string) (string, error) {
 }
 
 // likeMatch reports whether s matches the LIKE pattern p (% any string,
-// _ one character, \ escapes the next character).
-func likeMatch(s, p []rune) bool {
-	for len(p) > 0 {
+// _ one character, \ escapes the next character), as PostgreSQL's
+// MatchText: a % searches for a place the rest of the pattern matches,
+// and a search that runs out of text gives up on every earlier % too
+// (likeAbort), so a pattern of many %s takes polynomial, not exponential,
+// time. A pattern ending in an escape is 22025 only when the match gets
+// that far, as in PostgreSQL.
+func likeMatch(s, p []rune) (bool, error) {
+	r, err := likeMatchText(s, p)
+	return r == likeTrue, err
+}
+
+// likeResult is MatchText's result: a match, none, or none here nor
+// with any later start for an enclosing % (LIKE_ABORT).
+type likeResult int
+
+const (
+	likeFalse likeResult = iota
+	likeTrue
+	likeAbort
+)
+
+// errLikeEndsInEscape is PostgreSQL's error for a LIKE pattern ending in
+// its escape character.
+var errLikeEndsInEscape = pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+
+func likeMatchText(t, p []rune) (likeResult, error) {
+	if len(p) == 1 && p[0] == '%' {
+		return likeTrue, nil
+	}
+	for len(t) > 0 && len(p) > 0 {
 		switch p[0] {
+		case '\\':
+			p = p[1:]
+			if len(p) == 0 {
+				return likeFalse, errLikeEndsInEscape
+			}
+			if p[0] != t[0] {
+				return likeFalse, nil
+			}
 		case '%':
-			for len(p) > 0 && p[0] == '%' {
+			p = p[1:]
+			// Any run of %s and _s is one % after as many characters
+			// as there are _s.
+			for len(p) > 0 && (p[0] == '%' || p[0] == '_') {
+				if p[0] == '_' {
+					if len(t) == 0 {
+						return likeAbort, nil
+					}
+					t = t[1:]
+				}
 				p = p[1:]
 			}
 			if len(p) == 0 {
-				return true
+				return likeTrue, nil
 			}
-			for i := 0; i <= len(s); i++ {
-				if likeMatch(s[i:], p) {
-					return true
+			first := p[0]
+			if first == '\\' {
+				if len(p) < 2 {
+					return likeFalse, errLikeEndsInEscape
+				}
+				first = p[1]
+			}
+			for ; len(t) > 0; t = t[1:] {
+				if t[0] != first {
+					continue
+				}
+				if r, err := likeMatchText(t, p); r != likeFalse || err != nil {
+					return r, err
 				}
 			}
-			return false
+			return likeAbort, nil
 		case '_':
-			if len(s) == 0 {
-				return false
-			}
-			s, p = s[1:], p[1:]
 		default:
-			c := p[0]
-			if c == '\\' && len(p) > 1 {
-				p = p[1:]
-				c = p[0]
+			if p[0] != t[0] {
+				return likeFalse, nil
 			}
-			if len(s) == 0 || s[0] != c {
-				return false
-			}
-			s, p = s[1:], p[1:]
 		}
+		t, p = t[1:], p[1:]
 	}
-	return len(s) == 0
+	if len(t) > 0 {
+		return likeFalse, nil
+	}
+	for len(p) > 0 && p[0] == '%' {
+		p = p[1:]
+	}
+	if len(p) == 0 {
+		return likeTrue, nil
+	}
+	return likeAbort, nil
 }
 
 // regexpMatch is regexp_match(s, pattern, flags): the first match's
@@ -1391,7 +1445,8 @@ func IsPatternOp(op string) bool {
 
 // PatternMatch reports whether the text s matches the pattern p under
 // the pattern-matching operator op (IsPatternOp), negated for the !
-// forms. A LIKE pattern ending in an escape is 22025 and an invalid
+// forms. A LIKE pattern ending in an escape is 22025 (when the match
+// reaches it, as in PostgreSQL) and an invalid
 // regular expression 2201B, as in PostgreSQL.
 func PatternMatch(op, s, p string) (bool, error) { return patternMatch(op, s, p, false) }
 
@@ -1403,10 +1458,8 @@ func patternMatch(op, s, p string, cLocale bool) (bool, error) {
 		if icase {
 			s, p = lowerIn(s, cLocale), lowerIn(p, cLocale)
 		}
-		if strings.HasSuffix(p, `\`) && !strings.HasSuffix(p, `\\`) {
-			return false, pgerr.New(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
-		}
-		return likeMatch([]rune(s), []rune(p)) != neg, nil
+		m, err := likeMatch([]rune(s), []rune(p))
+		return m != neg, err
 	}
 	r, err := aregexOpts(p, reOpts{icase: icase, dotNL: true, cLocale: cLocale})
 	if err != nil {

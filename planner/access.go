@@ -25,6 +25,11 @@ type Access struct {
 	// UPDATE or DELETE to write it. None (0) when it is only resolved
 	// (an UPDATE ... FROM's target, which its join reads again).
 	Priv catalog.Privilege
+	// RowLock marks the access a locking clause (FOR UPDATE, FOR SHARE
+	// ...) adds for a relation it locks rows of: it needs UPDATE but
+	// writes nothing, so it takes PostgreSQL's ROW SHARE lock, not the
+	// ROW EXCLUSIVE of a write.
+	RowLock bool
 	// View is the view whose definition reads the relation, nil when the
 	// statement itself names it. As in PostgreSQL the relations a view
 	// reads are checked against its owner's privileges, not the current

@@ -226,6 +226,17 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 		}
 	}
 	defer func() {
+		// Positions count from the query's text; a statement that
+		// embeds the query (EXPLAIN, CREATE VIEW ... AS, CREATE TABLE
+		// ... AS) reports them from its own start, as PostgreSQL does.
+		if off := q.Map.Offset(); off > 0 {
+			err = shiftedPosition(err, off)
+			if bd != nil && bd.Late != nil {
+				bd.Late = shiftedPosition(bd.Late, off)
+			}
+		}
+	}()
+	defer func() {
 		// The binder reports errors by panicking with a *pgerr.Error
 		// internally (deep recursion makes explicit returns noisy); the
 		// panic never crosses the package boundary.
@@ -307,7 +318,22 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 			return nil, err
 		}
 	}
+	if err := rowLockError(bd.Access); err != nil {
+		return nil, err
+	}
 	return bd, nil
+}
+
+// shiftedPosition returns err with its position, if it has one, moved
+// by off characters (a copy: the error may be shared).
+func shiftedPosition(err error, off int) error {
+	pe, ok := err.(*pgerr.Error)
+	if !ok || pe == nil || pe.Position <= 0 {
+		return err
+	}
+	cp := *pe
+	cp.Position += off
+	return &cp
 }
 
 // lateError holds the first late error of a statement's binding: a

@@ -246,6 +246,12 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 			break
 		}
 		resolve := func() uint32 { return b.relationOID(s, n.Args[0]) }
+		if names, ok := regNameList(s); ok && name == "to_regclass" {
+			// Not quiet in PostgreSQL either, and with no position.
+			if err := b.crossDatabase(names); err != nil {
+				fail(err)
+			}
+		}
 		if name == "to_regtype" {
 			resolve = func() uint32 { return b.typeOID(s, n.Args[0]) }
 		}
@@ -922,6 +928,19 @@ func (b *binder) regTexts(c *exprCtx, ns []ast.ExprNode, from int) []Expr {
 	return out
 }
 
+// crossDatabase is PostgreSQL's RangeVarGetRelid error for a relation
+// name of three parts, names, whose database is not this one (0A000),
+// nil otherwise.
+func (b *binder) crossDatabase(names []string) *pgerr.Error {
+	if len(names) != 3 {
+		return nil
+	}
+	if dc, ok := unpinned(b.cat).(DatabaseCatalog); ok && names[0] != dc.Database() {
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s\"", strings.Join(names, "."))
+	}
+	return nil
+}
+
 // relationOID resolves a relation name written as a regclass literal.
 func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	// A number is the OID itself, as regclassin reads it.
@@ -940,6 +959,9 @@ func (b *binder) relationOID(s string, node ast.Node) uint32 {
 	schema, name := "", names[len(names)-1]
 	if len(names) > 1 {
 		schema = names[len(names)-2]
+	}
+	if err := b.crossDatabase(names); err != nil {
+		fail(err.WithPosition(b.pos(node)))
 	}
 	if schema != "" {
 		s = schema + "." + name

@@ -151,8 +151,27 @@ func (b *binder) lockedAccess(lock *ast.SelectLockInfo, targets []lockTarget) {
 	}
 	for _, i := range locks {
 		a := (*b.access)[i]
-		b.record(Access{Rel: a.Rel, Priv: catalog.PrivUpdate, View: a.View})
+		b.record(Access{Rel: a.Rel, Priv: catalog.PrivUpdate, RowLock: true, View: a.View})
 	}
+}
+
+// rowLockError is PostgreSQL's CheckValidRowMarkRel for a statement's
+// accesses: the rows of a materialized view or a sequence cannot be
+// locked (42809). PostgreSQL's executor finds it, after the privilege
+// checks and with no position, and so does Bind.
+func rowLockError(acc []Access) error {
+	for _, a := range acc {
+		if !a.RowLock || a.Rel == nil {
+			continue
+		}
+		switch a.Rel.Kind {
+		case catalog.KindMView:
+			return pgerr.New(pgerr.WrongObjectType, "cannot lock rows in materialized view \"%s\"", a.Rel.Name)
+		case catalog.KindSequence:
+			return pgerr.New(pgerr.WrongObjectType, "cannot lock rows in sequence \"%s\"", a.Rel.Name)
+		}
+	}
+	return nil
 }
 
 // lockClauseAt names the locking clause clause whose OF list has a name

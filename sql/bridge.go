@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	tidb "github.com/pingcap/tidb/pkg/parser"
@@ -811,6 +812,17 @@ type SourceMap struct {
 
 	// runes holds character counts for Pos; see runeCount.
 	runes runeIndex
+}
+
+// Offset returns how many characters of the statement's text come before
+// Query.Text: 0 for a query that is the statement, the length of
+// "EXPLAIN " or "CREATE VIEW v AS " for one it embeds. Pos counts from
+// Query.Text's start; an error's position counts from the statement's.
+func (m *SourceMap) Offset() int {
+	if m == nil || m.base <= 0 || m.base > len(m.src) {
+		return 0
+	}
+	return utf8.RuneCountInString(m.src[:m.base])
 }
 
 // Pos returns the 1-based character position in Query.Text of the source

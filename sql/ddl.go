@@ -370,6 +370,9 @@ func (p *stmtParser) createView(v *CreateView) (Stmt, error) {
 	start := p.pos
 	q, err := p.query(end)
 	if err != nil {
+		if v.Materialized {
+			return nil, p.afterWithData(err, start, end)
+		}
 		return nil, err
 	}
 	v.Query = q
@@ -1288,6 +1291,40 @@ func (p *stmtParser) indexDeferrability(column bool) error {
 // PostgreSQL takes after it: WITH DATA (the default; data is true for
 // the statements that have the clause, whose callers take WITH NO DATA
 // off first), and a view's refused WITH [CASCADED | LOCAL] CHECK OPTION.
+// afterWithData places err, a syntax error in a materialized view's
+// query (tokens start to end), where PostgreSQL's grammar finds it when
+// the error is at a WITH after a whole query: that WITH begins the view's
+// WITH [NO] DATA, so the error is at the token after it (WITH NO DATA
+// WITH NO DATA), or at what follows WITH when it is neither DATA nor NO
+// (WITH CHECK OPTION).
+func (p *stmtParser) afterWithData(err error, start, end int) error {
+	pe := pgerr.As(err)
+	if pe == nil || pe.Code != pgerr.SyntaxError || pe.Position <= 0 {
+		return err
+	}
+	for i := start + 1; i < end; i++ {
+		t := p.toks[i]
+		if t.Kind != TIdent || t.Val != "with" || charPos(p.src, t.Off) != pe.Position {
+			continue
+		}
+		if _, qerr := bridgeQueryMode(p.src, p.toks[start:i], !p.stored, p.definition); qerr != nil {
+			// The WITH does not follow a whole query.
+			return err
+		}
+		next := i + 1
+		switch {
+		case p.toks[next].Kind == TIdent && p.toks[next].Val == "data":
+			next++
+		case p.toks[next].Kind == TIdent && p.toks[next].Val == "no" && p.toks[next+1].Kind == TIdent && p.toks[next+1].Val == "data":
+			next += 2
+		case p.toks[next].Kind == TIdent && p.toks[next].Val == "no":
+			next++
+		}
+		return syntaxErrorAt(p.src, p.toks[next])
+	}
+	return err
+}
+
 func (p *stmtParser) trailingWith(end int, data bool) (int, error) {
 	ends := func(words ...string) bool {
 		if end-p.pos <= len(words) {

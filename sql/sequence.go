@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/weirdb/weir/internal/pgerr"
 )
@@ -216,7 +217,15 @@ func (p *stmtParser) ownedBy() (*OwnedBy, error) {
 	case 2:
 		return &OwnedBy{Table: ObjectName{Name: parts[0]}, Column: parts[1]}, nil
 	}
-	// database.schema.table.column keeps the last three.
+	// database.schema.table.column: the database must be weir's, and
+	// more names are 42601, as PostgreSQL's makeRangeVarFromNameList
+	// and RangeVarGetRelid say (with no position).
 	k := len(parts)
+	switch {
+	case k > 4:
+		return nil, pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(parts[:k-1], "."))
+	case k == 4 && parts[0] != DatabaseName:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s\"", strings.Join(parts[:3], "."))
+	}
 	return &OwnedBy{Table: ObjectName{Schema: parts[k-3], Name: parts[k-2]}, Column: parts[k-1]}, nil
 }
