@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/weirdb/weir/internal/pgerr"
 )
@@ -38,7 +40,53 @@ func (c Config) diskReserve() int64 {
 // checkDiskSpace fails with 53100 when the data directory's file system
 // has less free space than the reserve.
 func (e *Engine) checkDiskSpace() error {
-	return checkFreeSpace(e.cfg.DataDir, e.cfg.diskReserve(), "could not write to the data directory")
+	return e.freeSpace.check(e.cfg.DataDir, e.cfg.diskReserve(), "could not write to the data directory", time.Now())
+}
+
+// A write statement checks the reserve before it runs, and a session
+// sending single-row INSERTs would pay a statfs for each. A measurement
+// that found the reserve and freeSpaceHeadroom more free is reused for
+// freeSpaceReuse: the statements of that window could take no more than
+// the headroom on a disk that writes less than 2.5 GB/s, and the reserve
+// is still there under them. Closer to the reserve every statement
+// measures again, so a disk filling up is noticed at the first write
+// statement that finds it below the reserve.
+const (
+	freeSpaceReuse    = 100 * time.Millisecond
+	freeSpaceHeadroom = 256 << 20
+)
+
+// freeSpaceCache is the last measurement of the free space under the
+// data directory: when it was taken (Unix nanoseconds, 0: never) and the
+// bytes found free.
+type freeSpaceCache struct {
+	at, free atomic.Int64
+}
+
+// statfs is syscall.Statfs; a test counts the calls through it.
+var statfs = syscall.Statfs
+
+// check is checkFreeSpace, reusing a measurement taken less than
+// freeSpaceReuse before now that found at least freeSpaceHeadroom above
+// the reserve.
+func (c *freeSpaceCache) check(dir string, reserve int64, what string, now time.Time) error {
+	if reserve <= 0 || dir == "" {
+		return nil
+	}
+	if at := c.at.Load(); at != 0 {
+		age := now.UnixNano() - at
+		if age >= 0 && age < int64(freeSpaceReuse) && c.free.Load() >= reserve+freeSpaceHeadroom {
+			return nil
+		}
+	}
+	var st syscall.Statfs_t
+	if statfs(dir, &st) != nil {
+		return checkFreeSpace(dir, reserve, what)
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	c.free.Store(free)
+	c.at.Store(now.UnixNano())
+	return reserveLeft(dir, free, reserve, what)
 }
 
 // checkFreeSpace checks the free space of the file system holding dir
@@ -51,7 +99,7 @@ func checkFreeSpace(dir string, reserve int64, what string) error {
 	// The data directory exists once the engine is open: one statfs per
 	// check, the walk up to an existing parent only when it fails.
 	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) == nil {
+	if statfs(dir, &st) == nil {
 		return reserveLeft(dir, int64(st.Bavail)*int64(st.Bsize), reserve, what)
 	}
 	abs, err := filepath.Abs(dir)
@@ -69,7 +117,7 @@ func checkFreeSpace(dir string, reserve int64, what string) error {
 		}
 		path = parent
 	}
-	if err := syscall.Statfs(path, &st); err != nil {
+	if err := statfs(path, &st); err != nil {
 		return nil
 	}
 	return reserveLeft(dir, int64(st.Bavail)*int64(st.Bsize), reserve, what)

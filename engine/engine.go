@@ -102,6 +102,9 @@ type Engine struct {
 	// rowsRead counts the rows statements read from relations and indexes
 	// (stored rows decoded); tests read it to see what an index saves.
 	rowsRead atomic.Int64
+	// freeSpace is the last measurement of the data directory's free
+	// space, which the disk reserve check reuses for a while (disk.go).
+	freeSpace freeSpaceCache
 
 	// ddlMu serialises DDL statements, which may wait for checkpoints
 	// (creating or dropping a materialized view) and so must not hold

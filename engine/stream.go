@@ -190,6 +190,9 @@ type streams struct {
 	interval  atomic.Int64    // barrier_interval_ms
 	sys       *systemValues   // ALTER SYSTEM settings (system_settings.go)
 	health    *jobHealthTable // failed and restarting jobs (job_restart.go)
+	// sinkRuns counts the sink jobs whose actors run (from runJob until
+	// they have ended): only they need to hear of a committed epoch.
+	sinkRuns atomic.Int32
 
 	// The fields below are guarded by Engine.writeMu.
 	jobs   map[types.JobID]*jobRun
@@ -524,7 +527,13 @@ func (io *streamIO) Committed(epoch uint64, m checkpoint.Mutation) {
 	// Phase two of the sinks' two-phase commit. Not on the driver's
 	// goroutine: writeMu may be held by a statement waiting on a job that
 	// waits on the driver. A late notification is harmless: a sink
-	// commits every transaction up to the epoch it is told.
+	// commits every transaction up to the epoch it is told. Without a
+	// running sink there is no one to tell, and no goroutine to start
+	// (a sink job counts from before its actors run, so before it can
+	// prepare a transaction in any epoch).
+	if e.st.sinkRuns.Load() == 0 {
+		return
+	}
 	go func() {
 		e.writeMu.Lock()
 		jobs := e.st.sortedJobs()
@@ -934,6 +943,10 @@ func (e *Engine) subscribe(j *jobRun, now bool) {
 
 // runJob starts the job's actors and its relay.
 func (e *Engine) runJob(j *jobRun) {
+	_, sink := j.root.(*planner.StreamSink)
+	if sink {
+		e.st.sinkRuns.Add(1)
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -951,6 +964,9 @@ func (e *Engine) runJob(j *jobRun) {
 	}()
 	go func() {
 		wg.Wait()
+		if sink {
+			e.st.sinkRuns.Add(-1)
+		}
 		close(j.ended)
 	}()
 }

@@ -42,7 +42,13 @@ func (s *slab[E]) take(n, blockLen int) []E {
 // used, and at most keep blocks.
 func (s *slab[E]) reset(keep int) {
 	n := min(s.next, keep)
-	for _, b := range s.blocks[:n] {
+	for i, b := range s.blocks[:n] {
+		if i == s.next-1 {
+			// The last block handed out from is used up to cur only:
+			// an epoch that dirtied one group clears that group, not
+			// the whole block.
+			b = b[:len(b)-len(s.cur)]
+		}
 		clear(b)
 	}
 	clear(s.blocks[n:])

@@ -53,3 +53,29 @@ func TestSlabReuse(t *testing.T) {
 		t.Fatalf("%d blocks kept by a reset to 2", len(s.blocks))
 	}
 }
+
+// TestSlabResetPartialBlock checks that a reset after a round that used
+// only part of its last block still hands every piece out zeroed, over
+// rounds that use more and less of the block.
+func TestSlabResetPartialBlock(t *testing.T) {
+	var s slab[int]
+	for round, n := range []int{1, 5, 2, 7, 1, 3} {
+		for i := range n {
+			p := s.take(2, 16)
+			for k, v := range p {
+				if v != 0 {
+					t.Fatalf("round %d, piece %d: element %d is %d after the reset, want 0", round, i, k, v)
+				}
+				p[k] = round*100 + i + 1
+			}
+		}
+		s.reset(100)
+		for _, b := range s.blocks {
+			for k, v := range b {
+				if v != 0 {
+					t.Fatalf("after round %d: block element %d is %d, want 0", round, k, v)
+				}
+			}
+		}
+	}
+}

@@ -264,6 +264,9 @@ func (a *aligner) recv(ctx context.Context, wait bool) (int, types.Message, bool
 			return 0, nil, false, ctx.Err()
 		}
 	}
+	if len(a.ins) == 2 {
+		return a.recv2(ctx, wait)
+	}
 	a.cases = append(a.cases[:0], reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
 	a.idx = append(a.idx[:0], -1)
 	for i, ch := range a.ins {
@@ -289,6 +292,41 @@ func (a *aligner) recv(ctx context.Context, wait bool) (int, types.Message, bool
 		m = v.Interface().(types.Message)
 	}
 	return i, m, true, a.closed(i, m)
+}
+
+// recv2 is recv over two inputs, the usual number at a parallelism of
+// two, with a select statement rather than reflect.Select's allocations
+// and slower dispatch: each message and barrier of a two-actor exchange
+// passes here. A blocked input is a nil channel, which no case of a
+// select receives from.
+func (a *aligner) recv2(ctx context.Context, wait bool) (int, types.Message, bool, error) {
+	c0, c1 := a.ins[0], a.ins[1]
+	if a.blocked[0] {
+		c0 = nil
+	}
+	if a.blocked[1] {
+		c1 = nil
+	}
+	if !wait {
+		select {
+		case m := <-c0:
+			return 0, m, true, a.closed(0, m)
+		case m := <-c1:
+			return 1, m, true, a.closed(1, m)
+		case <-ctx.Done():
+			return 0, nil, false, ctx.Err()
+		default:
+			return 0, nil, false, nil
+		}
+	}
+	select {
+	case m := <-c0:
+		return 0, m, true, a.closed(0, m)
+	case m := <-c1:
+		return 1, m, true, a.closed(1, m)
+	case <-ctx.Done():
+		return 0, nil, false, ctx.Err()
+	}
 }
 
 func (a *aligner) closed(i int, m types.Message) error {
