@@ -139,7 +139,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// labelled and printed as the operator.
 		if len(n.Args) == 2 || len(n.Args) == 3 {
 			if l, ok := n.Args[0].(*sql.Literal); ok {
-				if sym, ok := l.Value.(string); ok && opFuncs[sym] != "" {
+				if sym, ok := l.Value.(string); ok {
 					return b.opCall(sym, b.exprs(c, n.Args[1:]), n)
 				}
 			}
@@ -2113,6 +2113,10 @@ func (b *binder) opCall(sym string, args []Expr, n *ast.FuncCallExpr) Expr {
 			panic(r)
 		}
 	}()
+	if opFuncs[sym] == "" {
+		// An operator weir has not got (sql ops.go).
+		fail(noOp())
+	}
 	if sym == "|/" || sym == "||/" {
 		// Operators of double precision only.
 		a := b.tryCoerce(args[0], types.TFloat8, ctxImplicit)

@@ -112,9 +112,10 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_like_escape pg_similar_to_escape pg_op pg_collate pg_variadic pg_regin pg_regout`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
-// Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
-// names no operator weir has: 42883, as PostgreSQL says for every
-// operator it has not got for the operand types.
+// Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, `, ...)
+// names no operator weir has: the bridge writes it as a pg_op call that
+// the binder refuses with 42883, naming the operand types as PostgreSQL
+// does for every operator it has not got for them (ops.go).
 var knownOps = wordSet(`( ) [ ] , ; . :: : + - * / % ^ < > = <= >= <> != ~ !~ ~* !~* ~~ !~~ ~~* !~~*
 	|| & | # << >> |/ ||/ @ -> ->> #> #>> @> <@ ? ?| ?& @? @@ => && ^@ #-`)
 
@@ -133,9 +134,11 @@ func checkDialect(src string, toks []Token) error {
 				toks[i-2].Kind == TOp && (toks[i-2].Val == "(" || toks[i-2].Val == ","):
 				// A named argument, name := value (the bridge checks it
 				// is one).
-			case t.Val == "`" || t.Val == ":=" || t.Val == "$":
+			case t.Val == ":=" || t.Val == "$":
 				return syntaxErrorAt(src, t)
-			case !knownOps[t.Val]:
+			case !knownOps[t.Val] && i > 0 && toks[i-1].Kind == TIdent && toks[i-1].Val == "using":
+				// ORDER BY x USING op: an ordering operator weir has not
+				// got (the others are operands' operators, ops.go).
 				return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", t.Val).
 					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").
 					WithPosition(charPos(src, t.Off))
