@@ -107,8 +107,22 @@ func (b *bridge) genericOps(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
 		if n.kind == nLeaf && n.tok.Kind == TOp && binaryOnly[n.tok.Val] && !endsOperand(at(seq, i-1)) {
-			b.opError(n)
-			return seq
+			// A binary operator in a prefix place: the prefix operator
+			// of that name weir has not got, named with its operand's
+			// type once the operand binds (@@ version: the column
+			// first).
+			e := b.operandEnd(seq, i+1)
+			if e == i+1 {
+				b.fail(b.syntaxErrorAfter(n.off))
+				return seq
+			}
+			right := b.lateOps(b.genericOps(append([]*node{}, seq[i+1:e]...)))
+			if b.err != nil {
+				return seq
+			}
+			repl := synth("pg_op(", []*node{textNode(quoteString(n.tok.Val), n.off), leafOp(",", n.off), group(right, n.off)}, ")", n.off)
+			seq = splice(seq, i, e, repl)
+			continue
 		}
 		unknown := n.kind == nLeaf && n.tok.Kind == TOp && !knownOps[n.tok.Val] && n.tok.Val != ":=" && n.tok.Val != "$"
 		if n.kind != nLeaf || n.tok.Kind != TOp || !binaryOps[n.tok.Val] && !prefixOps[n.tok.Val] && !unknown {
