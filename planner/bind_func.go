@@ -89,6 +89,17 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.paramCall(c, n, name)
 	}
 	switch name {
+	case "current_time":
+		// PostgreSQL's CURRENT_TIME is a time with time zone, a type
+		// weir has not got; a time without one would print differently.
+		fail(pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported yet").WithPosition(b.pos(n)))
+	case "current_timestamp", "localtimestamp", "localtime":
+		// CURRENT_TIMESTAMP(p) and kin: the value rounded to p
+		// fractional digits, of type timestamptz(p) and so on (gram.y
+		// takes an integer constant only).
+		if len(n.Args) == 1 {
+			return b.sqlValuePrecision(c, name, n)
+		}
 	case "pg_variadic":
 		// VARIADIC x in an aggregate's arguments: x, an ordinary
 		// argument, as PostgreSQL takes it for a parameter that is
@@ -2272,4 +2283,25 @@ func (b *binder) subscriptChain(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return &Const{V: types.NullDatum, T: t.Elem()}
 	}
 	return nil
+}
+
+// sqlValuePrecision binds CURRENT_TIMESTAMP(p), LOCALTIMESTAMP(p) and
+// LOCALTIME(p) as the value without a precision cast to the type of
+// precision p. A precision above 6 is reduced to 6 with a WARNING in
+// PostgreSQL; weir refuses it (0A000) rather than drop the warning.
+func (b *binder) sqlValuePrecision(c *exprCtx, name string, n *ast.FuncCallExpr) Expr {
+	arg := b.expr(c, n.Args[0])
+	k, ok := arg.(*Const)
+	if !ok || k.V.Null || !isIntType(k.T) {
+		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"(\"").WithPosition(b.pos(n)))
+	}
+	p := k.V.I
+	if p < 0 {
+		fail(pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", strings.ToUpper(name), p).WithPosition(b.pos(n)))
+	}
+	if p > 6 {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "%s(%d) precision above 6 is not supported", strings.ToUpper(name), p).WithPosition(b.pos(n)))
+	}
+	x := b.call(name, nil, n, false, Scalar)
+	return b.explicitCast(x, types.T{ID: x.T.ID, Mod: int32(p)}, n)
 }
