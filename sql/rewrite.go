@@ -1105,6 +1105,13 @@ func castNodeAt(kids []*node, typ string, off, typeOff int) *node {
 func (b *bridge) typedLiterals(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
+		if b.strict && n.kind == nLeaf && n.tok.Kind == TString && n.tok.Off < len(b.src) && (b.src[n.tok.Off] == 'n' || b.src[n.tok.Off] == 'N') {
+			// N'abc', a national character literal: PostgreSQL's
+			// lexer writes it as NCHAR 'abc', a typed literal of
+			// bpchar without a length.
+			seq[i] = castNode([]*node{n}, "bpchar", n.off)
+			continue
+		}
 		if !n.isName() || at(seq, i-1).isOp(".") || at(seq, i-1).isOp("::") {
 			continue
 		}
