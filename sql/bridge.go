@@ -71,6 +71,12 @@ var callSyntaxWords = wordSet(`over by partition filter within set rollup cube s
 // maxCallQuotes bounds the names bridge.parse quotes in one statement.
 const maxCallQuotes = 64
 
+// sqlValueFuncs are SQL value functions PostgreSQL's grammar has as
+// keywords (CURRENT_DATE, CURRENT_TIMESTAMP(p), ...) but pg_proc has not:
+// called by a quoted or qualified name, they are a user's function or
+// none (42883).
+var sqlValueFuncs = wordSet(`current_date current_time current_timestamp localtime localtimestamp`)
+
 // UserCallPrefix starts the name the bridge gives a call the user wrote
 // of a name it keeps for its own calls (pg_cast, pg_array, ...: the
 // dialect gate's internalFuncs): "__weir_fn_pg_cast"(1, 'text'). The
@@ -915,7 +921,8 @@ func (e *emitter) node(n *node, next *node) {
 		t := n.tok
 		switch t.Kind {
 		case TIdent, TQIdent:
-			if e.strict && next.isParen() && internalFuncs[strings.ToLower(t.Val)] {
+			if e.strict && next.isParen() && (internalFuncs[strings.ToLower(t.Val)] ||
+				sqlValueFuncs[strings.ToLower(t.Val)] && (t.Kind == TQIdent || e.last == ".")) {
 				// A call the user wrote of a name the bridge keeps for its
 				// own calls: an ordinary function's name to the binder.
 				e.write(quoteIdent(UserCallPrefix+t.Val), t.Off)

@@ -33,3 +33,10 @@ SELECT @@ 1;
 SELECT ~~ 'a';
 SELECT @@;
 SELECT s FROM m11 WHERE @> s;
+-- pg_proc has no CURRENT_DATE or CURRENT_TIMESTAMP: by a quoted or
+-- qualified name they are functions that do not exist.
+SELECT pg_catalog.current_date();
+SELECT "current_date"();
+SELECT "current_timestamp"(2);
+SELECT pg_catalog.localtimestamp();
+SELECT "current_user"() = current_user, pg_catalog.now() = now();
