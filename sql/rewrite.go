@@ -1105,7 +1105,7 @@ func castNodeAt(kids []*node, typ string, off, typeOff int) *node {
 func (b *bridge) typedLiterals(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
-		if b.strict && n.kind == nLeaf && n.tok.Kind == TString && n.tok.Off < len(b.src) && (b.src[n.tok.Off] == 'n' || b.src[n.tok.Off] == 'N') {
+		if b.strict && n.kind == nLeaf && n.tok.Kind == TString && n.tok.Off+1 < len(b.src) && (b.src[n.tok.Off] == 'n' || b.src[n.tok.Off] == 'N') && b.src[n.tok.Off+1] == '\'' {
 			// N'abc', a national character literal: PostgreSQL's
 			// lexer writes it as NCHAR 'abc', a typed literal of
 			// bpchar without a length.
