@@ -461,6 +461,28 @@ func bridgeStoredExpr(src string, toks []Token) (*Query, error) {
 	return bridgeExprMode(src, toks, false)
 }
 
+// exprLabel refuses, at the word, a word after a complete operand that
+// a string follows (a REGEXP 'x'): in a select list the word would be a
+// column label and the string the error, but an expression standing
+// alone (a CHECK, a DEFAULT) has no label.
+func exprLabel(src string, toks []Token) error {
+	depth := 0
+	for i, t := range toks {
+		if t.Kind == TOp && (t.Val == "(" || t.Val == "[") {
+			depth++
+		} else if t.Kind == TOp && (t.Val == ")" || t.Val == "]") {
+			depth--
+		}
+		if depth != 0 || i == 0 || i+1 >= len(toks) || t.Kind != TIdent || pgKeywords[t.Val] || toks[i+1].Kind != TString {
+			continue
+		}
+		if p := toks[i-1]; operandEnds(p) && !(p.Kind == TOp && p.Val == ")" && afterOperator(toks, i-1)) {
+			return syntaxErrorAt(src, t)
+		}
+	}
+	return nil
+}
+
 func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 	for _, t := range toks {
 		if t.Err != nil {
@@ -474,6 +496,9 @@ func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
 	}
 	if strict {
+		if err := exprLabel(src, toks); err != nil {
+			return nil, err
+		}
 		if err := checkDialect(src, toks); err != nil {
 			return nil, err
 		}
@@ -500,6 +525,15 @@ func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 	s, ok := stmt.(*ast.SelectStmt)
 	if !ok || len(s.Fields.Fields) != 1 || s.Fields.Fields[0].AsName.O != "" || s.From != nil || s.Where != nil ||
 		s.GroupBy != nil || s.Having != nil || s.OrderBy != nil || s.Limit != nil || s.Fields.Fields[0].Expr == nil || s.Distinct {
+		if ok && len(s.Fields.Fields) == 1 && s.Fields.Fields[0].AsName.O != "" && len(toks) >= 2 {
+			// expr label, expr AS label: no label follows an expression
+			// outside a select list.
+			at := toks[len(toks)-1]
+			if p := toks[len(toks)-2]; p.Kind == TIdent && p.Val == "as" {
+				at = p
+			}
+			return nil, syntaxErrorAt(src, at)
+		}
 		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
 	}
 	b.q.Node, b.q.Rewritten = stmt, text

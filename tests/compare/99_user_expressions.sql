@@ -61,3 +61,14 @@ SELECT `a` + 1 FROM ot;
 SELECT ` 1;
 SELECT 1 <=> ;
 SELECT <=> 1;
+-- An expression standing alone has no column label.
+CREATE TABLE x15 (a int DEFAULT 1 foo);
+CREATE TABLE x16 (a int CHECK (a foo));
+CREATE TABLE x17 (a int CHECK (a > 1 foo));
+CREATE TABLE x18 (t text CHECK (t REGEXP 'a'));
+CREATE TABLE x19 (a int GENERATED ALWAYS AS (a + 1 b) STORED);
+CREATE TABLE x20 (a int, b int GENERATED ALWAYS AS (a as b) STORED);
+CREATE TABLE x21 (a int DEFAULT 1 'x');
+CREATE TABLE x22 (a int DEFAULT int4 '5', b date DEFAULT date '2024-01-02', c int CHECK (c > int4 '1'));
+INSERT INTO x22 (c) VALUES (2);
+SELECT * FROM x22;
