@@ -93,6 +93,10 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// PostgreSQL's CURRENT_TIME is a time with time zone, a type
 		// weir has not got; a time without one would print differently.
 		fail(pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported yet").WithPosition(b.pos(n)))
+	case sql.SortUsingFn:
+		if len(n.Args) == 2 {
+			b.sortUsing(c, n)
+		}
 	case "current_timestamp", "localtimestamp", "localtime":
 		// CURRENT_TIMESTAMP(p) and kin: the value rounded to p
 		// fractional digits, of type timestamptz(p) and so on (gram.y
@@ -2304,4 +2308,43 @@ func (b *binder) sqlValuePrecision(c *exprCtx, name string, n *ast.FuncCallExpr)
 	}
 	x := b.call(name, nil, n, false, Scalar)
 	return b.explicitCast(x, types.T{ID: x.T.ID, Mod: int32(p)}, n)
+}
+
+// sortUsing refuses ORDER BY x USING op for an operator other than < and
+// > (sql.SortUsingFn('op', x)) as PostgreSQL does once x binds: 42883 when
+// x's type has no operator op, 42809 when op is no ordering operator.
+func (b *binder) sortUsing(c *exprCtx, n *ast.FuncCallExpr) {
+	l, ok := n.Args[0].(*sql.Literal)
+	if !ok {
+		return
+	}
+	sym, _ := l.Value.(string)
+	x := b.expr(c, n.Args[1])
+	pos := b.pos(n.Args[0])
+	an := []argNode{{t: b.typeOf(x)}, {t: b.typeOf(x)}}
+	find := func() (call *Call) {
+		defer func() {
+			if r := recover(); r != nil {
+				if err, isErr := r.(*pgerr.Error); !isErr || err.Code != pgerr.UndefinedFunction {
+					panic(r)
+				}
+				call = nil
+			}
+		}()
+		return b.call(sym, []Expr{x, x}, n, true, Scalar)
+	}
+	call := find()
+	if call == nil {
+		fail(pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(sym, an)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(pos))
+	}
+	for _, a := range call.Args {
+		if b.typeOf(a) != an[0].t {
+			// An operator of other types, which x reaches only by a
+			// conversion (PostgreSQL's compatible_oper).
+			fail(pgerr.New(pgerr.UndefinedFunction, "operator requires run-time type coercion: %s", opSig(sym, an)).WithPosition(pos))
+		}
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "operator %s is not a valid ordering operator", sym).
+		WithHint("Ordering operators must be \"<\" or \">\" members of btree operator families.").WithPosition(pos))
 }

@@ -92,8 +92,11 @@ var byWords = map[string]bool{"order": true, "group": true, "partition": true}
 
 // bridge holds the state of bridging one statement.
 type bridge struct {
-	src  string
-	toks []Token
+	// usingOps are the string nodes pgClauses wrote for the operators of
+	// ORDER BY ... USING op (sortUsing).
+	usingOps map[*node]bool
+	src      string
+	toks     []Token
 	// definition is set for a relation's stored definition: a FETCH
 	// FIRST or OFFSET ... ROWS count is taken whole, as weirs before
 	// the grammar's restriction (restricted.go) took it.

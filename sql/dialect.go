@@ -109,7 +109,7 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap
 	pg_starts_with pg_jsonpath_exists pg_jsonpath_match pg_json_delete_path pg_named_arg pg_field
-	pg_like_escape pg_similar_to_escape pg_op pg_collate pg_variadic pg_regin pg_regout`)
+	pg_like_escape pg_similar_to_escape pg_op pg_collate pg_variadic pg_regin pg_regout pg_sort_using`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
 // Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, `, ...)
@@ -136,12 +136,6 @@ func checkDialect(src string, toks []Token) error {
 				// is one).
 			case t.Val == ":=" || t.Val == "$":
 				return syntaxErrorAt(src, t)
-			case !knownOps[t.Val] && i > 0 && toks[i-1].Kind == TIdent && toks[i-1].Val == "using":
-				// ORDER BY x USING op: an ordering operator weir has not
-				// got (the others are operands' operators, ops.go).
-				return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", t.Val).
-					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").
-					WithPosition(charPos(src, t.Off))
 			}
 		case TBitString, THexString:
 			return pgerr.New(pgerr.FeatureNotSupported, "bit string constants are not supported").WithPosition(charPos(src, t.Off))

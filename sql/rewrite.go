@@ -56,6 +56,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
 	seq = b.nullsOrder(seq)
+	seq = b.sortUsing(seq)
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
@@ -192,6 +193,41 @@ func (b *bridge) queryPos(off int) int {
 	return charPos(b.src[base:], off-base)
 }
 
+// SortUsingFn is the call the bridge writes for ORDER BY x USING op with
+// an operator other than < and >: SortUsingFn('op', x), which the binder
+// refuses.
+const SortUsingFn = "pg_sort_using"
+
+// sortUsingOp reports whether n is an operator after ORDER BY ... USING
+// that is not < or > (which are ASC and DESC).
+func sortUsingOp(n *node) bool {
+	return n != nil && n.kind == nLeaf && n.tok.Kind == TOp && !n.isOp("<") && !n.isOp(">") &&
+		!n.isOp("(") && !n.isOp(",") && !n.isOp(";") && !n.isOp(")")
+}
+
+// sortUsing writes ORDER BY x USING op, whose op pgClauses made a
+// string, as SortUsingFn('op', x): the binder refuses it once x binds.
+func (b *bridge) sortUsing(seq []*node) []*node {
+	for i := 1; i+1 < len(seq); i++ {
+		if !seq[i].isWord("using") || !b.usingOps[seq[i+1]] {
+			continue
+		}
+		s := i
+		for s > 0 && !seq[s-1].isOp(",") && !seq[s-1].isWord("by") {
+			s--
+		}
+		if s == i {
+			continue
+		}
+		op := seq[i+1]
+		key := append([]*node{}, seq[s:i]...)
+		repl := synth(SortUsingFn+"(", []*node{op, leafOp(",", op.off), group(key, seq[s].off)}, ")", seq[s].off)
+		seq = splice(seq, s, i+2, repl)
+		i = s
+	}
+	return seq
+}
+
 // pgClauses rewrites PostgreSQL forms TiDB lacks into the forms of the
 // same meaning it has: FOR NO KEY UPDATE is FOR UPDATE and FOR KEY SHARE
 // FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
@@ -217,6 +253,17 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 				dir = "desc"
 			}
 			seq = splice(seq, i, i+2, textNode(dir, n.off))
+		case b.strict && n.isWord("using") && sortUsingOp(at(seq, i+1)):
+			// ORDER BY x USING op, op neither < nor >: the operator
+			// becomes a string here, out of the operator passes' reach,
+			// and sortUsing makes the call once x is rewritten.
+			op := seq[i+1]
+			lit := textNode(quoteString(op.tok.Val), op.off)
+			if b.usingOps == nil {
+				b.usingOps = map[*node]bool{}
+			}
+			b.usingOps[lit] = true
+			seq[i+1] = lit
 		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()] && !literalWords[n.kids[0].word()]) &&
 			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
 			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
