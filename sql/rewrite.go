@@ -816,7 +816,17 @@ func (b *bridge) normalize(seq []*node) []*node {
 			kids := seq[i+1].kids
 			op := at(kids, len(kids)-1)
 			if op != nil && op.kind == nLeaf && op.tok.Kind == TOp && (len(kids) == 1 || len(kids) == 3 && kids[0].isName() && kids[1].isOp(".")) {
-				seq = splice(seq, i, i+2, leafOp(op.tok.Val, op.off))
+				repl := leafOp(op.tok.Val, op.off)
+				if b.strict && !knownOps[op.tok.Val] {
+					// An operator weir has not got (ops.go): named as
+					// written, at OPERATOR, as PostgreSQL reports it.
+					name := op.tok.Val
+					if len(kids) == 3 {
+						name = kids[0].nameVal() + "." + name
+					}
+					repl = leafOp(name, n.off)
+				}
+				seq = splice(seq, i, i+2, repl)
 			}
 		case n.isWord("collate") && at(seq, i+1).isName():
 			j, name := i+2, seq[i+1]

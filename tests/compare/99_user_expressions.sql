@@ -72,3 +72,9 @@ CREATE TABLE x21 (a int DEFAULT 1 'x');
 CREATE TABLE x22 (a int DEFAULT int4 '5', b date DEFAULT date '2024-01-02', c int CHECK (c > int4 '1'));
 INSERT INTO x22 (c) VALUES (2);
 SELECT * FROM x22;
+-- OPERATOR(schema.op) of an operator neither server has: named as
+-- written, at OPERATOR.
+SELECT 1 OPERATOR(pg_catalog.<=>) 2;
+SELECT 1 OPERATOR(<=>) 2;
+SELECT OPERATOR(pg_catalog.<=>) 2;
+SELECT 1 OPERATOR(pg_catalog.+) 2, 3 OPERATOR(-) 1;
