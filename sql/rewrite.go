@@ -205,6 +205,11 @@ func sortUsingOp(n *node) bool {
 		!n.isOp("(") && !n.isOp(",") && !n.isOp(";") && !n.isOp(")")
 }
 
+// aliasWords are words of notOperands that PostgreSQL takes as a table
+// alias after a FROM item (ColId): t PARTITION (p0) is t aliased
+// "partition" with a column p0, not MySQL's partition selection.
+var aliasWords = wordSet(`over partition regexp`)
+
 // sortUsing writes ORDER BY x USING op, whose op pgClauses made a
 // string, as SortUsingFn('op', x): the binder refuses it once x binds.
 func (b *bridge) sortUsing(seq []*node) []*node {
@@ -2375,7 +2380,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		if at(seq, a).isWord("as") {
 			a++
 		}
-		if an := at(seq, a); an.isName() && !(an.tok.Kind == TIdent && (fromEnd[an.word()] || notOperands[an.word()] || joinWords[an.word()])) {
+		if an := at(seq, a); an.isName() && !(an.tok.Kind == TIdent && (fromEnd[an.word()] || notOperands[an.word()] && !aliasWords[an.word()] || joinWords[an.word()])) {
 			alias, aliasNode = an.nameVal(), an
 			a++
 		} else {
