@@ -134,7 +134,7 @@ func (s *ProjectSet) start() error {
 	s.gens = make([]func() (types.Datum, bool), len(s.fns))
 	s.ord = 0
 	for i, fn := range s.fns {
-		g, err := StartSRF(fn, s.argD[i][s.row], s.argTs[i], loc)
+		g, err := StartSRF(fn, s.argD[i][s.row], s.argTs[i], loc, s.ec.Eval.Now)
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
 		if f.ec.Eval.Location != nil {
 			loc = f.ec.Eval.Location
 		}
-		gen, err := startRows(f.plan.Fn, args, exprTypes(f.plan.Args), loc)
+		gen, err := startRows(f.plan.Fn, args, exprTypes(f.plan.Args), loc, f.ec.Eval.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func (f *TableFunc) next(ctx context.Context) (*types.Chunk, error) {
 
 // startRows starts table function fn over args: the functions of
 // several columns (json[b]_each[_text]) here, the others by StartSRF.
-func startRows(fn string, args []types.Datum, argTs []types.T, loc *time.Location) (func() (types.Row, bool), error) {
+func startRows(fn string, args []types.Datum, argTs []types.T, loc *time.Location, now int64) (func() (types.Row, bool), error) {
 	if _, ok := functions.JSONEachFuncs[fn]; ok && len(args) == 1 {
 		var rows []types.Row
 		if !args[0].Null {
@@ -114,7 +114,7 @@ func startRows(fn string, args []types.Datum, argTs []types.T, loc *time.Locatio
 			return r, true
 		}, nil
 	}
-	gen, err := StartSRF(fn, args, argTs, loc)
+	gen, err := StartSRF(fn, args, argTs, loc, now)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +145,10 @@ func datumsOf(elems []types.Datum) func() (types.Datum, bool) {
 // StartSRF starts the set-returning function fn over args (of types
 // argTs): the returned function yields its values in order, then false.
 // A NULL argument gives no rows (every SRF weir has is strict); loc is
-// the session's time zone, for timestamptz series.
-func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location) (func() (types.Datum, bool), error) {
+// the session's time zone, for timestamptz series, and now the
+// transaction's start time (functions.Context.Now), the date whose zone
+// offset jsonb_path_query_tz gives a time of day.
+func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location, now int64) (func() (types.Datum, bool), error) {
 	for _, a := range args {
 		if a.Null {
 			return noRows, nil
@@ -215,7 +217,7 @@ func StartSRF(fn string, args []types.Datum, argTs []types.T, loc *time.Location
 		if len(args) >= 2 && len(args) <= 4 {
 			// The time of day a time takes the session zone's offset at
 			// (jsonb_path_query_tz comparing a time with a timetz).
-			rows, err := functions.JSONPathQuery(args, fn == "jsonb_path_query_tz", loc, time.Now().UnixMicro())
+			rows, err := functions.JSONPathQuery(args, fn == "jsonb_path_query_tz", loc, now)
 			if err != nil {
 				return nil, err
 			}
@@ -392,7 +394,7 @@ func (f *TableFunc) Close() {
 // skip-th value at once; other functions are run through their first
 // skip values. A function that yields fewer than skip values yields
 // none.
-func StartSRFAt(fn string, args []types.Datum, argTs []types.T, loc *time.Location, skip int64) (func() (types.Datum, bool), error) {
+func StartSRFAt(fn string, args []types.Datum, argTs []types.T, loc *time.Location, now int64, skip int64) (func() (types.Datum, bool), error) {
 	if skip > 0 && fn == "generate_series" && (len(args) == 2 || len(args) == 3) &&
 		argTs[0].Family() == types.FamInt && argTs[0].ID != types.Timestamp && argTs[0].ID != types.Timestamptz &&
 		!args[0].Null && !args[1].Null && (len(args) == 2 || !args[2].Null) {
@@ -420,7 +422,7 @@ func StartSRFAt(fn string, args []types.Datum, argTs []types.T, loc *time.Locati
 		moved := append([]types.Datum{types.DInt(start)}, args[1:]...)
 		return seriesInt(moved)
 	}
-	g, err := StartSRF(fn, args, argTs, loc)
+	g, err := StartSRF(fn, args, argTs, loc, now)
 	if err != nil {
 		return nil, err
 	}

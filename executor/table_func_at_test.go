@@ -27,7 +27,7 @@ func TestStartSRFAt(t *testing.T) {
 	}
 	for _, c := range cases {
 		args, ts := series(c...)
-		full, err := StartSRF("generate_series", args, ts, time.UTC)
+		full, err := StartSRF("generate_series", args, ts, time.UTC, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func TestStartSRFAt(t *testing.T) {
 			all = append(all, d)
 		}
 		for skip := int64(0); skip <= int64(len(all))+2; skip++ {
-			g, err := StartSRFAt("generate_series", args, ts, time.UTC, skip)
+			g, err := StartSRFAt("generate_series", args, ts, time.UTC, 0, skip)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,11 +58,41 @@ func TestStartSRFAt(t *testing.T) {
 			}
 		}
 	}
-	g, err := StartSRFAt("generate_series", []types.Datum{types.DInt(1), types.DInt(math.MaxInt64)}, []types.T{i8, i8}, time.UTC, math.MaxInt64)
+	g, err := StartSRFAt("generate_series", []types.Datum{types.DInt(1), types.DInt(math.MaxInt64)}, []types.T{i8, i8}, time.UTC, 0, math.MaxInt64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := g(); ok {
 		t.Fatal("a series skipped past its end yields a value")
+	}
+}
+
+// TestJSONPathQueryTzReadsNow checks that jsonb_path_query_tz gives a
+// time of day the zone offset of the transaction's start (the now it is
+// given), not of the wall clock: 12:00 in New York is 12:00-04 in July
+// and 12:00-05 in January.
+func TestJSONPathQueryTzReadsNow(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []types.Datum{types.DString(`"12:00:00"`), types.DString(`$.datetime() ? (@ == "12:00:00-04".datetime())`)}
+	argTs := []types.T{{ID: types.Jsonb, Mod: -1}, {ID: types.Jsonpath, Mod: -1}}
+	count := func(now time.Time) int {
+		g, err := StartSRF("jsonb_path_query_tz", args, argTs, ny, now.UnixMicro())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, ok := g(); ok; _, ok = g() {
+			n++
+		}
+		return n
+	}
+	if n := count(time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC)); n != 1 {
+		t.Errorf("in July: %d items, want 1", n)
+	}
+	if n := count(time.Date(2024, 1, 15, 12, 0, 0, 0, time.UTC)); n != 0 {
+		t.Errorf("in January: %d items, want 0", n)
 	}
 }

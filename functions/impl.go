@@ -311,7 +311,14 @@ var impls = func() implTable {
 // for argument types args and result type ret: 42883 (undefined_function)
 // if there is none.
 func Lookup(name string, args []types.T, ret types.T) (Impl, error) {
-	for _, f := range impls[name] {
+	return impls.lookup(name, args, ret)
+}
+
+// lookup is Lookup in table t. The variadic spreader calls it on the
+// table it is defined in, which is impls once built, so that no variable
+// refers to impls while impls is initialised.
+func (t implTable) lookup(name string, args []types.T, ret types.T) (Impl, error) {
+	for _, f := range t[name] {
 		if im, ok := f(args, ret); ok {
 			return im, nil
 		}

@@ -439,7 +439,6 @@ func (t implTable) defineDatetimeFns() {
 		w := tstzToTS(ctx.Now, ctx.loc())
 		return dInt(w - FloorDiv64(w, MicrosPerDay)*MicrosPerDay)
 	}
-	t.defRow("current_time", tod)
 	t.defRow("localtime", tod)
 	t.defRow("localtimestamp", func(ctx *Context, _ []types.Datum) (types.Datum, error) {
 		return dInt(tstzToTS(ctx.Now, ctx.loc()))

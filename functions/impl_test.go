@@ -1,6 +1,11 @@
 package functions
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/weirdb/weir/types"
@@ -89,6 +94,31 @@ func TestEveryImplementationHasSignature(t *testing.T) {
 	for name := range impls {
 		if len(Overloads(name)) == 0 && !syntaxOnly[name] {
 			t.Errorf("%s is implemented but has no signature", name)
+		}
+	}
+}
+
+// TestNoInitFunctions checks that the package's tables are plain values:
+// no init function fills or patches them, so the set of functions is what
+// the files' table definitions say and no order of initialisation matters.
+func TestNoInitFunctions(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
+				t.Errorf("%s: package functions has an init function", fset.Position(fd.Pos()))
+			}
 		}
 	}
 }

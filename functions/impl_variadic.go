@@ -16,11 +16,6 @@ import (
 // format, which reads it as no arguments.
 const VariadicCallFn = "pg_variadic_call"
 
-// lookupSpread is Lookup, set at init to break the cycle through impls.
-var lookupSpread func(name string, args []types.T, ret types.T) (Impl, error)
-
-func init() { lookupSpread = Lookup }
-
 func (t implTable) defineVariadic() {
 	t.def(VariadicCallFn, func(args []types.T, ret types.T) (Impl, bool) {
 		if len(args) < 2 || !args[len(args)-1].IsArray() {
@@ -40,7 +35,7 @@ func (t implTable) defineVariadic() {
 			for range k {
 				ts = append(ts, arrT.Elem())
 			}
-			im, err := lookupSpread(name, ts, ret)
+			im, err := t.lookup(name, ts, ret)
 			if err != nil {
 				return Impl{}, err
 			}

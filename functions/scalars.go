@@ -170,7 +170,7 @@ func scalarOverloads() []*Overload {
 		// proctime() is RisingWave's processing time (not in PostgreSQL).
 		volatile("proctime", tTSTZ),
 		volatile("pg_sleep", types.Unknown, tF8), /* returns void */
-		fn("current_date", tDate), fn("current_time", tTime), fn("localtimestamp", tTS), fn("localtime", tTime),
+		fn("current_date", tDate), fn("localtimestamp", tTS), fn("localtime", tTime),
 		fn("date_trunc", tTS, tText, tTS), fn("date_trunc", tTSTZ, tText, tTSTZ),
 		fn("date_trunc", tIv, tText, tIv), fn("date_trunc", tTSTZ, tText, tTSTZ, tText),
 		fn("age", tIv, tTS), fn("age", tIv, tTSTZ), fn("age", tIv, tTS, tTS), fn("age", tIv, tTSTZ, tTSTZ),

@@ -123,7 +123,9 @@ var (
 	// expression), which the dialect gate would refuse as user text.
 	parseStored = sql.ParseStored
 	parseExpr   = sql.ParseExpr
-	parseType   = sql.ParseType
+	// parseUserExpr parses expressions kept as the user wrote them.
+	parseUserExpr = sql.ParseUserExpr
+	parseType     = sql.ParseType
 )
 
 // Bind binds a parsed query against cat. paramHints are the client's

@@ -114,9 +114,15 @@ func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // cast (42804 "column ... is of type ... but default expression is of
 // type ..." otherwise). pos is the character of the statement the text
 // starts at, for the errors' positions (0: none, as ALTER TABLE has).
+// Text with a position is the user's and is parsed as user text
+// (sql.ParseUserExpr); text without one is the bridge's.
 func BindDefault(ctx context.Context, text string, pos int, name string, t types.T, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, pos)
-	q, err := parseExpr(text)
+	parse := parseExpr
+	if pos > 0 {
+		parse = parseUserExpr
+	}
+	q, err := parse(text)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (r RowRules) exprs() []Expr {
 // in the statement (0: no positions).
 func BindCheck(ctx context.Context, rel *catalog.Relation, text string, pos int, cat Catalog) (e Expr, cols []int, err error) {
 	defer recoverAt(&err, pos)
-	b, n := rowExprBinder(ctx, text, cat, "check constraint")
+	b, n := rowExprBinder(ctx, text, cat, "check constraint", true)
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "check constraints"}, n)
 	x = markRowCLocale(b.boolArg(x, "CHECK"), rel)
 	return x, colsRead(x), nil
@@ -75,7 +75,7 @@ func BindCheck(ctx context.Context, rel *catalog.Relation, text string, pos int,
 // (the stored expressions pg_get_expr prints), with BindCheck's errors.
 func BindRowExpr(ctx context.Context, rel *catalog.Relation, text string, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, 0)
-	b, n := rowExprBinder(ctx, text, cat, "expression")
+	b, n := rowExprBinder(ctx, text, cat, "expression", false)
 	return b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "check constraints"}, n), nil
 }
 
@@ -87,7 +87,7 @@ func BindRowExpr(ctx context.Context, rel *catalog.Relation, text string, cat Ca
 // not immutable").
 func BindGenerated(ctx context.Context, rel *catalog.Relation, i int, text string, pos int, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, pos)
-	b, n := rowExprBinder(ctx, text, cat, "column generation expression")
+	b, n := rowExprBinder(ctx, text, cat, "column generation expression", true)
 	x := markRowCLocale(b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "column generation expressions"}, n), rel)
 	WalkExpr(x, func(e Expr) {
 		if c, ok := e.(*ColRef); ok && rel.Cols[c.Idx].Generated != "" {
@@ -132,9 +132,15 @@ func recoverAt(err *error, pos int) {
 
 // rowExprBinder parses text as one expression and returns a binder for
 // it with the expression; a subquery in it is 0A000 "cannot use
-// subquery in <what>".
-func rowExprBinder(ctx context.Context, text string, cat Catalog, what string) (*binder, ast.ExprNode) {
-	q, err := parseExpr(text)
+// subquery in <what>". user marks text kept as the user wrote it, which
+// is parsed as user text (sql.ParseUserExpr); otherwise it is text the
+// bridge wrote.
+func rowExprBinder(ctx context.Context, text string, cat Catalog, what string, user bool) (*binder, ast.ExprNode) {
+	parse := parseExpr
+	if user {
+		parse = parseUserExpr
+	}
+	q, err := parse(text)
 	if err != nil {
 		fail(pgerr.As(err))
 	}

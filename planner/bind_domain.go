@@ -135,7 +135,7 @@ func (b *binder) domainDefault(oid uint32) string {
 func BindDomainCheck(ctx context.Context, u *catalog.UserType, text string, pos int, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, pos)
 	rel := &catalog.Relation{Name: u.Name, Cols: []catalog.Column{{Name: "value", T: u.T}}}
-	b, n := rowExprBinder(ctx, text, cat, "check constraint")
+	b, n := rowExprBinder(ctx, text, cat, "check constraint", true)
 	x := b.expr(&exprCtx{s: tableScope(rel, ""), clause: "check constraints"}, n)
 	x = b.boolArg(x, "CHECK")
 	return x, nil

@@ -89,6 +89,21 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return b.paramCall(c, n, name)
 	}
 	switch name {
+	case "current_time":
+		// PostgreSQL's CURRENT_TIME is a time with time zone, a type
+		// weir has not got; a time without one would print differently.
+		fail(pgerr.New(pgerr.FeatureNotSupported, "type time with time zone is not supported yet").WithPosition(b.pos(n)))
+	case sql.SortUsingFn:
+		if len(n.Args) == 2 {
+			b.sortUsing(c, n)
+		}
+	case "current_timestamp", "localtimestamp", "localtime":
+		// CURRENT_TIMESTAMP(p) and kin: the value rounded to p
+		// fractional digits, of type timestamptz(p) and so on (gram.y
+		// takes an integer constant only).
+		if len(n.Args) == 1 {
+			return b.sqlValuePrecision(c, name, n)
+		}
 	case "pg_variadic":
 		// VARIADIC x in an aggregate's arguments: x, an ordinary
 		// argument, as PostgreSQL takes it for a parameter that is
@@ -139,7 +154,7 @@ func (b *binder) funcCall(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		// labelled and printed as the operator.
 		if len(n.Args) == 2 || len(n.Args) == 3 {
 			if l, ok := n.Args[0].(*sql.Literal); ok {
-				if sym, ok := l.Value.(string); ok && opFuncs[sym] != "" {
+				if sym, ok := l.Value.(string); ok {
 					return b.opCall(sym, b.exprs(c, n.Args[1:]), n)
 				}
 			}
@@ -2135,6 +2150,10 @@ func (b *binder) opCall(sym string, args []Expr, n *ast.FuncCallExpr) Expr {
 			panic(r)
 		}
 	}()
+	if opFuncs[sym] == "" {
+		// An operator weir has not got (sql ops.go).
+		fail(noOp())
+	}
 	if sym == "|/" || sym == "||/" {
 		// Operators of double precision only.
 		a := b.tryCoerce(args[0], types.TFloat8, ctxImplicit)
@@ -2290,4 +2309,64 @@ func (b *binder) subscriptChain(c *exprCtx, n *ast.FuncCallExpr) Expr {
 		return &Const{V: types.NullDatum, T: t.Elem()}
 	}
 	return nil
+}
+
+// sqlValuePrecision binds CURRENT_TIMESTAMP(p), LOCALTIMESTAMP(p) and
+// LOCALTIME(p) as the value without a precision cast to the type of
+// precision p. A precision above 6 is reduced to 6 with a WARNING in
+// PostgreSQL; weir refuses it (0A000) rather than drop the warning.
+func (b *binder) sqlValuePrecision(c *exprCtx, name string, n *ast.FuncCallExpr) Expr {
+	arg := b.expr(c, n.Args[0])
+	k, ok := arg.(*Const)
+	if !ok || k.V.Null || !isIntType(k.T) {
+		fail(pgerr.New(pgerr.SyntaxError, "syntax error at or near \"(\"").WithPosition(b.pos(n)))
+	}
+	p := k.V.I
+	if p < 0 {
+		fail(pgerr.New(pgerr.InvalidParameterValue, "%s(%d) precision must not be negative", strings.ToUpper(name), p).WithPosition(b.pos(n)))
+	}
+	if p > 6 {
+		fail(pgerr.New(pgerr.FeatureNotSupported, "%s(%d) precision above 6 is not supported", strings.ToUpper(name), p).WithPosition(b.pos(n)))
+	}
+	x := b.call(name, nil, n, false, Scalar)
+	return b.explicitCast(x, types.T{ID: x.T.ID, Mod: int32(p)}, n)
+}
+
+// sortUsing refuses ORDER BY x USING op for an operator other than < and
+// > (sql.SortUsingFn('op', x)) as PostgreSQL does once x binds: 42883 when
+// x's type has no operator op, 42809 when op is no ordering operator.
+func (b *binder) sortUsing(c *exprCtx, n *ast.FuncCallExpr) {
+	l, ok := n.Args[0].(*sql.Literal)
+	if !ok {
+		return
+	}
+	sym, _ := l.Value.(string)
+	x := b.expr(c, n.Args[1])
+	pos := b.pos(n.Args[0])
+	an := []argNode{{t: b.typeOf(x)}, {t: b.typeOf(x)}}
+	find := func() (call *Call) {
+		defer func() {
+			if r := recover(); r != nil {
+				if err, isErr := r.(*pgerr.Error); !isErr || err.Code != pgerr.UndefinedFunction {
+					panic(r)
+				}
+				call = nil
+			}
+		}()
+		return b.call(sym, []Expr{x, x}, n, true, Scalar)
+	}
+	call := find()
+	if call == nil {
+		fail(pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", opSig(sym, an)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").WithPosition(pos))
+	}
+	for _, a := range call.Args {
+		if b.typeOf(a) != an[0].t {
+			// An operator of other types, which x reaches only by a
+			// conversion (PostgreSQL's compatible_oper).
+			fail(pgerr.New(pgerr.UndefinedFunction, "operator requires run-time type coercion: %s", opSig(sym, an)).WithPosition(pos))
+		}
+	}
+	fail(pgerr.New(pgerr.WrongObjectType, "operator %s is not a valid ordering operator", sym).
+		WithHint("Ordering operators must be \"<\" or \">\" members of btree operator families.").WithPosition(pos))
 }

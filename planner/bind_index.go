@@ -25,7 +25,7 @@ import (
 // (0: none).
 func BindIndexExpr(ctx context.Context, rel *catalog.Relation, text string, pos int, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, pos)
-	b, n := rowExprBinder(ctx, text, cat, "index expression")
+	b, n := rowExprBinder(ctx, text, cat, "index expression", true)
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "index expressions"}, n)
 	x = markRowCLocale(b.finalize(x), rel)
 	if b.isMutable(x) {
@@ -39,7 +39,7 @@ func BindIndexExpr(ctx context.Context, rel *catalog.Relation, text string, pos 
 // with BindIndexExpr's other rules, for "index predicate".
 func BindIndexPredicate(ctx context.Context, rel *catalog.Relation, text string, pos int, cat Catalog) (e Expr, err error) {
 	defer recoverAt(&err, pos)
-	b, n := rowExprBinder(ctx, text, cat, "index predicate")
+	b, n := rowExprBinder(ctx, text, cat, "index predicate", true)
 	x := b.expr(&exprCtx{s: tableScope(rel, rel.Name), clause: "index predicates"}, n)
 	x = markRowCLocale(b.finalize(b.boolArg(x, "WHERE")), rel)
 	if b.isMutable(x) {

@@ -102,7 +102,17 @@ func ParseStored(text string) (Stmt, error) { return parse(text, true, false) }
 //
 // The returned Query's Rewritten text is "select " followed by the bridged
 // expression; errors are positioned in text.
-func ParseExpr(text string) (q *Query, err error) {
+func ParseExpr(text string) (q *Query, err error) { return parseExprMode(text, false) }
+
+// ParseUserExpr is ParseExpr for an expression the user wrote and the
+// catalog keeps as written (a CHECK constraint, a generated column, an
+// index key or predicate, a domain's CHECK): it passes the dialect gate
+// and the rewrites of user text, as the statement that defined it did, so
+// that PostgreSQL's operators keep their meaning (a # b is XOR, not a
+// comment) and the bridge's internal functions stay out of reach.
+func ParseUserExpr(text string) (q *Query, err error) { return parseExprMode(text, true) }
+
+func parseExprMode(text string, strict bool) (q *Query, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			q, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing expression: %v", r)
@@ -119,6 +129,9 @@ func ParseExpr(text string) (q *Query, err error) {
 		if t.Kind == TOp && t.Val == ";" {
 			return nil, syntaxErrorAt(text, t)
 		}
+	}
+	if strict {
+		return bridgeExpr(text, toks)
 	}
 	return bridgeStoredExpr(text, toks)
 }

@@ -72,6 +72,12 @@ var callSyntaxWords = wordSet(`over by partition filter within set rollup cube s
 // maxCallQuotes bounds the names bridge.parse quotes in one statement.
 const maxCallQuotes = 64
 
+// sqlValueFuncs are SQL value functions PostgreSQL's grammar has as
+// keywords (CURRENT_DATE, CURRENT_TIMESTAMP(p), ...) but pg_proc has not:
+// called by a quoted or qualified name, they are a user's function or
+// none (42883).
+var sqlValueFuncs = wordSet(`current_date current_time current_timestamp localtime localtimestamp`)
+
 // UserCallPrefix starts the name the bridge gives a call the user wrote
 // of a name it keeps for its own calls (pg_cast, pg_array, ...: the
 // dialect gate's internalFuncs): "__weir_fn_pg_cast"(1, 'text'). The
@@ -87,8 +93,11 @@ var byWords = map[string]bool{"order": true, "group": true, "partition": true}
 
 // bridge holds the state of bridging one statement.
 type bridge struct {
-	src  string
-	toks []Token
+	// usingOps are the string nodes pgClauses wrote for the operators of
+	// ORDER BY ... USING op (sortUsing).
+	usingOps map[*node]bool
+	src      string
+	toks     []Token
 	// definition is set for a relation's stored definition: a FETCH
 	// FIRST or OFFSET ... ROWS count is taken whole, as weirs before
 	// the grammar's restriction (restricted.go) took it.
@@ -456,6 +465,28 @@ func bridgeStoredExpr(src string, toks []Token) (*Query, error) {
 	return bridgeExprMode(src, toks, false)
 }
 
+// exprLabel refuses, at the word, a word after a complete operand that
+// a string follows (a REGEXP 'x'): in a select list the word would be a
+// column label and the string the error, but an expression standing
+// alone (a CHECK, a DEFAULT) has no label.
+func exprLabel(src string, toks []Token) error {
+	depth := 0
+	for i, t := range toks {
+		if t.Kind == TOp && (t.Val == "(" || t.Val == "[") {
+			depth++
+		} else if t.Kind == TOp && (t.Val == ")" || t.Val == "]") {
+			depth--
+		}
+		if depth != 0 || i == 0 || i+1 >= len(toks) || t.Kind != TIdent || pgKeywords[t.Val] || toks[i+1].Kind != TString {
+			continue
+		}
+		if p := toks[i-1]; operandEnds(p) && !(p.Kind == TOp && p.Val == ")" && afterOperator(toks, i-1)) {
+			return syntaxErrorAt(src, t)
+		}
+	}
+	return nil
+}
+
 func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 	for _, t := range toks {
 		if t.Err != nil {
@@ -469,6 +500,9 @@ func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 		return nil, pgerr.New(pgerr.SyntaxError, "syntax error at end of input").WithPosition(charPos(src, len(src)))
 	}
 	if strict {
+		if err := exprLabel(src, toks); err != nil {
+			return nil, err
+		}
 		if err := checkDialect(src, toks); err != nil {
 			return nil, err
 		}
@@ -495,6 +529,15 @@ func bridgeExprMode(src string, toks []Token, strict bool) (*Query, error) {
 	s, ok := stmt.(*ast.SelectStmt)
 	if !ok || len(s.Fields.Fields) != 1 || s.Fields.Fields[0].AsName.O != "" || s.From != nil || s.Where != nil ||
 		s.GroupBy != nil || s.Having != nil || s.OrderBy != nil || s.Limit != nil || s.Fields.Fields[0].Expr == nil || s.Distinct {
+		if ok && len(s.Fields.Fields) == 1 && s.Fields.Fields[0].AsName.O != "" && len(toks) >= 2 {
+			// expr label, expr AS label: no label follows an expression
+			// outside a select list.
+			at := toks[len(toks)-1]
+			if p := toks[len(toks)-2]; p.Kind == TIdent && p.Val == "as" {
+				at = p
+			}
+			return nil, syntaxErrorAt(src, at)
+		}
 		return nil, pgerr.New(pgerr.SyntaxError, "expected one expression").WithPosition(charPos(src, toks[0].Off))
 	}
 	b.q.Node, b.q.Rewritten = stmt, text
@@ -927,7 +970,8 @@ func (e *emitter) node(n *node, next *node) {
 		t := n.tok
 		switch t.Kind {
 		case TIdent, TQIdent:
-			if e.strict && next.isParen() && internalFuncs[strings.ToLower(t.Val)] {
+			if e.strict && next.isParen() && (internalFuncs[strings.ToLower(t.Val)] ||
+				sqlValueFuncs[strings.ToLower(t.Val)] && (t.Kind == TQIdent || e.last == ".")) {
 				// A call the user wrote of a name the bridge keeps for its
 				// own calls: an ordinary function's name to the binder.
 				e.write(quoteIdent(UserCallPrefix+t.Val), t.Off)

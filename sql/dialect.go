@@ -109,12 +109,13 @@ var internalFuncs = wordSet(`pg_cast pg_extract pg_nulls_first pg_nulls_last pg_
 	pg_rollup pg_cube pg_grouping_sets pg_empty_set pg_group_distinct pg_json_key pg_array_elem
 	pg_within_group pg_row_star pg_row1 pg_current_of pg_star_call pg_with_ties pg_row_to_json pg_array_overlap
 	pg_starts_with pg_jsonpath_exists pg_jsonpath_match pg_json_delete_path pg_named_arg pg_field
-	pg_like_escape pg_similar_to_escape pg_op pg_collate pg_variadic pg_regin pg_regout`)
+	pg_like_escape pg_similar_to_escape pg_op pg_collate pg_variadic pg_regin pg_regout pg_sort_using`)
 
 // knownOps are the operators weir binds (after the bridge's rewrites).
-// Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, ...)
-// names no operator weir has: 42883, as PostgreSQL says for every
-// operator it has not got for the operand types.
+// Any other operator PostgreSQL's lexer forms (<=>, !, @-, ||-, `, ...)
+// names no operator weir has: the bridge writes it as a pg_op call that
+// the binder refuses with 42883, naming the operand types as PostgreSQL
+// does for every operator it has not got for them (ops.go).
 var knownOps = wordSet(`( ) [ ] , ; . :: : + - * / % ^ < > = <= >= <> != ~ !~ ~* !~* ~~ !~~ ~~* !~~*
 	|| & | # << >> |/ ||/ @ -> ->> #> #>> @> <@ ? ?| ?& @? @@ => && ^@ #-`)
 
@@ -133,12 +134,8 @@ func checkDialect(src string, toks []Token) error {
 				toks[i-2].Kind == TOp && (toks[i-2].Val == "(" || toks[i-2].Val == ","):
 				// A named argument, name := value (the bridge checks it
 				// is one).
-			case t.Val == "`" || t.Val == ":=" || t.Val == "$":
+			case t.Val == ":=" || t.Val == "$":
 				return syntaxErrorAt(src, t)
-			case !knownOps[t.Val]:
-				return pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s", t.Val).
-					WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.").
-					WithPosition(charPos(src, t.Off))
 			}
 		case TBitString, THexString:
 			return pgerr.New(pgerr.FeatureNotSupported, "bit string constants are not supported").WithPosition(charPos(src, t.Off))
@@ -151,6 +148,21 @@ func checkDialect(src string, toks []Token) error {
 			}
 			if t.Kind == TIdent && t.Val == "with" && next.Kind == TIdent && next.Val == "rollup" {
 				return syntaxErrorAt(src, t)
+			}
+			if t.Kind == TIdent && next.Kind == TOp && next.Val == "(" && !(i > 0 && toks[i-1].Kind == TOp && toks[i-1].Val == ".") {
+				switch {
+				case noParenFuncs[t.Val]:
+					// CURRENT_DATE(), USER(): MySQL's calls of what
+					// PostgreSQL writes without parentheses.
+					return syntaxErrorAt(src, next)
+				case precisionFuncs[t.Val] && i+2 < len(toks) && toks[i+2].Kind == TOp && toks[i+2].Val == ")":
+					// CURRENT_TIMESTAMP(p) takes a precision, never ().
+					return syntaxErrorAt(src, toks[i+2])
+				case t.Val == "against" && i > 0 && toks[i-1].Kind == TOp && toks[i-1].Val == ")":
+					// MATCH (a) AGAINST (...): AGAINST is a column label
+					// in PostgreSQL, and nothing follows a label.
+					return syntaxErrorAt(src, next)
+				}
 			}
 			if t.Kind == TIdent && t.Val == "tablesample" {
 				if err := tablesample(src, toks, i); err != nil {
@@ -410,6 +422,11 @@ func typedLiteral(src string, toks []Token, i int) error {
 	if t.Kind == TIdent && literalStops[t.Val] || i > 0 && toks[i-1].Kind == TIdent && toks[i-1].Val == "collate" {
 		return syntaxErrorAt(src, str)
 	}
+	if t.Kind == TIdent && typeFuncNameWords[t.Val] && (i == 0 || !operandEnds(toks[i-1])) {
+		// BINARY 'a': PostgreSQL's grammar reads a typed literal of a
+		// type no database has.
+		return pgerr.New(pgerr.UndefinedObject, "type \"%s\" does not exist", t.Val).WithPosition(charPos(src, t.Off))
+	}
 	if t.Kind == TIdent && pgKeywords[t.Val] {
 		return nil // type keywords (interval, int, ...) and clause words
 	}
@@ -438,6 +455,26 @@ func typedLiteral(src string, toks []Token, i int) error {
 		}
 	}
 	return nil
+}
+
+// noParenFuncs are the SQL value functions PostgreSQL's grammar writes
+// without parentheses only (CURRENT_DATE, USER, ...).
+var noParenFuncs = wordSet(`current_date current_role current_user session_user user current_catalog`)
+
+// precisionFuncs are the SQL value functions that take an optional
+// precision in parentheses (CURRENT_TIMESTAMP(3)) but no empty ones.
+var precisionFuncs = wordSet(`current_time current_timestamp localtime localtimestamp`)
+
+// typeFuncNameWords are PostgreSQL keywords of the type_func_name class
+// that name no type and no clause a string may follow: before a string
+// the grammar takes them as a typed literal's type.
+var typeFuncNameWords = wordSet(`binary verbose freeze authorization concurrently`)
+
+// operandEnds reports whether token p can end an operand, so that a word
+// after it is a column label.
+func operandEnds(p Token) bool {
+	return p.Kind == TString || p.Kind == TNumber || p.Kind == TParam || p.Kind == TQIdent ||
+		p.Kind == TIdent && !pgKeywords[p.Val] || p.Kind == TOp && (p.Val == ")" || p.Val == "]")
 }
 
 // xmlFuncs are PostgreSQL's XML functions; weir has no xml type.

@@ -21,7 +21,11 @@ import "github.com/weirdb/weir/internal/pgerr"
 //	||/ a          pg_op('||/', (a))  cbrt(a) likewise
 //
 // A prefix operator in a binary one's place, or the reverse, names no
-// operator PostgreSQL has: 42883.
+// operator PostgreSQL has: 42883. Any other operator PostgreSQL's lexer
+// forms (<=>, !, `, ...) is one weir has not got; it is grouped the same
+// way and written pg_op('<=>', (a), (b)), which the binder refuses with
+// the operands' types (42883, "operator does not exist: integer <=>
+// integer"), after the names around it are resolved, as PostgreSQL does.
 
 // binaryOps are the binary operators of precedence Op.
 var binaryOps = map[string]bool{"||": true, "&": true, "|": true, "#": true, "<<": true, ">>": true, "&&": true,
@@ -103,14 +107,29 @@ func (b *bridge) genericOps(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
 		if n.kind == nLeaf && n.tok.Kind == TOp && binaryOnly[n.tok.Val] && !endsOperand(at(seq, i-1)) {
-			b.opError(n)
-			return seq
+			// A binary operator in a prefix place: the prefix operator
+			// of that name weir has not got, named with its operand's
+			// type once the operand binds (@@ version: the column
+			// first).
+			e := b.operandEnd(seq, i+1)
+			if e == i+1 {
+				b.fail(b.syntaxErrorAfter(n.off))
+				return seq
+			}
+			right := b.lateOps(b.genericOps(append([]*node{}, seq[i+1:e]...)))
+			if b.err != nil {
+				return seq
+			}
+			repl := synth("pg_op(", []*node{textNode(quoteString(n.tok.Val), n.off), leafOp(",", n.off), group(right, n.off)}, ")", n.off)
+			seq = splice(seq, i, e, repl)
+			continue
 		}
-		if n.kind != nLeaf || n.tok.Kind != TOp || !binaryOps[n.tok.Val] && !prefixOps[n.tok.Val] {
+		unknown := n.kind == nLeaf && n.tok.Kind == TOp && !knownOps[n.tok.Val] && n.tok.Val != ":=" && n.tok.Val != "$"
+		if n.kind != nLeaf || n.tok.Kind != TOp || !binaryOps[n.tok.Val] && !prefixOps[n.tok.Val] && !unknown {
 			continue
 		}
 		binary := endsOperand(at(seq, i-1))
-		if binary != binaryOps[n.tok.Val] {
+		if !unknown && binary != binaryOps[n.tok.Val] {
 			b.opError(n)
 			return seq
 		}
@@ -133,6 +152,12 @@ func (b *bridge) genericOps(seq []*node) []*node {
 			s = operandStart(seq, i)
 			left := b.lateOps(append([]*node{}, seq[s:i]...))
 			op := leafOp(n.tok.Val, n.off)
+			if unknown {
+				// An operator weir has not got: the binder names it
+				// with its operands' types, as PostgreSQL does.
+				repl = synth("pg_op(", []*node{textNode(quoteString(n.tok.Val), seq[s].off), leafOp(",", seq[s].off),
+					group(left, seq[s].off), leafOp(",", n.off), group(right, n.off)}, ")", seq[s].off)
+			}
 			switch n.tok.Val {
 			case "#":
 				op = textNode("^", n.off)
@@ -148,10 +173,12 @@ func (b *bridge) genericOps(seq []*node) []*node {
 				repl = synth("(", []*node{group(left, seq[s].off), op, group(right, n.off)}, ")", seq[s].off)
 			}
 		} else {
-			switch n.tok.Val {
-			case "~":
+			switch {
+			case unknown:
+				repl = synth("pg_op(", []*node{textNode(quoteString(n.tok.Val), n.off), leafOp(",", n.off), group(right, n.off)}, ")", n.off)
+			case n.tok.Val == "~":
 				repl = synth("(", []*node{leafOp("~", n.off), group(right, n.off)}, ")", n.off)
-			case "@", "|/", "||/":
+			case n.tok.Val == "@" || n.tok.Val == "|/" || n.tok.Val == "||/":
 				// The function of the operator, which the binder
 				// labels and prints as the operator.
 				repl = synth("pg_op(", []*node{textNode(quoteString(n.tok.Val), n.off), leafOp(",", n.off), group(right, n.off)}, ")", n.off)

@@ -56,6 +56,7 @@ func (b *bridge) level(seq []*node) []*node {
 	seq = b.distinctFrom(seq)
 	seq = b.betweenSymmetric(seq)
 	seq = b.nullsOrder(seq)
+	seq = b.sortUsing(seq)
 	seq = b.fromItems(seq)
 	seq = b.values(seq)
 	seq = b.frameOffsets(seq)
@@ -192,6 +193,46 @@ func (b *bridge) queryPos(off int) int {
 	return charPos(b.src[base:], off-base)
 }
 
+// SortUsingFn is the call the bridge writes for ORDER BY x USING op with
+// an operator other than < and >: SortUsingFn('op', x), which the binder
+// refuses.
+const SortUsingFn = "pg_sort_using"
+
+// sortUsingOp reports whether n is an operator after ORDER BY ... USING
+// that is not < or > (which are ASC and DESC).
+func sortUsingOp(n *node) bool {
+	return n != nil && n.kind == nLeaf && n.tok.Kind == TOp && !n.isOp("<") && !n.isOp(">") &&
+		!n.isOp("(") && !n.isOp(",") && !n.isOp(";") && !n.isOp(")")
+}
+
+// aliasWords are words of notOperands that PostgreSQL takes as a table
+// alias after a FROM item (ColId): t PARTITION (p0) is t aliased
+// "partition" with a column p0, not MySQL's partition selection.
+var aliasWords = wordSet(`over partition regexp`)
+
+// sortUsing writes ORDER BY x USING op, whose op pgClauses made a
+// string, as SortUsingFn('op', x): the binder refuses it once x binds.
+func (b *bridge) sortUsing(seq []*node) []*node {
+	for i := 1; i+1 < len(seq); i++ {
+		if !seq[i].isWord("using") || !b.usingOps[seq[i+1]] {
+			continue
+		}
+		s := i
+		for s > 0 && !seq[s-1].isOp(",") && !seq[s-1].isWord("by") {
+			s--
+		}
+		if s == i {
+			continue
+		}
+		op := seq[i+1]
+		key := append([]*node{}, seq[s:i]...)
+		repl := synth(SortUsingFn+"(", []*node{op, leafOp(",", op.off), group(key, seq[s].off)}, ")", seq[s].off)
+		seq = splice(seq, s, i+2, repl)
+		i = s
+	}
+	return seq
+}
+
 // pgClauses rewrites PostgreSQL forms TiDB lacks into the forms of the
 // same meaning it has: FOR NO KEY UPDATE is FOR UPDATE and FOR KEY SHARE
 // FOR SHARE (weir locks no rows either way); ORDER BY x USING < is ASC
@@ -217,6 +258,17 @@ func (b *bridge) pgClauses(seq []*node) []*node {
 				dir = "desc"
 			}
 			seq = splice(seq, i, i+2, textNode(dir, n.off))
+		case b.strict && n.isWord("using") && sortUsingOp(at(seq, i+1)):
+			// ORDER BY x USING op, op neither < nor >: the operator
+			// becomes a string here, out of the operator passes' reach,
+			// and sortUsing makes the call once x is rewritten.
+			op := seq[i+1]
+			lit := textNode(quoteString(op.tok.Val), op.off)
+			if b.usingOps == nil {
+				b.usingOps = map[*node]bool{}
+			}
+			b.usingOps[lit] = true
+			seq[i+1] = lit
 		case n.isParen() && len(n.kids) == 1 && n.kids[0].isName() && (n.kids[0].tok.Kind != TIdent || !boundaryWords[n.kids[0].word()] && !literalWords[n.kids[0].word()]) &&
 			(!at(seq, i-1).isName() || boundaryWords[seq[i-1].word()]) &&
 			at(seq, i+1).isOp(".") && (at(seq, i+2).isName() || at(seq, i+2).isOp("*")):
@@ -769,7 +821,17 @@ func (b *bridge) normalize(seq []*node) []*node {
 			kids := seq[i+1].kids
 			op := at(kids, len(kids)-1)
 			if op != nil && op.kind == nLeaf && op.tok.Kind == TOp && (len(kids) == 1 || len(kids) == 3 && kids[0].isName() && kids[1].isOp(".")) {
-				seq = splice(seq, i, i+2, leafOp(op.tok.Val, op.off))
+				repl := leafOp(op.tok.Val, op.off)
+				if b.strict && !knownOps[op.tok.Val] {
+					// An operator weir has not got (ops.go): named as
+					// written, at OPERATOR, as PostgreSQL reports it.
+					name := op.tok.Val
+					if len(kids) == 3 {
+						name = kids[0].nameVal() + "." + name
+					}
+					repl = leafOp(name, n.off)
+				}
+				seq = splice(seq, i, i+2, repl)
 			}
 		case n.isWord("collate") && at(seq, i+1).isName():
 			j, name := i+2, seq[i+1]
@@ -1105,6 +1167,13 @@ func castNodeAt(kids []*node, typ string, off, typeOff int) *node {
 func (b *bridge) typedLiterals(seq []*node) []*node {
 	for i := 0; i < len(seq); i++ {
 		n := seq[i]
+		if b.strict && n.kind == nLeaf && n.tok.Kind == TString && n.tok.Off+1 < len(b.src) && (b.src[n.tok.Off] == 'n' || b.src[n.tok.Off] == 'N') && b.src[n.tok.Off+1] == '\'' {
+			// N'abc', a national character literal: PostgreSQL's
+			// lexer writes it as NCHAR 'abc', a typed literal of
+			// bpchar without a length.
+			seq[i] = castNode([]*node{n}, "bpchar", n.off)
+			continue
+		}
 		if !n.isName() || at(seq, i-1).isOp(".") || at(seq, i-1).isOp("::") {
 			continue
 		}
@@ -2311,7 +2380,7 @@ func (b *bridge) fromItems(seq []*node) []*node {
 		if at(seq, a).isWord("as") {
 			a++
 		}
-		if an := at(seq, a); an.isName() && !(an.tok.Kind == TIdent && (fromEnd[an.word()] || notOperands[an.word()] || joinWords[an.word()])) {
+		if an := at(seq, a); an.isName() && !(an.tok.Kind == TIdent && (fromEnd[an.word()] || notOperands[an.word()] && !aliasWords[an.word()] || joinWords[an.word()])) {
 			alias, aliasNode = an.nameVal(), an
 			a++
 		} else {

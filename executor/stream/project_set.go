@@ -350,7 +350,9 @@ func (p *ProjectSet) startHead() bool {
 		gens := make([]func() (types.Datum, bool), len(p.fns))
 		failed := false
 		for i, fn := range p.fns {
-			g, err := executor.StartSRFAt(fn, head.args[i], p.argTs[i], time.UTC, head.ord-1)
+			// In UTC a time of day has one offset whatever the date, so
+			// jsonb_path_query_tz needs no clock here.
+			g, err := executor.StartSRFAt(fn, head.args[i], p.argTs[i], time.UTC, 0, head.ord-1)
 			if err != nil {
 				recordError(p.actx, "ProjectSet", err)
 				failed = true

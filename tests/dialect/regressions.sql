@@ -598,3 +598,32 @@ SELECT abs(1) 'x'
 ----
 -- exact
 SELECT foo(1) 'x'
+----
+-- exact
+SELECT CURRENT_DATE()
+----
+-- exact
+SELECT current_user()
+----
+-- exact
+SELECT current_timestamp()
+----
+SELECT current_timestamp(2) IS NOT NULL, localtimestamp(0) IS NOT NULL
+----
+-- exact
+SELECT BINARY 'a'
+----
+-- exact
+SELECT `y` FROM a
+----
+-- exact
+SELECT 1 <=>
+----
+-- exact
+SELECT MATCH (y) AGAINST ('x') FROM a
+----
+-- exact
+SELECT @@version
+----
+-- exact
+SELECT y <=> 1 FROM a

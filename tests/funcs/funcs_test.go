@@ -79,7 +79,7 @@ var typedArgs = map[string]map[types.TypeID][]string{
 var skip = map[string]string{
 	"now": "clock", "current_timestamp": "clock", "transaction_timestamp": "clock",
 	"statement_timestamp": "clock", "clock_timestamp": "clock", "timeofday": "clock",
-	"current_date": "clock", "current_time": "clock", "localtimestamp": "clock", "localtime": "clock",
+	"current_date": "clock", "localtimestamp": "clock", "localtime": "clock",
 	"age": "clock (one-argument forms)", "pg_postmaster_start_time": "clock",
 	"random": "random", "setseed": "random", "gen_random_uuid": "random", "pg_sleep": "waits",
 	"pg_cancel_backend": "signals sessions", "pg_terminate_backend": "signals sessions", "pg_reload_conf": "server",
