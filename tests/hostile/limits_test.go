@@ -170,3 +170,50 @@ func TestManyCTEs(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONNestingDepth sends jsonb and jsonpath values nested far past
+// any stack. A jsonpath nested a million parentheses deep overflowed the
+// Go stack of its parser, which killed the server; PostgreSQL refuses
+// such a path when its parser's stack is full (42601 memory exhausted)
+// and a path or a jsonb value whose evaluation would recurse too deep
+// with 54001. The server must answer each with PostgreSQL's SQLSTATE
+// and stay up. WEIR_TEST_TARGET=postgres runs it against PostgreSQL.
+func TestJSONNestingDepth(t *testing.T) {
+	srv := target(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const m = 1_000_000
+	path := func(p string) string { return "SELECT jsonb_path_query('[1]', '" + p + "'::jsonpath)" }
+	cases := []struct{ name, sql, code string }{
+		{"jsonpath parentheses", path(nested("(", "$", ")", m)), "42601"},
+		{"jsonpath unary minus", path(strings.Repeat("-", m) + "1"), "42601"},
+		{"jsonpath NOT", path("$ ? (" + nested("!(", "@ == 1", ")", m/10) + ")"), "42601"},
+		{"jsonpath filters", path("$" + nested(" ? (@", " == 1", ")", m/10)), "42601"},
+		{"jsonpath subscripts", path("$" + nested("[$", "", "]", m/10)), "42601"},
+		{"jsonpath accessors", path("$" + strings.Repeat(".a", 2*m)), "54001"},
+		{"jsonpath 1+1+...", path("1" + strings.Repeat("+1", m)), "54001"},
+		{"jsonb arrays", "SELECT jsonb_typeof('" + nested("[", "1", "]", m) + "'::jsonb)", "54001"},
+		{"jsonb objects", "SELECT jsonb_typeof('" + nested(`{"a":`, "1", "}", m) + "'::jsonb)", "54001"},
+		{"json arrays", "SELECT json_typeof('" + nested("[", "1", "]", m) + "'::json)", "54001"},
+	}
+	for _, c := range cases {
+		_, err := conn.Exec(ctx, c.sql, pgx.QueryExecModeSimpleProtocol)
+		if got := sqlstate(err); got != c.code {
+			t.Errorf("%s: got %v (SQLSTATE %q), want SQLSTATE %s", c.name, err, got, c.code)
+		}
+		var one int
+		if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+			t.Fatalf("after %s: SELECT 1 = %d, %v; the server should still answer", c.name, one, err)
+		}
+	}
+	// Within the limits, nesting still works.
+	var s string
+	if err := conn.QueryRow(ctx, path(nested("(", "$[0]", ")", 1000)+strings.Repeat("+1", 999)+" + "+strings.Repeat("-", 999)+"1")).Scan(&s); err != nil || s != "999" {
+		t.Errorf("1000 nested parentheses, 999 terms and 999 signs: %q, %v; want 999", s, err)
+	}
+}
