@@ -253,3 +253,43 @@ func TestNestingDepthMemory(t *testing.T) {
 		}
 	}
 }
+
+// cteChain is a WITH of n+1 CTEs, each but the first reading the one
+// before, and a SELECT of the last.
+func cteChain(n int) string {
+	var sb strings.Builder
+	sb.WriteString("WITH c0 AS (SELECT 1 AS x)")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, ", c%d AS (SELECT x FROM c%d)", i, i-1)
+	}
+	fmt.Fprintf(&sb, " SELECT x FROM c%d", n)
+	return sb.String()
+}
+
+// TestQueryNestingDepth sends a chain of CTEs each reading the one
+// before: nothing is nested in the text, but binding it nests a query
+// per link, and 200,000 links overflowed the binder's Go stack, which
+// killed the server. Past the binder's limit of nested queries the
+// statement is refused with 54001 and the server answers on; a chain
+// within the limit still works.
+func TestQueryNestingDepth(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, cteChain(5000), pgx.QueryExecModeSimpleProtocol)
+	if got := sqlstate(err); got != "54001" {
+		t.Errorf("a chain of 5,000 CTEs: got %v (SQLSTATE %q), want SQLSTATE 54001", err, got)
+	}
+	var x int
+	if err := conn.QueryRow(ctx, cteChain(500), pgx.QueryExecModeSimpleProtocol).Scan(&x); err != nil || x != 1 {
+		t.Errorf("a chain of 500 CTEs: %d, %v; want 1", x, err)
+	}
+	if !srv.Running() {
+		t.Fatal("the server exited")
+	}
+}
