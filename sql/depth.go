@@ -99,6 +99,8 @@ type nestGroup struct {
 type nesting struct {
 	stack []nestGroup
 	depth int
+	// dots counts the names of a dotted chain so far (a.b.c is 3).
+	dots int
 }
 
 func newNesting() *nesting { return &nesting{stack: []nestGroup{{}}} }
@@ -125,12 +127,24 @@ func (n *nesting) step(text string, t, next Token) error {
 			if len(n.stack) > 1 {
 				n.depth -= top.cost
 				n.stack = n.stack[:len(n.stack)-1]
+				if t.Val == "]" {
+					// A subscript applies to what it follows: a chain of
+					// them (a[1][1]...) nests like one of operators.
+					add = costOperator
+					top = &n.stack[len(n.stack)-1]
+				}
 			}
 		case ",", ";":
 			n.depth -= top.ops + top.logical
 			top.cost -= top.ops + top.logical
 			top.ops, top.logical = 0, 0
 		case ".":
+			// A qualified name has at most three dots; past four in a
+			// row is a chain of field selections, which nests like one
+			// of operators.
+			if n.dots++; n.dots > 4 {
+				add = costOperator
+			}
 		default:
 			add = costOperator
 		}
@@ -161,6 +175,9 @@ func (n *nesting) step(text string, t, next Token) error {
 		case "not", "is", "like", "ilike", "similar", "between", "in", "collate", "at", "escape":
 			add = costOperator
 		}
+	}
+	if t.Kind != TIdent && t.Kind != TQIdent && !(t.Kind == TOp && t.Val == ".") {
+		n.dots = 0
 	}
 	if add > 0 {
 		top.ops += add
