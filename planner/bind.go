@@ -421,6 +421,10 @@ type binder struct {
 	// depth is the nesting depth of the expression being bound, steps
 	// counts the expressions bound so far (see enter).
 	depth, steps int
+	// queries is how many queries the one being bound is nested in: a
+	// subquery, a CTE's query where it is read, a view's (see
+	// enterQuery).
+	queries int
 	// procTimeOK is set while the right side of an inner or left join
 	// is bound: the one place FOR SYSTEM_TIME AS OF PROCTIME() may stand.
 	procTimeOK bool

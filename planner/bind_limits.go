@@ -15,6 +15,13 @@ import (
 // its own count too.
 const maxExprDepth = 20_000
 
+// maxQueryDepth bounds how many queries the binder nests: sql.Parse
+// admits 1,000 nested subqueries, but a chain of CTEs each reading the
+// one before (WITH c1 AS (...), c2 AS (SELECT ... FROM c1), ...) or of
+// views each reading the one before nests a query per link, none of
+// them nested in the text.
+const maxQueryDepth = 4_000
+
 // ctxPollInterval is how many expressions the binder binds between two
 // looks at the statement's context.
 const ctxPollInterval = 1024
@@ -32,6 +39,19 @@ func (b *binder) enter(n ast.Node) {
 	if b.steps%ctxPollInterval == 0 && b.ctx != nil && b.ctx.Err() != nil {
 		fail(ctxCause(b.ctx))
 	}
+}
+
+// enterQuery is called before binding each query: it fails with 54001
+// past maxQueryDepth and with the context's cause once the statement's
+// context has ended. The caller calls b.queries-- when the query is
+// bound.
+func (b *binder) enterQuery() {
+	b.queries++
+	if b.queries > maxQueryDepth {
+		fail(pgerr.New(pgerr.StatementTooComplex, "stack depth limit exceeded").
+			WithDetail("The statement nests queries (subqueries, CTEs read by CTEs, views read by views) more than %d deep.", maxQueryDepth))
+	}
+	b.poll()
 }
 
 // poll fails with the context's cause once the statement's context has

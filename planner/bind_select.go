@@ -26,6 +26,8 @@ type result struct{ plan Plan }
 
 // bindQuery binds a SELECT, VALUES or set operation.
 func (b *binder) bindQuery(n ast.ResultSetNode, outer *scope, lvl *level, o *qopts) result {
+	b.enterQuery()
+	defer func() { b.queries-- }()
 	if o == nil {
 		o = &qopts{}
 	}

@@ -72,11 +72,8 @@ func parse(text string, stored, definition bool) (stmt Stmt, err error) {
 			stmt, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing statement: %v", r)
 		}
 	}()
-	toks, err := Lex(text)
+	toks, err := lexNested(text)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkNesting(text, toks); err != nil {
 		return nil, err
 	}
 	stmts := splitTokens(toks)
@@ -118,11 +115,8 @@ func parseExprMode(text string, strict bool) (q *Query, err error) {
 			q, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing expression: %v", r)
 		}
 	}()
-	toks, err := Lex(text)
+	toks, err := lexNested(text)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkNesting(text, toks); err != nil {
 		return nil, err
 	}
 	for _, t := range toks {

@@ -331,7 +331,7 @@ func isJSONTokenChar(c byte) bool {
 
 func (p *jsonParser) value(depth int) (*JSONValue, error) {
 	if depth > maxJSONDepth {
-		return nil, pgerr.New(pgerr.ProgramLimitExceeded, "stack depth limit exceeded")
+		return nil, pgerr.New(pgerr.StatementTooComplex, "stack depth limit exceeded")
 	}
 	if p.pos >= len(p.s) {
 		return nil, p.tokenError()

@@ -110,16 +110,20 @@ func ParseJSONPath(s string) (*JSONPath, error) {
 	if p.peek().kind != jtEOF {
 		return nil, p.syntaxError()
 	}
-	if err := checkJPRoot(e, false, false); err != nil {
+	if err := checkJPRoot(e, false, false, 0); err != nil {
 		return nil, err
 	}
 	jp.Expr = e
 	return jp, nil
 }
 
-// checkJPRoot refuses @ outside a filter and last outside a subscript.
-func checkJPRoot(it *JPItem, inFilter, inSub bool) error {
+// checkJPRoot refuses @ outside a filter and last outside a subscript,
+// and a path deeper than maxJPDepth; depth is how deep it is.
+func checkJPRoot(it *JPItem, inFilter, inSub bool, depth int) error {
 	for ; it != nil; it = it.Next {
+		if depth++; depth > maxJPDepth {
+			return pgerr.New(pgerr.StatementTooComplex, "stack depth limit exceeded")
+		}
 		switch it.Kind {
 		case JPCurrent:
 			if !inFilter {
@@ -130,24 +134,24 @@ func checkJPRoot(it *JPItem, inFilter, inSub bool) error {
 				return pgerr.New(pgerr.SyntaxError, "LAST is allowed only in array subscripts")
 			}
 		case JPFilter:
-			if err := checkJPRoot(it.Left, true, inSub); err != nil {
+			if err := checkJPRoot(it.Left, true, inSub, depth); err != nil {
 				return err
 			}
 			continue
 		case JPIndexArray:
 			for _, s := range it.Subs {
 				for _, e := range s {
-					if err := checkJPRoot(e, inFilter, true); err != nil {
+					if err := checkJPRoot(e, inFilter, true, depth); err != nil {
 						return err
 					}
 				}
 			}
 			continue
 		}
-		if err := checkJPRoot(it.Left, inFilter, inSub); err != nil {
+		if err := checkJPRoot(it.Left, inFilter, inSub, depth); err != nil {
 			return err
 		}
-		if err := checkJPRoot(it.Right, inFilter, inSub); err != nil {
+		if err := checkJPRoot(it.Right, inFilter, inSub, depth); err != nil {
 			return err
 		}
 	}
@@ -190,7 +194,24 @@ type jpParser struct {
 	src  string
 	toks []jtok
 	pos  int
+	// depth counts the calls of unary active, through which every
+	// recursion of the grammar goes (a parenthesis, a sign, a filter, a
+	// subscript, NOT): see maxJPNesting.
+	depth int
 }
+
+// maxJPNesting is how deep the parser recurses before it refuses the
+// input as PostgreSQL's does, whose Bison stack holds 10,000 states: a
+// path nested a million deep overflowed the Go stack, which is fatal to
+// the whole server.
+const maxJPNesting = 10_000
+
+// maxJPDepth is the most items the evaluator, the printer and the
+// checks nest on the Go stack for one path: its items chained one after
+// the other (.a.b.c) and those below them (the operands of 1 + 1 + ...).
+// Deeper paths are refused with 54001, as PostgreSQL's check_stack_depth
+// refuses them (it takes 10,000 accessors and refuses 20,000).
+const maxJPDepth = 16_384
 
 func (p *jpParser) peek() jtok { return p.toks[p.pos] }
 func (p *jpParser) at(i int) jtok {
@@ -198,6 +219,15 @@ func (p *jpParser) at(i int) jtok {
 		return p.toks[p.pos+i]
 	}
 	return p.toks[len(p.toks)-1]
+}
+
+// nestingError is PostgreSQL's error when its parser's stack is full.
+func (p *jpParser) nestingError() error {
+	t := p.peek()
+	if t.errText == "" {
+		return pgerr.New(pgerr.SyntaxError, "memory exhausted at end of jsonpath input")
+	}
+	return pgerr.New(pgerr.SyntaxError, "memory exhausted at or near \"%s\" of jsonpath input", t.errText)
 }
 
 func (p *jpParser) syntaxError() error {
@@ -620,6 +650,10 @@ func (p *jpParser) multiplicative() (*JPItem, error) {
 }
 
 func (p *jpParser) unary() (*JPItem, error) {
+	if p.depth++; p.depth > maxJPNesting {
+		return nil, p.nestingError()
+	}
+	defer func() { p.depth-- }()
 	if p.peek().isOp("+") || p.peek().isOp("-") {
 		minus := p.peek().val == "-"
 		p.pos++

@@ -170,3 +170,131 @@ func TestManyCTEs(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONNestingDepth sends jsonb and jsonpath values nested far past
+// any stack. A jsonpath nested a million parentheses deep overflowed the
+// Go stack of its parser, which killed the server; PostgreSQL refuses
+// such a path when its parser's stack is full (42601 memory exhausted)
+// and a path or a jsonb value whose evaluation would recurse too deep
+// with 54001. The server must answer each with PostgreSQL's SQLSTATE
+// and stay up. WEIR_TEST_TARGET=postgres runs it against PostgreSQL.
+func TestJSONNestingDepth(t *testing.T) {
+	srv := target(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const m = 1_000_000
+	path := func(p string) string { return "SELECT jsonb_path_query('[1]', '" + p + "'::jsonpath)" }
+	cases := []struct{ name, sql, code string }{
+		{"jsonpath parentheses", path(nested("(", "$", ")", m)), "42601"},
+		{"jsonpath unary minus", path(strings.Repeat("-", m) + "1"), "42601"},
+		{"jsonpath NOT", path("$ ? (" + nested("!(", "@ == 1", ")", m/10) + ")"), "42601"},
+		{"jsonpath filters", path("$" + nested(" ? (@", " == 1", ")", m/10)), "42601"},
+		{"jsonpath subscripts", path("$" + nested("[$", "", "]", m/10)), "42601"},
+		{"jsonpath accessors", path("$" + strings.Repeat(".a", 2*m)), "54001"},
+		{"jsonpath 1+1+...", path("1" + strings.Repeat("+1", m)), "54001"},
+		{"jsonb arrays", "SELECT jsonb_typeof('" + nested("[", "1", "]", m) + "'::jsonb)", "54001"},
+		{"jsonb objects", "SELECT jsonb_typeof('" + nested(`{"a":`, "1", "}", m) + "'::jsonb)", "54001"},
+		{"json arrays", "SELECT json_typeof('" + nested("[", "1", "]", m) + "'::json)", "54001"},
+	}
+	for _, c := range cases {
+		_, err := conn.Exec(ctx, c.sql, pgx.QueryExecModeSimpleProtocol)
+		if got := sqlstate(err); got != c.code {
+			t.Errorf("%s: got %v (SQLSTATE %q), want SQLSTATE %s", c.name, err, got, c.code)
+		}
+		var one int
+		if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+			t.Fatalf("after %s: SELECT 1 = %d, %v; the server should still answer", c.name, one, err)
+		}
+	}
+	// Within the limits, nesting still works.
+	var s string
+	if err := conn.QueryRow(ctx, path(nested("(", "$[0]", ")", 1000)+strings.Repeat("+1", 999)+" + "+strings.Repeat("-", 999)+"1")).Scan(&s); err != nil || s != "999" {
+		t.Errorf("1000 nested parentheses, 999 terms and 999 signs: %q, %v; want 999", s, err)
+	}
+}
+
+// TestNestingDepthMemory sends statements of 6 to 23 MB nested two to
+// ten million deep to a server with a 64 MB --memory-budget: each must be
+// refused with 54001 while the server's peak resident set stays below
+// 400 MB (the budget and generous room for the runtime). The nesting
+// used to be measured only once every token of the statement was held,
+// some sixty bytes per byte of text: 750 MB to 1.4 GB and seconds of the
+// collector's time for a statement refused in its first kilobytes.
+func TestNestingDepthMemory(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{Args: memoryArgs()})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const m = 10_000_000
+	for _, c := range []struct{ name, sql string }{
+		{"parentheses", "SELECT " + nested("(", "1", ")", m)},
+		{"NOT", "SELECT " + strings.Repeat("NOT ", m/2) + "true"},
+		{"casts", "SELECT 1" + strings.Repeat("::int", m/2)},
+		// Chains of postfix subscripts and field selections nest too,
+		// one level a link; their parse held a gigabyte and ran on
+		// past statement_timeout.
+		{"subscripts", "SELECT (ARRAY[1])" + strings.Repeat("[1]", m/5)},
+		{"fields", "SELECT (ROW(1))" + strings.Repeat(".f1", m/5)},
+	} {
+		resetPeak(t, srv.Pid())
+		_, err := conn.Exec(ctx, c.sql, pgx.QueryExecModeSimpleProtocol)
+		peak := procStatus(t, srv.Pid(), "VmHWM")
+		t.Logf("%s (%d MB): peak RSS %d MB", c.name, len(c.sql)>>20, peak>>20)
+		if got := sqlstate(err); got != "54001" {
+			t.Errorf("%s: got %v (SQLSTATE %q), want SQLSTATE 54001", c.name, err, got)
+		}
+		const limit = 400 << 20
+		if peak > limit {
+			t.Errorf("%s: peak RSS %d MB, over %d MB with --memory-budget %d", c.name, peak>>20, limit>>20, budgetMB)
+		}
+	}
+}
+
+// cteChain is a WITH of n+1 CTEs, each but the first reading the one
+// before, and a SELECT of the last.
+func cteChain(n int) string {
+	var sb strings.Builder
+	sb.WriteString("WITH c0 AS (SELECT 1 AS x)")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, ", c%d AS (SELECT x FROM c%d)", i, i-1)
+	}
+	fmt.Fprintf(&sb, " SELECT x FROM c%d", n)
+	return sb.String()
+}
+
+// TestQueryNestingDepth sends a chain of CTEs each reading the one
+// before: nothing is nested in the text, but binding it nests a query
+// per link, and 200,000 links overflowed the binder's Go stack, which
+// killed the server. Past the binder's limit of nested queries the
+// statement is refused with 54001 and the server answers on; a chain
+// within the limit still works.
+func TestQueryNestingDepth(t *testing.T) {
+	srv := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, cteChain(5000), pgx.QueryExecModeSimpleProtocol)
+	if got := sqlstate(err); got != "54001" {
+		t.Errorf("a chain of 5,000 CTEs: got %v (SQLSTATE %q), want SQLSTATE 54001", err, got)
+	}
+	var x int
+	if err := conn.QueryRow(ctx, cteChain(500), pgx.QueryExecModeSimpleProtocol).Scan(&x); err != nil || x != 1 {
+		t.Errorf("a chain of 500 CTEs: %d, %v; want 1", x, err)
+	}
+	if !srv.Running() {
+		t.Fatal("the server exited")
+	}
+}
