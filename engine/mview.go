@@ -169,7 +169,7 @@ func (e *Engine) mviewDefinition(rel *catalog.Relation) string {
 	// EMIT ON WINDOW CLOSE and append-only are recorded by weir from the
 	// view's plan, not options.
 	def := "CREATE MATERIALIZED VIEW " + sql.QuoteIdent(rel.Name) +
-		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, planner.WithPlanFormat, appendOnlyOption) + " AS " + e.shownQuery(rel, rel.SQL)
+		withClause(rel.With, planner.WithEmitOnWindowClose, planner.WithFullJoinMarks, planner.WithPlanFormat, appendOnlyOption, planner.WithViewWatermarks) + " AS " + e.shownQuery(rel, rel.SQL)
 	if rel.With[planner.WithEmitOnWindowClose] == "true" {
 		def += " EMIT ON WINDOW CLOSE"
 	}
@@ -389,6 +389,11 @@ func (s *Session) addMViewLocked(st *sql.CreateView, kind catalog.Kind, extra ma
 		// Readers of the view plan it as append-only (a PLAIN sink
 		// FROM it, say), as they do a source.
 		mv.With[appendOnlyOption] = "true"
+	}
+	if wm := planner.ViewWatermarkColumns(root); wm != "" && kind == catalog.KindMView {
+		// Readers of the view get its watermarks (the relay forwards
+		// them), so they plan windows that close over it.
+		mv.With[planner.WithViewWatermarks] = wm
 	}
 	mv.Owner = s.role().OID
 	mv.StateLayout = stateLayout(root, mv.StateTables)

@@ -162,6 +162,15 @@ type jobRun struct {
 	// readable is set once the view's backfill is known complete and
 	// committed (see awaitReadable).
 	readable atomic.Bool
+
+	// wmMu guards wms, the view's watermarks per view column: the
+	// highest the relay has passed on (or the committed ones it started
+	// from), sent again to the readers ahead of every barrier, and
+	// stored with the checkpoints (view_watermark.go). stored is the
+	// value written last, per column.
+	wmMu   sync.Mutex
+	wms    map[int]types.Watermark
+	stored map[int]int64
 }
 
 // streams is the engine's streaming state.
@@ -348,6 +357,7 @@ func (io *streamIO) Inject(b checkpoint.InjectBarrier) {
 		st.cur = newPendingEpoch(e.db)
 	}
 	e.storeTableWatermarks(st.sealed.batch)
+	e.storeViewWatermarks(st.sealed.batch)
 	m := b.Barrier.Mutation
 	if m.Kind == types.MutationAddJob {
 		for _, j := range st.jobs {
@@ -832,6 +842,9 @@ func (e *Engine) newJob(rel *catalog.Relation, root planner.StreamNode) (*jobRun
 		pending:  map[types.JobID]*jobRun{},
 		progress: map[[2]uint32]stream.BackfillProgress{},
 	}
+	if err := e.loadViewWatermarks(j); err != nil {
+		return nil, err
+	}
 	job, err := stream.Build(root, stream.Env{
 		Job:         j.id,
 		DB:          e.db,
@@ -991,6 +1004,21 @@ func (e *Engine) relay(j *jobRun) {
 				}
 			}
 		case types.Barrier:
+			// The view's watermarks go ahead of the barrier to the readers
+			// that had one already (a reader's first message is its first
+			// barrier), so that one created since they last moved, or one
+			// that has just finished its backfill, gets them too.
+			if m.Kind != types.BarrierInitial {
+				if wms := j.watermarks(); len(wms) > 0 {
+					for _, sub := range j.subscribers() {
+						for _, w := range wms {
+							if !j.deliver(sub, func(ctx context.Context) error { return sub.injectRelayed(ctx, j.rel.ID, w) }) {
+								return
+							}
+						}
+					}
+				}
+			}
 			j.subMu.Lock()
 			if m.Mutation.Kind == types.MutationAddJob {
 				for _, id := range slices.Sorted(maps.Keys(j.pending)) {
@@ -1021,14 +1049,19 @@ func (e *Engine) relay(j *jobRun) {
 			if j.mat == nil {
 				continue
 			}
-			col := slices.Index(j.mat.Cols, m.Col)
-			if col < 0 {
-				continue
-			}
-			m.Col = col
-			for _, sub := range j.subscribers() {
-				if !j.deliver(sub, func(ctx context.Context) error { return sub.injectRelayed(ctx, j.rel.ID, m) }) {
-					return
+			for col, in := range j.mat.Cols {
+				if in != m.Col {
+					continue
+				}
+				w := m
+				w.Col = col
+				if !j.raiseWatermark(w) {
+					continue
+				}
+				for _, sub := range j.subscribers() {
+					if !j.deliver(sub, func(ctx context.Context) error { return sub.injectRelayed(ctx, j.rel.ID, w) }) {
+						return
+					}
 				}
 			}
 		}

@@ -427,6 +427,9 @@ func (e *Engine) dropWatermark(rel *catalog.Relation, b *storage.Batch) {
 		_ = b.DeleteKey(storage.MetaKey(watermarkMetaKey(rel.ID)))
 		_ = b.DeleteKey(storage.MetaKey(lateRowsMetaKey(rel.ID)))
 	}
+	if rel.Kind == catalog.KindMView {
+		_ = b.DeleteKey(storage.MetaKey(viewWatermarkMetaKey(rel.ID)))
+	}
 	e.wms.mu.Lock()
 	delete(e.wms.late, rel.ID)
 	delete(e.wms.malformed, rel.ID)

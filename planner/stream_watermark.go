@@ -47,6 +47,14 @@ const (
 	// the NULL-padded rows of its two sides apart: a relation created by
 	// such a build keeps the state layout it was created with.
 	WithFullJoinMarks = "full_join_marks"
+	// WithViewWatermarks lists, in a materialized view's WITH options,
+	// the view's columns on which its job emits watermarks (indexes into
+	// Rel.Cols, comma-separated): the Watermarks of the view's
+	// StreamMaterialize, recorded when the view is created
+	// (ViewWatermarkColumns). The jobs that read the view receive those
+	// watermarks (the engine relays them with the view's changes), so a
+	// scan of the view carries a watermark on each of them.
+	WithViewWatermarks = "watermark.view_columns"
 )
 
 // DefaultWatermarkIdleTimeoutMs is the idle timeout of source partitions
@@ -220,17 +228,54 @@ func relWatermarkCol(rel *catalog.Relation) int {
 }
 
 // scanWatermarks returns the output columns of a scan reading rel's
-// columns cols that carry rel's watermark.
+// columns cols that carry rel's watermark: a table's or source's
+// WATERMARK FOR column, or a materialized view's watermark columns
+// (WithViewWatermarks).
 func scanWatermarks(rel *catalog.Relation, cols []int) []int {
-	wc := relWatermarkCol(rel)
-	if wc < 0 {
+	wcs := viewWatermarkCols(rel)
+	if wc := relWatermarkCol(rel); wc >= 0 {
+		wcs = append(wcs, wc)
+	}
+	if len(wcs) == 0 {
 		return nil
 	}
 	var out []int
 	for j, c := range cols {
-		if c == wc {
+		if indexOf(wcs, c) >= 0 {
 			out = append(out, j)
 		}
+	}
+	return out
+}
+
+// ViewWatermarkColumns is the value of WithViewWatermarks for the view
+// whose plan is m ("" when no column of the view carries a watermark).
+func ViewWatermarkColumns(m *StreamMaterialize) string {
+	parts := make([]string, len(m.Watermarks))
+	for i, c := range m.Watermarks {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+// viewWatermarkCols returns the columns of materialized view rel that
+// carry a watermark (WithViewWatermarks), leaving out any entry that
+// does not name a column of a type a watermark can have.
+func viewWatermarkCols(rel *catalog.Relation) []int {
+	if rel.Kind != catalog.KindMView {
+		return nil
+	}
+	v := rel.With[WithViewWatermarks]
+	if v == "" {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 0 || c >= len(rel.Cols) || !WatermarkTypeOK(rel.Cols[c].T) {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -425,7 +470,7 @@ func unionWatermarks(inputs []StreamNode) []int {
 func (sp *streamPlanner) eowc(n *StreamHashAgg) {
 	if len(n.Watermarks) == 0 {
 		fail(unsupported("EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark").
-			WithHint("Group by the watermark column of a table or source created with WATERMARK FOR, or by a window start computed from it (date_bin, date_trunc, TUMBLE)."))
+			WithHint("Group by the watermark column of a table or source created with WATERMARK FOR (or a view column derived from one), or by a window start computed from it (date_bin, date_trunc, TUMBLE)."))
 	}
 	n.EOWC = true
 	n.AppendOnly = true

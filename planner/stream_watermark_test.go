@@ -201,3 +201,66 @@ func checkNode(t *testing.T, explain, node, want string) {
 		t.Errorf("%s lacks %q:\n%s", node, want, explain)
 	}
 }
+
+// TestStreamEOWCOverView plans EMIT ON WINDOW CLOSE over a view that
+// passes a watermarked column through: the view records the columns that
+// carry its watermarks (ViewWatermarkColumns), and a scan of it carries
+// them, as a scan of the table does.
+func TestStreamEOWCOverView(t *testing.T) {
+	useTestFrontEnd()
+	c := wmCatalog()
+	plan := func(text string, mv *catalog.Relation) (*StreamMaterialize, error) {
+		t.Helper()
+		q, err := parseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bd, err := Bind(q, c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := uint32(2000)
+		return PlanStream(bd.Plan, mv, func() uint32 { next++; return next })
+	}
+	// ts passes through; date_trunc of it keeps a watermark; n does not.
+	a := &catalog.Relation{ID: 40, OID: 40 + catalog.FirstUserOID, Schema: "public", Name: "a", Kind: catalog.KindMView, With: map[string]string{}}
+	root, err := plan("select n, ts, uid, date_trunc('minute', ts) as m from clicks where n > 0", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ViewWatermarkColumns(root); got != "1,3" {
+		t.Fatalf("view watermark columns: got %q, want \"1,3\" (ts, m)", got)
+	}
+	eowc := "select window_start, uid, count(*) as c from tumble(a, ts, interval '1 minute') group by window_start, uid"
+	newMV := func() *catalog.Relation {
+		return &catalog.Relation{ID: 41, Name: "b", Kind: catalog.KindMView, With: map[string]string{WithEmitOnWindowClose: "true"}}
+	}
+	// Without the record (a view created before views passed on their
+	// watermarks), as before: 0A000.
+	c.rels["a"] = a
+	if _, err := plan(eowc, newMV()); pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+		t.Fatalf("EOWC over a view without watermark columns: got %v, want 0A000", err)
+	}
+	a.With[WithViewWatermarks] = ViewWatermarkColumns(root)
+	b, err := plan(eowc, newMV())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ExplainStream(b)
+	checkNode(t, got, "StreamTableScan", "watermark_columns: [ts]")
+	checkNode(t, got, "StreamHashAgg", "emit_on_window_close")
+	checkNode(t, got, "StreamMaterialize", "append_only, watermark_columns: [window_start]")
+	// The other watermark column groups too; a column without one does
+	// not.
+	if _, err := plan("select m, count(*) as c from a group by m", newMV()); err != nil {
+		t.Errorf("EOWC by a.m: %v", err)
+	}
+	if _, err := plan("select uid, count(*) as c from a group by uid", newMV()); pgerr.CodeOf(err) != pgerr.FeatureNotSupported {
+		t.Errorf("EOWC by a.uid: got %v, want 0A000", err)
+	}
+	// A bad record names no column.
+	a.With[WithViewWatermarks] = "9,x,-1"
+	if got := viewWatermarkCols(a); len(got) != 0 {
+		t.Errorf("bad record: got columns %v", got)
+	}
+}

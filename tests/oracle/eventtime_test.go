@@ -79,6 +79,21 @@ var etViews = []etView{
 		 HAVING date_bin('1 minute', ts, TIMESTAMP '1970-01-01') + INTERVAL '1 minute' <= $W) x`,
 	},
 	{
+		// A view passing ts through keeps ev's watermark on it ...
+		"ev_pos",
+		`SELECT id, k, v, ts FROM ev WHERE v % 3 <> 0`,
+		`SELECT id, k, v, ts FROM ev WHERE v % 3 <> 0`,
+	},
+	{
+		// ... so a view over it emits on window close: the watermark
+		// crosses the view, and the windows it closed are final.
+		"pos_closed",
+		`SELECT window_start, k, count(*) AS n, sum(v) AS s FROM TUMBLE(ev_pos, ts, INTERVAL '30 seconds')
+		 GROUP BY window_start, k EMIT ON WINDOW CLOSE`,
+		`SELECT date_bin('30 seconds', ts, TIMESTAMP '1970-01-01'), k, count(*), sum(v) FROM ev WHERE v % 3 <> 0
+		 GROUP BY 1, 2 HAVING date_bin('30 seconds', ts, TIMESTAMP '1970-01-01') + INTERVAL '30 seconds' <= $W`,
+	},
+	{
 		// An over window in EOWC mode emits each row once its time is
 		// behind the watermark; looking back only, that is every row
 		// with ts < W.
