@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -43,8 +44,11 @@ type Token struct {
 // token is always TEOF at len(text). Unterminated quotes, quoted
 // identifiers, dollar quotes and comments are 42601 errors positioned at
 // their start, with Postgres's messages.
-func Lex(text string) ([]Token, error) {
-	lx := lexer{s: text}
+func Lex(text string) ([]Token, error) { return lexContext(context.Background(), text) }
+
+// lexContext is Lex that gives up once ctx (when not nil) has ended.
+func lexContext(ctx context.Context, text string) ([]Token, error) {
+	lx := lexer{s: text, ctx: ctx}
 	// About one token per four bytes of text (a list of short literals
 	// and commas): one allocation instead of doubling a slice of
 	// pointerful tokens a dozen times over a long statement.
@@ -64,6 +68,10 @@ func Lex(text string) ([]Token, error) {
 type lexer struct {
 	s   string
 	pos int
+	// ctx, when set, is checked every cancelEvery tokens: next fails
+	// with canceled's error once it has ended.
+	ctx context.Context
+	n   int
 }
 
 // charPos converts byte offset off of text to Postgres's 1-based character
@@ -176,6 +184,13 @@ func (lx *lexer) skipSpace() error {
 }
 
 func (lx *lexer) next() (Token, error) {
+	if lx.ctx != nil {
+		if lx.n++; lx.n%cancelEvery == 0 {
+			if err := canceled(lx.ctx); err != nil {
+				return Token{}, err
+			}
+		}
+	}
 	if err := lx.skipSpace(); err != nil {
 		return Token{}, err
 	}

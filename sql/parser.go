@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,8 @@ import (
 // works on the tokens of one statement, which end with a TEOF token whose
 // offset is the statement's end (a terminating ';' or the end of text).
 type stmtParser struct {
+	// ctx, when set, ends the parse early (ParseContext).
+	ctx  context.Context
 	src  string
 	toks []Token
 	pos  int
@@ -271,7 +274,7 @@ func (p *stmtParser) query(end int) (*Query, error) {
 	if p.pos >= end {
 		return nil, p.errHere()
 	}
-	q, err := bridgeQueryMode(p.src, p.toks[p.pos:end], !p.stored, p.definition)
+	q, err := bridgeQueryMode(p.ctx, p.src, p.toks[p.pos:end], !p.stored, p.definition)
 	if err != nil {
 		return nil, err
 	}
