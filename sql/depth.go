@@ -64,7 +64,7 @@ const streamNestingBytes = 64 << 10
 // It gives up once ctx (when not nil) has ended.
 func lexNested(ctx context.Context, text string) ([]Token, error) {
 	if len(text) < streamNestingBytes {
-		toks, err := lexContext(ctx, text)
+		toks, err := lexContext(ctx, text, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -73,12 +73,14 @@ func lexNested(ctx context.Context, text string) ([]Token, error) {
 	lx := lexer{s: text, ctx: ctx}
 	n := newNesting()
 	var deep error
+	count := 1 // the tokens, TEOF included, for lexContext's allocation
 	t, err := lx.next()
 	for err == nil && t.Kind != TEOF {
 		var next Token
 		if next, err = lx.next(); err != nil {
 			break
 		}
+		count++
 		if deep == nil {
 			deep = n.step(text, t, next)
 		}
@@ -90,7 +92,7 @@ func lexNested(ctx context.Context, text string) ([]Token, error) {
 	if deep != nil {
 		return nil, deep
 	}
-	return lexContext(ctx, text)
+	return lexContext(ctx, text, count)
 }
 
 // nestGroup is one open (, [ or CASE of a nesting measure.
