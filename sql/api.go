@@ -105,7 +105,7 @@ func parse(ctx context.Context, text string, stored, definition bool) (stmt Stmt
 	default:
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	p := &stmtParser{ctx: ctx, src: text, toks: stmtTokens(text, stmts[0], toks), stored: stored, definition: definition}
+	p := &stmtParser{ctx: ctx, src: text, toks: stmtTokens(stmts[0]), stored: stored, definition: definition}
 	return p.stmt()
 }
 
