@@ -25,11 +25,13 @@ const parseBytesPerTextByte = 256
 const minParseGateBytes = 64 << 20
 
 // parseGate bounds the memory that parsing large statements holds at
-// once. The parser cannot be interrupted, so a statement that times out,
-// is cancelled or whose client disconnects keeps parsing in a goroutine
-// of its own; without a bound, clients sending multi-megabyte statements
-// and hanging up could start any number of those, each holding gigabytes
-// and a core, outside every session and max_connections. Each large
+// once. The TiDB parser cannot be interrupted (weir's own stages before
+// and after it stop when the statement's context ends), so a statement
+// that times out, is cancelled or whose client disconnects keeps parsing
+// in a goroutine of its own until it leaves the TiDB parser; without a
+// bound, clients sending multi-megabyte statements and hanging up could
+// start any number of those, each holding gigabytes and a core, outside
+// every session and max_connections. Each large
 // parse takes its estimated memory from the gate (at most all of it, so
 // a statement larger than the gate parses alone) and gives it back only
 // when the parse ends, abandoned or not; a statement waiting its turn
@@ -80,7 +82,10 @@ func (g *parseGate) parse(ctx context.Context, text string) (sql.Stmt, error) {
 				done <- result{err: pgerr.New(pgerr.InternalError, "internal error: %v", r)}
 			}
 		}()
-		stmt, err := sql.Parse(text)
+		// ParseContext gives up once ctx ends, as soon as it is out of
+		// the TiDB parser, so an abandoned parse gives its share of the
+		// gate back early.
+		stmt, err := sql.ParseContext(ctx, text)
 		done <- result{stmt, err}
 	}()
 	select {

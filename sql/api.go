@@ -1,6 +1,10 @@
 package sql
 
-import "github.com/weirdb/weir/internal/pgerr"
+import (
+	"context"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
 
 // Piece is one statement of a query string with its byte offset.
 type Piece struct {
@@ -55,7 +59,19 @@ func Split(text string) ([]Piece, error) {
 // as a *Query bridged to the TiDB parser (see doc.go). More than one
 // statement is 42601 `cannot insert multiple commands into a prepared
 // statement`, as in Postgres's extended protocol.
-func Parse(text string) (stmt Stmt, err error) { return parse(text, false, false) }
+func Parse(text string) (stmt Stmt, err error) {
+	return parse(context.Background(), text, false, false)
+}
+
+// ParseContext is Parse that gives up when ctx ends: weir's own stages
+// (the lexer, the nesting measure, the bridge's passes) check ctx every
+// few thousand tokens and between passes, and fail with 57014 once it
+// has ended, so that a huge statement whose statement_timeout came, or
+// whose client went, stops holding memory and a core as soon as it is
+// out of the TiDB parser (which cannot be interrupted) or earlier.
+func ParseContext(ctx context.Context, text string) (Stmt, error) {
+	return parse(ctx, text, false, false)
+}
 
 // ParseDefinition parses the stored definition of a relation (a view's
 // query, a CREATE statement the catalog keeps) as Parse does, but
@@ -64,16 +80,21 @@ func Parse(text string) (stmt Stmt, err error) { return parse(text, false, false
 // than PostgreSQL's select_fetch_first_value is taken whole, as weirs
 // before took it, so that a definition an older weir accepted still
 // reads after an upgrade.
-func ParseDefinition(text string) (Stmt, error) { return parse(text, false, true) }
+func ParseDefinition(text string) (Stmt, error) {
+	return parse(context.Background(), text, false, true)
+}
 
-func parse(text string, stored, definition bool) (stmt Stmt, err error) {
+func parse(ctx context.Context, text string, stored, definition bool) (stmt Stmt, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			stmt, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing statement: %v", r)
 		}
 	}()
-	toks, err := lexNested(text)
+	toks, err := lexNested(ctx, text)
 	if err != nil {
+		return nil, err
+	}
+	if err := canceled(ctx); err != nil {
 		return nil, err
 	}
 	stmts := splitTokens(toks)
@@ -84,14 +105,14 @@ func parse(text string, stored, definition bool) (stmt Stmt, err error) {
 	default:
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	p := &stmtParser{src: text, toks: stmtTokens(text, stmts[0], toks), stored: stored, definition: definition}
+	p := &stmtParser{ctx: ctx, src: text, toks: stmtTokens(stmts[0]), stored: stored, definition: definition}
 	return p.stmt()
 }
 
 // ParseStored parses one statement the bridge wrote itself (such as a
 // SELECT of stored column DEFAULTs): as Parse, without the dialect gate
 // that refuses the bridge's own constructs in user text.
-func ParseStored(text string) (Stmt, error) { return parse(text, true, false) }
+func ParseStored(text string) (Stmt, error) { return parse(context.Background(), text, true, false) }
 
 // ParseExpr parses one scalar expression in Postgres syntax (used for
 // column DEFAULTs and view options) and returns it as a Query whose Node
@@ -115,7 +136,7 @@ func parseExprMode(text string, strict bool) (q *Query, err error) {
 			q, err = nil, pgerr.New(pgerr.InternalError, "internal error parsing expression: %v", r)
 		}
 	}()
-	toks, err := lexNested(text)
+	toks, err := lexNested(context.Background(), text)
 	if err != nil {
 		return nil, err
 	}
@@ -188,4 +209,18 @@ func ParseUserTypeName(text string) (TypeName, error) {
 		return TypeName{}, syntaxErrorAt(text, toks[next])
 	}
 	return tn, nil
+}
+
+// cancelEvery is how many tokens the lexer and the nesting measure take
+// between two looks at their context: a look costs a lock, a token some
+// tens of nanoseconds.
+const cancelEvery = 4096
+
+// canceled is the error a parse gives up with once ctx has ended, nil
+// while it has not.
+func canceled(ctx context.Context) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return pgerr.Wrap(pgerr.QueryCanceled, context.Cause(ctx), "canceling statement while parsing")
 }

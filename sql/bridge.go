@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -93,6 +94,9 @@ var byWords = map[string]bool{"order": true, "group": true, "partition": true}
 
 // bridge holds the state of bridging one statement.
 type bridge struct {
+	// ctx, when set, is checked between the bridge's passes: the bridge
+	// gives up once it has ended.
+	ctx context.Context
 	// usingOps are the string nodes pgClauses wrote for the operators of
 	// ORDER BY ... USING op (sortUsing).
 	usingOps map[*node]bool
@@ -164,13 +168,13 @@ func (b *bridge) fail(err error) {
 // bridgeQuery bridges and parses the tokens of one query statement (no
 // TEOF) whose offsets index src.
 func bridgeQuery(src string, toks []Token) (*Query, error) {
-	return bridgeQueryMode(src, toks, true, false)
+	return bridgeQueryMode(context.Background(), src, toks, true, false)
 }
 
 // bridgeQueryMode is bridgeQuery; strict is false for text the bridge
 // wrote itself, which skips the dialect gate, and definition is set for a
 // relation's stored definition (ParseDefinition).
-func bridgeQueryMode(src string, toks []Token, strict, definition bool) (*Query, error) {
+func bridgeQueryMode(ctx context.Context, src string, toks []Token, strict, definition bool) (*Query, error) {
 	for _, t := range toks {
 		if t.Err != nil {
 			return nil, t.Err
@@ -187,7 +191,10 @@ func bridgeQueryMode(src string, toks []Token, strict, definition bool) (*Query,
 			return nil, err
 		}
 	}
-	b := &bridge{src: src, toks: toks, strict: strict, definition: definition}
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
+	b := &bridge{ctx: ctx, src: src, toks: toks, strict: strict, definition: definition}
 	b.q = &Query{Text: src[toks[0].Off:toks[len(toks)-1].End]}
 	if !balanced(toks) {
 		return nil, b.syntaxError(len(src) + 1)
@@ -200,6 +207,9 @@ func bridgeQueryMode(src string, toks []Token, strict, definition bool) (*Query,
 		if err := b.checkTree(seq); err != nil {
 			return nil, err
 		}
+	}
+	if err := canceled(ctx); err != nil {
+		return nil, err
 	}
 	if seq[0].isWord("table") {
 		off := seq[0].off
@@ -636,9 +646,15 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 	var furthest error // the syntax error furthest on
 	lastSrc := -1
 	for {
+		if err := canceled(b.ctx); err != nil {
+			return nil, "", err
+		}
 		e = &emitter{strict: b.strict, quoted: quoted}
 		e.seq(seq)
 		text = e.b.String()
+		if err := canceled(b.ctx); err != nil {
+			return nil, "", err
+		}
 		var off int
 		var err error
 		stmt, off, err = tidbParse(text)
@@ -664,6 +680,9 @@ func (b *bridge) parse(seq []*node) (ast.StmtNode, string, error) {
 			quoted = map[string]bool{}
 		}
 		quoted[name] = true
+	}
+	if err := canceled(b.ctx); err != nil {
+		return nil, "", err
 	}
 	positionNodes(stmt, text)
 	b.lastMap = &SourceMap{outs: e.outs, srcs: e.srcs, base: b.toks[0].Off, src: b.src, text: text, runes: newRuneIndex(b.src[b.toks[0].Off:])}

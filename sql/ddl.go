@@ -1307,7 +1307,7 @@ func (p *stmtParser) afterWithData(err error, start, end int) error {
 		if t.Kind != TIdent || t.Val != "with" || charPos(p.src, t.Off) != pe.Position {
 			continue
 		}
-		if _, qerr := bridgeQueryMode(p.src, p.toks[start:i], !p.stored, p.definition); qerr != nil {
+		if _, qerr := bridgeQueryMode(p.ctx, p.src, p.toks[start:i], !p.stored, p.definition); qerr != nil {
 			// The WITH does not follow a whole query.
 			return err
 		}
@@ -1402,7 +1402,7 @@ func (p *stmtParser) schemaElements(s *CreateSchema) error {
 			w.Val != "unique" && w.Val != "unlogged" && w.Val != "temp" && w.Val != "temporary" && w.Val != "local" && w.Val != "global" && w.Val != "recursive" {
 			return syntaxErrorAt(p.src, w)
 		}
-		st, err := parse(text, false, false)
+		st, err := parse(p.ctx, text, false, false)
 		if err != nil {
 			if pe := pgerr.As(err); pe != nil && pe.Position > 0 {
 				cp := *pe

@@ -1,6 +1,10 @@
 package sql
 
-import "github.com/weirdb/weir/internal/pgerr"
+import (
+	"context"
+
+	"github.com/weirdb/weir/internal/pgerr"
+)
 
 // MaxNesting is the nesting budget of one statement, in the units
 // nestingCost counts. It plays the part of Postgres's max_stack_depth: the
@@ -57,23 +61,26 @@ const streamNestingBytes = 64 << 10
 // nested a million deep is refused after lexing it once rather than
 // after holding a token of some sixty bytes per byte of its text (a
 // 10 MB one took gigabytes and seconds of the collector's time).
-func lexNested(text string) ([]Token, error) {
+// It gives up once ctx (when not nil) has ended.
+func lexNested(ctx context.Context, text string) ([]Token, error) {
 	if len(text) < streamNestingBytes {
-		toks, err := Lex(text)
+		toks, err := lexContext(ctx, text, 0)
 		if err != nil {
 			return nil, err
 		}
 		return toks, checkNesting(text, toks)
 	}
-	lx := lexer{s: text}
+	lx := lexer{s: text, ctx: ctx}
 	n := newNesting()
 	var deep error
+	count := 1 // the tokens, TEOF included, for lexContext's allocation
 	t, err := lx.next()
 	for err == nil && t.Kind != TEOF {
 		var next Token
 		if next, err = lx.next(); err != nil {
 			break
 		}
+		count++
 		if deep == nil {
 			deep = n.step(text, t, next)
 		}
@@ -85,7 +92,7 @@ func lexNested(text string) ([]Token, error) {
 	if deep != nil {
 		return nil, deep
 	}
-	return Lex(text)
+	return lexContext(ctx, text, count)
 }
 
 // nestGroup is one open (, [ or CASE of a nesting measure.

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -43,12 +44,43 @@ type Token struct {
 // token is always TEOF at len(text). Unterminated quotes, quoted
 // identifiers, dollar quotes and comments are 42601 errors positioned at
 // their start, with Postgres's messages.
-func Lex(text string) ([]Token, error) {
-	lx := lexer{s: text}
-	// About one token per four bytes of text (a list of short literals
-	// and commas): one allocation instead of doubling a slice of
-	// pointerful tokens a dozen times over a long statement.
-	toks := make([]Token, 0, len(text)/4+1)
+func Lex(text string) ([]Token, error) { return lexContext(context.Background(), text, 0) }
+
+// lexCountBytes is the text size from which lexContext, not told how
+// many tokens the text holds, counts them in a pass of its own first.
+const lexCountBytes = 64 << 10
+
+// lexContext is Lex that gives up once ctx has ended. count, when more
+// than zero, is the number of tokens text holds (its TEOF included), as
+// a pass before counted them: the tokens then take one allocation of
+// their exact size. A long text whose tokens were not counted has them
+// counted first, lexing it twice: lexing is cheap next to growing a
+// slice of pointerful tokens, fifty-odd bytes each, by append, which
+// copied a multi-megabyte statement's tokens half a dozen times over
+// (most of the time of lexing a 5 MB IN list went to memmove, under the
+// collector's write barriers), while a guess of the size from the
+// text's length held hundreds of megabytes for a long string literal's
+// few tokens.
+func lexContext(ctx context.Context, text string, count int) ([]Token, error) {
+	lx := lexer{s: text, ctx: ctx}
+	switch {
+	case count > 0:
+	case len(text) < lexCountBytes:
+		count = len(text)/4 + 1
+	default:
+		for {
+			t, err := lx.next()
+			if err != nil {
+				return nil, err
+			}
+			count++
+			if t.Kind == TEOF {
+				break
+			}
+		}
+		lx = lexer{s: text, ctx: ctx}
+	}
+	toks := make([]Token, 0, count)
 	for {
 		t, err := lx.next()
 		if err != nil {
@@ -64,6 +96,10 @@ func Lex(text string) ([]Token, error) {
 type lexer struct {
 	s   string
 	pos int
+	// ctx, when set, is checked every cancelEvery tokens: next fails
+	// with canceled's error once it has ended.
+	ctx context.Context
+	n   int
 }
 
 // charPos converts byte offset off of text to Postgres's 1-based character
@@ -176,6 +212,13 @@ func (lx *lexer) skipSpace() error {
 }
 
 func (lx *lexer) next() (Token, error) {
+	if lx.ctx != nil {
+		if lx.n++; lx.n%cancelEvery == 0 {
+			if err := canceled(lx.ctx); err != nil {
+				return Token{}, err
+			}
+		}
+	}
 	if err := lx.skipSpace(); err != nil {
 		return Token{}, err
 	}
@@ -335,7 +378,32 @@ func (lx *lexer) quoted(q byte, tokStart int) (string, error) {
 	s := lx.s
 	backslash := q == '\'' && (s[tokStart] == 'e' || s[tokStart] == 'E')
 	lx.pos++ // opening quote
+	// The content up to the first quote (or backslash of an E'..')
+	// needs no unescaping: a literal without either, however long, is
+	// a substring of the text, found in one scan, with no copy.
+	plain := lx.pos
+	for plain < len(s) && s[plain] != q && !(backslash && s[plain] == '\\') {
+		if i := strings.IndexByte(s[plain:], q); !backslash {
+			if i < 0 {
+				plain = len(s)
+			} else {
+				plain += i
+			}
+			break
+		}
+		plain++
+	}
+	if plain < len(s) && s[plain] == q && (plain+1 >= len(s) || s[plain+1] != q) {
+		if q != '\'' || quoteContinuation(s, plain+1) <= 0 {
+			val := s[lx.pos:plain]
+			lx.pos = plain + 1
+			return val, nil
+		}
+	}
 	var b strings.Builder
+	b.Grow(plain - lx.pos)
+	b.WriteString(s[lx.pos:plain])
+	lx.pos = plain
 	for {
 		if lx.pos >= len(s) {
 			if q == '"' {

@@ -98,7 +98,7 @@ func (p *stmtParser) selectInto() (Stmt, error) {
 	// offsets (and error positions) of everything else stay.
 	from, to := at.Off, p.toks[p.pos-1].End
 	text := p.src[:from] + strings.Repeat(" ", to-from) + p.src[to:]
-	stmt, err := parse(text, p.stored, p.definition)
+	stmt, err := parse(p.ctx, text, p.stored, p.definition)
 	if err != nil {
 		return nil, err
 	}
