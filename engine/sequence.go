@@ -662,14 +662,9 @@ func (s *Session) alterImplicitSequence(st *sql.AlterSequence, rel *catalog.Rela
 	}
 	v := start
 	if st.Restart {
-		if st.RestartWith != nil {
-			v = *st.RestartWith
-		}
-		if v < 1 {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
-		}
-		if v > max {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+		var err error
+		if v, err = restartValue(st, start, max); err != nil {
+			return nil, err
 		}
 	}
 	if st.OwnedBy != nil {
@@ -750,15 +745,9 @@ func (s *Session) alterSequence(ctx context.Context, st *sql.AlterSequence, io w
 	v := int64(0)
 	if st.Restart {
 		_, max, start, _ := seqInfo(rel, -1)
-		v = start
-		if st.RestartWith != nil {
-			v = *st.RestartWith
-		}
-		if v < 1 {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
-		}
-		if v > max {
-			return nil, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+		var err error
+		if v, err = restartValue(st, start, max); err != nil {
+			return nil, err
 		}
 	}
 	if st.OwnedBy != nil {
@@ -884,4 +873,21 @@ func (e *Engine) dropOwnedSequences(order, replace []*catalog.Relation, lines, b
 		}
 	}
 	return append(seqs, order...), replace, lines, blockers
+}
+
+// restartValue is the value ALTER SEQUENCE ... RESTART [WITH v] sets a
+// sequence of the given start and maximum to, checked against its bounds
+// (weir's sequences have MINVALUE 1) with PostgreSQL's errors.
+func restartValue(st *sql.AlterSequence, start, max int64) (int64, error) {
+	v := start
+	if st.RestartWith != nil {
+		v = *st.RestartWith
+	}
+	if v < 1 {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be less than MINVALUE (1)", v)
+	}
+	if v > max {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "RESTART value (%d) cannot be greater than MAXVALUE (%d)", v, max)
+	}
+	return v, nil
 }
