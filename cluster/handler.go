@@ -46,7 +46,7 @@ func (n *Node) NewSession(ctx context.Context, p wire.StartupParams) (wire.Sessi
 
 type session struct{ n *Node }
 
-func (s *session) Split(text string) ([]wire.Piece, error) {
+func (s *session) Split(_ context.Context, text string) ([]wire.Piece, error) {
 	if strings.HasPrefix(text, peerRead) {
 		return []wire.Piece{{Text: text}}, nil
 	}

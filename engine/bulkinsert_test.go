@@ -168,16 +168,16 @@ func TestBulkInsertInBlocks(t *testing.T) {
 	wantRows(t, s, "SELECT count(*) FROM t", "0")
 
 	// Split checks every statement's syntax before any runs.
-	_, err := s.Split(ok + "; SELEC 1")
+	_, err := s.Split(context.Background(), ok+"; SELEC 1")
 	var pe *pgerr.Error
 	if !errors.As(err, &pe) || pe.Code != pgerr.SyntaxError || pe.Position != len(ok)+3 {
 		t.Fatalf("syntax error after a bulk INSERT: %v", err)
 	}
-	_, err = s.Split(ok + " RETURNING a,, b; SELECT 1")
+	_, err = s.Split(context.Background(), ok+" RETURNING a,, b; SELECT 1")
 	if !errors.As(err, &pe) || pe.Code != pgerr.SyntaxError || pe.Position != len(ok)+len(" RETURNING a,")+1 {
 		t.Fatalf("syntax error in a bulk INSERT's RETURNING: %v", err)
 	}
-	ps, err := s.Split(ok + "; " + ok)
+	ps, err := s.Split(context.Background(), ok+"; "+ok)
 	if err != nil || len(ps) != 2 {
 		t.Fatalf("two bulk INSERTs: %v, %d pieces", err, len(ps))
 	}

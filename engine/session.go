@@ -264,8 +264,11 @@ func (s *Session) IdleInTransactionTimeout() time.Duration {
 
 // Split implements wire.Session. Like Postgres, it parses the whole query
 // string before anything runs: a syntax error in any statement fails the
-// query with nothing executed.
-func (s *Session) Split(text string) ([]wire.Piece, error) {
+// query with nothing executed. It checks ctx every splitCheckEvery
+// statements and fails with its cause (57014, 57P01, the client gone)
+// once it has ended, so that a message of millions of statements whose
+// client went, or that a cancel or shutdown came for, stops at once.
+func (s *Session) Split(ctx context.Context, text string) ([]wire.Piece, error) {
 	if err := checkUTF8(text); err != nil {
 		return nil, err
 	}
@@ -275,7 +278,10 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 		return nil, err
 	}
 	if len(ps) > 1 {
-		for _, p := range ps {
+		for i, p := range ps {
+			if i%splitCheckEvery == 0 && ctx.Err() != nil {
+				return nil, ctxError(ctx)
+			}
 			if _, err := s.parseSyntax(p.Text); err != nil {
 				pe := pgerr.As(err)
 				if pe.Code != pgerr.SyntaxError {
@@ -296,6 +302,10 @@ func (s *Session) Split(text string) ([]wire.Piece, error) {
 	}
 	return out, nil
 }
+
+// splitCheckEvery is how many statements Split checks the syntax of
+// between two looks at its context: a few milliseconds' work.
+const splitCheckEvery = 1024
 
 // TxStatus implements wire.Session.
 func (s *Session) TxStatus() byte {

@@ -91,7 +91,7 @@ type fakeSession struct {
 	closed atomic.Bool
 }
 
-func (s *fakeSession) Split(text string) ([]Piece, error) {
+func (s *fakeSession) Split(_ context.Context, text string) ([]Piece, error) {
 	var out []Piece
 	start, inQuote := 0, false
 	emit := func(end int) {

@@ -72,8 +72,10 @@ type Session interface {
 	// Split splits a simple-protocol query string into statements. Empty
 	// statements (only whitespace, comments or ';') are dropped; an empty
 	// result makes the server send EmptyQueryResponse. Split fails only on
-	// unterminated quotes or comments (SQLSTATE 42601).
-	Split(text string) ([]Piece, error)
+	// unterminated quotes or comments (SQLSTATE 42601), or when ctx ends
+	// first (the client gone, a cancel, shutdown): splitting a message of
+	// millions of statements takes a while, and must not outlive them.
+	Split(ctx context.Context, text string) ([]Piece, error)
 	// Prepare parses and binds text, which holds one statement. paramTypes
 	// are the client's type hints by OID (0 or missing: infer).
 	Prepare(ctx context.Context, text string, paramTypes []uint32) (Prepared, error)

@@ -49,7 +49,17 @@ func (c *conn) simpleQuery(q string) bool {
 	delete(c.stmts, "")
 	c.closePortal("")
 
-	pieces, err := c.sess.Split(q)
+	// Splitting (and checking the syntax of) a message of millions of
+	// statements takes a while: a cancel, the client's going or shutdown
+	// stops it as it stops a statement.
+	sctx, scancel := context.WithCancelCause(c.ctx)
+	c.setRunning(scancel)
+	pieces, err := c.sess.Split(sctx, q)
+	c.setRunning(nil)
+	if err != nil {
+		err = stmtErr(sctx, err)
+	}
+	scancel(nil)
 	switch {
 	case err != nil:
 		c.sendError(err, 0)
@@ -64,8 +74,12 @@ func (c *conn) simpleQuery(q string) bool {
 		it.BeginImplicit()
 	}
 	failed := false
+	// The statements' character offsets, counted on from the one before:
+	// counting each from the start of q took time quadratic in the
+	// number of statements.
+	var offs runeCounter
 	for _, pc := range pieces {
-		base := runeOffset(q, pc.Offset)
+		base := offs.at(q, pc.Offset)
 		ctx, cancel := context.WithCancelCause(c.ctx)
 		c.setRunning(cancel)
 		prep, err := c.sess.Prepare(simpleQuery(ctx), pc.Text, nil)
@@ -123,6 +137,21 @@ func runeOffset(q string, off int) int {
 	return utf8.RuneCountInString(q[:off])
 }
 
+// runeCounter converts increasing byte offsets in one string to counts
+// of characters, counting each on from the last.
+type runeCounter struct{ byteOff, runes int }
+
+// at returns runeOffset(q, off) for an off no less than the last one's.
+func (r *runeCounter) at(q string, off int) int {
+	off = min(max(off, 0), len(q))
+	if off < r.byteOff {
+		r.byteOff, r.runes = 0, 0
+	}
+	r.runes += utf8.RuneCountInString(q[r.byteOff:off])
+	r.byteOff = off
+	return r.runes
+}
+
 // stmtErr returns the error to report for a statement that failed with
 // err: when its context was canceled with a cause (CancelRequest,
 // shutdown), the cause explains the failure better than the context error
@@ -152,7 +181,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 			return pgerr.New(pgerr.UndefinedObject, "type with OID %d does not exist", oid)
 		}
 	}
-	pieces, err := c.sess.Split(m.Query)
+	pieces, err := c.sess.Split(c.ctx, m.Query)
 	if err != nil {
 		return err
 	}
