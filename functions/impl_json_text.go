@@ -399,6 +399,9 @@ func (t implTable) defineJsonOps() {
 			}
 			byIndex := args[1].IsInteger()
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
+				if err := jsonNulEscape(d[0].S); err != nil {
+					return types.NullDatum, err
+				}
 				var part string
 				var ok bool
 				if byIndex {
@@ -442,6 +445,9 @@ func (t implTable) defineJsonOps() {
 // jsonTextPath follows keys (object fields or array indexes) from the
 // json text doc: #> and #>> of json.
 func jsonTextPath(doc string, keys []*string, asText bool) (types.Datum, error) {
+	if err := jsonNulEscape(doc); err != nil {
+		return types.NullDatum, err
+	}
 	part, ok := strings.TrimSpace(doc), true
 	for _, k := range keys {
 		if k == nil {
@@ -464,6 +470,21 @@ func jsonTextPath(doc string, keys []*string, asText bool) (types.Datum, error) 
 		}
 	}
 	return jsonPart(part, ok, asText)
+}
+
+// jsonNulEscape fails as PostgreSQL 15's -> ->> #> #>> and
+// json_extract_path(_text) of json do when any string of the document
+// holds \u0000 (they de-escape every string of it as they parse it):
+// 22P05 unsupported Unicode escape sequence, with the document up to
+// the escape as context.
+func jsonNulEscape(doc string) error {
+	if !strings.Contains(doc, `\u0000`) {
+		return nil
+	}
+	if _, err := types.ParseJSONB(doc); err != nil && pgerr.As(err).Code == pgerr.UntranslatableCharacter {
+		return err
+	}
+	return nil
 }
 
 // jsonPart returns a selected part of json text: as json, or for the
