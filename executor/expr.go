@@ -482,6 +482,9 @@ func compileInList(e *planner.InList) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c, ok, err := compileConstInList(e, arg); ok || err != nil {
+		return c, err
+	}
 	list, err := compileAll(e.List)
 	if err != nil {
 		return nil, err
