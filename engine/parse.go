@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/weirdb/weir/internal/memlimit"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/sql"
 )
@@ -36,6 +37,10 @@ const minParseGateBytes = 64 << 20
 // a statement larger than the gate parses alone) and gives it back only
 // when the parse ends, abandoned or not; a statement waiting its turn
 // gives up when its own statement_timeout, cancel or disconnect comes.
+// While it runs, a large parse also borrows its estimate above the Go
+// runtime's soft memory limit (memlimit.Loan): the limit follows the
+// memory budget, and a parse of megabytes, live above it, would
+// otherwise keep the collector running back to back until it ends.
 type parseGate struct {
 	sem      *semaphore.Weighted
 	capacity int64
@@ -50,15 +55,25 @@ func newParseGate(budget int64) *parseGate {
 
 // weight is what parsing text takes from the gate.
 func (g *parseGate) weight(text string) int64 {
-	return min(int64(len(text))*parseBytesPerTextByte, g.capacity)
+	return min(parseEstimate(text), g.capacity)
+}
+
+// parseEstimate is what parsing text is estimated to hold, which a large
+// parse borrows above the soft memory limit whole: a statement larger
+// than the gate parses alone, but its trees are no smaller for that.
+func parseEstimate(text string) int64 {
+	return int64(len(text)) * parseBytesPerTextByte
 }
 
 // parse parses text, giving up when ctx ends first (statement_timeout,
 // a cancel, the client gone), both while waiting for the gate and while
 // parsing: a large statement's parse runs in a goroutine whose result is
-// dropped if ctx ended meanwhile, holding its share of the gate until it
-// ends. Short statements are parsed inline.
-func (g *parseGate) parse(ctx context.Context, text string) (sql.Stmt, error) {
+// dropped if ctx ended meanwhile, holding its share of the gate, and
+// loan, until it ends. Short statements are parsed inline. loan is the
+// statement's headroom above the soft memory limit (Session.Prepare
+// lends it for the parse, bind and plan together); when it is nil a
+// large parse borrows its own for as long as it runs.
+func (g *parseGate) parse(ctx context.Context, text string, loan *memlimit.Loan) (sql.Stmt, error) {
 	if len(text) < parseInlineBytes {
 		stmt, err := sql.Parse(text)
 		if err == nil && ctx.Err() != nil {
@@ -70,6 +85,11 @@ func (g *parseGate) parse(ctx context.Context, text string) (sql.Stmt, error) {
 	if err := g.sem.Acquire(ctx, w); err != nil {
 		return nil, ctxError(ctx)
 	}
+	if loan == nil {
+		loan = memlimit.Lend(parseEstimate(text))
+	} else {
+		loan.Hold()
+	}
 	type result struct {
 		stmt sql.Stmt
 		err  error
@@ -77,6 +97,7 @@ func (g *parseGate) parse(ctx context.Context, text string) (sql.Stmt, error) {
 	done := make(chan result, 1)
 	go func() {
 		defer g.sem.Release(w)
+		defer loan.Release()
 		defer func() {
 			if r := recover(); r != nil {
 				done <- result{err: pgerr.New(pgerr.InternalError, "internal error: %v", r)}
@@ -101,5 +122,17 @@ func (g *parseGate) parse(ctx context.Context, text string) (sql.Stmt, error) {
 
 // parseCtx parses text for the session through the engine's parse gate.
 func (s *Session) parseCtx(ctx context.Context, text string) (sql.Stmt, error) {
-	return s.eng.parses.parse(ctx, text)
+	return s.eng.parses.parse(ctx, text, nil)
+}
+
+// prepareLoan is the headroom above the soft memory limit a statement of
+// text, parsed whole, borrows for its parse, bind and plan: nil for a
+// statement parsed inline, the parse gate's estimate for a larger one.
+// The binder's and planner's trees of a statement of megabytes live as
+// long as the parse tree, and are of its size.
+func (s *Session) prepareLoan(text string) *memlimit.Loan {
+	if len(text) < parseInlineBytes {
+		return nil
+	}
+	return memlimit.Lend(parseEstimate(text))
 }

@@ -2,9 +2,14 @@ package engine
 
 import (
 	"context"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -30,7 +35,7 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := g.parse(ctx1, big)
+		_, err := g.parse(ctx1, big, nil)
 		errc <- err
 	}()
 	// Wait until the parse holds the gate.
@@ -47,7 +52,7 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	go func() {
-		_, err := g.parse(ctx2, big)
+		_, err := g.parse(ctx2, big, nil)
 		errc <- err
 	}()
 	cancel2()
@@ -60,10 +65,57 @@ func TestParseGateHoldsAbandonedParses(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	g.sem.Release(g.capacity)
-	if _, err := g.parse(context.Background(), big); err != nil {
+	if _, err := g.parse(context.Background(), big, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.parse(context.Background(), "SELECT 1"); err != nil {
+	if _, err := g.parse(context.Background(), "SELECT 1", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A statement of megabytes borrows its parse estimate above the Go
+// runtime's soft memory limit while it is parsed, bound and planned,
+// and gives it back after: under a limit set from the memory budget, a
+// parse live above the limit kept the collector running back to back
+// (a million-element IN list took 39 s of CPU instead of 7).
+func TestLargeStatementBorrowsAboveMemoryLimit(t *testing.T) {
+	const base = 512 << 20
+	old := debug.SetMemoryLimit(base)
+	defer debug.SetMemoryLimit(old)
+	var b strings.Builder
+	b.WriteString("SELECT count(*) FROM generate_series(1, 10) g WHERE g IN (")
+	for i := range 200_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	b.WriteString(")")
+	text := b.String()
+
+	e := openTest(t, vfs.NewMem())
+	s := session(t, e)
+	var highest atomic.Int64
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			highest.Store(max(highest.Load(), debug.SetMemoryLimit(-1)))
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+	}()
+	wantRows(t, s, text, "10")
+	close(stop)
+	<-polled
+	if got, want := highest.Load(), int64(base)+parseEstimate(text); got < want {
+		t.Errorf("highest soft memory limit during the statement: %d, want at least %d (the base plus the parse estimate)", got, want)
+	}
+	if got := debug.SetMemoryLimit(-1); got != base {
+		t.Errorf("soft memory limit after the statement: %d, want %d again", got, base)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/weirdb/weir/internal/memlimit"
 	"github.com/weirdb/weir/internal/pgerr"
 	"github.com/weirdb/weir/planner"
 	"github.com/weirdb/weir/sql"
@@ -354,7 +355,16 @@ func (s *Session) Prepare(ctx context.Context, text string, paramOIDs []uint32) 
 	if bulk != nil {
 		prepText = bulk.Template()
 	}
-	stmt, err := s.parseCtx(ctx, prepText)
+	// A statement of megabytes parsed whole borrows headroom above the
+	// soft memory limit until it is planned (a bulk INSERT's pieces are
+	// small and parsed one at a time).
+	var loan *memlimit.Loan
+	if bulk == nil {
+		if loan = s.prepareLoan(text); loan != nil {
+			defer loan.Release()
+		}
+	}
+	stmt, err := s.eng.parses.parse(ctx, prepText, loan)
 	if err != nil {
 		s.fail()
 		if bulk != nil {
