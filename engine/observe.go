@@ -544,12 +544,18 @@ func (e *Engine) sourcePartitions(ctx context.Context) []sourcePartition {
 	snap := e.db.NewSnapshot()
 	defer snap.Close()
 	var out []sourcePartition
+	// A job that reads a source twice (a self-join) has one reader of it
+	// and one row per partition, as metrics may not have two series of
+	// one name and labels: both scans of the source are at the same
+	// positions, committed at the same checkpoints.
+	listed := map[[2]uint32]bool{}
 	for _, j := range e.jobRoots() {
 		for _, op := range planner.StreamOperators(j.root) {
 			src, ok := op.Node.(*planner.StreamSource)
-			if !ok {
+			if !ok || listed[[2]uint32{src.Rel.ID, uint32(j.id)}] {
 				continue
 			}
+			listed[[2]uint32{src.Rel.ID, uint32(j.id)}] = true
 			committed := map[int32]int64{}
 			rows, err := storage.Collect(snap.Scan(src.State.ID, stream.SourceStateTypes), nil)
 			if err == nil {

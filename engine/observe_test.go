@@ -244,3 +244,37 @@ func TestBackfillMetrics(t *testing.T) {
 		t.Errorf("weir_job_backfill_seconds{job=m} moved from %g to %g after the backfill was done", first, again)
 	}
 }
+
+// A view that reads one source twice (Nexmark q7's self-join of bids)
+// has one row per partition in weir.source_partitions and one series per
+// partition in the metrics: two series of one name and labels made every
+// scrape of /metrics fail.
+func TestSelfJoinSourceMetrics(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	s := session(t, e)
+	mustRun(t, s, `CREATE SOURCE bid (auction bigint, bidder bigint, price bigint, channel varchar, url varchar, date_time timestamp, extra varchar)
+		WITH (connector = 'nexmark', nexmark.table.type = 'Bid', nexmark.event.num = '2000')`)
+	mustRun(t, s, `CREATE MATERIALIZED VIEW sj AS SELECT a.auction, count(*) AS n FROM bid a JOIN bid b ON a.auction = b.auction AND a.bidder = b.bidder GROUP BY a.auction`)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		rows := mustRun(t, s, "SELECT job, partition FROM weir.source_partitions WHERE job = 'sj' AND committed_position IS NOT NULL")
+		if len(rows) > 0 {
+			seen := map[string]bool{}
+			for _, r := range rows {
+				if seen[r] {
+					t.Fatalf("weir.source_partitions lists %q twice: %q", r, rows)
+				}
+				seen[r] = true
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no committed position of the source within a minute")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := e.Metrics().Registry.Gather(); err != nil {
+		t.Fatalf("gathering the metrics: %v", err)
+	}
+}
