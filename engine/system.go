@@ -183,6 +183,17 @@ func (c sessionCatalog) Setting(name string) string { return c.s.vars[name] }
 // TempSchema implements syscat.Provider.
 func (c sessionCatalog) TempSchema() string { return c.s.tempSchema }
 
+// SearchPath implements syscat.Provider.
+func (c sessionCatalog) SearchPath() []string {
+	path := syscat.SplitSearchPath(c.s.searchPath())
+	for i, n := range path {
+		if n == "$user" {
+			path[i] = c.s.role().Name
+		}
+	}
+	return path
+}
+
 // Settings implements syscat.Provider.
 func (c sessionCatalog) Settings() []syscat.Setting {
 	var out []syscat.Setting

@@ -101,7 +101,24 @@ func isVisible(p Provider, r *catalog.Relation, name string) bool {
 			}
 		}
 	}
-	return !(r.Schema == catalog.PublicSchema && CatalogFirst(p.Setting("search_path"), name))
+	// A permanent relation is visible when its schema is on the search
+	// path and no schema before it there has a relation of its name;
+	// pg_catalog comes first unless the path places it (CatalogFirst).
+	if r.Schema == catalog.PublicSchema && CatalogFirst(p.Setting("search_path"), name) {
+		return false
+	}
+	for _, s := range p.SearchPath() {
+		if s == r.Schema {
+			return true
+		}
+		if s == PgCatalog {
+			continue
+		}
+		if _, hides := p.Catalog().Lookup(s, name); hides {
+			return false
+		}
+	}
+	return false
 }
 
 // persistence is pg_class.relpersistence: 't' for a temporary
@@ -854,7 +871,7 @@ func Describe(p Provider, fn string, oid uint32, col int) (string, bool) {
 			return "", false
 		}
 		name := sql.QuoteIdent(rname)
-		if !isVisible(p, r, rname) || (r.Schema != catalog.PublicSchema && !r.Temp) {
+		if !isVisible(p, r, rname) {
 			name = sql.QuoteIdent(r.Schema) + "." + name
 		}
 		return name, true

@@ -48,6 +48,10 @@ type Provider interface {
 	TempSchema() string
 	// Setting is the session's value of a setting (search_path, say).
 	Setting(name string) string
+	// SearchPath is the schemas the session's search_path names, in
+	// order, $user resolved to the session role's name and pg_catalog
+	// kept where it is listed.
+	SearchPath() []string
 	// Settings lists every setting with its session value, by name.
 	Settings() []Setting
 	// DefaultText is column col's DEFAULT as pg_get_expr prints it.

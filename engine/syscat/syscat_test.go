@@ -70,9 +70,10 @@ type fake struct {
 	backends   []Backend
 }
 
-func (f fake) Catalog() Catalog   { return f.cat }
-func (f fake) Database() string   { return "dev" }
-func (f fake) TempSchema() string { return "" }
+func (f fake) Catalog() Catalog     { return f.cat }
+func (f fake) Database() string     { return "dev" }
+func (f fake) TempSchema() string   { return "" }
+func (f fake) SearchPath() []string { return []string{"public"} }
 func (f fake) Setting(name string) string {
 	return map[string]string{"search_path": f.searchPath}[name]
 }
