@@ -214,9 +214,12 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	b.noParams, _ = ctx.Value(noParamsKey{}).(bool)
 	// Declared types beyond the highest $n the text uses are parameters
 	// too (PREPARE q (int, text) AS SELECT $1 takes two), as in Postgres.
+	// A number past maxParams is no parameter (its marker is 42P02 when
+	// bound) and must not size the list: $2147483648 would take
+	// gigabytes.
 	n := len(paramHints)
 	for _, p := range q.Params {
-		if p > n {
+		if p > n && p <= maxParams {
 			n = p
 		}
 	}
@@ -271,7 +274,9 @@ func BindContext(ctx context.Context, q *sql.Query, cat Catalog, paramHints []ty
 	}
 	used := make([]bool, len(b.params))
 	for _, p := range q.Params {
-		used[p-1] = true
+		if p >= 1 && p <= len(used) {
+			used[p-1] = true
+		}
 	}
 	for i, t := range b.params {
 		if t.ID == types.Unknown {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -355,5 +356,27 @@ func TestGolden(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A parameter number past what a statement may have is refused where it
+// is bound, without sizing the list of parameters by it: binding
+// SELECT $2147483648 used to allocate until the machine ran out of
+// memory, and $30000000 half a gigabyte.
+func TestHugeParamNumber(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, text := range []string{"SELECT $30000000", "SELECT $2147483648", "SELECT $99999999999999999999"} {
+		st, err := sql.Parse(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if _, err := Bind(st.(*sql.Query), newFakeCatalog(), nil); err == nil || pgerr.As(err).Code != pgerr.UndefinedParameter {
+			t.Errorf("%s: %v, want 42P02", text, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 16<<20 {
+		t.Errorf("binding three statements with huge parameter numbers allocated %d bytes", grown)
 	}
 }

@@ -1035,7 +1035,7 @@ func (e *emitter) node(n *node, next *node) {
 			}
 			e.write(v, t.Off)
 		case TParam:
-			n, _ := strconv.Atoi(t.Val)
+			n := ParamNumber(t.Val)
 			if e.params == nil {
 				e.params = map[int]int{}
 			}

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -765,4 +766,17 @@ func invalidUTF8(s string) *pgerr.Error {
 
 func isHex(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// ParamNumber is the number of the parameter $digits as PostgreSQL's
+// scanner reads it: atol of the digits (saturating at the largest
+// int64), kept in an int, so $2147483648 is parameter -2147483648 and
+// $4294967297 parameter 1; a number that is not 1 to 65535 is no
+// parameter and fails with 42P02 where it is bound.
+func ParamNumber(digits string) int {
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		v = math.MaxInt64
+	}
+	return int(int32(v))
 }

@@ -40,7 +40,7 @@ func (p *stmtParser) noParams(from, to int) error {
 		if t.Kind != TParam {
 			continue
 		}
-		err := pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%s", t.Val)
+		err := pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", ParamNumber(t.Val))
 		if !p.unpositioned {
 			err = err.WithPosition(charPos(p.src, t.Off))
 		}

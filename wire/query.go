@@ -3,6 +3,8 @@ package wire
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -94,7 +96,7 @@ func (c *conn) simpleQuery(q string) bool {
 			// A simple Query binds no parameters: PostgreSQL refuses $n
 			// when it analyses the statement.
 			n, at := firstParam(pc.Text)
-			err := pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%s", n)
+			err := pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", paramNumber(n))
 			if at >= 0 {
 				err = err.WithPosition(utf8.RuneCountInString(pc.Text[:at]) + 1)
 			}
@@ -652,4 +654,14 @@ func simpleQuery(ctx context.Context) context.Context {
 func IsSimpleQuery(ctx context.Context) bool {
 	v, _ := ctx.Value(simpleQueryKey{}).(bool)
 	return v
+}
+
+// paramNumber is the number of the parameter $digits as PostgreSQL's
+// scanner reads it (sql.ParamNumber): atol, saturating, kept in an int.
+func paramNumber(digits string) int {
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		v = math.MaxInt64
+	}
+	return int(int32(v))
 }
