@@ -390,7 +390,7 @@ func (t implTable) defineJsonText() {
 // defineJsonOps adds the json forms of -> ->> #> #>> ahead of the jsonb
 // ones: they return the selected part of the text as written.
 func (t implTable) defineJsonOps() {
-	first := func(name string, f implFactory) { t[name] = append([]implFactory{f}, t[name]...) }
+	first := func(name string, f ImplFactory) { t[name] = append([]ImplFactory{f}, t[name]...) }
 	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
 		asText := name == "pg_json_get_text"
 		first(name, func(args []types.T, _ types.T) (Impl, bool) {

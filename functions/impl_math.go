@@ -258,7 +258,7 @@ func (t implTable) defineMath() {
 	t.defRow("atan2d", func(_ *Context, d []types.Datum) (types.Datum, error) {
 		return dFloat(math.Atan2(d[0].F, d[1].F) * 180 / math.Pi)
 	})
-	gcdLcm := func(lcm bool) implFactory {
+	gcdLcm := func(lcm bool) ImplFactory {
 		return func(args []types.T, ret types.T) (Impl, bool) {
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				var a, b big.Int

@@ -564,7 +564,7 @@ func sequences(ctx *Context) (Sequences, error) {
 func (t implTable) defineSequences() {
 	// seq wraps a sequence function: its first argument, of type at,
 	// is the sequence's name, or its regclass (OID) when at is oid.
-	seq := func(f func(s Sequences, name string, d []types.Datum) (int64, error)) implFactory {
+	seq := func(f func(s Sequences, name string, d []types.Datum) (int64, error)) ImplFactory {
 		return func(args []types.T, _ types.T) (Impl, bool) {
 			return Impl{Row: func(ctx *Context, d []types.Datum) (types.Datum, error) {
 				s, err := sequences(ctx)

@@ -53,8 +53,9 @@ func concreteArgs(o *Overload) [][]types.T {
 }
 
 // TestEveryOverloadImplemented checks that every scalar overload the
-// binder can choose has an implementation for its argument types, so that
-// no call that binds fails at execution with "function does not exist".
+// binder can choose carries an implementation that runs its own argument
+// types, and that Lookup finds one for them, so that no call that binds
+// fails at execution with "function does not exist".
 func TestEveryOverloadImplemented(t *testing.T) {
 	n := 0
 	for _, name := range Names() {
@@ -64,6 +65,11 @@ func TestEveryOverloadImplemented(t *testing.T) {
 			}
 			for _, args := range concreteArgs(o) {
 				n++
+				if o.Fn != nil {
+					if _, ok := o.Fn(args, o.Result(args)); !ok {
+						t.Errorf("%s%v: the overload's implementation refuses its own types", name, args)
+					}
+				}
 				if _, err := Lookup(name, args, o.Result(args)); err != nil {
 					t.Errorf("%s%v: %v", name, args, err)
 				}

@@ -56,11 +56,6 @@ func sameAsArg(i int) func([]types.T) types.T {
 	return func(args []types.T) types.T { return types.T{ID: args[i].ID, Mod: -1} }
 }
 
-// op returns a strict, immutable scalar overload.
-func op(name string, ret types.TypeID, args ...types.TypeID) *Overload {
-	return &Overload{Name: name, Args: args, Ret: ret}
-}
-
 // intResult is the result of an integer operator over a and b: the wider
 // of the two (Postgres's int24pl returns int4, int48pl int8, ...).
 func intResult(a, b types.TypeID) types.TypeID {
@@ -73,7 +68,7 @@ func intResult(a, b types.TypeID) types.TypeID {
 // textAnyCat is text || anynonarray or anynonarray || text (textanycat,
 // anytextcat).
 func textAnyCat(a, b types.TypeID) *Overload {
-	o := op("||", tText, a, b)
+	o := op("||", nil, tText, a, b)
 	o.AnyNonArray = true
 	return o
 }
@@ -81,7 +76,7 @@ func textAnyCat(a, b types.TypeID) *Overload {
 // arrayCatOp is text[] || text[] (array_cat), which treats a NULL operand
 // as an empty array.
 var arrayCatOp = func() *Overload {
-	o := op("||", tTArr, tTArr, tTArr)
+	o := op("||", nil, tTArr, tTArr, tTArr)
 	o.NonStrict = true
 	return o
 }()
@@ -94,67 +89,67 @@ func operatorOverloads() []*Overload {
 	for _, name := range []string{"+", "-", "*", "/"} {
 		for _, a := range intTypes {
 			for _, b := range intTypes {
-				os = append(os, op(name, intResult(a, b), a, b))
+				os = append(os, op(name, nil, intResult(a, b), a, b))
 			}
 		}
-		os = append(os, op(name, tF4, tF4, tF4), op(name, tF8, tF4, tF8),
-			op(name, tF8, tF8, tF4), op(name, tF8, tF8, tF8), op(name, tNum, tNum, tNum))
+		os = append(os, op(name, nil, tF4, tF4, tF4), op(name, nil, tF8, tF4, tF8),
+			op(name, nil, tF8, tF8, tF4), op(name, nil, tF8, tF8, tF8), op(name, nil, tNum, tNum, tNum))
 	}
 	// Postgres's % exists for integers (same-type and int2/int4 pairs
 	// behave alike after promotion) and numeric, not for floats.
 	for _, a := range intTypes {
-		os = append(os, op("%", a, a, a))
+		os = append(os, op("%", nil, a, a, a))
 	}
-	os = append(os, op("%", tNum, tNum, tNum))
-	os = append(os, op("^", tF8, tF8, tF8), op("^", tNum, tNum, tNum))
+	os = append(os, op("%", nil, tNum, tNum, tNum))
+	os = append(os, op("^", nil, tF8, tF8, tF8), op("^", nil, tNum, tNum, tNum))
 	// Bitwise operators (int4and, int4or, int4xor, int4not, int4shl,
 	// int4shr and their int2/int8 forms): one operand type; the shift
 	// count is an integer.
 	for _, a := range intTypes {
-		os = append(os, op("&", a, a, a), op("|", a, a, a), op("#", a, a, a), op("~", a, a),
-			op("<<", a, a, tI4), op(">>", a, a, tI4))
+		os = append(os, op("&", nil, a, a, a), op("|", nil, a, a, a), op("#", nil, a, a, a), op("~", nil, a, a),
+			op("<<", nil, a, a, tI4), op(">>", nil, a, a, tI4))
 	}
 	for _, t := range numberTypes {
-		os = append(os, op("neg", t, t))
+		os = append(os, op("neg", nil, t, t))
 	}
-	os = append(os, op("neg", tIv, tIv))
+	os = append(os, op("neg", nil, tIv, tIv))
 
 	// Comparisons for every comparable type, plus Postgres's cross-width
 	// integer and float operators (int24eq, float48lt, ...).
 	for _, name := range CompareOps {
 		for _, t := range ComparableTypes {
-			os = append(os, op(name, tBool, t, t))
+			os = append(os, op(name, nil, tBool, t, t))
 		}
 		for _, a := range intTypes {
 			for _, b := range intTypes {
 				if a != b {
-					os = append(os, op(name, tBool, a, b))
+					os = append(os, op(name, nil, tBool, a, b))
 				}
 			}
 		}
-		os = append(os, op(name, tBool, tF4, tF8), op(name, tBool, tF8, tF4),
+		os = append(os, op(name, nil, tBool, tF4, tF8), op(name, nil, tBool, tF8, tF4),
 			// Postgres compares dates with timestamps and timestamp with
 			// timestamptz directly (date_lt_timestamp, timestamp_lt_timestamptz).
-			op(name, tBool, tDate, tTS), op(name, tBool, tTS, tDate),
-			op(name, tBool, tDate, tTSTZ), op(name, tBool, tTSTZ, tDate),
-			op(name, tBool, tTS, tTSTZ), op(name, tBool, tTSTZ, tTS))
+			op(name, nil, tBool, tDate, tTS), op(name, nil, tBool, tTS, tDate),
+			op(name, nil, tBool, tDate, tTSTZ), op(name, nil, tBool, tTSTZ, tDate),
+			op(name, nil, tBool, tTS, tTSTZ), op(name, nil, tBool, tTSTZ, tTS))
 	}
 	for _, name := range CompareOps {
-		os = append(os, op(name, tBool, tJsonb, tJsonb))
+		os = append(os, op(name, nil, tBool, tJsonb, tJsonb))
 	}
 	// Array comparisons (array_eq, array_lt, ...: element-wise, then
 	// length); psql compares acl and role arrays.
 	for _, at := range types.ArrayTypes() {
 		for _, name := range CompareOps {
-			os = append(os, op(name, tBool, at.ID, at.ID))
+			os = append(os, op(name, nil, tBool, at.ID, at.ID))
 		}
 	}
 
 	// Concatenation: text || text, bytea || bytea, jsonb || jsonb, and
 	// Postgres's anynonarray || text / text || anynonarray (textanycat),
 	// whose non-text side is converted with its output function.
-	os = append(os, op("||", tText, tText, tText), op("||", tBytea, tBytea, tBytea),
-		op("||", tJsonb, tJsonb, tJsonb),
+	os = append(os, op("||", nil, tText, tText, tText), op("||", nil, tBytea, tBytea, tBytea),
+		op("||", nil, tJsonb, tJsonb, tJsonb),
 		textAnyCat(tText, tAny), textAnyCat(tAny, tText), arrayCatOp)
 
 	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
@@ -162,53 +157,53 @@ func operatorOverloads() []*Overload {
 	for _, name := range []string{"~~", "!~~", "~~*", "!~~*", "~", "~*", "!~", "!~*"} {
 		// bpcharlike, bpcharregexeq, ...: a character(n) value is
 		// matched with its padding.
-		os = append(os, op(name, tBool, tText, tText), op(name, tBool, tBpc, tText))
+		os = append(os, op(name, nil, tBool, tText, tText), op(name, nil, tBool, tBpc, tText))
 	}
-	os = append(os, op("~~", tBool, tBytea, tBytea), op("!~~", tBool, tBytea, tBytea))
+	os = append(os, op("~~", nil, tBool, tBytea, tBytea), op("!~~", nil, tBool, tBytea, tBytea))
 	// text ^@ text is starts_with; the binder finds it as pg_starts_with.
-	os = append(os, op("pg_starts_with", tBool, tText, tText))
+	os = append(os, op("pg_starts_with", nil, tBool, tText, tText))
 
 	// Date and time arithmetic (docs §9.9, Table 9.31).
 	os = append(os,
-		op("+", tDate, tDate, tI4), op("+", tDate, tI4, tDate),
-		op("-", tDate, tDate, tI4),
-		op("-", tI4, tDate, tDate),
-		op("+", tTS, tDate, tIv), op("+", tTS, tIv, tDate),
-		op("-", tTS, tDate, tIv),
-		op("+", tTS, tDate, tTime), op("+", tTS, tTime, tDate),
-		op("+", tTS, tTS, tIv), op("+", tTS, tIv, tTS), op("-", tTS, tTS, tIv),
-		op("+", tTSTZ, tTSTZ, tIv), op("+", tTSTZ, tIv, tTSTZ), op("-", tTSTZ, tTSTZ, tIv),
-		op("-", tIv, tTS, tTS), op("-", tIv, tTSTZ, tTSTZ),
-		op("+", tTime, tTime, tIv), op("+", tTime, tIv, tTime), op("-", tTime, tTime, tIv),
-		op("-", tIv, tTime, tTime),
-		op("+", tIv, tIv, tIv), op("-", tIv, tIv, tIv),
-		op("*", tIv, tIv, tF8), op("*", tIv, tF8, tIv), op("/", tIv, tIv, tF8),
+		op("+", nil, tDate, tDate, tI4), op("+", nil, tDate, tI4, tDate),
+		op("-", nil, tDate, tDate, tI4),
+		op("-", nil, tI4, tDate, tDate),
+		op("+", nil, tTS, tDate, tIv), op("+", nil, tTS, tIv, tDate),
+		op("-", nil, tTS, tDate, tIv),
+		op("+", nil, tTS, tDate, tTime), op("+", nil, tTS, tTime, tDate),
+		op("+", nil, tTS, tTS, tIv), op("+", nil, tTS, tIv, tTS), op("-", nil, tTS, tTS, tIv),
+		op("+", nil, tTSTZ, tTSTZ, tIv), op("+", nil, tTSTZ, tIv, tTSTZ), op("-", nil, tTSTZ, tTSTZ, tIv),
+		op("-", nil, tIv, tTS, tTS), op("-", nil, tIv, tTSTZ, tTSTZ),
+		op("+", nil, tTime, tTime, tIv), op("+", nil, tTime, tIv, tTime), op("-", nil, tTime, tTime, tIv),
+		op("-", nil, tIv, tTime, tTime),
+		op("+", nil, tIv, tIv, tIv), op("-", nil, tIv, tIv, tIv),
+		op("*", nil, tIv, tIv, tF8), op("*", nil, tIv, tF8, tIv), op("/", nil, tIv, tIv, tF8),
 	)
 
 	// jsonb operators, under the names the binder gives them: -> (get),
 	// ->> (get_text), #> (path), #>> (path_text), @> (contains), <@, ?.
 	os = append(os,
-		op("pg_json_get", tJsonb, tJsonb, tText), op("pg_json_get", tJsonb, tJsonb, tI4),
-		op("pg_json_get_text", tText, tJsonb, tText), op("pg_json_get_text", tText, tJsonb, tI4),
-		op("pg_json_path", tJsonb, tJsonb, tTArr), op("pg_json_path_text", tText, tJsonb, tTArr),
-		op("pg_json_contains", tBool, tJsonb, tJsonb), op("pg_json_contained", tBool, tJsonb, tJsonb),
-		op("pg_json_exists", tBool, tJsonb, tText),
-		op("pg_json_exists_any", tBool, tJsonb, tTArr), op("pg_json_exists_all", tBool, tJsonb, tTArr),
+		op("pg_json_get", nil, tJsonb, tJsonb, tText), op("pg_json_get", nil, tJsonb, tJsonb, tI4),
+		op("pg_json_get_text", nil, tText, tJsonb, tText), op("pg_json_get_text", nil, tText, tJsonb, tI4),
+		op("pg_json_path", nil, tJsonb, tJsonb, tTArr), op("pg_json_path_text", nil, tText, tJsonb, tTArr),
+		op("pg_json_contains", nil, tBool, tJsonb, tJsonb), op("pg_json_contained", nil, tBool, tJsonb, tJsonb),
+		op("pg_json_exists", nil, tBool, tJsonb, tText),
+		op("pg_json_exists_any", nil, tBool, tJsonb, tTArr), op("pg_json_exists_all", nil, tBool, tJsonb, tTArr),
 		// jsonb - text (a key), - text[] (keys), - integer (an
 		// element) and #- text[] (a path) delete.
-		op("-", tJsonb, tJsonb, tText), op("-", tJsonb, tJsonb, tTArr), op("-", tJsonb, tJsonb, tI4),
-		op("pg_json_delete_path", tJsonb, tJsonb, tTArr),
-		op("pg_json_get", tJson, tJson, tText), op("pg_json_get", tJson, tJson, tI4),
-		op("pg_json_get_text", tText, tJson, tText), op("pg_json_get_text", tText, tJson, tI4),
-		op("pg_json_path", tJson, tJson, tTArr), op("pg_json_path_text", tText, tJson, tTArr),
+		op("-", nil, tJsonb, tJsonb, tText), op("-", nil, tJsonb, tJsonb, tTArr), op("-", nil, tJsonb, tJsonb, tI4),
+		op("pg_json_delete_path", nil, tJsonb, tJsonb, tTArr),
+		op("pg_json_get", nil, tJson, tJson, tText), op("pg_json_get", nil, tJson, tJson, tI4),
+		op("pg_json_get_text", nil, tText, tJson, tText), op("pg_json_get_text", nil, tText, tJson, tI4),
+		op("pg_json_path", nil, tJson, tJson, tTArr), op("pg_json_path_text", nil, tText, tJson, tTArr),
 	)
 	// x = ANY(array): the binder casts x to the element type (to text for
 	// text[]); || is array_cat.
 	for _, at := range types.ArrayTypes() {
-		anyEq := op("pg_any_eq", tBool, at.Elem().ID, at.ID)
+		anyEq := op("pg_any_eq", nil, tBool, at.Elem().ID, at.ID)
 		anyEq.NonStrict = true
 		os = append(os, anyEq)
-		anyOp, allOp := op("pg_any", tBool, at.Elem().ID, tText, at.ID), op("pg_all", tBool, at.Elem().ID, tText, at.ID)
+		anyOp, allOp := op("pg_any", nil, tBool, at.Elem().ID, tText, at.ID), op("pg_all", nil, tBool, at.Elem().ID, tText, at.ID)
 		anyOp.NonStrict, allOp.NonStrict = true, true
 		os = append(os, anyOp, allOp)
 		// anyarray || anyelement and anyelement || anyarray; a NULL
@@ -216,16 +211,16 @@ func operatorOverloads() []*Overload {
 		// anyarray @> anyarray, anyarray <@ anyarray and anyarray &&
 		// anyarray.
 		for _, name := range []string{"pg_json_contains", "pg_json_contained", "pg_array_overlap"} {
-			o := op(name, tBool, at.ID, at.ID)
+			o := op(name, nil, tBool, at.ID, at.ID)
 			o.Polymorphic = true
 			os = append(os, o)
 		}
-		app, pre := op("||", at.ID, at.ID, at.Elem().ID), op("||", at.ID, at.Elem().ID, at.ID)
+		app, pre := op("||", nil, at.ID, at.ID, at.Elem().ID), op("||", nil, at.ID, at.Elem().ID, at.ID)
 		app.NonStrict, pre.NonStrict = true, true
 		app.Polymorphic, pre.Polymorphic = true, true
 		os = append(os, app, pre)
 		if at.ID != tTArr {
-			o := op("||", at.ID, at.ID, at.ID)
+			o := op("||", nil, at.ID, at.ID, at.ID)
 			o.NonStrict = true
 			os = append(os, o)
 		}

@@ -19,8 +19,9 @@ const (
 // Overload is one signature of a function or operator in the registry.
 // The binder picks an overload with Postgres's resolution rules (exact
 // match, then implicit casts, preferring the category's preferred type)
-// and coerces the arguments to Args; the executor implements the function
-// by Name for exactly those argument types.
+// and coerces the arguments to Args; the executor runs the overload's
+// implementation (Fn for a scalar, Agg for an aggregate, Window for a
+// window-only function) over arguments of those types.
 type Overload struct {
 	Name string
 	// Args are the parameter types. types.Unknown in a slot accepts any type
@@ -49,9 +50,13 @@ type Overload struct {
 	// NonStrict functions are called with NULL arguments; strict ones (the
 	// default) return NULL when any argument is NULL without being called.
 	NonStrict bool
-	// Agg is an aggregate's implementation (Kind Aggregate). Scalar
-	// implementations are found by name in this package's impl tables
-	// (Lookup).
+	// Fn is a scalar overload's implementation (Kind Scalar): it
+	// returns the Impl for the coerced argument types and the result
+	// type, and false for types it cannot run. Overloads that differ
+	// only in types often share one Fn (integer addition over every
+	// pair of widths). Lookup finds it.
+	Fn ImplFactory
+	// Agg is an aggregate's implementation (Kind Aggregate).
 	Agg AggFunc
 	// Window is a window-only function's implementation (Kind
 	// WindowOnly); ReadsFrame says whether it reads its frame
@@ -63,6 +68,31 @@ type Overload struct {
 	// its last argument is the one aggregated, sorted by WITHIN GROUP's
 	// ORDER BY; the ones before it are direct arguments.
 	OrderedSet bool
+}
+
+// fn returns a strict, immutable scalar overload implemented by im.
+func fn(name string, im ImplFactory, ret types.TypeID, args ...types.TypeID) *Overload {
+	return &Overload{Name: name, Fn: im, Args: args, Ret: ret}
+}
+
+// op is fn, for operators.
+func op(name string, im ImplFactory, ret types.TypeID, args ...types.TypeID) *Overload {
+	return fn(name, im, ret, args...)
+}
+
+// volatile returns a volatile scalar overload (not constant-folded).
+func volatile(name string, im ImplFactory, ret types.TypeID, args ...types.TypeID) *Overload {
+	return &Overload{Name: name, Fn: im, Args: args, Ret: ret, Volatile: true}
+}
+
+// variadic returns a variadic overload whose last argument repeats.
+func variadic(name string, im ImplFactory, ret types.TypeID, nonStrict bool, args ...types.TypeID) *Overload {
+	return &Overload{Name: name, Fn: im, Args: args, Ret: ret, Variadic: true, NonStrict: nonStrict}
+}
+
+// nonStrict returns an overload that is called with NULL arguments.
+func nonStrict(name string, im ImplFactory, ret types.TypeID, args ...types.TypeID) *Overload {
+	return &Overload{Name: name, Fn: im, Args: args, Ret: ret, NonStrict: true}
 }
 
 // Result returns the overload's result type for coerced argument types.
