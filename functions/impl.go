@@ -290,7 +290,6 @@ func (t implTable) defRowNS(name string, f RowFn) { t.def(name, rowNS(f)) }
 var impls = func() implTable {
 	t := implTable{}
 	t.defineArith()
-	t.defineBitwise()
 	t.defineCompare()
 	t.defineDatetime()
 	t.defineDatetimeFns()

@@ -102,13 +102,6 @@ func operatorOverloads() []*Overload {
 	}
 	os = append(os, op("%", nil, tNum, tNum, tNum))
 	os = append(os, op("^", nil, tF8, tF8, tF8), op("^", nil, tNum, tNum, tNum))
-	// Bitwise operators (int4and, int4or, int4xor, int4not, int4shl,
-	// int4shr and their int2/int8 forms): one operand type; the shift
-	// count is an integer.
-	for _, a := range intTypes {
-		os = append(os, op("&", nil, a, a, a), op("|", nil, a, a, a), op("#", nil, a, a, a), op("~", nil, a, a),
-			op("<<", nil, a, a, tI4), op(">>", nil, a, a, tI4))
-	}
 	for _, t := range numberTypes {
 		os = append(os, op("neg", nil, t, t))
 	}
