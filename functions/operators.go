@@ -85,28 +85,6 @@ var arrayCatOp = func() *Overload {
 func operatorOverloads() []*Overload {
 	var os []*Overload
 
-	// Arithmetic (pg_operator: int2pl, int24pl, ..., float48pl, numeric_add).
-	for _, name := range []string{"+", "-", "*", "/"} {
-		for _, a := range intTypes {
-			for _, b := range intTypes {
-				os = append(os, op(name, nil, intResult(a, b), a, b))
-			}
-		}
-		os = append(os, op(name, nil, tF4, tF4, tF4), op(name, nil, tF8, tF4, tF8),
-			op(name, nil, tF8, tF8, tF4), op(name, nil, tF8, tF8, tF8), op(name, nil, tNum, tNum, tNum))
-	}
-	// Postgres's % exists for integers (same-type and int2/int4 pairs
-	// behave alike after promotion) and numeric, not for floats.
-	for _, a := range intTypes {
-		os = append(os, op("%", nil, a, a, a))
-	}
-	os = append(os, op("%", nil, tNum, tNum, tNum))
-	os = append(os, op("^", nil, tF8, tF8, tF8), op("^", nil, tNum, tNum, tNum))
-	for _, t := range numberTypes {
-		os = append(os, op("neg", nil, t, t))
-	}
-	os = append(os, op("neg", nil, tIv, tIv))
-
 	// Comparisons for every comparable type, plus Postgres's cross-width
 	// integer and float operators (int24eq, float48lt, ...).
 	for _, name := range CompareOps {
