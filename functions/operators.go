@@ -85,37 +85,6 @@ var arrayCatOp = func() *Overload {
 func operatorOverloads() []*Overload {
 	var os []*Overload
 
-	// Comparisons for every comparable type, plus Postgres's cross-width
-	// integer and float operators (int24eq, float48lt, ...).
-	for _, name := range CompareOps {
-		for _, t := range ComparableTypes {
-			os = append(os, op(name, nil, tBool, t, t))
-		}
-		for _, a := range intTypes {
-			for _, b := range intTypes {
-				if a != b {
-					os = append(os, op(name, nil, tBool, a, b))
-				}
-			}
-		}
-		os = append(os, op(name, nil, tBool, tF4, tF8), op(name, nil, tBool, tF8, tF4),
-			// Postgres compares dates with timestamps and timestamp with
-			// timestamptz directly (date_lt_timestamp, timestamp_lt_timestamptz).
-			op(name, nil, tBool, tDate, tTS), op(name, nil, tBool, tTS, tDate),
-			op(name, nil, tBool, tDate, tTSTZ), op(name, nil, tBool, tTSTZ, tDate),
-			op(name, nil, tBool, tTS, tTSTZ), op(name, nil, tBool, tTSTZ, tTS))
-	}
-	for _, name := range CompareOps {
-		os = append(os, op(name, nil, tBool, tJsonb, tJsonb))
-	}
-	// Array comparisons (array_eq, array_lt, ...: element-wise, then
-	// length); psql compares acl and role arrays.
-	for _, at := range types.ArrayTypes() {
-		for _, name := range CompareOps {
-			os = append(os, op(name, nil, tBool, at.ID, at.ID))
-		}
-	}
-
 	// Concatenation: text || text, bytea || bytea, jsonb || jsonb, and
 	// Postgres's anynonarray || text / text || anynonarray (textanycat),
 	// whose non-text side is converted with its output function.
