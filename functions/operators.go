@@ -103,23 +103,6 @@ func operatorOverloads() []*Overload {
 	// text ^@ text is starts_with; the binder finds it as pg_starts_with.
 	os = append(os, op("pg_starts_with", nil, tBool, tText, tText))
 
-	// Date and time arithmetic (docs §9.9, Table 9.31).
-	os = append(os,
-		op("+", nil, tDate, tDate, tI4), op("+", nil, tDate, tI4, tDate),
-		op("-", nil, tDate, tDate, tI4),
-		op("-", nil, tI4, tDate, tDate),
-		op("+", nil, tTS, tDate, tIv), op("+", nil, tTS, tIv, tDate),
-		op("-", nil, tTS, tDate, tIv),
-		op("+", nil, tTS, tDate, tTime), op("+", nil, tTS, tTime, tDate),
-		op("+", nil, tTS, tTS, tIv), op("+", nil, tTS, tIv, tTS), op("-", nil, tTS, tTS, tIv),
-		op("+", nil, tTSTZ, tTSTZ, tIv), op("+", nil, tTSTZ, tIv, tTSTZ), op("-", nil, tTSTZ, tTSTZ, tIv),
-		op("-", nil, tIv, tTS, tTS), op("-", nil, tIv, tTSTZ, tTSTZ),
-		op("+", nil, tTime, tTime, tIv), op("+", nil, tTime, tIv, tTime), op("-", nil, tTime, tTime, tIv),
-		op("-", nil, tIv, tTime, tTime),
-		op("+", nil, tIv, tIv, tIv), op("-", nil, tIv, tIv, tIv),
-		op("*", nil, tIv, tIv, tF8), op("*", nil, tIv, tF8, tIv), op("/", nil, tIv, tIv, tF8),
-	)
-
 	// jsonb operators, under the names the binder gives them: -> (get),
 	// ->> (get_text), #> (path), #>> (path_text), @> (contains), <@, ?.
 	os = append(os,
