@@ -299,7 +299,6 @@ var impls = func() implTable {
 	t.defineJsonOps()
 	t.defineJsonSet()
 	t.defineMath()
-	t.defineString()
 	t.defineSimilar()
 	t.defineRegex()
 	t.defineSystem()
@@ -320,6 +319,10 @@ func syntaxImpl(name string) ImplFactory {
 	switch name {
 	case VariadicCallFn:
 		return variadicCall
+	case "array":
+		return arrayConstructor
+	case "pg_row":
+		return rowConstructor
 	}
 	return nil
 }

@@ -65,43 +65,9 @@ func intResult(a, b types.TypeID) types.TypeID {
 	return b
 }
 
-// textAnyCat is text || anynonarray or anynonarray || text (textanycat,
-// anytextcat).
-func textAnyCat(a, b types.TypeID) *Overload {
-	o := op("||", nil, tText, a, b)
-	o.AnyNonArray = true
-	return o
-}
-
-// arrayCatOp is text[] || text[] (array_cat), which treats a NULL operand
-// as an empty array.
-var arrayCatOp = func() *Overload {
-	o := op("||", nil, tTArr, tTArr, tTArr)
-	o.NonStrict = true
-	return o
-}()
-
 // operatorOverloads lists the operators.
 func operatorOverloads() []*Overload {
 	var os []*Overload
-
-	// Concatenation: text || text, bytea || bytea, jsonb || jsonb, and
-	// Postgres's anynonarray || text / text || anynonarray (textanycat),
-	// whose non-text side is converted with its output function.
-	os = append(os, op("||", nil, tText, tText, tText), op("||", nil, tBytea, tBytea, tBytea),
-		op("||", nil, tJsonb, tJsonb, tJsonb),
-		textAnyCat(tText, tAny), textAnyCat(tAny, tText), arrayCatOp)
-
-	// Pattern matching: LIKE (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE
-	// (!~~*), and POSIX regular expressions (~, ~*, !~, !~*).
-	for _, name := range []string{"~~", "!~~", "~~*", "!~~*", "~", "~*", "!~", "!~*"} {
-		// bpcharlike, bpcharregexeq, ...: a character(n) value is
-		// matched with its padding.
-		os = append(os, op(name, nil, tBool, tText, tText), op(name, nil, tBool, tBpc, tText))
-	}
-	os = append(os, op("~~", nil, tBool, tBytea, tBytea), op("!~~", nil, tBool, tBytea, tBytea))
-	// text ^@ text is starts_with; the binder finds it as pg_starts_with.
-	os = append(os, op("pg_starts_with", nil, tBool, tText, tText))
 
 	// jsonb operators, under the names the binder gives them: -> (get),
 	// ->> (get_text), #> (path), #>> (path_text), @> (contains), <@, ?.
@@ -120,31 +86,12 @@ func operatorOverloads() []*Overload {
 		op("pg_json_get_text", nil, tText, tJson, tText), op("pg_json_get_text", nil, tText, tJson, tI4),
 		op("pg_json_path", nil, tJson, tJson, tTArr), op("pg_json_path_text", nil, tText, tJson, tTArr),
 	)
-	// x = ANY(array): the binder casts x to the element type (to text for
-	// text[]); || is array_cat.
 	for _, at := range types.ArrayTypes() {
-		anyEq := op("pg_any_eq", nil, tBool, at.Elem().ID, at.ID)
-		anyEq.NonStrict = true
-		os = append(os, anyEq)
-		anyOp, allOp := op("pg_any", nil, tBool, at.Elem().ID, tText, at.ID), op("pg_all", nil, tBool, at.Elem().ID, tText, at.ID)
-		anyOp.NonStrict, allOp.NonStrict = true, true
-		os = append(os, anyOp, allOp)
-		// anyarray || anyelement and anyelement || anyarray; a NULL
-		// element is appended as NULL, a NULL array is empty.
 		// anyarray @> anyarray, anyarray <@ anyarray and anyarray &&
 		// anyarray.
 		for _, name := range []string{"pg_json_contains", "pg_json_contained", "pg_array_overlap"} {
 			o := op(name, nil, tBool, at.ID, at.ID)
 			o.Polymorphic = true
-			os = append(os, o)
-		}
-		app, pre := op("||", nil, at.ID, at.ID, at.Elem().ID), op("||", nil, at.ID, at.Elem().ID, at.ID)
-		app.NonStrict, pre.NonStrict = true, true
-		app.Polymorphic, pre.Polymorphic = true, true
-		os = append(os, app, pre)
-		if at.ID != tTArr {
-			o := op("||", nil, at.ID, at.ID, at.ID)
-			o.NonStrict = true
 			os = append(os, o)
 		}
 	}

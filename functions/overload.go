@@ -106,7 +106,7 @@ func (o *Overload) Result(args []types.T) types.T {
 // registry indexes every overload by name. It is built once, when the
 // package is loaded, from the tables of this package; nothing registers
 // overloads at run time.
-var registry = index(arithOverloads(), bitwiseOverloads(), negOverloads(), compareOverloads(), datetimeOpOverloads(), operatorOverloads(), scalarOverloads(), timeWindowOverloads(),
+var registry = index(arithOverloads(), bitwiseOverloads(), negOverloads(), compareOverloads(), datetimeOpOverloads(), operatorOverloads(), stringOverloads(), scalarOverloads(), timeWindowOverloads(),
 	aggregateOverloads(), orderedSetOverloads(), windowOverloads())
 
 // index groups overload lists by name; the same name and argument types

@@ -11,51 +11,11 @@ import "github.com/weirdb/weir/types"
 func scalarOverloads() []*Overload {
 	var os []*Overload
 
-	// String functions (docs §9.4).
-	for _, name := range []string{"length", "char_length", "character_length", "octet_length", "bit_length"} {
-		os = append(os, fn(name, nil, tI4, tText))
-	}
-	os = append(os, fn("length", nil, tI4, tBytea), fn("octet_length", nil, tI4, tBytea))
-	// bpcharlen and bpcharoctetlen: the character count leaves out
-	// character(n)'s trailing spaces, the byte count keeps them.
-	for _, name := range []string{"length", "char_length", "character_length", "octet_length"} {
-		os = append(os, fn(name, nil, tI4, tBpc))
-	}
+	// String functions (docs §9.4) not in impl_string.go.
 	os = append(os,
-		fn("lower", nil, tText, tText), fn("upper", nil, tText, tText), fn("initcap", nil, tText, tText),
-		fn("substr", nil, tText, tText, tI4), fn("substr", nil, tText, tText, tI4, tI4),
-		fn("substring", nil, tText, tText, tI4), fn("substring", nil, tText, tText, tI4, tI4),
-		fn("substr", nil, tBytea, tBytea, tI4), fn("substr", nil, tBytea, tBytea, tI4, tI4),
-		fn("position", nil, tI4, tText, tText), fn("strpos", nil, tI4, tText, tText),
-		fn("replace", nil, tText, tText, tText, tText),
 		fn("overlay", nil, tText, tText, tText, tI4), fn("overlay", nil, tText, tText, tText, tI4, tI4),
 		fn("overlay", nil, tBytea, tBytea, tBytea, tI4), fn("overlay", nil, tBytea, tBytea, tBytea, tI4, tI4),
 		fn("similar_to_escape", nil, tText, tText), fn("similar_to_escape", nil, tText, tText, tText),
-		fn("btrim", nil, tText, tText), fn("btrim", nil, tText, tText, tText),
-		fn("ltrim", nil, tText, tText), fn("ltrim", nil, tText, tText, tText),
-		fn("rtrim", nil, tText, tText), fn("rtrim", nil, tText, tText, tText),
-		fn("trim", nil, tText, tText), fn("trim", nil, tText, tText, tText),
-		fn("lpad", nil, tText, tText, tI4), fn("lpad", nil, tText, tText, tI4, tText),
-		fn("rpad", nil, tText, tText, tI4), fn("rpad", nil, tText, tText, tI4, tText),
-		fn("left", nil, tText, tText, tI4), fn("right", nil, tText, tText, tI4),
-		fn("repeat", nil, tText, tText, tI4), fn("reverse", nil, tText, tText),
-		fn("split_part", nil, tText, tText, tText, tI4),
-		variadic("pg_concat", nil, tText, true, tAny),
-		variadic("num_nulls", nil, tI4, true, tAny), variadic("num_nonnulls", nil, tI4, true, tAny),
-		variadic("concat_ws", nil, tText, true, tText, tAny),
-		fn("md5", nil, tText, tText), fn("md5", nil, tText, tBytea),
-		fn("sha224", nil, tBytea, tBytea), fn("sha256", nil, tBytea, tBytea),
-		fn("sha384", nil, tBytea, tBytea), fn("sha512", nil, tBytea, tBytea),
-		fn("ascii", nil, tI4, tText), fn("chr", nil, tText, tI4), fn("to_hex", nil, tText, tI4), fn("to_hex", nil, tText, tI8),
-		fn("starts_with", nil, tBool, tText, tText),
-		fn("like_escape", nil, tText, tText, tText),
-		&Overload{Name: "format", Args: []types.TypeID{tText}, Ret: tText},
-		&Overload{Name: "format", Args: []types.TypeID{tText, tAny}, Ret: tText, Variadic: true, NonStrict: true},
-		fn("quote_ident", nil, tText, tText), fn("quote_literal", nil, tText, tText),
-		nonStrict("quote_nullable", nil, tText, tText),
-		fn("regexp_replace", nil, tText, tText, tText, tText), fn("regexp_replace", nil, tText, tText, tText, tText, tText),
-		fn("regexp_match", nil, tTArr, tText, tText), fn("regexp_match", nil, tTArr, tText, tText, tText),
-		fn("regexp_split_to_array", nil, tTArr, tText, tText), fn("regexp_split_to_array", nil, tTArr, tText, tText, tText),
 		fn("regexp_count", nil, tI4, tText, tText), fn("regexp_count", nil, tI4, tText, tText, tI4),
 		fn("regexp_count", nil, tI4, tText, tText, tI4, tText),
 		fn("regexp_instr", nil, tI4, tText, tText), fn("regexp_instr", nil, tI4, tText, tText, tI4),
@@ -67,36 +27,16 @@ func scalarOverloads() []*Overload {
 		fn("regexp_substr", nil, tText, tText, tText, tI4, tI4, tText, tI4),
 		fn("regexp_like", nil, tBool, tText, tText), fn("regexp_like", nil, tBool, tText, tText, tText),
 		fn("substring", nil, tText, tText, tText), fn("substring", nil, tText, tText, tText, tText),
-		nonStrict("string_to_array", nil, tTArr, tText, tText), nonStrict("string_to_array", nil, tTArr, tText, tText, tText),
-		fn("translate", nil, tText, tText, tText, tText),
-		fn("encode", nil, tText, tBytea, tText), fn("decode", nil, tBytea, tText, tText),
-		fn("convert_from", nil, tText, tBytea, tName), fn("convert_to", nil, tBytea, tText, tName),
-		fn("pg_icase", nil, tText, tText),
-		// pg_array_elem(x) is x's text as an element of an array
-		// literal, for the planner's streaming form of array_agg.
-		nonStrict("pg_array_elem", nil, tText, tAny),
 	)
-	// Array functions (docs §9.19), one overload per array type.
+	// Array functions (docs §9.19) not in impl_string.go, one overload
+	// per array type.
 	for _, at := range types.ArrayTypes() {
 		a := at.ID
-		os = append(os, fn("array_to_string", nil, tText, a, tText), nonStrict("array_to_string", nil, tText, a, tText, tText),
-			fn("array_upper", nil, tI4, a, tI4),
-			fn("array_lower", nil, tI4, a, tI4), fn("array_length", nil, tI4, a, tI4), fn("cardinality", nil, tI4, a),
-			nonStrict("array_remove", nil, a, a, at.Elem().ID),
+		os = append(os,
 			nonStrict("array_position", nil, tI4, a, at.Elem().ID), nonStrict("array_position", nil, tI4, a, at.Elem().ID, tI4),
 			nonStrict("array_positions", nil, types.Int4Array, a, at.Elem().ID),
 			nonStrict("array_replace", nil, a, a, at.Elem().ID, at.Elem().ID),
-			fn("array_ndims", nil, tI4, a), fn("array_dims", nil, tText, a),
-			fn("pg_subscript", nil, at.Elem().ID, a, tI4), // x[i]
-			nonStrict("pg_slice", nil, a, a, tI4, tI4),    // x[lo:hi]
-			nonStrict("array_fill", nil, a, at.Elem().ID, types.Int4Array),
-			nonStrict("array_fill", nil, a, at.Elem().ID, types.Int4Array, types.Int4Array),
-			fn("trim_array", nil, a, a, tI4))
-		// array_append, array_prepend and array_cat: the functions of
-		// the || operators over arrays, as lenient with NULLs.
-		app, pre := nonStrict("array_append", nil, a, a, at.Elem().ID), nonStrict("array_prepend", nil, a, at.Elem().ID, a)
-		app.Polymorphic, pre.Polymorphic = true, true
-		os = append(os, app, pre, nonStrict("array_cat", nil, a, a, a))
+			fn("array_ndims", nil, tI4, a), fn("array_dims", nil, tText, a))
 	}
 
 	// UUID functions (docs §9.14): a version 4 uuid per call.
