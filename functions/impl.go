@@ -301,9 +301,6 @@ var impls = func() implTable {
 	t.defineMath()
 	t.defineSimilar()
 	t.defineRegex()
-	t.defineSystem()
-	t.defineSequences()
-	t.defineCurrentOf()
 	t.defineTimewindow()
 	t.defineTochar()
 	t.defineUUID()
@@ -323,6 +320,14 @@ func syntaxImpl(name string) ImplFactory {
 		return arrayConstructor
 	case "pg_row":
 		return rowConstructor
+	case "pg_current_of":
+		return currentOf
+	case IndeterminateCollationFn:
+		return indeterminateCollation
+	case CollateFn:
+		return collate
+	case IdentityNextValFn:
+		return identityNextVal
 	}
 	return nil
 }
@@ -376,7 +381,7 @@ func Lookup(name string, args []types.T, ret types.T) (Impl, error) {
 // most first; overloads that agree as much keep their order.
 func candidates(name string, args []types.T) []*Overload {
 	var os []*Overload
-	for _, o := range registry[name] {
+	for _, o := range registry()[name] {
 		if o.Kind == Scalar {
 			os = append(os, o)
 		}

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/weirdb/weir/types"
 )
@@ -103,11 +104,25 @@ func (o *Overload) Result(args []types.T) types.T {
 	return types.T{ID: o.Ret, Mod: -1}
 }
 
-// registry indexes every overload by name. It is built once, when the
-// package is loaded, from the tables of this package; nothing registers
-// overloads at run time.
-var registry = index(arithOverloads(), bitwiseOverloads(), negOverloads(), compareOverloads(), datetimeOpOverloads(), operatorOverloads(), stringOverloads(), scalarOverloads(), timeWindowOverloads(),
-	aggregateOverloads(), orderedSetOverloads(), windowOverloads())
+// registry returns every overload indexed by name. It is built once, on
+// first use, from the tables of this package; nothing registers overloads
+// at run time. (Built on first use rather than as the package loads
+// because some implementations read the registry: pg_proc's list, the
+// spreading of VARIADIC arrays.)
+func registry() map[string][]*Overload {
+	registryOnce.Do(func() {
+		registryMap = index(arithOverloads(), bitwiseOverloads(), negOverloads(), compareOverloads(),
+			datetimeOpOverloads(), operatorOverloads(), stringOverloads(), scalarOverloads(),
+			systemOverloads(), sequenceOverloads(), timeWindowOverloads(),
+			aggregateOverloads(), orderedSetOverloads(), windowOverloads())
+	})
+	return registryMap
+}
+
+var (
+	registryOnce sync.Once
+	registryMap  map[string][]*Overload
+)
 
 // index groups overload lists by name; the same name and argument types
 // twice is a programming error and panics.
@@ -139,12 +154,12 @@ func sameArgs(a, b *Overload) bool {
 }
 
 // Overloads returns the overloads of name (nil if unknown).
-func Overloads(name string) []*Overload { return registry[name] }
+func Overloads(name string) []*Overload { return registry()[name] }
 
 // Names returns every function and operator name, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
+	names := make([]string, 0, len(registry()))
+	for n := range registry() {
 		names = append(names, n)
 	}
 	sort.Strings(names)

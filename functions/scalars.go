@@ -119,60 +119,6 @@ func scalarOverloads() []*Overload {
 		os = append(os, fn("date_part", nil, tF8, tText, t), fn("pg_extract", nil, tNum, tText, t))
 	}
 
-	// System information functions (docs §9.26), answering as a single
-	// local Postgres 15 server would, with "root" owning everything.
-	os = append(os,
-		fn("version", nil, tText), fn("current_database", nil, tName), fn("current_schema", nil, tName),
-		fn("current_catalog", nil, tName),
-		fn("current_schemas", nil, tTArr, tBool), fn("pg_my_temp_schema", nil, tOid),
-		fn("current_user", nil, tName), fn("session_user", nil, tName), fn("user", nil, tName), fn("current_role", nil, tName),
-		fn("current_setting", nil, tText, tText), fn("current_setting", nil, tText, tText, tBool),
-		&Overload{Name: "set_config", Args: []types.TypeID{tText, tText, tBool}, Ret: tText, NonStrict: true, Volatile: true},
-		nonStrict("pg_typeof", nil, tText, tAny),
-		// pg_backend_pid is the session's: never folded into a plan
-		// another session may run.
-		volatile("pg_backend_pid", nil, tI4),
-		volatile("pg_cancel_backend", nil, tBool, tI4),
-		volatile("pg_terminate_backend", nil, tBool, tI4), volatile("pg_terminate_backend", nil, tBool, tI4, tI8),
-		volatile("pg_reload_conf", nil, tBool),
-		fn("pg_table_is_visible", nil, tBool, tOid), fn("pg_type_is_visible", nil, tBool, tOid),
-		fn("pg_function_is_visible", nil, tBool, tOid), fn("pg_operator_is_visible", nil, tBool, tOid),
-		fn("pg_conversion_is_visible", nil, tBool, tOid), fn("pg_opclass_is_visible", nil, tBool, tOid),
-		fn("pg_opfamily_is_visible", nil, tBool, tOid), fn("pg_database_size", nil, tI8, tName),
-		fn("pg_get_function_sqlbody", nil, tText, tOid),
-		fn("pg_get_function_result", nil, tText, tOid), fn("pg_get_function_arguments", nil, tText, tOid),
-		fn("pg_get_function_identity_arguments", nil, tText, tOid), fn("pg_get_functiondef", nil, tText, tOid),
-		fn("pg_tablespace_location", nil, tText, tOid),
-		// format_type is non-strict: a NULL typmod means "no modifier".
-		fn("regclassout", nil, tText, tOid), fn("pg_regin", nil, tOid, tText, tText), fn("pg_regout", nil, tText, tOid, tText),
-		fn("pg_get_userbyid", nil, tName, tOid), nonStrict("format_type", nil, tText, tOid, tI4),
-		fn("pg_encoding_to_char", nil, tName, tI4),
-		fn("pg_get_expr", nil, tText, tText, tOid), fn("pg_get_expr", nil, tText, tText, tOid, tBool),
-		fn("pg_get_indexdef", nil, tText, tOid), fn("pg_get_indexdef", nil, tText, tOid, tI4, tBool),
-		fn("pg_get_constraintdef", nil, tText, tOid), fn("pg_get_constraintdef", nil, tText, tOid, tBool),
-		fn("pg_get_viewdef", nil, tText, tOid), fn("pg_get_viewdef", nil, tText, tOid, tBool),
-		fn("pg_get_triggerdef", nil, tText, tOid), fn("pg_get_triggerdef", nil, tText, tOid, tBool),
-		fn("pg_get_statisticsobjdef_columns", nil, tText, tOid),
-		fn("pg_get_ruledef", nil, tText, tOid), fn("pg_get_ruledef", nil, tText, tOid, tBool),
-		fn("pg_table_size", nil, tI8, tOid), fn("pg_relation_size", nil, tI8, tOid),
-		fn("pg_total_relation_size", nil, tI8, tOid), fn("pg_indexes_size", nil, tI8, tOid),
-		fn("pg_size_pretty", nil, tText, tI8),
-		fn("obj_description", nil, tText, tOid), fn("obj_description", nil, tText, tOid, tName),
-		fn("col_description", nil, tText, tOid, tI4), fn("shobj_description", nil, tText, tOid, tName),
-		fn("has_table_privilege", nil, tBool, tText, tText), fn("has_table_privilege", nil, tBool, tName, tText, tText),
-		fn("has_table_privilege", nil, tBool, tOid, tText),
-		fn("has_sequence_privilege", nil, tBool, tText, tText), fn("has_sequence_privilege", nil, tBool, tName, tText, tText),
-		fn("has_function_privilege", nil, tBool, tText, tText), fn("has_function_privilege", nil, tBool, tName, tText, tText),
-		fn("has_function_privilege", nil, tBool, tOid, tText), fn("has_function_privilege", nil, tBool, tName, tOid, tText),
-		fn("has_schema_privilege", nil, tBool, tText, tText), fn("has_schema_privilege", nil, tBool, tName, tText, tText),
-		fn("has_database_privilege", nil, tBool, tText, tText), fn("has_database_privilege", nil, tBool, tName, tText, tText),
-		fn("pg_relation_is_publishable", nil, tBool, tOid),
-		fn("pg_postmaster_start_time", nil, tTSTZ),
-		fn("inet_server_addr", nil, tText), fn("inet_server_port", nil, tI4),
-		volatile("txid_current", nil, tI8),
-		fn("pg_is_in_recovery", nil, tBool),
-	)
-
 	// jsonb functions (docs §9.16).
 	os = append(os,
 		fn("jsonb_typeof", nil, tText, tJsonb),
@@ -213,16 +159,6 @@ func scalarOverloads() []*Overload {
 		nonStrict("jsonb_set_lax", nil, tJsonb, tJsonb, tTArr, tJsonb),
 		nonStrict("jsonb_set_lax", nil, tJsonb, tJsonb, tTArr, tJsonb, tBool),
 		nonStrict("jsonb_set_lax", nil, tJsonb, tJsonb, tTArr, tJsonb, tBool, tText),
-	)
-	// Sequence functions (docs §9.17) on the sequences of serial and
-	// identity columns, named by text or by a regclass (an OID; the
-	// binder reads a 'name'::regclass literal as the text).
-	os = append(os,
-		volatile("nextval", nil, tI8, tText), volatile("currval", nil, tI8, tText), volatile("lastval", nil, tI8),
-		volatile("setval", nil, tI8, tText, tI8), volatile("setval", nil, tI8, tText, tI8, tBool),
-		volatile("nextval", nil, tI8, tOid), volatile("currval", nil, tI8, tOid),
-		volatile("setval", nil, tI8, tOid, tI8), volatile("setval", nil, tI8, tOid, tI8, tBool),
-		volatile("pg_get_serial_sequence", nil, tText, tText, tText),
 	)
 	// json functions (docs §9.16): the json type keeps its text.
 	os = append(os,
