@@ -298,7 +298,6 @@ var impls = func() implTable {
 	t.defineJsonSRFText()
 	t.defineJsonOps()
 	t.defineJsonSet()
-	t.defineMath()
 	t.defineSimilar()
 	t.defineRegex()
 	t.defineTimewindow()

@@ -42,46 +42,6 @@ func scalarOverloads() []*Overload {
 	// UUID functions (docs §9.14): a version 4 uuid per call.
 	os = append(os, volatile("gen_random_uuid", nil, tUuid))
 
-	// Math functions (docs §9.3).
-	for _, t := range []types.TypeID{tI2, tI4, tI8, tF4, tF8, tNum} {
-		os = append(os, fn("abs", nil, t, t))
-	}
-	for _, t := range []types.TypeID{tF8, tNum} {
-		for _, name := range []string{"ceil", "ceiling", "floor", "round", "trunc", "sign", "sqrt", "exp", "ln", "log", "log10", "cbrt"} {
-			if name == "cbrt" && t == tNum {
-				continue // cbrt is float8-only
-			}
-			os = append(os, fn(name, nil, t, t))
-		}
-	}
-	os = append(os,
-		fn("round", nil, tNum, tNum, tI4), fn("trunc", nil, tNum, tNum, tI4),
-		fn("mod", nil, tI2, tI2, tI2), fn("mod", nil, tI4, tI4, tI4), fn("mod", nil, tI8, tI8, tI8), fn("mod", nil, tNum, tNum, tNum),
-		fn("power", nil, tF8, tF8, tF8), fn("power", nil, tNum, tNum, tNum),
-		fn("pow", nil, tF8, tF8, tF8), fn("pow", nil, tNum, tNum, tNum),
-		fn("log", nil, tNum, tNum, tNum),
-		fn("pi", nil, tF8), volatile("random", nil, tF8), volatile("setseed", nil, types.Unknown, tF8), /* returns void */
-		fn("degrees", nil, tF8, tF8), fn("radians", nil, tF8, tF8),
-		fn("div", nil, tNum, tNum, tNum),
-		fn("gcd", nil, tI4, tI4, tI4), fn("gcd", nil, tI8, tI8, tI8), fn("gcd", nil, tNum, tNum, tNum),
-		fn("lcm", nil, tI4, tI4, tI4), fn("lcm", nil, tI8, tI8, tI8), fn("lcm", nil, tNum, tNum, tNum),
-		fn("width_bucket", nil, tI4, tF8, tF8, tF8, tI4), fn("width_bucket", nil, tI4, tNum, tNum, tNum, tI4),
-		fn("factorial", nil, tNum, tI8),
-		fn("scale", nil, tI4, tNum), fn("min_scale", nil, tI4, tNum), fn("trim_scale", nil, tNum, tNum),
-	)
-	for _, name := range []string{"sin", "cos", "tan", "asin", "acos", "atan", "cot", "sinh", "cosh", "tanh",
-		"sind", "cosd", "tand", "asind", "acosd", "atand"} {
-		os = append(os, fn(name, nil, tF8, tF8))
-	}
-	os = append(os, fn("atan2", nil, tF8, tF8, tF8), fn("atan2d", nil, tF8, tF8, tF8))
-
-	// Conditional functions (docs §9.18). nullif is usually bound as a
-	// Case; greatest and least ignore NULLs.
-	os = append(os, &Overload{Name: "nullif", Args: []types.TypeID{tAny, tAny}, RetFn: sameAsArg(0), NonStrict: true})
-	for _, name := range []string{"greatest", "least"} {
-		os = append(os, &Overload{Name: name, Args: []types.TypeID{tAny}, Variadic: true, RetFn: sameAsArg(0), NonStrict: true})
-	}
-
 	// Date and time functions (docs §9.9). now() and friends are stable
 	// within a statement (they read EvalCtx.Now); clock_timestamp moves.
 	os = append(os,
