@@ -112,7 +112,7 @@ func (o *Overload) Result(args []types.T) types.T {
 func registry() map[string][]*Overload {
 	registryOnce.Do(func() {
 		registryMap = index(arithOverloads(), bitwiseOverloads(), negOverloads(), compareOverloads(),
-			datetimeOpOverloads(), operatorOverloads(), stringOverloads(), mathOverloads(), scalarOverloads(),
+			datetimeOpOverloads(), operatorOverloads(), stringOverloads(), mathOverloads(), datetimeFnOverloads(), scalarOverloads(),
 			systemOverloads(), sequenceOverloads(), timeWindowOverloads(),
 			aggregateOverloads(), orderedSetOverloads(), windowOverloads())
 	})

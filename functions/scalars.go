@@ -42,42 +42,13 @@ func scalarOverloads() []*Overload {
 	// UUID functions (docs §9.14): a version 4 uuid per call.
 	os = append(os, volatile("gen_random_uuid", nil, tUuid))
 
-	// Date and time functions (docs §9.9). now() and friends are stable
-	// within a statement (they read EvalCtx.Now); clock_timestamp moves.
+	// to_char and to_number (docs §9.8).
 	os = append(os,
-		fn("now", nil, tTSTZ), fn("current_timestamp", nil, tTSTZ), fn("transaction_timestamp", nil, tTSTZ),
-		fn("statement_timestamp", nil, tTSTZ), volatile("clock_timestamp", nil, tTSTZ), volatile("timeofday", nil, tText),
-		// proctime() is RisingWave's processing time (not in PostgreSQL).
-		volatile("proctime", nil, tTSTZ),
-		volatile("pg_sleep", nil, types.Unknown, tF8), /* returns void */
-		fn("current_date", nil, tDate), fn("localtimestamp", nil, tTS), fn("localtime", nil, tTime),
-		fn("date_trunc", nil, tTS, tText, tTS), fn("date_trunc", nil, tTSTZ, tText, tTSTZ),
-		fn("date_trunc", nil, tIv, tText, tIv), fn("date_trunc", nil, tTSTZ, tText, tTSTZ, tText),
-		fn("age", nil, tIv, tTS), fn("age", nil, tIv, tTSTZ), fn("age", nil, tIv, tTS, tTS), fn("age", nil, tIv, tTSTZ, tTSTZ),
-		fn("make_date", nil, tDate, tI4, tI4, tI4),
-		fn("make_time", nil, tTime, tI4, tI4, tF8),
-		fn("make_timestamp", nil, tTS, tI4, tI4, tI4, tI4, tI4, tF8),
-		fn("make_timestamptz", nil, tTSTZ, tI4, tI4, tI4, tI4, tI4, tF8),
-		fn("make_timestamptz", nil, tTSTZ, tI4, tI4, tI4, tI4, tI4, tF8, tText),
-		// make_interval(years, months, weeks, days, hours, mins, secs), all
-		// optional with default 0; the binder fills in missing arguments.
-		fn("make_interval", nil, tIv, tI4, tI4, tI4, tI4, tI4, tI4, tF8),
 		fn("to_char", nil, tText, tTS, tText), fn("to_char", nil, tText, tTSTZ, tText), fn("to_char", nil, tText, tIv, tText),
 		fn("to_char", nil, tText, tI4, tText), fn("to_char", nil, tText, tI8, tText), fn("to_char", nil, tText, tNum, tText),
 		fn("to_char", nil, tText, tF4, tText), fn("to_char", nil, tText, tF8, tText),
-		fn("to_date", nil, tDate, tText, tText), fn("to_timestamp", nil, tTSTZ, tF8), fn("to_timestamp", nil, tTSTZ, tText, tText),
 		fn("to_number", nil, tNum, tText, tText),
-		fn("justify_days", nil, tIv, tIv), fn("justify_hours", nil, tIv, tIv), fn("justify_interval", nil, tIv, tIv),
-		fn("date_bin", nil, tTS, tIv, tTS, tTS), fn("date_bin", nil, tTSTZ, tIv, tTSTZ, tTSTZ),
-		fn("isfinite", nil, tBool, tDate), fn("isfinite", nil, tBool, tTS), fn("isfinite", nil, tBool, tTSTZ), fn("isfinite", nil, tBool, tIv),
-		// timezone(zone, x) is x AT TIME ZONE zone.
-		fn("timezone", nil, tTSTZ, tText, tTS), fn("timezone", nil, tTS, tText, tTSTZ),
-		fn("timezone", nil, tTS, tIv, tTSTZ), fn("timezone", nil, tTSTZ, tIv, tTS),
 	)
-	for _, t := range []types.TypeID{tDate, tTS, tTSTZ, tTime, tIv} {
-		// date_part returns float8; EXTRACT (pg_extract) numeric since 14.
-		os = append(os, fn("date_part", nil, tF8, tText, t), fn("pg_extract", nil, tNum, tText, t))
-	}
 
 	// jsonb functions (docs §9.16).
 	os = append(os,
