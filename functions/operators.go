@@ -78,10 +78,6 @@ func operatorOverloads() []*Overload {
 		op("pg_json_contains", nil, tBool, tJsonb, tJsonb), op("pg_json_contained", nil, tBool, tJsonb, tJsonb),
 		op("pg_json_exists", nil, tBool, tJsonb, tText),
 		op("pg_json_exists_any", nil, tBool, tJsonb, tTArr), op("pg_json_exists_all", nil, tBool, tJsonb, tTArr),
-		// jsonb - text (a key), - text[] (keys), - integer (an
-		// element) and #- text[] (a path) delete.
-		op("-", nil, tJsonb, tJsonb, tText), op("-", nil, tJsonb, tJsonb, tTArr), op("-", nil, tJsonb, tJsonb, tI4),
-		op("pg_json_delete_path", nil, tJsonb, tJsonb, tTArr),
 		op("pg_json_get", nil, tJson, tJson, tText), op("pg_json_get", nil, tJson, tJson, tI4),
 		op("pg_json_get_text", nil, tText, tJson, tText), op("pg_json_get_text", nil, tText, tJson, tI4),
 		op("pg_json_path", nil, tJson, tJson, tTArr), op("pg_json_path_text", nil, tText, tJson, tTArr),
