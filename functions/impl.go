@@ -289,8 +289,6 @@ func (t implTable) defRowNS(name string, f RowFn) { t.def(name, rowNS(f)) }
 // methods of this package's impl_*.go files.
 var impls = func() implTable {
 	t := implTable{}
-	t.defineArrayContain()
-	t.defineArray()
 	t.defineJson()
 	t.defineJSONPath()
 	t.defineJsonText()

@@ -82,14 +82,5 @@ func operatorOverloads() []*Overload {
 		op("pg_json_get_text", nil, tText, tJson, tText), op("pg_json_get_text", nil, tText, tJson, tI4),
 		op("pg_json_path", nil, tJson, tJson, tTArr), op("pg_json_path_text", nil, tText, tJson, tTArr),
 	)
-	for _, at := range types.ArrayTypes() {
-		// anyarray @> anyarray, anyarray <@ anyarray and anyarray &&
-		// anyarray.
-		for _, name := range []string{"pg_json_contains", "pg_json_contained", "pg_array_overlap"} {
-			o := op(name, nil, tBool, at.ID, at.ID)
-			o.Polymorphic = true
-			os = append(os, o)
-		}
-	}
 	return os
 }

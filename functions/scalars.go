@@ -11,17 +11,6 @@ import "github.com/weirdb/weir/types"
 func scalarOverloads() []*Overload {
 	var os []*Overload
 
-	// Array functions (docs §9.19) not in impl_string.go, one overload
-	// per array type.
-	for _, at := range types.ArrayTypes() {
-		a := at.ID
-		os = append(os,
-			nonStrict("array_position", nil, tI4, a, at.Elem().ID), nonStrict("array_position", nil, tI4, a, at.Elem().ID, tI4),
-			nonStrict("array_positions", nil, types.Int4Array, a, at.Elem().ID),
-			nonStrict("array_replace", nil, a, a, at.Elem().ID, at.Elem().ID),
-			fn("array_ndims", nil, tI4, a), fn("array_dims", nil, tText, a))
-	}
-
 	// jsonb functions (docs §9.16).
 	os = append(os,
 		fn("jsonb_typeof", nil, tText, tJsonb),
