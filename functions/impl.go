@@ -289,10 +289,6 @@ func (t implTable) defRowNS(name string, f RowFn) { t.def(name, rowNS(f)) }
 // methods of this package's impl_*.go files.
 var impls = func() implTable {
 	t := implTable{}
-	t.defineJson()
-	t.defineJSONPath()
-	t.defineJsonText()
-	t.defineJsonOps()
 	t.defineTableSample()
 	return t
 }()

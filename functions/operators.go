@@ -64,23 +64,3 @@ func intResult(a, b types.TypeID) types.TypeID {
 	}
 	return b
 }
-
-// operatorOverloads lists the operators.
-func operatorOverloads() []*Overload {
-	var os []*Overload
-
-	// jsonb operators, under the names the binder gives them: -> (get),
-	// ->> (get_text), #> (path), #>> (path_text), @> (contains), <@, ?.
-	os = append(os,
-		op("pg_json_get", nil, tJsonb, tJsonb, tText), op("pg_json_get", nil, tJsonb, tJsonb, tI4),
-		op("pg_json_get_text", nil, tText, tJsonb, tText), op("pg_json_get_text", nil, tText, tJsonb, tI4),
-		op("pg_json_path", nil, tJsonb, tJsonb, tTArr), op("pg_json_path_text", nil, tText, tJsonb, tTArr),
-		op("pg_json_contains", nil, tBool, tJsonb, tJsonb), op("pg_json_contained", nil, tBool, tJsonb, tJsonb),
-		op("pg_json_exists", nil, tBool, tJsonb, tText),
-		op("pg_json_exists_any", nil, tBool, tJsonb, tTArr), op("pg_json_exists_all", nil, tBool, tJsonb, tTArr),
-		op("pg_json_get", nil, tJson, tJson, tText), op("pg_json_get", nil, tJson, tJson, tI4),
-		op("pg_json_get_text", nil, tText, tJson, tText), op("pg_json_get_text", nil, tText, tJson, tI4),
-		op("pg_json_path", nil, tJson, tJson, tTArr), op("pg_json_path_text", nil, tText, tJson, tTArr),
-	)
-	return os
-}

@@ -112,7 +112,7 @@ func (o *Overload) Result(args []types.T) types.T {
 func registry() map[string][]*Overload {
 	registryOnce.Do(func() {
 		registryMap = index(arithOverloads(), bitwiseOverloads(), negOverloads(), compareOverloads(),
-			datetimeOpOverloads(), operatorOverloads(), arrayContainOverloads(), stringOverloads(), arrayOverloads(), mathOverloads(), datetimeFnOverloads(), tocharOverloads(), similarOverloads(), regexOverloads(), uuidOverloads(), jsonSetOverloads(), jsonArrayLengthOverloads(), scalarOverloads(),
+			datetimeOpOverloads(), jsonbOverloads(), jsonSetOverloads(), jsonOpOverloads(), arrayContainOverloads(), stringOverloads(), arrayOverloads(), mathOverloads(), datetimeFnOverloads(), tocharOverloads(), similarOverloads(), regexOverloads(), uuidOverloads(), jsonPathOverloads(), jsonOverloads(), jsonArrayLengthOverloads(),
 			systemOverloads(), sequenceOverloads(), timeWindowOverloads(),
 			aggregateOverloads(), orderedSetOverloads(), windowOverloads())
 	})
