@@ -271,28 +271,6 @@ func rowNS(f RowFn) ImplFactory {
 	return func([]types.T, types.T) (Impl, bool) { return Impl{Row: f, NonStrict: true}, true }
 }
 
-// implTable maps a function name to its implementation factories.
-type implTable map[string][]ImplFactory
-
-// def adds an implementation factory for a function or operator.
-func (t implTable) def(name string, f ImplFactory) { t[name] = append(t[name], f) }
-
-// defRow adds a strict row function that works for every overload of
-// name.
-func (t implTable) defRow(name string, f RowFn) { t.def(name, row(f)) }
-
-// defRowNS adds a non-strict row function for every overload of name.
-func (t implTable) defRowNS(name string, f RowFn) { t.def(name, rowNS(f)) }
-
-// impls holds the implementations of the scalar functions and operators
-// whose overloads do not carry them yet, built once from the define*
-// methods of this package's impl_*.go files.
-var impls = func() implTable {
-	t := implTable{}
-	t.defineTableSample()
-	return t
-}()
-
 // syntaxImpl returns the implementation of a function the binder calls
 // for a piece of syntax with types it has computed, never by resolving a
 // name (f(a, VARIADIC arr), ...), and nil for any other name. These
@@ -313,6 +291,8 @@ func syntaxImpl(name string) ImplFactory {
 		return collate
 	case IdentityNextValFn:
 		return identityNextVal
+	case TableSampleFn:
+		return tableSample
 	}
 	return nil
 }
@@ -331,32 +311,10 @@ func Lookup(name string, args []types.T, ret types.T) (Impl, error) {
 		}
 		return Impl{}, undefined(name, args)
 	}
-	legacy := false
-	tryLegacy := func() (Impl, bool) {
-		if legacy {
-			return Impl{}, false
-		}
-		legacy = true
-		for _, f := range impls[name] {
-			if im, ok := f(args, ret); ok {
-				return im, true
-			}
-		}
-		return Impl{}, false
-	}
 	for _, o := range candidates(name, args) {
-		if o.Fn == nil {
-			if im, ok := tryLegacy(); ok {
-				return im, nil
-			}
-			continue
-		}
 		if im, ok := o.Fn(args, ret); ok {
 			return im, nil
 		}
-	}
-	if im, ok := tryLegacy(); ok {
-		return im, nil
 	}
 	return Impl{}, undefined(name, args)
 }
@@ -367,7 +325,7 @@ func Lookup(name string, args []types.T, ret types.T) (Impl, error) {
 func candidates(name string, args []types.T) []*Overload {
 	var os []*Overload
 	for _, o := range registry()[name] {
-		if o.Kind == Scalar {
+		if o.Kind == Scalar && o.Fn != nil {
 			os = append(os, o)
 		}
 	}
