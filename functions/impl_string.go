@@ -1098,7 +1098,7 @@ func stringOverloads() []*Overload {
 		os = append(os, op(name, row(pattern(name)), tBool, tText, tText), op(name, row(pattern(name)), tBool, tBpc, tText))
 	}
 	os = append(os, op("~~", row(pattern("~~")), tBool, tBytea, tBytea), op("!~~", row(pattern("!~~")), tBool, tBytea, tBytea))
-	// ~ with one operand is the bitwise not (func_bitwise.go).
+	// ~ with one operand is the bitwise not (impl_bitwise.go).
 	regexMatchImpl := func(args []types.T, _ types.T) (Impl, bool) { return Impl{Row: pattern("~")}, len(args) == 2 }
 	os = append(os, op("~", regexMatchImpl, tBool, tText, tText), op("~", regexMatchImpl, tBool, tBpc, tText))
 

@@ -119,7 +119,7 @@ var syntaxHelpers = map[string]bool{
 // publicFunc reports whether a pg_-prefixed registry name is a
 // PostgreSQL function (pg_typeof, pg_get_viewdef ...) rather than one of
 // the binder's helpers: helpers are not in the system functions list of
-// scalars.go, which names only documented functions.
+// impl_system.go, which names only documented functions.
 func publicFunc(name string) bool {
 	switch name {
 	case "pg_all", "pg_any", "pg_any_eq", "pg_array_elem", "pg_group_value",
