@@ -269,6 +269,9 @@ func jsonbOverloads() []*Overload {
 	for _, name := range []string{"pg_json_get", "pg_json_get_text"} {
 		asText := name == "pg_json_get_text"
 		im := func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) == 2 && args[0].ID == types.Json {
+				return Impl{}, false // json's own (impl_json_text.go)
+			}
 			byIndex := args[1].IsInteger()
 			return Impl{Row: func(_ *Context, d []types.Datum) (types.Datum, error) {
 				v, err := parseJSON(d[0].S)
@@ -316,8 +319,17 @@ func jsonbOverloads() []*Overload {
 			return jsonResult(v, ok, asText)
 		}
 	}
-	os = append(os, fn("pg_json_path", row(path(false)), tJsonb, tJsonb, tTArr))
-	os = append(os, fn("pg_json_path_text", row(path(true)), tText, tJsonb, tTArr))
+	// #> and #>> over jsonb; json has its own (impl_json_text.go).
+	jsonbPath := func(asText bool) ImplFactory {
+		return func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) == 2 && args[0].ID == types.Json {
+				return Impl{}, false
+			}
+			return Impl{Row: path(asText)}, true
+		}
+	}
+	os = append(os, fn("pg_json_path", jsonbPath(false), tJsonb, tJsonb, tTArr))
+	os = append(os, fn("pg_json_path_text", jsonbPath(true), tText, tJsonb, tTArr))
 	os = append(os, variadic("jsonb_extract_path", row(path(false)), tJsonb, false, tJsonb, tText))
 	os = append(os, variadic("jsonb_extract_path_text", row(path(true)), tText, false, tJsonb, tText))
 	contains := func(flip bool) RowFn {
@@ -336,8 +348,17 @@ func jsonbOverloads() []*Overload {
 			return types.DBool(jsonContains(a, b)), nil
 		}
 	}
-	os = append(os, fn("pg_json_contains", row(contains(false)), tBool, tJsonb, tJsonb))
-	os = append(os, fn("pg_json_contained", row(contains(true)), tBool, tJsonb, tJsonb))
+	// @> and <@ over jsonb; arrays have their own (impl_array_contain.go).
+	jsonbContains := func(flip bool) ImplFactory {
+		return func(args []types.T, _ types.T) (Impl, bool) {
+			if len(args) == 2 && args[0].IsArray() && args[0].ID == args[1].ID {
+				return Impl{}, false
+			}
+			return Impl{Row: contains(flip)}, true
+		}
+	}
+	os = append(os, fn("pg_json_contains", jsonbContains(false), tBool, tJsonb, tJsonb))
+	os = append(os, fn("pg_json_contained", jsonbContains(true), tBool, tJsonb, tJsonb))
 	pgJsonExistsImpl := row(func(_ *Context, d []types.Datum) (types.Datum, error) {
 		v, err := parseJSON(d[0].S)
 		if err != nil {
